@@ -1,0 +1,91 @@
+/**
+ * What a hook can reach while it runs: the run's signal, identity, metadata, state store,
+ * approval handler, and a way to add context for the model.
+ */
+import type { HookError } from "./errors.ts";
+import type { Outcome } from "./outcome.ts";
+import type { PointKind } from "./point.ts";
+import type { DeepReadonly } from "./readonly.ts";
+import type { StateStore } from "./state.ts";
+import type { Trace, TraceEntry } from "./trace.ts";
+
+/** A request for a person (or a policy service) to decide. */
+export interface ApprovalRequest {
+  readonly point: string;
+  readonly hook: string;
+  readonly subject: string | undefined;
+  readonly input: unknown;
+  readonly reason?: string;
+  readonly signal: AbortSignal;
+}
+
+/** The answer to an approval request; `edit` carries a replacement input. */
+export type ApprovalDecision =
+  | { readonly decision: "approve"; readonly reason?: string }
+  | { readonly decision: "deny"; readonly reason: string }
+  | { readonly decision: "edit"; readonly input: unknown; readonly reason?: string };
+
+export type ApprovalHandler = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+
+export interface HookContext<I = unknown> {
+  /** The point's name. */
+  readonly point: string;
+  readonly kind: PointKind;
+  /** What matchers saw: the tool name for `toolCall`, the model id for `modelCall`... */
+  readonly subject: string | undefined;
+  /** Aborted when the caller cancels, the run's deadline passes, or this hook's `timeoutMs` passes. */
+  readonly signal: AbortSignal;
+  readonly sessionId: string | undefined;
+  readonly runId: string;
+  /** Caller-supplied data (user, tenant, roles...). */
+  readonly metadata: Readonly<Record<string, unknown>>;
+  /** Names of the agents from the root to this one (sub-agents extend it). */
+  readonly path: readonly string[];
+  /** The input as this hook's layer received it (for `around`). */
+  readonly input: DeepReadonly<I>;
+  /** The stack's state store; `state("session")` is scoped to this session. */
+  readonly store: StateStore;
+  state(scope?: "session" | "global"): StateStore;
+  /** Extra context for the model; collected in hook order. */
+  addContext(text: string): void;
+  /** Ask the stack's approval handler; without one the answer is a denial that says so. */
+  approve(request: { readonly reason?: string; readonly hook: string; readonly input?: unknown }): Promise<ApprovalDecision>;
+  /** Keep `stack.flush()` waiting for background work this hook started (fire-and-forget HTTP, audit writes). */
+  waitUntil(work: PromiseLike<unknown>): void;
+}
+
+/** Per-run options for `stack.run`. */
+export interface RunOptions {
+  readonly signal?: AbortSignal | undefined;
+  readonly sessionId?: string | undefined;
+  readonly runId?: string | undefined;
+  readonly metadata?: Readonly<Record<string, unknown>> | undefined;
+  readonly path?: readonly string[] | undefined;
+  /** Deadline for this run in ms, combined with the point's own. */
+  readonly timeoutMs?: number | undefined;
+  /** Collect the decision trace of this run here (R11). */
+  readonly trace?: Trace | undefined;
+  /** Receives text hooks add with `ctx.addContext`, in order. */
+  readonly onContext?: ((text: string, hook: string) => void) | undefined;
+  /** Override the stack's store for this run. */
+  readonly store?: StateStore | undefined;
+}
+
+/** What observers receive once a run settled (R10). */
+export interface RunEvent<I = unknown, O = unknown> {
+  readonly point: string;
+  readonly subject: string | undefined;
+  readonly sessionId: string | undefined;
+  readonly runId: string;
+  readonly metadata: Readonly<Record<string, unknown>>;
+  readonly path: readonly string[];
+  /** The input as the caller gave it. */
+  readonly input: DeepReadonly<I>;
+  readonly outcome: Outcome<O>;
+  /** Each hook's decision, in the order they were made. */
+  readonly decisions: readonly TraceEntry[];
+  /** Every hook failure in this run, fail-open ones included. */
+  readonly failures: readonly HookError[];
+  readonly startedAt: number;
+  readonly durationMs: number;
+}

@@ -1,0 +1,123 @@
+/**
+ * Typed errors. Every runtime failure names the hook, the point and the phase,
+ * so that a person reading a log line knows where to look without a stack trace.
+ */
+
+/** The phase of a hook in which something happened. */
+export type Phase = "before" | "after" | "around" | "recover" | "observe" | "operation" | "match";
+
+/** Why a hook failed (R6). */
+export type HookFailureKind =
+  | "threw"
+  | "timeout"
+  | "invalid-action"
+  | "reject-on-observe"
+  | "next-misuse"
+  | "aborted";
+
+const brand = Symbol.for("agent-onion.error");
+
+/** Base class of every error agent-onion raises; `isAgentOnionError` works across bundles. */
+export class AgentOnionError extends Error {
+  readonly [brand] = true;
+  override name = "AgentOnionError";
+}
+
+/** True when `value` is an error raised by agent-onion (any copy of the library). */
+export const isAgentOnionError = (value: unknown): value is AgentOnionError =>
+  typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[brand] === true;
+
+/**
+ * A registration mistake: thrown by `createStack`/`use` before anything runs.
+ * It is a `TypeError` (koa-compose style) whose message names the hook and the field.
+ *
+ * @example
+ * new RegistrationError("no-rm", "priority", "must be a finite number, got NaN").message
+ * // 'hook "no-rm": priority must be a finite number, got NaN'
+ */
+export class RegistrationError extends TypeError {
+  readonly [brand] = true;
+  override name = "RegistrationError";
+  constructor(
+    readonly hook: string,
+    readonly field: string,
+    problem: string,
+  ) {
+    super(`hook "${hook}": ${field} ${problem}`);
+  }
+}
+
+/**
+ * A hook failed at run time (R6): it threw, timed out, returned something that is not an
+ * action, rejected on an observation point, or misused `next()`.
+ */
+export class HookError extends AgentOnionError {
+  override name = "HookError";
+  constructor(
+    readonly hook: string,
+    readonly point: string,
+    readonly phase: Phase,
+    readonly kind: HookFailureKind,
+    readonly elapsedMs: number,
+    override readonly cause: unknown,
+    readonly source?: string,
+  ) {
+    super(
+      `hook "${hook}"${source ? ` (${source})` : ""} failed in ${phase} on ${point}: ${describeKind(kind)}: ${describe(cause)}`,
+    );
+  }
+}
+
+/** A run was cancelled by its caller's signal, or by the point's deadline. */
+export class RunAbortedError extends AgentOnionError {
+  override name = "RunAbortedError";
+  constructor(
+    readonly point: string,
+    override readonly cause: unknown,
+    readonly timedOut: boolean,
+  ) {
+    super(timedOut ? `run on ${point} exceeded its deadline` : `run on ${point} was aborted: ${describe(cause)}`);
+  }
+}
+
+/** `next()` was called concurrently or after its hook settled (R4). */
+export class NextMisuseError extends AgentOnionError {
+  override name = "NextMisuseError";
+}
+
+/** A hook exceeded its own `timeoutMs`. */
+export class HookTimeoutError extends AgentOnionError {
+  override name = "HookTimeoutError";
+  constructor(readonly timeoutMs: number) {
+    super(`timed out after ${timeoutMs} ms`);
+  }
+}
+
+const describeKind = (kind: HookFailureKind): string =>
+  kind === "threw" ? "threw" :
+  kind === "timeout" ? "timed out" :
+  kind === "invalid-action" ? "returned an invalid action" :
+  kind === "reject-on-observe" ? "returned Reject on an observation point" :
+  kind === "next-misuse" ? "misused next()" : "was aborted";
+
+/**
+ * Turn anything thrown into readable text. Hooks may throw `undefined`, strings, symbols or
+ * objects with hostile `toString`; none of that may crash the error path.
+ */
+export const describe = (cause: unknown): string => {
+  try {
+    if (cause instanceof Error) return cause.message || cause.name;
+    if (typeof cause === "string") return cause;
+    if (typeof cause === "symbol") return cause.toString();
+    if (cause === undefined) return "undefined";
+    if (cause === null) return "null";
+    if (typeof cause === "object") return JSON.stringify(cause)?.slice(0, 500) ?? Object.prototype.toString.call(cause);
+    return String(cause);
+  } catch {
+    return Object.prototype.toString.call(cause);
+  }
+};
+
+/** Normalise a thrown value into an `Error`, keeping the original as `cause` (A2). */
+export const toError = (cause: unknown): Error =>
+  cause instanceof Error ? cause : new Error(describe(cause), { cause });

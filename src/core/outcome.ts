@@ -1,0 +1,65 @@
+/**
+ * Outcome: what running a chain yields. `Completed(value)`, `Rejected(reason, by)` or
+ * `Failed(error)`; never a thrown exception for anything a hook or the operation did.
+ */
+
+export interface Completed<O> {
+  readonly _tag: "Completed";
+  readonly value: O;
+}
+export interface Rejected {
+  readonly _tag: "Rejected";
+  readonly reason: string;
+  /** The name of the hook that rejected. */
+  readonly by: string;
+}
+export interface Failed {
+  readonly _tag: "Failed";
+  readonly error: unknown;
+}
+
+export type Outcome<O = unknown> = Completed<O> | Rejected | Failed;
+
+/**
+ * Constructors and helpers for outcomes.
+ *
+ * @example
+ * Outcome.match(outcome, {
+ *   Completed: (value) => value,
+ *   Rejected: (reason) => `blocked: ${reason}`,
+ *   Failed: (error) => { throw error },
+ * })
+ */
+export const Outcome = {
+  completed: <O>(value: O): Completed<O> => ({ _tag: "Completed", value }),
+  rejected: (reason: string, by: string): Rejected => ({ _tag: "Rejected", reason, by }),
+  failed: (error: unknown): Failed => ({ _tag: "Failed", error }),
+  isCompleted: <O>(o: Outcome<O>): o is Completed<O> => o._tag === "Completed",
+  isRejected: <O>(o: Outcome<O>): o is Rejected => o._tag === "Rejected",
+  isFailed: <O>(o: Outcome<O>): o is Failed => o._tag === "Failed",
+  /** True when `value` has the shape of an Outcome (around hooks may return one). */
+  is: (value: unknown): value is Outcome =>
+    typeof value === "object" && value !== null &&
+    ((value as Outcome)._tag === "Completed" || (value as Outcome)._tag === "Rejected" || (value as Outcome)._tag === "Failed"),
+  /** Exhaustive match over the three cases. */
+  match: <O, R>(
+    o: Outcome<O>,
+    cases: { Completed: (value: O) => R; Rejected: (reason: string, by: string) => R; Failed: (error: unknown) => R },
+  ): R =>
+    o._tag === "Completed" ? cases.Completed(o.value) :
+    o._tag === "Rejected" ? cases.Rejected(o.reason, o.by) : cases.Failed(o.error),
+  /** The completed value, or a thrown error for `Rejected` (an `OutcomeRejectedError`) and `Failed`. */
+  getOrThrow: <O>(o: Outcome<O>): O => {
+    if (o._tag === "Completed") return o.value;
+    if (o._tag === "Rejected") throw new OutcomeRejectedError(o.reason, o.by);
+    throw o.error;
+  },
+};
+
+/** Thrown by `Outcome.getOrThrow` for a rejected outcome. */
+export class OutcomeRejectedError extends Error {
+  override name = "OutcomeRejectedError";
+  constructor(readonly reason: string, readonly by: string) {
+    super(`rejected by ${by}: ${reason}`);
+  }
+}

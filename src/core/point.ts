@@ -1,0 +1,70 @@
+/**
+ * Points: the named lifecycle points hooks attach to. A point carries its input and output
+ * types (phantom fields), its kind (`gate` may reject, `observe` may only change data), and
+ * how to find the subject and detail that matchers test (R8).
+ */
+
+export type PointKind = "gate" | "observe";
+
+declare const inputType: unique symbol;
+declare const outputType: unique symbol;
+
+export interface Point<I = any, O = any, K extends PointKind = PointKind> {
+  readonly name: string;
+  readonly kind: K;
+  /** What a matcher's name part is tested against (tool name, session source, model id...). */
+  readonly subject?: ((input: I) => string | undefined) | undefined;
+  /** What a `Name(pattern)` condition is tested against (a shell command, a file path, a URL). */
+  readonly detail?: ((input: I) => string | undefined) | undefined;
+  /** Default deadline for a whole run of this point, in ms. */
+  readonly timeoutMs?: number | undefined;
+  /** Phantom: the input type. Never present at run time. */
+  readonly [inputType]?: I;
+  /** Phantom: the output type. Never present at run time. */
+  readonly [outputType]?: O;
+}
+
+export type GatePoint<I, O> = Point<I, O, "gate">;
+export type ObservePoint<I, O> = Point<I, O, "observe">;
+
+/** A record of points, as given to `createStack`. */
+export type Points = Record<string, Point>;
+
+export type InputOf<P> = P extends Point<infer I, any, any> ? I : never;
+export type OutputOf<P> = P extends Point<any, infer O, any> ? O : never;
+export type KindOf<P> = P extends Point<any, any, infer K> ? K : never;
+
+export interface PointOptions<I> {
+  readonly name: string;
+  readonly subject?: (input: I) => string | undefined;
+  readonly detail?: (input: I) => string | undefined;
+  readonly timeoutMs?: number;
+}
+
+const definePoint = <I, O, K extends PointKind>(kind: K, options: PointOptions<I>): Point<I, O, K> => {
+  if (typeof options?.name !== "string" || options.name === "") throw new TypeError("point: name must be a non-empty string");
+  for (const field of ["subject", "detail"] as const) {
+    if (options[field] !== undefined && typeof options[field] !== "function")
+      throw new TypeError(`point "${options.name}": ${field} must be a function`);
+  }
+  if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0))
+    throw new TypeError(`point "${options.name}": timeoutMs must be a positive finite number`);
+  return Object.freeze({ kind, ...options }) as Point<I, O, K>;
+};
+
+/**
+ * Define a gate point: hooks on it may `Reject`.
+ *
+ * @example
+ * const toolCall = gate<ToolCall, ToolResult>({ name: "toolCall", subject: (c) => c.name })
+ */
+export const gate = <I, O>(options: PointOptions<I>): GatePoint<I, O> => definePoint<I, O, "gate">("gate", options);
+
+/**
+ * Define an observation point: hooks on it may change data but never abort.
+ *
+ * @example
+ * const modelCall = observe<ModelRequest, ModelResponse>({ name: "modelCall", subject: (r) => r.model })
+ */
+export const observe = <I, O>(options: PointOptions<I>): ObservePoint<I, O> =>
+  definePoint<I, O, "observe">("observe", options);
