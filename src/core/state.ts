@@ -7,6 +7,8 @@
  * refused at the boundary with a `RangeError`.
  */
 
+import { AgentOnionError } from "./errors.ts";
+
 export interface SetOptions {
   /** Time to live in ms; omitted means no expiry. */
   readonly ttlMs?: number;
@@ -37,7 +39,12 @@ export interface StateStore {
    * `ttlMs`, so a crashed worker's hold is returned by itself.
    */
   reserve(key: string, id: string, amount: number, limit: number, ttlMs: number): Promise<Admission>;
-  /** Turn reservation `id` into settled spend of `actual` (which may differ from what was reserved); returns settled spend. */
+  /**
+   * Turn reservation `id` into settled spend of `actual` (which may differ from what was reserved);
+   * returns settled spend. An unknown or expired `id` still records `actual`: the call happened and
+   * its cost is real, so forgetting it would let spend pass the limit unseen. Settling is therefore
+   * not idempotent; settle each reservation once.
+   */
   settle(key: string, id: string, actual: number): Promise<number>;
   /** Drop reservation `id` without spending (refund on failure). */
   release(key: string, id: string): Promise<void>;
@@ -52,6 +59,58 @@ export const checkAmount = (what: string, n: number): number => {
   if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`${what} must be a non-negative safe integer, got ${String(n)}`);
   return n;
 };
+
+/**
+ * Refuse increments that are not safe integers; unlike amounts they may be negative.
+ *
+ * @example
+ * checkDelta("by", -3) // -3
+ * checkDelta("by", 0.5) // throws RangeError
+ */
+export const checkDelta = (what: string, n: number): number => {
+  if (!Number.isSafeInteger(n)) throw new RangeError(`${what} must be a safe integer, got ${String(n)}`);
+  return n;
+};
+
+/**
+ * Refuse TTLs that are not positive safe integers (ms).
+ *
+ * @example
+ * checkTtl(60_000) // 60000
+ * checkTtl(0)      // throws RangeError
+ */
+export const checkTtl = (ttlMs: number): number => {
+  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) throw new RangeError(`ttlMs must be a positive safe integer, got ${String(ttlMs)}`);
+  return ttlMs;
+};
+
+/**
+ * Encode a state value as JSON text. Every store keeps values as JSON so that a value reads back
+ * the same from memory and from Redis (a `Date` becomes a string in both, never only in one).
+ *
+ * @example
+ * encodeValue({ a: 1 }) // '{"a":1}'
+ * encodeValue(undefined) // throws TypeError
+ */
+export const encodeValue = (value: unknown): string => {
+  const text = JSON.stringify(value) as string | undefined;
+  if (text === undefined) throw new TypeError(`state value must be JSON-serialisable, got ${typeof value}`);
+  return text;
+};
+
+/**
+ * A state store could not do what was asked (the base of the stores' own errors, such as
+ * `StoreUnavailableError`); hooks that gate on state should treat it as a reason to refuse.
+ *
+ * @example
+ * const admitted = await store.reserve(key, id, cost, limit, 60_000).catch((e) => {
+ *   if (e instanceof StateStoreError) return { ok: false, used: Number.NaN };
+ *   throw e;
+ * });
+ */
+export class StateStoreError extends AgentOnionError {
+  override name = "StateStoreError";
+}
 
 /** Refuse keys that are not non-empty strings. */
 export const checkKey = (key: string): string => {

@@ -1,0 +1,240 @@
+/**
+ * MemoryStore: the default `StateStore`, for one process. It keeps the same rules as `RedisStore`
+ * (JSON values, integer counters, TTLs, reservations that expire) so a hook tested against memory
+ * behaves the same against Redis.
+ */
+import {
+  checkAmount, checkDelta, checkKey, checkTtl, encodeValue,
+  type Admission, type SetOptions, type StateStore,
+} from "./state.ts";
+
+/**
+ * Options of a `MemoryStore`.
+ *
+ * @example
+ * let t = 0;
+ * const store = new MemoryStore({ now: () => t, sweepIntervalMs: 5_000 });
+ */
+export interface MemoryStoreOptions {
+  /** The clock, in ms (default `Date.now`); tests pass a fake one to step over TTLs. */
+  readonly now?: () => number;
+  /** How often, at most, a write sweeps expired keys out of memory (default 30 000 ms). */
+  readonly sweepIntervalMs?: number;
+}
+
+interface Entry {
+  /** JSON text: values are stored encoded so no caller can alias what the store holds. */
+  text: string;
+  expiresAt: number | undefined;
+}
+
+interface Hold {
+  readonly amount: number;
+  readonly expiresAt: number;
+}
+
+/** Everything the scoped views of one store share. */
+interface Shared {
+  readonly now: () => number;
+  readonly sweepIntervalMs: number;
+  readonly values: Map<string, Entry>;
+  readonly holds: Map<string, Map<string, Hold>>;
+  lastSweep: number;
+}
+
+/**
+ * An in-process `StateStore`. Every operation runs synchronously inside its promise, so each one
+ * is atomic against every other. Expired entries are dropped when touched, and a write sweeps all
+ * of them at most once per `sweepIntervalMs`; there is no timer, so nothing keeps the process alive.
+ *
+ * @example
+ * const store = new MemoryStore();
+ * await store.reserve("budget", "call-1", 500, 10_000, 60_000); // { ok: true, used: 500 }
+ * await store.settle("budget", "call-1", 420);                  // 420
+ */
+export class MemoryStore implements StateStore {
+  #shared: Shared;
+  #prefix = "";
+
+  constructor(options: MemoryStoreOptions = {}) {
+    const now = options.now ?? Date.now;
+    this.#shared = {
+      now,
+      sweepIntervalMs: options.sweepIntervalMs ?? 30_000,
+      values: new Map(),
+      holds: new Map(),
+      lastSweep: now(),
+    };
+  }
+
+  async get<T = unknown>(key: string): Promise<T | undefined> {
+    const entry = this.#entry(this.#key(key));
+    // A fresh parse per read: the caller gets its own copy, and `__proto__` stays an own key.
+    return entry === undefined ? undefined : (JSON.parse(entry.text) as T);
+  }
+
+  async set(key: string, value: unknown, options: SetOptions = {}): Promise<void> {
+    const k = this.#key(key);
+    const text = encodeValue(value);
+    const expiresAt = options.ttlMs === undefined ? undefined : this.#shared.now() + checkTtl(options.ttlMs);
+    this.#write(k, text, expiresAt);
+  }
+
+  async delete(key: string): Promise<void> {
+    const k = this.#key(key);
+    this.#shared.values.delete(k);
+    this.#shared.holds.delete(k);
+  }
+
+  async incr(key: string, by = 1, options: SetOptions = {}): Promise<number> {
+    const k = this.#key(key);
+    checkDelta("by", by);
+    const ttl = options.ttlMs === undefined ? undefined : checkTtl(options.ttlMs);
+    return this.#add(k, by, ttl);
+  }
+
+  async incrWithin(key: string, by: number, limit: number, options: SetOptions = {}): Promise<Admission> {
+    const k = this.#key(key);
+    checkAmount("by", by);
+    checkAmount("limit", limit);
+    const ttl = options.ttlMs === undefined ? undefined : checkTtl(options.ttlMs);
+    const used = this.#counter(k) + this.#live(k);
+    if (used + by > limit) return { ok: false, used };
+    this.#add(k, by, ttl);
+    return { ok: true, used: used + by };
+  }
+
+  async reserve(key: string, id: string, amount: number, limit: number, ttlMs: number): Promise<Admission> {
+    const k = this.#key(key);
+    checkKey(id);
+    checkAmount("amount", amount);
+    checkAmount("limit", limit);
+    checkTtl(ttlMs);
+    const holds = this.#holds(k);
+    // Reserving again under a live id replaces that hold, so a retried reserve never counts twice.
+    const own = holds?.get(id)?.amount ?? 0;
+    const others = this.#counter(k) + this.#live(k) - own;
+    if (others + amount > limit) return { ok: false, used: others + own };
+    this.#sweep();
+    const map = holds ?? new Map<string, Hold>();
+    map.set(id, { amount, expiresAt: this.#shared.now() + ttlMs });
+    this.#shared.holds.set(k, map);
+    return { ok: true, used: others + amount };
+  }
+
+  async settle(key: string, id: string, actual: number): Promise<number> {
+    const k = this.#key(key);
+    checkKey(id);
+    checkAmount("actual", actual);
+    const next = this.#add(k, actual, undefined);
+    this.#drop(k, id);
+    return next;
+  }
+
+  async release(key: string, id: string): Promise<void> {
+    const k = this.#key(key);
+    checkKey(id);
+    this.#drop(k, id);
+  }
+
+  async used(key: string): Promise<number> {
+    const k = this.#key(key);
+    return this.#counter(k) + this.#live(k);
+  }
+
+  /**
+   * How many keys the store holds in memory (values and reservation sets, across all scopes),
+   * counting expired ones not yet swept: a way to check that memory does not grow.
+   *
+   * @example
+   * new MemoryStore().size // 0
+   */
+  get size(): number {
+    return this.#shared.values.size + this.#shared.holds.size;
+  }
+
+  scope(prefix: string): MemoryStore {
+    const view = new MemoryStore({ now: this.#shared.now });
+    view.#shared = this.#shared;
+    view.#prefix = `${this.#prefix}${checkKey(prefix)}:`;
+    return view;
+  }
+
+  #key(key: string): string {
+    return this.#prefix + checkKey(key);
+  }
+
+  /** The live entry under `k`, dropping it if it has expired. */
+  #entry(k: string): Entry | undefined {
+    const entry = this.#shared.values.get(k);
+    if (entry?.expiresAt !== undefined && entry.expiresAt <= this.#shared.now()) {
+      this.#shared.values.delete(k);
+      return undefined;
+    }
+    return entry;
+  }
+
+  #write(k: string, text: string, expiresAt: number | undefined): void {
+    this.#sweep();
+    this.#shared.values.set(k, { text, expiresAt });
+  }
+
+  /** The integer under `k` (0 when absent); a non-integer value is a caller's mistake. */
+  #counter(k: string): number {
+    const entry = this.#entry(k);
+    if (entry === undefined) return 0;
+    const n: unknown = JSON.parse(entry.text);
+    if (typeof n !== "number" || !Number.isSafeInteger(n)) {
+      throw new TypeError(`state key "${k}" does not hold an integer`);
+    }
+    return n;
+  }
+
+  /** Add `by` to the counter under `k`; the TTL applies only when this creates the key. */
+  #add(k: string, by: number, ttlMs: number | undefined): number {
+    const existing = this.#entry(k);
+    const next = this.#counter(k) + by;
+    if (!Number.isSafeInteger(next)) throw new RangeError(`state key "${k}" would pass the safe integer range`);
+    if (existing === undefined) {
+      this.#write(k, String(next), ttlMs === undefined ? undefined : this.#shared.now() + ttlMs);
+    } else {
+      existing.text = String(next);
+    }
+    return next;
+  }
+
+  /** The live holds under `k`, with expired ones removed. */
+  #holds(k: string): Map<string, Hold> | undefined {
+    const holds = this.#shared.holds.get(k);
+    if (holds === undefined) return undefined;
+    const now = this.#shared.now();
+    for (const [id, hold] of holds) if (hold.expiresAt <= now) holds.delete(id);
+    if (holds.size === 0) {
+      this.#shared.holds.delete(k);
+      return undefined;
+    }
+    return holds;
+  }
+
+  #live(k: string): number {
+    let sum = 0;
+    for (const hold of this.#holds(k)?.values() ?? []) sum += hold.amount;
+    return sum;
+  }
+
+  #drop(k: string, id: string): void {
+    const holds = this.#holds(k);
+    holds?.delete(id);
+    if (holds?.size === 0) this.#shared.holds.delete(k);
+  }
+
+  /** Drop every expired value and hold, at most once per interval, so forgotten keys do not pile up. */
+  #sweep(): void {
+    const shared = this.#shared;
+    const now = shared.now();
+    if (now - shared.lastSweep < shared.sweepIntervalMs) return;
+    shared.lastSweep = now;
+    for (const [k, entry] of shared.values) if (entry.expiresAt !== undefined && entry.expiresAt <= now) shared.values.delete(k);
+    for (const k of [...shared.holds.keys()]) this.#holds(k);
+  }
+}

@@ -1,0 +1,80 @@
+import { Redis } from "ioredis";
+import { createServer } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RedisStore, StoreUnavailableError } from "../../src/stores/redis.ts";
+import { startRedis, type RedisServer } from "../support/redis.ts";
+
+/** A port nothing listens on: bound, then closed. */
+const closedPort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 1));
+    });
+  });
+
+/** How long `operation` takes to reject, and with what. */
+const timeRejection = async (operation: () => Promise<unknown>): Promise<{ error: unknown; ms: number }> => {
+  const start = performance.now();
+  const error = await operation().then(() => undefined, (e: unknown) => e);
+  return { error, ms: performance.now() - start };
+};
+
+describe("RedisStore fails closed", () => {
+  let server: RedisServer;
+  beforeAll(async () => { server = await startRedis(); });
+  afterAll(async () => { await server?.stop(); });
+
+  it("rejects with StoreUnavailableError in under 2 s when nothing listens on the port", async () => {
+    const store = new RedisStore({ connection: { host: "127.0.0.1", port: await closedPort() } });
+    for (const operation of [() => store.get("k"), () => store.reserve("b", "r", 1, 10, 1_000), () => store.used("b")]) {
+      const { error, ms } = await timeRejection(operation);
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect(ms).toBeLessThan(2_000);
+    }
+    await store.close();
+  });
+
+  it("rejects with StoreUnavailableError in under 2 s when the server stops mid-test, and works again once it is back", async () => {
+    const store = new RedisStore({ connection: server.url });
+    expect(await store.reserve("b", "r1", 5, 10, 60_000)).toEqual({ ok: true, used: 5 });
+    await server.pause();
+    for (const operation of [() => store.settle("b", "r1", 5), () => store.incr("n"), () => store.set("k", 1)]) {
+      const { error, ms } = await timeRejection(operation);
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect(ms).toBeLessThan(2_000);
+    }
+    await server.resume();
+    await expect.poll(() => store.incr("n").catch(() => "down"), { timeout: 10_000, interval: 100 }).toBe(1);
+    await store.close();
+  });
+
+  it("rejects with StoreUnavailableError after timeoutMs when the server is slow", async () => {
+    const store = new RedisStore({ connection: server.url, timeoutMs: 200 });
+    await store.set("k", 1);
+    const blocker = new Redis(server.port, "127.0.0.1");
+    const sleeping = blocker.call("DEBUG", "SLEEP", "1");
+    await new Promise((r) => setTimeout(r, 50));
+    const { error, ms } = await timeRejection(() => store.reserve("b", "r", 1, 10, 1_000));
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(ms).toBeLessThan(700);
+    await sleeping;
+    blocker.disconnect();
+    await store.close();
+  });
+
+  it("bounds a passed-in client without commandTimeout by timeoutMs too", async () => {
+    const client = new Redis({ port: server.port, host: "127.0.0.1", enableOfflineQueue: false });
+    const store = new RedisStore({ client, timeoutMs: 200 });
+    await store.set("k", 1);
+    const blocker = new Redis(server.port, "127.0.0.1");
+    const sleeping = blocker.call("DEBUG", "SLEEP", "1");
+    await new Promise((r) => setTimeout(r, 50));
+    const { error, ms } = await timeRejection(() => store.get("k"));
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(ms).toBeLessThan(700);
+    await sleeping;
+    blocker.disconnect();
+    client.disconnect();
+  });
+});

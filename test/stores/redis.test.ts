@@ -1,0 +1,94 @@
+import { randomUUID } from "node:crypto";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { StateStoreError } from "../../src/core/state.ts";
+import { RedisStore, StoreUnavailableError } from "../../src/stores/redis.ts";
+import { startRedis, type RedisServer } from "../support/redis.ts";
+import { stateStoreContract } from "./contract.ts";
+
+let server: RedisServer;
+let store: RedisStore;
+let raw: Redis;
+
+beforeAll(async () => {
+  server = await startRedis();
+  store = new RedisStore({ connection: server.url, keyPrefix: "test:" });
+  raw = new Redis(server.port, "127.0.0.1");
+});
+
+afterAll(async () => {
+  await store?.close();
+  raw?.disconnect();
+  await server?.stop();
+});
+
+// Every contract test gets its own random scope on the one real server.
+stateStoreContract("RedisStore", () => store.scope(randomUUID()));
+
+describe("RedisStore on a real server", () => {
+  it("keeps a budget's value, holds and expiries under keyPrefix, with one hash tag", async () => {
+    const s = new RedisStore({ connection: server.url, keyPrefix: "layout:" });
+    await s.reserve("budget", "r1", 5, 10, 60_000);
+    await s.settle("budget", "r2", 3);
+    await s.reserve("budget", "r3", 1, 10, 60_000);
+    expect((await raw.keys("layout:*")).sort()).toEqual(["layout:{budget}", "layout:{budget}:h", "layout:{budget}:x"]);
+    expect(await raw.get("layout:{budget}")).toBe("3");
+    await s.close();
+  });
+
+  it("gives the reservation keys a TTL, so a crashed holder leaves nothing behind", async () => {
+    const s = new RedisStore({ connection: server.url, keyPrefix: "ttl:" });
+    await s.reserve("b", "r1", 5, 10, 5_000);
+    for (const key of ["ttl:{b}:h", "ttl:{b}:x"]) {
+      const pttl = await raw.pttl(key);
+      expect(pttl).toBeGreaterThan(4_000);
+      expect(pttl).toBeLessThanOrEqual(5_000);
+    }
+    await s.close();
+  });
+
+  it("reads a value written as JSON by another client, and refuses one that is not JSON", async () => {
+    await raw.set("test:{shared}", '{"from":"elsewhere"}');
+    await raw.set("test:{garbage}", "not json");
+    expect(await store.get("shared")).toEqual({ from: "elsewhere" });
+    await expect(store.get("garbage")).rejects.toThrow(StateStoreError);
+  });
+
+  it("reports a key of the wrong Redis type as a StateStoreError, not as unavailability", async () => {
+    await raw.lpush("test:{list}", "x");
+    const error: unknown = await store.incr("list").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StateStoreError);
+    expect(error).not.toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it("serves many operations issued before the connection is ready, adding no listener per operation", async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w);
+    process.on("warning", onWarning);
+    const s = new RedisStore({ connection: server.url, keyPrefix: `early-${randomUUID()}:` });
+    const values = await Promise.all(Array.from({ length: 50 }, () => s.incr("n")));
+    expect(Math.max(...values)).toBe(50);
+    await new Promise((r) => setImmediate(r));
+    process.off("warning", onWarning);
+    expect(warnings).toEqual([]);
+    await s.close();
+  });
+
+  it("uses a client passed in and leaves it open on close", async () => {
+    const client = new Redis({ port: server.port, host: "127.0.0.1", enableOfflineQueue: false, lazyConnect: true });
+    const s = new RedisStore({ client, keyPrefix: "passed:" });
+    await s.set("k", 1);
+    await s.close();
+    expect(await client.get("passed:{k}")).toBe("1");
+    await expect(s.get("k")).rejects.toThrow(StoreUnavailableError);
+    client.disconnect();
+  });
+
+  it("rejects every operation with StoreUnavailableError once closed", async () => {
+    const s = new RedisStore({ connection: server.url });
+    await s.set("k", 1);
+    await s.close();
+    await expect(s.get("k")).rejects.toThrow(StoreUnavailableError);
+    await expect(s.scope("x").reserve("b", "r", 1, 10, 1_000)).rejects.toThrow(StoreUnavailableError);
+  });
+});

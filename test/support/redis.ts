@@ -1,0 +1,133 @@
+/**
+ * A real, throwaway redis-server for tests: on a free port of 127.0.0.1, with no persistence, in a
+ * temporary directory. A missing binary fails the suite (it never skips): `.ci/run` installs it.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createConnection, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/**
+ * A running redis-server.
+ *
+ * @example
+ * const store = new RedisStore({ connection: server.url });
+ */
+export interface RedisServer {
+  readonly port: number;
+  readonly url: string;
+  /** Stop the server (SIGTERM, then SIGKILL) and remove its directory. */
+  stop(): Promise<void>;
+  /** Stop the server process only, as an outage would; `resume()` brings it back on the same port. */
+  pause(): Promise<void>;
+  /** Start the server again on the same port after `pause()`. */
+  resume(): Promise<void>;
+}
+
+/**
+ * The redis-server binary, or a failure that says how to get it.
+ *
+ * @example
+ * redisServerBinary() // "/usr/bin/redis-server"
+ */
+export const redisServerBinary = (): string => {
+  const found = spawnSync("which", ["redis-server"], { encoding: "utf8" });
+  const path = found.stdout.trim();
+  if (found.status !== 0 || path === "") {
+    throw new Error("redis-server is not installed: the Redis tests need a real server (apt-get install -y redis-server, or run bash .ci/run)");
+  }
+  return path;
+};
+
+/** A port that was free a moment ago on 127.0.0.1 (redis-server's `--port 0` means "no TCP"). */
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+
+/** True when a PING on `port` answers +PONG. */
+const pong = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = createConnection({ host: "127.0.0.1", port });
+    let reply = "";
+    const done = (ok: boolean): void => { socket.destroy(); resolve(ok); };
+    socket.setTimeout(500, () => done(false));
+    socket.once("error", () => done(false));
+    socket.once("connect", () => socket.write("PING\r\n"));
+    socket.on("data", (chunk) => { reply += chunk.toString(); if (reply.includes("\r\n")) done(reply.startsWith("+PONG")); });
+  });
+
+const launch = async (binary: string, port: number, dir: string): Promise<ChildProcess> => {
+  const child = spawn(binary, [
+    "--port", String(port), "--bind", "127.0.0.1", "--dir", dir,
+    "--save", "", "--appendonly", "no", "--daemonize", "no",
+    // DEBUG SLEEP lets tests make the server slow on purpose.
+    "--enable-debug-command", "local",
+  ], { stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => (stderr += chunk.toString()));
+  const deadline = Date.now() + 5_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}: ${stderr}`);
+    if (await pong(port)) return child;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  child.kill("SIGKILL");
+  throw new Error(`redis-server did not answer PING on port ${port} within 5 s: ${stderr}`);
+};
+
+const halt = async (child: ChildProcess): Promise<void> => {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 2_000);
+  await exited;
+  clearTimeout(timer);
+};
+
+/**
+ * Start a redis-server for a suite; stop it in `afterAll`.
+ *
+ * @example
+ * let redis: RedisServer;
+ * beforeAll(async () => { redis = await startRedis(); });
+ * afterAll(() => redis.stop());
+ */
+export const startRedis = async (): Promise<RedisServer> => {
+  const binary = redisServerBinary();
+  const dir = mkdtempSync(join(tmpdir(), "agent-onion-redis-"));
+  let port = 0;
+  let child: ChildProcess | undefined;
+  // The port may be taken between probing and binding; try a few.
+  for (let attempt = 0; child === undefined; attempt++) {
+    port = await freePort();
+    try {
+      child = await launch(binary, port, dir);
+    } catch (error) {
+      if (attempt >= 2) throw error;
+    }
+  }
+  let current: ChildProcess = child;
+  // Never leave a server behind if the test process exits without afterAll.
+  const onExit = (): void => { current.kill("SIGKILL"); };
+  process.once("exit", onExit);
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    stop: async () => {
+      await halt(current);
+      process.off("exit", onExit);
+      rmSync(dir, { recursive: true, force: true });
+    },
+    pause: () => halt(current),
+    resume: async () => {
+      current = await launch(binary, port, dir);
+    },
+  };
+};
