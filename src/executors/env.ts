@@ -1,0 +1,79 @@
+/**
+ * Environment allowlists (D10, E7). A child process never inherits the whole `process.env`,
+ * and an HTTP header may only interpolate variables that were named for it.
+ */
+
+/** Variables a hook script needs to behave like it does in a shell, and nothing secret. */
+export const DEFAULT_ENV_ALLOWLIST: readonly string[] = Object.freeze([
+  "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "TERM",
+]);
+
+export interface ChildEnvOptions {
+  /** Names copied from `source` in addition to the defaults. */
+  readonly allowedEnvVars?: readonly string[] | undefined;
+  /** Replace the default list instead of adding to it. */
+  readonly replaceDefaults?: boolean | undefined;
+  /** Values set explicitly (they win over copied ones). */
+  readonly env?: Readonly<Record<string, string>> | undefined;
+  readonly source?: Readonly<Record<string, string | undefined>> | undefined;
+}
+
+/**
+ * Build a child's complete environment from an allowlist.
+ *
+ * @example
+ * childEnv({ allowedEnvVars: ["CI"], env: { CLAUDE_PROJECT_DIR: "/repo" } })
+ * // { PATH: "...", HOME: "...", CI: "true", CLAUDE_PROJECT_DIR: "/repo" } — no AWS_SECRET_ACCESS_KEY
+ */
+export const childEnv = (options: ChildEnvOptions = {}): Record<string, string> => {
+  const source = options.source ?? process.env;
+  const names = [...(options.replaceDefaults ? [] : DEFAULT_ENV_ALLOWLIST), ...(options.allowedEnvVars ?? [])];
+  const env: Record<string, string> = Object.create(null);
+  for (const name of names) {
+    const value = source[name];
+    if (typeof value === "string") env[name] = value;
+  }
+  for (const [name, value] of Object.entries(options.env ?? {})) env[name] = value;
+  return env;
+};
+
+/** Thrown for a header that cannot be sent safely. */
+export class HeaderError extends TypeError {
+  override name = "HeaderError";
+}
+
+const token = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const forbidden = /[\r\n\0]/;
+
+/**
+ * Check a header name and value: a valid token, and no CR, LF or NUL anywhere (E7).
+ *
+ * @example
+ * checkHeader("X-Id", "a\r\nInjected: 1") // throws HeaderError
+ */
+export const checkHeader = (name: string, value: string): void => {
+  if (!token.test(name)) throw new HeaderError(`header name ${JSON.stringify(name)} is not a valid token`);
+  if (forbidden.test(value)) throw new HeaderError(`header ${name} contains CR, LF or NUL; refused`);
+};
+
+/**
+ * Expand `$VAR` and `${VAR}` in a header value with variables from `allowed` only; any other
+ * reference becomes the empty string, as in Claude Code. The result is checked for CR/LF.
+ *
+ * @example
+ * interpolateHeader("Authorization", "Bearer $TOKEN", ["TOKEN"], { TOKEN: "t", SECRET: "s" }) // "Bearer t"
+ */
+export const interpolateHeader = (
+  name: string,
+  value: string,
+  allowed: readonly string[],
+  source: Readonly<Record<string, string | undefined>> = process.env,
+): string => {
+  const ok = new Set(allowed);
+  const expanded = value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (_m, braced?: string, bare?: string) => {
+    const key = (braced ?? bare)!;
+    return ok.has(key) ? (source[key] ?? "") : "";
+  });
+  checkHeader(name, expanded);
+  return expanded;
+};

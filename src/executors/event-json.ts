@@ -1,0 +1,114 @@
+/**
+ * Our point data as a Claude Code event: the common fields (`session_id`, `transcript_path`
+ * when there is one, `cwd`, `hook_event_name`, `permission_mode` on the events that carry it)
+ * plus each event's own fields, so existing hook scripts read what they expect on stdin.
+ */
+import type {
+  CompactionRequest, CompactionResult, ErrorEvent, Notification, SessionEnd, SessionStart, StopRequest,
+  SubagentStopRequest, ToolCall, ToolResult, UserPrompt,
+} from "../agent/types.ts";
+import { describe } from "../core/errors.ts";
+import type { EventSpec } from "./events.ts";
+
+/** What an executor knows about the run beyond the point's data. */
+export interface EventEnvironment {
+  readonly sessionId: string | undefined;
+  readonly cwd: string;
+  readonly transcriptPath?: string | undefined;
+  readonly permissionMode?: string | undefined;
+  /** Agent names from the root; a sub-agent adds `agent_type`. */
+  readonly path?: readonly string[] | undefined;
+}
+
+/** The data of one point run, as far as the phase has it. */
+export interface PointData {
+  readonly input: unknown;
+  readonly output?: unknown;
+  readonly error?: unknown;
+}
+
+/**
+ * Claude Code's error type for a StopFailure, from whatever the loop caught: HTTP status,
+ * error code or name. It is what StopFailure matchers (`rate_limit|overloaded`) test.
+ *
+ * @example
+ * stopFailureType({ where: "model", error: { status: 429 }, attempt: 1 }) // "rate_limit"
+ */
+export const stopFailureType = (event: ErrorEvent): string => {
+  const e = event.error as { status?: unknown; statusCode?: unknown; code?: unknown; name?: unknown } | null | undefined;
+  const status = Number(e?.status ?? e?.statusCode);
+  const code = typeof e?.code === "string" ? e.code.toLowerCase() : "";
+  if (status === 429 || code.includes("rate")) return "rate_limit";
+  if (status === 529 || code.includes("overload")) return "overloaded";
+  if (status === 401 || status === 403) return "authentication_failed";
+  if (status === 402) return "billing_error";
+  if (status === 404) return "model_not_found";
+  if (status === 400 || status === 413 || status === 422) return "invalid_request";
+  if (status >= 500 && status < 600) return "server_error";
+  if (code.includes("max_output") || code === "length") return "max_output_tokens";
+  return "unknown";
+};
+
+const isAbort = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && ((error as Error).name === "AbortError" || (error as Error).name === "RunAbortedError");
+
+/**
+ * Build the event JSON an external hook receives for this point run.
+ *
+ * @example
+ * toClaudeEvent(claudeEvents.PreToolUse, { input: { id: "t1", name: "Bash", input: { command: "ls" } } }, { sessionId: "s", cwd: "/repo" })
+ * // { session_id: "s", cwd: "/repo", hook_event_name: "PreToolUse", permission_mode: "default", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t1" }
+ */
+export const toClaudeEvent = (spec: EventSpec, data: PointData, env: EventEnvironment): Record<string, unknown> => {
+  const common: Record<string, unknown> = {
+    session_id: env.sessionId ?? "",
+    ...(env.transcriptPath ? { transcript_path: env.transcriptPath } : {}),
+    cwd: env.cwd,
+    hook_event_name: spec.event,
+    ...(spec.permissionMode ? { permission_mode: env.permissionMode ?? "default" } : {}),
+  };
+  const path = env.path ?? [];
+  if (path.length > 1) common.agent_type = path[path.length - 1];
+  const input = data.input;
+  switch (spec.event) {
+    case "SessionStart":
+      return { ...common, source: (input as SessionStart).source };
+    case "UserPromptSubmit":
+      return { ...common, prompt: (input as UserPrompt).text };
+    case "PreToolUse":
+    case "PostToolUse":
+    case "PostToolUseFailure": {
+      const call = input as ToolCall;
+      const tool = { tool_name: call.name, tool_input: call.input, tool_use_id: call.id };
+      if (spec.event === "PreToolUse") return { ...common, ...tool };
+      if (spec.event === "PostToolUse") return { ...common, ...tool, tool_response: (data.output as ToolResult | undefined)?.content ?? null };
+      return { ...common, ...tool, error: describe(data.error), is_interrupt: isAbort(data.error) };
+    }
+    case "Stop":
+    case "SubagentStop": {
+      const stop = input as StopRequest;
+      const base = {
+        ...common, stop_hook_active: stop.blockedCount > 0,
+        ...(stop.lastMessage !== undefined ? { last_assistant_message: stop.lastMessage } : {}),
+        background_tasks: [], session_crons: [],
+      };
+      if (spec.event === "Stop") return base;
+      const sub = input as SubagentStopRequest;
+      return { ...base, agent_id: sub.path.join("/") || sub.agent, agent_type: sub.agent };
+    }
+    case "PreCompact":
+      return { ...common, trigger: (input as CompactionRequest).trigger, custom_instructions: "" };
+    case "PostCompact":
+      return { ...common, trigger: (input as CompactionRequest).trigger, compact_summary: (data.output as CompactionResult | undefined)?.summary ?? "" };
+    case "StopFailure": {
+      const e = input as ErrorEvent;
+      return { ...common, error: stopFailureType(e), error_details: describe(e.error) };
+    }
+    case "SessionEnd":
+      return { ...common, reason: (input as SessionEnd).reason };
+    case "Notification": {
+      const n = input as Notification;
+      return { ...common, message: n.message, notification_type: n.type };
+    }
+  }
+};

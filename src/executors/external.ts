@@ -1,0 +1,183 @@
+/**
+ * The shape every executor shares: given a way to ask the outside world ("run this event
+ * JSON, tell me the answer"), build an ordinary Hook on the event's point and phase, so an
+ * external hook sits in the same onion as in-process ones. Failures are thrown as typed
+ * `HookError`s and R6 decides; `async` hooks run on a bounded background queue and keep
+ * `stack.flush()` waiting through `ctx.waitUntil`.
+ */
+import type { AgentPoints } from "../agent/points.ts";
+import { Continue, type HookAction } from "../core/action.ts";
+import type { HookContext } from "../core/context.ts";
+import { describe } from "../core/errors.ts";
+import type { FailMode, Hook } from "../core/hook.ts";
+import type { MatchSpec } from "../core/match/types.ts";
+import type { InputOf, KindOf, OutputOf } from "../core/point.ts";
+import type { HookAnswer } from "./answer.ts";
+import { ExecutorError } from "./errors.ts";
+import { toClaudeEvent, type PointData } from "./event-json.ts";
+import { claudeEvents, type ClaudeEvent } from "./events.ts";
+import { stringifyEvent } from "./json.ts";
+import { applyAnswer, type ExternalNotice, type NoticeSink } from "./protocol.ts";
+import { BackgroundQueue } from "./queue.ts";
+
+type EventPoint = {
+  SessionStart: "sessionStart"; UserPromptSubmit: "userPrompt"; PreToolUse: "toolCall"; PostToolUse: "toolCall";
+  PostToolUseFailure: "toolCall"; Stop: "stop"; SubagentStop: "subagentStop"; PreCompact: "compaction";
+  PostCompact: "compaction"; StopFailure: "error"; SessionEnd: "sessionEnd"; Notification: "notification";
+};
+type P<E extends ClaudeEvent> = AgentPoints[EventPoint[E]];
+
+/** A hook built by an executor for Claude Code event `E`, typed for that event's point. */
+export type ExternalHook<E extends ClaudeEvent> = Hook<InputOf<P<E>>, OutputOf<P<E>>, KindOf<P<E>>>;
+
+/** Options every executor accepts. */
+export interface ExternalHookOptions<E extends ClaudeEvent = ClaudeEvent> {
+  /** The Claude Code event this hook answers; it fixes the point and phase (PreToolUse: toolCall before). */
+  readonly event: E;
+  readonly name?: string;
+  readonly priority?: number;
+  readonly match?: MatchSpec<InputOf<P<E>>>;
+  readonly failMode?: FailMode;
+  readonly shadow?: boolean;
+  readonly disabled?: boolean;
+  /** Where the hook came from (settings file and JSON path); shown in errors and traces. */
+  readonly source?: string;
+  /** Deadline in seconds, as in Claude Code settings. */
+  readonly timeout?: number;
+  /** Deadline in ms (wins over `timeout`). */
+  readonly timeoutMs?: number;
+  /** Run in the background: never blocks, its decisions are ignored and reported as notices. */
+  readonly async?: boolean;
+  /** The bounded queue for `async` runs; default one per hook (limit 100, concurrency 4). */
+  readonly queue?: BackgroundQueue;
+  /** Receives `systemMessage`, `defer`, ignored fields and background results. */
+  readonly onNotice?: NoticeSink;
+  /** `cwd` in the event JSON (and the process's cwd); `ctx.metadata.cwd` wins. Default `process.cwd()`. */
+  readonly cwd?: string;
+  /** `transcript_path` in the event JSON; `ctx.metadata.transcriptPath` wins. */
+  readonly transcriptPath?: string;
+  /** `permission_mode` in the event JSON; `ctx.metadata.permissionMode` wins. Default `"default"`. */
+  readonly permissionMode?: string;
+  /** Largest event JSON sent, in bytes. Default 16 MiB. */
+  readonly maxInputBytes?: number;
+}
+
+/** Ask the outside world: send the event JSON, return its answer, or throw an `ExecutorError`. */
+export type Runner = (request: {
+  readonly json: string;
+  readonly signal: AbortSignal;
+  readonly timeoutMs: number;
+  readonly cwd: string;
+  readonly ctx: HookContext | undefined;
+}) => Promise<HookAnswer>;
+
+const metaString = (ctx: HookContext, key: string): string | undefined =>
+  typeof ctx.metadata[key] === "string" ? (ctx.metadata[key] as string) : undefined;
+
+const warnByDefault: NoticeSink = (n) => {
+  if (n.kind === "background-failure" || n.kind === "dropped") process.emitWarning(`hook "${n.hook}" (${n.event}): ${n.message}`, "AgentOnionHookWarning");
+};
+
+/**
+ * The deadline an executor applies, in ms: `timeoutMs`, else `timeout` seconds, else the default.
+ *
+ * @example
+ * resolveTimeoutMs({ timeout: 5 }, 600) // 5000
+ */
+export const resolveTimeoutMs = (options: { readonly timeout?: number; readonly timeoutMs?: number }, defaultSeconds: number): number => {
+  const ms = options.timeoutMs ?? (options.timeout !== undefined ? options.timeout * 1000 : defaultSeconds * 1000);
+  if (!(Number.isFinite(ms) && ms > 0)) throw new RangeError(`timeout must be a positive number, got ${String(options.timeoutMs ?? options.timeout)}`);
+  return Math.min(ms, 2_000_000_000);
+};
+
+/**
+ * Build a Hook on `options.event`'s point and phase that asks `run` for each event.
+ *
+ * @example
+ * const hook = externalHook({ event: "PreToolUse", name: "ask-service" }, 2000, async ({ json }) => ({ block: "no" }))
+ */
+export const externalHook = <E extends ClaudeEvent>(
+  options: ExternalHookOptions<E>,
+  timeoutMs: number,
+  run: Runner,
+  backstopMs = 1500,
+): ExternalHook<E> => {
+  const spec = claudeEvents[options.event];
+  if (!spec) throw new TypeError(`unknown Claude Code event ${JSON.stringify(options.event)}`);
+  const name = options.name ?? `${options.event}:external`;
+  const sink = options.onNotice ?? warnByDefault;
+  const queue = options.async ? (options.queue ?? new BackgroundQueue()) : undefined;
+  const notify = (kind: ExternalNotice["kind"], message: string): void => {
+    try {
+      sink({ hook: name, event: options.event, kind, message, source: options.source });
+    } catch {
+      // a throwing notice sink must not turn into a hook failure
+    }
+  };
+
+  const handle = async (phase: "before" | "after" | "recover", data: PointData, ctx: HookContext): Promise<HookAction> => {
+    // Thrown errors become the core's HookError (hook, point, phase, source) and R6 applies.
+    const fail = (error: unknown): ExecutorError =>
+      error instanceof ExecutorError ? error : new ExecutorError("network", describe(error), { cause: error });
+    const cwd = metaString(ctx, "cwd") ?? options.cwd ?? process.cwd();
+    let json: string;
+    try {
+      json = stringifyEvent(
+        toClaudeEvent(spec, data, {
+          sessionId: ctx.sessionId, cwd, path: ctx.path,
+          transcriptPath: metaString(ctx, "transcriptPath") ?? options.transcriptPath,
+          permissionMode: metaString(ctx, "permissionMode") ?? options.permissionMode,
+        }),
+        options.maxInputBytes,
+      );
+    } catch (error) {
+      throw fail(new ExecutorError("input", (error as Error).message, { cause: error }));
+    }
+    if (queue) {
+      const done = queue.push(name, async () => {
+        // A background run outlives the chain run, so it gets its own deadline, not the run's signal.
+        try {
+          const answer = await run({ json, signal: AbortSignal.timeout(timeoutMs + backstopMs), timeoutMs, cwd, ctx: undefined });
+          if (answer.output?.systemMessage) notify("systemMessage", answer.output.systemMessage);
+          const said = answer.block ?? answer.output?.hookSpecificOutput?.additionalContext ?? answer.text;
+          if (said) notify("background-result", said);
+        } catch (error) {
+          notify("background-failure", describe(error));
+        }
+      });
+      if (done) ctx.waitUntil(done);
+      else notify("dropped", `background queue full (${queue.limit}); ${queue.dropped} dropped so far`);
+      return Continue;
+    }
+    let answer: HookAnswer;
+    try {
+      answer = await run({ json, signal: ctx.signal, timeoutMs, cwd, ctx });
+    } catch (error) {
+      throw fail(error);
+    }
+    try {
+      return await applyAnswer(spec, answer, data, ctx, { hook: name, phase, notify });
+    } catch (error) {
+      throw fail(error);
+    }
+  };
+
+  const hook: Record<string, unknown> = {
+    name,
+    ...(options.priority !== undefined ? { priority: options.priority } : {}),
+    ...(options.match !== undefined ? { match: options.match } : {}),
+    ...(options.failMode !== undefined ? { failMode: options.failMode } : {}),
+    ...(options.shadow !== undefined ? { shadow: options.shadow } : {}),
+    ...(options.disabled !== undefined ? { disabled: options.disabled } : {}),
+    ...(options.source !== undefined ? { source: options.source } : {}),
+    // The core's deadline is a backstop: the executor's own timeout fires first with a precise message.
+    timeoutMs: Math.min(timeoutMs + backstopMs, 2_147_483_647),
+  };
+  if (spec.phase === "before") hook.before = (input: unknown, ctx: HookContext) => handle("before", { input }, ctx);
+  else if (spec.phase === "after") hook.after = (output: unknown, input: unknown, ctx: HookContext) => handle("after", { input, output }, ctx);
+  else hook.recover = async (error: unknown, input: unknown, ctx: HookContext) => {
+    await handle("recover", { input, error }, ctx);
+    return Continue; // a failed call stays failed; what the hook said went to the model as context
+  };
+  return Object.freeze(hook) as unknown as ExternalHook<E>;
+};

@@ -1,0 +1,71 @@
+/**
+ * JSON in and out of external hooks. Parsing drops `__proto__`, `constructor` and
+ * `prototype` keys at every depth, so nothing an external hook writes can reach a prototype
+ * (I1). Serialising refuses what JSON cannot carry (BigInt, cycles, functions) with the path
+ * of the offending field, and caps the size before anything is sent (I2, I4).
+ */
+
+const dangerous = new Set(["__proto__", "constructor", "prototype"]);
+
+/**
+ * `JSON.parse` without prototype keys: they are removed wherever they appear.
+ *
+ * @example
+ * parseJson('{"__proto__":{"polluted":1},"a":1}') // { a: 1 }
+ */
+export const parseJson = (text: string): unknown =>
+  JSON.parse(text, (key, value: unknown) => (dangerous.has(key) ? undefined : value));
+
+/** Thrown by `stringifyEvent` for a value JSON cannot carry faithfully. */
+export class SerializeError extends TypeError {
+  override name = "SerializeError";
+  constructor(readonly path: string, problem: string) {
+    super(`cannot send ${path || "the event"} to an external hook: ${problem}`);
+  }
+}
+
+const describePath = (path: readonly (string | number)[]): string =>
+  path.map((p) => (typeof p === "number" ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join("").replace(/^\./, "");
+
+/**
+ * Serialise an event for an external hook: plain data only, at most `maxBytes` of UTF-8.
+ * `undefined` fields are left out (as JSON does); `Error`s become `{ name, message }`.
+ *
+ * @example
+ * stringifyEvent({ tool_input: { n: 1n } }) // throws SerializeError: cannot send tool_input.n ...: BigInt
+ */
+export const stringifyEvent = (value: unknown, maxBytes = 16 * 1024 * 1024, maxDepth = 256): string => {
+  const seen = new Set<object>();
+  const walk = (v: unknown, path: (string | number)[]): unknown => {
+    if (v === null || typeof v === "string" || typeof v === "boolean") return v;
+    if (typeof v === "number") {
+      if (!Number.isFinite(v)) throw new SerializeError(describePath(path), `${v} is not a finite number`);
+      return v;
+    }
+    if (typeof v === "undefined") return undefined;
+    if (typeof v === "bigint") throw new SerializeError(describePath(path), "BigInt has no JSON form");
+    if (typeof v === "function" || typeof v === "symbol") throw new SerializeError(describePath(path), `a ${typeof v} has no JSON form`);
+    if (path.length > maxDepth) throw new SerializeError(describePath(path), `nesting deeper than ${maxDepth}`);
+    const obj = v as object;
+    if (seen.has(obj)) throw new SerializeError(describePath(path), "circular reference");
+    if (obj instanceof Error) return { name: obj.name, message: obj.message };
+    if (obj instanceof Date) return obj.toISOString();
+    seen.add(obj);
+    try {
+      if (Array.isArray(obj)) return obj.map((item, i) => walk(item, [...path, i]) ?? null);
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(obj)) {
+        if (dangerous.has(key)) continue;
+        const item = walk((obj as Record<string, unknown>)[key], [...path, key]);
+        if (item !== undefined) out[key] = item;
+      }
+      return out;
+    } finally {
+      seen.delete(obj);
+    }
+  };
+  const text = JSON.stringify(walk(value, []));
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (bytes > maxBytes) throw new SerializeError("", `${bytes} bytes is more than the ${maxBytes}-byte limit`);
+  return text;
+};

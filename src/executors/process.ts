@@ -1,0 +1,204 @@
+/**
+ * Run one child process the way a hook must be run (D2–D6): stdin written and always closed,
+ * EPIPE from a child that never reads tolerated, both pipes drained with caps, its own process
+ * group so that a timeout or abort kills the whole tree (SIGTERM, then SIGKILL after a grace),
+ * and no waiting on pipes that a leftover grandchild keeps open. It never throws: every way a
+ * process can end is described in the result, and the caller decides what it means.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { statSync } from "node:fs";
+
+export interface ProcessOptions {
+  /** Shell form: a command line for `/bin/sh -c`. Exec form (with `args`): the executable. */
+  readonly command: string;
+  /** Exec form: the argument vector, passed without any shell. */
+  readonly args?: readonly string[] | undefined;
+  /** Written to stdin, which is then closed. */
+  readonly input: string;
+  /** The complete environment of the child (build it with an allowlist). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd: string;
+  readonly timeoutMs: number;
+  /** Between SIGTERM and SIGKILL; default 1000 ms. */
+  readonly killGraceMs?: number | undefined;
+  /** More stdout than this kills the process: its answer could not be read anyway. Default 1 MiB. */
+  readonly maxStdoutBytes?: number | undefined;
+  /** stderr beyond this is drained and dropped. Default 64 KiB. */
+  readonly maxStderrBytes?: number | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+export interface ProcessResult {
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: Buffer;
+  readonly stderr: Buffer;
+  /** stdout passed `maxStdoutBytes`; the process was killed. */
+  readonly stdoutOverflow: boolean;
+  readonly stderrTruncated: boolean;
+  readonly timedOut: boolean;
+  readonly aborted: boolean;
+  /** The process could not start, or its cwd does not exist. */
+  readonly spawnError?: Error;
+  readonly pid: number | undefined;
+  readonly durationMs: number;
+}
+
+// Process groups still alive; killed if our own process exits first (execa's `cleanup`).
+const live = new Set<number>();
+let exitHookInstalled = false;
+const installExitHook = (): void => {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => {
+    for (const pid of live) killGroup(pid, "SIGKILL");
+  });
+};
+
+/** Signal a whole process group; a group already gone is not an error. */
+const killGroup = (pid: number, signal: NodeJS.Signals): void => {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: nothing left to kill. EPERM cannot happen for our own children.
+  }
+};
+
+/**
+ * Run a process and describe how it ended. Never rejects.
+ *
+ * @example
+ * const r = await runProcess({ command: "cat", input: "hi", env: { PATH: process.env.PATH ?? "" }, cwd: ".", timeoutMs: 1000 })
+ * r.stdout.toString() // "hi"
+ */
+export const runProcess = (options: ProcessOptions): Promise<ProcessResult> =>
+  new Promise((resolve) => {
+    const started = performance.now();
+    const grace = options.killGraceMs ?? 1000;
+    const maxOut = options.maxStdoutBytes ?? 1024 * 1024;
+    const maxErr = options.maxStderrBytes ?? 64 * 1024;
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let outBytes = 0;
+    let errBytes = 0;
+    let stdoutOverflow = false;
+    let stderrTruncated = false;
+    let timedOut = false;
+    let aborted = false;
+    let exitCode: number | null = null;
+    let exitSignal: NodeJS.Signals | null = null;
+    let settled = false;
+    const timers: NodeJS.Timeout[] = [];
+    let child: ChildProcess | undefined;
+
+    const finish = (spawnError?: Error): void => {
+      if (settled) return;
+      settled = true;
+      for (const t of timers) clearTimeout(t);
+      options.signal?.removeEventListener("abort", onAbort);
+      if (child?.pid !== undefined) {
+        // Whatever the hook left behind in its group goes with it (D4).
+        killGroup(child.pid, "SIGKILL");
+        live.delete(child.pid);
+      }
+      child?.stdout?.destroy();
+      child?.stderr?.destroy();
+      child?.stdin?.destroy();
+      resolve({
+        exitCode, signal: exitSignal, stdout: Buffer.concat(out), stderr: Buffer.concat(err),
+        stdoutOverflow, stderrTruncated, timedOut, aborted, pid: child?.pid,
+        durationMs: performance.now() - started, ...(spawnError ? { spawnError } : {}),
+      });
+    };
+
+    const terminate = (): void => {
+      const pid = child?.pid;
+      if (pid === undefined) return finish();
+      killGroup(pid, "SIGTERM");
+      timers.push(setTimeout(() => killGroup(pid, "SIGKILL"), grace));
+      // Backstop: if even SIGKILL does not produce an exit (uninterruptible sleep), stop waiting.
+      timers.push(setTimeout(() => finish(), grace + 1000));
+    };
+    const onAbort = (): void => {
+      if (settled || timedOut) return;
+      aborted = true;
+      terminate();
+    };
+
+    try {
+      const stat = statSync(options.cwd, { throwIfNoEntry: false });
+      if (!stat?.isDirectory()) return finish(new Error(`working directory ${options.cwd} does not exist`));
+    } catch (error) {
+      return finish(error as Error);
+    }
+    if (options.signal?.aborted) {
+      aborted = true;
+      return finish();
+    }
+
+    const shellForm = options.args === undefined;
+    try {
+      child = spawn(shellForm ? "/bin/sh" : options.command, shellForm ? ["-c", options.command] : [...options.args!], {
+        cwd: options.cwd,
+        env: options.env,
+        stdio: ["pipe", "pipe", "pipe"],
+        // Its own process group (and session: no controlling terminal), so the tree can be killed at once.
+        detached: true,
+        windowsHide: true,
+      });
+    } catch (error) {
+      return finish(error as Error);
+    }
+    const proc = child;
+    proc.once("error", (error) => {
+      // Spawn failures (ENOENT, EACCES) arrive here; after a successful spawn only kill errors can.
+      if (proc.pid === undefined) finish(error);
+    });
+    if (proc.pid === undefined) return; // the 'error' event follows
+    live.add(proc.pid);
+    installExitHook();
+
+    proc.stdin!.on("error", () => {
+      // EPIPE/ECONNRESET: the hook exited without reading its input. Its exit status decides (D2).
+    });
+    proc.stdin!.end(options.input);
+
+    proc.stdout!.on("data", (chunk: Buffer) => {
+      if (stdoutOverflow) return;
+      if (outBytes + chunk.length > maxOut) {
+        stdoutOverflow = true;
+        killGroup(proc.pid!, "SIGKILL");
+        return;
+      }
+      outBytes += chunk.length;
+      out.push(chunk);
+    });
+    proc.stderr!.on("data", (chunk: Buffer) => {
+      if (errBytes >= maxErr) {
+        stderrTruncated = true;
+        return;
+      }
+      const room = maxErr - errBytes;
+      if (chunk.length > room) stderrTruncated = true;
+      const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      errBytes += part.length;
+      err.push(part);
+    });
+
+    proc.once("exit", (code, signal) => {
+      exitCode = code;
+      exitSignal = signal;
+      // Leftovers in the group may hold the pipes open: kill them, then give the pipes a
+      // moment to deliver what is already buffered, and stop waiting (D4).
+      killGroup(proc.pid!, "SIGKILL");
+      timers.push(setTimeout(() => finish(), Math.min(grace, 200)));
+    });
+    proc.once("close", () => finish());
+
+    timers.push(setTimeout(() => {
+      if (settled) return;
+      timedOut = true;
+      terminate();
+    }, options.timeoutMs));
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+  });

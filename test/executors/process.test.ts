@@ -1,0 +1,95 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runProcess, type ProcessOptions } from "../../src/executors/process.ts";
+import { alive, eventually, fixture, readPid, tempDir } from "./helpers.ts";
+
+const base = (over: Partial<ProcessOptions> & Pick<ProcessOptions, "command">): ProcessOptions => ({
+  input: "", env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, cwd: process.cwd(), timeoutMs: 5000, killGraceMs: 100, ...over,
+});
+const nodeScript = (script: string, ...args: string[]) => ({ command: process.execPath, args: [fixture("commands", script), ...args] });
+
+describe("runProcess", () => {
+  it("writes the input to stdin, closes it, and collects stdout", async () => {
+    const r = await runProcess(base({ command: "cat", input: "hello" }));
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.toString()).toBe("hello");
+  });
+
+  it("lets a script that waits for EOF finish, because stdin is always closed", async () => {
+    const r = await runProcess(base({ command: fixture("commands", "wait-for-eof.sh"), input: "abc" }));
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.toString()).toContain("read 3 bytes");
+  });
+
+  it("survives a child that exits without reading a 2 MB stdin (EPIPE)", async () => {
+    const input = "x".repeat(2 * 1024 * 1024);
+    for (const code of ["0", "2"]) {
+      const r = await runProcess(base({ ...nodeScript("exit-without-reading.mjs", code), input }));
+      expect(r.exitCode).toBe(Number(code));
+      expect(r.spawnError).toBeUndefined();
+    }
+  });
+
+  it("kills the whole process tree on timeout, escalating to SIGKILL when SIGTERM is ignored", async () => {
+    const pidFile = join(tempDir(), "grandchild.pid");
+    const started = Date.now();
+    const r = await runProcess(base({ command: fixture("commands", "ignore-sigterm.sh"), args: [pidFile], timeoutMs: 300, killGraceMs: 100 }));
+    expect(r.timedOut).toBe(true);
+    expect(Date.now() - started).toBeLessThan(3000);
+    const grandchild = readPid(pidFile);
+    expect(await eventually(() => !alive(grandchild))).toBe(true);
+  });
+
+  it("does not wait for a grandchild that keeps stdout open after the hook exited, and kills it", async () => {
+    const pidFile = join(tempDir(), "grandchild.pid");
+    const started = Date.now();
+    const r = await runProcess(base({ command: fixture("commands", "leave-grandchild.sh"), args: [pidFile] }));
+    expect(r.exitCode).toBe(0);
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(await eventually(() => !alive(readPid(pidFile)))).toBe(true);
+  });
+
+  it("reports a missing executable and a non-executable file as spawn errors", async () => {
+    const missing = await runProcess(base({ command: fixture("commands", "no-such-hook.sh"), args: [] }));
+    expect(missing.spawnError?.message).toMatch(/ENOENT/);
+    const denied = await runProcess(base({ command: fixture("commands", "not-executable.sh"), args: [] }));
+    expect(denied.spawnError?.message).toMatch(/EACCES/);
+  });
+
+  it("reports a working directory that does not exist before trying to spawn", async () => {
+    const r = await runProcess(base({ command: "true", cwd: "/definitely/not/here" }));
+    expect(r.spawnError?.message).toMatch(/does not exist/);
+  });
+
+  it("kills a process whose stdout passes the cap and says so", async () => {
+    const r = await runProcess(base({ ...nodeScript("huge-stdout.mjs", "8"), maxStdoutBytes: 1024 * 1024 }));
+    expect(r.stdoutOverflow).toBe(true);
+    expect(r.stdout.length).toBeLessThanOrEqual(1024 * 1024);
+  });
+
+  it("keeps only the head of a chatty stderr", async () => {
+    const r = await runProcess(base({ command: "head -c 200000 /dev/zero >&2", maxStderrBytes: 1000 }));
+    expect(r.stderrTruncated).toBe(true);
+    expect(r.stderr.length).toBe(1000);
+  });
+
+  it("reports a child killed by a signal it did not expect", async () => {
+    const r = await runProcess(base({ command: fixture("commands", "kill-self.sh"), args: [] }));
+    expect(r.exitCode).toBeNull();
+    expect(r.signal).toBe("SIGKILL");
+  });
+
+  it("stops the process tree when the caller aborts", async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const r = await runProcess(base({ ...nodeScript("sleep.mjs"), signal: controller.signal }));
+    expect(r.aborted).toBe(true);
+    expect(r.timedOut).toBe(false);
+  });
+
+  it("passes only the environment it is given", async () => {
+    const r = await runProcess(base({ command: "env", env: { PATH: process.env.PATH ?? "", ONLY_ME: "1" } }));
+    const names = r.stdout.toString().trim().split("\n").map((l) => l.split("=")[0]).sort();
+    expect(names.filter((n) => n !== "PWD" && n !== "SHLVL" && n !== "_")).toEqual(["ONLY_ME", "PATH"]);
+  });
+});
