@@ -1,0 +1,83 @@
+/**
+ * `httpHook`: a Claude Code HTTP hook. The event JSON is POSTed, the answer is read like a
+ * command hook's stdout, and the request is guarded: SSRF checks on every address, no
+ * redirects, timeouts per phase, a body cap, header values free of CR/LF that interpolate
+ * only allowlisted environment variables. With `async: true` it is fire-and-forget on a
+ * bounded queue whose drops are counted.
+ */
+import { httpAnswer } from "./answer.ts";
+import { checkHeader, interpolateHeader } from "./env.ts";
+import { ExecutorError } from "./errors.ts";
+import type { ClaudeEvent } from "./events.ts";
+import { externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions } from "./external.ts";
+import { postJson } from "./http-client.ts";
+import type { AddressPolicy, Resolver } from "./ssrf.ts";
+
+export interface HttpHookOptions<E extends ClaudeEvent = ClaudeEvent> extends ExternalHookOptions<E> {
+  /** http or https; no credentials in the URL. */
+  readonly url: string;
+  /** Extra headers; values may use `$VAR` / `${VAR}` for variables in `allowedEnvVars`. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Variables header values may interpolate; others become empty strings. */
+  readonly allowedEnvVars?: readonly string[];
+  /** Which non-public addresses may be reached. Default: none (public addresses only). */
+  readonly allow?: AddressPolicy;
+  /** Replaces DNS resolution (tests, custom resolvers). */
+  readonly resolver?: Resolver;
+  /** Default 5000 ms (or the overall timeout, if shorter). */
+  readonly connectTimeoutMs?: number;
+  /** Default: the overall timeout. */
+  readonly headersTimeoutMs?: number;
+  /** Default: the overall timeout. */
+  readonly bodyTimeoutMs?: number;
+  /** Default 1 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Where `$VAR` values come from. Default `process.env`. */
+  readonly envSource?: Readonly<Record<string, string | undefined>>;
+}
+
+const parseUrl = (raw: string): URL => {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new TypeError(`httpHook: url ${JSON.stringify(raw)} is not a valid URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError(`httpHook: url must be http or https, got ${url.protocol}`);
+  // `https://allowed.example@evil.example` reads as one host and connects to another (E6).
+  if (url.username || url.password) throw new TypeError("httpHook: credentials in the URL are refused; send them in a header");
+  return url;
+};
+
+/**
+ * A hook that POSTs the event to an HTTP endpoint with Claude Code's protocol.
+ *
+ * @example
+ * stack.use("toolCall", httpHook({ event: "PreToolUse", url: "https://policy.example/hooks/pre-tool-use",
+ *   headers: { Authorization: "Bearer $POLICY_TOKEN" }, allowedEnvVars: ["POLICY_TOKEN"], timeout: 5 }))
+ */
+export const httpHook = <E extends ClaudeEvent>(options: HttpHookOptions<E>): ExternalHook<E> => {
+  const url = parseUrl(options.url);
+  const headers = Object.entries(options.headers ?? {});
+  for (const [name, value] of headers) checkHeader(name, value); // refuse CR/LF in the configuration itself
+  const timeoutMs = resolveTimeoutMs(options, options.event === "UserPromptSubmit" ? 30 : 600);
+  const name = options.name ?? `http:${url.host}${url.pathname}`;
+  return externalHook({ ...options, name }, timeoutMs, async ({ json, signal }) => {
+    let resolved: Record<string, string>;
+    try {
+      resolved = Object.fromEntries(headers.map(([k, v]) => [k, interpolateHeader(k, v, options.allowedEnvVars ?? [], options.envSource)]));
+    } catch (error) {
+      throw new ExecutorError("config", (error as Error).message, { cause: error });
+    }
+    const { status, body } = await postJson({
+      url, body: json, headers: resolved, policy: options.allow ?? {}, resolver: options.resolver,
+      connectTimeoutMs: Math.min(options.connectTimeoutMs ?? 5000, timeoutMs),
+      headersTimeoutMs: options.headersTimeoutMs ?? timeoutMs,
+      bodyTimeoutMs: options.bodyTimeoutMs ?? timeoutMs,
+      deadlineMs: timeoutMs,
+      maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+      signal,
+    });
+    return httpAnswer(name, options.event, status, body);
+  });
+};

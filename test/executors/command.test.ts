@@ -1,0 +1,161 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { Outcome } from "../../src/core/outcome.ts";
+import { commandHook } from "../../src/executors/command.ts";
+import { alive, bash, echoTool, eventually, existsSync, fixture, node, notices, readPid, tempDir } from "./helpers.ts";
+import { agentStack } from "./stack-helpers.ts";
+import { readFileSync } from "node:fs";
+
+const pre = (over: Parameters<typeof commandHook<"PreToolUse">>[0]) => commandHook({ timeoutMs: 5000, killGraceMs: 100, ...over });
+const deny = (reason: string) => JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } });
+const allow = JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } });
+
+const runTool = async (hook: ReturnType<typeof pre>, command = "ls") => {
+  let ran = false;
+  const stack = agentStack().use("toolCall", hook);
+  const outcome = await stack.run("toolCall", bash(command), (call) => {
+    ran = true;
+    return echoTool(call);
+  });
+  return { outcome, ran, stack };
+};
+
+describe("commandHook exit codes", () => {
+  it("lets the call through on exit 0 with no output", async () => {
+    const { outcome, ran } = await runTool(pre({ event: "PreToolUse", ...node("respond.mjs", "0") }));
+    expect(ran).toBe(true);
+    expect(outcome).toEqual(Outcome.completed({ content: "ran: ls" }));
+  });
+
+  it("blocks on exit 2 with stderr as the reason", async () => {
+    const { outcome, ran } = await runTool(pre({ event: "PreToolUse", ...node("respond.mjs", "2", "", "rm is not allowed\n") }));
+    expect(ran).toBe(false);
+    expect(outcome).toMatchObject({ _tag: "Rejected", reason: "rm is not allowed" });
+  });
+
+  it("blocks on exit 2 even when the JSON beside it says allow", async () => {
+    const { outcome } = await runTool(pre({ event: "PreToolUse", ...node("respond.mjs", "2", allow, "no") }));
+    expect(outcome).toMatchObject({ _tag: "Rejected", reason: "no" });
+  });
+
+  it("prefers the JSON's reason over stderr when exit 2 comes with a deny", async () => {
+    const { outcome } = await runTool(pre({ event: "PreToolUse", ...node("respond.mjs", "2", deny("from json"), "from stderr") }));
+    expect(outcome).toMatchObject({ _tag: "Rejected", reason: "from json" });
+  });
+
+  it("treats exit 1 without JSON as a hook failure: closed by default, naming the hook and the code", async () => {
+    const { outcome, ran } = await runTool(pre({ event: "PreToolUse", name: "lint", ...node("respond.mjs", "1", "", "boom\nmore") }));
+    expect(ran).toBe(false);
+    expect(outcome._tag).toBe("Rejected");
+    expect((outcome as { reason: string }).reason).toMatch(/hook "lint".*exited with code 1: boom/);
+  });
+
+  it("lets exit 1 through with failMode open, as Claude Code does, and counts it", async () => {
+    const { outcome, ran, stack } = await runTool(pre({ event: "PreToolUse", failMode: "open", ...node("respond.mjs", "1") }));
+    expect(ran).toBe(true);
+    expect(outcome._tag).toBe("Completed");
+    expect(stack.stats.failOpen).toBe(1);
+  });
+
+  it("honours valid JSON on another exit code, as Claude Code does", async () => {
+    const { outcome } = await runTool(pre({ event: "PreToolUse", ...node("respond.mjs", "1", deny("json decides")) }));
+    expect(outcome).toMatchObject({ _tag: "Rejected", reason: "json decides" });
+  });
+
+  it("fails a hook killed by a signal", async () => {
+    const { outcome } = await runTool(pre({ event: "PreToolUse", command: fixture("commands", "kill-self.sh"), args: [] }));
+    expect((outcome as { reason: string }).reason).toMatch(/killed by SIGKILL/);
+  });
+});
+
+describe("commandHook process hygiene", () => {
+  it("survives a script that exits without reading a 2 MB event", async () => {
+    const { outcome } = await runTool(pre({ event: "PreToolUse", ...node("exit-without-reading.mjs", "2") }), "x".repeat(2 * 1024 * 1024));
+    expect(outcome._tag).toBe("Rejected");
+    expect((outcome as { reason: string }).reason).toBe("exited with code 2");
+  });
+
+  it("finishes a script that waits for EOF on stdin", async () => {
+    const n = notices();
+    const { outcome } = await runTool(pre({ event: "PreToolUse", command: fixture("commands", "wait-for-eof.sh"), onNotice: n.sink }));
+    expect(outcome._tag).toBe("Completed");
+    expect(n.list[0]?.message).toMatch(/^read \d+ bytes$/);
+  });
+
+  it("kills the whole tree of a script that ignores SIGTERM, and fails closed", async () => {
+    const pidFile = join(tempDir(), "gc.pid");
+    const started = Date.now();
+    const { outcome } = await runTool(pre({ event: "PreToolUse", command: fixture("commands", "ignore-sigterm.sh"), args: [pidFile], timeoutMs: 300 }));
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect((outcome as { reason: string }).reason).toMatch(/timed out after 300 ms; its process tree was killed/);
+    expect(await eventually(() => !alive(readPid(pidFile)))).toBe(true);
+  });
+
+  it("fails a missing script (shell form: exit 127) and a non-executable one (exec form: EACCES)", async () => {
+    const missing = await runTool(pre({ event: "PreToolUse", command: fixture("commands", "no-such-hook.sh") }));
+    expect((missing.outcome as { reason: string }).reason).toMatch(/exited with code 127/);
+    const denied = await runTool(pre({ event: "PreToolUse", command: fixture("commands", "not-executable.sh"), args: [] }));
+    expect((denied.outcome as { reason: string }).reason).toMatch(/could not start: .*EACCES/);
+  });
+
+  it("fails a hook whose stdout passes the cap, and one whose stdout is not UTF-8", async () => {
+    const huge = await runTool(pre({ event: "PreToolUse", ...node("huge-stdout.mjs", "4"), maxStdoutBytes: 1024 * 1024 }));
+    expect((huge.outcome as { reason: string }).reason).toMatch(/more than 1048576 bytes on stdout/);
+    const bad = await runTool(pre({ event: "PreToolUse", ...node("invalid-utf8.mjs") }));
+    expect((bad.outcome as { reason: string }).reason).toMatch(/not valid UTF-8/);
+  });
+
+  it("strips terminal escapes and bidi overrides from a blocking reason", async () => {
+    const { outcome } = await runTool(pre({ event: "PreToolUse", command: fixture("commands", "ansi-reason.sh") }));
+    expect((outcome as { reason: string }).reason).toBe("rm is not allowed here");
+  });
+
+  it("gives the child an allowlisted environment without our secrets", async () => {
+    process.env.AGENT_ONION_TEST_SECRET = "hunter2";
+    const texts: string[] = [];
+    const stack = agentStack().use("toolCall", pre({ event: "PreToolUse", ...node("env-dump.mjs"), allowedEnvVars: ["CI_FLAG"], env: { EXTRA: "1" } }));
+    await stack.run("toolCall", bash("ls"), echoTool, { onContext: (t) => texts.push(t) });
+    delete process.env.AGENT_ONION_TEST_SECRET;
+    const names = texts[0]!.split(",");
+    expect(names).toContain("PATH");
+    expect(names).toContain("CLAUDE_PROJECT_DIR");
+    expect(names).toContain("EXTRA");
+    expect(names).not.toContain("AGENT_ONION_TEST_SECRET");
+  });
+
+  it("sends the documented common and per-event fields on stdin", async () => {
+    const cwd = tempDir();
+    const file = join(cwd, "event.json");
+    const stack = agentStack().use("toolCall", pre({ event: "PreToolUse", ...node("record-event.mjs", file), transcriptPath: "/t/session.jsonl" }));
+    await stack.run("toolCall", { id: "toolu_9", name: "Write", input: { file_path: "/repo/a.ts", content: "x" } }, echoTool, {
+      sessionId: "sess-1", metadata: { cwd, permissionMode: "acceptEdits" },
+    });
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({
+      session_id: "sess-1", transcript_path: "/t/session.jsonl", cwd, hook_event_name: "PreToolUse",
+      permission_mode: "acceptEdits", tool_name: "Write", tool_input: { file_path: "/repo/a.ts", content: "x" }, tool_use_id: "toolu_9",
+    });
+  });
+});
+
+describe("commandHook never puts tool input in a shell", () => {
+  it("leaves the marker file uncreated for inputs full of shell metacharacters", async () => {
+    const { default: fc } = await import("fast-check");
+    const dir = tempDir();
+    const marker = join(dir, "PWNED");
+    const payloads = fc.oneof(
+      fc.constantFrom(`"; touch ${marker}; "`, `$(touch ${marker})`, `\`touch ${marker}\``, `'; touch ${marker}; '`, `\n touch ${marker}\n`, `> ${marker}`, `| touch ${marker}`, `&& touch ${marker}`),
+      fc.tuple(fc.string(), fc.constantFrom(";", "$(", "`", "|", "&&", "\n", ">", "'", '"'), fc.string()).map(([a, m, b]) => `${a}${m} touch ${marker} ${m}${b}`),
+    );
+    const shellHook = pre({ event: "PreToolUse", name: "shell", command: `${fixture("commands", "touch-if-injected.sh")} --tag safe` });
+    const execHook = pre({ event: "PreToolUse", name: "exec", command: fixture("commands", "touch-if-injected.sh"), args: [`$(touch ${marker})`, `; touch ${marker}`] });
+    const stack = agentStack().use("toolCall", shellHook).use("toolCall", execHook);
+    await fc.assert(
+      fc.asyncProperty(payloads, async (payload) => {
+        const outcome = await stack.run("toolCall", { id: "t", name: "Bash", input: { command: payload, description: payload } }, echoTool);
+        return outcome._tag === "Completed" && !existsSync(marker);
+      }),
+      { numRuns: 25 },
+    );
+    expect(existsSync(marker)).toBe(false);
+  });
+});
