@@ -1,3 +1,5 @@
+import type { HookError } from "./errors.ts";
+
 /**
  * Outcome: what running a chain yields. `Completed(value)`, `Rejected(reason, by)` or
  * `Failed(error)`; never a thrown exception for anything a hook or the operation did.
@@ -12,6 +14,11 @@ export interface Rejected {
   readonly reason: string;
   /** The name of the hook that rejected. */
   readonly by: string;
+  /**
+   * Set when the rejection comes from a fail-closed hook failure (R6) rather than a decision,
+   * so callers can tell "a guard said no" from "a guard crashed" (B5).
+   */
+  readonly cause?: HookError;
 }
 export interface Failed {
   readonly _tag: "Failed";
@@ -32,7 +39,8 @@ export type Outcome<O = unknown> = Completed<O> | Rejected | Failed;
  */
 export const Outcome = {
   completed: <O>(value: O): Completed<O> => ({ _tag: "Completed", value }),
-  rejected: (reason: string, by: string): Rejected => ({ _tag: "Rejected", reason, by }),
+  rejected: (reason: string, by: string, cause?: HookError): Rejected =>
+    cause === undefined ? { _tag: "Rejected", reason, by } : { _tag: "Rejected", reason, by, cause },
   failed: (error: unknown): Failed => ({ _tag: "Failed", error }),
   isCompleted: <O>(o: Outcome<O>): o is Completed<O> => o._tag === "Completed",
   isRejected: <O>(o: Outcome<O>): o is Rejected => o._tag === "Rejected",

@@ -5,7 +5,9 @@
 
 type Primitive = string | number | boolean | bigint | symbol | undefined | null;
 
-export type DeepReadonly<T> = T extends Primitive | ((...args: any[]) => unknown)
+export type DeepReadonly<T> = unknown extends T
+  ? T // `unknown` and `any` stay as they are: there is nothing to make read-only
+  : T extends Primitive | ((...args: any[]) => unknown)
   ? T
   : T extends ReadableStream<any> | AbortSignal | Date | RegExp | Error | Uint8Array
     ? T

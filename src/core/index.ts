@@ -1,0 +1,22 @@
+/**
+ * The onion engine. Imports nothing outside `src/core`.
+ */
+export { Continue, Reject, Replace, Transform, isHookAction, type HookAction } from "./action.ts";
+export type * from "./action.ts";
+export { Outcome, OutcomeRejectedError, type Completed, type Failed, type Rejected } from "./outcome.ts";
+export { gate, observe, type GatePoint, type InputOf, type KindOf, type ObservePoint, type OutputOf, type Point, type PointKind, type PointOptions, type Points } from "./point.ts";
+export { Priority, type PriorityBand } from "./priority.ts";
+export { createStack } from "./stack.ts";
+export type { Explanation, HookStack, Operation, PointName, StackOptions, StackStats } from "./stack-types.ts";
+export type { AfterAction, AroundResult, BeforeAction, FailMode, Hook, Next } from "./hook.ts";
+export type { ApprovalDecision, ApprovalHandler, ApprovalRequest, HookContext, RunEvent, RunOptions } from "./context.ts";
+export { Trace, type TraceAction, type TraceEntry } from "./trace.ts";
+export {
+  AgentOnionError, HookError, HookTimeoutError, NextMisuseError, RegistrationError, RunAbortedError, describe, isAgentOnionError, toError,
+  type HookFailureKind, type Phase,
+} from "./errors.ts";
+export { checkAmount, checkKey, type Admission, type SetOptions, type StateStore } from "./state.ts";
+export { MemoryStore } from "./memory-store.ts";
+export { compileMatcher } from "./match/matcher.ts";
+export type { Matcher, MatchSpec } from "./match/types.ts";
+export { deepFreeze, type DeepReadonly, type MaybePromise } from "./readonly.ts";

@@ -1,0 +1,105 @@
+/**
+ * Calling one hook function: the only place a hook's own code runs. It turns throws, rejected
+ * promises and timeouts into a `Failure` value, so the chain never sees an exception (R6), and
+ * it keeps the synchronous fast path: a hook that returns a plain value costs a call and a check.
+ */
+import { HookError, HookTimeoutError, NextMisuseError, type HookFailureKind, type Phase } from "./errors.ts";
+import type { CompiledHook } from "./hook.ts";
+import type { RunContext } from "./run-context.ts";
+import { isThenable, linkSignal } from "./signal.ts";
+
+/** A hook failed; carried as a value through the chain. */
+export class Failure {
+  constructor(readonly error: HookError) {}
+}
+
+const kindOf = (cause: unknown): HookFailureKind =>
+  cause instanceof HookTimeoutError ? "timeout" : cause instanceof NextMisuseError ? "next-misuse" : "threw";
+
+/** Build the typed error for a failure of `hook` in `phase`. */
+export const hookError = (run: RunContext, hook: CompiledHook, phase: Phase, kind: HookFailureKind, cause: unknown, started: number): HookError =>
+  new HookError(hook.name, run.point, phase, kind, started > 0 ? performance.now() - started : 0, cause, hook.source);
+
+/**
+ * Call `fn(a, b, c)` for `hook`. Returns the hook's value, a `Failure`, or a promise of either.
+ * `started` is a `performance.now()` mark when the run is recording or the hook is timed, else 0.
+ */
+export const invoke = (
+  run: RunContext,
+  hook: CompiledHook,
+  phase: Phase,
+  fn: (...args: any[]) => unknown,
+  a: unknown,
+  b: unknown,
+  c: unknown,
+  started: number,
+): unknown => {
+  if (hook.timeoutMs !== undefined) return invokeTimed(run, hook, phase, fn, a, b, c, started);
+  run.current = hook;
+  let result: unknown;
+  try {
+    result = fn(a, b, c);
+  } catch (cause) {
+    return new Failure(hookError(run, hook, phase, kindOf(cause), cause, started));
+  }
+  if (!isThenable(result)) return result;
+  // Only asynchronous hooks pay for a promise, and we only learn a hook is async from its answer.
+  const t0 = started || performance.now();
+  return Promise.resolve(result).then(undefined, (cause) => new Failure(hookError(run, hook, phase, kindOf(cause), cause, t0)));
+};
+
+/**
+ * A hook with `timeoutMs` gets its own signal (aborted on timeout) and a timer that is always
+ * cleared when the hook settles, whichever comes first.
+ */
+const invokeTimed = (
+  run: RunContext,
+  hook: CompiledHook,
+  phase: Phase,
+  fn: (...args: any[]) => unknown,
+  a: unknown,
+  b: unknown,
+  _c: unknown,
+  started: number,
+): unknown => {
+  const t0 = started || performance.now();
+  const link = linkSignal(run.signal);
+  // An around hook already has its own context (its layer's input); derive from that one.
+  const base = phase === "around" ? (a as RunContext) : run;
+  const ctx = Object.create(base, { signal: { value: link.controller.signal }, current: { value: hook } }) as RunContext;
+  // `ctx` is always the last argument given to a hook function, except `around(ctx, next)`.
+  const args = phase === "around" ? [ctx, b] : phase === "before" ? [a, ctx] : [a, b, ctx];
+  run.current = hook;
+  let result: unknown;
+  try {
+    result = fn(...args);
+  } catch (cause) {
+    link.dispose();
+    return new Failure(hookError(run, hook, phase, kindOf(cause), cause, t0));
+  }
+  if (!isThenable(result)) {
+    link.dispose();
+    return result;
+  }
+  const ms = hook.timeoutMs as number;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      const cause = new HookTimeoutError(ms);
+      link.controller.abort(cause);
+      link.dispose();
+      resolve(new Failure(hookError(run, hook, phase, "timeout", cause, t0)));
+    }, ms);
+    (result as PromiseLike<unknown>).then(
+      (value) => {
+        clearTimeout(timer);
+        link.dispose();
+        resolve(value);
+      },
+      (cause) => {
+        clearTimeout(timer);
+        link.dispose();
+        resolve(new Failure(hookError(run, hook, phase, kindOf(cause), cause, t0)));
+      },
+    );
+  });
+};

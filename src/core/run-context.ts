@@ -1,0 +1,162 @@
+/**
+ * The per-run object. It is both the `HookContext` hooks see and the engine's bookkeeping for
+ * the run, so that a run allocates one object for all of it (the outcome aside).
+ */
+import type { ApprovalDecision, ApprovalHandler, HookContext, RunOptions } from "./context.ts";
+import { HookError } from "./errors.ts";
+import type { CompiledHook } from "./hook.ts";
+import type { Point, PointKind } from "./point.ts";
+import type { StateStore } from "./state.ts";
+import type { Trace, TraceAction, TraceEntry } from "./trace.ts";
+import type { Phase } from "./errors.ts";
+
+/** What a stack shares with every run: counters, pending background work, failure callback. */
+export interface Runtime {
+  readonly store: StateStore;
+  readonly approval: ApprovalHandler | undefined;
+  readonly strict: boolean;
+  readonly onFailure: ((error: HookError) => void) | undefined;
+  readonly pending: Set<PromiseLike<unknown>>;
+  readonly stats: { hookFailures: number; failOpen: number; observerErrors: number };
+}
+
+let runSeq = 0;
+const emptyMetadata: Readonly<Record<string, unknown>> = Object.freeze({});
+const emptyPath: readonly string[] = Object.freeze([]);
+
+export class RunContext<I = unknown> implements HookContext<I> {
+  readonly point: string;
+  readonly pointDef: Point;
+  readonly kind: PointKind;
+  subject: string | undefined;
+  signal: AbortSignal;
+  readonly sessionId: string | undefined;
+  readonly metadata: Readonly<Record<string, unknown>>;
+  readonly path: readonly string[];
+  input: any;
+  /** The input as the caller gave it. */
+  readonly initial: unknown;
+  readonly store: StateStore;
+  /** The hook being called, for `addContext` and `approve` attribution. */
+  current: CompiledHook | undefined = undefined;
+  /** Decisions are recorded when someone will read them (a trace or observers). */
+  readonly recording: boolean;
+  readonly trace: Trace | undefined;
+  decisions: TraceEntry[] | undefined = undefined;
+  failures: HookError[] | undefined = undefined;
+  readonly origin: number;
+  settled = false;
+  /** The most recent hook failure, read right after `fail` by the chain. */
+  lastFailure: HookError | undefined = undefined;
+  /** The run context itself; derived per-hook contexts (`Object.create`) share its lazy fields through it. */
+  readonly root: RunContext<I> = this;
+  private id: string | undefined;
+  private sessionStore: StateStore | undefined = undefined;
+
+  constructor(
+    readonly runtime: Runtime,
+    pointDef: Point,
+    readonly options: RunOptions | undefined,
+    input: unknown,
+    signal: AbortSignal,
+    recording: boolean,
+  ) {
+    this.pointDef = pointDef;
+    this.point = pointDef.name;
+    this.kind = pointDef.kind;
+    this.subject = undefined;
+    this.signal = signal;
+    this.input = input;
+    this.initial = input;
+    this.sessionId = options?.sessionId;
+    this.metadata = options?.metadata ?? emptyMetadata;
+    this.path = options?.path ?? emptyPath;
+    this.store = options?.store ?? runtime.store;
+    this.id = options?.runId;
+    this.trace = options?.trace;
+    this.recording = recording;
+    this.origin = recording ? performance.now() : 0;
+  }
+
+  /** Run ids are made on first use: most runs never need one. */
+  get runId(): string {
+    const root = this.root;
+    return (root.id ??= `run-${process.pid}-${++runSeq}`);
+  }
+
+  state(scope: "session" | "global" = "session"): StateStore {
+    if (scope === "global") return this.store;
+    const root = this.root;
+    return (root.sessionStore ??= this.store.scope(`session:${this.sessionId ?? "none"}`));
+  }
+
+  addContext(text: string): void {
+    if (typeof text !== "string" || text === "") return;
+    this.options?.onContext?.(text, this.current?.name ?? "?");
+  }
+
+  async approve(request: { readonly reason?: string; readonly hook: string; readonly input?: unknown }): Promise<ApprovalDecision> {
+    const handler = this.runtime.approval;
+    if (handler === undefined)
+      return { decision: "deny", reason: `approval required by ${request.hook}${request.reason ? ` (${request.reason})` : ""}, but no approval handler is configured, so no one could approve` };
+    return handler({
+      point: this.point,
+      hook: request.hook,
+      subject: this.subject,
+      input: request.input ?? this.input,
+      signal: this.signal,
+      ...(request.reason !== undefined ? { reason: request.reason } : {}),
+    });
+  }
+
+  waitUntil(work: PromiseLike<unknown>): void {
+    const pending = this.runtime.pending;
+    const tracked = Promise.resolve(work).then(
+      () => void pending.delete(tracked),
+      () => void pending.delete(tracked),
+    );
+    pending.add(tracked);
+  }
+
+  /** The point's detail for `input`, for `Name(pattern)` conditions. */
+  detailOf(input: unknown): string | undefined {
+    const detail = this.pointDef.detail;
+    return detail === undefined ? undefined : detail(input);
+  }
+
+  /** Record a decision (only called when `recording`). */
+  record(hook: CompiledHook, phase: Phase, action: TraceAction, started: number, reason?: string, failMode?: "open" | "closed"): void {
+    const now = performance.now();
+    const entry: TraceEntry = {
+      point: this.point,
+      runId: this.runId,
+      hook: hook.name,
+      phase,
+      action,
+      reason,
+      at: started - this.origin,
+      ms: now - started,
+      shadow: hook.shadow || undefined,
+      source: hook.source,
+      failMode,
+    };
+    (this.decisions ??= []).push(entry);
+    this.trace?.record(entry);
+  }
+
+  /** Record a hook failure (always, R6) and tell the stack. */
+  fail(error: HookError, failOpen: boolean): void {
+    (this.failures ??= []).push(error);
+    const stats = this.runtime.stats;
+    stats.hookFailures++;
+    if (failOpen) stats.failOpen++;
+    const onFailure = this.runtime.onFailure;
+    if (onFailure !== undefined) {
+      try {
+        onFailure(error);
+      } catch {
+        stats.observerErrors++;
+      }
+    }
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * Small signal helpers. We link signals by hand instead of `AbortSignal.any` so that every
+ * listener we add is removed when the run settles (R7: nothing outlives a run).
+ */
+
+/** A signal that never aborts, shared by runs that have no caller signal and no deadline. */
+export const neverAborted: AbortSignal = new AbortController().signal;
+
+/** A child controller aborted when `parent` aborts; `dispose()` unlinks it. */
+export interface LinkedController {
+  readonly controller: AbortController;
+  dispose(): void;
+}
+
+/**
+ * Create a controller that follows `parent`.
+ *
+ * @example
+ * const link = linkSignal(callerSignal); try { await work(link.controller.signal) } finally { link.dispose() }
+ */
+export const linkSignal = (parent: AbortSignal | undefined): LinkedController => {
+  const controller = new AbortController();
+  if (parent === undefined || parent === neverAborted) return { controller, dispose: noop };
+  if (parent.aborted) {
+    controller.abort(parent.reason);
+    return { controller, dispose: noop };
+  }
+  const onAbort = (): void => controller.abort(parent.reason);
+  parent.addEventListener("abort", onAbort, { once: true });
+  return { controller, dispose: () => parent.removeEventListener("abort", onAbort) };
+};
+
+const noop = (): void => {};
+
+/** True for anything with a `then` method (hookable's cross-realm check: not `instanceof Promise`). */
+export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  value !== null && (typeof value === "object" || typeof value === "function") &&
+  typeof (value as { then?: unknown }).then === "function";

@@ -1,0 +1,77 @@
+/**
+ * The public shape of a `HookStack`: an immutable set of hooks over a set of points.
+ */
+import type { ApprovalHandler, HookContext, RunOptions } from "./context.ts";
+import type { Hook } from "./hook.ts";
+import type { Outcome } from "./outcome.ts";
+import type { InputOf, KindOf, OutputOf, Points } from "./point.ts";
+import type { DeepReadonly, MaybePromise } from "./readonly.ts";
+import type { StateStore } from "./state.ts";
+import type { HookError } from "./errors.ts";
+
+/** The real work a point wraps: the tool execution, the provider call, or the identity for event-like points. */
+export type Operation<I, O> = (input: DeepReadonly<I>, ctx: HookContext<I>) => MaybePromise<O>;
+
+export interface StackOptions {
+  /** Where hooks keep shared state (R14); default a fresh `MemoryStore`. */
+  readonly store?: StateStore;
+  /** Who answers approval requests (Claude Code's `ask`); without one they are denials that say so. */
+  readonly approval?: ApprovalHandler;
+  /** Freeze inputs and outputs at run time (R9). Default: on when `NODE_ENV` is `test` or `AGENT_ONION_STRICT=1`. */
+  readonly strict?: boolean;
+  /** Called for every hook failure, fail-open ones included (R6), after the run recorded it. */
+  readonly onFailure?: (error: HookError) => void;
+}
+
+/** One line of `stack.explain`: a hook, whether it would run for this input, and why. */
+export interface Explanation {
+  readonly hook: string;
+  readonly priority: number;
+  readonly phases: readonly ("before" | "after" | "around" | "recover" | "observe")[];
+  readonly matches: boolean;
+  readonly match: string;
+  readonly disabled: boolean;
+  readonly shadow: boolean;
+  readonly failMode: "open" | "closed";
+  readonly source?: string | undefined;
+}
+
+/** Counters shared by a stack and every stack derived from it. */
+export interface StackStats {
+  /** Hook failures of any mode. */
+  readonly hookFailures: number;
+  /** Failures let through by `failMode: "open"`. */
+  readonly failOpen: number;
+  /** Observers that threw or rejected. */
+  readonly observerErrors: number;
+}
+
+export type PointName<P extends Points> = keyof P & string;
+
+export interface HookStack<P extends Points> {
+  readonly points: P;
+  readonly options: StackOptions;
+  /** A new stack with `hook` added on `point` (or on each of several points). */
+  use<N extends PointName<P>>(point: N, hook: Hook<InputOf<P[N]>, OutputOf<P[N]>, KindOf<P[N]>>): HookStack<P>;
+  use(points: readonly PointName<P>[], hook: Hook<any, any, "observe">): HookStack<P>;
+  /** A new stack without the hook named `name` (on every point). */
+  without(name: string): HookStack<P>;
+  /** A new stack in which `name` is registered but skipped (R12). */
+  disable(name: string): HookStack<P>;
+  /** A new stack in which `name` runs again. */
+  enable(name: string): HookStack<P>;
+  /** Run `operation` on `point` wrapped in the point's hooks. Never throws for what hooks or the operation do. */
+  run<N extends PointName<P>>(
+    point: N,
+    input: InputOf<P[N]>,
+    operation: Operation<InputOf<P[N]>, OutputOf<P[N]>>,
+    options?: RunOptions,
+  ): Promise<Outcome<OutputOf<P[N]>>>;
+  /** Which hooks would run for this input, in order, and which would be skipped and why. */
+  explain<N extends PointName<P>>(point: N, input: InputOf<P[N]>): readonly Explanation[];
+  /** Wait for pending observers and background work (R10). */
+  flush(): Promise<void>;
+  /** Whether any hook is registered (and enabled) on `point`. */
+  has(point: PointName<P>): boolean;
+  readonly stats: StackStats;
+}

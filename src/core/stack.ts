@@ -1,0 +1,356 @@
+/**
+ * `createStack`: the immutable stack of hooks over a set of points. `use`, `without`,
+ * `disable` and `enable` return new stacks; chains are compiled lazily per point and subject
+ * and cached on the stack, so a hook whose matcher does not match costs nothing per run.
+ */
+import { forward, newFrame, toCompleted, toFailed, type Chain } from "./chain.ts";
+import type { RunEvent, RunOptions } from "./context.ts";
+import { HookError, RegistrationError, RunAbortedError, type Phase } from "./errors.ts";
+import { byPriority, compileHook, type CompiledHook, type Hook } from "./hook.ts";
+import { MemoryStore } from "./memory-store.ts";
+import { Outcome } from "./outcome.ts";
+import type { Point, Points } from "./point.ts";
+import { deepFreeze } from "./readonly.ts";
+import { RunContext, type Runtime } from "./run-context.ts";
+import { isThenable, linkSignal, neverAborted } from "./signal.ts";
+import type { Explanation, HookStack, Operation, StackOptions, StackStats } from "./stack-types.ts";
+
+/** Subjects are caller data; cap the per-point chain cache so hostile subjects cannot grow it without bound. */
+const maxCachedSubjects = 1024;
+
+interface PointTable {
+  readonly point: Point;
+  /** All hooks of the point, enabled or not, in R1 order. */
+  readonly hooks: readonly CompiledHook[];
+}
+
+const defaultStrict = (): boolean =>
+  typeof process !== "undefined" && (process.env.AGENT_ONION_STRICT === "1" || process.env.NODE_ENV === "test");
+
+/**
+ * Create an empty stack over `points`.
+ *
+ * @example
+ * const stack = createStack({ toolCall: gate<ToolCall, ToolResult>({ name: "toolCall", subject: (c) => c.name }) })
+ *   .use("toolCall", { name: "no-rm", match: "Bash(rm *)", before: () => Reject("Destructive command blocked") })
+ */
+export const createStack = <P extends Points>(points: P, options: StackOptions = {}): HookStack<P> => {
+  if (typeof points !== "object" || points === null) throw new TypeError("createStack: points must be an object of points");
+  const tables = new Map<string, PointTable>();
+  for (const [key, point] of Object.entries(points)) {
+    if (typeof point !== "object" || point === null || (point.kind !== "gate" && point.kind !== "observe"))
+      throw new TypeError(`createStack: points.${key} is not a point (use gate() or observe())`);
+    tables.set(key, { point, hooks: [] });
+  }
+  const runtime: Runtime = {
+    store: options.store ?? new MemoryStore(),
+    approval: options.approval,
+    strict: options.strict ?? defaultStrict(),
+    onFailure: options.onFailure,
+    pending: new Set(),
+    stats: { hookFailures: 0, failOpen: 0, observerErrors: 0 },
+  };
+  return new Stack<P>(points, options, runtime, tables, new Set(), 0);
+};
+
+class Stack<P extends Points> implements HookStack<P> {
+  private readonly chains = new Map<string, Map<string | undefined, Chain>>();
+
+  constructor(
+    readonly points: P,
+    readonly options: StackOptions,
+    private readonly runtime: Runtime,
+    private readonly tables: ReadonlyMap<string, PointTable>,
+    private readonly disabled: ReadonlySet<string>,
+    private readonly seq: number,
+  ) {}
+
+  get stats(): StackStats {
+    return { ...this.runtime.stats };
+  }
+
+  use(point: string | readonly string[], hook: Hook<any, any, any>): HookStack<P> {
+    const names = typeof point === "string" ? [point] : point;
+    if (!Array.isArray(names) || names.length === 0) throw new RegistrationError(nameOf(hook), "point", "must be a point name or a non-empty list of point names");
+    const tables = new Map(this.tables);
+    let seq = this.seq;
+    let disabled: Set<string> | undefined;
+    for (const name of names) {
+      const table = tables.get(name);
+      if (table === undefined) throw new RegistrationError(nameOf(hook), "point", `"${String(name)}" is not a point of this stack (known: ${[...tables.keys()].join(", ")})`);
+      const compiled = compileHook(hook, table.point.kind, seq++, name);
+      if (table.hooks.some((h) => h.name === compiled.name)) throw new RegistrationError(compiled.name, "name", `is already registered on point "${name}"`);
+      if (compiled.disabled) (disabled ??= new Set(this.disabled)).add(compiled.name);
+      tables.set(name, { point: table.point, hooks: insertSorted(table.hooks, compiled) });
+    }
+    return new Stack<P>(this.points, this.options, this.runtime, tables, disabled ?? this.disabled, seq);
+  }
+
+  without(name: string): HookStack<P> {
+    const tables = new Map<string, PointTable>();
+    for (const [key, table] of this.tables) tables.set(key, { point: table.point, hooks: table.hooks.filter((h) => h.name !== name) });
+    return new Stack<P>(this.points, this.options, this.runtime, tables, this.disabled, this.seq);
+  }
+
+  disable(name: string): HookStack<P> {
+    this.assertKnown(name, "disable");
+    return new Stack<P>(this.points, this.options, this.runtime, this.tables, new Set([...this.disabled, name]), this.seq);
+  }
+
+  enable(name: string): HookStack<P> {
+    this.assertKnown(name, "enable");
+    const disabled = new Set(this.disabled);
+    disabled.delete(name);
+    return new Stack<P>(this.points, this.options, this.runtime, this.tables, disabled, this.seq);
+  }
+
+  has(point: string): boolean {
+    const table = this.tables.get(point);
+    return table !== undefined && table.hooks.some((h) => !this.disabled.has(h.name));
+  }
+
+  flush(): Promise<void> {
+    const pending = this.runtime.pending;
+    if (pending.size === 0) return Promise.resolve();
+    // Observers may start more work while we wait: loop until nothing is pending.
+    return Promise.allSettled([...pending]).then(() => this.flush());
+  }
+
+  explain(point: string, input: unknown): readonly Explanation[] {
+    const table = this.table(point);
+    const subject = table.point.subject?.(input);
+    return table.hooks.map((h) => {
+      let matches: boolean;
+      try {
+        matches = h.matcher.matchSubject(subject) && (!h.matcher.needsInput || h.matcher.test(subject, input, () => table.point.detail?.(input)));
+      } catch {
+        matches = h.failMode === "closed";
+      }
+      return {
+        hook: h.name,
+        priority: h.priority,
+        phases: (["before", "around", "after", "recover", "observe"] as const).filter((p) => h[p] !== undefined),
+        matches,
+        match: h.matcher.source,
+        disabled: this.disabled.has(h.name),
+        shadow: h.shadow,
+        failMode: h.failMode,
+        source: h.source,
+      };
+    });
+  }
+
+  run(point: string, input: unknown, operation: Operation<any, any>, options?: RunOptions): Promise<Outcome<any>> {
+    const chain = this.chainFor(point, input);
+    if (typeof operation !== "function") return Promise.reject(new TypeError(`stack.run("${point}"): operation must be a function`));
+    const def = (this.tables.get(point) as PointTable).point;
+    const timeoutMs = options?.timeoutMs ?? def.timeoutMs;
+    const callerSignal = options?.signal;
+    const guarded = callerSignal !== undefined || timeoutMs !== undefined;
+    const recording = options?.trace !== undefined || chain.observers.length > 0;
+    if (!guarded) {
+      const run = new RunContext(this.runtime, def, options, input, neverAborted, recording);
+      return settle(run, chain, execute(run, chain, input, operation));
+    }
+    return this.runGuarded(def, chain, input, operation, options, callerSignal, timeoutMs, recording);
+  }
+
+  /** A run with a caller signal or a deadline: it settles exactly once, whichever comes first (R7). */
+  private runGuarded(
+    def: Point, chain: Chain, input: unknown, operation: Operation<any, any>, options: RunOptions | undefined,
+    callerSignal: AbortSignal | undefined, timeoutMs: number | undefined, recording: boolean,
+  ): Promise<Outcome> {
+    const link = linkSignal(callerSignal);
+    const signal = link.controller.signal;
+    const run = new RunContext(this.runtime, def, options, input, signal, recording);
+    if (signal.aborted) {
+      link.dispose();
+      return settle(run, chain, Outcome.failed(new RunAbortedError(def.name, signal.reason, false)));
+    }
+    return new Promise<Outcome>((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const finish = (outcome: Outcome): void => {
+        if (run.settled) return;
+        if (timer !== undefined) clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        link.dispose();
+        resolve(settle(run, chain, outcome));
+      };
+      const onAbort = (): void => finish(Outcome.failed(new RunAbortedError(def.name, signal.reason, timedOut)));
+      let timedOut = false;
+      signal.addEventListener("abort", onAbort, { once: true });
+      if (timeoutMs !== undefined)
+        timer = setTimeout(() => {
+          timedOut = true;
+          link.controller.abort(new RunAbortedError(def.name, undefined, true));
+        }, timeoutMs);
+      const step = execute(run, chain, input, operation);
+      if (isThenable(step)) (step as Promise<Outcome>).then(finish, (error) => finish(Outcome.failed(error)));
+      else finish(step as Outcome);
+    });
+  }
+
+  private assertKnown(name: string, verb: string): void {
+    for (const table of this.tables.values()) if (table.hooks.some((h) => h.name === name)) return;
+    throw new RegistrationError(name, "name", `cannot ${verb}: no hook of that name is registered`);
+  }
+
+  private table(point: string): PointTable {
+    const table = this.tables.get(point);
+    if (table === undefined) throw new TypeError(`"${point}" is not a point of this stack (known: ${[...this.tables.keys()].join(", ")})`);
+    return table;
+  }
+
+  /** The compiled chain for this point and the input's subject; cached per subject. */
+  private chainFor(point: string, input: unknown): Chain {
+    let bySubject = this.chains.get(point);
+    if (bySubject === undefined) {
+      const table = this.table(point);
+      bySubject = new Map();
+      this.chains.set(point, bySubject);
+      // With no subject-dependent matcher the subject is never computed.
+      if (table.hooks.every((h) => h.matcher.all || this.disabled.has(h.name))) bySubject.set(anySubject, this.compile(table, undefined, true));
+    }
+    const shared = bySubject.get(anySubject);
+    if (shared !== undefined) return shared;
+    const table = this.tables.get(point) as PointTable;
+    let subject: string | undefined;
+    try {
+      subject = table.point.subject?.(input);
+    } catch {
+      subject = undefined;
+    }
+    let chain = bySubject.get(subject);
+    if (chain === undefined) {
+      if (bySubject.size >= maxCachedSubjects) bySubject.clear();
+      chain = this.compile(table, subject, false);
+      bySubject.set(subject, chain);
+    }
+    return chain;
+  }
+
+  private compile(table: PointTable, subject: string | undefined, all: boolean): Chain {
+    const live = table.hooks.filter((h) => !this.disabled.has(h.name) && (all || h.matcher.matchSubject(subject)));
+    return Object.freeze({
+      hooks: Object.freeze(live.filter((h) => h.before || h.after || h.around || h.recover)),
+      observers: Object.freeze(live.filter((h) => h.observe !== undefined)),
+      dynamic: live.some((h) => h.matcher.needsInput),
+      subject: all ? noSubject : subject,
+    }) as Chain;
+  }
+}
+
+/** Insert in R1 order without re-sorting: the new hook has the highest `seq`, so it goes after its equals. */
+const insertSorted = (hooks: readonly CompiledHook[], hook: CompiledHook): CompiledHook[] => {
+  let lo = 0;
+  let hi = hooks.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (byPriority(hooks[mid] as CompiledHook, hook) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return [...hooks.slice(0, lo), hook, ...hooks.slice(lo)];
+};
+
+const anySubject = Symbol("any subject") as unknown as string;
+/** Marks a chain shared by all subjects: the subject is computed per run, and only when hooks exist. */
+const noSubject = Symbol("subject computed per run");
+
+const nameOf = (hook: unknown): string =>
+  typeof hook === "object" && hook !== null && typeof (hook as { name?: unknown }).name === "string" ? (hook as { name: string }).name : "?";
+
+/** Start the chain (or call the operation directly when there are no hooks). */
+const execute = (run: RunContext, chain: Chain, input: unknown, operation: Operation<any, any>): Outcome | Promise<Outcome> => {
+  // Fast path: nothing to wrap, the operation with next to nothing around it.
+  if (chain.hooks.length === 0 && chain.observers.length === 0) return callDirect(run, input, operation);
+  const subject = (chain as { subject?: unknown }).subject;
+  run.subject = subject === noSubject ? subjectOf(run, input) : (subject as string | undefined);
+  if (chain.hooks.length === 0) return callDirect(run, input, operation);
+  const frozen = run.runtime.strict ? deepFreeze(input) : input;
+  try {
+    return forward(run, newFrame(chain.hooks, 0, frozen), operation);
+  } catch (error) {
+    // The chain never throws for what hooks or the operation do; this is a bug guard.
+    return toFailed(error);
+  }
+};
+
+/** An operation with observers but no wrapping hooks. */
+const callDirect = (run: RunContext, input: unknown, operation: Operation<any, any>): Outcome | Promise<Outcome> => {
+  let result: unknown;
+  try {
+    result = operation(input as never, run);
+  } catch (error) {
+    return toFailed(error);
+  }
+  return isThenable(result) ? Promise.resolve(result).then(toCompleted, toFailed) : toCompleted(result);
+};
+
+const subjectOf = (run: RunContext, input: unknown): string | undefined => {
+  const subject = run.pointDef.subject;
+  if (subject === undefined) return undefined;
+  try {
+    return subject(input);
+  } catch {
+    return undefined;
+  }
+};
+
+/** Mark the run settled and hand its event to observers, after the caller got the outcome (R10). */
+const settle = (run: RunContext, chain: Chain, step: Outcome | Promise<Outcome>): Promise<Outcome> => {
+  if (isThenable(step)) return (step as Promise<Outcome>).then((o) => settle(run, chain, o), (error) => settle(run, chain, Outcome.failed(error)));
+  const outcome = step as Outcome;
+  run.settled = true;
+  if (chain.observers.length > 0) notify(run, chain, outcome);
+  return Promise.resolve(outcome);
+};
+
+const notify = (run: RunContext, chain: Chain, outcome: Outcome): void => {
+  const runtime = run.runtime;
+  const event: RunEvent = Object.freeze({
+    point: run.point,
+    subject: run.subject,
+    sessionId: run.sessionId,
+    runId: run.runId,
+    metadata: run.metadata,
+    path: run.path,
+    input: run.initial,
+    outcome,
+    decisions: run.decisions ?? [],
+    failures: run.failures ?? [],
+    startedAt: run.origin,
+    durationMs: performance.now() - run.origin,
+  }) as RunEvent;
+  // A macrotask, not a microtask: the caller's continuation runs first, so observers never delay it.
+  const task = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+    for (const hook of chain.observers) {
+      if (hook.matcher.needsInput && !safeTest(hook, run, event.input)) continue;
+      try {
+        const result = hook.observe?.(event);
+        if (isThenable(result)) run.waitUntil(Promise.resolve(result).then(undefined, (cause) => observerFailed(run, runtime, hook, cause)));
+      } catch (cause) {
+        observerFailed(run, runtime, hook, cause);
+      }
+    }
+  });
+  run.waitUntil(task);
+};
+
+const safeTest = (hook: CompiledHook, run: RunContext, input: unknown): boolean => {
+  try {
+    return hook.matcher.test(run.subject, input, () => run.detailOf(input));
+  } catch {
+    return false;
+  }
+};
+
+const observerFailed = (run: RunContext, runtime: Runtime, hook: CompiledHook, cause: unknown): void => {
+  runtime.stats.observerErrors++;
+  const phase: Phase = "observe";
+  const error = new HookError(hook.name, run.point, phase, "threw", 0, cause, hook.source);
+  try {
+    runtime.onFailure?.(error);
+  } catch {
+    // onFailure itself failing must not escape an observer (R10).
+  }
+};

@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import { Continue, Outcome, Reject, Replace, Transform } from "../../src/core/index.ts";
+import { call, newStack } from "./helpers.ts";
+
+describe("R2 and R3: actions and short-circuits", () => {
+  it("hands a Transform to the next hook and to the operation", async () => {
+    const stack = newStack()
+      .use("tool", { name: "one", before: (c) => Transform({ ...c, input: { n: 1 } }) })
+      .use("tool", { name: "two", before: (c) => Transform({ ...c, input: { n: (c.input.n as number) + 1 } }) });
+    const outcome = await stack.run("tool", call(), (c) => ({ content: String(c.input.n) }));
+    expect(outcome).toEqual(Outcome.completed({ content: "2" }));
+  });
+
+  it("skips inner hooks and the operation on Reject in before, and outer afters still run", async () => {
+    const seen: string[] = [];
+    let ran = false;
+    const stack = newStack()
+      .use("tool", { name: "outer", priority: 1, after: () => void seen.push("outer after") })
+      .use("tool", { name: "outer-around", priority: 2, around: async (_c, next) => { const o = await next(); seen.push(`around saw ${o._tag}`); return o; } })
+      .use("tool", { name: "guard", priority: 3, before: () => Reject("no"), after: () => void seen.push("guard after") })
+      .use("tool", { name: "inner", priority: 4, before: () => void seen.push("inner before") });
+    const outcome = await stack.run("tool", call(), () => { ran = true; return { content: "" }; });
+    expect(outcome).toEqual({ _tag: "Rejected", reason: "no", by: "guard" });
+    expect(ran).toBe(false);
+    // a Rejected outcome has no value, so `after` (which receives an output) does not run on it
+    expect(seen).toEqual(["around saw Rejected"]);
+  });
+
+  it("runs outer afters on a value replaced in before", async () => {
+    const seen: unknown[] = [];
+    let ran = false;
+    const stack = newStack()
+      .use("tool", { name: "audit", priority: 1, after: (out) => void seen.push(out) })
+      .use("tool", { name: "cache", priority: 2, before: () => Replace({ content: "cached" }) });
+    const outcome = await stack.run("tool", call(), () => { ran = true; return { content: "fresh" }; });
+    expect(outcome).toEqual(Outcome.completed({ content: "cached" }));
+    expect(ran).toBe(false);
+    expect(seen).toEqual([{ content: "cached" }]);
+  });
+
+  it("makes Replace in an after final: outer afters are skipped", async () => {
+    const seen: string[] = [];
+    const stack = newStack()
+      .use("tool", { name: "outer", priority: 1, after: () => { seen.push("outer"); return Transform({ content: "outer" }); } })
+      .use("tool", { name: "inner", priority: 2, after: () => Replace({ content: "inner" }) });
+    const outcome = await stack.run("tool", call(), () => ({ content: "op" }));
+    expect(outcome).toEqual(Outcome.completed({ content: "inner" }));
+    expect(seen).toEqual([]);
+  });
+
+  it("makes Reject in an after final, and an outer around cannot change it", async () => {
+    const stack = newStack()
+      .use("tool", { name: "outer", priority: 1, around: async (_c, next) => { await next(); return Replace({ content: "sneaky" }); } })
+      .use("tool", { name: "inner", priority: 2, after: () => Reject("bad output") });
+    const outcome = await stack.run("tool", call(), () => ({ content: "op" }));
+    expect(outcome).toEqual({ _tag: "Rejected", reason: "bad output", by: "inner" });
+  });
+
+  it("chains Transforms in after from the inside out", async () => {
+    const stack = newStack()
+      .use("tool", { name: "outer", priority: 1, after: (o) => Transform({ content: `${o.content}+outer` }) })
+      .use("tool", { name: "inner", priority: 2, after: (o) => Transform({ content: `${o.content}+inner` }) });
+    const outcome = await stack.run("tool", call(), () => ({ content: "op" }));
+    expect(outcome).toEqual(Outcome.completed({ content: "op+inner+outer" }));
+  });
+
+  it("gives each after the input its own layer received", async () => {
+    const seen: unknown[] = [];
+    const stack = newStack()
+      .use("tool", { name: "outer", priority: 1, before: (c) => Transform({ ...c, input: { v: "outer" } }), after: (_o, i) => void seen.push(["outer", i.input.v]) })
+      .use("tool", { name: "inner", priority: 2, before: (c) => Transform({ ...c, input: { v: "inner" } }), after: (_o, i) => void seen.push(["inner", i.input.v]) });
+    await stack.run("tool", call("Read", { v: "caller" }), () => ({ content: "" }));
+    expect(seen).toEqual([["inner", "outer"], ["outer", "caller"]]);
+  });
+
+  it("treats a returned undefined as Continue", async () => {
+    const stack = newStack().use("tool", { name: "quiet", before: () => undefined, after: () => {} });
+    expect(await stack.run("tool", call(), () => ({ content: "ok" }))).toEqual(Outcome.completed({ content: "ok" }));
+  });
+
+  it("turns a Reject on an observation point into a hook failure (fail open by default)", async () => {
+    const failures: string[] = [];
+    const stack = newStack({ onFailure: (e) => failures.push(`${e.kind} ${e.hook} ${e.point} ${e.phase}`) }).use("watch", {
+      name: "untyped",
+      before: (() => Reject("nope")) as never,
+    });
+    const outcome = await stack.run("watch", "x", (s) => s + "!");
+    expect(outcome).toEqual(Outcome.completed("x!"));
+    expect(failures).toEqual(["reject-on-observe untyped watch before"]);
+  });
+
+  it("lets observation hooks Transform and Replace", async () => {
+    const stack = newStack()
+      .use("watch", { name: "t", before: (s) => Transform(s.toUpperCase()) })
+      .use("watch", { name: "r", after: (o) => Replace(`${o}?`) });
+    expect(await stack.run("watch", "hi", (s) => s + "!")).toEqual(Outcome.completed("HI!?"));
+  });
+
+  it("returns Continue as a frozen singleton", () => {
+    expect(Object.isFrozen(Continue)).toBe(true);
+    expect(Continue).toBe(Continue);
+  });
+});

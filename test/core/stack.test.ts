@@ -1,0 +1,224 @@
+import { describe, expect, it } from "vitest";
+import { Continue, Priority, RegistrationError, Reject, Replace, Trace, Transform, createStack, gate } from "../../src/core/index.ts";
+import { call, newStack, sleep } from "./helpers.ts";
+
+describe("registration", () => {
+  const cases: [string, Record<string, unknown>, RegExp][] = [
+    ["a non-function hook", { name: "bad", before: "nope" }, /hook "bad": before must be a function/],
+    ["a NaN priority", { name: "bad", priority: Number.NaN, before: () => Continue }, /hook "bad": priority must be a finite number, got NaN/],
+    ["an infinite priority", { name: "bad", priority: Infinity, before: () => Continue }, /hook "bad": priority must be a finite number/],
+    ["a missing name", { before: () => Continue }, /name must be a non-empty string/],
+    ["no phase function", { name: "empty" }, /hook "empty": .* needs at least one function/],
+    ["a negative timeout", { name: "bad", timeoutMs: -1, before: () => Continue }, /hook "bad": timeoutMs must be a positive/],
+    ["an unknown fail mode", { name: "bad", failMode: "maybe", before: () => Continue }, /hook "bad": failMode must be "open" or "closed"/],
+    ["an unknown field", { name: "bad", befor: () => Continue }, /hook "bad": befor is not a hook field/],
+    ["an invalid matcher", { name: "bad", match: 42, before: () => Continue }, /hook "bad": match/],
+  ];
+  for (const [what, spec, message] of cases)
+    it(`throws a TypeError at registration for ${what}`, () => {
+      expect(() => newStack().use("tool", spec as never)).toThrow(TypeError);
+      expect(() => newStack().use("tool", spec as never)).toThrow(message);
+    });
+
+  it("throws for a duplicate name on the same point", () => {
+    const stack = newStack().use("tool", { name: "dup", before: () => Continue });
+    expect(() => stack.use("tool", { name: "dup", before: () => Continue })).toThrow(/hook "dup": name is already registered/);
+  });
+
+  it("throws for an unknown point, naming the hook", () => {
+    expect(() => newStack().use("nope" as never, { name: "h", before: () => Continue })).toThrow(RegistrationError);
+    expect(() => newStack().use("nope" as never, { name: "h", before: () => Continue })).toThrow(/hook "h": point "nope" is not a point/);
+  });
+
+  it("registers one hook on several points at once", async () => {
+    const seen: string[] = [];
+    const stack = newStack().use(["tool", "watch"], { name: "both", before: (_i, ctx) => void seen.push(ctx.point) });
+    await stack.run("tool", call(), () => ({ content: "" }));
+    await stack.run("watch", "x", (s) => s);
+    expect(seen).toEqual(["tool", "watch"]);
+  });
+});
+
+describe("immutable stacks", () => {
+  it("returns a new stack from use, leaving the old one unchanged", async () => {
+    const empty = newStack();
+    const guarded = empty.use("tool", { name: "deny", before: () => Reject("no") });
+    expect((await empty.run("tool", call(), () => ({ content: "" })))._tag).toBe("Completed");
+    expect((await guarded.run("tool", call(), () => ({ content: "" })))._tag).toBe("Rejected");
+  });
+
+  it("removes a hook by name with without()", async () => {
+    const stack = newStack().use("tool", { name: "deny", before: () => Reject("no") }).without("deny");
+    expect((await stack.run("tool", call(), () => ({ content: "" })))._tag).toBe("Completed");
+  });
+});
+
+describe("R8 matchers in the chain", () => {
+  it("runs a hook only for matching subjects", async () => {
+    const stack = newStack().use("tool", { name: "bash-only", match: "Bash", before: () => Reject("no bash") });
+    expect((await stack.run("tool", call("Read"), () => ({ content: "" })))._tag).toBe("Completed");
+    expect((await stack.run("tool", call("Bash"), () => ({ content: "" })))._tag).toBe("Rejected");
+  });
+
+  it("checks Name(pattern) conditions against the point's detail per run", async () => {
+    const stack = newStack().use("tool", { name: "no-rm", match: "Bash(rm *)", before: () => Reject("Destructive command blocked") });
+    const bash = (command: string) => call("Bash", { command });
+    expect((await stack.run("tool", bash("ls -la"), () => ({ content: "" })))._tag).toBe("Completed");
+    expect((await stack.run("tool", bash("ls && rm -rf /"), () => ({ content: "" })))._tag).toBe("Rejected");
+  });
+
+  it("does not run after hooks of a hook whose condition did not match", async () => {
+    let after = 0;
+    const stack = newStack().use("tool", { name: "c", match: "Bash(git *)", after: () => void after++ });
+    await stack.run("tool", call("Bash", { command: "ls" }), () => ({ content: "" }));
+    expect(after).toBe(0);
+  });
+
+  it("explains which hooks would run, in order", () => {
+    const stack = newStack()
+      .use("tool", { name: "audit", priority: Priority.telemetry, after: () => Continue })
+      .use("tool", { name: "no-rm", priority: Priority.guard, match: "Bash(rm *)", before: () => Reject("x") })
+      .use("tool", { name: "web", match: "WebFetch", before: () => Continue })
+      .disable("web");
+    const lines = stack.explain("tool", call("Bash", { command: "rm -rf /" }));
+    expect(lines.map((l) => [l.hook, l.matches, l.disabled])).toEqual([["no-rm", true, false], ["audit", true, false], ["web", false, true]]);
+  });
+});
+
+describe("R9 immutability", () => {
+  it("freezes inputs and outputs in strict mode so a hook cannot change what another saw", async () => {
+    let mutationError: unknown;
+    const stack = newStack({ strict: true })
+      .use("tool", { name: "mutator", before: (c) => { try { (c.input as Record<string, unknown>).command = "rm -rf /"; } catch (e) { mutationError = e; } } });
+    let opSaw: unknown;
+    await stack.run("tool", call("Bash", { command: "ls" }), (c) => { opSaw = c.input.command; return { content: "" }; });
+    expect(mutationError).toBeInstanceOf(TypeError);
+    expect(opSaw).toBe("ls");
+  });
+
+  it("freezes Transform values too", async () => {
+    let frozen = false;
+    const stack = newStack({ strict: true })
+      .use("tool", { name: "t", priority: 1, before: (c) => Transform({ ...c, input: { a: [1] } }) })
+      .use("tool", { name: "look", priority: 2, before: (c) => { frozen = Object.isFrozen(c.input.a); } });
+    await stack.run("tool", call(), () => ({ content: "" }));
+    expect(frozen).toBe(true);
+  });
+});
+
+describe("R10 observers", () => {
+  it("receives each settled run with its outcome and decisions, after the caller got the outcome", async () => {
+    const events: unknown[] = [];
+    let resolvedFirst = false;
+    const stack = newStack()
+      .use("tool", { name: "deny", before: () => Reject("no") })
+      .use("tool", { name: "watcher", observe: (e) => void events.push({ outcome: e.outcome._tag, decisions: e.decisions.map((d) => `${d.hook}:${d.action}`), resolvedFirst }) });
+    await stack.run("tool", call(), () => ({ content: "" })).then(() => { resolvedFirst = true; });
+    await stack.flush();
+    expect(events).toEqual([{ outcome: "Rejected", decisions: ["deny:Reject"], resolvedFirst: true }]);
+  });
+
+  it("isolates and counts observer errors and never delays the chain", async () => {
+    const stack = newStack()
+      .use("tool", { name: "bad", observe: () => { throw new Error("observer broke"); } })
+      .use("tool", { name: "slow", observe: () => sleep(30) });
+    const t0 = performance.now();
+    const outcome = await stack.run("tool", call(), () => ({ content: "ok" }));
+    expect(performance.now() - t0).toBeLessThan(25);
+    expect(outcome._tag).toBe("Completed");
+    await stack.flush();
+    expect(stack.stats.observerErrors).toBe(1);
+  });
+
+  it("flush() waits for background work started with ctx.waitUntil", async () => {
+    let done = false;
+    const stack = newStack().use("tool", { name: "bg", after: (_o, _i, ctx) => { ctx.waitUntil(sleep(20).then(() => { done = true; })); } });
+    await stack.run("tool", call(), () => ({ content: "" }));
+    expect(done).toBe(false);
+    await stack.flush();
+    expect(done).toBe(true);
+  });
+});
+
+describe("R11 decision trace", () => {
+  it("reports which hooks ran, in order, what each returned and why", async () => {
+    const trace = new Trace();
+    const stack = newStack()
+      .use("tool", { name: "rewrite", priority: 1, before: (c) => Transform({ ...c, name: "Edit" }) })
+      .use("tool", { name: "guard", priority: 2, before: () => Reject("not allowed") });
+    await stack.run("tool", call(), () => ({ content: "" }), { trace });
+    expect(trace.entries.map((e) => [e.hook, e.phase, e.action, e.reason])).toEqual([
+      ["rewrite", "before", "Transform", undefined],
+      ["guard", "before", "Reject", "not allowed"],
+    ]);
+    expect(trace.entries.every((e) => e.ms >= 0)).toBe(true);
+    expect(trace.format()).toContain("not allowed");
+  });
+});
+
+describe("R12 shadow and disable", () => {
+  it("records a shadow hook's decision without enforcing it", async () => {
+    const trace = new Trace();
+    const stack = newStack().use("tool", { name: "trial", shadow: true, before: () => Reject("would block") });
+    const outcome = await stack.run("tool", call(), () => ({ content: "ran" }), { trace });
+    expect(outcome._tag).toBe("Completed");
+    expect(trace.entries[0]).toMatchObject({ hook: "trial", action: "Reject", shadow: true, reason: "would block" });
+  });
+
+  it("skips a disabled hook and runs it again once enabled", async () => {
+    const base = newStack().use("tool", { name: "deny", before: () => Reject("no"), disabled: true });
+    expect((await base.run("tool", call(), () => ({ content: "" })))._tag).toBe("Completed");
+    expect((await base.enable("deny").run("tool", call(), () => ({ content: "" })))._tag).toBe("Rejected");
+    expect((await base.enable("deny").disable("deny").run("tool", call(), () => ({ content: "" })))._tag).toBe("Completed");
+  });
+
+  it("refuses to disable a hook that does not exist", () => {
+    expect(() => newStack().disable("ghost")).toThrow(/hook "ghost": name cannot disable/);
+  });
+});
+
+describe("context", () => {
+  it("collects ctx.addContext text in hook order", async () => {
+    const added: string[] = [];
+    const stack = newStack()
+      .use("tool", { name: "b", priority: 2, before: (_c, ctx) => ctx.addContext("second") })
+      .use("tool", { name: "a", priority: 1, before: (_c, ctx) => ctx.addContext("first") });
+    await stack.run("tool", call(), () => ({ content: "" }), { onContext: (t, hook) => added.push(`${hook}:${t}`) });
+    expect(added).toEqual(["a:first", "b:second"]);
+  });
+
+  it("answers approval requests with a denial that says so when no handler is configured", async () => {
+    const stack = newStack().use("tool", { name: "ask", before: async (_c, ctx) => { const d = await ctx.approve({ hook: "ask", reason: "dangerous" }); return d.decision === "approve" ? Continue : Reject(d.decision === "deny" ? d.reason : "?"); } });
+    const outcome = await stack.run("tool", call(), () => ({ content: "" }));
+    expect(outcome._tag === "Rejected" && outcome.reason).toMatch(/no approval handler is configured/);
+  });
+
+  it("gives hooks a session-scoped and a global state store", async () => {
+    const counts: string[] = [];
+    const stack = newStack().use("tool", {
+      name: "count",
+      before: async (_c, ctx) => {
+        const session = await ctx.state("session").incr("calls");
+        const global = await ctx.state("global").incr("calls");
+        counts.push(`${ctx.sessionId}:${session}/${global}`);
+      },
+    });
+    for (const sessionId of ["s1", "s1", "s2"]) await stack.run("tool", call(), () => ({ content: "" }), { sessionId });
+    expect(counts).toEqual(["s1:1/1", "s1:2/2", "s2:1/3"]);
+  });
+
+  it("replaces through the fast path with no hooks, calling the operation directly", async () => {
+    const stack = createStack({ p: gate<number, number>({ name: "p" }) });
+    expect(await stack.run("p", 2, (n) => n * 2)).toEqual({ _tag: "Completed", value: 4 });
+    expect(await stack.run("p", 2, async () => { throw new Error("x"); })).toMatchObject({ _tag: "Failed" });
+  });
+
+  it("keeps a replaced value final even if an outer around retries", async () => {
+    let calls = 0;
+    const stack = newStack()
+      .use("tool", { name: "outer", priority: 1, around: async (_c, next) => { await next(); await sleep(1); return next(); } })
+      .use("tool", { name: "inner", priority: 2, before: () => { calls++; return Replace({ content: `r${calls}` }); } });
+    const outcome = await stack.run("tool", call(), () => ({ content: "op" }));
+    expect(outcome).toEqual({ _tag: "Completed", value: { content: "r2" } });
+  });
+});
