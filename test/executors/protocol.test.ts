@@ -1,0 +1,246 @@
+/**
+ * Every JSON decision kind of Claude Code's protocol, answered by a real child process
+ * (test/fixtures/commands/respond.mjs) and run through the real onion.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { CompactionRequest, StopRequest, ToolCall } from "../../src/agent/types.ts";
+import { Trace } from "../../src/core/trace.ts";
+import { commandHook, type CommandHookOptions } from "../../src/executors/command.ts";
+import type { ClaudeEvent } from "../../src/executors/events.ts";
+import { bash, echoTool, fixture, node, notices, tempDir } from "./helpers.ts";
+import { agentStack } from "./stack-helpers.ts";
+
+const answering = <E extends ClaudeEvent>(event: E, json: unknown, over: Partial<CommandHookOptions<E>> = {}) =>
+  commandHook({ event, ...node("respond.mjs", "0", typeof json === "string" ? json : JSON.stringify(json)), timeoutMs: 5000, ...over } as CommandHookOptions<E>);
+const pre = (fields: Record<string, unknown>, top: Record<string, unknown> = {}) => ({ ...top, hookSpecificOutput: { hookEventName: "PreToolUse", ...fields } });
+const reasonOf = (o: { _tag: string }) => (o as { reason?: string }).reason;
+
+const runTool = async (stack: ReturnType<typeof agentStack>, call: ToolCall = bash("ls")) => {
+  const seen: ToolCall[] = [];
+  const context: string[] = [];
+  const outcome = await stack.run("toolCall", call, (c) => {
+    seen.push(c as ToolCall);
+    return echoTool(c);
+  }, { onContext: (t) => context.push(t) });
+  return { outcome, seen, context };
+};
+
+describe("PreToolUse permission decisions", () => {
+  it("deny rejects with its reason", async () => {
+    const { outcome, seen } = await runTool(agentStack().use("toolCall", answering("PreToolUse", pre({ permissionDecision: "deny", permissionDecisionReason: "DB writes are off" }))));
+    expect(outcome).toMatchObject({ _tag: "Rejected", reason: "DB writes are off" });
+    expect(seen).toEqual([]);
+  });
+
+  it("allow never loosens a deny from another hook, in either order", async () => {
+    for (const [first, second] of [["allow", "deny"], ["deny", "allow"]] as const) {
+      const stack = agentStack()
+        .use("toolCall", answering("PreToolUse", pre({ permissionDecision: first, permissionDecisionReason: `${first}!` }), { name: "one" }))
+        .use("toolCall", answering("PreToolUse", pre({ permissionDecision: second, permissionDecisionReason: `${second}!` }), { name: "two" }));
+      const { outcome } = await runTool(stack);
+      expect(outcome).toMatchObject({ _tag: "Rejected", reason: "deny!" });
+    }
+  });
+
+  it("the deprecated top-level approve/block still mean allow/deny", async () => {
+    const blocked = await runTool(agentStack().use("toolCall", answering("PreToolUse", { decision: "block", reason: "old style" })));
+    expect(blocked.outcome).toMatchObject({ _tag: "Rejected", reason: "old style" });
+    const approved = await runTool(agentStack().use("toolCall", answering("PreToolUse", { decision: "approve" })));
+    expect(approved.outcome._tag).toBe("Completed");
+  });
+
+  it("ask goes to the stack's approval handler, which may approve, deny or edit", async () => {
+    const ask = answering("PreToolUse", pre({ permissionDecision: "ask", permissionDecisionReason: "prod deploy" }));
+    const requests: unknown[] = [];
+    const approving = agentStack({ approval: (r) => (requests.push(r), { decision: "approve" }) }).use("toolCall", ask);
+    expect((await runTool(approving)).outcome._tag).toBe("Completed");
+    expect(requests[0]).toMatchObject({ point: "toolCall", reason: "prod deploy", input: bash("ls") });
+    const denying = agentStack({ approval: () => ({ decision: "deny", reason: "not today" }) }).use("toolCall", ask);
+    expect((await runTool(denying)).outcome).toMatchObject({ _tag: "Rejected", reason: "not today" });
+    const editing = agentStack({ approval: () => ({ decision: "edit", input: { command: "ls -la" } }) }).use("toolCall", ask);
+    expect((await runTool(editing)).seen[0]?.input).toEqual({ command: "ls -la" });
+  });
+
+  it("ask without an approval handler is a denial that says no one could approve", async () => {
+    const { outcome } = await runTool(agentStack().use("toolCall", answering("PreToolUse", pre({ permissionDecision: "ask" }))));
+    expect(reasonOf(outcome)).toMatch(/no approval handler is configured/);
+  });
+
+  it("defer lets the call go ahead and leaves a notice", async () => {
+    const n = notices();
+    const { outcome } = await runTool(agentStack().use("toolCall", answering("PreToolUse", pre({ permissionDecision: "defer" }), { onNotice: n.sink })));
+    expect(outcome._tag).toBe("Completed");
+    expect(n.list).toMatchObject([{ kind: "defer" }]);
+  });
+
+  it("updatedInput replaces the tool's input; additionalContext reaches the model", async () => {
+    const hook = answering("PreToolUse", pre({ permissionDecision: "allow", updatedInput: { command: "ls --color=never" }, additionalContext: "prod box" }));
+    const { seen, context } = await runTool(agentStack().use("toolCall", hook));
+    expect(seen[0]).toEqual({ id: "toolu_1", name: "Bash", input: { command: "ls --color=never" } });
+    expect(context).toEqual(["prod box"]);
+  });
+
+  it("__proto__ and constructor keys in updatedInput never reach our objects", async () => {
+    const text = '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"ls","__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}}}}}';
+    const { seen } = await runTool(agentStack().use("toolCall", answering("PreToolUse", text)));
+    expect(seen[0]?.input).toEqual({ command: "ls" });
+    expect(Object.getPrototypeOf(seen[0]?.input)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe("universal fields", () => {
+  it("continue: false with stopReason rejects a gate", async () => {
+    const { outcome } = await runTool(agentStack().use("toolCall", answering("PreToolUse", { continue: false, stopReason: "build failed" })));
+    expect(outcome).toMatchObject({ _tag: "Rejected", reason: "build failed" });
+  });
+
+  it("continue: false on Stop lets the stop happen (that is what it asks for)", async () => {
+    const n = notices();
+    const stack = agentStack().use("stop", answering("Stop", { continue: false, stopReason: "done", decision: "block", reason: "ignored" }, { onNotice: n.sink }));
+    const outcome = await stack.run("stop", { reason: "end_turn", blockedCount: 0 } satisfies StopRequest, () => ({ stop: true as const }));
+    expect(outcome._tag).toBe("Completed");
+    expect(n.list).toMatchObject([{ kind: "stopReason", message: "done" }]);
+  });
+
+  it("systemMessage becomes a notice, cleaned of escapes", async () => {
+    const n = notices();
+    await runTool(agentStack().use("toolCall", answering("PreToolUse", { systemMessage: "\u001b[1mheads up\u001b[0m" }, { onNotice: n.sink })));
+    expect(n.list).toMatchObject([{ kind: "systemMessage", message: "heads up", event: "PreToolUse" }]);
+  });
+});
+
+describe("PostToolUse", () => {
+  const post = (fields: Record<string, unknown>, top: Record<string, unknown> = {}) => ({ ...top, hookSpecificOutput: { hookEventName: "PostToolUse", ...fields } });
+
+  it("updatedToolOutput replaces what the tool returned", async () => {
+    const { outcome } = await runTool(agentStack().use("toolCall", answering("PostToolUse", post({ updatedToolOutput: "[redacted]" }))));
+    expect(outcome).toEqual({ _tag: "Completed", value: { content: "[redacted]" } });
+  });
+
+  it("decision: block rejects the result (the model reads the reason, not the output)", async () => {
+    const { outcome } = await runTool(agentStack().use("toolCall", answering("PostToolUse", { decision: "block", reason: "output leaks a key" })));
+    expect(outcome).toMatchObject({ _tag: "Rejected", reason: "output leaks a key" });
+  });
+
+  it("receives tool_input and tool_response in its event", async () => {
+    const file = join(tempDir(), "post.json");
+    const stack = agentStack().use("toolCall", commandHook({ event: "PostToolUse", ...node("record-event.mjs", file), timeoutMs: 5000 }));
+    expect((await runTool(stack)).outcome._tag).toBe("Completed");
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({
+      hook_event_name: "PostToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "toolu_1", tool_response: "ran: ls",
+    });
+  });
+});
+
+describe("PostToolUseFailure", () => {
+  it("exit 2 and additionalContext go to the model as context; the failure stays a failure", async () => {
+    const context: string[] = [];
+    const stack = agentStack()
+      .use("toolCall", commandHook({ event: "PostToolUseFailure", name: "hint", ...node("respond.mjs", "2", "", "try npm ci first"), timeoutMs: 5000 }))
+      .use("toolCall", answering("PostToolUseFailure", { hookSpecificOutput: { hookEventName: "PostToolUseFailure", additionalContext: "lockfile changed" } }, { name: "ctx" }));
+    const outcome = await stack.run("toolCall", bash("npm test"), () => { throw new Error("Exit code 1"); }, { onContext: (t) => context.push(t) });
+    expect(outcome._tag).toBe("Failed");
+    expect(context.sort()).toEqual(["lockfile changed", "try npm ci first"]);
+  });
+});
+
+describe("UserPromptSubmit and SessionStart", () => {
+  it("plain stdout becomes context", async () => {
+    for (const [event, point, input] of [
+      ["UserPromptSubmit", "userPrompt", { text: "hi" }],
+      ["SessionStart", "sessionStart", { sessionId: "s", source: "startup" }],
+    ] as const) {
+      const context: string[] = [];
+      const hook = commandHook({ event, command: fixture("commands", "plain-context.sh"), timeoutMs: 5000 } as CommandHookOptions<typeof event>);
+      const stack = agentStack().use(point as "userPrompt", hook as never);
+      const outcome = await stack.run(point as "userPrompt", input as never, (i) => i as never, { onContext: (t) => context.push(t) });
+      expect(outcome._tag).toBe("Completed");
+      expect(context).toEqual(["Current branch: main"]);
+    }
+  });
+
+  it("plain stdout on PreToolUse is not context", async () => {
+    const { context } = await runTool(agentStack().use("toolCall", commandHook({ event: "PreToolUse", command: fixture("commands", "plain-context.sh"), timeoutMs: 5000 })));
+    expect(context).toEqual([]);
+  });
+
+  it("decision: block rejects a prompt", async () => {
+    const stack = agentStack().use("userPrompt", answering("UserPromptSubmit", { decision: "block", reason: "contains a secret" }));
+    expect(await stack.run("userPrompt", { text: "my key is sk-1" }, (p) => p)).toMatchObject({ _tag: "Rejected", reason: "contains a secret" });
+  });
+
+  it("exit 2 on SessionStart is a hook failure (Claude Code cannot block it): closed rejects, open goes on", async () => {
+    const start = { sessionId: "s", source: "startup" } as const;
+    const closed = agentStack().use("sessionStart", commandHook({ event: "SessionStart", ...node("respond.mjs", "2", "", "no"), timeoutMs: 5000 }));
+    expect(reasonOf(await closed.run("sessionStart", start, (s) => ({ sessionId: s.sessionId })))).toMatch(/SessionStart cannot block/);
+    const open = agentStack().use("sessionStart", commandHook({ event: "SessionStart", failMode: "open", ...node("respond.mjs", "2", "", "no"), timeoutMs: 5000 }));
+    expect((await open.run("sessionStart", start, (s) => ({ sessionId: s.sessionId })))._tag).toBe("Completed");
+  });
+});
+
+describe("Stop", () => {
+  const stopReq: StopRequest = { reason: "end_turn", blockedCount: 1, lastMessage: "done" };
+  it("decision: block keeps the agent going with the reason", async () => {
+    const stack = agentStack().use("stop", answering("Stop", { decision: "block", reason: "tests are red" }));
+    expect(await stack.run("stop", stopReq, () => ({ stop: true as const }))).toMatchObject({ _tag: "Rejected", reason: "tests are red" });
+  });
+
+  it("additionalContext also keeps the agent going, as feedback", async () => {
+    const stack = agentStack().use("stop", answering("Stop", { hookSpecificOutput: { hookEventName: "Stop", additionalContext: "run the linter" } }));
+    expect(await stack.run("stop", stopReq, () => ({ stop: true as const }))).toMatchObject({ _tag: "Rejected", reason: "run the linter" });
+  });
+});
+
+describe("observation points", () => {
+  const compaction: CompactionRequest = { trigger: "auto", messages: [], tokens: 10, budget: 5 };
+  it("a block on PreCompact (compaction is an observation point) is an R2 failure, recorded, and the operation goes on", async () => {
+    const trace = new Trace();
+    const stack = agentStack().use("compaction", commandHook({ event: "PreCompact", name: "no-compact", ...node("respond.mjs", "2", "", "keep it"), timeoutMs: 5000 }));
+    const outcome = await stack.run("compaction", compaction, () => ({ messages: [], summary: "s", removed: 3 }), { trace });
+    expect(outcome._tag).toBe("Completed");
+    expect(trace.entries).toMatchObject([{ hook: "no-compact", action: "Failed", failMode: "open" }]);
+    expect(stack.stats.failOpen).toBe(1);
+  });
+
+  it("a Notification hook's exit code is ignored, as in Claude Code", async () => {
+    const stack = agentStack().use("notification", commandHook({ event: "Notification", ...node("respond.mjs", "2", "", "x"), timeoutMs: 5000 }));
+    await stack.run("notification", { type: "info", message: "hello" }, () => undefined);
+    expect(stack.stats.hookFailures).toBe(0);
+  });
+});
+
+describe("unreadable answers are failures naming the hook and the field", () => {
+  it.each([
+    ["a misspelled field", pre({ permissionDecison: "deny" }), /hook "guard" answered PreToolUse JSON that does not fit the schema: hookSpecificOutput\.permissionDecison: is unexpected/],
+    ["a wrong value", pre({ permissionDecision: "maybe" }), /hookSpecificOutput\.permissionDecision: Expected "allow"/],
+    ["another event's name", { hookSpecificOutput: { hookEventName: "PostToolUse" } }, /hookSpecificOutput\.hookEventName: Expected "PreToolUse"/],
+    ["an unknown top-level field", { decison: "block" }, /decison: is unexpected/],
+    ["invalid JSON", '{"decision": "block", ', /printed invalid JSON/],
+  ])("%s", async (_what, json, message) => {
+    const { outcome } = await runTool(agentStack().use("toolCall", answering("PreToolUse", json, { name: "guard" })));
+    expect(outcome._tag).toBe("Rejected");
+    expect(reasonOf(outcome)).toMatch(message);
+  });
+
+  it("a banner printed before the JSON", async () => {
+    const { outcome } = await runTool(agentStack().use("toolCall", commandHook({ event: "PreToolUse", command: fixture("commands", "banner-then-json.sh"), timeoutMs: 5000 })));
+    expect(reasonOf(outcome)).toMatch(/printed text before its JSON/);
+  });
+});
+
+describe("async command hooks", () => {
+  it("return at once, report their answer as a notice, and keep stack.flush() waiting", async () => {
+    const n = notices();
+    const hook = commandHook({ event: "PostToolUse", async: true, ...node("respond.mjs", "2", "", "tests failed"), timeoutMs: 5000, onNotice: n.sink });
+    const stack = agentStack().use("toolCall", hook);
+    const { outcome } = await runTool(stack);
+    expect(outcome._tag).toBe("Completed");
+    expect(n.list).toEqual([]); // the run did not wait for the process
+
+    await stack.flush();
+    expect(n.list).toMatchObject([{ kind: "background-result", message: "tests failed" }]);
+  });
+});
