@@ -1,0 +1,180 @@
+/**
+ * Payloads of the standard agent points (DESIGN section 4). The field names kept by the
+ * contract are `ToolCall`, `ToolResult`, `UserPrompt` and `StopRequest`; the others follow the
+ * same shape: plain JSON-like data, so they can be frozen, traced and sent to external hooks.
+ */
+
+/** One tool invocation requested by the model. */
+export interface ToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly input: Record<string, unknown>;
+}
+
+/** What a tool returned; `isError` marks a failure the model should read. */
+export interface ToolResult {
+  readonly content: unknown;
+  readonly isError?: boolean;
+}
+
+/** A message of the conversation, provider-neutral. */
+export interface Message {
+  readonly role: "system" | "user" | "assistant" | "tool";
+  readonly content: string;
+  /** Tool calls the assistant asked for in this message. */
+  readonly toolCalls?: readonly ToolCall[];
+  /** For `tool` messages: which call this answers, and the tool's name. */
+  readonly toolCallId?: string;
+  readonly toolName?: string;
+  readonly isError?: boolean;
+}
+
+/** A tool as the model sees it. */
+export interface ToolSpec {
+  readonly name: string;
+  readonly description?: string;
+  /** JSON Schema of the input. */
+  readonly inputSchema?: Record<string, unknown>;
+}
+
+export interface Usage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+export type FinishReason = "stop" | "length" | "tool-calls" | "content-filter" | "error" | "other";
+
+/** One LLM provider call. */
+export interface ModelRequest {
+  /** The model id; the subject of `modelCall`. */
+  readonly model: string;
+  readonly messages: readonly Message[];
+  readonly tools?: readonly ToolSpec[];
+  readonly maxOutputTokens?: number;
+  readonly temperature?: number;
+  /** True when the caller asked for a stream. */
+  readonly stream?: boolean;
+}
+
+/** What a provider call produced (for streams: the assembled response). */
+export interface ModelResponse {
+  readonly text: string;
+  readonly toolCalls: readonly ToolCall[];
+  readonly finishReason: FinishReason;
+  readonly usage: Usage;
+  /** The model that answered (after a fallback it may differ from the request). */
+  readonly model?: string;
+  /** For streams: ms from the call to the first chunk. */
+  readonly timeToFirstChunkMs?: number;
+  /** For streams: the stream was cut short (caller abort, consumer cancel); text and usage are partial. */
+  readonly aborted?: boolean;
+  /** True when the provider reported no usage and the numbers are estimates (about 4 characters a token). */
+  readonly usageEstimated?: boolean;
+}
+
+/** A user message entering the agent; hooks may rewrite it. */
+export interface UserPrompt {
+  readonly text: string;
+}
+
+/** What `userPrompt` yields: the accepted (possibly rewritten) prompt. */
+export type AcceptedPrompt = UserPrompt;
+
+/** The decision to stop; `Reject` keeps the agent going with the reason fed back (R13 caps it). */
+export interface StopRequest {
+  readonly reason: string;
+  readonly lastMessage?: string;
+  /** How many consecutive times a stop was already blocked in this run. */
+  readonly blockedCount: number;
+}
+
+/** The answer of the `stop` point: stop, with the final text. */
+export interface StopDecision {
+  readonly stop: true;
+}
+
+/** A sub-agent finishing; subject is the sub-agent's name. */
+export interface SubagentStopRequest extends StopRequest {
+  readonly agent: string;
+  readonly path: readonly string[];
+}
+
+export type SessionSource = "startup" | "resume" | "clear" | "compact";
+
+/** Opening a session; subject is the source. */
+export interface SessionStart {
+  readonly sessionId: string;
+  readonly source: SessionSource;
+}
+/** What `sessionStart` yields; hooks may add context for the model with `ctx.addContext`. */
+export interface SessionInfo {
+  readonly sessionId: string;
+}
+
+/** Closing a session; subject is the reason. */
+export interface SessionEnd {
+  readonly sessionId: string;
+  readonly reason: "clear" | "logout" | "prompt_input_exit" | "other" | "error";
+}
+
+/**
+ * One agent run: a prompt in, a result out. `before` hooks on `run` may rewrite any of it
+ * (seed 001's onAgentStart: the system instruction, the tools, the input).
+ */
+export interface RunInput {
+  readonly prompt: string;
+  /** The conversation so far, ending with the user's message. */
+  readonly messages: readonly Message[];
+  /** The system prompt sent first in every model request of this run. */
+  readonly system?: string;
+  /** The tools offered to the model in this run; a hook may remove some. */
+  readonly tools?: readonly ToolSpec[];
+}
+export interface RunResult {
+  readonly text: string;
+  readonly steps: number;
+  readonly usage: Usage;
+  readonly finishReason: FinishReason | "stop-rejected-cap" | "max-steps";
+  readonly messages: readonly Message[];
+}
+
+/** One loop iteration. */
+export interface StepInput {
+  readonly index: number;
+  readonly messages: readonly Message[];
+}
+export interface StepResult {
+  readonly response: ModelResponse;
+  readonly toolResults: readonly { readonly call: ToolCall; readonly result: ToolResult }[];
+}
+
+/** Context compaction; subject is the trigger. */
+export interface CompactionRequest {
+  readonly trigger: "auto" | "manual";
+  readonly messages: readonly Message[];
+  readonly tokens: number;
+  readonly budget: number;
+}
+export interface CompactionResult {
+  readonly messages: readonly Message[];
+  readonly summary: string;
+  readonly removed: number;
+}
+
+/** An error in the loop; subject is where it happened. */
+export interface ErrorEvent {
+  readonly where: "model" | "tool" | "hook" | "loop";
+  readonly error: unknown;
+  readonly attempt: number;
+}
+/** What to do about an error: fail (default), retry the failed operation, or recover with a value. */
+export type ErrorDecision =
+  | { readonly action: "fail" }
+  | { readonly action: "retry"; readonly delayMs?: number }
+  | { readonly action: "recover"; readonly value: unknown };
+
+/** A notice to the user; subject is its type. */
+export interface Notification {
+  readonly type: "permission_prompt" | "idle_prompt" | "info" | "warning" | "approval";
+  readonly message: string;
+}
