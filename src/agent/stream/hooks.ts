@@ -1,0 +1,95 @@
+/**
+ * Stream-aware hooks for `modelCall`. Each helper returns an ordinary hook (so priority,
+ * matchers, disable/enable and traces work as for any hook) whose `before` registers its
+ * stream part on the run's `StreamControl` when the call is streamed.
+ *
+ * - `outputGate`: one check, the same verdict on both paths. On `generate` its `after` checks
+ *   the whole text; on a stream the check sees the held-back text as it grows, so nothing it
+ *   would block is released first.
+ * - `chunkHook`: a part transform, chunk by chunk (streams only; add an `after` for `generate`).
+ */
+import { Continue, Replace, Transform } from "../../core/action.ts";
+import type { HookContext } from "../../core/context.ts";
+import type { Hook } from "../../core/hook.ts";
+import type { DeepReadonly } from "../../core/readonly.ts";
+import type { ModelRequest, ModelResponse } from "../types.ts";
+import { streamControl, type HoldBack, type OutputCheck, type PartTransform } from "./control.ts";
+
+type ModelHook = Hook<ModelRequest, ModelResponse, "observe">;
+type HookFields = Omit<ModelHook, "name">;
+
+export interface OutputGateSpec extends Omit<HookFields, "after"> {
+  readonly name: string;
+  /** Sees the text not yet released (the whole text for `generate` and for `"all"`). */
+  readonly check: OutputCheck;
+  /**
+   * How much text to hold on streams. `"all"` (default) gives exactly `generate`'s verdict for
+   * any check; `{ window: n }` streams sooner and is exact for checks whose matches are at most
+   * `n + 1` characters long (substrings, bounded regexes).
+   */
+  readonly holdBack?: Exclude<HoldBack, "none">;
+  /** The text of a blocked answer; default `[output blocked by <name>: <reason>]`. */
+  readonly replacement?: (reason: string) => string;
+}
+
+/**
+ * A hook that checks model output on `generate` and on streams alike, and blocks or rewrites it.
+ *
+ * @example
+ * stack.use("modelCall", outputGate({
+ *   name: "no-secrets", holdBack: { window: 64 },
+ *   check: (text) => (text.includes(SECRET) ? Transform(text.replaceAll(SECRET, "[redacted]")) : Continue),
+ * }))
+ */
+export const outputGate = (spec: OutputGateSpec): ModelHook => {
+  const { check, holdBack = "all", replacement = (reason: string) => `[output blocked by ${spec.name}: ${reason}]`, before, ...rest } = spec;
+  return {
+    ...rest,
+    before: (request: DeepReadonly<ModelRequest>, ctx: HookContext<ModelRequest>) => {
+      streamControl(ctx)?.gate({ name: spec.name, check, holdBack, replacement });
+      return before?.(request, ctx);
+    },
+    after: async (response: DeepReadonly<ModelResponse>, _request: DeepReadonly<ModelRequest>, ctx: HookContext<ModelRequest>) => {
+      // A stream's checks already ran to the end on exactly this text.
+      if (streamControl(ctx)?.approvedText === response.text) return Continue;
+      let verdict: unknown;
+      try {
+        verdict = await check(response.text, { final: true, released: "" });
+      } catch (error) {
+        verdict = { _tag: "Reject", reason: `check failed: ${error instanceof Error ? error.message : String(error)}` };
+      }
+      const v = verdict as { _tag?: string; value?: unknown; reason?: unknown } | undefined;
+      if (v === undefined || v._tag === "Continue") return Continue;
+      if (v._tag === "Transform" && typeof v.value === "string") return v.value === response.text ? Continue : Transform({ ...response, text: v.value });
+      const reason = v._tag === "Reject" ? String(v.reason) : "check returned an invalid answer";
+      return Replace({ ...response, text: replacement(reason), toolCalls: [], finishReason: "content-filter" as const });
+    },
+  } as ModelHook;
+};
+
+export interface ChunkHookSpec extends HookFields {
+  readonly name: string;
+  /** Runs on every part of a streamed response (innermost hook first). */
+  readonly chunk: PartTransform;
+}
+
+/**
+ * A hook that transforms a streamed response part by part (drop, rewrite, split).
+ *
+ * @example
+ * stack.use("modelCall", chunkHook({
+ *   name: "shout",
+ *   chunk: (part) => (part.type === "text-delta" ? { ...part, text: part.text.toUpperCase() } : undefined),
+ *   after: (res) => Transform({ ...res, text: res.text.toUpperCase() }), // the same for generate (idempotent on streams)
+ * }))
+ */
+export const chunkHook = (spec: ChunkHookSpec): ModelHook => {
+  const { chunk, before, ...rest } = spec;
+  return {
+    ...rest,
+    before: (request: DeepReadonly<ModelRequest>, ctx: HookContext<ModelRequest>) => {
+      streamControl(ctx)?.transform(spec.name, chunk);
+      return before?.(request, ctx);
+    },
+  } as ModelHook;
+};

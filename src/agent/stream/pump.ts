@@ -1,0 +1,256 @@
+/**
+ * One pass over a provider stream, inside the `modelCall` operation: parts go through the
+ * registered part transforms (innermost hook first, like `after`), text is held back and
+ * checked by the registered output checks, and what the hold-back allows is released to the
+ * consumer. It resolves to the assembled response that `after` hooks will see.
+ */
+import { describe } from "../../core/errors.ts";
+import type { DeepReadonly } from "../../core/readonly.ts";
+import type { ModelCallOptions, StreamPart } from "../model.ts";
+import { estimateMessageTokens, estimateTokens } from "../tokens.ts";
+import type { ModelRequest, ModelResponse, ToolCall, Usage } from "../types.ts";
+import type { CheckAction, HoldBack, PartTransform, RegisteredCheck, StreamControl } from "./control.ts";
+import { ModelStreamError, StreamHookError } from "./errors.ts";
+
+/** Starts the provider's stream (the AI SDK's `doStream`, a model's `stream`). */
+export type StartStream = (
+  request: DeepReadonly<ModelRequest>,
+  options: Required<ModelCallOptions>,
+) => AsyncIterable<StreamPart> | PromiseLike<AsyncIterable<StreamPart>>;
+
+/** Where released parts go, and what has been released so far. */
+export interface Emitter {
+  /** Text released to the consumer so far. */
+  readonly emitted: string;
+  /** Ids of tool calls released so far. */
+  readonly calls: ReadonlySet<string>;
+  text(text: string): void;
+  toolCall(call: ToolCall): void;
+  raw(part: StreamPart): void;
+}
+
+export interface PumpOptions {
+  readonly request: DeepReadonly<ModelRequest>;
+  readonly start: StartStream;
+  /** The run's signal (deadlines). */
+  readonly signal: AbortSignal;
+  /** Aborted when the caller aborts or the consumer stops reading: the stream ends, the post-phase runs. */
+  readonly cut: AbortSignal;
+  readonly control: StreamControl;
+  readonly mode: HoldBack;
+  readonly out: Emitter;
+}
+
+/** The assembled response, and the held text as it arrived (to replay with its chunking when unchanged). */
+export interface PumpResult {
+  readonly response: ModelResponse;
+  readonly held: readonly string[];
+}
+
+/**
+ * Consume one provider stream under the run's stream control.
+ *
+ * @example
+ * const { response } = await pump({ request, start, signal, cut, control, mode: "all", out })
+ */
+export const pump = async (o: PumpOptions): Promise<PumpResult> => {
+  const started = performance.now();
+  // Innermost first: the hook closest to the provider sees the raw parts, as `after` does.
+  const transforms = [...o.control.transforms].reverse();
+  const checks = [...o.control.checks.values()].reverse();
+  const window = o.mode === "all" ? Number.POSITIVE_INFINITY : o.mode === "none" ? 0 : Math.max(0, o.mode.window);
+  let ttfc: number | undefined;
+  let pending = "";
+  let held: string[] = [];
+  let upstreamText = "";
+  const calls: ToolCall[] = [];
+  let finish: Extract<StreamPart, { type: "finish" }> | undefined;
+  let blocked: { readonly check: RegisteredCheck; readonly reason: string } | undefined;
+  let aborted = false;
+
+  const runChecks = async (final: boolean): Promise<void> => {
+    for (const c of checks) {
+      let verdict: CheckAction | unknown;
+      try {
+        verdict = c.check(pending, { final, released: o.out.emitted });
+        if (isThenable(verdict)) verdict = await verdict;
+      } catch (error) {
+        // An output check that fails blocks: a guard that cannot answer must not let text through.
+        verdict = { _tag: "Reject", reason: `check failed: ${describe(error)}` };
+      }
+      const tag = (verdict as { _tag?: unknown } | undefined)?._tag;
+      if (verdict === undefined || tag === "Continue") continue;
+      if (tag === "Transform" && typeof (verdict as { value?: unknown }).value === "string") {
+        const value = (verdict as { value: string }).value;
+        if (value !== pending) held = value === "" ? [] : [value];
+        pending = value;
+        continue;
+      }
+      const reason = tag === "Reject" ? String((verdict as { reason?: unknown }).reason) : `check returned an invalid answer: ${describe(verdict)}`;
+      blocked = { check: c, reason };
+      return;
+    }
+  };
+
+  const release = (): void => {
+    let n = pending.length - window;
+    if (n <= 0) return;
+    // Never split a surrogate pair between a released and a held chunk.
+    const code = pending.charCodeAt(n - 1);
+    if (code >= 0xd800 && code <= 0xdbff) n--;
+    if (n <= 0) return;
+    if (n === pending.length && held.length > 0) for (const t of held) o.out.text(t);
+    else o.out.text(pending.slice(0, n));
+    pending = pending.slice(n);
+    held = pending === "" ? [] : [pending];
+  };
+
+  const accept = async (part: StreamPart): Promise<void> => {
+    switch (part.type) {
+      case "text-delta":
+        if (part.text === "") return;
+        pending += part.text;
+        held.push(part.text);
+        if (checks.length > 0) await runChecks(false);
+        if (blocked === undefined) release();
+        return;
+      case "tool-call":
+        calls.push(part.call);
+        if (o.mode === "none") o.out.toolCall(part.call);
+        return;
+      case "finish":
+        finish = part;
+        return;
+      case "error":
+        throw new UpstreamError(part.error);
+      default:
+        o.out.raw(part);
+    }
+  };
+
+  const link = new AbortController();
+  const stop = (): void => link.abort(o.cut.aborted ? o.cut.reason : o.signal.reason);
+  if (o.cut.aborted || o.signal.aborted) stop();
+  o.cut.addEventListener("abort", stop, { once: true });
+  o.signal.addEventListener("abort", stop, { once: true });
+  let iterator: AsyncIterator<StreamPart> | undefined;
+  try {
+    const iterable = await o.start(o.request, { signal: link.signal });
+    iterator = iterable[Symbol.asyncIterator]();
+    for (;;) {
+      const r = await nextOrAbort(iterator, link.signal);
+      if (r.done) break;
+      ttfc ??= performance.now() - started;
+      if (r.value.type === "text-delta") upstreamText += r.value.text;
+      for (const part of applyTransforms(transforms, r.value)) {
+        await accept(part);
+        if (blocked !== undefined) break;
+      }
+      if (blocked !== undefined) break;
+    }
+    if (blocked === undefined && checks.length > 0) await runChecks(true);
+  } catch (error) {
+    if (error instanceof StreamHookError) throw error;
+    if (!link.signal.aborted || error instanceof UpstreamError) {
+      const cause = error instanceof UpstreamError ? error.cause : error;
+      throw new ModelStreamError(cause, partial());
+    }
+    aborted = true;
+  } finally {
+    o.cut.removeEventListener("abort", stop);
+    o.signal.removeEventListener("abort", stop);
+    if (blocked !== undefined || aborted) {
+      if (!link.signal.aborted) link.abort(new Error("stream blocked by an output check"));
+      // Let the provider release its resources; its own errors on the way out are not ours.
+      void iterator?.return?.()?.then(undefined, () => undefined);
+    }
+  }
+
+  function usage(): { usage: Usage; estimated: boolean } {
+    if (finish !== undefined) return { usage: finish.usage, estimated: false };
+    return {
+      usage: { inputTokens: estimateMessageTokens(o.request.messages as never), outputTokens: estimateTokens(upstreamText) },
+      estimated: true,
+    };
+  }
+  function partial(): ModelResponse {
+    const u = usage();
+    return {
+      text: o.out.emitted + pending,
+      toolCalls: calls,
+      finishReason: "error",
+      usage: u.usage,
+      model: o.request.model,
+      ...(ttfc !== undefined ? { timeToFirstChunkMs: ttfc } : {}),
+      ...(u.estimated ? { usageEstimated: true } : {}),
+    };
+  }
+
+  const u = usage();
+  const common = {
+    usage: u.usage,
+    model: o.request.model,
+    ...(ttfc !== undefined ? { timeToFirstChunkMs: ttfc } : {}),
+    ...(u.estimated ? { usageEstimated: true } : {}),
+    ...(aborted ? { aborted: true } : {}),
+  };
+  if (blocked !== undefined) {
+    const text = o.out.emitted + blocked.check.replacement(blocked.reason);
+    o.control.approvedText = text;
+    return { response: { text, toolCalls: [], finishReason: "content-filter", ...common }, held: [] };
+  }
+  const text = o.out.emitted + pending;
+  if (!aborted) o.control.approvedText = text;
+  return {
+    response: { text, toolCalls: calls, finishReason: aborted ? "other" : (finish?.finishReason ?? "other"), ...common },
+    held,
+  };
+};
+
+/** An `error` part from the provider, carried out of the loop. */
+class UpstreamError {
+  constructor(readonly cause: unknown) {}
+}
+
+const applyTransforms = (transforms: readonly (readonly [string, PartTransform])[], part: StreamPart): readonly StreamPart[] => {
+  let parts: readonly StreamPart[] = [part];
+  for (const [name, fn] of transforms) {
+    const next: StreamPart[] = [];
+    for (const p of parts) {
+      let result: ReturnType<PartTransform>;
+      try {
+        result = fn(p);
+      } catch (error) {
+        throw new StreamHookError(name, error);
+      }
+      if (result === undefined) next.push(p);
+      else if (result === null) continue;
+      else if (Array.isArray(result)) next.push(...(result as readonly StreamPart[]));
+      else next.push(result as StreamPart);
+    }
+    parts = next;
+  }
+  return parts;
+};
+
+/** `iterator.next()`, or the signal's abort if that comes first: a provider that ignores its signal cannot hang us. */
+const nextOrAbort = <T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T>> => {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    iterator.next().then(
+      (r) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(r);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+};
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as { then?: unknown }).then === "function";

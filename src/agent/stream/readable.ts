@@ -1,0 +1,56 @@
+/**
+ * Bridges between async iterables and web `ReadableStream`s, for adapters whose host speaks
+ * streams (the AI SDK's `wrapStream` returns a `ReadableStream`).
+ */
+
+/**
+ * A `ReadableStream` reading from an async iterable; cancelling the stream returns the iterator.
+ *
+ * @example
+ * const readable = toReadableStream(streamThroughStack(stack, request, start).parts)
+ */
+export const toReadableStream = <T>(iterable: AsyncIterable<T>): ReadableStream<T> => {
+  let iterator: AsyncIterator<T> | undefined;
+  return new ReadableStream<T>({
+    async pull(controller) {
+      iterator ??= iterable[Symbol.asyncIterator]();
+      try {
+        const { value, done } = await iterator.next();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch (error) {
+        controller.error(error);
+      }
+    },
+    async cancel() {
+      iterator ??= iterable[Symbol.asyncIterator]();
+      await iterator.return?.();
+    },
+  });
+};
+
+/**
+ * An async iterable reading a `ReadableStream`; leaving the loop early cancels the stream.
+ *
+ * @example
+ * for await (const part of fromReadableStream(result.stream)) console.log(part)
+ */
+export const fromReadableStream = <T>(stream: ReadableStream<T>): AsyncIterable<T> => ({
+  async *[Symbol.asyncIterator]() {
+    const reader = stream.getReader();
+    let finished = false;
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) {
+          finished = true;
+          return;
+        }
+        yield value;
+      }
+    } finally {
+      if (!finished) await reader.cancel().catch(() => undefined);
+      reader.releaseLock();
+    }
+  },
+});

@@ -1,0 +1,164 @@
+/**
+ * `streamThroughStack`: a streamed provider call run through the `modelCall` point.
+ *
+ * The design, in five lines:
+ * 1. The whole stream is one `modelCall` run: `before` hooks see the request, the operation
+ *    consumes the provider's stream, `after` hooks see the assembled response.
+ * 2. Stream-aware hooks register from `before` on the run's `StreamControl` (see `chunkHook`,
+ *    `outputGate`): part transforms run chunk by chunk, output checks see the held-back text.
+ * 3. Hold-back decides what the consumer sees before the post-phase: `"none"`, `{ window: n }`
+ *    (text older than the last n characters, once every check passed) or `"all"` (nothing until
+ *    `after` hooks approved). A run takes the strictest of the caller's and its hooks' requests.
+ * 4. After the post-phase the rest is released from the final response (text, tool calls,
+ *    finish with usage), so a replaced or redacted answer reaches the consumer as `generate`
+ *    would have returned it; an output gate blocks the same text on both paths.
+ * 5. A caller abort or consumer cancel ends the provider stream, not the run: the post-phase
+ *    runs on the partial response (`aborted: true`, usage as reported or estimated).
+ */
+import type { RunOptions } from "../../core/context.ts";
+import { Outcome, OutcomeRejectedError } from "../../core/outcome.ts";
+import type { DeepReadonly } from "../../core/readonly.ts";
+import { linkSignal } from "../../core/signal.ts";
+import type { Operation } from "../../core/stack-types.ts";
+import type { StreamPart } from "../model.ts";
+import type { ModelRequest, ModelResponse, ToolCall } from "../types.ts";
+import { StreamControl, streamControlKey, type HoldBack } from "./control.ts";
+import { ModelStreamError } from "./errors.ts";
+import { pump, type Emitter, type StartStream } from "./pump.ts";
+import { PartQueue } from "./queue.ts";
+
+/** Anything that can run the `modelCall` point: an agent stack, or any stack with that point. */
+export interface ModelCallStack {
+  run(
+    point: "modelCall",
+    input: ModelRequest,
+    operation: Operation<ModelRequest, ModelResponse>,
+    options?: RunOptions,
+  ): Promise<Outcome<ModelResponse>>;
+}
+
+export interface StreamThroughStackOptions extends RunOptions {
+  /** The least hold-back for this call; hooks may ask for more. Default `"none"`. */
+  readonly holdBack?: HoldBack | undefined;
+}
+
+/** How a streamed call ended. */
+export interface StreamResult {
+  readonly outcome: Outcome<ModelResponse>;
+  /** The text the consumer received. */
+  readonly emittedText: string;
+  /** True when the post-phase changed text the consumer had already received (possible only with too little hold-back). */
+  readonly diverged: boolean;
+  /** The hold-back the call used. */
+  readonly holdBack: HoldBack;
+}
+
+/** A streamed call in flight. */
+export interface StackStream {
+  /** The parts released to the consumer; read once. Leaving the loop early cancels the call. */
+  readonly parts: AsyncIterable<StreamPart>;
+  /** Settles after the post-phase, never rejects. */
+  readonly done: Promise<StreamResult>;
+  /** `done`'s outcome. */
+  readonly outcome: Promise<Outcome<ModelResponse>>;
+  /** Stop the provider stream; the post-phase still runs. */
+  cancel(reason?: unknown): void;
+}
+
+/**
+ * Run a streamed provider call through the stack's `modelCall` point.
+ *
+ * @example
+ * const call = streamThroughStack(stack, request, (req, { signal }) => model.stream!(req, { signal }), { sessionId })
+ * for await (const part of call.parts) if (part.type === "text-delta") process.stdout.write(part.text)
+ * const { outcome } = await call.done
+ */
+export const streamThroughStack = (
+  stack: ModelCallStack,
+  request: ModelRequest,
+  start: StartStream,
+  options: StreamThroughStackOptions = {},
+): StackStream => {
+  const { holdBack, signal: caller, metadata, ...runOptions } = options;
+  const control = new StreamControl();
+  const cut = new AbortController();
+  const queue = new PartQueue<StreamPart>((reason) => cut.abort(reason));
+  const out = new QueueEmitter(queue);
+  // The caller's signal cancels the pre-phase like any run; once the provider streams, it only
+  // cuts the stream, so that `after` hooks still see (and account for) the partial answer.
+  const pre = linkSignal(caller);
+  const onCallerAbort = (): void => {
+    cut.abort(caller?.reason);
+    queue.fail(caller?.reason);
+  };
+  if (caller?.aborted) onCallerAbort();
+  else caller?.addEventListener("abort", onCallerAbort, { once: true });
+
+  let mode: HoldBack = holdBack ?? "none";
+  let held: readonly string[] = [];
+  let attempts = 0;
+  const operation = async (req: DeepReadonly<ModelRequest>, ctx: { readonly signal: AbortSignal }): Promise<ModelResponse> => {
+    pre.dispose();
+    attempts++;
+    // A retry (an `around` calling next() again) must not repeat text already released: hold it all.
+    mode = attempts > 1 && out.emitted !== "" ? "all" : control.effective(holdBack);
+    const result = await pump({ request: req, start, signal: ctx.signal, cut: cut.signal, control, mode, out });
+    held = result.held;
+    return result.response;
+  };
+
+  const finish = (outcome: Outcome<ModelResponse>): StreamResult => {
+    pre.dispose();
+    caller?.removeEventListener("abort", onCallerAbort);
+    let diverged = false;
+    if (outcome._tag === "Completed") {
+      const response = outcome.value;
+      diverged = !response.text.startsWith(out.emitted);
+      if (!queue.cancelled && !cut.signal.aborted) {
+        const rest = diverged ? "" : response.text.slice(out.emitted.length);
+        if (rest !== "") {
+          if (held.join("") === rest) for (const t of held) out.text(t);
+          else out.text(rest);
+        }
+        for (const call of response.toolCalls) if (!out.calls.has(call.id)) out.toolCall(call);
+        queue.push({ type: "finish", finishReason: response.finishReason, usage: response.usage });
+      }
+    } else if (outcome._tag === "Rejected") queue.push({ type: "error", error: new OutcomeRejectedError(outcome.reason, outcome.by) });
+    else queue.push({ type: "error", error: outcome.error instanceof ModelStreamError ? outcome.error.cause : outcome.error });
+    queue.close();
+    return { outcome, emittedText: out.emitted, diverged, holdBack: mode };
+  };
+
+  const run = stack.run("modelCall", { ...request, stream: true }, operation as Operation<ModelRequest, ModelResponse>, {
+    ...runOptions,
+    metadata: { ...metadata, [streamControlKey]: control },
+    signal: pre.controller.signal,
+  });
+  const done = run.then(finish, (error: unknown) => finish(Outcome.failed(error)));
+  return {
+    parts: queue,
+    done,
+    outcome: done.then((r) => r.outcome),
+    cancel: (reason?: unknown) => {
+      cut.abort(reason ?? new Error("stream cancelled"));
+      queue.close();
+    },
+  };
+};
+
+class QueueEmitter implements Emitter {
+  emitted = "";
+  readonly calls = new Set<string>();
+  constructor(private readonly queue: PartQueue<StreamPart>) {}
+  text(text: string): void {
+    this.emitted += text;
+    this.queue.push({ type: "text-delta", text });
+  }
+  toolCall(call: ToolCall): void {
+    this.calls.add(call.id);
+    this.queue.push({ type: "tool-call", call });
+  }
+  raw(part: StreamPart): void {
+    this.queue.push(part);
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * `wrapModel`: a language model whose every call runs through the stack's `modelCall` point,
+ * for use in any loop. `generate` runs the point around `model.generate`; `stream` runs it
+ * around the provider stream (see `streamThroughStack`).
+ */
+import type { RunOptions } from "../core/context.ts";
+import { Outcome } from "../core/outcome.ts";
+import type { LanguageModel, ModelCallOptions, StreamPart } from "./model.ts";
+import { responseParts } from "./model.ts";
+import type { HoldBack } from "./stream/control.ts";
+import type { StartStream } from "./stream/pump.ts";
+import { streamThroughStack, type ModelCallStack, type StackStream } from "./stream/through-stack.ts";
+import type { ModelRequest, ModelResponse } from "./types.ts";
+
+/** Per-call options of a wrapped model: the provider's, plus the run's identity and hold-back. */
+export interface WrappedCallOptions extends ModelCallOptions, Omit<RunOptions, "signal"> {
+  readonly holdBack?: HoldBack | undefined;
+}
+
+/** A model wrapped in a stack. `stream` is always there: models without one are streamed from `generate`. */
+export interface WrappedModel extends LanguageModel {
+  /** The model inside. */
+  readonly inner: LanguageModel;
+  generate(request: ModelRequest, options?: WrappedCallOptions): Promise<ModelResponse>;
+  stream(request: ModelRequest, options?: WrappedCallOptions): AsyncIterable<StreamPart>;
+  /** The stream with its outcome (usage, verdicts) once the post-phase ran. */
+  streamWithOutcome(request: ModelRequest, options?: WrappedCallOptions): StackStream;
+}
+
+/**
+ * Run one `generate` call through the `modelCall` point; never throws for what hooks or the model do.
+ *
+ * @example
+ * const outcome = await generateThroughStack(stack, model, request, { sessionId })
+ */
+export const generateThroughStack = (
+  stack: ModelCallStack,
+  model: LanguageModel,
+  request: ModelRequest,
+  options?: RunOptions,
+): Promise<Outcome<ModelResponse>> =>
+  stack.run("modelCall", request, (req, ctx) => model.generate(req as ModelRequest, { signal: ctx.signal }), options);
+
+/**
+ * How to start a stream from a model: its own `stream`, or `generate` replayed as parts.
+ *
+ * @example
+ * streamThroughStack(stack, request, streamStarter(model))
+ */
+export const streamStarter = (model: LanguageModel): StartStream =>
+  model.stream !== undefined
+    ? (req, options) => (model.stream as NonNullable<LanguageModel["stream"]>).call(model, req as ModelRequest, options)
+    : async (req, options) => {
+        const response = await model.generate(req as ModelRequest, options);
+        return (async function* () {
+          yield* responseParts(response);
+        })();
+      };
+
+/**
+ * Wrap a model so that every call runs through the stack's `modelCall` point.
+ *
+ * @example
+ * const guarded = wrapModel(stack, openaiModel, { sessionId: "s1" })
+ * const response = await guarded.generate({ model: guarded.id, messages }) // throws if a hook failed closed
+ * for await (const part of guarded.stream({ model: guarded.id, messages })) render(part)
+ */
+export const wrapModel = (stack: ModelCallStack, model: LanguageModel, defaults: Omit<WrappedCallOptions, "signal"> = {}): WrappedModel => {
+  const start = streamStarter(model);
+  const merge = (options: WrappedCallOptions | undefined): WrappedCallOptions => ({
+    ...defaults,
+    ...options,
+    metadata: { ...defaults.metadata, ...options?.metadata },
+  });
+  const streamWithOutcome = (request: ModelRequest, options?: WrappedCallOptions): StackStream =>
+    streamThroughStack(stack, request, start, merge(options));
+  return {
+    id: model.id,
+    inner: model,
+    async generate(request, options) {
+      const { holdBack: _ignored, ...run } = merge(options);
+      return Outcome.getOrThrow(await generateThroughStack(stack, model, request, run));
+    },
+    stream: (request, options) => streamWithOutcome(request, options).parts,
+    streamWithOutcome,
+  };
+};
