@@ -1,0 +1,126 @@
+/**
+ * The shapes of the reference agent: its options, sessions and turn results.
+ */
+import type { Trace } from "../core/trace.ts";
+import type { LanguageModel, StreamPart } from "./model.ts";
+import type { AgentStack } from "./stack.ts";
+import type { HoldBack } from "./stream/control.ts";
+import type { AgentTool } from "./tool.ts";
+import type {
+  CompactionRequest, CompactionResult, Message, Notification, RunResult, SessionEnd, SessionSource, Usage,
+} from "./types.ts";
+
+/** Shrinks a conversation that exceeds the context budget. */
+export type Compactor = (request: CompactionRequest, signal: AbortSignal) => CompactionResult | Promise<CompactionResult>;
+
+/** A sub-agent the model can start; it is offered to the model as a tool of the same name taking `{ prompt }`. */
+export interface SubagentSpec {
+  readonly name: string;
+  readonly description?: string;
+  readonly system?: string;
+  /** Its tools; default none (a sub-agent does not inherit the parent's tools). */
+  readonly tools?: readonly AgentTool[];
+  /** Its model; default the parent's. */
+  readonly model?: LanguageModel;
+  readonly maxSteps?: number;
+}
+
+/** Where a streamed part came from. */
+export interface PartInfo {
+  /** Names of the agents from the root to the one streaming. */
+  readonly path: readonly string[];
+  /** The step index in that agent's run. */
+  readonly step: number;
+}
+
+export interface AgentOptions {
+  readonly model: LanguageModel;
+  readonly tools?: readonly AgentTool[];
+  readonly stack: AgentStack;
+  /** The agent's name, the first element of every run's `path`; default `"agent"`. */
+  readonly name?: string;
+  readonly system?: string;
+  /** Model calls per run; default 20. Reaching it ends the run with finish reason `max-steps`. */
+  readonly maxSteps?: number;
+  /** Consecutive stop blocks honoured per run (R13); default 8. The next block ends the run with `stop-rejected-cap`. */
+  readonly maxStopBlocks?: number;
+  /** Retries an `error` hook may ask for per failed call; default 3. */
+  readonly maxRetries?: number;
+  /** Token budget of a request; above it the conversation is compacted through the `compaction` point. */
+  readonly contextBudget?: number;
+  /** How to compact; default `summarizeOldest()`. */
+  readonly compact?: Compactor;
+  /** How to count tokens for the budget; default about four characters a token. */
+  readonly countTokens?: (messages: readonly Message[]) => number;
+  readonly subagents?: readonly SubagentSpec[];
+  /** Stream model calls (through `streamThroughStack`); `true` or the least hold-back to use. */
+  readonly stream?: boolean | { readonly holdBack?: HoldBack };
+  /** How hook-added context reaches the model: as `system` (default) or `user` messages. */
+  readonly contextRole?: "system" | "user";
+  /** Caller data every run carries (roles, tenant). */
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  /** Collect the decision trace of every run here. */
+  readonly trace?: Trace;
+  /** Receives streamed parts as they are released (when `stream` is on). */
+  readonly onPart?: (part: StreamPart, info: PartInfo) => void;
+  /** Receives notifications after the `notification` point's hooks. */
+  readonly onNotification?: (notification: Notification) => void;
+  readonly maxOutputTokens?: number;
+  readonly temperature?: number;
+}
+
+export interface SessionOptions {
+  readonly sessionId?: string;
+  readonly source?: SessionSource;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  /** Cancels every turn of the session. */
+  readonly signal?: AbortSignal;
+  /** Start from an earlier conversation (a resumed session). */
+  readonly messages?: readonly Message[];
+}
+
+export interface PromptOptions {
+  readonly signal?: AbortSignal;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  readonly onPart?: (part: StreamPart, info: PartInfo) => void;
+}
+
+/** What one prompt produced. */
+export interface TurnResult {
+  /** `rejected`: a `userPrompt` or `run` hook said no; `failed`: an error no `error` hook recovered; `aborted`: the caller cancelled. */
+  readonly status: "completed" | "rejected" | "failed" | "aborted";
+  readonly runId: string;
+  /** The final answer (empty unless completed). */
+  readonly text: string;
+  readonly finishReason?: RunResult["finishReason"];
+  readonly steps: number;
+  readonly usage: Usage;
+  readonly reason?: string;
+  readonly by?: string;
+  readonly error?: unknown;
+  readonly result?: RunResult;
+}
+
+/** An open session: prompts share its history. */
+export interface AgentSession {
+  readonly id: string;
+  /** The conversation so far. */
+  readonly messages: readonly Message[];
+  readonly closed: boolean;
+  /** Run one turn; turns of a session run one after another. */
+  prompt(text: string, options?: PromptOptions): Promise<TurnResult>;
+  /** Compact the conversation now, through the `compaction` point (trigger `manual`). */
+  compact(): Promise<void>;
+  /** Send a notice through the `notification` point. */
+  notify(notification: Notification): Promise<void>;
+  /** Close the session (the `sessionEnd` point); later prompts throw. */
+  close(reason?: SessionEnd["reason"]): Promise<void>;
+}
+
+export interface Agent {
+  readonly name: string;
+  /** Open a session (the `sessionStart` gate); rejects with `SessionRejectedError` when a hook refuses it. */
+  session(options?: SessionOptions): Promise<AgentSession>;
+  /** One prompt in a session of its own, closed afterwards. */
+  run(prompt: string, options?: SessionOptions & PromptOptions): Promise<TurnResult>;
+}

@@ -1,0 +1,33 @@
+/**
+ * `createAgent`: the reference agent. It drives every standard point for real (sessions,
+ * prompts, runs, steps, model and tool calls, stop, sub-agents, compaction, errors,
+ * notifications), so a stack built for it behaves the same around any other loop.
+ */
+import type { Agent, AgentOptions, PromptOptions, SessionOptions, TurnResult } from "./agent-types.ts";
+import { resolveConfig } from "./config.ts";
+import { openSession } from "./session.ts";
+
+/**
+ * Create an agent over a model, tools and a stack.
+ *
+ * @example
+ * const agent = createAgent({ model, tools: [bash], stack, system: "You are a careful engineer." })
+ * const session = await agent.session({ source: "startup" })
+ * const turn = await session.prompt("Clean up the build directory")
+ * await session.close("prompt_input_exit")
+ */
+export const createAgent = (options: AgentOptions): Agent => {
+  const config = resolveConfig(options);
+  return {
+    name: config.name,
+    session: (sessionOptions?: SessionOptions) => openSession(config, sessionOptions),
+    async run(prompt: string, runOptions: SessionOptions & PromptOptions = {}): Promise<TurnResult> {
+      const session = await openSession(config, runOptions);
+      try {
+        return await session.prompt(prompt, runOptions);
+      } finally {
+        await session.close("other");
+      }
+    },
+  };
+};

@@ -1,0 +1,103 @@
+/**
+ * Agent options checked and resolved once, at `createAgent`, so that mistakes surface where
+ * they were made (a `TypeError` naming the option), not in the middle of a run.
+ */
+import type { RunOptions } from "../core/context.ts";
+import type { AgentOptions, PartInfo, SubagentSpec } from "./agent-types.ts";
+import { summarizeOldest } from "./compaction.ts";
+import type { ContextQueue } from "./context-queue.ts";
+import type { LoopEnv, LoopSettings } from "./env.ts";
+import type { StreamPart } from "./model.ts";
+import type { AgentStack } from "./stack.ts";
+import { subagentTool } from "./subagent.ts";
+import { estimateMessageTokens } from "./tokens.ts";
+import type { AgentTool } from "./tool.ts";
+import type { Notification } from "./types.ts";
+
+/** Resolved agent options. */
+export interface AgentConfig {
+  readonly name: string;
+  readonly options: AgentOptions;
+  readonly stack: AgentStack;
+  readonly tools: readonly AgentTool[];
+  readonly subagents: readonly SubagentSpec[];
+  readonly settings: LoopSettings;
+}
+
+const positiveInt = (name: string, value: number | undefined, fallback: number, min = 1): number => {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < min) throw new TypeError(`createAgent: ${name} must be an integer of at least ${min}, got ${String(value)}`);
+  return value;
+};
+
+/**
+ * Check and resolve agent options.
+ *
+ * @example
+ * resolveConfig({ model, stack }).settings.maxSteps // 20
+ */
+export const resolveConfig = (options: AgentOptions): AgentConfig => {
+  if (typeof options !== "object" || options === null) throw new TypeError("createAgent: options must be an object");
+  const { model, stack } = options;
+  if (typeof model?.generate !== "function" || typeof model.id !== "string") throw new TypeError("createAgent: model must be a LanguageModel ({ id, generate, stream? })");
+  if (typeof stack?.run !== "function") throw new TypeError("createAgent: stack must be a stack over agentPoints (createAgentStack())");
+  const tools = options.tools ?? [];
+  const subagents = options.subagents ?? [];
+  const names = new Set<string>();
+  for (const t of [...tools, ...subagents] as readonly { name?: unknown }[]) {
+    if (typeof t?.name !== "string" || t.name === "") throw new TypeError("createAgent: every tool and sub-agent needs a non-empty name");
+    if (names.has(t.name)) throw new TypeError(`createAgent: two tools or sub-agents are named "${t.name}"`);
+    names.add(t.name);
+  }
+  for (const t of tools) if (typeof t.execute !== "function") throw new TypeError(`createAgent: tool "${t.name}" has no execute function`);
+  if (options.contextBudget !== undefined) positiveInt("contextBudget", options.contextBudget, 0);
+  const stream = options.stream === undefined || options.stream === false ? undefined : options.stream === true ? "none" : (options.stream.holdBack ?? "none");
+  const settings: LoopSettings = {
+    maxSteps: positiveInt("maxSteps", options.maxSteps, 20),
+    maxStopBlocks: positiveInt("maxStopBlocks", options.maxStopBlocks, 8, 0),
+    maxRetries: positiveInt("maxRetries", options.maxRetries, 3, 0),
+    contextBudget: options.contextBudget,
+    compact: options.compact ?? summarizeOldest(),
+    countTokens: options.countTokens ?? estimateMessageTokens,
+    stream,
+    maxOutputTokens: options.maxOutputTokens,
+    temperature: options.temperature,
+    contextRole: options.contextRole ?? "system",
+  };
+  return { name: options.name ?? "agent", options, stack, tools, subagents, settings };
+};
+
+/** Send a notification through the `notification` point to the agent's `onNotification`. */
+export const notifier = (config: AgentConfig, run: RunOptions) => async (notification: Notification): Promise<void> => {
+  await config.stack.run("notification", notification, (n) => void config.options.onNotification?.(n as Notification), run);
+};
+
+/**
+ * The environment of a root agent run.
+ *
+ * @example
+ * const env = rootEnv(config, runOptions, pending, signal, onPart)
+ */
+export const rootEnv = (
+  config: AgentConfig,
+  run: RunOptions,
+  pending: ContextQueue,
+  signal: AbortSignal | undefined,
+  onPart: ((part: StreamPart, info: PartInfo) => void) | undefined,
+): LoopEnv => {
+  const base: LoopEnv = {
+    stack: config.stack,
+    model: config.options.model,
+    tools: config.tools,
+    settings: config.settings,
+    run,
+    signal,
+    pending,
+    stopPoint: "stop",
+    path: run.path ?? [config.name],
+    subagents: config.subagents,
+    onPart,
+    notify: notifier(config, run),
+  };
+  return { ...base, tools: [...config.tools, ...config.subagents.map((s) => subagentTool(base, s))] };
+};

@@ -1,0 +1,48 @@
+/**
+ * Error decisions: every failure in the loop goes through the `error` point, whose output is
+ * an `ErrorDecision`. The default is `fail`; hooks answer `retry` (seed 002's on_llm_error) or
+ * `recover` with a value. Retries are capped by `maxRetries`, so a hook cannot loop forever.
+ */
+import { AgentOnionError, describe } from "../core/errors.ts";
+import type { LoopEnv } from "./env.ts";
+import { sleep } from "./sleep.ts";
+import type { ErrorDecision, ErrorEvent } from "./types.ts";
+
+const fail: ErrorDecision = Object.freeze({ action: "fail" });
+
+/**
+ * A failure that already went through the `error` point and was not recovered; it ends the run
+ * without being reported a second time.
+ */
+export class AgentRunError extends AgentOnionError {
+  override name = "AgentRunError";
+  constructor(
+    readonly where: ErrorEvent["where"],
+    override readonly cause: unknown,
+  ) {
+    super(`${where} failed: ${describe(cause)}`);
+  }
+}
+
+/** True for a well-formed decision (hooks may return anything at run time). */
+const isDecision = (value: unknown): value is ErrorDecision => {
+  const action = (value as { action?: unknown } | null)?.action;
+  return action === "fail" || action === "retry" || (action === "recover" && "value" in (value as object));
+};
+
+/**
+ * Ask the `error` point what to do about a failure; retries beyond `maxRetries` become `fail`.
+ *
+ * @example
+ * const decision = await decide(env, { where: "model", error, attempt: 1 })
+ */
+export const decide = async (env: LoopEnv, event: ErrorEvent): Promise<ErrorDecision> => {
+  const outcome = await env.stack.run("error", event, () => fail, env.run);
+  const decision = outcome._tag === "Completed" && isDecision(outcome.value) ? outcome.value : fail;
+  if (decision.action === "retry" && event.attempt > env.settings.maxRetries) {
+    await env.notify({ type: "warning", message: `${event.where} failed ${event.attempt} times; not retrying again (maxRetries ${env.settings.maxRetries})` });
+    return fail;
+  }
+  if (decision.action === "retry" && decision.delayMs !== undefined && decision.delayMs > 0) await sleep(decision.delayMs, env.signal);
+  return decision;
+};

@@ -1,0 +1,45 @@
+/**
+ * The environment of one agent run: what every part of the loop needs, resolved once.
+ */
+import type { RunOptions } from "../core/context.ts";
+import type { Compactor, PartInfo, SubagentSpec } from "./agent-types.ts";
+import type { ContextQueue } from "./context-queue.ts";
+import type { LanguageModel, StreamPart } from "./model.ts";
+import type { AgentStack } from "./stack.ts";
+import type { HoldBack } from "./stream/control.ts";
+import type { AgentTool } from "./tool.ts";
+import type { Message, Notification } from "./types.ts";
+
+/** Settings with their defaults applied. */
+export interface LoopSettings {
+  readonly maxSteps: number;
+  readonly maxStopBlocks: number;
+  readonly maxRetries: number;
+  readonly contextBudget: number | undefined;
+  readonly compact: Compactor;
+  readonly countTokens: (messages: readonly Message[]) => number;
+  /** Undefined: generate; else stream with this least hold-back. */
+  readonly stream: HoldBack | undefined;
+  readonly maxOutputTokens: number | undefined;
+  readonly temperature: number | undefined;
+  /** How hook-added context reaches the model. */
+  readonly contextRole: "system" | "user";
+}
+
+export interface LoopEnv {
+  readonly stack: AgentStack;
+  readonly model: LanguageModel;
+  /** Every tool this agent may run, sub-agent tools included. */
+  readonly tools: readonly AgentTool[];
+  readonly settings: LoopSettings;
+  /** Options of every point run in this agent run: signal, ids, metadata, path, trace, context. */
+  readonly run: RunOptions;
+  readonly signal: AbortSignal | undefined;
+  readonly pending: ContextQueue;
+  /** `stop` for the root agent, `subagentStop` for a sub-agent. */
+  readonly stopPoint: "stop" | "subagentStop";
+  readonly path: readonly string[];
+  readonly subagents: readonly SubagentSpec[];
+  readonly onPart: ((part: StreamPart, info: PartInfo) => void) | undefined;
+  readonly notify: (notification: Notification) => Promise<void>;
+}

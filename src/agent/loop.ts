@@ -1,0 +1,114 @@
+/**
+ * The reference loop: the operation of the `run` point. Each iteration is a `step` run
+ * (observe) around one model call and that call's tool calls; when the model answers without
+ * tool calls the stop gate decides, and a block feeds the reasons back, capped per R13.
+ */
+import type { DeepReadonly } from "../core/readonly.ts";
+import { compact } from "./compaction.ts";
+import { AgentRunError } from "./decide.ts";
+import type { LoopEnv } from "./env.ts";
+import { addUsage, noUsage } from "./model.ts";
+import { callModel } from "./model-step.ts";
+import { askStop, feedback } from "./stop.ts";
+import { callTools, type ToolExchange } from "./tool-step.ts";
+import { toolSpec } from "./tool.ts";
+import type { Message, ModelRequest, ModelResponse, RunInput, RunResult, StepInput, StepResult, ToolCall, ToolSpec, Usage } from "./types.ts";
+
+/**
+ * The assistant message for a response.
+ *
+ * @example
+ * assistantMessage({ text: "Hi", toolCalls: [], finishReason: "stop", usage }) // { role: "assistant", content: "Hi" }
+ */
+export const assistantMessage = (response: DeepReadonly<ModelResponse>): Message => ({
+  role: "assistant",
+  content: response.text,
+  ...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls as readonly ToolCall[] } : {}),
+});
+
+/**
+ * The tool message that hands a result to the model (content as text, JSON for anything else).
+ *
+ * @example
+ * toolMessage({ call, result: { content: { files: 2 } } }).content // '{"files":2}'
+ */
+export const toolMessage = ({ call, result }: DeepReadonly<ToolExchange>): Message => ({
+  role: "tool",
+  content: typeof result.content === "string" ? result.content : (JSON.stringify(result.content) ?? String(result.content)),
+  toolCallId: call.id,
+  toolName: call.name,
+  ...(result.isError === true ? { isError: true } : {}),
+});
+
+/** One step's operation: build the request, call the model, run its tool calls. */
+const runStep = async (
+  env: LoopEnv,
+  input: DeepReadonly<StepInput>,
+  system: string | undefined,
+  tools: readonly ToolSpec[],
+  offered: ReadonlySet<string>,
+  carried: Message[],
+): Promise<StepResult> => {
+  // Context added by `step` hooks reaches this very request.
+  const extra = env.pending.drain();
+  carried.push(...extra);
+  const request: ModelRequest = {
+    model: env.model.id,
+    messages: [...(system !== undefined ? [{ role: "system" as const, content: system }] : []), ...(input.messages as readonly Message[]), ...extra],
+    ...(tools.length > 0 ? { tools } : {}),
+    ...(env.settings.maxOutputTokens !== undefined ? { maxOutputTokens: env.settings.maxOutputTokens } : {}),
+    ...(env.settings.temperature !== undefined ? { temperature: env.settings.temperature } : {}),
+  };
+  const response = await callModel(env, request, input.index);
+  env.signal?.throwIfAborted();
+  const toolResults = response.toolCalls.length > 0 ? await callTools(env, offered, response.toolCalls) : [];
+  return { response, toolResults };
+};
+
+/**
+ * Run the loop for one `run` input.
+ *
+ * @example
+ * const outcome = await stack.run("run", input, (i) => runLoop(env, i), env.run)
+ */
+export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Promise<RunResult> => {
+  const system = input.system;
+  const tools: readonly ToolSpec[] = (input.tools as readonly ToolSpec[] | undefined) ?? env.tools.map(toolSpec);
+  const offered = new Set(tools.map((t) => t.name));
+  let messages = input.messages as readonly Message[];
+  let usage: Usage = noUsage;
+  let steps = 0;
+  let blocks = 0;
+  let text = "";
+  const result = (finishReason: RunResult["finishReason"]): RunResult => ({ text, steps, usage, finishReason, messages });
+
+  for (;;) {
+    if (steps >= env.settings.maxSteps) {
+      await env.notify({ type: "warning", message: `${env.path.join("/")} stopped after ${steps} steps (maxSteps)` });
+      return result("max-steps");
+    }
+    env.signal?.throwIfAborted();
+    messages = await compact(env, [...messages, ...env.pending.drain()], system, "auto");
+    const carried: Message[] = [];
+    const step: StepInput = { index: steps, messages };
+    const outcome = await env.stack.run("step", step, (s) => runStep(env, s, system, tools, offered, carried), env.run);
+    steps++;
+    if (outcome._tag === "Failed") throw outcome.error;
+    // On an observation point a Rejected outcome comes from a hook that failed closed.
+    if (outcome._tag === "Rejected") throw new AgentRunError("loop", new Error(`step rejected by ${outcome.by}: ${outcome.reason}`));
+    const { response, toolResults } = outcome.value;
+    usage = addUsage(usage, response.usage);
+    text = response.text;
+    messages = [...messages, ...carried, assistantMessage(response), ...toolResults.map(toolMessage)];
+    if (response.toolCalls.length > 0) continue;
+
+    const verdict = await askStop(env, { reason: response.finishReason, lastMessage: response.text, blockedCount: blocks });
+    if (verdict.stop) return result(response.finishReason as RunResult["finishReason"]);
+    if (blocks >= env.settings.maxStopBlocks) {
+      await env.notify({ type: "warning", message: `stop was blocked ${blocks} times in a row; stopping anyway (maxStopBlocks ${env.settings.maxStopBlocks})` });
+      return result("stop-rejected-cap");
+    }
+    blocks++;
+    messages = [...messages, { role: "user", content: feedback(verdict.reasons) }];
+  }
+};

@@ -1,0 +1,139 @@
+/**
+ * Sessions: a conversation with its history. Opening one runs the `sessionStart` gate;
+ * each prompt runs `userPrompt` (which may rewrite or refuse it) and then the `run` gate
+ * around the loop; closing runs `sessionEnd`. Turns of a session run one after another.
+ */
+import type { RunOptions } from "../core/context.ts";
+import { AgentOnionError } from "../core/errors.ts";
+import type { AgentSession, PromptOptions, SessionOptions, TurnResult } from "./agent-types.ts";
+import { compact } from "./compaction.ts";
+import { notifier, rootEnv, type AgentConfig } from "./config.ts";
+import { ContextQueue } from "./context-queue.ts";
+import { AgentRunError, decide } from "./decide.ts";
+import { runLoop } from "./loop.ts";
+import { noUsage } from "./model.ts";
+import { toolSpec } from "./tool.ts";
+import type { Message, Notification, RunInput, RunResult, SessionEnd, UserPrompt } from "./types.ts";
+
+/** A `sessionStart` hook refused the session. */
+export class SessionRejectedError extends AgentOnionError {
+  override name = "SessionRejectedError";
+  constructor(
+    readonly reason: string,
+    readonly by: string,
+  ) {
+    super(`session rejected by ${by}: ${reason}`);
+  }
+}
+
+const both = (a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined =>
+  a === undefined ? b : b === undefined ? a : AbortSignal.any([a, b]);
+
+/**
+ * Open a session: runs the `sessionStart` gate.
+ *
+ * @example
+ * const session = await openSession(config, { source: "startup" })
+ */
+export const openSession = async (config: AgentConfig, options: SessionOptions = {}): Promise<AgentSession> => {
+  const id = options.sessionId ?? crypto.randomUUID();
+  // Context from `sessionStart` hooks waits for the first model request of the session.
+  const pending = new ContextQueue(config.settings.contextRole);
+  const base: RunOptions = {
+    signal: options.signal,
+    sessionId: id,
+    metadata: { ...config.options.metadata, ...options.metadata },
+    path: [config.name],
+    trace: config.options.trace,
+    onContext: pending.push,
+  };
+  const opened = await config.stack.run("sessionStart", { sessionId: id, source: options.source ?? "startup" }, (s) => ({ sessionId: s.sessionId }), { ...base, runId: `${id}#start` });
+  if (opened._tag === "Rejected") throw new SessionRejectedError(opened.reason, opened.by);
+  if (opened._tag === "Failed") throw opened.error;
+  return new Session(config, id, base, pending, options.messages ?? []);
+};
+
+class Session implements AgentSession {
+  closed = false;
+  private turns = 0;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly config: AgentConfig,
+    readonly id: string,
+    private readonly base: RunOptions,
+    private readonly pending: ContextQueue,
+    public messages: readonly Message[],
+  ) {}
+
+  prompt(text: string, options: PromptOptions = {}): Promise<TurnResult> {
+    if (this.closed) return Promise.reject(new Error(`session ${this.id} is closed`));
+    if (typeof text !== "string") return Promise.reject(new TypeError("prompt: text must be a string"));
+    const turn = this.tail.then(() => this.turn(text, options));
+    this.tail = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private async turn(text: string, options: PromptOptions): Promise<TurnResult> {
+    const runId = `${this.id}#${++this.turns}`;
+    const signal = both(this.base.signal, options.signal);
+    const run: RunOptions = { ...this.base, signal, runId, metadata: { ...this.base.metadata, ...options.metadata } };
+    const empty = { runId, text: "", steps: 0, usage: noUsage };
+    const accepted = await this.config.stack.run("userPrompt", { text }, (p) => p as UserPrompt, run);
+    if (accepted._tag === "Rejected") {
+      this.pending.drain();
+      return { ...empty, status: "rejected", reason: accepted.reason, by: accepted.by };
+    }
+    if (accepted._tag === "Failed") return { ...empty, status: signal?.aborted ? "aborted" : "failed", error: accepted.error };
+    const prompt = accepted.value.text;
+    const env = rootEnv(this.config, run, this.pending, signal, options.onPart ?? this.config.options.onPart);
+    const input: RunInput = {
+      prompt,
+      messages: [...this.messages, { role: "user", content: prompt }],
+      tools: env.tools.map(toolSpec),
+      ...(this.config.options.system !== undefined ? { system: this.config.options.system } : {}),
+    };
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.config.stack.run("run", input, (i) => runLoop(env, i), run);
+      if (outcome._tag === "Completed") return this.completed(runId, outcome.value);
+      if (outcome._tag === "Rejected") return { ...empty, status: "rejected", reason: outcome.reason, by: outcome.by };
+      const error = outcome.error;
+      if (signal?.aborted) return { ...empty, status: "aborted", error };
+      // Failures already decided by the `error` point (model, tool) end the turn; others are asked about now.
+      if (error instanceof AgentRunError) return { ...empty, status: "failed", error: error.cause };
+      const decision = await decide(env, { where: "loop", error, attempt });
+      if (decision.action === "retry") continue;
+      if (decision.action === "recover") {
+        const answer = typeof decision.value === "string" ? decision.value : JSON.stringify(decision.value);
+        return this.completed(runId, { text: answer, steps: 0, usage: noUsage, finishReason: "stop", messages: [...input.messages, { role: "assistant", content: answer }] });
+      }
+      return { ...empty, status: "failed", error };
+    }
+  }
+
+  private completed(runId: string, result: RunResult): TurnResult {
+    this.messages = result.messages;
+    return { status: "completed", runId, text: result.text, finishReason: result.finishReason, steps: result.steps, usage: result.usage, result };
+  }
+
+  compact(): Promise<void> {
+    const work = this.tail.then(async () => {
+      const run: RunOptions = { ...this.base, runId: `${this.id}#compact` };
+      const env = rootEnv(this.config, run, this.pending, this.base.signal, undefined);
+      this.messages = await compact(env, this.messages, this.config.options.system, "manual");
+    });
+    this.tail = work.catch(() => undefined);
+    return work;
+  }
+
+  notify(notification: Notification): Promise<void> {
+    return notifier(this.config, { ...this.base, runId: `${this.id}#notify` })(notification);
+  }
+
+  async close(reason: SessionEnd["reason"] = "other"): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.tail;
+    await this.config.stack.run("sessionEnd", { sessionId: this.id, reason }, () => undefined, { ...this.base, signal: undefined, runId: `${this.id}#end` });
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * The loop's tool calls: every call of a step runs at once, each through its own `toolCall`
+ * chain. A rejection becomes an error result that says who rejected it and why; a failure goes
+ * to the `error` point first (retry, recover with content, or fail: the model reads the error).
+ */
+import { decide } from "./decide.ts";
+import type { LoopEnv } from "./env.ts";
+import type { ToolCall, ToolResult } from "./types.ts";
+import { executeTool, failedResult, lookupIn, rejectedResult } from "./wrap-tool.ts";
+
+/** A tool call and the result the model will read. */
+export interface ToolExchange {
+  readonly call: ToolCall;
+  readonly result: ToolResult;
+}
+
+/**
+ * Run one tool call through the stack, deciding about failures.
+ *
+ * @example
+ * const result = await callTool(env, offered, { id: "c1", name: "Bash", input: { command: "ls" } })
+ */
+export const callTool = async (env: LoopEnv, offered: ReadonlySet<string>, call: ToolCall): Promise<ToolResult> => {
+  const all = lookupIn(env.tools);
+  // Tools a `run` hook took away are not offered, and not runnable either.
+  const operation = executeTool((name) => (offered.has(name) ? all(name) : undefined));
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await env.stack.run("toolCall", call, operation, env.run);
+    if (outcome._tag === "Completed") return outcome.value;
+    if (outcome._tag === "Rejected") return rejectedResult(call, outcome.reason, outcome.by);
+    if (env.signal?.aborted) return failedResult(call, outcome.error);
+    const decision = await decide(env, { where: "tool", error: outcome.error, attempt });
+    if (decision.action === "retry") continue;
+    if (decision.action === "recover") return { content: decision.value };
+    return failedResult(call, outcome.error);
+  }
+};
+
+/**
+ * Run a step's tool calls in parallel; results keep the calls' order.
+ *
+ * @example
+ * const exchanges = await callTools(env, offered, response.toolCalls)
+ */
+export const callTools = (env: LoopEnv, offered: ReadonlySet<string>, calls: readonly ToolCall[]): Promise<ToolExchange[]> =>
+  Promise.all(calls.map(async (call) => ({ call, result: await callTool(env, offered, call) })));
