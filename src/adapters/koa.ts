@@ -1,0 +1,133 @@
+/**
+ * `fromKoa`: Koa-style `(ctx, next) => Promise` middleware mounted as one `around` hook.
+ *
+ * An array is composed with `koa-compose` itself, so its classic rules hold exactly: `next()`
+ * called twice rejects with "next() called multiple times", a synchronous throw becomes a
+ * rejection, and the first middleware is the outermost.
+ *
+ * How Koa's `ctx` maps onto a point (the Koa idiom on the left):
+ * - `ctx.request` → `ctx.input`: the input; assign a new one before `await next()` to rewrite it.
+ * - `ctx.body` → `ctx.output`: `undefined` until `next()` completes, then the output; assigning
+ *   it after `next()` transforms the output, assigning it without calling `next()` answers in
+ *   place of the operation (a `Replace`).
+ * - `ctx.state` → `ctx.state`: an object shared by the composed middleware of one run.
+ * - `ctx.throw(403)` → `ctx.reject(reason)`: refuse (gate points only, R2).
+ * - errors thrown downstream → `await next()` throws the operation's error, as in Koa: catch it
+ *   and assign `ctx.output` to recover; leave it uncaught and the run ends `Failed` with it.
+ * - `ctx.outcome`: the `Outcome` of `next()` (Completed, Rejected or Failed), for what Koa has no word for.
+ * - `ctx.hook`: the `HookContext` (signal, point, subject, metadata, state store, addContext).
+ *
+ * Returning without calling `next()`, setting `ctx.output` or rejecting is a hook failure (R6):
+ * Koa would answer 404, here there would be no answer at all.
+ */
+import compose from "koa-compose";
+import { Reject, Replace, Transform } from "../core/action.ts";
+import type { HookContext } from "../core/context.ts";
+import type { AroundResult, FailMode, Hook, Next } from "../core/hook.ts";
+import type { MatchSpec } from "../core/match/types.ts";
+import type { Outcome } from "../core/outcome.ts";
+import type { PointKind } from "../core/point.ts";
+import type { DeepReadonly } from "../core/readonly.ts";
+
+/** The `ctx` a Koa-style middleware receives. */
+export interface KoaContext<I = any, O = any> {
+  /** The input; assign before `await next()` to pass a new one inward. */
+  input: DeepReadonly<I> | I;
+  /** The output once `next()` completed; assign to transform it (or, without `next()`, to answer). */
+  output: DeepReadonly<O> | O | undefined;
+  /** Shared by the composed middleware of one run (Koa's `ctx.state`). */
+  readonly state: Record<string, unknown>;
+  /** What `next()` produced, once it has run. */
+  readonly outcome: Outcome<O> | undefined;
+  /** The hook context: signal, point, subject, metadata, store, addContext, approve. */
+  readonly hook: HookContext<I>;
+  /** The run's signal (`ctx.hook.signal`). */
+  readonly signal: AbortSignal;
+  /** Refuse with a reason (gate points only); what `ctx.throw(403, reason)` means in Koa. */
+  reject(reason: string): void;
+}
+
+/** A Koa-style middleware over a point's input `I` and output `O`. */
+export type KoaMiddleware<I = any, O = any> = (ctx: KoaContext<I, O>, next: () => Promise<void>) => unknown;
+
+/** Hook fields besides the function: name, priority, match, timeoutMs, failMode, shadow... */
+export interface FromKoaOptions<I = any> {
+  readonly name?: string;
+  readonly priority?: number;
+  readonly match?: MatchSpec<I>;
+  readonly timeoutMs?: number;
+  readonly failMode?: FailMode;
+  readonly shadow?: boolean;
+  readonly disabled?: boolean;
+  readonly source?: string;
+}
+
+/**
+ * Mount Koa-style middleware (one, or a list composed with `koa-compose`) as an `around` hook.
+ *
+ * @example
+ * stack.use("toolCall", fromKoa(async (ctx, next) => {
+ *   const started = Date.now()
+ *   await next()
+ *   ctx.hook.addContext(`${ctx.input.name} took ${Date.now() - started} ms`)
+ * }, { name: "timing" }))
+ */
+export const fromKoa = <I = any, O = any>(
+  middleware: KoaMiddleware<I, O> | readonly KoaMiddleware<I, O>[],
+  options: FromKoaOptions<I> = {},
+): Hook<I, O> => {
+  const list = Array.isArray(middleware) ? middleware : [middleware];
+  // koa-compose checks each entry is a function, and throws a TypeError at mount time if not.
+  const composed = compose(list as compose.Middleware<KoaContext<I, O>>[]);
+  const names = list.map((m: { name?: string }) => m.name).filter(Boolean).join(",");
+  return {
+    ...options,
+    name: options.name ?? `koa(${names || "anonymous"})`,
+    around: (hook: HookContext<I>, next: Next<I, O>) => runKoa(composed, hook, next),
+  };
+};
+
+/** One run of the composed middleware: the Koa context, the innermost `next`, and the answer. */
+const runKoa = async <I, O>(
+  composed: compose.ComposedMiddleware<KoaContext<I, O>>,
+  hook: HookContext<I>,
+  next: Next<I, O>,
+): Promise<AroundResult<O, PointKind>> => {
+  let outcome: Outcome<O> | undefined;
+  let produced: unknown;
+  let rejected: string | undefined;
+  const ctx: KoaContext<I, O> = {
+    input: hook.input,
+    output: undefined,
+    state: {},
+    get outcome() {
+      return outcome;
+    },
+    hook,
+    signal: hook.signal,
+    reject(reason) {
+      rejected = String(reason);
+    },
+  };
+  try {
+    await composed(ctx, async () => {
+      outcome = await next(ctx.input);
+      produced = outcome._tag === "Completed" ? outcome.value : undefined;
+      ctx.output = produced as O | undefined;
+      // Koa lets downstream errors surface from `await next()`; a middleware may catch them.
+      if (outcome._tag === "Failed") throw outcome.error;
+    });
+  } catch (error) {
+    // The operation's own error, uncaught by any middleware: the run failed, no hook did.
+    if (outcome?._tag === "Failed" && error === outcome.error) return outcome;
+    throw error;
+  }
+  // On an observation point a Reject is a hook failure (R2), which is what it should be.
+  if (rejected !== undefined) return Reject(rejected) as AroundResult<O, PointKind>;
+  if (outcome === undefined) {
+    if (ctx.output !== undefined) return Replace(ctx.output);
+    throw new TypeError("Koa middleware returned without calling next(), setting ctx.output or calling ctx.reject()");
+  }
+  if (ctx.output !== produced) return Transform(ctx.output as O);
+  return outcome;
+};

@@ -1,0 +1,133 @@
+/**
+ * `wrapMcpClient`: an MCP client whose `callTool` runs through the stack's `toolCall` point.
+ *
+ * Mapping (MCP TypeScript SDK v1, `@modelcontextprotocol/sdk`):
+ * - the `ToolCall` is `{ id, name: params.name, input: params.arguments }`, so matchers see the
+ *   tool name as subject and `Bash(rm *)`-style details as for any tool;
+ * - the `ToolResult` hooks see is the MCP `CallToolResult` itself (`content` array, `isError`,
+ *   `structuredContent`), so an `after` hook can read or rewrite exactly what the server said;
+ * - a rejection becomes `{ isError: true, content: [{ type: "text", text }] }`, the way MCP
+ *   reports a tool that did not do its job: the model reads why, the caller does not crash;
+ * - protocol failures (`McpError`, timeouts, aborts) stay exceptions, as the SDK throws them.
+ *
+ * The caller's `RequestOptions` pass through: `signal` also cancels the run (hooks included),
+ * and the call itself gets the run's signal, so a hook deadline cancels the server-side work
+ * with `notifications/cancelled`; `timeout` stays the SDK's own per-request timeout.
+ */
+import type { RunOptions } from "../core/context.ts";
+import type { DeepReadonly } from "../core/readonly.ts";
+import { rejectedResult, type ToolCallStack } from "../agent/wrap-tool.ts";
+import type { ToolCall, ToolResult } from "../agent/types.ts";
+
+/** The `params` of `tools/call`. */
+export interface McpCallToolParams {
+  readonly name: string;
+  readonly arguments?: Record<string, unknown> | undefined;
+  readonly _meta?: Record<string, unknown> | undefined;
+  readonly [key: string]: unknown;
+}
+
+/** The subset of the SDK's `RequestOptions` this adapter reads; the rest passes through. */
+export interface McpRequestOptions {
+  readonly signal?: AbortSignal | undefined;
+  readonly timeout?: number | undefined;
+  readonly [key: string]: unknown;
+}
+
+/** What `callTool` resolves to: MCP's `CallToolResult` (or the legacy `toolResult` form). */
+export interface McpCallToolResult {
+  readonly content?: readonly unknown[];
+  readonly isError?: boolean | undefined;
+  readonly structuredContent?: Record<string, unknown> | undefined;
+  readonly [key: string]: unknown;
+}
+
+/** The shape of an MCP client this adapter wraps: anything with the SDK's `callTool`. */
+export interface McpToolClient {
+  callTool(params: McpCallToolParams, resultSchema?: any, options?: McpRequestOptions): Promise<McpCallToolResult>;
+}
+
+export interface WrapMcpClientOptions {
+  /** Run options for every call (session, metadata...), or a function of the call. */
+  readonly run?: Omit<RunOptions, "signal"> | ((params: McpCallToolParams) => Omit<RunOptions, "signal">);
+  /** The result returned for a rejected call; default: `isError` with "Tool call X was rejected by H: reason". */
+  readonly rejected?: (reason: string, by: string, call: DeepReadonly<ToolCall>) => McpCallToolResult;
+}
+
+/** MCP calls carry no id of their own; hooks and traces want one. */
+let seq = 0;
+
+/**
+ * Wrap an MCP client so that `callTool` runs through the stack's `toolCall` point; every other
+ * member is the original client's.
+ *
+ * @example
+ * const client = wrapMcpClient(stack, new Client({ name: "app", version: "1.0.0" }))
+ * await client.connect(transport)
+ * const result = await client.callTool({ name: "delete_repo", arguments: { repo: "prod" } })
+ * result.isError // true when a hook rejected it; result.content[0].text says why
+ */
+export const wrapMcpClient = <C extends McpToolClient>(stack: ToolCallStack, client: C, options: WrapMcpClientOptions = {}): C => {
+  const original = client.callTool;
+  const callTool = async (params: McpCallToolParams, resultSchema?: unknown, request: McpRequestOptions = {}): Promise<McpCallToolResult> => {
+    const call: ToolCall = {
+      id: `mcp-${++seq}`,
+      name: params.name,
+      // A copy: strict mode freezes the input, and the arguments are the caller's object.
+      input: params.arguments === undefined ? {} : structuredClone(params.arguments),
+    };
+    const run = typeof options.run === "function" ? options.run(params) : options.run;
+    const outcome = await stack.run(
+      "toolCall",
+      call,
+      async (input, ctx) => {
+        const next: McpCallToolParams = { ...params, name: input.name, arguments: input.input as Record<string, unknown> };
+        const result = await original.call(client, next, resultSchema, { ...request, signal: ctx.signal });
+        return result as ToolResult;
+      },
+      { ...run, signal: request.signal },
+    );
+    if (outcome._tag === "Completed") return toMcpResult(outcome.value);
+    if (outcome._tag === "Rejected") {
+      return options.rejected?.(outcome.reason, outcome.by, call) ?? {
+        content: [{ type: "text", text: String(rejectedResult(call, outcome.reason, outcome.by).content) }],
+        isError: true,
+      };
+    }
+    throw outcome.error;
+  };
+  return withMethod(client, "callTool", callTool);
+};
+
+/**
+ * A hook's result as MCP content: an MCP result passes as is; a plain `{ content: "text" }`
+ * from a `Replace` (a cache, a stub) becomes a text block, anything else JSON text.
+ */
+const toMcpResult = (result: DeepReadonly<ToolResult>): McpCallToolResult => {
+  const { content, isError, ...rest } = result as DeepReadonly<ToolResult> & Record<string, unknown>;
+  const blocks = Array.isArray(content)
+    ? content
+    : [{ type: "text", text: typeof content === "string" ? content : JSON.stringify(content) ?? String(content) }];
+  return { ...rest, content: blocks, ...(isError === true ? { isError: true } : {}) } as McpCallToolResult;
+};
+
+/**
+ * The client with one method replaced. A proxy rather than a copy: the SDK's `Client` is a
+ * class whose methods use `this`, and callers may set handlers (`onerror`, `onclose`) on it.
+ */
+const withMethod = <C extends object>(target: C, key: PropertyKey, fn: (...args: any[]) => unknown): C => {
+  // Bound once per method (not per access), rebound if the client replaces a method.
+  const bound = new Map<PropertyKey, { readonly of: unknown; readonly fn: unknown }>();
+  return new Proxy(target, {
+    get(t, prop) {
+      if (prop === key) return fn;
+      const value: unknown = Reflect.get(t, prop, t);
+      if (typeof value !== "function") return value;
+      const cached = bound.get(prop);
+      if (cached?.of === value) return cached.fn;
+      const b = (value as (...args: unknown[]) => unknown).bind(t);
+      bound.set(prop, { of: value, fn: b });
+      return b;
+    },
+  });
+};

@@ -1,0 +1,148 @@
+import { describe, expect, it } from "vitest";
+import { fromKoa, type KoaMiddleware } from "../../src/adapters/koa.ts";
+import { createAgentStack } from "../../src/agent/stack.ts";
+import type { ModelRequest, ModelResponse, ToolCall, ToolResult } from "../../src/agent/types.ts";
+import { HookError, Outcome } from "../../src/core/index.ts";
+
+const call: ToolCall = { id: "c1", name: "Bash", input: { command: "ls" } };
+const ok = (c: { readonly input: Record<string, unknown> }): ToolResult => ({ content: `ran ${String(c.input.command)}` });
+type ToolMw = KoaMiddleware<ToolCall, ToolResult>;
+
+const runTool = (mw: ToolMw | ToolMw[], operation: (c: ToolCall) => ToolResult | Promise<ToolResult> = ok) =>
+  createAgentStack().use("toolCall", fromKoa(mw, { name: "koa" })).run("toolCall", call, (c) => operation(c as ToolCall));
+
+describe("fromKoa", () => {
+  it("composes an array with the first middleware outermost, as koa-compose does", async () => {
+    const log: string[] = [];
+    const mw = (tag: string): ToolMw => async (_ctx, next) => {
+      log.push(`${tag} in`);
+      await next();
+      log.push(`${tag} out`);
+    };
+    await runTool([mw("a"), mw("b")], (c) => (log.push("operation"), ok(c)));
+    expect(log).toEqual(["a in", "b in", "operation", "b out", "a out"]);
+  });
+
+  it("passes an input assigned before next() to the operation", async () => {
+    const outcome = await runTool(async (ctx, next) => {
+      ctx.input = { ...ctx.input, input: { command: "ls -la" } };
+      await next();
+    });
+    expect(outcome).toEqual(Outcome.completed({ content: "ran ls -la" }));
+  });
+
+  it("exposes the output after next() and transforms it when assigned", async () => {
+    let seen: unknown;
+    const outcome = await runTool(async (ctx, next) => {
+      await next();
+      seen = ctx.output;
+      ctx.output = { content: `${String(ctx.output?.content)}!` };
+    });
+    expect(seen).toEqual({ content: "ran ls" });
+    expect(outcome).toEqual(Outcome.completed({ content: "ran ls!" }));
+  });
+
+  it("answers in place of the operation when output is assigned without next()", async () => {
+    let ran = false;
+    const outcome = await runTool((ctx) => { ctx.output = { content: "cached" }; }, (c) => ((ran = true), ok(c)));
+    expect(outcome).toEqual(Outcome.completed({ content: "cached" }));
+    expect(ran).toBe(false);
+  });
+
+  it("rejects through ctx.reject on a gate point", async () => {
+    const outcome = await runTool((ctx) => ctx.reject("no shell today"));
+    expect(outcome).toEqual(Outcome.rejected("no shell today", "koa"));
+  });
+
+  it("treats ctx.reject on an observation point as a hook failure (R2)", async () => {
+    const failures: HookError[] = [];
+    const request: ModelRequest = { model: "m", messages: [] };
+    const response: ModelResponse = { text: "hi", toolCalls: [], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } };
+    const stack = createAgentStack({ onFailure: (e) => void failures.push(e) })
+      .use("modelCall", fromKoa<ModelRequest, ModelResponse>((ctx) => ctx.reject("no"), { name: "koa" }));
+    expect(await stack.run("modelCall", request, () => response)).toEqual(Outcome.completed(response));
+    expect(failures.map((f) => f.kind)).toEqual(["reject-on-observe"]);
+  });
+
+  it("fails the hook when a middleware calls next() twice, and runs the operation once", async () => {
+    let runs = 0;
+    const outcome = await runTool(async (_ctx, next) => {
+      await next();
+      await next();
+    }, (c) => ((runs += 1), ok(c)));
+    expect(outcome._tag).toBe("Rejected");
+    if (outcome._tag === "Rejected") {
+      expect(outcome.reason).toContain("next() called multiple times");
+      expect(outcome.cause).toBeInstanceOf(HookError);
+    }
+    expect(runs).toBe(1);
+  });
+
+  it("fails the hook when a middleware throws synchronously", async () => {
+    const outcome = await runTool(() => { throw new Error("sync boom"); });
+    expect(outcome._tag).toBe("Rejected");
+    if (outcome._tag === "Rejected") expect(outcome.reason).toContain("sync boom");
+  });
+
+  it("throws the operation's error from await next(), so a middleware can catch it and recover", async () => {
+    let caught: unknown;
+    const outcome = await runTool(async (ctx, next) => {
+      try {
+        await next();
+      } catch (error) {
+        caught = error;
+        ctx.output = { content: "fallback" };
+      }
+    }, () => { throw new Error("ENOENT"); });
+    expect((caught as Error).message).toBe("ENOENT");
+    expect(outcome).toEqual(Outcome.completed({ content: "fallback" }));
+  });
+
+  it("ends Failed with the operation's own error when no middleware catches it (not a hook failure)", async () => {
+    const error = new Error("ENOENT");
+    const outcome = await runTool(async (_ctx, next) => { await next(); }, () => { throw error; });
+    expect(outcome).toEqual(Outcome.failed(error));
+  });
+
+  it("shows a downstream rejection as ctx.outcome without throwing", async () => {
+    let seen: unknown;
+    const stack = createAgentStack()
+      .use("toolCall", fromKoa<ToolCall, ToolResult>(async (ctx, next) => { await next(); seen = ctx.outcome; }, { name: "outer", priority: 1 }))
+      .use("toolCall", { name: "guard", priority: 2, before: () => ({ _tag: "Reject", reason: "blocked" }) });
+    expect(await stack.run("toolCall", call, ok)).toEqual(Outcome.rejected("blocked", "guard"));
+    expect(seen).toEqual(Outcome.rejected("blocked", "guard"));
+  });
+
+  it("fails the hook when a middleware neither calls next(), sets output nor rejects", async () => {
+    const outcome = await runTool(() => undefined);
+    expect(outcome._tag).toBe("Rejected");
+    if (outcome._tag === "Rejected") expect(outcome.reason).toContain("without calling next()");
+  });
+
+  it("shares ctx.state between the composed middleware of one run, and starts it fresh on the next", async () => {
+    const states: unknown[] = [];
+    const stack = createAgentStack().use("toolCall", fromKoa<ToolCall, ToolResult>([
+      async (ctx, next) => { ctx.state.user = "ada"; await next(); },
+      async (ctx, next) => { states.push({ ...ctx.state }); ctx.state.seen = true; await next(); },
+    ]));
+    await stack.run("toolCall", call, ok);
+    await stack.run("toolCall", call, ok);
+    expect(states).toEqual([{ user: "ada" }, { user: "ada" }]);
+  });
+
+  it("gives the hook context (signal, subject) to the middleware", async () => {
+    let seen: unknown[] = [];
+    await runTool(async (ctx, next) => { seen = [ctx.hook.subject, ctx.signal instanceof AbortSignal, ctx.hook.point]; await next(); });
+    expect(seen).toEqual(["Bash", true, "toolCall"]);
+  });
+
+  it("refuses a list with something that is not a function at mount time", () => {
+    expect(() => fromKoa([async () => {}, "nope" as never])).toThrow(TypeError);
+  });
+
+  it("names the hook after the middleware functions unless given a name", () => {
+    async function timing(_ctx: unknown, next: () => Promise<void>) { await next(); }
+    expect(fromKoa(timing).name).toBe("koa(timing)");
+    expect(fromKoa(timing, { name: "t", priority: 5 })).toMatchObject({ name: "t", priority: 5 });
+  });
+});

@@ -1,0 +1,152 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { wrapMcpClient } from "../../src/adapters/mcp.ts";
+import { createAgentStack } from "../../src/agent/stack.ts";
+import { Reject, Replace, Transform } from "../../src/core/index.ts";
+import { RunAbortedError } from "../../src/core/errors.ts";
+
+/** A real MCP server with four tools: one that answers, one that throws, one that reports an error, one that hangs. */
+const connect = async () => {
+  const server = new McpServer({ name: "test-server", version: "1.0.0" });
+  const seen: { name: string; args: unknown }[] = [];
+  const aborted: string[] = [];
+  server.registerTool("echo", { inputSchema: { text: z.string() } }, async ({ text }) => {
+    seen.push({ name: "echo", args: { text } });
+    return { content: [{ type: "text", text: `echo: ${text}` }] };
+  });
+  server.registerTool("boom", { inputSchema: {} }, async () => {
+    seen.push({ name: "boom", args: {} });
+    throw new Error("disk on fire");
+  });
+  server.registerTool("soft-fail", { inputSchema: {} }, async () => ({ content: [{ type: "text", text: "no such file" }], isError: true }));
+  server.registerTool("hang", { inputSchema: {} }, (_args, extra) =>
+    new Promise((_resolve, reject) => {
+      extra.signal.addEventListener("abort", () => {
+        aborted.push("hang");
+        reject(new Error("cancelled"));
+      });
+    }));
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: "test-client", version: "1.0.0" });
+  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  open.push(client, server);
+  return { client, seen, aborted };
+};
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+});
+
+const waitFor = async (check: () => boolean) => {
+  for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
+};
+
+describe("wrapMcpClient", () => {
+  it("runs a call through the toolCall point with the tool name as subject, and after hooks see the server's result", async () => {
+    const { client, seen } = await connect();
+    const subjects: unknown[] = [];
+    const results: unknown[] = [];
+    const stack = createAgentStack().use("toolCall", {
+      name: "watch",
+      before: (call, ctx) => void subjects.push(ctx.subject, call.input),
+      after: (result) => void results.push(result),
+    });
+    const result = await wrapMcpClient(stack, client).callTool({ name: "echo", arguments: { text: "hi" } });
+    expect(result.content).toEqual([{ type: "text", text: "echo: hi" }]);
+    expect(subjects).toEqual(["echo", { text: "hi" }]);
+    expect(results).toEqual([expect.objectContaining({ content: [{ type: "text", text: "echo: hi" }] })]);
+    expect(seen).toEqual([{ name: "echo", args: { text: "hi" } }]);
+  });
+
+  it("turns a rejection into an isError result with the reason, and never reaches the server", async () => {
+    const { client, seen } = await connect();
+    const stack = createAgentStack().use("toolCall", { name: "no-echo", match: "echo", before: () => Reject("echo is disabled here") });
+    const result = await wrapMcpClient(stack, client).callTool({ name: "echo", arguments: { text: "hi" } });
+    expect(result).toEqual({ isError: true, content: [{ type: "text", text: "Tool call echo was rejected by no-echo: echo is disabled here" }] });
+    expect(seen).toEqual([]);
+  });
+
+  it("lets a custom rejection result replace the default", async () => {
+    const { client } = await connect();
+    const stack = createAgentStack().use("toolCall", { name: "deny", before: () => Reject("nope") });
+    const wrapped = wrapMcpClient(stack, client, { rejected: (reason, by) => ({ isError: true, content: [{ type: "text", text: `${by}: ${reason}` }] }) });
+    expect((await wrapped.callTool({ name: "echo", arguments: { text: "x" } })).content).toEqual([{ type: "text", text: "deny: nope" }]);
+  });
+
+  it("returns a tool that throws as the server reports it (isError), and after hooks see isError", async () => {
+    const { client } = await connect();
+    const flags: unknown[] = [];
+    const stack = createAgentStack().use("toolCall", { name: "watch", after: (r) => void flags.push(r.isError) });
+    const result = await wrapMcpClient(stack, client).callTool({ name: "boom", arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain("disk on fire");
+    expect(flags).toEqual([true]);
+  });
+
+  it("passes a tool's own isError result through unchanged", async () => {
+    const { client } = await connect();
+    const result = await wrapMcpClient(createAgentStack(), client).callTool({ name: "soft-fail", arguments: {} });
+    expect(result).toEqual({ content: [{ type: "text", text: "no such file" }], isError: true });
+  });
+
+  it("sends the arguments a before hook rewrote", async () => {
+    const { client, seen } = await connect();
+    const stack = createAgentStack().use("toolCall", { name: "shout", before: (c) => Transform({ ...c, input: { text: String(c.input.text).toUpperCase() } }) });
+    const result = await wrapMcpClient(stack, client).callTool({ name: "echo", arguments: { text: "hi" } });
+    expect(result.content).toEqual([{ type: "text", text: "echo: HI" }]);
+    expect(seen).toEqual([{ name: "echo", args: { text: "HI" } }]);
+  });
+
+  it("answers from a Replace without calling the server, as a text block", async () => {
+    const { client, seen } = await connect();
+    const stack = createAgentStack().use("toolCall", { name: "cache", before: () => Replace({ content: "cached answer" }) });
+    const result = await wrapMcpClient(stack, client).callTool({ name: "echo", arguments: { text: "hi" } });
+    expect(result).toEqual({ content: [{ type: "text", text: "cached answer" }] });
+    expect(seen).toEqual([]);
+  });
+
+  it("cancels a hanging tool on the server when the caller's signal aborts, and rejects", async () => {
+    const { client, aborted } = await connect();
+    const controller = new AbortController();
+    const pending = wrapMcpClient(createAgentStack(), client).callTool({ name: "hang", arguments: {} }, undefined, { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error("user pressed stop")), 20);
+    await expect(pending).rejects.toBeInstanceOf(RunAbortedError);
+    await waitFor(() => aborted.length > 0);
+    expect(aborted).toEqual(["hang"]);
+  });
+
+  it("cancels a hanging tool on the server when the run's deadline passes", async () => {
+    const { client, aborted } = await connect();
+    const wrapped = wrapMcpClient(createAgentStack(), client, { run: { timeoutMs: 30 } });
+    await expect(wrapped.callTool({ name: "hang", arguments: {} })).rejects.toThrow(/exceeded its deadline/);
+    await waitFor(() => aborted.length > 0);
+    expect(aborted).toEqual(["hang"]);
+  });
+
+  it("passes the SDK's own timeout through, which fails the call with the SDK's error", async () => {
+    const { client, aborted } = await connect();
+    const wrapped = wrapMcpClient(createAgentStack(), client);
+    await expect(wrapped.callTool({ name: "hang", arguments: {} }, undefined, { timeout: 30 })).rejects.toThrow(/timed out/i);
+    await waitFor(() => aborted.length > 0);
+    expect(aborted).toEqual(["hang"]);
+  });
+
+  it("keeps every other member of the client working", async () => {
+    const { client } = await connect();
+    const wrapped = wrapMcpClient(createAgentStack(), client);
+    const { tools } = await wrapped.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(["boom", "echo", "hang", "soft-fail"]);
+    expect(wrapped.getServerVersion()).toEqual({ name: "test-server", version: "1.0.0" });
+  });
+
+  it("does not freeze the caller's arguments under strict mode", async () => {
+    const { client } = await connect();
+    const args = { text: "hi" };
+    await wrapMcpClient(createAgentStack().use("toolCall", { name: "noop", before: () => undefined }), client).callTool({ name: "echo", arguments: args });
+    expect(Object.isFrozen(args)).toBe(false);
+  });
+});
