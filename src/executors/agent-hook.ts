@@ -1,0 +1,59 @@
+/**
+ * `agentHook`: a sub-agent on the reference loop verifies the event with read-only tools
+ * (Read, Glob, Grep over one directory) and answers the same `{ ok, reason }` verdict as a
+ * prompt hook. It runs on its own stack, so its tool calls are never judged by the hooks it
+ * serves (no recursion), and can be guarded separately through `stack`.
+ */
+import { createAgent } from "../agent/agent.ts";
+import type { LanguageModel } from "../agent/model.ts";
+import { createAgentStack, type AgentStack } from "../agent/stack.ts";
+import type { AgentTool } from "../agent/tool.ts";
+import { describe } from "../core/errors.ts";
+import { ExecutorError } from "./errors.ts";
+import type { ClaudeEvent } from "./events.ts";
+import { externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions } from "./external.ts";
+import { readOnlyTools } from "./readonly-tools.ts";
+import { evaluatorPrompt, readVerdict, verdictAnswer } from "./verdict.ts";
+
+export interface AgentHookOptions<E extends ClaudeEvent = ClaudeEvent> extends ExternalHookOptions<E> {
+  /** What to verify; `$ARGUMENTS` is where the event goes (appended when absent). */
+  readonly prompt: string;
+  readonly model: LanguageModel;
+  /** Its tools; default `readOnlyTools(root)` with `root` the hook's cwd. Give only read-only tools. */
+  readonly tools?: readonly AgentTool[];
+  /** The sub-agent's own stack; default an empty agent stack. */
+  readonly stack?: AgentStack;
+  /** Model calls at most; default 50, as in Claude Code. */
+  readonly maxSteps?: number;
+  readonly maxEventChars?: number;
+}
+
+/**
+ * A hook that runs a read-only verifier sub-agent on each event.
+ *
+ * @example
+ * stack.use("stop", agentHook({ event: "Stop", model, prompt: "Verify every TODO in src/ is resolved. $ARGUMENTS", timeout: 120 }))
+ */
+export const agentHook = <E extends ClaudeEvent>(options: AgentHookOptions<E>): ExternalHook<E> => {
+  if (typeof options.prompt !== "string" || options.prompt.trim() === "") throw new TypeError("agentHook: prompt must be a non-empty string");
+  if (typeof options.model?.generate !== "function") throw new TypeError("agentHook: model must have a generate(request, { signal }) method");
+  const timeoutMs = resolveTimeoutMs(options, 60);
+  const name = options.name ?? `agent:${options.event}`;
+  const stack = options.stack ?? createAgentStack();
+  return externalHook({ ...options, name }, timeoutMs, async ({ json, signal, cwd }) => {
+    const { system, user } = evaluatorPrompt(options.prompt, json, options.maxEventChars);
+    const tools = options.tools ?? (await readOnlyTools(cwd));
+    const agent = createAgent({ name, model: options.model, tools, stack, system, maxSteps: options.maxSteps ?? 50 });
+    const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+    let turn;
+    try {
+      turn = await agent.run(user, { signal: deadline });
+    } catch (error) {
+      throw new ExecutorError("model", `the verifier agent failed: ${describe(error)}`, { cause: error });
+    }
+    if (turn.status === "aborted") throw new ExecutorError(signal.aborted ? "aborted" : "timeout", `the verifier agent did not finish within ${timeoutMs} ms`);
+    if (turn.status !== "completed")
+      throw new ExecutorError("model", `the verifier agent ${turn.status}: ${turn.reason ?? describe(turn.error)}`);
+    return verdictAnswer(options.event, readVerdict(name, turn.text));
+  });
+};

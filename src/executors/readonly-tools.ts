@@ -1,0 +1,94 @@
+/**
+ * Read-only tools for agent hooks: `Read`, `Glob` and `Grep` over one directory. Paths are
+ * resolved and canonicalised (symlinks included) and must stay inside the root (I5); outputs
+ * are capped, so a verifier can look around without being able to change or leak anything
+ * outside what it was pointed at.
+ */
+import { readdir, readFile, realpath, stat } from "node:fs/promises";
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import picomatch from "picomatch";
+import type { AgentTool } from "../agent/tool.ts";
+
+export interface ReadOnlyToolsOptions {
+  /** Largest file `Read` returns, in bytes; default 64 KiB. */
+  readonly maxFileBytes?: number;
+  /** Most paths or lines `Glob` and `Grep` return; default 200. */
+  readonly maxResults?: number;
+}
+
+const skipped = new Set([".git", "node_modules"]);
+
+/** Canonical path of `p` under `root`, or an error when it escapes the root. */
+const inside = async (root: string, p: unknown): Promise<string> => {
+  if (typeof p !== "string" || p === "") throw new Error("path must be a non-empty string");
+  const real = await realpath(resolve(root, p));
+  const rel = relative(root, real);
+  if (rel.startsWith("..") || isAbsolute(rel)) throw new Error(`${p} is outside ${root}`);
+  return real;
+};
+
+async function* walk(dir: string, root: string): AsyncGenerator<string> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    if (skipped.has(entry.name)) continue;
+    const full = `${dir}${sep}${entry.name}`;
+    if (entry.isDirectory()) yield* walk(full, root);
+    else if (entry.isFile()) yield relative(root, full);
+  }
+}
+
+/**
+ * `Read`, `Glob` and `Grep` confined to `root`.
+ *
+ * @example
+ * agentHook({ event: "Stop", model, prompt: "Do the tests cover the change?", tools: await readOnlyTools(process.cwd()) })
+ */
+export const readOnlyTools = async (root: string, options: ReadOnlyToolsOptions = {}): Promise<AgentTool[]> => {
+  const base = await realpath(root);
+  const maxBytes = options.maxFileBytes ?? 64 * 1024;
+  const maxResults = options.maxResults ?? 200;
+  return [
+    {
+      name: "Read",
+      description: `Read a text file under ${base} (first ${maxBytes} bytes).`,
+      inputSchema: { type: "object", properties: { file_path: { type: "string" } }, required: ["file_path"] },
+      async execute(input) {
+        const file = await inside(base, input.file_path);
+        const info = await stat(file);
+        const text = (await readFile(file)).subarray(0, maxBytes).toString("utf8");
+        return info.size > maxBytes ? `${text}\n[truncated: ${info.size - maxBytes} more bytes]` : text;
+      },
+    },
+    {
+      name: "Glob",
+      description: `List files under ${base} matching a glob such as src/**/*.ts.`,
+      inputSchema: { type: "object", properties: { pattern: { type: "string" } }, required: ["pattern"] },
+      async execute(input) {
+        if (typeof input.pattern !== "string" || input.pattern.length > 200) throw new Error("pattern must be a string of at most 200 characters");
+        const match = picomatch(input.pattern, { dot: false, noextglob: true, nobrace: true });
+        const found: string[] = [];
+        for await (const file of walk(base, base)) if (match(file) && found.push(file) >= maxResults) break;
+        return found.join("\n");
+      },
+    },
+    {
+      name: "Grep",
+      description: `Find lines containing a literal text in files under ${base} (optionally under a sub-path).`,
+      inputSchema: { type: "object", properties: { text: { type: "string" }, path: { type: "string" } }, required: ["text"] },
+      async execute(input) {
+        // A literal search: model-written regular expressions are a ReDoS risk (J3).
+        if (typeof input.text !== "string" || input.text === "" || input.text.length > 200) throw new Error("text must be 1 to 200 characters");
+        const dir = input.path === undefined ? base : await inside(base, input.path);
+        const hits: string[] = [];
+        for await (const file of walk(dir, base)) {
+          const info = await stat(resolve(base, file));
+          if (info.size > maxBytes * 16) continue;
+          const lines = (await readFile(resolve(base, file), "utf8")).split("\n");
+          for (let i = 0; i < lines.length && hits.length < maxResults; i++)
+            if (lines[i]!.includes(input.text)) hits.push(`${file}:${i + 1}: ${lines[i]!.slice(0, 300)}`);
+          if (hits.length >= maxResults) break;
+        }
+        return hits.join("\n");
+      },
+    },
+  ];
+};

@@ -1,0 +1,65 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createScriptedModel } from "../../src/agent/scripted-model.ts";
+import type { StopRequest } from "../../src/agent/types.ts";
+import { agentHook } from "../../src/executors/agent-hook.ts";
+import { readOnlyTools } from "../../src/executors/readonly-tools.ts";
+import { tempDir } from "./helpers.ts";
+import { agentStack } from "./stack-helpers.ts";
+
+const project = (): string => {
+  const dir = tempDir("agent-hook-");
+  mkdirSync(join(dir, "src"));
+  writeFileSync(join(dir, "src", "app.ts"), "export const x = 1;\n// TODO: handle errors\n");
+  writeFileSync(join(dir, "notes.md"), "all done\n");
+  return dir;
+};
+const stopReq: StopRequest = { reason: "end_turn", blockedCount: 0, lastMessage: "Finished." };
+const stop = () => ({ stop: true as const });
+const toolText = (model: ReturnType<typeof createScriptedModel>, i: number) =>
+  model.requests[i]!.messages.filter((m) => m.role === "tool").map((m) => m.content).join("\n");
+
+describe("agentHook", () => {
+  it("investigates with read-only tools and blocks the stop when it finds a problem", async () => {
+    const cwd = project();
+    const model = createScriptedModel({
+      turns: [
+        { toolCalls: [{ name: "Grep", input: { text: "TODO" } }] },
+        (req) => (req.messages.some((m) => m.role === "tool" && m.content.includes("src/app.ts:2")) ? '{"ok": false, "reason": "src/app.ts:2 still has a TODO"}' : '{"ok": true}'),
+      ],
+    });
+    const stack = agentStack().use("stop", agentHook({ event: "Stop", name: "verifier", model, prompt: "Are all TODOs resolved? $ARGUMENTS", cwd, timeoutMs: 5000 }));
+    expect(await stack.run("stop", stopReq, stop)).toMatchObject({ _tag: "Rejected", reason: "src/app.ts:2 still has a TODO" });
+    expect(model.requests[0]!.tools?.map((t) => t.name)).toEqual(["Read", "Glob", "Grep"]);
+  });
+
+  it("cannot read outside its directory", async () => {
+    const cwd = project();
+    const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Read", input: { file_path: "../../../../etc/hostname" } }] }, '{"ok": true}'] });
+    const stack = agentStack().use("stop", agentHook({ event: "Stop", model, prompt: "$ARGUMENTS", cwd, timeoutMs: 5000 }));
+    expect((await stack.run("stop", stopReq, stop))._tag).toBe("Completed");
+    expect(toolText(model, 1)).toMatch(/outside/);
+  });
+
+  it("fails closed when the verifier answers prose", async () => {
+    const model = createScriptedModel({ turns: ["Looks fine to me!"] });
+    const stack = agentStack().use("stop", agentHook({ event: "Stop", name: "verifier", model, prompt: "$ARGUMENTS", cwd: project(), timeoutMs: 5000 }));
+    const outcome = await stack.run("stop", stopReq, stop);
+    expect(outcome).toMatchObject({ _tag: "Rejected" });
+    expect((outcome as { reason: string }).reason).toMatch(/did not answer a JSON verdict: "Looks fine to me!"/);
+  });
+});
+
+describe("readOnlyTools", () => {
+  it("reads, globs and greps inside the root only", async () => {
+    const root = project();
+    const [read, glob, grep] = await readOnlyTools(root);
+    const opts = { signal: new AbortController().signal, toolCallId: "t" };
+    expect(await read!.execute({ file_path: "notes.md" }, opts)).toBe("all done\n");
+    expect(await glob!.execute({ pattern: "**/*.ts" }, opts)).toBe("src/app.ts");
+    expect(await grep!.execute({ text: "TODO" }, opts)).toBe("src/app.ts:2: // TODO: handle errors");
+    await expect(read!.execute({ file_path: "/etc/hostname" }, opts)).rejects.toThrow(/outside/);
+    await expect(grep!.execute({ text: "x", path: ".." }, opts)).rejects.toThrow(/outside/);
+  });
+});
