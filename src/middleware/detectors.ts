@@ -1,0 +1,226 @@
+/**
+ * Detectors: find PII and secrets in text. Each detector knows its `kind` (the label a
+ * redaction shows) and its `window`: how many characters a stream must hold back so that a
+ * match can be recognised before any of it is released. Every pattern has bounded
+ * quantifiers, so scanning is linear in the text (no ReDoS on 10 MB tool outputs).
+ */
+import { isIPv6 } from "node:net";
+
+/** One match: `text.slice(start, end)` is the sensitive part. */
+export interface Detection {
+  readonly kind: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Something that finds sensitive spans in text. */
+export interface Detector {
+  /** The label redactions show (`[REDACTED:<kind>]`) and strategies are chosen by. */
+  readonly kind: string;
+  /** Characters a stream must hold back so a match is recognised before its first character is released. */
+  readonly window: number;
+  /** Every match in `text`, in any order; overlaps are resolved by `scan`. */
+  find(text: string): Iterable<{ readonly start: number; readonly end: number }>;
+}
+
+export interface PatternOptions {
+  /** Characters that must be seen before a match is recognised; default 128. */
+  readonly window?: number;
+  /** Extra check on a candidate match (a checksum, a parser); false drops it. */
+  readonly validate?: (match: string) => boolean;
+}
+
+/**
+ * A detector from a regular expression (the `g` flag is added when missing).
+ *
+ * @example
+ * const ticket = pattern("ticket", /TCK-\d{6}/, { window: 10 })
+ * scan("see TCK-123456", [ticket]) // [{ kind: "ticket", start: 4, end: 14 }]
+ */
+export const pattern = (kind: string, regex: RegExp, options: PatternOptions = {}): Detector => {
+  if (typeof kind !== "string" || kind === "") throw new TypeError("pattern: kind must be a non-empty string");
+  if (!(regex instanceof RegExp)) throw new TypeError(`pattern "${kind}": regex must be a RegExp`);
+  const window = options.window ?? 128;
+  if (!Number.isSafeInteger(window) || window < 1) throw new TypeError(`pattern "${kind}": window must be a positive integer, got ${String(window)}`);
+  // Our own global copy: a caller's `lastIndex` must never leak into our scans, nor ours into theirs.
+  const flags = regex.flags.includes("g") ? regex.flags : `${regex.flags}g`;
+  const source = regex.source;
+  const validate = options.validate;
+  return {
+    kind,
+    window,
+    *find(text) {
+      const re = new RegExp(source, flags);
+      for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+        if (m[0] === "") {
+          re.lastIndex++; // an empty match would loop forever
+          continue;
+        }
+        if (validate === undefined || validate(m[0])) yield { start: m.index, end: m.index + m[0].length };
+      }
+    },
+  };
+};
+
+/**
+ * The Luhn checksum of the digits in `text` (spaces and dashes ignored).
+ *
+ * @example
+ * luhn("4111 1111 1111 1111") // true
+ */
+export const luhn = (text: string): boolean => {
+  const digits = text.replace(/[ -]/g, "");
+  if (!/^\d+$/.test(digits)) return false;
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+    sum += d;
+  }
+  return sum % 10 === 0;
+};
+
+/**
+ * Shannon entropy of `text` in bits per character.
+ *
+ * @example
+ * entropy("aaaa") // 0
+ */
+export const entropy = (text: string): number => {
+  const counts = new Map<string, number>();
+  for (const ch of text) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let bits = 0;
+  for (const n of counts.values()) {
+    const p = n / text.length;
+    bits -= p * Math.log2(p);
+  }
+  return bits;
+};
+
+const digitCount = (s: string): number => s.replace(/\D/g, "").length;
+
+const classOf = (code: number): number => (code >= 48 && code <= 57 ? 0 : code >= 65 && code <= 90 ? 1 : code >= 97 && code <= 122 ? 2 : 3);
+
+/** The share of neighbouring characters of different classes (digit, upper, lower, other): about 0.6 for random tokens, about 0.4 for camelCase identifiers. */
+const mixing = (s: string): number => {
+  let changes = 0;
+  for (let i = 1; i < s.length; i++) if (classOf(s.charCodeAt(i)) !== classOf(s.charCodeAt(i - 1))) changes++;
+  return changes / Math.max(1, s.length - 1);
+};
+
+/** Email addresses (local part up to 64, up to 8 domain labels). */
+export const email: Detector = pattern("email", /(?<![\w.%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}(?![\w-])/, { window: 128 });
+
+/** Payment card numbers: 13 to 19 digits, spaces or dashes allowed, Luhn-valid. */
+export const creditCard: Detector = pattern("credit_card", /(?<![\d-])\d(?:[ -]?\d){12,18}(?!\d)/, { window: 40, validate: luhn });
+
+/**
+ * Phone numbers: 9 to 15 digits written as a phone number is (a leading `+`, parentheses or
+ * separators). A bare run of digits is an id, not a phone; add a `pattern` if yours are.
+ */
+export const phone: Detector = pattern("phone", /(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{1,4}(?:[ .-]?\d{1,4}){1,5}(?![\w])/, {
+  window: 32,
+  validate: (m) => {
+    const n = digitCount(m);
+    return n >= 9 && n <= 15 && /[+() .-]/.test(m) && !/^\d{1,3}(?:\.\d{1,3}){3}$/.test(m);
+  },
+});
+
+const octet = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
+/** IPv4 addresses (dotted quad, each octet 0 to 255). */
+export const ipv4: Detector = pattern("ip_address", new RegExp(`(?<![\\w.])${octet}(?:\\.${octet}){3}(?!\\w|\\.\\d)`), { window: 16 });
+
+/** IPv6 addresses, full or compressed (validated by `node:net`): at least two groups and a digit (so `a::b` is not one). */
+export const ipv6: Detector = pattern("ip_address", /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?(?![\w:]|\.\d)/, {
+  window: 48,
+  validate: (m) => isIPv6(m) && /\d/.test(m) && (m.match(/[0-9A-Fa-f]{1,4}/g)?.length ?? 0) >= 2,
+});
+
+/**
+ * API keys and tokens with well-known prefixes: OpenAI and Anthropic (`sk-`), Stripe
+ * (`sk_live_`, `rk_test_`...), GitHub (`ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_`, `github_pat_`),
+ * AWS access key ids (`AKIA`, `ASIA`), Slack (`xoxb-`, `xoxp-`...), Google (`AIza`) and JWTs.
+ */
+export const apiKey: Detector = pattern(
+  "api_key",
+  new RegExp(
+    [
+      "sk-[A-Za-z0-9_-]{20,256}",
+      "[rs]k_(?:live|test)_[A-Za-z0-9]{16,128}",
+      "gh[pousr]_[A-Za-z0-9]{36,255}",
+      "github_pat_[A-Za-z0-9_]{22,255}",
+      "(?:AKIA|ASIA)[0-9A-Z]{16}",
+      "xox[abposr]-[A-Za-z0-9-]{10,250}",
+      "AIza[0-9A-Za-z_-]{35}",
+      "eyJ[A-Za-z0-9_-]{8,2048}\\.eyJ[A-Za-z0-9_-]{8,4096}\\.[A-Za-z0-9_-]{8,2048}",
+    ].map((p) => `(?<![A-Za-z0-9_-])${p}(?![A-Za-z0-9_-])`).join("|"),
+  ),
+  { window: 48 },
+);
+
+export interface HighEntropyOptions {
+  /** Shortest token considered; default 24. */
+  readonly minLength?: number;
+  /** Least Shannon entropy in bits per character; default 3.5. */
+  readonly threshold?: number;
+}
+
+/**
+ * Unlabelled secrets: long tokens mixing upper case, lower case and digits with high entropy,
+ * whose character classes alternate as in random text (so `getUserById2024Handler` is not one).
+ * Hex strings (hashes, UUIDs, commit ids) and plain words are left alone on purpose: they are
+ * everywhere in tool output and rarely secrets.
+ *
+ * @example
+ * scan("token: Zm9vYmFyQmF6cXV4MTIzNDU2Nzg5MGFi", [highEntropy()]).length // 1
+ */
+export const highEntropy = (options: HighEntropyOptions = {}): Detector => {
+  const minLength = options.minLength ?? 24;
+  const threshold = options.threshold ?? 3.5;
+  if (!Number.isSafeInteger(minLength) || minLength < 8) throw new TypeError(`highEntropy: minLength must be an integer of at least 8, got ${String(minLength)}`);
+  if (!(threshold > 0)) throw new TypeError(`highEntropy: threshold must be a positive number, got ${String(threshold)}`);
+  return pattern("secret", new RegExp(`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{${minLength},1024}={0,2}(?![A-Za-z0-9+/=_-])`), {
+    window: minLength + 8,
+    validate: (m) => /[a-z]/.test(m) && /[A-Z]/.test(m) && /\d/.test(m) && mixing(m) >= 0.45 && entropy(m) >= threshold,
+  });
+};
+
+/**
+ * The default detectors, most specific first (on overlaps an earlier detector wins a tie).
+ *
+ * @example
+ * scan("mail bob@example.com", defaultDetectors())[0]?.kind // "email"
+ */
+export const defaultDetectors = (): readonly Detector[] => [apiKey, email, creditCard, ipv4, ipv6, phone, highEntropy()];
+
+/**
+ * Every sensitive span in `text`, sorted and without overlaps: the leftmost match wins, then
+ * the longest, then the detector listed first.
+ *
+ * @example
+ * scan("call +1 415 555 0100 or mail a@b.io", defaultDetectors()).map((d) => d.kind) // ["phone", "email"]
+ */
+export const scan = (text: string, detectors: readonly Detector[]): Detection[] => {
+  const found: (Detection & { readonly rank: number })[] = [];
+  detectors.forEach((d, rank) => {
+    for (const m of d.find(text)) found.push({ kind: d.kind, start: m.start, end: m.end, rank });
+  });
+  if (found.length === 0) return [];
+  found.sort((a, b) => a.start - b.start || b.end - a.end || a.rank - b.rank);
+  const out: Detection[] = [];
+  let end = -1;
+  for (const f of found) {
+    if (f.start < end) continue;
+    out.push({ kind: f.kind, start: f.start, end: f.end });
+    end = f.end;
+  }
+  return out;
+};
+
+/**
+ * The hold-back a stream needs for these detectors: the largest window.
+ *
+ * @example
+ * windowOf(defaultDetectors()) // 128
+ */
+export const windowOf = (detectors: readonly Detector[]): number => detectors.reduce((w, d) => Math.max(w, d.window), 0);

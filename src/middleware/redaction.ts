@@ -1,0 +1,190 @@
+/**
+ * `redaction`: PII and secrets taken out of user prompts, tool input, tool output and model
+ * output, streamed or not. Inputs are redacted by the outermost hooks (before anyone else sees
+ * them), outputs by the innermost (so every other hook, the history and the logs see the
+ * redacted value). A `block` strategy refuses: `Reject` on gates, a `Failed` outcome carrying
+ * `RedactionBlockedError` on `modelCall`, where a `Reject` is not allowed (R2).
+ */
+import { Continue, Reject, Transform } from "../core/action.ts";
+import type { HookContext } from "../core/context.ts";
+import { AgentOnionError } from "../core/errors.ts";
+import { Outcome } from "../core/outcome.ts";
+import { Priority } from "../core/priority.ts";
+import type { StreamPart } from "../agent/model.ts";
+import { streamControl } from "../agent/stream/control.ts";
+import type { ModelRequest, ModelResponse } from "../agent/types.ts";
+import type { Middleware, PointHook } from "./apply.ts";
+import { nameOption, numberOption } from "./options.ts";
+import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
+import { StreamRedactor, type StreamRedactorOptions } from "./stream-redactor.ts";
+import type { AgentPoints } from "../agent/points.ts";
+
+/** Sensitive data was found where its strategy is `block`. Carries kinds, never the data. */
+export class RedactionBlockedError extends AgentOnionError {
+  override name = "RedactionBlockedError";
+  constructor(
+    /** The hook that refused. */
+    readonly hook: string,
+    /** Where: `user prompt`, `tool input`, `tool output` or `model output`. */
+    readonly where: string,
+    readonly kinds: readonly string[],
+  ) {
+    super(blockedReason(hook, where, kinds));
+  }
+}
+
+const blockedReason = (hook: string, where: string, kinds: readonly string[]): string =>
+  `${where} contains ${kinds.join(", ")}; blocked by ${hook}`;
+
+export interface RedactionOptions extends RedactorOptions, StreamRedactorOptions {
+  /** Hook name; default `redaction` (`redaction:output` for the tool-output hook). */
+  readonly name?: string;
+  /** Priority of the input hooks (user prompt, tool input); default 5, outside the guards. */
+  readonly priority?: number;
+  /** Priority of the output hooks (tool output, model output); default `Priority.last`, innermost. */
+  readonly outputPriority?: number;
+  /** Where to redact; each defaults to true. */
+  readonly on?: {
+    readonly userPrompt?: boolean;
+    readonly toolInput?: boolean;
+    readonly toolOutput?: boolean;
+    readonly modelOutput?: boolean;
+  };
+  /** Use this redactor instead of building one from the options (share one with `audit`). */
+  readonly redactor?: Redactor;
+}
+
+/**
+ * Redact PII and secrets everywhere text enters or leaves the agent.
+ *
+ * @example
+ * const stack = withMiddleware(createAgentStack(), redaction({
+ *   strategies: { api_key: "block", email: "hash" },
+ *   detectors: [...defaultDetectors(), pattern("ticket", /TCK-\d{6}/, { window: 10 })],
+ * }))
+ */
+export const redaction = (options: RedactionOptions = {}): Middleware => {
+  const name = nameOption("redaction", options.name);
+  const priority = numberOption(name, "priority", options.priority ?? Priority.guard - 5, -Number.MAX_VALUE);
+  const outputPriority = numberOption(name, "outputPriority", options.outputPriority ?? Priority.last, -Number.MAX_VALUE);
+  const redactor = options.redactor ?? createRedactor(options);
+  // Checked now, not on the first stream.
+  const streamOptions: StreamRedactorOptions = {
+    ...(options.holdBack !== undefined ? { holdBack: options.holdBack } : {}),
+    ...(options.maxHold !== undefined ? { maxHold: options.maxHold } : {}),
+  };
+  new StreamRedactor(redactor, streamOptions);
+  const on = { userPrompt: true, toolInput: true, toolOutput: true, modelOutput: true, ...options.on };
+
+  const userPrompt: PointHook<AgentPoints, "userPrompt"> = {
+    name,
+    priority,
+    before: (prompt) => {
+      const r = redactor.text(prompt.text);
+      if (r.blocked.length > 0) return Reject(blockedReason(name, "user prompt", r.blocked));
+      return r.changed ? Transform({ ...prompt, text: r.value }) : Continue;
+    },
+  };
+
+  const toolInput: PointHook<AgentPoints, "toolCall"> = {
+    name,
+    priority,
+    before: (call) => {
+      const r = redactor.value(call.input);
+      if (r.blocked.length > 0) return Reject(blockedReason(name, `tool input of ${call.name}`, r.blocked));
+      return r.changed ? Transform({ ...call, input: r.value }) : Continue;
+    },
+  };
+
+  const toolOutput: PointHook<AgentPoints, "toolCall"> = {
+    name: `${name}:output`,
+    priority: outputPriority,
+    after: (result, call) => {
+      const r = redactor.value(result.content);
+      if (r.blocked.length > 0) return Reject(blockedReason(name, `tool output of ${call.name}`, r.blocked));
+      return r.changed ? Transform({ ...result, content: r.value }) : Continue;
+    },
+  };
+
+  const modelOutput: PointHook<AgentPoints, "modelCall"> = {
+    name,
+    priority: outputPriority,
+    // An `around`, not an `after`: on an observation point only an around can end the call with a
+    // failure. Innermost, so a retry or fallback outside it gets a fresh stream redactor per attempt.
+    around: async (ctx, next) => {
+      const live = streamed(name, ctx, redactor, streamOptions);
+      const outcome = await next();
+      if (outcome._tag !== "Completed") return outcome;
+      const response = outcome.value;
+      const tail = live?.end();
+      const blockedLive = live?.blocked ?? [];
+      if (blockedLive.length > 0) return Outcome.failed(new RedactionBlockedError(name, "model output", blockedLive));
+      // The whole answer is scanned again (redaction is idempotent): inner `after` hooks may have changed it.
+      // Only tool inputs: ids and names are the protocol (a provider's call id can look like a token).
+      const r = redactor.value({ text: response.text + (tail ?? ""), inputs: response.toolCalls.map((c) => c.input) });
+      if (r.blocked.length > 0) return Outcome.failed(new RedactionBlockedError(name, "model output", r.blocked));
+      if (!r.changed && tail === undefined) return Continue;
+      const toolCalls = response.toolCalls.map((c, i) => (r.value.inputs[i] === c.input ? c : { ...c, input: r.value.inputs[i] }));
+      return r.value.text === response.text && !toolCalls.some((c, i) => c !== response.toolCalls[i])
+        ? Continue
+        : Transform({ ...response, text: r.value.text, toolCalls } as ModelResponse);
+    },
+  };
+
+  return {
+    name,
+    hooks: {
+      ...(on.userPrompt ? { userPrompt } : {}),
+      ...(on.toolInput || on.toolOutput ? { toolCall: [...(on.toolInput ? [toolInput] : []), ...(on.toolOutput ? [toolOutput] : [])] } : {}),
+      ...(on.modelOutput ? { modelCall: modelOutput } : {}),
+    },
+  };
+};
+
+/** What a streamed call's part transform did, for the `around` to finish. */
+interface LiveRedaction {
+  readonly blocked: readonly string[];
+  /** Release what is still held (a stream that ended without a `finish` part). */
+  end(): string;
+}
+
+/**
+ * On a streamed call, register a part transform that holds text back until it is checked and
+ * redacts tool calls as they stream. Returns undefined for `generate`.
+ */
+const streamed = (name: string, ctx: HookContext<ModelRequest>, redactor: Redactor, options: StreamRedactorOptions): LiveRedaction | undefined => {
+  const control = streamControl(ctx);
+  if (control === undefined) return undefined;
+  const stream = new StreamRedactor(redactor, options);
+  const blocked = new Set<string>();
+  const textPart = (text: string): StreamPart | null => (text === "" ? null : { type: "text-delta", text });
+  const take = (step: { readonly text: string; readonly blocked: readonly string[] }): string => {
+    for (const kind of step.blocked) blocked.add(kind);
+    return blocked.size > 0 ? "" : step.text;
+  };
+  control.transform(name, (part) => {
+    if (blocked.size > 0) return part.type === "finish" || part.type === "error" ? undefined : null;
+    switch (part.type) {
+      case "text-delta":
+        return textPart(take(stream.push(part.text)));
+      case "tool-call": {
+        const r = redactor.value(part.call.input);
+        for (const kind of r.blocked) blocked.add(kind);
+        if (blocked.size > 0) return null;
+        return r.changed ? { ...part, call: { ...part.call, input: r.value } } : undefined;
+      }
+      case "finish": {
+        const rest = textPart(take(stream.end()));
+        return rest === null ? undefined : [rest, part];
+      }
+      default:
+        return undefined;
+    }
+  });
+  return {
+    get blocked() {
+      return [...blocked];
+    },
+    end: () => take(stream.end()),
+  };
+};

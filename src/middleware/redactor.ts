@@ -1,0 +1,156 @@
+/**
+ * A redactor: detectors plus what to do with each kind they find. It rewrites text and
+ * JSON-like values and reports what it found, so the redaction hooks, the stream redactor and
+ * the audit log all apply one policy.
+ */
+import { createHash } from "node:crypto";
+import { defaultDetectors, scan, type Detection, type Detector } from "./detectors.ts";
+
+/**
+ * What to do with a match: `block` refuses the whole value, `redact` writes `[REDACTED:<kind>]`,
+ * `mask` keeps the last four characters, `hash` writes a stable sha256 prefix (`[<kind>:sha256:<12 hex>]`).
+ */
+export type Strategy = "block" | "redact" | "mask" | "hash";
+
+export interface RedactorOptions {
+  /** Default: `defaultDetectors()`. Add `pattern(...)`s for your own secrets. */
+  readonly detectors?: readonly Detector[];
+  /** Strategy for every kind without its own; default `redact`. */
+  readonly strategy?: Strategy;
+  /** Strategy by kind, e.g. `{ api_key: "block", email: "hash" }`. */
+  readonly strategies?: Readonly<Record<string, Strategy>>;
+  /** Mixed into hashes so that low-entropy values (emails, phones) cannot be found by hashing guesses; default none. */
+  readonly salt?: string;
+  /** Deepest nesting of a value that is scanned; deeper values make `value()` throw (fail closed). Default 64. */
+  readonly maxDepth?: number;
+}
+
+/** What a redaction found and did. */
+export interface Redacted<T> {
+  readonly value: T;
+  /** True when something was rewritten. */
+  readonly changed: boolean;
+  /** Kinds found whose strategy is `block` (empty when nothing blocks). */
+  readonly blocked: readonly string[];
+  /** Every kind found, once each, in order of first appearance. */
+  readonly kinds: readonly string[];
+}
+
+export interface Redactor {
+  readonly detectors: readonly Detector[];
+  strategyOf(kind: string): Strategy;
+  /** The replacement for one match. */
+  replace(kind: string, match: string): string;
+  /** Rewrite `text` with the given detections (from `scan`), skipping `block` kinds. */
+  apply(text: string, detections: readonly Detection[]): string;
+  /** Scan and rewrite a string. */
+  text(text: string): Redacted<string>;
+  /** Scan and rewrite every string in a JSON-like value (keys are left alone); unchanged parts keep their identity. */
+  value<T>(value: T): Redacted<T>;
+}
+
+const strategies = new Set<string>(["block", "redact", "mask", "hash"]);
+
+/**
+ * Build a redactor; options are checked here, with errors naming the field.
+ *
+ * @example
+ * const r = createRedactor({ strategies: { email: "hash" } })
+ * r.text("mail bob@example.com").value // "mail [email:sha256:5ff860bf1190]"
+ */
+export const createRedactor = (options: RedactorOptions = {}): Redactor => {
+  const detectors = options.detectors ?? defaultDetectors();
+  if (!Array.isArray(detectors) || detectors.some((d) => typeof d?.find !== "function" || typeof d.kind !== "string"))
+    throw new TypeError("redaction: detectors must be a list of detectors (see pattern())");
+  const fallback = options.strategy ?? "redact";
+  if (!strategies.has(fallback)) throw new TypeError(`redaction: strategy must be one of block, redact, mask, hash, got ${String(fallback)}`);
+  const byKind = new Map<string, Strategy>();
+  for (const [kind, s] of Object.entries(options.strategies ?? {})) {
+    if (!strategies.has(s)) throw new TypeError(`redaction: strategies.${kind} must be one of block, redact, mask, hash, got ${String(s)}`);
+    byKind.set(kind, s);
+  }
+  const salt = options.salt ?? "";
+  const maxDepth = options.maxDepth ?? 64;
+  const strategyOf = (kind: string): Strategy => byKind.get(kind) ?? fallback;
+
+  const replace = (kind: string, match: string): string => {
+    switch (strategyOf(kind)) {
+      case "mask":
+        // Short matches are masked whole: their last four would be most of them.
+        return match.length <= 8 ? "*".repeat(match.length) : "*".repeat(match.length - 4) + match.slice(-4);
+      case "hash":
+        return `[${kind}:sha256:${createHash("sha256").update(salt).update(match).digest("hex").slice(0, 12)}]`;
+      default:
+        return `[REDACTED:${kind}]`;
+    }
+  };
+
+  const apply = (text: string, detections: readonly Detection[]): string => {
+    let out = "";
+    let at = 0;
+    for (const d of detections) {
+      if (strategyOf(d.kind) === "block") continue;
+      out += text.slice(at, d.start) + replace(d.kind, text.slice(d.start, d.end));
+      at = d.end;
+    }
+    return at === 0 ? text : out + text.slice(at);
+  };
+
+  const redactString = (text: string, kinds: Set<string>, blocked: Set<string>): string => {
+    const found = scan(text, detectors);
+    if (found.length === 0) return text;
+    for (const d of found) {
+      kinds.add(d.kind);
+      if (strategyOf(d.kind) === "block") blocked.add(d.kind);
+    }
+    return apply(text, found);
+  };
+
+  const walk = (value: unknown, depth: number, seen: Set<object>, kinds: Set<string>, blocked: Set<string>): unknown => {
+    if (typeof value === "string") return redactString(value, kinds, blocked);
+    if (typeof value !== "object" || value === null) return value;
+    if (depth >= maxDepth) throw new RangeError(`redaction: value nested deeper than ${maxDepth} levels; refusing to pass it unchecked`);
+    if (seen.has(value)) throw new TypeError("redaction: value has a cycle; refusing to pass it unchecked");
+    seen.add(value);
+    try {
+      if (Array.isArray(value)) {
+        let copy: unknown[] | undefined;
+        value.forEach((item, i) => {
+          const next = walk(item, depth + 1, seen, kinds, blocked);
+          if (next !== item) (copy ??= [...value])[i] = next;
+        });
+        return copy ?? value;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return value; // class instances are not data we can rebuild
+      let copy: Record<string, unknown> | undefined;
+      for (const [key, item] of Object.entries(value)) {
+        const next = walk(item, depth + 1, seen, kinds, blocked);
+        // defineProperty, not assignment: a `__proto__` key stays a plain key (I1).
+        if (next !== item) Object.defineProperty((copy ??= { ...value }), key, { value: next, enumerable: true, writable: true, configurable: true });
+      }
+      return copy ?? value;
+    } finally {
+      seen.delete(value);
+    }
+  };
+
+  return {
+    detectors,
+    strategyOf,
+    replace,
+    apply,
+    text: (text) => {
+      const kinds = new Set<string>();
+      const blocked = new Set<string>();
+      const value = redactString(text, kinds, blocked);
+      return { value, changed: value !== text, blocked: [...blocked], kinds: [...kinds] };
+    },
+    value: <T>(value: T): Redacted<T> => {
+      const kinds = new Set<string>();
+      const blocked = new Set<string>();
+      const out = walk(value, 0, new Set(), kinds, blocked) as T;
+      return { value: out, changed: out !== value, blocked: [...blocked], kinds: [...kinds] };
+    },
+  };
+};

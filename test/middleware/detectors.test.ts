@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { apiKey, creditCard, defaultDetectors, email, entropy, highEntropy, ipv4, ipv6, luhn, pattern, phone, scan, windowOf } from "../../src/middleware/detectors.ts";
+
+const found = (text: string, detectors = defaultDetectors()) => scan(text, detectors).map((d) => `${d.kind}:${text.slice(d.start, d.end)}`);
+
+describe("detectors", () => {
+  it("find emails, Luhn-valid card numbers, phone numbers and IPv4 and IPv6 addresses", () => {
+    expect(found("mail bob.smith+tag@mail.example.co.uk today")).toEqual(["email:bob.smith+tag@mail.example.co.uk"]);
+    expect(found("card 4111 1111 1111 1111, or 4111-1111-1111-1111")).toEqual(["credit_card:4111 1111 1111 1111", "credit_card:4111-1111-1111-1111"]);
+    expect(found("call +1 415 555 0100 or (415) 555-0100")).toEqual(["phone:+1 415 555 0100", "phone:(415) 555-0100"]);
+    expect(found("hosts 10.0.0.1, 2001:db8::ff00:42:8329 and ::ffff:192.0.2.128.")).toEqual([
+      "ip_address:10.0.0.1", "ip_address:2001:db8::ff00:42:8329", "ip_address:::ffff:192.0.2.128",
+    ]);
+  });
+
+  it("find API keys by their prefixes", () => {
+    const keys = [
+      "sk-proj-abcdefghijklmnopqrstuvwxyz0123", "sk_live_abcdefghijklmnop1234", "ghp_" + "A1b2".repeat(9), "github_pat_" + "a1B2_".repeat(5),
+      "AKIAIOSFODNN7EXAMPLE", "xoxb-123456789012-abcdefghij", "AIza" + "x".repeat(35), "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    ];
+    for (const key of keys) expect(found(`key=${key} ok`, [apiKey])).toEqual([`api_key:${key}`]);
+  });
+
+  it("find random-looking tokens but leave identifiers, hex hashes, UUIDs and plain numbers alone", () => {
+    expect(found("token Zm9vYmFyQmF6cXV4MTIzNDU2Nzg5MGFi end", [highEntropy()])).toEqual(["secret:Zm9vYmFyQmF6cXV4MTIzNDU2Nzg5MGFi"]);
+    const harmless = "getUserAccountById2024Handler 3f786850e387550fdab836ed7e6dc881de23001b 550e8400-e29b-41d4-a716-446655440000 1700000000123 2024-01-15 call_1";
+    expect(found(harmless)).toEqual([]);
+  });
+
+  it("reject near misses: a card number failing Luhn, an octet over 255, a time, a MAC address, C++ scopes", () => {
+    expect(found("4111 1111 1111 1112 192.168.1.300 12:30:45 aa:bb:cc:dd:ee:ff std::vector a::b")).toEqual([]);
+  });
+
+  it("resolve overlaps: leftmost wins, then longest, then the detector listed first", () => {
+    const both = [pattern("short", /abc/), pattern("long", /abcdef/)];
+    expect(found("xabcdefx", both)).toEqual(["long:abcdef"]);
+    expect(found("xabcx", [pattern("a", /abc/), pattern("b", /abc/)])).toEqual(["a:abc"]);
+  });
+
+  it("scan megabytes in linear time (bounded quantifiers, no ReDoS)", () => {
+    const hostile = "a".repeat(1_000_000) + "@" + "b.".repeat(200_000) + " " + "1 ".repeat(200_000) + ":".repeat(100_000);
+    const started = performance.now();
+    scan(hostile, defaultDetectors());
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it("custom patterns: the g flag is added, empty matches are skipped, a validator filters, options are checked", () => {
+    const ticket = pattern("ticket", /TCK-(\d{6})/, { validate: (m) => !m.endsWith("000000") });
+    expect(found("TCK-123456 TCK-000000", [ticket])).toEqual(["ticket:TCK-123456"]);
+    expect(found("abc", [pattern("empty", /x*/)])).toEqual([]);
+    expect(() => pattern("", /x/)).toThrow(TypeError);
+    expect(() => pattern("k", /x/, { window: 0 })).toThrow(/window/);
+    expect(() => highEntropy({ minLength: 2 })).toThrow(/minLength/);
+  });
+
+  it("know how much a stream must hold back: the largest window", () => {
+    expect(windowOf([email, creditCard, phone, ipv4, ipv6])).toBe(128);
+    expect(windowOf([])).toBe(0);
+  });
+
+  it("compute Luhn checksums and entropy", () => {
+    expect(luhn("79927398713")).toBe(true);
+    expect(luhn("79927398710")).toBe(false);
+    expect(luhn("12a4")).toBe(false);
+    expect(entropy("aaaa")).toBe(0);
+    expect(entropy("abcd")).toBe(2);
+  });
+});

@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { createRedactor } from "../../src/middleware/redactor.ts";
+
+describe("a redactor", () => {
+  it("redacts with a label by default", () => {
+    expect(createRedactor().text("mail bob@example.com or call +1 415 555 0100").value).toBe("mail [REDACTED:email] or call [REDACTED:phone]");
+  });
+
+  it("masks all but the last four characters, and short matches whole", () => {
+    const r = createRedactor({ strategy: "mask" });
+    expect(r.text("card 4111 1111 1111 1111").value).toBe("card ***************1111");
+    expect(r.replace("pin", "12345678")).toBe("********");
+  });
+
+  it("hashes to a stable sha256 prefix, changed by a salt", () => {
+    const a = createRedactor({ strategy: "hash" }).text("bob@example.com").value;
+    expect(a).toMatch(/^\[email:sha256:[0-9a-f]{12}\]$/);
+    expect(createRedactor({ strategy: "hash" }).text("bob@example.com").value).toBe(a);
+    expect(createRedactor({ strategy: "hash", salt: "pepper" }).text("bob@example.com").value).not.toBe(a);
+  });
+
+  it("reports kinds to block without rewriting them, and applies per-kind strategies", () => {
+    const r = createRedactor({ strategies: { api_key: "block", email: "mask" } });
+    const out = r.text("key AKIAIOSFODNN7EXAMPLE for bob@example.com");
+    expect(out.blocked).toEqual(["api_key"]);
+    expect(out.kinds).toEqual(["api_key", "email"]);
+    expect(out.value).toBe("key AKIAIOSFODNN7EXAMPLE for ***********.com");
+  });
+
+  it("is idempotent: its own markers are not found again", () => {
+    for (const strategy of ["redact", "mask", "hash"] as const) {
+      const r = createRedactor({ strategy });
+      const once = r.text("a@b.io 4111111111111111 sk-abcdefghijklmnopqrstuvwx Zm9vYmFyQmF6cXV4MTIzNDU2Nzg5MGFi 10.1.2.3").value;
+      expect(r.text(once).value).toBe(once);
+    }
+  });
+
+  it("rewrites strings inside JSON-like values, keeps keys and untouched parts by identity", () => {
+    const clean = { n: 1, list: ["ok"] };
+    const value = { user: "bob@example.com", clean, nested: [{ ip: "10.0.0.1" }], __proto__key: "x" };
+    const out = createRedactor().value(value);
+    expect(out.value).toEqual({ user: "[REDACTED:email]", clean, nested: [{ ip: "[REDACTED:ip_address]" }], __proto__key: "x" });
+    expect(out.value.clean).toBe(clean);
+    expect(createRedactor().value(clean).value).toBe(clean);
+  });
+
+  it("keeps a __proto__ key a plain key (no prototype pollution)", () => {
+    const hostile = JSON.parse('{"__proto__": {"polluted": "a@b.io"}}') as Record<string, unknown>;
+    const out = createRedactor().value(hostile).value as Record<string, unknown>;
+    expect(Object.getOwnPropertyNames(out)).toEqual(["__proto__"]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+  });
+
+  it("refuses values too deep or cyclic rather than pass them unchecked", () => {
+    let deep: unknown = "a@b.io";
+    for (let i = 0; i < 100; i++) deep = [deep];
+    expect(() => createRedactor().value(deep)).toThrow(/deeper than 64/);
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(() => createRedactor().value(cyclic)).toThrow(/cycle/);
+  });
+
+  it("checks its options when built", () => {
+    expect(() => createRedactor({ strategy: "shred" as never })).toThrow(/strategy must be one of/);
+    expect(() => createRedactor({ strategies: { email: "nope" as never } })).toThrow(/strategies.email/);
+    expect(() => createRedactor({ detectors: [{}] as never })).toThrow(/detectors/);
+  });
+});
