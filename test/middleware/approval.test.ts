@@ -1,0 +1,117 @@
+import { describe, expect, it, vi } from "vitest";
+import type { ApprovalHandler, ApprovalRequest } from "../../src/core/index.ts";
+import { createAgent, createAgentStack, createScriptedModel, type ToolCall } from "../../src/agent/index.ts";
+import { withMiddleware } from "../../src/middleware/apply.ts";
+import { approval } from "../../src/middleware/approval.ts";
+import { bashTool } from "../agent/helpers.ts";
+
+const call = (command: string, name = "Bash"): ToolCall => ({ id: "c1", name, input: { command } });
+const stackWith = (handler: ApprovalHandler | undefined, options: Parameters<typeof approval>[0] = {}) =>
+  withMiddleware(createAgentStack(handler === undefined ? {} : { approval: handler }), approval(options));
+const run = (stack: ReturnType<typeof stackWith>, c: ToolCall, ran: unknown[] = []) =>
+  stack.run("toolCall", c, (x) => (ran.push(x.input), { content: "ok" }));
+
+describe("approval", () => {
+  it("runs the call when the approver approves, after asking with the tool call and a reason", async () => {
+    const requests: ApprovalRequest[] = [];
+    const stack = stackWith((r) => (requests.push(r), { decision: "approve" }));
+    expect(await run(stack, call("ls"))).toEqual({ _tag: "Completed", value: { content: "ok" } });
+    expect(requests).toMatchObject([{ point: "toolCall", hook: "approval", subject: "Bash", reason: "Bash wants to run", input: call("ls") }]);
+  });
+
+  it("rejects with the approver's reason on deny, and never runs the tool", async () => {
+    const ran: unknown[] = [];
+    const outcome = await run(stackWith(() => ({ decision: "deny", reason: "not on a Friday" })), call("deploy"), ran);
+    expect(outcome).toMatchObject({ _tag: "Rejected", by: "approval", reason: "Bash was not approved: not on a Friday" });
+    expect(ran).toEqual([]);
+  });
+
+  it("runs the edited arguments on edit, keeping the call's id and tool", async () => {
+    const ran: unknown[] = [];
+    const stack = stackWith(() => ({ decision: "edit", input: { input: { command: "ls -la" } } }));
+    expect((await run(stack, call("rm -rf /"), ran))._tag).toBe("Completed");
+    expect(ran).toEqual([{ command: "ls -la" }]);
+  });
+
+  it("refuses an edit that changes the tool or is not a tool call", async () => {
+    const renamed = await run(stackWith(() => ({ decision: "edit", input: { name: "Write", input: {} } })), call("ls"));
+    expect(renamed).toMatchObject({ _tag: "Rejected", reason: "Bash was not approved: an edit may not change the tool (to Write)" });
+    const shapeless = await run(stackWith(() => ({ decision: "edit", input: "ls" })), call("ls"));
+    expect(shapeless).toMatchObject({ _tag: "Rejected", reason: "Bash was not approved: the approver's edit is not a tool call with an input object" });
+  });
+
+  it("denies when no answer comes in time, and leaves no timer behind", async () => {
+    vi.useFakeTimers();
+    try {
+      const pending = run(stackWith(() => new Promise(() => {}), { timeoutMs: 60_000 }), call("ls"));
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(await pending).toMatchObject({ _tag: "Rejected", reason: "Bash was not approved: no answer within 60 s" });
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("denies without asking in non-interactive mode, saying why", async () => {
+    const handler = vi.fn<ApprovalHandler>(() => ({ decision: "approve" }));
+    const outcome = await run(stackWith(handler, { nonInteractive: true }), call("ls"));
+    expect(outcome).toMatchObject({ _tag: "Rejected", reason: "Bash needs approval, but this agent runs non-interactively, so no one could approve it" });
+    expect(handler).not.toHaveBeenCalled();
+    const perRun = stackWith(handler, { nonInteractive: (ctx) => ctx.metadata.ci === true });
+    expect((await perRun.run("toolCall", call("ls"), () => ({ content: "" }), { metadata: { ci: true } }))._tag).toBe("Rejected");
+    expect((await perRun.run("toolCall", call("ls"), () => ({ content: "" }), { metadata: { ci: false } }))._tag).toBe("Completed");
+  });
+
+  it("denies, saying no one could approve, when the stack has no approval handler", async () => {
+    const outcome = await run(stackWith(undefined), call("ls"));
+    expect(outcome).toMatchObject({ _tag: "Rejected", reason: expect.stringContaining("no approval handler is configured") });
+  });
+
+  it("asks only for matching tools", async () => {
+    const handler = vi.fn<ApprovalHandler>(() => ({ decision: "deny", reason: "no" }));
+    const stack = stackWith(handler, { match: "Bash(git push*)" });
+    expect((await run(stack, call("git status")))._tag).toBe("Completed");
+    expect((await run(stack, call("ls", "Read")))._tag).toBe("Completed");
+    expect((await run(stack, call("git push --force")))._tag).toBe("Rejected");
+    expect(handler).toHaveBeenCalledTimes(1);
+  });
+
+  it("fails closed when the handler throws or answers nonsense", async () => {
+    const thrown = await run(stackWith(() => { throw new Error("UI crashed"); }), call("ls"));
+    expect(thrown).toMatchObject({ _tag: "Rejected", by: "approval", reason: expect.stringContaining("UI crashed") });
+    const nonsense = await run(stackWith(() => ({ decision: "maybe" }) as never), call("ls"));
+    expect(nonsense).toMatchObject({ _tag: "Rejected", reason: "Bash was not approved: the approval handler answered something unreadable" });
+  });
+
+  it("stops waiting when the run is cancelled", async () => {
+    const controller = new AbortController();
+    const pending = stackWith(() => new Promise(() => {})).run("toolCall", call("ls"), () => ({ content: "" }), { signal: controller.signal });
+    controller.abort(new Error("user pressed ctrl-c"));
+    expect((await pending)._tag).toBe("Failed");
+  });
+
+  it("checks its options when built", () => {
+    expect(() => approval({ timeoutMs: 0 })).toThrow(/timeoutMs/);
+    expect(() => approval({ nonInteractive: "yes" as never })).toThrow(/nonInteractive/);
+    expect(() => approval({ name: "" })).toThrow(/name/);
+  });
+});
+
+describe("approval through the reference loop", () => {
+  it("tells the model the call was not approved, and runs the approved one", async () => {
+    const ran: string[] = [];
+    const model = createScriptedModel({
+      turns: [{ toolCalls: [{ name: "Bash", input: { command: "rm -rf build" } }, { name: "Bash", input: { command: "ls" } }] }, "Done."],
+    });
+    const stack = withMiddleware(
+      createAgentStack({ approval: ({ input }) => ((input as ToolCall).input.command === "ls" ? { decision: "approve" } : { decision: "deny", reason: "too risky" }) }),
+      approval({ match: "Bash" }),
+    );
+    const turn = await createAgent({ model, stack, tools: [bashTool(ran)] }).run("clean up");
+    expect(turn.status).toBe("completed");
+    expect(ran).toEqual(["ls"]);
+    const toolMessages = model.requests[1]!.messages.filter((m) => m.role === "tool").map((m) => m.content);
+    expect(toolMessages[0]).toContain("Bash was not approved: too risky");
+    expect(toolMessages[1]).toBe("ran: ls");
+  });
+});
