@@ -1,0 +1,89 @@
+/**
+ * Conditions on a point's detail string, the `pattern` in `Name(pattern)`: shell patterns for
+ * shell tools, `domain:` for URLs, path globs for everything else. Each is compiled once.
+ * When the detail cannot be understood (a shell command that cannot be read, a command whose name is
+ * only known at run time, a URL that does not parse), the condition matches: a guard written as
+ * `Bash(rm *)` must not be skipped because the input was garbled on purpose.
+ */
+import { compileGlob } from "./glob.ts";
+import { analyseShell } from "./shell.ts";
+import { wildcard } from "./wildcard.ts";
+
+/**
+ * Tool names whose detail is a shell command, matched with shell semantics (compound commands split,
+ * wrappers looked through). Any other name gets path or `domain:` semantics.
+ *
+ * @example
+ * SHELL_TOOLS.has("Bash") // true
+ */
+export const SHELL_TOOLS: ReadonlySet<string> = new Set(["Bash", "bash", "shell", "sh", "exec", "run_command", "run_shell_command"]);
+
+/** A compiled condition: whether the detail (undefined when the point has none for this input) satisfies it. */
+export type Condition = (detail: string | undefined) => boolean;
+
+/**
+ * Compile the condition of `tool(pattern)`. Throws an `Error` saying what is wrong with the pattern.
+ *
+ * @example
+ * compileCondition("Bash", "rm *")("ls && rm -rf /") // true
+ * compileCondition("WebFetch", "domain:*.example.com")("https://api.example.com/x") // true
+ */
+export const compileCondition = (tool: string, pattern: string): Condition => {
+  if (SHELL_TOOLS.has(tool)) return shellCondition(pattern);
+  if (pattern.startsWith("domain:")) return domainCondition(pattern.slice("domain:".length));
+  const glob = compileGlob(pattern);
+  return (detail) => detail !== undefined && glob(detail);
+};
+
+const matchText = (pattern: string) => (text: string) => wildcard(pattern, text, (a) => a === "*", (a, c) => a === c);
+
+/**
+ * Claude Code's Bash rule syntax, on the whitespace-normalised command: `*` matches anything
+ * (spaces and `/` included); a trailing ` *` also matches the bare command (`rm *` matches `rm` but
+ * not `rmdir`); the legacy trailing `:*` is a plain prefix match (`npm run test:*` ≡ `npm run test*`).
+ * The condition holds when ANY simple command matches, so nothing can hide behind `&&`.
+ */
+const shellCondition = (pattern: string): Condition => {
+  const p = pattern.replace(/\s+/g, " ").trim();
+  if (p === "") throw new Error("has an empty command pattern");
+  const test = p.endsWith(":*")
+    ? matchText(`${p.slice(0, -2)}*`)
+    : p.endsWith(" *")
+      ? ((whole, bare) => (c: string) => whole(c) || bare(c))(matchText(p), matchText(p.slice(0, -2)))
+      : matchText(p);
+  // As in Claude Code: a pattern that says more than the command name (`git push *`) cannot be
+  // ruled out when parts of the command are computed at run time (`$VAR`, `$(…)`, backticks).
+  const nameOnly = !/[\s*]/.test(p.replace(/(?::\*| \*|\*)$/, ""));
+  return (detail) => {
+    if (detail === undefined) return false;
+    const shell = analyseShell(detail);
+    if (shell === undefined || shell.opaque || (shell.dynamic && !nameOnly)) return true;
+    return shell.commands.some(test);
+  };
+};
+
+/** `domain:example.com` matches that host exactly; `domain:*.example.com` matches its subdomains (not the apex). */
+const domainCondition = (spec: string): Condition => {
+  const sub = spec.startsWith("*.");
+  const name = sub ? spec.slice(2) : spec;
+  if (name === "" || /[\s/:@?#*\\[\]]/.test(name)) throw new Error(`has an invalid domain "${spec}" (expected example.com or *.example.com)`);
+  // Through WHATWG URL, so the pattern is compared in the same form as the URL's host (lowercase, punycode).
+  const host = hostOf(`http://${name}`) ?? "";
+  if (host === "") throw new Error(`has an invalid domain "${spec}"`);
+  return (detail) => {
+    if (detail === undefined) return false;
+    // A scheme-less `evil.com:443/x` parses as scheme "evil.com:" with no host: retry it as https.
+    const h = hostOf(detail) || (detail.includes("://") ? undefined : hostOf(`https://${detail}`));
+    if (h === undefined) return true;
+    return sub ? h.endsWith(`.${host}`) : h === host;
+  };
+};
+
+// A trailing dot names the same host (`example.com.`), so it must not slip past an exact comparison.
+const hostOf = (url: string): string | undefined => {
+  try {
+    return new URL(url).hostname.replace(/\.$/, "");
+  } catch {
+    return undefined;
+  }
+};

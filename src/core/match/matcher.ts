@@ -1,0 +1,113 @@
+/**
+ * Compiling a hook's `match` (R8) into a `Matcher`, once, at registration. The grammar is Claude
+ * Code's `matcher` field with its `if` field folded in:
+ *
+ * | `match`                                   | means                                                       |
+ * |-------------------------------------------|-------------------------------------------------------------|
+ * | omitted, `""`, `"*"`                      | every subject                                               |
+ * | only letters, digits, `_ - , \|` and space | one exact name, or a list split on `\|` and `,` (trimmed)  |
+ * | `Name(pattern)`                           | subject is exactly `Name`, and the point's detail matches   |
+ * | any other string                          | a JavaScript RegExp, unanchored, as Claude Code evaluates it |
+ * | a function `(subject, input) => boolean`  | whatever it returns                                          |
+ */
+import { RegistrationError } from "../errors.ts";
+import { compileCondition } from "./condition.ts";
+import type { Matcher } from "./types.ts";
+
+/** Longest accepted pattern: longer ones are refused at registration (bounds compile and match cost). */
+export const MAX_PATTERN_LENGTH = 1024;
+
+const namesOnly = /^[A-Za-z0-9_\- |,]*$/;
+const rule = /^([A-Za-z0-9_-]+)\((.*)\)$/s;
+const listRule = /^[A-Za-z0-9_\- |,]+\(.*\)$/s;
+
+/**
+ * Compile a `match` spec; throws `RegistrationError(hook, "match", …)` when it is invalid.
+ *
+ * Decisions worth knowing:
+ * - A RegExp is unanchored (`RegExp.prototype.test`), exactly as Claude Code's docs say it evaluates
+ *   matchers: `Edit.*` also matches `NotebookEdit`; write `^Edit$` for a whole-name match.
+ * - An undefined subject (a point without one) passes only match-all and function matchers: there is
+ *   no name to compare, and a RegExp such as `.*` testing `""` would match by accident.
+ * - `Name(pattern)` names exactly one tool, as Claude Code's `if` does; `Edit|Write(src/**)` is refused
+ *   (register one hook per tool, or use a function). `Name(*)` is the same as `Name`.
+ * - A string of the `Name(…)` shape is always a condition; to use such a RegExp, anchor it (`^Notebook(Edit|Read)$`).
+ * - A function must return a boolean synchronously; anything else makes `test` throw, which fails the hook (R6).
+ *
+ * @example
+ * const m = compileMatcher("Bash(rm *)", "no-rm");
+ * m.matchSubject("Bash"); // true: the name part passes, the command is checked by `test`
+ * m.test("Bash", {}, () => "ls && rm -rf /"); // true: `rm -rf /` is one of the commands
+ */
+export const compileMatcher = (spec: unknown, hook: string): Matcher => {
+  const fail = (problem: string): never => {
+    throw new RegistrationError(hook, "match", problem);
+  };
+  if (spec === undefined) return all("*");
+  if (typeof spec === "function") return fromFunction(spec as (subject: string | undefined, input: unknown) => unknown);
+  if (typeof spec !== "string") return fail(`must be a string or a function, got ${spec === null ? "null" : typeof spec}`);
+  if (spec.length > MAX_PATTERN_LENGTH) return fail(`is ${spec.length} characters long; the limit is ${MAX_PATTERN_LENGTH}`);
+  if (spec === "" || spec === "*") return all(spec);
+  if (namesOnly.test(spec)) {
+    const names = spec.split(/[|,]/).map((n) => n.trim()).filter((n) => n !== "");
+    if (names.length === 0) return fail(`"${spec}" names nothing (only separators and spaces); use "*" to match everything`);
+    const set = new Set(names);
+    return byName(spec, (s) => set.has(s));
+  }
+  const parts = rule.exec(spec);
+  if (parts !== null) {
+    const name = parts[1]!;
+    const pattern = parts[2]!;
+    if (pattern.trim() === "*") return byName(spec, (s) => s === name);
+    if (pattern.trim() === "") return fail(`"${spec}" has an empty condition; write "${name}" to match every call`);
+    try {
+      const condition = compileCondition(name, pattern);
+      return freeze({
+        source: spec,
+        all: false,
+        needsInput: true,
+        matchSubject: (s) => s === name,
+        test: (s, _input, detail) => s === name && condition(asDetail(detail())),
+      });
+    } catch (error) {
+      return fail(`"${spec}" ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  if (listRule.test(spec)) {
+    return fail(`"${spec}" names several tools in one condition; like Claude Code's "if", a condition names one tool (register one hook per tool)`);
+  }
+  let re: RegExp;
+  try {
+    re = new RegExp(spec);
+  } catch (error) {
+    return fail(`"${spec}" is not a valid regular expression: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return byName(spec, (s) => re.test(s));
+};
+
+const freeze = (m: Matcher): Matcher => Object.freeze(m);
+
+const all = (source: string): Matcher =>
+  freeze({ source, all: true, needsInput: false, matchSubject: () => true, test: () => true });
+
+const byName = (source: string, pass: (subject: string) => boolean): Matcher => {
+  const matchSubject = (s: string | undefined): boolean => s !== undefined && pass(s);
+  return freeze({ source, all: false, needsInput: false, matchSubject, test: (s) => matchSubject(s) });
+};
+
+const fromFunction = (fn: (subject: string | undefined, input: unknown) => unknown): Matcher =>
+  freeze({
+    source: `function ${fn.name || "(anonymous)"}`,
+    all: false,
+    needsInput: true,
+    matchSubject: () => true,
+    test: (s, input) => {
+      const result = fn(s, input);
+      if (typeof result === "boolean") return result;
+      const got = typeof (result as { then?: unknown } | null)?.then === "function" ? "a Promise" : typeof result;
+      throw new TypeError(`match function ${fn.name || "(anonymous)"} returned ${got}; it must return a boolean synchronously`);
+    },
+  });
+
+// The detail comes from a point's `detail(input)`, possibly untyped JavaScript: only strings count.
+const asDetail = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);

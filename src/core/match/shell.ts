@@ -1,0 +1,169 @@
+/**
+ * Splitting a shell command into the simple commands it runs, for `Bash(pattern)` conditions.
+ * Besides each simple command as written, it lists what that command runs through wrappers
+ * (`sudo`, `timeout 5`, `xargs`, `env FOO=1`, `bash -c '…'`, `eval`, `find -exec`), so that a
+ * condition on `rm *` sees `rm` in `sudo rm -rf /` and one on `sudo *` still sees the `sudo`.
+ */
+import { readShell, type Word } from "./shell-syntax.ts";
+
+/** How a wrapper command takes its options: those that consume the next word, how many operands precede the command, and which option carries a whole command string. */
+export interface WrapperSyntax {
+  readonly valued: readonly string[];
+  readonly operands: number;
+  readonly script?: readonly string[];
+}
+
+/**
+ * Commands that run another command given as their arguments; the inner command is matched too.
+ *
+ * @example
+ * SHELL_WRAPPERS.get("timeout") // { valued: ["-s", "-k", "--signal", "--kill-after"], operands: 1 }
+ */
+export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string, WrapperSyntax>([
+  ["sudo", { valued: ["-u", "-g", "-p", "-C", "-D", "-r", "-t", "-U", "-T"], operands: 0 }],
+  ["doas", { valued: ["-u", "-C"], operands: 0 }],
+  ["env", { valued: ["-u", "-C", "--unset", "--chdir"], operands: 0, script: ["-S", "--split-string"] }],
+  ["timeout", { valued: ["-s", "-k", "--signal", "--kill-after"], operands: 1 }],
+  ["nice", { valued: ["-n", "--adjustment"], operands: 0 }],
+  ["nohup", { valued: [], operands: 0 }],
+  ["time", { valued: ["-f", "-o", "--format", "--output"], operands: 0 }],
+  ["xargs", { valued: ["-I", "-n", "-P", "-L", "-s", "-d", "-E", "-a"], operands: 0 }],
+  ["command", { valued: [], operands: 0 }],
+  ["builtin", { valued: [], operands: 0 }],
+  ["exec", { valued: ["-a"], operands: 0 }],
+  ["stdbuf", { valued: ["-i", "-o", "-e"], operands: 0 }],
+  ["--", { valued: [], operands: 0 }],
+]);
+
+/** Shells whose `-c` runs a script given as a string. */
+const shells = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"]);
+/** Reserved words that open or continue a compound command; the command after them is what runs. */
+const keywords = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "fi", "done", "esac"]);
+const assignment = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/;
+// An unquoted glob or brace expansion in a command name means the name is only known at run time.
+const expandsAtRunTime = /[*?]|\[.*\]|\{[^{}]*(?:,|\.\.)[^{}]*\}/;
+
+/** The simple commands of a shell text, and what is unknown about it until it runs. */
+export interface ShellAnalysis {
+  /** Each simple command, and each command it runs through a wrapper, whitespace-normalised, without duplicates. */
+  readonly commands: readonly string[];
+  /** Something expands at run time (`$VAR`, `$(…)`, backticks), so the texts are not exactly what will run. */
+  readonly dynamic: boolean;
+  /** Some command's name is only known at run time (`$CMD x`, `/bin/r? x`), so no pattern can rule it out. */
+  readonly opaque: boolean;
+}
+
+/**
+ * Analyse a shell command; `undefined` when it cannot be read (an unbalanced quote, a stray `)`).
+ *
+ * @example
+ * analyseShell("FOO=1 sudo rm -rf /tmp/x")?.commands
+ * // ["FOO=1 sudo rm -rf /tmp/x", "sudo rm -rf /tmp/x", "rm -rf /tmp/x"]
+ */
+export const analyseShell = (command: string, depth = 0): ShellAnalysis | undefined => {
+  const syntax = readShell(command, depth);
+  if (syntax === undefined) return undefined;
+  const commands = new Set<string>();
+  let dynamic = syntax.dynamic;
+  let opaque = false;
+  const add = (words: readonly Word[]): void => {
+    const text = words.map((w) => w.text).join(" ").replace(/\s+/g, " ").trim();
+    if (text !== "") commands.add(text);
+  };
+  const visit = (start: readonly Word[]): boolean => {
+    let form = start;
+    while (form[0] !== undefined && keywords.has(form[0].text) && !form[0].quoted) form = form.slice(1);
+    while (form[0] !== undefined) {
+      add(form);
+      const head: Word = form[0];
+      const assigned = assignment.exec(head.bare)?.[0];
+      if (assigned !== undefined && head.text.startsWith(assigned)) {
+        form = form.slice(1);
+        continue;
+      }
+      const unknown = head.dynamic || expandsAtRunTime.test(head.bare);
+      opaque ||= unknown;
+      // `/bin/rm` runs `rm`: list it by its bare name too, so a condition on `rm *` sees it.
+      const name = unknown ? head.text : head.text.slice(head.text.lastIndexOf("/") + 1);
+      if (name !== head.text && name !== "") add([{ ...head, text: name }, ...form.slice(1)]);
+      const script = inlineScript(name, form);
+      if (script !== undefined) {
+        if (script.dynamic) opaque = true;
+        const inner = analyseShell(script.text, depth + 1);
+        if (inner === undefined) return false;
+        for (const c of inner.commands) commands.add(c);
+        dynamic ||= inner.dynamic;
+        opaque ||= inner.opaque;
+      }
+      if (name === "find") for (const sub of findExec(form)) if (!visit(sub)) return false;
+      form = unwrap(name, form);
+    }
+    return true;
+  };
+  for (const words of syntax.commands) if (!visit(words)) return undefined;
+  return { commands: [...commands], dynamic, opaque };
+};
+
+/**
+ * Split a shell command into the simple commands it runs (see `analyseShell`); `undefined` when it
+ * cannot be read, which callers must treat as "could be anything".
+ *
+ * @example
+ * splitShellCommand(`ls && echo "a; b" | grep a; $(rm -rf /)`)
+ * // ["ls", "echo a; b", "grep a", "rm -rf /", "$(rm -rf /)"]
+ */
+export const splitShellCommand = (command: string): string[] | undefined => {
+  const analysis = analyseShell(command);
+  return analysis === undefined ? undefined : [...analysis.commands];
+};
+
+/** The command a wrapper runs, after its options and leading operands; empty when `name` is no wrapper. */
+const unwrap = (name: string, form: readonly Word[]): readonly Word[] => {
+  const syntax = SHELL_WRAPPERS.get(name);
+  if (syntax === undefined) return [];
+  let i = 1;
+  for (let w = form[i]; w !== undefined && w.text.startsWith("-") && w.text.length > 1; w = form[i]) {
+    i += syntax.valued.includes(w.text) || syntax.script?.includes(w.text) ? 2 : 1;
+    if (w.text === "--") break;
+  }
+  return form.slice(i + syntax.operands);
+};
+
+/** The script a command runs from a string: `bash -c '…'`, `eval …`, `env -S '…'`. */
+const inlineScript = (name: string, form: readonly Word[]): { text: string; dynamic: boolean } | undefined => {
+  const pick = (words: readonly Word[]) => ({ text: words.map((w) => w.text).join(" "), dynamic: words.some((w) => w.dynamic) });
+  if (name === "eval") return form.length > 1 ? pick(form.slice(1)) : undefined;
+  if (shells.has(name)) {
+    let runsString = false;
+    for (let i = 1; i < form.length; i++) {
+      const t = form[i]!.text;
+      if (t === "-o" || t === "+o") i++; // takes a value: `bash -o pipefail -c …`
+      else if (t === "--") return runsString && form[i + 1] ? pick([form[i + 1]!]) : undefined;
+      else if (/^[-+]/.test(t)) runsString ||= /^-[A-Za-z]*c/.test(t);
+      else return runsString ? pick([form[i]!]) : undefined; // the first operand is the script
+    }
+    return undefined;
+  }
+  const options = SHELL_WRAPPERS.get(name)?.script ?? [];
+  for (let i = 1; i < form.length; i++) {
+    const w = form[i]!;
+    for (const opt of options) {
+      if (w.text === opt && form[i + 1]) return pick([form[i + 1]!]);
+      if (w.text.startsWith(opt) && w.text.length > opt.length) return { text: w.text.slice(opt.length).replace(/^=/, ""), dynamic: w.dynamic };
+    }
+  }
+  return undefined;
+};
+
+/** `find … -exec cmd {} ;` runs `cmd` for each file. */
+const findExec = (form: readonly Word[]): Word[][] => {
+  const found: Word[][] = [];
+  for (let i = 1; i < form.length; i++) {
+    if (!/^-(?:exec|execdir|ok|okdir)$/.test(form[i]!.text)) continue;
+    let j = i + 1;
+    while (j < form.length && form[j]!.text !== ";" && form[j]!.text !== "+") j++;
+    found.push(form.slice(i + 1, j));
+    i = j;
+  }
+  return found;
+};

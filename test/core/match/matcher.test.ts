@@ -1,0 +1,167 @@
+import { describe, expect, it, vi } from "vitest";
+import { RegistrationError } from "../../../src/core/errors.ts";
+import { compileMatcher, MAX_PATTERN_LENGTH } from "../../../src/core/match/matcher.ts";
+
+const matches = (spec: unknown, subject: string | undefined, detail?: string): boolean =>
+  compileMatcher(spec, "h").test(subject, {}, () => detail);
+
+describe("a matcher follows Claude Code's matcher table", () => {
+  // [match, subject, detail, expected, why]
+  const golden: [unknown, string | undefined, string | undefined, boolean, string][] = [
+    [undefined, "Bash", undefined, true, "omitted matches all"],
+    ["", "Read", undefined, true, "empty matches all"],
+    ["*", "anything", undefined, true, "star matches all"],
+    ["Bash", "Bash", undefined, true, "an exact name"],
+    ["Bash", "BashOutput", undefined, false, "exact names are not prefixes"],
+    ["Bash", "bash", undefined, false, "exact names are case-sensitive"],
+    ["Edit|Write", "Write", undefined, true, "a | list"],
+    ["Edit, Write", "Edit", undefined, true, "a comma list with spaces"],
+    [" Edit ,Write ", "Write", undefined, true, "list entries are trimmed"],
+    ["code-reviewer", "senior-code-reviewer", undefined, false, "hyphenated names are exact (v2.1.195+)"],
+    ["code-reviewer", "code-reviewer", undefined, true, "hyphenated name"],
+    ["mcp__memory", "mcp__memory__create", undefined, false, "a bare server prefix is an exact name and matches no tool"],
+    ["mcp__memory__.*", "mcp__memory__create", undefined, true, "regex for every tool of a server"],
+    ["mcp__.*__write.*", "mcp__fs__write_file", undefined, true, "regex across servers"],
+    ["Edit.*", "NotebookEdit", undefined, true, "regex is unanchored, as Claude Code documents"],
+    ["^Edit$", "NotebookEdit", undefined, false, "anchored regex"],
+    ["^Notebook", "NotebookRead", undefined, true, "prefix regex"],
+    ["^my-plugin:reviewer$", "my-plugin:reviewer", undefined, true, "a colon puts a plugin-scoped name on the regex path"],
+    ["Bash(rm *)", "Bash", "rm -rf /tmp/build", true, "the hooks doc example"],
+    ["Bash(rm *)", "Bash", "npm test", false, "no subcommand matches"],
+    ["Bash(rm *)", "Read", "rm -rf /", false, "the name part must match too"],
+    ["Bash(git *)", "Bash", "FOO=bar git push", true, "leading assignments are stripped"],
+    ["Bash(git *)", "Bash", "npm test && git push", true, "each subcommand is checked"],
+    ["Bash(rm *)", "Bash", "echo $(rm -rf /)", true, "commands inside $() are checked"],
+    ["Bash(rm *)", "Bash", "echo `rm -rf /`", true, "commands inside backticks are checked"],
+    ["Bash(rm *)", "Bash", "echo $(date)", false, "no subcommand matches rm *"],
+    ["Bash(git push *)", "Bash", "echo $(date)", true, "patterns saying more than the name run anyway on $()"],
+    ["Bash(ls *)", "Bash", "ls -la", true, "word boundary: ls with arguments"],
+    ["Bash(ls *)", "Bash", "lsof", false, "word boundary: not lsof"],
+    ["Bash(ls *)", "Bash", "ls", true, "a trailing ' *' also matches the bare command"],
+    ["Bash(ls*)", "Bash", "lsof", true, "no space, no boundary"],
+    ["Bash(npm run build)", "Bash", "npm run build", true, "an exact command"],
+    ["Bash(npm run build)", "Bash", "npm run build --watch", false, "an exact command only"],
+    ["Bash(git * main)", "Bash", "git checkout main", true, "a middle wildcard"],
+    ["Bash(* --version)", "Bash", "node --version", true, "a suffix match"],
+    ["Bash(npm run test:*)", "Bash", "npm run test:unit", true, "the legacy :* is a prefix match"],
+    ["Bash(npm run test:*)", "Bash", "npm run lint", false, "the legacy :* prefix must match"],
+    ["Bash(*)", "Bash", undefined, true, "Bash(*) is Bash"],
+    ["Edit(*.ts)", "Edit", "src/core/a.ts", true, "a slash-free glob matches the file name at any depth"],
+    ["Edit(*.ts)", "Edit", "src/core/a.js", false, "glob on the extension"],
+    ["Edit(src/**)", "Edit", "src/a/b.ts", true, "a directory glob"],
+    ["Edit(src/**)", "Edit", "lib/src/a.ts", false, "src/** is anchored at the base (v2.1.214+)"],
+    ["Edit(**/src/**)", "Edit", "lib/src/a.ts", true, "**/src/** matches src at any depth"],
+    ["Read(./.env)", "Read", ".env", true, "./ is the base directory"],
+    ["Read(./.env)", "Read", "config/.env", false, "./ anchors the pattern"],
+    ["WebFetch(domain:example.com)", "WebFetch", "https://example.com/docs", true, "a domain condition"],
+    ["WebFetch(domain:example.com)", "WebFetch", "https://evil.com/?example.com", false, "the host, not the text, is compared"],
+  ];
+  it.each(golden)("%j on %s with detail %j → %s (%s)", (spec, subject, detail, expected) => {
+    expect(matches(spec, subject, detail)).toBe(expected);
+  });
+
+  it("reports the pattern as written and whether it needs the input", () => {
+    expect(compileMatcher(undefined, "h")).toMatchObject({ source: "*", all: true, needsInput: false });
+    expect(compileMatcher("", "h")).toMatchObject({ source: "", all: true, needsInput: false });
+    expect(compileMatcher("Edit|Write", "h")).toMatchObject({ source: "Edit|Write", all: false, needsInput: false });
+    expect(compileMatcher("^Edit", "h")).toMatchObject({ all: false, needsInput: false });
+    expect(compileMatcher("Bash(rm *)", "h")).toMatchObject({ source: "Bash(rm *)", all: false, needsInput: true });
+    expect(compileMatcher("Bash(*)", "h")).toMatchObject({ all: false, needsInput: false });
+  });
+
+  it("is frozen", () => {
+    expect(Object.isFrozen(compileMatcher("Bash(rm *)", "h"))).toBe(true);
+  });
+});
+
+describe("a matcher's subject check", () => {
+  it("lets a Name(pattern) matcher through on the name alone, leaving the detail to test", () => {
+    const m = compileMatcher("Bash(rm *)", "h");
+    expect(m.matchSubject("Bash")).toBe(true);
+    expect(m.matchSubject("Read")).toBe(false);
+  });
+
+  it("passes an undefined subject only for match-all and function matchers", () => {
+    expect(compileMatcher("*", "h").matchSubject(undefined)).toBe(true);
+    expect(compileMatcher(() => true, "h").matchSubject(undefined)).toBe(true);
+    for (const spec of ["Bash", "Edit|Write", ".*", "^$", "Bash(rm *)"]) {
+      expect(compileMatcher(spec, "h").matchSubject(undefined), spec).toBe(false);
+      expect(compileMatcher(spec, "h").test(undefined, {}, () => "rm x"), spec).toBe(false);
+    }
+  });
+});
+
+describe("a matcher's detail is lazy", () => {
+  it("is never computed for name-only matchers", () => {
+    const detail = vi.fn(() => "rm x");
+    compileMatcher("Bash", "h").test("Bash", {}, detail);
+    compileMatcher("^Ba", "h").test("Bash", {}, detail);
+    expect(detail).not.toHaveBeenCalled();
+  });
+
+  it("is not computed when the name part fails, and computed once when it passes", () => {
+    const detail = vi.fn(() => "ls && rm x; rm y");
+    const m = compileMatcher("Bash(rm *)", "h");
+    expect(m.test("Read", {}, detail)).toBe(false);
+    expect(detail).not.toHaveBeenCalled();
+    expect(m.test("Bash", {}, detail)).toBe(true);
+    expect(detail).toHaveBeenCalledTimes(1);
+  });
+
+  it("treats a missing or non-string detail as no argument to match", () => {
+    const m = compileMatcher("Edit(src/**)", "h");
+    expect(m.test("Edit", {}, () => undefined)).toBe(false);
+    expect(m.test("Edit", {}, () => 42 as unknown as string)).toBe(false);
+  });
+});
+
+describe("a function matcher", () => {
+  it("receives the subject and the input and needs the input", () => {
+    const calls: unknown[][] = [];
+    const isBashOne = (subject: string | undefined, input: unknown): boolean => {
+      calls.push([subject, input]);
+      return subject === "Bash" && (input as { x: number }).x === 1;
+    };
+    const m = compileMatcher(isBashOne, "h");
+    expect(m).toMatchObject({ all: false, needsInput: true, source: "function isBashOne" });
+    expect(m.matchSubject("anything")).toBe(true);
+    expect(m.test("Bash", { x: 1 }, () => undefined)).toBe(true);
+    expect(calls).toEqual([["Bash", { x: 1 }]]);
+    expect(m.test("Bash", { x: 2 }, () => undefined)).toBe(false);
+  });
+
+  it("throws a TypeError at test time when it returns a Promise or a non-boolean", () => {
+    expect(() => compileMatcher(async () => true, "h").test("x", {}, () => undefined)).toThrow(/Promise.*boolean synchronously/);
+    expect(() => compileMatcher(() => "yes", "h").test("x", {}, () => undefined)).toThrow(TypeError);
+  });
+});
+
+describe("an invalid match is a registration error naming the hook and the field", () => {
+  const invalid: [unknown, RegExp][] = [
+    [42, /must be a string or a function, got number/],
+    [null, /got null/],
+    [{ tool: "Bash" }, /got object/],
+    [["Bash"], /got object/],
+    ["(unclosed", /not a valid regular expression/],
+    ["Bash|*", /not a valid regular expression/],
+    [" | , ", /names nothing/],
+    ["Bash()", /empty condition/],
+    ["Edit|Write(src/**)", /names several tools in one condition/],
+    ["WebFetch(domain:)", /invalid domain/],
+    ["WebFetch(domain:evil.com/path)", /invalid domain/],
+    ["x".repeat(MAX_PATTERN_LENGTH + 1), /limit is 1024/],
+  ];
+  it.each(invalid)("%j is refused (%s)", (spec, problem) => {
+    let error: unknown;
+    try {
+      compileMatcher(spec, "no-rm");
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(RegistrationError);
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error).toMatchObject({ hook: "no-rm", field: "match" });
+    expect((error as Error).message).toMatch(/^hook "no-rm": match /);
+    expect((error as Error).message).toMatch(problem);
+  });
+});

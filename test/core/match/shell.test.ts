@@ -1,0 +1,160 @@
+import { describe, expect, it } from "vitest";
+import { compileMatcher } from "../../../src/core/match/matcher.ts";
+import { analyseShell, splitShellCommand } from "../../../src/core/match/shell.ts";
+import { MAX_NESTING } from "../../../src/core/match/shell-syntax.ts";
+
+const rmGuard = compileMatcher("Bash(rm *)", "no-rm");
+const catches = (command: string): boolean => rmGuard.test("Bash", {}, () => command);
+
+describe("splitShellCommand", () => {
+  it("splits on && || ; | & |& and newlines", () => {
+    expect(splitShellCommand("a && b || c; d | e & f |& g\nh")).toEqual(["a", "b", "c", "d", "e", "f", "g", "h"]);
+  });
+
+  it("keeps quoted separators inside one command and removes the quotes", () => {
+    expect(splitShellCommand(`echo "a && rm -rf /"`)).toEqual(["echo a && rm -rf /"]);
+    expect(splitShellCommand(`echo 'x; y' \\; z`)).toEqual(["echo x; y ; z"]);
+  });
+
+  it("normalises whitespace", () => {
+    expect(splitShellCommand("  git\t push   origin  ")).toEqual(["git push origin"]);
+  });
+
+  it("reads redirections as part of a command, not as separators", () => {
+    expect(splitShellCommand("npm test 2>&1 | head -5")).toEqual(["npm test", "head -5"]);
+    expect(splitShellCommand("cmd &>log; other >>out <in")).toEqual(["cmd", "other"]);
+  });
+
+  it("recurses into $(), backticks, subshells, process substitution and ${…}", () => {
+    expect(splitShellCommand("echo $(rm a)")).toContain("rm a");
+    expect(splitShellCommand("echo `rm b`")).toContain("rm b");
+    expect(splitShellCommand("(cd x && rm c)")).toEqual(["cd x", "rm c"]);
+    expect(splitShellCommand("diff <(ls) >(rm d)")).toContain("rm d");
+    expect(splitShellCommand("echo ${x:-$(rm e)}")).toContain("rm e");
+    expect(splitShellCommand(`echo "$(echo "$(rm f)")"`)).toContain("rm f");
+  });
+
+  it("looks through wrappers, env assignments and paths, listing each layer", () => {
+    expect(splitShellCommand("FOO=1 sudo -u root timeout -s KILL 5 nice -n 10 /bin/rm -rf /")).toEqual([
+      "FOO=1 sudo -u root timeout -s KILL 5 nice -n 10 /bin/rm -rf /",
+      "sudo -u root timeout -s KILL 5 nice -n 10 /bin/rm -rf /",
+      "timeout -s KILL 5 nice -n 10 /bin/rm -rf /",
+      "nice -n 10 /bin/rm -rf /",
+      "/bin/rm -rf /",
+      "rm -rf /",
+    ]);
+  });
+
+  it("reads the scripts of bash -c, sh -c, eval and env -S", () => {
+    expect(splitShellCommand(`bash -c 'ls; rm -rf /'`)).toEqual(["bash -c ls; rm -rf /", "ls", "rm -rf /"]);
+    expect(splitShellCommand(`sh -ec "rm x"`)).toContain("rm x");
+    expect(splitShellCommand(`bash -o pipefail -c "rm y"`)).toContain("rm y");
+    expect(splitShellCommand(`eval "rm z"`)).toContain("rm z");
+    expect(splitShellCommand(`env -S 'rm w'`)).toContain("rm w");
+  });
+
+  it("skips comments and reserved words", () => {
+    expect(splitShellCommand("echo ok # && rm x")).toEqual(["echo ok"]);
+    expect(splitShellCommand("if true; then rm x; else ls; fi")).toEqual(["true", "rm x", "ls"]);
+    expect(splitShellCommand("while read f; do rm $f; done")).toEqual(["read f", "rm $f"]);
+  });
+
+  it("reads here-documents as data, expanding only unquoted ones", () => {
+    const commit = `git commit -m "$(cat <<'EOF'\nFix: don't && rm -rf /\nEOF\n)"`;
+    expect(splitShellCommand(commit)).toEqual(["cat", `git commit -m $(cat <<'EOF' Fix: don't && rm -rf / EOF )`]);
+    expect(splitShellCommand("cat <<EOF\n$(rm q)\nEOF\nls")).toEqual(["cat", "rm q", "ls"]);
+  });
+
+  it("reads $(( as arithmetic, as bash does, and $( ( as a subshell", () => {
+    expect(splitShellCommand("echo $((rm -rf x))")).toEqual(["echo $((rm -rf x))"]);
+    expect(splitShellCommand("echo $( (rm -rf x))")).toContain("rm -rf x");
+    expect(splitShellCommand("echo $(( $(rm y) + 1 ))")).toContain("rm y");
+    expect(splitShellCommand("((rm -rf x))")).toEqual([]);
+    expect(splitShellCommand("((ls); (rm x))")).toBeUndefined(); // bash falls back to subshells here; we fail towards the guard
+  });
+
+  it("does not mistake an arithmetic shift for a here-document", () => {
+    expect(splitShellCommand("echo $((1<<2))\nrm -rf /")).toEqual(["echo $((1<<2))", "rm -rf /"]);
+  });
+
+  it("returns undefined for text it cannot read", () => {
+    for (const bad of [`echo 'unterminated`, `echo "open`, "echo `open", "echo $(open", "a )", "echo (x)", "trailing \\", "case a in a) rm x;; esac", "cat <<\nrm -rf /", "ls >; rm x"]) {
+      expect(splitShellCommand(bad), bad).toBeUndefined();
+    }
+    expect(splitShellCommand("( ".repeat(MAX_NESTING + 1) + "x" + " )".repeat(MAX_NESTING + 1))).toBeUndefined();
+    expect(splitShellCommand("( ".repeat(MAX_NESTING - 1) + "x" + " )".repeat(MAX_NESTING - 1))).toEqual(["x"]);
+    expect(splitShellCommand("echo $(".repeat(10_000) + ")".repeat(10_000))).toBeUndefined();
+  });
+});
+
+describe("a Bash(rm *) condition", () => {
+  it("catches rm hidden after && || ; | & and newlines", () => {
+    for (const sep of ["&&", "||", ";", "|", "&", "\n", "|&"]) expect(catches(`ls ${sep} rm -rf /`), sep).toBe(true);
+  });
+
+  it("catches rm in subshells, $(), backticks and bash -c", () => {
+    for (const cmd of ["(rm -rf /)", "echo $(rm -rf /)", "echo `rm -rf /`", "bash -c 'rm -rf /'", "sh -c \"ls && rm x\""]) expect(catches(cmd), cmd).toBe(true);
+  });
+
+  it("catches rm behind env assignments and wrappers", () => {
+    for (const cmd of ["FOO=1 rm x", "sudo rm x", "env A=1 B=2 rm x", "timeout 10 rm x", "nice -n 5 rm x", "nohup rm x &", "time rm x", "command rm x", "exec rm x", "-- rm x", "find . | xargs -0 rm", "find . -exec rm {} \\;"]) {
+      expect(catches(cmd), cmd).toBe(true);
+    }
+  });
+
+  it("catches rm spelled with quotes, escapes or a path", () => {
+    for (const cmd of [`"rm" -rf /`, `r\\m -rf /`, `'r''m' x`, "/bin/rm -rf /", "$'rm' x"]) expect(catches(cmd), cmd).toBe(true);
+  });
+
+  it("does not fire on echo \"a && rm -rf /\": that is one command, echo", () => {
+    expect(catches(`echo "a && rm -rf /"`)).toBe(false);
+    expect(catches(`git commit -m 'rm -rf / was a bad idea'`)).toBe(false);
+    expect(catches("rmdir x && lsof")).toBe(false);
+  });
+
+  it("matches when the command cannot be read (fails towards the guard)", () => {
+    expect(catches(`echo 'unterminated && rm -rf /`)).toBe(true);
+    expect(catches(`echo "hello`)).toBe(true);
+  });
+
+  it("matches when a command's name is only known at run time", () => {
+    for (const cmd of ["$CMD -rf /", "$(which rm) -rf /", "/bin/r? -rf /", "{rm,-rf,/tmp}", "bash -c \"$SCRIPT\"", "$'\\x72\\x6d' -rf /"]) {
+      expect(catches(cmd), cmd).toBe(true);
+    }
+  });
+
+  it("does not match a command without detail", () => {
+    expect(rmGuard.test("Bash", {}, () => undefined)).toBe(false);
+  });
+});
+
+describe("a Bash condition naming more than the command", () => {
+  const push = compileMatcher("Bash(git push *)", "h");
+  it("runs on any command with $VAR, $() or backticks, as Claude Code does", () => {
+    expect(push.test("Bash", {}, () => "echo $HOME")).toBe(true);
+    expect(push.test("Bash", {}, () => "git $(echo push) origin")).toBe(true);
+  });
+  it("is decided by the text otherwise, single-quoted $ included", () => {
+    expect(push.test("Bash", {}, () => "echo '$HOME'")).toBe(false);
+    expect(push.test("Bash", {}, () => "git status && git push origin main")).toBe(true);
+  });
+});
+
+describe("analyseShell", () => {
+  it("reports dynamic and opaque parts", () => {
+    expect(analyseShell("echo $HOME")).toMatchObject({ dynamic: true, opaque: false });
+    expect(analyseShell("$EDITOR file")).toMatchObject({ dynamic: true, opaque: true });
+    expect(analyseShell("echo '$HOME'")).toMatchObject({ dynamic: false, opaque: false });
+  });
+  it("treats [ and [[ as commands, not globs", () => {
+    expect(analyseShell("[ -f x ] && [[ -d y ]]")).toMatchObject({ opaque: false, commands: ["[ -f x ]", "[[ -d y ]]"] });
+  });
+});
+
+describe("other shell tools", () => {
+  it("use shell semantics for every name in SHELL_TOOLS", () => {
+    for (const tool of ["Bash", "bash", "shell", "sh", "exec", "run_command", "run_shell_command"]) {
+      expect(compileMatcher(`${tool}(rm *)`, "h").test(tool, {}, () => "ls; rm x"), tool).toBe(true);
+    }
+  });
+});
