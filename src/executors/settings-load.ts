@@ -1,0 +1,114 @@
+/**
+ * Loading Claude Code settings as layers: read and validate each file, then merge their hooks
+ * in Claude Code's order (user, project, local: later layers add to earlier ones, they never
+ * replace them), run identical handlers once, and remember where every handler came from.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { parseJson } from "./json.ts";
+import { decodeHookSettings, pointer, SettingsError, type SettingsHandler } from "./settings-schema.ts";
+
+/** A settings object with a name for error messages and sources. */
+export interface SettingsLayer {
+  readonly file: string;
+  readonly settings: unknown;
+}
+
+/** What `fromClaudeSettings` accepts: one parsed settings object, or layers (file paths or named objects), lowest precedence first. */
+export type SettingsInput = object | readonly (string | SettingsLayer)[];
+
+/** One handler of one matcher group, with where it came from. */
+export interface HandlerEntry {
+  readonly event: string;
+  readonly matcher: string | undefined;
+  readonly handler: SettingsHandler;
+  readonly file: string;
+  /** JSON pointer of the handler in its file: `/hooks/PreToolUse/0/hooks/1`. */
+  readonly pointer: string;
+  /** `file#pointer`, the hook's `source`. */
+  readonly source: string;
+}
+
+export interface LoadedSettings {
+  readonly entries: readonly HandlerEntry[];
+  /** Handlers dropped because an identical one (same event, matcher and fields) came first. */
+  readonly duplicates: readonly { readonly source: string; readonly sameAs: string }[];
+  /** `disableAllHooks` after precedence (the last layer that sets it wins). */
+  readonly disabled: boolean;
+  /** Union over layers, when any layer defines it. */
+  readonly httpHookAllowedEnvVars: readonly string[] | undefined;
+  readonly allowedHttpHookUrls: readonly string[] | undefined;
+}
+
+const readLayer = (entry: string | SettingsLayer): SettingsLayer => {
+  if (typeof entry !== "string") return entry;
+  let text: string;
+  try {
+    text = readFileSync(entry, "utf8");
+  } catch (error) {
+    throw new SettingsError(entry, "", `cannot read the file: ${(error as Error).message}`);
+  }
+  try {
+    return { file: entry, settings: parseJson(text) };
+  } catch (error) {
+    throw new SettingsError(entry, "", `is not valid JSON: ${(error as Error).message}`);
+  }
+};
+
+/** JSON with sorted keys: two handlers written in a different key order are still identical. */
+const canonical = (value: unknown): string =>
+  Array.isArray(value) ? `[${value.map(canonical).join(",")}]` :
+  typeof value === "object" && value !== null
+    ? `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(",")}}`
+    : JSON.stringify(value);
+
+/**
+ * Read, validate and merge settings layers into a flat, de-duplicated list of handlers.
+ *
+ * @example
+ * loadClaudeSettings(["~/.claude/settings.json", ".claude/settings.json"].map(expand)).entries.length
+ */
+export const loadClaudeSettings = (input: SettingsInput): LoadedSettings => {
+  const layers = Array.isArray(input) ? (input as readonly (string | SettingsLayer)[]).map(readLayer) : [{ file: "settings", settings: input }];
+  const entries: HandlerEntry[] = [];
+  const duplicates: { source: string; sameAs: string }[] = [];
+  const seen = new Map<string, string>();
+  let disabled = false;
+  let envVars: Set<string> | undefined;
+  let urls: Set<string> | undefined;
+  for (const { file, settings } of layers) {
+    const s = decodeHookSettings(file, settings);
+    if (s.disableAllHooks !== undefined) disabled = s.disableAllHooks;
+    if (s.httpHookAllowedEnvVars) envVars = new Set([...(envVars ?? []), ...s.httpHookAllowedEnvVars]);
+    if (s.allowedHttpHookUrls) urls = new Set([...(urls ?? []), ...s.allowedHttpHookUrls]);
+    for (const [event, groups] of Object.entries(s.hooks ?? {})) {
+      groups.forEach((group, gi) => {
+        group.hooks.forEach((handler, hi) => {
+          const ptr = pointer(["hooks", event, gi, "hooks", hi]);
+          const source = `${file}#${ptr}`;
+          const key = `${event}\u0000${group.matcher ?? ""}\u0000${canonical(handler)}`;
+          const first = seen.get(key);
+          if (first !== undefined) return void duplicates.push({ source, sameAs: first });
+          seen.set(key, source);
+          entries.push({ event, matcher: group.matcher, handler, file, pointer: ptr, source });
+        });
+      });
+    }
+  }
+  return {
+    entries, duplicates, disabled,
+    httpHookAllowedEnvVars: envVars ? [...envVars] : undefined,
+    allowedHttpHookUrls: urls ? [...urls] : undefined,
+  };
+};
+
+/**
+ * The settings files Claude Code reads for a project, in precedence order (lowest first), that exist.
+ *
+ * @example
+ * fromClaudeSettings(claudeSettingsFiles(process.cwd()))
+ */
+export const claudeSettingsFiles = (projectDir: string, home: string = homedir()): string[] =>
+  [join(home, ".claude", "settings.json"), join(projectDir, ".claude", "settings.json"), join(projectDir, ".claude", "settings.local.json")]
+    .filter((f) => existsSync(f));

@@ -1,0 +1,63 @@
+/**
+ * Small rules of Claude Code's settings that decide whether a handler runs: which hook types
+ * each event supports, the `allowedHttpHookUrls` wildcard match, and readable hook names.
+ */
+import { basename } from "node:path";
+import type { ClaudeEvent } from "./events.ts";
+import type { SettingsHandler } from "./settings-schema.ts";
+
+const all = new Set(["command", "http", "prompt", "agent"]);
+const noModel = new Set(["command", "http"]);
+
+/**
+ * The handler types Claude Code runs on `event` ("Prompt-based hooks": SessionStart takes
+ * command hooks only; notification-like events take no prompt or agent hooks).
+ *
+ * @example
+ * supportedTypes("SessionStart").has("http") // false
+ */
+export const supportedTypes = (event: ClaudeEvent): ReadonlySet<string> =>
+  event === "SessionStart" ? new Set(["command"]) :
+  event === "Notification" || event === "PreCompact" || event === "PostCompact" || event === "SessionEnd" || event === "StopFailure" ? noModel : all;
+
+/**
+ * Whether `url` matches `allowedHttpHookUrls` (`*` matches any run of characters); no list means any URL.
+ *
+ * @example
+ * urlAllowed("https://hooks.example.com/pre", ["https://hooks.example.com/*"]) // true
+ */
+export const urlAllowed = (url: string, patterns: readonly string[] | undefined): boolean =>
+  patterns === undefined ||
+  patterns.some((p) => new RegExp(`^${p.split("*").map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`).test(url));
+
+const interpreters = new Set(["node", "bun", "deno", "python", "python3", "bash", "sh", "zsh", "npx", "tsx", "ruby", "perl"]);
+
+/**
+ * A short label for a handler: the script a command runs, the host and path of a URL, the start of a prompt.
+ *
+ * @example
+ * hookLabel({ type: "command", command: "node", args: ["${CLAUDE_PROJECT_DIR}/.claude/hooks/guard.mjs"] }) // "guard.mjs"
+ */
+export const hookLabel = (handler: SettingsHandler): string => {
+  switch (handler.type) {
+    case "command": {
+      const words = handler.args ? [handler.command, ...handler.args] : handler.command.trim().split(/\s+/);
+      const exe = basename(words[0] ?? "command");
+      const script = interpreters.has(exe) ? words.slice(1).find((w) => !w.startsWith("-")) : undefined;
+      return basename((script ?? exe).replace(/^["']|["']$/g, ""));
+    }
+    case "http": {
+      try {
+        const u = new URL(handler.url);
+        return `${u.host}${u.pathname}`;
+      } catch {
+        return handler.url;
+      }
+    }
+    case "prompt":
+    case "agent":
+      return handler.prompt.length > 32 ? `${handler.prompt.slice(0, 32)}…` : handler.prompt;
+    case "mcp_tool":
+      return `${handler.server}/${handler.tool}`;
+  }
+};

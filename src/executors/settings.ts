@@ -1,0 +1,185 @@
+/**
+ * `fromClaudeSettings`: the `hooks` section of Claude Code settings, loaded unchanged, as hooks
+ * on an agent stack. Each handler becomes a command, HTTP, prompt or agent hook on its event's
+ * point, in layer order, with `matcher` and `if` folded into our matcher grammar and its
+ * file and JSON pointer as `source`. What we cannot or would not run is reported in `unused`
+ * with the reason, never silently dropped; a malformed entry throws naming file and pointer.
+ */
+import type { LanguageModel } from "../agent/model.ts";
+import { createAgentStack, type AgentStack } from "../agent/stack.ts";
+import type { ErrorEvent } from "../agent/types.ts";
+import type { FailMode } from "../core/hook.ts";
+import { compileMatcher } from "../core/match/matcher.ts";
+import type { StackOptions } from "../core/stack-types.ts";
+import { agentHook } from "./agent-hook.ts";
+import { commandHook } from "./command.ts";
+import { stopFailureType } from "./event-json.ts";
+import { allClaudeEvents, claudeEvents, isDrivenEvent, type ClaudeEvent, type EventSpec } from "./events.ts";
+import type { ExternalHookOptions } from "./external.ts";
+import { httpHook } from "./http.ts";
+import { promptHook } from "./prompt.ts";
+import type { NoticeSink } from "./protocol.ts";
+import { hookLabel, supportedTypes, urlAllowed } from "./settings-rules.ts";
+import { loadClaudeSettings, type HandlerEntry, type SettingsInput } from "./settings-load.ts";
+import { SettingsError } from "./settings-schema.ts";
+import type { AddressPolicy, Resolver } from "./ssrf.ts";
+
+export interface ClaudeSettingsOptions {
+  /** Add the hooks to this stack; default a new `createAgentStack(stackOptions)`. */
+  readonly stack?: AgentStack;
+  readonly stackOptions?: StackOptions;
+  /** Every loaded hook's fail mode. Default R6 (closed on gates); `"open"` reproduces Claude Code. */
+  readonly failMode?: FailMode;
+  /** Every loaded hook's priority; default 100. */
+  readonly priority?: number;
+  /** `cwd` of the event JSON and of command hooks; default `process.cwd()`. */
+  readonly cwd?: string;
+  /** `CLAUDE_PROJECT_DIR`; default the cwd. */
+  readonly projectDir?: string;
+  readonly transcriptPath?: string;
+  readonly permissionMode?: string;
+  /** Extra variables command hooks may inherit (besides PATH, HOME, LANG...). */
+  readonly allowedEnvVars?: readonly string[];
+  /** Which non-public addresses HTTP hooks may reach, and how names resolve. */
+  readonly http?: { readonly allow?: AddressPolicy; readonly resolver?: Resolver };
+  /** The provider for `prompt` and `agent` hooks (the handler's `model` field becomes the request's model id). */
+  readonly model?: LanguageModel;
+  readonly onNotice?: NoticeSink;
+  /** Between SIGTERM and SIGKILL for command hooks; default 1000 ms. */
+  readonly killGraceMs?: number;
+}
+
+/** A handler that became a hook. */
+export interface LoadedHook {
+  readonly name: string;
+  readonly event: ClaudeEvent;
+  readonly point: string;
+  readonly phase: EventSpec["phase"];
+  readonly type: "command" | "http" | "prompt" | "agent";
+  readonly match: string | undefined;
+  readonly source: string;
+}
+
+/** A handler (or event) that is accepted but does not run, and why. */
+export interface UnusedHandler {
+  readonly event: string;
+  readonly type: string;
+  readonly source: string;
+  readonly reason: string;
+}
+
+export interface ClaudeSettingsResult {
+  readonly stack: AgentStack;
+  readonly hooks: readonly LoadedHook[];
+  readonly unused: readonly UnusedHandler[];
+  readonly duplicates: readonly { readonly source: string; readonly sameAs: string }[];
+  /** `disableAllHooks` was in effect: nothing was loaded. */
+  readonly disabled: boolean;
+}
+
+/** The `match` for a handler, or the reason it can never run. */
+const matchFor = (
+  entry: HandlerEntry,
+  spec: EventSpec,
+  name: string,
+): { match?: ExternalHookOptions["match"]; text?: string | undefined; never?: string } => {
+  const { matcher, handler } = entry;
+  const check = (pattern: string, field: "matcher" | "if") => {
+    try {
+      return compileMatcher(pattern, name);
+    } catch (error) {
+      const at = field === "matcher" ? entry.pointer.replace(/\/hooks\/\d+$/, "/matcher") : `${entry.pointer}/if`;
+      throw new SettingsError(entry.file, at, (error as Error).message);
+    }
+  };
+  const group = matcher !== undefined && matcher !== "" && matcher !== "*" && spec.matcher !== "none" ? check(matcher, "matcher") : undefined;
+  if (handler.if !== undefined) {
+    if (!spec.tool) return { never: `"if" is only evaluated on tool events; Claude Code never runs this hook on ${spec.event}` };
+    check(handler.if, "if");
+    const tool = /^([A-Za-z0-9_-]+)(\(|$)/.exec(handler.if)?.[1];
+    if (group && tool !== undefined && !group.matchSubject(tool)) return { never: `"if" names ${tool}, which the matcher ${JSON.stringify(matcher)} excludes` };
+    return { match: handler.if, text: handler.if };
+  }
+  if (!group) return {};
+  if (spec.matcher === "error-type") return { match: (_s, input) => group.matchSubject(stopFailureType(input as ErrorEvent)), text: matcher };
+  return { match: matcher!, text: matcher };
+};
+
+/**
+ * Build an agent stack from Claude Code settings: a parsed object, or layers (file paths or
+ * `{ file, settings }`) in Claude Code's order, user first, then project, then local.
+ *
+ * @example
+ * const { stack, unused } = fromClaudeSettings(claudeSettingsFiles(process.cwd()), { failMode: "closed" })
+ * for (const u of unused) console.warn(`not run: ${u.source}: ${u.reason}`)
+ */
+export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettingsOptions = {}): ClaudeSettingsResult => {
+  const loaded = loadClaudeSettings(input);
+  let stack = options.stack ?? createAgentStack(options.stackOptions);
+  const hooks: LoadedHook[] = [];
+  const unused: UnusedHandler[] = [];
+  if (loaded.disabled) return { stack, hooks, unused, duplicates: loaded.duplicates, disabled: true };
+  const names = new Map<string, Set<string>>();
+  const cwd = options.cwd ?? process.cwd();
+
+  for (const entry of loaded.entries) {
+    const { event, handler } = entry;
+    const skip = (reason: string) => void unused.push({ event, type: handler.type, source: entry.source, reason });
+    if (!isDrivenEvent(event)) {
+      skip(allClaudeEvents.has(event) ? `agent-onion does not drive ${event}` : `${event} is not a Claude Code hook event`);
+      continue;
+    }
+    const spec = claudeEvents[event];
+    if (handler.type === "mcp_tool") { skip("mcp_tool hooks are not supported"); continue; }
+    if (!supportedTypes(event).has(handler.type)) { skip(`Claude Code does not run ${handler.type} hooks on ${event}`); continue; }
+    if (handler.type === "command" && handler.shell === "powershell") { skip("PowerShell hooks are not supported"); continue; }
+    if (handler.type === "http" && !urlAllowed(handler.url, loaded.allowedHttpHookUrls)) { skip(`${handler.url} is not in allowedHttpHookUrls`); continue; }
+
+    const used = names.get(spec.point) ?? new Set<string>();
+    names.set(spec.point, used);
+    let name = `${event}:${handler.type}:${hookLabel(handler)}`;
+    for (let n = 2; used.has(name); n++) name = `${event}:${handler.type}:${hookLabel(handler)} #${n}`;
+    const m = matchFor(entry, spec, name);
+    if (m.never) { skip(m.never); continue; }
+    used.add(name);
+
+    const common = {
+      event, name, source: entry.source, cwd,
+      ...(options.onNotice ? { onNotice: options.onNotice } : {}),
+      ...(m.match !== undefined ? { match: m.match } : {}),
+      ...(handler.timeout !== undefined ? { timeout: handler.timeout } : {}),
+      ...(options.failMode ? { failMode: options.failMode } : {}),
+      ...(options.priority !== undefined ? { priority: options.priority } : {}),
+      ...(options.transcriptPath ? { transcriptPath: options.transcriptPath } : {}),
+      ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}),
+    } as const;
+    const needModel = (): LanguageModel => {
+      if (options.model) return options.model;
+      throw new SettingsError(entry.file, entry.pointer, `${handler.type} hooks need a model: pass options.model to fromClaudeSettings`);
+    };
+    try {
+      const hook =
+        handler.type === "command" ? commandHook({
+          ...common, command: handler.command, async: handler.async === true || handler.asyncRewake === true,
+          ...(handler.args ? { args: handler.args } : {}),
+          ...(options.allowedEnvVars ? { allowedEnvVars: options.allowedEnvVars } : {}),
+          projectDir: options.projectDir ?? cwd,
+          ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
+        }) :
+        handler.type === "http" ? httpHook({
+          ...common, url: handler.url, ...(handler.headers ? { headers: handler.headers } : {}),
+          allowedEnvVars: (handler.allowedEnvVars ?? []).filter((v) => loaded.httpHookAllowedEnvVars?.includes(v) ?? true),
+          ...(options.http?.allow ? { allow: options.http.allow } : {}),
+          ...(options.http?.resolver ? { resolver: options.http.resolver } : {}),
+        }) :
+        handler.type === "prompt" ? promptHook({ ...common, prompt: handler.prompt, model: needModel(), ...(handler.model ? { modelId: handler.model } : {}) }) :
+        agentHook({ ...common, prompt: handler.prompt, model: needModel() });
+      stack = stack.use(spec.point, hook as never);
+    } catch (error) {
+      if (error instanceof SettingsError) throw error;
+      throw new SettingsError(entry.file, entry.pointer, (error as Error).message);
+    }
+    hooks.push({ name, event, point: spec.point, phase: spec.phase, type: handler.type, match: m.text, source: entry.source });
+  }
+  return { stack, hooks, unused, duplicates: loaded.duplicates, disabled: false };
+};

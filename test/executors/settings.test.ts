@@ -1,0 +1,128 @@
+import { describe, expect, it } from "vitest";
+import { createScriptedModel } from "../../src/agent/scripted-model.ts";
+import { fromClaudeSettings, type ClaudeSettingsOptions } from "../../src/executors/settings.ts";
+import { SettingsError } from "../../src/executors/settings-schema.ts";
+import { bash, echoTool, fixture } from "./helpers.ts";
+
+const dir = fixture("settings");
+const layers = ["user.json", "project.json", "local.json"].map((f) => fixture("settings", f));
+const options: ClaudeSettingsOptions = { projectDir: dir, cwd: dir };
+const load = (input: Parameters<typeof fromClaudeSettings>[0] = layers, over: ClaudeSettingsOptions = {}) => fromClaudeSettings(input, { ...options, ...over });
+
+describe("fromClaudeSettings: loading", () => {
+  it("loads every layer in Claude Code's order, each hook keeping its file and JSON pointer", () => {
+    const { hooks } = load();
+    expect(hooks.map((h) => [h.event, h.point, h.phase, h.source.replace(`${dir}/`, "")])).toEqual([
+      ["PreToolUse", "toolCall", "before", "user.json#/hooks/PreToolUse/0/hooks/0"],
+      ["PostToolUse", "toolCall", "after", "project.json#/hooks/PostToolUse/0/hooks/0"],
+      ["UserPromptSubmit", "userPrompt", "before", "project.json#/hooks/UserPromptSubmit/0/hooks/0"],
+      ["Stop", "stop", "before", "project.json#/hooks/Stop/0/hooks/0"],
+      ["PreToolUse", "toolCall", "before", "local.json#/hooks/PreToolUse/0/hooks/0"],
+    ]);
+    expect(hooks[0]!.name).toBe("PreToolUse:command:guard.mjs");
+    expect(hooks[4]!.match).toBe("Bash(git push *)");
+  });
+
+  it("runs an identical handler defined in two layers once, and says which copy was dropped", () => {
+    const { duplicates } = load();
+    expect(duplicates).toEqual([{ source: `${dir}/project.json#/hooks/PreToolUse/0/hooks/0`, sameAs: `${dir}/user.json#/hooks/PreToolUse/0/hooks/0` }]);
+  });
+
+  it("reports everything it accepts but does not run, with the reason", () => {
+    const { unused } = load();
+    expect(unused.map((u) => [u.source.replace(`${dir}/`, ""), u.reason])).toEqual([
+      ["user.json#/hooks/Setup/0/hooks/0", "agent-onion does not drive Setup"],
+      ["project.json#/hooks/Stop/1/hooks/0", '"if" is only evaluated on tool events; Claude Code never runs this hook on Stop'],
+      ["project.json#/hooks/PermissionRequest/0/hooks/0", "agent-onion does not drive PermissionRequest"],
+      ["project.json#/hooks/PostToolUseFailure/0/hooks/0", "mcp_tool hooks are not supported"],
+      ["project.json#/hooks/SessionStart/0/hooks/0", "Claude Code does not run http hooks on SessionStart"],
+      ["local.json#/hooks/PreToolUse/0/hooks/1", '"if" names Edit, which the matcher "Bash" excludes'],
+      ["local.json#/hooks/PreToolUs/0/hooks/0", "PreToolUs is not a Claude Code hook event"],
+    ]);
+  });
+
+  it("names the file and JSON pointer of a malformed entry", () => {
+    const file = fixture("settings", "malformed.json");
+    expect(() => load([file])).toThrow(SettingsError);
+    expect(() => load([file])).toThrow(`${file}: /hooks/PreToolUse/0/hooks/0/timeout: Expected number, actual "ten"`);
+  });
+
+  it("names the file that is not JSON, or cannot be read", () => {
+    expect(() => load([fixture("settings", "invalid.json")])).toThrow(/invalid\.json: \/: is not valid JSON/);
+    expect(() => load([fixture("settings", "missing.json")])).toThrow(/missing\.json: \/: cannot read the file/);
+  });
+
+  it("names the pointer of a matcher or if that does not compile", () => {
+    const settings = { hooks: { PreToolUse: [{ matcher: "Bash(", hooks: [{ type: "command", command: "true" }] }] } };
+    expect(() => load(settings)).toThrow(/settings: \/hooks\/PreToolUse\/0\/matcher: /);
+  });
+
+  it("refuses a prompt hook without a model, naming where it is", () => {
+    const settings = { hooks: { Stop: [{ hooks: [{ type: "prompt", prompt: "done?" }] }] } };
+    expect(() => load(settings)).toThrow("settings: /hooks/Stop/0/hooks/0: prompt hooks need a model");
+  });
+
+  it("loads nothing when disableAllHooks is in effect after precedence", () => {
+    const result = load([...layers, fixture("settings", "disable.json")]);
+    expect(result.disabled).toBe(true);
+    expect(result.hooks).toEqual([]);
+    expect(load([fixture("settings", "disable.json"), { file: "local", settings: { disableAllHooks: false } }]).disabled).toBe(false);
+  });
+
+  it("keeps __proto__ in a settings file from reaching anything", () => {
+    const settings = JSON.parse('{"__proto__": {"polluted": true}, "hooks": {}}');
+    expect(load(settings).hooks).toEqual([]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe("fromClaudeSettings: running", () => {
+  it("runs the team's guard: deny with JSON, block with exit 2, rewrite with updatedInput, allow the rest", async () => {
+    const { stack } = load();
+    const run = (command: string) => stack.run("toolCall", bash(command), echoTool);
+    expect(await run("rm -rf /")).toMatchObject({ _tag: "Rejected", reason: "Destructive command blocked: rm -rf /" });
+    expect(await run("sudo reboot")).toMatchObject({ _tag: "Rejected", reason: "sudo is not allowed in this project" });
+    expect(await run("curl https://example.com")).toEqual({ _tag: "Completed", value: { content: "ran: echo dry-run: curl https://example.com" } });
+    expect(await run("ls")).toEqual({ _tag: "Completed", value: { content: "ran: ls" } });
+  });
+
+  it("applies an if condition: the git push hook runs only for git push", async () => {
+    const { stack } = load();
+    expect(await stack.run("toolCall", bash("git push origin main"), echoTool)).toMatchObject({ _tag: "Rejected", reason: "git push needs a review" });
+    expect((await stack.run("toolCall", bash("git status"), echoTool))._tag).toBe("Completed");
+  });
+
+  it("explains which hooks would run for an event, in order, with their sources", () => {
+    const { stack } = load();
+    const lines = stack.explain("toolCall", bash("git push")).filter((e) => e.matches);
+    expect(lines.map((e) => e.hook)).toEqual(["PreToolUse:command:guard.mjs", "PostToolUse:command:audit.mjs", "PreToolUse:command:echo"]);
+    expect(lines[0]!.source).toBe(`${dir}/user.json#/hooks/PreToolUse/0/hooks/0`);
+  });
+
+  it("names the source in the reason when a settings hook fails", async () => {
+    const settings = { hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "exit 3" }] }] } };
+    const outcome = await load(settings).stack.run("toolCall", bash("ls"), echoTool);
+    expect((outcome as { reason: string }).reason).toMatch(/\(settings#\/hooks\/PreToolUse\/0\/hooks\/0\).*exited with code 3/);
+  });
+
+  it("with failMode open, reproduces Claude Code: a crashing gate lets the call through", async () => {
+    const settings = { hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "exit 3" }] }] } };
+    expect((await load(settings, { failMode: "open" }).stack.run("toolCall", bash("ls"), echoTool))._tag).toBe("Completed");
+  });
+
+  it("matches StopFailure by Claude Code's error type", async () => {
+    const settings = { hooks: { StopFailure: [{ matcher: "rate_limit", hooks: [{ type: "command", command: "cat > /dev/null" }] }] } };
+    const { stack } = load(settings);
+    expect(stack.explain("error", { where: "model", error: { status: 429 }, attempt: 1 }).map((e) => e.matches)).toEqual([true]);
+    expect(stack.explain("error", { where: "model", error: { status: 500 }, attempt: 1 }).map((e) => e.matches)).toEqual([false]);
+  });
+
+  it("hands prompt hooks the configured provider, with the handler's model id", async () => {
+    const model = createScriptedModel({ turns: ['{"ok": false, "reason": "not finished"}'] });
+    const settings = { hooks: { Stop: [{ hooks: [{ type: "prompt", prompt: "Done? $ARGUMENTS", model: "claude-haiku" }] }] } };
+    const { stack } = load(settings, { model });
+    const outcome = await stack.run("stop", { reason: "end_turn", blockedCount: 0 }, () => ({ stop: true as const }));
+    expect(outcome).toMatchObject({ _tag: "Rejected", reason: "not finished" });
+    expect(model.requests[0]!.model).toBe("claude-haiku");
+  });
+});
