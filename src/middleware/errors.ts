@@ -1,0 +1,61 @@
+/**
+ * Errors of the built-in middleware. On an observation point (such as `modelCall`) a hook may
+ * not `Reject`, so a limit that refuses there ends the call with a typed failure instead; the
+ * loop reads it like any provider failure, and callers can tell it apart with `instanceof`.
+ */
+import { AgentOnionError } from "../core/errors.ts";
+
+/**
+ * A limit refused a call (budget, rate limit, call limit, guard) on a point that cannot `Reject`.
+ *
+ * @example
+ * outcome._tag === "Failed" && outcome.error instanceof LimitExceededError && outcome.error.middleware // "budget"
+ */
+export class LimitExceededError extends AgentOnionError {
+  override name = "LimitExceededError";
+  constructor(
+    /** The name of the middleware (hook) that refused. */
+    readonly middleware: string,
+    /** The same text a `Reject` would carry. */
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+/**
+ * Every model of a `fallback` failed; `errors` holds each failure, primary first.
+ *
+ * @example
+ * error instanceof FallbackExhaustedError && error.errors.length // 3
+ */
+export class FallbackExhaustedError extends AgentOnionError {
+  override name = "FallbackExhaustedError";
+  constructor(
+    readonly errors: readonly { readonly model: string; readonly error: unknown }[],
+  ) {
+    super(`every model failed: ${errors.map((e) => `${e.model}: ${e.error instanceof Error ? e.error.message : String(e.error)}`).join("; ")}`);
+  }
+}
+
+/** Which guard stopped a run. */
+export type GuardKind = "steps" | "tokens" | "time" | "finish-reason";
+
+/**
+ * A guard stopped the agent before its next step (seed 000's stop signals: StepsLimitReached,
+ * TokenLimitReached, TimeLimitReached, a finish reason). It is the `Failed` outcome of that
+ * `step`, so the reference loop ends the run with it; `kind` says which limit was reached.
+ *
+ * @example
+ * turn.status === "failed" && turn.error instanceof GuardStopError && turn.error.kind // "steps"
+ */
+export class GuardStopError extends LimitExceededError {
+  override name = "GuardStopError";
+  constructor(
+    middleware: string,
+    reason: string,
+    readonly kind: GuardKind,
+  ) {
+    super(middleware, reason);
+  }
+}

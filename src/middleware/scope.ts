@@ -1,0 +1,65 @@
+/**
+ * Where a limit, budget or cache entry lives in the `StateStore`: shared by everyone, per
+ * tenant, per session or per run. Keys are built from the run's identity, never from module
+ * variables (R14), so the same middleware instance serves every run and every process.
+ */
+import type { HookContext } from "../core/context.ts";
+
+/** Who shares a counter or a cache entry. A function returns its own partition key (or `undefined`: no key, see `scopeKey`). */
+export type Scope = "global" | "tenant" | "session" | "run" | ((ctx: HookContext<any>) => string | undefined);
+
+/** How to read the tenant from run metadata. */
+export interface TenantOptions {
+  /** The metadata field holding the tenant id (default `"tenant"`). */
+  readonly tenantKey?: string;
+}
+
+/**
+ * The store-key prefix of `scope` for this run, or `undefined` when the run lacks the identity
+ * the scope needs (no tenant in metadata, no session id); callers decide what that means
+ * (budgets refuse, caches bypass). Ids are URI-encoded so `:` in an id cannot forge another key.
+ *
+ * @example
+ * scopeKey(ctx, "tenant") // "tenant:acme" when ctx.metadata.tenant is "acme"
+ */
+export const scopeKey = (ctx: HookContext<any>, scope: Scope, options: TenantOptions = {}): string | undefined => {
+  if (typeof scope === "function") {
+    const id = scope(ctx);
+    return typeof id === "string" && id !== "" ? `custom:${encodeURIComponent(id)}` : undefined;
+  }
+  switch (scope) {
+    case "global":
+      return "global";
+    case "run":
+      return `run:${encodeURIComponent(ctx.runId)}`;
+    case "session":
+      return ctx.sessionId === undefined || ctx.sessionId === "" ? undefined : `session:${encodeURIComponent(ctx.sessionId)}`;
+    case "tenant": {
+      const tenant = ctx.metadata[options.tenantKey ?? "tenant"];
+      return typeof tenant === "string" && tenant !== "" ? `tenant:${encodeURIComponent(tenant)}` : undefined;
+    }
+  }
+};
+
+/**
+ * Check a `scope` option at configuration time.
+ *
+ * @example
+ * scopeOption("budget", "tenant") // "tenant"
+ */
+export const scopeOption = (middleware: string, scope: unknown, fallback: Scope): Scope => {
+  if (scope === undefined) return fallback;
+  if (typeof scope === "function" || scope === "global" || scope === "tenant" || scope === "session" || scope === "run") return scope as Scope;
+  throw new TypeError(`${middleware}: scope must be "global", "tenant", "session", "run" or a function, got ${String(scope)}`);
+};
+
+/**
+ * Why a scope could not be resolved, in words a user reads in a rejection.
+ *
+ * @example
+ * missingScope("tenant") // 'no tenant in the run metadata (metadata.tenant)'
+ */
+export const missingScope = (scope: Scope, options: TenantOptions = {}): string =>
+  typeof scope === "function" ? "the scope function returned no key"
+  : scope === "tenant" ? `no tenant in the run metadata (metadata.${options.tenantKey ?? "tenant"})`
+  : scope === "session" ? "the run has no session id" : `no ${scope} key`;
