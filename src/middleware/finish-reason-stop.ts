@@ -1,0 +1,53 @@
+/**
+ * `finishReasonStop`: stop a run after a step whose model answer ended with one of the given
+ * finish reasons (seed 000's FinishReasonHook), e.g. `["length"]` to stop when the model was cut
+ * off. The step itself completes (its tool calls run, its answer is kept); the reason is noted
+ * in the `StateStore` under the run's id and the run stops before its next step, even if a
+ * `stop` hook asked it to go on. Its default priority is `Priority.first`: its `after` runs
+ * last, on the answer as every other step hook left it (the seed's -200 on AfterStep).
+ */
+import type { Hook } from "../core/hook.ts";
+import { Priority } from "../core/priority.ts";
+import type { FinishReason, StepInput, StepResult } from "../agent/types.ts";
+import type { Middleware } from "./apply.ts";
+import { guardRetentionMs, runKey, stopRun } from "./guard-common.ts";
+import { nameOption, numberOption } from "./options.ts";
+
+export interface FinishReasonStopOptions {
+  /** Finish reasons that stop the run; empty means the guard does nothing. */
+  readonly reasons: readonly FinishReason[];
+  readonly name?: string;
+  readonly priority?: number;
+}
+
+const known: ReadonlySet<string> = new Set(["stop", "length", "tool-calls", "content-filter", "error", "other"]);
+
+/**
+ * Stop a run before the next step once a step ended with one of `reasons`, with `GuardStopError`.
+ *
+ * @example
+ * withMiddleware(createAgentStack(), finishReasonStop({ reasons: ["length", "content-filter"] }))
+ */
+export const finishReasonStop = (options: FinishReasonStopOptions): Middleware => {
+  const name = nameOption("finishReasonStop", options.name);
+  if (!Array.isArray(options.reasons)) throw new TypeError(`${name}: reasons must be a list of finish reasons`);
+  for (const r of options.reasons) if (!known.has(r)) throw new TypeError(`${name}: reasons has an unknown finish reason ${JSON.stringify(r)} (expected one of ${[...known].join(", ")})`);
+  const reasons = new Set<string>(options.reasons);
+  const priority = numberOption(name, "priority", options.priority ?? Priority.first, -Number.MAX_VALUE);
+  if (reasons.size === 0) return { name, hooks: {} };
+  const hook: Hook<StepInput, StepResult, "observe"> = {
+    name,
+    priority,
+    failMode: "closed",
+    around: async (ctx, next) => {
+      const key = runKey(name, ctx);
+      const seen = await ctx.store.get<string>(key);
+      if (typeof seen === "string") return stopRun(name, `The model finished with "${seen}", which stops the run`, "finish-reason");
+      const outcome = await next();
+      if (outcome._tag === "Completed" && reasons.has(outcome.value.response.finishReason))
+        await ctx.store.set(key, outcome.value.response.finishReason, { ttlMs: guardRetentionMs });
+      return outcome;
+    },
+  };
+  return { name, hooks: { step: hook } };
+};

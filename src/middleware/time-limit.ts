@@ -1,0 +1,64 @@
+/**
+ * `timeLimit`: stop a run whose wall-clock time passed `maxSeconds`, checked before each step
+ * (seed 000's ExecutionTimeLimitHook). The clock starts on the `run` point; a loop that runs
+ * steps without a `run` starts it on the first step. The start time lives in the `StateStore`
+ * under the run's id. It does not cut a step short: combine it with a run `timeoutMs` for that.
+ */
+import { Continue } from "../core/action.ts";
+import type { HookContext } from "../core/context.ts";
+import type { Hook } from "../core/hook.ts";
+import { Priority } from "../core/priority.ts";
+import type { RunInput, RunResult, StepInput, StepResult } from "../agent/types.ts";
+import type { Middleware } from "./apply.ts";
+import { runKey, stopRun } from "./guard-common.ts";
+import { functionOption, nameOption, numberOption } from "./options.ts";
+
+export interface TimeLimitOptions {
+  /** Seconds a run may take (default 300). */
+  readonly maxSeconds?: number;
+  /** The clock in ms (default `Date.now`), for tests. */
+  readonly now?: () => number;
+  readonly name?: string;
+  readonly priority?: number;
+}
+
+/**
+ * Stop a run before the next step once `maxSeconds` passed since it started, with `GuardStopError`.
+ *
+ * @example
+ * withMiddleware(createAgentStack(), timeLimit({ maxSeconds: 30 }))
+ */
+export const timeLimit = (options: TimeLimitOptions = {}): Middleware => {
+  const name = nameOption("timeLimit", options.name);
+  const maxSeconds = numberOption(name, "maxSeconds", options.maxSeconds ?? 300, 0);
+  const now = functionOption(name, "now", options.now) ?? Date.now;
+  const priority = numberOption(name, "priority", options.priority ?? Priority.guard, -Number.MAX_VALUE);
+  // Keep the start an hour past the limit: long enough for every check, short enough to clean up.
+  const ttlMs = Math.ceil(maxSeconds * 1000) + 3_600_000;
+  const start = (ctx: HookContext<any>): Promise<void> => ctx.store.set(runKey(name, ctx), now(), { ttlMs });
+
+  const onRun: Hook<RunInput, RunResult, "gate"> = {
+    name,
+    priority,
+    before: async (_input, ctx) => {
+      await start(ctx);
+      return Continue;
+    },
+  };
+  const onStep: Hook<StepInput, StepResult, "observe"> = {
+    name,
+    priority,
+    failMode: "closed",
+    around: async (ctx, next) => {
+      const started = await ctx.store.get<number>(runKey(name, ctx));
+      if (typeof started !== "number") {
+        await start(ctx);
+        return next();
+      }
+      const elapsed = (now() - started) / 1000;
+      if (elapsed >= maxSeconds) return stopRun(name, `Time limit reached: ${elapsed.toFixed(1)} s of ${maxSeconds} s`, "time");
+      return next();
+    },
+  };
+  return { name, hooks: { run: onRun, step: onStep } };
+};

@@ -1,0 +1,50 @@
+/**
+ * `tokenBudget`: stop a run once its model calls used `max` tokens (input plus output, summed
+ * over every step, as seed 000's TokenUsageLimitHook counts), checked before each step. The
+ * running total lives in the `StateStore` under the run's id, added after each step with an
+ * atomic `incr`, so parallel sub-steps and other processes see one total.
+ */
+import type { Hook } from "../core/hook.ts";
+import { Priority } from "../core/priority.ts";
+import type { StepInput, StepResult } from "../agent/types.ts";
+import type { Middleware } from "./apply.ts";
+import { guardRetentionMs, runKey, stopRun } from "./guard-common.ts";
+import { integerOption, nameOption, numberOption } from "./options.ts";
+
+export interface TokenBudgetOptions {
+  /** Tokens allowed per run (default 32 768). */
+  readonly max?: number;
+  readonly name?: string;
+  readonly priority?: number;
+}
+
+/**
+ * Stop a run before the next step once it used `max` tokens, with `GuardStopError`.
+ *
+ * @example
+ * withMiddleware(createAgentStack(), tokenBudget({ max: 5_000 }))
+ */
+export const tokenBudget = (options: TokenBudgetOptions = {}): Middleware => {
+  const name = nameOption("tokenBudget", options.name);
+  const max = integerOption(name, "max", options.max ?? 32_768, 0);
+  const priority = numberOption(name, "priority", options.priority ?? Priority.guard, -Number.MAX_VALUE);
+  const hook: Hook<StepInput, StepResult, "observe"> = {
+    name,
+    priority,
+    // Without its count the guard cannot tell; a broken store stops the run rather than letting it spend unwatched.
+    failMode: "closed",
+    around: async (ctx, next) => {
+      const key = runKey(name, ctx);
+      const used = (await ctx.store.get<number>(key)) ?? 0;
+      if (used >= max) return stopRun(name, `Token limit reached: ${used}/${max} tokens`, "tokens");
+      const outcome = await next();
+      if (outcome._tag === "Completed") {
+        const { inputTokens, outputTokens } = outcome.value.response.usage;
+        const spent = Math.max(0, Math.round(inputTokens)) + Math.max(0, Math.round(outputTokens));
+        if (Number.isSafeInteger(spent) && spent > 0) await ctx.store.incr(key, spent, { ttlMs: guardRetentionMs });
+      }
+      return outcome;
+    },
+  };
+  return { name, hooks: { step: hook } };
+};
