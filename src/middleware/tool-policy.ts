@@ -1,0 +1,107 @@
+/**
+ * `toolPolicy`: allow and deny lists for tool calls, globally and per role, in the matcher
+ * grammar of the core. The decision is a lattice, not last-writer-wins (B1, B2): a deny rule
+ * anywhere beats every allow rule, and no hook can turn a deny into an allow. The policy checks
+ * twice: at `Priority.guard`, so a denied call is refused before anything else runs, and again
+ * innermost, right before the tool, on the input that will actually run (A10): a hook further
+ * in that rewrites `git status` into `rm -rf /` is still refused.
+ */
+import { Continue, Reject } from "../core/action.ts";
+import type { HookContext } from "../core/context.ts";
+import type { Hook } from "../core/hook.ts";
+import { Priority } from "../core/priority.ts";
+import type { DeepReadonly } from "../core/readonly.ts";
+import type { ToolCall, ToolResult } from "../agent/types.ts";
+import type { Middleware } from "./apply.ts";
+import { choiceOption, nameOption, numberOption } from "./options.ts";
+import { compileAllowRules, compileDenyRules, type RuleTest, type ToolRule } from "./tool-rules.ts";
+
+export type { ToolRule } from "./tool-rules.ts";
+
+/** Allow and deny rules. */
+export interface ToolRules {
+  readonly allow?: readonly ToolRule[];
+  readonly deny?: readonly ToolRule[];
+}
+
+export interface ToolPolicyOptions extends ToolRules {
+  /** Extra rules for callers holding a role; a caller's roles are read from `ctx.metadata[roleKey]`. */
+  readonly roles?: Readonly<Record<string, ToolRules>>;
+  /** The metadata field with the caller's roles: a string or a list of strings (default `"roles"`). */
+  readonly roleKey?: string;
+  /**
+   * What happens to a call that no rule matches: `"deny"` by default when an `allow` list is
+   * given (globally or for any role), else `"allow"`. Role allow lists add to the global one.
+   */
+  readonly default?: "allow" | "deny";
+  /** Check again innermost, on the final input (default true). */
+  readonly recheck?: boolean;
+  readonly name?: string;
+  readonly priority?: number;
+}
+
+/** The innermost priority: the re-check runs after every other `before`, right before the tool. */
+export const innermostPriority = Number.MAX_SAFE_INTEGER;
+
+interface CompiledRules {
+  readonly allow: RuleTest;
+  readonly deny: RuleTest;
+  readonly hasAllow: boolean;
+}
+
+/**
+ * Allow and deny tools by name and argument, globally and per role; blocked calls are rejected
+ * with a reason that names the rule, which the model reads as the tool's answer.
+ *
+ * @example
+ * withMiddleware(createAgentStack(), toolPolicy({
+ *   allow: ["Read", "Grep", "Bash(git *)"],
+ *   deny: ["Bash(git push*)"],
+ *   roles: { admin: { allow: ["Deploy"] }, intern: { deny: ["Bash"] } },
+ * }))
+ * // { name: "Bash", input: { command: "git push" } } -> Reject('Tool "Bash" is blocked by policy: it matches deny rule "Bash(git push*)"')
+ */
+export const toolPolicy = (options: ToolPolicyOptions): Middleware => {
+  const name = nameOption("toolPolicy", options.name);
+  const priority = numberOption(name, "priority", options.priority ?? Priority.guard, -Number.MAX_VALUE);
+  const roleKey = options.roleKey ?? "roles";
+  const compile = (rules: ToolRules | undefined, where: string): CompiledRules => {
+    if (rules !== undefined && (typeof rules !== "object" || rules === null)) throw new TypeError(`${name}: ${where} must be an object { allow?, deny? }`);
+    for (const side of ["allow", "deny"] as const)
+      if (rules?.[side] !== undefined && !Array.isArray(rules[side])) throw new TypeError(`${name}: ${where}.${side} must be a list of rules`);
+    return {
+      allow: compileAllowRules(rules?.allow ?? [], name),
+      deny: compileDenyRules(rules?.deny ?? [], name),
+      hasAllow: rules?.allow !== undefined,
+    };
+  };
+  const global = compile(options, "options");
+  const roles = new Map(Object.entries(options.roles ?? {}).map(([role, rules]) => [role, compile(rules, `roles.${role}`)]));
+  const fallback = options.default === undefined
+    ? (global.hasAllow || [...roles.values()].some((r) => r.hasAllow) ? "deny" : "allow")
+    : choiceOption(name, "default", options.default, ["allow", "deny"]);
+
+  const decide = (call: DeepReadonly<ToolCall>, ctx: HookContext<ToolCall>): Reject | typeof Continue => {
+    const blocked = (why: string): Reject => Reject(`Tool "${call.name}" is blocked by policy: ${why}`);
+    const held = ctx.metadata[roleKey];
+    if (held !== undefined && typeof held !== "string" && !(Array.isArray(held) && held.every((r) => typeof r === "string")))
+      return blocked(`metadata.${roleKey} must be a string or a list of strings, so the caller's roles are unknown`);
+    const mine = held === undefined ? [] : typeof held === "string" ? [held] : (held as readonly string[]);
+    const c = call as ToolCall;
+    const denied = global.deny(c);
+    if (denied !== undefined) return blocked(`it matches deny rule "${denied}"`);
+    for (const role of mine) {
+      const rule = roles.get(role)?.deny(c);
+      if (rule !== undefined) return blocked(`it matches deny rule "${rule}" of role "${role}"`);
+    }
+    if (global.allow(c) !== undefined) return Continue;
+    for (const role of mine) if (roles.get(role)?.allow(c) !== undefined) return Continue;
+    if (fallback === "allow") return Continue;
+    const who = mine.length === 0 ? "the caller has no roles" : `roles: ${mine.join(", ")}`;
+    return blocked(`it matches no allow rule (${who})`);
+  };
+
+  const hooks: Hook<ToolCall, ToolResult, "gate">[] = [{ name, priority, before: decide }];
+  if (options.recheck !== false) hooks.push({ name: `${name}:final`, priority: innermostPriority, before: decide });
+  return { name, hooks: { toolCall: hooks } };
+};

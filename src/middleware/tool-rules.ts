@@ -1,0 +1,133 @@
+/**
+ * Compiling `toolPolicy` rules. A rule has the matcher grammar of the core (R8): `"Read"`,
+ * `"Read|Grep"`, a RegExp such as `"^mcp__"`, `"Bash(git *)"`, `"Write(src/**)"`,
+ * `"WebFetch(domain:*.example.com)"`, or a function `(name, call) => boolean`.
+ *
+ * The two sides read a rule differently, because they must fail in opposite directions:
+ * - a deny rule is the core's matcher, which matches when it cannot tell (an unreadable shell
+ *   command, a command name computed at run time, a URL that does not parse) and when ANY simple
+ *   command of a compound one matches: nothing hides behind `&&` or `sudo`;
+ * - an allow rule with a condition allows only what it understands: every simple command of a
+ *   shell call (wrappers and `bash -c` scripts included) must be covered by some allow rule, and a
+ *   command with `$VAR`, `$(…)` or backticks, or that cannot be read, is never allowed by a
+ *   condition (only by the bare tool name). So `Bash(git *)` does not allow `git status && rm -rf /`.
+ */
+import { SHELL_TOOLS, compileCondition } from "../core/match/condition.ts";
+import { compileMatcher } from "../core/match/matcher.ts";
+import { analyseShell } from "../core/match/shell.ts";
+import type { MatchSpec } from "../core/match/types.ts";
+import { wildcard } from "../core/match/wildcard.ts";
+import { toolDetail } from "../agent/points.ts";
+import type { ToolCall } from "../agent/types.ts";
+
+/** One allow or deny rule: a matcher pattern or a function of the tool name and call. */
+export type ToolRule = MatchSpec<ToolCall>;
+
+/** Which rule decided, as written, for the reason the model reads. */
+export type RuleTest = (call: ToolCall) => string | undefined;
+
+const conditioned = /^([A-Za-z0-9_-]+)\((.*)\)$/s;
+
+const sourceOf = (rule: ToolRule): string => (typeof rule === "function" ? `function ${rule.name || "(anonymous)"}` : rule);
+
+/**
+ * The deny side: the first rule that matches the call (as the core's matcher reads it), or `undefined`.
+ *
+ * @example
+ * compileDenyRules(["Bash(rm *)"], "policy")({ id: "1", name: "Bash", input: { command: "ls && rm -rf /" } }) // "Bash(rm *)"
+ */
+export const compileDenyRules = (rules: readonly ToolRule[], owner: string): RuleTest => {
+  const matchers = rules.map((rule) => ({ source: sourceOf(rule), matcher: compileMatcher(rule, owner) }));
+  return (call) => {
+    let detail: string | undefined | null = null;
+    const lazy = (): string | undefined => (detail === null ? (detail = toolDetail(call)) : detail);
+    return matchers.find((m) => m.matcher.test(call.name, call, lazy))?.source;
+  };
+};
+
+interface ShellAllow {
+  readonly source: string;
+  readonly tool: string;
+  readonly test: (command: string) => boolean;
+}
+
+/**
+ * The allow side: the rule(s) that allow the whole call, joined, or `undefined` when nothing does.
+ *
+ * @example
+ * const allowed = compileAllowRules(["Bash(git *)", "Bash(npm test)"], "policy")
+ * allowed({ id: "1", name: "Bash", input: { command: "git status && npm test" } }) // "Bash(git *), Bash(npm test)"
+ * allowed({ id: "2", name: "Bash", input: { command: "git status && rm -rf /" } }) // undefined
+ */
+export const compileAllowRules = (rules: readonly ToolRule[], owner: string): RuleTest => {
+  const whole: { source: string; test: (call: ToolCall) => boolean }[] = [];
+  const shell: ShellAllow[] = [];
+  for (const rule of rules) {
+    const source = sourceOf(rule);
+    const matcher = compileMatcher(rule, owner); // validates every rule with the core's messages
+    const parts = typeof rule === "string" ? conditioned.exec(rule) : null;
+    if (parts === null || parts[2]!.trim() === "*") {
+      whole.push({ source, test: (call) => matcher.test(call.name, call, () => toolDetail(call)) });
+      continue;
+    }
+    const tool = parts[1]!;
+    const pattern = parts[2]!;
+    if (SHELL_TOOLS.has(tool)) shell.push({ source, tool, test: shellPattern(pattern) });
+    else {
+      const condition = compileCondition(tool, pattern);
+      const domain = pattern.startsWith("domain:");
+      whole.push({
+        source,
+        test: (call) => {
+          if (call.name !== tool) return false;
+          const detail = toolDetail(call);
+          // The core's domain condition matches a URL it cannot parse (deny-safe); an allow must not.
+          return detail !== undefined && (!domain || parsesAsUrl(detail)) && condition(detail);
+        },
+      });
+    }
+  }
+  return (call) => {
+    const hit = whole.find((w) => w.test(call));
+    if (hit !== undefined) return hit.source;
+    const mine = shell.filter((s) => s.tool === call.name);
+    if (mine.length === 0) return undefined;
+    const command = toolDetail(call);
+    const analysis = command === undefined ? undefined : analyseShell(command);
+    if (analysis === undefined || analysis.opaque || analysis.dynamic || analysis.commands.length === 0) return undefined;
+    const used = new Set<string>();
+    for (const c of analysis.commands) {
+      const by = mine.find((s) => s.test(c));
+      if (by === undefined) return undefined;
+      used.add(by.source);
+    }
+    return [...used].join(", ");
+  };
+};
+
+/**
+ * Claude Code's Bash rule syntax on one simple command: `*` matches anything, a trailing ` *`
+ * also matches the bare command (`rm *` matches `rm`, not `rmdir`), a trailing `:*` is a prefix.
+ */
+const shellPattern = (pattern: string): ((command: string) => boolean) => {
+  const p = pattern.replace(/\s+/g, " ").trim();
+  const text = (q: string) => (c: string) => wildcard(q, c, (a) => a === "*", (a, ch) => a === ch);
+  if (p.endsWith(":*")) return text(`${p.slice(0, -2)}*`);
+  if (p.endsWith(" *")) {
+    const whole = text(p);
+    const bare = text(p.slice(0, -2));
+    return (c) => whole(c) || bare(c);
+  }
+  return text(p);
+};
+
+const parsesAsUrl = (detail: string): boolean => {
+  for (const candidate of [detail, `https://${detail}`]) {
+    try {
+      if (new URL(candidate).hostname !== "") return true;
+    } catch {
+      // try the next form
+    }
+  }
+  return false;
+};
