@@ -1,0 +1,174 @@
+/**
+ * `budget`: a token or cost budget shared through the `StateStore`, so it holds across calls,
+ * sessions and processes (H1, H2). Each model call:
+ * 1. reserves its worst case before it starts (`store.reserve`: admitted only if settled spend
+ *    plus live reservations plus this one stays within the limit, atomically);
+ * 2. settles the actual usage after it (`store.settle`), streams cut short included (partial usage);
+ * 3. releases the reservation when the call fails or is refused further in (refund, `store.release`).
+ * A reservation carries a TTL, so a crashed worker's hold expires by itself. Amounts are
+ * integers: tokens, or micro-dollars (µ$) for cost. With reservations at the worst case, spend
+ * never passes the limit; a `charge` above its `reserve` can overshoot by that call's difference.
+ */
+import { randomUUID } from "node:crypto";
+import { Continue, Reject } from "../core/action.ts";
+import { Outcome } from "../core/outcome.ts";
+import type { HookContext } from "../core/context.ts";
+import type { Hook } from "../core/hook.ts";
+import { Priority } from "../core/priority.ts";
+import type { DeepReadonly } from "../core/readonly.ts";
+import type { ModelRequest, ModelResponse } from "../agent/types.ts";
+import { estimateMessageTokens } from "../agent/tokens.ts";
+import type { Middleware } from "./apply.ts";
+import { choiceOption, functionOption, integerOption, nameOption, numberOption } from "./options.ts";
+import { LimitExceededError } from "./errors.ts";
+import { missingScope, scopeKey, scopeOption, type Scope } from "./scope.ts";
+
+/** Prices in micro-dollars (µ$) per million tokens: `$3 / MTok` is `3_000_000`. */
+export interface TokenPrice {
+  readonly input: number;
+  readonly output: number;
+}
+
+export interface BudgetOptions {
+  /** The limit, an integer: tokens, or µ$ for `unit: "cost"` (`5_000_000` is $5). */
+  readonly limit: number;
+  /** Default `"tokens"`. */
+  readonly unit?: "tokens" | "cost";
+  /** For `unit: "cost"`: one price, or prices by model id (`"*"` for the rest). A model without a price is refused. */
+  readonly price?: TokenPrice | Readonly<Record<string, TokenPrice>>;
+  /** Who shares the budget (default `"global"`). */
+  readonly scope?: Scope;
+  readonly tenantKey?: string;
+  /** The budget resets this many ms after its first use (a daily budget: 86_400_000); omitted: never. */
+  readonly windowMs?: number;
+  /** Output tokens assumed for the reservation when the request sets no `maxOutputTokens` (default 4096). */
+  readonly maxOutputTokens?: number;
+  /** How long a reservation lives if its worker dies before settling, in ms (default 10 minutes). */
+  readonly holdTtlMs?: number;
+  /** Override the reservation (integer units) for a request. */
+  readonly reserve?: (request: DeepReadonly<ModelRequest>, ctx: HookContext<ModelRequest>) => number;
+  /** Override the actual charge (integer units) for a response. */
+  readonly charge?: (response: DeepReadonly<ModelResponse>, request: DeepReadonly<ModelRequest>) => number;
+  /** Told when settling or refunding failed after the call (the hold then expires with its TTL); default `process.emitWarning`. */
+  readonly onAccountingError?: (error: unknown, what: "settle" | "release") => void;
+  readonly name?: string;
+  readonly priority?: number;
+}
+
+/**
+ * Reserve, settle and refund a token or cost budget around every model call; a run that starts
+ * with the budget already spent is rejected at once.
+ *
+ * @example
+ * withMiddleware(stack,
+ *   budget({ name: "tenant-tokens", limit: 1_000_000, scope: "tenant", windowMs: 86_400_000 }),
+ *   budget({ name: "spend", unit: "cost", limit: 20_000_000, price: { "gpt-4o": { input: 2_500_000, output: 10_000_000 } } }),
+ * )
+ */
+export const budget = (options: BudgetOptions): Middleware => {
+  const name = nameOption("budget", options.name);
+  const limit = integerOption(name, "limit", options.limit, 0);
+  const unit = choiceOption(name, "unit", options.unit ?? "tokens", ["tokens", "cost"]);
+  const scope = scopeOption(name, options.scope, "global");
+  const tenant = options.tenantKey === undefined ? {} : { tenantKey: options.tenantKey };
+  const windowMs = options.windowMs === undefined ? undefined : integerOption(name, "windowMs", options.windowMs, 1);
+  const maxOutput = integerOption(name, "maxOutputTokens", options.maxOutputTokens ?? 4096, 0);
+  const holdTtlMs = integerOption(name, "holdTtlMs", options.holdTtlMs ?? 600_000, 1);
+  const priority = numberOption(name, "priority", options.priority ?? Priority.guard + 10, -Number.MAX_VALUE);
+  const reserveFn = functionOption(name, "reserve", options.reserve);
+  const chargeFn = functionOption(name, "charge", options.charge);
+  const onAccountingError = functionOption(name, "onAccountingError", options.onAccountingError) ??
+    ((error: unknown, what: string) => process.emitWarning(`${name}: could not ${what} a reservation; it expires with its TTL (${error instanceof Error ? error.message : String(error)})`, "AgentOnionBudgetWarning"));
+  const priceOf = unit === "cost" ? prices(name, options.price, reserveFn !== undefined && chargeFn !== undefined) : undefined;
+  const label = unit === "tokens" ? "tokens" : "µ$";
+
+  const units = (model: string, input: number, output: number): number => {
+    if (priceOf === undefined) return input + output;
+    const price = priceOf(model);
+    if (price === undefined) throw new TypeError(`${name}: no price for model "${model}" (add it to price, or a "*" entry)`);
+    // Round up: a budget must never under-count a fraction of a micro-dollar.
+    return Math.ceil((input * price.input + output * price.output) / 1_000_000);
+  };
+  const amount = (what: string, n: number): number => {
+    if (!Number.isSafeInteger(n) || n < 0) throw new TypeError(`${name}: ${what} must be a non-negative integer number of ${label}, got ${String(n)}`);
+    return n;
+  };
+  const hold = (request: DeepReadonly<ModelRequest>, ctx: HookContext<ModelRequest>): number =>
+    amount("reserve", reserveFn !== undefined ? reserveFn(request, ctx)
+      : units(request.model, estimateMessageTokens(request.messages as ModelRequest["messages"]), request.maxOutputTokens ?? maxOutput));
+  const actual = (response: DeepReadonly<ModelResponse>, request: DeepReadonly<ModelRequest>): number =>
+    amount("charge", chargeFn !== undefined ? chargeFn(response, request)
+      : units(response.model ?? request.model, response.usage.inputTokens, response.usage.outputTokens));
+
+  /** The budget's store key for this run, or a reason it has none; the window is started on first use. */
+  const keyFor = async (ctx: HookContext<any>): Promise<string | Reject> => {
+    const partition = scopeKey(ctx, scope, tenant);
+    if (partition === undefined) return Reject(`budget ${name} cannot account for this call: ${missingScope(scope, tenant)}`);
+    const key = `${name}:${partition}`;
+    // Create the counter with the window's TTL (a no-op once it exists): the budget resets when it expires.
+    if (windowMs !== undefined) await ctx.store.incr(key, 0, { ttlMs: windowMs });
+    return key;
+  };
+  const exhausted = (used: number, need?: number): string =>
+    `Budget exhausted (${name}): ${used} of ${limit} ${label} used${need === undefined ? "" : `, and this call may need up to ${need}`}`;
+
+  const modelHook: Hook<ModelRequest, ModelResponse, "observe"> = {
+    name,
+    priority,
+    // A budget whose store fails must refuse, not spend unaccounted (H3).
+    failMode: "closed",
+    around: async (ctx, next) => {
+      const key = await keyFor(ctx);
+      // modelCall is an observation point: no Reject there, a typed failure instead.
+      if (typeof key !== "string") return Outcome.failed(new LimitExceededError(name, key.reason));
+      const need = hold(ctx.input, ctx);
+      const id = randomUUID();
+      const admission = await ctx.store.reserve(key, id, need, limit, holdTtlMs);
+      if (!admission.ok) return Outcome.failed(new LimitExceededError(name, exhausted(admission.used, need)));
+      let settled = false;
+      try {
+        const outcome = await next();
+        if (outcome._tag === "Completed") {
+          const spent = actual(outcome.value as DeepReadonly<ModelResponse>, ctx.input);
+          settled = true;
+          await ctx.store.settle(key, id, spent).catch((error: unknown) => onAccountingError(error, "settle"));
+        }
+        return outcome;
+      } finally {
+        if (!settled) await ctx.store.release(key, id).catch((error: unknown) => onAccountingError(error, "release"));
+      }
+    },
+  };
+  // Refuse a run whose budget is already spent before any work starts (a gate, so a clear Reject).
+  const runHook: Hook<any, any, "gate"> = {
+    name,
+    priority,
+    before: async (_input, ctx) => {
+      const key = await keyFor(ctx);
+      if (typeof key !== "string") return key;
+      const used = await ctx.store.used(key);
+      return used >= limit ? Reject(exhausted(used)) : Continue;
+    },
+  };
+  return { name, hooks: { run: runHook, modelCall: modelHook } };
+};
+
+/** Check prices at configuration: integers (µ$ per MTok), one price or a table by model. */
+const prices = (name: string, price: BudgetOptions["price"], custom: boolean): ((model: string) => TokenPrice | undefined) | undefined => {
+  if (price === undefined) {
+    if (custom) return undefined;
+    throw new TypeError(`${name}: unit "cost" needs price (µ$ per million tokens), or both reserve and charge`);
+  }
+  const check = (p: unknown, where: string): TokenPrice => {
+    if (typeof p !== "object" || p === null) throw new TypeError(`${name}: ${where} must be { input, output } in µ$ per million tokens`);
+    integerOption(name, `${where}.input`, (p as TokenPrice).input, 0);
+    integerOption(name, `${where}.output`, (p as TokenPrice).output, 0);
+    return p as TokenPrice;
+  };
+  if ("input" in price || "output" in price) {
+    const one = check(price, "price");
+    return () => one;
+  }
+  const table = new Map(Object.entries(price).map(([model, p]) => [model, check(p, `price["${model}"]`)]));
+  return (model) => table.get(model) ?? table.get("*");
+};

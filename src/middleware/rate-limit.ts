@@ -1,0 +1,117 @@
+/**
+ * `rateLimit` and `callLimit`: how many calls of a tool (or model) may happen per window, per
+ * scope, across every process that shares the store. Each admission is one atomic store
+ * operation (H4), so parallel calls cannot both take the last slot:
+ * - `sliding` (default): each call is a reservation of 1 that expires after the window and is
+ *   never settled; the store counts the live ones. Exact, on the store's clock (Redis `TIME`,
+ *   so a fleet agrees), and it keeps at most `limit` entries per key.
+ * - `fixed`: a counter created with a TTL of one window (`incrWithin`); the window starts at
+ *   the first call. Cheaper (one key), but allows a burst of `2 × limit` across a boundary.
+ * - no window: a plain count for the scope's lifetime (`callLimit`, "at most 5 Bash calls per run").
+ * A call counts when it is admitted, whether it then succeeds or fails: the attempt reached the
+ * tool or the provider.
+ */
+import { randomUUID } from "node:crypto";
+import type { HookContext } from "../core/context.ts";
+import type { Hook } from "../core/hook.ts";
+import type { MatchSpec } from "../core/match/types.ts";
+import { Priority } from "../core/priority.ts";
+import type { Middleware } from "./apply.ts";
+import { choiceOption, integerOption, nameOption, numberOption } from "./options.ts";
+import { refuse } from "./refuse.ts";
+import { missingScope, scopeKey, scopeOption, type Scope } from "./scope.ts";
+
+/** The points a rate limit can sit on. */
+export type LimitedPoint = "toolCall" | "modelCall";
+
+export interface RateLimitOptions {
+  /** Calls admitted per window (an integer >= 1). */
+  readonly limit: number;
+  /** The window in ms; omitted: count for the lifetime of the scope (kept `retentionMs`). */
+  readonly windowMs?: number;
+  /** Default `"sliding"`. */
+  readonly algorithm?: "fixed" | "sliding";
+  /** Who shares the count (default `"global"`: every caller of every process on the store). */
+  readonly scope?: Scope;
+  /** The metadata field holding the tenant id, for `scope: "tenant"` (default `"tenant"`). */
+  readonly tenantKey?: string;
+  /** Default `"toolCall"`. */
+  readonly point?: LimitedPoint;
+  /** Which tools (models) are limited, in the core's matcher grammar; default all. */
+  readonly match?: MatchSpec<any>;
+  /** Count each tool (model) separately (`"subject"`, default) or all matching calls together (`"all"`). */
+  readonly per?: "subject" | "all";
+  /** How long a count without window is kept, in ms (default 7 days), so forgotten runs do not pile up in Redis. */
+  readonly retentionMs?: number;
+  readonly name?: string;
+  readonly priority?: number;
+}
+
+const week = 7 * 24 * 3_600_000;
+
+/**
+ * Limit calls per window, per scope, across processes; a refused tool call is rejected with a
+ * reason the model reads, a refused model call fails with `LimitExceededError`.
+ *
+ * @example
+ * withMiddleware(stack,
+ *   rateLimit({ match: "WebFetch", limit: 10, windowMs: 60_000, scope: "tenant" }),
+ *   rateLimit({ name: "llm-rpm", point: "modelCall", limit: 500, windowMs: 60_000, per: "all" }),
+ * )
+ */
+export const rateLimit = (options: RateLimitOptions): Middleware => limiter("rateLimit", options);
+
+export interface CallLimitOptions extends Omit<RateLimitOptions, "limit" | "windowMs" | "algorithm"> {
+  /** Calls admitted per scope (an integer >= 1). */
+  readonly max: number;
+}
+
+/**
+ * Cap the number of calls of each tool per run (or session, tenant...), like seed 000's
+ * rate-limit hook but in the store, so it holds across processes.
+ *
+ * @example
+ * withMiddleware(stack, callLimit({ match: "Bash", max: 5 })) // at most 5 Bash calls per run
+ */
+export const callLimit = (options: CallLimitOptions): Middleware => {
+  const { max, ...rest } = options;
+  return limiter("callLimit", { ...rest, limit: integerOption(options.name ?? "callLimit", "max", max, 1), scope: options.scope ?? "run" });
+};
+
+const limiter = (kind: string, options: RateLimitOptions): Middleware => {
+  const name = nameOption(kind, options.name);
+  const limit = integerOption(name, kind === "callLimit" ? "max" : "limit", options.limit, 1);
+  const windowMs = options.windowMs === undefined ? undefined : integerOption(name, "windowMs", options.windowMs, 1);
+  const algorithm = choiceOption(name, "algorithm", options.algorithm ?? "sliding", ["fixed", "sliding"]);
+  const scope = scopeOption(name, options.scope, "global");
+  const point = choiceOption(name, "point", options.point ?? "toolCall", ["toolCall", "modelCall"]);
+  const per = choiceOption(name, "per", options.per ?? "subject", ["subject", "all"]);
+  const retentionMs = integerOption(name, "retentionMs", options.retentionMs ?? week, 1);
+  const priority = numberOption(name, "priority", options.priority ?? Priority.guard + 5, -Number.MAX_VALUE);
+  const tenant = options.tenantKey === undefined ? {} : { tenantKey: options.tenantKey };
+  const span = windowMs === undefined ? "" : ` per ${windowMs % 1000 === 0 ? `${windowMs / 1000} s` : `${windowMs} ms`}`;
+  const where = typeof scope === "function" ? "" : scope === "global" ? "" : ` in this ${scope}`;
+
+  const admit = async (ctx: HookContext<any>, key: string): Promise<boolean> => {
+    if (windowMs === undefined) return (await ctx.store.incrWithin(key, 1, limit, { ttlMs: retentionMs })).ok;
+    if (algorithm === "fixed") return (await ctx.store.incrWithin(key, 1, limit, { ttlMs: windowMs })).ok;
+    return (await ctx.store.reserve(key, randomUUID(), 1, limit, windowMs)).ok;
+  };
+
+  const hook: Hook<any, any, any> = {
+    name,
+    priority,
+    // A store that fails must not let calls through unlimited (H3): the hook fails closed everywhere.
+    failMode: "closed",
+    ...(options.match !== undefined ? { match: options.match } : {}),
+    around: async (ctx, next) => {
+      const what = per === "all" ? (point === "toolCall" ? "matching tools" : "model calls") : `"${ctx.subject ?? "?"}"`;
+      const partition = scopeKey(ctx, scope, tenant);
+      if (partition === undefined) return refuse(ctx, name, `${kind} ${name} cannot count this call: ${missingScope(scope, tenant)}`);
+      const key = `${name}:${partition}:${per === "all" ? "*" : encodeURIComponent(ctx.subject ?? "")}`;
+      if (await admit(ctx, key)) return next();
+      return refuse(ctx, name, `Rate limit: ${what} may be called at most ${limit} time${limit === 1 ? "" : "s"}${span}${where}; this call was refused (${name})`);
+    },
+  };
+  return { name, hooks: { [point]: hook } };
+};
