@@ -1,0 +1,75 @@
+/**
+ * `fallback`: when the model call fails, ask the next provider in a list. Only before a stream
+ * has started: once the provider sent text or a tool call (`ModelStreamError` with a partial
+ * answer), the consumer may already have read part of it, and an answer from another model
+ * glued onto it would be nonsense, so the failure stands. A fallback model is called with
+ * `generate` (on a streamed call its answer is released whole, as a replaced answer is), with
+ * the run's signal, and is itself not retried: put `retry` inside (a higher priority, the
+ * default) to retry the primary first.
+ */
+import type { HookContext } from "../core/context.ts";
+import type { Hook } from "../core/hook.ts";
+import { Outcome } from "../core/outcome.ts";
+import { Priority } from "../core/priority.ts";
+import type { LanguageModel } from "../agent/model.ts";
+import { ModelStreamError } from "../agent/stream/errors.ts";
+import type { ModelRequest, ModelResponse } from "../agent/types.ts";
+import type { Middleware } from "./apply.ts";
+import { FallbackExhaustedError, LimitExceededError } from "./errors.ts";
+import { functionOption, nameOption, numberOption } from "./options.ts";
+
+export interface FallbackOptions {
+  /** The providers to try after the primary, in order. */
+  readonly models: readonly LanguageModel[];
+  /** Whether a failure should go to the next model; default: anything but a `LimitExceededError` or an abort. */
+  readonly when?: (error: unknown, ctx: HookContext<ModelRequest>) => boolean;
+  readonly name?: string;
+  readonly priority?: number;
+}
+
+/** True when a streamed call already produced something the consumer may have seen. */
+const streamStarted = (error: unknown): boolean =>
+  error instanceof ModelStreamError && (error.partial.text !== "" || error.partial.toolCalls.length > 0);
+
+/**
+ * Switch to the next model when the call fails before any output was streamed.
+ *
+ * @example
+ * withMiddleware(stack, fallback({ models: [anthropicHaiku, localLlama] }), retry({ attempts: 2 }))
+ */
+export const fallback = (options: FallbackOptions): Middleware => {
+  const name = nameOption("fallback", options.name);
+  if (!Array.isArray(options.models) || options.models.length === 0) throw new TypeError(`${name}: models must be a non-empty list of language models`);
+  options.models.forEach((m, i) => {
+    if (typeof m !== "object" || m === null || typeof m.id !== "string" || typeof m.generate !== "function")
+      throw new TypeError(`${name}: models[${i}] must be a language model { id, generate }`);
+  });
+  const models = [...options.models];
+  const when = functionOption(name, "when", options.when);
+  const priority = numberOption(name, "priority", options.priority ?? Priority.guard + 15, -Number.MAX_VALUE);
+
+  const eligible = (error: unknown, ctx: HookContext<ModelRequest>): boolean =>
+    !ctx.signal.aborted && !streamStarted(error) && (when !== undefined ? when(error, ctx) : !(error instanceof LimitExceededError));
+
+  const hook: Hook<ModelRequest, ModelResponse, "observe"> = {
+    name,
+    priority,
+    around: async (ctx, next) => {
+      const first = await next();
+      if (first._tag !== "Failed" || !eligible(first.error, ctx)) return first;
+      const errors: { model: string; error: unknown }[] = [{ model: ctx.input.model, error: first.error }];
+      for (const model of models) {
+        const request = { ...(ctx.input as ModelRequest), model: model.id };
+        try {
+          const response = await model.generate(request, { signal: ctx.signal });
+          return Outcome.completed({ ...response, model: response.model ?? model.id });
+        } catch (error) {
+          errors.push({ model: model.id, error });
+          if (!eligible(error, ctx)) return Outcome.failed(error);
+        }
+      }
+      return Outcome.failed(new FallbackExhaustedError(errors));
+    },
+  };
+  return { name, hooks: { modelCall: hook } };
+};

@@ -1,0 +1,105 @@
+/**
+ * `retry`: an `around` hook that calls `next()` again when the call failed, with exponential
+ * backoff and jitter. Only `Failed` outcomes are retried: a `Rejected` one is a decision (a
+ * policy, a budget) that asking again would not change, and a `LimitExceededError` is a
+ * refusal too. The wait honours the run's `AbortSignal`: an abort ends it at once, clearing
+ * the timer, and no further attempt starts.
+ */
+import type { HookContext } from "../core/context.ts";
+import type { Hook } from "../core/hook.ts";
+import type { MatchSpec } from "../core/match/types.ts";
+import type { Outcome } from "../core/outcome.ts";
+import { Priority } from "../core/priority.ts";
+import { sleep } from "../agent/sleep.ts";
+import type { Middleware } from "./apply.ts";
+import { LimitExceededError } from "./errors.ts";
+import { choiceOption, functionOption, integerOption, nameOption, numberOption } from "./options.ts";
+
+/** What `retryOn` sees about a failed attempt. */
+export interface RetryInfo {
+  /** The attempt that failed, from 1. */
+  readonly attempt: number;
+  readonly ctx: HookContext<any>;
+}
+
+export interface RetryOptions {
+  /** Attempts in all, the first one included (default 3; 1 means no retry). */
+  readonly attempts?: number;
+  /** The first backoff, in ms (default 200); it doubles with each retry. */
+  readonly baseMs?: number;
+  /** The longest backoff, in ms (default 10 000). */
+  readonly maxMs?: number;
+  /** `"full"` (default): uniform in [0, backoff]; `"equal"`: in [backoff / 2, backoff]; `"none"`: exactly backoff. */
+  readonly jitter?: "full" | "equal" | "none";
+  /** Whether a failure is worth another attempt; default: anything but a `LimitExceededError` or an abort. */
+  readonly retryOn?: (error: unknown, info: RetryInfo) => boolean;
+  /** Do not start a wait that would end later than this many ms after the first attempt started. */
+  readonly maxElapsedMs?: number;
+  /** Default `"modelCall"`. */
+  readonly point?: "modelCall" | "toolCall";
+  readonly match?: MatchSpec<any>;
+  /** A source of randomness in [0, 1), for tests (default `Math.random`). */
+  readonly random?: () => number;
+  readonly name?: string;
+  readonly priority?: number;
+}
+
+/**
+ * The backoff before retry number `retry` (1 for the first retry).
+ *
+ * @example
+ * backoffMs(3, { baseMs: 100, maxMs: 10_000, jitter: "none" }) // 400
+ */
+export const backoffMs = (retry: number, o: { readonly baseMs: number; readonly maxMs: number; readonly jitter: "full" | "equal" | "none"; readonly random?: () => number }): number => {
+  const cap = Math.min(o.maxMs, o.baseMs * 2 ** Math.min(retry - 1, 52));
+  const r = (o.random ?? Math.random)();
+  return o.jitter === "none" ? cap : o.jitter === "equal" ? cap / 2 + r * (cap / 2) : r * cap;
+};
+
+const isAbort = (error: unknown, ctx: HookContext<any>): boolean =>
+  ctx.signal.aborted || (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError"));
+
+/**
+ * Retry failed model (or tool) calls with exponential backoff and jitter.
+ *
+ * @example
+ * withMiddleware(stack, retry({ attempts: 4, baseMs: 250, maxMs: 8_000, retryOn: (e) => (e as { status?: number }).status !== 400 }))
+ */
+export const retry = (options: RetryOptions = {}): Middleware => {
+  const name = nameOption("retry", options.name);
+  const attempts = integerOption(name, "attempts", options.attempts ?? 3, 1, 100);
+  const baseMs = numberOption(name, "baseMs", options.baseMs ?? 200, 0);
+  const maxMs = numberOption(name, "maxMs", options.maxMs ?? 10_000, 0, 2_147_483_647);
+  const jitter = choiceOption(name, "jitter", options.jitter ?? "full", ["full", "equal", "none"]);
+  const retryOn = functionOption(name, "retryOn", options.retryOn);
+  const maxElapsedMs = options.maxElapsedMs === undefined ? undefined : numberOption(name, "maxElapsedMs", options.maxElapsedMs, 0);
+  const point = choiceOption(name, "point", options.point ?? "modelCall", ["modelCall", "toolCall"]);
+  const random = functionOption(name, "random", options.random);
+  const priority = numberOption(name, "priority", options.priority ?? Priority.guard + 20, -Number.MAX_VALUE);
+  const backoff = { baseMs, maxMs, jitter, ...(random !== undefined ? { random } : {}) };
+
+  const hook: Hook<any, any, any> = {
+    name,
+    priority,
+    ...(options.match !== undefined ? { match: options.match } : {}),
+    around: async (ctx, next) => {
+      const started = performance.now();
+      let outcome: Outcome<unknown> = await next();
+      for (let attempt = 1; attempt < attempts && outcome._tag === "Failed"; attempt++) {
+        const error = outcome.error;
+        if (isAbort(error, ctx)) break;
+        if (retryOn !== undefined ? !retryOn(error, { attempt, ctx }) : error instanceof LimitExceededError) break;
+        const wait = backoffMs(attempt, backoff);
+        if (maxElapsedMs !== undefined && performance.now() - started + wait > maxElapsedMs) break;
+        try {
+          await sleep(wait, ctx.signal);
+        } catch {
+          break; // aborted while waiting: the timer is already cleared; report the last failure
+        }
+        outcome = await next();
+      }
+      return outcome;
+    },
+  };
+  return { name, hooks: { [point]: hook } };
+};
