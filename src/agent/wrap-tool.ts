@@ -122,6 +122,7 @@ let seq = 0;
 /** A tool wrapped in a stack: `execute` throws `ToolCallError` on rejection or failure; `call` returns the result either way. */
 export interface WrappedTool extends AgentTool {
   readonly inner: AgentTool;
+  execute(input: Record<string, unknown>, options: ToolExecuteOptions): Promise<unknown>;
   call(call: Omit<ToolCall, "name"> & { readonly name?: string }, options?: RunOptions): Promise<ToolCallRun>;
 }
 

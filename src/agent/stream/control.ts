@@ -16,6 +16,8 @@ import type { StreamPart } from "../model.ts";
  * How much text a stream holds back before the consumer sees it.
  * `"none"`: release at once; `{ window: n }`: release text older than the last `n` characters
  * once every check passed; `"all"`: release nothing until the post-phase approved the response.
+ * Tool calls and the finish part always wait for the post-phase (tools may run as soon as a
+ * call is seen, so a hook that drops a call must see it first).
  */
 export type HoldBack = "none" | "all" | { readonly window: number };
 

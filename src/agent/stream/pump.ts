@@ -6,7 +6,7 @@
  */
 import { describe } from "../../core/errors.ts";
 import type { DeepReadonly } from "../../core/readonly.ts";
-import type { ModelCallOptions, StreamPart } from "../model.ts";
+import type { StreamPart } from "../model.ts";
 import { estimateMessageTokens, estimateTokens } from "../tokens.ts";
 import type { ModelRequest, ModelResponse, ToolCall, Usage } from "../types.ts";
 import type { CheckAction, HoldBack, PartTransform, RegisteredCheck, StreamControl } from "./control.ts";
@@ -15,7 +15,7 @@ import { ModelStreamError, StreamHookError } from "./errors.ts";
 /** Starts the provider's stream (the AI SDK's `doStream`, a model's `stream`). */
 export type StartStream = (
   request: DeepReadonly<ModelRequest>,
-  options: Required<ModelCallOptions>,
+  options: { readonly signal: AbortSignal },
 ) => AsyncIterable<StreamPart> | PromiseLike<AsyncIterable<StreamPart>>;
 
 /** Where released parts go, and what has been released so far. */
@@ -67,12 +67,15 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
   let finish: Extract<StreamPart, { type: "finish" }> | undefined;
   let blocked: { readonly check: RegisteredCheck; readonly reason: string } | undefined;
   let aborted = false;
+  // Text released by an earlier attempt (an `around` retry) is not part of this answer.
+  const before = o.out.emitted.length;
+  const released = (): string => o.out.emitted.slice(before);
 
   const runChecks = async (final: boolean): Promise<void> => {
     for (const c of checks) {
       let verdict: CheckAction | unknown;
       try {
-        verdict = c.check(pending, { final, released: o.out.emitted });
+        verdict = c.check(pending, { final, released: released() });
         if (isThenable(verdict)) verdict = await verdict;
       } catch (error) {
         // An output check that fails blocks: a guard that cannot answer must not let text through.
@@ -115,8 +118,9 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
         if (blocked === undefined) release();
         return;
       case "tool-call":
+        // Tool calls are acted on as soon as they are seen (the AI SDK runs tools mid-stream), so
+        // they always wait for the post-phase: a hook that drops a call must see it first.
         calls.push(part.call);
-        if (o.mode === "none") o.out.toolCall(part.call);
         return;
       case "finish":
         finish = part;
@@ -176,7 +180,7 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
   function partial(): ModelResponse {
     const u = usage();
     return {
-      text: o.out.emitted + pending,
+      text: released() + pending,
       toolCalls: calls,
       finishReason: "error",
       usage: u.usage,
@@ -195,11 +199,11 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
     ...(aborted ? { aborted: true } : {}),
   };
   if (blocked !== undefined) {
-    const text = o.out.emitted + blocked.check.replacement(blocked.reason);
+    const text = released() + blocked.check.replacement(blocked.reason);
     o.control.approvedText = text;
     return { response: { text, toolCalls: [], finishReason: "content-filter", ...common }, held: [] };
   }
-  const text = o.out.emitted + pending;
+  const text = released() + pending;
   if (!aborted) o.control.approvedText = text;
   return {
     response: { text, toolCalls: calls, finishReason: aborted ? "other" : (finish?.finishReason ?? "other"), ...common },

@@ -1,0 +1,104 @@
+import { describe, expect, it } from "vitest";
+import { Reject, Transform } from "../../src/index.ts";
+import {
+  SessionRejectedError, createAgent, createAgentStack, createScriptedModel, type Notification, type SessionEnd, type UserPrompt,
+} from "../../src/agent/index.ts";
+import { bashTool, lines } from "./helpers.ts";
+
+describe("sessions, prompts and hook-added context", () => {
+  it("lets a userPrompt hook rewrite the prompt", async () => {
+    const stack = createAgentStack().use("userPrompt", { name: "expand", before: (p) => Transform({ text: p.text.replace("/test", "Run the test suite.") } as UserPrompt) });
+    const model = createScriptedModel({ turns: ["ok"] });
+
+    await createAgent({ model, stack }).run("/test");
+
+    expect(lines(model.requests[0]!.messages)).toEqual(["user: Run the test suite."]);
+  });
+
+  it("ends the turn with the reason when a userPrompt hook rejects, without calling the model", async () => {
+    const stack = createAgentStack().use("userPrompt", { name: "no-secrets", before: (p) => (p.text.includes("password") ? Reject("Prompt contains a password") : undefined) });
+    const model = createScriptedModel({ turns: [] });
+    const session = await createAgent({ model, stack }).session();
+
+    const turn = await session.prompt("my password is hunter2");
+
+    expect(turn).toMatchObject({ status: "rejected", reason: "Prompt contains a password", by: "no-secrets", text: "" });
+    expect(model.requests).toHaveLength(0);
+    expect(session.messages).toEqual([]);
+  });
+
+  it("refuses to open a session when a sessionStart hook rejects", async () => {
+    const stack = createAgentStack().use("sessionStart", { name: "office-hours", match: "resume", before: () => Reject("resuming is disabled") });
+    const agent = createAgent({ model: createScriptedModel({ turns: [] }), stack });
+
+    await expect(agent.session({ source: "resume" })).rejects.toThrow(SessionRejectedError);
+    await expect(agent.session({ source: "resume" })).rejects.toMatchObject({ reason: "resuming is disabled", by: "office-hours" });
+    await expect(agent.session({ source: "startup" })).resolves.toBeDefined();
+  });
+
+  it("delivers context from every point to the next model request, in order", async () => {
+    const stack = createAgentStack()
+      .use("sessionStart", { name: "project", before: (_s, ctx) => void ctx.addContext("Project: agent-onion") })
+      .use("userPrompt", { name: "time", before: (_p, ctx) => void ctx.addContext("Time: 10:00") })
+      .use("run", { name: "rules", before: (_r, ctx) => void ctx.addContext("Rule: be brief") })
+      .use("step", { name: "step-note", before: (s, ctx) => void ctx.addContext(`Step ${s.index}`) })
+      .use("toolCall", { name: "post-tool", after: (_r, call, ctx) => void ctx.addContext(`Checked ${call.name}`) });
+    const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: { command: "ls" } }] }, "done"] });
+
+    await createAgent({ model, stack, tools: [bashTool()] }).run("go");
+
+    expect(lines(model.requests[0]!.messages)).toEqual([
+      "user: go", "system: Project: agent-onion", "system: Time: 10:00", "system: Rule: be brief", "system: Step 0",
+    ]);
+    expect(lines(model.requests[1]!.messages).slice(-3)).toEqual(["tool: ran: ls", "system: Checked Bash", "system: Step 1"]);
+  });
+
+  it("collects context from several hooks of one point in hook order, as user text when asked", async () => {
+    const stack = createAgentStack()
+      .use("userPrompt", { name: "b", priority: 20, before: (_p, ctx) => void ctx.addContext("second") })
+      .use("userPrompt", { name: "a", priority: 10, before: (_p, ctx) => void ctx.addContext("first") });
+    const model = createScriptedModel({ turns: ["ok"] });
+
+    await createAgent({ model, stack, contextRole: "user" }).run("go");
+
+    expect(lines(model.requests[0]!.messages)).toEqual(["user: go", "user: first", "user: second"]);
+  });
+
+  it("runs sessionEnd with the reason when a session closes", async () => {
+    const ended: SessionEnd[] = [];
+    const stack = createAgentStack().use("sessionEnd", { name: "bye", before: (e) => void ended.push(e) });
+    const session = await createAgent({ model: createScriptedModel({ turns: [] }), stack }).session({ sessionId: "s9" });
+
+    await session.close("logout");
+    await session.close("logout");
+
+    expect(ended).toEqual([{ sessionId: "s9", reason: "logout" }]);
+  });
+
+  it("sends notifications through the notification point, where hooks may rewrite them", async () => {
+    const received: Notification[] = [];
+    const stack = createAgentStack().use("notification", { name: "tag", before: (n) => Transform({ ...n, message: `[agent] ${n.message}` } as Notification) });
+    const session = await createAgent({ model: createScriptedModel({ turns: [] }), stack, onNotification: (n) => received.push(n) }).session();
+
+    await session.notify({ type: "idle_prompt", message: "waiting for input" });
+
+    expect(received).toEqual([{ type: "idle_prompt", message: "[agent] waiting for input" }]);
+  });
+
+  it("runs turns of one session one after another", async () => {
+    const model = createScriptedModel({ turns: ["one", "two"], delayMs: 5 });
+    const session = await createAgent({ model, stack: createAgentStack() }).session();
+
+    const [a, b] = await Promise.all([session.prompt("1"), session.prompt("2")]);
+
+    expect([a.text, b.text]).toEqual(["one", "two"]);
+    expect(lines(model.requests[1]!.messages)).toEqual(["user: 1", "assistant: one", "user: 2"]);
+  });
+
+  it("rejects bad options where they are given", () => {
+    const model = createScriptedModel({ turns: [] });
+    expect(() => createAgent({ model, stack: createAgentStack(), maxSteps: 0 })).toThrow(/maxSteps must be an integer of at least 1/);
+    expect(() => createAgent({ model, stack: createAgentStack(), tools: [bashTool(), bashTool()] })).toThrow(/two tools or sub-agents are named "Bash"/);
+    expect(() => createAgent({ model: {} as never, stack: createAgentStack() })).toThrow(/model must be a LanguageModel/);
+  });
+});

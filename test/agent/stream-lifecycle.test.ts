@@ -1,0 +1,192 @@
+import { describe, expect, it } from "vitest";
+import { Continue, Outcome, Replace, Transform } from "../../src/index.ts";
+import {
+  ModelStreamError, chunkHook, createAgent, createAgentStack, createScriptedModel, streamThroughStack, streamStarter, toReadableStream, fromReadableStream, wrapModel,
+  type ModelResponse, type StreamPart,
+} from "../../src/agent/index.ts";
+import { bashTool } from "./helpers.ts";
+import { collect, request, textOf } from "./stream-helpers.ts";
+
+const seenAfter = () => {
+  const responses: ModelResponse[] = [];
+  const stack = createAgentStack().use("modelCall", { name: "metrics", after: (res) => void responses.push(res as ModelResponse) });
+  return { stack, responses };
+};
+
+describe("an aborted stream", () => {
+  it("still runs the post-phase, with the partial text and estimated usage, when the caller aborts", async () => {
+    const { stack, responses } = seenAfter();
+    const model = createScriptedModel({ turns: ["0123456789abcdefghij"], chunkSize: 4, delayMs: 10 });
+    const controller = new AbortController();
+    const call = wrapModel(stack, model).streamWithOutcome(request(), { signal: controller.signal });
+    const received: string[] = [];
+
+    await expect(
+      (async () => {
+        for await (const part of call.parts) {
+          if (part.type === "text-delta") received.push(part.text);
+          if (received.length === 2) controller.abort(new Error("user cancelled"));
+        }
+      })(),
+    ).rejects.toThrow("user cancelled");
+    const { outcome } = await call.done;
+
+    expect(received).toEqual(["0123", "4567"]);
+    expect(responses).toHaveLength(1);
+    expect(responses[0]).toMatchObject({ aborted: true, usageEstimated: true, finishReason: "other" });
+    expect(responses[0]!.text.startsWith("01234567")).toBe(true);
+    expect(responses[0]!.usage.outputTokens).toBeGreaterThanOrEqual(2);
+    expect(Outcome.isCompleted(outcome)).toBe(true);
+  });
+
+  it("stops the provider and runs the post-phase when the consumer stops reading", async () => {
+    const { stack, responses } = seenAfter();
+    let providerAborted = false;
+    const start = async function* (_req: unknown, { signal }: { signal: AbortSignal }) {
+      signal.addEventListener("abort", () => (providerAborted = true));
+      for (let i = 0; ; i++) {
+        yield { type: "text-delta" as const, text: `${i};` };
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    };
+    const call = streamThroughStack(stack, request(), start);
+
+    for await (const part of call.parts) if (part.type === "text-delta" && part.text === "2;") break;
+    const result = await call.done;
+
+    expect(providerAborted).toBe(true);
+    expect(responses[0]).toMatchObject({ aborted: true });
+    expect(result.emittedText).toBe("0;1;2;");
+  });
+
+  it("reports an upstream error after the partial answer, with what arrived", async () => {
+    const recovered: unknown[] = [];
+    const stack = createAgentStack().use("modelCall", { name: "see", recover: (error) => void recovered.push(error) });
+    const model = createScriptedModel({ turns: [{ text: "abcdefgh", error: new Error("connection reset"), errorAfterChunks: 1 }], chunkSize: 4 });
+
+    const call = wrapModel(stack, model).streamWithOutcome(request());
+    const parts = await collect(call.parts);
+    const { outcome } = await call.done;
+
+    expect(parts.map((p) => p.type)).toEqual(["text-delta", "error"]);
+    expect((parts[1] as { error: Error }).error.message).toBe("connection reset");
+    expect(outcome._tag).toBe("Failed");
+    const error = recovered[0] as ModelStreamError;
+    expect(error).toBeInstanceOf(ModelStreamError);
+    expect(error.partial).toMatchObject({ text: "abcd", usageEstimated: true, finishReason: "error" });
+  });
+});
+
+describe("streaming through modelCall", () => {
+  it("records usage and the time to the first chunk", async () => {
+    const { stack, responses } = seenAfter();
+    const model = createScriptedModel({ turns: [{ text: "hello", usage: { inputTokens: 11, outputTokens: 2 } }], firstChunkDelayMs: 25 });
+
+    const parts = await collect(wrapModel(stack, model).stream(request()));
+
+    expect(parts.at(-1)).toEqual({ type: "finish", finishReason: "stop", usage: { inputTokens: 11, outputTokens: 2 } });
+    expect(responses[0]!.usage).toEqual({ inputTokens: 11, outputTokens: 2 });
+    expect(responses[0]!.timeToFirstChunkMs).toBeGreaterThanOrEqual(20);
+    expect(model.modes).toEqual(["stream"]);
+  });
+
+  it("lets hooks transform the stream chunk by chunk, innermost first, and after hooks see the assembled text", async () => {
+    const { stack: base, responses } = seenAfter();
+    const stack = base
+      .use("modelCall", chunkHook({ name: "outer", priority: 10, chunk: (p) => (p.type === "text-delta" ? { ...p, text: `[${p.text}]` } : undefined) }))
+      .use("modelCall", chunkHook({ name: "inner", priority: 200, chunk: (p) => (p.type === "text-delta" ? { ...p, text: p.text.toUpperCase() } : undefined) }))
+      .use("modelCall", chunkHook({ name: "drop-b", priority: 300, chunk: (p) => (p.type === "text-delta" && p.text === "b" ? null : undefined) }));
+    const model = createScriptedModel({ turns: [{ chunks: ["a", "b", "c"] }] });
+
+    const parts = await collect(wrapModel(stack, model).stream(request()));
+
+    expect(parts.filter((p) => p.type === "text-delta").map((p) => (p as { text: string }).text)).toEqual(["[A]", "[C]"]);
+    expect(responses[0]!.text).toBe("[A][C]");
+  });
+
+  it("streams a replaced answer (a cache hit) without calling the provider", async () => {
+    const cached: ModelResponse = { text: "from cache", toolCalls: [], finishReason: "stop", usage: { inputTokens: 0, outputTokens: 0 } };
+    const stack = createAgentStack().use("modelCall", { name: "cache", before: () => Replace(cached) });
+    const model = createScriptedModel({ turns: [] });
+
+    const parts = await collect(wrapModel(stack, model).stream(request()));
+
+    expect(parts).toEqual([{ type: "text-delta", text: "from cache" }, { type: "finish", finishReason: "stop", usage: cached.usage }]);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it("holds tool calls until the post-phase, so an after hook can take one away", async () => {
+    const stack = createAgentStack().use("modelCall", {
+      name: "no-bash",
+      after: (res) => Transform({ ...res, toolCalls: res.toolCalls.filter((c) => c.name !== "Bash") } as ModelResponse),
+    });
+    const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: {} }, { name: "Read", input: {} }] }] });
+
+    const parts = await collect(wrapModel(stack, model).stream(request()));
+
+    expect(parts.filter((p) => p.type === "tool-call").map((p) => (p as Extract<StreamPart, { type: "tool-call" }>).call.name)).toEqual(["Read"]);
+  });
+
+  it("does not repeat released text when an around hook retries the stream", async () => {
+    let attempts = 0;
+    const stack = createAgentStack().use("modelCall", {
+      name: "retry-once",
+      around: async (_ctx, next) => {
+        const first = await next();
+        attempts++;
+        return first._tag === "Failed" ? next() : first;
+      },
+    });
+    const model = createScriptedModel({ turns: [{ text: "abcdefgh", error: new Error("reset"), errorAfterChunks: 1 }, "abcdefgh"], chunkSize: 4 });
+
+    const call = wrapModel(stack, model).streamWithOutcome(request());
+    const parts = await collect(call.parts);
+    const result = await call.done;
+
+    expect(attempts).toBe(1);
+    expect(textOf(parts)).toBe("abcdefgh");
+    expect(result).toMatchObject({ diverged: false, holdBack: "all" });
+  });
+
+  it("works as a web ReadableStream both ways", async () => {
+    const model = createScriptedModel({ turns: ["hello world"], chunkSize: 3 });
+    const readable = toReadableStream(wrapModel(createAgentStack(), model).stream(request()));
+
+    const parts = await collect(fromReadableStream(readable));
+
+    expect(textOf(parts)).toBe("hello world");
+  });
+
+  it("streams from a model without stream by replaying generate", async () => {
+    const model = createScriptedModel({ turns: ["whole"] });
+    const plain = { id: model.id, generate: model.generate };
+
+    const parts = await collect(streamThroughStack(createAgentStack(), request(), streamStarter(plain)).parts);
+
+    expect(textOf(parts)).toBe("whole");
+  });
+
+  it("lets outer hooks Continue without effect", async () => {
+    const stack = createAgentStack().use("modelCall", { name: "noop", before: () => Continue, after: () => Continue });
+    const parts = await collect(wrapModel(stack, createScriptedModel({ turns: ["x"] })).stream(request()));
+    expect(textOf(parts)).toBe("x");
+  });
+});
+
+describe("the agent streaming", () => {
+  it("streams every model call through the stack and hands the parts to onPart with the agent's path", async () => {
+    const seen: string[] = [];
+    const model = createScriptedModel({ turns: [{ text: "Let me look.", toolCalls: [{ name: "Bash", input: { command: "ls" } }] }, "Two files."], chunkSize: 5 });
+
+    const turn = await createAgent({ model, stack: createAgentStack(), tools: [bashTool()], stream: true, name: "cli" }).run("go", {
+      onPart: (part, info) => seen.push(`${info.path.join("/")}#${info.step} ${part.type}${part.type === "text-delta" ? ` ${part.text}` : ""}`),
+    });
+
+    expect(turn.text).toBe("Two files.");
+    expect(model.modes).toEqual(["stream", "stream"]);
+    expect(seen).toEqual([
+      "cli#0 text-delta Let m", "cli#0 text-delta e loo", "cli#0 text-delta k.", "cli#0 tool-call", "cli#0 finish",
+      "cli#1 text-delta Two f", "cli#1 text-delta iles.", "cli#1 finish",
+    ]);
+  });
+});
