@@ -45,6 +45,8 @@ export interface Redactor {
   apply(text: string, detections: readonly Detection[]): string;
   /** Scan and rewrite a string. */
   text(text: string): Redacted<string>;
+  /** Rewrite every match, `block` kinds included (as `[REDACTED:<kind>]`): for logs and traces, where refusing is not an option. */
+  scrub(text: string): string;
   /** Scan and rewrite every string in a JSON-like value (keys are left alone); unchanged parts keep their identity. */
   value<T>(value: T): Redacted<T>;
 }
@@ -140,6 +142,16 @@ export const createRedactor = (options: RedactorOptions = {}): Redactor => {
     strategyOf,
     replace,
     apply,
+    scrub: (text) => {
+      let out = "";
+      let at = 0;
+      for (const d of scan(text, detectors)) {
+        const match = text.slice(d.start, d.end);
+        out += text.slice(at, d.start) + (strategyOf(d.kind) === "block" ? `[REDACTED:${d.kind}]` : replace(d.kind, match));
+        at = d.end;
+      }
+      return at === 0 ? text : out + text.slice(at);
+    },
     text: (text) => {
       const kinds = new Set<string>();
       const blocked = new Set<string>();

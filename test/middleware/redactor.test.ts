@@ -67,3 +67,11 @@ describe("a redactor", () => {
     expect(() => createRedactor({ detectors: [{}] as never })).toThrow(/detectors/);
   });
 });
+
+describe("scrubbing for logs", () => {
+  it("rewrites every match, block kinds included", () => {
+    const r = createRedactor({ strategies: { api_key: "block", email: "hash" } });
+    expect(r.scrub("AKIAIOSFODNN7EXAMPLE bob@example.com")).toMatch(/^\[REDACTED:api_key\] \[email:sha256:[0-9a-f]{12}\]$/);
+    expect(r.scrub("nothing here")).toBe("nothing here");
+  });
+});

@@ -1,0 +1,211 @@
+/**
+ * `audit`: every decision of every hook (hook, point, phase, action, reason, timing, source)
+ * as JSON lines, to a file or a writable stream, with PII and secrets scrubbed from what is
+ * written. It is an observer (R10): it runs after each run settled and never delays a chain;
+ * `stack.flush()` waits for its writes.
+ */
+import { createWriteStream } from "node:fs";
+import type { Writable } from "node:stream";
+import type { RunEvent } from "../core/context.ts";
+import { describe } from "../core/errors.ts";
+import type { TraceEntry } from "../core/trace.ts";
+import type { Middleware } from "./apply.ts";
+import { allAgentPoints, observer, onEveryPoint } from "./every-point.ts";
+import { nameOption } from "./options.ts";
+import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
+
+/** One decision, as written. */
+export interface AuditDecision {
+  readonly type: "decision";
+  /** When the hook was entered (ISO 8601). */
+  readonly time: string;
+  readonly sessionId: string | undefined;
+  readonly runId: string;
+  readonly point: string;
+  readonly subject: string | undefined;
+  readonly hook: string;
+  readonly phase: string;
+  readonly action: string;
+  readonly reason: string | undefined;
+  /** Ms from the start of the run to the hook's entry, and the hook's own duration. */
+  readonly atMs: number;
+  readonly ms: number;
+  readonly source: string | undefined;
+  readonly shadow: boolean | undefined;
+  readonly failMode: string | undefined;
+}
+
+/** How a run ended, written after its decisions when it had any or did not complete. */
+export interface AuditRun {
+  readonly type: "run";
+  readonly time: string;
+  readonly sessionId: string | undefined;
+  readonly runId: string;
+  readonly point: string;
+  readonly subject: string | undefined;
+  readonly outcome: "Completed" | "Rejected" | "Failed";
+  readonly by: string | undefined;
+  readonly reason: string | undefined;
+  readonly error: string | undefined;
+  readonly durationMs: number;
+  readonly metadata: Readonly<Record<string, unknown>> | undefined;
+}
+
+export interface AuditOptions {
+  /** A file path (appended to, created when missing) or a writable stream (left open). */
+  readonly to: string | Writable;
+  /** Hook name; default `audit`. */
+  readonly name?: string;
+  /** Which points to audit; default all standard agent points. */
+  readonly points?: readonly string[];
+  /** How to scrub what is written: a redactor, its options, or `false` to write as is. Default: the default detectors. */
+  readonly redact?: Redactor | RedactorOptions | false;
+  /** Metadata fields copied (scrubbed) into run lines, such as `["user", "tenant"]`; default none. */
+  readonly metadata?: readonly string[];
+}
+
+/** The audit middleware, with a way to close the file it opened. */
+export interface AuditMiddleware extends Middleware {
+  /** Wait for pending writes and close the file (a stream given by the caller is left open). */
+  close(): Promise<void>;
+}
+
+/**
+ * Write every decision as JSON lines.
+ *
+ * @example
+ * const log = audit({ to: "audit.jsonl", metadata: ["user"] })
+ * const stack = withMiddleware(createAgentStack(), guards(), log)
+ * // ... run the agent ...
+ * await stack.flush()
+ * await log.close()
+ */
+export const audit = (options: AuditOptions): AuditMiddleware => {
+  const name = nameOption("audit", options.name);
+  const to = options.to;
+  if (typeof to !== "string" && (typeof to !== "object" || to === null || typeof (to as Writable).write !== "function"))
+    throw new TypeError(`${name}: to must be a file path or a writable stream`);
+  if (to === "") throw new TypeError(`${name}: to must be a non-empty file path`);
+  const redactor = options.redact === false ? undefined : isRedactor(options.redact) ? options.redact : createRedactor(options.redact ?? {});
+  const scrub = (text: string | undefined): string | undefined => (text === undefined || redactor === undefined ? text : redactor.scrub(text));
+  const keep = options.metadata ?? [];
+  const sink = new Sink(to);
+
+  const lines = (event: RunEvent): string => {
+    const origin = performance.timeOrigin + event.startedAt;
+    const subject = scrub(event.subject);
+    let text = "";
+    for (const d of event.decisions) text += JSON.stringify(decision(event, d, origin, subject, scrub)) + "\n";
+    if (event.decisions.length > 0 || event.outcome._tag !== "Completed") text += JSON.stringify(run(event, origin, subject, scrub, keep)) + "\n";
+    return text;
+  };
+
+  return {
+    name,
+    hooks: onEveryPoint(
+      observer(name, (event) => {
+        const text = lines(event);
+        return text === "" ? undefined : sink.write(text);
+      }),
+      options.points ?? allAgentPoints,
+    ),
+    close: () => sink.close(),
+  };
+};
+
+const isRedactor = (value: unknown): value is Redactor => typeof (value as Redactor | undefined)?.scrub === "function";
+
+const iso = (epochMs: number): string => new Date(epochMs).toISOString();
+const round = (ms: number): number => Math.round(ms * 1000) / 1000;
+
+const decision = (event: RunEvent, d: TraceEntry, origin: number, subject: string | undefined, scrub: (t: string | undefined) => string | undefined): AuditDecision => ({
+  type: "decision",
+  time: iso(origin + d.at),
+  sessionId: event.sessionId,
+  runId: event.runId,
+  point: event.point,
+  subject,
+  hook: d.hook,
+  phase: d.phase,
+  action: d.action,
+  reason: scrub(d.reason),
+  atMs: round(d.at),
+  ms: round(d.ms),
+  source: d.source,
+  shadow: d.shadow,
+  failMode: d.failMode,
+});
+
+const run = (
+  event: RunEvent, origin: number, subject: string | undefined, scrub: (t: string | undefined) => string | undefined, keep: readonly string[],
+): AuditRun => {
+  const o = event.outcome;
+  let metadata: Record<string, unknown> | undefined;
+  for (const key of keep)
+    if (Object.hasOwn(event.metadata, key)) {
+      const value = event.metadata[key];
+      (metadata ??= {})[key] = typeof value === "string" ? scrub(value) : value;
+    }
+  return {
+    type: "run",
+    time: iso(origin),
+    sessionId: event.sessionId,
+    runId: event.runId,
+    point: event.point,
+    subject,
+    outcome: o._tag,
+    by: o._tag === "Rejected" ? o.by : undefined,
+    reason: o._tag === "Rejected" ? scrub(o.reason) : undefined,
+    error: o._tag === "Failed" ? scrub(describe(o.error)) : undefined,
+    durationMs: round(event.durationMs),
+    metadata,
+  };
+};
+
+/** Ordered writes to a stream; each write settles when the stream took it (or failed). */
+class Sink {
+  private stream: Writable | undefined;
+  private failure: unknown;
+  private tail: Promise<void> = Promise.resolve();
+  private readonly owned: boolean;
+
+  constructor(private readonly to: string | Writable) {
+    this.owned = typeof to === "string";
+  }
+
+  write(text: string): Promise<void> {
+    const next = this.tail.then(() => this.writeNow(text));
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+
+  async close(): Promise<void> {
+    await this.tail;
+    const stream = this.stream;
+    if (!this.owned || stream === undefined || stream.destroyed) return;
+    await new Promise<void>((resolve) => stream.end(resolve));
+  }
+
+  private open(): Writable {
+    if (this.stream !== undefined) return this.stream;
+    const stream = typeof this.to === "string" ? createWriteStream(this.to, { flags: "a" }) : this.to;
+    // A stream error must never become an uncaught exception; it fails this and later writes.
+    stream.on("error", (error) => (this.failure ??= error));
+    this.stream = stream;
+    return stream;
+  }
+
+  private writeNow(text: string): Promise<void> {
+    const stream = this.open();
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    return new Promise<void>((resolve, reject) => {
+      const onError = (error: unknown): void => reject(error);
+      stream.once("error", onError);
+      stream.write(text, (error) => {
+        stream.off("error", onError);
+        if (error) reject(error);
+        else resolve();
+      });
+    });
+  }
+}

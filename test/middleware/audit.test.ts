@@ -1,0 +1,121 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough, Writable } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Reject, Transform } from "../../src/core/index.ts";
+import { createAgent, createAgentStack, createScriptedModel, type ToolCall } from "../../src/agent/index.ts";
+import { withMiddleware } from "../../src/middleware/apply.ts";
+import { audit, type AuditDecision, type AuditRun } from "../../src/middleware/audit.ts";
+import { bashTool } from "../agent/helpers.ts";
+
+const collect = () => {
+  const stream = new PassThrough();
+  let text = "";
+  stream.on("data", (chunk) => (text += String(chunk)));
+  return { stream, records: () => text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as AuditDecision | AuditRun) };
+};
+const call: ToolCall = { id: "c1", name: "Bash", input: { command: "rm -rf /" } };
+
+describe("audit", () => {
+  let dir: string;
+  beforeEach(async () => void (dir = await mkdtemp(join(tmpdir(), "audit-"))));
+  afterEach(async () => rm(dir, { recursive: true, force: true }));
+
+  it("writes each decision and how the run ended as JSON lines", async () => {
+    const out = collect();
+    const stack = withMiddleware(createAgentStack(), audit({ to: out.stream }))
+      .use("toolCall", { name: "tag", source: "tests", before: (c) => Transform({ ...c, input: { ...c.input, tagged: true } }) })
+      .use("toolCall", { name: "no-rm", priority: 10, before: () => Reject("Destructive command blocked") });
+    await stack.run("toolCall", call, () => ({ content: "never" }), { sessionId: "s1", runId: "r1" });
+    await stack.flush();
+
+    const [first, second, ...rest] = out.records();
+    expect(rest).toEqual([]);
+    expect(first).toMatchObject({
+      type: "decision", sessionId: "s1", runId: "r1", point: "toolCall", subject: "Bash", hook: "no-rm", phase: "before", action: "Reject", reason: "Destructive command blocked",
+    });
+    expect((first as AuditDecision).ms).toBeGreaterThanOrEqual(0);
+    expect(Date.parse((first as AuditDecision).time)).toBeGreaterThan(Date.now() - 60_000);
+    expect(second).toMatchObject({ type: "run", point: "toolCall", outcome: "Rejected", by: "no-rm", reason: "Destructive command blocked" });
+  });
+
+  it("records the source, shadow decisions and fail modes of failures", async () => {
+    const out = collect();
+    const stack = withMiddleware(createAgentStack(), audit({ to: out.stream }))
+      .use("toolCall", { name: "shadowed", shadow: true, before: () => Reject("would block") })
+      .use("toolCall", { name: "flaky", source: "settings.json#hooks.PreToolUse[0]", failMode: "open", before: () => { throw new Error("crash"); } });
+    await stack.run("toolCall", call, () => ({ content: "ok" }));
+    await stack.flush();
+    const decisions = out.records().filter((r): r is AuditDecision => r.type === "decision");
+    expect(decisions.map((d) => [d.hook, d.action, d.shadow ?? false])).toEqual([["shadowed", "Reject", true], ["flaky", "Failed", false]]);
+    expect(decisions[1]).toMatchObject({ source: "settings.json#hooks.PreToolUse[0]", failMode: "open", reason: expect.stringContaining("crash") });
+  });
+
+  it("scrubs PII and secrets from what it writes, even kinds that would block", async () => {
+    const out = collect();
+    const stack = withMiddleware(createAgentStack(), audit({ to: out.stream, redact: { strategies: { api_key: "block" } }, metadata: ["user"] }))
+      .use("toolCall", { name: "leaky", before: () => Reject("bob@example.com may not use AKIAIOSFODNN7EXAMPLE") });
+    await stack.run("toolCall", call, () => ({ content: "" }), { metadata: { user: "bob@example.com", secret: "x" } });
+    await stack.flush();
+    const text = JSON.stringify(out.records());
+    expect(text).not.toContain("bob@example.com");
+    expect(text).not.toContain("AKIAIOSFODNN7EXAMPLE");
+    expect(text).toContain("[REDACTED:email] may not use [REDACTED:api_key]");
+    expect(out.records()[1]).toMatchObject({ metadata: { user: "[REDACTED:email]" } });
+    expect(text).not.toContain('"secret"');
+  });
+
+  it("never delays the chain: the run settles before a slow write, and flush waits for it", async () => {
+    let written = "";
+    const slow = new Writable({ write: (chunk, _enc, done) => void setTimeout(() => ((written += String(chunk)), done()), 100) });
+    const stack = withMiddleware(createAgentStack(), audit({ to: slow })).use("toolCall", { name: "no", before: () => Reject("no") });
+    const started = performance.now();
+    await stack.run("toolCall", call, () => ({ content: "" }));
+    expect(performance.now() - started).toBeLessThan(50);
+    expect(written).toBe("");
+    await stack.flush();
+    expect(written.split("\n").filter(Boolean)).toHaveLength(2);
+  });
+
+  it("appends to a file, in order, and closes it", async () => {
+    const path = join(dir, "audit.jsonl");
+    const log = audit({ to: path });
+    const stack = withMiddleware(createAgentStack(), log).use("toolCall", { name: "no", before: () => Reject("no") });
+    for (let i = 0; i < 20; i++) void stack.run("toolCall", { ...call, id: `c${i}` }, () => ({ content: "" }), { runId: `r${i}` });
+    await stack.flush();
+    await log.close();
+    const runs = (await readFile(path, "utf8")).split("\n").filter(Boolean).map((l) => JSON.parse(l) as AuditRun).filter((r) => r.type === "run");
+    expect(runs.map((r) => r.runId)).toEqual(Array.from({ length: 20 }, (_, i) => `r${i}`));
+  });
+
+  it("counts a write failure as an observer error, and the agent goes on", async () => {
+    const failures: string[] = [];
+    const stack = withMiddleware(createAgentStack({ onFailure: (e) => void failures.push(e.message) }), audit({ to: join(dir, "missing", "dir", "audit.jsonl") }))
+      .use("toolCall", { name: "no", before: () => Reject("no") });
+    const outcome = await stack.run("toolCall", call, () => ({ content: "" }));
+    expect(outcome._tag).toBe("Rejected");
+    await stack.flush();
+    expect(stack.stats.observerErrors).toBe(1);
+    expect(failures[0]).toMatch(/audit.*ENOENT/s);
+  });
+
+  it("audits a whole agent turn through the reference loop", async () => {
+    const out = collect();
+    const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: { command: "rm -rf /" } }] }, "I could not."] });
+    const stack = withMiddleware(createAgentStack(), audit({ to: out.stream }))
+      .use("toolCall", { name: "no-rm", match: "Bash(rm -rf*)", before: () => Reject("Destructive command blocked") });
+    const turn = await createAgent({ model, stack, tools: [bashTool()] }).run("wipe it");
+    await stack.flush();
+    expect(turn.status).toBe("completed");
+    const records = out.records();
+    expect(records.filter((r) => r.type === "decision").map((r) => `${r.point}/${(r as AuditDecision).hook}/${(r as AuditDecision).action}`)).toEqual(["toolCall/no-rm/Reject"]);
+    expect(records.every((r) => r.sessionId !== undefined)).toBe(true);
+  });
+
+  it("checks its options", () => {
+    expect(() => audit({ to: "" })).toThrow(/to must/);
+    expect(() => audit({ to: 42 as never })).toThrow(/to must/);
+    expect(() => audit({ to: new PassThrough(), points: ["nope"] })).toThrow(/not an agent point/);
+  });
+});
