@@ -190,7 +190,7 @@ class Sink {
     if (this.stream !== undefined) return this.stream;
     const stream = typeof this.to === "string" ? createWriteStream(this.to, { flags: "a" }) : this.to;
     // A stream error must never become an uncaught exception; it fails this and later writes.
-    stream.on("error", (error) => (this.failure ??= error));
+    stream.on("error", (error: unknown) => (this.failure ??= error));
     this.stream = stream;
     return stream;
   }
