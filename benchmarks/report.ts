@@ -1,0 +1,268 @@
+/**
+ * Turns the raw suite results into derived numbers (ns/hook, bytes/hook, ratios), checks the
+ * targets of issue 2, and renders `benchmarks/README.md`.
+ */
+import { cpus } from "node:os";
+import { families, sizes } from "./cases.ts";
+import type { MemoryReport } from "./memory.bench.ts";
+import type { OverheadReport } from "./overhead.bench.ts";
+import { fmt } from "./util.ts";
+
+export interface Machine {
+  readonly cpu: string;
+  readonly cores: number;
+  readonly node: string;
+  readonly platform: string;
+  readonly date: string;
+}
+
+export interface Target {
+  readonly id: string;
+  readonly target: string;
+  readonly measured: string;
+  readonly limit: string;
+  readonly met: boolean | undefined;
+}
+
+export interface Derived {
+  /** ns per call by case id. */
+  readonly ns: Record<string, number>;
+  /** ns per hook, (t_N - t_0) / N, by `family/op` then N. */
+  readonly nsPerHook: Record<string, Record<string, number>>;
+  /** bytes per run by case id. */
+  readonly bytes: Record<string, number>;
+  readonly bytesPerHook: Record<string, Record<string, number>>;
+  readonly ratios: { readonly label: string; readonly values: Record<string, number> }[];
+  readonly targets: Target[];
+}
+
+export interface Latest {
+  readonly machine: Machine;
+  readonly command: string;
+  readonly overhead: OverheadReport | undefined;
+  readonly memory: MemoryReport | undefined;
+  readonly derived: Derived;
+}
+
+export const machine = (): Machine => {
+  const list = cpus();
+  return {
+    cpu: list[0]?.model.trim() ?? "unknown",
+    cores: list.length,
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    date: new Date().toISOString(),
+  };
+};
+
+const key = (family: string, op: string, n: number): string => `${family}/${op}/${n}`;
+
+const slopes = (values: Record<string, number>): Record<string, Record<string, number>> => {
+  const out: Record<string, Record<string, number>> = {};
+  for (const f of families) {
+    for (const op of f.ops) {
+      const base = values[key(f.id, op, 0)];
+      if (base === undefined || f.sizes.length === 1) continue;
+      const row: Record<string, number> = {};
+      for (const n of sizes) {
+        const v = values[key(f.id, op, n)];
+        if (n > 0 && v !== undefined) row[String(n)] = (v - base) / n;
+      }
+      out[`${f.id}/${op}`] = row;
+    }
+  }
+  return out;
+};
+
+const ratio = (values: Record<string, number>, a: string, b: string): number | undefined => {
+  const x = values[a];
+  const y = values[b];
+  return x === undefined || y === undefined ? undefined : x / y;
+};
+
+export const derive = (overhead: OverheadReport | undefined, memory: MemoryReport | undefined): Derived => {
+  const ns: Record<string, number> = {};
+  for (const r of overhead?.results ?? []) ns[r.id] = r.ns;
+  const bytes: Record<string, number> = {};
+  for (const r of memory?.results ?? []) bytes[r.id] = r.bytes;
+  const nsPerHook = slopes(ns);
+  const bytesPerHook = slopes(bytes);
+
+  const ratioRow = (label: string, num: (n: number) => string, den: (n: number) => string): Derived["ratios"][number] => {
+    const values: Record<string, number> = {};
+    for (const n of sizes) {
+      const r = ratio(ns, num(n), den(n));
+      if (r !== undefined) values[String(n)] = r;
+    }
+    return { label, values };
+  };
+  const ratios = [
+    ratioRow("agent-onion before/after ÷ hand-written async (a), async op", (n) => key("onion-ba", "async", n), () => key("hand-async", "async", 0)),
+    ratioRow("agent-onion before/after ÷ hand-written sync loop (b), async op", (n) => key("onion-ba", "async", n), (n) => key("hand-loop", "async", n)),
+    ratioRow("agent-onion before/after ÷ hand-written sync loop (b), sync op", (n) => key("onion-ba", "sync", n), (n) => key("hand-loop", "sync", n)),
+    ratioRow("agent-onion around ÷ hand-written nested async (c)", (n) => key("onion-around", "async", n), (n) => key("hand-nested", "async", n)),
+    ratioRow("koa-compose ÷ hand-written nested async (c)", (n) => key("koa", "async", n), (n) => key("hand-nested", "async", n)),
+    ratioRow("agent-onion before/after ÷ koa-compose", (n) => key("onion-ba", "async", n), (n) => key("koa", "async", n)),
+  ].filter((r) => Object.keys(r.values).length > 0);
+
+  const targets: Target[] = [];
+  const limitTarget = (id: string, target: string, value: number | undefined, limit: number, unit = "x"): void => {
+    targets.push({
+      id, target,
+      measured: value === undefined ? "n/a" : `${fmt(value, 2)}${unit}`,
+      limit: `≤ ${fmt(limit, limit % 1 === 0 ? 0 : 1)}${unit}`,
+      met: value === undefined ? undefined : value <= limit,
+    });
+  };
+  limitTarget("T1", "no hooks: agent-onion run ÷ hand-written async (a)", ratio(ns, key("onion-ba", "async", 0), key("hand-async", "async", 0)), 1.3);
+  limitTarget("T2", "20 sync before/after hooks ÷ hand-written loop (b)", ratio(ns, key("onion-ba", "async", 20), key("hand-loop", "async", 20)), 2);
+  limitTarget("T3", "20 around hooks ÷ hand-written nested async wrappers (c)", ratio(ns, key("onion-around", "async", 20), key("hand-nested", "async", 20)), 1.3);
+  const perHook = (family: string): number | undefined => nsPerHook[`${family}/async`]?.["20"];
+  for (const [variant, family] of [["before/after", "onion-ba"], ["around", "onion-around"]] as const) {
+    for (const peer of ["koa", "hookable", "effect"] as const) {
+      const mine = perHook(family);
+      const theirs = perHook(peer);
+      const label = families.find((f) => f.id === peer)?.label ?? peer;
+      targets.push({
+        id: `T4 ${variant} vs ${peer}`,
+        target: `agent-onion ${variant} faster per hook than ${label} (N = 20)`,
+        measured: mine === undefined || theirs === undefined ? "n/a" : `${fmt(mine, 1)} vs ${fmt(theirs, 1)} ns/hook`,
+        limit: "<",
+        met: mine === undefined || theirs === undefined ? undefined : mine < theirs,
+      });
+    }
+  }
+  const runContext = memory?.sizes.runContext;
+  for (const op of ["async", "sync"] as const) {
+    const b = bytesPerHook[`onion-ba/${op}`]?.["20"];
+    targets.push({
+      id: `M1 ${op} op`, target: `a sync hook returning Continue allocates ~nothing (bytes/hook, N = 20, ${op} op)`,
+      measured: b === undefined ? "n/a" : `${fmt(b, 1)} B/hook`, limit: "≤ 8 B/hook", met: b === undefined ? undefined : b <= 8,
+    });
+  }
+  for (const [op, n] of [["async", 0], ["async", 20], ["sync", 0], ["sync", 20]] as const) {
+    const run = bytes[key("onion-ba", op, n)];
+    const hand = bytes[key("hand-async", op, 0)];
+    const limit = hand === undefined || runContext === undefined ? undefined : hand + runContext;
+    targets.push({
+      id: `M2 ${op} op N=${n}`,
+      target: `a run (N = ${n} before/after, ${op} op) allocates no more than hand-written (a) (outcome + promise) + one run context`,
+      measured: run === undefined ? "n/a" : `${fmt(run, 0)} B/run`,
+      limit: limit === undefined ? "n/a" : `≤ ${fmt(hand, 0)} + ${fmt(runContext, 0)} = ${fmt(limit, 0)} B`,
+      met: run === undefined || limit === undefined ? undefined : run <= limit + 8,
+    });
+  }
+  const koaB = bytesPerHook["koa/async"]?.["20"];
+  for (const family of ["onion-ba", "onion-around"] as const) {
+    const mine = bytesPerHook[`${family}/async`]?.["20"];
+    targets.push({
+      id: `M3 ${family}`, target: `${families.find((f) => f.id === family)?.label} allocates less per hook than koa-compose`,
+      measured: mine === undefined || koaB === undefined ? "n/a" : `${fmt(mine, 1)} vs ${fmt(koaB, 1)} B/hook`, limit: "<",
+      met: mine === undefined || koaB === undefined ? undefined : mine < koaB,
+    });
+  }
+  return { ns, nsPerHook, bytes, bytesPerHook, ratios, targets };
+};
+
+const yesNo = (met: boolean | undefined): string => (met === undefined ? "n/a" : met ? "yes" : "**no**");
+
+const casesTable = (): string[] => [
+  "| case | what it measures |",
+  "|---|---|",
+  ...families.map((f) => `| \`${f.id}\` (${f.label}) | ${f.what}${f.ops.includes("sync") ? "; also with a sync operation `(x) => x`" : ""} |`),
+];
+
+const valueTable = (values: Record<string, number>, perHook: Record<string, Record<string, number>>, unit: string, digits: number): string[] => {
+  const lines = [
+    `| case | op | N = 0 | N = 1 | N = 5 | N = 20 | ${unit}/hook (N = 1) | ${unit}/hook (N = 5) | ${unit}/hook (N = 20) |`,
+    "|---|---|--:|--:|--:|--:|--:|--:|--:|",
+  ];
+  for (const f of families) {
+    for (const op of f.ops) {
+      const cells = sizes.map((n) => (f.sizes.includes(n) ? fmt(values[key(f.id, op, n)], digits) : ""));
+      if (cells.every((c) => c === "" || c === "n/a")) continue;
+      const slope = perHook[`${f.id}/${op}`];
+      lines.push(`| ${f.label} | ${op} | ${cells.join(" | ")} | ${["1", "5", "20"].map((n) => (slope?.[n] === undefined ? "" : fmt(slope[n], 1))).join(" | ")} |`);
+    }
+  }
+  return lines;
+};
+
+/** The generated `benchmarks/README.md`. */
+export const renderReadme = (latest: Latest): string => {
+  const { machine: m, derived: d, overhead, memory } = latest;
+  const lines: string[] = [];
+  lines.push(
+    "# Benchmarks",
+    "",
+    "<!-- Generated by `npm run bench` (benchmarks/run.ts). Do not edit by hand; re-run instead. -->",
+    "",
+    `Machine: ${m.cpu}, ${m.cores} cores, Node ${m.node} (${m.platform}), ${m.date.slice(0, 16).replace("T", " ")} UTC.`,
+    `Command: \`${latest.command}\`. Raw numbers: [results/latest.json](results/latest.json).`,
+    "",
+    "Every case wraps the same operation, `async (x) => x` (and `(x) => x` where a sync operation is relevant), around a",
+    "small tool-call object, and is built for N = 0, 1, 5 and 20 no-op hooks. Each call's result is `await`ed and passed",
+    "to mitata's `do_not_optimize`, so every case pays the same harness cost (one `await`, about the `bare` row).",
+    "",
+    "## Cases",
+    "",
+    ...casesTable(),
+    "",
+    "agent-onion runs with `strict: false` (the production default; strict mode deep-freezes inputs for tests).",
+    "A before/after hook is one hook with both functions, so N hooks make 2N calls, exactly like the hand-written loop (b).",
+    "",
+    "## Targets",
+    "",
+    "| id | target | measured | limit | met |",
+    "|---|---|--:|--:|:-:|",
+    ...d.targets.map((t) => `| ${t.id} | ${t.target} | ${t.measured} | ${t.limit} | ${yesNo(t.met)} |`),
+    "",
+  );
+  if (overhead !== undefined) {
+    lines.push(
+      "## Time: ns per call",
+      "",
+      `mitata \`measure\`, ${overhead.inner} awaited calls per sample, ${overhead.timeMs} ms of samples per case and round,`,
+      `${overhead.rounds} rounds in alternating order; the figure is the lowest over rounds of the round's median sample (interference only adds`,
+      "time; the mean, which includes amortised GC, is in the JSON as `mean`).",
+      `Load average during the run: ${(overhead.load?.before ?? []).map((v) => v.toFixed(1)).join(" ")} before, ${(overhead.load?.after ?? []).map((v) => v.toFixed(1)).join(" ")} after, on ${m.cores} cores${((overhead.load?.before ?? [])[0] ?? 0) > m.cores * 0.75 || ((overhead.load?.after ?? [])[0] ?? 0) > m.cores * 0.75 ? " — **the machine was busy: treat these times as rough**" : ""}.`,
+      "ns/hook is (t_N − t_0) / N against the same family's N = 0.",
+      "",
+      ...valueTable(d.ns, d.nsPerHook, "ns", 0),
+      "",
+      "### Ratios (time)",
+      "",
+      "| ratio | N = 0 | N = 1 | N = 5 | N = 20 |",
+      "|---|--:|--:|--:|--:|",
+      ...d.ratios.map((r) => `| ${r.label} | ${sizes.map((n) => fmt(r.values[String(n)], 2)).join(" | ")} |`),
+      "",
+    );
+  }
+  if (memory !== undefined) {
+    lines.push(
+      "## Memory: bytes allocated per run",
+      "",
+      `Node flags \`${memory.flags.join(" ")}\`: the young generation is fixed at a size no measured loop fills, so nothing is`,
+      "collected while a case runs. Per case: warm up, `gc()`, read `process.memoryUsage().heapUsed`, run K awaited calls, read it",
+      `again; ${memory.repetitions} repetitions, median kept. A \`PerformanceObserver\` on \`gc\` entries drops any repetition that overlapped a`,
+      "collection (see `dropped` in the JSON). Figures include the harness's own `await` (the `bare` row).",
+      `Reference sizes on this build: an outcome \`{ _tag, value }\` is ${memory.sizes.outcome} B, a resolved promise ${memory.sizes.promise} B, agent-onion's per-run context (\`RunContext\`) ${memory.sizes.runContext ?? "n/a"} B.`,
+      "",
+      ...valueTable(d.bytes, d.bytesPerHook, "B", 0),
+      "",
+    );
+  }
+  const skipped = [...(overhead?.skipped ?? []), ...(memory?.skipped ?? [])];
+  if (skipped.length > 0) lines.push("## Skipped", "", ...[...new Set(skipped.map((s) => `- ${s.family}: ${s.reason}`))], "");
+  lines.push(
+    "## Reading and caveats",
+    "",
+    "- Wall-clock on a shared VM: expect ±10–20% between runs; compare ratios within one run, not across machines.",
+    "- Peers are measured in their natural shape: koa-compose, tapable, hookable and Effect wrap the operation once per call;",
+    "  hookable's `createHooks()` runs each hook inside `console.createTask` (its default, for async stack traces).",
+    "- The Effect program is built once and reads its input from a variable, so no program is built per call.",
+    "- The AI SDK mock's call log (`doGenerateCalls`) is disabled so that it does not grow during the run.",
+    "",
+  );
+  return lines.join("\n");
+};
