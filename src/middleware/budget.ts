@@ -103,7 +103,7 @@ export const budget = (options: BudgetOptions): Middleware => {
   /** The budget's store key for this run, or a reason it has none; the window is started on first use. */
   const keyFor = async (ctx: HookContext<any>): Promise<string | Reject> => {
     const partition = scopeKey(ctx, scope, tenant);
-    if (partition === undefined) return Reject(`budget ${name} cannot account for this call: ${missingScope(scope, tenant)}`);
+    if (partition === undefined) return Reject(`${name} cannot account for this call: ${missingScope(scope, tenant)}`);
     const key = `${name}:${partition}`;
     // Create the counter with the window's TTL (a no-op once it exists): the budget resets when it expires.
     if (windowMs !== undefined) await ctx.store.incr(key, 0, { ttlMs: windowMs });

@@ -107,7 +107,7 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
     around: async (ctx, next) => {
       const what = per === "all" ? (point === "toolCall" ? "matching tools" : "model calls") : `"${ctx.subject ?? "?"}"`;
       const partition = scopeKey(ctx, scope, tenant);
-      if (partition === undefined) return refuse(ctx, name, `${kind} ${name} cannot count this call: ${missingScope(scope, tenant)}`);
+      if (partition === undefined) return refuse(ctx, name, `${name} cannot count this call: ${missingScope(scope, tenant)}`);
       const key = `${name}:${partition}:${per === "all" ? "*" : encodeURIComponent(ctx.subject ?? "")}`;
       if (await admit(ctx, key)) return next();
       return refuse(ctx, name, `Rate limit: ${what} may be called at most ${limit} time${limit === 1 ? "" : "s"}${span}${where}; this call was refused (${name})`);

@@ -1,0 +1,156 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createAgentStack, type ModelRequest, type ModelResponse } from "../../src/agent/index.ts";
+import { MemoryStore, type StateStore } from "../../src/core/index.ts";
+import { withMiddleware } from "../../src/middleware/apply.ts";
+import { budget } from "../../src/middleware/budget.ts";
+import { LimitExceededError } from "../../src/middleware/errors.ts";
+import { failingStore, runAgent } from "./harness.ts";
+
+const request: ModelRequest = { model: "m", messages: [], maxOutputTokens: 100 };
+const answer = (inputTokens: number, outputTokens: number): ModelResponse => ({ text: "ok", toolCalls: [], finishReason: "stop", usage: { inputTokens, outputTokens } });
+const used = (store: StateStore, key = "budget:global") => store.used(key);
+const limited = (o: { _tag: string; error?: unknown }) => o._tag === "Failed" && o.error instanceof LimitExceededError;
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("budget: reserve, settle, refund", () => {
+  it("holds the worst case while the call runs and settles what it actually used", async () => {
+    const store = new MemoryStore();
+    const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 1_000 }));
+    let during = -1;
+    const outcome = await stack.run("modelCall", request, async () => { during = await used(store); return answer(30, 12); });
+    expect(outcome._tag).toBe("Completed");
+    expect(during).toBe(100); // no messages: 0 input tokens estimated, plus maxOutputTokens
+    expect(await used(store)).toBe(42);
+  });
+
+  it("refunds the reservation when the call fails", async () => {
+    const store = new MemoryStore();
+    const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 1_000 }));
+    const outcome = await stack.run("modelCall", request, () => { throw new Error("provider down"); });
+    expect(outcome._tag).toBe("Failed");
+    expect(await used(store)).toBe(0);
+  });
+
+  it("refuses a call whose worst case does not fit, with LimitExceededError, without calling the model", async () => {
+    const store = new MemoryStore();
+    const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 150 }));
+    await stack.run("modelCall", request, () => answer(60, 40));
+    let called = false;
+    const outcome = await stack.run("modelCall", request, () => { called = true; return answer(1, 1); });
+    expect(limited(outcome)).toBe(true);
+    expect(outcome._tag === "Failed" && (outcome.error as Error).message).toBe("Budget exhausted (budget): 100 of 150 tokens used, and this call may need up to 100");
+    expect(called).toBe(false);
+  });
+
+  it("never lets parallel calls spend past the limit", async () => {
+    const store = new MemoryStore();
+    const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 1_000 }));
+    const outcomes = await Promise.all(Array.from({ length: 30 }, () =>
+      stack.run("modelCall", request, async () => { await new Promise((r) => setTimeout(r, 1)); return answer(50, 50); })));
+    expect(outcomes.filter((o) => o._tag === "Completed")).toHaveLength(10);
+    expect(await used(store)).toBe(1_000);
+  });
+
+  it("rejects a run at its start when the budget is already spent", async () => {
+    const store = new MemoryStore();
+    await store.incr("budget:global", 500);
+    const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 500 }));
+    const outcome = await stack.run("run", { prompt: "hi", messages: [] }, () => ({ text: "", steps: 0, usage: { inputTokens: 0, outputTokens: 0 }, finishReason: "stop" as const, messages: [] }));
+    expect(outcome).toEqual({ _tag: "Rejected", by: "budget", reason: "Budget exhausted (budget): 500 of 500 tokens used" });
+  });
+
+  it("resets after its window, which starts at the first use", async () => {
+    const clock = { now: 0 };
+    const store = new MemoryStore({ now: () => clock.now });
+    const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 100, windowMs: 60_000 }));
+    expect((await stack.run("modelCall", request, () => answer(50, 50)))._tag).toBe("Completed");
+    expect(limited(await stack.run("modelCall", request, () => answer(1, 1)))).toBe(true);
+    clock.now = 60_000;
+    expect((await stack.run("modelCall", request, () => answer(1, 1)))._tag).toBe("Completed");
+  });
+
+  it("keeps tenants apart and refuses a call without a tenant", async () => {
+    const store = new MemoryStore();
+    const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 100, scope: "tenant" }));
+    const as = (metadata: Record<string, unknown>) => stack.run("modelCall", request, () => answer(50, 50), { metadata });
+    expect((await as({ tenant: "acme" }))._tag).toBe("Completed");
+    expect((await as({ tenant: "globex" }))._tag).toBe("Completed");
+    expect(limited(await as({ tenant: "acme" }))).toBe(true);
+    const none = await as({});
+    expect(none._tag === "Failed" && (none.error as Error).message).toBe("budget cannot account for this call: no tenant in the run metadata (metadata.tenant)");
+  });
+});
+
+describe("budget: cost in micro-dollars", () => {
+  it("prices reservations and charges in whole µ$, rounding up", async () => {
+    const store = new MemoryStore();
+    const stack = withMiddleware(createAgentStack({ store }), budget({ name: "spend", unit: "cost", limit: 5_000_000, price: { m: { input: 3_000_000, output: 15_000_000 }, "*": { input: 1, output: 1 } } }));
+    await stack.run("modelCall", request, () => answer(1_000, 333));
+    // 1000 × 3 µ$ + 333 × 15 µ$ = 7995 µ$
+    expect(await store.used("spend:global")).toBe(7_995);
+    await stack.run("modelCall", { ...request, model: "other" }, () => answer(1, 1));
+    expect(await store.used("spend:global")).toBe(7_996); // 2 / 10^6 µ$ rounds up to 1
+  });
+
+  it("refuses float, NaN and missing prices at configuration with a TypeError naming the field", () => {
+    expect(() => budget({ limit: 1.5 })).toThrow(/budget: limit must be an integer >= 0, got 1.5/);
+    expect(() => budget({ limit: Number.NaN })).toThrow(/budget: limit/);
+    expect(() => budget({ unit: "cost", limit: 10 })).toThrow(/needs price/);
+    expect(() => budget({ unit: "cost", limit: 10, price: { input: 0.5, output: 1 } })).toThrow(/price.input must be an integer/);
+    expect(() => budget({ unit: "cost", limit: 10, price: { m: { input: 1, output: Number.NaN } } })).toThrow(/price\["m"\].output/);
+  });
+
+  it("fails the call (closed) and refunds when a custom charge is not an integer", async () => {
+    const store = new MemoryStore();
+    const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 100, charge: () => 0.5 }));
+    const outcome = await stack.run("modelCall", request, () => answer(1, 1));
+    expect(outcome).toMatchObject({ _tag: "Rejected", by: "budget", reason: expect.stringContaining("charge must be a non-negative integer number of tokens, got 0.5") });
+    expect(await used(store)).toBe(0);
+  });
+});
+
+describe("budget: when the store fails", () => {
+  it("refuses the call (fail closed) when it cannot reserve, and says the store is the cause", async () => {
+    const stack = withMiddleware(createAgentStack({ store: failingStore(["reserve"]) }), budget({ limit: 100 }));
+    let called = false;
+    const outcome = await stack.run("modelCall", request, () => { called = true; return answer(1, 1); });
+    expect(outcome).toMatchObject({ _tag: "Rejected", by: "budget", reason: expect.stringContaining("redis unreachable (reserve)") });
+    expect(called).toBe(false);
+  });
+
+  it("keeps the answer when settling fails after the call, and warns that the hold will expire", async () => {
+    const warned: string[] = [];
+    const stack = withMiddleware(createAgentStack({ store: failingStore(["settle"]) }), budget({ limit: 100, onAccountingError: (e, what) => void warned.push(`${what}: ${(e as Error).message}`) }));
+    const outcome = await stack.run("modelCall", request, () => answer(1, 1));
+    expect(outcome._tag).toBe("Completed");
+    expect(warned).toEqual(["settle: redis unreachable (settle)"]);
+  });
+
+  it("warns through process.emitWarning by default", async () => {
+    const emit = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
+    const stack = withMiddleware(createAgentStack({ store: failingStore(["release"]) }), budget({ limit: 100 }));
+    await stack.run("modelCall", request, () => { throw new Error("boom"); });
+    expect(emit).toHaveBeenCalledWith(expect.stringContaining("budget: could not release a reservation"), "AgentOnionBudgetWarning");
+  });
+});
+
+describe("budget through the reference loop", () => {
+  it("lets the first run spend and rejects the next one at its start, in the same store", async () => {
+    const stack = withMiddleware(createAgentStack(), budget({ limit: 200, maxOutputTokens: 50 }));
+    const first = await runAgent(stack, [{ text: "one", usage: { inputTokens: 150, outputTokens: 50 } }]);
+    expect(first.turn.status).toBe("completed");
+    const second = await runAgent(stack, ["two"]);
+    expect(second.turn).toMatchObject({ status: "rejected", by: "budget", reason: "Budget exhausted (budget): 200 of 200 tokens used" });
+    expect(second.model.requests).toHaveLength(0);
+  });
+
+  it("fails a run whose model call does not fit, with the reason in the error", async () => {
+    const stack = withMiddleware(createAgentStack(), budget({ limit: 60, maxOutputTokens: 50 }));
+    const { turn } = await runAgent(stack, [{ text: "x".repeat(40), usage: { inputTokens: 5, outputTokens: 10 } }, "never"], {});
+    expect(turn.status).toBe("completed");
+    const again = await runAgent(stack, ["never"]);
+    expect(again.turn.status).toBe("failed");
+    expect(again.turn.error).toBeInstanceOf(LimitExceededError);
+  });
+});

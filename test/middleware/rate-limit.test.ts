@@ -1,0 +1,110 @@
+import { describe, expect, it } from "vitest";
+import { createAgentStack } from "../../src/agent/index.ts";
+import { MemoryStore, Outcome } from "../../src/core/index.ts";
+import { withMiddleware } from "../../src/middleware/apply.ts";
+import { LimitExceededError } from "../../src/middleware/errors.ts";
+import { callLimit, rateLimit } from "../../src/middleware/rate-limit.ts";
+import { failingStore, recordingTool, runAgent, toolCall, toolMessagesSeen } from "./harness.ts";
+
+const clockStore = () => {
+  const clock = { now: 0 };
+  return { clock, store: new MemoryStore({ now: () => clock.now }) };
+};
+const ok = () => ({ content: "ok" });
+const request = { model: "m", messages: [] };
+const response = { text: "hi", toolCalls: [], finishReason: "stop" as const, usage: { inputTokens: 1, outputTokens: 1 } };
+
+describe("rateLimit", () => {
+  it("admits `limit` calls per sliding window and refuses the next with a reason the model reads", async () => {
+    const { clock, store } = clockStore();
+    const stack = withMiddleware(createAgentStack({ store }), rateLimit({ match: "WebFetch", limit: 2, windowMs: 60_000 }));
+    const tags = [];
+    for (const at of [0, 10_000, 20_000]) {
+      clock.now = at;
+      tags.push((await stack.run("toolCall", toolCall("WebFetch"), ok))._tag);
+    }
+    expect(tags).toEqual(["Completed", "Completed", "Rejected"]);
+    clock.now = 20_000;
+    expect(await stack.run("toolCall", toolCall("WebFetch"), ok)).toEqual(
+      Outcome.rejected('Rate limit: "WebFetch" may be called at most 2 times per 60 s; this call was refused (rateLimit)', "rateLimit"),
+    );
+    clock.now = 60_001; // the first call left the window; the second has not
+    expect((await stack.run("toolCall", toolCall("WebFetch"), ok))._tag).toBe("Completed");
+    expect((await stack.run("toolCall", toolCall("WebFetch"), ok))._tag).toBe("Rejected");
+  });
+
+  it("with a fixed window, starts the window at the first call and resets it whole", async () => {
+    const { clock, store } = clockStore();
+    const stack = withMiddleware(createAgentStack({ store }), rateLimit({ limit: 2, windowMs: 1_000, algorithm: "fixed" }));
+    const run = async () => (await stack.run("toolCall", toolCall("A"), ok))._tag;
+    expect([await run(), await run(), await run()]).toEqual(["Completed", "Completed", "Rejected"]);
+    clock.now = 1_000;
+    expect([await run(), await run(), await run()]).toEqual(["Completed", "Completed", "Rejected"]);
+  });
+
+  it("counts each tool apart by default, and all matching tools together with per: all", async () => {
+    const apart = withMiddleware(createAgentStack(), rateLimit({ limit: 1, windowMs: 1_000 }));
+    expect((await apart.run("toolCall", toolCall("A"), ok))._tag).toBe("Completed");
+    expect((await apart.run("toolCall", toolCall("B"), ok))._tag).toBe("Completed");
+    const together = withMiddleware(createAgentStack(), rateLimit({ limit: 1, windowMs: 1_000, per: "all" }));
+    expect((await together.run("toolCall", toolCall("A"), ok))._tag).toBe("Completed");
+    expect(await together.run("toolCall", toolCall("B"), ok)).toMatchObject({ _tag: "Rejected", reason: expect.stringContaining("matching tools may be called at most 1 time per 1 s") });
+  });
+
+  it("never admits more than the limit when many calls race for the last slots", async () => {
+    const stack = withMiddleware(createAgentStack(), rateLimit({ limit: 10, windowMs: 60_000 }));
+    const outcomes = await Promise.all(Array.from({ length: 50 }, () => stack.run("toolCall", toolCall("A"), ok)));
+    expect(outcomes.filter((o) => o._tag === "Completed")).toHaveLength(10);
+  });
+
+  it("keeps tenants apart, and refuses a call whose tenant is unknown", async () => {
+    const stack = withMiddleware(createAgentStack(), rateLimit({ limit: 1, windowMs: 60_000, scope: "tenant" }));
+    const as = (tenant?: string) => stack.run("toolCall", toolCall("A"), ok, tenant === undefined ? {} : { metadata: { tenant } });
+    expect([(await as("acme"))._tag, (await as("globex"))._tag, (await as("acme"))._tag]).toEqual(["Completed", "Completed", "Rejected"]);
+    expect(await as()).toMatchObject({ _tag: "Rejected", reason: "rateLimit cannot count this call: no tenant in the run metadata (metadata.tenant)" });
+  });
+
+  it("refuses a model call with LimitExceededError, since modelCall cannot Reject", async () => {
+    const stack = withMiddleware(createAgentStack(), rateLimit({ point: "modelCall", limit: 1, windowMs: 60_000, per: "all" }));
+    expect((await stack.run("modelCall", request, () => response))._tag).toBe("Completed");
+    const refused = await stack.run("modelCall", request, () => response);
+    expect(refused._tag === "Failed" && refused.error).toBeInstanceOf(LimitExceededError);
+  });
+
+  it("fails closed when the store is unreachable: no call goes through unlimited", async () => {
+    const stack = withMiddleware(createAgentStack({ store: failingStore(["reserve"]) }), rateLimit({ limit: 5, windowMs: 1_000 }));
+    let ran = 0;
+    const outcome = await stack.run("toolCall", toolCall("A"), () => { ran++; return ok(); });
+    expect(outcome).toMatchObject({ _tag: "Rejected", by: "rateLimit", reason: expect.stringContaining("redis unreachable") });
+    expect(outcome._tag === "Rejected" && outcome.cause).toBeTruthy();
+    expect(ran).toBe(0);
+  });
+
+  it("refuses floats, NaN and zero limits at configuration with a TypeError naming the field", () => {
+    expect(() => rateLimit({ limit: 1.5, windowMs: 1000 })).toThrow(/rateLimit: limit must be an integer >= 1, got 1.5/);
+    expect(() => rateLimit({ limit: 1, windowMs: Number.NaN })).toThrow(/rateLimit: windowMs/);
+    expect(() => callLimit({ max: 0 })).toThrow(/callLimit: max/);
+    expect(() => rateLimit({ limit: 1, algorithm: "leaky" as never })).toThrow(/algorithm must be one of/);
+  });
+});
+
+describe("callLimit", () => {
+  it("caps a tool's calls per run through the reference loop, telling the model why", async () => {
+    const bash = recordingTool("Bash");
+    const stack = withMiddleware(createAgentStack(), callLimit({ match: "Bash", max: 2 }));
+    const three = { toolCalls: [1, 2, 3].map((n) => ({ name: "Bash", input: { command: `echo ${n}` } })) };
+    const { turn, model } = await runAgent(stack, [three, "done"], { tools: [bash] });
+    expect(turn.status).toBe("completed");
+    expect(bash.calls).toHaveLength(2);
+    expect(toolMessagesSeen(model).filter((m) => m.includes('Rate limit: "Bash" may be called at most 2 times in this run'))).toHaveLength(1);
+  });
+
+  it("starts again for the next run, since the count is per run by default", async () => {
+    const bash = recordingTool("Bash");
+    const stack = withMiddleware(createAgentStack(), callLimit({ match: "Bash", max: 1 }));
+    const script = [{ toolCalls: [{ name: "Bash", input: { command: "ls" } }] }, "done"];
+    await runAgent(stack, script, { tools: [bash] });
+    await runAgent(stack, script, { tools: [bash] });
+    expect(bash.calls).toHaveLength(2);
+  });
+});
