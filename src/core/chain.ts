@@ -9,14 +9,14 @@
  * and only `around` hooks nest.
  */
 import { Continue, isHookAction, type HookAction } from "./action.ts";
-import { HookError, NextMisuseError, describe, type HookFailureKind, type Phase } from "./errors.ts";
+import { HookError, NextMisuseError, describe, type Phase } from "./errors.ts";
 import type { CompiledHook } from "./hook.ts";
-import { Failure, hookError, invoke } from "./invoke.ts";
+import { Failure, hookError, invoke, whenSettled } from "./invoke.ts";
 import { Outcome } from "./outcome.ts";
 import { deepFreeze } from "./readonly.ts";
 import type { RunContext } from "./run-context.ts";
+import { enterAround } from "./around.ts";
 import { isThenable } from "./signal.ts";
-import type { TraceAction } from "./trace.ts";
 
 /** The hooks of one point for one subject, compiled once and cached (R8). */
 export interface Chain {
@@ -26,10 +26,30 @@ export interface Chain {
   readonly observers: readonly CompiledHook[];
   /** True when some hook's matcher needs the input, so it is checked per run. */
   readonly dynamic: boolean;
+  /** Each hook's `before` and `after` (or undefined), by index: what the plain loops call. */
+  readonly befores: readonly (AnyFn | undefined)[];
+  readonly afters: readonly (AnyFn | undefined)[];
+  /** No input-dependent matcher, no timeout, no around: the plain loops apply when nobody records. */
+  readonly plain: boolean;
 }
+
+type AnyFn = (...args: any[]) => unknown;
+
+/** Compile the per-run view of `hooks` (already filtered and ordered). */
+/** Not frozen: V8 (Node 20) reads frozen arrays far slower in optimised loops, and chains never leave the stack. */
+export const compileChain = (hooks: CompiledHook[], observers: CompiledHook[], subject: unknown): Chain => ({
+  hooks,
+  observers,
+  dynamic: hooks.some((h) => h.matcher.needsInput) || observers.some((h) => h.matcher.needsInput),
+  befores: hooks.map((h) => h.before),
+  afters: hooks.map((h) => h.after),
+  plain: hooks.every((h) => !h.matcher.needsInput && h.timeoutMs === undefined && h.around === undefined),
+  subject,
+} as Chain);
 
 /** The state of one frame: a stretch of the chain between two `around` boundaries. */
 export interface Frame {
+  chain: Chain;
   hooks: readonly CompiledHook[];
   /** Index of the first hook of this frame. */
   start: number;
@@ -51,8 +71,8 @@ export interface Frame {
 
 type Step = Outcome | Promise<Outcome>;
 
-export const newFrame = (hooks: readonly CompiledHook[], start: number, input: unknown): Frame => ({
-  hooks, start, i: start, j: start - 1, input, input0: input, transforms: undefined, skipped: undefined, outcome: undefined, final: false,
+export const newFrame = (chain: Chain, start: number, input: unknown): Frame => ({
+  chain, hooks: chain.hooks, start, i: start, j: start - 1, input, input0: input, transforms: undefined, skipped: undefined, outcome: undefined, final: false,
 });
 
 /** The operation the chain wraps, with the run context it receives. */
@@ -61,32 +81,83 @@ export type Op = (input: any, ctx: any) => unknown;
 const toCompleted = (value: unknown): Outcome => ({ _tag: "Completed", value });
 const toFailed = (error: unknown): Outcome => ({ _tag: "Failed", error });
 
-const mark = (run: RunContext, hook: CompiledHook): number => (run.recording || hook.timeoutMs !== undefined ? performance.now() : 0);
+export const mark = (run: RunContext, hook: CompiledHook): number => (run.recording || hook.timeoutMs !== undefined ? performance.now() : 0);
 
 // ---------------------------------------------------------------------------------------------
 // The way in
 // ---------------------------------------------------------------------------------------------
 
-/** Enter hooks from `f.i` until the operation, an `around`, or a short-circuit. */
+/**
+ * Enter hooks from `f.i` until the operation, an `around`, or a short-circuit. The loop keeps
+ * its index in a local and calls untimed, untraced hooks inline: this is the hot path.
+ */
 export const forward = (run: RunContext, f: Frame, op: Op): Step => {
+  if (f.chain.plain && !run.recording) return forwardPlain(run, f, op);
   const hooks = f.hooks;
-  while (f.i < hooks.length) {
-    const i = f.i;
+  const n = hooks.length;
+  const slow = run.recording;
+  let i = f.i;
+  for (; i < n; i++) {
     const hook = hooks[i] as CompiledHook;
-    if (hook.matcher.needsInput && !matchesNow(run, f, hook, i)) {
-      f.i++;
-      continue;
-    }
-    if (hook.before !== undefined) {
+    if (hook.matcher.needsInput && !matchesNow(run, f, hook, i)) continue;
+    const before = hook.before;
+    if (before !== undefined) {
       run.input = f.input;
-      const started = mark(run, hook);
-      const answer = invoke(run, hook, "before", hook.before, f.input, run, undefined, started);
-      if (isThenable(answer)) return (answer as Promise<unknown>).then((a) => resumeBefore(run, f, op, hook, a, started));
-      if (applyBefore(run, f, hook, answer, started)) return unwind(run, f, op);
+      let answer: unknown;
+      let started = 0;
+      if (slow || hook.timeoutMs !== undefined) {
+        started = mark(run, hook);
+        answer = invoke(run, hook, "before", before, f.input, run, undefined, started);
+      } else {
+        run.current = hook;
+        try {
+          answer = before(f.input, run);
+        } catch (cause) {
+          answer = new Failure(hookError(run, hook, "before", cause instanceof NextMisuseError ? "next-misuse" : "threw", cause, 0));
+        }
+      }
+      if (answer !== undefined && answer !== Continue) {
+        f.i = i;
+        if (isThenable(answer)) return whenSettled(run, hook, "before", answer, started, (a) => resumeBefore(run, f, op, hook, a, started));
+        if (applyBefore(run, f, hook, answer, started)) return unwind(run, f, op);
+      } else if (slow) run.record(hook, "before", "Continue", started);
     }
-    if (hook.around !== undefined) return enterAround(run, f, op, hook);
-    f.i++;
+    if (hook.around !== undefined) {
+      f.i = i;
+      return enterAround(run, f, op, hook);
+    }
   }
+  f.i = i;
+  return callOperation(run, f, op);
+};
+
+/**
+ * The hottest loop: plain chains (no conditions, timeouts or arounds) in runs nobody records.
+ * A hook that answers anything but Continue hands over to the general handling.
+ */
+const forwardPlain = (run: RunContext, f: Frame, op: Op): Step => {
+  const befores = f.chain.befores;
+  const hooks = f.hooks;
+  const n = befores.length;
+  run.input = f.input;
+  for (let i = f.i; i < n; i++) {
+    const before = befores[i];
+    if (before === undefined) continue;
+    const hook = hooks[i] as CompiledHook;
+    run.current = hook;
+    let answer: unknown;
+    try {
+      answer = before(f.input, run);
+    } catch (cause) {
+      answer = new Failure(hookError(run, hook, "before", cause instanceof NextMisuseError ? "next-misuse" : "threw", cause, 0));
+    }
+    if (answer === undefined || answer === Continue) continue;
+    f.i = i;
+    if (isThenable(answer)) return whenSettled(run, hook, "before", answer, 0, (a) => resumeBefore(run, f, op, hook, a, 0));
+    if (applyBefore(run, f, hook, answer, 0)) return unwind(run, f, op);
+    run.input = f.input;
+  }
+  f.i = n;
   return callOperation(run, f, op);
 };
 
@@ -137,7 +208,7 @@ const applyBefore = (run: RunContext, f: Frame, hook: CompiledHook, answer: unkn
  * Validate what a hook returned (R2, R6). Returns the action, or undefined after recording the
  * failure (invalid shape, or `Reject` on an observation point).
  */
-const checkAction = (run: RunContext, hook: CompiledHook, phase: Phase, answer: unknown, started: number): HookAction | undefined => {
+export const checkAction = (run: RunContext, hook: CompiledHook, phase: Phase, answer: unknown, started: number): HookAction | undefined => {
   if (answer instanceof Failure) return failed(run, hook, phase, answer.error, started);
   if (!isHookAction(answer)) return failed(run, hook, phase, hookError(run, hook, phase, "invalid-action", new TypeError(`expected Continue, Transform, Reject or Replace, got ${describe(answer)}`), started), started);
   if (answer._tag === "Reject" && run.kind === "observe")
@@ -146,7 +217,7 @@ const checkAction = (run: RunContext, hook: CompiledHook, phase: Phase, answer: 
 };
 
 /** Record a failure; returns undefined so callers can `return failed(...)`. The fail mode is applied by the caller. */
-const failed = (run: RunContext, hook: CompiledHook, phase: Phase, error: HookError, started: number): undefined => {
+export const failed = (run: RunContext, hook: CompiledHook, phase: Phase, error: HookError, started: number): undefined => {
   const open = hook.failMode === "open" || hook.shadow;
   run.fail(error, open);
   if (run.recording) run.record(hook, phase, "Failed", started, error.message, open ? "open" : "closed");
@@ -166,9 +237,9 @@ const failClosedBefore = (run: RunContext, f: Frame, hook: CompiledHook): boolea
 /** What a frame yields when the run settled (aborted) under it: nobody reads it. */
 const abandoned = (f: Frame): Outcome => f.outcome ?? Outcome.failed(new NextMisuseError("run already settled"));
 
-const reasonOf = (action: HookAction): string | undefined => (action._tag === "Reject" ? action.reason : undefined);
+export const reasonOf = (action: HookAction): string | undefined => (action._tag === "Reject" ? action.reason : undefined);
 
-const freeze = <T>(run: RunContext, value: T): T => (run.runtime.strict ? deepFreeze(value) : value);
+export const freeze = <T>(run: RunContext, value: T): T => (run.runtime.strict ? deepFreeze(value) : value);
 
 // ---------------------------------------------------------------------------------------------
 // The operation
@@ -206,33 +277,82 @@ const callOperation = (run: RunContext, f: Frame, op: Op): Step => {
 
 /** Leave hooks from `f.j` down to the frame's start: `after` on Completed, `recover` on Failed. */
 export const unwind = (run: RunContext, f: Frame, op: Op): Step => {
+  if (f.chain.plain && !run.recording && !f.final && (f.outcome as Outcome)._tag === "Completed") return unwindPlain(run, f, op);
   const hooks = f.hooks;
-  while (f.j >= f.start && !f.final) {
-    const j = f.j;
+  const start = f.start;
+  const slow = run.recording;
+  for (let j = f.j; j >= start && !f.final; j--) {
     const hook = hooks[j] as CompiledHook;
     const outcome = f.outcome as Outcome;
-    if (f.skipped?.has(j) === true) {
-      f.j--;
+    const fn = outcome._tag === "Completed" ? hook.after : outcome._tag === "Failed" ? hook.recover : undefined;
+    if (fn === undefined || (f.skipped !== undefined && f.skipped.has(j))) continue;
+    const phase: Phase = outcome._tag === "Completed" ? "after" : "recover";
+    const first = phase === "after" ? (outcome as { value: unknown }).value : (outcome as { error: unknown }).error;
+    const input = f.transforms === undefined ? f.input : inputAt(f, j);
+    run.input = input;
+    let answer: unknown;
+    let started = 0;
+    if (slow || hook.timeoutMs !== undefined) {
+      started = mark(run, hook);
+      answer = invoke(run, hook, phase, fn, first, input, run, started);
+    } else {
+      run.current = hook;
+      try {
+        answer = fn(first, input, run);
+      } catch (cause) {
+        answer = new Failure(hookError(run, hook, phase, cause instanceof NextMisuseError ? "next-misuse" : "threw", cause, 0));
+      }
+    }
+    if (answer === undefined || answer === Continue) {
+      if (slow) run.record(hook, phase, "Continue", started);
       continue;
     }
-    const fn = outcome._tag === "Completed" ? hook.after : outcome._tag === "Failed" ? hook.recover : undefined;
-    if (fn !== undefined) {
-      const phase: Phase = outcome._tag === "Completed" ? "after" : "recover";
-      const first = phase === "after" ? (outcome as { value: unknown }).value : (outcome as { error: unknown }).error;
-      const input = inputAt(f, j);
-      run.input = input;
-      const started = mark(run, hook);
-      const answer = invoke(run, hook, phase, fn, first, input, run, started);
-      if (isThenable(answer))
-        return (answer as Promise<unknown>).then((a) => {
-          if (run.settled) return abandoned(f);
-          applyExit(run, f, hook, phase, a, started);
-          f.j--;
-          return unwind(run, f, op);
-        });
-      applyExit(run, f, hook, phase, answer, started);
+    if (isThenable(answer)) {
+      f.j = j;
+      return whenSettled(run, hook, phase, answer, started, (a) => {
+        if (run.settled) return abandoned(f);
+        applyExit(run, f, hook, phase, a, started);
+        f.j--;
+        return unwind(run, f, op);
+      });
     }
-    f.j--;
+    applyExit(run, f, hook, phase, answer, started);
+  }
+  return f.outcome as Outcome;
+};
+
+/** The plain loop of the way out: `after` hooks on a Completed outcome, for plain chains. */
+const unwindPlain = (run: RunContext, f: Frame, op: Op): Step => {
+  const afters = f.chain.afters;
+  const hooks = f.hooks;
+  const start = f.start;
+  for (let j = f.j; j >= start; j--) {
+    const after = afters[j];
+    if (after === undefined) continue;
+    const hook = hooks[j] as CompiledHook;
+    const input = f.transforms === undefined ? f.input : inputAt(f, j);
+    run.input = input;
+    run.current = hook;
+    let answer: unknown;
+    try {
+      answer = after((f.outcome as { value: unknown }).value, input, run);
+    } catch (cause) {
+      answer = new Failure(hookError(run, hook, "after", cause instanceof NextMisuseError ? "next-misuse" : "threw", cause, 0));
+    }
+    if (answer === undefined || answer === Continue) continue;
+    f.j = j;
+    if (isThenable(answer))
+      return whenSettled(run, hook, "after", answer, 0, (a) => {
+        if (run.settled) return abandoned(f);
+        applyExit(run, f, hook, "after", a, 0);
+        f.j--;
+        return unwind(run, f, op);
+      });
+    applyExit(run, f, hook, "after", answer, 0);
+    if (f.final) return f.outcome as Outcome;
+    f.j = j - 1;
+    // A Failed outcome leaves the plain path; unwind decides what runs next.
+    if ((f.outcome as Outcome)._tag !== "Completed") return unwind(run, f, op);
   }
   return f.outcome as Outcome;
 };
@@ -276,132 +396,6 @@ const applyExit = (run: RunContext, f: Frame, hook: CompiledHook, phase: "after"
   f.outcome = toCompleted(freeze(run, action.value));
   // A recovered value flows outward like an operation result; Replace in `after` is final (R3).
   if (phase === "after" && action._tag === "Replace") f.final = true;
-};
-
-// ---------------------------------------------------------------------------------------------
-// Around hooks
-// ---------------------------------------------------------------------------------------------
-
-/** What one call of an `around` hook knows about its `next()`. */
-interface NextState {
-  calls: number;
-  pending: Promise<Outcome> | undefined;
-  last: Outcome | undefined;
-  lastFinal: boolean;
-  settled: boolean;
-  misuse: NextMisuseError | undefined;
-}
-
-const enterAround = (run: RunContext, f: Frame, op: Op, hook: CompiledHook): Step => {
-  const i = f.i;
-  const state: NextState = { calls: 0, pending: undefined, last: undefined, lastFinal: false, settled: false, misuse: undefined };
-  const layerInput = f.input;
-  const inner = (input: unknown): Step => {
-    const frame = newFrame(f.hooks, i + 1, input);
-    const step = forward(run, frame, op);
-    const done = (o: Outcome): Outcome => {
-      state.last = o;
-      state.lastFinal = frame.final;
-      state.pending = undefined;
-      return o;
-    };
-    return isThenable(step) ? (step as Promise<Outcome>).then(done) : done(step as Outcome);
-  };
-  const next = (input?: unknown): Promise<Outcome> => {
-    const misuse = state.settled || run.settled
-      ? new NextMisuseError(`next() called after hook "${hook.name}" settled`)
-      : state.pending !== undefined
-        ? new NextMisuseError(`next() called while a previous next() of hook "${hook.name}" is still pending`)
-        : undefined;
-    if (misuse !== undefined) {
-      state.misuse ??= misuse;
-      if (state.settled) recordLateMisuse(run, hook, misuse);
-      const rejected = Promise.reject(misuse);
-      rejected.catch(noop); // a dangling next() must not become an unhandled rejection (A5)
-      return rejected;
-    }
-    state.calls++;
-    const nextInput = input === undefined ? f.input : freeze(run, input);
-    const step = inner(nextInput);
-    if (!isThenable(step)) return Promise.resolve(step as Outcome);
-    state.pending = step as Promise<Outcome>;
-    return state.pending;
-  };
-  const ctx = Object.create(run, { input: { value: layerInput }, current: { value: hook } }) as RunContext;
-  const started = mark(run, hook);
-  const answer = invoke(run, hook, "around", hook.around as (...args: any[]) => unknown, ctx, next, undefined, started);
-  const settle = (a: unknown): Step => {
-    state.settled = true;
-    return applyAround(run, f, op, hook, a, state, inner, layerInput, started);
-  };
-  return isThenable(answer) ? (answer as Promise<unknown>).then(settle) : settle(answer);
-};
-
-const noop = (): void => {};
-
-const recordLateMisuse = (run: RunContext, hook: CompiledHook, misuse: NextMisuseError): void => {
-  run.fail(hookError(run, hook, "around", "next-misuse", misuse, 0), true);
-};
-
-/** Turn what an `around` returned into the frame's outcome, then leave through this hook's own `after`. */
-const applyAround = (
-  run: RunContext, f: Frame, op: Op, hook: CompiledHook, answer: unknown, state: NextState,
-  inner: (input: unknown) => Step, layerInput: unknown, started: number,
-): Step => {
-  f.j = f.i;
-  const leave = (outcome: Outcome, final: boolean): Step => {
-    f.outcome = outcome;
-    f.final = final;
-    return unwind(run, f, op);
-  };
-  const passThrough = (): Step => {
-    if (state.pending !== undefined) return state.pending.then((o) => leave(o, state.lastFinal));
-    if (state.last !== undefined) return leave(state.last, state.lastFinal);
-    const step = inner(layerInput);
-    return isThenable(step) ? (step as Promise<Outcome>).then((o) => leave(o, state.lastFinal)) : leave(step as Outcome, state.lastFinal);
-  };
-  const failure = (kind: HookFailureKind, cause: unknown): Step => {
-    const error = answer instanceof Failure ? answer.error : hookError(run, hook, "around", kind, cause, started);
-    failed(run, hook, "around", error, started);
-    if (hook.failMode === "open" || hook.shadow) return passThrough();
-    return leave(Outcome.rejected(error.message, hook.name, error), true);
-  };
-  if (state.misuse !== undefined && !(answer instanceof Failure)) return failure("next-misuse", state.misuse);
-  if (answer instanceof Failure) return failure(answer.error.kind, answer.error.cause);
-  if (hook.shadow) {
-    if (run.recording) run.record(hook, "around", "Continue", started, "shadow");
-    return passThrough();
-  }
-  if (answer === undefined) {
-    if (state.calls > 0) return recordAnd(run, hook, started, "Outcome", passThrough);
-    return failure("invalid-action", new TypeError("around returned nothing and never called next(): no decision"));
-  }
-  if (Outcome.is(answer)) {
-    if (state.lastFinal && answer !== state.last) return ignored(run, hook, started, state, leave);
-    if (answer._tag === "Rejected" && answer !== state.last && run.kind === "observe")
-      return failure("reject-on-observe", new TypeError(`a Rejected outcome is not allowed on observation point ${run.point}`));
-    if (run.recording) run.record(hook, "around", "Outcome", started);
-    return leave(answer, answer === state.last && state.lastFinal);
-  }
-  if (!isHookAction(answer)) return failure("invalid-action", new TypeError(`expected an action or an Outcome, got ${describe(answer)}`));
-  if (answer._tag === "Reject" && run.kind === "observe")
-    return failure("reject-on-observe", new TypeError(`Reject("${answer.reason}") is not allowed on observation point ${run.point}`));
-  if (answer._tag === "Continue") return recordAnd(run, hook, started, "Continue", passThrough);
-  if (state.lastFinal) return ignored(run, hook, started, state, leave);
-  if (run.recording) run.record(hook, "around", answer._tag, started, reasonOf(answer));
-  if (answer._tag === "Reject") return leave(Outcome.rejected(answer.reason, hook.name), true);
-  return leave(toCompleted(freeze(run, answer.value)), answer._tag === "Replace");
-};
-
-const recordAnd = (run: RunContext, hook: CompiledHook, started: number, action: TraceAction, then: () => Step): Step => {
-  if (run.recording) run.record(hook, "around", action, started);
-  return then();
-};
-
-/** An `around` further out tried to change a final outcome: ignored, and said so (R3). */
-const ignored = (run: RunContext, hook: CompiledHook, started: number, state: NextState, leave: (o: Outcome, final: boolean) => Step): Step => {
-  if (run.recording) run.record(hook, "around", "Ignored", started, "the inner outcome was final (Replace or Reject in an after)");
-  return leave(state.last as Outcome, true);
 };
 
 export { toCompleted, toFailed };

@@ -5,7 +5,7 @@
  */
 import { HookError, HookTimeoutError, NextMisuseError, type HookFailureKind, type Phase } from "./errors.ts";
 import type { CompiledHook } from "./hook.ts";
-import type { RunContext } from "./run-context.ts";
+import { ScopedContext, type RunContext } from "./run-context.ts";
 import { isThenable, linkSignal } from "./signal.ts";
 
 /** A hook failed; carried as a value through the chain. */
@@ -42,10 +42,27 @@ export const invoke = (
   } catch (cause) {
     return new Failure(hookError(run, hook, phase, kindOf(cause), cause, started));
   }
-  if (!isThenable(result)) return result;
-  // Only asynchronous hooks pay for a promise, and we only learn a hook is async from its answer.
+  // A thenable goes back as it is: `whenSettled` attaches both handlers in one `then`, so an
+  // asynchronous hook costs one promise, and a synchronous one none.
+  return result;
+};
+
+/**
+ * Continue with `next(answer)` once an asynchronous hook settles; a rejection becomes a `Failure`.
+ *
+ * @example
+ * if (isThenable(answer)) return whenSettled(run, hook, "before", answer, started, (a) => resume(a))
+ */
+export const whenSettled = <T>(
+  run: RunContext,
+  hook: CompiledHook,
+  phase: Phase,
+  answer: PromiseLike<unknown>,
+  started: number,
+  next: (answer: unknown) => T,
+): Promise<Awaited<T>> => {
   const t0 = started || performance.now();
-  return Promise.resolve(result).then(undefined, (cause) => new Failure(hookError(run, hook, phase, kindOf(cause), cause, t0)));
+  return Promise.resolve(answer).then(next, (cause) => next(new Failure(hookError(run, hook, phase, kindOf(cause), cause, t0)))) as Promise<Awaited<T>>;
 };
 
 /**
@@ -64,9 +81,9 @@ const invokeTimed = (
 ): unknown => {
   const t0 = started || performance.now();
   const link = linkSignal(run.signal);
-  // An around hook already has its own context (its layer's input); derive from that one.
-  const base = phase === "around" ? (a as RunContext) : run;
-  const ctx = Object.create(base, { signal: { value: link.controller.signal }, current: { value: hook } }) as RunContext;
+  // An around hook's context carries its layer's input; others see the run's current input.
+  const input = phase === "around" ? (a as ScopedContext).input : run.input;
+  const ctx = new ScopedContext(run, input, link.controller.signal, hook);
   // `ctx` is always the last argument given to a hook function, except `around(ctx, next)`.
   const args = phase === "around" ? [ctx, b] : phase === "before" ? [a, ctx] : [a, b, ctx];
   run.current = hook;

@@ -48,8 +48,6 @@ export class RunContext<I = unknown> implements HookContext<I> {
   settled = false;
   /** The most recent hook failure, read right after `fail` by the chain. */
   lastFailure: HookError | undefined = undefined;
-  /** The run context itself; derived per-hook contexts (`Object.create`) share its lazy fields through it. */
-  readonly root: RunContext<I> = this;
   private id: string | undefined;
   private sessionStore: StateStore | undefined = undefined;
 
@@ -80,19 +78,21 @@ export class RunContext<I = unknown> implements HookContext<I> {
 
   /** Run ids are made on first use: most runs never need one. */
   get runId(): string {
-    const root = this.root;
-    return (root.id ??= `run-${process.pid}-${++runSeq}`);
+    return (this.id ??= `run-${process.pid}-${++runSeq}`);
   }
 
   state(scope: "session" | "global" = "session"): StateStore {
     if (scope === "global") return this.store;
-    const root = this.root;
-    return (root.sessionStore ??= this.store.scope(`session:${this.sessionId ?? "none"}`));
+    return (this.sessionStore ??= this.store.scope(`session:${this.sessionId ?? "none"}`));
   }
 
   addContext(text: string): void {
+    this.addContextFrom(this.current, text);
+  }
+
+  addContextFrom(hook: CompiledHook | undefined, text: string): void {
     if (typeof text !== "string" || text === "") return;
-    this.options?.onContext?.(text, this.current?.name ?? "?");
+    this.options?.onContext?.(text, hook?.name ?? "?");
   }
 
   async approve(request: { readonly reason?: string; readonly hook: string; readonly input?: unknown }): Promise<ApprovalDecision> {
@@ -159,4 +159,31 @@ export class RunContext<I = unknown> implements HookContext<I> {
       }
     }
   }
+}
+
+/**
+ * The context of an `around` hook or of a hook with its own timeout: the run's context with
+ * this layer's input, this hook's signal, and this hook named in `addContext`. A small class
+ * rather than `Object.create(run)`: making every run object a prototype would deoptimise
+ * every property access on runs.
+ */
+export class ScopedContext<I = unknown> implements HookContext<I> {
+  constructor(
+    readonly run: RunContext<I>,
+    readonly input: any,
+    readonly signal: AbortSignal,
+    readonly hook: CompiledHook,
+  ) {}
+  get point(): string { return this.run.point; }
+  get kind(): PointKind { return this.run.kind; }
+  get subject(): string | undefined { return this.run.subject; }
+  get sessionId(): string | undefined { return this.run.sessionId; }
+  get runId(): string { return this.run.runId; }
+  get metadata(): Readonly<Record<string, unknown>> { return this.run.metadata; }
+  get path(): readonly string[] { return this.run.path; }
+  get store(): StateStore { return this.run.store; }
+  state(scope?: "session" | "global"): StateStore { return this.run.state(scope); }
+  addContext(text: string): void { this.run.addContextFrom(this.hook, text); }
+  approve(request: { readonly reason?: string; readonly hook: string; readonly input?: unknown }): Promise<ApprovalDecision> { return this.run.approve(request); }
+  waitUntil(work: PromiseLike<unknown>): void { this.run.waitUntil(work); }
 }

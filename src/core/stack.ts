@@ -3,7 +3,7 @@
  * `disable` and `enable` return new stacks; chains are compiled lazily per point and subject
  * and cached on the stack, so a hook whose matcher does not match costs nothing per run.
  */
-import { forward, newFrame, toCompleted, toFailed, type Chain } from "./chain.ts";
+import { compileChain, forward, newFrame, toCompleted, toFailed, type Chain } from "./chain.ts";
 import type { RunEvent, RunOptions } from "./context.ts";
 import { HookError, RegistrationError, RunAbortedError, type Phase } from "./errors.ts";
 import { byPriority, compileHook, type CompiledHook, type Hook } from "./hook.ts";
@@ -174,7 +174,7 @@ class Stack<P extends Points> implements HookStack<P> {
         if (timer !== undefined) clearTimeout(timer);
         signal.removeEventListener("abort", onAbort);
         link.dispose();
-        resolve(settle(run, chain, outcome));
+        resolve(finished(run, chain, outcome));
       };
       const onAbort = (): void => finish(Outcome.failed(new RunAbortedError(def.name, signal.reason, timedOut)));
       let timedOut = false;
@@ -231,12 +231,11 @@ class Stack<P extends Points> implements HookStack<P> {
 
   private compile(table: PointTable, subject: string | undefined, all: boolean): Chain {
     const live = table.hooks.filter((h) => !this.disabled.has(h.name) && (all || h.matcher.matchSubject(subject)));
-    return Object.freeze({
-      hooks: Object.freeze(live.filter((h) => h.before || h.after || h.around || h.recover)),
-      observers: Object.freeze(live.filter((h) => h.observe !== undefined)),
-      dynamic: live.some((h) => h.matcher.needsInput),
-      subject: all ? noSubject : subject,
-    }) as Chain;
+    return compileChain(
+      live.filter((h) => h.before || h.after || h.around || h.recover),
+      live.filter((h) => h.observe !== undefined),
+      all ? noSubject : subject,
+    );
   }
 }
 
@@ -268,7 +267,7 @@ const execute = (run: RunContext, chain: Chain, input: unknown, operation: Opera
   if (chain.hooks.length === 0) return callDirect(run, input, operation);
   const frozen = run.runtime.strict ? deepFreeze(input) : input;
   try {
-    return forward(run, newFrame(chain.hooks, 0, frozen), operation);
+    return forward(run, newFrame(chain, 0, frozen), operation);
   } catch (error) {
     // The chain never throws for what hooks or the operation do; this is a bug guard.
     return toFailed(error);
@@ -298,11 +297,19 @@ const subjectOf = (run: RunContext, input: unknown): string | undefined => {
 
 /** Mark the run settled and hand its event to observers, after the caller got the outcome (R10). */
 const settle = (run: RunContext, chain: Chain, step: Outcome | Promise<Outcome>): Promise<Outcome> => {
-  if (isThenable(step)) return (step as Promise<Outcome>).then((o) => settle(run, chain, o), (error) => settle(run, chain, Outcome.failed(error)));
-  const outcome = step as Outcome;
+  if (isThenable(step)) {
+    // Without observers nobody waits for the end of an unguarded run: `settled` matters to
+    // aborts (guarded runs mark it themselves) and each around hook guards its own next().
+    if (chain.observers.length === 0) return step as Promise<Outcome>;
+    return (step as Promise<Outcome>).then((o) => finished(run, chain, o), (error) => finished(run, chain, Outcome.failed(error)));
+  }
+  return Promise.resolve(finished(run, chain, step as Outcome));
+};
+
+const finished = (run: RunContext, chain: Chain, outcome: Outcome): Outcome => {
   run.settled = true;
   if (chain.observers.length > 0) notify(run, chain, outcome);
-  return Promise.resolve(outcome);
+  return outcome;
 };
 
 const notify = (run: RunContext, chain: Chain, outcome: Outcome): void => {

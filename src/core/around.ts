@@ -1,0 +1,162 @@
+/**
+ * Around hooks (R4): the raw onion. `next(input?)` runs everything inside the hook as a new
+ * frame and resolves to its `Outcome`; it may be called zero times, once, or several times in
+ * sequence, never concurrently and never after the hook settled.
+ *
+ * One `AroundCall` object per call of an around hook holds what its `next()` knows. Methods on
+ * a class rather than closures: closures would be allocated (and, under some transpilers,
+ * renamed with `Object.defineProperty`) on every call.
+ */
+import { isHookAction } from "./action.ts";
+import { failed, forward, freeze, mark, newFrame, reasonOf, toCompleted, unwind, type Frame, type Op } from "./chain.ts";
+import { NextMisuseError, describe, type HookFailureKind } from "./errors.ts";
+import type { CompiledHook } from "./hook.ts";
+import { Failure, hookError, invoke, whenSettled } from "./invoke.ts";
+import { Outcome } from "./outcome.ts";
+import { ScopedContext, type RunContext } from "./run-context.ts";
+import { isThenable } from "./signal.ts";
+
+type Step = Outcome | Promise<Outcome>;
+
+/** Call the around hook at `f.i`; what it returns becomes the frame's outcome before the frame unwinds. */
+export const enterAround = (run: RunContext, f: Frame, op: Op, hook: CompiledHook): Step => new AroundCall(run, f, op, hook).start();
+
+const rejectedMisuse = (misuse: NextMisuseError): Promise<Outcome> => {
+  const rejected = Promise.reject(misuse);
+  rejected.catch(noop); // a dangling next() must not become an unhandled rejection (A5)
+  return rejected;
+};
+const noop = (): void => {};
+
+class AroundCall {
+  calls = 0;
+  pending: Promise<Outcome> | undefined = undefined;
+  last: Outcome | undefined = undefined;
+  lastFinal = false;
+  settled = false;
+  misuse: NextMisuseError | undefined = undefined;
+  started = 0;
+  readonly layerInput: unknown;
+  readonly next: (input?: unknown) => Promise<Outcome>;
+
+  constructor(
+    readonly run: RunContext,
+    readonly f: Frame,
+    readonly op: Op,
+    readonly hook: CompiledHook,
+  ) {
+    this.layerInput = f.input;
+    this.next = this.callNext.bind(this);
+  }
+
+  start(): Step {
+    const { run, hook } = this;
+    const ctx = new ScopedContext(run, this.layerInput, run.signal, hook);
+    this.started = mark(run, hook);
+    const answer = invoke(run, hook, "around", hook.around as (...args: any[]) => unknown, ctx, this.next, undefined, this.started);
+    if (isThenable(answer)) return whenSettled(run, hook, "around", answer, this.started, (a) => this.settle(a));
+    return this.settle(answer);
+  }
+
+  callNext(input?: unknown): Promise<Outcome> {
+    if (this.settled || this.run.settled) {
+      const misuse = new NextMisuseError(`next() called after hook "${this.hook.name}" settled`);
+      this.misuse ??= misuse;
+      this.run.fail(hookError(this.run, this.hook, "around", "next-misuse", misuse, 0), true);
+      return rejectedMisuse(misuse);
+    }
+    if (this.pending !== undefined) {
+      const misuse = new NextMisuseError(`next() called while a previous next() of hook "${this.hook.name}" is still pending`);
+      this.misuse ??= misuse;
+      return rejectedMisuse(misuse);
+    }
+    this.calls++;
+    const step = this.inner(input === undefined ? this.f.input : freeze(this.run, input));
+    if (!isThenable(step)) return Promise.resolve(step as Outcome);
+    this.pending = step as Promise<Outcome>;
+    return this.pending;
+  }
+
+  /** Run what is inside this hook as a new frame. */
+  inner(input: unknown): Step {
+    const frame = newFrame(this.f.chain, this.f.i + 1, input);
+    const step = forward(this.run, frame, this.op);
+    if (isThenable(step)) return (step as Promise<Outcome>).then((o) => this.done(frame, o));
+    return this.done(frame, step as Outcome);
+  }
+
+  done(frame: Frame, outcome: Outcome): Outcome {
+    this.last = outcome;
+    this.lastFinal = frame.final;
+    this.pending = undefined;
+    return outcome;
+  }
+
+  /** Turn what the hook returned into the frame's outcome, then leave through this hook's own `after`. */
+  settle(answer: unknown): Step {
+    this.settled = true;
+    const { run, hook } = this;
+    this.f.j = this.f.i;
+    if (this.misuse !== undefined && !(answer instanceof Failure)) return this.failure(answer, "next-misuse", this.misuse);
+    if (answer instanceof Failure) return this.failure(answer, answer.error.kind, answer.error.cause);
+    if (hook.shadow) {
+      if (run.recording) run.record(hook, "around", "Continue", this.started, "shadow");
+      return this.passThrough();
+    }
+    if (answer === undefined) {
+      if (this.calls > 0) return this.recorded("Outcome");
+      return this.failure(answer, "invalid-action", new TypeError("around returned nothing and never called next(): no decision"));
+    }
+    if (Outcome.is(answer)) {
+      if (this.lastFinal && answer !== this.last) return this.ignored();
+      if (answer._tag === "Rejected" && answer !== this.last && run.kind === "observe")
+        return this.failure(answer, "reject-on-observe", new TypeError(`a Rejected outcome is not allowed on observation point ${run.point}`));
+      if (run.recording) run.record(hook, "around", "Outcome", this.started);
+      return this.leave(answer, answer === this.last && this.lastFinal);
+    }
+    if (!isHookAction(answer)) return this.failure(answer, "invalid-action", new TypeError(`expected an action or an Outcome, got ${describe(answer)}`));
+    if (answer._tag === "Reject" && run.kind === "observe")
+      return this.failure(answer, "reject-on-observe", new TypeError(`Reject("${answer.reason}") is not allowed on observation point ${run.point}`));
+    if (answer._tag === "Continue") return this.recorded("Continue");
+    if (this.lastFinal) return this.ignored();
+    if (run.recording) run.record(hook, "around", answer._tag, this.started, reasonOf(answer));
+    if (answer._tag === "Reject") return this.leave(Outcome.rejected(answer.reason, hook.name), true);
+    return this.leave(toCompleted(freeze(run, answer.value)), answer._tag === "Replace");
+  }
+
+  leave(outcome: Outcome, final: boolean): Step {
+    this.f.outcome = outcome;
+    this.f.final = final;
+    return unwind(this.run, this.f, this.op);
+  }
+
+  /** Continue: the outcome of the pending or last `next()`, or run the inside now if it never ran. */
+  passThrough(): Step {
+    if (this.pending !== undefined) return this.pending.then((o) => this.leave(o, this.lastFinal));
+    if (this.last !== undefined) return this.leave(this.last, this.lastFinal);
+    const step = this.inner(this.layerInput);
+    if (isThenable(step)) return (step as Promise<Outcome>).then((o) => this.leave(o, this.lastFinal));
+    return this.leave(step as Outcome, this.lastFinal);
+  }
+
+  failure(answer: unknown, kind: HookFailureKind, cause: unknown): Step {
+    const { run, hook } = this;
+    const error = answer instanceof Failure ? answer.error : hookError(run, hook, "around", kind, cause, this.started);
+    failed(run, hook, "around", error, this.started);
+    if (hook.failMode === "open" || hook.shadow) return this.passThrough();
+    return this.leave(Outcome.rejected(error.message, hook.name, error), true);
+  }
+
+  /** Record the decision first, so the trace keeps the order of events, then pass through. */
+  recorded(action: "Outcome" | "Continue"): Step {
+    if (this.run.recording) this.run.record(this.hook, "around", action, this.started);
+    return this.passThrough();
+  }
+
+  /** This hook tried to change a final outcome: ignored, and said so (R3). */
+  ignored(): Step {
+    if (this.run.recording) this.run.record(this.hook, "around", "Ignored", this.started, "the inner outcome was final (Replace or Reject in an after)");
+    return this.leave(this.last as Outcome, true);
+  }
+}
+
