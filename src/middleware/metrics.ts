@@ -1,0 +1,158 @@
+/**
+ * `metrics`: OpenTelemetry metrics for the agent, on `@opentelemetry/api` only (no-ops until the
+ * application registers an SDK). GenAI conventions for model calls, token usage, tool and agent
+ * durations; agent-onion's own hook overhead histogram and counters of rejections and failures.
+ * Everything is read from observers (R10), so no metric is ever on a chain's critical path, and
+ * only low-cardinality attributes are used: names of points, hooks, tools and models, never
+ * arguments or content.
+ */
+import { metrics as otelMetrics, type Attributes, type Counter, type Histogram, type Meter } from "@opentelemetry/api";
+import type { RunEvent } from "../core/context.ts";
+import type { HookError } from "../core/errors.ts";
+import type { ModelRequest, ModelResponse, RunResult, ToolCall } from "../agent/types.ts";
+import type { Middleware } from "./apply.ts";
+import { allAgentPoints, observer, onEveryPoint } from "./every-point.ts";
+import { integerOption, nameOption } from "./options.ts";
+import {
+  durationBuckets, GenAiAttr, GenAiMetric, GenAiOperation, GenAiTokenType, hookBuckets, OnionAttr, OnionMetric, tokenBuckets,
+} from "./semconv.ts";
+import { Bounded, errorTypeOf, hookOutcome, providerOf, type ProviderOption } from "./telemetry-attrs.ts";
+
+export interface MetricsOptions {
+  /** Hook name; default `metrics`. */
+  readonly name?: string;
+  /** Where instruments come from; default the global meter `agent-onion`, looked up on the first run (after the SDK is registered). */
+  readonly meter?: Meter;
+  /** `gen_ai.provider.name`: a name, or a function of the model id; default a guess from the model id (`unknown` when none fits). */
+  readonly provider?: ProviderOption;
+  /** Also emit the deprecated `gen_ai.system` (same value) for backends that still key on it; default false. */
+  readonly legacySystemAttribute?: boolean;
+  /** Which points to watch; default all standard agent points. */
+  readonly points?: readonly string[];
+  /** Distinct tool, model and agent names per attribute before new ones read `_OTHER`; default 100. */
+  readonly maxValues?: number;
+}
+
+interface Instruments {
+  readonly operationDuration: Histogram;
+  readonly tokenUsage: Histogram;
+  readonly timeToFirstChunk: Histogram;
+  readonly toolDuration: Histogram;
+  readonly agentDuration: Histogram;
+  readonly hookDuration: Histogram;
+  readonly rejections: Counter;
+  readonly failOpen: Counter;
+  readonly failures: Counter;
+}
+
+const instruments = (meter: Meter): Instruments => {
+  const seconds = (name: string, description: string, buckets = durationBuckets) =>
+    meter.createHistogram(name, { unit: "s", description, advice: { explicitBucketBoundaries: [...buckets] } });
+  return {
+    operationDuration: seconds(GenAiMetric.operationDuration, "GenAI operation duration."),
+    tokenUsage: meter.createHistogram(GenAiMetric.tokenUsage, { unit: "{token}", description: "Number of input and output tokens used.", advice: { explicitBucketBoundaries: [...tokenBuckets] } }),
+    timeToFirstChunk: seconds(GenAiMetric.timeToFirstChunk, "Time to receive the first chunk of a streamed response."),
+    toolDuration: seconds(GenAiMetric.executeToolDuration, "Duration of a tool execution, hooks included."),
+    agentDuration: seconds(GenAiMetric.invokeAgentDuration, "Duration of an agent run, hooks included."),
+    hookDuration: seconds(OnionMetric.hookDuration, "Time spent in one phase of one hook (for around hooks, what they wrap too).", hookBuckets),
+    rejections: meter.createCounter(OnionMetric.rejections, { unit: "{rejection}", description: "Rejections by hooks (shadow ones flagged)." }),
+    failOpen: meter.createCounter(OnionMetric.failOpen, { unit: "{failure}", description: "Hook failures let through by failMode open." }),
+    failures: meter.createCounter(OnionMetric.failures, { unit: "{failure}", description: "Hook failures of any fail mode." }),
+  };
+};
+
+/**
+ * Record OpenTelemetry metrics for every point of the agent.
+ *
+ * @example
+ * const provider = new MeterProvider({ readers: [new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter() })] })
+ * metrics.setGlobalMeterProvider(provider)
+ * const stack = withMiddleware(createAgentStack(), guards(), metrics({ provider: "anthropic" }))
+ */
+export const metrics = (options: MetricsOptions = {}): Middleware => {
+  const name = nameOption("metrics", options.name);
+  const maxValues = integerOption(name, "maxValues", options.maxValues ?? 100, 1);
+  const legacy = options.legacySystemAttribute === true;
+  const models = new Bounded(maxValues);
+  const tools = new Bounded(maxValues);
+  const agents = new Bounded(maxValues);
+  let made: Instruments | undefined;
+  const get = (): Instruments => (made ??= instruments(options.meter ?? otelMetrics.getMeter("agent-onion")));
+
+  const genAi = (operation: string, model: string | undefined): Attributes => {
+    const attrs: Attributes = { [GenAiAttr.operationName]: operation };
+    if (model !== undefined) {
+      const provider = providerOf(model, options.provider);
+      attrs[GenAiAttr.providerName] = provider;
+      if (legacy) attrs[GenAiAttr.system] = provider;
+      attrs[GenAiAttr.requestModel] = models.of(model);
+    }
+    return attrs;
+  };
+  const withError = (attrs: Attributes, event: RunEvent<any, any>): Attributes => {
+    const errorType = errorTypeOf(event.outcome);
+    attrs[OnionAttr.outcome] = event.outcome._tag.toLowerCase();
+    if (errorType !== undefined) attrs[GenAiAttr.errorType] = errorType;
+    return attrs;
+  };
+
+  const modelCall = (m: Instruments, event: RunEvent<ModelRequest, ModelResponse>): void => {
+    const attrs = genAi(GenAiOperation.chat, event.input.model);
+    const response = event.outcome._tag === "Completed" ? event.outcome.value : undefined;
+    if (typeof response?.model === "string") attrs[GenAiAttr.responseModel] = models.of(response.model);
+    m.operationDuration.record(event.durationMs / 1000, withError({ ...attrs }, event));
+    if (response?.timeToFirstChunkMs !== undefined) m.timeToFirstChunk.record(response.timeToFirstChunkMs / 1000, attrs);
+    // The convention: report usage only when the provider reported it; estimates are not usage.
+    if (response === undefined || response.usageEstimated === true) return;
+    for (const [type, n] of [[GenAiTokenType.input, response.usage.inputTokens], [GenAiTokenType.output, response.usage.outputTokens]] as const)
+      if (Number.isFinite(n) && n >= 0) m.tokenUsage.record(n, { ...attrs, [GenAiAttr.tokenType]: type });
+  };
+
+  const toolCall = (m: Instruments, event: RunEvent<ToolCall, unknown>): void => {
+    const attrs: Attributes = { [GenAiAttr.operationName]: GenAiOperation.executeTool, [GenAiAttr.toolName]: tools.of(event.input.name) };
+    m.toolDuration.record(event.durationMs / 1000, withError(attrs, event));
+  };
+
+  const run = (m: Instruments, event: RunEvent<unknown, RunResult>): void => {
+    const attrs: Attributes = { [GenAiAttr.operationName]: GenAiOperation.invokeAgent, [GenAiAttr.agentName]: agents.of(event.path.at(-1)) };
+    m.agentDuration.record(event.durationMs / 1000, withError(attrs, event));
+  };
+
+  const hooks = (m: Instruments, event: RunEvent): void => {
+    let rejectedByDecision = false;
+    for (const d of event.decisions) {
+      const base: Attributes = { [OnionAttr.hookName]: d.hook, [OnionAttr.hookPoint]: event.point };
+      const failure = d.action === "Failed" ? failureOf(event.failures, d.hook, d.phase) : undefined;
+      m.hookDuration.record(d.ms / 1000, { ...base, [OnionAttr.hookPhase]: d.phase, [OnionAttr.hookOutcome]: hookOutcome(d.action, failure?.kind) });
+      if (d.action === "Reject") {
+        m.rejections.add(1, d.shadow === true ? { ...base, [OnionAttr.hookShadow]: true } : base);
+        if (d.shadow !== true && event.outcome._tag === "Rejected" && event.outcome.by === d.hook) rejectedByDecision = true;
+      } else if (d.action === "Failed") {
+        const errorType = failure?.kind ?? "threw";
+        m.failures.add(1, { ...base, [OnionAttr.hookFailMode]: d.failMode ?? "closed", [GenAiAttr.errorType]: errorType });
+        if (d.failMode === "open") m.failOpen.add(1, { ...base, [GenAiAttr.errorType]: errorType });
+      }
+    }
+    // An `around` that returned a Rejected outcome made no `Reject` decision; count it too (not fail-closed failures: those are failures).
+    const o = event.outcome;
+    if (o._tag === "Rejected" && o.cause === undefined && !rejectedByDecision && event.decisions.some((d) => d.hook === o.by))
+      m.rejections.add(1, { [OnionAttr.hookName]: o.by, [OnionAttr.hookPoint]: event.point });
+  };
+
+  return {
+    name,
+    hooks: onEveryPoint(
+      observer(name, (event) => {
+        const m = get();
+        hooks(m, event);
+        if (event.point === "modelCall") modelCall(m, event as RunEvent<ModelRequest, ModelResponse>);
+        else if (event.point === "toolCall") toolCall(m, event as RunEvent<ToolCall, unknown>);
+        else if (event.point === "run") run(m, event as RunEvent<unknown, RunResult>);
+      }),
+      options.points ?? allAgentPoints,
+    ),
+  };
+};
+
+const failureOf = (failures: readonly HookError[], hook: string, phase: string): HookError | undefined =>
+  failures.find((f) => f.hook === hook && f.phase === phase);

@@ -1,0 +1,86 @@
+/**
+ * The OpenTelemetry names agent-onion emits, copied rather than imported: the GenAI conventions
+ * are at Development status and `@opentelemetry/semantic-conventions/incubating` "may include
+ * breaking changes in minor versions", whose README asks libraries to copy what they use.
+ * Copied from semantic-conventions 1.45 (GenAI as in `semantic-conventions-genai`); the tests
+ * compare them with that package. Names under `agent_onion.` and `hook.` are ours.
+ */
+
+/** GenAI metric names. */
+export const GenAiMetric = {
+  operationDuration: "gen_ai.client.operation.duration",
+  tokenUsage: "gen_ai.client.token.usage",
+  timeToFirstChunk: "gen_ai.client.operation.time_to_first_chunk",
+  executeToolDuration: "gen_ai.execute_tool.duration",
+  invokeAgentDuration: "gen_ai.invoke_agent.duration",
+} as const;
+
+/** GenAI and general attribute names. */
+export const GenAiAttr = {
+  operationName: "gen_ai.operation.name",
+  providerName: "gen_ai.provider.name",
+  /** Deprecated by `gen_ai.provider.name` (semconv 1.37); emitted only when asked, for older backends. */
+  system: "gen_ai.system",
+  requestModel: "gen_ai.request.model",
+  responseModel: "gen_ai.response.model",
+  tokenType: "gen_ai.token.type",
+  toolName: "gen_ai.tool.name",
+  toolCallId: "gen_ai.tool.call.id",
+  toolType: "gen_ai.tool.type",
+  agentName: "gen_ai.agent.name",
+  conversationId: "gen_ai.conversation.id",
+  inputTokens: "gen_ai.usage.input_tokens",
+  outputTokens: "gen_ai.usage.output_tokens",
+  finishReasons: "gen_ai.response.finish_reasons",
+  errorType: "error.type",
+} as const;
+
+/** Well-known `gen_ai.operation.name` values. */
+export const GenAiOperation = {
+  chat: "chat",
+  executeTool: "execute_tool",
+  invokeAgent: "invoke_agent",
+} as const;
+
+/** `gen_ai.token.type` values. */
+export const GenAiTokenType = { input: "input", output: "output" } as const;
+
+/** The convention's bucket boundaries for `gen_ai.client.operation.duration` (seconds); used for every GenAI duration here. */
+export const durationBuckets: readonly number[] = Object.freeze([0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92]);
+
+/** The convention's bucket boundaries for `gen_ai.client.token.usage`. */
+export const tokenBuckets: readonly number[] = Object.freeze([1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864]);
+
+/** Our buckets for hook overhead (seconds): 10 µs to 10 s, as most hooks take microseconds. */
+export const hookBuckets: readonly number[] = Object.freeze([0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
+
+/** agent-onion's own metric names. */
+export const OnionMetric = {
+  hookDuration: "agent_onion.hook.duration",
+  rejections: "agent_onion.hook.rejections",
+  failOpen: "agent_onion.hook.fail_open",
+  failures: "agent_onion.hook.failures",
+} as const;
+
+/** agent-onion's own attribute names (low cardinality: hook and point names are registered, not data). */
+export const OnionAttr = {
+  hookName: "hook.name",
+  hookPoint: "hook.point",
+  hookPhase: "hook.phase",
+  hookAction: "hook.action",
+  /** `allow`, `deny`, `transform`, `error` or `timeout` (the reference's `hook.outcome`). */
+  hookOutcome: "hook.outcome",
+  hookShadow: "hook.shadow",
+  hookSource: "hook.source",
+  hookFailMode: "hook.failure_mode",
+  /** True on a failure that let the call through (Envoy's `failure_mode_allowed`, K2). */
+  failureModeAllowed: "hook.failure_mode_allowed",
+  point: "agent_onion.point",
+  subject: "agent_onion.subject",
+  outcome: "agent_onion.outcome",
+  rejectedBy: "agent_onion.rejected_by",
+  reason: "agent_onion.reason",
+} as const;
+
+/** The value OpenTelemetry uses when an attribute's set of values overflowed. */
+export const otherValue = "_OTHER";

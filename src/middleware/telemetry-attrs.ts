@@ -1,0 +1,81 @@
+/**
+ * Attribute values shared by the metrics and tracing middleware: the provider of a model,
+ * `error.type` of a failure, a hook's outcome in the reference's words, and a cap on how many
+ * distinct values an attribute may take (tool and model names come from the model and the
+ * caller, so a confused model must not be able to explode a metric's cardinality).
+ */
+import type { Outcome } from "../core/outcome.ts";
+import type { TraceAction } from "../core/trace.ts";
+import { otherValue } from "./semconv.ts";
+
+/** How to name the provider of a model: a fixed name, or a function of the model id. */
+export type ProviderOption = string | ((model: string) => string | undefined);
+
+const known: readonly (readonly [RegExp, string])[] = [
+  [/^claude|^anthropic/i, "anthropic"],
+  [/^(gpt-|o\d|chatgpt|text-embedding|openai)/i, "openai"],
+  [/^gemini|^models\/gemini/i, "gcp.gemini"],
+  [/^(mistral|mixtral|codestral|magistral)/i, "mistral_ai"],
+  [/^command|^cohere/i, "cohere"],
+  [/^grok/i, "x_ai"],
+  [/^deepseek/i, "deepseek"],
+];
+
+/**
+ * The `gen_ai.provider.name` of a model: the option when given, else a guess from well-known
+ * model id prefixes, else `unknown`.
+ *
+ * @example
+ * providerOf("claude-sonnet-4-5") // "anthropic"
+ */
+export const providerOf = (model: string, option?: ProviderOption): string => {
+  if (typeof option === "string") return option;
+  const named = option?.(model);
+  if (typeof named === "string" && named !== "") return named;
+  for (const [pattern, provider] of known) if (pattern.test(model)) return provider;
+  return "unknown";
+};
+
+/**
+ * The `error.type` of a failed or fail-closed outcome: the error's class name (low cardinality),
+ * `_OTHER` for values that are not errors; undefined when the outcome is not a failure.
+ *
+ * @example
+ * errorTypeOf(Outcome.failed(new TypeError("x"))) // "TypeError"
+ */
+export const errorTypeOf = (outcome: Outcome<unknown>): string | undefined => {
+  if (outcome._tag === "Completed") return undefined;
+  if (outcome._tag === "Rejected") return outcome.cause === undefined ? undefined : outcome.cause.name;
+  const error = outcome.error;
+  return error instanceof Error ? error.name || error.constructor.name || otherValue : otherValue;
+};
+
+/**
+ * A hook's decision in the reference's vocabulary: `allow`, `deny`, `transform`, `error` or `timeout`.
+ *
+ * @example
+ * hookOutcome("Reject") // "deny"
+ */
+export const hookOutcome = (action: TraceAction, failureKind?: string): string =>
+  action === "Reject" ? "deny"
+  : action === "Transform" || action === "Replace" ? "transform"
+  : action === "Failed" ? (failureKind === "timeout" ? "timeout" : "error")
+  : "allow";
+
+/**
+ * A cap on the distinct values of one attribute: past `limit` new values read `_OTHER`.
+ *
+ * @example
+ * const tools = new Bounded(2); tools.of("a"); tools.of("b"); tools.of("c") // "_OTHER"
+ */
+export class Bounded {
+  private readonly seen = new Set<string>();
+  constructor(private readonly limit: number) {}
+  of(value: string | undefined): string {
+    if (value === undefined || value === "") return otherValue;
+    if (this.seen.has(value)) return value;
+    if (this.seen.size >= this.limit) return otherValue;
+    this.seen.add(value);
+    return value;
+  }
+}
