@@ -49,7 +49,11 @@ export const readAnswerText = (hook: string, event: ClaudeEvent, text: string): 
   return { text: cleanText(trimmed) };
 };
 
-const firstLine = (buf: Buffer): string => cleanText(lenient.decode(buf)).split("\n")[0] ?? "";
+/** The line of stderr that says what went wrong: the first mentioning an error, else the first. */
+const firstLine = (buf: Buffer): string => {
+  const lines = cleanText(lenient.decode(buf)).split("\n").map((l) => l.trim()).filter((l) => l !== "");
+  return lines.find((l) => /error|denied|not found|no such/i.test(l)) ?? lines[0] ?? "";
+};
 
 /**
  * Interpret a command hook's process result: exit 0 reads stdout, exit 2 blocks with stderr

@@ -1,0 +1,58 @@
+/**
+ * `agent-onion claude-hook <module>`: act as a Claude Code command hook. Read the event on
+ * stdin, run the module's TypeScript stack on the matching point, answer with exit code and
+ * JSON. Anything that keeps the bridge from deciding (a module that does not load, an event
+ * it cannot read) exits 2, which blocks: a broken guard must not silently allow. `--fail-open`
+ * exits 1 instead, which Claude Code treats as a non-blocking error.
+ */
+import { parseArgs } from "node:util";
+import { describe } from "../core/errors.ts";
+import { fromClaudeEvent } from "../executors/bridge-event.ts";
+import { runBridge } from "../executors/bridge.ts";
+import { parseJson } from "../executors/json.ts";
+import { UsageError, type CliIo } from "./io.ts";
+import { loadStack } from "./load-stack.ts";
+
+/**
+ * Run the `claude-hook` command; returns the exit code.
+ *
+ * @example
+ * // settings.json: { "type": "command", "command": "npx", "args": ["agent-onion", "claude-hook", "hooks/guard.ts"] }
+ * await claudeHook(["hooks/guard.ts"], processIo())
+ */
+export const claudeHook = async (argv: readonly string[], io: CliIo): Promise<number> => {
+  const { values, positionals } = parseArgs({
+    args: [...argv], allowPositionals: true, strict: true,
+    options: { export: { type: "string", default: "default" }, "fail-open": { type: "boolean", default: false } },
+  });
+  if (positionals.length !== 1) throw new UsageError("claude-hook takes exactly one module path");
+  const refuse = (message: string): number => {
+    io.err(`agent-onion claude-hook: ${message}\n`);
+    return values["fail-open"] ? 1 : 2;
+  };
+  const asks: { reason?: string | undefined }[] = [];
+  let stack;
+  try {
+    stack = await loadStack(positionals[0]!, io.cwd, values.export!, {
+      approval: (request) => {
+        asks.push({ reason: request.reason });
+        return { decision: "approve" }; // Claude Code asks the person; we answer "ask"
+      },
+    });
+  } catch (error) {
+    return refuse(describe(error));
+  }
+  let event;
+  try {
+    const text = await io.readStdin();
+    if (text === undefined || text.trim() === "") return refuse("no event on stdin (Claude Code pipes the event JSON to its hooks)");
+    event = fromClaudeEvent(parseJson(text));
+  } catch (error) {
+    return refuse(`cannot read the event: ${describe(error)}`);
+  }
+  const reply = await runBridge(stack, event, { asks });
+  await stack.flush();
+  if (reply.json && Object.keys(reply.json).length > 0) io.out(`${JSON.stringify(reply.json)}\n`);
+  if (reply.stderr) io.err(`${reply.stderr}\n`);
+  return reply.exitCode === 2 && values["fail-open"] ? 1 : reply.exitCode;
+};

@@ -1,0 +1,66 @@
+/**
+ * The `agent-onion` command line: dispatch, usage, and exit codes.
+ *
+ * Exit codes: 0 success (for `try`: the action would go ahead); 1 an error; 2 blocked (the
+ * Claude Code protocol's blocking code: `claude-hook` uses it for its decisions and, so that
+ * a broken guard never allows, for its own failures); 64 a usage mistake.
+ */
+import { describe } from "../core/errors.ts";
+import { UsageError, type CliIo } from "./io.ts";
+
+export const USAGE = `Usage: agent-onion <command> [options]
+
+Commands:
+  claude-hook <module> [--export <name>] [--fail-open]
+      Act as a Claude Code command hook: read the event JSON on stdin, run the stack exported
+      by <module> (default export, or a function returning a stack) and answer in the protocol.
+      In settings.json: {"type": "command", "command": "npx", "args": ["agent-onion", "claude-hook", "hooks/guard.ts"]}
+  try --settings <file> [--settings <file>...] --event <Event> [--project-dir <dir>] [--fail-open] [--json]
+      Run the hooks of Claude Code settings files (user, project, local: lowest precedence
+      first) against the event JSON on stdin; print the decision, the answer and the trace.
+  explain (--settings <file>... | --module <module>) --event <Event> [--input <event JSON>] [--project-dir <dir>] [--json]
+      Print which hooks would run for the event, in order, and why others would not.
+
+Events: SessionStart UserPromptSubmit PreToolUse PostToolUse PostToolUseFailure Stop SubagentStop
+        PreCompact PostCompact StopFailure SessionEnd Notification
+
+Exit codes: 0 ok / allowed, 1 error, 2 blocked (claude-hook also exits 2 when it cannot decide), 64 usage error.
+`;
+
+type Command = (argv: readonly string[], io: CliIo) => Promise<number>;
+
+// Loaded on demand: `claude-hook` runs once per tool call, so it must not pay for the settings
+// loader and its schemas (Effect) that only `try` and `explain` need.
+const commands: Record<string, () => Promise<Command>> = {
+  "claude-hook": async () => (await import("./claude-hook.ts")).claudeHook,
+  try: async () => (await import("./try.ts")).tryCommand,
+  explain: async () => (await import("./explain.ts")).explainCommand,
+};
+
+/**
+ * Run the CLI with `argv` (without `node` and the script); returns the exit code.
+ *
+ * @example
+ * process.exitCode = await main(process.argv.slice(2), processIo())
+ */
+export const main = async (argv: readonly string[], io: CliIo): Promise<number> => {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+    (name === undefined ? io.err : io.out)(USAGE);
+    return name === undefined ? 64 : 0;
+  }
+  const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (!load) {
+    io.err(`agent-onion: unknown command "${name}"\n\n${USAGE}`);
+    return 64;
+  }
+  try {
+    return await (await load())(rest, io);
+  } catch (error) {
+    // parseArgs throws TypeErrors with codes like ERR_PARSE_ARGS_UNKNOWN_OPTION.
+    const usage = error instanceof UsageError || String((error as { code?: unknown })?.code ?? "").startsWith("ERR_PARSE_ARGS");
+    io.err(`agent-onion ${name}: ${describe(error)}\n${usage ? `\n${USAGE}` : ""}`);
+    if (usage) return name === "claude-hook" ? 2 : 64;
+    return name === "claude-hook" ? 2 : 1;
+  }
+};

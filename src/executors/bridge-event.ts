@@ -1,0 +1,118 @@
+/**
+ * The other direction: a Claude Code event (what Claude Code writes on a command hook's stdin)
+ * as the input of our point. Unknown fields are ignored, since Claude Code adds fields over
+ * time; the fields we read must have the documented types, or the event is refused.
+ */
+import type {
+  CompactionRequest, ErrorEvent, Notification, SessionEnd, SessionStart, StopRequest, SubagentStopRequest, ToolCall, UserPrompt,
+} from "../agent/types.ts";
+import { isDrivenEvent, claudeEvents, type ClaudeEvent, type EventSpec } from "./events.ts";
+
+// The fields we read and their JSON types. Checked by hand rather than with Effect's Schema:
+// this runs once per tool call in a fresh process, where loading Effect would cost more than the check.
+const fieldTypes = {
+  hook_event_name: "string", session_id: "string", cwd: "string", transcript_path: "string", permission_mode: "string",
+  agent_type: "string", tool_name: "string", tool_input: "object", tool_use_id: "string", error: "string", error_details: "string",
+  prompt: "string", source: "string", stop_hook_active: "boolean", last_assistant_message: "string", trigger: "string",
+  compact_summary: "string", reason: "string", message: "string", notification_type: "string",
+} as const;
+type Fields = { -readonly [K in keyof typeof fieldTypes]?: (typeof fieldTypes)[K] extends "string" ? string : (typeof fieldTypes)[K] extends "boolean" ? boolean : Record<string, unknown> } & { tool_response?: unknown };
+
+const readFields = (json: unknown): Fields => {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) throw new BridgeEventError("the event must be a JSON object");
+  const e = json as Record<string, unknown>;
+  for (const [key, type] of Object.entries(fieldTypes)) {
+    const v = e[key];
+    if (v === undefined) continue;
+    const ok = type === "object" ? typeof v === "object" && v !== null && !Array.isArray(v) : typeof v === type;
+    if (!ok) throw new BridgeEventError(`the event does not fit the protocol: ${key}: expected ${type}, got ${Array.isArray(v) ? "array" : v === null ? "null" : typeof v}`);
+  }
+  if (e.hook_event_name === undefined) throw new BridgeEventError("the event does not fit the protocol: hook_event_name is missing");
+  if (e.trigger !== undefined && e.trigger !== "auto" && e.trigger !== "manual") throw new BridgeEventError(`the event does not fit the protocol: trigger: expected "auto" or "manual"`);
+  return e as Fields;
+};
+
+/** A Claude Code event, translated. */
+export interface BridgeEvent {
+  readonly event: ClaudeEvent;
+  readonly spec: EventSpec;
+  readonly input: unknown;
+  /** The operation's output Claude Code already has (PostToolUse's tool_response, PostCompact's summary). */
+  readonly output?: unknown;
+  /** The failure Claude Code reports (PostToolUseFailure's `error`). */
+  readonly error?: string;
+  readonly sessionId: string | undefined;
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
+/** The event on stdin is not one we can run. */
+export class BridgeEventError extends TypeError {
+  override name = "BridgeEventError";
+}
+
+const need = (value: string | undefined, field: string, event: string): string => {
+  if (value === undefined) throw new BridgeEventError(`${event} event is missing ${field}`);
+  return value;
+};
+const notificationTypes = new Set(["permission_prompt", "idle_prompt", "info", "warning", "approval"]);
+const sessionSources = new Set(["startup", "resume", "clear", "compact"]);
+const endReasons = new Set(["clear", "logout", "prompt_input_exit", "other", "error"]);
+
+/**
+ * Translate a Claude Code event JSON into our point's input.
+ *
+ * @example
+ * fromClaudeEvent({ hook_event_name: "PreToolUse", session_id: "s", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t" }).input
+ * // { id: "t", name: "Bash", input: { command: "ls" } }
+ */
+export const fromClaudeEvent = (json: unknown): BridgeEvent => {
+  const e = readFields(json);
+  const name = e.hook_event_name!;
+  if (!isDrivenEvent(name)) throw new BridgeEventError(`agent-onion does not drive ${name} events`);
+  const metadata = {
+    claudeEvent: name,
+    ...(e.cwd !== undefined ? { cwd: e.cwd } : {}),
+    ...(e.transcript_path !== undefined ? { transcriptPath: e.transcript_path } : {}),
+    ...(e.permission_mode !== undefined ? { permissionMode: e.permission_mode } : {}),
+  };
+  const base = { event: name, spec: claudeEvents[name], sessionId: e.session_id, metadata };
+  switch (name) {
+    case "PreToolUse":
+    case "PostToolUse":
+    case "PostToolUseFailure": {
+      const input: ToolCall = { id: e.tool_use_id ?? "", name: need(e.tool_name, "tool_name", name), input: e.tool_input ?? {} };
+      if (name === "PostToolUse") return { ...base, input, output: { content: e.tool_response ?? null } };
+      if (name === "PostToolUseFailure") return { ...base, input, error: e.error ?? "the tool failed" };
+      return { ...base, input };
+    }
+    case "UserPromptSubmit":
+      return { ...base, input: { text: need(e.prompt, "prompt", name) } satisfies UserPrompt };
+    case "SessionStart": {
+      const source = (sessionSources.has(e.source ?? "") ? e.source : e.source === "fork" ? "resume" : "startup") as SessionStart["source"];
+      return { ...base, input: { sessionId: e.session_id ?? "", source } satisfies SessionStart };
+    }
+    case "Stop":
+    case "SubagentStop": {
+      const stop: StopRequest = {
+        reason: "end_turn", blockedCount: e.stop_hook_active ? 1 : 0,
+        ...(e.last_assistant_message !== undefined ? { lastMessage: e.last_assistant_message } : {}),
+      };
+      if (name === "Stop") return { ...base, input: stop };
+      const agent = e.agent_type ?? "subagent";
+      return { ...base, input: { ...stop, agent, path: [agent] } satisfies SubagentStopRequest };
+    }
+    case "PreCompact":
+    case "PostCompact": {
+      const input: CompactionRequest = { trigger: (e.trigger ?? "auto") as CompactionRequest["trigger"], messages: [], tokens: 0, budget: 0 };
+      return name === "PreCompact" ? { ...base, input } : { ...base, input, output: { messages: [], summary: e.compact_summary ?? "", removed: 0 } };
+    }
+    case "StopFailure":
+      return { ...base, input: { where: "model", error: { code: e.error ?? "unknown", message: e.error_details ?? e.error ?? "" }, attempt: 1 } satisfies ErrorEvent };
+    case "SessionEnd":
+      return { ...base, input: { sessionId: e.session_id ?? "", reason: (endReasons.has(e.reason ?? "") ? e.reason : "other") as SessionEnd["reason"] } satisfies SessionEnd };
+    case "Notification": {
+      const type = (notificationTypes.has(e.notification_type ?? "") ? e.notification_type : "info") as Notification["type"];
+      return { ...base, input: { type, message: e.message ?? "" } satisfies Notification };
+    }
+  }
+};

@@ -1,0 +1,149 @@
+/**
+ * Running our stack as a Claude Code command hook: a translated event goes through the point
+ * it maps to, and the outcome comes back in the protocol (exit code and JSON). This is what
+ * `agent-onion claude-hook` and `agent-onion try` print.
+ *
+ * The tool itself runs in Claude Code, not here, so the operation is a stand-in: on PreToolUse
+ * it records the input that reached it and stops there (the outcome is `Failed` with a marker,
+ * so `after` hooks do not run on an output that does not exist); on PostToolUse it returns the
+ * `tool_response` Claude Code sent. Each run carries `metadata.claudeEvent`, so a stateful hook
+ * (a rate limit) can tell PreToolUse from PostToolUse when both are bridged.
+ */
+import type { AgentStack } from "../agent/stack.ts";
+import type { ToolCall, ToolResult, UserPrompt } from "../agent/types.ts";
+import { describe } from "../core/errors.ts";
+import type { Outcome } from "../core/outcome.ts";
+import { Trace } from "../core/trace.ts";
+import type { BridgeEvent } from "./bridge-event.ts";
+import { cleanText } from "./sanitize.ts";
+
+/** What to answer Claude Code. */
+export interface ClaudeReply {
+  readonly exitCode: 0 | 1 | 2;
+  /** Printed on stdout when present. */
+  readonly json?: Record<string, unknown>;
+  /** Printed on stderr when present. */
+  readonly stderr?: string;
+  /** A one-word summary for people: allow, deny, ask, block, stop, continue, none. */
+  readonly decision: string;
+  readonly reason?: string;
+}
+
+export interface BridgeRunOptions {
+  readonly trace?: Trace;
+  /** Approval requests the stack made, when its approval handler was the bridge's recorder. */
+  readonly asks?: readonly { readonly reason?: string | undefined }[];
+  readonly signal?: AbortSignal;
+}
+
+/** Thrown by the PreToolUse stand-in operation: the call was allowed and reached the tool. */
+class ReachedTool extends Error {
+  constructor(readonly call: unknown) {
+    super("reached the tool");
+  }
+}
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+const text = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value) ?? "");
+
+/**
+ * Run `ev` through `stack` and build Claude Code's answer.
+ *
+ * @example
+ * const reply = await runBridge(stack, fromClaudeEvent(JSON.parse(stdin)))
+ * if (reply.json) process.stdout.write(JSON.stringify(reply.json)); process.exitCode = reply.exitCode
+ */
+export const runBridge = async (stack: AgentStack, ev: BridgeEvent, options: BridgeRunOptions = {}): Promise<ClaudeReply> => {
+  const trace = options.trace ?? new Trace();
+  const context: string[] = [];
+  const run = (point: string, operation: (input: unknown) => unknown): Promise<Outcome> =>
+    (stack.run as (p: string, i: unknown, op: (i: unknown) => unknown, o: object) => Promise<Outcome>)(point, ev.input, operation, {
+      sessionId: ev.sessionId, metadata: ev.metadata, trace, onContext: (t: string) => context.push(t),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  const name = ev.event;
+  const specific = (fields: Record<string, unknown>): Record<string, unknown> => ({ hookSpecificOutput: { hookEventName: name, ...fields } });
+  const withContext = (fields: Record<string, unknown> = {}): Record<string, unknown> =>
+    context.length ? { ...fields, additionalContext: context.join("\n\n") } : fields;
+  // Failures let through (fail-open) are reported to the user, never silent (R6).
+  const notes = (): Record<string, unknown> => {
+    const list = trace.entries.filter((e) => e.action === "Failed" && e.failMode === "open");
+    return list.length ? { systemMessage: cleanText(`agent-onion: ${list.map((e) => `${e.hook} failed (let through): ${e.reason ?? ""}`).join("; ")}`) } : {};
+  };
+  const reply = (decision: string, json: Record<string, unknown>, reason?: string): ClaudeReply =>
+    ({ exitCode: 0, json: { ...notes(), ...json }, decision, ...(reason !== undefined ? { reason } : {}) });
+  const broken = (outcome: Outcome): ClaudeReply => {
+    const why = outcome._tag === "Failed" ? describe(outcome.error) : "unexpected outcome";
+    return { exitCode: 2, stderr: `agent-onion: ${name} failed: ${why}`, decision: "block", reason: why };
+  };
+
+  switch (ev.spec.point) {
+    case "toolCall": {
+      if (name === "PreToolUse") {
+        const original = ev.input as ToolCall;
+        const outcome = await run("toolCall", (call) => {
+          throw new ReachedTool(call);
+        });
+        if (outcome._tag === "Rejected") return reply("deny", specific({ permissionDecision: "deny", permissionDecisionReason: outcome.reason }), outcome.reason);
+        if (outcome._tag === "Completed") {
+          // A hook answered in the tool's place (a cache, a stub): Claude Code cannot take a result instead of running the tool.
+          const why = `answered by a hook instead of running ${original.name}: ${cleanText(text((outcome.value as ToolResult)?.content))}`;
+          return reply("deny", specific({ permissionDecision: "deny", permissionDecisionReason: why }), why);
+        }
+        if (!(outcome.error instanceof ReachedTool)) return broken(outcome);
+        const call = outcome.error.call as ToolCall;
+        const updated = same(call.input, original.input) ? {} : { updatedInput: call.input };
+        const ask = options.asks?.[0];
+        if (ask) return reply("ask", specific(withContext({ permissionDecision: "ask", ...(ask.reason ? { permissionDecisionReason: ask.reason } : {}), ...updated })), ask.reason);
+        const fields = withContext(updated);
+        return reply(Object.keys(fields).length ? "allow" : "none", Object.keys(fields).length ? specific(fields) : {});
+      }
+      if (name === "PostToolUse") {
+        const original = ev.output as ToolResult;
+        const outcome = await run("toolCall", () => original);
+        if (outcome._tag === "Rejected") return reply("block", { decision: "block", reason: outcome.reason, ...(context.length ? specific(withContext()) : {}) }, outcome.reason);
+        if (outcome._tag === "Failed") return broken(outcome);
+        const value = outcome.value as ToolResult;
+        const fields = withContext(same(value?.content, original.content) ? {} : { updatedToolOutput: value?.content });
+        return reply(Object.keys(fields).length ? "continue" : "none", Object.keys(fields).length ? specific(fields) : {});
+      }
+      const outcome = await run("toolCall", () => {
+        throw new Error(ev.error);
+      });
+      if (outcome._tag === "Completed") context.push(`A hook supplied a result for the failed call: ${cleanText(text((outcome.value as ToolResult)?.content))}`);
+      if (outcome._tag === "Rejected") context.push(outcome.reason);
+      return reply(context.length ? "continue" : "none", context.length ? specific(withContext()) : {});
+    }
+    case "userPrompt": {
+      const outcome = await run("userPrompt", (p) => p);
+      if (outcome._tag === "Rejected") return reply("block", { decision: "block", reason: outcome.reason }, outcome.reason);
+      if (outcome._tag === "Failed") return broken(outcome);
+      const rewritten = (outcome.value as UserPrompt).text;
+      if (rewritten !== (ev.input as UserPrompt).text) {
+        // Claude Code cannot replace a prompt; letting the original through would skip the rewrite (a redaction, say).
+        const why = `A hook rewrote this prompt and Claude Code cannot replace it. Rewritten prompt: ${rewritten}`;
+        return reply("block", { decision: "block", reason: why }, why);
+      }
+      return reply(context.length ? "continue" : "none", context.length ? specific(withContext()) : {});
+    }
+    case "sessionStart": {
+      const outcome = await run("sessionStart", (s) => ({ sessionId: (s as { sessionId: string }).sessionId }));
+      if (outcome._tag === "Rejected") return reply("stop", { continue: false, stopReason: outcome.reason }, outcome.reason);
+      if (outcome._tag === "Failed") return broken(outcome);
+      return reply(context.length ? "continue" : "none", context.length ? specific(withContext()) : {});
+    }
+    case "stop":
+    case "subagentStop": {
+      const outcome = await run(ev.spec.point, () => ({ stop: true }));
+      if (outcome._tag === "Rejected") return reply("block", { decision: "block", reason: outcome.reason }, outcome.reason);
+      if (outcome._tag === "Failed") return broken(outcome);
+      return reply("none", {});
+    }
+    default: {
+      // Observation points (compaction, error, sessionEnd, notification): the operation is what already happened.
+      const outcome = await run(ev.spec.point, () => ev.output);
+      if (outcome._tag === "Rejected" && name === "PreCompact") return reply("block", { decision: "block", reason: outcome.reason }, outcome.reason);
+      return reply("none", {});
+    }
+  }
+};
