@@ -43,7 +43,7 @@ export const compileChain = (hooks: CompiledHook[], observers: CompiledHook[], s
   dynamic: hooks.some((h) => h.matcher.needsInput) || observers.some((h) => h.matcher.needsInput),
   befores: hooks.map((h) => h.before),
   afters: hooks.map((h) => h.after),
-  plain: hooks.every((h) => !h.matcher.needsInput && h.timeoutMs === undefined && h.around === undefined),
+  plain: hooks.every((h) => !h.matcher.needsInput && h.timeoutMs === undefined && h.around === undefined && !h.recheck),
   subject,
 } as Chain);
 
@@ -121,6 +121,7 @@ export const forward = (run: RunContext, f: Frame, op: Op): Step => {
         if (isThenable(answer)) return whenSettled(run, hook, "before", answer, started, (a) => resumeBefore(run, f, op, hook, a, started));
         if (applyBefore(run, f, hook, answer, started)) return unwind(run, f, op);
       } else if (slow) run.record(hook, "before", "Continue", started);
+      if (hook.recheck) approved(run, hook, f.input);
     }
     if (hook.around !== undefined) {
       f.i = i;
@@ -164,9 +165,15 @@ const forwardPlain = (run: RunContext, f: Frame, op: Op): Step => {
 const resumeBefore = (run: RunContext, f: Frame, op: Op, hook: CompiledHook, answer: unknown, started: number): Step => {
   if (run.settled) return abandoned(f); // the run was aborted: start nothing more (C2)
   if (applyBefore(run, f, hook, answer, started)) return unwind(run, f, op);
+  if (hook.recheck) approved(run, hook, f.input);
   if (hook.around !== undefined) return enterAround(run, f, op, hook);
   f.i++;
   return forward(run, f, op);
+};
+
+/** Remember what a `recheck` gate approved (its own Transform included). */
+const approved = (run: RunContext, hook: CompiledHook, input: unknown): void => {
+  (run.rechecks ??= new Map()).set(hook, input);
 };
 
 const matchesNow = (run: RunContext, f: Frame, hook: CompiledHook, i: number): boolean => {
@@ -247,6 +254,46 @@ export const freeze = <T>(run: RunContext, value: T): T => (run.runtime.strict ?
 
 const callOperation = (run: RunContext, f: Frame, op: Op): Step => {
   f.j = f.hooks.length - 1;
+  if (run.rechecks !== undefined) return recheck(run, f, op, [...run.rechecks]);
+  return callOperationNow(run, f, op);
+};
+
+/**
+ * Gates marked `recheck` see the input the operation will really get: each one whose view is
+ * out of date (a hook inside it transformed the input) runs its `before` again (A10). Only a
+ * Reject (or a fail-closed failure) counts; anything else lets the call go on.
+ */
+const recheck = (run: RunContext, f: Frame, op: Op, pending: [CompiledHook, unknown][]): Step => {
+  while (pending.length > 0) {
+    const [hook, seen] = pending.shift() as [CompiledHook, unknown];
+    if (seen === f.input) continue;
+    run.rechecks?.set(hook, f.input);
+    run.input = f.input;
+    const started = mark(run, hook);
+    const answer = invoke(run, hook, "before", hook.before as AnyFn, f.input, run, undefined, started);
+    if (isThenable(answer)) return whenSettled(run, hook, "before", answer, started, (a) => (rechecked(run, f, hook, a, started) ? unwind(run, f, op) : recheck(run, f, op, pending)));
+    if (rechecked(run, f, hook, answer, started)) return unwind(run, f, op);
+  }
+  return callOperationNow(run, f, op);
+};
+
+/** Apply a recheck answer; true when it rejected. */
+const rechecked = (run: RunContext, f: Frame, hook: CompiledHook, answer: unknown, started: number): boolean => {
+  if (answer === undefined || answer === Continue) return false;
+  const action = checkAction(run, hook, "before", answer, started);
+  if (action === undefined) {
+    if (hook.failMode === "open" || hook.shadow) return false;
+    const error = run.lastFailure as HookError;
+    f.outcome = Outcome.rejected(error.message, hook.name, error);
+    return true;
+  }
+  if (run.recording) run.record(hook, "before", action._tag === "Reject" ? "Reject" : "Ignored", started, action._tag === "Reject" ? action.reason : "a recheck may only confirm or reject");
+  if (action._tag !== "Reject" || hook.shadow) return false;
+  f.outcome = Outcome.rejected(action.reason, hook.name);
+  return true;
+};
+
+const callOperationNow = (run: RunContext, f: Frame, op: Op): Step => {
   run.input = f.input;
   let result: unknown;
   try {

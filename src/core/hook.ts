@@ -49,6 +49,11 @@ export interface Hook<I = any, O = any, K extends PointKind = PointKind> {
   readonly failMode?: FailMode;
   /** Record decisions without enforcing them (R12). */
   readonly shadow?: boolean;
+  /**
+   * Re-run this hook's `before` on the input the operation will really receive when a hook
+   * inside it changed the input after it approved (A10). The recheck may only confirm or reject.
+   */
+  readonly recheck?: boolean;
   /** Start disabled; `stack.enable(name)` turns it on. */
   readonly disabled?: boolean;
   /** Where the hook came from (a settings file and JSON path, a module); shown in errors and traces. */
@@ -72,6 +77,7 @@ export interface CompiledHook {
   readonly timeoutMs: number | undefined;
   readonly failMode: FailMode;
   readonly shadow: boolean;
+  readonly recheck: boolean;
   readonly disabled: boolean;
   readonly source: string | undefined;
   readonly before: AnyFn | undefined;
@@ -82,7 +88,7 @@ export interface CompiledHook {
 }
 
 const phases = ["before", "after", "around", "recover", "observe"] as const;
-const known = new Set<string>(["name", "priority", "match", "timeoutMs", "failMode", "shadow", "disabled", "source", ...phases]);
+const known = new Set<string>(["name", "priority", "match", "timeoutMs", "failMode", "shadow", "recheck", "disabled", "source", ...phases]);
 
 /** Validate a user's hook spec; throws `RegistrationError` naming the hook and the field. */
 export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointName: string): CompiledHook => {
@@ -99,6 +105,7 @@ export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointNa
     any = true;
   }
   if (!any) throw new RegistrationError(name, "before/after/around/recover/observe", "needs at least one function");
+  if (s.recheck === true && typeof s.before !== "function") throw new RegistrationError(name, "recheck", "needs a before function to re-run");
   const priority = s.priority ?? Priority.default;
   if (typeof priority !== "number" || !Number.isFinite(priority)) throw new RegistrationError(name, "priority", `must be a finite number, got ${String(priority)}`);
   const timeoutMs = s.timeoutMs;
@@ -106,7 +113,7 @@ export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointNa
     throw new RegistrationError(name, "timeoutMs", `must be a positive number of ms up to 2147483647, got ${String(timeoutMs)}`);
   const failMode = s.failMode ?? (kind === "gate" ? "closed" : "open");
   if (failMode !== "open" && failMode !== "closed") throw new RegistrationError(name, "failMode", `must be "open" or "closed", got ${String(failMode)}`);
-  for (const flag of ["shadow", "disabled"] as const)
+  for (const flag of ["shadow", "recheck", "disabled"] as const)
     if (s[flag] !== undefined && typeof s[flag] !== "boolean") throw new RegistrationError(name, flag, `must be a boolean, got ${typeof s[flag]}`);
   if (s.source !== undefined && typeof s.source !== "string") throw new RegistrationError(name, "source", "must be a string");
   // A plain object, not frozen: it never leaves the stack, and frozen objects are slower to read in the hot loop.
@@ -118,6 +125,7 @@ export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointNa
     timeoutMs: timeoutMs as number | undefined,
     failMode,
     shadow: s.shadow === true,
+    recheck: s.recheck === true,
     disabled: s.disabled === true,
     source: s.source as string | undefined,
     before: s.before as AnyFn | undefined,

@@ -46,6 +46,8 @@ export class RunContext<I = unknown> implements HookContext<I> {
   failures: HookError[] | undefined = undefined;
   readonly origin: number;
   settled = false;
+  /** Gates marked `recheck` and the input each last approved (A10); only allocated when such gates exist. */
+  rechecks: Map<CompiledHook, unknown> | undefined = undefined;
   /** The most recent hook failure, read right after `fail` by the chain. */
   lastFailure: HookError | undefined = undefined;
   private id: string | undefined;
