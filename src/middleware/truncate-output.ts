@@ -73,10 +73,11 @@ export const truncateOutput = (options: TruncateOutputOptions): Middleware => {
       const content: unknown = result.content;
       if (typeof content === "string") return content.length > maxChars ? Transform({ ...result, content: cut(content) }) : Continue;
       if (isTextParts(content)) {
-        const total = content.reduce((n, p) => n + p.text.length, 0);
+        const texts = content.filter((p) => p.type === "text");
+        const total = texts.reduce((n, p) => n + p.text.length, 0);
         if (total <= maxChars) return Continue;
         // Text parts (MCP, AI SDK) are cut as one text; other parts (images) are kept as they are.
-        const joined = cut(content.map((p) => p.text).join(""));
+        const joined = cut(texts.map((p) => p.text).join(""));
         let first = true;
         const parts = content.flatMap((p) => (p.type !== "text" ? [p] : first ? ((first = false), [{ ...p, text: joined }]) : []));
         return Transform({ ...result, content: parts });
