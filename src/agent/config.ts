@@ -67,7 +67,12 @@ export const resolveConfig = (options: AgentOptions): AgentConfig => {
   return { name: options.name ?? "agent", options, stack, tools, subagents, settings };
 };
 
-/** Send a notification through the `notification` point to the agent's `onNotification`. */
+/**
+ * Send a notification through the `notification` point to the agent's `onNotification`.
+ *
+ * @example
+ * await notifier(config, runOptions)({ type: "warning", message: "context almost full" })
+ */
 export const notifier = (config: AgentConfig, run: RunOptions) => async (notification: Notification): Promise<void> => {
   await config.stack.run("notification", notification, (n) => void config.options.onNotification?.(n as Notification), run);
 };
@@ -95,7 +100,6 @@ export const rootEnv = (
     pending,
     stopPoint: "stop",
     path: run.path ?? [config.name],
-    subagents: config.subagents,
     onPart,
     notify: notifier(config, run),
   };

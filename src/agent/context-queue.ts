@@ -5,7 +5,12 @@
  */
 import type { Message } from "./types.ts";
 
-/** Context texts waiting for the next model request. */
+/**
+ * Context texts waiting for the next model request.
+ *
+ * @example
+ * const pending = new ContextQueue("system"); stack.run("userPrompt", p, op, { onContext: pending.push }); pending.drain()
+ */
 export class ContextQueue {
   private items: Message[] = [];
 

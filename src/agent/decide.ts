@@ -13,6 +13,9 @@ const fail: ErrorDecision = Object.freeze({ action: "fail" });
 /**
  * A failure that already went through the `error` point and was not recovered; it ends the run
  * without being reported a second time.
+ *
+ * @example
+ * if (turn.status === "failed") console.error(turn.error) // the original error, unwrapped from AgentRunError
  */
 export class AgentRunError extends AgentOnionError {
   override name = "AgentRunError";

@@ -2,7 +2,7 @@
  * The environment of one agent run: what every part of the loop needs, resolved once.
  */
 import type { RunOptions } from "../core/context.ts";
-import type { Compactor, PartInfo, SubagentSpec } from "./agent-types.ts";
+import type { Compactor, PartInfo } from "./agent-types.ts";
 import type { ContextQueue } from "./context-queue.ts";
 import type { LanguageModel, StreamPart } from "./model.ts";
 import type { AgentStack } from "./stack.ts";
@@ -39,7 +39,6 @@ export interface LoopEnv {
   /** `stop` for the root agent, `subagentStop` for a sub-agent. */
   readonly stopPoint: "stop" | "subagentStop";
   readonly path: readonly string[];
-  readonly subagents: readonly SubagentSpec[];
   readonly onPart: ((part: StreamPart, info: PartInfo) => void) | undefined;
   readonly notify: (notification: Notification) => Promise<void>;
 }

@@ -15,7 +15,12 @@ import { noUsage } from "./model.ts";
 import { toolSpec } from "./tool.ts";
 import type { Message, Notification, RunInput, RunResult, SessionEnd, UserPrompt } from "./types.ts";
 
-/** A `sessionStart` hook refused the session. */
+/**
+ * A `sessionStart` hook refused the session.
+ *
+ * @example
+ * await agent.session({ source: "resume" }).catch((e) => e instanceof SessionRejectedError && console.log(e.by, e.reason))
+ */
 export class SessionRejectedError extends AgentOnionError {
   override name = "SessionRejectedError";
   constructor(

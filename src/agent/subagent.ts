@@ -48,7 +48,6 @@ export const subagentTool = (parent: LoopEnv, spec: SubagentSpec): AgentTool => 
       pending,
       stopPoint: "subagentStop",
       path,
-      subagents: [],
     };
     const messages: Message[] = [{ role: "user", content: prompt }];
     const runInput: RunInput = { prompt, messages, tools: tools.map(toolSpec), ...(spec.system !== undefined ? { system: spec.system } : {}) };

@@ -48,7 +48,12 @@ export const failedResult = (call: ToolCall, error: unknown): ToolResult => ({
   isError: true,
 });
 
-/** The model asked for a tool that does not exist (or a hook renamed the call to one). */
+/**
+ * The model asked for a tool that does not exist (or a hook renamed the call to one).
+ *
+ * @example
+ * outcome._tag === "Failed" && outcome.error instanceof UnknownToolError // the model read: Tool X failed: unknown tool "X"
+ */
 export class UnknownToolError extends AgentOnionError {
   override name = "UnknownToolError";
   constructor(readonly tool: string) {
@@ -56,7 +61,12 @@ export class UnknownToolError extends AgentOnionError {
   }
 }
 
-/** Thrown by a wrapped tool's `execute` when the call was rejected or failed; `result` is what a model should read. */
+/**
+ * Thrown by a wrapped tool's `execute` when the call was rejected or failed; `result` is what a model should read.
+ *
+ * @example
+ * try { await bash.execute(input, options) } catch (e) { if (e instanceof ToolCallError) return e.result }
+ */
 export class ToolCallError extends AgentOnionError {
   override name = "ToolCallError";
   constructor(readonly result: ToolResult) {

@@ -130,3 +130,20 @@ describe("a secret split across chunks", () => {
     expect(log.filter((l) => l.startsWith("consumer")).join("|")).toBe("consumer aaaa|consumer bbbb|consumer cccc|consumer dddd");
   });
 });
+
+describe("a shadowed output gate", () => {
+  it("records its verdict without enforcing it on either path", async () => {
+    const { Trace } = await import("../../src/core/index.ts");
+    const trace = new Trace();
+    const stack = createAgentStack().use("modelCall", { ...blockSecrets("all"), shadow: true });
+    const model = createScriptedModel({ turns: [{ chunks: ["key ", SECRET] }, { chunks: ["key ", SECRET] }] });
+    const wrapped = wrapModel(stack, model, { trace });
+
+    const generated = await wrapped.generate(request());
+    const streamed = textOf(await collect(wrapped.stream(request())));
+
+    expect(generated.text).toBe(`key ${SECRET}`);
+    expect(streamed).toBe(`key ${SECRET}`);
+    expect(trace.entries.filter((e) => e.phase === "after").map((e) => [e.action, e.shadow])).toEqual([["Replace", true], ["Replace", true]]);
+  });
+});

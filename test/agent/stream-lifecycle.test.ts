@@ -190,3 +190,21 @@ describe("the agent streaming", () => {
     ]);
   });
 });
+
+describe("the agent streaming, aborted", () => {
+  it("ends the turn as aborted after the modelCall post-phase saw the partial answer", async () => {
+    const { stack, responses } = seenAfter();
+    const controller = new AbortController();
+    const model = createScriptedModel({ turns: ["a long answer that takes a while"], chunkSize: 4, delayMs: 10 });
+    let parts = 0;
+
+    const turn = await createAgent({ model, stack, stream: true }).run("go", {
+      signal: controller.signal,
+      onPart: () => { if (++parts === 2) controller.abort(new Error("ctrl-c")); },
+    });
+
+    expect(turn.status).toBe("aborted");
+    expect(responses).toHaveLength(1);
+    expect(responses[0]).toMatchObject({ aborted: true, usageEstimated: true });
+  });
+});

@@ -46,12 +46,20 @@ export interface RegisteredCheck {
   readonly replacement: (reason: string) => string;
 }
 
-/** The key under which a streamed run's control sits in `ctx.metadata`. */
+/**
+ * The key under which a streamed run's control sits in `ctx.metadata`.
+ *
+ * @example
+ * const control = ctx.metadata[streamControlKey as never] // prefer streamControl(ctx)
+ */
 export const streamControlKey: unique symbol = Symbol.for("agent-onion.stream-control") as never;
 
 /**
  * The per-run registry of stream-aware hooks. Registrations are keyed by hook name, so an
  * `around` hook that retries (re-entering the `before` phases) does not register twice.
+ *
+ * @example
+ * before: (req, ctx) => void streamControl(ctx)?.transform("trim", (p) => (p.type === "text-delta" ? { ...p, text: p.text.trimEnd() } : undefined))
  */
 export class StreamControl {
   /** Part transforms in registration order (outermost first). */
@@ -60,8 +68,8 @@ export class StreamControl {
   readonly checks = new Map<string, RegisteredCheck>();
   /** Hold-back asked for without a check (for plain `after` guards). */
   private asked: HoldBack = "none";
-  /** The text the stream's checks approved at its end, for gates' `after` to skip a second pass. */
-  approvedText: string | undefined = undefined;
+  /** The text each check approved at the end of the stream, by hook name, so its `after` can skip a second pass. */
+  readonly approved = new Map<string, string>();
 
   /** Register a part transform for this run. */
   transform(name: string, fn: PartTransform): void {
@@ -96,6 +104,17 @@ export const streamControl = (ctx: HookContext<any>): StreamControl | undefined 
   const value = (ctx.metadata as Readonly<Record<symbol, unknown>>)[streamControlKey];
   return value instanceof StreamControl ? value : undefined;
 };
+
+/**
+ * True when the hook being run is in shadow mode (R12). Its stream registrations are skipped:
+ * a shadow gate's verdict is recorded by the core from its `after`, never enforced on a stream.
+ * (Reads the run context's current hook; a core without it counts as "not shadow", the safe side.)
+ *
+ * @example
+ * before: (req, ctx) => { if (!inShadow(ctx)) streamControl(ctx)?.holdBack("all") }
+ */
+export const inShadow = (ctx: HookContext<any>): boolean =>
+  (ctx as { readonly current?: { readonly shadow?: unknown } }).current?.shadow === true;
 
 const rank = (mode: HoldBack): number => (mode === "none" ? 0 : mode === "all" ? Number.POSITIVE_INFINITY : Math.max(0, mode.window));
 

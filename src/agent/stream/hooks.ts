@@ -13,7 +13,7 @@ import type { HookContext } from "../../core/context.ts";
 import type { Hook } from "../../core/hook.ts";
 import type { DeepReadonly } from "../../core/readonly.ts";
 import type { ModelRequest, ModelResponse } from "../types.ts";
-import { streamControl, type HoldBack, type OutputCheck, type PartTransform } from "./control.ts";
+import { inShadow, streamControl, type HoldBack, type OutputCheck, type PartTransform } from "./control.ts";
 
 type ModelHook = Hook<ModelRequest, ModelResponse, "observe">;
 type HookFields = Omit<ModelHook, "name">;
@@ -46,12 +46,12 @@ export const outputGate = (spec: OutputGateSpec): ModelHook => {
   return {
     ...rest,
     before: (request: DeepReadonly<ModelRequest>, ctx: HookContext<ModelRequest>) => {
-      streamControl(ctx)?.gate({ name: spec.name, check, holdBack, replacement });
+      if (!inShadow(ctx)) streamControl(ctx)?.gate({ name: spec.name, check, holdBack, replacement });
       return before?.(request, ctx);
     },
     after: async (response: DeepReadonly<ModelResponse>, _request: DeepReadonly<ModelRequest>, ctx: HookContext<ModelRequest>) => {
       // A stream's checks already ran to the end on exactly this text.
-      if (streamControl(ctx)?.approvedText === response.text) return Continue;
+      if (streamControl(ctx)?.approved.get(spec.name) === response.text) return Continue;
       let verdict: unknown;
       try {
         verdict = await check(response.text, { final: true, released: "" });
@@ -74,7 +74,9 @@ export interface ChunkHookSpec extends HookFields {
 }
 
 /**
- * A hook that transforms a streamed response part by part (drop, rewrite, split).
+ * A hook that transforms a streamed response part by part (drop, rewrite, split). A transform
+ * that buffers text (redaction over a window) releases what it holds when it sees the `finish`
+ * part; an aborted stream never sends one, so held text stays held.
  *
  * @example
  * stack.use("modelCall", chunkHook({
@@ -88,7 +90,7 @@ export const chunkHook = (spec: ChunkHookSpec): ModelHook => {
   return {
     ...rest,
     before: (request: DeepReadonly<ModelRequest>, ctx: HookContext<ModelRequest>) => {
-      streamControl(ctx)?.transform(spec.name, chunk);
+      if (!inShadow(ctx)) streamControl(ctx)?.transform(spec.name, chunk);
       return before?.(request, ctx);
     },
   } as ModelHook;

@@ -200,11 +200,11 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
   };
   if (blocked !== undefined) {
     const text = released() + blocked.check.replacement(blocked.reason);
-    o.control.approvedText = text;
+    for (const c of checks) o.control.approved.set(c.name, text);
     return { response: { text, toolCalls: [], finishReason: "content-filter", ...common }, held: [] };
   }
   const text = released() + pending;
-  if (!aborted) o.control.approvedText = text;
+  if (!aborted) for (const c of checks) o.control.approved.set(c.name, text);
   return {
     response: { text, toolCalls: calls, finishReason: aborted ? "other" : (finish?.finishReason ?? "other"), ...common },
     held,

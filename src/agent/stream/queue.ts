@@ -4,7 +4,13 @@
  * await`) cancels the producer, so an abandoned stream leaves no reader or upstream behind.
  */
 
-/** The consumer side of a part queue. */
+/**
+ * The consumer side of a part queue.
+ *
+ * @example
+ * const queue = new PartQueue<string>(() => upstream.abort()); queue.push("a"); queue.close()
+ * for await (const part of queue) console.log(part)
+ */
 export class PartQueue<T> implements AsyncIterable<T> {
   private readonly items: T[] = [];
   private waiter: { resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void } | undefined;
