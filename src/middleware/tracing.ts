@@ -1,0 +1,178 @@
+/**
+ * `tracing`: an OpenTelemetry span for every point run, named and attributed per the GenAI
+ * conventions (`chat {model}`, `execute_tool {tool}`, `invoke_agent {agent}`), with one child
+ * span per hook decision, placed at the hook's own time. Nested points nest: a tool call's span
+ * sits under its step, under its run. On `@opentelemetry/api` only.
+ *
+ * How: an outermost `around` opens the point's span and runs everything inside it as the active
+ * span; the run's observer (R10), which sees the decisions with their timings, adds the hook
+ * spans afterwards, so recording them never delays the chain.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import {
+  context as otelContext, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace as otelTrace, type Attributes, type Context, type Span, type SpanContext, type Tracer,
+} from "@opentelemetry/api";
+import type { HookContext, RunEvent } from "../core/context.ts";
+import { describe } from "../core/errors.ts";
+import type { Outcome } from "../core/outcome.ts";
+import type { ModelRequest, ModelResponse, RunResult, ToolCall } from "../agent/types.ts";
+import type { Middleware } from "./apply.ts";
+import { allAgentPoints, onEveryPoint } from "./every-point.ts";
+import { nameOption, numberOption } from "./options.ts";
+import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
+import { GenAiAttr, GenAiOperation, OnionAttr } from "./semconv.ts";
+import { errorTypeOf, hookOutcome, providerOf, type ProviderOption } from "./telemetry-attrs.ts";
+
+export interface TracingOptions {
+  /** Hook name; default `tracing`. */
+  readonly name?: string;
+  /** Default: the global tracer `agent-onion` (a proxy: registering the SDK later works). */
+  readonly tracer?: Tracer;
+  /** `gen_ai.provider.name`: a name, or a function of the model id; default a guess from the model id. */
+  readonly provider?: ProviderOption;
+  /** Also set the deprecated `gen_ai.system`; default false. */
+  readonly legacySystemAttribute?: boolean;
+  /** Which points get spans; default all standard agent points. */
+  readonly points?: readonly string[];
+  /** One child span per hook decision; default true. */
+  readonly hookSpans?: boolean;
+  /** How to scrub rejection reasons and error messages on spans; default the default detectors. */
+  readonly redact?: Redactor | RedactorOptions | false;
+  /** Default the lowest safe integer: outermost, so the span covers every hook. */
+  readonly priority?: number;
+}
+
+/**
+ * Trace every point run and every hook decision.
+ *
+ * @example
+ * const provider = new NodeTracerProvider({ spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] })
+ * provider.register()
+ * const stack = withMiddleware(createAgentStack(), tracing({ provider: "openai" }))
+ */
+export const tracing = (options: TracingOptions = {}): Middleware => {
+  const name = nameOption("tracing", options.name);
+  const priority = numberOption(name, "priority", options.priority ?? Number.MIN_SAFE_INTEGER, -Number.MAX_VALUE);
+  const legacy = options.legacySystemAttribute === true;
+  const hookSpans = options.hookSpans !== false;
+  const redactor = options.redact === false ? undefined : typeof (options.redact as Redactor | undefined)?.scrub === "function" ? (options.redact as Redactor) : createRedactor((options.redact as RedactorOptions | undefined) ?? {});
+  const scrub = (text: string): string => (redactor === undefined ? text : redactor.scrub(text));
+  const tracer = (): Tracer => options.tracer ?? otelTrace.getTracer("agent-onion");
+  // Our own record of the current span, for applications without an OpenTelemetry context manager.
+  const current = new AsyncLocalStorage<Context>();
+  // The span of each run, by the run's input object (the same object the observer receives), until its observer ran.
+  const open = new WeakMap<object, SpanContext[]>();
+
+  const parentContext = (): Context => {
+    const active = otelContext.active();
+    return otelTrace.getSpan(active) !== undefined ? active : (current.getStore() ?? active);
+  };
+
+  const start = (ctx: HookContext<any>, parent: Context): Span => {
+    const input = ctx.input as unknown;
+    const attrs: Attributes = { [OnionAttr.point]: ctx.point };
+    if (ctx.subject !== undefined) attrs[OnionAttr.subject] = ctx.subject;
+    let spanName = ctx.point;
+    let kind = SpanKind.INTERNAL;
+    if (ctx.point === "modelCall") {
+      const model = (input as ModelRequest).model;
+      const provider = providerOf(model, options.provider);
+      spanName = `${GenAiOperation.chat} ${model}`;
+      kind = SpanKind.CLIENT;
+      Object.assign(attrs, { [GenAiAttr.operationName]: GenAiOperation.chat, [GenAiAttr.providerName]: provider, [GenAiAttr.requestModel]: model }, legacy ? { [GenAiAttr.system]: provider } : {});
+    } else if (ctx.point === "toolCall") {
+      const call = input as ToolCall;
+      spanName = `${GenAiOperation.executeTool} ${call.name}`;
+      Object.assign(attrs, { [GenAiAttr.operationName]: GenAiOperation.executeTool, [GenAiAttr.toolName]: call.name, [GenAiAttr.toolCallId]: call.id, [GenAiAttr.toolType]: "function" });
+    } else if (ctx.point === "run") {
+      const agent = ctx.path.at(-1) ?? "agent";
+      spanName = `${GenAiOperation.invokeAgent} ${agent}`;
+      Object.assign(attrs, { [GenAiAttr.operationName]: GenAiOperation.invokeAgent, [GenAiAttr.agentName]: agent });
+      if (ctx.sessionId !== undefined) attrs[GenAiAttr.conversationId] = ctx.sessionId;
+    }
+    return tracer().startSpan(spanName, { kind, attributes: attrs }, parent);
+  };
+
+  const finish = (span: Span, point: string, outcome: Outcome<unknown>): void => {
+    span.setAttribute(OnionAttr.outcome, outcome._tag.toLowerCase());
+    const errorType = errorTypeOf(outcome);
+    if (errorType !== undefined) span.setAttribute(GenAiAttr.errorType, errorType);
+    if (outcome._tag === "Rejected") {
+      span.setAttributes({ [OnionAttr.rejectedBy]: outcome.by, [OnionAttr.reason]: scrub(outcome.reason) });
+      // A decision to refuse is not an error; a hook that crashed and failed closed is.
+      if (outcome.cause !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: scrub(outcome.reason) });
+    } else if (outcome._tag === "Failed") span.setStatus({ code: SpanStatusCode.ERROR, message: scrub(describe(outcome.error)) });
+    else if (point === "modelCall") {
+      const response = outcome.value as ModelResponse;
+      if (typeof response.model === "string") span.setAttribute(GenAiAttr.responseModel, response.model);
+      span.setAttribute(GenAiAttr.finishReasons, [response.finishReason]);
+      if (response.usageEstimated !== true)
+        span.setAttributes({ [GenAiAttr.inputTokens]: response.usage.inputTokens, [GenAiAttr.outputTokens]: response.usage.outputTokens });
+    } else if (point === "run") span.setAttribute(GenAiAttr.finishReasons, [(outcome.value as RunResult).finishReason]);
+  };
+
+  const hookSpansOf = (event: RunEvent): void => {
+    const key = event.input as unknown;
+    if (typeof key !== "object" || key === null) return;
+    const parents = open.get(key);
+    const parent = parents?.shift();
+    if (parents?.length === 0) open.delete(key);
+    if (parent === undefined || !hookSpans) return;
+    const parentCtx = otelTrace.setSpanContext(ROOT_CONTEXT, parent);
+    const origin = performance.timeOrigin + event.startedAt;
+    for (const d of event.decisions) {
+      if (d.hook === name) continue; // our own around is the point's span
+      const failure = d.action === "Failed" ? event.failures.find((f) => f.hook === d.hook && f.phase === d.phase) : undefined;
+      const attrs: Attributes = {
+        [OnionAttr.hookName]: d.hook,
+        [OnionAttr.hookPoint]: event.point,
+        [OnionAttr.hookPhase]: d.phase,
+        [OnionAttr.hookAction]: d.action,
+        [OnionAttr.hookOutcome]: hookOutcome(d.action, failure?.kind),
+      };
+      if (d.reason !== undefined) attrs[OnionAttr.reason] = scrub(d.reason);
+      if (d.shadow === true) attrs[OnionAttr.hookShadow] = true;
+      if (d.source !== undefined) attrs[OnionAttr.hookSource] = d.source;
+      if (d.action === "Failed") {
+        attrs[OnionAttr.hookFailMode] = d.failMode ?? "closed";
+        attrs[OnionAttr.failureModeAllowed] = d.failMode === "open";
+      }
+      const span = tracer().startSpan(`hook ${d.hook}`, { kind: SpanKind.INTERNAL, attributes: attrs, startTime: origin + d.at }, parentCtx);
+      if (d.action === "Failed") span.setStatus({ code: SpanStatusCode.ERROR, message: d.reason === undefined ? "hook failed" : scrub(d.reason) });
+      span.end(origin + d.at + d.ms);
+    }
+  };
+
+  return {
+    name,
+    hooks: onEveryPoint(
+      {
+        name,
+        priority,
+        // Telemetry must never refuse a call: a failure of ours lets the call through (and is counted).
+        failMode: "open",
+        around: async (ctx, next) => {
+          const parent = parentContext();
+          const span = start(ctx, parent);
+          const input = ctx.input as unknown;
+          if (typeof input === "object" && input !== null) {
+            const list = open.get(input);
+            if (list === undefined) open.set(input, [span.spanContext()]);
+            else list.push(span.spanContext());
+          }
+          const inside = otelTrace.setSpan(parent, span);
+          let outcome: Outcome<unknown> | undefined;
+          try {
+            outcome = await current.run(inside, () => otelContext.with(inside, () => next()));
+            return outcome;
+          } finally {
+            if (outcome !== undefined) finish(span, ctx.point, outcome);
+            span.end();
+          }
+        },
+        observe: (event) => hookSpansOf(event),
+      },
+      options.points ?? allAgentPoints,
+    ),
+  };
+};

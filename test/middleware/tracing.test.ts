@@ -1,0 +1,116 @@
+import { describe, expect, it } from "vitest";
+import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { Reject, Transform } from "../../src/core/index.ts";
+import { createAgent, createAgentStack, createScriptedModel, type ModelRequest } from "../../src/agent/index.ts";
+import { withMiddleware } from "../../src/middleware/apply.ts";
+import { tracing } from "../../src/middleware/tracing.ts";
+import { bashTool } from "../agent/helpers.ts";
+import { tracerHarness } from "./otel.ts";
+
+const ms = (t: readonly [number, number]) => t[0] * 1000 + t[1] / 1e6;
+const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
+
+describe("tracing, read back through the OpenTelemetry SDK", () => {
+  it("makes a span for every point of a turn, nested run > step > modelCall/toolCall, named per the GenAI conventions", async () => {
+    const { tracer, spans } = tracerHarness();
+    const model = createScriptedModel({ id: "gpt-4o", turns: [{ toolCalls: [{ name: "Bash", input: { command: "cat secret.txt" }, id: "c1" }] }, "Done."] });
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer }));
+    await createAgent({ model, stack, tools: [bashTool()], name: "coder" }).run("go", { sessionId: "s1" });
+    await stack.flush();
+
+    const all = spans();
+    const names = all.map((s) => s.name);
+    expect(names).toEqual(expect.arrayContaining(["sessionStart", "userPrompt", "invoke_agent coder", "step", "chat gpt-4o", "execute_tool Bash", "stop", "sessionEnd"]));
+    const byName = (n: string) => all.filter((s) => s.name === n);
+    const run = byName("invoke_agent coder")[0]!;
+    const steps = byName("step");
+    expect(steps).toHaveLength(2);
+    for (const step of steps) expect(parentOf(step)).toBe(run.spanContext().spanId);
+    for (const chat of byName("chat gpt-4o")) expect(steps.map((s) => s.spanContext().spanId)).toContain(parentOf(chat));
+    expect(parentOf(byName("execute_tool Bash")[0]!)).toBe(steps[0]!.spanContext().spanId);
+    expect(new Set(all.map((s) => s.spanContext().traceId)).size).toBeGreaterThanOrEqual(1);
+    expect(run.spanContext().traceId).toBe(byName("execute_tool Bash")[0]!.spanContext().traceId);
+
+    expect(run.attributes).toMatchObject({ "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "coder", "gen_ai.conversation.id": "s1", "gen_ai.response.finish_reasons": ["stop"] });
+    const chat = byName("chat gpt-4o")[0]!;
+    expect(chat.kind).toBe(SpanKind.CLIENT);
+    expect(chat.attributes).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o", "gen_ai.response.model": "gpt-4o" });
+    expect(chat.attributes["gen_ai.usage.input_tokens"]).toEqual(expect.any(Number));
+    expect(byName("execute_tool Bash")[0]!.attributes).toEqual({
+      "agent_onion.point": "toolCall", "agent_onion.subject": "Bash", "agent_onion.outcome": "completed",
+      "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash", "gen_ai.tool.call.id": "c1", "gen_ai.tool.type": "function",
+    });
+    expect(JSON.stringify(all.map((s) => s.attributes))).not.toContain("secret.txt");
+  });
+
+  it("adds one child span per hook decision, inside the point's span, with what the hook did", async () => {
+    const { tracer, spans } = tracerHarness();
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer }))
+      .use("toolCall", { name: "tag", source: "tests", before: async (c) => (await new Promise((r) => setTimeout(r, 5)), Transform(c)) })
+      .use("toolCall", { name: "flaky", failMode: "open", after: () => { throw new Error("crash"); } })
+      .use("toolCall", { name: "shadow-no", shadow: true, before: () => Reject("would block") });
+    await stack.run("toolCall", { id: "c1", name: "Read", input: {} }, () => ({ content: "ok" }));
+    await stack.flush();
+
+    const point = spans().find((s) => s.name === "execute_tool Read")!;
+    const hooks = spans().filter((s) => parentOf(s) === point.spanContext().spanId);
+    expect(hooks.map((s) => s.name).sort()).toEqual(["hook flaky", "hook shadow-no", "hook tag"]);
+    const tag = hooks.find((s) => s.name === "hook tag")!;
+    expect(tag.attributes).toEqual({ "hook.name": "tag", "hook.point": "toolCall", "hook.phase": "before", "hook.action": "Transform", "hook.outcome": "transform", "hook.source": "tests" });
+    expect(ms(tag.duration)).toBeGreaterThanOrEqual(4);
+    for (const h of hooks) {
+      expect(ms(h.startTime)).toBeGreaterThanOrEqual(ms(point.startTime) - 2);
+      expect(ms(h.endTime)).toBeLessThanOrEqual(ms(point.endTime) + 2);
+    }
+    const flaky = hooks.find((s) => s.name === "hook flaky")!;
+    expect(flaky.attributes).toMatchObject({ "hook.outcome": "error", "hook.failure_mode": "open", "hook.failure_mode_allowed": true });
+    expect(flaky.status.code).toBe(SpanStatusCode.ERROR);
+    expect(hooks.find((s) => s.name === "hook shadow-no")!.attributes).toMatchObject({ "hook.outcome": "deny", "hook.shadow": true });
+  });
+
+  it("marks a rejection on the point's span without calling it an error, and a failure as an error", async () => {
+    const { tracer, spans } = tracerHarness();
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer })).use("toolCall", { name: "no", match: "Bash", before: () => Reject("bob@example.com may not") });
+    await stack.run("toolCall", { id: "1", name: "Bash", input: {} }, () => ({ content: "" }));
+    await stack.run("toolCall", { id: "2", name: "Read", input: {} }, () => { throw new RangeError("disk on fire"); });
+    await stack.flush();
+    const [rejected, failed] = [spans().find((s) => s.name === "execute_tool Bash")!, spans().find((s) => s.name === "execute_tool Read")!];
+    expect(rejected.attributes).toMatchObject({ "agent_onion.outcome": "rejected", "agent_onion.rejected_by": "no", "agent_onion.reason": "[REDACTED:email] may not" });
+    expect(rejected.status.code).toBe(SpanStatusCode.UNSET);
+    expect(failed.attributes).toMatchObject({ "agent_onion.outcome": "failed", "error.type": "RangeError" });
+    expect(failed.status).toEqual({ code: SpanStatusCode.ERROR, message: "disk on fire" });
+  });
+
+  it("keeps concurrent runs of one point apart", async () => {
+    const { tracer, spans } = tracerHarness();
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer })).use("toolCall", { name: "slow", before: async (c) => void (await new Promise((r) => setTimeout(r, c.id === "a" ? 20 : 1))) });
+    await Promise.all(["a", "b", "c"].map((id) => stack.run("toolCall", { id, name: "T", input: {} }, () => ({ content: id }))));
+    await stack.flush();
+    const points = spans().filter((s) => s.name === "execute_tool T");
+    for (const p of points) {
+      const children = spans().filter((s) => parentOf(s) === p.spanContext().spanId);
+      expect(children.map((c) => c.name)).toEqual(["hook slow"]);
+      const slow = ms(children[0]!.duration) >= 15;
+      expect(slow).toBe(p.attributes["gen_ai.tool.call.id"] === "a");
+    }
+  });
+
+  it("never refuses a call when tracing itself breaks", async () => {
+    const broken = { startSpan: () => { throw new Error("exporter exploded"); } } as never;
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer: broken }));
+    const outcome = await stack.run("toolCall", { id: "1", name: "T", input: {} }, () => ({ content: "fine" }));
+    expect(outcome).toEqual({ _tag: "Completed", value: { content: "fine" } });
+    expect(stack.stats.failOpen).toBe(1);
+  });
+
+  it("can leave hook spans out, and checks its options", async () => {
+    const { tracer, spans } = tracerHarness();
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer, hookSpans: false })).use("modelCall", { name: "x", before: () => undefined });
+    const request: ModelRequest = { model: "m", messages: [] };
+    await stack.run("modelCall", request, () => ({ text: "", toolCalls: [], finishReason: "stop", usage: { inputTokens: 0, outputTokens: 0 } }));
+    await stack.flush();
+    expect(spans().map((s) => s.name)).toEqual(["chat m"]);
+    expect(() => tracing({ priority: Number.NaN })).toThrow(/priority/);
+  });
+});
