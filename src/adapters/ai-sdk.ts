@@ -1,0 +1,155 @@
+/**
+ * `aiSdkMiddleware`: the stack's `modelCall` point as Vercel AI SDK language model middleware,
+ * for `wrapLanguageModel` in ai 6 (specification V3) and ai 7 (V4).
+ *
+ * - `before` hooks see the SDK's call options as a `ModelRequest`; what they change (messages,
+ *   tools, temperature, max tokens) goes to the provider, the rest of the options untouched.
+ * - `after` hooks see the result as a `ModelResponse`; what they change is written back into
+ *   the provider's own result (see `ai-sdk/response.ts`), and a `Replace` in `before` (a cache)
+ *   answers without calling the provider at all.
+ * - Streams go through the agent layer's streaming machinery (`streamThroughStack`): chunk
+ *   hooks, output gates and hold-back behave exactly as in our own loop, `after` hooks see the
+ *   assembled response with usage and time to first chunk, an aborted stream still runs them.
+ * - `modelCall` is an observation point, so no hook can `Reject` it; what can still stop a call
+ *   is a hook failing closed, or an `around` returning `Failed`. `generate` then throws (an
+ *   `OutcomeRejectedError` naming the hook, or the failure's error) as a provider error would;
+ *   a stream throws the same from `doStream` before any part, or ends with an `error` part.
+ *   The provider's own errors are rethrown unchanged, so the SDK's retries still see them.
+ * - `ctx.addContext(text)` in a `before` reaches this very call, as a system message after the
+ *   leading ones (mid-conversation system messages are refused by some providers).
+ */
+import type { RunOptions } from "../core/context.ts";
+import { Outcome, OutcomeRejectedError } from "../core/outcome.ts";
+import { RunAbortedError } from "../core/errors.ts";
+import { neverAborted } from "../core/signal.ts";
+import type { ModelResponse } from "../agent/types.ts";
+import type { HoldBack } from "../agent/stream/control.ts";
+import { ModelStreamError } from "../agent/stream/errors.ts";
+import type { StartStream } from "../agent/stream/pump.ts";
+import { fromReadableStream } from "../agent/stream/readable.ts";
+import { streamThroughStack, type ModelCallStack } from "../agent/stream/through-stack.ts";
+import { fromRequest, toRequest } from "./ai-sdk/prompt.ts";
+import { fromResponse, toResponse } from "./ai-sdk/response.ts";
+import {
+  specOf, type SdkCallOptions, type SdkGenerateResult, type SdkStreamResult, type SdkWrapOptions, type SpecVersion,
+} from "./ai-sdk/spec.ts";
+import { fromSdkParts, StreamMemo, toSdkStream } from "./ai-sdk/stream.ts";
+
+/** One call the middleware is about to run, for per-call run options. */
+export interface AiSdkCallInfo {
+  readonly type: "generate" | "stream";
+  readonly params: SdkCallOptions;
+  readonly modelId: string;
+  readonly provider: string;
+  readonly version: SpecVersion;
+}
+
+export interface AiSdkMiddlewareOptions<V extends SpecVersion = "v3"> {
+  /** The middleware's declared version; default `"v3"`, which ai 6 requires and ai 7 accepts. */
+  readonly specificationVersion?: V;
+  /** Run options for every call (session, metadata, timeoutMs, trace...), or a function of the call. */
+  readonly run?: Omit<RunOptions, "signal"> | ((call: AiSdkCallInfo) => Omit<RunOptions, "signal">);
+  /** The least hold-back for streams; output gates ask for more themselves. Default `"none"`. */
+  readonly holdBack?: HoldBack;
+}
+
+/** Language model middleware for `wrapLanguageModel`, typed structurally for both V3 and V4. */
+export interface AiSdkMiddleware<V extends SpecVersion = "v3"> {
+  readonly specificationVersion: V;
+  readonly wrapGenerate: <P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>(options: SdkWrapOptions<P, R, S>) => Promise<R>;
+  readonly wrapStream: <P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>(options: SdkWrapOptions<P, R, S>) => Promise<S>;
+}
+
+/**
+ * AI SDK middleware that runs every provider call through the stack's `modelCall` point.
+ *
+ * @example
+ * import { generateText, wrapLanguageModel } from "ai"
+ * const model = wrapLanguageModel({ model: openai("gpt-4o"), middleware: aiSdkMiddleware(stack, { run: { sessionId } }) })
+ * const { text } = await generateText({ model, prompt: "Hello" }) // hooks on modelCall saw the request and the response
+ */
+export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: ModelCallStack, options: AiSdkMiddlewareOptions<V> = {}): AiSdkMiddleware<V> => {
+  const runOptions = (type: AiSdkCallInfo["type"], params: SdkCallOptions, model: { readonly modelId: string; readonly provider: string; readonly specificationVersion: string }) =>
+    typeof options.run === "function"
+      ? options.run({ type, params, modelId: model.modelId, provider: model.provider, version: specOf(model) })
+      : (specOf(model), options.run ?? {});
+
+  async function wrapGenerate<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>(
+    { doGenerate, params, model }: SdkWrapOptions<P, R, S>,
+  ): Promise<R> {
+    const run = runOptions("generate", params, model);
+    const mapped = toRequest(params, model.modelId, false);
+    const context: string[] = [];
+    let result: R | undefined;
+    let produced: ModelResponse | undefined;
+    const outcome = await stack.run("modelCall", mapped.request, async (request, ctx) => {
+      const next = fromRequest(params, mapped, request, context);
+      const signal = ctx.signal === neverAborted ? params.abortSignal : ctx.signal;
+      // The SDK's own `doGenerate` when nothing changed; the model directly (as `doGenerate` does) otherwise.
+      result = next === params && signal === params.abortSignal ? await doGenerate() : await model.doGenerate({ ...next, abortSignal: signal });
+      produced = toResponse(result, request);
+      return produced;
+    }, { ...run, signal: params.abortSignal, onContext: collect(context, run.onContext) });
+    if (outcome._tag === "Completed") return fromResponse(result, produced, outcome.value) as R;
+    throw errorOf(outcome, params.abortSignal);
+  }
+
+  async function wrapStream<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>(
+    { params, model }: SdkWrapOptions<P, R, S>,
+  ): Promise<S> {
+    const run = runOptions("stream", params, model);
+    const mapped = toRequest(params, model.modelId, true);
+    const context: string[] = [];
+    const memo = new StreamMemo();
+    // The provider's stream result (request body, response headers) once it exists.
+    let opened: (result: Omit<S, "stream"> | undefined) => void = () => {};
+    const started = new Promise<Omit<S, "stream"> | undefined>((resolve) => (opened = resolve));
+    const start: StartStream = async (request, { signal }) => {
+      try {
+        const { stream, ...rest } = await model.doStream({ ...fromRequest(params, mapped, request, context), abortSignal: signal });
+        opened(rest);
+        return fromSdkParts(fromReadableStream(stream), memo);
+      } catch (error) {
+        opened(undefined);
+        throw error;
+      }
+    };
+    const call = streamThroughStack(stack, mapped.request, start, {
+      ...run,
+      ...(options.holdBack !== undefined ? { holdBack: options.holdBack } : {}),
+      signal: params.abortSignal,
+      onContext: collect(context, run.onContext),
+    });
+    void call.done.then(() => opened(undefined));
+    const provider = await started;
+    if (provider === undefined) {
+      // Settled before any part: fail as `doStream` would, unless a hook answered in its place.
+      const outcome = await call.outcome;
+      if (outcome._tag !== "Completed") {
+        call.cancel();
+        throw errorOf(outcome, params.abortSignal);
+      }
+    }
+    return { ...provider, stream: toSdkStream(call.parts, memo) } as unknown as S;
+  }
+
+  return { specificationVersion: options.specificationVersion ?? ("v3" as V), wrapGenerate, wrapStream };
+};
+
+/** Collect hook-added context for this call, and still hand it to the caller's own `onContext`. */
+const collect = (into: string[], also: RunOptions["onContext"]) => (text: string, hook: string): void => {
+  into.push(text);
+  also?.(text, hook);
+};
+
+/** What to throw for an outcome that is not `Completed`: what the SDK's callers expect to catch. */
+const errorOf = (outcome: Outcome<unknown>, callerSignal: AbortSignal | undefined): unknown => {
+  if (outcome._tag === "Rejected") return new OutcomeRejectedError(outcome.reason, outcome.by);
+  if (outcome._tag !== "Failed") return new TypeError("not a failure");
+  const error = outcome.error;
+  // The caller aborted: throw their reason (an `AbortError`), which the SDK and apps recognise.
+  if (error instanceof RunAbortedError && !error.timedOut && callerSignal?.aborted) return callerSignal.reason;
+  return error instanceof ModelStreamError ? error.cause : error;
+};
+
+export { UnsupportedSpecificationError, type SpecVersion } from "./ai-sdk/spec.ts";

@@ -1,0 +1,211 @@
+/**
+ * AI SDK call options ↔ our `ModelRequest`, both ways, losing nothing that hooks left alone.
+ *
+ * Going in, each SDK message becomes one `Message` (a `tool` message one per result): text
+ * joined, tool calls as `ToolCall`s, tool outputs as text. Coming back, every `Message` object
+ * a hook did not replace maps to the SDK message it came from, untouched (files, reasoning,
+ * provider options and all); a message a hook rewrote is rebuilt from its text and tool calls,
+ * keeping the non-text parts of the message that stood at its place (so redacting a user's
+ * text keeps the image attached to it). Unchanged requests give back the very same params.
+ */
+import type { DeepReadonly } from "../../core/readonly.ts";
+import type { Message, ModelRequest, ToolCall, ToolSpec } from "../../agent/types.ts";
+import type { SdkCallOptions, SdkMessage, SdkPart, SdkTool } from "./spec.ts";
+
+interface TextPart extends SdkPart { readonly type: "text"; readonly text: string }
+interface ToolCallPart extends SdkPart { readonly type: "tool-call"; readonly toolCallId: string; readonly toolName: string; readonly input: unknown }
+interface ToolResultPart extends SdkPart {
+  readonly type: "tool-result"; readonly toolCallId: string; readonly toolName: string;
+  readonly output: { readonly type: string; readonly value?: unknown; readonly reason?: string };
+}
+interface ApprovalPart extends SdkPart { readonly type: "tool-approval-response"; readonly approved: boolean; readonly reason?: string }
+
+/** Where a `Message` came from: the SDK message, its place among the messages it gave, and for tool results the part. */
+interface Origin {
+  readonly message: SdkMessage;
+  readonly k: number;
+  readonly count: number;
+  readonly part?: SdkPart;
+}
+
+/** A request with what is needed to map it back. */
+export interface MappedRequest {
+  readonly request: ModelRequest;
+  readonly origins: Map<Message, Origin>;
+  readonly tools: Map<ToolSpec, SdkTool>;
+  readonly calls: Map<ToolCall, ToolCallPart>;
+}
+
+/** A deep copy (strict mode freezes what hooks see; the SDK's objects must stay the caller's). */
+const copy = <T>(value: T): T => {
+  try {
+    return structuredClone(value);
+  } catch {
+    return value;
+  }
+};
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+const textOf = (parts: readonly SdkPart[]): string => {
+  let text = "";
+  for (const p of parts) if (p.type === "text") text += (p as TextPart).text;
+  return text;
+};
+
+const outputText = (output: ToolResultPart["output"]): string => {
+  if (output.type === "execution-denied") return `Execution denied${output.reason ? `: ${output.reason}` : ""}`;
+  if (typeof output.value === "string") return output.value;
+  return JSON.stringify(output.value) ?? "";
+};
+
+/**
+ * Map SDK call options to the `ModelRequest` hooks see.
+ *
+ * @example
+ * toRequest({ prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }] }, "gpt").request
+ * // { model: "gpt", messages: [{ role: "user", content: "hi" }] }
+ */
+export const toRequest = (params: SdkCallOptions, model: string, stream: boolean): MappedRequest => {
+  const origins = new Map<Message, Origin>();
+  const calls = new Map<ToolCall, ToolCallPart>();
+  const messages: Message[] = [];
+  for (const message of params.prompt) {
+    const out: { m: Message; part?: SdkPart }[] = [];
+    if (typeof message.content === "string") out.push({ m: { role: message.role as Message["role"], content: message.content } });
+    else if (message.role === "tool") {
+      for (const part of message.content) {
+        if (part.type === "tool-result") {
+          const r = part as ToolResultPart;
+          const isError = r.output.type.startsWith("error") || r.output.type === "execution-denied";
+          out.push({ m: { role: "tool", content: outputText(r.output), toolCallId: r.toolCallId, toolName: r.toolName, ...(isError ? { isError } : {}) }, part });
+        } else if (part.type === "tool-approval-response") {
+          const a = part as ApprovalPart;
+          out.push({ m: { role: "tool", content: `[tool approval ${a.approved ? "granted" : "denied"}${a.reason ? `: ${a.reason}` : ""}]` }, part });
+        }
+      }
+      if (out.length === 0) out.push({ m: { role: "tool", content: "" } });
+    } else {
+      const toolCalls: ToolCall[] = [];
+      for (const part of message.content) {
+        if (part.type !== "tool-call") continue;
+        const p = part as ToolCallPart;
+        const call: ToolCall = { id: p.toolCallId, name: p.toolName, input: isRecord(p.input) ? copy(p.input) : { value: copy(p.input) } };
+        calls.set(call, p);
+        toolCalls.push(call);
+      }
+      const m: Message = { role: message.role as Message["role"], content: textOf(message.content), ...(toolCalls.length > 0 ? { toolCalls } : {}) };
+      out.push({ m });
+    }
+    out.forEach(({ m, part }, k) => {
+      origins.set(m, part === undefined ? { message, k, count: out.length } : { message, k, count: out.length, part });
+      messages.push(m);
+    });
+  }
+  const tools = new Map<ToolSpec, SdkTool>();
+  const specs = params.tools?.map((tool) => {
+    const spec: ToolSpec = {
+      name: tool.name,
+      ...(tool.description !== undefined ? { description: tool.description } : {}),
+      ...(isRecord(tool.inputSchema) ? { inputSchema: copy(tool.inputSchema) } : {}),
+    };
+    tools.set(spec, tool);
+    return spec;
+  });
+  const request: ModelRequest = {
+    model,
+    messages,
+    ...(specs !== undefined ? { tools: specs } : {}),
+    ...(params.maxOutputTokens !== undefined ? { maxOutputTokens: params.maxOutputTokens } : {}),
+    ...(params.temperature !== undefined ? { temperature: params.temperature } : {}),
+    ...(stream ? { stream } : {}),
+  };
+  return { request, origins, tools, calls };
+};
+
+/**
+ * Map the request hooks settled on back to SDK call options; `params` itself when nothing
+ * changed. `context` (texts hooks added with `ctx.addContext`) goes in as a system message
+ * after the leading system messages, where every provider accepts one.
+ *
+ * @example
+ * fromRequest(params, mapped, mapped.request, []) === params // true
+ */
+export const fromRequest = <P extends SdkCallOptions>(params: P, mapped: MappedRequest, request: DeepReadonly<ModelRequest>, context: readonly string[]): P => {
+  const base = mapped.request;
+  let prompt = request.messages === base.messages ? params.prompt : rebuildPrompt(mapped, request.messages as readonly Message[]);
+  if (context.length > 0) {
+    let at = 0;
+    while (prompt[at]?.role === "system") at++;
+    prompt = [...prompt.slice(0, at), { role: "system", content: context.join("\n\n") }, ...prompt.slice(at)];
+  }
+  const tools = request.tools === base.tools ? params.tools : request.tools?.map((spec) => mapped.tools.get(spec as ToolSpec) ?? functionTool(spec as ToolSpec));
+  if (prompt === params.prompt && tools === params.tools && request.maxOutputTokens === base.maxOutputTokens && request.temperature === base.temperature) return params;
+  const next: Record<string, unknown> = { ...(params as object), prompt, tools, maxOutputTokens: request.maxOutputTokens, temperature: request.temperature };
+  for (const key of ["tools", "maxOutputTokens", "temperature"]) if (next[key] === undefined) delete next[key];
+  return next as unknown as P;
+};
+
+const functionTool = (spec: ToolSpec): SdkTool => ({
+  type: "function",
+  name: spec.name,
+  ...(spec.description !== undefined ? { description: spec.description } : {}),
+  inputSchema: spec.inputSchema ?? { type: "object", properties: {} },
+});
+
+const rebuildPrompt = (mapped: MappedRequest, messages: readonly Message[]): SdkMessage[] => {
+  const out: SdkMessage[] = [];
+  const whole = (i: number): Origin | undefined => {
+    const o = mapped.origins.get(messages[i] as Message);
+    if (o === undefined || o.k !== 0) return undefined;
+    for (let k = 1; k < o.count; k++) {
+      const next = mapped.origins.get(messages[i + k] as Message);
+      if (next?.message !== o.message || next.k !== k) return undefined;
+    }
+    return o;
+  };
+  for (let i = 0; i < messages.length;) {
+    const o = whole(i);
+    if (o !== undefined) {
+      out.push(o.message);
+      i += o.count;
+      continue;
+    }
+    const m = messages[i] as Message;
+    if (m.role === "tool") {
+      const parts: SdkPart[] = [];
+      for (; i < messages.length && messages[i]?.role === "tool" && whole(i) === undefined; i++) parts.push(toolResultPart(messages[i] as Message, mapped));
+      out.push({ role: "tool", content: parts });
+      continue;
+    }
+    out.push(rebuildMessage(m, mapped, mapped.request.messages[i]));
+    i++;
+  }
+  return out;
+};
+
+const toolResultPart = (m: Message, mapped: MappedRequest): SdkPart => {
+  const part = mapped.origins.get(m)?.part;
+  if (part !== undefined) return part;
+  return {
+    type: "tool-result",
+    toolCallId: m.toolCallId ?? "",
+    toolName: m.toolName ?? "",
+    output: { type: m.isError === true ? "error-text" : "text", value: m.content },
+  } as ToolResultPart;
+};
+
+/** A message a hook rewrote: its text and tool calls, and the other parts of the message that stood at its place. */
+const rebuildMessage = (m: Message, mapped: MappedRequest, atPlace: Message | undefined): SdkMessage => {
+  if (m.role === "system") return { role: "system", content: m.content };
+  const was = atPlace !== undefined && atPlace.role === m.role ? mapped.origins.get(atPlace)?.message : undefined;
+  const kept = was !== undefined && typeof was.content !== "string" ? was.content.filter((p) => p.type !== "text" && p.type !== "tool-call") : [];
+  const parts: SdkPart[] = [];
+  if (m.content !== "") parts.push({ type: "text", text: m.content } as TextPart);
+  parts.push(...kept);
+  for (const call of m.toolCalls ?? []) {
+    const original = mapped.calls.get(call);
+    parts.push(original ?? ({ type: "tool-call", toolCallId: call.id, toolName: call.name, input: call.input } as ToolCallPart));
+  }
+  return { role: m.role, content: parts };
+};

@@ -1,0 +1,142 @@
+/**
+ * AI SDK generate results ↔ our `ModelResponse`, both ways. A response hooks left alone maps
+ * back to the provider's own result object; a changed one is the provider's result with only
+ * what changed rewritten (text parts, tool calls, finish reason, usage totals), so reasoning,
+ * sources, provider metadata, warnings and response headers survive a redaction.
+ */
+import { estimateMessageTokens, estimateTokens } from "../../agent/tokens.ts";
+import type { FinishReason, Message, ModelRequest, ModelResponse, ToolCall, Usage } from "../../agent/types.ts";
+import type { DeepReadonly } from "../../core/readonly.ts";
+import type { SdkFinishReason, SdkGenerateResult, SdkPart, SdkUsage } from "./spec.ts";
+
+/** A tool call as providers report it: `input` is a JSON string. */
+export interface SdkToolCall extends SdkPart {
+  readonly type: "tool-call";
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly input: string;
+}
+
+const finishReasons = new Set<string>(["stop", "length", "tool-calls", "content-filter", "error", "other"]);
+
+/**
+ * Our finish reason for the SDK's (V4's `"interrupted"` has no twin and becomes `"other"`).
+ *
+ * @example
+ * finishOf({ unified: "interrupted", raw: undefined }) // "other"
+ */
+export const finishOf = (reason: SdkFinishReason): FinishReason => (finishReasons.has(reason.unified) ? (reason.unified as FinishReason) : "other");
+
+/** The SDK's finish reason for ours, keeping the provider's raw reason when ours did not change. */
+export const sdkFinish = (reason: FinishReason, original: SdkFinishReason | undefined): SdkFinishReason =>
+  original !== undefined && finishOf(original) === reason ? original : { unified: reason, raw: original?.raw };
+
+/**
+ * Our usage for the SDK's. Providers may report no totals; then the numbers are estimates.
+ *
+ * @example
+ * usageOf({ inputTokens: { total: 3 }, outputTokens: { total: 2 } }, () => ({ inputTokens: 0, outputTokens: 0 })) // { usage: { inputTokens: 3, outputTokens: 2 }, estimated: false }
+ */
+export const usageOf = (usage: SdkUsage, estimate: () => Usage): { readonly usage: Usage; readonly estimated: boolean } => {
+  const input = usage.inputTokens.total;
+  const output = usage.outputTokens.total;
+  if (input !== undefined && output !== undefined) return { usage: { inputTokens: input, outputTokens: output }, estimated: false };
+  const guess = estimate();
+  return { usage: { inputTokens: input ?? guess.inputTokens, outputTokens: output ?? guess.outputTokens }, estimated: true };
+};
+
+/** The SDK's usage for ours: the provider's own object while the totals agree, else the totals patched in. */
+export const sdkUsage = (usage: Usage, original: SdkUsage | undefined, baseline: Usage | undefined): SdkUsage => {
+  if (original !== undefined && baseline !== undefined && usage.inputTokens === baseline.inputTokens && usage.outputTokens === baseline.outputTokens) return original;
+  const o = original as (SdkUsage & { inputTokens: object; outputTokens: object }) | undefined;
+  return {
+    ...o,
+    inputTokens: { noCache: undefined, cacheRead: undefined, cacheWrite: undefined, ...o?.inputTokens, total: usage.inputTokens },
+    outputTokens: { text: undefined, reasoning: undefined, ...o?.outputTokens, total: usage.outputTokens },
+  } as SdkUsage;
+};
+
+const parseInput = (input: string): Record<string, unknown> => {
+  try {
+    const value: unknown = JSON.parse(input === "" ? "{}" : input);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+  } catch {
+    // Hooks still see the call; the provider's own string goes back unless a hook rewrites it.
+    return { input };
+  }
+};
+
+/**
+ * Our tool call for a provider's.
+ *
+ * @example
+ * callOf({ type: "tool-call", toolCallId: "1", toolName: "Read", input: '{"path":"a"}' }) // { id: "1", name: "Read", input: { path: "a" } }
+ */
+export const callOf = (part: SdkToolCall): ToolCall => ({ id: part.toolCallId, name: part.toolName, input: parseInput(part.input) });
+
+/** The provider's tool call part for ours: the original while the call is unchanged, else rebuilt from it. */
+export const sdkCall = (call: DeepReadonly<ToolCall>, original: SdkToolCall | undefined): SdkToolCall => {
+  if (original !== undefined && original.toolName === call.name && sameJson(parseInput(original.input), call.input)) return original;
+  return { ...original, type: "tool-call", toolCallId: call.id, toolName: call.name, input: JSON.stringify(call.input) };
+};
+
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * The response `after` hooks see for a provider's result.
+ *
+ * @example
+ * toResponse({ content: [{ type: "text", text: "Hi" }], finishReason: { unified: "stop", raw: "stop" }, usage }, request).text // "Hi"
+ */
+export const toResponse = (result: SdkGenerateResult, request: DeepReadonly<ModelRequest>): ModelResponse => {
+  let text = "";
+  const toolCalls: ToolCall[] = [];
+  for (const part of result.content) {
+    if (part.type === "text") text += (part as SdkPart & { text: string }).text;
+    else if (part.type === "tool-call") toolCalls.push(callOf(part as SdkToolCall));
+  }
+  const { usage, estimated } = usageOf(result.usage, () => ({
+    inputTokens: estimateMessageTokens(request.messages as readonly Message[]),
+    outputTokens: estimateTokens(text),
+  }));
+  return {
+    text,
+    toolCalls,
+    finishReason: finishOf(result.finishReason),
+    usage,
+    model: result.response?.modelId ?? request.model,
+    ...(estimated ? { usageEstimated: true } : {}),
+  };
+};
+
+/**
+ * The result to hand back to the SDK for the response hooks settled on: `result` itself when
+ * unchanged, a patched copy when changed, a fresh one when a hook answered in place of the model.
+ *
+ * @example
+ * fromResponse(result, produced, produced) === result // true
+ */
+export const fromResponse = (result: SdkGenerateResult | undefined, produced: ModelResponse | undefined, out: DeepReadonly<ModelResponse>): SdkGenerateResult => {
+  if (result !== undefined && out === produced) return result;
+  const content = [...(result?.content ?? [])];
+  const base = result !== undefined ? produced : undefined;
+  if (base === undefined || out.text !== base.text) replaceAll(content, "text", out.text === "" ? [] : [{ type: "text", text: out.text } as SdkPart]);
+  if (base === undefined || out.toolCalls !== base.toolCalls) {
+    const originals = new Map(content.filter((p) => p.type === "tool-call").map((p) => [(p as SdkToolCall).toolCallId, p as SdkToolCall]));
+    replaceAll(content, "tool-call", out.toolCalls.map((c) => sdkCall(c, originals.get(c.id))));
+  }
+  return {
+    ...(result ?? { warnings: [] }),
+    content,
+    finishReason: sdkFinish(out.finishReason, result?.finishReason),
+    usage: sdkUsage(out.usage as Usage, result?.usage, base?.usage),
+  } as SdkGenerateResult;
+};
+
+/** Remove every part of `type`, putting `parts` where the first one was (or at the end). */
+const replaceAll = (content: SdkPart[], type: string, parts: readonly SdkPart[]): void => {
+  const at = content.findIndex((p) => p.type === type);
+  const rest = content.filter((p) => p.type !== type);
+  content.splice(0, content.length, ...rest);
+  content.splice(at === -1 ? content.length : at, 0, ...parts);
+};

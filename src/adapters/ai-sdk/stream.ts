@@ -1,0 +1,147 @@
+/**
+ * AI SDK stream parts ↔ our `StreamPart`s, both ways, around the agent layer's streaming
+ * machinery (which holds text back for output gates and releases it in its own chunks).
+ *
+ * In: `text-delta` → text, `tool-call` → a `ToolCall`, `finish` → finish with our usage,
+ * `error` → error; block markers (`text-start`/`text-end`) are dropped and streamed tool inputs
+ * (`tool-input-*`) too, because the machinery holds tool calls back until checked and a
+ * half-streamed input of a call that a gate then removes must not reach the consumer first.
+ * V4's `ping` is dropped. Everything else (`stream-start`, `response-metadata`, reasoning,
+ * sources, files, `raw`) passes through unchanged as our `raw` part.
+ *
+ * Out: text is re-framed with `text-start`/`text-end` around each run of released text (the
+ * provider's block ids reused), so the stream stays valid however the machinery re-chunked
+ * it; tool calls and the finish part are the provider's own objects unless hooks changed them.
+ */
+import type { StreamPart } from "../../agent/model.ts";
+import type { FinishReason, Usage } from "../../agent/types.ts";
+import { callOf, finishOf, sdkCall, sdkFinish, sdkUsage, usageOf, type SdkToolCall } from "./response.ts";
+import type { SdkFinishReason, SdkPart, SdkUsage } from "./spec.ts";
+
+interface SdkFinish extends SdkPart {
+  readonly type: "finish";
+  readonly finishReason: SdkFinishReason;
+  readonly usage: SdkUsage;
+}
+
+/** What the way in remembers for the way out: the provider's own parts. */
+export class StreamMemo {
+  readonly textIds: string[] = [];
+  readonly calls = new Map<string, SdkToolCall>();
+  finish: SdkFinish | undefined;
+  usage: Usage | undefined;
+}
+
+const dropped = new Set(["text-start", "text-end", "tool-input-start", "tool-input-delta", "tool-input-end", "ping"]);
+
+/**
+ * The provider's parts as ours.
+ *
+ * @example
+ * for await (const part of fromSdkParts(result.stream, memo)) console.log(part.type)
+ */
+export async function* fromSdkParts(parts: AsyncIterable<SdkPart>, memo: StreamMemo): AsyncGenerator<StreamPart> {
+  for await (const part of parts) {
+    if (dropped.has(part.type)) {
+      if (part.type === "text-start") memo.textIds.push((part as SdkPart & { id: string }).id);
+      continue;
+    }
+    if (part.type === "text-delta") yield { type: "text-delta", text: (part as SdkPart & { delta: string }).delta };
+    else if (part.type === "tool-call") {
+      const call = part as SdkToolCall;
+      memo.calls.set(call.toolCallId, call);
+      yield { type: "tool-call", call: callOf(call) };
+    } else if (part.type === "finish") {
+      const finish = part as SdkFinish;
+      memo.finish = finish;
+      // A provider without totals: zeros here, and the original (undefined) totals go back out.
+      memo.usage = usageOf(finish.usage, () => ({ inputTokens: 0, outputTokens: 0 })).usage;
+      yield { type: "finish", finishReason: finishOf(finish.finishReason), usage: memo.usage };
+    } else if (part.type === "error") yield { type: "error", error: (part as SdkPart & { error: unknown }).error };
+    else yield { type: "raw", value: part };
+  }
+}
+
+/**
+ * Our parts as the provider's, framed so the SDK accepts them.
+ *
+ * @example
+ * const stream = toSdkStream(streamThroughStack(stack, request, start).parts, memo)
+ */
+export const toSdkStream = (parts: AsyncIterable<StreamPart>, memo: StreamMemo): ReadableStream<SdkPart> => {
+  let iterator: AsyncIterator<StreamPart> | undefined;
+  let open: string | undefined;
+  let blocks = 0;
+  let sent = 0;
+  const put = (controller: ReadableStreamDefaultController<SdkPart>, part: SdkPart): void => {
+    sent++;
+    controller.enqueue(part);
+  };
+  const close = (controller: ReadableStreamDefaultController<SdkPart>): void => {
+    if (open !== undefined) put(controller, { type: "text-end", id: open } as SdkPart);
+    open = undefined;
+  };
+  const emit = (part: StreamPart, controller: ReadableStreamDefaultController<SdkPart>): void => {
+    switch (part.type) {
+      case "text-delta":
+        if (part.text === "") return;
+        if (open === undefined) {
+          open = memo.textIds[blocks] ?? `text-${blocks}`;
+          blocks++;
+          put(controller, { type: "text-start", id: open } as SdkPart);
+        }
+        put(controller, { type: "text-delta", id: open, delta: part.text } as SdkPart);
+        return;
+      case "tool-call":
+        close(controller);
+        put(controller, sdkCall(part.call, memo.calls.get(part.call.id)));
+        return;
+      case "finish":
+        close(controller);
+        put(controller, finishPart(part.finishReason, part.usage, memo));
+        return;
+      case "error":
+        close(controller);
+        put(controller, { type: "error", error: part.error } as SdkPart);
+        return;
+      case "raw": {
+        const value = part.value as Partial<SdkPart> | null | undefined;
+        // A part a hook made up that is not an SDK part has nowhere to go.
+        if (typeof value?.type === "string") put(controller, value as SdkPart);
+      }
+    }
+  };
+  return new ReadableStream<SdkPart>({
+    async pull(controller) {
+      iterator ??= parts[Symbol.asyncIterator]();
+      try {
+        // A pull that enqueues nothing is not called again: read until something goes out.
+        const before = sent;
+        for (;;) {
+          const { value, done } = await iterator.next();
+          if (done) {
+            close(controller);
+            controller.close();
+            return;
+          }
+          emit(value, controller);
+          if (sent !== before) return;
+        }
+      } catch (error) {
+        controller.error(error);
+      }
+    },
+    async cancel() {
+      iterator ??= parts[Symbol.asyncIterator]();
+      await iterator.return?.();
+    },
+  });
+};
+
+const finishPart = (reason: FinishReason, usage: Usage, memo: StreamMemo): SdkPart => {
+  const original = memo.finish;
+  const finishReason = sdkFinish(reason, original?.finishReason);
+  const sdk = sdkUsage(usage, original?.usage, memo.usage);
+  if (original !== undefined && finishReason === original.finishReason && sdk === original.usage) return original;
+  return { ...original, type: "finish", finishReason, usage: sdk } as SdkFinish;
+};
