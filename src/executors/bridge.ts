@@ -3,11 +3,13 @@
  * it maps to, and the outcome comes back in the protocol (exit code and JSON). This is what
  * `agent-onion claude-hook` and `agent-onion try` print.
  *
- * The tool itself runs in Claude Code, not here, so the operation is a stand-in: on PreToolUse
- * it records the input that reached it and stops there (the outcome is `Failed` with a marker,
- * so `after` hooks do not run on an output that does not exist); on PostToolUse it returns the
- * `tool_response` Claude Code sent. Each run carries `metadata.claudeEvent`, so a stateful hook
- * (a rate limit) can tell PreToolUse from PostToolUse when both are bridged.
+ * The tool itself runs in Claude Code, not here, so each event runs only the hooks of its own
+ * phase (plus `around` hooks, which span both): PreToolUse runs `before` hooks, PostToolUse
+ * `after` hooks, PostToolUseFailure `recover` hooks, so a guard is not run twice per call. A
+ * hook with several phases is kept whole; split phases into separate hooks for exact bridging.
+ * The operation is a stand-in: on PreToolUse it records the input that reached it and stops
+ * there (a `Failed` outcome with a marker); on PostToolUse it returns Claude Code's
+ * `tool_response`. Each run carries `metadata.claudeEvent`.
  */
 import type { AgentStack } from "../agent/stack.ts";
 import type { ToolCall, ToolResult, UserPrompt } from "../agent/types.ts";
@@ -43,6 +45,21 @@ class ReachedTool extends Error {
   }
 }
 
+/** The phases each event runs; other points run every hook. */
+const phasesOf: Partial<Record<string, readonly string[]>> = {
+  PreToolUse: ["before", "around"], PostToolUse: ["after", "around"], PostToolUseFailure: ["recover", "around"],
+  PreCompact: ["before", "around"], PostCompact: ["after", "around"],
+};
+
+/** `stack` without the hooks of `point` that have none of `keep`'s phases. */
+const onlyPhases = (stack: AgentStack, point: string, input: unknown, keep: readonly string[] | undefined): AgentStack => {
+  if (!keep) return stack;
+  let out = stack;
+  for (const e of (stack.explain as (p: string, i: unknown) => ReturnType<AgentStack["explain"]>)(point, input))
+    if (!e.phases.some((p) => keep.includes(p))) out = out.without(e.hook);
+  return out;
+};
+
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 const text = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value) ?? "");
 
@@ -53,7 +70,8 @@ const text = (value: unknown): string => (typeof value === "string" ? value : JS
  * const reply = await runBridge(stack, fromClaudeEvent(JSON.parse(stdin)))
  * if (reply.json) process.stdout.write(JSON.stringify(reply.json)); process.exitCode = reply.exitCode
  */
-export const runBridge = async (stack: AgentStack, ev: BridgeEvent, options: BridgeRunOptions = {}): Promise<ClaudeReply> => {
+export const runBridge = async (full: AgentStack, ev: BridgeEvent, options: BridgeRunOptions = {}): Promise<ClaudeReply> => {
+  const stack = onlyPhases(full, ev.spec.point, ev.input, phasesOf[ev.event]);
   const trace = options.trace ?? new Trace();
   const context: string[] = [];
   const run = (point: string, operation: (input: unknown) => unknown): Promise<Outcome> =>

@@ -1,0 +1,38 @@
+/**
+ * `agent-onion claude-hook` run as Claude Code runs a command hook: a child process, the event
+ * JSON on stdin, the answer read from the exit code and stdout.
+ */
+import { describe, expect, it } from "vitest";
+import { bin, fixture, runChild } from "./helpers.ts";
+
+const guard = fixture("settings", "guard-stack.ts");
+const hook = (event: Record<string, unknown>, ...flags: string[]) =>
+  runChild(process.execPath, [bin, "claude-hook", ...flags, guard], JSON.stringify({ session_id: "s1", cwd: "/tmp", ...event }));
+
+describe("agent-onion claude-hook (child process)", () => {
+  it("denies a destructive command in Claude Code's JSON, with exit 0", async () => {
+    const r = await hook({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -rf build" }, tool_use_id: "t1" });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "Destructive command blocked: rm -rf build" } });
+  });
+
+  it("turns an approval request into Claude Code's ask", async () => {
+    const r = await hook({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git push" }, tool_use_id: "t2" });
+    expect(JSON.parse(r.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "pushing needs a person" } });
+  });
+
+  it("blocks with exit 2 when it cannot load the module, or exits 1 with --fail-open", async () => {
+    const event = JSON.stringify({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: {} });
+    const closed = await runChild(process.execPath, [bin, "claude-hook", "no/such/module.ts"], event);
+    expect(closed.code).toBe(2);
+    expect(closed.stderr).toMatch(/agent-onion claude-hook: cannot load no\/such\/module\.ts/);
+    const open = await runChild(process.execPath, [bin, "claude-hook", "--fail-open", "no/such/module.ts"], event);
+    expect(open.code).toBe(1);
+  });
+
+  it("is runnable with npx from the project", async () => {
+    const r = await runChild("npx", ["--no-install", "agent-onion", "--help"], "");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Usage: agent-onion <command>/);
+  });
+});

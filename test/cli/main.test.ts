@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.ts";
+import { fixture, memoryIo } from "./helpers.ts";
+
+describe("agent-onion usage", () => {
+  it("prints usage and exits 64 without a command; --help exits 0", async () => {
+    const io = memoryIo();
+    expect(await main([], io)).toBe(64);
+    expect(io.stderr).toMatch(/^Usage: agent-onion <command>/);
+    const help = memoryIo();
+    expect(await main(["--help"], help)).toBe(0);
+    expect(help.stdout).toMatch(/claude-hook <module>/);
+  });
+
+  it("names an unknown command and exits 64", async () => {
+    const io = memoryIo();
+    expect(await main(["hook"], io)).toBe(64);
+    expect(io.stderr).toMatch(/unknown command "hook"/);
+  });
+
+  it.each([
+    [["try", "--event", "PreToolUse"], "{}", /try needs at least one --settings <file>/],
+    [["try", "--settings", "x.json", "--event", "PreToolUs"], "{}", /--event PreToolUs is not one of SessionStart/],
+    [["try", "--settings", "x.json"], "{}", /--event is required/],
+    [["try", "--settings", "x.json", "--event", "Stop", "--colour"], "{}", /Unknown option '--colour'/],
+    [["try", "--settings", "x.json", "--event", "Stop"], undefined, /pipe the event JSON on stdin/],
+    [["try", "--settings", "x.json", "--event", "Stop"], "{not json", /the event is not valid JSON/],
+    [["try", "--settings", "x.json", "--event", "Stop"], '{"hook_event_name":"PreToolUse"}', /the event on stdin is PreToolUse, but --event says Stop/],
+    [["explain", "--event", "Stop"], undefined, /explain needs --settings <file>... or --module <file>/],
+  ])("refuses %j with a clear usage error (exit 64)", async (argv, stdin, message) => {
+    const io = memoryIo(stdin);
+    expect(await main(argv, io)).toBe(64);
+    expect(io.stderr).toMatch(message);
+    expect(io.stderr).toMatch(/Usage: agent-onion/);
+  });
+
+  it("exits 1 for a runtime error such as a malformed settings file, naming file and pointer", async () => {
+    const io = memoryIo("{}");
+    expect(await main(["try", "--settings", fixture("settings", "malformed.json"), "--event", "PreToolUse"], io)).toBe(1);
+    expect(io.stderr).toMatch(/malformed\.json: \/hooks\/PreToolUse\/0\/hooks\/0\/timeout: Expected number/);
+  });
+
+  it("claude-hook refuses to decide without a module or an event, and blocks (exit 2) so a broken guard never allows", async () => {
+    expect(await main(["claude-hook"], memoryIo("{}"))).toBe(2);
+    const io = memoryIo("{}");
+    expect(await main(["claude-hook", fixture("settings", "guard-stack.ts")], io)).toBe(2);
+    expect(io.stderr).toMatch(/cannot read the event: .*hook_event_name is missing/);
+    const open = memoryIo("{}");
+    expect(await main(["claude-hook", "--fail-open", fixture("settings", "guard-stack.ts")], open)).toBe(1);
+  });
+});
+
+describe("agent-onion try", () => {
+  const settings = ["--settings", fixture("settings", "user.json"), "--project-dir", fixture("settings")];
+
+  it("prints the decision, what Claude Code would receive, and the trace; exits 2 when blocked", async () => {
+    const io = memoryIo('{"tool_input":{"command":"rm -rf /"}}');
+    expect(await main(["try", ...settings, "--event", "PreToolUse"], io)).toBe(2);
+    expect(io.stdout).toMatch(/^decision: deny\nreason:   Destructive command blocked: rm -rf \//);
+    expect(io.stdout).toMatch(/Claude Code receives: exit 0, \{"hookSpecificOutput":\{"hookEventName":"PreToolUse","permissionDecision":"deny"/);
+    expect(io.stdout).toMatch(/toolCall +PreToolUse:command:guard\.mjs +before +Reject/);
+    expect(io.stdout).toMatch(/not run: .*user\.json#\/hooks\/Setup\/0\/hooks\/0: agent-onion does not drive Setup/);
+  });
+
+  it("exits 0 when the action goes ahead, and reports a rewrite as updatedInput", async () => {
+    const io = memoryIo('{"tool_input":{"command":"curl https://example.com"}}');
+    expect(await main(["try", ...settings, "--event", "PreToolUse", "--json"], io)).toBe(0);
+    const out = JSON.parse(io.stdout);
+    expect(out.decision).toBe("allow");
+    expect(out.answer).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", updatedInput: { command: "echo dry-run: curl https://example.com" } } });
+    expect(out.trace[0]).toMatchObject({ hook: "PreToolUse:command:guard.mjs", action: "Transform" });
+  });
+});
+
+describe("agent-onion explain", () => {
+  it("lists the hooks an event would run, in onion order, with sources, and why others would not", async () => {
+    const io = memoryIo();
+    const argv = ["explain", "--settings", fixture("settings", "user.json"), "--settings", fixture("settings", "local.json"), "--event", "PreToolUse", "--input", '{"tool_input":{"command":"git status"}}'];
+    expect(await main(argv, io)).toBe(0);
+    expect(io.stdout).toMatch(/^PreToolUse runs the before phase of toolCall/);
+    expect(io.stdout).toMatch(/1\. +PreToolUse:command:guard\.mjs +\[priority 100, closed, match Bash\]\n +from .*user\.json#\/hooks\/PreToolUse\/0\/hooks\/0/);
+    expect(io.stdout).toMatch(/- +PreToolUse:command:echo .*skipped: match "Bash\(git push \*\)" does not match/);
+  });
+
+  it("explains a TypeScript stack module too", async () => {
+    const io = memoryIo();
+    expect(await main(["explain", "--module", fixture("settings", "guard-stack.ts"), "--event", "PostToolUse"], io)).toBe(0);
+    expect(io.stdout).toMatch(/1\. +redact/);
+    expect(io.stdout).toMatch(/- +guard .*skipped: no after phase/);
+  });
+});
