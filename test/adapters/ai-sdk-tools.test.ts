@@ -1,0 +1,147 @@
+import { generateText, jsonSchema, simulateReadableStream, stepCountIs, streamText, tool } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
+import { describe, expect, it } from "vitest";
+import { wrapAiSdkTools } from "../../src/adapters/ai-sdk-tools.ts";
+import { createAgentStack } from "../../src/agent/stack.ts";
+import { ToolCallError } from "../../src/agent/wrap-tool.ts";
+import { Reject, Replace, Transform } from "../../src/core/index.ts";
+import { generated, toolParts, usage } from "./ai-sdk-fixtures.ts";
+
+/** A model that calls `name` with `input` once, then answers with text; it records every prompt it got. */
+const callingModel = (name: string, input: object) => {
+  let turn = 0;
+  return new MockLanguageModelV3({
+    doGenerate: async () =>
+      turn++ === 0
+        ? { content: [{ type: "tool-call", toolCallId: "call-1", toolName: name, input: JSON.stringify(input) }], finishReason: { unified: "tool-calls", raw: "tool_use" }, usage: usage(5, 5), warnings: [] }
+        : (generated("done") as never),
+  });
+};
+
+const bashTools = (log: string[] = []) => ({
+  bash: tool({
+    description: "Run a shell command",
+    inputSchema: jsonSchema<{ command: string }>({ type: "object", properties: { command: { type: "string" } } }),
+    execute: async ({ command }, { abortSignal }) => {
+      log.push(command);
+      if (command === "hang") await new Promise((_r, reject) => abortSignal?.addEventListener("abort", () => reject(abortSignal.reason)));
+      if (command === "fail") throw new Error("exit code 1");
+      return `ran ${command}`;
+    },
+  }),
+  echo: tool({ inputSchema: jsonSchema<{ command: string }>({ type: "object" }), execute: async ({ command }) => `echo ${command}` }),
+});
+
+/** What the model read back as the tool's result on its second call. */
+const toolOutputSeen = (model: MockLanguageModelV3) => {
+  const message = model.doGenerateCalls[1]?.prompt.find((m) => m.role === "tool");
+  const part = message?.role === "tool" ? message.content[0] : undefined;
+  return part?.type === "tool-result" ? part.output : undefined;
+};
+
+const noRm = createAgentStack().use("toolCall", { name: "no-rm", match: "bash(rm *)", before: () => Reject("Destructive command blocked") });
+
+describe("wrapAiSdkTools with generateText (ai 6)", () => {
+  it("runs execute through toolCall with the tool name as subject and the SDK's call id", async () => {
+    const seen: unknown[] = [];
+    const stack = createAgentStack().use("toolCall", { name: "watch", before: (c, ctx) => void seen.push(ctx.subject, c.id, c.input) });
+    const model = callingModel("bash", { command: "ls" });
+    const result = await generateText({ model, tools: wrapAiSdkTools(stack, bashTools()), prompt: "list", stopWhen: stepCountIs(3) });
+    expect(seen).toEqual(["bash", "call-1", { command: "ls" }]);
+    expect(toolOutputSeen(model)).toEqual({ type: "text", value: "ran ls" });
+    expect(result.text).toBe("done");
+  });
+
+  it("turns a rejection into a tool error the model reads, without running the tool, and the loop goes on", async () => {
+    const log: string[] = [];
+    const model = callingModel("bash", { command: "rm -rf /" });
+    const result = await generateText({ model, tools: wrapAiSdkTools(noRm, bashTools(log)), prompt: "clean", stopWhen: stepCountIs(3) });
+    expect(log).toEqual([]);
+    expect(toolOutputSeen(model)).toEqual({ type: "error-text", value: "Tool call bash was rejected by no-rm: Destructive command blocked" });
+    const error = result.steps[0]?.content.find((p) => p.type === "tool-error");
+    expect(error?.type === "tool-error" && error.error).toBeInstanceOf(ToolCallError);
+    expect(result.text).toBe("done");
+  });
+
+  it("answers a rejection with a normal result when asked to", async () => {
+    const model = callingModel("bash", { command: "rm -rf /" });
+    const tools = wrapAiSdkTools(noRm, bashTools(), { rejected: (reason) => ({ blocked: reason }) });
+    await generateText({ model, tools, prompt: "clean", stopWhen: stepCountIs(3) });
+    expect(toolOutputSeen(model)).toEqual({ type: "json", value: { blocked: "Destructive command blocked" } });
+  });
+
+  it("rethrows the tool's own error unchanged, so the SDK's tool-error carries it", async () => {
+    const result = await generateText({ model: callingModel("bash", { command: "fail" }), tools: wrapAiSdkTools(createAgentStack(), bashTools()), prompt: "x", stopWhen: stepCountIs(3) });
+    const error = result.steps[0]?.content.find((p) => p.type === "tool-error");
+    expect(error?.type === "tool-error" && (error.error as Error).message).toBe("exit code 1");
+  });
+
+  it("runs the input a before hook rewrote, and the tool a hook renamed the call to", async () => {
+    const log: string[] = [];
+    const stack = createAgentStack().use("toolCall", { name: "safe", before: (c) => Transform({ ...c, name: "echo", input: { command: `${String(c.input.command)} --dry-run` } }) });
+    const model = callingModel("bash", { command: "deploy" });
+    await generateText({ model, tools: wrapAiSdkTools(stack, bashTools(log)), prompt: "x", stopWhen: stepCountIs(3) });
+    expect(log).toEqual([]);
+    expect(toolOutputSeen(model)).toEqual({ type: "text", value: "echo deploy --dry-run" });
+  });
+
+  it("answers from a Replace without running the tool", async () => {
+    const log: string[] = [];
+    const stack = createAgentStack().use("toolCall", { name: "cache", before: () => Replace({ content: "cached listing" }) });
+    const model = callingModel("bash", { command: "ls" });
+    await generateText({ model, tools: wrapAiSdkTools(stack, bashTools(log)), prompt: "x", stopWhen: stepCountIs(3) });
+    expect(log).toEqual([]);
+    expect(toolOutputSeen(model)).toEqual({ type: "text", value: "cached listing" });
+  });
+
+  it("cancels a hanging tool through its abortSignal when the run's deadline passes", async () => {
+    const log: string[] = [];
+    const tools = wrapAiSdkTools(createAgentStack(), bashTools(log), { run: { timeoutMs: 20 } });
+    const model = callingModel("bash", { command: "hang" });
+    const result = await generateText({ model, tools, prompt: "x", stopWhen: stepCountIs(3) });
+    const error = result.steps[0]?.content.find((p) => p.type === "tool-error");
+    expect(error?.type === "tool-error" && (error.error as Error).message).toMatch(/exceeded its deadline/);
+    expect(log).toEqual(["hang"]);
+  });
+
+  it("runs a streaming tool to its final value inside the point", async () => {
+    const outputs: unknown[] = [];
+    const stack = createAgentStack().use("toolCall", { name: "watch", after: (r) => void outputs.push(r.content) });
+    const tools = wrapAiSdkTools(stack, {
+      progress: tool({
+        inputSchema: jsonSchema<{ n: number }>({ type: "object" }),
+        async *execute({ n }) {
+          for (let i = 1; i <= n; i++) yield `step ${i}/${n}`;
+        },
+      }),
+    });
+    const model = callingModel("progress", { n: 3 });
+    await generateText({ model, tools, prompt: "x", stopWhen: stepCountIs(3) });
+    expect(outputs).toEqual(["step 3/3"]);
+    expect(toolOutputSeen(model)).toEqual({ type: "text", value: "step 3/3" });
+  });
+
+  it("leaves tools without execute as they are", () => {
+    const clientSide = tool({ inputSchema: jsonSchema({ type: "object" }) });
+    expect(wrapAiSdkTools(createAgentStack(), { ask: clientSide }).ask).toBe(clientSide);
+  });
+});
+
+describe("wrapAiSdkTools with streamText (ai 6)", () => {
+  it("reports a rejected call as a tool-error part in the stream", async () => {
+    let turn = 0;
+    const model = new MockLanguageModelV3({
+      doStream: async () => ({
+        stream: simulateReadableStream({
+          chunks: (turn++ === 0 ? toolParts("bash", { command: "rm -rf /" }) : [{ type: "text-start", id: "1" }, { type: "text-delta", id: "1", delta: "ok" }, { type: "text-end", id: "1" }, { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: usage(1, 1) }]) as never[],
+        }),
+      }),
+    });
+    const result = streamText({ model, tools: wrapAiSdkTools(noRm, bashTools()), prompt: "x", stopWhen: stepCountIs(3) });
+    const errors: unknown[] = [];
+    for await (const part of result.fullStream) if (part.type === "tool-error") errors.push(part.error);
+    expect(errors[0]).toBeInstanceOf(ToolCallError);
+    expect((errors[0] as Error).message).toBe("Tool call bash was rejected by no-rm: Destructive command blocked");
+    expect(await result.text).toBe("ok");
+  });
+});
