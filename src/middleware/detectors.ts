@@ -224,3 +224,21 @@ export const scan = (text: string, detectors: readonly Detector[]): Detection[] 
  * windowOf(defaultDetectors()) // 128
  */
 export const windowOf = (detectors: readonly Detector[]): number => detectors.reduce((w, d) => Math.max(w, d.window), 0);
+
+/**
+ * The built-in detectors and the custom-pattern builder, under one name.
+ *
+ * @example
+ * const detectors = [...Detectors.defaults(), Detectors.pattern("ticket", /TCK-\d{6}/, { window: 10 })]
+ */
+export const Detectors = {
+  email,
+  creditCard,
+  phone,
+  ipv4,
+  ipv6,
+  apiKey,
+  highEntropy,
+  pattern,
+  defaults: defaultDetectors,
+} as const;

@@ -18,3 +18,19 @@ export { backoffMs, retry, type RetryInfo, type RetryOptions } from "./retry.ts"
 export { fallback, type FallbackOptions } from "./fallback.ts";
 export { cache, stableJson, type CacheOptions } from "./cache.ts";
 export { truncateOutput, truncateText, type TruncateOutputOptions } from "./truncate-output.ts";
+// Redaction, approval, audit, metrics, tracing and the Chrome trace export.
+export { Detectors, defaultDetectors, scan, windowOf, type Detection, type Detector, type HighEntropyOptions, type PatternOptions } from "./detectors.ts";
+export { createRedactor, type Redacted, type Redactor, type RedactorOptions, type Strategy } from "./redactor.ts";
+export { StreamRedactor, type StreamRedactorOptions, type StreamStep } from "./stream-redactor.ts";
+export { RedactionBlockedError, redaction, type RedactionOptions } from "./redaction.ts";
+export { approval, type ApprovalOptions } from "./approval.ts";
+export { audit, type AuditDecision, type AuditMiddleware, type AuditOptions, type AuditRun } from "./audit.ts";
+export { metrics, type MetricsOptions } from "./metrics.ts";
+export { tracing, type TracingOptions } from "./tracing.ts";
+export { GenAiAttr, GenAiMetric, GenAiOperation, GenAiTokenType, OnionAttr, OnionMetric, durationBuckets, hookBuckets, tokenBuckets } from "./semconv.ts";
+export { providerOf, type ProviderOption } from "./telemetry-attrs.ts";
+export {
+  chromeTraceRecorder, timelineRun, toChromeTrace,
+  type ChromeTrace, type ChromeTraceEvent, type ChromeTraceOptions, type ChromeTraceRecorder, type ChromeTraceRecorderOptions, type TimelineRun,
+} from "./chrome-trace.ts";
+export { allAgentPoints, onEveryPoint, type AgentPointName } from "./every-point.ts";

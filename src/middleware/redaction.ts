@@ -60,7 +60,7 @@ export interface RedactionOptions extends RedactorOptions, StreamRedactorOptions
  * @example
  * const stack = withMiddleware(createAgentStack(), redaction({
  *   strategies: { api_key: "block", email: "hash" },
- *   detectors: [...defaultDetectors(), pattern("ticket", /TCK-\d{6}/, { window: 10 })],
+ *   detectors: [...Detectors.defaults(), Detectors.pattern("ticket", /TCK-\d{6}/, { window: 10 })],
  * }))
  */
 export const redaction = (options: RedactionOptions = {}): Middleware => {

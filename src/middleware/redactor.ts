@@ -54,7 +54,7 @@ export interface Redactor {
 const strategies = new Set<string>(["block", "redact", "mask", "hash"]);
 
 /**
- * Build a redactor; options are checked here, with errors naming the field.
+ * Build a redactor (one policy to share between `redaction`, `audit`, `tracing` and the Chrome trace); options are checked here.
  *
  * @example
  * const r = createRedactor({ strategies: { email: "hash" } })
