@@ -29,6 +29,12 @@ export interface TokenPrice {
   readonly output: number;
 }
 
+/**
+ * Options of `budget`: the limit in integer units, who shares it, and how a call is priced.
+ *
+ * @example
+ * budget({ unit: "cost", limit: 5_000_000, price: { input: 3_000_000, output: 15_000_000 }, scope: "tenant" })
+ */
 export interface BudgetOptions {
   /** The limit, an integer: tokens, or µ$ for `unit: "cost"` (`5_000_000` is $5). */
   readonly limit: number;

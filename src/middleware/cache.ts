@@ -22,6 +22,12 @@ import type { Middleware } from "./apply.ts";
 import { choiceOption, functionOption, integerOption, nameOption, numberOption } from "./options.ts";
 import { scopeKey, type Scope } from "./scope.ts";
 
+/**
+ * Options of `cache`.
+ *
+ * @example
+ * cache({ ttlMs: 600_000, scope: "tenant", key: (req) => req.messages.at(-1)?.content })
+ */
 export interface CacheOptions {
   /** How long an entry lives, in ms. */
   readonly ttlMs: number;

@@ -18,6 +18,12 @@ import type { Middleware } from "./apply.ts";
 import { FallbackExhaustedError, LimitExceededError } from "./errors.ts";
 import { functionOption, nameOption, numberOption } from "./options.ts";
 
+/**
+ * Options of `fallback`.
+ *
+ * @example
+ * fallback({ models: [backupModel], when: (e) => (e as { status?: number }).status !== 400 })
+ */
 export interface FallbackOptions {
   /** The providers to try after the primary, in order. */
   readonly models: readonly LanguageModel[];

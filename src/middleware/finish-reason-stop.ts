@@ -13,6 +13,12 @@ import type { Middleware } from "./apply.ts";
 import { guardRetentionMs, runKey, stopRun } from "./guard-common.ts";
 import { nameOption, numberOption } from "./options.ts";
 
+/**
+ * Options of `finishReasonStop`.
+ *
+ * @example
+ * finishReasonStop({ reasons: ["length"] })
+ */
 export interface FinishReasonStopOptions {
   /** Finish reasons that stop the run; empty means the guard does nothing. */
   readonly reasons: readonly FinishReason[];

@@ -11,6 +11,12 @@ import { stepLimit } from "./step-limit.ts";
 import { timeLimit } from "./time-limit.ts";
 import { tokenBudget } from "./token-budget.ts";
 
+/**
+ * Options of `guards`: one field per guard, `null` to switch it off.
+ *
+ * @example
+ * guards({ maxSteps: 10, maxExecutionTime: null })
+ */
 export interface GuardsOptions {
   /** Steps per run; default 20, `null` for no limit. */
   readonly maxSteps?: number | null;

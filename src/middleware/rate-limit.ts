@@ -4,7 +4,8 @@
  * operation (H4), so parallel calls cannot both take the last slot:
  * - `sliding` (default): each call is a reservation of 1 that expires after the window and is
  *   never settled; the store counts the live ones. Exact, on the store's clock (Redis `TIME`,
- *   so a fleet agrees), and it keeps at most `limit` entries per key.
+ *   so a fleet agrees); it keeps at most `limit` entries per key, and each admission reads
+ *   them all, so for limits in the thousands prefer `fixed`.
  * - `fixed`: a counter created with a TTL of one window (`incrWithin`); the window starts at
  *   the first call. Cheaper (one key), but allows a burst of `2 × limit` across a boundary.
  * - no window: a plain count for the scope's lifetime (`callLimit`, "at most 5 Bash calls per run").
@@ -21,9 +22,15 @@ import { choiceOption, integerOption, nameOption, numberOption } from "./options
 import { refuse } from "./refuse.ts";
 import { missingScope, scopeKey, scopeOption, type Scope } from "./scope.ts";
 
-/** The points a rate limit can sit on. */
+/** The points a rate limit can sit on (`"toolCall"` or `"modelCall"`). */
 export type LimitedPoint = "toolCall" | "modelCall";
 
+/**
+ * Options of `rateLimit`.
+ *
+ * @example
+ * rateLimit({ match: "WebFetch", limit: 10, windowMs: 60_000, scope: "tenant" })
+ */
 export interface RateLimitOptions {
   /** Calls admitted per window (an integer >= 1). */
   readonly limit: number;
@@ -61,6 +68,12 @@ const week = 7 * 24 * 3_600_000;
  */
 export const rateLimit = (options: RateLimitOptions): Middleware => limiter("rateLimit", options);
 
+/**
+ * Options of `callLimit`: those of `rateLimit` without a window, `max` for `limit`, per run by default.
+ *
+ * @example
+ * callLimit({ match: "Bash", max: 5, scope: "session" })
+ */
 export interface CallLimitOptions extends Omit<RateLimitOptions, "limit" | "windowMs" | "algorithm"> {
   /** Calls admitted per scope (an integer >= 1). */
   readonly max: number;

@@ -22,6 +22,12 @@ export interface RetryInfo {
   readonly ctx: HookContext<any>;
 }
 
+/**
+ * Options of `retry`.
+ *
+ * @example
+ * retry({ attempts: 4, baseMs: 250, maxMs: 8_000, jitter: "full" })
+ */
 export interface RetryOptions {
   /** Attempts in all, the first one included (default 3; 1 means no retry). */
   readonly attempts?: number;

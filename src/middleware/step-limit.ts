@@ -10,6 +10,12 @@ import type { Middleware } from "./apply.ts";
 import { stopRun } from "./guard-common.ts";
 import { integerOption, nameOption, numberOption } from "./options.ts";
 
+/**
+ * Options of `stepLimit`.
+ *
+ * @example
+ * stepLimit({ max: 10 })
+ */
 export interface StepLimitOptions {
   /** Steps allowed per run (default 20). */
   readonly max?: number;

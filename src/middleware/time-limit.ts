@@ -13,6 +13,12 @@ import type { Middleware } from "./apply.ts";
 import { runKey, stopRun } from "./guard-common.ts";
 import { functionOption, nameOption, numberOption } from "./options.ts";
 
+/**
+ * Options of `timeLimit`.
+ *
+ * @example
+ * timeLimit({ maxSeconds: 30 })
+ */
 export interface TimeLimitOptions {
   /** Seconds a run may take (default 300). */
   readonly maxSeconds?: number;

@@ -11,6 +11,12 @@ import type { Middleware } from "./apply.ts";
 import { guardRetentionMs, runKey, stopRun } from "./guard-common.ts";
 import { integerOption, nameOption, numberOption } from "./options.ts";
 
+/**
+ * Options of `tokenBudget`.
+ *
+ * @example
+ * tokenBudget({ max: 5_000, priority: 5 })
+ */
 export interface TokenBudgetOptions {
   /** Tokens allowed per run (default 32 768). */
   readonly max?: number;

@@ -16,6 +16,7 @@ import type { Middleware } from "./apply.ts";
 import { choiceOption, nameOption, numberOption } from "./options.ts";
 import { compileAllowRules, compileDenyRules, type RuleTest, type ToolRule } from "./tool-rules.ts";
 
+/** A rule of `toolPolicy` (re-exported from `tool-rules.ts`). */
 export type { ToolRule } from "./tool-rules.ts";
 
 /** Allow and deny rules. */
@@ -24,6 +25,12 @@ export interface ToolRules {
   readonly deny?: readonly ToolRule[];
 }
 
+/**
+ * Options of `toolPolicy`: global rules, rules per role, and what happens when none matches.
+ *
+ * @example
+ * toolPolicy({ allow: ["Read"], roles: { admin: { allow: ["Deploy"] } }, roleKey: "roles" })
+ */
 export interface ToolPolicyOptions extends ToolRules {
   /** Extra rules for callers holding a role; a caller's roles are read from `ctx.metadata[roleKey]`. */
   readonly roles?: Readonly<Record<string, ToolRules>>;

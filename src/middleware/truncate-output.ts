@@ -12,6 +12,12 @@ import type { ToolCall, ToolResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { choiceOption, integerOption, nameOption, numberOption } from "./options.ts";
 
+/**
+ * Options of `truncateOutput`.
+ *
+ * @example
+ * truncateOutput({ maxChars: 20_000, keep: "both", marker: (omitted) => `\n[${omitted} characters cut]\n` })
+ */
 export interface TruncateOutputOptions {
   /** The longest result text the model reads, marker included (characters, UTF-16 units). */
   readonly maxChars: number;
