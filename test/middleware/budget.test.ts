@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createAgentStack, type ModelRequest, type ModelResponse } from "../../src/agent/index.ts";
+import { createAgentStack, createScriptedModel, streamStarter, streamThroughStack, type ModelRequest, type ModelResponse } from "../../src/agent/index.ts";
 import { MemoryStore, type StateStore } from "../../src/core/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { budget } from "../../src/middleware/budget.ts";
@@ -79,6 +79,21 @@ describe("budget: reserve, settle, refund", () => {
     expect(limited(await as({ tenant: "acme" }))).toBe(true);
     const none = await as({});
     expect(none._tag === "Failed" && (none.error as Error).message).toBe("budget cannot account for this call: no tenant in the run metadata (metadata.tenant)");
+  });
+});
+
+describe("budget on streams", () => {
+  it("settles the partial usage of a stream the consumer cut short, and keeps no hold", async () => {
+    const store = new MemoryStore();
+    const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 10_000 }));
+    const model = createScriptedModel({ chunkSize: 4, delayMs: 5, turns: ["a fairly long answer that will be cut"] });
+    const call = streamThroughStack(stack, request, streamStarter(model));
+    for await (const part of call.parts) if (part.type === "text-delta") { call.cancel(); break; }
+    const { outcome } = await call.done;
+    expect(outcome).toMatchObject({ _tag: "Completed", value: { aborted: true } });
+    const usage = outcome._tag === "Completed" ? outcome.value.usage : { inputTokens: -1, outputTokens: -1 };
+    expect(await used(store)).toBe(usage.inputTokens + usage.outputTokens);
+    expect(usage.outputTokens).toBeGreaterThan(0);
   });
 });
 
