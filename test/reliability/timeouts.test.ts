@@ -1,0 +1,154 @@
+/**
+ * Checklist C (timeouts and cancellation): never-settling hooks on gates and observers with real
+ * short timeouts and a handle baseline (C1), cancellation reaching the hook, the operation and a
+ * child process (C2), a background command hook bounded by its own deadline (C4), and invalid
+ * timeout configuration at every place one can be given (C5).
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createAgentStack } from "../../src/agent/index.ts";
+import { Continue, HookError, RegistrationError, RunAbortedError, gate } from "../../src/core/index.ts";
+import { commandHook } from "../../src/executors/command.ts";
+import { fromClaudeSettings } from "../../src/executors/settings.ts";
+import type { ExternalNotice } from "../../src/executors/protocol.ts";
+import { activeTimers, call, newStack, sleep } from "./helpers.ts";
+import { alive, eventually, fixture, tempDir } from "../executors/helpers.ts";
+
+const epsilon = 250; // ms of slack over a deadline on a shared, busy machine
+
+describe("C1: a hook that never settles", () => {
+  it("fails a gate closed within its timeout, aborts its signal, and leaves no timer behind", async () => {
+    const timersBefore = activeTimers();
+    let hookSignal: AbortSignal | undefined;
+    const stack = newStack().use("tool", { name: "stuck", timeoutMs: 30, before: (_c, ctx) => { hookSignal = ctx.signal; return new Promise(() => {}); } });
+    const start = performance.now();
+    let ran = false;
+    const outcome = await stack.run("tool", call(), () => ((ran = true), { content: "" }));
+    const took = performance.now() - start;
+    expect(outcome._tag).toBe("Rejected");
+    expect((outcome as { cause: HookError }).cause.kind).toBe("timeout");
+    expect(ran).toBe(false);
+    expect(hookSignal?.aborted).toBe(true);
+    expect(took).toBeGreaterThanOrEqual(29);
+    expect(took).toBeLessThan(30 + epsilon);
+    expect(activeTimers()).toBe(timersBefore);
+  });
+
+  it("drops an observer-point hook (fail open) within its timeout, keeping the operation's result", async () => {
+    const timersBefore = activeTimers();
+    const stack = newStack().use("watch", { name: "stuck-after", timeoutMs: 30, after: () => new Promise(() => {}) });
+    const start = performance.now();
+    const outcome = await stack.run("watch", call(), () => ({ content: "kept" }));
+    expect(outcome).toEqual({ _tag: "Completed", value: { content: "kept" } });
+    expect(performance.now() - start).toBeLessThan(30 + epsilon);
+    expect(stack.stats.failOpen).toBe(1);
+    expect(activeTimers()).toBe(timersBefore);
+  });
+
+  it("settles a run whose untimed hook never settles at the run's own deadline", async () => {
+    const stack = newStack().use("tool", { name: "stuck", before: () => new Promise(() => {}) });
+    const start = performance.now();
+    const outcome = await stack.run("tool", call(), () => ({ content: "" }), { timeoutMs: 30 });
+    expect(outcome._tag === "Failed" && outcome.error instanceof RunAbortedError && outcome.error.timedOut).toBe(true);
+    expect(performance.now() - start).toBeLessThan(30 + epsilon);
+  });
+});
+
+describe("C2: the caller aborts mid-chain", () => {
+  it("aborts the hook's and the operation's signal, starts no later hook, and settles as Aborted", async () => {
+    const controller = new AbortController();
+    const seen: string[] = [];
+    let opSignal: AbortSignal | undefined;
+    const stack = newStack()
+      .use("tool", { name: "outer", priority: 1, around: async (ctx, next) => { const o = await next(); seen.push(`outer saw ${o._tag}, signal aborted=${ctx.signal.aborted}`); return o; } })
+      .use("tool", { name: "later", priority: 3, before: () => void seen.push("later started") });
+    const running = stack.run("tool", call(), async (_c, ctx) => {
+      opSignal = ctx.signal;
+      await sleep(10_000, ctx.signal);
+      return { content: "too late" };
+    }, { signal: controller.signal });
+    await sleep(5);
+    controller.abort(new Error("caller gave up"));
+    const outcome = await running;
+    expect(outcome._tag === "Failed" && outcome.error instanceof RunAbortedError && !outcome.error.timedOut).toBe(true);
+    expect(opSignal?.aborted).toBe(true);
+    expect(seen).toEqual(["later started"]); // started before the abort; the outer around's post-phase is abandoned
+  });
+
+  it("stops a command hook's process when the caller aborts", async () => {
+    const dir = tempDir();
+    const pidFile = join(dir, "pid");
+    const script = join(dir, "hang.sh");
+    writeFileSync(script, `#!/bin/sh\necho $$ > ${pidFile}\nexec sleep 30\n`, { mode: 0o755 });
+    const stack = createAgentStack().use("toolCall", commandHook({ event: "PreToolUse", command: script, timeoutMs: 20_000, killGraceMs: 100 }));
+    const controller = new AbortController();
+    const running = stack.run("toolCall", { id: "c", name: "Bash", input: { command: "ls" } }, () => ({ content: "ran" }), { signal: controller.signal });
+    const { existsSync, readFileSync } = await import("node:fs");
+    expect(await eventually(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", 5000)).toBe(true);
+    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    controller.abort();
+    const outcome = await running;
+    expect(outcome._tag).toBe("Failed");
+    expect(await eventually(() => !alive(pid), 3000)).toBe(true);
+  });
+});
+
+describe("C4: a fire-and-forget hook outlives its run", () => {
+  it("returns at once, is bounded by its own deadline, and reports the timeout as a background failure", async () => {
+    const notices: ExternalNotice[] = [];
+    const hook = commandHook({ event: "PostToolUse", async: true, command: process.execPath, args: [fixture("commands", "sleep.mjs"), "30000"], timeoutMs: 200, killGraceMs: 50, onNotice: (n) => notices.push(n) });
+    const stack = createAgentStack().use("toolCall", hook);
+    const start = performance.now();
+    const outcome = await stack.run("toolCall", { id: "c", name: "Bash", input: { command: "ls" } }, () => ({ content: "ran" }));
+    expect(outcome._tag).toBe("Completed");
+    expect(performance.now() - start).toBeLessThan(150);
+    await stack.flush();
+    expect(performance.now() - start).toBeLessThan(200 + 50 + 1500 + epsilon);
+    expect(notices.map((n) => n.kind)).toEqual(["background-failure"]);
+    expect(notices[0]!.message).toMatch(/timed out/);
+  });
+});
+
+describe("C5: invalid timeout configuration", () => {
+  const bad: [string, unknown][] = [["-1", -1], ["0", 0], ["NaN", NaN], ["Infinity", Infinity], ["2^31 (over setTimeout's range)", 2 ** 31], ["a string", "5"]];
+
+  it.each(bad)("refuses a hook timeoutMs of %s at registration, naming the field", (_label, value) => {
+    expect(() => newStack().use("tool", { name: "h", timeoutMs: value as number, before: () => Continue })).toThrow(RegistrationError);
+    expect(() => newStack().use("tool", { name: "h", timeoutMs: value as number, before: () => Continue })).toThrow(/hook "h": timeoutMs must be/);
+  });
+
+  const overflow = ([l]: [string, unknown]) => l === "2^31 (over setTimeout's range)";
+  it.each(bad.filter((b) => !overflow(b)))("refuses a point timeoutMs of %s when the point is defined", (_label, value) => {
+    expect(() => gate({ name: "p", timeoutMs: value as number })).toThrow(/point "p": timeoutMs must be a positive finite number/);
+  });
+
+  // src/core/point.ts checks `Number.isFinite(timeoutMs) && timeoutMs > 0` with no upper bound:
+  // 2^31 passes, and setTimeout turns it into a 1 ms deadline (TimeoutOverflowWarning).
+  it.fails("refuses a point timeoutMs of 2^31 [bug: no upper bound in src/core/point.ts definePoint]", () => {
+    expect(() => gate({ name: "p", timeoutMs: 2 ** 31 })).toThrow(/timeoutMs/);
+  });
+
+  it.each(bad.filter(([l]) => l !== "Infinity" && l !== "2^31 (over setTimeout's range)" && l !== "a string"))(
+    "refuses a command hook timeout of %s when the hook is built", (_label, value) => {
+      expect(() => commandHook({ event: "PreToolUse", command: "true", timeout: value as number })).toThrow(/timeout must be a positive number/);
+    },
+  );
+
+  it("caps a command hook timeout above the maximum rather than overflowing the timer (documented choice)", () => {
+    const hook = commandHook({ event: "PreToolUse", command: "true", timeout: 1e12 }) as { timeoutMs?: number };
+    expect(hook.timeoutMs).toBeLessThanOrEqual(2_147_483_647);
+  });
+
+  it.each(bad.filter(([l]) => l !== "2^31 (over setTimeout's range)"))("refuses a settings timeout of %s at load, with the JSON pointer", (_label, value) => {
+    const settings = { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "true", timeout: value }] }] } };
+    expect(() => fromClaudeSettings(settings as never)).toThrow(/settings: \/hooks\/PreToolUse\/0\/hooks\/0(\/timeout)?: .*(positive number|Expected number)/);
+  });
+
+  // src/core/stack.ts takes `options.timeoutMs` of a run as it is: -1, 0, NaN, Infinity and 2^31
+  // all become an (almost) immediate deadline, Infinity and 2^31 with a TimeoutOverflowWarning.
+  it.fails.each(bad)("refuses a run's timeoutMs of %s with a TypeError naming the option [bug: unchecked in src/core/stack.ts run()]", async (_label, value) => {
+    const stack = newStack().use("tool", { name: "h", before: () => Continue });
+    await expect(stack.run("tool", call(), async () => { await sleep(5); return { content: "" }; }, { timeoutMs: value as number })).rejects.toThrow(/timeoutMs/);
+  });
+});
