@@ -17,7 +17,13 @@ const callOnce = async (env: LoopEnv, request: ModelRequest, step: number): Prom
   const call = streamThroughStack(env.stack, request, streamStarter(env.model), { ...env.run, holdBack: env.settings.stream });
   const info = { path: env.path, step };
   try {
-    for await (const part of call.parts) env.onPart?.(part, info);
+    for await (const part of call.parts) {
+      try {
+        env.onPart?.(part, info);
+      } catch {
+        // A failing display callback must not cut the model's answer short (observers never change the run).
+      }
+    }
   } catch {
     // The consumer side ends with the caller's abort; the outcome below says what happened.
   }

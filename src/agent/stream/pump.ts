@@ -9,8 +9,9 @@ import type { DeepReadonly } from "../../core/readonly.ts";
 import type { StreamPart } from "../model.ts";
 import { estimateMessageTokens, estimateTokens } from "../tokens.ts";
 import type { ModelRequest, ModelResponse, ToolCall, Usage } from "../types.ts";
-import type { CheckAction, HoldBack, PartTransform, RegisteredCheck, StreamControl } from "./control.ts";
+import type { CheckAction, HoldBack, RegisteredCheck, StreamControl } from "./control.ts";
 import { ModelStreamError, StreamHookError } from "./errors.ts";
+import { applyTransforms, isThenable, nextOrAbort } from "./parts.ts";
 
 /** Starts the provider's stream (the AI SDK's `doStream`, a model's `stream`). */
 export type StartStream = (
@@ -215,46 +216,3 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
 class UpstreamError {
   constructor(readonly cause: unknown) {}
 }
-
-const applyTransforms = (transforms: readonly (readonly [string, PartTransform])[], part: StreamPart): readonly StreamPart[] => {
-  let parts: readonly StreamPart[] = [part];
-  for (const [name, fn] of transforms) {
-    const next: StreamPart[] = [];
-    for (const p of parts) {
-      let result: ReturnType<PartTransform>;
-      try {
-        result = fn(p);
-      } catch (error) {
-        throw new StreamHookError(name, error);
-      }
-      if (result === undefined) next.push(p);
-      else if (result === null) continue;
-      else if (Array.isArray(result)) next.push(...(result as readonly StreamPart[]));
-      else next.push(result as StreamPart);
-    }
-    parts = next;
-  }
-  return parts;
-};
-
-/** `iterator.next()`, or the signal's abort if that comes first: a provider that ignores its signal cannot hang us. */
-const nextOrAbort = <T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T>> => {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    iterator.next().then(
-      (r) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(r);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
-};
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as { then?: unknown }).then === "function";

@@ -129,11 +129,17 @@ export const streamThroughStack = (
     return { outcome, emittedText: out.emitted, diverged, holdBack: mode };
   };
 
-  const run = stack.run("modelCall", { ...request, stream: true }, operation as Operation<ModelRequest, ModelResponse>, {
-    ...runOptions,
-    metadata: { ...metadata, [streamControlKey]: control },
-    signal: pre.controller.signal,
-  });
+  let run: Promise<Outcome<ModelResponse>>;
+  try {
+    run = stack.run("modelCall", { ...request, stream: true }, operation as Operation<ModelRequest, ModelResponse>, {
+      ...runOptions,
+      metadata: { ...metadata, [streamControlKey]: control },
+      signal: pre.controller.signal,
+    });
+  } catch (error) {
+    // A stack without a `modelCall` point throws at once; the stream reports it like any failure.
+    run = Promise.reject(error);
+  }
   const done = run.then(finish, (error: unknown) => finish(Outcome.failed(error)));
   return {
     parts: queue,

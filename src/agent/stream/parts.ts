@@ -1,0 +1,66 @@
+/**
+ * Small helpers of the streaming path: part transforms and abortable iteration.
+ */
+import type { StreamPart } from "../model.ts";
+import type { PartTransform } from "./control.ts";
+import { StreamHookError } from "./errors.ts";
+
+/**
+ * Run one part through the transforms in order; each may keep, replace, split or drop it.
+ *
+ * @example
+ * applyTransforms([["upper", (p) => (p.type === "text-delta" ? { ...p, text: p.text.toUpperCase() } : undefined)]], part)
+ */
+export const applyTransforms = (transforms: readonly (readonly [string, PartTransform])[], part: StreamPart): readonly StreamPart[] => {
+  let parts: readonly StreamPart[] = [part];
+  for (const [name, fn] of transforms) {
+    const next: StreamPart[] = [];
+    for (const p of parts) {
+      let result: ReturnType<PartTransform>;
+      try {
+        result = fn(p);
+      } catch (error) {
+        throw new StreamHookError(name, error);
+      }
+      if (result === undefined) next.push(p);
+      else if (result === null) continue;
+      else if (Array.isArray(result)) next.push(...(result as readonly StreamPart[]));
+      else next.push(result as StreamPart);
+    }
+    parts = next;
+  }
+  return parts;
+};
+
+/**
+ * `iterator.next()`, or the signal's abort if that comes first: a provider that ignores its signal cannot hang us.
+ *
+ * @example
+ * const r = await nextOrAbort(iterator, signal)
+ */
+export const nextOrAbort = <T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T>> => {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    iterator.next().then(
+      (r) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(r);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+};
+
+/**
+ * True for anything with a `then` method.
+ *
+ * @example
+ * isThenable(Promise.resolve()) // true
+ */
+export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as { then?: unknown }).then === "function";
