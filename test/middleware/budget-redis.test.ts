@@ -42,6 +42,14 @@ describe("budget and rateLimit on a real Redis server", () => {
     expect(await store.used("refund:global")).toBe(0);
   });
 
+  it("resets a windowed budget when its counter expires on the server", async () => {
+    const stack = withMiddleware(createAgentStack({ store }), budget({ name: "daily", limit: 100, windowMs: 300 }));
+    expect((await stack.run("modelCall", request, () => answer))._tag).toBe("Completed");
+    expect((await stack.run("modelCall", request, () => answer))._tag).toBe("Failed");
+    await new Promise((r) => setTimeout(r, 350));
+    expect((await stack.run("modelCall", request, () => answer))._tag).toBe("Completed");
+  });
+
   it("holds a sliding-window rate limit across two stacks sharing the server", async () => {
     const limit = rateLimit({ name: "rl", limit: 3, windowMs: 60_000 });
     const a = withMiddleware(createAgentStack({ store }), limit);
