@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Transform, Trace } from "../../src/core/index.ts";
-import { createAgent, createAgentStack, createScriptedModel, type RunInput, type StepInput } from "../../src/agent/index.ts";
+import { agentPoints, createAgent, createAgentStack, createScriptedModel, summarizeOldest, type RunInput, type StepInput } from "../../src/agent/index.ts";
 import { bashTool, lines, recorded } from "./helpers.ts";
 
 describe("the reference loop", () => {
@@ -116,5 +116,28 @@ describe("the reference loop", () => {
 
     expect(trace.entries.map((e) => `${e.point} ${e.hook} ${e.action}`)).toEqual(["toolCall audit Continue"]);
     expect(trace.format()).toContain("audit");
+  });
+});
+
+describe("one session through all twelve points", () => {
+  it("fires every standard point for real", async () => {
+    const { stack, events } = recorded();
+    const model = createScriptedModel({
+      turns: [],
+      whenDone: (request) => {
+        const child = request.messages[0]?.content === "You help.";
+        const last = request.messages.at(-1)!;
+        if (child) return "helped";
+        if (last.role === "user") return { toolCalls: [{ name: "helper", input: { prompt: "help" } }, { name: "Broken", input: {} }] };
+        return "all done";
+      },
+    });
+    const broken = { name: "Broken", execute: () => { throw new Error("nope"); } };
+    const agent = createAgent({ model, stack, tools: [broken], subagents: [{ name: "helper", system: "You help." }], contextBudget: 5, compact: summarizeOldest({ keep: 1 }) });
+
+    await agent.run("start");
+
+    const fired = new Set(events.map((e) => e.split(/[<>]/)[0]));
+    expect([...fired].sort()).toEqual(Object.keys(agentPoints).sort());
   });
 });
