@@ -88,6 +88,7 @@ export const runProcess = (options: ProcessOptions): Promise<ProcessResult> =>
     let exitCode: number | null = null;
     let exitSignal: NodeJS.Signals | null = null;
     let settled = false;
+    let exited = false;
     const timers: NodeJS.Timeout[] = [];
     let child: ChildProcess | undefined;
 
@@ -120,7 +121,7 @@ export const runProcess = (options: ProcessOptions): Promise<ProcessResult> =>
       timers.push(setTimeout(() => finish(), grace + 1000));
     };
     const onAbort = (): void => {
-      if (settled || timedOut) return;
+      if (settled || timedOut || exited) return;
       aborted = true;
       terminate();
     };
@@ -186,6 +187,7 @@ export const runProcess = (options: ProcessOptions): Promise<ProcessResult> =>
     });
 
     proc.once("exit", (code, signal) => {
+      exited = true;
       exitCode = code;
       exitSignal = signal;
       // Leftovers in the group may hold the pipes open: kill them, then give the pipes a
@@ -196,7 +198,7 @@ export const runProcess = (options: ProcessOptions): Promise<ProcessResult> =>
     proc.once("close", () => finish());
 
     timers.push(setTimeout(() => {
-      if (settled) return;
+      if (settled || exited) return; // it exited in time; only its pipes are still draining
       timedOut = true;
       terminate();
     }, options.timeoutMs));
