@@ -108,15 +108,28 @@ const mixing = (s: string): number => {
   return changes / Math.max(1, s.length - 1);
 };
 
-/** Email addresses (local part up to 64, up to 8 domain labels). */
+/**
+ * Email addresses (local part up to 64, up to 8 domain labels).
+ *
+ * @example
+ * scan("bob@example.com", [email])[0]?.kind // "email"
+ */
 export const email: Detector = pattern("email", /(?<![\w.%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}(?![\w-])/, { window: 128 });
 
-/** Payment card numbers: 13 to 19 digits, spaces or dashes allowed, Luhn-valid. */
+/**
+ * Payment card numbers: 13 to 19 digits, spaces or dashes allowed, Luhn-valid.
+ *
+ * @example
+ * scan("4111 1111 1111 1111", [creditCard]).length // 1 (Luhn-valid)
+ */
 export const creditCard: Detector = pattern("credit_card", /(?<![\d-])\d(?:[ -]?\d){12,18}(?!\d)/, { window: 40, validate: luhn });
 
 /**
  * Phone numbers: 9 to 15 digits written as a phone number is (a leading `+`, parentheses or
  * separators). A bare run of digits is an id, not a phone; add a `pattern` if yours are.
+ *
+ * @example
+ * scan("+1 415 555 0100", [phone]).length // 1
  */
 export const phone: Detector = pattern("phone", /(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{1,4}(?:[ .-]?\d{1,4}){1,5}(?![\w])/, {
   window: 32,
@@ -127,10 +140,20 @@ export const phone: Detector = pattern("phone", /(?<![\w+])(?:\+\d{1,3}[ .-]?)?(
 });
 
 const octet = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
-/** IPv4 addresses (dotted quad, each octet 0 to 255). */
+/**
+ * IPv4 addresses (dotted quad, each octet 0 to 255).
+ *
+ * @example
+ * scan("host 10.0.0.1", [ipv4])[0]?.kind // "ip_address"
+ */
 export const ipv4: Detector = pattern("ip_address", new RegExp(`(?<![\\w.])${octet}(?:\\.${octet}){3}(?!\\w|\\.\\d)`), { window: 16 });
 
-/** IPv6 addresses, full or compressed (validated by `node:net`): at least two groups and a digit (so `a::b` is not one). */
+/**
+ * IPv6 addresses, full or compressed (validated by `node:net`): at least two groups and a digit (so `a::b` is not one).
+ *
+ * @example
+ * scan("host 2001:db8::1", [ipv6]).length // 1
+ */
 export const ipv6: Detector = pattern("ip_address", /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?(?![\w:]|\.\d)/, {
   window: 48,
   validate: (m) => isIPv6(m) && /\d/.test(m) && (m.match(/[0-9A-Fa-f]{1,4}/g)?.length ?? 0) >= 2,
@@ -140,6 +163,9 @@ export const ipv6: Detector = pattern("ip_address", /(?<![\w:.])(?:[0-9A-Fa-f]{0
  * API keys and tokens with well-known prefixes: OpenAI and Anthropic (`sk-`), Stripe
  * (`sk_live_`, `rk_test_`...), GitHub (`ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_`, `github_pat_`),
  * AWS access key ids (`AKIA`, `ASIA`), Slack (`xoxb-`, `xoxp-`...), Google (`AIza`) and JWTs.
+ *
+ * @example
+ * scan("AKIAIOSFODNN7EXAMPLE", [apiKey])[0]?.kind // "api_key"
  */
 export const apiKey: Detector = pattern(
   "api_key",

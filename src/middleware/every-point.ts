@@ -10,7 +10,12 @@ import type { MiddlewareHooks } from "./apply.ts";
 /** The standard agent points, by name. */
 export type AgentPointName = keyof typeof agentPoints;
 
-/** Every standard agent point. */
+/**
+ * Every standard agent point.
+ *
+ * @example
+ * onEveryPoint(hook, allAgentPoints.filter((p) => p !== "notification"))
+ */
 export const allAgentPoints: readonly AgentPointName[] = Object.freeze(Object.keys(agentPoints) as AgentPointName[]);
 
 /**

@@ -19,7 +19,12 @@ import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.
 import { StreamRedactor, type StreamRedactorOptions } from "./stream-redactor.ts";
 import type { AgentPoints } from "../agent/points.ts";
 
-/** Sensitive data was found where its strategy is `block`. Carries kinds, never the data. */
+/**
+ * Sensitive data was found where its strategy is `block`. Carries kinds, never the data.
+ *
+ * @example
+ * outcome._tag === "Failed" && outcome.error instanceof RedactionBlockedError && outcome.error.kinds // ["api_key"]
+ */
 export class RedactionBlockedError extends AgentOnionError {
   override name = "RedactionBlockedError";
   constructor(

@@ -6,7 +6,12 @@
  * compare them with that package. Names under `agent_onion.` and `hook.` are ours.
  */
 
-/** GenAI metric names. */
+/**
+ * GenAI metric names.
+ *
+ * @example
+ * meter.createHistogram(GenAiMetric.operationDuration, { unit: "s" })
+ */
 export const GenAiMetric = {
   operationDuration: "gen_ai.client.operation.duration",
   tokenUsage: "gen_ai.client.token.usage",
@@ -15,7 +20,12 @@ export const GenAiMetric = {
   invokeAgentDuration: "gen_ai.invoke_agent.duration",
 } as const;
 
-/** GenAI and general attribute names. */
+/**
+ * GenAI and general attribute names.
+ *
+ * @example
+ * histogram.record(0.42, { [GenAiAttr.operationName]: "chat", [GenAiAttr.providerName]: "openai" })
+ */
 export const GenAiAttr = {
   operationName: "gen_ai.operation.name",
   providerName: "gen_ai.provider.name",
@@ -35,26 +45,56 @@ export const GenAiAttr = {
   errorType: "error.type",
 } as const;
 
-/** Well-known `gen_ai.operation.name` values. */
+/**
+ * Well-known `gen_ai.operation.name` values.
+ *
+ * @example
+ * span.setAttribute(GenAiAttr.operationName, GenAiOperation.executeTool)
+ */
 export const GenAiOperation = {
   chat: "chat",
   executeTool: "execute_tool",
   invokeAgent: "invoke_agent",
 } as const;
 
-/** `gen_ai.token.type` values. */
+/**
+ * `gen_ai.token.type` values.
+ *
+ * @example
+ * tokens.record(12, { [GenAiAttr.tokenType]: GenAiTokenType.input })
+ */
 export const GenAiTokenType = { input: "input", output: "output" } as const;
 
-/** The convention's bucket boundaries for `gen_ai.client.operation.duration` (seconds); used for every GenAI duration here. */
+/**
+ * The convention's bucket boundaries for `gen_ai.client.operation.duration` (seconds); used for every GenAI duration here.
+ *
+ * @example
+ * meter.createHistogram(name, { unit: "s", advice: { explicitBucketBoundaries: [...durationBuckets] } })
+ */
 export const durationBuckets: readonly number[] = Object.freeze([0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92]);
 
-/** The convention's bucket boundaries for `gen_ai.client.token.usage`. */
+/**
+ * The convention's bucket boundaries for `gen_ai.client.token.usage`.
+ *
+ * @example
+ * meter.createHistogram(name, { unit: "{token}", advice: { explicitBucketBoundaries: [...tokenBuckets] } })
+ */
 export const tokenBuckets: readonly number[] = Object.freeze([1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864]);
 
-/** Our buckets for hook overhead (seconds): 10 µs to 10 s, as most hooks take microseconds. */
+/**
+ * Our buckets for hook overhead (seconds): 10 µs to 10 s, as most hooks take microseconds.
+ *
+ * @example
+ * meter.createHistogram(OnionMetric.hookDuration, { unit: "s", advice: { explicitBucketBoundaries: [...hookBuckets] } })
+ */
 export const hookBuckets: readonly number[] = Object.freeze([0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
 
-/** agent-onion's own metric names. */
+/**
+ * agent-onion's own metric names.
+ *
+ * @example
+ * collected.get(OnionMetric.failOpen) // the fail-open counter
+ */
 export const OnionMetric = {
   hookDuration: "agent_onion.hook.duration",
   rejections: "agent_onion.hook.rejections",
@@ -62,7 +102,12 @@ export const OnionMetric = {
   failures: "agent_onion.hook.failures",
 } as const;
 
-/** agent-onion's own attribute names (low cardinality: hook and point names are registered, not data). */
+/**
+ * agent-onion's own attribute names (low cardinality: hook and point names are registered, not data).
+ *
+ * @example
+ * counter.add(1, { [OnionAttr.hookName]: "no-rm", [OnionAttr.hookPoint]: "toolCall" })
+ */
 export const OnionAttr = {
   hookName: "hook.name",
   hookPoint: "hook.point",
@@ -82,5 +127,10 @@ export const OnionAttr = {
   reason: "agent_onion.reason",
 } as const;
 
-/** The value OpenTelemetry uses when an attribute's set of values overflowed. */
+/**
+ * The value OpenTelemetry uses when an attribute's set of values overflowed.
+ *
+ * @example
+ * new Bounded(1).of("b") // otherValue once "a" was seen
+ */
 export const otherValue = "_OTHER";
