@@ -11,12 +11,22 @@ export interface CliIo {
   readonly cwd: string;
 }
 
-/** A usage mistake: printed with the usage text, exit code 64 (EX_USAGE). */
+/**
+ * A usage mistake: printed with the usage text, exit code 64 (EX_USAGE).
+ *
+ * @example
+ * if (!values.event) throw new UsageError("--event is required")
+ */
 export class UsageError extends Error {
   override name = "UsageError";
 }
 
-/** The largest event accepted on stdin. */
+/**
+ * The largest event accepted on stdin.
+ *
+ * @example
+ * if (size > MAX_STDIN_BYTES) throw new Error("stdin too large")
+ */
 export const MAX_STDIN_BYTES = 16 * 1024 * 1024;
 
 /**

@@ -8,6 +8,12 @@
 import { describe } from "../core/errors.ts";
 import { UsageError, type CliIo } from "./io.ts";
 
+/**
+ * The usage text printed for `--help` and usage mistakes.
+ *
+ * @example
+ * io.err(USAGE)
+ */
 export const USAGE = `Usage: agent-onion <command> [options]
 
 Commands:

@@ -45,7 +45,12 @@ export interface BridgeEvent {
   readonly metadata: Readonly<Record<string, unknown>>;
 }
 
-/** The event on stdin is not one we can run. */
+/**
+ * The event on stdin is not one we can run.
+ *
+ * @example
+ * fromClaudeEvent({ hook_event_name: "Setup" }) // throws BridgeEventError: agent-onion does not drive Setup events
+ */
 export class BridgeEventError extends TypeError {
   override name = "BridgeEventError";
 }

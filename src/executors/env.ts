@@ -3,7 +3,12 @@
  * and an HTTP header may only interpolate variables that were named for it.
  */
 
-/** Variables a hook script needs to behave like it does in a shell, and nothing secret. */
+/**
+ * Variables a hook script needs to behave like it does in a shell, and nothing secret.
+ *
+ * @example
+ * childEnv({ allowedEnvVars: [...DEFAULT_ENV_ALLOWLIST, "CI"], replaceDefaults: true })
+ */
 export const DEFAULT_ENV_ALLOWLIST: readonly string[] = Object.freeze([
   "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "TERM",
 ]);
@@ -37,7 +42,12 @@ export const childEnv = (options: ChildEnvOptions = {}): Record<string, string> 
   return env;
 };
 
-/** Thrown for a header that cannot be sent safely. */
+/**
+ * Thrown for a header that cannot be sent safely.
+ *
+ * @example
+ * checkHeader("X-A", "a\r\nb") // throws HeaderError
+ */
 export class HeaderError extends TypeError {
   override name = "HeaderError";
 }

@@ -16,7 +16,12 @@ const dangerous = new Set(["__proto__", "constructor", "prototype"]);
 export const parseJson = (text: string): unknown =>
   JSON.parse(text, (key, value: unknown) => (dangerous.has(key) ? undefined : value));
 
-/** Thrown by `stringifyEvent` for a value JSON cannot carry faithfully. */
+/**
+ * Thrown by `stringifyEvent` for a value JSON cannot carry faithfully; `path` names the field.
+ *
+ * @example
+ * try { stringifyEvent({ n: 1n }) } catch (e) { (e as SerializeError).path } // "n"
+ */
 export class SerializeError extends TypeError {
   override name = "SerializeError";
   constructor(readonly path: string, problem: string) {

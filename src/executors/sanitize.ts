@@ -18,7 +18,12 @@ const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u2
  */
 export const stripTerminal = (text: string): string => text.replace(/\r\n?/g, "\n").replace(escapes, "").replace(controls, "");
 
-/** Claude Code caps hook output strings at 10 000 characters; so do we. */
+/**
+ * Claude Code caps hook output strings at 10 000 characters; so do we.
+ *
+ * @example
+ * cleanText(text, TEXT_LIMIT)
+ */
 export const TEXT_LIMIT = 10_000;
 
 /**

@@ -50,7 +50,12 @@ export interface HookSettings {
   readonly allowedHttpHookUrls?: readonly string[];
 }
 
-/** A settings file (or object) that does not fit the schema. */
+/**
+ * A settings file (or object) that does not fit the schema, naming the file and JSON pointer.
+ *
+ * @example
+ * new SettingsError(".claude/settings.json", "/hooks/Stop/0", "is not an object").message // ".claude/settings.json: /hooks/Stop/0: is not an object"
+ */
 export class SettingsError extends TypeError {
   override name = "SettingsError";
   constructor(readonly file: string, readonly pointer: string, problem: string) {
@@ -69,7 +74,12 @@ const decoders = Object.fromEntries(
   Object.entries(fields).map(([k, s]) => [k, Schema.decodeUnknownEither(s as Schema.Schema<unknown>, { onExcessProperty: "error", errors: "all" })]),
 ) as Record<keyof typeof fields, (u: unknown) => Either.Either<unknown, ParseResult.ParseError>>;
 
-/** RFC 6901 pointer for a path. */
+/**
+ * RFC 6901 pointer for a path.
+ *
+ * @example
+ * pointer(["hooks", "PreToolUse", 0]) // "/hooks/PreToolUse/0"
+ */
 export const pointer = (path: readonly PropertyKey[]): string =>
   path.map((p) => `/${String(p).replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
 

@@ -28,7 +28,12 @@ export interface AddressPolicy {
 /** Resolve a hostname to every address it has. Tests inject one to simulate rebinding. */
 export type Resolver = (hostname: string) => Promise<readonly { readonly address: string; readonly family: number }[]>;
 
-/** The system resolver (getaddrinfo), all addresses in the order returned. */
+/**
+ * The system resolver (getaddrinfo), all addresses in the order returned.
+ *
+ * @example
+ * await systemResolver("localhost") // [{ address: "127.0.0.1", family: 4 }, ...]
+ */
 export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 const parseV4 = (ip: string): number | undefined => {
