@@ -19,7 +19,12 @@ import { neverAborted } from "../core/signal.ts";
 import { rejectedResult, ToolCallError, UnknownToolError, type ToolCallStack } from "../agent/wrap-tool.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
 
-/** What the AI SDK passes to `execute` besides the input (the fields read here; the rest passes through). */
+/**
+ * What the AI SDK passes to `execute` besides the input (the fields read here; the rest passes through).
+ *
+ * @example
+ * await tools.bash.execute({ command: "ls" }, { toolCallId: "c1", messages: [], abortSignal })
+ */
 export interface AiSdkToolExecutionOptions {
   readonly toolCallId: string;
   readonly abortSignal?: AbortSignal | undefined;
@@ -27,6 +32,12 @@ export interface AiSdkToolExecutionOptions {
 
 type Execute = (input: unknown, options: AiSdkToolExecutionOptions) => unknown;
 
+/**
+ * Options of `wrapAiSdkTools`: run options per call, and how a rejection answers.
+ *
+ * @example
+ * wrapAiSdkTools(stack, tools, { run: { sessionId }, rejected: (reason) => ({ blocked: reason }) })
+ */
 export interface WrapAiSdkToolsOptions {
   /** Run options for every call (session, metadata...), or a function of the call. */
   readonly run?: Omit<RunOptions, "signal"> | ((call: ToolCall) => Omit<RunOptions, "signal">);

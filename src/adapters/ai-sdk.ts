@@ -35,7 +35,12 @@ import {
 } from "./ai-sdk/spec.ts";
 import { fromSdkParts, StreamMemo, toSdkStream } from "./ai-sdk/stream.ts";
 
-/** One call the middleware is about to run, for per-call run options. */
+/**
+ * One call the middleware is about to run, for per-call run options.
+ *
+ * @example
+ * aiSdkMiddleware(stack, { run: (call) => ({ metadata: { mode: call.type, provider: call.provider } }) })
+ */
 export interface AiSdkCallInfo {
   readonly type: "generate" | "stream";
   readonly params: SdkCallOptions;
@@ -44,6 +49,12 @@ export interface AiSdkCallInfo {
   readonly version: SpecVersion;
 }
 
+/**
+ * Options of `aiSdkMiddleware`: the declared version, run options, and stream hold-back.
+ *
+ * @example
+ * aiSdkMiddleware(stack, { specificationVersion: "v4", run: { sessionId: "s1" }, holdBack: { window: 64 } })
+ */
 export interface AiSdkMiddlewareOptions<V extends SpecVersion = "v3"> {
   /** The middleware's declared version; default `"v3"`, which ai 6 requires and ai 7 accepts. */
   readonly specificationVersion?: V;
@@ -53,7 +64,12 @@ export interface AiSdkMiddlewareOptions<V extends SpecVersion = "v3"> {
   readonly holdBack?: HoldBack;
 }
 
-/** Language model middleware for `wrapLanguageModel`, typed structurally for both V3 and V4. */
+/**
+ * Language model middleware for `wrapLanguageModel`, typed structurally for both V3 and V4.
+ *
+ * @example
+ * const middleware: LanguageModelV3Middleware = aiSdkMiddleware(stack) // ai 6; ai 7 takes it as is
+ */
 export interface AiSdkMiddleware<V extends SpecVersion = "v3"> {
   readonly specificationVersion: V;
   readonly wrapGenerate: <P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>(options: SdkWrapOptions<P, R, S>) => Promise<R>;

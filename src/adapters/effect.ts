@@ -20,7 +20,12 @@ import type { Outcome } from "../core/outcome.ts";
 import type { PointKind } from "../core/point.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 
-/** A fiber running a hook was interrupted by something other than the run's signal. */
+/**
+ * A fiber running a hook was interrupted by something other than the run's signal.
+ *
+ * @example
+ * outcome._tag === "Rejected" && outcome.cause?.cause instanceof EffectInterruptedError
+ */
 export class EffectInterruptedError extends AgentOnionError {
   override name = "EffectInterruptedError";
   constructor(readonly effectCause: Cause.Cause<unknown>) {
@@ -28,15 +33,30 @@ export class EffectInterruptedError extends AgentOnionError {
   }
 }
 
-/** What runs the effects: a `Runtime` (for services in `R`), a `ManagedRuntime`, or the default runtime. */
+/**
+ * What runs the effects: a `Runtime` (for services in `R`), a `ManagedRuntime`, or the default runtime.
+ *
+ * @example
+ * effectHook({ name: "policy", runtime: ManagedRuntime.make(PolicyLive), before: (call) => checkPolicy(call) })
+ */
 export type EffectRuntime<R> =
   | Runtime.Runtime<R>
   | { runPromiseExit<A, E>(effect: Effect.Effect<A, E, R>, options?: { readonly signal?: AbortSignal | undefined }): Promise<Exit.Exit<A, unknown>> };
 
-/** An `around`'s `next`, as an Effect that never fails: it yields the `Outcome` of the inside. */
+/**
+ * An `around`'s `next`, as an Effect that never fails: it yields the `Outcome` of the inside.
+ *
+ * @example
+ * around: (_ctx, next) => next().pipe(Effect.flatMap((o) => (o._tag === "Failed" ? next() : Effect.succeed(o))))
+ */
 export type EffectNext<I, O> = (input?: I | DeepReadonly<I>) => Effect.Effect<Outcome<O>>;
 
-/** A hook whose phases are Effect programs; the other fields are those of any hook. */
+/**
+ * A hook whose phases are Effect programs; the other fields are those of any hook.
+ *
+ * @example
+ * const spec: EffectHookSpec<ToolCall, ToolResult, "gate"> = { name: "no-rm", before: (c) => Effect.succeed(c.name === "rm" ? Reject("no") : Continue) }
+ */
 export interface EffectHookSpec<I, O, K extends PointKind, R = never>
   extends Omit<Hook<I, O, K>, "before" | "after" | "around" | "recover" | "observe"> {
   readonly before?: (input: DeepReadonly<I>, ctx: HookContext<I>) => Effect.Effect<BeforeAction<I, O, K>, unknown, R>;

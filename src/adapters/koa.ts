@@ -29,7 +29,12 @@ import type { Outcome } from "../core/outcome.ts";
 import type { PointKind } from "../core/point.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 
-/** The `ctx` a Koa-style middleware receives. */
+/**
+ * The `ctx` a Koa-style middleware receives.
+ *
+ * @example
+ * async (ctx, next) => { if (ctx.hook.subject === "Bash") ctx.input = { ...ctx.input, input: { command: "ls" } }; await next() }
+ */
 export interface KoaContext<I = any, O = any> {
   /** The input; assign before `await next()` to pass a new one inward. */
   input: DeepReadonly<I> | I;
@@ -47,10 +52,20 @@ export interface KoaContext<I = any, O = any> {
   reject(reason: string): void;
 }
 
-/** A Koa-style middleware over a point's input `I` and output `O`. */
+/**
+ * A Koa-style middleware over a point's input `I` and output `O`.
+ *
+ * @example
+ * const timing: KoaMiddleware<ToolCall, ToolResult> = async (ctx, next) => { const t = Date.now(); await next(); ctx.state.ms = Date.now() - t }
+ */
 export type KoaMiddleware<I = any, O = any> = (ctx: KoaContext<I, O>, next: () => Promise<void>) => unknown;
 
-/** Hook fields besides the function: name, priority, match, timeoutMs, failMode, shadow... */
+/**
+ * Hook fields besides the function: name, priority, match, timeoutMs, failMode, shadow...
+ *
+ * @example
+ * fromKoa([auth, timing], { name: "koa-chain", priority: Priority.guard, match: "Bash" })
+ */
 export interface FromKoaOptions<I = any> {
   readonly name?: string;
   readonly priority?: number;

@@ -19,7 +19,12 @@ import type { DeepReadonly } from "../core/readonly.ts";
 import { rejectedResult, type ToolCallStack } from "../agent/wrap-tool.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
 
-/** The `params` of `tools/call`. */
+/**
+ * The `params` of `tools/call`.
+ *
+ * @example
+ * client.callTool({ name: "read_file", arguments: { path: "README.md" } })
+ */
 export interface McpCallToolParams {
   readonly name: string;
   readonly arguments?: Record<string, unknown> | undefined;
@@ -27,14 +32,24 @@ export interface McpCallToolParams {
   readonly [key: string]: unknown;
 }
 
-/** The subset of the SDK's `RequestOptions` this adapter reads; the rest passes through. */
+/**
+ * The subset of the SDK's `RequestOptions` this adapter reads; the rest passes through.
+ *
+ * @example
+ * client.callTool({ name: "slow" }, undefined, { signal: AbortSignal.timeout(5_000), timeout: 10_000 })
+ */
 export interface McpRequestOptions {
   readonly signal?: AbortSignal | undefined;
   readonly timeout?: number | undefined;
   readonly [key: string]: unknown;
 }
 
-/** What `callTool` resolves to: MCP's `CallToolResult` (or the legacy `toolResult` form). */
+/**
+ * What `callTool` resolves to: MCP's `CallToolResult` (or the legacy `toolResult` form).
+ *
+ * @example
+ * const { content, isError } = await client.callTool({ name: "echo", arguments: { text: "hi" } })
+ */
 export interface McpCallToolResult {
   readonly content?: readonly unknown[];
   readonly isError?: boolean | undefined;
@@ -42,11 +57,22 @@ export interface McpCallToolResult {
   readonly [key: string]: unknown;
 }
 
-/** The shape of an MCP client this adapter wraps: anything with the SDK's `callTool`. */
+/**
+ * The shape of an MCP client this adapter wraps: anything with the SDK's `callTool`.
+ *
+ * @example
+ * const client: McpToolClient = new Client({ name: "app", version: "1.0.0" })
+ */
 export interface McpToolClient {
   callTool(params: McpCallToolParams, resultSchema?: any, options?: McpRequestOptions): Promise<McpCallToolResult>;
 }
 
+/**
+ * Options of `wrapMcpClient`: run options per call, and the result of a rejected call.
+ *
+ * @example
+ * wrapMcpClient(stack, client, { run: { sessionId }, rejected: (reason) => ({ isError: true, content: [{ type: "text", text: reason }] }) })
+ */
 export interface WrapMcpClientOptions {
   /** Run options for every call (session, metadata...), or a function of the call. */
   readonly run?: Omit<RunOptions, "signal"> | ((params: McpCallToolParams) => Omit<RunOptions, "signal">);

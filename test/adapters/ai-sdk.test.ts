@@ -287,6 +287,23 @@ describe("aiSdkMiddleware with streamText (ai 6, spec V3)", () => {
     expect(errors[0]).toBeInstanceOf(OutcomeRejectedError);
   });
 
+  it("streams from the request a before hook rewrote, with hook-added context in place", async () => {
+    const model = streamModel(["ok"]);
+    const stack = createAgentStack().use("modelCall", {
+      name: "redact",
+      before: (req, ctx) => {
+        ctx.addContext("Answer in English.");
+        return Transform({ ...req, messages: req.messages.map((m) => ({ ...m, content: m.content.replaceAll(SECRET, "[secret]") })) });
+      },
+    });
+    expect(await streamText({ model: wrap(stack, model), system: "Be brief.", prompt: `key ${SECRET}` }).text).toBe("ok");
+    expect(model.doStreamCalls[0]?.prompt).toEqual([
+      { role: "system", content: "Be brief." },
+      { role: "system", content: "Answer in English." },
+      { role: "user", content: [{ type: "text", text: "key [secret]" }] },
+    ]);
+  });
+
   it("answers a stream from a Replace in before, framed as a provider would", async () => {
     const model = streamModel(["never"]);
     const stack = createAgentStack().use("modelCall", { name: "cache", before: () => Replace<ModelResponse>({ text: "cached", toolCalls: [], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } }) });

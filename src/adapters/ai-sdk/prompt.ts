@@ -28,7 +28,12 @@ interface Origin {
   readonly part?: SdkPart;
 }
 
-/** A request with what is needed to map it back. */
+/**
+ * A request with what is needed to map it back.
+ *
+ * @example
+ * const mapped = toRequest(params, "gpt", false); fromRequest(params, mapped, mapped.request, []) === params // true
+ */
 export interface MappedRequest {
   readonly request: ModelRequest;
   readonly origins: Map<Message, Origin>;
@@ -63,7 +68,7 @@ const outputText = (output: ToolResultPart["output"]): string => {
  * Map SDK call options to the `ModelRequest` hooks see.
  *
  * @example
- * toRequest({ prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }] }, "gpt").request
+ * toRequest({ prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }] }, "gpt", false).request
  * // { model: "gpt", messages: [{ role: "user", content: "hi" }] }
  */
 export const toRequest = (params: SdkCallOptions, model: string, stream: boolean): MappedRequest => {

@@ -9,7 +9,12 @@ import type { FinishReason, Message, ModelRequest, ModelResponse, ToolCall, Usag
 import type { DeepReadonly } from "../../core/readonly.ts";
 import type { SdkFinishReason, SdkGenerateResult, SdkPart, SdkUsage } from "./spec.ts";
 
-/** A tool call as providers report it: `input` is a JSON string. */
+/**
+ * A tool call as providers report it: `input` is a JSON string.
+ *
+ * @example
+ * const part: SdkToolCall = { type: "tool-call", toolCallId: "1", toolName: "Read", input: '{"path":"a"}' }
+ */
 export interface SdkToolCall extends SdkPart {
   readonly type: "tool-call";
   readonly toolCallId: string;
@@ -27,7 +32,12 @@ const finishReasons = new Set<string>(["stop", "length", "tool-calls", "content-
  */
 export const finishOf = (reason: SdkFinishReason): FinishReason => (finishReasons.has(reason.unified) ? (reason.unified as FinishReason) : "other");
 
-/** The SDK's finish reason for ours, keeping the provider's raw reason when ours did not change. */
+/**
+ * The SDK's finish reason for ours, keeping the provider's raw reason when ours did not change.
+ *
+ * @example
+ * sdkFinish("content-filter", { unified: "stop", raw: "end_turn" }) // { unified: "content-filter", raw: "end_turn" }
+ */
 export const sdkFinish = (reason: FinishReason, original: SdkFinishReason | undefined): SdkFinishReason =>
   original !== undefined && finishOf(original) === reason ? original : { unified: reason, raw: original?.raw };
 
@@ -45,7 +55,12 @@ export const usageOf = (usage: SdkUsage, estimate: () => Usage): { readonly usag
   return { usage: { inputTokens: input ?? guess.inputTokens, outputTokens: output ?? guess.outputTokens }, estimated: true };
 };
 
-/** The SDK's usage for ours: the provider's own object while the totals agree, else the totals patched in. */
+/**
+ * The SDK's usage for ours: the provider's own object while the totals agree, else the totals patched in.
+ *
+ * @example
+ * sdkUsage({ inputTokens: 3, outputTokens: 9 }, original, { inputTokens: 3, outputTokens: 2 }).outputTokens.total // 9
+ */
 export const sdkUsage = (usage: Usage, original: SdkUsage | undefined, baseline: Usage | undefined): SdkUsage => {
   if (original !== undefined && baseline !== undefined && usage.inputTokens === baseline.inputTokens && usage.outputTokens === baseline.outputTokens) return original;
   const o = original as (SdkUsage & { inputTokens: object; outputTokens: object }) | undefined;
@@ -74,7 +89,12 @@ const parseInput = (input: string): Record<string, unknown> => {
  */
 export const callOf = (part: SdkToolCall): ToolCall => ({ id: part.toolCallId, name: part.toolName, input: parseInput(part.input) });
 
-/** The provider's tool call part for ours: the original while the call is unchanged, else rebuilt from it. */
+/**
+ * The provider's tool call part for ours: the original while the call is unchanged, else rebuilt from it.
+ *
+ * @example
+ * sdkCall({ id: "1", name: "Read", input: { path: "b" } }, original).input // '{"path":"b"}'
+ */
 export const sdkCall = (call: DeepReadonly<ToolCall>, original: SdkToolCall | undefined): SdkToolCall => {
   if (original !== undefined && original.toolName === call.name && sameJson(parseInput(original.input), call.input)) return original;
   return { ...original, type: "tool-call", toolCallId: call.id, toolName: call.name, input: JSON.stringify(call.input) };

@@ -6,7 +6,12 @@
  * parts, finish parts, usage) has the same form in both.
  */
 
-/** The specification versions the adapter supports. */
+/**
+ * The specification versions the adapter supports.
+ *
+ * @example
+ * const version: SpecVersion = specOf(model) // "v3" with ai 6, "v4" with ai 7
+ */
 export type SpecVersion = "v3" | "v4";
 
 /** Any content part, prompt part or stream part: only `type` is common to all. */
@@ -79,7 +84,12 @@ export interface SdkWrapOptions<P extends SdkCallOptions, R extends SdkGenerateR
   readonly model: SdkModel<P, R, S>;
 }
 
-/** Thrown when the wrapped model speaks a specification the adapter does not know. */
+/**
+ * Thrown when the wrapped model speaks a specification the adapter does not know.
+ *
+ * @example
+ * specOf({ specificationVersion: "v2" }) // throws UnsupportedSpecificationError
+ */
 export class UnsupportedSpecificationError extends TypeError {
   override name = "UnsupportedSpecificationError";
   constructor(readonly version: unknown) {

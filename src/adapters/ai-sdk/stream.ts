@@ -24,7 +24,12 @@ interface SdkFinish extends SdkPart {
   readonly usage: SdkUsage;
 }
 
-/** What the way in remembers for the way out: the provider's own parts. */
+/**
+ * What the way in remembers for the way out: the provider's own parts.
+ *
+ * @example
+ * const memo = new StreamMemo(); const parts = fromSdkParts(stream, memo); const out = toSdkStream(parts, memo)
+ */
 export class StreamMemo {
   readonly textIds: string[] = [];
   readonly calls = new Map<string, SdkToolCall>();
