@@ -4,11 +4,12 @@
  * the real ai 7 (installed as `ai-v7`) with its own `MockLanguageModelV4`; the last block uses
  * a hand-built V4 model object, with no SDK in between, for V4-only parts.
  */
-import { generateText, jsonSchema, simulateReadableStream, streamText, tool, wrapLanguageModel } from "ai-v7";
+import { generateText, jsonSchema, simulateReadableStream, stepCountIs, streamText, tool, wrapLanguageModel } from "ai-v7";
 import { MockLanguageModelV4 } from "ai-v7/test";
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "provider-v4";
 import { describe, expect, it } from "vitest";
 import { aiSdkMiddleware } from "../../src/adapters/ai-sdk.ts";
+import { wrapAiSdkTools } from "../../src/adapters/ai-sdk-tools.ts";
 import { createAgentStack } from "../../src/agent/stack.ts";
 import { chunkHook, outputGate } from "../../src/agent/stream/hooks.ts";
 import type { ModelRequest, ModelResponse } from "../../src/agent/types.ts";
@@ -83,6 +84,33 @@ describe("aiSdkMiddleware with ai 7 (spec V4)", () => {
     });
     expect((await result.toolResults).map((r) => r.output)).toEqual(["sunny in Oslo"]);
     expect(calls).toEqual([{ id: "call-1", name: "weather", input: { city: "Oslo" } }]);
+  });
+});
+
+describe("wrapAiSdkTools with ai 7", () => {
+  it("sends a rejected call to the model as an error result, and runs allowed calls", async () => {
+    let turn = 0;
+    const model = new MockLanguageModelV4({
+      doGenerate: async () =>
+        turn++ === 0
+          ? {
+            content: [
+              { type: "tool-call", toolCallId: "a", toolName: "bash", input: '{"command":"rm -rf /"}' },
+              { type: "tool-call", toolCallId: "b", toolName: "bash", input: '{"command":"ls"}' },
+            ],
+            finishReason: { unified: "tool-calls", raw: undefined }, usage: usage(1, 1), warnings: [],
+          }
+          : (generated("done") as never),
+    });
+    const stack = createAgentStack().use("toolCall", { name: "no-rm", match: "bash(rm *)", before: () => Reject("Destructive command blocked") });
+    const tools = wrapAiSdkTools(stack, { bash: tool({ inputSchema: jsonSchema<{ command: string }>({ type: "object" }), execute: async ({ command }) => `ran ${command}` }) });
+    await generateText({ model, tools, prompt: "x", stopWhen: stepCountIs(3) });
+    const results = model.doGenerateCalls[1]?.prompt.filter((m) => m.role === "tool").flatMap((m) => m.content);
+    expect(results?.map((p) => (p.type === "tool-result" ? p.output : undefined))).toEqual([
+      // ai 7 writes `error.toString()` where ai 6 wrote `error.message`: the class name leads.
+      { type: "error-text", value: "ToolCallError: Tool call bash was rejected by no-rm: Destructive command blocked" },
+      { type: "text", value: "ran ls" },
+    ]);
   });
 });
 

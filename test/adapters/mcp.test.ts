@@ -101,6 +101,16 @@ describe("wrapMcpClient", () => {
     expect(seen).toEqual([{ name: "echo", args: { text: "HI" } }]);
   });
 
+  it("returns the result an after hook rewrote", async () => {
+    const { client } = await connect();
+    const stack = createAgentStack().use("toolCall", {
+      name: "redact",
+      after: (r) => Transform({ ...r, content: (r.content as { text: string }[]).map((b) => ({ ...b, text: b.text.replace("hi", "[redacted]") })) }),
+    });
+    const result = await wrapMcpClient(stack, client).callTool({ name: "echo", arguments: { text: "hi" } });
+    expect(result.content).toEqual([{ type: "text", text: "echo: [redacted]" }]);
+  });
+
   it("answers from a Replace without calling the server, as a text block", async () => {
     const { client, seen } = await connect();
     const stack = createAgentStack().use("toolCall", { name: "cache", before: () => Replace({ content: "cached answer" }) });
