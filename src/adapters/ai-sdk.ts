@@ -50,6 +50,15 @@ export interface AiSdkCallInfo {
 }
 
 /**
+ * What `aiSdkMiddleware` needs of a stack: running `modelCall`; `has` (every `HookStack` has
+ * it) lets a stack without `modelCall` hooks skip the work entirely.
+ *
+ * @example
+ * const stack: AiSdkStack = createAgentStack()
+ */
+export type AiSdkStack = ModelCallStack & { has?(point: "modelCall"): boolean };
+
+/**
  * Options of `aiSdkMiddleware`: the declared version, run options, and stream hold-back.
  *
  * @example
@@ -84,16 +93,20 @@ export interface AiSdkMiddleware<V extends SpecVersion = "v3"> {
  * const model = wrapLanguageModel({ model: openai("gpt-4o"), middleware: aiSdkMiddleware(stack, { run: { sessionId } }) })
  * const { text } = await generateText({ model, prompt: "Hello" }) // hooks on modelCall saw the request and the response
  */
-export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: ModelCallStack, options: AiSdkMiddlewareOptions<V> = {}): AiSdkMiddleware<V> => {
-  const runOptions = (type: AiSdkCallInfo["type"], params: SdkCallOptions, model: { readonly modelId: string; readonly provider: string; readonly specificationVersion: string }) =>
-    typeof options.run === "function"
-      ? options.run({ type, params, modelId: model.modelId, provider: model.provider, version: specOf(model) })
-      : (specOf(model), options.run ?? {});
+export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: AiSdkStack, options: AiSdkMiddlewareOptions<V> = {}): AiSdkMiddleware<V> => {
+  // Stacks are immutable: one with no hook on `modelCall` never will have one, so its calls skip the mapping.
+  const idle = stack.has?.("modelCall") === false;
+  const runOptions = (type: AiSdkCallInfo["type"], params: SdkCallOptions, model: { readonly modelId: string; readonly provider: string; readonly specificationVersion: string }) => {
+    // First thing on every call: a model of another specification (V2) fails here, before any hook runs.
+    const version = specOf(model);
+    return typeof options.run === "function" ? options.run({ type, params, modelId: model.modelId, provider: model.provider, version }) : (options.run ?? {});
+  };
 
   async function wrapGenerate<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>(
     { doGenerate, params, model }: SdkWrapOptions<P, R, S>,
   ): Promise<R> {
     const run = runOptions("generate", params, model);
+    if (idle) return doGenerate();
     const mapped = toRequest(params, model.modelId, false);
     const context: string[] = [];
     let result: R | undefined;
@@ -111,9 +124,10 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: ModelCallSt
   }
 
   async function wrapStream<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>(
-    { params, model }: SdkWrapOptions<P, R, S>,
+    { doStream, params, model }: SdkWrapOptions<P, R, S>,
   ): Promise<S> {
     const run = runOptions("stream", params, model);
+    if (idle) return doStream();
     const mapped = toRequest(params, model.modelId, true);
     const context: string[] = [];
     const memo = new StreamMemo();

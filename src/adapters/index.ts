@@ -3,7 +3,7 @@
  * None of them imports the library it adapts (the AI SDK and MCP adapters are structural), so
  * using one costs no dependency you do not already have.
  */
-export { aiSdkMiddleware, type AiSdkCallInfo, type AiSdkMiddleware, type AiSdkMiddlewareOptions } from "./ai-sdk.ts";
+export { aiSdkMiddleware, type AiSdkCallInfo, type AiSdkMiddleware, type AiSdkMiddlewareOptions, type AiSdkStack } from "./ai-sdk.ts";
 export { UnsupportedSpecificationError, type SpecVersion } from "./ai-sdk/spec.ts";
 export { wrapAiSdkTools, type AiSdkToolExecutionOptions, type WrapAiSdkToolsOptions } from "./ai-sdk-tools.ts";
 export {

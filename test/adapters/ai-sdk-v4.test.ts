@@ -168,7 +168,8 @@ describe("aiSdkMiddleware with a hand-built V4 model", () => {
       { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: usage(4, 2) },
     ]);
     const p = { ...params(), abortSignal: new AbortController().signal };
-    const { stream } = await aiSdkMiddleware(createAgentStack(), { specificationVersion: "v4" })
+    const stack = createAgentStack().use("modelCall", { name: "watch", after: () => undefined });
+    const { stream } = await aiSdkMiddleware(stack, { specificationVersion: "v4" })
       .wrapStream({ doGenerate: () => model.doGenerate(p), doStream: () => model.doStream(p), params: p, model });
     const parts = await read(stream);
     expect(parts.map((x) => x.type)).toEqual([

@@ -186,6 +186,13 @@ describe("aiSdkMiddleware with generateText (ai 6, spec V3)", () => {
     expect((error as Error).name).toBe("AbortError");
   });
 
+  it("passes calls straight through when the stack has no modelCall hook", async () => {
+    const model = textModel("direct");
+    const result = await generateText({ model: wrap(createAgentStack().use("toolCall", { name: "t", before: () => undefined }), model), prompt: "Hi" });
+    expect(result.text).toBe("direct");
+    expect(model.doGenerateCalls).toHaveLength(1);
+  });
+
   it("refuses a model of a specification it does not know", async () => {
     const middleware = aiSdkMiddleware(createAgentStack());
     const v2 = { specificationVersion: "v2", provider: "p", modelId: "m", doGenerate: async () => ({}), doStream: async () => ({}) };
