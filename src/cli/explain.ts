@@ -33,7 +33,9 @@ export const explainCommand = async (argv: readonly string[], io: CliIo): Promis
   if (values.module) {
     stack = await loadStack(values.module, io.cwd, values.export!, { approval: () => ({ decision: "approve" }) });
   } else {
-    ({ stack, unused } = fromClaudeSettings(values.settings!, { cwd: io.cwd, projectDir: values["project-dir"] ?? io.cwd }));
+    // The person named these files on the command line: that is the trust a project layer needs.
+    const options = { cwd: io.cwd, projectDir: values["project-dir"] ?? io.cwd, trustProjectSettings: true };
+    ({ stack, unused } = fromClaudeSettings(values.settings!, options));
   }
   const ev = fromClaudeEvent(completeEvent(values.input, event, io.cwd));
   const lines = (stack.explain as (p: string, i: unknown) => ReturnType<AgentStack["explain"]>)(ev.spec.point, ev.input).map((e) => {

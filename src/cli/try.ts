@@ -35,7 +35,9 @@ export const tryCommand = async (argv: readonly string[], io: CliIo): Promise<nu
   const json = completeEvent(text, event, io.cwd);
   const notices: ExternalNotice[] = [];
   const { stack, unused } = fromClaudeSettings(values.settings, {
-    cwd: io.cwd, projectDir: values["project-dir"] ?? io.cwd, onNotice: (n) => notices.push(n), ...(values["fail-open"] ? { failMode: "open" } : {}),
+    cwd: io.cwd, projectDir: values["project-dir"] ?? io.cwd,
+    trustProjectSettings: true, // the person named these files on the command line: that is the trust a project layer needs
+    onNotice: (n) => notices.push(n), ...(values["fail-open"] ? { failMode: "open" } : {}),
   });
   const trace = new Trace();
   const reply = await runBridge(stack, fromClaudeEvent(json), { trace });

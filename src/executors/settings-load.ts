@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { parseJson } from "./json.ts";
 import { decodeHookSettings, pointer, SettingsError, type SettingsHandler } from "./settings-schema.ts";
 
@@ -32,6 +32,8 @@ export interface HandlerEntry {
 
 export interface LoadedSettings {
   readonly entries: readonly HandlerEntry[];
+  /** Handlers of project layers that were not trusted, and so not loaded (D11). */
+  readonly untrusted: readonly HandlerEntry[];
   /** Handlers dropped because an identical one (same event, matcher and fields) came first. */
   readonly duplicates: readonly { readonly source: string; readonly sameAs: string }[];
   /** `disableAllHooks` after precedence (the last layer that sets it wins). */
@@ -56,6 +58,23 @@ const readLayer = (entry: string | SettingsLayer): SettingsLayer => {
   }
 };
 
+/** Options of `loadClaudeSettings`. */
+export interface LoadOptions {
+  /** Load a project's `.claude/settings.json` and `.claude/settings.local.json` (D11). Default false. */
+  readonly trustProjectSettings?: boolean | undefined;
+  /** The user's home, whose `~/.claude/settings.json` is always trusted. Default `os.homedir()`. */
+  readonly home?: string | undefined;
+}
+
+/**
+ * A project's own settings file (`<project>/.claude/settings[.local].json`): it comes with the
+ * repository, so running its hooks needs the trust Claude Code asks for in its trust dialog.
+ * The user's `~/.claude/settings.json`, and files named explicitly elsewhere, are the caller's.
+ */
+const isProjectLayer = (file: string, home: string): boolean =>
+  (basename(file) === "settings.json" || basename(file) === "settings.local.json") &&
+  basename(dirname(file)) === ".claude" && resolve(dirname(file)) !== resolve(home, ".claude");
+
 /** JSON with sorted keys: two handlers written in a different key order are still identical. */
 const canonical = (value: unknown): string =>
   Array.isArray(value) ? `[${value.map(canonical).join(",")}]` :
@@ -64,14 +83,17 @@ const canonical = (value: unknown): string =>
     : JSON.stringify(value);
 
 /**
- * Read, validate and merge settings layers into a flat, de-duplicated list of handlers.
+ * Read, validate and merge settings layers into a flat, de-duplicated list of handlers. A
+ * project's own `.claude/settings*.json` is loaded only with `trustProjectSettings: true`.
  *
  * @example
- * loadClaudeSettings(["~/.claude/settings.json", ".claude/settings.json"].map(expand)).entries.length
+ * loadClaudeSettings(claudeSettingsFiles(process.cwd()), { trustProjectSettings: true }).entries.length
  */
-export const loadClaudeSettings = (input: SettingsInput): LoadedSettings => {
+export const loadClaudeSettings = (input: SettingsInput, options: LoadOptions = {}): LoadedSettings => {
   const layers = Array.isArray(input) ? (input as readonly (string | SettingsLayer)[]).map(readLayer) : [{ file: "settings", settings: input }];
+  const home = options.home ?? homedir();
   const entries: HandlerEntry[] = [];
+  const untrusted: HandlerEntry[] = [];
   const duplicates: { source: string; sameAs: string }[] = [];
   const seen = new Map<string, string>();
   let disabled = false;
@@ -79,6 +101,15 @@ export const loadClaudeSettings = (input: SettingsInput): LoadedSettings => {
   let urls: Set<string> | undefined;
   for (const { file, settings } of layers) {
     const s = decodeHookSettings(file, settings);
+    if (options.trustProjectSettings !== true && isProjectLayer(file, home)) {
+      // Validated (a broken file is still an error) but not loaded; every handler is reported.
+      for (const [event, groups] of Object.entries(s.hooks ?? {}))
+        groups.forEach((group, gi) => group.hooks.forEach((handler, hi) => {
+          const ptr = pointer(["hooks", event, gi, "hooks", hi]);
+          untrusted.push({ event, matcher: group.matcher, handler, file, pointer: ptr, source: `${file}#${ptr}` });
+        }));
+      continue;
+    }
     if (s.disableAllHooks !== undefined) disabled = s.disableAllHooks;
     if (s.httpHookAllowedEnvVars) envVars = new Set([...(envVars ?? []), ...s.httpHookAllowedEnvVars]);
     if (s.allowedHttpHookUrls) urls = new Set([...(urls ?? []), ...s.allowedHttpHookUrls]);
@@ -97,7 +128,7 @@ export const loadClaudeSettings = (input: SettingsInput): LoadedSettings => {
     }
   }
   return {
-    entries, duplicates, disabled,
+    entries, untrusted, duplicates, disabled,
     httpHookAllowedEnvVars: envVars ? [...envVars] : undefined,
     allowedHttpHookUrls: urls ? [...urls] : undefined,
   };

@@ -20,15 +20,31 @@ export const supportedTypes = (event: ClaudeEvent): ReadonlySet<string> =>
   event === "SessionStart" ? new Set(["command"]) :
   event === "Notification" || event === "PreCompact" || event === "PostCompact" || event === "SessionEnd" || event === "StopFailure" ? noModel : all;
 
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** One `allowedHttpHookUrls` pattern as a RegExp over the raw URL. */
+const urlPattern = (pattern: string): RegExp => {
+  // In the scheme and authority, `*` stays inside a host name: it never spans `/`, `?`, `#`, `@` or
+  // `:`, so `https://*.example.com/*` cannot be satisfied by `https://evil.com/x.example.com/` (E6).
+  const start = pattern.indexOf("://");
+  const slash = pattern.indexOf("/", start < 0 ? 0 : start + 3);
+  const authority = slash < 0 ? pattern : pattern.slice(0, slash);
+  const path = slash < 0 ? "" : pattern.slice(slash);
+  const host = authority.split("*").map(escape).join("[A-Za-z0-9.-]*");
+  const rest = path.split("*").map(escape).join(".*");
+  return new RegExp(`^${host}${rest}$`);
+};
+
 /**
- * Whether `url` matches `allowedHttpHookUrls` (`*` matches any run of characters); no list means any URL.
+ * Whether `url` matches `allowedHttpHookUrls` (no list means any URL). A `*` in the host part
+ * matches within the host name only; in the path it matches anything.
  *
  * @example
  * urlAllowed("https://hooks.example.com/pre", ["https://hooks.example.com/*"]) // true
+ * urlAllowed("https://evil.com/x.example.com/pre", ["https://*.example.com/*"]) // false
  */
 export const urlAllowed = (url: string, patterns: readonly string[] | undefined): boolean =>
-  patterns === undefined ||
-  patterns.some((p) => new RegExp(`^${p.split("*").map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`).test(url));
+  patterns === undefined || patterns.some((p) => urlPattern(p).test(url));
 
 const interpreters = new Set(["node", "bun", "deno", "python", "python3", "bash", "sh", "zsh", "npx", "tsx", "ruby", "perl"]);
 

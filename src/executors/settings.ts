@@ -25,6 +25,14 @@ import { SettingsError } from "./settings-schema.ts";
 import type { AddressPolicy, Resolver } from "./ssrf.ts";
 
 export interface ClaudeSettingsOptions {
+  /**
+   * Run the hooks of a project's own `.claude/settings.json` and `.claude/settings.local.json`
+   * (they arrive with the repository, D11). Default false: they are validated, not run, and
+   * reported in `unused`. The user's `~/.claude/settings.json` and other named files always load.
+   */
+  readonly trustProjectSettings?: boolean;
+  /** The user's home directory, for telling user settings from project settings. Default `os.homedir()`. */
+  readonly home?: string;
   /** Add the hooks to this stack; default a new `createAgentStack(stackOptions)`. */
   readonly stack?: AgentStack;
   readonly stackOptions?: StackOptions;
@@ -110,14 +118,16 @@ const matchFor = (
  * `{ file, settings }`) in Claude Code's order, user first, then project, then local.
  *
  * @example
- * const { stack, unused } = fromClaudeSettings(claudeSettingsFiles(process.cwd()), { failMode: "closed" })
+ * const { stack, unused } = fromClaudeSettings(claudeSettingsFiles(process.cwd()), { trustProjectSettings: true })
  * for (const u of unused) console.warn(`not run: ${u.source}: ${u.reason}`)
  */
 export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettingsOptions = {}): ClaudeSettingsResult => {
-  const loaded = loadClaudeSettings(input);
+  const loaded = loadClaudeSettings(input, { trustProjectSettings: options.trustProjectSettings, home: options.home });
   let stack = options.stack ?? createAgentStack(options.stackOptions);
   const hooks: LoadedHook[] = [];
   const unused: UnusedHandler[] = [];
+  for (const e of loaded.untrusted)
+    unused.push({ event: e.event, type: e.handler.type, source: e.source, reason: `${e.file} is a project's settings and is not trusted; review it, then pass trustProjectSettings: true` });
   if (loaded.disabled) return { stack, hooks, unused, duplicates: loaded.duplicates, disabled: true };
   const names = new Map<string, Set<string>>();
   const cwd = options.cwd ?? process.cwd();
