@@ -206,6 +206,10 @@ const applyBefore = (run: RunContext, f: Frame, hook: CompiledHook, answer: unkn
     (f.transforms ??= new Map()).set(f.i, f.input);
     return false;
   }
+  if (action._tag === "Reject" && run.pointDef.collect === true) {
+    (run.collected ??= []).push({ reason: action.reason, by: hook.name });
+    return false;
+  }
   f.outcome = action._tag === "Reject" ? Outcome.rejected(action.reason, hook.name) : toCompleted(freeze(run, action.value));
   f.j = f.i - 1;
   return true;
@@ -254,6 +258,12 @@ export const freeze = <T>(run: RunContext, value: T): T => (run.runtime.strict ?
 
 const callOperation = (run: RunContext, f: Frame, op: Op): Step => {
   f.j = f.hooks.length - 1;
+  if (run.collected !== undefined) {
+    // A collecting gate: everyone had their say; any rejection skips the operation.
+    const reasons = run.collected;
+    f.outcome = { _tag: "Rejected", reason: reasons.map((r) => r.reason).join("\n"), by: reasons.map((r) => r.by).join(", "), reasons };
+    return unwind(run, f, op);
+  }
   if (run.rechecks !== undefined) return recheck(run, f, op, [...run.rechecks]);
   return callOperationNow(run, f, op);
 };

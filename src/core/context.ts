@@ -27,7 +27,17 @@ export type ApprovalDecision =
 
 export type ApprovalHandler = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
 
+/** What a hook may know about itself. */
+export interface HookInfo {
+  readonly name: string;
+  /** True when its decisions are recorded, not enforced (R12). */
+  readonly shadow: boolean;
+  readonly source: string | undefined;
+}
+
 export interface HookContext<I = unknown> {
+  /** The hook being called. */
+  readonly hook: HookInfo;
   /** The point's name. */
   readonly point: string;
   readonly kind: PointKind;
@@ -37,6 +47,8 @@ export interface HookContext<I = unknown> {
   readonly signal: AbortSignal;
   readonly sessionId: string | undefined;
   readonly runId: string;
+  /** Unique per `stack.run` call (a `runId` may span every point of an agent turn). */
+  readonly callId: string;
   /** Caller-supplied data (user, tenant, roles...). */
   readonly metadata: Readonly<Record<string, unknown>>;
   /** Names of the agents from the root to this one (sub-agents extend it). */
@@ -49,7 +61,7 @@ export interface HookContext<I = unknown> {
   /** Extra context for the model; collected in hook order. */
   addContext(text: string): void;
   /** Ask the stack's approval handler; without one the answer is a denial that says so. */
-  approve(request: { readonly reason?: string; readonly hook: string; readonly input?: unknown }): Promise<ApprovalDecision>;
+  approve(request: { readonly reason?: string; readonly hook: string; readonly input?: unknown; readonly signal?: AbortSignal }): Promise<ApprovalDecision>;
   /** Keep `stack.flush()` waiting for background work this hook started (fire-and-forget HTTP, audit writes). */
   waitUntil(work: PromiseLike<unknown>): void;
 }
@@ -77,6 +89,8 @@ export interface RunEvent<I = unknown, O = unknown> {
   readonly subject: string | undefined;
   readonly sessionId: string | undefined;
   readonly runId: string;
+  /** Unique per `stack.run` call; the same as `ctx.callId` in that run's hooks. */
+  readonly callId: string;
   readonly metadata: Readonly<Record<string, unknown>>;
   readonly path: readonly string[];
   /** The input as the caller gave it. */

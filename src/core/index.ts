@@ -9,7 +9,7 @@ export { Priority, type PriorityBand } from "./priority.ts";
 export { createStack } from "./stack.ts";
 export type { Explanation, HookStack, Operation, PointName, StackOptions, StackStats } from "./stack-types.ts";
 export type { AfterAction, AroundResult, BeforeAction, FailMode, Hook, Next } from "./hook.ts";
-export type { ApprovalDecision, ApprovalHandler, ApprovalRequest, HookContext, RunEvent, RunOptions } from "./context.ts";
+export type { ApprovalDecision, ApprovalHandler, ApprovalRequest, HookContext, HookInfo, RunEvent, RunOptions } from "./context.ts";
 export { Trace, type TraceAction, type TraceEntry } from "./trace.ts";
 export {
   AgentOnionError, HookError, HookTimeoutError, NextMisuseError, RegistrationError, RunAbortedError, describe, isAgentOnionError, toError,

@@ -19,6 +19,8 @@ export interface Rejected {
    * so callers can tell "a guard said no" from "a guard crashed" (B5).
    */
   readonly cause?: HookError;
+  /** On collecting gates (`collect: true`): every rejection, in hook order. */
+  readonly reasons?: readonly { readonly reason: string; readonly by: string }[];
 }
 export interface Failed {
   readonly _tag: "Failed";

@@ -18,6 +18,12 @@ export interface Point<I = any, O = any, K extends PointKind = PointKind> {
   readonly detail?: ((input: I) => string | undefined) | undefined;
   /** Default deadline for a whole run of this point, in ms. */
   readonly timeoutMs?: number | undefined;
+  /**
+   * Gates only: a `Reject` in `before` does not stop the other `before` hooks; every reason is
+   * collected, the operation is skipped if anyone rejected, and the outcome joins them all
+   * (DESIGN section 4: on `stop`, every hook's reason for continuing is fed back).
+   */
+  readonly collect?: boolean | undefined;
   /** Phantom: the input type. Never present at run time. */
   readonly [inputType]?: I;
   /** Phantom: the output type. Never present at run time. */
@@ -39,6 +45,7 @@ export interface PointOptions<I> {
   readonly subject?: (input: I) => string | undefined;
   readonly detail?: (input: I) => string | undefined;
   readonly timeoutMs?: number;
+  readonly collect?: boolean;
 }
 
 const definePoint = <I, O, K extends PointKind>(kind: K, options: PointOptions<I>): Point<I, O, K> => {
@@ -49,6 +56,8 @@ const definePoint = <I, O, K extends PointKind>(kind: K, options: PointOptions<I
   }
   if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0))
     throw new TypeError(`point "${options.name}": timeoutMs must be a positive finite number`);
+  if (options.collect !== undefined && (typeof options.collect !== "boolean" || (options.collect && kind !== "gate")))
+    throw new TypeError(`point "${options.name}": collect must be a boolean, and only gates may collect rejections`);
   return Object.freeze({ kind, ...options }) as Point<I, O, K>;
 };
 

@@ -2,7 +2,7 @@
  * The per-run object. It is both the `HookContext` hooks see and the engine's bookkeeping for
  * the run, so that a run allocates one object for all of it (the outcome aside).
  */
-import type { ApprovalDecision, ApprovalHandler, HookContext, RunOptions } from "./context.ts";
+import type { ApprovalDecision, ApprovalHandler, HookContext, HookInfo, RunOptions } from "./context.ts";
 import { HookError } from "./errors.ts";
 import type { CompiledHook } from "./hook.ts";
 import type { Point, PointKind } from "./point.ts";
@@ -21,6 +21,8 @@ export interface Runtime {
 }
 
 let runSeq = 0;
+let callSeq = 0;
+const noHook: HookInfo = Object.freeze({ name: "?", shadow: false, source: undefined });
 const emptyMetadata: Readonly<Record<string, unknown>> = Object.freeze({});
 const emptyPath: readonly string[] = Object.freeze([]);
 
@@ -46,11 +48,14 @@ export class RunContext<I = unknown> implements HookContext<I> {
   failures: HookError[] | undefined = undefined;
   readonly origin: number;
   settled = false;
+  /** Rejections gathered on a collecting gate (`collect: true`). */
+  collected: { reason: string; by: string }[] | undefined = undefined;
   /** Gates marked `recheck` and the input each last approved (A10); only allocated when such gates exist. */
   rechecks: Map<CompiledHook, unknown> | undefined = undefined;
   /** The most recent hook failure, read right after `fail` by the chain. */
   lastFailure: HookError | undefined = undefined;
   private id: string | undefined;
+  private call: string | undefined = undefined;
   private sessionStore: StateStore | undefined = undefined;
 
   constructor(
@@ -78,6 +83,16 @@ export class RunContext<I = unknown> implements HookContext<I> {
     this.origin = recording ? performance.now() : 0;
   }
 
+  /** The hook being called: its name, whether it runs in shadow mode, where it came from. */
+  get hook(): HookInfo {
+    return (this.current ?? noHook) as HookInfo;
+  }
+
+  /** A unique id for this `stack.run` call, made on first use. */
+  get callId(): string {
+    return (this.call ??= `call-${process.pid}-${++callSeq}`);
+  }
+
   /** Run ids are made on first use: most runs never need one. */
   get runId(): string {
     return (this.id ??= `run-${process.pid}-${++runSeq}`);
@@ -97,7 +112,7 @@ export class RunContext<I = unknown> implements HookContext<I> {
     this.options?.onContext?.(text, hook?.name ?? "?");
   }
 
-  async approve(request: { readonly reason?: string; readonly hook: string; readonly input?: unknown }): Promise<ApprovalDecision> {
+  async approve(request: { readonly reason?: string; readonly hook: string; readonly input?: unknown; readonly signal?: AbortSignal }): Promise<ApprovalDecision> {
     const handler = this.runtime.approval;
     if (handler === undefined)
       return { decision: "deny", reason: `approval required by ${request.hook}${request.reason ? ` (${request.reason})` : ""}, but no approval handler is configured, so no one could approve` };
@@ -106,7 +121,7 @@ export class RunContext<I = unknown> implements HookContext<I> {
       hook: request.hook,
       subject: this.subject,
       input: request.input ?? this.input,
-      signal: this.signal,
+      signal: request.signal ?? this.signal,
       ...(request.reason !== undefined ? { reason: request.reason } : {}),
     });
   }
@@ -137,6 +152,8 @@ export class RunContext<I = unknown> implements HookContext<I> {
       action,
       reason,
       at: started - this.origin,
+      startedAt: started,
+      callId: this.callId,
       ms: now - started,
       shadow: hook.shadow || undefined,
       source: hook.source,
@@ -181,11 +198,12 @@ export class ScopedContext<I = unknown> implements HookContext<I> {
   get subject(): string | undefined { return this.run.subject; }
   get sessionId(): string | undefined { return this.run.sessionId; }
   get runId(): string { return this.run.runId; }
+  get callId(): string { return this.run.callId; }
   get metadata(): Readonly<Record<string, unknown>> { return this.run.metadata; }
   get path(): readonly string[] { return this.run.path; }
   get store(): StateStore { return this.run.store; }
   state(scope?: "session" | "global"): StateStore { return this.run.state(scope); }
   addContext(text: string): void { this.run.addContextFrom(this.hook, text); }
-  approve(request: { readonly reason?: string; readonly hook: string; readonly input?: unknown }): Promise<ApprovalDecision> { return this.run.approve(request); }
+  approve(request: { readonly reason?: string; readonly hook: string; readonly input?: unknown; readonly signal?: AbortSignal }): Promise<ApprovalDecision> { return this.run.approve(request); }
   waitUntil(work: PromiseLike<unknown>): void { this.run.waitUntil(work); }
 }

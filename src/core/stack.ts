@@ -319,6 +319,7 @@ const notify = (run: RunContext, chain: Chain, outcome: Outcome): void => {
     subject: run.subject,
     sessionId: run.sessionId,
     runId: run.runId,
+    callId: run.callId,
     metadata: run.metadata,
     path: run.path,
     input: run.initial,

@@ -17,6 +17,10 @@ export interface TraceEntry {
   readonly reason?: string | undefined;
   /** Milliseconds since the run started at which the hook was entered. */
   readonly at: number;
+  /** When the hook was entered on the `performance.now()` clock (absolute, unlike `at`). */
+  readonly startedAt: number;
+  /** The id of the `stack.run` call this decision belongs to (unique per call; `runId` may span a turn). */
+  readonly callId: string;
   /** How long the hook took, in ms. */
   readonly ms: number;
   /** True when the hook ran in shadow mode: recorded, not enforced (R12). */
@@ -37,7 +41,7 @@ export interface TraceEntry {
  */
 export class Trace {
   readonly entries: TraceEntry[] = [];
-  /** Start of the clock that `at` values are relative to. */
+  /** When this trace was created, on the `performance.now()` clock that `startedAt` uses. */
   readonly origin: number = performance.now();
   record(entry: TraceEntry): void {
     this.entries.push(entry);

@@ -124,3 +124,25 @@ describe("A10: a gate marked recheck sees the input the operation really gets", 
     expect((await stack.run("tool", call("Bash", { command: "ls" }), (c) => ({ content: String(c.input.command) })))._tag).toBe("Completed");
   });
 });
+
+describe("collecting gates", () => {
+  it("collects every Reject in before, skips the operation, and joins the reasons in hook order", async () => {
+    const { createStack, gate } = await import("../../src/core/index.ts");
+    const stack = createStack({ stop: gate<{ reason: string }, { stop: true }>({ name: "stop", collect: true }) })
+      .use("stop", { name: "tests", priority: 1, before: () => Reject("tests are failing") })
+      .use("stop", { name: "fine", priority: 2, before: () => Continue })
+      .use("stop", { name: "lint", priority: 3, before: () => Reject("lint errors") });
+    let ran = false;
+    const outcome = await stack.run("stop", { reason: "done" }, () => { ran = true; return { stop: true as const }; });
+    expect(ran).toBe(false);
+    expect(outcome).toEqual({
+      _tag: "Rejected", reason: "tests are failing\nlint errors", by: "tests, lint",
+      reasons: [{ reason: "tests are failing", by: "tests" }, { reason: "lint errors", by: "lint" }],
+    });
+  });
+
+  it("refuses collect on an observation point", async () => {
+    const { observe } = await import("../../src/core/index.ts");
+    expect(() => observe({ name: "x", collect: true })).toThrow(/only gates may collect/);
+  });
+});

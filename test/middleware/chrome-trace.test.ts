@@ -56,7 +56,7 @@ describe("the Chrome trace export", () => {
   it("writes runs as complete events in microseconds, a session per process, a point per thread", () => {
     const trace = toChromeTrace([
       run({ point: "run", subject: undefined, startedAt: 1000, durationMs: 50 }),
-      run({ startedAt: 1010, durationMs: 5, decisions: [{ point: "toolCall", runId: "r1", hook: "guard", phase: "before", action: "Continue", at: 0.5, ms: 1.25 }] }),
+      run({ startedAt: 1010, durationMs: 5, decisions: [{ point: "toolCall", runId: "r1", hook: "guard", phase: "before", action: "Continue", at: 0.5, startedAt: 1010.5, callId: "c1", ms: 1.25 }] }),
     ]);
     const events = expectWellFormed(trace);
     const complete = events.filter((e): e is Complete => e.ph === "X");
@@ -79,7 +79,7 @@ describe("the Chrome trace export", () => {
   it("clamps decisions into their run so a thread always nests, and scrubs reasons and subjects", () => {
     const trace = toChromeTrace([
       run({ subject: "mail bob@example.com", outcome: "Rejected", by: "no", reason: "AKIAIOSFODNN7EXAMPLE is a key", durationMs: 2,
-        decisions: [{ point: "toolCall", runId: "r1", hook: "no", phase: "before", action: "Reject", reason: "AKIAIOSFODNN7EXAMPLE is a key", at: 1.5, ms: 3 }] }),
+        decisions: [{ point: "toolCall", runId: "r1", hook: "no", phase: "before", action: "Reject", reason: "AKIAIOSFODNN7EXAMPLE is a key", at: 1.5, startedAt: 1001.5, callId: "c1", ms: 3 }] }),
     ]);
     const text = JSON.stringify(expectWellFormed(trace));
     expect(text).not.toContain("AKIAIOSFODNN7EXAMPLE");

@@ -108,13 +108,11 @@ export const streamControl = (ctx: HookContext<any>): StreamControl | undefined 
 /**
  * True when the hook being run is in shadow mode (R12). Its stream registrations are skipped:
  * a shadow gate's verdict is recorded by the core from its `after`, never enforced on a stream.
- * (Reads the run context's current hook; a core without it counts as "not shadow", the safe side.)
  *
  * @example
  * before: (req, ctx) => { if (!inShadow(ctx)) streamControl(ctx)?.holdBack("all") }
  */
-export const inShadow = (ctx: HookContext<any>): boolean =>
-  (ctx as { readonly current?: { readonly shadow?: unknown } }).current?.shadow === true;
+export const inShadow = (ctx: HookContext<any>): boolean => ctx.hook.shadow;
 
 const rank = (mode: HoldBack): number => (mode === "none" ? 0 : mode === "all" ? Number.POSITIVE_INFINITY : Math.max(0, mode.window));
 
