@@ -10,8 +10,12 @@
  *   cause is an `EffectInterruptedError`, never a silent `Continue`.
  * A typed failure (`Effect.fail(e)`) is a hook failure (R6) with `e` itself as the cause; a
  * defect (`Effect.die`) likewise with the defect.
+ *
+ * `effect` is loaded on the first run of an Effect hook, not when this module loads: Effect
+ * takes most of a second to import, and only those who write Effect hooks (and so import it
+ * themselves) should pay for it.
  */
-import { Cause, Effect, Exit, Option, Runtime } from "effect";
+import type { Cause, Effect, Exit, Runtime } from "effect";
 import type { HookContext, RunEvent } from "../core/context.ts";
 import { AgentOnionError } from "../core/errors.ts";
 import type { AfterAction, AroundResult, BeforeAction, Hook } from "../core/hook.ts";
@@ -28,10 +32,15 @@ import type { DeepReadonly } from "../core/readonly.ts";
  */
 export class EffectInterruptedError extends AgentOnionError {
   override name = "EffectInterruptedError";
-  constructor(readonly effectCause: Cause.Cause<unknown>) {
-    super(`the hook's Effect was interrupted: ${Cause.pretty(effectCause).split("\n")[0] ?? "interrupted"}`);
+  constructor(readonly effectCause: Cause.Cause<unknown>, detail = "interrupted") {
+    super(`the hook's Effect was interrupted: ${detail}`);
   }
 }
+
+type EffectModule = typeof import("effect");
+let loading: Promise<EffectModule> | undefined;
+/** The `effect` package, imported once, on first use. */
+const load = (): Promise<EffectModule> => (loading ??= import("effect"));
 
 /**
  * What runs the effects: a `Runtime` (for services in `R`), a `ManagedRuntime`, or the default runtime.
@@ -82,22 +91,23 @@ export const runEffect = async <A, E, R = never>(
   signal?: AbortSignal,
   runtime?: EffectRuntime<R>,
 ): Promise<A> => {
+  const m = await load();
   const options = signal === undefined ? undefined : { signal };
-  const exit = runtime === undefined
-    ? await Effect.runPromiseExit(effect as Effect.Effect<A, E>, options)
+  const exit: Exit.Exit<A, unknown> = runtime === undefined
+    ? await m.Effect.runPromiseExit(effect as Effect.Effect<A, E>, options)
     : hasRunner(runtime)
       ? await runtime.runPromiseExit(effect, options)
-      : await Runtime.runPromiseExit(runtime, effect, options);
-  if (Exit.isSuccess(exit)) return exit.value;
-  throw failureOf(exit.cause, signal);
+      : await m.Runtime.runPromiseExit(runtime, effect, options);
+  if (m.Exit.isSuccess(exit)) return exit.value;
+  throw failureOf(m, exit.cause, signal);
 };
 
 /** The one value a failed fiber is best described by. */
-const failureOf = (cause: Cause.Cause<unknown>, signal: AbortSignal | undefined): unknown => {
+const failureOf = ({ Cause, Option }: EffectModule, cause: Cause.Cause<unknown>, signal: AbortSignal | undefined): unknown => {
   if (Cause.isInterruptedOnly(cause)) {
     // Interrupted because the run was cancelled or timed out: the core already knows why.
     if (signal?.aborted) return signal.reason;
-    return new EffectInterruptedError(cause);
+    return new EffectInterruptedError(cause, Cause.pretty(cause).split("\n")[0]);
   }
   const failure = Cause.failureOption(cause);
   if (Option.isSome(failure)) return failure.value;
@@ -131,7 +141,10 @@ export const effectHook = <I = any, O = any, K extends PointKind = PointKind, R 
     ...(after && { after: (output, input, ctx) => run(after(output, input, ctx), ctx.signal) }),
     ...(recover && { recover: (error, input, ctx) => run(recover(error, input, ctx), ctx.signal) }),
     ...(around && {
-      around: (ctx, next) => run(around(ctx, (input) => Effect.promise(() => next(input))), ctx.signal),
+      around: async (ctx, next) => {
+        const { Effect } = await load();
+        return run(around(ctx, (input) => Effect.promise(() => next(input))), ctx.signal);
+      },
     }),
     ...(observe && { observe: (event) => run(observe(event)).then(() => undefined) }),
   } as Hook<I, O, K>;
