@@ -157,8 +157,11 @@ const buildStack = (runs: number) => {
     .use("tool", faulty)
     .use("tool", {
       name: "timed-gate", priority: 30, timeoutMs: hookTimeoutMs,
-      before: async (job) => {
-        if (job.fault === "timeout") await sleep(hookTimeoutMs * 4); // settles late: its answer must be dropped
+      before: async (job, ctx) => {
+        // "timeout" answers only once its own timeout aborted its signal: that late answer must be
+        // dropped. (A timer of its own would race the timeout timer under event-loop lag; see
+        // docs/reliability.md, "timeouts are timers".)
+        if (job.fault === "timeout") await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
         else if (job.fault === "never-settles") await new Promise(() => {});
         return Continue;
       },
@@ -300,7 +303,7 @@ export const soak = async (options: SoakOptions = {}): Promise<SoakFigures> => {
   const samples: Sample[] = [];
   const allOverhead: number[] = [];
   const takeSample = async (afterRuns: number): Promise<void> => {
-    await sleep(hookTimeoutMs * 6); // let late-settling fault hooks finish their timers
+    await sleep(hookTimeoutMs * 6); // let the last fault timers run out
     await stack.flush();
     gc();
     const heapUsedBytes = process.memoryUsage().heapUsed;
