@@ -4,11 +4,9 @@
  * same operation; the suites call it and `await` the result, so every case pays the same harness.
  *
  * Each family is built for N = 0, 1, 5 and 20 no-op hooks (or layers, taps, middlewares).
+ * Libraries are imported only when their cases are built, so an isolated run loads only its own.
  */
-import compose from "koa-compose";
-import { AsyncSeriesWaterfallHook } from "tapable";
-import { createHooks } from "hookable";
-import { Effect } from "effect";
+import type { Effect as EffectType } from "effect";
 
 export const sizes = [0, 1, 5, 20] as const;
 
@@ -121,7 +119,8 @@ const handBuilders: Record<string, Builder> = {
 };
 
 const peerBuilders: Record<string, Builder> = {
-  koa: (_op, n) => {
+  koa: async (_op, n) => {
+    const { default: compose } = await import("koa-compose");
     interface Ctx { input: Input; output: Input | undefined }
     const layers = Array.from({ length: n }, () => (_ctx: Ctx, next: () => Promise<unknown>) => next());
     const composed = compose<Ctx>(layers);
@@ -137,12 +136,14 @@ const peerBuilders: Record<string, Builder> = {
       check: isInput,
     };
   },
-  tapable: (_op, n) => {
+  tapable: async (_op, n) => {
+    const { AsyncSeriesWaterfallHook } = await import("tapable");
     const hook = new AsyncSeriesWaterfallHook<[Input]>(["value"]);
     for (let i = 0; i < n; i++) hook.tap(`tap${i}`, (v: Input) => v);
     return { fn: async (x: Input) => await asyncOp(await hook.promise(x)), check: isInput };
   },
-  hookable: (_op, n) => {
+  hookable: async (_op, n) => {
+    const { createHooks } = await import("hookable");
     const hooks = createHooks<{ call: (x: Input) => void }>();
     for (let i = 0; i < n; i++) hooks.hook("call", (_x: Input) => {});
     return {
@@ -153,10 +154,11 @@ const peerBuilders: Record<string, Builder> = {
       check: isInput,
     };
   },
-  effect: (_op, n) => {
+  effect: async (_op, n) => {
+    const { Effect } = await import("effect");
     // Pre-built once; the input is read from a variable so no program is built per call.
     let current: Input = input;
-    let program: Effect.Effect<Input> = Effect.promise(() => asyncOp(current));
+    let program: EffectType.Effect<Input> = Effect.promise(() => asyncOp(current));
     for (let i = 0; i < n; i++) program = program.pipe(Effect.flatMap((v) => Effect.succeed(v)));
     const built = program;
     return {
@@ -230,8 +232,12 @@ export interface BuiltCases {
 export const buildCases = async (filter?: RegExp): Promise<BuiltCases> => {
   const skipped: { family: string; reason: string }[] = [];
   let onion: Record<string, Builder> = {};
+  const wanted = (family: string): boolean => {
+    const f = families.find((x) => x.id === family);
+    return f !== undefined && f.ops.some((op) => f.sizes.some((n) => filter === undefined || filter.test(caseId(family, op, n))));
+  };
   try {
-    onion = await onionBuilders();
+    if (wanted("onion-ba") || wanted("onion-around")) onion = await onionBuilders();
   } catch (error) {
     const reason = `agent-onion core did not load: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`;
     skipped.push({ family: "onion-ba", reason }, { family: "onion-around", reason });

@@ -29,6 +29,8 @@ export interface Derived {
   readonly ns: Record<string, number>;
   /** ns per hook, (t_N - t_0) / N, by `family/op` then N. */
   readonly nsPerHook: Record<string, Record<string, number>>;
+  /** ns per call of agent-onion's cases measured together in one process. */
+  readonly nsShared: Record<string, number>;
   /** bytes per run by case id. */
   readonly bytes: Record<string, number>;
   readonly bytesPerHook: Record<string, Record<string, number>>;
@@ -83,6 +85,8 @@ const ratio = (values: Record<string, number>, a: string, b: string): number | u
 export const derive = (overhead: OverheadReport | undefined, memory: MemoryReport | undefined): Derived => {
   const ns: Record<string, number> = {};
   for (const r of overhead?.results ?? []) ns[r.id] = r.ns;
+  const nsShared: Record<string, number> = {};
+  for (const r of overhead?.shared ?? []) nsShared[r.id] = r.ns;
   const bytes: Record<string, number> = {};
   for (const r of memory?.results ?? []) bytes[r.id] = r.bytes;
   const nsPerHook = slopes(ns);
@@ -117,6 +121,15 @@ export const derive = (overhead: OverheadReport | undefined, memory: MemoryRepor
   limitTarget("T1", "no hooks: agent-onion run ÷ hand-written async (a)", ratio(ns, key("onion-ba", "async", 0), key("hand-async", "async", 0)), 1.3);
   limitTarget("T2", "20 sync before/after hooks ÷ hand-written loop (b)", ratio(ns, key("onion-ba", "async", 20), key("hand-loop", "async", 20)), 2);
   limitTarget("T3", "20 around hooks ÷ hand-written nested async wrappers (c)", ratio(ns, key("onion-around", "async", 20), key("hand-nested", "async", 20)), 1.3);
+  const shared = (id: string): number | undefined => nsShared[id];
+  const sharedRatio = (a: string, b: string): number | undefined => {
+    const x = shared(a);
+    const y = ns[b];
+    return x === undefined || y === undefined ? undefined : x / y;
+  };
+  limitTarget("T1 shared", "T1 with every agent-onion case warmed in one process (polymorphic, as in an app)", sharedRatio(key("onion-ba", "async", 0), key("hand-async", "async", 0)), 1.3);
+  limitTarget("T2 shared", "T2 in the shared process", sharedRatio(key("onion-ba", "async", 20), key("hand-loop", "async", 20)), 2);
+  limitTarget("T3 shared", "T3 in the shared process", sharedRatio(key("onion-around", "async", 20), key("hand-nested", "async", 20)), 1.3);
   const perHook = (family: string): number | undefined => nsPerHook[`${family}/async`]?.["20"];
   for (const [variant, family] of [["before/after", "onion-ba"], ["around", "onion-around"]] as const) {
     for (const peer of ["koa", "hookable", "effect"] as const) {
@@ -134,9 +147,11 @@ export const derive = (overhead: OverheadReport | undefined, memory: MemoryRepor
   }
   const runContext = memory?.sizes.runContext;
   for (const op of ["async", "sync"] as const) {
-    const b = bytesPerHook[`onion-ba/${op}`]?.["20"];
+    const b1 = bytes[key("onion-ba", op, 1)];
+    const b20 = bytes[key("onion-ba", op, 20)];
+    const b = b1 === undefined || b20 === undefined ? undefined : (b20 - b1) / 19;
     targets.push({
-      id: `M1 ${op} op`, target: `a sync hook returning Continue allocates ~nothing (bytes/hook, N = 20, ${op} op)`,
+      id: `M1 ${op} op`, target: `a sync hook returning Continue allocates ~nothing: marginal bytes per hook, (b_20 − b_1) / 19, ${op} op (what entering a chain costs once per run is M2)`,
       measured: b === undefined ? "n/a" : `${fmt(b, 1)} B/hook`, limit: "≤ 8 B/hook", met: b === undefined ? undefined : b <= 8,
     });
   }
@@ -161,7 +176,7 @@ export const derive = (overhead: OverheadReport | undefined, memory: MemoryRepor
       met: mine === undefined || koaB === undefined ? undefined : mine < koaB,
     });
   }
-  return { ns, nsPerHook, bytes, bytesPerHook, ratios, targets };
+  return { ns, nsShared, nsPerHook, bytes, bytesPerHook, ratios, targets };
 };
 
 const yesNo = (met: boolean | undefined): string => (met === undefined ? "n/a" : met ? "yes" : "**no**");
@@ -222,7 +237,10 @@ export const renderReadme = (latest: Latest): string => {
     lines.push(
       "## Time: ns per call",
       "",
-      `mitata \`measure\`, ${overhead.inner} awaited calls per sample, ${overhead.timeMs} ms of samples per case and round,`,
+      `mitata \`measure\`, ${overhead.inner} awaited calls per sample, ${overhead.timeMs} ms of samples per case and round, timed with ${overhead.clock === "cpu" ? "the process's CPU time (`process.cpuUsage`; everything measured runs on the main thread without I/O, so on an idle machine this equals wall time, and on a busy one it leaves out time other processes held the CPU)" : "wall-clock time"}.`,
+      overhead.isolated
+        ? "Each group (one family with one kind of operation) runs in its own Node process, so no case's JIT feedback is shaped by another library's or another group's."
+        : "All cases ran in one process.",
       `${overhead.rounds} rounds in alternating order; the figure is the lowest over rounds of the round's median sample (interference only adds`,
       "time; the mean, which includes amortised GC, is in the JSON as `mean`).",
       `Load average during the run: ${(overhead.load?.before ?? []).map((v) => v.toFixed(1)).join(" ")} before, ${(overhead.load?.after ?? []).map((v) => v.toFixed(1)).join(" ")} after, on ${m.cores} cores${((overhead.load?.before ?? [])[0] ?? 0) > m.cores * 0.75 || ((overhead.load?.after ?? [])[0] ?? 0) > m.cores * 0.75 ? " — **the machine was busy: treat these times as rough**" : ""}.`,
@@ -237,6 +255,29 @@ export const renderReadme = (latest: Latest): string => {
       ...d.ratios.map((r) => `| ${r.label} | ${sizes.map((n) => fmt(r.values[String(n)], 2)).join(" | ")} |`),
       "",
     );
+    if (overhead.shared.length > 0) {
+      lines.push(
+        "### agent-onion in one shared process",
+        "",
+        "The same agent-onion cases, all warmed and measured in one process: the engine's call sites see every chain shape and both",
+        "kinds of operation, as in an application with many points. Ratios are against the isolated hand-written baselines.",
+        "",
+        "| case | op | N = 0 | N = 1 | N = 5 | N = 20 | N = 0 ÷ (a) | N = 20 ÷ baseline |",
+        "|---|---|--:|--:|--:|--:|--:|--:|",
+      );
+      for (const f of families.filter((x) => x.id.startsWith("onion-"))) {
+        for (const op of f.ops) {
+          const v = (n: number): number | undefined => d.nsShared[key(f.id, op, n)];
+          if (sizes.every((n) => v(n) === undefined)) continue;
+          const base20 = d.ns[key(f.id === "onion-around" ? "hand-nested" : "hand-loop", op, 20)];
+          const a = d.ns[key("hand-async", op, 0)];
+          const r0 = v(0) === undefined || a === undefined ? undefined : (v(0) as number) / a;
+          const r20 = v(20) === undefined || base20 === undefined ? undefined : (v(20) as number) / base20;
+          lines.push(`| ${f.label} | ${op} | ${sizes.map((n) => fmt(v(n), 0)).join(" | ")} | ${fmt(r0, 2)} | ${fmt(r20, 2)} |`);
+        }
+      }
+      lines.push("");
+    }
   }
   if (memory !== undefined) {
     lines.push(
@@ -257,11 +298,17 @@ export const renderReadme = (latest: Latest): string => {
   lines.push(
     "## Reading and caveats",
     "",
-    "- Wall-clock on a shared VM: expect ±10–20% between runs; compare ratios within one run, not across machines.",
+    "- A shared 2-vCPU VM: expect ±10–20% between runs even on CPU time (caches and the sibling hyperthread are shared);",
+    "  compare ratios within one run, not across machines. Ratios near a limit (within ~15%) are not a verdict either way.",
+    "- ns/hook and B/hook divide by N the difference with the same family's N = 0, so they include, spread over N, what",
+    "  entering a chain costs once per run; M1 instead takes the marginal cost between N = 1 and N = 20.",
     "- Peers are measured in their natural shape: koa-compose, tapable, hookable and Effect wrap the operation once per call;",
     "  hookable's `createHooks()` runs each hook inside `console.createTask` (its default, for async stack traces).",
     "- The Effect program is built once and reads its input from a variable, so no program is built per call.",
     "- The AI SDK mock's call log (`doGenerateCalls`) is disabled so that it does not grow during the run.",
+    "- Where the time or the bytes go, by source line: `npx tsx benchmarks/profile.ts --case onion-around/async/20 --mode cpu`",
+    "  (or `--mode alloc`); it bundles the core unminified so that lines map back to `src/core`.",
+    "- Re-render this file from `results/latest.json` without measuring: `npm run bench -- --report`.",
     "",
   );
   return lines.join("\n");

@@ -2,7 +2,7 @@
  * `npm run bench`: runs the overhead (time) and memory suites, each in a fresh Node process with
  * the flags it needs, then writes `benchmarks/results/latest.json` and `benchmarks/README.md`.
  *
- *   npm run bench                     # both suites (about 2–3 minutes on 2 cores)
+ *   npm run bench                     # both suites (about 3 minutes on 2 idle cores)
  *   npm run bench -- --quick          # one short round, for a smoke test
  *   npm run bench -- --only memory    # or --only overhead; the other suite is kept from latest.json
  *   npm run bench -- --report         # only re-render README.md from latest.json
@@ -10,7 +10,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { memoryNodeFlags, type MemoryReport } from "./memory.bench.ts";
@@ -58,11 +58,13 @@ const main = (): void => {
     return;
   }
   const filterArgs = filter !== undefined ? ["--filter", filter] : [];
+  const load = loadavg()[0] ?? 0;
+  if (load > cpus().length * 0.75) console.error(`warning: load average ${load.toFixed(1)} on ${cpus().length} cores; times will be noisy (the README says so)`);
   if (only === undefined || only === "overhead") {
     console.error("overhead suite (time)...");
-    overhead = runSuite<OverheadReport>("overhead.bench.ts", ["--expose-gc"], [
+    overhead = runSuite<OverheadReport>("overhead.bench.ts", [], [
       "--rounds", args.get("rounds") ?? (quick ? "1" : "3"),
-      "--time-ms", args.get("time-ms") ?? (quick ? "100" : "300"),
+      "--time-ms", args.get("time-ms") ?? (quick ? "80" : "150"),
       ...filterArgs,
     ]);
   }
