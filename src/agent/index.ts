@@ -34,4 +34,5 @@ export { SessionRejectedError } from "./session.ts";
 export { AgentRunError } from "./decide.ts";
 export { summarizeOldest } from "./compaction.ts";
 export { feedback as stopFeedback, type StopReason } from "./stop.ts";
+export { isStopSignal, stopsRun, type StopSignal } from "./stop-signal.ts";
 export { sleep } from "./sleep.ts";

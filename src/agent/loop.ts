@@ -10,6 +10,7 @@ import type { LoopEnv } from "./env.ts";
 import { addUsage, noUsage } from "./model.ts";
 import { callModel } from "./model-step.ts";
 import { askStop, feedback } from "./stop.ts";
+import { isStopSignal, type StopSignal } from "./stop-signal.ts";
 import { callTools, type ToolExchange } from "./tool-step.ts";
 import { toolSpec } from "./tool.ts";
 import type { Message, ModelRequest, ModelResponse, RunInput, RunResult, StepInput, StepResult, ToolCall, ToolSpec, Usage } from "./types.ts";
@@ -93,7 +94,18 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
     const step: StepInput = { index: steps, messages };
     const outcome = await env.stack.run("step", step, (s) => runStep(env, s, system, tools, offered, carried), env.run);
     steps++;
-    if (outcome._tag === "Failed") throw outcome.error;
+    if (outcome._tag === "Failed") {
+      // A guard's stop signal ends the run cleanly, with its reason, instead of failing it.
+      if (isStopSignal(outcome.error)) {
+        const signal = outcome.error as StopSignal & { readonly middleware?: unknown; readonly kind?: unknown };
+        await env.notify({ type: "info", message: `${env.path.join("/")} stopped: ${signal.message}` });
+        return {
+          ...result("stopped-by-guard"),
+          stoppedBy: { reason: signal.message, ...(typeof signal.middleware === "string" ? { by: signal.middleware } : {}), ...(typeof signal.kind === "string" ? { kind: signal.kind } : {}) },
+        };
+      }
+      throw outcome.error;
+    }
     // On an observation point a Rejected outcome comes from a hook that failed closed.
     if (outcome._tag === "Rejected") throw new AgentRunError("loop", new Error(`step rejected by ${outcome.by}: ${outcome.reason}`));
     const { response, toolResults } = outcome.value;

@@ -134,7 +134,9 @@ export interface RunResult {
   readonly text: string;
   readonly steps: number;
   readonly usage: Usage;
-  readonly finishReason: FinishReason | "stop-rejected-cap" | "max-steps";
+  readonly finishReason: FinishReason | "stop-rejected-cap" | "max-steps" | "stopped-by-guard";
+  /** Set when a guard stopped the run: why, which hook, and which kind of limit. */
+  readonly stoppedBy?: { readonly reason: string; readonly by?: string; readonly kind?: string };
   readonly messages: readonly Message[];
 }
 

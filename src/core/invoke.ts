@@ -13,8 +13,18 @@ export class Failure {
   constructor(readonly error: HookError) {}
 }
 
-const kindOf = (cause: unknown): HookFailureKind =>
-  cause instanceof HookTimeoutError ? "timeout" : cause instanceof NextMisuseError ? "next-misuse" : "threw";
+const kinds = new Set<string>(["threw", "timeout", "invalid-action", "reject-on-observe", "next-misuse", "aborted"]);
+
+/**
+ * Classify a thrown cause. Executors throw errors that say what went wrong in their own terms
+ * (`hookFailureKind: "timeout"` for a child process past its deadline), and we keep that.
+ */
+export const kindOf = (cause: unknown): HookFailureKind => {
+  if (cause instanceof HookTimeoutError) return "timeout";
+  if (cause instanceof NextMisuseError) return "next-misuse";
+  const declared = typeof cause === "object" && cause !== null ? (cause as { hookFailureKind?: unknown }).hookFailureKind : undefined;
+  return typeof declared === "string" && kinds.has(declared) ? (declared as HookFailureKind) : "threw";
+};
 
 /** Build the typed error for a failure of `hook` in `phase`. */
 export const hookError = (run: RunContext, hook: CompiledHook, phase: Phase, kind: HookFailureKind, cause: unknown, started: number): HookError =>

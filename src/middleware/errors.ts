@@ -4,6 +4,7 @@
  * loop reads it like any provider failure, and callers can tell it apart with `instanceof`.
  */
 import { AgentOnionError } from "../core/errors.ts";
+import { stopsRun } from "../agent/stop-signal.ts";
 
 /**
  * A limit refused a call (budget, rate limit, call limit, guard) on a point that cannot `Reject`.
@@ -51,6 +52,8 @@ export type GuardKind = "steps" | "tokens" | "time" | "finish-reason";
  */
 export class GuardStopError extends LimitExceededError {
   override name = "GuardStopError";
+  /** Marks a clean stop: the reference loop ends the run with this reason instead of failing it. */
+  readonly [stopsRun] = true as const;
   constructor(
     middleware: string,
     reason: string,

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../src/core/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
-import { GuardStopError } from "../../src/middleware/errors.ts";
 import { finishReasonStop } from "../../src/middleware/finish-reason-stop.ts";
 import { guards } from "../../src/middleware/guards.ts";
 import { stepLimit } from "../../src/middleware/step-limit.ts";
@@ -13,10 +12,11 @@ import { failingStore, recordingTool, runAgent, stackWithStore } from "./harness
 const looping = { toolCalls: [{ name: "Read", input: { path: "a" } }], usage: { inputTokens: 100, outputTokens: 50 } };
 const forever = (n: number) => Array.from({ length: n }, () => looping);
 
-const stopped = (turn: { status: string; error?: unknown }) => {
-  expect(turn.status).toBe("failed");
-  expect(turn.error).toBeInstanceOf(GuardStopError);
-  return turn.error as GuardStopError;
+/** A guard ends the run cleanly: the turn completes with the guard's reason, nothing failed. */
+const stopped = (turn: { status: string; finishReason?: string; result?: { stoppedBy?: unknown } }) => {
+  expect(turn.status).toBe("completed");
+  expect(turn.finishReason).toBe("stopped-by-guard");
+  return turn.result?.stoppedBy;
 };
 
 describe("stepLimit", () => {
@@ -24,7 +24,7 @@ describe("stepLimit", () => {
     const read = recordingTool("Read");
     const { turn, model } = await runAgent(withMiddleware(stackWithStore().stack, stepLimit({ max: 2 })), forever(5), { tools: [read] });
     const error = stopped(turn);
-    expect(error).toMatchObject({ kind: "steps", middleware: "stepLimit", reason: "Step limit reached: 2/2" });
+    expect(error).toMatchObject({ kind: "steps", by: "stepLimit", reason: "Step limit reached: 2/2" });
     expect(model.requests).toHaveLength(2);
     expect(read.calls).toHaveLength(2);
   });
