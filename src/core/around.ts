@@ -3,12 +3,12 @@
  * frame and resolves to its `Outcome`; it may be called zero times, once, or several times in
  * sequence, never concurrently and never after the hook settled.
  *
- * One `AroundCall` object per call of an around hook holds what its `next()` knows. Methods on
- * a class rather than closures: closures would be allocated (and, under some transpilers,
- * renamed with `Object.defineProperty`) on every call.
+ * One `AroundCall` object per call of an around hook holds what its `next()` knows and serves
+ * as the frame inside it. Methods on a class rather than closures: closures would be allocated
+ * (and, under some transpilers, renamed with `Object.defineProperty`) on every call.
  */
 import { isHookAction } from "./action.ts";
-import { failed, forward, freeze, mark, newFrame, reasonOf, toCompleted, unwind, type Frame, type Op } from "./chain.ts";
+import { failed, forward, freeze, mark, reasonOf, toCompleted, unwind, type Chain, type Frame, type Op } from "./chain.ts";
 import { NextMisuseError, describe, type HookFailureKind } from "./errors.ts";
 import type { CompiledHook } from "./hook.ts";
 import { Failure, hookError, invoke, whenSettled } from "./invoke.ts";
@@ -19,7 +19,7 @@ import { isThenable } from "./signal.ts";
 type Step = Outcome | Promise<Outcome>;
 
 /** Call the around hook at `f.i`; what it returns becomes the frame's outcome before the frame unwinds. */
-export const enterAround = (run: RunContext, f: Frame, op: Op, hook: CompiledHook): Step => new AroundCall(run, f, op, hook).start();
+export const enterAround = (run: RunContext, f: Frame, op: Op, hook: CompiledHook): Step => new AroundCall(run, f, op, hook).begin();
 
 const rejectedMisuse = (misuse: NextMisuseError): Promise<Outcome> => {
   const rejected = Promise.reject(misuse);
@@ -28,7 +28,26 @@ const rejectedMisuse = (misuse: NextMisuseError): Promise<Outcome> => {
 };
 const noop = (): void => {};
 
-class AroundCall {
+/**
+ * One call of an around hook. It is also the frame of what runs inside it (R4: `next()` calls
+ * are never concurrent, so one frame object serves them all, reset per call), and that frame
+ * tells it when it ends (`done`), so no promise is spent just to learn the inner outcome.
+ */
+class AroundCall implements Frame {
+  // The inner frame (see Frame).
+  readonly chain: Chain;
+  readonly hooks: readonly CompiledHook[];
+  readonly start: number;
+  i: number;
+  j: number;
+  input: unknown = undefined;
+  input0: unknown = undefined;
+  transforms: Map<number, unknown> | undefined = undefined;
+  skipped: Set<number> | undefined = undefined;
+  outcome: Outcome | undefined = undefined;
+  final = false;
+  readonly nested = true;
+  // What this hook's next() knows.
   calls = 0;
   pending: Promise<Outcome> | undefined = undefined;
   last: Outcome | undefined = undefined;
@@ -41,19 +60,26 @@ class AroundCall {
 
   constructor(
     readonly run: RunContext,
-    readonly f: Frame,
+    readonly outer: Frame,
     readonly op: Op,
     readonly hook: CompiledHook,
   ) {
-    this.layerInput = f.input;
+    this.chain = outer.chain;
+    this.hooks = outer.hooks;
+    this.start = outer.i + 1;
+    this.i = this.start;
+    this.j = this.start - 1;
+    this.layerInput = outer.input;
     this.next = this.callNext.bind(this);
   }
 
-  start(): Step {
+  begin(): Step {
     const { run, hook } = this;
     const ctx = new ScopedContext(run, this.layerInput, run.signal, hook);
     this.started = mark(run, hook);
     const answer = invoke(run, hook, "around", hook.around as (...args: any[]) => unknown, ctx, this.next, undefined, this.started);
+    // The promise next() gave never rejects: wait for it without a rejection handler.
+    if (answer !== undefined && answer === this.pending) return (answer as Promise<Outcome>).then((a) => this.settle(a));
     if (isThenable(answer)) return whenSettled(run, hook, "around", answer, this.started, (a) => this.settle(a));
     return this.settle(answer);
   }
@@ -71,32 +97,37 @@ class AroundCall {
       return rejectedMisuse(misuse);
     }
     this.calls++;
-    const step = this.inner(input === undefined ? this.f.input : freeze(this.run, input));
+    const step = this.inner(input === undefined ? this.outer.input : freeze(this.run, input));
     if (!isThenable(step)) return Promise.resolve(step as Outcome);
     this.pending = step as Promise<Outcome>;
     return this.pending;
   }
 
-  /** Run what is inside this hook as a new frame. */
+  /** Run what is inside this hook, reusing this object as the frame. */
   inner(input: unknown): Step {
-    const frame = newFrame(this.f.chain, this.f.i + 1, input);
-    const step = forward(this.run, frame, this.op);
-    if (isThenable(step)) return (step as Promise<Outcome>).then((o) => this.done(frame, o));
-    return this.done(frame, step as Outcome);
+    this.i = this.start;
+    this.j = this.start - 1;
+    this.input = input;
+    this.input0 = input;
+    this.transforms = undefined;
+    this.skipped = undefined;
+    this.outcome = undefined;
+    this.final = false;
+    return forward(this.run, this, this.op);
   }
 
-  done(frame: Frame, outcome: Outcome): Outcome {
-    this.last = outcome;
-    this.lastFinal = frame.final;
+  /** Called by the chain when the inner frame ends. */
+  done(): void {
+    this.last = this.outcome;
+    this.lastFinal = this.final;
     this.pending = undefined;
-    return outcome;
   }
 
   /** Turn what the hook returned into the frame's outcome, then leave through this hook's own `after`. */
   settle(answer: unknown): Step {
     this.settled = true;
     const { run, hook } = this;
-    this.f.j = this.f.i;
+    this.outer.j = this.outer.i;
     if (this.misuse !== undefined && !(answer instanceof Failure)) return this.failure(answer, "next-misuse", this.misuse);
     if (answer instanceof Failure) return this.failure(answer, answer.error.kind, answer.error.cause);
     if (hook.shadow) {
@@ -125,9 +156,9 @@ class AroundCall {
   }
 
   leave(outcome: Outcome, final: boolean): Step {
-    this.f.outcome = outcome;
-    this.f.final = final;
-    return unwind(this.run, this.f, this.op);
+    this.outer.outcome = outcome;
+    this.outer.final = final;
+    return unwind(this.run, this.outer, this.op);
   }
 
   /** Continue: the outcome of the pending or last `next()`, or run the inside now if it never ran. */

@@ -67,13 +67,21 @@ export interface Frame {
   outcome: Outcome | undefined;
   /** A `Replace` or `Reject` from an `after` made the outcome final (R3). */
   final: boolean;
+  /** True for the frame inside an `around` hook (an `AroundCall`), which is told when it ends. */
+  readonly nested: boolean;
 }
 
 type Step = Outcome | Promise<Outcome>;
 
 export const newFrame = (chain: Chain, start: number, input: unknown): Frame => ({
-  chain, hooks: chain.hooks, start, i: start, j: start - 1, input, input0: input, transforms: undefined, skipped: undefined, outcome: undefined, final: false,
+  chain, hooks: chain.hooks, start, i: start, j: start - 1, input, input0: input, transforms: undefined, skipped: undefined, outcome: undefined, final: false, nested: false,
 });
+
+/** A frame ran to its end: its outcome is settled; the around hook that opened it is told at once. */
+const ended = (f: Frame): Outcome => {
+  if (f.nested) (f as unknown as { done(): void }).done();
+  return f.outcome as Outcome;
+};
 
 /** The operation the chain wraps, with the run context it receives. */
 export type Op = (input: any, ctx: any) => unknown;
@@ -375,7 +383,7 @@ export const unwind = (run: RunContext, f: Frame, op: Op): Step => {
     }
     applyExit(run, f, hook, phase, answer, started);
   }
-  return f.outcome as Outcome;
+  return ended(f);
 };
 
 /** The plain loop of the way out: `after` hooks on a Completed outcome, for plain chains. */
@@ -406,12 +414,12 @@ const unwindPlain = (run: RunContext, f: Frame, op: Op): Step => {
         return unwind(run, f, op);
       });
     applyExit(run, f, hook, "after", answer, 0);
-    if (f.final) return f.outcome as Outcome;
+    if (f.final) return ended(f);
     f.j = j - 1;
     // A Failed outcome leaves the plain path; unwind decides what runs next.
     if ((f.outcome as Outcome)._tag !== "Completed") return unwind(run, f, op);
   }
-  return f.outcome as Outcome;
+  return ended(f);
 };
 
 /** The input hook `j` received: the original, or the latest `Transform` made before it. */
