@@ -60,7 +60,13 @@ export const Replace = <T>(value: T): Replace<T> => ({ _tag: "Replace", value })
 
 const tags = new Set(["Continue", "Transform", "Reject", "Replace"]);
 
-/** True when `value` has the shape of a HookAction (used to validate untyped returns, R6). */
+/**
+ * True when `value` has the shape of a HookAction (used to validate untyped returns, R6).
+ *
+ * @example
+ * isHookAction(Reject("no")) // true
+ * isHookAction({ action: "alow" }) // false
+ */
 export const isHookAction = (value: unknown): value is HookAction =>
   typeof value === "object" && value !== null && tags.has((value as { _tag?: unknown })._tag as string) &&
   ((value as { _tag: string })._tag !== "Reject" || typeof (value as Reject).reason === "string") &&

@@ -17,13 +17,23 @@ export type HookFailureKind =
 
 const brand = Symbol.for("agent-onion.error");
 
-/** Base class of every error agent-onion raises; `isAgentOnionError` works across bundles. */
+/**
+ * Base class of every error agent-onion raises; `isAgentOnionError` works across bundles.
+ *
+ * @example
+ * new HookError("h", "toolCall", "before", "threw", 1, new Error("x")) instanceof AgentOnionError // true
+ */
 export class AgentOnionError extends Error {
   readonly [brand] = true;
   override name = "AgentOnionError";
 }
 
-/** True when `value` is an error raised by agent-onion (any copy of the library). */
+/**
+ * True when `value` is an error raised by agent-onion (any copy of the library).
+ *
+ * @example
+ * isAgentOnionError(new RunAbortedError("toolCall", "user", false)) // true
+ */
 export const isAgentOnionError = (value: unknown): value is AgentOnionError =>
   typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[brand] === true;
 
@@ -50,6 +60,9 @@ export class RegistrationError extends TypeError {
 /**
  * A hook failed at run time (R6): it threw, timed out, returned something that is not an
  * action, rejected on an observation point, or misused `next()`.
+ *
+ * @example
+ * outcome._tag === "Rejected" && outcome.cause instanceof HookError && outcome.cause.kind // "timeout"
  */
 export class HookError extends AgentOnionError {
   override name = "HookError";
@@ -68,7 +81,12 @@ export class HookError extends AgentOnionError {
   }
 }
 
-/** A run was cancelled by its caller's signal, or by the point's deadline. */
+/**
+ * A run was cancelled by its caller's signal, or by the point's deadline.
+ *
+ * @example
+ * outcome._tag === "Failed" && outcome.error instanceof RunAbortedError && outcome.error.timedOut // true
+ */
 export class RunAbortedError extends AgentOnionError {
   override name = "RunAbortedError";
   constructor(
@@ -80,12 +98,22 @@ export class RunAbortedError extends AgentOnionError {
   }
 }
 
-/** `next()` was called concurrently or after its hook settled (R4). */
+/**
+ * `next()` was called concurrently or after its hook settled (R4).
+ *
+ * @example
+ * around: async (ctx, next) => { void next(); await next().catch((e) => e instanceof NextMisuseError) } // true
+ */
 export class NextMisuseError extends AgentOnionError {
   override name = "NextMisuseError";
 }
 
-/** A hook exceeded its own `timeoutMs`. */
+/**
+ * A hook exceeded its own `timeoutMs`.
+ *
+ * @example
+ * outcome._tag === "Rejected" && outcome.cause?.cause instanceof HookTimeoutError // true
+ */
 export class HookTimeoutError extends AgentOnionError {
   override name = "HookTimeoutError";
   constructor(readonly timeoutMs: number) {
@@ -103,6 +131,9 @@ const describeKind = (kind: HookFailureKind): string =>
 /**
  * Turn anything thrown into readable text. Hooks may throw `undefined`, strings, symbols or
  * objects with hostile `toString`; none of that may crash the error path.
+ *
+ * @example
+ * describe(Symbol("x")) // "Symbol(x)"
  */
 export const describe = (cause: unknown): string => {
   try {
@@ -118,6 +149,11 @@ export const describe = (cause: unknown): string => {
   }
 };
 
-/** Normalise a thrown value into an `Error`, keeping the original as `cause` (A2). */
+/**
+ * Normalise a thrown value into an `Error`, keeping the original as `cause` (A2).
+ *
+ * @example
+ * toError("boom").message // "boom"
+ */
 export const toError = (cause: unknown): Error =>
   cause instanceof Error ? cause : new Error(describe(cause), { cause });

@@ -66,7 +66,12 @@ export const Outcome = {
   },
 };
 
-/** Thrown by `Outcome.getOrThrow` for a rejected outcome. */
+/**
+ * Thrown by `Outcome.getOrThrow` for a rejected outcome.
+ *
+ * @example
+ * try { Outcome.getOrThrow(Outcome.rejected("no", "guard")) } catch (e) { (e as OutcomeRejectedError).by } // "guard"
+ */
 export class OutcomeRejectedError extends Error {
   override name = "OutcomeRejectedError";
   constructor(readonly reason: string, readonly by: string) {

@@ -30,6 +30,9 @@ const plain = (value: object): boolean => {
 /**
  * Freeze plain objects and arrays, recursively. Class instances (streams, signals, clients)
  * are left alone: freezing them would break them, and they are not data.
+ *
+ * @example
+ * Object.isFrozen(deepFreeze({ a: [1] }).a) // true
  */
 export const deepFreeze = <T>(value: T): T => {
   if (typeof value !== "object" || value === null || Object.isFrozen(value) || !plain(value)) return value;

@@ -54,7 +54,12 @@ export interface StateStore {
   scope(prefix: string): StateStore;
 }
 
-/** Refuse non-integer or negative amounts (H5). */
+/**
+ * Refuse non-integer or negative amounts (H5).
+ *
+ * @example
+ * checkAmount("cost", 1.5) // throws RangeError: cost must be a non-negative safe integer, got 1.5
+ */
 export const checkAmount = (what: string, n: number): number => {
   if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`${what} must be a non-negative safe integer, got ${String(n)}`);
   return n;
@@ -112,7 +117,12 @@ export class StateStoreError extends AgentOnionError {
   override name = "StateStoreError";
 }
 
-/** Refuse keys that are not non-empty strings. */
+/**
+ * Refuse keys that are not non-empty strings.
+ *
+ * @example
+ * checkKey("budget:tenant-a") // "budget:tenant-a"
+ */
 export const checkKey = (key: string): string => {
   if (typeof key !== "string" || key.length === 0) throw new TypeError(`state key must be a non-empty string`);
   return key;
