@@ -11,7 +11,7 @@
 import { Continue, isHookAction, type HookAction } from "./action.ts";
 import { HookError, NextMisuseError, describe, type Phase } from "./errors.ts";
 import type { CompiledHook } from "./hook.ts";
-import { Failure, hookError, invoke, kindOf, whenSettled } from "./invoke.ts";
+import { Failure, hookError, invoke, thrown, whenSettled } from "./invoke.ts";
 import { Outcome } from "./outcome.ts";
 import { deepFreeze } from "./readonly.ts";
 import type { RunContext } from "./run-context.ts";
@@ -121,7 +121,7 @@ export const forward = (run: RunContext, f: Frame, op: Op): Step => {
         try {
           answer = before(f.input, run);
         } catch (cause) {
-          answer = new Failure(hookError(run, hook, "before", kindOf(cause), cause, 0));
+          answer = thrown(run, hook, "before", cause);
         }
       }
       if (answer !== undefined && answer !== Continue) {
@@ -158,7 +158,7 @@ const forwardPlain = (run: RunContext, f: Frame, op: Op): Step => {
     try {
       answer = before(f.input, run);
     } catch (cause) {
-      answer = new Failure(hookError(run, hook, "before", kindOf(cause), cause, 0));
+      answer = thrown(run, hook, "before", cause);
     }
     if (answer === undefined || answer === Continue) continue;
     f.i = i;
@@ -365,7 +365,7 @@ export const unwind = (run: RunContext, f: Frame, op: Op): Step => {
       try {
         answer = fn(first, input, run);
       } catch (cause) {
-        answer = new Failure(hookError(run, hook, phase, kindOf(cause), cause, 0));
+        answer = thrown(run, hook, phase, cause);
       }
     }
     if (answer === undefined || answer === Continue) {
@@ -402,7 +402,7 @@ const unwindPlain = (run: RunContext, f: Frame, op: Op): Step => {
     try {
       answer = after((f.outcome as { value: unknown }).value, input, run);
     } catch (cause) {
-      answer = new Failure(hookError(run, hook, "after", kindOf(cause), cause, 0));
+      answer = thrown(run, hook, "after", cause);
     }
     if (answer === undefined || answer === Continue) continue;
     f.j = j;

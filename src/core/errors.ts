@@ -71,6 +71,11 @@ export class HookError extends AgentOnionError {
     readonly point: string,
     readonly phase: Phase,
     readonly kind: HookFailureKind,
+    /**
+     * How long the hook ran before failing. Measured whenever the run records (a trace or an
+     * observer) or the hook has a timeout, and for every asynchronous failure; a synchronous
+     * throw in an unrecorded run reports 0, since timing every call would tax the hot path.
+     */
     readonly elapsedMs: number,
     override readonly cause: unknown,
     readonly source?: string,

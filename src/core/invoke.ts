@@ -30,6 +30,10 @@ export const kindOf = (cause: unknown): HookFailureKind => {
 export const hookError = (run: RunContext, hook: CompiledHook, phase: Phase, kind: HookFailureKind, cause: unknown, started: number): HookError =>
   new HookError(hook.name, run.point, phase, kind, started > 0 ? performance.now() - started : 0, cause, hook.source);
 
+/** A hook threw synchronously in a loop that calls it inline (no clock was read: elapsed is 0). */
+export const thrown = (run: RunContext, hook: CompiledHook, phase: Phase, cause: unknown): Failure =>
+  new Failure(hookError(run, hook, phase, kindOf(cause), cause, 0));
+
 /**
  * Call `fn(a, b, c)` for `hook`. Returns the hook's value, a `Failure`, or a promise of either.
  * `started` is a `performance.now()` mark when the run is recording or the hook is timed, else 0.
