@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { createAgentStack } from "../../src/agent/index.ts";
 import { Continue, Reject, Trace } from "../../src/core/index.ts";
 import { externalHook } from "../../src/executors/external.ts";
-import { call, newStack } from "./helpers.ts";
+import { call, isWellFormed, newStack } from "./helpers.ts";
 
 /** An external PreToolUse hook that allows everything and counts how often it was asked. */
 const allowing = (options: { maxInputBytes?: number } = {}) => {
@@ -84,7 +84,7 @@ describe("I3: awkward unicode in names, reasons and paths", () => {
     expect(outcome).toEqual({ _tag: "Rejected", reason: text, by: text });
     expect(() => trace.format()).not.toThrow();
     const json = JSON.stringify(trace.entries);
-    expect(json.isWellFormed()).toBe(true);
+    expect(isWellFormed(json)).toBe(true);
     expect(JSON.parse(json)[0].hook).toBe(text);
     expect(stack.explain("tool", call(text))[0]?.hook).toBe(text);
   });

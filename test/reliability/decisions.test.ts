@@ -4,15 +4,14 @@
  * (B4), and failures kept apart from decisions, down to the text the model reads (B5).
  */
 import { fc } from "@fast-check/vitest";
-import { describe, expect, it } from "vitest";
-import { createAgent, createAgentStack, createScriptedModel, defineTool, type ToolCall, type ToolResult } from "../../src/agent/index.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { createAgent, createAgentStack, createScriptedModel, defineTool, type ToolCall } from "../../src/agent/index.ts";
 import { Continue, HookError, Priority, Reject, RunAbortedError, Transform } from "../../src/core/index.ts";
 import type { HookAnswer } from "../../src/executors/answer.ts";
 import { externalHook } from "../../src/executors/external.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { toolPolicy } from "../../src/middleware/tool-policy.ts";
 import { fuzzRuns, sleep, tried, writeTally } from "./helpers.ts";
-import { afterAll } from "vitest";
 
 afterAll(() => writeTally("decisions"));
 
@@ -168,9 +167,9 @@ describe("B5: infrastructure failures are not decisions", () => {
       defineTool({ name: "Write", description: "write", inputSchema: { type: "object" }, execute: () => "written" }),
     ];
     await createAgent({ model, stack, tools }).run("go");
-    const results = model.requests[1]!.messages.filter((m) => m.role === "tool") as unknown as ToolResult[] as unknown as { content: string }[];
-    expect(results.map((r) => r.content)).toHaveLength(2);
-    const [timedOut, crashed] = results.map((r) => r.content);
+    const results = model.requests[1]!.messages.filter((m) => m.role === "tool").map((m) => m.content);
+    expect(results).toHaveLength(2);
+    const [timedOut, crashed] = results;
     expect(timedOut).toMatch(/timed out/);
     expect(crashed).toMatch(/ECONNREFUSED/);
     for (const text of [timedOut, crashed]) expect(text).not.toMatch(/\buser\b|denied by the user|permission denied/i);

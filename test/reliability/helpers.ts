@@ -115,3 +115,6 @@ export const gc: () => void = (() => {
     return () => {};
   }
 })();
+
+/** True when `text` has no lone surrogate (String.prototype.isWellFormed, Node 20, not in the ES2023 lib types). */
+export const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();

@@ -1,0 +1,462 @@
+/**
+ * The inventory of the fault and bad-input checklist (shared/reference/faults-and-ecosystem.md
+ * §1.4, items A1–K3): for each item, the tests that cover it, by file and by (part of) the test's
+ * full name. scripts/reliability/report.ts runs those tests and checks that every reference
+ * matches a test that passed; a reference marked `expectFail` is an `it.fails` test that
+ * documents a known bug or gap and passes while the bug is still there.
+ */
+
+export interface TestRef {
+  readonly file: string;
+  /** A substring of the test's full name (describe titles and test title joined by " > "). */
+  readonly test: string;
+  /** An `it.fails` test: it documents a bug or a gap that is still open. */
+  readonly expectFail?: boolean;
+}
+
+export type Status = "covered" | "partial" | "gap" | "n/a";
+
+export interface Item {
+  readonly id: string;
+  readonly fault: string;
+  readonly status: Status;
+  readonly tests: readonly TestRef[];
+  /** What differs from the checklist's expectation, or why it does not apply. */
+  readonly note?: string;
+}
+
+export interface Finding {
+  readonly kind: "bug" | "gap" | "limitation";
+  readonly title: string;
+  readonly where: string;
+  readonly repro: string;
+  readonly items: readonly string[];
+  readonly tests: readonly TestRef[];
+}
+
+const R = "test/reliability";
+const t = (file: string, test: string, expectFail = false): TestRef => (expectFail ? { file, test, expectFail } : { file, test });
+
+export const sections: Record<string, string> = {
+  A: "Composition core", B: "Decision semantics", C: "Timeouts and cancellation", D: "Command (shell) hooks", E: "HTTP hooks",
+  F: "LLM-classifier (prompt) hooks", G: "Streaming", H: "Concurrency and shared state", I: "Data hygiene", J: "Configuration and matchers", K: "Errors and observability",
+};
+
+export const checklist: readonly Item[] = [
+  // A. Composition core
+  { id: "A1", fault: "Hook throws synchronously", status: "covered", tests: [
+    t("test/core/failures.test.ts", "rejects with a reason naming the hook when a gate hook throws in"),
+    t(`${R}/composition.test.ts`, "A1/A2: a hook that throws, in any phase, position and fail mode"),
+  ] },
+  { id: "A2", fault: "Hook rejects with a non-Error", status: "covered", tests: [
+    t("test/core/failures.test.ts", "normalises any thrown value into a HookError with a readable reason"),
+    t(`${R}/composition.test.ts`, "A2: the reason of a failure is never empty"),
+    t(`${R}/fuzz.test.ts`, "settles every run once with a typed outcome, never throws, and classifies the failure"),
+  ], note: "Beyond the item: objects whose getters or proxy traps throw make the run's promise reject (see findings)." },
+  { id: "A3", fault: "next() called twice", status: "covered", tests: [
+    t("test/core/around.test.ts", "rejects a second concurrent next() and runs the operation once"),
+    t("test/adapters/koa.test.ts", "fails the hook when a middleware calls next() twice, and runs the operation once"),
+    t(`${R}/composition.test.ts`, "keeps a second dangling next() from running the operation again"),
+  ] },
+  { id: "A4", fault: "next() never called and no action returned", status: "covered", tests: [
+    t("test/core/around.test.ts", "treats an around that returns nothing and never called next() as a failure with no decision"),
+    t("test/adapters/koa.test.ts", "fails the hook when a middleware neither calls next(), sets output nor rejects"),
+  ], note: "A `before` that returns nothing is `Continue` by design (R2); only an `around` must decide." },
+  { id: "A5", fault: "next() called but not awaited (dangling)", status: "covered", tests: [
+    t(`${R}/composition.test.ts`, "A5: next() called but not awaited"),
+  ] },
+  { id: "A6", fault: "next() called after the chain settled", status: "covered", tests: [
+    t(`${R}/composition.test.ts`, "A6: next() called after the chain settled"),
+    t("test/core/around.test.ts", "rejects next() after the hook settled without running the operation again"),
+  ] },
+  { id: "A7", fault: "Invalid action object", status: "covered", tests: [
+    t("test/core/failures.test.ts", "fails a hook that returns something that is not an action"),
+    t(`${R}/composition.test.ts`, "A7: malformed action objects"),
+    t(`${R}/fuzz.test.ts`, "settles every run once with a typed outcome"),
+    t("test/executors/protocol.test.ts", "unreadable answers are failures naming the hook and the field"),
+  ], note: "Extra keys on an otherwise valid in-process action are accepted; external hooks' JSON is strict (unknown fields are schema errors)." },
+  { id: "A8", fault: "Hook mutates input", status: "covered", tests: [
+    t("test/core/stack.test.ts", "freezes inputs and outputs in strict mode so a hook cannot change what another saw"),
+    t("test/core/stack.test.ts", "freezes Transform values too"),
+  ] },
+  { id: "A9", fault: "Two transforms conflict", status: "covered", tests: [
+    t("test/core/properties.test.ts", "gives the same Transform result under any completion order of async hooks"),
+  ] },
+  { id: "A10", fault: "Transform after gate approval changes the input", status: "covered", tests: [
+    t("test/core/actions.test.ts", "rejects when a hook inside it rewrites an approved input into a forbidden one"),
+    t("test/middleware/tool-policy.test.ts", "re-checks innermost, so a hook further in cannot rewrite an allowed call into a denied one"),
+    t(`${R}/decisions.test.ts`, "an in-process Transform into a denied command, inside the policy"),
+  ] },
+  { id: "A11", fault: "10 000 hooks in one chain", status: "covered", tests: [
+    t("test/core/order.test.ts", "handles ten thousand hooks in one chain without a stack overflow"),
+    t(`${R}/composition.test.ts`, "runs 10 000 mixed sync and async hooks without a stack overflow, in linear time"),
+  ] },
+  { id: "A12", fault: "Non-function hook, duplicate id, bad priority, unknown point", status: "covered", tests: [
+    t("test/core/stack.test.ts", "throws a TypeError at registration for"),
+    t("test/core/stack.test.ts", "throws for a duplicate name on the same point"),
+    t("test/core/stack.test.ts", "throws for an unknown point, naming the hook"),
+  ] },
+  { id: "A13", fault: "Equal priorities", status: "covered", tests: [
+    t("test/core/order.test.ts", "keeps registration order on the way in and reverses it on the way out for equal priorities"),
+    t("test/core/properties.test.ts", "orders befores by (priority, registration) and afters in exact reverse"),
+  ] },
+  { id: "A14", fault: "Re-entrancy (a hook runs its own point again)", status: "gap", tests: [
+    t(`${R}/composition.test.ts`, "refuses a run that re-enters the same point past a depth limit", true),
+  ], note: "No depth guard: recursion is stopped only by whatever the hook does (or a stack overflow)." },
+  { id: "A15", fault: "Same chain invoked many times concurrently", status: "covered", tests: [
+    t("test/core/properties.test.ts", "keeps concurrent runs of one stack apart: no cross-talk between 1000 runs"),
+    t(`${R}/load.test.ts`, "holds 10 000 concurrent runs through 20 async hooks"),
+  ] },
+  { id: "A16", fault: "Gate keeps blocking a stop loop", status: "covered", tests: [
+    t("test/agent/stop.test.ts", "stops with stop-rejected-cap after maxStopBlocks consecutive blocks"),
+    t("test/agent/stop.test.ts", "caps at the default of 8 blocks"),
+  ] },
+
+  // B. Decision semantics
+  { id: "B1", fault: "Gates disagree", status: "covered", tests: [
+    t(`${R}/decisions.test.ts`, "rejects exactly when some gate denies"),
+    t(`${R}/decisions.test.ts`, "adding allow answers anywhere never turns a denial into an allow"),
+    t("test/middleware/tool-policy.test.ts", "adding allow rules never turns a denial caused by a deny rule into an allow"),
+    t("test/executors/protocol.test.ts", "allow never loosens a deny from another hook, in either order"),
+  ] },
+  { id: "B2", fault: "Hook allow vs static deny config", status: "covered", tests: [
+    t(`${R}/decisions.test.ts`, "B2: a hook's allow never overrides the static deny policy"),
+    t("test/middleware/tool-policy.test.ts", "lets deny win over an allow that also matches"),
+  ] },
+  { id: "B3", fault: "No gate matched / undefined decision", status: "covered", tests: [
+    t("test/middleware/tool-policy.test.ts", "allows everything not denied when no allow list is given, unless the default says deny"),
+    t("test/middleware/tool-policy.test.ts", "with an allow list, refuses what no rule allows and allows what one does"),
+  ], note: "The default is the policy's `default`; a crashing or silent gate fails closed (R6)." },
+  { id: "B4", fault: "Unknown tool name / new MCP tool", status: "partial", tests: [
+    t(`${R}/decisions.test.ts`, "B4: a tool nobody has heard of"),
+  ], note: "Refused under an allow list or `default: \"deny\"`, with a reason; no separate warning is emitted for a tool never seen before." },
+  { id: "B5", fault: "Infrastructure error vs deny", status: "covered", tests: [
+    t(`${R}/decisions.test.ts`, "gives a decision, a hook failure, an operation failure and an abort four distinguishable outcomes"),
+    t(`${R}/decisions.test.ts`, "never tells the model a user rejected a call that a hook timeout or crash stopped"),
+  ] },
+
+  // C. Timeouts and cancellation
+  { id: "C1", fault: "Hook never settles", status: "covered", tests: [
+    t(`${R}/timeouts.test.ts`, "C1: a hook that never settles"),
+    t("test/core/failures.test.ts", "fails a hook that exceeds its timeoutMs and aborts its signal"),
+    t("test/core/cancellation.test.ts", "leaves no timer or listener behind after runs with deadlines and hook timeouts"),
+  ], note: "Timeouts are timers: under event-loop lag a hook that finishes in the same timer phase as its deadline can still be accepted (see findings)." },
+  { id: "C2", fault: "Caller aborts mid-chain", status: "covered", tests: [
+    t("test/core/cancellation.test.ts", "settles as Failed(RunAbortedError) when the caller aborts mid-chain, and starts no later hook"),
+    t(`${R}/timeouts.test.ts`, "C2: the caller aborts mid-chain"),
+    t("test/executors/process.test.ts", "stops the process tree when the caller aborts"),
+    t("test/executors/http.test.ts", "drops the request when the run is cancelled"),
+    t("test/adapters/mcp.test.ts", "cancels a hanging tool on the server when the caller's signal aborts"),
+    t("test/agent/errors.test.ts", "ends an aborted turn as aborted"),
+  ] },
+  { id: "C3", fault: "Timeout races resolution", status: "covered", tests: [
+    t("test/core/cancellation.test.ts", "settles exactly once when a timeout races the result, whatever the interleaving"),
+    t(`${R}/soak.test.ts`, "survives 5 000 runs"),
+  ] },
+  { id: "C4", fault: "Fire-and-forget hook outlives its run", status: "partial", tests: [
+    t(`${R}/timeouts.test.ts`, "C4: a fire-and-forget hook outlives its run"),
+    t("test/executors/http.test.ts", "never blocks the chain, queues at most its limit, counts drops, and flush waits for the rest"),
+    t("test/executors/protocol.test.ts", "return at once, report their answer as a notice, and keep stack.flush() waiting"),
+  ], note: "Bounded by its own deadline and awaited by `stack.flush()`; there is no shutdown call that cancels pending background hooks with an outcome `cancelled`." },
+  { id: "C5", fault: "Invalid timeout configuration", status: "partial", tests: [
+    t(`${R}/timeouts.test.ts`, "refuses a hook timeoutMs of"),
+    t(`${R}/timeouts.test.ts`, "refuses a point timeoutMs of"),
+    t(`${R}/timeouts.test.ts`, "refuses a command hook timeout of"),
+    t(`${R}/timeouts.test.ts`, "refuses a settings timeout of"),
+    t(`${R}/timeouts.test.ts`, "caps a command hook timeout above the maximum"),
+    t(`${R}/timeouts.test.ts`, "refuses a point timeoutMs of 2^31", true),
+    t(`${R}/timeouts.test.ts`, "refuses a run's timeoutMs of", true),
+  ], note: "Hooks, executors and settings refuse bad values with the field or JSON pointer; a run's `timeoutMs` and a point's 2^31 are not checked (see findings)." },
+
+  // D. Command hooks
+  { id: "D1", fault: "Shell metacharacters in tool args", status: "covered", tests: [
+    t("test/executors/command.test.ts", "leaves the marker file uncreated for inputs full of shell metacharacters"),
+    t(`${R}/fuzz.test.ts`, "leaves the marker uncreated for batches of generated injection payloads"),
+  ] },
+  { id: "D2", fault: "Hook exits without reading stdin; payload > 64 KB", status: "covered", tests: [
+    t("test/executors/command.test.ts", "survives a script that exits without reading a 2 MB event"),
+    t("test/executors/process.test.ts", "survives a child that exits without reading a 2 MB stdin (EPIPE)"),
+  ] },
+  { id: "D3", fault: "Hook waits for stdin EOF", status: "covered", tests: [
+    t("test/executors/command.test.ts", "finishes a script that waits for EOF on stdin"),
+    t("test/executors/process.test.ts", "lets a script that waits for EOF finish"),
+  ] },
+  { id: "D4", fault: "Hook ignores SIGTERM, spawns grandchildren", status: "covered", tests: [
+    t("test/executors/command.test.ts", "kills the whole tree of a script that ignores SIGTERM, and fails closed"),
+    t("test/executors/process.test.ts", "kills the whole process tree on timeout, escalating to SIGKILL when SIGTERM is ignored"),
+    t("test/executors/process.test.ts", "does not wait for a grandchild that keeps stdout open after the hook exited, and kills it"),
+  ] },
+  { id: "D5", fault: "Child killed mid-hook", status: "covered", tests: [
+    t("test/executors/command.test.ts", "fails a hook killed by a signal"),
+    t("test/executors/process.test.ts", "reports a child killed by a signal it did not expect"),
+  ] },
+  { id: "D6", fault: "Spawn failure", status: "partial", tests: [
+    t("test/executors/command.test.ts", "fails a missing script (shell form: exit 127) and a non-executable one (exec form: EACCES)"),
+    t("test/executors/process.test.ts", "reports a missing executable and a non-executable file as spawn errors"),
+  ], note: "ENOENT, EACCES and exit 127 fail the gate closed; EMFILE and a bad interpreter line are not tested, and nothing warns at load time." },
+  { id: "D7", fault: "Exit-code ambiguity", status: "covered", tests: [
+    t("test/executors/command.test.ts", "blocks on exit 2 with stderr as the reason"),
+    t("test/executors/command.test.ts", "treats exit 1 without JSON as a hook failure: closed by default"),
+    t("test/executors/command.test.ts", "honours valid JSON on another exit code"),
+  ], note: "The mapping is Claude Code's (fixed, not configurable); any unexpected code on a gate fails closed." },
+  { id: "D8", fault: "Huge / binary / banner+JSON stdout; chatty stderr", status: "covered", tests: [
+    t("test/executors/command.test.ts", "fails a hook whose stdout passes the cap, and one whose stdout is not UTF-8"),
+    t("test/executors/protocol.test.ts", "a banner printed before the JSON"),
+    t("test/executors/process.test.ts", "keeps only the head of a chatty stderr"),
+    t("test/executors/sanitize.test.ts", "caps text at 10 000 characters and marks the cut"),
+  ] },
+  { id: "D9", fault: "ANSI/OSC/bidi control characters", status: "covered", tests: [
+    t("test/executors/command.test.ts", "strips terminal escapes and bidi overrides from a blocking reason"),
+    t("test/executors/protocol.test.ts", "systemMessage becomes a notice, cleaned of escapes"),
+    t("test/executors/sanitize.test.ts", "stripTerminal"),
+  ], note: "External hooks' text is cleaned; an in-process hook's error message is not (see K1)." },
+  { id: "D10", fault: "Secrets in inherited env", status: "covered", tests: [
+    t("test/executors/command.test.ts", "gives the child an allowlisted environment without our secrets"),
+    t("test/executors/env.test.ts", "copies only allowlisted variables, never secrets"),
+  ] },
+  { id: "D11", fault: "Hooks from an untrusted project config", status: "covered", tests: [
+    t(`${R}/config.test.ts`, "does not load command hooks from a project's own settings nobody trusted"),
+  ] },
+  { id: "D12", fault: "cwd deleted", status: "covered", tests: [
+    t(`${R}/external.test.ts`, "fails the gate closed, naming the directory, and never runs the tool"),
+    t("test/executors/process.test.ts", "reports a working directory that does not exist before trying to spawn"),
+  ], note: "Differs deliberately: the hook fails (a gate denies) instead of spawning from a fallback directory." },
+
+  // E. HTTP hooks
+  { id: "E1", fault: "Endpoint hangs or drips", status: "covered", tests: [
+    t("test/executors/http.test.ts", "fails when the server accepts but never answers (header timeout)"),
+    t("test/executors/http.test.ts", "fails when the body never completes, or drips forever (body timeout)"),
+  ] },
+  { id: "E2", fault: "5xx / 4xx", status: "covered", tests: [t("test/executors/http.test.ts", "fails closed on a 500")] },
+  { id: "E3", fault: "2xx with malformed JSON, text, empty body, huge body", status: "covered", tests: [
+    t("test/executors/http.test.ts", "fails closed on malformed JSON"),
+    t("test/executors/http.test.ts", "fails closed on plain text"),
+    t("test/executors/http.test.ts", "fails closed on a body over the cap"),
+    t("test/executors/http.test.ts", "treats a 2xx with an empty body as no decision"),
+  ] },
+  { id: "E4", fault: "Redirect to a private address", status: "covered", tests: [
+    t("test/executors/http.test.ts", "never follows a redirect, to a private address or anywhere"),
+  ] },
+  { id: "E5", fault: "Private IPs, DNS rebinding, odd encodings", status: "covered", tests: [
+    t("test/executors/http.test.ts", "checks every resolution at connect time"),
+    t("test/executors/http.test.ts", "sees through the odd IPv4 spelling"),
+    t("test/executors/http.test.ts", "refuses an IPv4-mapped IPv6 loopback literal"),
+    t("test/executors/ssrf.test.ts", "refuses the connection when any resolved address is private"),
+  ] },
+  { id: "E6", fault: "URL allowlist bypass", status: "covered", tests: [
+    t(`${R}/config.test.ts`, "E6: the allowedHttpHookUrls allowlist"),
+    t("test/executors/http.test.ts", "refuses CR/LF in configured headers and in interpolated values, and credentials in the URL"),
+  ] },
+  { id: "E7", fault: "Header interpolation; CR/LF", status: "covered", tests: [
+    t("test/executors/env.test.ts", "expands $VAR and ${VAR} from the allowlist only; others become empty"),
+    t("test/executors/env.test.ts", "refuses a value that would smuggle a header through CR or LF"),
+  ] },
+  { id: "E8", fault: "Fire-and-forget endpoint slow at a high event rate", status: "covered", tests: [
+    t(`${R}/external.test.ts`, "never blocks 2 000 runs, keeps the queue at its limit, counts every drop"),
+  ] },
+  { id: "E9", fault: "Retries", status: "covered", tests: [
+    t(`${R}/external.test.ts`, "asks a failing HTTP gate once per run"),
+    t(`${R}/external.test.ts`, "carries the tool call id in every event"),
+  ], note: "External hooks never retry; `tool_use_id` is in every event for endpoints that deduplicate." },
+
+  // F. Prompt hooks
+  { id: "F1", fault: "Classifier answers non-JSON, no reason, refusal, API error", status: "covered", tests: [
+    t("test/executors/prompt.test.ts", "quoting what the model said"),
+    t("test/executors/prompt.test.ts", "keeps the provider's own error text"),
+    t("test/executors/prompt.test.ts", "fails closed when the model calls a tool instead of answering"),
+  ] },
+  { id: "F2", fault: "Injection in evaluated content", status: "covered", tests: [
+    t("test/executors/prompt.test.ts", "gives the event as delimited data that the data itself cannot close"),
+    t("test/executors/prompt.test.ts", "cannot outvote a deterministic deny (F2)"),
+  ] },
+  { id: "F3", fault: "Classifier slow / rate-limited", status: "partial", tests: [
+    t("test/executors/prompt.test.ts", "fails when the model is slower than the hook's timeout"),
+  ], note: "Deadline only; no cache by input hash, and the classifier's cost counts in a budget only if the budget middleware wraps that model." },
+  { id: "F4", fault: "Payload exceeds classifier context", status: "covered", tests: [
+    t("test/executors/prompt.test.ts", "appends the event when the prompt has no $ARGUMENTS, and marks a truncated event"),
+  ] },
+
+  // G. Streaming
+  { id: "G1", fault: "Output gate not applied on the streaming path", status: "covered", tests: [
+    t("test/agent/stream-gate.test.ts", "gives the same verdict on both paths"),
+    t("test/adapters/ai-sdk.test.ts", "gives an output gate the same verdict on streamText as on generateText"),
+  ] },
+  { id: "G2", fault: "Violation after chunks were delivered", status: "covered", tests: [
+    t("test/agent/stream-gate.test.ts", "gives a plain after guard the same verdict when the caller holds the whole answer back"),
+    t("test/agent/stream-gate.test.ts", "reports divergence when a plain after hook changes text that was already streamed"),
+    t("test/middleware/redaction.test.ts", "blocks a streamed answer holding a blocked kind: nothing of it is released"),
+  ] },
+  { id: "G3", fault: "Secret split across chunks", status: "covered", tests: [
+    t("test/agent/stream-gate.test.ts", "is never emitted, for every pair of split points"),
+    t("test/middleware/stream-redactor.test.ts", "never emits a secret under any chunking (property)"),
+    t("test/adapters/ai-sdk.test.ts", "never emits a secret split across chunk boundaries, at any split index"),
+  ] },
+  { id: "G4", fault: "Stream aborted / upstream error", status: "covered", tests: [
+    t("test/agent/stream-lifecycle.test.ts", "still runs the post-phase, with the partial text and estimated usage, when the caller aborts"),
+    t("test/agent/stream-lifecycle.test.ts", "reports an upstream error after the partial answer"),
+    t("test/agent/stream-lifecycle.test.ts", "stops the provider and runs the post-phase when the consumer stops reading"),
+  ] },
+  { id: "G5", fault: "Transform breaks the stream protocol", status: "covered", tests: [
+    t("test/adapters/ai-sdk.test.ts", "keeps the stream valid for the SDK: framed text, the provider's metadata, finish last"),
+    t("test/adapters/ai-sdk-v4.test.ts", "passes other parts through in order"),
+  ] },
+  { id: "G6", fault: "Redaction not applied downstream", status: "covered", tests: [
+    t("test/middleware/redaction.test.ts", "keeps PII and secrets out of what the model, the tools and the caller receive, generate and stream alike"),
+    t("test/middleware/audit.test.ts", "scrubs PII and secrets from what it writes"),
+  ] },
+
+  // H. Concurrency and shared state
+  { id: "H1", fault: "Parallel calls near a budget cap", status: "covered", tests: [
+    t("test/stores/redis-processes.test.ts", "four processes reserving before each call settle exactly the limit"),
+    t("test/middleware/budget.test.ts", "never lets parallel calls spend past the limit"),
+  ] },
+  { id: "H2", fault: "Failure after reserve; crashed holder", status: "covered", tests: [
+    t("test/stores/redis-processes.test.ts", "a SIGKILLed worker's reservation keeps counting until its TTL"),
+    t("test/middleware/budget.test.ts", "refunds the reservation when the call fails"),
+    t("test/middleware/budget-redis.test.ts", "refunds a failed call's reservation on the server"),
+  ] },
+  { id: "H3", fault: "Redis down / slow", status: "covered", tests: [
+    t("test/stores/redis-unavailable.test.ts", "when nothing listens on the port"),
+    t("test/stores/redis-unavailable.test.ts", "after timeoutMs when the server is slow"),
+    t("test/middleware/budget.test.ts", "refuses the call (fail closed) when it cannot reserve"),
+  ] },
+  { id: "H4", fault: "Non-atomic implementation", status: "covered", tests: [
+    t("test/stores/redis.test.ts", "concurrent reserves never admit more than the limit"),
+    t("test/stores/redis.test.ts", "concurrent incrWithin calls never pass the limit"),
+  ] },
+  { id: "H5", fault: "Float, NaN, negative, Infinity amounts", status: "covered", tests: [
+    t("test/middleware/budget.test.ts", "refuses float, NaN and missing prices at configuration"),
+    t("test/stores/redis.test.ts", "invalid amounts are refused with a RangeError by every bounded operation"),
+  ] },
+  { id: "H6", fault: "Parallel observers writing shared state", status: "covered", tests: [
+    t("test/stores/redis.test.ts", "concurrent incr calls lose no update"),
+  ] },
+  { id: "H7", fault: "Soak: 100k chains, 1 % random hook faults", status: "covered", tests: [
+    t(`${R}/soak.test.ts`, "survives 5 000 runs"),
+  ], note: "The full 100 000-run soak is `npm run soak`; its figures are below." },
+
+  // I. Data hygiene
+  { id: "I1", fault: "Hook JSON with __proto__, constructor.prototype", status: "covered", tests: [
+    t("test/executors/json.test.ts", "never pollutes Object.prototype, whatever keys the JSON has"),
+    t("test/executors/protocol.test.ts", "__proto__ and constructor keys in updatedInput never reach our objects"),
+    t("test/executors/settings.test.ts", "keeps __proto__ in a settings file from reaching anything"),
+    t(`${R}/fuzz.test.ts`, "reads any answer into a typed result or an ExecutorError, and never touches a prototype"),
+  ] },
+  { id: "I2", fault: "10 MB tool input; 10 000-deep nesting", status: "partial", tests: [
+    t(`${R}/data-hygiene.test.ts`, "runs a 10 MB tool input through the onion"),
+    t(`${R}/data-hygiene.test.ts`, "refuses 10 000-deep nesting for an external hook with a clear error"),
+    t("test/executors/json.test.ts", "refuses nesting deeper than its limit instead of overflowing the stack"),
+    t(`${R}/data-hygiene.test.ts`, "settles with an Outcome for 10 000-deep input in strict mode", true),
+  ], note: "In strict mode (the default under test) a 10 000-deep input overflows the stack in deepFreeze and `stack.run` throws (see findings)." },
+  { id: "I3", fault: "Lone surrogates, NUL, zero-width, RTL, homoglyphs", status: "covered", tests: [
+    t(`${R}/data-hygiene.test.ts`, "I3: awkward unicode"),
+    t(`${R}/fuzz.test.ts`, "registers or refuses a name, runs, rejects with the reason as given"),
+    t(`${R}/fuzz.test.ts`, "matches path rules on canonical forms"),
+    t("test/core/match/condition.test.ts", "normalises to NFC"),
+  ] },
+  { id: "I4", fault: "Non-serialisable values to external hooks", status: "covered", tests: [
+    t("test/executors/json.test.ts", "names the field that JSON cannot carry"),
+    t(`${R}/data-hygiene.test.ts`, "fails the hook closed naming the field for"),
+  ] },
+  { id: "I5", fault: "Path traversal in matched paths", status: "partial", tests: [
+    t("test/core/match/condition.test.ts", "a path condition normalises the path before matching"),
+    t(`${R}/data-hygiene.test.ts`, "I5: path spellings against a path rule"),
+  ], note: "Paths are canonicalised as text (NFC, `\\` to `/`, `.` and `..` resolved, `//abs`); symlinks and `~` are not resolved: matchers never touch the file system." },
+  { id: "I6", fault: "Secrets in logs, traces, metrics", status: "covered", tests: [
+    t("test/middleware/audit.test.ts", "scrubs PII and secrets from what it writes, even kinds that would block"),
+    t("test/middleware/metrics.test.ts", "never tool arguments"),
+  ] },
+
+  // J. Configuration and matchers
+  { id: "J1", fault: "Malformed config entry", status: "covered", tests: [
+    t(`${R}/config.test.ts`, "stops the load naming the file and JSON pointer"),
+    t(`${R}/config.test.ts`, "never disables unrelated entries"),
+    t("test/executors/settings.test.ts", "names the file and JSON pointer of a malformed entry"),
+  ], note: "Stricter than the checklist: a malformed observer entry also stops the load (fail fast for every entry)." },
+  { id: "J2", fault: "Matcher surprises", status: "covered", tests: [
+    t("test/core/match/matcher.test.ts", "a matcher follows Claude Code's matcher table"),
+  ] },
+  { id: "J3", fault: "ReDoS via glob/regex patterns", status: "covered", tests: [
+    t("test/core/match/properties.test.ts", "matching stays within a time budget (no ReDoS)"),
+    t(`${R}/fuzz.test.ts`, "compiles any generated pattern and matches it against long adversarial subjects"),
+  ], note: "Globs, shell and domain conditions are linear; a RegExp matcher is the user's own (trusted config, length-capped at 1024) and runs on V8's backtracking engine." },
+  { id: "J4", fault: "`Bash(...)` vs compound commands, wrappers, quoting", status: "partial", tests: [
+    t("test/core/match/shell.test.ts", "a Bash(rm *) condition"),
+    t("test/core/match/properties.test.ts", "a Bash(rm *) condition catches rm nested in substitutions, subshells and wrappers"),
+    t(`${R}/fuzz.test.ts`, "catches rm behind any mix of separators, wrappers, env prefixes, quoting, substitutions and subshells"),
+    t("test/middleware/tool-policy.test.ts", "allows a compound command only when every part is allowed"),
+    t(`${R}/fuzz.test.ts`, "scanning inside double quotes", true),
+    t(`${R}/fuzz.test.ts`, "wrapper not in SHELL_WRAPPERS", true),
+  ], note: "A `case` pattern inside a double-quoted `$(…)` hides the command after it; wrappers outside a fixed list (ionice, setsid, chroot…) hide theirs (see findings)." },
+  { id: "J5", fault: "Same hook in several layers", status: "covered", tests: [
+    t("test/executors/settings.test.ts", "runs an identical handler defined in two layers once, and says which copy was dropped"),
+  ] },
+
+  // K. Errors and observability
+  { id: "K1", fault: "Any failure names hook, source, event, phase, elapsed", status: "partial", tests: [
+    t(`${R}/observability.test.ts`, "fills every field of the HookError and puts them in its message"),
+    t("test/executors/settings.test.ts", "names the source in the reason when a settings hook fails"),
+    t(`${R}/observability.test.ts`, "keeps terminal escapes out of a failure reason", true),
+  ], note: "All fields are there; an in-process hook's error message reaches the model and terminals uncleaned." },
+  { id: "K2", fault: "Fail-open fired", status: "covered", tests: [
+    t(`${R}/observability.test.ts`, "counts every fail-open failure and reports it to onFailure"),
+    t("test/middleware/metrics.test.ts", "counts rejections, shadow rejections, failures and fail-open failures"),
+    t("test/middleware/tracing.test.ts", "adds one child span per hook decision"),
+  ] },
+  { id: "K3", fault: "Telemetry backend down / slow", status: "covered", tests: [
+    t(`${R}/observability.test.ts`, "keeps 1 000 runs correct and fast with a throwing meter, a throwing tracer and a slow observer"),
+    t("test/middleware/tracing.test.ts", "never refuses a call when tracing itself breaks"),
+    t("test/middleware/audit.test.ts", "counts a write failure as an observer error"),
+    t("test/core/stack.test.ts", "isolates and counts observer errors and never delays the chain"),
+  ] },
+];
+
+export const findings: readonly Finding[] = [
+  {
+    kind: "bug", title: "A 10 000-deep input makes `stack.run` throw synchronously in strict mode",
+    where: "src/core/stack.ts:268 (execute: `deepFreeze(input)` outside the try), src/core/readonly.ts:34 (deepFreeze recurses per level)",
+    repro: "createStack(points, { strict: true }).use(p, { name: \"h\", before: () => Continue }).run(p, deep(10_000), op) → RangeError: Maximum call stack size exceeded, thrown, not an Outcome",
+    items: ["I2"], tests: [t(`${R}/data-hygiene.test.ts`, "settles with an Outcome for 10 000-deep input in strict mode", true)],
+  },
+  {
+    kind: "bug", title: "A run's `timeoutMs` is not checked; a point's `timeoutMs` has no upper bound",
+    where: "src/core/stack.ts:147 (run: `options?.timeoutMs ?? def.timeoutMs` used as is), src/core/point.ts:57 (no upper bound)",
+    repro: "stack.run(p, input, op, { timeoutMs: Infinity }) → Failed(RunAbortedError) after 1 ms with a TimeoutOverflowWarning; -1, 0, NaN, 2^31 likewise; gate({ name, timeoutMs: 2 ** 31 }) is accepted",
+    items: ["C5"], tests: [t(`${R}/timeouts.test.ts`, "refuses a run's timeoutMs of", true), t(`${R}/timeouts.test.ts`, "refuses a point timeoutMs of 2^31", true)],
+  },
+  {
+    kind: "bug", title: "Hostile objects from an async hook make the run's promise reject",
+    where: "src/core/chain.ts:224 (checkAction → isHookAction reads `_tag`), src/core/around.ts:110 (settle → Outcome.is), src/core/errors.ts:117 (describe's fallback `Object.prototype.toString.call` throws for proxies)",
+    repro: "use(p, { name: \"h\", before: async () => ({ get _tag() { throw new Error(\"x\") } }) }) → stack.run rejects with Error x; an async hook throwing a revoked Proxy likewise. Synchronous hooks give Failed(error) (typed, but a hook failure reported as an operation failure).",
+    items: ["A2", "A7"], tests: [t(`${R}/fuzz.test.ts`, "[bug: unguarded _tag read / describe() in src/core]", true)],
+  },
+  {
+    kind: "bug", title: "`Bash(rm *)` misses rm after a `case` pattern inside a double-quoted `$(…)`",
+    where: "src/core/match/shell-syntax.ts (the `$(` scan inside double quotes stops at the pattern's `)`)",
+    repro: "compileMatcher(\"Bash(rm *)\", \"h\").test(\"Bash\", {}, () => 'echo \"$(case x in x) rm -rf /;; esac)\"') → false; bash runs the rm. Unquoted or with `(x)` it matches.",
+    items: ["J4"], tests: [t(`${R}/fuzz.test.ts`, "scanning inside double quotes", true)],
+  },
+  {
+    kind: "limitation", title: "Wrappers outside SHELL_WRAPPERS hide the command they run from a deny rule",
+    where: "src/core/match/shell.ts:22 (fixed list: sudo, doas, env, timeout, nice, nohup, time, xargs, command, builtin, exec, stdbuf)",
+    repro: "`ionice -c3 rm -rf /`, `setsid rm -rf /`, `chroot / rm -rf /`, `flock /tmp/l rm -rf /`, `su -c 'rm -rf /'` … do not match Bash(rm *)",
+    items: ["J4"], tests: [t(`${R}/fuzz.test.ts`, "wrapper not in SHELL_WRAPPERS", true)],
+  },
+  {
+    kind: "gap", title: "No re-entrancy guard",
+    where: "src/core/stack.ts (run)", repro: "a before hook that awaits stack.run on its own point recurses without limit",
+    items: ["A14"], tests: [t(`${R}/composition.test.ts`, "refuses a run that re-enters the same point past a depth limit", true)],
+  },
+  {
+    kind: "gap", title: "An in-process hook's error message reaches the model and terminals uncleaned",
+    where: "src/core/errors.ts (HookError message from describe(cause)), src/agent/wrap-tool.ts (rejectedResult)",
+    repro: "before: () => { throw new Error(\"\\u001b]52;c;…\\u0007\") } → the Rejected reason, and the tool result the model reads, carry the OSC 52 sequence",
+    items: ["K1"], tests: [t(`${R}/observability.test.ts`, "keeps terminal escapes out of a failure reason", true)],
+  },
+  {
+    kind: "limitation", title: "Timeouts are timers: under event-loop lag a late answer can win",
+    where: "src/core/invoke.ts (invokeTimed accepts whatever settles before its timer callback runs)",
+    repro: "setTimeout(noop, 60); await sleep(50); run a gate whose hook (timeoutMs 15) awaits sleep(60), then block the loop 100 ms → Completed after 103 ms. Comparing elapsed time to timeoutMs when the hook settles would close it.",
+    items: ["C1", "C3"], tests: [],
+  },
+];
