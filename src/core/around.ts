@@ -28,6 +28,10 @@ const rejectedMisuse = (misuse: NextMisuseError): Promise<Outcome> => {
 };
 const noop = (): void => {};
 
+/** What the trace says about an outcome an around hook passed on: only the ones that stop something. */
+const describeOutcome = (outcome: Outcome): string | undefined =>
+  outcome._tag === "Rejected" ? `Rejected by ${outcome.by}: ${outcome.reason}` : outcome._tag === "Failed" ? `Failed: ${describe(outcome.error)}` : undefined;
+
 /**
  * One call of an around hook. It is also the frame of what runs inside it (R4: `next()` calls
  * are never concurrent, so one frame object serves them all, reset per call), and that frame
@@ -142,7 +146,7 @@ class AroundCall implements Frame {
       if (this.lastFinal && answer !== this.last) return this.ignored();
       if (answer._tag === "Rejected" && answer !== this.last && run.kind === "observe")
         return this.failure(answer, "reject-on-observe", new TypeError(`a Rejected outcome is not allowed on observation point ${run.point}`));
-      if (run.recording) run.record(hook, "around", "Outcome", this.started);
+      if (run.recording) run.record(hook, "around", "Outcome", this.started, describeOutcome(answer));
       return this.leave(answer, answer === this.last && this.lastFinal);
     }
     if (!isHookAction(answer)) return this.failure(answer, "invalid-action", new TypeError(`expected an action or an Outcome, got ${describe(answer)}`));
@@ -180,7 +184,7 @@ class AroundCall implements Frame {
 
   /** Record the decision first, so the trace keeps the order of events, then pass through. */
   recorded(action: "Outcome" | "Continue"): Step {
-    if (this.run.recording) this.run.record(this.hook, "around", action, this.started);
+    if (this.run.recording) this.run.record(this.hook, "around", action, this.started, this.last === undefined ? undefined : describeOutcome(this.last));
     return this.passThrough();
   }
 

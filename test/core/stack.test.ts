@@ -222,3 +222,12 @@ describe("context", () => {
     expect(outcome).toEqual({ _tag: "Completed", value: { content: "r2" } });
   });
 });
+
+describe("the trace of around hooks", () => {
+  it("says why an around hook passed on a failed or rejected outcome", async () => {
+    const trace = new Trace();
+    const stack = newStack().use("tool", { name: "pass", around: (_c, next) => next() });
+    await stack.run("tool", call(), () => { throw new Error("disk full"); }, { trace });
+    expect(trace.entries.map((e) => [e.hook, e.action, e.reason])).toEqual([["pass", "Outcome", "Failed: disk full"]]);
+  });
+});
