@@ -88,6 +88,7 @@ export const audit = (options: AuditOptions): AuditMiddleware => {
   if (to === "") throw new TypeError(`${name}: to must be a non-empty file path`);
   const redactor = options.redact === false ? undefined : isRedactor(options.redact) ? options.redact : createRedactor(options.redact ?? {});
   const scrub = (text: string | undefined): string | undefined => (text === undefined || redactor === undefined ? text : redactor.scrub(text));
+  const scrubValue = (value: unknown): unknown => (redactor === undefined ? value : scrubDeep(value, scrub));
   const keep = options.metadata ?? [];
   const sink = new Sink(to);
 
@@ -96,7 +97,7 @@ export const audit = (options: AuditOptions): AuditMiddleware => {
     const subject = scrub(event.subject);
     let text = "";
     for (const d of event.decisions) text += JSON.stringify(decision(event, d, origin, subject, scrub)) + "\n";
-    if (event.decisions.length > 0 || event.outcome._tag !== "Completed") text += JSON.stringify(run(event, origin, subject, scrub, keep)) + "\n";
+    if (event.decisions.length > 0 || event.outcome._tag !== "Completed") text += JSON.stringify(run(event, origin, subject, scrub, scrubValue, keep)) + "\n";
     return text;
   };
 
@@ -137,14 +138,14 @@ const decision = (event: RunEvent, d: TraceEntry, origin: number, subject: strin
 });
 
 const run = (
-  event: RunEvent, origin: number, subject: string | undefined, scrub: (t: string | undefined) => string | undefined, keep: readonly string[],
+  event: RunEvent, origin: number, subject: string | undefined, scrub: (t: string | undefined) => string | undefined,
+  scrubValue: (value: unknown) => unknown, keep: readonly string[],
 ): AuditRun => {
   const o = event.outcome;
   let metadata: Record<string, unknown> | undefined;
   for (const key of keep)
     if (Object.hasOwn(event.metadata, key)) {
-      const value = event.metadata[key];
-      (metadata ??= {})[key] = typeof value === "string" ? scrub(value) : value;
+      (metadata ??= {})[key] = scrubValue(event.metadata[key]);
     }
   return {
     type: "run",
@@ -160,6 +161,29 @@ const run = (
     durationMs: round(event.durationMs),
     metadata,
   };
+};
+
+/**
+ * Scrub every string in a JSON-like metadata value: a `user` field may be an object holding an
+ * email as well as a plain string. Values deeper than 16 levels, cycles and class instances are
+ * written as a marker, not as they are: nothing unscanned reaches the log.
+ */
+const scrubDeep = (value: unknown, scrub: (t: string | undefined) => string | undefined, depth = 0, seen = new Set<object>()): unknown => {
+  if (typeof value === "string") return scrub(value);
+  if (typeof value !== "object" || value === null) return value;
+  if (depth >= 16 || seen.has(value)) return "[unscanned]";
+  const proto = Object.getPrototypeOf(value);
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return "[unscanned]";
+  seen.add(value);
+  try {
+    if (Array.isArray(value)) return value.map((item) => scrubDeep(item, scrub, depth + 1, seen));
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value))
+      Object.defineProperty(out, key, { value: scrubDeep(item, scrub, depth + 1, seen), enumerable: true, writable: true, configurable: true });
+    return out;
+  } finally {
+    seen.delete(value);
+  }
 };
 
 /** Ordered writes to a stream; each write settles when the stream took it (or failed). */

@@ -66,6 +66,19 @@ describe("audit", () => {
     expect(text).not.toContain('"secret"');
   });
 
+  it("scrubs metadata values that are objects or lists, not only strings", async () => {
+    const out = collect();
+    const stack = withMiddleware(createAgentStack(), audit({ to: out.stream, metadata: ["user", "contacts"] }))
+      .use("toolCall", { name: "no", before: () => Reject("no") });
+    const metadata = { user: { id: 7, email: "bob@example.com" }, contacts: ["ann@example.com", { ip: "10.1.2.3" }] };
+    await stack.run("toolCall", call, () => ({ content: "" }), { metadata });
+    await stack.flush();
+    const text = JSON.stringify(out.records());
+    expect(text).not.toContain("bob@example.com");
+    expect(text).not.toContain("ann@example.com");
+    expect(out.records()[1]).toMatchObject({ metadata: { user: { id: 7, email: "[REDACTED:email]" }, contacts: ["[REDACTED:email]", { ip: expect.not.stringContaining("10.1.2.3") }] } });
+  });
+
   it("never delays the chain: the run settles before a slow write, and flush waits for it", async () => {
     let written = "";
     const slow = new Writable({ write: (chunk, _enc, done) => void setTimeout(() => ((written += String(chunk)), done()), 100) });
