@@ -3,7 +3,7 @@
  * chain. A rejection becomes an error result that says who rejected it and why; a failure goes
  * to the `error` point first (retry, recover with content, or fail: the model reads the error).
  */
-import { decide } from "./decide.ts";
+import { AgentRunError, decide } from "./decide.ts";
 import type { LoopEnv } from "./env.ts";
 import type { ToolCall, ToolResult } from "./types.ts";
 import { executeTool, failedResult, lookupIn, rejectedResult } from "./wrap-tool.ts";
@@ -28,7 +28,9 @@ export const callTool = async (env: LoopEnv, offered: ReadonlySet<string>, call:
     const outcome = await env.stack.run("toolCall", call, operation, env.run);
     if (outcome._tag === "Completed") return outcome.value;
     if (outcome._tag === "Rejected") return rejectedResult(call, outcome.reason, outcome.by);
-    if (env.signal?.aborted) return failedResult(call, outcome.error);
+    // A sub-agent's failure already went through the `error` point inside it: asking again would
+    // report it twice and could re-run the whole sub-agent on a decision already taken.
+    if (env.signal?.aborted || outcome.error instanceof AgentRunError) return failedResult(call, outcome.error);
     const decision = await decide(env, { where: "tool", error: outcome.error, attempt });
     if (decision.action === "retry") continue;
     if (decision.action === "recover") return { content: decision.value };

@@ -50,6 +50,28 @@ describe("sub-agents", () => {
     expect(last).toMatchObject({ role: "tool", content: "It is /docs (README)." });
   });
 
+  it("reports a sub-agent's failure to the error point once, and the parent's model reads it", async () => {
+    const errors: string[] = [];
+    const stack = createAgentStack().use("error", {
+      name: "log",
+      before: (e) => void errors.push(`${e.where}: ${e.error instanceof Error ? e.error.message : String(e.error)}`),
+    });
+    const parent = byAgent(["CALL", "ok"], []);
+    const model = createScriptedModel({
+      turns: [],
+      whenDone: (request) => {
+        if (request.messages[0]?.content === "You research.") throw new Error("provider down");
+        return parent(request);
+      },
+    });
+
+    const turn = await createAgent({ model, stack, subagents: [{ name: "researcher", system: "You research." }] }).run("go");
+
+    expect(turn.status).toBe("completed");
+    expect(errors).toEqual(["model: provider down"]);
+    expect(model.requests.at(-1)!.messages.at(-1)).toMatchObject({ role: "tool", isError: true, content: "Tool researcher failed: model failed: provider down" });
+  });
+
   it("lets a toolCall guard refuse to start a sub-agent", async () => {
     const stack = createAgentStack().use("toolCall", { name: "no-subagents", match: "researcher", before: () => Reject("not now") });
     const model = createScriptedModel({ turns: [], whenDone: byAgent(["CALL", "ok"], []) });
