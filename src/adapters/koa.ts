@@ -11,7 +11,8 @@
  *   it after `next()` transforms the output, assigning it without calling `next()` answers in
  *   place of the operation (a `Replace`).
  * - `ctx.state` → `ctx.state`: an object shared by the composed middleware of one run.
- * - `ctx.throw(403)` → `ctx.reject(reason)`: refuse (gate points only, R2).
+ * - `ctx.throw(403)` → `ctx.reject(reason)`: refuse (gate points only, R2). Once called, `next()`
+ *   no longer reaches the operation (it resolves without running anything).
  * - errors thrown downstream → `await next()` throws the operation's error, as in Koa: catch it
  *   and assign `ctx.output` to recover; leave it uncaught and the run ends `Failed` with it.
  * - `ctx.outcome`: the `Outcome` of `next()` (Completed, Rejected or Failed), for what Koa has no word for.
@@ -48,7 +49,7 @@ export interface KoaContext<I = any, O = any> {
   readonly hook: HookContext<I>;
   /** The run's signal (`ctx.hook.signal`). */
   readonly signal: AbortSignal;
-  /** Refuse with a reason (gate points only); what `ctx.throw(403, reason)` means in Koa. */
+  /** Refuse with a reason (gate points only); what `ctx.throw(403, reason)` means in Koa: a later `next()` runs nothing. */
   reject(reason: string): void;
 }
 
@@ -126,6 +127,9 @@ const runKoa = async <I, O>(
   };
   try {
     await composed(ctx, async () => {
+      // Koa's ctx.throw ends the request; ctx.reject does not throw, so a guard written
+      // `if (bad) ctx.reject(why); await next()` must still never reach the operation.
+      if (rejected !== undefined) return;
       outcome = await next(ctx.input);
       produced = outcome._tag === "Completed" ? outcome.value : undefined;
       ctx.output = produced as O | undefined;

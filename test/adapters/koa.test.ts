@@ -54,6 +54,17 @@ describe("fromKoa", () => {
     expect(outcome).toEqual(Outcome.rejected("no shell today", "koa"));
   });
 
+  it("never runs the operation once ctx.reject was called, even when next() follows", async () => {
+    let ran = false;
+    const guard: ToolMw = async (ctx, next) => {
+      if (String(ctx.input.input.command).startsWith("ls")) ctx.reject("no listing");
+      await next();
+    };
+    const outcome = await runTool([guard, async (_ctx, next) => next()], (c) => ((ran = true), ok(c)));
+    expect(outcome).toEqual(Outcome.rejected("no listing", "koa"));
+    expect(ran).toBe(false);
+  });
+
   it("treats ctx.reject on an observation point as a hook failure (R2)", async () => {
     const failures: HookError[] = [];
     const request: ModelRequest = { model: "m", messages: [] };
