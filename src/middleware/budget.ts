@@ -4,7 +4,8 @@
  * 1. reserves its worst case before it starts (`store.reserve`: admitted only if settled spend
  *    plus live reservations plus this one stays within the limit, atomically);
  * 2. settles the actual usage after it (`store.settle`), streams cut short included (partial usage);
- * 3. releases the reservation when the call fails or is refused further in (refund, `store.release`).
+ * 3. releases the reservation when the call fails or is refused further in (refund, `store.release`);
+ *    a call that ran but whose charge cannot be computed is charged its reservation and fails closed.
  * A reservation carries a TTL, so a crashed worker's hold expires by itself. Amounts are
  * integers: tokens, or micro-dollars (µ$) for cost. With reservations at the worst case, spend
  * never passes the limit; a `charge` above its `reserve` can overshoot by that call's difference.
@@ -135,9 +136,15 @@ export const budget = (options: BudgetOptions): Middleware => {
       try {
         const outcome = await next();
         if (outcome._tag === "Completed") {
-          const spent = actual(outcome.value as DeepReadonly<ModelResponse>, ctx.input);
-          settled = true;
-          await ctx.store.settle(key, id, spent).catch((error: unknown) => onAccountingError(error, "settle"));
+          let spent = need;
+          try {
+            spent = actual(outcome.value as DeepReadonly<ModelResponse>, ctx.input);
+          } finally {
+            // The call ran and spent: when its charge cannot be computed (a fallback model without a
+            // price, a bad custom charge) it is charged the worst case it was admitted for, never refunded.
+            settled = true;
+            await ctx.store.settle(key, id, spent).catch((error: unknown) => onAccountingError(error, "settle"));
+          }
         }
         return outcome;
       } finally {

@@ -116,12 +116,21 @@ describe("budget: cost in micro-dollars", () => {
     expect(() => budget({ unit: "cost", limit: 10, price: { m: { input: 1, output: Number.NaN } } })).toThrow(/price\["m"\].output/);
   });
 
-  it("fails the call (closed) and refunds when a custom charge is not an integer", async () => {
+  it("fails the call (closed) and charges the reservation when a custom charge is not an integer", async () => {
     const store = new MemoryStore();
     const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 100, charge: () => 0.5 }));
     const outcome = await stack.run("modelCall", request, () => answer(1, 1));
     expect(outcome).toMatchObject({ _tag: "Rejected", by: "budget", reason: expect.stringContaining("charge must be a non-negative integer number of tokens, got 0.5") });
-    expect(await used(store)).toBe(0);
+    // The call ran: its spend is counted at the worst case it was admitted for, not refunded.
+    expect(await used(store)).toBe(100);
+  });
+
+  it("charges the reservation when a fallback model answered that has no price", async () => {
+    const store = new MemoryStore();
+    const stack = withMiddleware(createAgentStack({ store }), budget({ unit: "cost", limit: 10_000, price: { m: { input: 1_000_000, output: 1_000_000 } } }));
+    const outcome = await stack.run("modelCall", request, () => ({ ...answer(10, 10), model: "unpriced" }));
+    expect(outcome).toMatchObject({ _tag: "Rejected", reason: expect.stringContaining('no price for model "unpriced"') });
+    expect(await used(store, "budget:global")).toBe(100);
   });
 });
 
