@@ -45,4 +45,5 @@ export const agentPoints = {
   notification: observe<Notification, void>({ name: "notification", subject: (n) => n.type }),
 } as const;
 
+/** The type of `agentPoints`, for stacks and hooks typed over the standard points. */
 export type AgentPoints = typeof agentPoints;

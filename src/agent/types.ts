@@ -37,11 +37,13 @@ export interface ToolSpec {
   readonly inputSchema?: Record<string, unknown>;
 }
 
+/** Tokens a provider call used, as the provider reported them (or estimated, see `usageEstimated`). */
 export interface Usage {
   readonly inputTokens: number;
   readonly outputTokens: number;
 }
 
+/** Why the model stopped answering (the AI SDK's finish reasons). */
 export type FinishReason = "stop" | "length" | "tool-calls" | "content-filter" | "error" | "other";
 
 /** One LLM provider call. */
@@ -99,6 +101,7 @@ export interface SubagentStopRequest extends StopRequest {
   readonly path: readonly string[];
 }
 
+/** How a session was opened (Claude Code's SessionStart sources). */
 export type SessionSource = "startup" | "resume" | "clear" | "compact";
 
 /** Opening a session; subject is the source. */
@@ -130,6 +133,7 @@ export interface RunInput {
   /** The tools offered to the model in this run; a hook may remove some. */
   readonly tools?: readonly ToolSpec[];
 }
+/** What one agent run produced: the final text, steps, usage, why it ended, and the conversation. */
 export interface RunResult {
   readonly text: string;
   readonly steps: number;
@@ -145,6 +149,7 @@ export interface StepInput {
   readonly index: number;
   readonly messages: readonly Message[];
 }
+/** What one loop iteration produced: the model's response and its tool calls' results. */
 export interface StepResult {
   readonly response: ModelResponse;
   readonly toolResults: readonly { readonly call: ToolCall; readonly result: ToolResult }[];
@@ -157,6 +162,7 @@ export interface CompactionRequest {
   readonly tokens: number;
   readonly budget: number;
 }
+/** The compacted conversation, its summary, and how many messages it replaced. */
 export interface CompactionResult {
   readonly messages: readonly Message[];
   readonly summary: string;

@@ -14,6 +14,7 @@ import type { Middleware, PointHook } from "./apply.ts";
 import type { AgentPoints } from "../agent/points.ts";
 import { functionOption, nameOption, numberOption } from "./options.ts";
 
+/** Options of `approval`: which calls, what the approver reads, how long to wait, and whether anyone can answer. */
 export interface ApprovalOptions {
   /** Hook name; default `approval`. */
   readonly name?: string;

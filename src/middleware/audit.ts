@@ -51,6 +51,7 @@ export interface AuditRun {
   readonly metadata: Readonly<Record<string, unknown>> | undefined;
 }
 
+/** Options of `audit`: where lines go, which points, how they are scrubbed, which metadata is kept. */
 export interface AuditOptions {
   /** A file path (appended to, created when missing) or a writable stream (left open). */
   readonly to: string | Writable;

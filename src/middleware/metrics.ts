@@ -18,6 +18,7 @@ import {
 } from "./semconv.ts";
 import { Bounded, errorTypeOf, hookOutcome, providerOf, type ProviderOption } from "./telemetry-attrs.ts";
 
+/** Options of `metrics`: the meter, how providers are named, which points, and the cardinality cap. */
 export interface MetricsOptions {
   /** Hook name; default `metrics`. */
   readonly name?: string;

@@ -41,6 +41,7 @@ export class RedactionBlockedError extends AgentOnionError {
 const blockedReason = (hook: string, where: string, kinds: readonly string[]): string =>
   `${where} contains ${kinds.join(", ")}; blocked by ${hook}`;
 
+/** Options of `redaction`: the redactor's policy, the stream hold-back, priorities and where to redact. */
 export interface RedactionOptions extends RedactorOptions, StreamRedactorOptions {
   /** Hook name; default `redaction` (`redaction:output` for the tool-output hook). */
   readonly name?: string;

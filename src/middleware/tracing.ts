@@ -23,6 +23,7 @@ import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.
 import { GenAiAttr, GenAiOperation, OnionAttr } from "./semconv.ts";
 import { errorTypeOf, hookOutcome, providerOf, type ProviderOption } from "./telemetry-attrs.ts";
 
+/** Options of `tracing`: where spans come from and what they carry. */
 export interface TracingOptions {
   /** Hook name; default `tracing`. */
   readonly name?: string;
