@@ -126,11 +126,13 @@ export const wrapMcpClient = <C extends McpToolClient>(stack: ToolCallStack, cli
 };
 
 /**
- * A hook's result as MCP content: an MCP result passes as is; a plain `{ content: "text" }`
- * from a `Replace` (a cache, a stub) becomes a text block, anything else JSON text.
+ * A hook's result as MCP content: an MCP result (or a legacy `{ toolResult }`) passes as is; a
+ * plain `{ content: "text" }` from a `Replace` (a cache, a stub) becomes a text block, anything else JSON text.
  */
 const toMcpResult = (result: DeepReadonly<ToolResult>): McpCallToolResult => {
   const { content, isError, ...rest } = result as DeepReadonly<ToolResult> & Record<string, unknown>;
+  // The legacy form carries its answer in `toolResult`; a made-up text block would contradict it.
+  if (content === undefined && "toolResult" in rest) return result as McpCallToolResult;
   const blocks = Array.isArray(content)
     ? content
     : [{ type: "text", text: typeof content === "string" ? content : JSON.stringify(content) ?? String(content) }];

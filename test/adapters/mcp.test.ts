@@ -3,7 +3,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { wrapMcpClient } from "../../src/adapters/mcp.ts";
+import { wrapMcpClient, type McpToolClient } from "../../src/adapters/mcp.ts";
 import { createAgentStack } from "../../src/agent/stack.ts";
 import { Reject, Replace, Transform } from "../../src/core/index.ts";
 import { RunAbortedError } from "../../src/core/errors.ts";
@@ -158,5 +158,12 @@ describe("wrapMcpClient", () => {
     const args = { text: "hi" };
     await wrapMcpClient(createAgentStack().use("toolCall", { name: "noop", before: () => undefined }), client).callTool({ name: "echo", arguments: args });
     expect(Object.isFrozen(args)).toBe(false);
+  });
+
+  it("returns a legacy toolResult answer as it is, without inventing a content block", async () => {
+    // Servers on protocol 2024-10-07 answer `{ toolResult }`; the SDK's callTool still accepts it.
+    const legacy: McpToolClient = { callTool: async () => ({ toolResult: { rows: 3 } }) };
+    const result = await wrapMcpClient(createAgentStack().use("toolCall", { name: "noop", before: () => undefined }), legacy).callTool({ name: "query" });
+    expect(result).toEqual({ toolResult: { rows: 3 } });
   });
 });
