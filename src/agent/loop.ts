@@ -93,7 +93,6 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
     const carried: Message[] = [];
     const step: StepInput = { index: steps, messages };
     const outcome = await env.stack.run("step", step, (s) => runStep(env, s, system, tools, offered, carried), env.run);
-    steps++;
     if (outcome._tag === "Failed") {
       // A guard's stop signal ends the run cleanly, with its reason, instead of failing it.
       if (isStopSignal(outcome.error)) {
@@ -108,6 +107,8 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
     }
     // On an observation point a Rejected outcome comes from a hook that failed closed.
     if (outcome._tag === "Rejected") throw new AgentRunError("loop", new Error(`step rejected by ${outcome.by}: ${outcome.reason}`));
+    // Counted once it ran: a step a guard stopped before it began is not a step.
+    steps++;
     const { response, toolResults } = outcome.value;
     usage = addUsage(usage, response.usage);
     text = response.text;

@@ -26,6 +26,7 @@ describe("stepLimit", () => {
     const error = stopped(turn);
     expect(error).toMatchObject({ kind: "steps", by: "stepLimit", reason: "Step limit reached: 2/2" });
     expect(model.requests).toHaveLength(2);
+    expect(turn.steps).toBe(2); // the step the guard stopped before it began is not counted
     expect(read.calls).toHaveLength(2);
   });
 
