@@ -25,8 +25,10 @@ export const semiSpaceMb = 256;
 export const memoryNodeFlags = ["--expose-gc", `--min-semi-space-size=${semiSpaceMb}`, `--max-semi-space-size=${semiSpaceMb}`];
 
 /** Allocation budget per measured loop: well under the semi-space, so nothing is collected. */
-const budgetBytes = 64 * 1024 * 1024;
-const repetitions = 5;
+const budgetBytes = 32 * 1024 * 1024;
+const repetitions = Number(process.env.MEM_REPS ?? 3);
+/** Calls after each forced GC before measuring (capped so they cannot fill the young generation). */
+const rewarmCalls = Number(process.env.MEM_REWARM ?? 20_000);
 
 export interface MemoryResult {
   readonly id: string;
@@ -65,8 +67,11 @@ const collect = (): void => {
 const heapUsed = (): number => process.memoryUsage().heapUsed;
 
 /** One measured loop: bytes per call, and the time window (to match against GC entries). */
-const loop = async (fn: (x: typeof input) => unknown, k: number): Promise<{ perRun: number; start: number; end: number }> => {
+const loop = async (fn: (x: typeof input) => unknown, k: number, rewarm: number): Promise<{ perRun: number; start: number; end: number }> => {
   collect();
+  // A forced full GC may deoptimise code that embedded objects which died ("weak objects");
+  // run again for a moment so the measured loop sees the same optimised code as before.
+  for (let i = 0; i < rewarm; i++) await fn(input);
   const start = performance.now();
   const h0 = heapUsed();
   for (let i = 0; i < k; i++) await fn(input);
@@ -94,17 +99,19 @@ const overlapped = async (windows: readonly { start: number; end: number }[]): P
 
 const measureCase = async (c: Case): Promise<MemoryResult> => {
   // Warm up so compilation and feedback allocations are not counted.
-  for (let i = 0; i < 3000; i++) await c.fn(input);
-  const probe = await loop(c.fn, 2000);
-  let k = Math.max(2000, Math.min(100_000, Math.floor(budgetBytes / Math.max(probe.perRun, 1))));
+  const until = performance.now() + 400;
+  while (performance.now() < until) for (let i = 0; i < 100; i++) await c.fn(input);
+  const probe = await loop(c.fn, 2000, 2000);
+  let k = Math.max(2000, Math.min(50_000, Math.floor(budgetBytes / Math.max(probe.perRun, 1))));
+  const rewarm = Math.min(rewarmCalls, Math.floor((2 * budgetBytes) / Math.max(probe.perRun, 1)));
   let samples: number[] = [];
   let dropped = 0;
-  for (let attempt = 0; attempt < 3 && samples.length < 3; attempt++) {
+  for (let attempt = 0; attempt < 3 && samples.length < 2; attempt++) {
     const windows: { perRun: number; start: number; end: number }[] = [];
-    for (let r = 0; r < repetitions; r++) windows.push(await loop(c.fn, k));
+    for (let r = 0; r < repetitions; r++) windows.push(await loop(c.fn, k, rewarm));
     const dirty = await overlapped(windows);
     windows.forEach((w, i) => (dirty[i] ? dropped++ : samples.push(w.perRun)));
-    if (samples.length < 3) k = Math.max(500, k >> 1);
+    if (samples.length < 2) k = Math.max(500, k >> 1);
   }
   return { id: c.id, family: c.family, op: c.op, n: c.n, bytes: median(samples), k, clean: samples.length, dropped, samples: samples.map((s) => Math.round(s * 10) / 10) };
 };

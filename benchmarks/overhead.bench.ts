@@ -175,7 +175,7 @@ const main = async (): Promise<void> => {
   const options = {
     rounds: Number(args.get("rounds") ?? 3),
     timeMs: Number(args.get("time-ms") ?? 150),
-    warmupMs: Number(args.get("warmup-ms") ?? 100),
+    warmupMs: Number(args.get("warmup-ms") ?? 300),
     clock: (args.get("clock") === "wall" ? "wall" : "cpu") as Clock,
     ...(filterArg !== undefined ? { filter: new RegExp(filterArg) } : {}),
     log: (line: string) => console.error(line),

@@ -63,8 +63,8 @@ const main = (): void => {
   if (only === undefined || only === "overhead") {
     console.error("overhead suite (time)...");
     overhead = runSuite<OverheadReport>("overhead.bench.ts", [], [
-      "--rounds", args.get("rounds") ?? (quick ? "1" : "3"),
-      "--time-ms", args.get("time-ms") ?? (quick ? "80" : "150"),
+      "--rounds", args.get("rounds") ?? (quick ? "1" : "4"),
+      "--time-ms", args.get("time-ms") ?? (quick ? "80" : "120"),
       ...filterArgs,
     ]);
   }
