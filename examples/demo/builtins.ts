@@ -4,7 +4,7 @@
  * answers, and a hook just inside `retry` says how each attempt went.
  */
 import {
-  Priority, cache, guards, redaction, retry, stableJson, toolPolicy, withMiddleware,
+  Priority, cache, guards, providerError, redaction, retry, stableJson, toolPolicy, withMiddleware,
   type AgentPoints, type AgentStack, type GuardsOptions, type PointHook, type ToolCall,
 } from "../../src/index.ts";
 import { brief, c, say } from "./print.ts";
@@ -25,17 +25,14 @@ export const redact = (stack: AgentStack): AgentStack => withMiddleware(stack, r
 /** Attempts per model call, the first one included. */
 export const retryAttempts = 3;
 
-/** A provider's HTTP status, on the error or its cause (a failed stream wraps the provider's error). */
-const statusOf = (error: unknown): number | undefined => {
-  const e = error as { status?: unknown; cause?: unknown } | null;
-  return typeof e?.status === "number" ? e.status : e?.cause !== undefined ? statusOf(e.cause) : undefined;
-};
-
-const transient = (error: unknown): boolean => [429, 500, 502, 503, 529].includes(statusOf(error) ?? 0);
+/** retryOn sees the provider's own error (for streams too), so its HTTP status is right there. */
+const transient = (error: unknown): boolean => [429, 500, 502, 503, 529].includes((error as { status?: number } | null)?.status ?? 0);
 
 /** The provider's own message (a failed stream wraps the provider's error). */
-const messageOf = (error: unknown): string =>
-  error instanceof Error && error.cause !== undefined ? messageOf(error.cause) : error instanceof Error ? error.message : String(error);
+const messageOf = (error: unknown): string => {
+  const e = providerError(error);
+  return e instanceof Error ? e.message : String(e);
+};
 
 /** Retry model calls that failed with a transient provider error, with backoff; say how each attempt went. */
 export const retries = (stack: AgentStack): AgentStack => {

@@ -12,7 +12,7 @@ import type { Hook } from "../core/hook.ts";
 import { Outcome } from "../core/outcome.ts";
 import { Priority } from "../core/priority.ts";
 import type { LanguageModel } from "../agent/model.ts";
-import { ModelStreamError } from "../agent/stream/errors.ts";
+import { streamStarted } from "../agent/stream/errors.ts";
 import type { ModelRequest, ModelResponse } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { FallbackExhaustedError, LimitExceededError } from "./errors.ts";
@@ -33,9 +33,6 @@ export interface FallbackOptions {
   readonly priority?: number;
 }
 
-/** True when a streamed call already produced something the consumer may have seen. */
-const streamStarted = (error: unknown): boolean =>
-  error instanceof ModelStreamError && (error.partial.text !== "" || error.partial.toolCalls.length > 0);
 
 /**
  * Switch to the next model when the call fails before any output was streamed.

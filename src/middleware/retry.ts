@@ -11,6 +11,7 @@ import type { MatchSpec } from "../core/match/types.ts";
 import type { Outcome } from "../core/outcome.ts";
 import { Priority } from "../core/priority.ts";
 import { sleep } from "../agent/sleep.ts";
+import { providerError, streamStarted } from "../agent/stream/errors.ts";
 import type { Middleware } from "./apply.ts";
 import { LimitExceededError } from "./errors.ts";
 import { choiceOption, functionOption, integerOption, nameOption, numberOption } from "./options.ts";
@@ -92,7 +93,10 @@ export const retry = (options: RetryOptions = {}): Middleware => {
       const started = performance.now();
       let outcome: Outcome<unknown> = await next();
       for (let attempt = 1; attempt < attempts && outcome._tag === "Failed"; attempt++) {
-        const error = outcome.error;
+        // A stream that already showed text or a tool call is not retried: the reader would see it twice.
+        if (streamStarted(outcome.error)) break;
+        // retryOn judges the provider's own error, whether the call was generated or streamed.
+        const error = providerError(outcome.error);
         if (isAbort(error, ctx)) break;
         if (retryOn !== undefined ? !retryOn(error, { attempt, ctx }) : error instanceof LimitExceededError) break;
         const wait = backoffMs(attempt, backoff);

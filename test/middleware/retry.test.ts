@@ -118,4 +118,20 @@ describe("retry through the reference loop", () => {
     expect(turn).toMatchObject({ status: "completed", text: "streamed answer" });
     expect(model.modes).toEqual(["stream", "stream"]);
   });
+
+  it("does not retry a stream that already showed text: the reader would see it twice", async () => {
+    const stack = withMiddleware(createAgentStack(), retry({ baseMs: 1 }));
+    const { turn, model } = await runAgent(stack, [{ text: "partial answer that breaks", error: new Error("reset"), errorAfterChunks: 2 }, "second"], { stream: true });
+    expect(turn.status).toBe("failed");
+    expect(model.modes).toEqual(["stream"]);
+  });
+
+  it("lets retryOn judge the provider's own error on streams too", async () => {
+    const overloaded = Object.assign(new Error("overloaded"), { status: 529 });
+    const seen: unknown[] = [];
+    const stack = withMiddleware(createAgentStack(), retry({ baseMs: 1, retryOn: (e) => { seen.push(e); return (e as { status?: number }).status === 529; } }));
+    const { turn } = await runAgent(stack, [{ text: "x", error: overloaded, errorAfterChunks: 0 }, "ok"], { stream: true });
+    expect(turn).toMatchObject({ status: "completed", text: "ok" });
+    expect(seen).toEqual([overloaded]);
+  });
 });

@@ -23,6 +23,24 @@ export class ModelStreamError extends AgentOnionError {
 }
 
 /**
+ * True when a streamed call failed after producing something the consumer may have seen (text
+ * or a tool call): retrying or falling back then would repeat or contradict what was shown.
+ *
+ * @example
+ * streamStarted(new ModelStreamError(new Error("reset"), { ...partial, text: "Hel" })) // true
+ */
+export const streamStarted = (error: unknown): boolean =>
+  error instanceof ModelStreamError && (error.partial.text !== "" || error.partial.toolCalls.length > 0);
+
+/**
+ * What failed underneath: the provider's own error for a stream failure, else the error itself.
+ *
+ * @example
+ * providerError(new ModelStreamError(overloaded, partial)) === overloaded // true
+ */
+export const providerError = (error: unknown): unknown => (error instanceof ModelStreamError ? error.cause : error);
+
+/**
  * A part transform registered by a hook threw; the stream fails and names the hook.
  *
  * @example
