@@ -28,6 +28,7 @@ export interface Item {
 export interface Finding {
   readonly kind: "bug" | "gap" | "limitation";
   readonly title: string;
+  /** `{{file|text}}` is replaced by `file:line` of the first line containing `text` when the report is made. */
   readonly where: string;
   readonly repro: string;
   readonly items: readonly string[];
@@ -414,37 +415,37 @@ export const checklist: readonly Item[] = [
 export const findings: readonly Finding[] = [
   {
     kind: "bug", title: "A 10 000-deep input makes `stack.run` throw synchronously in strict mode",
-    where: "src/core/stack.ts:268 (execute: `deepFreeze(input)` outside the try), src/core/readonly.ts:34 (deepFreeze recurses per level)",
+    where: "{{src/core/stack.ts|deepFreeze(input)}} (execute: `deepFreeze(input)` outside the try), {{src/core/readonly.ts|export const deepFreeze}} (deepFreeze recurses per level)",
     repro: "createStack(points, { strict: true }).use(p, { name: \"h\", before: () => Continue }).run(p, deep(10_000), op) → RangeError: Maximum call stack size exceeded, thrown, not an Outcome",
     items: ["I2"], tests: [t(`${R}/data-hygiene.test.ts`, "settles with an Outcome for 10 000-deep input in strict mode", true)],
   },
   {
     kind: "bug", title: "A run's `timeoutMs` is not checked; a point's `timeoutMs` has no upper bound",
-    where: "src/core/stack.ts:147 (run: `options?.timeoutMs ?? def.timeoutMs` used as is), src/core/point.ts:57 (no upper bound)",
+    where: "{{src/core/stack.ts|options?.timeoutMs ?? def.timeoutMs}} (run: the value is used as is), {{src/core/point.ts|options.timeoutMs !== undefined &&}} (no upper bound)",
     repro: "stack.run(p, input, op, { timeoutMs: Infinity }) → Failed(RunAbortedError) after 1 ms with a TimeoutOverflowWarning; -1, 0, NaN, 2^31 likewise; gate({ name, timeoutMs: 2 ** 31 }) is accepted",
     items: ["C5"], tests: [t(`${R}/timeouts.test.ts`, "refuses a run's timeoutMs of", true), t(`${R}/timeouts.test.ts`, "refuses a point timeoutMs of 2^31", true)],
   },
   {
     kind: "bug", title: "Hostile objects from an async hook make the run's promise reject",
-    where: "src/core/chain.ts:224 (checkAction → isHookAction reads `_tag`), src/core/around.ts:110 (settle → Outcome.is), src/core/errors.ts:117 (describe's fallback `Object.prototype.toString.call` throws for proxies)",
-    repro: "use(p, { name: \"h\", before: async () => ({ get _tag() { throw new Error(\"x\") } }) }) → stack.run rejects with Error x; an async hook throwing a revoked Proxy likewise. Synchronous hooks give Failed(error) (typed, but a hook failure reported as an operation failure).",
+    where: "{{src/core/chain.ts|if (!isHookAction(answer))}} (checkAction → isHookAction reads `_tag`), {{src/core/around.ts|if (Outcome.is(answer))}} (settle → Outcome.is), {{src/core/errors.ts|return Object.prototype.toString.call(cause)}} (describe's fallback throws for proxies)",
+    repro: "use(p, { name: \"h\", before: async () => ({ get _tag() { throw new Error(\"x\") } }) }) → stack.run rejects with Error x; an async hook throwing a revoked Proxy likewise. Synchronous hooks give Failed(error) (typed, but a hook failure reported as an operation failure)",
     items: ["A2", "A7"], tests: [t(`${R}/fuzz.test.ts`, "[bug: unguarded _tag read / describe() in src/core]", true)],
   },
   {
     kind: "bug", title: "`Bash(rm *)` misses rm after a `case` pattern inside a double-quoted `$(…)`",
     where: "src/core/match/shell-syntax.ts (the `$(` scan inside double quotes stops at the pattern's `)`)",
-    repro: "compileMatcher(\"Bash(rm *)\", \"h\").test(\"Bash\", {}, () => 'echo \"$(case x in x) rm -rf /;; esac)\"') → false; bash runs the rm. Unquoted or with `(x)` it matches.",
+    repro: "compileMatcher(\"Bash(rm *)\", \"h\").test(\"Bash\", {}, () => 'echo \"$(case x in x) rm -rf /;; esac)\"') → false; bash runs the rm. Unquoted or with `(x)` it matches",
     items: ["J4"], tests: [t(`${R}/fuzz.test.ts`, "scanning inside double quotes", true)],
   },
   {
     kind: "limitation", title: "Wrappers outside SHELL_WRAPPERS hide the command they run from a deny rule",
-    where: "src/core/match/shell.ts:22 (fixed list: sudo, doas, env, timeout, nice, nohup, time, xargs, command, builtin, exec, stdbuf)",
+    where: "{{src/core/match/shell.ts|export const SHELL_WRAPPERS}} (fixed list: sudo, doas, env, timeout, nice, nohup, time, xargs, command, builtin, exec, stdbuf)",
     repro: "`ionice -c3 rm -rf /`, `setsid rm -rf /`, `chroot / rm -rf /`, `flock /tmp/l rm -rf /`, `su -c 'rm -rf /'` … do not match Bash(rm *)",
     items: ["J4"], tests: [t(`${R}/fuzz.test.ts`, "wrapper not in SHELL_WRAPPERS", true)],
   },
   {
     kind: "gap", title: "No re-entrancy guard",
-    where: "src/core/stack.ts (run)", repro: "a before hook that awaits stack.run on its own point recurses without limit",
+    where: "{{src/core/stack.ts|run(point: string, input: unknown}}", repro: "a before hook that awaits stack.run on its own point recurses without limit",
     items: ["A14"], tests: [t(`${R}/composition.test.ts`, "refuses a run that re-enters the same point past a depth limit", true)],
   },
   {
@@ -455,7 +456,7 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "limitation", title: "Timeouts are timers: under event-loop lag a late answer can win",
-    where: "src/core/invoke.ts (invokeTimed accepts whatever settles before its timer callback runs)",
+    where: "{{src/core/invoke.ts|const invokeTimed}} (invokeTimed accepts whatever settles before its timer callback runs)",
     repro: "setTimeout(noop, 60); await sleep(50); run a gate whose hook (timeoutMs 15) awaits sleep(60), then block the loop 100 ms → Completed after 103 ms. Comparing elapsed time to timeoutMs when the hook settles would close it.",
     items: ["C1", "C3"], tests: [],
   },

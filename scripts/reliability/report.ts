@@ -71,6 +71,7 @@ if (results.numFailedTests > 0) problems.push(`${results.numFailedTests} tests f
 const byFile = new Map<string, Assertion[]>();
 for (const r of results.testResults) byFile.set(relative(root, r.name), [...r.assertionResults]);
 const fullName = (a: Assertion): string => [...a.ancestorTitles, a.title].join(" > ");
+for (const [file, list] of byFile) for (const a of list) if (a.status === "failed") problems.push(`failed: ${file} › ${fullName(a)}`);
 
 type RefResult = { ref: TestRef; matched: number; passed: number; names: string[]; ran: boolean };
 const resolveRef = (ref: TestRef): RefResult => {
@@ -134,6 +135,16 @@ const faultLabel: Record<FaultKind, string> = {
   timeout: "exceeds its timeoutMs (answers late)", "never-settles": "never settles (hook timeoutMs)", "run-deadline": "never settles (run deadline)",
   "invalid-action": "returns an invalid action", "reject-on-observe": "returns Reject on an observation point", "next-twice": "calls next() twice concurrently", abort: "caller aborts mid-run",
 };
+
+/** `{{file|text}}` → `file:line` of the first line holding `text` (so line numbers follow the code). */
+const locate = (where: string): string =>
+  where.replace(/\{\{([^|}]+)\|([^}]+)\}\}/g, (_m, file: string, text: string) => {
+    const lines = existsSync(join(root, file)) ? readFileSync(join(root, file), "utf8").split("\n") : [];
+    const at = lines.findIndex((l) => l.includes(text));
+    if (at < 0) problems.push(`finding location not found: "${text}" in ${file}`);
+    return at < 0 ? file : `${file}:${at + 1}`;
+  });
+const located = findings.map((f) => locate(f.where));
 
 const lines: string[] = [];
 const w = (s = ""): void => void lines.push(s);
@@ -249,7 +260,7 @@ w();
 w("Bugs, gaps and limitations these tests found in src/ (not fixed here). Each has an expected-failure test that will start failing once it is fixed, so the report flags it.");
 w();
 for (const [i, f] of findings.entries()) {
-  w(`${i + 1}. **${f.kind}: ${f.title}** (${f.items.join(", ")}). Where: ${f.where}. Repro: ${f.repro}.${f.tests.length ? ` Test: ${f.tests.map((t) => `${t.file} › ${t.test}`).join("; ")}.` : ""}`);
+  w(`${i + 1}. **${f.kind}: ${f.title}** (${f.items.join(", ")}). Where: ${located[i]}. Repro: ${f.repro}.${f.tests.length ? ` Test: ${f.tests.map((t) => `${t.file} › ${t.test}`).join("; ")}.` : ""}`);
 }
 w();
 w("## Not applicable");
