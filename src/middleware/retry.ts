@@ -38,7 +38,7 @@ export interface RetryOptions {
   readonly maxMs?: number;
   /** `"full"` (default): uniform in [0, backoff]; `"equal"`: in [backoff / 2, backoff]; `"none"`: exactly backoff. */
   readonly jitter?: "full" | "equal" | "none";
-  /** Whether a failure is worth another attempt; default: anything but a `LimitExceededError` or an abort. */
+  /** Whether a failure is worth another attempt (given the provider's own error, unwrapped from a failed stream); default: anything but a `LimitExceededError` or an abort. A stream that already showed text is never retried. */
   readonly retryOn?: (error: unknown, info: RetryInfo) => boolean;
   /** Do not start a wait that would end later than this many ms after the first attempt started. */
   readonly maxElapsedMs?: number;
