@@ -14,12 +14,15 @@ import type { CompiledHook } from "./hook.ts";
 import { Failure, hookError, invoke, thrown, whenSettled } from "./invoke.ts";
 import { Outcome } from "./outcome.ts";
 import { deepFreeze } from "./readonly.ts";
+import type { Point } from "./point.ts";
 import type { RunContext } from "./run-context.ts";
 import { enterAround } from "./around.ts";
 import { isThenable } from "./signal.ts";
 
 /** The hooks of one point for one subject, compiled once and cached (R8). */
 export interface Chain {
+  /** The point this chain belongs to. */
+  readonly point: Point;
   /** Enabled hooks whose matcher accepts the subject, in R1 order (observe-only hooks excluded). */
   readonly hooks: readonly CompiledHook[];
   /** Hooks with an `observe` function, in R1 order. */
@@ -37,7 +40,8 @@ type AnyFn = (...args: any[]) => unknown;
 
 /** Compile the per-run view of `hooks` (already filtered and ordered). */
 /** Not frozen: V8 (Node 20) reads frozen arrays far slower in optimised loops, and chains never leave the stack. */
-export const compileChain = (hooks: CompiledHook[], observers: CompiledHook[], subject: unknown): Chain => ({
+export const compileChain = (point: Point, hooks: CompiledHook[], observers: CompiledHook[], subject: unknown): Chain => ({
+  point,
   hooks,
   observers,
   dynamic: hooks.some((h) => h.matcher.needsInput) || observers.some((h) => h.matcher.needsInput),
@@ -126,7 +130,7 @@ export const forward = (run: RunContext, f: Frame, op: Op): Step => {
       }
       if (answer !== undefined && answer !== Continue) {
         f.i = i;
-        if (isThenable(answer)) return whenSettled(run, hook, "before", answer, started, (a) => resumeBefore(run, f, op, hook, a, started));
+        if (isThenable(answer)) return whenSettled(run, hook, "before", answer, started, laterBefore(run, f, op, hook, started));
         if (applyBefore(run, f, hook, answer, started)) return unwind(run, f, op);
       } else if (slow) run.record(hook, "before", "Continue", started);
       if (hook.recheck) approved(run, hook, f.input);
@@ -162,12 +166,27 @@ const forwardPlain = (run: RunContext, f: Frame, op: Op): Step => {
     }
     if (answer === undefined || answer === Continue) continue;
     f.i = i;
-    if (isThenable(answer)) return whenSettled(run, hook, "before", answer, 0, (a) => resumeBefore(run, f, op, hook, a, 0));
+    if (isThenable(answer)) return whenSettled(run, hook, "before", answer, 0, laterBefore(run, f, op, hook, 0));
     if (applyBefore(run, f, hook, answer, 0)) return unwind(run, f, op);
     run.input = f.input;
   }
   f.i = n;
   return callOperation(run, f, op);
+};
+
+/*
+ * Continuations for asynchronous answers, made by functions rather than inline in the loops:
+ * an inline closure would capture the loop's block scope, which unoptimised code allocates on
+ * every iteration, async hook or not.
+ */
+const laterBefore = (run: RunContext, f: Frame, op: Op, hook: CompiledHook, started: number) => (answer: unknown): Step =>
+  resumeBefore(run, f, op, hook, answer, started);
+
+const laterExit = (run: RunContext, f: Frame, op: Op, hook: CompiledHook, phase: "after" | "recover", started: number) => (answer: unknown): Step => {
+  if (run.settled) return abandoned(f);
+  applyExit(run, f, hook, phase, answer, started);
+  f.j--;
+  return unwind(run, f, op);
 };
 
 const resumeBefore = (run: RunContext, f: Frame, op: Op, hook: CompiledHook, answer: unknown, started: number): Step => {
@@ -374,12 +393,7 @@ export const unwind = (run: RunContext, f: Frame, op: Op): Step => {
     }
     if (isThenable(answer)) {
       f.j = j;
-      return whenSettled(run, hook, phase, answer, started, (a) => {
-        if (run.settled) return abandoned(f);
-        applyExit(run, f, hook, phase, a, started);
-        f.j--;
-        return unwind(run, f, op);
-      });
+      return whenSettled(run, hook, phase, answer, started, laterExit(run, f, op, hook, phase, started));
     }
     applyExit(run, f, hook, phase, answer, started);
   }
@@ -407,12 +421,7 @@ const unwindPlain = (run: RunContext, f: Frame, op: Op): Step => {
     if (answer === undefined || answer === Continue) continue;
     f.j = j;
     if (isThenable(answer))
-      return whenSettled(run, hook, "after", answer, 0, (a) => {
-        if (run.settled) return abandoned(f);
-        applyExit(run, f, hook, "after", a, 0);
-        f.j--;
-        return unwind(run, f, op);
-      });
+      return whenSettled(run, hook, "after", answer, 0, laterExit(run, f, op, hook, "after", 0));
     applyExit(run, f, hook, "after", answer, 0);
     if (f.final) return ended(f);
     f.j = j - 1;

@@ -72,9 +72,9 @@ export class HookError extends AgentOnionError {
     readonly phase: Phase,
     readonly kind: HookFailureKind,
     /**
-     * How long the hook ran before failing. Measured whenever the run records (a trace or an
-     * observer) or the hook has a timeout, and for every asynchronous failure; a synchronous
-     * throw in an unrecorded run reports 0, since timing every call would tax the hot path.
+     * How long the hook ran before failing, in ms. Measured whenever the run records (a trace
+     * or an observer) or the hook has a timeout; otherwise 0: reading the clock around every
+     * hook call would tax the hot path (pass a `Trace` to see timings).
      */
     readonly elapsedMs: number,
     override readonly cause: unknown,

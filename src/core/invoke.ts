@@ -75,8 +75,8 @@ export const whenSettled = <T>(
   started: number,
   next: (answer: unknown) => T,
 ): Promise<Awaited<T>> => {
-  const t0 = started || performance.now();
-  return Promise.resolve(answer).then(next, (cause) => next(new Failure(hookError(run, hook, phase, kindOf(cause), cause, t0)))) as Promise<Awaited<T>>;
+  // No clock read here: `started` is a mark only when the run records or the hook is timed.
+  return Promise.resolve(answer).then(next, (cause) => next(new Failure(hookError(run, hook, phase, kindOf(cause), cause, started)))) as Promise<Awaited<T>>;
 };
 
 /**

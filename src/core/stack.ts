@@ -18,6 +18,15 @@ import type { Explanation, HookStack, Operation, StackOptions, StackStats } from
 /** Subjects are caller data; cap the per-point chain cache so hostile subjects cannot grow it without bound. */
 const maxCachedSubjects = 1024;
 
+/** What a stack caches per point: its definition, its hooks, and its compiled chains. */
+interface PointCache {
+  readonly def: Point;
+  readonly table: PointTable;
+  /** The one chain of a point whose hooks all match every subject. */
+  readonly shared: Chain | undefined;
+  readonly bySubject: Map<string | undefined, Chain>;
+}
+
 interface PointTable {
   readonly point: Point;
   /** All hooks of the point, enabled or not, in R1 order. */
@@ -54,7 +63,7 @@ export const createStack = <P extends Points>(points: P, options: StackOptions =
 };
 
 class Stack<P extends Points> implements HookStack<P> {
-  private readonly chains = new Map<string, Map<string | undefined, Chain>>();
+  private readonly chains = new Map<string, PointCache>();
 
   constructor(
     readonly points: P,
@@ -143,7 +152,7 @@ class Stack<P extends Points> implements HookStack<P> {
   run(point: string, input: unknown, operation: Operation<any, any>, options?: RunOptions): Promise<Outcome<any>> {
     const chain = this.chainFor(point, input);
     if (typeof operation !== "function") return Promise.reject(new TypeError(`stack.run("${point}"): operation must be a function`));
-    const def = (this.tables.get(point) as PointTable).point;
+    const def = chain.point;
     const timeoutMs = options?.timeoutMs ?? def.timeoutMs;
     const callerSignal = options?.signal;
     const guarded = callerSignal !== undefined || timeoutMs !== undefined;
@@ -201,30 +210,28 @@ class Stack<P extends Points> implements HookStack<P> {
     return table;
   }
 
-  /** The compiled chain for this point and the input's subject; cached per subject. */
+  /** The compiled chain for this point and the input's subject; cached per subject, one Map lookup on the hot path. */
   private chainFor(point: string, input: unknown): Chain {
-    let bySubject = this.chains.get(point);
-    if (bySubject === undefined) {
+    let cache = this.chains.get(point);
+    if (cache === undefined) {
       const table = this.table(point);
-      bySubject = new Map();
-      this.chains.set(point, bySubject);
-      // With no subject-dependent matcher the subject is never computed.
-      if (table.hooks.every((h) => h.matcher.all || this.disabled.has(h.name))) bySubject.set(anySubject, this.compile(table, undefined, true));
+      // With no subject-dependent matcher the subject is never computed, and one chain serves all.
+      const shared = table.hooks.every((h) => h.matcher.all || this.disabled.has(h.name)) ? this.compile(table, undefined, true) : undefined;
+      cache = { def: table.point, table, shared, bySubject: new Map() };
+      this.chains.set(point, cache);
     }
-    const shared = bySubject.get(anySubject);
-    if (shared !== undefined) return shared;
-    const table = this.tables.get(point) as PointTable;
+    if (cache.shared !== undefined) return cache.shared;
     let subject: string | undefined;
     try {
-      subject = table.point.subject?.(input);
+      subject = cache.def.subject?.(input);
     } catch {
       subject = undefined;
     }
-    let chain = bySubject.get(subject);
+    let chain = cache.bySubject.get(subject);
     if (chain === undefined) {
-      if (bySubject.size >= maxCachedSubjects) bySubject.clear();
-      chain = this.compile(table, subject, false);
-      bySubject.set(subject, chain);
+      if (cache.bySubject.size >= maxCachedSubjects) cache.bySubject.clear();
+      chain = this.compile(cache.table, subject, false);
+      cache.bySubject.set(subject, chain);
     }
     return chain;
   }
@@ -232,6 +239,7 @@ class Stack<P extends Points> implements HookStack<P> {
   private compile(table: PointTable, subject: string | undefined, all: boolean): Chain {
     const live = table.hooks.filter((h) => !this.disabled.has(h.name) && (all || h.matcher.matchSubject(subject)));
     return compileChain(
+      table.point,
       live.filter((h) => h.before || h.after || h.around || h.recover),
       live.filter((h) => h.observe !== undefined),
       all ? noSubject : subject,
@@ -251,7 +259,6 @@ const insertSorted = (hooks: readonly CompiledHook[], hook: CompiledHook): Compi
   return [...hooks.slice(0, lo), hook, ...hooks.slice(lo)];
 };
 
-const anySubject = Symbol("any subject") as unknown as string;
 /** Marks a chain shared by all subjects: the subject is computed per run, and only when hooks exist. */
 const noSubject = Symbol("subject computed per run");
 
