@@ -380,7 +380,7 @@ export const checklist: readonly Item[] = [
   { id: "J3", fault: "ReDoS via glob/regex patterns", status: "covered", tests: [
     t("test/core/match/properties.test.ts", "matching stays within a time budget (no ReDoS)"),
     t(`${R}/fuzz.test.ts`, "compiles any generated pattern and matches it against long adversarial subjects"),
-  ], note: "Globs, shell and domain conditions are linear; a RegExp matcher is the user's own (trusted config, length-capped at 1024) and runs on V8's backtracking engine." },
+  ], note: "Globs, shell and domain conditions are linear and fuzzed at full length; a RegExp matcher is the user's own (trusted config, length-capped at 1024) and runs on V8's backtracking engine: `.*.*a_x` is cubic (~57 ms on a 500-character subject), so the fuzzing keeps RegExp subjects to 500 characters and one unbounded quantifier." },
   { id: "J4", fault: "`Bash(...)` vs compound commands, wrappers, quoting", status: "partial", tests: [
     t("test/core/match/shell.test.ts", "a Bash(rm *) condition"),
     t("test/core/match/properties.test.ts", "a Bash(rm *) condition catches rm nested in substitutions, subshells and wrappers"),
