@@ -67,7 +67,14 @@ const tags = new Set(["Continue", "Transform", "Reject", "Replace"]);
  * isHookAction(Reject("no")) // true
  * isHookAction({ action: "alow" }) // false
  */
-export const isHookAction = (value: unknown): value is HookAction =>
-  typeof value === "object" && value !== null && tags.has((value as { _tag?: unknown })._tag as string) &&
-  ((value as { _tag: string })._tag !== "Reject" || typeof (value as Reject).reason === "string") &&
-  ((value as { _tag: string })._tag === "Continue" || (value as { _tag: string })._tag === "Reject" || "value" in value);
+export const isHookAction = (value: unknown): value is HookAction => {
+  if (typeof value !== "object" || value === null) return false;
+  try {
+    const tag = (value as { _tag?: unknown })._tag;
+    if (typeof tag !== "string" || !tags.has(tag)) return false;
+    if (tag === "Reject") return typeof (value as Reject).reason === "string";
+    return tag === "Continue" || "value" in value;
+  } catch {
+    return false; // a getter or Proxy that throws is not an action (A7), and must not crash the chain
+  }
+};

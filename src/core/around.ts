@@ -7,8 +7,8 @@
  * as the frame inside it. Methods on a class rather than closures: closures would be allocated
  * (and, under some transpilers, renamed with `Object.defineProperty`) on every call.
  */
-import { isHookAction } from "./action.ts";
-import { failed, forward, freeze, mark, reasonOf, toCompleted, unwind, type Chain, type Frame, type Op } from "./chain.ts";
+import type { HookAction } from "./action.ts";
+import { failed, forward, freeze, mark, reasonOf, snapshot, toCompleted, unwind, type Chain, type Frame, type Op } from "./chain.ts";
 import { NextMisuseError, describe, type HookFailureKind } from "./errors.ts";
 import type { CompiledHook } from "./hook.ts";
 import { Failure, hookError, invoke, whenSettled } from "./invoke.ts";
@@ -27,6 +27,17 @@ const rejectedMisuse = (misuse: NextMisuseError): Promise<Outcome> => {
   return rejected;
 };
 const noop = (): void => {};
+
+/** Copy an outcome a hook built, reading each field once; undefined when a read throws. */
+const ownOutcome = (o: Outcome): Outcome | undefined => {
+  try {
+    if (o._tag === "Completed") return toCompleted(o.value);
+    if (o._tag === "Failed") return Outcome.failed(o.error);
+    return o.reasons === undefined ? Outcome.rejected(String(o.reason), String(o.by), o.cause) : { ...Outcome.rejected(String(o.reason), String(o.by), o.cause), reasons: o.reasons };
+  } catch {
+    return undefined;
+  }
+};
 
 /** What the trace says about an outcome an around hook passed on: only the ones that stop something. */
 const describeOutcome = (outcome: Outcome): string | undefined =>
@@ -143,13 +154,24 @@ class AroundCall implements Frame {
       return this.failure(answer, "invalid-action", new TypeError("around returned nothing and never called next(): no decision"));
     }
     if (Outcome.is(answer)) {
-      if (this.lastFinal && answer !== this.last) return this.ignored();
-      if (answer._tag === "Rejected" && answer !== this.last && run.kind === "observe")
+      // An outcome the hook made itself is read once into one of ours (see snapshot).
+      const passed = answer === this.last;
+      const outcome = passed ? answer : ownOutcome(answer);
+      if (outcome === undefined) return this.failure(answer, "invalid-action", new TypeError("around returned an unreadable outcome"));
+      if (this.lastFinal && !passed) return this.ignored();
+      if (outcome._tag === "Rejected" && !passed && run.kind === "observe")
         return this.failure(answer, "reject-on-observe", new TypeError(`a Rejected outcome is not allowed on observation point ${run.point}`));
-      if (run.recording) run.record(hook, "around", "Outcome", this.started, describeOutcome(answer));
-      return this.leave(answer, answer === this.last && this.lastFinal);
+      if (run.recording) run.record(hook, "around", "Outcome", this.started, describeOutcome(outcome));
+      return this.leave(outcome, passed && this.lastFinal);
     }
-    if (!isHookAction(answer)) return this.failure(answer, "invalid-action", new TypeError(`expected an action or an Outcome, got ${describe(answer)}`));
+    const action = snapshot(answer);
+    if (action === undefined) return this.failure(answer, "invalid-action", new TypeError(`expected an action or an Outcome, got ${describe(answer)}`));
+    return this.apply(action);
+  }
+
+  /** An action the hook returned, read once. */
+  apply(answer: HookAction): Step {
+    const { run, hook } = this;
     if (answer._tag === "Reject" && run.kind === "observe")
       return this.failure(answer, "reject-on-observe", new TypeError(`Reject("${answer.reason}") is not allowed on observation point ${run.point}`));
     if (answer._tag === "Continue") return this.recorded("Continue");

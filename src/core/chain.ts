@@ -8,7 +8,7 @@
  * to continuation style, so only asynchronous hooks pay for promises (hookable's fast path),
  * and only `around` hooks nest.
  */
-import { Continue, isHookAction, type HookAction } from "./action.ts";
+import { Continue, Reject, isHookAction, type HookAction } from "./action.ts";
 import { HookError, NextMisuseError, describe, type Phase } from "./errors.ts";
 import type { CompiledHook } from "./hook.ts";
 import { Failure, hookError, invoke, thrown, whenSettled } from "./invoke.ts";
@@ -246,12 +246,28 @@ const applyBefore = (run: RunContext, f: Frame, hook: CompiledHook, answer: unkn
  * Validate what a hook returned (R2, R6). Returns the action, or undefined after recording the
  * failure (invalid shape, or `Reject` on an observation point).
  */
-export const checkAction = (run: RunContext, hook: CompiledHook, phase: Phase, answer: unknown, started: number): HookAction | undefined => {
-  if (answer instanceof Failure) return failed(run, hook, phase, answer.error, started);
-  if (!isHookAction(answer)) return failed(run, hook, phase, hookError(run, hook, phase, "invalid-action", new TypeError(`expected Continue, Transform, Reject or Replace, got ${describe(answer)}`), started), started);
+export const checkAction = (run: RunContext, hook: CompiledHook, phase: Phase, raw: unknown, started: number): HookAction | undefined => {
+  if (raw instanceof Failure) return failed(run, hook, phase, raw.error, started);
+  const answer = snapshot(raw);
+  if (answer === undefined) return failed(run, hook, phase, hookError(run, hook, phase, "invalid-action", new TypeError(`expected Continue, Transform, Reject or Replace, got ${describe(raw)}`), started), started);
   if (answer._tag === "Reject" && run.kind === "observe")
     return failed(run, hook, phase, hookError(run, hook, phase, "reject-on-observe", new TypeError(`Reject("${answer.reason}") is not allowed on observation point ${run.point}`), started), started);
   return answer;
+};
+
+/**
+ * Read an answer once into an action of our own: a hook's object may carry getters or be a
+ * Proxy that answers differently (or throws) on a second read (A7). Undefined when it is not
+ * an action.
+ */
+export const snapshot = (answer: unknown): HookAction | undefined => {
+  if (answer === Continue) return Continue;
+  if (!isHookAction(answer)) return undefined;
+  try {
+    return answer._tag === "Continue" ? Continue : answer._tag === "Reject" ? Reject(answer.reason) : { _tag: answer._tag, value: answer.value };
+  } catch {
+    return undefined;
+  }
 };
 
 /** Record a failure; returns undefined so callers can `return failed(...)`. The fail mode is applied by the caller. */

@@ -140,7 +140,9 @@ const describeKind = (kind: HookFailureKind): string =>
  * @example
  * describe(Symbol("x")) // "Symbol(x)"
  */
-export const describe = (cause: unknown): string => {
+export const describe = (cause: unknown): string => clean(describeRaw(cause));
+
+const describeRaw = (cause: unknown): string => {
   try {
     if (cause instanceof Error) return cause.message || cause.name;
     if (typeof cause === "string") return cause;
@@ -150,9 +152,23 @@ export const describe = (cause: unknown): string => {
     if (typeof cause === "object") return JSON.stringify(cause)?.slice(0, 500) ?? Object.prototype.toString.call(cause);
     return String(cause);
   } catch {
-    return Object.prototype.toString.call(cause);
+    try {
+      return Object.prototype.toString.call(cause);
+    } catch {
+      return "[unprintable value]"; // a revoked Proxy throws even here
+    }
   }
 };
+
+/**
+ * Reasons end up in terminals, logs and the model's context: drop terminal control sequences
+ * (ANSI CSI and OSC, e.g. OSC 52 clipboard writes), other C0/C1 controls but tab and newline,
+ * and bidi overrides (K1, D9).
+ */
+const clean = (text: string): string =>
+  text
+    .replace(/\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b\[[0-?]*[ -/]*[@-~]|\u001b[@-_]/g, "")
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "");
 
 /**
  * Normalise a thrown value into an `Error`, keeping the original as `cause` (A2).

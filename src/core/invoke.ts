@@ -20,10 +20,14 @@ const kinds = new Set<string>(["threw", "timeout", "invalid-action", "reject-on-
  * (`hookFailureKind: "timeout"` for a child process past its deadline), and we keep that.
  */
 export const kindOf = (cause: unknown): HookFailureKind => {
-  if (cause instanceof HookTimeoutError) return "timeout";
-  if (cause instanceof NextMisuseError) return "next-misuse";
-  const declared = typeof cause === "object" && cause !== null ? (cause as { hookFailureKind?: unknown }).hookFailureKind : undefined;
-  return typeof declared === "string" && kinds.has(declared) ? (declared as HookFailureKind) : "threw";
+  try {
+    if (cause instanceof HookTimeoutError) return "timeout";
+    if (cause instanceof NextMisuseError) return "next-misuse";
+    const declared = typeof cause === "object" && cause !== null ? (cause as { hookFailureKind?: unknown }).hookFailureKind : undefined;
+    return typeof declared === "string" && kinds.has(declared) ? (declared as HookFailureKind) : "threw";
+  } catch {
+    return "threw"; // a revoked Proxy throws even on instanceof
+  }
 };
 
 /** Build the typed error for a failure of `hook` in `phase`. */
@@ -124,7 +128,13 @@ const invokeTimed = (
       (value) => {
         clearTimeout(timer);
         link.dispose();
-        resolve(value);
+        // Under event-loop lag the timer callback can run after a late answer: the deadline, not
+        // the order of callbacks, decides (C1, C3).
+        if (performance.now() - t0 > ms) {
+          const cause = new HookTimeoutError(ms);
+          link.controller.abort(cause);
+          resolve(new Failure(hookError(run, hook, phase, "timeout", cause, t0)));
+        } else resolve(value);
       },
       (cause) => {
         clearTimeout(timer);

@@ -48,9 +48,15 @@ export const Outcome = {
   isRejected: <O>(o: Outcome<O>): o is Rejected => o._tag === "Rejected",
   isFailed: <O>(o: Outcome<O>): o is Failed => o._tag === "Failed",
   /** True when `value` has the shape of an Outcome (around hooks may return one). */
-  is: (value: unknown): value is Outcome =>
-    typeof value === "object" && value !== null &&
-    ((value as Outcome)._tag === "Completed" || (value as Outcome)._tag === "Rejected" || (value as Outcome)._tag === "Failed"),
+  is: (value: unknown): value is Outcome => {
+    if (typeof value !== "object" || value === null) return false;
+    try {
+      const tag = (value as Outcome)._tag;
+      return tag === "Completed" || tag === "Rejected" || tag === "Failed";
+    } catch {
+      return false; // hostile getters and Proxies are not outcomes
+    }
+  },
   /** Exhaustive match over the three cases. */
   match: <O, R>(
     o: Outcome<O>,

@@ -35,8 +35,13 @@ const plain = (value: object): boolean => {
  * Object.isFrozen(deepFreeze({ a: [1] }).a) // true
  */
 export const deepFreeze = <T>(value: T): T => {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value) || !plain(value)) return value;
-  Object.freeze(value);
-  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  // Iterative, not recursive: a 10 000-deep input must not overflow the stack (I2).
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next !== "object" || next === null || Object.isFrozen(next) || !plain(next)) continue;
+    Object.freeze(next);
+    for (const key of Object.keys(next)) pending.push((next as Record<string, unknown>)[key]);
+  }
   return value;
 };

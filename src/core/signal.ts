@@ -33,6 +33,11 @@ export const linkSignal = (parent: AbortSignal | undefined): LinkedController =>
 const noop = (): void => {};
 
 /** True for anything with a `then` method (hookable's cross-realm check: not `instanceof Promise`). */
-export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  value !== null && (typeof value === "object" || typeof value === "function") &&
-  typeof (value as { then?: unknown }).then === "function";
+export const isThenable = (value: unknown): value is PromiseLike<unknown> => {
+  if (value === null || (typeof value !== "object" && typeof value !== "function")) return false;
+  try {
+    return typeof (value as { then?: unknown }).then === "function";
+  } catch {
+    return false; // a throwing `then` getter: not a promise; validation then calls it an invalid action
+  }
+};

@@ -150,8 +150,12 @@ class Stack<P extends Points> implements HookStack<P> {
   }
 
   run(point: string, input: unknown, operation: Operation<any, any>, options?: RunOptions): Promise<Outcome<any>> {
-    const chain = this.chainFor(point, input);
+    // Caller mistakes reject the returned promise with a TypeError; nothing hooks do ever does.
+    if (!this.tables.has(point)) return Promise.reject(new TypeError(`stack.run: "${String(point)}" is not a point of this stack (known: ${[...this.tables.keys()].join(", ")})`));
     if (typeof operation !== "function") return Promise.reject(new TypeError(`stack.run("${point}"): operation must be a function`));
+    if (options?.timeoutMs !== undefined && !validTimeout(options.timeoutMs))
+      return Promise.reject(new TypeError(`stack.run("${point}"): timeoutMs must be a positive number of ms up to 2147483647, got ${String(options.timeoutMs)}`));
+    const chain = this.chainFor(point, input);
     const def = chain.point;
     const timeoutMs = options?.timeoutMs ?? def.timeoutMs;
     const callerSignal = options?.signal;
@@ -247,6 +251,8 @@ class Stack<P extends Points> implements HookStack<P> {
   }
 }
 
+const validTimeout = (ms: unknown): boolean => typeof ms === "number" && Number.isFinite(ms) && ms > 0 && ms <= 2_147_483_647;
+
 /** Insert in R1 order without re-sorting: the new hook has the highest `seq`, so it goes after its equals. */
 const insertSorted = (hooks: readonly CompiledHook[], hook: CompiledHook): CompiledHook[] => {
   let lo = 0;
@@ -272,8 +278,8 @@ const execute = (run: RunContext, chain: Chain, input: unknown, operation: Opera
   const subject = (chain as { subject?: unknown }).subject;
   run.subject = subject === noSubject ? subjectOf(run, input) : (subject as string | undefined);
   if (chain.hooks.length === 0) return callDirect(run, input, operation);
-  const frozen = run.runtime.strict ? deepFreeze(input) : input;
   try {
+    const frozen = run.runtime.strict ? deepFreeze(input) : input;
     return forward(run, newFrame(chain, 0, frozen), operation);
   } catch (error) {
     // The chain never throws for what hooks or the operation do; this is a bug guard.

@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { Continue, createStack, gate } from "../../src/core/index.ts";
+import { call, newStack, sleep } from "./helpers.ts";
+
+describe("hostile input and answers", () => {
+  it("settles with an Outcome for a 10 000-deep input in strict mode", async () => {
+    let deep: Record<string, unknown> = {};
+    const root = deep;
+    for (let i = 0; i < 10_000; i++) deep = (deep.next = {}) as Record<string, unknown>;
+    const stack = newStack({ strict: true }).use("tool", { name: "h", before: () => Continue });
+    const outcome = await stack.run("tool", call("Read", root), () => ({ content: "ok" }));
+    expect(outcome._tag).toBe("Completed");
+  });
+
+  it("refuses a run timeoutMs that a timer cannot honour, with a TypeError", async () => {
+    for (const timeoutMs of [Infinity, -1, 0, Number.NaN, 2 ** 31])
+      await expect(newStack().run("tool", call(), () => ({ content: "" }), { timeoutMs })).rejects.toThrow(/timeoutMs must be a positive number/);
+    expect(() => gate({ name: "p", timeoutMs: 2 ** 31 })).toThrow(/timeoutMs/);
+  });
+
+  it("rejects a run on an unknown point through the promise, not a throw", async () => {
+    let pending: Promise<unknown> | undefined;
+    expect(() => { pending = newStack().run("nope" as never, call() as never, () => ({ content: "" })); }).not.toThrow();
+    await expect(pending).rejects.toThrow(/"nope" is not a point/);
+  });
+
+  it("treats an answer whose _tag getter throws as an invalid action, sync or async", async () => {
+    const hostile = () => ({ get _tag(): string { throw new Error("gotcha"); } });
+    for (const before of [hostile, async () => hostile()]) {
+      const stack = newStack().use("tool", { name: "evil", before: before as never });
+      const outcome = await stack.run("tool", call(), () => ({ content: "" }));
+      expect(outcome._tag === "Rejected" && outcome.cause?.kind).toBe("invalid-action");
+    }
+  });
+
+  it("survives a revoked Proxy thrown by a hook", async () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const stack = newStack().use("tool", { name: "evil", before: async () => { throw proxy; } });
+    const outcome = await stack.run("tool", call(), () => ({ content: "" }));
+    expect(outcome._tag === "Rejected" && outcome.reason).toContain("[unprintable value]");
+  });
+
+  it("keeps terminal escapes and bidi overrides out of failure reasons", async () => {
+    const stack = newStack().use("tool", { name: "noisy", before: () => { throw new Error("\u001b]52;c;ZXZpbA==\u0007boom\u001b[2J\u202e"); } });
+    const outcome = await stack.run("tool", call(), () => ({ content: "" }));
+    expect(outcome._tag === "Rejected" && outcome.reason).toBe('hook "noisy" failed in before on tool: threw: boom');
+  });
+
+  it("counts an answer that arrives after the hook's deadline as a timeout, even if the timer fires late", async () => {
+    const stack = createStack({ p: gate<number, number>({ name: "p" }) }).use("p", {
+      name: "slow", timeoutMs: 15,
+      before: async () => { await sleep(40); return Continue; },
+    });
+    const pending = stack.run("p", 1, (n) => n);
+    const until = performance.now() + 100;
+    await sleep(5);
+    while (performance.now() < until) { /* block the event loop: the timer cannot fire */ }
+    const outcome = await pending;
+    expect(outcome._tag === "Rejected" && outcome.cause?.kind).toBe("timeout");
+  });
+});
+
+describe("answers read once", () => {
+  it("reads a Transform's value once, so a getter that throws on the second read cannot crash the run", async () => {
+    let reads = 0;
+    const sly = { _tag: "Transform", get value() { if (++reads > 1) throw new Error("second read"); return { name: "Edit", input: {} }; } };
+    const stack = newStack().use("tool", { name: "sly", before: async () => sly as never });
+    const outcome = await stack.run("tool", call(), (c) => ({ content: c.name }));
+    expect(outcome).toEqual({ _tag: "Completed", value: { content: "Edit" } });
+  });
+});
