@@ -48,6 +48,8 @@ export const readShell = (src: string, depth = 0): ShellSyntax | undefined => {
 type Redirect = "file" | "heredoc" | "heredoc-tabs";
 const newWord = (): Word => ({ text: "", bare: "", quoted: false, dynamic: false });
 // `$'…'` escapes we decode; any other escape (hex, octal, unicode) could spell a command name, so it marks the word dynamic.
+/** Reserved words after which a word is in command position. */
+const openers = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{", "}"]);
 const ansiEscapes: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', "?": "?" };
 
 class Reader {
@@ -71,6 +73,9 @@ class Reader {
     const current = (): Word => (word ??= newWord());
     const endWord = (): void => {
       if (word === undefined) return;
+      // A `case` command's patterns end in an unbalanced `)`, which inside `$(…)` would close the
+      // substitution early and hide what follows: such text is unreadable (fails towards the guard).
+      if (word.text === "case" && !word.quoted && redirect === undefined && words.every((w) => !w.quoted && openers.has(w.text))) throw new Unreadable();
       if (redirect === undefined) words.push(word);
       else if (redirect !== "file") this.pending.push({ delim: word.text, tabs: redirect === "heredoc-tabs", expand: !word.quoted });
       word = undefined;

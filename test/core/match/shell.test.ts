@@ -158,3 +158,17 @@ describe("other shell tools", () => {
     }
   });
 });
+
+describe("findings of the reliability fuzzing", () => {
+  const rm = compileMatcher("Bash(rm *)", "h");
+  const matches = (command: string) => rm.test("Bash", {}, () => command);
+  it.each([
+    "ionice -c3 rm -rf /", "setsid rm -rf /", "chroot / rm -rf /", "flock /tmp/l rm -rf /", "su -c 'rm -rf /'",
+    "taskset 0x1 rm -rf /", "unbuffer rm -rf /", "strace -f rm -rf /",
+  ])("a Bash(rm *) condition sees rm behind the wrapper in %s", (command) => expect(matches(command)).toBe(true));
+
+  it("treats a case command inside a double-quoted $(…) as unreadable, so rm after its pattern cannot hide", () => {
+    expect(matches('echo "$(case x in x) rm -rf /;; esac)"')).toBe(true);
+    expect(matches("echo case")).toBe(false);
+  });
+});
