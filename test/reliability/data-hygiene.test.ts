@@ -50,10 +50,9 @@ describe("I2: oversized and deeply nested tool input", () => {
     expect(asked.n).toBe(0);
   });
 
-  // deepFreeze (src/core/readonly.ts) recurses once per level, and execute() in src/core/stack.ts
-  // calls it outside its try: 10 000 levels overflow the stack and `stack.run` throws a RangeError
-  // synchronously instead of settling with an Outcome.
-  it.fails("settles with an Outcome for 10 000-deep input in strict mode [bug: deepFreeze recursion outside the guard in src/core/stack.ts execute()]", async () => {
+  // Before 2058b5a deepFreeze recursed once per level outside execute()'s guard, and this threw a
+  // RangeError synchronously from stack.run.
+  it("settles with an Outcome for 10 000-deep input in strict mode, frozen all the way down", async () => {
     const stack = newStack().use("tool", { name: "h", before: () => Continue });
     let outcome: unknown;
     try {
@@ -62,6 +61,11 @@ describe("I2: oversized and deeply nested tool input", () => {
       outcome = { threw: error };
     }
     expect(outcome).toMatchObject({ _tag: "Completed" });
+    const input = call("Read", { v: deep(10_000) });
+    await newStack().use("tool", { name: "h", before: () => Continue }).run("tool", input, () => ({ content: "ok" }));
+    let leaf: unknown = input.input.v;
+    for (let i = 0; i < 9_999; i++) leaf = (leaf as { d: unknown }).d;
+    expect(Object.isFrozen(leaf)).toBe(true);
   });
 });
 

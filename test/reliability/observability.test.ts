@@ -32,10 +32,9 @@ describe("K1: a failure says which hook, from where, on which point, in which ph
     expect(trace.entries.at(-1)).toMatchObject({ hook: "policy", phase: "after", action: "Failed", failMode: "closed", source: error.source });
   });
 
-  // The reason of a fail-closed failure is the HookError's message, built from the thrown value
-  // as it is (src/core/errors.ts describe()); external hooks' text is cleaned (D9), an in-process
-  // hook's error message is not, and it reaches the model and terminals through the Rejected reason.
-  it.fails("keeps terminal escapes out of a failure reason the model and terminals read [gap: describe() in src/core/errors.ts does not clean text]", async () => {
+  // The reason of a fail-closed failure is the HookError's message; it reaches the model and
+  // terminals through the Rejected reason, so terminal controls and bidi overrides are dropped.
+  it("keeps terminal escapes out of a failure reason the model and terminals read", async () => {
     const stack = newStack().use("tool", { name: "h", before: () => { throw new Error("bad input \u001b]52;c;ZWNobyBwd25lZA==\u0007\u001b[2J\u202Egnp.exe"); } });
     const outcome = await stack.run("tool", call(), () => ({ content: "" }));
     expect((outcome as { reason: string }).reason).not.toMatch(/[\u001b\u0007\u202E]/);
