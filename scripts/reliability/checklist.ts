@@ -27,6 +27,9 @@ export interface Item {
 
 export interface Finding {
   readonly kind: "bug" | "gap" | "limitation";
+  readonly status: "open" | "fixed";
+  /** The commit that fixed it, for `fixed` findings. */
+  readonly fixedIn?: string;
   readonly title: string;
   /** `{{file|text}}` is replaced by `file:line` of the first line containing `text` when the report is made. */
   readonly where: string;
@@ -53,7 +56,8 @@ export const checklist: readonly Item[] = [
     t("test/core/failures.test.ts", "normalises any thrown value into a HookError with a readable reason"),
     t(`${R}/composition.test.ts`, "A2: the reason of a failure is never empty"),
     t(`${R}/fuzz.test.ts`, "settles every run once with a typed outcome, never throws, and classifies the failure"),
-  ], note: "Beyond the item: objects whose getters or proxy traps throw make the run's promise reject (see findings)." },
+    t(`${R}/fuzz.test.ts`, "settles with an Outcome when a"),
+  ], note: "Beyond the item: 36 hostile values (throwing getters, proxies, revoked proxies, odd thenables) from every phase; 12 of them made the run's promise reject until 2058b5a (see findings)." },
   { id: "A3", fault: "next() called twice", status: "covered", tests: [
     t("test/core/around.test.ts", "rejects a second concurrent next() and runs the operation once"),
     t("test/adapters/koa.test.ts", "fails the hook when a middleware calls next() twice, and runs the operation once"),
@@ -141,7 +145,7 @@ export const checklist: readonly Item[] = [
     t(`${R}/timeouts.test.ts`, "C1: a hook that never settles"),
     t("test/core/failures.test.ts", "fails a hook that exceeds its timeoutMs and aborts its signal"),
     t("test/core/cancellation.test.ts", "leaves no timer or listener behind after runs with deadlines and hook timeouts"),
-  ], note: "Timeouts are timers: under event-loop lag a hook that finishes in the same timer phase as its deadline can still be accepted (see findings)." },
+  ] },
   { id: "C2", fault: "Caller aborts mid-chain", status: "covered", tests: [
     t("test/core/cancellation.test.ts", "settles as Failed(RunAbortedError) when the caller aborts mid-chain, and starts no later hook"),
     t(`${R}/timeouts.test.ts`, "C2: the caller aborts mid-chain"),
@@ -152,6 +156,7 @@ export const checklist: readonly Item[] = [
   ] },
   { id: "C3", fault: "Timeout races resolution", status: "covered", tests: [
     t("test/core/cancellation.test.ts", "settles exactly once when a timeout races the result, whatever the interleaving"),
+    t(`${R}/timeouts.test.ts`, "treats an answer that arrives past the hook's deadline as a timeout"),
     t(`${R}/soak.test.ts`, "survives 5 000 runs"),
   ] },
   { id: "C4", fault: "Fire-and-forget hook outlives its run", status: "partial", tests: [
@@ -159,15 +164,14 @@ export const checklist: readonly Item[] = [
     t("test/executors/http.test.ts", "never blocks the chain, queues at most its limit, counts drops, and flush waits for the rest"),
     t("test/executors/protocol.test.ts", "return at once, report their answer as a notice, and keep stack.flush() waiting"),
   ], note: "Bounded by its own deadline and awaited by `stack.flush()`; there is no shutdown call that cancels pending background hooks with an outcome `cancelled`." },
-  { id: "C5", fault: "Invalid timeout configuration", status: "partial", tests: [
+  { id: "C5", fault: "Invalid timeout configuration", status: "covered", tests: [
     t(`${R}/timeouts.test.ts`, "refuses a hook timeoutMs of"),
     t(`${R}/timeouts.test.ts`, "refuses a point timeoutMs of"),
     t(`${R}/timeouts.test.ts`, "refuses a command hook timeout of"),
     t(`${R}/timeouts.test.ts`, "refuses a settings timeout of"),
     t(`${R}/timeouts.test.ts`, "caps a command hook timeout above the maximum"),
-    t(`${R}/timeouts.test.ts`, "refuses a point timeoutMs of 2^31", true),
-    t(`${R}/timeouts.test.ts`, "refuses a run's timeoutMs of", true),
-  ], note: "Hooks, executors and settings refuse bad values with the field or JSON pointer; a run's `timeoutMs` and a point's 2^31 are not checked (see findings)." },
+    t(`${R}/timeouts.test.ts`, "refuses a run's timeoutMs of"),
+  ], note: "Refused where given: at registration, point definition, executor construction or settings load (with the JSON pointer); a run's own `timeoutMs` rejects the run's promise with a TypeError. A command hook's timeout above the timer range is capped, as documented. Run and point values were unchecked until 2058b5a." },
 
   // D. Command hooks
   { id: "D1", fault: "Shell metacharacters in tool args", status: "covered", tests: [
@@ -210,14 +214,14 @@ export const checklist: readonly Item[] = [
     t("test/executors/command.test.ts", "strips terminal escapes and bidi overrides from a blocking reason"),
     t("test/executors/protocol.test.ts", "systemMessage becomes a notice, cleaned of escapes"),
     t("test/executors/sanitize.test.ts", "stripTerminal"),
-  ], note: "External hooks' text is cleaned; an in-process hook's error message is not (see K1)." },
+  ], note: "In-process hooks' failure reasons are cleaned too (K1)." },
   { id: "D10", fault: "Secrets in inherited env", status: "covered", tests: [
     t("test/executors/command.test.ts", "gives the child an allowlisted environment without our secrets"),
     t("test/executors/env.test.ts", "copies only allowlisted variables, never secrets"),
   ] },
   { id: "D11", fault: "Hooks from an untrusted project config", status: "covered", tests: [
     t(`${R}/config.test.ts`, "does not load command hooks from a project's own settings nobody trusted"),
-  ] },
+  ], note: "An expected failure in this suite's first version; the trust gate landed in b192bdd." },
   { id: "D12", fault: "cwd deleted", status: "covered", tests: [
     t(`${R}/external.test.ts`, "fails the gate closed, naming the directory, and never runs the tool"),
     t("test/executors/process.test.ts", "reports a working directory that does not exist before trying to spawn"),
@@ -247,7 +251,7 @@ export const checklist: readonly Item[] = [
   { id: "E6", fault: "URL allowlist bypass", status: "covered", tests: [
     t(`${R}/config.test.ts`, "E6: the allowedHttpHookUrls allowlist"),
     t("test/executors/http.test.ts", "refuses CR/LF in configured headers and in interpolated values, and credentials in the URL"),
-  ] },
+  ], note: "An expected failure in this suite's first version (a host `*` spanned `/`, `?`, `#`); fixed in b192bdd." },
   { id: "E7", fault: "Header interpolation; CR/LF", status: "covered", tests: [
     t("test/executors/env.test.ts", "expands $VAR and ${VAR} from the allowlist only; others become empty"),
     t("test/executors/env.test.ts", "refuses a value that would smuggle a header through CR or LF"),
@@ -343,12 +347,12 @@ export const checklist: readonly Item[] = [
     t("test/executors/settings.test.ts", "keeps __proto__ in a settings file from reaching anything"),
     t(`${R}/fuzz.test.ts`, "reads any answer into a typed result or an ExecutorError, and never touches a prototype"),
   ] },
-  { id: "I2", fault: "10 MB tool input; 10 000-deep nesting", status: "partial", tests: [
+  { id: "I2", fault: "10 MB tool input; 10 000-deep nesting", status: "covered", tests: [
     t(`${R}/data-hygiene.test.ts`, "runs a 10 MB tool input through the onion"),
     t(`${R}/data-hygiene.test.ts`, "refuses 10 000-deep nesting for an external hook with a clear error"),
     t("test/executors/json.test.ts", "refuses nesting deeper than its limit instead of overflowing the stack"),
-    t(`${R}/data-hygiene.test.ts`, "settles with an Outcome for 10 000-deep input in strict mode", true),
-  ], note: "In strict mode (the default under test) a 10 000-deep input overflows the stack in deepFreeze and `stack.run` throws (see findings)." },
+    t(`${R}/data-hygiene.test.ts`, "settles with an Outcome for 10 000-deep input in strict mode"),
+  ], note: "Until 2058b5a a 10 000-deep input in strict mode overflowed the stack in deepFreeze and `stack.run` threw (see findings)." },
   { id: "I3", fault: "Lone surrogates, NUL, zero-width, RTL, homoglyphs", status: "covered", tests: [
     t(`${R}/data-hygiene.test.ts`, "I3: awkward unicode"),
     t(`${R}/fuzz.test.ts`, "registers or refuses a name, runs, rejects with the reason as given"),
@@ -386,19 +390,19 @@ export const checklist: readonly Item[] = [
     t("test/core/match/properties.test.ts", "a Bash(rm *) condition catches rm nested in substitutions, subshells and wrappers"),
     t(`${R}/fuzz.test.ts`, "catches rm behind any mix of separators, wrappers, env prefixes, quoting, substitutions and subshells"),
     t("test/middleware/tool-policy.test.ts", "allows a compound command only when every part is allowed"),
-    t(`${R}/fuzz.test.ts`, "scanning inside double quotes", true),
+    t(`${R}/fuzz.test.ts`, "a case pattern inside a double-quoted substitution"),
     t(`${R}/fuzz.test.ts`, "wrapper not in SHELL_WRAPPERS", true),
-  ], note: "A `case` pattern inside a double-quoted `$(…)` hides the command after it; wrappers outside a fixed list (ionice, setsid, chroot…) hide theirs (see findings)." },
+  ], note: "Wrappers outside a fixed list (busybox, chronic, pkexec, systemd-run, numactl…) hide the command they run (see findings). A `case` inside a double-quoted `$(…)` did too until 8e37b3d." },
   { id: "J5", fault: "Same hook in several layers", status: "covered", tests: [
     t("test/executors/settings.test.ts", "runs an identical handler defined in two layers once, and says which copy was dropped"),
   ] },
 
   // K. Errors and observability
-  { id: "K1", fault: "Any failure names hook, source, event, phase, elapsed", status: "partial", tests: [
+  { id: "K1", fault: "Any failure names hook, source, event, phase, elapsed", status: "covered", tests: [
     t(`${R}/observability.test.ts`, "fills every field of the HookError and puts them in its message"),
     t("test/executors/settings.test.ts", "names the source in the reason when a settings hook fails"),
-    t(`${R}/observability.test.ts`, "keeps terminal escapes out of a failure reason", true),
-  ], note: "All fields are there; an in-process hook's error message reaches the model and terminals uncleaned." },
+    t(`${R}/observability.test.ts`, "keeps terminal escapes out of a failure reason"),
+  ], note: "Reasons are cleaned of terminal controls and bidi overrides since 2058b5a." },
   { id: "K2", fault: "Fail-open fired", status: "covered", tests: [
     t(`${R}/observability.test.ts`, "counts every fail-open failure and reports it to onFailure"),
     t("test/middleware/metrics.test.ts", "counts rejections, shadow rejections, failures and fail-open failures"),
@@ -414,50 +418,50 @@ export const checklist: readonly Item[] = [
 
 export const findings: readonly Finding[] = [
   {
-    kind: "bug", title: "A 10 000-deep input makes `stack.run` throw synchronously in strict mode",
-    where: "{{src/core/stack.ts|deepFreeze(input)}} (execute: `deepFreeze(input)` outside the try), {{src/core/readonly.ts|export const deepFreeze}} (deepFreeze recurses per level)",
-    repro: "createStack(points, { strict: true }).use(p, { name: \"h\", before: () => Continue }).run(p, deep(10_000), op) → RangeError: Maximum call stack size exceeded, thrown, not an Outcome",
-    items: ["I2"], tests: [t(`${R}/data-hygiene.test.ts`, "settles with an Outcome for 10 000-deep input in strict mode", true)],
+    kind: "bug", status: "fixed", fixedIn: "2058b5a", title: "A 10 000-deep input made `stack.run` throw synchronously in strict mode",
+    where: "src/core/stack.ts (execute: `deepFreeze(input)` outside the try), src/core/readonly.ts (deepFreeze recursed per level)",
+    repro: "createStack(points, { strict: true }).use(p, { name: \"h\", before: () => Continue }).run(p, deep(10_000), op) threw RangeError: Maximum call stack size exceeded instead of settling",
+    items: ["I2"], tests: [t(`${R}/data-hygiene.test.ts`, "settles with an Outcome for 10 000-deep input in strict mode")],
   },
   {
-    kind: "bug", title: "A run's `timeoutMs` is not checked; a point's `timeoutMs` has no upper bound",
-    where: "{{src/core/stack.ts|options?.timeoutMs ?? def.timeoutMs}} (run: the value is used as is), {{src/core/point.ts|options.timeoutMs !== undefined &&}} (no upper bound)",
-    repro: "stack.run(p, input, op, { timeoutMs: Infinity }) → Failed(RunAbortedError) after 1 ms with a TimeoutOverflowWarning; -1, 0, NaN, 2^31 likewise; gate({ name, timeoutMs: 2 ** 31 }) is accepted",
-    items: ["C5"], tests: [t(`${R}/timeouts.test.ts`, "refuses a run's timeoutMs of", true), t(`${R}/timeouts.test.ts`, "refuses a point timeoutMs of 2^31", true)],
+    kind: "bug", status: "fixed", fixedIn: "2058b5a", title: "A run's `timeoutMs` was not checked; a point's `timeoutMs` had no upper bound",
+    where: "src/core/stack.ts (run), src/core/point.ts (definePoint)",
+    repro: "stack.run(p, input, op, { timeoutMs: Infinity }) settled Failed(RunAbortedError) after 1 ms with a TimeoutOverflowWarning; -1, 0, NaN, 2^31 likewise; gate({ name, timeoutMs: 2 ** 31 }) was accepted",
+    items: ["C5"], tests: [t(`${R}/timeouts.test.ts`, "refuses a run's timeoutMs of"), t(`${R}/timeouts.test.ts`, "refuses a point timeoutMs of 2^31")],
   },
   {
-    kind: "bug", title: "Hostile objects from an async hook make the run's promise reject",
-    where: "{{src/core/chain.ts|if (!isHookAction(answer))}} (checkAction → isHookAction reads `_tag`), {{src/core/around.ts|if (Outcome.is(answer))}} (settle → Outcome.is), {{src/core/errors.ts|return Object.prototype.toString.call(cause)}} (describe's fallback throws for proxies)",
-    repro: "use(p, { name: \"h\", before: async () => ({ get _tag() { throw new Error(\"x\") } }) }) → stack.run rejects with Error x; an async hook throwing a revoked Proxy likewise. Synchronous hooks give Failed(error) (typed, but a hook failure reported as an operation failure)",
-    items: ["A2", "A7"], tests: [t(`${R}/fuzz.test.ts`, "[bug: unguarded _tag read / describe() in src/core]", true)],
+    kind: "bug", status: "fixed", fixedIn: "2058b5a", title: "Hostile objects from an async hook made the run's promise reject",
+    where: "src/core/chain.ts (checkAction read `_tag` unguarded), src/core/around.ts (settle → Outcome.is), src/core/errors.ts (describe's fallback threw for proxies)",
+    repro: "use(p, { name: \"h\", before: async () => ({ get _tag() { throw new Error(\"x\") } }) }) made stack.run reject with Error x; an async hook throwing a revoked Proxy likewise (12 of 36 combinations)",
+    items: ["A2", "A7"], tests: [t(`${R}/fuzz.test.ts`, "settles with an Outcome when a")],
   },
   {
-    kind: "bug", title: "`Bash(rm *)` misses rm after a `case` pattern inside a double-quoted `$(…)`",
-    where: "src/core/match/shell-syntax.ts (the `$(` scan inside double quotes stops at the pattern's `)`)",
-    repro: "compileMatcher(\"Bash(rm *)\", \"h\").test(\"Bash\", {}, () => 'echo \"$(case x in x) rm -rf /;; esac)\"') → false; bash runs the rm. Unquoted or with `(x)` it matches",
-    items: ["J4"], tests: [t(`${R}/fuzz.test.ts`, "scanning inside double quotes", true)],
+    kind: "bug", status: "fixed", fixedIn: "8e37b3d", title: "`Bash(rm *)` missed rm after a `case` pattern inside a double-quoted `$(…)`",
+    where: "src/core/match/shell-syntax.ts, src/core/match/shell.ts",
+    repro: "compileMatcher(\"Bash(rm *)\", \"h\").test(\"Bash\", {}, () => 'echo \"$(case x in x) rm -rf /;; esac)\"') was false; bash runs the rm",
+    items: ["J4"], tests: [t(`${R}/fuzz.test.ts`, "a case pattern inside a double-quoted substitution")],
   },
   {
-    kind: "limitation", title: "Wrappers outside SHELL_WRAPPERS hide the command they run from a deny rule",
-    where: "{{src/core/match/shell.ts|export const SHELL_WRAPPERS}} (fixed list: sudo, doas, env, timeout, nice, nohup, time, xargs, command, builtin, exec, stdbuf)",
-    repro: "`ionice -c3 rm -rf /`, `setsid rm -rf /`, `chroot / rm -rf /`, `flock /tmp/l rm -rf /`, `su -c 'rm -rf /'` … do not match Bash(rm *)",
+    kind: "gap", status: "fixed", fixedIn: "2058b5a", title: "An in-process hook's error message reached the model and terminals uncleaned",
+    where: "src/core/errors.ts (describe)",
+    repro: "before: () => { throw new Error(\"\\u001b]52;c;…\\u0007\") } put the OSC 52 sequence in the Rejected reason and the tool result the model reads",
+    items: ["K1"], tests: [t(`${R}/observability.test.ts`, "keeps terminal escapes out of a failure reason")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "2058b5a", title: "Under event-loop lag a hook's late answer could beat its own timeout",
+    where: "src/core/invoke.ts (invokeTimed)",
+    repro: "setTimeout(noop, 60); await sleep(50); run a gate whose hook (timeoutMs 15) awaits sleep(60), then block the loop 100 ms: Completed after 103 ms (the soak met it: 3 of 100 000 runs)",
+    items: ["C1", "C3"], tests: [t(`${R}/timeouts.test.ts`, "treats an answer that arrives past the hook's deadline as a timeout")],
+  },
+  {
+    kind: "limitation", status: "open", title: "Wrappers outside SHELL_WRAPPERS hide the command they run from a deny rule",
+    where: "{{src/core/match/shell.ts|export const SHELL_WRAPPERS}} (a fixed list; 8e37b3d extended it with ionice, setsid, chroot, flock, su -c, taskset…)",
+    repro: "`busybox rm -rf /`, `chronic rm -rf /`, `pkexec rm -rf /`, `systemd-run rm -rf /`, `numactl -N 0 rm -rf /`, `script -qc 'rm -rf /'` do not match Bash(rm *). An allow list (toolPolicy allow) is the robust guard: it refuses any command it does not name",
     items: ["J4"], tests: [t(`${R}/fuzz.test.ts`, "wrapper not in SHELL_WRAPPERS", true)],
   },
   {
-    kind: "gap", title: "No re-entrancy guard",
-    where: "{{src/core/stack.ts|run(point: string, input: unknown}}", repro: "a before hook that awaits stack.run on its own point recurses without limit",
+    kind: "gap", status: "open", title: "No re-entrancy guard",
+    where: "{{src/core/stack.ts|run(point: string, input: unknown}}", repro: "a before hook that awaits stack.run on its own point recurses without limit (bounded only by what the hook does, or a stack overflow)",
     items: ["A14"], tests: [t(`${R}/composition.test.ts`, "refuses a run that re-enters the same point past a depth limit", true)],
-  },
-  {
-    kind: "gap", title: "An in-process hook's error message reaches the model and terminals uncleaned",
-    where: "src/core/errors.ts (HookError message from describe(cause)), src/agent/wrap-tool.ts (rejectedResult)",
-    repro: "before: () => { throw new Error(\"\\u001b]52;c;…\\u0007\") } → the Rejected reason, and the tool result the model reads, carry the OSC 52 sequence",
-    items: ["K1"], tests: [t(`${R}/observability.test.ts`, "keeps terminal escapes out of a failure reason", true)],
-  },
-  {
-    kind: "limitation", title: "Timeouts are timers: under event-loop lag a late answer can win",
-    where: "{{src/core/invoke.ts|const invokeTimed}} (invokeTimed accepts whatever settles before its timer callback runs)",
-    repro: "setTimeout(noop, 60); await sleep(50); run a gate whose hook (timeoutMs 15) awaits sleep(60), then block the loop 100 ms → Completed after 103 ms. Comparing elapsed time to timeoutMs when the hook settles would close it.",
-    items: ["C1", "C3"], tests: [],
   },
 ];

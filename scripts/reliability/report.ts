@@ -161,7 +161,7 @@ w(`- **Load held**: ${load ? `${n(load.runs)} concurrent runs through ${load.hoo
 w(`- **Faults survived**: ${soak ? `${n(soak.faultsSurvived)} of ${n(soak.faultsInjected)} injected hook faults of ${Object.keys(soak.faults).length} kinds over ${n(soak.runs)} soak runs, each settling exactly as its fault must; ${n(soak.lost)} runs lost, ${n(soak.unhandledRejections)} unhandled rejections; heap ${mib(soak.heap.startBytes)} → ${mib(soak.heap.endBytes)}, active handles ${soak.handles.start} → ${soak.handles.end}.` : "no soak figures."}`);
 w(`- **Inputs tried**: ${n(fuzzTotal)} generated inputs over ${Object.keys(fuzz).length} fuzz properties${fuzzRuns ? ` (FUZZ_RUNS=${fuzzRuns})` : " (default run counts)"}.`);
 w(`- **What was lost**: ${(load?.lost ?? 1) + (soak?.lost ?? 1) === 0 && (soak?.unhandledRejections ?? 1) === 0 ? "nothing: no run lost, none settled twice, no unhandled rejection." : "see the figures: something was lost."}`);
-w(`- **Checklist**: ${checklist.length} items; ${checklist.filter((i) => i.status === "covered").length} covered, ${checklist.filter((i) => i.status === "partial").length} partly covered, ${checklist.filter((i) => i.status === "gap").length} open gap${checklist.filter((i) => i.status === "gap").length === 1 ? "" : "s"}, ${checklist.filter((i) => i.status === "n/a").length} not applicable. ${findings.length} findings are listed at the end, each with an expected-failure test that passes while it is open.`);
+w(`- **Checklist**: ${checklist.length} items; ${checklist.filter((i) => i.status === "covered").length} covered, ${checklist.filter((i) => i.status === "partial").length} partly covered, ${checklist.filter((i) => i.status === "gap").length} open gap${checklist.filter((i) => i.status === "gap").length === 1 ? "" : "s"}, ${checklist.filter((i) => i.status === "n/a").length} not applicable. ${findings.length} findings in src/ are listed at the end: ${findings.filter((f) => f.status === "fixed").length} fixed while this suite was written, ${findings.filter((f) => f.status === "open").length} open, each with its test.`);
 w(`- **Test run**: ${n(results.numPassedTests)} of ${n(results.numTotalTests)} tests passed (${n(results.numFailedTests)} failed) in ${vitestSeconds.toFixed(0)} s: \`${vitestCommand}\`.`);
 if (problems.length > 0) {
   w();
@@ -257,10 +257,16 @@ w();
 
 w("## Findings");
 w();
-w("Bugs, gaps and limitations these tests found in src/ (not fixed here). Each has an expected-failure test that will start failing once it is fixed, so the report flags it.");
-w();
-for (const [i, f] of findings.entries()) {
-  w(`${i + 1}. **${f.kind}: ${f.title}** (${f.items.join(", ")}). Where: ${located[i]}. Repro: ${f.repro}.${f.tests.length ? ` Test: ${f.tests.map((t) => `${t.file} › ${t.test}`).join("; ")}.` : ""}`);
+w("What these tests found in src/. Open ones have an expected-failure test that starts failing once they are fixed (the report then flags it); fixed ones keep their test as a plain regression test.");
+const finding = (f: (typeof findings)[number], i: number): string =>
+  `**${f.kind}: ${f.title}** (${f.items.join(", ")})${f.fixedIn ? `, fixed in \`${f.fixedIn}\`` : ""}. Where: ${located[i]}. Repro: ${f.repro}.${f.tests.length ? ` Test: ${f.tests.map((t) => `${t.file} › ${t.test}`).join("; ")}.` : ""}`;
+for (const status of ["open", "fixed"] as const) {
+  w();
+  w(status === "open" ? "### Open" : "### Fixed while this suite was written");
+  w();
+  const list = findings.map((f, i) => [f, i] as const).filter(([f]) => f.status === status);
+  if (list.length === 0) w("None.");
+  list.forEach(([f, i], k) => w(`${k + 1}. ${finding(f, i)}`));
 }
 w();
 w("## Not applicable");

@@ -360,11 +360,12 @@ describe("4. generated matcher patterns stay within a time budget", () => {
 
 const rmSpelling = fc.constantFrom("rm", "'rm'", '"rm"', "r\\m", "\\rm", "/bin/rm", "/usr/bin/rm", '"r""m"', "r''m", "$'rm'", "'r'm", "$'\\162m'", "./rm");
 const rmArgs = fc.constantFrom("-rf /", "-r -f ~", "--recursive --force .", "-- -rf", '-rf "$HOME"', "-rf *", "", "-rf${IFS}/", "</dev/null -rf /");
-/** Wrappers the shell analyser knows (src/core/match/shell.ts SHELL_WRAPPERS), with their options. */
+/** Wrappers the shell analyser knows (src/core/match/shell.ts SHELL_WRAPPERS), with their options and operands. */
 const wrapper = fc.constantFrom(
   "sudo", "sudo -u root", "sudo -E", "sudo --", "doas", "doas -u root", "env", "env -i", "env FOO=1", "env -u PATH", "timeout 5", "timeout -s KILL 5", "timeout -k 1 5",
   "nice", "nice -n 10", "nice --", "nohup", "time", "time -p", "xargs", "xargs -0", "xargs -I{}", "xargs -n 1", "command", "command --", "builtin", "exec", "exec -a x",
   "stdbuf -o0", "FOO=1", "FOO=1 BAR='a b'", "A=$(x)", "2>/dev/null", ">out",
+  "ionice -c3", "setsid", "flock /tmp/l", "chroot /", "nsenter -t 1 -m", "strace", "unbuffer", "runuser -u x --", "watch", "firejail", "taskset 1", "doas --",
 );
 const escapeSingle = (c: string) => c.replaceAll("'", `'\\''`);
 const escapeDouble = (c: string) => c.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("$", "\\$").replaceAll("`", "\\`");
@@ -372,7 +373,7 @@ const nest = fc.constantFrom(
   (c: string) => `$( ${c})`, (c: string) => `\`${c.replaceAll("\\", "\\\\").replaceAll("`", "\\`")}\``, (c: string) => `( ${c} )`, (c: string) => `{ ${c}; }`,
   (c: string) => `bash -c '${escapeSingle(c)}'`, (c: string) => `sh -c "${escapeDouble(c)}"`, (c: string) => `eval '${escapeSingle(c)}'`, (c: string) => `bash -lc '${escapeSingle(c)}'`,
   (c: string) => `env -S '${escapeSingle(c)}'`, (c: string) => `if true; then ${c}; fi`, (c: string) => `for i in 1; do ${c}; done`, (c: string) => `while true; do ${c}; break; done`,
-  (c: string) => `case x in (x) ${c};; esac`, (c: string) => `f() { ${c}; }; f`, (c: string) => `echo <( ${c})`, (c: string) => `x=$( ${c})`, (c: string) => `echo "$( ${c})"`,
+  (c: string) => `case x in (x) ${c};; esac`, (c: string) => `case x in x) ${c};; esac`, (c: string) => `f() { ${c}; }; f`, (c: string) => `echo <( ${c})`, (c: string) => `x=$( ${c})`, (c: string) => `echo "$( ${c})"`,
   (c: string) => `[[ -n $( ${c}) ]]`, (c: string) => `! ${c}`, (c: string) => `${c} &`, (c: string) => `cat <<EOF\n$( ${c})\nEOF`,
 );
 const benign = fc.constantFrom("ls", "echo hi", "git status", "npm test", "cat a.txt", "cd /tmp", "true", "echo 'rm -rf /'", 'echo "a && b"', "grep -r rm .");
@@ -405,23 +406,23 @@ describe("5. shell commands built to dodge Bash(rm *)", () => {
     );
   }, fuzzTimeout(fuzzRuns(3000), 1));
 
-  // A `case` pattern's unbalanced `)` inside a double-quoted `$(…)` ends the substitution early
-  // for the analyser (bash reads on to `esac)`), so the rm after it is never seen and the text is
-  // not marked opaque. Unquoted, or with the `(x)` pattern form, it is caught (the generator uses that).
-  it.fails.each([
+  // Found by this property and fixed in 8e37b3d: a `case` pattern's unbalanced `)` inside a
+  // double-quoted `$(…)` used to end the substitution early, hiding the rm after it.
+  it.each([
     'echo "$(case x in x) rm -rf /;; esac)"',
     'x="$(case a in a) rm -rf /;; esac)"',
     'echo "$(echo x) $(case y in y) rm -rf /;; esac)"',
     'echo "${x:-$(case a in a) rm -rf /;; esac)}"',
-  ])("catches %j [bug: $(…) scanning inside double quotes, src/core/match/shell-syntax.ts]", (command) => {
+  ])("catches %j (a case pattern inside a double-quoted substitution)", (command) => {
     expect(rm.test("Bash", {}, () => command)).toBe(true);
   });
 
   // A wrapper the analyser does not know hides the command it runs: SHELL_WRAPPERS in
-  // src/core/match/shell.ts is a fixed list, and a deny rule only looks at listed wrappers.
+  // src/core/match/shell.ts is a fixed list (8e37b3d added ionice, setsid, chroot, flock, su -c,
+  // taskset and more, now in the generator above); these are still outside it.
   it.fails.each([
-    "ionice -c3 rm -rf /", "setsid rm -rf /", "flock /tmp/l rm -rf /", "chroot / rm -rf /", "nsenter -t 1 -m rm -rf /", "busybox rm -rf /",
-    "strace rm -rf /", "unbuffer rm -rf /", "chronic rm -rf /", "su -c 'rm -rf /'", "runuser -u x -- rm -rf /", "script -qc 'rm -rf /'", "parallel rm ::: -rf",
+    "busybox rm -rf /", "chronic rm -rf /", "script -qc 'rm -rf /'", "parallel rm ::: -rf", "caffeinate rm -rf /", "sg wheel 'rm -rf /'",
+    "coproc rm -rf /", "pkexec rm -rf /", "systemd-run rm -rf /", "dbus-launch rm -rf /", "numactl -N 0 rm -rf /", "cgexec -g cpu:x rm -rf /",
   ])("catches %j [limitation: wrapper not in SHELL_WRAPPERS, src/core/match/shell.ts]", (command) => {
     expect(rm.test("Bash", {}, () => command)).toBe(true);
   });
