@@ -11,7 +11,7 @@ import type { HookAnswer } from "../../src/executors/answer.ts";
 import { externalHook } from "../../src/executors/external.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { toolPolicy } from "../../src/middleware/tool-policy.ts";
-import { fuzzRuns, sleep, tried, writeTally } from "./helpers.ts";
+import { fuzzRuns, fuzzTimeout, sleep, tried, writeTally } from "./helpers.ts";
 
 afterAll(() => writeTally("decisions"));
 
@@ -78,7 +78,7 @@ describe("B1: gates combine as a lattice, whatever their order, timing and kind"
       }),
       { numRuns: fuzzRuns(150) },
     );
-  });
+  }, fuzzTimeout(fuzzRuns(150), 15));
 
   it("adding allow answers anywhere never turns a denial into an allow (monotone)", async () => {
     await fc.assert(
@@ -97,7 +97,7 @@ describe("B1: gates combine as a lattice, whatever their order, timing and kind"
       ),
       { numRuns: fuzzRuns(100) },
     );
-  });
+  }, fuzzTimeout(fuzzRuns(100), 30));
 });
 
 describe("B2: a hook's allow never overrides the static deny policy", () => {

@@ -74,6 +74,9 @@ export const fuzzRuns = (defaultRuns: number): number => {
   return Number.isInteger(env) && env > 0 ? env : defaultRuns;
 };
 
+/** A test timeout for a property of `runs` inputs at about `msPerRun` each: twice the estimate, at least 20 s. */
+export const fuzzTimeout = (runs: number, msPerRun: number): number => Math.max(20_000, Math.ceil(runs * msPerRun * 2));
+
 /** Inputs each fuzz property tried in this process, by property name. */
 const tally = new Map<string, number>();
 
