@@ -5,6 +5,8 @@
  *
  *   npx tsx benchmarks/ai-sdk.bench.ts [--rounds 3] [--time-ms 300] [--json out.json]
  *
+ * `npm run bench` runs it (shorter, see run.ts) and writes `benchmarks/results/ai-sdk.json`.
+ *
  * What is timed, per case (each call awaited; the provider is `MockLanguageModelV3.doGenerate`
  * answering a fixed result, its call log disabled so it does not grow):
  * - `bare`: `mock.doGenerate(params)`, the floor.
@@ -30,6 +32,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
+import { pathToFileURL } from "node:url";
 import { do_not_optimize, measure } from "mitata";
 import type { LanguageModelV3Middleware } from "@ai-sdk/provider";
 import { wrapLanguageModel } from "ai";
@@ -42,6 +45,32 @@ import { Continue, createAgentStack, wrapModel, type AgentStack, type ModelReque
 import { fmt, median, parseArgs, textTable } from "./util.ts";
 
 const sizes = [0, 1, 5, 20] as const;
+
+export type AdapterFamily = "bare" | "ai-sdk" | "onion-mw-around" | "onion-mw-ba" | "onion-wrapModel" | "langchain";
+
+export interface AdapterRow {
+  readonly family: AdapterFamily;
+  readonly n: number;
+  /** The figure used: the lowest over rounds of the round's median sample, ns per call. */
+  readonly ns: number;
+  /** Each round's median sample, ns per call. */
+  readonly rounds: number[];
+  readonly median: number;
+}
+
+/** What `--json` writes (`benchmarks/results/ai-sdk.json` under `npm run bench`). */
+export interface AdapterReport {
+  readonly suite: "adapters";
+  readonly date: string;
+  readonly node: string;
+  readonly rounds: number;
+  readonly timeMs: number;
+  /** `os.loadavg()` before and after. */
+  readonly load: number[][];
+  readonly rows: AdapterRow[];
+  /** Set by `benchmarks/run.ts`. */
+  readonly command?: string;
+}
 
 const result = {
   content: [{ type: "text" as const, text: "ok" }],
@@ -72,7 +101,7 @@ const beforeAfterStack = (n: number): AgentStack => {
 };
 
 type Fn = () => PromiseLike<unknown>;
-interface Case { readonly family: string; readonly n: number; readonly fn: Fn; readonly inner: number }
+interface Case { readonly family: AdapterFamily; readonly n: number; readonly fn: Fn; readonly inner: number }
 
 const build = (): Case[] => {
   const cases: Case[] = [];
@@ -147,9 +176,10 @@ const main = async (): Promise<void> => {
     `AI SDK ${fmt(perLayer("ai-sdk", 20), 1)} ns, LangChain ${fmt(perLayer("langchain", 20), 1)} ns (median of rounds would differ; see --json)`);
   const out = args.get("json");
   if (out !== undefined) {
-    const rows = cases.map((c) => ({ family: c.family, n: c.n, ns: Math.min(...(samples.get(c) ?? [])), rounds: samples.get(c), median: median(samples.get(c) ?? []) }));
-    writeFileSync(out, `${JSON.stringify({ node: process.version, rounds, timeMs, load, rows }, null, 2)}\n`);
+    const rows: AdapterRow[] = cases.map((c) => ({ family: c.family, n: c.n, ns: Math.min(...(samples.get(c) ?? [])), rounds: samples.get(c) ?? [], median: median(samples.get(c) ?? []) }));
+    const report: AdapterReport = { suite: "adapters", date: new Date().toISOString(), node: process.version, rounds, timeMs, load, rows };
+    writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
   }
 };
 
-await main();
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

@@ -1,11 +1,14 @@
 /**
  * Turns the raw suite results into derived numbers (ns/hook, bytes/hook, ratios), checks the
- * targets of issue 2, and renders `benchmarks/README.md`.
+ * targets of issue 2, and renders `benchmarks/README.md`, including the provider-call (AI SDK,
+ * LangChain) and command-hook spawn sections and a summary table to copy into the main README.
  */
 import { cpus } from "node:os";
+import type { AdapterFamily, AdapterReport } from "./ai-sdk.bench.ts";
 import { families, sizes } from "./cases.ts";
 import type { MemoryReport } from "./memory.bench.ts";
 import type { OverheadReport } from "./overhead.bench.ts";
+import type { SpawnCaseId, SpawnReport } from "./spawn.bench.ts";
 import { fmt } from "./util.ts";
 
 export interface Machine {
@@ -19,6 +22,8 @@ export interface Machine {
 export interface Target {
   readonly id: string;
   readonly target: string;
+  /** A few words for the summary table. */
+  readonly short?: string;
   readonly measured: string;
   readonly limit: string;
   readonly met: boolean | undefined;
@@ -36,6 +41,12 @@ export interface Derived {
   readonly bytesPerHook: Record<string, Record<string, number>>;
   readonly ratios: { readonly label: string; readonly values: Record<string, number> }[];
   readonly targets: Target[];
+}
+
+/** The suites kept in their own files (`results/ai-sdk.json`, `results/spawn.json`). */
+export interface Extras {
+  readonly adapters?: AdapterReport | undefined;
+  readonly spawn?: SpawnReport | undefined;
 }
 
 export interface Latest {
@@ -110,26 +121,26 @@ export const derive = (overhead: OverheadReport | undefined, memory: MemoryRepor
   ].filter((r) => Object.keys(r.values).length > 0);
 
   const targets: Target[] = [];
-  const limitTarget = (id: string, target: string, value: number | undefined, limit: number, unit = "x"): void => {
+  const limitTarget = (id: string, target: string, short: string, value: number | undefined, limit: number, unit = "x"): void => {
     targets.push({
-      id, target,
+      id, target, short,
       measured: value === undefined ? "n/a" : `${fmt(value, 2)}${unit}`,
       limit: `≤ ${fmt(limit, limit % 1 === 0 ? 0 : 1)}${unit}`,
       met: value === undefined ? undefined : value <= limit,
     });
   };
-  limitTarget("T1", "no hooks: agent-onion run ÷ hand-written async (a)", ratio(ns, key("onion-ba", "async", 0), key("hand-async", "async", 0)), 1.3);
-  limitTarget("T2", "20 sync before/after hooks ÷ hand-written loop (b)", ratio(ns, key("onion-ba", "async", 20), key("hand-loop", "async", 20)), 2);
-  limitTarget("T3", "20 around hooks ÷ hand-written nested async wrappers (c)", ratio(ns, key("onion-around", "async", 20), key("hand-nested", "async", 20)), 1.3);
+  limitTarget("T1", "no hooks: agent-onion run ÷ hand-written async (a)", "no hooks ÷ hand-written async", ratio(ns, key("onion-ba", "async", 0), key("hand-async", "async", 0)), 1.3);
+  limitTarget("T2", "20 sync before/after hooks ÷ hand-written loop (b)", "20 before/after hooks ÷ hand-written loop", ratio(ns, key("onion-ba", "async", 20), key("hand-loop", "async", 20)), 2);
+  limitTarget("T3", "20 around hooks ÷ hand-written nested async wrappers (c)", "20 around hooks ÷ hand-written nested async", ratio(ns, key("onion-around", "async", 20), key("hand-nested", "async", 20)), 1.3);
   const shared = (id: string): number | undefined => nsShared[id];
   const sharedRatio = (a: string, b: string): number | undefined => {
     const x = shared(a);
     const y = ns[b];
     return x === undefined || y === undefined ? undefined : x / y;
   };
-  limitTarget("T1 shared", "T1 with every agent-onion case warmed in one process (polymorphic, as in an app)", sharedRatio(key("onion-ba", "async", 0), key("hand-async", "async", 0)), 1.3);
-  limitTarget("T2 shared", "T2 in the shared process", sharedRatio(key("onion-ba", "async", 20), key("hand-loop", "async", 20)), 2);
-  limitTarget("T3 shared", "T3 in the shared process", sharedRatio(key("onion-around", "async", 20), key("hand-nested", "async", 20)), 1.3);
+  limitTarget("T1 shared", "T1 with every agent-onion case warmed in one process (polymorphic, as in an app)", "T1, all agent-onion cases in one process", sharedRatio(key("onion-ba", "async", 0), key("hand-async", "async", 0)), 1.3);
+  limitTarget("T2 shared", "T2 in the shared process", "T2, one process", sharedRatio(key("onion-ba", "async", 20), key("hand-loop", "async", 20)), 2);
+  limitTarget("T3 shared", "T3 in the shared process", "T3, one process", sharedRatio(key("onion-around", "async", 20), key("hand-nested", "async", 20)), 1.3);
   const perHook = (family: string): number | undefined => nsPerHook[`${family}/async`]?.["20"];
   for (const [variant, family] of [["before/after", "onion-ba"], ["around", "onion-around"]] as const) {
     for (const peer of ["koa", "hookable", "effect"] as const) {
@@ -139,6 +150,7 @@ export const derive = (overhead: OverheadReport | undefined, memory: MemoryRepor
       targets.push({
         id: `T4 ${variant} vs ${peer}`,
         target: `agent-onion ${variant} faster per hook than ${label} (N = 20)`,
+        short: `${variant} per hook < ${label} (N = 20)`,
         measured: mine === undefined || theirs === undefined ? "n/a" : `${fmt(mine, 1)} vs ${fmt(theirs, 1)} ns/hook`,
         limit: "<",
         met: mine === undefined || theirs === undefined ? undefined : mine < theirs,
@@ -152,6 +164,7 @@ export const derive = (overhead: OverheadReport | undefined, memory: MemoryRepor
     const b = b1 === undefined || b20 === undefined ? undefined : (b20 - b1) / 19;
     targets.push({
       id: `M1 ${op} op`, target: `a sync hook returning Continue allocates ~nothing: marginal bytes per hook, (b_20 − b_1) / 19, ${op} op (what entering a chain costs once per run is M2)`,
+      short: `marginal bytes per sync hook, ${op} op`,
       measured: b === undefined ? "n/a" : `${fmt(b, 1)} B/hook`, limit: "≤ 8 B/hook", met: b === undefined ? undefined : b <= 8,
     });
   }
@@ -162,6 +175,7 @@ export const derive = (overhead: OverheadReport | undefined, memory: MemoryRepor
     targets.push({
       id: `M2 ${op} op N=${n}`,
       target: `a run (N = ${n} before/after, ${op} op) allocates no more than hand-written (a) (outcome + promise) + one run context`,
+      short: `bytes per run, N = ${n} before/after, ${op} op`,
       measured: run === undefined ? "n/a" : `${fmt(run, 0)} B/run`,
       limit: limit === undefined ? "n/a" : `≤ ${fmt(hand, 0)} + ${fmt(runContext, 0)} = ${fmt(limit, 0)} B`,
       met: run === undefined || limit === undefined ? undefined : run <= limit + 8,
@@ -172,6 +186,7 @@ export const derive = (overhead: OverheadReport | undefined, memory: MemoryRepor
     const mine = bytesPerHook[`${family}/async`]?.["20"];
     targets.push({
       id: `M3 ${family}`, target: `${families.find((f) => f.id === family)?.label} allocates less per hook than koa-compose`,
+      short: `${family === "onion-ba" ? "before/after" : "around"} bytes per hook < koa-compose`,
       measured: mine === undefined || koaB === undefined ? "n/a" : `${fmt(mine, 1)} vs ${fmt(koaB, 1)} B/hook`, limit: "<",
       met: mine === undefined || koaB === undefined ? undefined : mine < koaB,
     });
@@ -203,8 +218,184 @@ const valueTable = (values: Record<string, number>, perHook: Record<string, Reco
   return lines;
 };
 
+// ---- Around a provider call (ai-sdk.bench.ts) ----
+
+const adapterFamilies: readonly { readonly id: AdapterFamily; readonly label: string }[] = [
+  { id: "bare", label: "bare provider call, `mock.doGenerate(params)`" },
+  { id: "ai-sdk", label: "AI SDK `wrapLanguageModel`, N `wrapGenerate` middlewares" },
+  { id: "onion-mw-around", label: "agent-onion `aiSdkMiddleware`, N `around` hooks" },
+  { id: "onion-mw-ba", label: "agent-onion `aiSdkMiddleware`, N `before`/`after` hooks" },
+  { id: "onion-wrapModel", label: "agent-onion `wrapModel`, N `around` hooks" },
+  { id: "langchain", label: "LangChain `wrapModelCall`, N middlewares (`createAgent`'s `model_request` node)" },
+];
+
+/** ns per call, ns per layer and the ratios of `results/ai-sdk.json`. */
+export const deriveAdapters = (report: AdapterReport) => {
+  const ns = (family: AdapterFamily, n: number): number | undefined => report.rows.find((r) => r.family === family && r.n === n)?.ns;
+  const perLayer = (family: AdapterFamily, n: number): number | undefined => {
+    const t = ns(family, n);
+    const t0 = ns(family, 0);
+    return n === 0 || t === undefined || t0 === undefined ? undefined : (t - t0) / n;
+  };
+  const div = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined || b === undefined || b === 0 ? undefined : a / b);
+  /** A ratio of slopes only means something when both are positive (noise can make a small one negative). */
+  const divPositive = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined || b === undefined || a <= 0 || b <= 0 ? undefined : a / b);
+  const total = (a: AdapterFamily, b: AdapterFamily) => (n: number): number | undefined => div(ns(a, n), ns(b, n));
+  const layer = (a: AdapterFamily, b: AdapterFamily) => (n: number): number | undefined => divPositive(perLayer(a, n), perLayer(b, n));
+  const ratios: { readonly label: string; readonly at: (n: number) => number | undefined }[] = [
+    { label: "`aiSdkMiddleware` around ÷ AI SDK `wrapLanguageModel`", at: total("onion-mw-around", "ai-sdk") },
+    { label: "`aiSdkMiddleware` before/after ÷ AI SDK `wrapLanguageModel`", at: total("onion-mw-ba", "ai-sdk") },
+    { label: "`wrapModel` around ÷ AI SDK `wrapLanguageModel`", at: total("onion-wrapModel", "ai-sdk") },
+    { label: "`aiSdkMiddleware` around ÷ LangChain `wrapModelCall` (LangChain's total includes its node's own work)", at: total("onion-mw-around", "langchain") },
+    { label: "per layer: `aiSdkMiddleware` around ÷ AI SDK `wrapLanguageModel`", at: layer("onion-mw-around", "ai-sdk") },
+    { label: "per layer: `aiSdkMiddleware` around ÷ LangChain `wrapModelCall`", at: layer("onion-mw-around", "langchain") },
+  ];
+  return { ns, perLayer, ratios, total, layer };
+};
+
+const loadNote = (before: readonly number[] | undefined, after: readonly number[] | undefined, cores: number): string => {
+  const b = before ?? [];
+  const a = after ?? [];
+  const busy = (b[0] ?? 0) > cores * 0.75 || (a[0] ?? 0) > cores * 0.75;
+  return `Load average ${b.map((v) => v.toFixed(1)).join(" ")} before, ${a.map((v) => v.toFixed(1)).join(" ")} after, on ${cores} cores${busy ? " — **the machine was busy: treat these times as rough**" : ""}.`;
+};
+
+const provenance = (r: { readonly date: string; readonly node: string; readonly command?: string }, file: string): string =>
+  `Measured ${r.date.slice(0, 16).replace("T", " ")} UTC on Node ${r.node}${r.command !== undefined ? ` by \`${r.command}\`` : ""}; raw numbers: [results/${file}](results/${file}).`;
+
+const renderAdapters = (r: AdapterReport, cores: number): string[] => {
+  const a = deriveAdapters(r);
+  const lines = [
+    "## Around a provider call (AI SDK, LangChain)",
+    "",
+    "<!-- Generated from results/ai-sdk.json (benchmarks/ai-sdk.bench.ts). -->",
+    "",
+    "What is timed: one awaited call to a provider that answers a fixed result at once (the AI SDK's",
+    "`MockLanguageModelV3.doGenerate`, its call log disabled so that it does not grow), through N = 0, 1, 5 and 20",
+    "pass-through layers, so the figures are the layers' cost plus a constant floor:",
+    "",
+    "- **bare**: `mock.doGenerate(params)`, the floor.",
+    "- **AI SDK**: `wrapLanguageModel({ model: mock, middleware })` with N `wrapGenerate: ({ doGenerate }) => doGenerate()`",
+    "  middlewares, calling `wrapped.doGenerate(params)`.",
+    "- **agent-onion `aiSdkMiddleware`**: `wrapLanguageModel({ model: mock, middleware: aiSdkMiddleware(stack) })`, the",
+    "  stack holding N `around: (ctx, next) => next()` hooks (the same shape as `wrapGenerate`), or N hooks with a sync",
+    "  `before` and `after` returning `Continue`. This includes the adapter's fixed cost, mapping the SDK's params to a",
+    "  `ModelRequest` and the result to a `ModelResponse`, which N = 0 pays too.",
+    "- **agent-onion `wrapModel`**: `wrapModel(stack, model).generate(request)` with the same N around hooks, where",
+    "  `model.generate` calls `mock.doGenerate(params)` and returns a fixed response: agent-onion's own provider wrapper,",
+    "  with no AI SDK mapping.",
+    "- **LangChain**: the `model_request` node of a `createAgent` (langchain 1.x) with N",
+    "  `createMiddleware({ wrapModelCall: (req, handler) => handler(req) })`, invoked directly so that the LangGraph loop",
+    "  is left out; its model is `FakeListChatModel` (LangChain cannot take an AI SDK model). Its figure includes the",
+    "  node's own work (binding tools, building messages, the chat model's `invoke` with its callback manager), so compare",
+    "  its ns per layer, not its total.",
+    "",
+    `All stacks use \`strict: false\`. mitata \`measure\`, wall-clock time, ${r.rounds} round${r.rounds === 1 ? "" : "s"} of ${r.timeMs} ms per case in alternating order, all`,
+    "cases in one process; the figure is the lowest over rounds of each round's median sample. ns per layer is",
+    "(t_N − t_0) / N within a row, so at N = 1 it also holds what entering a chain of layers costs once per call.",
+    `${provenance(r, "ai-sdk.json")} ${loadNote(r.load[0], r.load[1], cores)}`,
+    "",
+    "| ns per call | N = 0 | N = 1 | N = 5 | N = 20 | ns/layer (N = 1) | ns/layer (N = 5) | ns/layer (N = 20) |",
+    "|---|--:|--:|--:|--:|--:|--:|--:|",
+  ];
+  for (const f of adapterFamilies) {
+    const cells = sizes.map((n) => (f.id === "bare" && n > 0 ? "" : fmt(a.ns(f.id, n), 0)));
+    const slopes = [1, 5, 20].map((n) => (f.id === "bare" ? "" : fmt(a.perLayer(f.id, n), 1)));
+    lines.push(`| ${f.label} | ${cells.join(" | ")} | ${slopes.join(" | ")} |`);
+  }
+  lines.push(
+    "",
+    "| ratio (< 1: agent-onion is faster) | N = 0 | N = 1 | N = 5 | N = 20 |",
+    "|---|--:|--:|--:|--:|",
+    ...a.ratios.map((x) => `| ${x.label} | ${sizes.map((n) => (n === 0 && x.label.startsWith("per layer") ? "" : fmt(x.at(n), 2))).join(" | ")} |`),
+    "",
+  );
+  return lines;
+};
+
+// ---- Command hooks: spawn cost (spawn.bench.ts) ----
+
+const spawnLabels: Record<SpawnCaseId, string> = {
+  "in-process": "in-process sync `before` hook (a regex check, no process)",
+  shell: "command hook, shell form: `/bin/sh -c 'cat > /dev/null'`",
+  node: "command hook, exec form: a Node script (`node respond.mjs 0`)",
+  bridge: "the other direction: `agent-onion claude-hook <stack.ts>` run as Claude Code runs it (node + tsx + the stack)",
+};
+
+/** Milliseconds with enough digits for both microsecond and second figures. */
+const ms = (v: number | undefined): string =>
+  v === undefined ? "n/a" : fmt(v, v >= 100 ? 0 : v >= 10 ? 1 : v >= 1 ? 2 : v >= 0.01 ? 3 : 4);
+
+const times = (v: number | undefined): string => (v === undefined ? "n/a" : `${fmt(v, v >= 100 ? 0 : v >= 10 ? 1 : 2)}×`);
+
+const spawnCase = (r: SpawnReport, id: SpawnCaseId) => r.cases.find((c) => c.id === id);
+
+const renderSpawn = (r: SpawnReport): string[] => {
+  const base = spawnCase(r, "in-process");
+  const rel = (v: number | undefined, b: number | undefined): number | undefined => (v === undefined || b === undefined || b === 0 ? undefined : v / b);
+  return [
+    "## Command hooks: spawn cost",
+    "",
+    "<!-- Generated from results/spawn.json (benchmarks/spawn.bench.ts). -->",
+    "",
+    "What is timed: one `stack.run(\"toolCall\", call, tool)` (a `Bash` tool call, a tool that answers at once) with one",
+    "hook on `toolCall`, awaited, wall-clock time per call. The command hooks get the event JSON on stdin and allow (exit 0),",
+    "so a row is the whole round trip: spawn, write stdin, wait for exit, read the answer. The in-process row is a sync `before`",
+    "hook testing the command against a regex, in the same process. The last row is the other direction: a whole",
+    "`agent-onion claude-hook` process, from spawn to exit, fed one `PreToolUse` event on stdin.",
+    `Calls: ${fmt(Math.max(r.samples, 1000))} in-process, ${r.samples} per command hook, ${r.bridgeSamples} for \`claude-hook\`, after 3 warm-up calls; mitata drops the two`,
+    "fastest and two slowest before taking percentiles (the `samples` column), so for the process rows p99 is about the",
+    "fourth-slowest call.",
+    `${provenance(r, "spawn.json")} ${loadNote(r.load.before, r.load.after, r.cores)}`,
+    "",
+    "| hook (one per tool call) | p50 ms | p99 ms | mean ms | samples | p50 ÷ in-process | p99 ÷ in-process |",
+    "|---|--:|--:|--:|--:|--:|--:|",
+    ...r.cases.map((c) => `| ${spawnLabels[c.id] ?? c.name} | ${ms(c.p50)} | ${ms(c.p99)} | ${ms(c.avg)} | ${fmt(c.samples)} | ${c.id === "in-process" ? "1×" : times(rel(c.p50, base?.p50))} | ${c.id === "in-process" ? "1×" : times(rel(c.p99, base?.p99))} |`),
+    "",
+  ];
+};
+
+// ---- Summary for the main README ----
+
+const renderSummary = (d: Derived, extras: Extras): string[] => {
+  const lines = [
+    "## Summary for the main README",
+    "",
+    "Copy the table between the markers.",
+    "",
+    "<!-- summary:start -->",
+    "| id | benchmark | measured | limit | met |",
+    "|---|---|--:|--:|:-:|",
+    ...d.targets.map((t) => `| ${t.id} | ${t.short ?? t.target} | ${t.measured} | ${t.limit} | ${yesNo(t.met)} |`),
+  ];
+  if (extras.adapters !== undefined) {
+    const a = deriveAdapters(extras.adapters);
+    const x = (v: number | undefined): string => (v === undefined ? "n/a" : `${fmt(v, 2)}x`);
+    lines.push(
+      `| provider call | N = 20 around: \`aiSdkMiddleware\` ÷ AI SDK \`wrapLanguageModel\`, per call | ${x(a.total("onion-mw-around", "ai-sdk")(20))} | – | – |`,
+      `| provider call | N = 20 around: \`wrapModel\` ÷ AI SDK \`wrapLanguageModel\`, per call | ${x(a.total("onion-wrapModel", "ai-sdk")(20))} | – | – |`,
+      `| provider call | N = 20 around: \`aiSdkMiddleware\` ÷ LangChain \`wrapModelCall\`, per layer | ${x(a.layer("onion-mw-around", "langchain")(20))} | – | – |`,
+    );
+  }
+  if (extras.spawn !== undefined) {
+    const r = extras.spawn;
+    const row = (id: SpawnCaseId, label: string): string => {
+      const c = spawnCase(r, id);
+      return `| spawn | ${label}, p50 / p99 | ${ms(c?.p50)} / ${ms(c?.p99)} ms | – | – |`;
+    };
+    lines.push(
+      row("in-process", "in-process hook per tool call"),
+      row("shell", "command hook (`sh`) per tool call"),
+      row("node", "command hook (Node script) per tool call"),
+      row("bridge", "`agent-onion claude-hook` per event"),
+    );
+  }
+  lines.push("<!-- summary:end -->", "");
+  return lines;
+};
+
 /** The generated `benchmarks/README.md`. */
-export const renderReadme = (latest: Latest): string => {
+export const renderReadme = (latest: Latest, extras: Extras = {}): string => {
   const { machine: m, derived: d, overhead, memory } = latest;
   const lines: string[] = [];
   lines.push(
@@ -293,6 +484,8 @@ export const renderReadme = (latest: Latest): string => {
       "",
     );
   }
+  if (extras.adapters !== undefined) lines.push(...renderAdapters(extras.adapters, m.cores));
+  if (extras.spawn !== undefined) lines.push(...renderSpawn(extras.spawn));
   const skipped = [...(overhead?.skipped ?? []), ...(memory?.skipped ?? [])];
   if (skipped.length > 0) lines.push("## Skipped", "", ...[...new Set(skipped.map((s) => `- ${s.family}: ${s.reason}`))], "");
   lines.push(
@@ -308,8 +501,9 @@ export const renderReadme = (latest: Latest): string => {
     "- The AI SDK mock's call log (`doGenerateCalls`) is disabled so that it does not grow during the run.",
     "- Where the time or the bytes go, by source line: `npx tsx benchmarks/profile.ts --case onion-around/async/20 --mode cpu`",
     "  (or `--mode alloc`); it bundles the core unminified so that lines map back to `src/core`.",
-    "- Re-render this file from `results/latest.json` without measuring: `npm run bench -- --report`.",
+    "- Re-render this file from `results/*.json` without measuring: `npm run bench -- --report`.",
     "",
+    ...renderSummary(d, extras),
   );
   return lines.join("\n");
 };
