@@ -8,15 +8,16 @@
  * (and, under some transpilers, renamed with `Object.defineProperty`) on every call.
  */
 import type { HookAction } from "./action.ts";
-import { failed, forward, freeze, mark, reasonOf, snapshot, toCompleted, unwind, type Chain, type Frame, type Op } from "./chain.ts";
+import { forward } from "./chain.ts";
+import { failed, snapshot } from "./decide.ts";
+import { freeze, mark, reasonOf, toCompleted, type Chain, type Frame, type Op, type Step } from "./frame.ts";
+import { unwind } from "./unwind.ts";
 import { NextMisuseError, describe, type HookFailureKind } from "./errors.ts";
 import type { CompiledHook } from "./hook.ts";
 import { Failure, hookError, invoke, whenSettled } from "./invoke.ts";
 import { Outcome } from "./outcome.ts";
 import { ScopedContext, type RunContext } from "./run-context.ts";
 import { isThenable } from "./signal.ts";
-
-type Step = Outcome | Promise<Outcome>;
 
 /** Call the around hook at `f.i`; what it returns becomes the frame's outcome before the frame unwinds. */
 export const enterAround = (run: RunContext, f: Frame, op: Op, hook: CompiledHook): Step => new AroundCall(run, f, op, hook).begin();

@@ -3,7 +3,8 @@
  * `disable` and `enable` return new stacks; chains are compiled lazily per point and subject
  * and cached on the stack, so a hook whose matcher does not match costs nothing per run.
  */
-import { compileChain, forward, newFrame, toCompleted, toFailed, type Chain } from "./chain.ts";
+import { forward } from "./chain.ts";
+import { compileChain, newFrame, toCompleted, toFailed, type Chain } from "./frame.ts";
 import type { RunEvent, RunOptions } from "./context.ts";
 import { HookError, RegistrationError, RunAbortedError, type Phase } from "./errors.ts";
 import { byPriority, compileHook, type CompiledHook, type Hook } from "./hook.ts";

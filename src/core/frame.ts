@@ -1,0 +1,98 @@
+/**
+ * Chains and frames: the compiled onion of one point for one subject, and the state of walking
+ * a stretch of it. Shared by the way in (`chain.ts`), the way out (`unwind.ts`) and `around.ts`.
+ */
+import type { HookAction } from "./action.ts";
+import { NextMisuseError } from "./errors.ts";
+import type { CompiledHook } from "./hook.ts";
+import { Outcome } from "./outcome.ts";
+import type { Point } from "./point.ts";
+import { deepFreeze } from "./readonly.ts";
+import type { RunContext } from "./run-context.ts";
+
+/** The hooks of one point for one subject, compiled once and cached (R8). */
+export interface Chain {
+  /** The point this chain belongs to. */
+  readonly point: Point;
+  /** Enabled hooks whose matcher accepts the subject, in R1 order (observe-only hooks excluded). */
+  readonly hooks: readonly CompiledHook[];
+  /** Hooks with an `observe` function, in R1 order. */
+  readonly observers: readonly CompiledHook[];
+  /** True when some hook's matcher needs the input, so it is checked per run. */
+  readonly dynamic: boolean;
+  /** Each hook's `before` and `after` (or undefined), by index: what the plain loops call. */
+  readonly befores: readonly (AnyFn | undefined)[];
+  readonly afters: readonly (AnyFn | undefined)[];
+  /** No input-dependent matcher, no timeout, no around: the plain loops apply when nobody records. */
+  readonly plain: boolean;
+}
+
+export type AnyFn = (...args: any[]) => unknown;
+
+/** Compile the per-run view of `hooks` (already filtered and ordered). */
+/** Not frozen: V8 (Node 20) reads frozen arrays far slower in optimised loops, and chains never leave the stack. */
+export const compileChain = (point: Point, hooks: CompiledHook[], observers: CompiledHook[], subject: unknown): Chain => ({
+  point,
+  hooks,
+  observers,
+  dynamic: hooks.some((h) => h.matcher.needsInput) || observers.some((h) => h.matcher.needsInput),
+  befores: hooks.map((h) => h.before),
+  afters: hooks.map((h) => h.after),
+  plain: hooks.every((h) => !h.matcher.needsInput && h.timeoutMs === undefined && h.around === undefined && !h.recheck),
+  subject,
+} as Chain);
+
+/** The state of one frame: a stretch of the chain between two `around` boundaries. */
+export interface Frame {
+  chain: Chain;
+  hooks: readonly CompiledHook[];
+  /** Index of the first hook of this frame. */
+  start: number;
+  /** Next hook to enter on the way in. */
+  i: number;
+  /** Next hook to leave on the way out. */
+  j: number;
+  input: unknown;
+  /** The input the frame started with. */
+  readonly input0: unknown;
+  /** Inputs after each `Transform`, by hook index, so `after(output, input)` sees what that hook saw. */
+  transforms: Map<number, unknown> | undefined;
+  /** Hooks whose input-dependent matcher said no in this run. */
+  skipped: Set<number> | undefined;
+  outcome: Outcome | undefined;
+  /** A `Replace` or `Reject` from an `after` made the outcome final (R3). */
+  final: boolean;
+  /** True for the frame inside an `around` hook (an `AroundCall`), which is told when it ends. */
+  readonly nested: boolean;
+}
+
+/** What walking a frame gives: the outcome now, or later. */
+export type Step = Outcome | Promise<Outcome>;
+
+export const newFrame = (chain: Chain, start: number, input: unknown): Frame => ({
+  chain, hooks: chain.hooks, start, i: start, j: start - 1, input, input0: input, transforms: undefined, skipped: undefined, outcome: undefined, final: false, nested: false,
+});
+
+/** A frame ran to its end: its outcome is settled; the around hook that opened it is told at once. */
+export const ended = (f: Frame): Outcome => {
+  if (f.nested) (f as unknown as { done(): void }).done();
+  return f.outcome as Outcome;
+};
+
+/** The operation the chain wraps, with the run context it receives. */
+export type Op = (input: any, ctx: any) => unknown;
+
+export const toCompleted = (value: unknown): Outcome => ({ _tag: "Completed", value });
+export const toFailed = (error: unknown): Outcome => ({ _tag: "Failed", error });
+
+export const mark = (run: RunContext, hook: CompiledHook): number => (run.recording || hook.timeoutMs !== undefined ? performance.now() : 0);
+
+
+/** What a frame yields when the run settled (aborted) under it: nobody reads it. */
+export const abandoned = (f: Frame): Outcome => f.outcome ?? Outcome.failed(new NextMisuseError("run already settled"));
+
+/** The reason of a Reject, for the trace. */
+export const reasonOf = (action: HookAction): string | undefined => (action._tag === "Reject" ? action.reason : undefined);
+
+/** Freeze a value in strict mode (R9). */
+export const freeze = <T>(run: RunContext, value: T): T => (run.runtime.strict ? deepFreeze(value) : value);
