@@ -104,6 +104,24 @@ export class RunAbortedError extends AgentOnionError {
 }
 
 /**
+ * A run nested deeper than the stack's `maxDepth` (a hook re-entering its own point, a
+ * sub-agent spawning sub-agents): refused before any hook runs.
+ *
+ * @example
+ * outcome._tag === "Failed" && outcome.error instanceof RecursionLimitError // true past 32 levels
+ */
+export class RecursionLimitError extends AgentOnionError {
+  override name = "RecursionLimitError";
+  constructor(
+    readonly point: string,
+    readonly depth: number,
+    readonly maxDepth: number,
+  ) {
+    super(`run on ${point} refused: nested ${depth} levels deep, past maxDepth ${maxDepth}`);
+  }
+}
+
+/**
  * `next()` was called concurrently or after its hook settled (R4).
  *
  * @example

@@ -15,6 +15,8 @@ export interface Runtime {
   readonly store: StateStore;
   readonly approval: ApprovalHandler | undefined;
   readonly strict: boolean;
+  /** How deep `path` may grow before a run is refused (A14). */
+  readonly maxDepth: number;
   readonly onFailure: ((error: HookError) => void) | undefined;
   readonly pending: Set<PromiseLike<unknown>>;
   readonly stats: { hookFailures: number; failOpen: number; observerErrors: number };

@@ -19,6 +19,11 @@ export interface StackOptions {
   readonly approval?: ApprovalHandler;
   /** Freeze inputs and outputs at run time (R9). Default: on when `NODE_ENV` is `test` or `AGENT_ONION_STRICT=1`. */
   readonly strict?: boolean;
+  /**
+   * How many levels of nesting (`RunOptions.path` entries: sub-agents, hooks that run the stack
+   * again) a run may have before it is refused with `RecursionLimitError` (A14). Default 32.
+   */
+  readonly maxDepth?: number;
   /** Called for every hook failure, fail-open ones included (R6), after the run recorded it. */
   readonly onFailure?: (error: HookError) => void;
 }

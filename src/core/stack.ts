@@ -6,7 +6,7 @@
 import { forward } from "./chain.ts";
 import { compileChain, newFrame, toCompleted, toFailed, type Chain } from "./frame.ts";
 import type { RunEvent, RunOptions } from "./context.ts";
-import { HookError, RegistrationError, RunAbortedError, type Phase } from "./errors.ts";
+import { HookError, RecursionLimitError, RegistrationError, RunAbortedError, type Phase } from "./errors.ts";
 import { byPriority, compileHook, type CompiledHook, type Hook } from "./hook.ts";
 import { MemoryStore } from "./memory-store.ts";
 import { Outcome } from "./outcome.ts";
@@ -52,10 +52,13 @@ export const createStack = <P extends Points>(points: P, options: StackOptions =
       throw new TypeError(`createStack: points.${key} is not a point (use gate() or observe())`);
     tables.set(key, { point, hooks: [] });
   }
+  if (options.maxDepth !== undefined && !(Number.isSafeInteger(options.maxDepth) && options.maxDepth > 0))
+    throw new TypeError(`createStack: maxDepth must be a positive integer, got ${String(options.maxDepth)}`);
   const runtime: Runtime = {
     store: options.store ?? new MemoryStore(),
     approval: options.approval,
     strict: options.strict ?? defaultStrict(),
+    maxDepth: options.maxDepth ?? 32,
     onFailure: options.onFailure,
     pending: new Set(),
     stats: { hookFailures: 0, failOpen: 0, observerErrors: 0 },
@@ -156,6 +159,11 @@ class Stack<P extends Points> implements HookStack<P> {
     if (typeof operation !== "function") return Promise.reject(new TypeError(`stack.run("${point}"): operation must be a function`));
     if (options?.timeoutMs !== undefined && !validTimeout(options.timeoutMs))
       return Promise.reject(new TypeError(`stack.run("${point}"): timeoutMs must be a positive number of ms up to 2147483647, got ${String(options.timeoutMs)}`));
+    // Re-entry (A14): runs nested through hooks carry their nesting in `path` (the agent loop
+    // extends it for sub-agents; a hook that runs the stack again passes `[...ctx.path, name]`).
+    const path = options?.path;
+    if (path !== undefined && path.length > this.runtime.maxDepth)
+      return Promise.resolve(Outcome.failed(new RecursionLimitError(point, path.length, this.runtime.maxDepth)));
     const chain = this.chainFor(point, input);
     const def = chain.point;
     const timeoutMs = options?.timeoutMs ?? def.timeoutMs;

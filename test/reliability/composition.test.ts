@@ -245,10 +245,10 @@ describe("A11: a long chain of asynchronous hooks", () => {
 });
 
 describe("A14: re-entrancy", () => {
-  // No depth guard exists in src/core/stack.ts: a hook that runs its own point again recurses
-  // until something else stops it. The test bounds the recursion itself (at 64 levels, through
-  // real asynchronous turns) and expects the stack to have refused long before that.
-  it.fails("refuses a run that re-enters the same point past a depth limit [missing: no depth guard in src/core/stack.ts]", async () => {
+  // The stack refuses runs whose `path` is deeper than `maxDepth` (default 32). The test bounds
+  // the recursion itself (at 64 levels, through real asynchronous turns) and expects the stack
+  // to have refused long before that.
+  it("refuses a run that re-enters the same point past a depth limit", async () => {
     let depth = 0;
     let refused: Outcome<Result> | undefined;
     let stack = newStack();
