@@ -105,9 +105,9 @@ export const checklist: readonly Item[] = [
     t("test/core/order.test.ts", "keeps registration order on the way in and reverses it on the way out for equal priorities"),
     t("test/core/properties.test.ts", "orders befores by (priority, registration) and afters in exact reverse"),
   ] },
-  { id: "A14", fault: "Re-entrancy (a hook runs its own point again)", status: "gap", tests: [
-    t(`${R}/composition.test.ts`, "refuses a run that re-enters the same point past a depth limit", true),
-  ], note: "No depth guard: recursion is stopped only by whatever the hook does (or a stack overflow)." },
+  { id: "A14", fault: "Re-entrancy (a hook runs its own point again)", status: "partial", tests: [
+    t(`${R}/composition.test.ts`, "refuses a run that re-enters the same point past a depth limit"),
+  ], note: "Runs nested deeper than `maxDepth` (default 32) are refused with RecursionLimitError. Nesting is counted through RunOptions.path, which the agent loop extends for sub-agents; a hook that runs the stack again without passing `[...ctx.path, name]` is not counted (no AsyncLocalStorage on the hot path)." },
   { id: "A15", fault: "Same chain invoked many times concurrently", status: "covered", tests: [
     t("test/core/properties.test.ts", "keeps concurrent runs of one stack apart: no cross-talk between 1000 runs"),
     t(`${R}/load.test.ts`, "holds 10 000 concurrent runs through 20 async hooks"),
@@ -455,13 +455,13 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "limitation", status: "open", title: "Wrappers outside SHELL_WRAPPERS hide the command they run from a deny rule",
-    where: "{{src/core/match/shell.ts|export const SHELL_WRAPPERS}} (a fixed list; 8e37b3d extended it with ionice, setsid, chroot, flock, su -c, taskset…)",
-    repro: "`busybox rm -rf /`, `chronic rm -rf /`, `pkexec rm -rf /`, `systemd-run rm -rf /`, `numactl -N 0 rm -rf /`, `script -qc 'rm -rf /'` do not match Bash(rm *). An allow list (toolPolicy allow) is the robust guard: it refuses any command it does not name",
+    where: "{{src/core/match/shell.ts|export const SHELL_WRAPPERS}} (a fixed list; 8e37b3d and a later commit extended it with ionice, setsid, chroot, flock, su -c, taskset, busybox, pkexec, systemd-run, numactl, script -c, parallel…)",
+    repro: "`sg wheel 'rm -rf /'` (a command given as a positional string) and any wrapper nobody listed do not match Bash(rm *). An allow list (toolPolicy allow) is the robust guard: it refuses any command it does not name",
     items: ["J4"], tests: [t(`${R}/fuzz.test.ts`, "wrapper not in SHELL_WRAPPERS", true)],
   },
   {
-    kind: "gap", status: "open", title: "No re-entrancy guard",
-    where: "{{src/core/stack.ts|run(point: string, input: unknown}}", repro: "a before hook that awaits stack.run on its own point recurses without limit (bounded only by what the hook does, or a stack overflow)",
-    items: ["A14"], tests: [t(`${R}/composition.test.ts`, "refuses a run that re-enters the same point past a depth limit", true)],
+    kind: "gap", status: "fixed", fixedIn: "3d55a7a", title: "There was no re-entrancy guard",
+    where: "{{src/core/stack.ts|run(point: string, input: unknown}}", repro: "a before hook that awaits stack.run on its own point recursed without limit; now refused past maxDepth when the nested run carries its path",
+    items: ["A14"], tests: [t(`${R}/composition.test.ts`, "refuses a run that re-enters the same point past a depth limit")],
   },
 ];

@@ -49,6 +49,17 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
   ["firejail", { valued: [], operands: 0 }],
   ["proxychains", { valued: ["-f"], operands: 0 }],
   ["torsocks", { valued: [], operands: 0 }],
+  ["busybox", { valued: [], operands: 0 }],
+  ["parallel", { valued: ["-j", "--jobs", "-S", "--sshlogin", "--delay", "--timeout", "-a", "--arg-file"], operands: 0 }],
+  ["chronic", { valued: [], operands: 0 }],
+  ["caffeinate", { valued: ["-t", "-w"], operands: 0 }],
+  ["pkexec", { valued: ["--user"], operands: 0 }],
+  ["dbus-launch", { valued: ["--config-file"], operands: 0 }],
+  ["coproc", { valued: [], operands: 0 }],
+  ["systemd-run", { valued: ["-p", "--property", "-u", "--unit", "-M", "--machine", "--uid", "--gid", "-E", "--setenv", "--slice", "--description"], operands: 0 }],
+  ["numactl", { valued: ["-N", "-m", "-C", "-i", "-p", "--cpunodebind", "--membind", "--physcpubind", "--interleave", "--preferred"], operands: 0 }],
+  ["cgexec", { valued: ["-g"], operands: 0 }],
+  ["script", { valued: ["-t", "--timing", "-E", "--echo", "-T", "--log-timing"], operands: 0, script: ["-c", "--command"] }],
   ["--", { valued: [], operands: 0 }],
 ]);
 
