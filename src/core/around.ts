@@ -72,6 +72,7 @@ class AroundCall implements Frame {
   misuse: NextMisuseError | undefined = undefined;
   started = 0;
   readonly layerInput: unknown;
+  readonly collectedAtStart: number;
   readonly next: (input?: unknown) => Promise<Outcome>;
 
   constructor(
@@ -86,6 +87,7 @@ class AroundCall implements Frame {
     this.i = this.start;
     this.j = this.start - 1;
     this.layerInput = outer.input;
+    this.collectedAtStart = run.collected?.length ?? 0;
     this.next = this.callNext.bind(this);
   }
 
@@ -95,8 +97,17 @@ class AroundCall implements Frame {
     this.started = mark(run, hook);
     const answer = invoke(run, hook, "around", hook.around as (...args: any[]) => unknown, ctx, this.next, undefined, this.started);
     // The promise next() gave never rejects: wait for it without a rejection handler.
-    if (answer !== undefined && answer === this.pending) return (answer as Promise<Outcome>).then((a) => this.settle(a));
-    if (isThenable(answer)) return whenSettled(run, hook, "around", answer, this.started, (a) => this.settle(a));
+    if (answer !== undefined && answer === this.pending) return (answer as Promise<Outcome>).then((a) => this.settleLater(a));
+    if (isThenable(answer)) return whenSettled(run, hook, "around", answer, this.started, (a) => this.settleLater(a));
+    return this.settle(answer);
+  }
+
+  /** An asynchronous answer: if the run was aborted meanwhile, start nothing more (R7). */
+  settleLater(answer: unknown): Step {
+    if (this.run.settled) {
+      this.settled = true;
+      return this.outer.outcome ?? this.last ?? Outcome.failed(new NextMisuseError("run already settled"));
+    }
     return this.settle(answer);
   }
 
@@ -112,8 +123,11 @@ class AroundCall implements Frame {
       this.misuse ??= misuse;
       return rejectedMisuse(misuse);
     }
+    if (this.hook.shadow && this.calls > 0 && this.last !== undefined) return Promise.resolve(this.last);
     this.calls++;
-    const step = this.inner(input === undefined ? this.outer.input : freeze(this.run, input));
+    // A shadow hook's next() cannot change the input: its decisions are recorded, never enforced (R12).
+    const given = input === undefined || this.hook.shadow ? this.outer.input : freeze(this.run, input);
+    const step = this.inner(given);
     if (!isThenable(step)) return Promise.resolve(step as Outcome);
     this.pending = step as Promise<Outcome>;
     return this.pending;
@@ -121,6 +135,8 @@ class AroundCall implements Frame {
 
   /** Run what is inside this hook, reusing this object as the frame. */
   inner(input: unknown): Step {
+    // A retry starts clean: vetoes a collecting gate gathered inside the last attempt are dropped.
+    if (this.run.collected !== undefined) this.run.collected.length = this.collectedAtStart;
     this.i = this.start;
     this.j = this.start - 1;
     this.input = input;
@@ -178,8 +194,11 @@ class AroundCall implements Frame {
     if (answer._tag === "Continue") return this.recorded("Continue");
     if (this.lastFinal) return this.ignored();
     if (run.recording) run.record(hook, "around", answer._tag, this.started, reasonOf(answer));
-    if (answer._tag === "Reject") return this.leave(Outcome.rejected(answer.reason, hook.name), true);
-    return this.leave(toCompleted(freeze(run, answer.value)), answer._tag === "Replace");
+    // Without next() the hook short-circuited like a `before`: outer post-phases still run (R3).
+    // After next() it overrides what came out of the inside, like an `after`: that is final.
+    const final = this.calls > 0;
+    if (answer._tag === "Reject") return this.leave(Outcome.rejected(answer.reason, hook.name), final);
+    return this.leave(toCompleted(freeze(run, answer.value)), answer._tag === "Replace" && final);
   }
 
   leave(outcome: Outcome, final: boolean): Step {
@@ -190,6 +209,7 @@ class AroundCall implements Frame {
 
   /** Continue: the outcome of the pending or last `next()`, or run the inside now if it never ran. */
   passThrough(): Step {
+    if (this.run.settled) return this.last ?? Outcome.failed(new NextMisuseError("run already settled"));
     if (this.pending !== undefined) return this.pending.then((o) => this.leave(o, this.lastFinal));
     if (this.last !== undefined) return this.leave(this.last, this.lastFinal);
     const step = this.inner(this.layerInput);

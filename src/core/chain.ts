@@ -130,6 +130,7 @@ const matchesNow = (run: RunContext, f: Frame, hook: CompiledHook, i: number): b
     const error = hookError(run, hook, "match", "threw", cause, 0);
     const open = hook.failMode === "open";
     run.fail(error, open);
+    if (run.recording) run.record(hook, "match", "Failed", performance.now(), error.message, open ? "open" : "closed");
     ok = !open;
   }
   if (!ok) (f.skipped ??= new Set()).add(i);
@@ -155,7 +156,9 @@ const applyBefore = (run: RunContext, f: Frame, hook: CompiledHook, answer: unkn
     (run.collected ??= []).push({ reason: action.reason, by: hook.name });
     return false;
   }
-  f.outcome = action._tag === "Reject" ? Outcome.rejected(action.reason, hook.name) : toCompleted(freeze(run, action.value));
+  // On a collecting gate a veto already given outranks a later Replace.
+  f.outcome = run.collected !== undefined ? collectedOutcome(run.collected)
+    : action._tag === "Reject" ? Outcome.rejected(action.reason, hook.name) : toCompleted(freeze(run, action.value));
   f.j = f.i - 1;
   return true;
 };
@@ -164,10 +167,22 @@ const applyBefore = (run: RunContext, f: Frame, hook: CompiledHook, answer: unkn
 const failClosedBefore = (run: RunContext, f: Frame, hook: CompiledHook): boolean => {
   if (hook.failMode === "open" || hook.shadow) return false;
   const error = run.lastFailure as HookError;
+  if (run.pointDef.collect === true) {
+    // A collecting gate gathers a failed hook's closed "no" like any other veto.
+    (run.collected ??= []).push({ reason: error.message, by: hook.name });
+    return false;
+  }
   f.outcome = Outcome.rejected(error.message, hook.name, error);
   f.j = f.i - 1;
   return true;
 };
+
+/** The joined rejection of a collecting gate. */
+export const collectedOutcome = (reasons: { reason: string; by: string }[]): Outcome => ({
+  _tag: "Rejected", reason: reasons.map((r) => r.reason).join("\n"), by: reasons.map((r) => r.by).join(", "), reasons: [...reasons],
+});
+
+
 
 
 
@@ -178,10 +193,9 @@ const failClosedBefore = (run: RunContext, f: Frame, hook: CompiledHook): boolea
 
 const callOperation = (run: RunContext, f: Frame, op: Op): Step => {
   f.j = f.hooks.length - 1;
-  if (run.collected !== undefined) {
+  if (run.collected !== undefined && run.collected.length > 0) {
     // A collecting gate: everyone had their say; any rejection skips the operation.
-    const reasons = run.collected;
-    f.outcome = { _tag: "Rejected", reason: reasons.map((r) => r.reason).join("\n"), by: reasons.map((r) => r.by).join(", "), reasons };
+    f.outcome = collectedOutcome(run.collected);
     return unwind(run, f, op);
   }
   if (run.rechecks !== undefined) return recheck(run, f, op, [...run.rechecks]);
@@ -224,6 +238,7 @@ const rechecked = (run: RunContext, f: Frame, hook: CompiledHook, answer: unknow
 };
 
 const callOperationNow = (run: RunContext, f: Frame, op: Op): Step => {
+  if (run.settled) return abandoned(f); // aborted while an around or a recheck was still deciding (R7)
   run.input = f.input;
   let result: unknown;
   try {

@@ -95,4 +95,11 @@ export const abandoned = (f: Frame): Outcome => f.outcome ?? Outcome.failed(new 
 export const reasonOf = (action: HookAction): string | undefined => (action._tag === "Reject" ? action.reason : undefined);
 
 /** Freeze a value in strict mode (R9). */
-export const freeze = <T>(run: RunContext, value: T): T => (run.runtime.strict ? deepFreeze(value) : value);
+export const freeze = <T>(run: RunContext, value: T): T => {
+  if (!run.runtime.strict) return value;
+  try {
+    return deepFreeze(value);
+  } catch {
+    return value; // a Proxy that refuses to be frozen stays as it is; it must not crash the run
+  }
+};

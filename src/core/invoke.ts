@@ -117,16 +117,26 @@ const invokeTimed = (
     return result;
   }
   const ms = hook.timeoutMs as number;
+  const signal = link.controller.signal;
   return new Promise((resolve) => {
+    // The run being aborted ends the wait too: no timer may outlive a run (R7).
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      link.dispose();
+      resolve(new Failure(hookError(run, hook, phase, "aborted", signal.reason, t0)));
+    };
     const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
       const cause = new HookTimeoutError(ms);
       link.controller.abort(cause);
       link.dispose();
       resolve(new Failure(hookError(run, hook, phase, "timeout", cause, t0)));
     }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
     (result as PromiseLike<unknown>).then(
       (value) => {
         clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
         link.dispose();
         // Under event-loop lag the timer callback can run after a late answer: the deadline, not
         // the order of callbacks, decides (C1, C3).
@@ -138,6 +148,7 @@ const invokeTimed = (
       },
       (cause) => {
         clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
         link.dispose();
         resolve(new Failure(hookError(run, hook, phase, kindOf(cause), cause, t0)));
       },

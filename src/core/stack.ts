@@ -102,7 +102,9 @@ class Stack<P extends Points> implements HookStack<P> {
   without(name: string): HookStack<P> {
     const tables = new Map<string, PointTable>();
     for (const [key, table] of this.tables) tables.set(key, { point: table.point, hooks: table.hooks.filter((h) => h.name !== name) });
-    return new Stack<P>(this.points, this.options, this.runtime, tables, this.disabled, this.seq);
+    const disabled = new Set(this.disabled);
+    disabled.delete(name); // a hook registered later under the same name starts enabled
+    return new Stack<P>(this.points, this.options, this.runtime, tables, disabled, this.seq);
   }
 
   disable(name: string): HookStack<P> {
@@ -369,7 +371,8 @@ const notify = (run: RunContext, chain: Chain, outcome: Outcome): void => {
 const safeTest = (hook: CompiledHook, run: RunContext, input: unknown): boolean => {
   try {
     return hook.matcher.test(run.subject, input, () => run.detailOf(input));
-  } catch {
+  } catch (cause) {
+    observerFailed(run, run.runtime, hook, cause); // a matcher that throws is an observer failure, counted (R10)
     return false;
   }
 };
