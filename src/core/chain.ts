@@ -157,7 +157,7 @@ const applyBefore = (run: RunContext, f: Frame, hook: CompiledHook, answer: unkn
     return false;
   }
   // On a collecting gate a veto already given outranks a later Replace.
-  f.outcome = run.collected !== undefined ? collectedOutcome(run.collected)
+  f.outcome = vetoed(run) ? collectedOutcome(run.collected as { reason: string; by: string }[])
     : action._tag === "Reject" ? Outcome.rejected(action.reason, hook.name) : toCompleted(freeze(run, action.value));
   f.j = f.i - 1;
   return true;
@@ -177,6 +177,9 @@ const failClosedBefore = (run: RunContext, f: Frame, hook: CompiledHook): boolea
   return true;
 };
 
+/** True when a collecting gate holds a veto (a retry may have emptied the list). */
+const vetoed = (run: RunContext): boolean => run.collected !== undefined && run.collected.length > 0;
+
 /** The joined rejection of a collecting gate. */
 export const collectedOutcome = (reasons: { reason: string; by: string }[]): Outcome => ({
   _tag: "Rejected", reason: reasons.map((r) => r.reason).join("\n"), by: reasons.map((r) => r.by).join(", "), reasons: [...reasons],
@@ -193,9 +196,9 @@ export const collectedOutcome = (reasons: { reason: string; by: string }[]): Out
 
 const callOperation = (run: RunContext, f: Frame, op: Op): Step => {
   f.j = f.hooks.length - 1;
-  if (run.collected !== undefined && run.collected.length > 0) {
+  if (vetoed(run)) {
     // A collecting gate: everyone had their say; any rejection skips the operation.
-    f.outcome = collectedOutcome(run.collected);
+    f.outcome = collectedOutcome(run.collected as { reason: string; by: string }[]);
     return unwind(run, f, op);
   }
   if (run.rechecks !== undefined) return recheck(run, f, op, [...run.rechecks]);

@@ -18,8 +18,6 @@ export interface Chain {
   readonly hooks: readonly CompiledHook[];
   /** Hooks with an `observe` function, in R1 order. */
   readonly observers: readonly CompiledHook[];
-  /** True when some hook's matcher needs the input, so it is checked per run. */
-  readonly dynamic: boolean;
   /** Each hook's `before` and `after` (or undefined), by index: what the plain loops call. */
   readonly befores: readonly (AnyFn | undefined)[];
   readonly afters: readonly (AnyFn | undefined)[];
@@ -35,7 +33,6 @@ export const compileChain = (point: Point, hooks: CompiledHook[], observers: Com
   point,
   hooks,
   observers,
-  dynamic: hooks.some((h) => h.matcher.needsInput) || observers.some((h) => h.matcher.needsInput),
   befores: hooks.map((h) => h.before),
   afters: hooks.map((h) => h.after),
   plain: hooks.every((h) => !h.matcher.needsInput && h.timeoutMs === undefined && h.around === undefined && !h.recheck),

@@ -123,3 +123,14 @@ describe("R3 for around hooks", () => {
     expect(log).toEqual([]);
   });
 });
+
+describe("collecting gates after a retry", () => {
+  it("let a Replace through once the vetoes of an earlier attempt were dropped", async () => {
+    let n = 0;
+    const stack = createStack({ tool: gate<{ name: string }, string>({ name: "tool", collect: true }) })
+      .use("tool", { name: "retry", priority: 10, around: async (_c, next) => { const first = await next(); return first._tag === "Completed" ? first : next(); } })
+      .use("tool", { name: "flaky", priority: 50, before: () => (n++ === 0 ? Reject("first try") : Continue) })
+      .use("tool", { name: "cache", priority: 100, before: () => (n > 1 ? Replace("cached") : Continue) });
+    expect(await stack.run("tool", { name: "x" }, () => "op")).toEqual(Outcome.completed("cached"));
+  });
+});
