@@ -3,20 +3,13 @@
  * phase × sync/async × fail mode × position × thrown value; A5 and A6 with an
  * unhandled-rejection trap; A7 as a table of malformed actions; A11 linear time; A14 re-entrancy.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Continue, HookError, NextMisuseError, Outcome, Replace, RunAbortedError, Transform } from "../../src/core/index.ts";
 import type { Hook } from "../../src/core/index.ts";
-import { call, drainRejections, newStack, sleep, trapUnhandled, type Call, type Result } from "./helpers.ts";
+import { call, newStack, sleep, type Call, type Result } from "./helpers.ts";
+import { expectNoUnhandledRejections } from "./no-unhandled.ts";
 
-let trap: ReturnType<typeof trapUnhandled>;
-beforeEach(() => {
-  trap = trapUnhandled();
-});
-afterEach(async () => {
-  await drainRejections();
-  trap.dispose();
-  expect(trap.seen).toEqual([]);
-});
+expectNoUnhandledRejections();
 
 type Phase = "before" | "after" | "around" | "recover";
 const thrownValues: [string, unknown][] = [

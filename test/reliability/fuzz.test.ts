@@ -13,7 +13,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fc } from "@fast-check/vitest";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createAgentStack } from "../../src/agent/index.ts";
 import { HookError, Outcome, Reject, RegistrationError, Trace, compileMatcher, isHookAction } from "../../src/core/index.ts";
 import type { Hook } from "../../src/core/index.ts";
@@ -25,17 +25,11 @@ import { externalHook } from "../../src/executors/external.ts";
 import { parseJson } from "../../src/executors/json.ts";
 import { decodeVerdict } from "../../src/executors/schemas.ts";
 import { fixture, tempDir } from "../executors/helpers.ts";
-import { call, drainRejections, fuzzRuns, fuzzTimeout, isWellFormed, newStack, trapUnhandled, tried, writeTally, type Call, type Result } from "./helpers.ts";
+import { call, fuzzRuns, fuzzTimeout, isWellFormed, newStack, tried, writeTally, type Call, type Result } from "./helpers.ts";
+import { expectNoUnhandledRejections } from "./no-unhandled.ts";
+import { budgetMs, timed } from "../support/timing.ts";
 
-let trap: ReturnType<typeof trapUnhandled>;
-beforeEach(() => {
-  trap = trapUnhandled();
-});
-afterEach(async () => {
-  await drainRejections();
-  trap.dispose();
-  expect(trap.seen).toEqual([]);
-});
+expectNoUnhandledRejections();
 afterAll(() => writeTally("fuzz"));
 
 // ---------------------------------------------------------------------------------------------
@@ -293,17 +287,6 @@ describe("3. arbitrary unicode in hook names, reasons and paths", () => {
 // 4. Generated matcher patterns, with a time budget
 // ---------------------------------------------------------------------------------------------
 
-const budgetMs = 50;
-/** The fastest of three: a ReDoS costs seconds every time, a GC pause or a busy core costs one run. */
-const timed = (run: () => unknown): number => {
-  let best = Infinity;
-  for (let i = 0; i < 3; i++) {
-    const start = performance.now();
-    run();
-    best = Math.min(best, performance.now() - start);
-  }
-  return best;
-};
 const globPart = fc.constantFrom("a", "a", "b", "*", "*", "**", "?", "/", "**/", "[ab]", "[!a]", "{a,b}", "+(a)", ".", "..", "\\*");
 const shellPart = fc.constantFrom("a", "a", "b", "*", "*", " ", "-", ":*", "rm", "git", "'", '"', "$(", ")", "&&", ";");
 const regexAtom = fc.constantFrom("a", "b", ".", "\\w", "[ab]", "a*", ".*", "b+", "a?", "(?:ab)", "^", "$", "|", "\\.", "[^a]");

@@ -17,7 +17,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import {
   Continue, HookError, Outcome, Reject, RunAbortedError, Transform, createStack, gate, observe, type Hook,
 } from "../../src/core/index.ts";
-import { gc } from "../reliability/helpers.ts";
+import { gc, sleep } from "../reliability/helpers.ts";
 
 export const faultKinds = [
   "throw-sync", "throw-async", "reject-non-error", "timeout", "never-settles", "run-deadline",
@@ -109,16 +109,6 @@ const prng = (seed: number) => () => {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 };
 
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
 
 const nonErrors: readonly unknown[] = [undefined, null, "a string", 42, Symbol("s"), { code: "E" }, ["x"], 10n];
 // Generous against event-loop lag: a hook's deadline counts wall time, and 200 runs in flight on a

@@ -4,19 +4,9 @@ import { describe, expect } from "vitest";
 import { compileGlob, PICOMATCH_OPTIONS } from "../../../src/core/match/glob.ts";
 import { compileMatcher } from "../../../src/core/match/matcher.ts";
 import { splitShellCommand } from "../../../src/core/match/shell.ts";
+import { budgetMs, timed } from "../../support/timing.ts";
 
 const rm = compileMatcher("Bash(rm *)", "no-rm");
-const budgetMs = 50;
-// The fastest of three runs: a ReDoS costs seconds every time, while GC pauses or a busy machine cost one run.
-const timed = (run: () => unknown): number => {
-  let best = Infinity;
-  for (let i = 0; i < 3; i++) {
-    const start = performance.now();
-    run();
-    best = Math.min(best, performance.now() - start);
-  }
-  return best;
-};
 
 // Benign commands: no `rm` word anywhere, arguments plain or quoted.
 const word = fc.stringMatching(/^[a-z0-9._\/-]{1,8}$/).filter((w) => w !== "rm" && !w.startsWith("-") || w.length > 1);
