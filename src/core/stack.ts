@@ -157,16 +157,16 @@ class Stack<P extends Points> implements HookStack<P> {
 
   run(point: string, input: unknown, operation: Operation<any, any>, options?: RunOptions): Promise<Outcome<any>> {
     // Caller mistakes reject the returned promise with a TypeError; nothing hooks do ever does.
-    if (!this.tables.has(point)) return Promise.reject(new TypeError(`stack.run: "${String(point)}" is not a point of this stack (known: ${[...this.tables.keys()].join(", ")})`));
     if (typeof operation !== "function") return Promise.reject(new TypeError(`stack.run("${point}"): operation must be a function`));
     if (options?.timeoutMs !== undefined && !validTimeout(options.timeoutMs))
       return Promise.reject(new TypeError(`stack.run("${point}"): timeoutMs must be a positive number of ms up to 2147483647, got ${String(options.timeoutMs)}`));
+    const chain = this.chainFor(point, input);
+    if (chain === undefined) return Promise.reject(new TypeError(`stack.run: "${String(point)}" is not a point of this stack (known: ${[...this.tables.keys()].join(", ")})`));
     // Re-entry (A14): runs nested through hooks carry their nesting in `path` (the agent loop
     // extends it for sub-agents; a hook that runs the stack again passes `[...ctx.path, name]`).
     const path = options?.path;
     if (path !== undefined && path.length > this.runtime.maxDepth)
       return Promise.resolve(Outcome.failed(new RecursionLimitError(point, path.length, this.runtime.maxDepth)));
-    const chain = this.chainFor(point, input);
     const def = chain.point;
     const timeoutMs = options?.timeoutMs ?? def.timeoutMs;
     const callerSignal = options?.signal;
@@ -225,11 +225,12 @@ class Stack<P extends Points> implements HookStack<P> {
     return table;
   }
 
-  /** The compiled chain for this point and the input's subject; cached per subject, one Map lookup on the hot path. */
-  private chainFor(point: string, input: unknown): Chain {
+  /** The compiled chain for this point and the input's subject (undefined for an unknown point); cached per subject, one Map lookup on the hot path. */
+  private chainFor(point: string, input: unknown): Chain | undefined {
     let cache = this.chains.get(point);
     if (cache === undefined) {
-      const table = this.table(point);
+      const table = this.tables.get(point);
+      if (table === undefined) return undefined; // an unknown point: the caller reports it
       // With no subject-dependent matcher the subject is never computed, and one chain serves all.
       const shared = table.hooks.every((h) => h.matcher.all || this.disabled.has(h.name)) ? this.compile(table, undefined, true) : undefined;
       cache = { def: table.point, table, shared, bySubject: new Map() };
