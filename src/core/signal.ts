@@ -32,6 +32,29 @@ export const linkSignal = (parent: AbortSignal | undefined): LinkedController =>
 
 const noop = (): void => {};
 
+/**
+ * A child controller that follows `parent` and aborts with a `TimeoutError` after `ms`.
+ * Why not `AbortSignal.any([parent, AbortSignal.timeout(ms)])`: Node holds a timeout signal
+ * only weakly, and inside `any` it can be collected before it fires (nodejs/node#57736), so the
+ * deadline silently never comes. Here the timer holds the controller, and `dispose()` clears it.
+ *
+ * @example
+ * const deadline = withDeadline(ctx.signal, 5_000); try { await call(deadline.controller.signal) } finally { deadline.dispose() }
+ */
+export const withDeadline = (parent: AbortSignal | undefined, ms: number): LinkedController => {
+  const link = linkSignal(parent);
+  const { controller } = link;
+  if (controller.signal.aborted) return link;
+  const timer = setTimeout(() => controller.abort(new DOMException(`timed out after ${ms} ms`, "TimeoutError")), ms);
+  return {
+    controller,
+    dispose: () => {
+      clearTimeout(timer);
+      link.dispose();
+    },
+  };
+};
+
 /** True for anything with a `then` method (hookable's cross-realm check: not `instanceof Promise`). */
 export const isThenable = (value: unknown): value is PromiseLike<unknown> => {
   if (value === null || (typeof value !== "object" && typeof value !== "function")) return false;

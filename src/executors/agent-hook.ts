@@ -9,6 +9,7 @@ import type { LanguageModel } from "../agent/model.ts";
 import { createAgentStack, type AgentStack } from "../agent/stack.ts";
 import type { AgentTool } from "../agent/tool.ts";
 import { describe } from "../core/errors.ts";
+import { withDeadline } from "../core/signal.ts";
 import { ExecutorError } from "./errors.ts";
 import type { ClaudeEvent } from "./events.ts";
 import { externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions } from "./external.ts";
@@ -44,12 +45,14 @@ export const agentHook = <E extends ClaudeEvent>(options: AgentHookOptions<E>): 
     const { system, user } = evaluatorPrompt(options.prompt, json, options.maxEventChars);
     const tools = options.tools ?? (await readOnlyTools(cwd));
     const agent = createAgent({ name, model: options.model, tools, stack, system, maxSteps: options.maxSteps ?? 50 });
-    const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+    const deadline = withDeadline(signal, timeoutMs);
     let turn;
     try {
-      turn = await agent.run(user, { signal: deadline });
+      turn = await agent.run(user, { signal: deadline.controller.signal });
     } catch (error) {
       throw new ExecutorError("model", `the verifier agent failed: ${describe(error)}`, { cause: error });
+    } finally {
+      deadline.dispose();
     }
     if (turn.status === "aborted") throw new ExecutorError(signal.aborted ? "aborted" : "timeout", `the verifier agent did not finish within ${timeoutMs} ms`);
     if (turn.status !== "completed")

@@ -11,6 +11,7 @@ import type { HookContext } from "../core/context.ts";
 import { describe } from "../core/errors.ts";
 import type { FailMode, Hook } from "../core/hook.ts";
 import type { MatchSpec } from "../core/match/types.ts";
+import { withDeadline } from "../core/signal.ts";
 import type { InputOf, KindOf, OutputOf } from "../core/point.ts";
 import type { HookAnswer } from "./answer.ts";
 import { ExecutorError } from "./errors.ts";
@@ -136,13 +137,16 @@ export const externalHook = <E extends ClaudeEvent>(
     if (queue) {
       const done = queue.push(name, async () => {
         // A background run outlives the chain run, so it gets its own deadline, not the run's signal.
+        const deadline = withDeadline(undefined, timeoutMs + backstopMs);
         try {
-          const answer = await run({ json, signal: AbortSignal.timeout(timeoutMs + backstopMs), timeoutMs, cwd, ctx: undefined });
+          const answer = await run({ json, signal: deadline.controller.signal, timeoutMs, cwd, ctx: undefined });
           if (answer.output?.systemMessage) notify("systemMessage", answer.output.systemMessage);
           const said = answer.block ?? answer.output?.hookSpecificOutput?.additionalContext ?? answer.text;
           if (said) notify("background-result", said);
         } catch (error) {
           notify("background-failure", describe(error));
+        } finally {
+          deadline.dispose();
         }
       });
       if (done) ctx.waitUntil(done);

@@ -5,6 +5,7 @@
  */
 import type { LanguageModel } from "../agent/model.ts";
 import { describe } from "../core/errors.ts";
+import { withDeadline } from "../core/signal.ts";
 import { ExecutorError } from "./errors.ts";
 import type { ClaudeEvent } from "./events.ts";
 import { externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions } from "./external.ts";
@@ -36,6 +37,7 @@ export const promptHook = <E extends ClaudeEvent>(options: PromptHookOptions<E>)
   return externalHook({ ...options, name }, timeoutMs, async ({ json, signal }) => {
     const { system, user } = evaluatorPrompt(options.prompt, json, options.maxEventChars);
     let text: string;
+    const deadline = withDeadline(signal, timeoutMs);
     try {
       const response = await options.model.generate(
         {
@@ -44,7 +46,7 @@ export const promptHook = <E extends ClaudeEvent>(options: PromptHookOptions<E>)
           temperature: 0,
           ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
         },
-        { signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) },
+        { signal: deadline.controller.signal },
       );
       if (response.toolCalls.length > 0) throw new ExecutorError("invalid-json", `hook "${name}": the model called a tool instead of answering a verdict`);
       text = response.text;
@@ -52,6 +54,8 @@ export const promptHook = <E extends ClaudeEvent>(options: PromptHookOptions<E>)
       if (error instanceof ExecutorError) throw error;
       const timedOut = error instanceof DOMException && error.name === "TimeoutError";
       throw new ExecutorError(timedOut ? "timeout" : "model", `the model call failed: ${describe(error)}`, { cause: error });
+    } finally {
+      deadline.dispose();
     }
     return verdictAnswer(options.event, readVerdict(name, text));
   });

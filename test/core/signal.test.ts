@@ -1,0 +1,70 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { describe, expect, it } from "vitest";
+import { linkSignal, withDeadline } from "../../src/core/signal.ts";
+
+// Expose the collector so the test can force the collection that loses Node's weak timeout signals.
+setFlagsFromString("--expose-gc");
+const collect = runInNewContext("gc") as () => void;
+
+const abortedWithin = (signal: AbortSignal, ms: number): Promise<unknown> =>
+  new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not aborted within ${ms} ms`)), ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve(signal.reason);
+    }, { once: true });
+  });
+
+describe("linkSignal", () => {
+  it("follows its parent and stops following once disposed", () => {
+    const parent = new AbortController();
+    const first = linkSignal(parent.signal);
+    const second = linkSignal(parent.signal);
+    second.dispose();
+    parent.abort("stop");
+    expect(first.controller.signal.reason).toBe("stop");
+    expect(second.controller.signal.aborted).toBe(false);
+  });
+});
+
+describe("withDeadline", () => {
+  it("aborts with a TimeoutError when the deadline passes", async () => {
+    const deadline = withDeadline(undefined, 20);
+    const reason = await abortedWithin(deadline.controller.signal, 2000);
+    expect(reason).toBeInstanceOf(DOMException);
+    expect((reason as DOMException).name).toBe("TimeoutError");
+  });
+
+  it("still fires when only a pending listener holds it and a collection runs meanwhile", async () => {
+    // The shape that lost prompt-hook deadlines with AbortSignal.any + AbortSignal.timeout.
+    const waitFor = (signal: AbortSignal) =>
+      new Promise<string>((resolve) => {
+        const slow = setTimeout(() => resolve("completed"), 1000);
+        signal.addEventListener("abort", () => { clearTimeout(slow); resolve("aborted"); }, { once: true });
+      });
+    const outcome = waitFor(withDeadline(new AbortController().signal, 100).controller.signal);
+    await new Promise((r) => setTimeout(r, 20));
+    collect();
+    expect(await outcome).toBe("aborted");
+  });
+
+  it("aborts with the parent's reason when the parent aborts first", () => {
+    const parent = new AbortController();
+    const deadline = withDeadline(parent.signal, 10_000);
+    parent.abort("caller gave up");
+    expect(deadline.controller.signal.reason).toBe("caller gave up");
+    deadline.dispose();
+  });
+
+  it("starts aborted under an aborted parent", () => {
+    expect(withDeadline(AbortSignal.abort("gone"), 10).controller.signal.reason).toBe("gone");
+  });
+
+  it("never fires once disposed", async () => {
+    const deadline = withDeadline(undefined, 10);
+    deadline.dispose();
+    await new Promise((r) => setTimeout(r, 40));
+    expect(deadline.controller.signal.aborted).toBe(false);
+  });
+});
