@@ -50,42 +50,66 @@ const describeOutcome = (outcome: Outcome): string | undefined =>
  * tells it when it ends (`done`), so no promise is spent just to learn the inner outcome.
  */
 class AroundCall implements Frame {
-  // The inner frame (see Frame).
-  readonly chain: Chain;
-  readonly hooks: readonly CompiledHook[];
-  readonly start: number;
-  i: number;
-  j: number;
-  input: unknown = undefined;
-  input0: unknown = undefined;
-  transforms: Map<number, unknown> | undefined = undefined;
-  skipped: Set<number> | undefined = undefined;
-  outcome: Outcome | undefined = undefined;
-  final = false;
-  readonly nested = true;
+  // The inner frame (see Frame). Fields are assigned in the constructor, in one order, so every
+  // instance has one shape; class-field initialisers cost a define per field on Node 20.
+  declare readonly chain: Chain;
+  declare readonly hooks: readonly CompiledHook[];
+  declare readonly start: number;
+  declare i: number;
+  declare j: number;
+  declare input: unknown;
+  declare input0: unknown;
+  declare transforms: Map<number, unknown> | undefined;
+  declare skipped: Set<number> | undefined;
+  declare outcome: Outcome | undefined;
+  declare final: boolean;
+  declare readonly nested: boolean;
   // What this hook's next() knows.
-  calls = 0;
-  pending: Promise<Outcome> | undefined = undefined;
-  last: Outcome | undefined = undefined;
-  lastFinal = false;
-  settled = false;
-  misuse: NextMisuseError | undefined = undefined;
-  started = 0;
-  readonly layerInput: unknown;
-  readonly collectedAtStart: number;
-  readonly next: (input?: unknown) => Promise<Outcome>;
+  declare calls: number;
+  declare pending: Promise<Outcome> | undefined;
+  /** The promise the last `next()` call gave the hook. */
+  declare handed: Promise<Outcome> | undefined;
+  /** The hook answered with `next()`'s own promise and nothing outside it waits: pass on from `done()`. */
+  declare tail: boolean;
+  declare last: Outcome | undefined;
+  declare lastFinal: boolean;
+  declare settled: boolean;
+  declare misuse: NextMisuseError | undefined;
+  declare started: number;
+  declare readonly layerInput: unknown;
+  declare readonly collectedAtStart: number;
+  declare readonly next: (input?: unknown) => Promise<Outcome>;
+  declare readonly run: RunContext;
+  declare readonly outer: Frame;
+  declare readonly op: Op;
+  declare readonly hook: CompiledHook;
 
-  constructor(
-    readonly run: RunContext,
-    readonly outer: Frame,
-    readonly op: Op,
-    readonly hook: CompiledHook,
-  ) {
+  constructor(run: RunContext, outer: Frame, op: Op, hook: CompiledHook) {
+    this.run = run;
+    this.outer = outer;
+    this.op = op;
+    this.hook = hook;
     this.chain = outer.chain;
     this.hooks = outer.hooks;
     this.start = outer.i + 1;
     this.i = this.start;
     this.j = this.start - 1;
+    this.input = undefined;
+    this.input0 = undefined;
+    this.transforms = undefined;
+    this.skipped = undefined;
+    this.outcome = undefined;
+    this.final = false;
+    this.nested = true;
+    this.calls = 0;
+    this.pending = undefined;
+    this.handed = undefined;
+    this.tail = false;
+    this.last = undefined;
+    this.lastFinal = false;
+    this.settled = false;
+    this.misuse = undefined;
+    this.started = 0;
     this.layerInput = outer.input;
     this.collectedAtStart = run.collected?.length ?? 0;
     this.next = this.callNext.bind(this);
@@ -96,10 +120,26 @@ class AroundCall implements Frame {
     const ctx = new ScopedContext(run, this.layerInput, run.signal, hook);
     this.started = mark(run, hook);
     const answer = invoke(run, hook, "around", hook.around as (...args: any[]) => unknown, ctx, this.next, undefined, this.started);
-    // The promise next() gave never rejects: wait for it without a rejection handler.
-    if (answer !== undefined && answer === this.pending) return (answer as Promise<Outcome>).then((a) => this.settleLater(a));
+    // The hook answered with the promise next() gave it: its answer is the inner outcome.
+    if (answer !== undefined && answer === this.handed && this.misuse === undefined) return this.handOn();
     if (isThenable(answer)) return whenSettled(run, hook, "around", answer, this.started, (a) => this.settleLater(a));
     return this.settle(answer);
+  }
+
+  /**
+   * The hook returned `next()`'s own promise, as koa-style pass-through layers do. If the inside
+   * already ended, settle now. If nothing in this frame waits on the way out (no `after` or
+   * `recover` from its start up to this hook), hand the same promise outward, koa-compose's
+   * way: `done()` passes the outcome on when the inside ends, and no promise is spent per
+   * layer. The hook has answered, so a later `next()` is a call after it settled (R4).
+   */
+  handOn(): Step {
+    if (this.pending === undefined) return this.settleLater(this.last);
+    if (this.outer.chain.lastExit[this.start - 1] as number >= this.outer.start)
+      return this.pending.then((a) => this.settleLater(a)); // never rejects: no rejection handler
+    this.tail = true;
+    this.settled = true;
+    return this.pending;
   }
 
   /** An asynchronous answer: if the run was aborted meanwhile, start nothing more (R7). */
@@ -128,9 +168,9 @@ class AroundCall implements Frame {
     // A shadow hook's next() cannot change the input: its decisions are recorded, never enforced (R12).
     const given = input === undefined || this.hook.shadow ? this.outer.input : freeze(this.run, input);
     const step = this.inner(given);
-    if (!isThenable(step)) return Promise.resolve(step as Outcome);
+    if (!isThenable(step)) return (this.handed = Promise.resolve(step as Outcome));
     this.pending = step as Promise<Outcome>;
-    return this.pending;
+    return (this.handed = this.pending);
   }
 
   /** Run what is inside this hook, reusing this object as the frame. */
@@ -148,11 +188,18 @@ class AroundCall implements Frame {
     return forward(this.run, this, this.op);
   }
 
-  /** Called by the chain when the inner frame ends. */
+  /** Called by the chain when the inner frame ends; a tail hook passes the outcome on at once. */
   done(): void {
     this.last = this.outcome;
     this.lastFinal = this.final;
     this.pending = undefined;
+    if (!this.tail || this.run.settled) return;
+    const { run, hook } = this;
+    if (run.recording) run.record(hook, "around", hook.shadow ? "Continue" : "Outcome", this.started, hook.shadow ? "shadow" : describeOutcome(this.last as Outcome));
+    this.outer.j = this.outer.i;
+    // Nothing in the outer frame leaves through a hook (see handOn): this ends it synchronously
+    // with the same outcome, which is what the shared promise resolves to.
+    this.leave(this.last as Outcome, this.lastFinal);
   }
 
   /** Turn what the hook returned into the frame's outcome, then leave through this hook's own `after`. */

@@ -23,6 +23,12 @@ export interface Chain {
   readonly afters: readonly (AnyFn | undefined)[];
   /** No input-dependent matcher, no timeout, no around: the plain loops apply when nobody records. */
   readonly plain: boolean;
+  /**
+   * By index: the highest index up to it whose hook has an `after` or `recover` (-1 if none).
+   * An around hook whose frame has nothing to leave through on the way out can hand its inner
+   * outcome straight on (see `AroundCall.begin`).
+   */
+  readonly lastExit: readonly number[];
 }
 
 export type AnyFn = (...args: any[]) => unknown;
@@ -36,8 +42,14 @@ export const compileChain = (point: Point, hooks: CompiledHook[], observers: Com
   befores: hooks.map((h) => h.before),
   afters: hooks.map((h) => h.after),
   plain: hooks.every((h) => !h.matcher.needsInput && h.timeoutMs === undefined && h.around === undefined && !h.recheck),
+  lastExit: lastExits(hooks),
   subject,
 } as Chain);
+
+const lastExits = (hooks: readonly CompiledHook[]): number[] => {
+  let last = -1;
+  return hooks.map((h, i) => (h.after !== undefined || h.recover !== undefined ? (last = i) : last));
+};
 
 /** The state of one frame: a stretch of the chain between two `around` boundaries. */
 export interface Frame {

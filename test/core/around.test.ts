@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { NextMisuseError, Outcome, Replace, Transform } from "../../src/core/index.ts";
-import { call, newStack, sleep } from "./helpers.ts";
+import { NextMisuseError, Outcome, Replace, Trace, Transform, type Hook, type HookError } from "../../src/core/index.ts";
+import { call, newStack, sleep, type Call, type Result } from "./helpers.ts";
 
 describe("R4 around", () => {
   it("may call next() several times in sequence to retry", async () => {
@@ -99,5 +99,71 @@ describe("R4 around", () => {
       .use("tool", { name: "inner", priority: 2, before: (c) => Transform({ ...c, name: "Changed" }) });
     await stack.run("tool", call("Original"), () => ({ content: "" }));
     expect(seen).toBe("Original");
+  });
+});
+
+describe("R4 around hooks that answer with next()'s own promise", () => {
+  const passOn = (name: string, priority: number): Hook<Call, Result, "gate"> => ({ name, priority, around: (_c, next) => next() });
+
+  it("give the inner outcome to whoever else listens to that promise, while outer hooks still change the result", async () => {
+    let seen: Outcome<unknown> | undefined;
+    const stack = newStack()
+      .use("tool", { name: "outer-after", priority: 1, after: (r) => Transform({ content: `${r.content}+outer` }) })
+      .use("tool", { name: "tap", priority: 2, around: (_c, next) => { const p = next(); void p.then((o) => (seen = o)); return p; } })
+      .use("tool", { name: "inner-after", priority: 3, after: (r) => Transform({ content: `${r.content}+inner` }) });
+    const outcome = await stack.run("tool", call(), async () => ({ content: "op" }));
+    expect(seen).toEqual(Outcome.completed({ content: "op+inner" }));
+    expect(outcome).toEqual(Outcome.completed({ content: "op+inner+outer" }));
+  });
+
+  it("run every layer's after hooks inside out through twenty pass-through layers, with a sync or an async operation", async () => {
+    for (const op of [(c: Call): Result => ({ content: c.name }), async (c: Call): Promise<Result> => ({ content: c.name })]) {
+      let stack = newStack();
+      for (let i = 0; i < 20; i++) stack = stack.use("tool", passOn(`layer-${i}`, i * 10));
+      stack = stack.use("tool", { name: "mark-5", priority: 55, after: (r) => Transform({ content: `${r.content}>55` }) })
+        .use("tool", { name: "mark-15", priority: 155, after: (r) => Transform({ content: `${r.content}>155` }) });
+      expect(await stack.run("tool", call("x"), op)).toEqual(Outcome.completed({ content: "x>155>55" }));
+    }
+  });
+
+  it("record each layer's decision in the trace, innermost first", async () => {
+    const trace = new Trace();
+    const stack = newStack().use("tool", passOn("a", 1)).use("tool", passOn("b", 2)).use("tool", passOn("c", 3));
+    expect((await stack.run("tool", call(), async () => ({ content: "" }), { trace }))._tag).toBe("Completed");
+    expect(trace.entries.map((e) => `${e.hook}:${e.phase}:${e.action}`)).toEqual(["c:around:Outcome", "b:around:Outcome", "a:around:Outcome"]);
+  });
+
+  it("pass on an outcome an inner hook made final, which no outer after may change", async () => {
+    const stack = newStack()
+      .use("tool", passOn("outer", 1))
+      .use("tool", { name: "deny-late", priority: 2, after: () => Replace({ content: "replaced" }) })
+      .use("tool", passOn("inner", 3));
+    expect(await stack.run("tool", call(), async () => ({ content: "op" }))).toEqual(Outcome.completed({ content: "replaced" }));
+  });
+
+  it("have answered when they return: a later next() is a call after the hook settled, reported, and the outcome stands", async () => {
+    let kept: (() => Promise<Outcome<unknown>>) | undefined;
+    let runs = 0;
+    const errors: HookError[] = [];
+    const stack = newStack({ onFailure: (e) => void errors.push(e) }).use("tool", { name: "leaky", around: (_c, next) => { kept = next; return next(); } });
+    const running = stack.run("tool", call(), async () => { runs++; await sleep(5); return { content: "once" }; });
+    await expect(kept!()).rejects.toBeInstanceOf(NextMisuseError); // while the first call is still running
+    expect(await running).toEqual(Outcome.completed({ content: "once" }));
+    expect(runs).toBe(1);
+    expect(errors.map((e) => [e.hook, e.kind])).toEqual([["leaky", "next-misuse"]]);
+  });
+
+  it("settle once when the run is aborted while the inside still runs, and nothing after runs", async () => {
+    let afterRan = false;
+    const controller = new AbortController();
+    const stack = newStack()
+      .use("tool", passOn("outer", 1))
+      .use("tool", { name: "late-after", priority: 2, after: () => { afterRan = true; return undefined; } })
+      .use("tool", passOn("inner", 3));
+    const running = stack.run("tool", call(), async () => { await sleep(20); return { content: "late" }; }, { signal: controller.signal });
+    controller.abort(new Error("user cancelled"));
+    expect((await running)._tag).toBe("Failed");
+    await sleep(40);
+    expect(afterRan).toBe(false);
   });
 });
