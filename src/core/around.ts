@@ -53,12 +53,11 @@ class AroundCall implements Frame {
   // The inner frame (see Frame). Fields are assigned in the constructor, in one order, so every
   // instance has one shape; class-field initialisers cost a define per field on Node 20.
   declare readonly chain: Chain;
-  declare readonly hooks: readonly CompiledHook[];
   declare readonly start: number;
   declare i: number;
   declare j: number;
-  declare input: unknown;
-  declare input0: unknown;
+  declare payload: unknown;
+  declare initial: unknown;
   declare transforms: Map<number, unknown> | undefined;
   declare skipped: Set<number> | undefined;
   declare outcome: Outcome | undefined;
@@ -90,12 +89,11 @@ class AroundCall implements Frame {
     this.op = op;
     this.hook = hook;
     this.chain = outer.chain;
-    this.hooks = outer.hooks;
     this.start = outer.i + 1;
     this.i = this.start;
     this.j = this.start - 1;
-    this.input = undefined;
-    this.input0 = undefined;
+    this.payload = undefined;
+    this.initial = undefined;
     this.transforms = undefined;
     this.skipped = undefined;
     this.outcome = undefined;
@@ -110,7 +108,7 @@ class AroundCall implements Frame {
     this.settled = false;
     this.misuse = undefined;
     this.started = 0;
-    this.layerInput = outer.input;
+    this.layerInput = outer.payload;
     this.collectedAtStart = run.collected?.length ?? 0;
     this.next = this.callNext.bind(this);
   }
@@ -166,7 +164,7 @@ class AroundCall implements Frame {
     if (this.hook.shadow && this.calls > 0 && this.last !== undefined) return Promise.resolve(this.last);
     this.calls++;
     // A shadow hook's next() cannot change the input: its decisions are recorded, never enforced (R12).
-    const given = input === undefined || this.hook.shadow ? this.outer.input : freeze(this.run, input);
+    const given = input === undefined || this.hook.shadow ? this.outer.payload : freeze(this.run, input);
     const step = this.inner(given);
     if (!isThenable(step)) return (this.handed = Promise.resolve(step as Outcome));
     this.pending = step as Promise<Outcome>;
@@ -179,8 +177,8 @@ class AroundCall implements Frame {
     if (this.run.collected !== undefined) this.run.collected.length = this.collectedAtStart;
     this.i = this.start;
     this.j = this.start - 1;
-    this.input = input;
-    this.input0 = input;
+    this.payload = input;
+    this.initial = input;
     this.transforms = undefined;
     this.skipped = undefined;
     this.outcome = undefined;

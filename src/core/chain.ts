@@ -30,7 +30,7 @@ import { unwind } from "./unwind.ts";
  */
 export const forward = (run: RunContext, f: Frame, op: Op): Step => {
   if (f.chain.plain && !run.recording) return forwardPlain(run, f, op);
-  const hooks = f.hooks;
+  const hooks = f.chain.hooks;
   const n = hooks.length;
   const slow = run.recording;
   let i = f.i;
@@ -39,16 +39,16 @@ export const forward = (run: RunContext, f: Frame, op: Op): Step => {
     if (hook.matcher.needsInput && !matchesNow(run, f, hook, i)) continue;
     const before = hook.before;
     if (before !== undefined) {
-      run.input = f.input;
+      run.input = f.payload;
       let answer: unknown;
       let started = 0;
       if (slow || hook.timeoutMs !== undefined) {
         started = mark(run, hook);
-        answer = invoke(run, hook, "before", before, f.input, run, undefined, started);
+        answer = invoke(run, hook, "before", before, f.payload, run, undefined, started);
       } else {
         run.current = hook;
         try {
-          answer = before(f.input, run);
+          answer = before(f.payload, run);
         } catch (cause) {
           answer = thrown(run, hook, "before", cause);
         }
@@ -58,7 +58,7 @@ export const forward = (run: RunContext, f: Frame, op: Op): Step => {
         if (isThenable(answer)) return whenSettled(run, hook, "before", answer, started, laterBefore(run, f, op, hook, started));
         if (applyBefore(run, f, hook, answer, started)) return unwind(run, f, op);
       } else if (slow) run.record(hook, "before", "Continue", started);
-      if (hook.recheck) approved(run, hook, f.input);
+      if (hook.recheck) approved(run, hook, f.payload);
     }
     if (hook.around !== undefined) {
       f.i = i;
@@ -75,9 +75,9 @@ export const forward = (run: RunContext, f: Frame, op: Op): Step => {
  */
 const forwardPlain = (run: RunContext, f: Frame, op: Op): Step => {
   const befores = f.chain.befores;
-  const hooks = f.hooks;
+  const hooks = f.chain.hooks;
   const n = befores.length;
-  run.input = f.input;
+  run.input = f.payload;
   for (let i = f.i; i < n; i++) {
     const before = befores[i];
     if (before === undefined) continue;
@@ -85,7 +85,7 @@ const forwardPlain = (run: RunContext, f: Frame, op: Op): Step => {
     run.current = hook;
     let answer: unknown;
     try {
-      answer = before(f.input, run);
+      answer = before(f.payload, run);
     } catch (cause) {
       answer = thrown(run, hook, "before", cause);
     }
@@ -93,7 +93,7 @@ const forwardPlain = (run: RunContext, f: Frame, op: Op): Step => {
     f.i = i;
     if (isThenable(answer)) return whenSettled(run, hook, "before", answer, 0, laterBefore(run, f, op, hook, 0));
     if (applyBefore(run, f, hook, answer, 0)) return unwind(run, f, op);
-    run.input = f.input;
+    run.input = f.payload;
   }
   f.i = n;
   return callOperation(run, f, op);
@@ -110,7 +110,7 @@ const laterBefore = (run: RunContext, f: Frame, op: Op, hook: CompiledHook, star
 const resumeBefore = (run: RunContext, f: Frame, op: Op, hook: CompiledHook, answer: unknown, started: number): Step => {
   if (run.settled) return abandoned(f); // the run was aborted: start nothing more (C2)
   if (applyBefore(run, f, hook, answer, started)) return unwind(run, f, op);
-  if (hook.recheck) approved(run, hook, f.input);
+  if (hook.recheck) approved(run, hook, f.payload);
   if (hook.around !== undefined) return enterAround(run, f, op, hook);
   f.i++;
   return forward(run, f, op);
@@ -124,7 +124,7 @@ const approved = (run: RunContext, hook: CompiledHook, input: unknown): void => 
 const matchesNow = (run: RunContext, f: Frame, hook: CompiledHook, i: number): boolean => {
   let ok: boolean;
   try {
-    ok = hook.matcher.test(run.subject, f.input, () => run.detailOf(f.input));
+    ok = hook.matcher.test(run.subject, f.payload, () => run.detailOf(f.payload));
   } catch (cause) {
     // A throwing matcher function is a failure of its hook; fail closed means the hook "applies".
     const error = hookError(run, hook, "match", "threw", cause, 0);
@@ -148,8 +148,8 @@ const applyBefore = (run: RunContext, f: Frame, hook: CompiledHook, answer: unkn
   if (run.recording) run.record(hook, "before", action._tag, started, reasonOf(action));
   if (hook.shadow || action._tag === "Continue") return false;
   if (action._tag === "Transform") {
-    f.input = freeze(run, action.value);
-    (f.transforms ??= new Map()).set(f.i, f.input);
+    f.payload = freeze(run, action.value);
+    (f.transforms ??= new Map()).set(f.i, f.payload);
     return false;
   }
   if (action._tag === "Reject" && run.pointDef.collect === true) {
@@ -195,7 +195,7 @@ export const collectedOutcome = (reasons: { reason: string; by: string }[]): Out
 // ---------------------------------------------------------------------------------------------
 
 const callOperation = (run: RunContext, f: Frame, op: Op): Step => {
-  f.j = f.hooks.length - 1;
+  f.j = f.chain.hooks.length - 1;
   if (vetoed(run)) {
     // A collecting gate: everyone had their say; any rejection skips the operation.
     f.outcome = collectedOutcome(run.collected as { reason: string; by: string }[]);
@@ -213,11 +213,11 @@ const callOperation = (run: RunContext, f: Frame, op: Op): Step => {
 const recheck = (run: RunContext, f: Frame, op: Op, pending: [CompiledHook, unknown][]): Step => {
   while (pending.length > 0) {
     const [hook, seen] = pending.shift() as [CompiledHook, unknown];
-    if (seen === f.input) continue;
-    run.rechecks?.set(hook, f.input);
-    run.input = f.input;
+    if (seen === f.payload) continue;
+    run.rechecks?.set(hook, f.payload);
+    run.input = f.payload;
     const started = mark(run, hook);
-    const answer = invoke(run, hook, "before", hook.before as AnyFn, f.input, run, undefined, started);
+    const answer = invoke(run, hook, "before", hook.before as AnyFn, f.payload, run, undefined, started);
     if (isThenable(answer)) return whenSettled(run, hook, "before", answer, started, (a) => (rechecked(run, f, hook, a, started) ? unwind(run, f, op) : recheck(run, f, op, pending)));
     if (rechecked(run, f, hook, answer, started)) return unwind(run, f, op);
   }
@@ -242,27 +242,32 @@ const rechecked = (run: RunContext, f: Frame, hook: CompiledHook, answer: unknow
 
 const callOperationNow = (run: RunContext, f: Frame, op: Op): Step => {
   if (run.settled) return abandoned(f); // aborted while an around or a recheck was still deciding (R7)
-  run.input = f.input;
+  run.input = f.payload;
   let result: unknown;
   try {
-    result = op(f.input, run);
+    result = op(f.payload, run);
   } catch (error) {
     f.outcome = toFailed(error);
     return unwind(run, f, op);
   }
-  if (isThenable(result)) {
-    return Promise.resolve(result).then(
-      (value) => {
-        f.outcome = toCompleted(freeze(run, value));
-        return unwind(run, f, op);
-      },
-      (error) => {
-        f.outcome = toFailed(error);
-        return unwind(run, f, op);
-      },
-    );
-  }
+  if (isThenable(result)) return whenOperationSettles(run, f, op, result);
   f.outcome = toCompleted(freeze(run, result));
   return unwind(run, f, op);
 };
+
+/**
+ * The continuation of an asynchronous operation, made outside `callOperationNow`: closures there
+ * would make V8 allocate a context for `run`, `f` and `op` on every call, synchronous ones too.
+ */
+const whenOperationSettles = (run: RunContext, f: Frame, op: Op, result: PromiseLike<unknown>): Promise<Outcome> =>
+  Promise.resolve(result).then(
+    (value) => {
+      f.outcome = toCompleted(freeze(run, value));
+      return unwind(run, f, op);
+    },
+    (error) => {
+      f.outcome = toFailed(error);
+      return unwind(run, f, op);
+    },
+  );
 

@@ -51,19 +51,22 @@ const lastExits = (hooks: readonly CompiledHook[]): number[] => {
   return hooks.map((h, i) => (h.after !== undefined || h.recover !== undefined ? (last = i) : last));
 };
 
-/** The state of one frame: a stretch of the chain between two `around` boundaries. */
+/**
+ * The state of one frame. The outermost frame of a run is the run itself (`RunContext`), so
+ * entering a chain allocates nothing; each `around` call is the frame inside it (`AroundCall`).
+ */
 export interface Frame {
   chain: Chain;
-  hooks: readonly CompiledHook[];
   /** Index of the first hook of this frame. */
-  start: number;
+  readonly start: number;
   /** Next hook to enter on the way in. */
   i: number;
   /** Next hook to leave on the way out. */
   j: number;
-  input: unknown;
+  /** The input as this frame's hooks have transformed it so far (hooks see it as `input`). */
+  payload: unknown;
   /** The input the frame started with. */
-  readonly input0: unknown;
+  readonly initial: unknown;
   /** Inputs after each `Transform`, by hook index, so `after(output, input)` sees what that hook saw. */
   transforms: Map<number, unknown> | undefined;
   /** Hooks whose input-dependent matcher said no in this run. */
@@ -77,10 +80,6 @@ export interface Frame {
 
 /** What walking a frame gives: the outcome now, or later. */
 export type Step = Outcome | Promise<Outcome>;
-
-export const newFrame = (chain: Chain, start: number, input: unknown): Frame => ({
-  chain, hooks: chain.hooks, start, i: start, j: start - 1, input, input0: input, transforms: undefined, skipped: undefined, outcome: undefined, final: false, nested: false,
-});
 
 /** A frame ran to its end: its outcome is settled; the around hook that opened it is told at once. */
 export const ended = (f: Frame): Outcome => {

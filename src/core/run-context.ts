@@ -5,6 +5,8 @@
 import type { ApprovalDecision, ApprovalHandler, HookContext, HookInfo, RunOptions } from "./context.ts";
 import { HookError } from "./errors.ts";
 import type { CompiledHook } from "./hook.ts";
+import type { Chain, Frame } from "./frame.ts";
+import type { Outcome } from "./outcome.ts";
 import type { Point, PointKind } from "./point.ts";
 import type { StateStore } from "./state.ts";
 import type { Trace, TraceAction, TraceEntry } from "./trace.ts";
@@ -28,7 +30,7 @@ const noHook: HookInfo = Object.freeze({ name: "?", shadow: false, source: undef
 const emptyMetadata: Readonly<Record<string, unknown>> = Object.freeze({});
 const emptyPath: readonly string[] = Object.freeze([]);
 
-export class RunContext<I = unknown> implements HookContext<I> {
+export class RunContext<I = unknown> implements HookContext<I>, Frame {
   readonly point: string;
   readonly pointDef: Point;
   readonly kind: PointKind;
@@ -59,15 +61,27 @@ export class RunContext<I = unknown> implements HookContext<I> {
   private id: string | undefined;
   private call: string | undefined = undefined;
   private sessionStore: StateStore | undefined = undefined;
+  // The run is the outermost frame of its chain (see Frame): entering a chain allocates nothing.
+  readonly chain: Chain;
+  i = 0;
+  j = -1;
+  payload: unknown;
+  transforms: Map<number, unknown> | undefined = undefined;
+  skipped: Set<number> | undefined = undefined;
+  outcome: Outcome | undefined = undefined;
+  final = false;
 
   constructor(
     readonly runtime: Runtime,
-    pointDef: Point,
+    chain: Chain,
     readonly options: RunOptions | undefined,
     input: unknown,
     signal: AbortSignal,
     recording: boolean,
   ) {
+    const pointDef = chain.point;
+    this.chain = chain;
+    this.payload = input;
     this.pointDef = pointDef;
     this.point = pointDef.name;
     this.kind = pointDef.kind;
@@ -83,6 +97,15 @@ export class RunContext<I = unknown> implements HookContext<I> {
     this.trace = options?.trace;
     this.recording = recording;
     this.origin = recording ? performance.now() : 0;
+  }
+
+  /** The outermost frame starts at the first hook and is nobody's inner frame. */
+  get start(): number {
+    return 0;
+  }
+
+  get nested(): boolean {
+    return false;
   }
 
   /** The hook being called: its name, whether it runs in shadow mode, where it came from. */

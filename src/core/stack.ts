@@ -4,7 +4,7 @@
  * and cached on the stack, so a hook whose matcher does not match costs nothing per run.
  */
 import { forward } from "./chain.ts";
-import { compileChain, newFrame, toCompleted, toFailed, type Chain } from "./frame.ts";
+import { compileChain, toCompleted, toFailed, type Chain } from "./frame.ts";
 import type { RunEvent, RunOptions } from "./context.ts";
 import { HookError, RecursionLimitError, RegistrationError, RunAbortedError, type Phase } from "./errors.ts";
 import { byPriority, compileHook, type CompiledHook, type Hook } from "./hook.ts";
@@ -173,7 +173,7 @@ class Stack<P extends Points> implements HookStack<P> {
     const guarded = callerSignal !== undefined || timeoutMs !== undefined;
     const recording = options?.trace !== undefined || chain.observers.length > 0;
     if (!guarded) {
-      const run = new RunContext(this.runtime, def, options, input, neverAborted, recording);
+      const run = new RunContext(this.runtime, chain, options, input, neverAborted, recording);
       return settle(run, chain, execute(run, chain, input, operation));
     }
     return this.runGuarded(def, chain, input, operation, options, callerSignal, timeoutMs, recording);
@@ -186,7 +186,7 @@ class Stack<P extends Points> implements HookStack<P> {
   ): Promise<Outcome> {
     const link = linkSignal(callerSignal);
     const signal = link.controller.signal;
-    const run = new RunContext(this.runtime, def, options, input, signal, recording);
+    const run = new RunContext(this.runtime, chain, options, input, signal, recording);
     if (signal.aborted) {
       link.dispose();
       return settle(run, chain, Outcome.failed(new RunAbortedError(def.name, signal.reason, false)));
@@ -291,8 +291,8 @@ const execute = (run: RunContext, chain: Chain, input: unknown, operation: Opera
   run.subject = subject === noSubject ? subjectOf(run, input) : (subject as string | undefined);
   if (chain.hooks.length === 0) return callDirect(run, input, operation);
   try {
-    const frozen = run.runtime.strict ? deepFreeze(input) : input;
-    return forward(run, newFrame(chain, 0, frozen), operation);
+    if (run.runtime.strict) deepFreeze(input);
+    return forward(run, run, operation);
   } catch (error) {
     // The chain never throws for what hooks or the operation do; this is a bug guard.
     return toFailed(error);

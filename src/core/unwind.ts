@@ -15,7 +15,7 @@ import { isThenable } from "./signal.ts";
 /** Leave hooks from `f.j` down to the frame's start: `after` on Completed, `recover` on Failed. */
 export const unwind = (run: RunContext, f: Frame, op: Op): Step => {
   if (f.chain.plain && !run.recording && !f.final && (f.outcome as Outcome)._tag === "Completed") return unwindPlain(run, f, op);
-  const hooks = f.hooks;
+  const hooks = f.chain.hooks;
   const start = f.start;
   const slow = run.recording;
   for (let j = f.j; j >= start && !f.final; j--) {
@@ -25,7 +25,7 @@ export const unwind = (run: RunContext, f: Frame, op: Op): Step => {
     if (fn === undefined || (f.skipped !== undefined && f.skipped.has(j))) continue;
     const phase: Phase = outcome._tag === "Completed" ? "after" : "recover";
     const first = phase === "after" ? (outcome as { value: unknown }).value : (outcome as { error: unknown }).error;
-    const input = f.transforms === undefined ? f.input : inputAt(f, j);
+    const input = f.transforms === undefined ? f.payload : inputAt(f, j);
     run.input = input;
     let answer: unknown;
     let started = 0;
@@ -56,13 +56,13 @@ export const unwind = (run: RunContext, f: Frame, op: Op): Step => {
 /** The plain loop of the way out: `after` hooks on a Completed outcome, for plain chains. */
 const unwindPlain = (run: RunContext, f: Frame, op: Op): Step => {
   const afters = f.chain.afters;
-  const hooks = f.hooks;
+  const hooks = f.chain.hooks;
   const start = f.start;
   for (let j = f.j; j >= start; j--) {
     const after = afters[j];
     if (after === undefined) continue;
     const hook = hooks[j] as CompiledHook;
-    const input = f.transforms === undefined ? f.input : inputAt(f, j);
+    const input = f.transforms === undefined ? f.payload : inputAt(f, j);
     run.input = input;
     run.current = hook;
     let answer: unknown;
@@ -86,11 +86,11 @@ const unwindPlain = (run: RunContext, f: Frame, op: Op): Step => {
 
 /** The input hook `j` received: the original, or the latest `Transform` made before it. */
 const inputAt = (f: Frame, j: number): unknown => {
-  if (f.transforms === undefined) return f.input;
+  if (f.transforms === undefined) return f.payload;
   let best = -1;
   let value: unknown;
   for (const [k, v] of f.transforms) if (k < j && k > best) ((best = k), (value = v));
-  return best >= 0 ? value : f.input0;
+  return best >= 0 ? value : f.initial;
 };
 
 /** Apply an `after` or `recover` answer to the frame's outcome. */
