@@ -40,7 +40,8 @@ export const families: readonly Family[] = [
   { id: "hand-loop", label: "hand-written sync loop (b)", what: "N sync `before(x, ctx)` calls in a loop, the awaited operation, N sync `after(v, x, ctx)` calls in reverse, each result checked against `Continue`: the sync-hooks baseline", sizes, ops: ["async", "sync"] },
   { id: "hand-nested", label: "hand-written nested async (c)", what: "N nested `async (x) => await inner(x)` wrappers around (a): the around baseline", sizes, ops: ["async"] },
   { id: "onion-ba", label: "agent-onion before/after", what: "`stack.run` with N hooks, each a sync `before` and a sync `after` returning `Continue` (2N calls)", sizes, ops: ["async", "sync"] },
-  { id: "onion-around", label: "agent-onion around", what: "`stack.run` with N `around: (ctx, next) => next()` hooks", sizes, ops: ["async"] },
+  { id: "onion-around", label: "agent-onion around", what: "`stack.run` with N `around: (ctx, next) => next()` hooks (each answers with `next()`'s own promise, as koa-compose's layers do)", sizes, ops: ["async"] },
+  { id: "onion-around-async", label: "agent-onion async around", what: "`stack.run` with N `around: async (ctx, next) => await next()` hooks: an `async` function per layer, the shape of (c)", sizes, ops: ["async"] },
   { id: "koa", label: "koa-compose", what: "`compose(layers)(ctx, terminal)` with N `(ctx, next) => next()` layers, a fresh `ctx` per call", sizes, ops: ["async"] },
   { id: "tapable", label: "tapable", what: "`AsyncSeriesWaterfallHook` with N sync `tap` taps passing the value on, `await hook.promise(x)`, then the operation", sizes, ops: ["async"] },
   { id: "hookable", label: "hookable", what: "`createHooks()` with N sync hooks on one name, `await callHook(name, x)`, then the operation", sizes, ops: ["async"] },
@@ -219,6 +220,11 @@ const onionBuilders = async (): Promise<Record<string, Builder>> => {
       for (let i = 0; i < n; i++) stack = stack.use("toolCall", { name: `hook${i}`, around: (_ctx, next) => next() });
       return { fn: (x: Input) => stack.run("toolCall", x, asyncOp), check: isCompletedInput };
     },
+    "onion-around-async": (_op, n) => {
+      let stack = base;
+      for (let i = 0; i < n; i++) stack = stack.use("toolCall", { name: `hook${i}`, around: async (_ctx, next) => await next() });
+      return { fn: (x: Input) => stack.run("toolCall", x, asyncOp), check: isCompletedInput };
+    },
   };
 };
 
@@ -237,10 +243,10 @@ export const buildCases = async (filter?: RegExp): Promise<BuiltCases> => {
     return f !== undefined && f.ops.some((op) => f.sizes.some((n) => filter === undefined || filter.test(caseId(family, op, n))));
   };
   try {
-    if (wanted("onion-ba") || wanted("onion-around")) onion = await onionBuilders();
+    if (wanted("onion-ba") || wanted("onion-around") || wanted("onion-around-async")) onion = await onionBuilders();
   } catch (error) {
     const reason = `agent-onion core did not load: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`;
-    skipped.push({ family: "onion-ba", reason }, { family: "onion-around", reason });
+    skipped.push({ family: "onion-ba", reason }, { family: "onion-around", reason }, { family: "onion-around-async", reason });
   }
   const builders: Record<string, Builder> = { ...handBuilders, ...peerBuilders, ...onion };
   const cases: Case[] = [];

@@ -28,7 +28,10 @@ export const textTable = (header: readonly string[], rows: readonly (readonly st
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 };
 
-export const fmt = (value: number | undefined, digits = 0): string =>
-  value === undefined || !Number.isFinite(value) ? "n/a" : value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+export const fmt = (value: number | undefined, digits = 0): string => {
+  if (value === undefined || !Number.isFinite(value)) return "n/a";
+  const text = value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  return /^-0(\.0*)?$/.test(text) ? text.slice(1) : text; // a tiny negative rounds to "-0.0": print "0.0"
+};
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
