@@ -125,19 +125,28 @@ class AroundCall implements Frame {
   }
 
   /**
-   * The hook returned `next()`'s own promise, as koa-style pass-through layers do. If the inside
-   * already ended, settle now. If nothing in this frame waits on the way out (no `after` or
-   * `recover` from its start up to this hook), hand the same promise outward, koa-compose's
-   * way: `done()` passes the outcome on when the inside ends, and no promise is spent per
-   * layer. The hook has answered, so a later `next()` is a call after it settled (R4).
+   * The hook returned `next()`'s own promise, as koa-style pass-through layers do: it has
+   * answered (its answer is the inner outcome), so a later `next()` is a call after it settled
+   * (R4). If the inside already ended, pass its outcome on now. If nothing in this frame waits on
+   * the way out (no `after` or `recover` from its start up to this hook), hand the same promise
+   * outward, koa-compose's way: `done()` passes the outcome on when the inside ends, and no
+   * promise is spent per layer. Otherwise pass it on when the inside ends.
    */
   handOn(): Step {
-    if (this.pending === undefined) return this.settleLater(this.last);
-    if (this.outer.chain.lastExit[this.start - 1] as number >= this.outer.start)
-      return this.pending.then((a) => this.settleLater(a)); // never rejects: no rejection handler
-    this.tail = true;
     this.settled = true;
+    if (this.pending === undefined) return this.passOn();
+    if (this.outer.chain.lastExit[this.start - 1] as number >= this.outer.start) return this.pending.then(() => this.passOn());
+    this.tail = true;
     return this.pending;
+  }
+
+  /** Leave with the inner outcome this hook answered with (see handOn), recorded as its decision. */
+  passOn(): Step {
+    const { run, hook } = this;
+    if (run.settled) return this.settleLater(this.last);
+    if (run.recording) run.record(hook, "around", hook.shadow ? "Continue" : "Outcome", this.started, hook.shadow ? "shadow" : describeOutcome(this.last as Outcome));
+    this.outer.j = this.outer.i;
+    return this.leave(this.last as Outcome, this.lastFinal);
   }
 
   /** An asynchronous answer: if the run was aborted meanwhile, start nothing more (R7). */
@@ -191,13 +200,9 @@ class AroundCall implements Frame {
     this.last = this.outcome;
     this.lastFinal = this.final;
     this.pending = undefined;
-    if (!this.tail || this.run.settled) return;
-    const { run, hook } = this;
-    if (run.recording) run.record(hook, "around", hook.shadow ? "Continue" : "Outcome", this.started, hook.shadow ? "shadow" : describeOutcome(this.last as Outcome));
-    this.outer.j = this.outer.i;
     // Nothing in the outer frame leaves through a hook (see handOn): this ends it synchronously
     // with the same outcome, which is what the shared promise resolves to.
-    this.leave(this.last as Outcome, this.lastFinal);
+    if (this.tail && !this.run.settled) this.passOn();
   }
 
   /** Turn what the hook returned into the frame's outcome, then leave through this hook's own `after`. */

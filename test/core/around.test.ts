@@ -141,16 +141,39 @@ describe("R4 around hooks that answer with next()'s own promise", () => {
     expect(await stack.run("tool", call(), async () => ({ content: "op" }))).toEqual(Outcome.completed({ content: "replaced" }));
   });
 
-  it("have answered when they return: a later next() is a call after the hook settled, reported, and the outcome stands", async () => {
-    let kept: (() => Promise<Outcome<unknown>>) | undefined;
-    let runs = 0;
-    const errors: HookError[] = [];
-    const stack = newStack({ onFailure: (e) => void errors.push(e) }).use("tool", { name: "leaky", around: (_c, next) => { kept = next; return next(); } });
-    const running = stack.run("tool", call(), async () => { runs++; await sleep(5); return { content: "once" }; });
-    await expect(kept!()).rejects.toBeInstanceOf(NextMisuseError); // while the first call is still running
-    expect(await running).toEqual(Outcome.completed({ content: "once" }));
-    expect(runs).toBe(1);
-    expect(errors.map((e) => [e.hook, e.kind])).toEqual([["leaky", "next-misuse"]]);
+  describe.each([
+    ["nothing outside waits (the promise is handed on)", false],
+    ["an outer after hook waits (the outcome is passed on when the inside ends)", true],
+  ])("have answered when they return, whether %s", (_what, outerAfter) => {
+    const leaky = (keep: (next: () => Promise<Outcome<unknown>>, p: Promise<Outcome<unknown>>) => void) => {
+      const errors: HookError[] = [];
+      let stack = newStack({ onFailure: (e) => void errors.push(e) });
+      if (outerAfter) stack = stack.use("tool", { name: "outer-after", priority: 1, after: () => undefined });
+      stack = stack.use("tool", { name: "leaky", priority: 2, around: (_c, next) => { const p = next(); keep(next, p); return p; } });
+      return { stack, errors };
+    };
+
+    it("so a next() kept and called while the inside runs is a call after it settled: reported, and the outcome stands", async () => {
+      let runs = 0;
+      let late: Promise<unknown> | undefined;
+      const { stack, errors } = leaky((next) => void setTimeout(() => (late = next().catch((e) => e)), 2));
+      const outcome = await stack.run("tool", call(), async () => { runs++; await sleep(20); return { content: "once" }; });
+      expect(outcome).toEqual(Outcome.completed({ content: "once" }));
+      expect(await late).toBeInstanceOf(NextMisuseError);
+      expect(runs).toBe(1);
+      expect(errors.map((e) => [e.hook, e.kind])).toEqual([["leaky", "next-misuse"]]);
+    });
+
+    it("so a next() called from its own callback on that promise never reruns the operation", async () => {
+      let runs = 0;
+      let late: Promise<unknown> | undefined;
+      const { stack, errors } = leaky((next, p) => void p.then(() => (late = next().catch((e) => e))));
+      const outcome = await stack.run("tool", call(), async () => { runs++; await sleep(2); return { content: "once" }; });
+      expect(outcome).toEqual(Outcome.completed({ content: "once" }));
+      expect(await late).toBeInstanceOf(NextMisuseError);
+      expect(runs).toBe(1);
+      expect(errors.map((e) => [e.hook, e.kind])).toEqual([["leaky", "next-misuse"]]);
+    });
   });
 
   it("settle once when the run is aborted while the inside still runs, and nothing after runs", async () => {
