@@ -50,8 +50,8 @@ const describeOutcome = (outcome: Outcome): string | undefined =>
  * tells it when it ends (`done`), so no promise is spent just to learn the inner outcome.
  */
 class AroundCall implements Frame {
-  // The inner frame (see Frame). Fields are assigned in the constructor, in one order, so every
-  // instance has one shape; class-field initialisers cost a define per field on Node 20.
+  // The inner frame (see Frame). Every field is assigned in the constructor, in one order, so
+  // all instances share one shape.
   declare readonly chain: Chain;
   declare readonly start: number;
   declare i: number;

@@ -26,7 +26,7 @@ export interface Chain {
   /**
    * By index: the highest index up to it whose hook has an `after` or `recover` (-1 if none).
    * An around hook whose frame has nothing to leave through on the way out can hand its inner
-   * outcome straight on (see `AroundCall.begin`).
+   * outcome straight on (see `AroundCall.handOn`).
    */
   readonly lastExit: readonly number[];
 }
