@@ -276,7 +276,8 @@ export const checklist: readonly Item[] = [
   ] },
   { id: "F3", fault: "Classifier slow / rate-limited", status: "partial", tests: [
     t("test/executors/prompt.test.ts", "fails when the model is slower than the hook's timeout"),
-  ], note: "Deadline only; no cache by input hash, and the classifier's cost counts in a budget only if the budget middleware wraps that model." },
+    t("test/core/signal.test.ts", "still fires when only a pending listener holds it and a collection runs meanwhile"),
+  ], note: "Deadline only (its own timer, see findings); no cache by input hash, and the classifier's cost counts in a budget only if the budget middleware wraps that model." },
   { id: "F4", fault: "Payload exceeds classifier context", status: "covered", tests: [
     t("test/executors/prompt.test.ts", "appends the event when the prompt has no $ARGUMENTS, and marks a truncated event"),
   ] },
@@ -463,5 +464,17 @@ export const findings: readonly Finding[] = [
     kind: "gap", status: "fixed", fixedIn: "3d55a7a", title: "There was no re-entrancy guard",
     where: "{{src/core/stack.ts|run(point: string, input: unknown}}", repro: "a before hook that awaits stack.run on its own point recursed without limit; now refused past maxDepth when the nested run carries its path",
     items: ["A14"], tests: [t(`${R}/composition.test.ts`, "refuses a run that re-enters the same point past a depth limit")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "d2b4e66", title: "A prompt or agent hook's deadline could silently never come",
+    where: "src/executors/prompt.ts, src/executors/agent-hook.ts, src/executors/external.ts (the model's signal was `AbortSignal.any([signal, AbortSignal.timeout(ms)])`)",
+    repro: "Node 20 holds a timeout signal weakly; inside `AbortSignal.any` it can be collected before it fires (nodejs/node#57736). A garbage collection while a 1 s model call waited on a 100 ms deadline let the call finish and the gate pass: CI saw Completed for prompt.test.ts › fails when the model is slower than the hook's timeout. Now `withDeadline` (src/core/signal.ts) keeps its own timer",
+    items: ["C1", "F3"], tests: [t("test/core/signal.test.ts", "still fires when only a pending listener holds it and a collection runs meanwhile")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "4cf82ac", title: "A kept next() of an around hook that answered with next()'s own promise could rerun the operation",
+    where: "{{src/core/around.ts|handOn(): Step}}",
+    repro: "an outer hook with an `after`, then around: (c, next) => { const p = next(); p.then(() => next()); return p }: the operation ran twice and no failure was reported (and a next() kept for a setTimeout turned the run into a Rejected); found in review of the pass-through change, which settles such a hook when it returns",
+    items: ["A5", "A6"], tests: [t("test/core/around.test.ts", "so a next() called from its own callback on that promise never reruns the operation")],
   },
 ];
