@@ -14,7 +14,7 @@ import { freeze, mark, reasonOf, toCompleted, type Chain, type Frame, type Op, t
 import { unwind } from "./unwind.ts";
 import { NextMisuseError, describe, type HookFailureKind } from "./errors.ts";
 import type { CompiledHook } from "./hook.ts";
-import { Failure, hookError, invoke, whenSettled } from "./invoke.ts";
+import { Failure, hookError, invoke, kindOf } from "./invoke.ts";
 import { Outcome } from "./outcome.ts";
 import { ScopedContext, type RunContext } from "./run-context.ts";
 import { isThenable } from "./signal.ts";
@@ -120,7 +120,8 @@ class AroundCall implements Frame {
     const answer = invoke(run, hook, "around", hook.around as (...args: any[]) => unknown, ctx, this.next, undefined, this.started);
     // The hook answered with the promise next() gave it: its answer is the inner outcome.
     if (answer !== undefined && answer === this.handed && this.misuse === undefined) return this.handOn();
-    if (isThenable(answer)) return whenSettled(run, hook, "around", answer, this.started, (a) => this.settleLater(a));
+    // Bound methods rather than arrow functions: no context object to allocate per layer.
+    if (isThenable(answer)) return Promise.resolve(answer).then(this.settleLater.bind(this), this.failLater.bind(this));
     return this.settle(answer);
   }
 
@@ -147,6 +148,11 @@ class AroundCall implements Frame {
     if (run.recording) run.record(hook, "around", hook.shadow ? "Continue" : "Outcome", this.started, hook.shadow ? "shadow" : describeOutcome(this.last as Outcome));
     this.outer.j = this.outer.i;
     return this.leave(this.last as Outcome, this.lastFinal);
+  }
+
+  /** The hook's promise rejected: that is its failure (R6). */
+  failLater(cause: unknown): Step {
+    return this.settleLater(new Failure(hookError(this.run, this.hook, "around", kindOf(cause), cause, this.started)));
   }
 
   /** An asynchronous answer: if the run was aborted meanwhile, start nothing more (R7). */
