@@ -9,9 +9,12 @@ import {
 } from "../../src/index.ts";
 import { brief, c, say } from "./print.ts";
 
-/** Deny destructive shell commands, whatever the model says. */
+/** Deny destructive shell commands, whatever the model says; say so when a tool no rule names is first called. */
 export const policy = (stack: AgentStack): AgentStack =>
-  withMiddleware(stack, toolPolicy({ deny: ["Bash(rm -rf*)", "Bash(git push --force*)"] }));
+  withMiddleware(stack, toolPolicy({
+    deny: ["Bash(rm -rf*)", "Bash(git push --force*)"],
+    onUnknownTool: (n) => say(c.dim(`  policy: no rule names ${n.tool}, so its default applies (${n.decision})`)),
+  }));
 
 /** Demo-sized limits per run (the defaults are 20 steps, 32 768 tokens, 300 s). */
 export const guardLimits = { maxSteps: 12, maxTokens: 2_000, maxExecutionTime: 60 } as const satisfies GuardsOptions;

@@ -9,11 +9,12 @@
 import { Continue, Reject } from "../core/action.ts";
 import type { HookContext } from "../core/context.ts";
 import type { Hook } from "../core/hook.ts";
+import { compileMatcher } from "../core/match/matcher.ts";
 import { Priority } from "../core/priority.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
-import { choiceOption, nameOption, numberOption } from "./options.ts";
+import { choiceOption, functionOption, nameOption, numberOption } from "./options.ts";
 import { compileAllowRules, compileDenyRules, type RuleTest, type ToolRule } from "./tool-rules.ts";
 
 /** A rule of `toolPolicy` (re-exported from `tool-rules.ts`). */
@@ -43,9 +44,29 @@ export interface ToolPolicyOptions extends ToolRules {
   readonly default?: "allow" | "deny";
   /** Check again innermost, on the final input (default true). */
   readonly recheck?: boolean;
+  /**
+   * Told once per tool name (for the first 1,024 names) when a call goes to a tool that no rule
+   * names and the default decides, so a tool nobody wrote a rule for (a new MCP server's, say)
+   * is seen (B4). Default: a process warning.
+   */
+  readonly onUnknownTool?: (notice: UnknownTool) => void;
   readonly name?: string;
   readonly priority?: number;
 }
+
+/** A call to a tool that no rule names, and what the default made of it. */
+export interface UnknownTool {
+  readonly policy: string;
+  readonly tool: string;
+  readonly decision: "allow" | "deny";
+}
+
+/** How many distinct unknown tool names a policy remembers: a flood of made-up names cannot grow it. */
+const maxUnknownNames = 1024;
+
+const warnUnknownTool = (n: UnknownTool): void => {
+  process.emitWarning(`${n.policy}: no rule names tool "${n.tool}"; the default (${n.decision}) applies`, "AgentOnionPolicyWarning");
+};
 
 /** The innermost priority: the re-check runs after every other `before`, right before the tool. */
 export const innermostPriority = Number.MAX_SAFE_INTEGER;
@@ -87,6 +108,21 @@ export const toolPolicy = (options: ToolPolicyOptions): Middleware => {
   const fallback = options.default === undefined
     ? (global.hasAllow || [...roles.values()].some((r) => r.hasAllow) ? "deny" : "allow")
     : choiceOption(name, "default", options.default, ["allow", "deny"]);
+  const onUnknown = functionOption(name, "onUnknownTool", options.onUnknownTool) ?? warnUnknownTool;
+  // A tool is known when some rule names it (by its name part; a function rule may name any).
+  const everyRule = [options, ...Object.values(options.roles ?? {})].flatMap((r) => [...(r?.allow ?? []), ...(r?.deny ?? [])]);
+  const namers = everyRule.map((rule) => (typeof rule === "function" ? undefined : compileMatcher(rule, name)));
+  const known = (tool: string): boolean => namers.some((m) => m === undefined || m.matchSubject(tool));
+  const unknown = new Set<string>();
+  const seeUnknown = (tool: string): void => {
+    if (unknown.has(tool) || unknown.size >= maxUnknownNames || known(tool)) return;
+    unknown.add(tool);
+    try {
+      onUnknown({ policy: name, tool, decision: fallback });
+    } catch {
+      // a throwing notice must not change the decision
+    }
+  };
 
   const decide = (call: DeepReadonly<ToolCall>, ctx: HookContext<ToolCall>): Reject | typeof Continue => {
     const blocked = (why: string): Reject => Reject(`Tool "${call.name}" is blocked by policy: ${why}`);
@@ -103,6 +139,7 @@ export const toolPolicy = (options: ToolPolicyOptions): Middleware => {
     }
     if (global.allow(c) !== undefined) return Continue;
     for (const role of mine) if (roles.get(role)?.allow(c) !== undefined) return Continue;
+    seeUnknown(String(c.name));
     if (fallback === "allow") return Continue;
     const who = mine.length === 0 ? "the caller has no roles" : `roles: ${mine.join(", ")}`;
     return blocked(`it matches no allow rule (${who})`);

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createAgentStack, type ToolCall } from "../../src/agent/index.ts";
 import { Outcome, Priority, Transform } from "../../src/core/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
-import { toolPolicy, type ToolPolicyOptions } from "../../src/middleware/tool-policy.ts";
+import { toolPolicy, type ToolPolicyOptions, type UnknownTool } from "../../src/middleware/tool-policy.ts";
 import { recordingTool, runAgent, toolCall, toolMessagesSeen } from "./harness.ts";
 
 const bash = (command: string): ToolCall => toolCall("Bash", { command });
@@ -56,6 +56,57 @@ describe("toolPolicy: deny and allow", () => {
   it("refuses invalid rules at configuration, with the core's matcher errors", () => {
     expect(() => toolPolicy({ deny: ["Bash("] })).toThrow(/toolPolicy/);
     expect(() => toolPolicy({ allow: "Read" as never })).toThrow(/allow must be a list/);
+  });
+});
+
+describe("toolPolicy: a tool no rule names (B4)", () => {
+  const noticed = (options: ToolPolicyOptions) => {
+    const notices: UnknownTool[] = [];
+    return { notices, options: { ...options, onUnknownTool: (n: UnknownTool) => void notices.push(n) } };
+  };
+
+  it("is told once per tool name, with the default the policy applied", async () => {
+    const { notices, options } = noticed({ allow: ["Read", "Bash(git *)"] });
+    const stack = withMiddleware(createAgentStack(), toolPolicy(options));
+    for (const name of ["mcp__new__drop_table", "mcp__new__drop_table", "Read", "Bash"]) await stack.run("toolCall", toolCall(name, { command: "ls" }), () => ({ content: "ran" }));
+    expect(notices).toEqual([{ policy: "toolPolicy", tool: "mcp__new__drop_table", decision: "deny" }]);
+  });
+
+  it("stays quiet for tools a deny rule or a role names", async () => {
+    const { notices, options } = noticed({ deny: ["Bash(rm *)"], roles: { admin: { allow: ["Deploy"] } } });
+    for (const call of [toolCall("Fetch"), bash("ls"), toolCall("Deploy")]) await decide(options, call);
+    expect(notices).toEqual([{ policy: "toolPolicy", tool: "Fetch", decision: "deny" }]);
+  });
+
+  it("says allow when no allow list exists anywhere", async () => {
+    const { notices, options } = noticed({ deny: ["Bash(rm *)"] });
+    expect((await decide(options, toolCall("Fetch"))).ran).toHaveLength(1);
+    expect(notices).toEqual([{ policy: "toolPolicy", tool: "Fetch", decision: "allow" }]);
+  });
+
+  it("counts a function rule as naming every tool", async () => {
+    const { notices, options } = noticed({ allow: [(name) => name === "Read"] });
+    await decide(options, toolCall("Anything"));
+    expect(notices).toEqual([]);
+  });
+
+  it("emits a process warning by default, and keeps deciding when the notice throws", async () => {
+    let listener: ((w: Error) => void) | undefined;
+    const warned = new Promise<Error>((resolve) => {
+      listener = (w) => { if (w.message.includes("Brand_new_tool")) resolve(w); };
+      process.on("warning", listener);
+    });
+    expect((await decide({ allow: ["Read"] }, toolCall("Brand_new_tool"))).outcome._tag).toBe("Rejected");
+    const warning = await warned;
+    process.off("warning", listener!);
+    expect(warning.name).toBe("AgentOnionPolicyWarning");
+    expect(warning.message).toMatch(/no rule names tool "Brand_new_tool"; the default \(deny\) applies/);
+    const throwing = await decide({ allow: ["Read"], onUnknownTool: () => { throw new Error("sink down"); } }, toolCall("Other"));
+    expect(throwing.outcome._tag).toBe("Rejected");
+  });
+
+  it("refuses an onUnknownTool that is not a function, naming the field", () => {
+    expect(() => toolPolicy({ onUnknownTool: "log" as never })).toThrow(/toolPolicy: onUnknownTool must be a function/);
   });
 });
 
