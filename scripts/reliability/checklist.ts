@@ -132,9 +132,11 @@ export const checklist: readonly Item[] = [
     t("test/middleware/tool-policy.test.ts", "allows everything not denied when no allow list is given, unless the default says deny"),
     t("test/middleware/tool-policy.test.ts", "with an allow list, refuses what no rule allows and allows what one does"),
   ], note: "The default is the policy's `default`; a crashing or silent gate fails closed (R6)." },
-  { id: "B4", fault: "Unknown tool name / new MCP tool", status: "partial", tests: [
+  { id: "B4", fault: "Unknown tool name / new MCP tool", status: "covered", tests: [
     t(`${R}/decisions.test.ts`, "B4: a tool nobody has heard of"),
-  ], note: "Refused under an allow list or `default: \"deny\"`, with a reason; no separate warning is emitted for a tool never seen before." },
+    t("test/middleware/tool-policy.test.ts", "is told once per tool name, with the default the policy applied"),
+    t("test/middleware/tool-policy.test.ts", "emits a process warning by default, and keeps deciding when the notice throws"),
+  ], note: "Refused under an allow list or `default: \"deny\"`, with a reason; the first call to a tool no rule names is reported once (`onUnknownTool`, a process warning by default), whichever way the default decides." },
   { id: "B5", fault: "Infrastructure error vs deny", status: "covered", tests: [
     t(`${R}/decisions.test.ts`, "gives a decision, a hook failure, an operation failure and an abort four distinguishable outcomes"),
     t(`${R}/decisions.test.ts`, "never tells the model a user rejected a call that a hook timeout or crash stopped"),
