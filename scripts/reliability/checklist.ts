@@ -200,7 +200,9 @@ export const checklist: readonly Item[] = [
   { id: "D6", fault: "Spawn failure", status: "partial", tests: [
     t("test/executors/command.test.ts", "fails a missing script (shell form: exit 127) and a non-executable one (exec form: EACCES)"),
     t("test/executors/process.test.ts", "reports a missing executable and a non-executable file as spawn errors"),
-  ], note: "ENOENT, EACCES and exit 127 fail the gate closed; EMFILE and a bad interpreter line are not tested, and nothing warns at load time." },
+    t("test/executors/command.test.ts", "fails closed when the script's interpreter line names a missing program"),
+    t("test/executors/command.test.ts", "fails closed, naming EMFILE, when the process has no file descriptor left to spawn with"),
+  ], note: "ENOENT, EACCES, a missing interpreter, EMFILE (a child under `ulimit -n`) and exit 127 all fail the gate closed with the cause in the reason; nothing checks a hook's command path when settings are loaded, so the first call is where a broken path shows." },
   { id: "D7", fault: "Exit-code ambiguity", status: "covered", tests: [
     t("test/executors/command.test.ts", "blocks on exit 2 with stderr as the reason"),
     t("test/executors/command.test.ts", "treats exit 1 without JSON as a hook failure: closed by default"),

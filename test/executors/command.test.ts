@@ -4,6 +4,7 @@ import { Outcome } from "../../src/core/outcome.ts";
 import { commandHook } from "../../src/executors/command.ts";
 import { alive, bash, echoTool, eventually, existsSync, fixture, node, notices, readPid, tempDir } from "./helpers.ts";
 import { agentStack } from "./stack-helpers.ts";
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 
 const pre = (over: Parameters<typeof commandHook<"PreToolUse">>[0]) => commandHook({ timeoutMs: 5000, killGraceMs: 100, ...over });
@@ -96,6 +97,26 @@ describe("commandHook process hygiene", () => {
     expect((missing.outcome as { reason: string }).reason).toMatch(/exited with code 127/);
     const denied = await runTool(pre({ event: "PreToolUse", command: fixture("commands", "not-executable.sh"), args: [] }));
     expect((denied.outcome as { reason: string }).reason).toMatch(/could not start: .*EACCES/);
+  });
+
+  it("fails closed when the script's interpreter line names a missing program (exec form: ENOENT; shell form: exit 127)", async () => {
+    const exec = await runTool(pre({ event: "PreToolUse", command: fixture("commands", "bad-interpreter.sh"), args: [] }));
+    expect(exec.ran).toBe(false);
+    expect((exec.outcome as { reason: string }).reason).toMatch(/could not start: .*ENOENT/);
+    const shell = await runTool(pre({ event: "PreToolUse", command: fixture("commands", "bad-interpreter.sh") }));
+    expect(shell.ran).toBe(false);
+    expect((shell.outcome as { reason: string }).reason).toMatch(/exited with code 127/);
+  });
+
+  it("fails closed, naming EMFILE, when the process has no file descriptor left to spawn with", () => {
+    // A child under `ulimit -n 256` opens /dev/null until EMFILE, then runs a gate with a command hook.
+    const script = fixture("emfile-run.mts");
+    const child = spawnSync("sh", ["-c", 'ulimit -n 256 && exec "$0" --import tsx "$1"', process.execPath, script], { encoding: "utf8", timeout: 30_000 });
+    const result = JSON.parse(child.stdout.trim().split("\n").at(-1) ?? "{}") as { exhausted?: string; tag?: string; reason?: string; ran?: boolean };
+    expect(result.exhausted).toBe("EMFILE");
+    expect(result.tag).toBe("Rejected");
+    expect(result.reason).toMatch(/could not start: .*EMFILE/);
+    expect(result.ran).toBe(false);
   });
 
   it("fails a hook whose stdout passes the cap, and one whose stdout is not UTF-8", async () => {
