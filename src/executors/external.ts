@@ -135,16 +135,18 @@ export const externalHook = <E extends ClaudeEvent>(
       throw fail(new ExecutorError("input", (error as Error).message, { cause: error }));
     }
     if (queue) {
-      const done = queue.push(name, async () => {
-        // A background run outlives the chain run, so it gets its own deadline, not the run's signal.
-        const deadline = withDeadline(undefined, timeoutMs + backstopMs);
+      const done = queue.push(name, async (cancelled) => {
+        // A background run outlives the chain run, so it gets its own deadline, not the run's
+        // signal; the queue's signal ends it early when the queue is cancelled at shutdown.
+        const deadline = withDeadline(cancelled, timeoutMs + backstopMs);
         try {
           const answer = await run({ json, signal: deadline.controller.signal, timeoutMs, cwd, ctx: undefined });
           if (answer.output?.systemMessage) notify("systemMessage", answer.output.systemMessage);
           const said = answer.block ?? answer.output?.hookSpecificOutput?.additionalContext ?? answer.text;
           if (said) notify("background-result", said);
         } catch (error) {
-          notify("background-failure", describe(error));
+          if (cancelled.aborted) notify("cancelled", `cancelled: ${describe(cancelled.reason)}`);
+          else notify("background-failure", describe(error));
         } finally {
           deadline.dispose();
         }

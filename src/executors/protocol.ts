@@ -21,7 +21,7 @@ import { cleanText } from "./sanitize.ts";
 export interface ExternalNotice {
   readonly hook: string;
   readonly event: ClaudeEvent;
-  readonly kind: "systemMessage" | "stopReason" | "defer" | "ignored" | "background-result" | "background-failure" | "dropped";
+  readonly kind: "systemMessage" | "stopReason" | "defer" | "ignored" | "background-result" | "background-failure" | "dropped" | "cancelled";
   readonly message: string;
   readonly source?: string | undefined;
 }

@@ -14,22 +14,27 @@ export interface BackgroundQueueOptions {
 }
 
 /**
- * A bounded, concurrency-limited queue of background jobs with a drop count.
+ * A bounded, concurrency-limited queue of background jobs with a drop count. `cancel()` is the
+ * shutdown: running jobs see their signal abort, waiting ones never start (C4).
  *
  * @example
  * const queue = new BackgroundQueue({ limit: 10 })
- * const done = queue.push("audit", () => send(event)) // undefined when dropped
+ * const done = queue.push("audit", (signal) => send(event, { signal })) // undefined when dropped
  * queue.dropped // how many jobs were refused so far
+ * await queue.cancel() // at shutdown: abort what runs, skip what waits
  */
 export class BackgroundQueue {
   /** Jobs refused because the queue was full. */
   dropped = 0;
   /** Jobs that ran to completion (whatever their result). */
   completed = 0;
+  /** Jobs cancelled by `cancel()`: running ones aborted, waiting ones never started. */
+  cancelled = 0;
   readonly limit: number;
   readonly concurrency: number;
   private readonly onDrop: ((label: string) => void) | undefined;
-  private readonly waiting: (() => void)[] = [];
+  private readonly waiting: { start: () => void; skip: () => void }[] = [];
+  private readonly running = new Set<AbortController>();
   private active = 0;
   private idleWaiters: (() => void)[] = [];
 
@@ -46,8 +51,11 @@ export class BackgroundQueue {
     return this.active + this.waiting.length;
   }
 
-  /** Queue a job; returns a promise that settles when it finished (never rejects), or `undefined` if dropped. */
-  push(label: string, job: () => Promise<unknown>): Promise<void> | undefined {
+  /**
+   * Queue a job; returns a promise that settles when it finished or was cancelled (never
+   * rejects), or `undefined` if dropped. The job gets a signal that `cancel()` aborts.
+   */
+  push(label: string, job: (signal: AbortSignal) => Promise<unknown>): Promise<void> | undefined {
     if (this.size >= this.limit) {
       this.dropped++;
       try {
@@ -60,20 +68,43 @@ export class BackgroundQueue {
     return new Promise<void>((resolve) => {
       const start = (): void => {
         this.active++;
+        const controller = new AbortController();
+        this.running.add(controller);
         Promise.resolve()
-          .then(job)
+          .then(() => job(controller.signal))
           .catch(() => undefined) // jobs report their own failures; the queue only keeps order
           .finally(() => {
+            this.running.delete(controller);
             this.active--;
-            this.completed++;
+            if (controller.signal.aborted) this.cancelled++;
+            else this.completed++;
             resolve();
-            this.waiting.shift()?.();
-            if (this.size === 0) for (const w of this.idleWaiters.splice(0)) w();
+            this.waiting.shift()?.start();
+            this.settleIdle();
           });
       };
+      const skip = (): void => {
+        this.cancelled++;
+        resolve();
+      };
       if (this.active < this.concurrency) start();
-      else this.waiting.push(start);
+      else this.waiting.push({ start, skip });
     });
+  }
+
+  /**
+   * Cancel everything: abort the signal of each running job, drop each waiting one, and resolve
+   * once the running ones have stopped. Jobs pushed afterwards run as usual.
+   */
+  cancel(reason: unknown = new Error("background queue cancelled")): Promise<void> {
+    for (const waiting of this.waiting.splice(0)) waiting.skip();
+    for (const controller of this.running) controller.abort(reason);
+    this.settleIdle();
+    return this.idle();
+  }
+
+  private settleIdle(): void {
+    if (this.size === 0) for (const w of this.idleWaiters.splice(0)) w();
   }
 
   /** Resolves when no job is waiting or running. */

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { createAgentStack } from "../../src/agent/index.ts";
 import { Continue, HookError, RegistrationError, RunAbortedError, gate } from "../../src/core/index.ts";
 import { commandHook } from "../../src/executors/command.ts";
+import { BackgroundQueue } from "../../src/executors/queue.ts";
 import { fromClaudeSettings } from "../../src/executors/settings.ts";
 import type { ExternalNotice } from "../../src/executors/protocol.ts";
 import { activeTimers, call, newStack, sleep } from "./helpers.ts";
@@ -123,6 +124,42 @@ describe("C4: a fire-and-forget hook outlives its run", () => {
     expect(performance.now() - start).toBeLessThan(200 + 50 + 1500 + epsilon);
     expect(notices.map((n) => n.kind)).toEqual(["background-failure"]);
     expect(notices[0]!.message).toMatch(/timed out/);
+  });
+});
+
+describe("C4: cancelled on shutdown", () => {
+  it("stops a running background command's process, reports it cancelled, and never starts the waiting ones", async () => {
+    const dir = tempDir();
+    const script = join(dir, "hang.sh");
+    writeFileSync(script, `#!/bin/sh\necho $$ > "${dir}/pid-$1"\nexec sleep 30\n`, { mode: 0o755 });
+    const notices: ExternalNotice[] = [];
+    const queue = new BackgroundQueue({ concurrency: 1 });
+    const hook = (n: number) => commandHook({ event: "PostToolUse", name: `bg-${n}`, async: true, queue, command: script, args: [String(n)], timeoutMs: 20_000, killGraceMs: 100, onNotice: (x) => notices.push(x) });
+    const stack = createAgentStack().use("toolCall", hook(1)).use("toolCall", hook(2));
+    expect((await stack.run("toolCall", { id: "c", name: "Bash", input: { command: "ls" } }, () => ({ content: "ran" })))._tag).toBe("Completed");
+    const { existsSync, readFileSync } = await import("node:fs");
+    const pidFile = (n: number) => join(dir, `pid-${n}`);
+    expect(await eventually(() => existsSync(pidFile(1)) || existsSync(pidFile(2)), 5000)).toBe(true);
+    const first = existsSync(pidFile(1)) ? 1 : 2;
+    await eventually(() => readFileSync(pidFile(first), "utf8").trim() !== "", 2000);
+    const pid = Number(readFileSync(pidFile(first), "utf8").trim());
+    const start = performance.now();
+    await queue.cancel(new Error("shutting down"));
+    await stack.flush();
+    expect(performance.now() - start).toBeLessThan(2000);
+    expect(await eventually(() => !alive(pid), 3000)).toBe(true);
+    expect(existsSync(pidFile(3 - first))).toBe(false); // the waiting one never started
+    expect(queue.cancelled).toBe(2);
+    expect(notices.map((n) => [n.hook, n.kind, n.message])).toEqual([[`bg-${first}`, "cancelled", "cancelled: shutting down"]]);
+  });
+
+  it("takes new jobs again after a cancel", async () => {
+    const queue = new BackgroundQueue();
+    await queue.cancel();
+    let ran = false;
+    await queue.push("later", async () => { ran = true; });
+    expect(ran).toBe(true);
+    expect(queue.completed).toBe(1);
   });
 });
 
