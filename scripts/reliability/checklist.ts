@@ -161,11 +161,12 @@ export const checklist: readonly Item[] = [
     t(`${R}/timeouts.test.ts`, "treats an answer that arrives past the hook's deadline as a timeout"),
     t(`${R}/soak.test.ts`, "survives 5 000 runs"),
   ] },
-  { id: "C4", fault: "Fire-and-forget hook outlives its run", status: "partial", tests: [
+  { id: "C4", fault: "Fire-and-forget hook outlives its run", status: "covered", tests: [
     t(`${R}/timeouts.test.ts`, "C4: a fire-and-forget hook outlives its run"),
+    t(`${R}/timeouts.test.ts`, "C4: cancelled on shutdown"),
     t("test/executors/http.test.ts", "never blocks the chain, queues at most its limit, counts drops, and flush waits for the rest"),
     t("test/executors/protocol.test.ts", "return at once, report their answer as a notice, and keep stack.flush() waiting"),
-  ], note: "Bounded by its own deadline and awaited by `stack.flush()`; there is no shutdown call that cancels pending background hooks with an outcome `cancelled`." },
+  ], note: "Bounded by its own deadline and awaited by `stack.flush()`; `BackgroundQueue.cancel()` is the shutdown: running hooks are aborted (a command's process is killed) and reported with a `cancelled` notice, waiting ones never start, and both are counted in `queue.cancelled`. The timers are not `unref`'d: `flush()` or `cancel()` ends them." },
   { id: "C5", fault: "Invalid timeout configuration", status: "covered", tests: [
     t(`${R}/timeouts.test.ts`, "refuses a hook timeoutMs of"),
     t(`${R}/timeouts.test.ts`, "refuses a point timeoutMs of"),
