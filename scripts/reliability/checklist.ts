@@ -279,10 +279,11 @@ export const checklist: readonly Item[] = [
     t("test/executors/prompt.test.ts", "gives the event as delimited data that the data itself cannot close"),
     t("test/executors/prompt.test.ts", "cannot outvote a deterministic deny (F2)"),
   ] },
-  { id: "F3", fault: "Classifier slow / rate-limited", status: "partial", tests: [
+  { id: "F3", fault: "Classifier slow / rate-limited", status: "covered", tests: [
     t("test/executors/prompt.test.ts", "fails when the model is slower than the hook's timeout"),
     t("test/core/signal.test.ts", "still fires when only a pending listener holds it and a collection runs meanwhile"),
-  ], note: "Deadline only (its own timer, see findings); no cache by input hash, and the classifier's cost counts in a budget only if the budget middleware wraps that model." },
+    t("test/executors/prompt.test.ts", "promptHook verdict cache (F3)"),
+  ], note: "A deadline of its own (its own timer, see findings); `cache: { ttlMs }` keeps verdicts by a hash of the event without its tool call id, failures excepted; the judge's tokens count in a budget when its model is wrapped with `wrapModel` over a stack with `budget`." },
   { id: "F4", fault: "Payload exceeds classifier context", status: "covered", tests: [
     t("test/executors/prompt.test.ts", "appends the event when the prompt has no $ARGUMENTS, and marks a truncated event"),
   ] },

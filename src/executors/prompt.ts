@@ -3,9 +3,12 @@
  * the answer must be a `{ ok, reason }` verdict; a provider error, a refusal, prose or a
  * malformed verdict is a hook failure (R6: gates fail closed by default).
  */
+import { createHash } from "node:crypto";
 import type { LanguageModel } from "../agent/model.ts";
 import { describe } from "../core/errors.ts";
+import { deepFreeze } from "../core/readonly.ts";
 import { withDeadline } from "../core/signal.ts";
+import type { HookAnswer } from "./answer.ts";
 import { ExecutorError } from "./errors.ts";
 import type { ClaudeEvent } from "./events.ts";
 import { externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions } from "./external.ts";
@@ -21,7 +24,46 @@ export interface PromptHookOptions<E extends ClaudeEvent = ClaudeEvent> extends 
   /** Longest event JSON shown to the model; default 50 000 characters. */
   readonly maxEventChars?: number;
   readonly maxOutputTokens?: number;
+  /**
+   * Keep each verdict for `ttlMs` and give it again for the same event (the tool call's id
+   * aside), so a repeated call is not judged, nor paid for, twice (F3). Failures are not kept.
+   * At most `maxEntries` verdicts (default 1,000) are kept; the oldest go first.
+   */
+  readonly cache?: { readonly ttlMs: number; readonly maxEntries?: number };
 }
+
+interface Kept {
+  readonly answer: HookAnswer;
+  readonly until: number;
+}
+
+/** The cache key of an event: its JSON without the per-call `tool_use_id`, hashed. */
+const eventKey = (json: string): string => {
+  const { tool_use_id: _id, ...rest } = JSON.parse(json) as Record<string, unknown>;
+  return createHash("sha256").update(JSON.stringify(rest)).digest("hex");
+};
+
+const verdictCache = (name: string, options: PromptHookOptions["cache"]) => {
+  if (options === undefined) return undefined;
+  const { ttlMs, maxEntries = 1000 } = options;
+  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs <= 0) throw new TypeError(`promptHook "${name}": cache.ttlMs must be a positive number of ms, got ${String(ttlMs)}`);
+  if (!Number.isSafeInteger(maxEntries) || maxEntries <= 0) throw new TypeError(`promptHook "${name}": cache.maxEntries must be a positive integer, got ${String(maxEntries)}`);
+  const kept = new Map<string, Kept>();
+  return {
+    get(key: string): HookAnswer | undefined {
+      const entry = kept.get(key);
+      if (entry === undefined) return undefined;
+      if (entry.until > performance.now()) return entry.answer;
+      kept.delete(key);
+      return undefined;
+    },
+    set(key: string, answer: HookAnswer): void {
+      kept.delete(key);
+      kept.set(key, { answer: deepFreeze(answer), until: performance.now() + ttlMs }); // shared by every run that hits it
+      if (kept.size > maxEntries) kept.delete(kept.keys().next().value as string);
+    },
+  };
+};
 
 /**
  * A hook that asks a model for a verdict on each event.
@@ -34,7 +76,11 @@ export const promptHook = <E extends ClaudeEvent>(options: PromptHookOptions<E>)
   if (typeof options.model?.generate !== "function") throw new TypeError("promptHook: model must have a generate(request, { signal }) method");
   const timeoutMs = resolveTimeoutMs(options, 30);
   const name = options.name ?? `prompt:${options.event}`;
+  const cache = verdictCache(name, options.cache);
   return externalHook({ ...options, name }, timeoutMs, async ({ json, signal }) => {
+    const key = cache === undefined ? undefined : eventKey(json);
+    const known = key === undefined ? undefined : cache?.get(key);
+    if (known !== undefined) return known;
     const { system, user } = evaluatorPrompt(options.prompt, json, options.maxEventChars);
     let text: string;
     const deadline = withDeadline(signal, timeoutMs);
@@ -57,6 +103,8 @@ export const promptHook = <E extends ClaudeEvent>(options: PromptHookOptions<E>)
     } finally {
       deadline.dispose();
     }
-    return verdictAnswer(options.event, readVerdict(name, text));
+    const answer = verdictAnswer(options.event, readVerdict(name, text));
+    if (key !== undefined) cache?.set(key, answer);
+    return answer;
   });
 };

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { createScriptedModel, type ScriptedTurn } from "../../src/agent/scripted-model.ts";
 import type { ModelRequest } from "../../src/agent/types.ts";
 import { Reject } from "../../src/core/action.ts";
+import { createAgentStack } from "../../src/agent/stack.ts";
+import { wrapModel } from "../../src/agent/wrap-model.ts";
 import { promptHook } from "../../src/executors/prompt.ts";
+import { withMiddleware } from "../../src/middleware/apply.ts";
+import { budget } from "../../src/middleware/budget.ts";
 import { evaluatorPrompt } from "../../src/executors/verdict.ts";
 import { bash, echoTool } from "./helpers.ts";
 import { agentStack } from "./stack-helpers.ts";
@@ -62,6 +66,60 @@ describe("promptHook verdicts", () => {
     const hook = promptHook({ event: "PreToolUse", name: "slow", model, prompt: "$ARGUMENTS", timeoutMs: 100 });
     const outcome = await agentStack().use("toolCall", hook).run("toolCall", bash("ls"), echoTool);
     expect(outcome._tag).toBe("Rejected");
+  });
+});
+
+describe("promptHook verdict cache (F3)", () => {
+  const cached = (turns: ScriptedTurn[], cache: { ttlMs: number; maxEntries?: number }) => {
+    const model = createScriptedModel({ turns });
+    const stack = agentStack().use("toolCall", promptHook({ event: "PreToolUse", name: "judge", model, prompt: "Safe? $ARGUMENTS", timeoutMs: 2000, cache }));
+    const run = (command: string, id = "c1") => stack.run("toolCall", { ...bash(command), id }, echoTool);
+    return { model, run };
+  };
+
+  it("judges the same call once, whatever its tool call id, and a different call again", async () => {
+    const { model, run } = cached(['{"ok": false, "reason": "no"}', '{"ok": true}'], { ttlMs: 60_000 });
+    expect(await run("rm -rf /", "a")).toMatchObject({ _tag: "Rejected", reason: "no" });
+    expect(await run("rm -rf /", "b")).toMatchObject({ _tag: "Rejected", reason: "no" });
+    expect((await run("ls", "c"))._tag).toBe("Completed");
+    expect(model.requests).toHaveLength(2);
+  });
+
+  it("asks again once the verdict is older than ttlMs", async () => {
+    const { model, run } = cached(['{"ok": true}', '{"ok": false, "reason": "changed my mind"}'], { ttlMs: 30 });
+    expect((await run("ls"))._tag).toBe("Completed");
+    await new Promise((r) => setTimeout(r, 60));
+    expect(await run("ls")).toMatchObject({ _tag: "Rejected", reason: "changed my mind" });
+    expect(model.requests).toHaveLength(2);
+  });
+
+  it("keeps no failure, and forgets the oldest verdict past maxEntries", async () => {
+    const { model, run } = cached(["not json", '{"ok": true}', '{"ok": true}', '{"ok": true}'], { ttlMs: 60_000, maxEntries: 1 });
+    expect((await run("ls"))._tag).toBe("Rejected"); // the failure is not kept...
+    expect((await run("ls"))._tag).toBe("Completed"); // ...so this one asks
+    expect((await run("pwd"))._tag).toBe("Completed"); // pushes "ls" out
+    expect((await run("ls"))._tag).toBe("Completed");
+    expect(model.requests).toHaveLength(4);
+  });
+
+  it("counts the judge's tokens in a budget when its model is wrapped, and fails closed once it is spent", async () => {
+    // The judge's calls go through a stack with a 60-token budget: each reserves 20 and is charged its usage, 15.
+    const judgeStack = withMiddleware(createAgentStack(), budget({ name: "judge-tokens", limit: 60, reserve: () => 20 }));
+    const model = createScriptedModel({ turns: [], whenDone: { text: '{"ok": true}', usage: { inputTokens: 10, outputTokens: 5 } } });
+    const judge = promptHook({ event: "PreToolUse", name: "judge", model: wrapModel(judgeStack, model), prompt: "Safe? $ARGUMENTS", timeoutMs: 2000 });
+    const stack = agentStack().use("toolCall", judge);
+    const outcomes = [];
+    for (let i = 0; i < 8; i++) outcomes.push(await stack.run("toolCall", bash(`echo ${i}`), echoTool));
+    // 15 + 15 + 15 = 45 spent; a fourth reservation of 20 would pass 60.
+    expect(outcomes.map((o) => o._tag)).toEqual(["Completed", "Completed", "Completed", ...Array(5).fill("Rejected")]);
+    expect((outcomes[3] as { reason: string }).reason).toMatch(/hook "judge".*judge-tokens/s);
+    expect(model.requests).toHaveLength(3);
+  });
+
+  it("refuses a cache without a positive ttlMs or with a bad maxEntries, naming the field", () => {
+    const model = createScriptedModel({ turns: [] });
+    expect(() => promptHook({ event: "PreToolUse", model, prompt: "x", cache: { ttlMs: 0 } })).toThrow(/cache.ttlMs must be a positive number/);
+    expect(() => promptHook({ event: "PreToolUse", model, prompt: "x", cache: { ttlMs: 10, maxEntries: 1.5 } })).toThrow(/cache.maxEntries must be a positive integer/);
   });
 });
 
