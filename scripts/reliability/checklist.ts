@@ -198,12 +198,13 @@ export const checklist: readonly Item[] = [
     t("test/executors/command.test.ts", "fails a hook killed by a signal"),
     t("test/executors/process.test.ts", "reports a child killed by a signal it did not expect"),
   ] },
-  { id: "D6", fault: "Spawn failure", status: "partial", tests: [
+  { id: "D6", fault: "Spawn failure", status: "covered", tests: [
     t("test/executors/command.test.ts", "fails a missing script (shell form: exit 127) and a non-executable one (exec form: EACCES)"),
     t("test/executors/process.test.ts", "reports a missing executable and a non-executable file as spawn errors"),
     t("test/executors/command.test.ts", "fails closed when the script's interpreter line names a missing program"),
     t("test/executors/command.test.ts", "fails closed, naming EMFILE, when the process has no file descriptor left to spawn with"),
-  ], note: "ENOENT, EACCES, a missing interpreter, EMFILE (a child under `ulimit -n`) and exit 127 all fail the gate closed with the cause in the reason; nothing checks a hook's command path when settings are loaded, so the first call is where a broken path shows." },
+    t("test/executors/settings.test.ts", "fromClaudeSettings: command paths checked at load (D6)"),
+  ], note: "ENOENT, EACCES, a missing interpreter, EMFILE (a child under `ulimit -n`) and exit 127 all fail the gate closed with the cause in the reason; `fromClaudeSettings` warns at load about a program path that does not exist, is a directory or may not be executed (paths found on PATH or built from other variables are known only when they run)." },
   { id: "D7", fault: "Exit-code ambiguity", status: "covered", tests: [
     t("test/executors/command.test.ts", "blocks on exit 2 with stderr as the reason"),
     t("test/executors/command.test.ts", "treats exit 1 without JSON as a hook failure: closed by default"),

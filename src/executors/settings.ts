@@ -19,6 +19,7 @@ import type { ExternalHookOptions } from "./external.ts";
 import { httpHook } from "./http.ts";
 import { promptHook } from "./prompt.ts";
 import type { NoticeSink } from "./protocol.ts";
+import { commandProgram, programProblem } from "./settings-check.ts";
 import { hookLabel, supportedTypes, urlAllowed } from "./settings-rules.ts";
 import { loadClaudeSettings, type HandlerEntry, type SettingsInput } from "./settings-load.ts";
 import { SettingsError } from "./settings-schema.ts";
@@ -81,6 +82,11 @@ export interface ClaudeSettingsResult {
   readonly hooks: readonly LoadedHook[];
   readonly unused: readonly UnusedHandler[];
   readonly duplicates: readonly { readonly source: string; readonly sameAs: string }[];
+  /**
+   * Hooks loaded but likely to fail: a command whose program path does not exist or may not be
+   * executed (D6). Each is also emitted as a process warning; the hook still fails closed when called.
+   */
+  readonly warnings: readonly { readonly source: string; readonly message: string }[];
   /** `disableAllHooks` was in effect: nothing was loaded. */
   readonly disabled: boolean;
 }
@@ -128,7 +134,8 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
   const unused: UnusedHandler[] = [];
   for (const e of loaded.untrusted)
     unused.push({ event: e.event, type: e.handler.type, source: e.source, reason: `${e.file} is a project's settings and is not trusted; review it, then pass trustProjectSettings: true` });
-  if (loaded.disabled) return { stack, hooks, unused, duplicates: loaded.duplicates, disabled: true };
+  const warnings: { source: string; message: string }[] = [];
+  if (loaded.disabled) return { stack, hooks, unused, duplicates: loaded.duplicates, warnings, disabled: true };
   const names = new Map<string, Set<string>>();
   const cwd = options.cwd ?? process.cwd();
 
@@ -190,6 +197,15 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
       throw new SettingsError(entry.file, entry.pointer, (error as Error).message);
     }
     hooks.push({ name, event, point: spec.point, phase: spec.phase, type: handler.type, match: m.text, source: entry.source });
+    if (handler.type === "command") {
+      const program = commandProgram(handler.command, handler.args, options.projectDir ?? cwd, cwd);
+      const problem = program === undefined ? undefined : programProblem(program);
+      if (problem !== undefined) {
+        const message = `hook "${name}": its program ${program} ${problem}; the hook will fail closed when it runs`;
+        warnings.push({ source: entry.source, message });
+        process.emitWarning(`${entry.source}: ${message}`, "AgentOnionSettingsWarning");
+      }
+    }
   }
-  return { stack, hooks, unused, duplicates: loaded.duplicates, disabled: false };
+  return { stack, hooks, unused, duplicates: loaded.duplicates, warnings, disabled: false };
 };

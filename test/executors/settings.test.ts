@@ -130,6 +130,54 @@ describe("fromClaudeSettings: running", () => {
   });
 });
 
+describe("fromClaudeSettings: command paths checked at load (D6)", () => {
+  const project = tempDir("project-");
+  mkdirSync(join(project, ".claude", "hooks"), { recursive: true });
+  writeFileSync(join(project, ".claude", "hooks", "ok.sh"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+  writeFileSync(join(project, ".claude", "hooks", "plain.sh"), "#!/bin/sh\nexit 0\n", { mode: 0o644 });
+  const loadCommands = (...commands: ({ command: string; args?: string[] })[]) =>
+    fromClaudeSettings({ hooks: { PreToolUse: [{ hooks: commands.map((c) => ({ type: "command" as const, ...c })) }] } }, { projectDir: project, cwd: project });
+
+  it("warns about a program path that does not exist, is a directory, or may not be executed, and still loads the hook", () => {
+    const result = loadCommands(
+      { command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/missing.sh --fast' },
+      { command: "./.claude/hooks" },
+      { command: "${CLAUDE_PROJECT_DIR}/.claude/hooks/plain.sh" },
+      { command: "/no/such/program", args: ["x"] },
+    );
+    expect(result.hooks).toHaveLength(4);
+    expect(result.warnings.map((w) => w.message.replace(/^hook "[^"]*": /, ""))).toEqual([
+      `its program ${join(project, ".claude/hooks/missing.sh")} does not exist; the hook will fail closed when it runs`,
+      `its program ${join(project, ".claude/hooks")} is a directory; the hook will fail closed when it runs`,
+      `its program ${join(project, ".claude/hooks/plain.sh")} is not executable; the hook will fail closed when it runs`,
+      "its program /no/such/program does not exist; the hook will fail closed when it runs",
+    ]);
+  });
+
+  it("stays quiet for a runnable script, a program found on PATH, and a path known only at run time", () => {
+    const result = loadCommands(
+      { command: "FOO=1 $CLAUDE_PROJECT_DIR/.claude/hooks/ok.sh" },
+      { command: "node hooks/anything.mjs" },
+      { command: "$HOOKS_DIR/check.sh" },
+      { command: "true" },
+    );
+    expect(result.warnings).toEqual([]);
+  });
+
+  it("emits each warning as a process warning too", async () => {
+    let listener: ((w: Error) => void) | undefined;
+    const warned = new Promise<Error>((resolve) => {
+      listener = (w) => { if (w.message.includes("gone.sh")) resolve(w); };
+      process.on("warning", listener);
+    });
+    loadCommands({ command: "./gone.sh" });
+    const warning = await warned;
+    process.off("warning", listener!);
+    expect(warning.name).toBe("AgentOnionSettingsWarning");
+    expect(warning.message).toMatch(/gone\.sh does not exist/);
+  });
+});
+
 describe("fromClaudeSettings: trust and allowlists", () => {
   const project = () => {
     const home = tempDir("home-");

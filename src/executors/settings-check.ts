@@ -1,0 +1,52 @@
+/**
+ * Load-time checks of command hooks (D6): a hook whose program is a path that does not exist,
+ * is a directory, or may not be executed is reported when the settings are loaded, instead of
+ * on the first tool call it would have guarded. Programs looked up on PATH, and paths that
+ * depend on variables other than `CLAUDE_PROJECT_DIR`, are known only when they run.
+ */
+import { accessSync, constants, statSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import { readShell } from "../core/match/shell-syntax.ts";
+
+const assignment = /^[A-Za-z_][A-Za-z0-9_]*=/;
+const projectDir = /\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR(?![A-Za-z0-9_])/g;
+
+/**
+ * The program a command hook starts, as an absolute path, when it is a path known before it
+ * runs; otherwise `undefined`.
+ *
+ * @example
+ * commandProgram('"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh --fast', undefined, "/repo", "/repo") // "/repo/.claude/hooks/check.sh"
+ */
+export const commandProgram = (command: string, args: readonly string[] | undefined, project: string, cwd: string): string | undefined => {
+  let word: string;
+  if (args !== undefined) word = command; // exec form: the executable itself
+  else {
+    const first = readShell(command)?.commands[0]?.find((w) => !assignment.test(w.text));
+    if (first === undefined) return undefined;
+    word = first.text;
+  }
+  const expanded = word.replace(projectDir, project);
+  if (/[$`]/.test(expanded) || !expanded.includes("/")) return undefined;
+  return isAbsolute(expanded) ? expanded : resolve(cwd, expanded);
+};
+
+/**
+ * What is wrong with `path` as a program to run, or `undefined` when it looks runnable.
+ *
+ * @example
+ * programProblem("/repo/.claude/hooks/missing.sh") // "does not exist"
+ */
+export const programProblem = (path: string): string | undefined => {
+  try {
+    if (statSync(path).isDirectory()) return "is a directory";
+  } catch {
+    return "does not exist";
+  }
+  try {
+    accessSync(path, constants.X_OK);
+  } catch {
+    return "is not executable";
+  }
+  return undefined;
+};
