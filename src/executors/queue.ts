@@ -4,6 +4,8 @@
  * chain never waits for them (only `stack.flush()` does, through `ctx.waitUntil`).
  */
 
+const noop = (): void => {};
+
 export interface BackgroundQueueOptions {
   /** Jobs waiting or running at most; more are dropped. Default 100. */
   readonly limit?: number;
@@ -28,13 +30,14 @@ export class BackgroundQueue {
   dropped = 0;
   /** Jobs that ran to completion (whatever their result). */
   completed = 0;
-  /** Jobs cancelled by `cancel()`: running ones aborted, waiting ones never started. */
+  /** Jobs cancelled by `cancel()`: waiting ones that never started, and running ones told to stop. */
   cancelled = 0;
   readonly limit: number;
   readonly concurrency: number;
   private readonly onDrop: ((label: string) => void) | undefined;
   private readonly waiting: { start: () => void; skip: () => void }[] = [];
-  private readonly running = new Set<AbortController>();
+  /** Each running job's controller, and a promise of its end. */
+  private readonly running = new Map<AbortController, Promise<void>>();
   private active = 0;
   private idleWaiters: (() => void)[] = [];
 
@@ -69,10 +72,9 @@ export class BackgroundQueue {
       const start = (): void => {
         this.active++;
         const controller = new AbortController();
-        this.running.add(controller);
-        Promise.resolve()
+        const ended: Promise<void> = Promise.resolve()
           .then(() => job(controller.signal))
-          .catch(() => undefined) // jobs report their own failures; the queue only keeps order
+          .then(noop, noop) // jobs report their own failures; the queue only keeps order
           .finally(() => {
             this.running.delete(controller);
             this.active--;
@@ -82,6 +84,7 @@ export class BackgroundQueue {
             this.waiting.shift()?.start();
             this.settleIdle();
           });
+        this.running.set(controller, ended);
       };
       const skip = (): void => {
         this.cancelled++;
@@ -93,14 +96,15 @@ export class BackgroundQueue {
   }
 
   /**
-   * Cancel everything: abort the signal of each running job, drop each waiting one, and resolve
-   * once the running ones have stopped. Jobs pushed afterwards run as usual.
+   * Cancel everything: drop each waiting job, abort the signal of each running one, and resolve
+   * once those have stopped. Jobs pushed afterwards (even from an abort listener) run as usual.
    */
   cancel(reason: unknown = new Error("background queue cancelled")): Promise<void> {
+    const stopping = [...this.running];
     for (const waiting of this.waiting.splice(0)) waiting.skip();
-    for (const controller of this.running) controller.abort(reason);
+    for (const [controller] of stopping) controller.abort(reason);
     this.settleIdle();
-    return this.idle();
+    return Promise.all(stopping.map(([, ended]) => ended)).then(() => undefined);
   }
 
   private settleIdle(): void {

@@ -9,7 +9,9 @@ import { isAbsolute, resolve } from "node:path";
 import { readShell } from "../core/match/shell-syntax.ts";
 
 const assignment = /^[A-Za-z_][A-Za-z0-9_]*=/;
-const projectDir = /\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR(?![A-Za-z0-9_])/g;
+// The shell expands both spellings; exec form replaces only the braced one (see command.ts).
+const projectDirInShell = /\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR(?![A-Za-z0-9_])/g;
+const projectDirInExec = /\$\{CLAUDE_PROJECT_DIR\}/g;
 
 /**
  * The program a command hook starts, as an absolute path, when it is a path known before it
@@ -19,15 +21,18 @@ const projectDir = /\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR(?![A-Za-z0-9_]
  * commandProgram('"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh --fast', undefined, "/repo", "/repo") // "/repo/.claude/hooks/check.sh"
  */
 export const commandProgram = (command: string, args: readonly string[] | undefined, project: string, cwd: string): string | undefined => {
-  let word: string;
-  if (args !== undefined) word = command; // exec form: the executable itself
-  else {
+  let expanded: string;
+  if (args !== undefined) {
+    // Exec form: the executable itself, taken literally but for `${CLAUDE_PROJECT_DIR}`.
+    expanded = command.replace(projectDirInExec, () => project);
+  } else {
     const first = readShell(command)?.commands[0]?.find((w) => !assignment.test(w.text));
     if (first === undefined) return undefined;
-    word = first.text;
+    expanded = first.text.replace(projectDirInShell, () => project);
+    // `~` is the shell's to expand; other variables and backticks are known only at run time.
+    if (/[$`]/.test(expanded) || expanded.startsWith("~")) return undefined;
   }
-  const expanded = word.replace(projectDir, project);
-  if (/[$`]/.test(expanded) || !expanded.includes("/")) return undefined;
+  if (!expanded.includes("/")) return undefined; // looked up on PATH
   return isAbsolute(expanded) ? expanded : resolve(cwd, expanded);
 };
 

@@ -144,13 +144,16 @@ describe("fromClaudeSettings: command paths checked at load (D6)", () => {
       { command: "./.claude/hooks" },
       { command: "${CLAUDE_PROJECT_DIR}/.claude/hooks/plain.sh" },
       { command: "/no/such/program", args: ["x"] },
+      { command: "$CLAUDE_PROJECT_DIR/.claude/hooks/ok.sh", args: [] },
     );
-    expect(result.hooks).toHaveLength(4);
+    expect(result.hooks).toHaveLength(5);
     expect(result.warnings.map((w) => w.message.replace(/^hook "[^"]*": /, ""))).toEqual([
       `its program ${join(project, ".claude/hooks/missing.sh")} does not exist; the hook will fail closed when it runs`,
       `its program ${join(project, ".claude/hooks")} is a directory; the hook will fail closed when it runs`,
       `its program ${join(project, ".claude/hooks/plain.sh")} is not executable; the hook will fail closed when it runs`,
       "its program /no/such/program does not exist; the hook will fail closed when it runs",
+      // exec form replaces only ${CLAUDE_PROJECT_DIR}, as the hook will: the unbraced spelling stays literal
+      `its program ${join(project, "$CLAUDE_PROJECT_DIR/.claude/hooks/ok.sh")} does not exist; the hook will fail closed when it runs`,
     ]);
   });
 
@@ -159,6 +162,8 @@ describe("fromClaudeSettings: command paths checked at load (D6)", () => {
       { command: "FOO=1 $CLAUDE_PROJECT_DIR/.claude/hooks/ok.sh" },
       { command: "node hooks/anything.mjs" },
       { command: "$HOOKS_DIR/check.sh" },
+      { command: "~/.claude/hooks/check.sh" },
+      { command: "${CLAUDE_PROJECT_DIR}/.claude/hooks/ok.sh", args: [] },
       { command: "true" },
     );
     expect(result.warnings).toEqual([]);

@@ -153,6 +153,25 @@ describe("C4: cancelled on shutdown", () => {
     expect(notices.map((n) => [n.hook, n.kind, n.message])).toEqual([[`bg-${first}`, "cancelled", "cancelled: shutting down"]]);
   });
 
+  it("waits only for the jobs it stopped, and runs a job pushed from an abort listener as usual", async () => {
+    const queue = new BackgroundQueue({ concurrency: 4 });
+    let late: AbortSignal | undefined;
+    void queue.push("stops-slowly", (signal) => new Promise<void>((resolve) => signal.addEventListener("abort", () => {
+      void queue.push("pushed-while-cancelling", async (s) => { late = s; });
+      setTimeout(resolve, 20);
+    }, { once: true })));
+    await sleep(5); // the job has started and listens
+    const start = performance.now();
+    const cancelled = queue.cancel();
+    void queue.push("pushed-after", () => sleep(300));
+    await cancelled;
+    expect(performance.now() - start).toBeLessThan(250); // not held up by the 300 ms job pushed after
+    expect(late?.aborted).toBe(false);
+    expect(queue.cancelled).toBe(1);
+    await queue.idle();
+    expect(queue.completed).toBe(2);
+  });
+
   it("takes new jobs again after a cancel", async () => {
     const queue = new BackgroundQueue();
     await queue.cancel();
