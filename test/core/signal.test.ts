@@ -1,11 +1,6 @@
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { linkSignal, withDeadline } from "../../src/core/signal.ts";
-
-// Expose the collector so the test can force the collection that loses Node's weak timeout signals.
-setFlagsFromString("--expose-gc");
-const collect = runInNewContext("gc") as () => void;
+import { gc as collect } from "../support/gc.ts";
 
 const abortedWithin = (signal: AbortSignal, ms: number): Promise<unknown> =>
   new Promise((resolve, reject) => {

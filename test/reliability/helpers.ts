@@ -5,8 +5,6 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { createStack, gate, observe } from "../../src/core/index.ts";
 import type { StackOptions } from "../../src/core/index.ts";
 
@@ -104,20 +102,7 @@ export const writeTally = (file: string): void => {
 /** Count of active timers (`Timeout` resources) right now. */
 export const activeTimers = (): number => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
 
-/**
- * A full garbage collection: `global.gc` when node runs with `--expose-gc`, else the same
- * function obtained by turning the flag on at run time (V8 supports this for `gc`).
- */
-export const gc: () => void = (() => {
-  const exposed = (globalThis as { gc?: () => void }).gc;
-  if (typeof exposed === "function") return exposed;
-  try {
-    setFlagsFromString("--expose-gc");
-    return runInNewContext("gc") as () => void;
-  } catch {
-    return () => {};
-  }
-})();
+export { gc } from "../support/gc.ts";
 
 /** True when `text` has no lone surrogate (String.prototype.isWellFormed, Node 20, not in the ES2023 lib types). */
 export const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
