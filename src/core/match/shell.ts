@@ -68,6 +68,18 @@ const shells = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"]);
 /** Reserved words that open or continue a compound command; the command after them is what runs. */
 const keywords = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "fi", "done", "esac"]);
 const assignment = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/;
+
+/**
+ * True for a `NAME=value` prefix of a simple command (not the program it runs); a quoted
+ * `"NAME=value"` is an argument, not an assignment.
+ *
+ * @example
+ * isAssignment(readShell("FOO=1 ./hook.sh")!.commands[0]![0]!) // true
+ */
+export const isAssignment = (word: Word): boolean => {
+  const assigned = assignment.exec(word.bare)?.[0];
+  return assigned !== undefined && word.text.startsWith(assigned);
+};
 // An unquoted glob or brace expansion in a command name means the name is only known at run time.
 const expandsAtRunTime = /[*?]|\[.*\]|\{[^{}]*(?:,|\.\.)[^{}]*\}/;
 
@@ -104,8 +116,7 @@ export const analyseShell = (command: string, depth = 0): ShellAnalysis | undefi
     while (form[0] !== undefined) {
       add(form);
       const head: Word = form[0];
-      const assigned = assignment.exec(head.bare)?.[0];
-      if (assigned !== undefined && head.text.startsWith(assigned)) {
+      if (isAssignment(head)) {
         form = form.slice(1);
         continue;
       }
