@@ -50,8 +50,8 @@ const describeOutcome = (outcome: Outcome): string | undefined =>
  * tells it when it ends (`done`), so no promise is spent just to learn the inner outcome.
  */
 class AroundCall implements Frame {
-  // The inner frame (see Frame). Every field is assigned in the constructor, in one order, so
-  // all instances share one shape.
+  // The inner frame (see Frame). Every field is assigned in the constructor (the frame's through
+  // `restart`), in one order, so all instances share one shape.
   declare readonly chain: Chain;
   declare readonly start: number;
   declare i: number;
@@ -90,14 +90,7 @@ class AroundCall implements Frame {
     this.hook = hook;
     this.chain = outer.chain;
     this.start = outer.i + 1;
-    this.i = this.start;
-    this.j = this.start - 1;
-    this.payload = undefined;
-    this.initial = undefined;
-    this.transforms = undefined;
-    this.skipped = undefined;
-    this.outcome = undefined;
-    this.final = false;
+    this.restart(undefined);
     this.nested = true;
     this.calls = 0;
     this.pending = undefined;
@@ -190,6 +183,12 @@ class AroundCall implements Frame {
   inner(input: unknown): Step {
     // A retry starts clean: vetoes a collecting gate gathered inside the last attempt are dropped.
     if (this.run.collected !== undefined) this.run.collected.length = this.collectedAtStart;
+    this.restart(input);
+    return forward(this.run, this, this.op);
+  }
+
+  /** Put the inner frame back at its first hook, with `input`. */
+  restart(input: unknown): void {
     this.i = this.start;
     this.j = this.start - 1;
     this.payload = input;
@@ -198,7 +197,6 @@ class AroundCall implements Frame {
     this.skipped = undefined;
     this.outcome = undefined;
     this.final = false;
-    return forward(this.run, this, this.op);
   }
 
   /** Called by the chain when the inner frame ends; a tail hook passes the outcome on at once. */
