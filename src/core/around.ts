@@ -14,7 +14,7 @@ import { freeze, mark, reasonOf, toCompleted, type Chain, type Frame, type Op, t
 import { unwind } from "./unwind.ts";
 import { NextMisuseError, describe, type HookFailureKind } from "./errors.ts";
 import type { CompiledHook } from "./hook.ts";
-import { Failure, hookError, invoke, kindOf } from "./invoke.ts";
+import { Failure, hookError, invoke, thrown } from "./invoke.ts";
 import { Outcome } from "./outcome.ts";
 import { ScopedContext, type RunContext } from "./run-context.ts";
 import { isThenable } from "./signal.ts";
@@ -145,7 +145,7 @@ class AroundCall implements Frame {
 
   /** The hook's promise rejected: that is its failure (R6). */
   failLater(cause: unknown): Step {
-    return this.settleLater(new Failure(hookError(this.run, this.hook, "around", kindOf(cause), cause, this.started)));
+    return this.settleLater(thrown(this.run, this.hook, "around", cause, this.started));
   }
 
   /** An asynchronous answer: if the run was aborted meanwhile, start nothing more (R7). */

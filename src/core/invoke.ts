@@ -34,9 +34,12 @@ export const kindOf = (cause: unknown): HookFailureKind => {
 export const hookError = (run: RunContext, hook: CompiledHook, phase: Phase, kind: HookFailureKind, cause: unknown, started: number): HookError =>
   new HookError(hook.name, run.point, phase, kind, started > 0 ? performance.now() - started : 0, cause, hook.source);
 
-/** A hook threw synchronously in a loop that calls it inline (no clock was read: elapsed is 0). */
-export const thrown = (run: RunContext, hook: CompiledHook, phase: Phase, cause: unknown): Failure =>
-  new Failure(hookError(run, hook, phase, kindOf(cause), cause, 0));
+/**
+ * A hook threw, or its promise rejected, with `cause`. `started` is the clock mark of the call,
+ * 0 where none was read (the inline loops), which makes the elapsed time 0.
+ */
+export const thrown = (run: RunContext, hook: CompiledHook, phase: Phase, cause: unknown, started = 0): Failure =>
+  new Failure(hookError(run, hook, phase, kindOf(cause), cause, started));
 
 /**
  * Call `fn(a, b, c)` for `hook`. Returns the hook's value, a `Failure`, or a promise of either.
@@ -58,7 +61,7 @@ export const invoke = (
   try {
     result = fn(a, b, c);
   } catch (cause) {
-    return new Failure(hookError(run, hook, phase, kindOf(cause), cause, started));
+    return thrown(run, hook, phase, cause, started);
   }
   // A thenable goes back as it is: `whenSettled` attaches both handlers in one `then`, so an
   // asynchronous hook costs one promise, and a synchronous one none.
@@ -80,7 +83,7 @@ export const whenSettled = <T>(
   next: (answer: unknown) => T,
 ): Promise<Awaited<T>> => {
   // No clock read here: `started` is a mark only when the run records or the hook is timed.
-  return Promise.resolve(answer).then(next, (cause) => next(new Failure(hookError(run, hook, phase, kindOf(cause), cause, started)))) as Promise<Awaited<T>>;
+  return Promise.resolve(answer).then(next, (cause) => next(thrown(run, hook, phase, cause, started))) as Promise<Awaited<T>>;
 };
 
 /**
@@ -110,7 +113,7 @@ const invokeTimed = (
     result = fn(...args);
   } catch (cause) {
     link.dispose();
-    return new Failure(hookError(run, hook, phase, kindOf(cause), cause, t0));
+    return thrown(run, hook, phase, cause, t0);
   }
   if (!isThenable(result)) {
     link.dispose();
@@ -150,7 +153,7 @@ const invokeTimed = (
         clearTimeout(timer);
         signal.removeEventListener("abort", onAbort);
         link.dispose();
-        resolve(new Failure(hookError(run, hook, phase, kindOf(cause), cause, t0)));
+        resolve(thrown(run, hook, phase, cause, t0));
       },
     );
   });
