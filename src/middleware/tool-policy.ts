@@ -114,8 +114,14 @@ export const toolPolicy = (options: ToolPolicyOptions): Middleware => {
   const namers = everyRule.map((rule) => (typeof rule === "function" ? undefined : compileMatcher(rule, name)));
   const known = (tool: string): boolean => namers.some((m) => m === undefined || m.matchSubject(tool));
   const unknown = new Set<string>();
+  // Tools found named, so the rules are not searched again on every call that falls to the default.
+  const named = new Set<string>();
   const seeUnknown = (tool: string): void => {
-    if (unknown.has(tool) || unknown.size >= maxUnknownNames || known(tool)) return;
+    if (unknown.has(tool) || named.has(tool) || unknown.size >= maxUnknownNames) return;
+    if (known(tool)) {
+      if (named.size < maxUnknownNames) named.add(tool);
+      return;
+    }
     unknown.add(tool);
     try {
       onUnknown({ policy: name, tool, decision: fallback });
