@@ -10,7 +10,7 @@
 import type { HookAction } from "./action.ts";
 import { forward } from "./chain.ts";
 import { failed, snapshot } from "./decide.ts";
-import { freeze, mark, reasonOf, toCompleted, type Chain, type Frame, type Op, type Step } from "./frame.ts";
+import { ended, freeze, mark, reasonOf, toCompleted, type Chain, type Frame, type Op, type Step } from "./frame.ts";
 import { unwind } from "./unwind.ts";
 import { NextMisuseError, describe, type HookFailureKind } from "./errors.ts";
 import type { CompiledHook } from "./hook.ts";
@@ -50,8 +50,8 @@ const describeOutcome = (outcome: Outcome): string | undefined =>
  * tells it when it ends (`done`), so no promise is spent just to learn the inner outcome.
  */
 class AroundCall implements Frame {
-  // The inner frame (see Frame). Every field is assigned in the constructor (the frame's through
-  // `restart`), in one order, so all instances share one shape.
+  // The inner frame (see Frame). Every field is assigned in the constructor, in one order, so all
+  // instances share one shape; `nested` is a getter, so it takes no slot.
   declare readonly chain: Chain;
   declare readonly start: number;
   declare i: number;
@@ -62,7 +62,6 @@ class AroundCall implements Frame {
   declare skipped: Set<number> | undefined;
   declare outcome: Outcome | undefined;
   declare final: boolean;
-  declare readonly nested: boolean;
   // What this hook's next() knows.
   declare calls: number;
   declare pending: Promise<Outcome> | undefined;
@@ -77,7 +76,6 @@ class AroundCall implements Frame {
   declare started: number;
   declare readonly layerInput: unknown;
   declare readonly collectedAtStart: number;
-  declare readonly next: (input?: unknown) => Promise<Outcome>;
   declare readonly run: RunContext;
   declare readonly outer: Frame;
   declare readonly op: Op;
@@ -90,8 +88,15 @@ class AroundCall implements Frame {
     this.hook = hook;
     this.chain = outer.chain;
     this.start = outer.i + 1;
-    this.restart(undefined);
-    this.nested = true;
+    // The frame's fields as restart() sets them, written out rather than called: each next() restarts it anyway.
+    this.i = this.start;
+    this.j = this.start - 1;
+    this.payload = undefined;
+    this.initial = undefined;
+    this.transforms = undefined;
+    this.skipped = undefined;
+    this.outcome = undefined;
+    this.final = false;
     this.calls = 0;
     this.pending = undefined;
     this.handed = undefined;
@@ -103,14 +108,18 @@ class AroundCall implements Frame {
     this.started = 0;
     this.layerInput = outer.payload;
     this.collectedAtStart = run.collected?.length ?? 0;
-    this.next = this.callNext.bind(this);
+  }
+
+  /** This frame is the inside of an around hook: the chain tells it when it ends (see done). */
+  get nested(): boolean {
+    return true;
   }
 
   begin(): Step {
     const { run, hook } = this;
     const ctx = new ScopedContext(run, this.layerInput, run.signal, hook);
     this.started = mark(run, hook);
-    const answer = invoke(run, hook, "around", hook.around as (...args: any[]) => unknown, ctx, this.next, undefined, this.started);
+    const answer = invoke(run, hook, "around", hook.around as (...args: any[]) => unknown, ctx, this.callNext.bind(this), undefined, this.started);
     // The hook answered with the promise next() gave it: its answer is the inner outcome.
     if (answer !== undefined && answer === this.handed && this.misuse === undefined) return this.handOn();
     // Bound methods rather than arrow functions: no context object to allocate per layer.
@@ -206,7 +215,20 @@ class AroundCall implements Frame {
     this.pending = undefined;
     // Nothing in the outer frame leaves through a hook (see handOn): this ends it synchronously
     // with the same outcome, which is what the shared promise resolves to.
-    if (this.tail && !this.run.settled) this.passOn();
+    if (this.tail && !this.run.settled) this.passOnTail();
+  }
+
+  /**
+   * passOn for a tail hook: nothing from the outer frame's start up to this hook has an `after` or
+   * `recover` (handOn checked), so unwinding it would visit no hook: end it at once.
+   */
+  passOnTail(): void {
+    const { run, hook, outer } = this;
+    if (run.recording) run.record(hook, "around", hook.shadow ? "Continue" : "Outcome", this.started, hook.shadow ? "shadow" : describeOutcome(this.last as Outcome));
+    outer.j = outer.i;
+    outer.outcome = this.last;
+    outer.final = this.lastFinal;
+    ended(outer);
   }
 
   /** Turn what the hook returned into the frame's outcome, then leave through this hook's own `after`. */
