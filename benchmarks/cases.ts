@@ -39,6 +39,7 @@ export const families: readonly Family[] = [
   { id: "hand-async", label: "hand-written async (a)", what: "an `async` function that awaits the operation and wraps its result in `{ _tag: \"Completed\", value }`: the 0-hook baseline", sizes: [0], ops: ["async", "sync"] },
   { id: "hand-loop", label: "hand-written sync loop (b)", what: "N sync `before(x, ctx)` calls in a loop, the awaited operation, N sync `after(v, x, ctx)` calls in reverse, each result checked against `Continue`: the sync-hooks baseline", sizes, ops: ["async", "sync"] },
   { id: "hand-nested", label: "hand-written nested async (c)", what: "N nested `async (x) => await inner(x)` wrappers around (a): the around baseline", sizes, ops: ["async"] },
+  { id: "hand-checked", label: "hand-written checked layers (d)", what: "N layers, each an `async (ctx, next) => await next()` given a fresh `ctx` and `next`, whose promise is followed by one `.then` that checks the answer is an outcome before the layer outside sees it, around (a): the least an onion can do per async layer when, as R4 asks, `next()` resolves to an `Outcome` whatever the hook returned", sizes, ops: ["async"] },
   { id: "onion-ba", label: "agent-onion before/after", what: "`stack.run` with N hooks, each a sync `before` and a sync `after` returning `Continue` (2N calls)", sizes, ops: ["async", "sync"] },
   { id: "onion-around", label: "agent-onion around", what: "`stack.run` with N `around: (ctx, next) => next()` hooks (each answers with `next()`'s own promise, as koa-compose's layers do)", sizes, ops: ["async"] },
   { id: "onion-around-async", label: "agent-onion async around", what: "`stack.run` with N `around: async (ctx, next) => await next()` hooks: an `async` function per layer, the shape of (c)", sizes, ops: ["async"] },
@@ -116,6 +117,19 @@ const handBuilders: Record<string, Builder> = {
       fn = async (x) => await inner(x);
     }
     return { fn, check: isCompletedInput };
+  },
+  "hand-checked": (_op, n) => {
+    type Out = { _tag: string; value?: Input };
+    const innermost = async (x: Input): Promise<Out> => ({ _tag: "Completed", value: await asyncOp(x) });
+    const hooks = Array.from({ length: n }, () => async (_ctx: { input: Input }, next: () => Promise<Out>) => await next());
+    // A hook may answer with anything: the layer outside must get an outcome, so each answer is read once.
+    const check = (answer: Out): Out => {
+      if (typeof answer !== "object" || answer === null || typeof answer._tag !== "string") throw new TypeError("not an outcome");
+      return answer;
+    };
+    const layer = (i: number, x: Input): Promise<Out> =>
+      i === n ? innermost(x) : (hooks[i] as (typeof hooks)[number])({ input: x }, () => layer(i + 1, x)).then(check);
+    return { fn: (x: Input) => layer(0, x), check: isCompletedInput };
   },
 };
 

@@ -111,7 +111,7 @@ const main = (): void => {
   const latest: Latest = ranTimeOrMemory || last === undefined ? { machine: machine(), command, overhead, memory, derived } : { ...last, derived };
 
   if (ranTimeOrMemory) {
-    console.log(textTable(["target", "measured", "limit", "met"], derived.targets.map((t) => [t.id, t.measured, t.limit, t.met === undefined ? "n/a" : t.met ? "yes" : "NO"])));
+    console.log(textTable(["target", "measured", "limit", "met"], derived.targets.map((t) => [t.id, t.measured, t.limit, t.met === undefined ? (t.measured === "n/a" ? "n/a" : "-") : t.met ? "yes" : "NO"])));
   }
   if (filter !== undefined) {
     console.log(textTable(["case", "ns/call", "bytes/run"], [...new Set([...Object.keys(derived.ns), ...Object.keys(derived.bytes)])].map((id) => [id, fmt(derived.ns[id], 1), fmt(derived.bytes[id], 1)])));
