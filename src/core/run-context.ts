@@ -212,12 +212,17 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
  * every property access on runs.
  */
 export class ScopedContext<I = unknown> implements HookContext<I> {
-  constructor(
-    readonly run: RunContext<I>,
-    readonly input: any,
-    readonly signal: AbortSignal,
-    readonly hook: CompiledHook,
-  ) {}
+  // Declared and assigned, not parameter properties, for the reason given on RunContext.
+  declare readonly run: RunContext<I>;
+  declare readonly input: any;
+  declare readonly signal: AbortSignal;
+  declare readonly hook: CompiledHook;
+  constructor(run: RunContext<I>, input: any, signal: AbortSignal, hook: CompiledHook) {
+    this.run = run;
+    this.input = input;
+    this.signal = signal;
+    this.hook = hook;
+  }
   get point(): string { return this.run.point; }
   get kind(): PointKind { return this.run.kind; }
   get subject(): string | undefined { return this.run.subject; }
