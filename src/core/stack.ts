@@ -5,13 +5,14 @@
  */
 import { forward } from "./chain.ts";
 import { compileChain, toCompleted, toFailed, type Chain } from "./frame.ts";
-import type { RunEvent, RunOptions } from "./context.ts";
+import type { HookContext, RunEvent, RunOptions } from "./context.ts";
 import { HookError, RecursionLimitError, RegistrationError, RunAbortedError, type Phase } from "./errors.ts";
 import { byPriority, compileHook, type CompiledHook, type Hook } from "./hook.ts";
 import { MemoryStore } from "./memory-store.ts";
 import { Outcome } from "./outcome.ts";
 import type { Point, Points } from "./point.ts";
 import { deepFreeze } from "./readonly.ts";
+import { BareContext } from "./bare-context.ts";
 import { RunContext, type Runtime } from "./run-context.ts";
 import { isThenable, linkSignal, neverAborted } from "./signal.ts";
 import type { Explanation, HookStack, Operation, StackOptions, StackStats } from "./stack-types.ts";
@@ -173,6 +174,8 @@ class Stack<P extends Points> implements HookStack<P> {
     const guarded = callerSignal !== undefined || timeoutMs !== undefined;
     const recording = options?.trace !== undefined || chain.observers.length > 0;
     if (!guarded) {
+      // Nothing to wrap and nobody to tell: the operation alone, its context made on demand (T1).
+      if (chain.hooks.length === 0 && chain.observers.length === 0) return callBare(new BareContext(this.runtime, chain, options, input), input, operation);
       const run = new RunContext(this.runtime, chain, options, input, neverAborted, recording);
       return settle(run, chain, execute(run, chain, input, operation));
     }
@@ -299,8 +302,14 @@ const execute = (run: RunContext, chain: Chain, input: unknown, operation: Opera
   }
 };
 
-/** An operation with observers but no wrapping hooks. */
-const callDirect = (run: RunContext, input: unknown, operation: Operation<any, any>): Outcome | Promise<Outcome> => {
+/** A run with nothing around its operation (see BareContext): its outcome, always as a promise. */
+const callBare = (ctx: BareContext, input: unknown, operation: Operation<any, any>): Promise<Outcome> => {
+  const step = callDirect(ctx, input, operation);
+  return isThenable(step) ? (step as Promise<Outcome>) : Promise.resolve(step as Outcome);
+};
+
+/** An operation with no wrapping hooks (observers may listen). */
+const callDirect = (run: HookContext, input: unknown, operation: Operation<any, any>): Outcome | Promise<Outcome> => {
   let result: unknown;
   try {
     result = operation(input as never, run);
