@@ -31,72 +31,87 @@ const emptyMetadata: Readonly<Record<string, unknown>> = Object.freeze({});
 const emptyPath: readonly string[] = Object.freeze([]);
 
 export class RunContext<I = unknown> implements HookContext<I>, Frame {
-  readonly point: string;
-  readonly pointDef: Point;
-  readonly kind: PointKind;
-  subject: string | undefined;
-  signal: AbortSignal;
-  readonly sessionId: string | undefined;
-  readonly metadata: Readonly<Record<string, unknown>>;
-  readonly path: readonly string[];
-  input: any;
+  // Fields are declared and assigned in the constructor, in one order, rather than given
+  // initializers: class-field definitions would run before the constructor body, one define per
+  // field, on every run.
+  declare readonly runtime: Runtime;
+  declare readonly options: RunOptions | undefined;
+  declare readonly point: string;
+  declare readonly pointDef: Point;
+  declare readonly kind: PointKind;
+  declare subject: string | undefined;
+  declare signal: AbortSignal;
+  declare readonly sessionId: string | undefined;
+  declare readonly metadata: Readonly<Record<string, unknown>>;
+  declare readonly path: readonly string[];
+  declare input: any;
   /** The input as the caller gave it. */
-  readonly initial: unknown;
-  readonly store: StateStore;
+  declare readonly initial: unknown;
+  declare readonly store: StateStore;
   /** The hook being called, for `addContext` and `approve` attribution. */
-  current: CompiledHook | undefined = undefined;
+  declare current: CompiledHook | undefined;
   /** Decisions are recorded when someone will read them (a trace or observers). */
-  readonly recording: boolean;
-  readonly trace: Trace | undefined;
-  decisions: TraceEntry[] | undefined = undefined;
-  failures: HookError[] | undefined = undefined;
-  readonly origin: number;
-  settled = false;
+  declare readonly recording: boolean;
+  declare readonly trace: Trace | undefined;
+  declare decisions: TraceEntry[] | undefined;
+  declare failures: HookError[] | undefined;
+  declare readonly origin: number;
+  declare settled: boolean;
   /** Rejections gathered on a collecting gate (`collect: true`). */
-  collected: { reason: string; by: string }[] | undefined = undefined;
+  declare collected: { reason: string; by: string }[] | undefined;
   /** Gates marked `recheck` and the input each last approved (A10); only allocated when such gates exist. */
-  rechecks: Map<CompiledHook, unknown> | undefined = undefined;
+  declare rechecks: Map<CompiledHook, unknown> | undefined;
   /** The most recent hook failure, read right after `fail` by the chain. */
-  lastFailure: HookError | undefined = undefined;
-  private id: string | undefined;
-  private call: string | undefined = undefined;
-  private sessionStore: StateStore | undefined = undefined;
+  declare lastFailure: HookError | undefined;
+  declare private id: string | undefined;
+  declare private call: string | undefined;
+  declare private sessionStore: StateStore | undefined;
   // The run is the outermost frame of its chain (see Frame): entering a chain allocates nothing.
-  readonly chain: Chain;
-  i = 0;
-  j = -1;
-  payload: unknown;
-  transforms: Map<number, unknown> | undefined = undefined;
-  skipped: Set<number> | undefined = undefined;
-  outcome: Outcome | undefined = undefined;
-  final = false;
+  declare readonly chain: Chain;
+  declare i: number;
+  declare j: number;
+  declare payload: unknown;
+  declare transforms: Map<number, unknown> | undefined;
+  declare skipped: Set<number> | undefined;
+  declare outcome: Outcome | undefined;
+  declare final: boolean;
 
-  constructor(
-    readonly runtime: Runtime,
-    chain: Chain,
-    readonly options: RunOptions | undefined,
-    input: unknown,
-    signal: AbortSignal,
-    recording: boolean,
-  ) {
+  constructor(runtime: Runtime, chain: Chain, options: RunOptions | undefined, input: unknown, signal: AbortSignal, recording: boolean) {
     const pointDef = chain.point;
-    this.chain = chain;
-    this.payload = input;
-    this.pointDef = pointDef;
+    this.runtime = runtime;
+    this.options = options;
     this.point = pointDef.name;
+    this.pointDef = pointDef;
     this.kind = pointDef.kind;
     this.subject = undefined;
     this.signal = signal;
-    this.input = input;
-    this.initial = input;
     this.sessionId = options?.sessionId;
     this.metadata = options?.metadata ?? emptyMetadata;
     this.path = options?.path ?? emptyPath;
+    this.input = input;
+    this.initial = input;
     this.store = options?.store ?? runtime.store;
-    this.id = options?.runId;
-    this.trace = options?.trace;
+    this.current = undefined;
     this.recording = recording;
+    this.trace = options?.trace;
+    this.decisions = undefined;
+    this.failures = undefined;
     this.origin = recording ? performance.now() : 0;
+    this.settled = false;
+    this.collected = undefined;
+    this.rechecks = undefined;
+    this.lastFailure = undefined;
+    this.id = options?.runId;
+    this.call = undefined;
+    this.sessionStore = undefined;
+    this.chain = chain;
+    this.i = 0;
+    this.j = -1;
+    this.payload = input;
+    this.transforms = undefined;
+    this.skipped = undefined;
+    this.outcome = undefined;
+    this.final = false;
   }
 
   /** The outermost frame starts at the first hook and is nobody's inner frame. */
