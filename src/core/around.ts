@@ -220,7 +220,9 @@ class AroundCall implements Frame {
 
   /**
    * passOn for a tail hook: nothing from the outer frame's start up to this hook has an `after` or
-   * `recover` (handOn checked), so unwinding it would visit no hook: end it at once.
+   * `recover` (handOn checked), so unwinding it would visit no hook: end it at once. This holds
+   * only while `unwind` does nothing for a frame but visit its exit hooks; per-frame work added
+   * there must be added here too.
    */
   passOnTail(): void {
     const { run, hook, outer } = this;

@@ -2,13 +2,13 @@
  * The context of a run with nothing to wrap: no hook matched and no observer listens, and the
  * caller gave no signal or deadline. Its operation still gets a full `HookContext`, but the
  * engine's bookkeeping for the run (`RunContext`, about 300 bytes and forty fields) is only built
- * if the operation asks for more than its input, signal and point. That keeps such a run about
- * as cheap as a hand-written `await` wrapper (T1).
+ * if the operation asks for its ids, its hook, its session state, or approval, context or
+ * background work. That keeps such a run as cheap as a hand-written `await` wrapper (T1).
  */
 import type { ApprovalDecision, HookContext, HookInfo, RunOptions } from "./context.ts";
 import type { Chain } from "./frame.ts";
 import type { PointKind } from "./point.ts";
-import { RunContext, type Runtime } from "./run-context.ts";
+import { RunContext, emptyMetadata, emptyPath, type Runtime } from "./run-context.ts";
 import { neverAborted } from "./signal.ts";
 import type { StateStore } from "./state.ts";
 
@@ -41,9 +41,9 @@ export class BareContext<I = unknown> implements HookContext<I> {
   get hook(): HookInfo { return this.run.hook; }
   get runId(): string { return this.run.runId; }
   get callId(): string { return this.run.callId; }
-  get metadata(): Readonly<Record<string, unknown>> { return this.run.metadata; }
-  get path(): readonly string[] { return this.run.path; }
-  get store(): StateStore { return this.run.store; }
+  get metadata(): Readonly<Record<string, unknown>> { return this.options?.metadata ?? emptyMetadata; }
+  get path(): readonly string[] { return this.options?.path ?? emptyPath; }
+  get store(): StateStore { return this.options?.store ?? this.runtime.store; }
   state(scope?: "session" | "global"): StateStore { return this.run.state(scope); }
   addContext(text: string): void { this.run.addContext(text); }
   approve(request: { readonly reason?: string; readonly hook: string; readonly input?: unknown; readonly signal?: AbortSignal }): Promise<ApprovalDecision> { return this.run.approve(request); }

@@ -27,8 +27,8 @@ export interface Runtime {
 let runSeq = 0;
 let callSeq = 0;
 const noHook: HookInfo = Object.freeze({ name: "?", shadow: false, source: undefined });
-const emptyMetadata: Readonly<Record<string, unknown>> = Object.freeze({});
-const emptyPath: readonly string[] = Object.freeze([]);
+export const emptyMetadata: Readonly<Record<string, unknown>> = Object.freeze({});
+export const emptyPath: readonly string[] = Object.freeze([]);
 
 export class RunContext<I = unknown> implements HookContext<I>, Frame {
   // Fields are declared and assigned in the constructor, in one order, rather than given

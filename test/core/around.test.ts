@@ -176,6 +176,26 @@ describe("R4 around hooks that answer with next()'s own promise", () => {
     });
   });
 
+  it("hand a Failed outcome outward to a recover hook further out, which may replace it", async () => {
+    const stack = newStack()
+      .use("tool", { name: "fallback", priority: 1, recover: (e) => Replace({ content: `recovered ${(e as Error).message}` }) })
+      .use("tool", passOn("middle", 2))
+      .use("tool", passOn("inner", 3));
+    const outcome = await stack.run("tool", call(), async () => { throw new Error("boom"); });
+    expect(outcome).toEqual(Outcome.completed({ content: "recovered boom" }));
+  });
+
+  it("pass each attempt's outcome to a retrying around further out, which restarts them", async () => {
+    let attempts = 0;
+    const stack = newStack()
+      .use("tool", { name: "retry", priority: 1, around: async (_c, next) => { let o = await next(); while (o._tag === "Failed") o = await next(); return o; } })
+      .use("tool", passOn("middle", 2))
+      .use("tool", passOn("inner", 3));
+    const outcome = await stack.run("tool", call(), async () => { if (++attempts < 3) throw new Error("flaky"); return { content: `attempt ${attempts}` }; });
+    expect(outcome).toEqual(Outcome.completed({ content: "attempt 3" }));
+    expect(attempts).toBe(3);
+  });
+
   it("settle once when the run is aborted while the inside still runs, and nothing after runs", async () => {
     let afterRan = false;
     const controller = new AbortController();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Continue, type HookContext } from "../../src/core/index.ts";
+import { MemoryStore, Trace, type HookContext } from "../../src/core/index.ts";
 import { call, newStack } from "./helpers.ts";
 
 /** What an operation can read from its context, as plain data. */
@@ -24,15 +24,24 @@ const readAll = async <I>(ctx: HookContext<I>) => {
 describe("the context of a run with nothing around its operation", () => {
   const options = { sessionId: "s1", runId: "run-given", metadata: { user: "ada" }, path: ["root"] };
 
-  it("reads the same as the context of a run whose hooks did not match", async () => {
+  it("reads the same as the full context a run with a signal gets", async () => {
     let bare: unknown;
-    let unmatched: unknown;
+    let full: unknown;
     const input = call("Read");
     await newStack().run("tool", input, async (_c, ctx) => ((bare = await readAll(ctx)), { content: "" }), options);
-    const withHook = newStack().use("tool", { name: "bash-only", match: "Bash", before: () => Continue });
-    await withHook.run("tool", input, async (_c, ctx) => ((unmatched = await readAll(ctx)), { content: "" }), options);
-    expect(bare).toEqual(unmatched);
+    // A caller signal makes the run guarded, which always builds the full RunContext.
+    const signal = new AbortController().signal;
+    await newStack().run("tool", input, async (_c, ctx) => ((full = await readAll(ctx)), { content: "" }), { ...options, signal });
+    expect(bare).toEqual(full);
     expect(bare).toMatchObject({ point: "tool", kind: "gate", subject: undefined, aborted: false, sessionId: "s1", runId: "run-given", callIdShape: true, metadata: { user: "ada" }, path: ["root"], input, hook: "?", sessionState: 1 });
+  });
+
+  it("uses the caller's store, and records nothing in the caller's trace", async () => {
+    const store = new MemoryStore();
+    const trace = new Trace();
+    await newStack().run("tool", call(), async (_c, ctx) => (await ctx.state("global").set("k", "v"), { content: "" }), { store, trace });
+    expect(await store.get("k")).toBe("v");
+    expect(trace.entries).toEqual([]);
   });
 
   it("makes a run id on first use when the caller gave none, the same one each time", async () => {
