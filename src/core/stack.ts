@@ -157,10 +157,22 @@ class Stack<P extends Points> implements HookStack<P> {
   }
 
   run(point: string, input: unknown, operation: Operation<any, any>, options?: RunOptions): Promise<Outcome<any>> {
+    try {
+      return this.start(point, input, operation, options);
+    } catch (error) {
+      // Only the caller's own objects can throw here (an options getter, a Proxy): the promise says so.
+      return Promise.reject(error);
+    }
+  }
+
+  /** `run` up to its first await: checks the caller's arguments, then starts the run. */
+  private start(point: string, input: unknown, operation: Operation<any, any>, options: RunOptions | undefined): Promise<Outcome<any>> {
     // Caller mistakes reject the returned promise with a TypeError; nothing hooks do ever does.
     if (typeof operation !== "function") return Promise.reject(new TypeError(`stack.run("${point}"): operation must be a function`));
     if (options?.timeoutMs !== undefined && !validTimeout(options.timeoutMs))
       return Promise.reject(new TypeError(`stack.run("${point}"): timeoutMs must be a positive number of ms up to 2147483647, got ${String(options.timeoutMs)}`));
+    if (options?.signal !== undefined && !isSignal(options.signal))
+      return Promise.reject(new TypeError(`stack.run("${point}"): signal must be an AbortSignal, got ${describeValue(options.signal)}`));
     const chain = this.chainFor(point, input);
     if (chain === undefined) return Promise.reject(new TypeError(`stack.run: "${String(point)}" is not a point of this stack (known: ${[...this.tables.keys()].join(", ")})`));
     // Re-entry (A14): runs nested through hooks carry their nesting in `path` (the agent loop
@@ -265,6 +277,13 @@ class Stack<P extends Points> implements HookStack<P> {
     );
   }
 }
+
+/** An AbortSignal, or anything that behaves as one (another realm's, a polyfill's). */
+const isSignal = (value: unknown): boolean =>
+  typeof value === "object" && value !== null && typeof (value as AbortSignal).aborted === "boolean" &&
+  typeof (value as AbortSignal).addEventListener === "function" && typeof (value as AbortSignal).removeEventListener === "function";
+
+const describeValue = (value: unknown): string => (value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object without aborted/addEventListener" : typeof value);
 
 const validTimeout = (ms: unknown): boolean => typeof ms === "number" && Number.isFinite(ms) && ms > 0 && ms <= 2_147_483_647;
 

@@ -24,6 +24,26 @@ describe("hostile input and answers", () => {
     await expect(pending).rejects.toThrow(/"nope" is not a point/);
   });
 
+  it("rejects a run whose signal is not an AbortSignal with a TypeError through the promise, with or without hooks", async () => {
+    for (const stack of [newStack(), newStack().use("tool", { name: "h", before: () => Continue })]) {
+      for (const signal of [{}, null, "stop", { aborted: false }]) {
+        let pending: Promise<unknown> | undefined;
+        expect(() => { pending = stack.run("tool", call(), () => ({ content: "" }), { signal: signal as never }); }).not.toThrow();
+        await expect(pending).rejects.toThrow(TypeError);
+        await expect(pending).rejects.toThrow(/signal must be an AbortSignal/);
+      }
+    }
+  });
+
+  it("rejects a run whose options throw when read through the promise, not a throw, with or without hooks", async () => {
+    const options = new Proxy({}, { get: () => { throw new Error("options refused"); } });
+    for (const stack of [newStack(), newStack().use("tool", { name: "h", before: () => Continue })]) {
+      let pending: Promise<unknown> | undefined;
+      expect(() => { pending = stack.run("tool", call(), () => ({ content: "" }), options); }).not.toThrow();
+      await expect(pending).rejects.toThrow("options refused");
+    }
+  });
+
   it("treats an answer whose _tag getter throws as an invalid action, sync or async", async () => {
     const hostile = () => ({ get _tag(): string { throw new Error("gotcha"); } });
     for (const before of [hostile, async () => hostile()]) {
