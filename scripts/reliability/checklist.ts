@@ -155,6 +155,7 @@ export const checklist: readonly Item[] = [
     t("test/executors/http.test.ts", "drops the request when the run is cancelled"),
     t("test/adapters/mcp.test.ts", "cancels a hanging tool on the server when the caller's signal aborts"),
     t("test/agent/errors.test.ts", "ends an aborted turn as aborted"),
+    t("test/core/hostile.test.ts", "rejects a run whose signal is not an AbortSignal"),
   ] },
   { id: "C3", fault: "Timeout races resolution", status: "covered", tests: [
     t("test/core/cancellation.test.ts", "settles exactly once when a timeout races the result, whatever the interleaving"),
@@ -442,6 +443,12 @@ export const findings: readonly Finding[] = [
     where: "src/core/chain.ts (checkAction read `_tag` unguarded), src/core/around.ts (settle → Outcome.is), src/core/errors.ts (describe's fallback threw for proxies)",
     repro: "use(p, { name: \"h\", before: async () => ({ get _tag() { throw new Error(\"x\") } }) }) made stack.run reject with Error x; an async hook throwing a revoked Proxy likewise (12 of 36 combinations)",
     items: ["A2", "A7"], tests: [t(`${R}/fuzz.test.ts`, "settles with an Outcome when a")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "8cb4e18", title: "`stack.run` threw synchronously for a signal that is not an AbortSignal, or options that throw when read",
+    where: "src/core/stack.ts (run: linkSignal and the RunContext constructor read the caller's options outside any try)",
+    repro: "stack.run(p, input, op, { signal: {} }) threw TypeError: parent.addEventListener is not a function out of run(); options given as a Proxy whose get throws, or with a throwing sessionId getter, threw likewise, where every other caller mistake rejects the returned promise",
+    items: ["C2", "A12"], tests: [t("test/core/hostile.test.ts", "rejects a run whose signal is not an AbortSignal"), t("test/core/hostile.test.ts", "rejects a run whose options throw when read")],
   },
   {
     kind: "bug", status: "fixed", fixedIn: "8e37b3d", title: "`Bash(rm *)` missed rm after a `case` pattern inside a double-quoted `$(…)`",
