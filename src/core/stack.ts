@@ -283,7 +283,8 @@ const isSignal = (value: unknown): boolean =>
   typeof value === "object" && value !== null && typeof (value as AbortSignal).aborted === "boolean" &&
   typeof (value as AbortSignal).addEventListener === "function" && typeof (value as AbortSignal).removeEventListener === "function";
 
-const describeValue = (value: unknown): string => (value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object without aborted/addEventListener" : typeof value);
+/** What a value that should have been an AbortSignal was, for the message. */
+const describeValue = (value: unknown): string => (value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object without AbortSignal's aborted, addEventListener and removeEventListener" : `a ${typeof value}`);
 
 const validTimeout = (ms: unknown): boolean => typeof ms === "number" && Number.isFinite(ms) && ms > 0 && ms <= 2_147_483_647;
 
