@@ -6,6 +6,32 @@
 /** A signal that never aborts, shared by runs that have no caller signal and no deadline. */
 export const neverAborted: AbortSignal = new AbortController().signal;
 
+/**
+ * True for an AbortSignal, or anything that behaves as one (another realm's, a polyfill's).
+ * Never throws: a hostile object (a Proxy whose reads throw) is simply not a signal.
+ *
+ * @example
+ * isAbortSignal(new AbortController().signal) // true
+ * isAbortSignal({}) // false
+ */
+export const isAbortSignal = (value: unknown): value is AbortSignal => {
+  try {
+    return typeof value === "object" && value !== null && typeof (value as AbortSignal).aborted === "boolean" &&
+      typeof (value as AbortSignal).addEventListener === "function" && typeof (value as AbortSignal).removeEventListener === "function";
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * What a value that should have been an AbortSignal was, for a TypeError's message.
+ *
+ * @example
+ * `signal must be an AbortSignal, got ${notASignal({})}`
+ */
+export const notASignal = (value: unknown): string =>
+  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object without AbortSignal's aborted, addEventListener and removeEventListener" : `a ${typeof value}`;
+
 /** A child controller aborted when `parent` aborts; `dispose()` unlinks it. */
 export interface LinkedController {
   readonly controller: AbortController;

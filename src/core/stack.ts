@@ -14,7 +14,7 @@ import type { Point, Points } from "./point.ts";
 import { deepFreeze } from "./readonly.ts";
 import { BareContext } from "./bare-context.ts";
 import { RunContext, type Runtime } from "./run-context.ts";
-import { isThenable, linkSignal, neverAborted } from "./signal.ts";
+import { isAbortSignal, isThenable, linkSignal, neverAborted, notASignal } from "./signal.ts";
 import type { Explanation, HookStack, Operation, StackOptions, StackStats } from "./stack-types.ts";
 
 /** Subjects are caller data; cap the per-point chain cache so hostile subjects cannot grow it without bound. */
@@ -171,8 +171,8 @@ class Stack<P extends Points> implements HookStack<P> {
     if (typeof operation !== "function") return Promise.reject(new TypeError(`stack.run("${point}"): operation must be a function`));
     if (options?.timeoutMs !== undefined && !validTimeout(options.timeoutMs))
       return Promise.reject(new TypeError(`stack.run("${point}"): timeoutMs must be a positive number of ms up to 2147483647, got ${String(options.timeoutMs)}`));
-    if (options?.signal !== undefined && !isSignal(options.signal))
-      return Promise.reject(new TypeError(`stack.run("${point}"): signal must be an AbortSignal, got ${describeValue(options.signal)}`));
+    if (options?.signal !== undefined && !isAbortSignal(options.signal))
+      return Promise.reject(new TypeError(`stack.run("${point}"): signal must be an AbortSignal, got ${notASignal(options.signal)}`));
     const chain = this.chainFor(point, input);
     if (chain === undefined) return Promise.reject(new TypeError(`stack.run: "${String(point)}" is not a point of this stack (known: ${[...this.tables.keys()].join(", ")})`));
     // Re-entry (A14): runs nested through hooks carry their nesting in `path` (the agent loop
@@ -278,13 +278,6 @@ class Stack<P extends Points> implements HookStack<P> {
   }
 }
 
-/** An AbortSignal, or anything that behaves as one (another realm's, a polyfill's). */
-const isSignal = (value: unknown): boolean =>
-  typeof value === "object" && value !== null && typeof (value as AbortSignal).aborted === "boolean" &&
-  typeof (value as AbortSignal).addEventListener === "function" && typeof (value as AbortSignal).removeEventListener === "function";
-
-/** What a value that should have been an AbortSignal was, for the message. */
-const describeValue = (value: unknown): string => (value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object without AbortSignal's aborted, addEventListener and removeEventListener" : `a ${typeof value}`);
 
 const validTimeout = (ms: unknown): boolean => typeof ms === "number" && Number.isFinite(ms) && ms > 0 && ms <= 2_147_483_647;
 
