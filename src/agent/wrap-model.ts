@@ -9,7 +9,7 @@ import type { LanguageModel, ModelCallOptions, StreamPart } from "./model.ts";
 import { responseParts } from "./model.ts";
 import type { HoldBack } from "./stream/control.ts";
 import type { StartStream } from "./stream/pump.ts";
-import { streamThroughStack, type ModelCallStack, type StackStream } from "./stream/through-stack.ts";
+import { failedStream, streamThroughStack, type ModelCallStack, type StackStream } from "./stream/through-stack.ts";
 import type { ModelRequest, ModelResponse } from "./types.ts";
 
 /** Per-call options of a wrapped model: the provider's, plus the run's identity and hold-back. */
@@ -72,8 +72,15 @@ export const wrapModel = (stack: ModelCallStack, model: LanguageModel, defaults:
     ...options,
     metadata: { ...defaults.metadata, ...options?.metadata },
   });
-  const streamWithOutcome = (request: ModelRequest, options?: WrappedCallOptions): StackStream =>
-    streamThroughStack(stack, request, start, merge(options));
+  const streamWithOutcome = (request: ModelRequest, options?: WrappedCallOptions): StackStream => {
+    let merged: WrappedCallOptions;
+    try {
+      merged = merge(options);
+    } catch (error) {
+      return failedStream(error); // the caller's options threw when read: the stream says so
+    }
+    return streamThroughStack(stack, request, start, merged);
+  };
   return {
     id: model.id,
     inner: model,

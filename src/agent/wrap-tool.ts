@@ -145,8 +145,14 @@ export interface WrappedTool extends AgentTool {
  */
 export const wrapTool = (stack: ToolCallStack, tool: AgentTool, defaults: Omit<RunOptions, "signal"> = {}): WrappedTool => {
   const lookup: ToolLookup = (name) => (name === tool.name ? tool : undefined);
-  const call: WrappedTool["call"] = (c, options) =>
-    runToolCall(stack, lookup, { id: c.id, name: c.name ?? tool.name, input: c.input }, { ...defaults, ...options, metadata: { ...defaults.metadata, ...options?.metadata } });
+  const call: WrappedTool["call"] = (c, options) => {
+    if (typeof c !== "object" || c === null) return Promise.reject(new TypeError(`wrapTool(${tool.name}).call: the call must be an object { id, input }, got ${c === null ? "null" : typeof c}`));
+    try {
+      return runToolCall(stack, lookup, { id: c.id, name: c.name ?? tool.name, input: c.input }, { ...defaults, ...options, metadata: { ...defaults.metadata, ...options?.metadata } });
+    } catch (error) {
+      return Promise.reject(error); // reading the caller's call or options threw (a Proxy): the promise says so, as stack.run's does
+    }
+  };
   return {
     name: tool.name,
     ...(tool.description !== undefined ? { description: tool.description } : {}),

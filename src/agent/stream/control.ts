@@ -21,6 +21,25 @@ import type { StreamPart } from "../model.ts";
  */
 export type HoldBack = "none" | "all" | { readonly window: number };
 
+/**
+ * What is wrong with a hold-back, if anything (undefined is "none").
+ *
+ * @example
+ * holdBackProblem({ window: 0 }) // "holdBack must be \"none\", \"all\" or { window: n } with n a whole number from 1, got {\"window\":0}"
+ */
+export const holdBackProblem = (value: unknown): string | undefined => {
+  if (value === undefined || value === "none" || value === "all") return undefined;
+  const window = typeof value === "object" && value !== null ? (value as { window?: unknown }).window : undefined;
+  if (typeof window === "number" && Number.isSafeInteger(window) && window >= 1) return undefined;
+  let shown: string;
+  try {
+    shown = JSON.stringify(value) ?? String(value);
+  } catch {
+    shown = String(value);
+  }
+  return `holdBack must be "none", "all" or { window: n } with n a whole number from 1, got ${shown}`;
+};
+
 /** What an output check sees besides the text. */
 export interface OutputCheckInfo {
   /** True on the last call: the complete text of a `generate`, or the end of a stream. */

@@ -18,11 +18,11 @@
 import type { RunOptions } from "../../core/context.ts";
 import { Outcome, OutcomeRejectedError } from "../../core/outcome.ts";
 import type { DeepReadonly } from "../../core/readonly.ts";
-import { linkSignal } from "../../core/signal.ts";
+import { isAbortSignal, linkSignal, notASignal } from "../../core/signal.ts";
 import type { Operation } from "../../core/stack-types.ts";
 import type { StreamPart } from "../model.ts";
 import type { ModelRequest, ModelResponse, ToolCall } from "../types.ts";
-import { StreamControl, streamControlKey, type HoldBack } from "./control.ts";
+import { StreamControl, holdBackProblem, streamControlKey, type HoldBack } from "./control.ts";
 import { ModelStreamError } from "./errors.ts";
 import { pump, type Emitter, type StartStream } from "./pump.ts";
 import { PartQueue } from "./queue.ts";
@@ -79,6 +79,36 @@ export const streamThroughStack = (
   start: StartStream,
   options: StreamThroughStackOptions = {},
 ): StackStream => {
+  // A caller mistake ends the stream like any failure rather than throwing out of the call.
+  try {
+    const problem = optionsProblem(options);
+    return problem === undefined ? streamNow(stack, request, start, options) : failedStream(new TypeError(`streamThroughStack: ${problem}`));
+  } catch (error) {
+    return failedStream(error); // the caller's options threw when read (a getter, a Proxy)
+  }
+};
+
+const optionsProblem = (options: StreamThroughStackOptions): string | undefined => {
+  if (typeof options !== "object" || options === null) return "options must be an object";
+  if (options.signal !== undefined && !isAbortSignal(options.signal)) return `signal must be an AbortSignal, got ${notASignal(options.signal)}`;
+  return holdBackProblem(options.holdBack);
+};
+
+/**
+ * A stream that could not start: its parts end with the error at once, its outcome is Failed.
+ *
+ * @example
+ * const call = failedStream(new TypeError("signal must be an AbortSignal")) // (await call.outcome)._tag === "Failed"
+ */
+export const failedStream = (error: unknown): StackStream => {
+  const queue = new PartQueue<StreamPart>(() => {});
+  queue.push({ type: "error", error });
+  queue.close();
+  const result: StreamResult = { outcome: Outcome.failed(error), emittedText: "", diverged: false, holdBack: "none" };
+  return { parts: queue, done: Promise.resolve(result), outcome: Promise.resolve(result.outcome), cancel: () => {} };
+};
+
+const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStream, options: StreamThroughStackOptions): StackStream => {
   const { holdBack, signal: caller, metadata, ...runOptions } = options;
   const control = new StreamControl();
   const cut = new AbortController();

@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import {
+  createAgentStack, createScriptedModel, sleep, streamStarter, streamThroughStack, wrapModel, wrapTool, type ModelRequest,
+} from "../../src/agent/index.ts";
+import { collect, request } from "./stream-helpers.ts";
+
+/** An object every read of which throws, as a hostile or broken caller might pass. */
+const hostile = (): never => new Proxy({}, { get: () => { throw new Error("read refused"); } }) as never;
+
+/** Run `call`; what it did, as data: a synchronous throw is the failure these tests look for. */
+const attempt = (call: () => unknown): { threw: unknown } | { value: unknown } => {
+  try {
+    return { value: call() };
+  } catch (threw) {
+    return { threw };
+  }
+};
+
+describe("sleep with bad arguments", () => {
+  it("rejects with a TypeError before any timer starts, so nothing throws later", async () => {
+    for (const [ms, signal] of [[20, {}], [20, hostile()], [Infinity, undefined], [Number.NaN, undefined]] as const) {
+      const outcome = attempt(() => sleep(ms, signal as never));
+      expect(outcome).toHaveProperty("value");
+      await expect((outcome as { value: Promise<void> }).value).rejects.toThrow(TypeError);
+    }
+    // The timer a bad signal used to leave behind threw when it fired, 20 ms later: wait past it.
+    await sleep(40);
+  });
+});
+
+describe("streamed calls with bad options", () => {
+  const stack = createAgentStack();
+  const model = createScriptedModel({ turns: ["hi"], whenDone: "hi" });
+  const cases: [string, unknown, RegExp][] = [
+    ["null options", null, /options must be an object/],
+    ["a signal that is not an AbortSignal", { signal: {} }, /signal must be an AbortSignal/],
+    ["options that throw when read", hostile(), /read refused/],
+    ["an unknown hold-back", { holdBack: "bogus" }, /holdBack must be "none", "all" or \{ window: n \}/],
+    ["a hold-back window of NaN", { holdBack: { window: Number.NaN } }, /holdBack must be/],
+  ];
+  for (const [what, options, message] of cases)
+    it(`end with a Failed outcome and an error part for ${what}, without throwing`, async () => {
+      const started = attempt(() => streamThroughStack(stack, request(), streamStarter(model), options as never));
+      expect(started).toHaveProperty("value");
+      const call = (started as { value: ReturnType<typeof streamThroughStack> }).value;
+      const outcome = await call.outcome;
+      expect(outcome._tag).toBe("Failed");
+      expect(String((outcome as { error: unknown }).error)).toMatch(message);
+      const parts = await collect(call.parts);
+      expect(parts.map((p) => p.type)).toEqual(["error"]);
+      expect(model.requests).toHaveLength(0); // the provider was never called
+    });
+
+  it("end wrapModel's stream with an error part when its options throw when read", async () => {
+    const wrapped = wrapModel(stack, createScriptedModel({ turns: ["hi"] }));
+    const started = attempt(() => wrapped.stream(request() as ModelRequest, hostile()));
+    expect(started).toHaveProperty("value");
+    const parts = await collect((started as { value: AsyncIterable<never> }).value);
+    expect(parts.map((p) => p.type)).toEqual(["error"]);
+    expect((await wrapped.streamWithOutcome(request(), { signal: "stop" as never }).outcome)._tag).toBe("Failed");
+  });
+});
+
+describe("wrapTool(...).call with a bad call or options", () => {
+  const tool = wrapTool(createAgentStack(), { name: "Echo", execute: () => "ok" });
+
+  it("rejects with a TypeError naming the tool for a call that is not an object", async () => {
+    const outcome = attempt(() => tool.call(null as never));
+    expect(outcome).toHaveProperty("value");
+    await expect((outcome as { value: Promise<unknown> }).value).rejects.toThrow(/wrapTool\(Echo\)\.call: the call must be an object/);
+  });
+
+  it("rejects, rather than throws, when the call or the options throw when read", async () => {
+    for (const [call, options] of [[hostile(), undefined], [{ id: "1", input: {} }, hostile()]] as const) {
+      const outcome = attempt(() => tool.call(call as never, options as never));
+      expect(outcome).toHaveProperty("value");
+      await expect((outcome as { value: Promise<unknown> }).value).rejects.toThrow("read refused");
+    }
+  });
+});
