@@ -15,6 +15,7 @@ import type { ClaudeEvent } from "./events.ts";
 import { externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions } from "./external.ts";
 import { readOnlyTools } from "./readonly-tools.ts";
 import { evaluatorPrompt, readVerdict, verdictAnswer } from "./verdict.ts";
+import { checkLimit } from "./limits.ts";
 
 export interface AgentHookOptions<E extends ClaudeEvent = ClaudeEvent> extends ExternalHookOptions<E> {
   /** What to verify; `$ARGUMENTS` is where the event goes (appended when absent). */
@@ -38,6 +39,8 @@ export interface AgentHookOptions<E extends ClaudeEvent = ClaudeEvent> extends E
 export const agentHook = <E extends ClaudeEvent>(options: AgentHookOptions<E>): ExternalHook<E> => {
   if (typeof options.prompt !== "string" || options.prompt.trim() === "") throw new TypeError("agentHook: prompt must be a non-empty string");
   if (typeof options.model?.generate !== "function") throw new TypeError("agentHook: model must have a generate(request, { signal }) method");
+  checkLimit("agentHook", "maxEventChars", options.maxEventChars, "count");
+  checkLimit("agentHook", "maxSteps", options.maxSteps, "count");
   const timeoutMs = resolveTimeoutMs(options, 60);
   const name = options.name ?? `agent:${options.event}`;
   const stack = options.stack ?? createAgentStack();

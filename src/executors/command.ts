@@ -9,6 +9,7 @@ import { childEnv } from "./env.ts";
 import type { ClaudeEvent } from "./events.ts";
 import { externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions } from "./external.ts";
 import { runProcess } from "./process.ts";
+import { checkLimit } from "./limits.ts";
 
 export interface CommandHookOptions<E extends ClaudeEvent = ClaudeEvent> extends ExternalHookOptions<E> {
   /** Shell form: a command line for `/bin/sh -c`. Exec form (with `args`): the executable, resolved on PATH. */
@@ -38,6 +39,9 @@ const placeholders = (text: string, env: Readonly<Record<string, string>>): stri
 
 const check = (options: CommandHookOptions<ClaudeEvent>): void => {
   if (typeof options.command !== "string" || options.command.trim() === "") throw new TypeError("commandHook: command must be a non-empty string");
+  checkLimit("commandHook", "killGraceMs", options.killGraceMs, "delay");
+  checkLimit("commandHook", "maxStdoutBytes", options.maxStdoutBytes, "bytes");
+  checkLimit("commandHook", "maxStderrBytes", options.maxStderrBytes, "bytes");
   if (options.args !== undefined) {
     if (!Array.isArray(options.args) || options.args.some((a) => typeof a !== "string")) throw new TypeError("commandHook: args must be an array of strings");
     if (/\s/.test(options.command) && !options.command.includes("/"))

@@ -12,6 +12,7 @@ import type { ClaudeEvent } from "./events.ts";
 import { externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions } from "./external.ts";
 import { postJson } from "./http-client.ts";
 import type { AddressPolicy, Resolver } from "./ssrf.ts";
+import { checkLimit } from "./limits.ts";
 
 export interface HttpHookOptions<E extends ClaudeEvent = ClaudeEvent> extends ExternalHookOptions<E> {
   /** http or https; no credentials in the URL. */
@@ -58,6 +59,8 @@ const parseUrl = (raw: string): URL => {
  */
 export const httpHook = <E extends ClaudeEvent>(options: HttpHookOptions<E>): ExternalHook<E> => {
   const url = parseUrl(options.url);
+  checkLimit("httpHook", "maxBodyBytes", options.maxBodyBytes, "bytes");
+  for (const field of ["connectTimeoutMs", "headersTimeoutMs", "bodyTimeoutMs"] as const) checkLimit("httpHook", field, options[field], "ms");
   const headers = Object.entries(options.headers ?? {});
   for (const [name, value] of headers) checkHeader(name, value); // refuse CR/LF in the configuration itself
   const timeoutMs = resolveTimeoutMs(options, options.event === "UserPromptSubmit" ? 30 : 600);

@@ -7,6 +7,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { statSync } from "node:fs";
+import { isAbortSignal, notASignal } from "../core/signal.ts";
 
 export interface ProcessOptions {
   /** Shell form: a command line for `/bin/sh -c`. Exec form (with `args`): the executable. */
@@ -71,7 +72,43 @@ const killGroup = (pid: number, signal: NodeJS.Signals): void => {
  * const r = await runProcess({ command: "cat", input: "hi", env: { PATH: process.env.PATH ?? "" }, cwd: ".", timeoutMs: 1000 })
  * r.stdout.toString() // "hi"
  */
-export const runProcess = (options: ProcessOptions): Promise<ProcessResult> =>
+export const runProcess = (options: ProcessOptions): Promise<ProcessResult> => {
+  // Checked before anything starts: a bad signal or input found after spawn would leave the child
+  // running and throw later from its handlers.
+  const problem = optionsProblem(options);
+  if (problem !== undefined) return Promise.resolve(notStarted(new TypeError(`runProcess: ${problem}`)));
+  return spawnAndWait(options);
+};
+
+const isAmount = (value: unknown, max = Number.MAX_SAFE_INTEGER): boolean => typeof value === "number" && Number.isFinite(value) && value >= 0 && value <= max;
+
+/** What is wrong with the caller's options, if anything; never throws. */
+const optionsProblem = (options: ProcessOptions): string | undefined => {
+  try {
+    if (typeof options !== "object" || options === null) return "options must be an object";
+    if (typeof options.command !== "string" || options.command === "") return "command must be a non-empty string";
+    if (options.args !== undefined && (!Array.isArray(options.args) || !options.args.every((a) => typeof a === "string"))) return "args must be an array of strings";
+    if (typeof options.input !== "string") return "input must be a string";
+    if (typeof options.env !== "object" || options.env === null) return "env must be an object";
+    if (typeof options.cwd !== "string") return "cwd must be a string";
+    if (!isAmount(options.timeoutMs, 2_147_483_647) || options.timeoutMs === 0) return `timeoutMs must be a positive number of ms up to 2147483647, got ${String(options.timeoutMs)}`;
+    if (options.killGraceMs !== undefined && !isAmount(options.killGraceMs, 2_147_483_647)) return `killGraceMs must be a number of ms from 0 to 2147483647, got ${String(options.killGraceMs)}`;
+    if (options.maxStdoutBytes !== undefined && !isAmount(options.maxStdoutBytes)) return `maxStdoutBytes must be a finite number of bytes, 0 or more, got ${String(options.maxStdoutBytes)}`;
+    if (options.maxStderrBytes !== undefined && !isAmount(options.maxStderrBytes)) return `maxStderrBytes must be a finite number of bytes, 0 or more, got ${String(options.maxStderrBytes)}`;
+    if (options.signal !== undefined && !isAbortSignal(options.signal)) return `signal must be an AbortSignal, got ${notASignal(options.signal)}`;
+    return undefined;
+  } catch (error) {
+    return `options could not be read: ${error instanceof Error ? error.message : String(error)}`;
+  }
+};
+
+/** The result of a process that was never started. */
+const notStarted = (spawnError: Error): ProcessResult => ({
+  exitCode: null, signal: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0),
+  stdoutOverflow: false, stderrTruncated: false, timedOut: false, aborted: false, pid: undefined, durationMs: 0, spawnError,
+});
+
+const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
   new Promise((resolve) => {
     const started = performance.now();
     const grace = options.killGraceMs ?? 1000;

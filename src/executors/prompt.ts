@@ -13,6 +13,7 @@ import { ExecutorError } from "./errors.ts";
 import type { ClaudeEvent } from "./events.ts";
 import { externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions } from "./external.ts";
 import { evaluatorPrompt, readVerdict, verdictAnswer } from "./verdict.ts";
+import { checkLimit } from "./limits.ts";
 
 export interface PromptHookOptions<E extends ClaudeEvent = ClaudeEvent> extends ExternalHookOptions<E> {
   /** What to check; `$ARGUMENTS` is where the event goes (appended when absent). */
@@ -74,6 +75,7 @@ const verdictCache = (name: string, options: PromptHookOptions["cache"]) => {
 export const promptHook = <E extends ClaudeEvent>(options: PromptHookOptions<E>): ExternalHook<E> => {
   if (typeof options.prompt !== "string" || options.prompt.trim() === "") throw new TypeError("promptHook: prompt must be a non-empty string");
   if (typeof options.model?.generate !== "function") throw new TypeError("promptHook: model must have a generate(request, { signal }) method");
+  checkLimit("promptHook", "maxEventChars", options.maxEventChars, "count");
   const timeoutMs = resolveTimeoutMs(options, 30);
   const name = options.name ?? `prompt:${options.event}`;
   const cache = verdictCache(name, options.cache);

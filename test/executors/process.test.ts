@@ -8,6 +8,29 @@ const base = (over: Partial<ProcessOptions> & Pick<ProcessOptions, "command">): 
 });
 const nodeScript = (script: string, ...args: string[]) => ({ command: process.execPath, args: [fixture("commands", script), ...args] });
 
+describe("runProcess with bad options", () => {
+  const cases: [string, Partial<ProcessOptions>, RegExp][] = [
+    ["a signal that is not an AbortSignal", { signal: {} as never }, /signal must be an AbortSignal/],
+    ["an input that is not a string", { input: {} as never }, /input must be a string/],
+    ["a NaN timeout", { timeoutMs: Number.NaN }, /timeoutMs must be a positive number/],
+    ["an infinite stdout cap", { maxStdoutBytes: Infinity }, /maxStdoutBytes must be a finite number/],
+    ["a negative kill grace", { killGraceMs: -5 }, /killGraceMs must be a number of ms from 0/],
+  ];
+  for (const [what, over, message] of cases)
+    it(`starts nothing and answers with a spawnError for ${what}`, async () => {
+      const r = await runProcess(base({ command: "sleep", args: ["5"], ...over }));
+      expect(r.pid).toBeUndefined();
+      expect(r.spawnError).toBeInstanceOf(TypeError);
+      expect(r.spawnError?.message).toMatch(message);
+    });
+
+  it("answers with a spawnError, never a rejection, when its options throw when read", async () => {
+    const options = new Proxy({}, { get: () => { throw new Error("read refused"); } }) as ProcessOptions;
+    const r = await runProcess(options);
+    expect(r.spawnError?.message).toMatch(/options could not be read: read refused/);
+  });
+});
+
 describe("runProcess", () => {
   it("writes the input to stdin, closes it, and collects stdout", async () => {
     const r = await runProcess(base({ command: "cat", input: "hello" }));

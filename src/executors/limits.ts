@@ -1,0 +1,26 @@
+/**
+ * Numeric limits in executor options, checked when the hook is made (registration): NaN or
+ * Infinity would remove a cap without a word, and a negative or zero one would refuse every run.
+ */
+
+/** How a limit is counted: whole things from 1, bytes from 0, a deadline's ms, or a delay's ms (0 allowed). */
+export type LimitKind = "count" | "bytes" | "ms" | "delay";
+
+const rules: Record<LimitKind, { ok: (n: number) => boolean; what: string }> = {
+  count: { ok: (n) => Number.isSafeInteger(n) && n >= 1, what: "a whole number from 1" },
+  bytes: { ok: (n) => Number.isFinite(n) && n >= 0, what: "a finite number of bytes, 0 or more" },
+  ms: { ok: (n) => Number.isFinite(n) && n > 0 && n <= 2_147_483_647, what: "a positive number of ms up to 2147483647" },
+  delay: { ok: (n) => Number.isFinite(n) && n >= 0 && n <= 2_147_483_647, what: "a number of ms from 0 to 2147483647" },
+};
+
+/**
+ * Throw a TypeError naming the factory and the field unless `value` is absent or a valid limit.
+ *
+ * @example
+ * checkLimit("agentHook", "maxSteps", 0, "count") // throws: agentHook: maxSteps must be a whole number from 1, got 0
+ */
+export const checkLimit = (factory: string, field: string, value: unknown, kind: LimitKind): void => {
+  if (value === undefined) return;
+  const rule = rules[kind];
+  if (typeof value !== "number" || !rule.ok(value)) throw new TypeError(`${factory}: ${field} must be ${rule.what}, got ${String(value)}`);
+};
