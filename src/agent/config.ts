@@ -13,6 +13,7 @@ import { subagentTool } from "./subagent.ts";
 import { estimateMessageTokens } from "./tokens.ts";
 import type { AgentTool } from "./tool.ts";
 import type { Notification } from "./types.ts";
+import { holdBackProblem } from "./stream/control.ts";
 
 /** Resolved agent options. */
 export interface AgentConfig {
@@ -52,6 +53,8 @@ export const resolveConfig = (options: AgentOptions): AgentConfig => {
   for (const t of tools) if (typeof t.execute !== "function") throw new TypeError(`createAgent: tool "${t.name}" has no execute function`);
   if (options.contextBudget !== undefined) positiveInt("contextBudget", options.contextBudget, 0);
   const stream = options.stream === undefined || options.stream === false ? undefined : options.stream === true ? "none" : (options.stream.holdBack ?? "none");
+  const holdBack = holdBackProblem(stream);
+  if (holdBack !== undefined) throw new TypeError(`createAgent: stream.${holdBack}`);
   const settings: LoopSettings = {
     maxSteps: positiveInt("maxSteps", options.maxSteps, 20),
     maxStopBlocks: positiveInt("maxStopBlocks", options.maxStopBlocks, 8, 0),

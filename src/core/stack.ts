@@ -134,7 +134,13 @@ class Stack<P extends Points> implements HookStack<P> {
 
   explain(point: string, input: unknown): readonly Explanation[] {
     const table = this.table(point);
-    const subject = table.point.subject?.(input);
+    // As in run: a subject function that throws on this input leaves the subject undefined.
+    let subject: string | undefined;
+    try {
+      subject = table.point.subject?.(input);
+    } catch {
+      subject = undefined;
+    }
     return table.hooks.map((h) => {
       let matches: boolean;
       try {
@@ -171,6 +177,8 @@ class Stack<P extends Points> implements HookStack<P> {
     if (typeof operation !== "function") return Promise.reject(new TypeError(`stack.run("${point}"): operation must be a function`));
     if (options?.timeoutMs !== undefined && !validTimeout(options.timeoutMs))
       return Promise.reject(new TypeError(`stack.run("${point}"): timeoutMs must be a positive number of ms up to 2147483647, got ${String(options.timeoutMs)}`));
+    if (options?.onContext !== undefined && typeof options.onContext !== "function")
+      return Promise.reject(new TypeError(`stack.run("${point}"): onContext must be a function, got ${typeof options.onContext}`));
     if (options?.signal !== undefined && !isAbortSignal(options.signal))
       return Promise.reject(new TypeError(`stack.run("${point}"): signal must be an AbortSignal, got ${notASignal(options.signal)}`));
     const chain = this.chainFor(point, input);

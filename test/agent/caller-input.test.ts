@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
-  createAgentStack, createScriptedModel, sleep, streamStarter, streamThroughStack, wrapModel, wrapTool, type ModelRequest,
+  createAgent, createAgentStack, createScriptedModel, outputGate, sleep, streamStarter, streamThroughStack, wrapModel, wrapTool, type ModelRequest,
 } from "../../src/agent/index.ts";
 import { collect, request } from "./stream-helpers.ts";
 
@@ -76,5 +76,26 @@ describe("wrapTool(...).call with a bad call or options", () => {
       expect(outcome).toHaveProperty("value");
       await expect((outcome as { value: Promise<unknown> }).value).rejects.toThrow("read refused");
     }
+  });
+});
+
+describe("settings refused where they are made, not by every later call", () => {
+  const model = createScriptedModel({ turns: ["ok"], whenDone: "ok" });
+
+  it("createAgent refuses an unknown stream hold-back", () => {
+    expect(() => createAgent({ model, stack: createAgentStack(), stream: { holdBack: "bogus" as never } })).toThrow(/createAgent: stream\.holdBack must be/);
+    expect(() => createAgent({ model, stack: createAgentStack(), stream: { holdBack: { window: 0 } } })).toThrow(TypeError);
+  });
+
+  it("outputGate refuses a hold-back of none (its check could never stop text already sent) and a missing check", () => {
+    expect(() => outputGate({ name: "g", holdBack: "none" as never, check: () => undefined })).toThrow(/outputGate "g": holdBack must be "all" or \{ window: n \}/);
+    expect(() => outputGate({ name: "g", holdBack: { window: Number.NaN }, check: () => undefined })).toThrow(TypeError);
+    expect(() => outputGate({ name: "g", check: 5 as never })).toThrow(/outputGate "g": check must be a function/);
+  });
+
+  it("agent.session refuses messages that are not an array, instead of every prompt failing later", async () => {
+    const agent = createAgent({ model, stack: createAgentStack() });
+    await expect(agent.session({ messages: 5 as never })).rejects.toThrow(/agent\.session: messages must be an array/);
+    await expect(agent.session(null as never)).rejects.toThrow(/agent\.session: options must be an object/);
   });
 });

@@ -44,6 +44,16 @@ describe("hostile input and answers", () => {
     }
   });
 
+  it("rejects a run whose onContext is not a function with a TypeError, not a Failed outcome", async () => {
+    await expect(newStack().run("tool", call(), () => ({ content: "" }), { onContext: 5 as never })).rejects.toThrow(/onContext must be a function, got number/);
+  });
+
+  it("explains an input its point's subject function throws on, as run does: with no subject", () => {
+    const stack = newStack().use("tool", { name: "any", before: () => Continue }).use("tool", { name: "bash-only", match: "Bash", before: () => Continue });
+    const lines = stack.explain("tool", null as never);
+    expect(lines.map((l) => [l.hook, l.matches])).toEqual([["any", true], ["bash-only", false]]);
+  });
+
   it("treats an answer whose _tag getter throws as an invalid action, sync or async", async () => {
     const hostile = () => ({ get _tag(): string { throw new Error("gotcha"); } });
     for (const before of [hostile, async () => hostile()]) {

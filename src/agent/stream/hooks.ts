@@ -13,7 +13,7 @@ import type { HookContext } from "../../core/context.ts";
 import type { Hook } from "../../core/hook.ts";
 import type { DeepReadonly } from "../../core/readonly.ts";
 import type { ModelRequest, ModelResponse } from "../types.ts";
-import { inShadow, streamControl, type HoldBack, type OutputCheck, type PartTransform } from "./control.ts";
+import { holdBackProblem, inShadow, streamControl, type HoldBack, type OutputCheck, type PartTransform } from "./control.ts";
 
 type ModelHook = Hook<ModelRequest, ModelResponse, "observe">;
 type HookFields = Omit<ModelHook, "name">;
@@ -43,6 +43,9 @@ export interface OutputGateSpec extends Omit<HookFields, "after"> {
  */
 export const outputGate = (spec: OutputGateSpec): ModelHook => {
   const { check, holdBack = "all", replacement = (reason: string) => `[output blocked by ${spec.name}: ${reason}]`, before, ...rest } = spec;
+  const problem = (holdBack as unknown) === "none" ? `holdBack must be "all" or { window: n }, got "none"` : holdBackProblem(holdBack);
+  if (problem !== undefined) throw new TypeError(`outputGate "${spec.name}": ${problem}`);
+  if (typeof check !== "function") throw new TypeError(`outputGate "${spec.name}": check must be a function`);
   return {
     ...rest,
     before: (request: DeepReadonly<ModelRequest>, ctx: HookContext<ModelRequest>) => {
