@@ -156,6 +156,8 @@ export const checklist: readonly Item[] = [
     t("test/adapters/mcp.test.ts", "cancels a hanging tool on the server when the caller's signal aborts"),
     t("test/agent/errors.test.ts", "ends an aborted turn as aborted"),
     t("test/core/hostile.test.ts", "rejects a run whose signal is not an AbortSignal"),
+    t("test/agent/caller-input.test.ts", "rejects with a TypeError before any timer starts"),
+    t("test/executors/process.test.ts", "starts nothing and answers with a spawnError for a signal that is not an AbortSignal"),
   ] },
   { id: "C3", fault: "Timeout races resolution", status: "covered", tests: [
     t("test/core/cancellation.test.ts", "settles exactly once when a timeout races the result, whatever the interleaving"),
@@ -216,6 +218,7 @@ export const checklist: readonly Item[] = [
     t("test/executors/protocol.test.ts", "a banner printed before the JSON"),
     t("test/executors/process.test.ts", "keeps only the head of a chatty stderr"),
     t("test/executors/sanitize.test.ts", "caps text at 10 000 characters and marks the cut"),
+    t("test/executors/limits.test.ts", "refuses commandHook's maxStdoutBytes of NaN"),
   ] },
   { id: "D9", fault: "ANSI/OSC/bidi control characters", status: "covered", tests: [
     t("test/executors/command.test.ts", "strips terminal escapes and bidi overrides from a blocking reason"),
@@ -245,6 +248,7 @@ export const checklist: readonly Item[] = [
     t("test/executors/http.test.ts", "fails closed on plain text"),
     t("test/executors/http.test.ts", "fails closed on a body over the cap"),
     t("test/executors/http.test.ts", "treats a 2xx with an empty body as no decision"),
+    t("test/executors/limits.test.ts", "refuses httpHook's maxBodyBytes of NaN"),
   ] },
   { id: "E4", fault: "Redirect to a private address", status: "covered", tests: [
     t("test/executors/http.test.ts", "never follows a redirect, to a private address or anywhere"),
@@ -288,6 +292,7 @@ export const checklist: readonly Item[] = [
   ], note: "A deadline of its own (its own timer, see findings); `cache: { ttlMs }` keeps verdicts by a hash of the event without its tool call id, failures excepted; the judge's tokens count in a budget when its model is wrapped with `wrapModel` over a stack with `budget`." },
   { id: "F4", fault: "Payload exceeds classifier context", status: "covered", tests: [
     t("test/executors/prompt.test.ts", "appends the event when the prompt has no $ARGUMENTS, and marks a truncated event"),
+    t("test/executors/limits.test.ts", "refuses promptHook's maxEventChars of -10"),
   ] },
 
   // G. Streaming
@@ -449,6 +454,25 @@ export const findings: readonly Finding[] = [
     where: "src/core/stack.ts (run: linkSignal and the RunContext constructor read the caller's options outside any try)",
     repro: "stack.run(p, input, op, { signal: {} }) threw TypeError: parent.addEventListener is not a function out of run(); options given as a Proxy whose get throws, or with a throwing sessionId getter, threw likewise, where every other caller mistake rejects the returned promise",
     items: ["C2", "A12"], tests: [t("test/core/hostile.test.ts", "rejects a run whose signal is not an AbortSignal"), t("test/core/hostile.test.ts", "rejects a run whose options throw when read")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "e74d067", title: "A signal that is not an AbortSignal made `sleep` and `runProcess` throw later, from a timer or a child's handler, ending the process",
+    where: "src/agent/sleep.ts (the timer's removeEventListener), src/executors/process.ts (addEventListener after spawn; finish's removeEventListener)",
+    repro: "sleep(20, {}) rejected, then its timer threw an uncaught TypeError 20 ms later; runProcess({ …, signal: {} }) spawned the child, rejected (it never rejects otherwise), left the child running, and threw from its close handler when it ended. Fixed for runProcess in 7abd774. Found by an audit of every entry point (session 3), with streamThroughStack, wrapModel(...).stream and wrapTool(...).call throwing out of the call on bad options",
+    items: ["C2"], tests: [
+      t("test/agent/caller-input.test.ts", "rejects with a TypeError before any timer starts"),
+      t("test/executors/process.test.ts", "starts nothing and answers with a spawnError for a signal that is not an AbortSignal"),
+    ],
+  },
+  {
+    kind: "gap", status: "fixed", fixedIn: "7abd774", title: "Executor limits of NaN or Infinity were accepted, and the cap they set vanished",
+    where: "src/executors/command.ts, http.ts, prompt.ts, agent-hook.ts (no check of maxStdoutBytes, maxBodyBytes, maxEventChars, maxSteps, killGraceMs)",
+    repro: "commandHook({ …, maxStdoutBytes: NaN }) took 5 MB of stdout; httpHook({ …, maxBodyBytes: NaN }) a 20 MB body; promptHook({ …, maxEventChars: -10 }) sent 200k characters to the judge; agentHook({ …, maxSteps: 0 }) registered and then refused every run",
+    items: ["D8", "E3", "F4"], tests: [
+      t("test/executors/limits.test.ts", "refuses commandHook's maxStdoutBytes of NaN"),
+      t("test/executors/limits.test.ts", "refuses httpHook's maxBodyBytes of NaN"),
+      t("test/executors/limits.test.ts", "refuses promptHook's maxEventChars of -10"),
+    ],
   },
   {
     kind: "bug", status: "fixed", fixedIn: "8e37b3d", title: "`Bash(rm *)` missed rm after a `case` pattern inside a double-quoted `$(…)`",
