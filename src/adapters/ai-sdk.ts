@@ -23,7 +23,7 @@ import { Outcome, OutcomeRejectedError } from "../core/outcome.ts";
 import { RunAbortedError } from "../core/errors.ts";
 import { neverAborted } from "../core/signal.ts";
 import type { ModelResponse } from "../agent/types.ts";
-import type { HoldBack } from "../agent/stream/control.ts";
+import { holdBackProblem, type HoldBack } from "../agent/stream/control.ts";
 import { ModelStreamError } from "../agent/stream/errors.ts";
 import type { StartStream } from "../agent/stream/pump.ts";
 import { fromReadableStream } from "../agent/stream/readable.ts";
@@ -94,6 +94,8 @@ export interface AiSdkMiddleware<V extends SpecVersion = "v3"> {
  * const { text } = await generateText({ model, prompt: "Hello" }) // hooks on modelCall saw the request and the response
  */
 export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: AiSdkStack, options: AiSdkMiddlewareOptions<V> = {}): AiSdkMiddleware<V> => {
+  const holdBack = holdBackProblem(options.holdBack);
+  if (holdBack !== undefined) throw new TypeError(`aiSdkMiddleware: ${holdBack}`);
   // Stacks are immutable: one with no hook on `modelCall` never will have one, so its calls skip the mapping.
   const idle = stack.has?.("modelCall") === false;
   const runOptions = (type: AiSdkCallInfo["type"], params: SdkCallOptions, model: { readonly modelId: string; readonly provider: string; readonly specificationVersion: string }) => {

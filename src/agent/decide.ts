@@ -46,6 +46,9 @@ export const decide = async (env: LoopEnv, event: ErrorEvent): Promise<ErrorDeci
     await env.notify({ type: "warning", message: `${event.where} failed ${event.attempt} times; not retrying again (maxRetries ${env.settings.maxRetries})` });
     return fail;
   }
-  if (decision.action === "retry" && decision.delayMs !== undefined && decision.delayMs > 0) await sleep(decision.delayMs, env.signal);
+  // A hook's delay is untrusted: a non-number waits not at all, a huge one as long as a timer can.
+  const asked: unknown = decision.action === "retry" ? decision.delayMs : undefined;
+  const delay = typeof asked === "number" && asked > 0 ? Math.min(asked, 2_147_483_647) : 0;
+  if (delay > 0) await sleep(delay, env.signal);
   return decision;
 };

@@ -43,7 +43,7 @@ const both = (a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSign
 export const openSession = async (config: AgentConfig, options: SessionOptions = {}): Promise<AgentSession> => {
   if (typeof options !== "object" || options === null) throw new TypeError("agent.session: options must be an object");
   // Checked here, where the mistake is made, not by every later prompt.
-  if (options.messages !== undefined && !Array.isArray(options.messages)) throw new TypeError(`agent.session: messages must be an array of messages, got ${typeof options.messages}`);
+  if (options.messages !== undefined && !Array.isArray(options.messages)) throw new TypeError(`agent.session: messages must be an array of messages, got ${options.messages === null ? "null" : typeof options.messages}`);
   const id = options.sessionId ?? crypto.randomUUID();
   // Context from `sessionStart` hooks waits for the first model request of the session.
   const pending = new ContextQueue(config.settings.contextRole);

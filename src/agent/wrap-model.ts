@@ -9,6 +9,7 @@ import type { LanguageModel, ModelCallOptions, StreamPart } from "./model.ts";
 import { responseParts } from "./model.ts";
 import type { HoldBack } from "./stream/control.ts";
 import type { StartStream } from "./stream/pump.ts";
+import { holdBackProblem } from "./stream/control.ts";
 import { failedStream, streamThroughStack, type ModelCallStack, type StackStream } from "./stream/through-stack.ts";
 import type { ModelRequest, ModelResponse } from "./types.ts";
 
@@ -66,6 +67,8 @@ export const streamStarter = (model: LanguageModel): StartStream =>
  * for await (const part of guarded.stream({ model: guarded.id, messages })) render(part)
  */
 export const wrapModel = (stack: ModelCallStack, model: LanguageModel, defaults: Omit<WrappedCallOptions, "signal"> = {}): WrappedModel => {
+  const holdBack = holdBackProblem(defaults.holdBack);
+  if (holdBack !== undefined) throw new TypeError(`wrapModel: ${holdBack}`);
   const start = streamStarter(model);
   const merge = (options: WrappedCallOptions | undefined): WrappedCallOptions => ({
     ...defaults,

@@ -177,8 +177,9 @@ class Stack<P extends Points> implements HookStack<P> {
     if (typeof operation !== "function") return Promise.reject(new TypeError(`stack.run("${point}"): operation must be a function`));
     if (options?.timeoutMs !== undefined && !validTimeout(options.timeoutMs))
       return Promise.reject(new TypeError(`stack.run("${point}"): timeoutMs must be a positive number of ms up to 2147483647, got ${String(options.timeoutMs)}`));
-    if (options?.onContext !== undefined && typeof options.onContext !== "function")
-      return Promise.reject(new TypeError(`stack.run("${point}"): onContext must be a function, got ${typeof options.onContext}`));
+    const onContext: unknown = options?.onContext;
+    if (onContext !== undefined && onContext !== null && typeof onContext !== "function")
+      return Promise.reject(new TypeError(`stack.run("${point}"): onContext must be a function, got ${typeof onContext}`));
     if (options?.signal !== undefined && !isAbortSignal(options.signal))
       return Promise.reject(new TypeError(`stack.run("${point}"): signal must be an AbortSignal, got ${notASignal(options.signal)}`));
     const chain = this.chainFor(point, input);

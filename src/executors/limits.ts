@@ -20,7 +20,18 @@ const rules: Record<LimitKind, { ok: (n: number) => boolean; what: string }> = {
  * checkLimit("agentHook", "maxSteps", 0, "count") // throws: agentHook: maxSteps must be a whole number from 1, got 0
  */
 export const checkLimit = (factory: string, field: string, value: unknown, kind: LimitKind): void => {
-  if (value === undefined) return;
+  const problem = limitProblem(field, value, kind);
+  if (problem !== undefined) throw new TypeError(`${factory}: ${problem}`);
+};
+
+/**
+ * What is wrong with a limit, if anything (undefined when it is absent or valid).
+ *
+ * @example
+ * limitProblem("maxStdoutBytes", Infinity, "bytes") // "maxStdoutBytes must be a finite number of bytes, 0 or more, got Infinity"
+ */
+export const limitProblem = (field: string, value: unknown, kind: LimitKind): string | undefined => {
+  if (value === undefined) return undefined;
   const rule = rules[kind];
-  if (typeof value !== "number" || !rule.ok(value)) throw new TypeError(`${factory}: ${field} must be ${rule.what}, got ${String(value)}`);
+  return typeof value === "number" && rule.ok(value) ? undefined : `${field} must be ${rule.what}, got ${String(value)}`;
 };

@@ -8,6 +8,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { statSync } from "node:fs";
 import { isAbortSignal, notASignal } from "../core/signal.ts";
+import { limitProblem } from "./limits.ts";
 
 export interface ProcessOptions {
   /** Shell form: a command line for `/bin/sh -c`. Exec form (with `args`): the executable. */
@@ -39,7 +40,7 @@ export interface ProcessResult {
   readonly stderrTruncated: boolean;
   readonly timedOut: boolean;
   readonly aborted: boolean;
-  /** The process could not start, or its cwd does not exist. */
+  /** The process could not start: its options were invalid, its cwd does not exist, or spawn failed. */
   readonly spawnError?: Error;
   readonly pid: number | undefined;
   readonly durationMs: number;
@@ -80,8 +81,6 @@ export const runProcess = (options: ProcessOptions): Promise<ProcessResult> => {
   return spawnAndWait(options);
 };
 
-const isAmount = (value: unknown, max = Number.MAX_SAFE_INTEGER): boolean => typeof value === "number" && Number.isFinite(value) && value >= 0 && value <= max;
-
 /** What is wrong with the caller's options, if anything; never throws. */
 const optionsProblem = (options: ProcessOptions): string | undefined => {
   try {
@@ -91,10 +90,12 @@ const optionsProblem = (options: ProcessOptions): string | undefined => {
     if (typeof options.input !== "string") return "input must be a string";
     if (typeof options.env !== "object" || options.env === null) return "env must be an object";
     if (typeof options.cwd !== "string") return "cwd must be a string";
-    if (!isAmount(options.timeoutMs, 2_147_483_647) || options.timeoutMs === 0) return `timeoutMs must be a positive number of ms up to 2147483647, got ${String(options.timeoutMs)}`;
-    if (options.killGraceMs !== undefined && !isAmount(options.killGraceMs, 2_147_483_647)) return `killGraceMs must be a number of ms from 0 to 2147483647, got ${String(options.killGraceMs)}`;
-    if (options.maxStdoutBytes !== undefined && !isAmount(options.maxStdoutBytes)) return `maxStdoutBytes must be a finite number of bytes, 0 or more, got ${String(options.maxStdoutBytes)}`;
-    if (options.maxStderrBytes !== undefined && !isAmount(options.maxStderrBytes)) return `maxStderrBytes must be a finite number of bytes, 0 or more, got ${String(options.maxStderrBytes)}`;
+    const limit =
+      (options.timeoutMs === undefined ? "timeoutMs is required" : limitProblem("timeoutMs", options.timeoutMs, "ms")) ??
+      limitProblem("killGraceMs", options.killGraceMs, "delay") ??
+      limitProblem("maxStdoutBytes", options.maxStdoutBytes, "bytes") ??
+      limitProblem("maxStderrBytes", options.maxStderrBytes, "bytes");
+    if (limit !== undefined) return limit;
     if (options.signal !== undefined && !isAbortSignal(options.signal)) return `signal must be an AbortSignal, got ${notASignal(options.signal)}`;
     return undefined;
   } catch (error) {
@@ -155,7 +156,7 @@ const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
       killGroup(pid, "SIGTERM");
       timers.push(setTimeout(() => killGroup(pid, "SIGKILL"), grace));
       // Backstop: if even SIGKILL does not produce an exit (uninterruptible sleep), stop waiting.
-      timers.push(setTimeout(() => finish(), grace + 1000));
+      timers.push(setTimeout(() => finish(), Math.min(grace + 1000, 2_147_483_647)));
     };
     const onAbort = (): void => {
       if (settled || timedOut || exited) return;

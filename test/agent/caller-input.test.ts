@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   createAgent, createAgentStack, createScriptedModel, outputGate, sleep, streamStarter, streamThroughStack, wrapModel, wrapTool, type ModelRequest,
 } from "../../src/agent/index.ts";
+import { aiSdkMiddleware } from "../../src/adapters/ai-sdk.ts";
 import { collect, request } from "./stream-helpers.ts";
 
 /** An object every read of which throws, as a hostile or broken caller might pass. */
@@ -84,7 +85,15 @@ describe("settings refused where they are made, not by every later call", () => 
 
   it("createAgent refuses an unknown stream hold-back", () => {
     expect(() => createAgent({ model, stack: createAgentStack(), stream: { holdBack: "bogus" as never } })).toThrow(/createAgent: stream\.holdBack must be/);
-    expect(() => createAgent({ model, stack: createAgentStack(), stream: { holdBack: { window: 0 } } })).toThrow(TypeError);
+    expect(() => createAgent({ model, stack: createAgentStack(), stream: { holdBack: { window: -1 } } })).toThrow(TypeError);
+    // A window of 0 holds nothing back, and Infinity everything: both were accepted before these checks and still are.
+    for (const window of [0, 2.5, Infinity]) expect(() => createAgent({ model, stack: createAgentStack(), stream: { holdBack: { window } } })).not.toThrow();
+  });
+
+  it("wrapModel and aiSdkMiddleware refuse an unknown hold-back when made, not on every stream", () => {
+    expect(() => wrapModel(createAgentStack(), model, { holdBack: { window: Number.NaN } })).toThrow(/wrapModel: holdBack must be/);
+    expect(() => aiSdkMiddleware(createAgentStack(), { holdBack: "some" as never })).toThrow(/aiSdkMiddleware: holdBack must be/);
+    expect(() => wrapModel(createAgentStack(), model, { holdBack: { window: 0 } })).not.toThrow();
   });
 
   it("outputGate refuses a hold-back of none (its check could never stop text already sent) and a missing check", () => {

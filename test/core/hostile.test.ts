@@ -46,6 +46,8 @@ describe("hostile input and answers", () => {
 
   it("rejects a run whose onContext is not a function with a TypeError, not a Failed outcome", async () => {
     await expect(newStack().run("tool", call(), () => ({ content: "" }), { onContext: 5 as never })).rejects.toThrow(/onContext must be a function, got number/);
+    // null was a harmless "no listener" before the check, and still is.
+    await expect(newStack().run("tool", call(), (_c, ctx) => (ctx.addContext("x"), { content: "" }), { onContext: null as never })).resolves.toMatchObject({ _tag: "Completed" });
   });
 
   it("explains an input its point's subject function throws on, as run does: with no subject", () => {

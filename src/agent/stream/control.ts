@@ -22,22 +22,25 @@ import type { StreamPart } from "../model.ts";
 export type HoldBack = "none" | "all" | { readonly window: number };
 
 /**
- * What is wrong with a hold-back, if anything (undefined is "none").
+ * What is wrong with a hold-back, if anything (undefined is "none"). A window is a number of
+ * characters, 0 or more (0 holds nothing back, Infinity everything).
  *
  * @example
- * holdBackProblem({ window: 0 }) // "holdBack must be \"none\", \"all\" or { window: n } with n a whole number from 1, got {\"window\":0}"
+ * holdBackProblem({ window: -1 }) // 'holdBack must be "none", "all" or { window: n } with n a number from 0, got {"window":-1}'
  */
 export const holdBackProblem = (value: unknown): string | undefined => {
   if (value === undefined || value === "none" || value === "all") return undefined;
   const window = typeof value === "object" && value !== null ? (value as { window?: unknown }).window : undefined;
-  if (typeof window === "number" && Number.isSafeInteger(window) && window >= 1) return undefined;
-  let shown: string;
+  if (typeof window === "number" && window >= 0) return undefined; // NaN fails the comparison
+  return `holdBack must be "none", "all" or { window: n } with n a number from 0, got ${shown(value)}`;
+};
+
+const shown = (value: unknown): string => {
   try {
-    shown = JSON.stringify(value) ?? String(value);
+    return JSON.stringify(value) ?? String(value);
   } catch {
-    shown = String(value);
+    return String(value);
   }
-  return `holdBack must be "none", "all" or { window: n } with n a whole number from 1, got ${shown}`;
 };
 
 /** What an output check sees besides the text. */

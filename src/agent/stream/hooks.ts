@@ -43,8 +43,9 @@ export interface OutputGateSpec extends Omit<HookFields, "after"> {
  */
 export const outputGate = (spec: OutputGateSpec): ModelHook => {
   const { check, holdBack = "all", replacement = (reason: string) => `[output blocked by ${spec.name}: ${reason}]`, before, ...rest } = spec;
-  const problem = (holdBack as unknown) === "none" ? `holdBack must be "all" or { window: n }, got "none"` : holdBackProblem(holdBack);
-  if (problem !== undefined) throw new TypeError(`outputGate "${spec.name}": ${problem}`);
+  // "none" would let text pass before the check saw it: an output gate holds back all or a window.
+  if ((holdBack as unknown) === "none" || holdBackProblem(holdBack) !== undefined)
+    throw new TypeError(`outputGate "${spec.name}": holdBack must be "all" or { window: n } with n a number from 0, got ${JSON.stringify(holdBack) ?? String(holdBack)}`);
   if (typeof check !== "function") throw new TypeError(`outputGate "${spec.name}": check must be a function`);
   return {
     ...rest,
