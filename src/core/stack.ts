@@ -175,13 +175,16 @@ class Stack<P extends Points> implements HookStack<P> {
   private start(point: string, input: unknown, operation: Operation<any, any>, options: RunOptions | undefined): Promise<Outcome<any>> {
     // Caller mistakes reject the returned promise with a TypeError; nothing hooks do ever does.
     if (typeof operation !== "function") return Promise.reject(new TypeError(`stack.run("${point}"): operation must be a function`));
-    if (options?.timeoutMs !== undefined && !validTimeout(options.timeoutMs))
-      return Promise.reject(new TypeError(`stack.run("${point}"): timeoutMs must be a positive number of ms up to 2147483647, got ${String(options.timeoutMs)}`));
+    // Each option is read once: what is checked is what is used, even behind a getter.
+    const runTimeout = options?.timeoutMs;
+    const callerSignal = options?.signal;
+    if (runTimeout !== undefined && !validTimeout(runTimeout))
+      return Promise.reject(new TypeError(`stack.run("${point}"): timeoutMs must be a positive number of ms up to 2147483647, got ${String(runTimeout)}`));
     const onContext: unknown = options?.onContext;
     if (onContext !== undefined && onContext !== null && typeof onContext !== "function")
       return Promise.reject(new TypeError(`stack.run("${point}"): onContext must be a function, got ${typeof onContext}`));
-    if (options?.signal !== undefined && !isAbortSignal(options.signal))
-      return Promise.reject(new TypeError(`stack.run("${point}"): signal must be an AbortSignal, got ${notASignal(options.signal)}`));
+    if (callerSignal !== undefined && !isAbortSignal(callerSignal))
+      return Promise.reject(new TypeError(`stack.run("${point}"): signal must be an AbortSignal, got ${notASignal(callerSignal)}`));
     const chain = this.chainFor(point, input);
     if (chain === undefined) return Promise.reject(new TypeError(`stack.run: "${String(point)}" is not a point of this stack (known: ${[...this.tables.keys()].join(", ")})`));
     // Re-entry (A14): runs nested through hooks carry their nesting in `path` (the agent loop
@@ -190,8 +193,7 @@ class Stack<P extends Points> implements HookStack<P> {
     if (path !== undefined && path.length > this.runtime.maxDepth)
       return Promise.resolve(Outcome.failed(new RecursionLimitError(point, path.length, this.runtime.maxDepth)));
     const def = chain.point;
-    const timeoutMs = options?.timeoutMs ?? def.timeoutMs;
-    const callerSignal = options?.signal;
+    const timeoutMs = runTimeout ?? def.timeoutMs;
     const guarded = callerSignal !== undefined || timeoutMs !== undefined;
     const recording = options?.trace !== undefined || chain.observers.length > 0;
     if (!guarded) {
