@@ -76,15 +76,23 @@ const killGroup = (pid: number, signal: NodeJS.Signals): void => {
 export const runProcess = (options: ProcessOptions): Promise<ProcessResult> => {
   // Checked before anything starts: a bad signal or input found after spawn would leave the child
   // running and throw later from its handlers.
-  const problem = optionsProblem(options);
+  if (typeof options !== "object" || options === null) return Promise.resolve(notStarted(new TypeError("runProcess: options must be an object")));
+  let read: ProcessOptions;
+  try {
+    // Read once: what is checked is what is used, even behind a getter.
+    const { command, args, input, env, cwd, timeoutMs, killGraceMs, maxStdoutBytes, maxStderrBytes, signal } = options;
+    read = { command, args, input, env, cwd, timeoutMs, killGraceMs, maxStdoutBytes, maxStderrBytes, signal };
+  } catch (error) {
+    return Promise.resolve(notStarted(new TypeError(`runProcess: options could not be read: ${error instanceof Error ? error.message : String(error)}`)));
+  }
+  const problem = optionsProblem(read);
   if (problem !== undefined) return Promise.resolve(notStarted(new TypeError(`runProcess: ${problem}`)));
-  return spawnAndWait(options);
+  return spawnAndWait(read);
 };
 
-/** What is wrong with the caller's options, if anything; never throws. */
+/** What is wrong with the caller's options (a plain copy), if anything. */
 const optionsProblem = (options: ProcessOptions): string | undefined => {
   try {
-    if (typeof options !== "object" || options === null) return "options must be an object";
     if (typeof options.command !== "string" || options.command === "") return "command must be a non-empty string";
     if (options.args !== undefined && (!Array.isArray(options.args) || !options.args.every((a) => typeof a === "string"))) return "args must be an array of strings";
     if (typeof options.input !== "string") return "input must be a string";

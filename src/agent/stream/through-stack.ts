@@ -80,19 +80,29 @@ export const streamThroughStack = (
   options: StreamThroughStackOptions = {},
 ): StackStream => {
   // A caller mistake ends the stream like any failure rather than throwing out of the call.
+  if (typeof options !== "object" || options === null) return failedStream(new TypeError("streamThroughStack: options must be an object"));
+  let read: Read;
   try {
-    const problem = optionsProblem(options);
-    return problem === undefined ? streamNow(stack, request, start, options) : failedStream(new TypeError(`streamThroughStack: ${problem}`));
+    // Read once: what is checked is what is used, even behind a getter.
+    const { holdBack, signal, metadata, ...runOptions } = options;
+    read = { holdBack, signal, metadata, runOptions };
   } catch (error) {
     return failedStream(error); // the caller's options threw when read (a getter, a Proxy)
   }
+  if (read.signal !== undefined && !isAbortSignal(read.signal))
+    return failedStream(new TypeError(`streamThroughStack: signal must be an AbortSignal, got ${notASignal(read.signal)}`));
+  const holdBack = holdBackProblem(read.holdBack);
+  if (holdBack !== undefined) return failedStream(new TypeError(`streamThroughStack: ${holdBack}`));
+  return streamNow(stack, request, start, read);
 };
 
-const optionsProblem = (options: StreamThroughStackOptions): string | undefined => {
-  if (typeof options !== "object" || options === null) return "options must be an object";
-  if (options.signal !== undefined && !isAbortSignal(options.signal)) return `signal must be an AbortSignal, got ${notASignal(options.signal)}`;
-  return holdBackProblem(options.holdBack);
-};
+/** The caller's options, read once. */
+interface Read {
+  readonly holdBack: HoldBack | undefined;
+  readonly signal: AbortSignal | undefined;
+  readonly metadata: RunOptions["metadata"];
+  readonly runOptions: RunOptions;
+}
 
 /**
  * A stream that could not start: its parts end with the error at once, its outcome is Failed.
@@ -108,8 +118,8 @@ export const failedStream = (error: unknown): StackStream => {
   return { parts: queue, done: Promise.resolve(result), outcome: Promise.resolve(result.outcome), cancel: () => {} };
 };
 
-const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStream, options: StreamThroughStackOptions): StackStream => {
-  const { holdBack, signal: caller, metadata, ...runOptions } = options;
+const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStream, read: Read): StackStream => {
+  const { holdBack, signal: caller, metadata, runOptions } = read;
   const control = new StreamControl();
   const cut = new AbortController();
   const queue = new PartQueue<StreamPart>((reason) => cut.abort(reason));
