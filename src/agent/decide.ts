@@ -5,6 +5,7 @@
  */
 import { AgentOnionError, describe } from "../core/errors.ts";
 import type { LoopEnv } from "./env.ts";
+import { maxTimerMs } from "../core/signal.ts";
 import { sleep } from "./sleep.ts";
 import type { ErrorDecision, ErrorEvent } from "./types.ts";
 
@@ -48,7 +49,7 @@ export const decide = async (env: LoopEnv, event: ErrorEvent): Promise<ErrorDeci
   }
   // A hook's delay is untrusted: a non-number waits not at all, a huge one as long as a timer can.
   const asked: unknown = decision.action === "retry" ? decision.delayMs : undefined;
-  const delay = typeof asked === "number" && asked > 0 ? Math.min(asked, 2_147_483_647) : 0;
+  const delay = typeof asked === "number" && asked > 0 ? Math.min(asked, maxTimerMs) : 0;
   if (delay > 0) await sleep(delay, env.signal);
   return decision;
 };

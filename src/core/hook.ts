@@ -10,6 +10,7 @@ import type { Matcher, MatchSpec } from "./match/types.ts";
 import type { Outcome } from "./outcome.ts";
 import type { PointKind } from "./point.ts";
 import { Priority } from "./priority.ts";
+import { isTimeoutMs } from "./signal.ts";
 import type { DeepReadonly, MaybePromise } from "./readonly.ts";
 
 export type FailMode = "open" | "closed";
@@ -109,7 +110,7 @@ export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointNa
   const priority = s.priority ?? Priority.default;
   if (typeof priority !== "number" || !Number.isFinite(priority)) throw new RegistrationError(name, "priority", `must be a finite number, got ${String(priority)}`);
   const timeoutMs = s.timeoutMs;
-  if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > 2_147_483_647))
+  if (timeoutMs !== undefined && !isTimeoutMs(timeoutMs))
     throw new RegistrationError(name, "timeoutMs", `must be a positive number of ms up to 2147483647, got ${String(timeoutMs)}`);
   const failMode = s.failMode ?? (kind === "gate" ? "closed" : "open");
   if (failMode !== "open" && failMode !== "closed") throw new RegistrationError(name, "failMode", `must be "open" or "closed", got ${String(failMode)}`);

@@ -3,6 +3,7 @@
  * types (phantom fields), its kind (`gate` may reject, `observe` may only change data), and
  * how to find the subject and detail that matchers test (R8).
  */
+import { isTimeoutMs } from "./signal.ts";
 
 export type PointKind = "gate" | "observe";
 
@@ -54,7 +55,7 @@ const definePoint = <I, O, K extends PointKind>(kind: K, options: PointOptions<I
     if (options[field] !== undefined && typeof options[field] !== "function")
       throw new TypeError(`point "${options.name}": ${field} must be a function`);
   }
-  if (options.timeoutMs !== undefined && !(typeof options.timeoutMs === "number" && Number.isFinite(options.timeoutMs) && options.timeoutMs > 0 && options.timeoutMs <= 2_147_483_647))
+  if (options.timeoutMs !== undefined && !isTimeoutMs(options.timeoutMs))
     throw new TypeError(`point "${options.name}": timeoutMs must be a positive number of ms up to 2147483647 (timers cannot wait longer), got ${String(options.timeoutMs)}`);
   if (options.collect !== undefined && (typeof options.collect !== "boolean" || (options.collect && kind !== "gate")))
     throw new TypeError(`point "${options.name}": collect must be a boolean, and only gates may collect rejections`);

@@ -32,6 +32,18 @@ export const isAbortSignal = (value: unknown): value is AbortSignal => {
 export const notASignal = (value: unknown): string =>
   value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object without AbortSignal's aborted, addEventListener and removeEventListener" : `a ${typeof value}`;
 
+/** The longest delay a Node timer honours (2^31 − 1 ms); a longer one fires at once. */
+export const maxTimerMs = 2_147_483_647;
+
+/**
+ * True for a deadline a timer can honour: a finite number of ms above 0, up to `maxTimerMs`.
+ *
+ * @example
+ * isTimeoutMs(5000) // true
+ * isTimeoutMs(Infinity) // false: the timer would fire at once
+ */
+export const isTimeoutMs = (ms: unknown): ms is number => typeof ms === "number" && Number.isFinite(ms) && ms > 0 && ms <= maxTimerMs;
+
 /** A child controller aborted when `parent` aborts; `dispose()` unlinks it. */
 export interface LinkedController {
   readonly controller: AbortController;

@@ -14,7 +14,7 @@ import type { Point, Points } from "./point.ts";
 import { deepFreeze } from "./readonly.ts";
 import { BareContext } from "./bare-context.ts";
 import { RunContext, type Runtime } from "./run-context.ts";
-import { isAbortSignal, isThenable, linkSignal, neverAborted, notASignal } from "./signal.ts";
+import { isAbortSignal, isThenable, isTimeoutMs, linkSignal, neverAborted, notASignal } from "./signal.ts";
 import type { Explanation, HookStack, Operation, StackOptions, StackStats } from "./stack-types.ts";
 
 /** Subjects are caller data; cap the per-point chain cache so hostile subjects cannot grow it without bound. */
@@ -178,7 +178,7 @@ class Stack<P extends Points> implements HookStack<P> {
     // Each option is read once: what is checked is what is used, even behind a getter.
     const runTimeout = options?.timeoutMs;
     const callerSignal = options?.signal;
-    if (runTimeout !== undefined && !validTimeout(runTimeout))
+    if (runTimeout !== undefined && !isTimeoutMs(runTimeout))
       return Promise.reject(new TypeError(`stack.run("${point}"): timeoutMs must be a positive number of ms up to 2147483647, got ${String(runTimeout)}`));
     const onContext: unknown = options?.onContext;
     if (onContext !== undefined && onContext !== null && typeof onContext !== "function")
@@ -289,8 +289,6 @@ class Stack<P extends Points> implements HookStack<P> {
   }
 }
 
-
-const validTimeout = (ms: unknown): boolean => typeof ms === "number" && Number.isFinite(ms) && ms > 0 && ms <= 2_147_483_647;
 
 /** Insert in R1 order without re-sorting: the new hook has the highest `seq`, so it goes after its equals. */
 const insertSorted = (hooks: readonly CompiledHook[], hook: CompiledHook): CompiledHook[] => {

@@ -11,7 +11,7 @@ import type { HookContext } from "../core/context.ts";
 import { describe } from "../core/errors.ts";
 import type { FailMode, Hook } from "../core/hook.ts";
 import type { MatchSpec } from "../core/match/types.ts";
-import { withDeadline } from "../core/signal.ts";
+import { maxTimerMs, withDeadline } from "../core/signal.ts";
 import type { InputOf, KindOf, OutputOf } from "../core/point.ts";
 import type { HookAnswer } from "./answer.ts";
 import { ExecutorError } from "./errors.ts";
@@ -177,7 +177,7 @@ export const externalHook = <E extends ClaudeEvent>(
     ...(options.disabled !== undefined ? { disabled: options.disabled } : {}),
     ...(options.source !== undefined ? { source: options.source } : {}),
     // The core's deadline is a backstop: the executor's own timeout fires first with a precise message.
-    timeoutMs: Math.min(timeoutMs + backstopMs, 2_147_483_647),
+    timeoutMs: Math.min(timeoutMs + backstopMs, maxTimerMs),
   };
   if (spec.phase === "before") hook.before = (input: unknown, ctx: HookContext) => handle("before", { input }, ctx);
   else if (spec.phase === "after") hook.after = (output: unknown, input: unknown, ctx: HookContext) => handle("after", { input, output }, ctx);

@@ -3,14 +3,16 @@
  * Infinity would remove a cap without a word, and a negative or zero one would refuse every run.
  */
 
+import { isTimeoutMs, maxTimerMs } from "../core/signal.ts";
+
 /** How a limit is counted: whole things from 1, bytes from 0, a deadline's ms, or a delay's ms (0 allowed). */
 export type LimitKind = "count" | "bytes" | "ms" | "delay";
 
 const rules: Record<LimitKind, { ok: (n: number) => boolean; what: string }> = {
   count: { ok: (n) => Number.isSafeInteger(n) && n >= 1, what: "a whole number from 1" },
   bytes: { ok: (n) => Number.isFinite(n) && n >= 0, what: "a finite number of bytes, 0 or more" },
-  ms: { ok: (n) => Number.isFinite(n) && n > 0 && n <= 2_147_483_647, what: "a positive number of ms up to 2147483647" },
-  delay: { ok: (n) => Number.isFinite(n) && n >= 0 && n <= 2_147_483_647, what: "a number of ms from 0 to 2147483647" },
+  ms: { ok: isTimeoutMs, what: `a positive number of ms up to ${maxTimerMs}` },
+  delay: { ok: (n) => Number.isFinite(n) && n >= 0 && n <= maxTimerMs, what: `a number of ms from 0 to ${maxTimerMs}` },
 };
 
 /**

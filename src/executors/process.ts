@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { statSync } from "node:fs";
-import { isAbortSignal, notASignal } from "../core/signal.ts";
+import { isAbortSignal, maxTimerMs, notASignal } from "../core/signal.ts";
 import { limitProblem } from "./limits.ts";
 
 export interface ProcessOptions {
@@ -164,7 +164,7 @@ const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
       killGroup(pid, "SIGTERM");
       timers.push(setTimeout(() => killGroup(pid, "SIGKILL"), grace));
       // Backstop: if even SIGKILL does not produce an exit (uninterruptible sleep), stop waiting.
-      timers.push(setTimeout(() => finish(), Math.min(grace + 1000, 2_147_483_647)));
+      timers.push(setTimeout(() => finish(), Math.min(grace + 1000, maxTimerMs)));
     };
     const onAbort = (): void => {
       if (settled || timedOut || exited) return;

@@ -12,6 +12,7 @@ import type { DeepReadonly } from "../core/readonly.ts";
 import type { ToolCall } from "../agent/types.ts";
 import type { Middleware, PointHook } from "./apply.ts";
 import type { AgentPoints } from "../agent/points.ts";
+import { maxTimerMs } from "../core/signal.ts";
 import { functionOption, nameOption, numberOption } from "./options.ts";
 
 /** Options of `approval`: which calls, what the approver reads, how long to wait, and whether anyone can answer. */
@@ -42,7 +43,7 @@ export interface ApprovalOptions {
 export const approval = (options: ApprovalOptions = {}): Middleware => {
   const name = nameOption("approval", options.name);
   const priority = numberOption(name, "priority", options.priority ?? Priority.guard + 10, -Number.MAX_VALUE);
-  const timeoutMs = numberOption(name, "timeoutMs", options.timeoutMs ?? 300_000, 1, 2_147_483_647);
+  const timeoutMs = numberOption(name, "timeoutMs", options.timeoutMs ?? 300_000, 1, maxTimerMs);
   const nonInteractive = options.nonInteractive ?? false;
   if (typeof nonInteractive !== "boolean") functionOption(name, "nonInteractive", nonInteractive);
   const reasonOf = typeof options.reason === "function" ? options.reason : (call: DeepReadonly<ToolCall>) => (options.reason as string | undefined) ?? `${call.name} wants to run`;

@@ -8,6 +8,7 @@
 import type { HookContext } from "../core/context.ts";
 import type { Hook } from "../core/hook.ts";
 import type { MatchSpec } from "../core/match/types.ts";
+import { maxTimerMs } from "../core/signal.ts";
 import type { Outcome } from "../core/outcome.ts";
 import { Priority } from "../core/priority.ts";
 import { sleep } from "../agent/sleep.ts";
@@ -76,7 +77,7 @@ export const retry = (options: RetryOptions = {}): Middleware => {
   const name = nameOption("retry", options.name);
   const attempts = integerOption(name, "attempts", options.attempts ?? 3, 1, 100);
   const baseMs = numberOption(name, "baseMs", options.baseMs ?? 200, 0);
-  const maxMs = numberOption(name, "maxMs", options.maxMs ?? 10_000, 0, 2_147_483_647);
+  const maxMs = numberOption(name, "maxMs", options.maxMs ?? 10_000, 0, maxTimerMs);
   const jitter = choiceOption(name, "jitter", options.jitter ?? "full", ["full", "equal", "none"]);
   const retryOn = functionOption(name, "retryOn", options.retryOn);
   const maxElapsedMs = options.maxElapsedMs === undefined ? undefined : numberOption(name, "maxElapsedMs", options.maxElapsedMs, 0);
