@@ -289,7 +289,6 @@ class Stack<P extends Points> implements HookStack<P> {
   }
 }
 
-
 /** Insert in R1 order without re-sorting: the new hook has the highest `seq`, so it goes after its equals. */
 const insertSorted = (hooks: readonly CompiledHook[], hook: CompiledHook): CompiledHook[] => {
   let lo = 0;
