@@ -1,7 +1,8 @@
 /**
  * Shared test helpers for the executors suite: fixture paths, tool calls, notices, processes.
  */
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { afterAll } from "vitest";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,7 +31,18 @@ export const notices = (): { list: ExternalNotice[]; sink: (n: ExternalNotice) =
   return { list, sink: (n) => list.push(n) };
 };
 
-export const tempDir = (prefix = "agent-onion-"): string => mkdtempSync(join(tmpdir(), prefix));
+const madeDirs: string[] = [];
+// Registered when a test file imports this module, so it runs after that file's tests.
+afterAll(() => {
+  for (const dir of madeDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh directory under the system's temp dir, removed after the test file that made it. */
+export const tempDir = (prefix = "agent-onion-"): string => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  madeDirs.push(dir);
+  return dir;
+};
 
 /**
  * True while a process with this pid runs. A zombie (killed, not yet reaped by an init that
