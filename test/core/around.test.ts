@@ -100,6 +100,36 @@ describe("R4 around", () => {
     await stack.run("tool", call("Original"), () => ({ content: "" }));
     expect(seen).toBe("Original");
   });
+
+  it("sees a context that names its own hook, shares the run's ids and signal, and is credited with its addContext", async () => {
+    const seen: Record<string, unknown>[] = [];
+    const texts: [string, string][] = [];
+    const controller = new AbortController();
+    const look = (ctx: Parameters<NonNullable<Hook<Call, Result>["around"]>>[0]) =>
+      seen.push({ hook: ctx.hook.name, input: ctx.input.name, point: ctx.point, kind: ctx.kind, subject: ctx.subject, runId: ctx.runId, sessionId: ctx.sessionId, signal: ctx.signal });
+    const stack = newStack()
+      .use("tool", { name: "outer", priority: 1, around: async (ctx, next) => { look(ctx); ctx.addContext("from outer"); const o = await next({ ...ctx.input, name: "Inner" }); look(ctx); return o; } })
+      .use("tool", { name: "inner", priority: 2, around: (ctx, next) => { look(ctx); ctx.addContext("from inner"); return next(); } });
+    await stack.run("tool", call("Outer"), () => ({ content: "" }), { signal: controller.signal, sessionId: "s1", runId: "r1", onContext: (text, by) => texts.push([text, by]) });
+    const common = { point: "tool", kind: "gate", subject: "Outer", runId: "r1", sessionId: "s1" };
+    expect(seen).toMatchObject([{ hook: "outer", input: "Outer", ...common }, { hook: "inner", input: "Inner", ...common }, { hook: "outer", input: "Outer", ...common }]);
+    // One signal for the run: the caller's, linked, the same object in every layer.
+    expect(new Set(seen.map((s) => s.signal)).size).toBe(1);
+    expect(seen[0]?.signal).toBeInstanceOf(AbortSignal);
+    expect(texts).toEqual([["from outer", "outer"], ["from inner", "inner"]]);
+  });
+
+  it("sees its own signal in its context when it has its own timeout", async () => {
+    let aborted: unknown;
+    const stack = newStack().use("tool", {
+      name: "slow",
+      timeoutMs: 20,
+      around: (ctx) => new Promise((resolve) => ctx.signal.addEventListener("abort", () => { aborted = ctx.signal.reason; resolve(undefined); })),
+    });
+    const outcome = await stack.run("tool", call(), () => ({ content: "" }));
+    expect(outcome._tag).toBe("Rejected");
+    expect(String(aborted)).toMatch(/timed out|timeout/i);
+  });
 });
 
 describe("R4 around hooks that answer with next()'s own promise", () => {
