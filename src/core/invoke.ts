@@ -5,7 +5,7 @@
  */
 import { HookError, HookTimeoutError, NextMisuseError, type HookFailureKind, type Phase } from "./errors.ts";
 import type { CompiledHook } from "./hook.ts";
-import { ScopedContext, type LayerContext, type RunContext } from "./run-context.ts";
+import { ScopedContext, type RunContext } from "./run-context.ts";
 import { isThenable, linkSignal } from "./signal.ts";
 
 /** A hook failed; carried as a value through the chain. */
@@ -103,7 +103,7 @@ const invokeTimed = (
   const t0 = started || performance.now();
   const link = linkSignal(run.signal);
   // An around hook's context carries its layer's input; others see the run's current input.
-  const input = phase === "around" ? (a as LayerContext).input : run.input;
+  const input = phase === "around" ? (a as ScopedContext).input : run.input;
   const ctx = new ScopedContext(run, input, link.controller.signal, hook);
   // `ctx` is always the last argument given to a hook function, except `around(ctx, next)`.
   const args = phase === "around" ? [ctx, b] : phase === "before" ? [a, ctx] : [a, b, ctx];

@@ -221,20 +221,21 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
 }
 
 /**
- * A hook's view of its run from inside one layer: the run's context with this layer's input, and
- * this hook named in `addContext`. Subclasses say where the layer's signal comes from. A small
- * class rather than `Object.create(run)`: making every run object a prototype would deoptimise
+ * The context of an `around` hook or of a hook with its own timeout: the run's context with
+ * this layer's input, this hook's signal, and this hook named in `addContext`. A small class
+ * rather than `Object.create(run)`: making every run object a prototype would deoptimise
  * every property access on runs.
  */
-export abstract class LayerContext<I = unknown> implements HookContext<I> {
+export class ScopedContext<I = unknown> implements HookContext<I> {
   // Declared and assigned, not parameter properties, for the reason given on RunContext.
   declare readonly run: RunContext<I>;
   declare readonly input: any;
+  declare readonly signal: AbortSignal;
   declare readonly hook: CompiledHook;
-  abstract readonly signal: AbortSignal;
-  constructor(run: RunContext<I>, input: unknown, hook: CompiledHook) {
+  constructor(run: RunContext<I>, input: any, signal: AbortSignal, hook: CompiledHook) {
     this.run = run;
     this.input = input;
+    this.signal = signal;
     this.hook = hook;
   }
   get point(): string { return this.run.point; }
@@ -250,16 +251,4 @@ export abstract class LayerContext<I = unknown> implements HookContext<I> {
   addContext(text: string): void { this.run.addContextFrom(this.hook, text); }
   approve(request: { readonly reason?: string; readonly hook: string; readonly input?: unknown; readonly signal?: AbortSignal }): Promise<ApprovalDecision> { return this.run.approve(request); }
   waitUntil(work: PromiseLike<unknown>): void { this.run.waitUntil(work); }
-}
-
-/**
- * The context of a hook with its own timeout: its layer's view (see LayerContext) with the
- * hook's own signal, aborted when its `timeoutMs` passes.
- */
-export class ScopedContext<I = unknown> extends LayerContext<I> {
-  declare readonly signal: AbortSignal;
-  constructor(run: RunContext<I>, input: unknown, signal: AbortSignal, hook: CompiledHook) {
-    super(run, input, hook);
-    this.signal = signal;
-  }
 }
