@@ -56,9 +56,11 @@ export class BackgroundQueue {
 
   /**
    * Queue a job; returns a promise that settles when it finished or was cancelled (never
-   * rejects), or `undefined` if dropped. The job gets a signal that `cancel()` aborts.
+   * rejects), or `undefined` if dropped. The job gets a signal that `cancel()` aborts. A job that
+   * is not a function is the caller's mistake: it throws here rather than "completing" later.
    */
   push(label: string, job: (signal: AbortSignal) => Promise<unknown>): Promise<void> | undefined {
+    if (typeof job !== "function") throw new TypeError(`BackgroundQueue.push(${JSON.stringify(String(label))}): the job must be a function, got ${job === null ? "null" : typeof job}`);
     if (this.size >= this.limit) {
       this.dropped++;
       try {
