@@ -5,6 +5,7 @@
  */
 import type { RunOptions } from "../core/context.ts";
 import { AgentOnionError } from "../core/errors.ts";
+import { linkSignal } from "../core/signal.ts";
 import type { AgentSession, PromptOptions, SessionOptions, TurnResult } from "./agent-types.ts";
 import { compact } from "./compaction.ts";
 import { notifier, rootEnv, type AgentConfig } from "./config.ts";
@@ -31,8 +32,28 @@ export class SessionRejectedError extends AgentOnionError {
   }
 }
 
-const both = (a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined =>
-  a === undefined ? b : b === undefined ? a : AbortSignal.any([a, b]);
+/**
+ * One signal that aborts when either does, and a `dispose` that unhooks it, for one turn. By hand
+ * rather than `AbortSignal.any`: given a signal that is not Node's own (a polyfill's, another
+ * realm's), which `stack.run` accepts, Node 20's `any` never sees it abort later, so the user's
+ * cancel would be ignored.
+ */
+const either = (a: AbortSignal | undefined, b: AbortSignal | undefined): { signal: AbortSignal | undefined; dispose: () => void } => {
+  if (a === undefined || b === undefined) return { signal: a ?? b, dispose: noop };
+  const link = linkSignal(a);
+  const { controller } = link;
+  const follow = (): void => controller.abort(b.reason);
+  if (b.aborted) follow();
+  else b.addEventListener("abort", follow, { once: true });
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      link.dispose();
+      b.removeEventListener("abort", follow);
+    },
+  };
+};
+const noop = (): void => {};
 
 /**
  * Open a session: runs the `sessionStart` gate.
@@ -83,8 +104,16 @@ class Session implements AgentSession {
   }
 
   private async turn(text: string, options: PromptOptions): Promise<TurnResult> {
+    const combined = either(this.base.signal, options.signal);
+    try {
+      return await this.turnWith(text, options, combined.signal);
+    } finally {
+      combined.dispose();
+    }
+  }
+
+  private async turnWith(text: string, options: PromptOptions, signal: AbortSignal | undefined): Promise<TurnResult> {
     const runId = `${this.id}#${++this.turns}`;
-    const signal = both(this.base.signal, options.signal);
     const run: RunOptions = { ...this.base, signal, runId, metadata: { ...this.base.metadata, ...options.metadata } };
     const empty = { runId, text: "", steps: 0, usage: noUsage };
     const accepted = await this.config.stack.run("userPrompt", { text }, (p) => p as UserPrompt, run);

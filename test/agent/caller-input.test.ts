@@ -108,3 +108,50 @@ describe("settings refused where they are made, not by every later call", () => 
     await expect(agent.session(null as never)).rejects.toThrow(/agent\.session: options must be an object/);
   });
 });
+
+/** A signal from a polyfill or another realm: it looks like an AbortSignal but is not Node's own. */
+const lookalikeSignal = () => {
+  const listeners = new Set<() => void>();
+  const signal = {
+    aborted: false,
+    reason: undefined as unknown,
+    addEventListener: (_type: string, fn: () => void) => void listeners.add(fn),
+    removeEventListener: (_type: string, fn: () => void) => void listeners.delete(fn),
+  };
+  const abort = (reason: unknown) => {
+    Object.assign(signal, { aborted: true, reason });
+    for (const fn of [...listeners]) fn();
+  };
+  return { signal: signal as unknown as AbortSignal, abort, listeners };
+};
+
+describe("a session whose signal and prompt signal are both lookalikes", () => {
+  it("combines them by hand, answers the prompt, and leaves no listener on either", async () => {
+    const session = lookalikeSignal();
+    const prompt = lookalikeSignal();
+    const agent = createAgent({ model: createScriptedModel({ turns: ["hello"], whenDone: "hello" }), stack: createAgentStack() });
+    const turn = await (await agent.session({ signal: session.signal })).prompt("hi", { signal: prompt.signal });
+    expect([turn.status, turn.text]).toEqual(["completed", "hello"]);
+    expect([session.listeners.size, prompt.listeners.size]).toEqual([0, 0]);
+  });
+
+  it("ends the turn as aborted when the prompt's lookalike signal aborts while the model answers", async () => {
+    const prompt = lookalikeSignal();
+    const model = createScriptedModel({ turns: ["a long answer"], firstChunkDelayMs: 5_000 });
+    const agent = createAgent({ model, stack: createAgentStack() });
+    const session = await agent.session({ signal: lookalikeSignal().signal });
+    setTimeout(() => prompt.abort(new Error("user left")), 20);
+    const started = performance.now();
+    const turn = await session.prompt("hi", { signal: prompt.signal });
+    expect(turn.status).toBe("aborted");
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it("ends the turn as aborted when the prompt's lookalike signal is already aborted", async () => {
+    const prompt = lookalikeSignal();
+    prompt.abort(new Error("user left"));
+    const agent = createAgent({ model: createScriptedModel({ turns: ["hello"], whenDone: "hello" }), stack: createAgentStack() });
+    const turn = await (await agent.session({ signal: lookalikeSignal().signal })).prompt("hi", { signal: prompt.signal });
+    expect(turn.status).toBe("aborted");
+  });
+});
