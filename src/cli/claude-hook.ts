@@ -31,12 +31,18 @@ export const claudeHook = async (argv: readonly string[], io: CliIo): Promise<nu
     return values["fail-open"] ? 1 : 2;
   };
   const asks: { reason?: string | undefined }[] = [];
+  // Known once stdin is read; hooks can only ask for approval after that.
+  let eventName = "";
   let stack;
   try {
     stack = await loadStack(positionals[0]!, io.cwd, values.export!, {
       approval: (request) => {
+        // Claude Code asks the person only on PreToolUse (our answer there is "ask"); anywhere
+        // else nobody can approve, and a guard that asked must not pass silently.
+        if (eventName !== "PreToolUse")
+          return { decision: "deny", reason: `approval required by ${request.hook}${request.reason ? ` (${request.reason})` : ""}, but Claude Code asks a person only on PreToolUse, so no one could approve on ${eventName}` };
         asks.push({ reason: request.reason });
-        return { decision: "approve" }; // Claude Code asks the person; we answer "ask"
+        return { decision: "approve" };
       },
     });
   } catch (error) {
@@ -47,6 +53,7 @@ export const claudeHook = async (argv: readonly string[], io: CliIo): Promise<nu
     const text = await io.readStdin();
     if (text === undefined || text.trim() === "") return refuse("no event on stdin (Claude Code pipes the event JSON to its hooks)");
     event = fromClaudeEvent(parseJson(text));
+    eventName = event.event;
   } catch (error) {
     return refuse(`cannot read the event: ${describe(error)}`);
   }

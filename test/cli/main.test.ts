@@ -50,6 +50,25 @@ describe("agent-onion usage", () => {
   });
 });
 
+describe("agent-onion claude-hook and approvals", () => {
+  const approvals = fixture("settings", "approval-stack.ts");
+  const event = (fields: Record<string, unknown>) => JSON.stringify({ session_id: "s1", cwd: "/tmp", ...fields });
+
+  it("turns an approval asked on PreToolUse into Claude Code's ask", async () => {
+    const io = memoryIo(event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git push" }, tool_use_id: "t1" }));
+    expect(await main(["claude-hook", approvals], io)).toBe(0);
+    expect(JSON.parse(io.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "pushing needs a person" } });
+  });
+
+  it("denies an approval asked on any other event, where Claude Code has no one to ask, and says why", async () => {
+    const io = memoryIo(event({ hook_event_name: "UserPromptSubmit", prompt: "deploy to prod" }));
+    expect(await main(["claude-hook", approvals], io)).toBe(0);
+    const reply = JSON.parse(io.stdout) as { decision: string; reason: string };
+    expect(reply.decision).toBe("block");
+    expect(reply.reason).toMatch(/^approval required by prod-prompts \(prompts about prod need a person\), but Claude Code asks a person only on PreToolUse, so no one could approve on UserPromptSubmit$/);
+  });
+});
+
 describe("agent-onion try", () => {
   const settings = ["--settings", fixture("settings", "user.json"), "--project-dir", fixture("settings")];
 
