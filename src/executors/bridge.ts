@@ -7,14 +7,16 @@
  * phase (plus `around` hooks, which span both): PreToolUse runs `before` hooks, PostToolUse
  * `after` hooks, PostToolUseFailure `recover` hooks, so a guard is not run twice per call. A
  * hook with several phases is kept whole; split phases into separate hooks for exact bridging.
- * The operation is a stand-in: on PreToolUse it records the input that reached it and stops
- * there (a `Failed` outcome with a marker); on PostToolUse it returns Claude Code's
- * `tool_response`. Each run carries `metadata.claudeEvent`.
+ * The operation is a stand-in: on PreToolUse it records the input that reached it and ends the
+ * run there by aborting the run's own signal, so nothing more starts (R7): a `retry` or a
+ * `recover` never takes the stand-in for a failed tool and runs the guards again. On PostToolUse
+ * it returns Claude Code's `tool_response`. Each run carries `metadata.claudeEvent`.
  */
 import type { AgentStack } from "../agent/stack.ts";
 import type { ToolCall, ToolResult, UserPrompt } from "../agent/types.ts";
 import { describe } from "../core/errors.ts";
 import type { Outcome } from "../core/outcome.ts";
+import { linkSignal } from "../core/signal.ts";
 import { Trace } from "../core/trace.ts";
 import type { BridgeEvent } from "./bridge-event.ts";
 import { cleanText } from "./sanitize.ts";
@@ -38,10 +40,10 @@ export interface BridgeRunOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Thrown by the PreToolUse stand-in operation: the call was allowed and reached the tool. */
+/** Why the PreToolUse stand-in aborts its run: the call was allowed and reached the tool. */
 class ReachedTool extends Error {
-  constructor(readonly call: unknown) {
-    super("reached the tool");
+  constructor() {
+    super("the call reached the tool, which runs in Claude Code");
   }
 }
 
@@ -74,10 +76,10 @@ export const runBridge = async (full: AgentStack, ev: BridgeEvent, options: Brid
   const stack = onlyPhases(full, ev.spec.point, ev.input, phasesOf[ev.event]);
   const trace = options.trace ?? new Trace();
   const context: string[] = [];
-  const run = (point: string, operation: (input: unknown) => unknown): Promise<Outcome> =>
+  const run = (point: string, operation: (input: unknown) => unknown, signal = options.signal): Promise<Outcome> =>
     (stack.run as (p: string, i: unknown, op: (i: unknown) => unknown, o: object) => Promise<Outcome>)(point, ev.input, operation, {
       sessionId: ev.sessionId, metadata: ev.metadata, trace, onContext: (t: string) => context.push(t),
-      ...(options.signal ? { signal: options.signal } : {}),
+      ...(signal ? { signal } : {}),
     });
   const name = ev.event;
   const specific = (fields: Record<string, unknown>): Record<string, unknown> => ({ hookSpecificOutput: { hookEventName: name, ...fields } });
@@ -99,17 +101,21 @@ export const runBridge = async (full: AgentStack, ev: BridgeEvent, options: Brid
     case "toolCall": {
       if (name === "PreToolUse") {
         const original = ev.input as ToolCall;
+        const stop = linkSignal(options.signal);
+        let reached: { call: unknown } | undefined;
         const outcome = await run("toolCall", (call) => {
-          throw new ReachedTool(call);
-        });
+          reached = { call };
+          stop.controller.abort(new ReachedTool());
+          return new Promise<never>(() => {}); // never read: the run has ended
+        }, stop.controller.signal).finally(stop.dispose);
         if (outcome._tag === "Rejected") return reply("deny", specific({ permissionDecision: "deny", permissionDecisionReason: outcome.reason }), outcome.reason);
         if (outcome._tag === "Completed") {
           // A hook answered in the tool's place (a cache, a stub): Claude Code cannot take a result instead of running the tool.
           const why = `answered by a hook instead of running ${original.name}: ${cleanText(text((outcome.value as ToolResult)?.content))}`;
           return reply("deny", specific({ permissionDecision: "deny", permissionDecisionReason: why }), why);
         }
-        if (!(outcome.error instanceof ReachedTool)) return broken(outcome);
-        const call = outcome.error.call as ToolCall;
+        if (reached === undefined) return broken(outcome);
+        const call = reached.call as ToolCall;
         const updated = same(call.input, original.input) ? {} : { updatedInput: call.input };
         const ask = options.asks?.[0];
         if (ask) return reply("ask", specific(withContext({ permissionDecision: "ask", ...(ask.reason ? { permissionDecisionReason: ask.reason } : {}), ...updated })), ask.reason);
