@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util";
 import type { AgentStack } from "../agent/stack.ts";
 import { fromClaudeEvent } from "../executors/bridge-event.ts";
+import { bridgedPhases, runsOnEvent } from "../executors/bridge.ts";
 import type { UnusedHandler } from "../executors/settings.ts";
 import { fromClaudeSettings } from "../executors/settings.ts";
 import { completeEvent, eventName } from "./event-input.ts";
@@ -38,17 +39,19 @@ export const explainCommand = async (argv: readonly string[], io: CliIo): Promis
     ({ stack, unused } = fromClaudeSettings(values.settings!, options));
   }
   const ev = fromClaudeEvent(completeEvent(values.input, event, io.cwd));
+  // The rule claude-hook runs by: some events run only some phases, the others every hook.
+  const keep = bridgedPhases(event);
   const lines = (stack.explain as (p: string, i: unknown) => ReturnType<AgentStack["explain"]>)(ev.spec.point, ev.input).map((e) => {
-    const phase = e.phases.includes(ev.spec.phase);
+    const phase = runsOnEvent(e.phases, keep);
     const runs = e.matches && !e.disabled && phase;
-    const why = e.disabled ? "disabled" : !e.matches ? `match ${JSON.stringify(e.match)} does not match` : !phase ? `no ${ev.spec.phase} phase (not a ${event} hook)` : "";
+    const why = e.disabled ? "disabled" : !e.matches ? `match ${JSON.stringify(e.match)} does not match` : !phase ? `no ${keep?.join(" or ")} phase (not a ${event} hook)` : "";
     return { ...e, runs, why };
   });
   if (values.json) {
-    io.out(`${JSON.stringify({ event, point: ev.spec.point, phase: ev.spec.phase, hooks: lines, unused }, null, 2)}\n`);
+    io.out(`${JSON.stringify({ event, point: ev.spec.point, phase: ev.spec.phase, phases: keep ?? "all", hooks: lines, unused }, null, 2)}\n`);
     return 0;
   }
-  io.out(`${event} runs the ${ev.spec.phase} phase of ${ev.spec.point}; hooks in onion order (outermost first):\n`);
+  io.out(`${event} runs ${keep === undefined ? "every hook" : `the ${keep.join(" and ")} phases`} of ${ev.spec.point}; hooks in onion order (outermost first):\n`);
   let n = 0;
   for (const l of lines) {
     const mark = l.runs ? `${++n}.` : "-";

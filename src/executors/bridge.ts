@@ -47,18 +47,29 @@ class ReachedTool extends Error {
   }
 }
 
-/** The phases each event runs; other points run every hook. */
 const phasesOf: Partial<Record<string, readonly string[]>> = {
   PreToolUse: ["before", "around"], PostToolUse: ["after", "around"], PostToolUseFailure: ["recover", "around"],
   PreCompact: ["before", "around"], PostCompact: ["after", "around"],
 };
+
+/**
+ * The phases whose hooks an event runs, or undefined when it runs every hook of its point.
+ * `agent-onion explain` reports by the same rule.
+ *
+ * @example
+ * bridgedPhases("PreToolUse") // ["before", "around"]
+ */
+export const bridgedPhases = (event: string): readonly string[] | undefined => phasesOf[event];
+
+/** True when a hook with `phases` runs for an event that runs `keep` (see bridgedPhases). */
+export const runsOnEvent = (phases: readonly string[], keep: readonly string[] | undefined): boolean => keep === undefined || phases.some((p) => keep.includes(p));
 
 /** `stack` without the hooks of `point` that have none of `keep`'s phases. */
 const onlyPhases = (stack: AgentStack, point: string, input: unknown, keep: readonly string[] | undefined): AgentStack => {
   if (!keep) return stack;
   let out = stack;
   for (const e of (stack.explain as (p: string, i: unknown) => ReturnType<AgentStack["explain"]>)(point, input))
-    if (!e.phases.some((p) => keep.includes(p))) out = out.without(e.hook);
+    if (!runsOnEvent(e.phases, keep)) out = out.without(e.hook);
   return out;
 };
 

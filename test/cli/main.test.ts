@@ -96,7 +96,7 @@ describe("agent-onion explain", () => {
     const io = memoryIo();
     const argv = ["explain", "--settings", fixture("settings", "user.json"), "--settings", fixture("settings", "local.json"), "--event", "PreToolUse", "--input", '{"tool_input":{"command":"git status"}}'];
     expect(await main(argv, io)).toBe(0);
-    expect(io.stdout).toMatch(/^PreToolUse runs the before phase of toolCall/);
+    expect(io.stdout).toMatch(/^PreToolUse runs the before and around phases of toolCall/);
     expect(io.stdout).toMatch(/1\. +PreToolUse:command:guard\.mjs +\[priority 100, closed, match Bash\]\n +from .*user\.json#\/hooks\/PreToolUse\/0\/hooks\/0/);
     expect(io.stdout).toMatch(/- +PreToolUse:command:echo .*skipped: match "Bash\(git push \*\)" does not match/);
   });
@@ -105,6 +105,22 @@ describe("agent-onion explain", () => {
     const io = memoryIo();
     expect(await main(["explain", "--module", fixture("settings", "guard-stack.ts"), "--event", "PostToolUse"], io)).toBe(0);
     expect(io.stdout).toMatch(/1\. +redact/);
-    expect(io.stdout).toMatch(/- +guard .*skipped: no after phase/);
+    expect(io.stdout).toMatch(/- +guard .*skipped: no after or around phase/);
+  });
+
+  it("lists a hook as running exactly when claude-hook runs it: an around on PreToolUse, an after on UserPromptSubmit", async () => {
+    const module = fixture("settings", "phases-stack.ts");
+    const cases = [
+      { event: "PreToolUse", hook: "around-guard", input: '{"tool_input":{"command":"rm -rf /"}}', answer: /"permissionDecision":"deny","permissionDecisionReason":"around-guard blocked rm -rf"/ },
+      { event: "UserPromptSubmit", hook: "prompt-after", input: '{"prompt":"deploy to prod"}', answer: /"decision":"block","reason":"prompt-after rejected"/ },
+    ];
+    for (const c of cases) {
+      const explained = memoryIo();
+      expect(await main(["explain", "--module", module, "--event", c.event, "--input", c.input], explained)).toBe(0);
+      expect(explained.stdout).toMatch(new RegExp(`1\\. +${c.hook} `));
+      const ran = memoryIo(JSON.stringify({ hook_event_name: c.event, session_id: "s1", cwd: "/tmp", tool_name: "Bash", tool_use_id: "t1", ...JSON.parse(c.input) }));
+      expect(await main(["claude-hook", module], ran)).toBe(0);
+      expect(ran.stdout).toMatch(c.answer);
+    }
   });
 });
