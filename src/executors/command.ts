@@ -7,7 +7,7 @@ import { basename } from "node:path";
 import { commandAnswer } from "./answer.ts";
 import { childEnv } from "./env.ts";
 import type { ClaudeEvent } from "./events.ts";
-import { externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions } from "./external.ts";
+import { claudeDefaultSeconds, externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions } from "./external.ts";
 import { runProcess } from "./process.ts";
 import { checkLimit } from "./limits.ts";
 
@@ -29,10 +29,6 @@ export interface CommandHookOptions<E extends ClaudeEvent = ClaudeEvent> extends
   /** stderr kept for reasons and errors. Default 64 KiB. */
   readonly maxStderrBytes?: number;
 }
-
-/** Claude Code's default command timeouts, in seconds. */
-const defaultSeconds = (event: ClaudeEvent): number =>
-  event === "UserPromptSubmit" ? 30 : event === "SessionEnd" ? 1.5 : 600;
 
 const placeholders = (text: string, env: Readonly<Record<string, string>>): string =>
   text.replace(/\$\{(CLAUDE_PROJECT_DIR|CLAUDE_PLUGIN_ROOT|CLAUDE_PLUGIN_DATA)\}/g, (m, key: string) => env[key] ?? m);
@@ -57,7 +53,7 @@ const check = (options: CommandHookOptions<ClaudeEvent>): void => {
  */
 export const commandHook = <E extends ClaudeEvent>(options: CommandHookOptions<E>): ExternalHook<E> => {
   check(options as CommandHookOptions<ClaudeEvent>);
-  const timeoutMs = resolveTimeoutMs(options, defaultSeconds(options.event));
+  const timeoutMs = resolveTimeoutMs(options, claudeDefaultSeconds(options.event));
   const grace = options.killGraceMs ?? 1000;
   const maxStdoutBytes = options.maxStdoutBytes ?? 1024 * 1024;
   const label = basename((options.args ? options.args[0] : undefined) ?? options.command.split(/\s+/)[0] ?? "command");

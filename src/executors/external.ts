@@ -18,6 +18,7 @@ import { ExecutorError } from "./errors.ts";
 import { toClaudeEvent, type PointData } from "./event-json.ts";
 import { claudeEvents, type ClaudeEvent } from "./events.ts";
 import { stringifyEvent } from "./json.ts";
+import { checkLimit } from "./limits.ts";
 import { applyAnswer, type ExternalNotice, type NoticeSink } from "./protocol.ts";
 import { BackgroundQueue } from "./queue.ts";
 
@@ -80,6 +81,15 @@ const warnByDefault: NoticeSink = (n) => {
 };
 
 /**
+ * Claude Code's default timeout, in seconds, for a command or HTTP hook on `event`: 600, but 30 on
+ * UserPromptSubmit and 1.5 on SessionEnd (its hooks share a 1.5-second budget).
+ *
+ * @example
+ * claudeDefaultSeconds("SessionEnd") // 1.5
+ */
+export const claudeDefaultSeconds = (event: string): number => (event === "UserPromptSubmit" ? 30 : event === "SessionEnd" ? 1.5 : 600);
+
+/**
  * The deadline an executor applies, in ms: `timeoutMs`, else `timeout` seconds, else the default.
  *
  * @example
@@ -106,6 +116,8 @@ export const externalHook = <E extends ClaudeEvent>(
   const spec = claudeEvents[options.event];
   if (!spec) throw new TypeError(`unknown Claude Code event ${JSON.stringify(options.event)}`);
   const name = options.name ?? `${options.event}:external`;
+  // 0 would refuse every event, NaN or Infinity would remove the cap.
+  checkLimit(name, "maxInputBytes", options.maxInputBytes, "count");
   const sink = options.onNotice ?? warnByDefault;
   const queue = options.async ? (options.queue ?? new BackgroundQueue()) : undefined;
   const notify = (kind: ExternalNotice["kind"], message: string): void => {

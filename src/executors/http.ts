@@ -9,7 +9,7 @@ import { httpAnswer } from "./answer.ts";
 import { checkHeader, interpolateHeader } from "./env.ts";
 import { ExecutorError } from "./errors.ts";
 import type { ClaudeEvent } from "./events.ts";
-import { externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions } from "./external.ts";
+import { claudeDefaultSeconds, externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions } from "./external.ts";
 import { postJson } from "./http-client.ts";
 import type { AddressPolicy, Resolver } from "./ssrf.ts";
 import { checkLimit } from "./limits.ts";
@@ -63,7 +63,7 @@ export const httpHook = <E extends ClaudeEvent>(options: HttpHookOptions<E>): Ex
   for (const field of ["connectTimeoutMs", "headersTimeoutMs", "bodyTimeoutMs"] as const) checkLimit("httpHook", field, options[field], "ms");
   const headers = Object.entries(options.headers ?? {});
   for (const [name, value] of headers) checkHeader(name, value); // refuse CR/LF in the configuration itself
-  const timeoutMs = resolveTimeoutMs(options, options.event === "UserPromptSubmit" ? 30 : 600);
+  const timeoutMs = resolveTimeoutMs(options, claudeDefaultSeconds(options.event));
   const name = options.name ?? `http:${url.host}${url.pathname}`;
   return externalHook({ ...options, name }, timeoutMs, async ({ json, signal }) => {
     let resolved: Record<string, string>;

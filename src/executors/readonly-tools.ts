@@ -4,10 +4,11 @@
  * are capped, so a verifier can look around without being able to change or leak anything
  * outside what it was pointed at.
  */
-import { readdir, readFile, realpath, stat } from "node:fs/promises";
+import { open, readdir, readFile, realpath, stat } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import picomatch from "picomatch";
 import type { AgentTool } from "../agent/tool.ts";
+import { checkLimit } from "./limits.ts";
 
 export interface ReadOnlyToolsOptions {
   /** Largest file `Read` returns, in bytes; default 64 KiB. */
@@ -17,6 +18,18 @@ export interface ReadOnlyToolsOptions {
 }
 
 const skipped = new Set([".git", "node_modules"]);
+
+/** The first `max` bytes of a file of `size` bytes, without reading the rest. */
+const readStart = async (file: string, max: number, size: number): Promise<Buffer> => {
+  const handle = await open(file, "r");
+  try {
+    const buffer = Buffer.alloc(Math.floor(Math.min(max, size)));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+};
 
 /** Canonical path of `p` under `root`, or an error when it escapes the root. */
 const inside = async (root: string, p: unknown): Promise<string> => {
@@ -43,6 +56,8 @@ async function* walk(dir: string, root: string): AsyncGenerator<string> {
  * agentHook({ event: "Stop", model, prompt: "Do the tests cover the change?", tools: await readOnlyTools(process.cwd()) })
  */
 export const readOnlyTools = async (root: string, options: ReadOnlyToolsOptions = {}): Promise<AgentTool[]> => {
+  checkLimit("readOnlyTools", "maxFileBytes", options.maxFileBytes, "bytes");
+  checkLimit("readOnlyTools", "maxResults", options.maxResults, "count");
   const base = await realpath(root);
   const maxBytes = options.maxFileBytes ?? 64 * 1024;
   const maxResults = options.maxResults ?? 200;
@@ -54,7 +69,9 @@ export const readOnlyTools = async (root: string, options: ReadOnlyToolsOptions 
       async execute(input) {
         const file = await inside(base, input.file_path);
         const info = await stat(file);
-        const text = (await readFile(file)).subarray(0, maxBytes).toString("utf8");
+        // Not a FIFO or a device: reading one could wait forever or never end.
+        if (!info.isFile()) throw new Error(`${String(input.file_path)} is not a regular file`);
+        const text = (await readStart(file, maxBytes, info.size)).toString("utf8");
         return info.size > maxBytes ? `${text}\n[truncated: ${info.size - maxBytes} more bytes]` : text;
       },
     },

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -61,5 +62,26 @@ describe("readOnlyTools", () => {
     expect(await grep!.execute({ text: "TODO" }, opts)).toBe("src/app.ts:2: // TODO: handle errors");
     await expect(read!.execute({ file_path: "/etc/hostname" }, opts)).rejects.toThrow(/outside/);
     await expect(grep!.execute({ text: "x", path: ".." }, opts)).rejects.toThrow(/outside/);
+  });
+
+  it("reads only the first maxFileBytes of a large file and says how much it left out", async () => {
+    const root = project();
+    writeFileSync(join(root, "big.txt"), "x".repeat(300_005));
+    const [read] = await readOnlyTools(root, { maxFileBytes: 5 });
+    expect(await read!.execute({ file_path: "big.txt" }, { signal: new AbortController().signal, toolCallId: "t" })).toBe("xxxxx\n[truncated: 300000 more bytes]");
+  });
+
+  it("refuses to read a FIFO, which could wait forever", async () => {
+    const root = project();
+    execFileSync("mkfifo", [join(root, "pipe")]);
+    const [read] = await readOnlyTools(root);
+    await expect(read!.execute({ file_path: "pipe" }, { signal: new AbortController().signal, toolCallId: "t" })).rejects.toThrow(/pipe is not a regular file/);
+  });
+
+  it("refuses limits that would remove a cap or make every call empty, when the tools are made", async () => {
+    const root = project();
+    await expect(readOnlyTools(root, { maxFileBytes: Number.NaN })).rejects.toThrow(/readOnlyTools: maxFileBytes must be a finite number of bytes, 0 or more, got NaN/);
+    await expect(readOnlyTools(root, { maxFileBytes: -5 })).rejects.toThrow(/maxFileBytes/);
+    await expect(readOnlyTools(root, { maxResults: Number.NaN })).rejects.toThrow(/readOnlyTools: maxResults must be a whole number from 1, got NaN/);
   });
 });

@@ -18,6 +18,8 @@ describe("numeric limits of executor hooks", () => {
     ["promptHook's maxEventChars of -10", () => promptHook({ event: "Stop", model, prompt: "Done?", maxEventChars: -10 }), /promptHook: maxEventChars must be a whole number from 1/],
     ["agentHook's maxSteps of 0 (every run would be refused)", () => agentHook({ event: "Stop", model, prompt: "Verify", maxSteps: 0 }), /agentHook: maxSteps must be a whole number from 1/],
     ["agentHook's maxEventChars of NaN", () => agentHook({ event: "Stop", model, prompt: "Verify", maxEventChars: Number.NaN }), /agentHook: maxEventChars/],
+    ["an HTTP hook's maxInputBytes of NaN (events of any size would be sent)", () => httpHook({ event: "PreToolUse", url: "http://127.0.0.1:9/hook", name: "policy", maxInputBytes: Number.NaN }), /policy: maxInputBytes must be a whole number from 1, got NaN/],
+    ["a command hook's maxInputBytes of -1 (every event would be refused)", () => commandHook({ event: "PreToolUse", command: "true", name: "guard", maxInputBytes: -1 }), /guard: maxInputBytes must be a whole number from 1, got -1/],
   ];
   for (const [what, make, message] of cases)
     it(`refuses ${what} with a TypeError when the hook is made`, () => {
@@ -29,5 +31,16 @@ describe("numeric limits of executor hooks", () => {
     for (const [value, kind] of [[undefined, "count"], [0, "bytes"], [0, "delay"], [3, "count"], [2_147_483_647, "ms"]] as const)
       expect(() => checkLimit("f", "x", value, kind)).not.toThrow();
     expect(() => commandHook({ event: "PreToolUse", command: "true", killGraceMs: 0, maxStdoutBytes: 0 })).not.toThrow();
+  });
+});
+
+describe("default timeouts of command and HTTP hooks", () => {
+  const url = "http://127.0.0.1:9/hook";
+  it("follow Claude Code's: 1.5 s on SessionEnd and 30 s on UserPromptSubmit for both, 600 s elsewhere", () => {
+    for (const [event, seconds] of [["SessionEnd", 1.5], ["UserPromptSubmit", 30], ["PreToolUse", 600]] as const) {
+      expect(httpHook({ event, url }).timeoutMs).toBe(httpHook({ event, url, timeout: seconds }).timeoutMs);
+      expect(commandHook({ event, command: "true" }).timeoutMs).toBe(commandHook({ event, command: "true", timeout: seconds }).timeoutMs);
+    }
+    expect(httpHook({ event: "SessionEnd", url }).timeoutMs).toBeLessThan(httpHook({ event: "PreToolUse", url, timeout: 10 }).timeoutMs as number);
   });
 });
