@@ -3,8 +3,22 @@
  * listener we add is removed when the run settles (R7: nothing outlives a run).
  */
 
-/** A signal that never aborts, shared by runs that have no caller signal and no deadline. */
-export const neverAborted: AbortSignal = new AbortController().signal;
+/**
+ * A signal that never aborts, shared by runs that have no caller signal and no deadline. Its
+ * controller is gone, so an "abort" listener on it could never be called: it is not kept. Kept,
+ * every operation or SDK that listens and never unhooks (the MCP SDK's requests do) would pin
+ * one closure per call to this process-wide object (R7).
+ */
+export const neverAborted: AbortSignal = (() => {
+  const signal = new AbortController().signal;
+  const add = signal.addEventListener.bind(signal);
+  Object.defineProperty(signal, "addEventListener", {
+    value: (type: string, listener: EventListenerOrEventListenerObject | null, options?: AddEventListenerOptions | boolean): void => {
+      if (type !== "abort") add(type, listener, options);
+    },
+  });
+  return signal;
+})();
 
 /**
  * True for an AbortSignal, or anything that behaves as one (another realm's, a polyfill's).

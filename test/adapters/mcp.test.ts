@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { wrapMcpClient, type McpToolClient } from "../../src/adapters/mcp.ts";
@@ -46,6 +47,15 @@ const waitFor = async (check: () => boolean) => {
 };
 
 describe("wrapMcpClient", () => {
+  it("leaves no abort listener behind on the run's signal, however many calls it wraps (R7)", async () => {
+    const { client } = await connect();
+    const signals = new Set<AbortSignal>();
+    const stack = createAgentStack().use("toolCall", { name: "watch", before: (_call, ctx) => void signals.add(ctx.signal) });
+    const wrapped = wrapMcpClient(stack, client);
+    for (let i = 0; i < 30; i++) await wrapped.callTool({ name: "echo", arguments: { text: `${i}` } });
+    for (const signal of signals) expect(getEventListeners(signal, "abort")).toHaveLength(0);
+  });
+
   it("runs a call through the toolCall point with the tool name as subject, and after hooks see the server's result", async () => {
     const { client, seen } = await connect();
     const subjects: unknown[] = [];

@@ -1,4 +1,6 @@
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
+import { createStack, gate } from "../../src/core/index.ts";
 import { linkSignal, withDeadline } from "../../src/core/signal.ts";
 import { gc as collect } from "../support/gc.ts";
 
@@ -61,5 +63,22 @@ describe("withDeadline", () => {
     deadline.dispose();
     await new Promise((r) => setTimeout(r, 40));
     expect(deadline.controller.signal.aborted).toBe(false);
+  });
+});
+
+describe("the signal of a run with no caller signal and no deadline", () => {
+  it("never aborts, so it keeps no abort listener that an operation forgets to remove", async () => {
+    const stack = createStack({ tool: gate<string, string>({ name: "tool" }) });
+    const signals = new Set<AbortSignal>();
+    for (let i = 0; i < 100; i++)
+      await stack.run("tool", "x", (x, ctx) => {
+        signals.add(ctx.signal);
+        ctx.signal.addEventListener("abort", () => console.log("never"));
+        return x;
+      });
+    expect(signals.size).toBe(1);
+    const [signal] = signals;
+    expect(signal?.aborted).toBe(false);
+    expect(getEventListeners(signal as AbortSignal, "abort")).toHaveLength(0);
   });
 });
