@@ -11,9 +11,9 @@
  */
 export const neverAborted: AbortSignal = (() => {
   const signal = new AbortController().signal;
-  const add = signal.addEventListener.bind(signal);
+  const add = signal.addEventListener.bind(signal) as (type: string, listener: unknown, options?: unknown) => void;
   Object.defineProperty(signal, "addEventListener", {
-    value: (type: string, listener: EventListenerOrEventListenerObject | null, options?: AddEventListenerOptions | boolean): void => {
+    value: (type: string, listener: unknown, options?: unknown): void => {
       if (type !== "abort") add(type, listener, options);
     },
   });
