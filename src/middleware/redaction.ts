@@ -12,7 +12,7 @@ import { Outcome } from "../core/outcome.ts";
 import { Priority } from "../core/priority.ts";
 import type { StreamPart } from "../agent/model.ts";
 import { streamControl } from "../agent/stream/control.ts";
-import type { ModelRequest, ModelResponse } from "../agent/types.ts";
+import type { ModelRequest, ModelResponse, ToolResult } from "../agent/types.ts";
 import type { Middleware, PointHook } from "./apply.ts";
 import { nameOption, numberOption } from "./options.ts";
 import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
@@ -106,9 +106,13 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
     name: `${name}:output`,
     priority: outputPriority,
     after: (result, call) => {
-      const r = redactor.value(result.content);
+      // Every data field, not only `content`: an MCP result also carries `structuredContent`.
+      // Only the protocol's own fields (`isError`, `_meta`) are left as they are.
+      const { isError, _meta, ...data } = result as ToolResult & { _meta?: unknown };
+      const r = redactor.value(data);
       if (r.blocked.length > 0) return Reject(blockedReason(name, `tool output of ${call.name}`, r.blocked));
-      return r.changed ? Transform({ ...result, content: r.value }) : Continue;
+      if (!r.changed) return Continue;
+      return Transform({ ...(r.value as ToolResult), ...(isError !== undefined ? { isError } : {}), ...(_meta !== undefined ? { _meta } : {}) });
     },
   };
 

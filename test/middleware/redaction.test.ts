@@ -39,6 +39,17 @@ describe("redaction, hook by hook", () => {
     expect(outcome).toEqual(Outcome.completed({ content: { rows: ["mail ****************.org"] } }));
   });
 
+  it("redacts every data field of a tool result, MCP's structuredContent too, and keeps isError and _meta as they are", async () => {
+    const stack = withMiddleware(createAgentStack(), redaction());
+    const result = { content: [{ type: "text", text: "see data" }], structuredContent: { email: "alice@example.com", token: KEY }, isError: false, _meta: { requestId: "r-1" } };
+    const outcome = await stack.run("toolCall", call({}), () => result);
+    expect(outcome).toEqual(Outcome.completed({
+      content: [{ type: "text", text: "see data" }], structuredContent: { email: "[REDACTED:email]", token: "[REDACTED:api_key]" }, isError: false, _meta: { requestId: "r-1" },
+    }));
+    const blocked = await withMiddleware(createAgentStack(), redaction({ strategies: { email: "block" } })).run("toolCall", call({}), () => result);
+    expect(blocked).toMatchObject({ _tag: "Rejected", reason: "tool output of Bash contains email; blocked by redaction" });
+  });
+
   it("rejects a tool call whose input or output holds a blocked kind", async () => {
     const stack = withMiddleware(createAgentStack(), redaction({ strategies: { ip_address: "block" } }));
     const input = await stack.run("toolCall", call({ host: "10.1.2.3" }), () => ({ content: "never" }));
