@@ -122,11 +122,12 @@ export class MemoryStore implements StateStore {
     return { ok: true, used: others + amount };
   }
 
-  async settle(key: string, id: string, actual: number): Promise<number> {
+  async settle(key: string, id: string, actual: number, options: SetOptions = {}): Promise<number> {
     const k = this.#key(key);
     checkKey(id);
     checkAmount("actual", actual);
-    const next = this.#add(k, actual, undefined);
+    const ttl = options.ttlMs === undefined ? undefined : checkTtl(options.ttlMs);
+    const next = this.#add(k, actual, ttl);
     this.#drop(k, id);
     return next;
   }

@@ -43,9 +43,10 @@ export interface StateStore {
    * Turn reservation `id` into settled spend of `actual` (which may differ from what was reserved);
    * returns settled spend. An unknown or expired `id` still records `actual`: the call happened and
    * its cost is real, so forgetting it would let spend pass the limit unseen. Settling is therefore
-   * not idempotent; settle each reservation once.
+   * not idempotent; settle each reservation once. `options.ttlMs` applies when this creates the
+   * counter (its earlier window expired while the call ran), as with `incr`.
    */
-  settle(key: string, id: string, actual: number): Promise<number>;
+  settle(key: string, id: string, actual: number, options?: SetOptions): Promise<number>;
   /** Drop reservation `id` without spending (refund on failure). */
   release(key: string, id: string): Promise<void>;
   /** Settled spend plus live reservations under `key`. */

@@ -79,6 +79,7 @@ export const budget = (options: BudgetOptions): Middleware => {
   const scope = scopeOption(name, options.scope, "global");
   const tenant = options.tenantKey === undefined ? {} : { tenantKey: options.tenantKey };
   const windowMs = options.windowMs === undefined ? undefined : integerOption(name, "windowMs", options.windowMs, 1);
+  const windowOptions = windowMs === undefined ? {} : { ttlMs: windowMs };
   const maxOutput = integerOption(name, "maxOutputTokens", options.maxOutputTokens ?? 4096, 0);
   const holdTtlMs = integerOption(name, "holdTtlMs", options.holdTtlMs ?? 600_000, 1);
   const priority = numberOption(name, "priority", options.priority ?? Priority.guard + 10, -Number.MAX_VALUE);
@@ -143,7 +144,8 @@ export const budget = (options: BudgetOptions): Middleware => {
             // The call ran and spent: when its charge cannot be computed (a fallback model without a
             // price, a bad custom charge) it is charged the worst case it was admitted for, never refunded.
             settled = true;
-            await ctx.store.settle(key, id, spent).catch((error: unknown) => onAccountingError(error, "settle"));
+            // With the window's TTL: if the window ran out while the call ran, settling starts the next one.
+            await ctx.store.settle(key, id, spent, windowOptions).catch((error: unknown) => onAccountingError(error, "settle"));
           }
         }
         return outcome;

@@ -115,13 +115,16 @@ redis.call('PEXPIREAT', KEYS[3], last)
 return { 1, others + amount }
 `),
 
-  /** settle: KEYS v, h, x; ARGV id, actual. Drop hold `id` (if live) and add `actual` to settled spend; returns settled spend. */
+  /**
+   * settle: KEYS v, h, x; ARGV id, actual, ttl|''. Drop hold `id` (if live) and add `actual` to
+   * settled spend (the TTL applies when this creates the counter); returns settled spend.
+   */
   settle: script("agentOnionSettle", 3, `
 check_sum(counter(KEYS[1]) + tonumber(ARGV[2]))
 purge(KEYS[2], KEYS[3], now_ms())
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
-return redis.call('INCRBY', KEYS[1], ARGV[2])
+return add(KEYS[1], ARGV[2], ARGV[3])
 `),
 
   /** release: KEYS h, x; ARGV id. Drop hold `id` without spending. */

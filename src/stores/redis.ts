@@ -145,11 +145,12 @@ export class RedisStore implements StateStore {
     return admission(await this.#script("reserve", ...keys, id, amount, limit, ttlMs));
   }
 
-  async settle(key: string, id: string, actual: number): Promise<number> {
+  async settle(key: string, id: string, actual: number, options: SetOptions = {}): Promise<number> {
     const keys = this.#keys(key);
     checkKey(id);
     checkAmount("actual", actual);
-    return Number(await this.#script("settle", ...keys, id, actual));
+    const ttl = options.ttlMs === undefined ? "" : checkTtl(options.ttlMs);
+    return Number(await this.#script("settle", ...keys, id, actual, ttl));
   }
 
   async release(key: string, id: string): Promise<void> {

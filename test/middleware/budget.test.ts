@@ -70,6 +70,18 @@ describe("budget: reserve, settle, refund", () => {
     expect((await stack.run("modelCall", request, () => answer(1, 1)))._tag).toBe("Completed");
   });
 
+  it("keeps resetting when a call settles after its window ran out (settling starts the next window)", async () => {
+    const clock = { now: 0 };
+    const store = new MemoryStore({ now: () => clock.now });
+    const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 100, windowMs: 60_000 }));
+    // The window ends while this call runs; its spend lands in a new window, which must expire too.
+    expect((await stack.run("modelCall", request, () => ((clock.now = 60_000), answer(25, 25))))._tag).toBe("Completed");
+    expect(await store.used("budget:global")).toBe(50);
+    clock.now = 120_001;
+    expect(await store.used("budget:global")).toBe(0);
+    expect((await stack.run("modelCall", request, () => answer(50, 50)))._tag).toBe("Completed");
+  });
+
   it("keeps tenants apart and refuses a call without a tenant", async () => {
     const store = new MemoryStore();
     const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 100, scope: "tenant" }));

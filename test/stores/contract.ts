@@ -226,6 +226,17 @@ export const stateStoreContract = (name: string, make: () => StateStore): void =
         expect(await store.settle("b", "r1", 40)).toBe(47);
       });
 
+      it("settle applies its TTL only when it creates the counter, as incr does", async () => {
+        const store = make();
+        await store.reserve("late", "r1", 10, 100, 60_000);
+        expect(await store.settle("late", "r1", 10, { ttlMs: 60 })).toBe(10);
+        await store.incr("kept", 5);
+        await store.settle("kept", "r2", 5, { ttlMs: 40 });
+        await sleep(150);
+        expect(await store.used("late")).toBe(0);
+        expect(await store.used("kept")).toBe(10);
+      });
+
       it("settle may pass the limit when the actual spend exceeds the reservation, and then nothing more is admitted", async () => {
         const store = make();
         await store.reserve("b", "r1", 90, 100, 60_000);
