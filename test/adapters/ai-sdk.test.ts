@@ -77,6 +77,25 @@ describe("aiSdkMiddleware with generateText (ai 6, spec V3)", () => {
     expect(sent?.prompt).toEqual([{ role: "user", content: [{ type: "text", text: "my key is [secret]" }, expect.objectContaining({ type: "file", mediaType: "image/png" })] }]);
   });
 
+  it("never gives a rewritten message another message's file when a hook also dropped messages before it", async () => {
+    const model = textModel();
+    const image = (data: number) => ({ type: "file" as const, data: new Uint8Array([data]), mediaType: "image/png" });
+    const stack = createAgentStack().use("modelCall", {
+      name: "forget-and-redact",
+      // Keeps only the last message, with its secret redacted.
+      before: (req) => Transform({ ...req, messages: req.messages.slice(-1).map((m) => ({ ...m, content: m.content.replaceAll(SECRET, "[secret]") })) }),
+    });
+    await generateText({
+      model: wrap(stack, model),
+      messages: [
+        { role: "user", content: [{ type: "text", text: "old question" }, image(1)] },
+        { role: "assistant", content: [{ type: "text", text: "old answer" }] },
+        { role: "user", content: [{ type: "text", text: `my key is ${SECRET}` }, image(2)] },
+      ],
+    });
+    expect(model.doGenerateCalls[0]?.prompt).toEqual([{ role: "user", content: [{ type: "text", text: "my key is [secret]" }] }]);
+  });
+
   it("writes a response an after hook rewrote into the provider's result, keeping its reasoning", async () => {
     const stack = createAgentStack().use("modelCall", { name: "shout", after: (res) => Transform({ ...res, text: res.text.toUpperCase() }) });
     const result = await generateText({ model: wrap(stack, textModel("hello", [{ type: "reasoning", text: "thinking..." }])), prompt: "Hi" });

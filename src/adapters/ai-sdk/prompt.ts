@@ -6,7 +6,10 @@
  * a hook did not replace maps to the SDK message it came from, untouched (files, reasoning,
  * provider options and all); a message a hook rewrote is rebuilt from its text and tool calls,
  * keeping the non-text parts of the message that stood at its place (so redacting a user's
- * text keeps the image attached to it). Unchanged requests give back the very same params.
+ * text keeps the image attached to it). Its place is known only while the hooks kept the number
+ * of messages: when they also added or dropped some, a rewritten message keeps its text and tool
+ * calls only, rather than risk another message's files. Unchanged requests give back the very
+ * same params.
  */
 import type { DeepReadonly } from "../../core/readonly.ts";
 import type { Message, ModelRequest, ToolCall, ToolSpec } from "../../agent/types.ts";
@@ -183,7 +186,9 @@ const rebuildPrompt = (mapped: MappedRequest, messages: readonly Message[]): Sdk
       out.push({ role: "tool", content: parts });
       continue;
     }
-    out.push(rebuildMessage(m, mapped, mapped.request.messages[i]));
+    // Positions line up only if no message was added or dropped (see the top of this file).
+    const atPlace = messages.length === mapped.request.messages.length ? mapped.request.messages[i] : undefined;
+    out.push(rebuildMessage(m, mapped, atPlace));
     i++;
   }
   return out;
