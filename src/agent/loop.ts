@@ -5,6 +5,7 @@
  */
 import type { DeepReadonly } from "../core/readonly.ts";
 import { compact } from "./compaction.ts";
+import { contentText } from "./content-text.ts";
 import { AgentRunError } from "./decide.ts";
 import type { LoopEnv } from "./env.ts";
 import { addUsage, noUsage } from "./model.ts";
@@ -35,7 +36,7 @@ export const assistantMessage = (response: DeepReadonly<ModelResponse>): Message
  */
 export const toolMessage = ({ call, result }: DeepReadonly<ToolExchange>): Message => ({
   role: "tool",
-  content: typeof result.content === "string" ? result.content : (JSON.stringify(result.content) ?? String(result.content)),
+  content: contentText(result.content),
   toolCallId: call.id,
   toolName: call.name,
   ...(result.isError === true ? { isError: true } : {}),

@@ -8,6 +8,7 @@ import { Continue, Transform } from "../core/action.ts";
 import type { Hook } from "../core/hook.ts";
 import type { MatchSpec } from "../core/match/types.ts";
 import { Priority } from "../core/priority.ts";
+import { contentText } from "../agent/content-text.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { choiceOption, integerOption, nameOption, numberOption } from "./options.ts";
@@ -89,8 +90,9 @@ export const truncateOutput = (options: TruncateOutputOptions): Middleware => {
         return Transform({ ...result, content: parts });
       }
       if (content === undefined || content === null) return Continue;
-      const json = JSON.stringify(content) as string | undefined;
-      return json !== undefined && json.length > maxChars ? Transform({ ...result, content: cut(json) }) : Continue;
+      // Measured as the model will read it (see contentText): a BigInt or a cycle must not fail the call.
+      const text = contentText(content);
+      return text.length > maxChars ? Transform({ ...result, content: cut(text) }) : Continue;
     },
   };
   return { name, hooks: { toolCall: hook } };

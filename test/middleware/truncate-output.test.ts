@@ -23,6 +23,15 @@ describe("truncateOutput", () => {
     expect(await run({ maxChars: 10 }, "short")).toEqual(Outcome.completed({ content: "short" }));
   });
 
+  it("measures content with a BigInt or a cycle as the model reads it, never failing the call", async () => {
+    const row: Record<string, unknown> = { id: 1n };
+    row.self = row;
+    expect(await run({ maxChars: 100 }, row)).toEqual(Outcome.completed({ content: row }));
+    const long = await run({ maxChars: 60 }, { ids: Array.from({ length: 50 }, (_, i) => BigInt(i)), row });
+    expect(long._tag).toBe("Completed");
+    expect((long as { value: { content: string } }).value.content).toMatch(/^\{"ids":\["0","1",.*\[… truncated \d+ of \d+ characters …\]\n$/s);
+  });
+
   it("keeps the end, or both ends, when asked, with a custom marker", async () => {
     const digits = "0123456789".repeat(3);
     expect(await run({ maxChars: 10, keep: "tail", marker: "…" }, digits)).toEqual(Outcome.completed({ content: "…123456789" }));
