@@ -16,6 +16,7 @@
  */
 import type { RunOptions } from "../core/context.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
+import { contentText } from "../agent/content-text.ts";
 import { rejectedResult, type ToolCallStack } from "../agent/wrap-tool.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
 
@@ -135,7 +136,7 @@ const toMcpResult = (result: DeepReadonly<ToolResult>): McpCallToolResult => {
   if (content === undefined && "toolResult" in rest) return result as McpCallToolResult;
   const blocks = Array.isArray(content)
     ? content
-    : [{ type: "text", text: typeof content === "string" ? content : JSON.stringify(content) ?? String(content) }];
+    : [{ type: "text", text: contentText(content) }];
   return { ...rest, content: blocks, ...(isError === true ? { isError: true } : {}) } as McpCallToolResult;
 };
 

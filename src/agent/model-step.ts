@@ -4,6 +4,7 @@
  */
 import type { Outcome } from "../core/outcome.ts";
 import { OutcomeRejectedError } from "../core/outcome.ts";
+import { contentText } from "./content-text.ts";
 import { AgentRunError, decide } from "./decide.ts";
 import type { LoopEnv } from "./env.ts";
 import { noUsage } from "./model.ts";
@@ -34,7 +35,7 @@ const callOnce = async (env: LoopEnv, request: ModelRequest, step: number): Prom
 const asResponse = (value: unknown, model: string): ModelResponse => {
   if (typeof value === "object" && value !== null && typeof (value as ModelResponse).text === "string")
     return { toolCalls: [], finishReason: "stop", usage: noUsage, ...(value as Partial<ModelResponse>) } as ModelResponse;
-  return { text: typeof value === "string" ? value : JSON.stringify(value), toolCalls: [], finishReason: "stop", usage: noUsage, model };
+  return { text: contentText(value), toolCalls: [], finishReason: "stop", usage: noUsage, model };
 };
 
 /**

@@ -10,6 +10,7 @@ import type { AgentSession, PromptOptions, SessionOptions, TurnResult } from "./
 import { compact } from "./compaction.ts";
 import { notifier, rootEnv, type AgentConfig } from "./config.ts";
 import { ContextQueue } from "./context-queue.ts";
+import { contentText } from "./content-text.ts";
 import { AgentRunError, decide } from "./decide.ts";
 import { runLoop } from "./loop.ts";
 import { noUsage } from "./model.ts";
@@ -141,7 +142,7 @@ class Session implements AgentSession {
       const decision = await decide(env, { where: "loop", error, attempt });
       if (decision.action === "retry") continue;
       if (decision.action === "recover") {
-        const answer = typeof decision.value === "string" ? decision.value : JSON.stringify(decision.value);
+        const answer = contentText(decision.value);
         return this.completed(runId, { text: answer, steps: 0, usage: noUsage, finishReason: "stop", messages: [...input.messages, { role: "assistant", content: answer }] });
       }
       return { ...empty, status: "failed", error };
