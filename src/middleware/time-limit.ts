@@ -40,7 +40,8 @@ export const timeLimit = (options: TimeLimitOptions = {}): Middleware => {
   const now = functionOption(name, "now", options.now) ?? Date.now;
   const priority = numberOption(name, "priority", options.priority ?? Priority.guard, -Number.MAX_VALUE);
   // Keep the start an hour past the limit: long enough for every check, short enough to clean up.
-  const ttlMs = Math.ceil(maxSeconds * 1000) + 3_600_000;
+  // Capped: a limit of years would otherwise ask the store for a TTL past the safe integers.
+  const ttlMs = Math.min(Math.ceil(maxSeconds * 1000) + 3_600_000, Number.MAX_SAFE_INTEGER);
   const start = (ctx: HookContext<any>): Promise<void> => ctx.store.set(runKey(name, ctx), now(), { ttlMs });
 
   const onRun: Hook<RunInput, RunResult, "gate"> = {

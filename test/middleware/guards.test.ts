@@ -79,6 +79,15 @@ describe("timeLimit", () => {
   });
 });
 
+describe("a time limit of years", () => {
+  it("lets runs through rather than asking the store for a TTL past the safe integers", async () => {
+    for (const middleware of [timeLimit({ maxSeconds: Number.MAX_SAFE_INTEGER }), guards({ maxExecutionTime: 1e13 })]) {
+      const { turn } = await runAgent(withMiddleware(stackWithStore().stack, middleware), ["done"]);
+      expect(turn.status).toBe("completed");
+    }
+  });
+});
+
 describe("finishReasonStop", () => {
   it("lets the step that ended with a listed reason complete, then stops before the next one", async () => {
     const read = recordingTool("Read");
