@@ -12,7 +12,7 @@ import type { DeepReadonly } from "../core/readonly.ts";
 import type { ToolCall } from "../agent/types.ts";
 import type { Middleware, PointHook } from "./apply.ts";
 import type { AgentPoints } from "../agent/points.ts";
-import { maxTimerMs } from "../core/signal.ts";
+import { maxTimerMs, withDeadline } from "../core/signal.ts";
 import { functionOption, nameOption, numberOption } from "./options.ts";
 
 /** Options of `approval`: which calls, what the approver reads, how long to wait, and whether anyone can answer. */
@@ -56,9 +56,17 @@ export const approval = (options: ApprovalOptions = {}): Middleware => {
     before: async (call, ctx) => {
       if (nonInteractive === true || (typeof nonInteractive === "function" && nonInteractive(ctx)))
         return Reject(`${call.name} needs approval, but this agent runs non-interactively, so no one could approve it`);
-      const answer = await within(ctx.approve({ hook: name, reason: reasonOf(call), input: call }), timeoutMs, ctx.signal);
-      if (answer === timedOut) return Reject(`${call.name} was not approved: no answer within ${seconds(timeoutMs)}`);
-      return decide(call, answer);
+      // The approver gets a signal that aborts when the wait ends (timeout or cancelled run), so
+      // the question it shows (a terminal prompt, a chat message) can be withdrawn.
+      const deadline = withDeadline(ctx.signal, timeoutMs);
+      try {
+        const asked = ctx.approve({ hook: name, reason: reasonOf(call), input: call, signal: deadline.controller.signal });
+        const answer = await within(asked, deadline.controller.signal, ctx.signal);
+        if (answer === timedOut) return Reject(`${call.name} was not approved: no answer within ${seconds(timeoutMs)}`);
+        return decide(call, answer);
+      } finally {
+        deadline.dispose();
+      }
     },
   };
   return { name, hooks: { toolCall: hook } };
@@ -66,18 +74,18 @@ export const approval = (options: ApprovalOptions = {}): Middleware => {
 
 const timedOut = Symbol("timed out");
 
-/** The answer, or `timedOut` after `ms` (or when the run is cancelled); the timer never outlives the call (R7). */
-const within = <T>(answer: Promise<T>, ms: number, signal: AbortSignal): Promise<T | typeof timedOut> =>
+/**
+ * The answer, or `timedOut` when `deadline` aborts first; when it aborted because the run was
+ * cancelled, the run's reason. The caller disposes of the deadline, so no timer outlives the call (R7).
+ */
+const within = <T>(answer: Promise<T>, deadline: AbortSignal, run: AbortSignal): Promise<T | typeof timedOut> =>
   new Promise((resolve, reject) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
-    };
-    const onAbort = (): void => (done(), reject(signal.reason));
-    const timer = setTimeout(() => (done(), resolve(timedOut)), ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-    if (signal.aborted) onAbort();
+    const onAbort = (): void => (run.aborted ? reject(run.reason) : resolve(timedOut));
+    const done = (): void => deadline.removeEventListener("abort", onAbort);
+    // Handlers first: a late answer, or a rejection once the approver sees the abort, is never unhandled.
     answer.then((v) => (done(), resolve(v)), (e) => (done(), reject(e)));
+    if (deadline.aborted) onAbort();
+    else deadline.addEventListener("abort", onAbort, { once: true });
   });
 
 const seconds = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);

@@ -52,6 +52,29 @@ describe("approval", () => {
     }
   });
 
+  it("aborts the approver's signal when the wait times out, and not when the answer comes in time", async () => {
+    const signals: AbortSignal[] = [];
+    const slow = await run(stackWith((r) => (signals.push(r.signal), new Promise(() => {})), { timeoutMs: 20 }), call("ls"));
+    expect(slow).toMatchObject({ _tag: "Rejected", reason: "Bash was not approved: no answer within 20 ms" });
+    expect(signals[0]?.aborted).toBe(true);
+    expect((signals[0]?.reason as Error).name).toBe("TimeoutError");
+    await run(stackWith((r) => (signals.push(r.signal), { decision: "approve" }), { timeoutMs: 20 }), call("ls"));
+    await new Promise((r) => setTimeout(r, 40));
+    expect(signals[1]?.aborted).toBe(false);
+  });
+
+  it("aborts the approver's signal with the run's reason when the run is cancelled while it waits", async () => {
+    const controller = new AbortController();
+    let seen: AbortSignal | undefined;
+    const stack = stackWith((r) => ((seen = r.signal), new Promise(() => {})));
+    const pending = stack.run("toolCall", call("ls"), () => ({ content: "ok" }), { signal: controller.signal });
+    await new Promise((r) => setTimeout(r, 5));
+    controller.abort(new Error("user left"));
+    expect((await pending)._tag).toBe("Failed");
+    expect(seen?.aborted).toBe(true);
+    expect((seen?.reason as Error).message).toBe("user left");
+  });
+
   it("denies without asking in non-interactive mode, saying why", async () => {
     const handler = vi.fn<ApprovalHandler>(() => ({ decision: "approve" }));
     const outcome = await run(stackWith(handler, { nonInteractive: true }), call("ls"));
