@@ -35,7 +35,8 @@ export const explainCommand = async (argv: readonly string[], io: CliIo): Promis
     stack = await loadStack(values.module, io.cwd, values.export!, { approval: () => ({ decision: "approve" }) });
   } else {
     // The person named these files on the command line: that is the trust a project layer needs.
-    const options = { cwd: io.cwd, projectDir: values["project-dir"] ?? io.cwd, trustProjectSettings: true };
+    // No model on the command line: prompt and agent hooks are listed as not run, with the reason.
+    const options = { cwd: io.cwd, projectDir: values["project-dir"] ?? io.cwd, trustProjectSettings: true, withoutModel: "skip" } as const;
     ({ stack, unused } = fromClaudeSettings(values.settings!, options));
   }
   const ev = fromClaudeEvent(completeEvent(values.input, event, io.cwd));

@@ -37,6 +37,7 @@ export const tryCommand = async (argv: readonly string[], io: CliIo): Promise<nu
   const { stack, unused } = fromClaudeSettings(values.settings, {
     cwd: io.cwd, projectDir: values["project-dir"] ?? io.cwd,
     trustProjectSettings: true, // the person named these files on the command line: that is the trust a project layer needs
+    withoutModel: "skip", // no model on the command line: prompt and agent hooks are listed as not run
     onNotice: (n) => notices.push(n), ...(values["fail-open"] ? { failMode: "open" } : {}),
   });
   const trace = new Trace();

@@ -53,6 +53,12 @@ export interface ClaudeSettingsOptions {
   readonly http?: { readonly allow?: AddressPolicy; readonly resolver?: Resolver };
   /** The provider for `prompt` and `agent` hooks (the handler's `model` field becomes the request's model id). */
   readonly model?: LanguageModel;
+  /**
+   * What to do with a `prompt` or `agent` hook when no `model` is given: `"throw"` (the default:
+   * a guard that cannot run is a setup mistake) or `"skip"`, listing it in `unused` with the
+   * reason, as the CLI's `try` and `explain` do.
+   */
+  readonly withoutModel?: "throw" | "skip";
   readonly onNotice?: NoticeSink;
   /** Between SIGTERM and SIGKILL for command hooks; default 1000 ms. */
   readonly killGraceMs?: number;
@@ -128,6 +134,8 @@ const matchFor = (
  * for (const u of unused) console.warn(`not run: ${u.source}: ${u.reason}`)
  */
 export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettingsOptions = {}): ClaudeSettingsResult => {
+  if (options.withoutModel !== undefined && options.withoutModel !== "throw" && options.withoutModel !== "skip")
+    throw new TypeError(`fromClaudeSettings: withoutModel must be "throw" or "skip", got ${JSON.stringify(options.withoutModel) ?? String(options.withoutModel)}`);
   const loaded = loadClaudeSettings(input, { trustProjectSettings: options.trustProjectSettings, home: options.home });
   let stack = options.stack ?? createAgentStack(options.stackOptions);
   const hooks: LoadedHook[] = [];
@@ -158,6 +166,10 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
     for (let n = 2; used.has(name); n++) name = `${event}:${handler.type}:${hookLabel(handler)} #${n}`;
     const m = matchFor(entry, spec, name);
     if (m.never) { skip(m.never); continue; }
+    if ((handler.type === "prompt" || handler.type === "agent") && options.model === undefined && options.withoutModel === "skip") {
+      skip(`${handler.type} hooks need a model, and none was given`);
+      continue;
+    }
     used.add(name);
 
     const common = {

@@ -91,6 +91,20 @@ describe("agent-onion try", () => {
   });
 });
 
+describe("agent-onion try and explain with a prompt hook in the settings", () => {
+  const settings = ["--settings", fixture("settings", "judge.json"), "--project-dir", fixture("settings")];
+
+  it("decide with the other hooks and list the prompt hook as not run, since no model was given", async () => {
+    const tried = memoryIo('{"tool_input":{"command":"rm -rf /"}}');
+    expect(await main(["try", ...settings, "--event", "PreToolUse"], tried)).toBe(2);
+    expect(tried.stdout).toMatch(/^decision: deny/);
+    expect(tried.stdout).toMatch(/not run: .*judge\.json#\/hooks\/Stop\/0\/hooks\/0: prompt hooks need a model, and none was given/);
+    const explained = memoryIo();
+    expect(await main(["explain", ...settings, "--event", "Stop"], explained)).toBe(0);
+    expect(explained.stdout).toMatch(/not run: .*judge\.json#\/hooks\/Stop\/0\/hooks\/0: prompt hooks need a model/);
+  });
+});
+
 describe("agent-onion explain", () => {
   it("lists the hooks an event would run, in onion order, with sources, and why others would not", async () => {
     const io = memoryIo();

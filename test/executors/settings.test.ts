@@ -65,6 +65,14 @@ describe("fromClaudeSettings: loading", () => {
     expect(() => load(settings)).toThrow("settings: /hooks/Stop/0/hooks/0: prompt hooks need a model");
   });
 
+  it("lists a prompt or agent hook without a model as unused, with the reason, when asked to skip it", () => {
+    const settings = { hooks: { Stop: [{ hooks: [{ type: "prompt", prompt: "done?" }, { type: "agent", prompt: "verify" }] }] } };
+    const { hooks, unused } = load(settings, { withoutModel: "skip" });
+    expect(hooks).toEqual([]);
+    expect(unused.map((u) => [u.type, u.reason])).toEqual([["prompt", "prompt hooks need a model, and none was given"], ["agent", "agent hooks need a model, and none was given"]]);
+    expect(() => load(settings, { withoutModel: "ignore" as never })).toThrow(/withoutModel must be "throw" or "skip", got "ignore"/);
+  });
+
   it("loads nothing when disableAllHooks is in effect after precedence", () => {
     const result = load([...layers, fixture("settings", "disable.json")]);
     expect(result.disabled).toBe(true);
