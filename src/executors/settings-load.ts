@@ -43,8 +43,12 @@ export interface LoadedSettings {
   readonly allowedHttpHookUrls: readonly string[] | undefined;
 }
 
-const readLayer = (entry: string | SettingsLayer): SettingsLayer => {
-  if (typeof entry !== "string") return entry;
+/** `~/x` as the shell would read it (Node does not): the settings' conventional paths start with it. */
+const expandHome = (file: string, home: string): string => (file === "~" || file.startsWith("~/") ? join(home, file.slice(1)) : file);
+
+const readLayer = (given: string | SettingsLayer, home: string): SettingsLayer => {
+  if (typeof given !== "string") return given;
+  const entry = expandHome(given, home);
   let text: string;
   try {
     text = readFileSync(entry, "utf8");
@@ -90,8 +94,8 @@ const canonical = (value: unknown): string =>
  * loadClaudeSettings(claudeSettingsFiles(process.cwd()), { trustProjectSettings: true }).entries.length
  */
 export const loadClaudeSettings = (input: SettingsInput, options: LoadOptions = {}): LoadedSettings => {
-  const layers = Array.isArray(input) ? (input as readonly (string | SettingsLayer)[]).map(readLayer) : [{ file: "settings", settings: input }];
   const home = options.home ?? homedir();
+  const layers = Array.isArray(input) ? (input as readonly (string | SettingsLayer)[]).map((entry) => readLayer(entry, home)) : [{ file: "settings", settings: input }];
   const entries: HandlerEntry[] = [];
   const untrusted: HandlerEntry[] = [];
   const duplicates: { source: string; sameAs: string }[] = [];

@@ -211,6 +211,12 @@ describe("fromClaudeSettings: trust and allowlists", () => {
     expect(trusted.hooks.map((h) => h.event).sort()).toEqual(["SessionStart", "Stop"]);
   });
 
+  it("reads ~/ in a path as the user's home, as the README's example writes it", () => {
+    const { home, repo } = project();
+    const loaded = fromClaudeSettings(["~/.claude/settings.json"], { home, cwd: repo });
+    expect(loaded.hooks.map((h) => [h.event, h.source.startsWith(join(home, ".claude", "settings.json"))])).toEqual([["Stop", true]]);
+  });
+
   it("still validates an untrusted project file: a broken one is an error", () => {
     const { home, repo } = project();
     writeFileSync(join(repo, ".claude", "settings.local.json"), JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command" }] }] } }));
