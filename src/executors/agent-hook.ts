@@ -21,6 +21,8 @@ export interface AgentHookOptions<E extends ClaudeEvent = ClaudeEvent> extends E
   /** What to verify; `$ARGUMENTS` is where the event goes (appended when absent). */
   readonly prompt: string;
   readonly model: LanguageModel;
+  /** The model id the sub-agent asks for; default `model.id` (settings: the handler's `model` field). */
+  readonly modelId?: string;
   /** Its tools; default `readOnlyTools(root)` with `root` the hook's cwd. Give only read-only tools. */
   readonly tools?: readonly AgentTool[];
   /** The sub-agent's own stack; default an empty agent stack. */
@@ -47,7 +49,8 @@ export const agentHook = <E extends ClaudeEvent>(options: AgentHookOptions<E>): 
   return externalHook({ ...options, name }, timeoutMs, async ({ json, signal, cwd }) => {
     const { system, user } = evaluatorPrompt(options.prompt, json, options.maxEventChars);
     const tools = options.tools ?? (await readOnlyTools(cwd));
-    const agent = createAgent({ name, model: options.model, tools, stack, system, maxSteps: options.maxSteps ?? 50 });
+    const model = options.modelId === undefined ? options.model : named(options.model, options.modelId);
+    const agent = createAgent({ name, model, tools, stack, system, maxSteps: options.maxSteps ?? 50 });
     const deadline = withDeadline(signal, timeoutMs);
     let turn;
     try {
@@ -60,6 +63,15 @@ export const agentHook = <E extends ClaudeEvent>(options: AgentHookOptions<E>): 
     if (turn.status === "aborted") throw new ExecutorError(signal.aborted ? "aborted" : "timeout", `the verifier agent did not finish within ${timeoutMs} ms`);
     if (turn.status !== "completed")
       throw new ExecutorError("model", `the verifier agent ${turn.status}: ${turn.reason ?? describe(turn.error)}`);
-    return verdictAnswer(options.event, readVerdict(name, turn.text));
+    // Agent hooks have no `impossible` (Claude Code's reference): ok or not, with a reason.
+    const { ok, reason } = readVerdict(name, turn.text);
+    return verdictAnswer(options.event, reason === undefined ? { ok } : { ok, reason });
   });
 };
+
+/** `model` under another id: what the sub-agent's requests name as their model. */
+const named = (model: LanguageModel, id: string): LanguageModel => ({
+  id,
+  generate: (request, options) => model.generate(request, options),
+  ...(model.stream !== undefined ? { stream: (request: Parameters<NonNullable<LanguageModel["stream"]>>[0], options: Parameters<NonNullable<LanguageModel["stream"]>>[1]) => (model.stream as NonNullable<LanguageModel["stream"]>).call(model, request, options) } : {}),
+});

@@ -202,7 +202,7 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
           ...(options.http?.resolver ? { resolver: options.http.resolver } : {}),
         }) :
         handler.type === "prompt" ? promptHook({ ...common, prompt: handler.prompt, model: needModel(), ...(handler.model ? { modelId: handler.model } : {}) }) :
-        agentHook({ ...common, prompt: handler.prompt, model: needModel() });
+        agentHook({ ...common, prompt: handler.prompt, model: needModel(), ...(handler.model ? { modelId: handler.model } : {}) });
       stack = stack.use(spec.point, hook as never);
     } catch (error) {
       if (error instanceof SettingsError) throw error;

@@ -35,6 +35,19 @@ describe("agentHook", () => {
     expect(model.requests[0]!.tools?.map((t) => t.name)).toEqual(["Read", "Glob", "Grep"]);
   });
 
+  it("blocks on ok:false even when the verifier adds impossible, which agent hooks do not have", async () => {
+    const model = createScriptedModel({ turns: ['{"ok": false, "reason": "tests fail", "impossible": true}'] });
+    const stack = agentStack().use("stop", agentHook({ event: "Stop", model, prompt: "$ARGUMENTS", cwd: project(), timeoutMs: 5000 }));
+    expect(await stack.run("stop", stopReq, stop)).toMatchObject({ _tag: "Rejected", reason: "tests fail" });
+  });
+
+  it("asks for modelId when given (settings: the handler's model field)", async () => {
+    const model = createScriptedModel({ turns: ['{"ok": true}'] });
+    const stack = agentStack().use("stop", agentHook({ event: "Stop", model, modelId: "claude-haiku-x", prompt: "$ARGUMENTS", cwd: project(), timeoutMs: 5000 }));
+    expect((await stack.run("stop", stopReq, stop))._tag).toBe("Completed");
+    expect(model.requests.map((r) => r.model)).toEqual(["claude-haiku-x"]);
+  });
+
   it("cannot read outside its directory", async () => {
     const cwd = project();
     const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Read", input: { file_path: "../../../../etc/hostname" } }] }, '{"ok": true}'] });
