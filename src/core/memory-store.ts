@@ -58,9 +58,12 @@ export class MemoryStore implements StateStore {
 
   constructor(options: MemoryStoreOptions = {}) {
     const now = options.now ?? Date.now;
+    const sweep = options.sweepIntervalMs ?? 30_000;
+    // NaN or a negative interval would sweep the whole map on every write; Infinity never would.
+    if (typeof sweep !== "number" || !Number.isFinite(sweep) || sweep < 0) throw new RangeError(`MemoryStore: sweepIntervalMs must be a finite number of ms, 0 or more, got ${String(sweep)}`);
     this.#shared = {
       now,
-      sweepIntervalMs: options.sweepIntervalMs ?? 30_000,
+      sweepIntervalMs: sweep,
       values: new Map(),
       holds: new Map(),
       lastSweep: now(),

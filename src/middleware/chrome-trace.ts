@@ -200,18 +200,20 @@ export const chromeTraceRecorder = (options: ChromeTraceRecorderOptions = {}): C
   const name = nameOption("chrome-trace", options.name);
   const maxRuns = integerOption(name, "maxRuns", options.maxRuns ?? 100_000, 1);
   let runs: TimelineRun[] = [];
-  const toJSON = (): ChromeTrace => toChromeTrace(runs, options);
+  const latest = (): TimelineRun[] => (runs.length > maxRuns ? runs.slice(runs.length - maxRuns) : runs);
+  const toJSON = (): ChromeTrace => toChromeTrace(latest(), options);
   return {
     name,
     hooks: onEveryPoint(
       observer(name, (event) => {
         runs.push(timelineRun(event));
-        if (runs.length > maxRuns) runs = runs.slice(runs.length - maxRuns);
+        // Trimmed in batches: trimming on every run past the cap would copy the whole list each time.
+        if (runs.length >= 2 * maxRuns) runs = runs.slice(runs.length - maxRuns);
       }),
       options.points ?? allAgentPoints,
     ),
     get runs() {
-      return runs;
+      return latest();
     },
     toJSON,
     write: (path) => writeFile(path, JSON.stringify(toJSON())),

@@ -46,6 +46,11 @@ describe("MemoryStore on an injected clock", () => {
 });
 
 describe("MemoryStore", () => {
+  it("refuses a sweep interval that would sweep on every write or never", () => {
+    for (const bad of [Number.NaN, -1, Infinity]) expect(() => new MemoryStore({ sweepIntervalMs: bad })).toThrow(/MemoryStore: sweepIntervalMs must be a finite number of ms, 0 or more/);
+    expect(() => new MemoryStore({ sweepIntervalMs: 0 })).not.toThrow();
+  });
+
   it("keeps no timer or other handle alive", async () => {
     const before = process.getActiveResourcesInfo().length;
     const store = new MemoryStore({ sweepIntervalMs: 1 });

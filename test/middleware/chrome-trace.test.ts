@@ -123,6 +123,9 @@ describe("the Chrome trace export", () => {
     for (const id of ["a", "b", "c"]) await stack.run("toolCall", { id, name: "T", input: {} }, () => ({ content: "" }), { runId: id });
     await stack.flush();
     expect(timeline.runs.map((r) => r.runId)).toEqual(["b", "c"]);
+    for (const id of ["d", "e", "f"]) await stack.run("toolCall", { id, name: "T", input: {} }, () => ({ content: "" }), { runId: id });
+    await stack.flush();
+    expect(timeline.runs.map((r) => r.runId)).toEqual(["e", "f"]);
     expect(() => chromeTraceRecorder({ maxRuns: 0 })).toThrow(/maxRuns/);
   });
 });
