@@ -515,4 +515,142 @@ export const findings: readonly Finding[] = [
     repro: "an outer hook with an `after`, then around: (c, next) => { const p = next(); p.then(() => next()); return p }: the operation ran twice and no failure was reported (and a next() kept for a setTimeout turned the run into a Rejected); found in review of the pass-through change, which settles such a hook when it returns",
     items: ["A5", "A6"], tests: [t("test/core/around.test.ts", "so a next() called from its own callback on that promise never reruns the operation")],
   },
+  // Found in the fourth session, most by two audit helpers (adapters and middleware; stores, CLI and executors).
+  {
+    kind: "bug", status: "fixed", fixedIn: "6afb044", title: "A wrapped MCP client left one abort listener per call on a process-wide signal",
+    where: "{{src/core/signal.ts|export const neverAborted}} (shared by unguarded runs), src/adapters/mcp.ts (the SDK's request listens on the signal it is given)",
+    repro: "1 000 calls through wrapMcpClient with no caller signal: 1 000 abort listeners on the shared never-aborting signal, and a MaxListenersExceededWarning; any operation that listens on ctx.signal and never unhooks did the same. That signal now keeps no abort listener (it can never abort)",
+    items: ["C2"], tests: [
+      t("test/core/signal.test.ts", "never aborts, so it keeps no abort listener that an operation forgets to remove"),
+      t("test/adapters/mcp.test.ts", "leaves no abort listener behind on the run's signal"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "6ee85d4", title: "A session ignored the cancel of a lookalike (polyfill) prompt signal",
+    where: "src/agent/session.ts (the turn's signal was `AbortSignal.any([session, prompt])`)",
+    repro: "Node 20's AbortSignal.any accepts a signal that is not Node's own but never sees it abort later: session.prompt(\"hi\", { signal: polyfillSignal }) ran its 5 s model call to the end after the signal aborted at 20 ms",
+    items: ["C2"], tests: [t("test/agent/caller-input.test.ts", "ends the turn as aborted when the prompt's lookalike signal aborts while the model answers")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "843b762", title: "An approver was never told that its question timed out",
+    where: "{{src/middleware/approval.ts|const within}}",
+    repro: "approval({ timeoutMs: 50 }) denied after 50 ms, but the approver's signal (the run's) never aborted, so a terminal prompt or chat question stayed open and its late answer was silently dropped",
+    items: ["C1", "C2"], tests: [t("test/middleware/approval.test.ts", "aborts the approver's signal when the wait times out")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "4100566", title: "HTTP hooks on SessionEnd waited up to 600 s",
+    where: "src/executors/http.ts (its own default), now {{src/executors/external.ts|export const claudeDefaultSeconds}} for command and HTTP hooks",
+    repro: "httpHook({ event: \"SessionEnd\", url }) had a 600 s deadline where Claude Code gives SessionEnd hooks a 1.5 s budget (command hooks already had it): closing a session waited on a hanging endpoint for ten minutes",
+    items: ["C1"], tests: [t("test/executors/limits.test.ts", "follow Claude Code's: 1.5 s on SessionEnd")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "abb0f19", title: "`claude-hook` approved every approval asked outside PreToolUse, silently",
+    where: "src/cli/claude-hook.ts (its approval handler)",
+    repro: "a userPrompt or after-tool hook that asks ctx.approve and rejects on deny: through `agent-onion claude-hook` on UserPromptSubmit or PostToolUse it was approved (exit 0, no output), where in process with no handler it is denied; Claude Code asks a person only on PreToolUse",
+    items: ["K2", "B3"], tests: [t("test/cli/main.test.ts", "denies an approval asked on any other event, where Claude Code has no one to ask")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "8a95561", title: "A retry around the bridge's PreToolUse stand-in ran the guards three times",
+    where: "src/executors/bridge.ts (the stand-in failed with a marker error)",
+    repro: "retry({ point: \"toolCall\", attempts: 3 }) plus a counting before-guard, one PreToolUse event through the bridge: the guard ran 3 times and the answer took 606 ms of backoff; a kept hook's recover also ran on the marker. The stand-in now ends its run by aborting the run's own signal",
+    items: ["E9"], tests: [
+      t("test/executors/bridge.test.ts", "ends the run where the call reaches the tool, so a retry around it never runs the guards again"),
+      t("test/executors/bridge.test.ts", "never runs a kept hook's recover on the stand-in"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "f1ee8cc", title: "`explain` called hooks skipped that `claude-hook` runs",
+    where: "src/cli/explain.ts (it checked the event's main phase), {{src/executors/bridge.ts|export const bridgedPhases}}",
+    repro: "an around guard on toolCall and an after hook on userPrompt: explain listed both as \"skipped: no before phase\", while claude-hook denied rm -rf with the first and blocked the prompt with the second",
+    items: ["J2"], tests: [t("test/cli/main.test.ts", "lists a hook as running exactly when claude-hook runs it")],
+  },
+  {
+    kind: "gap", status: "fixed", fixedIn: "fa14031", title: "`try` and `explain` refused any settings file with a prompt or agent hook",
+    where: "{{src/executors/settings.ts|withoutModel}}",
+    repro: "a settings file with a PreToolUse command hook and a Stop prompt hook: `agent-onion explain` and `try` exited 1 (prompt hooks need a model), though the CLI has no way to give one; they now list the hook under \"not run\" with the reason",
+    items: ["J1"], tests: [
+      t("test/cli/main.test.ts", "decide with the other hooks and list the prompt hook as not run"),
+      t("test/executors/settings.test.ts", "lists a prompt or agent hook without a model as unused"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "7b085f5", title: "The README's `fromClaudeSettings([\"~/.claude/settings.json\", …])` threw",
+    where: "src/executors/settings-load.ts (readLayer read the literal `~`)",
+    repro: "fromClaudeSettings([\"~/.claude/settings.json\"]) threw SettingsError: cannot read the file: ENOENT, with the file present in the home directory",
+    items: ["J1"], tests: [t("test/executors/settings.test.ts", "reads ~/ in a path as the user's home")],
+  },
+  {
+    kind: "gap", status: "fixed", fixedIn: "4100566", title: "maxInputBytes, maxFileBytes and maxResults were not checked",
+    where: "src/executors/external.ts, src/executors/readonly-tools.ts",
+    repro: "maxInputBytes: NaN sent a 200 KB event with no cap and -1 refused every run; readOnlyTools({ maxResults: NaN }) returned nothing and maxFileBytes: -5 returned all but 5 bytes of a file. Read also read a whole file before cutting it, and would wait forever on a FIFO inside its root",
+    items: ["D8", "F4", "I5"], tests: [
+      t("test/executors/limits.test.ts", "refuses an HTTP hook's maxInputBytes of NaN"),
+      t("test/executors/agent-hook.test.ts", "refuses limits that would remove a cap or make every call empty"),
+      t("test/executors/agent-hook.test.ts", "refuses to read a FIFO, which could wait forever"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "c7c65d0", title: "An agent hook's `ok: false` with `impossible` let the stop go ahead",
+    where: "src/executors/agent-hook.ts (it used the prompt hook's verdict reading)",
+    repro: "a verifier answering {\"ok\": false, \"reason\": \"tests fail\", \"impossible\": true} on Stop: Completed, with a notice that the stop goes ahead; Claude Code's agent hooks have no `impossible`. The settings' `model` field was also dropped for agent hooks",
+    items: ["F1"], tests: [
+      t("test/executors/agent-hook.test.ts", "blocks on ok:false even when the verifier adds impossible"),
+      t("test/executors/agent-hook.test.ts", "asks for modelId when given"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "818b67f", title: "`redaction()` left secrets in an MCP result's structuredContent",
+    where: "src/middleware/redaction.ts (the tool-output hook redacted `content` only)",
+    repro: "a wrapped MCP tool answering structuredContent { email, token }: content was redacted, structuredContent came back raw, and a block strategy did not block it",
+    items: ["G6", "I6"], tests: [t("test/middleware/redaction.test.ts", "redacts every data field of a tool result")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "c3780a7", title: "A windowed budget stopped resetting after a call settled past its window",
+    where: "src/middleware/budget.ts, the stores' `settle` (it recreated an expired counter with no TTL)",
+    repro: "budget({ limit: 1000, windowMs: 86_400_000 }) and a call spanning the window's end: the counter came back without expiry, so the daily budget became a lifetime one (995 of 1000 used three days later). `settle` now takes the TTL `incr` takes",
+    items: ["H2"], tests: [
+      t("test/middleware/budget.test.ts", "keeps resetting when a call settles after its window ran out"),
+      t("test/stores/redis.test.ts", "settle applies its TTL only when it creates the counter"),
+      t("test/core/memory-store.test.ts", "settle applies its TTL only when it creates the counter"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "cfb2ece", title: "A rewritten AI SDK message could carry another message's file",
+    where: "{{src/adapters/ai-sdk/prompt.ts|Positions line up only}}",
+    repro: "one hook drops the first exchange, another redacts the last user message: the rewritten message was sent with the dropped message's image, and its own image was lost",
+    items: ["A9"], tests: [t("test/adapters/ai-sdk.test.ts", "never gives a rewritten message another message's file")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "a03a649", title: "A tool result with a BigInt or a cycle failed the turn",
+    where: "src/agent/loop.ts (toolMessage), src/middleware/truncate-output.ts: JSON.stringify; now {{src/agent/content-text.ts|export const contentText}}",
+    repro: "a tool returning { id: 12n } or an object that contains itself: the agent's turn failed (Do not know how to serialize a BigInt), and truncateOutput rejected the call however short it was",
+    items: ["I4"], tests: [
+      t("test/agent/content-text.test.ts", "does not fail the turn"),
+      t("test/middleware/truncate-output.test.ts", "measures content with a BigInt or a cycle as the model reads it"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "b8578c9", title: "The phone detector scanned crafted digit runs 60 to 100 times slower than text",
+    where: "{{src/middleware/detectors.ts|export const phone}}",
+    repro: "1 MB of \" +1(1234)\" and 20 digits took 2.5 s to scan (groups of 1 to 4 digits split thousands of ways); redaction() runs synchronously, so a tool's output could stall the event loop. Now 1.6 times plain text",
+    items: ["J3"], tests: [t("test/middleware/detectors.test.ts", "scan long runs of digits as fast as plain text")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "6a8537d", title: "A time limit of years failed every run",
+    where: "src/middleware/time-limit.ts (the start mark's TTL)",
+    repro: "timeLimit({ maxSeconds: Number.MAX_SAFE_INTEGER }) or guards({ maxExecutionTime: 1e13 }) was accepted, then every run was Rejected: ttlMs must be a positive safe integer",
+    items: ["C5"], tests: [t("test/middleware/guards.test.ts", "lets runs through rather than asking the store for a TTL past the safe integers")],
+  },
+  {
+    kind: "gap", status: "fixed", fixedIn: "df6e511", title: "MemoryStore took a sweep interval of NaN, a negative or Infinity",
+    where: "src/core/memory-store.ts (constructor)",
+    repro: "new MemoryStore({ sweepIntervalMs: NaN }) swept the whole map on every write; Infinity never removed expired keys that were not read again",
+    items: ["H5"], tests: [t("test/core/memory-store.test.ts", "refuses a sweep interval that would sweep on every write or never")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "13eb7b1", title: "BackgroundQueue counted a job that is not a function as completed",
+    where: "src/executors/queue.ts (push)",
+    repro: "queue.push(\"audit\", 5) returned a promise and later counted one completed job; it now throws a TypeError naming the label",
+    items: ["A12", "C4"], tests: [t("test/executors/queue.test.ts", "refuses a job that is not a function when it is pushed")],
+  },
 ];
