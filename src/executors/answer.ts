@@ -4,7 +4,7 @@
  * every exit path of Claude Code's protocol is decided here and nowhere else.
  */
 import { ExecutorError } from "./errors.ts";
-import type { ClaudeEvent } from "./events.ts";
+import { claudeEvents, type ClaudeEvent } from "./events.ts";
 import { parseJson } from "./json.ts";
 import type { ProcessResult } from "./process.ts";
 import { cleanText } from "./sanitize.ts";
@@ -91,6 +91,14 @@ export const commandAnswer = (
     return { ...(read.output ? { output: read.output } : {}), block: cleanText(lenient.decode(r.stderr)) || "exited with code 2" };
   }
   if (r.exitCode === 0) return readAnswerText(hook, event, stdout);
+  // StopFailure and Notification: Claude Code ignores the exit code, so a script that exits 1 has not failed.
+  if (claudeEvents[event]?.ignoresExitCode === true) {
+    try {
+      return readAnswerText(hook, event, stdout);
+    } catch {
+      return {};
+    }
+  }
   let read: Pick<HookAnswer, "output" | "text"> | undefined;
   try {
     read = readAnswerText(hook, event, stdout);

@@ -29,6 +29,8 @@ export interface EventSpec {
   readonly ignoresContinue: boolean;
   /** Claude Code ignores output and exit code entirely here. */
   readonly ignoresOutput: boolean;
+  /** Claude Code ignores the exit code here (and stderr): no exit code is a failure. */
+  readonly ignoresExitCode: boolean;
   /** A tool event: `if` conditions apply, `permission_mode` is sent. */
   readonly tool: boolean;
   readonly permissionMode: boolean;
@@ -39,7 +41,7 @@ const spec = (
   more: Partial<Omit<EventSpec, "event" | "point" | "phase" | "onBlock">> = {},
 ): EventSpec => ({
   event, point, phase, onBlock, matcher: "subject", stdoutIsContext: false, ignoresContinue: false,
-  ignoresOutput: false, tool: false, permissionMode: false, ...more,
+  ignoresOutput: false, ignoresExitCode: false, tool: false, permissionMode: false, ...more,
 });
 
 /**
@@ -59,9 +61,9 @@ export const claudeEvents: Readonly<Record<ClaudeEvent, EventSpec>> = Object.fre
   SubagentStop: spec("SubagentStop", "subagentStop", "before", "reject", { permissionMode: true }),
   PreCompact: spec("PreCompact", "compaction", "before", "reject", { ignoresContinue: true }),
   PostCompact: spec("PostCompact", "compaction", "after", "failure", { ignoresContinue: true }),
-  StopFailure: spec("StopFailure", "error", "before", "ignore", { matcher: "error-type", ignoresOutput: true, ignoresContinue: true }),
+  StopFailure: spec("StopFailure", "error", "before", "ignore", { matcher: "error-type", ignoresOutput: true, ignoresExitCode: true, ignoresContinue: true }),
   SessionEnd: spec("SessionEnd", "sessionEnd", "before", "failure", { ignoresContinue: true }),
-  Notification: spec("Notification", "notification", "before", "ignore", { ignoresContinue: true }),
+  Notification: spec("Notification", "notification", "before", "ignore", { ignoresExitCode: true, ignoresContinue: true }),
 });
 
 /**

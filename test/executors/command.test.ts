@@ -58,6 +58,15 @@ describe("commandHook exit codes", () => {
     expect(stack.stats.failOpen).toBe(1);
   });
 
+  it("does not count exit 1 as a failure on Notification and StopFailure, where Claude Code ignores the exit code", async () => {
+    const stack = agentStack()
+      .use("notification", commandHook({ event: "Notification", timeoutMs: 5000, ...node("respond.mjs", "1", "", "boom") }))
+      .use("error", commandHook({ event: "StopFailure", timeoutMs: 5000, ...node("respond.mjs", "3", "", "boom") }));
+    expect((await stack.run("notification", { type: "info", message: "hi" }, () => undefined))._tag).toBe("Completed");
+    await stack.run("error", { where: "model", error: new Error("rate limited"), attempt: 1 } as never, () => ({ action: "fail" }) as never);
+    expect(stack.stats.hookFailures).toBe(0);
+  });
+
   it("honours valid JSON on another exit code, as Claude Code does", async () => {
     const { outcome } = await runTool(pre({ event: "PreToolUse", ...node("respond.mjs", "1", deny("json decides")) }));
     expect(outcome).toMatchObject({ _tag: "Rejected", reason: "json decides" });
