@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Continue, Outcome, Replace, Transform } from "../../src/index.ts";
 import {
-  ModelStreamError, chunkHook, createAgent, createAgentStack, createScriptedModel, streamThroughStack, streamStarter, toReadableStream, fromReadableStream, wrapModel,
+  ModelStreamError, chunkHook, createAgent, createAgentStack, createScriptedModel, outputGate, streamThroughStack, streamStarter, toReadableStream, fromReadableStream, wrapModel,
   type ModelResponse, type StreamPart,
 } from "../../src/agent/index.ts";
 import { bashTool } from "./helpers.ts";
@@ -206,5 +206,94 @@ describe("the agent streaming, aborted", () => {
     expect(turn.status).toBe("aborted");
     expect(responses).toHaveLength(1);
     expect(responses[0]).toMatchObject({ aborted: true, usageEstimated: true });
+  });
+});
+
+/** A provider stream that counts to `n` slowly and says whether it was closed and its signal aborted. */
+const countingProvider = (n = 1000, delayMs = 2) => {
+  const state = { closed: false, aborted: false };
+  const start = async function* (_req: unknown, { signal }: { signal: AbortSignal }) {
+    signal.addEventListener("abort", () => (state.aborted = true));
+    try {
+      for (let i = 0; i < n; i++) {
+        yield { type: "text-delta" as const, text: `${i} ` };
+        await new Promise((r) => setTimeout(r, delayMs));
+      }
+    } finally {
+      state.closed = true;
+    }
+  };
+  return { state, start };
+};
+
+describe("a stream that ends early or badly", () => {
+  it("ends with an error part and a Failed outcome, never hanging, when a hook answers a malformed response", async () => {
+    const stack = createAgentStack().use("modelCall", { name: "bad-after", after: (res) => Transform({ ...res, toolCalls: undefined } as never) });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown) => unhandled.push(e);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const call = wrapModel(stack, createScriptedModel({ turns: ["hello"] })).streamWithOutcome(request());
+      const parts = await collect(call.parts);
+      const { outcome } = await call.done;
+      expect(parts.at(-1)?.type).toBe("error");
+      expect(outcome._tag).toBe("Failed");
+      expect(String((outcome as { error: Error }).error.message)).toMatch(/the modelCall response is not a response/);
+      await new Promise((r) => setTimeout(r, 10));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
+  it("closes the provider's stream when it sends an error part, and when a chunk transform throws", async () => {
+    const erring = { closed: false };
+    const withError = async function* () {
+      try {
+        yield { type: "text-delta" as const, text: "a" };
+        yield { type: "error" as const, error: new Error("upstream 500") };
+        yield { type: "text-delta" as const, text: "never read" };
+      } finally {
+        erring.closed = true;
+      }
+    };
+    expect((await streamThroughStack(createAgentStack(), request(), withError).outcome)._tag).toBe("Failed");
+    expect(erring.closed).toBe(true);
+
+    const { state, start } = countingProvider(50, 1);
+    const throwing = createAgentStack().use("modelCall", chunkHook({ name: "boom", chunk: () => { throw new Error("transform broke"); } }));
+    expect((await streamThroughStack(throwing, request(), start).outcome)._tag).toBe("Failed");
+    expect(state).toEqual({ closed: true, aborted: true });
+  });
+
+  it("treats a provider whose return() answers synchronously like any other when the consumer stops reading", async () => {
+    let i = 0;
+    const iterator = { next: async () => ({ done: false, value: { type: "text-delta" as const, text: `${i++};` } }), return: () => ({ done: true as const, value: undefined }) };
+    const call = streamThroughStack(createAgentStack(), request(), () => ({ [Symbol.asyncIterator]: () => iterator }) as unknown as AsyncIterable<StreamPart>);
+    for await (const part of call.parts) if (part.type === "text-delta" && part.text === "2;") break;
+    const { outcome } = await call.done;
+    expect(outcome).toMatchObject({ _tag: "Completed", value: { aborted: true } });
+  });
+});
+
+describe("an output gate on a stream", () => {
+  it("stops waiting for a check that hangs when the caller aborts, and closes the provider", async () => {
+    const { state, start } = countingProvider();
+    const stack = createAgentStack().use("modelCall", outputGate({ name: "slow-moderation", holdBack: { window: 4 }, check: (_t, info) => (info.released.length > 10 ? new Promise(() => {}) : undefined) }));
+    const controller = new AbortController();
+    const call = streamThroughStack(stack, request(), start, { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error("user cancelled")), 50);
+    await collect(call.parts);
+    const { outcome } = await call.done;
+    expect(outcome).toMatchObject({ _tag: "Completed", value: { aborted: true } });
+    expect(state).toEqual({ closed: true, aborted: true });
+  });
+
+  it("applies the gate's timeoutMs to its check and blocks, as on generate, where it fails closed", async () => {
+    const gate = outputGate({ name: "moderation", timeoutMs: 30, check: (_t, info) => new Promise((r) => info.signal.addEventListener("abort", () => r(undefined))) });
+    const streamed = await streamThroughStack(createAgentStack().use("modelCall", gate), request(), streamStarter(createScriptedModel({ turns: ["hello"] }))).outcome;
+    expect(streamed).toMatchObject({ _tag: "Completed", value: { finishReason: "content-filter", text: "[output blocked by moderation: check timed out after 30 ms]" } });
+    const generated = wrapModel(createAgentStack().use("modelCall", gate), createScriptedModel({ turns: ["hello"] })).generate(request());
+    await expect(generated).rejects.toThrow(/hook "moderation" failed in after on modelCall: timed out/);
   });
 });

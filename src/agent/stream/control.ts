@@ -49,6 +49,11 @@ export interface OutputCheckInfo {
   readonly final: boolean;
   /** Text already released to the consumer (always empty for `generate` and for `"all"`). */
   readonly released: string;
+  /**
+   * Aborted when the answer is no longer wanted (the caller aborts, the consumer stops reading, a
+   * deadline passes); a check still running then is not waited for.
+   */
+  readonly signal: AbortSignal;
 }
 
 /** What an output check answers: pass, rewrite the held text (redaction), or block the answer. */
@@ -66,6 +71,8 @@ export interface RegisteredCheck {
   readonly check: OutputCheck;
   readonly holdBack: HoldBack;
   readonly replacement: (reason: string) => string;
+  /** The gate's `timeoutMs`: on a stream its check runs inside the call, so the pump applies it. */
+  readonly timeoutMs?: number | undefined;
 }
 
 /**

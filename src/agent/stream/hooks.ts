@@ -34,6 +34,8 @@ export interface OutputGateSpec extends Omit<HookFields, "after"> {
 
 /**
  * A hook that checks model output on `generate` and on streams alike, and blocks or rewrites it.
+ * Its `failMode` defaults to `"closed"`, unlike other hooks on `modelCall`: a gate whose check
+ * cannot answer (it throws, or passes the gate's `timeoutMs`) blocks the answer on both paths.
  *
  * @example
  * stack.use("modelCall", outputGate({
@@ -49,8 +51,9 @@ export const outputGate = (spec: OutputGateSpec): ModelHook => {
   if (typeof check !== "function") throw new TypeError(`outputGate "${spec.name}": check must be a function`);
   return {
     ...rest,
+    failMode: spec.failMode ?? "closed",
     before: (request: DeepReadonly<ModelRequest>, ctx: HookContext<ModelRequest>) => {
-      if (!inShadow(ctx)) streamControl(ctx)?.gate({ name: spec.name, check, holdBack, replacement });
+      if (!inShadow(ctx)) streamControl(ctx)?.gate({ name: spec.name, check, holdBack, replacement, timeoutMs: spec.timeoutMs });
       return before?.(request, ctx);
     },
     after: async (response: DeepReadonly<ModelResponse>, _request: DeepReadonly<ModelRequest>, ctx: HookContext<ModelRequest>) => {
@@ -58,7 +61,7 @@ export const outputGate = (spec: OutputGateSpec): ModelHook => {
       if (streamControl(ctx)?.approved.get(spec.name) === response.text) return Continue;
       let verdict: unknown;
       try {
-        verdict = await check(response.text, { final: true, released: "" });
+        verdict = await check(response.text, { final: true, released: "", signal: ctx.signal });
       } catch (error) {
         verdict = { _tag: "Reject", reason: `check failed: ${error instanceof Error ? error.message : String(error)}` };
       }

@@ -38,12 +38,20 @@ export const applyTransforms = (transforms: readonly (readonly [string, PartTran
  * @example
  * const r = await nextOrAbort(iterator, signal)
  */
-export const nextOrAbort = <T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T>> => {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
+export const nextOrAbort = <T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T>> =>
+  signal.aborted ? Promise.reject(signal.reason) : untilAbort(iterator.next(), signal);
+
+/**
+ * `work`, or the signal's abort (rejecting with its reason) if that comes first; the listener is
+ * removed either way, and a late rejection of `work` is not left unhandled.
+ *
+ * @example
+ * const verdict = await untilAbort(check(text, info), signal)
+ */
+export const untilAbort = <T>(work: PromiseLike<T>, signal: AbortSignal): Promise<T> =>
+  new Promise((resolve, reject) => {
     const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    iterator.next().then(
+    work.then(
       (r) => {
         signal.removeEventListener("abort", onAbort);
         resolve(r);
@@ -53,7 +61,24 @@ export const nextOrAbort = <T>(iterator: AsyncIterator<T>, signal: AbortSignal):
         reject(e);
       },
     );
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
   });
+
+/**
+ * End an iterator we stop reading, letting the provider release its resources; whatever its
+ * `return` does (throw, answer synchronously, reject later) is not ours.
+ *
+ * @example
+ * closeQuietly(iterator)
+ */
+export const closeQuietly = (iterator: AsyncIterator<unknown> | undefined): void => {
+  try {
+    const closing = iterator?.return?.();
+    if (isThenable(closing)) closing.then(undefined, () => undefined);
+  } catch {
+    // a provider whose return() throws has nothing more to release
+  }
 };
 
 /**

@@ -5,13 +5,14 @@
  * consumer. It resolves to the assembled response that `after` hooks will see.
  */
 import { describe } from "../../core/errors.ts";
+import { withDeadline } from "../../core/signal.ts";
 import type { DeepReadonly } from "../../core/readonly.ts";
 import type { StreamPart } from "../model.ts";
 import { estimateMessageTokens, estimateTokens } from "../tokens.ts";
 import type { ModelRequest, ModelResponse, ToolCall, Usage } from "../types.ts";
 import type { CheckAction, HoldBack, RegisteredCheck, StreamControl } from "./control.ts";
 import { ModelStreamError, StreamHookError } from "./errors.ts";
-import { applyTransforms, isThenable, nextOrAbort } from "./parts.ts";
+import { applyTransforms, closeQuietly, isThenable, nextOrAbort, untilAbort } from "./parts.ts";
 
 /** Starts the provider's stream (the AI SDK's `doStream`, a model's `stream`). */
 export type StartStream = (
@@ -75,12 +76,19 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
   const runChecks = async (final: boolean): Promise<void> => {
     for (const c of checks) {
       let verdict: CheckAction | unknown;
+      // The gate's own timeoutMs bounds its check here, inside the call, as it bounds its `after` on generate.
+      const deadline = c.timeoutMs === undefined ? undefined : withDeadline(link.signal, c.timeoutMs);
+      const signal = deadline?.controller.signal ?? link.signal;
       try {
-        verdict = c.check(pending, { final, released: released() });
-        if (isThenable(verdict)) verdict = await verdict;
+        verdict = c.check(pending, { final, released: released(), signal });
+        // A check still running when the stream is cut is not waited for (R7).
+        if (isThenable(verdict)) verdict = await untilAbort(verdict, signal);
       } catch (error) {
-        // An output check that fails blocks: a guard that cannot answer must not let text through.
-        verdict = { _tag: "Reject", reason: `check failed: ${describe(error)}` };
+        if (link.signal.aborted) throw error;
+        // An output check that fails or times out blocks: a guard that cannot answer must not let text through.
+        verdict = { _tag: "Reject", reason: signal.aborted ? `check timed out after ${c.timeoutMs} ms` : `check failed: ${describe(error)}` };
+      } finally {
+        deadline?.dispose();
       }
       const tag = (verdict as { _tag?: unknown } | undefined)?._tag;
       if (verdict === undefined || tag === "Continue") continue;
@@ -139,12 +147,16 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
   o.cut.addEventListener("abort", stop, { once: true });
   o.signal.addEventListener("abort", stop, { once: true });
   let iterator: AsyncIterator<StreamPart> | undefined;
+  let exhausted = false;
   try {
     const iterable = await o.start(o.request, { signal: link.signal });
     iterator = iterable[Symbol.asyncIterator]();
     for (;;) {
       const r = await nextOrAbort(iterator, link.signal);
-      if (r.done) break;
+      if (r.done) {
+        exhausted = true;
+        break;
+      }
       ttfc ??= performance.now() - started;
       if (r.value.type === "text-delta") upstreamText += r.value.text;
       for (const part of applyTransforms(transforms, r.value)) {
@@ -164,10 +176,11 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
   } finally {
     o.cut.removeEventListener("abort", stop);
     o.signal.removeEventListener("abort", stop);
-    if (blocked !== undefined || aborted) {
-      if (!link.signal.aborted) link.abort(new Error("stream blocked by an output check"));
-      // Let the provider release its resources; its own errors on the way out are not ours.
-      void iterator?.return?.()?.then(undefined, () => undefined);
+    // Whenever we stop before the provider's end (a block, an abort, an error part, a throwing
+    // transform), its stream is ended too: nothing of it outlives the run (R7).
+    if (!exhausted) {
+      if (!link.signal.aborted) link.abort(new Error(blocked !== undefined ? "stream blocked by an output check" : "stream ended early"));
+      closeQuietly(iterator);
     }
   }
 

@@ -13,7 +13,8 @@
  */
 export class PartQueue<T> implements AsyncIterable<T> {
   private readonly items: T[] = [];
-  private waiter: { resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void } | undefined;
+  /** Pending `next()` calls, answered in the order they were made (as an async generator does). */
+  private readonly waiters: { resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void }[] = [];
   private ended = false;
   private failure: { readonly error: unknown } | undefined;
   private taken = false;
@@ -25,11 +26,9 @@ export class PartQueue<T> implements AsyncIterable<T> {
   /** Hand a part to the consumer (dropped after the end or a cancel). */
   push(item: T): void {
     if (this.ended || this.cancelled) return;
-    const waiter = this.waiter;
-    if (waiter !== undefined) {
-      this.waiter = undefined;
-      waiter.resolve({ value: item, done: false });
-    } else this.items.push(item);
+    const waiter = this.waiters.shift();
+    if (waiter !== undefined) waiter.resolve({ value: item, done: false });
+    else this.items.push(item);
   }
 
   /** No more parts. */
@@ -47,12 +46,15 @@ export class PartQueue<T> implements AsyncIterable<T> {
     this.wake();
   }
 
+  /** The end reached the waiting readers: the first sees a failure, every other one the end. */
   private wake(): void {
-    const waiter = this.waiter;
-    if (waiter === undefined || this.items.length > 0) return;
-    this.waiter = undefined;
-    if (this.failure !== undefined) waiter.reject(this.failure.error);
-    else waiter.resolve({ value: undefined, done: true });
+    if (this.items.length > 0) return;
+    for (const waiter of this.waiters.splice(0)) {
+      const failure = this.cancelled ? undefined : this.failure;
+      this.failure = undefined;
+      if (failure !== undefined) waiter.reject(failure.error);
+      else waiter.resolve({ value: undefined, done: true });
+    }
   }
 
   [Symbol.asyncIterator](): AsyncIterator<T> {
@@ -69,12 +71,13 @@ export class PartQueue<T> implements AsyncIterable<T> {
           }
           return Promise.resolve({ value: undefined, done: true });
         }
-        return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
+        return new Promise((resolve, reject) => void this.waiters.push({ resolve, reject }));
       },
       return: () => {
         if (!this.ended && !this.cancelled) {
           this.cancelled = true;
           this.items.length = 0;
+          this.wake(); // a next() still waiting ends too
           this.onCancel(new Error("stream consumer stopped reading"));
         }
         return Promise.resolve({ value: undefined, done: true });

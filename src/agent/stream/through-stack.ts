@@ -16,6 +16,7 @@
  *    runs on the partial response (`aborted: true`, usage as reported or estimated).
  */
 import type { RunOptions } from "../../core/context.ts";
+import { describe } from "../../core/errors.ts";
 import { Outcome, OutcomeRejectedError } from "../../core/outcome.ts";
 import type { DeepReadonly } from "../../core/readonly.ts";
 import { isAbortSignal, linkSignal, notASignal } from "../../core/signal.ts";
@@ -118,6 +119,18 @@ export const failedStream = (error: unknown): StackStream => {
   return { parts: queue, done: Promise.resolve(result), outcome: Promise.resolve(result.outcome), cancel: () => {} };
 };
 
+/**
+ * A Failed outcome when a Completed one carries something that is not a response (an `after`
+ * hook's `Transform` without `toolCalls`, or with a `text` that is not a string): a hook's
+ * failure (R2), not a stream that cannot finish.
+ */
+const malformed = (outcome: Outcome<ModelResponse>): Outcome<ModelResponse> | undefined => {
+  if (outcome._tag !== "Completed") return undefined;
+  const r = outcome.value as Partial<ModelResponse> | null | undefined;
+  if (typeof r === "object" && r !== null && typeof r.text === "string" && Array.isArray(r.toolCalls)) return undefined;
+  return Outcome.failed(new TypeError(`the modelCall response is not a response (text must be a string and toolCalls an array), got ${describe(r)}`));
+};
+
 const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStream, read: Read): StackStream => {
   const { holdBack, signal: caller, metadata, runOptions } = read;
   const control = new StreamControl();
@@ -150,6 +163,18 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
   const finish = (outcome: Outcome<ModelResponse>): StreamResult => {
     pre.dispose();
     caller?.removeEventListener("abort", onCallerAbort);
+    try {
+      return settle(malformed(outcome) ?? outcome);
+    } catch (error) {
+      // Never leave the reader waiting or `done` rejected, whatever a hook made of the response.
+      const failed = Outcome.failed(error);
+      queue.push({ type: "error", error });
+      queue.close();
+      return { outcome: failed, emittedText: out.emitted, diverged: false, holdBack: mode };
+    }
+  };
+
+  const settle = (outcome: Outcome<ModelResponse>): StreamResult => {
     let diverged = false;
     if (outcome._tag === "Completed") {
       const response = outcome.value;
