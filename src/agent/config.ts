@@ -51,6 +51,13 @@ export const resolveConfig = (options: AgentOptions): AgentConfig => {
     names.add(t.name);
   }
   for (const t of tools) if (typeof t.execute !== "function") throw new TypeError(`createAgent: tool "${t.name}" has no execute function`);
+  // A sub-agent's own settings are checked here too, not when the model first calls it.
+  for (const s of subagents) {
+    if (s.maxSteps !== undefined) positiveInt(`subagent "${s.name}": maxSteps`, s.maxSteps, 1);
+    for (const t of s.tools ?? []) if (typeof t?.execute !== "function") throw new TypeError(`createAgent: tool "${String(t?.name)}" of subagent "${s.name}" has no execute function`);
+    if (s.model !== undefined && (typeof s.model?.generate !== "function" || typeof s.model.id !== "string"))
+      throw new TypeError(`createAgent: subagent "${s.name}": model must be a LanguageModel ({ id, generate, stream? })`);
+  }
   if (options.contextBudget !== undefined) positiveInt("contextBudget", options.contextBudget, 0);
   const stream = options.stream === undefined || options.stream === false ? undefined : options.stream === true ? "none" : (options.stream.holdBack ?? "none");
   const holdBack = holdBackProblem(stream);

@@ -83,6 +83,13 @@ describe("wrapTool(...).call with a bad call or options", () => {
 describe("settings refused where they are made, not by every later call", () => {
   const model = createScriptedModel({ turns: ["ok"], whenDone: "ok" });
 
+  it("createAgent refuses a sub-agent's maxSteps of NaN or -1, and a sub-agent tool without execute", () => {
+    const stack = createAgentStack();
+    expect(() => createAgent({ model, stack, subagents: [{ name: "helper", maxSteps: Number.NaN }] })).toThrow(/createAgent: subagent "helper": maxSteps must be an integer of at least 1, got NaN/);
+    expect(() => createAgent({ model, stack, subagents: [{ name: "helper", maxSteps: -1 }] })).toThrow(/maxSteps must be an integer of at least 1, got -1/);
+    expect(() => createAgent({ model, stack, subagents: [{ name: "helper", tools: [{ name: "Read" } as never] }] })).toThrow(/tool "Read" of subagent "helper" has no execute function/);
+  });
+
   it("createAgent refuses an unknown stream hold-back", () => {
     expect(() => createAgent({ model, stack: createAgentStack(), stream: { holdBack: "bogus" as never } })).toThrow(/createAgent: stream\.holdBack must be/);
     expect(() => createAgent({ model, stack: createAgentStack(), stream: { holdBack: { window: -1 } } })).toThrow(TypeError);
