@@ -114,14 +114,19 @@ class Session implements AgentSession {
   }
 
   private async turnWith(text: string, options: PromptOptions, signal: AbortSignal | undefined): Promise<TurnResult> {
+    // Context this turn's hooks add and no model request took is dropped if the turn goes no further.
+    const mark = this.pending.mark();
+    const result = await this.turnBody(text, options, signal);
+    if (result.status !== "completed") this.pending.dropSince(mark);
+    return result;
+  }
+
+  private async turnBody(text: string, options: PromptOptions, signal: AbortSignal | undefined): Promise<TurnResult> {
     const runId = `${this.id}#${++this.turns}`;
     const run: RunOptions = { ...this.base, signal, runId, metadata: { ...this.base.metadata, ...options.metadata } };
     const empty = { runId, text: "", steps: 0, usage: noUsage };
     const accepted = await this.config.stack.run("userPrompt", { text }, (p) => p as UserPrompt, run);
-    if (accepted._tag === "Rejected") {
-      this.pending.drain();
-      return { ...empty, status: "rejected", reason: accepted.reason, by: accepted.by };
-    }
+    if (accepted._tag === "Rejected") return { ...empty, status: "rejected", reason: accepted.reason, by: accepted.by };
     if (accepted._tag === "Failed") return { ...empty, status: signal?.aborted ? "aborted" : "failed", error: accepted.error };
     const prompt = accepted.value.text;
     const env = rootEnv(this.config, run, this.pending, signal, options.onPart ?? this.config.options.onPart);

@@ -27,6 +27,28 @@ describe("sessions, prompts and hook-added context", () => {
     expect(session.messages).toEqual([]);
   });
 
+  it("keeps sessionStart context for the first model request when an earlier prompt was rejected", async () => {
+    const stack = createAgentStack()
+      .use("sessionStart", { name: "rules", before: (_s, ctx) => void ctx.addContext("Project rules: be brief.") })
+      .use("userPrompt", { name: "no-push", before: (p) => (p.text.includes("push") ? Reject("no pushing") : undefined) });
+    const model = createScriptedModel({ turns: ["ok"] });
+    const session = await createAgent({ model, stack }).session();
+    expect((await session.prompt("push my branch")).status).toBe("rejected");
+    await session.prompt("hello");
+    expect(lines(model.requests[0]!.messages)).toEqual(["user: hello", "system: Project rules: be brief."]);
+  });
+
+  it("drops the context of a prompt whose run was rejected, so it never reaches the next prompt", async () => {
+    const stack = createAgentStack()
+      .use("userPrompt", { name: "echo", before: (p, ctx) => void ctx.addContext(`context for: ${p.text}`) })
+      .use("run", { name: "no-secrets", before: (input) => (input.prompt.includes("secret") ? Reject("not that") : undefined) });
+    const model = createScriptedModel({ turns: ["ok"] });
+    const session = await createAgent({ model, stack }).session();
+    expect((await session.prompt("tell me the secret")).status).toBe("rejected");
+    await session.prompt("hello");
+    expect(lines(model.requests[0]!.messages)).toEqual(["user: hello", "system: context for: hello"]);
+  });
+
   it("refuses to open a session when a sessionStart hook rejects", async () => {
     const stack = createAgentStack().use("sessionStart", { name: "office-hours", match: "resume", before: () => Reject("resuming is disabled") });
     const agent = createAgent({ model: createScriptedModel({ turns: [] }), stack });
