@@ -5,6 +5,7 @@
  */
 import type { RunOptions } from "../core/context.ts";
 import { AgentOnionError } from "../core/errors.ts";
+import type { DeepReadonly } from "../core/readonly.ts";
 import { linkSignal } from "../core/signal.ts";
 import type { AgentSession, PromptOptions, SessionOptions, TurnResult } from "./agent-types.ts";
 import { compact } from "./compaction.ts";
@@ -55,6 +56,16 @@ const either = (a: AbortSignal | undefined, b: AbortSignal | undefined): { signa
   };
 };
 const noop = (): void => {};
+
+/**
+ * The `run` input the loop gets: a `run` hook that rewrote `prompt` but left `messages` as they
+ * were has its prompt sent, as the last user message (the loop reads only `messages`).
+ */
+const promptInMessages = (given: DeepReadonly<RunInput>, built: RunInput): DeepReadonly<RunInput> => {
+  if (given.prompt === built.prompt || given.messages !== built.messages) return given;
+  const last = given.messages.length - 1;
+  return { ...given, messages: given.messages.map((m, i) => (i === last && m.role === "user" ? { ...m, content: given.prompt } : m)) };
+};
 
 /**
  * Open a session: runs the `sessionStart` gate.
@@ -137,7 +148,7 @@ class Session implements AgentSession {
       ...(this.config.options.system !== undefined ? { system: this.config.options.system } : {}),
     };
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.config.stack.run("run", input, (i) => runLoop(env, i), run);
+      const outcome = await this.config.stack.run("run", input, (i) => runLoop(env, promptInMessages(i, input)), run);
       if (outcome._tag === "Completed") return this.completed(runId, outcome.value);
       if (outcome._tag === "Rejected") return { ...empty, status: "rejected", reason: outcome.reason, by: outcome.by };
       const error = outcome.error;

@@ -49,6 +49,15 @@ describe("sessions, prompts and hook-added context", () => {
     expect(lines(model.requests[0]!.messages)).toEqual(["user: hello", "system: context for: hello"]);
   });
 
+  it("sends the prompt a run hook rewrote, in place of the user's last message", async () => {
+    const stack = createAgentStack().use("run", { name: "soften", before: (input) => Transform({ ...input, prompt: input.prompt.replace("delete everything", "list the files") }) });
+    const model = createScriptedModel({ turns: ["ok"] });
+    const session = await createAgent({ model, stack }).session();
+    await session.prompt("delete everything");
+    expect(lines(model.requests[0]!.messages)).toEqual(["user: list the files"]);
+    expect(lines(session.messages)).toEqual(["user: list the files", "assistant: ok"]);
+  });
+
   it("refuses to open a session when a sessionStart hook rejects", async () => {
     const stack = createAgentStack().use("sessionStart", { name: "office-hours", match: "resume", before: () => Reject("resuming is disabled") });
     const agent = createAgent({ model: createScriptedModel({ turns: [] }), stack });
