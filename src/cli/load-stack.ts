@@ -29,7 +29,11 @@ export const loadStack = async (file: string, cwd: string, exportName: string, f
   try {
     mod = (await import(url)) as Record<string, unknown>;
   } catch (error) {
-    throw new Error(`cannot load ${file}: ${(error as Error).message}`, { cause: error });
+    // Node cannot import TypeScript by itself: say what makes it work.
+    const hint = (error as { code?: unknown })?.code === "ERR_UNKNOWN_FILE_EXTENSION" && /\.[cm]?tsx?$/.test(file)
+      ? " (to load a TypeScript module, install tsx beside agent-onion: npm i -D tsx; or compile it to .js)"
+      : "";
+    throw new Error(`cannot load ${file}: ${(error as Error).message}${hint}`, { cause: error });
   }
   const exported = mod[exportName] ?? (exportName === "default" ? mod.stack : undefined);
   if (exported === undefined) throw new Error(`${file} has no export "${exportName}" (export default a stack, or a function returning one)`);
