@@ -114,7 +114,7 @@ export const commandAnswer = (
  * object is read like stdout, anything else (plain text, non-2xx, redirects) is an error.
  *
  * @example
- * httpAnswer("audit", "PostToolUse", 204, "") // {}
+ * httpAnswer("audit", "PostToolUse", 204, Buffer.alloc(0)) // {}
  */
 export const httpAnswer = (hook: string, event: ClaudeEvent, status: number, body: Buffer): HookAnswer => {
   if (status >= 300 && status < 400) throw new ExecutorError("http-status", `answered ${status}; redirects are never followed`);

@@ -143,6 +143,15 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
   for (const e of loaded.untrusted)
     unused.push({ event: e.event, type: e.handler.type, source: e.source, reason: `${e.file} is a project's settings and is not trusted; review it, then pass trustProjectSettings: true` });
   const warnings: { source: string; message: string }[] = [];
+  // Hooks a project brought along are not run until trusted (D11); a guard that silently does not
+  // run is worse than a loud one, so say so once per file.
+  const untrustedFiles = new Map<string, number>();
+  for (const e of loaded.untrusted) untrustedFiles.set(e.file, (untrustedFiles.get(e.file) ?? 0) + 1);
+  for (const [file, count] of untrustedFiles) {
+    const message = `${count} hook${count === 1 ? "" : "s"} of this project's settings will not run until it is trusted; review it, then pass trustProjectSettings: true`;
+    warnings.push({ source: file, message });
+    process.emitWarning(`${file}: ${message}`, "AgentOnionSettingsWarning");
+  }
   if (loaded.disabled) return { stack, hooks, unused, duplicates: loaded.duplicates, warnings, disabled: true };
   const names = new Map<string, Set<string>>();
   const cwd = options.cwd ?? process.cwd();

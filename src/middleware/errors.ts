@@ -45,10 +45,11 @@ export type GuardKind = "steps" | "tokens" | "time" | "finish-reason";
 /**
  * A guard stopped the agent before its next step (seed 000's stop signals: StepsLimitReached,
  * TokenLimitReached, TimeLimitReached, a finish reason). It is the `Failed` outcome of that
- * `step`, so the reference loop ends the run with it; `kind` says which limit was reached.
+ * `step`; the reference loop ends the run cleanly with it (the turn completes), and `kind` says
+ * which limit was reached.
  *
  * @example
- * turn.status === "failed" && turn.error instanceof GuardStopError && turn.error.kind // "steps"
+ * turn.status === "completed" && turn.finishReason === "stopped-by-guard" && turn.result?.stoppedBy?.kind // "steps"
  */
 export class GuardStopError extends LimitExceededError {
   override name = "GuardStopError";

@@ -30,7 +30,7 @@ export class RedactionBlockedError extends AgentOnionError {
   constructor(
     /** The hook that refused. */
     readonly hook: string,
-    /** Where: `user prompt`, `tool input`, `tool output` or `model output`. */
+    /** Where: `model output` (blocked prompts and tool data are `Rejected` outcomes on their gates, not this error). */
     readonly where: string,
     readonly kinds: readonly string[],
   ) {

@@ -36,3 +36,17 @@ describe("public API documentation", () => {
     expect(missing).toEqual([]);
   });
 });
+
+describe("package.json exports", () => {
+  it("points every entry at what the build makes from an existing source file, types beside code", async () => {
+    const { readFileSync, existsSync } = await import("node:fs");
+    const root = fileURLToPath(new URL("../../", import.meta.url));
+    const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as { exports: Record<string, { types: string; import: string }> };
+    expect(Object.keys(pkg.exports)).toEqual([".", "./core"]);
+    for (const entry of Object.values(pkg.exports)) {
+      expect(entry.import).toMatch(/^\.\/dist\/.*\.js$/);
+      expect(entry.types).toBe(entry.import.replace(/\.js$/, ".d.ts"));
+      expect(existsSync(`${root}${entry.import.replace(/^\.\/dist\//, "src/").replace(/\.js$/, ".ts")}`)).toBe(true);
+    }
+  });
+});

@@ -209,6 +209,9 @@ describe("fromClaudeSettings: trust and allowlists", () => {
     expect(untrusted.unused).toEqual([expect.objectContaining({ event: "SessionStart", reason: expect.stringMatching(/is a project's settings and is not trusted/) })]);
     const trusted = fromClaudeSettings(files, { home, cwd: repo, trustProjectSettings: true });
     expect(trusted.hooks.map((h) => h.event).sort()).toEqual(["SessionStart", "Stop"]);
+    // Not silently: the untrusted file is named in a warning, once.
+    expect(untrusted.warnings).toEqual([{ source: join(repo, ".claude", "settings.json"), message: "1 hook of this project's settings will not run until it is trusted; review it, then pass trustProjectSettings: true" }]);
+    expect(trusted.warnings).toEqual([]);
   });
 
   it("reads ~/ in a path as the user's home, as the README's example writes it", () => {
