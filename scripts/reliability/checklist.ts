@@ -653,4 +653,60 @@ export const findings: readonly Finding[] = [
     repro: "queue.push(\"audit\", 5) returned a promise and later counted one completed job; it now throws a TypeError naming the label",
     items: ["A12", "C4"], tests: [t("test/executors/queue.test.ts", "refuses a job that is not a function when it is pushed")],
   },
+  {
+    kind: "bug", status: "fixed", fixedIn: "10fee69", title: "A malformed response from a hook made a stream hang and raised an unhandled rejection",
+    where: "{{src/agent/stream/through-stack.ts|const malformed}}",
+    repro: "a modelCall after hook answering Transform({ ...res, toolCalls: undefined }) on a streamed call: the reader waited forever (an agent with stream: true never finished its turn) and `done` rejected unhandled, where generate gives a failed turn",
+    items: ["G4", "A7"], tests: [t("test/agent/stream-lifecycle.test.ts", "ends with an error part and a Failed outcome, never hanging, when a hook answers a malformed response")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "10fee69", title: "A stream left its provider open, or hung on a check, when it ended early",
+    where: "{{src/agent/stream/pump.ts|if (!exhausted)}}, src/agent/stream/parts.ts (untilAbort, closeQuietly), src/agent/stream/queue.ts",
+    repro: "an error part or a throwing chunk transform left the provider's generator suspended (its finally never ran); an output check that hung kept `done` pending after the caller aborted; a provider whose return() answered synchronously turned a cancel into a TypeError; two pending next() calls on the parts lost the first",
+    items: ["G4", "C2"], tests: [
+      t("test/agent/stream-lifecycle.test.ts", "closes the provider's stream when it sends an error part, and when a chunk transform throws"),
+      t("test/agent/stream-lifecycle.test.ts", "stops waiting for a check that hangs when the caller aborts, and closes the provider"),
+      t("test/agent/stream-lifecycle.test.ts", "treats a provider whose return() answers synchronously like any other"),
+      t("test/agent/stream-queue.test.ts", "answers next() calls made before any part in the order they were made"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "10fee69", title: "An output gate that could not answer in time let the text through",
+    where: "{{src/agent/stream/hooks.ts|failMode: spec.failMode}}, src/agent/stream/pump.ts (the gate's timeoutMs)",
+    repro: "outputGate({ timeoutMs: 100, check: () => never }): generate returned the unchecked text (the hook failed open, the default on modelCall), and a stream ignored the timeout and never finished; a gate now fails closed by default and its check is bounded on both paths",
+    items: ["G1", "C1"], tests: [t("test/agent/stream-lifecycle.test.ts", "applies the gate's timeoutMs to its check and blocks")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "671834e", title: "Hook-added context was lost, or reached the wrong prompt, after a rejected turn",
+    where: "{{src/agent/context-queue.ts|dropSince(mark: number)}}, src/agent/session.ts",
+    repro: "a rejected prompt drained the sessionStart context waiting for the first model request; a prompt rejected at the run gate left its own context to be sent with the next, unrelated prompt",
+    items: ["I6"], tests: [
+      t("test/agent/session-context.test.ts", "keeps sessionStart context for the first model request when an earlier prompt was rejected"),
+      t("test/agent/session-context.test.ts", "drops the context of a prompt whose run was rejected"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "b5d5364", title: "A run hook's rewrite of the prompt was ignored",
+    where: "{{src/agent/session.ts|const promptInMessages}}",
+    repro: "a run before-hook answering Transform({ ...input, prompt: \"list the files\" }): the model still received \"delete everything\", since the loop reads only messages",
+    items: ["A10"], tests: [t("test/agent/session-context.test.ts", "sends the prompt a run hook rewrote")],
+  },
+  {
+    kind: "gap", status: "fixed", fixedIn: "6d8aae9", title: "A sub-agent's maxSteps, tools and model were not checked",
+    where: "src/agent/config.ts (resolveConfig)",
+    repro: "subagents: [{ name, maxSteps: NaN }] let the sub-agent call its model without end (200 calls before the script aborted); -1 made it answer nothing; the same values on the root agent throw a TypeError",
+    items: ["J1"], tests: [t("test/agent/caller-input.test.ts", "createAgent refuses a sub-agent's maxSteps of NaN or -1")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "b5fb239", title: "A command hook exiting 1 on Notification or StopFailure counted as a failure",
+    where: "{{src/executors/answer.ts|ignoresExitCode}}",
+    repro: "commandHook({ event: \"Notification\" }) whose script exits 1: a hook failure was recorded and warned about, where Claude Code ignores the exit code on these events",
+    items: ["D7"], tests: [t("test/executors/command.test.ts", "does not count exit 1 as a failure on Notification and StopFailure")],
+  },
+  {
+    kind: "gap", status: "fixed", fixedIn: "c9891fa", title: "A project's untrusted settings were skipped without a word",
+    where: "{{src/executors/settings.ts|untrustedFiles}}",
+    repro: "fromClaudeSettings([\"~/.claude/settings.json\", \".claude/settings.json\"]) as the README wrote it: the project's guard hooks were listed in `unused` but not run and nothing said so; the README now passes trustProjectSettings and a warning names each untrusted file",
+    items: ["D11"], tests: [t("test/executors/settings.test.ts", "does not run a project's own .claude/settings.json until it is trusted, and says so")],
+  },
 ];
