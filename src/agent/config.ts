@@ -7,7 +7,7 @@ import type { AgentOptions, PartInfo, SubagentSpec } from "./agent-types.ts";
 import { summarizeOldest } from "./compaction.ts";
 import type { ContextQueue } from "./context-queue.ts";
 import type { LoopEnv, LoopSettings } from "./env.ts";
-import type { StreamPart } from "./model.ts";
+import { noUsage, type StreamPart } from "./model.ts";
 import type { AgentStack } from "./stack.ts";
 import { subagentTool } from "./subagent.ts";
 import { estimateMessageTokens } from "./tokens.ts";
@@ -112,6 +112,7 @@ export const rootEnv = (
     path: run.path ?? [config.name],
     onPart,
     notify: notifier(config, run),
+    spent: { steps: 0, usage: noUsage },
   };
   return { ...base, tools: [...config.tools, ...config.subagents.map((s) => subagentTool(base, s))] };
 };

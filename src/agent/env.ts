@@ -8,7 +8,7 @@ import type { LanguageModel, StreamPart } from "./model.ts";
 import type { AgentStack } from "./stack.ts";
 import type { HoldBack } from "./stream/control.ts";
 import type { AgentTool } from "./tool.ts";
-import type { Message, Notification } from "./types.ts";
+import type { Message, Notification, Usage } from "./types.ts";
 
 /** Settings with their defaults applied. */
 export interface LoopSettings {
@@ -41,4 +41,10 @@ export interface LoopEnv {
   readonly path: readonly string[];
   readonly onPart: ((part: StreamPart, info: PartInfo) => void) | undefined;
   readonly notify: (notification: Notification) => Promise<void>;
+  /**
+   * What the turn has spent so far: the root agent's steps and the tokens of every model call,
+   * its sub-agents' included (they share this object). Read when a turn fails or is aborted, so
+   * that what was spent is still reported.
+   */
+  readonly spent: { steps: number; usage: Usage };
 }

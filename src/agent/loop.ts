@@ -112,6 +112,9 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
     steps++;
     const { response, toolResults } = outcome.value;
     usage = addUsage(usage, response.usage);
+    // The turn's tally, shared with sub-agents: what was spent is reported even if the turn fails.
+    env.spent.usage = addUsage(env.spent.usage, response.usage);
+    if (env.stopPoint === "stop") env.spent.steps++;
     text = response.text;
     messages = [...messages, ...carried, assistantMessage(response), ...toolResults.map(toolMessage)];
     if (response.toolCalls.length > 0) continue;

@@ -16,7 +16,7 @@ import { AgentRunError, decide } from "./decide.ts";
 import { runLoop } from "./loop.ts";
 import { noUsage } from "./model.ts";
 import { toolSpec } from "./tool.ts";
-import type { Message, Notification, RunInput, RunResult, SessionEnd, UserPrompt } from "./types.ts";
+import type { Message, Notification, RunInput, RunResult, SessionEnd, Usage, UserPrompt } from "./types.ts";
 
 /**
  * A `sessionStart` hook refused the session.
@@ -149,25 +149,28 @@ class Session implements AgentSession {
     };
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.config.stack.run("run", input, (i) => runLoop(env, promptInMessages(i, input)), run);
-      if (outcome._tag === "Completed") return this.completed(runId, outcome.value);
-      if (outcome._tag === "Rejected") return { ...empty, status: "rejected", reason: outcome.reason, by: outcome.by };
+      if (outcome._tag === "Completed") return this.completed(runId, outcome.value, env.spent.usage);
+      // Not completed: still what the turn spent (steps, and tokens, sub-agents included).
+      const spent = { ...empty, steps: env.spent.steps, usage: env.spent.usage };
+      if (outcome._tag === "Rejected") return { ...spent, status: "rejected", reason: outcome.reason, by: outcome.by };
       const error = outcome.error;
-      if (signal?.aborted) return { ...empty, status: "aborted", error };
+      if (signal?.aborted) return { ...spent, status: "aborted", error };
       // Failures already decided by the `error` point (model, tool) end the turn; others are asked about now.
-      if (error instanceof AgentRunError) return { ...empty, status: "failed", error: error.cause };
+      if (error instanceof AgentRunError) return { ...spent, status: "failed", error: error.cause };
       const decision = await decide(env, { where: "loop", error, attempt });
       if (decision.action === "retry") continue;
       if (decision.action === "recover") {
         const answer = contentText(decision.value);
-        return this.completed(runId, { text: answer, steps: 0, usage: noUsage, finishReason: "stop", messages: [...input.messages, { role: "assistant", content: answer }] });
+        return this.completed(runId, { text: answer, steps: 0, usage: noUsage, finishReason: "stop", messages: [...input.messages, { role: "assistant", content: answer }] }, env.spent.usage);
       }
-      return { ...empty, status: "failed", error };
+      return { ...spent, status: "failed", error };
     }
   }
 
-  private completed(runId: string, result: RunResult): TurnResult {
+  /** `usage` is the turn's: every model call, sub-agents' and failed attempts' included (see LoopEnv.spent). */
+  private completed(runId: string, result: RunResult, usage: Usage): TurnResult {
     this.messages = result.messages;
-    return { status: "completed", runId, text: result.text, finishReason: result.finishReason, steps: result.steps, usage: result.usage, result };
+    return { status: "completed", runId, text: result.text, finishReason: result.finishReason, steps: result.steps, usage, result };
   }
 
   compact(): Promise<void> {

@@ -99,3 +99,24 @@ describe("sub-agents", () => {
     expect(model.requests[1]!.tools).toBeUndefined();
   });
 });
+
+describe("what a turn reports it spent", () => {
+  it("counts a sub-agent's model calls in the turn's usage, while result.usage counts the agent's own", async () => {
+    const parent = createScriptedModel({ turns: [
+      { toolCalls: [{ name: "researcher", input: { prompt: "find the docs" }, id: "t1" }], usage: { inputTokens: 10, outputTokens: 10 } },
+      { text: "done", usage: { inputTokens: 10, outputTokens: 10 } },
+    ] });
+    const child = createScriptedModel({ turns: [{ text: "found", usage: { inputTokens: 7000, outputTokens: 3000 } }] });
+    const turn = await createAgent({ model: parent, stack: createAgentStack(), subagents: [{ name: "researcher", model: child }] }).run("go");
+    expect(turn.status).toBe("completed");
+    expect(turn.usage).toEqual({ inputTokens: 7020, outputTokens: 3020 });
+    expect(turn.result?.usage).toEqual({ inputTokens: 20, outputTokens: 20 });
+  });
+
+  it("reports the steps and tokens already spent when the turn fails", async () => {
+    const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: { command: "ls" }, id: "t1" }], usage: { inputTokens: 100, outputTokens: 10 } }], whenDone: "throw" });
+    const turn = await createAgent({ model, stack: createAgentStack(), tools: [bashTool()] }).run("go");
+    expect(turn.status).toBe("failed");
+    expect([turn.steps, turn.usage]).toEqual([1, { inputTokens: 100, outputTokens: 10 }]);
+  });
+});
