@@ -96,6 +96,7 @@ export const openSession = async (config: AgentConfig, options: SessionOptions =
 
 class Session implements AgentSession {
   closed = false;
+  private closing: Promise<void> | undefined;
   private turns = 0;
   private tail: Promise<unknown> = Promise.resolve();
 
@@ -174,6 +175,7 @@ class Session implements AgentSession {
   }
 
   compact(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error(`session ${this.id} is closed`));
     const work = this.tail.then(async () => {
       const run: RunOptions = { ...this.base, runId: `${this.id}#compact` };
       const env = rootEnv(this.config, run, this.pending, this.base.signal, undefined);
@@ -187,10 +189,13 @@ class Session implements AgentSession {
     return notifier(this.config, { ...this.base, runId: `${this.id}#notify` })(notification);
   }
 
-  async close(reason: SessionEnd["reason"] = "other"): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.tail;
-    await this.config.stack.run("sessionEnd", { sessionId: this.id, reason }, () => undefined, { ...this.base, signal: undefined, runId: `${this.id}#end` });
+  /** Every call resolves once `sessionEnd` has run, a second one included (it does not run it twice). */
+  close(reason: SessionEnd["reason"] = "other"): Promise<void> {
+    this.closing ??= (async () => {
+      this.closed = true;
+      await this.tail;
+      await this.config.stack.run("sessionEnd", { sessionId: this.id, reason }, () => undefined, { ...this.base, signal: undefined, runId: `${this.id}#end` });
+    })();
+    return this.closing;
   }
 }

@@ -106,6 +106,17 @@ describe("sessions, prompts and hook-added context", () => {
     expect(ended).toEqual([{ sessionId: "s9", reason: "logout" }]);
   });
 
+  it("resolves a second close() only once sessionEnd has run, and refuses compact() after close", async () => {
+    const ended: string[] = [];
+    const stack = createAgentStack().use("sessionEnd", { name: "slow-bye", before: async () => { await new Promise((r) => setTimeout(r, 30)); ended.push("ended"); } });
+    const session = await createAgent({ model: createScriptedModel({ turns: [] }), stack }).session();
+    const first = session.close();
+    await session.close();
+    expect(ended).toEqual(["ended"]);
+    await first;
+    await expect(session.compact()).rejects.toThrow(/is closed/);
+  });
+
   it("sends notifications through the notification point, where hooks may rewrite them", async () => {
     const received: Notification[] = [];
     const stack = createAgentStack().use("notification", { name: "tag", before: (n) => Transform({ ...n, message: `[agent] ${n.message}` } as Notification) });
