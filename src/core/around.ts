@@ -29,10 +29,10 @@ const rejectedMisuse = (misuse: NextMisuseError): Promise<Outcome> => {
 };
 const noop = (): void => {};
 
-/** Copy an outcome a hook built, reading each field once; undefined when a read throws. */
-const ownOutcome = (o: Outcome): Outcome | undefined => {
+/** Copy an outcome a hook built, reading each field once (and freezing its value in strict mode, R9); undefined when a read throws. */
+const ownOutcome = (run: RunContext, o: Outcome): Outcome | undefined => {
   try {
-    if (o._tag === "Completed") return toCompleted(o.value);
+    if (o._tag === "Completed") return toCompleted(freeze(run, o.value));
     if (o._tag === "Failed") return Outcome.failed(o.error);
     return o.reasons === undefined ? Outcome.rejected(String(o.reason), String(o.by), o.cause) : { ...Outcome.rejected(String(o.reason), String(o.by), o.cause), reasons: o.reasons };
   } catch {
@@ -255,7 +255,7 @@ class AroundCall implements Frame {
     if (Outcome.is(answer)) {
       // An outcome the hook made itself is read once into one of ours (see snapshot).
       const passed = answer === this.last;
-      const outcome = passed ? answer : ownOutcome(answer);
+      const outcome = passed ? answer : ownOutcome(run, answer);
       if (outcome === undefined) return this.failure(answer, "invalid-action", new TypeError("around returned an unreadable outcome"));
       if (this.lastFinal && !passed) return this.ignored();
       if (outcome._tag === "Rejected" && !passed && run.kind === "observe")

@@ -243,6 +243,8 @@ const rechecked = (run: RunContext, f: Frame, hook: CompiledHook, answer: unknow
 const callOperationNow = (run: RunContext, f: Frame, op: Op): Step => {
   if (run.settled) return abandoned(f); // aborted while an around or a recheck was still deciding (R7)
   run.input = f.payload;
+  // The operation is no hook: its `ctx.hook` and `addContext` are not the last hook's.
+  run.current = undefined;
   let result: unknown;
   try {
     result = op(f.payload, run);
@@ -262,10 +264,13 @@ const callOperationNow = (run: RunContext, f: Frame, op: Op): Step => {
 const whenOperationSettles = (run: RunContext, f: Frame, op: Op, result: PromiseLike<unknown>): Promise<Outcome> =>
   Promise.resolve(result).then(
     (value) => {
+      // Aborted or timed out meanwhile: a late result starts no after or recover hook (R7).
+      if (run.settled) return abandoned(f);
       f.outcome = toCompleted(freeze(run, value));
       return unwind(run, f, op);
     },
     (error) => {
+      if (run.settled) return abandoned(f);
       f.outcome = toFailed(error);
       return unwind(run, f, op);
     },

@@ -81,9 +81,14 @@ export interface Frame {
 /** What walking a frame gives: the outcome now, or later. */
 export type Step = Outcome | Promise<Outcome>;
 
-/** A frame ran to its end: its outcome is settled; the around hook that opened it is told at once. */
+/**
+ * A frame ran to its end: its outcome is settled; the around hook that opened it is told at once.
+ * The outermost frame is the run itself: its end settles the run, so whatever a hook left running
+ * inside (a `next()` it did not await) starts nothing more (R7), with or without a signal.
+ */
 export const ended = (f: Frame): Outcome => {
   if (f.nested) (f as unknown as { done(): void }).done();
+  else (f as unknown as { settled: boolean }).settled = true;
   return f.outcome as Outcome;
 };
 

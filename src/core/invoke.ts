@@ -115,11 +115,13 @@ const invokeTimed = (
     link.dispose();
     return thrown(run, hook, phase, cause, t0);
   }
+  const ms = hook.timeoutMs as number;
   if (!isThenable(result)) {
     link.dispose();
+    // A synchronous hook that blocked past its deadline has failed too (R6), as an async one would.
+    if (performance.now() - t0 > ms) return new Failure(hookError(run, hook, phase, "timeout", new HookTimeoutError(ms), t0));
     return result;
   }
-  const ms = hook.timeoutMs as number;
   const signal = link.controller.signal;
   return new Promise((resolve) => {
     // The run being aborted ends the wait too: no timer may outlive a run (R7).

@@ -219,8 +219,11 @@ class Stack<P extends Points> implements HookStack<P> {
     }
     return new Promise<Outcome>((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
+      // Its own flag: the chain marks the run settled when it ends (see `ended`), before this runs.
+      let resolved = false;
       const finish = (outcome: Outcome): void => {
-        if (run.settled) return;
+        if (resolved) return;
+        resolved = true;
         if (timer !== undefined) clearTimeout(timer);
         signal.removeEventListener("abort", onAbort);
         link.dispose();

@@ -101,6 +101,17 @@ describe("R4 around", () => {
     expect(seen).toBe("Original");
   });
 
+  it("freezes an outcome it built itself in strict mode, so no hook further out can change what it keeps", async () => {
+    const kept = { content: "cached" };
+    const stack = newStack({ strict: true })
+      .use("tool", { name: "outer", priority: 1, after: (out) => { try { (out as { content: string }).content = "changed"; } catch { /* frozen */ } } })
+      .use("tool", { name: "cache", priority: 2, around: () => Outcome.completed(kept) });
+    const outcome = await stack.run("tool", call(), () => ({ content: "real" }));
+    expect(outcome).toEqual(Outcome.completed({ content: "cached" }));
+    expect(kept.content).toBe("cached");
+    expect(Object.isFrozen((outcome as { value: object }).value)).toBe(true);
+  });
+
   it("sees a context that names its own hook, shares the run's ids and signal, and is credited with its addContext", async () => {
     const seen: Record<string, unknown>[] = [];
     const texts: [string, string][] = [];

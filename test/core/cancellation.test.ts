@@ -1,11 +1,44 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { Continue, RunAbortedError } from "../../src/core/index.ts";
+import { Continue, Replace, RunAbortedError } from "../../src/core/index.ts";
 import { call, newStack, sleep } from "./helpers.ts";
 
 const activeTimers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
 
 describe("R7 cancellation", () => {
+  it("starts nothing more once the run answered, with or without a signal, when an around left next() running", async () => {
+    for (const options of [undefined, { signal: new AbortController().signal }]) {
+      const events: string[] = [];
+      const stack = newStack()
+        .use("tool", { name: "fast-cache", priority: 10, around: async (_c, next) => { void next(); await sleep(1); return Replace({ content: "cached" }); } })
+        .use("tool", { name: "slow-check", priority: 20, before: async () => { await sleep(20); events.push("slow-check done"); return Continue; } })
+        .use("tool", { name: "audit", priority: 30, after: () => void events.push("audit.after") });
+      const outcome = await stack.run("tool", call(), () => (events.push("operation"), { content: "real" }), options);
+      expect(outcome).toMatchObject({ _tag: "Completed", value: { content: "cached" } });
+      await sleep(50);
+      expect(events).toEqual(["slow-check done"]);
+    }
+  });
+
+  it("fails a synchronous hook that blocked past its timeoutMs, as an asynchronous one", async () => {
+    const busy = (ms: number) => { const until = performance.now() + ms; while (performance.now() < until); };
+    const stack = newStack().use("tool", { name: "slow-sync", timeoutMs: 10, before: () => { busy(30); return Continue; } });
+    const outcome = await stack.run("tool", call(), () => ({ content: "ran" }));
+    expect(outcome).toMatchObject({ _tag: "Rejected", by: "slow-sync" });
+    expect((outcome as { reason: string }).reason).toMatch(/timed out after 10 ms/);
+  });
+
+  it("runs no after hook on an operation result that arrives after the run was aborted", async () => {
+    const controller = new AbortController();
+    const afters: unknown[] = [];
+    const stack = newStack().use("tool", { name: "audit", after: (out) => void afters.push(out) });
+    const pending = stack.run("tool", call(), () => sleep(30).then(() => ({ content: "late" })), { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error("stop")), 5);
+    expect((await pending)._tag).toBe("Failed");
+    await sleep(50);
+    expect(afters).toEqual([]);
+  });
+
   it("passes the run's signal to hooks and to the operation", async () => {
     const controller = new AbortController();
     const seen: boolean[] = [];

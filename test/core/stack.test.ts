@@ -39,6 +39,15 @@ describe("registration", () => {
   });
 });
 
+describe("the operation's context", () => {
+  it("names no hook, so its addContext is not credited to the last hook that ran", async () => {
+    const credited: [string, string][] = [];
+    const stack = newStack().use("tool", { name: "shadowed", shadow: true, before: () => undefined });
+    await stack.run("tool", call(), (_c, ctx) => { ctx.addContext("from the tool"); return { content: String(ctx.hook.name) }; }, { onContext: (text, by) => credited.push([text, by]) });
+    expect(credited).toEqual([["from the tool", "?"]]);
+  });
+});
+
 describe("immutable stacks", () => {
   it("returns a new stack from use, leaving the old one unchanged", async () => {
     const empty = newStack();
