@@ -34,7 +34,7 @@ export interface CacheOptions {
   /** Who shares entries; required, because a cache shared across tenants has to be a decision. */
   readonly scope: "tenant" | "session" | "global" | Exclude<Scope, string>;
   readonly tenantKey?: string;
-  /** The cache key of an input; `undefined` means "do not cache this one". Default: a hash of the whole input. */
+  /** The cache key of an input; `undefined` means "do not cache this one". Default: a hash of the input, without a model request's `stream` or a tool call's `id`. */
   readonly key?: (input: DeepReadonly<any>, ctx: HookContext<any>) => string | undefined;
   /** Whether an output may be stored; default: not tool errors, not model answers that were cut short or failed. */
   readonly cacheable?: (output: DeepReadonly<any>) => boolean;
@@ -90,8 +90,9 @@ export const cache = (options: CacheOptions): Middleware => {
     ...(options.match !== undefined ? { match: options.match } : {}),
     around: async (ctx, next) => {
       const partition = scopeKey(ctx, scope, tenant);
-      // `stream` says how the caller reads the answer, not what it is: both paths share entries.
-      const input = point === "modelCall" ? { ...(ctx.input as object), stream: undefined } : ctx.input;
+      // `stream` says how the caller reads the answer, not what it is: both paths share entries. A
+      // tool call's `id` is new on every call the model makes: the same tool and input is a repeat.
+      const input = point === "modelCall" ? { ...(ctx.input as object), stream: undefined } : { ...(ctx.input as object), id: undefined };
       const k = partition === undefined ? undefined : keyOf(input, ctx);
       if (k === undefined) return next();
       const key = `${name}:${partition}:${point}:${k}`;

@@ -12,7 +12,7 @@ import type { Hook } from "../core/hook.ts";
 import { Outcome } from "../core/outcome.ts";
 import { Priority } from "../core/priority.ts";
 import type { LanguageModel } from "../agent/model.ts";
-import { streamStarted } from "../agent/stream/errors.ts";
+import { providerError, streamStarted } from "../agent/stream/errors.ts";
 import type { ModelRequest, ModelResponse } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { FallbackExhaustedError, LimitExceededError } from "./errors.ts";
@@ -51,8 +51,9 @@ export const fallback = (options: FallbackOptions): Middleware => {
   const when = functionOption(name, "when", options.when);
   const priority = numberOption(name, "priority", options.priority ?? Priority.guard + 15, -Number.MAX_VALUE);
 
+  // `when` judges the provider's own error, whether the call was generated or streamed (as retry's retryOn).
   const eligible = (error: unknown, ctx: HookContext<ModelRequest>): boolean =>
-    !ctx.signal.aborted && !streamStarted(error) && (when !== undefined ? when(error, ctx) : !(error instanceof LimitExceededError));
+    !ctx.signal.aborted && !streamStarted(error) && (when !== undefined ? when(providerError(error), ctx) : !(providerError(error) instanceof LimitExceededError));
 
   const hook: Hook<ModelRequest, ModelResponse, "observe"> = {
     name,

@@ -47,7 +47,9 @@ export const tokenBudget = (options: TokenBudgetOptions = {}): Middleware => {
       if (outcome._tag === "Completed") {
         const { inputTokens, outputTokens } = outcome.value.response.usage;
         const spent = Math.max(0, Math.round(inputTokens)) + Math.max(0, Math.round(outputTokens));
-        if (Number.isSafeInteger(spent) && spent > 0) await ctx.store.incr(key, spent, { ttlMs: guardRetentionMs });
+        // A count past the safe integers (or Infinity) is still spent: it uses up the whole budget.
+        const counted = Number.isSafeInteger(spent) ? spent : Number.isNaN(spent) ? 0 : Math.max(max, 1);
+        if (counted > 0) await ctx.store.incr(key, counted, { ttlMs: guardRetentionMs });
       }
       return outcome;
     },

@@ -167,8 +167,12 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
             outcome = await current.run(inside, () => otelContext.with(inside, () => next()));
             return outcome;
           } finally {
-            if (outcome !== undefined) finish(span, ctx.point, outcome);
-            span.end();
+            // The span ends whatever its attributes make of an odd outcome (a response without usage).
+            try {
+              if (outcome !== undefined) finish(span, ctx.point, outcome);
+            } finally {
+              span.end();
+            }
           }
         },
         observe: (event) => hookSpansOf(event),

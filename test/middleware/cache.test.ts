@@ -36,6 +36,13 @@ describe("cache", () => {
     expect(op.calls).toBe(4);
   });
 
+  it("answers a repeated tool call with a new call id, as a model makes them, from the store", async () => {
+    const stack = withMiddleware(createAgentStack({ store: new MemoryStore() }), cache({ point: "toolCall", match: "WebSearch", scope: "global", ttlMs: 60_000 }));
+    const op = counting({ content: "results" });
+    for (const id of ["toolu_1", "toolu_2", "toolu_3"]) await stack.run("toolCall", { id, name: "WebSearch", input: { query: "onions" } }, op);
+    expect(op.calls).toBe(1);
+  });
+
   it("forgets an entry after its TTL", async () => {
     const clock = { now: 0 };
     const stack = withMiddleware(createAgentStack({ store: new MemoryStore({ now: () => clock.now }) }), cache({ ttlMs: 1_000, scope: "global" }));

@@ -35,6 +35,18 @@ describe("fallback", () => {
     expect(backup.requests).toHaveLength(0);
   });
 
+  it("gives when() the provider's own error on a stream too, not the stream's wrapper", async () => {
+    const seen: unknown[] = [];
+    const rejected = Object.assign(new Error("bad request"), { status: 400 });
+    const primary = createScriptedModel({ id: "primary", turns: [{ text: "never", error: rejected, errorAfterChunks: 0 }] });
+    const backup = createScriptedModel({ id: "backup", turns: ["backup answer"] });
+    const stack = withMiddleware(createAgentStack(), fallback({ models: [backup], when: (e) => (seen.push(e), (e as { status?: number }).status !== 400) }));
+    const outcome = await streamThroughStack(stack, request, streamStarter(primary)).outcome;
+    expect(outcome._tag).toBe("Failed");
+    expect(seen).toEqual([rejected]);
+    expect(backup.requests).toHaveLength(0);
+  });
+
   it("falls back on a stream that failed before sending anything, and the consumer gets the backup's answer", async () => {
     const primary = createScriptedModel({ id: "primary", turns: [{ text: "never", error: new Error("connect reset"), errorAfterChunks: 0 }] });
     const backup = createScriptedModel({ id: "backup", turns: ["backup answer"] });

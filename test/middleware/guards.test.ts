@@ -52,6 +52,13 @@ describe("tokenBudget", () => {
     expect([first.turn.status, second.turn.status]).toEqual(["completed", "completed"]);
   });
 
+  it("counts usage past the safe integers (or Infinity) as the whole budget, rather than as nothing", async () => {
+    const huge = { ...looping, usage: { inputTokens: 1e16, outputTokens: 0 } };
+    const { turn, model } = await runAgent(withMiddleware(stackWithStore().stack, tokenBudget({ max: 1000 })), [huge, huge, huge], { tools: [recordingTool("Read")] });
+    expect(stopped(turn)).toMatchObject({ kind: "tokens" });
+    expect(model.requests).toHaveLength(1);
+  });
+
   it("stops the run, failing closed, when the store cannot give the count", async () => {
     const { turn, model } = await runAgent(withMiddleware(stackWithStore(failingStore(["get"])).stack, tokenBudget()), ["never"]);
     expect(turn.status).toBe("failed");

@@ -12,6 +12,15 @@ const ms = (t: readonly [number, number]) => t[0] * 1000 + t[1] / 1e6;
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 
 describe("tracing, read back through the OpenTelemetry SDK", () => {
+  it("ends a point's span even when the outcome cannot be read as usual (a response without usage)", async () => {
+    const { tracer, spans } = tracerHarness();
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer }));
+    const request: ModelRequest = { model: "gpt-4o", messages: [{ role: "user", content: "hi" }] };
+    await stack.run("modelCall", request, () => ({ text: "hi", toolCalls: [], finishReason: "stop" }) as never);
+    await stack.flush();
+    expect(spans().map((s) => s.name)).toEqual(["chat gpt-4o"]);
+  });
+
   it("makes a span for every point of a turn, nested run > step > modelCall/toolCall, named per the GenAI conventions", async () => {
     const { tracer, spans } = tracerHarness();
     const model = createScriptedModel({ id: "gpt-4o", turns: [{ toolCalls: [{ name: "Bash", input: { command: "cat secret.txt" }, id: "c1" }] }, "Done."] });
