@@ -39,7 +39,7 @@ describe("cache", () => {
   it("answers a repeated tool call with a new call id, as a model makes them, from the store", async () => {
     const stack = withMiddleware(createAgentStack({ store: new MemoryStore() }), cache({ point: "toolCall", match: "WebSearch", scope: "global", ttlMs: 60_000 }));
     const op = counting({ content: "results" });
-    for (const id of ["toolu_1", "toolu_2", "toolu_3"]) await stack.run("toolCall", { id, name: "WebSearch", input: { query: "onions" } }, op);
+    for (const id of ["toolu_1", "toolu_2", "toolu_3"]) await stack.run("toolCall", { id, name: "WebSearch", input: { query: "onions" } }, op as () => { content: string });
     expect(op.calls).toBe(1);
   });
 
