@@ -94,6 +94,11 @@ class Stack<P extends Points> implements HookStack<P> {
       if (table === undefined) throw new RegistrationError(nameOf(hook), "point", `"${String(name)}" is not a point of this stack (known: ${[...tables.keys()].join(", ")})`);
       const compiled = compileHook(hook, table.point.kind, seq++, name);
       if (table.hooks.some((h) => h.name === compiled.name)) throw new RegistrationError(compiled.name, "name", `is already registered on point "${name}"`);
+      // A name is enabled or disabled as a whole (R12): a second registration may not flip it.
+      const elsewhere = [...tables.entries()].find(([, t]) => t.hooks.some((h) => h.name === compiled.name));
+      const isDisabled = (disabled ?? this.disabled).has(compiled.name);
+      if (elsewhere !== undefined && compiled.disabled !== isDisabled)
+        throw new RegistrationError(compiled.name, "disabled", `is ${compiled.disabled ? "true" : "false"}, but the hook of that name on point "${elsewhere[0]}" is ${isDisabled ? "disabled" : "enabled"}; a name is disabled or enabled as a whole, so give both the same flag or another name`);
       if (compiled.disabled) (disabled ??= new Set(this.disabled)).add(compiled.name);
       tables.set(name, { point: table.point, hooks: insertSorted(table.hooks, compiled) });
     }

@@ -48,6 +48,16 @@ describe("the operation's context", () => {
   });
 });
 
+describe("a name registered on two points", () => {
+  it("keeps one enabled state: registering it disabled where it is enabled elsewhere is refused, naming both", () => {
+    const stack = newStack().use("tool", { name: "guard", before: () => Reject("no") });
+    expect(() => stack.use("watch", { name: "guard", disabled: true, before: () => undefined })).toThrow(/hook "guard": disabled is true, but the hook of that name on point "tool" is enabled/);
+    expect(() => stack.disable("guard").use("watch", { name: "guard", before: () => undefined })).toThrow(/disabled is false, but the hook of that name on point "tool" is disabled/);
+    expect(() => stack.use("watch", { name: "guard", before: () => undefined })).not.toThrow();
+    expect(() => newStack().use(["tool", "watch"], { name: "both", disabled: true, before: () => undefined })).not.toThrow();
+  });
+});
+
 describe("immutable stacks", () => {
   it("returns a new stack from use, leaving the old one unchanged", async () => {
     const empty = newStack();
