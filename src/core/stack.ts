@@ -4,7 +4,7 @@
  * and cached on the stack, so a hook whose matcher does not match costs nothing per run.
  */
 import { forward } from "./chain.ts";
-import { compileChain, toCompleted, toFailed, type Chain } from "./frame.ts";
+import { compileChain, freeze, toCompleted, toFailed, type Chain } from "./frame.ts";
 import type { HookContext, RunEvent, RunOptions } from "./context.ts";
 import { HookError, RecursionLimitError, RegistrationError, RunAbortedError, type Phase } from "./errors.ts";
 import { byPriority, compileHook, type CompiledHook, type Hook } from "./hook.ts";
@@ -321,7 +321,7 @@ const execute = (run: RunContext, chain: Chain, input: unknown, operation: Opera
   if (chain.hooks.length === 0 && chain.observers.length === 0) return callDirect(run, input, operation);
   const subject = (chain as { subject?: unknown }).subject;
   run.subject = subject === noSubject ? subjectOf(run, input) : (subject as string | undefined);
-  if (chain.hooks.length === 0) return callDirect(run, input, operation);
+  if (chain.hooks.length === 0) return run.runtime.strict ? callObserved(run, input, operation) : callDirect(run, input, operation);
   try {
     if (run.runtime.strict) deepFreeze(input);
     return forward(run, run, operation);
@@ -346,6 +346,14 @@ const callDirect = (run: HookContext, input: unknown, operation: Operation<any, 
     return toFailed(error);
   }
   return isThenable(result) ? Promise.resolve(result).then(toCompleted, toFailed) : toCompleted(result);
+};
+
+/** Observers only, in strict mode: what they will see is frozen as a hook would see it (R9, R10). */
+const callObserved = (run: RunContext, input: unknown, operation: Operation<any, any>): Outcome | Promise<Outcome> => {
+  freeze(run, input);
+  const frozen = (o: Outcome): Outcome => (o._tag === "Completed" ? toCompleted(freeze(run, o.value)) : o);
+  const step = callDirect(run, input, operation);
+  return isThenable(step) ? (step as Promise<Outcome>).then(frozen) : frozen(step as Outcome);
 };
 
 const subjectOf = (run: RunContext, input: unknown): string | undefined => {
@@ -386,9 +394,10 @@ const notify = (run: RunContext, chain: Chain, outcome: Outcome): void => {
     metadata: run.metadata,
     path: run.path,
     input: run.initial,
-    outcome,
-    decisions: run.decisions ?? [],
-    failures: run.failures ?? [],
+    // Copies, frozen: the caller holds the outcome and the trace holds the entries (R10).
+    outcome: Object.freeze({ ...outcome }),
+    decisions: Object.freeze((run.decisions ?? []).map((d) => Object.freeze(d))),
+    failures: Object.freeze([...(run.failures ?? [])]),
     startedAt: run.origin,
     durationMs: performance.now() - run.origin,
   }) as RunEvent;

@@ -126,6 +126,32 @@ describe("R9 immutability", () => {
 });
 
 describe("R10 observers", () => {
+  it("cannot change the caller's outcome, the trace, or what the next observer sees", async () => {
+    const seen: string[] = [];
+    const trace = new Trace();
+    const stack = newStack()
+      .use("tool", { name: "deny", before: () => Reject("no") })
+      .use("tool", { name: "vandal", observe: (e) => {
+        try { (e.outcome as { _tag: string })._tag = "Completed"; } catch { /* frozen */ }
+        try { (e.decisions as unknown[]).push({ hook: "fake" }); } catch { /* frozen */ }
+        try { (e.decisions[0] as { action: string }).action = "Continue"; } catch { /* frozen */ }
+      } })
+      .use("tool", { name: "reader", observe: (e) => void seen.push(`${e.outcome._tag} ${e.decisions.map((d) => `${d.hook}:${d.action}`).join(",")}`) });
+    const outcome = await stack.run("tool", call(), () => ({ content: "" }), { trace });
+    await stack.flush();
+    expect(outcome._tag).toBe("Rejected");
+    expect(seen).toEqual(["Rejected deny:Reject"]);
+    expect(trace.entries.map((d) => `${d.hook}:${d.action}`)).toEqual(["deny:Reject"]);
+  });
+
+  it("sees a frozen input and output in strict mode when a point has observers only", async () => {
+    const frozen: boolean[] = [];
+    const stack = newStack({ strict: true }).use("tool", { name: "watcher", observe: (e) => void frozen.push(Object.isFrozen(e.input), Object.isFrozen((e.outcome as { value: object }).value)) });
+    await stack.run("tool", call(), () => ({ content: "ok" }));
+    await stack.flush();
+    expect(frozen).toEqual([true, true]);
+  });
+
   it("receives each settled run with its outcome and decisions, after the caller got the outcome", async () => {
     const events: unknown[] = [];
     let resolvedFirst = false;
