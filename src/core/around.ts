@@ -8,7 +8,7 @@
  * (and, under some transpilers, renamed with `Object.defineProperty`) on every call.
  */
 import type { HookAction } from "./action.ts";
-import { forward } from "./chain.ts";
+import { collectedOutcome, forward } from "./chain.ts";
 import { failed, snapshot } from "./decide.ts";
 import { ended, freeze, mark, reasonOf, toCompleted, type Chain, type Frame, type Op, type Step } from "./frame.ts";
 import { unwind } from "./unwind.ts";
@@ -79,7 +79,7 @@ class AroundCall implements Frame {
   declare misuse: NextMisuseError | undefined;
   declare started: number;
   declare readonly layerInput: unknown;
-  declare readonly collectedAtStart: number;
+  declare collectedAtStart: number;
   declare readonly run: RunContext;
   declare readonly outer: Frame;
   declare readonly op: Op;
@@ -279,6 +279,12 @@ class AroundCall implements Frame {
     // Without next() the hook short-circuited like a `before`: outer post-phases still run (R3).
     // After next() it overrides what came out of the inside, like an `after`: that is final.
     const final = this.calls > 0;
+    // On a collecting gate an answer before next() is a `before`'s: a Reject is one more veto and
+    // the rest have their say; nothing replaces vetoes already given.
+    if (!final && run.pointDef.collect === true) {
+      if (answer._tag === "Reject") return this.veto(answer.reason);
+      if (run.collected !== undefined && run.collected.length > 0) return this.leave(collectedOutcome(run.collected), false);
+    }
     if (answer._tag === "Reject") return this.leave(Outcome.rejected(answer.reason, hook.name), final);
     return this.leave(toCompleted(freeze(run, answer.value)), answer._tag === "Replace" && final);
   }
@@ -304,7 +310,18 @@ class AroundCall implements Frame {
     const error = answer instanceof Failure ? answer.error : hookError(run, hook, "around", kind, cause, this.started);
     failed(run, hook, "around", error, this.started);
     if (hook.failMode === "open" || hook.shadow) return this.passThrough();
+    // A collecting gate gathers a failed hook's closed "no" like any other veto (as for a `before`).
+    if (this.calls === 0 && run.pointDef.collect === true) return this.veto(error.message);
     return this.leave(Outcome.rejected(error.message, hook.name, error), true);
+  }
+
+  /** A veto on a collecting gate: gathered, and the inside runs so that every hook has its say. */
+  veto(reason: string): Step {
+    const collected = (this.run.collected ??= []);
+    collected.push({ reason, by: this.hook.name });
+    // This veto was given before the inside ran: the inside's retry truncation must keep it.
+    this.collectedAtStart = collected.length;
+    return this.passThrough();
   }
 
   /** Record the decision first, so the trace keeps the order of events, then pass through. */

@@ -141,6 +141,22 @@ describe("collecting gates", () => {
     });
   });
 
+  it("treats an around that answers without next() like a before: its Reject joins the others, and no Replace drops a veto", async () => {
+    const { createStack, gate, Replace: Rep } = await import("../../src/core/index.ts");
+    const base = () => createStack({ stop: gate<{ reason: string }, { stop: true }>({ name: "stop", collect: true }) })
+      .use("stop", { name: "tests", priority: 1, before: () => Reject("tests are failing") });
+    let ran = 0;
+    const op = () => ((ran++), { stop: true as const });
+    const rejected = await base().use("stop", { name: "lint", priority: 2, around: () => Reject("lint errors") })
+      .use("stop", { name: "docs", priority: 3, before: () => Reject("docs missing") }).run("stop", { reason: "done" }, op);
+    expect(rejected).toMatchObject({ _tag: "Rejected", by: "tests, lint, docs", reason: "tests are failing\nlint errors\ndocs missing" });
+    const replaced = await base().use("stop", { name: "cache", priority: 2, around: () => Rep({ stop: true as const }) }).run("stop", { reason: "done" }, op);
+    expect(replaced).toMatchObject({ _tag: "Rejected", by: "tests" });
+    const broken = await base().use("stop", { name: "flaky", priority: 2, around: () => { throw new Error("down"); } }).run("stop", { reason: "done" }, op);
+    expect(broken).toMatchObject({ _tag: "Rejected", by: "tests, flaky" });
+    expect(ran).toBe(0);
+  });
+
   it("refuses collect on an observation point", async () => {
     const { observe } = await import("../../src/core/index.ts");
     expect(() => observe({ name: "x", collect: true })).toThrow(/only gates may collect/);
