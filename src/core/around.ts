@@ -194,10 +194,19 @@ class AroundCall implements Frame {
 
   /** Run what is inside this hook, reusing this object as the frame. */
   inner(input: unknown): Step {
-    // A retry starts clean: vetoes a collecting gate gathered inside the last attempt are dropped.
+    // A retry starts clean: vetoes a collecting gate gathered inside the last attempt are dropped,
+    // and so are the approvals of `recheck` gates inside it (they decide again, or not at all
+    // when their matcher no longer applies).
     if (this.run.collected !== undefined) this.run.collected.length = this.collectedAtStart;
+    if (this.run.rechecks !== undefined) this.forgetInnerRechecks(this.run.rechecks);
     this.restart(input);
     return forward(this.run, this, this.op);
+  }
+
+  forgetInnerRechecks(rechecks: Map<CompiledHook, unknown>): void {
+    const hooks = this.chain.hooks;
+    for (const hook of [...rechecks.keys()]) if (hooks.indexOf(hook) >= this.start) rechecks.delete(hook);
+    if (rechecks.size === 0) this.run.rechecks = undefined;
   }
 
   /** Put the inner frame back at its first hook, with `input`. */

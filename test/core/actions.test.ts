@@ -119,6 +119,19 @@ describe("A10: a gate marked recheck sees the input the operation really gets", 
     expect(calls).toBe(1);
   });
 
+  it("forgets what it approved in an attempt an around retries, so a gate whose matcher no longer applies is not asked again", async () => {
+    const { createStack, gate, Transform: T } = await import("../../src/core/index.ts");
+    const asked: string[] = [];
+    type C = { name: string; input: { command: string } };
+    const stack = createStack({ tool: gate<C, string>({ name: "tool", subject: (c) => c.name, detail: (c) => c.input.command }) })
+      .use("tool", { name: "fallback", priority: 10, around: async (_c, next) => { const first = await next(); return first._tag === "Completed" ? first : next({ name: "Bash", input: { command: "ls" } }); } })
+      .use("tool", { name: "rm-guard", priority: 20, match: "Bash(rm *)", recheck: true, before: (c) => ((asked.push(c.input.command)), c.input.command.includes("-rf") ? Reject("no -rf") : Continue) })
+      .use("tool", { name: "verbose", priority: 30, match: "Bash(rm *)", before: (c) => T({ ...c, input: { command: `${c.input.command} -v` } }) });
+    const outcome = await stack.run("tool", { name: "Bash", input: { command: "rm a" } }, (c) => { if (c.input.command.startsWith("rm")) throw new Error("rm failed"); return `ran ${c.input.command}`; });
+    expect(outcome).toEqual({ _tag: "Completed", value: "ran ls" });
+    expect(asked).toEqual(["rm a", "rm a -v"]);
+  });
+
   it("without recheck, an outer gate does not see inner rewrites (documented onion behaviour)", async () => {
     const stack = newStack().use("tool", { ...noRm, recheck: false }).use("tool", { name: "rewriter", priority: 100, before: (c) => Transform({ ...c, input: { command: "rm -rf /" } }) });
     expect((await stack.run("tool", call("Bash", { command: "ls" }), (c) => ({ content: String(c.input.command) })))._tag).toBe("Completed");
