@@ -166,11 +166,18 @@ const run = (
 
 /**
  * Scrub every string in a JSON-like metadata value: a `user` field may be an object holding an
- * email as well as a plain string. Values deeper than 16 levels, cycles and class instances are
- * written as a marker, not as they are: nothing unscanned reaches the log.
+ * email as well as a plain string, and the email may be a key. Numbers are scanned as their digits
+ * (a card number is one), and kept as numbers when nothing was found. Values deeper than 16
+ * levels, cycles and class instances are written as a marker, not as they are: nothing
+ * unscanned reaches the log.
  */
 const scrubDeep = (value: unknown, scrub: (t: string | undefined) => string | undefined, depth = 0, seen = new Set<object>()): unknown => {
   if (typeof value === "string") return scrub(value);
+  if (typeof value === "number" || typeof value === "bigint") {
+    const digits = String(value);
+    const scrubbed = scrub(digits);
+    return scrubbed === digits ? (typeof value === "bigint" ? digits : value) : scrubbed;
+  }
   if (typeof value !== "object" || value === null) return value;
   if (depth >= 16 || seen.has(value)) return "[unscanned]";
   const proto = Object.getPrototypeOf(value);
@@ -180,7 +187,7 @@ const scrubDeep = (value: unknown, scrub: (t: string | undefined) => string | un
     if (Array.isArray(value)) return value.map((item) => scrubDeep(item, scrub, depth + 1, seen));
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value))
-      Object.defineProperty(out, key, { value: scrubDeep(item, scrub, depth + 1, seen), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, scrub(key) ?? key, { value: scrubDeep(item, scrub, depth + 1, seen), enumerable: true, writable: true, configurable: true });
     return out;
   } finally {
     seen.delete(value);

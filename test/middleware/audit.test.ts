@@ -79,6 +79,18 @@ describe("audit", () => {
     expect(out.records()[1]).toMatchObject({ metadata: { user: { id: 7, email: "[REDACTED:email]" }, contacts: ["[REDACTED:email]", { ip: expect.not.stringContaining("10.1.2.3") }] } });
   });
 
+  it("scrubs metadata keys and numbers too: an email may be a key, a card number a number", async () => {
+    const out = collect();
+    const stack = withMiddleware(createAgentStack(), audit({ to: out.stream, metadata: ["user"] }))
+      .use("toolCall", { name: "no", before: () => Reject("no") });
+    await stack.run("toolCall", call, () => ({ content: "" }), { metadata: { user: { "alice@example.com": "admin", card: 4111111111111111, id: 7 } } });
+    await stack.flush();
+    const text = JSON.stringify(out.records());
+    expect(text).not.toContain("alice@example.com");
+    expect(text).not.toContain("4111111111111111");
+    expect(out.records()[1]).toMatchObject({ metadata: { user: { "[REDACTED:email]": "admin", id: 7 } } });
+  });
+
   it("never delays the chain: the run settles before a slow write, and flush waits for it", async () => {
     let written = "";
     const slow = new Writable({ write: (chunk, _enc, done) => void setTimeout(() => ((written += String(chunk)), done()), 100) });
