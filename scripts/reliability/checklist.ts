@@ -709,4 +709,74 @@ export const findings: readonly Finding[] = [
     repro: "fromClaudeSettings([\"~/.claude/settings.json\", \".claude/settings.json\"]) as the README wrote it: the project's guard hooks were listed in `unused` but not run and nothing said so; the README now passes trustProjectSettings and a warning names each untrusted file",
     items: ["D11"], tests: [t("test/executors/settings.test.ts", "does not run a project's own .claude/settings.json until it is trusted, and says so")],
   },
+  // Third audit round: the engine against R1–R14, and a second pass over the middleware.
+  {
+    kind: "bug", status: "fixed", fixedIn: "ec1ec34", title: "A run without a signal let hooks and its operation go on after it answered",
+    where: "{{src/core/frame.ts|export const ended}} (the outermost frame settles the run), src/core/chain.ts (whenOperationSettles)",
+    repro: "an around that calls `void next()` and answers Replace: with no signal, the slow before inside it, the operation and an after hook all ran after the caller had its answer (with a signal they did not); after an abort, a late operation result still started after hooks",
+    items: ["C2", "A5"], tests: [
+      t("test/core/cancellation.test.ts", "starts nothing more once the run answered, with or without a signal"),
+      t("test/core/cancellation.test.ts", "runs no after hook on an operation result that arrives after the run was aborted"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "ec1ec34", title: "A synchronous hook that blocked past its timeoutMs was accepted",
+    where: "{{src/core/invoke.ts|A synchronous hook that blocked past its deadline}}",
+    repro: "a before hook busy for 50 ms with timeoutMs: 10 answered Continue and the run Completed; the same hook answering through a promise was a timeout",
+    items: ["C1"], tests: [t("test/core/cancellation.test.ts", "fails a synchronous hook that blocked past its timeoutMs")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "aafe79c", title: "Observers could change the caller's outcome and each other's view",
+    where: "{{src/core/stack.ts|Copies, frozen}}",
+    repro: "an observer setting event.outcome._tag changed the outcome the caller held, and pushing to event.decisions changed what the next observer and the caller's Trace saw; with observers only, strict mode froze neither input nor output",
+    items: ["A8", "H6"], tests: [
+      t("test/core/stack.test.ts", "cannot change the caller's outcome, the trace, or what the next observer sees"),
+      t("test/core/stack.test.ts", "sees a frozen input and output in strict mode when a point has observers only"),
+      t("test/core/around.test.ts", "freezes an outcome it built itself in strict mode"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "b037799", title: "On a collecting gate, an around answering without next() dropped earlier vetoes",
+    where: "{{src/core/around.ts|veto(reason: string): Step}}",
+    repro: "stop gate with collect: an earlier veto, then an around answering Replace: the stop went ahead (Completed); an around answering Reject replaced the earlier reasons instead of joining them",
+    items: ["B1", "A16"], tests: [t("test/core/actions.test.ts", "treats an around that answers without next() like a before")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "994405f", title: "Registering a disabled hook switched off an enabled one of the same name on another point",
+    where: "{{src/core/stack.ts|A name is enabled or disabled as a whole}}",
+    repro: "a guard named \"guard\" on point a, then use(\"b\", { name: \"guard\", disabled: true, … }): the guard on a stopped running, and nothing said so",
+    items: ["A12"], tests: [t("test/core/stack.test.ts", "keeps one enabled state: registering it disabled where it is enabled elsewhere is refused")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "2ebb2bb", title: "A retried attempt re-entered a recheck gate whose matcher no longer applied",
+    where: "{{src/core/around.ts|forgetInnerRechecks}}",
+    repro: "a recheck gate matched Bash(rm *); an around retried with `ls`: the gate, which matches only rm, was asked about `ls` from its stale approval of the first attempt",
+    items: ["A10"], tests: [t("test/core/actions.test.ts", "forgets what it approved in an attempt an around retries")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "00bdf99", title: "A toolCall cache never hit, and three more middleware slips",
+    where: "src/middleware/cache.ts (the key held the call id), token-budget.ts, fallback.ts, tracing.ts",
+    repro: "three identical WebSearch calls with ids toolu_1..3 ran the tool three times; tokenBudget counted a step reporting 1e16 tokens as nothing; fallback's when() saw ModelStreamError instead of the provider's 400 on streams; a response without usage left its span unended",
+    items: ["H1", "K3", "E9"], tests: [
+      t("test/middleware/cache.test.ts", "answers a repeated tool call with a new call id"),
+      t("test/middleware/guards.test.ts", "counts usage past the safe integers"),
+      t("test/middleware/fallback.test.ts", "gives when() the provider's own error on a stream too"),
+      t("test/middleware/tracing.test.ts", "ends a point's span even when the outcome cannot be read as usual"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "4f761af", title: "The audit log kept metadata keys and numbers unscrubbed",
+    where: "{{src/middleware/audit.ts|const scrubDeep}}",
+    repro: "metadata { user: { \"alice@example.com\": \"admin\", card: 4111111111111111 } } reached the log with the email key and the card number as they were",
+    items: ["I6"], tests: [t("test/middleware/audit.test.ts", "scrubs metadata keys and numbers too")],
+  },
+  {
+    kind: "gap", status: "fixed", fixedIn: "1c07430", title: "A failed or aborted turn reported no usage",
+    where: "src/agent/session.ts, {{src/agent/env.ts|readonly spent}}",
+    repro: "a turn whose second model call failed reported steps 0 and usage 0/0 after a step that cost 110 tokens; a sub-agent's 10,000 tokens never reached the turn's usage",
+    items: ["K1"], tests: [
+      t("test/agent/subagent.test.ts", "reports the steps and tokens already spent when the turn fails"),
+      t("test/agent/subagent.test.ts", "counts a sub-agent's model calls in the turn's usage"),
+    ],
+  },
 ];
