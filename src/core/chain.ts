@@ -226,7 +226,10 @@ const recheck = (run: RunContext, f: Frame, op: Op, pending: [CompiledHook, unkn
 
 /** Apply a recheck answer; true when it rejected. */
 const rechecked = (run: RunContext, f: Frame, hook: CompiledHook, answer: unknown, started: number): boolean => {
-  if (answer === undefined || answer === Continue) return false;
+  if (answer === undefined || answer === Continue) {
+    if (run.recording) run.record(hook, "before", "Continue", started, "recheck"); // every call is in the trace (R11)
+    return false;
+  }
   const action = checkAction(run, hook, "before", answer, started);
   if (action === undefined) {
     if (hook.failMode === "open" || hook.shadow) return false;

@@ -195,12 +195,15 @@ class Stack<P extends Points> implements HookStack<P> {
     // Re-entry (A14): runs nested through hooks carry their nesting in `path` (the agent loop
     // extends it for sub-agents; a hook that runs the stack again passes `[...ctx.path, name]`).
     const path = options?.path;
-    if (path !== undefined && path.length > this.runtime.maxDepth)
-      return Promise.resolve(Outcome.failed(new RecursionLimitError(point, path.length, this.runtime.maxDepth)));
+    const recording = options?.trace !== undefined || chain.observers.length > 0;
+    if (path !== undefined && path.length > this.runtime.maxDepth) {
+      // Refused, and observers still see it, as they see a run refused for an aborted signal (R10).
+      const refused = Outcome.failed(new RecursionLimitError(point, path.length, this.runtime.maxDepth));
+      return chain.observers.length === 0 ? Promise.resolve(refused) : settle(new RunContext(this.runtime, chain, options, input, neverAborted, recording), chain, refused);
+    }
     const def = chain.point;
     const timeoutMs = runTimeout ?? def.timeoutMs;
     const guarded = callerSignal !== undefined || timeoutMs !== undefined;
-    const recording = options?.trace !== undefined || chain.observers.length > 0;
     if (!guarded) {
       // Nothing to wrap and nobody to tell: the operation alone, its context made on demand (T1).
       if (chain.hooks.length === 0 && chain.observers.length === 0) return callBare(new BareContext(this.runtime, chain, options, input), input, operation);

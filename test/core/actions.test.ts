@@ -132,6 +132,16 @@ describe("A10: a gate marked recheck sees the input the operation really gets", 
     expect(asked).toEqual(["rm a", "rm a -v"]);
   });
 
+  it("records each recheck call in the trace, a Continue too (R11)", async () => {
+    const { Trace: T, Transform: Tr } = await import("../../src/core/index.ts");
+    const trace = new T();
+    const stack = newStack()
+      .use("tool", { ...noRm, name: "policy" })
+      .use("tool", { name: "rewriter", priority: 20, before: (c) => Tr({ ...c, input: { command: "ls -la" } }) });
+    await stack.run("tool", call("Bash", { command: "ls" }), () => ({ content: "" }), { trace });
+    expect(trace.entries.map((e) => `${e.hook}/${e.action}`)).toEqual(["policy/Continue", "rewriter/Transform", "policy/Continue"]);
+  });
+
   it("without recheck, an outer gate does not see inner rewrites (documented onion behaviour)", async () => {
     const stack = newStack().use("tool", { ...noRm, recheck: false }).use("tool", { name: "rewriter", priority: 100, before: (c) => Transform({ ...c, input: { command: "rm -rf /" } }) });
     expect((await stack.run("tool", call("Bash", { command: "ls" }), (c) => ({ content: String(c.input.command) })))._tag).toBe("Completed");

@@ -126,6 +126,17 @@ describe("R9 immutability", () => {
 });
 
 describe("R10 observers", () => {
+  it("see a run refused for nesting too deep, as they see one refused for an aborted signal", async () => {
+    const seen: string[] = [];
+    const stack = createStack({ tool: gate<string, string>({ name: "tool" }) }, { maxDepth: 2 }).use("tool", { name: "audit", observe: (e) => void seen.push((e.outcome as { error: Error }).error.name) });
+    const aborted = new AbortController();
+    aborted.abort("x");
+    await stack.run("tool", "x", (x) => x, { signal: aborted.signal });
+    await stack.run("tool", "x", (x) => x, { path: ["a", "b", "c"] });
+    await stack.flush();
+    expect(seen).toEqual(["RunAbortedError", "RecursionLimitError"]);
+  });
+
   it("cannot change the caller's outcome, the trace, or what the next observer sees", async () => {
     const seen: string[] = [];
     const trace = new Trace();
