@@ -51,6 +51,11 @@ export interface RateLimitOptions {
   /** How long a count without window is kept, in ms (default 7 days), so forgotten runs do not pile up in Redis. */
   readonly retentionMs?: number;
   readonly name?: string;
+  /**
+   * Default `Priority.guard + 5` on `toolCall`; on `modelCall` `Priority.guard + 25`, inside
+   * `retry` and `fallback`, so that every attempt `retry` makes is admitted and counted (a refused
+   * one ends the retries). The models `fallback` turns to are called directly and not counted.
+   */
   readonly priority?: number;
 }
 
@@ -100,7 +105,7 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
   const point = choiceOption(name, "point", options.point ?? "toolCall", ["toolCall", "modelCall"]);
   const per = choiceOption(name, "per", options.per ?? "subject", ["subject", "all"]);
   const retentionMs = integerOption(name, "retentionMs", options.retentionMs ?? week, 1);
-  const priority = numberOption(name, "priority", options.priority ?? Priority.guard + 5, -Number.MAX_VALUE);
+  const priority = numberOption(name, "priority", options.priority ?? (point === "modelCall" ? Priority.guard + 25 : Priority.guard + 5), -Number.MAX_VALUE);
   const tenant = options.tenantKey === undefined ? {} : { tenantKey: options.tenantKey };
   const span = windowMs === undefined ? "" : ` per ${windowMs % 1000 === 0 ? `${windowMs / 1000} s` : `${windowMs} ms`}`;
   const where = typeof scope === "function" ? "" : scope === "global" ? "" : ` in this ${scope}`;

@@ -4,6 +4,7 @@ import { MemoryStore, Outcome } from "../../src/core/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { LimitExceededError } from "../../src/middleware/errors.ts";
 import { callLimit, rateLimit } from "../../src/middleware/rate-limit.ts";
+import { retry } from "../../src/middleware/retry.ts";
 import { failingStore, recordingTool, runAgent, toolCall, toolMessagesSeen } from "./harness.ts";
 
 const clockStore = () => {
@@ -69,6 +70,14 @@ describe("rateLimit", () => {
     expect((await stack.run("modelCall", request, () => response))._tag).toBe("Completed");
     const refused = await stack.run("modelCall", request, () => response);
     expect(refused._tag === "Failed" && refused.error).toBeInstanceOf(LimitExceededError);
+  });
+
+  it("counts every attempt a retry makes on modelCall, and a refused attempt ends the retries", async () => {
+    let calls = 0;
+    const stack = withMiddleware(createAgentStack({ store: new MemoryStore() }), retry({ attempts: 5, baseMs: 0 }), rateLimit({ name: "llm-rpm", point: "modelCall", limit: 2, windowMs: 60_000 }));
+    const outcome = await stack.run("modelCall", { model: "m", messages: [] }, () => { calls++; throw new Error("overloaded"); });
+    expect(calls).toBe(2);
+    expect(outcome._tag === "Failed" && outcome.error).toBeInstanceOf(LimitExceededError);
   });
 
   it("fails closed when the store is unreachable: no call goes through unlimited", async () => {
