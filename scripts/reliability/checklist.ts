@@ -779,4 +779,19 @@ export const findings: readonly Finding[] = [
       t("test/agent/subagent.test.ts", "counts a sub-agent's model calls in the turn's usage"),
     ],
   },
+  {
+    kind: "gap", status: "fixed", fixedIn: "d2e5fe1", title: "Observers missed runs refused for depth, and the trace missed recheck calls that said Continue",
+    where: "{{src/core/stack.ts|Refused, and observers still see it}}, src/core/chain.ts (rechecked)",
+    repro: "a run refused with RecursionLimitError never reached observers (one refused for an aborted signal did); a recheck gate called twice left one trace entry",
+    items: ["K1", "A14"], tests: [
+      t("test/core/stack.test.ts", "see a run refused for nesting too deep"),
+      t("test/core/actions.test.ts", "records each recheck call in the trace"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "04a07c5", title: "A modelCall rate limit counted one admission for any number of retried attempts",
+    where: "{{src/middleware/rate-limit.ts|point === \"modelCall\" ? Priority.guard + 25}}",
+    repro: "rateLimit({ point: \"modelCall\", limit: 2 }) with retry({ attempts: 3 }) and a fallback model: 8 provider calls were made in a minute, since the limit sat outside retry and fallback",
+    items: ["E9", "H1"], tests: [t("test/middleware/rate-limit.test.ts", "counts every attempt a retry makes on modelCall")],
+  },
 ];

@@ -93,7 +93,7 @@ export interface TurnResult {
   /** The final answer (empty unless completed). */
   readonly text: string;
   readonly finishReason?: RunResult["finishReason"];
-  /** Steps of this agent's loop, also when the turn did not complete. */
+  /** Steps of this agent's loop over the turn (every attempt), also when it did not complete. */
   readonly steps: number;
   /** Tokens of every model call of the turn, sub-agents' included, also when it did not complete (`result.usage` counts this agent's own). */
   readonly usage: Usage;

@@ -68,6 +68,19 @@ const runStep = async (
 };
 
 /**
+ * The `run` input the loop gets: a `run` hook that rewrote `prompt` but left `messages` as they
+ * were has its prompt sent, as the last user message (the loop reads only `messages`).
+ *
+ * @example
+ * stack.run("run", built, (given) => runLoop(env, promptInMessages(given, built)), env.run)
+ */
+export const promptInMessages = (given: DeepReadonly<RunInput>, built: RunInput): DeepReadonly<RunInput> => {
+  if (given.prompt === built.prompt || given.messages !== built.messages) return given;
+  const last = given.messages.length - 1;
+  return { ...given, messages: given.messages.map((m, i) => (i === last && m.role === "user" ? { ...m, content: given.prompt } : m)) };
+};
+
+/**
  * Run the loop for one `run` input.
  *
  * @example
@@ -112,8 +125,7 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
     steps++;
     const { response, toolResults } = outcome.value;
     usage = addUsage(usage, response.usage);
-    // The turn's tally, shared with sub-agents: what was spent is reported even if the turn fails.
-    env.spent.usage = addUsage(env.spent.usage, response.usage);
+    // The turn's tally (its tokens are counted in callModel): reported even if the turn fails.
     if (env.stopPoint === "stop") env.spent.steps++;
     text = response.text;
     messages = [...messages, ...carried, assistantMessage(response), ...toolResults.map(toolMessage)];

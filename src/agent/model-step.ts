@@ -7,7 +7,7 @@ import { OutcomeRejectedError } from "../core/outcome.ts";
 import { contentText } from "./content-text.ts";
 import { AgentRunError, decide } from "./decide.ts";
 import type { LoopEnv } from "./env.ts";
-import { noUsage } from "./model.ts";
+import { addUsage, noUsage } from "./model.ts";
 import { streamThroughStack } from "./stream/through-stack.ts";
 import type { ModelRequest, ModelResponse } from "./types.ts";
 import { generateThroughStack, streamStarter } from "./wrap-model.ts";
@@ -47,7 +47,11 @@ const asResponse = (value: unknown, model: string): ModelResponse => {
 export const callModel = async (env: LoopEnv, request: ModelRequest, step: number): Promise<ModelResponse> => {
   for (let attempt = 1; ; attempt++) {
     const outcome = await callOnce(env, request, step);
-    if (outcome._tag === "Completed") return outcome.value;
+    if (outcome._tag === "Completed") {
+      // Counted as soon as the model answered: a step that then fails in its tools still spent it.
+      env.spent.usage = addUsage(env.spent.usage, outcome.value.usage);
+      return outcome.value;
+    }
     // On an observation point a Rejected outcome comes from a hook that failed closed.
     const error = outcome._tag === "Failed" ? outcome.error : new OutcomeRejectedError(outcome.reason, outcome.by);
     if (env.signal?.aborted) throw error;

@@ -5,7 +5,6 @@
  */
 import type { RunOptions } from "../core/context.ts";
 import { AgentOnionError } from "../core/errors.ts";
-import type { DeepReadonly } from "../core/readonly.ts";
 import { linkSignal } from "../core/signal.ts";
 import type { AgentSession, PromptOptions, SessionOptions, TurnResult } from "./agent-types.ts";
 import { compact } from "./compaction.ts";
@@ -13,7 +12,7 @@ import { notifier, rootEnv, type AgentConfig } from "./config.ts";
 import { ContextQueue } from "./context-queue.ts";
 import { contentText } from "./content-text.ts";
 import { AgentRunError, decide } from "./decide.ts";
-import { runLoop } from "./loop.ts";
+import { promptInMessages, runLoop } from "./loop.ts";
 import { noUsage } from "./model.ts";
 import { toolSpec } from "./tool.ts";
 import type { Message, Notification, RunInput, RunResult, SessionEnd, Usage, UserPrompt } from "./types.ts";
@@ -56,16 +55,6 @@ const either = (a: AbortSignal | undefined, b: AbortSignal | undefined): { signa
   };
 };
 const noop = (): void => {};
-
-/**
- * The `run` input the loop gets: a `run` hook that rewrote `prompt` but left `messages` as they
- * were has its prompt sent, as the last user message (the loop reads only `messages`).
- */
-const promptInMessages = (given: DeepReadonly<RunInput>, built: RunInput): DeepReadonly<RunInput> => {
-  if (given.prompt === built.prompt || given.messages !== built.messages) return given;
-  const last = given.messages.length - 1;
-  return { ...given, messages: given.messages.map((m, i) => (i === last && m.role === "user" ? { ...m, content: given.prompt } : m)) };
-};
 
 /**
  * Open a session: runs the `sessionStart` gate.
@@ -150,7 +139,7 @@ class Session implements AgentSession {
     };
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.config.stack.run("run", input, (i) => runLoop(env, promptInMessages(i, input)), run);
-      if (outcome._tag === "Completed") return this.completed(runId, outcome.value, env.spent.usage);
+      if (outcome._tag === "Completed") return this.completed(runId, outcome.value, env.spent);
       // Not completed: still what the turn spent (steps, and tokens, sub-agents included).
       const spent = { ...empty, steps: env.spent.steps, usage: env.spent.usage };
       if (outcome._tag === "Rejected") return { ...spent, status: "rejected", reason: outcome.reason, by: outcome.by };
@@ -162,16 +151,16 @@ class Session implements AgentSession {
       if (decision.action === "retry") continue;
       if (decision.action === "recover") {
         const answer = contentText(decision.value);
-        return this.completed(runId, { text: answer, steps: 0, usage: noUsage, finishReason: "stop", messages: [...input.messages, { role: "assistant", content: answer }] }, env.spent.usage);
+        return this.completed(runId, { text: answer, steps: 0, usage: noUsage, finishReason: "stop", messages: [...input.messages, { role: "assistant", content: answer }] }, env.spent);
       }
       return { ...spent, status: "failed", error };
     }
   }
 
-  /** `usage` is the turn's: every model call, sub-agents' and failed attempts' included (see LoopEnv.spent). */
-  private completed(runId: string, result: RunResult, usage: Usage): TurnResult {
+  /** Steps and usage are the turn's: every attempt, and every model call, sub-agents' included (see LoopEnv.spent). */
+  private completed(runId: string, result: RunResult, spent: { readonly steps: number; readonly usage: Usage }): TurnResult {
     this.messages = result.messages;
-    return { status: "completed", runId, text: result.text, finishReason: result.finishReason, steps: result.steps, usage, result };
+    return { status: "completed", runId, text: result.text, finishReason: result.finishReason, steps: spent.steps, usage: spent.usage, result };
   }
 
   compact(): Promise<void> {

@@ -7,7 +7,7 @@
 import type { SubagentSpec } from "./agent-types.ts";
 import { ContextQueue } from "./context-queue.ts";
 import type { LoopEnv } from "./env.ts";
-import { runLoop } from "./loop.ts";
+import { promptInMessages, runLoop } from "./loop.ts";
 import { toolSpec, type AgentTool } from "./tool.ts";
 import type { Message, RunInput } from "./types.ts";
 
@@ -51,7 +51,7 @@ export const subagentTool = (parent: LoopEnv, spec: SubagentSpec): AgentTool => 
     };
     const messages: Message[] = [{ role: "user", content: prompt }];
     const runInput: RunInput = { prompt, messages, tools: tools.map(toolSpec), ...(spec.system !== undefined ? { system: spec.system } : {}) };
-    const outcome = await env.stack.run("run", runInput, (i) => runLoop(env, i), env.run);
+    const outcome = await env.stack.run("run", runInput, (i) => runLoop(env, promptInMessages(i, runInput)), env.run);
     if (outcome._tag === "Completed") return outcome.value.text;
     if (outcome._tag === "Rejected") throw new Error(`sub-agent ${spec.name} was rejected by ${outcome.by}: ${outcome.reason}`);
     throw outcome.error;

@@ -270,6 +270,11 @@ class AroundCall implements Frame {
       if (outcome._tag === "Rejected" && !passed && run.kind === "observe")
         return this.failure(answer, "reject-on-observe", new TypeError(`a Rejected outcome is not allowed on observation point ${run.point}`));
       if (run.recording) run.record(hook, "around", "Outcome", this.started, describeOutcome(outcome));
+      // On a collecting gate an outcome made before next() counts as a `before`'s answer (see apply).
+      if (this.calls === 0 && !passed && run.pointDef.collect === true) {
+        if (outcome._tag === "Rejected") return this.veto(outcome.reason);
+        if (run.collected !== undefined && run.collected.length > 0) return this.leave(collectedOutcome(run.collected), false);
+      }
       return this.leave(outcome, passed && this.lastFinal);
     }
     const action = snapshot(answer);

@@ -95,9 +95,11 @@ class Stack<P extends Points> implements HookStack<P> {
       const compiled = compileHook(hook, table.point.kind, seq++, name);
       if (table.hooks.some((h) => h.name === compiled.name)) throw new RegistrationError(compiled.name, "name", `is already registered on point "${name}"`);
       // A name is enabled or disabled as a whole (R12): a second registration may not flip it.
+      // Without a flag of its own the hook takes on its name's state (set by disable/enable).
       const elsewhere = [...tables.entries()].find(([, t]) => t.hooks.some((h) => h.name === compiled.name));
       const isDisabled = (disabled ?? this.disabled).has(compiled.name);
-      if (elsewhere !== undefined && compiled.disabled !== isDisabled)
+      const flagged = typeof hook === "object" && hook !== null && (hook as { disabled?: unknown }).disabled !== undefined;
+      if (elsewhere !== undefined && flagged && compiled.disabled !== isDisabled)
         throw new RegistrationError(compiled.name, "disabled", `is ${compiled.disabled ? "true" : "false"}, but the hook of that name on point "${elsewhere[0]}" is ${isDisabled ? "disabled" : "enabled"}; a name is disabled or enabled as a whole, so give both the same flag or another name`);
       if (compiled.disabled) (disabled ??= new Set(this.disabled)).add(compiled.name);
       tables.set(name, { point: table.point, hooks: insertSorted(table.hooks, compiled) });
@@ -386,6 +388,12 @@ const finished = (run: RunContext, chain: Chain, outcome: Outcome): Outcome => {
   return outcome;
 };
 
+/** A frozen copy of an outcome for observers; a collecting gate's `reasons` are copied too. */
+const observedOutcome = (outcome: Outcome): Outcome =>
+  Object.freeze(outcome._tag === "Rejected" && outcome.reasons !== undefined
+    ? { ...outcome, reasons: Object.freeze(outcome.reasons.map((r) => Object.freeze({ ...r }))) }
+    : { ...outcome }) as Outcome;
+
 const notify = (run: RunContext, chain: Chain, outcome: Outcome): void => {
   const runtime = run.runtime;
   const event: RunEvent = Object.freeze({
@@ -398,8 +406,8 @@ const notify = (run: RunContext, chain: Chain, outcome: Outcome): void => {
     path: run.path,
     input: run.initial,
     // Copies, frozen: the caller holds the outcome and the trace holds the entries (R10).
-    outcome: Object.freeze({ ...outcome }),
-    decisions: Object.freeze((run.decisions ?? []).map((d) => Object.freeze(d))),
+    outcome: observedOutcome(outcome),
+    decisions: Object.freeze((run.decisions ?? []).map((d) => Object.freeze({ ...d }))),
     failures: Object.freeze([...(run.failures ?? [])]),
     startedAt: run.origin,
     durationMs: performance.now() - run.origin,

@@ -117,7 +117,9 @@ export const runBridge = async (full: AgentStack, ev: BridgeEvent, options: Brid
         const outcome = await run("toolCall", (call) => {
           reached = { call };
           stop.controller.abort(new ReachedTool());
-          return new Promise<never>(() => {}); // never read: the run has ended
+          // The run has already settled (the abort above): this answer is dropped, and an around
+          // waiting on next() gets the settled run's outcome, so its own code after it still runs.
+          return Promise.reject(new ReachedTool());
         }, stop.controller.signal).finally(stop.dispose);
         if (outcome._tag === "Rejected") return reply("deny", specific({ permissionDecision: "deny", permissionDecisionReason: outcome.reason }), outcome.reason);
         if (outcome._tag === "Completed") {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Reject } from "../../src/index.ts";
+import { Reject, Transform } from "../../src/index.ts";
 import { createAgent, createAgentStack, createScriptedModel, type ModelRequest, type SubagentStopRequest } from "../../src/agent/index.ts";
 import { bashTool, recorded } from "./helpers.ts";
 
@@ -111,6 +111,24 @@ describe("what a turn reports it spent", () => {
     expect(turn.status).toBe("completed");
     expect(turn.usage).toEqual({ inputTokens: 7020, outputTokens: 3020 });
     expect(turn.result?.usage).toEqual({ inputTokens: 20, outputTokens: 20 });
+  });
+
+  it("reports the tokens of a model call whose step was aborted while its tools ran", async () => {
+    const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Slow", input: {}, id: "t1" }], usage: { inputTokens: 100, outputTokens: 50 } }] });
+    const controller = new AbortController();
+    const slow = { name: "Slow", execute: () => new Promise<string>((r) => setTimeout(() => r("late"), 200)) };
+    setTimeout(() => controller.abort(new Error("user left")), 30);
+    const turn = await createAgent({ model, stack: createAgentStack(), tools: [slow] }).run("go", { signal: controller.signal });
+    expect(turn.status).toBe("aborted");
+    expect(turn.usage).toEqual({ inputTokens: 100, outputTokens: 50 });
+  });
+
+  it("sends a sub-agent the prompt a run hook rewrote", async () => {
+    const parent = createScriptedModel({ turns: [{ toolCalls: [{ name: "researcher", input: { prompt: "secret 123" }, id: "t1" }] }, "done"] });
+    const child = createScriptedModel({ turns: ["found"] });
+    const stack = createAgentStack().use("run", { name: "redact", before: (input) => Transform({ ...input, prompt: input.prompt.replace("123", "[redacted]") }) });
+    await createAgent({ model: parent, stack, subagents: [{ name: "researcher", model: child }] }).run("go");
+    expect(child.requests[0]?.messages.at(-1)?.content).toBe("secret [redacted]");
   });
 
   it("reports the steps and tokens already spent when the turn fails", async () => {

@@ -177,6 +177,12 @@ describe("collecting gates", () => {
     expect(replaced).toMatchObject({ _tag: "Rejected", by: "tests" });
     const broken = await base().use("stop", { name: "flaky", priority: 2, around: () => { throw new Error("down"); } }).run("stop", { reason: "done" }, op);
     expect(broken).toMatchObject({ _tag: "Rejected", by: "tests, flaky" });
+    // An Outcome made before next() is read the same way as the action it stands for.
+    const completed = await base().use("stop", { name: "stub", priority: 2, around: () => Outcome.completed({ stop: true as const }) }).run("stop", { reason: "done" }, op);
+    expect(completed).toMatchObject({ _tag: "Rejected", by: "tests" });
+    const outcomeRejected = await base().use("stop", { name: "lint", priority: 2, around: () => Outcome.rejected("lint errors", "lint") })
+      .use("stop", { name: "docs", priority: 3, before: () => Reject("docs missing") }).run("stop", { reason: "done" }, op);
+    expect(outcomeRejected).toMatchObject({ _tag: "Rejected", by: "tests, lint, docs" });
     expect(ran).toBe(0);
   });
 

@@ -52,7 +52,9 @@ describe("a name registered on two points", () => {
   it("keeps one enabled state: registering it disabled where it is enabled elsewhere is refused, naming both", () => {
     const stack = newStack().use("tool", { name: "guard", before: () => Reject("no") });
     expect(() => stack.use("watch", { name: "guard", disabled: true, before: () => undefined })).toThrow(/hook "guard": disabled is true, but the hook of that name on point "tool" is enabled/);
-    expect(() => stack.disable("guard").use("watch", { name: "guard", before: () => undefined })).toThrow(/disabled is false, but the hook of that name on point "tool" is disabled/);
+    expect(() => stack.disable("guard").use("watch", { name: "guard", disabled: false, before: () => undefined })).toThrow(/disabled is false, but the hook of that name on point "tool" is disabled/);
+    // Without a flag of its own, a hook takes on its name's state.
+    expect(stack.disable("guard").use("watch", { name: "guard", before: () => undefined }).has("watch")).toBe(false);
     expect(() => stack.use("watch", { name: "guard", before: () => undefined })).not.toThrow();
     expect(() => newStack().use(["tool", "watch"], { name: "both", disabled: true, before: () => undefined })).not.toThrow();
   });
@@ -153,6 +155,7 @@ describe("R10 observers", () => {
     expect(outcome._tag).toBe("Rejected");
     expect(seen).toEqual(["Rejected deny:Reject"]);
     expect(trace.entries.map((d) => `${d.hook}:${d.action}`)).toEqual(["deny:Reject"]);
+    expect(Object.isFrozen(trace.entries[0])).toBe(false); // the caller's own trace entries are left as they are
   });
 
   it("sees a frozen input and output in strict mode when a point has observers only", async () => {

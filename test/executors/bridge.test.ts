@@ -36,6 +36,15 @@ describe("runBridge on PreToolUse", () => {
     expect(recovered).toEqual([]);
   });
 
+  it("lets an around hook's code after next() and its finally run when the call reaches the tool", async () => {
+    const seen: string[] = [];
+    const stack = createAgentStack().use("toolCall", { name: "timer", around: async (_c, next) => { try { const o = await next(); seen.push(`saw ${o._tag}`); return o; } finally { seen.push("finally"); } } });
+    const reply = await runBridge(stack, preToolUse("ls"));
+    expect(reply.decision).toBe("none");
+    await new Promise((r) => setTimeout(r, 10));
+    expect(seen).toEqual(["saw Failed", "finally"]);
+  });
+
   it("still answers a caller's abort as a failure that blocks", async () => {
     const controller = new AbortController();
     controller.abort(new Error("shutting down"));
