@@ -687,7 +687,7 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "bug", status: "fixed", fixedIn: "b5d5364", title: "A run hook's rewrite of the prompt was ignored",
-    where: "{{src/agent/session.ts|const promptInMessages}}",
+    where: "{{src/agent/loop.ts|export const promptInMessages}} (used by sessions and sub-agents)",
     repro: "a run before-hook answering Transform({ ...input, prompt: \"list the files\" }): the model still received \"delete everything\", since the loop reads only messages",
     items: ["A10"], tests: [t("test/agent/session-context.test.ts", "sends the prompt a run hook rewrote")],
   },
