@@ -13,8 +13,7 @@ import type { Message } from "./types.ts";
  */
 export class ContextQueue {
   private items: Message[] = [];
-  /** The number each waiting item was pushed as (see mark). */
-  private numbers: number[] = [];
+  /** How many items were ever pushed: the waiting ones are the last `items.length` of them. */
   private pushed = 0;
 
   constructor(private readonly role: "system" | "user" = "system") {}
@@ -22,14 +21,13 @@ export class ContextQueue {
   /** The `onContext` callback for run options. */
   readonly push = (text: string, _hook?: string): void => {
     this.items.push({ role: this.role, content: text });
-    this.numbers.push(this.pushed++);
+    this.pushed++;
   };
 
   /** Take everything gathered so far, in order. */
   drain(): Message[] {
     const items = this.items;
     this.items = [];
-    this.numbers = [];
     return items;
   }
 
@@ -44,10 +42,10 @@ export class ContextQueue {
    * (a `sessionStart` hook's) with it.
    */
   dropSince(mark: number): void {
-    const keep = this.numbers.findIndex((n) => n >= mark);
-    if (keep < 0) return;
-    this.items.length = keep;
-    this.numbers.length = keep;
+    // Items leave only by `drain` (all) or here (the newest), so the waiting ones are numbered
+    // from `pushed - items.length` up: keep those numbered below the mark.
+    const keep = Math.max(0, mark - (this.pushed - this.items.length));
+    if (keep < this.items.length) this.items.length = keep;
   }
 
   get size(): number {

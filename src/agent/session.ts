@@ -107,19 +107,15 @@ class Session implements AgentSession {
 
   private async turn(text: string, options: PromptOptions): Promise<TurnResult> {
     const combined = either(this.base.signal, options.signal);
+    // Context this turn's hooks add and no model request took is dropped if the turn goes no further.
+    const mark = this.pending.mark();
     try {
-      return await this.turnWith(text, options, combined.signal);
+      const result = await this.turnBody(text, options, combined.signal);
+      if (result.status !== "completed") this.pending.dropSince(mark);
+      return result;
     } finally {
       combined.dispose();
     }
-  }
-
-  private async turnWith(text: string, options: PromptOptions, signal: AbortSignal | undefined): Promise<TurnResult> {
-    // Context this turn's hooks add and no model request took is dropped if the turn goes no further.
-    const mark = this.pending.mark();
-    const result = await this.turnBody(text, options, signal);
-    if (result.status !== "completed") this.pending.dropSince(mark);
-    return result;
   }
 
   private async turnBody(text: string, options: PromptOptions, signal: AbortSignal | undefined): Promise<TurnResult> {
