@@ -8,7 +8,7 @@
  * (and, under some transpilers, renamed with `Object.defineProperty`) on every call.
  */
 import type { HookAction } from "./action.ts";
-import { collectedOutcome, forward } from "./chain.ts";
+import { collectedOutcome, forward, vetoed } from "./chain.ts";
 import { failed, snapshot } from "./decide.ts";
 import { ended, freeze, mark, reasonOf, toCompleted, type Chain, type Frame, type Op, type Step } from "./frame.ts";
 import { unwind } from "./unwind.ts";
@@ -270,12 +270,8 @@ class AroundCall implements Frame {
       if (outcome._tag === "Rejected" && !passed && run.kind === "observe")
         return this.failure(answer, "reject-on-observe", new TypeError(`a Rejected outcome is not allowed on observation point ${run.point}`));
       if (run.recording) run.record(hook, "around", "Outcome", this.started, describeOutcome(outcome));
-      // On a collecting gate an outcome made before next() counts as a `before`'s answer (see apply).
-      if (this.calls === 0 && !passed && run.pointDef.collect === true) {
-        if (outcome._tag === "Rejected") return this.veto(outcome.reason);
-        if (run.collected !== undefined && run.collected.length > 0) return this.leave(collectedOutcome(run.collected), false);
-      }
-      return this.leave(outcome, passed && this.lastFinal);
+      const collected = passed ? undefined : this.collecting(outcome._tag === "Rejected" ? outcome.reason : undefined);
+      return collected ?? this.leave(outcome, passed && this.lastFinal);
     }
     const action = snapshot(answer);
     if (action === undefined) return this.failure(answer, "invalid-action", new TypeError(`expected an action or an Outcome, got ${describe(answer)}`));
@@ -293,12 +289,8 @@ class AroundCall implements Frame {
     // Without next() the hook short-circuited like a `before`: outer post-phases still run (R3).
     // After next() it overrides what came out of the inside, like an `after`: that is final.
     const final = this.calls > 0;
-    // On a collecting gate an answer before next() is a `before`'s: a Reject is one more veto and
-    // the rest have their say; nothing replaces vetoes already given.
-    if (!final && run.pointDef.collect === true) {
-      if (answer._tag === "Reject") return this.veto(answer.reason);
-      if (run.collected !== undefined && run.collected.length > 0) return this.leave(collectedOutcome(run.collected), false);
-    }
+    const collected = this.collecting(answer._tag === "Reject" ? answer.reason : undefined);
+    if (collected !== undefined) return collected;
     if (answer._tag === "Reject") return this.leave(Outcome.rejected(answer.reason, hook.name), final);
     return this.leave(toCompleted(freeze(run, answer.value)), answer._tag === "Replace" && final);
   }
@@ -325,8 +317,18 @@ class AroundCall implements Frame {
     failed(run, hook, "around", error, this.started);
     if (hook.failMode === "open" || hook.shadow) return this.passThrough();
     // A collecting gate gathers a failed hook's closed "no" like any other veto (as for a `before`).
-    if (this.calls === 0 && run.pointDef.collect === true) return this.veto(error.message);
-    return this.leave(Outcome.rejected(error.message, hook.name, error), true);
+    return this.collecting(error.message) ?? this.leave(Outcome.rejected(error.message, hook.name, error), true);
+  }
+
+  /**
+   * On a collecting gate an answer given before next() is a `before`'s: a rejection (`rejected`,
+   * its reason) is one more veto and the rest have their say, and nothing replaces vetoes already
+   * given. Undefined where none of this applies: the answer is taken as it is.
+   */
+  collecting(rejected: string | undefined): Step | undefined {
+    if (this.calls > 0 || this.run.pointDef.collect !== true) return undefined;
+    if (rejected !== undefined) return this.veto(rejected);
+    return vetoed(this.run) ? this.leave(collectedOutcome(this.run.collected as { reason: string; by: string }[]), false) : undefined;
   }
 
   /** A veto on a collecting gate: gathered, and the inside runs so that every hook has its say. */

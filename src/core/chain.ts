@@ -178,7 +178,7 @@ const failClosedBefore = (run: RunContext, f: Frame, hook: CompiledHook): boolea
 };
 
 /** True when a collecting gate holds a veto (a retry may have emptied the list). */
-const vetoed = (run: RunContext): boolean => run.collected !== undefined && run.collected.length > 0;
+export const vetoed = (run: RunContext): boolean => run.collected !== undefined && run.collected.length > 0;
 
 /** The joined rejection of a collecting gate. */
 export const collectedOutcome = (reasons: { reason: string; by: string }[]): Outcome => ({
