@@ -116,3 +116,27 @@ export const isThenable = (value: unknown): value is PromiseLike<unknown> => {
     return false; // a throwing `then` getter: not a promise; validation then calls it an invalid action
   }
 };
+
+/**
+ * `work`, or the signal's abort (rejecting with its reason) if that comes first; the listener is
+ * removed either way, and a late rejection of `work` is not left unhandled.
+ *
+ * @example
+ * const verdict = await untilAbort(check(text, info), signal)
+ */
+export const untilAbort = <T>(work: PromiseLike<T>, signal: AbortSignal): Promise<T> =>
+  new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    work.then(
+      (r) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(r);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });

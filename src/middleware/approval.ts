@@ -12,7 +12,7 @@ import type { DeepReadonly } from "../core/readonly.ts";
 import type { ToolCall } from "../agent/types.ts";
 import type { Middleware, PointHook } from "./apply.ts";
 import type { AgentPoints } from "../agent/points.ts";
-import { maxTimerMs, withDeadline } from "../core/signal.ts";
+import { maxTimerMs, untilAbort, withDeadline } from "../core/signal.ts";
 import { functionOption, nameOption, numberOption } from "./options.ts";
 
 /** Options of `approval`: which calls, what the approver reads, how long to wait, and whether anyone can answer. */
@@ -61,7 +61,13 @@ export const approval = (options: ApprovalOptions = {}): Middleware => {
       const deadline = withDeadline(ctx.signal, timeoutMs);
       try {
         const asked = ctx.approve({ hook: name, reason: reasonOf(call), input: call, signal: deadline.controller.signal });
-        const answer = await within(asked, deadline.controller.signal, ctx.signal);
+        const ended = deadline.controller.signal;
+        const answer = await untilAbort(asked, ended).catch((error: unknown) => {
+          // The wait ended before the answer: the run was cancelled (its reason), or time ran out.
+          if (!ended.aborted || error !== ended.reason) throw error;
+          if (ctx.signal.aborted) throw ctx.signal.reason;
+          return timedOut;
+        });
         if (answer === timedOut) return Reject(`${call.name} was not approved: no answer within ${seconds(timeoutMs)}`);
         return decide(call, answer);
       } finally {
@@ -73,20 +79,6 @@ export const approval = (options: ApprovalOptions = {}): Middleware => {
 };
 
 const timedOut = Symbol("timed out");
-
-/**
- * The answer, or `timedOut` when `deadline` aborts first; when it aborted because the run was
- * cancelled, the run's reason. The caller disposes of the deadline, so no timer outlives the call (R7).
- */
-const within = <T>(answer: Promise<T>, deadline: AbortSignal, run: AbortSignal): Promise<T | typeof timedOut> =>
-  new Promise((resolve, reject) => {
-    const onAbort = (): void => (run.aborted ? reject(run.reason) : resolve(timedOut));
-    const done = (): void => deadline.removeEventListener("abort", onAbort);
-    // Handlers first: a late answer, or a rejection once the approver sees the abort, is never unhandled.
-    answer.then((v) => (done(), resolve(v)), (e) => (done(), reject(e)));
-    if (deadline.aborted) onAbort();
-    else deadline.addEventListener("abort", onAbort, { once: true });
-  });
 
 const seconds = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
 

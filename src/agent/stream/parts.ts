@@ -3,6 +3,7 @@
  */
 import type { StreamPart } from "../model.ts";
 import type { PartTransform } from "./control.ts";
+import { untilAbort } from "../../core/signal.ts";
 import { StreamHookError } from "./errors.ts";
 
 /**
@@ -40,30 +41,6 @@ export const applyTransforms = (transforms: readonly (readonly [string, PartTran
  */
 export const nextOrAbort = <T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T>> =>
   signal.aborted ? Promise.reject(signal.reason) : untilAbort(iterator.next(), signal);
-
-/**
- * `work`, or the signal's abort (rejecting with its reason) if that comes first; the listener is
- * removed either way, and a late rejection of `work` is not left unhandled.
- *
- * @example
- * const verdict = await untilAbort(check(text, info), signal)
- */
-export const untilAbort = <T>(work: PromiseLike<T>, signal: AbortSignal): Promise<T> =>
-  new Promise((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    work.then(
-      (r) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(r);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  });
 
 /**
  * End an iterator we stop reading, letting the provider release its resources; whatever its

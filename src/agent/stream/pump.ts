@@ -5,14 +5,14 @@
  * consumer. It resolves to the assembled response that `after` hooks will see.
  */
 import { describe } from "../../core/errors.ts";
-import { withDeadline } from "../../core/signal.ts";
+import { untilAbort, withDeadline } from "../../core/signal.ts";
 import type { DeepReadonly } from "../../core/readonly.ts";
 import type { StreamPart } from "../model.ts";
 import { estimateMessageTokens, estimateTokens } from "../tokens.ts";
 import type { ModelRequest, ModelResponse, ToolCall, Usage } from "../types.ts";
 import type { CheckAction, HoldBack, RegisteredCheck, StreamControl } from "./control.ts";
 import { ModelStreamError, StreamHookError } from "./errors.ts";
-import { applyTransforms, closeQuietly, isThenable, nextOrAbort, untilAbort } from "./parts.ts";
+import { applyTransforms, closeQuietly, isThenable, nextOrAbort } from "./parts.ts";
 
 /** Starts the provider's stream (the AI SDK's `doStream`, a model's `stream`). */
 export type StartStream = (
