@@ -140,18 +140,21 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
   let stack = options.stack ?? createAgentStack(options.stackOptions);
   const hooks: LoadedHook[] = [];
   const unused: UnusedHandler[] = [];
-  for (const e of loaded.untrusted)
-    unused.push({ event: e.event, type: e.handler.type, source: e.source, reason: `${e.file} is a project's settings and is not trusted; review it, then pass trustProjectSettings: true` });
-  const warnings: { source: string; message: string }[] = [];
   // Hooks a project brought along are not run until trusted (D11); a guard that silently does not
-  // run is worse than a loud one, so say so once per file.
+  // run is worse than a loud one, so each untrusted file is also named in a warning (below).
   const untrustedFiles = new Map<string, number>();
-  for (const e of loaded.untrusted) untrustedFiles.set(e.file, (untrustedFiles.get(e.file) ?? 0) + 1);
-  for (const [file, count] of untrustedFiles) {
-    const message = `${count} hook${count === 1 ? "" : "s"} of this project's settings will not run until it is trusted; review it, then pass trustProjectSettings: true`;
-    warnings.push({ source: file, message });
-    process.emitWarning(`${file}: ${message}`, "AgentOnionSettingsWarning");
+  for (const e of loaded.untrusted) {
+    unused.push({ event: e.event, type: e.handler.type, source: e.source, reason: `${e.file} is a project's settings and is not trusted; review it, then pass trustProjectSettings: true` });
+    untrustedFiles.set(e.file, (untrustedFiles.get(e.file) ?? 0) + 1);
   }
+  const warnings: { source: string; message: string }[] = [];
+  /** Kept in the result and told to the process, so a setup problem is never only in a return value. */
+  const warn = (source: string, message: string): void => {
+    warnings.push({ source, message });
+    process.emitWarning(`${source}: ${message}`, "AgentOnionSettingsWarning");
+  };
+  for (const [file, count] of untrustedFiles)
+    warn(file, `${count} hook${count === 1 ? "" : "s"} of this project's settings will not run until it is trusted; review it, then pass trustProjectSettings: true`);
   if (loaded.disabled) return { stack, hooks, unused, duplicates: loaded.duplicates, warnings, disabled: true };
   const names = new Map<string, Set<string>>();
   const cwd = options.cwd ?? process.cwd();
@@ -223,8 +226,7 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
       const problem = program === undefined ? undefined : programProblem(program);
       if (problem !== undefined) {
         const message = `hook "${name}": its program ${program} ${problem}; the hook will fail closed when it runs`;
-        warnings.push({ source: entry.source, message });
-        process.emitWarning(`${entry.source}: ${message}`, "AgentOnionSettingsWarning");
+        warn(entry.source, message);
       }
     }
   }
