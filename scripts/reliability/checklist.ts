@@ -533,7 +533,7 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "bug", status: "fixed", fixedIn: "843b762", title: "An approver was never told that its question timed out",
-    where: "{{src/middleware/approval.ts|const within}}",
+    where: "{{src/middleware/approval.ts|untilAbort(asked, ended)}}",
     repro: "approval({ timeoutMs: 50 }) denied after 50 ms, but the approver's signal (the run's) never aborted, so a terminal prompt or chat question stayed open and its late answer was silently dropped",
     items: ["C1", "C2"], tests: [t("test/middleware/approval.test.ts", "aborts the approver's signal when the wait times out")],
   },
