@@ -22,7 +22,7 @@ import { isThenable } from "./signal.ts";
 /** Call the around hook at `f.i`; what it returns becomes the frame's outcome before the frame unwinds. */
 export const enterAround = (run: RunContext, f: Frame, op: Op, hook: CompiledHook): Step => new AroundCall(run, f, op, hook).begin();
 
-const rejectedMisuse = (misuse: NextMisuseError): Promise<Outcome> => {
+export const rejectedMisuse = (misuse: NextMisuseError): Promise<Outcome> => {
   const rejected = Promise.reject(misuse);
   rejected.catch(noop); // a dangling next() must not become an unhandled rejection (A5)
   return rejected;
@@ -30,7 +30,7 @@ const rejectedMisuse = (misuse: NextMisuseError): Promise<Outcome> => {
 const noop = (): void => {};
 
 /** Copy an outcome a hook built, reading each field once (and freezing its value in strict mode, R9); undefined when a read throws. */
-const ownOutcome = (run: RunContext, o: Outcome): Outcome | undefined => {
+export const ownOutcome = (run: RunContext, o: Outcome): Outcome | undefined => {
   try {
     if (o._tag === "Completed") return toCompleted(freeze(run, o.value));
     if (o._tag === "Failed") return Outcome.failed(o.error);

@@ -24,6 +24,11 @@ export interface Chain {
   /** No input-dependent matcher, no timeout, no around: the plain loops apply when nobody records. */
   readonly plain: boolean;
   /**
+   * Only around hooks, with no other phase, condition on the input, timeout, recheck or shadow,
+   * on a point that does not collect rejections: `around-only.ts` runs it when nobody records.
+   */
+  readonly aroundOnly: boolean;
+  /**
    * By index: the highest index up to it whose hook has an `after` or `recover` (-1 if none).
    * An around hook whose frame has nothing to leave through on the way out can hand its inner
    * outcome straight on (see `AroundCall.handOn`).
@@ -42,9 +47,14 @@ export const compileChain = (point: Point, hooks: CompiledHook[], observers: Com
   befores: hooks.map((h) => h.before),
   afters: hooks.map((h) => h.after),
   plain: hooks.every((h) => !h.matcher.needsInput && h.timeoutMs === undefined && h.around === undefined && !h.recheck),
+  aroundOnly: hooks.length > 0 && point.collect !== true && hooks.every(plainAround),
   lastExit: lastExits(hooks),
   subject,
 } as Chain);
+
+const plainAround = (h: CompiledHook): boolean =>
+  h.around !== undefined && h.before === undefined && h.after === undefined && h.recover === undefined &&
+  !h.matcher.needsInput && h.timeoutMs === undefined && !h.recheck && !h.shadow;
 
 const lastExits = (hooks: readonly CompiledHook[]): number[] => {
   let last = -1;

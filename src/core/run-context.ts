@@ -5,7 +5,7 @@
 import type { ApprovalDecision, ApprovalHandler, HookContext, HookInfo, RunOptions } from "./context.ts";
 import { HookError } from "./errors.ts";
 import type { CompiledHook } from "./hook.ts";
-import type { Chain, Frame } from "./frame.ts";
+import type { Chain, Frame, Op } from "./frame.ts";
 import type { Outcome } from "./outcome.ts";
 import type { Point, PointKind } from "./point.ts";
 import type { StateStore } from "./state.ts";
@@ -68,6 +68,8 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
   declare private sessionStore: StateStore | undefined;
   // The run is the outermost frame of its chain (see Frame): entering a chain allocates nothing.
   declare readonly chain: Chain;
+  /** The operation, for a chain run by around-only.ts (the general chain passes it along instead). */
+  declare op: Op | undefined;
   declare i: number;
   declare j: number;
   declare payload: unknown;
@@ -105,6 +107,7 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
     this.call = undefined;
     this.sessionStore = undefined;
     this.chain = chain;
+    this.op = undefined;
     this.i = 0;
     this.j = -1;
     this.payload = input;

@@ -3,6 +3,7 @@
  * `disable` and `enable` return new stacks; chains are compiled lazily per point and subject
  * and cached on the stack, so a hook whose matcher does not match costs nothing per run.
  */
+import { runAroundOnly } from "./around-only.ts";
 import { forward } from "./chain.ts";
 import { compileChain, freeze, toCompleted, toFailed, type Chain } from "./frame.ts";
 import type { HookContext, RunEvent, RunOptions } from "./context.ts";
@@ -329,7 +330,8 @@ const execute = (run: RunContext, chain: Chain, input: unknown, operation: Opera
   if (chain.hooks.length === 0) return run.runtime.strict ? callObserved(run, input, operation) : callDirect(run, input, operation);
   try {
     if (run.runtime.strict) deepFreeze(input);
-    return forward(run, run, operation);
+    // A chain of plain around hooks that nobody records runs as a lean onion (around-only.ts).
+    return chain.aroundOnly && !run.recording ? runAroundOnly(run, input, operation) : forward(run, run, operation);
   } catch (error) {
     // The chain never throws for what hooks or the operation do; this is a bug guard.
     return toFailed(error);

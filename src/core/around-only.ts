@@ -1,0 +1,270 @@
+/**
+ * Chains of nothing but plain `around` hooks (koa-style middleware), run as a lean onion (R4).
+ *
+ * `around.ts` runs an around hook as a frame of the general chain, which may also hold `before`,
+ * `after` and `recover` phases, conditions, timeouts, shadow hooks and a trace. A chain of around
+ * hooks that use none of these (`Chain.aroundOnly`) runs here when nobody records the run. Each
+ * layer is one small object, which is also the hook's context, and a layer whose hook answers
+ * with `next()`'s own promise hands that promise outward: a koa-style layer costs an object and a
+ * bound `next`, and no promise. The rules are around.ts's, answer for answer (minus what such a
+ * chain cannot hold); test/core/around-only.test.ts runs random onions through both and compares
+ * everything they do.
+ */
+import type { HookAction } from "./action.ts";
+import { ownOutcome, rejectedMisuse } from "./around.ts";
+import type { HookContext } from "./context.ts";
+import { failed, snapshot } from "./decide.ts";
+import { NextMisuseError, describe, type HookFailureKind } from "./errors.ts";
+import { freeze, toCompleted, toFailed, type AnyFn, type Op, type Step } from "./frame.ts";
+import type { CompiledHook } from "./hook.ts";
+import { Failure, hookError, thrown } from "./invoke.ts";
+import { Outcome } from "./outcome.ts";
+import { ScopedContext, type RunContext } from "./run-context.ts";
+import { isThenable } from "./signal.ts";
+
+/** Run an around-only chain (see `Chain.aroundOnly`) around `op`. */
+export const runAroundOnly = (run: RunContext, input: unknown, op: Op): Step => {
+  run.op = op;
+  return enter(run, undefined, 0, input);
+};
+
+/**
+ * Enter the layer at `index` with `input`: call its hook with a `next()` that enters the layer
+ * inside, or, past the last hook, call the operation.
+ */
+const enter = (run: RunContext, outer: Layer | undefined, index: number, input: unknown): Step => {
+  const hooks = run.chain.hooks;
+  if (index === hooks.length) return callOperation(run, outer, input);
+  const layer = new Layer(run, outer, index, input);
+  const hook = hooks[index] as CompiledHook;
+  // `run.current` stays undefined: a layer is its hook's context, and the operation's ctx has no hook.
+  let answer: unknown;
+  try {
+    answer = (hook.around as AnyFn)(layer, layer.next.bind(layer));
+  } catch (cause) {
+    answer = thrown(run, hook, "around", cause);
+  }
+  if (answer !== undefined && answer === layer.handed && layer.misuse === undefined) return layer.handOn();
+  // Bound methods rather than arrow functions: no context object to allocate per layer.
+  if (isThenable(answer)) return Promise.resolve(answer).then(layer.settleLater.bind(layer), layer.failLater.bind(layer));
+  return layer.settle(answer);
+};
+
+/** What a layer yields when the run settled (aborted) under it: nobody reads it. */
+const abandoned = (): Outcome => Outcome.failed(new NextMisuseError("run already settled"));
+
+const callOperation = (run: RunContext, outer: Layer | undefined, input: unknown): Step => {
+  // No check of run.settled here: next() and passThrough(), the only ways in, have just made it (R7).
+  run.input = input;
+  let result: unknown;
+  try {
+    result = (run.op as Op)(input, run);
+  } catch (error) {
+    return ended(run, outer, toFailed(error), false);
+  }
+  if (isThenable(result)) return whenOperationSettles(run, outer, result);
+  return ended(run, outer, toCompleted(freeze(run, result)), false);
+};
+
+/** The continuation of an asynchronous operation, made outside `callOperation` (see chain.ts's). */
+const whenOperationSettles = (run: RunContext, outer: Layer | undefined, result: PromiseLike<unknown>): Promise<Outcome> =>
+  Promise.resolve(result).then(
+    (value) => (run.settled ? abandoned() : ended(run, outer, toCompleted(freeze(run, value)), false)),
+    (error) => (run.settled ? abandoned() : ended(run, outer, toFailed(error), false)),
+  );
+
+/**
+ * The inside of `layer`'s hook ended with `outcome`. A tail layer (its hook answered with
+ * next()'s own promise, see `handOn`) has settled and passes the outcome on unchanged, so the
+ * first layer out that is not a tail is the one told. Past the outermost layer the run itself
+ * has ended, which settles it (as frame.ts's `ended` does for the general chain).
+ */
+const ended = (run: RunContext, inner: Layer | undefined, outcome: Outcome, final: boolean): Outcome => {
+  let layer = inner;
+  while (layer !== undefined && layer.stage === tail) layer = layer.outer;
+  if (layer !== undefined) {
+    layer.last = outcome;
+    layer.lastFinal = final;
+    layer.pending = false;
+  } else {
+    run.outcome = outcome;
+    run.final = final;
+    run.settled = true;
+  }
+  return outcome;
+};
+
+/**
+ * Where a layer's hook is: still deciding, settled, or settled by answering with `next()`'s own
+ * promise while it was pending (a tail: `ended` passes its outcome on). One field, not two flags:
+ * every field of a layer is paid for on every call.
+ */
+type Stage = 0 | 1 | 2;
+const deciding = 0;
+const settled = 1;
+const tail = 2;
+
+/**
+ * One call of an around hook: what its `next()` knows, and the hook's context (ScopedContext's
+ * accessors are copied onto this class below rather than inherited: see AroundCall on `extends`).
+ */
+class Layer {
+  // Every field is assigned in the constructor, in one order, so all instances share one shape.
+  declare readonly run: RunContext;
+  /** The layer whose `next()` made this one; undefined for the outermost. */
+  declare readonly outer: Layer | undefined;
+  /** This hook's index in the chain. */
+  declare readonly index: number;
+  /** The input as this layer received it (`ctx.input`). */
+  declare readonly input: unknown;
+  /** The promise the last `next()` call gave the hook; undefined until the hook calls it. */
+  declare handed: Promise<Outcome> | undefined;
+  /** The last `next()` has not resolved yet. */
+  declare pending: boolean;
+  /** The outcome of the last `next()`, and whether it was final (R3). */
+  declare last: Outcome | undefined;
+  declare lastFinal: boolean;
+  declare stage: Stage;
+  declare misuse: NextMisuseError | undefined;
+
+  constructor(run: RunContext, outer: Layer | undefined, index: number, input: unknown) {
+    this.run = run;
+    this.outer = outer;
+    this.index = index;
+    this.input = input;
+    this.handed = undefined;
+    this.pending = false;
+    this.last = undefined;
+    this.lastFinal = false;
+    this.stage = deciding;
+    this.misuse = undefined;
+  }
+
+  /** As the hook's context: the hook (what `ctx.hook` shows and `addContext` is attributed to). */
+  get hook(): CompiledHook {
+    return this.run.chain.hooks[this.index] as CompiledHook;
+  }
+
+  /** As the hook's context: the run's signal (a chain with hook timeouts is never around-only). */
+  get signal(): AbortSignal {
+    return this.run.signal;
+  }
+
+  next(input?: unknown): Promise<Outcome> {
+    const run = this.run;
+    if (this.stage !== deciding || run.settled) {
+      const misuse = new NextMisuseError(`next() called after hook "${this.hook.name}" settled`);
+      this.misuse ??= misuse;
+      run.fail(hookError(run, this.hook, "around", "next-misuse", misuse, 0), true);
+      return rejectedMisuse(misuse);
+    }
+    if (this.pending) {
+      const misuse = new NextMisuseError(`next() called while a previous next() of hook "${this.hook.name}" is still pending`);
+      this.misuse ??= misuse;
+      return rejectedMisuse(misuse);
+    }
+    const step = enter(run, this, this.index + 1, input === undefined ? this.input : freeze(run, input));
+    if (!isThenable(step)) return (this.handed = Promise.resolve(step as Outcome));
+    this.pending = true;
+    return (this.handed = step as Promise<Outcome>);
+  }
+
+  /**
+   * The hook answered with `next()`'s own promise: its answer is the inner outcome, and a later
+   * `next()` is a call after it settled (R4). If the inside already ended, pass its outcome on
+   * now; otherwise hand the same promise outward and let `ended` pass the outcome on.
+   */
+  handOn(): Step {
+    if (!this.pending) {
+      this.stage = settled;
+      return this.passOn();
+    }
+    this.stage = tail;
+    return this.handed as Promise<Outcome>;
+  }
+
+  passOn(): Step {
+    if (this.run.settled) return this.settleLater(this.last);
+    return this.leave(this.last as Outcome, this.lastFinal);
+  }
+
+  /** The hook's promise rejected: that is its failure (R6). */
+  failLater(cause: unknown): Step {
+    return this.settleLater(thrown(this.run, this.hook, "around", cause));
+  }
+
+  /** An asynchronous answer: if the run was aborted meanwhile, start nothing more (R7). */
+  settleLater(answer: unknown): Step {
+    if (this.run.settled) {
+      this.stage = settled;
+      return this.last ?? abandoned();
+    }
+    return this.settle(answer);
+  }
+
+  /** Turn what the hook returned into this layer's outcome (around.ts's `settle`, minus shadow and tracing). */
+  settle(answer: unknown): Step {
+    this.stage = settled;
+    const { run } = this;
+    if (this.misuse !== undefined && !(answer instanceof Failure)) return this.failure(answer, "next-misuse", this.misuse);
+    if (answer instanceof Failure) return this.failure(answer, answer.error.kind, answer.error.cause);
+    if (answer === undefined) {
+      if (this.handed !== undefined) return this.passThrough();
+      return this.failure(answer, "invalid-action", new TypeError("around returned nothing and never called next(): no decision"));
+    }
+    if (Outcome.is(answer)) {
+      const passed = answer === this.last;
+      const outcome = passed ? answer : ownOutcome(run, answer);
+      if (outcome === undefined) return this.failure(answer, "invalid-action", new TypeError("around returned an unreadable outcome"));
+      if (this.lastFinal && !passed) return this.leave(this.last as Outcome, true); // ignored (R3)
+      if (outcome._tag === "Rejected" && !passed && run.kind === "observe")
+        return this.failure(answer, "reject-on-observe", new TypeError(`a Rejected outcome is not allowed on observation point ${run.point}`));
+      return this.leave(outcome, passed && this.lastFinal);
+    }
+    const action = snapshot(answer);
+    if (action === undefined) return this.failure(answer, "invalid-action", new TypeError(`expected an action or an Outcome, got ${describe(answer)}`));
+    return this.apply(action);
+  }
+
+  /** An action the hook returned, read once (around.ts's `apply`). */
+  apply(answer: HookAction): Step {
+    const { run } = this;
+    if (answer._tag === "Reject" && run.kind === "observe")
+      return this.failure(answer, "reject-on-observe", new TypeError(`Reject("${answer.reason}") is not allowed on observation point ${run.point}`));
+    if (answer._tag === "Continue") return this.passThrough();
+    if (this.lastFinal) return this.leave(this.last as Outcome, true); // ignored (R3)
+    // After next() the hook overrides what came out of the inside, like an `after`: that is final.
+    const final = this.handed !== undefined;
+    if (answer._tag === "Reject") return this.leave(Outcome.rejected(answer.reason, this.hook.name), final);
+    return this.leave(toCompleted(freeze(run, answer.value)), answer._tag === "Replace" && final);
+  }
+
+  failure(answer: unknown, kind: HookFailureKind, cause: unknown): Step {
+    const { run } = this;
+    const hook = this.hook;
+    const error = answer instanceof Failure ? answer.error : hookError(run, hook, "around", kind, cause, 0);
+    failed(run, hook, "around", error, 0);
+    if (hook.failMode === "open") return this.passThrough();
+    return this.leave(Outcome.rejected(error.message, hook.name, error), true);
+  }
+
+  /** Continue: the outcome of the pending or last `next()`, or run the inside now if it never ran. */
+  passThrough(): Step {
+    if (this.run.settled) return this.last ?? abandoned();
+    if (this.pending) return (this.handed as Promise<Outcome>).then((o) => this.leave(o, this.lastFinal));
+    if (this.last !== undefined) return this.leave(this.last, this.lastFinal);
+    const step = enter(this.run, this, this.index + 1, this.input);
+    if (isThenable(step)) return (step as Promise<Outcome>).then((o) => this.leave(o, this.lastFinal));
+    return this.leave(step as Outcome, this.lastFinal);
+  }
+
+  /** This layer's hook settled with `outcome`: the layer outside learns it (see `ended`). */
+  leave(outcome: Outcome, final: boolean): Outcome {
+    return ended(this.run, this.outer, outcome, final);
+  }
+}
+
+// The hook's context: the rest of ScopedContext's accessors and methods, copied (see Layer).
+interface Layer extends Omit<HookContext, "input" | "hook" | "signal"> {}
+for (const key of Object.getOwnPropertyNames(ScopedContext.prototype))
+  if (!(key in Layer.prototype)) Object.defineProperty(Layer.prototype, key, Object.getOwnPropertyDescriptor(ScopedContext.prototype, key) as PropertyDescriptor);
