@@ -60,17 +60,17 @@ const callOperation = (run: RunContext, outer: Layer | undefined, input: unknown
   try {
     result = (run.op as Op)(input, run);
   } catch (error) {
-    return ended(run, outer, toFailed(error), false);
+    return ended(run, outer, toFailed(error));
   }
   if (isThenable(result)) return whenOperationSettles(run, outer, result);
-  return ended(run, outer, toCompleted(freeze(run, result)), false);
+  return ended(run, outer, toCompleted(freeze(run, result)));
 };
 
 /** The continuation of an asynchronous operation, made outside `callOperation` (see chain.ts's). */
 const whenOperationSettles = (run: RunContext, outer: Layer | undefined, result: PromiseLike<unknown>): Promise<Outcome> =>
   Promise.resolve(result).then(
-    (value) => (run.settled ? abandoned() : ended(run, outer, toCompleted(freeze(run, value)), false)),
-    (error) => (run.settled ? abandoned() : ended(run, outer, toFailed(error), false)),
+    (value) => (run.settled ? abandoned() : ended(run, outer, toCompleted(freeze(run, value)))),
+    (error) => (run.settled ? abandoned() : ended(run, outer, toFailed(error))),
   );
 
 /**
@@ -79,20 +79,28 @@ const whenOperationSettles = (run: RunContext, outer: Layer | undefined, result:
  * first layer out that is not a tail is the one told. Past the outermost layer the run itself
  * has ended, which settles it (as frame.ts's `ended` does for the general chain).
  */
-const ended = (run: RunContext, inner: Layer | undefined, outcome: Outcome, final: boolean): Outcome => {
+const ended = (run: RunContext, inner: Layer | undefined, outcome: Outcome): Outcome => {
   let layer = inner;
   while (layer !== undefined && layer.stage === tail) layer = layer.outer;
   if (layer !== undefined) {
     layer.last = outcome;
-    layer.lastFinal = final;
     layer.pending = false;
   } else {
     run.outcome = outcome;
-    run.final = final;
+    run.final = isFinal(outcome);
     run.settled = true;
   }
   return outcome;
 };
+
+/**
+ * Outcomes that are final (R3): made by an answer after next() (Replace, Reject) or by a failure
+ * closed. Being final is fixed when an outcome is made and travels with it when a layer passes
+ * it on, so a set of them serves instead of a flag on every layer; most runs never add to it.
+ */
+const finalOutcomes = new WeakSet<Outcome>();
+const isFinal = (outcome: Outcome | undefined): boolean => outcome !== undefined && finalOutcomes.has(outcome);
+const final = (outcome: Outcome): Outcome => (finalOutcomes.add(outcome), outcome);
 
 /**
  * Where a layer's hook is: still deciding, settled, or settled by answering with `next()`'s own
@@ -121,9 +129,8 @@ class Layer {
   declare handed: Promise<Outcome> | undefined;
   /** The last `next()` has not resolved yet. */
   declare pending: boolean;
-  /** The outcome of the last `next()`, and whether it was final (R3). */
+  /** The outcome of the last `next()`. */
   declare last: Outcome | undefined;
-  declare lastFinal: boolean;
   declare stage: Stage;
   declare misuse: NextMisuseError | undefined;
 
@@ -135,7 +142,6 @@ class Layer {
     this.handed = undefined;
     this.pending = false;
     this.last = undefined;
-    this.lastFinal = false;
     this.stage = deciding;
     this.misuse = undefined;
   }
@@ -185,7 +191,7 @@ class Layer {
 
   passOn(): Step {
     if (this.run.settled) return this.settleLater(this.last);
-    return this.leave(this.last as Outcome, this.lastFinal);
+    return this.leave(this.last as Outcome);
   }
 
   /** The hook's promise rejected: that is its failure (R6). */
@@ -216,10 +222,10 @@ class Layer {
       const passed = answer === this.last;
       const outcome = passed ? answer : ownOutcome(run, answer);
       if (outcome === undefined) return this.failure(answer, "invalid-action", new TypeError("around returned an unreadable outcome"));
-      if (this.lastFinal && !passed) return this.leave(this.last as Outcome, true); // ignored (R3)
+      if (!passed && isFinal(this.last)) return this.leave(this.last as Outcome); // ignored (R3)
       if (outcome._tag === "Rejected" && !passed && run.kind === "observe")
         return this.failure(answer, "reject-on-observe", new TypeError(`a Rejected outcome is not allowed on observation point ${run.point}`));
-      return this.leave(outcome, passed && this.lastFinal);
+      return this.leave(outcome);
     }
     const action = snapshot(answer);
     if (action === undefined) return this.failure(answer, "invalid-action", new TypeError(`expected an action or an Outcome, got ${describe(answer)}`));
@@ -232,11 +238,15 @@ class Layer {
     if (answer._tag === "Reject" && run.kind === "observe")
       return this.failure(answer, "reject-on-observe", new TypeError(`Reject("${answer.reason}") is not allowed on observation point ${run.point}`));
     if (answer._tag === "Continue") return this.passThrough();
-    if (this.lastFinal) return this.leave(this.last as Outcome, true); // ignored (R3)
+    if (isFinal(this.last)) return this.leave(this.last as Outcome); // ignored (R3)
     // After next() the hook overrides what came out of the inside, like an `after`: that is final.
-    const final = this.handed !== undefined;
-    if (answer._tag === "Reject") return this.leave(Outcome.rejected(answer.reason, this.hook.name), final);
-    return this.leave(toCompleted(freeze(run, answer.value)), answer._tag === "Replace" && final);
+    const after = this.handed !== undefined;
+    if (answer._tag === "Reject") {
+      const rejected = Outcome.rejected(answer.reason, this.hook.name);
+      return this.leave(after ? final(rejected) : rejected);
+    }
+    const completed = toCompleted(freeze(run, answer.value));
+    return this.leave(answer._tag === "Replace" && after ? final(completed) : completed);
   }
 
   failure(answer: unknown, kind: HookFailureKind, cause: unknown): Step {
@@ -245,22 +255,22 @@ class Layer {
     const error = answer instanceof Failure ? answer.error : hookError(run, hook, "around", kind, cause, 0);
     failed(run, hook, "around", error, 0);
     if (hook.failMode === "open") return this.passThrough();
-    return this.leave(Outcome.rejected(error.message, hook.name, error), true);
+    return this.leave(final(Outcome.rejected(error.message, hook.name, error)));
   }
 
   /** Continue: the outcome of the pending or last `next()`, or run the inside now if it never ran. */
   passThrough(): Step {
     if (this.run.settled) return this.last ?? abandoned();
-    if (this.pending) return (this.handed as Promise<Outcome>).then((o) => this.leave(o, this.lastFinal));
-    if (this.last !== undefined) return this.leave(this.last, this.lastFinal);
+    if (this.pending) return (this.handed as Promise<Outcome>).then((o) => this.leave(o));
+    if (this.last !== undefined) return this.leave(this.last);
     const step = enter(this.run, this, this.index + 1, this.input);
-    if (isThenable(step)) return (step as Promise<Outcome>).then((o) => this.leave(o, this.lastFinal));
-    return this.leave(step as Outcome, this.lastFinal);
+    if (isThenable(step)) return (step as Promise<Outcome>).then((o) => this.leave(o));
+    return this.leave(step as Outcome);
   }
 
   /** This layer's hook settled with `outcome`: the layer outside learns it (see `ended`). */
-  leave(outcome: Outcome, final: boolean): Outcome {
-    return ended(this.run, this.outer, outcome, final);
+  leave(outcome: Outcome): Outcome {
+    return ended(this.run, this.outer, outcome);
   }
 }
 
