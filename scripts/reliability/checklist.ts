@@ -62,17 +62,20 @@ export const checklist: readonly Item[] = [
     t("test/core/around.test.ts", "rejects a second concurrent next() and runs the operation once"),
     t("test/adapters/koa.test.ts", "fails the hook when a middleware calls next() twice, and runs the operation once"),
     t(`${R}/composition.test.ts`, "keeps a second dangling next() from running the operation again"),
-  ] },
+    t("test/core/around-only.test.ts", "does exactly what the general path does, for any mix of hook answers"),
+  ], note: "Chains of plain around hooks run on their own lean path (src/core/around-only.ts); the last test runs random onions through both paths and compares everything they do." },
   { id: "A4", fault: "next() never called and no action returned", status: "covered", tests: [
     t("test/core/around.test.ts", "treats an around that returns nothing and never called next() as a failure with no decision"),
     t("test/adapters/koa.test.ts", "fails the hook when a middleware neither calls next(), sets output nor rejects"),
   ], note: "A `before` that returns nothing is `Continue` by design (R2); only an `around` must decide." },
   { id: "A5", fault: "next() called but not awaited (dangling)", status: "covered", tests: [
     t(`${R}/composition.test.ts`, "A5: next() called but not awaited"),
+    t("test/core/around-only.test.ts", "does exactly what the general path does, for any mix of hook answers"),
   ] },
   { id: "A6", fault: "next() called after the chain settled", status: "covered", tests: [
     t(`${R}/composition.test.ts`, "A6: next() called after the chain settled"),
     t("test/core/around.test.ts", "rejects next() after the hook settled without running the operation again"),
+    t("test/core/around-only.test.ts", "does exactly what the general path does, for any mix of hook answers"),
   ] },
   { id: "A7", fault: "Invalid action object", status: "covered", tests: [
     t("test/core/failures.test.ts", "fails a hook that returns something that is not an action"),

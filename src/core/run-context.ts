@@ -38,7 +38,6 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
   declare readonly options: RunOptions | undefined;
   declare readonly point: string;
   declare readonly pointDef: Point;
-  declare readonly kind: PointKind;
   declare subject: string | undefined;
   declare signal: AbortSignal;
   declare readonly sessionId: string | undefined;
@@ -84,7 +83,6 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
     this.options = options;
     this.point = pointDef.name;
     this.pointDef = pointDef;
-    this.kind = pointDef.kind;
     this.subject = undefined;
     this.signal = signal;
     this.sessionId = options?.sessionId;
@@ -115,6 +113,11 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
     this.skipped = undefined;
     this.outcome = undefined;
     this.final = false;
+  }
+
+  /** A getter, not a field: only rejections read it, and every field is paid for on every run. */
+  get kind(): PointKind {
+    return this.pointDef.kind;
   }
 
   /** The outermost frame starts at the first hook and is nobody's inner frame. */
