@@ -81,10 +81,10 @@ const whenOperationSettles = (run: RunContext, outer: Layer | undefined, result:
  */
 const ended = (run: RunContext, inner: Layer | undefined, outcome: Outcome): Outcome => {
   let layer = inner;
-  while (layer !== undefined && layer.stage === tail) layer = layer.outer;
+  while (layer !== undefined && layer.status === tail) layer = layer.outer;
   if (layer !== undefined) {
     layer.last = outcome;
-    layer.pending = false;
+    layer.status &= ~pending;
   } else {
     run.outcome = outcome;
     run.final = isFinal(outcome);
@@ -103,14 +103,15 @@ const isFinal = (outcome: Outcome | undefined): boolean => outcome !== undefined
 const final = (outcome: Outcome): Outcome => (finalOutcomes.add(outcome), outcome);
 
 /**
- * Where a layer's hook is: still deciding, settled, or settled by answering with `next()`'s own
- * promise while it was pending (a tail: `ended` passes its outcome on). One field, not two flags:
- * every field of a layer is paid for on every call.
+ * A layer's status, one small integer rather than three flags (every field of a layer is paid for
+ * on every call): where its hook is (deciding, settled, or a tail: it answered with `next()`'s own
+ * promise while that was pending, so `ended` passes the outcome on) and, as a bit, whether its
+ * last `next()` is still pending. A tail is only ever `tail`.
  */
-type Stage = 0 | 1 | 2;
 const deciding = 0;
 const settled = 1;
 const tail = 2;
+const pending = 4;
 
 /**
  * One call of an around hook: what its `next()` knows, and the hook's context (ScopedContext's
@@ -127,11 +128,10 @@ class Layer {
   declare readonly input: unknown;
   /** The promise the last `next()` call gave the hook; undefined until the hook calls it. */
   declare handed: Promise<Outcome> | undefined;
-  /** The last `next()` has not resolved yet. */
-  declare pending: boolean;
   /** The outcome of the last `next()`. */
   declare last: Outcome | undefined;
-  declare stage: Stage;
+  /** See `deciding`, `settled`, `tail` and `pending` above. */
+  declare status: number;
   declare misuse: NextMisuseError | undefined;
 
   constructor(run: RunContext, outer: Layer | undefined, index: number, input: unknown) {
@@ -140,9 +140,8 @@ class Layer {
     this.index = index;
     this.input = input;
     this.handed = undefined;
-    this.pending = false;
     this.last = undefined;
-    this.stage = deciding;
+    this.status = deciding;
     this.misuse = undefined;
   }
 
@@ -158,20 +157,20 @@ class Layer {
 
   next(input?: unknown): Promise<Outcome> {
     const run = this.run;
-    if (this.stage !== deciding || run.settled) {
+    if ((this.status & ~pending) !== deciding || run.settled) {
       const misuse = new NextMisuseError(`next() called after hook "${this.hook.name}" settled`);
       this.misuse ??= misuse;
       run.fail(hookError(run, this.hook, "around", "next-misuse", misuse, 0), true);
       return rejectedMisuse(misuse);
     }
-    if (this.pending) {
+    if ((this.status & pending) !== 0) {
       const misuse = new NextMisuseError(`next() called while a previous next() of hook "${this.hook.name}" is still pending`);
       this.misuse ??= misuse;
       return rejectedMisuse(misuse);
     }
     const step = enter(run, this, this.index + 1, input === undefined ? this.input : freeze(run, input));
     if (!isThenable(step)) return (this.handed = Promise.resolve(step as Outcome));
-    this.pending = true;
+    this.status |= pending;
     return (this.handed = step as Promise<Outcome>);
   }
 
@@ -181,14 +180,15 @@ class Layer {
    * now; otherwise hand the same promise outward and let `ended` pass the outcome on.
    */
   handOn(): Step {
-    if (!this.pending) {
-      this.stage = settled;
+    if ((this.status & pending) === 0) {
+      this.status = settled;
       return this.passOn();
     }
-    this.stage = tail;
+    this.status = tail;
     return this.handed as Promise<Outcome>;
   }
 
+  /** Leave with the inner outcome the hook answered with (see handOn). */
   passOn(): Step {
     if (this.run.settled) return this.settleLater(this.last);
     return this.leave(this.last as Outcome);
@@ -202,7 +202,7 @@ class Layer {
   /** An asynchronous answer: if the run was aborted meanwhile, start nothing more (R7). */
   settleLater(answer: unknown): Step {
     if (this.run.settled) {
-      this.stage = settled;
+      this.status = (this.status & pending) | settled;
       return this.last ?? abandoned();
     }
     return this.settle(answer);
@@ -210,7 +210,7 @@ class Layer {
 
   /** Turn what the hook returned into this layer's outcome (around.ts's `settle`, minus shadow and tracing). */
   settle(answer: unknown): Step {
-    this.stage = settled;
+    this.status = (this.status & pending) | settled;
     const { run } = this;
     if (this.misuse !== undefined && !(answer instanceof Failure)) return this.failure(answer, "next-misuse", this.misuse);
     if (answer instanceof Failure) return this.failure(answer, answer.error.kind, answer.error.cause);
@@ -261,7 +261,7 @@ class Layer {
   /** Continue: the outcome of the pending or last `next()`, or run the inside now if it never ran. */
   passThrough(): Step {
     if (this.run.settled) return this.last ?? abandoned();
-    if (this.pending) return (this.handed as Promise<Outcome>).then((o) => this.leave(o));
+    if ((this.status & pending) !== 0) return (this.handed as Promise<Outcome>).then((o) => this.leave(o));
     if (this.last !== undefined) return this.leave(this.last);
     const step = enter(this.run, this, this.index + 1, this.input);
     if (isThenable(step)) return (step as Promise<Outcome>).then((o) => this.leave(o));
