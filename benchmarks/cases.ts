@@ -40,6 +40,7 @@ export const families: readonly Family[] = [
   { id: "hand-loop", label: "hand-written sync loop (b)", what: "N sync `before(x, ctx)` calls in a loop, the awaited operation, N sync `after(v, x, ctx)` calls in reverse, each result checked against `Continue`: the sync-hooks baseline", sizes, ops: ["async", "sync"] },
   { id: "hand-nested", label: "hand-written nested async (c)", what: "N nested `async (x) => await inner(x)` wrappers around (a): the around baseline", sizes, ops: ["async"] },
   { id: "hand-checked", label: "hand-written checked layers (d)", what: "N layers, each an `async (ctx, next) => await next()` given a fresh `ctx` and `next`, whose promise is followed by one `.then` that checks the answer is an outcome before the layer outside sees it, around (a): the least an onion can do per async layer when, as R4 asks, `next()` resolves to an `Outcome` whatever the hook returned", sizes, ops: ["async"] },
+  { id: "hand-guarded", label: "hand-written guarded layers (e)", what: "N layers, each a `(ctx, next) => next()` given a fresh `{ input }` context and a fresh `next` (bound to the layer's state) that refuses a second call, whose answer is checked unless it is `next()`'s own promise, around (a): the least an onion can allocate per layer when, as R4 asks, each hook has its own context and a `next()` that knows whether it was called", sizes, ops: ["async"] },
   { id: "onion-ba", label: "agent-onion before/after", what: "`stack.run` with N hooks, each a sync `before` and a sync `after` returning `Continue` (2N calls)", sizes, ops: ["async", "sync"] },
   { id: "onion-around", label: "agent-onion around", what: "`stack.run` with N `around: (ctx, next) => next()` hooks (each answers with `next()`'s own promise, as koa-compose's layers do; a chain of plain around hooks, so it runs on the lean path of `src/core/around-only.ts`)", sizes, ops: ["async"] },
   { id: "onion-around-async", label: "agent-onion async around", what: "`stack.run` with N `around: async (ctx, next) => await next()` hooks: an `async` function per layer, the shape of (c)", sizes, ops: ["async"] },
@@ -129,6 +130,38 @@ const handBuilders: Record<string, Builder> = {
     };
     const layer = (i: number, x: Input): Promise<Out> =>
       i === n ? innermost(x) : (hooks[i] as (typeof hooks)[number])({ input: x }, () => layer(i + 1, x)).then(check);
+    return { fn: (x: Input) => layer(0, x), check: isCompletedInput };
+  },
+  "hand-guarded": (_op, n) => {
+    type Out = { _tag: string; value?: Input };
+    const innermost = async (x: Input): Promise<Out> => ({ _tag: "Completed", value: await asyncOp(x) });
+    const hooks = Array.from({ length: n }, () => (_ctx: { input: Input }, next: () => Promise<Out>) => next());
+    const check = (answer: Out): Out => {
+      if (typeof answer !== "object" || answer === null || typeof answer._tag !== "string") throw new TypeError("not an outcome");
+      return answer;
+    };
+    // A layer's next() must refuse a second call (R4), so each layer has state and its own function.
+    class Layer {
+      declare readonly i: number;
+      declare readonly x: Input;
+      declare handed: Promise<Out> | undefined;
+      constructor(i: number, x: Input) {
+        this.i = i;
+        this.x = x;
+        this.handed = undefined;
+      }
+      next(): Promise<Out> {
+        if (this.handed !== undefined) return Promise.reject(new TypeError("next() called twice"));
+        return (this.handed = layer(this.i + 1, this.x));
+      }
+    }
+    const layer = (i: number, x: Input): Promise<Out> => {
+      if (i === n) return innermost(x);
+      const l = new Layer(i, x);
+      const answer = (hooks[i] as (typeof hooks)[number])({ input: x }, l.next.bind(l));
+      // next()'s own promise resolves to an outcome already; anything else is read once.
+      return answer === l.handed ? answer : Promise.resolve(answer).then(check);
+    };
     return { fn: (x: Input) => layer(0, x), check: isCompletedInput };
   },
 };

@@ -119,6 +119,7 @@ export const derive = (overhead: OverheadReport | undefined, memory: MemoryRepor
     ratioRow("agent-onion async around ÷ hand-written nested async (c)", (n) => key("onion-around-async", "async", n), (n) => key("hand-nested", "async", n)),
     ratioRow("hand-written checked layers (d) ÷ hand-written nested async (c)", (n) => key("hand-checked", "async", n), (n) => key("hand-nested", "async", n)),
     ratioRow("agent-onion async around ÷ hand-written checked layers (d)", (n) => key("onion-around-async", "async", n), (n) => key("hand-checked", "async", n)),
+    ratioRow("agent-onion around ÷ hand-written guarded layers (e)", (n) => key("onion-around", "async", n), (n) => key("hand-guarded", "async", n)),
     ratioRow("koa-compose ÷ hand-written nested async (c)", (n) => key("koa", "async", n), (n) => key("hand-nested", "async", n)),
     ratioRow("agent-onion before/after ÷ koa-compose", (n) => key("onion-ba", "async", n), (n) => key("koa", "async", n)),
   ].filter((r) => Object.keys(r.values).length > 0);
@@ -215,6 +216,18 @@ export const derive = (overhead: OverheadReport | undefined, memory: MemoryRepor
       met: mine === undefined || koaB === undefined ? undefined : mine < koaB,
     });
   }
+  // For reading M3 around: layers that give each hook its own context and a next() that refuses
+  // a second call, as R4 asks, and do nothing else. What they allocate depends on how much the
+  // JIT inlines (an object that never escapes is not allocated), so it is measured, not assumed.
+  const guarded = marginal(bytes, "hand-guarded");
+  targets.push({
+    id: "M3 around, guarded layers (e)",
+    target: "not a target: hand-written guarded layers (e), bytes per hook: a pass-through onion that gives each hook its own context and a next() that refuses a second call, and does nothing else (marginal, (b_20 − b_1) / 19)",
+    short: "guarded layers (e), bytes per hook, for reading M3 around",
+    measured: guarded === undefined || koaB === undefined ? "n/a" : `${fmt(guarded, 1)} vs ${fmt(koaB, 1)} B/hook`,
+    limit: "(<)",
+    met: undefined,
+  });
   return { ns, nsShared, nsPerHook, bytes, bytesPerHook, ratios, targets };
 };
 
