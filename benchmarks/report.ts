@@ -182,6 +182,17 @@ export const derive = (overhead: OverheadReport | undefined, memory: MemoryRepor
       });
     }
   }
+  // For reading T4 async around: what hand-written checked layers (d) cost per hook. Above a
+  // peer's per-hook cost, no onion that reads each async layer's answer (R4) beats that peer.
+  const checked = perHook("hand-checked");
+  targets.push({
+    id: "T4 async around floor",
+    target: "not a target: hand-written checked layers (d) per hook (marginal, (t_20 − t_1) / 19), the least an onion that checks each async layer's answer costs per layer; compare with T4 async around",
+    short: "floor for T4 async around: checked layers (d) per hook",
+    measured: checked === undefined ? "n/a" : `${fmt(checked, 1)} ns/hook`,
+    limit: "(<)",
+    met: undefined,
+  });
   const runContext = memory?.sizes.runContext;
   for (const op of ["async", "sync"] as const) {
     const b1 = bytes[key("onion-ba", op, 1)];
