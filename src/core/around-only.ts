@@ -4,15 +4,14 @@
  * `around.ts` runs an around hook as a frame of the general chain, which may also hold `before`,
  * `after` and `recover` phases, conditions, timeouts, shadow hooks and a trace. A chain of around
  * hooks that use none of these (`Chain.aroundOnly`) runs here when nobody records the run. Each
- * layer is one small object, which is also the hook's context, and a layer whose hook answers
- * with `next()`'s own promise hands that promise outward: a koa-style layer costs an object and a
- * bound `next`, and no promise. The rules are around.ts's, answer for answer (minus what such a
+ * layer is one small object, and a layer whose hook answers with `next()`'s own promise hands
+ * that promise outward: a koa-style layer costs that object, the hook's context and a bound
+ * `next`, and no promise. The rules are around.ts's, answer for answer (minus what such a
  * chain cannot hold); test/core/around-only.test.ts runs random onions through both and compares
  * everything they do.
  */
 import type { HookAction } from "./action.ts";
 import { ownOutcome, rejectedMisuse } from "./around.ts";
-import type { HookContext } from "./context.ts";
 import { failed, snapshot } from "./decide.ts";
 import { NextMisuseError, describe, type HookFailureKind } from "./errors.ts";
 import { freeze, toCompleted, toFailed, type AnyFn, type Op, type Step } from "./frame.ts";
@@ -37,10 +36,13 @@ const enter = (run: RunContext, outer: Layer | undefined, index: number, input: 
   if (index === hooks.length) return callOperation(run, outer, input);
   const layer = new Layer(run, outer, index, input);
   const hook = hooks[index] as CompiledHook;
-  // `run.current` stays undefined: a layer is its hook's context, and the operation's ctx has no hook.
+  // The hook's context is its own object, as on the general path: the layer's state is out of a
+  // hook's reach (a hook may write to, freeze or spread its context). `run.current` is left as it
+  // is: only the run's own context reads it, and the operation's names no hook.
+  const ctx = new ScopedContext(run, input, run.signal, hook);
   let answer: unknown;
   try {
-    answer = (hook.around as AnyFn)(layer, layer.next.bind(layer));
+    answer = (hook.around as AnyFn)(ctx, layer.next.bind(layer));
   } catch (cause) {
     answer = thrown(run, hook, "around", cause);
   }
@@ -113,10 +115,7 @@ const settled = 1;
 const tail = 2;
 const pending = 4;
 
-/**
- * One call of an around hook: what its `next()` knows, and the hook's context (ScopedContext's
- * accessors are copied onto this class below rather than inherited: see AroundCall on `extends`).
- */
+/** One call of an around hook: what its `next()` knows. Hooks never see it, only its bound `next`. */
 class Layer {
   // Every field is assigned in the constructor, in one order, so all instances share one shape.
   declare readonly run: RunContext;
@@ -124,7 +123,7 @@ class Layer {
   declare readonly outer: Layer | undefined;
   /** This hook's index in the chain. */
   declare readonly index: number;
-  /** The input as this layer received it (`ctx.input`). */
+  /** The input as this layer received it. */
   declare readonly input: unknown;
   /** The promise the last `next()` call gave the hook; undefined until the hook calls it. */
   declare handed: Promise<Outcome> | undefined;
@@ -145,14 +144,8 @@ class Layer {
     this.misuse = undefined;
   }
 
-  /** As the hook's context: the hook (what `ctx.hook` shows and `addContext` is attributed to). */
   get hook(): CompiledHook {
     return this.run.chain.hooks[this.index] as CompiledHook;
-  }
-
-  /** As the hook's context: the run's signal (a chain with hook timeouts is never around-only). */
-  get signal(): AbortSignal {
-    return this.run.signal;
   }
 
   next(input?: unknown): Promise<Outcome> {
@@ -168,10 +161,13 @@ class Layer {
       this.misuse ??= misuse;
       return rejectedMisuse(misuse);
     }
-    const step = enter(run, this, this.index + 1, input === undefined ? this.input : freeze(run, input));
-    if (!isThenable(step)) return (this.handed = Promise.resolve(step as Outcome));
+    // Pending from before the inside starts: a hook inside that calls this next() again while
+    // it runs synchronously is a concurrent call too (R4).
     this.status |= pending;
-    return (this.handed = step as Promise<Outcome>);
+    const step = enter(run, this, this.index + 1, input === undefined ? this.input : freeze(run, input));
+    if (isThenable(step)) return (this.handed = step as Promise<Outcome>);
+    this.status &= ~pending;
+    return (this.handed = Promise.resolve(step as Outcome));
   }
 
   /**
@@ -273,8 +269,3 @@ class Layer {
     return ended(this.run, this.outer, outcome);
   }
 }
-
-// The hook's context: the rest of ScopedContext's accessors and methods, copied (see Layer).
-interface Layer extends Omit<HookContext, "input" | "hook" | "signal"> {}
-for (const key of Object.getOwnPropertyNames(ScopedContext.prototype))
-  if (!(key in Layer.prototype)) Object.defineProperty(Layer.prototype, key, Object.getOwnPropertyDescriptor(ScopedContext.prototype, key) as PropertyDescriptor);

@@ -29,6 +29,9 @@ export const rejectedMisuse = (misuse: NextMisuseError): Promise<Outcome> => {
 };
 const noop = (): void => {};
 
+/** What `pending` holds while the inside of a next() call has not returned its first step yet. */
+const inFlight: Promise<Outcome> = new Promise<Outcome>(noop);
+
 /** Copy an outcome a hook built, reading each field once (and freezing its value in strict mode, R9); undefined when a read throws. */
 export const ownOutcome = (run: RunContext, o: Outcome): Outcome | undefined => {
   try {
@@ -186,8 +189,14 @@ class AroundCall implements Frame {
     this.calls++;
     // A shadow hook's next() cannot change the input: its decisions are recorded, never enforced (R12).
     const given = input === undefined || this.hook.shadow ? this.outer.payload : freeze(this.run, input);
+    // Pending from before the inside starts: a hook inside that calls this next() again while
+    // it runs synchronously is a concurrent call too (R4).
+    this.pending = inFlight;
     const step = this.inner(given);
-    if (!isThenable(step)) return (this.handed = Promise.resolve(step as Outcome));
+    if (!isThenable(step)) {
+      this.pending = undefined;
+      return (this.handed = Promise.resolve(step as Outcome));
+    }
     this.pending = step as Promise<Outcome>;
     return (this.handed = this.pending);
   }

@@ -56,7 +56,8 @@ export const invoke = (
   started: number,
 ): unknown => {
   if (hook.timeoutMs !== undefined) return invokeTimed(run, hook, phase, fn, a, b, c, started);
-  run.current = hook;
+  // An around hook has a context of its own; the run's (which the operation gets) names no hook.
+  if (phase !== "around") run.current = hook;
   let result: unknown;
   try {
     result = fn(a, b, c);
@@ -107,7 +108,7 @@ const invokeTimed = (
   const ctx = new ScopedContext(run, input, link.controller.signal, hook);
   // `ctx` is always the last argument given to a hook function, except `around(ctx, next)`.
   const args = phase === "around" ? [ctx, b] : phase === "before" ? [a, ctx] : [a, b, ctx];
-  run.current = hook;
+  if (phase !== "around") run.current = hook;
   let result: unknown;
   try {
     result = fn(...args);

@@ -9,17 +9,20 @@ import { call, newStack } from "./helpers.ts";
  * user can see: these tests run the same onion both ways and compare.
  */
 
-const contextClass = async (options: { trace?: Trace }): Promise<string> => {
-  let name = "";
-  const stack = newStack().use("tool", { name: "spy", around: (ctx, next) => ((name = Object.getPrototypeOf(ctx).constructor.name), next()) });
+/** Which path ran a hook, told by its `next` (a bound `Layer.next` on the lean path, a bound `AroundCall.callNext` on the general one). */
+const pathOf = (next: Function): string => (next.name === "bound next" ? "lean" : next.name === "bound callNext" ? "general" : next.name);
+
+const pathTaken = async (options: { trace?: Trace }): Promise<string> => {
+  let path = "";
+  const stack = newStack().use("tool", { name: "spy", around: (_ctx, next) => ((path = pathOf(next)), next()) });
   await stack.run("tool", call(), () => ({ content: "ok" }), options);
-  return name;
+  return path;
 };
 
 describe("around-only chains", () => {
   it("run on the lean path unless the run is recorded", async () => {
-    expect(await contextClass({})).toBe("Layer");
-    expect(await contextClass({ trace: new Trace() })).toBe("ScopedContext");
+    expect(await pathTaken({})).toBe("lean");
+    expect(await pathTaken({ trace: new Trace() })).toBe("general");
   });
 
   it("give the hook a context that reads like any other", async () => {
@@ -40,7 +43,7 @@ describe("around-only chains", () => {
 
   it("are not taken for chains with anything but plain around hooks", async () => {
     const classes: string[] = [];
-    const spy: Hook = { name: "spy", around: (ctx, next) => (classes.push(Object.getPrototypeOf(ctx).constructor.name), next()) };
+    const spy: Hook = { name: "spy", around: (_ctx, next) => (classes.push(pathOf(next)), next()) };
     const others: Hook[] = [
       { name: "b", before: () => Continue },
       { name: "t", around: (_c, next) => next(), timeoutMs: 1000 },
@@ -50,7 +53,7 @@ describe("around-only chains", () => {
     for (const other of others) await newStack().use("tool", spy).use("tool", other).run("tool", call(), () => ({ content: "ok" }));
     const collecting = createStack({ tool: gate<unknown, unknown>({ name: "tool", collect: true }) }).use("tool", spy);
     await collecting.run("tool", {}, () => "ok");
-    expect(classes).toEqual(["ScopedContext", "ScopedContext", "ScopedContext", "ScopedContext", "ScopedContext"]);
+    expect(classes).toEqual(["general", "general", "general", "general", "general"]);
   });
 });
 
@@ -63,6 +66,7 @@ const behaviours = [
   "pass", "await", "transformAfter", "replaceAfter", "rejectAfter", "continueAfter", "undefinedAfter", "madeOutcome",
   "rejectBefore", "replaceBefore", "continueBefore", "nothing", "throw", "throwAfter", "retry", "retryAwait",
   "nextInput", "concurrent", "late", "garbage", "rejectedOutcome", "noAwaitReplace", "abort", "abortContinue", "failedOutcome", "concurrentFirst", "abortThenReplace", "slowAfter",
+  "writesCtx", "freezesCtx", "showsCtx", "savesNext", "callsSaved",
 ] as const;
 type Behaviour = (typeof behaviours)[number];
 
@@ -76,7 +80,12 @@ interface Spec {
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-const around = (does: Behaviour, i: number, log: string[], seen: Outcome[], abort: () => void): Hook["around"] => {
+/** What hooks of one run share: a `next` one of them kept for another to call. */
+interface Shared {
+  saved: (() => Promise<Outcome>) | undefined;
+}
+
+const around = (does: Behaviour, i: number, log: string[], seen: Outcome[], abort: () => void, shared: Shared): Hook["around"] => {
   const name = `h${i}`;
   const after = async (next: () => Promise<Outcome>, answer: (o: Outcome) => unknown): Promise<any> => {
     const o = await next();
@@ -119,6 +128,23 @@ const around = (does: Behaviour, i: number, log: string[], seen: Outcome[], abor
       await tick();
       return o;
     });
+    // What a hook does to its context must not reach the engine: it is the hook's own object.
+    case "writesCtx": return (ctx, next) => {
+      log.push(name);
+      Object.assign(ctx, { status: 200, last: 1, index: 5, handed: undefined, outer: null, misuse: "x", pending: true, input: { name: "written" } });
+      return next();
+    };
+    case "freezesCtx": return (ctx, next) => (log.push(name), Object.freeze(ctx), next());
+    case "showsCtx": return (ctx, next) => (log.push(`${name} ${Object.keys(ctx).join(",")} ${Object.keys({ ...ctx }).join(",")}`), next());
+    // A next() kept by one hook and called by another inside it, while the first call still runs (R4).
+    case "savesNext": return (_c, next) => (log.push(name), (shared.saved = next), next());
+    case "callsSaved": return (_c, next) => {
+      log.push(name);
+      const saved = shared.saved;
+      shared.saved = undefined;
+      saved?.().then((o) => log.push(`${name} saved next: ${o._tag}`), (e: Error) => log.push(`${name} saved next: ${e.message}`));
+      return next();
+    };
     case "late": return (_c, next) => {
       log.push(name);
       setImmediate(() => next().then(undefined, (e: Error) => log.push(`${name} late: ${e.message}`)));
@@ -146,12 +172,13 @@ const around = (does: Behaviour, i: number, log: string[], seen: Outcome[], abor
 const runOnce = async (spec: Spec, recorded: boolean) => {
   const log: string[] = [];
   const seen: Outcome[] = [];
+  const shared: Shared = { saved: undefined };
   const failures: string[] = [];
   const controller = new AbortController();
   const point = spec.kind === "gate" ? gate<{ name: string }, { content: string }>({ name: "p" }) : observe<{ name: string }, { content: string }>({ name: "p" });
   let stack = createStack({ p: point }, { strict: spec.strict, onFailure: (e: HookError) => failures.push(`${e.hook} ${e.phase} ${e.kind}: ${e.message}`) });
   spec.hooks.forEach((h, i) => {
-    stack = stack.use("p", { name: `h${i}`, priority: h.priority, around: around(h.does, i, log, seen, () => controller.abort(new Error("stop"))), ...(h.failMode ? { failMode: h.failMode } : {}) } as Hook);
+    stack = stack.use("p", { name: `h${i}`, priority: h.priority, around: around(h.does, i, log, seen, () => controller.abort(new Error("stop")), shared), ...(h.failMode ? { failMode: h.failMode } : {}) } as Hook);
   });
   const op = (input: { name: string }) => {
     log.push(`op ${input.name}`);
@@ -178,6 +205,45 @@ const spec: fc.Arbitrary<Spec> = fc.record({
   strict: fc.boolean(),
   guarded: fc.boolean(),
   hooks: fc.array(fc.record({ does: fc.constantFrom(...behaviours), failMode: fc.constantFrom("open" as const, "closed" as const, undefined), priority: fc.integer({ min: 0, max: 3 }) }), { minLength: 1, maxLength: 5 }),
+});
+
+describe("a next() called again from inside its own call", () => {
+  for (const recorded of [false, true])
+    it(`is refused as concurrent while the first call still runs: the operation runs once, and the hook that kept it fails (${recorded ? "general" : "lean"} path)`, async () => {
+      let saved: (() => Promise<Outcome>) | undefined;
+      let ops = 0;
+      let second = "";
+      const stack = newStack()
+        .use("tool", { name: "keeper", around: (_c, next) => ((saved = next), next()) })
+        .use("tool", { name: "caller", around: (_c, next) => {
+          saved?.().then(() => (second = "ran"), (e: Error) => (second = e.message));
+          saved = undefined;
+          return next();
+        } });
+      const outcome = await stack.run("tool", call(), () => ({ content: `op ${++ops}` }), recorded ? { trace: new Trace() } : {});
+      expect(outcome).toMatchObject({ _tag: "Rejected", by: "keeper", cause: { kind: "next-misuse" } });
+      expect(ops).toBe(1);
+      expect(second).toBe('next() called while a previous next() of hook "keeper" is still pending');
+    });
+});
+
+describe("the operation's context", () => {
+  for (const recorded of [false, true])
+    it(`names no hook even when used after an around hook ran again (${recorded ? "general" : "lean"} path)`, async () => {
+      const named: string[] = [];
+      let attempts = 0;
+      const stack = newStack()
+        .use("tool", { name: "retry", around: async (_c, next) => (await next(), next()) })
+        .use("tool", { name: "inner", around: async (_c, next) => (await new Promise((resolve) => setTimeout(resolve, 10)), next()) });
+      await stack.run("tool", call(), async (_input, ctx) => {
+        const first = ++attempts === 1;
+        if (first) setTimeout(() => ctx.addContext("late note"), 5);
+        return { content: "ok" };
+      }, { onContext: (_text, hook) => named.push(hook), ...(recorded ? { trace: new Trace() } : {}) });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // The note came while "inner" was deciding again, in the retry; it is still the operation's.
+      expect(named).toEqual(["?"]);
+    });
 });
 
 describe("an around-only onion on the lean path", () => {
