@@ -797,4 +797,24 @@ export const findings: readonly Finding[] = [
     repro: "rateLimit({ point: \"modelCall\", limit: 2 }) with retry({ attempts: 3 }) and a fallback model: 8 provider calls were made in a minute, since the limit sat outside retry and fallback",
     items: ["E9", "H1"], tests: [t("test/middleware/rate-limit.test.ts", "counts every attempt a retry makes on modelCall")],
   },
+  {
+    kind: "bug", status: "fixed", fixedIn: "9367c58", title: "On the around-only path, what a hook did to its context reached the engine",
+    where: "{{src/core/around-only.ts|const ctx = new ScopedContext(run, input, run.signal, hook);}}",
+    repro: "the lean layer (f869321) was also the hook's ctx: ctx.status = 200 made a clean next() a misuse, ctx.last = 1234 made the run resolve to 1234, ctx.index = 1 skipped an inner guard, Object.freeze(ctx) made stack.run reject with an unhandled rejection; found by an audit of the new path before any release",
+    items: ["A8", "B1"], tests: [t("test/core/around-only.test.ts", "does exactly what the general path does, for any mix of hook answers")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "9367c58", title: "A kept next() called from inside its own call ran the operation twice",
+    where: "{{src/core/around.ts|this.pending = inFlight;}}, {{src/core/around-only.ts|this.status |= pending;}}",
+    repro: "A keeps its next and returns next(); C, inside it, calls A's kept next() once and returns its own next(): the call passed the pending check (set only after the inside returned), the operation ran twice and no misuse was reported",
+    items: ["A3"], tests: [
+      t("test/core/around-only.test.ts", "is refused as concurrent while the first call still runs"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "9367c58", title: "The operation's context, used late during a retry, named an around hook",
+    where: "{{src/core/invoke.ts|if (phase !== \"around\") run.current = hook;}}",
+    repro: "a retry around an async hook; the first attempt's operation called ctx.addContext 5 ms later, while the hook decided again: the text was attributed to that around hook (invoke set run.current for around hooks, which have a context of their own, and never reset it)",
+    items: ["K1"], tests: [t("test/core/around-only.test.ts", "names no hook even when used after an around hook ran again")],
+  },
 ];
