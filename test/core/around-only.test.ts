@@ -42,8 +42,8 @@ describe("around-only chains", () => {
   });
 
   it("are not taken for chains with anything but plain around hooks", async () => {
-    const classes: string[] = [];
-    const spy: Hook = { name: "spy", around: (_ctx, next) => (classes.push(pathOf(next)), next()) };
+    const paths: string[] = [];
+    const spy: Hook = { name: "spy", around: (_ctx, next) => (paths.push(pathOf(next)), next()) };
     const others: Hook[] = [
       { name: "b", before: () => Continue },
       { name: "t", around: (_c, next) => next(), timeoutMs: 1000 },
@@ -53,7 +53,7 @@ describe("around-only chains", () => {
     for (const other of others) await newStack().use("tool", spy).use("tool", other).run("tool", call(), () => ({ content: "ok" }));
     const collecting = createStack({ tool: gate<unknown, unknown>({ name: "tool", collect: true }) }).use("tool", spy);
     await collecting.run("tool", {}, () => "ok");
-    expect(classes).toEqual(["general", "general", "general", "general", "general"]);
+    expect(paths).toEqual(["general", "general", "general", "general", "general"]);
   });
 });
 
@@ -65,7 +65,8 @@ describe("around-only chains", () => {
 const behaviours = [
   "pass", "await", "transformAfter", "replaceAfter", "rejectAfter", "continueAfter", "undefinedAfter", "madeOutcome",
   "rejectBefore", "replaceBefore", "continueBefore", "nothing", "throw", "throwAfter", "retry", "retryAwait",
-  "nextInput", "concurrent", "late", "garbage", "rejectedOutcome", "noAwaitReplace", "abort", "abortContinue", "failedOutcome", "concurrentFirst", "abortThenReplace", "slowAfter",
+  "nextInput", "concurrent", "late", "garbage", "rejectedOutcome", "noAwaitReplace", "abort", "abortContinue",
+  "failedOutcome", "concurrentFirst", "abortThenReplace", "slowAfter",
   "writesCtx", "freezesCtx", "showsCtx", "savesNext", "callsSaved",
 ] as const;
 type Behaviour = (typeof behaviours)[number];
