@@ -14,7 +14,7 @@ import type { HookAction } from "./action.ts";
 import { ownOutcome, rejectedMisuse } from "./around.ts";
 import { failed, snapshot } from "./decide.ts";
 import { NextMisuseError, describe, type HookFailureKind } from "./errors.ts";
-import { freeze, toCompleted, toFailed, type AnyFn, type Op, type Step } from "./frame.ts";
+import { freeze, settledUnder, toCompleted, toFailed, type AnyFn, type Op, type Step } from "./frame.ts";
 import type { CompiledHook } from "./hook.ts";
 import { Failure, hookError, thrown } from "./invoke.ts";
 import { Outcome } from "./outcome.ts";
@@ -52,9 +52,6 @@ const enter = (run: RunContext, outer: Layer | undefined, index: number, input: 
   return layer.settle(answer);
 };
 
-/** What a layer yields when the run settled (aborted) under it: nobody reads it. */
-const abandoned = (): Outcome => Outcome.failed(new NextMisuseError("run already settled"));
-
 const callOperation = (run: RunContext, outer: Layer | undefined, input: unknown): Step => {
   // No check of run.settled here: next() and passThrough(), the only ways in, have just made it (R7).
   run.input = input;
@@ -71,8 +68,8 @@ const callOperation = (run: RunContext, outer: Layer | undefined, input: unknown
 /** The continuation of an asynchronous operation, made outside `callOperation` (see chain.ts's). */
 const whenOperationSettles = (run: RunContext, outer: Layer | undefined, result: PromiseLike<unknown>): Promise<Outcome> =>
   Promise.resolve(result).then(
-    (value) => (run.settled ? abandoned() : ended(run, outer, toCompleted(freeze(run, value)))),
-    (error) => (run.settled ? abandoned() : ended(run, outer, toFailed(error))),
+    (value) => (run.settled ? settledUnder() : ended(run, outer, toCompleted(freeze(run, value)))),
+    (error) => (run.settled ? settledUnder() : ended(run, outer, toFailed(error))),
   );
 
 /**
@@ -88,9 +85,7 @@ const ended = (run: RunContext, inner: Layer | undefined, outcome: Outcome): Out
     layer.last = outcome;
     layer.status &= ~pending;
   } else {
-    run.outcome = outcome;
-    run.final = isFinal(outcome);
-    run.settled = true;
+    run.settled = true; // its frame fields (outcome, final) are the general chain's: nothing reads them here
   }
   return outcome;
 };
@@ -199,7 +194,7 @@ class Layer {
   settleLater(answer: unknown): Step {
     if (this.run.settled) {
       this.status = (this.status & pending) | settled;
-      return this.last ?? abandoned();
+      return this.last ?? settledUnder();
     }
     return this.settle(answer);
   }
@@ -256,7 +251,7 @@ class Layer {
 
   /** Continue: the outcome of the pending or last `next()`, or run the inside now if it never ran. */
   passThrough(): Step {
-    if (this.run.settled) return this.last ?? abandoned();
+    if (this.run.settled) return this.last ?? settledUnder();
     if ((this.status & pending) !== 0) return (this.handed as Promise<Outcome>).then((o) => this.leave(o));
     if (this.last !== undefined) return this.leave(this.last);
     const step = enter(this.run, this, this.index + 1, this.input);

@@ -10,7 +10,7 @@
 import type { HookAction } from "./action.ts";
 import { collectedOutcome, forward, vetoed } from "./chain.ts";
 import { failed, snapshot } from "./decide.ts";
-import { ended, freeze, mark, reasonOf, toCompleted, type Chain, type Frame, type Op, type Step } from "./frame.ts";
+import { ended, freeze, mark, reasonOf, settledUnder, toCompleted, type Chain, type Frame, type Op, type Step } from "./frame.ts";
 import { unwind } from "./unwind.ts";
 import { NextMisuseError, describe, type HookFailureKind } from "./errors.ts";
 import type { CompiledHook } from "./hook.ts";
@@ -168,7 +168,7 @@ class AroundCall implements Frame {
   settleLater(answer: unknown): Step {
     if (this.run.settled) {
       this.settled = true;
-      return this.outer.outcome ?? this.last ?? Outcome.failed(new NextMisuseError("run already settled"));
+      return this.outer.outcome ?? this.last ?? settledUnder();
     }
     return this.settle(answer);
   }
@@ -312,7 +312,7 @@ class AroundCall implements Frame {
 
   /** Continue: the outcome of the pending or last `next()`, or run the inside now if it never ran. */
   passThrough(): Step {
-    if (this.run.settled) return this.last ?? Outcome.failed(new NextMisuseError("run already settled"));
+    if (this.run.settled) return this.last ?? settledUnder();
     if (this.pending !== undefined) return this.pending.then((o) => this.leave(o, this.lastFinal));
     if (this.last !== undefined) return this.leave(this.last, this.lastFinal);
     const step = this.inner(this.layerInput);

@@ -111,8 +111,11 @@ export const toFailed = (error: unknown): Outcome => ({ _tag: "Failed", error })
 export const mark = (run: RunContext, hook: CompiledHook): number => (run.recording || hook.timeoutMs !== undefined ? performance.now() : 0);
 
 
+/** What a step yields when the run settled (aborted) under it and nothing better is at hand: nobody reads it. */
+export const settledUnder = (): Outcome => Outcome.failed(new NextMisuseError("run already settled"));
+
 /** What a frame yields when the run settled (aborted) under it: nobody reads it. */
-export const abandoned = (f: Frame): Outcome => f.outcome ?? Outcome.failed(new NextMisuseError("run already settled"));
+export const abandoned = (f: Frame): Outcome => f.outcome ?? settledUnder();
 
 /** The reason of a Reject, for the trace. */
 export const reasonOf = (action: HookAction): string | undefined => (action._tag === "Reject" ? action.reason : undefined);
