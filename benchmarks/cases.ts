@@ -66,6 +66,15 @@ export const caseId = (family: string, op: OpKind, n: number): string => `${fami
 
 const isCompletedInput = (r: unknown): boolean =>
   typeof r === "object" && r !== null && (r as { _tag?: unknown })._tag === "Completed" && (r as { value?: unknown }).value === input;
+
+/** What the hand-written onions (d) and (e) pass between layers: an outcome, as R4's `next()` resolves to. */
+type Out = { _tag: string; value?: Input };
+const innermost = async (x: Input): Promise<Out> => ({ _tag: "Completed", value: await asyncOp(x) });
+/** A hook may answer with anything: the layer outside must get an outcome, so an answer is read once. */
+const checkOutcome = (answer: Out): Out => {
+  if (typeof answer !== "object" || answer === null || typeof answer._tag !== "string") throw new TypeError("not an outcome");
+  return answer;
+};
 const isInput = (r: unknown): boolean => r === input;
 
 type Builder = (op: OpKind, n: number) => Pick<Case, "fn" | "check"> | Promise<Pick<Case, "fn" | "check">>;
@@ -120,26 +129,13 @@ const handBuilders: Record<string, Builder> = {
     return { fn, check: isCompletedInput };
   },
   "hand-checked": (_op, n) => {
-    type Out = { _tag: string; value?: Input };
-    const innermost = async (x: Input): Promise<Out> => ({ _tag: "Completed", value: await asyncOp(x) });
     const hooks = Array.from({ length: n }, () => async (_ctx: { input: Input }, next: () => Promise<Out>) => await next());
-    // A hook may answer with anything: the layer outside must get an outcome, so each answer is read once.
-    const check = (answer: Out): Out => {
-      if (typeof answer !== "object" || answer === null || typeof answer._tag !== "string") throw new TypeError("not an outcome");
-      return answer;
-    };
     const layer = (i: number, x: Input): Promise<Out> =>
-      i === n ? innermost(x) : (hooks[i] as (typeof hooks)[number])({ input: x }, () => layer(i + 1, x)).then(check);
+      i === n ? innermost(x) : (hooks[i] as (typeof hooks)[number])({ input: x }, () => layer(i + 1, x)).then(checkOutcome);
     return { fn: (x: Input) => layer(0, x), check: isCompletedInput };
   },
   "hand-guarded": (_op, n) => {
-    type Out = { _tag: string; value?: Input };
-    const innermost = async (x: Input): Promise<Out> => ({ _tag: "Completed", value: await asyncOp(x) });
     const hooks = Array.from({ length: n }, () => (_ctx: { input: Input }, next: () => Promise<Out>) => next());
-    const check = (answer: Out): Out => {
-      if (typeof answer !== "object" || answer === null || typeof answer._tag !== "string") throw new TypeError("not an outcome");
-      return answer;
-    };
     // A layer's next() must refuse a second call (R4), so each layer has state and its own function.
     class Layer {
       declare readonly i: number;
@@ -160,7 +156,7 @@ const handBuilders: Record<string, Builder> = {
       const l = new Layer(i, x);
       const answer = (hooks[i] as (typeof hooks)[number])({ input: x }, l.next.bind(l));
       // next()'s own promise resolves to an outcome already; anything else is read once.
-      return answer === l.handed ? answer : Promise.resolve(answer).then(check);
+      return answer === l.handed ? answer : Promise.resolve(answer).then(checkOutcome);
     };
     return { fn: (x: Input) => layer(0, x), check: isCompletedInput };
   },
