@@ -46,7 +46,7 @@ const enter = (run: RunContext, outer: Layer | undefined, index: number, input: 
   } catch (cause) {
     answer = thrown(run, hook, "around", cause);
   }
-  if (answer !== undefined && answer === layer.handed && layer.misuse === undefined) return layer.handOn();
+  if (answer !== undefined && answer === layer.handed && (layer.state & misused) === 0) return layer.handOn();
   // Bound methods rather than arrow functions: no context object to allocate per layer.
   if (isThenable(answer)) return Promise.resolve(answer).then(layer.settleLater.bind(layer), layer.failLater.bind(layer));
   return layer.settle(answer);
@@ -80,10 +80,10 @@ const whenOperationSettles = (run: RunContext, outer: Layer | undefined, result:
  */
 const ended = (run: RunContext, inner: Layer | undefined, outcome: Outcome): Outcome => {
   let layer = inner;
-  while (layer !== undefined && layer.status === tail) layer = layer.outer;
+  while (layer !== undefined && (layer.state & stage) === tail) layer = layer.outer;
   if (layer !== undefined) {
     layer.last = outcome;
-    layer.status &= ~pending;
+    layer.state &= ~pending;
   } else {
     run.settled = true; // its frame fields (outcome, final) are the general chain's: nothing reads them here
   }
@@ -100,15 +100,22 @@ const isFinal = (outcome: Outcome | undefined): boolean => outcome !== undefined
 const final = (outcome: Outcome): Outcome => (finalOutcomes.add(outcome), outcome);
 
 /**
- * A layer's status, one small integer rather than three flags (every field of a layer is paid for
- * on every call): where its hook is (deciding, settled, or a tail: it answered with `next()`'s own
- * promise while that was pending, so `ended` passes the outcome on) and, as a bit, whether its
- * last `next()` is still pending. A tail is only ever `tail`.
+ * A layer's `state`, one small integer rather than four fields (every field of a layer is paid
+ * for on every call). Its low two bits say where the hook is: deciding, settled, or a tail (it
+ * answered with `next()`'s own promise while that was pending, so `ended` passes the outcome on).
+ * Two bits say whether its last `next()` is still pending and whether the hook misused `next()`
+ * (the error itself is kept in `misuses`). The hook's index in the chain is above them.
  */
 const deciding = 0;
 const settled = 1;
 const tail = 2;
+const stage = 3;
 const pending = 4;
+const misused = 8;
+const indexShift = 4;
+
+/** The first misuse of each layer's `next()`: rare, so kept aside rather than in a field of every layer. */
+const misuses = new WeakMap<Layer, NextMisuseError>();
 
 /** One call of an around hook: what its `next()` knows. Hooks never see it, only its bound `next`. */
 class Layer {
@@ -116,27 +123,27 @@ class Layer {
   declare readonly run: RunContext;
   /** The layer whose `next()` made this one; undefined for the outermost. */
   declare readonly outer: Layer | undefined;
-  /** This hook's index in the chain. */
-  declare readonly index: number;
   /** The input as this layer received it. */
   declare readonly input: unknown;
   /** The promise the last `next()` call gave the hook; undefined until the hook calls it. */
   declare handed: Promise<Outcome> | undefined;
   /** The outcome of the last `next()`. */
   declare last: Outcome | undefined;
-  /** See `deciding`, `settled`, `tail` and `pending` above. */
-  declare status: number;
-  declare misuse: NextMisuseError | undefined;
+  /** The hook's index and its stage and bits: see `deciding` to `indexShift` above. */
+  declare state: number;
 
   constructor(run: RunContext, outer: Layer | undefined, index: number, input: unknown) {
     this.run = run;
     this.outer = outer;
-    this.index = index;
     this.input = input;
     this.handed = undefined;
     this.last = undefined;
-    this.status = deciding;
-    this.misuse = undefined;
+    this.state = (index << indexShift) | deciding;
+  }
+
+  /** This hook's index in the chain. */
+  get index(): number {
+    return this.state >>> indexShift;
   }
 
   get hook(): CompiledHook {
@@ -145,24 +152,31 @@ class Layer {
 
   next(input?: unknown): Promise<Outcome> {
     const run = this.run;
-    if ((this.status & ~pending) !== deciding || run.settled) {
+    if ((this.state & stage) !== deciding || run.settled) {
       const misuse = new NextMisuseError(`next() called after hook "${this.hook.name}" settled`);
-      this.misuse ??= misuse;
+      this.keepMisuse(misuse);
       run.fail(hookError(run, this.hook, "around", "next-misuse", misuse, 0), true);
       return rejectedMisuse(misuse);
     }
-    if ((this.status & pending) !== 0) {
+    if ((this.state & pending) !== 0) {
       const misuse = new NextMisuseError(`next() called while a previous next() of hook "${this.hook.name}" is still pending`);
-      this.misuse ??= misuse;
+      this.keepMisuse(misuse);
       return rejectedMisuse(misuse);
     }
     // Pending from before the inside starts: a hook inside that calls this next() again while
     // it runs synchronously is a concurrent call too (R4).
-    this.status |= pending;
+    this.state |= pending;
     const step = enter(run, this, this.index + 1, input === undefined ? this.input : freeze(run, input));
     if (isThenable(step)) return (this.handed = step as Promise<Outcome>);
-    this.status &= ~pending;
+    this.state &= ~pending;
     return (this.handed = Promise.resolve(step as Outcome));
+  }
+
+  /** Keep the first misuse of this layer's `next()`: the hook's answer becomes that failure (R4). */
+  keepMisuse(misuse: NextMisuseError): void {
+    if ((this.state & misused) !== 0) return;
+    this.state |= misused;
+    misuses.set(this, misuse);
   }
 
   /**
@@ -171,11 +185,13 @@ class Layer {
    * now; otherwise hand the same promise outward and let `ended` pass the outcome on.
    */
   handOn(): Step {
-    if ((this.status & pending) === 0) {
-      this.status = settled;
+    // Only a layer that never misused next() hands on, so its state is its index and stage.
+    const index = this.state & ~(stage | pending);
+    if ((this.state & pending) === 0) {
+      this.state = index | settled;
       return this.passOn();
     }
-    this.status = tail;
+    this.state = index | tail;
     return this.handed as Promise<Outcome>;
   }
 
@@ -193,7 +209,7 @@ class Layer {
   /** An asynchronous answer: if the run was aborted meanwhile, start nothing more (R7). */
   settleLater(answer: unknown): Step {
     if (this.run.settled) {
-      this.status = (this.status & pending) | settled;
+      this.state = (this.state & ~stage) | settled;
       return this.last ?? settledUnder();
     }
     return this.settle(answer);
@@ -201,9 +217,9 @@ class Layer {
 
   /** Turn what the hook returned into this layer's outcome (around.ts's `settle`, minus shadow and tracing). */
   settle(answer: unknown): Step {
-    this.status = (this.status & pending) | settled;
+    this.state = (this.state & ~stage) | settled;
     const { run } = this;
-    if (this.misuse !== undefined && !(answer instanceof Failure)) return this.failure(answer, "next-misuse", this.misuse);
+    if ((this.state & misused) !== 0 && !(answer instanceof Failure)) return this.failure(answer, "next-misuse", misuses.get(this));
     if (answer instanceof Failure) return this.failure(answer, answer.error.kind, answer.error.cause);
     if (answer === undefined) {
       if (this.handed !== undefined) return this.passThrough();
@@ -252,7 +268,7 @@ class Layer {
   /** Continue: the outcome of the pending or last `next()`, or run the inside now if it never ran. */
   passThrough(): Step {
     if (this.run.settled) return this.last ?? settledUnder();
-    if ((this.status & pending) !== 0) return (this.handed as Promise<Outcome>).then((o) => this.leave(o));
+    if ((this.state & pending) !== 0) return (this.handed as Promise<Outcome>).then((o) => this.leave(o));
     if (this.last !== undefined) return this.leave(this.last);
     const step = enter(this.run, this, this.index + 1, this.input);
     if (isThenable(step)) return (step as Promise<Outcome>).then((o) => this.leave(o));

@@ -67,7 +67,7 @@ const behaviours = [
   "rejectBefore", "replaceBefore", "continueBefore", "nothing", "throw", "throwAfter", "retry", "retryAwait",
   "nextInput", "concurrent", "late", "garbage", "rejectedOutcome", "noAwaitReplace", "abort", "abortContinue",
   "failedOutcome", "concurrentFirst", "abortThenReplace", "slowAfter",
-  "writesCtx", "freezesCtx", "showsCtx", "savesNext", "callsSaved",
+  "writesCtx", "freezesCtx", "showsCtx", "savesNext", "callsSaved", "passThenLate", "misuseTwice",
 ] as const;
 type Behaviour = (typeof behaviours)[number];
 
@@ -149,6 +149,21 @@ const around = (does: Behaviour, i: number, log: string[], seen: Outcome[], abor
     case "late": return (_c, next) => {
       log.push(name);
       setImmediate(() => next().then(undefined, (e: Error) => log.push(`${name} late: ${e.message}`)));
+      return Continue;
+    };
+    // Answers with next()'s own promise and calls next() again once it settled: the misuse names this hook.
+    case "passThenLate": return (_c, next) => {
+      log.push(name);
+      setImmediate(() => next().then(undefined, (e: Error) => log.push(`${name} late: ${e.message}`)));
+      return next();
+    };
+    // Two misuses, the second after the run was aborted: the hook fails with the first.
+    case "misuseTwice": return (_c, next) => {
+      log.push(name);
+      void next().then(undefined, () => log.push(`${name} first next rejected`));
+      next().then(undefined, (e: Error) => log.push(`${name} second: ${e.message}`));
+      abort();
+      next().then(undefined, (e: Error) => log.push(`${name} third: ${e.message}`));
       return Continue;
     };
     case "garbage": return () => (log.push(name), 42 as never);
