@@ -11,6 +11,8 @@ export interface Detection {
   readonly kind: string;
   readonly start: number;
   readonly end: number;
+  /** Kinds of other matches that overlapped this one and were merged into its span (see `scan`). */
+  readonly also?: readonly string[];
 }
 
 /** Something that finds sensitive spans in text. */
@@ -19,8 +21,16 @@ export interface Detector {
   readonly kind: string;
   /** Characters a stream must hold back so a match is recognised before its first character is released. */
   readonly window: number;
-  /** Every match in `text`, in any order; overlaps are resolved by `scan`. */
-  find(text: string): Iterable<{ readonly start: number; readonly end: number }>;
+  /**
+   * Every match in `text` that starts at or after `from` (default 0), in any order; the text
+   * before `from` is context only (for look-behinds). Overlaps are resolved by `scan`.
+   */
+  find(text: string, from?: number): Iterable<{ readonly start: number; readonly end: number }>;
+  /**
+   * Where an unfinished match starts, if `text` ends inside one that `window` characters cannot
+   * recognise yet (a JWT is recognised only at its signature): a stream holds text from there.
+   */
+  partial?(text: string): number | undefined;
 }
 
 export interface PatternOptions {
@@ -28,6 +38,8 @@ export interface PatternOptions {
   readonly window?: number;
   /** Extra check on a candidate match (a checksum, a parser); false drops it. */
   readonly validate?: (match: string) => boolean;
+  /** An unfinished match at the end of the text (it must end with `$`), for matches longer than `window` before they are recognisable. */
+  readonly partial?: RegExp;
 }
 
 /**
@@ -46,19 +58,27 @@ export const pattern = (kind: string, regex: RegExp, options: PatternOptions = {
   const flags = regex.flags.includes("g") ? regex.flags : `${regex.flags}g`;
   const source = regex.source;
   const validate = options.validate;
+  const partial = options.partial;
+  if (partial !== undefined && !(partial instanceof RegExp && partial.source.endsWith("$"))) throw new TypeError(`pattern "${kind}": partial must be a RegExp ending with $`);
+  const unfinished = partial === undefined ? undefined : new RegExp(partial.source, partial.flags.replace(/[gy]/g, ""));
   return {
     kind,
     window,
-    *find(text) {
+    *find(text, from = 0) {
       const re = new RegExp(source, flags);
+      re.lastIndex = from;
       for (let m = re.exec(text); m !== null; m = re.exec(text)) {
         if (m[0] === "") {
           re.lastIndex++; // an empty match would loop forever
           continue;
         }
         if (validate === undefined || validate(m[0])) yield { start: m.index, end: m.index + m[0].length };
+        // A rejected candidate consumes nothing: the next try starts one character on, so what is
+        // found does not depend on where scanning began (a stream scans from its held text on).
+        else re.lastIndex = m.index + 1;
       }
     },
+    ...(unfinished === undefined ? {} : { partial: (text: string) => unfinished.exec(text)?.index }),
   };
 };
 
@@ -114,7 +134,8 @@ const mixing = (s: string): number => {
  * @example
  * scan("bob@example.com", [email])[0]?.kind // "email"
  */
-export const email: Detector = pattern("email", /(?<![\w.%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}(?![\w-])/, { window: 128 });
+// Its window: the longest text before an address is recognisable (64 + @ + 63 + . + 2, and one character to end it).
+export const email: Detector = pattern("email", /(?<![\w.%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}(?![\w-])/, { window: 132 });
 
 /**
  * Payment card numbers: 13 to 19 digits, spaces or dashes allowed, Luhn-valid.
@@ -185,7 +206,9 @@ export const apiKey: Detector = pattern(
       "eyJ[A-Za-z0-9_-]{8,2048}\\.eyJ[A-Za-z0-9_-]{8,4096}\\.[A-Za-z0-9_-]{8,2048}",
     ].map((p) => `(?<![A-Za-z0-9_-])${p}(?![A-Za-z0-9_-])`).join("|"),
   ),
-  { window: 48 },
+  // A JWT is recognisable only once 8 characters of its signature arrived, after a header and
+  // payload of up to 6 K characters: a stream holds an unfinished one from its `eyJ` on.
+  { window: 48, partial: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{0,2048}(?:\.(?:eyJ[A-Za-z0-9_-]{0,4096}(?:\.[A-Za-z0-9_-]{0,2048})?)?)?$/ },
 );
 
 export interface HighEntropyOptions {
@@ -224,34 +247,55 @@ export const highEntropy = (options: HighEntropyOptions = {}): Detector => {
 export const defaultDetectors = (): readonly Detector[] => [apiKey, email, creditCard, ipv4, ipv6, phone, highEntropy()];
 
 /**
- * Every sensitive span in `text`, sorted and without overlaps: the leftmost match wins, then
- * the longest, then the detector listed first.
+ * Every sensitive span in `text` from `from` on (default 0; earlier text is look-behind context),
+ * sorted and without overlaps. Overlapping matches are merged into one span, so no part of
+ * either is left out: its kind is the leftmost match's, then the longest's, then that of the
+ * detector listed first, and `also` lists the kinds merged into it.
  *
  * @example
  * scan("call +1 415 555 0100 or mail a@b.io", defaultDetectors()).map((d) => d.kind) // ["phone", "email"]
  */
-export const scan = (text: string, detectors: readonly Detector[]): Detection[] => {
+export const scan = (text: string, detectors: readonly Detector[], from = 0): Detection[] => {
   const found: (Detection & { readonly rank: number })[] = [];
   detectors.forEach((d, rank) => {
-    for (const m of d.find(text)) found.push({ kind: d.kind, start: m.start, end: m.end, rank });
+    for (const m of d.find(text, from)) if (m.start >= from) found.push({ kind: d.kind, start: m.start, end: m.end, rank });
   });
   if (found.length === 0) return [];
   found.sort((a, b) => a.start - b.start || b.end - a.end || a.rank - b.rank);
   const out: Detection[] = [];
-  let end = -1;
+  let last: { kind: string; start: number; end: number; also?: string[] } | undefined;
   for (const f of found) {
-    if (f.start < end) continue;
-    out.push({ kind: f.kind, start: f.start, end: f.end });
-    end = f.end;
+    if (last !== undefined && f.start < last.end) {
+      last.end = Math.max(last.end, f.end);
+      if (f.kind !== last.kind && !(last.also ??= []).includes(f.kind)) last.also.push(f.kind);
+      continue;
+    }
+    last = { kind: f.kind, start: f.start, end: f.end };
+    out.push(last);
   }
   return out;
+};
+
+/**
+ * Where the earliest unfinished match at the end of `text` starts (see `Detector.partial`), if any.
+ *
+ * @example
+ * partialStart("token: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIx", defaultDetectors()) // 7
+ */
+export const partialStart = (text: string, detectors: readonly Detector[]): number | undefined => {
+  let start: number | undefined;
+  for (const d of detectors) {
+    const at = d.partial?.(text);
+    if (at !== undefined && (start === undefined || at < start)) start = at;
+  }
+  return start;
 };
 
 /**
  * The hold-back a stream needs for these detectors: the largest window.
  *
  * @example
- * windowOf(defaultDetectors()) // 128
+ * windowOf(defaultDetectors()) // 132
  */
 export const windowOf = (detectors: readonly Detector[]): number => detectors.reduce((w, d) => Math.max(w, d.window), 0);
 

@@ -102,8 +102,11 @@ export const createRedactor = (options: RedactorOptions = {}): Redactor => {
     const found = scan(text, detectors);
     if (found.length === 0) return text;
     for (const d of found) {
-      kinds.add(d.kind);
-      if (strategyOf(d.kind) === "block") blocked.add(d.kind);
+      // A span merged from overlapping matches is each of their kinds: any of them may block.
+      for (const kind of d.also === undefined ? [d.kind] : [d.kind, ...d.also]) {
+        kinds.add(kind);
+        if (strategyOf(kind) === "block") blocked.add(kind);
+      }
     }
     return apply(text, found);
   };

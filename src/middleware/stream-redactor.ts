@@ -1,10 +1,13 @@
 /**
  * Redaction over a stream of text chunks. Text is released only once it is checked: the last
  * `holdBack` characters are always held (a secret can only be recognised once enough of it has
- * arrived), and so is any match that reaches into that window (it may still grow). A secret
- * split across chunks at any index is therefore recognised whole before any of it is released.
+ * arrived), and so is any match that reaches into that window (it may still grow) and any match a
+ * detector says is unfinished (a JWT before its signature). A secret split across chunks at any
+ * index is therefore recognised whole before any of it is released. Held text is scanned with the
+ * last released characters as look-behind context only, and a block is decided on whole matches
+ * only, so the stream redacts and blocks what redacting the whole text at once would.
  */
-import { scan, windowOf } from "./detectors.ts";
+import { partialStart, scan, windowOf, type Detection, type Detector } from "./detectors.ts";
 import type { Redactor } from "./redactor.ts";
 
 /** What one step of a stream redactor lets out. */
@@ -28,6 +31,10 @@ export interface StreamRedactorOptions {
 /** Characters of released text kept as look-behind context for the next scan (for `(?<!...)` guards). */
 const context = 16;
 
+/** The kind of the detector whose unfinished match starts at `start`. */
+const kindOf = (detectors: readonly Detector[], held: string, start: number): string =>
+  detectors.find((d) => d.partial?.(held) === start)?.kind ?? "secret";
+
 /**
  * A stream redactor: `push` each chunk, release what it returns, `end` at the end of the stream.
  *
@@ -39,6 +46,8 @@ const context = 16;
 export class StreamRedactor {
   private held = "";
   private tail = "";
+  /** The kind of a match released in part because it outgrew maxHold, while its token may go on. */
+  private continuing: string | undefined;
   private readonly blocked = new Set<string>();
   private readonly holdBack: number;
   private readonly maxHold: number;
@@ -72,37 +81,62 @@ export class StreamRedactor {
   }
 
   private drain(final: boolean): StreamStep {
-    const text = this.tail + this.held;
-    const shift = this.tail.length;
-    const found = [];
-    for (const d of scan(text, this.redactor.detectors)) {
-      if (d.end <= shift) continue; // entirely in released text: already handled
-      const start = Math.max(0, d.start - shift);
-      found.push({ kind: d.kind, start, end: d.end - shift });
-      if (this.redactor.strategyOf(d.kind) === "block") this.blocked.add(d.kind);
+    const held = this.held;
+    const detectors = this.redactor.detectors;
+    // A match released in part (it outgrew maxHold) goes on while its token does: that is redacted too.
+    let lead = 0;
+    if (this.continuing !== undefined) {
+      lead = /^\S*/.exec(held)?.[0].length ?? 0;
+      if (lead === held.length && !final && lead <= this.maxHold) return this.step(""); // it may go on still
     }
+    // Released text is look-behind context only: matches start in the held text, as they would in the whole.
+    const text = this.tail + held;
+    const shift = this.tail.length;
+    const found: Detection[] = lead > 0 ? [{ kind: this.continuing as string, start: 0, end: lead }] : [];
+    for (const d of scan(text, detectors, shift + lead)) found.push({ ...d, start: d.start - shift, end: d.end - shift });
+    let cut = final ? held.length : held.length - this.holdBack;
+    let forced: string | undefined;
+    if (!final) {
+      // A match not recognisable yet (a JWT before its signature) is held from where it starts.
+      const unfinished = partialStart(held, detectors);
+      if (unfinished !== undefined && unfinished >= lead && unfinished < cut) {
+        if (held.length - unfinished <= this.maxHold) cut = unfinished;
+        else {
+          // Too long to hold: release it redacted as it stands, with any match it overlaps, and redact what follows of its token.
+          let start = unfinished;
+          while (found.length > 0 && (found[found.length - 1] as Detection).end > unfinished) start = Math.min(start, (found.pop() as Detection).start);
+          forced = kindOf(detectors, held, unfinished);
+          found.push({ kind: forced, start, end: held.length });
+          cut = held.length;
+        }
+      }
+      for (const d of found) {
+        if (d.start < cut && d.end > cut) {
+          // A match reaching into the held window may still grow: hold all of it, unless it grew too long.
+          if (held.length - d.start > this.maxHold) (cut = d.end), (forced = d.kind);
+          else cut = d.start;
+          break;
+        }
+      }
+    }
+    if (cut >= lead) this.continuing = undefined; // the token it went on in is out whole (or there was none)
+    // Only matches that are whole (released now) decide a block: a part of one may be another kind.
+    const released = found.filter((d) => d.end <= cut);
+    for (const d of released) for (const kind of [d.kind, ...(d.also ?? [])]) if (this.redactor.strategyOf(kind) === "block") this.blocked.add(kind);
     if (this.blocked.size > 0) {
       // Blocking is about the whole answer: stop releasing anything, including what was clean.
       this.held = "";
       return this.step("");
     }
-    let cut = final ? this.held.length : this.held.length - this.holdBack;
-    for (const d of found) {
-      if (d.start < cut && d.end > cut) {
-        // A match reaching into the held window may still grow: hold all of it, unless it grew too long.
-        cut = this.held.length - d.start > this.maxHold ? d.end : d.start;
-        break;
-      }
-    }
+    if (forced !== undefined) this.continuing = forced;
     if (cut <= 0) return this.step("");
     // Never split a surrogate pair between released and held text.
-    const code = this.held.charCodeAt(cut - 1);
-    if (!final && code >= 0xd800 && code <= 0xdbff) cut--;
-    const released = this.held.slice(0, cut);
-    const out = this.redactor.apply(released, found.filter((d) => d.end <= cut));
-    this.tail = (this.tail + released).slice(-context);
-    this.held = this.held.slice(cut);
-    return this.step(out);
+    const code = held.charCodeAt(cut - 1);
+    if (!final && code >= 0xd800 && code <= 0xdbff && !released.some((d) => d.end === cut)) cut--;
+    const out = held.slice(0, cut);
+    this.tail = (this.tail + out).slice(-context);
+    this.held = held.slice(cut);
+    return this.step(this.redactor.apply(out, released));
   }
 
   private step(text: string): StreamStep {

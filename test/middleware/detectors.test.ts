@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { apiKey, creditCard, defaultDetectors, email, entropy, highEntropy, ipv4, ipv6, luhn, pattern, phone, scan, windowOf } from "../../src/middleware/detectors.ts";
+import { apiKey, creditCard, defaultDetectors, email, entropy, highEntropy, ipv4, ipv6, luhn, partialStart, pattern, phone, scan, windowOf } from "../../src/middleware/detectors.ts";
 
 const found = (text: string, detectors = defaultDetectors()) => scan(text, detectors).map((d) => `${d.kind}:${text.slice(d.start, d.end)}`);
 
@@ -37,6 +37,29 @@ describe("detectors", () => {
     expect(found("xabcx", [pattern("a", /abc/), pattern("b", /abc/)])).toEqual(["a:abc"]);
   });
 
+  it("merge overlapping matches into one span, so no part of either is left out, and name every kind in it", () => {
+    expect(scan("/home/alice/x9Kq2LmP7zR4/bob.smith@example.com", defaultDetectors())).toEqual([{ kind: "secret", start: 0, end: 46, also: ["email"] }]);
+    expect(found("GET /var/lib/app/sessions/Xk9mQ2pL7rT4vW8zB1cD5/4111 1111 1111 1111 ok")).toEqual(["secret:/var/lib/app/sessions/Xk9mQ2pL7rT4vW8zB1cD5/4111 1111 1111 1111"]);
+  });
+
+  it("try again one character on after a rejected candidate: a card after a stray digit is found", () => {
+    // "5 4111 1111 1111 1111" is one 17-digit candidate failing Luhn; the card starts at the 4.
+    expect(found("call 5 4111 1111 1111 1111")).toEqual(["credit_card:4111 1111 1111 1111"]);
+  });
+
+  it("scan from an offset with the text before it as look-behind context only", () => {
+    const text = "k=Zm9vYmFyQmF6cXV4MTIz/4111 1111 1111 1111";
+    // From 18, "MTIz/4111" would look like the start of a token were the text before it not context.
+    expect(scan(text, defaultDetectors(), 18)).toEqual(scan(text, defaultDetectors()));
+    expect(scan("x bob@example.com", [email], 3)).toEqual([]); // the match starts before the offset
+  });
+
+  it("say where an unfinished JWT starts at the end of a text, and nothing when none does", () => {
+    expect(partialStart("token: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIx", defaultDetectors())).toBe(7);
+    expect(partialStart("token: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIx.abc done", defaultDetectors())).toBeUndefined();
+    expect(() => pattern("x", /a/, { partial: /a/ })).toThrow(/partial must be a RegExp ending with \$/);
+  });
+
   it("scan megabytes in linear time (bounded quantifiers, no ReDoS)", () => {
     const hostile = "a".repeat(1_000_000) + "@" + "b.".repeat(200_000) + " " + "1 ".repeat(200_000) + ":".repeat(100_000);
     const started = performance.now();
@@ -68,7 +91,7 @@ describe("detectors", () => {
   });
 
   it("know how much a stream must hold back: the largest window", () => {
-    expect(windowOf([email, creditCard, phone, ipv4, ipv6])).toBe(128);
+    expect(windowOf([email, creditCard, phone, ipv4, ipv6])).toBe(132);
     expect(windowOf([])).toBe(0);
   });
 

@@ -27,6 +27,12 @@ describe("a redactor", () => {
     expect(out.value).toBe("key AKIAIOSFODNN7EXAMPLE for ***********.com");
   });
 
+  it("blocks a span when any kind merged into it is blocked: an API key that is also a high-entropy secret", () => {
+    const out = createRedactor({ strategies: { secret: "block" } }).text("AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q");
+    expect(out.blocked).toEqual(["secret"]);
+    expect(out.kinds).toEqual(["api_key", "secret"]);
+  });
+
   it("is idempotent: its own markers are not found again", () => {
     for (const strategy of ["redact", "mask", "hash"] as const) {
       const r = createRedactor({ strategy });
