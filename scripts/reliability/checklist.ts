@@ -311,8 +311,9 @@ export const checklist: readonly Item[] = [
   { id: "G3", fault: "Secret split across chunks", status: "covered", tests: [
     t("test/agent/stream-gate.test.ts", "is never emitted, for every pair of split points"),
     t("test/middleware/stream-redactor.test.ts", "never emits a secret under any chunking (property)"),
+    t("test/middleware/stream-redactor.test.ts", "comes out as the whole text's redaction under any chunking of secrets in awkward company (property)"),
     t("test/adapters/ai-sdk.test.ts", "never emits a secret split across chunk boundaries, at any split index"),
-  ] },
+  ], note: "Until 389a364 five chunkings differed from redacting the whole text, three of them leaking (see findings)." },
   { id: "G4", fault: "Stream aborted / upstream error", status: "covered", tests: [
     t("test/agent/stream-lifecycle.test.ts", "still runs the post-phase, with the partial text and estimated usage, when the caller aborts"),
     t("test/agent/stream-lifecycle.test.ts", "reports an upstream error after the partial answer"),
@@ -805,7 +806,7 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "bug", status: "fixed", fixedIn: "9367c58", title: "A kept next() called from inside its own call ran the operation twice",
-    where: "{{src/core/around.ts|this.pending = inFlight;}}, {{src/core/around-only.ts|this.status |= pending;}}",
+    where: "{{src/core/around.ts|this.pending = inFlight;}}, {{src/core/around-only.ts|this.state |= pending;}}",
     repro: "A keeps its next and returns next(); C, inside it, calls A's kept next() once and returns its own next(): the call passed the pending check (set only after the inside returned), the operation ran twice and no misuse was reported",
     items: ["A3"], tests: [
       t("test/core/around-only.test.ts", "is refused as concurrent while the first call still runs"),
@@ -816,5 +817,56 @@ export const findings: readonly Finding[] = [
     where: "{{src/core/invoke.ts|if (phase !== \"around\") run.current = hook;}}",
     repro: "a retry around an async hook; the first attempt's operation called ctx.addContext 5 ms later, while the hook decided again: the text was attributed to that around hook (invoke set run.current for around hooks, which have a context of their own, and never reset it)",
     items: ["K1"], tests: [t("test/core/around-only.test.ts", "names no hook even when used after an around hook ran again")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "389a364", title: "A streamed JWT leaked its dots, and a long one most of its payload",
+    where: "{{src/middleware/detectors.ts|partial: /(?<![A-Za-z0-9_-])eyJ}}",
+    repro: "Bearer + a 201-character JWT, one character at a time: whole text gave [REDACTED:api_key], the stream [REDACTED:secret].[REDACTED:secret].[REDACTED:secret] (a JWT is recognisable only at its signature, past the 48-character window); with a 1.6 KB payload 907 characters went out in the clear and an api_key block never blocked",
+    items: ["G3"], tests: [
+      t("test/middleware/stream-redactor.test.ts", "holds a JWT from its eyJ until its signature arrives, however long its payload"),
+      t("test/middleware/stream-redactor.test.ts", "releases a JWT longer than maxHold redacted, none of it in the clear"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "389a364", title: "The stream scanned its look-behind context as new text, so a token's tail looked like a token",
+    where: "{{src/middleware/stream-redactor.ts|for (const d of scan(text, detectors, shift + lead))}}",
+    repro: "k=Zm9vYmFyQmF6cXV4MTIz/4111 1111 1111 1111 and 130 spaces, cut at 146: whole text redacted the card, the stream gave k=Zm9vYmFyQmF6cXV4[REDACTED:secret] 1111 1111 1111 (the look-behinds saw nothing at the start of the scanned tail, and the spurious match hid the card); -ghp_… and long emails were redacted in part where the whole text left them",
+    items: ["G3"], tests: [t("test/middleware/stream-redactor.test.ts", "scans held text with what it released as look-behind context: a token's tail is not a new token")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "389a364", title: "A stream blocked on part of a match",
+    where: "{{src/middleware/stream-redactor.ts|Only matches that are whole (released now) decide a block}}",
+    repro: "phone: block, 4111 1111 1111 1111 sent as 4111 1111 1 and 111 1111: whole text redacted a card, the stream blocked as a phone number; the same with an IP address followed by .5 and an email followed by x-y",
+    items: ["G3"], tests: [t("test/middleware/stream-redactor.test.ts", "decides a block only on whole matches: part of a card is no phone number, part of an address no shorter one")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "389a364", title: "A match released past maxHold left the rest of its token in the clear",
+    where: "{{src/middleware/stream-redactor.ts|A match released in part (it outgrew maxHold) goes on while its token does}}",
+    repro: "maxHold 128, a 173-character sk-ant- key cut at 172: the stream gave [REDACTED:api_key]hJ0aEAA (the rest was to be found as a new match, which no prefixed key pattern does)",
+    items: ["G3"], tests: [
+      t("test/middleware/stream-redactor.test.ts", "redacts the rest of a match it had to release early (past maxHold) while its token goes on"),
+      t("test/middleware/stream-redactor.test.ts", "redacts only the token it released early: the words after it stream as they are"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "389a364", title: "The email window was shorter than the longest address recognisable in it",
+    where: "{{src/middleware/detectors.ts|window: 132}}",
+    repro: "a 63-character local part at a 63-character domain label, one character at a time: the stream gave j[REDACTED:email] (up to 131 characters arrive before an address matches; the window was 128)",
+    items: ["G3"], tests: [t("test/middleware/stream-redactor.test.ts", "recognises the longest email its window allows, sent one character at a time")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "389a364", title: "Whole-text redaction left the part of a match that overlapped an earlier one in the clear",
+    where: "{{src/middleware/detectors.ts|Overlapping matches are merged into one span}}",
+    repro: "/home/alice/x9Kq2LmP7zR4/bob.smith@example.com gave [REDACTED:secret].smith@example.com, and a path ending in a card number left three of its four groups (the leftmost match won, the rest was dropped); a blocked kind swallowed by another was not blocked",
+    items: ["G6"], tests: [
+      t("test/middleware/detectors.test.ts", "merge overlapping matches into one span, so no part of either is left out, and name every kind in it"),
+      t("test/middleware/redactor.test.ts", "blocks a span when any kind merged into it is blocked: an API key that is also a high-entropy secret"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "389a364", title: "A card number after a stray digit was not found",
+    where: "{{src/middleware/detectors.ts|else re.lastIndex = m.index + 1;}}",
+    repro: "call 5 4111 1111 1111 1111: the 17-digit candidate from the 5 failed Luhn and the scan went on after it, so the card was left in the clear",
+    items: ["G6"], tests: [t("test/middleware/detectors.test.ts", "try again one character on after a rejected candidate: a card after a stray digit is found")],
   },
 ];
