@@ -162,7 +162,7 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: AiSdkStack,
         throw errorOf(outcome, params.abortSignal);
       }
     }
-    return { ...provider, stream: toSdkStream(call.parts, memo) } as unknown as S;
+    return { ...provider, stream: toSdkStream(call.parts, memo, (reason) => call.cancel(reason)) } as unknown as S;
   }
 
   return { specificationVersion: options.specificationVersion ?? ("v3" as V), wrapGenerate, wrapStream };

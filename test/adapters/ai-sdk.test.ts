@@ -305,6 +305,25 @@ describe("aiSdkMiddleware with streamText (ai 6, spec V3)", () => {
     expect(responses[0]?.text.startsWith(seen.join(""))).toBe(true);
   });
 
+  it("ends the provider's stream with the reason the consumer cancelled with", async () => {
+    let signal: AbortSignal | undefined;
+    const model = new MockLanguageModelV3({
+      doStream: async ({ abortSignal }) => {
+        signal = abortSignal;
+        return { stream: simulateReadableStream({ chunks: textParts(["one ", "two ", "three"]) as never[], chunkDelayInMs: 50 }) };
+      },
+    });
+    const middleware = aiSdkMiddleware(watching().stack);
+    const params = { prompt: [{ role: "user", content: [{ type: "text", text: "Hi" }] }] };
+    const { stream } = await (middleware.wrapStream as NonNullable<typeof middleware.wrapStream>)({ doStream: () => model.doStream(params as never), doGenerate: () => model.doGenerate(params as never), params: params as never, model });
+    const reader = (stream as ReadableStream<unknown>).getReader();
+    await reader.read();
+    const reason = new Error("the user closed the tab");
+    await reader.cancel(reason);
+    expect(signal?.aborted).toBe(true);
+    expect(signal?.reason).toBe(reason);
+  });
+
   it("makes the stream fail with the hook's name when a hook fails closed before any part", async () => {
     const stack = createAgentStack().use("modelCall", { name: "strict-guard", failMode: "closed", before: () => { throw new Error("down"); } });
     const errors: unknown[] = [];

@@ -68,12 +68,14 @@ export async function* fromSdkParts(parts: AsyncIterable<SdkPart>, memo: StreamM
 }
 
 /**
- * Our parts as the provider's, framed so the SDK accepts them.
+ * Our parts as the provider's, framed so the SDK accepts them. `onCancel` hears why the consumer
+ * cancelled (an iterator's `return()` carries no reason), so the provider's stream ends with it.
  *
  * @example
- * const stream = toSdkStream(streamThroughStack(stack, request, start).parts, memo)
+ * const call = streamThroughStack(stack, request, start)
+ * const stream = toSdkStream(call.parts, memo, (reason) => call.cancel(reason))
  */
-export const toSdkStream = (parts: AsyncIterable<StreamPart>, memo: StreamMemo): ReadableStream<SdkPart> => {
+export const toSdkStream = (parts: AsyncIterable<StreamPart>, memo: StreamMemo, onCancel?: (reason: unknown) => void): ReadableStream<SdkPart> => {
   let iterator: AsyncIterator<StreamPart> | undefined;
   let open: string | undefined;
   let blocks = 0;
@@ -136,7 +138,8 @@ export const toSdkStream = (parts: AsyncIterable<StreamPart>, memo: StreamMemo):
         controller.error(error);
       }
     },
-    async cancel() {
+    async cancel(reason) {
+      onCancel?.(reason ?? new Error("stream cancelled"));
       iterator ??= parts[Symbol.asyncIterator]();
       await iterator.return?.();
     },
