@@ -34,13 +34,15 @@ export interface Chain {
    * outcome straight on (see `AroundCall.handOn`).
    */
   readonly lastExit: readonly number[];
+  /** For a chain made because the point's subject function threw: the hooks whose match failed (see unknown-subject.ts). */
+  readonly unknownSubject: readonly CompiledHook[] | undefined;
 }
 
 export type AnyFn = (...args: any[]) => unknown;
 
 /** Compile the per-run view of `hooks` (already filtered and ordered). */
 /** Not frozen: V8 (Node 20) reads frozen arrays far slower in optimised loops, and chains never leave the stack. */
-export const compileChain = (point: Point, hooks: CompiledHook[], observers: CompiledHook[], subject: unknown): Chain => ({
+export const compileChain = (point: Point, hooks: CompiledHook[], observers: CompiledHook[], subject: unknown, unknownSubject?: readonly CompiledHook[]): Chain => ({
   point,
   hooks,
   observers,
@@ -49,6 +51,7 @@ export const compileChain = (point: Point, hooks: CompiledHook[], observers: Com
   plain: hooks.every((h) => !h.matcher.needsInput && h.timeoutMs === undefined && h.around === undefined && !h.recheck),
   aroundOnly: hooks.length > 0 && point.collect !== true && hooks.every(plainAround),
   lastExit: lastExits(hooks),
+  unknownSubject,
   subject,
 } as Chain);
 

@@ -16,6 +16,7 @@ import { deepFreeze } from "./readonly.ts";
 import { BareContext } from "./bare-context.ts";
 import { RunContext, type Runtime } from "./run-context.ts";
 import { isAbortSignal, isThenable, isTimeoutMs, linkSignal, neverAborted, notASignal } from "./signal.ts";
+import { compileUnknownSubject, reportUnknownSubject } from "./unknown-subject.ts";
 import type { Explanation, HookStack, Operation, StackOptions, StackStats } from "./stack-types.ts";
 
 /** Subjects are caller data; cap the per-point chain cache so hostile subjects cannot grow it without bound. */
@@ -28,6 +29,8 @@ interface PointCache {
   /** The one chain of a point whose hooks all match every subject. */
   readonly shared: Chain | undefined;
   readonly bySubject: Map<string | undefined, Chain>;
+  /** The chain for inputs whose subject function throws (see unknown-subject.ts), made on first use. */
+  unknown: Chain | undefined;
 }
 
 interface PointTable {
@@ -142,17 +145,19 @@ class Stack<P extends Points> implements HookStack<P> {
 
   explain(point: string, input: unknown): readonly Explanation[] {
     const table = this.table(point);
-    // As in run: a subject function that throws on this input leaves the subject undefined.
+    // As in run: when the subject function throws, a hook that needs the subject applies if it fails closed.
     let subject: string | undefined;
+    let unknown = false;
     try {
       subject = table.point.subject?.(input);
     } catch {
-      subject = undefined;
+      unknown = true;
     }
     return table.hooks.map((h) => {
       let matches: boolean;
       try {
-        matches = h.matcher.matchSubject(subject) && (!h.matcher.needsInput || h.matcher.test(subject, input, () => table.point.detail?.(input)));
+        if (unknown && !h.matcher.all) matches = h.failMode === "closed";
+        else matches = h.matcher.matchSubject(subject) && (!h.matcher.needsInput || h.matcher.test(subject, input, () => table.point.detail?.(input)));
       } catch {
         matches = h.failMode === "closed";
       }
@@ -209,7 +214,7 @@ class Stack<P extends Points> implements HookStack<P> {
     const guarded = callerSignal !== undefined || timeoutMs !== undefined;
     if (!guarded) {
       // Nothing to wrap and nobody to tell: the operation alone, its context made on demand (T1).
-      if (chain.hooks.length === 0 && chain.observers.length === 0) return callBare(new BareContext(this.runtime, chain, options, input), input, operation);
+      if (chain.hooks.length === 0 && chain.observers.length === 0 && chain.unknownSubject === undefined) return callBare(new BareContext(this.runtime, chain, options, input), input, operation);
       const run = new RunContext(this.runtime, chain, options, input, neverAborted, recording);
       return settle(run, chain, execute(run, chain, input, operation));
     }
@@ -273,7 +278,7 @@ class Stack<P extends Points> implements HookStack<P> {
       if (table === undefined) return undefined; // an unknown point: the caller reports it
       // With no subject-dependent matcher the subject is never computed, and one chain serves all.
       const shared = table.hooks.every((h) => h.matcher.all || this.disabled.has(h.name)) ? this.compile(table, undefined, true) : undefined;
-      cache = { def: table.point, table, shared, bySubject: new Map() };
+      cache = { def: table.point, table, shared, bySubject: new Map(), unknown: undefined };
       this.chains.set(point, cache);
     }
     if (cache.shared !== undefined) return cache.shared;
@@ -281,7 +286,7 @@ class Stack<P extends Points> implements HookStack<P> {
     try {
       subject = cache.def.subject?.(input);
     } catch {
-      subject = undefined;
+      return (cache.unknown ??= compileUnknownSubject(cache.def, cache.table.hooks.filter((h) => !this.disabled.has(h.name))));
     }
     let chain = cache.bySubject.get(subject);
     if (chain === undefined) {
@@ -323,6 +328,7 @@ const nameOf = (hook: unknown): string =>
 
 /** Start the chain (or call the operation directly when there are no hooks). */
 const execute = (run: RunContext, chain: Chain, input: unknown, operation: Operation<any, any>): Outcome | Promise<Outcome> => {
+  if (chain.unknownSubject !== undefined) reportUnknownSubject(run, chain.unknownSubject, input);
   // Fast path: nothing to wrap, the operation with next to nothing around it.
   if (chain.hooks.length === 0 && chain.observers.length === 0) return callDirect(run, input, operation);
   const subject = (chain as { subject?: unknown }).subject;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Continue, createStack, gate } from "../../src/core/index.ts";
+import { Continue, createStack, gate, Reject, Trace, type HookError } from "../../src/core/index.ts";
 import { call, newStack, sleep } from "./helpers.ts";
 
 describe("hostile input and answers", () => {
@@ -50,10 +50,53 @@ describe("hostile input and answers", () => {
     await expect(newStack().run("tool", call(), (_c, ctx) => (ctx.addContext("x"), { content: "" }), { onContext: null as never })).resolves.toMatchObject({ _tag: "Completed" });
   });
 
-  it("explains an input its point's subject function throws on, as run does: with no subject", () => {
-    const stack = newStack().use("tool", { name: "any", before: () => Continue }).use("tool", { name: "bash-only", match: "Bash", before: () => Continue });
+  it("explains an input its point's subject function throws on, as run does: a hook that needs the subject applies if it fails closed", () => {
+    const stack = newStack()
+      .use("tool", { name: "any", before: () => Continue })
+      .use("tool", { name: "bash-only", match: "Bash", before: () => Continue })
+      .use("tool", { name: "bash-open", match: "Bash", failMode: "open", before: () => Continue });
     const lines = stack.explain("tool", null as never);
-    expect(lines.map((l) => [l.hook, l.matches])).toEqual([["any", true], ["bash-only", false]]);
+    expect(lines.map((l) => [l.hook, l.matches])).toEqual([["any", true], ["bash-only", true], ["bash-open", false]]);
+  });
+
+  describe("a subject function that throws on the input", () => {
+    const failures: HookError[] = [];
+    const ran: string[] = [];
+    const stack = newStack({ onFailure: (e) => void failures.push(e) })
+      .use("tool", { name: "audit", before: () => void ran.push("audit") })
+      .use("tool", { name: "deny-rm", match: "Bash(rm *)", before: () => Reject("no rm") })
+      .use("tool", { name: "read-note", match: "Read", failMode: "open", before: () => void ran.push("read-note") });
+
+    it("applies a hook that fails closed, its condition unchecked: a deny rule still sees the call", async () => {
+      failures.length = 0;
+      ran.length = 0;
+      const outcome = await stack.run("tool", null as never, () => ({ content: "ran" }));
+      expect(outcome).toMatchObject({ _tag: "Rejected", reason: "no rm", by: "deny-rm" });
+      expect(ran).toEqual(["audit"]);
+    });
+
+    it("reports the failed match of every hook that needed the subject, on every run, and leaves out those that fail open", async () => {
+      for (let i = 0; i < 2; i++) {
+        failures.length = 0;
+        await stack.run("tool", null as never, () => ({ content: "ran" }));
+        expect(failures.map((e) => [e.hook, e.phase, e.kind])).toEqual([["deny-rm", "match", "threw"], ["read-note", "match", "threw"]]);
+        expect(failures[0]?.message).toMatch(/the subject of point "tool" could not be computed: .*null/);
+      }
+      expect(stack.stats.failOpen).toBeGreaterThanOrEqual(2);
+    });
+
+    it("records the failed matches in the trace", async () => {
+      const trace = new Trace();
+      await stack.run("tool", null as never, () => ({ content: "ran" }), { trace });
+      expect(trace.entries.filter((e) => e.phase === "match").map((e) => [e.hook, e.action, e.failMode])).toEqual([["deny-rm", "Failed", "closed"], ["read-note", "Failed", "open"]]);
+    });
+
+    it("leaves a point without subject-dependent hooks as it was: the subject is simply unknown", async () => {
+      failures.length = 0;
+      const plain = newStack({ onFailure: (e) => void failures.push(e) }).use("tool", { name: "any", before: () => Continue });
+      expect(await plain.run("tool", null as never, () => ({ content: "ran" }))).toMatchObject({ _tag: "Completed" });
+      expect(failures).toEqual([]);
+    });
   });
 
   it("treats an answer whose _tag getter throws as an invalid action, sync or async", async () => {
