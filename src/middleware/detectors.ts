@@ -27,16 +27,22 @@ export interface Detector {
    */
   find(text: string, from?: number): Iterable<{ readonly start: number; readonly end: number }>;
   /**
-   * Where an unfinished match starts, if `text` ends inside one that `window` characters cannot
-   * recognise yet (a JWT is recognised only at its signature): a stream holds text from there.
+   * Where an unfinished match starts (at or after `from`; earlier text is look-behind context),
+   * if `text` ends inside one that `window` characters cannot recognise yet (a JWT is recognised
+   * only at its signature): a stream holds text from there.
    */
-  partial?(text: string): number | undefined;
+  partial?(text: string, from?: number): number | undefined;
 }
 
 export interface PatternOptions {
   /** Characters that must be seen before a match is recognised; default 128. */
   readonly window?: number;
-  /** Extra check on a candidate match (a checksum, a parser); false drops it. */
+  /**
+   * Extra check on a candidate match (a checksum, a parser); false drops it, and the scan tries
+   * again one character on, so what is found does not depend on where scanning started. Give
+   * such a pattern bounded quantifiers or a look-behind that stops it starting inside a run:
+   * otherwise a long run of rejected candidates takes time proportional to its length squared.
+   */
   readonly validate?: (match: string) => boolean;
   /** An unfinished match at the end of the text (it must end with `$`), for matches longer than `window` before they are recognisable. */
   readonly partial?: RegExp;
@@ -60,7 +66,17 @@ export const pattern = (kind: string, regex: RegExp, options: PatternOptions = {
   const validate = options.validate;
   const partial = options.partial;
   if (partial !== undefined && !(partial instanceof RegExp && partial.source.endsWith("$"))) throw new TypeError(`pattern "${kind}": partial must be a RegExp ending with $`);
-  const unfinished = partial === undefined ? undefined : new RegExp(partial.source, partial.flags.replace(/[gy]/g, ""));
+  const unfinished = partial === undefined ? undefined : new RegExp(partial.source, partial.flags.includes("g") ? partial.flags : `${partial.flags}g`);
+  const unicode = regex.unicode || regex.flags.includes("v");
+  // One character on: past a whole surrogate pair for a unicode regex, which would otherwise step
+  // back to the pair's start and find the same candidate forever.
+  const step = (text: string, at: number): number => {
+    if (unicode) {
+      const code = text.charCodeAt(at);
+      if (code >= 0xd800 && code <= 0xdbff && at + 1 < text.length) return at + 2;
+    }
+    return at + 1;
+  };
   return {
     kind,
     window,
@@ -69,16 +85,23 @@ export const pattern = (kind: string, regex: RegExp, options: PatternOptions = {
       re.lastIndex = from;
       for (let m = re.exec(text); m !== null; m = re.exec(text)) {
         if (m[0] === "") {
-          re.lastIndex++; // an empty match would loop forever
+          re.lastIndex = step(text, m.index); // an empty match would loop forever
           continue;
         }
         if (validate === undefined || validate(m[0])) yield { start: m.index, end: m.index + m[0].length };
         // A rejected candidate consumes nothing: the next try starts one character on, so what is
         // found does not depend on where scanning began (a stream scans from its held text on).
-        else re.lastIndex = m.index + 1;
+        else re.lastIndex = step(text, m.index);
       }
     },
-    ...(unfinished === undefined ? {} : { partial: (text: string) => unfinished.exec(text)?.index }),
+    ...(unfinished === undefined
+      ? {}
+      : {
+          partial: (text: string, from = 0) => {
+            unfinished.lastIndex = from;
+            return unfinished.exec(text)?.index;
+          },
+        }),
   };
 };
 
@@ -89,15 +112,18 @@ export const pattern = (kind: string, regex: RegExp, options: PatternOptions = {
  * luhn("4111 1111 1111 1111") // true
  */
 export const luhn = (text: string): boolean => {
-  const digits = text.replace(/[ -]/g, "");
-  if (!/^\d+$/.test(digits)) return false;
+  // One pass from the right, no copies: a scan checks a candidate at every digit of a long run.
   let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-    if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+  let n = 0;
+  for (let i = text.length - 1; i >= 0; i--) {
+    const code = text.charCodeAt(i);
+    if (code === 32 || code === 45) continue; // space, dash
+    let d = code - 48;
+    if (d < 0 || d > 9) return false;
+    if (n++ % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
     sum += d;
   }
-  return sum % 10 === 0;
+  return n > 0 && sum % 10 === 0;
 };
 
 /**
@@ -134,8 +160,13 @@ const mixing = (s: string): number => {
  * @example
  * scan("bob@example.com", [email])[0]?.kind // "email"
  */
-// Its window: the longest text before an address is recognisable (64 + @ + 63 + . + 2, and one character to end it).
-export const email: Detector = pattern("email", /(?<![\w.%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}(?![\w-])/, { window: 132 });
+// Its window: the longest text before an address with one domain label is recognisable (64 + @ +
+// 63 + . + 2, and one character to end it); an address with more labels (up to about 640
+// characters) is held from its start while it is unfinished.
+export const email: Detector = pattern("email", /(?<![\w.%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}(?![\w-])/, {
+  window: 132,
+  partial: /(?<![\w.%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9.-]{0,640}$/,
+});
 
 /**
  * Payment card numbers: 13 to 19 digits, spaces or dashes allowed, Luhn-valid.
@@ -208,7 +239,7 @@ export const apiKey: Detector = pattern(
   ),
   // A JWT is recognisable only once 8 characters of its signature arrived, after a header and
   // payload of up to 6 K characters: a stream holds an unfinished one from its `eyJ` on.
-  { window: 48, partial: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{0,2048}(?:\.(?:eyJ[A-Za-z0-9_-]{0,4096}(?:\.[A-Za-z0-9_-]{0,2048})?)?)?$/ },
+  { window: 48, partial: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{0,2048}(?:\.(?:e(?:y(?:J[A-Za-z0-9_-]{0,4096}(?:\.[A-Za-z0-9_-]{0,2048})?)?)?)?)?$/ },
 );
 
 export interface HighEntropyOptions {
@@ -234,6 +265,8 @@ export const highEntropy = (options: HighEntropyOptions = {}): Detector => {
   if (!(threshold > 0)) throw new TypeError(`highEntropy: threshold must be a positive number, got ${String(threshold)}`);
   return pattern("secret", new RegExp(`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{${minLength},1024}={0,2}(?![A-Za-z0-9+/=_-])`), {
     window: minLength + 8,
+    // Judged whole: a long token is held until it ends (a random tail can make a dull start a secret).
+    partial: new RegExp(`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{${minLength},1024}={0,2}$`),
     validate: (m) => /[a-z]/.test(m) && /[A-Z]/.test(m) && /\d/.test(m) && mixing(m) >= 0.45 && entropy(m) >= threshold,
   });
 };
@@ -277,15 +310,15 @@ export const scan = (text: string, detectors: readonly Detector[], from = 0): De
 };
 
 /**
- * Where the earliest unfinished match at the end of `text` starts (see `Detector.partial`), if any.
+ * Where the earliest unfinished match at the end of `text` starts, at or after `from` (see `Detector.partial`), if any.
  *
  * @example
  * partialStart("token: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIx", defaultDetectors()) // 7
  */
-export const partialStart = (text: string, detectors: readonly Detector[]): number | undefined => {
+export const partialStart = (text: string, detectors: readonly Detector[], from = 0): number | undefined => {
   let start: number | undefined;
   for (const d of detectors) {
-    const at = d.partial?.(text);
+    const at = d.partial?.(text, from);
     if (at !== undefined && (start === undefined || at < start)) start = at;
   }
   return start;

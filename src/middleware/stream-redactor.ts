@@ -22,18 +22,19 @@ export interface StreamRedactorOptions {
   /** Characters always held back; default the largest window of the redactor's detectors. */
   readonly holdBack?: number;
   /**
-   * Most characters held for one growing match (a token that keeps going). Past it the match is
-   * released redacted as it stands, and the rest of it is a new match. Default 4096.
+   * Most characters held for one growing or unfinished match (a token that keeps going). Past it
+   * the match is released redacted as it stands, and the rest of its token is redacted as it
+   * comes (with `mask`, each piece shows its own last four). Default 4096.
    */
   readonly maxHold?: number;
 }
 
-/** Characters of released text kept as look-behind context for the next scan (for `(?<!...)` guards). */
+/** Characters of released text kept as look-behind context for the next scan (for `(?<!...)` guards): a custom pattern's look-behind sees no further back in a stream. */
 const context = 16;
 
-/** The kind of the detector whose unfinished match starts at `start`. */
-const kindOf = (detectors: readonly Detector[], held: string, start: number): string =>
-  detectors.find((d) => d.partial?.(held) === start)?.kind ?? "secret";
+/** The kind of the detector whose unfinished match starts at `start` of `text`. */
+const kindOf = (detectors: readonly Detector[], text: string, start: number): string =>
+  detectors.find((d) => d.partial?.(text, start) === start)?.kind ?? "secret";
 
 /**
  * A stream redactor: `push` each chunk, release what it returns, `end` at the end of the stream.
@@ -98,15 +99,25 @@ export class StreamRedactor {
     let forced: string | undefined;
     if (!final) {
       // A match not recognisable yet (a JWT before its signature) is held from where it starts.
-      const unfinished = partialStart(held, detectors);
-      if (unfinished !== undefined && unfinished >= lead && unfinished < cut) {
+      const at = partialStart(text, detectors, shift + lead);
+      const unfinished = at === undefined ? undefined : at - shift;
+      if (unfinished !== undefined && unfinished < cut) {
         if (held.length - unfinished <= this.maxHold) cut = unfinished;
         else {
-          // Too long to hold: release it redacted as it stands, with any match it overlaps, and redact what follows of its token.
+          // Too long to hold: release it redacted as it stands, with any match it overlaps (their
+          // kinds kept, so a block still blocks), and redact what follows of its token. A kind
+          // of block blocks it too: what it might be is not let out in the clear.
+          // The span is named by a match it overlaps that starts no later (one recognised already), else by the unfinished one.
+          const kinds = [kindOf(detectors, text, at as number)];
           let start = unfinished;
-          while (found.length > 0 && (found[found.length - 1] as Detection).end > unfinished) start = Math.min(start, (found.pop() as Detection).start);
-          forced = kindOf(detectors, held, unfinished);
-          found.push({ kind: forced, start, end: held.length });
+          while (found.length > 0 && (found[found.length - 1] as Detection).end > unfinished) {
+            const d = found.pop() as Detection;
+            if (d.start <= start) (start = d.start), kinds.unshift(d.kind, ...(d.also ?? []));
+            else kinds.push(d.kind, ...(d.also ?? []));
+          }
+          forced = kinds[0] as string;
+          const also = [...new Set(kinds.slice(1))].filter((kind) => kind !== forced);
+          found.push(also.length > 0 ? { kind: forced, start, end: held.length, also } : { kind: forced, start, end: held.length });
           cut = held.length;
         }
       }

@@ -47,6 +47,12 @@ describe("detectors", () => {
     expect(found("call 5 4111 1111 1111 1111")).toEqual(["credit_card:4111 1111 1111 1111"]);
   });
 
+  it("try again past a whole character after a rejected candidate of a unicode pattern: no endless loop on an emoji", () => {
+    const emoji = pattern("emo", /\p{Extended_Pictographic}\d+/u, { validate: (m) => m.length > 10 });
+    expect(scan("see 😀12 ok", [emoji])).toEqual([]);
+    expect(scan("😀😀", [pattern("empty", /(?:)/u)])).toEqual([]);
+  });
+
   it("scan from an offset with the text before it as look-behind context only", () => {
     const text = "k=Zm9vYmFyQmF6cXV4MTIz/4111 1111 1111 1111";
     // From 18, "MTIz/4111" would look like the start of a token were the text before it not context.

@@ -107,6 +107,50 @@ describe("a stream redactor", () => {
     asWhole(`mail ${"firstname.lastname.with.many.parts.and.more.".repeat(2)}x@example.com now`);
   });
 
+  it("holds a JWT whose chunk ends at the dot before its payload, or one or two letters into it", () => {
+    const jwt = `eyJ${"a".repeat(205)}.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U`;
+    asWhole(`Bearer ${jwt} ok`, { strategies: { api_key: "block" } });
+    asWhole(`Bearer ${jwt} ok`);
+  });
+
+  it("holds an email whose domain has many labels until it is whole, and a long token until it ends", () => {
+    asWhole(`mail x@${"1".repeat(63)}.${"2".repeat(63)}.${"3".repeat(63)}.com now`);
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"[seed % 62]);
+    // A dull start judged with its random tail is a secret: none of it may go out before the token ends.
+    const token = "a".repeat(140) + Array.from({ length: 700 }, random).join("");
+    expect(createRedactor().text(`token ${token} end`).value).toBe("token [REDACTED:secret] end");
+    const { out } = stream([...`token ${token} end`]);
+    expect(out).toBe("token [REDACTED:secret] end");
+  });
+
+  it("keeps the kinds a held JWT overlapped when it releases it past maxHold: a blocked one still blocks", () => {
+    // A signature running into something phone-like: the whole text finds both, and blocks.
+    const jwt = `eyJ${"h".repeat(2040)}.eyJ${"p".repeat(2040)}.SflKxwRJSMeK-415-555-0100`;
+    const redactor = createRedactor({ strategies: { phone: "block" } });
+    expect(redactor.text(`Bearer ${jwt} ok`).blocked).toEqual(["phone"]);
+    const s = new StreamRedactor(redactor);
+    let out = s.push(`Bearer ${jwt}`).text;
+    out += s.push(" ok").text;
+    expect(s.end().blocked).toContain("phone");
+    expect(out).not.toContain("555");
+  });
+
+  it("sees released text as look-behind context when it looks for an unfinished match: an eyJ inside a word is no JWT", () => {
+    // A long dotted identifier, one character at a time but ".eyJ" at once: the cut falls right before that eyJ.
+    const text = `id xeyJ${"abc".repeat(660)}.eyJ${"def".repeat(1000)}.ghi ok`;
+    const at = text.indexOf(".eyJd");
+    const chunks = [...text.slice(0, at), ".eyJ", ...text.slice(at + 4)];
+    const redactor = createRedactor({ strategies: { api_key: "block" } });
+    const s = new StreamRedactor(redactor);
+    let out = "";
+    for (const c of chunks) out += s.push(c).text;
+    const end = s.end();
+    expect(end.blocked).toEqual([]);
+    expect(out + end.text).toBe(text);
+    expect(redactor.text(text).value).toBe(text);
+  });
+
   it("decides a block only on whole matches: part of a card is no phone number, part of an address no shorter one", () => {
     asWhole("4111 1111 1111 1111", { strategies: { phone: "block" } });
     asWhole("mail bob@example.comx-y", { strategies: { email: "block" } });
