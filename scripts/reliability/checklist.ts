@@ -865,8 +865,53 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "bug", status: "fixed", fixedIn: "389a364", title: "A card number after a stray digit was not found",
-    where: "{{src/middleware/detectors.ts|else re.lastIndex = m.index + 1;}}",
+    where: "{{src/middleware/detectors.ts|else re.lastIndex = step(text, m.index);}}",
     repro: "call 5 4111 1111 1111 1111: the 17-digit candidate from the 5 failed Luhn and the scan went on after it, so the card was left in the clear",
     items: ["G6"], tests: [t("test/middleware/detectors.test.ts", "try again one character on after a rejected candidate: a card after a stray digit is found")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "97400ef", title: "A subject function that threw left the subject undefined, and hooks matching by name were skipped without a word",
+    where: "{{src/core/stack.ts|return (cache.unknown ??= compileUnknownSubject(}}, {{src/core/unknown-subject.ts|export const reportUnknownSubject}}",
+    repro: "toolCall's subject is (c) => c.name; stack.run(\"toolCall\", null, op) with a deny hook matching Bash(rm *): the subject function threw, the chain for subject undefined left the deny hook out, the operation ran and no failure was reported",
+    items: ["B3", "B4"], tests: [
+      t("test/core/hostile.test.ts", "applies a hook that fails closed, its condition unchecked: a deny rule still sees the call"),
+      t("test/core/hostile.test.ts", "reports the failed match of every hook that needed the subject, on every run, and leaves out those that fail open"),
+    ],
+  },
+  {
+    kind: "gap", status: "fixed", fixedIn: "d708ae9", title: "The AI SDK stream dropped the reason its consumer cancelled with",
+    where: "{{src/adapters/ai-sdk/stream.ts|onCancel?.(reason ?? new Error(\"stream cancelled\"));}}",
+    repro: "reader.cancel(new Error(\"the user closed the tab\")) on a wrapped model's stream: the provider's abortSignal.reason was \"stream consumer stopped reading\", whatever the reason",
+    items: ["G4"], tests: [t("test/adapters/ai-sdk.test.ts", "ends the provider's stream with the reason the consumer cancelled with")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "ddde222", title: "A JWT cut just past the dot before its payload went out in the clear up to the dot",
+    where: "{{src/middleware/detectors.ts|(?:\\.(?:e(?:y(?:J}}",
+    repro: "a JWT with a 208-character header, one character at a time: when the held text ended in \".e\" or \".ey\" the unfinished-JWT pattern (which wanted a whole eyJ after the dot) found nothing, and the header went out; an api_key block did not block (found by a review of 389a364)",
+    items: ["G3"], tests: [t("test/middleware/stream-redactor.test.ts", "holds a JWT whose chunk ends at the dot before its payload, or one or two letters into it")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "ddde222", title: "A stream let out an email with many domain labels, and a long token whose start alone looked harmless",
+    where: "{{src/middleware/detectors.ts|partial: /(?<![\\w.%+-])}}",
+    repro: "x@ and three 63-digit labels .com: not recognisable before its TLD, 200 characters in, past the 132-character window, so it went out in the clear; 140 a then 700 random characters: a secret judged whole, but its start failed the entropy check while the rest had not arrived (found by a review of 389a364)",
+    items: ["G3"], tests: [t("test/middleware/stream-redactor.test.ts", "holds an email whose domain has many labels until it is whole, and a long token until it ends")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "ddde222", title: "A held JWT released past maxHold dropped the kinds it overlapped, so a blocked one did not block",
+    where: "{{src/middleware/stream-redactor.ts|with any match it overlaps (their}}",
+    repro: "a 4.1 K JWT whose signature ends in -415-555-0100, phone: block: the whole text blocked, the stream gave Bearer [REDACTED:api_key] ok (found by a review of 389a364)",
+    items: ["G3"], tests: [t("test/middleware/stream-redactor.test.ts", "keeps the kinds a held JWT overlapped when it releases it past maxHold: a blocked one still blocks")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "ddde222", title: "A stream took an eyJ inside a word for an unfinished JWT",
+    where: "{{src/middleware/stream-redactor.ts|const at = partialStart(text, detectors, shift + lead);}}",
+    repro: "a long dotted identifier xeyJabc….eyJdef….ghi with the cut right before an eyJ: the unfinished-JWT pattern ran on the held text alone, so its look-behind did not see the x; past maxHold the identifier was redacted and an api_key block blocked, where the whole text found nothing (found by a review of 389a364)",
+    items: ["G3"], tests: [t("test/middleware/stream-redactor.test.ts", "sees released text as look-behind context when it looks for an unfinished match: an eyJ inside a word is no JWT")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "ddde222", title: "A unicode pattern with validate looped forever on an emoji",
+    where: "{{src/middleware/detectors.ts|const step = (text: string, at: number): number => {}}",
+    repro: "scan(\"see 😀12 ok\", [pattern(\"emo\", /\\p{Extended_Pictographic}\\d+/u, { validate: (m) => m.length > 10 })]) never returned: the retry one code unit on landed inside the surrogate pair, and a /u regex steps back to its start (found by a review of 389a364, which introduced the retry)",
+    items: ["I3"], tests: [t("test/middleware/detectors.test.ts", "try again past a whole character after a rejected candidate of a unicode pattern: no endless loop on an emoji")],
   },
 ];
