@@ -185,13 +185,13 @@ class Layer {
    * now; otherwise hand the same promise outward and let `ended` pass the outcome on.
    */
   handOn(): Step {
-    // Only a layer that never misused next() hands on, so its state is its index and stage.
-    const index = this.state & ~(stage | pending);
+    // Only a layer that never misused next() hands on, so what is left is its shifted index.
+    const shifted = this.state & ~(stage | pending);
     if ((this.state & pending) === 0) {
-      this.state = index | settled;
+      this.state = shifted | settled;
       return this.passOn();
     }
-    this.state = index | tail;
+    this.state = shifted | tail;
     return this.handed as Promise<Outcome>;
   }
 

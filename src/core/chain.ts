@@ -10,11 +10,11 @@
  */
 import { Continue } from "./action.ts";
 import { enterAround } from "./around.ts";
-import { checkAction } from "./decide.ts";
+import { checkAction, failedMatch } from "./decide.ts";
 import type { HookError } from "./errors.ts";
 import { abandoned, freeze, mark, reasonOf, toCompleted, toFailed, type AnyFn, type Frame, type Op, type Step } from "./frame.ts";
 import type { CompiledHook } from "./hook.ts";
-import { hookError, invoke, thrown, whenSettled } from "./invoke.ts";
+import { invoke, thrown, whenSettled } from "./invoke.ts";
 import { Outcome } from "./outcome.ts";
 import type { RunContext } from "./run-context.ts";
 import { isThenable } from "./signal.ts";
@@ -127,11 +127,7 @@ const matchesNow = (run: RunContext, f: Frame, hook: CompiledHook, i: number): b
     ok = hook.matcher.test(run.subject, f.payload, () => run.detailOf(f.payload));
   } catch (cause) {
     // A throwing matcher function is a failure of its hook; fail closed means the hook "applies".
-    const error = hookError(run, hook, "match", "threw", cause, 0);
-    const open = hook.failMode === "open";
-    run.fail(error, open);
-    if (run.recording) run.record(hook, "match", "Failed", performance.now(), error.message, open ? "open" : "closed");
-    ok = !open;
+    ok = failedMatch(run, hook, cause);
   }
   if (!ok) (f.skipped ??= new Set()).add(i);
   return ok;

@@ -44,3 +44,15 @@ export const failed = (run: RunContext, hook: CompiledHook, phase: Phase, error:
   run.lastFailure = error;
   return undefined;
 };
+
+/**
+ * A hook's matcher could not decide: it threw, or the subject it needs could not be computed.
+ * Recorded as the hook's failure (R6); true when the hook applies because it fails closed.
+ */
+export const failedMatch = (run: RunContext, hook: CompiledHook, cause: unknown): boolean => {
+  const error = hookError(run, hook, "match", "threw", cause, 0);
+  const open = hook.failMode === "open";
+  run.fail(error, open);
+  if (run.recording) run.record(hook, "match", "Failed", performance.now(), error.message, open ? "open" : "closed");
+  return !open;
+};

@@ -14,7 +14,10 @@ import type { RunContext } from "./run-context.ts";
 export interface Chain {
   /** The point this chain belongs to. */
   readonly point: Point;
-  /** Enabled hooks whose matcher accepts the subject, in R1 order (observe-only hooks excluded). */
+  /**
+   * Enabled hooks whose matcher accepts the subject, in R1 order (observe-only hooks excluded).
+   * In an unknown-subject chain, the hooks that fail closed appear as copies that match everything.
+   */
   readonly hooks: readonly CompiledHook[];
   /** Hooks with an `observe` function, in R1 order. */
   readonly observers: readonly CompiledHook[];
@@ -40,8 +43,10 @@ export interface Chain {
 
 export type AnyFn = (...args: any[]) => unknown;
 
-/** Compile the per-run view of `hooks` (already filtered and ordered). */
-/** Not frozen: V8 (Node 20) reads frozen arrays far slower in optimised loops, and chains never leave the stack. */
+/**
+ * Compile the per-run view of `hooks` (already filtered and ordered). Not frozen: V8 (Node 20)
+ * reads frozen arrays far slower in optimised loops, and chains never leave the stack.
+ */
 export const compileChain = (point: Point, hooks: CompiledHook[], observers: CompiledHook[], subject: unknown, unknownSubject?: readonly CompiledHook[]): Chain => ({
   point,
   hooks,

@@ -73,6 +73,8 @@ export const createStack = <P extends Points>(points: P, options: StackOptions =
 
 class Stack<P extends Points> implements HookStack<P> {
   private readonly chains = new Map<string, PointCache>();
+  /** What the subject function threw when `chainFor` last returned a point's unknown-subject chain; `start` reads it at once. */
+  private subjectThrew: unknown = undefined;
 
   constructor(
     readonly points: P,
@@ -145,7 +147,7 @@ class Stack<P extends Points> implements HookStack<P> {
 
   explain(point: string, input: unknown): readonly Explanation[] {
     const table = this.table(point);
-    // As in run: when the subject function throws, a hook that needs the subject applies if it fails closed.
+    // As in run: when the subject function throws, a hook that decides by the subject applies if it fails closed (and does not only observe).
     let subject: string | undefined;
     let unknown = false;
     try {
@@ -156,7 +158,7 @@ class Stack<P extends Points> implements HookStack<P> {
     return table.hooks.map((h) => {
       let matches: boolean;
       try {
-        if (unknown && !h.matcher.all) matches = h.failMode === "closed";
+        if (unknown && h.matcher.needsSubject) matches = h.failMode === "closed" && (h.before || h.after || h.around || h.recover) !== undefined;
         else matches = h.matcher.matchSubject(subject) && (!h.matcher.needsInput || h.matcher.test(subject, input, () => table.point.detail?.(input)));
       } catch {
         matches = h.failMode === "closed";
@@ -200,6 +202,8 @@ class Stack<P extends Points> implements HookStack<P> {
       return Promise.reject(new TypeError(`stack.run("${point}"): signal must be an AbortSignal, got ${notASignal(callerSignal)}`));
     const chain = this.chainFor(point, input);
     if (chain === undefined) return Promise.reject(new TypeError(`stack.run: "${String(point)}" is not a point of this stack (known: ${[...this.tables.keys()].join(", ")})`));
+    // Read before anything else can run (an option's getter could start another run).
+    const thrown = chain.unknownSubject === undefined ? undefined : this.subjectThrew;
     // Re-entry (A14): runs nested through hooks carry their nesting in `path` (the agent loop
     // extends it for sub-agents; a hook that runs the stack again passes `[...ctx.path, name]`).
     const path = options?.path;
@@ -216,15 +220,15 @@ class Stack<P extends Points> implements HookStack<P> {
       // Nothing to wrap and nobody to tell: the operation alone, its context made on demand (T1).
       if (chain.hooks.length === 0 && chain.observers.length === 0 && chain.unknownSubject === undefined) return callBare(new BareContext(this.runtime, chain, options, input), input, operation);
       const run = new RunContext(this.runtime, chain, options, input, neverAborted, recording);
-      return settle(run, chain, execute(run, chain, input, operation));
+      return settle(run, chain, execute(run, chain, input, operation, thrown));
     }
-    return this.runGuarded(def, chain, input, operation, options, callerSignal, timeoutMs, recording);
+    return this.runGuarded(def, chain, input, operation, options, callerSignal, timeoutMs, recording, thrown);
   }
 
   /** A run with a caller signal or a deadline: it settles exactly once, whichever comes first (R7). */
   private runGuarded(
     def: Point, chain: Chain, input: unknown, operation: Operation<any, any>, options: RunOptions | undefined,
-    callerSignal: AbortSignal | undefined, timeoutMs: number | undefined, recording: boolean,
+    callerSignal: AbortSignal | undefined, timeoutMs: number | undefined, recording: boolean, thrown: unknown,
   ): Promise<Outcome> {
     const link = linkSignal(callerSignal);
     const signal = link.controller.signal;
@@ -253,7 +257,7 @@ class Stack<P extends Points> implements HookStack<P> {
           timedOut = true;
           link.controller.abort(new RunAbortedError(def.name, undefined, true));
         }, timeoutMs);
-      const step = execute(run, chain, input, operation);
+      const step = execute(run, chain, input, operation, thrown);
       if (isThenable(step)) (step as Promise<Outcome>).then(finish, (error) => finish(Outcome.failed(error)));
       else finish(step as Outcome);
     });
@@ -285,7 +289,8 @@ class Stack<P extends Points> implements HookStack<P> {
     let subject: string | undefined;
     try {
       subject = cache.def.subject?.(input);
-    } catch {
+    } catch (error) {
+      this.subjectThrew = error;
       return (cache.unknown ??= compileUnknownSubject(cache.def, cache.table.hooks.filter((h) => !this.disabled.has(h.name))));
     }
     let chain = cache.bySubject.get(subject);
@@ -326,9 +331,9 @@ const noSubject = Symbol("subject computed per run");
 const nameOf = (hook: unknown): string =>
   typeof hook === "object" && hook !== null && typeof (hook as { name?: unknown }).name === "string" ? (hook as { name: string }).name : "?";
 
-/** Start the chain (or call the operation directly when there are no hooks). */
-const execute = (run: RunContext, chain: Chain, input: unknown, operation: Operation<any, any>): Outcome | Promise<Outcome> => {
-  if (chain.unknownSubject !== undefined) reportUnknownSubject(run, chain.unknownSubject, input);
+/** Start the chain (or call the operation directly when there are no hooks); `thrown` is what the subject function threw, for an unknown-subject chain. */
+const execute = (run: RunContext, chain: Chain, input: unknown, operation: Operation<any, any>, thrown: unknown): Outcome | Promise<Outcome> => {
+  if (chain.unknownSubject !== undefined) reportUnknownSubject(run, chain.unknownSubject, thrown, (hook, cause) => observerFailed(run, run.runtime, hook, cause));
   // Fast path: nothing to wrap, the operation with next to nothing around it.
   if (chain.hooks.length === 0 && chain.observers.length === 0) return callDirect(run, input, operation);
   const subject = (chain as { subject?: unknown }).subject;

@@ -91,6 +91,25 @@ describe("hostile input and answers", () => {
       expect(trace.entries.filter((e) => e.phase === "match").map((e) => [e.hook, e.action, e.failMode])).toEqual([["deny-rm", "Failed", "closed"], ["read-note", "Failed", "open"]]);
     });
 
+    it("calls a function matcher with no subject, as before, and leaves a hook that only observes out, counted as an observer's failure", async () => {
+      let subjectCalls = 0;
+      const point = gate<{ name: string } | null, { content: string }>({ name: "tool", subject: (c) => (subjectCalls++, (c as { name: string }).name) });
+      const seen: string[] = [];
+      const errors: HookError[] = [];
+      const s = createStack({ tool: point }, { onFailure: (e) => void errors.push(e) })
+        .use("tool", { name: "fn", match: (subject) => subject === undefined, before: () => void seen.push("fn") })
+        .use("tool", { name: "fn-no", match: (_s, input) => input !== null, before: () => Reject("never") })
+        .use("tool", { name: "watch-bash", match: "Bash", observe: () => void seen.push("watch-bash") })
+        .use("tool", { name: "off", match: "Bash", disabled: true, before: () => Reject("disabled") });
+      expect(await s.run("tool", null, () => ({ content: "ran" }))).toMatchObject({ _tag: "Completed" });
+      await s.flush();
+      await new Promise((r) => setImmediate(r));
+      expect(seen).toEqual(["fn"]);
+      expect(subjectCalls).toBe(1); // its error is kept, not asked for again
+      expect(errors.map((e) => [e.hook, e.phase])).toEqual([["watch-bash", "observe"]]);
+      expect(s.stats.observerErrors).toBe(1);
+    });
+
     it("leaves a point without subject-dependent hooks as it was: the subject is simply unknown", async () => {
       failures.length = 0;
       const plain = newStack({ onFailure: (e) => void failures.push(e) }).use("tool", { name: "any", before: () => Continue });

@@ -66,6 +66,7 @@ export const compileMatcher = (spec: unknown, hook: string): Matcher => {
         source: spec,
         all: false,
         needsInput: true,
+        needsSubject: true,
         matchSubject: (s) => s === name,
         test: (s, _input, detail) => s === name && condition(asDetail(detail())),
       });
@@ -88,11 +89,11 @@ export const compileMatcher = (spec: unknown, hook: string): Matcher => {
 const freeze = (m: Matcher): Matcher => Object.freeze(m);
 
 const all = (source: string): Matcher =>
-  freeze({ source, all: true, needsInput: false, matchSubject: () => true, test: () => true });
+  freeze({ source, all: true, needsInput: false, needsSubject: false, matchSubject: () => true, test: () => true });
 
 const byName = (source: string, pass: (subject: string) => boolean): Matcher => {
   const matchSubject = (s: string | undefined): boolean => s !== undefined && pass(s);
-  return freeze({ source, all: false, needsInput: false, matchSubject, test: (s) => matchSubject(s) });
+  return freeze({ source, all: false, needsInput: false, needsSubject: true, matchSubject, test: (s) => matchSubject(s) });
 };
 
 const fromFunction = (fn: (subject: string | undefined, input: unknown) => unknown): Matcher =>
@@ -100,6 +101,7 @@ const fromFunction = (fn: (subject: string | undefined, input: unknown) => unkno
     source: `function ${fn.name || "(anonymous)"}`,
     all: false,
     needsInput: true,
+    needsSubject: false,
     matchSubject: () => true,
     test: (s, input) => {
       const result = fn(s, input);

@@ -14,6 +14,8 @@ export interface Matcher {
   readonly all: boolean;
   /** True when the subject alone cannot decide (a `Name(pattern)` condition or a function). */
   readonly needsInput: boolean;
+  /** True when it decides by the subject's name (names, lists, RegExps, `Name(pattern)`); false for match-all and functions. */
+  readonly needsSubject: boolean;
   /** Whether the subject passes the name part; for `needsInput` matchers the input is checked later by `test`. */
   matchSubject(subject: string | undefined): boolean;
   /** The full test; `detail` computes the point's detail string (called at most once, only when needed). */
