@@ -65,7 +65,8 @@ export const pattern = (kind: string, regex: RegExp, options: PatternOptions = {
   const source = regex.source;
   const validate = options.validate;
   const partial = options.partial;
-  if (partial !== undefined && !(partial instanceof RegExp && partial.source.endsWith("$"))) throw new TypeError(`pattern "${kind}": partial must be a RegExp ending with $`);
+  if (partial !== undefined && !(partial instanceof RegExp && /(?<!\\)\$$/.test(partial.source) && !partial.multiline))
+    throw new TypeError(`pattern "${kind}": partial must be a RegExp ending with $ (and without the m flag)`);
   const unfinished = partial === undefined ? undefined : new RegExp(partial.source, partial.flags.includes("g") ? partial.flags : `${partial.flags}g`);
   const unicode = regex.unicode || regex.flags.includes("v");
   // One character on: past a whole surrogate pair for a unicode regex, which would otherwise step

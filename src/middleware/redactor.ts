@@ -52,6 +52,8 @@ export interface Redactor {
 }
 
 const strategies = new Set<string>(["block", "redact", "mask", "hash"]);
+/** Strictest first: what a span of several kinds is rewritten with. */
+const strictness: readonly Strategy[] = ["block", "redact", "hash", "mask"];
 
 /**
  * Build a redactor (one policy to share between `redaction`, `audit`, `tracing` and the Chrome trace); options are checked here.
@@ -75,8 +77,20 @@ export const createRedactor = (options: RedactorOptions = {}): Redactor => {
   const maxDepth = options.maxDepth ?? 64;
   const strategyOf = (kind: string): Strategy => byKind.get(kind) ?? fallback;
 
-  const replace = (kind: string, match: string): string => {
-    switch (strategyOf(kind)) {
+  /** The strictest strategy among a span's kinds (it may have merged several): a mask must not show what a redact hides. */
+  const strategyFor = (d: Detection): Strategy => {
+    let best = strategyOf(d.kind);
+    for (const kind of d.also ?? []) {
+      const s = strategyOf(kind);
+      if (strictness.indexOf(s) < strictness.indexOf(best)) best = s;
+    }
+    return best;
+  };
+
+  const replace = (kind: string, match: string): string => rewrite(strategyOf(kind), kind, match);
+
+  const rewrite = (strategy: Strategy, kind: string, match: string): string => {
+    switch (strategy) {
       case "mask":
         // Short matches are masked whole: their last four would be most of them.
         return match.length <= 8 ? "*".repeat(match.length) : "*".repeat(match.length - 4) + match.slice(-4);
@@ -91,8 +105,9 @@ export const createRedactor = (options: RedactorOptions = {}): Redactor => {
     let out = "";
     let at = 0;
     for (const d of detections) {
-      if (strategyOf(d.kind) === "block") continue;
-      out += text.slice(at, d.start) + replace(d.kind, text.slice(d.start, d.end));
+      const strategy = strategyFor(d);
+      if (strategy === "block") continue;
+      out += text.slice(at, d.start) + rewrite(strategy, d.kind, text.slice(d.start, d.end));
       at = d.end;
     }
     return at === 0 ? text : out + text.slice(at);
@@ -149,8 +164,8 @@ export const createRedactor = (options: RedactorOptions = {}): Redactor => {
       let out = "";
       let at = 0;
       for (const d of scan(text, detectors)) {
-        const match = text.slice(d.start, d.end);
-        out += text.slice(at, d.start) + (strategyOf(d.kind) === "block" ? `[REDACTED:${d.kind}]` : replace(d.kind, match));
+        const strategy = strategyFor(d);
+        out += text.slice(at, d.start) + rewrite(strategy === "block" ? "redact" : strategy, d.kind, text.slice(d.start, d.end));
         at = d.end;
       }
       return at === 0 ? text : out + text.slice(at);

@@ -5,7 +5,9 @@
  * detector says is unfinished (a JWT before its signature). A secret split across chunks at any
  * index is therefore recognised whole before any of it is released. Held text is scanned with the
  * last released characters as look-behind context only, and a block is decided on whole matches
- * only, so the stream redacts and blocks what redacting the whole text at once would.
+ * only, so the stream redacts and blocks what redacting the whole text at once would, with two
+ * limits: a match held longer than `maxHold` is let out redacted as it stands (and the rest of
+ * its token after it), and a pattern's look-behind sees at most 16 released characters.
  */
 import { partialStart, scan, windowOf, type Detection, type Detector } from "./detectors.ts";
 import type { Redactor } from "./redactor.ts";
@@ -31,6 +33,9 @@ export interface StreamRedactorOptions {
 
 /** Characters of released text kept as look-behind context for the next scan (for `(?<!...)` guards): a custom pattern's look-behind sees no further back in a stream. */
 const context = 16;
+
+/** What continues a match let out past maxHold: token characters (a quote, comma, brace or space ends it). */
+const tokenRun = /^[A-Za-z0-9._%+/=@-]*/;
 
 /** The kind of the detector whose unfinished match starts at `start` of `text`. */
 const kindOf = (detectors: readonly Detector[], text: string, start: number): string =>
@@ -87,14 +92,27 @@ export class StreamRedactor {
     // A match released in part (it outgrew maxHold) goes on while its token does: that is redacted too.
     let lead = 0;
     if (this.continuing !== undefined) {
-      lead = /^\S*/.exec(held)?.[0].length ?? 0;
+      lead = tokenRun.exec(held)?.[0].length ?? 0;
       if (lead === held.length && !final && lead <= this.maxHold) return this.step(""); // it may go on still
     }
     // Released text is look-behind context only: matches start in the held text, as they would in the whole.
     const text = this.tail + held;
     const shift = this.tail.length;
-    const found: Detection[] = lead > 0 ? [{ kind: this.continuing as string, start: 0, end: lead }] : [];
-    for (const d of scan(text, detectors, shift + lead)) found.push({ ...d, start: d.start - shift, end: d.end - shift });
+    const found: Detection[] = [];
+    for (const d of scan(text, detectors, shift)) found.push({ ...d, start: d.start - shift, end: d.end - shift });
+    if (lead > 0) {
+      // The rest of the token is one span with any match it overlaps, whose kinds still count (a block blocks).
+      const kind = this.continuing as string;
+      let end = lead;
+      const also = new Set<string>();
+      let k = 0;
+      for (; k < found.length && (found[k] as Detection).start < end; k++) {
+        const d = found[k] as Detection;
+        end = Math.max(end, d.end);
+        for (const other of [d.kind, ...(d.also ?? [])]) if (other !== kind) also.add(other);
+      }
+      found.splice(0, k, also.size > 0 ? { kind, start: 0, end, also: [...also] } : { kind, start: 0, end });
+    }
     let cut = final ? held.length : held.length - this.holdBack;
     let forced: string | undefined;
     if (!final) {

@@ -157,6 +157,15 @@ describe("streaming through modelCall", () => {
     expect(textOf(parts)).toBe("hello world");
   });
 
+  it("tells whoever asked why its ReadableStream was cancelled", async () => {
+    const heard: unknown[] = [];
+    const readable = toReadableStream((async function* () { yield 1; yield 2; })(), (reason) => void heard.push(reason));
+    const reader = readable.getReader();
+    await reader.read();
+    await reader.cancel("the user left");
+    expect(heard).toEqual(["the user left"]);
+  });
+
   it("streams from a model without stream by replaying generate", async () => {
     const model = createScriptedModel({ turns: ["whole"] });
     const plain = { id: model.id, generate: model.generate };

@@ -64,6 +64,9 @@ describe("detectors", () => {
     expect(partialStart("token: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIx", defaultDetectors())).toBe(7);
     expect(partialStart("token: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIx.abc done", defaultDetectors())).toBeUndefined();
     expect(() => pattern("x", /a/, { partial: /a/ })).toThrow(/partial must be a RegExp ending with \$/);
+    expect(() => pattern("x", /a/, { partial: /a\$/ })).toThrow(/partial must be/); // a literal dollar
+    expect(() => pattern("x", /a/, { partial: /a$/m })).toThrow(/partial must be/); // $ at every line end
+    expect(pattern("x", /a/, { partial: /a$/ }).partial?.("ba", 0)).toBe(1);
   });
 
   it("scan megabytes in linear time (bounded quantifiers, no ReDoS)", () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { scan } from "../../src/middleware/detectors.ts";
 import { createRedactor } from "../../src/middleware/redactor.ts";
 
 describe("a redactor", () => {
@@ -31,6 +32,13 @@ describe("a redactor", () => {
     const out = createRedactor({ strategies: { secret: "block" } }).text("AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q");
     expect(out.blocked).toEqual(["secret"]);
     expect(out.kinds).toEqual(["api_key", "secret"]);
+  });
+
+  it("rewrites a span of several kinds with the strictest of their strategies: a mask shows no part of a secret", () => {
+    const r = createRedactor({ strategies: { email: "mask" } });
+    const text = "bob@example.com/Xk9mQ2pL7rT4vW8zB1cD5yz";
+    expect(scan(text, r.detectors)).toEqual([{ kind: "email", start: 0, end: text.length, also: ["secret"] }]);
+    expect(r.text(text).value).toBe("[REDACTED:email]");
   });
 
   it("is idempotent: its own markers are not found again", () => {

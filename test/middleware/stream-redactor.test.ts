@@ -188,6 +188,17 @@ describe("a stream redactor", () => {
     }
   });
 
+  it("redacts the rest of a match let out past maxHold only up to the end of its token, and blocks on what follows", () => {
+    const jwt = `eyJ${"h".repeat(200)}.eyJ${"p".repeat(100)}.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c`;
+    const text = `{"token":"${jwt}","mail":"bob@example.com","n":1}`;
+    const { out } = stream([...text], createRedactor(), { maxHold: 200 });
+    expect(out.replace(/(\[REDACTED:api_key\])+/, "K")).toBe('{"token":"K","mail":"[REDACTED:email]","n":1}');
+    const blocking = createRedactor({ strategies: { email: "block" } });
+    const s = new StreamRedactor(blocking, { maxHold: 200 });
+    for (const c of text) s.push(c);
+    expect(s.end().blocked).toEqual(["email"]);
+  });
+
   it("comes out as the whole text's redaction under any chunking of secrets in awkward company (property)", () => {
     const company = ["k=", "/", "-", ".", "5 ", " ", "x", "=", "@", ":", "1 ", "eyJ", "\n", "é"];
     const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";

@@ -139,7 +139,7 @@ export const toSdkStream = (parts: AsyncIterable<StreamPart>, memo: StreamMemo, 
       }
     },
     async cancel(reason) {
-      onCancel?.(reason ?? new Error("stream cancelled"));
+      onCancel?.(reason);
       iterator ??= parts[Symbol.asyncIterator]();
       await iterator.return?.();
     },

@@ -4,12 +4,14 @@
  */
 
 /**
- * A `ReadableStream` reading from an async iterable; cancelling the stream returns the iterator.
+ * A `ReadableStream` reading from an async iterable; cancelling the stream returns the iterator,
+ * and `onCancel` hears the reason (an iterator's `return()` carries none).
  *
  * @example
- * const readable = toReadableStream(streamThroughStack(stack, request, start).parts)
+ * const call = streamThroughStack(stack, request, start)
+ * const readable = toReadableStream(call.parts, (reason) => call.cancel(reason))
  */
-export const toReadableStream = <T>(iterable: AsyncIterable<T>): ReadableStream<T> => {
+export const toReadableStream = <T>(iterable: AsyncIterable<T>, onCancel?: (reason: unknown) => void): ReadableStream<T> => {
   let iterator: AsyncIterator<T> | undefined;
   return new ReadableStream<T>({
     async pull(controller) {
@@ -22,7 +24,8 @@ export const toReadableStream = <T>(iterable: AsyncIterable<T>): ReadableStream<
         controller.error(error);
       }
     },
-    async cancel() {
+    async cancel(reason) {
+      onCancel?.(reason);
       iterator ??= iterable[Symbol.asyncIterator]();
       await iterator.return?.();
     },
