@@ -829,7 +829,7 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "bug", status: "fixed", fixedIn: "389a364", title: "The stream scanned its look-behind context as new text, so a token's tail looked like a token",
-    where: "{{src/middleware/stream-redactor.ts|for (const d of scan(text, detectors, shift + lead))}}",
+    where: "{{src/middleware/stream-redactor.ts|for (const d of scan(text, detectors, shift))}}",
     repro: "k=Zm9vYmFyQmF6cXV4MTIz/4111 1111 1111 1111 and 130 spaces, cut at 146: whole text redacted the card, the stream gave k=Zm9vYmFyQmF6cXV4[REDACTED:secret] 1111 1111 1111 (the look-behinds saw nothing at the start of the scanned tail, and the spurious match hid the card); -ghp_… and long emails were redacted in part where the whole text left them",
     items: ["G3"], tests: [t("test/middleware/stream-redactor.test.ts", "scans held text with what it released as look-behind context: a token's tail is not a new token")],
   },
@@ -880,7 +880,7 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "gap", status: "fixed", fixedIn: "d708ae9", title: "The AI SDK stream dropped the reason its consumer cancelled with",
-    where: "{{src/adapters/ai-sdk/stream.ts|onCancel?.(reason ?? new Error(\"stream cancelled\"));}}",
+    where: "{{src/adapters/ai-sdk/stream.ts|onCancel?.(reason);}}",
     repro: "reader.cancel(new Error(\"the user closed the tab\")) on a wrapped model's stream: the provider's abortSignal.reason was \"stream consumer stopped reading\", whatever the reason",
     items: ["G4"], tests: [t("test/adapters/ai-sdk.test.ts", "ends the provider's stream with the reason the consumer cancelled with")],
   },
