@@ -123,9 +123,9 @@ export class StreamRedactor {
         if (held.length - unfinished <= this.maxHold) cut = unfinished;
         else {
           // Too long to hold: release it redacted as it stands, with any match it overlaps (their
-          // kinds kept, so a block still blocks), and redact what follows of its token. A kind
-          // of block blocks it too: what it might be is not let out in the clear.
-          // The span is named by a match it overlaps that starts no later (one recognised already), else by the unfinished one.
+          // kinds kept, so a block still blocks), and redact what follows of its token. The span
+          // is named by a match it overlaps that starts no later (one recognised already), else by
+          // the unfinished one; if that kind blocks, it blocks: what it might be is not let out.
           const kinds = [kindOf(detectors, text, at as number)];
           let start = unfinished;
           while (found.length > 0 && (found[found.length - 1] as Detection).end > unfinished) {
