@@ -203,7 +203,7 @@ const runOnce = async (spec: Spec, recorded: boolean) => {
     return spec.op === "async" ? Promise.resolve({ content: `ran ${input.name}` }) : { content: `ran ${input.name}` };
   };
   const outcome = await stack.run("p", { name: "call" }, op, { ...(recorded ? { trace: new Trace() } : {}), ...(spec.guarded ? { signal: controller.signal } : {}) });
-  for (let i = 0; i < 4; i++) await tick(); // let late next() calls and un-awaited insides finish
+  for (let i = 0; i < 4 + 2 * spec.hooks.length; i++) await tick(); // let late next() calls, un-awaited insides and slow hooks (two ticks each) finish
   // Which outcome a hook got from next() the caller got, by identity: a pass-on is not a copy.
   return { outcome: shown(outcome), passedOn: seen.indexOf(outcome), log, failures };
 };
