@@ -137,5 +137,8 @@ export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointNa
   };
 };
 
+/** Whether a hook wraps the operation (a before, after, around or recover phase) rather than only observing it. */
+export const wraps = (h: CompiledHook): boolean => h.before !== undefined || h.after !== undefined || h.around !== undefined || h.recover !== undefined;
+
 /** R1 order: ascending priority, then registration order. */
 export const byPriority = (a: CompiledHook, b: CompiledHook): number => a.priority - b.priority || a.seq - b.seq;

@@ -8,7 +8,7 @@ import { forward } from "./chain.ts";
 import { compileChain, freeze, toCompleted, toFailed, type Chain } from "./frame.ts";
 import type { HookContext, RunEvent, RunOptions } from "./context.ts";
 import { HookError, RecursionLimitError, RegistrationError, RunAbortedError, type Phase } from "./errors.ts";
-import { byPriority, compileHook, type CompiledHook, type Hook } from "./hook.ts";
+import { byPriority, compileHook, wraps, type CompiledHook, type Hook } from "./hook.ts";
 import { MemoryStore } from "./memory-store.ts";
 import { Outcome } from "./outcome.ts";
 import type { Point, Points } from "./point.ts";
@@ -16,7 +16,7 @@ import { deepFreeze } from "./readonly.ts";
 import { BareContext } from "./bare-context.ts";
 import { RunContext, type Runtime } from "./run-context.ts";
 import { isAbortSignal, isThenable, isTimeoutMs, linkSignal, neverAborted, notASignal } from "./signal.ts";
-import { compileUnknownSubject, reportUnknownSubject } from "./unknown-subject.ts";
+import { appliesWithoutSubject, compileUnknownSubject, reportUnknownSubject } from "./unknown-subject.ts";
 import type { Explanation, HookStack, Operation, StackOptions, StackStats } from "./stack-types.ts";
 
 /** Subjects are caller data; cap the per-point chain cache so hostile subjects cannot grow it without bound. */
@@ -158,7 +158,7 @@ class Stack<P extends Points> implements HookStack<P> {
     return table.hooks.map((h) => {
       let matches: boolean;
       try {
-        if (unknown && h.matcher.needsSubject) matches = h.failMode === "closed" && (h.before || h.after || h.around || h.recover) !== undefined;
+        if (unknown && h.matcher.needsSubject) matches = appliesWithoutSubject(h);
         else matches = h.matcher.matchSubject(subject) && (!h.matcher.needsInput || h.matcher.test(subject, input, () => table.point.detail?.(input)));
       } catch {
         matches = h.failMode === "closed";
@@ -306,7 +306,7 @@ class Stack<P extends Points> implements HookStack<P> {
     const live = table.hooks.filter((h) => !this.disabled.has(h.name) && (all || h.matcher.matchSubject(subject)));
     return compileChain(
       table.point,
-      live.filter((h) => h.before || h.after || h.around || h.recover),
+      live.filter(wraps),
       live.filter((h) => h.observe !== undefined),
       all ? noSubject : subject,
     );

@@ -11,22 +11,23 @@
 import { failedMatch } from "./decide.ts";
 import { describe } from "./errors.ts";
 import { compileChain, type Chain } from "./frame.ts";
-import type { CompiledHook } from "./hook.ts";
+import { wraps, type CompiledHook } from "./hook.ts";
 import { compileMatcher } from "./match/matcher.ts";
 import type { Point } from "./point.ts";
 import type { RunContext } from "./run-context.ts";
 
-const observesOnly = (h: CompiledHook): boolean => !(h.before || h.after || h.around || h.recover);
+/** Whether `h` applies to an input whose subject could not be computed (what `explain` says too). */
+export const appliesWithoutSubject = (h: CompiledHook): boolean => !h.matcher.needsSubject || (h.failMode === "closed" && wraps(h));
 
 /** The chain for inputs whose subject could not be computed, from the point's enabled hooks in R1 order. */
 export const compileUnknownSubject = (point: Point, live: readonly CompiledHook[]): Chain => {
   const applied = live
-    .filter((h) => !h.matcher.needsSubject || (h.failMode === "closed" && !observesOnly(h)))
+    .filter(appliesWithoutSubject)
     // A copy that matches everything: the hook applies without its condition being checked.
     .map((h) => (h.matcher.needsSubject ? { ...h, matcher: compileMatcher(undefined, h.name) } : h));
   return compileChain(
     point,
-    applied.filter((h) => !observesOnly(h)),
+    applied.filter(wraps),
     applied.filter((h) => h.observe !== undefined),
     undefined,
     live.filter((h) => h.matcher.needsSubject),
@@ -46,7 +47,7 @@ export const reportUnknownSubject = (
 ): void => {
   const cause = new TypeError(`the subject of point "${run.point}" could not be computed: ${describe(thrown)}`, { cause: thrown });
   for (const hook of hooks) {
-    if (observesOnly(hook)) observerFailed(hook, cause);
-    else failedMatch(run, hook, cause);
+    if (wraps(hook)) failedMatch(run, hook, cause);
+    else observerFailed(hook, cause);
   }
 };

@@ -311,19 +311,36 @@ export const scan = (text: string, detectors: readonly Detector[], from = 0): De
 };
 
 /**
+ * The earliest unfinished match at the end of `text`, at or after `from` (see `Detector.partial`),
+ * with the kind of the detector that found it (the one listed first on a tie).
+ *
+ * @example
+ * unfinishedMatch("token: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIx", defaultDetectors()) // { kind: "api_key", start: 7 }
+ */
+export const unfinishedMatch = (text: string, detectors: readonly Detector[], from = 0): { readonly kind: string; readonly start: number } | undefined => {
+  let found: { kind: string; start: number } | undefined;
+  for (const d of detectors) {
+    const at = d.partial?.(text, from);
+    if (at !== undefined && (found === undefined || at < found.start)) found = { kind: d.kind, start: at };
+  }
+  return found;
+};
+
+/**
  * Where the earliest unfinished match at the end of `text` starts, at or after `from` (see `Detector.partial`), if any.
  *
  * @example
  * partialStart("token: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIx", defaultDetectors()) // 7
  */
-export const partialStart = (text: string, detectors: readonly Detector[], from = 0): number | undefined => {
-  let start: number | undefined;
-  for (const d of detectors) {
-    const at = d.partial?.(text, from);
-    if (at !== undefined && (start === undefined || at < start)) start = at;
-  }
-  return start;
-};
+export const partialStart = (text: string, detectors: readonly Detector[], from = 0): number | undefined => unfinishedMatch(text, detectors, from)?.start;
+
+/**
+ * Every kind a detection stands for: its own, and those merged into its span.
+ *
+ * @example
+ * kindsOf({ kind: "secret", start: 0, end: 46, also: ["email"] }) // ["secret", "email"]
+ */
+export const kindsOf = (d: Detection): readonly string[] => (d.also === undefined ? [d.kind] : [d.kind, ...d.also]);
 
 /**
  * The hold-back a stream needs for these detectors: the largest window.

@@ -19,7 +19,7 @@ export { fallback, type FallbackOptions } from "./fallback.ts";
 export { cache, stableJson, type CacheOptions } from "./cache.ts";
 export { truncateOutput, truncateText, type TruncateOutputOptions } from "./truncate-output.ts";
 // Redaction, approval, audit, metrics, tracing and the Chrome trace export.
-export { Detectors, defaultDetectors, partialStart, scan, windowOf, type Detection, type Detector, type HighEntropyOptions, type PatternOptions } from "./detectors.ts";
+export { Detectors, defaultDetectors, kindsOf, partialStart, scan, windowOf, type Detection, type Detector, type HighEntropyOptions, type PatternOptions } from "./detectors.ts";
 export { createRedactor, type Redacted, type Redactor, type RedactorOptions, type Strategy } from "./redactor.ts";
 export { StreamRedactor, type StreamRedactorOptions, type StreamStep } from "./stream-redactor.ts";
 export { RedactionBlockedError, redaction, type RedactionOptions } from "./redaction.ts";

@@ -4,7 +4,7 @@
  * the audit log all apply one policy.
  */
 import { createHash } from "node:crypto";
-import { defaultDetectors, scan, type Detection, type Detector } from "./detectors.ts";
+import { defaultDetectors, kindsOf, scan, type Detection, type Detector } from "./detectors.ts";
 
 /**
  * What to do with a match: `block` refuses the whole value, `redact` writes `[REDACTED:<kind>]`,
@@ -101,24 +101,30 @@ export const createRedactor = (options: RedactorOptions = {}): Redactor => {
     }
   };
 
-  const apply = (text: string, detections: readonly Detection[]): string => {
+  /** Rewrite `text` at `detections`; a span whose strategy is `block` is left as it is, or labelled when `scrubbing` (logs cannot refuse). */
+  const rewriteAll = (text: string, detections: readonly Detection[], scrubbing: boolean): string => {
     let out = "";
     let at = 0;
     for (const d of detections) {
-      const strategy = strategyFor(d);
-      if (strategy === "block") continue;
+      let strategy = strategyFor(d);
+      if (strategy === "block") {
+        if (!scrubbing) continue;
+        strategy = "redact";
+      }
       out += text.slice(at, d.start) + rewrite(strategy, d.kind, text.slice(d.start, d.end));
       at = d.end;
     }
     return at === 0 ? text : out + text.slice(at);
   };
 
+  const apply = (text: string, detections: readonly Detection[]): string => rewriteAll(text, detections, false);
+
   const redactString = (text: string, kinds: Set<string>, blocked: Set<string>): string => {
     const found = scan(text, detectors);
     if (found.length === 0) return text;
     for (const d of found) {
       // A span merged from overlapping matches is each of their kinds: any of them may block.
-      for (const kind of d.also === undefined ? [d.kind] : [d.kind, ...d.also]) {
+      for (const kind of kindsOf(d)) {
         kinds.add(kind);
         if (strategyOf(kind) === "block") blocked.add(kind);
       }
@@ -160,16 +166,7 @@ export const createRedactor = (options: RedactorOptions = {}): Redactor => {
     strategyOf,
     replace,
     apply,
-    scrub: (text) => {
-      let out = "";
-      let at = 0;
-      for (const d of scan(text, detectors)) {
-        const strategy = strategyFor(d);
-        out += text.slice(at, d.start) + rewrite(strategy === "block" ? "redact" : strategy, d.kind, text.slice(d.start, d.end));
-        at = d.end;
-      }
-      return at === 0 ? text : out + text.slice(at);
-    },
+    scrub: (text) => rewriteAll(text, scan(text, detectors), true),
     text: (text) => {
       const kinds = new Set<string>();
       const blocked = new Set<string>();

@@ -9,7 +9,7 @@
  * limits: a match held longer than `maxHold` is let out redacted as it stands (and the rest of
  * its token after it), and a pattern's look-behind sees at most 16 released characters.
  */
-import { partialStart, scan, windowOf, type Detection, type Detector } from "./detectors.ts";
+import { kindsOf, scan, unfinishedMatch, windowOf, type Detection } from "./detectors.ts";
 import type { Redactor } from "./redactor.ts";
 
 /** What one step of a stream redactor lets out. */
@@ -37,9 +37,6 @@ const context = 16;
 /** What continues a match let out past maxHold: token characters (a quote, comma, brace or space ends it). */
 const tokenRun = /^[A-Za-z0-9._%+/=@-]*/;
 
-/** The kind of the detector whose unfinished match starts at `start` of `text`. */
-const kindOf = (detectors: readonly Detector[], text: string, start: number): string =>
-  detectors.find((d) => d.partial?.(text, start) === start)?.kind ?? "secret";
 
 /**
  * A stream redactor: `push` each chunk, release what it returns, `end` at the end of the stream.
@@ -109,7 +106,7 @@ export class StreamRedactor {
       for (; k < found.length && (found[k] as Detection).start < end; k++) {
         const d = found[k] as Detection;
         end = Math.max(end, d.end);
-        for (const other of [d.kind, ...(d.also ?? [])]) if (other !== kind) also.add(other);
+        for (const other of kindsOf(d)) if (other !== kind) also.add(other);
       }
       found.splice(0, k, also.size > 0 ? { kind, start: 0, end, also: [...also] } : { kind, start: 0, end });
     }
@@ -117,21 +114,21 @@ export class StreamRedactor {
     let forced: string | undefined;
     if (!final) {
       // A match not recognisable yet (a JWT before its signature) is held from where it starts.
-      const at = partialStart(text, detectors, shift + lead);
-      const unfinished = at === undefined ? undefined : at - shift;
-      if (unfinished !== undefined && unfinished < cut) {
+      const partial = unfinishedMatch(text, detectors, shift + lead);
+      if (partial !== undefined && partial.start - shift < cut) {
+        const unfinished = partial.start - shift;
         if (held.length - unfinished <= this.maxHold) cut = unfinished;
         else {
           // Too long to hold: release it redacted as it stands, with any match it overlaps (their
           // kinds kept, so a block still blocks), and redact what follows of its token. The span
           // is named by a match it overlaps that starts no later (one recognised already), else by
           // the unfinished one; if that kind blocks, it blocks: what it might be is not let out.
-          const kinds = [kindOf(detectors, text, at as number)];
+          const kinds = [partial.kind];
           let start = unfinished;
           while (found.length > 0 && (found[found.length - 1] as Detection).end > unfinished) {
             const d = found.pop() as Detection;
-            if (d.start <= start) (start = d.start), kinds.unshift(d.kind, ...(d.also ?? []));
-            else kinds.push(d.kind, ...(d.also ?? []));
+            if (d.start <= start) (start = d.start), kinds.unshift(...kindsOf(d));
+            else kinds.push(...kindsOf(d));
           }
           forced = kinds[0] as string;
           const also = [...new Set(kinds.slice(1))].filter((kind) => kind !== forced);
@@ -151,7 +148,7 @@ export class StreamRedactor {
     if (cut >= lead) this.continuing = undefined; // the token it went on in is out whole (or there was none)
     // Only matches that are whole (released now) decide a block: a part of one may be another kind.
     const released = found.filter((d) => d.end <= cut);
-    for (const d of released) for (const kind of [d.kind, ...(d.also ?? [])]) if (this.redactor.strategyOf(kind) === "block") this.blocked.add(kind);
+    for (const d of released) for (const kind of kindsOf(d)) if (this.redactor.strategyOf(kind) === "block") this.blocked.add(kind);
     if (this.blocked.size > 0) {
       // Blocking is about the whole answer: stop releasing anything, including what was clean.
       this.held = "";
