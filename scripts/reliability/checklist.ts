@@ -904,7 +904,7 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "bug", status: "fixed", fixedIn: "ddde222", title: "A stream took an eyJ inside a word for an unfinished JWT",
-    where: "{{src/middleware/stream-redactor.ts|const at = partialStart(text, detectors, shift + lead);}}",
+    where: "{{src/middleware/stream-redactor.ts|const partial = unfinishedMatch(text, detectors, shift + lead);}}",
     repro: "a long dotted identifier xeyJabc….eyJdef….ghi with the cut right before an eyJ: the unfinished-JWT pattern ran on the held text alone, so its look-behind did not see the x; past maxHold the identifier was redacted and an api_key block blocked, where the whole text found nothing (found by a review of 389a364)",
     items: ["G3"], tests: [t("test/middleware/stream-redactor.test.ts", "sees released text as look-behind context when it looks for an unfinished match: an eyJ inside a word is no JWT")],
   },
