@@ -124,12 +124,11 @@ const referenceSizes = async (): Promise<MemoryReport["sizes"]> => {
   try {
     // Internal module: the per-run object of the engine (also the HookContext hooks see).
     const { RunContext } = await import("../src/core/run-context.ts");
-    const { neverAborted } = await import("../src/core/signal.ts");
     const { gate } = await import("../src/core/point.ts");
     const def = gate({ name: "toolCall" });
     const runtime = { store: undefined, approval: undefined, strict: false, onFailure: undefined, pending: new Set(), stats: { hookFailures: 0, failOpen: 0, observerErrors: 0 } };
     const chain = { point: def, hooks: [], observers: [], befores: [], afters: [], plain: true, aroundOnly: false, lastExit: [], unknownSubject: undefined };
-    runContext = syncBytes(() => new RunContext(runtime as never, chain, undefined, input, neverAborted, false), 50_000);
+    runContext = syncBytes(() => new RunContext(runtime as never, chain, undefined, input, undefined, false), 50_000);
   } catch (error) {
     note = `RunContext not measured: ${error instanceof Error ? error.message : String(error)}`;
   }

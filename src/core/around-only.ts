@@ -39,7 +39,7 @@ const enter = (run: RunContext, outer: Layer | undefined, index: number, input: 
   // The hook's context is its own object, as on the general path: the layer's state is out of a
   // hook's reach (a hook may write to, freeze or spread its context). `run.current` is left as it
   // is: only the run's own context reads it, and the operation's names no hook.
-  const ctx = new ScopedContext(run, input, run.signal, hook);
+  const ctx = new ScopedContext(run, input, undefined, hook);
   let answer: unknown;
   try {
     answer = (hook.around as AnyFn)(ctx, layer.next.bind(layer));

@@ -124,7 +124,7 @@ class AroundCall implements Frame {
 
   begin(): Step {
     const { run, hook } = this;
-    const ctx = new ScopedContext(run, this.layerInput, run.signal, hook);
+    const ctx = new ScopedContext(run, this.layerInput, undefined, hook);
     this.started = mark(run, hook);
     const answer = invoke(run, hook, "around", hook.around as (...args: any[]) => unknown, ctx, this.callNext.bind(this), undefined, this.started);
     // The hook answered with the promise next() gave it: its answer is the inner outcome.

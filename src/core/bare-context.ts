@@ -29,7 +29,7 @@ export class BareContext<I = unknown> implements HookContext<I> {
 
   /** The run's full context, made the first time the operation reads beyond the basics. */
   private get run(): RunContext<I> {
-    return (this.full ??= new RunContext<I>(this.runtime, this.chain, this.options, this.input, neverAborted, false));
+    return (this.full ??= new RunContext<I>(this.runtime, this.chain, this.options, this.input, undefined, false));
   }
 
   get point(): string { return this.chain.point.name; }

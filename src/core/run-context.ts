@@ -11,6 +11,8 @@ import type { Point, PointKind } from "./point.ts";
 import type { StateStore } from "./state.ts";
 import type { Trace, TraceAction, TraceEntry } from "./trace.ts";
 import type { Phase } from "./errors.ts";
+import { neverAborted } from "./signal.ts";
+import type { RunSignal } from "./run-signal.ts";
 
 /** What a stack shares with every run: counters, pending background work, failure callback. */
 export interface Runtime {
@@ -39,7 +41,8 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
   declare readonly point: string;
   declare readonly pointDef: Point;
   declare subject: string | undefined;
-  declare signal: AbortSignal;
+  /** The run's signal when it has a caller signal or a deadline; none (never aborted) otherwise. */
+  declare readonly guard: RunSignal | undefined;
   declare readonly sessionId: string | undefined;
   declare readonly metadata: Readonly<Record<string, unknown>>;
   declare readonly path: readonly string[];
@@ -77,14 +80,14 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
   declare outcome: Outcome | undefined;
   declare final: boolean;
 
-  constructor(runtime: Runtime, chain: Chain, options: RunOptions | undefined, input: unknown, signal: AbortSignal, recording: boolean) {
+  constructor(runtime: Runtime, chain: Chain, options: RunOptions | undefined, input: unknown, guard: RunSignal | undefined, recording: boolean) {
     const pointDef = chain.point;
     this.runtime = runtime;
     this.options = options;
     this.point = pointDef.name;
     this.pointDef = pointDef;
     this.subject = undefined;
-    this.signal = signal;
+    this.guard = guard;
     this.sessionId = options?.sessionId;
     this.metadata = options?.metadata ?? emptyMetadata;
     this.path = options?.path ?? emptyPath;
@@ -113,6 +116,11 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
     this.skipped = undefined;
     this.outcome = undefined;
     this.final = false;
+  }
+
+  /** Made on first read (see RunSignal): most runs never read their signal. */
+  get signal(): AbortSignal {
+    return this.guard === undefined ? neverAborted : this.guard.signal;
   }
 
   /** A getter, not a field: only rejections read it, and every field is paid for on every run. */
@@ -236,14 +244,17 @@ export class ScopedContext<I = unknown> implements HookContext<I> {
   // Declared and assigned, not parameter properties, for the reason given on RunContext.
   declare readonly run: RunContext<I>;
   declare readonly input: any;
-  declare readonly signal: AbortSignal;
+  /** The hook's own signal (it has a timeout), or undefined for the run's. */
+  declare private readonly own: AbortSignal | undefined;
   declare readonly hook: CompiledHook;
-  constructor(run: RunContext<I>, input: any, signal: AbortSignal, hook: CompiledHook) {
+  constructor(run: RunContext<I>, input: any, own: AbortSignal | undefined, hook: CompiledHook) {
     this.run = run;
     this.input = input;
-    this.signal = signal;
+    this.own = own;
     this.hook = hook;
   }
+  /** The run's signal is read only when the hook reads its own (see RunSignal). */
+  get signal(): AbortSignal { return this.own ?? this.run.signal; }
   get point(): string { return this.run.point; }
   get kind(): PointKind { return this.run.kind; }
   get subject(): string | undefined { return this.run.subject; }
@@ -258,3 +269,14 @@ export class ScopedContext<I = unknown> implements HookContext<I> {
   approve(request: { readonly reason?: string; readonly hook: string; readonly input?: unknown; readonly signal?: AbortSignal }): Promise<ApprovalDecision> { return this.run.approve(request); }
   waitUntil(work: PromiseLike<unknown>): void { this.run.waitUntil(work); }
 }
+
+/**
+ * The caller's own signal when the run adds nothing to it (no deadline), for an operation that
+ * passes a signal on to a provider: handing over the caller's very signal costs nothing and is
+ * what the caller would have passed without the stack; `ctx.signal` would make the run's own
+ * (see RunSignal). Undefined when the run has a deadline or no caller signal: use `ctx.signal`.
+ *
+ * @example
+ * stack.run("modelCall", request, (req, ctx) => model.generate(req, { signal: callerSignalOf(ctx) ?? ctx.signal }), { signal })
+ */
+export const callerSignalOf = <I>(ctx: HookContext<I>): AbortSignal | undefined => (ctx instanceof RunContext ? ctx.guard?.plain : undefined);

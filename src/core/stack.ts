@@ -15,7 +15,8 @@ import type { Point, Points } from "./point.ts";
 import { deepFreeze } from "./readonly.ts";
 import { BareContext } from "./bare-context.ts";
 import { RunContext, type Runtime } from "./run-context.ts";
-import { isAbortSignal, isThenable, isTimeoutMs, linkSignal, neverAborted, notASignal } from "./signal.ts";
+import { isAbortSignal, isThenable, isTimeoutMs, notASignal } from "./signal.ts";
+import { RunSignal } from "./run-signal.ts";
 import { appliesWithoutSubject, compileUnknownSubject, reportUnknownSubject } from "./unknown-subject.ts";
 import type { Explanation, HookStack, Operation, StackOptions, StackStats } from "./stack-types.ts";
 
@@ -211,7 +212,7 @@ class Stack<P extends Points> implements HookStack<P> {
     if (path !== undefined && path.length > this.runtime.maxDepth) {
       // Refused, and observers still see it, as they see a run refused for an aborted signal (R10).
       const refused = Outcome.failed(new RecursionLimitError(point, path.length, this.runtime.maxDepth));
-      return chain.observers.length === 0 ? Promise.resolve(refused) : settle(new RunContext(this.runtime, chain, options, input, neverAborted, recording), chain, refused);
+      return chain.observers.length === 0 ? Promise.resolve(refused) : settle(new RunContext(this.runtime, chain, options, input, undefined, recording), chain, refused);
     }
     const def = chain.point;
     const timeoutMs = runTimeout ?? def.timeoutMs;
@@ -219,23 +220,26 @@ class Stack<P extends Points> implements HookStack<P> {
     if (!guarded) {
       // Nothing to wrap and nobody to tell: the operation alone, its context made on demand (T1).
       if (chain.hooks.length === 0 && chain.observers.length === 0 && chain.unknownSubject === undefined) return callBare(new BareContext(this.runtime, chain, options, input), input, operation);
-      const run = new RunContext(this.runtime, chain, options, input, neverAborted, recording);
+      const run = new RunContext(this.runtime, chain, options, input, undefined, recording);
       return settle(run, chain, execute(run, chain, input, operation, thrown));
     }
     return this.runGuarded(def, chain, input, operation, options, callerSignal, timeoutMs, recording, thrown);
   }
 
-  /** A run with a caller signal or a deadline: it settles exactly once, whichever comes first (R7). */
+  /**
+   * A run with a caller signal or a deadline: it settles exactly once, whichever comes first
+   * (R7). It listens to the caller's signal itself, so the signal hooks and the operation see is
+   * made only if one of them reads it (see RunSignal).
+   */
   private runGuarded(
     def: Point, chain: Chain, input: unknown, operation: Operation<any, any>, options: RunOptions | undefined,
     callerSignal: AbortSignal | undefined, timeoutMs: number | undefined, recording: boolean, thrown: unknown,
   ): Promise<Outcome> {
-    const link = linkSignal(callerSignal);
-    const signal = link.controller.signal;
-    const run = new RunContext(this.runtime, chain, options, input, signal, recording);
-    if (signal.aborted) {
-      link.dispose();
-      return settle(run, chain, Outcome.failed(new RunAbortedError(def.name, signal.reason, false)));
+    const guard = new RunSignal(timeoutMs === undefined ? callerSignal : undefined);
+    const run = new RunContext(this.runtime, chain, options, input, guard, recording);
+    if (callerSignal?.aborted === true) {
+      guard.abort(callerSignal.reason);
+      return settle(run, chain, Outcome.failed(new RunAbortedError(def.name, callerSignal.reason, false)));
     }
     return new Promise<Outcome>((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -245,18 +249,17 @@ class Stack<P extends Points> implements HookStack<P> {
         if (resolved) return;
         resolved = true;
         if (timer !== undefined) clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
-        link.dispose();
+        callerSignal?.removeEventListener("abort", onAbort);
         resolve(finished(run, chain, outcome));
       };
-      const onAbort = (): void => finish(Outcome.failed(new RunAbortedError(def.name, signal.reason, timedOut)));
-      let timedOut = false;
-      signal.addEventListener("abort", onAbort, { once: true });
-      if (timeoutMs !== undefined)
-        timer = setTimeout(() => {
-          timedOut = true;
-          link.controller.abort(new RunAbortedError(def.name, undefined, true));
-        }, timeoutMs);
+      // The run settles first, then its signal aborts: what listens to it sees a settled run.
+      const abort = (reason: unknown, timedOut: boolean): void => {
+        finish(Outcome.failed(new RunAbortedError(def.name, reason, timedOut)));
+        guard.abort(reason);
+      };
+      const onAbort = (): void => abort((callerSignal as AbortSignal).reason, false);
+      callerSignal?.addEventListener("abort", onAbort, { once: true });
+      if (timeoutMs !== undefined) timer = setTimeout(() => abort(new RunAbortedError(def.name, undefined, true), true), timeoutMs);
       const step = execute(run, chain, input, operation, thrown);
       if (isThenable(step)) (step as Promise<Outcome>).then(finish, (error) => finish(Outcome.failed(error)));
       else finish(step as Outcome);

@@ -205,6 +205,19 @@ describe("aiSdkMiddleware with generateText (ai 6, spec V3)", () => {
     expect((error as Error).name).toBe("AbortError");
   });
 
+  it("hands the provider the caller's own abortSignal when the run adds no deadline, and a signal of the run's when it does", async () => {
+    const model = textModel();
+    const controller = new AbortController();
+    const stack = createAgentStack().use("modelCall", { name: "w", before: () => Continue });
+    const params = { prompt: [{ role: "user" as const, content: [{ type: "text" as const, text: "Hi" }] }], abortSignal: controller.signal };
+    await wrap(stack, model).doGenerate(params);
+    await wrap(stack, model, { run: { timeoutMs: 60_000 } }).doGenerate(params);
+    const [plain, withDeadline] = model.doGenerateCalls.map((call) => call.abortSignal);
+    expect(plain).toBe(controller.signal);
+    expect(withDeadline).toBeInstanceOf(AbortSignal);
+    expect(withDeadline).not.toBe(controller.signal);
+  });
+
   it("passes calls straight through when the stack has no modelCall hook", async () => {
     const model = textModel("direct");
     const result = await generateText({ model: wrap(createAgentStack().use("toolCall", { name: "t", before: () => undefined }), model), prompt: "Hi" });

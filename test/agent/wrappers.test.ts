@@ -38,6 +38,20 @@ describe("wrapModel", () => {
     await expect(wrapModel(strict, createScriptedModel({ turns: ["x"] })).generate(request())).rejects.toThrow(OutcomeRejectedError);
   });
 
+  it("gives the provider the caller's own signal when the run adds no deadline, and the run's own when it does", async () => {
+    const signals: AbortSignal[] = [];
+    const model = { id: "m", generate: async (_req: ModelRequest, options: { signal: AbortSignal }) => (signals.push(options.signal), { text: "ok", toolCalls: [], finishReason: "stop" as const, usage: { inputTokens: 1, outputTokens: 1 } }) };
+    const stack = createAgentStack().use("modelCall", { name: "pass", before: () => undefined });
+    const controller = new AbortController();
+
+    await wrapModel(stack, model).generate(request(), { signal: controller.signal });
+    await wrapModel(stack, model, { timeoutMs: 60_000 }).generate(request(), { signal: controller.signal });
+
+    expect(signals[0]).toBe(controller.signal);
+    expect(signals[1]).not.toBe(controller.signal);
+    expect(signals[1]?.aborted).toBe(false);
+  });
+
   it("returns a cached response without calling the provider", async () => {
     const cached: ModelResponse = { text: "cached", toolCalls: [], finishReason: "stop", usage: { inputTokens: 0, outputTokens: 0 } };
     const model = createScriptedModel({ turns: [] });

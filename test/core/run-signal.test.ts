@@ -1,0 +1,152 @@
+import { getEventListeners } from "node:events";
+import { afterEach, describe, expect, it } from "vitest";
+import { Continue, createStack, gate, RunAbortedError, type HookContext } from "../../src/core/index.ts";
+import { callerSignalOf } from "../../src/core/run-context.ts";
+
+const point = { tool: gate<string, string>({ name: "tool" }) };
+const slowPoint = { tool: gate<string, string>({ name: "tool", timeoutMs: 10_000 }) };
+const tick = (ms = 0): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Counts every AbortController made while `made` is installed (the engine reads the global when it makes one). */
+const Real = globalThis.AbortController;
+let made = 0;
+const countControllers = (): void => {
+  made = 0;
+  globalThis.AbortController = class extends Real {
+    constructor() {
+      super();
+      made++;
+    }
+  };
+};
+afterEach(() => {
+  globalThis.AbortController = Real;
+});
+
+describe("the signal of a run with a caller signal or a deadline", () => {
+  it("is not made when no hook and not the operation read it", async () => {
+    const caller = new AbortController();
+    const stack = createStack(point).use("tool", { name: "pass", before: () => Continue, around: (_ctx, next) => next() });
+    countControllers();
+    await stack.run("tool", "x", (x) => x, { signal: caller.signal });
+    await stack.run("tool", "x", (x) => x, { timeoutMs: 1000 });
+    expect(made).toBe(0);
+  });
+
+  it("is made once per run, however many hooks read it", async () => {
+    const caller = new AbortController();
+    const seen = new Set<AbortSignal>();
+    const stack = createStack(point)
+      .use("tool", { name: "a", before: (_x, ctx) => void seen.add(ctx.signal) })
+      .use("tool", { name: "b", around: (ctx, next) => (seen.add(ctx.signal), next()) });
+    countControllers();
+    await stack.run("tool", "x", (x, ctx) => (seen.add(ctx.signal), x), { signal: caller.signal });
+    expect(made).toBe(1);
+    expect(seen.size).toBe(1);
+    expect([...seen][0]).not.toBe(caller.signal);
+  });
+
+  it("read while the run goes on, aborts with the caller's reason when the caller aborts", async () => {
+    const caller = new AbortController();
+    let heard: unknown;
+    const stack = createStack(point);
+    const outcome = stack.run("tool", "x", async (x, ctx) => {
+      await new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve((heard = ctx.signal.reason))));
+      return x;
+    }, { signal: caller.signal });
+    await tick();
+    caller.abort("user left");
+    expect(heard).toBe("user left");
+    expect((await outcome)._tag).toBe("Failed");
+  });
+
+  it("read first after the caller aborted, is already aborted with the caller's reason", async () => {
+    const caller = new AbortController();
+    let late: AbortSignal | undefined;
+    const stack = createStack(point);
+    let release: () => void = () => {};
+    const gate_ = new Promise<void>((r) => (release = r));
+    const outcome = stack.run("tool", "x", async (x, ctx) => {
+      await gate_;
+      late = ctx.signal;
+      return x;
+    }, { signal: caller.signal });
+    caller.abort("gone");
+    const settledWith = await outcome;
+    release();
+    await tick();
+    expect(settledWith._tag).toBe("Failed");
+    expect(late?.aborted).toBe(true);
+    expect(late?.reason).toBe("gone");
+  });
+
+  it("read first after the deadline, is already aborted with the run's RunAbortedError", async () => {
+    let late: AbortSignal | undefined;
+    let release: () => void = () => {};
+    const gate_ = new Promise<void>((r) => (release = r));
+    const stack = createStack(point);
+    const outcome = await stack.run("tool", "x", async (x, ctx) => {
+      await gate_;
+      late = ctx.signal;
+      return x;
+    }, { timeoutMs: 10 });
+    release();
+    await tick();
+    expect(outcome._tag === "Failed" && outcome.error instanceof RunAbortedError && outcome.error.timedOut).toBe(true);
+    expect(late?.reason).toBeInstanceOf(RunAbortedError);
+    expect((late?.reason as RunAbortedError).timedOut).toBe(true);
+  });
+
+  it("is not made for a caller's signal that was already aborted: the run settles without calling anything", async () => {
+    let called = false;
+    const stack = createStack(point).use("tool", { name: "pass", before: () => ((called = true), Continue) });
+    countControllers();
+    const outcome = await stack.run("tool", "x", (x) => ((called = true), x), { signal: AbortSignal.abort("before") });
+    expect(outcome._tag === "Failed" && outcome.error instanceof RunAbortedError && outcome.error.cause).toBe("before");
+    expect(called).toBe(false);
+    expect(made).toBe(0);
+  });
+
+  it("leaves nothing listening on the caller's signal, even what the operation forgot to remove from its own", async () => {
+    const caller = new AbortController();
+    const stack = createStack(point).use("tool", { name: "pass", around: (_ctx, next) => next() });
+    for (let i = 0; i < 20; i++)
+      await stack.run("tool", "x", (x, ctx) => {
+        ctx.signal.addEventListener("abort", () => {});
+        return x;
+      }, { signal: caller.signal });
+    expect(getEventListeners(caller.signal, "abort")).toHaveLength(0);
+  });
+
+  it("does not abort for a caller's abort that comes after the run settled", async () => {
+    const caller = new AbortController();
+    let signal: AbortSignal | undefined;
+    const stack = createStack(point);
+    await stack.run("tool", "x", (x, ctx) => ((signal = ctx.signal), x), { signal: caller.signal });
+    caller.abort("later");
+    expect(signal?.aborted).toBe(false);
+  });
+});
+
+describe("callerSignalOf", () => {
+  it("gives an operation the caller's own signal when the run adds no deadline to it", async () => {
+    const caller = new AbortController();
+    const stack = createStack(point);
+    let given: AbortSignal | undefined;
+    countControllers();
+    await stack.run("tool", "x", (x, ctx) => ((given = callerSignalOf(ctx)), x), { signal: caller.signal });
+    expect(given).toBe(caller.signal);
+    expect(made).toBe(0);
+  });
+
+  it("gives nothing when the run or its point has a deadline, or there is no caller signal: then ctx.signal is the one to pass on", async () => {
+    const caller = new AbortController();
+    const given: (AbortSignal | undefined)[] = [];
+    const op = (x: string, ctx: HookContext<string>): string => (given.push(callerSignalOf(ctx)), x);
+    await createStack(point).run("tool", "x", op, { signal: caller.signal, timeoutMs: 1000 });
+    await createStack(slowPoint).run("tool", "x", op, { signal: caller.signal });
+    await createStack(point).run("tool", "x", op);
+    await createStack(point).use("tool", { name: "pass", before: () => Continue }).run("tool", "x", op);
+    expect(given).toEqual([undefined, undefined, undefined, undefined]);
+  });
+});
