@@ -17,6 +17,9 @@
  *   same shape as `wrapGenerate`), or N hooks with a sync `before` and `after` returning
  *   `Continue`. This includes the adapter's fixed cost: mapping the SDK's params to a
  *   `ModelRequest` and the result to a `ModelResponse` (N = 0 still pays it).
+ * - `ai-sdk-signal` / `onion-mw-around-signal`: `ai-sdk` and `onion-mw-around` called with an
+ *   `abortSignal` in the params, as `generateText({ abortSignal })` passes one (a run with a
+ *   caller signal must settle when it aborts, R7).
  * - `onion-wrapModel`: `wrapModel(stack, model).generate(request)` with the same N around
  *   hooks, where `model.generate` calls `mock.doGenerate(params)` and returns a fixed response:
  *   agent-onion's own provider wrapper, no AI SDK mapping.
@@ -46,7 +49,7 @@ import { fmt, median, parseArgs, textTable } from "./util.ts";
 
 const sizes = [0, 1, 5, 20] as const;
 
-export type AdapterFamily = "bare" | "ai-sdk" | "onion-mw-around" | "onion-mw-ba" | "onion-wrapModel" | "langchain";
+export type AdapterFamily = "bare" | "ai-sdk" | "onion-mw-around" | "onion-mw-ba" | "onion-wrapModel" | "langchain" | "ai-sdk-signal" | "onion-mw-around-signal";
 
 export interface AdapterRow {
   readonly family: AdapterFamily;
@@ -79,6 +82,8 @@ const result = {
   warnings: [],
 };
 const params = { prompt: [{ role: "system" as const, content: "Be brief." }, { role: "user" as const, content: [{ type: "text" as const, text: "Hello" }] }] };
+/** The same call with a caller's signal that never aborts. */
+const signalled = { ...params, abortSignal: new AbortController().signal };
 const request: ModelRequest = { model: "mock-model-id", messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Hello" }] };
 const response: ModelResponse = { text: "ok", toolCalls: [], finishReason: "stop", usage: { inputTokens: 12, outputTokens: 1 } };
 
@@ -115,6 +120,8 @@ const build = (): Case[] => {
     cases.push({ family: "ai-sdk", n, inner: 32, fn: () => sdk.doGenerate(params) });
     const around = wrapLanguageModel({ model: mock(), middleware: aiSdkMiddleware(aroundStack(n)) });
     cases.push({ family: "onion-mw-around", n, inner: 32, fn: () => around.doGenerate(params) });
+    cases.push({ family: "ai-sdk-signal", n, inner: 32, fn: () => sdk.doGenerate(signalled) });
+    cases.push({ family: "onion-mw-around-signal", n, inner: 32, fn: () => around.doGenerate(signalled) });
     const ba = wrapLanguageModel({ model: mock(), middleware: aiSdkMiddleware(beforeAfterStack(n)) });
     cases.push({ family: "onion-mw-ba", n, inner: 32, fn: () => ba.doGenerate(params) });
     const inner = mock();
@@ -159,7 +166,7 @@ const main = async (): Promise<void> => {
     const c = cases.find((x) => x.family === family && x.n === n);
     return c === undefined ? Number.NaN : Math.min(...(samples.get(c) ?? []));
   };
-  const families = ["ai-sdk", "onion-mw-around", "onion-mw-ba", "onion-wrapModel", "langchain"];
+  const families = ["ai-sdk", "onion-mw-around", "onion-mw-ba", "onion-wrapModel", "langchain", "ai-sdk-signal", "onion-mw-around-signal"];
   const perLayer = (family: string, n: number): number => (ns(family, n) - ns(family, 0)) / n;
   console.log(`Node ${process.version}, ${rounds} rounds x ${timeMs} ms; load ${load.map((l) => l.map((x) => x.toFixed(1)).join(" ")).join(" -> ")}`);
   console.log(`bare mock.doGenerate: ${fmt(ns("bare", 0))} ns/call\n`);
@@ -171,6 +178,7 @@ const main = async (): Promise<void> => {
     ["onion-mw-ba / ai-sdk", ...sizes.map((n) => ratio(ns("onion-mw-ba", n), ns("ai-sdk", n)))],
     ["onion-wrapModel / ai-sdk", ...sizes.map((n) => ratio(ns("onion-wrapModel", n), ns("ai-sdk", n)))],
     ["onion-mw-around / langchain", ...sizes.map((n) => ratio(ns("onion-mw-around", n), ns("langchain", n)))],
+    ["onion-mw-around-signal / ai-sdk-signal", ...sizes.map((n) => ratio(ns("onion-mw-around-signal", n), ns("ai-sdk-signal", n)))],
   ]));
   console.log(`\nPer layer at N=20: onion around ${fmt(perLayer("onion-mw-around", 20), 1)} ns, onion before/after ${fmt(perLayer("onion-mw-ba", 20), 1)} ns, ` +
     `AI SDK ${fmt(perLayer("ai-sdk", 20), 1)} ns, LangChain ${fmt(perLayer("langchain", 20), 1)} ns (median of rounds would differ; see --json)`);

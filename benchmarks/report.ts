@@ -277,6 +277,8 @@ const adapterFamilies: readonly { readonly id: AdapterFamily; readonly label: st
   { id: "onion-mw-ba", label: "agent-onion `aiSdkMiddleware`, N `before`/`after` hooks" },
   { id: "onion-wrapModel", label: "agent-onion `wrapModel`, N `around` hooks" },
   { id: "langchain", label: "LangChain `wrapModelCall`, N middlewares (`createAgent`'s `model_request` node)" },
+  { id: "ai-sdk-signal", label: "AI SDK `wrapLanguageModel`, N `wrapGenerate` middlewares, with an `abortSignal`" },
+  { id: "onion-mw-around-signal", label: "agent-onion `aiSdkMiddleware`, N `around` hooks, with an `abortSignal`" },
 ];
 
 /** ns per call, ns per layer and the ratios of `results/ai-sdk.json`. */
@@ -297,6 +299,7 @@ export const deriveAdapters = (report: AdapterReport) => {
     { label: "`aiSdkMiddleware` before/after ÷ AI SDK `wrapLanguageModel`", at: total("onion-mw-ba", "ai-sdk") },
     { label: "`wrapModel` around ÷ AI SDK `wrapLanguageModel`", at: total("onion-wrapModel", "ai-sdk") },
     { label: "`aiSdkMiddleware` around ÷ LangChain `wrapModelCall` (LangChain's total includes its node's own work)", at: total("onion-mw-around", "langchain") },
+    { label: "with an `abortSignal`: `aiSdkMiddleware` around ÷ AI SDK `wrapLanguageModel`", at: total("onion-mw-around-signal", "ai-sdk-signal") },
     { label: "per layer: `aiSdkMiddleware` around ÷ AI SDK `wrapLanguageModel`", at: layer("onion-mw-around", "ai-sdk") },
     { label: "per layer: `aiSdkMiddleware` around ÷ LangChain `wrapModelCall`", at: layer("onion-mw-around", "langchain") },
   ];
@@ -339,6 +342,10 @@ const renderAdapters = (r: AdapterReport, cores: number): string[] => {
     "  is left out; its model is `FakeListChatModel` (LangChain cannot take an AI SDK model). Its figure includes the",
     "  node's own work (binding tools, building messages, the chat model's `invoke` with its callback manager), so compare",
     "  its ns per layer, not its total.",
+    "- **with an `abortSignal`**: the AI SDK and `aiSdkMiddleware` around rows again, the params carrying a caller's",
+    "  signal (as `generateText({ abortSignal })` passes one). A run with a signal listens to it so that it settles when",
+    "  it aborts (R7), and makes a signal of its own only when a hook or the operation reads `ctx.signal`; the adapter's",
+    "  operation does, so that the provider gets a signal of the run's own (an `AbortSignal` takes about 2 µs to make).",
     "",
     `All stacks use \`strict: false\`. mitata \`measure\`, wall-clock time, ${r.rounds} round${r.rounds === 1 ? "" : "s"} of ${r.timeMs} ms per case in alternating order, all`,
     "cases in one process; the figure is the lowest over rounds of each round's median sample. ns per layer is",
@@ -425,6 +432,7 @@ const renderSummary = (d: Derived, extras: Extras): string[] => {
       `| provider call | N = 20 around: \`aiSdkMiddleware\` ÷ AI SDK \`wrapLanguageModel\`, per call | ${x(a.total("onion-mw-around", "ai-sdk")(20))} | – | – |`,
       `| provider call | N = 20 around: \`wrapModel\` ÷ AI SDK \`wrapLanguageModel\`, per call | ${x(a.total("onion-wrapModel", "ai-sdk")(20))} | – | – |`,
       `| provider call | N = 20 around: \`aiSdkMiddleware\` ÷ LangChain \`wrapModelCall\`, per layer | ${x(a.layer("onion-mw-around", "langchain")(20))} | – | – |`,
+      `| provider call | N = 20 around, with an \`abortSignal\`: \`aiSdkMiddleware\` ÷ AI SDK \`wrapLanguageModel\`, per call | ${x(a.total("onion-mw-around-signal", "ai-sdk-signal")(20))} | – | – |`,
     );
   }
   if (extras.spawn !== undefined) {

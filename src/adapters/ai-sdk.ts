@@ -21,7 +21,6 @@
 import type { RunOptions } from "../core/context.ts";
 import { Outcome, OutcomeRejectedError } from "../core/outcome.ts";
 import { RunAbortedError } from "../core/errors.ts";
-import { callerSignalOf } from "../core/run-context.ts";
 import { neverAborted } from "../core/signal.ts";
 import type { ModelResponse } from "../agent/types.ts";
 import { holdBackProblem, type HoldBack } from "../agent/stream/control.ts";
@@ -116,8 +115,7 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: AiSdkStack,
     let produced: ModelResponse | undefined;
     const outcome = await stack.run("modelCall", mapped.request, async (request, ctx) => {
       const next = fromRequest(params, mapped, request, context);
-      // The caller's own signal when the run adds no deadline to it (no signal made for nothing).
-      const signal = callerSignalOf(ctx) ?? (ctx.signal === neverAborted ? params.abortSignal : ctx.signal);
+      const signal = ctx.signal === neverAborted ? params.abortSignal : ctx.signal;
       // The SDK's own `doGenerate` when nothing changed; the model directly (as `doGenerate` does) otherwise.
       result = next === params && signal === params.abortSignal ? await doGenerate() : await model.doGenerate({ ...next, abortSignal: signal });
       produced = toResponse(result, request);

@@ -5,7 +5,6 @@
  */
 import type { RunOptions } from "../core/context.ts";
 import { Outcome } from "../core/outcome.ts";
-import { callerSignalOf } from "../core/run-context.ts";
 import type { LanguageModel, ModelCallOptions, StreamPart } from "./model.ts";
 import { responseParts } from "./model.ts";
 import type { HoldBack } from "./stream/control.ts";
@@ -41,8 +40,7 @@ export const generateThroughStack = (
   request: ModelRequest,
   options?: RunOptions,
 ): Promise<Outcome<ModelResponse>> =>
-  // The caller's own signal when the run adds no deadline to it: no signal is made for nothing.
-  stack.run("modelCall", request, (req, ctx) => model.generate(req as ModelRequest, { signal: callerSignalOf(ctx) ?? ctx.signal }), options);
+  stack.run("modelCall", request, (req, ctx) => model.generate(req as ModelRequest, { signal: ctx.signal }), options);
 
 /**
  * How to start a stream from a model: its own `stream`, or `generate` replayed as parts.

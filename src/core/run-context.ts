@@ -269,14 +269,3 @@ export class ScopedContext<I = unknown> implements HookContext<I> {
   approve(request: { readonly reason?: string; readonly hook: string; readonly input?: unknown; readonly signal?: AbortSignal }): Promise<ApprovalDecision> { return this.run.approve(request); }
   waitUntil(work: PromiseLike<unknown>): void { this.run.waitUntil(work); }
 }
-
-/**
- * The caller's own signal when the run adds nothing to it (no deadline), for an operation that
- * passes a signal on to a provider: handing over the caller's very signal costs nothing and is
- * what the caller would have passed without the stack; `ctx.signal` would make the run's own
- * (see RunSignal). Undefined when the run has a deadline or no caller signal: use `ctx.signal`.
- *
- * @example
- * stack.run("modelCall", request, (req, ctx) => model.generate(req, { signal: callerSignalOf(ctx) ?? ctx.signal }), { signal })
- */
-export const callerSignalOf = <I>(ctx: HookContext<I>): AbortSignal | undefined => (ctx instanceof RunContext ? ctx.guard?.plain : undefined);

@@ -12,21 +12,18 @@
  * caller's signal, which may serve a whole session.
  *
  * @example
- * const guard = new RunSignal(undefined); guard.abort("stop"); guard.signal.reason // "stop"
+ * const guard = new RunSignal(); guard.abort("stop"); guard.signal.reason // "stop"
  */
 export class RunSignal {
   // Declared and assigned in the constructor, for the reason given on RunContext.
   declare private controller: AbortController | undefined;
   declare private reason: unknown;
   declare private aborted: boolean;
-  /** The caller's own signal, when the run adds no deadline to it (see `callerSignal`). */
-  declare readonly plain: AbortSignal | undefined;
 
-  constructor(plain: AbortSignal | undefined) {
+  constructor() {
     this.controller = undefined;
     this.reason = undefined;
     this.aborted = false;
-    this.plain = plain;
   }
 
   /** The run's signal: made on first read, already aborted if the run was. */

@@ -226,44 +226,19 @@ class Stack<P extends Points> implements HookStack<P> {
     return this.runGuarded(def, chain, input, operation, options, callerSignal, timeoutMs, recording, thrown);
   }
 
-  /**
-   * A run with a caller signal or a deadline: it settles exactly once, whichever comes first
-   * (R7). It listens to the caller's signal itself, so the signal hooks and the operation see is
-   * made only if one of them reads it (see RunSignal).
-   */
+  /** A run with a caller signal or a deadline (see GuardedRun). */
   private runGuarded(
     def: Point, chain: Chain, input: unknown, operation: Operation<any, any>, options: RunOptions | undefined,
     callerSignal: AbortSignal | undefined, timeoutMs: number | undefined, recording: boolean, thrown: unknown,
   ): Promise<Outcome> {
-    const guard = new RunSignal(timeoutMs === undefined ? callerSignal : undefined);
+    const guard = new RunSignal();
     const run = new RunContext(this.runtime, chain, options, input, guard, recording);
     if (callerSignal?.aborted === true) {
-      guard.abort(callerSignal.reason);
-      return settle(run, chain, Outcome.failed(new RunAbortedError(def.name, callerSignal.reason, false)));
+      const reason = reasonOf(callerSignal);
+      guard.abort(reason);
+      return settle(run, chain, Outcome.failed(new RunAbortedError(def.name, reason, false)));
     }
-    return new Promise<Outcome>((resolve) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      // Its own flag: the chain marks the run settled when it ends (see `ended`), before this runs.
-      let resolved = false;
-      const finish = (outcome: Outcome): void => {
-        if (resolved) return;
-        resolved = true;
-        if (timer !== undefined) clearTimeout(timer);
-        callerSignal?.removeEventListener("abort", onAbort);
-        resolve(finished(run, chain, outcome));
-      };
-      // The run settles first, then its signal aborts: what listens to it sees a settled run.
-      const abort = (reason: unknown, timedOut: boolean): void => {
-        finish(Outcome.failed(new RunAbortedError(def.name, reason, timedOut)));
-        guard.abort(reason);
-      };
-      const onAbort = (): void => abort((callerSignal as AbortSignal).reason, false);
-      callerSignal?.addEventListener("abort", onAbort, { once: true });
-      if (timeoutMs !== undefined) timer = setTimeout(() => abort(new RunAbortedError(def.name, undefined, true), true), timeoutMs);
-      const step = execute(run, chain, input, operation, thrown);
-      if (isThenable(step)) (step as Promise<Outcome>).then(finish, (error) => finish(Outcome.failed(error)));
-      else finish(step as Outcome);
-    });
+    return new GuardedRun(run, callerSignal, guard).start(input, operation, thrown, timeoutMs);
   }
 
   private assertKnown(name: string, verb: string): void {
@@ -375,6 +350,94 @@ const callObserved = (run: RunContext, input: unknown, operation: Operation<any,
   const frozen = (o: Outcome): Outcome => (o._tag === "Completed" ? toCompleted(freeze(run, o.value)) : o);
   const step = callDirect(run, input, operation);
   return isThenable(step) ? (step as Promise<Outcome>).then(frozen) : frozen(step as Outcome);
+};
+
+/** The resolve function of the promise being made: its executor runs at once (see GuardedRun.start). */
+let captured: ((outcome: Outcome) => void) | undefined;
+const capture = (resolve: (outcome: Outcome) => void): void => {
+  captured = resolve;
+};
+
+const onDeadline = (guarded: GuardedRun): void => guarded.deadline();
+const unresolved = (): void => {};
+
+/**
+ * A run with a caller signal or a deadline: it settles exactly once, whichever comes first
+ * (R7). It listens to the caller's signal itself, so the signal hooks and the operation see is
+ * made only if one of them reads it (see RunSignal). Bound methods and a timer argument rather
+ * than closures: tsx and vitest compile with esbuild's `keepNames`, which names each arrow
+ * function assigned to a variable (a `defineProperty`) every time it is made.
+ */
+class GuardedRun {
+  // Declared and assigned in the constructor, for the reason given on RunContext.
+  declare readonly run: RunContext;
+  declare readonly caller: AbortSignal | undefined;
+  declare readonly guard: RunSignal;
+  /** This run's listener on the caller's signal, removed when it settles. */
+  declare readonly listener: (() => void) | undefined;
+  declare timer: ReturnType<typeof setTimeout> | undefined;
+  /** Its own flag: the chain marks the run settled when it ends (see `ended`), before this resolves. */
+  declare resolved: boolean;
+  declare resolve: (outcome: Outcome) => void;
+
+  constructor(run: RunContext, caller: AbortSignal | undefined, guard: RunSignal) {
+    this.run = run;
+    this.caller = caller;
+    this.guard = guard;
+    this.listener = caller === undefined ? undefined : this.callerAborted.bind(this);
+    this.timer = undefined;
+    this.resolved = false;
+    this.resolve = unresolved; // replaced in start
+  }
+
+  start(input: unknown, operation: Operation<any, any>, thrown: unknown, timeoutMs: number | undefined): Promise<Outcome> {
+    const promise = new Promise<Outcome>(capture);
+    this.resolve = captured as (outcome: Outcome) => void;
+    captured = undefined;
+    if (this.listener !== undefined) this.caller?.addEventListener("abort", this.listener, once);
+    if (timeoutMs !== undefined) this.timer = setTimeout(onDeadline, timeoutMs, this);
+    const step = execute(this.run, this.run.chain, input, operation, thrown);
+    if (isThenable(step)) (step as Promise<Outcome>).then(this.finish.bind(this), this.failed.bind(this));
+    else this.finish(step as Outcome);
+    return promise;
+  }
+
+  finish(outcome: Outcome): void {
+    if (this.resolved) return;
+    this.resolved = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.listener !== undefined) this.caller?.removeEventListener("abort", this.listener);
+    this.resolve(finished(this.run, this.run.chain, outcome));
+  }
+
+  failed(error: unknown): void {
+    this.finish(Outcome.failed(error));
+  }
+
+  callerAborted(): void {
+    this.abort(reasonOf(this.caller as AbortSignal), false);
+  }
+
+  deadline(): void {
+    this.abort(new RunAbortedError(this.run.point, undefined, true), true);
+  }
+
+  /** The run settles first, then its signal aborts: what listens to it sees a settled run. */
+  abort(reason: unknown, timedOut: boolean): void {
+    this.finish(Outcome.failed(new RunAbortedError(this.run.point, reason, timedOut)));
+    this.guard.abort(reason);
+  }
+}
+
+const once: AddEventListenerOptions = { once: true };
+
+/**
+ * Why the caller's signal aborted. A native signal always has a reason; a lookalike (a polyfill)
+ * may have none, and gets the one a native controller would have given, an `AbortError`.
+ */
+const reasonOf = (signal: AbortSignal): unknown => {
+  const reason: unknown = signal.reason;
+  return reason === undefined ? new DOMException("This operation was aborted", "AbortError") : reason;
 };
 
 const subjectOf = (run: RunContext, input: unknown): string | undefined => {

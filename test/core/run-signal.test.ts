@@ -1,10 +1,8 @@
 import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
-import { Continue, createStack, gate, RunAbortedError, type HookContext } from "../../src/core/index.ts";
-import { callerSignalOf } from "../../src/core/run-context.ts";
+import { Continue, createStack, gate, RunAbortedError } from "../../src/core/index.ts";
 
 const point = { tool: gate<string, string>({ name: "tool" }) };
-const slowPoint = { tool: gate<string, string>({ name: "tool", timeoutMs: 10_000 }) };
 const tick = (ms = 0): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Counts every AbortController made while `made` is installed (the engine reads the global when it makes one). */
@@ -128,25 +126,42 @@ describe("the signal of a run with a caller signal or a deadline", () => {
   });
 });
 
-describe("callerSignalOf", () => {
-  it("gives an operation the caller's own signal when the run adds no deadline to it", async () => {
-    const caller = new AbortController();
-    const stack = createStack(point);
-    let given: AbortSignal | undefined;
-    countControllers();
-    await stack.run("tool", "x", (x, ctx) => ((given = callerSignalOf(ctx)), x), { signal: caller.signal });
-    expect(given).toBe(caller.signal);
-    expect(made).toBe(0);
+describe("a caller's lookalike signal (a polyfill) that aborts with no reason", () => {
+  /** Enough of an AbortSignal for `isAbortSignal`, with no `reason`, as some polyfills are. */
+  const lookalike = () => {
+    const listeners = new Set<() => void>();
+    const signal = {
+      aborted: false,
+      addEventListener: (_type: string, listener: () => void) => void listeners.add(listener),
+      removeEventListener: (_type: string, listener: () => void) => void listeners.delete(listener),
+    };
+    const abort = (): void => {
+      signal.aborted = true;
+      for (const listener of [...listeners]) listener();
+    };
+    return { signal: signal as unknown as AbortSignal, abort, listeners };
+  };
+
+  it("aborts the run with an AbortError, the very reason its own signal carries", async () => {
+    const caller = lookalike();
+    let seen: AbortSignal | undefined;
+    const outcome = createStack(point).run("tool", "x", (_x, ctx) => {
+      seen = ctx.signal;
+      return new Promise<string>(() => {});
+    }, { signal: caller.signal });
+    await tick();
+    caller.abort();
+    const settled = await outcome;
+    const cause = settled._tag === "Failed" ? (settled.error as RunAbortedError).cause : undefined;
+    expect((cause as DOMException).name).toBe("AbortError");
+    expect(seen?.reason).toBe(cause);
+    expect(caller.listeners.size).toBe(0);
   });
 
-  it("gives nothing when the run or its point has a deadline, or there is no caller signal: then ctx.signal is the one to pass on", async () => {
-    const caller = new AbortController();
-    const given: (AbortSignal | undefined)[] = [];
-    const op = (x: string, ctx: HookContext<string>): string => (given.push(callerSignalOf(ctx)), x);
-    await createStack(point).run("tool", "x", op, { signal: caller.signal, timeoutMs: 1000 });
-    await createStack(slowPoint).run("tool", "x", op, { signal: caller.signal });
-    await createStack(point).run("tool", "x", op);
-    await createStack(point).use("tool", { name: "pass", before: () => Continue }).run("tool", "x", op);
-    expect(given).toEqual([undefined, undefined, undefined, undefined]);
+  it("refuses the run with an AbortError when it had already aborted", async () => {
+    const caller = lookalike();
+    caller.abort();
+    const outcome = await createStack(point).run("tool", "x", (x) => x, { signal: caller.signal });
+    expect(outcome._tag === "Failed" && ((outcome.error as RunAbortedError).cause as DOMException).name).toBe("AbortError");
   });
 });
