@@ -4,6 +4,7 @@
  * tool calls the stop gate decides, and a block feeds the reasons back, capped per R13.
  */
 import type { DeepReadonly } from "../core/readonly.ts";
+import { throwIfAborted } from "../core/signal.ts";
 import { compact } from "./compaction.ts";
 import { contentText } from "./content-text.ts";
 import { AgentRunError } from "./decide.ts";
@@ -62,7 +63,7 @@ const runStep = async (
     ...(env.settings.temperature !== undefined ? { temperature: env.settings.temperature } : {}),
   };
   const response = await callModel(env, request, input.index);
-  env.signal?.throwIfAborted();
+  throwIfAborted(env.signal);
   const toolResults = response.toolCalls.length > 0 ? await callTools(env, offered, response.toolCalls) : [];
   return { response, toolResults };
 };
@@ -102,7 +103,7 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
       await env.notify({ type: "warning", message: `${env.path.join("/")} stopped after ${steps} steps (maxSteps)` });
       return result("max-steps");
     }
-    env.signal?.throwIfAborted();
+    throwIfAborted(env.signal);
     messages = await compact(env, [...messages, ...env.pending.drain()], system, "auto");
     const carried: Message[] = [];
     const step: StepInput = { index: steps, messages };

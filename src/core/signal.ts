@@ -107,6 +107,19 @@ export const withDeadline = (parent: AbortSignal | undefined, ms: number): Linke
   };
 };
 
+/**
+ * Throw the signal's reason if it has aborted, as `AbortSignal.prototype.throwIfAborted` does,
+ * for lookalike signals too (a polyfill's may have no such method, or no reason).
+ *
+ * @example
+ * throwIfAborted(AbortSignal.abort("stop")) // throws "stop"
+ */
+export const throwIfAborted = (signal: AbortSignal | undefined): void => {
+  if (signal?.aborted !== true) return;
+  const reason: unknown = signal.reason;
+  throw reason === undefined ? new DOMException("This operation was aborted", "AbortError") : reason;
+};
+
 /** True for anything with a `then` method (hookable's cross-realm check: not `instanceof Promise`). */
 export const isThenable = (value: unknown): value is PromiseLike<unknown> => {
   if (value === null || (typeof value !== "object" && typeof value !== "function")) return false;

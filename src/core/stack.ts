@@ -406,7 +406,13 @@ class GuardedRun {
     if (this.resolved) return;
     this.resolved = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
-    if (this.listener !== undefined) this.caller?.removeEventListener("abort", this.listener);
+    if (this.listener !== undefined) {
+      try {
+        this.caller?.removeEventListener("abort", this.listener);
+      } catch {
+        // The caller's lookalike signal threw: its listener is its own to keep; the run still settles (R7).
+      }
+    }
     this.resolve(finished(this.run, this.run.chain, outcome));
   }
 
@@ -415,7 +421,13 @@ class GuardedRun {
   }
 
   callerAborted(): void {
-    this.abort(reasonOf(this.caller as AbortSignal), false);
+    let reason: unknown;
+    try {
+      reason = reasonOf(this.caller as AbortSignal);
+    } catch (error) {
+      reason = error; // a lookalike whose reason throws: the run still settles, with what it threw
+    }
+    this.abort(reason, false);
   }
 
   deadline(): void {

@@ -154,6 +154,15 @@ describe("a session whose signal and prompt signal are both lookalikes", () => {
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 
+  it("ends the turn as aborted when a lone lookalike signal (no throwIfAborted) aborts while the model answers", async () => {
+    const prompt = lookalikeSignal();
+    const model = createScriptedModel({ turns: ["a long answer"], firstChunkDelayMs: 5_000 });
+    const session = await createAgent({ model, stack: createAgentStack() }).session();
+    setTimeout(() => prompt.abort(new Error("user left")), 20);
+    const turn = await session.prompt("hi", { signal: prompt.signal });
+    expect(turn.status).toBe("aborted");
+  });
+
   it("ends the turn as aborted when the prompt's lookalike signal is already aborted", async () => {
     const prompt = lookalikeSignal();
     prompt.abort(new Error("user left"));

@@ -158,6 +158,24 @@ describe("a caller's lookalike signal (a polyfill) that aborts with no reason", 
     expect(caller.listeners.size).toBe(0);
   });
 
+  it("lets the run settle when its removeEventListener throws", async () => {
+    const caller = lookalike();
+    const signal = { ...caller.signal, removeEventListener: () => { throw new Error("remove boom"); } } as unknown as AbortSignal;
+    const outcome = await createStack(point).run("tool", "x", async (x) => (await tick(), x), { signal });
+    expect(outcome).toEqual({ _tag: "Completed", value: "x" });
+  });
+
+  it("settles the run as aborted, with what its reason getter threw, when it aborts while the run goes on", async () => {
+    const caller = lookalike();
+    const boom = new Error("reason boom");
+    Object.defineProperty(caller.signal, "reason", { get: () => { throw boom; } });
+    const outcome = createStack(point).run("tool", "x", () => new Promise<string>(() => {}), { signal: caller.signal });
+    await tick();
+    caller.abort();
+    const settled = await outcome;
+    expect(settled._tag === "Failed" && (settled.error as RunAbortedError).cause).toBe(boom);
+  });
+
   it("refuses the run with an AbortError when it had already aborted", async () => {
     const caller = lookalike();
     caller.abort();

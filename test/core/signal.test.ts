@@ -1,7 +1,7 @@
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { createStack, gate } from "../../src/core/index.ts";
-import { linkSignal, withDeadline } from "../../src/core/signal.ts";
+import { linkSignal, throwIfAborted, withDeadline } from "../../src/core/signal.ts";
 import { gc as collect } from "../support/gc.ts";
 
 const abortedWithin = (signal: AbortSignal, ms: number): Promise<unknown> =>
@@ -22,6 +22,19 @@ describe("linkSignal", () => {
     parent.abort("stop");
     expect(first.controller.signal.reason).toBe("stop");
     expect(second.controller.signal.aborted).toBe(false);
+  });
+});
+
+describe("throwIfAborted", () => {
+  it("throws an aborted signal's reason and passes a live one or none", () => {
+    expect(() => throwIfAborted(AbortSignal.abort("stop"))).toThrow("stop");
+    expect(() => throwIfAborted(new AbortController().signal)).not.toThrow();
+    expect(() => throwIfAborted(undefined)).not.toThrow();
+  });
+
+  it("throws an AbortError for a lookalike that aborted with no reason and has no throwIfAborted", () => {
+    const lookalike = { aborted: true } as unknown as AbortSignal;
+    expect(() => throwIfAborted(lookalike)).toThrow(expect.objectContaining({ name: "AbortError" }));
   });
 });
 
