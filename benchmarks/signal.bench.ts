@@ -2,7 +2,8 @@
  * What a caller's signal or a deadline adds to a run: `stack.run` with one `around` hook and an
  * async operation, without options, with `{ signal }` (an operation that never reads
  * `ctx.signal`, and one that does), and with `{ timeoutMs }`, against a hand-written wrapper
- * that settles when its signal aborts (it adds and removes one abort listener per call).
+ * that settles when its signal aborts (it adds and removes one abort listener per call); and a
+ * run whose one hook is a sync `before` with its own `timeoutMs`.
  *
  *   npx tsx benchmarks/signal.bench.ts
  *
@@ -14,6 +15,7 @@ import { fmt, textTable } from "./util.ts";
 
 const caller = new AbortController().signal;
 const stack = createStack({ tool: gate<string, string>({ name: "tool" }) }, { strict: false }).use("tool", { name: "pass", around: (_ctx, next) => next() });
+const timed = createStack({ tool: gate<string, string>({ name: "tool" }) }, { strict: false }).use("tool", { name: "timed", timeoutMs: 1000, before: () => undefined });
 const op = async (x: string): Promise<string> => x;
 const reads = async (x: string, ctx: { readonly signal: AbortSignal }): Promise<string> => (ctx.signal.aborted ? "" : x);
 
@@ -34,6 +36,7 @@ const cases: [string, () => Promise<unknown>][] = [
   ["stack.run, { signal }", () => stack.run("tool", "x", op, { signal: caller })],
   ["stack.run, { signal }, operation reads ctx.signal", () => stack.run("tool", "x", reads, { signal: caller })],
   ["stack.run, { timeoutMs }", () => stack.run("tool", "x", op, { timeoutMs: 60_000 })],
+  ["stack.run, a sync before hook with timeoutMs", () => timed.run("tool", "x", op)],
 ];
 
 const rows: string[][] = [];

@@ -6,7 +6,8 @@
 import { HookError, HookTimeoutError, NextMisuseError, type HookFailureKind, type Phase } from "./errors.ts";
 import type { CompiledHook } from "./hook.ts";
 import { ScopedContext, type RunContext } from "./run-context.ts";
-import { isThenable, linkSignal } from "./signal.ts";
+import { RunSignal } from "./run-signal.ts";
+import { isThenable } from "./signal.ts";
 
 /** A hook failed; carried as a value through the chain. */
 export class Failure {
@@ -88,7 +89,8 @@ export const whenSettled = <T>(
 };
 
 /**
- * A hook with `timeoutMs` gets its own signal (aborted on timeout) and a timer that is always
+ * A hook with `timeoutMs` gets its own signal (aborted on timeout, and when the run aborts while
+ * the hook runs), made only if the hook reads it (see RunSignal), and a timer that is always
  * cleared when the hook settles, whichever comes first.
  */
 const invokeTimed = (
@@ -102,10 +104,12 @@ const invokeTimed = (
   started: number,
 ): unknown => {
   const t0 = started || performance.now();
-  const link = linkSignal(run.signal);
+  const own = new RunSignal();
+  const guard = run.guard;
+  guard?.watch(own);
   // An around hook's context carries its layer's input; others see the run's current input.
   const input = phase === "around" ? (a as ScopedContext).input : run.input;
-  const ctx = new ScopedContext(run, input, link.controller.signal, hook);
+  const ctx = new ScopedContext(run, input, own, hook);
   // `ctx` is always the last argument given to a hook function, except `around(ctx, next)`.
   const args = phase === "around" ? [ctx, b] : phase === "before" ? [a, ctx] : [a, b, ctx];
   if (phase !== "around") run.current = hook;
@@ -113,51 +117,89 @@ const invokeTimed = (
   try {
     result = fn(...args);
   } catch (cause) {
-    link.dispose();
+    guard?.unwatch(own);
     return thrown(run, hook, phase, cause, t0);
   }
   const ms = hook.timeoutMs as number;
   if (!isThenable(result)) {
-    link.dispose();
+    guard?.unwatch(own);
     // A synchronous hook that blocked past its deadline has failed too (R6), as an async one would.
     if (performance.now() - t0 > ms) return new Failure(hookError(run, hook, phase, "timeout", new HookTimeoutError(ms), t0));
     return result;
   }
-  const signal = link.controller.signal;
-  return new Promise((resolve) => {
-    // The run being aborted ends the wait too: no timer may outlive a run (R7).
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      link.dispose();
-      resolve(new Failure(hookError(run, hook, phase, "aborted", signal.reason, t0)));
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      const cause = new HookTimeoutError(ms);
-      link.controller.abort(cause);
-      link.dispose();
-      resolve(new Failure(hookError(run, hook, phase, "timeout", cause, t0)));
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-    (result as PromiseLike<unknown>).then(
-      (value) => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
-        link.dispose();
-        // Under event-loop lag the timer callback can run after a late answer: the deadline, not
-        // the order of callbacks, decides (C1, C3).
-        if (performance.now() - t0 > ms) {
-          const cause = new HookTimeoutError(ms);
-          link.controller.abort(cause);
-          resolve(new Failure(hookError(run, hook, phase, "timeout", cause, t0)));
-        } else resolve(value);
-      },
-      (cause) => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
-        link.dispose();
-        resolve(thrown(run, hook, phase, cause, t0));
-      },
-    );
-  });
+  return new TimedHook(run, hook, phase, own, t0, ms).wait(result as PromiseLike<unknown>);
 };
+
+const expire = (timed: TimedHook): void => timed.expire();
+
+/** The wait for a timed hook's promise: its answer, its timeout or its run's abort, whichever comes first. */
+class TimedHook {
+  declare readonly run: RunContext;
+  declare readonly hook: CompiledHook;
+  declare readonly phase: Phase;
+  declare readonly own: RunSignal;
+  declare readonly t0: number;
+  declare readonly ms: number;
+  declare timer: ReturnType<typeof setTimeout> | undefined;
+  declare done: boolean;
+  declare resolve: (value: unknown) => void;
+
+  constructor(run: RunContext, hook: CompiledHook, phase: Phase, own: RunSignal, t0: number, ms: number) {
+    this.run = run;
+    this.hook = hook;
+    this.phase = phase;
+    this.own = own;
+    this.t0 = t0;
+    this.ms = ms;
+    this.timer = undefined;
+    this.done = false;
+    this.resolve = unresolved;
+  }
+
+  wait(answer: PromiseLike<unknown>): Promise<unknown> {
+    return new Promise((resolve) => {
+      this.resolve = resolve;
+      this.timer = setTimeout(expire, this.ms, this);
+      // The run being aborted ends the wait too: no timer may outlive a run (R7). A run that had
+      // aborted before the hook answered is settled already, and its timer ends the wait.
+      if (!this.own.hasAborted) this.own.watch(this);
+      answer.then(this.answered.bind(this), this.failed.bind(this));
+    });
+  }
+
+  /** Settle once: stop the timer and stop following the run. */
+  end(value: unknown): void {
+    if (this.done) return;
+    this.done = true;
+    clearTimeout(this.timer);
+    this.own.unwatch(this);
+    this.run.guard?.unwatch(this.own);
+    this.resolve(value);
+  }
+
+  /** The run aborted (its hook signal did, as a watcher of the run's). */
+  abort(reason: unknown): void {
+    this.end(new Failure(hookError(this.run, this.hook, this.phase, "aborted", reason, this.t0)));
+  }
+
+  expire(): void {
+    if (this.done) return;
+    const cause = new HookTimeoutError(this.ms);
+    this.end(new Failure(hookError(this.run, this.hook, this.phase, "timeout", cause, this.t0)));
+    this.own.abort(cause);
+  }
+
+  answered(value: unknown): void {
+    if (this.done) return;
+    // Under event-loop lag the timer callback can run after a late answer: the deadline, not
+    // the order of callbacks, decides (C1, C3).
+    if (performance.now() - this.t0 > this.ms) return this.expire();
+    this.end(value);
+  }
+
+  failed(cause: unknown): void {
+    this.end(thrown(this.run, this.hook, this.phase, cause, this.t0));
+  }
+}
+
+const unresolved = (): void => {};

@@ -245,16 +245,16 @@ export class ScopedContext<I = unknown> implements HookContext<I> {
   declare readonly run: RunContext<I>;
   declare readonly input: any;
   /** The hook's own signal (it has a timeout), or undefined for the run's. */
-  declare private readonly own: AbortSignal | undefined;
+  declare private readonly own: RunSignal | undefined;
   declare readonly hook: CompiledHook;
-  constructor(run: RunContext<I>, input: any, own: AbortSignal | undefined, hook: CompiledHook) {
+  constructor(run: RunContext<I>, input: any, own: RunSignal | undefined, hook: CompiledHook) {
     this.run = run;
     this.input = input;
     this.own = own;
     this.hook = hook;
   }
   /** The run's signal is read only when the hook reads its own (see RunSignal). */
-  get signal(): AbortSignal { return this.own ?? this.run.signal; }
+  get signal(): AbortSignal { return this.own === undefined ? this.run.signal : this.own.signal; }
   get point(): string { return this.run.point; }
   get kind(): PointKind { return this.run.kind; }
   get subject(): string | undefined { return this.run.subject; }

@@ -126,6 +126,62 @@ describe("the signal of a run with a caller signal or a deadline", () => {
   });
 });
 
+describe("the signal of a hook with its own timeoutMs", () => {
+  it("is not made when the hook does not read it, sync or async, with or without a caller signal", async () => {
+    const caller = new AbortController();
+    const stack = createStack(point)
+      .use("tool", { name: "sync", timeoutMs: 1000, before: () => Continue })
+      .use("tool", { name: "async", timeoutMs: 1000, before: async () => Continue })
+      .use("tool", { name: "wrap", timeoutMs: 1000, around: async (_ctx, next) => await next() });
+    countControllers();
+    await stack.run("tool", "x", (x) => x);
+    await stack.run("tool", "x", (x) => x, { signal: caller.signal });
+    expect(made).toBe(0);
+    expect(getEventListeners(caller.signal, "abort")).toHaveLength(0);
+  });
+
+  it("read after the hook's own timeout, is aborted with the HookTimeoutError the failure carries", async () => {
+    let late: AbortSignal | undefined;
+    let release: () => void = () => {};
+    const gate_ = new Promise<void>((r) => (release = r));
+    const failures: unknown[] = [];
+    const stack = createStack(point, { onFailure: (error) => void failures.push(error.cause) })
+      .use("tool", { name: "slow", timeoutMs: 10, before: async (_x, ctx) => {
+        await gate_;
+        late = ctx.signal;
+        return Continue;
+      } });
+    await stack.run("tool", "x", (x) => x);
+    release();
+    await tick();
+    expect(late?.aborted).toBe(true);
+    expect(late?.reason).toBe(failures[0]);
+  });
+
+  it("aborts with the caller's reason when the caller aborts while the hook waits, and ends the wait", async () => {
+    const caller = new AbortController();
+    let heard: unknown;
+    const stack = createStack(point).use("tool", { name: "slow", timeoutMs: 10_000, before: (_x, ctx) =>
+      new Promise<undefined>((resolve) => ctx.signal.addEventListener("abort", () => resolve((heard = ctx.signal.reason, undefined)))) });
+    const outcome = stack.run("tool", "x", (x) => x, { signal: caller.signal });
+    await tick();
+    caller.abort("user left");
+    expect((await outcome)._tag).toBe("Failed");
+    expect(heard).toBe("user left");
+  });
+
+  it("stops following the run once the hook settled", async () => {
+    const caller = new AbortController();
+    let signal: AbortSignal | undefined;
+    const stack = createStack(point).use("tool", { name: "quick", timeoutMs: 10_000, before: async (_x, ctx) => ((signal = ctx.signal), Continue) });
+    const outcome = stack.run("tool", "x", async (x) => (await tick(5), x), { signal: caller.signal });
+    await tick();
+    caller.abort("after the hook");
+    expect((await outcome)._tag).toBe("Failed");
+    expect(signal?.aborted).toBe(false);
+  });
+});
+
 describe("a caller's lookalike signal (a polyfill) that aborts with no reason", () => {
   /** Enough of an AbortSignal for `isAbortSignal`, with no `reason`, as some polyfills are. */
   const lookalike = () => {
