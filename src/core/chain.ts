@@ -35,6 +35,8 @@ export const forward = (run: RunContext, f: Frame, op: Op): Step => {
   const slow = run.recording;
   let i = f.i;
   for (; i < n; i++) {
+    // A hook before this one aborted the run (its caller's signal) and it settled: start nothing more (R7).
+    if (run.settled) return abandoned(f);
     const hook = hooks[i] as CompiledHook;
     if (hook.matcher.needsInput && !matchesNow(run, f, hook, i)) continue;
     const before = hook.before;
@@ -81,6 +83,7 @@ const forwardPlain = (run: RunContext, f: Frame, op: Op): Step => {
   for (let i = f.i; i < n; i++) {
     const before = befores[i];
     if (before === undefined) continue;
+    if (run.settled) return abandoned(f); // aborted by a hook before this one (R7)
     const hook = hooks[i] as CompiledHook;
     run.current = hook;
     let answer: unknown;

@@ -160,9 +160,9 @@ class TimedHook {
     return new Promise((resolve) => {
       this.resolve = resolve;
       this.timer = setTimeout(expire, this.ms, this);
-      // The run being aborted ends the wait too: no timer may outlive a run (R7). A run that had
-      // aborted before the hook answered is settled already, and its timer ends the wait.
-      if (!this.own.hasAborted) this.own.watch(this);
+      // The run being aborted ends the wait too, at once if it already was (the hook aborted its
+      // caller's signal before it answered): no timer may outlive a run (R7).
+      this.own.watch(this);
       answer.then(this.answered.bind(this), this.failed.bind(this));
     });
   }

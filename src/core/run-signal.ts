@@ -40,11 +40,6 @@ export class RunSignal implements AbortWatcher {
     return this.controller.signal;
   }
 
-  /** Whether this has aborted, without making the signal. */
-  get hasAborted(): boolean {
-    return this.aborted;
-  }
-
   /** Abort (the caller's signal, a deadline, a hook's timeout): the signal now or when made, then the watchers. */
   abort(reason: unknown): void {
     if (this.aborted) return;

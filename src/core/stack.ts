@@ -436,6 +436,7 @@ class GuardedRun {
 
   /** The run settles first, then its signal aborts: what listens to it sees a settled run. */
   abort(reason: unknown, timedOut: boolean): void {
+    if (this.resolved) return; // a listener a lookalike signal would not let go of: the run is over
     this.finish(Outcome.failed(new RunAbortedError(this.run.point, reason, timedOut)));
     this.guard.abort(reason);
   }

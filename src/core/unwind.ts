@@ -19,6 +19,8 @@ export const unwind = (run: RunContext, f: Frame, op: Op): Step => {
   const start = f.start;
   const slow = run.recording;
   for (let j = f.j; j >= start && !f.final; j--) {
+    // A hook after this one aborted the run (its caller's signal) and it settled: start nothing more (R7).
+    if (run.settled) return abandoned(f);
     const hook = hooks[j] as CompiledHook;
     const outcome = f.outcome as Outcome;
     const fn = outcome._tag === "Completed" ? hook.after : outcome._tag === "Failed" ? hook.recover : undefined;
@@ -61,6 +63,7 @@ const unwindPlain = (run: RunContext, f: Frame, op: Op): Step => {
   for (let j = f.j; j >= start; j--) {
     const after = afters[j];
     if (after === undefined) continue;
+    if (run.settled) return abandoned(f); // aborted by a hook after this one (R7)
     const hook = hooks[j] as CompiledHook;
     const input = f.transforms === undefined ? f.payload : inputAt(f, j);
     run.input = input;

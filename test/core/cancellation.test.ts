@@ -62,6 +62,32 @@ describe("R7 cancellation", () => {
     expect(laterStarted).toBe(false);
   });
 
+  it("starts no later sync hook, before or after, once a sync hook aborted the caller's signal", async () => {
+    for (const phase of ["before", "after"] as const) {
+      const controller = new AbortController();
+      const ran: string[] = [];
+      const hook = (name: string, abort: boolean) => () => { ran.push(name); if (abort) controller.abort("stop"); return Continue; };
+      // Befores run in priority order, afters in reverse: the aborting hook comes first either way.
+      const [first, second] = phase === "before" ? [1, 2] : [2, 1];
+      const stack = newStack()
+        .use("tool", { name: "aborts", priority: first, [phase]: hook("aborts", true) })
+        .use("tool", { name: "later", priority: second, [phase]: hook("later", false) });
+      const outcome = await stack.run("tool", call(), () => (ran.push("operation"), { content: "" }), { signal: controller.signal });
+      expect(outcome._tag === "Failed" && outcome.error instanceof RunAbortedError).toBe(true);
+      expect(ran).toEqual(phase === "before" ? ["aborts"] : ["operation", "aborts"]);
+    }
+  });
+
+  it("leaves no timer behind when a timed hook aborts the caller's signal and then answers with a promise", async () => {
+    const before = activeTimers();
+    const controller = new AbortController();
+    const stack = newStack().use("tool", { name: "aborts", timeoutMs: 10_000, before: () => { controller.abort("stop"); return new Promise(() => {}); } });
+    const outcome = await stack.run("tool", call(), () => ({ content: "" }), { signal: controller.signal });
+    await sleep(0);
+    expect(outcome._tag).toBe("Failed");
+    expect(activeTimers()).toBe(before);
+  });
+
   it("does not start anything when the signal is already aborted", async () => {
     let ran = false;
     const stack = newStack().use("tool", { name: "x", before: () => { ran = true; } });

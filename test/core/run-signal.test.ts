@@ -221,6 +221,16 @@ describe("a caller's lookalike signal (a polyfill) that aborts with no reason", 
     expect(outcome).toEqual({ _tag: "Completed", value: "x" });
   });
 
+  it("does not abort a settled run's signal when its listener, which removeEventListener would not let go of, fires later", async () => {
+    const caller = lookalike();
+    const signal = { ...caller.signal, removeEventListener: () => { throw new Error("remove boom"); } } as unknown as AbortSignal;
+    let seen: AbortSignal | undefined;
+    const outcome = await createStack(point).run("tool", "x", async (x, ctx) => ((seen = ctx.signal), x), { signal });
+    caller.abort();
+    expect(outcome._tag).toBe("Completed");
+    expect(seen?.aborted).toBe(false);
+  });
+
   it("settles the run as aborted, with what its reason getter threw, when it aborts while the run goes on", async () => {
     const caller = lookalike();
     const boom = new Error("reason boom");
