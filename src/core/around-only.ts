@@ -268,11 +268,19 @@ class Layer {
   /** Continue: the outcome of the pending or last `next()`, or run the inside now if it never ran. */
   passThrough(): Step {
     if (this.run.settled) return this.last ?? settledUnder();
-    if ((this.state & pending) !== 0) return (this.handed as Promise<Outcome>).then((o) => this.leave(o));
+    if ((this.state & pending) !== 0) return this.leaveLater(this.handed as Promise<Outcome>);
     if (this.last !== undefined) return this.leave(this.last);
     const step = enter(this.run, this, this.index + 1, this.input);
-    if (isThenable(step)) return (step as Promise<Outcome>).then((o) => this.leave(o));
+    if (isThenable(step)) return this.leaveLater(step as Promise<Outcome>);
     return this.leave(step as Outcome);
+  }
+
+  /**
+   * Leave when `step` settles. A method of its own: an arrow inside `passThrough` would make every
+   * call of it allocate a context for `this`, whichever way it went.
+   */
+  leaveLater(step: Promise<Outcome>): Promise<Outcome> {
+    return step.then((o) => this.leave(o));
   }
 
   /** This layer's hook settled with `outcome`: the layer outside learns it (see `ended`). */

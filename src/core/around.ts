@@ -145,9 +145,14 @@ class AroundCall implements Frame {
   handOn(): Step {
     this.settled = true;
     if (this.pending === undefined) return this.passOn();
-    if (this.outer.chain.lastExit[this.start - 1] as number >= this.outer.start) return this.pending.then(() => this.passOn());
+    if (this.outer.chain.lastExit[this.start - 1] as number >= this.outer.start) return this.passOnLater(this.pending);
     this.tail = true;
     return this.pending;
+  }
+
+  /** Pass the outcome on when `pending` settles (a method of its own, as `leaveLater` is). */
+  passOnLater(pending: Promise<Outcome>): Step {
+    return pending.then(() => this.passOn());
   }
 
   /** Leave with the inner outcome this hook answered with (see handOn), recorded as its decision. */
@@ -313,11 +318,19 @@ class AroundCall implements Frame {
   /** Continue: the outcome of the pending or last `next()`, or run the inside now if it never ran. */
   passThrough(): Step {
     if (this.run.settled) return this.last ?? settledUnder();
-    if (this.pending !== undefined) return this.pending.then((o) => this.leave(o, this.lastFinal));
+    if (this.pending !== undefined) return this.leaveLater(this.pending);
     if (this.last !== undefined) return this.leave(this.last, this.lastFinal);
     const step = this.inner(this.layerInput);
-    if (isThenable(step)) return (step as Promise<Outcome>).then((o) => this.leave(o, this.lastFinal));
+    if (isThenable(step)) return this.leaveLater(step as Promise<Outcome>);
     return this.leave(step as Outcome, this.lastFinal);
+  }
+
+  /**
+   * Leave when `step` settles. A method of its own: an arrow inside `passThrough` would make every
+   * call of it allocate a context for `this`, whichever way it went.
+   */
+  leaveLater(step: Promise<Outcome>): Promise<Outcome> {
+    return step.then((o) => this.leave(o, this.lastFinal));
   }
 
   failure(answer: unknown, kind: HookFailureKind, cause: unknown): Step {

@@ -35,10 +35,10 @@ export const forward = (run: RunContext, f: Frame, op: Op): Step => {
   const slow = run.recording;
   let i = f.i;
   for (; i < n; i++) {
-    // A hook before this one aborted the run (its caller's signal) and it settled: start nothing more (R7).
-    if (run.settled) return abandoned(f);
     const hook = hooks[i] as CompiledHook;
     if (hook.matcher.needsInput && !matchesNow(run, f, hook, i)) continue;
+    // A hook before this one aborted the run (its caller's signal) and it settled: start nothing more (R7).
+    if (run.settled && (hook.before !== undefined || hook.around !== undefined)) return abandoned(f);
     const before = hook.before;
     if (before !== undefined) {
       run.input = f.payload;

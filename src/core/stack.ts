@@ -311,7 +311,7 @@ const nameOf = (hook: unknown): string =>
 
 /** Start the chain (or call the operation directly when there are no hooks); `thrown` is what the subject function threw, for an unknown-subject chain. */
 const execute = (run: RunContext, chain: Chain, input: unknown, operation: Operation<any, any>, thrown: unknown): Outcome | Promise<Outcome> => {
-  if (chain.unknownSubject !== undefined) reportUnknownSubject(run, chain.unknownSubject, thrown, (hook, cause) => observerFailed(run, run.runtime, hook, cause));
+  if (chain.unknownSubject !== undefined) reportUnknown(run, chain.unknownSubject, thrown);
   // Fast path: nothing to wrap, the operation with next to nothing around it.
   if (chain.hooks.length === 0 && chain.observers.length === 0) return callDirect(run, input, operation);
   const subject = (chain as { subject?: unknown }).subject;
@@ -326,6 +326,14 @@ const execute = (run: RunContext, chain: Chain, input: unknown, operation: Opera
     return toFailed(error);
   }
 };
+
+/**
+ * Report the hooks an unknown subject affects. Its own function because of the closure: a
+ * closure that captures `run` inside `execute` would make every call of `execute` allocate a
+ * context for it (40 bytes a run), whether or not the subject was unknown.
+ */
+const reportUnknown = (run: RunContext, hooks: readonly CompiledHook[], thrown: unknown): void =>
+  reportUnknownSubject(run, hooks, thrown, (hook, cause) => observerFailed(run, run.runtime, hook, cause));
 
 /** A run with nothing around its operation (see BareContext): its outcome, always as a promise. */
 const callBare = (ctx: BareContext, input: unknown, operation: Operation<any, any>): Promise<Outcome> => {
@@ -469,10 +477,14 @@ const settle = (run: RunContext, chain: Chain, step: Outcome | Promise<Outcome>)
     // Without observers nobody waits for the end of an unguarded run: `settled` matters to
     // aborts (guarded runs mark it themselves) and each around hook guards its own next().
     if (chain.observers.length === 0) return step as Promise<Outcome>;
-    return (step as Promise<Outcome>).then((o) => finished(run, chain, o), (error) => finished(run, chain, Outcome.failed(error)));
+    return finishLater(run, chain, step as Promise<Outcome>);
   }
   return Promise.resolve(finished(run, chain, step as Outcome));
 };
+
+/** `settle` for a step still pending; apart, so that `settle` has no closure over its arguments (see `reportUnknown`). */
+const finishLater = (run: RunContext, chain: Chain, step: Promise<Outcome>): Promise<Outcome> =>
+  step.then((o) => finished(run, chain, o), (error) => finished(run, chain, Outcome.failed(error)));
 
 const finished = (run: RunContext, chain: Chain, outcome: Outcome): Outcome => {
   run.settled = true;

@@ -19,12 +19,12 @@ export const unwind = (run: RunContext, f: Frame, op: Op): Step => {
   const start = f.start;
   const slow = run.recording;
   for (let j = f.j; j >= start && !f.final; j--) {
-    // A hook after this one aborted the run (its caller's signal) and it settled: start nothing more (R7).
-    if (run.settled) return abandoned(f);
     const hook = hooks[j] as CompiledHook;
     const outcome = f.outcome as Outcome;
     const fn = outcome._tag === "Completed" ? hook.after : outcome._tag === "Failed" ? hook.recover : undefined;
     if (fn === undefined || (f.skipped !== undefined && f.skipped.has(j))) continue;
+    // A hook after this one aborted the run (its caller's signal) and it settled: start nothing more (R7).
+    if (run.settled) return abandoned(f);
     const phase: Phase = outcome._tag === "Completed" ? "after" : "recover";
     const first = phase === "after" ? (outcome as { value: unknown }).value : (outcome as { error: unknown }).error;
     const input = f.transforms === undefined ? f.payload : inputAt(f, j);

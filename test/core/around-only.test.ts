@@ -270,7 +270,15 @@ describe("an around-only onion on the lean path", () => {
         const general = await runOnce(s, true);
         expect(lean).toEqual(general);
       }),
-      { numRuns: 400 },
+      {
+        numRuns: 400,
+        // Always tried: a hook that aborts the run from inside while the hooks outside still wait
+        // (the general path's way out once stopped there, eb9e460, and told the outermost Failed).
+        examples: [[{ kind: "gate", op: "sync", strict: false, guarded: true, hooks: [
+          { does: "transformAfter", failMode: "open", priority: 0 }, { does: "misuseTwice", failMode: "open", priority: 1 },
+          { does: "pass", failMode: "open", priority: 0 }, { does: "throw", failMode: "open", priority: 0 },
+        ] }]],
+      },
     );
   });
 });
