@@ -800,7 +800,7 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "bug", status: "fixed", fixedIn: "9367c58", title: "On the around-only path, what a hook did to its context reached the engine",
-    where: "{{src/core/around-only.ts|const ctx = new ScopedContext(run, input, run.signal, hook);}}",
+    where: "{{src/core/around-only.ts|const ctx = new ScopedContext(run, input, undefined, hook);}}",
     repro: "the lean layer (f869321) was also the hook's ctx: ctx.status = 200 made a clean next() a misuse, ctx.last = 1234 made the run resolve to 1234, ctx.index = 1 skipped an inner guard, Object.freeze(ctx) made stack.run reject with an unhandled rejection; found by an audit of the new path before any release",
     items: ["A8", "B1"], tests: [t("test/core/around-only.test.ts", "does exactly what the general path does, for any mix of hook answers")],
   },
@@ -913,5 +913,61 @@ export const findings: readonly Finding[] = [
     where: "{{src/middleware/detectors.ts|const step = (text: string, at: number): number => {}}",
     repro: "scan(\"see 😀12 ok\", [pattern(\"emo\", /\\p{Extended_Pictographic}\\d+/u, { validate: (m) => m.length > 10 })]) never returned: the retry one code unit on landed inside the surrogate pair, and a /u regex steps back to its start (found by a review of 389a364, which introduced the retry)",
     items: ["I3"], tests: [t("test/middleware/detectors.test.ts", "try again past a whole character after a rejected candidate of a unicode pattern: no endless loop on an emoji")],
+  },
+  {
+    kind: "gap", status: "fixed", fixedIn: "0387b0f", title: "A run with a caller signal or a deadline made an AbortSignal on every run, and a hook with its own timeoutMs one on every call",
+    where: "{{src/core/run-signal.ts|export class RunSignal}}, {{src/core/invoke.ts|const invokeTimed = (}}",
+    repro: "stack.run(point, input, op, { signal }) with one around hook took 6,254 ns against 225 without options (tsc build): an AbortSignal takes about 2 µs to make on Node 20, and two abort listeners were added and removed; a sync before hook with timeoutMs cost 2,074 ns a run (benchmarks/signal.bench.ts). Now the signal is made when ctx.signal is read, and the run listens to its caller's signal itself (fixed in 0387b0f, 888f036 and 1c6043d)",
+    items: ["C2"], tests: [
+      t("test/core/run-signal.test.ts", "is not made when no hook and not the operation read it"),
+      t("test/core/run-signal.test.ts", "is not made when the hook does not read it, sync or async, with or without a caller signal"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "888f036", title: "0387b0f handed providers the caller's own signal, and a lookalike's missing reason as the abort's cause",
+    where: "{{src/adapters/ai-sdk.ts|const signal = ctx.signal === neverAborted}}, {{src/core/stack.ts|const reasonOf = }}",
+    repro: "introduced and fixed in this session (found by an audit of 0387b0f): with callerSignalOf, wrapModel and aiSdkMiddleware gave the provider the caller's signal when the run had no deadline, so 20 prompts of a session whose provider never removes its abort listener left 20 listeners on the session's signal, and a lookalike signal reached providers that combine signals with AbortSignal.any, which never sees it abort; a lookalike aborting without a reason gave RunAbortedError(cause undefined) where a native controller had given an AbortError",
+    items: ["C2"], tests: [
+      t("test/agent/wrappers.test.ts", "gives the provider a signal of the run's own, so what the provider leaves listening goes with the run"),
+      t("test/adapters/ai-sdk.test.ts", "hands the provider a signal of the run's own, so what the provider leaves listening goes with the run"),
+      t("test/core/run-signal.test.ts", "aborts the run with an AbortError, the very reason its own signal carries"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "375a026", title: "A lookalike caller signal whose removeEventListener or reason getter throws left the run never settling",
+    where: "{{src/core/stack.ts|The caller's lookalike signal threw}}, {{src/core/stack.ts|a lookalike whose reason throws}}",
+    repro: "stack.run(point, x, async op, { signal: { aborted: false, addEventListener() {}, removeEventListener() { throw new Error() } } }) never settled and raised an unhandled rejection; a lookalike whose reason getter throws did the same when it aborted mid-run (found by an audit of 0387b0f; both older than this session). After the first fix, the listener the lookalike kept aborted a completed run's signal when the caller aborted later (found by a second audit, fixed in eb9e460)",
+    items: ["C2"], tests: [
+      t("test/core/run-signal.test.ts", "lets the run settle when its removeEventListener throws"),
+      t("test/core/run-signal.test.ts", "settles the run as aborted, with what its reason getter threw, when it aborts while the run goes on"),
+      t("test/core/run-signal.test.ts", "does not abort a settled run's signal when its listener, which removeEventListener would not let go of, fires later"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "375a026", title: "An agent turn aborted through a lone lookalike signal ended as failed",
+    where: "{{src/agent/loop.ts|throwIfAborted(env.signal);}}",
+    repro: "session.prompt(text, { signal: lookalike }) aborted while the model answered: the loop called signal.throwIfAborted(), which the lookalike does not have, so the turn failed with a TypeError instead of ending as aborted (found by an audit of 0387b0f; older than this session)",
+    items: ["C2"], tests: [t("test/agent/caller-input.test.ts", "ends the turn as aborted when a lone lookalike signal (no throwIfAborted) aborts while the model answers")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "eb9e460", title: "A sync hook that aborted the caller's signal left the later sync hooks of its loop running on a settled run",
+    where: "{{src/core/chain.ts|aborted by a hook before this one (R7)}}, {{src/core/unwind.ts|aborted by a hook after this one (R7)}}",
+    repro: "two sync before hooks, the first calls controller.abort(): the run settled as Failed(RunAbortedError) and the second hook still ran (its side effects for a call that never happens); the same with after hooks; the async path already stopped (found by a second audit; older than this session). The first fix checked at every hook of the way out, not only before starting one, and the general path then told the outermost around hook Failed where the lean path said Completed (found by the around-only parity property, fixed in b4c7bc1)",
+    items: ["C2"], tests: [
+      t("test/core/cancellation.test.ts", "starts no later sync hook, before or after, once a sync hook aborted the caller's signal"),
+      t("test/core/around-only.test.ts", "does exactly what the general path does, for any mix of hook answers"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "eb9e460", title: "A timed hook that aborted its caller's signal kept its timer after the run settled",
+    where: "{{src/core/invoke.ts|caller's signal before it answered): no timer may outlive a run (R7).}}",
+    repro: "a before hook with timeoutMs: 10_000 that calls controller.abort() and returns a promise: the run settled as aborted, and the hook's timer stayed for 10 s, holding the process open (found by a second audit; older than this session)",
+    items: ["C4"], tests: [t("test/core/cancellation.test.ts", "leaves no timer behind when a timed hook aborts the caller's signal and then answers with a promise")],
+  },
+  {
+    kind: "gap", status: "fixed", fixedIn: "b4c7bc1", title: "A run with before/after hooks allocated 40 bytes more in some processes than in others",
+    where: "{{src/core/stack.ts|const reportUnknown = }}, {{src/core/stack.ts|const finishLater = }}",
+    repro: "the memory suite read 584 bytes a run for 20 before/after hooks in some runs and 624 in others, on the same code: execute held a closure over run for its unknown-subject branch, and V8 allocates such a function's context on every call unless the optimiser drops it; settle, passThrough and handOn had the same shape (the M2 limit is 584)",
+    items: ["B3"], tests: [t("test/core/hostile.test.ts", "applies a hook that fails closed, its condition unchecked: a deny rule still sees the call")],
   },
 ];
