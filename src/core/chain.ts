@@ -35,10 +35,11 @@ export const forward = (run: RunContext, f: Frame, op: Op): Step => {
   const slow = run.recording;
   let i = f.i;
   for (; i < n; i++) {
+    // A hook before this one aborted the run (its caller's signal) and it settled: start nothing
+    // more, not even a hook's condition (R7).
+    if (run.settled) return abandoned(f);
     const hook = hooks[i] as CompiledHook;
     if (hook.matcher.needsInput && !matchesNow(run, f, hook, i)) continue;
-    // A hook before this one aborted the run (its caller's signal) and it settled: start nothing more (R7).
-    if (run.settled && (hook.before !== undefined || hook.around !== undefined)) return abandoned(f);
     const before = hook.before;
     if (before !== undefined) {
       run.input = f.payload;
@@ -211,6 +212,7 @@ const callOperation = (run: RunContext, f: Frame, op: Op): Step => {
  */
 const recheck = (run: RunContext, f: Frame, op: Op, pending: [CompiledHook, unknown][]): Step => {
   while (pending.length > 0) {
+    if (run.settled) return abandoned(f); // a hook inside, or the caller, aborted the run (R7)
     const [hook, seen] = pending.shift() as [CompiledHook, unknown];
     if (seen === f.payload) continue;
     run.rechecks?.set(hook, f.payload);

@@ -253,7 +253,7 @@ export class ScopedContext<I = unknown> implements HookContext<I> {
     this.own = own;
     this.hook = hook;
   }
-  /** The run's signal is read only when the hook reads its own (see RunSignal). */
+  /** The hook's own signal if it has a timeout, else the run's; either is made on first read (see RunSignal). */
   get signal(): AbortSignal { return this.own === undefined ? this.run.signal : this.own.signal; }
   get point(): string { return this.run.point; }
   get kind(): PointKind { return this.run.kind; }

@@ -1,6 +1,7 @@
 /**
  * Small signal helpers. We link signals by hand instead of `AbortSignal.any` so that every
- * listener we add is removed when the run settles (R7: nothing outlives a run).
+ * listener we add is removed when the link is disposed (R7: nothing outlives a run). Runs
+ * themselves listen to their caller's signal directly (see run-signal.ts).
  */
 
 /**
@@ -115,9 +116,19 @@ export const withDeadline = (parent: AbortSignal | undefined, ms: number): Linke
  * throwIfAborted(AbortSignal.abort("stop")) // throws "stop"
  */
 export const throwIfAborted = (signal: AbortSignal | undefined): void => {
-  if (signal?.aborted !== true) return;
+  if (signal?.aborted === true) throw abortReason(signal);
+};
+
+/**
+ * Why a signal aborted. A native signal always has a reason; a lookalike (a polyfill) may have
+ * none, and gets the one a native controller would have given, an `AbortError`.
+ *
+ * @example
+ * abortReason(AbortSignal.abort("stop")) // "stop"
+ */
+export const abortReason = (signal: AbortSignal): unknown => {
   const reason: unknown = signal.reason;
-  throw reason === undefined ? new DOMException("This operation was aborted", "AbortError") : reason;
+  return reason === undefined ? new DOMException("This operation was aborted", "AbortError") : reason;
 };
 
 /** True for anything with a `then` method (hookable's cross-realm check: not `instanceof Promise`). */

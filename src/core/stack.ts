@@ -15,7 +15,7 @@ import type { Point, Points } from "./point.ts";
 import { deepFreeze } from "./readonly.ts";
 import { BareContext } from "./bare-context.ts";
 import { RunContext, type Runtime } from "./run-context.ts";
-import { isAbortSignal, isThenable, isTimeoutMs, notASignal } from "./signal.ts";
+import { abortReason, isAbortSignal, isThenable, isTimeoutMs, notASignal } from "./signal.ts";
 import { RunSignal } from "./run-signal.ts";
 import { appliesWithoutSubject, compileUnknownSubject, reportUnknownSubject } from "./unknown-subject.ts";
 import type { Explanation, HookStack, Operation, StackOptions, StackStats } from "./stack-types.ts";
@@ -234,11 +234,11 @@ class Stack<P extends Points> implements HookStack<P> {
     const guard = new RunSignal();
     const run = new RunContext(this.runtime, chain, options, input, guard, recording);
     if (callerSignal?.aborted === true) {
-      const reason = reasonOf(callerSignal);
+      const reason = abortReason(callerSignal);
       guard.abort(reason);
       return settle(run, chain, Outcome.failed(new RunAbortedError(def.name, reason, false)));
     }
-    return new GuardedRun(run, callerSignal, guard).start(input, operation, thrown, timeoutMs);
+    return new GuardedRun(run, callerSignal).start(input, operation, thrown, timeoutMs);
   }
 
   private assertKnown(name: string, verb: string): void {
@@ -379,20 +379,18 @@ const unresolved = (): void => {};
 class GuardedRun {
   // Declared and assigned in the constructor, for the reason given on RunContext.
   declare readonly run: RunContext;
+  /** The caller's signal, if any, and this run's listener on it (removed when the run settles). */
   declare readonly caller: AbortSignal | undefined;
-  declare readonly guard: RunSignal;
-  /** This run's listener on the caller's signal, removed when it settles. */
-  declare readonly listener: (() => void) | undefined;
+  declare readonly listener: () => void;
   declare timer: ReturnType<typeof setTimeout> | undefined;
   /** Its own flag: the chain marks the run settled when it ends (see `ended`), before this resolves. */
   declare resolved: boolean;
   declare resolve: (outcome: Outcome) => void;
 
-  constructor(run: RunContext, caller: AbortSignal | undefined, guard: RunSignal) {
+  constructor(run: RunContext, caller: AbortSignal | undefined) {
     this.run = run;
     this.caller = caller;
-    this.guard = guard;
-    this.listener = caller === undefined ? undefined : this.callerAborted.bind(this);
+    this.listener = caller === undefined ? unresolved : this.callerAborted.bind(this);
     this.timer = undefined;
     this.resolved = false;
     this.resolve = unresolved; // replaced in start
@@ -402,7 +400,7 @@ class GuardedRun {
     const promise = new Promise<Outcome>(capture);
     this.resolve = captured as (outcome: Outcome) => void;
     captured = undefined;
-    if (this.listener !== undefined) this.caller?.addEventListener("abort", this.listener, once);
+    this.caller?.addEventListener("abort", this.listener, once);
     if (timeoutMs !== undefined) this.timer = setTimeout(onDeadline, timeoutMs, this);
     const step = execute(this.run, this.run.chain, input, operation, thrown);
     if (isThenable(step)) (step as Promise<Outcome>).then(this.finish.bind(this), this.failed.bind(this));
@@ -414,12 +412,10 @@ class GuardedRun {
     if (this.resolved) return;
     this.resolved = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
-    if (this.listener !== undefined) {
-      try {
-        this.caller?.removeEventListener("abort", this.listener);
-      } catch {
-        // The caller's lookalike signal threw: its listener is its own to keep; the run still settles (R7).
-      }
+    try {
+      this.caller?.removeEventListener("abort", this.listener);
+    } catch {
+      // The caller's lookalike signal threw: its listener is its own to keep; the run still settles (R7).
     }
     this.resolve(finished(this.run, this.run.chain, outcome));
   }
@@ -431,7 +427,7 @@ class GuardedRun {
   callerAborted(): void {
     let reason: unknown;
     try {
-      reason = reasonOf(this.caller as AbortSignal);
+      reason = abortReason(this.caller as AbortSignal);
     } catch (error) {
       reason = error; // a lookalike whose reason throws: the run still settles, with what it threw
     }
@@ -446,20 +442,12 @@ class GuardedRun {
   abort(reason: unknown, timedOut: boolean): void {
     if (this.resolved) return; // a listener a lookalike signal would not let go of: the run is over
     this.finish(Outcome.failed(new RunAbortedError(this.run.point, reason, timedOut)));
-    this.guard.abort(reason);
+    this.run.guard?.abort(reason);
   }
 }
 
 const once: AddEventListenerOptions = { once: true };
 
-/**
- * Why the caller's signal aborted. A native signal always has a reason; a lookalike (a polyfill)
- * may have none, and gets the one a native controller would have given, an `AbortError`.
- */
-const reasonOf = (signal: AbortSignal): unknown => {
-  const reason: unknown = signal.reason;
-  return reason === undefined ? new DOMException("This operation was aborted", "AbortError") : reason;
-};
 
 const subjectOf = (run: RunContext, input: unknown): string | undefined => {
   const subject = run.pointDef.subject;

@@ -40,7 +40,9 @@ describe("wrapModel", () => {
   });
 
   it("gives the provider a signal of the run's own, so what the provider leaves listening goes with the run", async () => {
+    const given: AbortSignal[] = [];
     const model = { id: "m", generate: async (_req: ModelRequest, options: { signal: AbortSignal }) => {
+      given.push(options.signal);
       options.signal.addEventListener("abort", () => {}); // never removed, as some providers do
       return { text: "ok", toolCalls: [], finishReason: "stop" as const, usage: { inputTokens: 1, outputTokens: 1 } };
     } };
@@ -49,6 +51,7 @@ describe("wrapModel", () => {
 
     for (let i = 0; i < 20; i++) await wrapModel(stack, model).generate(request(), { signal: controller.signal });
 
+    expect(given[0]).not.toBe(controller.signal);
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { Continue, Replace, RunAbortedError } from "../../src/core/index.ts";
+import { Continue, createStack, gate, Replace, RunAbortedError, Transform } from "../../src/core/index.ts";
 import { call, newStack, sleep } from "./helpers.ts";
 
 const activeTimers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
@@ -76,6 +76,30 @@ describe("R7 cancellation", () => {
       expect(outcome._tag === "Failed" && outcome.error instanceof RunAbortedError).toBe(true);
       expect(ran).toEqual(phase === "before" ? ["aborts"] : ["operation", "aborts"]);
     }
+  });
+
+  it("tests no later hook's condition once a sync hook aborted the caller's signal", async () => {
+    const controller = new AbortController();
+    const ran: string[] = [];
+    const failures: string[] = [];
+    const stack = createStack({ tool: gate<string, string>({ name: "tool" }) }, { onFailure: (e) => void failures.push(e.hook) })
+      .use("tool", { name: "aborts", priority: 1, before: () => { ran.push("aborts"); controller.abort("stop"); return Continue; } })
+      .use("tool", { name: "later", priority: 2, match: () => { ran.push("condition"); throw new Error("condition threw"); }, before: () => void ran.push("later") });
+    const outcome = await stack.run("tool", "x", (x) => x, { signal: controller.signal });
+    expect(outcome._tag).toBe("Failed");
+    expect(ran).toEqual(["aborts"]);
+    expect(failures).toEqual([]);
+  });
+
+  it("runs no recheck gate again once a hook inside it aborted the caller's signal", async () => {
+    const controller = new AbortController();
+    const ran: string[] = [];
+    const stack = createStack({ tool: gate<string, string>({ name: "tool" }) })
+      .use("tool", { name: "gate", priority: 1, recheck: true, before: (x) => void ran.push(`gate ${x}`) })
+      .use("tool", { name: "rewrite", priority: 2, before: (x) => { ran.push("rewrite"); controller.abort("stop"); return Transform(`${x}!`); } });
+    const outcome = await stack.run("tool", "x", (x) => (ran.push("operation"), x), { signal: controller.signal });
+    expect(outcome._tag).toBe("Failed");
+    expect(ran).toEqual(["gate x", "rewrite"]);
   });
 
   it("leaves no timer behind when a timed hook aborts the caller's signal and then answers with a promise", async () => {

@@ -182,7 +182,7 @@ describe("the signal of a hook with its own timeoutMs", () => {
   });
 });
 
-describe("a caller's lookalike signal (a polyfill) that aborts with no reason", () => {
+describe("a caller's lookalike signal (a polyfill)", () => {
   /** Enough of an AbortSignal for `isAbortSignal`, with no `reason`, as some polyfills are. */
   const lookalike = () => {
     const listeners = new Set<() => void>();
