@@ -925,7 +925,7 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "bug", status: "fixed", fixedIn: "888f036", title: "0387b0f handed providers the caller's own signal, and a lookalike's missing reason as the abort's cause",
-    where: "{{src/adapters/ai-sdk.ts|const signal = ctx.signal === neverAborted}}, {{src/core/stack.ts|const reasonOf = }}",
+    where: "{{src/adapters/ai-sdk.ts|const signal = ctx.signal === neverAborted}}, {{src/core/signal.ts|export const abortReason = }}",
     repro: "introduced and fixed in this session (found by an audit of 0387b0f): with callerSignalOf, wrapModel and aiSdkMiddleware gave the provider the caller's signal when the run had no deadline, so 20 prompts of a session whose provider never removes its abort listener left 20 listeners on the session's signal, and a lookalike signal reached providers that combine signals with AbortSignal.any, which never sees it abort; a lookalike aborting without a reason gave RunAbortedError(cause undefined) where a native controller had given an AbortError",
     items: ["C2"], tests: [
       t("test/agent/wrappers.test.ts", "gives the provider a signal of the run's own, so what the provider leaves listening goes with the run"),
@@ -959,6 +959,15 @@ export const findings: readonly Finding[] = [
     ],
   },
   {
+    kind: "bug", status: "fixed", fixedIn: "ca3905a", title: "After a hook aborted the run, the next hook's condition was still tested and recheck gates still ran again",
+    where: "{{src/core/chain.ts|more, not even a hook's condition (R7).}}, {{src/core/chain.ts|a hook inside, or the caller, aborted the run (R7)}}",
+    repro: "a sync before hook calls controller.abort(): the next hook's match function still ran, and its throw was reported as a hook failure of a settled run; a recheck: true gate ran its before again on the settled run when a hook inside it aborted and transformed the input, and with two such gates the second started after the caller aborted while the first re-decided (found by a review of this session's diff; the eb9e460 fix had missed both)",
+    items: ["C2", "A10"], tests: [
+      t("test/core/cancellation.test.ts", "tests no later hook's condition once a sync hook aborted the caller's signal"),
+      t("test/core/cancellation.test.ts", "runs no recheck gate again once a hook inside it aborted the caller's signal"),
+    ],
+  },
+  {
     kind: "bug", status: "fixed", fixedIn: "eb9e460", title: "A timed hook that aborted its caller's signal kept its timer after the run settled",
     where: "{{src/core/invoke.ts|caller's signal before it answered): no timer may outlive a run (R7).}}",
     repro: "a before hook with timeoutMs: 10_000 that calls controller.abort() and returns a promise: the run settled as aborted, and the hook's timer stayed for 10 s, holding the process open (found by a second audit; older than this session)",
@@ -967,7 +976,7 @@ export const findings: readonly Finding[] = [
   {
     kind: "gap", status: "fixed", fixedIn: "b4c7bc1", title: "A run with before/after hooks allocated 40 bytes more in some processes than in others",
     where: "{{src/core/stack.ts|const reportUnknown = }}, {{src/core/stack.ts|const finishLater = }}",
-    repro: "the memory suite read 584 bytes a run for 20 before/after hooks in some runs and 624 in others, on the same code: execute held a closure over run for its unknown-subject branch, and V8 allocates such a function's context on every call unless the optimiser drops it; settle, passThrough and handOn had the same shape (the M2 limit is 584)",
+    repro: "the memory suite read 584 bytes a run for 20 before/after hooks in some runs and 624 in others, on the same code: execute held a closure over run for its unknown-subject branch, and V8 allocates such a function's context on every call unless the optimiser drops it; settle, passThrough and handOn had the same shape (the M2 limit is hand-written (a)'s 288 plus one RunContext, 296 or 297 as measured)",
     items: ["B3"], tests: [t("test/core/hostile.test.ts", "applies a hook that fails closed, its condition unchecked: a deny rule still sees the call")],
   },
 ];
