@@ -448,7 +448,6 @@ class GuardedRun {
 
 const once: AddEventListenerOptions = { once: true };
 
-
 const subjectOf = (run: RunContext, input: unknown): string | undefined => {
   const subject = run.pointDef.subject;
   if (subject === undefined) return undefined;
