@@ -5,7 +5,7 @@
  */
 import type { RunOptions } from "../core/context.ts";
 import { AgentOnionError } from "../core/errors.ts";
-import { linkSignal } from "../core/signal.ts";
+import { linkSignal, stopListening } from "../core/signal.ts";
 import type { AgentSession, PromptOptions, SessionOptions, TurnResult } from "./agent-types.ts";
 import { compact } from "./compaction.ts";
 import { notifier, rootEnv, type AgentConfig } from "./config.ts";
@@ -50,7 +50,7 @@ const either = (a: AbortSignal | undefined, b: AbortSignal | undefined): { signa
     signal: controller.signal,
     dispose: () => {
       link.dispose();
-      b.removeEventListener("abort", follow);
+      stopListening(b, follow);
     },
   };
 };

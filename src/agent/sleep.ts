@@ -2,7 +2,7 @@
  * An abortable sleep: the timer is cleared and the listener removed whichever comes first,
  * so nothing outlives the caller's signal (R7).
  */
-import { isAbortSignal, maxTimerMs, notASignal } from "../core/signal.ts";
+import { isAbortSignal, maxTimerMs, notASignal, stopListening } from "../core/signal.ts";
 
 /**
  * Wait `ms` milliseconds, or reject with the signal's reason when it aborts first.
@@ -23,7 +23,7 @@ export const sleep = (ms: number, signal?: AbortSignal): Promise<void> => {
       reject(signal?.reason);
     };
     const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
+      stopListening(signal, onAbort);
       resolve();
     }, Math.max(0, ms));
     signal?.addEventListener("abort", onAbort, { once: true });

@@ -80,10 +80,26 @@ export const linkSignal = (parent: AbortSignal | undefined): LinkedController =>
   }
   const onAbort = (): void => controller.abort(parent.reason);
   parent.addEventListener("abort", onAbort, { once: true });
-  return { controller, dispose: () => parent.removeEventListener("abort", onAbort) };
+  return { controller, dispose: () => stopListening(parent, onAbort) };
 };
 
 const noop = (): void => {};
+
+/**
+ * Remove an abort listener from a caller's signal. A lookalike (a polyfill) whose
+ * `removeEventListener` throws keeps its listener: that is its own affair, and what was being
+ * cleaned up must still finish (a run still settles, a turn still returns).
+ *
+ * @example
+ * stopListening(callerSignal, onAbort)
+ */
+export const stopListening = (signal: AbortSignal | undefined, listener: () => void): void => {
+  try {
+    signal?.removeEventListener("abort", listener);
+  } catch {
+    // a lookalike that threw: nothing more to do
+  }
+};
 
 /**
  * A child controller that follows `parent` and aborts with a `TimeoutError` after `ms`.

@@ -15,7 +15,7 @@ import type { Point, Points } from "./point.ts";
 import { deepFreeze } from "./readonly.ts";
 import { BareContext } from "./bare-context.ts";
 import { RunContext, type Runtime } from "./run-context.ts";
-import { abortReason, isAbortSignal, isThenable, isTimeoutMs, notASignal } from "./signal.ts";
+import { abortReason, isAbortSignal, isThenable, isTimeoutMs, notASignal, stopListening } from "./signal.ts";
 import { RunSignal } from "./run-signal.ts";
 import { appliesWithoutSubject, compileUnknownSubject, reportUnknownSubject } from "./unknown-subject.ts";
 import type { Explanation, HookStack, Operation, StackOptions, StackStats } from "./stack-types.ts";
@@ -412,11 +412,7 @@ class GuardedRun {
     if (this.resolved) return;
     this.resolved = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
-    try {
-      this.caller?.removeEventListener("abort", this.listener);
-    } catch {
-      // The caller's lookalike signal threw: its listener is its own to keep; the run still settles (R7).
-    }
+    stopListening(this.caller, this.listener); // a lookalike that throws keeps it; the run still settles (R7)
     this.resolve(finished(this.run, this.run.chain, outcome));
   }
 

@@ -7,6 +7,7 @@
 import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
+import { stopListening } from "../core/signal.ts";
 import { ExecutorError } from "./errors.ts";
 import { checkAddress, guardedLookup, type AddressPolicy, type Resolver } from "./ssrf.ts";
 
@@ -56,7 +57,7 @@ export const postJson = (o: PostOptions): Promise<PostResult> =>
       if (done) return;
       done = true;
       for (const t of timers) clearTimeout(t);
-      o.signal?.removeEventListener("abort", onAbort);
+      stopListening(o.signal, onAbort);
       if (error) {
         req.destroy();
         reject(error instanceof ExecutorError ? error : new ExecutorError("network", `request to ${o.url.origin} failed: ${error.message}`, { cause: error }));

@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { statSync } from "node:fs";
-import { isAbortSignal, maxTimerMs, notASignal } from "../core/signal.ts";
+import { isAbortSignal, maxTimerMs, notASignal, stopListening } from "../core/signal.ts";
 import { limitProblem } from "./limits.ts";
 
 export interface ProcessOptions {
@@ -142,7 +142,7 @@ const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
       if (settled) return;
       settled = true;
       for (const t of timers) clearTimeout(t);
-      options.signal?.removeEventListener("abort", onAbort);
+      stopListening(options.signal, onAbort);
       if (child?.pid !== undefined) {
         // Whatever the hook left behind in its group goes with it (D4).
         killGroup(child.pid, "SIGKILL");

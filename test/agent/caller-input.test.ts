@@ -27,6 +27,11 @@ describe("sleep with bad arguments", () => {
     // The timer a bad signal used to leave behind threw when it fired, 20 ms later: wait past it.
     await sleep(40);
   });
+
+  it("still resolves when a lookalike signal's removeEventListener throws", async () => {
+    const signal = { aborted: false, addEventListener: () => {}, removeEventListener: () => { throw new Error("remove boom"); } } as unknown as AbortSignal;
+    await expect(sleep(5, signal)).resolves.toBeUndefined();
+  });
 });
 
 describe("streamed calls with bad options", () => {
@@ -152,6 +157,13 @@ describe("a session whose signal and prompt signal are both lookalikes", () => {
     const turn = await session.prompt("hi", { signal: prompt.signal });
     expect(turn.status).toBe("aborted");
     expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it("answers the prompt when both lookalikes throw from removeEventListener, which only keeps their listeners", async () => {
+    const throwing = () => ({ ...lookalikeSignal().signal, removeEventListener: () => { throw new Error("remove boom"); } }) as unknown as AbortSignal;
+    const agent = createAgent({ model: createScriptedModel({ turns: ["hello"], whenDone: "hello" }), stack: createAgentStack() });
+    const turn = await (await agent.session({ signal: throwing() })).prompt("hi", { signal: throwing() });
+    expect([turn.status, turn.text]).toEqual(["completed", "hello"]);
   });
 
   it("ends the turn as aborted when a lone lookalike signal (no throwIfAborted) aborts while the model answers", async () => {

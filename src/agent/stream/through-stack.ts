@@ -19,7 +19,7 @@ import type { RunOptions } from "../../core/context.ts";
 import { describe } from "../../core/errors.ts";
 import { Outcome, OutcomeRejectedError } from "../../core/outcome.ts";
 import type { DeepReadonly } from "../../core/readonly.ts";
-import { isAbortSignal, linkSignal, notASignal } from "../../core/signal.ts";
+import { isAbortSignal, linkSignal, notASignal, stopListening } from "../../core/signal.ts";
 import type { Operation } from "../../core/stack-types.ts";
 import type { StreamPart } from "../model.ts";
 import type { ModelRequest, ModelResponse, ToolCall } from "../types.ts";
@@ -162,7 +162,7 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
 
   const finish = (outcome: Outcome<ModelResponse>): StreamResult => {
     pre.dispose();
-    caller?.removeEventListener("abort", onCallerAbort);
+    stopListening(caller, onCallerAbort);
     try {
       return settle(malformed(outcome) ?? outcome);
     } catch (error) {
