@@ -935,7 +935,7 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "bug", status: "fixed", fixedIn: "375a026", title: "A lookalike caller signal whose removeEventListener or reason getter throws left the run never settling",
-    where: "{{src/core/stack.ts|The caller's lookalike signal threw}}, {{src/core/stack.ts|a lookalike whose reason throws}}",
+    where: "{{src/core/stack.ts|stopListening(this.caller, this.listener);}}, {{src/core/stack.ts|a lookalike whose reason throws}}",
     repro: "stack.run(point, x, async op, { signal: { aborted: false, addEventListener() {}, removeEventListener() { throw new Error() } } }) never settled and raised an unhandled rejection; a lookalike whose reason getter throws did the same when it aborted mid-run (found by an audit of 0387b0f; both older than this session). After the first fix, the listener the lookalike kept aborted a completed run's signal when the caller aborted later (found by a second audit, fixed in eb9e460)",
     items: ["C2"], tests: [
       t("test/core/run-signal.test.ts", "lets the run settle when its removeEventListener throws"),
@@ -978,5 +978,14 @@ export const findings: readonly Finding[] = [
     where: "{{src/core/stack.ts|const reportUnknown = }}, {{src/core/stack.ts|const finishLater = }}",
     repro: "the memory suite read 584 bytes a run for 20 before/after hooks in some runs and 624 in others, on the same code: execute held a closure over run for its unknown-subject branch, and V8 allocates such a function's context on every call unless the optimiser drops it; settle, passThrough and handOn had the same shape (the M2 limit is hand-written (a)'s 288 plus one RunContext, 296 or 297 as measured)",
     items: ["B3"], tests: [t("test/core/hostile.test.ts", "applies a hook that fails closed, its condition unchecked: a deny rule still sees the call")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "ae66e91", title: "A lookalike signal whose removeEventListener throws broke an agent turn's cleanup, and sleep's timer",
+    where: "{{src/core/signal.ts|export const stopListening = }}",
+    repro: "agent.session({ signal }).prompt(text, { signal }) with lookalikes whose removeEventListener throws: the turn threw from its dispose instead of answering; sleep(5, signal) threw from its timer (found while re-reading this session's fix for the guarded run, which had the same fault; older than this session)",
+    items: ["C2"], tests: [
+      t("test/agent/caller-input.test.ts", "answers the prompt when both lookalikes throw from removeEventListener, which only keeps their listeners"),
+      t("test/agent/caller-input.test.ts", "still resolves when a lookalike signal's removeEventListener throws"),
+    ],
   },
 ];
