@@ -43,7 +43,10 @@ export interface HookContext<I = unknown> {
   readonly kind: PointKind;
   /** What matchers saw: the tool name for `toolCall`, the model id for `modelCall`... */
   readonly subject: string | undefined;
-  /** Aborted when the caller cancels, the run's deadline passes, or this hook's `timeoutMs` passes. */
+  /**
+   * Aborted when the caller cancels, the run's deadline passes, or this hook's `timeoutMs` passes.
+   * Made on first read, so it is a getter: a spread context (`{ ...ctx }`) does not carry it.
+   */
   readonly signal: AbortSignal;
   readonly sessionId: string | undefined;
   readonly runId: string;
