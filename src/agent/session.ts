@@ -5,7 +5,7 @@
  */
 import type { RunOptions } from "../core/context.ts";
 import { AgentOnionError } from "../core/errors.ts";
-import { linkSignal, stopListening } from "../core/signal.ts";
+import { linkSignal, noop, stopListening } from "../core/signal.ts";
 import type { AgentSession, PromptOptions, SessionOptions, TurnResult } from "./agent-types.ts";
 import { compact } from "./compaction.ts";
 import { notifier, rootEnv, type AgentConfig } from "./config.ts";
@@ -54,7 +54,6 @@ const either = (a: AbortSignal | undefined, b: AbortSignal | undefined): { signa
     },
   };
 };
-const noop = (): void => {};
 
 /**
  * Open a session: runs the `sessionStart` gate.

@@ -17,7 +17,7 @@ import type { CompiledHook } from "./hook.ts";
 import { Failure, hookError, invoke, thrown } from "./invoke.ts";
 import { Outcome } from "./outcome.ts";
 import { ScopedContext, type RunContext } from "./run-context.ts";
-import { isThenable } from "./signal.ts";
+import { isThenable, noop } from "./signal.ts";
 
 /** Call the around hook at `f.i`; what it returns becomes the frame's outcome before the frame unwinds. */
 export const enterAround = (run: RunContext, f: Frame, op: Op, hook: CompiledHook): Step => new AroundCall(run, f, op, hook).begin();
@@ -27,7 +27,6 @@ export const rejectedMisuse = (misuse: NextMisuseError): Promise<Outcome> => {
   rejected.catch(noop); // a dangling next() must not become an unhandled rejection (A5)
   return rejected;
 };
-const noop = (): void => {};
 
 /** What `pending` holds while the inside of a next() call has not returned its first step yet. */
 const inFlight: Promise<Outcome> = new Promise<Outcome>(noop);

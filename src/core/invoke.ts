@@ -7,7 +7,7 @@ import { HookError, HookTimeoutError, NextMisuseError, type HookFailureKind, typ
 import type { CompiledHook } from "./hook.ts";
 import { ScopedContext, type RunContext } from "./run-context.ts";
 import { RunSignal } from "./run-signal.ts";
-import { isThenable } from "./signal.ts";
+import { isThenable, noop } from "./signal.ts";
 
 /** A hook failed; carried as a value through the chain. */
 export class Failure {
@@ -153,7 +153,7 @@ class TimedHook {
     this.ms = ms;
     this.timer = undefined;
     this.done = false;
-    this.resolve = unresolved;
+    this.resolve = noop;
   }
 
   wait(answer: PromiseLike<unknown>): Promise<unknown> {
@@ -202,4 +202,3 @@ class TimedHook {
   }
 }
 
-const unresolved = (): void => {};

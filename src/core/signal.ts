@@ -83,7 +83,13 @@ export const linkSignal = (parent: AbortSignal | undefined): LinkedController =>
   return { controller, dispose: () => stopListening(parent, onAbort) };
 };
 
-const noop = (): void => {};
+/**
+ * Does nothing: a dispose with nothing to undo, a handler that only keeps a rejection handled.
+ *
+ * @example
+ * promise.catch(noop)
+ */
+export const noop = (): void => {};
 
 /**
  * Remove an abort listener from a caller's signal. A lookalike (a polyfill) whose

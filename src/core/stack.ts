@@ -15,7 +15,7 @@ import type { Point, Points } from "./point.ts";
 import { deepFreeze } from "./readonly.ts";
 import { BareContext } from "./bare-context.ts";
 import { RunContext, type Runtime } from "./run-context.ts";
-import { abortReason, isAbortSignal, isThenable, isTimeoutMs, notASignal, stopListening } from "./signal.ts";
+import { abortReason, isAbortSignal, isThenable, isTimeoutMs, noop, notASignal, stopListening } from "./signal.ts";
 import { RunSignal } from "./run-signal.ts";
 import { appliesWithoutSubject, compileUnknownSubject, reportUnknownSubject } from "./unknown-subject.ts";
 import type { Explanation, HookStack, Operation, StackOptions, StackStats } from "./stack-types.ts";
@@ -367,7 +367,6 @@ const capture = (resolve: (outcome: Outcome) => void): void => {
 };
 
 const onDeadline = (guarded: GuardedRun): void => guarded.deadline();
-const unresolved = (): void => {};
 
 /**
  * A run with a caller signal or a deadline: it settles exactly once, whichever comes first
@@ -390,10 +389,10 @@ class GuardedRun {
   constructor(run: RunContext, caller: AbortSignal | undefined) {
     this.run = run;
     this.caller = caller;
-    this.listener = caller === undefined ? unresolved : this.callerAborted.bind(this);
+    this.listener = caller === undefined ? noop : this.callerAborted.bind(this);
     this.timer = undefined;
     this.resolved = false;
-    this.resolve = unresolved; // replaced in start
+    this.resolve = noop; // replaced in start
   }
 
   start(input: unknown, operation: Operation<any, any>, thrown: unknown, timeoutMs: number | undefined): Promise<Outcome> {

@@ -3,8 +3,7 @@
  * unbounded work or memory. When the queue is full new jobs are dropped and counted; the
  * chain never waits for them (only `stack.flush()` does, through `ctx.waitUntil`).
  */
-
-const noop = (): void => {};
+import { noop } from "../core/signal.ts";
 
 export interface BackgroundQueueOptions {
   /** Jobs waiting or running at most; more are dropped. Default 100. */
