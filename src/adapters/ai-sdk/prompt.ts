@@ -27,22 +27,64 @@ interface ApprovalPart extends SdkPart { readonly type: "tool-approval-response"
 interface Origin {
   readonly message: SdkMessage;
   readonly k: number;
-  readonly count: number;
+  /** Set once the whole SDK message is mapped. */
+  count: number;
   readonly part?: SdkPart;
 }
 
 /**
- * A request with what is needed to map it back.
+ * A request with what is needed to map it back. What each message, tool and tool call came from
+ * is kept in lists beside the request; the lookups by object are built only when a hook changed
+ * something (most calls map back to `params` itself and never need them).
  *
  * @example
  * const mapped = toRequest(params, "gpt", false); fromRequest(params, mapped, mapped.request, []) === params // true
  */
-export interface MappedRequest {
-  readonly request: ModelRequest;
-  readonly origins: Map<Message, Origin>;
-  readonly tools: Map<ToolSpec, SdkTool>;
-  readonly calls: Map<ToolCall, ToolCallPart>;
+export class MappedRequest {
+  declare readonly request: ModelRequest;
+  /** Where `request.messages[i]` came from. */
+  declare private readonly origins: readonly Origin[];
+  /** Each tool call of the messages, beside the SDK part it came from. */
+  declare private readonly calls: readonly ToolCall[];
+  declare private readonly callParts: readonly ToolCallPart[];
+  /** The SDK's tools, in the order of `request.tools`. */
+  declare private readonly sdkTools: readonly SdkTool[];
+  declare private byMessage: Map<Message, Origin> | undefined;
+  declare private byCall: Map<ToolCall, ToolCallPart> | undefined;
+  declare private byTool: Map<ToolSpec, SdkTool> | undefined;
+
+  constructor(request: ModelRequest, origins: readonly Origin[], calls: readonly ToolCall[], callParts: readonly ToolCallPart[], sdkTools: readonly SdkTool[]) {
+    this.request = request;
+    this.origins = origins;
+    this.calls = calls;
+    this.callParts = callParts;
+    this.sdkTools = sdkTools;
+    this.byMessage = undefined;
+    this.byCall = undefined;
+    this.byTool = undefined;
+  }
+
+  /** Where a message the hooks kept came from; undefined for one they made. */
+  origin(message: Message): Origin | undefined {
+    return (this.byMessage ??= pairs(this.request.messages, this.origins)).get(message);
+  }
+
+  /** The SDK part a tool call the hooks kept came from. */
+  callPart(call: ToolCall): ToolCallPart | undefined {
+    return (this.byCall ??= pairs(this.calls, this.callParts)).get(call);
+  }
+
+  /** The SDK tool a tool spec the hooks kept came from. */
+  tool(spec: ToolSpec): SdkTool | undefined {
+    return (this.byTool ??= pairs(this.request.tools ?? [], this.sdkTools)).get(spec);
+  }
 }
+
+const pairs = <K, V>(keys: readonly K[], values: readonly V[]): Map<K, V> => {
+  const map = new Map<K, V>();
+  keys.forEach((key, i) => map.set(key, values[i] as V));
+  return map;
+};
 
 /** A deep copy (strict mode freezes what hooks see; the SDK's objects must stay the caller's). */
 const copy = <T>(value: T): T => {
@@ -75,51 +117,53 @@ const outputText = (output: ToolResultPart["output"]): string => {
  * // { model: "gpt", messages: [{ role: "user", content: "hi" }] }
  */
 export const toRequest = (params: SdkCallOptions, model: string, stream: boolean): MappedRequest => {
-  const origins = new Map<Message, Origin>();
-  const calls = new Map<ToolCall, ToolCallPart>();
   const messages: Message[] = [];
+  const origins: Origin[] = [];
+  const calls: ToolCall[] = [];
+  const callParts: ToolCallPart[] = [];
   for (const message of params.prompt) {
-    const out: { m: Message; part?: SdkPart }[] = [];
-    if (typeof message.content === "string") out.push({ m: { role: message.role as Message["role"], content: message.content } });
+    const first = messages.length;
+    if (typeof message.content === "string") messages.push({ role: message.role as Message["role"], content: message.content });
     else if (message.role === "tool") {
       for (const part of message.content) {
         if (part.type === "tool-result") {
           const r = part as ToolResultPart;
           const isError = r.output.type.startsWith("error") || r.output.type === "execution-denied";
-          out.push({ m: { role: "tool", content: outputText(r.output), toolCallId: r.toolCallId, toolName: r.toolName, ...(isError ? { isError } : {}) }, part });
+          messages.push({ role: "tool", content: outputText(r.output), toolCallId: r.toolCallId, toolName: r.toolName, ...(isError ? { isError } : {}) });
+          origins.push({ message, k: messages.length - 1 - first, count: 0, part });
         } else if (part.type === "tool-approval-response") {
           const a = part as ApprovalPart;
-          out.push({ m: { role: "tool", content: `[tool approval ${a.approved ? "granted" : "denied"}${a.reason ? `: ${a.reason}` : ""}]` }, part });
+          messages.push({ role: "tool", content: `[tool approval ${a.approved ? "granted" : "denied"}${a.reason ? `: ${a.reason}` : ""}]` });
+          origins.push({ message, k: messages.length - 1 - first, count: 0, part });
         }
       }
-      if (out.length === 0) out.push({ m: { role: "tool", content: "" } });
+      if (messages.length === first) messages.push({ role: "tool", content: "" });
     } else {
       const toolCalls: ToolCall[] = [];
       for (const part of message.content) {
         if (part.type !== "tool-call") continue;
         const p = part as ToolCallPart;
         const call: ToolCall = { id: p.toolCallId, name: p.toolName, input: isRecord(p.input) ? copy(p.input) : { value: copy(p.input) } };
-        calls.set(call, p);
+        calls.push(call);
+        callParts.push(p);
         toolCalls.push(call);
       }
-      const m: Message = { role: message.role as Message["role"], content: textOf(message.content), ...(toolCalls.length > 0 ? { toolCalls } : {}) };
-      out.push({ m });
+      messages.push({ role: message.role as Message["role"], content: textOf(message.content), ...(toolCalls.length > 0 ? { toolCalls } : {}) });
     }
-    out.forEach(({ m, part }, k) => {
-      origins.set(m, part === undefined ? { message, k, count: out.length } : { message, k, count: out.length, part });
-      messages.push(m);
-    });
+    // One origin per message this SDK message gave (tool results have theirs already), each knowing how many it gave.
+    const count = messages.length - first;
+    for (let i = first; i < messages.length; i++) {
+      const origin = origins[i];
+      if (origin === undefined) origins.push({ message, k: i - first, count });
+      else origin.count = count;
+    }
   }
-  const tools = new Map<ToolSpec, SdkTool>();
-  const specs = params.tools?.map((tool) => {
-    const spec: ToolSpec = {
-      name: tool.name,
-      ...(tool.description !== undefined ? { description: tool.description } : {}),
-      ...(isRecord(tool.inputSchema) ? { inputSchema: copy(tool.inputSchema) } : {}),
-    };
-    tools.set(spec, tool);
-    return spec;
-  });
+  const sdkTools = params.tools ?? [];
+  const specs = params.tools?.map((tool): ToolSpec => ({
+    name: tool.name,
+    ...(tool.description !== undefined ? { description: tool.description } : {}),
+    ...(isRecord(tool.inputSchema) ? { inputSchema: copy(tool.inputSchema) } : {}),
+  }));
   const request: ModelRequest = {
     model,
     messages,
@@ -128,7 +172,7 @@ export const toRequest = (params: SdkCallOptions, model: string, stream: boolean
     ...(params.temperature !== undefined ? { temperature: params.temperature } : {}),
     ...(stream ? { stream } : {}),
   };
-  return { request, origins, tools, calls };
+  return new MappedRequest(request, origins, calls, callParts, sdkTools);
 };
 
 /**
@@ -147,7 +191,7 @@ export const fromRequest = <P extends SdkCallOptions>(params: P, mapped: MappedR
     while (prompt[at]?.role === "system") at++;
     prompt = [...prompt.slice(0, at), { role: "system", content: context.join("\n\n") }, ...prompt.slice(at)];
   }
-  const tools = request.tools === base.tools ? params.tools : request.tools?.map((spec) => mapped.tools.get(spec as ToolSpec) ?? functionTool(spec as ToolSpec));
+  const tools = request.tools === base.tools ? params.tools : request.tools?.map((spec) => mapped.tool(spec as ToolSpec) ?? functionTool(spec as ToolSpec));
   if (prompt === params.prompt && tools === params.tools && request.maxOutputTokens === base.maxOutputTokens && request.temperature === base.temperature) return params;
   const next: Record<string, unknown> = { ...(params as object), prompt, tools, maxOutputTokens: request.maxOutputTokens, temperature: request.temperature };
   for (const key of ["tools", "maxOutputTokens", "temperature"]) if (next[key] === undefined) delete next[key];
@@ -164,10 +208,10 @@ const functionTool = (spec: ToolSpec): SdkTool => ({
 const rebuildPrompt = (mapped: MappedRequest, messages: readonly Message[]): SdkMessage[] => {
   const out: SdkMessage[] = [];
   const whole = (i: number): Origin | undefined => {
-    const o = mapped.origins.get(messages[i] as Message);
+    const o = mapped.origin(messages[i] as Message);
     if (o === undefined || o.k !== 0) return undefined;
     for (let k = 1; k < o.count; k++) {
-      const next = mapped.origins.get(messages[i + k] as Message);
+      const next = mapped.origin(messages[i + k] as Message);
       if (next?.message !== o.message || next.k !== k) return undefined;
     }
     return o;
@@ -195,7 +239,7 @@ const rebuildPrompt = (mapped: MappedRequest, messages: readonly Message[]): Sdk
 };
 
 const toolResultPart = (m: Message, mapped: MappedRequest): SdkPart => {
-  const part = mapped.origins.get(m)?.part;
+  const part = mapped.origin(m)?.part;
   if (part !== undefined) return part;
   return {
     type: "tool-result",
@@ -208,13 +252,13 @@ const toolResultPart = (m: Message, mapped: MappedRequest): SdkPart => {
 /** A message a hook rewrote: its text and tool calls, and the other parts of the message that stood at its place. */
 const rebuildMessage = (m: Message, mapped: MappedRequest, atPlace: Message | undefined): SdkMessage => {
   if (m.role === "system") return { role: "system", content: m.content };
-  const was = atPlace !== undefined && atPlace.role === m.role ? mapped.origins.get(atPlace)?.message : undefined;
+  const was = atPlace !== undefined && atPlace.role === m.role ? mapped.origin(atPlace)?.message : undefined;
   const kept = was !== undefined && typeof was.content !== "string" ? was.content.filter((p) => p.type !== "text" && p.type !== "tool-call") : [];
   const parts: SdkPart[] = [];
   if (m.content !== "") parts.push({ type: "text", text: m.content } as TextPart);
   parts.push(...kept);
   for (const call of m.toolCalls ?? []) {
-    const original = mapped.calls.get(call);
+    const original = mapped.callPart(call);
     parts.push(original ?? ({ type: "tool-call", toolCallId: call.id, toolName: call.name, input: call.input } as ToolCallPart));
   }
   return { role: m.role, content: parts };
