@@ -12,7 +12,7 @@ import { decodeHookOutput, type HookOutput } from "./schemas.ts";
 
 /** What an external hook answered, before it is turned into a HookAction. */
 export interface HookAnswer {
-  /** A blocking answer's own text (exit 2's stderr, a verdict's reason); a JSON reason wins over it. */
+  /** A blocking answer's own text (exit 2's stderr, a verdict's reason); the reason of a JSON blocking decision wins over it. */
   readonly block?: string;
   readonly output?: HookOutput;
   /** Plain (non-JSON) stdout, cleaned and capped. */

@@ -95,7 +95,10 @@ export const applyAnswer = async (
 
   const legacy = spec.event === "PreToolUse" ? (out.decision === "approve" ? "allow" : out.decision === "block" ? "deny" : undefined) : undefined;
   const permission = hso?.permissionDecision ?? legacy;
-  const jsonReason = cleanText((permission === "deny" ? hso?.permissionDecisionReason : undefined) ?? out.reason ?? "");
+  // A JSON reason is the blocking message only beside the JSON's own blocking decision; otherwise
+  // exit 2's stderr is ("the reason from your JSON's blocking decision when it makes one").
+  const decisionReason = out.decision === "block" ? out.reason : undefined;
+  const jsonReason = cleanText((permission === "deny" ? hso?.permissionDecisionReason ?? decisionReason : decisionReason) ?? "");
   const context = permission === "defer" ? "" : cleanText(hso?.additionalContext ?? "");
   if (context && !isStop) ctx.addContext(context);
   if (answer.text && spec.stdoutIsContext && answer.block === undefined) ctx.addContext(answer.text);

@@ -91,6 +91,28 @@ describe("PreToolUse permission decisions", () => {
   });
 });
 
+describe("exit 2 with JSON on stdout", () => {
+  it("blocks with stderr when the JSON carries a reason but makes no blocking decision", async () => {
+    const guard = commandHook({ event: "PreToolUse", ...node("respond.mjs", "2", '{"reason":"audit note"}', "rm is not allowed"), timeoutMs: 5000 });
+    expect((await runTool(agentStack().use("toolCall", guard))).outcome).toMatchObject({ _tag: "Rejected", reason: "rm is not allowed" });
+    const stop = commandHook({ event: "Stop", ...node("respond.mjs", "2", '{"reason":"ignore me"}', "tests fail"), timeoutMs: 5000 });
+    const outcome = await agentStack().use("stop", stop).run("stop", { reason: "end_turn", blockedCount: 0 } satisfies StopRequest, () => ({ stop: true as const }));
+    expect(outcome).toMatchObject({ _tag: "Rejected", reason: "tests fail" });
+  });
+
+  it("blocks with the JSON's reason when the JSON makes the blocking decision", async () => {
+    const deny = JSON.stringify(pre({ permissionDecision: "deny", permissionDecisionReason: "from JSON" }, { reason: "not this" }));
+    const guard = commandHook({ event: "PreToolUse", ...node("respond.mjs", "2", deny, "from stderr"), timeoutMs: 5000 });
+    expect((await runTool(agentStack().use("toolCall", guard))).outcome).toMatchObject({ _tag: "Rejected", reason: "from JSON" });
+    const allow = JSON.stringify(pre({ permissionDecision: "allow", permissionDecisionReason: "fine by me" }));
+    const allowing = commandHook({ event: "PreToolUse", ...node("respond.mjs", "2", allow, "from stderr"), timeoutMs: 5000 });
+    expect((await runTool(agentStack().use("toolCall", allowing))).outcome).toMatchObject({ _tag: "Rejected", reason: "from stderr" });
+    const stop = commandHook({ event: "Stop", ...node("respond.mjs", "2", '{"decision":"block","reason":"from JSON"}', "from stderr"), timeoutMs: 5000 });
+    const outcome = await agentStack().use("stop", stop).run("stop", { reason: "end_turn", blockedCount: 0 } satisfies StopRequest, () => ({ stop: true as const }));
+    expect(outcome).toMatchObject({ _tag: "Rejected", reason: "from JSON" });
+  });
+});
+
 describe("universal fields", () => {
   it("continue: false with stopReason rejects a gate", async () => {
     const { outcome } = await runTool(agentStack().use("toolCall", answering("PreToolUse", { continue: false, stopReason: "build failed" })));
