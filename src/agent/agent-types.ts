@@ -89,6 +89,7 @@ export interface PromptOptions {
 export interface TurnResult {
   /** `rejected`: a `userPrompt` or `run` hook said no; `failed`: an error no `error` hook recovered; `aborted`: the caller cancelled. */
   readonly status: "completed" | "rejected" | "failed" | "aborted";
+  /** `<sessionId>#<turn>-<8 hex>`, e.g. `conversation-42#1-3f9a0c2e`: unique per turn, also in a session resumed with the same id. */
   readonly runId: string;
   /** The final answer (empty unless completed). */
   readonly text: string;

@@ -118,7 +118,9 @@ class Session implements AgentSession {
   }
 
   private async turnBody(text: string, options: PromptOptions, signal: AbortSignal | undefined): Promise<TurnResult> {
-    const runId = `${this.id}#${++this.turns}`;
+    // The turn number keeps it readable; the random part keeps it unique when a session is resumed
+    // with the same id (the count starts again), since run-scoped guard state is kept under it for days.
+    const runId = `${this.id}#${++this.turns}-${crypto.randomUUID().slice(0, 8)}`;
     const run: RunOptions = { ...this.base, signal, runId, metadata: { ...this.base.metadata, ...options.metadata } };
     const empty = { runId, text: "", steps: 0, usage: noUsage };
     const accepted = await this.config.stack.run("userPrompt", { text }, (p) => p as UserPrompt, run);

@@ -66,10 +66,11 @@ describe("the reference loop", () => {
 
     await session.prompt("go", { signal: new AbortController().signal, metadata: { request: 7 } });
 
+    expect(seen[0]!.runId).toMatch(/^s-1#1-[0-9a-f]{8}$/);
     expect(new Set(seen.map((s) => s.point))).toEqual(new Set(["userPrompt", "run", "step", "modelCall", "toolCall", "stop"]));
     for (const s of seen) {
       expect(s.sessionId).toBe("s-1");
-      expect(s.runId).toBe("s-1#1");
+      expect(s.runId).toBe(seen[0]!.runId);
       expect(s.metadata).toEqual({ tenant: "acme", roles: ["dev"], request: 7 });
       expect(s.path).toEqual(["coder"]);
     }

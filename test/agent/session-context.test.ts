@@ -3,6 +3,7 @@ import { Reject, Transform } from "../../src/index.ts";
 import {
   SessionRejectedError, createAgent, createAgentStack, createScriptedModel, type Notification, type SessionEnd, type UserPrompt,
 } from "../../src/agent/index.ts";
+import { callLimit, withMiddleware } from "../../src/middleware/index.ts";
 import { bashTool, lines } from "./helpers.ts";
 
 describe("sessions, prompts and hook-added context", () => {
@@ -125,6 +126,23 @@ describe("sessions, prompts and hook-added context", () => {
     await session.notify({ type: "idle_prompt", message: "waiting for input" });
 
     expect(received).toEqual([{ type: "idle_prompt", message: "[agent] waiting for input" }]);
+  });
+
+  it("gives every turn a run id of its own, also in a session resumed with the same id, so run-scoped guards start afresh", async () => {
+    // callLimit keeps its count under the runId for days: a reused id would refuse the resumed session's first call.
+    const stack = withMiddleware(createAgentStack(), callLimit({ match: "Bash", max: 1 }));
+    const runIds: string[] = [];
+    const toolResults: string[] = [];
+    for (const _request of [1, 2]) {
+      const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: { command: "ls" } }] }, "done", "again"] });
+      const session = await createAgent({ model, stack, tools: [bashTool()] }).session({ sessionId: "conversation-42" });
+      const turn = await session.prompt("list files");
+      runIds.push(turn.runId, (await session.prompt("thanks")).runId);
+      toolResults.push(turn.result!.messages.find((m) => m.role === "tool")!.content);
+    }
+    expect(new Set(runIds).size).toBe(4);
+    for (const [i, runId] of runIds.entries()) expect(runId).toMatch(new RegExp(`^conversation-42#${(i % 2) + 1}-[0-9a-f]{8}$`));
+    expect(toolResults).toEqual(["ran: ls", "ran: ls"]);
   });
 
   it("runs turns of one session one after another", async () => {
