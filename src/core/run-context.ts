@@ -28,6 +28,12 @@ export interface Runtime {
 
 let runSeq = 0;
 let callSeq = 0;
+/**
+ * This process in generated ids: its pid for people reading them, and a random part because
+ * containers often start every process as the same pid, and run-scoped counters live in a
+ * store those processes may share (a `callLimit` per run must not count another process's run).
+ */
+const processTag = `${process.pid}-${globalThis.crypto.randomUUID().slice(0, 8)}`;
 const noHook: HookInfo = Object.freeze({ name: "?", shadow: false, source: undefined });
 export const emptyMetadata: Readonly<Record<string, unknown>> = Object.freeze({});
 export const emptyPath: readonly string[] = Object.freeze([]);
@@ -144,17 +150,23 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
 
   /** A unique id for this `stack.run` call, made on first use. */
   get callId(): string {
-    return (this.call ??= `call-${process.pid}-${++callSeq}`);
+    return (this.call ??= `call-${processTag}-${++callSeq}`);
   }
 
   /** Run ids are made on first use: most runs never need one. */
   get runId(): string {
-    return (this.id ??= `run-${process.pid}-${++runSeq}`);
+    return (this.id ??= `run-${processTag}-${++runSeq}`);
   }
 
+  /**
+   * The store, or its part for this session. Ids are encoded so that one with the store's `:`
+   * in it cannot reach another session's keys; a run without a session is a session of its
+   * own (its run id), rather than sharing one part with every other sessionless run.
+   */
   state(scope: "session" | "global" = "session"): StateStore {
     if (scope === "global") return this.store;
-    return (this.sessionStore ??= this.store.scope(`session:${this.sessionId ?? "none"}`));
+    const session = this.sessionId;
+    return (this.sessionStore ??= this.store.scope(session === undefined ? `run:${encodeURIComponent(this.runId)}` : `session:${encodeURIComponent(session)}`));
   }
 
   addContext(text: string): void {

@@ -12,7 +12,7 @@ const readAll = async <I>(ctx: HookContext<I>) => {
     aborted: ctx.signal.aborted,
     sessionId: ctx.sessionId,
     runId: ctx.runId,
-    callIdShape: /^call-\d+-\d+$/.test(ctx.callId),
+    callIdShape: /^call-\d+-[0-9a-f]{8}-\d+$/.test(ctx.callId),
     metadata: ctx.metadata,
     path: ctx.path,
     input: ctx.input,
@@ -47,7 +47,7 @@ describe("the context of a run with nothing around its operation", () => {
   it("makes a run id on first use when the caller gave none, the same one each time", async () => {
     const ids = await newStack().run("tool", call(), (_c, ctx) => ({ content: `${ctx.runId} ${ctx.runId}` }));
     const [first, second] = (ids as { value: { content: string } }).value.content.split(" ");
-    expect(first).toMatch(/^run-\d+-\d+$/);
+    expect(first).toMatch(/^run-\d+-[0-9a-f]{8}-\d+$/);
     expect(second).toBe(first);
   });
 

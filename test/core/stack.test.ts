@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { Continue, Priority, RegistrationError, Reject, Replace, Trace, Transform, createStack, gate } from "../../src/core/index.ts";
 import { call, newStack, sleep } from "./helpers.ts";
@@ -264,6 +265,40 @@ describe("context", () => {
     });
     for (const sessionId of ["s1", "s1", "s2"]) await stack.run("tool", call(), () => ({ content: "" }), { sessionId });
     expect(counts).toEqual(["s1:1/1", "s1:2/2", "s2:1/3"]);
+  });
+
+  it("keeps each session's state apart, even when a session's id holds the store's separator", async () => {
+    const stack = newStack().use("tool", {
+      name: "count",
+      before: async (c, ctx) => void (await ctx.state("session").set(String(c.input.key), ctx.sessionId)),
+    });
+    await stack.run("tool", call("Read", { key: "prompts:today" }), () => ({ content: "" }), { sessionId: "alice" });
+    let seen: unknown = "unread";
+    await stack.run("tool", call(), async (_c, ctx) => ((seen = await ctx.state("session").get("today")), { content: "" }), { sessionId: "alice:prompts" });
+    expect(seen).toBeUndefined();
+  });
+
+  it("gives a run without a session a session state of its own, not one every sessionless run shares", async () => {
+    const counts: number[] = [];
+    const stack = newStack().use("tool", { name: "count", before: async (_c, ctx) => void counts.push(await ctx.state().incr("calls")) });
+    await stack.run("tool", call(), () => ({ content: "" }));
+    await stack.run("tool", call(), () => ({ content: "" }));
+    await stack.run("tool", call(), () => ({ content: "" }), { sessionId: "none" });
+    expect(counts).toEqual([1, 1, 1]);
+  });
+
+  it("makes run and call ids that another process with the same pid does not repeat", () => {
+    // Containers often start every process as the same pid: ids must not depend on the pid alone.
+    const script = `Object.defineProperty(process, "pid", { value: 12 });
+      const { createStack, gate } = await import(${JSON.stringify(new URL("../../src/core/index.ts", import.meta.url).href)});
+      const stack = createStack({ p: gate({ name: "p" }) }).use("p", { name: "h", before: () => undefined });
+      let ids = ""; await stack.run("p", 1, (_x, ctx) => { ids = ctx.runId + " " + ctx.callId; });
+      process.stdout.write(ids);`;
+    const idsOf = () => execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8" });
+    const [first, second] = [idsOf(), idsOf()];
+    expect(first).toMatch(/^run-12-\S+ call-12-\S+$/);
+    expect(first.split(" ")[0]).not.toBe(second.split(" ")[0]);
+    expect(first.split(" ")[1]).not.toBe(second.split(" ")[1]);
   });
 
   it("replaces through the fast path with no hooks, calling the operation directly", async () => {
