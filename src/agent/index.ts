@@ -1,7 +1,7 @@
 /**
  * The agent layer: standard points, the reference loop, provider and tool wrappers, streaming.
  */
-export { agentPoints, toolDetail, type AgentPoints } from "./points.ts";
+export { agentPoints, toolDetail, toolDetails, type AgentPoints } from "./points.ts";
 export type * from "./types.ts";
 export { createAgentStack, type AgentStack } from "./stack.ts";
 export { addUsage, assemble, noUsage, responseParts, type LanguageModel, type ModelCallOptions, type StreamPart } from "./model.ts";

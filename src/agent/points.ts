@@ -1,6 +1,7 @@
 /**
  * The twelve standard agent points (DESIGN section 4), each with its kind, subject and detail.
  */
+import { SHELL_TOOLS } from "../core/match/condition.ts";
 import { gate, observe } from "../core/point.ts";
 import type {
   CompactionRequest, CompactionResult, ErrorDecision, ErrorEvent, ModelRequest, ModelResponse, Notification,
@@ -8,21 +9,48 @@ import type {
   SubagentStopRequest, ToolCall, ToolResult, UserPrompt,
 } from "./types.ts";
 
+// Which input keys can hold a tool's detail, by the kind of tool. The model writes the input, so a
+// key the tool does not read must never decide a rule: a known tool is read only through its kind's
+// keys, and the order within a kind is the order `toolDetail` prefers.
+const SHELL_KEYS = ["command", "cmd"] as const;
+const FILE_KEYS = ["file_path", "notebook_path", "path"] as const;
+const ANY_KEYS = ["command", "cmd", "file_path", "path", "notebook_path", "url", "pattern", "query"] as const;
+const KEYS_BY_TOOL: ReadonlyMap<string, readonly string[]> = new Map<string, readonly string[]>([
+  ...[...SHELL_TOOLS].map((name) => [name, SHELL_KEYS] as const),
+  ...["Read", "Write", "Edit", "MultiEdit", "NotebookRead", "NotebookEdit", "Glob", "Grep", "LS"].map((name) => [name, FILE_KEYS] as const),
+  ["WebFetch", ["url"]],
+  ["WebSearch", ["query"]],
+]);
+
+/**
+ * Every string a `Name(pattern)` condition may have to hold for: for a known tool, the fields of
+ * its kind (the command of shell tools, the path of file tools, the URL of `WebFetch`); for any
+ * other tool, every field that could be its detail (`command`, `cmd`, `file_path`, `path`,
+ * `notebook_path`, `url`, `pattern`, `query`). Policies deny when ANY of them matches and allow
+ * only when EVERY one does, so a decoy key cannot decide a rule.
+ *
+ * @example
+ * toolDetails({ id: "1", name: "mcp__fs__read", input: { path: "/etc/shadow", query: "src/x" } }) // ["/etc/shadow", "src/x"]
+ */
+export const toolDetails = (call: ToolCall): string[] => {
+  const input = call.input ?? {};
+  const details: string[] = [];
+  for (const key of KEYS_BY_TOOL.get(call.name) ?? ANY_KEYS) {
+    const value = input[key];
+    if (typeof value === "string") details.push(value);
+  }
+  return details;
+};
+
 /**
  * The detail a `Name(pattern)` condition is matched against: the command of shell tools,
- * the path of file tools, the URL of fetch tools, else nothing.
+ * the path of file tools, the URL of fetch tools; for a tool it does not know, the first of
+ * `toolDetails`. Another key in the input never stands in for a known tool's own field.
  *
  * @example
  * toolDetail({ id: "1", name: "Bash", input: { command: "git push" } }) // "git push"
  */
-export const toolDetail = (call: ToolCall): string | undefined => {
-  const input = call.input ?? {};
-  for (const key of ["command", "cmd", "file_path", "path", "notebook_path", "url", "pattern", "query"]) {
-    const value = input[key];
-    if (typeof value === "string") return value;
-  }
-  return undefined;
-};
+export const toolDetail = (call: ToolCall): string | undefined => toolDetails(call)[0];
 
 /**
  * The standard agent points. `createAgentStack()` is `createStack(agentPoints)`.

@@ -11,13 +11,16 @@
  *   shell call (wrappers and `bash -c` scripts included) must be covered by some allow rule, and a
  *   command with `$VAR`, `$(…)` or backticks, or that cannot be read, is never allowed by a
  *   condition (only by the bare tool name). So `Bash(git *)` does not allow `git status && rm -rf /`.
+ * The detail comes from `toolDetails`, which may give several strings for a tool whose field is not
+ * known (the model writes the input, so any could be the one the tool reads): a deny condition
+ * matches when ANY of them does, an allow condition holds only when EVERY one does.
  */
 import { SHELL_TOOLS, compileCondition } from "../core/match/condition.ts";
 import { compileMatcher } from "../core/match/matcher.ts";
 import { analyseShell } from "../core/match/shell.ts";
 import type { MatchSpec } from "../core/match/types.ts";
 import { wildcard } from "../core/match/wildcard.ts";
-import { toolDetail } from "../agent/points.ts";
+import { toolDetails } from "../agent/points.ts";
 import type { ToolCall } from "../agent/types.ts";
 
 /** One allow or deny rule: a matcher pattern or a function of the tool name and call. */
@@ -37,11 +40,19 @@ const sourceOf = (rule: ToolRule): string => (typeof rule === "function" ? `func
  * compileDenyRules(["Bash(rm *)"], "policy")({ id: "1", name: "Bash", input: { command: "ls && rm -rf /" } }) // "Bash(rm *)"
  */
 export const compileDenyRules = (rules: readonly ToolRule[], owner: string): RuleTest => {
-  const matchers = rules.map((rule) => ({ source: sourceOf(rule), matcher: compileMatcher(rule, owner) }));
+  const matchers = rules.map((rule) => ({
+    source: sourceOf(rule),
+    matcher: compileMatcher(rule, owner),
+    // Only a `Name(pattern)` condition reads the detail; a function rule runs once per call.
+    perDetail: typeof rule === "string" && conditioned.test(rule),
+  }));
   return (call) => {
-    let detail: string | undefined | null = null;
-    const lazy = (): string | undefined => (detail === null ? (detail = toolDetail(call)) : detail);
-    return matchers.find((m) => m.matcher.test(call.name, call, lazy))?.source;
+    let details: string[] | undefined;
+    const all = (): string[] => (details ??= toolDetails(call));
+    return matchers.find(({ matcher, perDetail }) => {
+      if (!perDetail || all().length <= 1) return matcher.test(call.name, call, () => all()[0]);
+      return all().some((d) => matcher.test(call.name, call, () => d));
+    })?.source;
   };
 };
 
@@ -67,7 +78,8 @@ export const compileAllowRules = (rules: readonly ToolRule[], owner: string): Ru
     const matcher = compileMatcher(rule, owner); // validates every rule with the core's messages
     const parts = typeof rule === "string" ? conditioned.exec(rule) : null;
     if (parts === null || parts[2]!.trim() === "*") {
-      whole.push({ source, test: (call) => matcher.test(call.name, call, () => toolDetail(call)) });
+      // No condition here (a name, `Name(*)`, a RegExp or a function): the detail is not read.
+      whole.push({ source, test: (call) => matcher.test(call.name, call, () => toolDetails(call)[0]) });
       continue;
     }
     const tool = parts[1]!;
@@ -80,9 +92,9 @@ export const compileAllowRules = (rules: readonly ToolRule[], owner: string): Ru
         source,
         test: (call) => {
           if (call.name !== tool) return false;
-          const detail = toolDetail(call);
+          const details = toolDetails(call);
           // The core's domain condition matches a URL it cannot parse (deny-safe); an allow must not.
-          return detail !== undefined && (!domain || parsesAsUrl(detail)) && condition(detail);
+          return details.length > 0 && details.every((d) => (!domain || parsesAsUrl(d)) && condition(d));
         },
       });
     }
@@ -92,14 +104,17 @@ export const compileAllowRules = (rules: readonly ToolRule[], owner: string): Ru
     if (hit !== undefined) return hit.source;
     const mine = shell.filter((s) => s.tool === call.name);
     if (mine.length === 0) return undefined;
-    const command = toolDetail(call);
-    const analysis = command === undefined ? undefined : analyseShell(command);
-    if (analysis === undefined || analysis.opaque || analysis.dynamic || analysis.commands.length === 0) return undefined;
+    const commands = toolDetails(call);
+    if (commands.length === 0) return undefined;
     const used = new Set<string>();
-    for (const c of analysis.commands) {
-      const by = mine.find((s) => s.test(c));
-      if (by === undefined) return undefined;
-      used.add(by.source);
+    for (const command of commands) {
+      const analysis = analyseShell(command);
+      if (analysis === undefined || analysis.opaque || analysis.dynamic || analysis.commands.length === 0) return undefined;
+      for (const c of analysis.commands) {
+        const by = mine.find((s) => s.test(c));
+        if (by === undefined) return undefined;
+        used.add(by.source);
+      }
     }
     return [...used].join(", ");
   };

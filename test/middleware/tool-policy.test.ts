@@ -59,6 +59,39 @@ describe("toolPolicy: deny and allow", () => {
   });
 });
 
+describe("toolPolicy: no extra key in a call's input decides a rule", () => {
+  it("does not let a decoy command key allow a Read outside the allowed paths", async () => {
+    const { outcome, ran } = await decide({ allow: ["Read(src/**)"] }, toolCall("Read", { file_path: "/etc/shadow", command: "src/x" }));
+    expect(reasonOf(outcome)).toMatch(/no allow rule/);
+    expect(ran).toEqual([]);
+  });
+
+  it("does not let a decoy cmd key hide a Read from a deny rule", async () => {
+    const { outcome } = await decide({ deny: ["Read(/etc/**)"] }, toolCall("Read", { file_path: "/etc/shadow", cmd: "notes.txt" }));
+    expect(reasonOf(outcome)).toMatch(/deny rule "Read\(\/etc\/\*\*\)"/);
+  });
+
+  it("does not let a decoy path decide a Bash rule", async () => {
+    const denied = await decide({ deny: ["Bash(rm *)"] }, toolCall("Bash", { command: "rm -rf /", path: "ls" }));
+    expect(denied.outcome._tag).toBe("Rejected");
+    const allowed = await decide({ allow: ["Bash(git *)"] }, toolCall("Bash", { command: "git status", file_path: "/etc/shadow" }));
+    expect(allowed.outcome._tag).toBe("Completed");
+  });
+
+  it("on a tool it does not know, denies when any path-like field matches and allows only when every one is allowed", async () => {
+    const call = toolCall("mcp__fs__read", { command: "src/x", path: "/etc/shadow" });
+    expect(reasonOf((await decide({ deny: ["mcp__fs__read(/etc/**)"] }, call)).outcome)).toMatch(/deny rule/);
+    expect(reasonOf((await decide({ allow: ["mcp__fs__read(src/**)"] }, call)).outcome)).toMatch(/no allow rule/);
+    expect(reasonOf((await decide({ allow: ["mcp__fs__read(src/**)"] }, toolCall("mcp__fs__read", { command: "src/x", path: "src/y" }))).outcome)).toBe("allowed");
+  });
+
+  it("on a shell tool it does not know, allows only when every command-like field is allowed", async () => {
+    const call = toolCall("exec", { cmd: "rm -rf /", command: "git status" });
+    expect(reasonOf((await decide({ allow: ["exec(git *)"] }, call)).outcome)).toMatch(/no allow rule/);
+    expect(reasonOf((await decide({ deny: ["exec(rm *)"] }, call)).outcome)).toMatch(/deny rule/);
+  });
+});
+
 describe("toolPolicy: a tool no rule names (B4)", () => {
   const noticed = (options: ToolPolicyOptions) => {
     const notices: UnknownTool[] = [];
