@@ -56,12 +56,20 @@ export const usageOf = (usage: SdkUsage, estimate: () => Usage): { readonly usag
 };
 
 /**
+ * Token totals that may be missing: what a provider reported, before any estimate.
+ *
+ * @example
+ * const reported: Totals = { inputTokens: 12, outputTokens: undefined }
+ */
+export type Totals = { readonly [K in keyof Usage]: number | undefined };
+
+/**
  * The SDK's usage for ours: the provider's own object while the totals agree, else the totals patched in.
  *
  * @example
  * sdkUsage({ inputTokens: 3, outputTokens: 9 }, original, { inputTokens: 3, outputTokens: 2 }).outputTokens.total // 9
  */
-export const sdkUsage = (usage: Usage, original: SdkUsage | undefined, baseline: Usage | undefined): SdkUsage => {
+export const sdkUsage = (usage: Totals, original: SdkUsage | undefined, baseline: Totals | undefined): SdkUsage => {
   if (original !== undefined && baseline !== undefined && usage.inputTokens === baseline.inputTokens && usage.outputTokens === baseline.outputTokens) return original;
   const o = original as (SdkUsage & { inputTokens: object; outputTokens: object }) | undefined;
   return {

@@ -2,7 +2,8 @@
  * AI SDK stream parts ↔ our `StreamPart`s, both ways, around the agent layer's streaming
  * machinery (which holds text back for output gates and releases it in its own chunks).
  *
- * In: `text-delta` → text, `tool-call` → a `ToolCall`, `finish` → finish with our usage,
+ * In: `text-delta` → text, `tool-call` → a `ToolCall`, `finish` → finish with the totals the
+ * provider reported (missing ones left out, so the machinery estimates them and says so),
  * `error` → error; block markers (`text-start`/`text-end`) are dropped and streamed tool inputs
  * (`tool-input-*`) too, because the machinery holds tool calls back until checked and a
  * half-streamed input of a call that a gate then removes must not reach the consumer first.
@@ -15,7 +16,7 @@
  */
 import type { StreamPart } from "../../agent/model.ts";
 import type { FinishReason, Usage } from "../../agent/types.ts";
-import { callOf, finishOf, sdkCall, sdkFinish, sdkUsage, usageOf, type SdkToolCall } from "./response.ts";
+import { callOf, finishOf, sdkCall, sdkFinish, sdkUsage, type SdkToolCall, type Totals } from "./response.ts";
 import type { SdkFinishReason, SdkPart, SdkUsage } from "./spec.ts";
 
 interface SdkFinish extends SdkPart {
@@ -34,7 +35,8 @@ export class StreamMemo {
   readonly textIds: string[] = [];
   readonly calls = new Map<string, SdkToolCall>();
   finish: SdkFinish | undefined;
-  usage: Usage | undefined;
+  /** The totals the provider reported (undefined where it reported none). */
+  usage: Totals | undefined;
 }
 
 const dropped = new Set(["text-start", "text-end", "tool-input-start", "tool-input-delta", "tool-input-end", "ping"]);
@@ -59,9 +61,12 @@ export async function* fromSdkParts(parts: AsyncIterable<SdkPart>, memo: StreamM
     } else if (part.type === "finish") {
       const finish = part as SdkFinish;
       memo.finish = finish;
-      // A provider without totals: zeros here, and the original (undefined) totals go back out.
-      memo.usage = usageOf(finish.usage, () => ({ inputTokens: 0, outputTokens: 0 })).usage;
-      yield { type: "finish", finishReason: finishOf(finish.finishReason), usage: memo.usage };
+      memo.usage = { inputTokens: finish.usage.inputTokens.total, outputTokens: finish.usage.outputTokens.total };
+      // Totals the provider did not report are left out (not zero), so the pump estimates them and
+      // flags the response `usageEstimated`; the provider's own usage still goes back to the SDK.
+      const { inputTokens, outputTokens } = memo.usage;
+      const usage = { ...(inputTokens !== undefined && { inputTokens }), ...(outputTokens !== undefined && { outputTokens }) } as Usage;
+      yield { type: "finish", finishReason: finishOf(finish.finishReason), usage };
     } else if (part.type === "error") yield { type: "error", error: (part as SdkPart & { error: unknown }).error };
     else yield { type: "raw", value: part };
   }
@@ -149,7 +154,13 @@ export const toSdkStream = (parts: AsyncIterable<StreamPart>, memo: StreamMemo, 
 const finishPart = (reason: FinishReason, usage: Usage, memo: StreamMemo): SdkPart => {
   const original = memo.finish;
   const finishReason = sdkFinish(reason, original?.finishReason);
-  const sdk = sdkUsage(usage, original?.usage, memo.usage);
+  // Totals the provider left out stay out: ours are estimates, not the provider's report.
+  const reported = memo.usage;
+  const totals = reported === undefined ? usage : {
+    inputTokens: reported.inputTokens === undefined ? undefined : usage.inputTokens,
+    outputTokens: reported.outputTokens === undefined ? undefined : usage.outputTokens,
+  };
+  const sdk = sdkUsage(totals, original?.usage, reported);
   if (original !== undefined && finishReason === original.finishReason && sdk === original.usage) return original;
   return { ...original, type: "finish", finishReason, usage: sdk } as SdkFinish;
 };

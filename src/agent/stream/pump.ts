@@ -185,9 +185,13 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
   }
 
   function usage(): { usage: Usage; estimated: boolean } {
-    if (finish !== undefined) return { usage: finish.usage, estimated: false };
+    // A finish part may lack totals the provider did not report (the AI SDK adapter leaves them
+    // out, a plain-JS provider may too): those are estimated, and the call says so, as on generate.
+    const input = total(finish?.usage?.inputTokens);
+    const output = total(finish?.usage?.outputTokens);
+    if (input !== undefined && output !== undefined) return { usage: { inputTokens: input, outputTokens: output }, estimated: false };
     return {
-      usage: { inputTokens: estimateMessageTokens(o.request.messages as never), outputTokens: estimateTokens(upstreamText) },
+      usage: { inputTokens: input ?? estimateMessageTokens(o.request.messages as never), outputTokens: output ?? estimateTokens(upstreamText) },
       estimated: true,
     };
   }
@@ -224,6 +228,9 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
     held,
   };
 };
+
+/** A reported token total, or undefined when there is none (missing, not a count). */
+const total = (n: unknown): number | undefined => (typeof n === "number" && Number.isFinite(n) && n >= 0 ? n : undefined);
 
 /** An `error` part from the provider, carried out of the loop. */
 class UpstreamError {
