@@ -24,13 +24,19 @@ export interface HookAnswer {
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 const lenient = new TextDecoder("utf-8");
 
+/** `{` then a key or `}`: what a JSON object, whole or broken, starts with. `{WIP} ...` does not. */
+const looksLikeObject = /^\{\s*["}]/;
+
 /**
- * Read stdout (or a response body) as Claude Code does: text starting with `{` is the JSON
- * answer and must parse and fit the schema; anything else is plain text. Unlike Claude Code,
- * a banner printed before the JSON is an error, not silently plain text (D8).
+ * Read stdout (or a response body) as Claude Code does: text starting with `{` is parsed as
+ * the JSON answer, which must fit the schema; anything else is plain text. Claude Code reads
+ * `{` text that does not parse as plain text; we do so only when it does not look like a JSON
+ * object (`{WIP} on main`). Text that does (`{"decision": "block",`) is a broken answer and an
+ * error, as is a banner printed before the JSON: a guard that malfunctions fails closed (D8).
  *
  * @example
  * readAnswerText("guard", "PreToolUse", '{"decision":"block","reason":"no"}') // { output: { decision: "block", reason: "no" } }
+ * readAnswerText("ctx", "UserPromptSubmit", "{WIP} on main") // { text: "{WIP} on main" }
  */
 export const readAnswerText = (hook: string, event: ClaudeEvent, text: string): Pick<HookAnswer, "output" | "text"> => {
   const trimmed = text.trim();
@@ -40,9 +46,10 @@ export const readAnswerText = (hook: string, event: ClaudeEvent, text: string): 
     try {
       value = parseJson(trimmed);
     } catch (error) {
-      throw new ExecutorError("invalid-json", `hook "${hook}" printed invalid JSON: ${(error as Error).message}`);
+      if (looksLikeObject.test(trimmed)) throw new ExecutorError("invalid-json", `hook "${hook}" printed invalid JSON: ${(error as Error).message}`);
+      value = undefined; // plain text, unless it is a banner before JSON (below)
     }
-    return { output: decodeHookOutput(hook, event, value) };
+    if (value !== undefined) return { output: decodeHookOutput(hook, event, value) };
   }
   if (/\n\s*\{/.test(trimmed) && trimmed.endsWith("}"))
     throw new ExecutorError("invalid-json", `hook "${hook}" printed text before its JSON; stdout must contain only the JSON object`);
