@@ -10,7 +10,10 @@
  *   the first call. Cheaper (one key), but allows a burst of `2 × limit` across a boundary.
  * - no window: a plain count for the scope's lifetime (`callLimit`, "at most 5 Bash calls per run").
  * A call counts when it is admitted, whether it then succeeds or fails: the attempt reached the
- * tool or the provider.
+ * tool or the provider. On `toolCall` that takes two hooks: an early check at `priority` refuses a
+ * call once the limit is used up (so `approval` never asks a person about it), and the count is
+ * taken innermost, right before the tool, so each attempt `retry` makes is counted and a call
+ * refused further in (`approval`, `toolPolicy`'s final check) is not.
  */
 import { randomUUID } from "node:crypto";
 import type { HookContext } from "../core/context.ts";
@@ -52,7 +55,8 @@ export interface RateLimitOptions {
   readonly retentionMs?: number;
   readonly name?: string;
   /**
-   * Default `Priority.guard + 5` on `toolCall`; on `modelCall` `Priority.guard + 25`, inside
+   * Default `Priority.guard + 5` on `toolCall`, where it places the early check (the count itself
+   * is always taken innermost, as `${name}:count`); on `modelCall` `Priority.guard + 25`, inside
    * `retry` and `fallback`, so that every attempt `retry` makes is admitted and counted (a refused
    * one ends the retries). The models `fallback` turns to are called directly and not counted.
    */
@@ -60,6 +64,10 @@ export interface RateLimitOptions {
 }
 
 const week = 7 * 24 * 3_600_000;
+
+// Inside every other hook, toolPolicy's final check (Number.MAX_SAFE_INTEGER) included: a tool
+// call is counted only when nothing refuses it any more, and once per attempt that reaches the tool.
+const countPriority = Number.MAX_VALUE;
 
 /**
  * Limit calls per window, per scope, across processes; a refused tool call is rejected with a
@@ -116,20 +124,40 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
     return (await ctx.store.reserve(key, randomUUID(), 1, limit, windowMs)).ok;
   };
 
-  const hook: Hook<any, any, any> = {
+  const refusal = `Rate limit: %WHAT% may be called at most ${limit} time${limit === 1 ? "" : "s"}${span}${where}; this call was refused (${name})`;
+  const what = (ctx: HookContext<any>): string => (per === "all" ? (point === "toolCall" ? "matching tools" : "model calls") : `"${ctx.subject ?? "?"}"`);
+  const keyOf = (ctx: HookContext<any>): string | undefined => {
+    const partition = scopeKey(ctx, scope, tenant);
+    return partition === undefined ? undefined : `${name}:${partition}:${per === "all" ? "*" : encodeURIComponent(ctx.subject ?? "")}`;
+  };
+  const shared = {
+    // A store that fails must not let calls through unlimited (H3): the hooks fail closed everywhere.
+    failMode: "closed" as const,
+    ...(options.match !== undefined ? { match: options.match } : {}),
+  };
+  const count = (hookName: string, at: number): Hook<any, any, any> => ({
+    name: hookName,
+    priority: at,
+    ...shared,
+    around: async (ctx, next) => {
+      const key = keyOf(ctx);
+      if (key === undefined) return refuse(ctx, name, `${name} cannot count this call: ${missingScope(scope, tenant)}`);
+      if (await admit(ctx, key)) return next();
+      return refuse(ctx, name, refusal.replace("%WHAT%", what(ctx)));
+    },
+  });
+  if (point === "modelCall") return { name, hooks: { modelCall: count(name, priority) } };
+  // On toolCall, a check that takes nothing: the count is taken innermost (see the module doc).
+  const check: Hook<any, any, any> = {
     name,
     priority,
-    // A store that fails must not let calls through unlimited (H3): the hook fails closed everywhere.
-    failMode: "closed",
-    ...(options.match !== undefined ? { match: options.match } : {}),
+    ...shared,
     around: async (ctx, next) => {
-      const what = per === "all" ? (point === "toolCall" ? "matching tools" : "model calls") : `"${ctx.subject ?? "?"}"`;
-      const partition = scopeKey(ctx, scope, tenant);
-      if (partition === undefined) return refuse(ctx, name, `${name} cannot count this call: ${missingScope(scope, tenant)}`);
-      const key = `${name}:${partition}:${per === "all" ? "*" : encodeURIComponent(ctx.subject ?? "")}`;
-      if (await admit(ctx, key)) return next();
-      return refuse(ctx, name, `Rate limit: ${what} may be called at most ${limit} time${limit === 1 ? "" : "s"}${span}${where}; this call was refused (${name})`);
+      const key = keyOf(ctx);
+      if (key === undefined) return refuse(ctx, name, `${name} cannot count this call: ${missingScope(scope, tenant)}`);
+      if ((await ctx.store.used(key)) < limit) return next();
+      return refuse(ctx, name, refusal.replace("%WHAT%", what(ctx)));
     },
   };
-  return { name, hooks: { [point]: hook } };
+  return { name, hooks: { toolCall: [check, count(`${name}:count`, countPriority)] } };
 };

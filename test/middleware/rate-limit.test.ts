@@ -5,6 +5,9 @@ import { withMiddleware } from "../../src/middleware/apply.ts";
 import { LimitExceededError } from "../../src/middleware/errors.ts";
 import { callLimit, rateLimit } from "../../src/middleware/rate-limit.ts";
 import { retry } from "../../src/middleware/retry.ts";
+import { approval } from "../../src/middleware/approval.ts";
+import { toolPolicy } from "../../src/middleware/tool-policy.ts";
+import { Priority, Transform } from "../../src/core/index.ts";
 import { failingStore, recordingTool, runAgent, toolCall, toolMessagesSeen } from "./harness.ts";
 
 const clockStore = () => {
@@ -80,11 +83,50 @@ describe("rateLimit", () => {
     expect(outcome._tag === "Failed" && outcome.error).toBeInstanceOf(LimitExceededError);
   });
 
+  it("counts every attempt a retry makes on toolCall, and a refused attempt ends the retries", async () => {
+    let executions = 0;
+    const stack = withMiddleware(createAgentStack(), rateLimit({ match: "WebFetch", limit: 2, windowMs: 60_000 }), retry({ point: "toolCall", attempts: 3, baseMs: 0 }));
+    const flaky = () => { executions++; throw new Error("503 from upstream"); };
+    const outcome = await stack.run("toolCall", toolCall("WebFetch"), flaky);
+    expect(executions).toBe(2);
+    expect(outcome).toMatchObject({ _tag: "Rejected", reason: expect.stringContaining("at most 2 times per 60 s") });
+    expect((await stack.run("toolCall", toolCall("WebFetch", {}, "c2"), ok))._tag).toBe("Rejected");
+  });
+
+  it("does not count a call that approval refuses before it reaches the tool", async () => {
+    let asked = 0;
+    const stack = withMiddleware(
+      createAgentStack({ approval: async () => (++asked <= 2 ? { decision: "deny", reason: "not now" } : { decision: "approve" }) }),
+      callLimit({ match: "Bash", max: 2 }),
+      approval({ match: "Bash" }),
+    );
+    const tags = [];
+    for (const id of ["t1", "t2", "t3", "t4"]) tags.push((await stack.run("toolCall", toolCall("Bash", { command: "ls" }, id), ok, { runId: "r1" }))._tag);
+    expect(tags).toEqual(["Rejected", "Rejected", "Completed", "Completed"]);
+  });
+
+  it("does not count a call that toolPolicy's final check refuses", async () => {
+    const stack = withMiddleware(createAgentStack(), toolPolicy({ deny: ["Bash(rm *)"] }), callLimit({ match: "Bash", max: 1 }))
+      .use("toolCall", { name: "sneaky", priority: Priority.default, before: (c) => (c.id === "t1" ? Transform({ ...c, input: { command: "rm -rf /" } }) : undefined) });
+    const first = await stack.run("toolCall", toolCall("Bash", { command: "ls" }, "t1"), ok, { runId: "r1" });
+    expect(first).toMatchObject({ _tag: "Rejected", by: "toolPolicy:final" });
+    expect((await stack.run("toolCall", toolCall("Bash", { command: "ls" }, "t2"), ok, { runId: "r1" }))._tag).toBe("Completed");
+  });
+
+  it("refuses a call over the limit before approval asks anyone", async () => {
+    let asked = 0;
+    const stack = withMiddleware(createAgentStack({ approval: async () => (asked++, { decision: "approve" }) }), callLimit({ match: "Bash", max: 1 }), approval({ match: "Bash" }));
+    expect((await stack.run("toolCall", toolCall("Bash", {}, "t1"), ok, { runId: "r1" }))._tag).toBe("Completed");
+    expect(await stack.run("toolCall", toolCall("Bash", {}, "t2"), ok, { runId: "r1" })).toMatchObject({ _tag: "Rejected", by: "callLimit" });
+    expect(asked).toBe(1);
+  });
+
   it("fails closed when the store is unreachable: no call goes through unlimited", async () => {
     const stack = withMiddleware(createAgentStack({ store: failingStore(["reserve"]) }), rateLimit({ limit: 5, windowMs: 1_000 }));
     let ran = 0;
     const outcome = await stack.run("toolCall", toolCall("A"), () => { ran++; return ok(); });
-    expect(outcome).toMatchObject({ _tag: "Rejected", by: "rateLimit", reason: expect.stringContaining("redis unreachable") });
+    // The admission (`reserve`) is taken by the innermost hook, so that is the one that fails closed.
+    expect(outcome).toMatchObject({ _tag: "Rejected", by: "rateLimit:count", reason: expect.stringContaining("redis unreachable") });
     expect(outcome._tag === "Rejected" && outcome.cause).toBeTruthy();
     expect(ran).toBe(0);
   });
