@@ -7,7 +7,7 @@ import type { DeepReadonly } from "../core/readonly.ts";
 import { throwIfAborted } from "../core/signal.ts";
 import { compact } from "./compaction.ts";
 import { contentText } from "./content-text.ts";
-import { AgentRunError } from "./decide.ts";
+import { AgentRunError, decide } from "./decide.ts";
 import type { LoopEnv } from "./env.ts";
 import { addUsage, noUsage } from "./model.ts";
 import { callModel } from "./model-step.ts";
@@ -105,9 +105,27 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
     }
     throwIfAborted(env.signal);
     messages = await compact(env, [...messages, ...env.pending.drain()], system, "auto");
-    const carried: Message[] = [];
+    const mark = env.pending.mark();
     const step: StepInput = { index: steps, messages };
-    const outcome = await env.stack.run("step", step, (s) => runStep(env, s, system, tools, offered, carried), env.run);
+    let carried: Message[] = [];
+    const runOnce = () => env.stack.run("step", step, (s) => runStep(env, s, system, tools, offered, carried), env.run);
+    let outcome = await runOnce();
+    // On an observation point a Rejected outcome comes from a hook that failed closed: a loop
+    // failure like any other, so the `error` point decides (as for a compaction hook).
+    for (let attempt = 1; outcome._tag === "Rejected"; attempt++) {
+      const error = new Error(`step rejected by ${outcome.by}: ${outcome.reason}`);
+      const decision = await decide(env, { where: "loop", error, attempt });
+      // Recovering ends the run with the hook's value as the answer, as a recovered `run` failure does.
+      if (decision.action === "recover") {
+        text = contentText(decision.value);
+        return { ...result("stop"), messages: [...messages, { role: "assistant", content: text }] };
+      }
+      if (decision.action !== "retry") throw new AgentRunError("loop", error);
+      // The step runs again from the start: its hooks add their context again.
+      env.pending.dropSince(mark);
+      carried = [];
+      outcome = await runOnce();
+    }
     if (outcome._tag === "Failed") {
       // A guard's stop signal ends the run cleanly, with its reason, instead of failing it.
       if (isStopSignal(outcome.error)) {
@@ -120,8 +138,6 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
       }
       throw outcome.error;
     }
-    // On an observation point a Rejected outcome comes from a hook that failed closed.
-    if (outcome._tag === "Rejected") throw new AgentRunError("loop", new Error(`step rejected by ${outcome.by}: ${outcome.reason}`));
     // Counted once it ran: a step a guard stopped before it began is not a step.
     steps++;
     const { response, toolResults } = outcome.value;

@@ -77,6 +77,30 @@ describe("errors and the error point", () => {
     expect(turn.status).toBe("failed");
   });
 
+  it("sends a step hook that fails closed through the error point, which may retry the step", async () => {
+    const seen: string[] = [];
+    const flakyStep = (retry: boolean) => {
+      let down = 1;
+      return createAgentStack()
+        .use("step", { name: "flaky-guard", failMode: "closed", before: () => { if (down-- > 0) throw new Error("guard backend down"); } })
+        .use("error", { name: "see", before: (e) => { seen.push(`${e.where} ${e.attempt}: ${(e.error as Error).message}`); return retry ? Replace({ action: "retry" } as ErrorDecision) : undefined; } });
+    };
+    const model = createScriptedModel({ turns: ["Done."] });
+
+    const turn = await createAgent({ model, stack: flakyStep(true) }).run("go");
+
+    expect(seen).toEqual(['loop 1: step rejected by flaky-guard: hook "flaky-guard" failed in before on step: threw: guard backend down']);
+    expect(turn).toMatchObject({ status: "completed", text: "Done.", steps: 1 });
+    expect(model.requests).toHaveLength(1);
+
+    // With no hook deciding, the turn fails with that error, reported once.
+    seen.length = 0;
+    const failed = await createAgent({ model: createScriptedModel({ turns: [] }), stack: flakyStep(false) }).run("go");
+    expect(failed.status).toBe("failed");
+    expect((failed.error as Error).message).toMatch(/^step rejected by flaky-guard: /);
+    expect(seen).toHaveLength(1);
+  });
+
   it("ends an aborted turn as aborted", async () => {
     const controller = new AbortController();
     const model = createScriptedModel({ turns: ["slow answer"], delayMs: 50 });
