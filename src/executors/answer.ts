@@ -85,10 +85,11 @@ export const commandAnswer = (
   try {
     stdout = utf8.decode(r.stdout);
   } catch {
-    if (r.exitCode === 2) return { block: cleanText(lenient.decode(r.stderr)) || `exited with code 2` };
+    if (r.exitCode === 2 && claudeEvents[event]?.ignoresExitCode !== true) return { block: cleanText(lenient.decode(r.stderr)) || `exited with code 2` };
     throw new ExecutorError("invalid-utf8", "printed bytes on stdout that are not valid UTF-8");
   }
-  if (r.exitCode === 2) {
+  // StopFailure and Notification ignore exit 2 like any other code (below): it blocks nothing and its stderr is not shown.
+  if (r.exitCode === 2 && claudeEvents[event]?.ignoresExitCode !== true) {
     let read: Pick<HookAnswer, "output" | "text"> = {};
     try {
       read = readAnswerText(hook, event, stdout);

@@ -12,15 +12,18 @@ export type ClaudeEvent =
 /**
  * What a blocking answer (exit 2, `decision: "block"`, `permissionDecision: "deny"`) does:
  * `reject` the point (a failure on observe points, R2), feed it to the model as `context`,
- * count it as a hook `failure` (Claude Code calls these non-blocking errors), or `ignore` it.
+ * show it to the user only as a `notice` (Claude Code's "Shows stderr to user only": the event
+ * goes on), or `ignore` it.
  */
-export type BlockEffect = "reject" | "context" | "failure" | "ignore";
+export type BlockEffect = "reject" | "context" | "notice" | "ignore";
 
 export interface EventSpec {
   readonly event: ClaudeEvent;
   readonly point: keyof AgentPoints;
   readonly phase: "before" | "after" | "recover";
   readonly onBlock: BlockEffect;
+  /** Claude Code honours top-level `decision: "block"` here (its Decision control table); PreToolUse reads its deprecated form as a permission. */
+  readonly decision: boolean;
   /** What the settings `matcher` is tested against; `none` means Claude Code ignores it. */
   readonly matcher: "subject" | "error-type" | "none";
   /** Plain (non-JSON) stdout becomes context for the model. */
@@ -40,7 +43,7 @@ const spec = (
   event: ClaudeEvent, point: keyof AgentPoints, phase: EventSpec["phase"], onBlock: BlockEffect,
   more: Partial<Omit<EventSpec, "event" | "point" | "phase" | "onBlock">> = {},
 ): EventSpec => ({
-  event, point, phase, onBlock, matcher: "subject", stdoutIsContext: false, ignoresContinue: false,
+  event, point, phase, onBlock, decision: false, matcher: "subject", stdoutIsContext: false, ignoresContinue: false,
   ignoresOutput: false, ignoresExitCode: false, tool: false, permissionMode: false, ...more,
 });
 
@@ -52,17 +55,17 @@ const spec = (
  * claudeEvents.PreToolUse.point // "toolCall"
  */
 export const claudeEvents: Readonly<Record<ClaudeEvent, EventSpec>> = Object.freeze({
-  SessionStart: spec("SessionStart", "sessionStart", "before", "failure", { stdoutIsContext: true }),
-  UserPromptSubmit: spec("UserPromptSubmit", "userPrompt", "before", "reject", { matcher: "none", stdoutIsContext: true, permissionMode: true }),
+  SessionStart: spec("SessionStart", "sessionStart", "before", "notice", { stdoutIsContext: true }),
+  UserPromptSubmit: spec("UserPromptSubmit", "userPrompt", "before", "reject", { decision: true, matcher: "none", stdoutIsContext: true, permissionMode: true }),
   PreToolUse: spec("PreToolUse", "toolCall", "before", "reject", { tool: true, permissionMode: true }),
-  PostToolUse: spec("PostToolUse", "toolCall", "after", "reject", { tool: true, permissionMode: true }),
-  PostToolUseFailure: spec("PostToolUseFailure", "toolCall", "recover", "context", { tool: true, permissionMode: true }),
-  Stop: spec("Stop", "stop", "before", "reject", { matcher: "none", permissionMode: true }),
-  SubagentStop: spec("SubagentStop", "subagentStop", "before", "reject", { permissionMode: true }),
-  PreCompact: spec("PreCompact", "compaction", "before", "reject", { ignoresContinue: true }),
-  PostCompact: spec("PostCompact", "compaction", "after", "failure", { ignoresContinue: true }),
+  PostToolUse: spec("PostToolUse", "toolCall", "after", "reject", { decision: true, tool: true, permissionMode: true }),
+  PostToolUseFailure: spec("PostToolUseFailure", "toolCall", "recover", "context", { decision: true, tool: true, permissionMode: true }),
+  Stop: spec("Stop", "stop", "before", "reject", { decision: true, matcher: "none", permissionMode: true }),
+  SubagentStop: spec("SubagentStop", "subagentStop", "before", "reject", { decision: true, permissionMode: true }),
+  PreCompact: spec("PreCompact", "compaction", "before", "reject", { decision: true, ignoresContinue: true }),
+  PostCompact: spec("PostCompact", "compaction", "after", "notice", { ignoresContinue: true }),
   StopFailure: spec("StopFailure", "error", "before", "ignore", { matcher: "error-type", ignoresOutput: true, ignoresExitCode: true, ignoresContinue: true }),
-  SessionEnd: spec("SessionEnd", "sessionEnd", "before", "failure", { ignoresContinue: true }),
+  SessionEnd: spec("SessionEnd", "sessionEnd", "before", "notice", { ignoresContinue: true }),
   Notification: spec("Notification", "notification", "before", "ignore", { ignoresExitCode: true, ignoresContinue: true }),
 });
 

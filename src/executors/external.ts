@@ -77,7 +77,7 @@ const metaString = (ctx: HookContext, key: string): string | undefined =>
   typeof ctx.metadata[key] === "string" ? (ctx.metadata[key] as string) : undefined;
 
 const warnByDefault: NoticeSink = (n) => {
-  if (n.kind === "background-failure" || n.kind === "dropped") process.emitWarning(`hook "${n.hook}" (${n.event}): ${n.message}`, "AgentOnionHookWarning");
+  if (n.kind === "background-failure" || n.kind === "dropped" || n.kind === "hook-error") process.emitWarning(`hook "${n.hook}" (${n.event}): ${n.message}`, "AgentOnionHookWarning");
 };
 
 /**

@@ -21,7 +21,7 @@ import { cleanText } from "./sanitize.ts";
 export interface ExternalNotice {
   readonly hook: string;
   readonly event: ClaudeEvent;
-  readonly kind: "systemMessage" | "stopReason" | "defer" | "ignored" | "background-result" | "background-failure" | "dropped" | "cancelled";
+  readonly kind: "systemMessage" | "stopReason" | "defer" | "ignored" | "hook-error" | "background-result" | "background-failure" | "dropped" | "cancelled";
   readonly message: string;
   readonly source?: string | undefined;
 }
@@ -49,8 +49,10 @@ const block = (spec: EventSpec, effect: BlockEffect, reason: string, ctx: HookCo
       if (o.phase === "recover")
         throw new ExecutorError("cannot-block", `asked to stop after a failed tool call (${spec.event}), which cannot be blocked: ${reason}`);
       return Reject(reason);
-    case "failure":
-      throw new ExecutorError("cannot-block", `${spec.event} cannot block; the hook answered a block: ${reason}`);
+    case "notice":
+      // Claude Code shows this to the user as a "hook error" notice; the model never sees it and the event goes on.
+      o.notify("hook-error", reason);
+      return Continue;
     case "context":
       ctx.addContext(reason);
       return undefined;
@@ -63,8 +65,9 @@ const block = (spec: EventSpec, effect: BlockEffect, reason: string, ctx: HookCo
 /**
  * Turn an external hook's answer into a HookAction for `spec`'s point and phase (see the
  * module comment for precedence). A block on an observation point is returned as `Reject`,
- * which the core turns into an R2 failure; where Claude Code calls a block a non-blocking
- * error (SessionStart, PostCompact, SessionEnd) it throws `ExecutorError("cannot-block")`. R6 decides both.
+ * which the core turns into an R2 failure (R6 decides); where Claude Code only shows exit 2's
+ * stderr to the user (SessionStart, PostCompact, SessionEnd) it is a `hook-error` notice and
+ * the event goes on. `decision: "block"` counts only on events whose decision control lists it.
  *
  * @example
  * await applyAnswer(claudeEvents.PreToolUse, { block: "rm is not allowed" }, { input: call }, ctx, opts) // Reject("rm is not allowed")
@@ -97,13 +100,15 @@ export const applyAnswer = async (
   const permission = hso?.permissionDecision ?? legacy;
   // A JSON reason is the blocking message only beside the JSON's own blocking decision; otherwise
   // exit 2's stderr is ("the reason from your JSON's blocking decision when it makes one").
-  const decisionReason = out.decision === "block" ? out.reason : undefined;
+  const decided = out.decision === "block" && (spec.decision || legacy === "deny");
+  if (out.decision === "block" && !decided) o.notify("ignored", `decision: "block" is ignored on ${spec.event}: ${cleanText(out.reason ?? "")}`);
+  const decisionReason = decided ? out.reason : undefined;
   const jsonReason = cleanText((permission === "deny" ? hso?.permissionDecisionReason ?? decisionReason : decisionReason) ?? "");
   const context = permission === "defer" ? "" : cleanText(hso?.additionalContext ?? "");
   if (context && !isStop) ctx.addContext(context);
   if (answer.text && spec.stdoutIsContext && answer.block === undefined) ctx.addContext(answer.text);
 
-  const blocked = answer.block !== undefined || out.decision === "block" || permission === "deny";
+  const blocked = answer.block !== undefined || decided || permission === "deny";
   if (blocked) {
     const reason = jsonReason || answer.block || `blocked by hook "${o.hook}"`;
     const action = block(spec, spec.onBlock, reason, ctx, o);

@@ -194,12 +194,28 @@ describe("UserPromptSubmit and SessionStart", () => {
     expect(await stack.run("userPrompt", { text: "my key is sk-1" }, (p) => p)).toMatchObject({ _tag: "Rejected", reason: "contains a secret" });
   });
 
-  it("exit 2 on SessionStart is a hook failure (Claude Code cannot block it): closed rejects, open goes on", async () => {
-    const start = { sessionId: "s", source: "startup" } as const;
-    const closed = agentStack().use("sessionStart", commandHook({ event: "SessionStart", ...node("respond.mjs", "2", "", "no"), timeoutMs: 5000 }));
-    expect(reasonOf(await closed.run("sessionStart", start, (s) => ({ sessionId: s.sessionId })))).toMatch(/SessionStart cannot block/);
-    const open = agentStack().use("sessionStart", commandHook({ event: "SessionStart", failMode: "open", ...node("respond.mjs", "2", "", "no"), timeoutMs: 5000 }));
-    expect((await open.run("sessionStart", start, (s) => ({ sessionId: s.sessionId })))._tag).toBe("Completed");
+  it("exit 2 on SessionStart, PostCompact and SessionEnd shows stderr to the user as a notice, and the event goes on", async () => {
+    const n = notices();
+    const start = agentStack().use("sessionStart", commandHook({ event: "SessionStart", ...node("respond.mjs", "2", "", "could not fetch issues"), timeoutMs: 5000, onNotice: n.sink }));
+    expect((await start.run("sessionStart", { sessionId: "s", source: "startup" }, (s) => ({ sessionId: s.sessionId })))._tag).toBe("Completed");
+    const compact = agentStack().use("compaction", commandHook({ event: "PostCompact", ...node("respond.mjs", "2", "", "summary too short"), timeoutMs: 5000, onNotice: n.sink }));
+    expect((await compact.run("compaction", { trigger: "auto", messages: [], tokens: 10, budget: 5 }, () => ({ messages: [], summary: "s", removed: 3 })))._tag).toBe("Completed");
+    const end = agentStack().use("sessionEnd", commandHook({ event: "SessionEnd", ...node("respond.mjs", "2", "", "could not upload"), timeoutMs: 5000, onNotice: n.sink }));
+    expect((await end.run("sessionEnd", { sessionId: "s", reason: "other" }, () => undefined))._tag).toBe("Completed");
+    expect(start.stats.hookFailures + compact.stats.hookFailures + end.stats.hookFailures).toBe(0);
+    expect(n.list).toMatchObject([
+      { kind: "hook-error", event: "SessionStart", message: "could not fetch issues" },
+      { kind: "hook-error", event: "PostCompact", message: "summary too short" },
+      { kind: "hook-error", event: "SessionEnd", message: "could not upload" },
+    ]);
+  });
+
+  it("decision: block counts only on events whose decision control lists it (not SessionStart)", async () => {
+    const n = notices();
+    const stack = agentStack().use("sessionStart", answering("SessionStart", { decision: "block", reason: "x" }, { onNotice: n.sink }));
+    expect((await stack.run("sessionStart", { sessionId: "s", source: "startup" }, (s) => ({ sessionId: s.sessionId })))._tag).toBe("Completed");
+    expect(stack.stats.hookFailures).toBe(0);
+    expect(n.list).toMatchObject([{ kind: "ignored", message: expect.stringMatching(/decision: "block" is ignored on SessionStart/) }]);
   });
 });
 
@@ -227,10 +243,12 @@ describe("observation points", () => {
     expect(stack.stats.failOpen).toBe(1);
   });
 
-  it("a Notification hook's exit code is ignored, as in Claude Code", async () => {
-    const stack = agentStack().use("notification", commandHook({ event: "Notification", ...node("respond.mjs", "2", "", "x"), timeoutMs: 5000 }));
+  it("a Notification hook's exit code and stderr are ignored, as in Claude Code", async () => {
+    const n = notices();
+    const stack = agentStack().use("notification", commandHook({ event: "Notification", ...node("respond.mjs", "2", "", "x"), timeoutMs: 5000, onNotice: n.sink }));
     await stack.run("notification", { type: "info", message: "hello" }, () => undefined);
     expect(stack.stats.hookFailures).toBe(0);
+    expect(n.list).toEqual([]);
   });
 });
 
