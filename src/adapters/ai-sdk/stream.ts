@@ -47,30 +47,53 @@ const dropped = new Set(["text-start", "text-end", "tool-input-start", "tool-inp
  * @example
  * for await (const part of fromSdkParts(result.stream, memo)) console.log(part.type)
  */
-export async function* fromSdkParts(parts: AsyncIterable<SdkPart>, memo: StreamMemo): AsyncGenerator<StreamPart> {
-  for await (const part of parts) {
-    if (dropped.has(part.type)) {
-      if (part.type === "text-start") memo.textIds.push((part as SdkPart & { id: string }).id);
-      continue;
-    }
-    if (part.type === "text-delta") yield { type: "text-delta", text: (part as SdkPart & { delta: string }).delta };
-    else if (part.type === "tool-call") {
-      const call = part as SdkToolCall;
-      memo.calls.set(call.toolCallId, call);
-      yield { type: "tool-call", call: callOf(call) };
-    } else if (part.type === "finish") {
-      const finish = part as SdkFinish;
-      memo.finish = finish;
-      memo.usage = { inputTokens: finish.usage.inputTokens.total, outputTokens: finish.usage.outputTokens.total };
-      // Totals the provider did not report are left out (not zero), so the pump estimates them and
-      // flags the response `usageEstimated`; the provider's own usage still goes back to the SDK.
-      const { inputTokens, outputTokens } = memo.usage;
-      const usage = { ...(inputTokens !== undefined && { inputTokens }), ...(outputTokens !== undefined && { outputTokens }) } as Usage;
-      yield { type: "finish", finishReason: finishOf(finish.finishReason), usage };
-    } else if (part.type === "error") yield { type: "error", error: (part as SdkPart & { error: unknown }).error };
-    else yield { type: "raw", value: part };
+export const fromSdkParts = (parts: AsyncIterable<SdkPart>, memo: StreamMemo): AsyncIterable<StreamPart> => ({
+  [Symbol.asyncIterator](): AsyncIterator<StreamPart> {
+    const source = parts[Symbol.asyncIterator]();
+    return {
+      async next() {
+        for (;;) {
+          const r = await source.next();
+          if (r.done) return { done: true, value: undefined };
+          const part = ours(r.value, memo);
+          if (part !== undefined) return { done: false, value: part };
+        }
+      },
+      // Not a generator: closing before the first part was read (a stream that arrived after the
+      // caller gave up) still closes the provider's stream.
+      async return() {
+        await source.return?.();
+        return { done: true, value: undefined };
+      },
+    };
+  },
+});
+
+/** One provider part as ours, or undefined for a part that is dropped. */
+const ours = (part: SdkPart, memo: StreamMemo): StreamPart | undefined => {
+  if (dropped.has(part.type)) {
+    if (part.type === "text-start") memo.textIds.push((part as SdkPart & { id: string }).id);
+    return undefined;
   }
-}
+  if (part.type === "text-delta") return { type: "text-delta", text: (part as SdkPart & { delta: string }).delta };
+  if (part.type === "tool-call") {
+    const call = part as SdkToolCall;
+    memo.calls.set(call.toolCallId, call);
+    return { type: "tool-call", call: callOf(call) };
+  }
+  if (part.type === "finish") {
+    const finish = part as SdkFinish;
+    memo.finish = finish;
+    memo.usage = { inputTokens: finish.usage.inputTokens.total, outputTokens: finish.usage.outputTokens.total };
+    // Totals the provider did not report are left out (not zero), so the pump estimates them and
+    // flags the response `usageEstimated`; the provider's own usage still goes back to the SDK.
+    const { inputTokens, outputTokens } = memo.usage;
+    const usage = { ...(inputTokens !== undefined && { inputTokens }), ...(outputTokens !== undefined && { outputTokens }) } as Usage;
+    return { type: "finish", finishReason: finishOf(finish.finishReason), usage };
+  }
+  if (part.type === "error") return { type: "error", error: (part as SdkPart & { error: unknown }).error };
+  return { type: "raw", value: part };
+};
 
 /**
  * Our parts as the provider's, framed so the SDK accepts them. `onCancel` hears why the consumer

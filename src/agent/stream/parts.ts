@@ -59,6 +59,28 @@ export const closeQuietly = (iterator: AsyncIterator<unknown> | undefined): void
 };
 
 /**
+ * Close a stream that arrives after we stopped waiting for it (its start ignored the abort), so
+ * the provider's stream is cancelled rather than left open; a start that fails is not ours either.
+ *
+ * @example
+ * closeLate(model.doStreamPromise)
+ */
+export const closeLate = (late: PromiseLike<AsyncIterable<unknown>>): void => {
+  const close = (iterable: AsyncIterable<unknown>): void => {
+    try {
+      closeQuietly(iterable[Symbol.asyncIterator]());
+    } catch {
+      // not an iterable after all: nothing to close
+    }
+  };
+  try {
+    late.then(close, () => undefined);
+  } catch {
+    // a thenable whose then() throws has nothing to close either
+  }
+};
+
+/**
  * True for anything with a `then` method.
  *
  * @example

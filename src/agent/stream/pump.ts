@@ -12,7 +12,7 @@ import { estimateMessageTokens, estimateTokens } from "../tokens.ts";
 import type { ModelRequest, ModelResponse, ToolCall, Usage } from "../types.ts";
 import type { CheckAction, HoldBack, RegisteredCheck, StreamControl } from "./control.ts";
 import { ModelStreamError, StreamHookError } from "./errors.ts";
-import { applyTransforms, closeQuietly, isThenable, nextOrAbort } from "./parts.ts";
+import { applyTransforms, closeLate, closeQuietly, isThenable, nextOrAbort } from "./parts.ts";
 
 /** Starts the provider's stream (the AI SDK's `doStream`, a model's `stream`). */
 export type StartStream = (
@@ -146,10 +146,13 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
   if (o.cut.aborted || o.signal.aborted) stop();
   o.cut.addEventListener("abort", stop, { once: true });
   o.signal.addEventListener("abort", stop, { once: true });
+  let starting: ReturnType<StartStream> | undefined;
   let iterator: AsyncIterator<StreamPart> | undefined;
   let exhausted = false;
   try {
-    const iterable = await o.start(o.request, { signal: link.signal });
+    starting = o.start(o.request, { signal: link.signal });
+    // A provider whose start ignores the signal cannot hold the run: the abort wins the race (R7).
+    const iterable = isThenable(starting) ? await untilAbort(starting, link.signal) : starting;
     iterator = iterable[Symbol.asyncIterator]();
     for (;;) {
       const r = await nextOrAbort(iterator, link.signal);
@@ -180,7 +183,8 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
     // transform), its stream is ended too: nothing of it outlives the run (R7).
     if (!exhausted) {
       if (!link.signal.aborted) link.abort(new Error(blocked !== undefined ? "stream blocked by an output check" : "stream ended early"));
-      closeQuietly(iterator);
+      if (iterator === undefined && isThenable(starting)) closeLate(starting);
+      else closeQuietly(iterator);
     }
   }
 

@@ -39,21 +39,36 @@ export const toReadableStream = <T>(iterable: AsyncIterable<T>, onCancel?: (reas
  * for await (const part of fromReadableStream(result.stream)) console.log(part)
  */
 export const fromReadableStream = <T>(stream: ReadableStream<T>): AsyncIterable<T> => ({
-  async *[Symbol.asyncIterator]() {
-    const reader = stream.getReader();
-    let finished = false;
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) {
-          finished = true;
-          return;
+  [Symbol.asyncIterator](): AsyncIterator<T> {
+    let reader: ReadableStreamDefaultReader<T> | undefined;
+    let ended = false;
+    // Read to its end, the stream is released; failed or left early, it is cancelled first.
+    const end = async (cancel: boolean): Promise<void> => {
+      if (ended) return;
+      ended = true;
+      if (cancel) await (reader ?? stream).cancel().catch(() => undefined);
+      reader?.releaseLock();
+    };
+    return {
+      async next() {
+        if (ended) return { done: true, value: undefined };
+        reader ??= stream.getReader();
+        try {
+          const r = await reader.read();
+          if (!r.done) return r;
+          await end(false);
+          return { done: true, value: undefined };
+        } catch (error) {
+          await end(true);
+          throw error;
         }
-        yield value;
-      }
-    } finally {
-      if (!finished) await reader.cancel().catch(() => undefined);
-      reader.releaseLock();
-    }
+      },
+      // Not a generator: leaving before the first read (a stream that arrived after the caller gave
+      // up) cancels it too, and leaving while a read is pending does not wait for that read.
+      async return() {
+        await end(true);
+        return { done: true, value: undefined };
+      },
+    };
   },
 });

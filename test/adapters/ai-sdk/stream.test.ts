@@ -43,4 +43,23 @@ describe("the AI SDK stream mapping", () => {
     expect(responses[0]?.usage.outputTokens).toBeGreaterThan(0);
     expect([sdkUsage.inputTokens, sdkUsage.outputTokens]).toEqual([undefined, undefined]);
   });
+
+  it("cancels the provider's stream when it opens only after the caller aborted", async () => {
+    let cancelled = false;
+    const controller = new AbortController();
+    const model = new MockLanguageModelV3({
+      // A provider whose connection ignores the abort: its stream arrives after the caller gave up.
+      doStream: async () => {
+        await new Promise((r) => setTimeout(r, 50));
+        return { stream: new ReadableStream({ pull: () => new Promise(() => {}), cancel: () => void (cancelled = true) }) };
+      },
+    });
+    const result = streamText({ model: wrapLanguageModel({ model, middleware: aiSdkMiddleware(watching().stack) }), prompt: "Hi", abortSignal: controller.signal });
+    setTimeout(() => controller.abort(new Error("stop")), 10);
+
+    await result.consumeStream({ onError: () => undefined });
+    await new Promise((r) => setTimeout(r, 100));
+
+    expect(cancelled).toBe(true);
+  });
 });
