@@ -127,7 +127,7 @@ const referenceSizes = async (): Promise<MemoryReport["sizes"]> => {
     const { gate } = await import("../src/core/point.ts");
     const def = gate({ name: "toolCall" });
     const runtime = { store: undefined, approval: undefined, strict: false, onFailure: undefined, pending: new Set(), stats: { hookFailures: 0, failOpen: 0, observerErrors: 0 } };
-    const chain = { point: def, hooks: [], observers: [], befores: [], afters: [], plain: true, aroundOnly: false, lastExit: [], unknownSubject: undefined };
+    const chain = { point: def, hooks: [], observers: [], befores: [], afters: [], plain: true, aroundOnly: false, nests: false, lastExit: [], unknownSubject: undefined };
     runContext = syncBytes(() => new RunContext(runtime as never, chain, undefined, input, undefined, false), 50_000);
   } catch (error) {
     note = `RunContext not measured: ${error instanceof Error ? error.message : String(error)}`;

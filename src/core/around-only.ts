@@ -66,11 +66,13 @@ const callOperation = (run: RunContext, outer: Layer | undefined, input: unknown
 };
 
 /** The continuation of an asynchronous operation, made outside `callOperation` (see chain.ts's). */
-const whenOperationSettles = (run: RunContext, outer: Layer | undefined, result: PromiseLike<unknown>): Promise<Outcome> =>
-  Promise.resolve(result).then(
-    (value) => (run.settled ? settledUnder() : ended(run, outer, toCompleted(freeze(run, value)))),
-    (error) => (run.settled ? settledUnder() : ended(run, outer, toFailed(error))),
+const whenOperationSettles = (run: RunContext, outer: Layer | undefined, result: PromiseLike<unknown>): Promise<Outcome> => {
+  run.operations++; // while it runs, the run settling aborts its signal (RunContext.end)
+  return Promise.resolve(result).then(
+    (value) => (run.operations--, run.settled ? settledUnder() : ended(run, outer, toCompleted(freeze(run, value)))),
+    (error) => (run.operations--, run.settled ? settledUnder() : ended(run, outer, toFailed(error))),
   );
+};
 
 /**
  * The inside of `layer`'s hook ended with `outcome`. A tail layer (its hook answered with
@@ -85,7 +87,7 @@ const ended = (run: RunContext, inner: Layer | undefined, outcome: Outcome): Out
     layer.last = outcome;
     layer.state &= ~pending;
   } else {
-    run.settled = true; // its frame fields (outcome, final) are the general chain's: nothing reads them here
+    run.end(); // its frame fields (outcome, final) are the general chain's: nothing reads them here
   }
   return outcome;
 };

@@ -265,18 +265,22 @@ const callOperationNow = (run: RunContext, f: Frame, op: Op): Step => {
  * The continuation of an asynchronous operation, made outside `callOperationNow`: closures there
  * would make V8 allocate a context for `run`, `f` and `op` on every call, synchronous ones too.
  */
-const whenOperationSettles = (run: RunContext, f: Frame, op: Op, result: PromiseLike<unknown>): Promise<Outcome> =>
-  Promise.resolve(result).then(
+const whenOperationSettles = (run: RunContext, f: Frame, op: Op, result: PromiseLike<unknown>): Promise<Outcome> => {
+  run.operations++; // while it runs, the run settling aborts its signal (RunContext.end)
+  return Promise.resolve(result).then(
     (value) => {
+      run.operations--;
       // Aborted or timed out meanwhile: a late result starts no after or recover hook (R7).
       if (run.settled) return abandoned(f);
       f.outcome = toCompleted(freeze(run, value));
       return unwind(run, f, op);
     },
     (error) => {
+      run.operations--;
       if (run.settled) return abandoned(f);
       f.outcome = toFailed(error);
       return unwind(run, f, op);
     },
   );
+};
 

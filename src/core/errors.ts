@@ -104,6 +104,21 @@ export class RunAbortedError extends AgentOnionError {
 }
 
 /**
+ * Why an operation's signal aborts when its run settled without waiting for it: an `around`
+ * hook failed closed (its timeout passed, it threw) or answered without waiting for `next()`.
+ * The run's outcome is decided, so the operation's result would be dropped (R7).
+ *
+ * @example
+ * ctx.signal.reason instanceof OperationAbandonedError // true in an operation its run left behind
+ */
+export class OperationAbandonedError extends AgentOnionError {
+  override name = "OperationAbandonedError";
+  constructor(readonly point: string) {
+    super(`the run on ${point} settled while its operation was still running; its result would be dropped`);
+  }
+}
+
+/**
  * A run nested deeper than the stack's `maxDepth` (a hook re-entering its own point, a
  * sub-agent spawning sub-agents): refused before any hook runs.
  *

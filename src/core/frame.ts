@@ -32,6 +32,12 @@ export interface Chain {
    */
   readonly aroundOnly: boolean;
   /**
+   * Holds an `around` hook, so the run can settle while its operation still runs (the hook
+   * failed closed or answered without waiting for `next()`): the operation's signal must be
+   * one that can abort then (see `RunContext.end`).
+   */
+  readonly nests: boolean;
+  /**
    * By index: the highest index up to it whose hook has an `after` or `recover` (-1 if none).
    * An around hook whose frame has nothing to leave through on the way out can hand its inner
    * outcome straight on (see `AroundCall.handOn`).
@@ -55,6 +61,7 @@ export const compileChain = (point: Point, hooks: CompiledHook[], observers: Com
   afters: hooks.map((h) => h.after),
   plain: hooks.every((h) => !h.matcher.needsInput && h.timeoutMs === undefined && h.around === undefined && !h.recheck),
   aroundOnly: hooks.length > 0 && point.collect !== true && hooks.every(plainAround),
+  nests: hooks.some((h) => h.around !== undefined),
   lastExit: lastExits(hooks),
   unknownSubject,
   subject,
@@ -102,11 +109,12 @@ export type Step = Outcome | Promise<Outcome>;
 /**
  * A frame ran to its end: its outcome is settled; the around hook that opened it is told at once.
  * The outermost frame is the run itself: its end settles the run, so whatever a hook left running
- * inside (a `next()` it did not await) starts nothing more (R7), with or without a signal.
+ * inside (a `next()` it did not await) starts nothing more (R7), with or without a signal, and
+ * an operation still running is told through its signal (`RunContext.end`).
  */
 export const ended = (f: Frame): Outcome => {
   if (f.nested) (f as unknown as { done(): void }).done();
-  else (f as unknown as { settled: boolean }).settled = true;
+  else (f as unknown as { end(): void }).end();
   return f.outcome as Outcome;
 };
 

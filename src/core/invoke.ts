@@ -105,7 +105,7 @@ const invokeTimed = (
 ): unknown => {
   const t0 = started || performance.now();
   const own = new RunSignal();
-  const guard = run.guard;
+  const guard = run.watchable();
   guard?.watch(own);
   // An around hook's context carries its layer's input; others see the run's current input.
   const input = phase === "around" ? (a as ScopedContext).input : run.input;

@@ -3,7 +3,7 @@
  * the run, so that a run allocates one object for all of it (the outcome aside).
  */
 import type { ApprovalDecision, ApprovalHandler, HookContext, HookInfo, RunOptions } from "./context.ts";
-import { HookError } from "./errors.ts";
+import { HookError, OperationAbandonedError } from "./errors.ts";
 import type { CompiledHook } from "./hook.ts";
 import type { Chain, Frame, Op } from "./frame.ts";
 import type { Outcome } from "./outcome.ts";
@@ -12,7 +12,7 @@ import type { StateStore } from "./state.ts";
 import type { Trace, TraceAction, TraceEntry } from "./trace.ts";
 import type { Phase } from "./errors.ts";
 import { neverAborted } from "./signal.ts";
-import type { RunSignal } from "./run-signal.ts";
+import { RunSignal } from "./run-signal.ts";
 
 /** What a stack shares with every run: counters, pending background work, failure callback. */
 export interface Runtime {
@@ -47,8 +47,11 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
   declare readonly point: string;
   declare readonly pointDef: Point;
   declare subject: string | undefined;
-  /** The run's signal when it has a caller signal or a deadline; none (never aborted) otherwise. */
-  declare readonly guard: RunSignal | undefined;
+  /**
+   * The run's signal when it has a caller signal or a deadline, or, in a chain that nests, once
+   * someone reads it (see `watchable`); none (never aborted) otherwise.
+   */
+  declare guard: RunSignal | undefined;
   declare readonly sessionId: string | undefined;
   declare readonly metadata: Readonly<Record<string, unknown>>;
   declare readonly path: readonly string[];
@@ -85,6 +88,8 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
   declare skipped: Set<number> | undefined;
   declare outcome: Outcome | undefined;
   declare final: boolean;
+  /** Calls of the operation still pending (an around hook may retry, or leave one behind). */
+  declare operations: number;
 
   constructor(runtime: Runtime, chain: Chain, options: RunOptions | undefined, input: unknown, guard: RunSignal | undefined, recording: boolean) {
     const pointDef = chain.point;
@@ -122,11 +127,36 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
     this.skipped = undefined;
     this.outcome = undefined;
     this.final = false;
+    this.operations = 0;
   }
 
   /** Made on first read (see RunSignal): most runs never read their signal. */
   get signal(): AbortSignal {
-    return this.guard === undefined ? neverAborted : this.guard.signal;
+    const guard = this.watchable();
+    return guard === undefined ? neverAborted : guard.signal;
+  }
+
+  /**
+   * The run's `RunSignal`, made now if the run has none and its chain nests: an around hook can
+   * settle such a run while the operation still runs, and the operation must then be told (see
+   * `end`). A run whose chain does not nest always waits for its operation, so `neverAborted`
+   * serves it for free.
+   */
+  watchable(): RunSignal | undefined {
+    if (this.guard !== undefined || !this.chain.nests) return this.guard;
+    const guard = (this.guard = new RunSignal());
+    if (this.settled && this.operations > 0) guard.abort(new OperationAbandonedError(this.point));
+    return guard;
+  }
+
+  /**
+   * The run's outcome is decided (its outermost frame ended): start nothing more (R7), and abort
+   * an operation still running, whose result nobody will read. One that already finished keeps
+   * its signal as it is: what it left listening is not told anything.
+   */
+  end(): void {
+    this.settled = true;
+    if (this.operations > 0) this.guard?.abort(new OperationAbandonedError(this.point));
   }
 
   /** A getter, not a field: only rejections read it, and every field is paid for on every run. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { Continue, createStack, gate, Replace, RunAbortedError, Transform } from "../../src/core/index.ts";
+import { Continue, createStack, gate, Reject, Replace, RunAbortedError, Transform } from "../../src/core/index.ts";
 import { call, newStack, sleep } from "./helpers.ts";
 
 const activeTimers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
@@ -18,6 +18,51 @@ describe("R7 cancellation", () => {
       await sleep(50);
       expect(events).toEqual(["slow-check done"]);
     }
+  });
+
+  /** An operation that waits `ms` for its signal and says how it ended. */
+  const waitsForSignal = (ms: number, ended: string[]) => (_c: unknown, ctx: { readonly signal: AbortSignal }) =>
+    new Promise<{ content: string }>((resolve) => {
+      const signal = ctx.signal;
+      const timer = setTimeout(() => (ended.push("finished"), resolve({ content: "done" })), ms);
+      signal.addEventListener("abort", () => {
+        clearTimeout(timer);
+        ended.push(`aborted: ${(signal.reason as Error).name}`);
+        resolve({ content: "aborted" });
+      });
+    });
+
+  it("aborts the operation's signal when an around hook's timeout settles the run while the operation still runs", async () => {
+    const ended: string[] = [];
+    const stack = newStack().use("tool", { name: "deadline", timeoutMs: 20, around: (_c, next) => next() });
+    const outcome = await stack.run("tool", call(), waitsForSignal(2_000, ended));
+    expect(outcome).toMatchObject({ _tag: "Rejected", by: "deadline" });
+    expect(ended).toEqual(["aborted: OperationAbandonedError"]);
+  });
+
+  it("aborts the operation's signal when a plain around hook answers without waiting for next()", async () => {
+    const ended: string[] = [];
+    const stack = newStack().use("tool", { name: "cache", around: (_c, next) => { void next(); return Replace({ content: "cached" }); } });
+    const outcome = await stack.run("tool", call(), waitsForSignal(2_000, ended));
+    expect(outcome).toEqual({ _tag: "Completed", value: { content: "cached" } });
+    expect(ended).toEqual(["aborted: OperationAbandonedError"]);
+  });
+
+  it("lets the operation go on when a timed around hook fails open, and answers with its result", async () => {
+    const ended: string[] = [];
+    const stack = newStack().use("tool", { name: "deadline", timeoutMs: 20, failMode: "open", around: (_c, next) => next() });
+    const outcome = await stack.run("tool", call(), waitsForSignal(60, ended));
+    expect(outcome).toEqual({ _tag: "Completed", value: { content: "done" } });
+    expect(ended).toEqual(["finished"]);
+  });
+
+  it("never aborts the signal of an operation that finished before its run settled", async () => {
+    let signal: AbortSignal | undefined;
+    const stack = newStack().use("tool", { name: "reject-after", around: async (_c, next) => { await next(); return Reject("no"); } });
+    const outcome = await stack.run("tool", call(), async (_c, ctx) => { signal = ctx.signal; await sleep(1); return { content: "done" }; });
+    expect(outcome).toMatchObject({ _tag: "Rejected" });
+    await sleep(5);
+    expect(signal?.aborted).toBe(false);
   });
 
   it("fails a synchronous hook that blocked past its timeoutMs, as an asynchronous one", async () => {
