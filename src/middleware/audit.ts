@@ -11,7 +11,7 @@ import { describe } from "../core/errors.ts";
 import type { TraceEntry } from "../core/trace.ts";
 import type { Middleware } from "./apply.ts";
 import { allAgentPoints, observer, onEveryPoint } from "./every-point.ts";
-import { nameOption } from "./options.ts";
+import { nameOption, stringListOption } from "./options.ts";
 import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
 
 /** One decision, as written. */
@@ -90,7 +90,7 @@ export const audit = (options: AuditOptions): AuditMiddleware => {
   const redactor = options.redact === false ? undefined : isRedactor(options.redact) ? options.redact : createRedactor(options.redact ?? {});
   const scrub = (text: string | undefined): string | undefined => (text === undefined || redactor === undefined ? text : redactor.scrub(text));
   const scrubValue = (value: unknown): unknown => (redactor === undefined ? value : scrubDeep(value, scrub));
-  const keep = options.metadata ?? [];
+  const keep = stringListOption(name, "metadata", options.metadata) ?? [];
   const sink = new Sink(to);
 
   const lines = (event: RunEvent): string => {

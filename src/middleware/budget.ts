@@ -22,7 +22,7 @@ import { estimateMessageTokens } from "../agent/tokens.ts";
 import type { Middleware } from "./apply.ts";
 import { choiceOption, functionOption, integerOption, nameOption, numberOption } from "./options.ts";
 import { LimitExceededError } from "./errors.ts";
-import { missingScope, scopeKey, scopeOption, type Scope } from "./scope.ts";
+import { missingScope, scopeKey, scopeOption, type Scope, tenantOption } from "./scope.ts";
 
 /** Prices in micro-dollars (µ$) per million tokens: `$3 / MTok` is `3_000_000`. */
 export interface TokenPrice {
@@ -77,7 +77,7 @@ export const budget = (options: BudgetOptions): Middleware => {
   const limit = integerOption(name, "limit", options.limit, 0);
   const unit = choiceOption(name, "unit", options.unit ?? "tokens", ["tokens", "cost"]);
   const scope = scopeOption(name, options.scope, "global");
-  const tenant = options.tenantKey === undefined ? {} : { tenantKey: options.tenantKey };
+  const tenant = tenantOption(name, options.tenantKey);
   const windowMs = options.windowMs === undefined ? undefined : integerOption(name, "windowMs", options.windowMs, 1);
   const windowOptions = windowMs === undefined ? {} : { ttlMs: windowMs };
   const maxOutput = integerOption(name, "maxOutputTokens", options.maxOutputTokens ?? 4096, 0);
@@ -180,6 +180,9 @@ const prices = (name: string, price: BudgetOptions["price"], custom: boolean): (
     integerOption(name, `${where}.output`, (p as TokenPrice).output, 0);
     return p as TokenPrice;
   };
+  if (typeof price !== "object" || price === null) throw new TypeError(`${name}: price must be { input, output } or a table of them by model`);
+  // An empty table prices nothing: every call would fail as unpriced, long after start-up.
+  if (Object.keys(price).length === 0) throw new TypeError(`${name}: price must give { input, output } or price at least one model (or "*"), got {}`);
   if ("input" in price || "output" in price) {
     const one = check(price, "price");
     return () => one;

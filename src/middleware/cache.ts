@@ -20,7 +20,7 @@ import { noUsage } from "../agent/model.ts";
 import type { ModelResponse, ToolResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { choiceOption, functionOption, integerOption, nameOption, numberOption } from "./options.ts";
-import { scopeKey, type Scope } from "./scope.ts";
+import { scopeKey, type Scope, tenantOption } from "./scope.ts";
 
 /**
  * Options of `cache`.
@@ -77,7 +77,7 @@ export const cache = (options: CacheOptions): Middleware => {
   const ttlMs = integerOption(name, "ttlMs", options.ttlMs, 1);
   if (typeof options.scope !== "function") choiceOption(name, "scope", options.scope, ["tenant", "session", "global"]);
   const scope = options.scope;
-  const tenant = options.tenantKey === undefined ? {} : { tenantKey: options.tenantKey };
+  const tenant = tenantOption(name, options.tenantKey);
   const point = choiceOption(name, "point", options.point ?? "modelCall", ["modelCall", "toolCall"]);
   const keyOf = functionOption(name, "key", options.key) ?? ((input: unknown) => sha256(stableJson(input)));
   const cacheable = functionOption(name, "cacheable", options.cacheable) ?? defaultCacheable(point);

@@ -52,6 +52,33 @@ export const choiceOption = <C extends string>(middleware: string, field: string
 };
 
 /**
+ * Refuse anything but a non-empty string (when given): a field name or key part given as an
+ * object would otherwise read `metadata["[object Object]"]` on every call.
+ *
+ * @example
+ * stringOption("budget", "tenantKey", {}) // throws TypeError: budget: tenantKey must be a non-empty string, got [object Object]
+ */
+export const stringOption = (middleware: string, field: string, value: unknown): string | undefined => {
+  if (value !== undefined && (typeof value !== "string" || value === ""))
+    throw new TypeError(`${middleware}: ${field} must be a non-empty string, got ${show(value)}`);
+  return value;
+};
+
+/**
+ * Refuse anything but a list of non-empty strings (when given); a lone string is refused, since
+ * iterating it would read its characters as the list.
+ *
+ * @example
+ * stringListOption("audit", "metadata", "tenant") // throws TypeError: audit: metadata must be a list of strings, got "tenant"
+ */
+export const stringListOption = (middleware: string, field: string, value: unknown): readonly string[] | undefined => {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) throw new TypeError(`${middleware}: ${field} must be a list of strings, got ${show(value)}`);
+  value.forEach((item, i) => stringOption(middleware, `${field}[${i}]`, item ?? null));
+  return value as string[];
+};
+
+/**
  * Refuse a name that is not a non-empty string (hook names key the stack and the store).
  *
  * @example

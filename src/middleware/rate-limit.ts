@@ -23,7 +23,7 @@ import { Priority } from "../core/priority.ts";
 import type { Middleware } from "./apply.ts";
 import { choiceOption, integerOption, nameOption, numberOption } from "./options.ts";
 import { refuse } from "./refuse.ts";
-import { missingScope, scopeKey, scopeOption, type Scope } from "./scope.ts";
+import { missingScope, scopeKey, scopeOption, type Scope, tenantOption } from "./scope.ts";
 
 /** The points a rate limit can sit on (`"toolCall"` or `"modelCall"`). */
 export type LimitedPoint = "toolCall" | "modelCall";
@@ -114,7 +114,7 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
   const per = choiceOption(name, "per", options.per ?? "subject", ["subject", "all"]);
   const retentionMs = integerOption(name, "retentionMs", options.retentionMs ?? week, 1);
   const priority = numberOption(name, "priority", options.priority ?? (point === "modelCall" ? Priority.guard + 25 : Priority.guard + 5), -Number.MAX_VALUE);
-  const tenant = options.tenantKey === undefined ? {} : { tenantKey: options.tenantKey };
+  const tenant = tenantOption(name, options.tenantKey);
   const span = windowMs === undefined ? "" : ` per ${windowMs % 1000 === 0 ? `${windowMs / 1000} s` : `${windowMs} ms`}`;
   const where = typeof scope === "function" ? "" : scope === "global" ? "" : ` in this ${scope}`;
 

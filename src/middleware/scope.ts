@@ -4,6 +4,7 @@
  * variables (R14), so the same middleware instance serves every run and every process.
  */
 import type { HookContext } from "../core/context.ts";
+import { stringOption } from "./options.ts";
 
 /** Who shares a counter or a cache entry. A function returns its own partition key (or `undefined`: no key, see `scopeKey`). */
 export type Scope = "global" | "tenant" | "session" | "run" | ((ctx: HookContext<any>) => string | undefined);
@@ -51,6 +52,17 @@ export const scopeOption = (middleware: string, scope: unknown, fallback: Scope)
   if (scope === undefined) return fallback;
   if (typeof scope === "function" || scope === "global" || scope === "tenant" || scope === "session" || scope === "run") return scope as Scope;
   throw new TypeError(`${middleware}: scope must be "global", "tenant", "session", "run" or a function, got ${String(scope)}`);
+};
+
+/**
+ * Check a `tenantKey` option at configuration time: a non-empty string when given.
+ *
+ * @example
+ * tenantOption("rateLimit", "org") // { tenantKey: "org" }
+ */
+export const tenantOption = (middleware: string, tenantKey: unknown): TenantOptions => {
+  const key = stringOption(middleware, "tenantKey", tenantKey);
+  return key === undefined ? {} : { tenantKey: key };
 };
 
 /**

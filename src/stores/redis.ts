@@ -9,6 +9,7 @@ import {
   checkAmount, checkDelta, checkKey, checkTtl, encodeValue, StateStoreError,
   type Admission, type SetOptions, type StateStore,
 } from "../core/state.ts";
+import { integerOption } from "../middleware/options.ts";
 import { StoreUnavailableError } from "./errors.ts";
 import { createClient, toStoreError, whenReady, withTimeout } from "./redis-connection.ts";
 import { scripts, type ScriptSpec } from "./redis-scripts.ts";
@@ -83,8 +84,10 @@ export class RedisStore implements StateStore {
       adopting = undefined;
       return;
     }
-    const timeoutMs = checkTtl(options.timeoutMs ?? 1000);
+    // Checked here, before a client exists, so a mistake names the store and the field.
+    const timeoutMs = integerOption("RedisStore", "timeoutMs", options.timeoutMs ?? 1000, 1);
     const keyPrefix = options.keyPrefix ?? "agent-onion:";
+    if (typeof keyPrefix !== "string") throw new TypeError(`RedisStore: keyPrefix must be a string, got ${String(keyPrefix)}`);
     const client = options.client ?? createClient(options.connection ?? {}, timeoutMs);
     defineScripts(client);
     this.#conn = {

@@ -143,4 +143,9 @@ describe("audit", () => {
     expect(() => audit({ to: 42 as never })).toThrow(/to must/);
     expect(() => audit({ to: new PassThrough(), points: ["nope"] })).toThrow(/not an agent point/);
   });
+
+  it("refuses metadata that is not a list of field names, naming the field", () => {
+    expect(() => audit({ to: new PassThrough(), metadata: "tenant" as never })).toThrow(/audit: metadata must be a list of strings, got "tenant"/);
+    expect(() => audit({ to: new PassThrough(), metadata: ["user", 7] as never })).toThrow(/audit: metadata\[1\] must be a non-empty string, got 7/);
+  });
 });

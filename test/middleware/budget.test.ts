@@ -128,6 +128,12 @@ describe("budget: cost in micro-dollars", () => {
     expect(() => budget({ unit: "cost", limit: 10, price: { m: { input: 1, output: Number.NaN } } })).toThrow(/price\["m"\].output/);
   });
 
+  it("refuses a tenantKey that is not a non-empty string, and a price table that prices no model, naming the field", () => {
+    expect(() => budget({ limit: 5, scope: "tenant", tenantKey: {} as never })).toThrow(/budget: tenantKey must be a non-empty string, got \[object Object\]/);
+    expect(() => budget({ limit: 5, scope: "tenant", tenantKey: "" })).toThrow(/budget: tenantKey/);
+    expect(() => budget({ limit: 5_000_000, unit: "cost", price: {} })).toThrow(/budget: price must give \{ input, output \} or price at least one model/);
+  });
+
   it("fails the call (closed) and charges the reservation when a custom charge is not an integer", async () => {
     const store = new MemoryStore();
     const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 100, charge: () => 0.5 }));

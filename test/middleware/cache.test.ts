@@ -91,6 +91,10 @@ describe("cache", () => {
     expect(() => cache({ ttlMs: 1_000 } as never)).toThrow(/cache: scope must be one of "tenant", "session", "global"/);
     expect(() => cache({ ttlMs: 0.5, scope: "global" })).toThrow(/cache: ttlMs/);
   });
+
+  it("refuses a tenantKey that is not a non-empty string at configuration, naming the field", () => {
+    expect(() => cache({ ttlMs: 1_000, scope: "tenant", tenantKey: {} as never })).toThrow(/cache: tenantKey must be a non-empty string/);
+  });
 });
 
 describe("cache through the reference loop", () => {

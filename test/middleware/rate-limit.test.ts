@@ -137,6 +137,11 @@ describe("rateLimit", () => {
     expect(() => callLimit({ max: 0 })).toThrow(/callLimit: max/);
     expect(() => rateLimit({ limit: 1, algorithm: "leaky" as never })).toThrow(/algorithm must be one of/);
   });
+
+  it("refuses a tenantKey that is not a non-empty string at configuration, naming the field", () => {
+    expect(() => rateLimit({ limit: 1, scope: "tenant", tenantKey: {} as never })).toThrow(/rateLimit: tenantKey must be a non-empty string/);
+    expect(() => callLimit({ max: 1, scope: "tenant", tenantKey: 42 as never })).toThrow(/callLimit: tenantKey must be a non-empty string, got 42/);
+  });
 });
 
 describe("callLimit", () => {
