@@ -20,7 +20,7 @@ export {
   type CheckAction, type HoldBack, type OutputCheck, type OutputCheckInfo, type PartTransform, type RegisteredCheck,
 } from "./stream/control.ts";
 export { chunkHook, outputGate, type ChunkHookSpec, type OutputGateSpec } from "./stream/hooks.ts";
-export { ModelStreamError, StreamHookError, providerError, streamStarted } from "./stream/errors.ts";
+export { ModelStreamError, StreamDivergedError, StreamHookError, providerError, streamStarted } from "./stream/errors.ts";
 export type { StartStream } from "./stream/pump.ts";
 export {
   streamThroughStack, type ModelCallStack, type StackStream, type StreamResult, type StreamThroughStackOptions,

@@ -55,3 +55,30 @@ export class StreamHookError extends AgentOnionError {
     super(`stream transform of hook "${hook}" threw: ${describe(cause)}`);
   }
 }
+
+/**
+ * The consumer of a stream already received text that the final answer does not start with (an
+ * `around` hook retried the call and the new answer differs, or an `after` hook changed text
+ * that was streamed under too little hold-back). The stream ends with this error instead of a
+ * finish, since what was shown is not the answer; `response` is the answer the run settled on.
+ *
+ * @example
+ * if (part.type === "error" && part.error instanceof StreamDivergedError) showInstead(part.error.response.text)
+ */
+export class StreamDivergedError extends AgentOnionError {
+  override name = "StreamDivergedError";
+  constructor(
+    /** The text the consumer received. */
+    readonly released: string,
+    /** The final answer. */
+    readonly response: ModelResponse,
+    /** True when an `around` hook ran the call more than once. */
+    readonly retried: boolean,
+  ) {
+    super(
+      `the ${released.length} characters already streamed are not the start of the final answer ` +
+        (retried ? "(an around hook retried the call and the new answer differs)" : "(an after hook changed text that was already streamed)") +
+        "; the final answer is on error.response",
+    );
+  }
+}

@@ -11,7 +11,9 @@
  *    `after` hooks approved). A run takes the strictest of the caller's and its hooks' requests.
  * 4. After the post-phase the rest is released from the final response (text, tool calls,
  *    finish with usage), so a replaced or redacted answer reaches the consumer as `generate`
- *    would have returned it; an output gate blocks the same text on both paths.
+ *    would have returned it; an output gate blocks the same text on both paths. When text
+ *    already released does not begin the final answer (a retry, a late rewrite), the stream ends
+ *    with a `StreamDivergedError` carrying that answer, never with a finish.
  * 5. A caller abort or consumer cancel ends the provider stream, not the run: the post-phase
  *    runs on the partial response (`aborted: true`, usage as reported or estimated).
  */
@@ -24,7 +26,7 @@ import type { Operation } from "../../core/stack-types.ts";
 import type { StreamPart } from "../model.ts";
 import type { ModelRequest, ModelResponse, ToolCall } from "../types.ts";
 import { StreamControl, holdBackProblem, streamControlKey, type HoldBack } from "./control.ts";
-import { ModelStreamError } from "./errors.ts";
+import { ModelStreamError, StreamDivergedError } from "./errors.ts";
 import { pump, type Emitter, type StartStream } from "./pump.ts";
 import { PartQueue } from "./queue.ts";
 
@@ -48,7 +50,7 @@ export interface StreamResult {
   readonly outcome: Outcome<ModelResponse>;
   /** The text the consumer received. */
   readonly emittedText: string;
-  /** True when the post-phase changed text the consumer had already received (possible only with too little hold-back). */
+  /** True when the final text does not start with what the consumer received (a retry, or a rewrite under too little hold-back); the parts then end with a `StreamDivergedError`. */
   readonly diverged: boolean;
   /** The hold-back the call used. */
   readonly holdBack: HoldBack;
@@ -179,8 +181,11 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
     if (outcome._tag === "Completed") {
       const response = outcome.value;
       diverged = !response.text.startsWith(out.emitted);
-      if (!queue.cancelled && !cut.signal.aborted) {
-        const rest = diverged ? "" : response.text.slice(out.emitted.length);
+      // What was shown is not the answer: say so rather than finish as if it were.
+      if (diverged && !queue.cancelled && !cut.signal.aborted) {
+        queue.push({ type: "error", error: new StreamDivergedError(out.emitted, response, attempts > 1) });
+      } else if (!queue.cancelled && !cut.signal.aborted) {
+        const rest = response.text.slice(out.emitted.length);
         if (rest !== "") {
           if (held.join("") === rest) for (const t of held) out.text(t);
           else out.text(rest);

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { StreamDivergedError, createAgentStack, wrapModel, type LanguageModel, type StreamPart } from "../../../src/agent/index.ts";
+import { collect, request } from "../stream-helpers.ts";
+
+/** A model whose first stream fails after "Hel" and whose second answers `second`. */
+const failsThenAnswers = (second: string): LanguageModel => {
+  let calls = 0;
+  return {
+    id: "m",
+    generate: async () => { throw new Error("unused"); },
+    async *stream() {
+      if (calls++ === 0) {
+        yield { type: "text-delta", text: "Hel" };
+        throw new Error("connection reset");
+      }
+      yield { type: "text-delta", text: second };
+      yield { type: "finish", finishReason: "stop", usage: { inputTokens: 1, outputTokens: 2 } };
+    },
+  };
+};
+
+const retryOnce = createAgentStack().use("modelCall", { name: "my-retry", around: async (_ctx, next) => { const o = await next(); return o._tag === "Failed" ? next() : o; } });
+
+describe("streamThroughStack", () => {
+  it("ends the consumer's stream with a StreamDivergedError, not a finish, when a retry's answer does not continue the text already released", async () => {
+    const call = wrapModel(retryOnce, failsThenAnswers("Goodbye")).streamWithOutcome(request());
+    const parts = await collect(call.parts);
+    const result = await call.done;
+
+    expect(parts.map((p) => p.type)).toEqual(["text-delta", "error"]);
+    const error = (parts[1] as Extract<StreamPart, { type: "error" }>).error;
+    expect(error).toBeInstanceOf(StreamDivergedError);
+    expect(error).toMatchObject({ released: "Hel", response: { text: "Goodbye" } });
+    expect(result).toMatchObject({ diverged: true, emittedText: "Hel" });
+  });
+
+  it("releases the rest of a retry's answer when it continues the text already released", async () => {
+    const call = wrapModel(retryOnce, failsThenAnswers("Hello")).streamWithOutcome(request());
+    const parts = await collect(call.parts);
+
+    expect(parts.map((p) => (p.type === "text-delta" ? p.text : p.type))).toEqual(["Hel", "lo", "finish"]);
+  });
+});
