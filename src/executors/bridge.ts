@@ -10,14 +10,15 @@
  * The operation is a stand-in: on PreToolUse it records the input that reached it and ends the
  * run there by aborting the run's own signal, so nothing more starts (R7): a `retry` or a
  * `recover` never takes the stand-in for a failed tool and runs the guards again. On PostToolUse
- * it returns Claude Code's `tool_response`. Each run carries `metadata.claudeEvent`.
+ * it returns Claude Code's `tool_response`. Each run carries `metadata.claudeEvent`. On PreCompact
+ * a hook's Reject, a failure in process (compaction observes), is answered as the block it is there.
  */
 import type { AgentStack } from "../agent/stack.ts";
 import type { ToolCall, ToolResult, UserPrompt } from "../agent/types.ts";
 import { describe } from "../core/errors.ts";
 import type { Outcome } from "../core/outcome.ts";
 import { linkSignal } from "../core/signal.ts";
-import { Trace } from "../core/trace.ts";
+import { Trace, type TraceEntry } from "../core/trace.ts";
 import type { BridgeEvent } from "./bridge-event.ts";
 import { cleanText } from "./sanitize.ts";
 
@@ -73,6 +74,12 @@ const onlyPhases = (stack: AgentStack, point: string, input: unknown, keep: read
   return out;
 };
 
+// How the core describes a Reject on an observation point (core/errors.ts, core/decide.ts); the trace keeps only text.
+const rejectOnObserve = "returned Reject on an observation point: ";
+/** The reason a hook gave with its Reject, from the failure the core recorded for it. */
+const refusalReason = (e: TraceEntry): string =>
+  /Reject\("([\s\S]*)"\) is not allowed on observation point/.exec(e.reason ?? "")?.[1] || `blocked by hook "${e.hook}"`;
+
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 const text = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value) ?? "");
 
@@ -96,9 +103,9 @@ export const runBridge = async (full: AgentStack, ev: BridgeEvent, options: Brid
   const specific = (fields: Record<string, unknown>): Record<string, unknown> => ({ hookSpecificOutput: { hookEventName: name, ...fields } });
   const withContext = (fields: Record<string, unknown> = {}): Record<string, unknown> =>
     context.length ? { ...fields, additionalContext: context.join("\n\n") } : fields;
-  // Failures let through (fail-open) are reported to the user, never silent (R6).
-  const notes = (): Record<string, unknown> => {
-    const list = trace.entries.filter((e) => e.action === "Failed" && e.failMode === "open");
+  // Failures let through (fail-open) are reported to the user, never silent (R6); `except` are reported otherwise.
+  const notes = (except: readonly TraceEntry[] = []): Record<string, unknown> => {
+    const list = trace.entries.filter((e) => e.action === "Failed" && e.failMode === "open" && !except.includes(e));
     return list.length ? { systemMessage: cleanText(`agent-onion: ${list.map((e) => `${e.hook} failed (let through): ${e.reason ?? ""}`).join("; ")}`) } : {};
   };
   const reply = (decision: string, json: Record<string, unknown>, reason?: string): ClaudeReply =>
@@ -178,8 +185,17 @@ export const runBridge = async (full: AgentStack, ev: BridgeEvent, options: Brid
     }
     default: {
       // Observation points (compaction, error, sessionEnd, notification): the operation is what already happened.
-      const outcome = await run(ev.spec.point, () => ev.output);
-      if (outcome._tag === "Rejected" && name === "PreCompact") return reply("block", { decision: "block", reason: outcome.reason }, outcome.reason);
+      const from = trace.entries.length;
+      await run(ev.spec.point, () => ev.output);
+      // In process, compaction observes (DESIGN): a Reject there is an R2 failure and compaction goes on. Claude Code
+      // lets PreCompact block, so the bridge answers a hook's Reject (exit 2, decision: "block") as the block it was.
+      const refusals = name === "PreCompact"
+        ? trace.entries.slice(from).filter((e) => e.action === "Failed" && !e.shadow && e.reason?.includes(rejectOnObserve))
+        : [];
+      if (refusals.length > 0) {
+        const why = refusals.map(refusalReason).join("; ");
+        return { exitCode: 0, json: { ...notes(refusals), decision: "block", reason: why }, decision: "block", reason: why };
+      }
       return reply("none", {});
     }
   }

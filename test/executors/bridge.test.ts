@@ -5,9 +5,11 @@
 import { describe, expect, it } from "vitest";
 import { createAgentStack } from "../../src/agent/stack.ts";
 import type { ToolCall } from "../../src/agent/types.ts";
-import { Continue, Transform } from "../../src/core/action.ts";
+import { Continue, Reject, Transform } from "../../src/core/action.ts";
 import { fromClaudeEvent } from "../../src/executors/bridge-event.ts";
 import { runBridge } from "../../src/executors/bridge.ts";
+import { commandHook } from "../../src/executors/command.ts";
+import { node } from "./helpers.ts";
 import { retry } from "../../src/middleware/retry.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 
@@ -50,5 +52,24 @@ describe("runBridge on PreToolUse", () => {
     controller.abort(new Error("shutting down"));
     const reply = await runBridge(createAgentStack().use("toolCall", { name: "guard", before: () => Continue }), preToolUse("ls"), { signal: controller.signal });
     expect([reply.exitCode, reply.decision]).toEqual([2, "block"]);
+  });
+});
+
+describe("runBridge on PreCompact", () => {
+  const preCompact = fromClaudeEvent({ hook_event_name: "PreCompact", session_id: "s1", cwd: "/tmp", trigger: "manual", custom_instructions: "" });
+  const answering = (code: string, stdout: string, stderr = "") =>
+    commandHook({ event: "PreCompact", name: "keep", ...node("respond.mjs", code, stdout, stderr), timeoutMs: 5000 });
+
+  it("answers a hook's block (exit 2, decision: block, or Reject) as a block, since Claude Code lets PreCompact block compaction", async () => {
+    for (const hook of [answering("2", "", "keep full context"), answering("0", '{"decision":"block","reason":"keep full context"}'), { name: "keep", before: () => Reject("keep full context") }]) {
+      const reply = await runBridge(createAgentStack().use("compaction", hook as never), preCompact);
+      expect(reply).toMatchObject({ exitCode: 0, decision: "block", reason: "keep full context", json: { decision: "block", reason: "keep full context" } });
+      expect(reply.json).not.toHaveProperty("systemMessage");
+    }
+  });
+
+  it("lets compaction go ahead when a hook fails without blocking, and says so", async () => {
+    const reply = await runBridge(createAgentStack().use("compaction", answering("1", "", "cache down")), preCompact);
+    expect(reply).toMatchObject({ exitCode: 0, decision: "none", json: { systemMessage: expect.stringMatching(/keep failed \(let through\)/) } });
   });
 });
