@@ -24,7 +24,8 @@ const KEYS_BY_TOOL: ReadonlyMap<string, readonly string[]> = new Map<string, rea
 
 /**
  * Every string a `Name(pattern)` condition may have to hold for: for a known tool, the fields of
- * its kind (the command of shell tools, the path of file tools, the URL of `WebFetch`); for any
+ * its kind (the command of shell tools, the path of file tools, and a `Glob` pattern that names
+ * files on its own or outside its path, the URL of `WebFetch`); for any
  * other tool, every field that could be its detail (`command`, `cmd`, `file_path`, `path`,
  * `notebook_path`, `url`, `pattern`, `query`). Policies deny when ANY of them matches and allow
  * only when EVERY one does, so a decoy key cannot decide a rule.
@@ -39,6 +40,9 @@ export const toolDetails = (call: ToolCall): string[] => {
     const value = input[key];
     if (typeof value === "string") details.push(value);
   }
+  // Glob's pattern names files too: alone, or when it reaches outside its path (absolute, `..`, `~`).
+  const pattern = input.pattern;
+  if (call.name === "Glob" && typeof pattern === "string" && (details.length === 0 || /^(?:[/\\~]|[A-Za-z]:|\.\.(?:[/\\]|$))/.test(pattern))) details.push(pattern);
   return details;
 };
 

@@ -22,4 +22,13 @@ describe("toolDetails", () => {
     expect(toolDetails(call("mcp__x", { path: "/etc/shadow", query: "src/x", n: 1 }))).toEqual(["/etc/shadow", "src/x"]);
     expect(toolDetails(call("Read", { file_path: "/etc/shadow", command: "src/x" }))).toEqual(["/etc/shadow"]);
   });
+
+  it("counts a Glob pattern that reaches outside its path, so a deny rule on that path still sees it", () => {
+    expect(toolDetails(call("Glob", { pattern: "/etc/*" }))).toEqual(["/etc/*"]);
+    expect(toolDetails(call("Glob", { pattern: "../secrets/*", path: "src" }))).toEqual(["src", "../secrets/*"]);
+    expect(toolDetails(call("Glob", { pattern: "~/.ssh/*", path: "src" }))).toEqual(["src", "~/.ssh/*"]);
+    // A relative pattern searches under its path: the path alone decides, as it did before.
+    expect(toolDetails(call("Glob", { pattern: "**/*.ts", path: "src" }))).toEqual(["src"]);
+    expect(toolDetails(call("Glob", { pattern: "**/*.ts" }))).toEqual(["**/*.ts"]);
+  });
 });

@@ -71,6 +71,15 @@ describe("toolPolicy: no extra key in a call's input decides a rule", () => {
     expect(reasonOf(outcome)).toMatch(/deny rule "Read\(\/etc\/\*\*\)"/);
   });
 
+  it("denies a Glob whose pattern reaches into a denied directory, with or without a path", async () => {
+    for (const input of [{ pattern: "/etc/*" }, { pattern: "../../etc/*", path: "src" }]) {
+      const { outcome } = await decide({ deny: ["Glob(/etc/**)", "Glob(../../etc/**)"] }, toolCall("Glob", input));
+      expect(outcome._tag).toBe("Rejected");
+    }
+    const allowed = await decide({ allow: ["Glob(src/**)"] }, toolCall("Glob", { pattern: "**/*.ts", path: "src" }));
+    expect(allowed.outcome._tag).toBe("Completed");
+  });
+
   it("does not let a decoy path decide a Bash rule", async () => {
     const denied = await decide({ deny: ["Bash(rm *)"] }, toolCall("Bash", { command: "rm -rf /", path: "ls" }));
     expect(denied.outcome._tag).toBe("Rejected");
