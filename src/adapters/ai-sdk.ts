@@ -22,6 +22,7 @@ import type { RunOptions } from "../core/context.ts";
 import { Outcome, OutcomeRejectedError } from "../core/outcome.ts";
 import { RunAbortedError } from "../core/errors.ts";
 import { neverAborted } from "../core/signal.ts";
+import { AttemptContext } from "../agent/context-queue.ts";
 import type { ModelResponse } from "../agent/types.ts";
 import { holdBackProblem, type HoldBack } from "../agent/stream/control.ts";
 import { ModelStreamError } from "../agent/stream/errors.ts";
@@ -110,17 +111,17 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: AiSdkStack,
     const run = runOptions("generate", params, model);
     if (idle) return doGenerate();
     const mapped = toRequest(params, model.modelId, false);
-    const context: string[] = [];
+    const context = collect(run.onContext);
     let result: R | undefined;
     let produced: ModelResponse | undefined;
     const outcome = await stack.run("modelCall", mapped.request, async (request, ctx) => {
-      const next = fromRequest(params, mapped, request, context);
+      const next = fromRequest(params, mapped, request, context.forAttempt());
       const signal = ctx.signal === neverAborted ? params.abortSignal : ctx.signal;
       // The SDK's own `doGenerate` when nothing changed; the model directly (as `doGenerate` does) otherwise.
       result = next === params && signal === params.abortSignal ? await doGenerate() : await model.doGenerate({ ...next, abortSignal: signal });
       produced = toResponse(result, request);
       return produced;
-    }, { ...run, signal: params.abortSignal, onContext: collect(context, run.onContext) });
+    }, { ...run, signal: params.abortSignal, onContext: context.push });
     if (outcome._tag === "Completed") return fromResponse(result, produced, outcome.value) as R;
     throw errorOf(outcome, params.abortSignal);
   }
@@ -131,14 +132,14 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: AiSdkStack,
     const run = runOptions("stream", params, model);
     if (idle) return doStream();
     const mapped = toRequest(params, model.modelId, true);
-    const context: string[] = [];
+    const context = collect(run.onContext);
     const memo = new StreamMemo();
     // The provider's stream result (request body, response headers) once it exists.
     let opened: (result: Omit<S, "stream"> | undefined) => void = () => {};
     const started = new Promise<Omit<S, "stream"> | undefined>((resolve) => (opened = resolve));
     const start: StartStream = async (request, { signal }) => {
       try {
-        const { stream, ...rest } = await model.doStream({ ...fromRequest(params, mapped, request, context), abortSignal: signal });
+        const { stream, ...rest } = await model.doStream({ ...fromRequest(params, mapped, request, context.forAttempt()), abortSignal: signal });
         opened(rest);
         return fromSdkParts(fromReadableStream(stream), memo);
       } catch (error) {
@@ -150,7 +151,7 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: AiSdkStack,
       ...run,
       ...(options.holdBack !== undefined ? { holdBack: options.holdBack } : {}),
       signal: params.abortSignal,
-      onContext: collect(context, run.onContext),
+      onContext: context.push,
     });
     void call.done.then(() => opened(undefined));
     const provider = await started;
@@ -168,10 +169,27 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: AiSdkStack,
   return { specificationVersion: options.specificationVersion ?? ("v3" as V), wrapGenerate, wrapStream };
 };
 
-/** Collect hook-added context for this call, and still hand it to the caller's own `onContext`. */
-const collect = (into: string[], also: RunOptions["onContext"]) => (text: string, hook: string): void => {
-  into.push(text);
-  also?.(text, hook);
+const noTexts: readonly string[] = Object.freeze([]);
+
+/**
+ * Collect hook-added context for this call, and still hand it to the caller's own `onContext`.
+ * `forAttempt` is called as the provider is called: the texts for that attempt, without what an
+ * earlier attempt's hooks added and added again (a `retry` hook ran the call once more).
+ */
+const collect = (also: RunOptions["onContext"]) => {
+  const texts: (string | undefined)[] = [];
+  const attempts = new AttemptContext((text, hook) => {
+    const i = texts.push(text) - 1;
+    also?.(text, hook);
+    return () => void (texts[i] = undefined);
+  });
+  return {
+    push: attempts.push,
+    forAttempt: (): readonly string[] => {
+      attempts.next();
+      return texts.length === 0 ? noTexts : texts.filter((t): t is string => t !== undefined);
+    },
+  };
 };
 
 /** What to throw for an outcome that is not `Completed`: what the SDK's callers expect to catch. */

@@ -7,15 +7,31 @@ import { OutcomeRejectedError } from "../core/outcome.ts";
 import { contentText } from "./content-text.ts";
 import { AgentRunError, decide } from "./decide.ts";
 import type { LoopEnv } from "./env.ts";
-import { addUsage, noUsage } from "./model.ts";
+import type { AttemptContext } from "./context-queue.ts";
+import { addUsage, noUsage, type LanguageModel, type ModelCallOptions } from "./model.ts";
 import { streamThroughStack } from "./stream/through-stack.ts";
 import type { ModelRequest, ModelResponse } from "./types.ts";
 import { generateThroughStack, streamStarter } from "./wrap-model.ts";
 
-/** One `modelCall` run, streamed when the agent streams. */
-const callOnce = async (env: LoopEnv, request: ModelRequest, step: number): Promise<Outcome<ModelResponse>> => {
-  if (env.settings.stream === undefined) return generateThroughStack(env.stack, env.model, request, env.run);
-  const call = streamThroughStack(env.stack, request, streamStarter(env.model), { ...env.run, holdBack: env.settings.stream });
+/** The model, telling `context` each time it is called: a new attempt of the call begins. */
+const announcing = (model: LanguageModel, context: AttemptContext): LanguageModel => {
+  const stream = model.stream;
+  return {
+    id: model.id,
+    generate: (request, options) => {
+      context.next();
+      return model.generate(request, options);
+    },
+    ...(stream !== undefined ? { stream: (request: ModelRequest, options: ModelCallOptions) => (context.next(), stream.call(model, request, options)) } : {}),
+  };
+};
+
+/** One `modelCall` run, streamed when the agent streams; hooks' context goes to `context`. */
+const callOnce = async (env: LoopEnv, request: ModelRequest, step: number, context: AttemptContext): Promise<Outcome<ModelResponse>> => {
+  const run = { ...env.run, onContext: context.push };
+  const model = announcing(env.model, context);
+  if (env.settings.stream === undefined) return generateThroughStack(env.stack, model, request, run);
+  const call = streamThroughStack(env.stack, request, streamStarter(model), { ...run, holdBack: env.settings.stream });
   const info = { path: env.path, step };
   try {
     for await (const part of call.parts) {
@@ -45,8 +61,11 @@ const asResponse = (value: unknown, model: string): ModelResponse => {
  * const response = await callModel(env, request, 0)
  */
 export const callModel = async (env: LoopEnv, request: ModelRequest, step: number): Promise<ModelResponse> => {
+  // Every attempt's hooks add their context again: the queue keeps the attempt that answered.
+  const context = env.pending.attempts();
   for (let attempt = 1; ; attempt++) {
-    const outcome = await callOnce(env, request, step);
+    if (attempt > 1) context.next();
+    const outcome = await callOnce(env, request, step, context);
     if (outcome._tag === "Completed") {
       // Counted as soon as the model answered: a step that then fails in its tools still spent it.
       env.spent.usage = addUsage(env.spent.usage, outcome.value.usage);

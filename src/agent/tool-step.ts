@@ -23,9 +23,17 @@ export interface ToolExchange {
 export const callTool = async (env: LoopEnv, offered: ReadonlySet<string>, call: ToolCall): Promise<ToolResult> => {
   const all = lookupIn(env.tools);
   // Tools a `run` hook took away are not offered, and not runnable either.
-  const operation = executeTool((name) => (offered.has(name) ? all(name) : undefined));
+  const execute = executeTool((name) => (offered.has(name) ? all(name) : undefined));
+  // Every attempt's hooks add their context again: the queue keeps the attempt that answered.
+  const context = env.pending.attempts();
+  const run = { ...env.run, onContext: context.push };
+  const operation: typeof execute = (c, ctx) => {
+    context.next();
+    return execute(c, ctx);
+  };
   for (let attempt = 1; ; attempt++) {
-    const outcome = await env.stack.run("toolCall", call, operation, env.run);
+    if (attempt > 1) context.next();
+    const outcome = await env.stack.run("toolCall", call, operation, run);
     if (outcome._tag === "Completed") return outcome.value;
     if (outcome._tag === "Rejected") return rejectedResult(call, outcome.reason, outcome.by);
     // A sub-agent's failure already went through the `error` point inside it: asking again would

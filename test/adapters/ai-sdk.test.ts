@@ -7,6 +7,7 @@ import { createAgentStack } from "../../src/agent/stack.ts";
 import { chunkHook, outputGate } from "../../src/agent/stream/hooks.ts";
 import type { ModelRequest, ModelResponse } from "../../src/agent/types.ts";
 import { Continue, OutcomeRejectedError, Reject, Replace, Transform } from "../../src/core/index.ts";
+import { retry, withMiddleware } from "../../src/middleware/index.ts";
 import { generated, SECRET, textParts, toolParts, usage } from "./ai-sdk-fixtures.ts";
 
 const textModel = (text = "Hello there", extra: readonly object[] = []) => new MockLanguageModelV3({ doGenerate: async () => generated(text, extra) as never });
@@ -151,6 +152,23 @@ describe("aiSdkMiddleware with generateText (ai 6, spec V3)", () => {
     await generateText({ model: wrap(stack, model), system: "Be brief.", prompt: "Hi" });
     expect(model.doGenerateCalls[0]?.prompt.map((m) => m.role)).toEqual(["system", "system", "user"]);
     expect(model.doGenerateCalls[0]?.prompt[1]).toEqual({ role: "system", content: "The user is on the free plan." });
+  });
+
+  it("sends each hook's context once when retry() runs the call again, as the hook gave it for that attempt", async () => {
+    let calls = 0;
+    const model = new MockLanguageModelV3({ doGenerate: async () => { if (calls++ === 0) throw new Error("503 overloaded"); return generated("ok") as never; } });
+    let attempt = 0;
+    const stack = withMiddleware(
+      createAgentStack()
+        .use("modelCall", { name: "outside", priority: 0, before: (_req, ctx) => void ctx.addContext("Tenant: acme") })
+        .use("modelCall", { name: "policy", before: (_req, ctx) => void ctx.addContext("Policy: be polite") })
+        .use("modelCall", { name: "attempt", before: (_req, ctx) => void ctx.addContext(`Attempt ${++attempt}`) }),
+      retry({ attempts: 2, baseMs: 0, retryOn: () => true }),
+    );
+    await generateText({ model: wrap(stack, model), prompt: "Hi", maxRetries: 0 });
+    const system = (i: number) => model.doGenerateCalls[i]!.prompt.filter((m) => m.role === "system").map((m) => m.content);
+    expect(system(0)).toEqual(["Tenant: acme\n\nPolicy: be polite\n\nAttempt 1"]);
+    expect(system(1)).toEqual(["Tenant: acme\n\nPolicy: be polite\n\nAttempt 2"]);
   });
 
   it("shows after hooks the model's tool calls with parsed input, and the SDK still runs the tool", async () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { Reject, Transform } from "../../src/index.ts";
+import { Reject, Replace, Transform } from "../../src/index.ts";
 import {
-  SessionRejectedError, createAgent, createAgentStack, createScriptedModel, type Notification, type SessionEnd, type UserPrompt,
+  SessionRejectedError, createAgent, createAgentStack, createScriptedModel, defineTool, type ErrorDecision, type Notification, type SessionEnd, type UserPrompt,
 } from "../../src/agent/index.ts";
-import { callLimit, withMiddleware } from "../../src/middleware/index.ts";
+import { callLimit, retry, withMiddleware } from "../../src/middleware/index.ts";
 import { bashTool, lines } from "./helpers.ts";
 
 describe("sessions, prompts and hook-added context", () => {
@@ -94,6 +94,36 @@ describe("sessions, prompts and hook-added context", () => {
     await createAgent({ model, stack, contextRole: "user" }).run("go");
 
     expect(lines(model.requests[0]!.messages)).toEqual(["user: go", "user: first", "user: second"]);
+  });
+
+  it("delivers a modelCall hook's context once when retry() calls the model again, as the hook gave it for the call that answered", async () => {
+    let attempt = 0;
+    const stack = withMiddleware(
+      createAgentStack()
+        .use("modelCall", { name: "note", before: (_r, ctx) => void ctx.addContext("Note from modelCall hook") })
+        .use("modelCall", { name: "attempt", before: (_r, ctx) => void ctx.addContext(`Attempt ${++attempt}`) }),
+      retry({ attempts: 2, baseMs: 0, retryOn: () => true }),
+    );
+    const model = createScriptedModel({ turns: [{ error: new Error("503 overloaded") }, { toolCalls: [{ name: "Bash", input: { command: "ls" } }] }, "done"] });
+
+    const turn = await createAgent({ model, stack, tools: [bashTool()] }).run("go");
+
+    expect(turn.status).toBe("completed");
+    expect(lines(model.requests[2]!.messages).slice(-3)).toEqual(["tool: ran: ls", "system: Note from modelCall hook", "system: Attempt 2"]);
+  });
+
+  it("delivers a modelCall or toolCall hook's context once when the error point retries the call", async () => {
+    let tries = 0;
+    const flaky = defineTool({ name: "Flaky", execute: () => { if (++tries < 2) throw new Error("timeout"); return "ok"; } });
+    const stack = createAgentStack()
+      .use("modelCall", { name: "model-note", before: (_r, ctx) => void ctx.addContext("Model note") })
+      .use("toolCall", { name: "tool-note", before: (_c, ctx) => void ctx.addContext("Tool note") })
+      .use("error", { name: "retry", before: () => Replace({ action: "retry" } as ErrorDecision) });
+    const model = createScriptedModel({ turns: [{ error: new Error("503 overloaded") }, { toolCalls: [{ name: "Flaky", input: {} }] }, "done"] });
+
+    await createAgent({ model, stack, tools: [flaky] }).run("go");
+
+    expect(lines(model.requests[2]!.messages).slice(-3)).toEqual(["tool: ok", "system: Model note", "system: Tool note"]);
   });
 
   it("runs sessionEnd with the reason when a session closes", async () => {
