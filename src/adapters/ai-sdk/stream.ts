@@ -8,7 +8,8 @@
  * (`tool-input-*`) too, because the machinery holds tool calls back until checked and a
  * half-streamed input of a call that a gate then removes must not reach the consumer first.
  * V4's `ping` is dropped. Everything else (`stream-start`, `response-metadata`, reasoning,
- * sources, files, `raw`) passes through unchanged as our `raw` part.
+ * sources, files, `raw`) passes through unchanged as our `raw` part; the machinery holds one
+ * that names a tool call of the stream (`tool-result`, `tool-approval-request`) with that call.
  *
  * Out: text is re-framed with `text-start`/`text-end` around each run of released text (the
  * provider's block ids reused), so the stream stays valid however the machinery re-chunked

@@ -17,7 +17,8 @@ import type { StreamPart } from "../model.ts";
  * `"none"`: release at once; `{ window: n }`: release text older than the last `n` characters
  * once every check passed; `"all"`: release nothing until the post-phase approved the response.
  * Tool calls and the finish part always wait for the post-phase (tools may run as soon as a
- * call is seen, so a hook that drops a call must see it first).
+ * call is seen, so a hook that drops a call must see it first); a raw part that names one of
+ * the stream's calls (a provider-executed tool's result) waits with its call.
  */
 export type HoldBack = "none" | "all" | { readonly window: number };
 

@@ -34,6 +34,19 @@ export const applyTransforms = (transforms: readonly (readonly [string, PartTran
 };
 
 /**
+ * The id of the tool call a raw part belongs to, if it names one (`toolCallId`, as the AI SDK's
+ * provider-executed tool results and tool approval requests do).
+ *
+ * @example
+ * linkedCall({ type: "raw", value: { type: "tool-result", toolCallId: "ws-1" } }) // "ws-1"
+ */
+export const linkedCall = (part: StreamPart): string | undefined => {
+  if (part.type !== "raw" || typeof part.value !== "object" || part.value === null) return undefined;
+  const id = (part.value as { toolCallId?: unknown }).toolCallId;
+  return typeof id === "string" ? id : undefined;
+};
+
+/**
  * `iterator.next()`, or the signal's abort if that comes first: a provider that ignores its signal cannot hang us.
  *
  * @example

@@ -12,7 +12,7 @@ import { estimateMessageTokens, estimateTokens } from "../tokens.ts";
 import type { ModelRequest, ModelResponse, ToolCall, Usage } from "../types.ts";
 import type { CheckAction, HoldBack, RegisteredCheck, StreamControl } from "./control.ts";
 import { ModelStreamError, StreamHookError } from "./errors.ts";
-import { applyTransforms, closeLate, closeQuietly, isThenable, nextOrAbort } from "./parts.ts";
+import { applyTransforms, closeLate, closeQuietly, isThenable, linkedCall, nextOrAbort } from "./parts.ts";
 
 /** Starts the provider's stream (the AI SDK's `doStream`, a model's `stream`). */
 export type StartStream = (
@@ -47,6 +47,8 @@ export interface PumpOptions {
 export interface PumpResult {
   readonly response: ModelResponse;
   readonly held: readonly string[];
+  /** Raw parts that name a tool call of this stream, by call id: they go out right after their call, or not at all. */
+  readonly linked: ReadonlyMap<string, readonly StreamPart[]>;
 }
 
 /**
@@ -66,6 +68,9 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
   let held: string[] = [];
   let upstreamText = "";
   const calls: ToolCall[] = [];
+  // Ids of the calls this stream made (before and after transforms), and the raw parts naming them.
+  const seenCalls = new Set<string>();
+  const linked = new Map<string, StreamPart[]>();
   let finish: Extract<StreamPart, { type: "finish" }> | undefined;
   let blocked: { readonly check: RegisteredCheck; readonly reason: string } | undefined;
   let aborted = false;
@@ -130,14 +135,21 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
         // Tool calls are acted on as soon as they are seen (the AI SDK runs tools mid-stream), so
         // they always wait for the post-phase: a hook that drops a call must see it first.
         calls.push(part.call);
+        seenCalls.add(part.call.id);
         return;
       case "finish":
         finish = part;
         return;
       case "error":
         throw new UpstreamError(part.error);
-      default:
-        o.out.raw(part);
+      default: {
+        // A part about one of this stream's calls (a provider-executed tool's result, an approval
+        // request) waits with its call: it must not reach the consumer before the call, nor
+        // without it once a hook or gate dropped the call. A part about an earlier call goes at once.
+        const id = linkedCall(part);
+        if (id !== undefined && seenCalls.has(id)) linked.set(id, [...(linked.get(id) ?? []), part]);
+        else o.out.raw(part);
+      }
     }
   };
 
@@ -162,6 +174,7 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
       }
       ttfc ??= performance.now() - started;
       if (r.value.type === "text-delta") upstreamText += r.value.text;
+      else if (r.value.type === "tool-call") seenCalls.add(r.value.call.id);
       for (const part of applyTransforms(transforms, r.value)) {
         await accept(part);
         if (blocked !== undefined) break;
@@ -223,13 +236,14 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
   if (blocked !== undefined) {
     const text = released() + blocked.check.replacement(blocked.reason);
     for (const c of checks) o.control.approved.set(c.name, text);
-    return { response: { text, toolCalls: [], finishReason: "content-filter", ...common }, held: [] };
+    return { response: { text, toolCalls: [], finishReason: "content-filter", ...common }, held: [], linked };
   }
   const text = released() + pending;
   if (!aborted) for (const c of checks) o.control.approved.set(c.name, text);
   return {
     response: { text, toolCalls: calls, finishReason: aborted ? "other" : (finish?.finishReason ?? "other"), ...common },
     held,
+    linked,
   };
 };
 

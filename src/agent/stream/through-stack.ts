@@ -27,7 +27,7 @@ import type { StreamPart } from "../model.ts";
 import type { ModelRequest, ModelResponse, ToolCall } from "../types.ts";
 import { StreamControl, holdBackProblem, streamControlKey, type HoldBack } from "./control.ts";
 import { ModelStreamError, StreamDivergedError } from "./errors.ts";
-import { pump, type Emitter, type StartStream } from "./pump.ts";
+import { pump, type Emitter, type PumpResult, type StartStream } from "./pump.ts";
 import { PartQueue } from "./queue.ts";
 
 /** Anything that can run the `modelCall` point: an agent stack, or any stack with that point. */
@@ -151,6 +151,7 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
 
   let mode: HoldBack = holdBack ?? "none";
   let held: readonly string[] = [];
+  let linked: PumpResult["linked"] = new Map();
   let attempts = 0;
   const operation = async (req: DeepReadonly<ModelRequest>, ctx: { readonly signal: AbortSignal }): Promise<ModelResponse> => {
     pre.dispose();
@@ -159,6 +160,7 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
     mode = attempts > 1 && out.emitted !== "" ? "all" : control.effective(holdBack);
     const result = await pump({ request: req, start, signal: ctx.signal, cut: cut.signal, control, mode, out });
     held = result.held;
+    linked = result.linked;
     return result.response;
   };
 
@@ -190,7 +192,12 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
           if (held.join("") === rest) for (const t of held) out.text(t);
           else out.text(rest);
         }
-        for (const call of response.toolCalls) if (!out.calls.has(call.id)) out.toolCall(call);
+        for (const call of response.toolCalls) {
+          if (out.calls.has(call.id)) continue;
+          out.toolCall(call);
+          // What the provider streamed about this call (its result, an approval request) follows it.
+          for (const part of linked.get(call.id) ?? []) out.raw(part);
+        }
         queue.push({ type: "finish", finishReason: response.finishReason, usage: response.usage });
       }
     } else if (outcome._tag === "Rejected") queue.push({ type: "error", error: new OutcomeRejectedError(outcome.reason, outcome.by) });

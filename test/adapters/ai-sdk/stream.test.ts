@@ -3,8 +3,10 @@ import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { aiSdkMiddleware } from "../../../src/adapters/ai-sdk.ts";
 import { createAgentStack } from "../../../src/agent/stack.ts";
+import { outputGate } from "../../../src/agent/stream/hooks.ts";
+import { Continue, Reject } from "../../../src/core/index.ts";
 import type { ModelResponse } from "../../../src/agent/types.ts";
-import { stop } from "../ai-sdk-fixtures.ts";
+import { stop, usage } from "../ai-sdk-fixtures.ts";
 
 /** Usage as a provider reports it when it counts nothing. */
 const noTotals = {
@@ -61,5 +63,33 @@ describe("the AI SDK stream mapping", () => {
     await new Promise((r) => setTimeout(r, 100));
 
     expect(cancelled).toBe(true);
+  });
+
+  /** A provider-executed tool: the provider runs it and streams its result after the call. */
+  const searched = (answer: string) => [
+    { type: "stream-start", warnings: [] },
+    { type: "tool-call", toolCallId: "ws-1", toolName: "web_search", input: '{"query":"x"}', providerExecuted: true },
+    { type: "tool-result", toolCallId: "ws-1", toolName: "web_search", result: { hits: ["12 Elm St"] }, providerExecuted: true },
+    { type: "text-start", id: "t1" },
+    { type: "text-delta", id: "t1", delta: answer },
+    { type: "text-end", id: "t1" },
+    { type: "finish", finishReason: stop, usage: usage(10, 5) },
+  ];
+  const webSearch = { web_search: { type: "provider", id: "x.web_search", args: {} } as never };
+  const seen = async (stack: ReturnType<typeof createAgentStack>, answer: string) => {
+    const result = streamText({ model: wrapLanguageModel({ model: streaming(searched(answer)), middleware: aiSdkMiddleware(stack) }), prompt: "search", tools: webSearch });
+    const types: string[] = [];
+    for await (const part of result.fullStream) if (["tool-call", "tool-result", "text-delta", "error"].includes(part.type)) types.push(part.type);
+    return types;
+  };
+
+  it("streams a provider-executed tool's result right after its call, never before it", async () => {
+    expect(await seen(watching().stack, "Found it.")).toEqual(["text-delta", "tool-call", "tool-result"]);
+  });
+
+  it("drops a provider-executed tool's result with its call when an output gate blocks the answer", async () => {
+    const stack = createAgentStack().use("modelCall", outputGate({ name: "no-addresses", check: (text) => (/Elm St/.test(text) ? Reject("address") : Continue) }));
+
+    expect(await seen(stack, "The CEO lives at 12 Elm St.")).toEqual(["text-delta"]);
   });
 });
