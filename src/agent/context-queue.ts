@@ -45,16 +45,25 @@ export class AttemptContext {
   }
 }
 
+/** Where a queue stood: how many texts had arrived, and how many of them a model request had taken. */
+export interface ContextMark {
+  readonly pushed: number;
+  readonly taken: number;
+}
+
 /**
- * Context texts waiting for the next model request.
+ * Context texts waiting for the next model request. What a request takes is kept until `settle`,
+ * so that `rewind` can hand it to the next request again when the turn's answer never reached the
+ * conversation.
  *
  * @example
  * const pending = new ContextQueue("system"); stack.run("userPrompt", p, op, { onContext: pending.push }); pending.drain()
  */
 export class ContextQueue {
-  /** The waiting items, numbered from `base`; one a retried call withdrew is `undefined`. */
+  /** Items numbered from `base`: those below `taken` went to a model request; one a retried call withdrew is `undefined`. */
   private items: (Message | undefined)[] = [];
   private base = 0;
+  private taken = 0;
 
   constructor(private readonly role: "system" | "user" = "system") {}
 
@@ -70,7 +79,7 @@ export class ContextQueue {
     this.items.push(item);
     return () => {
       const i = number - this.base;
-      if (i >= 0 && this.items[i] === item) this.items[i] = undefined;
+      if (number >= this.taken && this.items[i] === item) this.items[i] = undefined;
     };
   }
 
@@ -82,30 +91,37 @@ export class ContextQueue {
     return new AttemptContext((text) => this.add(text));
   }
 
-  /** Take everything gathered so far, in order. */
+  /** Take everything waiting, in order. */
   drain(): Message[] {
-    const items = this.items.filter((m): m is Message => m !== undefined);
-    this.base += this.items.length;
-    this.items = [];
-    return items;
+    const waiting = this.items.slice(this.taken - this.base).filter((m): m is Message => m !== undefined);
+    this.taken = this.base + this.items.length;
+    return waiting;
   }
 
-  /** A point to drop back to: what is pushed from now on can be dropped with `dropSince`. */
-  mark(): number {
-    return this.base + this.items.length;
+  /** A point to go back to with `rewind`. */
+  mark(): ContextMark {
+    return { pushed: this.base + this.items.length, taken: this.taken };
   }
 
   /**
-   * Drop what was pushed since `mark` and is still waiting: the context of a turn that ended
-   * without reaching the model, which must neither reach the next prompt nor take earlier context
-   * (a `sessionStart` hook's) with it.
+   * Go back to `mark`: what was pushed since is dropped (the hooks that added it run again, or their
+   * turn is over), and what was waiting then waits again, even if a request took it since. For a
+   * turn that did not complete: its own context must not reach the next prompt, and a
+   * `sessionStart` hook's, which no answer in the conversation has seen, must.
    */
-  dropSince(mark: number): void {
-    const keep = Math.max(0, mark - this.base);
-    if (keep < this.items.length) this.items.length = keep;
+  rewind(mark: ContextMark): void {
+    this.items.length = Math.max(0, Math.min(this.items.length, mark.pushed - this.base));
+    this.taken = Math.max(this.base, Math.min(this.taken, mark.taken));
   }
 
+  /** Forget what requests took: their answers are in the conversation now (a turn completed). */
+  settle(): void {
+    this.items.splice(0, this.taken - this.base);
+    this.base = this.taken;
+  }
+
+  /** How many texts wait for the next request. */
   get size(): number {
-    return this.items.filter((m) => m !== undefined).length;
+    return this.items.slice(this.taken - this.base).filter((m) => m !== undefined).length;
   }
 }

@@ -122,7 +122,7 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
       }
       if (decision.action !== "retry") throw new AgentRunError("loop", error);
       // The step runs again from the start: its hooks add their context again.
-      env.pending.dropSince(mark);
+      env.pending.rewind(mark);
       carried = [];
       outcome = await runOnce();
     }

@@ -106,13 +106,17 @@ class Session implements AgentSession {
 
   private async turn(text: string, options: PromptOptions): Promise<TurnResult> {
     const combined = either(this.base.signal, options.signal);
-    // Context this turn's hooks add and no model request took is dropped if the turn goes no further.
+    // A turn that does not complete leaves the conversation as it was: its hooks' context is
+    // dropped, and context from before it (a `sessionStart` hook's) waits for the next request again.
     const mark = this.pending.mark();
+    let completed = false;
     try {
       const result = await this.turnBody(text, options, combined.signal);
-      if (result.status !== "completed") this.pending.dropSince(mark);
+      completed = result.status === "completed";
       return result;
     } finally {
+      if (completed) this.pending.settle();
+      else this.pending.rewind(mark);
       combined.dispose();
     }
   }

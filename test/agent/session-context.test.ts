@@ -39,6 +39,20 @@ describe("sessions, prompts and hook-added context", () => {
     expect(lines(model.requests[0]!.messages)).toEqual(["user: hello", "system: Project rules: be brief."]);
   });
 
+  it("keeps sessionStart context for the next turn when a turn failed, since its answer never reached the conversation", async () => {
+    const stack = createAgentStack()
+      .use("sessionStart", { name: "rules", before: (_s, ctx) => void ctx.addContext("Project rules: never push to main") })
+      .use("userPrompt", { name: "echo", before: (p, ctx) => void ctx.addContext(`context for: ${p.text}`) });
+    const model = createScriptedModel({ turns: [{ error: new Error("503 overloaded") }, "ok"] });
+    const session = await createAgent({ model, stack }).session();
+
+    expect((await session.prompt("first")).status).toBe("failed");
+    await session.prompt("second");
+
+    expect(lines(model.requests[0]!.messages)).toEqual(["user: first", "system: Project rules: never push to main", "system: context for: first"]);
+    expect(lines(model.requests[1]!.messages)).toEqual(["user: second", "system: Project rules: never push to main", "system: context for: second"]);
+  });
+
   it("drops the context of a prompt whose run was rejected, so it never reaches the next prompt", async () => {
     const stack = createAgentStack()
       .use("userPrompt", { name: "echo", before: (p, ctx) => void ctx.addContext(`context for: ${p.text}`) })
