@@ -1,15 +1,15 @@
 /**
  * `fromClaudeSettings`: the `hooks` section of Claude Code settings, loaded unchanged, as hooks
  * on an agent stack. Each handler becomes a command, HTTP, prompt or agent hook on its event's
- * point, in layer order, with `matcher` and `if` folded into our matcher grammar and its
- * file and JSON pointer as `source`. What we cannot or would not run is reported in `unused`
+ * point, in layer order, with `matcher` read in Claude Code's grammar, `if` as our condition, and
+ * its file and JSON pointer as `source`. What we cannot or would not run is reported in `unused`
  * with the reason, never silently dropped; a malformed entry throws naming file and pointer.
  */
 import type { LanguageModel } from "../agent/model.ts";
 import { createAgentStack, type AgentStack } from "../agent/stack.ts";
 import type { ErrorEvent } from "../agent/types.ts";
 import type { FailMode } from "../core/hook.ts";
-import { compileMatcher } from "../core/match/matcher.ts";
+import { compileMatcher, MAX_PATTERN_LENGTH } from "../core/match/matcher.ts";
 import type { StackOptions } from "../core/stack-types.ts";
 import { agentHook } from "./agent-hook.ts";
 import { commandHook } from "./command.ts";
@@ -97,6 +97,36 @@ export interface ClaudeSettingsResult {
   readonly disabled: boolean;
 }
 
+// Claude Code's exact-name matchers; StopFailure's set is narrower (no hyphen, space or comma; only `|` separates).
+const exactNames = /^[A-Za-z0-9_\- ,|]*$/;
+const narrowNames = /^[A-Za-z0-9_|]*$/;
+// What our match grammar reads as a condition, `Name(...)` or `A|B(...)` (core/match/matcher.ts).
+const conditionShape = /^[A-Za-z0-9_\- |,]+\(.*\)$/s;
+
+/**
+ * A settings `matcher` in Claude Code's grammar only: a name or list of names, else an unanchored
+ * RegExp. Unlike our `match`, `Name(...)` is never a condition (settings put those in `if`).
+ * Throws when the pattern cannot match anything or does not compile.
+ *
+ * @example
+ * claudeMatcher("Notebook(Edit|Read)", false)("NotebookEdit") // true
+ */
+export const claudeMatcher = (pattern: string, narrow: boolean): ((subject: string | undefined) => boolean) => {
+  if (pattern.length > MAX_PATTERN_LENGTH) throw new Error(`is ${pattern.length} characters long; the limit is ${MAX_PATTERN_LENGTH}`);
+  if ((narrow ? narrowNames : exactNames).test(pattern)) {
+    const names = new Set(pattern.split(narrow ? "|" : /[|,]/).map((n) => n.trim()).filter((n) => n !== ""));
+    if (names.size === 0) throw new Error(`"${pattern}" names nothing (only separators and spaces); use "*" to match everything`);
+    return (subject) => subject !== undefined && names.has(subject);
+  }
+  let re: RegExp;
+  try {
+    re = new RegExp(pattern);
+  } catch (error) {
+    throw new Error(`"${pattern}" is not a valid regular expression: ${(error as Error).message}`);
+  }
+  return (subject) => subject !== undefined && re.test(subject);
+};
+
 /** The `match` for a handler, or the reason it can never run. */
 const matchFor = (
   entry: HandlerEntry,
@@ -104,25 +134,32 @@ const matchFor = (
   name: string,
 ): { match?: ExternalHookOptions["match"]; text?: string | undefined; never?: string } => {
   const { matcher, handler } = entry;
-  const check = (pattern: string, field: "matcher" | "if") => {
+  const check = <T>(compile: () => T, field: "matcher" | "if"): T => {
     try {
-      return compileMatcher(pattern, name);
+      return compile();
     } catch (error) {
       const at = field === "matcher" ? entry.pointer.replace(/\/hooks\/\d+$/, "/matcher") : `${entry.pointer}/if`;
       throw new SettingsError(entry.file, at, (error as Error).message);
     }
   };
-  const group = matcher !== undefined && matcher !== "" && matcher !== "*" && spec.matcher !== "none" ? check(matcher, "matcher") : undefined;
+  const group = matcher !== undefined && matcher !== "" && matcher !== "*" && spec.matcher !== "none"
+    ? check(() => claudeMatcher(matcher, spec.matcher === "error-type"), "matcher")
+    : undefined;
   if (handler.if !== undefined) {
     if (!spec.tool) return { never: `"if" is only evaluated on tool events; Claude Code never runs this hook on ${spec.event}` };
-    check(handler.if, "if");
+    // `if` is a permission rule, which our own match grammar reads as a condition.
+    check(() => compileMatcher(handler.if, name), "if");
     const tool = /^([A-Za-z0-9_-]+)(\(|$)/.exec(handler.if)?.[1];
-    if (group && tool !== undefined && !group.matchSubject(tool)) return { never: `"if" names ${tool}, which the matcher ${JSON.stringify(matcher)} excludes` };
+    if (group && tool !== undefined && !group(tool)) return { never: `"if" names ${tool}, which the matcher ${JSON.stringify(matcher)} excludes` };
     return { match: handler.if, text: handler.if };
   }
   if (!group) return {};
-  if (spec.matcher === "error-type") return { match: (_s, input) => group.matchSubject(stopFailureType(input as ErrorEvent)), text: matcher };
-  return { match: matcher!, text: matcher };
+  if (spec.matcher === "error-type") return { match: (_s, input) => group(stopFailureType(input as ErrorEvent)), text: matcher };
+  // Our match grammar reads names and RegExps as Claude Code does, but a `Name(...)` shape as a condition:
+  // give those as a function (named after the pattern, which explain shows) so the grammar never reads them.
+  if (!conditionShape.test(matcher!)) return { match: matcher!, text: matcher };
+  const match = Object.defineProperty((subject: string | undefined) => group(subject), "name", { value: matcher });
+  return { match, text: matcher };
 };
 
 /**

@@ -121,6 +121,19 @@ describe("fromClaudeSettings: running", () => {
     expect((await load(settings, { failMode: "open" }).stack.run("toolCall", bash("ls"), echoTool))._tag).toBe("Completed");
   });
 
+  it("reads a matcher shaped like Name(...) as Claude Code does, as an unanchored regular expression, not as a condition", () => {
+    const settings = { hooks: { PreToolUse: [{ matcher: "Notebook(Edit|Read)", hooks: [{ type: "command", command: "cat > /dev/null" }] }] } };
+    const { stack } = load(settings);
+    const matches = (name: string) => stack.explain("toolCall", { id: "t", name, input: {} }).map((e) => e.matches);
+    expect(matches("NotebookEdit")).toEqual([true]);
+    expect(matches("NotebookRead")).toEqual([true]);
+    expect(matches("Notebook")).toEqual([false]);
+    const paths = load({ hooks: { PreToolUse: [{ matcher: "Bash(git *)", hooks: [{ type: "command", command: "cat > /dev/null" }] }] } }).stack;
+    // As a regular expression it means "Bashgit" then any spaces: never the permission rule Bash(git *), which belongs in `if`.
+    expect(paths.explain("toolCall", bash("git push")).map((e) => e.matches)).toEqual([false]);
+    expect(paths.explain("toolCall", { id: "t", name: "Bashgitt", input: {} }).map((e) => e.matches)).toEqual([true]);
+  });
+
   it("matches StopFailure by Claude Code's error type", async () => {
     const settings = { hooks: { StopFailure: [{ matcher: "rate_limit", hooks: [{ type: "command", command: "cat > /dev/null" }] }] } };
     const { stack } = load(settings);
