@@ -6,6 +6,7 @@
 import type {
   CompactionRequest, ErrorEvent, Notification, SessionEnd, SessionStart, StopRequest, SubagentStopRequest, ToolCall, UserPrompt,
 } from "../agent/types.ts";
+import { ClaudeStopFailure } from "./event-json.ts";
 import { isDrivenEvent, claudeEvents, type ClaudeEvent, type EventSpec } from "./events.ts";
 
 // The fields we read and their JSON types. Checked by hand rather than with Effect's Schema:
@@ -112,7 +113,8 @@ export const fromClaudeEvent = (json: unknown): BridgeEvent => {
       return name === "PreCompact" ? { ...base, input } : { ...base, input, output: { messages: [], summary: e.compact_summary ?? "", removed: 0 } };
     }
     case "StopFailure":
-      return { ...base, input: { where: "model", error: { code: e.error ?? "unknown", message: e.error_details ?? e.error ?? "" }, attempt: 1 } satisfies ErrorEvent };
+      // As given: `error` is what StopFailure matchers test, and hooks read both fields on stdin.
+      return { ...base, input: { where: "model", error: new ClaudeStopFailure(e.error ?? "unknown", e.error_details), attempt: 1 } satisfies ErrorEvent };
     case "SessionEnd":
       return { ...base, input: { sessionId: e.session_id ?? "", reason: (endReasons.has(e.reason ?? "") ? e.reason : "other") as SessionEnd["reason"] } satisfies SessionEnd };
     case "Notification": {

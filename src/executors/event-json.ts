@@ -28,13 +28,32 @@ export interface PointData {
 }
 
 /**
- * Claude Code's error type for a StopFailure, from whatever the loop caught: HTTP status,
- * error code or name. It is what StopFailure matchers (`rate_limit|overloaded`) test.
+ * A turn-ending API error as Claude Code reported it (StopFailure's `error` and `error_details`):
+ * the bridge carries both as given, so matchers and hooks see Claude Code's own values.
+ *
+ * @example
+ * new ClaudeStopFailure("billing_error", "402 Payment Required").errorType // "billing_error"
+ */
+export class ClaudeStopFailure extends Error {
+  override name = "ClaudeStopFailure";
+  constructor(
+    readonly errorType: string,
+    readonly details?: string | undefined,
+  ) {
+    super(details ?? errorType);
+  }
+}
+
+/**
+ * Claude Code's error type for a StopFailure: the one Claude Code reported (`ClaudeStopFailure`),
+ * else derived from whatever the loop caught (HTTP status, error code or name). It is what
+ * StopFailure matchers (`rate_limit|overloaded`) test.
  *
  * @example
  * stopFailureType({ where: "model", error: { status: 429 }, attempt: 1 }) // "rate_limit"
  */
 export const stopFailureType = (event: ErrorEvent): string => {
+  if (event.error instanceof ClaudeStopFailure) return event.error.errorType;
   const e = event.error as { status?: unknown; statusCode?: unknown; code?: unknown; name?: unknown } | null | undefined;
   const status = Number(e?.status ?? e?.statusCode);
   const code = typeof e?.code === "string" ? e.code.toLowerCase() : "";
@@ -102,6 +121,9 @@ export const toClaudeEvent = (spec: EventSpec, data: PointData, env: EventEnviro
       return { ...common, trigger: (input as CompactionRequest).trigger, compact_summary: (data.output as CompactionResult | undefined)?.summary ?? "" };
     case "StopFailure": {
       const e = input as ErrorEvent;
+      // Claude Code's own values go back as given; `error_details` is optional there, so it stays absent when it was.
+      if (e.error instanceof ClaudeStopFailure)
+        return { ...common, error: e.error.errorType, ...(e.error.details !== undefined ? { error_details: e.error.details } : {}) };
       return { ...common, error: stopFailureType(e), error_details: describe(e.error) };
     }
     case "SessionEnd":

@@ -16,7 +16,7 @@ export { externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOpt
 export { BackgroundQueue, type BackgroundQueueOptions } from "./queue.ts";
 export { ExecutorError, type ExecutorFailure } from "./errors.ts";
 export { allClaudeEvents, claudeEvents, isDrivenEvent, type BlockEffect, type ClaudeEvent, type EventSpec } from "./events.ts";
-export { stopFailureType, toClaudeEvent, type EventEnvironment, type PointData } from "./event-json.ts";
+export { ClaudeStopFailure, stopFailureType, toClaudeEvent, type EventEnvironment, type PointData } from "./event-json.ts";
 export { applyAnswer, type ExternalNotice, type NoticeSink } from "./protocol.ts";
 export { commandAnswer, httpAnswer, readAnswerText, type HookAnswer } from "./answer.ts";
 export { decodeHookOutput, decodeVerdict, type HookOutput, type Verdict } from "./schemas.ts";

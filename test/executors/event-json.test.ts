@@ -1,0 +1,39 @@
+/**
+ * The event JSON a hook reads on stdin, recorded by a real child process, for events that
+ * came from Claude Code through the bridge (fromClaudeEvent, then runBridge).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { fromClaudeEvent } from "../../src/executors/bridge-event.ts";
+import { runBridge } from "../../src/executors/bridge.ts";
+import { fromClaudeSettings } from "../../src/executors/settings.ts";
+import { node, tempDir } from "./helpers.ts";
+
+/** Run `event` through settings whose `event` hook (with `matcher`) records its stdin; the recorded JSON, or undefined if it did not run. */
+const recorded = async (event: Record<string, unknown>, matcher?: string): Promise<Record<string, unknown> | undefined> => {
+  const dir = tempDir();
+  const file = join(dir, "stdin.json");
+  const { command, args } = node("record-event.mjs", file);
+  const settings = { hooks: { [event.hook_event_name as string]: [{ ...(matcher !== undefined ? { matcher } : {}), hooks: [{ type: "command", command, args }] }] } };
+  const { stack } = fromClaudeSettings([{ file: join(dir, "settings.json"), settings }], { cwd: dir });
+  await runBridge(stack, fromClaudeEvent({ session_id: "s", cwd: dir, ...event }));
+  await stack.flush();
+  return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : undefined;
+};
+
+describe("StopFailure from Claude Code", () => {
+  it("keeps the incoming error as the matcher subject and on stdin, and passes error_details through as given", async () => {
+    for (const type of ["authentication_failed", "billing_error", "server_error", "model_not_found", "oauth_org_not_allowed", "rate_limit"]) {
+      const got = await recorded({ hook_event_name: "StopFailure", error: type, error_details: "401 Unauthorized" }, type);
+      expect(got).toMatchObject({ hook_event_name: "StopFailure", error: type, error_details: "401 Unauthorized" });
+    }
+    expect(await recorded({ hook_event_name: "StopFailure", error: "server_error" }, "rate_limit")).toBeUndefined();
+    expect(await recorded({ hook_event_name: "StopFailure", error: "server_error" })).not.toHaveProperty("error_details");
+  });
+
+  it("uses StopFailure's narrower exact-match set: a comma keeps the matcher on the regular-expression path", async () => {
+    expect(await recorded({ hook_event_name: "StopFailure", error: "rate_limit" }, "rate_limit, overloaded")).toBeUndefined();
+    expect(await recorded({ hook_event_name: "StopFailure", error: "rate_limit" }, "rate_limit|overloaded")).toBeDefined();
+  });
+});
