@@ -6,7 +6,7 @@
 import type {
   CompactionRequest, ErrorEvent, Notification, SessionEnd, SessionStart, StopRequest, SubagentStopRequest, ToolCall, UserPrompt,
 } from "../agent/types.ts";
-import { ClaudeStopFailure } from "./event-json.ts";
+import { ClaudeStopFailure, type FromClaude } from "./event-json.ts";
 import { isDrivenEvent, claudeEvents, type ClaudeEvent, type EventSpec } from "./events.ts";
 
 // The fields we read and their JSON types. Checked by hand rather than with Effect's Schema:
@@ -15,7 +15,8 @@ const fieldTypes = {
   hook_event_name: "string", session_id: "string", cwd: "string", transcript_path: "string", permission_mode: "string",
   agent_type: "string", tool_name: "string", tool_input: "object", tool_use_id: "string", error: "string", error_details: "string",
   prompt: "string", source: "string", stop_hook_active: "boolean", last_assistant_message: "string", trigger: "string",
-  compact_summary: "string", reason: "string", message: "string", notification_type: "string",
+  compact_summary: "string", reason: "string", message: "string", notification_type: "string", title: "string",
+  custom_instructions: "string",
 } as const;
 type Fields = { -readonly [K in keyof typeof fieldTypes]?: (typeof fieldTypes)[K] extends "string" ? string : (typeof fieldTypes)[K] extends "boolean" ? boolean : Record<string, unknown> } & { tool_response?: unknown };
 
@@ -60,9 +61,6 @@ const need = (value: string | undefined, field: string, event: string): string =
   if (value === undefined) throw new BridgeEventError(`${event} event is missing ${field}`);
   return value;
 };
-const notificationTypes = new Set(["permission_prompt", "idle_prompt", "info", "warning", "approval"]);
-const sessionSources = new Set(["startup", "resume", "clear", "compact"]);
-const endReasons = new Set(["clear", "logout", "prompt_input_exit", "other", "error"]);
 
 /**
  * Translate a Claude Code event JSON into our point's input.
@@ -93,10 +91,10 @@ export const fromClaudeEvent = (json: unknown): BridgeEvent => {
     }
     case "UserPromptSubmit":
       return { ...base, input: { text: need(e.prompt, "prompt", name) } satisfies UserPrompt };
-    case "SessionStart": {
-      const source = (sessionSources.has(e.source ?? "") ? e.source : e.source === "fork" ? "resume" : "startup") as SessionStart["source"];
-      return { ...base, input: { sessionId: e.session_id ?? "", source } satisfies SessionStart };
-    }
+    // Claude Code's values (and ones it adds later) are carried as given, wider than our types say
+    // (`fork`, `auth_success`, SessionEnd's `resume`): matchers test them and hooks read them back.
+    case "SessionStart":
+      return { ...base, input: { sessionId: e.session_id ?? "", source: (e.source ?? "startup") as SessionStart["source"] } satisfies SessionStart };
     case "Stop":
     case "SubagentStop": {
       const stop: StopRequest = {
@@ -109,17 +107,22 @@ export const fromClaudeEvent = (json: unknown): BridgeEvent => {
     }
     case "PreCompact":
     case "PostCompact": {
-      const input: CompactionRequest = { trigger: (e.trigger ?? "auto") as CompactionRequest["trigger"], messages: [], tokens: 0, budget: 0 };
+      const input: CompactionRequest & FromClaude = {
+        trigger: (e.trigger ?? "auto") as CompactionRequest["trigger"], messages: [], tokens: 0, budget: 0,
+        ...(e.custom_instructions !== undefined ? { customInstructions: e.custom_instructions } : {}),
+      };
       return name === "PreCompact" ? { ...base, input } : { ...base, input, output: { messages: [], summary: e.compact_summary ?? "", removed: 0 } };
     }
     case "StopFailure":
       // As given: `error` is what StopFailure matchers test, and hooks read both fields on stdin.
       return { ...base, input: { where: "model", error: new ClaudeStopFailure(e.error ?? "unknown", e.error_details), attempt: 1 } satisfies ErrorEvent };
     case "SessionEnd":
-      return { ...base, input: { sessionId: e.session_id ?? "", reason: (endReasons.has(e.reason ?? "") ? e.reason : "other") as SessionEnd["reason"] } satisfies SessionEnd };
+      return { ...base, input: { sessionId: e.session_id ?? "", reason: (e.reason ?? "other") as SessionEnd["reason"] } satisfies SessionEnd };
     case "Notification": {
-      const type = (notificationTypes.has(e.notification_type ?? "") ? e.notification_type : "info") as Notification["type"];
-      return { ...base, input: { type, message: e.message ?? "" } satisfies Notification };
+      const input: Notification & FromClaude = {
+        type: (e.notification_type ?? "info") as Notification["type"], message: e.message ?? "", ...(e.title !== undefined ? { title: e.title } : {}),
+      };
+      return { ...base, input };
     }
   }
 };

@@ -20,6 +20,15 @@ export interface EventEnvironment {
   readonly path?: readonly string[] | undefined;
 }
 
+/**
+ * Fields only Claude Code's own events carry (Notification's `title`, PreCompact's
+ * `custom_instructions`): the bridge keeps them on the point's input so hooks read them back.
+ */
+export interface FromClaude {
+  readonly title?: string;
+  readonly customInstructions?: string;
+}
+
 /** The data of one point run, as far as the phase has it. */
 export interface PointData {
   readonly input: unknown;
@@ -116,7 +125,7 @@ export const toClaudeEvent = (spec: EventSpec, data: PointData, env: EventEnviro
       return { ...base, agent_id: sub.path.join("/") || sub.agent, agent_type: sub.agent };
     }
     case "PreCompact":
-      return { ...common, trigger: (input as CompactionRequest).trigger, custom_instructions: "" };
+      return { ...common, trigger: (input as CompactionRequest).trigger, custom_instructions: (input as FromClaude).customInstructions ?? "" };
     case "PostCompact":
       return { ...common, trigger: (input as CompactionRequest).trigger, compact_summary: (data.output as CompactionResult | undefined)?.summary ?? "" };
     case "StopFailure": {
@@ -129,8 +138,8 @@ export const toClaudeEvent = (spec: EventSpec, data: PointData, env: EventEnviro
     case "SessionEnd":
       return { ...common, reason: (input as SessionEnd).reason };
     case "Notification": {
-      const n = input as Notification;
-      return { ...common, message: n.message, notification_type: n.type };
+      const n = input as Notification & FromClaude;
+      return { ...common, message: n.message, ...(n.title !== undefined ? { title: n.title } : {}), notification_type: n.type };
     }
   }
 };

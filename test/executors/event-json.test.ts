@@ -37,3 +37,26 @@ describe("StopFailure from Claude Code", () => {
     expect(await recorded({ hook_event_name: "StopFailure", error: "rate_limit" }, "rate_limit|overloaded")).toBeDefined();
   });
 });
+
+describe("documented values from Claude Code", () => {
+  it("carries each value as given, as the matcher subject and on stdin, including ones we do not know yet", async () => {
+    for (const [event, field, value] of [
+      ["SessionStart", "source", "fork"],
+      ["SessionEnd", "reason", "resume"],
+      ["Notification", "notification_type", "auth_success"],
+      ["Notification", "notification_type", "elicitation_dialog"],
+      ["Notification", "notification_type", "agent_needs_input"],
+      ["SessionStart", "source", "some_future_source"],
+    ] as const) {
+      const got = await recorded({ hook_event_name: event, [field]: value, message: "m" }, value);
+      expect(got, `${event} ${field}=${value}`).toMatchObject({ hook_event_name: event, [field]: value });
+    }
+  });
+
+  it("passes Notification's title and PreCompact's custom_instructions through", async () => {
+    expect(await recorded({ hook_event_name: "Notification", notification_type: "idle_prompt", message: "waiting", title: "Claude Code" }))
+      .toMatchObject({ message: "waiting", notification_type: "idle_prompt", title: "Claude Code" });
+    expect(await recorded({ hook_event_name: "PreCompact", trigger: "manual", custom_instructions: "keep the API notes" }))
+      .toMatchObject({ trigger: "manual", custom_instructions: "keep the API notes" });
+  });
+});
