@@ -16,6 +16,8 @@ export interface CommandHookOptions<E extends ClaudeEvent = ClaudeEvent> extends
   readonly command: string;
   /** Exec form: the argument vector, no shell involved. */
   readonly args?: readonly string[];
+  /** Shell form only (ignored with `args`, as in Claude Code): `bash -c` or `pwsh -NoProfile -Command` instead of `/bin/sh -c`. */
+  readonly shell?: "bash" | "powershell";
   /** Variables set for the child, on top of the allowlisted ones. */
   readonly env?: Readonly<Record<string, string>>;
   /** Names copied from `process.env` besides PATH, HOME, LANG and the other defaults. */
@@ -35,6 +37,8 @@ const placeholders = (text: string, env: Readonly<Record<string, string>>): stri
 
 const check = (options: CommandHookOptions<ClaudeEvent>): void => {
   if (typeof options.command !== "string" || options.command.trim() === "") throw new TypeError("commandHook: command must be a non-empty string");
+  if (options.shell !== undefined && options.shell !== "bash" && options.shell !== "powershell")
+    throw new TypeError(`commandHook: shell must be "bash" or "powershell", got ${JSON.stringify(options.shell) ?? String(options.shell)}`);
   checkLimit("commandHook", "killGraceMs", options.killGraceMs, "delay");
   checkLimit("commandHook", "maxStdoutBytes", options.maxStdoutBytes, "bytes");
   checkLimit("commandHook", "maxStderrBytes", options.maxStderrBytes, "bytes");
@@ -65,7 +69,7 @@ export const commandHook = <E extends ClaudeEvent>(options: CommandHookOptions<E
     });
     const result = await runProcess({
       command: options.args ? placeholders(options.command, env) : options.command,
-      args: options.args?.map((a) => placeholders(a, env)),
+      args: options.args?.map((a) => placeholders(a, env)), shell: options.shell,
       input: json, env, cwd, timeoutMs, signal, killGraceMs: grace, maxStdoutBytes,
       maxStderrBytes: options.maxStderrBytes,
     });

@@ -11,10 +11,12 @@ import { isAbortSignal, maxTimerMs, notASignal, stopListening } from "../core/si
 import { limitProblem } from "./limits.ts";
 
 export interface ProcessOptions {
-  /** Shell form: a command line for `/bin/sh -c`. Exec form (with `args`): the executable. */
+  /** Shell form: a command line for `/bin/sh -c` (or `shell`). Exec form (with `args`): the executable. */
   readonly command: string;
   /** Exec form: the argument vector, passed without any shell. */
   readonly args?: readonly string[] | undefined;
+  /** Shell form only: run the command with `bash -c` or `pwsh -NoProfile -Command` instead of `/bin/sh -c`. */
+  readonly shell?: "bash" | "powershell" | undefined;
   /** Written to stdin, which is then closed. */
   readonly input: string;
   /** The complete environment of the child (build it with an allowlist). */
@@ -45,6 +47,9 @@ export interface ProcessResult {
   readonly pid: number | undefined;
   readonly durationMs: number;
 }
+
+// Shell form's program and its flags, by the `shell` field (Claude Code's; `sh` is our default on every platform).
+const shells = { sh: ["/bin/sh", "-c"], bash: ["bash", "-c"], powershell: ["pwsh", "-NoProfile", "-Command"] } as const;
 
 // Process groups still alive; killed if our own process exits first (execa's `cleanup`).
 const live = new Set<number>();
@@ -80,8 +85,8 @@ export const runProcess = (options: ProcessOptions): Promise<ProcessResult> => {
   let read: ProcessOptions;
   try {
     // Read once: what is checked is what is used, even behind a getter.
-    const { command, args, input, env, cwd, timeoutMs, killGraceMs, maxStdoutBytes, maxStderrBytes, signal } = options;
-    read = { command, args, input, env, cwd, timeoutMs, killGraceMs, maxStdoutBytes, maxStderrBytes, signal };
+    const { command, args, shell, input, env, cwd, timeoutMs, killGraceMs, maxStdoutBytes, maxStderrBytes, signal } = options;
+    read = { command, args, shell, input, env, cwd, timeoutMs, killGraceMs, maxStdoutBytes, maxStderrBytes, signal };
   } catch (error) {
     return Promise.resolve(notStarted(new TypeError(`runProcess: options could not be read: ${error instanceof Error ? error.message : String(error)}`)));
   }
@@ -95,6 +100,7 @@ const optionsProblem = (options: ProcessOptions): string | undefined => {
   try {
     if (typeof options.command !== "string" || options.command === "") return "command must be a non-empty string";
     if (options.args !== undefined && (!Array.isArray(options.args) || !options.args.every((a) => typeof a === "string"))) return "args must be an array of strings";
+    if (options.shell !== undefined && options.shell !== "bash" && options.shell !== "powershell") return `shell must be "bash" or "powershell", got ${JSON.stringify(options.shell) ?? String(options.shell)}`;
     if (typeof options.input !== "string") return "input must be a string";
     if (typeof options.env !== "object" || options.env === null) return "env must be an object";
     if (typeof options.cwd !== "string") return "cwd must be a string";
@@ -184,8 +190,14 @@ const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
     }
 
     const shellForm = options.args === undefined;
+    const shell = shellForm ? shells[options.shell ?? "sh"] : undefined;
+    // A missing bash or pwsh is the hook's configuration, not its script: say which field asked for it.
+    const spawnFailed = (error: Error): Error =>
+      shell && options.shell && (error as NodeJS.ErrnoException).code === "ENOENT"
+        ? Object.assign(new Error(`shell: "${options.shell}" runs ${shell[0]}, which was not found on PATH (${error.message})`), { code: "ENOENT" })
+        : error;
     try {
-      child = spawn(shellForm ? "/bin/sh" : options.command, shellForm ? ["-c", options.command] : [...options.args!], {
+      child = spawn(shell ? shell[0] : options.command, shell ? [...shell.slice(1), options.command] : [...options.args!], {
         cwd: options.cwd,
         env: options.env,
         stdio: ["pipe", "pipe", "pipe"],
@@ -194,12 +206,12 @@ const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
         windowsHide: true,
       });
     } catch (error) {
-      return finish(error as Error);
+      return finish(spawnFailed(error as Error));
     }
     const proc = child;
     proc.once("error", (error) => {
       // Spawn failures (ENOENT, EACCES) arrive here; after a successful spawn only kill errors can.
-      if (proc.pid === undefined) finish(error);
+      if (proc.pid === undefined) finish(spawnFailed(error));
     });
     if (proc.pid === undefined) return; // the 'error' event follows
     live.add(proc.pid);

@@ -206,7 +206,6 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
     const spec = claudeEvents[event];
     if (handler.type === "mcp_tool") { skip("mcp_tool hooks are not supported"); continue; }
     if (!supportedTypes(event).has(handler.type)) { skip(`Claude Code does not run ${handler.type} hooks on ${event}`); continue; }
-    if (handler.type === "command" && handler.shell === "powershell") { skip("PowerShell hooks are not supported"); continue; }
     if (handler.type === "http" && !urlAllowed(handler.url, loaded.allowedHttpHookUrls)) { skip(`${handler.url} is not in allowedHttpHookUrls`); continue; }
 
     const used = names.get(spec.point) ?? new Set<string>();
@@ -240,6 +239,7 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
         handler.type === "command" ? commandHook({
           ...common, command: handler.command, async: handler.async === true || handler.asyncRewake === true,
           ...(handler.args ? { args: handler.args } : {}),
+          ...(handler.shell ? { shell: handler.shell } : {}),
           ...(options.allowedEnvVars ? { allowedEnvVars: options.allowedEnvVars } : {}),
           projectDir: options.projectDir ?? cwd,
           ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),

@@ -167,6 +167,29 @@ describe("commandHook process hygiene", () => {
   });
 });
 
+describe("commandHook shell", () => {
+  // `[[ ]]` is bash; /bin/sh (dash on Debian) does not know it, so the guard never fires there.
+  const bashOnly = `if [[ "$(cat)" == *'rm -rf'* ]]; then echo "Blocked: rm -rf" >&2; exit 2; fi`;
+
+  it("runs shell form with bash -c when shell is \"bash\", and with /bin/sh -c by default", async () => {
+    expect((await runTool(pre({ event: "PreToolUse", command: bashOnly, shell: "bash" }), "rm -rf /")).outcome).toMatchObject({ _tag: "Rejected", reason: "Blocked: rm -rf" });
+    expect((await runTool(pre({ event: "PreToolUse", command: "echo \"$BASH_VERSION\" >&2; exit 2" }))).outcome).toMatchObject({ _tag: "Rejected", reason: "exited with code 2" });
+  });
+
+  it("fails with a spawn error naming the hook and the shell when that shell is not on PATH", async () => {
+    const empty = tempDir();
+    for (const [shell, program] of [["bash", "bash"], ["powershell", "pwsh"]] as const) {
+      const { outcome, ran } = await runTool(pre({ event: "PreToolUse", name: `guard-${shell}`, command: "exit 0", shell, env: { PATH: empty } }));
+      expect(ran).toBe(false);
+      expect((outcome as { reason: string }).reason).toMatch(new RegExp(`hook "guard-${shell}".*could not start: shell: "${shell}" runs ${program}, which was not found on PATH`));
+    }
+  });
+
+  it("refuses a shell other than bash or powershell", () => {
+    expect(() => pre({ event: "PreToolUse", command: "true", shell: "zsh" as never })).toThrow(/commandHook: shell must be "bash" or "powershell", got "zsh"/);
+  });
+});
+
 describe("commandHook never puts tool input in a shell", () => {
   it("leaves the marker file uncreated for inputs full of shell metacharacters", async () => {
     const { default: fc } = await import("fast-check");

@@ -55,6 +55,17 @@ describe("fromClaudeSettings: loading", () => {
     expect(() => load([fixture("settings", "missing.json")])).toThrow(/missing\.json: \/: cannot read the file/);
   });
 
+  it("refuses a shell other than bash or powershell at load time, naming the hook and the field", () => {
+    const settings = { hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "true", shell: "zsh" }] }] } };
+    expect(() => load(settings)).toThrow(/settings: \/hooks\/PreToolUse\/0\/hooks\/0.*shell/);
+  });
+
+  it("loads a powershell hook (run with pwsh) instead of leaving it unused", () => {
+    const { hooks, unused } = load({ hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "Write-Output hi", shell: "powershell" }] }] } });
+    expect(unused).toEqual([]);
+    expect(hooks).toHaveLength(1);
+  });
+
   it("names the pointer of a matcher or if that does not compile", () => {
     const settings = { hooks: { PreToolUse: [{ matcher: "Bash(", hooks: [{ type: "command", command: "true" }] }] } };
     expect(() => load(settings)).toThrow(/settings: \/hooks\/PreToolUse\/0\/matcher: /);
