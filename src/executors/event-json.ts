@@ -16,7 +16,7 @@ export interface EventEnvironment {
   readonly cwd: string;
   readonly transcriptPath?: string | undefined;
   readonly permissionMode?: string | undefined;
-  /** Agent names from the root; a sub-agent adds `agent_type`. */
+  /** Agent names from the root; a sub-agent adds `agent_id` and `agent_type`. */
   readonly path?: readonly string[] | undefined;
 }
 
@@ -96,7 +96,11 @@ export const toClaudeEvent = (spec: EventSpec, data: PointData, env: EventEnviro
     ...(spec.permissionMode ? { permission_mode: env.permissionMode ?? "default" } : {}),
   };
   const path = env.path ?? [];
-  if (path.length > 1) common.agent_type = path[path.length - 1];
+  // Inside a sub-agent Claude Code sends both; agent_id is the path, as SubagentStop's (our runs have no per-call agent id).
+  if (path.length > 1) {
+    common.agent_id = path.join("/");
+    common.agent_type = path[path.length - 1];
+  }
   const input = data.input;
   switch (spec.event) {
     case "SessionStart":

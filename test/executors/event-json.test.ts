@@ -5,7 +5,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { createAgentStack } from "../../src/agent/stack.ts";
 import { fromClaudeEvent } from "../../src/executors/bridge-event.ts";
+import { commandHook } from "../../src/executors/command.ts";
 import { runBridge } from "../../src/executors/bridge.ts";
 import { fromClaudeSettings } from "../../src/executors/settings.ts";
 import { node, tempDir } from "./helpers.ts";
@@ -58,5 +60,19 @@ describe("documented values from Claude Code", () => {
       .toMatchObject({ message: "waiting", notification_type: "idle_prompt", title: "Claude Code" });
     expect(await recorded({ hook_event_name: "PreCompact", trigger: "manual", custom_instructions: "keep the API notes" }))
       .toMatchObject({ trigger: "manual", custom_instructions: "keep the API notes" });
+  });
+});
+
+describe("hooks inside a sub-agent", () => {
+  it("receive agent_id beside agent_type, and neither on the main thread", async () => {
+    const file = join(tempDir(), "stdin.json");
+    const stack = createAgentStack().use("toolCall", commandHook({ event: "PreToolUse", ...node("record-event.mjs", file), timeoutMs: 5000 }));
+    const call = { id: "t1", name: "Read", input: { file_path: "/a" } };
+    await stack.run("toolCall", call, () => ({ content: "ok" }), { sessionId: "s", path: ["main", "Explore"] });
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ agent_id: "main/Explore", agent_type: "Explore" });
+    await stack.run("toolCall", call, () => ({ content: "ok" }), { sessionId: "s", path: ["main"] });
+    const main = JSON.parse(readFileSync(file, "utf8"));
+    expect(main).not.toHaveProperty("agent_id");
+    expect(main).not.toHaveProperty("agent_type");
   });
 });
