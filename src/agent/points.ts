@@ -40,9 +40,9 @@ export const toolDetails = (call: ToolCall): string[] => {
     const value = input[key];
     if (typeof value === "string") details.push(value);
   }
-  // Glob's pattern names files too: alone, or when it reaches outside its path (absolute, `..`, `~`).
+  // Glob's pattern names files too: alone, or when it may reach outside its path (absolute, `~`, a `..` anywhere).
   const pattern = input.pattern;
-  if (call.name === "Glob" && typeof pattern === "string" && (details.length === 0 || /^(?:[/\\~]|[A-Za-z]:|\.\.(?:[/\\]|$))/.test(pattern))) details.push(pattern);
+  if (call.name === "Glob" && typeof pattern === "string" && (details.length === 0 || /^(?:[/\\~]|[A-Za-z]:)|(?:^|[/\\])\.\.(?:[/\\]|$)/.test(pattern))) details.push(pattern);
   return details;
 };
 

@@ -18,6 +18,13 @@ import { toolSpec } from "./tool.ts";
 import type { Message, Notification, RunInput, RunResult, SessionEnd, Usage, UserPrompt } from "./types.ts";
 
 /**
+ * The run id of one of a session's runs (`s1#3-1a2b3c4d`): the session, what the run is (a
+ * turn's number, start, compact, notify, end), and a random part, since a session resumed with
+ * the same id would otherwise reuse its ids and inherit run-scoped guard state (a callLimit).
+ */
+const runIdOf = (session: string, what: string | number): string => `${session}#${what}-${crypto.randomUUID().slice(0, 8)}`;
+
+/**
  * A `sessionStart` hook refused the session.
  *
  * @example
@@ -76,7 +83,7 @@ export const openSession = async (config: AgentConfig, options: SessionOptions =
     trace: config.options.trace,
     onContext: pending.push,
   };
-  const opened = await config.stack.run("sessionStart", { sessionId: id, source: options.source ?? "startup" }, (s) => ({ sessionId: s.sessionId }), { ...base, runId: `${id}#start` });
+  const opened = await config.stack.run("sessionStart", { sessionId: id, source: options.source ?? "startup" }, (s) => ({ sessionId: s.sessionId }), { ...base, runId: runIdOf(id, "start") });
   if (opened._tag === "Rejected") throw new SessionRejectedError(opened.reason, opened.by);
   if (opened._tag === "Failed") throw opened.error;
   return new Session(config, id, base, pending, options.messages ?? []);
@@ -124,7 +131,7 @@ class Session implements AgentSession {
   private async turnBody(text: string, options: PromptOptions, signal: AbortSignal | undefined): Promise<TurnResult> {
     // The turn number keeps it readable; the random part keeps it unique when a session is resumed
     // with the same id (the count starts again), since run-scoped guard state is kept under it for days.
-    const runId = `${this.id}#${++this.turns}-${crypto.randomUUID().slice(0, 8)}`;
+    const runId = runIdOf(this.id, ++this.turns);
     const run: RunOptions = { ...this.base, signal, runId, metadata: { ...this.base.metadata, ...options.metadata } };
     const empty = { runId, text: "", steps: 0, usage: noUsage };
     const accepted = await this.config.stack.run("userPrompt", { text }, (p) => p as UserPrompt, run);
@@ -167,7 +174,7 @@ class Session implements AgentSession {
   compact(): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`session ${this.id} is closed`));
     const work = this.tail.then(async () => {
-      const run: RunOptions = { ...this.base, runId: `${this.id}#compact` };
+      const run: RunOptions = { ...this.base, runId: runIdOf(this.id, "compact") };
       const env = rootEnv(this.config, run, this.pending, this.base.signal, undefined);
       this.messages = await compact(env, this.messages, this.config.options.system, "manual");
     });
@@ -176,7 +183,7 @@ class Session implements AgentSession {
   }
 
   notify(notification: Notification): Promise<void> {
-    return notifier(this.config, { ...this.base, runId: `${this.id}#notify` })(notification);
+    return notifier(this.config, { ...this.base, runId: runIdOf(this.id, "notify") })(notification);
   }
 
   /** Every call resolves once `sessionEnd` has run, a second one included (it does not run it twice). */
@@ -184,7 +191,7 @@ class Session implements AgentSession {
     this.closing ??= (async () => {
       this.closed = true;
       await this.tail;
-      await this.config.stack.run("sessionEnd", { sessionId: this.id, reason }, () => undefined, { ...this.base, signal: undefined, runId: `${this.id}#end` });
+      await this.config.stack.run("sessionEnd", { sessionId: this.id, reason }, () => undefined, { ...this.base, signal: undefined, runId: runIdOf(this.id, "end") });
     })();
     return this.closing;
   }

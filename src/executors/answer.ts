@@ -24,8 +24,12 @@ export interface HookAnswer {
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 const lenient = new TextDecoder("utf-8");
 
-/** `{` then a key or `}`: what a JSON object, whole or broken, starts with. `{WIP} ...` does not. */
-const looksLikeObject = /^\{\s*["}]/;
+/**
+ * `{` then a key (quoted either way, or a bare name and a colon) or `}`: what an object meant as
+ * the answer starts with, whole or broken, also when printed by a language that is not
+ * JavaScript (`{'decision': 'block'}` from Python, `{decision: "block"}`). `{WIP} ...` does not.
+ */
+const looksLikeObject = /^\{\s*(?:["'}]|[A-Za-z_$][\w$-]*\s*:)/;
 
 /**
  * Read stdout (or a response body) as Claude Code does: text starting with `{` is parsed as

@@ -189,6 +189,22 @@ describe("sessions, prompts and hook-added context", () => {
     expect(toolResults).toEqual(["ran: ls", "ran: ls"]);
   });
 
+  it("gives a resumed session's start, compaction and end runs ids of their own too", async () => {
+    const ids: Record<string, string[]> = { sessionStart: [], compaction: [], sessionEnd: [] };
+    let stack = createAgentStack();
+    for (const point of ["sessionStart", "compaction", "sessionEnd"] as const)
+      stack = stack.use(point, { name: `id-${point}`, before: (_x: unknown, ctx: { readonly runId: string }) => void ids[point]!.push(ctx.runId) });
+    for (const _resume of [1, 2]) {
+      const session = await createAgent({ model: createScriptedModel({ turns: ["ok"] }), stack }).session({ sessionId: "conversation-42" });
+      await session.compact();
+      await session.close();
+    }
+    for (const list of Object.values(ids)) {
+      expect(list).toHaveLength(2);
+      expect(list[0]).not.toBe(list[1]);
+    }
+  });
+
   it("runs turns of one session one after another", async () => {
     const model = createScriptedModel({ turns: ["one", "two"], delayMs: 5 });
     const session = await createAgent({ model, stack: createAgentStack() }).session();

@@ -22,4 +22,10 @@ describe("stdout starting with {", () => {
       expect(() => readAnswerText("guard", "PreToolUse", text)).toThrow(/printed invalid JSON/);
     expect(() => readAnswerText("guard", "PreToolUse", '{WIP} banner\n{"decision":"block","reason":"no"}')).toThrow(/printed text before its JSON/);
   });
+
+  it("fails on an object a guard printed in another language's syntax, so it does not fail open", () => {
+    for (const text of ["{'decision': 'block', 'reason': 'no'}", '{decision: "block"}', "{ reason : 'x' }"])
+      expect(() => readAnswerText("guard", "PreToolUse", text)).toThrow(/printed invalid JSON/);
+    expect(readAnswerText("ctx", "UserPromptSubmit", "{WIP} on main")).toEqual({ text: "{WIP} on main" });
+  });
 });

@@ -42,7 +42,13 @@ interface Origin {
  */
 export class MappedRequest {
   declare readonly request: ModelRequest;
-  /** Where `request.messages[i]` came from. */
+  /**
+   * The request's messages and tools as made: hooks get the request's own arrays and, without
+   * strict mode, may change them in place, which must not pair a message with another's origin.
+   */
+  declare private readonly messages: readonly Message[];
+  declare private readonly specs: readonly ToolSpec[];
+  /** Where `messages[i]` came from. */
   declare private readonly origins: readonly Origin[];
   /** Each tool call of the messages, beside the SDK part it came from. */
   declare private readonly calls: readonly ToolCall[];
@@ -55,6 +61,8 @@ export class MappedRequest {
 
   constructor(request: ModelRequest, origins: readonly Origin[], calls: readonly ToolCall[], callParts: readonly ToolCallPart[], sdkTools: readonly SdkTool[]) {
     this.request = request;
+    this.messages = request.messages.slice();
+    this.specs = request.tools === undefined ? [] : request.tools.slice();
     this.origins = origins;
     this.calls = calls;
     this.callParts = callParts;
@@ -66,7 +74,7 @@ export class MappedRequest {
 
   /** Where a message the hooks kept came from; undefined for one they made. */
   origin(message: Message): Origin | undefined {
-    return (this.byMessage ??= pairs(this.request.messages, this.origins)).get(message);
+    return (this.byMessage ??= pairs(this.messages, this.origins)).get(message);
   }
 
   /** The SDK part a tool call the hooks kept came from. */
@@ -76,7 +84,7 @@ export class MappedRequest {
 
   /** The SDK tool a tool spec the hooks kept came from. */
   tool(spec: ToolSpec): SdkTool | undefined {
-    return (this.byTool ??= pairs(this.request.tools ?? [], this.sdkTools)).get(spec);
+    return (this.byTool ??= pairs(this.specs, this.sdkTools)).get(spec);
   }
 }
 

@@ -107,4 +107,15 @@ describe("fromRequest", () => {
     expect(next.tools?.[1]).toEqual({ type: "function", name: "Write", inputSchema: { type: "object", properties: {} } });
     expect(next.prompt).toBe(params.prompt);
   });
+
+  it("pairs each kept message with where it came from as the request was made, even after a hook changed the arrays in place", () => {
+    const mapped = toRequest(params, "gpt", false);
+    const messages = mapped.request.messages as Message[];
+    const second = messages[2] as Message;
+    messages.splice(1, 2); // not allowed in strict mode, possible without it
+    const next = fromRequest(params, mapped, { ...mapped.request, messages: [...messages.slice(0, 1), second] }, []);
+    expect(next.prompt).toHaveLength(2);
+    expect(next.prompt[0]).toBe(params.prompt[0]);
+    expect(next.prompt[1]).toBe(params.prompt[2]); // the assistant's own message, not a rebuilt one or another's
+  });
 });
