@@ -190,13 +190,14 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
 
   /**
    * The store, or its part for this session. Ids are encoded so that one with the store's `:`
-   * in it cannot reach another session's keys; a run without a session is a session of its
-   * own (its run id), rather than sharing one part with every other sessionless run.
+   * in it cannot reach another session's keys. Runs without a session share one part of their
+   * own, apart from every session's (a session named "none" no longer reads it), so that state
+   * still lasts across their calls without a part per run left behind in the store.
    */
   state(scope: "session" | "global" = "session"): StateStore {
     if (scope === "global") return this.store;
     const session = this.sessionId;
-    return (this.sessionStore ??= this.store.scope(session === undefined ? `run:${encodeURIComponent(this.runId)}` : `session:${encodeURIComponent(session)}`));
+    return (this.sessionStore ??= this.store.scope(session === undefined ? "sessionless" : `session:${encodeURIComponent(session)}`));
   }
 
   addContext(text: string): void {

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { Continue, Priority, RegistrationError, Reject, Replace, Trace, Transform, createStack, gate } from "../../src/core/index.ts";
+import { Continue, MemoryStore, Priority, RegistrationError, Reject, Replace, Trace, Transform, createStack, gate } from "../../src/core/index.ts";
 import { call, newStack, sleep } from "./helpers.ts";
 
 describe("registration", () => {
@@ -278,13 +278,15 @@ describe("context", () => {
     expect(seen).toBeUndefined();
   });
 
-  it("gives a run without a session a session state of its own, not one every sessionless run shares", async () => {
+  it("keeps the state runs without a session share apart from every session's, one named none included", async () => {
+    const store = new MemoryStore();
     const counts: number[] = [];
-    const stack = newStack().use("tool", { name: "count", before: async (_c, ctx) => void counts.push(await ctx.state().incr("calls")) });
+    const stack = newStack({ store }).use("tool", { name: "count", before: async (_c, ctx) => void counts.push(await ctx.state().incr("calls")) });
     await stack.run("tool", call(), () => ({ content: "" }));
     await stack.run("tool", call(), () => ({ content: "" }));
     await stack.run("tool", call(), () => ({ content: "" }), { sessionId: "none" });
-    expect(counts).toEqual([1, 1, 1]);
+    expect(counts).toEqual([1, 2, 1]);
+    expect(store.size).toBe(2); // one part for sessionless runs, not one per run
   });
 
   it("makes run and call ids that another process with the same pid does not repeat", () => {
