@@ -682,7 +682,7 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "bug", status: "fixed", fixedIn: "671834e", title: "Hook-added context was lost, or reached the wrong prompt, after a rejected turn",
-    where: "{{src/agent/context-queue.ts|dropSince(mark: number)}}, src/agent/session.ts",
+    where: "{{src/agent/context-queue.ts|rewind(mark: ContextMark): void}}, src/agent/session.ts",
     repro: "a rejected prompt drained the sessionStart context waiting for the first model request; a prompt rejected at the run gate left its own context to be sent with the next, unrelated prompt",
     items: ["I6"], tests: [
       t("test/agent/session-context.test.ts", "keeps sessionStart context for the first model request when an earlier prompt was rejected"),
@@ -986,6 +986,133 @@ export const findings: readonly Finding[] = [
     items: ["C2"], tests: [
       t("test/agent/caller-input.test.ts", "answers the prompt when both lookalikes throw from removeEventListener, which only keeps their listeners"),
       t("test/agent/caller-input.test.ts", "still resolves when a lookalike signal's removeEventListener throws"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "709ab6e", title: "An around hook that failed closed left its operation running: the caller was told Rejected while the tool finished its side effect",
+    where: "{{src/core/run-context.ts|  end(): void {}}, {{src/core/run-context.ts|  watchable(): RunSignal | undefined {}}",
+    repro: "an around hook with timeoutMs: 50 around a tool that deploys after 500 ms: the caller got Rejected at 53 ms, and the tool deployed at 503 ms with signal.aborted false; through wrapMcpClient the server's work finished and no notifications/cancelled was sent (found by an audit helper)",
+    items: ["C4", "C2"], tests: [
+      t("test/core/cancellation.test.ts", "aborts the operation's signal when an around hook's timeout settles the run while the operation still runs"),
+      t("test/core/cancellation.test.ts", "aborts the operation's signal when a plain around hook answers without waiting for next()"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "cb82e27", title: "ctx.state(\"session\") was shared by every run without a session, and a session id with a colon reached another session's keys",
+    where: "{{src/core/run-context.ts|state(scope: \"session\" | \"global\" = \"session\")}}",
+    repro: "two runs without a sessionId counted 1 then 2 on ctx.state().incr, and a session named \"none\" got 3; session \"alice:prompts\" read alice's prompts:today (found by an audit helper)",
+    items: ["H6"], tests: [
+      t("test/core/stack.test.ts", "keeps each session's state apart, even when a session's id holds the store's separator"),
+      t("test/core/stack.test.ts", "gives a run without a session a session state of its own, not one every sessionless run shares"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "cb82e27", title: "Default run ids repeated across processes started as the same pid, and a resumed session reused its turns' run ids",
+    where: "{{src/core/run-context.ts|const processTag =}}, {{src/agent/session.ts|const runId = `${this.id}#${++this.turns}-}}",
+    repro: "two processes as pid 12 (unshare --pid) sharing a store: the second's first call was refused by callLimit (\"at most 1 time in this run\"), its run id run-12-1 being the first's; a session resumed with the same sessionId started at conversation-42#1 and inherited that turn's tokenBudget and callLimit counts for 24 h and 7 days (found by an audit helper; the session half fixed in 6518f8b)",
+    items: ["H4"], tests: [
+      t("test/core/stack.test.ts", "makes run and call ids that another process with the same pid does not repeat"),
+      t("test/agent/session-context.test.ts", "gives every turn a run id of its own, also in a session resumed with the same id, so run-scoped guards start afresh"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "6d89b9b", title: "A decoy key in a tool call's input decided toolPolicy's allow and deny rules",
+    where: "{{src/agent/points.ts|export const toolDetails =}}, {{src/middleware/tool-rules.ts|toolDetails}}",
+    repro: "allow Read(src/**) let Read {file_path: \"/etc/shadow\", command: \"src/x\"} through, and deny Read(/etc/**) missed {file_path: \"/etc/shadow\", cmd: \"notes.txt\"}: the detail was the first string among command, cmd, file_path, ... whatever the tool (found by an audit helper; 619426e put back a Glob pattern that names files outside its path, which 6d89b9b had dropped)",
+    items: ["J2", "B2"], tests: [
+      t("test/middleware/tool-policy.test.ts", "does not let a decoy command key allow a Read outside the allowed paths"),
+      t("test/middleware/tool-policy.test.ts", "does not let a decoy cmd key hide a Read from a deny rule"),
+      t("test/middleware/tool-policy.test.ts", "denies a Glob whose pattern reaches into a denied directory, with or without a path"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "0efd81d", title: "rateLimit and callLimit on toolCall counted one admission for several retried attempts, and counted calls that never reached the tool",
+    where: "{{src/middleware/rate-limit.ts|count(`${name}:count`, countPriority)}}",
+    repro: "retry({ point: \"toolCall\" }) around a failing WebFetch under rateLimit 2 per 60 s: 6 executions in one window; two calls the approver denied used up callLimit 2, and the third, approved, was refused (found by an audit helper)",
+    items: ["H1"], tests: [
+      t("test/middleware/rate-limit.test.ts", "counts every attempt a retry makes on toolCall, and a refused attempt ends the retries"),
+      t("test/middleware/rate-limit.test.ts", "does not count a call that approval refuses before it reaches the tool"),
+    ],
+  },
+  {
+    kind: "gap", status: "fixed", fixedIn: "5ae2b22", title: "Wrong-typed middleware and store options were accepted at construction",
+    where: "{{src/middleware/options.ts|export const stringOption =}}, {{src/middleware/scope.ts|export const tenantOption =}}",
+    repro: "tenantKey: {} was accepted by budget, rateLimit, callLimit and cache; budget({ unit: \"cost\", price: {} }) failed every call later; audit({ metadata: \"tenant\" }) iterated characters; new RedisStore({ timeoutMs: NaN }) threw a RangeError naming neither the store nor the field (found by an audit helper)",
+    items: ["J1"], tests: [
+      t("test/middleware/audit.test.ts", "refuses metadata that is not a list of field names, naming the field"),
+      t("test/stores/redis.test.ts", "refuses a timeoutMs or keyPrefix of the wrong type at construction, with a TypeError naming RedisStore and the field"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "9c8642a", title: "Command hooks: on exit 2 a JSON reason replaced stderr when the JSON made no blocking decision; stdout starting with { that is not JSON failed the hook",
+    where: "{{src/executors/protocol.ts|decision: \"block\"}}, {{src/executors/answer.ts|`{` then a key or `}`}}",
+    repro: "PreToolUse exit 2 with {\"reason\":\"audit note\"} on stdout and \"rm is not allowed here\" on stderr blocked with \"audit note\"; UserPromptSubmit printing \"{WIP} current branch\" blocked the prompt as invalid JSON (the reference reads it as plain text; 457b20d) (found by an audit helper)",
+    items: ["D7", "D8"], tests: [
+      t("test/executors/protocol.test.ts", "blocks with stderr when the JSON carries a reason but makes no blocking decision"),
+      t("test/executors/answer.test.ts", "reads stdout that starts with { but is not JSON as plain text"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "1623a61", title: "SessionStart could be stopped by exit 2 or decision: \"block\"; a PreCompact hook could never block through try and claude-hook",
+    where: "{{src/executors/protocol.ts|counts only on events whose decision control lists it}}, {{src/executors/bridge.ts|const rejectOnObserve}}",
+    repro: "SessionStart printing {\"decision\":\"block\"} with exit 0 answered continue: false, though the reference gives SessionStart no decision control and shows its exit 2 stderr to the user only; PreCompact with exit 2 or decision: block answered decision none, since in process compaction observes (5a80aa5) (found by an audit helper)",
+    items: ["D7"], tests: [
+      t("test/executors/protocol.test.ts", "decision: block counts only on events whose decision control lists it (not SessionStart)"),
+      t("test/executors/bridge.test.ts", "answers a hook's block (exit 2, decision: block, or Reject) as a block"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "17214cf", title: "Settings matchers shaped like Name(...) were read as conditions; StopFailure, SessionStart, SessionEnd and Notification values were rewritten; an explicit shell was ignored",
+    where: "{{src/executors/settings.ts|export const claudeMatcher =}}, {{src/executors/process.ts|const shells =}}",
+    repro: "matcher Notebook(Edit|Read) never matched NotebookEdit; StopFailure matchers authentication_failed, billing_error, server_error never fired and hooks read error=unknown (1656d35); fork became resume and auth_success info (161265a); shell: \"bash\" still ran /bin/sh, so a [[ ]] guard let rm -rf / through (f467fcd) (found by an audit helper)",
+    items: ["J2", "D1"], tests: [
+      t("test/executors/settings.test.ts", "reads a matcher shaped like Name(...) as Claude Code does, as an unanchored regular expression, not as a condition"),
+      t("test/executors/event-json.test.ts", "keeps the incoming error as the matcher subject and on stdin, and passes error_details through as given"),
+      t("test/executors/command.test.ts", "runs shell form with bash -c when shell is \"bash\""),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "1229574", title: "A streamed call waited on a provider whose stream start ignored the abort",
+    where: "{{src/agent/stream/pump.ts|A provider whose start ignores the signal cannot hold the run}}",
+    repro: "the caller aborts at 50 ms while the provider's doStream resolves at 1.5 s: the parts ended at 51 ms but the outcome and after hooks waited until 1503 ms (forever if the start never resolves), with pump's listeners attached (found by an audit helper)",
+    items: ["G4", "C2"], tests: [
+      t("test/agent/stream/pump.test.ts", "settles the call when the caller aborts while the provider's stream start ignores the signal, and closes the stream that arrives late"),
+      t("test/adapters/ai-sdk/stream.test.ts", "cancels the provider's stream when it opens only after the caller aborted"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "f884538", title: "A stream retried by an around hook ended with the first attempt's partial text and a plain finish",
+    where: "{{src/agent/stream/errors.ts|export class StreamDivergedError}}",
+    repro: "an around hook that retries a streamed call whose second answer differs: the consumer got [\"Hel\", finish] while the outcome's text was \"Goodbye\" (found by an audit helper)",
+    items: ["G2", "G5"], tests: [
+      t("test/agent/stream/through-stack.test.ts", "ends the consumer's stream with a StreamDivergedError, not a finish, when a retry's answer does not continue the text already released"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "c4b7306", title: "AI SDK streams let a provider-executed tool's result out before its call, or without it when a gate blocked",
+    where: "{{src/agent/stream/pump.ts|const id = linkedCall(part);}}",
+    repro: "a provider streaming tool-call, tool-result, text-delta came out as tool-result, text-delta, tool-call; with an output gate blocking, the consumer got the tool-result (a search hit holding an address) and no tool-call (found by an audit helper)",
+    items: ["G5", "G1"], tests: [
+      t("test/adapters/ai-sdk/stream.test.ts", "streams a provider-executed tool's result right after its call, never before it"),
+      t("test/adapters/ai-sdk/stream.test.ts", "drops a provider-executed tool's result with its call when an output gate blocks the answer"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "c4fab10", title: "AI SDK streams without usage totals counted as free",
+    where: "{{src/adapters/ai-sdk/stream.ts|The totals the provider reported}}",
+    repro: "a provider whose stream reports no totals: after hooks saw usage 0/0 not flagged as estimated (generate estimated 12/17 and flagged it), so budgets and metrics counted streamed calls as free (found by an audit helper)",
+    items: ["H1", "K1"], tests: [
+      t("test/adapters/ai-sdk/stream.test.ts", "shows after hooks estimated usage, flagged as estimated, when the provider's stream reports no totals, and gives the SDK the provider's own usage"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "5ac322e", title: "Hook-added context was repeated on every retry; a step hook failing closed never reached the error point; a failed turn lost the sessionStart context",
+    where: "{{src/agent/context-queue.ts|export class AttemptContext}}, {{src/agent/loop.ts|where: \"loop\", error, attempt}}",
+    repro: "retry() outside a modelCall hook that adds \"Policy: be polite\": attempt 2 sent it twice; a step hook failing closed ended the turn with an AgentRunError claiming the error point had decided, though no error hook heard of it (559fb2c); a turn that failed after its first request left the next turn without the sessionStart context (8e269d6) (found by an audit helper)",
+    items: ["I6", "K1"], tests: [
+      t("test/adapters/ai-sdk.test.ts", "sends each hook's context once when retry() runs the call again, as the hook gave it for that attempt"),
+      t("test/agent/errors.test.ts", "sends a step hook that fails closed through the error point, which may retry the step"),
+      t("test/agent/session-context.test.ts", "keeps sessionStart context for the next turn when a turn failed, since its answer never reached the conversation"),
     ],
   },
 ];

@@ -13,7 +13,7 @@
 import type { HookAction } from "./action.ts";
 import { ownOutcome, rejectedMisuse } from "./around.ts";
 import { failed, snapshot } from "./decide.ts";
-import { NextMisuseError, describe, type HookFailureKind } from "./errors.ts";
+import { NextMisuseError, RejectOnObserveError, describe, type HookFailureKind } from "./errors.ts";
 import { freeze, settledUnder, toCompleted, toFailed, type AnyFn, type Op, type Step } from "./frame.ts";
 import type { CompiledHook } from "./hook.ts";
 import { Failure, hookError, thrown } from "./invoke.ts";
@@ -233,7 +233,7 @@ class Layer {
       if (outcome === undefined) return this.failure(answer, "invalid-action", new TypeError("around returned an unreadable outcome"));
       if (!passed && isFinal(this.last)) return this.leave(this.last as Outcome); // ignored (R3)
       if (outcome._tag === "Rejected" && !passed && run.kind === "observe")
-        return this.failure(answer, "reject-on-observe", new TypeError(`a Rejected outcome is not allowed on observation point ${run.point}`));
+        return this.failure(answer, "reject-on-observe", new RejectOnObserveError(outcome.reason, run.point, true));
       return this.leave(outcome);
     }
     const action = snapshot(answer);
@@ -245,7 +245,7 @@ class Layer {
   apply(answer: HookAction): Step {
     const { run } = this;
     if (answer._tag === "Reject" && run.kind === "observe")
-      return this.failure(answer, "reject-on-observe", new TypeError(`Reject("${answer.reason}") is not allowed on observation point ${run.point}`));
+      return this.failure(answer, "reject-on-observe", new RejectOnObserveError(answer.reason, run.point));
     if (answer._tag === "Continue") return this.passThrough();
     if (isFinal(this.last)) return this.leave(this.last as Outcome); // ignored (R3)
     // After next() the hook overrides what came out of the inside, like an `after`: that is final.

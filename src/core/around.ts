@@ -12,7 +12,7 @@ import { collectedOutcome, forward, vetoed } from "./chain.ts";
 import { failed, snapshot } from "./decide.ts";
 import { ended, freeze, mark, reasonOf, settledUnder, toCompleted, type Chain, type Frame, type Op, type Step } from "./frame.ts";
 import { unwind } from "./unwind.ts";
-import { NextMisuseError, describe, type HookFailureKind } from "./errors.ts";
+import { NextMisuseError, RejectOnObserveError, describe, type HookFailureKind } from "./errors.ts";
 import type { CompiledHook } from "./hook.ts";
 import { Failure, hookError, invoke, thrown } from "./invoke.ts";
 import { Outcome } from "./outcome.ts";
@@ -281,7 +281,7 @@ class AroundCall implements Frame {
       if (outcome === undefined) return this.failure(answer, "invalid-action", new TypeError("around returned an unreadable outcome"));
       if (this.lastFinal && !passed) return this.ignored();
       if (outcome._tag === "Rejected" && !passed && run.kind === "observe")
-        return this.failure(answer, "reject-on-observe", new TypeError(`a Rejected outcome is not allowed on observation point ${run.point}`));
+        return this.failure(answer, "reject-on-observe", new RejectOnObserveError(outcome.reason, run.point, true));
       if (run.recording) run.record(hook, "around", "Outcome", this.started, describeOutcome(outcome));
       const collected = passed ? undefined : this.collecting(outcome._tag === "Rejected" ? outcome.reason : undefined);
       return collected ?? this.leave(outcome, passed && this.lastFinal);
@@ -295,7 +295,7 @@ class AroundCall implements Frame {
   apply(answer: HookAction): Step {
     const { run, hook } = this;
     if (answer._tag === "Reject" && run.kind === "observe")
-      return this.failure(answer, "reject-on-observe", new TypeError(`Reject("${answer.reason}") is not allowed on observation point ${run.point}`));
+      return this.failure(answer, "reject-on-observe", new RejectOnObserveError(answer.reason, run.point));
     if (answer._tag === "Continue") return this.recorded("Continue");
     if (this.lastFinal) return this.ignored();
     if (run.recording) run.record(hook, "around", answer._tag, this.started, reasonOf(answer));

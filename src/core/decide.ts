@@ -3,7 +3,7 @@
  * failure with its fail mode.
  */
 import { Continue, Reject, isHookAction, type HookAction } from "./action.ts";
-import { describe, type HookError, type Phase } from "./errors.ts";
+import { RejectOnObserveError, describe, type HookError, type Phase } from "./errors.ts";
 import type { CompiledHook } from "./hook.ts";
 import { Failure, hookError } from "./invoke.ts";
 import type { RunContext } from "./run-context.ts";
@@ -17,7 +17,7 @@ export const checkAction = (run: RunContext, hook: CompiledHook, phase: Phase, r
   const answer = snapshot(raw);
   if (answer === undefined) return failed(run, hook, phase, hookError(run, hook, phase, "invalid-action", new TypeError(`expected Continue, Transform, Reject or Replace, got ${describe(raw)}`), started), started);
   if (answer._tag === "Reject" && run.kind === "observe")
-    return failed(run, hook, phase, hookError(run, hook, phase, "reject-on-observe", new TypeError(`Reject("${answer.reason}") is not allowed on observation point ${run.point}`), started), started);
+    return failed(run, hook, phase, hookError(run, hook, phase, "reject-on-observe", new RejectOnObserveError(answer.reason, run.point), started), started);
   return answer;
 };
 
@@ -40,7 +40,10 @@ export const snapshot = (answer: unknown): HookAction | undefined => {
 export const failed = (run: RunContext, hook: CompiledHook, phase: Phase, error: HookError, started: number): undefined => {
   const open = hook.failMode === "open" || hook.shadow;
   run.fail(error, open);
-  if (run.recording) run.record(hook, phase, "Failed", started, error.message, open ? "open" : "closed");
+  if (run.recording) {
+    const rejected = error.cause instanceof RejectOnObserveError ? error.cause.reason : undefined;
+    run.record(hook, phase, "Failed", started, error.message, open ? "open" : "closed", rejected);
+  }
   run.lastFailure = error;
   return undefined;
 };

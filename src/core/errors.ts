@@ -147,6 +147,25 @@ export class NextMisuseError extends AgentOnionError {
 }
 
 /**
+ * What a hook that answered `Reject` (or a `Rejected` outcome) on an observation point failed
+ * with (R2): the reason it gave stays readable, for whoever reports it (a trace's `rejected`).
+ *
+ * @example
+ * error.kind === "reject-on-observe" && error.cause instanceof RejectOnObserveError && error.cause.reason // "too long"
+ */
+export class RejectOnObserveError extends TypeError {
+  override name = "RejectOnObserveError";
+  constructor(
+    readonly reason: string,
+    readonly point: string,
+    /** The hook answered a `Rejected` outcome (an around hook) rather than `Reject`. */
+    outcome = false,
+  ) {
+    super(outcome ? `a Rejected outcome is not allowed on observation point ${point}` : `Reject("${reason}") is not allowed on observation point ${point}`);
+  }
+}
+
+/**
  * A hook exceeded its own `timeoutMs`.
  *
  * @example

@@ -12,7 +12,7 @@ export type { AfterAction, AroundResult, BeforeAction, FailMode, Hook, Next } fr
 export type { ApprovalDecision, ApprovalHandler, ApprovalRequest, HookContext, HookInfo, RunEvent, RunOptions } from "./context.ts";
 export { Trace, type TraceAction, type TraceEntry } from "./trace.ts";
 export {
-  AgentOnionError, HookError, HookTimeoutError, NextMisuseError, OperationAbandonedError, RecursionLimitError, RegistrationError, RunAbortedError, describe, isAgentOnionError, toError,
+  AgentOnionError, HookError, HookTimeoutError, NextMisuseError, OperationAbandonedError, RecursionLimitError, RejectOnObserveError, RegistrationError, RunAbortedError, describe, isAgentOnionError, toError,
   type HookFailureKind, type Phase,
 } from "./errors.ts";
 export { checkAmount, checkKey, type Admission, type SetOptions, type StateStore } from "./state.ts";

@@ -239,7 +239,7 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
   }
 
   /** Record a decision (only called when `recording`). */
-  record(hook: CompiledHook, phase: Phase, action: TraceAction, started: number, reason?: string, failMode?: "open" | "closed"): void {
+  record(hook: CompiledHook, phase: Phase, action: TraceAction, started: number, reason?: string, failMode?: "open" | "closed", rejected?: string): void {
     const now = performance.now();
     const entry: TraceEntry = {
       point: this.point,
@@ -255,6 +255,7 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
       shadow: hook.shadow || undefined,
       source: hook.source,
       failMode,
+      rejected,
     };
     (this.decisions ??= []).push(entry);
     this.trace?.record(entry);

@@ -29,6 +29,8 @@ export interface TraceEntry {
   readonly source?: string | undefined;
   /** The fail mode applied, for failures. */
   readonly failMode?: "open" | "closed" | undefined;
+  /** For a hook that failed by answering `Reject` on an observation point (R2): the reason it gave. */
+  readonly rejected?: string | undefined;
 }
 
 /**

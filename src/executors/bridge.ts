@@ -74,11 +74,8 @@ const onlyPhases = (stack: AgentStack, point: string, input: unknown, keep: read
   return out;
 };
 
-// How the core describes a Reject on an observation point (core/errors.ts, core/decide.ts); the trace keeps only text.
-const rejectOnObserve = "returned Reject on an observation point: ";
-/** The reason a hook gave with its Reject, from the failure the core recorded for it. */
-const refusalReason = (e: TraceEntry): string =>
-  /Reject\("([\s\S]*)"\) is not allowed on observation point/.exec(e.reason ?? "")?.[1] || `blocked by hook "${e.hook}"`;
+/** The reason a hook gave with its Reject on an observation point, which the trace keeps beside the failure. */
+const refusalReason = (e: TraceEntry): string => e.rejected || `blocked by hook "${e.hook}"`;
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 const text = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value) ?? "");
@@ -190,7 +187,7 @@ export const runBridge = async (full: AgentStack, ev: BridgeEvent, options: Brid
       // In process, compaction observes (DESIGN): a Reject there is an R2 failure and compaction goes on. Claude Code
       // lets PreCompact block, so the bridge answers a hook's Reject (exit 2, decision: "block") as the block it was.
       const refusals = name === "PreCompact"
-        ? trace.entries.slice(from).filter((e) => e.action === "Failed" && !e.shadow && e.reason?.includes(rejectOnObserve))
+        ? trace.entries.slice(from).filter((e) => e.action === "Failed" && !e.shadow && e.rejected !== undefined)
         : [];
       if (refusals.length > 0) {
         const why = refusals.map(refusalReason).join("; ");

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { createAgentStack } from "../../src/agent/stack.ts";
 import type { ToolCall } from "../../src/agent/types.ts";
 import { Continue, Reject, Transform } from "../../src/core/action.ts";
+import { Outcome } from "../../src/core/outcome.ts";
 import { fromClaudeEvent } from "../../src/executors/bridge-event.ts";
 import { runBridge } from "../../src/executors/bridge.ts";
 import { commandHook } from "../../src/executors/command.ts";
@@ -66,6 +67,18 @@ describe("runBridge on PreCompact", () => {
       expect(reply).toMatchObject({ exitCode: 0, decision: "block", reason: "keep full context", json: { decision: "block", reason: "keep full context" } });
       expect(reply.json).not.toHaveProperty("systemMessage");
     }
+  });
+
+  it("blocks with the reason of an around hook that answers a Rejected outcome", async () => {
+    const hook = { name: "keeper", around: () => Outcome.rejected("keep full context", "keeper") };
+    const reply = await runBridge(createAgentStack().use("compaction", hook as never), preCompact);
+    expect(reply).toMatchObject({ decision: "block", reason: "keep full context" });
+  });
+
+  it("lets compaction go ahead when a hook throws an error whose text reads like a refusal", async () => {
+    const hook = { name: "noisy", before: () => { throw new Error('returned Reject on an observation point: Reject("x") is not allowed on observation point compaction'); } };
+    const reply = await runBridge(createAgentStack().use("compaction", hook as never), preCompact);
+    expect(reply).toMatchObject({ decision: "none", json: { systemMessage: expect.stringMatching(/noisy failed \(let through\)/) } });
   });
 
   it("lets compaction go ahead when a hook fails without blocking, and says so", async () => {
