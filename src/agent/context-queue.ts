@@ -11,7 +11,9 @@ import type { Message } from "./types.ts";
  * retry), a hook that added context for the earlier attempt and adds again for this one has its
  * earlier text withdrawn: the model reads each hook's text once, as the hook gave it for the
  * attempt that answered (which may differ from the last, e.g. "attempt 2 of 3"). Text a hook added
- * only once (from outside the retry, or on the first attempt only) stays.
+ * only once (from outside the retry, or on the first attempt only) stays. Attempts are told apart
+ * by when the operation starts, and a text does not say which phase added it, so what an `after`
+ * or `recover` adds to an attempt that is then retried counts as the next attempt's and stays.
  *
  * @example
  * const context = new AttemptContext((text) => { const box = { text }; boxes.push(box); return () => boxes.splice(boxes.indexOf(box), 1) })
