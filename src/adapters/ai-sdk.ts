@@ -176,21 +176,37 @@ const noTexts: readonly string[] = Object.freeze([]);
  * `forAttempt` is called as the provider is called: the texts for that attempt, without what an
  * earlier attempt's hooks added and added again (a `retry` hook ran the call once more).
  */
-const collect = (also: RunOptions["onContext"]) => {
-  const texts: (string | undefined)[] = [];
-  const attempts = new AttemptContext((text, hook) => {
+const collect = (also: RunOptions["onContext"]): CallContext => new CallContext(also);
+
+/** See `collect`. A class, not an object of arrows: one is made per call, and tsx's keepNames names each arrow made. */
+class CallContext {
+  declare private readonly texts: (string | undefined)[];
+  declare private readonly also: RunOptions["onContext"];
+  declare private readonly attempts: AttemptContext;
+  constructor(also: RunOptions["onContext"]) {
+    this.texts = [];
+    this.also = also;
+    this.attempts = new AttemptContext(this.add.bind(this));
+  }
+
+  /** The `onContext` callback for the call's run options. */
+  get push(): (text: string, hook: string) => void {
+    return this.attempts.push;
+  }
+
+  private add(text: string, hook: string): () => void {
+    const texts = this.texts;
     const i = texts.push(text) - 1;
-    also?.(text, hook);
+    this.also?.(text, hook);
     return () => void (texts[i] = undefined);
-  });
-  return {
-    push: attempts.push,
-    forAttempt: (): readonly string[] => {
-      attempts.next();
-      return texts.length === 0 ? noTexts : texts.filter((t): t is string => t !== undefined);
-    },
-  };
-};
+  }
+
+  /** The texts for the attempt starting now (see `AttemptContext.next`). */
+  forAttempt(): readonly string[] {
+    this.attempts.next();
+    return this.texts.length === 0 ? noTexts : this.texts.filter((t): t is string => t !== undefined);
+  }
+}
 
 /** What to throw for an outcome that is not `Completed`: what the SDK's callers expect to catch. */
 const errorOf = (outcome: Outcome<unknown>, callerSignal: AbortSignal | undefined): unknown => {

@@ -20,17 +20,27 @@ import type { Message } from "./types.ts";
  * await stack.run("modelCall", request, (req) => { context.next(); return model.generate(req, {}) }, { onContext: context.push })
  */
 export class AttemptContext {
-  private entries: { readonly hook: string; readonly attempt: number; readonly withdraw: () => void }[] = [];
+  // Declared and assigned in the constructor, and `push` bound there rather than an arrow field:
+  // one is made per model or tool call, and under tsx and vitest esbuild's keepNames names every
+  // arrow it makes with a defineProperty (about a microsecond a call).
+  declare private entries: { readonly hook: string; readonly attempt: number; readonly withdraw: () => void }[];
   /** How many times the operation started (or the call began again): what was added since is this attempt's. */
-  private attempt = 0;
+  declare private attempt: number;
+  declare private readonly add: (text: string, hook: string) => () => void;
+  /** The `onContext` callback for the call's run options. */
+  declare readonly push: (text: string, hook: string) => void;
 
   /** `add` delivers a text and returns how to take it back. */
-  constructor(private readonly add: (text: string, hook: string) => () => void) {}
+  constructor(add: (text: string, hook: string) => () => void) {
+    this.entries = [];
+    this.attempt = 0;
+    this.add = add;
+    this.push = this.record.bind(this);
+  }
 
-  /** The `onContext` callback for the call's run options. */
-  readonly push = (text: string, hook: string): void => {
+  private record(text: string, hook: string): void {
     this.entries.push({ hook, attempt: this.attempt, withdraw: this.add(text, hook) });
-  };
+  }
 
   /** Call as the operation starts, and before the whole call runs again. */
   next(): void {

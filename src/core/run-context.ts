@@ -137,10 +137,9 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
   }
 
   /**
-   * The run's `RunSignal`, made now if the run has none and its chain nests: an around hook can
-   * settle such a run while the operation still runs, and the operation must then be told (see
-   * `end`). A run whose chain does not nest always waits for its operation, so `neverAborted`
-   * serves it for free.
+   * The run's `RunSignal`, made now if the run has none and its chain nests: a timed around
+   * hook can settle such a run while the operation still runs, and the operation must then be
+   * told (see `end` and `Chain.nests`). Other runs get `neverAborted` for free.
    */
   watchable(): RunSignal | undefined {
     if (this.guard !== undefined || !this.chain.nests) return this.guard;

@@ -40,10 +40,10 @@ describe("R7 cancellation", () => {
     expect(ended).toEqual(["aborted: OperationAbandonedError"]);
   });
 
-  it("aborts the operation's signal when a plain around hook answers without waiting for next()", async () => {
+  it("aborts the operation's signal when a plain around hook answers without waiting for next(), in a run with a signal", async () => {
     const ended: string[] = [];
     const stack = newStack().use("tool", { name: "cache", around: (_c, next) => { void next(); return Replace({ content: "cached" }); } });
-    const outcome = await stack.run("tool", call(), waitsForSignal(2_000, ended));
+    const outcome = await stack.run("tool", call(), waitsForSignal(2_000, ended), { signal: new AbortController().signal });
     expect(outcome).toEqual({ _tag: "Completed", value: { content: "cached" } });
     expect(ended).toEqual(["aborted: OperationAbandonedError"]);
   });
