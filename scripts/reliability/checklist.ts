@@ -1054,7 +1054,7 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "bug", status: "fixed", fixedIn: "1623a61", title: "SessionStart could be stopped by exit 2 or decision: \"block\"; a PreCompact hook could never block through try and claude-hook",
-    where: "{{src/executors/protocol.ts|counts only on events whose decision control lists it}}, {{src/executors/bridge.ts|const rejectOnObserve}}",
+    where: "{{src/executors/protocol.ts|counts only on events whose decision control lists it}}, {{src/executors/bridge.ts|const refusalReason = }}",
     repro: "SessionStart printing {\"decision\":\"block\"} with exit 0 answered continue: false, though the reference gives SessionStart no decision control and shows its exit 2 stderr to the user only; PreCompact with exit 2 or decision: block answered decision none, since in process compaction observes (5a80aa5) (found by an audit helper)",
     items: ["D7"], tests: [
       t("test/executors/protocol.test.ts", "decision: block counts only on events whose decision control lists it (not SessionStart)"),
