@@ -40,9 +40,10 @@ export const toolDetails = (call: ToolCall): string[] => {
     const value = input[key];
     if (typeof value === "string") details.push(value);
   }
-  // Glob's pattern names files too: alone, or when it may reach outside its path (absolute, `~`, a `..` anywhere).
+  // Glob's pattern names files too: alone, or when it may reach outside its path: absolute, `~`,
+  // a `..` anywhere, or braces, whose alternatives may be any of these (`{..,x}/secrets/*`).
   const pattern = input.pattern;
-  if (call.name === "Glob" && typeof pattern === "string" && (details.length === 0 || /^(?:[/\\~]|[A-Za-z]:)|(?:^|[/\\])\.\.(?:[/\\]|$)/.test(pattern))) details.push(pattern);
+  if (call.name === "Glob" && typeof pattern === "string" && (details.length === 0 || /^(?:[/\\~]|[A-Za-z]:)|\.\.|[{]/.test(pattern))) details.push(pattern);
   return details;
 };
 

@@ -41,7 +41,7 @@ export const failed = (run: RunContext, hook: CompiledHook, phase: Phase, error:
   const open = hook.failMode === "open" || hook.shadow;
   run.fail(error, open);
   if (run.recording) {
-    const rejected = error.cause instanceof RejectOnObserveError ? error.cause.reason : undefined;
+    const rejected = error.kind === "reject-on-observe" && error.cause instanceof RejectOnObserveError ? error.cause.reason : undefined;
     run.record(hook, phase, "Failed", started, error.message, open ? "open" : "closed", rejected);
   }
   run.lastFailure = error;

@@ -25,11 +25,12 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 const lenient = new TextDecoder("utf-8");
 
 /**
- * `{` then a key (quoted either way, or a bare name and a colon) or `}`: what an object meant as
- * the answer starts with, whole or broken, also when printed by a language that is not
- * JavaScript (`{'decision': 'block'}` from Python, `{decision: "block"}`). `{WIP} ...` does not.
+ * `{` then a key or `}`: what an object meant as the answer starts with, whole or broken, also
+ * when another language printed it: a quoted key (`{'decision': 'block'}` from Python), a bare
+ * name and `:`, `=` or `=>` (`{decision: "block"}`, `{decision = "block"}`), a symbol
+ * (`{:decision=>"block"}` from Ruby). `{WIP} ...` does not.
  */
-const looksLikeObject = /^\{\s*(?:["'}]|[A-Za-z_$][\w$-]*\s*:)/;
+const looksLikeObject = /^\{\s*(?:["'}]|:[A-Za-z_]|[A-Za-z_$][\w$-]*\s*(?::|=))/;
 
 /**
  * Read stdout (or a response body) as Claude Code does: text starting with `{` is parsed as

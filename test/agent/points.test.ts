@@ -29,6 +29,8 @@ describe("toolDetails", () => {
     expect(toolDetails(call("Glob", { pattern: "~/.ssh/*", path: "src" }))).toEqual(["src", "~/.ssh/*"]);
     expect(toolDetails(call("Glob", { pattern: "./../../etc/*", path: "src" }))).toEqual(["src", "./../../etc/*"]);
     expect(toolDetails(call("Glob", { pattern: "x/../../../etc/*", path: "src" }))).toEqual(["src", "x/../../../etc/*"]);
+    expect(toolDetails(call("Glob", { pattern: "{..,x}/secrets/*", path: "src" }))).toEqual(["src", "{..,x}/secrets/*"]);
+    expect(toolDetails(call("Glob", { pattern: "{/etc,x}/passwd", path: "src" }))).toEqual(["src", "{/etc,x}/passwd"]);
     // A relative pattern searches under its path: the path alone decides, as it did before.
     expect(toolDetails(call("Glob", { pattern: "**/*.ts", path: "src" }))).toEqual(["src"]);
     expect(toolDetails(call("Glob", { pattern: "**/*.ts" }))).toEqual(["**/*.ts"]);

@@ -48,6 +48,15 @@ describe("R7 cancellation", () => {
     expect(ended).toEqual(["aborted: OperationAbandonedError"]);
   });
 
+  it("does not tell an operation a plain around hook left running in a run with no signal (no signal is made for it)", async () => {
+    const ended: string[] = [];
+    const stack = newStack().use("tool", { name: "cache", around: (_c, next) => { void next(); return Replace({ content: "cached" }); } });
+    const outcome = await stack.run("tool", call(), waitsForSignal(30, ended));
+    expect(outcome).toEqual({ _tag: "Completed", value: { content: "cached" } });
+    await sleep(60);
+    expect(ended).toEqual(["finished"]);
+  });
+
   it("lets the operation go on when a timed around hook fails open, and answers with its result", async () => {
     const ended: string[] = [];
     const stack = newStack().use("tool", { name: "deadline", timeoutMs: 20, failMode: "open", around: (_c, next) => next() });

@@ -24,7 +24,7 @@ describe("stdout starting with {", () => {
   });
 
   it("fails on an object a guard printed in another language's syntax, so it does not fail open", () => {
-    for (const text of ["{'decision': 'block', 'reason': 'no'}", '{decision: "block"}', "{ reason : 'x' }"])
+    for (const text of ["{'decision': 'block', 'reason': 'no'}", '{decision: "block"}', "{ reason : 'x' }", '{:decision=>"block", :reason=>"no"}', '{decision = "block"}'])
       expect(() => readAnswerText("guard", "PreToolUse", text)).toThrow(/printed invalid JSON/);
     expect(readAnswerText("ctx", "UserPromptSubmit", "{WIP} on main")).toEqual({ text: "{WIP} on main" });
   });

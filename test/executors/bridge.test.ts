@@ -7,6 +7,7 @@ import { createAgentStack } from "../../src/agent/stack.ts";
 import type { ToolCall } from "../../src/agent/types.ts";
 import { Continue, Reject, Transform } from "../../src/core/action.ts";
 import { Outcome } from "../../src/core/outcome.ts";
+import { RejectOnObserveError } from "../../src/core/errors.ts";
 import { fromClaudeEvent } from "../../src/executors/bridge-event.ts";
 import { runBridge } from "../../src/executors/bridge.ts";
 import { commandHook } from "../../src/executors/command.ts";
@@ -73,6 +74,12 @@ describe("runBridge on PreCompact", () => {
     const hook = { name: "keeper", around: () => Outcome.rejected("keep full context", "keeper") };
     const reply = await runBridge(createAgentStack().use("compaction", hook as never), preCompact);
     expect(reply).toMatchObject({ decision: "block", reason: "keep full context" });
+  });
+
+  it("lets compaction go ahead when a hook throws a RejectOnObserveError of its own", async () => {
+    const hook = { name: "noisy", before: () => { throw new RejectOnObserveError("from elsewhere", "compaction"); } };
+    const reply = await runBridge(createAgentStack().use("compaction", hook as never), preCompact);
+    expect(reply).toMatchObject({ decision: "none" });
   });
 
   it("lets compaction go ahead when a hook throws an error whose text reads like a refusal", async () => {
