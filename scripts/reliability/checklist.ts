@@ -989,21 +989,21 @@ export const findings: readonly Finding[] = [
     ],
   },
   {
-    kind: "bug", status: "fixed", fixedIn: "709ab6e", title: "An around hook that failed closed left its operation running: the caller was told Rejected while the tool finished its side effect",
+    kind: "bug", status: "fixed", fixedIn: "709ab6e", title: "A timed around hook that failed closed left its operation running: the caller was told Rejected while the tool finished its side effect",
     where: "{{src/core/run-context.ts|  end(): void {}}, {{src/core/run-context.ts|  watchable(): RunSignal | undefined {}}",
     repro: "an around hook with timeoutMs: 50 around a tool that deploys after 500 ms: the caller got Rejected at 53 ms, and the tool deployed at 503 ms with signal.aborted false; through wrapMcpClient the server's work finished and no notifications/cancelled was sent (found by an audit helper)",
     items: ["C4", "C2"], tests: [
       t("test/core/cancellation.test.ts", "aborts the operation's signal when an around hook's timeout settles the run while the operation still runs"),
-      t("test/core/cancellation.test.ts", "aborts the operation's signal when a plain around hook answers without waiting for next()"),
+      t("test/core/cancellation.test.ts", "aborts the operation's signal when a plain around hook answers without waiting for next(), in a run with a signal"),
     ],
   },
   {
-    kind: "bug", status: "fixed", fixedIn: "cb82e27", title: "ctx.state(\"session\") was shared by every run without a session, and a session id with a colon reached another session's keys",
+    kind: "bug", status: "fixed", fixedIn: "cb82e27", title: "ctx.state(\"session\") of a session named none was the part every sessionless run shares, and a session id with a colon reached another session's keys",
     where: "{{src/core/run-context.ts|state(scope: \"session\" | \"global\" = \"session\")}}",
-    repro: "two runs without a sessionId counted 1 then 2 on ctx.state().incr, and a session named \"none\" got 3; session \"alice:prompts\" read alice's prompts:today (found by an audit helper)",
+    repro: "two runs without a sessionId counted 1 then 2 on ctx.state().incr, and a session named \"none\" got 3; session \"alice:prompts\" read alice's prompts:today (found by an audit helper; runs without a session still share one part, now apart from every session's, since R14 keeps state across calls: e4ba040)",
     items: ["H6"], tests: [
       t("test/core/stack.test.ts", "keeps each session's state apart, even when a session's id holds the store's separator"),
-      t("test/core/stack.test.ts", "gives a run without a session a session state of its own, not one every sessionless run shares"),
+      t("test/core/stack.test.ts", "keeps the state runs without a session share apart from every session's, one named none included"),
     ],
   },
   {
