@@ -143,7 +143,7 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
       const key = keyOf(ctx);
       if (key === undefined) return refuse(ctx, name, `${name} cannot count this call: ${missingScope(scope, tenant)}`);
       if (await admit(ctx, key)) return next();
-      return refuse(ctx, name, refusal.replace("%WHAT%", what(ctx)));
+      return refuse(ctx, name, refusal.replace("%WHAT%", () => what(ctx)));
     },
   });
   if (point === "modelCall") return { name, hooks: { modelCall: count(name, priority) } };
@@ -156,7 +156,7 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
       const key = keyOf(ctx);
       if (key === undefined) return refuse(ctx, name, `${name} cannot count this call: ${missingScope(scope, tenant)}`);
       if ((await ctx.store.used(key)) < limit) return next();
-      return refuse(ctx, name, refusal.replace("%WHAT%", what(ctx)));
+      return refuse(ctx, name, refusal.replace("%WHAT%", () => what(ctx)));
     },
   };
   return { name, hooks: { toolCall: [check, count(`${name}:count`, countPriority)] } };

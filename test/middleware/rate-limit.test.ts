@@ -37,6 +37,14 @@ describe("rateLimit", () => {
     expect((await stack.run("toolCall", toolCall("WebFetch"), ok))._tag).toBe("Rejected");
   });
 
+  it("names a tool whose name holds $ patterns as it is in the refusal", async () => {
+    const stack = withMiddleware(createAgentStack(), callLimit({ max: 1, scope: "global" }));
+    const name = "mcp__x__a$'b$&";
+    await stack.run("toolCall", toolCall(name), ok);
+    const outcome = await stack.run("toolCall", toolCall(name), ok);
+    expect(outcome._tag === "Rejected" && outcome.reason).toContain(`"${name}"`);
+  });
+
   it("with a fixed window, starts the window at the first call and resets it whole", async () => {
     const { clock, store } = clockStore();
     const stack = withMiddleware(createAgentStack({ store }), rateLimit({ limit: 2, windowMs: 1_000, algorithm: "fixed" }));
