@@ -9,7 +9,7 @@ import type { LanguageModel } from "../agent/model.ts";
 import { createAgentStack, type AgentStack } from "../agent/stack.ts";
 import type { ErrorEvent } from "../agent/types.ts";
 import type { FailMode } from "../core/hook.ts";
-import { compileMatcher, MAX_PATTERN_LENGTH } from "../core/match/matcher.ts";
+import { compileMatcher, conditionShape, namesOnly } from "../core/match/matcher.ts";
 import type { StackOptions } from "../core/stack-types.ts";
 import { agentHook } from "./agent-hook.ts";
 import { commandHook } from "./command.ts";
@@ -97,35 +97,21 @@ export interface ClaudeSettingsResult {
   readonly disabled: boolean;
 }
 
-// Claude Code's exact-name matchers; StopFailure's set is narrower (no hyphen, space or comma; only `|` separates).
-const exactNames = /^[A-Za-z0-9_\- ,|]*$/;
+// StopFailure's exact-name matchers, narrower than other events' (`namesOnly`): no hyphen, space or comma; only `|` separates.
 const narrowNames = /^[A-Za-z0-9_|]*$/;
-// What our match grammar reads as a condition, `Name(...)` or `A|B(...)` (core/match/matcher.ts).
-const conditionShape = /^[A-Za-z0-9_\- |,]+\(.*\)$/s;
 
 /**
- * A settings `matcher` in Claude Code's grammar only: a name or list of names, else an unanchored
- * RegExp. Unlike our `match`, `Name(...)` is never a condition (settings put those in `if`).
- * Throws when the pattern cannot match anything or does not compile.
+ * A settings `matcher` written so that our match grammar reads it as Claude Code does. Names and
+ * RegExps read the same in both, except two shapes Claude Code reads as a RegExp and ours would
+ * not: `Name(...)` (a condition in ours; settings put those in `if`) and, on StopFailure, a list
+ * with `-`, `,` or spaces (names in ours). Those go in a non-capturing group, which matches
+ * exactly what the pattern matches.
  *
  * @example
- * claudeMatcher("Notebook(Edit|Read)", false)("NotebookEdit") // true
+ * claudeMatch("Notebook(Edit|Read)", false) // "(?:Notebook(Edit|Read))"
  */
-export const claudeMatcher = (pattern: string, narrow: boolean): ((subject: string | undefined) => boolean) => {
-  if (pattern.length > MAX_PATTERN_LENGTH) throw new Error(`is ${pattern.length} characters long; the limit is ${MAX_PATTERN_LENGTH}`);
-  if ((narrow ? narrowNames : exactNames).test(pattern)) {
-    const names = new Set(pattern.split(narrow ? "|" : /[|,]/).map((n) => n.trim()).filter((n) => n !== ""));
-    if (names.size === 0) throw new Error(`"${pattern}" names nothing (only separators and spaces); use "*" to match everything`);
-    return (subject) => subject !== undefined && names.has(subject);
-  }
-  let re: RegExp;
-  try {
-    re = new RegExp(pattern);
-  } catch (error) {
-    throw new Error(`"${pattern}" is not a valid regular expression: ${(error as Error).message}`);
-  }
-  return (subject) => subject !== undefined && re.test(subject);
-};
+const claudeMatch = (pattern: string, narrow: boolean): string =>
+  conditionShape.test(pattern) || (narrow && namesOnly.test(pattern) && !narrowNames.test(pattern)) ? `(?:${pattern})` : pattern;
 
 /** The `match` for a handler, or the reason it can never run. */
 const matchFor = (
@@ -134,32 +120,29 @@ const matchFor = (
   name: string,
 ): { match?: ExternalHookOptions["match"]; text?: string | undefined; never?: string } => {
   const { matcher, handler } = entry;
-  const check = <T>(compile: () => T, field: "matcher" | "if"): T => {
+  const check = (pattern: string, field: "matcher" | "if") => {
     try {
-      return compile();
+      return compileMatcher(pattern, name);
     } catch (error) {
       const at = field === "matcher" ? entry.pointer.replace(/\/hooks\/\d+$/, "/matcher") : `${entry.pointer}/if`;
       throw new SettingsError(entry.file, at, (error as Error).message);
     }
   };
-  const group = matcher !== undefined && matcher !== "" && matcher !== "*" && spec.matcher !== "none"
-    ? check(() => claudeMatcher(matcher, spec.matcher === "error-type"), "matcher")
+  const pattern = matcher !== undefined && matcher !== "" && matcher !== "*" && spec.matcher !== "none"
+    ? claudeMatch(matcher, spec.matcher === "error-type")
     : undefined;
+  const group = pattern === undefined ? undefined : check(pattern, "matcher");
   if (handler.if !== undefined) {
     if (!spec.tool) return { never: `"if" is only evaluated on tool events; Claude Code never runs this hook on ${spec.event}` };
     // `if` is a permission rule, which our own match grammar reads as a condition.
-    check(() => compileMatcher(handler.if, name), "if");
+    check(handler.if, "if");
     const tool = /^([A-Za-z0-9_-]+)(\(|$)/.exec(handler.if)?.[1];
-    if (group && tool !== undefined && !group(tool)) return { never: `"if" names ${tool}, which the matcher ${JSON.stringify(matcher)} excludes` };
+    if (group && tool !== undefined && !group.matchSubject(tool)) return { never: `"if" names ${tool}, which the matcher ${JSON.stringify(matcher)} excludes` };
     return { match: handler.if, text: handler.if };
   }
   if (!group) return {};
-  if (spec.matcher === "error-type") return { match: (_s, input) => group(stopFailureType(input as ErrorEvent)), text: matcher };
-  // Our match grammar reads names and RegExps as Claude Code does, but a `Name(...)` shape as a condition:
-  // give those as a function (named after the pattern, which explain shows) so the grammar never reads them.
-  if (!conditionShape.test(matcher!)) return { match: matcher!, text: matcher };
-  const match = Object.defineProperty((subject: string | undefined) => group(subject), "name", { value: matcher });
-  return { match, text: matcher };
+  if (spec.matcher === "error-type") return { match: (_s, input) => group.matchSubject(stopFailureType(input as ErrorEvent)), text: matcher };
+  return { match: pattern!, text: matcher };
 };
 
 /**

@@ -17,9 +17,11 @@ import type { Matcher } from "./types.ts";
 /** Longest accepted pattern: longer ones are refused at registration (bounds compile and match cost). */
 export const MAX_PATTERN_LENGTH = 1024;
 
-const namesOnly = /^[A-Za-z0-9_\- |,]*$/;
+/** What this grammar reads as a name or a list of names (split on `|` and `,`), as Claude Code's `matcher` does. */
+export const namesOnly = /^[A-Za-z0-9_\- |,]*$/;
 const rule = /^([A-Za-z0-9_-]+)\((.*)\)$/s;
-const listRule = /^[A-Za-z0-9_\- |,]+\(.*\)$/s;
+/** The shape this grammar reads as a condition, `Name(...)` (or refuses, `A|B(...)`): a RegExp of that shape must be written otherwise. */
+export const conditionShape = /^[A-Za-z0-9_\- |,]+\(.*\)$/s;
 
 /**
  * Compile a `match` spec; throws `RegistrationError(hook, "match", …)` when it is invalid.
@@ -74,7 +76,7 @@ export const compileMatcher = (spec: unknown, hook: string): Matcher => {
       return fail(`"${spec}" ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  if (listRule.test(spec)) {
+  if (conditionShape.test(spec)) {
     return fail(`"${spec}" names several tools in one condition; like Claude Code's "if", a condition names one tool (register one hook per tool)`);
   }
   let re: RegExp;
