@@ -1063,7 +1063,7 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "bug", status: "fixed", fixedIn: "17214cf", title: "Settings matchers shaped like Name(...) were read as conditions; StopFailure, SessionStart, SessionEnd and Notification values were rewritten; an explicit shell was ignored",
-    where: "{{src/executors/settings.ts|export const claudeMatcher =}}, {{src/executors/process.ts|const shells =}}",
+    where: "{{src/executors/settings.ts|const claudeMatch = }}, {{src/executors/process.ts|const shells =}}",
     repro: "matcher Notebook(Edit|Read) never matched NotebookEdit; StopFailure matchers authentication_failed, billing_error, server_error never fired and hooks read error=unknown (1656d35); fork became resume and auth_success info (161265a); shell: \"bash\" still ran /bin/sh, so a [[ ]] guard let rm -rf / through (f467fcd) (found by an audit helper)",
     items: ["J2", "D1"], tests: [
       t("test/executors/settings.test.ts", "reads a matcher shaped like Name(...) as Claude Code does, as an unanchored regular expression, not as a condition"),
