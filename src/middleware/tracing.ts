@@ -61,8 +61,9 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
   const tracer = (): Tracer => options.tracer ?? otelTrace.getTracer("agent-onion");
   // Our own record of the current span, for applications without an OpenTelemetry context manager.
   const current = new AsyncLocalStorage<Context>();
-  // The span of each run, by the run's input object (the same object the observer receives), until its observer ran.
-  const open = new WeakMap<object, SpanContext[]>();
+  // The span of each run, by its call id (the observer gets the same), until its observer ran.
+  // A list, because a hook outside ours that retries runs our around again in the same call.
+  const open = new Map<string, SpanContext[]>();
 
   const parentContext = (): Context => {
     const active = otelContext.active();
@@ -113,11 +114,11 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
   };
 
   const hookSpansOf = (event: RunEvent): void => {
-    const key = event.input as unknown;
-    if (typeof key !== "object" || key === null) return;
-    const parents = open.get(key);
-    const parent = parents?.shift();
-    if (parents?.length === 0) open.delete(key);
+    const parents = open.get(event.callId);
+    if (parents === undefined) return;
+    open.delete(event.callId);
+    // The decisions are the run's, whichever attempt made them: under its last span.
+    const parent = parents[parents.length - 1];
     if (parent === undefined || !hookSpans) return;
     const parentCtx = otelTrace.setSpanContext(ROOT_CONTEXT, parent);
     const origin = performance.timeOrigin + event.startedAt;
@@ -155,12 +156,9 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
         around: async (ctx, next) => {
           const parent = parentContext();
           const span = start(ctx, parent);
-          const input = ctx.input as unknown;
-          if (typeof input === "object" && input !== null) {
-            const list = open.get(input);
-            if (list === undefined) open.set(input, [span.spanContext()]);
-            else list.push(span.spanContext());
-          }
+          const list = open.get(ctx.callId);
+          if (list === undefined) open.set(ctx.callId, [span.spanContext()]);
+          else list.push(span.spanContext());
           const inside = otelTrace.setSpan(parent, span);
           let outcome: Outcome<unknown> | undefined;
           try {

@@ -105,6 +105,22 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
     }
   });
 
+  it("keeps concurrent runs apart when they share one input object", async () => {
+    const { tracer, spans } = tracerHarness();
+    const call = { id: "same", name: "T", input: {} };
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer }))
+      .use("toolCall", { name: "slow", before: async (_c, ctx) => void (await new Promise((r) => setTimeout(r, ctx.metadata.slow === true ? 20 : 1))) });
+    await Promise.all([true, false].map((slow) => stack.run("toolCall", call, () => ({ content: "ok" }), { metadata: { slow } })));
+    await stack.flush();
+    const points = spans().filter((s) => s.name === "execute_tool T");
+    expect(points).toHaveLength(2);
+    const durations = points.map((p) => spans().filter((s) => parentOf(s) === p.spanContext().spanId).map((c) => ms(c.duration) >= 15));
+    // Each point's span holds its own run's hook span: the slow one under the longer point span.
+    const longer = ms(points[0]!.duration) > ms(points[1]!.duration) ? 0 : 1;
+    expect(durations[longer]).toEqual([true]);
+    expect(durations[1 - longer]).toEqual([false]);
+  });
+
   it("never refuses a call when tracing itself breaks", async () => {
     const broken = { startSpan: () => { throw new Error("exporter exploded"); } } as never;
     const stack = withMiddleware(createAgentStack(), tracing({ tracer: broken }));
