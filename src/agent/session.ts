@@ -145,6 +145,9 @@ class Session implements AgentSession {
       tools: env.tools.map(toolSpec),
       ...(this.config.options.system !== undefined ? { system: this.config.options.system } : {}),
     };
+    // A retried run starts from here: what its attempt took from the queue (a sessionStart or
+    // userPrompt hook's context) waits again, and what its own hooks added goes (they add it again).
+    const beforeRun = this.pending.mark();
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.config.stack.run("run", input, (i) => runLoop(env, promptInMessages(i, input)), run);
       if (outcome._tag === "Completed") return this.completed(runId, outcome.value, env.spent);
@@ -156,7 +159,10 @@ class Session implements AgentSession {
       // Failures already decided by the `error` point (model, tool) end the turn; others are asked about now.
       if (error instanceof AgentRunError) return { ...spent, status: "failed", error: error.cause };
       const decision = await decide(env, { where: "loop", error, attempt });
-      if (decision.action === "retry") continue;
+      if (decision.action === "retry") {
+        this.pending.rewind(beforeRun);
+        continue;
+      }
       if (decision.action === "recover") {
         const answer = contentText(decision.value);
         return this.completed(runId, { text: answer, steps: 0, usage: noUsage, finishReason: "stop", messages: [...input.messages, { role: "assistant", content: answer }] }, env.spent);

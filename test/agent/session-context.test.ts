@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Reject, Replace, Transform } from "../../src/index.ts";
+import { Outcome, Reject, Replace, Transform } from "../../src/index.ts";
 import {
   SessionRejectedError, createAgent, createAgentStack, createScriptedModel, defineTool, type ErrorDecision, type Notification, type SessionEnd, type UserPrompt,
 } from "../../src/agent/index.ts";
@@ -138,6 +138,33 @@ describe("sessions, prompts and hook-added context", () => {
     await createAgent({ model, stack, tools: [flaky] }).run("go");
 
     expect(lines(model.requests[2]!.messages).slice(-3)).toEqual(["tool: ok", "system: Model note", "system: Tool note"]);
+  });
+
+  it("hands the context a failed run used to its retry when the error point retries the whole run", async () => {
+    let failOnce = true;
+    const stack = createAgentStack()
+      .use("sessionStart", { name: "rules", before: (_s, ctx) => void ctx.addContext("Project rules: be brief.") })
+      .use("userPrompt", { name: "echo", before: (p, ctx) => void ctx.addContext(`context for: ${p.text}`) })
+      .use("run", { name: "run-note", before: (_i, ctx) => void ctx.addContext("Run note") })
+      .use("run", {
+        name: "flaky-run",
+        around: async (_ctx, next) => {
+          const outcome = await next();
+          if (!failOnce) return outcome;
+          failOnce = false;
+          return Outcome.failed(new Error("answer lost on the way back"));
+        },
+      })
+      .use("error", { name: "retry", before: (e) => (e.where === "loop" ? Replace({ action: "retry" } as ErrorDecision) : undefined) });
+    const model = createScriptedModel({ turns: ["lost", "ok"] });
+    const session = await createAgent({ model, stack }).session();
+
+    const turn = await session.prompt("hello");
+
+    expect(turn).toMatchObject({ status: "completed", text: "ok" });
+    const context = ["system: Project rules: be brief.", "system: context for: hello", "system: Run note"];
+    expect(lines(model.requests[0]!.messages).slice(1)).toEqual(context);
+    expect(lines(model.requests[1]!.messages).slice(1)).toEqual(context);
   });
 
   it("runs sessionEnd with the reason when a session closes", async () => {
