@@ -101,8 +101,11 @@ export interface SubagentStopRequest extends StopRequest {
   readonly path: readonly string[];
 }
 
-/** How a session was opened (Claude Code's SessionStart sources). */
-export type SessionSource = "startup" | "resume" | "clear" | "compact";
+/**
+ * How a session was opened: Claude Code's SessionStart sources, or any other name (the bridge
+ * passes on what Claude Code sends, including sources added after these).
+ */
+export type SessionSource = "startup" | "resume" | "clear" | "compact" | "fork" | (string & {});
 
 /** Opening a session; subject is the source. */
 export interface SessionStart {
@@ -117,7 +120,8 @@ export interface SessionInfo {
 /** Closing a session; subject is the reason. */
 export interface SessionEnd {
   readonly sessionId: string;
-  readonly reason: "clear" | "logout" | "prompt_input_exit" | "other" | "error";
+  /** Claude Code's SessionEnd reasons, `error` (a session closed on a failure), or any other name. */
+  readonly reason: "clear" | "resume" | "logout" | "prompt_input_exit" | "other" | "error" | (string & {});
 }
 
 /**
@@ -183,6 +187,11 @@ export type ErrorDecision =
 
 /** A notice to the user; subject is its type. */
 export interface Notification {
-  readonly type: "permission_prompt" | "idle_prompt" | "info" | "warning" | "approval";
+  /** Ours (`info`, `warning`, `approval`), Claude Code's notification types, or any other name. */
+  readonly type:
+    | "info" | "warning" | "approval"
+    | "permission_prompt" | "idle_prompt" | "auth_success" | "elicitation_dialog" | "elicitation_url_dialog"
+    | "elicitation_complete" | "elicitation_response" | "agent_needs_input" | "agent_completed"
+    | (string & {});
   readonly message: string;
 }

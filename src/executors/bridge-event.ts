@@ -91,10 +91,10 @@ export const fromClaudeEvent = (json: unknown): BridgeEvent => {
     }
     case "UserPromptSubmit":
       return { ...base, input: { text: need(e.prompt, "prompt", name) } satisfies UserPrompt };
-    // Claude Code's values (and ones it adds later) are carried as given, wider than our types say
-    // (`fork`, `auth_success`, SessionEnd's `resume`): matchers test them and hooks read them back.
+    // Claude Code's values (and ones it adds later) are carried as given: matchers test them and
+    // hooks read them back.
     case "SessionStart":
-      return { ...base, input: { sessionId: e.session_id ?? "", source: (e.source ?? "startup") as SessionStart["source"] } satisfies SessionStart };
+      return { ...base, input: { sessionId: e.session_id ?? "", source: e.source ?? "startup" } satisfies SessionStart };
     case "Stop":
     case "SubagentStop": {
       const stop: StopRequest = {
@@ -117,10 +117,10 @@ export const fromClaudeEvent = (json: unknown): BridgeEvent => {
       // As given: `error` is what StopFailure matchers test, and hooks read both fields on stdin.
       return { ...base, input: { where: "model", error: new ClaudeStopFailure(e.error ?? "unknown", e.error_details), attempt: 1 } satisfies ErrorEvent };
     case "SessionEnd":
-      return { ...base, input: { sessionId: e.session_id ?? "", reason: (e.reason ?? "other") as SessionEnd["reason"] } satisfies SessionEnd };
+      return { ...base, input: { sessionId: e.session_id ?? "", reason: e.reason ?? "other" } satisfies SessionEnd };
     case "Notification": {
       const input: Notification & FromClaude = {
-        type: (e.notification_type ?? "info") as Notification["type"], message: e.message ?? "", ...(e.title !== undefined ? { title: e.title } : {}),
+        type: e.notification_type ?? "info", message: e.message ?? "", ...(e.title !== undefined ? { title: e.title } : {}),
       };
       return { ...base, input };
     }

@@ -1,0 +1,15 @@
+import { describe, expectTypeOf, it } from "vitest";
+import type { Notification, SessionEnd, SessionStart } from "../../src/agent/index.ts";
+
+describe("the agent's event types", () => {
+  it("name Claude Code's documented values and take the ones it adds later, as the bridge passes them on", () => {
+    expectTypeOf<"fork">().toMatchTypeOf<SessionStart["source"]>();
+    expectTypeOf<"resume">().toMatchTypeOf<SessionEnd["reason"]>();
+    expectTypeOf<"elicitation_dialog">().toMatchTypeOf<Notification["type"]>();
+    expectTypeOf<"added-next-year">().toMatchTypeOf<Notification["type"]>();
+    // Still strings, not anything.
+    // @ts-expect-error a number is not a source
+    const source: SessionStart["source"] = 1;
+    void source;
+  });
+});
