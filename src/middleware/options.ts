@@ -52,14 +52,15 @@ export const choiceOption = <C extends string>(middleware: string, field: string
 };
 
 /**
- * Refuse anything but a non-empty string (when given): a field name or key part given as an
- * object would otherwise read `metadata["[object Object]"]` on every call.
+ * Refuse anything but a non-empty string, spaces alone counting as empty, as `nameOption` does
+ * (when given): a field name or key part given as an object would otherwise read
+ * `metadata["[object Object]"]` on every call.
  *
  * @example
  * stringOption("budget", "tenantKey", {}) // throws TypeError: budget: tenantKey must be a non-empty string, got [object Object]
  */
 export const stringOption = (middleware: string, field: string, value: unknown): string | undefined => {
-  if (value !== undefined && (typeof value !== "string" || value === ""))
+  if (value !== undefined && (typeof value !== "string" || value.trim() === ""))
     throw new TypeError(`${middleware}: ${field} must be a non-empty string, got ${show(value)}`);
   return value;
 };
@@ -86,7 +87,7 @@ export const stringListOption = (middleware: string, field: string, value: unkno
  */
 export const nameOption = (fallback: string, value: unknown): string => {
   if (value === undefined) return fallback;
-  if (typeof value !== "string" || value.trim() === "" ) throw new TypeError(`${fallback}: name must be a non-empty string, got ${show(value)}`);
+  if (typeof value !== "string" || value.trim() === "") throw new TypeError(`${fallback}: name must be a non-empty string, got ${show(value)}`);
   return value;
 };
 

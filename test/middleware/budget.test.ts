@@ -130,6 +130,8 @@ describe("budget: cost in micro-dollars", () => {
 
   it("refuses a tenantKey that is not a non-empty string, and a price table that prices no model, naming the field", () => {
     expect(() => budget({ limit: 5, scope: "tenant", tenantKey: {} as never })).toThrow(/budget: tenantKey must be a non-empty string, got \[object Object\]/);
+    // As for names: a key of spaces is a mistake, not a metadata key anyone sets.
+    expect(() => budget({ limit: 5, scope: "tenant", tenantKey: "  " })).toThrow(/budget: tenantKey must be a non-empty string, got "  "/);
     expect(() => budget({ limit: 5, scope: "tenant", tenantKey: "" })).toThrow(/budget: tenantKey/);
     expect(() => budget({ limit: 5_000_000, unit: "cost", price: {} })).toThrow(/budget: price must give \{ input, output \} or price at least one model/);
   });
