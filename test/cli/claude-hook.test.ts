@@ -30,6 +30,15 @@ describe("agent-onion claude-hook (child process)", () => {
     expect(open.code).toBe(1);
   });
 
+  it("shows the user a mounted command hook's SessionStart error, as Claude Code would, and keeps the context", async () => {
+    const r = await runChild(process.execPath, [bin, "claude-hook", fixture("settings", "notice-stack.ts")], JSON.stringify({ session_id: "s1", cwd: "/tmp", hook_event_name: "SessionStart", source: "startup" }));
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({
+      systemMessage: 'hook "issues" (SessionStart): could not fetch issues',
+      hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "Project rules: be brief." },
+    });
+  });
+
   it("is runnable with npx from the project", async () => {
     const r = await runChild("npx", ["--no-install", "agent-onion", "--help"], "");
     expect(r.code).toBe(0);
