@@ -6,7 +6,8 @@
  *   tools, temperature, max tokens) goes to the provider, the rest of the options untouched.
  * - `after` hooks see the result as a `ModelResponse`; what they change is written back into
  *   the provider's own result (see `ai-sdk/response.ts`), and a `Replace` in `before` (a cache)
- *   answers without calling the provider at all.
+ *   answers without calling the provider at all. An answer that did not come from the provider's
+ *   result (a `fallback` model's, a recovery's) gets a fresh result of its own.
  * - Streams go through the agent layer's streaming machinery (`streamThroughStack`): chunk
  *   hooks, output gates and hold-back behave exactly as in our own loop, `after` hooks see the
  *   assembled response with usage and time to first chunk, an aborted stream still runs them.
@@ -23,12 +24,12 @@ import { Outcome, OutcomeRejectedError } from "../core/outcome.ts";
 import { RunAbortedError } from "../core/errors.ts";
 import { neverAborted } from "../core/signal.ts";
 import { AttemptContext } from "../agent/context-queue.ts";
-import type { ModelResponse } from "../agent/types.ts";
 import { holdBackProblem, type HoldBack } from "../agent/stream/control.ts";
 import { ModelStreamError } from "../agent/stream/errors.ts";
 import type { StartStream } from "../agent/stream/pump.ts";
 import { fromReadableStream } from "../agent/stream/readable.ts";
 import { streamThroughStack, type ModelCallStack } from "../agent/stream/through-stack.ts";
+import { Attempts } from "./ai-sdk/attempts.ts";
 import { fromRequest, toRequest } from "./ai-sdk/prompt.ts";
 import { fromResponse, toResponse } from "./ai-sdk/response.ts";
 import {
@@ -112,17 +113,21 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: AiSdkStack,
     if (idle) return doGenerate();
     const mapped = toRequest(params, model.modelId, false);
     const context = collect(run.onContext);
-    let result: R | undefined;
-    let produced: ModelResponse | undefined;
+    const attempts = new Attempts<R>();
     const outcome = await stack.run("modelCall", mapped.request, async (request, ctx) => {
       const next = fromRequest(params, mapped, request, context.forAttempt());
       const signal = ctx.signal === neverAborted ? params.abortSignal : ctx.signal;
       // The SDK's own `doGenerate` when nothing changed; the model directly (as `doGenerate` does) otherwise.
-      result = next === params && signal === params.abortSignal ? await doGenerate() : await model.doGenerate({ ...next, abortSignal: signal });
-      produced = toResponse(result, request);
+      const result = next === params && signal === params.abortSignal ? await doGenerate() : await model.doGenerate({ ...next, abortSignal: signal });
+      const produced = toResponse(result, request);
+      attempts.add(result, produced);
       return produced;
     }, { ...run, signal: params.abortSignal, onContext: context.push });
-    if (outcome._tag === "Completed") return fromResponse(result, produced, outcome.value) as R;
+    if (outcome._tag === "Completed") {
+      // Only an answer that came from a provider result is written into it (see `ai-sdk/attempts.ts`).
+      const from = attempts.of(outcome.value);
+      return fromResponse(from?.result, from?.produced, outcome.value) as R;
+    }
     throw errorOf(outcome, params.abortSignal);
   }
 

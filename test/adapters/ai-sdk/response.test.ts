@@ -1,0 +1,85 @@
+import { generateText, wrapLanguageModel } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
+import { describe, expect, it } from "vitest";
+import { aiSdkMiddleware } from "../../../src/adapters/ai-sdk.ts";
+import { createAgentStack } from "../../../src/agent/stack.ts";
+import type { LanguageModel } from "../../../src/agent/model.ts";
+import { Outcome, Replace, Transform } from "../../../src/core/index.ts";
+import { fallback, withMiddleware } from "../../../src/middleware/index.ts";
+import { stop, usage } from "../ai-sdk-fixtures.ts";
+
+const CARD = "4111 1111 1111 1111";
+
+/** A provider whose answer repeats a card number, in its reasoning too, with a source, warnings and response data of its own. */
+const leaky = (modelId = "primary-model") =>
+  new MockLanguageModelV3({
+    modelId,
+    doGenerate: async () => ({
+      content: [
+        { type: "reasoning" as const, text: `The card is ${CARD}, I will repeat it.` },
+        { type: "source" as const, sourceType: "url" as const, id: "s1", url: "https://internal.example/cards" },
+        { type: "text" as const, text: `Your card is ${CARD}.` },
+      ],
+      finishReason: stop,
+      usage: usage(100, 60),
+      warnings: [{ type: "other" as const, message: "primary warning" }],
+      response: { id: "primary-resp", modelId, timestamp: new Date(0) },
+    }),
+  });
+
+/** An inner guard that fails the call when the answer holds a card number, as redaction's `block` does. */
+const blockCards = {
+  name: "block-cards",
+  priority: 1000,
+  around: async (_ctx: unknown, next: () => Promise<Outcome<{ text: string }>>) => {
+    const o = await next();
+    return o._tag === "Completed" && o.value.text.includes(CARD) ? Outcome.failed(new Error("card number in output")) : o;
+  },
+};
+
+const backup = (id: string): LanguageModel => ({
+  id,
+  generate: async () => ({ text: "I can't share card numbers.", toolCalls: [], finishReason: "stop", usage: { inputTokens: 7, outputTokens: 9 }, model: id }),
+});
+
+const expectNothingOfTheRejectedAnswer = (result: Awaited<ReturnType<typeof generateText>>) => {
+  expect(result.reasoningText).toBeUndefined();
+  expect(result.sources).toEqual([]);
+  expect(result.warnings).toEqual([]);
+  expect(result.response.id).not.toBe("primary-resp");
+  expect(JSON.stringify(result.content)).not.toContain(CARD);
+};
+
+describe("the generate result aiSdkMiddleware hands back", () => {
+  it("holds only a fallback model's answer, none of the rejected provider answer's reasoning, sources, warnings or response data", async () => {
+    const stack = withMiddleware(createAgentStack(), fallback({ models: [backup("backup-model")] })).use("modelCall", blockCards as never);
+    const result = await generateText({ model: wrapLanguageModel({ model: leaky(), middleware: aiSdkMiddleware(stack) }), prompt: "what is my card?" });
+    expect(result.text).toBe("I can't share card numbers.");
+    expectNothingOfTheRejectedAnswer(result);
+    expect(result.usage).toMatchObject({ inputTokens: 7, outputTokens: 9, inputTokenDetails: { noCacheTokens: undefined }, outputTokenDetails: { textTokens: undefined } });
+  });
+
+  it("does so even when the fallback model has the primary's id (the same model from another provider)", async () => {
+    const stack = withMiddleware(createAgentStack(), fallback({ models: [backup("primary-model")] })).use("modelCall", blockCards as never);
+    const result = await generateText({ model: wrapLanguageModel({ model: leaky(), middleware: aiSdkMiddleware(stack) }), prompt: "what is my card?" });
+    expect(result.text).toBe("I can't share card numbers.");
+    expectNothingOfTheRejectedAnswer(result);
+  });
+
+  it("holds only a recover hook's answer when it answers for a rejected provider answer", async () => {
+    const stack = createAgentStack()
+      .use("modelCall", { name: "apologise", recover: () => Replace({ text: "Sorry.", toolCalls: [], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } }) })
+      .use("modelCall", blockCards as never);
+    const result = await generateText({ model: wrapLanguageModel({ model: leaky(), middleware: aiSdkMiddleware(stack) }), prompt: "what is my card?" });
+    expect(result.text).toBe("Sorry.");
+    expectNothingOfTheRejectedAnswer(result);
+  });
+
+  it("still writes an after hook's rewrite into the provider's own result, reasoning and response data kept", async () => {
+    const stack = createAgentStack().use("modelCall", { name: "mask", after: (res) => Transform({ ...res, text: res.text.replaceAll(CARD, "[card]") }) });
+    const result = await generateText({ model: wrapLanguageModel({ model: leaky(), middleware: aiSdkMiddleware(stack) }), prompt: "what is my card?" });
+    expect(result.text).toBe("Your card is [card].");
+    expect(result.reasoningText).toContain("I will repeat it");
+    expect(result.response.id).toBe("primary-resp");
+  });
+});
