@@ -3,13 +3,16 @@
  * machinery (which holds text back for output gates and releases it in its own chunks).
  *
  * In: `text-delta` → text, `tool-call` → a `ToolCall`, `finish` → finish with the totals the
- * provider reported (missing ones left out, so the machinery estimates them and says so),
- * `error` → error; block markers (`text-start`/`text-end`) are dropped and streamed tool inputs
- * (`tool-input-*`) too, because the machinery holds tool calls back until checked and a
- * half-streamed input of a call that a gate then removes must not reach the consumer first.
+ * provider reported (missing ones left out, so the machinery estimates them and says so);
+ * block markers (`text-start`/`text-end`) are dropped and streamed tool inputs (`tool-input-*`)
+ * too, because the machinery holds tool calls back until checked and a half-streamed input of
+ * a call that a gate then removes must not reach the consumer first.
  * V4's `ping` is dropped. Everything else (`stream-start`, `response-metadata`, reasoning,
- * sources, files, `raw`) passes through unchanged as our `raw` part; the machinery holds one
- * that names a tool call of the stream (`tool-result`, `tool-approval-request`) with that call.
+ * sources, files, `raw`, and `error`) passes through unchanged as our `raw` part; the machinery
+ * holds one that names a tool call of the stream (`tool-result`, `tool-approval-request`) with
+ * that call. A provider's `error` part does not end an SDK stream (the provider goes on, and its
+ * finish part carries the usage), so it is not our `error`, which would; a stream that ends after
+ * one without a finish part finishes with reason `error`, as the SDK reports it.
  *
  * Out: text is re-framed with `text-start`/`text-end` around each run of released text (the
  * provider's block ids reused), so the stream stays valid however the machinery re-chunked
@@ -38,6 +41,8 @@ export class StreamMemo {
   finish: SdkFinish | undefined;
   /** The totals the provider reported (undefined where it reported none). */
   usage: Totals | undefined;
+  /** The current provider stream sent an `error` part. */
+  erred = false;
 }
 
 const dropped = new Set(["text-start", "text-end", "tool-input-start", "tool-input-delta", "tool-input-end", "ping"]);
@@ -51,11 +56,24 @@ const dropped = new Set(["text-start", "text-end", "tool-input-start", "tool-inp
 export const fromSdkParts = (parts: AsyncIterable<SdkPart>, memo: StreamMemo): AsyncIterable<StreamPart> => ({
   [Symbol.asyncIterator](): AsyncIterator<StreamPart> {
     const source = parts[Symbol.asyncIterator]();
+    // A new provider stream (a retry's): what the memo knew of the last one's end is not about this one.
+    memo.erred = false;
+    memo.finish = undefined;
+    memo.usage = undefined;
+    let finished = false;
     return {
       async next() {
         for (;;) {
           const r = await source.next();
-          if (r.done) return { done: true, value: undefined };
+          if (r.done) {
+            if (finished || !memo.erred) return { done: true, value: undefined };
+            // Ended after an error part without a finish: the SDK's step then finishes with reason
+            // `error` and no usage, and so does ours (the machinery estimates it).
+            finished = true;
+            memo.usage = { inputTokens: undefined, outputTokens: undefined };
+            return { done: false, value: { type: "finish", finishReason: "error", usage: {} as Usage } };
+          }
+          if (r.value.type === "finish") finished = true;
           const part = ours(r.value, memo);
           if (part !== undefined) return { done: false, value: part };
         }
@@ -92,7 +110,7 @@ const ours = (part: SdkPart, memo: StreamMemo): StreamPart | undefined => {
     const usage = { ...(inputTokens !== undefined && { inputTokens }), ...(outputTokens !== undefined && { outputTokens }) } as Usage;
     return { type: "finish", finishReason: finishOf(finish.finishReason), usage };
   }
-  if (part.type === "error") return { type: "error", error: (part as SdkPart & { error: unknown }).error };
+  if (part.type === "error") memo.erred = true;
   return { type: "raw", value: part };
 };
 
