@@ -2,6 +2,7 @@
  * What a CLI command touches of the outside world, passed in so commands can be tested in
  * process: stdin, stdout, stderr, the working directory.
  */
+import { brandError } from "../core/errors.ts";
 
 export interface CliIo {
   /** All of stdin, or `undefined` when stdin is a terminal (nothing was piped). */
@@ -20,6 +21,7 @@ export interface CliIo {
 export class UsageError extends Error {
   override name = "UsageError";
 }
+brandError(UsageError);
 
 /**
  * The largest event accepted on stdin.

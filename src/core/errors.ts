@@ -18,15 +18,24 @@ export type HookFailureKind =
 const brand = Symbol.for("agent-onion.error");
 
 /**
+ * Mark `Class` as one of ours for `isAgentOnionError`: errors that must stay a `TypeError` (a
+ * registration or settings mistake) cannot extend `AgentOnionError`. On the prototype, so every
+ * instance has it whatever its constructor did, and one copy of the library knows another's.
+ */
+export const brandError = (Class: abstract new (...args: never[]) => Error): void => {
+  Object.defineProperty(Class.prototype, brand, { value: true });
+};
+
+/**
  * Base class of every error agent-onion raises; `isAgentOnionError` works across bundles.
  *
  * @example
  * new HookError("h", "toolCall", "before", "threw", 1, new Error("x")) instanceof AgentOnionError // true
  */
 export class AgentOnionError extends Error {
-  readonly [brand] = true;
   override name = "AgentOnionError";
 }
+brandError(AgentOnionError);
 
 /**
  * True when `value` is an error raised by agent-onion (any copy of the library).
@@ -46,7 +55,6 @@ export const isAgentOnionError = (value: unknown): value is AgentOnionError =>
  * // 'hook "no-rm": priority must be a finite number, got NaN'
  */
 export class RegistrationError extends TypeError {
-  readonly [brand] = true;
   override name = "RegistrationError";
   constructor(
     readonly hook: string,
@@ -56,6 +64,7 @@ export class RegistrationError extends TypeError {
     super(`hook "${hook}": ${field} ${problem}`);
   }
 }
+brandError(RegistrationError);
 
 /**
  * A hook failed at run time (R6): it threw, timed out, returned something that is not an
@@ -164,6 +173,7 @@ export class RejectOnObserveError extends TypeError {
     super(outcome ? `a Rejected outcome is not allowed on observation point ${point}` : `Reject("${reason}") is not allowed on observation point ${point}`);
   }
 }
+brandError(RejectOnObserveError);
 
 /**
  * A hook exceeded its own `timeoutMs`.

@@ -1,4 +1,4 @@
-import type { HookError } from "./errors.ts";
+import { brandError, type HookError } from "./errors.ts";
 
 /**
  * Outcome: what running a chain yields. `Completed(value)`, `Rejected(reason, by)` or
@@ -84,3 +84,4 @@ export class OutcomeRejectedError extends Error {
     super(`rejected by ${by}: ${reason}`);
   }
 }
+brandError(OutcomeRejectedError);

@@ -8,6 +8,7 @@ import type {
 } from "../agent/types.ts";
 import { ClaudeStopFailure, type FromClaude } from "./event-json.ts";
 import { isDrivenEvent, claudeEvents, type ClaudeEvent, type EventSpec } from "./events.ts";
+import { brandError } from "../core/errors.ts";
 
 // The fields we read and their JSON types. Checked by hand rather than with Effect's Schema:
 // this runs once per tool call in a fresh process, where loading Effect would cost more than the check.
@@ -56,6 +57,7 @@ export interface BridgeEvent {
 export class BridgeEventError extends TypeError {
   override name = "BridgeEventError";
 }
+brandError(BridgeEventError);
 
 const need = (value: string | undefined, field: string, event: string): string => {
   if (value === undefined) throw new BridgeEventError(`${event} event is missing ${field}`);

@@ -2,6 +2,7 @@
  * Environment allowlists (D10, E7). A child process never inherits the whole `process.env`,
  * and an HTTP header may only interpolate variables that were named for it.
  */
+import { brandError } from "../core/errors.ts";
 
 /**
  * Variables a hook script needs to behave like it does in a shell, and nothing secret.
@@ -51,6 +52,7 @@ export const childEnv = (options: ChildEnvOptions = {}): Record<string, string> 
 export class HeaderError extends TypeError {
   override name = "HeaderError";
 }
+brandError(HeaderError);
 
 const token = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const forbidden = /[\r\n\0]/;

@@ -7,7 +7,7 @@ import type {
   CompactionRequest, CompactionResult, ErrorEvent, Notification, SessionEnd, SessionStart, StopRequest,
   SubagentStopRequest, ToolCall, ToolResult, UserPrompt,
 } from "../agent/types.ts";
-import { describe } from "../core/errors.ts";
+import { brandError, describe } from "../core/errors.ts";
 import type { EventSpec } from "./events.ts";
 
 /** What an executor knows about the run beyond the point's data. */
@@ -52,6 +52,7 @@ export class ClaudeStopFailure extends Error {
     super(details ?? errorType);
   }
 }
+brandError(ClaudeStopFailure);
 
 /**
  * Claude Code's error type for a StopFailure: the one Claude Code reported (`ClaudeStopFailure`),

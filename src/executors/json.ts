@@ -4,6 +4,7 @@
  * (I1). Serialising refuses what JSON cannot carry (BigInt, cycles, functions) with the path
  * of the offending field, and caps the size before anything is sent (I2, I4).
  */
+import { brandError } from "../core/errors.ts";
 
 const dangerous = new Set(["__proto__", "constructor", "prototype"]);
 
@@ -28,6 +29,7 @@ export class SerializeError extends TypeError {
     super(`cannot send ${path || "the event"} to an external hook: ${problem}`);
   }
 }
+brandError(SerializeError);
 
 const describePath = (path: readonly (string | number)[]): string =>
   path.map((p) => (typeof p === "number" ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join("").replace(/^\./, "");

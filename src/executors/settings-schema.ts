@@ -4,6 +4,7 @@
  * malformed field is an error naming the file and the JSON pointer of the field.
  */
 import { Either, ParseResult, Schema } from "effect";
+import { brandError } from "../core/errors.ts";
 
 const opt = <S extends Schema.Schema.All>(s: S) => Schema.optionalWith(s, { exact: true });
 const NonEmpty = Schema.String.pipe(Schema.minLength(1));
@@ -62,6 +63,7 @@ export class SettingsError extends TypeError {
     super(`${file}: ${pointer || "/"}: ${problem}`);
   }
 }
+brandError(SettingsError);
 
 const fields = {
   hooks: HooksSection,

@@ -5,6 +5,7 @@
  * types are assignable to these shapes, and everything the adapter builds (text and tool-call
  * parts, finish parts, usage) has the same form in both.
  */
+import { brandError } from "../../core/errors.ts";
 
 /**
  * The specification versions the adapter supports.
@@ -96,6 +97,7 @@ export class UnsupportedSpecificationError extends TypeError {
     super(`aiSdkMiddleware supports language model specifications v3 (ai 6) and v4 (ai 7); this model is ${String(version)}`);
   }
 }
+brandError(UnsupportedSpecificationError);
 
 /**
  * The model's specification version, checked at run time (types cannot tell a V2 model from

@@ -1,0 +1,20 @@
+import { describe, expect, it } from "vitest";
+import * as api from "../../src/index.ts";
+import { isAgentOnionError } from "../../src/core/errors.ts";
+
+/** The exported error classes, found by what they are rather than listed, so a new one is checked too. */
+const errorClasses = (Object.entries(api) as [string, unknown][]).filter(
+  (entry): entry is [string, abstract new (...args: never[]) => Error] => typeof entry[1] === "function" && entry[1].prototype instanceof Error,
+);
+
+describe("agent-onion's errors", () => {
+  it("are found among the package's exports", () => {
+    expect(errorClasses.map(([name]) => name)).toEqual(expect.arrayContaining(["HookError", "RejectOnObserveError", "OutcomeRejectedError", "SettingsError"]));
+  });
+
+  it("are each recognised by isAgentOnionError, as its summary promises (whatever they extend)", () => {
+    // An instance as its class makes it, without running a constructor that wants real arguments.
+    const unbranded = errorClasses.filter(([, Class]) => !isAgentOnionError(Object.create(Class.prototype))).map(([name]) => name);
+    expect(unbranded).toEqual([]);
+  });
+});
