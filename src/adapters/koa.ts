@@ -20,6 +20,13 @@
  *
  * Returning without calling `next()`, setting `ctx.output` or rejecting is a hook failure (R6):
  * Koa would answer 404, here there would be no answer at all.
+ *
+ * A `next()` called and not awaited (`next()` for `await next()`) has started the operation: a
+ * middleware that returns with one pending, and gives no answer of its own, passes on its
+ * outcome once it ends, as the core does for a raw `around` (R4). Koa would answer 404 at once
+ * while the downstream ran on; here that would report a refusal for a tool call that ran. A
+ * second `next()` from one middleware fails the hook, awaited or not, caught or not, as the
+ * core's misuse does. No promise a `next()` gives becomes an unhandled rejection.
  */
 import compose from "koa-compose";
 import { Reject, Replace, Transform } from "../core/action.ts";
@@ -29,6 +36,7 @@ import type { MatchSpec } from "../core/match/types.ts";
 import type { Outcome } from "../core/outcome.ts";
 import type { PointKind } from "../core/point.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
+import { noop } from "../core/signal.ts";
 
 /**
  * The `ctx` a Koa-style middleware receives.
@@ -93,14 +101,49 @@ export const fromKoa = <I = any, O = any>(
   options: FromKoaOptions<I> = {},
 ): Hook<I, O> => {
   const list = Array.isArray(middleware) ? middleware : [middleware];
-  // koa-compose checks each entry is a function, and throws a TypeError at mount time if not.
-  const composed = compose(list as compose.Middleware<KoaContext<I, O>>[]);
+  // koa-compose's own checks, made here because it composes the wrappers: nested lists are
+  // flattened, and an entry that is not a function is a TypeError at mount time.
+  const flat = (list as readonly unknown[]).flat(Number.POSITIVE_INFINITY);
+  for (const m of flat) if (typeof m !== "function") throw new TypeError("Middleware must be composed of functions!");
+  const composed = compose((flat as KoaMiddleware<I, O>[]).map(tracked) as compose.Middleware<KoaContext<I, O>>[]);
   const names = list.map((m: { name?: string }) => m.name).filter(Boolean).join(",");
   return {
     ...options,
     name: options.name ?? `koa(${names || "anonymous"})`,
     around: (hook: HookContext<I>, next: Next<I, O>) => runKoa(composed, hook, next),
   };
+};
+
+/** The `next()` calls the middleware of one run made (see NextCalls), by its `ctx`. */
+const calls = new WeakMap<object, NextCalls>();
+
+/** What the middleware of one run did with their `next()`. */
+class NextCalls {
+  /** Every promise a `next()` gave, in order; each already has a handler, so none is ever unhandled. */
+  readonly handed: Promise<void>[] = [];
+  /** koa-compose's refusal of a second `next()` from one middleware. */
+  refused: unknown;
+
+  hand(promise: Promise<void>, again: boolean): void {
+    this.handed.push(promise);
+    promise.catch(again ? (error: unknown) => void (this.refused ??= error) : noop);
+  }
+
+  /** Resolves once every `next()` given has ended, those started meanwhile too (an inner middleware's). */
+  async ended(): Promise<void> {
+    for (let i = 0; i < this.handed.length; i++) await this.handed[i]?.then(noop, noop);
+  }
+}
+
+/** `middleware` with a `next` that tells the run's NextCalls each call, and still returns koa-compose's promise. */
+const tracked = <I, O>(middleware: KoaMiddleware<I, O>): KoaMiddleware<I, O> => (ctx, next) => {
+  let called = false;
+  return middleware(ctx, () => {
+    const promise = next();
+    calls.get(ctx)?.hand(promise, called);
+    called = true;
+    return promise;
+  });
 };
 
 /** One run of the composed middleware: the Koa context, the innermost `next`, and the answer. */
@@ -125,6 +168,8 @@ const runKoa = async <I, O>(
       rejected = String(reason);
     },
   };
+  const made = new NextCalls();
+  calls.set(ctx, made);
   try {
     await composed(ctx, async () => {
       // Koa's ctx.throw ends the request; ctx.reject does not throw, so a guard written
@@ -136,6 +181,9 @@ const runKoa = async <I, O>(
       // Koa lets downstream errors surface from `await next()`; a middleware may catch them.
       if (outcome._tag === "Failed") throw outcome.error;
     });
+    // No answer yet, but a next() may still be on its way: its outcome is the answer (R4).
+    if (rejected === undefined && outcome === undefined && ctx.output === undefined) await made.ended();
+    if (made.refused !== undefined) throw made.refused;
   } catch (error) {
     // The operation's own error, uncaught by any middleware: the run failed, no hook did.
     if (outcome?._tag === "Failed" && error === outcome.error) return outcome;

@@ -3,6 +3,8 @@ import { fromKoa, type KoaMiddleware } from "../../src/adapters/koa.ts";
 import { createAgentStack } from "../../src/agent/stack.ts";
 import type { ModelRequest, ModelResponse, ToolCall, ToolResult } from "../../src/agent/types.ts";
 import { HookError, Outcome } from "../../src/core/index.ts";
+import { sleep } from "../reliability/helpers.ts";
+import { expectNoUnhandledRejections } from "../reliability/no-unhandled.ts";
 
 const call: ToolCall = { id: "c1", name: "Bash", input: { command: "ls" } };
 const ok = (c: { readonly input: Record<string, unknown> }): ToolResult => ({ content: `ran ${String(c.input.command)}` });
@@ -155,5 +157,78 @@ describe("fromKoa", () => {
     async function timing(_ctx: unknown, next: () => Promise<void>) { await next(); }
     expect(fromKoa(timing).name).toBe("koa(timing)");
     expect(fromKoa(timing, { name: "t", priority: 5 })).toMatchObject({ name: "t", priority: 5 });
+  });
+
+  describe("with a next() the middleware does not await", () => {
+    expectNoUnhandledRejections();
+    const slowly = async (c: ToolCall): Promise<ToolResult> => (await sleep(5), ok(c));
+
+    it("waits for it and passes its outcome on, as the core does for a dangling next() (R4)", async () => {
+      let runs = 0;
+      const outcome = await runTool((_ctx, next) => { void next(); }, (c) => ((runs += 1), slowly(c)));
+      expect(outcome).toEqual(Outcome.completed({ content: "ran ls" }));
+      expect(runs).toBe(1);
+    });
+
+    it("ends Failed with the operation's own error when that next() fails downstream", async () => {
+      const error = new Error("ENOENT");
+      const outcome = await runTool((_ctx, next) => { void next(); }, async () => { await sleep(5); throw error; });
+      expect(outcome).toEqual(Outcome.failed(error));
+    });
+
+    it("waits for a next() an outer middleware dropped while an inner one is still on its way to the operation", async () => {
+      const outcome = await runTool([(_ctx, next) => { void next(); }, async (_ctx, next) => { await sleep(5); await next(); }], slowly);
+      expect(outcome).toEqual(Outcome.completed({ content: "ran ls" }));
+    });
+
+    it("fails the hook when it calls next() twice, and runs the operation once", async () => {
+      let runs = 0;
+      const outcome = await runTool((_ctx, next) => { void next(); void next(); }, (c) => ((runs += 1), slowly(c)));
+      expect(outcome._tag).toBe("Rejected");
+      if (outcome._tag === "Rejected") {
+        expect(outcome.reason).toContain("next() called multiple times");
+        expect(outcome.cause).toBeInstanceOf(HookError);
+      }
+      await sleep(10);
+      expect(runs).toBe(1);
+    });
+
+    it("fails the hook for a second next() even when the middleware catches its refusal, as the core does (R4)", async () => {
+      const outcome = await runTool(async (_ctx, next) => {
+        await next();
+        await next().catch(() => undefined);
+      });
+      expect(outcome._tag).toBe("Rejected");
+      if (outcome._tag === "Rejected") expect(outcome.reason).toContain("next() called multiple times");
+    });
+
+    it("fails the hook with what the middleware threw after it", async () => {
+      const outcome = await runTool((_ctx, next) => { void next(); throw new Error("boom after next"); }, slowly);
+      expect(outcome._tag).toBe("Rejected");
+      if (outcome._tag === "Rejected") expect(outcome.reason).toContain("boom after next");
+      await sleep(10);
+    });
+
+    it("answers with the output the middleware set, while that next()'s failure stays quiet", async () => {
+      const outcome = await runTool((ctx, next) => {
+        void next();
+        ctx.output = { content: "cached" };
+      }, async () => { await sleep(5); throw new Error("downstream failure nobody awaits"); });
+      expect(outcome).toEqual(Outcome.completed({ content: "cached" }));
+      await sleep(10);
+    });
+
+    it("reports a next() called after the hook answered as a failure, and leaks no rejection", async () => {
+      const failures: HookError[] = [];
+      let runs = 0;
+      const stack = createAgentStack({ onFailure: (e) => void failures.push(e) }).use("toolCall", fromKoa<ToolCall, ToolResult>((ctx, next) => {
+        ctx.output = { content: "cached" };
+        setTimeout(() => void next(), 1);
+      }, { name: "koa" }));
+      expect(await stack.run("toolCall", call, (c) => ((runs += 1), ok(c as ToolCall)))).toEqual(Outcome.completed({ content: "cached" }));
+      await sleep(10);
+      expect(runs).toBe(0);
+      expect(failures.map((f) => f.kind)).toEqual(["next-misuse"]);
+    });
   });
 });
