@@ -152,6 +152,15 @@ export const fromResponse = (result: SdkGenerateResult | undefined, produced: Mo
   if (base === undefined || out.toolCalls !== base.toolCalls) {
     const originals = new Map(content.filter((p) => p.type === "tool-call").map((p) => [(p as SdkToolCall).toolCallId, p as SdkToolCall]));
     replaceAll(content, "tool-call", out.toolCalls.map((c) => sdkCall(c, originals.get(c.id))));
+    // A provider tool's result (or approval request) goes with its call: the SDK refuses one whose
+    // call is gone ("Tool call … not found"), as the stream drops it. One naming a call of an earlier
+    // step (a deferred result) never had its call here and stays.
+    const kept = new Set(out.toolCalls.map((c) => c.id));
+    const gone = (p: SdkPart): boolean => {
+      const id = (p as SdkPart & { toolCallId?: unknown }).toolCallId;
+      return linked.has(p.type) && typeof id === "string" && originals.has(id) && !kept.has(id);
+    };
+    content.splice(0, content.length, ...content.filter((p) => !gone(p)));
   }
   return {
     ...(result ?? { warnings: [] }),
@@ -160,6 +169,9 @@ export const fromResponse = (result: SdkGenerateResult | undefined, produced: Mo
     usage: sdkUsage(out.usage as Usage, result?.usage, base?.usage),
   } as SdkGenerateResult;
 };
+
+/** Parts that name one of the result's tool calls, and mean nothing without it. */
+const linked = new Set(["tool-result", "tool-approval-request"]);
 
 /** Remove every part of `type`, putting `parts` where the first one was (or at the end). */
 const replaceAll = (content: SdkPart[], type: string, parts: readonly SdkPart[]): void => {

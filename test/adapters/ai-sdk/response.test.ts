@@ -1,11 +1,13 @@
-import { generateText, wrapLanguageModel } from "ai";
+import { generateText, simulateReadableStream, streamText, wrapLanguageModel } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { aiSdkMiddleware } from "../../../src/adapters/ai-sdk.ts";
 import { createAgentStack } from "../../../src/agent/stack.ts";
 import type { LanguageModel } from "../../../src/agent/model.ts";
-import { Outcome, Replace, Transform } from "../../../src/core/index.ts";
+import { outputGate } from "../../../src/agent/stream/hooks.ts";
+import { Continue, Outcome, Reject, Replace, Transform } from "../../../src/core/index.ts";
 import { fallback, withMiddleware } from "../../../src/middleware/index.ts";
+import { fromResponse, toResponse } from "../../../src/adapters/ai-sdk/response.ts";
 import { stop, usage } from "../ai-sdk-fixtures.ts";
 
 const CARD = "4111 1111 1111 1111";
@@ -81,5 +83,54 @@ describe("the generate result aiSdkMiddleware hands back", () => {
     expect(result.text).toBe("Your card is [card].");
     expect(result.reasoningText).toContain("I will repeat it");
     expect(result.response.id).toBe("primary-resp");
+  });
+});
+
+describe("a provider-executed tool in the generate result aiSdkMiddleware hands back", () => {
+  const search = { type: "tool-call" as const, toolCallId: "ws1", toolName: "web_search", input: '{"query":"alice"}', providerExecuted: true };
+  const found = { type: "tool-result" as const, toolCallId: "ws1", toolName: "web_search", result: { hits: ["12 Secret Lane"] }, providerExecuted: true };
+  const answer = "She lives at 12 Secret Lane.";
+  const searching = () =>
+    new MockLanguageModelV3({
+      doGenerate: async () => ({ content: [search, found, { type: "text" as const, text: answer }], finishReason: stop, usage: usage(10, 5), warnings: [] }),
+      doStream: async () => ({
+        stream: simulateReadableStream({
+          chunks: [search, found, { type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: answer }, { type: "text-end", id: "t" }, { type: "finish", finishReason: stop, usage: usage(10, 5) }] as never[],
+        }),
+      }),
+    });
+
+  it("goes with its call when an output gate blocks the answer: the same verdict as on streamText", async () => {
+    const stack = createAgentStack().use("modelCall", outputGate({ name: "no-address", check: (t) => (t.includes("Secret Lane") ? Reject("address") : Continue) }));
+    const model = wrapLanguageModel({ model: searching(), middleware: aiSdkMiddleware(stack) });
+    const streamed = streamText({ model, prompt: "where does alice live?" });
+    const generated = await generateText({ model, prompt: "where does alice live?" });
+    expect(generated.text).toBe(await streamed.text);
+    expect(generated.content.map((p) => p.type)).toEqual((await streamed.content).map((p) => p.type));
+    expect(JSON.stringify(generated.content)).not.toContain("Secret Lane");
+  });
+
+  it("goes with its call when an after hook removes the call", async () => {
+    const stack = createAgentStack().use("modelCall", {
+      name: "no-search",
+      after: (res) => Transform({ ...res, text: "[removed]", toolCalls: res.toolCalls.filter((c) => c.name !== "web_search") }),
+    });
+    const result = await generateText({ model: wrapLanguageModel({ model: searching(), middleware: aiSdkMiddleware(stack) }), prompt: "where does alice live?" });
+    expect(result.content).toEqual([{ type: "text", text: "[removed]" }]);
+  });
+
+  it("stays when it answers a call of an earlier step (a deferred result), which was never in this result", () => {
+    const deferred = { ...found, toolCallId: "earlier" };
+    const result = { content: [search, deferred, { type: "text", text: answer }], finishReason: stop, usage: usage(10, 5), warnings: [] };
+    const produced = toResponse(result, { model: "m", messages: [] });
+    const out = fromResponse(result, produced, { ...produced, toolCalls: [] });
+    expect(out.content).toEqual([deferred, { type: "text", text: answer }]);
+  });
+
+  it("stays, after its call, when the hooks kept the call", async () => {
+    const stack = createAgentStack().use("modelCall", { name: "shout", after: (res) => Transform({ ...res, text: res.text.toUpperCase() }) });
+    const result = await generateText({ model: wrapLanguageModel({ model: searching(), middleware: aiSdkMiddleware(stack) }), prompt: "where does alice live?" });
+    expect(result.content.map((p) => p.type)).toEqual(["tool-call", "tool-result", "text"]);
+    expect(result.text).toBe(answer.toUpperCase());
   });
 });
