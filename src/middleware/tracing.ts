@@ -6,7 +6,9 @@
  *
  * How: an outermost `around` opens the point's span and runs everything inside it as the active
  * span; the run's observer (R10), which sees the decisions with their timings, adds the hook
- * spans afterwards, so recording them never delays the chain.
+ * spans afterwards, so recording them never delays the chain. A run can settle before its
+ * operation does (a deadline, the caller's abort, an operation that ignores its signal): then the
+ * observer ends the span, with the run's outcome and time, as the metrics report it.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import {
@@ -22,6 +24,12 @@ import { nameOption, numberOption } from "./options.ts";
 import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
 import { GenAiAttr, GenAiOperation, OnionAttr } from "./semconv.ts";
 import { errorTypeOf, hookOutcome, providerOf, type ProviderOption } from "./telemetry-attrs.ts";
+
+/** A point's span until it ended, by its `around` or by the run's observer, whichever comes first. */
+interface OpenSpan {
+  readonly span: Span;
+  ended: boolean;
+}
 
 /** Options of `tracing`: where spans come from and what they carry. */
 export interface TracingOptions {
@@ -61,9 +69,9 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
   const tracer = (): Tracer => options.tracer ?? otelTrace.getTracer("agent-onion");
   // Our own record of the current span, for applications without an OpenTelemetry context manager.
   const current = new AsyncLocalStorage<Context>();
-  // The span of each run, by its call id (the observer gets the same), until its observer ran.
+  // The spans of each run, by its call id (the observer gets the same), until its observer ran.
   // A list, because a hook outside ours that retries runs our around again in the same call.
-  const open = new Map<string, SpanContext[]>();
+  const open = new Map<string, OpenSpan[]>();
 
   const parentContext = (): Context => {
     const active = otelContext.active();
@@ -113,13 +121,31 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
     } else if (point === "run") span.setAttribute(GenAiAttr.finishReasons, [(outcome.value as RunResult).finishReason]);
   };
 
-  const hookSpansOf = (event: RunEvent): void => {
-    const parents = open.get(event.callId);
-    if (parents === undefined) return;
+  /** End a span once: with what its `next()` answered, or from the observer with the run's outcome and end. */
+  const end = (entry: OpenSpan, point: string, outcome: Outcome<unknown> | undefined, at?: number): void => {
+    if (entry.ended) return;
+    entry.ended = true;
+    // The span ends whatever its attributes make of an odd outcome (a response without usage).
+    try {
+      if (outcome !== undefined) finish(entry.span, point, outcome);
+    } finally {
+      entry.span.end(at);
+    }
+  };
+
+  const settled = (event: RunEvent): void => {
+    const entries = open.get(event.callId);
+    if (entries === undefined) return;
     open.delete(event.callId);
+    // A performance.now() time, which the SDK reads on the clock it started the span on.
+    const at = event.startedAt + event.durationMs;
+    for (const entry of entries) end(entry, event.point, event.outcome, at);
     // The decisions are the run's, whichever attempt made them: under its last span.
-    const parent = parents[parents.length - 1];
-    if (parent === undefined || !hookSpans) return;
+    const last = entries[entries.length - 1];
+    if (last !== undefined && hookSpans) hookSpansOf(event, last.span.spanContext());
+  };
+
+  const hookSpansOf = (event: RunEvent, parent: SpanContext): void => {
     const parentCtx = otelTrace.setSpanContext(ROOT_CONTEXT, parent);
     const origin = performance.timeOrigin + event.startedAt;
     for (const d of event.decisions) {
@@ -156,24 +182,22 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
         around: async (ctx, next) => {
           const parent = parentContext();
           const span = start(ctx, parent);
+          const entry: OpenSpan = { span, ended: false };
           const list = open.get(ctx.callId);
-          if (list === undefined) open.set(ctx.callId, [span.spanContext()]);
-          else list.push(span.spanContext());
+          if (list === undefined) open.set(ctx.callId, [entry]);
+          else list.push(entry);
           const inside = otelTrace.setSpan(parent, span);
           let outcome: Outcome<unknown> | undefined;
           try {
             outcome = await current.run(inside, () => otelContext.with(inside, () => next()));
             return outcome;
           } finally {
-            // The span ends whatever its attributes make of an odd outcome (a response without usage).
-            try {
-              if (outcome !== undefined) finish(span, ctx.point, outcome);
-            } finally {
-              span.end();
-            }
+            // A run whose signal aborted settled before this next() did (the core settles it
+            // first), and what next() answers now is not the run's: the observer ends the span.
+            if (outcome?._tag !== "Failed" || !ctx.signal.aborted) end(entry, ctx.point, outcome);
           }
         },
-        observe: (event) => hookSpansOf(event),
+        observe: settled,
       },
       options.points ?? allAgentPoints,
     ),

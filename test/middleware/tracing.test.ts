@@ -91,6 +91,39 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
     expect(failed.status).toEqual({ code: SpanStatusCode.ERROR, message: "disk on fire" });
   });
 
+  it("ends a point's span when its run times out, with the run's error and time, though the operation answers later", async () => {
+    const { tracer, spans } = tracerHarness();
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer }));
+    let answered: Promise<unknown> = Promise.resolve();
+    const late = () => (answered = new Promise((resolve) => setTimeout(resolve, 150, { content: "deployed" })));
+    const outcome = await stack.run("toolCall", { id: "1", name: "Deploy", input: {} }, late as never, { timeoutMs: 30 });
+    await stack.flush();
+    expect(outcome).toMatchObject({ _tag: "Failed", error: { name: "RunAbortedError" } });
+    expect(spans().map((s) => s.name)).toEqual(["execute_tool Deploy"]);
+    const span = spans()[0]!;
+    expect(span.attributes).toMatchObject({ "agent_onion.outcome": "failed", "error.type": "RunAbortedError" });
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+    expect(ms(span.duration)).toBeLessThan(120);
+    await answered;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(spans()).toHaveLength(1);
+    expect(spans()[0]!.attributes["error.type"]).toBe("RunAbortedError");
+  });
+
+  it("ends a point's span and its hooks' parent when the caller aborts a run whose operation never settles", async () => {
+    const { tracer, spans } = tracerHarness();
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer })).use("modelCall", { name: "guard", before: () => undefined });
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 20);
+    const request: ModelRequest = { model: "gpt-4o", messages: [] };
+    const outcome = await stack.run("modelCall", request, () => new Promise<never>(() => {}), { signal: abort.signal });
+    await stack.flush();
+    expect(outcome).toMatchObject({ _tag: "Failed", error: { name: "RunAbortedError" } });
+    const chat = spans().find((s) => s.name === "chat gpt-4o");
+    expect(chat?.attributes).toMatchObject({ "agent_onion.outcome": "failed", "error.type": "RunAbortedError" });
+    expect(parentOf(spans().find((s) => s.name === "hook guard")!)).toBe(chat!.spanContext().spanId);
+  });
+
   it("keeps concurrent runs of one point apart", async () => {
     const { tracer, spans } = tracerHarness();
     const stack = withMiddleware(createAgentStack(), tracing({ tracer })).use("toolCall", { name: "slow", before: async (c) => void (await new Promise((r) => setTimeout(r, c.id === "a" ? 20 : 1))) });
