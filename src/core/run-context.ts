@@ -8,7 +8,7 @@ import type { CompiledHook } from "./hook.ts";
 import type { Chain, Frame, Op } from "./frame.ts";
 import type { Outcome } from "./outcome.ts";
 import type { Point, PointKind } from "./point.ts";
-import type { StateStore } from "./state.ts";
+import { keyPart, type StateStore } from "./state.ts";
 import type { Trace, TraceAction, TraceEntry } from "./trace.ts";
 import type { Phase } from "./errors.ts";
 import { neverAborted } from "./signal.ts";
@@ -196,7 +196,7 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
   state(scope: "session" | "global" = "session"): StateStore {
     if (scope === "global") return this.store;
     const session = this.sessionId;
-    return (this.sessionStore ??= this.store.scope(session === undefined ? "sessionless" : `session:${encodeURIComponent(session)}`));
+    return (this.sessionStore ??= this.store.scope(session === undefined ? "sessionless" : `session:${keyPart(session)}`));
   }
 
   addContext(text: string): void {

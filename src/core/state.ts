@@ -118,13 +118,37 @@ export class StateStoreError extends AgentOnionError {
   override name = "StateStoreError";
 }
 
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const loneSurrogates = new RegExp(loneSurrogate.source, "g");
+
 /**
- * Refuse keys that are not non-empty strings.
+ * Refuse keys that are not non-empty, well-formed strings. A lone surrogate (text cut through an
+ * emoji) would be one key in memory and U+FFFD in Redis, where it merges with others.
  *
  * @example
  * checkKey("budget:tenant-a") // "budget:tenant-a"
  */
 export const checkKey = (key: string): string => {
   if (typeof key !== "string" || key.length === 0) throw new TypeError(`state key must be a non-empty string`);
+  if (loneSurrogate.test(key)) throw new TypeError(`state key must be well-formed UTF-16, got ${JSON.stringify(key)} (a lone surrogate)`);
   return key;
+};
+
+/**
+ * An id (a session, run or tenant) as one part of a key: the store's `:` and anything else
+ * `encodeURIComponent` escapes are escaped, so one id cannot reach another's keys; a lone
+ * surrogate, which `encodeURIComponent` throws on, becomes `%uD83D` (its output never holds `%u`).
+ *
+ * @example
+ * keyPart("alice:prompts") // "alice%3Aprompts"
+ */
+export const keyPart = (id: string): string => {
+  if (!loneSurrogate.test(id)) return encodeURIComponent(id);
+  let out = "";
+  let from = 0;
+  for (const m of id.matchAll(loneSurrogates)) {
+    out += `${encodeURIComponent(id.slice(from, m.index))}%u${m[0].charCodeAt(0).toString(16).toUpperCase()}`;
+    from = m.index + 1;
+  }
+  return out + encodeURIComponent(id.slice(from));
 };

@@ -4,6 +4,7 @@
  * variables (R14), so the same middleware instance serves every run and every process.
  */
 import type { HookContext } from "../core/context.ts";
+import { keyPart } from "../core/state.ts";
 import { stringOption } from "./options.ts";
 
 /** Who shares a counter or a cache entry. A function returns its own partition key (or `undefined`: no key, see `scopeKey`). */
@@ -26,18 +27,18 @@ export interface TenantOptions {
 export const scopeKey = (ctx: HookContext<any>, scope: Scope, options: TenantOptions = {}): string | undefined => {
   if (typeof scope === "function") {
     const id = scope(ctx);
-    return typeof id === "string" && id !== "" ? `custom:${encodeURIComponent(id)}` : undefined;
+    return typeof id === "string" && id !== "" ? `custom:${keyPart(id)}` : undefined;
   }
   switch (scope) {
     case "global":
       return "global";
     case "run":
-      return `run:${encodeURIComponent(ctx.runId)}`;
+      return `run:${keyPart(ctx.runId)}`;
     case "session":
-      return ctx.sessionId === undefined || ctx.sessionId === "" ? undefined : `session:${encodeURIComponent(ctx.sessionId)}`;
+      return ctx.sessionId === undefined || ctx.sessionId === "" ? undefined : `session:${keyPart(ctx.sessionId)}`;
     case "tenant": {
       const tenant = ctx.metadata[options.tenantKey ?? "tenant"];
-      return typeof tenant === "string" && tenant !== "" ? `tenant:${encodeURIComponent(tenant)}` : undefined;
+      return typeof tenant === "string" && tenant !== "" ? `tenant:${keyPart(tenant)}` : undefined;
     }
   }
 };

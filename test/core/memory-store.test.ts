@@ -51,6 +51,14 @@ describe("MemoryStore", () => {
     expect(() => new MemoryStore({ sweepIntervalMs: 0 })).not.toThrow();
   });
 
+  it("refuses a key holding a lone surrogate, which Redis would store as U+FFFD and so merge with others", async () => {
+    const store = new MemoryStore();
+    await expect(store.set("cache:\uD83D", 1)).rejects.toThrow(/state key must be well-formed UTF-16.*lone surrogate/);
+    expect(() => store.scope("tenant-\uDE00")).toThrow(/well-formed/);
+    await store.set("cache:\uD83D\uDE00", 1); // a whole emoji is fine
+    expect(await store.get("cache:😀")).toBe(1);
+  });
+
   it("keeps no timer or other handle alive", async () => {
     const before = process.getActiveResourcesInfo().length;
     const store = new MemoryStore({ sweepIntervalMs: 1 });

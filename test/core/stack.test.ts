@@ -278,6 +278,16 @@ describe("context", () => {
     expect(seen).toBeUndefined();
   });
 
+  it("keeps session state for an id cut through an emoji (a lone surrogate), apart from every other id", async () => {
+    const stack = newStack().use("tool", { name: "count", before: async (_c, ctx) => void (await ctx.state("session").incr("calls")) });
+    const seen: unknown[] = [];
+    const read = async (sessionId: string) =>
+      stack.run("tool", call(), async (_c, ctx) => (seen.push(await ctx.state("session").get("calls")), { content: "" }), { sessionId });
+    // "chat about 😀" cut after its first half, its second half alone, and the escape spelled out.
+    for (const id of ["chat \uD83D", "chat \uD83D", "chat \uDE00", "chat %uD83D"]) expect((await read(id))._tag).toBe("Completed");
+    expect(seen).toEqual([1, 2, 1, 1]);
+  });
+
   it("keeps the state runs without a session share apart from every session's, one named none included", async () => {
     const store = new MemoryStore();
     const counts: number[] = [];
