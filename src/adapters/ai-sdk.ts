@@ -142,15 +142,12 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: AiSdkStack,
     // The provider's stream result (request body, response headers) once it exists.
     let opened: (result: Omit<S, "stream"> | undefined) => void = () => {};
     const started = new Promise<Omit<S, "stream"> | undefined>((resolve) => (opened = resolve));
+    // An attempt that fails to open settles nothing: a `retry` may open the next one, which must
+    // still stream (with its headers); only a run that ends with none open settles `started` empty.
     const start: StartStream = async (request, { signal }) => {
-      try {
-        const { stream, ...rest } = await model.doStream({ ...fromRequest(params, mapped, request, context.forAttempt()), abortSignal: signal });
-        opened(rest);
-        return fromSdkParts(fromReadableStream(stream), memo);
-      } catch (error) {
-        opened(undefined);
-        throw error;
-      }
+      const { stream, ...rest } = await model.doStream({ ...fromRequest(params, mapped, request, context.forAttempt()), abortSignal: signal });
+      opened(rest);
+      return fromSdkParts(fromReadableStream(stream), memo);
     };
     const call = streamThroughStack(stack, mapped.request, start, {
       ...run,
