@@ -7,7 +7,7 @@ import type { ModelResponse } from "../types.ts";
 /**
  * The provider's stream failed part-way (it threw, or sent an `error` part). `partial` is what
  * had arrived, with usage (reported or estimated), so `around`/`recover` hooks and metrics can
- * still account for it.
+ * still account for it; `shown` says whether any part of it reached the consumer.
  *
  * @example
  * recover: (error) => (error instanceof ModelStreamError ? Replace(error.partial) : Continue)
@@ -17,20 +17,23 @@ export class ModelStreamError extends AgentOnionError {
   constructor(
     override readonly cause: unknown,
     readonly partial: ModelResponse,
+    /** True when the consumer was shown a part of this stream: text, or a raw part such as reasoning. */
+    readonly shown = false,
   ) {
     super(`model stream failed after ${partial.text.length} characters: ${describe(cause)}`);
   }
 }
 
 /**
- * True when a streamed call failed after producing something the consumer may have seen (text
- * or a tool call): retrying or falling back then would repeat or contradict what was shown.
+ * True when a streamed call failed after producing something the consumer may have seen (text,
+ * a tool call, or a part it was shown such as reasoning): retrying or falling back then would
+ * repeat or contradict what was shown.
  *
  * @example
  * streamStarted(new ModelStreamError(new Error("reset"), { ...partial, text: "Hel" })) // true
  */
 export const streamStarted = (error: unknown): boolean =>
-  error instanceof ModelStreamError && (error.partial.text !== "" || error.partial.toolCalls.length > 0);
+  error instanceof ModelStreamError && (error.shown || error.partial.text !== "" || error.partial.toolCalls.length > 0);
 
 /**
  * What failed underneath: the provider's own error for a stream failure, else the error itself.

@@ -47,6 +47,20 @@ export const linkedCall = (part: StreamPart): string | undefined => {
 };
 
 /**
+ * True for a raw part that describes the call rather than showing anything (the AI SDK's
+ * `stream-start` with its warnings, `response-metadata` with the response id): it goes out with
+ * the first part of its attempt that does, so a retried attempt that showed nothing leaves none.
+ *
+ * @example
+ * describesCall({ type: "raw", value: { type: "stream-start", warnings: [] } }) // true
+ */
+export const describesCall = (part: StreamPart): boolean => {
+  if (part.type !== "raw" || typeof part.value !== "object" || part.value === null) return false;
+  const type = (part.value as { type?: unknown }).type;
+  return type === "stream-start" || type === "response-metadata";
+};
+
+/**
  * `iterator.next()`, or the signal's abort if that comes first: a provider that ignores its signal cannot hang us.
  *
  * @example

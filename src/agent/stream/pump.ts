@@ -12,7 +12,7 @@ import { estimateMessageTokens, estimateTokens } from "../tokens.ts";
 import type { ModelRequest, ModelResponse, ToolCall, Usage } from "../types.ts";
 import type { CheckAction, HoldBack, RegisteredCheck, StreamControl } from "./control.ts";
 import { ModelStreamError, StreamHookError } from "./errors.ts";
-import { applyTransforms, closeLate, closeQuietly, isThenable, linkedCall, nextOrAbort } from "./parts.ts";
+import { applyTransforms, closeLate, closeQuietly, describesCall, isThenable, linkedCall, nextOrAbort } from "./parts.ts";
 
 /** Starts the provider's stream (the AI SDK's `doStream`, a model's `stream`). */
 export type StartStream = (
@@ -49,6 +49,8 @@ export interface PumpResult {
   readonly held: readonly string[];
   /** Raw parts that name a tool call of this stream, by call id: they go out right after their call, or not at all. */
   readonly linked: ReadonlyMap<string, readonly StreamPart[]>;
+  /** Raw parts that describe the call, held because nothing of this stream went out yet: they go out first. */
+  readonly preamble: readonly StreamPart[];
 }
 
 /**
@@ -77,6 +79,16 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
   // Text released by an earlier attempt (an `around` retry) is not part of this answer.
   const before = o.out.emitted.length;
   const released = (): string => o.out.emitted.slice(before);
+  // Whether the consumer was shown anything of this stream; until then, parts that only describe
+  // the call wait, so that a retry after a failure that showed nothing does not send them twice.
+  let shown = false;
+  let preamble: StreamPart[] = [];
+  const show = (): void => {
+    if (shown) return;
+    shown = true;
+    for (const part of preamble) o.out.raw(part);
+    preamble = [];
+  };
 
   const runChecks = async (final: boolean): Promise<void> => {
     for (const c of checks) {
@@ -116,6 +128,7 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
     const code = pending.charCodeAt(n - 1);
     if (code >= 0xd800 && code <= 0xdbff) n--;
     if (n <= 0) return;
+    show();
     if (n === pending.length && held.length > 0) for (const t of held) o.out.text(t);
     else o.out.text(pending.slice(0, n));
     pending = pending.slice(n);
@@ -148,7 +161,11 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
         // without it once a hook or gate dropped the call. A part about an earlier call goes at once.
         const id = linkedCall(part);
         if (id !== undefined && seenCalls.has(id)) linked.set(id, [...(linked.get(id) ?? []), part]);
-        else o.out.raw(part);
+        else if (!shown && describesCall(part)) preamble.push(part);
+        else {
+          show();
+          o.out.raw(part);
+        }
       }
     }
   };
@@ -186,7 +203,7 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
     if (error instanceof StreamHookError) throw error;
     if (!link.signal.aborted || error instanceof UpstreamError) {
       const cause = error instanceof UpstreamError ? error.cause : error;
-      throw new ModelStreamError(cause, partial());
+      throw new ModelStreamError(cause, partial(), shown);
     }
     aborted = true;
   } finally {
@@ -236,7 +253,7 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
   if (blocked !== undefined) {
     const text = released() + blocked.check.replacement(blocked.reason);
     for (const c of checks) o.control.approved.set(c.name, text);
-    return { response: { text, toolCalls: [], finishReason: "content-filter", ...common }, held: [], linked };
+    return { response: { text, toolCalls: [], finishReason: "content-filter", ...common }, held: [], linked, preamble };
   }
   const text = released() + pending;
   if (!aborted) for (const c of checks) o.control.approved.set(c.name, text);
@@ -244,6 +261,7 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
     response: { text, toolCalls: calls, finishReason: aborted ? "other" : (finish?.finishReason ?? "other"), ...common },
     held,
     linked,
+    preamble,
   };
 };
 

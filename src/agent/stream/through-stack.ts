@@ -152,15 +152,18 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
   let mode: HoldBack = holdBack ?? "none";
   let held: readonly string[] = [];
   let linked: PumpResult["linked"] = new Map();
+  let preamble: PumpResult["preamble"] = [];
   let attempts = 0;
   const operation = async (req: DeepReadonly<ModelRequest>, ctx: { readonly signal: AbortSignal }): Promise<ModelResponse> => {
     pre.dispose();
     attempts++;
+    preamble = [];
     // A retry (an `around` calling next() again) must not repeat text already released: hold it all.
     mode = attempts > 1 && out.emitted !== "" ? "all" : control.effective(holdBack);
     const result = await pump({ request: req, start, signal: ctx.signal, cut: cut.signal, control, mode, out });
     held = result.held;
     linked = result.linked;
+    preamble = result.preamble;
     return result.response;
   };
 
@@ -187,6 +190,8 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
       if (diverged && !queue.cancelled && !cut.signal.aborted) {
         queue.push({ type: "error", error: new StreamDivergedError(out.emitted, response, attempts > 1) });
       } else if (!queue.cancelled && !cut.signal.aborted) {
+        // What describes the last provider stream (its warnings, its response id), if nothing of it went out yet.
+        for (const part of preamble) out.raw(part);
         const rest = response.text.slice(out.emitted.length);
         if (rest !== "") {
           if (held.join("") === rest) for (const t of held) out.text(t);
