@@ -6,8 +6,8 @@
  */
 import { open, readdir, readFile, realpath, stat } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import picomatch from "picomatch";
 import type { AgentTool } from "../agent/tool.ts";
+import { compileGlob } from "../core/match/glob.ts";
 import { checkLimit } from "./limits.ts";
 
 export interface ReadOnlyToolsOptions {
@@ -38,6 +38,19 @@ const inside = async (root: string, p: unknown): Promise<string> => {
   const rel = relative(root, real);
   if (rel.startsWith("..") || isAbsolute(rel)) throw new Error(`${p} is outside ${root}`);
   return real;
+};
+
+/**
+ * A glob over paths under the root, read as a shell reads it: anchored at the root (`*.ts` is the
+ * top level only), and a name starting with `.` is matched only when the pattern names a dot
+ * segment (picomatch's `dot: false`, to the segment: once it does, dotfiles under it match too).
+ * Matched with the core's linear glob: picomatch's RegExp backtracks polynomially on a pattern
+ * with several stars, and here a model writes the pattern.
+ */
+const toolGlob = (pattern: string): ((path: string) => boolean) => {
+  const match = compileGlob(pattern.includes("/") ? pattern : `./${pattern}`);
+  const namesDot = pattern.split("/").some((s) => s.startsWith(".") && s !== "." && s !== "..");
+  return (path) => (namesDot || !path.split(/[\\/]/).some((s) => s.startsWith("."))) && match(path);
 };
 
 async function* walk(dir: string, root: string): AsyncGenerator<string> {
@@ -81,7 +94,7 @@ export const readOnlyTools = async (root: string, options: ReadOnlyToolsOptions 
       inputSchema: { type: "object", properties: { pattern: { type: "string" } }, required: ["pattern"] },
       async execute(input) {
         if (typeof input.pattern !== "string" || input.pattern.length > 200) throw new Error("pattern must be a string of at most 200 characters");
-        const match = picomatch(input.pattern, { dot: false, noextglob: true, nobrace: true });
+        const match = toolGlob(input.pattern);
         const found: string[] = [];
         for await (const file of walk(base, base)) if (match(file) && found.push(file) >= maxResults) break;
         return found.join("\n");

@@ -77,6 +77,34 @@ describe("readOnlyTools", () => {
     await expect(grep!.execute({ text: "x", path: ".." }, opts)).rejects.toThrow(/outside/);
   });
 
+  it("globs as a shell does: anchored at the root, dotfiles only where the pattern names a dot", async () => {
+    const root = tempDir();
+    for (const f of ["top.ts", "src/a.ts", "src/deep/b.ts", ".env", "src/.secret.ts", ".config/x.ts", "README.md"]) {
+      mkdirSync(join(root, f, ".."), { recursive: true });
+      writeFileSync(join(root, f), "");
+    }
+    const [, glob] = await readOnlyTools(root);
+    const opts = { signal: new AbortController().signal, toolCallId: "t" };
+    const found = async (pattern: string) => String(await glob!.execute({ pattern }, opts)).split("\n").filter(Boolean).sort();
+    expect(await found("*.ts")).toEqual(["top.ts"]);
+    expect(await found("**/*.ts")).toEqual(["src/a.ts", "src/deep/b.ts", "top.ts"]);
+    expect(await found("*")).toEqual(["README.md", "top.ts"]);
+    expect(await found(".env")).toEqual([".env"]);
+    expect(await found("src/.*")).toEqual(["src/.secret.ts"]);
+    expect(await found(".config/*.ts")).toEqual([".config/x.ts"]);
+    expect(await found("?op.ts")).toEqual(["top.ts"]);
+  });
+
+  it("matches a model-written pattern full of stars in linear time, so it cannot stall the process", async () => {
+    const root = tempDir();
+    writeFileSync(join(root, "a".repeat(60)), "");
+    const [, glob] = await readOnlyTools(root);
+    const start = performance.now();
+    // picomatch's RegExp took 8.7 s here, blocking every timer and the abort signal.
+    expect(await glob!.execute({ pattern: "*a*a*a*a*a*a*b" }, { signal: new AbortController().signal, toolCallId: "t" })).toBe("");
+    expect(performance.now() - start).toBeLessThan(1_000);
+  });
+
   it("reads only the first maxFileBytes of a large file and says how much it left out", async () => {
     const root = project();
     writeFileSync(join(root, "big.txt"), "x".repeat(300_005));
