@@ -5,8 +5,8 @@
  * joined, tool calls as `ToolCall`s, tool outputs as text. Coming back, every `Message` object
  * a hook did not replace maps to the SDK message it came from, untouched (files, reasoning,
  * provider options and all); a message a hook rewrote is rebuilt from its text and tool calls,
- * keeping the non-text parts of the message that stood at its place (so redacting a user's
- * text keeps the image attached to it). Its place is known only while the hooks kept the number
+ * keeping the non-text parts of the message that stood at its place, in their order (so
+ * redacting a user's text keeps the image attached to it, and an assistant's reasoning first). Its place is known only while the hooks kept the number
  * of messages: when they also added or dropped some, a rewritten message keeps its text and tool
  * calls only, rather than risk another message's files. Unchanged requests give back the very
  * same params.
@@ -257,17 +257,31 @@ const toolResultPart = (m: Message, mapped: MappedRequest): SdkPart => {
   } as ToolResultPart;
 };
 
-/** A message a hook rewrote: its text and tool calls, and the other parts of the message that stood at its place. */
+/**
+ * A message a hook rewrote: its text and tool calls, and the other parts of the message that stood
+ * at its place, rebuilt in place. Providers check the order (a thinking block first, a server
+ * tool's result after its call), so the text goes where the first text part was, each tool call
+ * where the call of its id was, and every other part stays where it was; what has no place (text
+ * where there was none, a call the hook made) goes where a plain message has it: text first,
+ * calls last.
+ */
 const rebuildMessage = (m: Message, mapped: MappedRequest, atPlace: Message | undefined): SdkMessage => {
   if (m.role === "system") return { role: "system", content: m.content };
   const was = atPlace !== undefined && atPlace.role === m.role ? mapped.origin(atPlace)?.message : undefined;
-  const kept = was !== undefined && typeof was.content !== "string" ? was.content.filter((p) => p.type !== "text" && p.type !== "tool-call") : [];
+  const text: SdkPart[] = m.content !== "" ? [{ type: "text", text: m.content } as TextPart] : [];
+  const calls: ToolCallPart[] = (m.toolCalls ?? []).map((call) =>
+    mapped.callPart(call) ?? ({ type: "tool-call", toolCallId: call.id, toolName: call.name, input: call.input } as ToolCallPart));
+  if (was === undefined || typeof was.content === "string") return { role: m.role, content: [...text, ...calls] };
   const parts: SdkPart[] = [];
-  if (m.content !== "") parts.push({ type: "text", text: m.content } as TextPart);
-  parts.push(...kept);
-  for (const call of m.toolCalls ?? []) {
-    const original = mapped.callPart(call);
-    parts.push(original ?? ({ type: "tool-call", toolCallId: call.id, toolName: call.name, input: call.input } as ToolCallPart));
+  let textPlaced = false;
+  for (const p of was.content) {
+    if (p.type === "text") {
+      if (!textPlaced) parts.push(...text);
+      textPlaced = true;
+    } else if (p.type === "tool-call") {
+      const i = calls.findIndex((c) => c.toolCallId === (p as ToolCallPart).toolCallId);
+      if (i !== -1) parts.push(...calls.splice(i, 1));
+    } else parts.push(p);
   }
-  return { role: m.role, content: parts };
+  return { role: m.role, content: [...(textPlaced ? [] : text), ...parts, ...calls] };
 };
