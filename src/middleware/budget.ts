@@ -4,7 +4,8 @@
  * 1. reserves its worst case before it starts (`store.reserve`: admitted only if settled spend
  *    plus live reservations plus this one stays within the limit, atomically);
  * 2. settles the actual usage after it (`store.settle`), streams cut short included (partial usage);
- * 3. releases the reservation when the call fails or is refused further in (refund, `store.release`);
+ * 3. releases the reservation when the call fails or is refused further in (refund, `store.release`),
+ *    unless it failed as a stream that had produced something: that part is settled, as providers bill it;
  *    a call that ran but whose charge cannot be computed is charged its reservation and fails closed.
  * A reservation carries a TTL, so a crashed worker's hold expires by itself. Amounts are
  * integers: tokens, or micro-dollars (µ$) for cost. With reservations at the worst case, spend
@@ -18,6 +19,7 @@ import type { Hook } from "../core/hook.ts";
 import { Priority } from "../core/priority.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 import type { ModelRequest, ModelResponse } from "../agent/types.ts";
+import { ModelStreamError, streamStarted } from "../agent/stream/errors.ts";
 import { estimateMessageTokens } from "../agent/tokens.ts";
 import type { Middleware } from "./apply.ts";
 import { choiceOption, functionOption, integerOption, nameOption, numberOption } from "./options.ts";
@@ -136,10 +138,11 @@ export const budget = (options: BudgetOptions): Middleware => {
       let settled = false;
       try {
         const outcome = await next();
-        if (outcome._tag === "Completed") {
+        const response = outcome._tag === "Completed" ? outcome.value : outcome._tag === "Failed" ? spentBy(outcome.error) : undefined;
+        if (response !== undefined) {
           let spent = need;
           try {
-            spent = actual(outcome.value as DeepReadonly<ModelResponse>, ctx.input);
+            spent = actual(response as DeepReadonly<ModelResponse>, ctx.input);
           } finally {
             // The call ran and spent: when its charge cannot be computed (a fallback model without a
             // price, a bad custom charge) it is charged the worst case it was admitted for, never refunded.
@@ -166,6 +169,24 @@ export const budget = (options: BudgetOptions): Middleware => {
     },
   };
   return { name, hooks: { run: runHook, modelCall: modelHook } };
+};
+
+/**
+ * What a failed model call spent: the partial response of a stream that failed after the provider
+ * sent something (output, or usage it reported), found among the error's causes (a step's failure
+ * wraps it); undefined for a call that produced nothing, which is refunded. tokenBudget and metrics
+ * count failed calls by it too.
+ *
+ * @example
+ * spentBy(new ModelStreamError(new Error("overloaded"), partial)) // partial, once it holds output
+ */
+export const spentBy = (error: unknown): ModelResponse | undefined => {
+  // A few levels at most: a cause chain can loop.
+  for (let e = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (!(e instanceof ModelStreamError)) continue;
+    return streamStarted(e) || e.partial.usage.outputTokens > 0 || e.partial.usageEstimated !== true ? e.partial : undefined;
+  }
+  return undefined;
 };
 
 /** Check prices at configuration: integers (µ$ per MTok), one price or a table by model. */

@@ -13,6 +13,7 @@ import type { ModelRequest, ModelResponse, RunResult, ToolCall } from "../agent/
 import type { Middleware } from "./apply.ts";
 import { allAgentPoints, observer, onEveryPoint } from "./every-point.ts";
 import { integerOption, nameOption } from "./options.ts";
+import { spentBy } from "./budget.ts";
 import {
   durationBuckets, GenAiAttr, GenAiMetric, GenAiOperation, GenAiTokenType, hookBuckets, OnionAttr, OnionMetric, tokenBuckets,
 } from "./semconv.ts";
@@ -103,9 +104,11 @@ export const metrics = (options: MetricsOptions = {}): Middleware => {
     if (typeof response?.model === "string") attrs[GenAiAttr.responseModel] = models.of(response.model);
     m.operationDuration.record(event.durationMs / 1000, withError({ ...attrs }, event));
     if (response?.timeToFirstChunkMs !== undefined) m.timeToFirstChunk.record(response.timeToFirstChunkMs / 1000, attrs);
+    // A stream that failed part-way spent tokens too (its partial response has them).
+    const spent = response ?? (event.outcome._tag === "Failed" ? spentBy(event.outcome.error) : undefined);
     // The convention: report usage only when the provider reported it; estimates are not usage.
-    if (response === undefined || response.usageEstimated === true) return;
-    for (const [type, n] of [[GenAiTokenType.input, response.usage.inputTokens], [GenAiTokenType.output, response.usage.outputTokens]] as const)
+    if (spent === undefined || spent.usageEstimated === true) return;
+    for (const [type, n] of [[GenAiTokenType.input, spent.usage.inputTokens], [GenAiTokenType.output, spent.usage.outputTokens]] as const)
       if (Number.isFinite(n) && n >= 0) m.tokenUsage.record(n, { ...attrs, [GenAiAttr.tokenType]: type });
   };
 

@@ -2,12 +2,14 @@
  * `tokenBudget`: stop a run once its model calls used `max` tokens (input plus output, summed
  * over every step, as seed 000's TokenUsageLimitHook counts), checked before each step. The
  * running total lives in the `StateStore` under the run's id, added after each step with an
- * atomic `incr`, so parallel sub-steps and other processes see one total.
+ * atomic `incr`, so parallel sub-steps and other processes see one total. A step whose model
+ * stream failed part-way counts what it streamed.
  */
 import type { Hook } from "../core/hook.ts";
 import { Priority } from "../core/priority.ts";
 import type { StepInput, StepResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
+import { spentBy } from "./budget.ts";
 import { guardRetentionMs, runKey, stopRun } from "./guard-common.ts";
 import { integerOption, nameOption, numberOption } from "./options.ts";
 
@@ -44,8 +46,10 @@ export const tokenBudget = (options: TokenBudgetOptions = {}): Middleware => {
       const used = (await ctx.store.get<number>(key)) ?? 0;
       if (used >= max) return stopRun(name, `Token limit reached: ${used}/${max} tokens`, "tokens");
       const outcome = await next();
-      if (outcome._tag === "Completed") {
-        const { inputTokens, outputTokens } = outcome.value.response.usage;
+      // A step whose model stream failed part-way spent what the provider streamed: counted too.
+      const response = outcome._tag === "Completed" ? outcome.value.response : outcome._tag === "Failed" ? spentBy(outcome.error) : undefined;
+      if (response !== undefined) {
+        const { inputTokens, outputTokens } = response.usage;
         const spent = Math.max(0, Math.round(inputTokens)) + Math.max(0, Math.round(outputTokens));
         // A count past the safe integers (or Infinity) is still spent: it uses up the whole budget.
         const counted = Number.isSafeInteger(spent) ? spent : Number.isNaN(spent) ? 0 : Math.max(max, 1);

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createAgentStack, createScriptedModel, streamStarter, streamThroughStack, type ModelRequest, type ModelResponse } from "../../src/agent/index.ts";
 import { MemoryStore, type StateStore } from "../../src/core/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
+import type { ModelStreamError } from "../../src/agent/stream/errors.ts";
 import { budget } from "../../src/middleware/budget.ts";
 import { LimitExceededError } from "../../src/middleware/errors.ts";
 import { failingStore, runAgent } from "./harness.ts";
@@ -106,6 +107,35 @@ describe("budget on streams", () => {
     const usage = outcome._tag === "Completed" ? outcome.value.usage : { inputTokens: -1, outputTokens: -1 };
     expect(await used(store)).toBe(usage.inputTokens + usage.outputTokens);
     expect(usage.outputTokens).toBeGreaterThan(0);
+  });
+});
+
+describe("budget on streams that fail", () => {
+  const failing = (errorAfterChunks: number) =>
+    createScriptedModel({ chunkSize: 50, turns: [{ text: "word ".repeat(400), error: new Error("overloaded_error"), errorAfterChunks }] });
+
+  it("charges what a stream spent before the provider failed it part-way, rather than refunding it", async () => {
+    const store = new MemoryStore();
+    const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 10_000 }));
+    const call = streamThroughStack(stack, { model: "m", messages: [{ role: "user", content: "write" }], maxOutputTokens: 4_000 }, streamStarter(failing(30)));
+    let shown = 0;
+    for await (const part of call.parts) if (part.type === "text-delta") shown += part.text.length;
+    const { outcome } = await call.done;
+    expect(shown).toBe(1_500);
+    expect(outcome).toMatchObject({ _tag: "Failed", error: { name: "ModelStreamError" } });
+    const { usage } = (outcome as { error: ModelStreamError }).error.partial;
+    expect(usage.outputTokens).toBeGreaterThan(0);
+    expect(await used(store)).toBe(usage.inputTokens + usage.outputTokens);
+  });
+
+  it("still refunds a stream that failed before the provider sent anything", async () => {
+    const store = new MemoryStore();
+    const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 10_000 }));
+    const call = streamThroughStack(stack, request, streamStarter(failing(0)));
+    for await (const _ of call.parts);
+    const { outcome } = await call.done;
+    expect(outcome).toMatchObject({ _tag: "Failed", error: { name: "ModelStreamError" } });
+    expect(await used(store)).toBe(0);
   });
 });
 

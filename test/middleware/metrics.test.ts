@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import * as semconv from "@opentelemetry/semantic-conventions/incubating";
 import { ATTR_ERROR_TYPE } from "@opentelemetry/semantic-conventions";
 import { Reject, Transform } from "../../src/core/index.ts";
-import { createAgent, createAgentStack, createScriptedModel, type ModelRequest } from "../../src/agent/index.ts";
+import { createAgent, createAgentStack, createScriptedModel, streamThroughStack, type ModelRequest, type StreamPart } from "../../src/agent/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { metrics } from "../../src/middleware/metrics.ts";
 import { durationBuckets, GenAiAttr, GenAiMetric, tokenBuckets } from "../../src/middleware/semconv.ts";
@@ -80,6 +80,23 @@ describe("metrics, read back through the OpenTelemetry SDK", () => {
     expect(collected.get("gen_ai.client.token.usage")).toBeUndefined();
     const failed = histogramPoints(collected.get("gen_ai.client.operation.duration")).find((p) => p.attributes["error.type"] !== undefined);
     expect(failed?.attributes).toMatchObject({ "error.type": "TypeError", "agent_onion.outcome": "failed", "gen_ai.provider.name": "anthropic" });
+  });
+
+  it("reports the token usage a provider reported for a stream that then failed", async () => {
+    const { meter, collect } = meterHarness();
+    const stack = withMiddleware(createAgentStack(), metrics({ meter }));
+    const provider = async function* (): AsyncGenerator<StreamPart> {
+      yield { type: "text-delta", text: "partial answer" };
+      yield { type: "finish", finishReason: "stop", usage: { inputTokens: 20, outputTokens: 7 } };
+      throw new Error("connection reset");
+    };
+    const call = streamThroughStack(stack, request, provider);
+    for await (const _ of call.parts);
+    expect((await call.done).outcome).toMatchObject({ _tag: "Failed", error: { name: "ModelStreamError" } });
+    await stack.flush();
+    const points = histogramPoints((await collect()).get("gen_ai.client.token.usage"));
+    expect(points.map((p) => [p.attributes["gen_ai.token.type"], p.sum])).toEqual([["input", 20], ["output", 7]]);
+    expect(points[0]?.attributes).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.request.model": "claude-sonnet-4-5" });
   });
 
   it("records the time to the first chunk of a stream", async () => {

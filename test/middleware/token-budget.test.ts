@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { createScriptedModel } from "../../src/agent/index.ts";
+import { withMiddleware } from "../../src/middleware/apply.ts";
+import { tokenBudget } from "../../src/middleware/token-budget.ts";
+import { runAgent, stackWithStore } from "./harness.ts";
+
+/** A streamed answer the provider fails after 30 chunks of 50 characters (1 500 shown, about 375 output tokens). */
+const failsPartWay = () => createScriptedModel({ chunkSize: 50, turns: [{ text: "word ".repeat(400), error: new Error("overloaded_error"), errorAfterChunks: 30 }, "done"] });
+
+describe("tokenBudget on streams that fail", () => {
+  it("counts the tokens a step's stream spent before the provider failed it", async () => {
+    const { stack, store } = stackWithStore();
+    const { turn } = await runAgent(withMiddleware(stack, tokenBudget({ max: 10_000 })), [], { stream: true, model: failsPartWay() });
+    expect(turn.status).toBe("failed");
+    expect(await store.get(`tokenBudget:run:${encodeURIComponent(turn.runId)}`)).toBeGreaterThan(375);
+  });
+
+  it("stops a step run again after a failed one whose stream used the budget", async () => {
+    const { stack } = stackWithStore();
+    // An outer hook that runs a failed step once more, as a retrying wrapper would.
+    const retried = withMiddleware(stack, tokenBudget({ max: 100 })).use("step", {
+      name: "again",
+      priority: -1_000_000,
+      around: async (_ctx, next) => {
+        const first = await next();
+        return first._tag === "Failed" ? next() : first;
+      },
+    });
+    const { turn, model } = await runAgent(retried, [], { stream: true, model: failsPartWay() });
+    expect(turn).toMatchObject({ status: "completed", finishReason: "stopped-by-guard", result: { stoppedBy: { kind: "tokens" } } });
+    expect(model.requests).toHaveLength(1);
+  });
+});
