@@ -15,13 +15,15 @@
  *   is a hook failing closed, or an `around` returning `Failed`. `generate` then throws (an
  *   `OutcomeRejectedError` naming the hook, or the failure's error) as a provider error would;
  *   a stream throws the same from `doStream` before any part, or ends with an `error` part.
- *   The provider's own errors are rethrown unchanged, so the SDK's retries still see them.
+ *   The provider's own errors are rethrown unchanged, so the SDK's retries still see them. A
+ *   response hooks settled on that is not one (a cache's `Replace` without usage) makes `generate`
+ *   throw a `TypeError` saying what it lacks, as the stream refuses a malformed response.
  * - `ctx.addContext(text)` in a `before` reaches this very call, as a system message after the
  *   leading ones (mid-conversation system messages are refused by some providers).
  */
 import type { RunOptions } from "../core/context.ts";
 import { Outcome, OutcomeRejectedError } from "../core/outcome.ts";
-import { RunAbortedError } from "../core/errors.ts";
+import { describe, RunAbortedError } from "../core/errors.ts";
 import { neverAborted } from "../core/signal.ts";
 import { AttemptContext } from "../agent/context-queue.ts";
 import { holdBackProblem, type HoldBack } from "../agent/stream/control.ts";
@@ -31,7 +33,7 @@ import { fromReadableStream } from "../agent/stream/readable.ts";
 import { streamThroughStack, type ModelCallStack } from "../agent/stream/through-stack.ts";
 import { Attempts } from "./ai-sdk/attempts.ts";
 import { fromRequest, toRequest } from "./ai-sdk/prompt.ts";
-import { fromResponse, toResponse } from "./ai-sdk/response.ts";
+import { fromResponse, responseProblem, toResponse } from "./ai-sdk/response.ts";
 import {
   specOf, type SdkCallOptions, type SdkGenerateResult, type SdkStreamResult, type SdkWrapOptions, type SpecVersion,
 } from "./ai-sdk/spec.ts";
@@ -124,6 +126,8 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: AiSdkStack,
       return produced;
     }, { ...run, signal: params.abortSignal, onContext: context.push });
     if (outcome._tag === "Completed") {
+      const problem = responseProblem(outcome.value);
+      if (problem !== undefined) throw new TypeError(`the modelCall response is not a response (${problem}), got ${describe(outcome.value)}`);
       // Only an answer that came from a provider result is written into it (see `ai-sdk/attempts.ts`).
       const from = attempts.of(outcome.value);
       return fromResponse(from?.result, from?.produced, outcome.value) as R;

@@ -134,3 +134,22 @@ describe("a provider-executed tool in the generate result aiSdkMiddleware hands 
     expect(result.text).toBe(answer.toUpperCase());
   });
 });
+
+describe("a response without usage that a hook settled on, on generateText", () => {
+  const answering = () => new MockLanguageModelV3({ doGenerate: async () => ({ content: [{ type: "text" as const, text: "hi" }], finishReason: stop, usage: usage(10, 5), warnings: [] }) });
+  const refusal = /the modelCall response is not a response \(.*usage.*\), got \{"text":"(cached|HI)","toolCalls":\[\]\}/;
+
+  it("is refused as the stream refuses a malformed response, saying what is missing: a cache entry restored without usage", async () => {
+    const stack = createAgentStack().use("modelCall", { name: "cache", before: () => Replace({ text: "cached", toolCalls: [] } as never) });
+    const error = await generateText({ model: wrapLanguageModel({ model: answering(), middleware: aiSdkMiddleware(stack) }), prompt: "x" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as Error).message).toMatch(refusal);
+  });
+
+  it("is refused the same when an after hook rebuilt the response without usage", async () => {
+    const stack = createAgentStack().use("modelCall", { name: "strip", after: (res) => Transform({ text: res.text.toUpperCase(), toolCalls: [] } as never) });
+    const error = await generateText({ model: wrapLanguageModel({ model: answering(), middleware: aiSdkMiddleware(stack) }), prompt: "x", maxRetries: 0 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as Error).message).toMatch(refusal);
+  });
+});
