@@ -95,10 +95,11 @@ export const audit = (options: AuditOptions): AuditMiddleware => {
 
   const lines = (event: RunEvent): string => {
     const origin = performance.timeOrigin + event.startedAt;
-    const subject = scrub(event.subject);
+    // A session id may be an email, and a default run id begins with the session id.
+    const ids: Ids = { sessionId: scrub(event.sessionId), runId: scrub(event.runId) as string, subject: scrub(event.subject) };
     let text = "";
-    for (const d of event.decisions) text += JSON.stringify(decision(event, d, origin, subject, scrub)) + "\n";
-    if (event.decisions.length > 0 || event.outcome._tag !== "Completed") text += JSON.stringify(run(event, origin, subject, scrub, scrubValue, keep)) + "\n";
+    for (const d of event.decisions) text += JSON.stringify(decision(event, d, origin, ids, scrub)) + "\n";
+    if (event.decisions.length > 0 || event.outcome._tag !== "Completed") text += JSON.stringify(run(event, origin, ids, scrub, scrubValue, keep)) + "\n";
     return text;
   };
 
@@ -120,13 +121,20 @@ const isRedactor = (value: unknown): value is Redactor => typeof (value as Redac
 const iso = (epochMs: number): string => new Date(epochMs).toISOString();
 const round = (ms: number): number => Math.round(ms * 1000) / 1000;
 
-const decision = (event: RunEvent, d: TraceEntry, origin: number, subject: string | undefined, scrub: (t: string | undefined) => string | undefined): AuditDecision => ({
+/** What names a run in its lines, scrubbed. */
+interface Ids {
+  readonly sessionId: string | undefined;
+  readonly runId: string;
+  readonly subject: string | undefined;
+}
+
+const decision = (event: RunEvent, d: TraceEntry, origin: number, ids: Ids, scrub: (t: string | undefined) => string | undefined): AuditDecision => ({
   type: "decision",
   time: iso(origin + d.at),
-  sessionId: event.sessionId,
-  runId: event.runId,
+  sessionId: ids.sessionId,
+  runId: ids.runId,
   point: event.point,
-  subject,
+  subject: ids.subject,
   hook: d.hook,
   phase: d.phase,
   action: d.action,
@@ -139,7 +147,7 @@ const decision = (event: RunEvent, d: TraceEntry, origin: number, subject: strin
 });
 
 const run = (
-  event: RunEvent, origin: number, subject: string | undefined, scrub: (t: string | undefined) => string | undefined,
+  event: RunEvent, origin: number, ids: Ids, scrub: (t: string | undefined) => string | undefined,
   scrubValue: (value: unknown) => unknown, keep: readonly string[],
 ): AuditRun => {
   const o = event.outcome;
@@ -151,10 +159,10 @@ const run = (
   return {
     type: "run",
     time: iso(origin),
-    sessionId: event.sessionId,
-    runId: event.runId,
+    sessionId: ids.sessionId,
+    runId: ids.runId,
     point: event.point,
-    subject,
+    subject: ids.subject,
     outcome: o._tag,
     by: o._tag === "Rejected" ? o.by : undefined,
     reason: o._tag === "Rejected" ? scrub(o.reason) : undefined,

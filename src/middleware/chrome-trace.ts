@@ -138,7 +138,8 @@ export const toChromeTrace = (runs: readonly (TimelineRun | RunEvent<any, any>)[
       dur: us(run.durationMs),
       pid,
       tid,
-      args: compact({ runId: run.runId, outcome: run.outcome, by: run.by, reason: scrub(run.reason) }),
+      // A default run id begins with the session id, scrubbed above as the process name.
+      args: compact({ runId: scrub(run.runId), outcome: run.outcome, by: run.by, reason: scrub(run.reason) }),
     });
     if (options.hooks === false) continue;
     for (const d of run.decisions)

@@ -66,6 +66,23 @@ describe("audit", () => {
     expect(text).not.toContain('"secret"');
   });
 
+  it("scrubs the session id and the run id, which embeds it, as it scrubs the same email in metadata", async () => {
+    const out = collect();
+    const stack = withMiddleware(createAgentStack(), audit({ to: out.stream, metadata: ["user"] }))
+      .use("userPrompt", { name: "look", before: () => undefined });
+    const agent = createAgent({ model: createScriptedModel({ turns: ["ok"] }), stack });
+    const turn = await agent.run("hi", { sessionId: "alice.smith@example.com", metadata: { user: "alice.smith@example.com" } });
+    await stack.flush();
+    expect(turn.runId).toContain("alice.smith@example.com");
+    const records = out.records();
+    expect(records.map((r) => r.type)).toEqual(["decision", "run"]);
+    expect(JSON.stringify(records)).not.toContain("alice.smith@example.com");
+    for (const r of records) {
+      expect(r.sessionId).toBe("[REDACTED:email]");
+      expect(r.runId.startsWith("[REDACTED:email]#")).toBe(true);
+    }
+  });
+
   it("scrubs metadata values that are objects or lists, not only strings", async () => {
     const out = collect();
     const stack = withMiddleware(createAgentStack(), audit({ to: out.stream, metadata: ["user", "contacts"] }))

@@ -87,6 +87,18 @@ describe("the Chrome trace export", () => {
     expect(text).toContain("[REDACTED:api_key] is a key");
   });
 
+  it("scrubs the run id as it scrubs the session it names", async () => {
+    const timeline = chromeTraceRecorder();
+    const stack = withMiddleware(createAgentStack(), timeline);
+    await createAgent({ model: createScriptedModel({ turns: ["ok"] }), stack }).run("hi", { sessionId: "alice.smith@example.com" });
+    await stack.flush();
+    const events = expectWellFormed(timeline.toJSON());
+    expect(JSON.stringify(events)).not.toContain("alice.smith@example.com");
+    const runIds = events.filter((e): e is Complete => e.ph === "X" && e.cat === "point").map((e) => String(e.args.runId));
+    expect(runIds.length).toBeGreaterThan(0);
+    for (const id of runIds) expect(id.startsWith("[REDACTED:email]#")).toBe(true);
+  });
+
   it("is empty but valid for no runs", () => {
     expect(expectWellFormed(toChromeTrace([]))).toEqual([]);
   });
