@@ -6,6 +6,7 @@
  * exits 1 instead, which Claude Code treats as a non-blocking error.
  */
 import { parseArgs } from "node:util";
+import type { ApprovalHandler } from "../core/context.ts";
 import { describe } from "../core/errors.ts";
 import { fromClaudeEvent } from "../executors/bridge-event.ts";
 import { runBridge } from "../executors/bridge.ts";
@@ -34,18 +35,19 @@ export const claudeHook = async (argv: readonly string[], io: CliIo): Promise<nu
   const asks: { reason?: string | undefined }[] = [];
   // Known once stdin is read; hooks can only ask for approval after that.
   let eventName = "";
+  const approval: ApprovalHandler = (request) => {
+    // Claude Code asks the person only on PreToolUse (our answer there is "ask"); anywhere
+    // else nobody can approve, and a guard that asked must not pass silently.
+    if (eventName !== "PreToolUse")
+      return { decision: "deny", reason: `approval required by ${request.hook}${request.reason ? ` (${request.reason})` : ""}, but Claude Code asks a person only on PreToolUse, so no one could approve on ${eventName}` };
+    asks.push({ reason: request.reason });
+    return { decision: "approve" };
+  };
   let stack;
   try {
-    stack = await loadStack(positionals[0]!, io.cwd, values.export!, {
-      approval: (request) => {
-        // Claude Code asks the person only on PreToolUse (our answer there is "ask"); anywhere
-        // else nobody can approve, and a guard that asked must not pass silently.
-        if (eventName !== "PreToolUse")
-          return { decision: "deny", reason: `approval required by ${request.hook}${request.reason ? ` (${request.reason})` : ""}, but Claude Code asks a person only on PreToolUse, so no one could approve on ${eventName}` };
-        asks.push({ reason: request.reason });
-        return { decision: "approve" };
-      },
-    });
+    // A factory gets it as its stack's handler; the bridge also passes it per run, for a module
+    // that exports a stack made without one.
+    stack = await loadStack(positionals[0]!, io.cwd, values.export!, { approval });
   } catch (error) {
     return refuse(describe(error));
   }
@@ -62,7 +64,7 @@ export const claudeHook = async (argv: readonly string[], io: CliIo): Promise<nu
   let reply;
   let warnings: string[] = [];
   try {
-    reply = await runBridge(stack, event, { asks });
+    reply = await runBridge(stack, event, { asks, approval });
     await stack.flush();
   } finally {
     warnings = await stopListening();

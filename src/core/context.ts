@@ -84,6 +84,11 @@ export interface RunOptions {
   readonly onContext?: ((text: string, hook: string) => void) | undefined;
   /** Override the stack's store for this run. */
   readonly store?: StateStore | undefined;
+  /**
+   * Ask this handler, not the stack's, when a hook of this run asks for approval: whoever runs
+   * the stack knows who can answer (`claude-hook` asks the person through Claude Code).
+   */
+  readonly approval?: ApprovalHandler | undefined;
 }
 
 /** What observers receive once a run settled (R10). */

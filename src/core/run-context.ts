@@ -209,7 +209,10 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
   }
 
   async approve(request: { readonly reason?: string; readonly hook: string; readonly input?: unknown; readonly signal?: AbortSignal }): Promise<ApprovalDecision> {
-    const handler = this.runtime.approval;
+    // Read here, where it is used, not at the start of every run: few runs ask.
+    const own: unknown = this.options?.approval;
+    if (own !== undefined && typeof own !== "function") throw new TypeError(`stack.run("${this.point}"): approval must be a function, got ${typeof own}`);
+    const handler = (own as ApprovalHandler | undefined) ?? this.runtime.approval;
     if (handler === undefined)
       return { decision: "deny", reason: `approval required by ${request.hook}${request.reason ? ` (${request.reason})` : ""}, but no approval handler is configured, so no one could approve` };
     return handler({

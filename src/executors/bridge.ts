@@ -16,6 +16,7 @@
 import type { AgentStack } from "../agent/stack.ts";
 import type { ToolCall, ToolResult, UserPrompt } from "../agent/types.ts";
 import { describe } from "../core/errors.ts";
+import type { ApprovalHandler } from "../core/context.ts";
 import type { Outcome } from "../core/outcome.ts";
 import { linkSignal } from "../core/signal.ts";
 import { Trace, type TraceEntry } from "../core/trace.ts";
@@ -38,6 +39,8 @@ export interface BridgeRunOptions {
   readonly trace?: Trace;
   /** Approval requests the stack made, when its approval handler was the bridge's recorder. */
   readonly asks?: readonly { readonly reason?: string | undefined }[];
+  /** Answers the stack's approval requests in place of its own handler (the recorder behind `asks`). */
+  readonly approval?: ApprovalHandler;
   readonly signal?: AbortSignal;
 }
 
@@ -94,7 +97,7 @@ export const runBridge = async (full: AgentStack, ev: BridgeEvent, options: Brid
   const run = (point: string, operation: (input: unknown) => unknown, signal = options.signal): Promise<Outcome> =>
     (stack.run as (p: string, i: unknown, op: (i: unknown) => unknown, o: object) => Promise<Outcome>)(point, ev.input, operation, {
       sessionId: ev.sessionId, metadata: ev.metadata, trace, onContext: (t: string) => context.push(t),
-      ...(signal ? { signal } : {}),
+      ...(signal ? { signal } : {}), ...(options.approval ? { approval: options.approval } : {}),
     });
   const name = ev.event;
   const specific = (fields: Record<string, unknown>): Record<string, unknown> => ({ hookSpecificOutput: { hookEventName: name, ...fields } });

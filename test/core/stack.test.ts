@@ -247,6 +247,18 @@ describe("context", () => {
     expect(added).toEqual(["a:first", "b:second"]);
   });
 
+  it("asks the run's own approval handler, when it has one, instead of the stack's", async () => {
+    const asked: string[] = [];
+    const stack = newStack({ approval: () => (asked.push("stack"), { decision: "deny", reason: "stack says no" }) })
+      .use("tool", { name: "ask", before: async (_c, ctx) => { const d = await ctx.approve({ hook: "ask" }); return d.decision === "approve" ? Continue : Reject(d.reason ?? "denied"); } });
+    const own = await stack.run("tool", call(), () => ({ content: "ran" }), { approval: (r) => (asked.push(`run: ${r.hook} on ${r.point}`), { decision: "approve" }) });
+    const stacks = await stack.run("tool", call(), () => ({ content: "ran" }));
+    expect([own._tag, stacks._tag]).toEqual(["Completed", "Rejected"]);
+    expect(asked).toEqual(["run: ask on tool", "stack"]);
+    const bad = await stack.run("tool", call(), () => ({ content: "ran" }), { approval: "yes" as never });
+    expect(bad._tag === "Rejected" && bad.reason).toMatch(/hook "ask" failed in before on tool: threw: stack.run\("tool"\): approval must be a function, got string/);
+  });
+
   it("answers approval requests with a denial that says so when no handler is configured", async () => {
     const stack = newStack().use("tool", { name: "ask", before: async (_c, ctx) => { const d = await ctx.approve({ hook: "ask", reason: "dangerous" }); return d.decision === "approve" ? Continue : Reject(d.decision === "deny" ? d.reason : "?"); } });
     const outcome = await stack.run("tool", call(), () => ({ content: "" }));
