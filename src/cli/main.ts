@@ -30,7 +30,8 @@ Commands:
 Events: SessionStart UserPromptSubmit PreToolUse PostToolUse PostToolUseFailure Stop SubagentStop
         PreCompact PostCompact StopFailure SessionEnd Notification
 
-Exit codes: 0 ok / allowed, 1 error, 2 blocked (claude-hook also exits 2 when it cannot decide), 64 usage error.
+Exit codes: 0 ok / allowed, 1 error, 2 blocked by try, 64 usage error. claude-hook answers a block
+with exit 0 and JSON, as Claude Code reads it, and exits 2 only when it cannot decide (1 with --fail-open).
 `;
 
 type Command = (argv: readonly string[], io: CliIo) => Promise<number>;

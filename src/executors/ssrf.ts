@@ -125,7 +125,7 @@ const allowed = (cls: AddressClass, policy: AddressPolicy): boolean =>
  * Refuse an address the policy does not allow, with an `ExecutorError("blocked-address")`.
  *
  * @example
- * checkAddress("169.254.169.254", { loopback: true }, "metadata.internal") // throws: metadata address refused
+ * checkAddress("169.254.169.254", { loopback: true }, "metadata.internal") // throws: refused to connect to metadata.internal (169.254.169.254): metadata address not allowed
  */
 export const checkAddress = (ip: string, policy: AddressPolicy, host = ip): void => {
   const cls = classifyAddress(ip);
