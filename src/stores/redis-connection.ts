@@ -33,20 +33,46 @@ export const createClient = (connection: string | RedisOptions, timeoutMs: numbe
     ? new ioredis.Redis(connection, { connectTimeout: timeoutMs, ...safety })
     : new ioredis.Redis({ connectTimeout: timeoutMs, ...connection, ...safety });
   // Errors surface through the operations that fail; without a listener ioredis prints each one.
-  client.on("error", () => {});
+  // ioredis reports a failed SELECT only here and goes on in database 0: remember it, so that
+  // operations refuse that connection rather than read and write another database's keys.
+  const seen: Seen = { wrongDb: undefined };
+  client.on("error", (error: unknown) => {
+    if ((error as { command?: { name?: unknown } } | null)?.command?.name === "select") seen.wrongDb = error;
+  });
+  // Each connection selects its database anew.
+  client.on("connect", () => { seen.wrongDb = undefined; });
+  health.set(client, seen);
   return client;
+};
+
+/** What the `error` events of a client the store created said about its current connection. */
+interface Seen {
+  /** The SELECT of the configured database failed: the connection is in database 0. */
+  wrongDb: unknown;
+}
+
+const health = new WeakMap<Redis, Seen>();
+
+/** A ready connection that is not in the configured database, as an error; undefined when it is. */
+const wrongDatabase = (client: Redis): StateStoreError | undefined => {
+  const cause = health.get(client)?.wrongDb;
+  return cause === undefined ? undefined : new StateStoreError(`Redis could not select database ${String(client.options.db)}: ${describe(cause)}`, { cause });
 };
 
 /**
  * Resolve once `client` is ready, or reject with `StoreUnavailableError`: at once if the connection
- * is closed or known to be down (reconnecting), else after `timeoutMs` at most.
+ * is closed or known to be down (reconnecting), else after `timeoutMs` at most. A ready connection
+ * that could not select the configured database is refused with `StateStoreError` (fail closed).
  *
  * @example
  * await whenReady(client, 1000);
  */
 export const whenReady = (client: Redis, timeoutMs: number): Promise<void> => {
   const status = client.status;
-  if (status === "ready") return Promise.resolve();
+  if (status === "ready") {
+    const wrong = wrongDatabase(client);
+    return wrong === undefined ? Promise.resolve() : Promise.reject(wrong);
+  }
   if (status === "end") return Promise.reject(new StoreUnavailableError("the Redis connection is closed"));
   if (status === "reconnecting" || status === "close") {
     return Promise.reject(new StoreUnavailableError("Redis is unreachable (reconnecting)"));
@@ -67,10 +93,10 @@ const waitForReady = (client: Redis, timeoutMs: number): Promise<void> => {
   return new Promise<void>((resolve, reject) => {
     let cause: unknown;
     const onError = (error: unknown): void => { cause = error; };
-    const onReady = (): void => finish(undefined);
+    const onReady = (): void => finish(wrongDatabase(client));
     const onDown = (): void => finish(new StoreUnavailableError(`Redis is unreachable: ${describe(cause)}`, { cause }));
     const timer = setTimeout(() => finish(new StoreUnavailableError(`Redis was not ready within ${timeoutMs} ms`)), timeoutMs);
-    const finish = (error: StoreUnavailableError | undefined): void => {
+    const finish = (error: StateStoreError | undefined): void => {
       clearTimeout(timer);
       client.off("ready", onReady).off("close", onDown).off("end", onDown).off("error", onError);
       if (error === undefined) resolve(); else reject(error);

@@ -66,6 +66,27 @@ describe("RedisStore on a real server", () => {
     expect(error).not.toBeInstanceOf(StoreUnavailableError);
   });
 
+  it("refuses every operation when the configured database does not exist, rather than using database 0", async () => {
+    const s = new RedisStore({ connection: `${server.url}/99`, keyPrefix: "nodb:" });
+    for (const operation of [() => s.set("secret", { apiKey: "x" }), () => s.get("secret")]) {
+      const error: unknown = await operation().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StateStoreError);
+      expect(String((error as Error).message)).toMatch(/database 99: ERR DB index is out of range/);
+    }
+    expect(await raw.keys("nodb:*")).toEqual([]);
+    await s.close();
+  });
+
+  it("keeps its data in the configured database when it exists", async () => {
+    const s = new RedisStore({ connection: { host: "127.0.0.1", port: server.port, db: 3 }, keyPrefix: "db3:" });
+    await s.set("k", 1);
+    const db3 = new Redis({ port: server.port, host: "127.0.0.1", db: 3 });
+    expect(await db3.get("db3:{k}")).toBe("1");
+    expect(await raw.keys("db3:*")).toEqual([]);
+    db3.disconnect();
+    await s.close();
+  });
+
   it("serves many operations issued before the connection is ready, adding no listener per operation", async () => {
     const warnings: Error[] = [];
     const onWarning = (w: Error): void => void warnings.push(w);
