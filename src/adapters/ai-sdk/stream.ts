@@ -14,14 +14,31 @@
  * finish part carries the usage), so it is not our `error`, which would; a stream that ends after
  * one without a finish part finishes with reason `error`, as the SDK reports it.
  *
- * Out: text is re-framed with `text-start`/`text-end` around each run of released text (the
- * provider's block ids reused), so the stream stays valid however the machinery re-chunked
- * it; tool calls and the finish part are the provider's own objects unless hooks changed them.
+ * Out: text is re-framed with `text-start`/`text-end`, so the stream stays valid however the
+ * machinery re-chunked it. While the released text is the provider's, it goes out in the
+ * provider's blocks, with their ids and the `providerMetadata` of their start, deltas and end
+ * (Gemini's thought signatures, OpenAI's item ids: the SDK sends them back on the next step).
+ * Text a hook changed goes out without: an item id would stand for text the provider did not
+ * write. Tool calls and the finish part are the provider's own objects unless hooks changed them.
  */
 import type { StreamPart } from "../../agent/model.ts";
 import type { FinishReason, Usage } from "../../agent/types.ts";
 import { callOf, finishOf, sdkCall, sdkFinish, sdkUsage, type SdkToolCall, type Totals } from "./response.ts";
 import type { SdkFinishReason, SdkPart, SdkUsage } from "./spec.ts";
+
+type Metadata = Readonly<Record<string, unknown>>;
+
+/** One text block of the provider's stream: where its text sits in the stream's text, and the metadata of its parts. */
+interface TextBlock {
+  readonly id: string;
+  readonly from: number;
+  to: number;
+  readonly start: Metadata | undefined;
+  /** Each delta's metadata, with where that delta's text ends. */
+  readonly deltas: { readonly to: number; readonly metadata: Metadata }[];
+  end: Metadata | undefined;
+  ended: boolean;
+}
 
 interface SdkFinish extends SdkPart {
   readonly type: "finish";
@@ -36,7 +53,11 @@ interface SdkFinish extends SdkPart {
  * const memo = new StreamMemo(); const parts = fromSdkParts(stream, memo); const out = toSdkStream(parts, memo)
  */
 export class StreamMemo {
-  readonly textIds: string[] = [];
+  /** The text of the provider's current stream, and its text blocks. */
+  text = "";
+  blocks: TextBlock[] = [];
+  /** Its text blocks interleave: where a block's text sits is unknown, so no metadata is put back. */
+  tangled = false;
   readonly calls = new Map<string, SdkToolCall>();
   finish: SdkFinish | undefined;
   /** The totals the provider reported (undefined where it reported none). */
@@ -45,7 +66,7 @@ export class StreamMemo {
   erred = false;
 }
 
-const dropped = new Set(["text-start", "text-end", "tool-input-start", "tool-input-delta", "tool-input-end", "ping"]);
+const dropped = new Set(["tool-input-start", "tool-input-delta", "tool-input-end", "ping"]);
 
 /**
  * The provider's parts as ours.
@@ -60,6 +81,9 @@ export const fromSdkParts = (parts: AsyncIterable<SdkPart>, memo: StreamMemo): A
     memo.erred = false;
     memo.finish = undefined;
     memo.usage = undefined;
+    memo.text = "";
+    memo.blocks = [];
+    memo.tangled = false;
     let finished = false;
     return {
       async next() {
@@ -90,11 +114,8 @@ export const fromSdkParts = (parts: AsyncIterable<SdkPart>, memo: StreamMemo): A
 
 /** One provider part as ours, or undefined for a part that is dropped. */
 const ours = (part: SdkPart, memo: StreamMemo): StreamPart | undefined => {
-  if (dropped.has(part.type)) {
-    if (part.type === "text-start") memo.textIds.push((part as SdkPart & { id: string }).id);
-    return undefined;
-  }
-  if (part.type === "text-delta") return { type: "text-delta", text: (part as SdkPart & { delta: string }).delta };
+  if (part.type === "text-start" || part.type === "text-delta" || part.type === "text-end") return text(part as TextPart, memo);
+  if (dropped.has(part.type)) return undefined;
   if (part.type === "tool-call") {
     const call = part as SdkToolCall;
     memo.calls.set(call.toolCallId, call);
@@ -114,6 +135,30 @@ const ours = (part: SdkPart, memo: StreamMemo): StreamPart | undefined => {
   return { type: "raw", value: part };
 };
 
+type TextPart = SdkPart & { readonly id: string; readonly delta?: string; readonly providerMetadata?: Metadata };
+
+/** A text part as ours (its delta), remembering its block and metadata for the way out. */
+const text = (part: TextPart, memo: StreamMemo): StreamPart | undefined => {
+  const at = memo.text.length;
+  if (part.type === "text-start") {
+    memo.blocks.push({ id: part.id, from: at, to: at, start: part.providerMetadata, deltas: [], end: undefined, ended: false });
+    return undefined;
+  }
+  const block = memo.blocks.findLast((b) => b.id === part.id);
+  if (part.type === "text-end") {
+    if (block !== undefined) [block.ended, block.end] = [true, part.providerMetadata];
+    return undefined;
+  }
+  const delta = part.delta ?? "";
+  if (block === undefined || block.ended || block !== memo.blocks.at(-1)) memo.tangled = true;
+  else {
+    block.to = at + delta.length;
+    if (part.providerMetadata !== undefined) block.deltas.push({ to: block.to, metadata: part.providerMetadata });
+  }
+  memo.text += delta;
+  return { type: "text-delta", text: delta };
+};
+
 /**
  * Our parts as the provider's, framed so the SDK accepts them. `onCancel` hears why the consumer
  * cancelled (an iterator's `return()` carries no reason), so the provider's stream ends with it.
@@ -124,42 +169,32 @@ const ours = (part: SdkPart, memo: StreamMemo): StreamPart | undefined => {
  */
 export const toSdkStream = (parts: AsyncIterable<StreamPart>, memo: StreamMemo, onCancel?: (reason: unknown) => void): ReadableStream<SdkPart> => {
   let iterator: AsyncIterator<StreamPart> | undefined;
-  let open: string | undefined;
-  let blocks = 0;
   let sent = 0;
   const put = (controller: ReadableStreamDefaultController<SdkPart>, part: SdkPart): void => {
     sent++;
     controller.enqueue(part);
   };
-  const close = (controller: ReadableStreamDefaultController<SdkPart>): void => {
-    if (open !== undefined) put(controller, { type: "text-end", id: open } as SdkPart);
-    open = undefined;
-  };
+  const text = new TextFrames(memo, put);
   const emit = (part: StreamPart, controller: ReadableStreamDefaultController<SdkPart>): void => {
     switch (part.type) {
       case "text-delta":
-        if (part.text === "") return;
-        if (open === undefined) {
-          open = memo.textIds[blocks] ?? `text-${blocks}`;
-          blocks++;
-          put(controller, { type: "text-start", id: open } as SdkPart);
-        }
-        put(controller, { type: "text-delta", id: open, delta: part.text } as SdkPart);
+        text.send(controller, part.text);
         return;
       case "tool-call":
-        close(controller);
+        text.close(controller);
         put(controller, sdkCall(part.call, memo.calls.get(part.call.id)));
         return;
       case "finish":
-        close(controller);
+        text.close(controller);
         put(controller, finishPart(part.finishReason, part.usage, memo));
         return;
       case "error":
-        close(controller);
+        text.close(controller);
         put(controller, { type: "error", error: part.error } as SdkPart);
         return;
       case "raw": {
         const value = part.value as Partial<SdkPart> | null | undefined;
+        text.closeEnded(controller);
         // A part a hook made up that is not an SDK part has nowhere to go.
         if (typeof value?.type === "string") put(controller, value as SdkPart);
       }
@@ -174,7 +209,7 @@ export const toSdkStream = (parts: AsyncIterable<StreamPart>, memo: StreamMemo, 
         for (;;) {
           const { value, done } = await iterator.next();
           if (done) {
-            close(controller);
+            text.close(controller);
             controller.close();
             return;
           }
@@ -192,6 +227,95 @@ export const toSdkStream = (parts: AsyncIterable<StreamPart>, memo: StreamMemo, 
     },
   });
 };
+
+type Controller = ReadableStreamDefaultController<SdkPart>;
+
+/**
+ * The text going out, framed in blocks: the provider's own (id and metadata) while the text sent
+ * is the provider's, blocks of its own once a hook changed it.
+ */
+class TextFrames {
+  /** The block open now: the provider's block it reproduces, if any, and how much of its metadata went out. */
+  private open: { id: string; block: TextBlock | undefined; deltas: number; described: boolean; changed: boolean } | undefined;
+  /** Characters of text sent so far. */
+  private offset = 0;
+  /** The text sent so far is the provider's, at the same offsets. */
+  private faithful = true;
+  private readonly ids = new Set<string>();
+
+  constructor(
+    private readonly memo: StreamMemo,
+    private readonly put: (controller: Controller, part: SdkPart) => void,
+  ) {}
+
+  send(controller: Controller, text: string): void {
+    while (text !== "") {
+      const at = this.offset;
+      const block = this.faithful && !this.memo.tangled ? this.memo.blocks.find((b) => b.from <= at && at < b.to) : undefined;
+      const own = block === undefined ? undefined : text.slice(0, block.to - at);
+      const piece = own !== undefined && this.memo.text.startsWith(own, at) ? own : text;
+      let metadata: Metadata | undefined;
+      if (block !== undefined && piece === own) {
+        if (this.open?.block !== block) {
+          this.close(controller);
+          this.start(controller, this.ids.has(block.id) ? this.fresh() : block.id, block);
+        }
+        metadata = this.deltaMetadata(at + piece.length);
+      } else {
+        this.faithful = false;
+        // A provider's block sent whole keeps its metadata; the changed text goes in a block of its own.
+        this.closeEnded(controller);
+        if (this.open === undefined) this.start(controller, this.fresh(), undefined);
+        else this.open.changed = true;
+      }
+      const open = this.open as NonNullable<typeof this.open>;
+      if (metadata !== undefined) open.described = true;
+      this.put(controller, { type: "text-delta", id: open.id, delta: piece, ...(metadata !== undefined && { providerMetadata: metadata }) } as SdkPart);
+      this.offset += piece.length;
+      text = text.slice(piece.length);
+    }
+  }
+
+  /** Close the open block if it is a provider's block sent whole (a part after it, such as reasoning, follows its end). */
+  closeEnded(controller: Controller): void {
+    const open = this.open;
+    if (open?.block?.ended === true && !open.changed && this.offset === open.block.to) this.close(controller);
+  }
+
+  close(controller: Controller): void {
+    const open = this.open;
+    if (open === undefined) return;
+    this.open = undefined;
+    let metadata: Metadata | undefined;
+    const block = open.block;
+    if (block?.ended === true && !open.changed && this.offset === block.to) metadata = block.end ?? this.deltaMetadata(block.to, open);
+    // The SDK keeps the last metadata a block was given: what went out described text this block no longer holds.
+    else if (open.described) metadata = {};
+    this.put(controller, { type: "text-end", id: open.id, ...(metadata !== undefined && { providerMetadata: metadata }) } as SdkPart);
+  }
+
+  private start(controller: Controller, id: string, block: TextBlock | undefined): void {
+    const metadata = block?.start;
+    this.ids.add(id);
+    this.open = { id, block, deltas: 0, described: metadata !== undefined, changed: false };
+    this.put(controller, { type: "text-start", id, ...(metadata !== undefined && { providerMetadata: metadata }) } as SdkPart);
+  }
+
+  /** The metadata of the open block's deltas that end by `to` and did not go out yet: the last one, as the SDK keeps the last. */
+  private deltaMetadata(to: number, open = this.open): Metadata | undefined {
+    const deltas = open?.block?.deltas;
+    if (open === undefined || deltas === undefined) return undefined;
+    let metadata: Metadata | undefined;
+    for (let d = deltas[open.deltas]; d !== undefined && d.to <= to; d = deltas[++open.deltas]) metadata = d.metadata;
+    return metadata;
+  }
+
+  private fresh(): string {
+    let id = `text-${this.ids.size}`;
+    for (let n = this.ids.size + 1; this.ids.has(id); n++) id = `text-${n}`;
+    return id;
+  }
+}
 
 const finishPart = (reason: FinishReason, usage: Usage, memo: StreamMemo): SdkPart => {
   const original = memo.finish;
