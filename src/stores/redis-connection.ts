@@ -35,12 +35,14 @@ export const createClient = (connection: string | RedisOptions, timeoutMs: numbe
   // Errors surface through the operations that fail; without a listener ioredis prints each one.
   // ioredis reports a failed SELECT only here and goes on in database 0: remember it, so that
   // operations refuse that connection rather than read and write another database's keys.
-  const seen: Seen = { wrongDb: undefined };
+  const seen: Seen = { wrongDb: undefined, last: undefined };
   client.on("error", (error: unknown) => {
+    seen.last = error;
     if ((error as { command?: { name?: unknown } } | null)?.command?.name === "select") seen.wrongDb = error;
   });
-  // Each connection selects its database anew.
+  // Each connection selects its database anew; once one is ready, earlier errors no longer explain anything.
   client.on("connect", () => { seen.wrongDb = undefined; });
+  client.on("ready", () => { seen.last = undefined; });
   health.set(client, seen);
   return client;
 };
@@ -49,6 +51,8 @@ export const createClient = (connection: string | RedisOptions, timeoutMs: numbe
 interface Seen {
   /** The SELECT of the configured database failed: the connection is in database 0. */
   wrongDb: unknown;
+  /** The last error since the client was last ready: why it is down (a refused password, a refused connection). */
+  last: unknown;
 }
 
 const health = new WeakMap<Redis, Seen>();
@@ -75,7 +79,8 @@ export const whenReady = (client: Redis, timeoutMs: number): Promise<void> => {
   }
   if (status === "end") return Promise.reject(new StoreUnavailableError("the Redis connection is closed"));
   if (status === "reconnecting" || status === "close") {
-    return Promise.reject(new StoreUnavailableError("Redis is unreachable (reconnecting)"));
+    const cause = health.get(client)?.last;
+    return Promise.reject(new StoreUnavailableError(`Redis is unreachable (reconnecting)${cause === undefined ? "" : `: ${describe(cause)}`}`, { cause }));
   }
   // Operations that arrive while connecting share one wait, so they add no listeners each.
   let wait = waits.get(client);
@@ -94,7 +99,11 @@ const waitForReady = (client: Redis, timeoutMs: number): Promise<void> => {
     let cause: unknown;
     const onError = (error: unknown): void => { cause = error; };
     const onReady = (): void => finish(wrongDatabase(client));
-    const onDown = (): void => finish(new StoreUnavailableError(`Redis is unreachable: ${describe(cause)}`, { cause }));
+    const onDown = (): void => {
+      const why = cause ?? health.get(client)?.last;
+      if (why !== undefined) finish(new StoreUnavailableError(`Redis is unreachable: ${describe(why)}`, { cause: why }));
+      else finish(new StoreUnavailableError(client.status === "end" ? "the Redis connection is closed" : "Redis is unreachable"));
+    };
     const timer = setTimeout(() => finish(new StoreUnavailableError(`Redis was not ready within ${timeoutMs} ms`)), timeoutMs);
     const finish = (error: StateStoreError | undefined): void => {
       clearTimeout(timer);

@@ -215,7 +215,12 @@ export class RedisStore implements StateStore {
   async #run<T>(command: (client: Redis) => Promise<T>): Promise<T> {
     const conn = this.#conn;
     if (conn.closed) throw new StoreUnavailableError("the RedisStore is closed");
-    await whenReady(conn.client, conn.timeoutMs);
+    try {
+      await whenReady(conn.client, conn.timeoutMs);
+    } catch (error) {
+      // Waiting for a connection that close() ended is not an outage.
+      throw conn.closed ? new StoreUnavailableError("the RedisStore is closed", { cause: error }) : error;
+    }
     try {
       const pending = command(conn.client);
       return await (conn.bounded ? pending : withTimeout(pending, conn.timeoutMs));

@@ -78,3 +78,45 @@ describe("RedisStore fails closed", () => {
     client.disconnect();
   });
 });
+
+describe("RedisStore's errors say what went wrong", () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedis();
+    const admin = new Redis(server.port, "127.0.0.1");
+    await admin.config("SET", "requirepass", "s3cret");
+    admin.disconnect();
+  });
+  afterAll(async () => { await server?.stop(); });
+
+  it("names the authentication failure on every operation, not only the first, while the client reconnects", async () => {
+    for (const connection of [server.url, `redis://:wrong@127.0.0.1:${server.port}`]) {
+      const store = new RedisStore({ connection, timeoutMs: 500 });
+      for (let i = 0; i < 3; i++) {
+        const error: unknown = await store.incr("n").catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(StoreUnavailableError);
+        expect(String((error as Error).message)).toMatch(/NOAUTH|WRONGPASS/);
+        expect((error as Error).cause).toBeInstanceOf(Error);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await store.close();
+    }
+  });
+
+  it("says the store is closed to operations that were waiting for a connection when it closed", async () => {
+    // A server that accepts connections and never answers (operations wait for the ready check), and nothing at all.
+    const silent = createServer((socket) => socket.on("error", () => {}));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const address = silent.address();
+    for (const port of [typeof address === "object" && address !== null ? address.port : 1, await closedPort()]) {
+      const store = new RedisStore({ connection: { host: "127.0.0.1", port }, timeoutMs: 300 });
+      const waiting = Promise.all([store.incr("a"), store.get("b")].map((p) => p.catch((e: unknown) => e)));
+      await store.close();
+      for (const error of await waiting) {
+        expect(error).toBeInstanceOf(StoreUnavailableError);
+        expect((error as Error).message).toBe("the RedisStore is closed");
+      }
+    }
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  });
+});
