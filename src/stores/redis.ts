@@ -77,6 +77,9 @@ const defineScripts = (client: Redis): void => {
 export class RedisStore implements StateStore {
   #conn: Connection;
   #scope = "";
+  /** A view made by `scope()`: closing it closes only the view, never the connection it shares. */
+  #view = false;
+  #closed = false;
 
   constructor(options: RedisStoreOptions = {}) {
     if (adopting !== undefined) {
@@ -171,6 +174,8 @@ export class RedisStore implements StateStore {
     adopting = this.#conn;
     const view = new RedisStore();
     view.#scope = scoped;
+    view.#view = true;
+    view.#closed = this.#closed; // a view of a closed view is closed too
     return view;
   }
 
@@ -178,11 +183,15 @@ export class RedisStore implements StateStore {
   /**
    * Stop using Redis: later operations reject with `StoreUnavailableError`. A client the store
    * created is quit (or dropped if Redis does not answer); a client passed in is left open.
+   * On a view made by `scope()` only that view stops (and views made from it later): the store it
+   * came from owns the connection, and its other views, such as other tenants', go on.
    *
    * @example
    * await store.close();
    */
   async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#view) return;
     const conn = this.#conn;
     if (conn.closed) return;
     conn.closed = true;
@@ -214,7 +223,7 @@ export class RedisStore implements StateStore {
 
   async #run<T>(command: (client: Redis) => Promise<T>): Promise<T> {
     const conn = this.#conn;
-    if (conn.closed) throw new StoreUnavailableError("the RedisStore is closed");
+    if (conn.closed || this.#closed) throw new StoreUnavailableError("the RedisStore is closed");
     try {
       await whenReady(conn.client, conn.timeoutMs);
     } catch (error) {

@@ -110,6 +110,20 @@ describe("RedisStore on a real server", () => {
     client.disconnect();
   });
 
+  it("closes only the view when a view made by scope() is closed: the store and its other views go on until the store closes", async () => {
+    const root = new RedisStore({ connection: server.url, keyPrefix: `views-${randomUUID()}:` });
+    const [a, b] = [root.scope("tenant-a"), root.scope("tenant-b")];
+    await a.set("k", 1);
+    await a.close();
+    await expect(a.get("k")).rejects.toThrow(new StoreUnavailableError("the RedisStore is closed"));
+    await expect(a.scope("x").get("k")).rejects.toThrow(StoreUnavailableError);
+    await root.set("k", 2);
+    await b.set("k", 3);
+    expect([await root.get("k"), await b.get("k"), await root.scope("tenant-a").get("k")]).toEqual([2, 3, 1]);
+    await root.close();
+    await expect(b.get("k")).rejects.toThrow(StoreUnavailableError);
+  });
+
   it("rejects every operation with StoreUnavailableError once closed", async () => {
     const s = new RedisStore({ connection: server.url });
     await s.set("k", 1);
