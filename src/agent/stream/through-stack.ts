@@ -24,7 +24,7 @@ import type { DeepReadonly } from "../../core/readonly.ts";
 import { isAbortSignal, linkSignal, notASignal, stopListening } from "../../core/signal.ts";
 import type { Operation } from "../../core/stack-types.ts";
 import type { StreamPart } from "../model.ts";
-import type { ModelRequest, ModelResponse, ToolCall } from "../types.ts";
+import type { ModelRequest, ModelResponse, ToolCall, Usage } from "../types.ts";
 import { StreamControl, holdBackProblem, streamControlKey, type HoldBack } from "./control.ts";
 import { ModelStreamError, StreamDivergedError } from "./errors.ts";
 import { pump, type Emitter, type PumpResult, type StartStream } from "./pump.ts";
@@ -123,14 +123,24 @@ export const failedStream = (error: unknown): StackStream => {
 
 /**
  * A Failed outcome when a Completed one carries something that is not a response (an `after`
- * hook's `Transform` without `toolCalls`, or with a `text` that is not a string): a hook's
- * failure (R2), not a stream that cannot finish.
+ * hook's `Transform` without `toolCalls`, a cache's `Replace` without `usage`): a hook's failure
+ * (R2), not a stream that cannot finish, nor a finish part that crashes its reader.
  */
 const malformed = (outcome: Outcome<ModelResponse>): Outcome<ModelResponse> | undefined => {
   if (outcome._tag !== "Completed") return undefined;
   const r = outcome.value as Partial<ModelResponse> | null | undefined;
-  if (typeof r === "object" && r !== null && typeof r.text === "string" && Array.isArray(r.toolCalls)) return undefined;
-  return Outcome.failed(new TypeError(`the modelCall response is not a response (text must be a string and toolCalls an array), got ${describe(r)}`));
+  if (typeof r === "object" && r !== null && typeof r.text === "string" && Array.isArray(r.toolCalls) && typeof r.finishReason === "string" && counts(r.usage))
+    return undefined;
+  return Outcome.failed(new TypeError(
+    "the modelCall response is not a response (text must be a string, toolCalls an array, finishReason a string and usage " +
+      `{ inputTokens, outputTokens } token counts); a hook's Transform or Replace answered ${describe(r)}`,
+  ));
+};
+
+const counts = (usage: unknown): boolean => {
+  const u = usage as Partial<Record<keyof Usage, unknown>> | null | undefined;
+  const count = (n: unknown): boolean => typeof n === "number" && Number.isFinite(n) && n >= 0;
+  return typeof u === "object" && u !== null && count(u.inputTokens) && count(u.outputTokens);
 };
 
 const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStream, read: Read): StackStream => {

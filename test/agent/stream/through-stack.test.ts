@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { StreamDivergedError, createAgentStack, wrapModel, type LanguageModel, type StreamPart } from "../../../src/agent/index.ts";
+import { StreamDivergedError, createAgentStack, createScriptedModel, wrapModel, type LanguageModel, type ModelResponse, type StreamPart } from "../../../src/agent/index.ts";
+import { Replace } from "../../../src/core/index.ts";
 import { collect, request } from "../stream-helpers.ts";
 
 /** A model whose first stream fails after "Hel" and whose second answers `second`. */
@@ -39,5 +40,20 @@ describe("streamThroughStack", () => {
     const parts = await collect(call.parts);
 
     expect(parts.map((p) => (p.type === "text-delta" ? p.text : p.type))).toEqual(["Hel", "lo", "finish"]);
+  });
+
+  it.each([
+    ["without usage (a cache entry restored from JSON)", { text: "cached", toolCalls: [], finishReason: "stop" }],
+    ["with a usage that counts no tokens", { text: "cached", toolCalls: [], finishReason: "stop", usage: {} }],
+    ["without a finish reason", { text: "cached", toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 } }],
+  ])("fails the call, saying what a response needs, when a hook answers a response %s", async (_, answer) => {
+    const stack = createAgentStack().use("modelCall", { name: "cache", before: () => Replace(answer as unknown as ModelResponse) });
+
+    const call = wrapModel(stack, createScriptedModel({ turns: ["fresh"] })).streamWithOutcome(request());
+    const parts = await collect(call.parts);
+    const { outcome } = await call.done;
+
+    expect(parts.map((p) => p.type)).toEqual(["error"]);
+    expect(outcome).toMatchObject({ _tag: "Failed", error: { name: "TypeError", message: expect.stringMatching(/^the modelCall response is not a response \(.*finishReason a string and usage/) } });
   });
 });
