@@ -19,6 +19,7 @@ import type { CompiledHook } from "./hook.ts";
 import { Failure, hookError, thrown } from "./invoke.ts";
 import { Outcome } from "./outcome.ts";
 import { ScopedContext, type RunContext } from "./run-context.ts";
+import type { RunSignal } from "./run-signal.ts";
 import { isThenable } from "./signal.ts";
 
 /** Run an around-only chain (see `Chain.aroundOnly`) around `op`. */
@@ -55,22 +56,23 @@ const enter = (run: RunContext, outer: Layer | undefined, index: number, input: 
 const callOperation = (run: RunContext, outer: Layer | undefined, input: unknown): Step => {
   // No check of run.settled here: next() and passThrough(), the only ways in, have just made it (R7).
   run.input = input;
+  const ctx = run.callContext(input);
   let result: unknown;
   try {
-    result = (run.op as Op)(input, run);
+    result = (run.op as Op)(input, ctx);
   } catch (error) {
     return ended(run, outer, toFailed(error));
   }
-  if (isThenable(result)) return whenOperationSettles(run, outer, result);
+  if (isThenable(result)) return whenOperationSettles(run, outer, result, ctx === run ? undefined : (ctx as ScopedContext).own);
   return ended(run, outer, toCompleted(freeze(run, result)));
 };
 
 /** The continuation of an asynchronous operation, made outside `callOperation` (see chain.ts's). */
-const whenOperationSettles = (run: RunContext, outer: Layer | undefined, result: PromiseLike<unknown>): Promise<Outcome> => {
-  run.operations++; // while it runs, the run settling aborts its signal (RunContext.end)
+const whenOperationSettles = (run: RunContext, outer: Layer | undefined, result: PromiseLike<unknown>, own: RunSignal | undefined): Promise<Outcome> => {
+  if (own !== undefined) run.hold(own); // while it runs, the run settling aborts its signal (RunContext.end)
   return Promise.resolve(result).then(
-    (value) => (run.operations--, run.settled ? settledUnder() : ended(run, outer, toCompleted(freeze(run, value)))),
-    (error) => (run.operations--, run.settled ? settledUnder() : ended(run, outer, toFailed(error))),
+    (value) => (own !== undefined && run.release(own), run.settled ? settledUnder() : ended(run, outer, toCompleted(freeze(run, value)))),
+    (error) => (own !== undefined && run.release(own), run.settled ? settledUnder() : ended(run, outer, toFailed(error))),
   );
 };
 

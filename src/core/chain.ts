@@ -16,7 +16,8 @@ import { abandoned, freeze, mark, reasonOf, toCompleted, toFailed, type AnyFn, t
 import type { CompiledHook } from "./hook.ts";
 import { invoke, thrown, whenSettled } from "./invoke.ts";
 import { Outcome } from "./outcome.ts";
-import type { RunContext } from "./run-context.ts";
+import type { RunContext, ScopedContext } from "./run-context.ts";
+import type { RunSignal } from "./run-signal.ts";
 import { isThenable } from "./signal.ts";
 import { unwind } from "./unwind.ts";
 
@@ -249,14 +250,15 @@ const callOperationNow = (run: RunContext, f: Frame, op: Op): Step => {
   run.input = f.payload;
   // The operation is no hook: its `ctx.hook` and `addContext` are not the last hook's.
   run.current = undefined;
+  const ctx = run.callContext(f.payload);
   let result: unknown;
   try {
-    result = op(f.payload, run);
+    result = op(f.payload, ctx);
   } catch (error) {
     f.outcome = toFailed(error);
     return unwind(run, f, op);
   }
-  if (isThenable(result)) return whenOperationSettles(run, f, op, result);
+  if (isThenable(result)) return whenOperationSettles(run, f, op, result, ctx === run ? undefined : (ctx as ScopedContext).own);
   f.outcome = toCompleted(freeze(run, result));
   return unwind(run, f, op);
 };
@@ -265,18 +267,18 @@ const callOperationNow = (run: RunContext, f: Frame, op: Op): Step => {
  * The continuation of an asynchronous operation, made outside `callOperationNow`: closures there
  * would make V8 allocate a context for `run`, `f` and `op` on every call, synchronous ones too.
  */
-const whenOperationSettles = (run: RunContext, f: Frame, op: Op, result: PromiseLike<unknown>): Promise<Outcome> => {
-  run.operations++; // while it runs, the run settling aborts its signal (RunContext.end)
+const whenOperationSettles = (run: RunContext, f: Frame, op: Op, result: PromiseLike<unknown>, own: RunSignal | undefined): Promise<Outcome> => {
+  if (own !== undefined) run.hold(own); // while it runs, the run settling aborts its signal (RunContext.end)
   return Promise.resolve(result).then(
     (value) => {
-      run.operations--;
+      if (own !== undefined) run.release(own);
       // Aborted or timed out meanwhile: a late result starts no after or recover hook (R7).
       if (run.settled) return abandoned(f);
       f.outcome = toCompleted(freeze(run, value));
       return unwind(run, f, op);
     },
     (error) => {
-      run.operations--;
+      if (own !== undefined) run.release(own);
       if (run.settled) return abandoned(f);
       f.outcome = toFailed(error);
       return unwind(run, f, op);

@@ -113,9 +113,9 @@ export class RunAbortedError extends AgentOnionError {
 }
 
 /**
- * Why an operation's signal aborts when its run settled without waiting for it: an `around`
- * hook failed closed (its timeout passed, it threw) or answered without waiting for `next()`.
- * The run's outcome is decided, so the operation's result would be dropped (R7).
+ * Why an operation call's signal (or a timed hook's) aborts when its run settled without
+ * waiting for it: an `around` hook failed closed (its timeout passed, it threw) or answered
+ * without waiting for `next()`. The run's outcome is decided, so the result would be dropped (R7).
  *
  * @example
  * ctx.signal.reason instanceof OperationAbandonedError // true in an operation its run left behind

@@ -163,6 +163,8 @@ class TimedHook {
       // The run being aborted ends the wait too, at once if it already was (the hook aborted its
       // caller's signal before it answered): no timer may outlive a run (R7).
       this.own.watch(this);
+      // Left running in a frame its run leaves behind, it is told when the run settles (RunContext.end).
+      this.run.hold(this.own);
       answer.then(this.answered.bind(this), this.failed.bind(this));
     });
   }
@@ -174,6 +176,7 @@ class TimedHook {
     clearTimeout(this.timer);
     this.own.unwatch(this);
     this.run.guard?.unwatch(this.own);
+    this.run.release(this.own);
     this.resolve(value);
   }
 

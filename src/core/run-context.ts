@@ -88,8 +88,11 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
   declare skipped: Set<number> | undefined;
   declare outcome: Outcome | undefined;
   declare final: boolean;
-  /** Calls of the operation still pending (an around hook may retry, or leave one behind). */
-  declare operations: number;
+  /**
+   * The own signals of operation calls and timed hooks still running, in a run that can abort
+   * (it has a guard): told if the run ends first, since nothing will read what they return.
+   */
+  declare running: RunSignal[] | undefined;
 
   constructor(runtime: Runtime, chain: Chain, options: RunOptions | undefined, input: unknown, guard: RunSignal | undefined, recording: boolean) {
     const pointDef = chain.point;
@@ -127,7 +130,7 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
     this.skipped = undefined;
     this.outcome = undefined;
     this.final = false;
-    this.operations = 0;
+    this.running = undefined;
   }
 
   /** Made on first read (see RunSignal): most runs never read their signal. */
@@ -143,19 +146,48 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
    */
   watchable(): RunSignal | undefined {
     if (this.guard !== undefined || !this.chain.nests) return this.guard;
-    const guard = (this.guard = new RunSignal());
-    if (this.settled && this.operations > 0) guard.abort(new OperationAbandonedError(this.point));
-    return guard;
+    return (this.guard = new RunSignal());
+  }
+
+  /**
+   * What an operation call gets as its context: the run itself, or, in a run that can abort, a
+   * view with a signal of the call's own. That signal follows the run's (the caller's abort, the
+   * deadline) for as long as the run lasts, also after the call returned (a streamed body reads
+   * on); only the call's own end without a reader aborts it (see `end`). Each call has its own:
+   * an attempt a retry left behind is told, and the attempt whose result was kept is not.
+   */
+  callContext(input: unknown): HookContext<I> {
+    const guard = this.watchable();
+    if (guard === undefined) return this;
+    const own = new RunSignal();
+    guard.watch(own);
+    return new ScopedContext(this, input, own, noHook as CompiledHook);
+  }
+
+  /** `own` (an operation call's or a timed hook's signal) runs until `release`: see `running`. */
+  hold(own: RunSignal): void {
+    (this.running ??= []).push(own);
+  }
+
+  release(own: RunSignal): void {
+    const running = this.running;
+    if (running === undefined) return;
+    const at = running.lastIndexOf(own);
+    if (at >= 0) running.splice(at, 1);
   }
 
   /**
    * The run's outcome is decided (its outermost frame ended): start nothing more (R7), and abort
-   * an operation still running, whose result nobody will read. One that already finished keeps
-   * its signal as it is: what it left listening is not told anything.
+   * the operation calls and timed hooks still running, whose results nobody will read. What
+   * already finished keeps its signal as it is.
    */
   end(): void {
     this.settled = true;
-    if (this.operations > 0) this.guard?.abort(new OperationAbandonedError(this.point));
+    const running = this.running;
+    if (running === undefined) return;
+    this.running = undefined;
+    const reason = new OperationAbandonedError(this.point);
+    for (const own of running) own.abort(reason);
   }
 
   /** A getter, not a field: only rejections read it, and every field is paid for on every run. */
@@ -290,8 +322,8 @@ export class ScopedContext<I = unknown> implements HookContext<I> {
   // Declared and assigned, not parameter properties, for the reason given on RunContext.
   declare readonly run: RunContext<I>;
   declare readonly input: any;
-  /** The hook's own signal (it has a timeout), or undefined for the run's. */
-  declare private readonly own: RunSignal | undefined;
+  /** The hook's own signal (it has a timeout) or an operation call's, or undefined for the run's. */
+  declare readonly own: RunSignal | undefined;
   declare readonly hook: CompiledHook;
   constructor(run: RunContext<I>, input: any, own: RunSignal | undefined, hook: CompiledHook) {
     this.run = run;

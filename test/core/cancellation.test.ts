@@ -74,6 +74,43 @@ describe("R7 cancellation", () => {
     expect(signal?.aborted).toBe(false);
   });
 
+  it("keeps the signal of a retried attempt whose result the caller got, and aborts only the attempt left behind", async () => {
+    // Once a timed around (the general chain), once a plain around racing its own deadline in a run with a signal (the lean path).
+    const slowAttempt = { name: "attempt-timeout", priority: 20, timeoutMs: 30, around: (_c: unknown, next: () => Promise<unknown>) => next() };
+    const racing = { name: "race-deadline", priority: 20, around: (_c: unknown, next: () => Promise<unknown>) => Promise.race([next(), sleep(30).then(() => Reject("attempt too slow"))]) };
+    for (const [inner, options] of [[slowAttempt, undefined], [racing, { signal: new AbortController().signal }]] as const) {
+      const signals: AbortSignal[] = [];
+      const stack = newStack()
+        .use("tool", { name: "retry-once", priority: 10, around: async (_c, next) => { const o = await next(); return o._tag === "Completed" ? o : next(); } })
+        .use("tool", inner as never);
+      const outcome = await stack.run("tool", call(), async (_c, ctx) => {
+        signals.push(ctx.signal);
+        await sleep(signals.length === 1 ? 300 : 1);
+        return { content: `attempt ${signals.length}` };
+      }, options);
+      expect(outcome).toEqual({ _tag: "Completed", value: { content: "attempt 2" } });
+      await sleep(5);
+      expect(signals.map((s) => s.aborted)).toEqual([true, false]);
+      expect((signals[0]!.reason as Error).name).toBe("OperationAbandonedError");
+    }
+  });
+
+  it("tells a timed hook left running in a frame its run left behind, and clears its timer, when the run settles", async () => {
+    const told: string[] = [];
+    const timersBefore = activeTimers();
+    const stack = newStack()
+      .use("tool", { name: "cache", priority: 10, around: (_c, next) => { void next(); return Replace({ content: "cached" }); } })
+      .use("tool", {
+        name: "ask-human", priority: 20, timeoutMs: 60_000,
+        before: (_c, ctx) => new Promise((resolve) => ctx.signal.addEventListener("abort", () => { told.push((ctx.signal.reason as Error).name); resolve(Continue); })),
+      });
+    const outcome = await stack.run("tool", call(), () => ({ content: "ran" }), { signal: new AbortController().signal });
+    expect(outcome).toEqual({ _tag: "Completed", value: { content: "cached" } });
+    await sleep(5);
+    expect(told).toEqual(["OperationAbandonedError"]);
+    expect(activeTimers()).toBe(timersBefore);
+  });
+
   it("fails a synchronous hook that blocked past its timeoutMs, as an asynchronous one", async () => {
     const busy = (ms: number) => { const until = performance.now() + ms; while (performance.now() < until); };
     const stack = newStack().use("tool", { name: "slow-sync", timeoutMs: 10, before: () => { busy(30); return Continue; } });

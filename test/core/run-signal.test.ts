@@ -31,17 +31,20 @@ describe("the signal of a run with a caller signal or a deadline", () => {
     expect(made).toBe(0);
   });
 
-  it("is made once per run, however many hooks read it", async () => {
+  it("is made once per run, however many hooks read it, and once for the operation call that reads its own", async () => {
     const caller = new AbortController();
-    const seen = new Set<AbortSignal>();
+    const hooks = new Set<AbortSignal>();
+    let operation: AbortSignal | undefined;
     const stack = createStack(point)
-      .use("tool", { name: "a", before: (_x, ctx) => void seen.add(ctx.signal) })
-      .use("tool", { name: "b", around: (ctx, next) => (seen.add(ctx.signal), next()) });
+      .use("tool", { name: "a", before: (_x, ctx) => void hooks.add(ctx.signal) })
+      .use("tool", { name: "b", around: (ctx, next) => (hooks.add(ctx.signal), next()) });
     countControllers();
-    await stack.run("tool", "x", (x, ctx) => (seen.add(ctx.signal), x), { signal: caller.signal });
-    expect(made).toBe(1);
-    expect(seen.size).toBe(1);
-    expect([...seen][0]).not.toBe(caller.signal);
+    await stack.run("tool", "x", (x, ctx) => ((operation = ctx.signal), x), { signal: caller.signal });
+    expect(made).toBe(2);
+    expect(hooks.size).toBe(1);
+    expect([...hooks][0]).not.toBe(caller.signal);
+    // Each call of the operation has its own, so that one a retry left behind can be told apart (R7).
+    expect(operation).not.toBe([...hooks][0]);
   });
 
   it("read while the run goes on, aborts with the caller's reason when the caller aborts", async () => {
