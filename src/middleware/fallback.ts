@@ -1,6 +1,6 @@
 /**
  * `fallback`: when the model call fails, ask the next provider in a list. Only before a stream
- * has started: once the provider sent text or a tool call (`ModelStreamError` with a partial
+ * has started: once the reader was shown anything (text, a tool call, reasoning: a `ModelStreamError` with a partial
  * answer), the consumer may already have read part of it, and an answer from another model
  * glued onto it would be nonsense, so the failure stands. A fallback model is called with
  * `generate` (on a streamed call its answer is released whole, as a replaced answer is), with

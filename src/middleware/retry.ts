@@ -39,7 +39,7 @@ export interface RetryOptions {
   readonly maxMs?: number;
   /** `"full"` (default): uniform in [0, backoff]; `"equal"`: in [backoff / 2, backoff]; `"none"`: exactly backoff. */
   readonly jitter?: "full" | "equal" | "none";
-  /** Whether a failure is worth another attempt (given the provider's own error, unwrapped from a failed stream); default: anything but a `LimitExceededError` or an abort. A stream that already showed text is never retried. */
+  /** Whether a failure is worth another attempt (given the provider's own error, unwrapped from a failed stream); default: anything but a `LimitExceededError` or an abort. A stream that already showed anything (text, a tool call, reasoning) is never retried. */
   readonly retryOn?: (error: unknown, info: RetryInfo) => boolean;
   /** Do not start a wait that would end later than this many ms after the first attempt started. */
   readonly maxElapsedMs?: number;
@@ -94,7 +94,7 @@ export const retry = (options: RetryOptions = {}): Middleware => {
       const started = performance.now();
       let outcome: Outcome<unknown> = await next();
       for (let attempt = 1; attempt < attempts && outcome._tag === "Failed"; attempt++) {
-        // A stream that already showed text or a tool call is not retried: the reader would see it twice.
+        // A stream that already showed anything (text, a tool call, reasoning) is not retried: the reader would see it twice.
         if (streamStarted(outcome.error)) break;
         // retryOn judges the provider's own error, whether the call was generated or streamed.
         const error = providerError(outcome.error);
