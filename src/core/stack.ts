@@ -14,8 +14,9 @@ import { Outcome } from "./outcome.ts";
 import type { Point, Points } from "./point.ts";
 import { deepFreeze } from "./readonly.ts";
 import { BareContext } from "./bare-context.ts";
+import { listenForAbort, stopListeningForAbort } from "./caller-abort.ts";
 import { RunContext, type Runtime } from "./run-context.ts";
-import { abortReason, isAbortSignal, isThenable, isTimeoutMs, noop, notASignal, stopListening } from "./signal.ts";
+import { abortReason, isAbortSignal, isThenable, isTimeoutMs, noop, notASignal } from "./signal.ts";
 import { RunSignal } from "./run-signal.ts";
 import { appliesWithoutSubject, compileUnknownSubject, reportUnknownSubject } from "./unknown-subject.ts";
 import type { Explanation, HookStack, Operation, StackOptions, StackStats } from "./stack-types.ts";
@@ -378,9 +379,8 @@ const onDeadline = (guarded: GuardedRun): void => guarded.deadline();
 class GuardedRun {
   // Declared and assigned in the constructor, for the reason given on RunContext.
   declare readonly run: RunContext;
-  /** The caller's signal, if any, and this run's listener on it (removed when the run settles). */
+  /** The caller's signal, if any: this run listens to it until it settles (see caller-abort.ts). */
   declare readonly caller: AbortSignal | undefined;
-  declare readonly listener: () => void;
   declare timer: ReturnType<typeof setTimeout> | undefined;
   /** Its own flag: the chain marks the run settled when it ends (see `ended`), before this resolves. */
   declare resolved: boolean;
@@ -389,7 +389,6 @@ class GuardedRun {
   constructor(run: RunContext, caller: AbortSignal | undefined) {
     this.run = run;
     this.caller = caller;
-    this.listener = caller === undefined ? noop : this.callerAborted.bind(this);
     this.timer = undefined;
     this.resolved = false;
     this.resolve = noop; // replaced in start
@@ -399,7 +398,7 @@ class GuardedRun {
     const promise = new Promise<Outcome>(capture);
     this.resolve = captured as (outcome: Outcome) => void;
     captured = undefined;
-    this.caller?.addEventListener("abort", this.listener, once);
+    if (this.caller !== undefined) listenForAbort(this.caller, this);
     if (timeoutMs !== undefined) this.timer = setTimeout(onDeadline, timeoutMs, this);
     const step = execute(this.run, this.run.chain, input, operation, thrown);
     if (isThenable(step)) (step as Promise<Outcome>).then(this.finish.bind(this), this.failed.bind(this));
@@ -411,7 +410,7 @@ class GuardedRun {
     if (this.resolved) return;
     this.resolved = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
-    stopListening(this.caller, this.listener); // a lookalike that throws keeps it; the run still settles (R7)
+    if (this.caller !== undefined) stopListeningForAbort(this.caller, this);
     this.resolve(finished(this.run, this.run.chain, outcome));
   }
 
@@ -440,8 +439,6 @@ class GuardedRun {
     this.run.guard?.abort(reason);
   }
 }
-
-const once: AddEventListenerOptions = { once: true };
 
 const subjectOf = (run: RunContext, input: unknown): string | undefined => {
   const subject = run.pointDef.subject;
