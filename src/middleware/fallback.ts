@@ -5,7 +5,9 @@
  * glued onto it would be nonsense, so the failure stands. A fallback model is called with
  * `generate` (on a streamed call its answer is released whole, as a replaced answer is), with
  * the run's signal, and is itself not retried: put `retry` inside (a higher priority, the
- * default) to retry the primary first.
+ * default) to retry the primary first. A stream through `aiSdkMiddleware` that sent an `error`
+ * part (Anthropic's `overloaded_error`) and ended without showing anything has failed, and
+ * falls back; one that showed something around its `error` part completes, as in the AI SDK.
  */
 import type { HookContext } from "../core/context.ts";
 import type { Hook } from "../core/hook.ts";

@@ -4,6 +4,12 @@
  * policy, a budget) that asking again would not change, and a `LimitExceededError` is a
  * refusal too. The wait honours the run's `AbortSignal`: an abort ends it at once, clearing
  * the timer, and no further attempt starts.
+ *
+ * On a stream, the provider fails when its stream throws, or when a stream through
+ * `aiSdkMiddleware` sent an `error` part (Anthropic's `overloaded_error`) and ended without
+ * showing anything. An `error` part after which the stream shows something, or that came after
+ * it showed something, is part of the stream, as in the AI SDK: the call completes and is not
+ * retried. Nor is a stream that already showed anything (text, a tool call, reasoning).
  */
 import type { HookContext } from "../core/context.ts";
 import type { Hook } from "../core/hook.ts";

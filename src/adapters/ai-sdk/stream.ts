@@ -11,8 +11,13 @@
  * sources, files, `raw`, and `error`) passes through unchanged as our `raw` part; the machinery
  * holds one that names a tool call of the stream (`tool-result`, `tool-approval-request`) with
  * that call. A provider's `error` part does not end an SDK stream (the provider goes on, and its
- * finish part carries the usage), so it is not our `error`, which would; a stream that ends after
- * one without a finish part finishes with reason `error`, as the SDK reports it.
+ * finish part carries the usage), so once the stream showed something it is not our `error`,
+ * which would; a stream that ends after one without a finish part finishes with reason `error`,
+ * as the SDK reports it. One that arrives before the stream showed anything (Anthropic's
+ * `overloaded_error`) is held: if the stream then shows something (text, a tool call, reasoning),
+ * it goes out where it arrived and the stream goes on as above; if the stream ends (its finish, or
+ * its end) having shown nothing, it becomes our `error` after that finish, so the attempt fails
+ * with the provider's error (and the usage it reported) and `retry` and `fallback` can act on it.
  *
  * Out: text is re-framed with `text-start`/`text-end`, so the stream stays valid however the
  * machinery re-chunked it. While the released text is the provider's, it goes out in the
@@ -68,6 +73,10 @@ export class StreamMemo {
 
 const dropped = new Set(["tool-input-start", "tool-input-delta", "tool-input-end", "ping"]);
 
+/** Provider parts that show the reader nothing: they describe the call, frame text, or are dropped. */
+const silent = new Set([...dropped, "stream-start", "response-metadata", "text-start", "text-end", "error", "finish"]);
+const shows = (part: SdkPart): boolean => !silent.has(part.type) && !(part.type === "text-delta" && (part as TextPart).delta === "");
+
 /**
  * The provider's parts as ours.
  *
@@ -85,11 +94,19 @@ export const fromSdkParts = (parts: AsyncIterable<SdkPart>, memo: StreamMemo): A
     memo.blocks = [];
     memo.tangled = false;
     let finished = false;
+    // Whether this stream showed anything yet, and the error parts held until it does (see the top).
+    let showing = false;
+    const held: SdkPart[] = [];
+    const ready: StreamPart[] = [];
     return {
       async next() {
         for (;;) {
+          const queued = ready.shift();
+          if (queued !== undefined) return { done: false, value: queued };
           const r = await source.next();
           if (r.done) {
+            // Ended having shown nothing after an error part: the attempt fails with it.
+            if (held.length > 0) return { done: false, value: failure(held.splice(0)) };
             if (finished || !memo.erred) return { done: true, value: undefined };
             // Ended after an error part without a finish: the SDK's step then finishes with reason
             // `error` and no usage, and so does ours (the machinery estimates it).
@@ -97,9 +114,23 @@ export const fromSdkParts = (parts: AsyncIterable<SdkPart>, memo: StreamMemo): A
             memo.usage = { inputTokens: undefined, outputTokens: undefined };
             return { done: false, value: { type: "finish", finishReason: "error", usage: {} as Usage } };
           }
-          if (r.value.type === "finish") finished = true;
-          const part = ours(r.value, memo);
-          if (part !== undefined) return { done: false, value: part };
+          const value = r.value;
+          if (value.type === "error" && !showing) {
+            held.push(value);
+            continue;
+          }
+          if (!showing && shows(value)) {
+            showing = true;
+            // The stream goes on: the error parts it held go out where they arrived.
+            for (const part of held.splice(0)) ready.push(ours(part, memo) as StreamPart);
+          }
+          const part = ours(value, memo);
+          if (part !== undefined) ready.push(part);
+          if (value.type === "finish") {
+            finished = true;
+            // Finished having shown nothing after an error part: the finish (its usage), then the failure.
+            if (held.length > 0) ready.push(failure(held.splice(0)));
+          }
         }
       },
       // Not a generator: closing before the first part was read (a stream that arrived after the
@@ -111,6 +142,9 @@ export const fromSdkParts = (parts: AsyncIterable<SdkPart>, memo: StreamMemo): A
     };
   },
 });
+
+/** Our `error` for the provider's error parts held before the stream showed anything: the first one's error. */
+const failure = (held: readonly SdkPart[]): StreamPart => ({ type: "error", error: (held[0] as SdkPart & { readonly error: unknown }).error });
 
 /** One provider part as ours, or undefined for a part that is dropped. */
 const ours = (part: SdkPart, memo: StreamMemo): StreamPart | undefined => {

@@ -4,6 +4,10 @@ import { describe, expect, it } from "vitest";
 import { aiSdkMiddleware } from "../../../src/adapters/ai-sdk.ts";
 import { createAgentStack } from "../../../src/agent/stack.ts";
 import type { ModelResponse } from "../../../src/agent/types.ts";
+import type { Outcome } from "../../../src/core/index.ts";
+import { withMiddleware } from "../../../src/middleware/apply.ts";
+import { fallback } from "../../../src/middleware/fallback.ts";
+import { retry } from "../../../src/middleware/retry.ts";
 import { usage } from "../ai-sdk-fixtures.ts";
 
 /** As @ai-sdk/openai reports a chunk it cannot parse: an `error` part, then the stream goes on. */
@@ -69,5 +73,88 @@ describe("a provider's error part in an AI SDK stream", () => {
     // The one difference: the middleware closes the text block the provider left open.
     expect({ ...wrapped, types: wrapped.types.filter((t) => t !== "text-end") }).toEqual(plain);
     expect(responses).toMatchObject([{ text: "Hello ", finishReason: "error", usageEstimated: true }]);
+  });
+});
+
+/** As @ai-sdk/anthropic reports an overload mid-stream: an `error` part before any output, then its finish. */
+const overloaded = { type: "overloaded_error", message: "Overloaded" };
+const overloading = [
+  { type: "stream-start", warnings: [] },
+  { type: "response-metadata", id: "resp-overloaded", modelId: "mock-model-id", timestamp: new Date(0) },
+  { type: "error", error: overloaded },
+  { type: "finish", finishReason: { unified: "other", raw: undefined }, usage: usage(10, 0) },
+];
+const answering = [
+  { type: "stream-start", warnings: [] },
+  { type: "text-start", id: "t1" },
+  { type: "text-delta", id: "t1", delta: "Answer" },
+  { type: "text-end", id: "t1" },
+  { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: usage(10, 5) },
+];
+
+/** A provider whose streams are the given ones in turn (the last one again after that). */
+const streams = (...each: readonly (readonly object[])[]) => {
+  let calls = 0;
+  const model = new MockLanguageModelV3({
+    doStream: async () => ({ stream: simulateReadableStream({ chunks: [...(each[Math.min(calls++, each.length - 1)] ?? [])] as never[] }) }),
+  });
+  return { model, calls: () => calls };
+};
+
+const backup = { id: "backup", generate: async () => ({ text: "backup answer", toolCalls: [], finishReason: "stop" as const, usage: { inputTokens: 1, outputTokens: 1 } }) };
+
+describe("a provider's error part before the stream showed anything", () => {
+  it("fails the attempt when the stream then ends without showing anything, so retry asks again and the reader gets only the kept answer", async () => {
+    const { model, calls } = streams(overloading, answering);
+    const stack = withMiddleware(createAgentStack(), retry({ attempts: 3, baseMs: 1 }));
+
+    const result = await consume(wrapLanguageModel({ model, middleware: aiSdkMiddleware(stack) }));
+
+    expect(calls()).toBe(2);
+    expect(result).toMatchObject({ text: "Answer", finishReason: "stop", tokens: [10, 5], errors: [] });
+  });
+
+  it("fails the attempt so that fallback answers when retries are spent", async () => {
+    const { model, calls } = streams(overloading);
+    const stack = withMiddleware(createAgentStack(), fallback({ models: [backup] }), retry({ attempts: 2, baseMs: 1 }));
+
+    const result = await consume(wrapLanguageModel({ model, middleware: aiSdkMiddleware(stack) }));
+
+    expect(calls()).toBe(2);
+    expect(result).toMatchObject({ text: "backup answer", finishReason: "stop", errors: [] });
+  });
+
+  it("fails the call with the provider's error, and the usage its finish reported, when nothing retries it", async () => {
+    const { model } = streams(overloading);
+    const outcomes: Outcome<ModelResponse>[] = [];
+    const stack = createAgentStack().use("modelCall", { name: "watch", around: async (_ctx, next) => { const o = await next(); outcomes.push(o); return o; } });
+
+    const result = await consume(wrapLanguageModel({ model, middleware: aiSdkMiddleware(stack) }));
+
+    expect(result).toMatchObject({ text: "", errors: ["Overloaded"] });
+    expect(outcomes).toMatchObject([{ _tag: "Failed", error: { cause: overloaded, shown: false, partial: { text: "", usage: { inputTokens: 10, outputTokens: 0 } } } }]);
+  });
+
+  it("fails the attempt too when the provider's stream ends after it without a finish part", async () => {
+    const { model, calls } = streams(overloading.slice(0, 3), answering);
+    const stack = withMiddleware(createAgentStack(), retry({ attempts: 2, baseMs: 1 }));
+
+    const result = await consume(wrapLanguageModel({ model, middleware: aiSdkMiddleware(stack) }));
+
+    expect(calls()).toBe(2);
+    expect(result).toMatchObject({ text: "Answer", errors: [] });
+  });
+
+  it("goes out where it arrived, and the stream goes on as the SDK's, when the stream then shows something: retry leaves it alone", async () => {
+    const late = [...overloading.slice(0, 3), ...answering.slice(1)];
+    const plain = await consume(streams(late).model);
+    const { model, calls } = streams(late);
+    const stack = withMiddleware(createAgentStack(), retry({ attempts: 3, baseMs: 1 }));
+
+    const wrapped = await consume(wrapLanguageModel({ model, middleware: aiSdkMiddleware(stack) }));
+
+    expect(plain).toMatchObject({ text: "Answer", finishReason: "stop", errors: ["Overloaded"] });
+    expect(wrapped).toEqual(plain);
+    expect(calls()).toBe(1);
   });
 });
