@@ -1,8 +1,9 @@
 /**
  * `fallback`: when the model call fails, ask the next provider in a list. Only before a stream
- * has started: once the reader was shown anything (text, a tool call, reasoning: a `ModelStreamError` with a partial
- * answer), the consumer may already have read part of it, and an answer from another model
- * glued onto it would be nonsense, so the failure stands. A fallback model is called with
+ * has started: once the reader was shown anything (text, a tool call, reasoning), whatever then
+ * failed the call (the provider's stream, or an inner guard's block), the consumer may already
+ * have read part of it, and an answer from another model glued onto it would be nonsense, so the
+ * failure stands. A fallback model is called with
  * `generate` (on a streamed call its answer is released whole, as a replaced answer is), with
  * the run's signal, and is itself not retried: put `retry` inside (a higher priority, the
  * default) to retry the primary first. A stream through `aiSdkMiddleware` that sent an `error`
@@ -14,6 +15,7 @@ import type { Hook } from "../core/hook.ts";
 import { Outcome } from "../core/outcome.ts";
 import { Priority } from "../core/priority.ts";
 import type { LanguageModel } from "../agent/model.ts";
+import { streamShown } from "../agent/stream/control.ts";
 import { providerError, streamStarted } from "../agent/stream/errors.ts";
 import type { ModelRequest, ModelResponse } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
@@ -54,8 +56,9 @@ export const fallback = (options: FallbackOptions): Middleware => {
   const priority = numberOption(name, "priority", options.priority ?? Priority.guard + 15, -Number.MAX_VALUE);
 
   // `when` judges the provider's own error, whether the call was generated or streamed (as retry's retryOn).
+  // A stream that showed anything stays failed whatever failed it (the provider, or an inner guard's block).
   const eligible = (error: unknown, ctx: HookContext<ModelRequest>): boolean =>
-    !ctx.signal.aborted && !streamStarted(error) && (when !== undefined ? when(providerError(error), ctx) : !(providerError(error) instanceof LimitExceededError));
+    !ctx.signal.aborted && !streamStarted(error) && !streamShown(ctx) && (when !== undefined ? when(providerError(error), ctx) : !(providerError(error) instanceof LimitExceededError));
 
   const hook: Hook<ModelRequest, ModelResponse, "observe"> = {
     name,

@@ -18,6 +18,7 @@ import { maxTimerMs } from "../core/signal.ts";
 import type { Outcome } from "../core/outcome.ts";
 import { Priority } from "../core/priority.ts";
 import { sleep } from "../agent/sleep.ts";
+import { streamShown } from "../agent/stream/control.ts";
 import { providerError, streamStarted } from "../agent/stream/errors.ts";
 import type { Middleware } from "./apply.ts";
 import { LimitExceededError } from "./errors.ts";
@@ -101,7 +102,8 @@ export const retry = (options: RetryOptions = {}): Middleware => {
       let outcome: Outcome<unknown> = await next();
       for (let attempt = 1; attempt < attempts && outcome._tag === "Failed"; attempt++) {
         // A stream that already showed anything (text, a tool call, reasoning) is not retried: the reader would see it twice.
-        if (streamStarted(outcome.error)) break;
+        // That holds whatever failed it: the provider, or an inner hook (a guard's block) after the reader saw reasoning.
+        if (streamStarted(outcome.error) || streamShown(ctx)) break;
         // retryOn judges the provider's own error, whether the call was generated or streamed.
         const error = providerError(outcome.error);
         if (isAbort(error, ctx)) break;

@@ -100,6 +100,12 @@ export class StreamControl {
   private asked: HoldBack = "none";
   /** The text each check approved at the end of the stream, by hook name, so its `after` can skip a second pass. */
   readonly approved = new Map<string, string>();
+  /**
+   * True once the reader was shown anything of this call (text, or a raw part such as reasoning),
+   * set as it goes out: whatever then fails an attempt (the provider, or a hook such as a guard's
+   * block), a retry or a fallback would repeat or contradict what was shown.
+   */
+  shown = false;
 
   /** Register a part transform for this run. */
   transform(name: string, fn: PartTransform): void {
@@ -134,6 +140,14 @@ export const streamControl = (ctx: HookContext<any>): StreamControl | undefined 
   const value = (ctx.metadata as Readonly<Record<symbol, unknown>>)[streamControlKey];
   return value instanceof StreamControl ? value : undefined;
 };
+
+/**
+ * True when this run is a stream whose reader was already shown something of it (see `StreamControl.shown`).
+ *
+ * @example
+ * around: async (ctx, next) => { const o = await next(); return o._tag === "Failed" && !streamShown(ctx) ? next() : o }
+ */
+export const streamShown = (ctx: HookContext<any>): boolean => streamControl(ctx)?.shown === true;
 
 /**
  * True when the hook being run is in shadow mode (R12). Its stream registrations are skipped:

@@ -86,6 +86,7 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
   const show = (): void => {
     if (shown) return;
     shown = true;
+    o.control.shown = true;
     for (const part of preamble) o.out.raw(part);
     preamble = [];
   };
