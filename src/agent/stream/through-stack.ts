@@ -163,17 +163,21 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
   let held: readonly string[] = [];
   let linked: PumpResult["linked"] = new Map();
   let preamble: PumpResult["preamble"] = [];
+  // The last provider stream's response, to tell whether the answer settled on came from it.
+  let last: ModelResponse | undefined;
   let attempts = 0;
   const operation = async (req: DeepReadonly<ModelRequest>, ctx: { readonly signal: AbortSignal }): Promise<ModelResponse> => {
     pre.dispose();
     attempts++;
     preamble = [];
+    last = undefined;
     // A retry (an `around` calling next() again) must not repeat text already released: hold it all.
     mode = attempts > 1 && out.emitted !== "" ? "all" : control.effective(holdBack);
     const result = await pump({ request: req, start, signal: ctx.signal, cut: cut.signal, control, mode, out });
     held = result.held;
     linked = result.linked;
     preamble = result.preamble;
+    last = result.response;
     return result.response;
   };
 
@@ -191,6 +195,11 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
     }
   };
 
+  // An answer comes from the last stream when it is that stream's response, or keeps its tool call
+  // list or usage object, as an `after` hook's `{ ...res, text }` does; a fallback's or a recovery's answer keeps neither.
+  const fromLast = (answer: ModelResponse): boolean =>
+    last !== undefined && (answer === last || answer.toolCalls === last.toolCalls || answer.usage === last.usage);
+
   const settle = (outcome: Outcome<ModelResponse>): StreamResult => {
     let diverged = false;
     if (outcome._tag === "Completed") {
@@ -200,8 +209,9 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
       if (diverged && !queue.cancelled && !cut.signal.aborted) {
         queue.push({ type: "error", error: new StreamDivergedError(out.emitted, response, attempts > 1) });
       } else if (!queue.cancelled && !cut.signal.aborted) {
-        // What describes the last provider stream (its warnings, its response id), if nothing of it went out yet.
-        for (const part of preamble) out.raw(part);
+        // What describes the last provider stream (its warnings, its response id), if nothing of it
+        // went out yet; only for an answer from that stream, not one given in its place (a fallback's).
+        if (fromLast(response)) for (const part of preamble) out.raw(part);
         const rest = response.text.slice(out.emitted.length);
         if (rest !== "") {
           if (held.join("") === rest) for (const t of held) out.text(t);
