@@ -17,6 +17,7 @@ import type { CompiledHook } from "./hook.ts";
 import { Failure, hookError, invoke, thrown } from "./invoke.ts";
 import { Outcome } from "./outcome.ts";
 import { ScopedContext, type RunContext } from "./run-context.ts";
+import { RunSignal } from "./run-signal.ts";
 import { isThenable, noop } from "./signal.ts";
 
 /** Call the around hook at `f.i`; what it returns becomes the frame's outcome before the frame unwinds. */
@@ -86,6 +87,11 @@ class AroundCall implements Frame {
   declare readonly outer: Frame;
   declare readonly op: Op;
   declare readonly hook: CompiledHook;
+  /**
+   * The hook's own signal when it has a timeout and fails closed: its timeout abandons what runs
+   * inside, so an operation called in this frame is told then (see `RunContext.callContext`).
+   */
+  declare scope: RunSignal | undefined;
 
   constructor(run: RunContext, outer: Frame, op: Op, hook: CompiledHook) {
     this.run = run;
@@ -114,6 +120,7 @@ class AroundCall implements Frame {
     this.started = 0;
     this.layerInput = outer.payload;
     this.collectedAtStart = run.collected?.length ?? 0;
+    this.scope = undefined;
   }
 
   /** This frame is the inside of an around hook: the chain tells it when it ends (see done). */
@@ -123,7 +130,10 @@ class AroundCall implements Frame {
 
   begin(): Step {
     const { run, hook } = this;
-    const ctx = new ScopedContext(run, this.layerInput, undefined, hook);
+    // A timed hook's own signal is made here rather than in invoke, so this frame knows it.
+    const own = hook.timeoutMs === undefined ? undefined : new RunSignal();
+    if (own !== undefined && hook.failMode === "closed" && !hook.shadow) this.scope = own;
+    const ctx = new ScopedContext(run, this.layerInput, own, hook);
     this.started = mark(run, hook);
     const answer = invoke(run, hook, "around", hook.around as (...args: any[]) => unknown, ctx, this.callNext.bind(this), undefined, this.started);
     // The hook answered with the promise next() gave it: its answer is the inner outcome.

@@ -250,7 +250,7 @@ const callOperationNow = (run: RunContext, f: Frame, op: Op): Step => {
   run.input = f.payload;
   // The operation is no hook: its `ctx.hook` and `addContext` are not the last hook's.
   run.current = undefined;
-  const ctx = run.callContext(f.payload);
+  const ctx = run.callContext(f.payload, f);
   let result: unknown;
   try {
     result = op(f.payload, ctx);

@@ -104,12 +104,12 @@ const invokeTimed = (
   started: number,
 ): unknown => {
   const t0 = started || performance.now();
-  const own = new RunSignal();
+  // An around hook's context comes with its own signal already (its frame keeps it, see AroundCall.scope).
+  const given = phase === "around" ? (a as ScopedContext) : undefined;
+  const own = given?.own ?? new RunSignal();
   const guard = run.watchable();
   guard?.watch(own);
-  // An around hook's context carries its layer's input; others see the run's current input.
-  const input = phase === "around" ? (a as ScopedContext).input : run.input;
-  const ctx = new ScopedContext(run, input, own, hook);
+  const ctx = given?.own !== undefined ? given : new ScopedContext(run, given !== undefined ? given.input : run.input, own, hook);
   // `ctx` is always the last argument given to a hook function, except `around(ctx, next)`.
   const args = phase === "around" ? [ctx, b] : phase === "before" ? [a, ctx] : [a, b, ctx];
   if (phase !== "around") run.current = hook;

@@ -12,7 +12,7 @@ import { keyPart, type StateStore } from "./state.ts";
 import type { Trace, TraceAction, TraceEntry } from "./trace.ts";
 import type { Phase } from "./errors.ts";
 import { neverAborted } from "./signal.ts";
-import { RunSignal } from "./run-signal.ts";
+import { RunSignal, type AbortWatcher } from "./run-signal.ts";
 
 /** What a stack shares with every run: counters, pending background work, failure callback. */
 export interface Runtime {
@@ -156,11 +156,17 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
    * on); only the call's own end without a reader aborts it (see `end`). Each call has its own:
    * an attempt a retry left behind is told, and the attempt whose result was kept is not.
    */
-  callContext(input: unknown): HookContext<I> {
+  callContext(input: unknown, frame?: Frame): HookContext<I> {
     const guard = this.watchable();
     if (guard === undefined) return this;
     const own = new RunSignal();
     guard.watch(own);
+    // R7: a timed around hook around the call that fails closed gives up on it at its timeout.
+    if (this.chain.nests && frame !== undefined)
+      for (let f: Frame = frame; f.nested; f = (f as unknown as { outer: Frame }).outer) {
+        const scope = (f as unknown as { scope: RunSignal | undefined }).scope;
+        if (scope !== undefined) scope.watch(new GivenUpOn(own, guard, this.point));
+      }
     return new ScopedContext(this, input, own, noHook as CompiledHook);
   }
 
@@ -186,6 +192,8 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
     const running = this.running;
     if (running === undefined) return;
     this.running = undefined;
+    // Usually empty: what ran has released itself. An error's stack trace costs microseconds.
+    if (running.length === 0) return;
     const reason = new OperationAbandonedError(this.point);
     for (const own of running) own.abort(reason);
   }
@@ -318,6 +326,23 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
  * rather than `Object.create(run)`: making every run object a prototype would deoptimise
  * every property access on runs.
  */
+/**
+ * Tells an operation call that a timed around hook around it timed out, and so gave up on it: its
+ * signal aborts with `OperationAbandonedError` then, not when the run ends. The hook's signal also
+ * aborts when the run's does; the call hears that from the run's signal, with its reason.
+ */
+class GivenUpOn implements AbortWatcher {
+  constructor(
+    readonly call: RunSignal,
+    readonly guard: RunSignal,
+    readonly point: string,
+  ) {}
+
+  abort(): void {
+    if (!this.guard.aborted) this.call.abort(new OperationAbandonedError(this.point));
+  }
+}
+
 export class ScopedContext<I = unknown> implements HookContext<I> {
   // Declared and assigned, not parameter properties, for the reason given on RunContext.
   declare readonly run: RunContext<I>;

@@ -20,14 +20,14 @@ export class RunSignal implements AbortWatcher {
   // Declared and assigned in the constructor, for the reason given on RunContext.
   declare private controller: AbortController | undefined;
   declare private reason: unknown;
-  declare private aborted: boolean;
+  declare private isAborted: boolean;
   /** Told when this aborts: the signals of the hooks running now, a timed hook's wait. */
   declare private watchers: AbortWatcher[] | undefined;
 
   constructor() {
     this.controller = undefined;
     this.reason = undefined;
-    this.aborted = false;
+    this.isAborted = false;
     this.watchers = undefined;
   }
 
@@ -35,15 +35,20 @@ export class RunSignal implements AbortWatcher {
   get signal(): AbortSignal {
     if (this.controller === undefined) {
       this.controller = new AbortController();
-      if (this.aborted) this.controller.abort(this.reason);
+      if (this.isAborted) this.controller.abort(this.reason);
     }
     return this.controller.signal;
   }
 
+  /** Whether this aborted (its signal may not have been made). */
+  get aborted(): boolean {
+    return this.isAborted;
+  }
+
   /** Abort (the caller's signal, a deadline, a hook's timeout): the signal now or when made, then the watchers. */
   abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
+    if (this.isAborted) return;
+    this.isAborted = true;
     this.reason = reason;
     this.controller?.abort(reason);
     const watchers = this.watchers;
@@ -54,7 +59,7 @@ export class RunSignal implements AbortWatcher {
 
   /** Tell `watcher` when this aborts; if it already has, tell it now. */
   watch(watcher: AbortWatcher): void {
-    if (this.aborted) watcher.abort(this.reason);
+    if (this.isAborted) watcher.abort(this.reason);
     else (this.watchers ??= []).push(watcher);
   }
 

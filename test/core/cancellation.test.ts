@@ -5,6 +5,13 @@ import { call, newStack, sleep } from "./helpers.ts";
 
 const activeTimers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
 
+/** Sleep `ms`, or less when `signal` aborts: an attempt the run gave up on leaves no timer for later tests to count. */
+const sleepUnlessAborted = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
 describe("R7 cancellation", () => {
   it("starts nothing more once the run answered, with or without a signal, when an around left next() running", async () => {
     for (const options of [undefined, { signal: new AbortController().signal }]) {
@@ -85,13 +92,40 @@ describe("R7 cancellation", () => {
         .use("tool", inner as never);
       const outcome = await stack.run("tool", call(), async (_c, ctx) => {
         signals.push(ctx.signal);
-        await sleep(signals.length === 1 ? 300 : 1);
+        await sleepUnlessAborted(signals.length === 1 ? 300 : 1, ctx.signal);
         return { content: `attempt ${signals.length}` };
       }, options);
       expect(outcome).toEqual({ _tag: "Completed", value: { content: "attempt 2" } });
       await sleep(5);
       expect(signals.map((s) => s.aborted)).toEqual([true, false]);
       expect((signals[0]!.reason as Error).name).toBe("OperationAbandonedError");
+    }
+  });
+
+  it("tells an attempt its timed around hook gave up on at that hook's timeout, before a retry starts the next (R7)", async () => {
+    const seen: string[] = [];
+    const signals: AbortSignal[] = [];
+    const stack = newStack()
+      .use("tool", { name: "retry-once", priority: 10, around: async (_c, next) => { const o = await next(); return o._tag === "Completed" ? o : next(); } })
+      .use("tool", { name: "attempt-timeout", priority: 20, timeoutMs: 20, around: (_c, next) => next() });
+    const outcome = await stack.run("tool", call(), async (_c, ctx) => {
+      signals.push(ctx.signal);
+      seen.push(`attempt ${signals.length} starts; earlier attempts aborted: ${signals.slice(0, -1).map((s) => (s.reason as Error | undefined)?.name ?? "no").join(", ")}`);
+      await sleepUnlessAborted(signals.length === 1 ? 200 : 1, ctx.signal);
+      return { content: `attempt ${signals.length}` };
+    });
+    expect(outcome).toEqual({ _tag: "Completed", value: { content: "attempt 2" } });
+    expect(seen).toEqual(["attempt 1 starts; earlier attempts aborted: ", "attempt 2 starts; earlier attempts aborted: OperationAbandonedError"]);
+    expect(signals[1]!.aborted).toBe(false);
+  });
+
+  it("does not tell the operation at a timed around hook's timeout when the hook fails open or only watches (shadow)", async () => {
+    for (const lenient of [{ failMode: "open" as const }, { shadow: true }]) {
+      const ended: string[] = [];
+      const stack = newStack().use("tool", { name: "deadline", timeoutMs: 20, ...lenient, around: (_c, next) => next() });
+      const outcome = await stack.run("tool", call(), waitsForSignal(60, ended));
+      expect(outcome).toEqual({ _tag: "Completed", value: { content: "done" } });
+      expect(ended).toEqual(["finished"]);
     }
   });
 
