@@ -3,6 +3,7 @@
  * each prompt runs `userPrompt` (which may rewrite or refuse it) and then the `run` gate
  * around the loop; closing runs `sessionEnd`. Turns of a session run one after another.
  */
+import { setMaxListeners } from "node:events";
 import type { RunOptions } from "../core/context.ts";
 import { AgentOnionError } from "../core/errors.ts";
 import { linkSignal, noop, stopListening } from "../core/signal.ts";
@@ -44,12 +45,16 @@ export class SessionRejectedError extends AgentOnionError {
  * One signal that aborts when either does, and a `dispose` that unhooks it, for one turn. By hand
  * rather than `AbortSignal.any`: given a signal that is not Node's own (a polyfill's, another
  * realm's), which `stack.run` accepts, Node 20's `any` never sees it abort later, so the user's
- * cancel would be ignored.
+ * cancel would be ignored. Always a signal of our own when there is one to follow: every run of
+ * the turn listens to it (the run, its step, each of a step's parallel tool calls, sub-agents'),
+ * and past ten listeners Node warns of a leak on a signal whose limit nobody raised.
  */
 const either = (a: AbortSignal | undefined, b: AbortSignal | undefined): { signal: AbortSignal | undefined; dispose: () => void } => {
-  if (a === undefined || b === undefined) return { signal: a ?? b, dispose: noop };
-  const link = linkSignal(a);
+  if (a === undefined && b === undefined) return { signal: undefined, dispose: noop };
+  const link = linkSignal(a ?? b);
   const { controller } = link;
+  setMaxListeners(0, controller.signal);
+  if (a === undefined || b === undefined) return { signal: controller.signal, dispose: link.dispose };
   const follow = (): void => controller.abort(b.reason);
   if (b.aborted) follow();
   else b.addEventListener("abort", follow, { once: true });

@@ -14,9 +14,8 @@ import { Outcome } from "./outcome.ts";
 import type { Point, Points } from "./point.ts";
 import { deepFreeze } from "./readonly.ts";
 import { BareContext } from "./bare-context.ts";
-import { listenForAbort, stopListeningForAbort } from "./caller-abort.ts";
 import { RunContext, type Runtime } from "./run-context.ts";
-import { abortReason, isAbortSignal, isThenable, isTimeoutMs, noop, notASignal } from "./signal.ts";
+import { abortReason, isAbortSignal, isThenable, isTimeoutMs, noop, notASignal, stopListening } from "./signal.ts";
 import { RunSignal } from "./run-signal.ts";
 import { appliesWithoutSubject, compileUnknownSubject, reportUnknownSubject } from "./unknown-subject.ts";
 import type { Explanation, HookStack, Operation, StackOptions, StackStats } from "./stack-types.ts";
@@ -379,8 +378,9 @@ const onDeadline = (guarded: GuardedRun): void => guarded.deadline();
 class GuardedRun {
   // Declared and assigned in the constructor, for the reason given on RunContext.
   declare readonly run: RunContext;
-  /** The caller's signal, if any: this run listens to it until it settles (see caller-abort.ts). */
+  /** The caller's signal, if any, and this run's listener on it (removed when the run settles). */
   declare readonly caller: AbortSignal | undefined;
+  declare readonly listener: () => void;
   declare timer: ReturnType<typeof setTimeout> | undefined;
   /** Its own flag: the chain marks the run settled when it ends (see `ended`), before this resolves. */
   declare resolved: boolean;
@@ -389,6 +389,7 @@ class GuardedRun {
   constructor(run: RunContext, caller: AbortSignal | undefined) {
     this.run = run;
     this.caller = caller;
+    this.listener = caller === undefined ? noop : this.callerAborted.bind(this);
     this.timer = undefined;
     this.resolved = false;
     this.resolve = noop; // replaced in start
@@ -398,7 +399,7 @@ class GuardedRun {
     const promise = new Promise<Outcome>(capture);
     this.resolve = captured as (outcome: Outcome) => void;
     captured = undefined;
-    if (this.caller !== undefined) listenForAbort(this.caller, this);
+    this.caller?.addEventListener("abort", this.listener, once);
     if (timeoutMs !== undefined) this.timer = setTimeout(onDeadline, timeoutMs, this);
     const step = execute(this.run, this.run.chain, input, operation, thrown);
     if (isThenable(step)) (step as Promise<Outcome>).then(this.finish.bind(this), this.failed.bind(this));
@@ -410,7 +411,7 @@ class GuardedRun {
     if (this.resolved) return;
     this.resolved = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
-    if (this.caller !== undefined) stopListeningForAbort(this.caller, this);
+    stopListening(this.caller, this.listener); // a lookalike that throws keeps it; the run still settles (R7)
     this.resolve(finished(this.run, this.run.chain, outcome));
   }
 
@@ -439,6 +440,8 @@ class GuardedRun {
     this.run.guard?.abort(reason);
   }
 }
+
+const once: AddEventListenerOptions = { once: true };
 
 const subjectOf = (run: RunContext, input: unknown): string | undefined => {
   const subject = run.pointDef.subject;

@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { Reject, Replace, Transform, type ToolCall } from "../../src/index.ts";
 import { createAgent, createAgentStack, createScriptedModel, defineTool } from "../../src/agent/index.ts";
@@ -87,6 +88,25 @@ describe("tool calls in the loop", () => {
     expect(seen.filter((s) => s.startsWith("before"))).toEqual(["before a", "before b", "before c"]);
     expect(seen.filter((s) => s.startsWith("after")).sort()).toEqual(["after a", "after b", "after c"]);
     expect(model.requests[1]!.messages.slice(-3).map((m) => `${m.toolCallId}=${m.content}`)).toEqual(["a=slow 1", "b=slow 2", "c=slow 3"]);
+  });
+
+  it("runs a dozen parallel calls under the caller's signal without Node's leak warning, and leaves nothing listening on it", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => void warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      const quick = defineTool<{ n?: unknown }>({ name: "Quick", execute: async ({ n }) => (await new Promise((r) => setTimeout(r, 5)), `ok ${String(n)}`) });
+      const stack = createAgentStack().use("toolCall", { name: "watch", before: () => undefined });
+      const model = script(...Array.from({ length: 12 }, (_, n) => ({ name: "Quick", input: { n } })));
+      const caller = new AbortController();
+      const turn = await createAgent({ model, stack, tools: [quick] }).run("go", { signal: caller.signal });
+      expect(turn.status).toBe("completed");
+      await new Promise((r) => setTimeout(r, 5));
+      expect(warnings).not.toContain("MaxListenersExceededWarning");
+      expect(getEventListeners(caller.signal, "abort")).toHaveLength(0);
+    } finally {
+      process.off("warning", onWarning);
+    }
   });
 
   it("rejects one parallel call without touching the others", async () => {
