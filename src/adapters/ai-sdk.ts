@@ -17,15 +17,16 @@
  *   a stream throws the same from `doStream` before any part, or ends with an `error` part.
  *   The provider's own errors are rethrown unchanged, so the SDK's retries still see them. A
  *   response hooks settled on that is not one (a cache's `Replace` without usage) makes `generate`
- *   throw a `TypeError` saying what it lacks, as the stream refuses a malformed response.
+ *   throw the `TypeError` a stream ends with for it (one check, `agent/response-shape.ts`).
  * - `ctx.addContext(text)` in a `before` reaches this very call, as a system message after the
  *   leading ones (mid-conversation system messages are refused by some providers).
  */
 import type { RunOptions } from "../core/context.ts";
 import { Outcome, OutcomeRejectedError } from "../core/outcome.ts";
-import { describe, RunAbortedError } from "../core/errors.ts";
+import { RunAbortedError } from "../core/errors.ts";
 import { neverAborted } from "../core/signal.ts";
 import { AttemptContext } from "../agent/context-queue.ts";
+import { notAResponse } from "../agent/response-shape.ts";
 import { holdBackProblem, type HoldBack } from "../agent/stream/control.ts";
 import { ModelStreamError } from "../agent/stream/errors.ts";
 import type { StartStream } from "../agent/stream/pump.ts";
@@ -33,7 +34,7 @@ import { fromReadableStream } from "../agent/stream/readable.ts";
 import { streamThroughStack, type ModelCallStack } from "../agent/stream/through-stack.ts";
 import { Attempts } from "./ai-sdk/attempts.ts";
 import { fromRequest, toRequest } from "./ai-sdk/prompt.ts";
-import { fromResponse, responseProblem, toResponse } from "./ai-sdk/response.ts";
+import { fromResponse, toResponse } from "./ai-sdk/response.ts";
 import {
   specOf, type SdkCallOptions, type SdkGenerateResult, type SdkStreamResult, type SdkWrapOptions, type SpecVersion,
 } from "./ai-sdk/spec.ts";
@@ -126,8 +127,8 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: AiSdkStack,
       return produced;
     }, { ...run, signal: params.abortSignal, onContext: context.push });
     if (outcome._tag === "Completed") {
-      const problem = responseProblem(outcome.value);
-      if (problem !== undefined) throw new TypeError(`the modelCall response is not a response (${problem}), got ${describe(outcome.value)}`);
+      const malformed = notAResponse(outcome.value);
+      if (malformed !== undefined) throw malformed;
       // Only an answer that came from a provider result is written into it (see `ai-sdk/attempts.ts`).
       const from = attempts.of(outcome.value);
       return fromResponse(from?.result, from?.produced, outcome.value) as R;

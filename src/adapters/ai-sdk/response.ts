@@ -138,24 +138,6 @@ export const toResponse = (result: SdkGenerateResult, request: DeepReadonly<Mode
 };
 
 /**
- * What makes the response hooks settled on unusable as one, or undefined when it is a response:
- * a hook's `Replace` or `Transform` without usage (a cache entry restored from JSON) is refused
- * here, saying so, as the stream refuses a malformed response, rather than failing on reading it.
- *
- * @example
- * responseProblem({ text: "hi", toolCalls: [] }) // "usage must hold inputTokens and outputTokens as numbers"
- */
-export const responseProblem = (value: unknown): string | undefined => {
-  const r = value as Partial<Record<keyof ModelResponse, unknown>> | null | undefined;
-  if (typeof r !== "object" || r === null || typeof r.text !== "string" || !Array.isArray(r.toolCalls)) return "text must be a string and toolCalls an array";
-  const usage = r.usage as Partial<Record<keyof Usage, unknown>> | null | undefined;
-  if (typeof usage !== "object" || usage === null || typeof usage.inputTokens !== "number" || typeof usage.outputTokens !== "number")
-    return "usage must hold inputTokens and outputTokens as numbers";
-  if (typeof r.finishReason !== "string") return "finishReason must be a string";
-  return undefined;
-};
-
-/**
  * The result to hand back to the SDK for the response hooks settled on: `result` itself when
  * unchanged, a patched copy when changed, a fresh one when a hook answered in place of the model.
  *

@@ -18,13 +18,13 @@
  *    runs on the partial response (`aborted: true`, usage as reported or estimated).
  */
 import type { RunOptions } from "../../core/context.ts";
-import { describe } from "../../core/errors.ts";
 import { Outcome, OutcomeRejectedError } from "../../core/outcome.ts";
 import type { DeepReadonly } from "../../core/readonly.ts";
 import { isAbortSignal, linkSignal, notASignal, stopListening } from "../../core/signal.ts";
 import type { Operation } from "../../core/stack-types.ts";
 import type { StreamPart } from "../model.ts";
-import type { ModelRequest, ModelResponse, ToolCall, Usage } from "../types.ts";
+import { notAResponse } from "../response-shape.ts";
+import type { ModelRequest, ModelResponse, ToolCall } from "../types.ts";
 import { StreamControl, holdBackProblem, streamControlKey, type HoldBack } from "./control.ts";
 import { ModelStreamError, StreamDivergedError } from "./errors.ts";
 import { pump, type Emitter, type PumpResult, type StartStream } from "./pump.ts";
@@ -128,19 +128,8 @@ export const failedStream = (error: unknown): StackStream => {
  */
 const malformed = (outcome: Outcome<ModelResponse>): Outcome<ModelResponse> | undefined => {
   if (outcome._tag !== "Completed") return undefined;
-  const r = outcome.value as Partial<ModelResponse> | null | undefined;
-  if (typeof r === "object" && r !== null && typeof r.text === "string" && Array.isArray(r.toolCalls) && typeof r.finishReason === "string" && counts(r.usage))
-    return undefined;
-  return Outcome.failed(new TypeError(
-    "the modelCall response is not a response (text must be a string, toolCalls an array, finishReason a string and usage " +
-      `{ inputTokens, outputTokens } token counts); a hook's Transform or Replace answered ${describe(r)}`,
-  ));
-};
-
-const counts = (usage: unknown): boolean => {
-  const u = usage as Partial<Record<keyof Usage, unknown>> | null | undefined;
-  const count = (n: unknown): boolean => typeof n === "number" && Number.isFinite(n) && n >= 0;
-  return typeof u === "object" && u !== null && count(u.inputTokens) && count(u.outputTokens);
+  const error = notAResponse(outcome.value);
+  return error === undefined ? undefined : Outcome.failed(error);
 };
 
 const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStream, read: Read): StackStream => {

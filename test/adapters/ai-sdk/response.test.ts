@@ -153,3 +153,37 @@ describe("a response without usage that a hook settled on, on generateText", () 
     expect((error as Error).message).toMatch(refusal);
   });
 });
+
+describe("a response whose usage is not token counts, that an after hook settled on", () => {
+  const provider = () =>
+    new MockLanguageModelV3({
+      doGenerate: async () => ({ content: [{ type: "text" as const, text: "hi" }], finishReason: stop, usage: usage(10, 5), warnings: [] }),
+      doStream: async () => ({
+        stream: simulateReadableStream({
+          chunks: [
+            { type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "hi" }, { type: "text-end", id: "t" },
+            { type: "finish", finishReason: stop, usage: usage(10, 5) },
+          ] as never[],
+        }),
+      }),
+    });
+
+  it.each([
+    ["NaN", { inputTokens: Number.NaN, outputTokens: 5 }],
+    ["negative", { inputTokens: -3, outputTokens: 5 }],
+    ["infinite", { inputTokens: Number.POSITIVE_INFINITY, outputTokens: 5 }],
+  ])("is refused on generateText as on streamText, with the same TypeError, when a count is %s", async (_, bad) => {
+    const stack = createAgentStack().use("modelCall", { name: "rebuild", after: (res) => Transform({ ...res, usage: bad }) });
+    const model = wrapLanguageModel({ model: provider(), middleware: aiSdkMiddleware(stack) });
+
+    const generated = await generateText({ model, prompt: "x", maxRetries: 0 }).catch((e: unknown) => e);
+    const errors: unknown[] = [];
+    await streamText({ model, prompt: "x", onError: ({ error }) => void errors.push(error) }).consumeStream();
+
+    // The same words; what follows "got" is the response, which on a stream has its time to first chunk.
+    const said = (error: unknown) => [(error as Error).name, (error as Error).message.split(", got ")[0]];
+    expect(generated).toBeInstanceOf(TypeError);
+    expect(errors.map(said)).toEqual([said(generated)]);
+    expect((generated as Error).message).toMatch(/^the modelCall response is not a response \(.*usage .*token counts\), got \{"text":"hi"/);
+  });
+});
