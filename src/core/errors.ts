@@ -123,7 +123,7 @@ export class RunAbortedError extends AgentOnionError {
 export class OperationAbandonedError extends AgentOnionError {
   override name = "OperationAbandonedError";
   constructor(readonly point: string) {
-    super(`the run on ${point} settled while its operation was still running; its result would be dropped`);
+    super(`the run on ${point} settled without waiting for this operation call or hook; what it returns would be dropped`);
   }
 }
 

@@ -52,6 +52,10 @@ export const approval = (options: ApprovalOptions = {}): Middleware => {
   const hook: PointHook<AgentPoints, "toolCall"> = {
     name,
     priority,
+    // A hook timeout just past the approval's own: never reached (the wait denies first), it makes
+    // the hook one the run tells when it settles without waiting for it (an around answered
+    // before the call got here), so the question is withdrawn then, not when the wait times out.
+    timeoutMs: Math.min(timeoutMs + 1_000, maxTimerMs),
     ...(options.match !== undefined ? { match: options.match } : {}),
     before: async (call, ctx) => {
       if (nonInteractive === true || (typeof nonInteractive === "function" && nonInteractive(ctx)))

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import type { ApprovalHandler, ApprovalRequest } from "../../src/core/index.ts";
+import { Replace, type ApprovalHandler, type ApprovalRequest } from "../../src/core/index.ts";
 import { createAgent, createAgentStack, createScriptedModel, type ToolCall } from "../../src/agent/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { approval } from "../../src/middleware/approval.ts";
@@ -73,6 +73,20 @@ describe("approval", () => {
     expect((await pending)._tag).toBe("Failed");
     expect(seen?.aborted).toBe(true);
     expect((seen?.reason as Error).message).toBe("user left");
+  });
+
+  it("withdraws the question when the run settles without waiting for it (a cache answered around it), and leaves no timer", async () => {
+    let seen: AbortSignal | undefined;
+    const stack = stackWith((r) => ((seen = r.signal), new Promise(() => {})), { timeoutMs: 60_000 })
+      .use("toolCall", { name: "serve-stale", priority: 0, around: (_c, next) => { void next(); return Replace({ content: "cached" }); } });
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+    const before = timers();
+    const outcome = await stack.run("toolCall", call("ls"), () => ({ content: "fresh" }), { signal: new AbortController().signal });
+    expect(outcome).toEqual({ _tag: "Completed", value: { content: "cached" } });
+    await new Promise((r) => setTimeout(r, 5));
+    expect(seen?.aborted).toBe(true);
+    expect((seen?.reason as Error).name).toBe("OperationAbandonedError");
+    expect(timers()).toBe(before);
   });
 
   it("denies without asking in non-interactive mode, saying why", async () => {
