@@ -287,9 +287,11 @@ class TextFrames {
       const at = this.offset;
       const block = this.faithful && !this.memo.tangled ? this.memo.blocks.find((b) => b.from <= at && at < b.to) : undefined;
       const own = block === undefined ? undefined : text.slice(0, block.to - at);
-      const piece = own !== undefined && this.memo.text.startsWith(own, at) ? own : text;
+      // The provider's own text, compared by content: a hook's text of the same length (upper-cased) is not.
+      const provider = own !== undefined && this.memo.text.startsWith(own, at);
+      const piece = provider ? own : text;
       let metadata: Metadata | undefined;
-      if (block !== undefined && piece === own) {
+      if (block !== undefined && provider) {
         if (this.open?.block !== block) {
           this.close(controller);
           this.start(controller, this.ids.has(block.id) ? this.fresh() : block.id, block);

@@ -3,7 +3,7 @@ import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { aiSdkMiddleware } from "../../../src/adapters/ai-sdk.ts";
 import { createAgentStack } from "../../../src/agent/stack.ts";
-import { outputGate } from "../../../src/agent/stream/hooks.ts";
+import { chunkHook, outputGate } from "../../../src/agent/stream/hooks.ts";
 import { Continue, Transform } from "../../../src/core/index.ts";
 import { stop, usage } from "../ai-sdk-fixtures.ts";
 
@@ -66,6 +66,17 @@ describe("provider metadata on streamed text", () => {
     expect(texts.map((p) => p.text).join("")).toBe("[redacted] there.Bye.");
     for (const part of texts) expect(part.providerMetadata ?? {}).toEqual({});
     for (const part of message as { type: string; providerOptions?: unknown }[]) if (part.type === "text") expect(part.providerOptions ?? {}).toEqual({});
+  });
+
+  it("is left off text a hook changed to text of the same length, chunk by chunk", async () => {
+    const shouting = createAgentStack().use("modelCall", chunkHook({ name: "shout", chunk: (p) => (p.type === "text-delta" ? { ...p, text: p.text.toUpperCase() } : undefined) }));
+
+    const { streamed, content } = await consume(wrapped(shouting));
+
+    const texts = content.filter((p) => p.type === "text");
+    expect(texts.map((p) => p.text).join("")).toBe("HELLO THERE.BYE.");
+    for (const part of texts) expect(part.providerMetadata ?? {}).toEqual({});
+    expect(streamed.filter((p) => (p as { providerMetadata?: unknown }).providerMetadata !== undefined)).toEqual([]);
   });
 
   it("takes back the metadata already sent on a block when a hook then changes the block's text", async () => {
