@@ -180,3 +180,44 @@ describe("aiSdkMiddleware with a hand-built V4 model", () => {
     expect(calls).toHaveLength(1);
   });
 });
+
+describe("a text block's citations with ai 7", () => {
+  const citations = [{ source: { type: "source", sourceType: "url", id: "s1", url: "https://example.com/doc" }, startIndex: 0, endIndex: 5, citedText: "Hello" }];
+  const cited = () =>
+    new MockLanguageModelV4({
+      doStream: async () => ({
+        stream: simulateReadableStream({
+          chunks: [
+            { type: "stream-start", warnings: [] },
+            { type: "text-start", id: "t1" },
+            { type: "text-delta", id: "t1", delta: "Hello" },
+            { type: "text-end", id: "t1", citations },
+            { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: usage(10, 5) },
+          ] as never[],
+        }),
+      }),
+      doGenerate: async () => ({ ...generated("Hello"), content: [{ type: "text", text: "Hello", citations }] }) as never,
+    });
+  const streamedText = async (stack: ReturnType<typeof createAgentStack>) => {
+    const result = streamText({ model: wrapLanguageModel({ model: cited(), middleware: aiSdkMiddleware(stack, { specificationVersion: "v4" }) }), prompt: "x" });
+    return (await result.content).find((p) => p.type === "text");
+  };
+
+  it("reach the step's content on streamText, as on generateText, while hooks leave the text alone", async () => {
+    const watching = createAgentStack().use("modelCall", { name: "watch", after: () => undefined });
+    const generatedText = (await generateText({ model: wrapLanguageModel({ model: cited(), middleware: aiSdkMiddleware(watching, { specificationVersion: "v4" }) }), prompt: "x" }))
+      .content.find((p) => p.type === "text");
+
+    expect(generatedText).toMatchObject({ citations });
+    expect(await streamedText(watching)).toMatchObject({ text: "Hello", citations });
+  });
+
+  it("are left off text a hook changed, as on generateText: they would cite text the provider did not write", async () => {
+    const shouting = createAgentStack().use("modelCall", chunkHook({ name: "shout", chunk: (p) => (p.type === "text-delta" ? { ...p, text: p.text.toUpperCase() } : undefined) }));
+
+    const text = await streamedText(shouting);
+
+    expect(text).toMatchObject({ text: "HELLO" });
+    expect(text).not.toHaveProperty("citations");
+  });
+});

@@ -23,8 +23,9 @@
  * machinery re-chunked it. While the released text is the provider's, it goes out in the
  * provider's blocks, with their ids and the `providerMetadata` of their start, deltas and end
  * (Gemini's thought signatures, OpenAI's item ids: the SDK sends them back on the next step).
- * Text a hook changed goes out without: an item id would stand for text the provider did not
- * write. Tool calls and the finish part are the provider's own objects unless hooks changed them.
+ * ai 7's `citations` on a block's end go out with it too. Text a hook changed goes out without
+ * either: an item id would stand for text the provider did not write, a citation would cite it.
+ * Tool calls and the finish part are the provider's own objects unless hooks changed them.
  */
 import type { StreamPart } from "../../agent/model.ts";
 import type { FinishReason, Usage } from "../../agent/types.ts";
@@ -42,6 +43,8 @@ interface TextBlock {
   /** Each delta's metadata, with where that delta's text ends. */
   readonly deltas: { readonly to: number; readonly metadata: Metadata }[];
   end: Metadata | undefined;
+  /** V4's citations of the block (on its end): like its metadata, they only go out with the block sent whole. */
+  citations: readonly unknown[] | undefined;
   ended: boolean;
 }
 
@@ -169,18 +172,18 @@ const ours = (part: SdkPart, memo: StreamMemo): StreamPart | undefined => {
   return { type: "raw", value: part };
 };
 
-type TextPart = SdkPart & { readonly id: string; readonly delta?: string; readonly providerMetadata?: Metadata };
+type TextPart = SdkPart & { readonly id: string; readonly delta?: string; readonly providerMetadata?: Metadata; readonly citations?: readonly unknown[] };
 
 /** A text part as ours (its delta), remembering its block and metadata for the way out. */
 const text = (part: TextPart, memo: StreamMemo): StreamPart | undefined => {
   const at = memo.text.length;
   if (part.type === "text-start") {
-    memo.blocks.push({ id: part.id, from: at, to: at, start: part.providerMetadata, deltas: [], end: undefined, ended: false });
+    memo.blocks.push({ id: part.id, from: at, to: at, start: part.providerMetadata, deltas: [], end: undefined, citations: undefined, ended: false });
     return undefined;
   }
   const block = memo.blocks.findLast((b) => b.id === part.id);
   if (part.type === "text-end") {
-    if (block !== undefined) [block.ended, block.end] = [true, part.providerMetadata];
+    if (block !== undefined) [block.ended, block.end, block.citations] = [true, part.providerMetadata, part.citations];
     return undefined;
   }
   const delta = part.delta ?? "";
@@ -323,11 +326,20 @@ class TextFrames {
     if (open === undefined) return;
     this.open = undefined;
     let metadata: Metadata | undefined;
+    let citations: readonly unknown[] | undefined;
     const block = open.block;
-    if (block?.ended === true && !open.changed && this.offset === block.to) metadata = block.end ?? this.deltaMetadata(block.to, open);
+    if (block?.ended === true && !open.changed && this.offset === block.to) {
+      metadata = block.end ?? this.deltaMetadata(block.to, open);
+      citations = block.citations;
+    }
     // The SDK keeps the last metadata a block was given: what went out described text this block no longer holds.
     else if (open.described) metadata = {};
-    this.put(controller, { type: "text-end", id: open.id, ...(metadata !== undefined && { providerMetadata: metadata }) } as SdkPart);
+    this.put(controller, {
+      type: "text-end",
+      id: open.id,
+      ...(metadata !== undefined && { providerMetadata: metadata }),
+      ...(citations !== undefined && { citations }),
+    } as SdkPart);
   }
 
   private start(controller: Controller, id: string, block: TextBlock | undefined): void {
