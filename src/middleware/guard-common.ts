@@ -3,6 +3,7 @@
  */
 import type { HookContext } from "../core/context.ts";
 import { Outcome } from "../core/outcome.ts";
+import { keyPart } from "../core/state.ts";
 import { GuardStopError, type GuardKind } from "./errors.ts";
 
 /** Per-run guard state is kept this long (ms) after it was written, so finished runs leave nothing behind. */
@@ -14,7 +15,7 @@ export const guardRetentionMs = 24 * 3_600_000;
  * @example
  * runKey("tokenBudget", ctx) // "tokenBudget:run:s1%231"
  */
-export const runKey = (name: string, ctx: HookContext<any>): string => `${name}:run:${encodeURIComponent(ctx.runId)}`;
+export const runKey = (name: string, ctx: HookContext<any>): string => `${name}:run:${keyPart(ctx.runId)}`;
 
 /**
  * The outcome that stops the run before this step: a `Failed` step carrying a `GuardStopError`.

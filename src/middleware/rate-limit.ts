@@ -20,6 +20,7 @@ import type { HookContext } from "../core/context.ts";
 import type { Hook } from "../core/hook.ts";
 import type { MatchSpec } from "../core/match/types.ts";
 import { Priority } from "../core/priority.ts";
+import { keyPart } from "../core/state.ts";
 import type { Middleware } from "./apply.ts";
 import { choiceOption, integerOption, nameOption, numberOption } from "./options.ts";
 import { refuse } from "./refuse.ts";
@@ -128,7 +129,7 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
   const what = (ctx: HookContext<any>): string => (per === "all" ? (point === "toolCall" ? "matching tools" : "model calls") : `"${ctx.subject ?? "?"}"`);
   const keyOf = (ctx: HookContext<any>): string | undefined => {
     const partition = scopeKey(ctx, scope, tenant);
-    return partition === undefined ? undefined : `${name}:${partition}:${per === "all" ? "*" : encodeURIComponent(ctx.subject ?? "")}`;
+    return partition === undefined ? undefined : `${name}:${partition}:${per === "all" ? "*" : keyPart(ctx.subject ?? "")}`;
   };
   const shared = {
     // A store that fails must not let calls through unlimited (H3): the hooks fail closed everywhere.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createScriptedModel } from "../../src/agent/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
+import { rateLimit } from "../../src/middleware/rate-limit.ts";
 import { tokenBudget } from "../../src/middleware/token-budget.ts";
 import { runAgent, stackWithStore } from "./harness.ts";
 
@@ -29,5 +30,16 @@ describe("tokenBudget on streams that fail", () => {
     const { turn, model } = await runAgent(retried, [], { stream: true, model: failsPartWay() });
     expect(turn).toMatchObject({ status: "completed", finishReason: "stopped-by-guard", result: { stoppedBy: { kind: "tokens" } } });
     expect(model.requests).toHaveLength(1);
+  });
+});
+
+describe("tokenBudget and rateLimit keys", () => {
+  it("work for a session id cut through an emoji (a lone surrogate), which the agent's run ids begin with", async () => {
+    const sessionId = "Trip 🌍 plan".slice(0, 6);
+    for (const middleware of [tokenBudget({ max: 10_000 }), rateLimit({ point: "modelCall", limit: 10, scope: "session" })]) {
+      const { stack } = stackWithStore();
+      const { turn } = await runAgent(withMiddleware(stack, middleware), [], { model: createScriptedModel({ turns: ["hello"] }), sessionId });
+      expect(turn.status).toBe("completed");
+    }
   });
 });
