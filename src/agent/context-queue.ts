@@ -126,6 +126,16 @@ export class ContextQueue {
     this.taken = Math.max(this.base, Math.min(this.taken, mark.taken));
   }
 
+  /**
+   * `rewind` to `mark`, keeping what arrived since `kept`: context a hook added after the attempt
+   * failed (an `error` hook deciding to retry it) is for the next attempt, not the failed one.
+   */
+  rewindKeeping(mark: ContextMark, kept: ContextMark): void {
+    const later = this.items.slice(Math.max(0, kept.pushed - this.base)).filter((m): m is Message => m !== undefined);
+    this.rewind(mark);
+    this.items.push(...later);
+  }
+
   /** Forget what requests took: their answers are in the conversation now (a turn completed). */
   settle(): void {
     this.items.splice(0, this.taken - this.base);

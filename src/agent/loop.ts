@@ -114,6 +114,7 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
     // failure like any other, so the `error` point decides (as for a compaction hook).
     for (let attempt = 1; outcome._tag === "Rejected"; attempt++) {
       const error = new Error(`step rejected by ${outcome.by}: ${outcome.reason}`);
+      const deciding = env.pending.mark();
       const decision = await decide(env, { where: "loop", error, attempt });
       // Recovering ends the run with the hook's value as the answer, as a recovered `run` failure does.
       if (decision.action === "recover") {
@@ -121,8 +122,8 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
         return { ...result("stop"), messages: [...messages, { role: "assistant", content: text }] };
       }
       if (decision.action !== "retry") throw new AgentRunError("loop", error);
-      // The step runs again from the start: its hooks add their context again.
-      env.pending.rewind(mark);
+      // The step runs again from the start: its hooks add their context again (the error hook's stays).
+      env.pending.rewindKeeping(mark, deciding);
       carried = [];
       outcome = await runOnce();
     }

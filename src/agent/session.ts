@@ -163,9 +163,10 @@ class Session implements AgentSession {
       if (signal?.aborted) return { ...spent, status: "aborted", error };
       // Failures already decided by the `error` point (model, tool) end the turn; others are asked about now.
       if (error instanceof AgentRunError) return { ...spent, status: "failed", error: error.cause };
+      const deciding = this.pending.mark();
       const decision = await decide(env, { where: "loop", error, attempt });
       if (decision.action === "retry") {
-        this.pending.rewind(beforeRun);
+        this.pending.rewindKeeping(beforeRun, deciding);
         continue;
       }
       if (decision.action === "recover") {

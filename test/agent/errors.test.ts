@@ -77,6 +77,18 @@ describe("errors and the error point", () => {
     expect(turn.status).toBe("failed");
   });
 
+  it("gives a retried step the context the error hook added while deciding to retry it", async () => {
+    let down = 1;
+    const stack = createAgentStack()
+      .use("step", { name: "flaky-guard", failMode: "closed", before: () => { if (down-- > 0) throw new Error("guard backend down"); } })
+      .use("error", { name: "retry", before: (_e, ctx) => (ctx.addContext("The guard was down; it is back."), Replace({ action: "retry" } as ErrorDecision)) });
+    const model = createScriptedModel({ turns: ["Done."] });
+
+    await createAgent({ model, stack }).run("go");
+
+    expect(model.requests[0]!.messages.map((m) => m.content)).toEqual(["go", "The guard was down; it is back."]);
+  });
+
   it("sends a step hook that fails closed through the error point, which may retry the step", async () => {
     const seen: string[] = [];
     const flakyStep = (retry: boolean) => {

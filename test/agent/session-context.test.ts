@@ -155,7 +155,14 @@ describe("sessions, prompts and hook-added context", () => {
           return Outcome.failed(new Error("answer lost on the way back"));
         },
       })
-      .use("error", { name: "retry", before: (e) => (e.where === "loop" ? Replace({ action: "retry" } as ErrorDecision) : undefined) });
+      .use("error", {
+        name: "retry",
+        before: (e, ctx) => {
+          if (e.where !== "loop") return undefined;
+          ctx.addContext("The last attempt failed; keep it short.");
+          return Replace({ action: "retry" } as ErrorDecision);
+        },
+      });
     const model = createScriptedModel({ turns: ["lost", "ok"] });
     const session = await createAgent({ model, stack }).session();
 
@@ -164,7 +171,8 @@ describe("sessions, prompts and hook-added context", () => {
     expect(turn).toMatchObject({ status: "completed", text: "ok" });
     const context = ["system: Project rules: be brief.", "system: context for: hello", "system: Run note"];
     expect(lines(model.requests[0]!.messages).slice(1)).toEqual(context);
-    expect(lines(model.requests[1]!.messages).slice(1)).toEqual(context);
+    // What the error hook added while deciding to retry reaches the retry too.
+    expect(lines(model.requests[1]!.messages).slice(1)).toEqual([...context.slice(0, 2), "system: The last attempt failed; keep it short.", "system: Run note"]);
   });
 
   it("runs sessionEnd with the reason when a session closes", async () => {
