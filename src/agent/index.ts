@@ -16,7 +16,7 @@ export {
   type ToolCallRun, type ToolCallStack, type ToolLookup, type WrappedTool,
 } from "./wrap-tool.ts";
 export {
-  StreamControl, inShadow, streamControl, streamControlKey, stricter,
+  StreamControl, inShadow, streamControl, streamControlKey, streamShown, stricter,
   type CheckAction, type HoldBack, type OutputCheck, type OutputCheckInfo, type PartTransform, type RegisteredCheck,
 } from "./stream/control.ts";
 export { chunkHook, outputGate, type ChunkHookSpec, type OutputGateSpec } from "./stream/hooks.ts";
