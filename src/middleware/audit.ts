@@ -89,6 +89,11 @@ export const audit = (options: AuditOptions): AuditMiddleware => {
   if (to === "") throw new TypeError(`${name}: to must be a non-empty file path`);
   const redactor = options.redact === false ? undefined : isRedactor(options.redact) ? options.redact : createRedactor(options.redact ?? {});
   const scrub = (text: string | undefined): string | undefined => (text === undefined || redactor === undefined ? text : redactor.scrub(text));
+  // Ids are scrubbed by hashing what the detectors find, so that lines of one session still read
+  // as one and two sessions stay apart: a session id is often a high-entropy token the secret
+  // detector takes for a key, and a placeholder would make every session the same one.
+  const idRedactor = options.redact === false ? undefined : isRedactor(options.redact) ? options.redact : createRedactor({ ...options.redact, strategy: "hash", strategies: {} });
+  const scrubId = (text: string | undefined): string | undefined => (text === undefined || idRedactor === undefined ? text : idRedactor.scrub(text));
   const scrubValue = (value: unknown): unknown => (redactor === undefined ? value : scrubDeep(value, scrub));
   const keep = stringListOption(name, "metadata", options.metadata) ?? [];
   const sink = new Sink(to);
@@ -96,7 +101,7 @@ export const audit = (options: AuditOptions): AuditMiddleware => {
   const lines = (event: RunEvent): string => {
     const origin = performance.timeOrigin + event.startedAt;
     // A session id may be an email, and a default run id begins with the session id.
-    const ids: Ids = { sessionId: scrub(event.sessionId), runId: scrub(event.runId) as string, subject: scrub(event.subject) };
+    const ids: Ids = { sessionId: scrubId(event.sessionId), runId: scrubId(event.runId) as string, subject: scrub(event.subject) };
     let text = "";
     for (const d of event.decisions) text += JSON.stringify(decision(event, d, origin, ids, scrub)) + "\n";
     if (event.decisions.length > 0 || event.outcome._tag !== "Completed") text += JSON.stringify(run(event, origin, ids, scrub, scrubValue, keep)) + "\n";

@@ -78,9 +78,21 @@ describe("audit", () => {
     expect(records.map((r) => r.type)).toEqual(["decision", "run"]);
     expect(JSON.stringify(records)).not.toContain("alice.smith@example.com");
     for (const r of records) {
-      expect(r.sessionId).toBe("[REDACTED:email]");
-      expect(r.runId.startsWith("[REDACTED:email]#")).toBe(true);
+      expect(r.sessionId).toMatch(/^\[email:sha256:[0-9a-f]{12}\]$/);
+      expect(r.runId.startsWith(`${r.sessionId}#`)).toBe(true);
     }
+  });
+
+  it("keeps sessions apart when their ids look like secrets: an id is hashed, not replaced by one placeholder for all", async () => {
+    const out = collect();
+    const stack = withMiddleware(createAgentStack(), audit({ to: out.stream }))
+      .use("toolCall", { name: "no", before: () => Reject("no") });
+    const ids = ["sess_01J8ZXQ4M7K2VN3PHT6RB9WCFD", "sess_01J8ZXR2P5T8YA4KDM7QC3WBEN"];
+    for (const sessionId of ids) await stack.run("toolCall", { id: "c", name: "Bash", input: {} }, () => ({ content: "" }), { sessionId });
+    await stack.flush();
+    const seen = out.records().map((r) => r.sessionId as string);
+    expect(new Set(seen).size).toBe(2);
+    for (const id of ids) expect(JSON.stringify(out.records())).not.toContain(id);
   });
 
   it("scrubs metadata values that are objects or lists, not only strings", async () => {
