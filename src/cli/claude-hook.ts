@@ -10,6 +10,7 @@ import type { ApprovalHandler } from "../core/context.ts";
 import { describe } from "../core/errors.ts";
 import { fromClaudeEvent } from "../executors/bridge-event.ts";
 import { runBridge } from "../executors/bridge.ts";
+import { routeHookNotices } from "../executors/external.ts";
 import { parseJson } from "../executors/json.ts";
 import { cleanText } from "../executors/sanitize.ts";
 import { UsageError, type CliIo } from "./io.ts";
@@ -60,42 +61,27 @@ export const claudeHook = async (argv: readonly string[], io: CliIo): Promise<nu
   } catch (error) {
     return refuse(`cannot read the event: ${describe(error)}`);
   }
-  const stopListening = listenForHookWarnings();
+  // What mounted command or HTTP hooks made without an `onNotice` have to tell the user.
+  const told: string[] = [];
+  const restore = routeHookNotices((n) => {
+    if (n.kind === "systemMessage") told.push(n.message);
+    else if (n.kind === "hook-error" || n.kind === "background-failure" || n.kind === "dropped") told.push(`hook "${n.hook}" (${n.event}): ${n.message}`);
+  });
   let reply;
-  let warnings: string[] = [];
   try {
     reply = await runBridge(stack, event, { asks, approval });
     await stack.flush();
   } finally {
-    warnings = await stopListening();
+    restore();
   }
-  // What a mounted command or HTTP hook had to say to the user (its error on SessionStart, a
-  // failed background hook) goes where Claude Code shows it: systemMessage, or stderr with exit 2.
+  // It goes where Claude Code shows it: systemMessage, or stderr with exit 2.
   let json = reply.json;
-  if (warnings.length > 0) {
-    const told = warnings.join("\n");
-    if (reply.exitCode === 0) json = { ...json, systemMessage: cleanText(typeof json?.systemMessage === "string" ? `${json.systemMessage}\n${told}` : told) };
-    else reply = { ...reply, stderr: reply.stderr ? `${reply.stderr}\n${told}` : told };
+  if (told.length > 0) {
+    const text = told.join("\n");
+    if (reply.exitCode === 0) json = { ...json, systemMessage: cleanText(typeof json?.systemMessage === "string" ? `${json.systemMessage}\n${text}` : text) };
+    else reply = { ...reply, stderr: reply.stderr ? `${reply.stderr}\n${text}` : text };
   }
   if (json && Object.keys(json).length > 0) io.out(`${JSON.stringify(json)}\n`);
   if (reply.stderr) io.err(`${reply.stderr}\n`);
   return reply.exitCode === 2 && values["fail-open"] ? 1 : reply.exitCode;
-};
-
-/**
- * Collect the `AgentOnionHookWarning`s emitted until the returned function is called: external
- * hooks without an `onNotice` of their own warn through the process (a hook error, a failed or
- * dropped background hook). It waits a turn first, since warnings are delivered on the next tick.
- */
-const listenForHookWarnings = (): (() => Promise<string[]>) => {
-  const got: string[] = [];
-  const listen = (warning: Error): void => {
-    if (warning.name === "AgentOnionHookWarning") got.push(warning.message);
-  };
-  process.on("warning", listen);
-  return async () => {
-    await new Promise((resolve) => setImmediate(resolve));
-    process.off("warning", listen);
-    return got;
-  };
 };

@@ -80,6 +80,25 @@ const warnByDefault: NoticeSink = (n) => {
   if (n.kind === "background-failure" || n.kind === "dropped" || n.kind === "hook-error") process.emitWarning(`hook "${n.hook}" (${n.event}): ${n.message}`, "AgentOnionHookWarning");
 };
 
+/** Where notices of hooks made without an `onNotice` go: a process warning, unless a host routes them. */
+let defaultSink: NoticeSink = warnByDefault;
+
+/**
+ * Send the notices of external hooks made without an `onNotice` of their own to `sink` instead of
+ * process warnings, until the returned function is called: for a host that reports them itself
+ * (`claude-hook` puts them in Claude Code's systemMessage).
+ *
+ * @example
+ * const restore = routeHookNotices((n) => notices.push(n)); try { await run() } finally { restore() }
+ */
+export const routeHookNotices = (sink: NoticeSink): (() => void) => {
+  const previous = defaultSink;
+  defaultSink = sink;
+  return () => {
+    defaultSink = previous;
+  };
+};
+
 /**
  * Claude Code's default timeout, in seconds, for a command or HTTP hook on `event`: 600, but 30 on
  * UserPromptSubmit and 1.5 on SessionEnd (its hooks share a 1.5-second budget).
@@ -118,11 +137,11 @@ export const externalHook = <E extends ClaudeEvent>(
   const name = options.name ?? `${options.event}:external`;
   // 0 would refuse every event, NaN or Infinity would remove the cap.
   checkLimit(name, "maxInputBytes", options.maxInputBytes, "count");
-  const sink = options.onNotice ?? warnByDefault;
+  const own = options.onNotice;
   const queue = options.async ? (options.queue ?? new BackgroundQueue()) : undefined;
   const notify = (kind: ExternalNotice["kind"], message: string): void => {
     try {
-      sink({ hook: name, event: options.event, kind, message, source: options.source });
+      (own ?? defaultSink)({ hook: name, event: options.event, kind, message, source: options.source });
     } catch {
       // a throwing notice sink must not turn into a hook failure
     }

@@ -12,7 +12,7 @@ export {
 } from "./settings.ts";
 export { claudeSettingsFiles, loadClaudeSettings, type HandlerEntry, type LoadedSettings, type SettingsInput, type SettingsLayer } from "./settings-load.ts";
 export { SettingsError, type HookSettings } from "./settings-schema.ts";
-export { externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions, type Runner } from "./external.ts";
+export { externalHook, resolveTimeoutMs, routeHookNotices, type ExternalHook, type ExternalHookOptions, type Runner } from "./external.ts";
 export { BackgroundQueue, type BackgroundQueueOptions } from "./queue.ts";
 export { ExecutorError, type ExecutorFailure } from "./errors.ts";
 export { allClaudeEvents, claudeEvents, isDrivenEvent, type BlockEffect, type ClaudeEvent, type EventSpec } from "./events.ts";

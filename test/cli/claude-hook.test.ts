@@ -44,6 +44,8 @@ describe("agent-onion claude-hook (child process)", () => {
       systemMessage: 'hook "issues" (SessionStart): could not fetch issues',
       hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "Project rules: be brief." },
     });
+    // Said once, where Claude Code shows it: not also as a Node warning on stderr.
+    expect(r.stderr).not.toContain("could not fetch issues");
   });
 
   it("is runnable with npx from the project", async () => {

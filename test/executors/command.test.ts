@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Outcome } from "../../src/core/outcome.ts";
 import { commandHook } from "../../src/executors/command.ts";
+import { routeHookNotices } from "../../src/executors/external.ts";
 import { alive, bash, echoTool, eventually, existsSync, fixture, node, notices, readPid, tempDir } from "./helpers.ts";
 import { agentStack } from "./stack-helpers.ts";
 import { spawnSync } from "node:child_process";
@@ -65,6 +66,26 @@ describe("commandHook exit codes", () => {
     expect((await stack.run("notification", { type: "info", message: "hi" }, () => undefined))._tag).toBe("Completed");
     await stack.run("error", { where: "model", error: new Error("rate limited"), attempt: 1 } as never, () => ({ action: "fail" }) as never);
     expect(stack.stats.hookFailures).toBe(0);
+  });
+
+  it("sends the notices of a hook made without onNotice to a host that routes them, and to process warnings again after", async () => {
+    const hook = commandHook({ event: "SessionStart", name: "issues", timeoutMs: 5000, ...node("respond.mjs", "2", "", "could not fetch issues") });
+    const stack = agentStack().use("sessionStart", hook);
+    const routed: string[] = [];
+    const warned: string[] = [];
+    const onWarning = (w: Error) => void warned.push(w.message);
+    process.on("warning", onWarning);
+    try {
+      const restore = routeHookNotices((n) => void routed.push(`${n.kind}: ${n.message}`));
+      await stack.run("sessionStart", { sessionId: "s", source: "startup" }, (s) => ({ sessionId: s.sessionId }));
+      restore();
+      await stack.run("sessionStart", { sessionId: "s", source: "startup" }, (s) => ({ sessionId: s.sessionId }));
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(routed).toEqual(["hook-error: could not fetch issues"]);
+    expect(warned).toEqual(['hook "issues" (SessionStart): could not fetch issues']);
   });
 
   it("honours valid JSON on another exit code, as Claude Code does", async () => {
