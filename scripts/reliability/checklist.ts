@@ -1115,4 +1115,250 @@ export const findings: readonly Finding[] = [
       t("test/agent/session-context.test.ts", "keeps sessionStart context for the next turn when a turn failed, since its answer never reached the conversation"),
     ],
   },
+  // Found by four audits (src/core against R1–R14; stores and observability; the adapters; the docs) and by the reviews of their fixes (8d83b48..2565219).
+  {
+    kind: "bug", status: "fixed", fixedIn: "b0e3cf8", title: "tracing could put a run's hook spans under another run's span when concurrent runs shared one input object",
+    where: "{{src/middleware/tracing.ts|const open = new Map<string, OpenSpan[]>();}} (keyed by the run's callId; it was a WeakMap keyed by the input object)",
+    repro: "two concurrent stack.run(\"toolCall\", call, …) with one frozen call object, one run's hook taking 20 ms and the other's 1 ms: spans were matched to runs by the input object, first in first out, so the slow run's hook span could go under the fast run's point span and the other way round (the stores audit suggested the callId key)",
+    items: ["A15", "K2"], tests: [t("test/middleware/tracing.test.ts", "keeps concurrent runs apart when they share one input object")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "4a9bf7f", title: "A run or a step the error point retried lost hook-added context: what its failed attempt took, and what the error hook added while deciding",
+    where: "{{src/agent/context-queue.ts|rewindKeeping(mark: ContextMark, kept: ContextMark): void {}}, {{src/agent/session.ts|this.pending.rewindKeeping(beforeRun, deciding);}}, {{src/agent/loop.ts|env.pending.rewindKeeping(mark, deciding);}}",
+    repro: "an error hook answering retry for a run whose answer was lost: the retry's model request had neither the sessionStart nor the userPrompt hook's context (fixed in 7e1ffa6). That fix rewound the queue after the error point decided, so an error hook's ctx.addContext(\"The previous attempt failed: answer lost. Keep it short.\") was missing from the retried request, as the step retry's older rewind dropped it too (found by a review of 7e1ffa6)",
+    items: ["I6"], tests: [
+      t("test/agent/session-context.test.ts", "hands the context a failed run used to its retry when the error point retries the whole run"),
+      t("test/agent/errors.test.ts", "gives a retried step the context the error hook added while deciding to retry it"),
+    ],
+  },
+  {
+    kind: "gap", status: "fixed", fixedIn: "4eb6ea3", title: "The agent's event types named fewer SessionStart sources, SessionEnd reasons and Notification types than the bridge passes at run time",
+    where: "{{src/agent/types.ts|export type SessionSource = }}, {{src/executors/bridge-event.ts|source: e.source ?? \"startup\"}} (the bridge's three casts are gone)",
+    repro: "Claude Code sends SessionStart source fork, SessionEnd reason resume and Notification types such as auth_success, elicitation_dialog and agent_needs_input; the bridge passed them on through casts, so a hook switching over the typed \"startup\" | \"resume\" | \"clear\" | \"compact\" was told fork could not happen. The types now name the documented values and take any other string",
+    items: ["J2"], tests: [t("test/agent/types.test-d.ts", "name Claude Code's documented values and take the ones it adds later, as the bridge passes them on")],
+  },
+  {
+    kind: "gap", status: "fixed", fixedIn: "51a369c", title: "A tenantKey or an audit metadata key of spaces alone was accepted",
+    where: "{{src/middleware/options.ts|value !== undefined && (typeof value !== \"string\" || value.trim() === \"\")}} (stringOption)",
+    repro: "budget({ limit: 5, scope: \"tenant\", tenantKey: \"  \" }) was accepted, though no metadata key is spaces and a hook name of spaces was already refused (nameOption); it now throws budget: tenantKey must be a non-empty string, got \"  \"",
+    items: ["J1"], tests: [t("test/middleware/budget.test.ts", "refuses a tenantKey that is not a non-empty string, and a price table that prices no model, naming the field")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "2565219", title: "What a mounted command or HTTP hook had to tell the user never reached Claude Code through claude-hook, and once it did, it was said twice",
+    where: "{{src/executors/external.ts|export const routeHookNotices = }}, {{src/cli/claude-hook.ts|const restore = routeHookNotices(}}",
+    repro: "a settings command hook failing on SessionStart with \"could not fetch issues\": claude-hook let it out as an AgentOnionHookWarning, a Node warning on stderr that Claude Code does not show (392a615 read process warnings back into the systemMessage); Node still printed each warning on stderr, so an exit-2 answer said it twice (found by a review of 392a615). External hooks made without an onNotice now send their notices to a sink a host can route (routeHookNotices, process warnings otherwise), and claude-hook puts hook errors, failed or dropped background hooks and systemMessage answers in its systemMessage, or on stderr with exit 2",
+    items: ["K1", "C4"], tests: [
+      t("test/cli/claude-hook.test.ts", "shows the user a mounted command hook's SessionStart error, as Claude Code would, and keeps the context"),
+      t("test/executors/command.test.ts", "sends the notices of a hook made without onNotice to a host that routes them, and to process warnings again after"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "40cdc14", title: "An answer given in place of the provider's (a fallback's, a recovery's) went out with the rejected answer's reasoning, sources, warnings and response data",
+    where: "{{src/adapters/ai-sdk.ts|const from = attempts.of(outcome.value);}} (generate, see src/adapters/ai-sdk/attempts.ts), {{src/agent/stream/through-stack.ts|const fromLast = }} (stream)",
+    repro: "an inner guard fails the primary's answer for holding a card number and fallback({ models: [backup] }) answers: generateText returned the backup's text inside the primary's rejected result, with its reasoning (\"The user's card is 4111 1111 1111 1111, I will repeat it.\"), its sources, response id primary-resp, its warnings and usage details contradicting the totals (noCacheTokens 100 against inputTokens 7) (found by the adapters audit, fixed in be7c845); streamText still gave the fallback's answer the rejected attempt's stream-start warnings and response id primary-resp (found by a review of be7c845)",
+    items: ["G6", "G1"], tests: [
+      t("test/adapters/ai-sdk/response.test.ts", "holds only a fallback model's answer, none of the rejected provider answer's reasoning, sources, warnings or response data"),
+      t("test/adapters/ai-sdk/response.test.ts", "holds only a recover hook's answer when it answers for a rejected provider answer"),
+      t("test/adapters/ai-sdk/stream-fallback.test.ts", "goes out without the failed attempt's warnings and response id, as generateText returns the fallback's answer"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "e6f5496", title: "A provider's error part cut an AI SDK stream short, losing the rest of its text and its usage; passed through, an overload before any output was then not retried",
+    where: "{{src/adapters/ai-sdk/stream.ts|if (part.type === \"error\") memo.erred = true;}} (passed through as a raw part), {{src/adapters/ai-sdk/stream.ts|if (value.type === \"error\" && !showing) {}} (held until the stream shows something)",
+    repro: "a provider streaming \"Hello \", an error part, \"world\" and a finish with usage 10/5 (as @ai-sdk/openai reports a chunk it cannot parse): through the middleware the SDK got \"Hello \" and an empty usage, and after hooks never ran (found by the adapters audit; d2a53db passes the part through). Then a stream sending stream-start, Anthropic's overloaded_error and a finish with no output completed empty: 1 provider call where retry and fallback had made 3 and answered \"backup answer\", and metrics counted a success (found by a review of d2a53db). Such an error part now fails the attempt (a ModelStreamError, shown: false) when the stream ends having shown nothing",
+    items: ["G4", "H1"], tests: [
+      t("test/adapters/ai-sdk/stream-error-part.test.ts", "does not end the stream: the rest of the text and the provider's usage reach the SDK as without the middleware, and after hooks see them"),
+      t("test/adapters/ai-sdk/stream-error-part.test.ts", "fails the attempt when the stream then ends without showing anything, so retry asks again and the reader gets only the kept answer"),
+      t("test/adapters/ai-sdk/stream-error-part.test.ts", "fails the attempt so that fallback answers when retries are spent"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "6e4e947", title: "isAgentOnionError was false for nine of the package's error classes",
+    where: "{{src/core/errors.ts|export const brandError = }} (the brand is on the prototype, so TypeError subclasses carry it too)",
+    repro: "a hook answering Reject on an observation point failed with a RejectOnObserveError for which isAgentOnionError(cause) was false, though its summary promises every error agent-onion raises, across bundles; OutcomeRejectedError, SettingsError, HeaderError, BridgeEventError, SerializeError, UsageError, ClaudeStopFailure and UnsupportedSpecificationError likewise (found by the core audit)",
+    items: ["K1"], tests: [
+      t("test/core/errors.test.ts", "are found among the package's exports"),
+      t("test/core/errors.test.ts", "are each recognised by isAgentOnionError, as its summary promises (whatever they extend)"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "ae8e0ff", title: "fromKoa: a next() not awaited failed the hook saying next() was never called, and crashed the process with an unhandled rejection",
+    where: "{{src/adapters/koa.ts|class NextCalls {}}, {{src/adapters/koa.ts|await made.ended();}}",
+    repro: "fromKoa((ctx, next) => { next(); }) on toolCall: the run answered Rejected (\"Koa middleware returned without calling next(), setting ctx.output or calling ctx.reject()\") while the tool call it had started ran on, and that next()'s late outcome became an unhandled NextMisuseError (run already settled), which ends a Node process (found by the adapters audit). Such a middleware now passes on that next()'s outcome once it ends, as the core does (R4); a second next() fails the hook whether it was awaited, dropped or caught, and the operation runs once",
+    items: ["A5", "A3"], tests: [
+      t("test/adapters/koa.test.ts", "waits for it and passes its outcome on, as the core does for a dangling next() (R4)"),
+      t("test/adapters/koa.test.ts", "fails the hook for a second next() even when the middleware catches its refusal, as the core does (R4)"),
+      t("test/adapters/koa.test.ts", "reports a next() called after the hook answered as a failure, and leaks no rejection"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "6a37ddf", title: "generateText threw \"Tool call ws1 not found.\" when a hook or an output gate removed a provider-executed tool call",
+    where: "{{src/adapters/ai-sdk/response.ts|const linked = new Set([\"tool-result\", \"tool-approval-request\"]);}} (a part naming a removed call goes with it)",
+    repro: "a provider answering a web_search tool-call, its tool-result and text holding an address, with outputGate blocking addresses: streamText blocked the answer cleanly, while generateText threw an untyped Error naming no hook, since the tool-result stayed after its call was removed; an after hook filtering toolCalls did the same (found by the adapters audit). A tool-result answering a call of an earlier step (a deferred result) stays",
+    items: ["G1"], tests: [
+      t("test/adapters/ai-sdk/response.test.ts", "goes with its call when an output gate blocks the answer: the same verdict as on streamText"),
+      t("test/adapters/ai-sdk/response.test.ts", "goes with its call when an after hook removes the call"),
+      t("test/adapters/ai-sdk/response.test.ts", "stays when it answers a call of an earlier step (a deferred result), which was never in this result"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "f858106", title: "A point's span ended late with the wrong error, or never, when its run timed out or was aborted while the operation ignored the signal",
+    where: "{{src/middleware/tracing.ts|const settled = (event: RunEvent)}} (the run's observer ends a span its around has not), {{src/middleware/tracing.ts|A run whose signal aborted settled before this next() did}}",
+    repro: "a toolCall with timeoutMs: 100 whose operation answers at 500 ms: the caller got Failed(RunAbortedError) at 103 ms, but the span execute_tool Deploy was exported only at 600 ms, 505 ms long, with error.type NextMisuseError (\"run already settled\"); a modelCall aborted by the caller at 50 ms whose operation never settles never ended its chat span, leaving its hook span orphaned (found by the stores audit)",
+    items: ["C2", "K2"], tests: [
+      t("test/middleware/tracing.test.ts", "ends a point's span when its run times out, with the run's error and time, though the operation answers later"),
+      t("test/middleware/tracing.test.ts", "ends a point's span and its hooks' parent when the caller aborts a run whose operation never settles"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "9d67548", title: "A session id cut through an emoji (a lone surrogate) made every guard keyed by it fail closed with 'URI malformed', and RedisStore merged keys that differ in lone surrogates",
+    where: "{{src/core/state.ts|export const keyPart = }}, {{src/core/state.ts|must be well-formed UTF-16}} (checkKey), {{src/middleware/guard-common.ts|keyPart(ctx.runId)}}",
+    repro: "sessionId \"Trip \\ud83c\" (a title cut with slice(0, 6)): a gate counting with ctx.state().incr answered Rejected (hook \"count\" failed in before on tool: threw: URI malformed) on every tool call (found by the core audit). e3e4f91 fixed ctx.state and the middleware's scopes, but not the run keys of tokenBudget, timeLimit and finishReasonStop nor rateLimit's per-tool key, so with the agent's run ids beginning with the session id tokenBudget still failed every step (found by a review of e3e4f91). Keys differing only in lone surrogates were two keys in MemoryStore and one in RedisStore, which stores U+FFFD (incr gave 1 and 2; found by the stores audit): checkKey refuses them now",
+    items: ["I3"], tests: [
+      t("test/core/stack.test.ts", "keeps session state for an id cut through an emoji (a lone surrogate), apart from every other id"),
+      t("test/middleware/token-budget.test.ts", "work for a session id cut through an emoji (a lone surrogate), which the agent's run ids begin with"),
+      t("test/core/memory-store.test.ts", "refuses a key holding a lone surrogate, which Redis would store as U+FFFD and so merge with others"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "796960d", title: "An AI SDK stream retried after its first attempt failed to open came out all at once, without the provider's response headers",
+    where: "{{src/adapters/ai-sdk.ts|An attempt that fails to open settles nothing}}",
+    repro: "attempt 1's doStream throws a 429 and retry opens attempt 2, which streams 10 chunks 100 ms apart: streamText got its first text after 1 364 ms, with the stream done at 1 381 ms (120 ms without the failure), could not cancel meanwhile, and its response headers were undefined instead of attempt 2's x-request-id req-2 (found by the adapters audit)",
+    items: ["G4", "C2"], tests: [
+      t("test/adapters/ai-sdk/stream-start.test.ts", "still streams: the reader gets the first text before the provider's stream has ended"),
+      t("test/adapters/ai-sdk/stream-start.test.ts", "keeps the response headers of the attempt that opened"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "f7a4699", title: "retry and fallback re-sent or contradicted reasoning the reader was already shown, with the failed attempt's warnings",
+    where: "{{src/agent/stream/control.ts|export const streamShown = }}, {{src/middleware/retry.ts|if (streamStarted(outcome.error) || streamShown(ctx)) break;}}, {{src/agent/stream/pump.ts|else if (!shown && describesCall(part)) preamble.push(part);}}",
+    repro: "retry({ attempts: 2 }) over a stream whose first attempt sent stream-start, response-metadata and reasoning r1, then failed: the reader got two reasoning-start parts with id r1, reasoningText held both attempts' (\"thinking (attempt 1)...thinking (attempt 2)...\") and the warnings were the failed attempt's (found by the adapters audit; 63a6709 counts a shown part in streamStarted and holds stream-start and response-metadata until the attempt shows something). When an inner guard (redaction's api_key block) rather than the provider failed the attempt after the reader saw reasoning, retry still ran it again (reasoningText \"thinking 1thinking 2\") and fallback glued \"backup answer\" onto the shown reasoning (found by a review of 63a6709); the run's StreamControl now records what the reader was shown (streamShown)",
+    items: ["G2", "G5"], tests: [
+      t("test/adapters/ai-sdk/stream-retry.test.ts", "is not retried once the reader was shown reasoning: the reader would see it twice"),
+      t("test/adapters/ai-sdk/stream-retry.test.ts", "sends the stream-start and response metadata of the attempt it keeps, once, when an attempt that showed nothing is retried"),
+      t("test/adapters/ai-sdk/stream-retry.test.ts", "the reader keeps one attempt's reasoning and warnings, and gets no other answer"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "2679c7d", title: "readOnlyTools' Glob matched a model-written pattern with a backtracking RegExp that could block the process for minutes",
+    where: "{{src/executors/readonly-tools.ts|const toolGlob = }} (the core's linear compileGlob instead of picomatch)",
+    repro: "Glob \"*a*a*a*a*a*a*b\" over a root holding one file named with 60 a's returned after 8 768 ms, a 100 ms timer firing only then and the tool's signal never aborting; a 16-character pattern took 52 794 ms. The match was synchronous, so neither the tool's signal nor the agent hook's timeoutMs could stop it (found by the docs audit: the README said stars were matched by the linear matcher, picomatch only for bracket classes)",
+    items: ["J3"], tests: [
+      t("test/executors/agent-hook.test.ts", "matches a model-written pattern full of stars in linear time, so it cannot stall the process"),
+      t("test/executors/agent-hook.test.ts", "globs as a shell does: anchored at the root, dotfiles only where the pattern names a dot"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "0c5d5ef", title: "An AI SDK message a hook rewrote was sent with its parts reordered: text first, reasoning after it, a provider tool's result before its call",
+    where: "{{src/adapters/ai-sdk/prompt.ts|let textPlaced = false;}} (rebuildMessage rebuilds in place)",
+    repro: "a before hook replacing an e-mail address in an earlier assistant message whose parts were reasoning, tool-call, tool-result, text: it was sent as text, reasoning, tool-result, tool-call, which providers that check the order (a thinking block first, a server tool's result after its call) may refuse (found by the adapters audit)",
+    items: ["A9"], tests: [
+      t("test/adapters/ai-sdk/prompt-order.test.ts", "keeps its parts in their order: reasoning first, a provider tool's result after its call, the new text where the text was"),
+      t("test/adapters/ai-sdk/prompt-order.test.ts", "puts its text where the first text part was and each tool call where it was, the hook's changed call included"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "2298021", title: "budget refunded a streamed call that failed part-way, and tokenBudget and metrics left out what it spent",
+    where: "{{src/middleware/budget.ts|export const spentBy = }} (read by budget, tokenBudget and metrics)",
+    repro: "a provider streams 7 500 characters and then errors: the consumer saw them all and the outcome was Failed(ModelStreamError) with partial usage 3/1875, yet budget used after the call was 0, so a prompt that always fails late could spend without limit (found by the stores audit); tokenBudget added nothing for such a step, and metrics left out usage the provider had reported. A stream that failed before sending anything is still refunded",
+    items: ["H2", "H1"], tests: [
+      t("test/middleware/budget.test.ts", "charges what a stream spent before the provider failed it part-way, rather than refunding it"),
+      t("test/middleware/budget.test.ts", "still refunds a stream that failed before the provider sent anything"),
+      t("test/middleware/token-budget.test.ts", "counts the tokens a step's stream spent before the provider failed it"),
+      t("test/middleware/metrics.test.ts", "reports the token usage a provider reported for a stream that then failed"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "c357089", title: "A response without usage or a finish reason that hooks settled on failed deep inside the AI SDK adapter, and the two paths judged token counts differently",
+    where: "{{src/agent/response-shape.ts|export const notAResponse = }}, {{src/adapters/ai-sdk.ts|const malformed = notAResponse(outcome.value);}}, {{src/agent/stream/through-stack.ts|const malformed}}",
+    repro: "a cache's Replace({ text, toolCalls }) restored from JSON, or an after hook that rebuilt the response: generateText and streamText both threw \"TypeError: Cannot read properties of undefined (reading 'inputTokens')\" from inside the adapter, naming no hook (found by the adapters audit; fixed for generate in 7d8448d, for streams in 757dc11). Then an after hook's usage with inputTokens NaN, -3 or Infinity gave generateText a result (usage NaN, or -3 input tokens) and streamText a TypeError worded otherwise (found by a review). Both now refuse it with one TypeError: the modelCall response is not a response (…), got <the value>",
+    items: ["A7", "G1"], tests: [
+      t("test/adapters/ai-sdk/response.test.ts", "is refused as the stream refuses a malformed response, saying what is missing: a cache entry restored without usage"),
+      t("test/adapters/ai-sdk/stream-malformed.test.ts", "fails the stream with a TypeError saying the response has no usage, not a TypeError from deep inside the adapter"),
+      t("test/agent/stream/through-stack.test.ts", "fails the call, saying what a response needs, when a hook answers a response"),
+      t("test/adapters/ai-sdk/response.test.ts", "is refused on generateText as on streamText, with the same TypeError, when a count is"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "8134ae7", title: "audit and chromeTraceRecorder wrote the session id and the run id unscrubbed, and the first fix made every secret-looking session id one placeholder",
+    where: "{{src/middleware/audit.ts|const idRedactor = }}, {{src/middleware/chrome-trace.ts|runId: scrub(run.runId)}}",
+    repro: "an agent session with sessionId alice.smith@example.com and metadata.user the same: the audit line held \"sessionId\":\"alice.smith@example.com\" and runId alice.smith@example.com#1-10b12c2c beside \"metadata\":{\"user\":\"[REDACTED:email]\"}, and the Chrome trace's runId args held it too (found by the stores audit; fixed in 175e913). That fix wrote sessions sess_01J8Z3K4M5N6P7Q8R9S0T1U2V3 and …V4 both as [REDACTED:secret], so the lines of two sessions could no longer be told apart (found by a review of 175e913); ids are now scrubbed by hashing what the detectors find ([email:sha256:…])",
+    items: ["I6"], tests: [
+      t("test/middleware/audit.test.ts", "scrubs the session id and the run id, which embeds it, as it scrubs the same email in metadata"),
+      t("test/middleware/audit.test.ts", "keeps sessions apart when their ids look like secrets: an id is hashed, not replaced by one placeholder for all"),
+      t("test/middleware/chrome-trace.test.ts", "scrubs the run id as it scrubs the session it names"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "c408c33", title: "claude-hook denied an approval asked by a module that exports a stack, where the README promises Claude Code's ask",
+    where: "{{src/core/run-context.ts|const own: unknown = this.options?.approval;}} (RunOptions.approval), {{src/executors/bridge.ts|(options.approval ?}}",
+    repro: "export default withMiddleware(createAgentStack(), approval({ match: \"Bash\" })) run by claude-hook on a PreToolUse Bash ls answered permissionDecision deny (\"Bash was not approved: … but no approval handler is configured, so no one could approve\"): the bridge's handler reached only a module exporting a factory, which passes it to createAgentStack (found by the docs audit). A run may now name its own approval handler, and the bridge passes claude-hook's per run",
+    items: ["B3", "B5"], tests: [
+      t("test/cli/claude-hook.test.ts", "turns an approval request into Claude Code's ask also when the module exports a stack, not a factory"),
+      t("test/core/stack.test.ts", "asks the run's own approval handler, when it has one, instead of the stack's"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "1fb702a", title: "RedisStore silently used database 0 when its configured database did not exist",
+    where: "{{src/stores/redis-connection.ts|const wrongDatabase = }}",
+    repro: "a store on redis://…:6391/99 against a server with 16 databases wrote there without error, a second store configured with db: 42 read the first one's value, and redis-cli -n 0 showed the key: ioredis reports a failed SELECT only as an error event, which the store swallowed (found by the stores audit). Every operation now fails with StateStoreError (\"Redis could not select database 99: ERR DB index is out of range\"); a client passed in is not watched",
+    items: ["H3", "J1"], tests: [
+      t("test/stores/redis.test.ts", "refuses every operation when the configured database does not exist, rather than using database 0"),
+      t("test/stores/redis.test.ts", "keeps its data in the configured database when it exists"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "47dad42", title: "Streamed text lost the provider's metadata (item ids, thought signatures, ai 7 citations), and then kept it on text a hook changed to the same length",
+    where: "{{src/adapters/ai-sdk/stream.ts|memo.blocks.push({ id: part.id}} (each text block remembered), {{src/adapters/ai-sdk/stream.ts|const provider = own !== undefined && this.memo.text.startsWith(own, at);}}, {{src/adapters/ai-sdk/stream.ts|citations = block.citations;}}",
+    repro: "with any modelCall hook, a provider streaming text-start and text-delta with a Gemini thoughtSignature and a text-end with OpenAI's itemId msg_123: the step's content and the next step's message held the text \"Hello\" with no metadata, where generateText kept it (found by the adapters audit; fixed in b22191b). A chunk hook that upper-cased every delta then sent HELLO THERE. in the provider's block with its item id, since a piece as long as the provider's text was taken for it (fixed in 9177d88), and on ai 7 a text-end's citations were still dropped on streams (1 on generate, none on the stream; found by a review of b22191b)",
+    items: ["G5", "G1"], tests: [
+      t("test/adapters/ai-sdk/stream-text-metadata.test.ts", "reaches the SDK on every text part, in the step's content and in the next step's message, as without the middleware"),
+      t("test/adapters/ai-sdk/stream-text-metadata.test.ts", "is left off text a hook changed: an item id must not stand for text the provider did not write"),
+      t("test/adapters/ai-sdk/stream-text-metadata.test.ts", "is left off text a hook changed to text of the same length, chunk by chunk"),
+      t("test/adapters/ai-sdk-v4.test.ts", "reach the step's content on streamText, as on generateText, while hooks leave the text alone"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "2bc9101", title: "RedisStore's errors blamed the network for a refused password, and said 'unreachable: undefined' to operations that close() ended",
+    where: "{{src/stores/redis-connection.ts|const cause = health.get(client)?.last;}}, {{src/stores/redis.ts|Waiting for a connection that close() ended is not an outage.}}",
+    repro: "against a server with --requirepass, the first operation said \"Redis is unreachable: NOAUTH Authentication required.\" and every later one \"Redis is unreachable (reconnecting)\" with no cause, WRONGPASS likewise; operations waiting for a connection when close() was called rejected with \"Redis is unreachable: undefined\" (found by the stores audit)",
+    items: ["H3", "K1"], tests: [
+      t("test/stores/redis-unavailable.test.ts", "names the authentication failure on every operation, not only the first, while the client reconnects"),
+      t("test/stores/redis-unavailable.test.ts", "says the store is closed to operations that were waiting for a connection when it closed"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "e978f66", title: "close() on a RedisStore view made by scope() closed the connection for the store and every other view",
+    where: "{{src/stores/redis.ts|if (this.#view) return;}}",
+    repro: "await root.scope(\"tenant-a\").close() made root.get(\"x\"), and every other tenant's view, fail with \"the RedisStore is closed\" (found by the stores audit); now only the view closes, and the store that made the connection still closes it and every view with it",
+    items: ["H3", "H6"], tests: [t("test/stores/redis.test.ts", "closes only the view when a view made by scope() is closed: the store and its other views go on until the store closes")],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "4313d17", title: "A retry's kept attempt had its signal aborted because an abandoned attempt was still pending, and the abandoned attempt was told only when the whole run ended",
+    where: "{{src/core/run-context.ts|callContext(input: unknown, frame?: Frame): HookContext<I> {}} (a signal for each operation call), {{src/core/run-context.ts|class GivenUpOn implements AbortWatcher {}}, {{src/core/around.ts|if (own !== undefined && hook.failMode === \"closed\" && !hook.shadow) this.scope = own;}}",
+    repro: "an outer around retrying once, an inner { timeoutMs: 50, around: (_c, next) => next() }, attempt 1 taking 300 ms and attempt 2 resolving at 66 ms with a streaming body: both attempts shared the run's signal, which aborted with OperationAbandonedError when the run settled at 67 ms, so the caller's read of the kept result failed at 86 ms, and attempt 1, given up on at 54 ms, ran beside attempt 2 until then (found by the core audit). d4bfd22 gave each operation call a signal of its own; 4313d17 aborts it at the timeout of a timed around hook around it that fails closed, and removes d4bfd22's cost: an OperationAbandonedError built with its stack trace at the end of nearly every run with a caller signal, about 6 µs instead of 1 (found by a review of d4bfd22)",
+    items: ["C1", "C2"], tests: [
+      t("test/core/cancellation.test.ts", "keeps the signal of a retried attempt whose result the caller got, and aborts only the attempt left behind"),
+      t("test/core/cancellation.test.ts", "tells an attempt its timed around hook gave up on at that hook's timeout, before a retry starts the next (R7)"),
+      t("test/core/cancellation.test.ts", "does not tell the operation at a timed around hook's timeout when the hook fails open or only watches (shadow)"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "8f882ca", title: "A hook left running in a frame its run left behind was never told: its timer kept the process alive, and approval's question stayed open",
+    where: "{{src/core/invoke.ts|this.run.hold(this.own);}} (a timed hook is told at RunContext.end), {{src/middleware/approval.ts|timeoutMs: Math.min(timeoutMs + 1_000, maxTimerMs),}}",
+    repro: "an around answering Replace without waiting for next(), and inside it a before hook with timeoutMs: 3000 listening to ctx.signal: the run settled at 3 ms, and the hook was told only at its own timeout, its timer keeping the process alive until 3 007 ms (fixed in d4bfd22); with approval() there instead, the question for a call already answered stayed open, and the process alive, for the whole approval timeoutMs (300 s by default) (found by the core audit, confirmed by a review of d4bfd22). approval's hook now has a hook timeout just past its own, never reached, which makes it a hook the run tells when it settles",
+    items: ["C4", "C1"], tests: [
+      t("test/core/cancellation.test.ts", "tells a timed hook left running in a frame its run left behind, and clears its timer, when the run settles"),
+      t("test/middleware/approval.test.ts", "withdraws the question when the run settles without waiting for it (a cache answered around it), and leaves no timer"),
+    ],
+  },
+  {
+    kind: "bug", status: "fixed", fixedIn: "4794428", title: "Eleven concurrent runs under one caller signal made Node warn of an EventTarget memory leak",
+    where: "{{src/agent/session.ts|setMaxListeners(0, controller.signal);}} (a turn's own signal, which its runs listen to)",
+    repro: "11 parallel tool calls under one turn signal printed MaxListenersExceededWarning: Possible EventTarget memory leak detected. 11 abort listeners added to [AbortSignal], for a leak that did not exist (found by the core audit). 58d44c8 shared one listener per caller signal among its runs, which made every run with a caller signal slower (about 1.8 to 2.7 µs a run against 1.5 to 1.8 in one process); 4794428 undid it, and a turn now follows the caller's signal through a signal of its own with no listener limit, which its runs, steps, parallel tool calls and sub-agents listen to. A user's own signal shared by more than ten concurrent stack.run calls still gets Node's warning (raise its limit with events.setMaxListeners)",
+    items: ["A15", "C2"], tests: [
+      t("test/agent/tools.test.ts", "runs a dozen parallel calls under the caller's signal without Node's leak warning, and leaves nothing listening on it"),
+      t("test/core/run-signal.test.ts", "tells every run under one caller's signal when it aborts, and leaves nothing listening"),
+    ],
+  },
 ];
