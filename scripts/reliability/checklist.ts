@@ -1245,7 +1245,7 @@ export const findings: readonly Finding[] = [
     repro: "Glob \"*a*a*a*a*a*a*b\" over a root holding one file named with 60 a's returned after 8 768 ms, a 100 ms timer firing only then and the tool's signal never aborting; a 16-character pattern took 52 794 ms. The match was synchronous, so neither the tool's signal nor the agent hook's timeoutMs could stop it (found by the docs audit: the README said stars were matched by the linear matcher, picomatch only for bracket classes)",
     items: ["J3"], tests: [
       t("test/executors/agent-hook.test.ts", "matches a model-written pattern full of stars in linear time, so it cannot stall the process"),
-      t("test/executors/agent-hook.test.ts", "globs as a shell does: anchored at the root, dotfiles only where the pattern names a dot"),
+      t("test/executors/agent-hook.test.ts", "globs as a shell does: anchored at the root, dotfiles hidden unless the pattern names a dot segment"),
     ],
   },
   {
@@ -1359,6 +1359,14 @@ export const findings: readonly Finding[] = [
     items: ["A15", "C2"], tests: [
       t("test/agent/tools.test.ts", "runs a dozen parallel calls under the caller's signal without Node's leak warning, and leaves nothing listening on it"),
       t("test/core/run-signal.test.ts", "tells every run under one caller's signal when it aborts, and leaves nothing listening"),
+    ],
+  },
+  {
+    kind: "limitation", status: "open", title: "readOnlyTools' Glob lets stars match dotfiles once a pattern names any dot segment",
+    where: "{{src/executors/readonly-tools.ts|const namesDot}}",
+    repro: "since 2679c7d (the linear glob): `.config/*` lists `.config/.env` and `**/.env` finds `.config/.env`, which picomatch's `dot: false` did not; patterns that name no dot segment hide dotfiles as before. Not a confinement hole: Read can open dotfiles under the root anyway (found by a review)",
+    items: ["I5"], tests: [
+      t("test/executors/agent-hook.test.ts", "globs as a shell does: anchored at the root, dotfiles hidden unless the pattern names a dot segment"),
     ],
   },
 ];

@@ -77,7 +77,7 @@ describe("readOnlyTools", () => {
     await expect(grep!.execute({ text: "x", path: ".." }, opts)).rejects.toThrow(/outside/);
   });
 
-  it("globs as a shell does: anchored at the root, dotfiles only where the pattern names a dot", async () => {
+  it("globs as a shell does: anchored at the root, dotfiles hidden unless the pattern names a dot segment", async () => {
     const root = tempDir();
     for (const f of ["top.ts", "src/a.ts", "src/deep/b.ts", ".env", "src/.secret.ts", ".config/x.ts", "README.md"]) {
       mkdirSync(join(root, f, ".."), { recursive: true });
