@@ -122,8 +122,16 @@ export class RunAbortedError extends AgentOnionError {
  */
 export class OperationAbandonedError extends AgentOnionError {
   override name = "OperationAbandonedError";
-  constructor(readonly point: string) {
-    super(`the run on ${point} settled without waiting for this operation call or hook; what it returns would be dropped`);
+  constructor(
+    readonly point: string,
+    /** The timed `around` hook whose timeout gave up on the call, when that is why (the run goes on). */
+    readonly hook?: string,
+  ) {
+    super(
+      hook === undefined
+        ? `the run on ${point} settled without waiting for this operation call or hook; what it returns would be dropped`
+        : `hook "${hook}" on ${point} timed out and gave up on this operation call; what it returns would be dropped`,
+    );
   }
 }
 

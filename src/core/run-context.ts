@@ -164,8 +164,8 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
     // R7: a timed around hook around the call that fails closed gives up on it at its timeout.
     if (this.chain.nests && frame !== undefined)
       for (let f: Frame = frame; f.nested; f = (f as unknown as { outer: Frame }).outer) {
-        const scope = (f as unknown as { scope: RunSignal | undefined }).scope;
-        if (scope !== undefined) scope.watch(new GivenUpOn(own, guard, this.point));
+        const around = f as unknown as { scope: RunSignal | undefined; hook: CompiledHook };
+        if (around.scope !== undefined) around.scope.watch(new GivenUpOn(own, guard, this.point, around.hook.name));
       }
     return new ScopedContext(this, input, own, noHook as CompiledHook);
   }
@@ -336,10 +336,11 @@ class GivenUpOn implements AbortWatcher {
     readonly call: RunSignal,
     readonly guard: RunSignal,
     readonly point: string,
+    readonly hook: string,
   ) {}
 
   abort(): void {
-    if (!this.guard.aborted) this.call.abort(new OperationAbandonedError(this.point));
+    if (!this.guard.aborted) this.call.abort(new OperationAbandonedError(this.point, this.hook));
   }
 }
 

@@ -52,10 +52,12 @@ export const approval = (options: ApprovalOptions = {}): Middleware => {
   const hook: PointHook<AgentPoints, "toolCall"> = {
     name,
     priority,
-    // A hook timeout just past the approval's own: never reached (the wait denies first), it makes
-    // the hook one the run tells when it settles without waiting for it (an around answered
-    // before the call got here), so the question is withdrawn then, not when the wait times out.
-    timeoutMs: Math.min(timeoutMs + 1_000, maxTimerMs),
+    // A hook timeout never reached (the wait denies first, and the timer is cleared when the hook
+    // settles): it makes the hook one the run tells when it settles without waiting for it (an
+    // around answered before the call got here), so the question is withdrawn then. The longest
+    // there is, so an event loop stalled past the approval's own deadline cannot turn an answer
+    // that came in time into a hook timeout.
+    timeoutMs: maxTimerMs,
     ...(options.match !== undefined ? { match: options.match } : {}),
     before: async (call, ctx) => {
       if (nonInteractive === true || (typeof nonInteractive === "function" && nonInteractive(ctx)))

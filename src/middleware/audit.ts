@@ -4,6 +4,7 @@
  * written. It is an observer (R10): it runs after each run settled and never delays a chain;
  * `stack.flush()` waits for its writes.
  */
+import { randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import type { Writable } from "node:stream";
 import type { RunEvent } from "../core/context.ts";
@@ -91,8 +92,12 @@ export const audit = (options: AuditOptions): AuditMiddleware => {
   const scrub = (text: string | undefined): string | undefined => (text === undefined || redactor === undefined ? text : redactor.scrub(text));
   // Ids are scrubbed by hashing what the detectors find, so that lines of one session still read
   // as one and two sessions stay apart: a session id is often a high-entropy token the secret
-  // detector takes for a key, and a placeholder would make every session the same one.
-  const idRedactor = options.redact === false ? undefined : isRedactor(options.redact) ? options.redact : createRedactor({ ...options.redact, strategy: "hash", strategies: {} });
+  // detector takes for a key, and a placeholder would make every session the same one. Without a
+  // salt of the caller's, one made here: an unsalted hash of an email is found by hashing guesses
+  // (the pseudonyms then hold for this audit() only; give `redact.salt` to keep them across runs).
+  const idRedactor = options.redact === false ? undefined : isRedactor(options.redact)
+    ? options.redact
+    : createRedactor({ ...options.redact, strategy: "hash", strategies: {}, salt: options.redact?.salt ?? randomUUID() });
   const scrubId = (text: string | undefined): string | undefined => (text === undefined || idRedactor === undefined ? text : idRedactor.scrub(text));
   const scrubValue = (value: unknown): unknown => (redactor === undefined ? value : scrubDeep(value, scrub));
   const keep = stringListOption(name, "metadata", options.metadata) ?? [];

@@ -116,6 +116,8 @@ describe("R7 cancellation", () => {
     });
     expect(outcome).toEqual({ _tag: "Completed", value: { content: "attempt 2" } });
     expect(seen).toEqual(["attempt 1 starts; earlier attempts aborted: ", "attempt 2 starts; earlier attempts aborted: OperationAbandonedError"]);
+    // It says which hook gave up, not that the run settled (it had not).
+    expect((signals[0]!.reason as Error).message).toMatch(/^hook "attempt-timeout" on tool timed out and gave up on this operation call/);
     expect(signals[1]!.aborted).toBe(false);
   });
 

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -81,6 +82,8 @@ describe("audit", () => {
       expect(r.sessionId).toMatch(/^\[email:sha256:[0-9a-f]{12}\]$/);
       expect(r.runId.startsWith(`${r.sessionId}#`)).toBe(true);
     }
+    // Salted: hashing guessed addresses does not find it.
+    expect(records[0]!.sessionId).not.toContain(createHash("sha256").update("alice.smith@example.com").digest("hex").slice(0, 12));
   });
 
   it("keeps sessions apart when their ids look like secrets: an id is hashed, not replaced by one placeholder for all", async () => {
