@@ -18,6 +18,11 @@
  * it goes out where it arrived and the stream goes on as above; if the stream ends (its finish, or
  * its end) having shown nothing, it becomes our `error` after that finish, so the attempt fails
  * with the provider's error (and the usage it reported) and `retry` and `fallback` can act on it.
+ * Raw chunks (`includeRawChunks`) that arrive before the stream showed anything are held the same
+ * way (and what follows them, to keep the order): the machinery counts any part that went out as
+ * shown, and a provider sends one before its error part. They go out where they arrived once the
+ * stream shows something, finishes, ends or throws, unless an error part is held with them: they
+ * are then dropped with the failed attempt.
  *
  * Out: text is re-framed with `text-start`/`text-end`, so the stream stays valid however the
  * machinery re-chunked it. While the released text is the provider's, it goes out in the
@@ -76,8 +81,8 @@ export class StreamMemo {
 
 const dropped = new Set(["tool-input-start", "tool-input-delta", "tool-input-end", "ping"]);
 
-/** Provider parts that show the reader nothing: they describe the call, frame text, or are dropped. */
-const silent = new Set([...dropped, "stream-start", "response-metadata", "text-start", "text-end", "error", "finish"]);
+/** Provider parts that show the reader nothing: they describe the call, frame text, are dropped, or are raw chunks. */
+const silent = new Set([...dropped, "stream-start", "response-metadata", "text-start", "text-end", "error", "finish", "raw"]);
 const shows = (part: SdkPart): boolean => !silent.has(part.type) && !(part.type === "text-delta" && (part as TextPart).delta === "");
 
 /**
@@ -97,19 +102,45 @@ export const fromSdkParts = (parts: AsyncIterable<SdkPart>, memo: StreamMemo): A
     memo.blocks = [];
     memo.tangled = false;
     let finished = false;
-    // Whether this stream showed anything yet, and the error parts held until it does (see the top).
+    // Whether this stream showed anything yet, and the parts held until it does (see the top):
+    // from its first error part or raw chunk on, in order.
     let showing = false;
     const held: SdkPart[] = [];
     const ready: StreamPart[] = [];
+    let ended = false;
+    let thrown: { readonly error: unknown } | undefined;
+    const release = (): void => {
+      for (const sdk of held.splice(0)) {
+        const part = ours(sdk, memo);
+        if (part !== undefined) ready.push(part);
+      }
+    };
     return {
       async next() {
         for (;;) {
           const queued = ready.shift();
           if (queued !== undefined) return { done: false, value: queued };
-          const r = await source.next();
-          if (r.done) {
+          if (thrown !== undefined) throw thrown.error;
+          let r: IteratorResult<SdkPart> | undefined;
+          if (!ended) {
+            try {
+              r = await source.next();
+            } catch (error) {
+              // Raw chunks held without an error part go out before the failure, as they did unheld.
+              if (held.some(isError)) throw error;
+              release();
+              thrown = { error };
+              continue;
+            }
+          }
+          if (r === undefined || r.done) {
+            ended = true;
             // Ended having shown nothing after an error part: the attempt fails with it.
-            if (held.length > 0) return { done: false, value: failure(held.splice(0)) };
+            if (held.some(isError)) return { done: false, value: failure(held.splice(0)) };
+            if (held.length > 0) {
+              release();
+              continue;
+            }
             if (finished || !memo.erred) return { done: true, value: undefined };
             // Ended after an error part without a finish: the SDK's step then finishes with reason
             // `error` and no usage, and so does ours (the machinery estimates it).
@@ -118,15 +149,16 @@ export const fromSdkParts = (parts: AsyncIterable<SdkPart>, memo: StreamMemo): A
             return { done: false, value: { type: "finish", finishReason: "error", usage: {} as Usage } };
           }
           const value = r.value;
-          if (value.type === "error" && !showing) {
+          if (!showing && shows(value)) {
+            showing = true;
+            // The stream goes on: the parts it held go out where they arrived.
+            release();
+          } else if (!showing && value.type !== "finish" && (held.length > 0 || value.type === "error" || value.type === "raw")) {
             held.push(value);
             continue;
           }
-          if (!showing && shows(value)) {
-            showing = true;
-            // The stream goes on: the error parts it held go out where they arrived.
-            for (const part of held.splice(0)) ready.push(ours(part, memo) as StreamPart);
-          }
+          // Finished having shown nothing, with no error part: the raw chunks held go out before the finish.
+          if (value.type === "finish" && !held.some(isError)) release();
           const part = ours(value, memo);
           if (part !== undefined) ready.push(part);
           if (value.type === "finish") {
@@ -146,8 +178,10 @@ export const fromSdkParts = (parts: AsyncIterable<SdkPart>, memo: StreamMemo): A
   },
 });
 
-/** Our `error` for the provider's error parts held before the stream showed anything: the first one's error. */
-const failure = (held: readonly SdkPart[]): StreamPart => ({ type: "error", error: (held[0] as SdkPart & { readonly error: unknown }).error });
+const isError = (part: SdkPart): boolean => part.type === "error";
+
+/** Our `error` for the parts held before the stream showed anything: the first error part's error. */
+const failure = (held: readonly SdkPart[]): StreamPart => ({ type: "error", error: (held.find(isError) as SdkPart & { readonly error: unknown }).error });
 
 /** One provider part as ours, or undefined for a part that is dropped. */
 const ours = (part: SdkPart, memo: StreamMemo): StreamPart | undefined => {

@@ -158,3 +158,78 @@ describe("a provider's error part before the stream showed anything", () => {
     expect(calls()).toBe(1);
   });
 });
+
+/** As @ai-sdk/anthropic streams with `includeRawChunks`: each event's raw chunk, then the parts made of it. */
+const rawChunk = (type: string) => ({ type: "raw", rawValue: { type } });
+const overloadingRaw = [
+  { type: "stream-start", warnings: [] },
+  rawChunk("message_start"),
+  { type: "response-metadata", id: "resp-overloaded", modelId: "mock-model-id", timestamp: new Date(0) },
+  rawChunk("ping"),
+  rawChunk("error"),
+  { type: "error", error: overloaded },
+  { type: "finish", finishReason: { unified: "other", raw: undefined }, usage: usage(10, 0) },
+];
+const answeringRaw = [
+  { type: "stream-start", warnings: [] },
+  rawChunk("message_start"),
+  rawChunk("content_block_start"),
+  { type: "text-start", id: "t1" },
+  rawChunk("content_block_delta"),
+  { type: "text-delta", id: "t1", delta: "Answer" },
+  { type: "text-end", id: "t1" },
+  { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: usage(10, 5) },
+];
+
+/** What a consumer of `streamText` with raw chunks gets: the raw chunks, errors and text in order, and the text. */
+const consumeRaw = async (model: LanguageModel) => {
+  const result = streamText({ model, prompt: "hi", includeRawChunks: true, onError: () => {} });
+  const seen: string[] = [];
+  for await (const part of result.fullStream) {
+    if (part.type === "raw") seen.push(`raw ${(part.rawValue as { type: string }).type}`);
+    else if (part.type === "error" || part.type === "text-delta") seen.push(part.type);
+  }
+  return { seen, text: await result.text, finishReason: await result.finishReason };
+};
+
+describe("the provider's raw chunks (includeRawChunks) around an error part before anything was shown", () => {
+  it("do not count as shown: the overload is retried, and the reader gets only the kept attempt's raw chunks, as that stream alone gives them", async () => {
+    const { model, calls } = streams(overloadingRaw, answeringRaw);
+    const stack = withMiddleware(createAgentStack(), retry({ attempts: 3, baseMs: 1 }));
+
+    const wrapped = await consumeRaw(wrapLanguageModel({ model, middleware: aiSdkMiddleware(stack) }));
+
+    expect(calls()).toBe(2);
+    expect(wrapped).toEqual(await consumeRaw(streams(answeringRaw).model));
+  });
+
+  it("go out where they arrived, with the error part, when the stream then shows something: retry leaves it alone", async () => {
+    const late = [...overloadingRaw.slice(0, -1), ...answeringRaw.slice(3)];
+    const { model, calls } = streams(late);
+    const stack = withMiddleware(createAgentStack(), retry({ attempts: 3, baseMs: 1 }));
+
+    const wrapped = await consumeRaw(wrapLanguageModel({ model, middleware: aiSdkMiddleware(stack) }));
+
+    expect(calls()).toBe(1);
+    expect(wrapped).toEqual(await consumeRaw(streams(late).model));
+    expect(wrapped.seen).toEqual(["raw message_start", "raw ping", "raw error", "error", "raw content_block_delta", "text-delta"]);
+  });
+
+  it("still count as shown without an error part: a stream that throws after one is not retried, as before", async () => {
+    let calls = 0;
+    const model = new MockLanguageModelV3({
+      doStream: async () => {
+        calls++;
+        const parts: object[] = [{ type: "stream-start", warnings: [] }, rawChunk("message_start")];
+        const stream = new ReadableStream({ pull: (c) => (parts.length > 0 ? c.enqueue(parts.shift()) : c.error(new Error("connection reset"))) });
+        return { stream: stream as never };
+      },
+    });
+    const stack = withMiddleware(createAgentStack(), retry({ attempts: 3, baseMs: 1 }));
+
+    const wrapped = await consumeRaw(wrapLanguageModel({ model, middleware: aiSdkMiddleware(stack) }));
+
+    expect(calls).toBe(1);
+    expect(wrapped.seen).toEqual(["raw message_start", "error"]);
+  });
+});
