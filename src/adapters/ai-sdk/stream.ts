@@ -31,6 +31,9 @@
  * ai 7's `citations` on a block's end go out with it too. Text a hook changed goes out without
  * either: an item id would stand for text the provider did not write, a citation would cite it.
  * Tool calls and the finish part are the provider's own objects unless hooks changed them.
+ * A call that fails with an error part held above (nothing retried it) ends, after our `error`,
+ * with the provider's finish as it reported it, so the SDK gets its reason and usage as it would
+ * without us (not the describing parts and raw chunks of that attempt, which fail with it).
  */
 import type { StreamPart } from "../../agent/model.ts";
 import type { FinishReason, Usage } from "../../agent/types.ts";
@@ -77,6 +80,8 @@ export class StreamMemo {
   usage: Totals | undefined;
   /** The current provider stream sent an `error` part. */
   erred = false;
+  /** The error of our `error` that failed the current provider stream (an error part held while it showed nothing). */
+  failed: { readonly error: unknown } | undefined;
 }
 
 const dropped = new Set(["tool-input-start", "tool-input-delta", "tool-input-end", "ping"]);
@@ -96,6 +101,7 @@ export const fromSdkParts = (parts: AsyncIterable<SdkPart>, memo: StreamMemo): A
     const source = parts[Symbol.asyncIterator]();
     // A new provider stream (a retry's): what the memo knew of the last one's end is not about this one.
     memo.erred = false;
+    memo.failed = undefined;
     memo.finish = undefined;
     memo.usage = undefined;
     memo.text = "";
@@ -136,7 +142,7 @@ export const fromSdkParts = (parts: AsyncIterable<SdkPart>, memo: StreamMemo): A
           if (r === undefined || r.done) {
             ended = true;
             // Ended having shown nothing after an error part: the attempt fails with it.
-            if (held.some(isError)) return { done: false, value: failure(held.splice(0)) };
+            if (held.some(isError)) return { done: false, value: failure(held.splice(0), memo) };
             if (held.length > 0) {
               release();
               continue;
@@ -164,7 +170,7 @@ export const fromSdkParts = (parts: AsyncIterable<SdkPart>, memo: StreamMemo): A
           if (value.type === "finish") {
             finished = true;
             // Finished having shown nothing after an error part: the finish (its usage), then the failure.
-            if (held.length > 0) ready.push(failure(held.splice(0)));
+            if (held.length > 0) ready.push(failure(held.splice(0), memo));
           }
         }
       },
@@ -181,7 +187,11 @@ export const fromSdkParts = (parts: AsyncIterable<SdkPart>, memo: StreamMemo): A
 const isError = (part: SdkPart): boolean => part.type === "error";
 
 /** Our `error` for the parts held before the stream showed anything: the first error part's error. */
-const failure = (held: readonly SdkPart[]): StreamPart => ({ type: "error", error: (held.find(isError) as SdkPart & { readonly error: unknown }).error });
+const failure = (held: readonly SdkPart[], memo: StreamMemo): StreamPart => {
+  const { error } = held.find(isError) as SdkPart & { readonly error: unknown };
+  memo.failed = { error };
+  return { type: "error", error };
+};
 
 /** One provider part as ours, or undefined for a part that is dropped. */
 const ours = (part: SdkPart, memo: StreamMemo): StreamPart | undefined => {
@@ -262,6 +272,9 @@ export const toSdkStream = (parts: AsyncIterable<StreamPart>, memo: StreamMemo, 
       case "error":
         text.close(controller);
         put(controller, { type: "error", error: part.error } as SdkPart);
+        // The call failed with the provider's error part (nothing retried it): without us the SDK
+        // would get the provider's finish after it, and count its usage; so it does.
+        if (memo.failed !== undefined && memo.failed.error === part.error && memo.finish !== undefined) put(controller, memo.finish);
         return;
       case "raw": {
         const value = part.value as Partial<SdkPart> | null | undefined;

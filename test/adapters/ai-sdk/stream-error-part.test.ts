@@ -159,6 +159,37 @@ describe("a provider's error part before the stream showed anything", () => {
   });
 });
 
+/** What a consumer of `streamText` with `onFinish` gets: the finish reason, the step's usage and the total usage. */
+const finished = async (model: LanguageModel) => {
+  let seen: unknown = "onFinish not called";
+  const result = streamText({
+    model,
+    prompt: "hi",
+    onError: () => {},
+    onFinish: (e) => void (seen = { finishReason: e.finishReason, usage: [e.usage.inputTokens, e.usage.outputTokens], total: [e.totalUsage.inputTokens, e.totalUsage.outputTokens] }),
+  });
+  for await (const _ of result.fullStream);
+  return seen;
+};
+
+describe("a provider's error part before the stream showed anything, when nothing retries the call", () => {
+  it("still ends the SDK's stream with the provider's finish: onFinish gets its reason and usage, as without the middleware", async () => {
+    const plain = await finished(streams(overloading).model);
+    const wrapped = await finished(wrapLanguageModel({ model: streams(overloading).model, middleware: aiSdkMiddleware(createAgentStack().use("modelCall", { name: "watch", after: () => {} })) }));
+
+    expect(plain).toEqual({ finishReason: "other", usage: [10, 0], total: [10, 0] });
+    expect(wrapped).toEqual(plain);
+  });
+
+  it("ends it with reason error and no usage, as without the middleware, when the provider's stream had no finish part", async () => {
+    const plain = await finished(streams(overloading.slice(0, 3)).model);
+    const wrapped = await finished(wrapLanguageModel({ model: streams(overloading.slice(0, 3)).model, middleware: aiSdkMiddleware(createAgentStack().use("modelCall", { name: "watch", after: () => {} })) }));
+
+    expect(plain).toEqual({ finishReason: "error", usage: [undefined, undefined], total: [undefined, undefined] });
+    expect(wrapped).toEqual(plain);
+  });
+});
+
 /** As @ai-sdk/anthropic streams with `includeRawChunks`: each event's raw chunk, then the parts made of it. */
 const rawChunk = (type: string) => ({ type: "raw", rawValue: { type } });
 const overloadingRaw = [
