@@ -1164,7 +1164,7 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "bug", status: "fixed", fixedIn: "e6f5496", title: "A provider's error part cut an AI SDK stream short, losing the rest of its text and its usage; passed through, an overload before any output was then not retried",
-    where: "{{src/adapters/ai-sdk/stream.ts|if (part.type === \"error\") memo.erred = true;}} (passed through as a raw part), {{src/adapters/ai-sdk/stream.ts|if (value.type === \"error\" && !showing) {}} (held until the stream shows something)",
+    where: "{{src/adapters/ai-sdk/stream.ts|if (part.type === \"error\") memo.erred = true;}} (passed through as a raw part), {{src/adapters/ai-sdk/stream.ts|if (!showing && shows(value)) {}} (held until the stream shows something)",
     repro: "a provider streaming \"Hello \", an error part, \"world\" and a finish with usage 10/5 (as @ai-sdk/openai reports a chunk it cannot parse): through the middleware the SDK got \"Hello \" and an empty usage, and after hooks never ran (found by the adapters audit; d2a53db passes the part through). Then a stream sending stream-start, Anthropic's overloaded_error and a finish with no output completed empty: 1 provider call where retry and fallback had made 3 and answered \"backup answer\", and metrics counted a success (found by a review of d2a53db). Such an error part now fails the attempt (a ModelStreamError, shown: false) when the stream ends having shown nothing",
     items: ["G4", "H1"], tests: [
       t("test/adapters/ai-sdk/stream-error-part.test.ts", "does not end the stream: the rest of the text and the provider's usage reach the SDK as without the middleware, and after hooks see them"),
@@ -1345,7 +1345,7 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "bug", status: "fixed", fixedIn: "8f882ca", title: "A hook left running in a frame its run left behind was never told: its timer kept the process alive, and approval's question stayed open",
-    where: "{{src/core/invoke.ts|this.run.hold(this.own);}} (a timed hook is told at RunContext.end), {{src/middleware/approval.ts|timeoutMs: Math.min(timeoutMs + 1_000, maxTimerMs),}}",
+    where: "{{src/core/invoke.ts|this.run.hold(this.own);}} (a timed hook is told at RunContext.end), {{src/middleware/approval.ts|timeoutMs: maxTimerMs,}}",
     repro: "an around answering Replace without waiting for next(), and inside it a before hook with timeoutMs: 3000 listening to ctx.signal: the run settled at 3 ms, and the hook was told only at its own timeout, its timer keeping the process alive until 3 007 ms (fixed in d4bfd22); with approval() there instead, the question for a call already answered stayed open, and the process alive, for the whole approval timeoutMs (300 s by default) (found by the core audit, confirmed by a review of d4bfd22). approval's hook now has a hook timeout just past its own, never reached, which makes it a hook the run tells when it settles",
     items: ["C4", "C1"], tests: [
       t("test/core/cancellation.test.ts", "tells a timed hook left running in a frame its run left behind, and clears its timer, when the run settles"),
