@@ -86,7 +86,8 @@ let defaultSink: NoticeSink = warnByDefault;
 /**
  * Send the notices of external hooks made without an `onNotice` of their own to `sink` instead of
  * process warnings, until the returned function is called: for a host that reports them itself
- * (`claude-hook` puts them in Claude Code's systemMessage).
+ * (`claude-hook` puts them in Claude Code's systemMessage). One sink for the process: routes
+ * nest, and each restore puts back the sink that was routed before it.
  *
  * @example
  * const restore = routeHookNotices((n) => notices.push(n)); try { await run() } finally { restore() }
