@@ -160,6 +160,9 @@ export const fromSdkParts = (parts: AsyncIterable<SdkPart>, memo: StreamMemo): A
             // The stream goes on: the parts it held go out where they arrived.
             release();
           } else if (!showing && value.type !== "finish" && (held.length > 0 || value.type === "error" || value.type === "raw")) {
+            // Raw chunks wait too, on every stream: an error part may follow them before anything
+            // is shown, and then they go with the failed attempt. The cost: with includeRawChunks,
+            // a long streamed tool-call input (tool-input-* parts are not passed on) delays them.
             held.push(value);
             continue;
           }
