@@ -104,12 +104,12 @@ const invokeTimed = (
   started: number,
 ): unknown => {
   const t0 = started || performance.now();
-  // An around hook's context comes with its own signal already (its frame keeps it, see AroundCall.scope).
-  const given = phase === "around" ? (a as ScopedContext) : undefined;
-  const own = given?.own ?? new RunSignal();
+  // A timed around hook's context comes with its own signal already: its frame made it, and
+  // keeps it (see AroundCall.scope). Other phases get one here.
+  const ctx = phase === "around" ? (a as ScopedContext) : new ScopedContext(run, run.input, new RunSignal(), hook);
+  const own = ctx.own as RunSignal;
   const guard = run.watchable();
   guard?.watch(own);
-  const ctx = given?.own !== undefined ? given : new ScopedContext(run, given !== undefined ? given.input : run.input, own, hook);
   // `ctx` is always the last argument given to a hook function, except `around(ctx, next)`.
   const args = phase === "around" ? [ctx, b] : phase === "before" ? [a, ctx] : [a, b, ctx];
   if (phase !== "around") run.current = hook;
