@@ -9,5 +9,6 @@ export { wrapAiSdkTools, type AiSdkToolExecutionOptions, type WrapAiSdkToolsOpti
 export {
   wrapMcpClient, type McpCallToolParams, type McpCallToolResult, type McpRequestOptions, type McpToolClient, type WrapMcpClientOptions,
 } from "./mcp.ts";
+export type { McpStreamMessage } from "./mcp-stream.ts";
 export { fromKoa, type FromKoaOptions, type KoaContext, type KoaMiddleware } from "./koa.ts";
 export { EffectInterruptedError, effectHook, runEffect, type EffectHookSpec, type EffectNext, type EffectRuntime } from "./effect.ts";

@@ -1,5 +1,5 @@
 /**
- * `wrapMcpClient`: an MCP client whose `callTool` runs through the stack's `toolCall` point.
+ * `wrapMcpClient`: an MCP client whose tool calls run through the stack's `toolCall` point.
  *
  * Mapping (MCP TypeScript SDK v1, `@modelcontextprotocol/sdk`):
  * - the `ToolCall` is `{ id, name: params.name, input: params.arguments }`, so matchers see the
@@ -8,7 +8,9 @@
  *   `structuredContent`), so an `after` hook can read or rewrite exactly what the server said;
  * - a rejection becomes `{ isError: true, content: [{ type: "text", text }] }`, the way MCP
  *   reports a tool that did not do its job: the model reads why, the caller does not crash;
- * - protocol failures (`McpError`, timeouts, aborts) stay exceptions, as the SDK throws them.
+ * - protocol failures (`McpError`, timeouts, aborts) stay exceptions, as the SDK throws them;
+ * - `tools/call` sent with `request`, and the task API's streamed calls, take the same way; a result
+ *   fetched later by task id (`experimental.tasks.getTaskResult`) is the server's, unhooked.
  *
  * The caller's `RequestOptions` pass through: `signal` also cancels the run (hooks included),
  * and the call itself gets the run's signal, so a hook deadline cancels the server-side work
@@ -19,6 +21,7 @@ import type { DeepReadonly } from "../core/readonly.ts";
 import { contentText } from "../agent/content-text.ts";
 import { rejectedResult, type ToolCallStack } from "../agent/wrap-tool.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
+import { guardedStream, type GuardedCall } from "./mcp-stream.ts";
 
 /**
  * The `params` of `tools/call`.
@@ -85,8 +88,10 @@ export interface WrapMcpClientOptions {
 let seq = 0;
 
 /**
- * Wrap an MCP client so that `callTool` runs through the stack's `toolCall` point; every other
- * member is the original client's.
+ * Wrap an MCP client so that every tool call runs through the stack's `toolCall` point: `callTool`,
+ * a `tools/call` sent with the generic `request`, and the streamed calls of the SDK's task API
+ * (`experimental.tasks.callToolStream`, `requestStream`; see mcp-stream.ts). Every other member
+ * is the original client's.
  *
  * @example
  * const client = wrapMcpClient(stack, new Client({ name: "app", version: "1.0.0" }))
@@ -95,36 +100,87 @@ let seq = 0;
  * result.isError // true when a hook rejected it; result.content[0].text says why
  */
 export const wrapMcpClient = <C extends McpToolClient>(stack: ToolCallStack, client: C, options: WrapMcpClientOptions = {}): C => {
+  const call = guardedCall(stack, options);
   const original = client.callTool;
-  const callTool = async (params: McpCallToolParams, resultSchema?: unknown, request: McpRequestOptions = {}): Promise<McpCallToolResult> => {
-    const call: ToolCall = {
-      id: `mcp-${++seq}`,
-      name: params.name,
-      // A copy: strict mode freezes the input, and the arguments are the caller's object.
-      input: params.arguments === undefined ? {} : structuredClone(params.arguments),
-    };
-    const run = typeof options.run === "function" ? options.run(params) : options.run;
-    const outcome = await stack.run(
-      "toolCall",
-      call,
-      async (input, ctx) => {
-        const next: McpCallToolParams = { ...params, name: input.name, arguments: input.input as Record<string, unknown> };
-        const result = await original.call(client, next, resultSchema, { ...request, signal: ctx.signal });
-        return result as ToolResult;
-      },
-      { ...run, signal: request.signal },
-    );
-    if (outcome._tag === "Completed") return toMcpResult(outcome.value);
-    if (outcome._tag === "Rejected") {
-      return options.rejected?.(outcome.reason, outcome.by, call) ?? {
-        content: [{ type: "text", text: String(rejectedResult(call, outcome.reason, outcome.by).content) }],
-        isError: true,
-      };
-    }
-    throw outcome.error;
-  };
-  return withMethod(client, "callTool", callTool);
+  const callTool = (params: McpCallToolParams, resultSchema?: unknown, request: McpRequestOptions = {}): Promise<McpCallToolResult> =>
+    call(params, request, (next, options) => original.call(client, next, resultSchema, options));
+  const members = new Map<PropertyKey, () => unknown>([["callTool", () => callTool]]);
+  // Other ways to a `tools/call` the SDK offers go through the same call, so none goes around the hooks.
+  const raw = client as unknown as Record<PropertyKey, unknown>;
+  const request = raw.request;
+  if (typeof request === "function") {
+    const guarded = (req: unknown, schema?: unknown, options?: McpRequestOptions): unknown =>
+      isToolCall(req) ? call(req.params, options ?? {}, (next, o) => request.call(client, { ...req, params: next }, schema, o)) : request.call(client, req, schema, options);
+    members.set("request", () => guarded);
+  }
+  const streamed = streamedRequest(call, client, raw.requestStream);
+  if (streamed !== undefined) members.set("requestStream", () => streamed);
+  const views = new WeakMap<object, unknown>();
+  members.set("experimental", () => {
+    const experimental = Reflect.get(client, "experimental", client);
+    if (!isObject(experimental) || !isObject(experimental.tasks)) return experimental;
+    if (!views.has(experimental)) views.set(experimental, withMembers(experimental, new Map([["tasks", () => tasksView(call, experimental.tasks as Record<PropertyKey, unknown>)]])));
+    return views.get(experimental);
+  });
+  return withMembers(client, members);
 };
+
+/** One tool call through the stack's `toolCall` point, sent to the server by `send` (see GuardedCall). */
+const guardedCall = (stack: ToolCallStack, options: WrapMcpClientOptions): GuardedCall => async (params, request, send) => {
+  const call: ToolCall = {
+    id: `mcp-${++seq}`,
+    name: params.name,
+    // A copy: strict mode freezes the input, and the arguments are the caller's object.
+    input: params.arguments === undefined ? {} : structuredClone(params.arguments),
+  };
+  const run = typeof options.run === "function" ? options.run(params) : options.run;
+  const outcome = await stack.run(
+    "toolCall",
+    call,
+    async (input, ctx) => {
+      const next: McpCallToolParams = { ...params, name: input.name, arguments: input.input as Record<string, unknown> };
+      return (await send(next, { ...request, signal: ctx.signal })) as ToolResult;
+    },
+    { ...run, signal: request.signal },
+  );
+  if (outcome._tag === "Completed") return toMcpResult(outcome.value);
+  if (outcome._tag === "Rejected") {
+    return options.rejected?.(outcome.reason, outcome.by, call) ?? {
+      content: [{ type: "text", text: String(rejectedResult(call, outcome.reason, outcome.by).content) }],
+      isError: true,
+    };
+  }
+  throw outcome.error;
+};
+
+/** `requestStream(request, schema, options)` of a client or of its task API, streaming a `tools/call` through `call`. */
+const streamedRequest = (call: GuardedCall, owner: object, requestStream: unknown) => {
+  if (typeof requestStream !== "function") return undefined;
+  return (req: unknown, schema?: unknown, options?: McpRequestOptions): unknown =>
+    isToolCall(req)
+      ? guardedStream(call, req.params, options ?? {}, (next, o) => requestStream.call(owner, { ...req, params: next }, schema, o))
+      : requestStream.call(owner, req, schema, options);
+};
+
+/** The task API (`client.experimental.tasks`) with its streamed tool calls guarded. */
+const tasksView = (call: GuardedCall, tasks: Record<PropertyKey, unknown>): unknown => {
+  const members = new Map<PropertyKey, () => unknown>();
+  const callToolStream = tasks.callToolStream;
+  if (typeof callToolStream === "function") {
+    const guarded = (params: McpCallToolParams, schema?: unknown, options?: McpRequestOptions) =>
+      guardedStream(call, params, options ?? {}, (next, o) => callToolStream.call(tasks, next, schema, o));
+    members.set("callToolStream", () => guarded);
+  }
+  const streamed = streamedRequest(call, tasks, tasks.requestStream);
+  if (streamed !== undefined) members.set("requestStream", () => streamed);
+  return withMembers(tasks, members);
+};
+
+const isObject = (value: unknown): value is Record<PropertyKey, unknown> => typeof value === "object" && value !== null;
+
+/** A request for `tools/call`, whatever method of the client carries it. */
+const isToolCall = (req: unknown): req is { readonly method: "tools/call"; readonly params: McpCallToolParams } =>
+  isObject(req) && req.method === "tools/call" && isObject(req.params);
 
 /**
  * A hook's result as MCP content: an MCP result (or a legacy `{ toolResult }`) passes as is; a
@@ -141,15 +197,17 @@ const toMcpResult = (result: DeepReadonly<ToolResult>): McpCallToolResult => {
 };
 
 /**
- * The client with one method replaced. A proxy rather than a copy: the SDK's `Client` is a
- * class whose methods use `this`, and callers may set handlers (`onerror`, `onclose`) on it.
+ * `target` with some members replaced (each made by its getter, on every read). A proxy rather
+ * than a copy: the SDK's `Client` is a class whose methods use `this`, and callers may set
+ * handlers (`onerror`, `onclose`) on it.
  */
-const withMethod = <C extends object>(target: C, key: PropertyKey, fn: (...args: any[]) => unknown): C => {
+const withMembers = <C extends object>(target: C, members: ReadonlyMap<PropertyKey, () => unknown>): C => {
   // Bound once per method (not per access), rebound if the client replaces a method.
   const bound = new Map<PropertyKey, { readonly of: unknown; readonly fn: unknown }>();
   return new Proxy(target, {
     get(t, prop) {
-      if (prop === key) return fn;
+      const member = members.get(prop);
+      if (member !== undefined) return member();
       const value: unknown = Reflect.get(t, prop, t);
       if (typeof value !== "function") return value;
       const cached = bound.get(prop);

@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { CallToolResultSchema, ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -168,6 +169,29 @@ describe("wrapMcpClient", () => {
     const args = { text: "hi" };
     await wrapMcpClient(createAgentStack().use("toolCall", { name: "noop", before: () => undefined }), client).callTool({ name: "echo", arguments: args });
     expect(Object.isFrozen(args)).toBe(false);
+  });
+
+  it("runs a tools/call sent through the client's generic request() through the toolCall point too", async () => {
+    const { client, seen } = await connect();
+    const stack = createAgentStack()
+      .use("toolCall", { name: "no-boom", match: "boom", before: () => Reject("boom is disabled here") })
+      .use("toolCall", { name: "shout", match: "echo", before: (c) => Transform({ ...c, input: { text: String(c.input.text).toUpperCase() } }) });
+    const wrapped = wrapMcpClient(stack, client);
+    const denied = await wrapped.request({ method: "tools/call", params: { name: "boom", arguments: {} } }, CallToolResultSchema);
+    expect(denied).toEqual({ isError: true, content: [{ type: "text", text: "Tool call boom was rejected by no-boom: boom is disabled here" }] });
+    const echoed = await wrapped.request({ method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } }, CallToolResultSchema);
+    expect(echoed.content).toEqual([{ type: "text", text: "echo: HI" }]);
+    expect(seen).toEqual([{ name: "echo", args: { text: "HI" } }]);
+  });
+
+  it("sends every other request as it is, and a tools/call through callTool runs the hooks once", async () => {
+    const { client } = await connect();
+    const runs: string[] = [];
+    const wrapped = wrapMcpClient(createAgentStack().use("toolCall", { name: "count", before: (c) => void runs.push(c.name) }), client);
+    const { tools } = await wrapped.request({ method: "tools/list" }, ListToolsResultSchema);
+    expect(tools.map((t) => t.name)).toContain("echo");
+    await wrapped.callTool({ name: "echo", arguments: { text: "once" } });
+    expect(runs).toEqual(["echo"]);
   });
 
   it("returns a legacy toolResult answer as it is, without inventing a content block", async () => {
