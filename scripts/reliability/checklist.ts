@@ -1362,6 +1362,17 @@ export const findings: readonly Finding[] = [
     ],
   },
   {
+    kind: "bug", status: "fixed", fixedIn: "44921fc", title: "wrapMcpClient guarded only callTool: a tools/call sent with request() or the task API's callToolStream went around every hook",
+    where: "{{src/adapters/mcp.ts|members.set(\"request\", () => guarded);}}, {{src/adapters/mcp-stream.ts|export async function* guardedStream(}}",
+    repro: "a stack with { match: \"delete_repo\", before: () => Reject(\"never\") }: wrapped.callTool was rejected, but wrapped.request({ method: \"tools/call\", params: { name: \"delete_repo\", arguments: { repo: \"prod\" } } }, CallToolResultSchema) answered \"deleted prod\" and wrapped.experimental.tasks.callToolStream(...) \"deleted staging\" (the proxy handed out the original request, and the task API's own requestStream). Now every tools/call, also requestStream's, runs through the toolCall point; a streamed call passes its task messages on as they arrive and ends with the hooked result",
+    items: ["G1"], tests: [
+      t("test/adapters/mcp.test.ts", "runs a tools/call sent through the client's generic request() through the toolCall point too"),
+      t("test/adapters/mcp-stream.test.ts", "run experimental.tasks.callToolStream through the toolCall point: a rejection is the stream's only message, and no task is made"),
+      t("test/adapters/mcp-stream.test.ts", "pass the task's messages on as they arrive, and end with the result as the after hooks left it"),
+      t("test/adapters/mcp-stream.test.ts", "guard the task API's requestStream and the client's own for tools/call the same way"),
+    ],
+  },
+  {
     kind: "limitation", status: "open", title: "readOnlyTools' Glob lets stars match dotfiles once a pattern names any dot segment",
     where: "{{src/executors/readonly-tools.ts|const namesDot}}",
     repro: "since 2679c7d (the linear glob): `.config/*` lists `.config/.env` and `**/.env` finds `.config/.env`, which picomatch's `dot: false` did not; patterns that name no dot segment hide dotfiles as before. Not a confinement hole: Read can open dotfiles under the root anyway (found by a review)",

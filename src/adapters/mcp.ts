@@ -119,7 +119,10 @@ export const wrapMcpClient = <C extends McpToolClient>(stack: ToolCallStack, cli
   members.set("experimental", () => {
     const experimental = Reflect.get(client, "experimental", client);
     if (!isObject(experimental) || !isObject(experimental.tasks)) return experimental;
-    if (!views.has(experimental)) views.set(experimental, withMembers(experimental, new Map([["tasks", () => tasksView(call, experimental.tasks as Record<PropertyKey, unknown>)]])));
+    if (!views.has(experimental)) {
+      const tasks = tasksView(call, experimental.tasks as Record<PropertyKey, unknown>);
+      views.set(experimental, withMembers(experimental, new Map([["tasks", () => tasks]])));
+    }
     return views.get(experimental);
   });
   return withMembers(client, members);

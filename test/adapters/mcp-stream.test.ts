@@ -95,6 +95,7 @@ describe("wrapMcpClient, streamed task calls", () => {
     const viaClient = await collect(wrapped.requestStream(request, CallToolResultSchema, { task: {} }));
     for (const messages of [viaTasks, viaClient]) expect(messages).toEqual([{ type: "result", result: expect.objectContaining({ isError: true }) }]);
     expect(created).toEqual([]);
+    expect(wrapped.experimental.tasks).toBe(wrapped.experimental.tasks);
   });
 
   it("give up on the run when the reader stops early, so the hooks and the call see their signal abort", async () => {
