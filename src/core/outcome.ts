@@ -67,21 +67,22 @@ export const Outcome = {
   /** The completed value, or a thrown error for `Rejected` (an `OutcomeRejectedError`) and `Failed`. */
   getOrThrow: <O>(o: Outcome<O>): O => {
     if (o._tag === "Completed") return o.value;
-    if (o._tag === "Rejected") throw new OutcomeRejectedError(o.reason, o.by);
+    if (o._tag === "Rejected") throw new OutcomeRejectedError(o.reason, o.by, o.cause);
     throw o.error;
   },
 };
 
 /**
- * Thrown by `Outcome.getOrThrow` for a rejected outcome.
+ * Thrown by `Outcome.getOrThrow` for a rejected outcome. Its `cause` is the rejection's: the
+ * `HookError` of a hook that failed closed, or none when a hook said no.
  *
  * @example
  * try { Outcome.getOrThrow(Outcome.rejected("no", "guard")) } catch (e) { (e as OutcomeRejectedError).by } // "guard"
  */
 export class OutcomeRejectedError extends Error {
   override name = "OutcomeRejectedError";
-  constructor(readonly reason: string, readonly by: string) {
-    super(`rejected by ${by}: ${reason}`);
+  constructor(readonly reason: string, readonly by: string, cause?: unknown) {
+    super(`rejected by ${by}: ${reason}`, cause === undefined ? undefined : { cause });
   }
 }
 brandError(OutcomeRejectedError);

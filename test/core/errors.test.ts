@@ -18,3 +18,18 @@ describe("agent-onion's errors", () => {
     expect(unbranded).toEqual([]);
   });
 });
+
+describe("Outcome.getOrThrow", () => {
+  it("throws an OutcomeRejectedError whose cause is the hook failure behind a rejection, so a guard that broke stays told apart from one that said no", async () => {
+    const broken = await api.createStack({ tool: api.gate<string, string>({ name: "tool" }) })
+      .use("tool", { name: "guard", before: () => { throw new Error("db down"); } })
+      .run("tool", "x", (x) => x);
+    const thrown = (() => { try { api.Outcome.getOrThrow(broken); } catch (error) { return error; } })() as api.OutcomeRejectedError;
+    expect(thrown).toBeInstanceOf(api.OutcomeRejectedError);
+    expect(thrown.by).toBe("guard");
+    expect(thrown.cause).toBeInstanceOf(api.HookError);
+    expect(String((thrown.cause as api.HookError).cause)).toContain("db down");
+    const refused = await api.createStack({ tool: api.gate<string, string>({ name: "tool" }) }).use("tool", { name: "guard", before: () => api.Reject("no") }).run("tool", "x", (x) => x);
+    expect((() => { try { api.Outcome.getOrThrow(refused); } catch (error) { return (error as Error).cause; } })()).toBeUndefined();
+  });
+});
