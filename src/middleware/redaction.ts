@@ -119,6 +119,9 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
   const modelOutput: PointHook<AgentPoints, "modelCall"> = {
     name,
     priority: outputPriority,
+    // Closed: an answer that could not be checked (a cycle or too deep a tool input, a detector
+    // that throws) must not go out as if it had been; the observe point's default is open (R6).
+    failMode: "closed",
     // An `around`, not an `after`: on an observation point only an around can end the call with a
     // failure. Innermost, so a retry or fallback outside it gets a fresh stream redactor per attempt.
     around: async (ctx, next) => {
