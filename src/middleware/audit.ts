@@ -145,7 +145,8 @@ const decision = (event: RunEvent, d: TraceEntry, origin: number, ids: Ids, scru
   runId: ids.runId,
   point: event.point,
   subject: ids.subject,
-  hook: d.hook,
+  // A hook's name may carry a credential (a webhook URL's path), as its reasons may.
+  hook: scrub(d.hook) as string,
   phase: d.phase,
   action: d.action,
   reason: scrub(d.reason),
@@ -174,7 +175,7 @@ const run = (
     point: event.point,
     subject: ids.subject,
     outcome: o._tag,
-    by: o._tag === "Rejected" ? o.by : undefined,
+    by: o._tag === "Rejected" ? scrub(o.by) : undefined,
     reason: o._tag === "Rejected" ? scrub(o.reason) : undefined,
     error: o._tag === "Failed" ? scrub(describe(o.error)) : undefined,
     durationMs: round(event.durationMs),

@@ -80,7 +80,7 @@ export const timelineRun = (event: RunEvent<any, any>): TimelineRun => ({
 export interface ChromeTraceOptions {
   /** Include one event per hook decision; default true. */
   readonly hooks?: boolean;
-  /** How to scrub subjects and reasons (the file is made to be shared); default the default detectors, `false` for none. */
+  /** How to scrub subjects, hook names and reasons (the file is made to be shared); default the default detectors, `false` for none. */
   readonly redact?: Redactor | RedactorOptions | false;
 }
 
@@ -139,12 +139,13 @@ export const toChromeTrace = (runs: readonly (TimelineRun | RunEvent<any, any>)[
       pid,
       tid,
       // A default run id begins with the session id, scrubbed above as the process name.
-      args: compact({ runId: scrub(run.runId), outcome: run.outcome, by: run.by, reason: scrub(run.reason) }),
+      args: compact({ runId: scrub(run.runId), outcome: run.outcome, by: scrub(run.by), reason: scrub(run.reason) }),
     });
     if (options.hooks === false) continue;
     for (const d of run.decisions)
       events.push({
-        name: `${d.hook} ${d.phase}`,
+        // A hook's name may carry a credential (a webhook URL's path), as its reasons may.
+        name: `${scrub(d.hook)} ${d.phase}`,
         cat: "hook",
         ph: "X",
         // Clamped into the run, so events on a thread always nest (clock reads may differ by a rounding).

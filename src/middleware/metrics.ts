@@ -13,6 +13,7 @@ import type { ModelRequest, ModelResponse, RunResult, ToolCall } from "../agent/
 import type { Middleware } from "./apply.ts";
 import { allAgentPoints, observer, onEveryPoint } from "./every-point.ts";
 import { integerOption, nameOption } from "./options.ts";
+import { createRedactor } from "./redactor.ts";
 import { spentBy } from "./budget.ts";
 import {
   durationBuckets, GenAiAttr, GenAiMetric, GenAiOperation, GenAiTokenType, hookBuckets, OnionAttr, OnionMetric, tokenBuckets,
@@ -78,6 +79,7 @@ export const metrics = (options: MetricsOptions = {}): Middleware => {
   const models = new Bounded(maxValues);
   const tools = new Bounded(maxValues);
   const agents = new Bounded(maxValues);
+  const hookName = scrubbedNames();
   let made: Instruments | undefined;
   const get = (): Instruments => (made ??= instruments(options.meter ?? otelMetrics.getMeter("agent-onion")));
 
@@ -125,7 +127,7 @@ export const metrics = (options: MetricsOptions = {}): Middleware => {
   const hooks = (m: Instruments, event: RunEvent): void => {
     let rejectedByDecision = false;
     for (const d of event.decisions) {
-      const base: Attributes = { [OnionAttr.hookName]: d.hook, [OnionAttr.hookPoint]: event.point };
+      const base: Attributes = { [OnionAttr.hookName]: hookName(d.hook), [OnionAttr.hookPoint]: event.point };
       const failure = d.action === "Failed" ? failureOf(event.failures, d.hook, d.phase) : undefined;
       m.hookDuration.record(d.ms / 1000, { ...base, [OnionAttr.hookPhase]: d.phase, [OnionAttr.hookOutcome]: hookOutcome(d.action, failure?.kind) });
       if (d.action === "Reject") {
@@ -140,7 +142,7 @@ export const metrics = (options: MetricsOptions = {}): Middleware => {
     // An `around` that returned a Rejected outcome made no `Reject` decision; count it too (not fail-closed failures: those are failures).
     const o = event.outcome;
     if (o._tag === "Rejected" && o.cause === undefined && !rejectedByDecision && event.decisions.some((d) => d.hook === o.by))
-      m.rejections.add(1, { [OnionAttr.hookName]: o.by, [OnionAttr.hookPoint]: event.point });
+      m.rejections.add(1, { [OnionAttr.hookName]: hookName(o.by), [OnionAttr.hookPoint]: event.point });
   };
 
   return {
@@ -155,6 +157,24 @@ export const metrics = (options: MetricsOptions = {}): Middleware => {
       }),
       options.points ?? allAgentPoints,
     ),
+  };
+};
+
+/**
+ * Hook names as written on metrics: a name may carry a credential (a webhook URL's path), so it is
+ * scrubbed by the default detectors. To a placeholder, not a hash: names that differ only in a
+ * secret share one series, so scrubbing never adds cardinality. Hook names are registered, not
+ * data, so the scrubbed form is remembered (up to a cap, past which it is computed each time).
+ */
+const scrubbedNames = (cap = 1000): ((hook: string) => string) => {
+  const redactor = createRedactor();
+  const seen = new Map<string, string>();
+  return (hook) => {
+    const known = seen.get(hook);
+    if (known !== undefined) return known;
+    const scrubbed = redactor.scrub(hook);
+    if (seen.size < cap) seen.set(hook, scrubbed);
+    return scrubbed;
   };
 };
 

@@ -45,7 +45,7 @@ export interface TracingOptions {
   readonly points?: readonly string[];
   /** One child span per hook decision; default true. */
   readonly hookSpans?: boolean;
-  /** How to scrub rejection reasons and error messages on spans; default the default detectors. */
+  /** How to scrub hook names, rejection reasons and error messages on spans; default the default detectors. */
   readonly redact?: Redactor | RedactorOptions | false;
   /** Default the lowest safe integer: outermost, so the span covers every hook. */
   readonly priority?: number;
@@ -108,7 +108,7 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
     const errorType = errorTypeOf(outcome);
     if (errorType !== undefined) span.setAttribute(GenAiAttr.errorType, errorType);
     if (outcome._tag === "Rejected") {
-      span.setAttributes({ [OnionAttr.rejectedBy]: outcome.by, [OnionAttr.reason]: scrub(outcome.reason) });
+      span.setAttributes({ [OnionAttr.rejectedBy]: scrub(outcome.by), [OnionAttr.reason]: scrub(outcome.reason) });
       // A decision to refuse is not an error; a hook that crashed and failed closed is.
       if (outcome.cause !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: scrub(outcome.reason) });
     } else if (outcome._tag === "Failed") span.setStatus({ code: SpanStatusCode.ERROR, message: scrub(describe(outcome.error)) });
@@ -151,8 +151,10 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
     for (const d of event.decisions) {
       if (d.hook === name) continue; // our own around is the point's span
       const failure = d.action === "Failed" ? event.failures.find((f) => f.hook === d.hook && f.phase === d.phase) : undefined;
+      // A hook's name may carry a credential (a webhook URL's path), as its reasons may.
+      const hook = scrub(d.hook);
       const attrs: Attributes = {
-        [OnionAttr.hookName]: d.hook,
+        [OnionAttr.hookName]: hook,
         [OnionAttr.hookPoint]: event.point,
         [OnionAttr.hookPhase]: d.phase,
         [OnionAttr.hookAction]: d.action,
@@ -165,7 +167,7 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
         attrs[OnionAttr.hookFailMode] = d.failMode ?? "closed";
         attrs[OnionAttr.failureModeAllowed] = d.failMode === "open";
       }
-      const span = tracer().startSpan(`hook ${d.hook}`, { kind: SpanKind.INTERNAL, attributes: attrs, startTime: origin + d.at }, parentCtx);
+      const span = tracer().startSpan(`hook ${hook}`, { kind: SpanKind.INTERNAL, attributes: attrs, startTime: origin + d.at }, parentCtx);
       if (d.action === "Failed") span.setStatus({ code: SpanStatusCode.ERROR, message: d.reason === undefined ? "hook failed" : scrub(d.reason) });
       span.end(origin + d.at + d.ms);
     }

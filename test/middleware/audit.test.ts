@@ -86,6 +86,18 @@ describe("audit", () => {
     expect(records[0]!.sessionId).not.toContain(createHash("sha256").update("alice.smith@example.com").digest("hex").slice(0, 12));
   });
 
+  it("scrubs hook names and the rejecting hook's name, which may carry a credential, as it scrubs reasons", async () => {
+    const out = collect();
+    const name = "notify:sk_live_4eC39HqLyjWDarjtT1zdp7dc";
+    const stack = withMiddleware(createAgentStack(), audit({ to: out.stream })).use("toolCall", { name, before: () => Reject("no") });
+    await stack.run("toolCall", call, () => ({ content: "" }));
+    await stack.flush();
+    const [decision, run] = out.records() as [AuditDecision, AuditRun];
+    expect(JSON.stringify(out.records())).not.toContain("sk_live_4eC39HqLyjWDarjtT1zdp7dc");
+    expect(decision.hook).toBe("notify:[REDACTED:api_key]");
+    expect(run.by).toBe("notify:[REDACTED:api_key]");
+  });
+
   it("keeps sessions apart when their ids look like secrets: an id is hashed, not replaced by one placeholder for all", async () => {
     const out = collect();
     const stack = withMiddleware(createAgentStack(), audit({ to: out.stream }))

@@ -87,6 +87,18 @@ describe("the Chrome trace export", () => {
     expect(text).toContain("[REDACTED:api_key] is a key");
   });
 
+  it("scrubs hook names in event names and the rejecting hook's name, as it scrubs reasons", () => {
+    const name = "notify:sk_live_4eC39HqLyjWDarjtT1zdp7dc";
+    const trace = toChromeTrace([
+      run({ outcome: "Rejected", by: name, reason: "no", durationMs: 2,
+        decisions: [{ point: "toolCall", runId: "r1", hook: name, phase: "before", action: "Reject", reason: "no", at: 0.5, startedAt: 1000.5, callId: "c1", ms: 1 }] }),
+    ]);
+    const events = expectWellFormed(trace).filter((e): e is Complete => e.ph === "X");
+    expect(JSON.stringify(events)).not.toContain("sk_live_4eC39HqLyjWDarjtT1zdp7dc");
+    expect(events.find((e) => e.cat === "point")!.args.by).toBe("notify:[REDACTED:api_key]");
+    expect(events.find((e) => e.cat === "hook")!.name).toBe("notify:[REDACTED:api_key] before");
+  });
+
   it("scrubs the run id as it scrubs the session it names", async () => {
     const timeline = chromeTraceRecorder();
     const stack = withMiddleware(createAgentStack(), timeline);

@@ -166,6 +166,20 @@ describe("metrics, read back through the OpenTelemetry SDK", () => {
     expect(counterPoints((await collect()).get("agent_onion.hook.rejections")).map((p) => p.value)).toEqual([1]);
   });
 
+  it("scrubs hook names, which may carry a credential, to a placeholder that keeps their cardinality low", async () => {
+    const { meter, collect } = meterHarness();
+    const stack = withMiddleware(createAgentStack(), metrics({ meter }))
+      .use("toolCall", { name: "notify:sk_live_4eC39HqLyjWDarjtT1zdp7dc", match: "Bash", before: () => Reject("no") })
+      .use("toolCall", { name: "gate:sk_live_9fZ21KqLyjWDarjtT1zdp7dc", match: "Read", around: () => Reject("closed") });
+    await stack.run("toolCall", { id: "1", name: "Bash", input: {} }, () => ({ content: "" }));
+    await stack.run("toolCall", { id: "2", name: "Read", input: {} }, () => ({ content: "" }));
+    await stack.flush();
+    const collected = await collect();
+    const everything = JSON.stringify([...collected.values()].map((m) => m.dataPoints.map((p) => p.attributes)));
+    expect(everything).not.toContain("sk_live_");
+    expect(counterPoints(collected.get("agent_onion.hook.rejections")).map((p) => p.attributes["hook.name"])).toEqual(["notify:[REDACTED:api_key]", "gate:[REDACTED:api_key]"]);
+  });
+
   it("caps distinct tool names: past the limit they read _OTHER", async () => {
     const { meter, collect } = meterHarness();
     const stack = withMiddleware(createAgentStack(), metrics({ meter, maxValues: 2 }));

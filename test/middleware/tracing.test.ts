@@ -91,6 +91,25 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
     expect(failed.status).toEqual({ code: SpanStatusCode.ERROR, message: "disk on fire" });
   });
 
+  it("scrubs hook names in hook spans and the rejecting hook's name on the point's span, as it scrubs reasons", async () => {
+    const { tracer, spans } = tracerHarness();
+    const name = "notify:sk_live_4eC39HqLyjWDarjtT1zdp7dc";
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer })).use("toolCall", { name, before: () => Reject("no") });
+    await stack.run("toolCall", { id: "1", name: "Bash", input: {} }, () => ({ content: "" }));
+    await stack.flush();
+    expect(JSON.stringify(spans().map((s) => [s.name, s.attributes, s.status]))).not.toContain("sk_live_4eC39HqLyjWDarjtT1zdp7dc");
+    expect(spans().find((s) => s.name === "execute_tool Bash")!.attributes["agent_onion.rejected_by"]).toBe("notify:[REDACTED:api_key]");
+    expect(spans().find((s) => s.name === "hook notify:[REDACTED:api_key]")!.attributes["hook.name"]).toBe("notify:[REDACTED:api_key]");
+  });
+
+  it("writes hook names as they are when told not to scrub", async () => {
+    const { tracer, spans } = tracerHarness();
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer, redact: false })).use("toolCall", { name: "notify:sk_live_4eC39HqLyjWDarjtT1zdp7dc", before: () => Reject("no") });
+    await stack.run("toolCall", { id: "1", name: "Bash", input: {} }, () => ({ content: "" }));
+    await stack.flush();
+    expect(spans().map((s) => s.name)).toContain("hook notify:sk_live_4eC39HqLyjWDarjtT1zdp7dc");
+  });
+
   it("ends a point's span when its run times out, with the run's error and time, though the operation answers later", async () => {
     const { tracer, spans } = tracerHarness();
     const stack = withMiddleware(createAgentStack(), tracing({ tracer }));
