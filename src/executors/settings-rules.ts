@@ -22,13 +22,20 @@ export const supportedTypes = (event: ClaudeEvent): ReadonlySet<string> =>
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** One `allowedHttpHookUrls` pattern as a RegExp over the raw URL. */
+const defaultPorts: Readonly<Record<string, string>> = { "http:": ":80", "https:": ":443" };
+
+/**
+ * One `allowedHttpHookUrls` pattern as a RegExp over a normalised URL (`URL.href`). Its scheme
+ * and host are lower-cased and a default port dropped, as `URL` does to the URL it is tested on.
+ */
 const urlPattern = (pattern: string): RegExp => {
   // In the scheme and authority, `*` stays inside a host name: it never spans `/`, `?`, `#`, `@` or
   // `:`, so `https://*.example.com/*` cannot be satisfied by `https://evil.com/x.example.com/` (E6).
   const start = pattern.indexOf("://");
   const slash = pattern.indexOf("/", start < 0 ? 0 : start + 3);
-  const authority = slash < 0 ? pattern : pattern.slice(0, slash);
+  let authority = (slash < 0 ? pattern : pattern.slice(0, slash)).toLowerCase();
+  const port = defaultPorts[authority.slice(0, start + 1)];
+  if (port !== undefined && authority.endsWith(port)) authority = authority.slice(0, -port.length);
   const path = slash < 0 ? "" : pattern.slice(slash);
   const host = authority.split("*").map(escape).join("[A-Za-z0-9.-]*");
   const rest = path.split("*").map(escape).join(".*");
@@ -37,14 +44,28 @@ const urlPattern = (pattern: string): RegExp => {
 
 /**
  * Whether `url` matches `allowedHttpHookUrls` (no list means any URL). A `*` in the host part
- * matches within the host name only; in the path it matches anything.
+ * matches within the host name only; in the path it matches anything. The URL is matched as
+ * `httpHook` will request it, normalised: `/hooks/../admin` and `/hooks/%2e%2e/admin` are
+ * `/admin`, so they do not pass `/hooks/*`. A URL that does not parse matches nothing.
  *
  * @example
  * urlAllowed("https://hooks.example.com/pre", ["https://hooks.example.com/*"]) // true
  * urlAllowed("https://evil.com/x.example.com/pre", ["https://*.example.com/*"]) // false
+ * urlAllowed("https://hooks.example.com/pre/../admin", ["https://hooks.example.com/pre/*"]) // false
  */
-export const urlAllowed = (url: string, patterns: readonly string[] | undefined): boolean =>
-  patterns === undefined || patterns.some((p) => urlPattern(p).test(url));
+export const urlAllowed = (url: string, patterns: readonly string[] | undefined): boolean => {
+  if (patterns === undefined) return true;
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return false;
+  }
+  target.hash = ""; // never sent, so it cannot be what makes a URL allowed
+  // `URL` writes a bare origin with a trailing `/`; the pattern "https://hooks.example.com" means that same URL.
+  const forms = target.pathname === "/" && target.href.endsWith("/") ? [target.href, target.href.slice(0, -1)] : [target.href];
+  return patterns.some((p) => forms.some((form) => urlPattern(p).test(form)));
+};
 
 const interpreters = new Set(["node", "bun", "deno", "python", "python3", "bash", "sh", "zsh", "npx", "tsx", "ruby", "perl"]);
 

@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fromClaudeSettings } from "../../src/executors/settings.ts";
+import { startHookServer, type HookServer } from "../fixtures/http/server.ts";
+import { bash, echoTool } from "./helpers.ts";
+
+let server: HookServer;
+beforeAll(async () => {
+  server = await startHookServer();
+});
+afterAll(() => server.close());
+
+/** Load one PreToolUse HTTP hook under `allowedHttpHookUrls: [<server>/hooks/*]`, run one Bash call, and say what the server saw. */
+const loadAndCall = async (path: string) => {
+  const settings = { allowedHttpHookUrls: [server.url("/hooks/*")], hooks: { PreToolUse: [{ hooks: [{ type: "http", url: server.url(path) }] }] } };
+  const loaded = fromClaudeSettings(settings, { cwd: "/tmp", http: { allow: { loopback: true } } });
+  const before = server.requests.length;
+  await loaded.stack.run("toolCall", bash("ls"), echoTool);
+  return { loaded: loaded.hooks.length === 1, unused: loaded.unused.map((u) => u.reason), seen: server.requests.slice(before).map((r) => r.path) };
+};
+
+describe("allowedHttpHookUrls", () => {
+  it("loads a URL under the allowed path, and the request goes there", async () => {
+    expect(await loadAndCall("/hooks/allow")).toEqual({ loaded: true, unused: [], seen: ["/hooks/allow"] });
+  });
+
+  it.each([
+    ["/hooks/../admin/delete"],
+    ["/hooks/%2e%2e/admin/delete"],
+    ["/hooks/.%2E/admin"],
+    ["/hooks\\..\\admin"],
+  ])("matches the URL the request is sent to, so %s (which resolves outside /hooks/) is not loaded and nothing is sent", async (path) => {
+    const { loaded, unused, seen } = await loadAndCall(path);
+    expect(loaded).toBe(false);
+    expect(unused).toEqual([expect.stringMatching(/is not in allowedHttpHookUrls$/)]);
+    expect(seen).toEqual([]);
+  });
+
+  it.each([
+    ["https://hooks.example.com", "https://hooks.example.com"],
+    ["https://hooks.example.com/*", "https://HOOKS.example.com/pre"],
+    ["https://hooks.example.com:443/*", "https://hooks.example.com/pre"],
+    ["https://hooks.example.com/*", "https://hooks.example.com:443/pre"],
+  ])("still reads the pattern %s as allowing %s, which is the same URL written another way", (pattern, url) => {
+    const settings = { allowedHttpHookUrls: [pattern], hooks: { PreToolUse: [{ hooks: [{ type: "http", url }] }] } };
+    expect(fromClaudeSettings(settings, { cwd: "/tmp" }).hooks).toHaveLength(1);
+  });
+});
