@@ -132,9 +132,26 @@ export const createRedactor = (options: RedactorOptions = {}): Redactor => {
     return apply(text, found);
   };
 
+  /**
+   * A value we cannot rebuild (a class instance, another realm's object, anything with a `toJSON`)
+   * reaches a model, a log or a client as its JSON, so its JSON is what is scanned. Clean, it is
+   * returned as it is (a Date stays a Date); with something found, as its redacted JSON form, the
+   * only form of it we can vouch for. A cycle makes the serialiser throw: refused, as above.
+   */
+  const walkSerialised = (value: object, depth: number, seen: Set<object>, kinds: Set<string>, blocked: Set<string>): unknown => {
+    // BigInts as their digits, as the loop writes them for the model (content-text.ts), not a throw.
+    const json = JSON.stringify(value, (_key, item: unknown) => (typeof item === "bigint" ? item.toString() : item));
+    if (json === undefined) return value; // nothing of it is written
+    const plain = JSON.parse(json) as unknown;
+    const next = walk(plain, depth, seen, kinds, blocked);
+    return next === plain ? value : next;
+  };
+
   const walk = (value: unknown, depth: number, seen: Set<object>, kinds: Set<string>, blocked: Set<string>): unknown => {
     if (typeof value === "string") return redactString(value, kinds, blocked);
+    if (typeof value === "function") return hasToJSON(value) ? walkSerialised(value, depth, seen, kinds, blocked) : value;
     if (typeof value !== "object" || value === null) return value;
+    if (hasToJSON(value) || !(Array.isArray(value) || isPlain(value))) return walkSerialised(value, depth, seen, kinds, blocked);
     if (depth >= maxDepth) throw new RangeError(`redaction: value nested deeper than ${maxDepth} levels; refusing to pass it unchecked`);
     if (seen.has(value)) throw new TypeError("redaction: value has a cycle; refusing to pass it unchecked");
     seen.add(value);
@@ -147,8 +164,6 @@ export const createRedactor = (options: RedactorOptions = {}): Redactor => {
         });
         return copy ?? value;
       }
-      const proto = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null) return value; // class instances are not data we can rebuild
       let copy: Record<string, unknown> | undefined;
       for (const [key, item] of Object.entries(value)) {
         const next = walk(item, depth + 1, seen, kinds, blocked);
@@ -181,3 +196,12 @@ export const createRedactor = (options: RedactorOptions = {}): Redactor => {
     },
   };
 };
+
+/** An object of this realm's `Object` or of none: data we can copy key by key. */
+const isPlain = (value: object): boolean => {
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+};
+
+/** Whether the JSON serialiser would call a `toJSON` of this value (and write what it returns, not the value). */
+const hasToJSON = (value: object): boolean => typeof (value as { toJSON?: unknown }).toJSON === "function";

@@ -1,0 +1,68 @@
+import vm from "node:vm";
+import { describe, expect, it } from "vitest";
+import { createAgent, createAgentStack, createScriptedModel, defineTool } from "../../src/agent/index.ts";
+import { withMiddleware } from "../../src/middleware/apply.ts";
+import { redaction } from "../../src/middleware/redaction.ts";
+import { createRedactor } from "../../src/middleware/redactor.ts";
+import { toolMessagesSeen } from "./harness.ts";
+
+const KEY = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+
+class Row {
+  constructor(readonly id: bigint, readonly email: string, readonly apiKey: string) {}
+}
+
+/** Values that are not plain objects but reach the model as their JSON. */
+const variants: Record<string, () => unknown> = {
+  "a class instance": () => new Row(7n, "alice@example.com", KEY),
+  "an array of class instances": () => [new Row(7n, "alice@example.com", KEY)],
+  "another realm's object": () => vm.runInNewContext(`({ email: "alice@example.com", apiKey: "${KEY}" })`),
+  "a plain object with a toJSON": () => ({ toJSON: () => ({ email: "alice@example.com", apiKey: KEY }) }),
+  "a URL": () => ({ link: new URL(`https://x.test/?key=${KEY}`) }),
+};
+
+describe("a redactor, on values that are not plain objects", () => {
+  for (const [label, make] of Object.entries(variants)) {
+    it(`scans what ${label} serialises to and returns its redacted plain form`, () => {
+      const r = createRedactor().value(make());
+      expect(r.changed).toBe(true);
+      expect(r.kinds).toContain("api_key");
+      expect(JSON.stringify(r.value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))).not.toContain(KEY);
+    });
+
+    it(`reports a blocked kind in ${label}`, () => {
+      expect(createRedactor({ strategies: { api_key: "block" } }).value(make()).blocked).toEqual(["api_key"]);
+    });
+  }
+
+  it("returns a clean value it could not rebuild as it is (a Date stays a Date)", () => {
+    const at = new Date(0);
+    const row = new Row(1n, "nobody", "nothing secret");
+    const value = { at, row };
+    const r = createRedactor().value(value);
+    expect(r.changed).toBe(false);
+    expect(r.value).toBe(value);
+  });
+
+  it("refuses a non-plain value whose JSON is a cycle (fail closed)", () => {
+    const a = new Row(1n, "x", "y") as Row & { self?: unknown };
+    a.self = a;
+    expect(() => createRedactor().value(a)).toThrow();
+  });
+});
+
+describe("redaction of tool output that is not plain data, through the reference loop", () => {
+  for (const [label, make] of Object.entries(variants)) {
+    it(`keeps the secret in ${label} from the model, and blocks it under block`, async () => {
+      for (const strategies of [{}, { api_key: "block" as const }]) {
+        const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Lookup", input: {} }] }, "done"] });
+        const tool = defineTool({ name: "Lookup", execute: make });
+        await createAgent({ model, stack: withMiddleware(createAgentStack(), redaction({ strategies })), tools: [tool] }).run("go");
+        const seen = toolMessagesSeen(model);
+        expect(seen).toHaveLength(1);
+        expect(seen.join("")).not.toContain(KEY);
+        if ("api_key" in strategies) expect(seen[0]).toContain("blocked by redaction");
+      }
+    });
+  }
+});
