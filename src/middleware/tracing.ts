@@ -11,6 +11,7 @@
  * observer ends the span, with the run's outcome and time, as the metrics report it.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { randomUUID } from "node:crypto";
 import {
   context as otelContext, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace as otelTrace, type Attributes, type Context, type Span, type SpanContext, type Tracer,
 } from "@opentelemetry/api";
@@ -45,7 +46,11 @@ export interface TracingOptions {
   readonly points?: readonly string[];
   /** One child span per hook decision; default true. */
   readonly hookSpans?: boolean;
-  /** How to scrub hook names, rejection reasons and error messages on spans; default the default detectors. */
+  /**
+   * How to scrub hook names, rejection reasons and error messages on spans; default the default
+   * detectors. When given (not `false`), `gen_ai.conversation.id` is hashed too, salted with
+   * `salt` or else a salt of this tracing's own; by default it is written as it is.
+   */
   readonly redact?: Redactor | RedactorOptions | false;
   /** Default the lowest safe integer: outermost, so the span covers every hook. */
   readonly priority?: number;
@@ -64,8 +69,16 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
   const priority = numberOption(name, "priority", options.priority ?? Number.MIN_SAFE_INTEGER, -Number.MAX_VALUE);
   const legacy = options.legacySystemAttribute === true;
   const hookSpans = options.hookSpans !== false;
-  const redactor = options.redact === false ? undefined : typeof (options.redact as Redactor | undefined)?.scrub === "function" ? (options.redact as Redactor) : createRedactor((options.redact as RedactorOptions | undefined) ?? {});
+  const redactor = options.redact === false ? undefined : isRedactor(options.redact) ? options.redact : createRedactor(options.redact ?? {});
   const scrub = (text: string): string => (redactor === undefined ? text : redactor.scrub(text));
+  // The conversation id is kept as it is unless the caller asked for redaction: spans are joined
+  // with logs and other traces on it. When asked, it is hashed as audit hashes ids (a placeholder
+  // would make every session one), salted with a salt made here unless the caller gave one, so
+  // that an email cannot be found by hashing guesses.
+  const asked = options.redact !== undefined && options.redact !== false;
+  const idRedactor = !asked ? undefined : isRedactor(options.redact)
+    ? options.redact
+    : createRedactor({ ...options.redact, strategy: "hash", strategies: {}, salt: options.redact?.salt ?? randomUUID() });
   const tracer = (): Tracer => options.tracer ?? otelTrace.getTracer("agent-onion");
   // Our own record of the current span, for applications without an OpenTelemetry context manager.
   const current = new AsyncLocalStorage<Context>();
@@ -98,7 +111,7 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
       const agent = ctx.path.at(-1) ?? "agent";
       spanName = `${GenAiOperation.invokeAgent} ${agent}`;
       Object.assign(attrs, { [GenAiAttr.operationName]: GenAiOperation.invokeAgent, [GenAiAttr.agentName]: agent });
-      if (ctx.sessionId !== undefined) attrs[GenAiAttr.conversationId] = ctx.sessionId;
+      if (ctx.sessionId !== undefined) attrs[GenAiAttr.conversationId] = idRedactor === undefined ? ctx.sessionId : idRedactor.scrub(ctx.sessionId);
     }
     return tracer().startSpan(spanName, { kind, attributes: attrs }, parent);
   };
@@ -205,3 +218,5 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
     ),
   };
 };
+
+const isRedactor = (value: unknown): value is Redactor => typeof (value as Redactor | undefined)?.scrub === "function";

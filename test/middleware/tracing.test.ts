@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
@@ -108,6 +109,38 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
     await stack.run("toolCall", { id: "1", name: "Bash", input: {} }, () => ({ content: "" }));
     await stack.flush();
     expect(spans().map((s) => s.name)).toContain("hook notify:sk_live_4eC39HqLyjWDarjtT1zdp7dc");
+  });
+
+  it("hashes the conversation id when told to redact, salted and stable within one tracing, as audit does", async () => {
+    const { tracer, spans } = tracerHarness();
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer, redact: {} }));
+    const agent = createAgent({ model: createScriptedModel({ turns: ["one", "two"] }), stack });
+    for (const prompt of ["a", "b"]) await agent.run(prompt, { sessionId: "alice.smith@example.com" });
+    await stack.flush();
+    expect(JSON.stringify(spans().map((s) => [s.name, s.attributes]))).not.toContain("alice.smith@example.com");
+    const ids = spans().filter((s) => s.name === "invoke_agent agent").map((s) => s.attributes["gen_ai.conversation.id"]);
+    expect(ids).toHaveLength(2);
+    expect(ids[0]).toMatch(/^\[email:sha256:[0-9a-f]{12}\]$/);
+    expect(ids[1]).toBe(ids[0]);
+    // Salted: hashing guessed addresses does not find it.
+    expect(ids[0]).not.toContain(createHash("sha256").update("alice.smith@example.com").digest("hex").slice(0, 12));
+  });
+
+  it("hashes the conversation id with the caller's salt, so pseudonyms hold across processes", async () => {
+    const { tracer, spans } = tracerHarness();
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer, redact: { salt: "pepper" } }));
+    await createAgent({ model: createScriptedModel({ turns: ["ok"] }), stack }).run("hi", { sessionId: "alice.smith@example.com" });
+    await stack.flush();
+    const expected = createHash("sha256").update("pepper").update("alice.smith@example.com").digest("hex").slice(0, 12);
+    expect(spans().find((s) => s.name === "invoke_agent agent")!.attributes["gen_ai.conversation.id"]).toBe(`[email:sha256:${expected}]`);
+  });
+
+  it("keeps the conversation id as it is, for correlation, unless told to redact", async () => {
+    const { tracer, spans } = tracerHarness();
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer }));
+    await createAgent({ model: createScriptedModel({ turns: ["ok"] }), stack }).run("hi", { sessionId: "alice.smith@example.com" });
+    await stack.flush();
+    expect(spans().find((s) => s.name === "invoke_agent agent")!.attributes["gen_ai.conversation.id"]).toBe("alice.smith@example.com");
   });
 
   it("ends a point's span when its run times out, with the run's error and time, though the operation answers later", async () => {
