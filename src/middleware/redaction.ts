@@ -116,6 +116,18 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
     },
   };
 
+  // The loop tells the model a failed call's message (`Tool X failed: ...`), and an `after` does
+  // not run on a failure (R5), so the failure is scrubbed on its way out; it stays a failure so
+  // that retry and recover hooks outside still judge it by its class, name and status.
+  const toolFailure: PointHook<AgentPoints, "toolCall"> = {
+    name: `${name}:error`,
+    priority: outputPriority,
+    around: async (_ctx, next) => {
+      const outcome = await next();
+      return outcome._tag === "Failed" ? Outcome.failed(scrubFailure(redactor, outcome.error)) : outcome;
+    },
+  };
+
   const modelOutput: PointHook<AgentPoints, "modelCall"> = {
     name,
     priority: outputPriority,
@@ -148,7 +160,7 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
     name,
     hooks: {
       ...(on.userPrompt ? { userPrompt } : {}),
-      ...(on.toolInput || on.toolOutput ? { toolCall: [...(on.toolInput ? [toolInput] : []), ...(on.toolOutput ? [toolOutput] : [])] } : {}),
+      ...(on.toolInput || on.toolOutput ? { toolCall: [...(on.toolInput ? [toolInput] : []), ...(on.toolOutput ? [toolOutput, toolFailure] : [])] } : {}),
       ...(on.modelOutput ? { modelCall: modelOutput } : {}),
     },
   };
@@ -200,4 +212,34 @@ const streamed = (name: string, ctx: HookContext<ModelRequest>, redactor: Redact
     },
     end: () => take(stream.end()),
   };
+};
+
+/**
+ * What was thrown, with every match rewritten (`block` kinds labelled: a failure cannot be refused).
+ * An error keeps its identity, class and fields: its message (what the model reads) and stack are
+ * rewritten in place, or on a copy of the same class when it is frozen. A string is rewritten, an
+ * object thrown as data is returned as its scrubbed JSON form; a clean one is returned as it is.
+ */
+const scrubFailure = (redactor: Redactor, thrown: unknown): unknown => {
+  if (typeof thrown === "string") return redactor.scrub(thrown);
+  if (thrown instanceof Error) {
+    const message = redactor.scrub(thrown.message);
+    const stack = typeof thrown.stack === "string" ? redactor.scrub(thrown.stack) : undefined;
+    if (message === thrown.message && stack === thrown.stack) return thrown;
+    const own = (value: string) => ({ value, writable: true, enumerable: false, configurable: true });
+    try {
+      Object.defineProperty(thrown, "message", own(message));
+      if (stack !== undefined) Object.defineProperty(thrown, "stack", own(stack));
+      return thrown;
+    } catch {
+      const { stack: _stack, message: _message, ...fields } = Object.getOwnPropertyDescriptors(thrown);
+      return Object.create(Object.getPrototypeOf(thrown) as object, { ...fields, message: own(message), ...(stack !== undefined ? { stack: own(stack) } : {}) }) as unknown;
+    }
+  }
+  if (typeof thrown !== "object" || thrown === null) return thrown;
+  // What the loop writes of a thrown object is its JSON: that is what is scrubbed.
+  const json = JSON.stringify(thrown, (_key, item: unknown) => (typeof item === "bigint" ? item.toString() : item)) as string | undefined;
+  if (json === undefined) return thrown;
+  const scrubbed = JSON.parse(json, (_key, item: unknown) => (typeof item === "string" ? redactor.scrub(item) : item)) as unknown;
+  return JSON.stringify(scrubbed) === json ? thrown : scrubbed;
 };

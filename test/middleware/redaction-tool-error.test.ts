@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { createAgentStack, type ToolCall } from "../../src/agent/index.ts";
+import { withMiddleware } from "../../src/middleware/apply.ts";
+import { redaction } from "../../src/middleware/redaction.ts";
+import { retry } from "../../src/middleware/retry.ts";
+import { recordingTool, runAgent, toolMessagesSeen } from "./harness.ts";
+
+const KEY = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+const EMAIL = "alice@example.com";
+const call: ToolCall = { id: "c1", name: "Deploy", input: {} };
+
+/** An HTTP client's error, with the credential in its message, as such clients write them. */
+class HttpError extends Error {
+  override name = "HttpError";
+  constructor(readonly status: number) {
+    super(`${status} Unauthorized: invalid key ${KEY} for ${EMAIL}`);
+  }
+}
+
+describe("redaction of a tool's failure", () => {
+  it("keeps the secret in a thrown error's message from the model, whatever the strategy", async () => {
+    for (const strategies of [{}, { api_key: "block" as const }]) {
+      const deploy = recordingTool("Deploy", () => { throw new HttpError(401); });
+      const { turn, model } = await runAgent(withMiddleware(createAgentStack(), redaction({ strategies })), [{ toolCalls: [{ name: "Deploy", input: {} }] }, "done"], { tools: [deploy] });
+      expect(turn.status).toBe("completed");
+      expect(toolMessagesSeen(model)).toEqual(["Tool Deploy failed: 401 Unauthorized: invalid key [REDACTED:api_key] for [REDACTED:email]"]);
+      expect(JSON.stringify([model.requests, turn.result?.messages])).not.toContain(KEY);
+    }
+  });
+
+  it("leaves the outcome Failed with the same error, its class, name and status kept, and its message and stack scrubbed", async () => {
+    const thrown = new HttpError(401);
+    const stack = withMiddleware(createAgentStack(), redaction());
+    const outcome = await stack.run("toolCall", call, () => { throw thrown; });
+    expect(outcome._tag).toBe("Failed");
+    const error = (outcome as { error: HttpError }).error;
+    expect(error).toBe(thrown);
+    expect(error).toBeInstanceOf(HttpError);
+    expect(error).toMatchObject({ name: "HttpError", status: 401, message: "401 Unauthorized: invalid key [REDACTED:api_key] for [REDACTED:email]" });
+    expect(String(error.stack)).not.toContain(KEY);
+  });
+
+  it("still lets an outer retry judge the failure by its status", async () => {
+    let attempts = 0;
+    const stack = withMiddleware(createAgentStack(), redaction(), retry({ point: "toolCall", attempts: 3, baseMs: 0, retryOn: (e) => (e as HttpError).status === 503 }));
+    const outcome = await stack.run("toolCall", call, () => {
+      attempts++;
+      if (attempts < 3) throw new HttpError(503);
+      return { content: "deployed" };
+    });
+    expect(outcome).toMatchObject({ _tag: "Completed", value: { content: "deployed" } });
+    expect(attempts).toBe(3);
+  });
+
+  it("scrubs a frozen error into a copy of the same class, and a thrown string or plain object", async () => {
+    const stack = withMiddleware(createAgentStack(), redaction());
+    const frozen = await stack.run("toolCall", call, () => { throw Object.freeze(new HttpError(401)); });
+    expect((frozen as { error: HttpError }).error).toBeInstanceOf(HttpError);
+    expect((frozen as { error: HttpError }).error).toMatchObject({ status: 401, message: "401 Unauthorized: invalid key [REDACTED:api_key] for [REDACTED:email]" });
+    const text = await stack.run("toolCall", call, () => { throw `bad key ${KEY}`; });
+    expect(text).toMatchObject({ _tag: "Failed", error: "bad key [REDACTED:api_key]" });
+    const object = await stack.run("toolCall", call, () => { throw { status: 401, detail: `bad key ${KEY}` }; });
+    expect(object).toMatchObject({ _tag: "Failed", error: { status: 401, detail: "bad key [REDACTED:api_key]" } });
+  });
+
+  it("lets a clean failure through as it is", async () => {
+    const boom = new Error("disk full");
+    const outcome = await withMiddleware(createAgentStack(), redaction()).run("toolCall", call, () => { throw boom; });
+    expect(outcome).toMatchObject({ _tag: "Failed", error: boom });
+    expect((outcome as { error: unknown }).error).toBe(boom);
+  });
+});
