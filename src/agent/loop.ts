@@ -108,12 +108,34 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
     const mark = env.pending.mark();
     const step: StepInput = { index: steps, messages };
     let carried: Message[] = [];
-    const runOnce = () => env.stack.run("step", step, (s) => runStep(env, s, system, tools, offered, carried), env.run);
+    // What the step's operation returned, set as it returns: a hook that fails closed after it
+    // (a step hook's `after`) rejects a step whose model call and tools already ran.
+    let ran: StepResult | undefined;
+    const runOnce = () => {
+      ran = undefined;
+      return env.stack.run("step", step, async (s) => (ran = await runStep(env, s, system, tools, offered, carried)), env.run);
+    };
+    // A step that ran goes into the conversation, the count and the usage, whatever hooks said after.
+    const record = ({ response, toolResults }: StepResult): void => {
+      steps++;
+      usage = addUsage(usage, response.usage);
+      // The turn's tally (its tokens are counted in callModel): reported even if the turn fails.
+      if (env.stopPoint === "stop") env.spent.steps++;
+      text = response.text;
+      messages = [...messages, ...carried, assistantMessage(response), ...toolResults.map(toolMessage)];
+    };
     let outcome = await runOnce();
+    let done: StepResult | undefined;
     // On an observation point a Rejected outcome comes from a hook that failed closed: a loop
     // failure like any other, so the `error` point decides (as for a compaction hook).
     for (let attempt = 1; outcome._tag === "Rejected"; attempt++) {
       const error = new Error(`step rejected by ${outcome.by}: ${outcome.reason}`);
+      // The step ran before the hook failed (in `after`): its tools' side effects happened, so it
+      // is recorded first and never run again. `retry` then means "go on with the next step" (or
+      // the stop gate, for an answer without tool calls); `recover` ends the run with the hook's
+      // answer after the step's messages; `fail` fails the turn, which counts the step.
+      done = ran;
+      if (done !== undefined) record(done);
       const deciding = env.pending.mark();
       const decision = await decide(env, { where: "loop", error, attempt });
       // Recovering ends the run with the hook's value as the answer, as a recovered `run` failure does.
@@ -122,6 +144,7 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
         return { ...result("stop"), messages: [...messages, { role: "assistant", content: text }] };
       }
       if (decision.action !== "retry") throw new AgentRunError("loop", error);
+      if (done !== undefined) break;
       // The step runs again from the start: its hooks add their context again (the error hook's stays).
       env.pending.rewindKeeping(mark, deciding);
       carried = [];
@@ -140,13 +163,12 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
       throw outcome.error;
     }
     // Counted once it ran: a step a guard stopped before it began is not a step.
-    steps++;
-    const { response, toolResults } = outcome.value;
-    usage = addUsage(usage, response.usage);
-    // The turn's tally (its tokens are counted in callModel): reported even if the turn fails.
-    if (env.stopPoint === "stop") env.spent.steps++;
-    text = response.text;
-    messages = [...messages, ...carried, assistantMessage(response), ...toolResults.map(toolMessage)];
+    if (outcome._tag === "Completed") {
+      done = outcome.value;
+      record(done);
+    }
+    // Set above, or by a rejected step that had run and that the error hook let the loop go on from.
+    const { response } = done as StepResult;
     if (response.toolCalls.length > 0) continue;
 
     const verdict = await askStop(env, { reason: response.finishReason, lastMessage: response.text, blockedCount: blocks });
