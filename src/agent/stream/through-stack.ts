@@ -141,9 +141,20 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
   // The caller's signal cancels the pre-phase like any run; once the provider streams, it only
   // cuts the stream, so that `after` hooks still see (and account for) the partial answer.
   const pre = linkSignal(caller);
+  // Once a provider stream ended, the post-phase runs. A caller's abort (during the stream or
+  // after it) must still reach its hooks, as on generate, or one waiting on its signal holds
+  // `done` forever. That signal is the run's, and aborting it settles the run (R7), so it is
+  // aborted one macrotask later: by then the post-phase has started (it runs on the partial
+  // answer) and, if no hook waits on I/O, has ended and kept its outcome.
+  let streamed = false;
+  let tell: ReturnType<typeof setImmediate> | undefined;
+  const tellPostPhase = (): void => {
+    tell ??= setImmediate(() => pre.controller.abort(caller?.reason));
+  };
   const onCallerAbort = (): void => {
     cut.abort(caller?.reason);
     queue.fail(caller?.reason);
+    if (streamed) tellPostPhase();
   };
   if (caller?.aborted) onCallerAbort();
   else caller?.addEventListener("abort", onCallerAbort, { once: true });
@@ -162,7 +173,13 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
     last = undefined;
     // A retry (an `around` calling next() again) must not repeat text already released: hold it all.
     mode = attempts > 1 && out.emitted !== "" ? "all" : control.effective(holdBack);
-    const result = await pump({ request: req, start, signal: ctx.signal, cut: cut.signal, control, mode, out });
+    let result: PumpResult;
+    try {
+      result = await pump({ request: req, start, signal: ctx.signal, cut: cut.signal, control, mode, out });
+    } finally {
+      streamed = true;
+      if (caller?.aborted === true) tellPostPhase();
+    }
     held = result.held;
     linked = result.linked;
     preamble = result.preamble;
@@ -172,6 +189,7 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
 
   const finish = (outcome: Outcome<ModelResponse>): StreamResult => {
     pre.dispose();
+    if (tell !== undefined) clearImmediate(tell);
     stopListening(caller, onCallerAbort);
     try {
       return settle(malformed(outcome) ?? outcome);
