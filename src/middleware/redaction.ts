@@ -73,14 +73,14 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
   const name = nameOption("redaction", options.name);
   const priority = numberOption(name, "priority", options.priority ?? Priority.guard - 5, -Number.MAX_VALUE);
   const outputPriority = numberOption(name, "outputPriority", options.outputPriority ?? Priority.last, -Number.MAX_VALUE);
-  const redactor = options.redactor ?? createRedactor(options);
+  const redactor = options.redactor !== undefined ? redactorOption(name, options.redactor) : createRedactor(options);
   // Checked now, not on the first stream.
   const streamOptions: StreamRedactorOptions = {
     ...(options.holdBack !== undefined ? { holdBack: options.holdBack } : {}),
     ...(options.maxHold !== undefined ? { maxHold: options.maxHold } : {}),
   };
   new StreamRedactor(redactor, streamOptions);
-  const on = { userPrompt: true, toolInput: true, toolOutput: true, modelOutput: true, ...options.on };
+  const on = { userPrompt: true, toolInput: true, toolOutput: true, modelOutput: true, ...onOption(name, options.on) };
 
   const userPrompt: PointHook<AgentPoints, "userPrompt"> = {
     name,
@@ -164,6 +164,33 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
       ...(on.modelOutput ? { modelCall: modelOutput } : {}),
     },
   };
+};
+
+const places = ["userPrompt", "toolInput", "toolOutput", "modelOutput"] as const;
+const show = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : String(value));
+
+/** `on`, checked: an object of booleans for known places only (a misspelt place would silently stay redacted, or not). */
+const onOption = (name: string, on: unknown): RedactionOptions["on"] => {
+  if (on === undefined) return undefined;
+  if (typeof on !== "object" || on === null || Array.isArray(on))
+    throw new TypeError(`${name}: on must be an object of booleans (${places.join(", ")}), got ${show(on)}`);
+  for (const [place, value] of Object.entries(on)) {
+    if (!(places as readonly string[]).includes(place)) throw new TypeError(`${name}: on.${place} is not a place to redact (expected one of ${places.join(", ")})`);
+    if (value !== undefined && typeof value !== "boolean") throw new TypeError(`${name}: on.${place} must be a boolean, got ${show(value)}`);
+  }
+  return on as RedactionOptions["on"];
+};
+
+/** A given redactor, checked for what redaction and its stream redactor call. */
+const redactorOption = (name: string, redactor: unknown): Redactor => {
+  const fail = (why: string): never => {
+    throw new TypeError(`${name}: redactor must be a redactor (see createRedactor); ${why}`);
+  };
+  if (typeof redactor !== "object" || redactor === null) return fail(`got ${show(redactor)}`);
+  const r = redactor as Record<string, unknown>;
+  for (const method of ["text", "value", "scrub", "strategyOf", "apply"]) if (typeof r[method] !== "function") fail(`its ${method} is not a function`);
+  if (!Array.isArray(r.detectors)) fail("its detectors is not a list");
+  return redactor as Redactor;
 };
 
 /** What a streamed call's part transform did, for the `around` to finish. */

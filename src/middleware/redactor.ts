@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { defaultDetectors, kindsOf, scan, type Detection, type Detector } from "./detectors.ts";
+import { integerOption } from "./options.ts";
 
 /**
  * What to do with a match: `block` refuses the whole value, `redact` writes `[REDACTED:<kind>]`,
@@ -73,8 +74,10 @@ export const createRedactor = (options: RedactorOptions = {}): Redactor => {
     if (!strategies.has(s)) throw new TypeError(`redaction: strategies.${kind} must be one of block, redact, mask, hash, got ${String(s)}`);
     byKind.set(kind, s);
   }
-  const salt = options.salt ?? "";
-  const maxDepth = options.maxDepth ?? 64;
+  const salt: unknown = options.salt === undefined ? "" : options.salt;
+  // Checked here: a number would only fail inside createHash, on the first value to hash.
+  if (typeof salt !== "string") throw new TypeError(`redaction: salt must be a string, got ${String(salt)}`);
+  const maxDepth = integerOption("redaction", "maxDepth", options.maxDepth ?? 64, 1);
   const strategyOf = (kind: string): Strategy => byKind.get(kind) ?? fallback;
 
   /** The strictest strategy among a span's kinds (it may have merged several): a mask must not show what a redact hides. */
