@@ -21,6 +21,7 @@ import type { ModelRequest, ModelResponse } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { FallbackExhaustedError, LimitExceededError } from "./errors.ts";
 import { functionOption, nameOption, numberOption } from "./options.ts";
+import { RedactionBlockedError } from "./redaction.ts";
 
 /**
  * Options of `fallback`.
@@ -31,12 +32,15 @@ import { functionOption, nameOption, numberOption } from "./options.ts";
 export interface FallbackOptions {
   /** The providers to try after the primary, in order. */
   readonly models: readonly LanguageModel[];
-  /** Whether a failure should go to the next model; default: anything but a `LimitExceededError` or an abort. */
+  /** Whether a failure should go to the next model; default: anything but a guard's refusal (`LimitExceededError`, `RedactionBlockedError`) or an abort. */
   readonly when?: (error: unknown, ctx: HookContext<ModelRequest>) => boolean;
   readonly name?: string;
   readonly priority?: number;
 }
 
+// A guard's refusal (a limit, a redaction block) is about this call, not the provider: another
+// model would be asked the same thing, and a block's answer would go round the guard.
+const isRefusal = (error: unknown): boolean => error instanceof LimitExceededError || error instanceof RedactionBlockedError;
 
 /**
  * Switch to the next model when the call fails before any output was streamed.
@@ -58,7 +62,7 @@ export const fallback = (options: FallbackOptions): Middleware => {
   // `when` judges the provider's own error, whether the call was generated or streamed (as retry's retryOn).
   // A stream that showed anything stays failed whatever failed it (the provider, or an inner guard's block).
   const eligible = (error: unknown, ctx: HookContext<ModelRequest>): boolean =>
-    !ctx.signal.aborted && !streamStarted(error) && !streamShown(ctx) && (when !== undefined ? when(providerError(error), ctx) : !(providerError(error) instanceof LimitExceededError));
+    !ctx.signal.aborted && !streamStarted(error) && !streamShown(ctx) && (when !== undefined ? when(providerError(error), ctx) : !isRefusal(providerError(error)));
 
   const hook: Hook<ModelRequest, ModelResponse, "observe"> = {
     name,

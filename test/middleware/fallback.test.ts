@@ -3,10 +3,12 @@ import { createAgentStack, createScriptedModel, ModelStreamError, streamStarter,
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { FallbackExhaustedError, LimitExceededError } from "../../src/middleware/errors.ts";
 import { fallback } from "../../src/middleware/fallback.ts";
+import { RedactionBlockedError, redaction } from "../../src/middleware/redaction.ts";
 import { retry } from "../../src/middleware/retry.ts";
 import { runAgent } from "./harness.ts";
 
 const request: ModelRequest = { model: "primary", messages: [{ role: "user", content: "hi" }] };
+const KEY = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
 const down = () => { throw new Error("primary down"); };
 
 describe("fallback", () => {
@@ -32,6 +34,17 @@ describe("fallback", () => {
     await stack.run("modelCall", request, () => { throw new LimitExceededError("budget", "spent"); });
     const picky = withMiddleware(createAgentStack(), fallback({ models: [backup], when: (e) => (e as Error).message !== "primary down" }));
     await picky.run("modelCall", request, down);
+    expect(backup.requests).toHaveLength(0);
+  });
+
+  it("does not fall back from a redaction block: the primary's answer was refused, not its provider", async () => {
+    const backup = createScriptedModel({ id: "backup", turns: ["x"] });
+    const stack = withMiddleware(createAgentStack(), redaction({ strategies: { api_key: "block" } }), fallback({ models: [backup] }));
+    const outcome = await stack.run("modelCall", request, () => ({ text: `the key is ${KEY}`, toolCalls: [], finishReason: "stop" as const, usage: { inputTokens: 1, outputTokens: 1 } }));
+    expect(outcome._tag === "Failed" && outcome.error).toBeInstanceOf(RedactionBlockedError);
+    const primary = createScriptedModel({ id: "primary", turns: [`the key is ${KEY}`] });
+    const streamed = await streamThroughStack(stack, request, streamStarter(primary)).outcome;
+    expect(streamed._tag === "Failed" && streamed.error).toBeInstanceOf(RedactionBlockedError);
     expect(backup.requests).toHaveLength(0);
   });
 
