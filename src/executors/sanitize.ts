@@ -5,8 +5,11 @@
  */
 
 // CSI (`ESC [ ... final`), OSC (`ESC ] ... BEL|ST`), DCS/SOS/PM/APC strings, two-byte escapes, and their C1 forms.
+// A string's body stops at the next BEL, ESC or ST, so an unterminated one ends there (or at the
+// end of the text) instead of being rescanned to the end from every opener: cleaning stays
+// linear in the text (a lazy `[\s\S]*?` body made 256 KiB of `ESC ]` take over a minute).
 const escapes =
-  /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b[\]PX^_][\s\S]*?(?:\u0007|\u001b\\|\u009c)|[\u009d\u0090\u0098\u009e\u009f][\s\S]*?(?:\u0007|\u001b\\|\u009c)|\u001b[\s\S]?/g;
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|(?:\u001b[\]PX^_]|[\u009d\u0090\u0098\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[\s\S]?/g;
 // Remaining C0/C1 controls except tab and newline, and the bidi embedding/override/isolate marks.
 const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
@@ -33,6 +36,9 @@ export const TEXT_LIMIT = 10_000;
  * cleanText("x".repeat(20_000)).endsWith("[10000 characters truncated]") // true
  */
 export const cleanText = (text: string, limit = TEXT_LIMIT): string => {
-  const clean = stripTerminal(text).trim();
-  return clean.length <= limit ? clean : `${clean.slice(0, limit)}… [${clean.length - limit} characters truncated]`;
+  // Escapes shrink as they are removed, so more than `limit` is cleaned; not all of a 1 MiB stdout.
+  const cap = limit * 4 + 1024;
+  const clean = stripTerminal(text.length > cap ? text.slice(0, cap) : text).trim();
+  const dropped = Math.max(clean.length - limit, 0) + Math.max(text.length - cap, 0);
+  return dropped === 0 ? clean : `${clean.slice(0, limit)}… [${dropped} characters truncated]`;
 };
