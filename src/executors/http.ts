@@ -5,6 +5,7 @@
  * only allowlisted environment variables. With `async: true` it is fire-and-forget on a
  * bounded queue whose drops are counted.
  */
+import { createHash } from "node:crypto";
 import { httpAnswer } from "./answer.ts";
 import { checkHeader, interpolateHeader } from "./env.ts";
 import { ExecutorError } from "./errors.ts";
@@ -51,6 +52,17 @@ const parseUrl = (raw: string): URL => {
 };
 
 /**
+ * The default name of an HTTP hook: the host and a short hash of the whole URL. Never the path or
+ * the query: webhook URLs (Slack, Discord) carry their credential there, and a hook's name goes
+ * into rejection reasons the model reads, audit records, spans and metrics. The hash keeps two
+ * hooks on one host apart, and the same URL under the same name.
+ *
+ * @example
+ * httpHookLabel(new URL("https://hooks.slack.com/services/T0/B0/secret")) // "hooks.slack.com#1f0c…" (8 hex digits)
+ */
+export const httpHookLabel = (url: URL): string => `${url.host}#${createHash("sha256").update(url.href).digest("hex").slice(0, 8)}`;
+
+/**
  * A hook that POSTs the event to an HTTP endpoint with Claude Code's protocol.
  *
  * @example
@@ -64,7 +76,7 @@ export const httpHook = <E extends ClaudeEvent>(options: HttpHookOptions<E>): Ex
   const headers = Object.entries(options.headers ?? {});
   for (const [name, value] of headers) checkHeader(name, value); // refuse CR/LF in the configuration itself
   const timeoutMs = resolveTimeoutMs(options, claudeDefaultSeconds(options.event));
-  const name = options.name ?? `http:${url.host}${url.pathname}`;
+  const name = options.name ?? `http:${httpHookLabel(url)}`;
   return externalHook({ ...options, name }, timeoutMs, async ({ json, signal }) => {
     let resolved: Record<string, string>;
     try {

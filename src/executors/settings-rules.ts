@@ -4,6 +4,7 @@
  */
 import { basename } from "node:path";
 import type { ClaudeEvent } from "./events.ts";
+import { httpHookLabel } from "./http.ts";
 import type { SettingsHandler } from "./settings-schema.ts";
 
 const all = new Set(["command", "http", "prompt", "agent"]);
@@ -70,7 +71,8 @@ export const urlAllowed = (url: string, patterns: readonly string[] | undefined)
 const interpreters = new Set(["node", "bun", "deno", "python", "python3", "bash", "sh", "zsh", "npx", "tsx", "ruby", "perl"]);
 
 /**
- * A short label for a handler: the script a command runs, the host and path of a URL, the start of a prompt.
+ * A short label for a handler: the script a command runs, the host of a URL and a hash of it (its
+ * path may hold a credential), the start of a prompt.
  *
  * @example
  * hookLabel({ type: "command", command: "node", args: ["${CLAUDE_PROJECT_DIR}/.claude/hooks/guard.mjs"] }) // "guard.mjs"
@@ -85,10 +87,9 @@ export const hookLabel = (handler: SettingsHandler): string => {
     }
     case "http": {
       try {
-        const u = new URL(handler.url);
-        return `${u.host}${u.pathname}`;
+        return httpHookLabel(new URL(handler.url));
       } catch {
-        return handler.url;
+        return "invalid-url"; // httpHook refuses it; its text may still hold a credential
       }
     }
     case "prompt":

@@ -143,3 +143,27 @@ describe("httpHook fire-and-forget", () => {
     expect(n.list.filter((x) => x.kind === "background-failure")).toHaveLength(2);
   });
 });
+
+describe("httpHook names", () => {
+  // Webhook URLs (Slack, Discord, Zapier) carry their credential in the path or the query.
+  const secret = "sk_live_4eC39HqLyjWDarjtT1zdp7dc";
+
+  it("leaves the URL's path and query out of its default name, and so out of the reason a failure gives", async () => {
+    const h = hook(`/api/webhooks/1234567890/${secret}?token=${secret}`);
+    expect(h.name).toMatch(/^http:127\.0\.0\.1:\d+#[0-9a-f]{8}$/);
+    const { outcome, reason } = await run(h);
+    expect(outcome._tag).toBe("Rejected");
+    expect(reason).toMatch(/answered HTTP 404/);
+    expect(reason).not.toContain(secret);
+    expect(server.requests.at(-1)!.path).toBe(`/api/webhooks/1234567890/${secret}`);
+  });
+
+  it("gives two hooks on one host different default names, and the same URL the same name", () => {
+    expect(hook("/a").name).not.toBe(hook("/b").name);
+    expect(hook("/a").name).toBe(hook("/a").name);
+  });
+
+  it("keeps a name given explicitly", () => {
+    expect(hook(`/x/${secret}`, { name: "policy" }).name).toBe("policy");
+  });
+});

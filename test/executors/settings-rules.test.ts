@@ -45,3 +45,14 @@ describe("allowedHttpHookUrls", () => {
     expect(fromClaudeSettings(settings, { cwd: "/tmp" }).hooks).toHaveLength(1);
   });
 });
+
+describe("names of settings-defined HTTP hooks", () => {
+  it("carry the host, not the URL's path or query, where a webhook keeps its credential", () => {
+    const secret = "T0001/B0002/XXXXXXXXXXXXXXXXXXXXXXXX";
+    const url = (path: string) => ({ type: "http", url: `https://hooks.slack.com/services/${path}` });
+    const settings = { hooks: { PreToolUse: [{ hooks: [url(secret), url("other")] }] } };
+    const names = fromClaudeSettings(settings, { cwd: "/tmp" }).hooks.map((h) => h.name);
+    expect(names).toEqual([expect.stringMatching(/^PreToolUse:http:hooks\.slack\.com#[0-9a-f]{8}$/), expect.stringMatching(/^PreToolUse:http:hooks\.slack\.com#[0-9a-f]{8}$/)]);
+    expect(names[0]).not.toBe(names[1]);
+  });
+});
