@@ -57,6 +57,12 @@ export class AttemptContext {
   }
 }
 
+/** A text waiting in the queue, and the hook that added it (`"?"` when not known). */
+interface Entry {
+  readonly message: Message;
+  readonly hook: string;
+}
+
 /** Where a queue stood: how many texts had arrived, and how many of them a model request had taken. */
 export interface ContextMark {
   readonly pushed: number;
@@ -73,20 +79,20 @@ export interface ContextMark {
  */
 export class ContextQueue {
   /** Items numbered from `base`: those below `taken` went to a model request; one a retried call withdrew is `undefined`. */
-  private items: (Message | undefined)[] = [];
+  private items: (Entry | undefined)[] = [];
   private base = 0;
   private taken = 0;
 
   constructor(private readonly role: "system" | "user" = "system") {}
 
   /** The `onContext` callback for run options. */
-  readonly push = (text: string, _hook?: string): void => {
-    this.add(text);
+  readonly push = (text: string, hook = "?"): void => {
+    this.add(text, hook);
   };
 
   /** Add a text; returns how to withdraw it while it still waits (see `AttemptContext`). */
-  private add(text: string): () => void {
-    const item: Message = { role: this.role, content: text };
+  private add(text: string, hook: string): () => void {
+    const item: Entry = { message: { role: this.role, content: text }, hook };
     const number = this.base + this.items.length;
     this.items.push(item);
     return () => {
@@ -100,14 +106,14 @@ export class ContextQueue {
    * result as the operation starts, so that a retried attempt does not repeat an earlier one's text.
    */
   attempts(): AttemptContext {
-    return new AttemptContext((text) => this.add(text));
+    return new AttemptContext((text, hook) => this.add(text, hook));
   }
 
   /** Take everything waiting, in order. */
   drain(): Message[] {
-    const waiting = this.items.slice(this.taken - this.base).filter((m): m is Message => m !== undefined);
+    const waiting = this.items.slice(this.taken - this.base).filter((e): e is Entry => e !== undefined);
     this.taken = this.base + this.items.length;
-    return waiting;
+    return waiting.map((e) => e.message);
   }
 
   /** A point to go back to with `rewind`. */
@@ -131,8 +137,49 @@ export class ContextQueue {
    * failed (an `error` hook deciding to retry it) is for the next attempt, not the failed one.
    */
   rewindKeeping(mark: ContextMark, kept: ContextMark): void {
-    const later = this.items.slice(Math.max(0, kept.pushed - this.base)).filter((m): m is Message => m !== undefined);
+    const later = this.items.slice(Math.max(0, kept.pushed - this.base)).filter((e): e is Entry => e !== undefined);
     this.rewind(mark);
+    this.items.push(...later);
+  }
+
+  /**
+   * Wrap the operation of one run of the `run` or `step` point, whose `around` hooks may call
+   * `next()` several times: an attempt after the first starts where the one before it did. What
+   * that attempt took from the queue waits again and what was added while it ran goes (the points
+   * inside it run again and add their context again), while what arrived after it (an `after` or
+   * `around` hook's text, or a hook inside the retrying one adding again) is kept. A hook of this
+   * point that added context before the earlier attempt and adds again before this one has its
+   * earlier text withdrawn, as `AttemptContext` does for a model or tool call: hooks outside the
+   * retrying `around` hook, which do not run again, keep theirs. `point` is where the queue stood
+   * before the point ran.
+   *
+   * @example
+   * stack.run("step", input, pending.restartable(pending.mark(), (s) => runStep(s)), options)
+   */
+  restartable<I, T>(point: ContextMark, operation: (input: I) => Promise<T>): (input: I) => Promise<T> {
+    let started: ContextMark | undefined;
+    let ended: ContextMark | undefined;
+    return async (input) => {
+      if (started !== undefined) this.restart(point, started, ended ?? this.mark());
+      started = this.mark();
+      ended = undefined;
+      try {
+        return await operation(input);
+      } finally {
+        ended = this.mark();
+      }
+    };
+  }
+
+  /** Back to `started`, keeping what came since `ended` and withdrawing what its hooks added since `point`. */
+  private restart(point: ContextMark, started: ContextMark, ended: ContextMark): void {
+    const later = this.items.slice(Math.max(0, ended.pushed - this.base)).filter((e): e is Entry => e !== undefined);
+    const again = new Set(later.map((e) => e.hook));
+    this.rewind(started);
+    for (let n = Math.max(point.pushed, this.taken); n < this.base + this.items.length; n++) {
+      const entry = this.items[n - this.base];
+      if (entry !== undefined && again.has(entry.hook)) this.items[n - this.base] = undefined;
+    }
     this.items.push(...later);
   }
 

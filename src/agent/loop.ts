@@ -52,9 +52,10 @@ const runStep = async (
   offered: ReadonlySet<string>,
   carried: Message[],
 ): Promise<StepResult> => {
-  // Context added by `step` hooks reaches this very request.
+  // Context added by `step` hooks reaches this very request, and the history with it (only this
+  // attempt's, when an `around` hook runs the step again).
   const extra = env.pending.drain();
-  carried.push(...extra);
+  carried.splice(0, carried.length, ...extra);
   const request: ModelRequest = {
     model: env.model.id,
     messages: [...(system !== undefined ? [{ role: "system" as const, content: system }] : []), ...(input.messages as readonly Message[]), ...extra],
@@ -113,7 +114,8 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
     let ran: StepResult | undefined;
     const runOnce = () => {
       ran = undefined;
-      return env.stack.run("step", step, async (s) => (ran = await runStep(env, s, system, tools, offered, carried)), env.run);
+      // An `around` hook running the step again starts it from `mark`, with its hooks' context.
+      return env.stack.run("step", step, env.pending.restartable(mark, async (s) => (ran = await runStep(env, s, system, tools, offered, carried))), env.run);
     };
     // A step that ran goes into the conversation, the count and the usage, whatever hooks said after.
     const record = ({ response, toolResults }: StepResult): void => {

@@ -154,7 +154,8 @@ class Session implements AgentSession {
     // userPrompt hook's context) waits again, and what its own hooks added goes (they add it again).
     const beforeRun = this.pending.mark();
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.config.stack.run("run", input, (i) => runLoop(env, promptInMessages(i, input)), run);
+      // So does an attempt an `around` hook starts again: it gets what the first one took.
+      const outcome = await this.config.stack.run("run", input, this.pending.restartable(beforeRun, (i) => runLoop(env, promptInMessages(i, input))), run);
       if (outcome._tag === "Completed") return this.completed(runId, outcome.value, env.spent);
       // Not completed: still what the turn spent (steps, and tokens, sub-agents included).
       const spent = { ...empty, steps: env.spent.steps, usage: env.spent.usage };

@@ -51,7 +51,8 @@ export const subagentTool = (parent: LoopEnv, spec: SubagentSpec): AgentTool => 
     };
     const messages: Message[] = [{ role: "user", content: prompt }];
     const runInput: RunInput = { prompt, messages, tools: tools.map(toolSpec), ...(spec.system !== undefined ? { system: spec.system } : {}) };
-    const outcome = await env.stack.run("run", runInput, (i) => runLoop(env, promptInMessages(i, runInput)), env.run);
+    // A run an `around` hook retries gets its `run` hooks' context again.
+    const outcome = await env.stack.run("run", runInput, pending.restartable(pending.mark(), (i) => runLoop(env, promptInMessages(i, runInput))), env.run);
     if (outcome._tag === "Completed") return outcome.value.text;
     if (outcome._tag === "Rejected") throw new Error(`sub-agent ${spec.name} was rejected by ${outcome.by}: ${outcome.reason}`);
     throw outcome.error;
