@@ -48,8 +48,10 @@ export const compact = async (
   trigger: CompactionRequest["trigger"],
 ): Promise<readonly Message[]> => {
   const budget = env.settings.contextBudget;
+  // Without a budget there is nothing to count against: the conversation goes on untouched.
+  if (trigger === "auto" && budget === undefined) return messages;
   const tokens = env.settings.countTokens(system === undefined ? messages : [{ role: "system", content: system }, ...messages]);
-  if (trigger === "auto" && (budget === undefined || tokens <= budget)) return messages;
+  if (trigger === "auto" && budget !== undefined && tokens <= budget) return messages;
   const request: CompactionRequest = { trigger, messages, tokens, budget: budget ?? tokens };
   for (let attempt = 1; ; attempt++) {
     const outcome = await env.stack.run("compaction", request, (req, ctx) => env.settings.compact(req as CompactionRequest, ctx.signal), env.run);

@@ -4,28 +4,55 @@
  * call refuses the same response with the same error whether it was generated or streamed.
  */
 import { describe } from "../core/errors.ts";
-import type { ModelResponse, Usage } from "./types.ts";
+import type { ModelResponse, ToolCall, Usage } from "./types.ts";
 
 /**
  * The error for a value that is not a model response, or undefined when it is one: `text` a
- * string, `toolCalls` an array, `finishReason` a string and `usage` token counts (finite numbers
- * from 0) for `inputTokens` and `outputTokens`.
+ * string, `toolCalls` an array of `{ id, name, input }` (strings and an object), `finishReason`
+ * a string and `usage` token counts (finite numbers from 0) for `inputTokens` and `outputTokens`.
  *
  * @example
  * notAResponse({ text: "cached", toolCalls: [], finishReason: "stop" })?.message // "the modelCall response is not a response (… usage …), got {…}"
  */
-export const notAResponse = (value: unknown): TypeError | undefined => {
-  const r = value as Partial<Record<keyof ModelResponse, unknown>> | null | undefined;
-  if (typeof r === "object" && r !== null && typeof r.text === "string" && Array.isArray(r.toolCalls) && typeof r.finishReason === "string" && counts(r.usage))
-    return undefined;
-  return new TypeError(
-    "the modelCall response is not a response (text must be a string, toolCalls an array, finishReason a string and usage " +
+export const notAResponse = (value: unknown): TypeError | undefined =>
+  answers(value) && counts((value as { usage?: unknown }).usage) ? undefined : shapeError(value);
+
+/**
+ * The same check without `usage`, for a provider's own answer: token totals it left out are
+ * estimated (as a stream's finish without them is), the rest cannot be.
+ *
+ * @example
+ * notAnAnswer({ text: "hi", toolCalls: [], finishReason: "stop" }) // undefined
+ */
+export const notAnAnswer = (value: unknown): TypeError | undefined => (answers(value) ? undefined : shapeError(value));
+
+/**
+ * True for a token count: a finite number from 0.
+ *
+ * @example
+ * isTokenCount(Number.NaN) // false
+ */
+export const isTokenCount = (n: unknown): n is number => typeof n === "number" && Number.isFinite(n) && n >= 0;
+
+const shapeError = (value: unknown): TypeError =>
+  new TypeError(
+    "the modelCall response is not a response (text must be a string, toolCalls an array of { id, name, input } with " +
+      "string id and name and an object input, finishReason a string and usage " +
       `{ inputTokens, outputTokens } token counts), got ${describe(value)}`,
   );
+
+const answers = (value: unknown): boolean => {
+  const r = value as Partial<Record<keyof ModelResponse, unknown>> | null | undefined;
+  return typeof r === "object" && r !== null && typeof r.text === "string" && Array.isArray(r.toolCalls) && r.toolCalls.every(isCall) && typeof r.finishReason === "string";
+};
+
+// A call the loop can run and record: a tool and an id to answer, and an input to hand over.
+const isCall = (call: unknown): boolean => {
+  const c = call as Partial<Record<keyof ToolCall, unknown>> | null | undefined;
+  return typeof c === "object" && c !== null && typeof c.id === "string" && typeof c.name === "string" && typeof c.input === "object" && c.input !== null && !Array.isArray(c.input);
 };
 
 const counts = (usage: unknown): boolean => {
   const u = usage as Partial<Record<keyof Usage, unknown>> | null | undefined;
-  const count = (n: unknown): boolean => typeof n === "number" && Number.isFinite(n) && n >= 0;
-  return typeof u === "object" && u !== null && count(u.inputTokens) && count(u.outputTokens);
+  return typeof u === "object" && u !== null && isTokenCount(u.inputTokens) && isTokenCount(u.outputTokens);
 };

@@ -3,7 +3,8 @@
  * loop only needs a cheap, monotone stand-in (about four characters a token) to decide when
  * to compact, and to record something honest when a stream is cut before the provider said.
  */
-import type { Message } from "./types.ts";
+import { isTokenCount } from "./response-shape.ts";
+import type { Message, ModelResponse } from "./types.ts";
 
 /**
  * Estimate the tokens of a text (ceil of characters / 4).
@@ -27,4 +28,24 @@ export const estimateMessageTokens = (messages: readonly Message[]): number => {
     for (const call of m.toolCalls ?? []) chars += call.name.length + JSON.stringify(call.input).length;
   }
   return Math.ceil(chars / 4);
+};
+
+/**
+ * A provider's response with the token totals it did not report (missing, or not a count)
+ * estimated from the request and the answer, and `usageEstimated` set; as it is when it did.
+ *
+ * @example
+ * withEstimatedUsage({ text: "Hi", toolCalls: [], finishReason: "stop" } as never, messages).usageEstimated // true
+ */
+export const withEstimatedUsage = (response: ModelResponse, messages: readonly Message[]): ModelResponse => {
+  const given = response.usage as Partial<Record<keyof ModelResponse["usage"], unknown>> | null | undefined;
+  const input = given?.inputTokens;
+  const output = given?.outputTokens;
+  if (isTokenCount(input) && isTokenCount(output)) return response;
+  const written = response.text + response.toolCalls.map((c) => c.name + JSON.stringify(c.input)).join("");
+  return {
+    ...response,
+    usage: { inputTokens: isTokenCount(input) ? input : estimateMessageTokens(messages), outputTokens: isTokenCount(output) ? output : estimateTokens(written) },
+    usageEstimated: true,
+  };
 };

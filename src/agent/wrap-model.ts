@@ -7,10 +7,12 @@ import type { RunOptions } from "../core/context.ts";
 import { Outcome } from "../core/outcome.ts";
 import type { LanguageModel, ModelCallOptions, StreamPart } from "./model.ts";
 import { responseParts } from "./model.ts";
+import { notAnAnswer, notAResponse } from "./response-shape.ts";
 import type { HoldBack } from "./stream/control.ts";
 import type { StartStream } from "./stream/pump.ts";
 import { holdBackProblem } from "./stream/control.ts";
 import { failedStream, streamThroughStack, type ModelCallStack, type StackStream } from "./stream/through-stack.ts";
+import { withEstimatedUsage } from "./tokens.ts";
 import type { ModelRequest, ModelResponse } from "./types.ts";
 
 /** Per-call options of a wrapped model: the provider's, plus the run's identity and hold-back. */
@@ -30,17 +32,31 @@ export interface WrappedModel extends LanguageModel {
 
 /**
  * Run one `generate` call through the `modelCall` point; never throws for what hooks or the model do.
+ * The answer settled on is checked as a stream's is: one that is not a response is a Failed outcome.
  *
  * @example
  * const outcome = await generateThroughStack(stack, model, request, { sessionId })
  */
-export const generateThroughStack = (
+export const generateThroughStack = async (
   stack: ModelCallStack,
   model: LanguageModel,
   request: ModelRequest,
   options?: RunOptions,
-): Promise<Outcome<ModelResponse>> =>
-  stack.run("modelCall", request, (req, ctx) => model.generate(req as ModelRequest, { signal: ctx.signal }), options);
+): Promise<Outcome<ModelResponse>> => {
+  const outcome = await stack.run("modelCall", request, async (req, ctx) => providerAnswer(await model.generate(req as ModelRequest, { signal: ctx.signal }), req as ModelRequest), options);
+  const malformed = outcome._tag === "Completed" ? notAResponse(outcome.value) : undefined;
+  return malformed === undefined ? outcome : Outcome.failed(malformed);
+};
+
+/**
+ * A provider's `generate` answer as hooks see it: usage it left out estimated, as on a stream; one
+ * that is not a response at all fails the operation, so `recover` hooks and the `error` point hear of it.
+ */
+const providerAnswer = (answer: ModelResponse, request: ModelRequest): ModelResponse => {
+  const malformed = notAnAnswer(answer);
+  if (malformed !== undefined) throw malformed;
+  return withEstimatedUsage(answer, request.messages);
+};
 
 /**
  * How to start a stream from a model: its own `stream`, or `generate` replayed as parts.
@@ -53,6 +69,9 @@ export const streamStarter = (model: LanguageModel): StartStream =>
     ? (req, options) => (model.stream as NonNullable<LanguageModel["stream"]>).call(model, req as ModelRequest, options)
     : async (req, options) => {
         const response = await model.generate(req as ModelRequest, options);
+        // Usage it left out is the stream's to estimate; the rest must already be a response's.
+        const malformed = notAnAnswer(response);
+        if (malformed !== undefined) throw malformed;
         return (async function* () {
           yield* responseParts(response);
         })();

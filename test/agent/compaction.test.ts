@@ -69,4 +69,16 @@ describe("compaction", () => {
     const toolAt = kept.findIndex((m) => m.role === "tool");
     expect(toolAt === -1 || kept[toolAt - 1]?.role === "assistant").toBe(true);
   });
+
+  it("counts no tokens when no context budget is set, and counts them for a manual compaction", async () => {
+    let counted = 0;
+    const countTokens = () => (counted++, 10);
+    const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "T", input: {}, id: "t" }] }, "done"] });
+    const session = await createAgent({ model, stack: createAgentStack(), tools: [{ name: "T", execute: () => "ok" }], countTokens }).session();
+
+    await session.prompt("go");
+    expect(counted).toBe(0);
+    await session.compact();
+    expect(counted).toBe(1);
+  });
 });

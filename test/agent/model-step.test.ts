@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { Replace } from "../../src/index.ts";
+import { createAgent, createAgentStack, createScriptedModel, defineTool, type ErrorDecision, type ErrorEvent, type LanguageModel, type ModelResponse } from "../../src/agent/index.ts";
+
+/** A provider whose `generate` answers these values in turn (whatever their shape). */
+const answering = (...answers: unknown[]): LanguageModel => {
+  let n = 0;
+  return { id: "hand-written", generate: async () => answers[Math.min(n++, answers.length - 1)] as ModelResponse };
+};
+
+const usage = { inputTokens: 3, outputTokens: 2 };
+const shapeError = /^the modelCall response is not a response \(text must be a string, toolCalls an array/;
+
+describe("the loop's model call checks the response it goes on with", () => {
+  for (const [what, answer] of [
+    ["text that is not a string", { text: 42, toolCalls: [], finishReason: "stop", usage }],
+    ["no tool call list", { text: "hi", finishReason: "stop", usage }],
+    ["a tool call without input", { text: "", toolCalls: [{ id: "c1", name: "Charge" }], finishReason: "tool-calls", usage }],
+    ["a tool call whose name is not a string", { text: "", toolCalls: [{ id: "c1", name: 5, input: {} }], finishReason: "tool-calls", usage }],
+    ["nothing at all", undefined],
+  ] as const) {
+    for (const stream of [false, true]) {
+      it(`fails a ${stream ? "streamed" : "generated"} call whose provider answers ${what} as a model failure, with the response's TypeError, running no tool`, async () => {
+        const events: ErrorEvent[] = [];
+        const ran: unknown[] = [];
+        const stack = createAgentStack().use("error", { name: "watch", before: (event) => void events.push(event) });
+        const charge = defineTool({ name: "Charge", execute: (input) => (ran.push(input), "charged") });
+
+        const turn = await createAgent({ model: answering(answer), stack, tools: [charge], stream }).run("pay");
+
+        expect(turn.status).toBe("failed");
+        expect(ran).toEqual([]);
+        expect(events.map((e) => e.where)).toEqual(["model"]);
+        // On a stream the provider's own failure is wrapped with what had arrived (a ModelStreamError).
+        const error = stream ? (turn.error as { cause?: unknown }).cause : turn.error;
+        expect(error).toBeInstanceOf(TypeError);
+        expect((error as Error).message).toMatch(shapeError);
+      });
+    }
+  }
+
+  it("fails a generated call whose cache hook answers an entry without usage as a model failure, with the TypeError a stream gives", async () => {
+    const cached = { text: "cached answer", toolCalls: [], finishReason: "stop" };
+    const errors: { stream: boolean; where: string; error: unknown }[] = [];
+    for (const stream of [false, true]) {
+      const stack = createAgentStack()
+        .use("modelCall", { name: "cache", before: () => Replace(cached as never) })
+        .use("error", { name: "watch", before: (event) => void errors.push({ stream, where: event.where, error: event.error }) });
+      const turn = await createAgent({ model: createScriptedModel({ turns: ["fresh"] }), stack, stream }).run("go");
+      expect(turn.status).toBe("failed");
+    }
+    expect(errors.map((e) => [e.stream, e.where, (e.error as Error).name])).toEqual([[false, "model", "TypeError"], [true, "model", "TypeError"]]);
+    expect((errors[0]!.error as Error).message).toBe((errors[1]!.error as Error).message);
+    expect((errors[0]!.error as Error).message).toMatch(shapeError);
+  });
+
+  it("lets an error hook that retries model failures retry a malformed response, and goes on with the next answer", async () => {
+    const stack = createAgentStack().use("error", { name: "retry-model", match: "model", before: () => Replace({ action: "retry" } as ErrorDecision) });
+    const model = answering({ text: 42, toolCalls: [], finishReason: "stop", usage }, { text: "fine", toolCalls: [], finishReason: "stop", usage });
+
+    const turn = await createAgent({ model, stack }).run("go");
+
+    expect(turn).toMatchObject({ status: "completed", text: "fine", usage });
+  });
+
+  it("estimates the usage a provider left out (or gave as NaN) on generate, as on a stream, and says it did", async () => {
+    const seen: ModelResponse[] = [];
+    const results = [];
+    for (const stream of [false, true]) {
+      for (const given of [undefined, { inputTokens: Number.NaN, outputTokens: 2 }]) {
+        const stack = createAgentStack().use("modelCall", { name: "meter", after: (response) => void seen.push(response as ModelResponse) });
+        const turn = await createAgent({ model: answering({ text: "a fine answer", toolCalls: [], finishReason: "stop", usage: given }), stack, stream }).run("hello there");
+        results.push([stream, turn.status, turn.usage]);
+      }
+    }
+    const estimated = { inputTokens: 4, outputTokens: 4 };
+    expect(results).toEqual([
+      [false, "completed", estimated],
+      [false, "completed", { ...estimated, outputTokens: 2 }],
+      [true, "completed", estimated],
+      [true, "completed", { ...estimated, outputTokens: 2 }],
+    ]);
+    expect(seen.map((r) => r.usageEstimated)).toEqual([true, true, true, true]);
+  });
+});
