@@ -1,6 +1,7 @@
 /**
  * The shapes of the reference agent: its options, sessions and turn results.
  */
+import type { HookError } from "../core/errors.ts";
 import type { Trace } from "../core/trace.ts";
 import type { LanguageModel, StreamPart } from "./model.ts";
 import type { AgentStack } from "./stack.ts";
@@ -100,6 +101,11 @@ export interface TurnResult {
   readonly usage: Usage;
   readonly reason?: string;
   readonly by?: string;
+  /**
+   * On a `rejected` turn, when the hook did not say no but failed closed (threw, timed out): its
+   * error, as `Rejected.cause` carries it, so "a guard said no" and "a guard broke" stay apart.
+   */
+  readonly cause?: HookError;
   readonly error?: unknown;
   readonly result?: RunResult;
 }

@@ -3,6 +3,7 @@
  * (observe) around one model call and that call's tool calls; when the model answers without
  * tool calls the stop gate decides, and a block feeds the reasons back, capped per R13.
  */
+import { OutcomeRejectedError } from "../core/outcome.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 import { throwIfAborted } from "../core/signal.ts";
 import { compact } from "./compaction.ts";
@@ -131,7 +132,8 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
     // On an observation point a Rejected outcome comes from a hook that failed closed: a loop
     // failure like any other, so the `error` point decides (as for a compaction hook).
     for (let attempt = 1; outcome._tag === "Rejected"; attempt++) {
-      const error = new Error(`step rejected by ${outcome.by}: ${outcome.reason}`);
+      // Typed, with the hook's error as its cause, as Outcome.getOrThrow gives it.
+      const error = new OutcomeRejectedError(outcome.reason, outcome.by, outcome.cause);
       // The step ran before the hook failed (in `after`): its tools' side effects happened, so it
       // is recorded first and never run again. `retry` then means "go on with the next step" (or
       // the stop gate, for an answer without tool calls); `recover` ends the run with the hook's

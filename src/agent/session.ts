@@ -5,7 +5,8 @@
  */
 import { setMaxListeners } from "node:events";
 import type { RunOptions } from "../core/context.ts";
-import { AgentOnionError } from "../core/errors.ts";
+import { AgentOnionError, type HookError } from "../core/errors.ts";
+import type { Rejected } from "../core/outcome.ts";
 import { linkSignal, noop, stopListening } from "../core/signal.ts";
 import type { AgentSession, PromptOptions, SessionOptions, TurnResult } from "./agent-types.ts";
 import { compact } from "./compaction.ts";
@@ -33,13 +34,18 @@ const runIdOf = (session: string, what: string | number): string => `${session}#
  */
 export class SessionRejectedError extends AgentOnionError {
   override name = "SessionRejectedError";
+  /** `cause`: the hook's error when it failed closed (threw, timed out) rather than said no. */
   constructor(
     readonly reason: string,
     readonly by: string,
+    cause?: HookError,
   ) {
-    super(`session rejected by ${by}: ${reason}`);
+    super(`session rejected by ${by}: ${reason}`, cause === undefined ? undefined : { cause });
   }
 }
+
+/** A rejected turn's fields: who said no and why, and the hook's error when it failed closed instead. */
+const rejected = ({ reason, by, cause }: Rejected) => ({ status: "rejected" as const, reason, by, ...(cause !== undefined ? { cause } : {}) });
 
 /**
  * One signal that aborts when either does, and a `dispose` that unhooks it, for one turn. By hand
@@ -89,7 +95,7 @@ export const openSession = async (config: AgentConfig, options: SessionOptions =
     onContext: pending.push,
   };
   const opened = await config.stack.run("sessionStart", { sessionId: id, source: options.source ?? "startup" }, (s) => ({ sessionId: s.sessionId }), { ...base, runId: runIdOf(id, "start") });
-  if (opened._tag === "Rejected") throw new SessionRejectedError(opened.reason, opened.by);
+  if (opened._tag === "Rejected") throw new SessionRejectedError(opened.reason, opened.by, opened.cause);
   if (opened._tag === "Failed") throw opened.error;
   return new Session(config, id, base, pending, options.messages ?? []);
 };
@@ -140,7 +146,7 @@ class Session implements AgentSession {
     const run: RunOptions = { ...this.base, signal, runId, metadata: { ...this.base.metadata, ...options.metadata } };
     const empty = { runId, text: "", steps: 0, usage: noUsage };
     const accepted = await this.config.stack.run("userPrompt", { text }, (p) => p as UserPrompt, run);
-    if (accepted._tag === "Rejected") return { ...empty, status: "rejected", reason: accepted.reason, by: accepted.by };
+    if (accepted._tag === "Rejected") return { ...empty, ...rejected(accepted) };
     if (accepted._tag === "Failed") return { ...empty, status: signal?.aborted ? "aborted" : "failed", error: accepted.error };
     const prompt = accepted.value.text;
     const env = rootEnv(this.config, run, this.pending, signal, options.onPart ?? this.config.options.onPart);
@@ -159,7 +165,7 @@ class Session implements AgentSession {
       if (outcome._tag === "Completed") return this.completed(runId, outcome.value, env.spent);
       // Not completed: still what the turn spent (steps, and tokens, sub-agents included).
       const spent = { ...empty, steps: env.spent.steps, usage: env.spent.usage };
-      if (outcome._tag === "Rejected") return { ...spent, status: "rejected", reason: outcome.reason, by: outcome.by };
+      if (outcome._tag === "Rejected") return { ...spent, ...rejected(outcome) };
       const error = outcome.error;
       if (signal?.aborted) return { ...spent, status: "aborted", error };
       // Failures already decided by the `error` point (model, tool) end the turn; others are asked about now.

@@ -101,7 +101,7 @@ describe("errors and the error point", () => {
 
     const turn = await createAgent({ model, stack: flakyStep(true) }).run("go");
 
-    expect(seen).toEqual(['loop 1: step rejected by flaky-guard: hook "flaky-guard" failed in before on step: threw: guard backend down']);
+    expect(seen).toEqual(['loop 1: rejected by flaky-guard: hook "flaky-guard" failed in before on step: threw: guard backend down']);
     expect(turn).toMatchObject({ status: "completed", text: "Done.", steps: 1 });
     expect(model.requests).toHaveLength(1);
 
@@ -109,7 +109,7 @@ describe("errors and the error point", () => {
     seen.length = 0;
     const failed = await createAgent({ model: createScriptedModel({ turns: [] }), stack: flakyStep(false) }).run("go");
     expect(failed.status).toBe("failed");
-    expect((failed.error as Error).message).toMatch(/^step rejected by flaky-guard: /);
+    expect((failed.error as Error).message).toMatch(/^rejected by flaky-guard: hook "flaky-guard" failed in before on step/);
     expect(seen).toHaveLength(1);
   });
 
