@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { parseJson } from "./json.ts";
+import { orMatchers } from "./settings-rules.ts";
 import { decodeHookSettings, pointer, SettingsError, type SettingsHandler } from "./settings-schema.ts";
 
 /** A settings object with a name for error messages and sources. */
@@ -21,6 +22,7 @@ export type SettingsInput = object | readonly (string | SettingsLayer)[];
 /** One handler of one matcher group, with where it came from. */
 export interface HandlerEntry {
   readonly event: string;
+  /** The group's matcher; for a handler defined in several groups, one matching what any of theirs matches. */
   readonly matcher: string | undefined;
   readonly handler: SettingsHandler;
   readonly file: string;
@@ -34,7 +36,10 @@ export interface LoadedSettings {
   readonly entries: readonly HandlerEntry[];
   /** Handlers of project layers that were not trusted, and so not loaded (D11). */
   readonly untrusted: readonly HandlerEntry[];
-  /** Handlers dropped because an identical one (same event, matcher and fields) came first. */
+  /**
+   * Handlers dropped because an identical one (same event and fields, `if` included) came first,
+   * whatever their groups' matchers: the first one runs once on what either matcher matches.
+   */
   readonly duplicates: readonly { readonly source: string; readonly sameAs: string }[];
   /** `disableAllHooks` after precedence (the last layer that sets it wins). */
   readonly disabled: boolean;
@@ -99,7 +104,7 @@ export const loadClaudeSettings = (input: SettingsInput, options: LoadOptions = 
   const entries: HandlerEntry[] = [];
   const untrusted: HandlerEntry[] = [];
   const duplicates: { source: string; sameAs: string }[] = [];
-  const seen = new Map<string, string>();
+  const seen = new Map<string, number>(); // key of a handler -> its index in entries
   let disabled = false;
   let envVars: Set<string> | undefined;
   let urls: Set<string> | undefined;
@@ -122,10 +127,16 @@ export const loadClaudeSettings = (input: SettingsInput, options: LoadOptions = 
         group.hooks.forEach((handler, hi) => {
           const ptr = pointer(["hooks", event, gi, "hooks", hi]);
           const source = `${file}#${ptr}`;
-          const key = `${event}\u0000${group.matcher ?? ""}\u0000${canonical(handler)}`;
+          // "If you define the same handler in more than one settings file, it runs once": the matcher
+          // belongs to the group, not the handler, so it is not part of what makes two handlers the same.
+          const key = `${event}\u0000${canonical(handler)}`;
           const first = seen.get(key);
-          if (first !== undefined) return void duplicates.push({ source, sameAs: first });
-          seen.set(key, source);
+          if (first !== undefined) {
+            const kept = entries[first]!;
+            entries[first] = { ...kept, matcher: orMatchers(event, kept.matcher, group.matcher) };
+            return void duplicates.push({ source, sameAs: kept.source });
+          }
+          seen.set(key, entries.length);
           entries.push({ event, matcher: group.matcher, handler, file, pointer: ptr, source });
         });
       });

@@ -1,8 +1,10 @@
 /**
  * Small rules of Claude Code's settings that decide whether a handler runs: which hook types
- * each event supports, the `allowedHttpHookUrls` wildcard match, and readable hook names.
+ * each event supports, the `allowedHttpHookUrls` wildcard match, the matcher of a handler defined
+ * in several groups, and readable hook names.
  */
 import { basename } from "node:path";
+import { namesOnly } from "../core/match/matcher.ts";
 import type { ClaudeEvent } from "./events.ts";
 import { httpHookLabel } from "./http.ts";
 import type { SettingsHandler } from "./settings-schema.ts";
@@ -66,6 +68,32 @@ export const urlAllowed = (url: string, patterns: readonly string[] | undefined)
   // `URL` writes a bare origin with a trailing `/`; the pattern "https://hooks.example.com" means that same URL.
   const forms = target.pathname === "/" && target.href.endsWith("/") ? [target.href, target.href.slice(0, -1)] : [target.href];
   return patterns.some((p) => forms.some((form) => urlPattern(p).test(form)));
+};
+
+// FileChanged and StopFailure read only letters, digits, `_` and `|` as names ("Matcher patterns").
+const narrowNames = /^[A-Za-z0-9_|]*$/;
+
+/**
+ * One `matcher` that matches what either of two matchers matches on `event`, read as Claude Code
+ * reads each ("Matcher patterns"): no matcher, `""` or `"*"` matches all; two name lists join into
+ * one; otherwise a name list becomes an anchored RegExp and both go into one alternation.
+ *
+ * @example
+ * orMatchers("PreToolUse", "Bash", "Bash|Edit") // "Bash|Edit"
+ * orMatchers("PreToolUse", "Bash", "^mcp__") // "^(?:Bash)$|(?:^mcp__)"
+ */
+export const orMatchers = (event: string, a: string | undefined, b: string | undefined): string | undefined => {
+  const matchesAll = (m: string | undefined) => m === undefined || m === "" || m === "*";
+  if (matchesAll(a) || matchesAll(b)) return undefined;
+  if (a === b) return a;
+  const narrow = event === "StopFailure" || event === "FileChanged";
+  const names = (m: string): string[] | undefined =>
+    (narrow ? narrowNames : namesOnly).test(m) ? m.split(narrow ? "|" : /[|,]/).map((n) => n.trim()).filter((n) => n !== "") : undefined;
+  const [na, nb] = [names(a!), names(b!)];
+  if (na && nb) return [...new Set([...na, ...nb])].join("|");
+  // Names hold only letters, digits, `_`, `-` and spaces: nothing to escape in a RegExp.
+  const part = (m: string, list: string[] | undefined) => (list ? `^(?:${list.join("|")})$` : `(?:${m})`);
+  return `${part(a!, na)}|${part(b!, nb)}`;
 };
 
 const interpreters = new Set(["node", "bun", "deno", "python", "python3", "bash", "sh", "zsh", "npx", "tsx", "ruby", "perl"]);
