@@ -8,9 +8,11 @@
  * `defer`, `ask`, `allow`. Across hooks the onion does the rest: a `Reject` is a veto, so an
  * `allow` from one hook never loosens another hook's deny.
  */
+import { stopsRun } from "../agent/stop-signal.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
 import { Continue, Reject, Transform, type HookAction } from "../core/action.ts";
 import type { HookContext } from "../core/context.ts";
+import { AgentOnionError } from "../core/errors.ts";
 import type { HookAnswer } from "./answer.ts";
 import { ExecutorError } from "./errors.ts";
 import type { BlockEffect, ClaudeEvent, EventSpec } from "./events.ts";
@@ -33,6 +35,39 @@ export interface ApplyOptions {
   readonly hook: string;
   readonly phase: "before" | "after" | "recover";
   readonly notify: (kind: ExternalNotice["kind"], message: string) => void;
+}
+
+/**
+ * Marks the `Reject` of a tool call whose hook answered `continue: false`; its value is the
+ * `stopReason`, for the user. A tool call cannot end the loop by itself (a refused call is an
+ * error result the model reads), so whoever mounted the hook ends the turn on seeing the mark:
+ * `fromClaudeSettings` does, through a `step` hook that stops the run with `HookStopError`.
+ */
+export const endsTurn: unique symbol = Symbol.for("agent-onion.endsTurn") as never;
+
+/** A `Reject` that also asks for the turn to end (see `endsTurn`). */
+export type TurnEndingReject = Reject & { readonly [endsTurn]: string };
+
+/**
+ * A hook asked to end the turn (`continue: false`, or a prompt hook's `ok: false` without
+ * `continueOnBlock`): the `Failed` outcome of the next `step`, which the reference loop reads as a
+ * clean stop (`finishReason: "stopped-by-guard"`, `stoppedBy: { reason, by, kind: "hook" }`), so
+ * the reason reaches the caller and the notification point, never the model.
+ *
+ * @example
+ * turn.finishReason === "stopped-by-guard" && turn.result?.stoppedBy?.kind // "hook"
+ */
+export class HookStopError extends AgentOnionError {
+  override name = "HookStopError";
+  readonly [stopsRun] = true as const;
+  readonly kind = "hook";
+  constructor(
+    /** The hook that asked (the loop reads a stop's author from `middleware`). */
+    readonly middleware: string,
+    reason: string,
+  ) {
+    super(reason);
+  }
 }
 
 const isToolCall = (v: unknown): v is ToolCall =>
@@ -93,7 +128,12 @@ export const applyAnswer = async (
       return Continue;
     }
     if (spec.ignoresContinue) o.notify("ignored", `continue: false is ignored on ${spec.event}: ${why}`);
-    else return block(spec, "reject", why, ctx, o) ?? Continue;
+    else if (spec.point === "toolCall" && o.phase !== "recover") {
+      // stopReason is "not shown to Claude": the model reads only that the turn was stopped.
+      o.notify("stopReason", why);
+      const refused: TurnEndingReject = { ...Reject(`hook "${o.hook}" stopped the turn (continue: false)`), [endsTurn]: why };
+      return refused;
+    } else return block(spec, "reject", why, ctx, o) ?? Continue;
   }
 
   const legacy = spec.event === "PreToolUse" ? (out.decision === "approve" ? "allow" : out.decision === "block" ? "deny" : undefined) : undefined;

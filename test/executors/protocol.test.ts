@@ -114,9 +114,12 @@ describe("exit 2 with JSON on stdout", () => {
 });
 
 describe("universal fields", () => {
-  it("continue: false with stopReason rejects a gate", async () => {
-    const { outcome } = await runTool(agentStack().use("toolCall", answering("PreToolUse", { continue: false, stopReason: "build failed" })));
-    expect(outcome).toMatchObject({ _tag: "Rejected", reason: "build failed" });
+  it("continue: false rejects a tool call, telling stopReason to the user and not to the model", async () => {
+    const n = notices();
+    const { outcome, seen } = await runTool(agentStack().use("toolCall", answering("PreToolUse", { continue: false, stopReason: "build failed", hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } }, { name: "gate", onNotice: n.sink })));
+    expect(seen).toEqual([]);
+    expect(outcome).toMatchObject({ _tag: "Rejected", reason: 'hook "gate" stopped the turn (continue: false)' });
+    expect(n.list).toMatchObject([{ kind: "stopReason", message: "build failed" }]);
   });
 
   it("continue: false on Stop lets the stop happen (that is what it asks for)", async () => {

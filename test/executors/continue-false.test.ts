@@ -1,0 +1,90 @@
+/**
+ * `continue: false` from a tool event's hook, and a prompt hook's `ok: false` without
+ * `continueOnBlock`, end the turn (Claude Code: "Claude stops processing entirely"): loaded
+ * from settings, run by real child processes, inside a real agent loop.
+ */
+import { describe, expect, it } from "vitest";
+import { createAgent } from "../../src/agent/agent.ts";
+import { createScriptedModel } from "../../src/agent/scripted-model.ts";
+import { defineTool } from "../../src/agent/tool.ts";
+import { fromClaudeSettings } from "../../src/executors/settings.ts";
+import { notices } from "./helpers.ts";
+
+const secret = "Build failed; fix it yourself (a note for the user only)";
+const stopping = `echo '${JSON.stringify({ continue: false, stopReason: secret })}'`;
+
+/** A model that runs `make`, then `make deploy`, then answers; and a Bash tool that records what ran. */
+const setup = (settings: object, options: Parameters<typeof fromClaudeSettings>[1] = {}) => {
+  const ran: string[] = [];
+  const bash = defineTool<{ command?: unknown }>({
+    name: "Bash", description: "run a command", inputSchema: { type: "object", properties: { command: { type: "string" } } },
+    execute: ({ command }) => (ran.push(String(command)), "ran"),
+  });
+  const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: { command: "make" } }] }, { toolCalls: [{ name: "Bash", input: { command: "make deploy" } }] }, "all done"] });
+  const { stack } = fromClaudeSettings(settings, { cwd: "/tmp", ...options });
+  return { ran, model, agent: createAgent({ model, tools: [bash], stack }) };
+};
+const onTool = (event: string, handler: object, matcher = "Bash") => ({ hooks: { [event]: [{ matcher, hooks: [handler] }] } });
+const judge = (verdict: object) => createScriptedModel({ turns: [JSON.stringify(verdict), JSON.stringify(verdict), JSON.stringify(verdict)] });
+
+describe("continue: false from a command hook on a tool event ends the turn", () => {
+  it("on PreToolUse: the call is refused, no later tool runs, no other model call is made", async () => {
+    const n = notices();
+    const { ran, model, agent } = setup(onTool("PreToolUse", { type: "command", command: stopping }), { onNotice: n.sink });
+    const turn = await agent.run("build it");
+    expect(ran).toEqual([]);
+    expect(model.requests).toHaveLength(1);
+    expect(turn).toMatchObject({ status: "completed", finishReason: "stopped-by-guard" });
+    expect(turn.result?.stoppedBy).toMatchObject({ reason: secret, kind: "hook" });
+    expect(n.list).toContainEqual(expect.objectContaining({ kind: "stopReason", message: secret }));
+  });
+
+  it("on PostToolUse: the tool that ran is the last one", async () => {
+    const { ran, model, agent } = setup(onTool("PostToolUse", { type: "command", command: stopping }));
+    const turn = await agent.run("build it");
+    expect(ran).toEqual(["make"]);
+    expect(model.requests).toHaveLength(1);
+    expect(turn.result?.stoppedBy).toMatchObject({ reason: secret, kind: "hook" });
+  });
+
+  it("stopReason is told to the user and never written where the model reads it", async () => {
+    const { agent } = setup(onTool("PreToolUse", { type: "command", command: stopping }));
+    const turn = await agent.run("build it");
+    expect(JSON.stringify(turn.result?.messages)).not.toContain("note for the user only");
+    expect(JSON.stringify(turn.result?.messages)).toContain("continue: false");
+  });
+});
+
+describe("a prompt hook's ok: false on a tool event", () => {
+  it("ends the turn by default (continueOnBlock: false), with the judge's reason for the user", async () => {
+    const { ran, model, agent } = setup(onTool("PreToolUse", { type: "prompt", prompt: "Safe? $ARGUMENTS" }), { model: judge({ ok: false, reason: "policy says no" }) });
+    const turn = await agent.run("clean");
+    expect(ran).toEqual([]);
+    expect(model.requests).toHaveLength(1);
+    expect(turn.result?.stoppedBy).toMatchObject({ reason: "policy says no", kind: "hook" });
+  });
+
+  it("ends the turn on PostToolUse too", async () => {
+    const { ran, model, agent } = setup(onTool("PostToolUse", { type: "prompt", prompt: "Fine? $ARGUMENTS", continueOnBlock: false }), { model: judge({ ok: false, reason: "output leaks a key" }) });
+    const turn = await agent.run("clean");
+    expect(ran).toEqual(["make"]);
+    expect(model.requests).toHaveLength(1);
+    expect(turn.result?.stoppedBy).toMatchObject({ reason: "output leaks a key" });
+  });
+
+  it("with continueOnBlock: true only refuses the call, and the model adjusts and goes on", async () => {
+    const { ran, model, agent } = setup(onTool("PreToolUse", { type: "prompt", prompt: "Safe? $ARGUMENTS", continueOnBlock: true }), { model: judge({ ok: false, reason: "policy says no" }) });
+    const turn = await agent.run("clean");
+    expect(ran).toEqual([]);
+    expect(model.requests).toHaveLength(3);
+    expect(turn).toMatchObject({ finishReason: "stop", text: "all done" });
+    expect(JSON.stringify(model.requests[1]?.messages)).toContain("policy says no");
+  });
+
+  it("an exit-2 block from a command hook still only refuses the call (the model reads why)", async () => {
+    const { model, agent } = setup(onTool("PreToolUse", { type: "command", command: "echo 'not make' >&2; exit 2" }));
+    const turn = await agent.run("build it");
+    expect(model.requests).toHaveLength(3);
+    expect(turn.finishReason).toBe("stop");
+  });
+});
