@@ -144,14 +144,16 @@ const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
     const timers: NodeJS.Timeout[] = [];
     let child: ChildProcess | undefined;
 
-    const finish = (spawnError?: Error): void => {
+    /** `released`: the hook exited in time and every pipe closed, so what it left running is its business. */
+    const finish = (spawnError?: Error, released = false): void => {
       if (settled) return;
       settled = true;
       for (const t of timers) clearTimeout(t);
       stopListening(options.signal, onAbort);
       if (child?.pid !== undefined) {
-        // Whatever the hook left behind in its group goes with it (D4).
-        killGroup(child.pid, "SIGKILL");
+        // Otherwise whatever the hook left behind in its group goes with it (D4): it holds the
+        // pipes, or the hook was cut short.
+        if (!released) killGroup(child.pid, "SIGKILL");
         live.delete(child.pid);
       }
       child?.stdout?.destroy();
@@ -248,12 +250,14 @@ const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
       exited = true;
       exitCode = code;
       exitSignal = signal;
-      // Leftovers in the group may hold the pipes open: kill them, then give the pipes a
-      // moment to deliver what is already buffered, and stop waiting (D4).
-      killGroup(proc.pid!, "SIGKILL");
+      // A hook cut short takes its group with it now. Otherwise the pipes get a moment to deliver
+      // what is buffered and close; a leftover still holding them then is killed (finish), and
+      // we stop waiting (D4). A process put in the background that let go of the pipes
+      // (`nohup server >/dev/null 2>&1 &`) keeps running, as under Claude Code.
+      if (timedOut || aborted || stdoutOverflow) killGroup(proc.pid!, "SIGKILL");
       timers.push(setTimeout(() => finish(), Math.min(grace, 200)));
     });
-    proc.once("close", () => finish());
+    proc.once("close", () => finish(undefined, exited && !timedOut && !aborted && !stdoutOverflow));
 
     timers.push(setTimeout(() => {
       if (settled || exited) return; // it exited in time; only its pipes are still draining

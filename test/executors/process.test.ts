@@ -6,6 +6,14 @@ import { alive, eventually, fixture, readPid, tempDir } from "./helpers.ts";
 const base = (over: Partial<ProcessOptions> & Pick<ProcessOptions, "command">): ProcessOptions => ({
   input: "", env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, cwd: process.cwd(), timeoutMs: 5000, killGraceMs: 100, ...over,
 });
+/** Kill a process this test started, if it is still there. */
+const stop = (pid: number): void => {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+};
 const nodeScript = (script: string, ...args: string[]) => ({ command: process.execPath, args: [fixture("commands", script), ...args] });
 
 describe("runProcess with bad options", () => {
@@ -70,6 +78,33 @@ describe("runProcess", () => {
     expect(r.exitCode).toBe(0);
     expect(Date.now() - started).toBeLessThan(3000);
     expect(await eventually(() => !alive(readPid(pidFile)))).toBe(true);
+  });
+
+  it("leaves running a process the hook put in the background once that process let go of the pipes (nohup … &)", async () => {
+    const pidFile = join(tempDir(), "background.pid");
+    const r = await runProcess(base({ command: `nohup sleep 30 >/dev/null 2>&1 & echo $! > '${pidFile}'; exit 0` }));
+    expect(r.exitCode).toBe(0);
+    const background = readPid(pidFile);
+    try {
+      await new Promise((done) => setTimeout(done, 300));
+      expect(alive(background)).toBe(true);
+    } finally {
+      stop(background);
+    }
+  });
+
+  it("does not wait for a grandchild in a session of its own (setsid) that keeps stdout open", async () => {
+    const pidFile = join(tempDir(), "setsid.pid");
+    const started = Date.now();
+    // The pause lets setsid take its own session before the hook exits.
+    const r = await runProcess(base({ command: `setsid sleep 30 & echo $! > '${pidFile}'; sleep 0.2; exit 0` }));
+    const escaped = readPid(pidFile);
+    try {
+      expect(r.exitCode).toBe(0);
+      expect(Date.now() - started).toBeLessThan(3000);
+    } finally {
+      stop(escaped);
+    }
   });
 
   it("reports a missing executable and a non-executable file as spawn errors", async () => {
