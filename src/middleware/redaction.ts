@@ -45,7 +45,7 @@ const blockedReason = (hook: string, where: string, kinds: readonly string[]): s
 export interface RedactionOptions extends RedactorOptions, StreamRedactorOptions {
   /** Hook name; default `redaction` (`redaction:output` for the tool-output hook). */
   readonly name?: string;
-  /** Priority of the input hooks (user prompt, tool input); default 5, outside the guards. */
+  /** Priority of the input hooks (user prompt, tool input) and of the check of model answers the innermost hook did not scan (a fallback model's); default 5, outside the guards. */
   readonly priority?: number;
   /** Priority of the output hooks (tool output, model output); default `Priority.last`, innermost. */
   readonly outputPriority?: number;
@@ -128,6 +128,24 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
     },
   };
 
+  /** Scan a whole answer: a failure on a block kind, the redacted answer, or Continue when it is clean. */
+  const checked = (response: ModelResponse, tail: string | undefined) => {
+    // Only tool inputs: ids and names are the protocol (a provider's call id can look like a token).
+    const r = redactor.value({ text: response.text + (tail ?? ""), inputs: response.toolCalls.map((c) => c.input) });
+    if (r.blocked.length > 0) return Outcome.failed(new RedactionBlockedError(name, "model output", r.blocked));
+    if (!r.changed && tail === undefined) return pass(response, Continue);
+    const toolCalls = response.toolCalls.map((c, i) => (r.value.inputs[i] === c.input ? c : { ...c, input: r.value.inputs[i] }));
+    return r.value.text === response.text && !toolCalls.some((c, i) => c !== response.toolCalls[i])
+      ? pass(response, Continue)
+      : pass(response, Transform({ ...response, text: r.value.text, toolCalls } as ModelResponse));
+  };
+  // Answers the inner hook let out, so that the outer one scans only those it never saw.
+  const scanned = new WeakSet<object>();
+  const pass = <A extends Continue | Transform<ModelResponse>>(response: ModelResponse, answer: A): A => {
+    scanned.add(answer._tag === "Transform" ? answer.value : response);
+    return answer;
+  };
+
   const modelOutput: PointHook<AgentPoints, "modelCall"> = {
     name,
     priority: outputPriority,
@@ -140,19 +158,27 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
       const live = streamed(name, ctx, redactor, streamOptions);
       const outcome = await next();
       if (outcome._tag !== "Completed") return outcome;
-      const response = outcome.value;
       const tail = live?.end();
       const blockedLive = live?.blocked ?? [];
       if (blockedLive.length > 0) return Outcome.failed(new RedactionBlockedError(name, "model output", blockedLive));
       // The whole answer is scanned again (redaction is idempotent): inner `after` hooks may have changed it.
-      // Only tool inputs: ids and names are the protocol (a provider's call id can look like a token).
-      const r = redactor.value({ text: response.text + (tail ?? ""), inputs: response.toolCalls.map((c) => c.input) });
-      if (r.blocked.length > 0) return Outcome.failed(new RedactionBlockedError(name, "model output", r.blocked));
-      if (!r.changed && tail === undefined) return Continue;
-      const toolCalls = response.toolCalls.map((c, i) => (r.value.inputs[i] === c.input ? c : { ...c, input: r.value.inputs[i] }));
-      return r.value.text === response.text && !toolCalls.some((c, i) => c !== response.toolCalls[i])
-        ? Continue
-        : Transform({ ...response, text: r.value.text, toolCalls } as ModelResponse);
+      return checked(outcome.value, tail);
+    },
+  };
+
+  // An answer made or changed outside the innermost hook never passed it: a fallback model's
+  // (fallback calls it itself), one a hook's `before` replaced, one an `after` further out
+  // rewrote. At the input priority (outside guards, fallback and retry), this hook scans those,
+  // on generate and stream alike (a streamed call releases what was not shown yet from the final
+  // answer, after this hook). Hooks between the two see such an answer as it was made.
+  const unscannedOutput: PointHook<AgentPoints, "modelCall"> = {
+    name: `${name}:unscanned`,
+    priority,
+    failMode: "closed",
+    around: async (_ctx, next) => {
+      const outcome = await next();
+      if (outcome._tag !== "Completed" || scanned.has(outcome.value)) return outcome;
+      return checked(outcome.value, undefined);
     },
   };
 
@@ -161,7 +187,7 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
     hooks: {
       ...(on.userPrompt ? { userPrompt } : {}),
       ...(on.toolInput || on.toolOutput ? { toolCall: [...(on.toolInput ? [toolInput] : []), ...(on.toolOutput ? [toolOutput, toolFailure] : [])] } : {}),
-      ...(on.modelOutput ? { modelCall: modelOutput } : {}),
+      ...(on.modelOutput ? { modelCall: [unscannedOutput, modelOutput] } : {}),
     },
   };
 };
