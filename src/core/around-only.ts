@@ -71,8 +71,8 @@ const callOperation = (run: RunContext, outer: Layer | undefined, input: unknown
 const whenOperationSettles = (run: RunContext, outer: Layer | undefined, result: PromiseLike<unknown>, own: RunSignal | undefined): Promise<Outcome> => {
   if (own !== undefined) run.hold(own); // while it runs, the run settling aborts its signal (RunContext.end)
   return Promise.resolve(result).then(
-    (value) => (own !== undefined && run.release(own), run.settled ? settledUnder() : ended(run, outer, toCompleted(freeze(run, value)))),
-    (error) => (own !== undefined && run.release(own), run.settled ? settledUnder() : ended(run, outer, toFailed(error))),
+    (value) => (own !== undefined && run.release(own), run.settled ? settledUnder(run) : ended(run, outer, toCompleted(freeze(run, value)))),
+    (error) => (own !== undefined && run.release(own), run.settled ? settledUnder(run) : ended(run, outer, toFailed(error))),
   );
 };
 
@@ -89,7 +89,10 @@ const ended = (run: RunContext, inner: Layer | undefined, outcome: Outcome): Out
     layer.last = outcome;
     layer.state &= ~pending;
   } else {
-    run.end(); // its frame fields (outcome, final) are the general chain's: nothing reads them here
+    // The run keeps the outcome it settled with, as the general chain's outermost frame does: a
+    // next() still pending inside (a hook answered without waiting for it) resolves to it.
+    run.outcome = outcome;
+    run.end();
   }
   return outcome;
 };
@@ -214,7 +217,7 @@ class Layer {
   settleLater(answer: unknown): Step {
     if (this.run.settled) {
       this.state = (this.state & ~stage) | settled;
-      return this.last ?? settledUnder();
+      return this.last ?? settledUnder(this.run);
     }
     return this.settle(answer);
   }
@@ -271,7 +274,7 @@ class Layer {
 
   /** Continue: the outcome of the pending or last `next()`, or run the inside now if it never ran. */
   passThrough(): Step {
-    if (this.run.settled) return this.last ?? settledUnder();
+    if (this.run.settled) return this.last ?? settledUnder(this.run);
     if ((this.state & pending) !== 0) return this.leaveLater(this.handed as Promise<Outcome>);
     if (this.last !== undefined) return this.leave(this.last);
     const step = enter(this.run, this, this.index + 1, this.input);

@@ -182,7 +182,7 @@ class AroundCall implements Frame {
   settleLater(answer: unknown): Step {
     if (this.run.settled) {
       this.settled = true;
-      return this.outer.outcome ?? this.last ?? settledUnder();
+      return this.outer.outcome ?? this.last ?? settledUnder(this.run);
     }
     return this.settle(answer);
   }
@@ -326,7 +326,7 @@ class AroundCall implements Frame {
 
   /** Continue: the outcome of the pending or last `next()`, or run the inside now if it never ran. */
   passThrough(): Step {
-    if (this.run.settled) return this.last ?? settledUnder();
+    if (this.run.settled) return this.last ?? settledUnder(this.run);
     if (this.pending !== undefined) return this.leaveLater(this.pending);
     if (this.last !== undefined) return this.leave(this.last, this.lastFinal);
     const step = this.inner(this.layerInput);

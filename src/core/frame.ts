@@ -130,11 +130,20 @@ export const toFailed = (error: unknown): Outcome => ({ _tag: "Failed", error })
 export const mark = (run: RunContext, hook: CompiledHook): number => (run.recording || hook.timeoutMs !== undefined ? performance.now() : 0);
 
 
-/** What a step yields when the run settled (aborted) under it and nothing better is at hand: nobody reads it. */
-export const settledUnder = (): Outcome => Outcome.failed(new NextMisuseError("run already settled"));
+/**
+ * What a step yields when the run settled under it (a hook outside answered without waiting for
+ * it, the caller aborted, the deadline passed) and nothing better is at hand: the outcome the run
+ * settled with, which an around hook whose `next()` was still pending then receives. Not a
+ * NextMisuseError: R4 keeps that for a `next()` called concurrently or after its hook settled.
+ * The run keeps that outcome in `run.outcome`: the end of its chain leaves it there (`ended`
+ * here for the general chain, around-only.ts's `ended`); whatever else settles a run must put its
+ * outcome there first, or such a `next()` gets the misuse below.
+ */
+export const settledUnder = (run: RunContext): Outcome => run.outcome ?? Outcome.failed(new NextMisuseError("run already settled"));
 
-/** What a frame yields when the run settled (aborted) under it: nobody reads it. */
-export const abandoned = (f: Frame): Outcome => f.outcome ?? settledUnder();
+/** What a frame yields when the run settled under it: its own outcome, or the run's (the outermost frame is the run). */
+export const abandoned = (f: Frame): Outcome =>
+  f.outcome ?? settledUnder(f.nested ? (f as unknown as { run: RunContext }).run : (f as unknown as RunContext));
 
 /** The reason of a Reject, for the trace. */
 export const reasonOf = (action: HookAction): string | undefined => (action._tag === "Reject" ? action.reason : undefined);

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { NextMisuseError, Outcome, Replace, Trace, type HookError } from "../../src/core/index.ts";
+import { call, newStack, sleep, type Result } from "./helpers.ts";
+
+/** The lean path runs a chain of plain around hooks nobody records; a trace sends the same chain down the general one. */
+const paths = [["lean", {}], ["general", { trace: new Trace() }]] as const;
+
+/** An around hook that keeps what its next() resolved to. */
+const keeping = (name: string, priority: number) => {
+  const got: Outcome<Result>[] = [];
+  const hook = { name, priority, around: async (_c: unknown, next: () => Promise<Outcome<Result>>) => { const o = await next(); got.push(o); return o; } };
+  return { hook, got };
+};
+
+describe("an around hook whose next() is still pending when its run settles (R4, R7)", () => {
+  for (const [path, options] of paths) {
+    it(`gets the outcome the run settled with when a hook outside answered without waiting for it (${path} path)`, async () => {
+      const inner = keeping("inner", 2);
+      const stack = newStack()
+        .use("tool", { name: "impatient", priority: 1, around: (_c, next) => (void next(), Replace({ content: "did not wait" })) })
+        .use("tool", inner.hook);
+
+      const outcome = await stack.run("tool", call(), async () => (await sleep(5), { content: "late" }), options);
+      await sleep(10);
+
+      expect(outcome).toEqual(Outcome.completed({ content: "did not wait" }));
+      expect(inner.got).toEqual([outcome]);
+    });
+
+    it(`still refuses a next() called after the run settled, as a misuse (${path} path)`, async () => {
+      const failures: HookError[] = [];
+      let late: Promise<unknown> | undefined;
+      const controller = new AbortController();
+      const stack = newStack({ onFailure: (e) => void failures.push(e) }).use("tool", {
+        name: "late",
+        around: async (_c, next) => {
+          await sleep(10);
+          late = next().catch((e: unknown) => e);
+          return undefined;
+        },
+      });
+      setTimeout(() => controller.abort(new Error("cancel")), 2);
+
+      await stack.run("tool", call(), async () => ({ content: "never" }), { ...options, signal: controller.signal });
+      await sleep(15);
+
+      expect(await late).toBeInstanceOf(NextMisuseError);
+      expect(failures.map((e) => [e.hook, e.kind])).toEqual([["late", "next-misuse"]]);
+    });
+  }
+});
