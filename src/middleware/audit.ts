@@ -99,7 +99,7 @@ export const audit = (options: AuditOptions): AuditMiddleware => {
     ? options.redact
     : createRedactor({ ...options.redact, strategy: "hash", strategies: {}, salt: options.redact?.salt ?? randomUUID() });
   const scrubId = (text: string | undefined): string | undefined => (text === undefined || idRedactor === undefined ? text : idRedactor.scrub(text));
-  const scrubValue = (value: unknown): unknown => (redactor === undefined ? value : scrubDeep(value, scrub));
+  const scrubValue = (value: unknown): unknown => (redactor === undefined ? serialisable(value) : scrubDeep(value, scrub));
   const keep = stringListOption(name, "metadata", options.metadata) ?? [];
   const sink = new Sink(to);
 
@@ -163,10 +163,7 @@ const run = (
 ): AuditRun => {
   const o = event.outcome;
   let metadata: Record<string, unknown> | undefined;
-  for (const key of keep)
-    if (Object.hasOwn(event.metadata, key)) {
-      (metadata ??= {})[key] = scrubValue(event.metadata[key]);
-    }
+  for (const key of keep) if (Object.hasOwn(event.metadata, key)) (metadata ??= {})[key] = guarded(() => scrubValue(event.metadata[key]));
   return {
     type: "run",
     time: iso(origin),
@@ -184,14 +181,35 @@ const run = (
 };
 
 /**
+ * A metadata value read and scrubbed, or a marker when reading it threw (a getter, a proxy): one
+ * bad field must not lose the run's line and its decisions with it. Its error is not written, since
+ * its message is as unscanned as the value.
+ */
+const guarded = (read: () => unknown): unknown => {
+  try {
+    return read();
+  } catch {
+    return "[unreadable]";
+  }
+};
+
+/** A value as it will be written, read now, so that a getter or `toJSON` that throws does so inside `guarded`. */
+const serialisable = (value: unknown): unknown => {
+  const text = JSON.stringify(value);
+  return text === undefined ? undefined : JSON.parse(text);
+};
+
+/**
  * Scrub every string in a JSON-like metadata value: a `user` field may be an object holding an
  * email as well as a plain string, and the email may be a key. Numbers are scanned as their digits
  * (a card number is one), and kept as numbers when nothing was found. Values deeper than 16
- * levels, cycles and class instances are written as a marker, not as they are: nothing
+ * levels, cycles and class instances are written as a marker, not as they are, and so are
+ * functions (`JSON.stringify` would call a `toJSON` and write what it returns): nothing
  * unscanned reaches the log.
  */
 const scrubDeep = (value: unknown, scrub: (t: string | undefined) => string | undefined, depth = 0, seen = new Set<object>()): unknown => {
   if (typeof value === "string") return scrub(value);
+  if (typeof value === "function") return "[function]";
   if (typeof value === "number" || typeof value === "bigint") {
     const digits = String(value);
     const scrubbed = scrub(digits);
@@ -203,10 +221,12 @@ const scrubDeep = (value: unknown, scrub: (t: string | undefined) => string | un
   if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return "[unscanned]";
   seen.add(value);
   try {
-    if (Array.isArray(value)) return value.map((item) => scrubDeep(item, scrub, depth + 1, seen));
+    if (Array.isArray(value)) return Array.from({ length: value.length }, (_, i) => guarded(() => scrubDeep(value[i], scrub, depth + 1, seen)));
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value))
-      Object.defineProperty(out, scrub(key) ?? key, { value: scrubDeep(item, scrub, depth + 1, seen), enumerable: true, writable: true, configurable: true });
+    for (const key of Object.keys(value)) {
+      const item = guarded(() => scrubDeep((value as Record<string, unknown>)[key], scrub, depth + 1, seen));
+      Object.defineProperty(out, scrub(key) ?? key, { value: item, enumerable: true, writable: true, configurable: true });
+    }
     return out;
   } finally {
     seen.delete(value);

@@ -135,6 +135,48 @@ describe("audit", () => {
     expect(out.records()[1]).toMatchObject({ metadata: { user: { "[REDACTED:email]": "admin", id: 7 } } });
   });
 
+  it("writes functions in metadata as a marker, so a toJSON cannot put back what was scrubbed", async () => {
+    const out = collect();
+    const stack = withMiddleware(createAgentStack(), audit({ to: out.stream, metadata: ["user", "hook"] }))
+      .use("toolCall", { name: "no", before: () => Reject("no") });
+    const user = { name: "x", toJSON: () => ({ email: "alice@example.com" }) };
+    await stack.run("toolCall", call, () => ({ content: "" }), { metadata: { user, hook: () => "alice@example.com" } });
+    await stack.flush();
+    expect(JSON.stringify(out.records())).not.toContain("alice@example.com");
+    expect(out.records()[1]).toMatchObject({ metadata: { user: { name: "x", toJSON: "[function]" }, hook: "[function]" } });
+  });
+
+  it("writes a metadata field it cannot read as a marker, and keeps the run's decisions and the other fields", async () => {
+    const out = collect();
+    const stack = withMiddleware(createAgentStack(), audit({ to: out.stream, metadata: ["user", "tenant", "contacts", "plan"] }))
+      .use("toolCall", { name: "no", before: () => Reject("no") });
+    const contacts = ["ann@example.com", "bob@example.com"];
+    Object.defineProperty(contacts, 1, { get: () => { throw new Error("gone"); } });
+    const metadata = {
+      user: { id: 7, get email(): string { throw new Error("boom alice@example.com"); } },
+      get tenant(): string { throw new Error("no tenant"); },
+      contacts,
+      plan: "pro",
+    };
+    await stack.run("toolCall", call, () => ({ content: "" }), { metadata });
+    await stack.flush();
+    expect(stack.stats.observerErrors).toBe(0);
+    const records = out.records();
+    expect(records.map((r) => r.type)).toEqual(["decision", "run"]);
+    expect(records[1]).toMatchObject({ outcome: "Rejected", by: "no", metadata: { user: { id: 7, email: "[unreadable]" }, tenant: "[unreadable]", contacts: ["[REDACTED:email]", "[unreadable]"], plan: "pro" } });
+    expect(JSON.stringify(records)).not.toContain("alice@example.com");
+  });
+
+  it("keeps the run's line when a metadata field it writes as is cannot be serialised (redact: false)", async () => {
+    const out = collect();
+    const stack = withMiddleware(createAgentStack(), audit({ to: out.stream, redact: false, metadata: ["user", "plan"] }))
+      .use("toolCall", { name: "no", before: () => Reject("no") });
+    await stack.run("toolCall", call, () => ({ content: "" }), { metadata: { user: { get email(): string { throw new Error("boom"); } }, plan: "pro" } });
+    await stack.flush();
+    expect(stack.stats.observerErrors).toBe(0);
+    expect(out.records()[1]).toMatchObject({ type: "run", metadata: { user: "[unreadable]", plan: "pro" } });
+  });
+
   it("never delays the chain: the run settles before a slow write, and flush waits for it", async () => {
     let written = "";
     const slow = new Writable({ write: (chunk, _enc, done) => void setTimeout(() => ((written += String(chunk)), done()), 100) });
