@@ -2,9 +2,12 @@
  * Detectors: find PII and secrets in text. Each detector knows its `kind` (the label a
  * redaction shows) and its `window`: how many characters a stream must hold back so that a
  * match can be recognised before any of it is released. Every pattern has bounded
- * quantifiers, so scanning is linear in the text (no ReDoS on 10 MB tool outputs).
+ * quantifiers, so scanning is linear in the text (no ReDoS on 10 MB tool outputs). The built-in
+ * detectors read text as a reader sees it (see `readingVisible`): invisible characters inside a
+ * match do not break it, and no-break spaces separate digits as spaces do.
  */
 import { isIPv6 } from "node:net";
+import { readingVisible } from "./visible-text.ts";
 
 /** One match: `text.slice(start, end)` is the sensitive part. */
 export interface Detection {
@@ -156,18 +159,36 @@ const mixing = (s: string): number => {
 };
 
 /**
- * Email addresses (local part up to 64, up to 8 domain labels).
+ * What an address's local part is made of besides `_.%+-`: letters, marks and digits of scripts
+ * written with spaces between words (`jürgen@`, `алиса@`). In Chinese, Japanese, Thai and the like
+ * the words around an address touch it (`请联系bob@example.com谢谢`), so their letters are not taken
+ * for part of it, except in its domain (`user@例え.jp`).
+ */
+const spacedLetter = "[[\\p{L}\\p{M}\\p{N}]--[\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}\\p{sc=Thai}\\p{sc=Lao}\\p{sc=Khmer}\\p{sc=Myanmar}]]";
+const localChar = `[${spacedLetter}_.%+\\-]`;
+const label = "[\\p{L}\\p{M}\\p{N}\\-]{1,63}";
+
+/**
+ * Email addresses (local part up to 64, up to 8 domain labels), internationalised ones included.
  *
  * @example
  * scan("bob@example.com", [email])[0]?.kind // "email"
  */
 // Its window: the longest text before an address with one domain label is recognisable (64 + @ +
 // 63 + . + 2, and one character to end it); an address with more labels (up to about 640
-// characters) is held from its start while it is unfinished.
-export const email: Detector = pattern("email", /(?<![\w.%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}(?![\w-])/, {
-  window: 132,
-  partial: /(?<![\w.%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9.-]{0,640}$/,
-});
+// characters) is held from its start while it is unfinished. A top-level domain is ASCII letters
+// (tried first, so that `.com` ends before the Chinese after it), letters of any script (`.рф`)
+// or punycode (`.xn--p1ai`).
+export const email: Detector = readingVisible(
+  pattern(
+    "email",
+    new RegExp(
+      `(?<!${localChar})${localChar}{1,64}@${label}(?:\\.${label}){0,8}\\.(?:[A-Za-z]{2,24}|[\\p{L}\\p{M}]{2,24}|xn--[A-Za-z0-9\\-]{1,59})(?![${spacedLetter}_\\-])`,
+      "v",
+    ),
+    { window: 132, partial: new RegExp(`(?<!${localChar})${localChar}{1,64}@[\\p{L}\\p{M}\\p{N}.\\-]{0,640}$`, "v") },
+  ),
+);
 
 /**
  * Payment card numbers: 13 to 19 digits, spaces or dashes allowed, Luhn-valid.
@@ -175,7 +196,7 @@ export const email: Detector = pattern("email", /(?<![\w.%+-])[A-Za-z0-9._%+-]{1
  * @example
  * scan("4111 1111 1111 1111", [creditCard]).length // 1 (Luhn-valid)
  */
-export const creditCard: Detector = pattern("credit_card", /(?<![\d-])\d(?:[ -]?\d){12,18}(?!\d)/, { window: 40, validate: luhn });
+export const creditCard: Detector = readingVisible(pattern("credit_card", /(?<![\d-])\d(?:[ -]?\d){12,18}(?!\d)/, { window: 40, validate: luhn }));
 
 /**
  * Phone numbers: 9 to 15 digits written as a phone number is (a leading `+`, parentheses or
@@ -188,13 +209,13 @@ export const creditCard: Detector = pattern("credit_card", /(?<![\d-])\d(?:[ -]?
 // (`\d{1,4}(?:[ .-]?\d{1,4})+`) could be split in thousands of ways, and crafted text took 60
 // times as long to scan. A number is the whole run of digits and separators or nothing (the
 // lookarounds), never a piece of a longer one; `validate` counts its digits.
-export const phone: Detector = pattern("phone", /(?<![\w+]|\d[ .-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d(?:[ .-]?\d){4,14}(?!\w|[ .-]\d)/, {
+export const phone: Detector = readingVisible(pattern("phone", /(?<![\w+]|\d[ .-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d(?:[ .-]?\d){4,14}(?!\w|[ .-]\d)/, {
   window: 32,
   validate: (m) => {
     const n = digitCount(m);
     return n >= 9 && n <= 15 && /[+() .-]/.test(m) && !/^\d{1,3}(?:\.\d{1,3}){3}$/.test(m);
   },
-});
+}));
 
 const octet = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
 /**
@@ -203,7 +224,7 @@ const octet = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
  * @example
  * scan("host 10.0.0.1", [ipv4])[0]?.kind // "ip_address"
  */
-export const ipv4: Detector = pattern("ip_address", new RegExp(`(?<![\\w.])${octet}(?:\\.${octet}){3}(?!\\w|\\.\\d)`), { window: 16 });
+export const ipv4: Detector = readingVisible(pattern("ip_address", new RegExp(`(?<![\\w.])${octet}(?:\\.${octet}){3}(?!\\w|\\.\\d)`), { window: 16 }));
 
 /**
  * IPv6 addresses, full or compressed (validated by `node:net`): at least two groups and a digit (so `a::b` is not one).
@@ -211,10 +232,10 @@ export const ipv4: Detector = pattern("ip_address", new RegExp(`(?<![\\w.])${oct
  * @example
  * scan("host 2001:db8::1", [ipv6]).length // 1
  */
-export const ipv6: Detector = pattern("ip_address", /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?(?![\w:]|\.\d)/, {
+export const ipv6: Detector = readingVisible(pattern("ip_address", /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?(?![\w:]|\.\d)/, {
   window: 48,
   validate: (m) => isIPv6(m) && /\d/.test(m) && (m.match(/[0-9A-Fa-f]{1,4}/g)?.length ?? 0) >= 2,
-});
+}));
 
 /**
  * API keys and tokens with well-known prefixes: OpenAI and Anthropic (`sk-`), Stripe
@@ -224,7 +245,7 @@ export const ipv6: Detector = pattern("ip_address", /(?<![\w:.])(?:[0-9A-Fa-f]{0
  * @example
  * scan("AKIAIOSFODNN7EXAMPLE", [apiKey])[0]?.kind // "api_key"
  */
-export const apiKey: Detector = pattern(
+export const apiKey: Detector = readingVisible(pattern(
   "api_key",
   new RegExp(
     [
@@ -241,7 +262,7 @@ export const apiKey: Detector = pattern(
   // A JWT is recognisable only once 8 characters of its signature arrived, after a header and
   // payload of up to 6 K characters: a stream holds an unfinished one from its `eyJ` on.
   { window: 48, partial: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{0,2048}(?:\.(?:e(?:y(?:J[A-Za-z0-9_-]{0,4096}(?:\.[A-Za-z0-9_-]{0,2048})?)?)?)?)?$/ },
-);
+));
 
 export interface HighEntropyOptions {
   /** Shortest token considered; default 24. */
@@ -264,12 +285,12 @@ export const highEntropy = (options: HighEntropyOptions = {}): Detector => {
   const threshold = options.threshold ?? 3.5;
   if (!Number.isSafeInteger(minLength) || minLength < 8) throw new TypeError(`highEntropy: minLength must be an integer of at least 8, got ${String(minLength)}`);
   if (!(threshold > 0)) throw new TypeError(`highEntropy: threshold must be a positive number, got ${String(threshold)}`);
-  return pattern("secret", new RegExp(`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{${minLength},1024}={0,2}(?![A-Za-z0-9+/=_-])`), {
+  return readingVisible(pattern("secret", new RegExp(`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{${minLength},1024}={0,2}(?![A-Za-z0-9+/=_-])`), {
     window: minLength + 8,
     // Judged whole: a long token is held until it ends (a random tail can make a dull start a secret).
     partial: new RegExp(`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{${minLength},1024}={0,2}$`),
     validate: (m) => /[a-z]/.test(m) && /[A-Z]/.test(m) && /\d/.test(m) && mixing(m) >= 0.45 && entropy(m) >= threshold,
-  });
+  }));
 };
 
 /**

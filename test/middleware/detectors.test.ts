@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { createRedactor } from "../../src/middleware/redactor.ts";
 import { apiKey, creditCard, defaultDetectors, email, entropy, highEntropy, ipv4, ipv6, luhn, partialStart, pattern, phone, scan, windowOf } from "../../src/middleware/detectors.ts";
 
 const found = (text: string, detectors = defaultDetectors()) => scan(text, detectors).map((d) => `${d.kind}:${text.slice(d.start, d.end)}`);
@@ -110,5 +111,71 @@ describe("detectors", () => {
     expect(luhn("12a4")).toBe(false);
     expect(entropy("aaaa")).toBe(0);
     expect(entropy("abcd")).toBe(2);
+  });
+});
+
+describe("detectors, on text as a reader sees it", () => {
+  const KEY = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+  /** `text` with `invisible` after every `every` characters. */
+  const spread = (text: string, invisible: string, every = 1) => text.match(new RegExp(`.{1,${every}}`, "g"))!.join(invisible);
+
+  it("find a key with zero-width characters, word joiners, byte order marks or soft hyphens inside, as one api_key covering them", () => {
+    for (const invisible of ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u200b\u200d\u00ad"]) {
+      for (const key of [spread(KEY, invisible, 4), spread(KEY, invisible), `s${invisible}${KEY.slice(1)}`, `${KEY.slice(0, 10)}${invisible}${KEY.slice(10)}`, spread("AKIAIOSFODNN7EXAMPLE", invisible, 4)])
+        expect(found(`key ${key} ok`), JSON.stringify(key)).toEqual([`api_key:${key}`]);
+    }
+  });
+
+  it("leave invisible characters around a match out of it, and find it from an offset as from the start", () => {
+    const text = `key \u200b${spread(KEY, "\u200d", 4)}\u200b, mail \ufeffbob@example.com\u202c`;
+    expect(found(text)).toEqual([`api_key:${spread(KEY, "\u200d", 4)}`, "email:bob@example.com"]);
+    expect(scan(text, defaultDetectors(), 5)).toEqual(scan(text, defaultDetectors()));
+  });
+
+  it("find an address, a card, a phone number and an IP address with zero-width characters inside", () => {
+    expect(found("mail alice\u200b@example.com now")).toEqual(["email:alice\u200b@example.com"]);
+    expect(found(`card ${spread("4111111111111111", "\u200b", 4)} now`)).toEqual([`credit_card:${spread("4111111111111111", "\u200b", 4)}`]);
+    expect(found("call +1 415\u2060 555 0100 now")).toEqual(["phone:+1 415\u2060 555 0100"]);
+    expect(found("host 10.0\u200b.0.1 now")).toEqual(["ip_address:10.0\u200b.0.1"]);
+  });
+
+  it("read no-break, narrow no-break and thin spaces as spaces: cards and phone numbers written with them are found, and Luhn still checks the digits", () => {
+    for (const space of ["\u00a0", "\u202f", "\u2009", "\u2007"]) {
+      expect(found(`card 4111${space}1111${space}1111${space}1111 now`)).toEqual([`credit_card:4111${space}1111${space}1111${space}1111`]);
+      expect(found(`card 4111${space}1111${space}1111${space}1112 now`)).toEqual([]);
+      expect(found(`call +1${space}415${space}555${space}0100 or +49${space}30${space}123456789`)).toEqual([`phone:+1${space}415${space}555${space}0100`, `phone:+49${space}30${space}123456789`]);
+    }
+  });
+
+  it("find internationalised addresses whole: Unicode letters in the local part and the domain, and punycode domains", () => {
+    for (const address of ["alice@bücher.de", "jürgen@example.de", "info@пример.рф", "user@例え.jp", "δοκιμή@παράδειγμα.δοκιμή", "info@xn--e1afmkfd.xn--p1ai"])
+      expect(found(`mail ${address}, thanks`), address).toEqual([`email:${address}`]);
+    expect(found("ü@ bob@ @example.com")).toEqual([]);
+    // Chinese and Japanese put no spaces around an address: their words are not taken for part of it.
+    expect(found("请联系bob@example.com谢谢")).toEqual(["email:bob@example.com"]);
+    expect(found("メールはjürgen@bücher.deまで")).toEqual(["email:jürgen@bücher.de"]);
+  });
+
+  it("keep a key an api_key when a soft hyphen is inside it, so a block on api_key blocks it", () => {
+    const r = createRedactor({ strategies: { api_key: "block" } });
+    expect(r.text(`key ${KEY.slice(0, 10)}\u00ad${KEY.slice(10)}`).blocked).toEqual(["api_key"]);
+    expect(r.text(`key ${spread(KEY, "\u200d", 4)}`).blocked).toEqual(["api_key"]);
+  });
+
+  it("say where a key or an address stuffed with invisible characters starts while it is unfinished, so a stream holds all of it", () => {
+    const stuffed = spread("sk-ant-api03-AbCdEf", "\u200b\u200b\u200b");
+    expect(partialStart(`key ${stuffed}`, defaultDetectors())).toBeLessThanOrEqual(4);
+    expect(partialStart(`mail ${spread("alice.smith.from.accounting", "\u200d\u200d\u200d")}`, defaultDetectors())).toBeLessThanOrEqual(5);
+    expect(partialStart(`key \u200b${"x ".repeat(100)}`, defaultDetectors())).toBeUndefined(); // invisible characters before the window hold nothing
+  });
+
+  it("scan a megabyte of invisible characters, Unicode spaces and international addresses in well under a second", () => {
+    const shapes = ["a\u200b", "4\u00a0", "\u200b", "\u00ad\u2060", "ü@", "x@пример.", "+1\u202f(2)\u200b", "sk-\u00ad", "eyJ\u200b", "jü.rg\u200ben"];
+    const hostile = shapes.map((s) => s.repeat(Math.ceil(100_000 / s.length))).join(" ");
+    expect(hostile.length).toBeGreaterThan(1_000_000);
+    const started = performance.now();
+    scan(hostile, defaultDetectors());
+    partialStart(hostile, defaultDetectors());
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 });

@@ -1,0 +1,126 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { generateText, simulateReadableStream, streamText, wrapLanguageModel } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
+import { aiSdkMiddleware } from "../../src/adapters/ai-sdk.ts";
+import { createAgentStack } from "../../src/agent/stack.ts";
+import { redaction, withMiddleware } from "../../src/middleware/index.ts";
+import { generated, textParts } from "../adapters/ai-sdk-fixtures.ts";
+import { createRedactor } from "../../src/middleware/redactor.ts";
+import { StreamRedactor } from "../../src/middleware/stream-redactor.ts";
+
+const KEY = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+/** `text` with `invisible` after every `every` characters. */
+const spread = (text: string, invisible: string, every = 1) => text.match(new RegExp(`.{1,${every}}`, "gu"))!.join(invisible);
+
+/** Secrets as they are written outside ASCII (invisible characters inside, no-break spaces, international addresses), and their kinds. */
+const written: readonly (readonly [string, string])[] = [
+  [spread(KEY, "\u200d", 4), "api_key"],
+  [`${KEY.slice(0, 10)}\u00ad${KEY.slice(10)}`, "api_key"],
+  [spread(KEY, "\u200b\u2060\ufeff"), "api_key"],
+  ["AKIA\u200bIOSFODNN7EXAMPLE", "api_key"],
+  [`s\u200bk-${KEY.slice(3)}`, "api_key"],
+  [`eyJhbGciOiJIUzI1NiJ9.\u200beyJzdWIiOiIxMjM0In0.${spread("dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "\u200b", 3)}`, "api_key"],
+  ["alice\u200b@example.com", "email"],
+  [spread("bob.smith@example.com", "\u00ad\u200b\u200c"), "email"],
+  ["jürgen@example.de", "email"],
+  ["alice@bücher.de", "email"],
+  ["info@пример.рф", "email"],
+  ["user@例え.jp", "email"],
+  ["4111\u00a01111\u00a01111\u00a01111", "credit_card"],
+  ["4111\u202f1111\u202f1111\u202f1111", "credit_card"],
+  [spread("4111111111111111", "\u200b", 2), "credit_card"],
+  ["+1\u00a0415\u00a0555\u00a00100", "phone"],
+  ["+49\u00a030\u00a0123456789", "phone"],
+];
+const secrets = written.map(([secret]) => secret);
+const company = ["k=", "/", "-", ".", "5 ", " ", "x", "\u200b", "\u00a0", "\u00ad", "ü", "@", "1 ", "eyJ", "\n", "😀", "\u{e0041}"];
+
+/** Feed `chunks` through a fresh stream redactor: what the consumer receives, and what it blocked. */
+const stream = (chunks: readonly string[], redactor = createRedactor()) => {
+  const s = new StreamRedactor(redactor);
+  let out = "";
+  for (const c of chunks) out += s.push(c).text;
+  const end = s.end();
+  return { out: out + end.text, blocked: end.blocked };
+};
+
+const splitAt = (text: string, cuts: readonly number[]) => {
+  const sorted = [...new Set(cuts)].sort((a, b) => a - b);
+  const parts: string[] = [];
+  let at = 0;
+  for (const c of sorted) parts.push(text.slice(at, c)), (at = c);
+  parts.push(text.slice(at));
+  return parts;
+};
+
+describe("the built-in detectors, reading text as a reader sees it", () => {
+  it("redact secrets written with invisible characters, no-break spaces or international letters whole, leaving none of them out", () => {
+    const r = createRedactor();
+    for (const [secret, kind] of written)
+      expect(r.text(`Here it is: ${secret} - keep it safe.`).value, JSON.stringify(secret)).toBe(`Here it is: [REDACTED:${kind}] - keep it safe.`);
+  });
+
+  it("come out of a stream as out of the whole text, split at every index and one character at a time", () => {
+    for (const strategies of [{}, { api_key: "block" as const, email: "block" as const }]) {
+      const redactor = createRedactor({ strategies });
+      for (const secret of secrets) {
+        const text = `Here it is: ${secret} - keep it safe.${" more".repeat(30)}`;
+        const whole = redactor.text(text);
+        for (const chunks of [[...text], ...Array.from({ length: text.length + 1 }, (_, i) => [text.slice(0, i), text.slice(i)])]) {
+          const { out, blocked } = stream(chunks, redactor);
+          const label = `${JSON.stringify(secret)} in ${chunks.length} chunks`;
+          expect(blocked, label).toEqual(whole.blocked);
+          if (whole.blocked.length === 0) expect(out, label).toBe(whole.value);
+        }
+      }
+    }
+  });
+
+  it("come out of a stream as out of the whole text under any chunking, in awkward company (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...secrets),
+        fc.array(fc.constantFrom(...company), { maxLength: 10 }).map((a) => a.join("")),
+        fc.array(fc.constantFrom(...company), { maxLength: 10 }).map((a) => a.join("")),
+        fc.array(fc.nat(300), { maxLength: 8 }),
+        fc.constantFrom<Record<string, "block" | "redact">>({}, { phone: "block" }, { secret: "block" }, { api_key: "block" }, { credit_card: "block" }),
+        (secret, before, after, cuts, strategies) => {
+          const text = `${before}${secret}${after}${" tail".repeat(30)}`;
+          const redactor = createRedactor({ strategies });
+          const whole = redactor.text(text);
+          const { out, blocked } = stream(splitAt(text, cuts.map((c) => c % (text.length + 1))), redactor);
+          expect(blocked).toEqual(whole.blocked);
+          if (whole.blocked.length === 0) expect(out).toBe(whole.value);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("hold a key padded with more invisible characters than the stream's window, so none of it is let out before it is recognised", () => {
+    const padded = spread(KEY, "\u200b".repeat(12));
+    const text = `key ${padded} done`;
+    expect(createRedactor().text(text).value).toBe("key [REDACTED:api_key] done");
+    for (const chunks of [[...text], splitAt(text, [40, 200, 400])]) expect(stream(chunks).out).toBe("key [REDACTED:api_key] done");
+  });
+
+  it("through the ai SDK: a model answer with a soft hyphen or zero-width joiners inside a key is blocked whole under api_key: block, generated or streamed", async () => {
+    const answers = [`Sure: ${KEY.slice(0, 10)}\u00ad${KEY.slice(10)} enjoy`, `Sure: ${spread(KEY, "\u200d", 4)} enjoy`];
+    const middleware = () => aiSdkMiddleware(withMiddleware(createAgentStack(), redaction({ strategies: { api_key: "block" } })));
+    for (const answer of answers) {
+      const generating = new MockLanguageModelV3({ doGenerate: async () => generated(answer) as never });
+      await expect(generateText({ model: wrapLanguageModel({ model: generating, middleware: middleware() }), prompt: "key?" })).rejects.toThrow(/api_key/);
+      const streaming = new MockLanguageModelV3({ doStream: async () => ({ stream: simulateReadableStream({ chunks: textParts(answer.match(/[^]{1,5}/g)!) as never[] }) }) });
+      const result = streamText({ model: wrapLanguageModel({ model: streaming, middleware: middleware() }), prompt: "key?", onError: () => {} });
+      let text = "";
+      const errors: unknown[] = [];
+      for await (const part of result.fullStream) {
+        if (part.type === "text-delta") text += part.text;
+        if (part.type === "error") errors.push(part.error);
+      }
+      expect(String(errors[0])).toMatch(/api_key/);
+      expect(text.replace(/[\u00ad\u200d]/g, "")).not.toContain("AbCd");
+    }
+  });
+});
