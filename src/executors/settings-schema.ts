@@ -99,14 +99,33 @@ export const decodeHookSettings = (file: string, value: unknown): HookSettings =
   for (const key of Object.keys(fields) as (keyof typeof fields)[]) {
     const raw = (value as Record<string, unknown>)[key];
     if (raw === undefined) continue;
-    const result = decoders[key](raw);
-    if (Either.isLeft(result)) {
-      const issues = ParseResult.ArrayFormatter.formatErrorSync(result.left);
-      const first = issues[0]!;
-      const more = issues.slice(1).map((i) => `${pointer([key, ...i.path])}: ${i.message}`);
-      throw new SettingsError(file, pointer([key, ...first.path]), `${first.message}${more.length ? ` (also ${more.join("; ")})` : ""}`);
-    }
-    out[key] = result.right;
+    out[key] = key === "hooks" && hasOwnProto(raw) ? decodeWithProtoEvent(file, raw) : decoded(file, [key], decoders[key], raw);
   }
   return out as HookSettings;
+};
+
+/** `raw` decoded, or a `SettingsError` at `path` naming every bad field. */
+const decoded = (file: string, path: readonly PropertyKey[], decode: (u: unknown) => Either.Either<unknown, ParseResult.ParseError>, raw: unknown): unknown => {
+  const result = decode(raw);
+  if (Either.isRight(result)) return result.right;
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(result.left);
+  const first = issues[0]!;
+  const more = issues.slice(1).map((i) => `${pointer([...path, ...i.path])}: ${i.message}`);
+  throw new SettingsError(file, pointer([...path, ...first.path]), `${first.message}${more.length ? ` (also ${more.join("; ")})` : ""}`);
+};
+
+const hasOwnProto = (raw: unknown): raw is Record<string, unknown> =>
+  typeof raw === "object" && raw !== null && !Array.isArray(raw) && Object.hasOwn(raw, "__proto__");
+
+const decodeGroups = Schema.decodeUnknownEither(Schema.Array(Group), { onExcessProperty: "error", errors: "all" });
+
+/**
+ * `hooks` with an event named `__proto__` (JSON.parse makes it an own key). A decoded record
+ * would assign it as the prototype, and the event would vanish without a word; kept as an own
+ * key, it is reported like any other event we do not know.
+ */
+const decodeWithProtoEvent = (file: string, raw: Record<string, unknown>): unknown => {
+  const groups = decoded(file, ["hooks", "__proto__"], decodeGroups, Object.getOwnPropertyDescriptor(raw, "__proto__")!.value);
+  const rest = decoded(file, ["hooks"], decoders.hooks, Object.fromEntries(Object.entries(raw).filter(([event]) => event !== "__proto__")));
+  return Object.defineProperty(rest as object, "__proto__", { value: groups, enumerable: true, writable: true, configurable: true });
 };

@@ -96,6 +96,14 @@ describe("fromClaudeSettings: loading", () => {
     expect(load(settings).hooks).toEqual([]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
+
+  it("reports an event named __proto__ in a parsed settings object as unused, like any unknown event", () => {
+    const settings = JSON.parse('{"hooks": {"__proto__": [{"hooks": [{"type": "command", "command": "true"}]}], "Stop": []}}');
+    const { hooks, unused } = load(settings);
+    expect(hooks).toEqual([]);
+    expect(unused).toEqual([{ event: "__proto__", type: "command", source: "settings#/hooks/__proto__/0/hooks/0", reason: "__proto__ is not a Claude Code hook event" }]);
+    expect(() => load(JSON.parse('{"hooks": {"__proto__": [{"hooks": [{"type": "command"}]}]}}'))).toThrow(/settings: \/hooks\/__proto__\/0\/hooks\/0\/command: is missing/);
+  });
 });
 
 describe("fromClaudeSettings: running", () => {
