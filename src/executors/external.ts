@@ -100,25 +100,64 @@ export const routeHookNotices = (sink: NoticeSink): (() => void) => {
   };
 };
 
+/** `CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS`, when it holds a positive number: Claude Code's explicit SessionEnd budget. */
+const sessionEndOverrideMs = (): number | undefined => {
+  const raw = process.env.CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS;
+  const ms = raw === undefined || raw.trim() === "" ? Number.NaN : Number(raw);
+  return Number.isFinite(ms) && ms > 0 ? Math.min(ms, maxTimerMs) : undefined;
+};
+
+/**
+ * The time SessionEnd hooks share, in ms (reference, "SessionEnd"): 1.5 seconds, raised to the
+ * longest per-hook timeout configured in settings, up to 60 seconds; or
+ * `CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS` when it is set.
+ *
+ * @example
+ * sessionEndBudgetMs(600_000) // 60000
+ */
+export const sessionEndBudgetMs = (longestTimeoutMs = 0): number => sessionEndOverrideMs() ?? Math.min(Math.max(1500, longestTimeoutMs), 60_000);
+
 /**
  * Claude Code's default timeout, in seconds, for a command or HTTP hook on `event`: 600, but 30 on
- * UserPromptSubmit and 1.5 on SessionEnd (its hooks share a 1.5-second budget).
+ * UserPromptSubmit and, on SessionEnd, the 1.5-second budget its hooks share.
  *
  * @example
  * claudeDefaultSeconds("SessionEnd") // 1.5
  */
-export const claudeDefaultSeconds = (event: string): number => (event === "UserPromptSubmit" ? 30 : event === "SessionEnd" ? 1.5 : 600);
+export const claudeDefaultSeconds = (event: string): number => (event === "UserPromptSubmit" ? 30 : event === "SessionEnd" ? sessionEndBudgetMs() / 1000 : 600);
 
 /**
  * The deadline an executor applies, in ms: `timeoutMs`, else `timeout` seconds, else the default.
+ * On SessionEnd it is at most the longest budget (60 s): a hook cannot hold the session's close longer.
  *
  * @example
  * resolveTimeoutMs({ timeout: 5 }, 600) // 5000
  */
-export const resolveTimeoutMs = (options: { readonly timeout?: number; readonly timeoutMs?: number }, defaultSeconds: number): number => {
+export const resolveTimeoutMs = (
+  options: { readonly timeout?: number; readonly timeoutMs?: number; readonly event?: string },
+  defaultSeconds: number,
+): number => {
   const ms = options.timeoutMs ?? (options.timeout !== undefined ? options.timeout * 1000 : defaultSeconds * 1000);
   if (!(Number.isFinite(ms) && ms > 0)) throw new RangeError(`timeout must be a positive number, got ${String(options.timeoutMs ?? options.timeout)}`);
-  return Math.min(ms, 2_000_000_000);
+  return Math.min(ms, options.event === "SessionEnd" ? sessionEndBudgetMs(Infinity) : 2_000_000_000);
+};
+
+/** When the first SessionEnd hook of each `stack.run` call started, by `ctx.callId`, oldest first. */
+const sessionEndStarts = new Map<string, number>();
+
+/**
+ * The start of the clock the SessionEnd hooks of one call share. Claude Code runs them in parallel
+ * under one budget; ours run in turn, so each one's deadline is counted from the first one's start.
+ */
+const sessionEndStart = (callId: string, now: number): number => {
+  // Calls older than twice the longest budget have no hook left to run; forget them.
+  for (const [id, start] of sessionEndStarts) {
+    if (now - start <= 2 * sessionEndBudgetMs(Infinity)) break;
+    sessionEndStarts.delete(id);
+  }
+  const start = sessionEndStarts.get(callId) ?? now;
+  sessionEndStarts.set(callId, start);
+  return start;
 };
 
 /**
@@ -187,11 +226,26 @@ export const externalHook = <E extends ClaudeEvent>(
       else notify("dropped", `background queue full (${queue.limit}); ${queue.dropped} dropped so far`);
       return Continue;
     }
+    let signal = ctx.signal;
+    let shared: ReturnType<typeof withDeadline> | undefined;
+    if (options.event === "SessionEnd") {
+      const now = performance.now();
+      const left = sessionEndStart(ctx.callId, now) + timeoutMs - now;
+      if (left <= 0) throw new ExecutorError("timeout", `not run: the SessionEnd hooks' shared budget (${timeoutMs} ms for this hook) ran out in the hooks before it`);
+      if (left < timeoutMs) {
+        shared = withDeadline(ctx.signal, left);
+        signal = shared.controller.signal;
+      }
+    }
     let answer: HookAnswer;
     try {
-      answer = await run({ json, signal: ctx.signal, timeoutMs, cwd, ctx });
+      answer = await run({ json, signal, timeoutMs, cwd, ctx });
     } catch (error) {
+      if (shared?.controller.signal.aborted === true && !ctx.signal.aborted)
+        throw new ExecutorError("timeout", `timed out: the SessionEnd hooks' shared budget (${timeoutMs} ms for this hook) ran out`, { cause: error });
       throw fail(error);
+    } finally {
+      shared?.dispose();
     }
     try {
       return await applyAnswer(spec, answer, data, ctx, { hook: name, phase, notify });

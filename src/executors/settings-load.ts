@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
+import { claudeDefaultSeconds, sessionEndBudgetMs } from "./external.ts";
 import { parseJson } from "./json.ts";
 import { orMatchers } from "./settings-rules.ts";
 import { decodeHookSettings, pointer, SettingsError, type SettingsHandler } from "./settings-schema.ts";
@@ -92,6 +93,19 @@ const canonical = (value: unknown): string =>
     : JSON.stringify(value);
 
 /**
+ * SessionEnd handlers share a 1.5-second budget, which a longer per-hook `timeout` in any settings
+ * file raises, up to 60 s, for every SessionEnd hook (reference, "SessionEnd"). A handler without
+ * a `timeout` of its own gets the raised budget as its timeout.
+ */
+const withSessionEndBudget = (entries: HandlerEntry[]): HandlerEntry[] => {
+  const ends = entries.filter((e) => e.event === "SessionEnd");
+  const longest = Math.max(0, ...ends.map((e) => (e.handler.timeout ?? 0) * 1000));
+  const budget = sessionEndBudgetMs(longest);
+  if (budget === claudeDefaultSeconds("SessionEnd") * 1000) return entries;
+  return entries.map((e) => (e.event === "SessionEnd" && e.handler.timeout === undefined ? { ...e, handler: { ...e.handler, timeout: budget / 1000 } } : e));
+};
+
+/**
  * Read, validate and merge settings layers into a flat, de-duplicated list of handlers. A
  * project's own `.claude/settings*.json` is loaded only with `trustProjectSettings: true`.
  *
@@ -143,7 +157,7 @@ export const loadClaudeSettings = (input: SettingsInput, options: LoadOptions = 
     }
   }
   return {
-    entries, untrusted, duplicates, disabled,
+    entries: withSessionEndBudget(entries), untrusted, duplicates, disabled,
     httpHookAllowedEnvVars: envVars ? [...envVars] : undefined,
     allowedHttpHookUrls: urls ? [...urls] : undefined,
   };

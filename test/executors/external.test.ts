@@ -1,0 +1,52 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { commandHook } from "../../src/executors/command.ts";
+import { fromClaudeSettings } from "../../src/executors/settings.ts";
+import { tempDir } from "./helpers.ts";
+
+/** SessionEnd command handlers from one settings file; run the point once and say how long it took and what the hooks wrote. */
+const endSession = async (handlers: readonly Record<string, unknown>[]) => {
+  const dir = tempDir();
+  const log = join(dir, "ends.log");
+  const settings = { hooks: { SessionEnd: [{ hooks: handlers.map((h) => ({ ...h, command: String(h.command).replaceAll("LOG", `'${log}'`) })) }] } };
+  const { stack } = fromClaudeSettings(settings, { cwd: dir, killGraceMs: 100, onNotice: () => {} });
+  const start = performance.now();
+  const outcome = await stack.run("sessionEnd", { sessionId: "s1", reason: "other" }, () => undefined);
+  return { outcome, ms: performance.now() - start, wrote: existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [] };
+};
+
+describe("SessionEnd hooks", () => {
+  const saved = process.env.CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS;
+    else process.env.CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS = saved;
+  });
+
+  it("share one 1.5-second budget: three that hang end the session in about 1.5 s, not 4.5 s", async () => {
+    const sleep = (name: string) => ({ type: "command", command: `sleep 10; echo ${name} >> LOG` });
+    const { outcome, ms, wrote } = await endSession([sleep("a"), sleep("b"), sleep("c")]);
+    expect(outcome._tag).toBe("Completed");
+    expect(wrote).toEqual([]);
+    expect(ms).toBeLessThan(3000);
+  });
+
+  it("get a budget raised to the longest per-hook timeout in the settings, hooks without one included", async () => {
+    const { wrote } = await endSession([
+      { type: "command", command: "sleep 2; echo slow >> LOG" },
+      { type: "command", command: "echo quick >> LOG", timeout: 3 },
+    ]);
+    expect(wrote).toEqual(["slow", "quick"]);
+  });
+
+  it("never wait more than 60 seconds, whatever timeout a hook sets", () => {
+    const hook = commandHook({ event: "SessionEnd", command: "true", timeout: 600, killGraceMs: 100 });
+    expect(hook.timeoutMs).toBeLessThanOrEqual(60_000 + 100 + 1500 + 1500);
+  });
+
+  it("take their budget from CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS when it is set", async () => {
+    process.env.CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS = "3000";
+    const { wrote } = await endSession([{ type: "command", command: "sleep 2; echo slow >> LOG" }]);
+    expect(wrote).toEqual(["slow"]);
+  });
+});
