@@ -94,7 +94,7 @@ const us = (ms: number): number => Math.round(ms * 1000 * 1000) / 1000;
  * await writeFile("run.trace.json", json) // then open it in https://ui.perfetto.dev
  */
 export const toChromeTrace = (runs: readonly (TimelineRun | RunEvent<any, any>)[], options: ChromeTraceOptions = {}): ChromeTrace => {
-  const redactor = options.redact === false ? undefined : typeof (options.redact as Redactor | undefined)?.scrub === "function" ? (options.redact as Redactor) : createRedactor((options.redact as RedactorOptions | undefined) ?? {});
+  const redactor = redactorOf(options);
   const scrub = (text: string | undefined): string | undefined => (text === undefined || redactor === undefined ? text : redactor.scrub(text));
   const list = runs.map((r) => ("outcome" in r && typeof r.outcome === "object" ? timelineRun(r as RunEvent) : (r as TimelineRun))).sort((a, b) => a.startedAt - b.startedAt);
   const origin = list[0]?.startedAt ?? 0;
@@ -163,6 +163,10 @@ export const toChromeTrace = (runs: readonly (TimelineRun | RunEvent<any, any>)[
   };
 };
 
+/** The redactor of a redact option: none for `false`, a redactor as given, else one made of the options. */
+const redactorOf = (options: ChromeTraceOptions): Redactor | undefined =>
+  options.redact === false ? undefined : typeof (options.redact as Redactor | undefined)?.scrub === "function" ? (options.redact as Redactor) : createRedactor((options.redact as RedactorOptions | undefined) ?? {});
+
 const compact = (args: Record<string, unknown>): Record<string, unknown> => {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(args)) if (v !== undefined) out[k] = v;
@@ -201,9 +205,11 @@ export interface ChromeTraceRecorder extends Middleware {
 export const chromeTraceRecorder = (options: ChromeTraceRecorderOptions = {}): ChromeTraceRecorder => {
   const name = nameOption("chrome-trace", options.name);
   const maxRuns = integerOption(name, "maxRuns", options.maxRuns ?? 100_000, 1);
+  // Made here, so that a bad redact option throws when the recorder is made, not when the trace is written.
+  const redact = redactorOf(options);
   let runs: TimelineRun[] = [];
   const latest = (): TimelineRun[] => (runs.length > maxRuns ? runs.slice(runs.length - maxRuns) : runs);
-  const toJSON = (): ChromeTrace => toChromeTrace(latest(), options);
+  const toJSON = (): ChromeTrace => toChromeTrace(latest(), { ...options, redact: redact ?? false });
   return {
     name,
     hooks: onEveryPoint(

@@ -18,7 +18,7 @@ import { spentBy } from "./budget.ts";
 import {
   durationBuckets, GenAiAttr, GenAiMetric, GenAiOperation, GenAiTokenType, hookBuckets, OnionAttr, OnionMetric, tokenBuckets,
 } from "./semconv.ts";
-import { Bounded, errorTypeOf, hookOutcome, providerOf, type ProviderOption } from "./telemetry-attrs.ts";
+import { Bounded, errorTypeOf, hookOutcome, providerOf, providerOption, type ProviderOption } from "./telemetry-attrs.ts";
 
 /** Options of `metrics`: the meter, how providers are named, which points, and the cardinality cap. */
 export interface MetricsOptions {
@@ -76,19 +76,21 @@ export const metrics = (options: MetricsOptions = {}): Middleware => {
   const name = nameOption("metrics", options.name);
   const maxValues = integerOption(name, "maxValues", options.maxValues ?? 100, 1);
   const legacy = options.legacySystemAttribute === true;
+  const provider = providerOption(name, options.provider);
+  const meter = meterOption(name, options.meter);
   const models = new Bounded(maxValues);
   const tools = new Bounded(maxValues);
   const agents = new Bounded(maxValues);
   const hookName = scrubbedNames();
   let made: Instruments | undefined;
-  const get = (): Instruments => (made ??= instruments(options.meter ?? otelMetrics.getMeter("agent-onion")));
+  const get = (): Instruments => (made ??= instruments(meter ?? otelMetrics.getMeter("agent-onion")));
 
   const genAi = (operation: string, model: string | undefined): Attributes => {
     const attrs: Attributes = { [GenAiAttr.operationName]: operation };
     if (model !== undefined) {
-      const provider = providerOf(model, options.provider);
-      attrs[GenAiAttr.providerName] = provider;
-      if (legacy) attrs[GenAiAttr.system] = provider;
+      const providerName = providerOf(model, provider);
+      attrs[GenAiAttr.providerName] = providerName;
+      if (legacy) attrs[GenAiAttr.system] = providerName;
       attrs[GenAiAttr.requestModel] = models.of(model);
     }
     return attrs;
@@ -176,6 +178,14 @@ const scrubbedNames = (cap = 1000): ((hook: string) => string) => {
     if (seen.size < cap) seen.set(hook, scrubbed);
     return scrubbed;
   };
+};
+
+/** Refuse a meter without the instruments made from it, when the middleware is made rather than on its first run. */
+const meterOption = (hook: string, value: unknown): Meter | undefined => {
+  const meter = value as Meter | undefined;
+  if (value !== undefined && (typeof meter?.createHistogram !== "function" || typeof meter.createCounter !== "function"))
+    throw new TypeError(`${hook}: meter must be an OpenTelemetry Meter (with createHistogram and createCounter), got ${String(value)}`);
+  return meter;
 };
 
 const failureOf = (failures: readonly HookError[], hook: string, phase: string): HookError | undefined =>

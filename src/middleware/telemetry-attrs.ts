@@ -22,6 +22,18 @@ const known: readonly (readonly [RegExp, string])[] = [
 ];
 
 /**
+ * Refuse a provider option that is neither a non-empty name nor a function (when given), when the
+ * middleware is made: a number would otherwise throw inside `providerOf` on every model call.
+ *
+ * @example
+ * providerOption("metrics", 5) // throws TypeError: metrics: provider must be a provider name or a function of the model id, got 5
+ */
+export const providerOption = (hook: string, value: unknown): ProviderOption | undefined => {
+  if (value === undefined || typeof value === "function" || (typeof value === "string" && value.trim() !== "")) return value as ProviderOption | undefined;
+  throw new TypeError(`${hook}: provider must be a provider name or a function of the model id, got ${typeof value === "string" ? JSON.stringify(value) : String(value)}`);
+};
+
+/**
  * The `gen_ai.provider.name` of a model: the option when given, else a guess from well-known
  * model id prefixes, else `unknown`.
  *

@@ -24,7 +24,7 @@ import { allAgentPoints, onEveryPoint } from "./every-point.ts";
 import { nameOption, numberOption } from "./options.ts";
 import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
 import { GenAiAttr, GenAiOperation, OnionAttr } from "./semconv.ts";
-import { errorTypeOf, hookOutcome, providerOf, type ProviderOption } from "./telemetry-attrs.ts";
+import { errorTypeOf, hookOutcome, providerOf, providerOption, type ProviderOption } from "./telemetry-attrs.ts";
 
 /** A point's span until it ended, by its `around` or by the run's observer, whichever comes first. */
 interface OpenSpan {
@@ -69,6 +69,8 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
   const priority = numberOption(name, "priority", options.priority ?? Number.MIN_SAFE_INTEGER, -Number.MAX_VALUE);
   const legacy = options.legacySystemAttribute === true;
   const hookSpans = options.hookSpans !== false;
+  const providerChoice = providerOption(name, options.provider);
+  const givenTracer = tracerOption(name, options.tracer);
   const redactor = options.redact === false ? undefined : isRedactor(options.redact) ? options.redact : createRedactor(options.redact ?? {});
   const scrub = (text: string): string => (redactor === undefined ? text : redactor.scrub(text));
   // The conversation id is kept as it is unless the caller asked for redaction: spans are joined
@@ -79,7 +81,7 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
   const idRedactor = !asked ? undefined : isRedactor(options.redact)
     ? options.redact
     : createRedactor({ ...options.redact, strategy: "hash", strategies: {}, salt: options.redact?.salt ?? randomUUID() });
-  const tracer = (): Tracer => options.tracer ?? otelTrace.getTracer("agent-onion");
+  const tracer = (): Tracer => givenTracer ?? otelTrace.getTracer("agent-onion");
   // Our own record of the current span, for applications without an OpenTelemetry context manager.
   const current = new AsyncLocalStorage<Context>();
   // The spans of each run, by its call id (the observer gets the same), until its observer ran.
@@ -99,7 +101,7 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
     let kind = SpanKind.INTERNAL;
     if (ctx.point === "modelCall") {
       const model = (input as ModelRequest).model;
-      const provider = providerOf(model, options.provider);
+      const provider = providerOf(model, providerChoice);
       spanName = `${GenAiOperation.chat} ${model}`;
       kind = SpanKind.CLIENT;
       Object.assign(attrs, { [GenAiAttr.operationName]: GenAiOperation.chat, [GenAiAttr.providerName]: provider, [GenAiAttr.requestModel]: model }, legacy ? { [GenAiAttr.system]: provider } : {});
@@ -220,3 +222,10 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
 };
 
 const isRedactor = (value: unknown): value is Redactor => typeof (value as Redactor | undefined)?.scrub === "function";
+
+/** Refuse a tracer that cannot start spans, when the middleware is made rather than on its first run. */
+const tracerOption = (hook: string, value: unknown): Tracer | undefined => {
+  if (value !== undefined && typeof (value as Tracer | null)?.startSpan !== "function")
+    throw new TypeError(`${hook}: tracer must be an OpenTelemetry Tracer (with startSpan), got ${String(value)}`);
+  return value as Tracer | undefined;
+};

@@ -152,4 +152,9 @@ describe("the Chrome trace export", () => {
     expect(timeline.runs.map((r) => r.runId)).toEqual(["e", "f"]);
     expect(() => chromeTraceRecorder({ maxRuns: 0 })).toThrow(/maxRuns/);
   });
+
+  it("refuses a redact option it could not use when it is made, not when the trace is written", () => {
+    expect(() => chromeTraceRecorder({ redact: { strategy: "x" as never } })).toThrow(TypeError);
+    expect(() => chromeTraceRecorder({ redact: { strategy: "x" as never } })).toThrow(/strategy must be one of/);
+  });
 });

@@ -208,4 +208,11 @@ describe("metrics, read back through the OpenTelemetry SDK", () => {
     expect(() => metrics({ maxValues: 0 })).toThrow(/maxValues/);
     expect(() => metrics({ points: ["nope"] })).toThrow(/not an agent point/);
   });
+
+  it("refuses a provider or a meter it could not use when it is made, naming the hook and the field", () => {
+    expect(() => metrics({ provider: 5 as never })).toThrow(new TypeError("metrics: provider must be a provider name or a function of the model id, got 5"));
+    expect(() => metrics({ provider: " " })).toThrow(/metrics: provider must be/);
+    expect(() => metrics({ name: "m2", meter: {} as never })).toThrow(new TypeError("m2: meter must be an OpenTelemetry Meter (with createHistogram and createCounter), got [object Object]"));
+    expect(() => metrics({ meter: meterHarness().meter, provider: (model) => model.split("/")[0] })).not.toThrow();
+  });
 });

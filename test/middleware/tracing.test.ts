@@ -223,4 +223,10 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
     expect(spans().map((s) => s.name)).toEqual(["chat m"]);
     expect(() => tracing({ priority: Number.NaN })).toThrow(/priority/);
   });
+
+  it("refuses a provider or a tracer it could not use when it is made, naming the hook and the field", () => {
+    expect(() => tracing({ provider: 5 as never })).toThrow(new TypeError("tracing: provider must be a provider name or a function of the model id, got 5"));
+    expect(() => tracing({ name: "t2", tracer: {} as never })).toThrow(new TypeError("t2: tracer must be an OpenTelemetry Tracer (with startSpan), got [object Object]"));
+    expect(() => tracing({ tracer: tracerHarness().tracer, provider: "openai" })).not.toThrow();
+  });
 });
