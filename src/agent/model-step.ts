@@ -2,15 +2,20 @@
  * The loop's model call: one `modelCall` run (generate or stream), and on failure the
  * `error` point's decision: retry, recover with a response, or fail the run.
  */
+import type { RunOptions } from "../core/context.ts";
 import type { Outcome } from "../core/outcome.ts";
 import { OutcomeRejectedError } from "../core/outcome.ts";
 import { contentText } from "./content-text.ts";
 import { AgentRunError, decide } from "./decide.ts";
 import type { LoopEnv } from "./env.ts";
 import type { AttemptContext } from "./context-queue.ts";
-import { addUsage, noUsage, type LanguageModel, type ModelCallOptions } from "./model.ts";
+import { addUsage, noUsage, type LanguageModel, type ModelCallOptions, type StreamPart } from "./model.ts";
+import { ModelStreamError, streamStarted } from "./stream/errors.ts";
+import { isThenable } from "./stream/parts.ts";
+import type { StartStream } from "./stream/pump.ts";
 import { streamThroughStack } from "./stream/through-stack.ts";
-import type { ModelRequest, ModelResponse } from "./types.ts";
+import { reportedOrEstimated } from "./tokens.ts";
+import type { Message, ModelRequest, ModelResponse, Usage } from "./types.ts";
 import { generateThroughStack, streamStarter } from "./wrap-model.ts";
 
 /** The model, telling `context` each time it is called: a new attempt of the call begins. */
@@ -26,12 +31,95 @@ const announcing = (model: LanguageModel, context: AttemptContext): LanguageMode
   };
 };
 
-/** One `modelCall` run, streamed when the agent streams; hooks' context goes to `context`. */
+/** Add to the turn's tally what a settled call spent (see `spent`). */
+const spend = (env: LoopEnv, outcome: Outcome<ModelResponse>): void => {
+  const usage = spent(outcome);
+  if (usage !== undefined) env.spent.usage = addUsage(env.spent.usage, usage);
+};
+
+/**
+ * The tokens a settled call spent: its answer's, or what a stream that failed part-way had streamed
+ * (its `ModelStreamError`'s partial usage); none for a stream that failed having produced nothing
+ * but an estimate, as `budget` refunds it.
+ */
+const spent = (outcome: Outcome<ModelResponse>): Usage | undefined => {
+  if (outcome._tag === "Completed") return outcome.value.usage;
+  const error = outcome._tag === "Failed" ? outcome.error : undefined;
+  if (!(error instanceof ModelStreamError)) return undefined;
+  return streamStarted(error) || error.partial.usage.outputTokens > 0 || error.partial.usageEstimated !== true ? error.partial.usage : undefined;
+};
+
+/**
+ * One `modelCall` run, streamed when the agent streams; hooks' context goes to `context`. What it
+ * spent is added to `env.spent`.
+ */
 const callOnce = async (env: LoopEnv, request: ModelRequest, step: number, context: AttemptContext): Promise<Outcome<ModelResponse>> => {
   const run = { ...env.run, onContext: context.push };
   const model = announcing(env.model, context);
-  if (env.settings.stream === undefined) return generateThroughStack(env.stack, model, request, run);
-  const call = streamThroughStack(env.stack, request, streamStarter(model), { ...run, holdBack: env.settings.stream });
+  if (env.settings.stream === undefined) {
+    const outcome = await generateThroughStack(env.stack, model, request, run);
+    spend(env, outcome);
+    return outcome;
+  }
+  // A caller's abort settles the turn at once, with what it spent by then, before this call's
+  // post-phase hands back its partial answer: what the provider had streamed is counted as it aborts.
+  const streamed: Streamed = { messages: undefined, text: "", usage: undefined };
+  let cutShort = false;
+  const onAbort = (): void => {
+    if (streamed.messages === undefined) return; // no stream opened: nothing spent that we know of
+    cutShort = true;
+    env.spent.usage = addUsage(env.spent.usage, reportedOrEstimated(streamed.usage, streamed.messages, streamed.text).usage);
+  };
+  if (env.signal?.aborted === false) env.signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    return await streamOnce(env, request, step, noting(streamStarter(model), streamed), run, () => cutShort);
+  } finally {
+    env.signal?.removeEventListener("abort", onAbort);
+  }
+};
+
+/** What the provider streamed so far in the current attempt: the messages it was sent, its text, the usage it reported. */
+interface Streamed {
+  messages: readonly Message[] | undefined;
+  text: string;
+  usage: unknown;
+}
+
+/** The start, noting in `streamed` what each provider stream it opens sends, as it arrives. */
+const noting = (start: StartStream, streamed: Streamed): StartStream => (request, options) => {
+  streamed.messages = request.messages as readonly Message[];
+  streamed.text = "";
+  streamed.usage = undefined;
+  const note = (r: IteratorResult<StreamPart>): IteratorResult<StreamPart> => {
+    if (r.done !== true && r.value.type === "text-delta") streamed.text += r.value.text;
+    else if (r.done !== true && r.value.type === "finish") streamed.usage = r.value.usage;
+    return r;
+  };
+  // Only `next` is watched; `return` is the provider's own, so closing its stream works as before.
+  const watched = (parts: AsyncIterable<StreamPart>): AsyncIterable<StreamPart> => ({
+    [Symbol.asyncIterator]: () => {
+      const iterator = parts[Symbol.asyncIterator]();
+      const close = iterator.return;
+      return {
+        next: () => Promise.resolve(iterator.next()).then(note),
+        ...(close !== undefined ? { return: (value?: unknown) => close.call(iterator, value) } : {}),
+      };
+    },
+  });
+  const opened = start(request, options);
+  return isThenable(opened) ? Promise.resolve(opened).then(watched) : watched(opened);
+};
+
+/** The streamed `modelCall` run; its spending is counted unless the caller's abort already counted it. */
+const streamOnce = async (
+  env: LoopEnv,
+  request: ModelRequest,
+  step: number,
+  start: StartStream,
+  run: RunOptions,
+  counted: () => boolean,
+): Promise<Outcome<ModelResponse>> => {
+  const call = streamThroughStack(env.stack, request, start, { ...run, holdBack: env.settings.stream });
   const info = { path: env.path, step };
   try {
     for await (const part of call.parts) {
@@ -44,7 +132,9 @@ const callOnce = async (env: LoopEnv, request: ModelRequest, step: number, conte
   } catch {
     // The consumer side ends with the caller's abort; the outcome below says what happened.
   }
-  return call.outcome;
+  const outcome = await call.outcome;
+  if (!counted()) spend(env, outcome);
+  return outcome;
 };
 
 /** What a `recover` decision's value becomes: a response as given, or text. */
@@ -66,11 +156,8 @@ export const callModel = async (env: LoopEnv, request: ModelRequest, step: numbe
   for (let attempt = 1; ; attempt++) {
     if (attempt > 1) context.next();
     const outcome = await callOnce(env, request, step, context);
-    if (outcome._tag === "Completed") {
-      // Counted as soon as the model answered: a step that then fails in its tools still spent it.
-      env.spent.usage = addUsage(env.spent.usage, outcome.value.usage);
-      return outcome.value;
-    }
+    // Counted (in callOnce) as soon as the model answered: a step that then fails in its tools still spent it.
+    if (outcome._tag === "Completed") return outcome.value;
     // On an observation point a Rejected outcome comes from a hook that failed closed.
     const error = outcome._tag === "Failed" ? outcome.error : new OutcomeRejectedError(outcome.reason, outcome.by);
     if (env.signal?.aborted) throw error;

@@ -4,7 +4,7 @@
  * to compact, and to record something honest when a stream is cut before the provider said.
  */
 import { isTokenCount } from "./response-shape.ts";
-import type { Message, ModelResponse } from "./types.ts";
+import type { Message, ModelResponse, Usage } from "./types.ts";
 
 /**
  * Estimate the tokens of a text (ceil of characters / 4).
@@ -31,6 +31,24 @@ export const estimateMessageTokens = (messages: readonly Message[]): number => {
 };
 
 /**
+ * Usage as a provider reported it, with the totals it did not report (missing, or not a count)
+ * estimated from the request's messages and the text it wrote; `estimated` says if any was.
+ *
+ * @example
+ * reportedOrEstimated({ outputTokens: 5 }, messages, "Hello").usage.outputTokens // 5
+ */
+export const reportedOrEstimated = (reported: unknown, messages: readonly Message[], written: string): { usage: Usage; estimated: boolean } => {
+  const given = reported as Partial<Record<keyof Usage, unknown>> | null | undefined;
+  const input = given?.inputTokens;
+  const output = given?.outputTokens;
+  if (isTokenCount(input) && isTokenCount(output)) return { usage: { inputTokens: input, outputTokens: output }, estimated: false };
+  return {
+    usage: { inputTokens: isTokenCount(input) ? input : estimateMessageTokens(messages), outputTokens: isTokenCount(output) ? output : estimateTokens(written) },
+    estimated: true,
+  };
+};
+
+/**
  * A provider's response with the token totals it did not report (missing, or not a count)
  * estimated from the request and the answer, and `usageEstimated` set; as it is when it did.
  *
@@ -38,14 +56,7 @@ export const estimateMessageTokens = (messages: readonly Message[]): number => {
  * withEstimatedUsage({ text: "Hi", toolCalls: [], finishReason: "stop" } as never, messages).usageEstimated // true
  */
 export const withEstimatedUsage = (response: ModelResponse, messages: readonly Message[]): ModelResponse => {
-  const given = response.usage as Partial<Record<keyof ModelResponse["usage"], unknown>> | null | undefined;
-  const input = given?.inputTokens;
-  const output = given?.outputTokens;
-  if (isTokenCount(input) && isTokenCount(output)) return response;
   const written = response.text + response.toolCalls.map((c) => c.name + JSON.stringify(c.input)).join("");
-  return {
-    ...response,
-    usage: { inputTokens: isTokenCount(input) ? input : estimateMessageTokens(messages), outputTokens: isTokenCount(output) ? output : estimateTokens(written) },
-    usageEstimated: true,
-  };
+  const { usage, estimated } = reportedOrEstimated(response.usage, messages, written);
+  return estimated ? { ...response, usage, usageEstimated: true } : response;
 };

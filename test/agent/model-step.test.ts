@@ -83,3 +83,79 @@ describe("the loop's model call checks the response it goes on with", () => {
     expect(seen.map((r) => r.usageEstimated)).toEqual([true, true, true, true]);
   });
 });
+
+describe("the turn's usage counts what a streamed call spent", () => {
+  const cut = (text: string) => ({ text, chunkSize: 40, error: new Error("connection reset"), errorAfterChunks: 5 });
+  const partialUsage = { inputTokens: 2, outputTokens: 50 }; // estimated: "go" in, 200 characters out
+
+  it("counts a stream that failed part-way and was retried by an error hook, with the retry's answer", async () => {
+    const partials: unknown[] = [];
+    const stack = createAgentStack().use("error", {
+      name: "retry-model",
+      match: "model",
+      before: (event) => { partials.push((event.error as { partial?: ModelResponse }).partial?.usage); return Replace({ action: "retry" } as ErrorDecision); },
+    });
+    const model = createScriptedModel({ turns: [cut("x".repeat(400)), { text: "fine", usage: { inputTokens: 1000, outputTokens: 1 } }], chunkSize: 40 });
+
+    const turn = await createAgent({ model, stack, stream: true }).run("go");
+
+    expect(partials).toEqual([partialUsage]);
+    expect(turn).toMatchObject({ status: "completed", text: "fine", usage: { inputTokens: 1002, outputTokens: 51 } });
+  });
+
+  it("counts a stream that failed part-way and failed the turn", async () => {
+    const model = createScriptedModel({ turns: [cut("x".repeat(400))], chunkSize: 40 });
+
+    const turn = await createAgent({ model, stack: createAgentStack(), stream: true }).run("go");
+
+    expect(turn).toMatchObject({ status: "failed", usage: partialUsage });
+  });
+
+  it("counts a stream once when a modelCall recover hook answers with what it had streamed", async () => {
+    const stack = createAgentStack().use("modelCall", { name: "keep-partial", recover: (error) => Replace((error as { partial: ModelResponse }).partial) });
+    const model = createScriptedModel({ turns: [cut("x".repeat(400))], chunkSize: 40 });
+
+    const turn = await createAgent({ model, stack, stream: true }).run("go");
+
+    expect(turn).toMatchObject({ status: "completed", usage: partialUsage });
+  });
+
+  it("refunds a stream that failed before it produced anything, whose usage is only an estimate", async () => {
+    const model = createScriptedModel({ turns: [{ text: "never", error: new Error("connection refused"), errorAfterChunks: 0 }] });
+
+    const turn = await createAgent({ model, stack: createAgentStack(), stream: true }).run("go");
+
+    expect(turn).toMatchObject({ status: "failed", usage: { inputTokens: 0, outputTokens: 0 } });
+  });
+
+  for (const watched of [false, true]) {
+    it(`counts what a stream had streamed when the caller aborted it part-way${watched ? ", as a modelCall after hook saw it" : ""}`, async () => {
+      const seen: ModelResponse[] = [];
+      const stack = watched ? createAgentStack().use("modelCall", { name: "meter", after: (response) => void seen.push(response as ModelResponse) }) : createAgentStack();
+      const model = createScriptedModel({ turns: ["a long answer that takes a while to stream out completely"], chunkSize: 4, delayMs: 5 });
+      const controller = new AbortController();
+      let parts = 0;
+
+      const turn = await createAgent({ model, stack, stream: true }).run("go", {
+        signal: controller.signal,
+        onPart: () => { if (++parts === 4) controller.abort(new Error("ctrl-c")); },
+      });
+
+      expect(turn.status).toBe("aborted");
+      expect(turn.usage).toEqual({ inputTokens: 2, outputTokens: 4 }); // 16 characters streamed
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      if (watched) expect(seen.map((r) => [r.aborted, r.usage])).toEqual([[true, turn.usage]]);
+    });
+  }
+
+  it("counts the usage a provider reported when the caller aborts after its stream ended, while after hooks still run", async () => {
+    const stack = createAgentStack().use("modelCall", { name: "slow-audit", after: () => new Promise<void>((resolve) => setTimeout(resolve, 100)) });
+    const model = createScriptedModel({ turns: [{ text: "short answer", usage: { inputTokens: 10, outputTokens: 5 } }] });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("ctrl-c")), 30);
+
+    const turn = await createAgent({ model, stack, stream: true }).run("go", { signal: controller.signal });
+
+    expect(turn).toMatchObject({ status: "aborted", usage: { inputTokens: 10, outputTokens: 5 } });
+  });
+});
