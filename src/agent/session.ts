@@ -5,7 +5,7 @@
  */
 import { setMaxListeners } from "node:events";
 import type { RunOptions } from "../core/context.ts";
-import { AgentOnionError, type HookError } from "../core/errors.ts";
+import { AgentOnionError, RunAbortedError, type HookError } from "../core/errors.ts";
 import type { Rejected } from "../core/outcome.ts";
 import { linkSignal, noop, stopListening } from "../core/signal.ts";
 import type { AgentSession, PromptOptions, SessionOptions, TurnResult } from "./agent-types.ts";
@@ -74,6 +74,23 @@ const either = (a: AbortSignal | undefined, b: AbortSignal | undefined): { signa
 };
 
 /**
+ * True once `earlier` (the turns before a prompt) settles; false as soon as `signal` aborts, if it
+ * does first. Either way its listener is gone when this settles.
+ */
+const untilTurn = (earlier: Promise<unknown>, signal: AbortSignal | undefined): Promise<boolean> => {
+  if (signal === undefined) return earlier.then(() => true);
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const cancel = (): void => resolve(false);
+    signal.addEventListener("abort", cancel, { once: true });
+    void earlier.finally(() => {
+      stopListening(signal, cancel);
+      resolve(true);
+    });
+  });
+};
+
+/**
  * Open a session: runs the `sessionStart` gate.
  *
  * @example
@@ -117,19 +134,35 @@ class Session implements AgentSession {
   prompt(text: string, options: PromptOptions = {}): Promise<TurnResult> {
     if (this.closed) return Promise.reject(new Error(`session ${this.id} is closed`));
     if (typeof text !== "string") return Promise.reject(new TypeError("prompt: text must be a string"));
-    const turn = this.tail.then(() => this.turn(text, options));
-    this.tail = turn.catch(() => undefined);
+    let combined: ReturnType<typeof either>;
+    try {
+      combined = either(this.base.signal, options.signal);
+    } catch (error) {
+      return Promise.reject(error); // a signal that cannot be listened to: this prompt fails, not the caller's code
+    }
+    // The turn number keeps it readable; the random part keeps it unique when a session is resumed
+    // with the same id (the count starts again), since run-scoped guard state is kept under it for days.
+    const runId = runIdOf(this.id, ++this.turns);
+    const earlier = this.tail;
+    // A prompt cancelled while an earlier turn still runs ends then, not when that turn does; no
+    // hook runs for it. The next prompt still waits for the earlier turn.
+    const turn = untilTurn(earlier, combined.signal).then((ready) => {
+      if (ready) return this.turn(runId, text, options, combined);
+      combined.dispose();
+      const reason: unknown = combined.signal?.reason;
+      return { status: "aborted", runId, text: "", steps: 0, usage: noUsage, error: new RunAbortedError("userPrompt", reason, false) } satisfies TurnResult;
+    });
+    this.tail = Promise.all([earlier, turn.catch(() => undefined)]);
     return turn;
   }
 
-  private async turn(text: string, options: PromptOptions): Promise<TurnResult> {
-    const combined = either(this.base.signal, options.signal);
+  private async turn(runId: string, text: string, options: PromptOptions, combined: ReturnType<typeof either>): Promise<TurnResult> {
     // A turn that does not complete leaves the conversation as it was: its hooks' context is
     // dropped, and context from before it (a `sessionStart` hook's) waits for the next request again.
     const mark = this.pending.mark();
     let completed = false;
     try {
-      const result = await this.turnBody(text, options, combined.signal);
+      const result = await this.turnBody(runId, text, options, combined.signal);
       completed = result.status === "completed";
       return result;
     } finally {
@@ -139,10 +172,7 @@ class Session implements AgentSession {
     }
   }
 
-  private async turnBody(text: string, options: PromptOptions, signal: AbortSignal | undefined): Promise<TurnResult> {
-    // The turn number keeps it readable; the random part keeps it unique when a session is resumed
-    // with the same id (the count starts again), since run-scoped guard state is kept under it for days.
-    const runId = runIdOf(this.id, ++this.turns);
+  private async turnBody(runId: string, text: string, options: PromptOptions, signal: AbortSignal | undefined): Promise<TurnResult> {
     const run: RunOptions = { ...this.base, signal, runId, metadata: { ...this.base.metadata, ...options.metadata } };
     const empty = { runId, text: "", steps: 0, usage: noUsage };
     const accepted = await this.config.stack.run("userPrompt", { text }, (p) => p as UserPrompt, run);
