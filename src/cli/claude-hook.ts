@@ -3,12 +3,15 @@
  * stdin, run the module's TypeScript stack on the matching point, answer with exit code and
  * JSON. Anything that keeps the bridge from deciding (a module that does not load, an event
  * it cannot read) exits 2, which blocks: a broken guard must not silently allow. `--fail-open`
- * exits 1 instead, which Claude Code treats as a non-blocking error.
+ * exits 1 instead, which Claude Code treats as a non-blocking error. An event we do not drive
+ * (PermissionRequest, WorktreeRemove...) exits 1 too: no guard of ours covers it, so blocking it
+ * would refuse what nothing checked, and exit 1 is how a hook lets the action go on while the
+ * user sees why (exit 0's stderr reaches only the debug log).
  */
 import { parseArgs } from "node:util";
 import type { ApprovalHandler } from "../core/context.ts";
 import { describe } from "../core/errors.ts";
-import { fromClaudeEvent } from "../executors/bridge-event.ts";
+import { fromClaudeEvent, UndrivenEventError } from "../executors/bridge-event.ts";
 import { runBridge } from "../executors/bridge.ts";
 import { routeHookNotices } from "../executors/external.ts";
 import { parseJson } from "../executors/json.ts";
@@ -59,6 +62,10 @@ export const claudeHook = async (argv: readonly string[], io: CliIo): Promise<nu
     event = fromClaudeEvent(parseJson(text));
     eventName = event.event;
   } catch (error) {
+    if (error instanceof UndrivenEventError) {
+      io.err(`agent-onion claude-hook: ${error.message}; nothing was checked, so it goes ahead. Register agent-onion only on the events it drives.\n`);
+      return 1;
+    }
     return refuse(`cannot read the event: ${describe(error)}`);
   }
   // What mounted command or HTTP hooks made without an `onNotice` have to tell the user.

@@ -52,12 +52,26 @@ export interface BridgeEvent {
  * The event on stdin is not one we can run.
  *
  * @example
- * fromClaudeEvent({ hook_event_name: "Setup" }) // throws BridgeEventError: agent-onion does not drive Setup events
+ * fromClaudeEvent({ hook_event_name: "PreToolUse" }) // throws BridgeEventError: PreToolUse event is missing tool_name
  */
 export class BridgeEventError extends TypeError {
   override name = "BridgeEventError";
 }
 brandError(BridgeEventError);
+
+/**
+ * The event on stdin is well formed but is not one agent-onion drives (`PermissionRequest`, an
+ * event added after this version): no hook of ours has anything to say about it.
+ *
+ * @example
+ * fromClaudeEvent({ hook_event_name: "PermissionRequest" }) // throws UndrivenEventError (event "PermissionRequest")
+ */
+export class UndrivenEventError extends BridgeEventError {
+  override name = "UndrivenEventError";
+  constructor(readonly event: string) {
+    super(`agent-onion does not drive ${event} events`);
+  }
+}
 
 const need = (value: string | undefined, field: string, event: string): string => {
   if (value === undefined) throw new BridgeEventError(`${event} event is missing ${field}`);
@@ -74,7 +88,7 @@ const need = (value: string | undefined, field: string, event: string): string =
 export const fromClaudeEvent = (json: unknown): BridgeEvent => {
   const e = readFields(json);
   const name = e.hook_event_name!;
-  if (!isDrivenEvent(name)) throw new BridgeEventError(`agent-onion does not drive ${name} events`);
+  if (!isDrivenEvent(name)) throw new UndrivenEventError(name);
   const metadata = {
     claudeEvent: name,
     ...(e.cwd !== undefined ? { cwd: e.cwd } : {}),

@@ -37,6 +37,23 @@ describe("agent-onion claude-hook (child process)", () => {
     expect(open.code).toBe(1);
   });
 
+  it("lets an event it does not drive go ahead (exit 1, Claude Code's non-blocking error) and says why on stderr", async () => {
+    for (const name of ["PermissionRequest", "WorktreeRemove", "SomeFutureEvent"]) {
+      const r = await hook({ hook_event_name: name, tool_name: "Bash", tool_input: { command: "rm -rf build" } });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toContain(`agent-onion claude-hook: agent-onion does not drive ${name} events; nothing was checked, so it goes ahead`);
+    }
+    const open = await hook({ hook_event_name: "PermissionRequest" }, "--fail-open");
+    expect(open.code).toBe(1);
+  });
+
+  it("still blocks with exit 2 on an event it cannot read", async () => {
+    const r = await hook({ hook_event_name: "PreToolUse", tool_input: { command: "rm -rf build" } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/cannot read the event: PreToolUse event is missing tool_name/);
+  });
+
   it("shows the user a mounted command hook's SessionStart error, as Claude Code would, and keeps the context", async () => {
     const r = await runChild(process.execPath, [bin, "claude-hook", fixture("settings", "notice-stack.ts")], JSON.stringify({ session_id: "s1", cwd: "/tmp", hook_event_name: "SessionStart", source: "startup" }));
     expect(r.code).toBe(0);
