@@ -436,7 +436,9 @@ class GuardedRun {
   /** The run settles first, then its signal aborts: what listens to it sees a settled run. */
   abort(reason: unknown, timedOut: boolean): void {
     if (this.resolved) return; // a listener a lookalike signal would not let go of: the run is over
-    this.finish(Outcome.failed(new RunAbortedError(this.run.point, reason, timedOut)));
+    const outcome = Outcome.failed(new RunAbortedError(this.run.point, reason, timedOut));
+    this.run.outcome = outcome; // kept by the run: a next() still pending inside resolves to it (frame.ts)
+    this.finish(outcome);
     this.run.guard?.abort(reason);
   }
 }

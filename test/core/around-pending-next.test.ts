@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NextMisuseError, Outcome, Replace, Trace, type HookError } from "../../src/core/index.ts";
+import { NextMisuseError, Outcome, Replace, RunAbortedError, Trace, type HookError } from "../../src/core/index.ts";
 import { call, newStack, sleep, type Result } from "./helpers.ts";
 
 /** The lean path runs a chain of plain around hooks nobody records; a trace sends the same chain down the general one. */
@@ -12,8 +12,37 @@ const keeping = (name: string, priority: number) => {
   return { hook, got };
 };
 
+/** An operation that ends only when its signal aborts, as a well-behaved provider call does. */
+const untilAborted = (_input: unknown, ctx: { signal: AbortSignal }) =>
+  new Promise<never>((_resolve, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
+
 describe("an around hook whose next() is still pending when its run settles (R4, R7)", () => {
   for (const [path, options] of paths) {
+    it(`gets the run's own Failed(RunAbortedError) when the caller aborts, not a NextMisuseError (${path} path)`, async () => {
+      const outer = keeping("outer", 1);
+      const inner = keeping("inner", 2);
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(new Error("cancel")), 5);
+
+      const outcome = await newStack().use("tool", outer.hook).use("tool", inner.hook).run("tool", call(), untilAborted, { ...options, signal: controller.signal });
+      await sleep(5);
+
+      expect(outcome).toMatchObject({ _tag: "Failed", error: { name: "RunAbortedError", cause: { message: "cancel" } } });
+      expect(inner.got).toEqual([outcome]);
+      expect(outer.got).toEqual([outcome]);
+    });
+
+    it(`gets the run's own Failed(RunAbortedError) when the run's deadline passes (${path} path)`, async () => {
+      const only = keeping("only", 1);
+
+      const outcome = await newStack().use("tool", only.hook).run("tool", call(), untilAborted, { ...options, timeoutMs: 5 });
+      await sleep(5);
+
+      expect(outcome).toMatchObject({ _tag: "Failed", error: { timedOut: true } });
+      expect((outcome as { error: unknown }).error).toBeInstanceOf(RunAbortedError);
+      expect(only.got).toEqual([outcome]);
+    });
+
     it(`gets the outcome the run settled with when a hook outside answered without waiting for it (${path} path)`, async () => {
       const inner = keeping("inner", 2);
       const stack = newStack()
