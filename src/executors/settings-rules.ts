@@ -25,20 +25,13 @@ export const supportedTypes = (event: ClaudeEvent): ReadonlySet<string> =>
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-const defaultPorts: Readonly<Record<string, string>> = { "http:": ":80", "https:": ":443" };
-
-/**
- * One `allowedHttpHookUrls` pattern as a RegExp over a normalised URL (`URL.href`). Its scheme
- * and host are lower-cased and a default port dropped, as `URL` does to the URL it is tested on.
- */
+/** One `allowedHttpHookUrls` pattern as a RegExp over a URL's text. */
 const urlPattern = (pattern: string): RegExp => {
   // In the scheme and authority, `*` stays inside a host name: it never spans `/`, `?`, `#`, `@` or
   // `:`, so `https://*.example.com/*` cannot be satisfied by `https://evil.com/x.example.com/` (E6).
   const start = pattern.indexOf("://");
   const slash = pattern.indexOf("/", start < 0 ? 0 : start + 3);
-  let authority = (slash < 0 ? pattern : pattern.slice(0, slash)).toLowerCase();
-  const port = defaultPorts[authority.slice(0, start + 1)];
-  if (port !== undefined && authority.endsWith(port)) authority = authority.slice(0, -port.length);
+  const authority = slash < 0 ? pattern : pattern.slice(0, slash);
   const path = slash < 0 ? "" : pattern.slice(slash);
   const host = authority.split("*").map(escape).join("[A-Za-z0-9.-]*");
   const rest = path.split("*").map(escape).join(".*");
@@ -47,9 +40,10 @@ const urlPattern = (pattern: string): RegExp => {
 
 /**
  * Whether `url` matches `allowedHttpHookUrls` (no list means any URL). A `*` in the host part
- * matches within the host name only; in the path it matches anything. The URL is matched as
- * `httpHook` will request it, normalised: `/hooks/../admin` and `/hooks/%2e%2e/admin` are
- * `/admin`, so they do not pass `/hooks/*`. A URL that does not parse matches nothing.
+ * matches within the host name only; in the path it matches anything. The URL must match both as
+ * written and as `httpHook` will request it, normalised: `/hooks/../admin` and
+ * `/hooks/%2e%2e/admin` are requested as `/admin`, so they do not pass `/hooks/*`. A URL that does
+ * not parse matches nothing.
  *
  * @example
  * urlAllowed("https://hooks.example.com/pre", ["https://hooks.example.com/*"]) // true
@@ -66,8 +60,11 @@ export const urlAllowed = (url: string, patterns: readonly string[] | undefined)
   }
   target.hash = ""; // never sent, so it cannot be what makes a URL allowed
   // `URL` writes a bare origin with a trailing `/`; the pattern "https://hooks.example.com" means that same URL.
-  const forms = target.pathname === "/" && target.href.endsWith("/") ? [target.href, target.href.slice(0, -1)] : [target.href];
-  return patterns.some((p) => forms.some((form) => urlPattern(p).test(form)));
+  const requested = target.pathname === "/" && target.href.endsWith("/") ? [target.href, target.href.slice(0, -1)] : [target.href];
+  return patterns.some((p) => {
+    const pattern = urlPattern(p);
+    return pattern.test(url) && requested.some((form) => pattern.test(form));
+  });
 };
 
 // FileChanged and StopFailure read only letters, digits, `_` and `|` as names ("Matcher patterns").

@@ -35,14 +35,14 @@ describe("allowedHttpHookUrls", () => {
     expect(seen).toEqual([]);
   });
 
-  it.each([
-    ["https://hooks.example.com", "https://hooks.example.com"],
-    ["https://hooks.example.com/*", "https://HOOKS.example.com/pre"],
-    ["https://hooks.example.com:443/*", "https://hooks.example.com/pre"],
-    ["https://hooks.example.com/*", "https://hooks.example.com:443/pre"],
-  ])("still reads the pattern %s as allowing %s, which is the same URL written another way", (pattern, url) => {
-    const settings = { allowedHttpHookUrls: [pattern], hooks: { PreToolUse: [{ hooks: [{ type: "http", url }] }] } };
+  it("still reads the pattern https://hooks.example.com as allowing that URL, which is requested as https://hooks.example.com/", () => {
+    const settings = { allowedHttpHookUrls: ["https://hooks.example.com"], hooks: { PreToolUse: [{ hooks: [{ type: "http", url: "https://hooks.example.com" }] }] } };
     expect(fromClaudeSettings(settings, { cwd: "/tmp" }).hooks).toHaveLength(1);
+  });
+
+  it("does not let a fragment, which is never sent, be what makes a URL match", () => {
+    const settings = { allowedHttpHookUrls: ["https://hooks.example.com/a*b"], hooks: { PreToolUse: [{ hooks: [{ type: "http", url: "https://hooks.example.com/a#b" }] }] } };
+    expect(fromClaudeSettings(settings, { cwd: "/tmp" }).hooks).toHaveLength(0);
   });
 });
 
