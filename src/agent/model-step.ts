@@ -158,8 +158,8 @@ export const callModel = async (env: LoopEnv, request: ModelRequest, step: numbe
     const outcome = await callOnce(env, request, step, context);
     // Counted (in callOnce) as soon as the model answered: a step that then fails in its tools still spent it.
     if (outcome._tag === "Completed") return outcome.value;
-    // On an observation point a Rejected outcome comes from a hook that failed closed.
-    const error = outcome._tag === "Failed" ? outcome.error : new OutcomeRejectedError(outcome.reason, outcome.by);
+    // On an observation point a Rejected outcome comes from a hook that failed closed: its HookError is the cause.
+    const error = outcome._tag === "Failed" ? outcome.error : new OutcomeRejectedError(outcome.reason, outcome.by, outcome.cause);
     if (env.signal?.aborted) throw error;
     const decision = await decide(env, { where: "model", error, attempt });
     if (decision.action === "retry") continue;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Replace } from "../../src/index.ts";
+import { HookError, OutcomeRejectedError, Replace } from "../../src/index.ts";
 import { createAgent, createAgentStack, createScriptedModel, defineTool, type ErrorDecision, type ErrorEvent, type LanguageModel, type ModelResponse } from "../../src/agent/index.ts";
 
 /** A provider whose `generate` answers these values in turn (whatever their shape). */
@@ -158,4 +158,24 @@ describe("the turn's usage counts what a streamed call spent", () => {
 
     expect(turn).toMatchObject({ status: "aborted", usage: { inputTokens: 10, outputTokens: 5 } });
   });
+});
+
+describe("a model call a hook refused by failing closed", () => {
+  for (const stream of [false, true]) {
+    it(`reaches the error point and the turn as an OutcomeRejectedError whose cause is the hook's HookError${stream ? ", streamed" : ""}`, async () => {
+      const events: ErrorEvent[] = [];
+      const stack = createAgentStack()
+        .use("modelCall", { name: "pii-check", failMode: "closed", before: () => { throw new Error("detector service unreachable"); } })
+        .use("error", { name: "watch", before: (event) => void events.push(event) });
+
+      const turn = await createAgent({ model: createScriptedModel({ turns: ["hi"] }), stack, stream }).run("go");
+
+      expect(turn.status).toBe("failed");
+      expect(events.map((e) => e.where)).toEqual(["model"]);
+      expect(events[0]!.error).toBe(turn.error);
+      expect(turn.error).toBeInstanceOf(OutcomeRejectedError);
+      expect(turn.error).toMatchObject({ by: "pii-check", cause: { name: "HookError", hook: "pii-check", point: "modelCall", phase: "before", kind: "threw" } });
+      expect((turn.error as { cause: HookError }).cause).toBeInstanceOf(HookError);
+    });
+  }
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Replace } from "../../src/index.ts";
+import { HookError, OutcomeRejectedError, Replace } from "../../src/index.ts";
 import { createAgentStack, createScriptedModel, wrapModel, type ModelRequest, type ModelResponse, type StreamPart } from "../../src/agent/index.ts";
 
 const request: ModelRequest = { model: "scripted", messages: [{ role: "user", content: "hi" }] };
@@ -32,5 +32,17 @@ describe("wrapModel", () => {
 
     expect(generated).toMatchObject({ text: "four char", usage: { inputTokens: 2, outputTokens: 3 }, usageEstimated: true });
     expect(streamed).toMatchObject({ _tag: "Completed", value: { usage: generated.usage, usageEstimated: true } });
+  });
+});
+
+describe("wrapModel's generate, refused by a hook that failed closed", () => {
+  it("throws an OutcomeRejectedError whose cause is the hook's HookError", async () => {
+    const stack = createAgentStack().use("modelCall", { name: "pii-check", failMode: "closed", before: () => { throw new Error("detector service unreachable"); } });
+
+    const thrown = await wrapModel(stack, createScriptedModel({ turns: ["hi"] })).generate(request).then(() => undefined, (error: unknown) => error);
+
+    expect(thrown).toBeInstanceOf(OutcomeRejectedError);
+    expect((thrown as { cause: unknown }).cause).toBeInstanceOf(HookError);
+    expect(thrown).toMatchObject({ by: "pii-check", cause: { hook: "pii-check", point: "modelCall", kind: "threw" } });
   });
 });
