@@ -4,6 +4,8 @@
  * `step`, `modelCall` and `toolCall` runs carry its path (`[..., name]`), and it ends at the
  * `subagentStop` gate instead of `stop`. Its final text is the tool's result.
  */
+import { setMaxListeners } from "node:events";
+import { linkSignal } from "../core/signal.ts";
 import type { SubagentSpec } from "./agent-types.ts";
 import { ContextQueue } from "./context-queue.ts";
 import type { LoopEnv } from "./env.ts";
@@ -32,6 +34,12 @@ export const subagentTool = (parent: LoopEnv, spec: SubagentSpec): AgentTool => 
     const path = [...parent.path, spec.name];
     const pending = new ContextQueue(parent.settings.contextRole);
     const tools = spec.tools ?? [];
+    // Every run of the sub-agent listens to its signal (its run, each step, each of a step's
+    // parallel tool calls): the tool call's signal has Node's limit of ten listeners, so the
+    // sub-agent follows it through a signal of its own without one, as a turn does (session.ts).
+    const link = options.signal === undefined ? undefined : linkSignal(options.signal);
+    const signal = link?.controller.signal;
+    if (signal !== undefined) setMaxListeners(0, signal);
     const env: LoopEnv = {
       ...parent,
       model: spec.model ?? parent.model,
@@ -39,12 +47,12 @@ export const subagentTool = (parent: LoopEnv, spec: SubagentSpec): AgentTool => 
       settings: { ...parent.settings, maxSteps: spec.maxSteps ?? parent.settings.maxSteps },
       run: {
         ...parent.run,
-        signal: options.signal,
+        signal,
         runId: `${parent.run.runId ?? "run"}/${spec.name}:${options.toolCallId}`,
         path,
         onContext: pending.push,
       },
-      signal: options.signal,
+      signal,
       pending,
       stopPoint: "subagentStop",
       path,
@@ -52,7 +60,12 @@ export const subagentTool = (parent: LoopEnv, spec: SubagentSpec): AgentTool => 
     const messages: Message[] = [{ role: "user", content: prompt }];
     const runInput: RunInput = { prompt, messages, tools: tools.map(toolSpec), ...(spec.system !== undefined ? { system: spec.system } : {}) };
     // A run an `around` hook retries gets its `run` hooks' context again.
-    const outcome = await env.stack.run("run", runInput, pending.restartable(pending.mark(), (i) => runLoop(env, promptInMessages(i, runInput))), env.run);
+    let outcome;
+    try {
+      outcome = await env.stack.run("run", runInput, pending.restartable(pending.mark(), (i) => runLoop(env, promptInMessages(i, runInput))), env.run);
+    } finally {
+      link?.dispose();
+    }
     if (outcome._tag === "Completed") return outcome.value.text;
     if (outcome._tag === "Rejected") throw new Error(`sub-agent ${spec.name} was rejected by ${outcome.by}: ${outcome.reason}`);
     throw outcome.error;
