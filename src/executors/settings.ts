@@ -20,7 +20,7 @@ import { commandHook } from "./command.ts";
 import { stopFailureType } from "./event-json.ts";
 import { allClaudeEvents, claudeEvents, isDrivenEvent, type ClaudeEvent, type EventSpec } from "./events.ts";
 import type { ExternalHookOptions } from "./external.ts";
-import { httpHook } from "./http.ts";
+import { httpHook, httpHookLabel } from "./http.ts";
 import { promptHook } from "./prompt.ts";
 import { endsTurn, HookStopError, type NoticeSink, type TurnEndingReject } from "./protocol.ts";
 import { commandProgram, programProblem } from "./settings-check.ts";
@@ -239,7 +239,7 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
     const spec = claudeEvents[event];
     if (handler.type === "mcp_tool") { skip("mcp_tool hooks are not supported"); continue; }
     if (!supportedTypes(event).has(handler.type)) { skip(`Claude Code does not run ${handler.type} hooks on ${event}`); continue; }
-    if (handler.type === "http" && !urlAllowed(handler.url, loaded.allowedHttpHookUrls)) { skip(`${handler.url} is not in allowedHttpHookUrls`); continue; }
+    if (handler.type === "http" && !urlAllowed(handler.url, loaded.allowedHttpHookUrls)) { skip(`the HTTP hook to ${refusedUrlLabel(handler.url)} is not in allowedHttpHookUrls`); continue; }
 
     const used = names.get(spec.point) ?? new Set<string>();
     names.set(spec.point, used);
@@ -303,4 +303,13 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
   }
   if (stops.used()) stack = stack.use("step", stops.step);
   return { stack, hooks, unused, duplicates: loaded.duplicates, warnings, disabled: false };
+};
+
+/** A refused HTTP hook named as `httpHook` names one: its path or query may hold a webhook's credential, and `unused` is printed. */
+const refusedUrlLabel = (raw: string): string => {
+  try {
+    return httpHookLabel(new URL(raw));
+  } catch {
+    return "a URL that does not parse";
+  }
 };

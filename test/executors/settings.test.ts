@@ -268,4 +268,12 @@ describe("fromClaudeSettings: trust and allowlists", () => {
     const settings = { allowedHttpHookUrls: ["https://*.example.com/*"], hooks: { PreToolUse: [{ hooks: [{ type: "http", url }] }] } };
     expect(load(settings).hooks.length === 1).toBe(loads);
   });
+
+  it("says which HTTP hook the allowlist refused by its host and a hash, never its path or query, which may hold a webhook's credential", () => {
+    const url = "https://hooks.example.net/services/T000/B000/sk_live_4eC39HqLyjWDarjtT1zdp7dc?token=abc";
+    const { unused } = load({ allowedHttpHookUrls: ["https://policy.example.com/*"], hooks: { PreToolUse: [{ hooks: [{ type: "http", url }] }] } });
+    expect(unused).toHaveLength(1);
+    expect(unused[0]?.reason).toMatch(/^the HTTP hook to hooks\.example\.net#[0-9a-f]{8} is not in allowedHttpHookUrls$/);
+    expect(JSON.stringify(unused)).not.toContain("sk_live");
+  });
 });
