@@ -99,12 +99,17 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
   let blocks = 0;
   let text = "";
   const result = (finishReason: RunResult["finishReason"]): RunResult => ({ text, steps, usage, finishReason, messages });
+  // A stop block's feedback, for the next step: joins the conversation only if a step is left to
+  // read it (else the next turn would send it and its own prompt as two user messages in a row).
+  let unread: Message | undefined;
 
   for (;;) {
     if (steps >= env.settings.maxSteps) {
       await env.notify({ type: "warning", message: `${env.path.join("/")} stopped after ${steps} steps (maxSteps)` });
       return result("max-steps");
     }
+    if (unread !== undefined) messages = [...messages, unread];
+    unread = undefined;
     throwIfAborted(env.signal);
     messages = await compact(env, [...messages, ...env.pending.drain()], system, "auto");
     const mark = env.pending.mark();
@@ -182,6 +187,6 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
       return result("stop-rejected-cap");
     }
     blocks++;
-    messages = [...messages, { role: "user", content: feedback(verdict.reasons) }];
+    unread = { role: "user", content: feedback(verdict.reasons) };
   }
 };
