@@ -64,15 +64,18 @@ const callOnce = async (env: LoopEnv, request: ModelRequest, step: number, conte
   // A caller's abort settles the turn at once, with what it spent by then, before this call's
   // post-phase hands back its partial answer: what the provider had streamed is counted as it aborts.
   const streamed: Streamed = { messages: undefined, text: "", usage: undefined };
-  let cutShort = false;
+  let counted = false;
   const onAbort = (): void => {
-    if (streamed.messages === undefined) return; // no stream opened: nothing spent that we know of
-    cutShort = true;
+    if (counted || streamed.messages === undefined) return; // no stream opened: nothing spent that we know of
+    counted = true;
     env.spent.usage = addUsage(env.spent.usage, reportedOrEstimated(streamed.usage, streamed.messages, streamed.text).usage);
   };
   if (env.signal?.aborted === false) env.signal.addEventListener("abort", onAbort, { once: true });
   try {
-    return await streamOnce(env, request, step, noting(streamStarter(model), streamed), run, () => cutShort);
+    const outcome = await streamOnce(env, request, step, noting(streamStarter(model), streamed), run);
+    if (!counted) spend(env, outcome);
+    counted = true;
+    return outcome;
   } finally {
     env.signal?.removeEventListener("abort", onAbort);
   }
@@ -110,15 +113,8 @@ const noting = (start: StartStream, streamed: Streamed): StartStream => (request
   return isThenable(opened) ? Promise.resolve(opened).then(watched) : watched(opened);
 };
 
-/** The streamed `modelCall` run; its spending is counted unless the caller's abort already counted it. */
-const streamOnce = async (
-  env: LoopEnv,
-  request: ModelRequest,
-  step: number,
-  start: StartStream,
-  run: RunOptions,
-  counted: () => boolean,
-): Promise<Outcome<ModelResponse>> => {
+/** The streamed `modelCall` run, its parts shown to `env.onPart` as they are released. */
+const streamOnce = async (env: LoopEnv, request: ModelRequest, step: number, start: StartStream, run: RunOptions): Promise<Outcome<ModelResponse>> => {
   const call = streamThroughStack(env.stack, request, start, { ...run, holdBack: env.settings.stream });
   const info = { path: env.path, step };
   try {
@@ -132,9 +128,7 @@ const streamOnce = async (
   } catch {
     // The consumer side ends with the caller's abort; the outcome below says what happened.
   }
-  const outcome = await call.outcome;
-  if (!counted()) spend(env, outcome);
-  return outcome;
+  return call.outcome;
 };
 
 /** What a `recover` decision's value becomes: a response as given, or text. */
