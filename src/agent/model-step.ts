@@ -90,25 +90,26 @@ interface Streamed {
 
 /** The start, noting in `streamed` what each provider stream it opens sends, as it arrives. */
 const noting = (start: StartStream, streamed: Streamed): StartStream => (request, options) => {
-  streamed.messages = request.messages as readonly Message[];
-  streamed.text = "";
-  streamed.usage = undefined;
   const note = (r: IteratorResult<StreamPart>): IteratorResult<StreamPart> => {
     if (r.done !== true && r.value.type === "text-delta") streamed.text += r.value.text;
     else if (r.done !== true && r.value.type === "finish") streamed.usage = r.value.usage;
     return r;
   };
   // Only `next` is watched; `return` is the provider's own, so closing its stream works as before.
-  const watched = (parts: AsyncIterable<StreamPart>): AsyncIterable<StreamPart> => ({
-    [Symbol.asyncIterator]: () => {
-      const iterator = parts[Symbol.asyncIterator]();
-      const close = iterator.return;
-      return {
-        next: () => Promise.resolve(iterator.next()).then(note),
-        ...(close !== undefined ? { return: (value?: unknown) => close.call(iterator, value) } : {}),
-      };
-    },
-  });
+  const watched = (parts: AsyncIterable<StreamPart>): AsyncIterable<StreamPart> => {
+    // Opened: from now on this stream spends (a start that failed spent nothing we know of).
+    Object.assign(streamed, { messages: request.messages, text: "", usage: undefined });
+    return {
+      [Symbol.asyncIterator]: () => {
+        const iterator = parts[Symbol.asyncIterator]();
+        const close = iterator.return;
+        return {
+          next: () => Promise.resolve(iterator.next()).then(note),
+          ...(close !== undefined ? { return: (value?: unknown) => close.call(iterator, value) } : {}),
+        };
+      },
+    };
+  };
   const opened = start(request, options);
   return isThenable(opened) ? Promise.resolve(opened).then(watched) : watched(opened);
 };
