@@ -217,7 +217,7 @@ class CallContext {
 
 /** What to throw for an outcome that is not `Completed`: what the SDK's callers expect to catch. */
 const errorOf = (outcome: Outcome<unknown>, callerSignal: AbortSignal | undefined): unknown => {
-  if (outcome._tag === "Rejected") return new OutcomeRejectedError(outcome.reason, outcome.by);
+  if (outcome._tag === "Rejected") return new OutcomeRejectedError(outcome.reason, outcome.by, outcome.cause);
   if (outcome._tag !== "Failed") return new TypeError("not a failure");
   const error = outcome.error;
   // The caller aborted: throw their reason (an `AbortError`), which the SDK and apps recognise.

@@ -121,6 +121,7 @@ describe("aiSdkMiddleware with generateText (ai 6, spec V3)", () => {
     const error = await generateText({ model: wrap(stack, textModel()), prompt: "Hi" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OutcomeRejectedError);
     expect((error as OutcomeRejectedError).by).toBe("strict-guard");
+    expect(error).toMatchObject({ cause: { hook: "strict-guard", point: "modelCall", kind: "threw" } }); // a guard that broke, not one that said no
   });
 
   it("lets a fail-open hook failure (the default on modelCall) through, and the call completes", async () => {

@@ -45,4 +45,13 @@ describe("wrapModel's generate, refused by a hook that failed closed", () => {
     expect((thrown as { cause: unknown }).cause).toBeInstanceOf(HookError);
     expect(thrown).toMatchObject({ by: "pii-check", cause: { hook: "pii-check", point: "modelCall", kind: "threw" } });
   });
+
+  it("ends its stream with the same OutcomeRejectedError, cause and all", async () => {
+    const stack = createAgentStack().use("modelCall", { name: "pii-check", failMode: "closed", before: () => { throw new Error("detector service unreachable"); } });
+
+    const error = await errorPart(wrapModel(stack, createScriptedModel({ turns: ["hi"] })).stream(request));
+
+    expect(error).toBeInstanceOf(OutcomeRejectedError);
+    expect(error).toMatchObject({ by: "pii-check", cause: { hook: "pii-check", point: "modelCall", kind: "threw" } });
+  });
 });

@@ -232,7 +232,7 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
         }
         queue.push({ type: "finish", finishReason: response.finishReason, usage: response.usage });
       }
-    } else if (outcome._tag === "Rejected") queue.push({ type: "error", error: new OutcomeRejectedError(outcome.reason, outcome.by) });
+    } else if (outcome._tag === "Rejected") queue.push({ type: "error", error: new OutcomeRejectedError(outcome.reason, outcome.by, outcome.cause) });
     else queue.push({ type: "error", error: outcome.error instanceof ModelStreamError ? outcome.error.cause : outcome.error });
     queue.close();
     return { outcome, emittedText: out.emitted, diverged, holdBack: mode };
