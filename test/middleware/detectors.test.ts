@@ -169,13 +169,14 @@ describe("detectors, on text as a reader sees it", () => {
     expect(partialStart(`key \u200b${"x ".repeat(100)}`, defaultDetectors())).toBeUndefined(); // invisible characters before the window hold nothing
   });
 
-  it("scan a megabyte of invisible characters, Unicode spaces and international addresses in well under a second", () => {
+  // A bound that only a superlinear scan misses (the scan takes about half a second on a loaded 2-core machine), not a benchmark.
+  it("scan a megabyte of invisible characters, Unicode spaces and international addresses in linear time", () => {
     const shapes = ["a\u200b", "4\u00a0", "\u200b", "\u00ad\u2060", "ü@", "x@пример.", "+1\u202f(2)\u200b", "sk-\u00ad", "eyJ\u200b", "jü.rg\u200ben"];
     const hostile = shapes.map((s) => s.repeat(Math.ceil(100_000 / s.length))).join(" ");
     expect(hostile.length).toBeGreaterThan(1_000_000);
     const started = performance.now();
     scan(hostile, defaultDetectors());
     partialStart(hostile, defaultDetectors());
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 });
