@@ -89,10 +89,9 @@ const ended = (run: RunContext, inner: Layer | undefined, outcome: Outcome): Out
     layer.last = outcome;
     layer.state &= ~pending;
   } else {
-    // The run keeps the outcome it settled with, as the general chain's outermost frame does: a
-    // next() still pending inside (a hook answered without waiting for it) resolves to it.
-    run.outcome = outcome;
-    run.end();
+    // The run keeps the outcome it settled with: a next() still pending inside (a hook answered
+    // without waiting for it) resolves to it (see settledUnder).
+    run.end(outcome);
   }
   return outcome;
 };

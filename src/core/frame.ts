@@ -135,11 +135,11 @@ export const mark = (run: RunContext, hook: CompiledHook): number => (run.record
  * it, the caller aborted, the deadline passed) and nothing better is at hand: the outcome the run
  * settled with, which an around hook whose `next()` was still pending then receives. Not a
  * NextMisuseError: R4 keeps that for a `next()` called concurrently or after its hook settled.
- * The run keeps that outcome in `run.outcome`: the end of its chain leaves it there (`ended`
- * here for the general chain, around-only.ts's `ended`); whatever else settles a run must put its
- * outcome there first, or such a `next()` gets the misuse below.
+ * The run keeps that outcome, once, in `run.settledWith` (`RunContext.end`, and stack.ts for the
+ * caller's abort and the deadline); whatever else settles a run must put its outcome there first,
+ * or such a `next()` gets the misuse below.
  */
-export const settledUnder = (run: RunContext): Outcome => run.outcome ?? Outcome.failed(new NextMisuseError("run already settled"));
+export const settledUnder = (run: RunContext): Outcome => run.settledWith ?? Outcome.failed(new NextMisuseError("run already settled"));
 
 /** What a frame yields when the run settled under it: its own outcome, or the run's (the outermost frame is the run). */
 export const abandoned = (f: Frame): Outcome =>

@@ -93,6 +93,12 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
    * (it has a guard): told if the run ends first, since nothing will read what they return.
    */
   declare running: RunSignal[] | undefined;
+  /**
+   * The outcome the run settled with, kept once (`end`, or the caller's abort or the deadline in
+   * stack.ts): what a `next()` still pending inside then receives. Not `outcome`, the outermost
+   * frame's working field, which a chain still unwinding may write after the run settled.
+   */
+  declare settledWith: Outcome | undefined;
 
   constructor(runtime: Runtime, chain: Chain, options: RunOptions | undefined, input: unknown, guard: RunSignal | undefined, recording: boolean) {
     const pointDef = chain.point;
@@ -131,6 +137,7 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
     this.outcome = undefined;
     this.final = false;
     this.running = undefined;
+    this.settledWith = undefined;
   }
 
   /** Made on first read (see RunSignal): most runs never read their signal. */
@@ -187,8 +194,9 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
    * the operation calls and timed hooks still running, whose results nobody will read. What
    * already finished keeps its signal as it is.
    */
-  end(): void {
+  end(outcome: Outcome | undefined = this.outcome): void {
     this.settled = true;
+    this.settledWith ??= outcome;
     const running = this.running;
     if (running === undefined) return;
     this.running = undefined;

@@ -437,7 +437,7 @@ class GuardedRun {
   abort(reason: unknown, timedOut: boolean): void {
     if (this.resolved) return; // a listener a lookalike signal would not let go of: the run is over
     const outcome = Outcome.failed(new RunAbortedError(this.run.point, reason, timedOut));
-    this.run.outcome = outcome; // kept by the run: a next() still pending inside resolves to it (frame.ts)
+    this.run.settledWith = outcome; // what the caller gets, so a next() still pending inside gets it too (frame.ts)
     this.finish(outcome);
     this.run.guard?.abort(reason);
   }

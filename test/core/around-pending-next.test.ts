@@ -43,6 +43,19 @@ describe("an around hook whose next() is still pending when its run settles (R4,
       expect(only.got).toEqual([outcome]);
     });
 
+    it(`gets what the caller got, not what a hook outside answered after the run settled (${path} path)`, async () => {
+      const inner = keeping("inner", 2);
+      const controller = new AbortController();
+      // Aborts the caller's signal, which settles the run, then answers: too late to count.
+      const outer = { name: "outer", priority: 1, around: (_c: unknown, next: () => Promise<unknown>) => { void next(); controller.abort(new Error("budget")); return Replace({ content: "late" }); } };
+
+      const outcome = await newStack().use("tool", outer).use("tool", inner.hook).run("tool", call(), untilAborted, { ...options, signal: controller.signal });
+      await sleep(5);
+
+      expect(outcome).toMatchObject({ _tag: "Failed", error: { name: "RunAbortedError" } });
+      expect(inner.got).toEqual([outcome]);
+    });
+
     it(`gets the outcome the run settled with when a hook outside answered without waiting for it (${path} path)`, async () => {
       const inner = keeping("inner", 2);
       const stack = newStack()
