@@ -15,7 +15,10 @@
  *    already released does not begin the final answer (a retry, a late rewrite), the stream ends
  *    with a `StreamDivergedError` carrying that answer, never with a finish.
  * 5. A caller abort or consumer cancel ends the provider stream, not the run: the post-phase
- *    runs on the partial response (`aborted: true`, usage as reported or estimated).
+ *    runs on the partial response (`aborted: true`, usage as reported or estimated). A caller's
+ *    abort reaches the post-phase one macrotask later: a post-phase that finished by then keeps
+ *    its answer; one still waiting (on its signal, a file, a store) is told, and the run settles
+ *    with `Failed(RunAbortedError)`, as on `generate`.
  */
 import type { RunOptions } from "../../core/context.ts";
 import { Outcome, OutcomeRejectedError } from "../../core/outcome.ts";
