@@ -1008,7 +1008,7 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "bug", status: "fixed", fixedIn: "cb82e27", title: "Default run ids repeated across processes started as the same pid, and a resumed session reused its turns' run ids",
-    where: "{{src/core/run-context.ts|const processTag =}}, {{src/agent/session.ts|const runId = `${this.id}#${++this.turns}-}}",
+    where: "{{src/core/run-context.ts|const processTag =}}, {{src/agent/session.ts|const runIdOf = (session: string, what: string | number): string =>}}",
     repro: "two processes as pid 12 (unshare --pid) sharing a store: the second's first call was refused by callLimit (\"at most 1 time in this run\"), its run id run-12-1 being the first's; a session resumed with the same sessionId started at conversation-42#1 and inherited that turn's tokenBudget and callLimit counts for 24 h and 7 days (found by an audit helper; the session half fixed in 6518f8b)",
     items: ["H4"], tests: [
       t("test/core/stack.test.ts", "makes run and call ids that another process with the same pid does not repeat"),
@@ -1027,7 +1027,7 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "bug", status: "fixed", fixedIn: "0efd81d", title: "rateLimit and callLimit on toolCall counted one admission for several retried attempts, and counted calls that never reached the tool",
-    where: "{{src/middleware/rate-limit.ts|count(`${name}:count`, countPriority)}}",
+    where: "{{src/middleware/rate-limit.ts|countPriority)] } };}}",
     repro: "retry({ point: \"toolCall\" }) around a failing WebFetch under rateLimit 2 per 60 s: 6 executions in one window; two calls the approver denied used up callLimit 2, and the third, approved, was refused (found by an audit helper)",
     items: ["H1"], tests: [
       t("test/middleware/rate-limit.test.ts", "counts every attempt a retry makes on toolCall, and a refused attempt ends the retries"),
@@ -1045,7 +1045,7 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "bug", status: "fixed", fixedIn: "9c8642a", title: "Command hooks: on exit 2 a JSON reason replaced stderr when the JSON made no blocking decision; stdout starting with { that is not JSON failed the hook",
-    where: "{{src/executors/protocol.ts|decision: \"block\"}}, {{src/executors/answer.ts|`{` then a key or `}`}}",
+    where: "{{src/executors/protocol.ts|decision: \"block\"}}, {{src/executors/answer.ts|then a key or}}",
     repro: "PreToolUse exit 2 with {\"reason\":\"audit note\"} on stdout and \"rm is not allowed here\" on stderr blocked with \"audit note\"; UserPromptSubmit printing \"{WIP} current branch\" blocked the prompt as invalid JSON (the reference reads it as plain text; 457b20d) (found by an audit helper)",
     items: ["D7", "D8"], tests: [
       t("test/executors/protocol.test.ts", "blocks with stderr when the JSON carries a reason but makes no blocking decision"),
