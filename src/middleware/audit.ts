@@ -14,6 +14,7 @@ import type { Middleware } from "./apply.ts";
 import { allAgentPoints, observer, onEveryPoint } from "./every-point.ts";
 import { nameOption, stringListOption } from "./options.ts";
 import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
+import { redactOption } from "./telemetry-attrs.ts";
 
 /** One decision, as written. */
 export interface AuditDecision {
@@ -88,16 +89,17 @@ export const audit = (options: AuditOptions): AuditMiddleware => {
   if (typeof to !== "string" && (typeof to !== "object" || to === null || typeof (to as Writable).write !== "function"))
     throw new TypeError(`${name}: to must be a file path or a writable stream`);
   if (to === "") throw new TypeError(`${name}: to must be a non-empty file path`);
-  const redactor = options.redact === false ? undefined : isRedactor(options.redact) ? options.redact : createRedactor(options.redact ?? {});
+  const redact = redactOption(name, options.redact);
+  const redactor = redact === false ? undefined : isRedactor(redact) ? redact : createRedactor(redact ?? {});
   const scrub = (text: string | undefined): string | undefined => (text === undefined || redactor === undefined ? text : redactor.scrub(text));
   // Ids are scrubbed by hashing what the detectors find, so that lines of one session still read
   // as one and two sessions stay apart: a session id is often a high-entropy token the secret
   // detector takes for a key, and a placeholder would make every session the same one. Without a
   // salt of the caller's, one made here: an unsalted hash of an email is found by hashing guesses
   // (the pseudonyms then hold for this audit() only; give `redact.salt` to keep them across runs).
-  const idRedactor = options.redact === false ? undefined : isRedactor(options.redact)
-    ? options.redact
-    : createRedactor({ ...options.redact, strategy: "hash", strategies: {}, salt: options.redact?.salt ?? randomUUID() });
+  const idRedactor = redact === false ? undefined : isRedactor(redact)
+    ? redact
+    : createRedactor({ ...redact, strategy: "hash", strategies: {}, salt: redact?.salt ?? randomUUID() });
   const scrubId = (text: string | undefined): string | undefined => (text === undefined || idRedactor === undefined ? text : idRedactor.scrub(text));
   const scrubValue = (value: unknown): unknown => (redactor === undefined ? serialisable(value) : scrubDeep(value, scrub));
   const keep = stringListOption(name, "metadata", options.metadata) ?? [];

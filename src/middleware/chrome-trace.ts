@@ -12,6 +12,7 @@ import type { Middleware } from "./apply.ts";
 import { allAgentPoints, observer, onEveryPoint } from "./every-point.ts";
 import { integerOption, nameOption } from "./options.ts";
 import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
+import { redactOption } from "./telemetry-attrs.ts";
 
 /** One event of the Chrome trace event format (the subset written here). */
 export type ChromeTraceEvent =
@@ -206,6 +207,7 @@ export const chromeTraceRecorder = (options: ChromeTraceRecorderOptions = {}): C
   const name = nameOption("chrome-trace", options.name);
   const maxRuns = integerOption(name, "maxRuns", options.maxRuns ?? 100_000, 1);
   // Made here, so that a bad redact option throws when the recorder is made, not when the trace is written.
+  redactOption(name, options.redact);
   const redact = redactorOf(options);
   let runs: TimelineRun[] = [];
   const latest = (): TimelineRun[] => (runs.length > maxRuns ? runs.slice(runs.length - maxRuns) : runs);

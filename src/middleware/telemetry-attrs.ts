@@ -2,10 +2,12 @@
  * Attribute values shared by the metrics and tracing middleware: the provider of a model,
  * `error.type` of a failure, a hook's outcome in the reference's words, and a cap on how many
  * distinct values an attribute may take (tool and model names come from the model and the
- * caller, so a confused model must not be able to explode a metric's cardinality).
+ * caller, so a confused model must not be able to explode a metric's cardinality). Also the
+ * `redact` option that audit, tracing and the Chrome trace share.
  */
 import type { Outcome } from "../core/outcome.ts";
 import type { TraceAction } from "../core/trace.ts";
+import type { Redactor, RedactorOptions } from "./redactor.ts";
 import { otherValue } from "./semconv.ts";
 
 /** How to name the provider of a model: a fixed name, or a function of the model id. */
@@ -31,6 +33,23 @@ const known: readonly (readonly [RegExp, string])[] = [
 export const providerOption = (hook: string, value: unknown): ProviderOption | undefined => {
   if (value === undefined || typeof value === "function" || (typeof value === "string" && value.trim() !== "")) return value as ProviderOption | undefined;
   throw new TypeError(`${hook}: provider must be a provider name or a function of the model id, got ${typeof value === "string" ? JSON.stringify(value) : String(value)}`);
+};
+
+/** How audit, tracing and the Chrome trace scrub what they write: a redactor, its options, or `false` for not at all. */
+export type RedactOption = Redactor | RedactorOptions | false;
+
+/**
+ * Refuse a redact option that is none of a redactor, redactor options or `false` (when given), when
+ * the middleware is made: `"yes"` or `true` would otherwise be read as empty redactor options, and
+ * so mean the default detectors (and, for tracing, hashing the conversation id) without a word.
+ *
+ * @example
+ * redactOption("audit", "yes") // throws TypeError: audit: redact must be a redactor, redactor options or false, got "yes"
+ */
+export const redactOption = (hook: string, value: unknown): RedactOption | undefined => {
+  if (value === undefined || value === false || (typeof value === "object" && value !== null && !Array.isArray(value))) return value as RedactOption | undefined;
+  const shown = typeof value === "string" ? JSON.stringify(value) : typeof value === "function" ? "a function" : Array.isArray(value) ? "a list" : String(value);
+  throw new TypeError(`${hook}: redact must be a redactor, redactor options or false, got ${shown}`);
 };
 
 /**

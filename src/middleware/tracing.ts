@@ -24,7 +24,7 @@ import { allAgentPoints, onEveryPoint } from "./every-point.ts";
 import { nameOption, numberOption } from "./options.ts";
 import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
 import { GenAiAttr, GenAiOperation, OnionAttr } from "./semconv.ts";
-import { errorTypeOf, hookOutcome, providerOf, providerOption, type ProviderOption } from "./telemetry-attrs.ts";
+import { errorTypeOf, hookOutcome, providerOf, providerOption, redactOption, type ProviderOption } from "./telemetry-attrs.ts";
 
 /** A point's span until it ended, by its `around` or by the run's observer, whichever comes first. */
 interface OpenSpan {
@@ -71,16 +71,17 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
   const hookSpans = options.hookSpans !== false;
   const providerChoice = providerOption(name, options.provider);
   const givenTracer = tracerOption(name, options.tracer);
-  const redactor = options.redact === false ? undefined : isRedactor(options.redact) ? options.redact : createRedactor(options.redact ?? {});
+  const redact = redactOption(name, options.redact);
+  const redactor = redact === false ? undefined : isRedactor(redact) ? redact : createRedactor(redact ?? {});
   const scrub = (text: string): string => (redactor === undefined ? text : redactor.scrub(text));
   // The conversation id is kept as it is unless the caller asked for redaction: spans are joined
   // with logs and other traces on it. When asked, it is hashed as audit hashes ids (a placeholder
   // would make every session one), salted with a salt made here unless the caller gave one, so
   // that an email cannot be found by hashing guesses.
-  const asked = options.redact !== undefined && options.redact !== false;
-  const idRedactor = !asked ? undefined : isRedactor(options.redact)
-    ? options.redact
-    : createRedactor({ ...options.redact, strategy: "hash", strategies: {}, salt: options.redact?.salt ?? randomUUID() });
+  const asked = redact !== undefined && redact !== false;
+  const idRedactor = !asked ? undefined : isRedactor(redact)
+    ? redact
+    : createRedactor({ ...redact, strategy: "hash", strategies: {}, salt: redact.salt ?? randomUUID() });
   const tracer = (): Tracer => givenTracer ?? otelTrace.getTracer("agent-onion");
   // Our own record of the current span, for applications without an OpenTelemetry context manager.
   const current = new AsyncLocalStorage<Context>();

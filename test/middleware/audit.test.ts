@@ -8,6 +8,7 @@ import { Reject, Transform } from "../../src/core/index.ts";
 import { createAgent, createAgentStack, createScriptedModel, type ToolCall } from "../../src/agent/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { audit, type AuditDecision, type AuditRun } from "../../src/middleware/audit.ts";
+import { createRedactor } from "../../src/middleware/redactor.ts";
 import { bashTool } from "../agent/helpers.ts";
 
 const collect = () => {
@@ -233,5 +234,12 @@ describe("audit", () => {
   it("refuses metadata that is not a list of field names, naming the field", () => {
     expect(() => audit({ to: new PassThrough(), metadata: "tenant" as never })).toThrow(/audit: metadata must be a list of strings, got "tenant"/);
     expect(() => audit({ to: new PassThrough(), metadata: ["user", 7] as never })).toThrow(/audit: metadata\[1\] must be a non-empty string, got 7/);
+  });
+
+  it("refuses a redact option that is not a redactor, its options or false when it is made, naming the hook and the field", () => {
+    expect(() => audit({ to: new PassThrough(), redact: "yes" as never })).toThrow(new TypeError('audit: redact must be a redactor, redactor options or false, got "yes"'));
+    expect(() => audit({ to: new PassThrough(), name: "a2", redact: true as never })).toThrow(new TypeError("a2: redact must be a redactor, redactor options or false, got true"));
+    expect(() => audit({ to: new PassThrough(), redact: null as never })).toThrow(/audit: redact must be .* got null/);
+    for (const redact of [false, {}, { salt: "pepper" }, createRedactor()] as const) expect(() => audit({ to: new PassThrough(), redact })).not.toThrow();
   });
 });

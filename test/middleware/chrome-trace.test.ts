@@ -6,6 +6,7 @@ import { Reject, Transform } from "../../src/core/index.ts";
 import { createAgent, createAgentStack, createScriptedModel } from "../../src/agent/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { chromeTraceRecorder, toChromeTrace, type ChromeTrace, type ChromeTraceEvent, type TimelineRun } from "../../src/middleware/chrome-trace.ts";
+import { createRedactor } from "../../src/middleware/redactor.ts";
 import { bashTool } from "../agent/helpers.ts";
 
 type Complete = Extract<ChromeTraceEvent, { ph: "X" }>;
@@ -156,5 +157,11 @@ describe("the Chrome trace export", () => {
   it("refuses a redact option it could not use when it is made, not when the trace is written", () => {
     expect(() => chromeTraceRecorder({ redact: { strategy: "x" as never } })).toThrow(TypeError);
     expect(() => chromeTraceRecorder({ redact: { strategy: "x" as never } })).toThrow(/strategy must be one of/);
+  });
+
+  it("refuses a redact option that is not a redactor, its options or false when it is made, naming the hook and the field", () => {
+    expect(() => chromeTraceRecorder({ redact: "yes" as never })).toThrow(new TypeError('chrome-trace: redact must be a redactor, redactor options or false, got "yes"'));
+    expect(() => chromeTraceRecorder({ name: "tl", redact: true as never })).toThrow(new TypeError("tl: redact must be a redactor, redactor options or false, got true"));
+    for (const redact of [false, {}, createRedactor()] as const) expect(() => chromeTraceRecorder({ redact })).not.toThrow();
   });
 });

@@ -5,6 +5,7 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { Reject, Transform } from "../../src/core/index.ts";
 import { createAgent, createAgentStack, createScriptedModel, type ModelRequest } from "../../src/agent/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
+import { createRedactor } from "../../src/middleware/redactor.ts";
 import { tracing } from "../../src/middleware/tracing.ts";
 import { bashTool } from "../agent/helpers.ts";
 import { tracerHarness } from "./otel.ts";
@@ -228,5 +229,12 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
     expect(() => tracing({ provider: 5 as never })).toThrow(new TypeError("tracing: provider must be a provider name or a function of the model id, got 5"));
     expect(() => tracing({ name: "t2", tracer: {} as never })).toThrow(new TypeError("t2: tracer must be an OpenTelemetry Tracer (with startSpan), got [object Object]"));
     expect(() => tracing({ tracer: tracerHarness().tracer, provider: "openai" })).not.toThrow();
+  });
+
+  it("refuses a redact option that is not a redactor, its options or false when it is made, naming the hook and the field", () => {
+    expect(() => tracing({ redact: "yes" as never })).toThrow(new TypeError('tracing: redact must be a redactor, redactor options or false, got "yes"'));
+    expect(() => tracing({ name: "t2", redact: true as never })).toThrow(new TypeError("t2: redact must be a redactor, redactor options or false, got true"));
+    expect(() => tracing({ redact: null as never })).toThrow(/tracing: redact must be .* got null/);
+    for (const redact of [false, {}, { salt: "pepper" }, createRedactor()] as const) expect(() => tracing({ redact })).not.toThrow();
   });
 });
