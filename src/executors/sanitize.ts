@@ -5,21 +5,39 @@
  */
 
 // CSI (`ESC [ ... final`), OSC (`ESC ] ... BEL|ST`), DCS/SOS/PM/APC strings, two-byte escapes, and their C1 forms.
-// A string's body stops at the next BEL, ESC or ST, so an unterminated one ends there (or at the
-// end of the text) instead of being rescanned to the end from every opener: cleaning stays
-// linear in the text (a lazy `[\s\S]*?` body made 256 KiB of `ESC ]` take over a minute).
+// A string runs from its opener to the first BEL, ST or `ESC \`, other escapes inside it included.
+// An opener with no terminator after it is not a string: only the opener goes (by `ESC x` or as
+// a control character) and the text after it stays, since a stray C1 character is common mojibake.
 const escapes =
-  /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|(?:\u001b[\]PX^_]|[\u009d\u0090\u0098\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[\s\S]?/g;
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|(?:\u001b[\]PX^_]|[\u009d\u0090\u0098\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u001b(?!\\)[^\u0007\u001b\u009c]*)*(?:\u0007|\u001b\\|\u009c)|\u001b[\s\S]?/g;
+// The same without strings, for the text after the last terminator, where no string can end.
+const escapesUnterminated = /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b[\s\S]?/g;
 // Remaining C0/C1 controls except tab and newline, and the bidi embedding/override/isolate marks.
 const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Where the text's last string terminator ends (0 without one). */
+const afterLastTerminator = (text: string): number => {
+  const st = text.lastIndexOf("\u001b\\");
+  return Math.max(text.lastIndexOf("\u0007") + 1, text.lastIndexOf("\u009c") + 1, st < 0 ? 0 : st + 2);
+};
 
 /**
  * Remove terminal escapes, control characters (tab and newline stay) and bidi overrides.
  *
+ * Linear in the text: a string pattern fails, and so rescans to the end, only from an opener with
+ * no terminator after it, so it is tried only before the last terminator (a lazy scan from every
+ * unterminated opener made 256 KiB of `ESC ]` take over a minute).
+ *
  * @example
  * stripTerminal("\u001b[31mdenied\u001b[0m\u001b]52;c;ZXZpbA==\u0007") // "denied"
  */
-export const stripTerminal = (text: string): string => text.replace(/\r\n?/g, "\n").replace(escapes, "").replace(controls, "");
+export const stripTerminal = (text: string): string => {
+  const folded = text.replace(/\r\n?/g, "\n");
+  const end = afterLastTerminator(folded);
+  // No match crosses `end`: one that reaches the terminator just before it ends there.
+  const clean = folded.slice(0, end).replace(escapes, "") + folded.slice(end).replace(escapesUnterminated, "");
+  return clean.replace(controls, "");
+};
 
 /**
  * Claude Code caps hook output strings at 10 000 characters; so do we.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { commandHook } from "../../src/executors/command.ts";
 import { cleanText, stripTerminal } from "../../src/executors/sanitize.ts";
+import { bash, echoTool } from "./helpers.ts";
 import { agentStack } from "./stack-helpers.ts";
 
 describe("stripTerminal", () => {
@@ -18,6 +19,47 @@ describe("stripTerminal", () => {
 
   it("keeps newlines and tabs, and folds CRLF", () => {
     expect(stripTerminal("a\tb\r\nc")).toBe("a\tb\nc");
+  });
+});
+
+describe("a string escape (OSC, DCS, SOS, PM, APC) is removed up to its terminator, and only when it has one", () => {
+  it("removes a terminated string whole, with any other escapes inside it", () => {
+    expect(stripTerminal("a\u001b]8;;http://evil\u001bAvisible\u0007rest")).toBe("arest");
+    expect(stripTerminal("\u001b]0;\u001b]0;x\u0007y\u0007z")).toBe("yz");
+    expect(stripTerminal("a\u001b]0;x\u001b[31mhidden\u001b\\rest")).toBe("arest");
+  });
+
+  it("removes only the opener of an unterminated string, so the text after it stays", () => {
+    expect(stripTerminal("ok\u001b]52;c;ZXZpbA==")).toBe("ok52;c;ZXZpbA==");
+    expect(stripTerminal("\u001b]0;title\nBlocked: rm -rf is not allowed")).toBe("0;title\nBlocked: rm -rf is not allowed");
+  });
+
+  it("keeps the text after a stray C1 character, such as the mojibake of a closing quote", () => {
+    // "”" read as Latin-1 is "\u00e2\u0080\u009d"; U+009D alone also opens an OSC.
+    expect(stripTerminal("Blocked: \u00e2\u0080\u009dmain\u00e2\u0080\u009d is protected")).toBe("Blocked: \u00e2main\u00e2 is protected");
+  });
+
+  it("cleans exactly what a lazy scan to the first terminator cleans, on random short texts", () => {
+    // The pattern before it was made linear: correct, but quadratic on unterminated openers.
+    const lazy = /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b[\]PX^_][\s\S]*?(?:\u0007|\u001b\\|\u009c)|[\u009d\u0090\u0098\u009e\u009f][\s\S]*?(?:\u0007|\u001b\\|\u009c)|\u001b[\s\S]?/g;
+    const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+    const reference = (t: string) => t.replace(/\r\n?/g, "\n").replace(lazy, "").replace(controls, "");
+    const alphabet = ["\u001b", "]", "[", "P", "X", "^", "_", "\u0007", "\\", "\u009c", "\u009d", "\u0090", "\u009b", "a", "0", ";", "m", "\n", "\r"];
+    let seed = 42;
+    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    for (let i = 0; i < 20_000; i++) {
+      const text = Array.from({ length: 1 + random(14) }, () => alphabet[random(alphabet.length)]).join("");
+      expect(stripTerminal(text), JSON.stringify(text)).toBe(reference(text));
+    }
+  });
+
+  it("keeps a command hook's exit-2 reason that follows an unterminated title escape", async () => {
+    const hook = commandHook({
+      event: "PreToolUse", timeoutMs: 5000, killGraceMs: 100,
+      command: "printf '\\033]0;guard\\nrm -rf is not allowed here\\n' >&2; exit 2",
+    });
+    const outcome = await agentStack().use("toolCall", hook).run("toolCall", bash("rm -rf /"), echoTool);
+    expect(outcome).toMatchObject({ _tag: "Rejected", reason: "0;guard\nrm -rf is not allowed here" });
   });
 });
 
@@ -45,10 +87,6 @@ describe("hostile output is cleaned in linear time", () => {
     expect(secondsToClean(opener.repeat((256 * 1024) / opener.length))).toBeLessThan(3);
   });
 
-  it("still removes an unterminated OSC with what follows it, as a terminal would swallow it", () => {
-    expect(stripTerminal("ok\u001b]52;c;ZXZpbA==")).toBe("ok");
-    expect(stripTerminal("a\u001b]0;title\u001b[31mb")).toBe("ab");
-  });
 
   it("counts what a cut dropped, even when the text was over the cap before cleaning", () => {
     expect(cleanText("z".repeat(100_000))).toMatch(/^z{10000}… \[90000 characters truncated\]$/);
