@@ -12,7 +12,7 @@ import { Outcome } from "../core/outcome.ts";
 import { Priority } from "../core/priority.ts";
 import type { StreamPart } from "../agent/model.ts";
 import { streamControl } from "../agent/stream/control.ts";
-import type { ModelRequest, ModelResponse, ToolResult } from "../agent/types.ts";
+import type { ModelRequest, ModelResponse, ToolCall, ToolResult } from "../agent/types.ts";
 import type { Middleware, PointHook } from "./apply.ts";
 import { nameOption, numberOption } from "./options.ts";
 import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
@@ -45,7 +45,7 @@ const blockedReason = (hook: string, where: string, kinds: readonly string[]): s
 export interface RedactionOptions extends RedactorOptions, StreamRedactorOptions {
   /** Hook name; default `redaction` (`redaction:output` for the tool-output hook). */
   readonly name?: string;
-  /** Priority of the input hooks (user prompt, tool input) and of the check of model answers the innermost hook did not scan (a fallback model's); default 5, outside the guards. */
+  /** Priority of the input hooks (user prompt, tool input) and of the check of model answers and tool results the innermost hook did not scan (a fallback model's, a `recover`'s); default 5, outside the guards. */
   readonly priority?: number;
   /** Priority of the output hooks (tool output, model output); default `Priority.last`, innermost. */
   readonly outputPriority?: number;
@@ -102,17 +102,43 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
     },
   };
 
+  /** Scan a tool result: a refusal on a block kind, the redacted result, or Continue when it is clean. */
+  const checkedResult = (result: ToolResult, call: ToolCall): Reject | Transform<ToolResult> | Continue => {
+    // Every data field, not only `content`: an MCP result also carries `structuredContent`.
+    // Only the protocol's own fields (`isError`, `_meta`) are left as they are.
+    const { isError, _meta, ...data } = result as ToolResult & { _meta?: unknown };
+    const r = redactor.value(data);
+    if (r.blocked.length > 0) return Reject(blockedReason(name, `tool output of ${call.name}`, r.blocked));
+    if (!r.changed) return passResult(result, Continue);
+    return passResult(result, Transform({ ...(r.value as ToolResult), ...(isError !== undefined ? { isError } : {}), ...(_meta !== undefined ? { _meta } : {}) }));
+  };
+  // Results the inner hook let out, so that the outer one scans only those it never saw.
+  const scannedResults = new WeakSet<object>();
+  const passResult = <A extends Continue | Transform<ToolResult>>(result: ToolResult, answer: A): A => {
+    const out: unknown = answer._tag === "Transform" ? answer.value : result;
+    if (typeof out === "object" && out !== null) scannedResults.add(out);
+    return answer;
+  };
+
   const toolOutput: PointHook<AgentPoints, "toolCall"> = {
     name: `${name}:output`,
     priority: outputPriority,
-    after: (result, call) => {
-      // Every data field, not only `content`: an MCP result also carries `structuredContent`.
-      // Only the protocol's own fields (`isError`, `_meta`) are left as they are.
-      const { isError, _meta, ...data } = result as ToolResult & { _meta?: unknown };
-      const r = redactor.value(data);
-      if (r.blocked.length > 0) return Reject(blockedReason(name, `tool output of ${call.name}`, r.blocked));
-      if (!r.changed) return Continue;
-      return Transform({ ...(r.value as ToolResult), ...(isError !== undefined ? { isError } : {}), ...(_meta !== undefined ? { _meta } : {}) });
+    after: (result, call) => checkedResult(result, call),
+  };
+
+  // A result made outside the innermost hook never passed it: a `recover`'s answer for a failed
+  // call, an around's that did not run the tool (a cache), one an `after` further out rewrote.
+  // At the input priority (outside guards and retry), this hook scans those. An outcome an inner
+  // hook made final (R3: a Replace after the tool ran) cannot be changed here.
+  const unscannedResult: PointHook<AgentPoints, "toolCall"> = {
+    name: `${name}:unscanned`,
+    priority,
+    failMode: "closed",
+    around: async (ctx, next) => {
+      const outcome = await next();
+      if (outcome._tag !== "Completed" || scannedResults.has(outcome.value)) return outcome;
+      const answer = checkedResult(outcome.value, ctx.input);
+      return answer._tag === "Continue" ? outcome : answer;
     },
   };
 
@@ -186,7 +212,7 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
     name,
     hooks: {
       ...(on.userPrompt ? { userPrompt } : {}),
-      ...(on.toolInput || on.toolOutput ? { toolCall: [...(on.toolInput ? [toolInput] : []), ...(on.toolOutput ? [toolOutput, toolFailure] : [])] } : {}),
+      ...(on.toolInput || on.toolOutput ? { toolCall: [...(on.toolInput ? [toolInput] : []), ...(on.toolOutput ? [unscannedResult, toolOutput, toolFailure] : [])] } : {}),
       ...(on.modelOutput ? { modelCall: [unscannedOutput, modelOutput] } : {}),
     },
   };

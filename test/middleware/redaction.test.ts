@@ -86,7 +86,7 @@ describe("redaction, hook by hook", () => {
   it("can be limited to some places, renamed and moved, and checks its options", () => {
     const m = redaction({ name: "pii", priority: 1, on: { toolInput: false, modelOutput: false } });
     expect(Object.keys(m.hooks)).toEqual(["userPrompt", "toolCall"]);
-    expect((m.hooks.toolCall as readonly { name: string }[]).map((h) => h.name)).toEqual(["pii:output", "pii:error"]);
+    expect((m.hooks.toolCall as readonly { name: string }[]).map((h) => h.name)).toEqual(["pii:unscanned", "pii:output", "pii:error"]);
     expect(m.hooks.userPrompt).toMatchObject({ name: "pii", priority: 1 });
     expect(() => redaction({ priority: Number.NaN })).toThrow(/priority/);
     expect(() => redaction({ holdBack: -3 })).toThrow(/holdBack/);
