@@ -142,26 +142,29 @@ export const resolveTimeoutMs = (
   return Math.min(ms, options.event === "SessionEnd" ? sessionEndBudgetMs(Infinity) : 2_000_000_000);
 };
 
-/** When the first SessionEnd hook of each `stack.run` call started, by `ctx.callId`, oldest first. */
-const sessionEndStarts = new Map<string, number>();
-
 /**
- * The start of the clock the SessionEnd hooks of one call share. Claude Code runs them in parallel
- * under one budget; ours run in turn, so each one's deadline is counted from the first one's start.
+ * A SessionEnd hook as an `around` that starts its own work, then lets the hooks inside it start
+ * theirs (`next()`), and answers once its own work is done: the core waits for the inside before
+ * the run settles. Claude Code runs all matching SessionEnd hooks in parallel, each within its own
+ * timeout (which `resolveTimeoutMs` keeps inside the shared budget), so a hook that hangs must not
+ * hold back, or eat the time of, a cleanup hook after it. Its own deadline times only its work.
  */
-const sessionEndStart = (callId: string, now: number): number => {
-  // Calls older than twice the longest budget have no hook left to run; forget them.
-  for (const [id, start] of sessionEndStarts) {
-    if (now - start <= 2 * sessionEndBudgetMs(Infinity)) break;
-    sessionEndStarts.delete(id);
-  }
-  const start = sessionEndStarts.get(callId) ?? now;
-  sessionEndStarts.set(callId, start);
-  return start;
-};
+const sideBySide = (work: (input: unknown, ctx: HookContext) => Promise<HookAction>) =>
+  async (ctx: HookContext, next: () => Promise<unknown>): Promise<HookAction> => {
+    const own = work(ctx.input, ctx);
+    const inside = next();
+    try {
+      return await own;
+    } catch (error) {
+      // Failing closed settles the run: the hooks inside would be cut short, so they finish first.
+      await inside.catch(() => undefined);
+      throw error;
+    }
+  };
 
 /**
- * Build a Hook on `options.event`'s point and phase that asks `run` for each event.
+ * Build a Hook on `options.event`'s point and phase that asks `run` for each event. SessionEnd's is
+ * an `around` on `sessionEnd`, so the SessionEnd hooks of a stack run side by side (see `sideBySide`).
  *
  * @example
  * const hook = externalHook({ event: "PreToolUse", name: "ask-service" }, 2000, async ({ json }) => ({ block: "no" }))
@@ -226,26 +229,11 @@ export const externalHook = <E extends ClaudeEvent>(
       else notify("dropped", `background queue full (${queue.limit}); ${queue.dropped} dropped so far`);
       return Continue;
     }
-    let signal = ctx.signal;
-    let shared: ReturnType<typeof withDeadline> | undefined;
-    if (options.event === "SessionEnd") {
-      const now = performance.now();
-      const left = sessionEndStart(ctx.callId, now) + timeoutMs - now;
-      if (left <= 0) throw new ExecutorError("timeout", `not run: the SessionEnd hooks' shared budget (${timeoutMs} ms for this hook) ran out in the hooks before it`);
-      if (left < timeoutMs) {
-        shared = withDeadline(ctx.signal, left);
-        signal = shared.controller.signal;
-      }
-    }
     let answer: HookAnswer;
     try {
-      answer = await run({ json, signal, timeoutMs, cwd, ctx });
+      answer = await run({ json, signal: ctx.signal, timeoutMs, cwd, ctx });
     } catch (error) {
-      if (shared?.controller.signal.aborted === true && !ctx.signal.aborted)
-        throw new ExecutorError("timeout", `timed out: the SessionEnd hooks' shared budget (${timeoutMs} ms for this hook) ran out`, { cause: error });
       throw fail(error);
-    } finally {
-      shared?.dispose();
     }
     try {
       return await applyAnswer(spec, answer, data, ctx, { hook: name, phase, notify });
@@ -265,7 +253,8 @@ export const externalHook = <E extends ClaudeEvent>(
     // The core's deadline is a backstop: the executor's own timeout fires first with a precise message.
     timeoutMs: Math.min(timeoutMs + backstopMs, maxTimerMs),
   };
-  if (spec.phase === "before") hook.before = (input: unknown, ctx: HookContext) => handle("before", { input }, ctx);
+  if (spec.point === "sessionEnd") hook.around = sideBySide((input, ctx) => handle("before", { input }, ctx));
+  else if (spec.phase === "before") hook.before = (input: unknown, ctx: HookContext) => handle("before", { input }, ctx);
   else if (spec.phase === "after") hook.after = (output: unknown, input: unknown, ctx: HookContext) => handle("after", { input, output }, ctx);
   else hook.recover = async (error: unknown, input: unknown, ctx: HookContext) => {
     await handle("recover", { input, error }, ctx);

@@ -6,11 +6,11 @@ import { fromClaudeSettings } from "../../src/executors/settings.ts";
 import { tempDir } from "./helpers.ts";
 
 /** SessionEnd command handlers from one settings file; run the point once and say how long it took and what the hooks wrote. */
-const endSession = async (handlers: readonly Record<string, unknown>[]) => {
+const endSession = async (handlers: readonly Record<string, unknown>[], options: Parameters<typeof fromClaudeSettings>[1] = {}) => {
   const dir = tempDir();
   const log = join(dir, "ends.log");
   const settings = { hooks: { SessionEnd: [{ hooks: handlers.map((h) => ({ ...h, command: String(h.command).replaceAll("LOG", `'${log}'`) })) }] } };
-  const { stack } = fromClaudeSettings(settings, { cwd: dir, killGraceMs: 100, onNotice: () => {} });
+  const { stack } = fromClaudeSettings(settings, { cwd: dir, killGraceMs: 100, onNotice: () => {}, ...options });
   const start = performance.now();
   const outcome = await stack.run("sessionEnd", { sessionId: "s1", reason: "other" }, () => undefined);
   return { outcome, ms: performance.now() - start, wrote: existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [] };
@@ -36,7 +36,34 @@ describe("SessionEnd hooks", () => {
       { type: "command", command: "sleep 2; echo slow >> LOG" },
       { type: "command", command: "echo quick >> LOG", timeout: 3 },
     ]);
-    expect(wrote).toEqual(["slow", "quick"]);
+    expect(wrote).toEqual(["quick", "slow"]);
+  });
+
+  it("run side by side, as Claude Code runs them: a cleanup hook after one that hangs still runs", async () => {
+    const { outcome, ms, wrote } = await endSession([
+      { type: "command", command: "sleep 10; echo hung >> LOG" },
+      { type: "command", command: "echo cleaned >> LOG" },
+    ]);
+    expect(outcome._tag).toBe("Completed");
+    expect(wrote).toEqual(["cleaned"]);
+    expect(ms).toBeLessThan(3000);
+  });
+
+  it("each have their own timeout inside the budget: a 1-second hook after a 2-second one still runs", async () => {
+    const { wrote } = await endSession([
+      { type: "command", command: "sleep 2; echo slow >> LOG", timeout: 5 },
+      { type: "command", command: "echo quick >> LOG", timeout: 1 },
+    ]);
+    expect(wrote).toEqual(["quick", "slow"]);
+  });
+
+  it("let the hooks after one that fails closed finish before the session's close settles", async () => {
+    const { outcome, wrote } = await endSession([
+      { type: "command", command: "sleep 10", timeout: 1 },
+      { type: "command", command: "sleep 2; echo late >> LOG", timeout: 3 },
+    ], { failMode: "closed" });
+    expect(outcome).toMatchObject({ _tag: "Rejected", by: "SessionEnd:command:sleep" });
+    expect(wrote).toEqual(["late"]);
   });
 
   it("never wait more than 60 seconds, whatever timeout a hook sets", () => {
