@@ -3,9 +3,10 @@
  * (observe) around one model call and that call's tool calls; when the model answers without
  * tool calls the stop gate decides, and a block feeds the reasons back, capped per R13.
  */
+import { setMaxListeners } from "node:events";
 import { OutcomeRejectedError } from "../core/outcome.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
-import { throwIfAborted } from "../core/signal.ts";
+import { linkSignal, throwIfAborted } from "../core/signal.ts";
 import { compact } from "./compaction.ts";
 import { contentText } from "./content-text.ts";
 import { AgentRunError, decide } from "./decide.ts";
@@ -43,6 +44,19 @@ export const toolMessage = ({ call, result }: DeepReadonly<ToolExchange>): Messa
   toolName: call.name,
   ...(result.isError === true ? { isError: true } : {}),
 });
+
+/**
+ * The loop's environment for one run of a step's operation: its model call and tool calls follow
+ * `signal`, the operation's own, which aborts when the turn's does and when the step's run gives up
+ * on it (a timed `step` hook that timed out and failed closed), so that what it started is told.
+ * A signal of our own, without Node's listener limit: each of a step's parallel tool calls listens.
+ */
+const stepEnv = (env: LoopEnv, signal: AbortSignal): { env: LoopEnv; dispose: () => void } => {
+  const link = linkSignal(signal);
+  setMaxListeners(0, link.controller.signal);
+  const own = link.controller.signal;
+  return { env: { ...env, signal: own, run: { ...env.run, signal: own } }, dispose: link.dispose };
+};
 
 /** One step's operation: build the request, call the model, run its tool calls. */
 const runStep = async (
@@ -115,14 +129,27 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
     const mark = env.pending.mark();
     const step: StepInput = { index: steps, messages };
     let carried: Message[] = [];
-    // What the step's operation returned, set as it returns: a hook that fails closed after it
-    // (a step hook's `after`) rejects a step whose model call and tools already ran.
-    let ran: StepResult | undefined;
+    // The step's operation, last started: a hook that fails closed after it (a step hook's `after`)
+    // rejects a step whose model call and tools already ran, and one that gives up on it while it
+    // runs (a timed hook's timeout) rejects a step whose tools may have run.
+    let running: Promise<StepResult> | undefined;
+    // An `around` hook running the step again starts it from `mark`, with its hooks' context.
+    const operation = env.pending.restartable(mark, ({ input, signal }: { input: DeepReadonly<StepInput>; signal: AbortSignal }) => {
+      const own = stepEnv(env, signal);
+      running = runStep(own.env, input, system, tools, offered, carried).finally(own.dispose);
+      return running;
+    });
     const runOnce = () => {
-      ran = undefined;
-      // An `around` hook running the step again starts it from `mark`, with its hooks' context.
-      return env.stack.run("step", step, env.pending.restartable(mark, async (s) => (ran = await runStep(env, s, system, tools, offered, carried))), env.run);
+      running = undefined;
+      return env.stack.run("step", step, (input, ctx) => operation({ input, signal: ctx.signal }), env.run);
     };
+    /**
+     * What the rejected step ran, if its model answered: its response and tool results. A step given
+     * up on is waited for; its signal aborted, so what it still runs settles at once (a tool call
+     * abandoned mid-way gives the model an error result). One that failed before its model answered
+     * ran no tool, and may run again.
+     */
+    const ranBefore = async (): Promise<StepResult | undefined> => (running === undefined ? undefined : running.catch(() => undefined));
     // A step that ran goes into the conversation, the count and the usage, whatever hooks said after.
     const record = ({ response, toolResults }: StepResult): void => {
       steps++;
@@ -139,11 +166,12 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
     for (let attempt = 1; outcome._tag === "Rejected"; attempt++) {
       // Typed, with the hook's error as its cause, as Outcome.getOrThrow gives it.
       const error = new OutcomeRejectedError(outcome.reason, outcome.by, outcome.cause);
-      // The step ran before the hook failed (in `after`): its tools' side effects happened, so it
-      // is recorded first and never run again. `retry` then means "go on with the next step" (or
-      // the stop gate, for an answer without tool calls); `recover` ends the run with the hook's
-      // answer after the step's messages; `fail` fails the turn, which counts the step.
-      done = ran;
+      // The step ran before or while the hook failed (in `after`, or a timeout while the tools
+      // ran): its tools' side effects happened, so it is recorded first and never run again.
+      // `retry` then means "go on with the next step" (or the stop gate, for an answer without
+      // tool calls); `recover` ends the run with the hook's answer after the step's messages;
+      // `fail` fails the turn, which counts the step.
+      done = await ranBefore();
       if (done !== undefined) record(done);
       const deciding = env.pending.mark();
       const decision = await decide(env, { where: "loop", error, attempt });
