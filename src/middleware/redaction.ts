@@ -128,14 +128,20 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
 
   // A result made outside the innermost hook never passed it: a `recover`'s answer for a failed
   // call, an around's that did not run the tool (a cache), one an `after` further out rewrote.
-  // At the input priority (outside guards and retry), this hook scans those. An outcome an inner
-  // hook made final (R3: a Replace after the tool ran) cannot be changed here.
+  // At the input priority (outside guards and retry), this hook scans those, and the reason of a
+  // rejection, which the model reads too: a hook that failed closed gives its thrown message
+  // (`by` and, for the caller, `cause` are kept). An outcome an inner hook made final (R3: a
+  // Replace after the tool ran, a failure closed after it) cannot be changed here.
   const unscannedResult: PointHook<AgentPoints, "toolCall"> = {
     name: `${name}:unscanned`,
     priority,
     failMode: "closed",
     around: async (ctx, next) => {
       const outcome = await next();
+      if (outcome._tag === "Rejected") {
+        const reason = redactor.scrub(outcome.reason);
+        return reason === outcome.reason ? outcome : { ...outcome, reason };
+      }
       if (outcome._tag !== "Completed" || scannedResults.has(outcome.value)) return outcome;
       const answer = checkedResult(outcome.value, ctx.input);
       return answer._tag === "Continue" ? outcome : answer;
