@@ -54,9 +54,9 @@ export const TEXT_LIMIT = 10_000;
  * cleanText("x".repeat(20_000)).endsWith("[10000 characters truncated]") // true
  */
 export const cleanText = (text: string, limit = TEXT_LIMIT): string => {
-  // Escapes shrink as they are removed, so more than `limit` is cleaned; not all of a 1 MiB stdout.
-  const cap = limit * 4 + 1024;
-  const clean = stripTerminal(text.length > cap ? text.slice(0, cap) : text).trim();
-  const dropped = Math.max(clean.length - limit, 0) + Math.max(text.length - cap, 0);
-  return dropped === 0 ? clean : `${clean.slice(0, limit)}… [${dropped} characters truncated]`;
+  // Cleaned whole, then cut, so the limit and the mark count visible characters: escapes can hide
+  // any amount of text. Cleaning is linear, and hook output is capped where it is read (stdout and
+  // HTTP bodies at 1 MiB by default: about 30 ms).
+  const clean = stripTerminal(text).trim();
+  return clean.length <= limit ? clean : `${clean.slice(0, limit)}… [${clean.length - limit} characters truncated]`;
 };

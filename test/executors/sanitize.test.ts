@@ -69,6 +69,16 @@ describe("cleanText", () => {
     expect(text.startsWith("y".repeat(10_000))).toBe(true);
     expect(text).toMatch(/\[2000 characters truncated\]$/);
   });
+
+  it("keeps a short reason that follows 48 KB of colour codes: the cap counts visible characters", () => {
+    const colored = "\u001b[38;5;196mx\u001b[0m".repeat(3000) + "\nBlocked: REASON";
+    expect(cleanText(colored)).toBe(`${"x".repeat(3000)}\nBlocked: REASON`);
+  });
+
+  it("counts the visible characters a cut dropped, not the escapes around them", () => {
+    const text = cleanText("\u001b[31mz\u001b[0m".repeat(12_000));
+    expect(text).toBe(`${"z".repeat(10_000)}… [2000 characters truncated]`);
+  });
 });
 
 describe("hostile output is cleaned in linear time", () => {
@@ -87,6 +97,10 @@ describe("hostile output is cleaned in linear time", () => {
     expect(secondsToClean(opener.repeat((256 * 1024) / opener.length))).toBeLessThan(3);
   });
 
+
+  it("cleans 1 MiB of mixed escapes, the most a command's stdout holds, in well under a few seconds", () => {
+    expect(secondsToClean(("\u001bP\u009d" + "x".repeat(10) + "\u001b[31m").repeat(1 << 16))).toBeLessThan(3);
+  });
 
   it("counts what a cut dropped, even when the text was over the cap before cleaning", () => {
     expect(cleanText("z".repeat(100_000))).toMatch(/^z{10000}… \[90000 characters truncated\]$/);
