@@ -5,19 +5,34 @@
  * it cannot read) exits 2, which blocks: a broken guard must not silently allow. `--fail-open`
  * exits 1 instead, which Claude Code treats as a non-blocking error. An event we do not drive
  * (PermissionRequest, WorktreeRemove...) exits 1 too: no guard of ours covers it, so blocking it
- * would refuse what nothing checked, and exit 1 is how a hook lets the action go on while the
- * user sees why (exit 0's stderr reaches only the debug log).
+ * would refuse what nothing checked, and on every such event but WorktreeCreate exit 1 lets
+ * Claude Code go on as without the hook, showing why where it shows hook errors (exit 0's stderr
+ * reaches only the debug log). WorktreeCreate fails on any exit: its hook must make the worktree.
  */
 import { parseArgs } from "node:util";
 import type { ApprovalHandler } from "../core/context.ts";
 import { describe } from "../core/errors.ts";
 import { fromClaudeEvent, UndrivenEventError } from "../executors/bridge-event.ts";
 import { runBridge } from "../executors/bridge.ts";
+import { allClaudeEvents } from "../executors/events.ts";
 import { routeHookNotices } from "../executors/external.ts";
 import { parseJson } from "../executors/json.ts";
 import { cleanText } from "../executors/sanitize.ts";
 import { UsageError, type CliIo } from "./io.ts";
 import { loadStack } from "./load-stack.ts";
+
+/**
+ * What exit 1 does to an event we do not drive, per the reference's "Exit code output": a
+ * non-blocking error, after which Claude Code goes on as without the hook (a permission is asked
+ * as usual, a denial stands, the original text is shown...), except on WorktreeCreate, whose hook
+ * replaces git's and must print the new worktree's path: any non-zero exit fails the creation.
+ */
+const afterExitOne = (event: string): string =>
+  event === "WorktreeCreate"
+    ? "nothing was checked and no worktree path was printed, so worktree creation fails (any non-zero exit fails it). Do not register agent-onion on WorktreeCreate."
+    : allClaudeEvents.has(event)
+      ? "nothing was checked, and Claude Code goes on as without this hook (exit 1 is a non-blocking error there). Register agent-onion only on the events it drives."
+      : "nothing was checked. Claude Code treats exit 1 as a non-blocking error on most events, going on as without this hook. Register agent-onion only on the events it drives.";
 
 /**
  * Run the `claude-hook` command; returns the exit code.
@@ -63,7 +78,7 @@ export const claudeHook = async (argv: readonly string[], io: CliIo): Promise<nu
     eventName = event.event;
   } catch (error) {
     if (error instanceof UndrivenEventError) {
-      io.err(`agent-onion claude-hook: ${error.message}; nothing was checked, so it goes ahead. Register agent-onion only on the events it drives.\n`);
+      io.err(`agent-onion claude-hook: ${error.message}; ${afterExitOne(error.event)}\n`);
       return 1;
     }
     return refuse(`cannot read the event: ${describe(error)}`);

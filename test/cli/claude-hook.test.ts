@@ -37,15 +37,29 @@ describe("agent-onion claude-hook (child process)", () => {
     expect(open.code).toBe(1);
   });
 
-  it("lets an event it does not drive go ahead (exit 1, Claude Code's non-blocking error) and says why on stderr", async () => {
-    for (const name of ["PermissionRequest", "WorktreeRemove", "SomeFutureEvent"]) {
+  it("lets an event it does not drive go on as without it (exit 1, Claude Code's non-blocking error) and says why on stderr", async () => {
+    for (const name of ["PermissionRequest", "PermissionDenied", "WorktreeRemove"]) {
       const r = await hook({ hook_event_name: name, tool_name: "Bash", tool_input: { command: "rm -rf build" } });
       expect(r.code).toBe(1);
       expect(r.stdout).toBe("");
-      expect(r.stderr).toContain(`agent-onion claude-hook: agent-onion does not drive ${name} events; nothing was checked, so it goes ahead`);
+      expect(r.stderr).toContain(`agent-onion claude-hook: agent-onion does not drive ${name} events; nothing was checked, and Claude Code goes on as without this hook`);
     }
     const open = await hook({ hook_event_name: "PermissionRequest" }, "--fail-open");
     expect(open.code).toBe(1);
+  });
+
+  it("says that worktree creation fails on WorktreeCreate, where any non-zero exit fails it and the hook must print a path", async () => {
+    const r = await hook({ hook_event_name: "WorktreeCreate", name: "bold-oak-a3f2" });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("agent-onion does not drive WorktreeCreate events; nothing was checked and no worktree path was printed, so worktree creation fails");
+    expect(r.stderr).not.toMatch(/goes (ahead|on)/);
+  });
+
+  it("does not promise what an event it does not know will do", async () => {
+    const r = await hook({ hook_event_name: "SomeFutureEvent" });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("agent-onion does not drive SomeFutureEvent events; nothing was checked. Claude Code treats exit 1 as a non-blocking error on most events");
   });
 
   it("still blocks with exit 2 on an event it cannot read", async () => {
