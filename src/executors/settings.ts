@@ -7,12 +7,8 @@
  */
 import type { LanguageModel } from "../agent/model.ts";
 import { createAgentStack, type AgentStack } from "../agent/stack.ts";
-import type { ErrorEvent, StepInput, StepResult } from "../agent/types.ts";
-import type { Reject } from "../core/action.ts";
-import type { HookContext } from "../core/context.ts";
+import type { ErrorEvent } from "../agent/types.ts";
 import type { FailMode, Hook } from "../core/hook.ts";
-import { Outcome } from "../core/outcome.ts";
-import { Priority } from "../core/priority.ts";
 import { compileMatcher, conditionShape, namesOnly } from "../core/match/matcher.ts";
 import type { StackOptions } from "../core/stack-types.ts";
 import { agentHook } from "./agent-hook.ts";
@@ -22,12 +18,13 @@ import { allClaudeEvents, claudeEvents, isDrivenEvent, type ClaudeEvent, type Ev
 import type { ExternalHookOptions } from "./external.ts";
 import { httpHook, httpHookLabel } from "./http.ts";
 import { promptHook } from "./prompt.ts";
-import { endsTurn, HookStopError, type NoticeSink, type TurnEndingReject } from "./protocol.ts";
+import type { NoticeSink } from "./protocol.ts";
 import { commandProgram, programProblem } from "./settings-check.ts";
 import { hookLabel, supportedTypes, urlAllowed } from "./settings-rules.ts";
 import { loadClaudeSettings, type HandlerEntry, type SettingsInput } from "./settings-load.ts";
 import { SettingsError } from "./settings-schema.ts";
 import type { AddressPolicy, Resolver } from "./ssrf.ts";
+import { turnStops } from "./turn-stop.ts";
 
 export interface ClaudeSettingsOptions {
   /**
@@ -150,53 +147,11 @@ const matchFor = (
 };
 
 /**
- * Lets hooks on a tool call end the turn. Their hooks cannot stop the loop themselves (a refused
- * call is an error result the model reads), so what they ask is kept per run and a `step` hook
- * ends the run before its next model call, as the guards do. They ask with `continue: false` (the
- * `endsTurn` mark) and, for a prompt hook whose `continueOnBlock` is not true, with `ok: false`
- * (Claude Code's default on PreToolUse and PostToolUse: "the turn ends").
- */
-const turnStops = () => {
-  const asked = new Map<string, HookStopError>();
-  let used = false;
-  const watch = (hook: Hook, name: string, blockEndsTurn: boolean): Hook => {
-    used = true;
-    const seen = (action: unknown, ctx: HookContext): unknown => {
-      const refused = typeof action === "object" && action !== null && (action as Reject)._tag === "Reject" ? (action as Partial<TurnEndingReject>) : undefined;
-      const reason = refused?.[endsTurn] ?? (blockEndsTurn ? refused?.reason : undefined);
-      if (reason !== undefined && !ctx.signal.aborted) {
-        asked.delete(ctx.runId);
-        asked.set(ctx.runId, new HookStopError(name, reason));
-        // Runs that never reach another step (a guard stopped them, an abort, a bare stack.run) leave theirs: oldest go first.
-        if (asked.size > 1000) asked.delete(asked.keys().next().value as string);
-      }
-      return action;
-    };
-    const { before, after } = hook;
-    return Object.freeze({
-      ...hook,
-      ...(before ? { before: async (input: never, ctx: HookContext) => seen(await before(input, ctx), ctx) } : {}),
-      ...(after ? { after: async (output: never, input: never, ctx: HookContext) => seen(await after(output, input, ctx), ctx) } : {}),
-    }) as Hook;
-  };
-  const step: Hook<StepInput, StepResult, "observe"> = {
-    name: "claude-settings:turn-stop",
-    priority: Priority.guard,
-    around: (ctx, next) => {
-      const stop = asked.get(ctx.runId);
-      if (stop === undefined) return next();
-      asked.delete(ctx.runId);
-      return Outcome.failed(stop);
-    },
-  };
-  return { watch, step, used: () => used };
-};
-
-/**
  * Build an agent stack from Claude Code settings: a parsed object, or layers (file paths or
  * `{ file, settings }`) in Claude Code's order, user first, then project, then local. When a
- * PreToolUse or PostToolUse hook is loaded, a `step` hook ("claude-settings:turn-stop") comes
- * with it, which ends the turn its hooks asked to end (`continue: false`, a prompt hook's `ok: false`).
+ * PreToolUse or PostToolUse hook is loaded, a `step` hook and an innermost `toolCall` hook
+ * ("claude-settings:turn-stop") come with it, which end the turn its hooks asked to end
+ * (`continue: false`, a prompt hook's `ok: false`) and refuse the run's other calls (see turn-stop.ts).
  *
  * @example
  * const { stack, unused } = fromClaudeSettings(claudeSettingsFiles(process.cwd()), { trustProjectSettings: true })
@@ -301,7 +256,7 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
       }
     }
   }
-  if (stops.used()) stack = stack.use("step", stops.step);
+  if (stops.used()) stack = stack.use("step", stops.step).use("toolCall", stops.calls);
   return { stack, hooks, unused, duplicates: loaded.duplicates, warnings, disabled: false };
 };
 

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agent/agent.ts";
 import { createScriptedModel } from "../../src/agent/scripted-model.ts";
+import { createAgentStack, type AgentStack } from "../../src/agent/stack.ts";
 import { defineTool } from "../../src/agent/tool.ts";
 import { fromClaudeSettings } from "../../src/executors/settings.ts";
 import { notices } from "./helpers.ts";
@@ -52,6 +53,44 @@ describe("continue: false from a command hook on a tool event ends the turn", ()
     const turn = await agent.run("build it");
     expect(JSON.stringify(turn.result?.messages)).not.toContain("note for the user only");
     expect(JSON.stringify(turn.result?.messages)).toContain("continue: false");
+  });
+});
+
+describe("after continue: false, the other tool calls of the same step", () => {
+  // Answers continue: false at once for `make`; takes 300 ms to allow anything else.
+  const slowAllow = `input=$(cat); case "$input" in *'"make"'*) ${stopping};; *) sleep 0.3; exit 0;; esac`;
+  const parallel = (tools: readonly { name: string; input: Record<string, unknown> }[], settings: object, stack?: AgentStack) => {
+    const ran: string[] = [];
+    const tool = (name: string) => defineTool<{ command?: unknown }>({
+      name, description: "run", inputSchema: { type: "object", properties: { command: { type: "string" } } },
+      execute: ({ command }) => (ran.push(`${name} ${String(command)}`), "ran"),
+    });
+    const model = createScriptedModel({ turns: [{ toolCalls: tools }, "all done"] });
+    const loaded = fromClaudeSettings(settings, { cwd: "/tmp", ...(stack ? { stack } : {}) });
+    return { ran, model, agent: createAgent({ model, tools: [tool("Bash"), tool("Read")], stack: loaded.stack }) };
+  };
+
+  it("are refused when their hook allows them after the stop was asked: make deploy does not run", async () => {
+    const { ran, model, agent } = parallel(
+      [{ name: "Bash", input: { command: "make" } }, { name: "Bash", input: { command: "make deploy" } }],
+      onTool("PreToolUse", { type: "command", command: slowAllow }),
+    );
+    const turn = await agent.run("build and deploy");
+    expect(ran).toEqual([]);
+    expect(model.requests).toHaveLength(1);
+    expect(turn.result?.stoppedBy).toMatchObject({ reason: secret, kind: "hook" });
+  });
+
+  it("are refused even when no settings hook matches their tool", async () => {
+    const approval = createAgentStack().use("toolCall", { name: "slow-approval", match: "Read", before: async () => void (await new Promise((r) => setTimeout(r, 300))) });
+    const { ran, agent } = parallel(
+      [{ name: "Bash", input: { command: "make" } }, { name: "Read", input: { command: "notes" } }],
+      onTool("PreToolUse", { type: "command", command: stopping }),
+      approval,
+    );
+    const turn = await agent.run("build");
+    expect(ran).toEqual([]);
+    expect(turn.finishReason).toBe("stopped-by-guard");
   });
 });
 

@@ -125,7 +125,7 @@ describe("fromClaudeSettings: running", () => {
   it("explains which hooks would run for an event, in order, with their sources", () => {
     const { stack } = load();
     const lines = stack.explain("toolCall", bash("git push")).filter((e) => e.matches);
-    expect(lines.map((e) => e.hook)).toEqual(["PreToolUse:command:guard.mjs", "PostToolUse:command:audit.mjs", "PreToolUse:command:echo"]);
+    expect(lines.map((e) => e.hook)).toEqual(["PreToolUse:command:guard.mjs", "PostToolUse:command:audit.mjs", "PreToolUse:command:echo", "claude-settings:turn-stop"]);
     expect(lines[0]!.source).toBe(`${dir}/user.json#/hooks/PreToolUse/0/hooks/0`);
   });
 
@@ -143,14 +143,16 @@ describe("fromClaudeSettings: running", () => {
   it("reads a matcher shaped like Name(...) as Claude Code does, as an unanchored regular expression, not as a condition", () => {
     const settings = { hooks: { PreToolUse: [{ matcher: "Notebook(Edit|Read)", hooks: [{ type: "command", command: "cat > /dev/null" }] }] } };
     const { stack } = load(settings);
-    const matches = (name: string) => stack.explain("toolCall", { id: "t", name, input: {} }).map((e) => e.matches);
+    // Without the turn stop's own innermost hook, which every call meets.
+    const loadedOnly = (lines: readonly { hook: string; matches: boolean }[]) => lines.filter((e) => e.hook !== "claude-settings:turn-stop").map((e) => e.matches);
+    const matches = (name: string) => loadedOnly(stack.explain("toolCall", { id: "t", name, input: {} }));
     expect(matches("NotebookEdit")).toEqual([true]);
     expect(matches("NotebookRead")).toEqual([true]);
     expect(matches("Notebook")).toEqual([false]);
     const paths = load({ hooks: { PreToolUse: [{ matcher: "Bash(git *)", hooks: [{ type: "command", command: "cat > /dev/null" }] }] } }).stack;
     // As a regular expression it means "Bashgit" then any spaces: never the permission rule Bash(git *), which belongs in `if`.
-    expect(paths.explain("toolCall", bash("git push")).map((e) => e.matches)).toEqual([false]);
-    expect(paths.explain("toolCall", { id: "t", name: "Bashgitt", input: {} }).map((e) => e.matches)).toEqual([true]);
+    expect(loadedOnly(paths.explain("toolCall", bash("git push")))).toEqual([false]);
+    expect(loadedOnly(paths.explain("toolCall", { id: "t", name: "Bashgitt", input: {} }))).toEqual([true]);
   });
 
   it("matches StopFailure by Claude Code's error type", async () => {

@@ -1,0 +1,74 @@
+/**
+ * How hooks on a tool call end the turn when loaded by `fromClaudeSettings`. A tool call cannot
+ * stop the loop by itself (a refused call is an error result the model reads), so what its hooks
+ * ask is kept per run and a `step` hook ends the run before its next model call, as the guards do.
+ * They ask with `continue: false` (the `endsTurn` mark) and, for a prompt hook whose
+ * `continueOnBlock` is not true, with `ok: false` (Claude Code's default on PreToolUse and
+ * PostToolUse: "the turn ends"). Claude Code "stops processing entirely", so once a run asked,
+ * no other tool call of it runs: a step's calls run in parallel, and a sibling call still on its
+ * way through its hooks is refused.
+ */
+import type { StepInput, StepResult, ToolCall, ToolResult } from "../agent/types.ts";
+import { Continue, Reject } from "../core/action.ts";
+import type { HookContext } from "../core/context.ts";
+import type { Hook } from "../core/hook.ts";
+import { Outcome } from "../core/outcome.ts";
+import { Priority } from "../core/priority.ts";
+import { endsTurn, HookStopError, type TurnEndingReject } from "./protocol.ts";
+
+const name = "claude-settings:turn-stop";
+
+/** What a call of a run that asked to stop gets: refused, saying why (the turn ends before the model reads it). */
+const refusal = (stop: HookStopError): Reject => Reject(`refused: hook "${stop.middleware}" asked to stop the turn`);
+
+/**
+ * The turn stops of one `fromClaudeSettings` load: `watch` wraps each tool-event hook, and `step`
+ * and `calls` are mounted once when any hook was watched.
+ */
+export const turnStops = () => {
+  const asked = new Map<string, HookStopError>();
+  let used = false;
+  const watch = (hook: Hook, hookName: string, blockEndsTurn: boolean): Hook => {
+    used = true;
+    const seen = (action: unknown, ctx: HookContext): unknown => {
+      const refused = typeof action === "object" && action !== null && (action as Reject)._tag === "Reject" ? (action as Partial<TurnEndingReject>) : undefined;
+      const reason = refused?.[endsTurn] ?? (blockEndsTurn ? refused?.reason : undefined);
+      if (reason !== undefined && !ctx.signal.aborted) {
+        asked.delete(ctx.runId);
+        asked.set(ctx.runId, new HookStopError(hookName, reason));
+        // Runs that never reach another step (a guard stopped them, an abort, a bare stack.run) leave theirs: oldest go first.
+        if (asked.size > 1000) asked.delete(asked.keys().next().value as string);
+        return action;
+      }
+      // Another call of the run already asked while this hook was deciding: an allow no longer holds.
+      const stop = refused === undefined ? asked.get(ctx.runId) : undefined;
+      return stop === undefined ? action : refusal(stop);
+    };
+    const { before, after } = hook;
+    return Object.freeze({
+      ...hook,
+      ...(before ? { before: async (input: never, ctx: HookContext) => seen(await before(input, ctx), ctx) } : {}),
+      ...(after ? { after: async (output: never, input: never, ctx: HookContext) => seen(await after(output, input, ctx), ctx) } : {}),
+    }) as Hook;
+  };
+  const step: Hook<StepInput, StepResult, "observe"> = {
+    name,
+    priority: Priority.guard,
+    around: (ctx, next) => {
+      const stop = asked.get(ctx.runId);
+      if (stop === undefined) return next();
+      asked.delete(ctx.runId);
+      return Outcome.failed(stop);
+    },
+  };
+  /** Innermost, so it also refuses calls no settings hook matches, after every other hook let them through. */
+  const calls: Hook<ToolCall, ToolResult, "gate"> = {
+    name,
+    priority: Priority.last,
+    before: (_call, ctx) => {
+      const stop = asked.get(ctx.runId);
+      return stop === undefined ? Continue : refusal(stop);
+    },
+  };
+  return { watch, step, calls, used: () => used };
+};
