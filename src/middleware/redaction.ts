@@ -16,6 +16,7 @@ import type { ModelRequest, ModelResponse, ToolCall, ToolResult } from "../agent
 import type { Middleware, PointHook } from "./apply.ts";
 import { nameOption, numberOption } from "./options.ts";
 import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
+import { scrubFailure } from "./scrub-failure.ts";
 import { StreamRedactor, type StreamRedactorOptions } from "./stream-redactor.ts";
 import type { AgentPoints } from "../agent/points.ts";
 
@@ -148,9 +149,7 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
     },
   };
 
-  // The loop tells the model a failed call's message (`Tool X failed: ...`), and an `after` does
-  // not run on a failure (R5), so the failure is scrubbed on its way out; it stays a failure so
-  // that retry and recover hooks outside still judge it by its class, name and status.
+  // A failed call's message reaches the model: it is scrubbed on its way out (see scrubFailure).
   const toolFailure: PointHook<AgentPoints, "toolCall"> = {
     name: `${name}:error`,
     priority: outputPriority,
@@ -297,34 +296,4 @@ const streamed = (name: string, ctx: HookContext<ModelRequest>, redactor: Redact
     },
     end: () => take(stream.end()),
   };
-};
-
-/**
- * What was thrown, with every match rewritten (`block` kinds labelled: a failure cannot be refused).
- * An error keeps its identity, class and fields: its message (what the model reads) and stack are
- * rewritten in place, or on a copy of the same class when it is frozen. A string is rewritten, an
- * object thrown as data is returned as its scrubbed JSON form; a clean one is returned as it is.
- */
-const scrubFailure = (redactor: Redactor, thrown: unknown): unknown => {
-  if (typeof thrown === "string") return redactor.scrub(thrown);
-  if (thrown instanceof Error) {
-    const message = redactor.scrub(thrown.message);
-    const stack = typeof thrown.stack === "string" ? redactor.scrub(thrown.stack) : undefined;
-    if (message === thrown.message && stack === thrown.stack) return thrown;
-    const own = (value: string) => ({ value, writable: true, enumerable: false, configurable: true });
-    try {
-      Object.defineProperty(thrown, "message", own(message));
-      if (stack !== undefined) Object.defineProperty(thrown, "stack", own(stack));
-      return thrown;
-    } catch {
-      const { stack: _stack, message: _message, ...fields } = Object.getOwnPropertyDescriptors(thrown);
-      return Object.create(Object.getPrototypeOf(thrown) as object, { ...fields, message: own(message), ...(stack !== undefined ? { stack: own(stack) } : {}) }) as unknown;
-    }
-  }
-  if (typeof thrown !== "object" || thrown === null) return thrown;
-  // What the loop writes of a thrown object is its JSON: that is what is scrubbed.
-  const json = JSON.stringify(thrown, (_key, item: unknown) => (typeof item === "bigint" ? item.toString() : item)) as string | undefined;
-  if (json === undefined) return thrown;
-  const scrubbed = JSON.parse(json, (_key, item: unknown) => (typeof item === "string" ? redactor.scrub(item) : item)) as unknown;
-  return JSON.stringify(scrubbed) === json ? thrown : scrubbed;
 };

@@ -1,3 +1,4 @@
+import { types } from "node:util";
 import { describe, expect, it } from "vitest";
 import { createAgentStack, type ToolCall } from "../../src/agent/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
@@ -28,16 +29,27 @@ describe("redaction of a tool's failure", () => {
     }
   });
 
-  it("leaves the outcome Failed with the same error, its class, name and status kept, and its message and stack scrubbed", async () => {
+  it("leaves the outcome Failed with a scrubbed copy of the error, its class, name and status kept", async () => {
     const thrown = new HttpError(401);
     const stack = withMiddleware(createAgentStack(), redaction());
     const outcome = await stack.run("toolCall", call, () => { throw thrown; });
     expect(outcome._tag).toBe("Failed");
     const error = (outcome as { error: HttpError }).error;
-    expect(error).toBe(thrown);
+    expect(error).not.toBe(thrown);
     expect(error).toBeInstanceOf(HttpError);
+    expect(types.isNativeError(error)).toBe(true);
     expect(error).toMatchObject({ name: "HttpError", status: 401, message: "401 Unauthorized: invalid key [REDACTED:api_key] for [REDACTED:email]" });
     expect(String(error.stack)).not.toContain(KEY);
+  });
+
+  it("never rewrites the error that was thrown: the application may hold it too", async () => {
+    const thrown = new HttpError(401);
+    const { message, stack: trace } = thrown;
+    const stack = withMiddleware(createAgentStack(), redaction({ strategy: "hash" }));
+    await stack.run("toolCall", call, () => { throw thrown; });
+    expect(thrown.message).toBe(message);
+    expect(thrown.stack).toBe(trace);
+    expect(Object.getOwnPropertyDescriptor(thrown, "message")).toMatchObject({ enumerable: false, writable: true });
   });
 
   it("still lets an outer retry judge the failure by its status", async () => {

@@ -1,0 +1,45 @@
+/**
+ * A tool's failure as the model may read it. The loop writes a failed call's message (`Tool X
+ * failed: ...`), and an `after` does not run on a failure (R5), so `redaction` scrubs what was
+ * thrown on its way out. It stays a failure of the same class, so that retry and recover hooks
+ * outside still judge it by its class, name and status.
+ */
+import type { Redactor } from "./redactor.ts";
+
+/**
+ * What was thrown, with every match rewritten (`block` kinds labelled: a failure cannot be
+ * refused). An error is never changed: the application may hold the same object (a shared
+ * request's promise, a client's last error). A scrubbed one is a copy of the same class with the
+ * same fields, its message and stack rewritten. A string is rewritten, an object thrown as data
+ * is returned as its scrubbed JSON form; anything clean is returned as it is.
+ *
+ * @example
+ * scrubFailure(createRedactor(), new HttpError(`bad key ${key}`)) // an HttpError: "bad key [REDACTED:api_key]"
+ */
+export const scrubFailure = (redactor: Redactor, thrown: unknown): unknown => {
+  if (typeof thrown === "string") return redactor.scrub(thrown);
+  if (thrown instanceof Error) {
+    const message = redactor.scrub(thrown.message);
+    const stack = typeof thrown.stack === "string" ? redactor.scrub(thrown.stack) : undefined;
+    if (message === thrown.message && stack === thrown.stack) return thrown;
+    return copyOf(thrown, message, stack);
+  }
+  if (typeof thrown !== "object" || thrown === null) return thrown;
+  // What the loop writes of a thrown object is its JSON: that is what is scrubbed.
+  const json = JSON.stringify(thrown, (_key, item: unknown) => (typeof item === "bigint" ? item.toString() : item)) as string | undefined;
+  if (json === undefined) return thrown;
+  const scrubbed = JSON.parse(json, (_key, item: unknown) => (typeof item === "string" ? redactor.scrub(item) : item)) as unknown;
+  return JSON.stringify(scrubbed) === json ? thrown : scrubbed;
+};
+
+/** A copy of `error` with its class and own fields (name, status, code, cause), and the given message and stack. */
+const copyOf = (error: Error, message: string, stack: string | undefined): Error => {
+  const own = (value: string) => ({ value, writable: true, enumerable: false, configurable: true });
+  const { stack: _stack, message: _message, ...fields } = Object.getOwnPropertyDescriptors(error);
+  // Built from a real Error, so that it still reads as one to loggers (util.types.isNativeError).
+  const copy = Object.setPrototypeOf(new Error(message), Object.getPrototypeOf(error) as object | null) as Error;
+  Object.defineProperties(copy, { ...fields, message: own(message) });
+  if (stack !== undefined) Object.defineProperty(copy, "stack", own(stack));
+  else delete copy.stack; // the original had none of its own: no trace of where the copy was made
+  return copy;
+};
