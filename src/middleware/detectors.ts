@@ -7,7 +7,7 @@
  * match do not break it, and no-break spaces separate digits as spaces do.
  */
 import { isIPv6 } from "node:net";
-import { readingVisible } from "./visible-text.ts";
+import { digitGroupSpace, readingVisible } from "./visible-text.ts";
 
 /** One match: `text.slice(start, end)` is the sensitive part. */
 export interface Detection {
@@ -110,7 +110,7 @@ export const pattern = (kind: string, regex: RegExp, options: PatternOptions = {
 };
 
 /**
- * The Luhn checksum of the digits in `text` (spaces and dashes ignored).
+ * The Luhn checksum of the digits in `text` (spaces, no-break and thin ones included, and dashes ignored).
  *
  * @example
  * luhn("4111 1111 1111 1111") // true
@@ -121,7 +121,7 @@ export const luhn = (text: string): boolean => {
   let n = 0;
   for (let i = text.length - 1; i >= 0; i--) {
     const code = text.charCodeAt(i);
-    if (code === 32 || code === 45) continue; // space, dash
+    if (code === 32 || code === 45 || code === 0xa0 || code === 0x2009 || code === 0x202f) continue; // space, dash, the spaces that group digits
     let d = code - 48;
     if (d < 0 || d > 9) return false;
     if (n++ % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
@@ -191,12 +191,23 @@ export const email: Detector = readingVisible(
 );
 
 /**
+ * An amount grouped in thousands by the spaces locales use for it (`1 234 567 890`, as
+ * `Intl.NumberFormat` writes it in French, Russian or Polish; Swiss French adds `.50` for cents):
+ * a number, not a phone or a card.
+ * Cards are written in fours (or 4, 6 and 5), and phone numbers written with these spaces are
+ * still found when they have a `+`, parentheses or a group of another length.
+ */
+const thousands = new RegExp(`^\\d{1,3}(?:[${digitGroupSpace}]\\d{3})+(?:\\.\\d+)?$`);
+
+/**
  * Payment card numbers: 13 to 19 digits, spaces or dashes allowed, Luhn-valid.
  *
  * @example
  * scan("4111 1111 1111 1111", [creditCard]).length // 1 (Luhn-valid)
  */
-export const creditCard: Detector = readingVisible(pattern("credit_card", /(?<![\d-])\d(?:[ -]?\d){12,18}(?!\d)/, { window: 40, validate: luhn }));
+export const creditCard: Detector = readingVisible(
+  pattern("credit_card", new RegExp(`(?<![\\d-])\\d(?:[ ${digitGroupSpace}-]?\\d){12,18}(?!\\d)`), { window: 40, validate: (m) => luhn(m) && !thousands.test(m) }),
+);
 
 /**
  * Phone numbers: 9 to 15 digits written as a phone number is (a leading `+`, parentheses or
@@ -209,13 +220,19 @@ export const creditCard: Detector = readingVisible(pattern("credit_card", /(?<![
 // (`\d{1,4}(?:[ .-]?\d{1,4})+`) could be split in thousands of ways, and crafted text took 60
 // times as long to scan. A number is the whole run of digits and separators or nothing (the
 // lookarounds), never a piece of a longer one; `validate` counts its digits.
-export const phone: Detector = readingVisible(pattern("phone", /(?<![\w+]|\d[ .-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d(?:[ .-]?\d){4,14}(?!\w|[ .-]\d)/, {
-  window: 32,
-  validate: (m) => {
-    const n = digitCount(m);
-    return n >= 9 && n <= 15 && /[+() .-]/.test(m) && !/^\d{1,3}(?:\.\d{1,3}){3}$/.test(m);
+const phoneSeparator = `[ .${digitGroupSpace}-]`;
+const phonePunctuation = new RegExp(`[+()${phoneSeparator.slice(1)}`);
+export const phone: Detector = readingVisible(pattern(
+  "phone",
+  new RegExp(`(?<![\\w+]|\\d${phoneSeparator})(?:\\+\\d{1,3}${phoneSeparator}?)?(?:\\(\\d{1,4}\\)${phoneSeparator}?)?\\d(?:${phoneSeparator}?\\d){4,14}(?!\\w|${phoneSeparator}\\d)`),
+  {
+    window: 32,
+    validate: (m) => {
+      const n = digitCount(m);
+      return n >= 9 && n <= 15 && phonePunctuation.test(m) && !/^\d{1,3}(?:\.\d{1,3}){3}$/.test(m) && !thousands.test(m);
+    },
   },
-}));
+));
 
 const octet = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
 /**

@@ -4,19 +4,30 @@
  * default-ignorable code points) are skipped, and no-break and other Unicode spaces read as a
  * space. Otherwise one zero-width space, which no reader sees, hides a key from every pattern, and
  * a card or phone number written with no-break spaces (as word processors and many locales write
- * them) is not one. A match found in that view covers the original text from its first visible
- * character to its last, invisible characters between them included.
+ * them) is not one. The spaces locales group digits with read as a no-break space instead
+ * (`digitGroupSpace`), so that the number detectors can tell `1 234 567 890`, an amount as
+ * `Intl.NumberFormat` writes it in French, Russian or Polish, from a phone number. A match found
+ * in that view covers the original text from its first visible character to its last, invisible
+ * characters between them included.
  */
 import type { Detector } from "./detectors.ts";
 
+/**
+ * What the no-break, thin and narrow no-break spaces (the spaces locales group digits with) read
+ * as. One character, and a Latin-1 one, so that a view stays a one-byte string, which the regexes
+ * scan faster.
+ */
+export const digitGroupSpace = "\u00a0";
+
 /** Whether a text needs a view at all: most text has none of these, and is scanned as it is. */
-const unusual = /[\p{Default_Ignorable_Code_Point}\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/u;
+const unusual = /[\p{Default_Ignorable_Code_Point}\u1680\u2000-\u200a\u202f\u205f\u3000]/u;
 /** An astral default-ignorable code point (tag characters, among others), at the regex's `lastIndex`. */
 const astralInvisible = /\p{Default_Ignorable_Code_Point}/uy;
 
-/** What the table says of a code unit: keep it (0, the default), skip it, or read it as a space. */
+/** What the table says of a code unit: keep it (0, the default), skip it, read it as a space or as `digitGroupSpace`. */
 const SKIP = 1;
 const SPACE = 2;
+const GROUP = 3;
 let bmp: Uint8Array | undefined;
 /** What to do with each BMP code unit, read from the engine's Unicode tables once, when first needed. */
 const table = (): Uint8Array => {
@@ -27,6 +38,9 @@ const table = (): Uint8Array => {
   // Surrogates match neither (the one pair they form here, U+10FC00, is a private-use character).
   for (const m of all.matchAll(/\p{Default_Ignorable_Code_Point}/gu)) bmp[m.index] = SKIP;
   for (const m of all.matchAll(/(?! )\p{Zs}/gu)) bmp[m.index] = SPACE;
+  bmp[0xa0] = 0; // digitGroupSpace itself
+  bmp[0x2009] = GROUP;
+  bmp[0x202f] = GROUP;
   return bmp;
 };
 
@@ -70,7 +84,7 @@ const build = (text: string): View | undefined => {
       }
     }
     at[n] = i;
-    units[n++] = does === SPACE ? 0x20 : c;
+    units[n++] = does === SPACE ? 0x20 : does === GROUP ? 0xa0 : c;
   }
   at[n] = text.length;
   let out = "";

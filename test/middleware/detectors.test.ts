@@ -147,6 +147,24 @@ describe("detectors, on text as a reader sees it", () => {
     }
   });
 
+  it("leave amounts grouped in thousands by no-break, narrow no-break or thin spaces alone, as French, Russian and Polish write them, but find cards and phone numbers written with those spaces", () => {
+    const formats = [...["fr-FR", "ru-RU", "pl-PL"].map((locale) => new Intl.NumberFormat(locale)), new Intl.NumberFormat("fr-CH", { style: "currency", currency: "EUR" })];
+    for (const format of formats) {
+      for (const amount of [123_456_789, 1_234_567_890, 987_654_321_012.75, 1_234_567_890_123, 4_111_111_111_111_111]) {
+        const text = `Le chiffre d'affaires s'élève à ${format.format(amount)}.`;
+        expect(found(text), text).toEqual([]);
+      }
+    }
+    for (const space of ["\u00a0", "\u202f", "\u2009"]) {
+      const g = (...groups: string[]) => groups.join(space);
+      expect(found(`Le montant est de ${g("4", "111", "111", "111", "111", "111")} €.`)).toEqual([]);
+      expect(found(`В 2023 году было ${g("1", "234", "567", "890", "123")} заявок`)).toEqual([]);
+      // A plus sign, parentheses or groups of other lengths make a phone number or a card of it.
+      const numbers = [g("+7", "912", "345", "678"), g("(495)", "123", "456"), g("06", "12", "34", "56", "78"), g("4111", "1111", "1111", "1111")];
+      expect(found(`call ${numbers.join(", ")} now`)).toEqual([...numbers.slice(0, 3).map((n) => `phone:${n}`), `credit_card:${numbers[3]}`]);
+    }
+  });
+
   it("find internationalised addresses whole: Unicode letters in the local part and the domain, and punycode domains", () => {
     for (const address of ["alice@bücher.de", "jürgen@example.de", "info@пример.рф", "user@例え.jp", "δοκιμή@παράδειγμα.δοκιμή", "info@xn--e1afmkfd.xn--p1ai"])
       expect(found(`mail ${address}, thanks`), address).toEqual([`email:${address}`]);

@@ -33,8 +33,14 @@ const written: readonly (readonly [string, string])[] = [
   ["+1\u00a0415\u00a0555\u00a00100", "phone"],
   ["+49\u00a030\u00a0123456789", "phone"],
 ];
-const secrets = written.map(([secret]) => secret);
-const company = ["k=", "/", "-", ".", "5 ", " ", "x", "\u200b", "\u00a0", "\u00ad", "ü", "@", "1 ", "eyJ", "\n", "😀", "\u{e0041}"];
+/** Text like a secret that is not one, and what the reader gets: amounts grouped as French, Russian and Polish write them. */
+const bordering: readonly (readonly [string, string])[] = [
+  ["Le total : 4\u202f111\u202f111\u202f111\u202f111\u202f111 €.", "Le total : 4\u202f111\u202f111\u202f111\u202f111\u202f111 €."],
+  ["было 1\u00a0234\u00a0567\u00a0890\u00a0123 заявок", "было 1\u00a0234\u00a0567\u00a0890\u00a0123 заявок"],
+  ["razem 987\u2009654\u2009321\u2009012 zł", "razem 987\u2009654\u2009321\u2009012 zł"],
+];
+const secrets = [...written.map(([secret]) => secret), ...bordering.map(([text]) => text)];
+const company = ["k=", "/", "-", ".", "5 ", " ", "x", "\u200b", "\u00a0", "\u202f", "\u2009", "\u00ad", "ü", "@", "1 ", "eyJ", "\n", "😀", "\u{e0041}", "123"];
 
 /** Feed `chunks` through a fresh stream redactor: what the consumer receives, and what it blocked. */
 const stream = (chunks: readonly string[], redactor = createRedactor()) => {
@@ -59,6 +65,14 @@ describe("the built-in detectors, reading text as a reader sees it", () => {
     const r = createRedactor();
     for (const [secret, kind] of written)
       expect(r.text(`Here it is: ${secret} - keep it safe.`).value, JSON.stringify(secret)).toBe(`Here it is: [REDACTED:${kind}] - keep it safe.`);
+  });
+
+  it("leave amounts grouped by no-break spaces alone, in the whole text and in a stream", () => {
+    const r = createRedactor();
+    for (const [text, expected] of bordering) {
+      expect(r.text(text).value, JSON.stringify(text)).toBe(expected);
+      for (const chunks of [[...text], splitAt(text, [7, 20, 31])]) expect(stream(chunks).out, JSON.stringify(text)).toBe(expected);
+    }
   });
 
   it("come out of a stream as out of the whole text, split at every index and one character at a time", () => {
