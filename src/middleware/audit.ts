@@ -14,7 +14,7 @@ import type { Middleware } from "./apply.ts";
 import { allAgentPoints, observer, onEveryPoint } from "./every-point.ts";
 import { nameOption, stringListOption } from "./options.ts";
 import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
-import { redactOption } from "./telemetry-attrs.ts";
+import { redactOption, scrubbedNamesOf } from "./telemetry-attrs.ts";
 
 /** One decision, as written. */
 export interface AuditDecision {
@@ -92,6 +92,8 @@ export const audit = (options: AuditOptions): AuditMiddleware => {
   const redact = redactOption(name, options.redact);
   const redactor = redact === false ? undefined : isRedactor(redact) ? redact : createRedactor(redact ?? {});
   const scrub = (text: string | undefined): string | undefined => (text === undefined || redactor === undefined ? text : redactor.scrub(text));
+  // A hook's name may carry a credential (a webhook URL's path), as its reasons may.
+  const hookName = scrubbedNamesOf(redactor);
   // Ids are scrubbed by hashing what the detectors find, so that lines of one session still read
   // as one and two sessions stay apart: a session id is often a high-entropy token the secret
   // detector takes for a key, and a placeholder would make every session the same one. Without a
@@ -110,8 +112,8 @@ export const audit = (options: AuditOptions): AuditMiddleware => {
     // A session id may be an email, and a default run id begins with the session id.
     const ids: Ids = { sessionId: scrubId(event.sessionId), runId: scrubId(event.runId) as string, subject: scrub(event.subject) };
     let text = "";
-    for (const d of event.decisions) text += JSON.stringify(decision(event, d, origin, ids, scrub)) + "\n";
-    if (event.decisions.length > 0 || event.outcome._tag !== "Completed") text += JSON.stringify(run(event, origin, ids, scrub, scrubValue, keep)) + "\n";
+    for (const d of event.decisions) text += JSON.stringify(decision(event, d, origin, ids, scrub, hookName)) + "\n";
+    if (event.decisions.length > 0 || event.outcome._tag !== "Completed") text += JSON.stringify(run(event, origin, ids, scrub, hookName, scrubValue, keep)) + "\n";
     return text;
   };
 
@@ -140,15 +142,16 @@ interface Ids {
   readonly subject: string | undefined;
 }
 
-const decision = (event: RunEvent, d: TraceEntry, origin: number, ids: Ids, scrub: (t: string | undefined) => string | undefined): AuditDecision => ({
+const decision = (
+  event: RunEvent, d: TraceEntry, origin: number, ids: Ids, scrub: (t: string | undefined) => string | undefined, hookName: (hook: string) => string,
+): AuditDecision => ({
   type: "decision",
   time: iso(origin + d.at),
   sessionId: ids.sessionId,
   runId: ids.runId,
   point: event.point,
   subject: ids.subject,
-  // A hook's name may carry a credential (a webhook URL's path), as its reasons may.
-  hook: scrub(d.hook) as string,
+  hook: hookName(d.hook),
   phase: d.phase,
   action: d.action,
   reason: scrub(d.reason),
@@ -160,7 +163,7 @@ const decision = (event: RunEvent, d: TraceEntry, origin: number, ids: Ids, scru
 });
 
 const run = (
-  event: RunEvent, origin: number, ids: Ids, scrub: (t: string | undefined) => string | undefined,
+  event: RunEvent, origin: number, ids: Ids, scrub: (t: string | undefined) => string | undefined, hookName: (hook: string) => string,
   scrubValue: (value: unknown) => unknown, keep: readonly string[],
 ): AuditRun => {
   const o = event.outcome;
@@ -174,7 +177,7 @@ const run = (
     point: event.point,
     subject: ids.subject,
     outcome: o._tag,
-    by: o._tag === "Rejected" ? scrub(o.by) : undefined,
+    by: o._tag === "Rejected" ? hookName(o.by) : undefined,
     reason: o._tag === "Rejected" ? scrub(o.reason) : undefined,
     error: o._tag === "Failed" ? scrub(describe(o.error)) : undefined,
     durationMs: round(event.durationMs),

@@ -12,7 +12,7 @@ import type { Middleware } from "./apply.ts";
 import { allAgentPoints, observer, onEveryPoint } from "./every-point.ts";
 import { integerOption, nameOption } from "./options.ts";
 import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
-import { redactOption } from "./telemetry-attrs.ts";
+import { redactOption, scrubbedNamesOf } from "./telemetry-attrs.ts";
 
 /** One event of the Chrome trace event format (the subset written here). */
 export type ChromeTraceEvent =
@@ -96,6 +96,13 @@ const us = (ms: number): number => Math.round(ms * 1000 * 1000) / 1000;
  */
 export const toChromeTrace = (runs: readonly (TimelineRun | RunEvent<any, any>)[], options: ChromeTraceOptions = {}): ChromeTrace => {
   const redactor = redactorOf(options);
+  return traceOf(runs, options.hooks !== false, redactor, scrubbedNamesOf(redactor));
+};
+
+/** The trace of `runs`, hook names scrubbed by `hookName`: a recorder's remembers them across the traces it writes. */
+const traceOf = (
+  runs: readonly (TimelineRun | RunEvent<any, any>)[], hooks: boolean, redactor: Redactor | undefined, hookName: (hook: string) => string,
+): ChromeTrace => {
   const scrub = (text: string | undefined): string | undefined => (text === undefined || redactor === undefined ? text : redactor.scrub(text));
   const list = runs.map((r) => ("outcome" in r && typeof r.outcome === "object" ? timelineRun(r as RunEvent) : (r as TimelineRun))).sort((a, b) => a.startedAt - b.startedAt);
   const origin = list[0]?.startedAt ?? 0;
@@ -140,13 +147,13 @@ export const toChromeTrace = (runs: readonly (TimelineRun | RunEvent<any, any>)[
       pid,
       tid,
       // A default run id begins with the session id, scrubbed above as the process name.
-      args: compact({ runId: scrub(run.runId), outcome: run.outcome, by: scrub(run.by), reason: scrub(run.reason) }),
+      args: compact({ runId: scrub(run.runId), outcome: run.outcome, by: run.by === undefined ? undefined : hookName(run.by), reason: scrub(run.reason) }),
     });
-    if (options.hooks === false) continue;
+    if (!hooks) continue;
     for (const d of run.decisions)
       events.push({
         // A hook's name may carry a credential (a webhook URL's path), as its reasons may.
-        name: `${scrub(d.hook)} ${d.phase}`,
+        name: `${hookName(d.hook)} ${d.phase}`,
         cat: "hook",
         ph: "X",
         // Clamped into the run, so events on a thread always nest (clock reads may differ by a rounding).
@@ -209,9 +216,10 @@ export const chromeTraceRecorder = (options: ChromeTraceRecorderOptions = {}): C
   // Made here, so that a bad redact option throws when the recorder is made, not when the trace is written.
   redactOption(name, options.redact);
   const redact = redactorOf(options);
+  const hookName = scrubbedNamesOf(redact);
   let runs: TimelineRun[] = [];
   const latest = (): TimelineRun[] => (runs.length > maxRuns ? runs.slice(runs.length - maxRuns) : runs);
-  const toJSON = (): ChromeTrace => toChromeTrace(latest(), { ...options, redact: redact ?? false });
+  const toJSON = (): ChromeTrace => traceOf(latest(), options.hooks !== false, redact, hookName);
   return {
     name,
     hooks: onEveryPoint(

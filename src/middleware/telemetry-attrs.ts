@@ -3,7 +3,7 @@
  * `error.type` of a failure, a hook's outcome in the reference's words, and a cap on how many
  * distinct values an attribute may take (tool and model names come from the model and the
  * caller, so a confused model must not be able to explode a metric's cardinality). Also the
- * `redact` option that audit, tracing and the Chrome trace share.
+ * `redact` option that audit, tracing and the Chrome trace share, and how they scrub hook names.
  */
 import type { Outcome } from "../core/outcome.ts";
 import type { TraceAction } from "../core/trace.ts";
@@ -50,6 +50,28 @@ export const redactOption = (hook: string, value: unknown): RedactOption | undef
   if (value === undefined || value === false || (typeof value === "object" && value !== null && !Array.isArray(value))) return value as RedactOption | undefined;
   const shown = typeof value === "string" ? JSON.stringify(value) : typeof value === "function" ? "a function" : Array.isArray(value) ? "a list" : String(value);
   throw new TypeError(`${hook}: redact must be a redactor, redactor options or false, got ${shown}`);
+};
+
+/**
+ * Hook names scrubbed by `redactor` (as they are without one), each remembered once scrubbed:
+ * names are registered, not data, so there are few, and scanning one on every decision cost more
+ * than the rest of an audited run. Up to `cap` names are remembered, past which a name is scrubbed
+ * each time, so memory stays bounded. This takes a name's scrubbed form to depend on the name
+ * alone, as it does for every strategy (a hash is salted once per redactor).
+ *
+ * @example
+ * const hookName = scrubbedNamesOf(createRedactor()); hookName("notify:sk_live_…") // "notify:[REDACTED:api_key]", scanned once
+ */
+export const scrubbedNamesOf = (redactor: Redactor | undefined, cap = 1000): ((hook: string) => string) => {
+  if (redactor === undefined) return (hook) => hook;
+  const seen = new Map<string, string>();
+  return (hook) => {
+    const known = seen.get(hook);
+    if (known !== undefined) return known;
+    const scrubbed = redactor.scrub(hook);
+    if (seen.size < cap) seen.set(hook, scrubbed);
+    return scrubbed;
+  };
 };
 
 /**

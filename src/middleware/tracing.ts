@@ -24,7 +24,7 @@ import { allAgentPoints, onEveryPoint } from "./every-point.ts";
 import { nameOption, numberOption } from "./options.ts";
 import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
 import { GenAiAttr, GenAiOperation, OnionAttr } from "./semconv.ts";
-import { errorTypeOf, hookOutcome, providerOf, providerOption, redactOption, type ProviderOption } from "./telemetry-attrs.ts";
+import { errorTypeOf, hookOutcome, providerOf, providerOption, redactOption, scrubbedNamesOf, type ProviderOption } from "./telemetry-attrs.ts";
 
 /** A point's span until it ended, by its `around` or by the run's observer, whichever comes first. */
 interface OpenSpan {
@@ -74,6 +74,8 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
   const redact = redactOption(name, options.redact);
   const redactor = redact === false ? undefined : isRedactor(redact) ? redact : createRedactor(redact ?? {});
   const scrub = (text: string): string => (redactor === undefined ? text : redactor.scrub(text));
+  // A hook's name may carry a credential (a webhook URL's path), as its reasons may.
+  const hookName = scrubbedNamesOf(redactor);
   // The conversation id is kept as it is unless the caller asked for redaction: spans are joined
   // with logs and other traces on it. When asked, it is hashed as audit hashes ids (a placeholder
   // would make every session one), salted with a salt made here unless the caller gave one, so
@@ -124,7 +126,7 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
     const errorType = errorTypeOf(outcome);
     if (errorType !== undefined) span.setAttribute(GenAiAttr.errorType, errorType);
     if (outcome._tag === "Rejected") {
-      span.setAttributes({ [OnionAttr.rejectedBy]: scrub(outcome.by), [OnionAttr.reason]: scrub(outcome.reason) });
+      span.setAttributes({ [OnionAttr.rejectedBy]: hookName(outcome.by), [OnionAttr.reason]: scrub(outcome.reason) });
       // A decision to refuse is not an error; a hook that crashed and failed closed is.
       if (outcome.cause !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: scrub(outcome.reason) });
     } else if (outcome._tag === "Failed") span.setStatus({ code: SpanStatusCode.ERROR, message: scrub(describe(outcome.error)) });
@@ -167,8 +169,7 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
     for (const d of event.decisions) {
       if (d.hook === name) continue; // our own around is the point's span
       const failure = d.action === "Failed" ? event.failures.find((f) => f.hook === d.hook && f.phase === d.phase) : undefined;
-      // A hook's name may carry a credential (a webhook URL's path), as its reasons may.
-      const hook = scrub(d.hook);
+      const hook = hookName(d.hook);
       const attrs: Attributes = {
         [OnionAttr.hookName]: hook,
         [OnionAttr.hookPoint]: event.point,

@@ -9,6 +9,7 @@ import { createAgent, createAgentStack, createScriptedModel, type ToolCall } fro
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { audit, type AuditDecision, type AuditRun } from "../../src/middleware/audit.ts";
 import { createRedactor } from "../../src/middleware/redactor.ts";
+import { countingRedactor } from "./counting-redactor.ts";
 import { bashTool } from "../agent/helpers.ts";
 
 const collect = () => {
@@ -97,6 +98,19 @@ describe("audit", () => {
     expect(JSON.stringify(out.records())).not.toContain("sk_live_4eC39HqLyjWDarjtT1zdp7dc");
     expect(decision.hook).toBe("notify:[REDACTED:api_key]");
     expect(run.by).toBe("notify:[REDACTED:api_key]");
+  });
+
+  it("scrubs each hook name once per audit, however many decisions and runs name it", async () => {
+    const out = collect();
+    const { redactor, timesScrubbed } = countingRedactor();
+    const stack = withMiddleware(createAgentStack(), audit({ to: out.stream, redact: redactor }))
+      .use("toolCall", { name: "tag", priority: 5, before: (c) => Transform({ ...c, input: { ...c.input, tagged: true } }) })
+      .use("toolCall", { name: "no-rm", priority: 10, before: () => Reject("Destructive command blocked") });
+    for (const runId of ["r1", "r2"]) await stack.run("toolCall", call, () => ({ content: "never" }), { runId });
+    await stack.flush();
+    expect(out.records().filter((r) => r.type === "decision" && r.hook === "no-rm")).toHaveLength(2);
+    expect(out.records().filter((r) => r.type === "run" && r.by === "no-rm")).toHaveLength(2);
+    expect([timesScrubbed("tag"), timesScrubbed("no-rm")]).toEqual([1, 1]);
   });
 
   it("keeps sessions apart when their ids look like secrets: an id is hashed, not replaced by one placeholder for all", async () => {

@@ -7,6 +7,7 @@ import { createAgent, createAgentStack, createScriptedModel } from "../../src/ag
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { chromeTraceRecorder, toChromeTrace, type ChromeTrace, type ChromeTraceEvent, type TimelineRun } from "../../src/middleware/chrome-trace.ts";
 import { createRedactor } from "../../src/middleware/redactor.ts";
+import { countingRedactor } from "./counting-redactor.ts";
 import { bashTool } from "../agent/helpers.ts";
 
 type Complete = Extract<ChromeTraceEvent, { ph: "X" }>;
@@ -98,6 +99,21 @@ describe("the Chrome trace export", () => {
     expect(JSON.stringify(events)).not.toContain("sk_live_4eC39HqLyjWDarjtT1zdp7dc");
     expect(events.find((e) => e.cat === "point")!.args.by).toBe("notify:[REDACTED:api_key]");
     expect(events.find((e) => e.cat === "hook")!.name).toBe("notify:[REDACTED:api_key] before");
+  });
+
+  it("scrubs each hook name once per recorder, however many runs name it and however often the trace is written", async () => {
+    const { redactor, timesScrubbed } = countingRedactor();
+    const timeline = chromeTraceRecorder({ redact: redactor });
+    const stack = withMiddleware(createAgentStack(), timeline)
+      .use("toolCall", { name: "tag", priority: 5, before: (c) => Transform({ ...c, input: { ...c.input, tagged: true } }) })
+      .use("toolCall", { name: "no-rm", priority: 10, before: () => Reject("Destructive command blocked") });
+    for (const id of ["1", "2"]) await stack.run("toolCall", { id, name: "Bash", input: {} }, () => ({ content: "" }));
+    await stack.flush();
+    timeline.toJSON();
+    const events = expectWellFormed(timeline.toJSON()).filter((e): e is Complete => e.ph === "X");
+    expect(events.filter((e) => e.name === "no-rm before")).toHaveLength(2);
+    expect(events.filter((e) => e.args.by === "no-rm")).toHaveLength(2);
+    expect([timesScrubbed("tag"), timesScrubbed("no-rm")]).toEqual([1, 1]);
   });
 
   it("scrubs the run id as it scrubs the session it names", async () => {

@@ -6,6 +6,7 @@ import { Reject, Transform } from "../../src/core/index.ts";
 import { createAgent, createAgentStack, createScriptedModel, type ModelRequest } from "../../src/agent/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { createRedactor } from "../../src/middleware/redactor.ts";
+import { countingRedactor } from "./counting-redactor.ts";
 import { tracing } from "../../src/middleware/tracing.ts";
 import { bashTool } from "../agent/helpers.ts";
 import { tracerHarness } from "./otel.ts";
@@ -102,6 +103,19 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
     expect(JSON.stringify(spans().map((s) => [s.name, s.attributes, s.status]))).not.toContain("sk_live_4eC39HqLyjWDarjtT1zdp7dc");
     expect(spans().find((s) => s.name === "execute_tool Bash")!.attributes["agent_onion.rejected_by"]).toBe("notify:[REDACTED:api_key]");
     expect(spans().find((s) => s.name === "hook notify:[REDACTED:api_key]")!.attributes["hook.name"]).toBe("notify:[REDACTED:api_key]");
+  });
+
+  it("scrubs each hook name once per tracing, however many hook spans and rejections name it", async () => {
+    const { tracer, spans } = tracerHarness();
+    const { redactor, timesScrubbed } = countingRedactor();
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer, redact: redactor }))
+      .use("toolCall", { name: "tag", priority: 5, before: (c) => Transform({ ...c, input: { ...c.input, tagged: true } }) })
+      .use("toolCall", { name: "no-rm", priority: 10, before: () => Reject("Destructive command blocked") });
+    for (const id of ["1", "2"]) await stack.run("toolCall", { id, name: "Bash", input: {} }, () => ({ content: "" }));
+    await stack.flush();
+    expect(spans().filter((s) => s.name === "hook no-rm")).toHaveLength(2);
+    expect(spans().filter((s) => s.attributes["agent_onion.rejected_by"] === "no-rm")).toHaveLength(2);
+    expect([timesScrubbed("tag"), timesScrubbed("no-rm")]).toEqual([1, 1]);
   });
 
   it("writes hook names as they are when told not to scrub", async () => {
