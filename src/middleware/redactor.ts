@@ -4,6 +4,7 @@
  * the audit log all apply one policy.
  */
 import { createHash } from "node:crypto";
+import { contentText } from "../agent/content-text.ts";
 import { defaultDetectors, kindsOf, scan, type Detection, type Detector } from "./detectors.ts";
 import { integerOption } from "./options.ts";
 
@@ -139,13 +140,18 @@ export const createRedactor = (options: RedactorOptions = {}): Redactor => {
    * A value we cannot rebuild (a class instance, another realm's object, anything with a `toJSON`)
    * reaches a model, a log or a client as its JSON, so its JSON is what is scanned. Clean, it is
    * returned as it is (a Date stays a Date); with something found, as its redacted JSON form, the
-   * only form of it we can vouch for. A cycle makes the serialiser throw: refused, as above.
+   * only form of it we can vouch for.
    */
   const walkSerialised = (value: object, depth: number, seen: Set<object>, kinds: Set<string>, blocked: Set<string>): unknown => {
-    // BigInts as their digits, as the loop writes them for the model (content-text.ts), not a throw.
-    const json = JSON.stringify(value, (_key, item: unknown) => (typeof item === "bigint" ? item.toString() : item));
-    if (json === undefined) return value; // nothing of it is written
-    const plain = JSON.parse(json) as unknown;
+    // Serialised as the loop writes a tool result for the model (BigInts as digits, a cycle as
+    // "[Circular]"), so that the text scanned is the text read, and an entity graph does not fail.
+    const text = contentText(value);
+    let plain: unknown;
+    try {
+      plain = JSON.parse(text);
+    } catch {
+      plain = text; // not JSON: what the loop writes instead (its placeholder, or the value as a string)
+    }
     const next = walk(plain, depth, seen, kinds, blocked);
     return next === plain ? value : next;
   };

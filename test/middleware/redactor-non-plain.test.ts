@@ -44,10 +44,29 @@ describe("a redactor, on values that are not plain objects", () => {
     expect(r.value).toBe(value);
   });
 
-  it("refuses a non-plain value whose JSON is a cycle (fail closed)", () => {
-    const a = new Row(1n, "x", "y") as Row & { self?: unknown };
-    a.self = a;
-    expect(() => createRedactor().value(a)).toThrow();
+  it("scans a non-plain value with a cycle as the loop writes it, the cycle as [Circular]", () => {
+    const clean = new Row(1n, "x", "y") as Row & { self?: unknown };
+    clean.self = clean;
+    expect(createRedactor().value(clean)).toMatchObject({ value: clean, changed: false });
+    const leaky = new Row(1n, "alice@example.com", KEY) as Row & { self?: unknown };
+    leaky.self = leaky;
+    expect(createRedactor().value(leaky).value).toEqual({ id: "1", email: "[REDACTED:email]", apiKey: "[REDACTED:api_key]", self: "[Circular]" });
+    expect(createRedactor({ strategies: { api_key: "block" } }).value(leaky).blocked).toEqual(["api_key"]);
+  });
+});
+
+describe("redaction of a tool's answer that is an object graph with a cycle (an ORM entity)", () => {
+  class User { readonly posts: Post[] = []; constructor(readonly name: string, readonly email: string) {} }
+  class Post { constructor(readonly title: string, readonly author: User) {} }
+
+  it("sends the model what the loop writes without redaction, the secret redacted", async () => {
+    const user = new User("alice", "alice@example.com");
+    user.posts.push(new Post("hello", user));
+    const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "GetUser", input: {} }] }, "done"] });
+    const tool = defineTool({ name: "GetUser", execute: () => user });
+    const turn = await createAgent({ model, stack: withMiddleware(createAgentStack(), redaction()), tools: [tool] }).run("go");
+    expect(turn.status).toBe("completed");
+    expect(toolMessagesSeen(model)).toEqual(['{"name":"alice","email":"[REDACTED:email]","posts":[{"title":"hello","author":"[Circular]"}]}']);
   });
 });
 
