@@ -149,7 +149,7 @@ const matchFor = (
 /**
  * Build an agent stack from Claude Code settings: a parsed object, or layers (file paths or
  * `{ file, settings }`) in Claude Code's order, user first, then project, then local. When a
- * PreToolUse or PostToolUse hook is loaded, a `step` hook and an innermost `toolCall` hook
+ * PreToolUse or PostToolUse hook is loaded, a `step`, a `run` and an innermost `toolCall` hook
  * ("claude-settings:turn-stop") come with it, which end the turn its hooks asked to end
  * (`continue: false`, a prompt hook's `ok: false`) and refuse the run's other calls (see turn-stop.ts).
  *
@@ -256,7 +256,7 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
       }
     }
   }
-  if (stops.used()) stack = stack.use("step", stops.step).use("toolCall", stops.calls);
+  if (stops.used()) stack = stack.use("step", stops.step).use("toolCall", stops.calls).use("run", stops.run);
   return { stack, hooks, unused, duplicates: loaded.duplicates, warnings, disabled: false };
 };
 

@@ -8,7 +8,7 @@
  * no other tool call of it runs: a step's calls run in parallel, and a sibling call still on its
  * way through its hooks is refused.
  */
-import type { StepInput, StepResult, ToolCall, ToolResult } from "../agent/types.ts";
+import type { RunInput, RunResult, StepInput, StepResult, ToolCall, ToolResult } from "../agent/types.ts";
 import { Continue, Reject } from "../core/action.ts";
 import type { HookContext } from "../core/context.ts";
 import type { Hook } from "../core/hook.ts";
@@ -22,10 +22,13 @@ const name = "claude-settings:turn-stop";
 const refusal = (stop: HookStopError): Reject => Reject(`refused: hook "${stop.middleware}" asked to stop the turn`);
 
 /**
- * The turn stops of one `fromClaudeSettings` load: `watch` wraps each tool-event hook, and `step`
- * and `calls` are mounted once when any hook was watched.
+ * The turn stops of one `fromClaudeSettings` load: `watch` wraps each tool-event hook, and `step`,
+ * `calls` and `run` are mounted once when any hook was watched. What they keep lives no longer
+ * than the `run` it belongs to.
  */
 export const turnStops = () => {
+  /** The runs going on, by `runId`, and the stop each one's hooks asked for. */
+  const live = new Set<string>();
   const asked = new Map<string, HookStopError>();
   let used = false;
   const watch = (hook: Hook, hookName: string, blockEndsTurn: boolean): Hook => {
@@ -33,11 +36,10 @@ export const turnStops = () => {
     const seen = (action: unknown, ctx: HookContext): unknown => {
       const refused = typeof action === "object" && action !== null && (action as Reject)._tag === "Reject" ? (action as Partial<TurnEndingReject>) : undefined;
       const reason = refused?.[endsTurn] ?? (blockEndsTurn ? refused?.reason : undefined);
-      if (reason !== undefined && !ctx.signal.aborted) {
-        asked.delete(ctx.runId);
+      // Kept only for a run the `run` hook sees, so it goes when the run settles: a call outside
+      // one (a bare stack.run, wrapped tools) has no turn to end, and its id may be reused.
+      if (reason !== undefined && !ctx.signal.aborted && live.has(ctx.runId)) {
         asked.set(ctx.runId, new HookStopError(hookName, reason));
-        // Runs that never reach another step (a guard stopped them, an abort, a bare stack.run) leave theirs: oldest go first.
-        if (asked.size > 1000) asked.delete(asked.keys().next().value as string);
         return action;
       }
       // Another call of the run already asked while this hook was deciding: an allow no longer holds.
@@ -70,5 +72,26 @@ export const turnStops = () => {
       return stop === undefined ? Continue : refusal(stop);
     },
   };
-  return { watch, step, calls, used: () => used };
+  /**
+   * A run that settles with a stop still asked (no further step read it: `maxSteps` reached, a
+   * stack without a `step` point) ends as stopped by the hook all the same, and its entry goes
+   * with it, whatever way the run settled.
+   */
+  const run: Hook<RunInput, RunResult, "gate"> = {
+    name,
+    priority: Priority.guard,
+    around: async (ctx, next) => {
+      live.add(ctx.runId);
+      try {
+        const outcome = await next();
+        const stop = asked.get(ctx.runId);
+        if (stop === undefined || outcome._tag !== "Completed" || outcome.value.stoppedBy !== undefined) return outcome;
+        return Outcome.completed({ ...outcome.value, finishReason: "stopped-by-guard", stoppedBy: { reason: stop.message, by: stop.middleware, kind: stop.kind } });
+      } finally {
+        live.delete(ctx.runId);
+        asked.delete(ctx.runId);
+      }
+    },
+  };
+  return { watch, step, calls, run, used: () => used };
 };

@@ -56,6 +56,32 @@ describe("continue: false from a command hook on a tool event ends the turn", ()
   });
 });
 
+describe("continue: false when the run has no further step", () => {
+  it("still ends the turn as stopped by the hook, with maxSteps: 1", async () => {
+    const bash = defineTool({ name: "Bash", description: "run", inputSchema: { type: "object" }, execute: () => "ran" });
+    const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: { command: "make" } }] }, "all done"] });
+    const { stack } = fromClaudeSettings(onTool("PreToolUse", { type: "command", command: stopping }), { cwd: "/tmp" });
+    const turn = await createAgent({ model, tools: [bash], stack, maxSteps: 1 }).run("build it");
+    expect(turn).toMatchObject({ status: "completed", finishReason: "stopped-by-guard" });
+    expect(turn.result?.stoppedBy).toMatchObject({ reason: secret, by: "PreToolUse:command:echo", kind: "hook" });
+  });
+
+  it("is forgotten when the run settles: a later call under the same run id is not refused", async () => {
+    const { stack } = fromClaudeSettings(onTool("PreToolUse", { type: "command", command: stopping }, "Bash"), { cwd: "/tmp" });
+    const run = { runId: "turn-1" };
+    const call = (name: string) => stack.run("toolCall", { id: name, name, input: { command: "make" } }, () => ({ content: "ran" }), run);
+    const inside: string[] = [];
+    const result = { text: "", steps: 1, usage: { inputTokens: 0, outputTokens: 0 }, finishReason: "stop" as const, messages: [] };
+    const turn = await stack.run("run", { prompt: "build", messages: [] }, async () => {
+      inside.push((await call("Bash"))._tag, (await call("Read"))._tag);
+      return result;
+    }, run);
+    expect(inside).toEqual(["Rejected", "Rejected"]);
+    expect(turn).toMatchObject({ _tag: "Completed", value: { finishReason: "stopped-by-guard", stoppedBy: { reason: secret } } });
+    expect((await call("Read"))._tag).toBe("Completed");
+  });
+});
+
 describe("after continue: false, the other tool calls of the same step", () => {
   // Answers continue: false at once for `make`; takes 300 ms to allow anything else.
   const slowAllow = `input=$(cat); case "$input" in *'"make"'*) ${stopping};; *) sleep 0.3; exit 0;; esac`;
