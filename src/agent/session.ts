@@ -7,7 +7,7 @@ import { setMaxListeners } from "node:events";
 import type { RunOptions } from "../core/context.ts";
 import { AgentOnionError, RunAbortedError, type HookError } from "../core/errors.ts";
 import type { Rejected } from "../core/outcome.ts";
-import { linkSignal, noop, stopListening } from "../core/signal.ts";
+import { linkSignal, noop, stopListening, type LinkedController } from "../core/signal.ts";
 import type { AgentSession, PromptOptions, SessionOptions, TurnResult } from "./agent-types.ts";
 import { compact } from "./compaction.ts";
 import { notifier, rootEnv, type AgentConfig } from "./config.ts";
@@ -74,6 +74,36 @@ const either = (a: AbortSignal | undefined, b: AbortSignal | undefined): { signa
 };
 
 /**
+ * The session's signal, followed through a signal of our own without a listener limit while any
+ * prompt waits or runs: every queued prompt listens to it until its turn ends, and a dozen of them
+ * on the user's own signal would make Node warn of a leak on a signal whose limit we do not raise.
+ * The user's signal has one listener of ours while prompts are in flight, and none between them.
+ */
+class SessionSignal {
+  private link: LinkedController | undefined;
+  private users = 0;
+
+  constructor(private readonly parent: AbortSignal | undefined) {}
+
+  /** The signal a prompt follows, until it calls `release`. */
+  acquire(): AbortSignal | undefined {
+    if (this.parent === undefined) return undefined;
+    this.users++;
+    if (this.link === undefined) {
+      this.link = linkSignal(this.parent);
+      setMaxListeners(0, this.link.controller.signal);
+    }
+    return this.link.controller.signal;
+  }
+
+  release(): void {
+    if (this.parent === undefined || --this.users > 0) return;
+    this.link?.dispose();
+    this.link = undefined;
+  }
+}
+
+/**
  * True once `earlier` (the turns before a prompt) settles; false as soon as `signal` aborts, if it
  * does first. Either way its listener is gone when this settles.
  */
@@ -122,6 +152,7 @@ class Session implements AgentSession {
   private closing: Promise<void> | undefined;
   private turns = 0;
   private tail: Promise<unknown> = Promise.resolve();
+  private readonly signal: SessionSignal;
 
   constructor(
     private readonly config: AgentConfig,
@@ -129,15 +160,18 @@ class Session implements AgentSession {
     private readonly base: RunOptions,
     private readonly pending: ContextQueue,
     public messages: readonly Message[],
-  ) {}
+  ) {
+    this.signal = new SessionSignal(base.signal);
+  }
 
   prompt(text: string, options: PromptOptions = {}): Promise<TurnResult> {
     if (this.closed) return Promise.reject(new Error(`session ${this.id} is closed`));
     if (typeof text !== "string") return Promise.reject(new TypeError("prompt: text must be a string"));
     let combined: ReturnType<typeof either>;
     try {
-      combined = either(this.base.signal, options.signal);
+      combined = either(this.signal.acquire(), options.signal);
     } catch (error) {
+      this.signal.release();
       return Promise.reject(error); // a signal that cannot be listened to: this prompt fails, not the caller's code
     }
     // The turn number keeps it readable; the random part keeps it unique when a session is resumed
@@ -146,12 +180,14 @@ class Session implements AgentSession {
     const earlier = this.tail;
     // A prompt cancelled while an earlier turn still runs ends then, not when that turn does; no
     // hook runs for it. The next prompt still waits for the earlier turn.
-    const turn = untilTurn(earlier, combined.signal).then((ready) => {
-      if (ready) return this.turn(runId, text, options, combined);
-      combined.dispose();
-      const reason: unknown = combined.signal?.reason;
-      return { status: "aborted", runId, text: "", steps: 0, usage: noUsage, error: new RunAbortedError("userPrompt", reason, false) } satisfies TurnResult;
-    });
+    const turn = untilTurn(earlier, combined.signal)
+      .then((ready) => {
+        if (ready) return this.turn(runId, text, options, combined);
+        combined.dispose();
+        const reason: unknown = combined.signal?.reason;
+        return { status: "aborted", runId, text: "", steps: 0, usage: noUsage, error: new RunAbortedError("userPrompt", reason, false) } satisfies TurnResult;
+      })
+      .finally(() => this.signal.release());
     this.tail = Promise.all([earlier, turn.catch(() => undefined)]);
     return turn;
   }
