@@ -169,6 +169,26 @@ const localChar = `[${spacedLetter}_.%+\\-]`;
 const label = "[\\p{L}\\p{M}\\p{N}\\-]{1,63}";
 
 /**
+ * A top-level domain is written in one script (`.com`, `.рф`, `.한국`, `.みんな`), so one in these
+ * ends where the script changes: Korean attaches particles to the word before
+ * (`bob@example.com입니다`), and a Russian word may follow an address with no space. Han, Hiragana
+ * and Katakana count apart (`.日本` before `です`). One in another script ends at a space,
+ * punctuation or a script written without spaces; each script listed costs a test at every
+ * candidate, and these are the ones most text around addresses is written in.
+ */
+const domainScripts = ["Latin", "Cyrillic", "Greek", "Hebrew", "Arabic", "Devanagari", "Thai", "Hangul", "Han", "Hiragana", "Katakana"];
+const letterOf = (script: string): string => `[\\p{scx=${script}}&&\\p{L}]`;
+/** The end of a top-level domain in `script`: not followed by more of its letters, by a mark, a digit, `_` or `-`. */
+const endOf = (script: string): string => `(?!${letterOf(script)}|[\\p{M}\\p{N}_\\-])`;
+// Two letters first: most candidates fail there, before any script is tried.
+const topLevelDomain = `(?=[\\p{L}\\p{M}]{2})(?:${[
+  ...domainScripts.map((script) => `[${letterOf(script)}\\p{M}]{2,24}${endOf(script)}`),
+  `xn--[A-Za-z0-9\\-]{1,59}${endOf("Latin")}`,
+  // Letters of any other script, up to a space, punctuation or the scripts written without spaces.
+  `[\\p{L}\\p{M}]{2,24}(?![${spacedLetter}_\\-])`,
+].join("|")})`;
+
+/**
  * Email addresses (local part up to 64, up to 8 domain labels), internationalised ones included.
  *
  * @example
@@ -176,14 +196,13 @@ const label = "[\\p{L}\\p{M}\\p{N}\\-]{1,63}";
  */
 // Its window: the longest text before an address with one domain label is recognisable (64 + @ +
 // 63 + . + 2, and one character to end it); an address with more labels (up to about 640
-// characters) is held from its start while it is unfinished. A top-level domain is ASCII letters
-// (tried first, so that `.com` ends before the Chinese after it), letters of any script (`.рф`)
-// or punycode (`.xn--p1ai`).
+// characters) is held from its start while it is unfinished. A top-level domain is letters, ending
+// where their script changes (see `domainScripts`), or punycode (`.xn--p1ai`).
 export const email: Detector = readingVisible(
   pattern(
     "email",
     new RegExp(
-      `(?<!${localChar})${localChar}{1,64}@${label}(?:\\.${label}){0,8}\\.(?:[A-Za-z]{2,24}|[\\p{L}\\p{M}]{2,24}|xn--[A-Za-z0-9\\-]{1,59})(?![${spacedLetter}_\\-])`,
+      `(?<!${localChar})${localChar}{1,64}@${label}(?:\\.${label}){0,8}\\.(?:${topLevelDomain})`,
       "v",
     ),
     { window: 132, partial: new RegExp(`(?<!${localChar})${localChar}{1,64}@[\\p{L}\\p{M}\\p{N}.\\-]{0,640}$`, "v") },

@@ -165,6 +165,19 @@ describe("detectors, on text as a reader sees it", () => {
     }
   });
 
+  it("end an address where the script changes after its top-level domain: a Korean particle or a Russian word written right after it is left out", () => {
+    expect(found("이메일은 bob@example.com입니다")).toEqual(["email:bob@example.com"]);
+    expect(found("bob@example.com으로 연락하세요")).toEqual(["email:bob@example.com"]);
+    expect(found("Пишите на bob@example.comили звоните")).toEqual(["email:bob@example.com"]);
+    expect(found("info@пример.рф입니다, info@xn--e1afmkfd.xn--p1ai입니다, user@例え.jpです, x@y.日本です")).toEqual([
+      "email:info@пример.рф", "email:info@xn--e1afmkfd.xn--p1ai", "email:user@例え.jp", "email:x@y.日本",
+    ]);
+    // A top-level domain of one script is still read whole, whatever its letters.
+    expect(found("mail info@пример.рф, δοκιμή@παράδειγμα.δοκιμή, x@y.한국, y@z.みんな now")).toEqual(["email:info@пример.рф", "email:δοκιμή@παράδειγμα.δοκιμή", "email:x@y.한국", "email:y@z.みんな"]);
+    const hashed = createRedactor({ strategy: "hash" });
+    expect(hashed.text("이메일은 bob@example.com입니다").value).toBe(`이메일은 ${hashed.text("bob@example.com").value}입니다`);
+  });
+
   it("find internationalised addresses whole: Unicode letters in the local part and the domain, and punycode domains", () => {
     for (const address of ["alice@bücher.de", "jürgen@example.de", "info@пример.рф", "user@例え.jp", "δοκιμή@παράδειγμα.δοκιμή", "info@xn--e1afmkfd.xn--p1ai"])
       expect(found(`mail ${address}, thanks`), address).toEqual([`email:${address}`]);

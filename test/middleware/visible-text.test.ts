@@ -33,14 +33,17 @@ const written: readonly (readonly [string, string])[] = [
   ["+1\u00a0415\u00a0555\u00a00100", "phone"],
   ["+49\u00a030\u00a0123456789", "phone"],
 ];
-/** Text like a secret that is not one, and what the reader gets: amounts grouped as French, Russian and Polish write them. */
+/** Text next to a secret, or like one, that is not part of one, and what the reader gets: amounts grouped as French, Russian and Polish write them, words written right after an address. */
 const bordering: readonly (readonly [string, string])[] = [
   ["Le total : 4\u202f111\u202f111\u202f111\u202f111\u202f111 €.", "Le total : 4\u202f111\u202f111\u202f111\u202f111\u202f111 €."],
   ["было 1\u00a0234\u00a0567\u00a0890\u00a0123 заявок", "было 1\u00a0234\u00a0567\u00a0890\u00a0123 заявок"],
   ["razem 987\u2009654\u2009321\u2009012 zł", "razem 987\u2009654\u2009321\u2009012 zł"],
+  ["이메일은 bob@example.com입니다", "이메일은 [REDACTED:email]입니다"],
+  ["Пишите на bob@example.comили звоните", "Пишите на [REDACTED:email]или звоните"],
+  ["info@пример.рф입니다", "[REDACTED:email]입니다"],
 ];
 const secrets = [...written.map(([secret]) => secret), ...bordering.map(([text]) => text)];
-const company = ["k=", "/", "-", ".", "5 ", " ", "x", "\u200b", "\u00a0", "\u202f", "\u2009", "\u00ad", "ü", "@", "1 ", "eyJ", "\n", "😀", "\u{e0041}", "123"];
+const company = ["k=", "/", "-", ".", "5 ", " ", "x", "\u200b", "\u00a0", "\u202f", "\u2009", "\u00ad", "ü", "@", "1 ", "eyJ", "\n", "😀", "\u{e0041}", "입", "и", "123"];
 
 /** Feed `chunks` through a fresh stream redactor: what the consumer receives, and what it blocked. */
 const stream = (chunks: readonly string[], redactor = createRedactor()) => {
@@ -67,7 +70,7 @@ describe("the built-in detectors, reading text as a reader sees it", () => {
       expect(r.text(`Here it is: ${secret} - keep it safe.`).value, JSON.stringify(secret)).toBe(`Here it is: [REDACTED:${kind}] - keep it safe.`);
   });
 
-  it("leave amounts grouped by no-break spaces alone, in the whole text and in a stream", () => {
+  it("leave amounts grouped by no-break spaces alone and a word written right after an address out of it, in the whole text and in a stream", () => {
     const r = createRedactor();
     for (const [text, expected] of bordering) {
       expect(r.text(text).value, JSON.stringify(text)).toBe(expected);
