@@ -160,6 +160,10 @@ export const createRedactor = (options: RedactorOptions = {}): Redactor => {
     if (typeof value === "string") return redactString(value, kinds, blocked);
     if (typeof value === "function") return hasToJSON(value) ? walkSerialised(value, depth, seen, kinds, blocked) : value;
     if (typeof value !== "object" || value === null) return value;
+    // Bytes: the loop writes a Buffer or typed array as JSON numbers, never as the text they may
+    // encode, so no detector could match what the model reads; scanning them number by number cost
+    // about a second per megabyte.
+    if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return value;
     if (hasToJSON(value) || !(Array.isArray(value) || isPlain(value))) return walkSerialised(value, depth, seen, kinds, blocked);
     if (depth >= maxDepth) throw new RangeError(`redaction: value nested deeper than ${maxDepth} levels; refusing to pass it unchecked`);
     if (seen.has(value)) throw new TypeError("redaction: value has a cycle; refusing to pass it unchecked");

@@ -1,5 +1,5 @@
 import vm from "node:vm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createAgent, createAgentStack, createScriptedModel, defineTool } from "../../src/agent/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { redaction } from "../../src/middleware/redaction.ts";
@@ -52,6 +52,27 @@ describe("a redactor, on values that are not plain objects", () => {
     leaky.self = leaky;
     expect(createRedactor().value(leaky).value).toEqual({ id: "1", email: "[REDACTED:email]", apiKey: "[REDACTED:api_key]", self: "[Circular]" });
     expect(createRedactor({ strategies: { api_key: "block" } }).value(leaky).blocked).toEqual(["api_key"]);
+  });
+});
+
+describe("a redactor, on bytes", () => {
+  it("returns a Buffer as it is, without serialising it (the model reads its bytes as numbers)", () => {
+    const toJSON = vi.spyOn(Buffer.prototype, "toJSON");
+    try {
+      const bytes = Buffer.from(`key ${KEY}`);
+      const value = { content: bytes };
+      expect(createRedactor().value(value)).toMatchObject({ value, changed: false, kinds: [] });
+      expect(toJSON).not.toHaveBeenCalled();
+    } finally {
+      toJSON.mockRestore();
+    }
+  });
+
+  it("returns typed arrays and ArrayBuffers as they are, at once (a megabyte took seconds, number by number)", () => {
+    const values = [new Uint8Array(1_000_000), new Float64Array(100_000), new ArrayBuffer(1_000_000), new DataView(new ArrayBuffer(16))];
+    const started = performance.now();
+    for (const v of values) expect(createRedactor().value({ v }).changed).toBe(false);
+    expect(performance.now() - started).toBeLessThan(500);
   });
 });
 
