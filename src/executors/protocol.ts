@@ -129,9 +129,10 @@ export const applyAnswer = async (
     }
     if (spec.ignoresContinue) o.notify("ignored", `continue: false is ignored on ${spec.event}: ${why}`);
     else if (spec.point === "toolCall" && o.phase !== "recover") {
-      // stopReason is "not shown to Claude": the model reads only that the turn was stopped.
+      // stopReason is "not shown to Claude": the model reads only that the hook asked to stop,
+      // which is true whether or not whoever mounted the hook ends the turn (see endsTurn).
       o.notify("stopReason", why);
-      const refused: TurnEndingReject = { ...Reject(`hook "${o.hook}" stopped the turn (continue: false)`), [endsTurn]: why };
+      const refused: TurnEndingReject = { ...Reject(`hook "${o.hook}" refused the call and asked to stop the turn (continue: false)`), [endsTurn]: why };
       return refused;
     } else return block(spec, "reject", why, ctx, o) ?? Continue;
   }

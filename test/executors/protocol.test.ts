@@ -6,6 +6,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CompactionRequest, StopRequest, ToolCall } from "../../src/agent/types.ts";
+import { createAgent } from "../../src/agent/agent.ts";
+import { createScriptedModel } from "../../src/agent/scripted-model.ts";
+import { defineTool } from "../../src/agent/tool.ts";
 import { Trace } from "../../src/core/trace.ts";
 import { commandHook, type CommandHookOptions } from "../../src/executors/command.ts";
 import type { ClaudeEvent } from "../../src/executors/events.ts";
@@ -118,8 +121,19 @@ describe("universal fields", () => {
     const n = notices();
     const { outcome, seen } = await runTool(agentStack().use("toolCall", answering("PreToolUse", { continue: false, stopReason: "build failed", hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } }, { name: "gate", onNotice: n.sink })));
     expect(seen).toEqual([]);
-    expect(outcome).toMatchObject({ _tag: "Rejected", reason: 'hook "gate" stopped the turn (continue: false)' });
+    expect(outcome).toMatchObject({ _tag: "Rejected", reason: 'hook "gate" refused the call and asked to stop the turn (continue: false)' });
     expect(n.list).toMatchObject([{ kind: "stopReason", message: "build failed" }]);
+  });
+
+  it("continue: false from a hook mounted by hand never tells the model the turn stopped: nothing here ends it, and the turn goes on", async () => {
+    const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: { command: "make" } }] }, "I will wait"] });
+    const tool = defineTool({ name: "Bash", description: "run", inputSchema: { type: "object" }, execute: () => "ran" });
+    const stack = agentStack().use("toolCall", answering("PreToolUse", { continue: false, stopReason: "build failed" }, { name: "gate", onNotice: () => {} }));
+    const turn = await createAgent({ model, tools: [tool], stack }).run("build");
+    expect(turn).toMatchObject({ finishReason: "stop", text: "I will wait" });
+    const read = JSON.stringify(model.requests[1]?.messages);
+    expect(read).toContain('hook \\"gate\\" refused the call and asked to stop the turn (continue: false)');
+    expect(read).not.toContain("stopped the turn");
   });
 
   it("continue: false on Stop lets the stop happen (that is what it asks for)", async () => {
