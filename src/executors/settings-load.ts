@@ -8,7 +8,7 @@ import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { claudeDefaultSeconds, sessionEndBudgetMs } from "./external.ts";
 import { parseJson } from "./json.ts";
-import { orMatchers } from "./settings-rules.ts";
+import { orMatchers, type GroupMatcher } from "./settings-rules.ts";
 import { decodeHookSettings, pointer, SettingsError, type SettingsHandler } from "./settings-schema.ts";
 
 /** A settings object with a name for error messages and sources. */
@@ -23,8 +23,13 @@ export type SettingsInput = object | readonly (string | SettingsLayer)[];
 /** One handler of one matcher group, with where it came from. */
 export interface HandlerEntry {
   readonly event: string;
-  /** The group's matcher; for a handler defined in several groups, one matching what any of theirs matches. */
+  /**
+   * The group's matcher; for a handler defined in several groups, one text for what any of theirs
+   * matches (`orMatchers`), for reading: what runs is each of `matchers`, compiled on its own.
+   */
   readonly matcher: string | undefined;
+  /** The matcher of every group the handler is defined in, first one first, with its file and JSON pointer. */
+  readonly matchers: readonly GroupMatcher[];
   readonly handler: SettingsHandler;
   readonly file: string;
   /** JSON pointer of the handler in its file: `/hooks/PreToolUse/0/hooks/1`. */
@@ -129,7 +134,8 @@ export const loadClaudeSettings = (input: SettingsInput, options: LoadOptions = 
       for (const [event, groups] of Object.entries(s.hooks ?? {}))
         groups.forEach((group, gi) => group.hooks.forEach((handler, hi) => {
           const ptr = pointer(["hooks", event, gi, "hooks", hi]);
-          untrusted.push({ event, matcher: group.matcher, handler, file, pointer: ptr, source: `${file}#${ptr}` });
+          const matchers = [{ matcher: group.matcher, file, pointer: pointer(["hooks", event, gi, "matcher"]) }];
+          untrusted.push({ event, matcher: group.matcher, matchers, handler, file, pointer: ptr, source: `${file}#${ptr}` });
         }));
       continue;
     }
@@ -144,14 +150,15 @@ export const loadClaudeSettings = (input: SettingsInput, options: LoadOptions = 
           // "If you define the same handler in more than one settings file, it runs once": the matcher
           // belongs to the group, not the handler, so it is not part of what makes two handlers the same.
           const key = `${event}\u0000${canonical(handler)}`;
+          const at: GroupMatcher = { matcher: group.matcher, file, pointer: pointer(["hooks", event, gi, "matcher"]) };
           const first = seen.get(key);
           if (first !== undefined) {
             const kept = entries[first]!;
-            entries[first] = { ...kept, matcher: orMatchers(event, kept.matcher, group.matcher) };
+            entries[first] = { ...kept, matcher: orMatchers(event, kept.matcher, group.matcher), matchers: [...kept.matchers, at] };
             return void duplicates.push({ source, sameAs: kept.source });
           }
           seen.set(key, entries.length);
-          entries.push({ event, matcher: group.matcher, handler, file, pointer: ptr, source });
+          entries.push({ event, matcher: group.matcher, matchers: [at], handler, file, pointer: ptr, source });
         });
       });
     }

@@ -1,13 +1,14 @@
 /**
  * Small rules of Claude Code's settings that decide whether a handler runs: which hook types
- * each event supports, the `allowedHttpHookUrls` wildcard match, the matcher of a handler defined
- * in several groups, and readable hook names.
+ * each event supports, the `allowedHttpHookUrls` wildcard match, how a `matcher` is read, the
+ * matcher of a handler defined in several groups, and readable hook names.
  */
 import { basename } from "node:path";
-import { namesOnly } from "../core/match/matcher.ts";
+import { compileMatcher, conditionShape, namesOnly } from "../core/match/matcher.ts";
+import type { Matcher } from "../core/match/types.ts";
 import type { ClaudeEvent } from "./events.ts";
 import { httpHookLabel } from "./http.ts";
-import type { SettingsHandler } from "./settings-schema.ts";
+import { SettingsError, type SettingsHandler } from "./settings-schema.ts";
 
 const all = new Set(["command", "http", "prompt", "agent"]);
 const noModel = new Set(["command", "http"]);
@@ -71,9 +72,11 @@ export const urlAllowed = (url: string, patterns: readonly string[] | undefined)
 const narrowNames = /^[A-Za-z0-9_|]*$/;
 
 /**
- * One `matcher` that matches what either of two matchers matches on `event`, read as Claude Code
+ * One `matcher` text for what either of two matchers matches on `event`, read as Claude Code
  * reads each ("Matcher patterns"): no matcher, `""` or `"*"` matches all; two name lists join into
- * one; otherwise a name list becomes an anchored RegExp and both go into one alternation.
+ * one; otherwise a name list becomes an anchored RegExp and both go into one alternation. It is
+ * for reading: joined RegExps can renumber back-references or repeat a group name, so what runs
+ * is `anyGroupMatcher`, which compiles each on its own.
  *
  * @example
  * orMatchers("PreToolUse", "Bash", "Bash|Edit") // "Bash|Edit"
@@ -91,6 +94,63 @@ export const orMatchers = (event: string, a: string | undefined, b: string | und
   // Names hold only letters, digits, `_`, `-` and spaces: nothing to escape in a RegExp.
   const part = (m: string, list: string[] | undefined) => (list ? `^(?:${list.join("|")})$` : `(?:${m})`);
   return `${part(a!, na)}|${part(b!, nb)}`;
+};
+
+/**
+ * A settings `matcher` written so that our match grammar reads it as Claude Code does. Names and
+ * RegExps read the same in both, except two shapes Claude Code reads as a RegExp and ours would
+ * not: `Name(...)` (a condition in ours; settings put those in `if`) and, on StopFailure (`narrow`),
+ * a list with `-`, `,` or spaces (names in ours). Those go in a non-capturing group, which matches
+ * exactly what the pattern matches.
+ *
+ * @example
+ * claudeMatch("Notebook(Edit|Read)", false) // "(?:Notebook(Edit|Read))"
+ */
+export const claudeMatch = (pattern: string, narrow: boolean): string =>
+  conditionShape.test(pattern) || (narrow && namesOnly.test(pattern) && !narrowNames.test(pattern)) ? `(?:${pattern})` : pattern;
+
+/** One group's `matcher`, and where it is written: the file and the JSON pointer of the field. */
+export interface GroupMatcher {
+  readonly matcher: string | undefined;
+  readonly file: string;
+  readonly pointer: string;
+}
+
+/**
+ * What a handler defined in one or more groups matches: each group's `matcher` read as Claude
+ * Code reads it (`narrow` on StopFailure), compiled and checked on its own, as when the handler
+ * is defined once, so an invalid one throws naming its own file and pointer; then ORed. Compiled
+ * rather than joined as text, where back-references would renumber, a group name repeated in two
+ * files would not compile and two long patterns would pass the length limit together. `undefined`
+ * when one of them matches everything.
+ *
+ * @example
+ * const at = (matcher: string) => ({ matcher, file: "a.json", pointer: "/hooks/PreToolUse/0/matcher" });
+ * anyGroupMatcher([at("Bash"), at("^mcp__")], false, "guard")?.matchSubject("mcp__x") // true
+ */
+export const anyGroupMatcher = (groups: readonly GroupMatcher[], narrow: boolean, hook: string): Matcher | undefined => {
+  const compiled: Matcher[] = [];
+  let all = false;
+  for (const { matcher, file, pointer } of groups) {
+    if (matcher === undefined || matcher === "" || matcher === "*") {
+      all = true;
+      continue;
+    }
+    try {
+      compiled.push(compileMatcher(claudeMatch(matcher, narrow), hook));
+    } catch (error) {
+      throw new SettingsError(file, pointer, (error as Error).message);
+    }
+  }
+  if (all || compiled.length === 0) return undefined;
+  if (compiled.length === 1) return compiled[0];
+  // Each is a name list or a RegExp (claudeMatch leaves no condition), so the subject decides.
+  const matchSubject = (subject: string | undefined): boolean => compiled.some((m) => m.matchSubject(subject));
+  return Object.freeze({
+    source: compiled.map((m) => m.source).join(" | "),
+    all: false, needsInput: false, needsSubject: true,
+    matchSubject, test: (subject: string | undefined) => matchSubject(subject),
+  });
 };
 
 const interpreters = new Set(["node", "bun", "deno", "python", "python3", "bash", "sh", "zsh", "npx", "tsx", "ruby", "perl"]);

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadClaudeSettings } from "../../src/executors/settings-load.ts";
+import { anyGroupMatcher } from "../../src/executors/settings-rules.ts";
 import { fromClaudeSettings } from "../../src/executors/settings.ts";
 import { startHookServer, type HookServer } from "../fixtures/http/server.ts";
 import { bash, echoTool } from "./helpers.ts";
@@ -54,5 +56,46 @@ describe("names of settings-defined HTTP hooks", () => {
     const names = fromClaudeSettings(settings, { cwd: "/tmp" }).hooks.map((h) => h.name);
     expect(names).toEqual([expect.stringMatching(/^PreToolUse:http:hooks\.slack\.com#[0-9a-f]{8}$/), expect.stringMatching(/^PreToolUse:http:hooks\.slack\.com#[0-9a-f]{8}$/)]);
     expect(names[0]).not.toBe(names[1]);
+  });
+});
+
+describe("the matcher of a handler defined in several groups", () => {
+  const at = (matcher: string | undefined, file = "a.json") => ({ matcher, file, pointer: "/hooks/PreToolUse/0/matcher" });
+  const matches = (groups: ReturnType<typeof at>[], subjects: string[], narrow = false) => {
+    const m = anyGroupMatcher(groups, narrow, "guard");
+    return subjects.filter((s) => m === undefined || m.matchSubject(s));
+  };
+
+  it("matches what any group's matcher matches, each read in its own grammar", () => {
+    expect(matches([at("Bash, Edit"), at("^mcp__"), at("Notebook(Edit|Read)")], ["Bash", "Edit", "mcp__x", "xmcp__", "NotebookRead", "Write"]))
+      .toEqual(["Bash", "Edit", "mcp__x", "NotebookRead"]);
+    expect(matches([at("^a$"), at("b$")], ["a", "ab", "b", "ba"])).toEqual(["a", "ab", "b"]);
+    expect(matches([at("rate_limit"), at("server error")], ["rate_limit", "server error", "server"], true)).toEqual(["rate_limit", "server error"]);
+  });
+
+  it("matches everything when any group's matcher is absent, \"\" or \"*\"", () => {
+    for (const all of [undefined, "", "*"]) expect(anyGroupMatcher([at("Bash"), at(all)], false, "guard")).toBeUndefined();
+  });
+
+  it("keeps each matcher's back-references and group names to itself", () => {
+    expect(matches([at("(x)\\1"), at("(y)\\1")], ["xx", "yy", "x", "y"])).toEqual(["xx", "yy"]);
+    expect(matches([at("(?<tool>Bash)"), at("(?<tool>Edit)")], ["Bash", "Edit", "Read"])).toEqual(["Bash", "Edit"]);
+  });
+
+  it("checks each matcher on its own: two under the length limit pass, an invalid one is named by its own file and pointer", () => {
+    const long = (server: string) => `^mcp__${server}__(${Array.from({ length: 40 }, (_, i) => `tool_${i}`).join("|")})$`;
+    expect(matches([at(long("github")), at(long("jira"))], ["mcp__jira__tool_7", "mcp__slack__tool_7"])).toEqual(["mcp__jira__tool_7"]);
+    expect(() => anyGroupMatcher([at("Bash"), at("[", "b.json")], false, "guard")).toThrow(/^b\.json: \/hooks\/PreToolUse\/0\/matcher: hook "guard": match "\[" is not a valid regular expression/);
+    expect(() => anyGroupMatcher([at("Bash"), at("x".repeat(1025), "b.json")], false, "guard")).toThrow(/^b\.json: .*the limit is 1024/);
+  });
+
+  it("is what loadClaudeSettings keeps for each handler: every group's matcher, with its file and pointer", () => {
+    const handler = { type: "command", command: "true" };
+    const layer = (file: string, matcher: string) => ({ file, settings: { hooks: { PreToolUse: [{ hooks: [] }, { matcher, hooks: [handler] }] } } });
+    const [entry] = loadClaudeSettings([layer("user.json", "Bash"), layer("project.json", "^mcp__")]).entries;
+    expect(entry?.matchers).toEqual([
+      { matcher: "Bash", file: "user.json", pointer: "/hooks/PreToolUse/1/matcher" },
+      { matcher: "^mcp__", file: "project.json", pointer: "/hooks/PreToolUse/1/matcher" },
+    ]);
   });
 });
