@@ -4,6 +4,7 @@
  * thrown on its way out. It stays a failure of the same class, so that retry and recover hooks
  * outside still judge it by its class, name and status.
  */
+import { describe } from "../core/errors.ts";
 import type { Redactor } from "./redactor.ts";
 
 /**
@@ -17,18 +18,27 @@ import type { Redactor } from "./redactor.ts";
  * scrubFailure(createRedactor(), new HttpError(`bad key ${key}`)) // an HttpError: "bad key [REDACTED:api_key]"
  */
 export const scrubFailure = (redactor: Redactor, thrown: unknown): unknown => {
-  if (typeof thrown === "string") return redactor.scrub(thrown);
+  // Text is scanned as it is shown: the loop writes it through `describe`, which drops terminal
+  // escapes and controls, so one inside a key (`sk-ant-…\x1b[0m…`) must not split it for the scan.
+  const scrub = (text: string): { readonly shown: string; readonly scrubbed: string } => {
+    const shown = describe(text);
+    return { shown, scrubbed: redactor.scrub(shown) };
+  };
+  if (typeof thrown === "string") {
+    const { shown, scrubbed } = scrub(thrown);
+    return scrubbed === shown ? thrown : scrubbed;
+  }
   if (thrown instanceof Error) {
-    const message = redactor.scrub(thrown.message);
-    const stack = typeof thrown.stack === "string" ? redactor.scrub(thrown.stack) : undefined;
-    if (message === thrown.message && stack === thrown.stack) return thrown;
-    return copyOf(thrown, message, stack);
+    const message = scrub(thrown.message);
+    const stack = typeof thrown.stack === "string" ? scrub(thrown.stack) : undefined;
+    if (message.scrubbed === message.shown && (stack === undefined || stack.scrubbed === stack.shown)) return thrown;
+    return copyOf(thrown, message.scrubbed, stack?.scrubbed);
   }
   if (typeof thrown !== "object" || thrown === null) return thrown;
   // What the loop writes of a thrown object is its JSON: that is what is scrubbed.
   const json = JSON.stringify(thrown, (_key, item: unknown) => (typeof item === "bigint" ? item.toString() : item)) as string | undefined;
   if (json === undefined) return thrown;
-  const scrubbed = JSON.parse(json, (_key, item: unknown) => (typeof item === "string" ? redactor.scrub(item) : item)) as unknown;
+  const scrubbed = JSON.parse(json, (_key, item: unknown) => (typeof item === "string" ? scrub(item).scrubbed : item)) as unknown;
   return JSON.stringify(scrubbed) === json ? thrown : scrubbed;
 };
 

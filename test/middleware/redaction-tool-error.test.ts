@@ -29,6 +29,18 @@ describe("redaction of a tool's failure", () => {
     }
   });
 
+  it("scans the message as the model reads it, without the terminal escapes or controls inside a key", async () => {
+    const split = { ansi: "\u001b[0m", bel: "\u0007", osc: "\u001b]0;title\u0007" };
+    for (const [label, inside] of Object.entries(split)) {
+      const broken = `${KEY.slice(0, 20)}${inside}${KEY.slice(20)}`;
+      for (const thrown of [new Error(`401 invalid key ${broken}`), `401 invalid key ${broken}`]) {
+        const deploy = recordingTool("Deploy", () => { throw thrown; });
+        const { model } = await runAgent(withMiddleware(createAgentStack(), redaction({ strategies: { api_key: "block" } })), [{ toolCalls: [{ name: "Deploy", input: {} }] }, "done"], { tools: [deploy] });
+        expect([label, toolMessagesSeen(model)]).toEqual([label, ["Tool Deploy failed: 401 invalid key [REDACTED:api_key]"]]);
+      }
+    }
+  });
+
   it("leaves the outcome Failed with a scrubbed copy of the error, its class, name and status kept", async () => {
     const thrown = new HttpError(401);
     const stack = withMiddleware(createAgentStack(), redaction());
