@@ -63,6 +63,8 @@ const callOnce = async (env: LoopEnv, request: ModelRequest, step: number, conte
   }
   // A caller's abort settles the turn at once, with what it spent by then, before this call's
   // post-phase hands back its partial answer: what the provider had streamed is counted as it aborts.
+  // Only streams opened through `start`: an answer a hook gave instead (fallback's backup, a cache's
+  // Replace) reaches us with the call's outcome, which an abort before the post-phase ended drops.
   const streamed: Streamed = { messages: undefined, text: "", usage: undefined };
   let counted = false;
   const onAbort = (): void => {
@@ -88,30 +90,44 @@ interface Streamed {
   usage: unknown;
 }
 
-/** The start, noting in `streamed` what each provider stream it opens sends, as it arrives. */
-const noting = (start: StartStream, streamed: Streamed): StartStream => (request, options) => {
-  const note = (r: IteratorResult<StreamPart>): IteratorResult<StreamPart> => {
-    if (r.done !== true && r.value.type === "text-delta") streamed.text += r.value.text;
-    else if (r.done !== true && r.value.type === "finish") streamed.usage = r.value.usage;
-    return r;
-  };
-  // Only `next` is watched; `return` is the provider's own, so closing its stream works as before.
-  const watched = (parts: AsyncIterable<StreamPart>): AsyncIterable<StreamPart> => {
-    // Opened: from now on this stream spends (a start that failed spent nothing we know of).
-    Object.assign(streamed, { messages: request.messages, text: "", usage: undefined });
-    return {
-      [Symbol.asyncIterator]: () => {
-        const iterator = parts[Symbol.asyncIterator]();
-        const close = iterator.return;
-        return {
-          next: () => Promise.resolve(iterator.next()).then(note),
-          ...(close !== undefined ? { return: (value?: unknown) => close.call(iterator, value) } : {}),
-        };
-      },
+/**
+ * The start, noting in `streamed` what each provider stream it opens sends, as it arrives. A stream
+ * that fails having sent nothing is forgotten, as `spent` and `budget` refund it: an abort after it
+ * (while a retry waits, or once fallback's backup answered) must not count its estimate.
+ */
+const noting = (start: StartStream, streamed: Streamed): StartStream => {
+  let opened = 0;
+  return (request, options) => {
+    let sent = false;
+    const note = (r: IteratorResult<StreamPart>): IteratorResult<StreamPart> => {
+      if (r.done !== true) sent = true;
+      if (r.done !== true && r.value.type === "text-delta") streamed.text += r.value.text;
+      else if (r.done !== true && r.value.type === "finish") streamed.usage = r.value.usage;
+      return r;
     };
+    // Only `next` is watched; `return` is the provider's own, so closing its stream works as before.
+    const watched = (parts: AsyncIterable<StreamPart>): AsyncIterable<StreamPart> => {
+      // Opened: from now on this stream spends (a start that failed spent nothing we know of).
+      Object.assign(streamed, { messages: request.messages, text: "", usage: undefined });
+      const stream = ++opened;
+      const failed = (error: unknown): never => {
+        if (!sent && stream === opened) streamed.messages = undefined;
+        throw error;
+      };
+      return {
+        [Symbol.asyncIterator]: () => {
+          const iterator = parts[Symbol.asyncIterator]();
+          const close = iterator.return;
+          return {
+            next: () => Promise.resolve(iterator.next()).then(note, failed),
+            ...(close !== undefined ? { return: (value?: unknown) => close.call(iterator, value) } : {}),
+          };
+        },
+      };
+    };
+    const parts = start(request, options);
+    return isThenable(parts) ? Promise.resolve(parts).then(watched) : watched(parts);
   };
-  const opened = start(request, options);
-  return isThenable(opened) ? Promise.resolve(opened).then(watched) : watched(opened);
 };
 
 /** The streamed `modelCall` run, its parts shown to `env.onPart` as they are released. */
