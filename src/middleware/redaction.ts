@@ -15,7 +15,7 @@ import { streamControl } from "../agent/stream/control.ts";
 import type { ModelRequest, ModelResponse, ToolCall, ToolResult } from "../agent/types.ts";
 import type { Middleware, PointHook } from "./apply.ts";
 import { nameOption, numberOption } from "./options.ts";
-import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
+import { redactorFor, type Redactor, type RedactorOptions } from "./redactor.ts";
 import { scrubFailure } from "./scrub-failure.ts";
 import { StreamRedactor, type StreamRedactorOptions } from "./stream-redactor.ts";
 import type { AgentPoints } from "../agent/points.ts";
@@ -74,7 +74,7 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
   const name = nameOption("redaction", options.name);
   const priority = numberOption(name, "priority", options.priority ?? Priority.guard - 5, -Number.MAX_VALUE);
   const outputPriority = numberOption(name, "outputPriority", options.outputPriority ?? Priority.last, -Number.MAX_VALUE);
-  const redactor = options.redactor !== undefined ? redactorOption(name, options.redactor) : createRedactor(options);
+  const redactor = options.redactor !== undefined ? redactorOption(name, options.redactor) : redactorFor(name, options);
   // Checked now, not on the first stream.
   const streamOptions: StreamRedactorOptions = {
     ...(options.holdBack !== undefined ? { holdBack: options.holdBack } : {}),

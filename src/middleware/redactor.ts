@@ -64,21 +64,29 @@ const strictness: readonly Strategy[] = ["block", "redact", "hash", "mask"];
  * const r = createRedactor({ strategies: { email: "hash" } })
  * r.text("mail bob@example.com").value // "mail [email:sha256:5ff860bf1190]"
  */
-export const createRedactor = (options: RedactorOptions = {}): Redactor => {
+export const createRedactor = (options: RedactorOptions = {}): Redactor => redactorFor("redaction", options);
+
+/**
+ * `createRedactor` for the hook named `hook`: an option it refuses is reported under that name.
+ *
+ * @example
+ * redactorFor("pii", { salt: 1 as never }) // throws TypeError: pii: salt must be a string, got 1
+ */
+export const redactorFor = (hook: string, options: RedactorOptions): Redactor => {
   const detectors = options.detectors ?? defaultDetectors();
   if (!Array.isArray(detectors) || detectors.some((d) => typeof d?.find !== "function" || typeof d.kind !== "string"))
-    throw new TypeError("redaction: detectors must be a list of detectors (see pattern())");
+    throw new TypeError(`${hook}: detectors must be a list of detectors (see pattern())`);
   const fallback = options.strategy ?? "redact";
-  if (!strategies.has(fallback)) throw new TypeError(`redaction: strategy must be one of block, redact, mask, hash, got ${String(fallback)}`);
+  if (!strategies.has(fallback)) throw new TypeError(`${hook}: strategy must be one of block, redact, mask, hash, got ${String(fallback)}`);
   const byKind = new Map<string, Strategy>();
   for (const [kind, s] of Object.entries(options.strategies ?? {})) {
-    if (!strategies.has(s)) throw new TypeError(`redaction: strategies.${kind} must be one of block, redact, mask, hash, got ${String(s)}`);
+    if (!strategies.has(s)) throw new TypeError(`${hook}: strategies.${kind} must be one of block, redact, mask, hash, got ${String(s)}`);
     byKind.set(kind, s);
   }
   const salt: unknown = options.salt === undefined ? "" : options.salt;
   // Checked here: a number would only fail inside createHash, on the first value to hash.
-  if (typeof salt !== "string") throw new TypeError(`redaction: salt must be a string, got ${String(salt)}`);
-  const maxDepth = integerOption("redaction", "maxDepth", options.maxDepth ?? 64, 1);
+  if (typeof salt !== "string") throw new TypeError(`${hook}: salt must be a string, got ${String(salt)}`);
+  const maxDepth = integerOption(hook, "maxDepth", options.maxDepth ?? 64, 1);
   const strategyOf = (kind: string): Strategy => byKind.get(kind) ?? fallback;
 
   /** The strictest strategy among a span's kinds (it may have merged several): a mask must not show what a redact hides. */

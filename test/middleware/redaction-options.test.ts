@@ -14,6 +14,15 @@ describe("redaction checks its options when it is made", () => {
     expect(() => redaction({ maxDepth: 1 })).not.toThrow();
   });
 
+  it("names the hook in every refusal of the redactor's own options", () => {
+    const made = (options: Record<string, unknown>) => () => redaction({ name: "pii", ...options } as never);
+    expect(made({ salt: 1 })).toThrow(new TypeError("pii: salt must be a string, got 1"));
+    expect(made({ maxDepth: 0 })).toThrow(/^pii: maxDepth must be an integer >= 1/);
+    expect(made({ strategy: "drop" })).toThrow(/^pii: strategy must be one of block, redact, mask, hash, got drop/);
+    expect(made({ strategies: { email: "drop" } })).toThrow(/^pii: strategies\.email must be one of/);
+    expect(made({ detectors: [{}] })).toThrow(/^pii: detectors must be a list of detectors/);
+  });
+
   it("refuses an `on` that is not an object of booleans for the four places, naming the hook", () => {
     expect(() => redaction({ name: "pii", on: "all" as never })).toThrow(new TypeError('pii: on must be an object of booleans (userPrompt, toolInput, toolOutput, modelOutput), got "all"'));
     expect(() => redaction({ on: { modelOutput: "no" as unknown as boolean } })).toThrow(/redaction: on\.modelOutput must be a boolean, got "no"/);
