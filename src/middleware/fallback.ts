@@ -15,8 +15,10 @@ import type { Hook } from "../core/hook.ts";
 import { Outcome } from "../core/outcome.ts";
 import { Priority } from "../core/priority.ts";
 import type { LanguageModel } from "../agent/model.ts";
+import { notAnAnswer } from "../agent/response-shape.ts";
 import { streamShown } from "../agent/stream/control.ts";
 import { providerError, streamStarted } from "../agent/stream/errors.ts";
+import { withEstimatedUsage } from "../agent/tokens.ts";
 import type { ModelRequest, ModelResponse } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { FallbackExhaustedError, LimitExceededError } from "./errors.ts";
@@ -41,6 +43,14 @@ export interface FallbackOptions {
 // A guard's refusal (a limit, a redaction block) is about this call, not the provider: another
 // model would be asked the same thing, and a block's answer would go round the guard.
 const isRefusal = (error: unknown): boolean => error instanceof LimitExceededError || error instanceof RedactionBlockedError;
+
+/**
+ * A backup's answer as the primary's is taken: a provider's own answer, so token totals it left
+ * out are estimated (the agent and `wrapModel` do so for the primary), not refused at the end as a
+ * hook's malformed response would be. One that is not an answer at all stays as it is, and fails so.
+ */
+const providerAnswer = (response: ModelResponse, request: ModelRequest): ModelResponse =>
+  notAnAnswer(response) === undefined ? withEstimatedUsage(response, request.messages) : response;
 
 /**
  * Switch to the next model when the call fails before any output was streamed.
@@ -75,7 +85,7 @@ export const fallback = (options: FallbackOptions): Middleware => {
         const request = { ...(ctx.input as ModelRequest), model: model.id };
         try {
           const response = await model.generate(request, { signal: ctx.signal });
-          return Outcome.completed({ ...response, model: response.model ?? model.id });
+          return Outcome.completed({ ...providerAnswer(response, request), model: response.model ?? model.id });
         } catch (error) {
           errors.push({ model: model.id, error });
           if (!eligible(error, ctx)) return Outcome.failed(error);
