@@ -1,8 +1,8 @@
 /**
  * `retry`: an `around` hook that calls `next()` again when the call failed, with exponential
  * backoff and jitter. Only `Failed` outcomes are retried: a `Rejected` one is a decision (a
- * policy, a budget) that asking again would not change, and a `LimitExceededError` is a
- * refusal too. The wait honours the run's `AbortSignal`: an abort ends it at once, clearing
+ * policy, a budget) that asking again would not change, and a guard's refusal (a
+ * `LimitExceededError`, a `RedactionBlockedError`) is one too. The wait honours the run's `AbortSignal`: an abort ends it at once, clearing
  * the timer, and no further attempt starts.
  *
  * On a stream, the provider fails when its stream throws, or when a stream through
@@ -23,6 +23,7 @@ import { providerError, streamStarted } from "../agent/stream/errors.ts";
 import type { Middleware } from "./apply.ts";
 import { LimitExceededError } from "./errors.ts";
 import { choiceOption, functionOption, integerOption, nameOption, numberOption } from "./options.ts";
+import { RedactionBlockedError } from "./redaction.ts";
 
 /** What `retryOn` sees about a failed attempt. */
 export interface RetryInfo {
@@ -46,7 +47,7 @@ export interface RetryOptions {
   readonly maxMs?: number;
   /** `"full"` (default): uniform in [0, backoff]; `"equal"`: in [backoff / 2, backoff]; `"none"`: exactly backoff. */
   readonly jitter?: "full" | "equal" | "none";
-  /** Whether a failure is worth another attempt (given the provider's own error, unwrapped from a failed stream); default: anything but a `LimitExceededError` or an abort. A stream that already showed anything (text, a tool call, reasoning) is never retried. */
+  /** Whether a failure is worth another attempt (given the provider's own error, unwrapped from a failed stream); default: anything but a guard's refusal (`LimitExceededError`, `RedactionBlockedError`) or an abort. A stream that already showed anything (text, a tool call, reasoning) is never retried. */
   readonly retryOn?: (error: unknown, info: RetryInfo) => boolean;
   /** Do not start a wait that would end later than this many ms after the first attempt started. */
   readonly maxElapsedMs?: number;
@@ -70,6 +71,10 @@ export const backoffMs = (retry: number, o: { readonly baseMs: number; readonly 
   const r = (o.random ?? Math.random)();
   return o.jitter === "none" ? cap : o.jitter === "equal" ? cap / 2 + r * (cap / 2) : r * cap;
 };
+
+// A guard's refusal is about this call, not a passing fault: each attempt would be another paid
+// call ending the same way (a limit already spent, an answer redaction blocks), as for fallback.
+const isRefusal = (error: unknown): boolean => error instanceof LimitExceededError || error instanceof RedactionBlockedError;
 
 const isAbort = (error: unknown, ctx: HookContext<any>): boolean =>
   ctx.signal.aborted || (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError"));
@@ -107,7 +112,7 @@ export const retry = (options: RetryOptions = {}): Middleware => {
         // retryOn judges the provider's own error, whether the call was generated or streamed.
         const error = providerError(outcome.error);
         if (isAbort(error, ctx)) break;
-        if (retryOn !== undefined ? !retryOn(error, { attempt, ctx }) : error instanceof LimitExceededError) break;
+        if (retryOn !== undefined ? !retryOn(error, { attempt, ctx }) : isRefusal(error)) break;
         const wait = backoffMs(attempt, backoff);
         if (maxElapsedMs !== undefined && performance.now() - started + wait > maxElapsedMs) break;
         try {

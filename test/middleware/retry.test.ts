@@ -4,6 +4,7 @@ import { createAgentStack, type ModelRequest, type ModelResponse } from "../../s
 import { Outcome, Reject } from "../../src/core/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { LimitExceededError } from "../../src/middleware/errors.ts";
+import { RedactionBlockedError, redaction } from "../../src/middleware/redaction.ts";
 import { backoffMs, retry } from "../../src/middleware/retry.ts";
 import { runAgent, toolCall } from "./harness.ts";
 
@@ -57,6 +58,15 @@ describe("retry", () => {
     const limited = withMiddleware(createAgentStack(), retry({ baseMs: 0 }));
     await limited.run("modelCall", request, () => { runs++; throw new LimitExceededError("budget", "spent"); });
     expect(runs).toBe(1);
+  });
+
+  it("does not retry an answer redaction blocked: each attempt is a paid call with the same refusal", async () => {
+    const KEY = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+    let calls = 0;
+    const stack = withMiddleware(createAgentStack(), redaction({ strategies: { api_key: "block" } }), retry({ attempts: 3, baseMs: 0 }));
+    const outcome = await stack.run("modelCall", request, () => (calls++, { ...ok, text: `key ${KEY}` }));
+    expect(outcome._tag === "Failed" && outcome.error).toBeInstanceOf(RedactionBlockedError);
+    expect(calls).toBe(1);
   });
 
   it("does not start a wait that would end past maxElapsedMs", async () => {
