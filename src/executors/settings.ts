@@ -9,7 +9,7 @@ import type { LanguageModel } from "../agent/model.ts";
 import { createAgentStack, type AgentStack } from "../agent/stack.ts";
 import type { ErrorEvent } from "../agent/types.ts";
 import type { FailMode, Hook } from "../core/hook.ts";
-import { compileMatcher, conditionShape, namesOnly } from "../core/match/matcher.ts";
+import { compileMatcher } from "../core/match/matcher.ts";
 import type { StackOptions } from "../core/stack-types.ts";
 import { agentHook } from "./agent-hook.ts";
 import { commandHook } from "./command.ts";
@@ -20,7 +20,7 @@ import { httpHook, httpHookLabel } from "./http.ts";
 import { promptHook } from "./prompt.ts";
 import type { NoticeSink } from "./protocol.ts";
 import { commandProgram, programProblem } from "./settings-check.ts";
-import { hookLabel, supportedTypes, urlAllowed } from "./settings-rules.ts";
+import { anyGroupMatcher, claudeMatch, hookLabel, supportedTypes, urlAllowed } from "./settings-rules.ts";
 import { loadClaudeSettings, type HandlerEntry, type SettingsInput } from "./settings-load.ts";
 import { SettingsError } from "./settings-schema.ts";
 import type { AddressPolicy, Resolver } from "./ssrf.ts";
@@ -98,22 +98,6 @@ export interface ClaudeSettingsResult {
   readonly disabled: boolean;
 }
 
-// StopFailure's exact-name matchers, narrower than other events' (`namesOnly`): no hyphen, space or comma; only `|` separates.
-const narrowNames = /^[A-Za-z0-9_|]*$/;
-
-/**
- * A settings `matcher` written so that our match grammar reads it as Claude Code does. Names and
- * RegExps read the same in both, except two shapes Claude Code reads as a RegExp and ours would
- * not: `Name(...)` (a condition in ours; settings put those in `if`) and, on StopFailure, a list
- * with `-`, `,` or spaces (names in ours). Those go in a non-capturing group, which matches
- * exactly what the pattern matches.
- *
- * @example
- * claudeMatch("Notebook(Edit|Read)", false) // "(?:Notebook(Edit|Read))"
- */
-const claudeMatch = (pattern: string, narrow: boolean): string =>
-  conditionShape.test(pattern) || (narrow && namesOnly.test(pattern) && !narrowNames.test(pattern)) ? `(?:${pattern})` : pattern;
-
 /** The `match` for a handler, or the reason it can never run. */
 const matchFor = (
   entry: HandlerEntry,
@@ -121,29 +105,24 @@ const matchFor = (
   name: string,
 ): { match?: ExternalHookOptions["match"]; text?: string | undefined; never?: string } => {
   const { matcher, handler } = entry;
-  const check = (pattern: string, field: "matcher" | "if") => {
-    try {
-      return compileMatcher(pattern, name);
-    } catch (error) {
-      const at = field === "matcher" ? entry.pointer.replace(/\/hooks\/\d+$/, "/matcher") : `${entry.pointer}/if`;
-      throw new SettingsError(entry.file, at, (error as Error).message);
-    }
-  };
-  const pattern = matcher !== undefined && matcher !== "" && matcher !== "*" && spec.matcher !== "none"
-    ? claudeMatch(matcher, spec.matcher === "error-type")
-    : undefined;
-  const group = pattern === undefined ? undefined : check(pattern, "matcher");
+  // Every group's matcher, each checked at its own file and pointer, ORed (one group: just its own).
+  const group = spec.matcher === "none" ? undefined : anyGroupMatcher(entry.matchers, spec.matcher === "error-type", name);
   if (handler.if !== undefined) {
     if (!spec.tool) return { never: `"if" is only evaluated on tool events; Claude Code never runs this hook on ${spec.event}` };
     // `if` is a permission rule, which our own match grammar reads as a condition.
-    check(handler.if, "if");
+    try {
+      compileMatcher(handler.if, name);
+    } catch (error) {
+      throw new SettingsError(entry.file, `${entry.pointer}/if`, (error as Error).message);
+    }
     const tool = /^([A-Za-z0-9_-]+)(\(|$)/.exec(handler.if)?.[1];
     if (group && tool !== undefined && !group.matchSubject(tool)) return { never: `"if" names ${tool}, which the matcher ${JSON.stringify(matcher)} excludes` };
     return { match: handler.if, text: handler.if };
   }
   if (!group) return {};
   if (spec.matcher === "error-type") return { match: (_s, input) => group.matchSubject(stopFailureType(input as ErrorEvent)), text: matcher };
-  return { match: pattern!, text: matcher };
+  // One group: its pattern, as written; several: whatever one of them matches.
+  return { match: entry.matchers.length === 1 ? claudeMatch(matcher!, false) : (subject) => group.matchSubject(subject), text: matcher };
 };
 
 /**

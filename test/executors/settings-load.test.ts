@@ -37,6 +37,31 @@ describe("the same handler in two settings files", () => {
     expect([await runsFor("Write"), await runsFor("mcp__memory__save"), await runsFor("NotebookEdit"), await runsFor("Read")]).toEqual([1, 1, 0, 0]);
   });
 
+  it("reads each copy's back-references within that copy, as when it stands alone", async () => {
+    const { runsFor } = twoLayers("(x)\\1", "(y)\\1");
+    expect([await runsFor("xx"), await runsFor("yy"), await runsFor("y"), await runsFor("x")]).toEqual([1, 1, 0, 0]);
+  });
+
+  it("loads two copies whose matchers use the same group name", async () => {
+    const { loaded, runsFor } = twoLayers("(?<tool>Bash)", "(?<tool>Edit)");
+    expect(loaded.hooks).toHaveLength(1);
+    expect([await runsFor("Bash"), await runsFor("Edit"), await runsFor("Read")]).toEqual([1, 1, 0]);
+  });
+
+  it("loads two copies each under the 1024-character limit, though together they are over it", async () => {
+    const tools = (server: string) => `^mcp__${server}__(${Array.from({ length: 40 }, (_, i) => `tool_number_${i}`).join("|")})$`;
+    const { loaded, runsFor } = twoLayers(tools("github"), tools("jira"));
+    expect(loaded.hooks).toHaveLength(1);
+    expect([await runsFor("mcp__github__tool_number_3"), await runsFor("mcp__jira__tool_number_39"), await runsFor("mcp__slack__tool_number_1")]).toEqual([1, 1, 0]);
+  });
+
+  it("refuses an invalid matcher in either copy, naming that copy's file and pointer", () => {
+    for (const invalid of ["a)|(b", "["]) {
+      expect(() => twoLayers("Bash", invalid)).toThrow(/^project\.json: \/hooks\/PreToolUse\/0\/matcher: .*not a valid regular expression/);
+      expect(() => twoLayers(invalid, "Bash")).toThrow(/^user\.json: \/hooks\/PreToolUse\/0\/matcher: .*not a valid regular expression/);
+    }
+  });
+
   it("runs on every tool when one of the copies has no matcher", async () => {
     const { loaded, runsFor } = twoLayers("Bash", undefined);
     expect(loaded.hooks.map((h) => h.match)).toEqual([undefined]);
