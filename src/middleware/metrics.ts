@@ -18,7 +18,7 @@ import { spentBy } from "./budget.ts";
 import {
   durationBuckets, GenAiAttr, GenAiMetric, GenAiOperation, GenAiTokenType, hookBuckets, OnionAttr, OnionMetric, tokenBuckets,
 } from "./semconv.ts";
-import { Bounded, errorTypeOf, hookOutcome, providerOf, providerOption, type ProviderOption } from "./telemetry-attrs.ts";
+import { Bounded, errorTypeOf, hookOutcome, providerOf, providerOption, scrubbedNamesOf, type ProviderOption } from "./telemetry-attrs.ts";
 
 /** Options of `metrics`: the meter, how providers are named, which points, and the cardinality cap. */
 export interface MetricsOptions {
@@ -81,7 +81,9 @@ export const metrics = (options: MetricsOptions = {}): Middleware => {
   const models = new Bounded(maxValues);
   const tools = new Bounded(maxValues);
   const agents = new Bounded(maxValues);
-  const hookName = scrubbedNames();
+  // A hook name may carry a credential (a webhook URL's path): scrubbed to a placeholder, not a
+  // hash, so names that differ only in a secret share one series and scrubbing adds no cardinality.
+  const hookName = scrubbedNamesOf(createRedactor());
   let made: Instruments | undefined;
   const get = (): Instruments => (made ??= instruments(meter ?? otelMetrics.getMeter("agent-onion")));
 
@@ -159,24 +161,6 @@ export const metrics = (options: MetricsOptions = {}): Middleware => {
       }),
       options.points ?? allAgentPoints,
     ),
-  };
-};
-
-/**
- * Hook names as written on metrics: a name may carry a credential (a webhook URL's path), so it is
- * scrubbed by the default detectors. To a placeholder, not a hash: names that differ only in a
- * secret share one series, so scrubbing never adds cardinality. Hook names are registered, not
- * data, so the scrubbed form is remembered (up to a cap, past which it is computed each time).
- */
-const scrubbedNames = (cap = 1000): ((hook: string) => string) => {
-  const redactor = createRedactor();
-  const seen = new Map<string, string>();
-  return (hook) => {
-    const known = seen.get(hook);
-    if (known !== undefined) return known;
-    const scrubbed = redactor.scrub(hook);
-    if (seen.size < cap) seen.set(hook, scrubbed);
-    return scrubbed;
   };
 };
 
