@@ -216,7 +216,15 @@ export const email: Detector = readingVisible(
  * Cards are written in fours (or 4, 6 and 5), and phone numbers written with these spaces are
  * still found when they have a `+`, parentheses or a group of another length.
  */
-const thousands = new RegExp(`^\\d{1,3}(?:[${digitGroupSpace}]\\d{3})+(?:\\.\\d+)?$`);
+const thousands = new RegExp(`^[1-9]\\d{0,2}(?:[${digitGroupSpace}]\\d{3})+(?:\\.\\d+)?$`);
+/**
+ * Nine digits in threes is also how Spain, Poland, Portugal, Czechia and Slovakia write mobile
+ * numbers (`612 345 678`), and web pages put no-break spaces in them: read as a phone number,
+ * though it may be an amount, since a number let out is worse than an amount hidden.
+ */
+const threeByThree = new RegExp(`^\\d{3}[${digitGroupSpace}]\\d{3}[${digitGroupSpace}]\\d{3}$`);
+/** An amount, not a phone number: see `thousands` and `threeByThree`. */
+const amountNotPhone = (m: string): boolean => thousands.test(m) && !threeByThree.test(m);
 
 /**
  * Payment card numbers: 13 to 19 digits, spaces or dashes allowed, Luhn-valid.
@@ -248,7 +256,7 @@ export const phone: Detector = readingVisible(pattern(
     window: 32,
     validate: (m) => {
       const n = digitCount(m);
-      return n >= 9 && n <= 15 && phonePunctuation.test(m) && !/^\d{1,3}(?:\.\d{1,3}){3}$/.test(m) && !thousands.test(m);
+      return n >= 9 && n <= 15 && phonePunctuation.test(m) && !/^\d{1,3}(?:\.\d{1,3}){3}$/.test(m) && !amountNotPhone(m);
     },
   },
 ));

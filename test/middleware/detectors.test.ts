@@ -150,7 +150,7 @@ describe("detectors, on text as a reader sees it", () => {
   it("leave amounts grouped in thousands by no-break, narrow no-break or thin spaces alone, as French, Russian and Polish write them, but find cards and phone numbers written with those spaces", () => {
     const formats = [...["fr-FR", "ru-RU", "pl-PL"].map((locale) => new Intl.NumberFormat(locale)), new Intl.NumberFormat("fr-CH", { style: "currency", currency: "EUR" })];
     for (const format of formats) {
-      for (const amount of [123_456_789, 1_234_567_890, 987_654_321_012.75, 1_234_567_890_123, 4_111_111_111_111_111]) {
+      for (const amount of [1_234_567_890, 987_654_321_012.75, 1_234_567_890_123, 4_111_111_111_111_111]) {
         const text = `Le chiffre d'affaires s'élève à ${format.format(amount)}.`;
         expect(found(text), text).toEqual([]);
       }
@@ -162,6 +162,9 @@ describe("detectors, on text as a reader sees it", () => {
       // A plus sign, parentheses or groups of other lengths make a phone number or a card of it.
       const numbers = [g("+7", "912", "345", "678"), g("(495)", "123", "456"), g("06", "12", "34", "56", "78"), g("4111", "1111", "1111", "1111")];
       expect(found(`call ${numbers.join(", ")} now`)).toEqual([...numbers.slice(0, 3).map((n) => `phone:${n}`), `credit_card:${numbers[3]}`]);
+      // Nine digits in threes is a Spanish, Polish or Czech mobile number as often as an amount, and
+      // no amount starts with 0: both are read as phone numbers.
+      for (const mobile of [g("612", "345", "678"), g("600", "123", "456"), g("030", "123", "456")]) expect(found(`llame al ${mobile}`)).toEqual([`phone:${mobile}`]);
     }
   });
 
