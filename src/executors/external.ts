@@ -149,15 +149,16 @@ export const resolveTimeoutMs = (
  * timeout (which `resolveTimeoutMs` keeps inside the shared budget), so a hook that hangs must not
  * hold back, or eat the time of, a cleanup hook after it. Its own deadline times only its work.
  */
-const sideBySide = (work: (input: unknown, ctx: HookContext) => Promise<HookAction>) =>
+const sideBySide = (work: (input: unknown, ctx: HookContext) => Promise<HookAction>, failsClosed: boolean) =>
   async (ctx: HookContext, next: () => Promise<unknown>): Promise<HookAction> => {
     const own = work(ctx.input, ctx);
     const inside = next();
     try {
       return await own;
     } catch (error) {
-      // Failing closed settles the run: the hooks inside would be cut short, so they finish first.
-      await inside.catch(() => undefined);
+      // Failing closed settles the run: the hooks inside would be cut short, so they finish first
+      // (its timer allows for them, see externalHook). Failing open, the core waits for them itself.
+      if (failsClosed) await inside.catch(() => undefined);
       throw error;
     }
   };
@@ -242,6 +243,7 @@ export const externalHook = <E extends ClaudeEvent>(
     }
   };
 
+  const sessionEndClosed = spec.point === "sessionEnd" && options.failMode === "closed";
   const hook: Record<string, unknown> = {
     name,
     ...(options.priority !== undefined ? { priority: options.priority } : {}),
@@ -251,9 +253,10 @@ export const externalHook = <E extends ClaudeEvent>(
     ...(options.disabled !== undefined ? { disabled: options.disabled } : {}),
     ...(options.source !== undefined ? { source: options.source } : {}),
     // The core's deadline is a backstop: the executor's own timeout fires first with a precise message.
-    timeoutMs: Math.min(timeoutMs + backstopMs, maxTimerMs),
+    // A SessionEnd hook failing closed waits for the hooks inside it, each within the budget.
+    timeoutMs: Math.min((sessionEndClosed ? Math.max(timeoutMs, sessionEndBudgetMs(Infinity)) : timeoutMs) + backstopMs, maxTimerMs),
   };
-  if (spec.point === "sessionEnd") hook.around = sideBySide((input, ctx) => handle("before", { input }, ctx));
+  if (spec.point === "sessionEnd") hook.around = sideBySide((input, ctx) => handle("before", { input }, ctx), sessionEndClosed);
   else if (spec.phase === "before") hook.before = (input: unknown, ctx: HookContext) => handle("before", { input }, ctx);
   else if (spec.phase === "after") hook.after = (output: unknown, input: unknown, ctx: HookContext) => handle("after", { input, output }, ctx);
   else hook.recover = async (error: unknown, input: unknown, ctx: HookContext) => {

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { Trace } from "../../src/core/index.ts";
 import { commandHook } from "../../src/executors/command.ts";
 import { fromClaudeSettings } from "../../src/executors/settings.ts";
 import { tempDir } from "./helpers.ts";
@@ -64,6 +65,25 @@ describe("SessionEnd hooks", () => {
     ], { failMode: "closed" });
     expect(outcome).toMatchObject({ _tag: "Rejected", by: "SessionEnd:command:sleep" });
     expect(wrote).toEqual(["late"]);
+  });
+
+  it("let the hooks after one that fails closed finish even when they need longer than its own timeout, which names the failure", async () => {
+    const { outcome, wrote } = await endSession([
+      { type: "command", command: "sleep 10", timeout: 1 },
+      { type: "command", command: "sleep 3; echo cleaned >> LOG", timeout: 5 },
+    ], { failMode: "closed" });
+    expect(outcome).toMatchObject({ _tag: "Rejected", reason: expect.stringMatching(/timed out after 1000 ms/) });
+    expect(wrote).toEqual(["cleaned"]);
+  });
+
+  it("record a hook failing open as what it did, not as a timeout, while a slower hook after it runs", async () => {
+    const dir = tempDir();
+    const hooks = [{ type: "command", command: "exit 1", timeout: 1 }, { type: "command", command: "sleep 3", timeout: 5 }];
+    const { stack } = fromClaudeSettings({ hooks: { SessionEnd: [{ hooks }] } }, { cwd: dir, killGraceMs: 100, onNotice: () => {} });
+    const trace = new Trace();
+    const outcome = await stack.run("sessionEnd", { sessionId: "s1", reason: "other" }, () => undefined, { trace });
+    expect(outcome._tag).toBe("Completed");
+    expect(trace.entries.filter((e) => e.action === "Failed").map((e) => e.reason)).toEqual([expect.stringMatching(/threw: exited with code 1/)]);
   });
 
   it("never wait more than 60 seconds, whatever timeout a hook sets", () => {
