@@ -98,7 +98,7 @@ const ended = (run: RunContext, inner: Layer | undefined, outcome: Outcome): Out
 
 /**
  * Outcomes that are final (R3): made by an answer after next() (Replace, Reject) or by a failure
- * closed. Being final is fixed when an outcome is made and travels with it when a layer passes
+ * closed after next(). Being final is fixed when an outcome is made and travels with it when a layer passes
  * it on, so a set of them serves instead of a flag on every layer; most runs never add to it.
  */
 const finalOutcomes = new WeakSet<Outcome>();
@@ -268,7 +268,9 @@ class Layer {
     const error = answer instanceof Failure ? answer.error : hookError(run, hook, "around", kind, cause, 0);
     failed(run, hook, "around", error, 0);
     if (hook.failMode === "open") return this.passThrough();
-    return this.leave(final(Outcome.rejected(error.message, hook.name, error)));
+    // Final only once next() ran, as for an `after`; before it, a closed failure is a `before`'s (R3).
+    const rejected = Outcome.rejected(error.message, hook.name, error);
+    return this.leave(this.handed !== undefined ? final(rejected) : rejected);
   }
 
   /** Continue: the outcome of the pending or last `next()`, or run the inside now if it never ran. */

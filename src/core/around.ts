@@ -348,7 +348,8 @@ class AroundCall implements Frame {
     failed(run, hook, "around", error, this.started);
     if (hook.failMode === "open" || hook.shadow) return this.passThrough();
     // A collecting gate gathers a failed hook's closed "no" like any other veto (as for a `before`).
-    return this.collecting(error.message) ?? this.leave(Outcome.rejected(error.message, hook.name, error), true);
+    // Final only once next() ran, as for an `after`; before it, a closed failure is a `before`'s (R3).
+    return this.collecting(error.message) ?? this.leave(Outcome.rejected(error.message, hook.name, error), this.calls > 0);
   }
 
   /**

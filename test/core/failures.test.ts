@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { HookError, Outcome, Replace, Transform } from "../../src/core/index.ts";
+import { HookError, Outcome, Replace, Trace, Transform } from "../../src/core/index.ts";
 import { call, newStack, sleep } from "./helpers.ts";
 
 describe("R5 operation errors", () => {
@@ -108,4 +108,25 @@ describe("R6 hook failures", () => {
     await stack.run("watch", "x", (s) => s);
     expect(failures.map((f) => f.kind)).toEqual(["timeout"]);
   });
+});
+
+describe("R3 for an around hook that fails closed", () => {
+  // An outer hook that answers a rejection from inside with its own value, as a fallback does.
+  const fallback = { name: "fallback", priority: 1, around: async (_c: unknown, next: () => Promise<Outcome<unknown>>) => {
+    const inner = await next();
+    return inner._tag === "Rejected" ? Replace({ content: `fallback for ${inner.by}` }) : inner;
+  } };
+  for (const [path, options] of [["lean", {}], ["general", { trace: new Trace() }]] as const) {
+    it(`is a before's failure until it called next(): a hook outside may still answer (${path} path)`, async () => {
+      const crashy = { name: "crashy", priority: 2, around: () => { throw new Error("kaput"); } };
+      const outcome = await newStack().use("tool", fallback).use("tool", crashy).run("tool", call(), () => ({ content: "ran" }), options);
+      expect(outcome).toEqual(Outcome.completed({ content: "fallback for crashy" }));
+    });
+
+    it(`is an after's failure once it called next(): final, a hook outside cannot change it (${path} path)`, async () => {
+      const crashy = { name: "crashy", priority: 2, around: async (_c: unknown, next: () => Promise<unknown>) => { await next(); throw new Error("kaput"); } };
+      const outcome = await newStack().use("tool", fallback).use("tool", crashy).run("tool", call(), () => ({ content: "ran" }), options);
+      expect(outcome).toMatchObject({ _tag: "Rejected", by: "crashy" });
+    });
+  }
 });
