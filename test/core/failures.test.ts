@@ -112,20 +112,20 @@ describe("R6 hook failures", () => {
 
 describe("R3 for an around hook that fails closed", () => {
   // An outer hook that answers a rejection from inside with its own value, as a fallback does.
-  const fallback = { name: "fallback", priority: 1, around: async (_c: unknown, next: () => Promise<Outcome<unknown>>) => {
+  const withFallback = () => newStack().use("tool", { name: "fallback", priority: 1, around: async (_c, next) => {
     const inner = await next();
     return inner._tag === "Rejected" ? Replace({ content: `fallback for ${inner.by}` }) : inner;
-  } };
+  } });
   for (const [path, options] of [["lean", {}], ["general", { trace: new Trace() }]] as const) {
     it(`is a before's failure until it called next(): a hook outside may still answer (${path} path)`, async () => {
-      const crashy = { name: "crashy", priority: 2, around: () => { throw new Error("kaput"); } };
-      const outcome = await newStack().use("tool", fallback).use("tool", crashy).run("tool", call(), () => ({ content: "ran" }), options);
+      const stack = withFallback().use("tool", { name: "crashy", priority: 2, around: () => { throw new Error("kaput"); } });
+      const outcome = await stack.run("tool", call(), () => ({ content: "ran" }), options);
       expect(outcome).toEqual(Outcome.completed({ content: "fallback for crashy" }));
     });
 
     it(`is an after's failure once it called next(): final, a hook outside cannot change it (${path} path)`, async () => {
-      const crashy = { name: "crashy", priority: 2, around: async (_c: unknown, next: () => Promise<unknown>) => { await next(); throw new Error("kaput"); } };
-      const outcome = await newStack().use("tool", fallback).use("tool", crashy).run("tool", call(), () => ({ content: "ran" }), options);
+      const stack = withFallback().use("tool", { name: "crashy", priority: 2, around: async (_c, next) => { await next(); throw new Error("kaput"); } });
+      const outcome = await stack.run("tool", call(), () => ({ content: "ran" }), options);
       expect(outcome).toMatchObject({ _tag: "Rejected", by: "crashy" });
     });
   }
