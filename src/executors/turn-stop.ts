@@ -33,7 +33,7 @@ export const turnStops = () => {
   let used = false;
   const watch = (hook: Hook, hookName: string, blockEndsTurn: boolean): Hook => {
     used = true;
-    const seen = (action: unknown, ctx: HookContext): unknown => {
+    const seen = (action: unknown, ctx: HookContext, ran: boolean): unknown => {
       const refused = typeof action === "object" && action !== null && (action as Reject)._tag === "Reject" ? (action as Partial<TurnEndingReject>) : undefined;
       const reason = refused?.[endsTurn] ?? (blockEndsTurn ? refused?.reason : undefined);
       // Kept only for a run the `run` hook sees, so it goes when the run settles: a call outside
@@ -42,15 +42,17 @@ export const turnStops = () => {
         asked.set(ctx.runId, new HookStopError(hookName, reason));
         return action;
       }
-      // Another call of the run already asked while this hook was deciding: an allow no longer holds.
-      const stop = refused === undefined ? asked.get(ctx.runId) : undefined;
+      // Another call of the run already asked while this hook was deciding: an allow no longer
+      // holds for a call yet to run. One that ran keeps its result: refusing it would tell the
+      // model and the audit that a call with side effects did not happen.
+      const stop = refused === undefined && !ran ? asked.get(ctx.runId) : undefined;
       return stop === undefined ? action : refusal(stop);
     };
     const { before, after } = hook;
     return Object.freeze({
       ...hook,
-      ...(before ? { before: async (input: never, ctx: HookContext) => seen(await before(input, ctx), ctx) } : {}),
-      ...(after ? { after: async (output: never, input: never, ctx: HookContext) => seen(await after(output, input, ctx), ctx) } : {}),
+      ...(before ? { before: async (input: never, ctx: HookContext) => seen(await before(input, ctx), ctx, false) } : {}),
+      ...(after ? { after: async (output: never, input: never, ctx: HookContext) => seen(await after(output, input, ctx), ctx, true) } : {}),
     }) as Hook;
   };
   const step: Hook<StepInput, StepResult, "observe"> = {
