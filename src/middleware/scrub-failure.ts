@@ -32,7 +32,13 @@ export const scrubFailure = (redactor: Redactor, thrown: unknown): unknown => {
     const message = scrub(thrown.message);
     const stack = typeof thrown.stack === "string" ? scrub(thrown.stack) : undefined;
     if (message.scrubbed === message.shown && (stack === undefined || stack.scrubbed === stack.shown)) return thrown;
-    return copyOf(thrown, message.scrubbed, stack?.scrubbed);
+    try {
+      return copyOf(thrown, message.scrubbed, stack?.scrubbed);
+    } catch {
+      // An error that cannot be read or copied (a Proxy refusing to list its keys) is still a
+      // failure: a hook that threw here would turn it into a refusal of the call.
+      return new Error(redactor.scrub(describe(thrown)));
+    }
   }
   if (typeof thrown !== "object" || thrown === null) return thrown;
   // What the loop writes of a thrown object is its JSON: that is what is scrubbed.
@@ -42,14 +48,26 @@ export const scrubFailure = (redactor: Redactor, thrown: unknown): unknown => {
   return JSON.stringify(scrubbed) === json ? thrown : scrubbed;
 };
 
-/** A copy of `error` with its class and own fields (name, status, code, cause), and the given message and stack. */
+/**
+ * A copy of `error` that reads as it does but for its message and stack. A real Error (loggers
+ * test util.types.isNativeError, and util.inspect shows a Proxy's target, the secret with it) with
+ * the original's own data fields, whose prototype reads everything else from the original with
+ * the original as `this`: getters of #private fields, WeakMaps or internal slots (DOMException's
+ * name) work only there. `instanceof` still holds, as the original's prototype is the next one up.
+ * Nothing is ever written to the original: a write to the copy lands on the copy.
+ */
 const copyOf = (error: Error, message: string, stack: string | undefined): Error => {
   const own = (value: string) => ({ value, writable: true, enumerable: false, configurable: true });
-  const { stack: _stack, message: _message, ...fields } = Object.getOwnPropertyDescriptors(error);
-  // Built from a real Error, so that it still reads as one to loggers (util.types.isNativeError).
-  const copy = Object.setPrototypeOf(new Error(message), Object.getPrototypeOf(error) as object | null) as Error;
-  Object.defineProperties(copy, { ...fields, message: own(message) });
+  const copy = new Error(message);
+  const fields = Object.getOwnPropertyDescriptors(error);
+  for (const [key, field] of Object.entries(fields)) {
+    if (key === "message" || key === "stack" || !("value" in field)) continue; // an accessor is read from the original, below
+    Object.defineProperty(copy, key, field);
+  }
+  Object.defineProperty(copy, "message", own(message));
   if (stack !== undefined) Object.defineProperty(copy, "stack", own(stack));
   else delete copy.stack; // the original had none of its own: no trace of where the copy was made
+  Object.setPrototypeOf(copy, new Proxy(error, { get: (original, key) => Reflect.get(original, key, original) }));
+  if (Object.isFrozen(error)) Object.freeze(copy);
   return copy;
 };

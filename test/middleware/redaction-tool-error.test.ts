@@ -1,4 +1,4 @@
-import { types } from "node:util";
+import { inspect, types } from "node:util";
 import { describe, expect, it } from "vitest";
 import { createAgentStack, type ToolCall } from "../../src/agent/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
@@ -15,6 +15,30 @@ class HttpError extends Error {
   override name = "HttpError";
   constructor(readonly status: number) {
     super(`${status} Unauthorized: invalid key ${KEY} for ${EMAIL}`);
+  }
+}
+
+/** A client's error whose status lives in a #private field, read through a getter. */
+class PrivateStatusError extends Error {
+  readonly #status: number;
+  constructor(status: number) {
+    super(`${status} from 10.0.0.5 for ${EMAIL}`);
+    this.#status = status;
+  }
+  get status(): number {
+    return this.#status;
+  }
+}
+
+/** The same, kept in a WeakMap. */
+const statuses = new WeakMap<object, number>();
+class WeakMapStatusError extends Error {
+  constructor(status: number) {
+    super(`${status} from 10.0.0.5 for ${EMAIL}`);
+    statuses.set(this, status);
+  }
+  get status(): number | undefined {
+    return statuses.get(this);
   }
 }
 
@@ -52,6 +76,41 @@ describe("redaction of a tool's failure", () => {
     expect(types.isNativeError(error)).toBe(true);
     expect(error).toMatchObject({ name: "HttpError", status: 401, message: "401 Unauthorized: invalid key [REDACTED:api_key] for [REDACTED:email]" });
     expect(String(error.stack)).not.toContain(KEY);
+    expect(inspect(error)).not.toContain(KEY);
+  });
+
+  it("reads fields kept in #private fields or a WeakMap as the original does, so an outer retry still judges it by its status", async () => {
+    for (const Failure of [PrivateStatusError, WeakMapStatusError]) {
+      let attempts = 0;
+      const stack = withMiddleware(createAgentStack(), redaction(), retry({ point: "toolCall", attempts: 3, baseMs: 0, retryOn: (e) => (e as PrivateStatusError).status === 503 }));
+      const outcome = await stack.run("toolCall", call, () => {
+        attempts++;
+        throw new Failure(503);
+      });
+      expect([Failure.name, outcome._tag, attempts]).toEqual([Failure.name, "Failed", 3]);
+      const error = (outcome as { error: PrivateStatusError }).error;
+      expect(error).toBeInstanceOf(Failure);
+      expect(types.isNativeError(error)).toBe(true);
+      expect({ status: error.status, message: error.message }).toEqual({ status: 503, message: "503 from [REDACTED:ip_address] for [REDACTED:email]" });
+    }
+  });
+
+  it("leaves a DOMException a failure, scrubbed, that still reads as one", async () => {
+    const stack = withMiddleware(createAgentStack(), redaction());
+    const outcome = await stack.run("toolCall", call, () => { throw new DOMException(`denied for ${KEY}`, "NotAllowedError"); });
+    expect(outcome._tag).toBe("Failed");
+    const error = (outcome as { error: DOMException }).error;
+    expect(error).toBeInstanceOf(DOMException);
+    expect({ name: error.name, message: error.message }).toEqual({ name: "NotAllowedError", message: "denied for [REDACTED:api_key]" });
+    expect(inspect(error)).not.toContain(KEY);
+  });
+
+  it("leaves a failure it cannot copy a failure, as a plain error with the scrubbed message", async () => {
+    const stack = withMiddleware(createAgentStack(), redaction());
+    const unlistable = new Proxy(new HttpError(401), { ownKeys: () => { throw new Error("no keys"); } });
+    const outcome = await stack.run("toolCall", call, () => { throw unlistable; });
+    expect(outcome).toMatchObject({ _tag: "Failed", error: { message: "401 Unauthorized: invalid key [REDACTED:api_key] for [REDACTED:email]" } });
+    expect(inspect((outcome as { error: unknown }).error)).not.toContain(KEY);
   });
 
   it("never rewrites the error that was thrown: the application may hold it too", async () => {
