@@ -5,8 +5,9 @@
  * They ask with `continue: false` (the `endsTurn` mark) and, for a prompt hook whose
  * `continueOnBlock` is not true, with `ok: false` (Claude Code's default on PreToolUse and
  * PostToolUse: "the turn ends"). Claude Code "stops processing entirely", so once a run asked,
- * no other tool call of it runs: a step's calls run in parallel, and a sibling call still on its
- * way through its hooks is refused.
+ * no other tool call of it, or of a sub-agent it started, runs: a step's calls run in parallel,
+ * and a sibling call still on its way through its hooks is refused (one that already ran keeps
+ * its result).
  */
 import type { RunInput, RunResult, StepInput, StepResult, ToolCall, ToolResult } from "../agent/types.ts";
 import { Continue, Reject } from "../core/action.ts";
@@ -31,6 +32,18 @@ export const turnStops = () => {
   const live = new Set<string>();
   const asked = new Map<string, HookStopError>();
   let used = false;
+  /**
+   * The stop asked by the run or by a run it was started from: a sub-agent's run id is its
+   * parent's, then `/` (subagent.ts), and Claude Code stops processing entirely, sub-agents
+   * included. Not the other way round: a sub-agent's stop ends the sub-agent only. An entry is
+   * only ever kept for a live run, so a prefix found in `asked` is a live run.
+   */
+  const stopOf = (runId: string): HookStopError | undefined => {
+    for (let id = runId; ; id = id.slice(0, id.lastIndexOf("/"))) {
+      const stop = asked.get(id);
+      if (stop !== undefined || !id.includes("/")) return stop;
+    }
+  };
   const watch = (hook: Hook, hookName: string, blockEndsTurn: boolean): Hook => {
     used = true;
     const seen = (action: unknown, ctx: HookContext, ran: boolean): unknown => {
@@ -45,7 +58,7 @@ export const turnStops = () => {
       // Another call of the run already asked while this hook was deciding: an allow no longer
       // holds for a call yet to run. One that ran keeps its result: refusing it would tell the
       // model and the audit that a call with side effects did not happen.
-      const stop = refused === undefined && !ran ? asked.get(ctx.runId) : undefined;
+      const stop = refused === undefined && !ran ? stopOf(ctx.runId) : undefined;
       return stop === undefined ? action : refusal(stop);
     };
     const { before, after } = hook;
@@ -70,7 +83,7 @@ export const turnStops = () => {
     name,
     priority: Priority.last,
     before: (_call, ctx) => {
-      const stop = asked.get(ctx.runId);
+      const stop = stopOf(ctx.runId);
       return stop === undefined ? Continue : refusal(stop);
     },
   };

@@ -1,15 +1,16 @@
 /**
  * Which tool calls a `continue: false` stops, loaded from settings, run by real child processes,
- * inside a real agent loop: a call that already ran keeps its result. Files in a temp dir order
- * the calls, so no test depends on how fast a process starts.
+ * inside a real agent loop: a call that already ran keeps its result, and a sub-agent the run
+ * started stops with it (but a sub-agent's stop is its own). Files in a temp dir order the
+ * calls, so no test depends on how fast a process starts.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agent/agent.ts";
-import { createScriptedModel } from "../../src/agent/scripted-model.ts";
+import { createScriptedModel, type ScriptedAnswer } from "../../src/agent/scripted-model.ts";
 import { defineTool } from "../../src/agent/tool.ts";
-import type { Message } from "../../src/agent/types.ts";
+import type { Message, ModelRequest } from "../../src/agent/types.ts";
 import { fromClaudeSettings } from "../../src/executors/settings.ts";
 import { eventually, existsSync, tempDir } from "./helpers.ts";
 
@@ -63,5 +64,57 @@ describe("after continue: false, a call that already ran", () => {
     expect(model.requests).toHaveLength(1);
     expect(toolResults(turn.result?.messages)[1]).toMatchObject({ content: "output of slow" });
     expect(toolResults(turn.result?.messages)[1]?.isError).toBeFalsy();
+  });
+});
+
+/** A model for a parent and its `helper` sub-agent (whose prompt is "sub-task"): each answers from its own list, by how many answers it gave before. */
+type Script = readonly (string | ScriptedAnswer)[];
+const parentAndHelper = (parent: Script, helper: Script) => {
+  const answer = (script: Script, request: ModelRequest) => script[request.messages.filter((m) => m.role === "assistant").length] ?? "done";
+  return createScriptedModel({ turns: [], whenDone: (request) => answer(request.messages[0]?.content === "sub-task" ? helper : parent, request) });
+};
+const calls = (...commands: string[]) => ({ toolCalls: commands.map((command) => (command === "helper" ? { name: "helper", input: { prompt: "sub-task" } } : { name: "Bash", input: { command } })) });
+
+describe("continue: false and sub-agents", () => {
+  it("a sub-agent the run started runs no tool call after the run asked to stop", async () => {
+    const dir = tempDir();
+    const ran: string[] = [];
+    // The parent's `make` asks to stop while the sub-agent's `first` runs; its `second` comes after.
+    const bash = bashTool(ran, {
+      first: async () => {
+        writeFileSync(join(dir, "first-running"), "");
+        await eventually(() => existsSync(join(dir, "stopped")), 10_000);
+        await sleep(300);
+      },
+    });
+    const settings = preToolUse({ make: `while [ ! -e '${dir}/first-running' ]; do sleep 0.02; done; ${stopping}; touch '${dir}/stopped'` });
+    const model = parentAndHelper([calls("make", "helper"), "parent done"], [calls("first"), calls("second"), "helper done"]);
+    const agent = createAgent({ model, tools: [bash], subagents: [{ name: "helper", tools: [bash] }], stack: fromClaudeSettings(settings, { cwd: "/tmp" }).stack });
+    const turn = await agent.run("build");
+    expect(ran).toEqual(["first"]);
+    expect(turn).toMatchObject({ finishReason: "stopped-by-guard", result: { stoppedBy: { reason: "stop now" } } });
+  });
+
+  it("a sub-agent's own stop does not refuse its parent's calls", async () => {
+    const dir = tempDir();
+    const ran: string[] = [];
+    // The sub-agent's `stop-me` asks to stop while its `hold` keeps it running; the parent's
+    // `late` is allowed after that, and `hold` waits for `late` to run (or 5 s).
+    const bash = bashTool(ran, {
+      hold: async () => {
+        writeFileSync(join(dir, "hold-running"), "");
+        await eventually(() => existsSync(join(dir, "late-ran")), 5_000);
+      },
+      late: async () => writeFileSync(join(dir, "late-ran"), ""),
+    });
+    const settings = preToolUse({
+      "stop-me": `while [ ! -e '${dir}/hold-running' ]; do sleep 0.02; done; ${stopping}; touch '${dir}/sub-stopped'`,
+      late: `while [ ! -e '${dir}/sub-stopped' ]; do sleep 0.02; done; sleep 0.3; exit 0`,
+    });
+    const model = parentAndHelper([calls("helper", "late"), "parent done"], [calls("stop-me", "hold"), "helper done"]);
+    const agent = createAgent({ model, tools: [bash], subagents: [{ name: "helper", tools: [bash] }], stack: fromClaudeSettings(settings, { cwd: "/tmp" }).stack });
+    const turn = await agent.run("build");
+    expect(ran).toEqual(["late", "hold"]);
+    expect(turn).toMatchObject({ finishReason: "stop", text: "parent done" });
   });
 });
