@@ -3,6 +3,7 @@
  * JSON-like values and reports what it found, so the redaction hooks, the stream redactor and
  * the audit log all apply one policy.
  */
+import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { contentText } from "../agent/content-text.ts";
 import { defaultDetectors, kindsOf, scan, type Detection, type Detector } from "./detectors.ts";
@@ -168,10 +169,11 @@ export const redactorFor = (hook: string, options: RedactorOptions): Redactor =>
     if (typeof value === "string") return redactString(value, kinds, blocked);
     if (typeof value === "function") return hasToJSON(value) ? walkSerialised(value, depth, seen, kinds, blocked) : value;
     if (typeof value !== "object" || value === null) return value;
-    // Bytes: the loop writes a Buffer or typed array as JSON numbers, never as the text they may
-    // encode, so no detector could match what the model reads; scanning them number by number cost
-    // about a second per megabyte.
-    if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return value;
+    // Bytes: a Buffer's own toJSON writes only its type and its bytes as numbers, never the text
+    // they may encode, so no detector could match what the model reads; scanning it number by
+    // number cost about a second per megabyte. Any other view (a typed array's own fields, a
+    // subclass's or an instance's toJSON, a DataView's properties) can carry text: it is scanned.
+    if (isBareBuffer(value)) return value;
     if (hasToJSON(value) || !(Array.isArray(value) || isPlain(value))) return walkSerialised(value, depth, seen, kinds, blocked);
     if (depth >= maxDepth) throw new RangeError(`redaction: value nested deeper than ${maxDepth} levels; refusing to pass it unchecked`);
     if (seen.has(value)) throw new TypeError("redaction: value has a cycle; refusing to pass it unchecked");
@@ -226,3 +228,7 @@ const isPlain = (value: object): boolean => {
 
 /** Whether the JSON serialiser would call a `toJSON` of this value (and write what it returns, not the value). */
 const hasToJSON = (value: object): boolean => typeof (value as { toJSON?: unknown }).toJSON === "function";
+
+/** A Buffer whose JSON is Buffer's own (`{ type, data }`, bytes only): no own or subclass `toJSON`. */
+const isBareBuffer = (value: object): boolean =>
+  Buffer.isBuffer(value) && !Object.hasOwn(value, "toJSON") && value.toJSON === Buffer.prototype.toJSON;
