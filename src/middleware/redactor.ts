@@ -159,7 +159,13 @@ export const redactorFor = (hook: string, options: RedactorOptions): Redactor =>
     try {
       plain = JSON.parse(text);
     } catch {
-      plain = text; // not JSON: what the loop writes instead (its placeholder, or the value as a string)
+      // Not JSON: either its JSON is nothing (a toJSON returning undefined) and the loop writes it
+      // as a string, or serialising it threw and contentText gave its placeholder, which scans
+      // clean. Read again, it must read the same: one that threw once (a relation not loaded yet)
+      // may serialise in the loop with nothing scanned, and one that throws again fails here, closed.
+      if ((JSON.stringify(value, digits) ?? String(value)) !== text)
+        throw new TypeError("redaction: value did not serialise the same way twice; refusing to pass it unchecked");
+      plain = text;
     }
     const next = walk(plain, depth, seen, kinds, blocked);
     return next === plain ? value : next;
@@ -232,3 +238,6 @@ const hasToJSON = (value: object): boolean => typeof (value as { toJSON?: unknow
 /** A Buffer whose JSON is Buffer's own (`{ type, data }`, bytes only): no own or subclass `toJSON`. */
 const isBareBuffer = (value: object): boolean =>
   Buffer.isBuffer(value) && !Object.hasOwn(value, "toJSON") && value.toJSON === Buffer.prototype.toJSON;
+
+/** A JSON replacer writing BigInts as their digits, as contentText does. */
+const digits = (_key: string, value: unknown): unknown => (typeof value === "bigint" ? value.toString() : value);

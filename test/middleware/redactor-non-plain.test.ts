@@ -44,6 +44,25 @@ describe("a redactor, on values that are not plain objects", () => {
     expect(r.value).toBe(value);
   });
 
+  it("refuses a value whose serialisation fails, even if it would serialise the next time (a relation not loaded yet)", () => {
+    for (const failures of [1, Infinity]) {
+      let reads = 0;
+      class Account {
+        readonly id = 7;
+        get credentials() {
+          if (reads++ < failures) throw new Error("relation not loaded");
+          return { apiKey: KEY };
+        }
+        toJSON() {
+          return { id: this.id, credentials: this.credentials };
+        }
+      }
+      expect(() => createRedactor().value({ account: new Account() })).toThrow();
+    }
+    const nothing = { toJSON: () => undefined };
+    expect(createRedactor().value({ nothing }).value).toEqual({ nothing });
+  });
+
   it("scans a non-plain value with a cycle as the loop writes it, the cycle as [Circular]", () => {
     const clean = new Row(1n, "x", "y") as Row & { self?: unknown };
     clean.self = clean;
