@@ -31,9 +31,12 @@ export const scrubFailure = (redactor: Redactor, thrown: unknown): unknown => {
   if (thrown instanceof Error) {
     const message = scrub(thrown.message);
     const stack = typeof thrown.stack === "string" ? scrub(thrown.stack) : undefined;
-    if (message.scrubbed === message.shown && (stack === undefined || stack.scrubbed === stack.shown)) return thrown;
+    // With no message, the loop writes the name instead (`describe`): then it is read, and scrubbed.
+    const name = thrown.message ? undefined : scrub(String(thrown.name));
+    const clean = (text: { readonly shown: string; readonly scrubbed: string } | undefined) => text === undefined || text.scrubbed === text.shown;
+    if (clean(message) && clean(stack) && clean(name)) return thrown;
     try {
-      return copyOf(thrown, message.scrubbed, stack?.scrubbed);
+      return copyOf(thrown, message.scrubbed, stack?.scrubbed, clean(name) ? undefined : name?.scrubbed);
     } catch {
       // An error that cannot be read or copied (a Proxy refusing to list its keys) is still a
       // failure: a hook that threw here would turn it into a refusal of the call.
@@ -49,14 +52,14 @@ export const scrubFailure = (redactor: Redactor, thrown: unknown): unknown => {
 };
 
 /**
- * A copy of `error` that reads as it does but for its message and stack. A real Error (loggers
+ * A copy of `error` that reads as it does but for its message and stack (and its name, when given). A real Error (loggers
  * test util.types.isNativeError, and util.inspect shows a Proxy's target, the secret with it) with
  * the original's own data fields, whose prototype reads everything else from the original with
  * the original as `this`: getters of #private fields, WeakMaps or internal slots (DOMException's
  * name) work only there. `instanceof` still holds, as the original's prototype is the next one up.
  * Nothing is ever written to the original: a write to the copy lands on the copy.
  */
-const copyOf = (error: Error, message: string, stack: string | undefined): Error => {
+const copyOf = (error: Error, message: string, stack: string | undefined, name: string | undefined): Error => {
   const own = (value: string) => ({ value, writable: true, enumerable: false, configurable: true });
   const copy = new Error(message);
   const fields = Object.getOwnPropertyDescriptors(error);
@@ -67,6 +70,7 @@ const copyOf = (error: Error, message: string, stack: string | undefined): Error
   Object.defineProperty(copy, "message", own(message));
   if (stack !== undefined) Object.defineProperty(copy, "stack", own(stack));
   else delete copy.stack; // the original had none of its own: no trace of where the copy was made
+  if (name !== undefined) Object.defineProperty(copy, "name", own(name));
   Object.setPrototypeOf(copy, new Proxy(error, { get: (original, key) => Reflect.get(original, key, original) }));
   if (Object.isFrozen(error)) Object.freeze(copy);
   return copy;

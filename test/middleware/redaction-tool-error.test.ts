@@ -53,6 +53,20 @@ describe("redaction of a tool's failure", () => {
     }
   });
 
+  it("scrubs the name of a failure with no message, which is what the model reads then", async () => {
+    class AuthError extends Error {
+      override get name() {
+        return `AuthError ${KEY}`;
+      }
+    }
+    const own = Object.assign(new Error(""), { name: `AuthError ${KEY}` });
+    for (const thrown of [own, new AuthError("")]) {
+      const deploy = recordingTool("Deploy", () => { throw thrown; });
+      const { model } = await runAgent(withMiddleware(createAgentStack(), redaction()), [{ toolCalls: [{ name: "Deploy", input: {} }] }, "done"], { tools: [deploy] });
+      expect(toolMessagesSeen(model)).toEqual(["Tool Deploy failed: AuthError [REDACTED:api_key]"]);
+    }
+  });
+
   it("scans the message as the model reads it, without the terminal escapes or controls inside a key", async () => {
     const split = { ansi: "\u001b[0m", bel: "\u0007", osc: "\u001b]0;title\u0007" };
     for (const [label, inside] of Object.entries(split)) {
