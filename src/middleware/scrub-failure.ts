@@ -10,14 +10,26 @@ import type { Redactor } from "./redactor.ts";
 /**
  * What was thrown, with every match rewritten (`block` kinds labelled: a failure cannot be
  * refused). An error is never changed: the application may hold the same object (a shared
- * request's promise, a client's last error). A scrubbed one is a copy of the same class with the
- * same fields, its message and stack rewritten. A string is rewritten, an object thrown as data
- * is returned as its scrubbed JSON form; anything clean is returned as it is.
+ * request's promise, a client's last error). A scrubbed one is a copy that reads as the original
+ * but for its message and stack (see copyOf). A string is rewritten, an object thrown as data is
+ * returned as its scrubbed JSON form; anything clean is returned as it is. What cannot be scrubbed
+ * so becomes a plain Error with the scrubbed text the loop would write.
  *
  * @example
  * scrubFailure(createRedactor(), new HttpError(`bad key ${key}`)) // an HttpError: "bad key [REDACTED:api_key]"
  */
 export const scrubFailure = (redactor: Redactor, thrown: unknown): unknown => {
+  try {
+    return scrubbedFailure(redactor, thrown);
+  } catch {
+    // What cannot be read, copied or written as JSON (a Proxy refusing to list its keys, a thrown
+    // object with a cycle or a getter that throws) is still a failure: a hook that threw here would
+    // turn it into a refusal of the call. Its text is what the loop writes (`describe`), scrubbed.
+    return new Error(redactor.scrub(describe(thrown)));
+  }
+};
+
+const scrubbedFailure = (redactor: Redactor, thrown: unknown): unknown => {
   // Text is scanned as it is shown: the loop writes it through `describe`, which drops terminal
   // escapes and controls, so one inside a key (`sk-ant-…\x1b[0m…`) must not split it for the scan.
   const scrub = (text: string): { readonly shown: string; readonly scrubbed: string } => {
@@ -35,13 +47,7 @@ export const scrubFailure = (redactor: Redactor, thrown: unknown): unknown => {
     const name = thrown.message ? undefined : scrub(String(thrown.name));
     const clean = (text: { readonly shown: string; readonly scrubbed: string } | undefined) => text === undefined || text.scrubbed === text.shown;
     if (clean(message) && clean(stack) && clean(name)) return thrown;
-    try {
-      return copyOf(thrown, message.scrubbed, stack?.scrubbed, clean(name) ? undefined : name?.scrubbed);
-    } catch {
-      // An error that cannot be read or copied (a Proxy refusing to list its keys) is still a
-      // failure: a hook that threw here would turn it into a refusal of the call.
-      return new Error(redactor.scrub(describe(thrown)));
-    }
+    return copyOf(thrown, message.scrubbed, stack?.scrubbed, clean(name) ? undefined : name?.scrubbed);
   }
   if (typeof thrown !== "object" || thrown === null) return thrown;
   // What the loop writes of a thrown object is its JSON: that is what is scrubbed.

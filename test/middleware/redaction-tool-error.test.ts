@@ -160,6 +160,18 @@ describe("redaction of a tool's failure", () => {
     expect(object).toMatchObject({ _tag: "Failed", error: { status: 401, detail: "bad key [REDACTED:api_key]" } });
   });
 
+  it("leaves a thrown object it cannot write as JSON a failure (a cycle, a getter that throws)", async () => {
+    const stack = withMiddleware(createAgentStack(), redaction());
+    const cyclic: Record<string, unknown> = { detail: `bad key ${KEY}` };
+    cyclic.self = cyclic;
+    const unreadable = { get detail(): string { throw new Error("not loaded"); } };
+    for (const thrown of [cyclic, unreadable]) {
+      const outcome = await stack.run("toolCall", call, () => { throw thrown; });
+      expect(outcome._tag).toBe("Failed");
+      expect(inspect(outcome)).not.toContain(KEY);
+    }
+  });
+
   it("lets a clean failure through as it is", async () => {
     const boom = new Error("disk full");
     const outcome = await withMiddleware(createAgentStack(), redaction()).run("toolCall", call, () => { throw boom; });
