@@ -49,6 +49,13 @@ export async function* guardedStream(call: GuardedCall, params: McpCallToolParam
   const follow = (): void => stop.abort(caller?.reason);
   if (caller?.aborted === true) follow();
   else caller?.addEventListener("abort", follow, { once: true });
+  // The run is over when it settles, not when the reader lets go: a reader that takes the result
+  // and never asks for more must not leave this listener on its signal.
+  const settle = (message: McpStreamMessage): void => {
+    caller?.removeEventListener("abort", follow);
+    last = message;
+    wake?.();
+  };
   call(params, { ...request, signal: stop.signal }, async (next, options) => {
     for await (const message of send(next, options)) {
       if (message.type === "result") return message.result;
@@ -58,8 +65,8 @@ export async function* guardedStream(call: GuardedCall, params: McpCallToolParam
     }
     throw new Error(`the MCP stream of tool "${next.name}" ended without a result`);
   }).then(
-    (result) => ((last = { type: "result", result }), wake?.()),
-    (error: unknown) => ((last = { type: "error", error }), wake?.()),
+    (result) => settle({ type: "result", result }),
+    (error: unknown) => settle({ type: "error", error }),
   );
   try {
     for (;;) {

@@ -21,7 +21,7 @@ import type { DeepReadonly } from "../core/readonly.ts";
 import { contentText } from "../agent/content-text.ts";
 import { rejectedResult, type ToolCallStack } from "../agent/wrap-tool.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
-import { guardedStream, type GuardedCall } from "./mcp-stream.ts";
+import { guardedStream, type GuardedCall, type McpStreamMessage } from "./mcp-stream.ts";
 
 /**
  * The `params` of `tools/call`.
@@ -106,14 +106,16 @@ export const wrapMcpClient = <C extends McpToolClient>(stack: ToolCallStack, cli
     call(params, request, (next, options) => original.call(client, next, resultSchema, options));
   const members = new Map<PropertyKey, () => unknown>([["callTool", () => callTool]]);
   // Other ways to a `tools/call` the SDK offers go through the same call, so none goes around the hooks.
+  // The client's own methods are read at each call, so one replaced after wrapping (a spy, tracing) is used.
   const raw = client as unknown as Record<PropertyKey, unknown>;
-  const request = raw.request;
-  if (typeof request === "function") {
-    const guarded = (req: unknown, schema?: unknown, options?: McpRequestOptions): unknown =>
-      isToolCall(req) ? call(req.params, options ?? {}, (next, o) => request.call(client, { ...req, params: next }, schema, o)) : request.call(client, req, schema, options);
+  if (typeof raw.request === "function") {
+    const guarded = (req: unknown, schema?: unknown, options?: McpRequestOptions): unknown => {
+      const request = raw.request as (...args: unknown[]) => unknown;
+      return isToolCall(req) ? call(req.params, options ?? {}, (next, o) => request.call(client, { ...req, params: next }, schema, o) as Promise<McpCallToolResult>) : request.call(client, req, schema, options);
+    };
     members.set("request", () => guarded);
   }
-  const streamed = streamedRequest(call, client, raw.requestStream);
+  const streamed = streamedRequest(call, raw, "requestStream");
   if (streamed !== undefined) members.set("requestStream", () => streamed);
   const views = new WeakMap<object, unknown>();
   members.set("experimental", () => {
@@ -157,24 +159,25 @@ const guardedCall = (stack: ToolCallStack, options: WrapMcpClientOptions): Guard
 };
 
 /** `requestStream(request, schema, options)` of a client or of its task API, streaming a `tools/call` through `call`. */
-const streamedRequest = (call: GuardedCall, owner: object, requestStream: unknown) => {
-  if (typeof requestStream !== "function") return undefined;
-  return (req: unknown, schema?: unknown, options?: McpRequestOptions): unknown =>
-    isToolCall(req)
+const streamedRequest = (call: GuardedCall, owner: Record<PropertyKey, unknown>, key: string) => {
+  if (typeof owner[key] !== "function") return undefined;
+  return (req: unknown, schema?: unknown, options?: McpRequestOptions): unknown => {
+    const requestStream = owner[key] as (...args: unknown[]) => AsyncIterable<McpStreamMessage>;
+    return isToolCall(req)
       ? guardedStream(call, req.params, options ?? {}, (next, o) => requestStream.call(owner, { ...req, params: next }, schema, o))
       : requestStream.call(owner, req, schema, options);
+  };
 };
 
 /** The task API (`client.experimental.tasks`) with its streamed tool calls guarded. */
 const tasksView = (call: GuardedCall, tasks: Record<PropertyKey, unknown>): unknown => {
   const members = new Map<PropertyKey, () => unknown>();
-  const callToolStream = tasks.callToolStream;
-  if (typeof callToolStream === "function") {
+  if (typeof tasks.callToolStream === "function") {
     const guarded = (params: McpCallToolParams, schema?: unknown, options?: McpRequestOptions) =>
-      guardedStream(call, params, options ?? {}, (next, o) => callToolStream.call(tasks, next, schema, o));
+      guardedStream(call, params, options ?? {}, (next, o) => (tasks.callToolStream as (...args: unknown[]) => AsyncIterable<McpStreamMessage>).call(tasks, next, schema, o));
     members.set("callToolStream", () => guarded);
   }
-  const streamed = streamedRequest(call, tasks, tasks.requestStream);
+  const streamed = streamedRequest(call, tasks, "requestStream");
   if (streamed !== undefined) members.set("requestStream", () => streamed);
   return withMembers(tasks, members);
 };

@@ -3,6 +3,7 @@ import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { wrapMcpClient, type McpToolClient } from "../../src/adapters/mcp.ts";
@@ -96,6 +97,17 @@ describe("wrapMcpClient, streamed task calls", () => {
     for (const messages of [viaTasks, viaClient]) expect(messages).toEqual([{ type: "result", result: expect.objectContaining({ isError: true }) }]);
     expect(created).toEqual([]);
     expect(wrapped.experimental.tasks).toBe(wrapped.experimental.tasks);
+  });
+
+  it("leave no listener on the caller's signal once the run settled, even when the reader takes the result and never asks for more", async () => {
+    const { client } = await connect();
+    const controller = new AbortController();
+    const wrapped = wrapMcpClient(createAgentStack(), client);
+    for (let i = 0; i < 3; i++) {
+      const stream = wrapped.experimental.tasks.callToolStream({ name: "delay", arguments: { ms: 1 } }, undefined, { signal: controller.signal });
+      for (let m = await stream.next(); !m.done && m.value.type !== "result"; m = await stream.next());
+    }
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 
   it("give up on the run when the reader stops early, so the hooks and the call see their signal abort", async () => {

@@ -194,6 +194,17 @@ describe("wrapMcpClient", () => {
     expect(runs).toEqual(["echo"]);
   });
 
+  it("reads the client's request at each call, so one replaced after wrapping (a spy) is the one used", async () => {
+    const { client } = await connect();
+    const wrapped = wrapMcpClient(createAgentStack(), client);
+    const seen: string[] = [];
+    const original = client.request.bind(client);
+    client.request = ((req: { method: string }, ...rest: unknown[]) => (seen.push(req.method), (original as (...a: unknown[]) => unknown)(req, ...rest))) as typeof client.request;
+    await wrapped.request({ method: "tools/list" }, ListToolsResultSchema);
+    await wrapped.request({ method: "tools/call", params: { name: "echo", arguments: { text: "x" } } }, CallToolResultSchema);
+    expect(seen).toEqual(["tools/list", "tools/call"]);
+  });
+
   it("returns a legacy toolResult answer as it is, without inventing a content block", async () => {
     // Servers on protocol 2024-10-07 answer `{ toolResult }`; the SDK's callTool still accepts it.
     const legacy: McpToolClient = { callTool: async () => ({ toolResult: { rows: 3 } }) };
