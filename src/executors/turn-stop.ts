@@ -73,9 +73,14 @@ export const turnStops = () => {
     priority: Priority.guard,
     around: (ctx, next) => {
       const stop = asked.get(ctx.runId);
-      if (stop === undefined) return next();
-      asked.delete(ctx.runId);
-      return Outcome.failed(stop);
+      if (stop !== undefined) {
+        asked.delete(ctx.runId);
+        return Outcome.failed(stop);
+      }
+      // A sub-agent of a run that asked ends too, before its next model call; the run's own
+      // entry stays for the run's next step.
+      const parents = stopOf(ctx.runId);
+      return parents === undefined ? next() : Outcome.failed(parents);
     },
   };
   /** Innermost, so it also refuses calls no settings hook matches, after every other hook let them through. */

@@ -8,6 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agent/agent.ts";
+import type { LanguageModel } from "../../src/agent/model.ts";
 import { createScriptedModel, type ScriptedAnswer } from "../../src/agent/scripted-model.ts";
 import { defineTool } from "../../src/agent/tool.ts";
 import type { Message, ModelRequest } from "../../src/agent/types.ts";
@@ -93,6 +94,30 @@ describe("continue: false and sub-agents", () => {
     const turn = await agent.run("build");
     expect(ran).toEqual(["first"]);
     expect(turn).toMatchObject({ finishReason: "stopped-by-guard", result: { stoppedBy: { reason: "stop now" } } });
+  });
+
+  it("a sub-agent the run started asks its model nothing more after the run asked to stop", async () => {
+    const dir = tempDir();
+    const ran: string[] = [];
+    const bash = bashTool(ran, {
+      first: async () => {
+        writeFileSync(join(dir, "first-running"), "");
+        await eventually(() => existsSync(join(dir, "stopped")), 10_000);
+        await sleep(300);
+      },
+    });
+    const settings = preToolUse({ make: `while [ ! -e '${dir}/first-running' ]; do sleep 0.02; done; ${stopping}; touch '${dir}/stopped'` });
+    const scripted = parentAndHelper([calls("make", "helper"), "parent done"], [calls("first"), calls("second"), calls("third"), "helper done"]);
+    let helperRequests = 0;
+    const model: LanguageModel = { id: scripted.id, generate: (request, options) => {
+      if (request.messages[0]?.content === "sub-task") helperRequests++;
+      return scripted.generate(request, options);
+    } };
+    const agent = createAgent({ model, tools: [bash], subagents: [{ name: "helper", tools: [bash] }], stack: fromClaudeSettings(settings, { cwd: "/tmp" }).stack });
+    const turn = await agent.run("build");
+    expect(ran).toEqual(["first"]);
+    expect(helperRequests).toBe(1);
+    expect(turn).toMatchObject({ finishReason: "stopped-by-guard" });
   });
 
   it("a sub-agent's own stop does not refuse its parent's calls", async () => {
