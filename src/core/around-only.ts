@@ -98,8 +98,9 @@ const ended = (run: RunContext, inner: Layer | undefined, outcome: Outcome): Out
 
 /**
  * Outcomes that are final (R3): made by an answer after next() (Replace, Reject) or by a failure
- * closed after next(). Being final is fixed when an outcome is made and travels with it when a layer passes
- * it on, so a set of them serves instead of a flag on every layer; most runs never add to it.
+ * closed after next(). Being final is fixed when an outcome is made and travels with it when a
+ * layer passes it on, so a set of them serves instead of a flag on every layer; most runs never
+ * add to it.
  */
 const finalOutcomes = new WeakSet<Outcome>();
 const isFinal = (outcome: Outcome | undefined): boolean => outcome !== undefined && finalOutcomes.has(outcome);
