@@ -91,5 +91,11 @@ export const nameOption = (fallback: string, value: unknown): string => {
   return value;
 };
 
-const show = (value: unknown): string =>
+/**
+ * A refused option's value as an error message shows it: strings quoted, functions named as such.
+ *
+ * @example
+ * show("yes") // "\"yes\""
+ */
+export const show = (value: unknown): string =>
   typeof value === "string" ? JSON.stringify(value) : typeof value === "bigint" ? `${value}n` : typeof value === "function" ? "a function" : String(value);

@@ -14,7 +14,7 @@ import type { StreamPart } from "../agent/model.ts";
 import { streamControl } from "../agent/stream/control.ts";
 import type { ModelRequest, ModelResponse, ToolCall, ToolResult } from "../agent/types.ts";
 import type { Middleware, PointHook } from "./apply.ts";
-import { nameOption, numberOption } from "./options.ts";
+import { nameOption, numberOption, show } from "./options.ts";
 import { redactorFor, type Redactor, type RedactorOptions } from "./redactor.ts";
 import { scrubFailure } from "./scrub-failure.ts";
 import { StreamRedactor, type StreamRedactorOptions } from "./stream-redactor.ts";
@@ -103,6 +103,15 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
     },
   };
 
+  // Tool results and model answers the inner hooks let out, so that the outer ones (`:unscanned`)
+  // scan only those they never saw.
+  const scanned = new WeakSet<object>();
+  const pass = <T, A extends Continue | Transform<T>>(value: T, answer: A): A => {
+    const out: unknown = answer._tag === "Transform" ? answer.value : value;
+    if (typeof out === "object" && out !== null) scanned.add(out);
+    return answer;
+  };
+
   /** Scan a tool result: a refusal on a block kind, the redacted result, or Continue when it is clean. */
   const checkedResult = (result: ToolResult, call: ToolCall): Reject | Transform<ToolResult> | Continue => {
     // Every data field, not only `content`: an MCP result also carries `structuredContent`.
@@ -110,15 +119,8 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
     const { isError, _meta, ...data } = result as ToolResult & { _meta?: unknown };
     const r = redactor.value(data);
     if (r.blocked.length > 0) return Reject(blockedReason(name, `tool output of ${call.name}`, r.blocked));
-    if (!r.changed) return passResult(result, Continue);
-    return passResult(result, Transform({ ...(r.value as ToolResult), ...(isError !== undefined ? { isError } : {}), ...(_meta !== undefined ? { _meta } : {}) }));
-  };
-  // Results the inner hook let out, so that the outer one scans only those it never saw.
-  const scannedResults = new WeakSet<object>();
-  const passResult = <A extends Continue | Transform<ToolResult>>(result: ToolResult, answer: A): A => {
-    const out: unknown = answer._tag === "Transform" ? answer.value : result;
-    if (typeof out === "object" && out !== null) scannedResults.add(out);
-    return answer;
+    if (!r.changed) return pass(result, Continue);
+    return pass(result, Transform({ ...(r.value as ToolResult), ...(isError !== undefined ? { isError } : {}), ...(_meta !== undefined ? { _meta } : {}) }));
   };
 
   const toolOutput: PointHook<AgentPoints, "toolCall"> = {
@@ -143,7 +145,7 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
         const reason = redactor.scrub(outcome.reason);
         return reason === outcome.reason ? outcome : { ...outcome, reason };
       }
-      if (outcome._tag !== "Completed" || scannedResults.has(outcome.value)) return outcome;
+      if (outcome._tag !== "Completed" || scanned.has(outcome.value)) return outcome;
       const answer = checkedResult(outcome.value, ctx.input);
       return answer._tag === "Continue" ? outcome : answer;
     },
@@ -169,12 +171,6 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
     return r.value.text === response.text && !toolCalls.some((c, i) => c !== response.toolCalls[i])
       ? pass(response, Continue)
       : pass(response, Transform({ ...response, text: r.value.text, toolCalls } as ModelResponse));
-  };
-  // Answers the inner hook let out, so that the outer one scans only those it never saw.
-  const scanned = new WeakSet<object>();
-  const pass = <A extends Continue | Transform<ModelResponse>>(response: ModelResponse, answer: A): A => {
-    scanned.add(answer._tag === "Transform" ? answer.value : response);
-    return answer;
   };
 
   const modelOutput: PointHook<AgentPoints, "modelCall"> = {
@@ -224,7 +220,6 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
 };
 
 const places = ["userPrompt", "toolInput", "toolOutput", "modelOutput"] as const;
-const show = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : String(value));
 
 /** `on`, checked: an object of booleans for known places only (a misspelt place would silently stay redacted, or not). */
 const onOption = (name: string, on: unknown): RedactionOptions["on"] => {

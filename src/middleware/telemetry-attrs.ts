@@ -8,6 +8,7 @@
 import type { Outcome } from "../core/outcome.ts";
 import type { TraceAction } from "../core/trace.ts";
 import type { Redactor, RedactorOptions } from "./redactor.ts";
+import { show } from "./options.ts";
 import { otherValue } from "./semconv.ts";
 
 /** How to name the provider of a model: a fixed name, or a function of the model id. */
@@ -32,7 +33,7 @@ const known: readonly (readonly [RegExp, string])[] = [
  */
 export const providerOption = (hook: string, value: unknown): ProviderOption | undefined => {
   if (value === undefined || typeof value === "function" || (typeof value === "string" && value.trim() !== "")) return value as ProviderOption | undefined;
-  throw new TypeError(`${hook}: provider must be a provider name or a function of the model id, got ${typeof value === "string" ? JSON.stringify(value) : String(value)}`);
+  throw new TypeError(`${hook}: provider must be a provider name or a function of the model id, got ${show(value)}`);
 };
 
 /** How audit, tracing and the Chrome trace scrub what they write: a redactor, its options, or `false` for not at all. */
@@ -48,8 +49,7 @@ export type RedactOption = Redactor | RedactorOptions | false;
  */
 export const redactOption = (hook: string, value: unknown): RedactOption | undefined => {
   if (value === undefined || value === false || (typeof value === "object" && value !== null && !Array.isArray(value))) return value as RedactOption | undefined;
-  const shown = typeof value === "string" ? JSON.stringify(value) : typeof value === "function" ? "a function" : Array.isArray(value) ? "a list" : String(value);
-  throw new TypeError(`${hook}: redact must be a redactor, redactor options or false, got ${shown}`);
+  throw new TypeError(`${hook}: redact must be a redactor, redactor options or false, got ${Array.isArray(value) ? "a list" : show(value)}`);
 };
 
 /**
