@@ -128,7 +128,8 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
     messages = await compact(env, [...messages, ...env.pending.drain()], system, "auto");
     const mark = env.pending.mark();
     const step: StepInput = { index: steps, messages };
-    let carried: Message[] = [];
+    // What the step's hooks added for its request: refilled by every run of the step (runStep).
+    const carried: Message[] = [];
     // The step's operation, last started: a hook that fails closed after it (a step hook's `after`)
     // rejects a step whose model call and tools already ran, and one that gives up on it while it
     // runs (a timed hook's timeout) rejects a step whose tools may have run.
@@ -184,7 +185,6 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
       if (done !== undefined) break;
       // The step runs again from the start: its hooks add their context again (the error hook's stays).
       env.pending.rewindKeeping(mark, deciding);
-      carried = [];
       outcome = await runOnce();
     }
     if (outcome._tag === "Failed") {

@@ -137,6 +137,8 @@ const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
     let stderrTruncated = false;
     let timedOut = false;
     let aborted = false;
+    /** The hook was cut short (its timeout, an abort, too much output), not ended on its own. */
+    const cutShort = (): boolean => timedOut || aborted || stdoutOverflow;
     let exitCode: number | null = null;
     let exitSignal: NodeJS.Signals | null = null;
     let settled = false;
@@ -254,10 +256,10 @@ const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
       // what is buffered and close; a leftover still holding them then is killed (finish), and
       // we stop waiting (D4). A process put in the background that let go of the pipes
       // (`nohup server >/dev/null 2>&1 &`) keeps running, as under Claude Code.
-      if (timedOut || aborted || stdoutOverflow) killGroup(proc.pid!, "SIGKILL");
+      if (cutShort()) killGroup(proc.pid!, "SIGKILL");
       timers.push(setTimeout(() => finish(), Math.min(grace, 200)));
     });
-    proc.once("close", () => finish(undefined, exited && !timedOut && !aborted && !stdoutOverflow));
+    proc.once("close", () => finish(undefined, exited && !cutShort()));
 
     timers.push(setTimeout(() => {
       if (settled || exited) return; // it exited in time; only its pipes are still draining

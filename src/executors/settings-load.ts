@@ -91,6 +91,9 @@ const isProjectLayer = (file: string, home: string): boolean =>
   basename(dirname(file)) === ".claude" && resolve(dirname(file)) !== resolve(home, ".claude");
 
 /** JSON with sorted keys: two handlers written in a different key order are still identical. */
+/** A group's matcher with where it is written, for a handler in that group. */
+const groupMatcher = (file: string, event: string, group: number, matcher: string | undefined): GroupMatcher => ({ matcher, file, pointer: pointer(["hooks", event, group, "matcher"]) });
+
 const canonical = (value: unknown): string =>
   Array.isArray(value) ? `[${value.map(canonical).join(",")}]` :
   typeof value === "object" && value !== null
@@ -132,11 +135,13 @@ export const loadClaudeSettings = (input: SettingsInput, options: LoadOptions = 
     if (options.trustProjectSettings !== true && isProjectLayer(file, home)) {
       // Validated (a broken file is still an error) but not loaded; every handler is reported.
       for (const [event, groups] of Object.entries(s.hooks ?? {}))
-        groups.forEach((group, gi) => group.hooks.forEach((handler, hi) => {
-          const ptr = pointer(["hooks", event, gi, "hooks", hi]);
-          const matchers = [{ matcher: group.matcher, file, pointer: pointer(["hooks", event, gi, "matcher"]) }];
-          untrusted.push({ event, matcher: group.matcher, matchers, handler, file, pointer: ptr, source: `${file}#${ptr}` });
-        }));
+        groups.forEach((group, gi) => {
+          const matchers = [groupMatcher(file, event, gi, group.matcher)];
+          group.hooks.forEach((handler, hi) => {
+            const ptr = pointer(["hooks", event, gi, "hooks", hi]);
+            untrusted.push({ event, matcher: group.matcher, matchers, handler, file, pointer: ptr, source: `${file}#${ptr}` });
+          });
+        });
       continue;
     }
     if (s.disableAllHooks !== undefined) disabled = s.disableAllHooks;
@@ -144,13 +149,13 @@ export const loadClaudeSettings = (input: SettingsInput, options: LoadOptions = 
     if (s.allowedHttpHookUrls) urls = new Set([...(urls ?? []), ...s.allowedHttpHookUrls]);
     for (const [event, groups] of Object.entries(s.hooks ?? {})) {
       groups.forEach((group, gi) => {
+        const at = groupMatcher(file, event, gi, group.matcher);
         group.hooks.forEach((handler, hi) => {
           const ptr = pointer(["hooks", event, gi, "hooks", hi]);
           const source = `${file}#${ptr}`;
           // "If you define the same handler in more than one settings file, it runs once": the matcher
           // belongs to the group, not the handler, so it is not part of what makes two handlers the same.
           const key = `${event}\u0000${canonical(handler)}`;
-          const at: GroupMatcher = { matcher: group.matcher, file, pointer: pointer(["hooks", event, gi, "matcher"]) };
           const first = seen.get(key);
           if (first !== undefined) {
             const kept = entries[first]!;

@@ -177,8 +177,9 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
 
     const used = names.get(spec.point) ?? new Set<string>();
     names.set(spec.point, used);
-    let name = `${event}:${handler.type}:${hookLabel(handler)}`;
-    for (let n = 2; used.has(name); n++) name = `${event}:${handler.type}:${hookLabel(handler)} #${n}`;
+    const label = hookLabel(handler); // an HTTP hook's is a hash of its URL: made once
+    let name = `${event}:${handler.type}:${label}`;
+    for (let n = 2; used.has(name); n++) name = `${event}:${handler.type}:${label} #${n}`;
     const m = matchFor(entry, spec, name);
     if (m.never) { skip(m.never); continue; }
     if ((handler.type === "prompt" || handler.type === "agent") && options.model === undefined && options.withoutModel === "skip") {

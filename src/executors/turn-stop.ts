@@ -72,15 +72,12 @@ export const turnStops = () => {
     name,
     priority: Priority.guard,
     around: (ctx, next) => {
-      const stop = asked.get(ctx.runId);
-      if (stop !== undefined) {
-        asked.delete(ctx.runId);
-        return Outcome.failed(stop);
-      }
-      // A sub-agent of a run that asked ends too, before its next model call; the run's own
-      // entry stays for the run's next step.
-      const parents = stopOf(ctx.runId);
-      return parents === undefined ? next() : Outcome.failed(parents);
+      // The run's own stop, or one a run it was started from asked for: a sub-agent ends too,
+      // before its next model call. Only the run's own entry is used up here.
+      const stop = stopOf(ctx.runId);
+      if (stop === undefined) return next();
+      if (asked.get(ctx.runId) === stop) asked.delete(ctx.runId);
+      return Outcome.failed(stop);
     },
   };
   /** Innermost, so it also refuses calls no settings hook matches, after every other hook let them through. */
