@@ -3,10 +3,9 @@
  * (observe) around one model call and that call's tool calls; when the model answers without
  * tool calls the stop gate decides, and a block feeds the reasons back, capped per R13.
  */
-import { setMaxListeners } from "node:events";
 import { OutcomeRejectedError } from "../core/outcome.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
-import { linkSignal, throwIfAborted } from "../core/signal.ts";
+import { sharedLink, throwIfAborted } from "../core/signal.ts";
 import { compact } from "./compaction.ts";
 import { contentText } from "./content-text.ts";
 import { AgentRunError, decide } from "./decide.ts";
@@ -52,8 +51,7 @@ export const toolMessage = ({ call, result }: DeepReadonly<ToolExchange>): Messa
  * A signal of our own, without Node's listener limit: each of a step's parallel tool calls listens.
  */
 const stepEnv = (env: LoopEnv, signal: AbortSignal): { env: LoopEnv; dispose: () => void } => {
-  const link = linkSignal(signal);
-  setMaxListeners(0, link.controller.signal);
+  const link = sharedLink(signal);
   const own = link.controller.signal;
   return { env: { ...env, signal: own, run: { ...env.run, signal: own } }, dispose: link.dispose };
 };

@@ -10,7 +10,7 @@ import { AgentRunError, decide } from "./decide.ts";
 import type { LoopEnv } from "./env.ts";
 import type { AttemptContext } from "./context-queue.ts";
 import { addUsage, noUsage, type LanguageModel, type ModelCallOptions, type StreamPart } from "./model.ts";
-import { ModelStreamError, streamStarted } from "./stream/errors.ts";
+import { ModelStreamError, spentPartial } from "./stream/errors.ts";
 import { isThenable } from "./stream/parts.ts";
 import type { StartStream } from "./stream/pump.ts";
 import { streamThroughStack } from "./stream/through-stack.ts";
@@ -46,7 +46,7 @@ const spent = (outcome: Outcome<ModelResponse>): Usage | undefined => {
   if (outcome._tag === "Completed") return outcome.value.usage;
   const error = outcome._tag === "Failed" ? outcome.error : undefined;
   if (!(error instanceof ModelStreamError)) return undefined;
-  return streamStarted(error) || error.partial.usage.outputTokens > 0 || error.partial.usageEstimated !== true ? error.partial.usage : undefined;
+  return spentPartial(error)?.usage;
 };
 
 /**

@@ -3,11 +3,10 @@
  * each prompt runs `userPrompt` (which may rewrite or refuse it) and then the `run` gate
  * around the loop; closing runs `sessionEnd`. Turns of a session run one after another.
  */
-import { setMaxListeners } from "node:events";
 import type { RunOptions } from "../core/context.ts";
 import { AgentOnionError, RunAbortedError, type HookError } from "../core/errors.ts";
 import type { Rejected } from "../core/outcome.ts";
-import { linkSignal, noop, stopListening, type LinkedController } from "../core/signal.ts";
+import { noop, sharedLink, stopListening, type LinkedController } from "../core/signal.ts";
 import type { AgentSession, PromptOptions, SessionOptions, TurnResult } from "./agent-types.ts";
 import { compact } from "./compaction.ts";
 import { notifier, rootEnv, type AgentConfig } from "./config.ts";
@@ -57,9 +56,8 @@ const rejected = ({ reason, by, cause }: Rejected) => ({ status: "rejected" as c
  */
 const either = (a: AbortSignal | undefined, b: AbortSignal | undefined): { signal: AbortSignal | undefined; dispose: () => void } => {
   if (a === undefined && b === undefined) return { signal: undefined, dispose: noop };
-  const link = linkSignal(a ?? b);
+  const link = sharedLink(a ?? b);
   const { controller } = link;
-  setMaxListeners(0, controller.signal);
   if (a === undefined || b === undefined) return { signal: controller.signal, dispose: link.dispose };
   const follow = (): void => controller.abort(b.reason);
   if (b.aborted) follow();
@@ -90,8 +88,7 @@ class SessionSignal {
     if (this.parent === undefined) return undefined;
     this.users++;
     if (this.link === undefined) {
-      this.link = linkSignal(this.parent);
-      setMaxListeners(0, this.link.controller.signal);
+      this.link = sharedLink(this.parent);
     }
     return this.link.controller.signal;
   }

@@ -4,8 +4,7 @@
  * `step`, `modelCall` and `toolCall` runs carry its path (`[..., name]`), and it ends at the
  * `subagentStop` gate instead of `stop`. Its final text is the tool's result.
  */
-import { setMaxListeners } from "node:events";
-import { linkSignal } from "../core/signal.ts";
+import { sharedLink } from "../core/signal.ts";
 import type { SubagentSpec } from "./agent-types.ts";
 import { ContextQueue } from "./context-queue.ts";
 import type { LoopEnv } from "./env.ts";
@@ -37,9 +36,8 @@ export const subagentTool = (parent: LoopEnv, spec: SubagentSpec): AgentTool => 
     // Every run of the sub-agent listens to its signal (its run, each step, each of a step's
     // parallel tool calls): the tool call's signal has Node's limit of ten listeners, so the
     // sub-agent follows it through a signal of its own without one, as a turn does (session.ts).
-    const link = options.signal === undefined ? undefined : linkSignal(options.signal);
+    const link = options.signal === undefined ? undefined : sharedLink(options.signal);
     const signal = link?.controller.signal;
-    if (signal !== undefined) setMaxListeners(0, signal);
     const env: LoopEnv = {
       ...parent,
       model: spec.model ?? parent.model,

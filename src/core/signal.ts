@@ -3,6 +3,7 @@
  * listener we add is removed when the link is disposed (R7: nothing outlives a run). Runs
  * themselves listen to their caller's signal directly (see run-signal.ts).
  */
+import { setMaxListeners } from "node:events";
 
 /**
  * A signal that never aborts, shared by runs that have no caller signal and no deadline. Its
@@ -81,6 +82,20 @@ export const linkSignal = (parent: AbortSignal | undefined): LinkedController =>
   const onAbort = (): void => controller.abort(parent.reason);
   parent.addEventListener("abort", onAbort, { once: true });
   return { controller, dispose: () => stopListening(parent, onAbort) };
+};
+
+/**
+ * `linkSignal`, for a signal many runs listen to at once (a turn's, a step's, a sub-agent's): its
+ * own signal has no listener limit, so Node does not warn of a leak past ten of them. The parent
+ * gets one listener, removed by `dispose`.
+ *
+ * @example
+ * const link = sharedLink(turnSignal); await Promise.all(calls.map((c) => stack.run("toolCall", c, op, { signal: link.controller.signal })))
+ */
+export const sharedLink = (parent: AbortSignal | undefined): LinkedController => {
+  const link = linkSignal(parent);
+  setMaxListeners(0, link.controller.signal);
+  return link;
 };
 
 /**

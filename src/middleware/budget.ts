@@ -19,7 +19,7 @@ import type { Hook } from "../core/hook.ts";
 import { Priority } from "../core/priority.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 import type { ModelRequest, ModelResponse } from "../agent/types.ts";
-import { ModelStreamError, streamStarted } from "../agent/stream/errors.ts";
+import { ModelStreamError, spentPartial } from "../agent/stream/errors.ts";
 import { estimateMessageTokens } from "../agent/tokens.ts";
 import type { Middleware } from "./apply.ts";
 import { choiceOption, functionOption, integerOption, nameOption, numberOption } from "./options.ts";
@@ -184,7 +184,7 @@ export const spentBy = (error: unknown): ModelResponse | undefined => {
   // A few levels at most: a cause chain can loop.
   for (let e = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
     if (!(e instanceof ModelStreamError)) continue;
-    return streamStarted(e) || e.partial.usage.outputTokens > 0 || e.partial.usageEstimated !== true ? e.partial : undefined;
+    return spentPartial(e);
   }
   return undefined;
 };

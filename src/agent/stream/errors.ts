@@ -36,6 +36,17 @@ export const streamStarted = (error: unknown): boolean =>
   error instanceof ModelStreamError && (error.shown || error.partial.text !== "" || error.partial.toolCalls.length > 0);
 
 /**
+ * What a stream that failed part-way spent: its partial response, unless it produced nothing but
+ * an estimate (a call that produced nothing is refunded). `budget`, `tokenBudget`, `metrics` and
+ * the agent's own usage all count failed streams by it.
+ *
+ * @example
+ * spentPartial(new ModelStreamError(new Error("overloaded"), partial)) // partial, once it holds output
+ */
+export const spentPartial = (error: ModelStreamError): ModelResponse | undefined =>
+  streamStarted(error) || error.partial.usage.outputTokens > 0 || error.partial.usageEstimated !== true ? error.partial : undefined;
+
+/**
  * What failed underneath: the provider's own error for a stream failure, else the error itself.
  *
  * @example
