@@ -15,7 +15,7 @@ import { describe } from "../core/errors.ts";
 import { fromClaudeEvent, UndrivenEventError } from "../executors/bridge-event.ts";
 import { runBridge } from "../executors/bridge.ts";
 import { allClaudeEvents } from "../executors/events.ts";
-import { routeHookNotices } from "../executors/external.ts";
+import { hookWarningText, routeHookNotices } from "../executors/external.ts";
 import { parseJson } from "../executors/json.ts";
 import { cleanText } from "../executors/sanitize.ts";
 import { UsageError, type CliIo } from "./io.ts";
@@ -86,8 +86,8 @@ export const claudeHook = async (argv: readonly string[], io: CliIo): Promise<nu
   // What mounted command or HTTP hooks made without an `onNotice` have to tell the user.
   const told: string[] = [];
   const restore = routeHookNotices((n) => {
-    if (n.kind === "systemMessage") told.push(n.message);
-    else if (n.kind === "hook-error" || n.kind === "background-failure" || n.kind === "dropped") told.push(`hook "${n.hook}" (${n.event}): ${n.message}`);
+    const text = n.kind === "systemMessage" ? n.message : hookWarningText(n);
+    if (text !== undefined) told.push(text);
   });
   let reply;
   try {

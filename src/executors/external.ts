@@ -76,8 +76,19 @@ export type Runner = (request: {
 const metaString = (ctx: HookContext, key: string): string | undefined =>
   typeof ctx.metadata[key] === "string" ? (ctx.metadata[key] as string) : undefined;
 
+/**
+ * A notice that warns (a hook that failed, or failed in the background, or work dropped) as a line
+ * naming the hook and the event; undefined for the others.
+ *
+ * @example
+ * hookWarningText({ kind: "hook-error", hook: "lint", event: "SessionStart", message: "exited 1" }) // 'hook "lint" (SessionStart): exited 1'
+ */
+export const hookWarningText = (n: ExternalNotice): string | undefined =>
+  n.kind === "background-failure" || n.kind === "dropped" || n.kind === "hook-error" ? `hook "${n.hook}" (${n.event}): ${n.message}` : undefined;
+
 const warnByDefault: NoticeSink = (n) => {
-  if (n.kind === "background-failure" || n.kind === "dropped" || n.kind === "hook-error") process.emitWarning(`hook "${n.hook}" (${n.event}): ${n.message}`, "AgentOnionHookWarning");
+  const text = hookWarningText(n);
+  if (text !== undefined) process.emitWarning(text, "AgentOnionHookWarning");
 };
 
 /** Where notices of hooks made without an `onNotice` go: a process warning, unless a host routes them. */
