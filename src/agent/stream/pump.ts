@@ -8,7 +8,7 @@ import { describe } from "../../core/errors.ts";
 import { untilAbort, withDeadline } from "../../core/signal.ts";
 import type { DeepReadonly } from "../../core/readonly.ts";
 import type { StreamPart } from "../model.ts";
-import { estimateMessageTokens, estimateTokens } from "../tokens.ts";
+import { reportedOrEstimated } from "../tokens.ts";
 import type { ModelRequest, ModelResponse, ToolCall, Usage } from "../types.ts";
 import type { CheckAction, HoldBack, RegisteredCheck, StreamControl } from "./control.ts";
 import { ModelStreamError, StreamHookError } from "./errors.ts";
@@ -222,13 +222,7 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
   function usage(): { usage: Usage; estimated: boolean } {
     // A finish part may lack totals the provider did not report (the AI SDK adapter leaves them
     // out, a plain-JS provider may too): those are estimated, and the call says so, as on generate.
-    const input = total(finish?.usage?.inputTokens);
-    const output = total(finish?.usage?.outputTokens);
-    if (input !== undefined && output !== undefined) return { usage: { inputTokens: input, outputTokens: output }, estimated: false };
-    return {
-      usage: { inputTokens: input ?? estimateMessageTokens(o.request.messages as never), outputTokens: output ?? estimateTokens(upstreamText) },
-      estimated: true,
-    };
+    return reportedOrEstimated(finish?.usage, o.request.messages as never, upstreamText);
   }
   function partial(): ModelResponse {
     const u = usage();
@@ -265,9 +259,6 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
     preamble,
   };
 };
-
-/** A reported token total, or undefined when there is none (missing, not a count). */
-const total = (n: unknown): number | undefined => (typeof n === "number" && Number.isFinite(n) && n >= 0 ? n : undefined);
 
 /** An `error` part from the provider, carried out of the loop. */
 class UpstreamError {
