@@ -8,10 +8,12 @@
 // A string runs from its opener to the first BEL, ST or `ESC \`, other escapes inside it included.
 // An opener with no terminator after it is not a string: only the opener goes (by `ESC x` or as
 // a control character) and the text after it stays, since a stray C1 character is common mojibake.
-const escapes =
-  /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|(?:\u001b[\]PX^_]|[\u009d\u0090\u0098\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u001b(?!\\)[^\u0007\u001b\u009c]*)*(?:\u0007|\u001b\\|\u009c)|\u001b[\s\S]?/g;
+const csi = String.raw`\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]`;
+const string = String.raw`(?:\u001b[\]PX^_]|[\u009d\u0090\u0098\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u001b(?!\\)[^\u0007\u001b\u009c]*)*(?:\u0007|\u001b\\|\u009c)`;
+const twoByte = String.raw`\u001b[\s\S]?`;
+const escapes = new RegExp(`${csi}|${string}|${twoByte}`, "g");
 // The same without strings, for the text after the last terminator, where no string can end.
-const escapesUnterminated = /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b[\s\S]?/g;
+const escapesUnterminated = new RegExp(`${csi}|${twoByte}`, "g");
 // Remaining C0/C1 controls except tab and newline, and the bidi embedding/override/isolate marks.
 const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
