@@ -60,3 +60,16 @@ export const failingStore = (methods: readonly (keyof StateStore)[], base: State
 /** A fresh agent stack over its own MemoryStore (returned, to inspect). */
 export const stackWithStore = (store: StateStore = new MemoryStore()): { stack: AgentStack; store: StateStore } =>
   ({ stack: createAgentStack({ store }), store });
+
+/**
+ * Split `text` into chunks at the given indexes, as a stream might deliver it. A cut at 0 or at the
+ * end gives an empty chunk, which a stream redactor must take too.
+ */
+export const splitAt = (text: string, cuts: readonly number[]): string[] => {
+  const sorted = [...new Set(cuts)].sort((a, b) => a - b);
+  const parts: string[] = [];
+  let at = 0;
+  for (const c of sorted) parts.push(text.slice(at, c)), (at = c);
+  parts.push(text.slice(at));
+  return parts;
+};

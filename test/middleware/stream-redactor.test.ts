@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { createRedactor } from "../../src/middleware/redactor.ts";
 import { StreamRedactor } from "../../src/middleware/stream-redactor.ts";
+import { splitAt } from "./harness.ts";
 
 const secrets = [
   "bob.smith@example.com", "4111 1111 1111 1111", "+1 415 555 0100", "192.168.10.20", "2001:db8::ff00:42:8329",
@@ -21,15 +22,6 @@ const stream = (chunks: readonly string[], redactor = createRedactor(), options 
   }
   out += s.end().text;
   return { out, releases };
-};
-
-const splitAt = (text: string, cuts: readonly number[]) => {
-  const sorted = [...new Set(cuts)].sort((a, b) => a - b);
-  const parts: string[] = [];
-  let at = 0;
-  for (const c of sorted) parts.push(text.slice(at, c)), (at = c);
-  parts.push(text.slice(at));
-  return parts;
 };
 
 describe("a stream redactor", () => {

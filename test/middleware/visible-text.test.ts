@@ -8,6 +8,7 @@ import { redaction, withMiddleware } from "../../src/middleware/index.ts";
 import { generated, textParts } from "../adapters/ai-sdk-fixtures.ts";
 import { createRedactor } from "../../src/middleware/redactor.ts";
 import { StreamRedactor } from "../../src/middleware/stream-redactor.ts";
+import { splitAt } from "./harness.ts";
 
 const KEY = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
 /** `text` with `invisible` after every `every` characters. */
@@ -52,15 +53,6 @@ const stream = (chunks: readonly string[], redactor = createRedactor()) => {
   for (const c of chunks) out += s.push(c).text;
   const end = s.end();
   return { out: out + end.text, blocked: end.blocked };
-};
-
-const splitAt = (text: string, cuts: readonly number[]) => {
-  const sorted = [...new Set(cuts)].sort((a, b) => a - b);
-  const parts: string[] = [];
-  let at = 0;
-  for (const c of sorted) parts.push(text.slice(at, c)), (at = c);
-  parts.push(text.slice(at));
-  return parts;
 };
 
 describe("the built-in detectors, reading text as a reader sees it", () => {
