@@ -76,19 +76,24 @@ const parentAndHelper = (parent: Script, helper: Script) => {
 };
 const calls = (...commands: string[]) => ({ toolCalls: commands.map((command) => (command === "helper" ? { name: "helper", input: { prompt: "sub-task" } } : { name: "Bash", input: { command } })) });
 
+/** The parent's `make` asks to stop while the sub-agent's `first` runs; what the sub-agent asks for after comes after the stop. */
+const parentStopsWhileSubagentRuns = () => {
+  const dir = tempDir();
+  const ran: string[] = [];
+  const bash = bashTool(ran, {
+    first: async () => {
+      writeFileSync(join(dir, "first-running"), "");
+      await eventually(() => existsSync(join(dir, "stopped")), 10_000);
+      await sleep(300);
+    },
+  });
+  const settings = preToolUse({ make: `while [ ! -e '${dir}/first-running' ]; do sleep 0.02; done; ${stopping}; touch '${dir}/stopped'` });
+  return { ran, bash, settings };
+};
+
 describe("continue: false and sub-agents", () => {
   it("a sub-agent the run started runs no tool call after the run asked to stop", async () => {
-    const dir = tempDir();
-    const ran: string[] = [];
-    // The parent's `make` asks to stop while the sub-agent's `first` runs; its `second` comes after.
-    const bash = bashTool(ran, {
-      first: async () => {
-        writeFileSync(join(dir, "first-running"), "");
-        await eventually(() => existsSync(join(dir, "stopped")), 10_000);
-        await sleep(300);
-      },
-    });
-    const settings = preToolUse({ make: `while [ ! -e '${dir}/first-running' ]; do sleep 0.02; done; ${stopping}; touch '${dir}/stopped'` });
+    const { ran, bash, settings } = parentStopsWhileSubagentRuns();
     const model = parentAndHelper([calls("make", "helper"), "parent done"], [calls("first"), calls("second"), "helper done"]);
     const agent = createAgent({ model, tools: [bash], subagents: [{ name: "helper", tools: [bash] }], stack: fromClaudeSettings(settings, { cwd: "/tmp" }).stack });
     const turn = await agent.run("build");
@@ -97,16 +102,7 @@ describe("continue: false and sub-agents", () => {
   });
 
   it("a sub-agent the run started asks its model nothing more after the run asked to stop", async () => {
-    const dir = tempDir();
-    const ran: string[] = [];
-    const bash = bashTool(ran, {
-      first: async () => {
-        writeFileSync(join(dir, "first-running"), "");
-        await eventually(() => existsSync(join(dir, "stopped")), 10_000);
-        await sleep(300);
-      },
-    });
-    const settings = preToolUse({ make: `while [ ! -e '${dir}/first-running' ]; do sleep 0.02; done; ${stopping}; touch '${dir}/stopped'` });
+    const { ran, bash, settings } = parentStopsWhileSubagentRuns();
     const scripted = parentAndHelper([calls("make", "helper"), "parent done"], [calls("first"), calls("second"), calls("third"), "helper done"]);
     let helperRequests = 0;
     const model: LanguageModel = { id: scripted.id, generate: (request, options) => {
