@@ -1354,7 +1354,7 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "bug", status: "fixed", fixedIn: "4794428", title: "Eleven concurrent runs under one caller signal made Node warn of an EventTarget memory leak",
-    where: "{{src/agent/session.ts|setMaxListeners(0, controller.signal);}} (a turn's own signal, which its runs listen to)",
+    where: "{{src/agent/session.ts|const link = sharedLink(a ?? b);}} (a turn's own signal, which its runs listen to)",
     repro: "11 parallel tool calls under one turn signal printed MaxListenersExceededWarning: Possible EventTarget memory leak detected. 11 abort listeners added to [AbortSignal], for a leak that did not exist (found by the core audit). 58d44c8 shared one listener per caller signal among its runs, which made every run with a caller signal slower (about 1.8 to 2.7 µs a run against 1.5 to 1.8 in one process); 4794428 undid it, and a turn now follows the caller's signal through a signal of its own with no listener limit, which its runs, steps, parallel tool calls and sub-agents listen to. A user's own signal shared by more than ten concurrent stack.run calls still gets Node's warning (raise its limit with events.setMaxListeners)",
     items: ["A15", "C2"], tests: [
       t("test/agent/tools.test.ts", "runs a dozen parallel calls under the caller's signal without Node's leak warning, and leaves nothing listening on it"),
@@ -1629,7 +1629,7 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "bug", status: "fixed", fixedIn: "9b3b509", title: "A process a hook put in the background was SIGKILLed the moment the hook exited, even after it let go of the pipes",
-    where: "{{src/executors/process.ts|if (timedOut || aborted || stdoutOverflow) killGroup(proc.pid!, \"SIGKILL\");}}",
+    where: "{{src/executors/process.ts|if (cutShort()) killGroup(proc.pid!, \"SIGKILL\");}}",
     repro: "a SessionStart command hook running nohup sleep 30 >/dev/null 2>&1 & and exiting 0 completed in 16 ms, and the background process was dead when the hook returned: the whole process group was killed on exit, whether or not anything still held stdout or stderr, so a hook starting a dev server or a watcher had it killed at once, which Claude Code leaves running (found by the executors audit). On a clean exit the pipes now get the drain (at most 200 ms) to close, and the group is killed only if something still holds them (D4's leftover grandchild), or on timeout, abort or a stdout overflow",
     items: ["D4"], tests: [
       t("test/executors/process.test.ts", "leaves running a process the hook put in the background once that process let go of the pipes"),
@@ -1727,7 +1727,7 @@ export const findings: readonly Finding[] = [
   },
   {
     kind: "bug", status: "fixed", fixedIn: "b8377a5", title: "A sub-agent with more than ten parallel tool calls made Node warn of an EventTarget leak on the library's own tool-call signal",
-    where: "{{src/agent/subagent.ts|if (signal !== undefined) setMaxListeners(0, signal);}}",
+    where: "{{src/agent/subagent.ts|sharedLink(options.signal)}}",
     repro: "a sub-agent whose model asked for 12 parallel Read calls under a plain caller signal printed MaxListenersExceededWarning: Possible EventTarget memory leak detected. 11 abort listeners added to [AbortSignal], from callTool: all its runs listened to the tool call's own signal, which has Node's default limit and which the user cannot reach (found by the agent audit; 4794428 had fixed this for a turn's signal). A sub-agent now follows that signal through a signal of its own with no listener limit, disposed when its run settles; the caller's abort still stops it",
     items: ["A15", "C2"], tests: [
       t("test/agent/subagent-listeners.test.ts", "run a dozen at once without Node's leak warning on the signal of the tool call that started it, and leave nothing listening"),
