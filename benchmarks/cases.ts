@@ -45,6 +45,7 @@ export const families: readonly Family[] = [
   { id: "onion-around", label: "agent-onion around", what: "`stack.run` with N `around: (ctx, next) => next()` hooks (each answers with `next()`'s own promise, as koa-compose's layers do; a chain of plain around hooks, so it runs on the lean path of `src/core/around-only.ts`)", sizes, ops: ["async"] },
   { id: "onion-around-async", label: "agent-onion async around", what: "`stack.run` with N `around: async (ctx, next) => await next()` hooks: an `async` function per layer, the shape of (c)", sizes, ops: ["async"] },
   { id: "koa", label: "koa-compose", what: "`compose(layers)(ctx, terminal)` with N `(ctx, next) => next()` layers, a fresh `ctx` per call", sizes, ops: ["async"] },
+  { id: "koa-async", label: "koa-compose, async layers", what: "`compose(layers)(ctx, terminal)` with N `async (ctx, next) => await next()` layers, a fresh `ctx` per call: koa-compose with the shape of (c) and of agent-onion async around, for comparing `async` layers like for like", sizes, ops: ["async"] },
   { id: "tapable", label: "tapable", what: "`AsyncSeriesWaterfallHook` with N sync `tap` taps passing the value on, `await hook.promise(x)`, then the operation", sizes, ops: ["async"] },
   { id: "hookable", label: "hookable", what: "`createHooks()` with N sync hooks on one name, `await callHook(name, x)`, then the operation", sizes, ops: ["async"] },
   { id: "effect", label: "Effect", what: "a pre-built `Effect.promise(op)` program with N `Effect.flatMap(Effect.succeed)` layers, run with `Effect.runPromise`", sizes, ops: ["async"] },
@@ -162,24 +163,32 @@ const handBuilders: Record<string, Builder> = {
   },
 };
 
+interface KoaCtx { input: Input; output: Input | undefined }
+type KoaLayer = (ctx: KoaCtx, next: () => Promise<unknown>) => Promise<unknown>;
+
+/**
+ * koa-compose with N layers from `makeLayer` (a function of its own for each, as every other
+ * family's hooks are), a fresh context per call and the operation as terminal.
+ */
+const koaBuilder = (makeLayer: () => KoaLayer): Builder => async (_op, n) => {
+  const { default: compose } = await import("koa-compose");
+  const composed = compose<KoaCtx>(Array.from({ length: n }, makeLayer));
+  const terminal = async (ctx: KoaCtx): Promise<void> => {
+    ctx.output = await asyncOp(ctx.input);
+  };
+  return {
+    fn: async (x: Input) => {
+      const ctx: KoaCtx = { input: x, output: undefined };
+      await composed(ctx, terminal as unknown as () => Promise<void>);
+      return ctx.output;
+    },
+    check: isInput,
+  };
+};
+
 const peerBuilders: Record<string, Builder> = {
-  koa: async (_op, n) => {
-    const { default: compose } = await import("koa-compose");
-    interface Ctx { input: Input; output: Input | undefined }
-    const layers = Array.from({ length: n }, () => (_ctx: Ctx, next: () => Promise<unknown>) => next());
-    const composed = compose<Ctx>(layers);
-    const terminal = async (ctx: Ctx): Promise<void> => {
-      ctx.output = await asyncOp(ctx.input);
-    };
-    return {
-      fn: async (x: Input) => {
-        const ctx: Ctx = { input: x, output: undefined };
-        await composed(ctx, terminal as unknown as () => Promise<void>);
-        return ctx.output;
-      },
-      check: isInput,
-    };
-  },
+  koa: koaBuilder(() => (_ctx, next) => next()),
+  "koa-async": koaBuilder(() => async (_ctx, next) => await next()),
   tapable: async (_op, n) => {
     const { AsyncSeriesWaterfallHook } = await import("tapable");
     const hook = new AsyncSeriesWaterfallHook<[Input]>(["value"]);
