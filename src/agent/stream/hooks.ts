@@ -10,6 +10,7 @@
  */
 import { Continue, Replace, Transform } from "../../core/action.ts";
 import type { HookContext } from "../../core/context.ts";
+import { describe } from "../../core/errors.ts";
 import type { Hook } from "../../core/hook.ts";
 import type { DeepReadonly } from "../../core/readonly.ts";
 import type { ModelRequest, ModelResponse } from "../types.ts";
@@ -44,11 +45,11 @@ export interface OutputGateSpec extends Omit<HookFields, "after"> {
  * }))
  */
 export const outputGate = (spec: OutputGateSpec): ModelHook => {
+  checkSpec("outputGate", spec, "{ name, check }", "check", ["replacement", "before"]);
   const { check, holdBack = "all", replacement = (reason: string) => `[output blocked by ${spec.name}: ${reason}]`, before, ...rest } = spec;
   // "none" would let text pass before the check saw it: an output gate holds back all or a window.
   if ((holdBack as unknown) === "none" || holdBackProblem(holdBack) !== undefined)
     throw new TypeError(`outputGate "${spec.name}": holdBack must be "all" or { window: n } with n a number from 0, got ${JSON.stringify(holdBack) ?? String(holdBack)}`);
-  if (typeof check !== "function") throw new TypeError(`outputGate "${spec.name}": check must be a function`);
   return {
     ...rest,
     failMode: spec.failMode ?? "closed",
@@ -93,6 +94,7 @@ export interface ChunkHookSpec extends HookFields {
  * }))
  */
 export const chunkHook = (spec: ChunkHookSpec): ModelHook => {
+  checkSpec("chunkHook", spec, "{ name, chunk }", "chunk", ["before"]);
   const { chunk, before, ...rest } = spec;
   return {
     ...rest,
@@ -102,3 +104,18 @@ export const chunkHook = (spec: ChunkHookSpec): ModelHook => {
     },
   } as ModelHook;
 };
+
+/**
+ * Refuse a spec that is not an object, whose `required` function is missing, or whose `optional`
+ * ones are given but not functions. The hook calls these itself, out of reach of the stack's
+ * registration checks, so a mistake would otherwise fail every call with "fn is not a function".
+ */
+const checkSpec = (factory: string, spec: unknown, shape: string, required: string, optional: readonly string[]): void => {
+  if (typeof spec !== "object" || spec === null) throw new TypeError(`${factory}: the spec must be an object ${shape}, got ${given(spec)}`);
+  const fields = spec as Record<string, unknown>;
+  const wrong = [required, ...optional].find((field) => typeof fields[field] !== "function" && (field === required || fields[field] !== undefined));
+  if (wrong !== undefined) throw new TypeError(`${factory} "${String(fields.name)}": ${wrong} must be a function, got ${given(fields[wrong])}`);
+};
+
+/** A refused value as the message shows it: strings quoted, so `"uppercase"` reads as what was given. */
+const given = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : describe(value));
