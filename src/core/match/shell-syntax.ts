@@ -52,6 +52,17 @@ const newWord = (): Word => ({ text: "", bare: "", quoted: false, dynamic: false
 const openers = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{", "}"]);
 const ansiEscapes: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', "?": "?" };
 
+/**
+ * `function name` (bash's keyword form) only names the function: the body that follows (`{ …; }`,
+ * `( … )`, on this line or the next) is ordinary commands, so the header is dropped when its name ends.
+ */
+const dropFunctionHeader = (words: Word[]): void => {
+  const at = words.length - 2;
+  const keyword = words[at];
+  if (keyword?.text !== "function" || keyword.quoted) return;
+  if (words.slice(0, at).every((w) => !w.quoted && openers.has(w.text))) words.length = at;
+};
+
 class Reader {
   pos = 0;
   dynamic = false;
@@ -76,8 +87,10 @@ class Reader {
       // A `case` command's patterns end in an unbalanced `)`, which inside `$(…)` would close the
       // substitution early and hide what follows: such text is unreadable (fails towards the guard).
       if (word.text === "case" && !word.quoted && redirect === undefined && words.every((w) => !w.quoted && openers.has(w.text))) throw new Unreadable();
-      if (redirect === undefined) words.push(word);
-      else if (redirect !== "file") this.pending.push({ delim: word.text, tabs: redirect === "heredoc-tabs", expand: !word.quoted });
+      if (redirect === undefined) {
+        words.push(word);
+        dropFunctionHeader(words);
+      } else if (redirect !== "file") this.pending.push({ delim: word.text, tabs: redirect === "heredoc-tabs", expand: !word.quoted });
       word = undefined;
       redirect = undefined;
     };

@@ -128,6 +128,21 @@ describe("a Bash(rm *) condition", () => {
   });
 });
 
+describe("a Bash(rm *) condition on function definitions", () => {
+  it("reads the body of bash's function keyword form, with or without () and with the body on later lines", () => {
+    for (const cmd of ["function f { rm -rf /; }; f", "function f { rm -rf /; }", "function f\n{\n  rm -rf /\n}", "{ function f { rm -rf /; }; }"]) {
+      expect(catches(cmd), cmd).toBe(true);
+    }
+  });
+
+  it("lists the body's commands and not the definition line", () => {
+    expect(splitShellCommand("function f { rm -rf /; }; f")).toEqual(["rm -rf /", "f"]);
+    expect(splitShellCommand("function f ( rm -rf / ); f")).toEqual(["rm -rf /", "f"]);
+    expect(splitShellCommand("function f () { ls; }")).toEqual(["ls"]);
+    expect(splitShellCommand("echo function f")).toEqual(["echo function f"]);
+  });
+});
+
 describe("a Bash condition naming more than the command", () => {
   const push = compileMatcher("Bash(git push *)", "h");
   it("runs on any command with $VAR, $() or backticks, as Claude Code does", () => {
