@@ -13,7 +13,8 @@ import { addUsage, noUsage, type LanguageModel, type ModelCallOptions, type Stre
 import { ModelStreamError, spentPartial } from "./stream/errors.ts";
 import { isThenable } from "./stream/parts.ts";
 import type { StartStream } from "./stream/pump.ts";
-import { streamThroughStack } from "./stream/through-stack.ts";
+import { streamThroughStack, type StreamResult } from "./stream/through-stack.ts";
+import { notAResponse } from "./response-shape.ts";
 import { reportedOrEstimated } from "./tokens.ts";
 import type { Message, ModelRequest, ModelResponse, Usage } from "./types.ts";
 import { generateThroughStack, streamStarter } from "./wrap-model.ts";
@@ -38,9 +39,10 @@ const spend = (env: LoopEnv, outcome: Outcome<ModelResponse>): void => {
 };
 
 /**
- * The tokens a settled call spent: its answer's, or what a stream that failed part-way had streamed
- * (its `ModelStreamError`'s partial usage); none for a stream that failed having produced nothing
- * but an estimate, as `budget` refunds it.
+ * The tokens a settled generated call spent: its answer's, or what a stream that failed part-way
+ * had streamed (its `ModelStreamError`'s partial usage, when a hook streamed); none for a stream
+ * that failed having produced nothing but an estimate, as `budget` refunds it. A streamed call's
+ * come from `streamThroughStack` (`StreamResult.spent`), which sees every stream it opened.
  */
 const spent = (outcome: Outcome<ModelResponse>): Usage | undefined => {
   if (outcome._tag === "Completed") return outcome.value.usage;
@@ -74,8 +76,9 @@ const callOnce = async (env: LoopEnv, request: ModelRequest, step: number, conte
   };
   if (env.signal?.aborted === false) env.signal.addEventListener("abort", onAbort, { once: true });
   try {
-    const outcome = await streamOnce(env, request, step, noting(streamStarter(model), streamed), run);
-    if (!counted) spend(env, outcome);
+    const { outcome, spent } = await streamOnce(env, request, step, noting(streamStarter(model), streamed), run);
+    // Every stream the call opened, each attempt a hook made included, and a hook's own answer.
+    if (!counted) env.spent.usage = addUsage(env.spent.usage, spent);
     counted = true;
     return outcome;
   } finally {
@@ -131,21 +134,34 @@ const noting = (start: StartStream, streamed: Streamed): StartStream => {
 };
 
 /** The streamed `modelCall` run, its parts shown to `env.onPart` as they are released. */
-const streamOnce = async (env: LoopEnv, request: ModelRequest, step: number, start: StartStream, run: RunOptions): Promise<Outcome<ModelResponse>> => {
+const streamOnce = async (env: LoopEnv, request: ModelRequest, step: number, start: StartStream, run: RunOptions): Promise<StreamResult> => {
   const call = streamThroughStack(env.stack, request, start, { ...run, holdBack: env.settings.stream });
-  const info = { path: env.path, step };
   try {
-    for await (const part of call.parts) {
-      try {
-        env.onPart?.(part, info);
-      } catch {
-        // A failing display callback must not cut the model's answer short (observers never change the run).
-      }
-    }
+    for await (const part of call.parts) show(env, part, step);
   } catch {
     // The consumer side ends with the caller's abort; the outcome below says what happened.
   }
-  return call.outcome;
+  return call.done;
+};
+
+/** Show `part` to `env.onPart`. A failing display callback must not cut the model's answer short (observers never change the run). */
+const show = (env: LoopEnv, part: StreamPart, step: number): void => {
+  try {
+    env.onPart?.(part, { path: env.path, step });
+  } catch {
+    // ignored, as above
+  }
+};
+
+/**
+ * Show a streaming consumer the answer an `error` hook recovered a call with, as a stream would
+ * have delivered it: after the failed stream's error part, its text, tool calls and finish.
+ */
+const showRecovered = (env: LoopEnv, response: ModelResponse, step: number): void => {
+  if (env.settings.stream === undefined || env.onPart === undefined) return;
+  if (response.text !== "") show(env, { type: "text-delta", text: response.text }, step);
+  for (const call of response.toolCalls) show(env, { type: "tool-call", call }, step);
+  show(env, { type: "finish", finishReason: response.finishReason, usage: response.usage }, step);
 };
 
 /** What a `recover` decision's value becomes: a response as given, or text. */
@@ -174,7 +190,14 @@ export const callModel = async (env: LoopEnv, request: ModelRequest, step: numbe
     if (env.signal?.aborted) throw error;
     const decision = await decide(env, { where: "model", error, attempt });
     if (decision.action === "retry") continue;
-    if (decision.action === "recover") return asResponse(decision.value, request.model);
+    if (decision.action === "recover") {
+      const response = asResponse(decision.value, request.model);
+      // Checked as a provider's or a hook's answer is: the loop must not read a call list that is not one.
+      const malformed = notAResponse(response);
+      if (malformed !== undefined) throw new AgentRunError("model", malformed);
+      showRecovered(env, response, step);
+      return response;
+    }
     throw new AgentRunError("model", error);
   }
 };

@@ -120,6 +120,40 @@ describe("the turn's usage counts what a streamed call spent", () => {
     expect(turn).toMatchObject({ status: "completed", usage: partialUsage });
   });
 
+  it("counts a stream that failed part-way when a modelCall recover hook answers in its place, with the hook's answer", async () => {
+    const answer = { text: "sorry", toolCalls: [], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } } as ModelResponse;
+    const stack = createAgentStack().use("modelCall", { name: "apologise", recover: () => Replace(answer) });
+    const model = createScriptedModel({ turns: [cut("x".repeat(400))], chunkSize: 40 });
+
+    const turn = await createAgent({ model, stack, stream: true }).run("go");
+
+    expect(turn).toMatchObject({ status: "completed", text: "sorry", usage: { inputTokens: 3, outputTokens: 51 } });
+  });
+
+  it("counts a stream that failed part-way when an around hook calls next() again, with the second attempt's answer", async () => {
+    const stack = createAgentStack().use("modelCall", {
+      name: "again",
+      around: async (_ctx, next) => {
+        const first = await next();
+        return first._tag === "Failed" ? next() : first;
+      },
+    });
+    const model = createScriptedModel({ turns: [cut("x".repeat(400)), { text: "fine", usage: { inputTokens: 1000, outputTokens: 1 } }], chunkSize: 40 });
+
+    const turn = await createAgent({ model, stack, stream: true }).run("go");
+
+    expect(turn).toMatchObject({ status: "completed", text: "fine", usage: { inputTokens: 1002, outputTokens: 51 } });
+  });
+
+  it("counts a stream once when a modelCall recover hook answers with a copy of what it had streamed", async () => {
+    const stack = createAgentStack().use("modelCall", { name: "keep-partial", recover: (error) => Replace({ ...(error as { partial: ModelResponse }).partial, text: "cut short" }) });
+    const model = createScriptedModel({ turns: [cut("x".repeat(400))], chunkSize: 40 });
+
+    const turn = await createAgent({ model, stack, stream: true }).run("go");
+
+    expect(turn).toMatchObject({ status: "completed", text: "cut short", usage: partialUsage });
+  });
+
   it("refunds a stream that failed before it produced anything, whose usage is only an estimate", async () => {
     const model = createScriptedModel({ turns: [{ text: "never", error: new Error("connection refused"), errorAfterChunks: 0 }] });
 
@@ -177,5 +211,44 @@ describe("a model call a hook refused by failing closed", () => {
       expect(turn.error).toMatchObject({ by: "pii-check", cause: { name: "HookError", hook: "pii-check", point: "modelCall", phase: "before", kind: "threw" } });
       expect((turn.error as { cause: HookError }).cause).toBeInstanceOf(HookError);
     });
+  }
+});
+
+describe("an answer an error hook recovers a streamed model call with", () => {
+  for (const errorAfterChunks of [0, 2]) {
+    it(`reaches onPart as text and a finish, after the failed stream's error part (${errorAfterChunks} chunks streamed first)`, async () => {
+      const answer = { text: "recovered", toolCalls: [], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } } as ModelResponse;
+      const stack = createAgentStack().use("error", { name: "recover", before: () => Replace({ action: "recover", value: answer } as ErrorDecision) });
+      const model = createScriptedModel({ turns: [{ chunks: ["aaaa", "bbbb"], error: new Error("conn reset"), errorAfterChunks }] });
+      const parts: string[] = [];
+
+      const turn = await createAgent({ model, stack, stream: true, onPart: (p) => void parts.push(p.type === "text-delta" ? p.text : `<${p.type}>`) }).run("go");
+
+      expect(turn).toMatchObject({ status: "completed", text: "recovered" });
+      expect(parts).toEqual([...["aaaa", "bbbb"].slice(0, errorAfterChunks), "<error>", "recovered", "<finish>"]);
+    });
+  }
+});
+
+describe("an answer an error hook recovers a model call with", () => {
+  for (const [what, value] of [
+    ["a call list that is not a list", { text: "x", toolCalls: "oops" }],
+    ["a tool call without a name", { text: "x", toolCalls: [{ id: "c1", input: {} }] }],
+    ["usage that is not token counts", { text: "x", usage: null }],
+  ] as const) {
+    for (const stream of [false, true]) {
+      it(`fails the turn with the response's TypeError when it has ${what}${stream ? ", streamed" : ""}`, async () => {
+        const stack = createAgentStack().use("error", { name: "recover", before: () => Replace({ action: "recover", value } as ErrorDecision) });
+        const model = createScriptedModel({ turns: [{ chunks: ["aaaa"], error: new Error("conn reset"), errorAfterChunks: 0 }] });
+        const parts: string[] = [];
+
+        const turn = await createAgent({ model, stack, stream, onPart: (p) => void parts.push(p.type) }).run("go");
+
+        expect(turn.status).toBe("failed");
+        expect(turn.error).toBeInstanceOf(TypeError);
+        expect((turn.error as Error).message).toMatch(shapeError);
+        expect(parts).not.toContain("tool-call");
+      });
+    }
   }
 });

@@ -25,11 +25,11 @@ import { Outcome, OutcomeRejectedError } from "../../core/outcome.ts";
 import type { DeepReadonly } from "../../core/readonly.ts";
 import { isAbortSignal, linkSignal, notASignal, stopListening } from "../../core/signal.ts";
 import type { Operation } from "../../core/stack-types.ts";
-import type { StreamPart } from "../model.ts";
+import { addUsage, noUsage, type StreamPart } from "../model.ts";
 import { notAResponse } from "../response-shape.ts";
-import type { ModelRequest, ModelResponse, ToolCall } from "../types.ts";
+import type { ModelRequest, ModelResponse, ToolCall, Usage } from "../types.ts";
 import { StreamControl, holdBackProblem, streamControlKey, type HoldBack } from "./control.ts";
-import { ModelStreamError, StreamDivergedError } from "./errors.ts";
+import { ModelStreamError, StreamDivergedError, spentPartial } from "./errors.ts";
 import { pump, type Emitter, type PumpResult, type StartStream } from "./pump.ts";
 import { PartQueue } from "./queue.ts";
 
@@ -57,6 +57,13 @@ export interface StreamResult {
   readonly diverged: boolean;
   /** The hold-back the call used. */
   readonly holdBack: HoldBack;
+  /**
+   * What the call spent: what every provider stream it opened streamed (each attempt of an
+   * `around` hook's retry, a stream a `recover` hook answered for; one that failed having produced
+   * nothing is refunded, as `spentPartial` says), plus the usage of an answer a hook gave in their
+   * place (a fallback's, a recovery's, a cache's).
+   */
+  readonly spent: Usage;
 }
 
 /** A streamed call in flight. */
@@ -120,7 +127,7 @@ export const failedStream = (error: unknown): StackStream => {
   const queue = new PartQueue<StreamPart>(() => {});
   queue.push({ type: "error", error });
   queue.close();
-  const result: StreamResult = { outcome: Outcome.failed(error), emittedText: "", diverged: false, holdBack: "none" };
+  const result: StreamResult = { outcome: Outcome.failed(error), emittedText: "", diverged: false, holdBack: "none", spent: noUsage };
   return { parts: queue, done: Promise.resolve(result), outcome: Promise.resolve(result.outcome), cancel: () => {} };
 };
 
@@ -169,6 +176,24 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
   // The last provider stream's response, to tell whether the answer settled on came from it.
   let last: ModelResponse | undefined;
   let attempts = 0;
+  // What this call's provider streams spent, and the objects their responses carry: an answer
+  // holding one of them (a stream's own, an `after` hook's `{ ...res, text }`, a `recover` hook's
+  // partial) is counted by its stream, any other answer (a hook's, in their place) by its usage.
+  let streamedSpent: Usage = noUsage;
+  const streamedObjects = new WeakSet<object>();
+  const noteStream = (response: ModelResponse, spent: boolean): void => {
+    if (spent) streamedSpent = addUsage(streamedSpent, response.usage);
+    for (const o of [response, response.usage, response.toolCalls]) if (typeof o === "object" && o !== null) streamedObjects.add(o);
+  };
+  const fromStreams = (answer: ModelResponse): boolean =>
+    streamedObjects.has(answer) || [answer.usage, answer.toolCalls].some((o) => typeof o === "object" && o !== null && streamedObjects.has(o));
+  const spentBy = (outcome: Outcome<ModelResponse>): Usage => {
+    const error = outcome._tag === "Failed" && outcome.error instanceof ModelStreamError ? outcome.error : undefined;
+    const answer = outcome._tag === "Completed" ? outcome.value : error?.partial;
+    if (answer === undefined || fromStreams(answer)) return streamedSpent;
+    const own = error !== undefined ? spentPartial(error)?.usage : answer.usage;
+    return own === undefined ? streamedSpent : addUsage(streamedSpent, own);
+  };
   const operation = async (req: DeepReadonly<ModelRequest>, ctx: { readonly signal: AbortSignal }): Promise<ModelResponse> => {
     pre.dispose();
     attempts++;
@@ -179,6 +204,9 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
     let result: PumpResult;
     try {
       result = await pump({ request: req, start, signal: ctx.signal, cut: cut.signal, control, mode, out });
+    } catch (error) {
+      if (error instanceof ModelStreamError) noteStream(error.partial, spentPartial(error) !== undefined);
+      throw error;
     } finally {
       streamed = true;
       if (caller?.aborted === true) tellPostPhase();
@@ -187,6 +215,7 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
     linked = result.linked;
     preamble = result.preamble;
     last = result.response;
+    noteStream(result.response, true);
     return result.response;
   };
 
@@ -201,7 +230,7 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
       const failed = Outcome.failed(error);
       queue.push({ type: "error", error });
       queue.close();
-      return { outcome: failed, emittedText: out.emitted, diverged: false, holdBack: mode };
+      return { outcome: failed, emittedText: out.emitted, diverged: false, holdBack: mode, spent: streamedSpent };
     }
   };
 
@@ -238,7 +267,7 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
     } else if (outcome._tag === "Rejected") queue.push({ type: "error", error: new OutcomeRejectedError(outcome.reason, outcome.by, outcome.cause) });
     else queue.push({ type: "error", error: outcome.error instanceof ModelStreamError ? outcome.error.cause : outcome.error });
     queue.close();
-    return { outcome, emittedText: out.emitted, diverged, holdBack: mode };
+    return { outcome, emittedText: out.emitted, diverged, holdBack: mode, spent: spentBy(outcome) };
   };
 
   let run: Promise<Outcome<ModelResponse>>;

@@ -56,4 +56,42 @@ describe("streamThroughStack", () => {
     expect(parts.map((p) => p.type)).toEqual(["error"]);
     expect(outcome).toMatchObject({ _tag: "Failed", error: { name: "TypeError", message: expect.stringMatching(/^the modelCall response is not a response \(.*finishReason a string and usage/) } });
   });
+
+  describe("says what the call spent", () => {
+    // "Hel" streamed before the reset: 1 token estimated out, and the request's tokens in.
+    const failedSpent = { outputTokens: 1 };
+
+    it("counting the failed stream and the retry's answer when an around hook calls next() again", async () => {
+      const { spent } = await wrapModel(retryOnce, failsThenAnswers("Hello")).streamWithOutcome(request()).done;
+
+      expect(spent.outputTokens).toBe(failedSpent.outputTokens + 2);
+      expect(spent.inputTokens).toBeGreaterThan(1);
+    });
+
+    it("counting the failed stream and the usage of the answer a recover hook gave in its place", async () => {
+      const answer = { text: "sorry", toolCalls: [], finishReason: "stop", usage: { inputTokens: 0, outputTokens: 7 } } as ModelResponse;
+      const stack = createAgentStack().use("modelCall", { name: "apologise", recover: () => Replace(answer) });
+
+      const { spent } = await wrapModel(stack, failsThenAnswers("unused")).streamWithOutcome(request()).done;
+
+      expect(spent.outputTokens).toBe(failedSpent.outputTokens + 7);
+    });
+
+    it("counting a cache's answer by its usage when no stream was opened", async () => {
+      const answer = { text: "cached", toolCalls: [], finishReason: "stop", usage: { inputTokens: 3, outputTokens: 4 } } as ModelResponse;
+      const stack = createAgentStack().use("modelCall", { name: "cache", before: () => Replace(answer) });
+
+      const { spent } = await wrapModel(stack, createScriptedModel({ turns: ["fresh"] })).streamWithOutcome(request()).done;
+
+      expect(spent).toEqual({ inputTokens: 3, outputTokens: 4 });
+    });
+
+    it("counting a stream once when an after hook rewrites its text", async () => {
+      const stack = createAgentStack().use("modelCall", { name: "shout", after: (res) => Replace({ ...(res as ModelResponse), text: res.text.toUpperCase() }) });
+
+      const { spent } = await wrapModel(stack, createScriptedModel({ turns: [{ text: "fresh", usage: { inputTokens: 5, outputTokens: 6 } }] })).streamWithOutcome(request()).done;
+
+      expect(spent).toEqual({ inputTokens: 5, outputTokens: 6 });
+    });
+  });
 });
