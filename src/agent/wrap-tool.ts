@@ -144,6 +144,7 @@ export interface WrappedTool extends AgentTool {
  * await bash.execute({ command: "rm -rf /" }, { signal, toolCallId: "c1" }) // throws ToolCallError: rejected by no-rm-rf
  */
 export const wrapTool = (stack: ToolCallStack, tool: AgentTool, defaults: Omit<RunOptions, "signal"> = {}): WrappedTool => {
+  checkWrapped(stack, tool);
   const lookup: ToolLookup = (name) => (name === tool.name ? tool : undefined);
   const call: WrappedTool["call"] = (c, options) => {
     if (typeof c !== "object" || c === null) return Promise.reject(new TypeError(`wrapTool(${tool.name}).call: the call must be an object { id, input }, got ${c === null ? "null" : typeof c}`));
@@ -175,3 +176,19 @@ export const wrapTool = (stack: ToolCallStack, tool: AgentTool, defaults: Omit<R
     },
   };
 };
+
+/**
+ * Refuse a stack without `run`, or a tool without a name or an `execute` function, when wrapping:
+ * otherwise every call would fail later with "tool.execute is not a function".
+ */
+const checkWrapped = (stack: unknown, tool: unknown): void => {
+  if (typeof (stack as Partial<ToolCallStack> | null)?.run !== "function")
+    throw new TypeError(`wrapTool: stack must be a stack with run (createAgentStack()), got ${given(stack)}`);
+  if (typeof tool !== "object" || tool === null) throw new TypeError(`wrapTool: tool must be an object { name, execute }, got ${given(tool)}`);
+  const { name, execute } = tool as Partial<AgentTool>;
+  if (typeof name !== "string" || name === "") throw new TypeError(`wrapTool: tool.name must be a non-empty string, got ${given(name)}`);
+  if (typeof execute !== "function") throw new TypeError(`wrapTool "${name}": execute must be a function, got ${given(execute)}`);
+};
+
+/** A refused value as the message shows it: strings quoted, so `"run"` reads as what was given. */
+const given = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : describe(value));
