@@ -3,7 +3,7 @@
  * registration mistake throws a `RegistrationError` (a `TypeError`) naming the hook and field.
  */
 import type { Continue, Reject, Replace, Transform } from "./action.ts";
-import type { HookContext, RunEvent } from "./context.ts";
+import type { HookContext, HookInfo, RunEvent } from "./context.ts";
 import { RegistrationError } from "./errors.ts";
 import { compileMatcher } from "./match/matcher.ts";
 import type { Matcher, MatchSpec } from "./match/types.ts";
@@ -86,6 +86,11 @@ export interface CompiledHook {
   readonly around: AnyFn | undefined;
   readonly recover: AnyFn | undefined;
   readonly observe: AnyFn | undefined;
+  /**
+   * What the hook sees of itself as `ctx.hook`: frozen, and made here, once per registration,
+   * so that no run pays for it and no hook can reach (and rewrite) this record through it.
+   */
+  readonly info: HookInfo;
 }
 
 const phases = ["before", "after", "around", "recover", "observe"] as const;
@@ -117,7 +122,10 @@ export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointNa
   for (const flag of ["shadow", "recheck", "disabled"] as const)
     if (s[flag] !== undefined && typeof s[flag] !== "boolean") throw new RegistrationError(name, flag, `must be a boolean, got ${typeof s[flag]}`);
   if (s.source !== undefined && typeof s.source !== "string") throw new RegistrationError(name, "source", "must be a string");
-  // A plain object, not frozen: it never leaves the stack, and frozen objects are slower to read in the hot loop.
+  // A plain object, not frozen: it never leaves the stack (hooks see `info`), and frozen objects
+  // are slower to read in the hot loop.
+  const shadow = s.shadow === true;
+  const source = s.source as string | undefined;
   return {
     name,
     priority,
@@ -125,15 +133,16 @@ export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointNa
     matcher: compileMatcher(s.match, name),
     timeoutMs: timeoutMs as number | undefined,
     failMode,
-    shadow: s.shadow === true,
+    shadow,
     recheck: s.recheck === true,
     disabled: s.disabled === true,
-    source: s.source as string | undefined,
+    source,
     before: s.before as AnyFn | undefined,
     after: s.after as AnyFn | undefined,
     around: s.around as AnyFn | undefined,
     recover: s.recover as AnyFn | undefined,
     observe: s.observe as AnyFn | undefined,
+    info: Object.freeze({ name, shadow, source }),
   };
 };
 

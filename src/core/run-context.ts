@@ -174,7 +174,7 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
         const around = f as unknown as { scope: RunSignal | undefined; hook: CompiledHook };
         if (around.scope !== undefined) around.scope.watch(new GivenUpOn(own, guard, this.point, around.hook.name));
       }
-    return new ScopedContext(this, input, own, noHook as CompiledHook);
+    return new ScopedContext(this, input, own, undefined);
   }
 
   /** `own` (an operation call's or a timed hook's signal) runs until `release`: see `running`. */
@@ -220,9 +220,10 @@ export class RunContext<I = unknown> implements HookContext<I>, Frame {
     return false;
   }
 
-  /** The hook being called: its name, whether it runs in shadow mode, where it came from. */
+  /** The hook being called: its name, whether it runs in shadow mode, where it came from (its frozen view, never its record). */
   get hook(): HookInfo {
-    return (this.current ?? noHook) as HookInfo;
+    const current = this.current;
+    return current === undefined ? noHook : current.info;
   }
 
   /** A unique id for this `stack.run` call, made on first use. */
@@ -358,12 +359,18 @@ export class ScopedContext<I = unknown> implements HookContext<I> {
   declare readonly input: any;
   /** The hook's own signal (it has a timeout) or an operation call's, or undefined for the run's. */
   declare readonly own: RunSignal | undefined;
-  declare readonly hook: CompiledHook;
-  constructor(run: RunContext<I>, input: any, own: RunSignal | undefined, hook: CompiledHook) {
+  /** The hook this context is for, the engine's record of it; undefined for an operation call's. Hooks see `hook`. */
+  declare readonly owner: CompiledHook | undefined;
+  constructor(run: RunContext<I>, input: any, own: RunSignal | undefined, owner: CompiledHook | undefined) {
     this.run = run;
     this.input = input;
     this.own = own;
-    this.hook = hook;
+    this.owner = owner;
+  }
+  /** The hook's frozen view of itself (see `CompiledHook.info`): a getter, so that it costs this object no field. */
+  get hook(): HookInfo {
+    const owner = this.owner;
+    return owner === undefined ? noHook : owner.info;
   }
   /** The hook's own signal if it has a timeout, else the run's; either is made on first read (see RunSignal). */
   get signal(): AbortSignal { return this.own === undefined ? this.run.signal : this.own.signal; }
@@ -377,7 +384,7 @@ export class ScopedContext<I = unknown> implements HookContext<I> {
   get path(): readonly string[] { return this.run.path; }
   get store(): StateStore { return this.run.store; }
   state(scope?: "session" | "global"): StateStore { return this.run.state(scope); }
-  addContext(text: string): void { this.run.addContextFrom(this.hook, text); }
+  addContext(text: string): void { this.run.addContextFrom(this.owner, text); }
   approve(request: { readonly reason?: string; readonly hook: string; readonly input?: unknown; readonly signal?: AbortSignal }): Promise<ApprovalDecision> { return this.run.approve(request); }
   waitUntil(work: PromiseLike<unknown>): void { this.run.waitUntil(work); }
 }
