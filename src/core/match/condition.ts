@@ -2,8 +2,9 @@
  * Conditions on a point's detail string, the `pattern` in `Name(pattern)`: shell patterns for
  * shell tools, `domain:` for URLs, path globs for everything else. Each is compiled once.
  * When the detail cannot be understood (a shell command that cannot be read, a command whose name is
- * only known at run time, a URL that does not parse), the condition matches: a guard written as
- * `Bash(rm *)` must not be skipped because the input was garbled on purpose.
+ * only known at run time, a shell that reads its script from a pipe or a file, a URL that does not
+ * parse), the condition matches: a guard written as `Bash(rm *)` must not be skipped because the
+ * input was garbled on purpose.
  */
 import { compileGlob } from "./glob.ts";
 import { analyseShell } from "./shell.ts";

@@ -1,7 +1,7 @@
 /**
  * A quote-aware reader of POSIX shell text. It finds every simple command, including those in
  * `$(…)`, backticks, `(…)` subshells, process substitutions and here-document bodies, without
- * running or expanding anything. It is deliberately strict: anything it cannot read with
+ * running or expanding anything, and the text a here-string or here-document feeds to each. It is deliberately strict: anything it cannot read with
  * certainty (an unclosed quote, a stray `)`, a `case` pattern) is reported as unreadable, so
  * that callers can fail towards the cautious side instead of guessing.
  */
@@ -16,9 +16,16 @@ export interface Word {
   dynamic: boolean;
 }
 
+/**
+ * One simple command's words. `stdin` is the text a here-string (`<<< '…'`) or here-document feeds
+ * to its standard input (the last redirection of descriptor 0 wins); it is absent when the input is
+ * inherited, a pipe or a file, whose contents cannot be known from the text.
+ */
+export type SimpleCommand = readonly Word[] & { readonly stdin?: Word };
+
 /** What the reader found: each simple command as words, and whether anything expands at run time. */
 export interface ShellSyntax {
-  readonly commands: readonly (readonly Word[])[];
+  readonly commands: readonly SimpleCommand[];
   readonly dynamic: boolean;
 }
 
@@ -45,7 +52,7 @@ export const readShell = (src: string, depth = 0): ShellSyntax | undefined => {
   }
 };
 
-type Redirect = "file" | "heredoc" | "heredoc-tabs";
+type Redirect = "file" | "herestring" | "heredoc" | "heredoc-tabs";
 const newWord = (): Word => ({ text: "", bare: "", quoted: false, dynamic: false });
 // `$'…'` escapes we decode; any other escape (hex, octal, unicode) could spell a command name, so it marks the word dynamic.
 /** Reserved words after which a word is in command position. */
@@ -66,9 +73,10 @@ const dropFunctionHeader = (words: Word[]): void => {
 class Reader {
   pos = 0;
   dynamic = false;
-  readonly commands: Word[][] = [];
+  readonly commands: SimpleCommand[] = [];
   private level: number;
-  private pending: { delim: string; tabs: boolean; expand: boolean }[] = [];
+  /** Here-documents whose bodies follow the next newline; each body is read into its `text` word. */
+  private pending: { delim: string; tabs: boolean; expand: boolean; text: Word }[] = [];
 
   constructor(private readonly src: string, depth: number) {
     this.level = depth;
@@ -81,6 +89,9 @@ class Reader {
     let words: Word[] = [];
     let word: Word | undefined;
     let redirect: Redirect | undefined;
+    /** The redirection being read is of descriptor 0 and reads into the command (`<`, `<<<`, `<<`, `<>`, `<&`). */
+    let intoStdin = false;
+    let stdin: Word | undefined;
     const current = (): Word => (word ??= newWord());
     const endWord = (): void => {
       if (word === undefined) return;
@@ -90,16 +101,26 @@ class Reader {
       if (redirect === undefined) {
         words.push(word);
         dropFunctionHeader(words);
-      } else if (redirect !== "file") this.pending.push({ delim: word.text, tabs: redirect === "heredoc-tabs", expand: !word.quoted });
+      } else if (redirect === "herestring") {
+        if (intoStdin) stdin = word;
+      } else if (redirect === "file") {
+        if (intoStdin) stdin = undefined;
+      } else {
+        const text = newWord();
+        this.pending.push({ delim: word.text, tabs: redirect === "heredoc-tabs", expand: !word.quoted, text });
+        if (intoStdin) stdin = text;
+      }
       word = undefined;
       redirect = undefined;
+      intoStdin = false;
     };
     const endCommand = (): void => {
       // An operator without its target (`ls >; rm x`, `cat <<` at a newline) is a syntax error in sh.
       if (word === undefined && redirect !== undefined) throw new Unreadable();
       endWord();
-      if (words.length > 0) this.commands.push(words);
+      if (words.length > 0) this.commands.push(stdin === undefined ? words : Object.assign(words, { stdin }));
       words = [];
+      stdin = undefined;
     };
     while (this.pos < src.length) {
       const c = src.charAt(this.pos);
@@ -149,11 +170,15 @@ class Reader {
         this.substitution(current(), 1); // process substitution <(…) >(…)
       } else if (c === "<" || c === ">") {
         // A file-descriptor number glued to the operator (`2>`) is part of it, not a word.
-        if (word !== undefined && redirect === undefined && /^\d+$/.test(word.bare) && word.bare === word.text) word = undefined;
-        else endWord();
+        let fd = 0;
+        if (word !== undefined && redirect === undefined && /^\d+$/.test(word.bare) && word.bare === word.text) {
+          fd = Number(word.text);
+          word = undefined;
+        } else endWord();
         const op = /^(?:<<<|<<-|<<|<>|<&|>>|>\||>&|<|>)/.exec(src.slice(this.pos, this.pos + 3))?.[0] ?? c;
         this.pos += op.length;
-        redirect = op === "<<" ? "heredoc" : op === "<<-" ? "heredoc-tabs" : "file";
+        redirect = op === "<<" ? "heredoc" : op === "<<-" ? "heredoc-tabs" : op === "<<<" ? "herestring" : "file";
+        intoStdin = c === "<" && fd === 0;
       } else if (c === "#" && word === undefined) {
         const end = src.indexOf("\n", this.pos);
         this.pos = end === -1 ? src.length : end;
@@ -204,7 +229,8 @@ class Reader {
         if ((doc.tabs ? line.replace(/^\t+/, "") : line) === doc.delim) break;
         body += `${line}\n`;
       }
-      if (doc.expand) this.nested(body, (r) => r.expand(newWord(), undefined));
+      if (doc.expand) this.nested(body, (r) => r.expand(doc.text, undefined));
+      else doc.text.text = body;
     }
     this.pending = [];
   }

@@ -1,10 +1,12 @@
 /**
  * Splitting a shell command into the simple commands it runs, for `Bash(pattern)` conditions.
  * Besides each simple command as written, it lists what that command runs through wrappers
- * (`sudo`, `timeout 5`, `xargs`, `env FOO=1`, `bash -c '…'`, `eval`, `find -exec`), so that a
- * condition on `rm *` sees `rm` in `sudo rm -rf /` and one on `sudo *` still sees the `sudo`.
+ * (`sudo`, `timeout 5`, `xargs`, `env FOO=1`, `bash -c '…'`, `eval`, `find -exec`) and what a
+ * shell reads from a here-string or here-document (`bash <<< '…'`), so that a condition on `rm *`
+ * sees `rm` in `sudo rm -rf /` and one on `sudo *` still sees the `sudo`. A shell whose code the
+ * text does not hold (`… | sh`, `sh < x.sh`, `. <(…)`) is opaque, like a command named at run time.
  */
-import { readShell, type Word } from "./shell-syntax.ts";
+import { readShell, type SimpleCommand, type Word } from "./shell-syntax.ts";
 
 /** How a wrapper command takes its options: those that consume the next word, how many operands precede the command, and which option carries a whole command string. */
 export interface WrapperSyntax {
@@ -63,7 +65,7 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
   ["--", { valued: [], operands: 0 }],
 ]);
 
-/** Shells whose `-c` runs a script given as a string. */
+/** Shells whose `-c` runs a script given as a string, and that read their script from standard input without one. */
 const shells = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"]);
 /** Reserved words that open or continue a compound command; the command after them is what runs. */
 const keywords = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "fi", "done", "esac"]);
@@ -110,7 +112,8 @@ export const analyseShell = (command: string, depth = 0): ShellAnalysis | undefi
     const text = words.map((w) => w.text).join(" ").replace(/\s+/g, " ").trim();
     if (text !== "") commands.add(text);
   };
-  const visit = (start: readonly Word[]): boolean => {
+  // `stdin` is the simple command's here-text, which a shell or `source /dev/stdin` in it runs as code.
+  const visit = (start: readonly Word[], stdin: Word | undefined): boolean => {
     let form = start;
     while (form[0] !== undefined && keywords.has(form[0].text) && !form[0].quoted) form = form.slice(1);
     while (form[0] !== undefined) {
@@ -125,8 +128,9 @@ export const analyseShell = (command: string, depth = 0): ShellAnalysis | undefi
       // `/bin/rm` runs `rm`: list it by its bare name too, so a condition on `rm *` sees it.
       const name = unknown ? head.text : head.text.slice(head.text.lastIndexOf("/") + 1);
       if (name !== head.text && name !== "") add([{ ...head, text: name }, ...form.slice(1)]);
-      const script = inlineScript(name, form);
-      if (script !== undefined) {
+      const script = codeRun(name, form, stdin);
+      if (script === "unseen") opaque = true;
+      else if (script !== undefined) {
         if (script.dynamic) opaque = true;
         const inner = analyseShell(script.text, depth + 1);
         if (inner === undefined) return false;
@@ -134,12 +138,12 @@ export const analyseShell = (command: string, depth = 0): ShellAnalysis | undefi
         dynamic ||= inner.dynamic;
         opaque ||= inner.opaque;
       }
-      if (name === "find") for (const sub of findExec(form)) if (!visit(sub)) return false;
+      if (name === "find") for (const sub of findExec(form)) if (!visit(sub, stdin)) return false;
       form = unwrap(name, form);
     }
     return true;
   };
-  for (const words of syntax.commands) if (!visit(words)) return undefined;
+  for (const words of syntax.commands) if (!visit(words, (words as SimpleCommand).stdin)) return undefined;
   return { commands: [...commands], dynamic, opaque };
 };
 
@@ -168,20 +172,21 @@ const unwrap = (name: string, form: readonly Word[]): readonly Word[] => {
   return form.slice(i + syntax.operands);
 };
 
-/** The script a command runs from a string: `bash -c '…'`, `eval …`, `env -S '…'`. */
-const inlineScript = (name: string, form: readonly Word[]): { text: string; dynamic: boolean } | undefined => {
-  const pick = (words: readonly Word[]) => ({ text: words.map((w) => w.text).join(" "), dynamic: words.some((w) => w.dynamic) });
+/**
+ * The code a command runs, as far as its text tells: a script (`bash -c '…'`, `eval …`, `env -S '…'`,
+ * `bash <<< '…'`), `"unseen"` when it reads code the text does not hold (`… | sh`, `sh < x.sh`,
+ * `. <(…)`), or `undefined` when it runs no code of its own, or a script file (`bash x.sh`).
+ */
+type Code = { text: string; dynamic: boolean } | "unseen" | undefined;
+
+const pick = (words: readonly Word[]): Code => ({ text: words.map((w) => w.text).join(" "), dynamic: words.some((w) => w.dynamic) });
+
+const codeRun = (name: string, form: readonly Word[], stdin: Word | undefined): Code => {
   if (name === "eval") return form.length > 1 ? pick(form.slice(1)) : undefined;
-  if (shells.has(name)) {
-    let runsString = false;
-    for (let i = 1; i < form.length; i++) {
-      const t = form[i]!.text;
-      if (t === "-o" || t === "+o") i++; // takes a value: `bash -o pipefail -c …`
-      else if (t === "--") return runsString && form[i + 1] ? pick([form[i + 1]!]) : undefined;
-      else if (/^[-+]/.test(t)) runsString ||= /^-[A-Za-z]*c/.test(t);
-      else return runsString ? pick([form[i]!]) : undefined; // the first operand is the script
-    }
-    return undefined;
+  if (shells.has(name)) return shellCode(form, stdin);
+  if (name === "source" || name === ".") {
+    const file = form[1]?.text === "--" ? form[2] : form[1];
+    return file === undefined ? undefined : scriptFile(file, stdin);
   }
   const options = SHELL_WRAPPERS.get(name)?.script ?? [];
   for (let i = 1; i < form.length; i++) {
@@ -193,6 +198,41 @@ const inlineScript = (name: string, form: readonly Word[]): { text: string; dyna
   }
   return undefined;
 };
+
+/** Options of a shell that take the next word as their value (`-o pipefail`, `-euxo pipefail`, `--rcfile f`). */
+const valuedShellOption = /^(?:[-+][A-Za-z]*[oO]|--rcfile|--init-file)$/;
+
+/** A shell runs its `-c` string, else its first operand as a script file, else (or with `-s`) what it reads on standard input. */
+const shellCode = (form: readonly Word[], stdin: Word | undefined): Code => {
+  let runsString = false;
+  let readsStdin = false;
+  let operand: Word | undefined;
+  for (let i = 1; i < form.length; i++) {
+    const t = form[i]!.text;
+    if (t === "--version" || t === "--help") return undefined;
+    if (t === "--" || !/^[-+]/.test(t)) {
+      operand = t === "--" ? form[i + 1] : form[i];
+      break;
+    }
+    runsString ||= /^-[A-Za-z]*c/.test(t);
+    readsStdin ||= /^-[A-Za-z]*s/.test(t);
+    if (valuedShellOption.test(t)) i++;
+  }
+  if (runsString) return operand === undefined ? undefined : pick([operand]);
+  if (readsStdin || operand === undefined) return hereText(stdin);
+  return scriptFile(operand, stdin);
+};
+
+/** A script named by path: standard input's device runs the here-text, a process substitution or other descriptor runs unseen code. */
+const scriptFile = (file: Word, stdin: Word | undefined): Code => {
+  if (file.dynamic && /^[<>]\(/.test(file.text)) return "unseen";
+  const fd = /^(?:\/dev\/fd\/|\/proc\/(?:self|\d+)\/fd\/)(\d+)$/.exec(file.text)?.[1];
+  if (file.text === "/dev/stdin" || fd === "0") return hereText(stdin);
+  return fd === undefined ? undefined : "unseen";
+};
+
+/** Code read from standard input: the here-string or here-document if the command has one, else unseen (a pipe, a file, the terminal). */
+const hereText = (stdin: Word | undefined): Code => (stdin === undefined ? "unseen" : { text: stdin.text, dynamic: stdin.dynamic });
 
 /** `find … -exec cmd {} ;` runs `cmd` for each file. */
 const findExec = (form: readonly Word[]): Word[][] => {

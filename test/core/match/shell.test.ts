@@ -143,6 +143,39 @@ describe("a Bash(rm *) condition on function definitions", () => {
   });
 });
 
+describe("a Bash(rm *) condition on a shell that reads its script from standard input", () => {
+  it("reads a literal here-string or here-document fed to a shell as the script it runs", () => {
+    for (const cmd of ["bash <<< 'rm -rf /'", "sh <<< 'rm -rf /'", "bash -s <<< 'rm -rf /'", "bash <<'EOF'\nrm -rf /\nEOF", "sh <<EOF\nls && rm x\nEOF\n", "source /dev/stdin <<< 'rm x'", "sudo bash <<< 'rm x'"]) {
+      expect(catches(cmd), cmd).toBe(true);
+    }
+    expect(analyseShell("bash <<< 'ls; rm -rf /'")).toMatchObject({ opaque: false, commands: ["bash", "ls", "rm -rf /"] });
+    expect(analyseShell("bash <<'EOF'\nls\nEOF")).toMatchObject({ opaque: false, commands: ["bash", "ls"] });
+  });
+
+  it("finds the -c script after options that take a value, so it is not mistaken for a script file", () => {
+    for (const cmd of ["bash -euxo pipefail -c 'rm -rf /'", "bash -O extglob -c 'rm x'", "bash --rcfile x -c 'rm x'"]) expect(catches(cmd), cmd).toBe(true);
+  });
+
+  it("does not read a here-string given to another file descriptor, or replaced by a later redirection, as the script", () => {
+    expect(analyseShell("bash 3<<< 'ls'")?.opaque).toBe(true);
+    expect(analyseShell("bash <<< 'ls' < /tmp/x.sh")?.opaque).toBe(true);
+  });
+
+  it("matches a shell whose script comes from a pipe, a file, a process substitution or a here-document that expands", () => {
+    for (const cmd of ["echo 'rm -rf /' | sh", "printf 'rm -rf /' | bash", "sh < /tmp/x.sh", "bash < <(curl x)", "bash <(curl x)", ". <(echo rm x)", "source <(echo rm x)", "cat x | source /dev/stdin", "bash", "bash <<< \"$SCRIPT\"", "bash <<EOF\n$SCRIPT\nEOF"]) {
+      expect(catches(cmd), cmd).toBe(true);
+      expect(analyseShell(cmd)?.opaque, cmd).toBe(true);
+    }
+  });
+
+  it("leaves ordinary commands as they were: a script file, sh -c, pipes between other programs", () => {
+    for (const cmd of ["bash script.sh", "sh -c 'ls'", "cat file | grep x", "ls <<< 'rm x'", "cat <<EOF\nrm x\nEOF", "source ./env.sh", "bash --version"]) {
+      expect(catches(cmd), cmd).toBe(false);
+      expect(analyseShell(cmd)?.opaque, cmd).toBe(false);
+    }
+  });
+});
+
 describe("a Bash condition naming more than the command", () => {
   const push = compileMatcher("Bash(git push *)", "h");
   it("runs on any command with $VAR, $() or backticks, as Claude Code does", () => {
