@@ -4,6 +4,7 @@
  * around the provider stream (see `streamThroughStack`).
  */
 import type { RunOptions } from "../core/context.ts";
+import { describe } from "../core/errors.ts";
 import { Outcome } from "../core/outcome.ts";
 import type { LanguageModel, ModelCallOptions, StreamPart } from "./model.ts";
 import { responseParts } from "./model.ts";
@@ -86,6 +87,7 @@ export const streamStarter = (model: LanguageModel): StartStream =>
  * for await (const part of guarded.stream({ model: guarded.id, messages })) render(part)
  */
 export const wrapModel = (stack: ModelCallStack, model: LanguageModel, defaults: Omit<WrappedCallOptions, "signal"> = {}): WrappedModel => {
+  checkWrapped(stack, model);
   const holdBack = holdBackProblem(defaults.holdBack);
   if (holdBack !== undefined) throw new TypeError(`wrapModel: ${holdBack}`);
   const start = streamStarter(model);
@@ -114,3 +116,21 @@ export const wrapModel = (stack: ModelCallStack, model: LanguageModel, defaults:
     streamWithOutcome,
   };
 };
+
+/**
+ * Refuse a stack without `run`, or a model that is not a `LanguageModel`, when wrapping: otherwise
+ * the first call would fail with a raw "Cannot read properties of null". A model without `stream`
+ * is one: it is streamed from `generate`.
+ */
+const checkWrapped = (stack: unknown, model: unknown): void => {
+  if (typeof (stack as Partial<ModelCallStack> | null)?.run !== "function")
+    throw new TypeError(`wrapModel: stack must be a stack with run (createAgentStack()), got ${given(stack)}`);
+  if (typeof model !== "object" || model === null) throw new TypeError(`wrapModel: model must be a LanguageModel object ({ id, generate, stream? }), got ${given(model)}`);
+  const { id, generate, stream } = model as Partial<LanguageModel>;
+  if (typeof id !== "string") throw new TypeError(`wrapModel: model.id must be a string, got ${given(id)}`);
+  if (typeof generate !== "function") throw new TypeError(`wrapModel "${id}": generate must be a function, got ${given(generate)}`);
+  if (stream !== undefined && typeof stream !== "function") throw new TypeError(`wrapModel "${id}": stream must be a function when given, got ${given(stream)}`);
+};
+
+/** A refused value as the message shows it: strings quoted, so `"gpt"` reads as what was given. */
+const given = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : describe(value));

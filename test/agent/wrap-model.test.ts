@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { HookError, OutcomeRejectedError, Replace } from "../../src/index.ts";
-import { createAgentStack, createScriptedModel, wrapModel, type ModelRequest, type ModelResponse, type StreamPart } from "../../src/agent/index.ts";
+import { createAgentStack, createScriptedModel, wrapModel, type LanguageModel, type ModelCallStack, type ModelRequest, type ModelResponse, type StreamPart } from "../../src/agent/index.ts";
 
 const request: ModelRequest = { model: "scripted", messages: [{ role: "user", content: "hi" }] };
 
@@ -53,5 +53,42 @@ describe("wrapModel's generate, refused by a hook that failed closed", () => {
 
     expect(error).toBeInstanceOf(OutcomeRejectedError);
     expect(error).toMatchObject({ by: "pii-check", cause: { hook: "pii-check", point: "modelCall", kind: "threw" } });
+  });
+});
+
+describe("wrapModel at creation", () => {
+  const generate = async () => ({ text: "ok", toolCalls: [], finishReason: "stop" as const, usage: { inputTokens: 1, outputTokens: 1 } });
+
+  it("refuses a model that is not an object, instead of a raw property read", () => {
+    expect(() => wrapModel(createAgentStack(), null as unknown as LanguageModel)).toThrow(
+      new TypeError("wrapModel: model must be a LanguageModel object ({ id, generate, stream? }), got null"),
+    );
+  });
+
+  it("refuses a model without generate, saying what was given", () => {
+    expect(() => wrapModel(createAgentStack(), { id: "m", generate: "gpt" } as unknown as LanguageModel)).toThrow(
+      new TypeError('wrapModel "m": generate must be a function, got "gpt"'),
+    );
+  });
+
+  it("refuses a stream that is given but not a function", () => {
+    expect(() => wrapModel(createAgentStack(), { id: "m", generate, stream: null } as unknown as LanguageModel)).toThrow(
+      new TypeError('wrapModel "m": stream must be a function when given, got null'),
+    );
+  });
+
+  it("refuses a model whose id is not a string", () => {
+    expect(() => wrapModel(createAgentStack(), { generate } as unknown as LanguageModel)).toThrow(new TypeError("wrapModel: model.id must be a string, got undefined"));
+  });
+
+  it("refuses a stack it cannot run the modelCall point on", () => {
+    expect(() => wrapModel({} as ModelCallStack, { id: "m", generate })).toThrow(new TypeError("wrapModel: stack must be a stack with run (createAgentStack()), got {}"));
+  });
+
+  it("still wraps a model without stream, streaming it from generate", async () => {
+    const model = wrapModel(createAgentStack(), { id: "m", generate });
+
+    expect(await model.generate(request)).toMatchObject({ text: "ok" });
+    expect(await errorPart(model.stream(request))).toBeUndefined();
   });
 });
