@@ -17,6 +17,7 @@
  * with `notifications/cancelled`; `timeout` stays the SDK's own per-request timeout.
  */
 import type { RunOptions } from "../core/context.ts";
+import { describe } from "../core/errors.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 import { contentText } from "../agent/content-text.ts";
 import { rejectedResult, type ToolCallStack } from "../agent/wrap-tool.ts";
@@ -100,6 +101,7 @@ let seq = 0;
  * result.isError // true when a hook rejected it; result.content[0].text says why
  */
 export const wrapMcpClient = <C extends McpToolClient>(stack: ToolCallStack, client: C, options: WrapMcpClientOptions = {}): C => {
+  checkWrapped(stack, client, options);
   const call = guardedCall(stack, options);
   const original = client.callTool;
   const callTool = (params: McpCallToolParams, resultSchema?: unknown, request: McpRequestOptions = {}): Promise<McpCallToolResult> =>
@@ -129,6 +131,23 @@ export const wrapMcpClient = <C extends McpToolClient>(stack: ToolCallStack, cli
   });
   return withMembers(client, members);
 };
+
+/**
+ * Refuse a stack without `run`, a client without `callTool`, or a `rejected` that is not a
+ * function, when wrapping: otherwise each call would fail later with a raw TypeError. Any other
+ * member of the client is its own business.
+ */
+const checkWrapped = (stack: unknown, client: unknown, options: WrapMcpClientOptions): void => {
+  if (typeof (stack as Partial<ToolCallStack> | null)?.run !== "function")
+    throw new TypeError(`wrapMcpClient: stack must be a stack with run (createAgentStack()), got ${given(stack)}`);
+  if (!isObject(client)) throw new TypeError(`wrapMcpClient: client must be an MCP client (an object with callTool), got ${given(client)}`);
+  if (typeof client.callTool !== "function") throw new TypeError(`wrapMcpClient: client.callTool must be a function, got ${given(client.callTool)}`);
+  const rejected: unknown = options?.rejected;
+  if (rejected !== undefined && typeof rejected !== "function") throw new TypeError(`wrapMcpClient: rejected must be a function when given, got ${given(rejected)}`);
+};
+
+/** A refused value as the message shows it: strings quoted, so `"blocked"` reads as what was given. */
+const given = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : describe(value));
 
 /** One tool call through the stack's `toolCall` point, sent to the server by `send` (see GuardedCall). */
 const guardedCall = (stack: ToolCallStack, options: WrapMcpClientOptions): GuardedCall => async (params, request, send) => {

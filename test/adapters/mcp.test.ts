@@ -212,3 +212,34 @@ describe("wrapMcpClient", () => {
     expect(result).toEqual({ toolResult: { rows: 3 } });
   });
 });
+
+describe("wrapMcpClient at creation", () => {
+  const callTool = async () => ({ content: [] });
+
+  it("refuses a client without callTool, instead of failing every call", () => {
+    expect(() => wrapMcpClient(createAgentStack(), {} as McpToolClient)).toThrow(new TypeError("wrapMcpClient: client.callTool must be a function, got undefined"));
+  });
+
+  it("refuses a client that is not an object, saying what was given", () => {
+    expect(() => wrapMcpClient(createAgentStack(), null as unknown as McpToolClient)).toThrow(
+      new TypeError("wrapMcpClient: client must be an MCP client (an object with callTool), got null"),
+    );
+  });
+
+  it("refuses a rejected option that is not a function, instead of failing on the first rejection", () => {
+    expect(() => wrapMcpClient(createAgentStack(), { callTool }, { rejected: "blocked" as never })).toThrow(
+      new TypeError('wrapMcpClient: rejected must be a function when given, got "blocked"'),
+    );
+  });
+
+  it("refuses a stack it cannot run the toolCall point on", () => {
+    expect(() => wrapMcpClient({} as never, { callTool })).toThrow(new TypeError("wrapMcpClient: stack must be a stack with run (createAgentStack()), got {}"));
+  });
+
+  it("wraps a client with members of its own besides callTool", () => {
+    const client = { callTool, ping: () => "pong", name: "extra" };
+    const wrapped = wrapMcpClient(createAgentStack(), client);
+    expect(wrapped.ping()).toBe("pong");
+    expect(wrapped.name).toBe("extra");
+  });
+});
