@@ -13,7 +13,7 @@
  * value inside the point: hooks see, and the SDK receives, the final output only.
  */
 import type { RunOptions } from "../core/context.ts";
-import { RunAbortedError } from "../core/errors.ts";
+import { describe, RunAbortedError } from "../core/errors.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 import { neverAborted } from "../core/signal.ts";
 import { rejectedResult, ToolCallError, UnknownToolError, type ToolCallStack } from "../agent/wrap-tool.ts";
@@ -59,6 +59,7 @@ const boxed = Symbol("agent-onion.boxed-input");
  * await generateText({ model, tools, prompt: "clean up", stopWhen: stepCountIs(5) }) // a rejected call reaches the model as a tool error
  */
 export const wrapAiSdkTools = <T extends Record<string, object>>(stack: ToolCallStack, tools: T, options: WrapAiSdkToolsOptions = {}): T => {
+  checkWrapped(stack, tools, options);
   const executes = new Map<string, Execute>();
   for (const [name, t] of Object.entries(tools)) {
     const execute = (t as { execute?: unknown }).execute;
@@ -98,6 +99,27 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(stack: ToolCall
   };
   return wrapped as T;
 };
+
+/**
+ * Refuse a stack without `run`, a tool set that is not an object of tools, an `execute` that is
+ * given but not a function, or a `rejected` that is not one, when wrapping: otherwise the mistake
+ * would surface as a raw TypeError here or on the first call.
+ */
+const checkWrapped = (stack: unknown, tools: unknown, options: WrapAiSdkToolsOptions): void => {
+  if (typeof (stack as Partial<ToolCallStack> | null)?.run !== "function")
+    throw new TypeError(`wrapAiSdkTools: stack must be a stack with run (createAgentStack()), got ${given(stack)}`);
+  if (typeof tools !== "object" || tools === null) throw new TypeError(`wrapAiSdkTools: tools must be an object of AI SDK tools by name, got ${given(tools)}`);
+  for (const [name, t] of Object.entries(tools)) {
+    if (typeof t !== "object" || t === null) throw new TypeError(`wrapAiSdkTools "${name}": the tool must be an object, got ${given(t)}`);
+    const execute: unknown = (t as { execute?: unknown }).execute;
+    if (execute !== undefined && typeof execute !== "function") throw new TypeError(`wrapAiSdkTools "${name}": execute must be a function when given, got ${given(execute)}`);
+  }
+  const rejected: unknown = options?.rejected;
+  if (rejected !== undefined && typeof rejected !== "function") throw new TypeError(`wrapAiSdkTools: rejected must be a function when given, got ${given(rejected)}`);
+};
+
+/** A refused value as the message shows it: strings quoted, so `"run"` reads as what was given. */
+const given = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : describe(value));
 
 /** A streaming tool's final value (its last yield), or the awaited value of any other. */
 const lastValue = async (result: unknown): Promise<unknown> => {

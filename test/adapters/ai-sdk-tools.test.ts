@@ -145,3 +145,27 @@ describe("wrapAiSdkTools with streamText (ai 6)", () => {
     expect(await result.text).toBe("ok");
   });
 });
+
+describe("wrapAiSdkTools at creation", () => {
+  it("refuses a tool set that is not an object, instead of a raw Object.entries error", () => {
+    expect(() => wrapAiSdkTools(createAgentStack(), null as never)).toThrow(new TypeError("wrapAiSdkTools: tools must be an object of AI SDK tools by name, got null"));
+  });
+
+  it("refuses a tool that is not an object, naming it", () => {
+    expect(() => wrapAiSdkTools(createAgentStack(), { bash: "run" } as never)).toThrow(new TypeError('wrapAiSdkTools "bash": the tool must be an object, got "run"'));
+  });
+
+  it("refuses an execute that is given but not a function, naming the tool", () => {
+    expect(() => wrapAiSdkTools(createAgentStack(), { bash: { execute: "run" } })).toThrow(
+      new TypeError('wrapAiSdkTools "bash": execute must be a function when given, got "run"'),
+    );
+  });
+
+  it("refuses a rejected option that is not a function, instead of failing on the first rejection", () => {
+    expect(() => wrapAiSdkTools(createAgentStack(), bashTools(), { rejected: {} as never })).toThrow(new TypeError("wrapAiSdkTools: rejected must be a function when given, got {}"));
+  });
+
+  it("refuses a stack it cannot run the toolCall point on", () => {
+    expect(() => wrapAiSdkTools({} as never, bashTools())).toThrow(new TypeError("wrapAiSdkTools: stack must be a stack with run (createAgentStack()), got {}"));
+  });
+});
