@@ -6,19 +6,30 @@
  *   never settled; the store counts the live ones. Exact, on the store's clock (Redis `TIME`,
  *   so a fleet agrees); it keeps at most `limit` entries per key, and each admission reads
  *   them all, so for limits in the thousands prefer `fixed`.
- * - `fixed`: a counter created with a TTL of one window (`incrWithin`); the window starts at
- *   the first call. Cheaper (one key), but allows a burst of `2 × limit` across a boundary.
+ * - `fixed`: a counter created with a TTL of one window; the window starts when the first call
+ *   in it is counted. Calls under way are reservations until then, so only those are read: cheaper
+ *   for large limits, but allows a burst of `2 × limit` across a boundary.
  * - no window: a plain count for the scope's lifetime (`callLimit`, "at most 5 Bash calls per run").
- * A call counts when it is admitted, whether it then succeeds or fails: the attempt reached the
- * tool or the provider. On `toolCall` that takes two hooks: an early check at `priority` refuses a
- * call once the limit is used up (so `approval` never asks a person about it), and the count is
- * taken innermost, right before the tool, so each attempt `retry` makes is counted and a call
- * refused further in (`approval`, `toolPolicy`'s final check) is not.
+ * A call counts when it reaches the tool or the provider, whether it then succeeds or fails. On
+ * `toolCall` that takes two hooks: an early check at `priority` refuses a call once the limit is
+ * used up (so `approval` never asks a person about it), and the count is taken innermost, right
+ * before the tool, so each attempt `retry` makes is counted and a call refused further in
+ * (`approval`, `toolPolicy`'s final check) is not.
+ *
+ * Two limits on one point (a per-minute and a burst limit; `callLimit` and `rateLimit`) nest: the
+ * outer one has taken its slot when the inner one refuses. So a slot is taken as a reservation
+ * (`reserve`, atomic against the limit like any admission) and kept only if the attempt got past
+ * every limit inside: a sliding window keeps the reservation as its entry, a counter `settle`s it;
+ * when a limit inside refused, `release` gives it back. The other count hooks of the same call
+ * tell this one through `Attempt` (below), so a `retry` between two limits, whose earlier attempt
+ * reached the model, does not give back a slot that attempt used.
  */
 import { randomUUID } from "node:crypto";
+import type { Reject } from "../core/action.ts";
 import type { HookContext } from "../core/context.ts";
 import type { Hook } from "../core/hook.ts";
 import type { MatchSpec } from "../core/match/types.ts";
+import type { Outcome } from "../core/outcome.ts";
 import { Priority } from "../core/priority.ts";
 import { keyPart } from "../core/state.ts";
 import type { Middleware } from "./apply.ts";
@@ -105,6 +116,36 @@ export const callLimit = (options: CallLimitOptions): Middleware => {
   return limiter("callLimit", { ...rest, limit: integerOption(options.name ?? "callLimit", "max", max, 1), scope: options.scope ?? "run" });
 };
 
+/**
+ * What the count hooks of one `stack.run` tell each other: whether a limit refused the attempt,
+ * and whether an attempt got past every limit (so it reached the tool or model). A count hook
+ * gives its slot back only when a limit inside refused and nothing got through: with a `retry`
+ * between two limits, an earlier attempt may have reached the model before the inner limit
+ * refused a later one, and the outer slot was then used.
+ */
+interface Attempt {
+  refused: boolean;
+  reached: boolean;
+}
+
+/** The attempts under way, by `ctx.callId`; the outermost count hook of a call adds and removes its own. */
+const attempts = new Map<string, Attempt>();
+
+/** The attempt of this call, and what to do when this hook is done with it. */
+const attemptOf = (callId: string): { readonly attempt: Attempt; done(): void } => {
+  const known = attempts.get(callId);
+  if (known !== undefined) return { attempt: known, done: () => undefined };
+  const attempt = { refused: false, reached: false };
+  attempts.set(callId, attempt);
+  return { attempt, done: () => attempts.delete(callId) };
+};
+
+/** A slot taken: the reservation `id` under `key`. */
+interface Slot {
+  readonly key: string;
+  readonly id: string;
+}
+
 const limiter = (kind: string, options: RateLimitOptions): Middleware => {
   const name = nameOption(kind, options.name);
   const limit = integerOption(name, kind === "callLimit" ? "max" : "limit", options.limit, 1);
@@ -119,10 +160,48 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
   const span = windowMs === undefined ? "" : ` per ${windowMs % 1000 === 0 ? `${windowMs / 1000} s` : `${windowMs} ms`}`;
   const where = typeof scope === "function" ? "" : scope === "global" ? "" : ` in this ${scope}`;
 
-  const admit = async (ctx: HookContext<any>, key: string): Promise<boolean> => {
-    if (windowMs === undefined) return (await ctx.store.incrWithin(key, 1, limit, { ttlMs: retentionMs })).ok;
-    if (algorithm === "fixed") return (await ctx.store.incrWithin(key, 1, limit, { ttlMs: windowMs })).ok;
-    return (await ctx.store.reserve(key, randomUUID(), 1, limit, windowMs)).ok;
+  // A sliding window's entries are the reservations themselves, kept for one window; a counter's
+  // reservation lasts as long as its count would, so one whose settle is lost still counts.
+  const holdMs = windowMs ?? retentionMs;
+  const counted = windowMs === undefined || algorithm === "fixed";
+  /** Take a slot for this attempt: its reservation id, or undefined when the limit is used up. */
+  const take = async (ctx: HookContext<any>, key: string): Promise<string | undefined> => {
+    const id = randomUUID();
+    return (await ctx.store.reserve(key, id, 1, limit, holdMs)).ok ? id : undefined;
+  };
+  /** The attempt got past the limits inside: count it (a sliding window's entry already does). */
+  const keep = async (ctx: HookContext<any>, key: string, id: string): Promise<void> => {
+    // A settle that fails leaves the reservation, which counts until it expires: nothing is lost,
+    // and the call, which ran, is not turned into a failure by bookkeeping.
+    if (counted) await ctx.store.settle(key, id, 1, { ttlMs: holdMs }).catch(() => undefined);
+  };
+  /** A limit inside refused the attempt: it never reached the tool (model), so it takes no slot. */
+  const giveBack = async (ctx: HookContext<any>, key: string, id: string): Promise<void> => {
+    // A release that fails leaves the slot taken until it expires: the safe way to be wrong.
+    await ctx.store.release(key, id).catch(() => undefined);
+  };
+
+  /** Take this attempt's slot, or the refusal to answer with. */
+  const admit = async (ctx: HookContext<any>): Promise<Slot | { readonly refusal: Reject | Outcome<never> }> => {
+    const key = keyOf(ctx);
+    if (key === undefined) return { refusal: refuse(ctx, name, `${name} cannot count this call: ${missingScope(scope, tenant)}`) };
+    const id = await take(ctx, key);
+    return id === undefined ? { refusal: refuse(ctx, name, refusal.replace("%WHAT%", () => what(ctx))) } : { key, id };
+  };
+  /** Run the inside; keep the slot unless a limit inside refused the attempt before anything got through. */
+  const countIfReached = async (ctx: HookContext<any>, next: () => Promise<Outcome<unknown>>, attempt: Attempt, slot: Slot): Promise<Outcome<unknown>> => {
+    let refusedInside = false;
+    try {
+      const outcome = await next();
+      refusedInside = attempt.refused && !attempt.reached;
+      return outcome;
+    } finally {
+      if (refusedInside) await giveBack(ctx, slot.key, slot.id);
+      else {
+        attempt.reached = true;
+        await keep(ctx, slot.key, slot.id);
+      }
+    }
   };
 
   const refusal = `Rate limit: %WHAT% may be called at most ${limit} time${limit === 1 ? "" : "s"}${span}${where}; this call was refused (${name})`;
@@ -141,10 +220,21 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
     priority: at,
     ...shared,
     around: async (ctx, next) => {
-      const key = keyOf(ctx);
-      if (key === undefined) return refuse(ctx, name, `${name} cannot count this call: ${missingScope(scope, tenant)}`);
-      if (await admit(ctx, key)) return next();
-      return refuse(ctx, name, refusal.replace("%WHAT%", () => what(ctx)));
+      const call = attemptOf(ctx.callId);
+      try {
+        const slot = await admit(ctx).catch((error: unknown) => {
+          // A store that fails refuses (closed) as surely as a limit used up.
+          call.attempt.refused = true;
+          throw error;
+        });
+        if ("refusal" in slot) {
+          call.attempt.refused = true;
+          return slot.refusal;
+        }
+        return await countIfReached(ctx, next, call.attempt, slot);
+      } finally {
+        call.done();
+      }
     },
   });
   if (point === "modelCall") return { name, hooks: { modelCall: count(name, priority) } };

@@ -139,6 +139,12 @@ describe("rateLimit", () => {
     expect(ran).toBe(0);
   });
 
+  it("does not fail a call that ran when its count cannot be settled, and still counts it", async () => {
+    const stack = withMiddleware(createAgentStack({ store: failingStore(["settle"]) }), callLimit({ max: 1 }));
+    expect((await stack.run("toolCall", toolCall("A"), ok, { runId: "r1" }))._tag).toBe("Completed");
+    expect((await stack.run("toolCall", toolCall("A", {}, "c2"), ok, { runId: "r1" }))._tag).toBe("Rejected");
+  });
+
   it("refuses floats, NaN and zero limits at configuration with a TypeError naming the field", () => {
     expect(() => rateLimit({ limit: 1.5, windowMs: 1000 })).toThrow(/rateLimit: limit must be an integer >= 1, got 1.5/);
     expect(() => rateLimit({ limit: 1, windowMs: Number.NaN })).toThrow(/rateLimit: windowMs/);
@@ -149,6 +155,60 @@ describe("rateLimit", () => {
   it("refuses a tenantKey that is not a non-empty string at configuration, naming the field", () => {
     expect(() => rateLimit({ limit: 1, scope: "tenant", tenantKey: {} as never })).toThrow(/rateLimit: tenantKey must be a non-empty string/);
     expect(() => callLimit({ max: 1, scope: "tenant", tenantKey: 42 as never })).toThrow(/callLimit: tenantKey must be a non-empty string, got 42/);
+  });
+});
+
+describe("limits stacked on one point", () => {
+  const burstInside = (store: MemoryStore) => withMiddleware(createAgentStack({ store }),
+    rateLimit({ name: "perMinute", limit: 10, windowMs: 60_000 }),
+    rateLimit({ name: "burst", limit: 3, windowMs: 1_000, algorithm: "fixed" }));
+
+  it("count in the outer limit only the calls the inner one let through to the tool", async () => {
+    const { clock, store } = clockStore();
+    const stack = burstInside(store);
+    let reached = 0;
+    const tool = () => { reached++; return ok(); };
+    await Promise.all(Array.from({ length: 10 }, (_, i) => stack.run("toolCall", toolCall("Search", {}, `c${i}`), tool)));
+    expect(reached).toBe(3);
+    expect([await store.used("perMinute:global:Search"), await store.used("burst:global:Search")]).toEqual([3, 3]);
+    clock.now = 1_100; // the burst window is over; the minute holds 3 of its 10 calls
+    expect((await stack.run("toolCall", toolCall("Search", {}, "later"), tool))._tag).toBe("Completed");
+  });
+
+  it("give the slot back whichever algorithm the outer limit uses, callLimit's count included", async () => {
+    const store = new MemoryStore();
+    const stack = withMiddleware(createAgentStack({ store }),
+      callLimit({ name: "perRun", match: "Bash", max: 6 }),
+      rateLimit({ name: "fixedOuter", limit: 6, windowMs: 60_000, algorithm: "fixed" }),
+      rateLimit({ name: "inner", limit: 2, windowMs: 60_000 }));
+    const outcomes = await Promise.all(Array.from({ length: 6 }, (_, i) => stack.run("toolCall", toolCall("Bash", {}, `c${i}`), ok, { runId: "r1" })));
+    expect(outcomes.filter((o) => o._tag === "Completed")).toHaveLength(2);
+    expect(outcomes.filter((o) => o._tag === "Rejected").every((o) => o._tag === "Rejected" && o.by === "inner:count")).toBe(true);
+    expect([await store.used("perRun:run:r1:Bash"), await store.used("fixedOuter:global:Bash")]).toEqual([2, 2]);
+  });
+
+  it("count in the outer limit only the model calls the inner one let through", async () => {
+    const store = new MemoryStore();
+    const stack = withMiddleware(createAgentStack({ store }),
+      rateLimit({ name: "rpm", point: "modelCall", limit: 10, windowMs: 60_000, per: "all" }),
+      rateLimit({ name: "rps", point: "modelCall", limit: 2, windowMs: 1_000, per: "all", algorithm: "fixed" }));
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => stack.run("modelCall", request, () => response)));
+    expect(outcomes.filter((o) => o._tag === "Completed")).toHaveLength(2);
+    expect(outcomes.filter((o) => o._tag === "Failed").every((o) => o._tag === "Failed" && o.error instanceof LimitExceededError)).toBe(true);
+    expect(await store.used("rpm:global:*")).toBe(2);
+  });
+
+  it("keep the outer count of a call that reached the model before a retry inside it was refused", async () => {
+    const store = new MemoryStore();
+    let calls = 0;
+    const stack = withMiddleware(createAgentStack({ store }),
+      rateLimit({ name: "outer", point: "modelCall", limit: 10, windowMs: 60_000, per: "all", priority: Priority.guard + 15 }),
+      retry({ attempts: 3, baseMs: 0 }),
+      rateLimit({ name: "inner", point: "modelCall", limit: 1, windowMs: 60_000, per: "all" }));
+    const outcome = await stack.run("modelCall", request, () => { calls++; throw new Error("overloaded"); });
+    expect(outcome._tag === "Failed" && outcome.error).toBeInstanceOf(LimitExceededError);
+    expect(calls).toBe(1);
+    expect(await store.used("outer:global:*")).toBe(1);
   });
 });
 

@@ -1,0 +1,39 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAgentStack } from "../../src/agent/index.ts";
+import { withMiddleware } from "../../src/middleware/apply.ts";
+import { callLimit, rateLimit } from "../../src/middleware/rate-limit.ts";
+import { RedisStore } from "../../src/stores/redis.ts";
+import { startRedis, type RedisServer } from "../support/redis.ts";
+import { toolCall } from "./harness.ts";
+
+let server: RedisServer;
+const stores: RedisStore[] = [];
+
+beforeAll(async () => {
+  server = await startRedis();
+  const keyPrefix = `rl-${randomUUID()}:`;
+  for (let i = 0; i < 3; i++) stores.push(new RedisStore({ connection: server.url, keyPrefix }));
+});
+
+afterAll(async () => {
+  for (const store of stores) await store.close();
+  await server?.stop();
+});
+
+describe("limits stacked on one point, on a real Redis server shared by three stacks", () => {
+  it("count in the outer limits only the calls that got past the inner one to the tool", async () => {
+    const stacks = stores.map((store) => withMiddleware(createAgentStack({ store }),
+      callLimit({ name: "perRun", max: 40, scope: "global" }),
+      rateLimit({ name: "perMinute", limit: 40, windowMs: 60_000 }),
+      rateLimit({ name: "fixed", limit: 40, windowMs: 60_000, algorithm: "fixed" }),
+      rateLimit({ name: "burst", limit: 5, windowMs: 60_000 })));
+    let reached = 0;
+    const tool = () => { reached++; return { content: "ok" }; };
+    const outcomes = await Promise.all(Array.from({ length: 30 }, (_, i) => stacks[i % 3]!.run("toolCall", toolCall("Search", {}, `c${i}`), tool)));
+    expect(outcomes.filter((o) => o._tag === "Completed")).toHaveLength(5);
+    expect(reached).toBe(5);
+    const used = await Promise.all(["perRun:global:Search", "perMinute:global:Search", "fixed:global:Search", "burst:global:Search"].map((k) => stores[0]!.used(k)));
+    expect(used).toEqual([5, 5, 5, 5]);
+  });
+});
