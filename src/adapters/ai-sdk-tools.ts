@@ -13,7 +13,7 @@
  * value inside the point: hooks see, and the SDK receives, the final output only.
  */
 import type { RunOptions } from "../core/context.ts";
-import { describe, RunAbortedError } from "../core/errors.ts";
+import { describeGiven, RunAbortedError } from "../core/errors.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 import { neverAborted } from "../core/signal.ts";
 import { rejectedResult, ToolCallError, UnknownToolError, type ToolCallStack } from "../agent/wrap-tool.ts";
@@ -107,19 +107,16 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(stack: ToolCall
  */
 const checkWrapped = (stack: unknown, tools: unknown, options: WrapAiSdkToolsOptions): void => {
   if (typeof (stack as Partial<ToolCallStack> | null)?.run !== "function")
-    throw new TypeError(`wrapAiSdkTools: stack must be a stack with run (createAgentStack()), got ${given(stack)}`);
-  if (typeof tools !== "object" || tools === null) throw new TypeError(`wrapAiSdkTools: tools must be an object of AI SDK tools by name, got ${given(tools)}`);
+    throw new TypeError(`wrapAiSdkTools: stack must be a stack with run (createAgentStack()), got ${describeGiven(stack)}`);
+  if (typeof tools !== "object" || tools === null) throw new TypeError(`wrapAiSdkTools: tools must be an object of AI SDK tools by name, got ${describeGiven(tools)}`);
   for (const [name, t] of Object.entries(tools)) {
-    if (typeof t !== "object" || t === null) throw new TypeError(`wrapAiSdkTools "${name}": the tool must be an object, got ${given(t)}`);
+    if (typeof t !== "object" || t === null) throw new TypeError(`wrapAiSdkTools "${name}": the tool must be an object, got ${describeGiven(t)}`);
     const execute: unknown = (t as { execute?: unknown }).execute;
-    if (execute !== undefined && typeof execute !== "function") throw new TypeError(`wrapAiSdkTools "${name}": execute must be a function when given, got ${given(execute)}`);
+    if (execute !== undefined && typeof execute !== "function") throw new TypeError(`wrapAiSdkTools "${name}": execute must be a function when given, got ${describeGiven(execute)}`);
   }
   const rejected: unknown = options?.rejected;
-  if (rejected !== undefined && typeof rejected !== "function") throw new TypeError(`wrapAiSdkTools: rejected must be a function when given, got ${given(rejected)}`);
+  if (rejected !== undefined && typeof rejected !== "function") throw new TypeError(`wrapAiSdkTools: rejected must be a function when given, got ${describeGiven(rejected)}`);
 };
-
-/** A refused value as the message shows it: strings quoted, so `"run"` reads as what was given. */
-const given = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : describe(value));
 
 /** A streaming tool's final value (its last yield), or the awaited value of any other. */
 const lastValue = async (result: unknown): Promise<unknown> => {

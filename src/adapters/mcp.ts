@@ -17,7 +17,7 @@
  * with `notifications/cancelled`; `timeout` stays the SDK's own per-request timeout.
  */
 import type { RunOptions } from "../core/context.ts";
-import { describe } from "../core/errors.ts";
+import { describeGiven } from "../core/errors.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 import { contentText } from "../agent/content-text.ts";
 import { rejectedResult, type ToolCallStack } from "../agent/wrap-tool.ts";
@@ -139,15 +139,12 @@ export const wrapMcpClient = <C extends McpToolClient>(stack: ToolCallStack, cli
  */
 const checkWrapped = (stack: unknown, client: unknown, options: WrapMcpClientOptions): void => {
   if (typeof (stack as Partial<ToolCallStack> | null)?.run !== "function")
-    throw new TypeError(`wrapMcpClient: stack must be a stack with run (createAgentStack()), got ${given(stack)}`);
-  if (!isObject(client)) throw new TypeError(`wrapMcpClient: client must be an MCP client (an object with callTool), got ${given(client)}`);
-  if (typeof client.callTool !== "function") throw new TypeError(`wrapMcpClient: client.callTool must be a function, got ${given(client.callTool)}`);
+    throw new TypeError(`wrapMcpClient: stack must be a stack with run (createAgentStack()), got ${describeGiven(stack)}`);
+  if (!isObject(client)) throw new TypeError(`wrapMcpClient: client must be an MCP client (an object with callTool), got ${describeGiven(client)}`);
+  if (typeof client.callTool !== "function") throw new TypeError(`wrapMcpClient: client.callTool must be a function, got ${describeGiven(client.callTool)}`);
   const rejected: unknown = options?.rejected;
-  if (rejected !== undefined && typeof rejected !== "function") throw new TypeError(`wrapMcpClient: rejected must be a function when given, got ${given(rejected)}`);
+  if (rejected !== undefined && typeof rejected !== "function") throw new TypeError(`wrapMcpClient: rejected must be a function when given, got ${describeGiven(rejected)}`);
 };
-
-/** A refused value as the message shows it: strings quoted, so `"blocked"` reads as what was given. */
-const given = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : describe(value));
 
 /** One tool call through the stack's `toolCall` point, sent to the server by `send` (see GuardedCall). */
 const guardedCall = (stack: ToolCallStack, options: WrapMcpClientOptions): GuardedCall => async (params, request, send) => {

@@ -4,7 +4,7 @@
  * around the provider stream (see `streamThroughStack`).
  */
 import type { RunOptions } from "../core/context.ts";
-import { describe } from "../core/errors.ts";
+import { describeGiven } from "../core/errors.ts";
 import { Outcome } from "../core/outcome.ts";
 import type { LanguageModel, ModelCallOptions, StreamPart } from "./model.ts";
 import { responseParts } from "./model.ts";
@@ -124,13 +124,11 @@ export const wrapModel = (stack: ModelCallStack, model: LanguageModel, defaults:
  */
 const checkWrapped = (stack: unknown, model: unknown): void => {
   if (typeof (stack as Partial<ModelCallStack> | null)?.run !== "function")
-    throw new TypeError(`wrapModel: stack must be a stack with run (createAgentStack()), got ${given(stack)}`);
-  if (typeof model !== "object" || model === null) throw new TypeError(`wrapModel: model must be a LanguageModel object ({ id, generate, stream? }), got ${given(model)}`);
+    throw new TypeError(`wrapModel: stack must be a stack with run (createAgentStack()), got ${describeGiven(stack)}`);
+  if (typeof model !== "object" || model === null) throw new TypeError(`wrapModel: model must be a LanguageModel object ({ id, generate, stream? }), got ${describeGiven(model)}`);
   const { id, generate, stream } = model as Partial<LanguageModel>;
-  if (typeof id !== "string") throw new TypeError(`wrapModel: model.id must be a string, got ${given(id)}`);
-  if (typeof generate !== "function") throw new TypeError(`wrapModel "${id}": generate must be a function, got ${given(generate)}`);
-  if (stream !== undefined && typeof stream !== "function") throw new TypeError(`wrapModel "${id}": stream must be a function when given, got ${given(stream)}`);
+  if (typeof id !== "string") throw new TypeError(`wrapModel: model.id must be a string, got ${describeGiven(id)}`);
+  if (typeof generate !== "function") throw new TypeError(`wrapModel "${id}": generate must be a function, got ${describeGiven(generate)}`);
+  if (stream !== undefined && typeof stream !== "function") throw new TypeError(`wrapModel "${id}": stream must be a function when given, got ${describeGiven(stream)}`);
 };
 
-/** A refused value as the message shows it: strings quoted, so `"gpt"` reads as what was given. */
-const given = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : describe(value));

@@ -5,7 +5,7 @@
  * "the rejection message is fed back to the model as the tool result").
  */
 import type { RunOptions } from "../core/context.ts";
-import { AgentOnionError, describe } from "../core/errors.ts";
+import { AgentOnionError, describe, describeGiven } from "../core/errors.ts";
 import type { Outcome } from "../core/outcome.ts";
 import type { Operation } from "../core/stack-types.ts";
 import type { AgentTool, ToolExecuteOptions } from "./tool.ts";
@@ -183,12 +183,10 @@ export const wrapTool = (stack: ToolCallStack, tool: AgentTool, defaults: Omit<R
  */
 const checkWrapped = (stack: unknown, tool: unknown): void => {
   if (typeof (stack as Partial<ToolCallStack> | null)?.run !== "function")
-    throw new TypeError(`wrapTool: stack must be a stack with run (createAgentStack()), got ${given(stack)}`);
-  if (typeof tool !== "object" || tool === null) throw new TypeError(`wrapTool: tool must be an object { name, execute }, got ${given(tool)}`);
+    throw new TypeError(`wrapTool: stack must be a stack with run (createAgentStack()), got ${describeGiven(stack)}`);
+  if (typeof tool !== "object" || tool === null) throw new TypeError(`wrapTool: tool must be an object { name, execute }, got ${describeGiven(tool)}`);
   const { name, execute } = tool as Partial<AgentTool>;
-  if (typeof name !== "string" || name === "") throw new TypeError(`wrapTool: tool.name must be a non-empty string, got ${given(name)}`);
-  if (typeof execute !== "function") throw new TypeError(`wrapTool "${name}": execute must be a function, got ${given(execute)}`);
+  if (typeof name !== "string" || name === "") throw new TypeError(`wrapTool: tool.name must be a non-empty string, got ${describeGiven(name)}`);
+  if (typeof execute !== "function") throw new TypeError(`wrapTool "${name}": execute must be a function, got ${describeGiven(execute)}`);
 };
 
-/** A refused value as the message shows it: strings quoted, so `"run"` reads as what was given. */
-const given = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : describe(value));

@@ -212,6 +212,15 @@ const describeKind = (kind: HookFailureKind): string =>
  */
 export const describe = (cause: unknown): string => clean(describeRaw(cause));
 
+/**
+ * A value a caller gave, as a registration error shows it: a string in quotes (so `"uppercase"`
+ * reads as the string it was), anything else as `describe` gives it.
+ *
+ * @example
+ * describeGiven("uppercase") // "\"uppercase\""
+ */
+export const describeGiven = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : describe(value));
+
 const describeRaw = (cause: unknown): string => {
   try {
     if (cause instanceof Error) return cause.message || cause.name;

@@ -10,7 +10,7 @@
  */
 import { Continue, Replace, Transform } from "../../core/action.ts";
 import type { HookContext } from "../../core/context.ts";
-import { describe } from "../../core/errors.ts";
+import { describeGiven } from "../../core/errors.ts";
 import type { Hook } from "../../core/hook.ts";
 import type { DeepReadonly } from "../../core/readonly.ts";
 import type { ModelRequest, ModelResponse } from "../types.ts";
@@ -111,11 +111,9 @@ export const chunkHook = (spec: ChunkHookSpec): ModelHook => {
  * registration checks, so a mistake would otherwise fail every call with "fn is not a function".
  */
 const checkSpec = (factory: string, spec: unknown, shape: string, required: string, optional: readonly string[]): void => {
-  if (typeof spec !== "object" || spec === null) throw new TypeError(`${factory}: the spec must be an object ${shape}, got ${given(spec)}`);
+  if (typeof spec !== "object" || spec === null) throw new TypeError(`${factory}: the spec must be an object ${shape}, got ${describeGiven(spec)}`);
   const fields = spec as Record<string, unknown>;
   const wrong = [required, ...optional].find((field) => typeof fields[field] !== "function" && (field === required || fields[field] !== undefined));
-  if (wrong !== undefined) throw new TypeError(`${factory} "${String(fields.name)}": ${wrong} must be a function, got ${given(fields[wrong])}`);
+  if (wrong !== undefined) throw new TypeError(`${factory} "${String(fields.name)}": ${wrong} must be a function, got ${describeGiven(fields[wrong])}`);
 };
 
-/** A refused value as the message shows it: strings quoted, so `"uppercase"` reads as what was given. */
-const given = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : describe(value));
