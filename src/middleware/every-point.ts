@@ -6,6 +6,7 @@ import type { RunEvent } from "../core/context.ts";
 import type { Hook } from "../core/hook.ts";
 import { agentPoints } from "../agent/points.ts";
 import type { MiddlewareHooks } from "./apply.ts";
+import { show } from "./options.ts";
 
 /** The standard agent points, by name. */
 export type AgentPointName = keyof typeof agentPoints;
@@ -25,8 +26,10 @@ export const allAgentPoints: readonly AgentPointName[] = Object.freeze(Object.ke
  * const hooks = onEveryPoint({ name: "log", observe: (event) => console.log(event.point, event.outcome._tag) })
  */
 export const onEveryPoint = (hook: Hook<any, any, any>, points: readonly string[] = allAgentPoints): MiddlewareHooks => {
+  // A lone string would be read as its characters ("toolCall" as "t", "o"...), "" as no points at all.
+  if (!Array.isArray(points)) throw new TypeError(`${hook.name}: points must be a list of agent point names, got ${show(points)}`);
   for (const point of points)
-    if (!Object.hasOwn(agentPoints, point)) throw new TypeError(`${hook.name}: "${point}" is not an agent point (known: ${allAgentPoints.join(", ")})`);
+    if (typeof point !== "string" || !Object.hasOwn(agentPoints, point)) throw new TypeError(`${hook.name}: ${show(point)} is not an agent point (known: ${allAgentPoints.join(", ")})`);
   return Object.fromEntries(points.map((point) => [point, hook])) as MiddlewareHooks;
 };
 

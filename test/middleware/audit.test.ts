@@ -245,6 +245,10 @@ describe("audit", () => {
     expect(() => audit({ to: new PassThrough(), points: ["nope"] })).toThrow(/not an agent point/);
   });
 
+  it("refuses points that are not a list of agent point names, naming the field", () => {
+    expect(() => audit({ to: new PassThrough(), points: "toolCall" as never })).toThrow(new TypeError('audit: points must be a list of agent point names, got "toolCall"'));
+  });
+
   it("refuses metadata that is not a list of field names, naming the field", () => {
     expect(() => audit({ to: new PassThrough(), metadata: "tenant" as never })).toThrow(/audit: metadata must be a list of strings, got "tenant"/);
     expect(() => audit({ to: new PassThrough(), metadata: ["user", 7] as never })).toThrow(/audit: metadata\[1\] must be a non-empty string, got 7/);

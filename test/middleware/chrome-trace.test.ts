@@ -170,6 +170,10 @@ describe("the Chrome trace export", () => {
     expect(() => chromeTraceRecorder({ maxRuns: 0 })).toThrow(/maxRuns/);
   });
 
+  it("refuses points that are not a list of agent point names when it is made, naming the hook and the field", () => {
+    expect(() => chromeTraceRecorder({ points: "run" as never })).toThrow(new TypeError('chrome-trace: points must be a list of agent point names, got "run"'));
+  });
+
   it("refuses a redact option it could not use when it is made, not when the trace is written", () => {
     expect(() => chromeTraceRecorder({ redact: { strategy: "x" as never } })).toThrow(TypeError);
     expect(() => chromeTraceRecorder({ redact: { strategy: "x" as never } })).toThrow(/strategy must be one of/);

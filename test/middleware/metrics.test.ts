@@ -209,6 +209,12 @@ describe("metrics, read back through the OpenTelemetry SDK", () => {
     expect(() => metrics({ points: ["nope"] })).toThrow(/not an agent point/);
   });
 
+  it("refuses points that are not a list of agent point names when it is made, naming the hook and the field", () => {
+    expect(() => metrics({ points: "toolCall" as never })).toThrow(new TypeError('metrics: points must be a list of agent point names, got "toolCall"'));
+    expect(() => metrics({ points: "" as never })).toThrow(new TypeError('metrics: points must be a list of agent point names, got ""'));
+    expect(() => metrics({ name: "m2", points: ["toolCall", 7] as never })).toThrow(/^m2: 7 is not an agent point \(known: sessionStart, /);
+  });
+
   it("refuses a provider or a meter it could not use when it is made, naming the hook and the field", () => {
     expect(() => metrics({ provider: 5 as never })).toThrow(new TypeError("metrics: provider must be a provider name or a function of the model id, got 5"));
     expect(() => metrics({ provider: " " })).toThrow(/metrics: provider must be/);

@@ -239,6 +239,11 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
     expect(() => tracing({ priority: Number.NaN })).toThrow(/priority/);
   });
 
+  it("refuses points that are not a list of agent point names when it is made, naming the hook and the field", () => {
+    expect(() => tracing({ points: "modelCall" as never })).toThrow(new TypeError('tracing: points must be a list of agent point names, got "modelCall"'));
+    expect(() => tracing({ points: ["nope"] })).toThrow(/tracing: "nope" is not an agent point/);
+  });
+
   it("refuses a provider or a tracer it could not use when it is made, naming the hook and the field", () => {
     expect(() => tracing({ provider: 5 as never })).toThrow(new TypeError("tracing: provider must be a provider name or a function of the model id, got 5"));
     expect(() => tracing({ name: "t2", tracer: {} as never })).toThrow(new TypeError("t2: tracer must be an OpenTelemetry Tracer (with startSpan), got [object Object]"));
