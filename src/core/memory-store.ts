@@ -3,6 +3,7 @@
  * (JSON values, integer counters, TTLs, reservations that expire) so a hook tested against memory
  * behaves the same against Redis.
  */
+import { describeGiven } from "./errors.ts";
 import {
   checkAmount, checkDelta, checkKey, checkTtl, encodeValue,
   type Admission, type SetOptions, type StateStore,
@@ -59,7 +60,7 @@ export class MemoryStore implements StateStore {
   constructor(options: MemoryStoreOptions = {}) {
     const now = options.now ?? Date.now;
     // Checked here, not on the first read of the clock, where it would fail as a bare "now is not a function".
-    if (typeof now !== "function") throw new TypeError(`MemoryStore: now must be a function, got ${typeof now === "string" ? JSON.stringify(now) : String(now)}`);
+    if (typeof now !== "function") throw new TypeError(`MemoryStore: now must be a function, got ${describeGiven(now)}`);
     const sweep = options.sweepIntervalMs ?? 30_000;
     // NaN or a negative interval would sweep the whole map on every write; Infinity never would.
     if (typeof sweep !== "number" || !Number.isFinite(sweep) || sweep < 0) throw new RangeError(`MemoryStore: sweepIntervalMs must be a finite number of ms, 0 or more, got ${String(sweep)}`);
