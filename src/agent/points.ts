@@ -2,6 +2,7 @@
  * The twelve standard agent points (DESIGN section 4), each with its kind, subject and detail.
  */
 import { SHELL_TOOLS } from "../core/match/condition.ts";
+import { readDetail, UNREADABLE_DETAIL } from "../core/match/detail.ts";
 import { gate, observe } from "../core/point.ts";
 import type {
   CompactionRequest, CompactionResult, ErrorDecision, ErrorEvent, ModelRequest, ModelResponse, Notification,
@@ -28,7 +29,9 @@ const KEYS_BY_TOOL: ReadonlyMap<string, readonly string[]> = new Map<string, rea
  * files on its own or outside its path, the URL of `WebFetch`); for any
  * other tool, every field that could be its detail (`command`, `cmd`, `file_path`, `path`,
  * `notebook_path`, `url`, `pattern`, `query`). Policies deny when ANY of them matches and allow
- * only when EVERY one does, so a decoy key cannot decide a rule.
+ * only when EVERY one does, so a decoy key cannot decide a rule. A field that is there but not a
+ * string (`command: ["rm", "-rf", "/"]`) gives `UNREADABLE_DETAIL`, which a deny condition matches
+ * and no allow condition accepts; a missing or `null` field gives nothing.
  *
  * @example
  * toolDetails({ id: "1", name: "mcp__fs__read", input: { path: "/etc/shadow", query: "src/x" } }) // ["/etc/shadow", "src/x"]
@@ -37,13 +40,13 @@ export const toolDetails = (call: ToolCall): string[] => {
   const input = call.input ?? {};
   const details: string[] = [];
   for (const key of KEYS_BY_TOOL.get(call.name) ?? ANY_KEYS) {
-    const value = input[key];
-    if (typeof value === "string") details.push(value);
+    const detail = readDetail(input[key]);
+    if (detail !== undefined) details.push(detail);
   }
   // Glob's pattern names files too: alone, or when it may reach outside its path: absolute, `~`,
-  // a `..` anywhere, or braces, whose alternatives may be any of these (`{..,x}/secrets/*`).
-  const pattern = input.pattern;
-  if (call.name === "Glob" && typeof pattern === "string" && (details.length === 0 || /^(?:[/\\~]|[A-Za-z]:)|\.\.|[{]/.test(pattern))) details.push(pattern);
+  // a `..` anywhere, or braces, whose alternatives may be any of these (`{..,x}/secrets/*`); or when it cannot be read.
+  const pattern = readDetail(input.pattern);
+  if (call.name === "Glob" && pattern !== undefined && (details.length === 0 || pattern === UNREADABLE_DETAIL || /^(?:[/\\~]|[A-Za-z]:)|\.\.|[{]/.test(pattern))) details.push(pattern);
   return details;
 };
 

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { toolDetail, toolDetails } from "../../src/agent/points.ts";
+import { createAgentStack } from "../../src/agent/index.ts";
+import { UNREADABLE_DETAIL } from "../../src/core/match/detail.ts";
+import { toolPolicy, withMiddleware } from "../../src/middleware/index.ts";
 
 const call = (name: string, input: Record<string, unknown>) => ({ id: "1", name, input });
 
@@ -34,5 +37,33 @@ describe("toolDetails", () => {
     // A relative pattern searches under its path: the path alone decides, as it did before.
     expect(toolDetails(call("Glob", { pattern: "**/*.ts", path: "src" }))).toEqual(["src"]);
     expect(toolDetails(call("Glob", { pattern: "**/*.ts" }))).toEqual(["**/*.ts"]);
+  });
+});
+
+describe("a tool input field that is present but not a string", () => {
+  const denied = toolPolicy({ deny: ["Bash(rm *)", "Write(/etc/**)"], onUnknownTool: () => {} });
+  const allowed = toolPolicy({ allow: ["Bash(ls *)", "Write(**)", "WebFetch(domain:example.com)"], default: "deny", onUnknownTool: () => {} });
+  const run = (policy: typeof denied, name: string, input: Record<string, unknown>) =>
+    withMiddleware(createAgentStack(), policy).run("toolCall", call(name, input), () => ({ content: "ran" }));
+
+  it("is a detail that cannot be read, not a missing one", () => {
+    expect(toolDetails(call("Bash", { command: ["rm", "-rf", "/"] }))).toEqual([UNREADABLE_DETAIL]);
+    expect(toolDetails(call("mcp__x", { path: "src", query: 5 }))).toEqual(["src", UNREADABLE_DETAIL]);
+    expect(toolDetails(call("Glob", { path: "src", pattern: ["/etc/*"] }))).toEqual(["src", UNREADABLE_DETAIL]);
+    expect(toolDetails(call("Bash", {}))).toEqual([]);
+    expect(toolDetails(call("Bash", { command: null }))).toEqual([]);
+  });
+
+  it("is caught by a deny condition of toolPolicy, as an unreadable command is", async () => {
+    expect(await run(denied, "Bash", { command: ["rm", "-rf", "/"] })).toMatchObject({ _tag: "Rejected" });
+    expect(await run(denied, "Write", { file_path: ["/etc/passwd"] })).toMatchObject({ _tag: "Rejected" });
+    expect(await run(denied, "Bash", {})).toMatchObject({ _tag: "Completed" });
+  });
+
+  it("satisfies no allow condition", async () => {
+    expect(await run(allowed, "Bash", { command: ["ls"] })).toMatchObject({ _tag: "Rejected" });
+    expect(await run(allowed, "Write", { file_path: ["src/x"] })).toMatchObject({ _tag: "Rejected" });
+    expect(await run(allowed, "WebFetch", { url: { href: "https://example.com" } })).toMatchObject({ _tag: "Rejected" });
+    expect(await run(allowed, "Bash", { command: "ls" })).toMatchObject({ _tag: "Completed" });
   });
 });

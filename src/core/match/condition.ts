@@ -6,6 +6,7 @@
  * parse), the condition matches: a guard written as `Bash(rm *)` must not be skipped because the
  * input was garbled on purpose.
  */
+import { UNREADABLE_DETAIL } from "./detail.ts";
 import { compileGlob } from "./glob.ts";
 import { analyseShell } from "./shell.ts";
 import { wildcard } from "./wildcard.ts";
@@ -19,7 +20,11 @@ import { wildcard } from "./wildcard.ts";
  */
 export const SHELL_TOOLS: ReadonlySet<string> = new Set(["Bash", "bash", "shell", "sh", "exec", "run_command", "run_shell_command"]);
 
-/** A compiled condition: whether the detail (undefined when the point has none for this input) satisfies it. */
+/**
+ * A compiled condition: whether the detail (undefined when the point has none for this input) satisfies it.
+ * `UNREADABLE_DETAIL` satisfies none: `toolPolicy`'s allow side reads conditions directly and must
+ * not allow what it cannot read; the matcher, a guard's view, matches it on its own.
+ */
 export type Condition = (detail: string | undefined) => boolean;
 
 /**
@@ -30,6 +35,11 @@ export type Condition = (detail: string | undefined) => boolean;
  * compileCondition("WebFetch", "domain:*.example.com")("https://api.example.com/x") // true
  */
 export const compileCondition = (tool: string, pattern: string): Condition => {
+  const holds = conditionOn(tool, pattern);
+  return (detail) => detail !== UNREADABLE_DETAIL && holds(detail);
+};
+
+const conditionOn = (tool: string, pattern: string): Condition => {
   if (SHELL_TOOLS.has(tool)) return shellCondition(pattern);
   if (pattern.startsWith("domain:")) return domainCondition(pattern.slice("domain:".length));
   const glob = compileGlob(pattern);

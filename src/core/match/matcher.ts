@@ -12,6 +12,7 @@
  */
 import { RegistrationError } from "../errors.ts";
 import { compileCondition } from "./condition.ts";
+import { readDetail, UNREADABLE_DETAIL } from "./detail.ts";
 import type { Matcher } from "./types.ts";
 
 /** Longest accepted pattern: longer ones are refused at registration (bounds compile and match cost). */
@@ -35,6 +36,8 @@ export const conditionShape = /^[A-Za-z0-9_\- |,]+\(.*\)$/s;
  *   (register one hook per tool, or use a function). `Name(*)` is the same as `Name`.
  * - A string of the `Name(…)` shape is always a condition; to use such a RegExp, anchor it (`^Notebook(Edit|Read)$`).
  * - A function must return a boolean synchronously; anything else makes `test` throw, which fails the hook (R6).
+ * - A detail that is there but not a string (an array, a number) matches a `Name(pattern)` condition,
+ *   as a command that cannot be read does; no detail (`undefined`, `null`) matches none.
  *
  * @example
  * const m = compileMatcher("Bash(rm *)", "no-rm");
@@ -70,7 +73,11 @@ export const compileMatcher = (spec: unknown, hook: string): Matcher => {
         needsInput: true,
         needsSubject: true,
         matchSubject: (s) => s === name,
-        test: (s, _input, detail) => s === name && condition(asDetail(detail())),
+        test: (s, _input, detail) => {
+          if (s !== name) return false;
+          const d = readDetail(detail());
+          return d === UNREADABLE_DETAIL || condition(d);
+        },
       });
     } catch (error) {
       return fail(`"${spec}" ${error instanceof Error ? error.message : String(error)}`);
@@ -112,6 +119,3 @@ const fromFunction = (fn: (subject: string | undefined, input: unknown) => unkno
       throw new TypeError(`match function ${fn.name || "(anonymous)"} returned ${got}; it must return a boolean synchronously`);
     },
   });
-
-// The detail comes from a point's `detail(input)`, possibly untyped JavaScript: only strings count.
-const asDetail = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);

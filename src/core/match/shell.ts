@@ -6,6 +6,7 @@
  * sees `rm` in `sudo rm -rf /` and one on `sudo *` still sees the `sudo`. A shell whose code the
  * text does not hold (`… | sh`, `sh < x.sh`, `. <(…)`) is opaque, like a command named at run time.
  */
+import { UNREADABLE_DETAIL } from "./detail.ts";
 import { readShell, type SimpleCommand, type Word } from "./shell-syntax.ts";
 
 /** How a wrapper command takes its options: those that consume the next word, how many operands precede the command, and which option carries a whole command string. */
@@ -96,13 +97,15 @@ export interface ShellAnalysis {
 }
 
 /**
- * Analyse a shell command; `undefined` when it cannot be read (an unbalanced quote, a stray `)`).
+ * Analyse a shell command; `undefined` when it cannot be read (an unbalanced quote, a stray `)`,
+ * `UNREADABLE_DETAIL`).
  *
  * @example
  * analyseShell("FOO=1 sudo rm -rf /tmp/x")?.commands
  * // ["FOO=1 sudo rm -rf /tmp/x", "sudo rm -rf /tmp/x", "rm -rf /tmp/x"]
  */
 export const analyseShell = (command: string, depth = 0): ShellAnalysis | undefined => {
+  if (command === UNREADABLE_DETAIL) return undefined; // a command given as an array or a number
   const syntax = readShell(command, depth);
   if (syntax === undefined) return undefined;
   const commands = new Set<string>();

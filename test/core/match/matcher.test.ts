@@ -1,6 +1,9 @@
 import { describe, expect, it, vi } from "vitest";
 import { RegistrationError } from "../../../src/core/errors.ts";
 import { compileMatcher, MAX_PATTERN_LENGTH } from "../../../src/core/match/matcher.ts";
+import { createStack } from "../../../src/core/stack.ts";
+import { gate } from "../../../src/core/point.ts";
+import { Reject } from "../../../src/core/action.ts";
 
 const matches = (spec: unknown, subject: string | undefined, detail?: string): boolean =>
   compileMatcher(spec, "h").test(subject, {}, () => detail);
@@ -108,10 +111,43 @@ describe("a matcher's detail is lazy", () => {
     expect(detail).toHaveBeenCalledTimes(1);
   });
 
-  it("treats a missing or non-string detail as no argument to match", () => {
+  it("treats a missing detail as no argument to match, and a non-string one as one it cannot read", () => {
     const m = compileMatcher("Edit(src/**)", "h");
     expect(m.test("Edit", {}, () => undefined)).toBe(false);
-    expect(m.test("Edit", {}, () => 42 as unknown as string)).toBe(false);
+    expect(m.test("Edit", {}, () => 42 as unknown as string)).toBe(true);
+  });
+});
+
+describe("a Name(pattern) matcher given a detail that is present but not a string", () => {
+  // A point's detail function may be untyped JavaScript and a tool's input is written by the model.
+  const unreadable: unknown[] = [["rm", "-rf", "/"], 5, { toString: () => "rm -rf /" }, true];
+  const testWith = (spec: string, subject: string, detail: unknown) => compileMatcher(spec, "h").test(subject, {}, () => detail as string);
+
+  it("matches, as it matches a command it cannot read, so a deny condition is not skipped", () => {
+    for (const detail of unreadable) {
+      for (const [spec, subject] of [["Bash(rm *)", "Bash"], ["Write(/etc/**)", "Write"], ["WebFetch(domain:evil.com)", "WebFetch"]] as const) {
+        expect(testWith(spec, subject, detail), `${spec} ${JSON.stringify(detail)}`).toBe(true);
+      }
+    }
+  });
+
+  it("still does not match when there is no detail at all", () => {
+    expect(testWith("Bash(rm *)", "Bash", undefined)).toBe(false);
+    expect(testWith("Bash(rm *)", "Bash", null)).toBe(false);
+    expect(testWith("Write(/etc/**)", "Write", undefined)).toBe(false);
+  });
+
+  it("lets a deny hook on a custom point reject the call, as a detail function that throws does", async () => {
+    const stackWith = (detail: (input: { command: unknown }) => string | undefined) =>
+      createStack({ t: gate<{ command: unknown }, string>({ name: "t", subject: () => "Bash", detail }) })
+        .use("t", { name: "deny", match: "Bash(rm *)", before: () => Reject("denied") });
+    for (const command of [["rm", "-rf", "/"], 5, { rm: true }]) {
+      const outcome = await stackWith((input) => input.command as string).run("t", { command }, () => "ran");
+      expect(outcome, JSON.stringify(command)).toMatchObject({ _tag: "Rejected" });
+    }
+    expect(await stackWith((input) => input.command as string).run("t", { command: undefined }, () => "ran")).toMatchObject({ _tag: "Completed" });
+    expect(await createStack({ t: gate<{ command: unknown }, string>({ name: "t", subject: () => "Bash" }) })
+      .use("t", { name: "deny", match: "Bash(rm *)", before: () => Reject("denied") }).run("t", { command: "rm x" }, () => "ran")).toMatchObject({ _tag: "Completed" });
   });
 });
 
