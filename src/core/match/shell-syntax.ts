@@ -59,15 +59,19 @@ const newWord = (): Word => ({ text: "", bare: "", quoted: false, dynamic: false
 const openers = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{", "}"]);
 const ansiEscapes: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', "?": "?" };
 
+const isOpener = (w: Word): boolean => !w.quoted && openers.has(w.text);
+
 /**
  * `function name` (bash's keyword form) only names the function: the body that follows (`{ …; }`,
  * `( … )`, on this line or the next) is ordinary commands, so the header is dropped when its name ends.
+ * `leadingOpeners` counts the reserved words that open `words`, kept by the caller so that this check
+ * costs the same on every word (a copy of the words before it made `echo function x function x …` quadratic).
  */
-const dropFunctionHeader = (words: Word[]): void => {
+const dropFunctionHeader = (words: Word[], leadingOpeners: number): void => {
   const at = words.length - 2;
   const keyword = words[at];
   if (keyword?.text !== "function" || keyword.quoted) return;
-  if (words.slice(0, at).every((w) => !w.quoted && openers.has(w.text))) words.length = at;
+  if (leadingOpeners >= at) words.length = at;
 };
 
 class Reader {
@@ -87,6 +91,8 @@ class Reader {
     this.enter();
     const src = this.src;
     let words: Word[] = [];
+    /** How many of `words`, from the first, are reserved words after which a command begins (`if`, `{`, …). */
+    let leadingOpeners = 0;
     let word: Word | undefined;
     let redirect: Redirect | undefined;
     /** The redirection being read is of descriptor 0 and reads into the command (`<`, `<<<`, `<<`, `<>`, `<&`). */
@@ -97,10 +103,11 @@ class Reader {
       if (word === undefined) return;
       // A `case` command's patterns end in an unbalanced `)`, which inside `$(…)` would close the
       // substitution early and hide what follows: such text is unreadable (fails towards the guard).
-      if (word.text === "case" && !word.quoted && redirect === undefined && words.every((w) => !w.quoted && openers.has(w.text))) throw new Unreadable();
+      if (word.text === "case" && !word.quoted && redirect === undefined && leadingOpeners === words.length) throw new Unreadable();
       if (redirect === undefined) {
+        if (leadingOpeners === words.length && isOpener(word)) leadingOpeners++;
         words.push(word);
-        dropFunctionHeader(words);
+        dropFunctionHeader(words, leadingOpeners);
       } else if (redirect === "herestring") {
         if (intoStdin) stdin = word;
       } else if (redirect === "file") {
@@ -120,6 +127,7 @@ class Reader {
       endWord();
       if (words.length > 0) this.commands.push(stdin === undefined ? words : Object.assign(words, { stdin }));
       words = [];
+      leadingOpeners = 0;
       stdin = undefined;
     };
     while (this.pos < src.length) {
@@ -153,6 +161,7 @@ class Reader {
         this.pos = src.indexOf(")", this.pos) + 1;
         word = undefined;
         words = [];
+        leadingOpeners = 0;
       } else if (c === "(" && word !== undefined && word.bare.endsWith("=")) {
         // `arr=(a b)`: an array assignment; substitutions inside still run, so its contents are read as a list.
         const start = this.pos++;

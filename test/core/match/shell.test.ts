@@ -220,3 +220,12 @@ describe("findings of the reliability fuzzing", () => {
     expect(matches("echo case")).toBe(false);
   });
 });
+
+describe("reading long text", () => {
+  it("reads 200 KB of `function x` words in well under a second, as it reads any other words", () => {
+    const command = "echo " + "function x ".repeat(20_000);
+    const start = performance.now();
+    expect(splitShellCommand(command)).toHaveLength(1);
+    expect(performance.now() - start).toBeLessThan(1000);
+  });
+});
