@@ -67,12 +67,14 @@ const callOnce = async (env: LoopEnv, request: ModelRequest, step: number, conte
   // post-phase hands back its partial answer: what the provider had streamed is counted as it aborts.
   // Only streams opened through `start`: an answer a hook gave instead (fallback's backup, a cache's
   // Replace) reaches us with the call's outcome, which an abort before the post-phase ended drops.
-  const streamed: Streamed = { messages: undefined, text: "", usage: undefined };
+  const streamed: Streamed = { earlier: noUsage, messages: undefined, text: "", usage: undefined };
   let counted = false;
   const onAbort = (): void => {
-    if (counted || streamed.messages === undefined) return; // no stream opened: nothing spent that we know of
+    if (counted) return;
     counted = true;
-    env.spent.usage = addUsage(env.spent.usage, reportedOrEstimated(streamed.usage, streamed.messages, streamed.text).usage);
+    // No stream open (or the last one failed having sent nothing): only what earlier ones spent.
+    const current = streamed.messages === undefined ? noUsage : reportedOrEstimated(streamed.usage, streamed.messages, streamed.text).usage;
+    env.spent.usage = addUsage(env.spent.usage, addUsage(streamed.earlier, current));
   };
   if (env.signal?.aborted === false) env.signal.addEventListener("abort", onAbort, { once: true });
   try {
@@ -86,8 +88,12 @@ const callOnce = async (env: LoopEnv, request: ModelRequest, step: number, conte
   }
 };
 
-/** What the provider streamed so far in the current attempt: the messages it was sent, its text, the usage it reported. */
+/**
+ * What the provider streamed so far: what the streams an `around` hook's retry opened before the
+ * current one spent, and in the current one the messages it was sent, its text, the usage it reported.
+ */
 interface Streamed {
+  earlier: Usage;
   messages: readonly Message[] | undefined;
   text: string;
   usage: unknown;
@@ -110,7 +116,9 @@ const noting = (start: StartStream, streamed: Streamed): StartStream => {
     };
     // Only `next` is watched; `return` is the provider's own, so closing its stream works as before.
     const watched = (parts: AsyncIterable<StreamPart>): AsyncIterable<StreamPart> => {
-      // Opened: from now on this stream spends (a start that failed spent nothing we know of).
+      // Opened: from now on this stream spends (a start that failed spent nothing we know of). The
+      // one before it, unless it failed having sent nothing, spent what it streamed.
+      if (streamed.messages !== undefined) streamed.earlier = addUsage(streamed.earlier, reportedOrEstimated(streamed.usage, streamed.messages, streamed.text).usage);
       Object.assign(streamed, { messages: request.messages, text: "", usage: undefined });
       const stream = ++opened;
       const failed = (error: unknown): never => {
@@ -166,9 +174,22 @@ const showRecovered = (env: LoopEnv, response: ModelResponse, step: number): voi
 
 /** What a `recover` decision's value becomes: a response as given, or text. */
 const asResponse = (value: unknown, model: string): ModelResponse => {
-  if (typeof value === "object" && value !== null && typeof (value as ModelResponse).text === "string")
-    return { toolCalls: [], finishReason: "stop", usage: noUsage, ...(value as Partial<ModelResponse>) } as ModelResponse;
+  if (typeof value === "object" && value !== null && typeof (value as ModelResponse).text === "string") {
+    // A field given as undefined (`usage: error.partial?.usage` with no partial) takes its default.
+    const given = value as Partial<ModelResponse>;
+    return { ...given, toolCalls: given.toolCalls ?? [], finishReason: given.finishReason ?? "stop", usage: given.usage ?? noUsage } as ModelResponse;
+  }
   return { text: contentText(value), toolCalls: [], finishReason: "stop", usage: noUsage, model };
+};
+
+/**
+ * What a recovered answer adds to the turn's usage: its own, unless it is what the failed stream
+ * had streamed (`error.partial`, or a copy), which that stream already counted.
+ */
+const recoveredSpend = (response: ModelResponse, error: unknown): Usage => {
+  const partial = error instanceof ModelStreamError ? error.partial.usage : undefined;
+  const same = partial !== undefined && partial.inputTokens === response.usage.inputTokens && partial.outputTokens === response.usage.outputTokens;
+  return same ? noUsage : response.usage;
 };
 
 /**
@@ -194,7 +215,8 @@ export const callModel = async (env: LoopEnv, request: ModelRequest, step: numbe
       const response = asResponse(decision.value, request.model);
       // Checked as a provider's or a hook's answer is: the loop must not read a call list that is not one.
       const malformed = notAResponse(response);
-      if (malformed !== undefined) throw new AgentRunError("model", malformed);
+      if (malformed !== undefined) throw new AgentRunError("model", new TypeError(`the error point's recover value: ${malformed.message}`));
+      env.spent.usage = addUsage(env.spent.usage, recoveredSpend(response, error));
       showRecovered(env, response, step);
       return response;
     }

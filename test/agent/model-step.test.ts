@@ -154,6 +154,57 @@ describe("the turn's usage counts what a streamed call spent", () => {
     expect(turn).toMatchObject({ status: "completed", text: "cut short", usage: partialUsage });
   });
 
+  it("counts a stream once when an after hook answers with a deep copy of its response", async () => {
+    const stack = createAgentStack().use("modelCall", { name: "copy", after: (res) => Replace(structuredClone(res) as ModelResponse) });
+    const model = createScriptedModel({ turns: [{ text: "fresh", usage: { inputTokens: 10, outputTokens: 20 } }] });
+
+    const turn = await createAgent({ model, stack, stream: true }).run("go");
+
+    expect(turn.usage).toEqual({ inputTokens: 10, outputTokens: 20 });
+  });
+
+  it("counts a stream once when a modelCall recover hook answers with a deep copy of what it had streamed", async () => {
+    const stack = createAgentStack().use("modelCall", { name: "keep-partial", recover: (error) => Replace(structuredClone((error as { partial: ModelResponse }).partial)) });
+    const model = createScriptedModel({ turns: [cut("x".repeat(400))], chunkSize: 40 });
+
+    const turn = await createAgent({ model, stack, stream: true }).run("go");
+
+    expect(turn).toMatchObject({ status: "completed", usage: partialUsage });
+  });
+
+  it("counts both streams when an around hook calls next() twice and answers with the first", async () => {
+    const stack = createAgentStack().use("modelCall", { name: "first-of-two", around: async (_ctx, next) => { const first = await next(); await next(); return first; } });
+    const model = createScriptedModel({ turns: [{ text: "one", usage: { inputTokens: 10, outputTokens: 20 } }, { text: "two", usage: { inputTokens: 1000, outputTokens: 1 } }] });
+
+    const turn = await createAgent({ model, stack, stream: true }).run("go");
+
+    expect(turn).toMatchObject({ text: "one", usage: { inputTokens: 1010, outputTokens: 21 } });
+  });
+
+  it("counts the stream an around hook's retry replaced when the caller aborts during the retry", async () => {
+    const stack = createAgentStack().use("modelCall", { name: "again", around: async (_ctx, next) => { const first = await next(); return first._tag === "Failed" ? next() : first; } });
+    const controller = new AbortController();
+    let streams = 0;
+    // The first stream sends 200 characters and fails; the second sends 80 and the caller aborts.
+    const model: LanguageModel = {
+      id: "flaky",
+      generate: async () => { throw new Error("unused"); },
+      async *stream() {
+        const second = streams++ > 0;
+        for (let i = 0; i < 5; i++) {
+          if (second && i === 2) controller.abort(new Error("ctrl-c"));
+          yield { type: "text-delta", text: (second ? "z" : "x").repeat(40) };
+        }
+        throw new Error("connection reset");
+      },
+    };
+
+    const turn = await createAgent({ model, stack, stream: true }).run("go", { signal: controller.signal });
+
+    expect(turn.status).toBe("aborted");
+    expect(turn.usage).toEqual({ inputTokens: 4, outputTokens: 70 }); // 2/50 and 2/20
+  });
+
   it("refunds a stream that failed before it produced anything, whose usage is only an estimate", async () => {
     const model = createScriptedModel({ turns: [{ text: "never", error: new Error("connection refused"), errorAfterChunks: 0 }] });
 
@@ -231,10 +282,38 @@ describe("an answer an error hook recovers a streamed model call with", () => {
 });
 
 describe("an answer an error hook recovers a model call with", () => {
+  it("counts its usage, as a modelCall recover hook's answer is counted", async () => {
+    const answer = { text: "recovered", toolCalls: [], finishReason: "stop", usage: { inputTokens: 5, outputTokens: 5 } } as ModelResponse;
+    const stack = createAgentStack().use("error", { name: "recover", before: () => Replace({ action: "recover", value: answer } as ErrorDecision) });
+    const model = createScriptedModel({ turns: [{ text: "never", error: new Error("connection refused"), errorAfterChunks: 0 }] });
+
+    const turn = await createAgent({ model, stack, stream: true }).run("go");
+
+    expect(turn).toMatchObject({ status: "completed", usage: { inputTokens: 5, outputTokens: 5 } });
+  });
+
+  it("does not count the failed stream twice when it is that stream's partial answer", async () => {
+    const stack = createAgentStack().use("error", { name: "recover", before: (event) => Replace({ action: "recover", value: (event.error as { partial: ModelResponse }).partial } as ErrorDecision) });
+    const model = createScriptedModel({ turns: [{ text: "x".repeat(400), error: new Error("connection reset"), errorAfterChunks: 5 }], chunkSize: 40 });
+
+    const turn = await createAgent({ model, stack, stream: true }).run("go");
+
+    expect(turn).toMatchObject({ status: "completed", usage: { inputTokens: 2, outputTokens: 50 } });
+  });
+
+  it("takes a field given as undefined as left out", async () => {
+    const stack = createAgentStack().use("error", { name: "recover", before: () => Replace({ action: "recover", value: { text: "x", usage: undefined } } as ErrorDecision) });
+    const model = createScriptedModel({ turns: [{ text: "never", error: new Error("connection refused"), errorAfterChunks: 0 }] });
+
+    const turn = await createAgent({ model, stack, stream: false }).run("go");
+
+    expect(turn).toMatchObject({ status: "completed", text: "x" });
+  });
+
   for (const [what, value] of [
     ["a call list that is not a list", { text: "x", toolCalls: "oops" }],
     ["a tool call without a name", { text: "x", toolCalls: [{ id: "c1", input: {} }] }],
-    ["usage that is not token counts", { text: "x", usage: null }],
+    ["usage that is not token counts", { text: "x", usage: { inputTokens: -1, outputTokens: "many" } }],
   ] as const) {
     for (const stream of [false, true]) {
       it(`fails the turn with the response's TypeError when it has ${what}${stream ? ", streamed" : ""}`, async () => {
@@ -246,7 +325,7 @@ describe("an answer an error hook recovers a model call with", () => {
 
         expect(turn.status).toBe("failed");
         expect(turn.error).toBeInstanceOf(TypeError);
-        expect((turn.error as Error).message).toMatch(shapeError);
+        expect((turn.error as Error).message).toMatch(/^the error point's recover value: the modelCall response is not a response \(text must be a string, toolCalls an array/);
         expect(parts).not.toContain("tool-call");
       });
     }

@@ -25,11 +25,12 @@ import { Outcome, OutcomeRejectedError } from "../../core/outcome.ts";
 import type { DeepReadonly } from "../../core/readonly.ts";
 import { isAbortSignal, linkSignal, notASignal, stopListening } from "../../core/signal.ts";
 import type { Operation } from "../../core/stack-types.ts";
-import { addUsage, noUsage, type StreamPart } from "../model.ts";
+import { noUsage, type StreamPart } from "../model.ts";
 import { notAResponse } from "../response-shape.ts";
 import type { ModelRequest, ModelResponse, ToolCall, Usage } from "../types.ts";
 import { StreamControl, holdBackProblem, streamControlKey, type HoldBack } from "./control.ts";
-import { ModelStreamError, StreamDivergedError, spentPartial } from "./errors.ts";
+import { CallSpend } from "./call-spend.ts";
+import { ModelStreamError, StreamDivergedError } from "./errors.ts";
 import { pump, type Emitter, type PumpResult, type StartStream } from "./pump.ts";
 import { PartQueue } from "./queue.ts";
 
@@ -61,7 +62,7 @@ export interface StreamResult {
    * What the call spent: what every provider stream it opened streamed (each attempt of an
    * `around` hook's retry, a stream a `recover` hook answered for; one that failed having produced
    * nothing is refunded, as `spentPartial` says), plus the usage of an answer a hook gave in their
-   * place (a fallback's, a recovery's, a cache's).
+   * place (a fallback's, a recovery's, a cache's). How an answer is told apart: `CallSpend`.
    */
   readonly spent: Usage;
 }
@@ -176,24 +177,8 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
   // The last provider stream's response, to tell whether the answer settled on came from it.
   let last: ModelResponse | undefined;
   let attempts = 0;
-  // What this call's provider streams spent, and the objects their responses carry: an answer
-  // holding one of them (a stream's own, an `after` hook's `{ ...res, text }`, a `recover` hook's
-  // partial) is counted by its stream, any other answer (a hook's, in their place) by its usage.
-  let streamedSpent: Usage = noUsage;
-  const streamedObjects = new WeakSet<object>();
-  const noteStream = (response: ModelResponse, spent: boolean): void => {
-    if (spent) streamedSpent = addUsage(streamedSpent, response.usage);
-    for (const o of [response, response.usage, response.toolCalls]) if (typeof o === "object" && o !== null) streamedObjects.add(o);
-  };
-  const fromStreams = (answer: ModelResponse): boolean =>
-    streamedObjects.has(answer) || [answer.usage, answer.toolCalls].some((o) => typeof o === "object" && o !== null && streamedObjects.has(o));
-  const spentBy = (outcome: Outcome<ModelResponse>): Usage => {
-    const error = outcome._tag === "Failed" && outcome.error instanceof ModelStreamError ? outcome.error : undefined;
-    const answer = outcome._tag === "Completed" ? outcome.value : error?.partial;
-    if (answer === undefined || fromStreams(answer)) return streamedSpent;
-    const own = error !== undefined ? spentPartial(error)?.usage : answer.usage;
-    return own === undefined ? streamedSpent : addUsage(streamedSpent, own);
-  };
+  // What the call spent: every stream it opened, and an answer given in their place (call-spend.ts).
+  const spend = new CallSpend();
   const operation = async (req: DeepReadonly<ModelRequest>, ctx: { readonly signal: AbortSignal }): Promise<ModelResponse> => {
     pre.dispose();
     attempts++;
@@ -205,7 +190,7 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
     try {
       result = await pump({ request: req, start, signal: ctx.signal, cut: cut.signal, control, mode, out });
     } catch (error) {
-      if (error instanceof ModelStreamError) noteStream(error.partial, spentPartial(error) !== undefined);
+      if (error instanceof ModelStreamError) spend.failed(error);
       throw error;
     } finally {
       streamed = true;
@@ -215,7 +200,7 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
     linked = result.linked;
     preamble = result.preamble;
     last = result.response;
-    noteStream(result.response, true);
+    spend.finished(result.response);
     return result.response;
   };
 
@@ -230,7 +215,7 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
       const failed = Outcome.failed(error);
       queue.push({ type: "error", error });
       queue.close();
-      return { outcome: failed, emittedText: out.emitted, diverged: false, holdBack: mode, spent: streamedSpent };
+      return { outcome: failed, emittedText: out.emitted, diverged: false, holdBack: mode, spent: spend.spentBy(failed) };
     }
   };
 
@@ -267,7 +252,7 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
     } else if (outcome._tag === "Rejected") queue.push({ type: "error", error: new OutcomeRejectedError(outcome.reason, outcome.by, outcome.cause) });
     else queue.push({ type: "error", error: outcome.error instanceof ModelStreamError ? outcome.error.cause : outcome.error });
     queue.close();
-    return { outcome, emittedText: out.emitted, diverged, holdBack: mode, spent: spentBy(outcome) };
+    return { outcome, emittedText: out.emitted, diverged, holdBack: mode, spent: spend.spentBy(outcome) };
   };
 
   let run: Promise<Outcome<ModelResponse>>;
