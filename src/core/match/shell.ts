@@ -202,8 +202,10 @@ const codeRun = (name: string, form: readonly Word[], stdin: Word | undefined): 
   return undefined;
 };
 
-/** Options of a shell that take the next word as their value (`-o pipefail`, `-euxo pipefail`, `--rcfile f`). */
-const valuedShellOption = /^(?:[-+][A-Za-z]*[oO]|--rcfile|--init-file)$/;
+/** Long options of a shell that take the next word as their value (`--rcfile f`). */
+const valuedLongOptions = new Set(["--rcfile", "--init-file"]);
+/** Letters of a shell's option cluster that each take the next word as their value, in order (`-oc posix '…'`, `-euxo pipefail`). */
+const valuedLetters = /[oO]/g;
 
 /** A shell runs its `-c` string, else its first operand as a script file, else (or with `-s`) what it reads on standard input. */
 const shellCode = (form: readonly Word[], stdin: Word | undefined): Code => {
@@ -217,9 +219,15 @@ const shellCode = (form: readonly Word[], stdin: Word | undefined): Code => {
       operand = t === "--" ? form[i + 1] : form[i];
       break;
     }
-    runsString ||= /^-[A-Za-z]*c/.test(t);
-    readsStdin ||= /^-[A-Za-z]*s/.test(t);
-    if (valuedShellOption.test(t)) i++;
+    if (t.startsWith("--")) {
+      if (valuedLongOptions.has(t)) i++;
+      continue;
+    }
+    // A cluster is `-` or `+` and letters; `+c` and `+s` still run a string or read standard input.
+    const letters = t.slice(1);
+    runsString ||= letters.includes("c");
+    readsStdin ||= letters.includes("s");
+    i += letters.match(valuedLetters)?.length ?? 0;
   }
   if (runsString) return operand === undefined ? undefined : pick([operand]);
   if (readsStdin || operand === undefined) return hereText(stdin);

@@ -229,3 +229,25 @@ describe("reading long text", () => {
     expect(performance.now() - start).toBeLessThan(1000);
   });
 });
+
+describe("a Bash(rm *) condition on a shell's option clusters", () => {
+  it("reads +c and +s as -c and -s, as bash and dash do", () => {
+    for (const cmd of ["bash +c 'rm -rf /'", "sh +c 'rm -rf /'", "dash +c 'rm -rf /'", "bash +ec 'rm -rf /'", "bash -e +c 'rm -rf /'", "bash +s x <<< 'rm -rf /'"]) {
+      expect(catches(cmd), cmd).toBe(true);
+    }
+  });
+
+  it("gives each o or O in a cluster the next word, in order, wherever it stands in the cluster", () => {
+    for (const cmd of ["bash -oc posix 'rm -rf /'", "bash -Oc extglob 'rm -rf /'", "bash -cO extglob 'rm -rf /'", "bash -oOc posix extglob 'rm -rf /'", "bash -oeo posix pipefail +c 'rm -rf /'"]) {
+      expect(catches(cmd), cmd).toBe(true);
+    }
+    expect(splitShellCommand("bash -oc posix 'ls'")).toEqual(["bash -oc posix ls", "ls"]);
+  });
+
+  it("still reads a shell given a script file after such options as running no code the text holds", () => {
+    for (const cmd of ["bash -o posix x.sh", "bash +o posix -e x.sh", "bash -eO extglob x.sh"]) {
+      expect(catches(cmd), cmd).toBe(false);
+      expect(analyseShell(cmd)?.opaque, cmd).toBe(false);
+    }
+  });
+});
