@@ -4,9 +4,11 @@
  * (`sudo`, `timeout 5`, `xargs`, `env FOO=1`, `bash -c '…'`, `eval`, `find -exec`) and what a
  * shell reads from a here-string or here-document (`bash <<< '…'`), so that a condition on `rm *`
  * sees `rm` in `sudo rm -rf /` and one on `sudo *` still sees the `sudo`. A shell whose code the
- * text does not hold (`… | sh`, `sh < x.sh`, `. <(…)`) is opaque, like a command named at run time.
+ * text does not hold (`… | sh`, `sh < x.sh`, `. <(…)`, `… | xargs sh -c`, `xargs -I{} sh -c '{}'`) is
+ * opaque, like a command named at run time.
  */
 import { UNREADABLE_DETAIL } from "./detail.ts";
+import { type FilledIn, fillsIn, findFillsIn } from "./replacement.ts";
 import { readShell, type SimpleCommand, type Word } from "./shell-syntax.ts";
 
 /** How a wrapper command takes its options: those that consume the next word, how many operands precede the command, and which option carries a whole command string. */
@@ -53,7 +55,7 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
   ["proxychains", { valued: ["-f"], operands: 0 }],
   ["torsocks", { valued: [], operands: 0 }],
   ["busybox", { valued: [], operands: 0 }],
-  ["parallel", { valued: ["-j", "--jobs", "-S", "--sshlogin", "--delay", "--timeout", "-a", "--arg-file"], operands: 0 }],
+  ["parallel", { valued: ["-I", "-j", "--jobs", "-S", "--sshlogin", "--delay", "--timeout", "-a", "--arg-file"], operands: 0 }],
   ["chronic", { valued: [], operands: 0 }],
   ["caffeinate", { valued: ["-t", "-w"], operands: 0 }],
   ["pkexec", { valued: ["--user"], operands: 0 }],
@@ -115,8 +117,10 @@ export const analyseShell = (command: string, depth = 0): ShellAnalysis | undefi
     const text = words.map((w) => w.text).join(" ").replace(/\s+/g, " ").trim();
     if (text !== "") commands.add(text);
   };
-  // `stdin` is the simple command's here-text, which a shell or `source /dev/stdin` in it runs as code.
-  const visit = (start: readonly Word[], stdin: Word | undefined): boolean => {
+  // `stdin` is the simple command's here-text, which a shell or `source /dev/stdin` in it runs as code;
+  // `filled` tells whether a script holds a string an outer xargs, parallel or find -exec replaces.
+  const visit = (start: readonly Word[], stdin: Word | undefined, outer?: FilledIn): boolean => {
+    let filled = outer;
     let form = start;
     while (form[0] !== undefined && keywords.has(form[0].text) && !form[0].quoted) form = form.slice(1);
     while (form[0] !== undefined) {
@@ -132,7 +136,7 @@ export const analyseShell = (command: string, depth = 0): ShellAnalysis | undefi
       const name = unknown ? head.text : head.text.slice(head.text.lastIndexOf("/") + 1);
       if (name !== head.text && name !== "") add([{ ...head, text: name }, ...form.slice(1)]);
       const script = codeRun(name, form, stdin);
-      if (script === "unseen") opaque = true;
+      if (script === "unseen" || (script !== undefined && filled?.(script.text) === true)) opaque = true;
       else if (script !== undefined) {
         if (script.dynamic) opaque = true;
         const inner = analyseShell(script.text, depth + 1);
@@ -141,8 +145,10 @@ export const analyseShell = (command: string, depth = 0): ShellAnalysis | undefi
         dynamic ||= inner.dynamic;
         opaque ||= inner.opaque;
       }
-      if (name === "find") for (const sub of findExec(form)) if (!visit(sub, stdin)) return false;
-      form = unwrap(name, form);
+      if (name === "find") for (const sub of findExec(form)) if (!visit(sub, stdin, either(filled, findFillsIn))) return false;
+      const inner = unwrap(name, form);
+      filled = either(filled, fillsIn(name, form.slice(1, form.length - inner.length)));
+      form = inner;
     }
     return true;
   };
@@ -163,6 +169,9 @@ export const splitShellCommand = (command: string): string[] | undefined => {
   return analysis === undefined ? undefined : [...analysis.commands];
 };
 
+const either = (a: FilledIn | undefined, b: FilledIn | undefined): FilledIn | undefined =>
+  a === undefined ? b : b === undefined ? a : (script) => a(script) || b(script);
+
 /** The command a wrapper runs, after its options and leading operands; empty when `name` is no wrapper. */
 const unwrap = (name: string, form: readonly Word[]): readonly Word[] => {
   const syntax = SHELL_WRAPPERS.get(name);
@@ -178,7 +187,7 @@ const unwrap = (name: string, form: readonly Word[]): readonly Word[] => {
 /**
  * The code a command runs, as far as its text tells: a script (`bash -c '…'`, `eval …`, `env -S '…'`,
  * `bash <<< '…'`), `"unseen"` when it reads code the text does not hold (`… | sh`, `sh < x.sh`,
- * `. <(…)`), or `undefined` when it runs no code of its own, or a script file (`bash x.sh`).
+ * `. <(…)`, `sh -c` without its string), or `undefined` when it runs no code of its own, or a script file (`bash x.sh`).
  */
 type Code = { text: string; dynamic: boolean } | "unseen" | undefined;
 
@@ -229,7 +238,8 @@ const shellCode = (form: readonly Word[], stdin: Word | undefined): Code => {
     readsStdin ||= letters.includes("s");
     i += letters.match(valuedLetters)?.length ?? 0;
   }
-  if (runsString) return operand === undefined ? undefined : pick([operand]);
+  // Without its string, `sh -c` errors, unless something appends one: `… | xargs sh -c`.
+  if (runsString) return operand === undefined ? "unseen" : pick([operand]);
   if (readsStdin || operand === undefined) return hereText(stdin);
   return scriptFile(operand, stdin);
 };

@@ -251,3 +251,30 @@ describe("a Bash(rm *) condition on a shell's option clusters", () => {
     }
   });
 });
+
+describe("a Bash(rm *) condition on a shell whose -c script is missing or filled in by xargs, parallel or find", () => {
+  it("matches sh -c without a script, which takes the script from the arguments xargs or parallel append", () => {
+    for (const cmd of ["echo 'rm -rf /' | xargs -0 sh -c", "echo 'rm -rf /' | xargs -d '\\n' bash -c", "echo 'rm -rf /' | parallel sh -c", "bash -c"]) {
+      expect(catches(cmd), cmd).toBe(true);
+      expect(analyseShell(cmd)?.opaque, cmd).toBe(true);
+    }
+  });
+
+  it("matches a script holding the replacement string, whose text is only known when the input arrives", () => {
+    for (const cmd of [
+      "echo 'rm -rf /' | xargs -I{} sh -c '{}'", "echo 'rm -rf /' | xargs -I{} bash -c {}", "echo 'rm -rf /' | xargs -I X sh -c 'X'",
+      "echo 'rm -rf /' | xargs -i sh -c '{}'", "echo 'rm -rf /' | xargs --replace=@ sh -c '@'", "echo '$(rm -rf /)' | xargs -I{} sh -c 'echo {}'",
+      "parallel sh -c {} ::: 'rm -rf /'", "parallel -I @@ sh -c @@ ::: 'rm -rf /'", "find . -name x -exec sh -c '{}' \\;",
+    ]) {
+      expect(catches(cmd), cmd).toBe(true);
+      expect(analyseShell(cmd)?.opaque, cmd).toBe(true);
+    }
+  });
+
+  it("still reads a script under xargs that holds no replacement string, and leaves a placeholder outside a script alone", () => {
+    for (const cmd of ["ls | xargs sh -c 'ls'", "ls | xargs -I{} cp {} /tmp", "find . -exec cat {} \\;", "sh -c 'echo {}'"]) {
+      expect(catches(cmd), cmd).toBe(false);
+      expect(analyseShell(cmd)?.opaque, cmd).toBe(false);
+    }
+  });
+});
