@@ -11,7 +11,7 @@
  * everything they do.
  */
 import type { HookAction } from "./action.ts";
-import { ownOutcome, rejectedMisuse } from "./around.ts";
+import { ownOutcome, rejectedMisuse, runSettledFirst } from "./around.ts";
 import { failed, snapshot } from "./decide.ts";
 import { NextMisuseError, RejectOnObserveError, describe, type HookFailureKind } from "./errors.ts";
 import { freeze, settledUnder, toCompleted, toFailed, type AnyFn, type Op, type Step } from "./frame.ts";
@@ -159,12 +159,15 @@ class Layer {
 
   next(input?: unknown): Promise<Outcome> {
     const run = this.run;
-    if ((this.state & stage) !== deciding || run.settled) {
+    if ((this.state & stage) !== deciding) {
       const misuse = new NextMisuseError(`next() called after hook "${this.hook.name}" settled`);
       this.keepMisuse(misuse);
       run.fail(hookError(run, this.hook, "around", "next-misuse", misuse, 0), true);
       return rejectedMisuse(misuse);
     }
+    // Once the run settled, every next() of a hook still deciding answers with the run's outcome (a
+    // pending one too, see settledUnder), whether or not the last one was awaited: nothing starts (R7).
+    if (run.settled) return runSettledFirst(run);
     if ((this.state & pending) !== 0) {
       const misuse = new NextMisuseError(`next() called while a previous next() of hook "${this.hook.name}" is still pending`);
       this.keepMisuse(misuse);

@@ -29,6 +29,15 @@ export const rejectedMisuse = (misuse: NextMisuseError): Promise<Outcome> => {
   return rejected;
 };
 
+/**
+ * A next() its hook calls, still deciding, after the run settled under it (the caller aborted,
+ * the deadline passed, a hook outside answered without waiting): nothing more starts (R7), and the
+ * hook learns how the run ended, as a next() already pending then does (see `settledUnder`). Not
+ * a misuse: the hook did nothing wrong, so no failure is recorded or counted (R4 keeps that for a
+ * next() called after the hook itself settled, or, while the run still runs, while another is pending).
+ */
+export const runSettledFirst = (run: RunContext): Promise<Outcome> => Promise.resolve(settledUnder(run));
+
 /** What `pending` holds while the inside of a next() call has not returned its first step yet. */
 const inFlight: Promise<Outcome> = new Promise<Outcome>(noop);
 
@@ -188,12 +197,15 @@ class AroundCall implements Frame {
   }
 
   callNext(input?: unknown): Promise<Outcome> {
-    if (this.settled || this.run.settled) {
+    if (this.settled) {
       const misuse = new NextMisuseError(`next() called after hook "${this.hook.name}" settled`);
       this.misuse ??= misuse;
       this.run.fail(hookError(this.run, this.hook, "around", "next-misuse", misuse, 0), true);
       return rejectedMisuse(misuse);
     }
+    // Once the run settled, every next() of a hook still deciding answers with the run's outcome (a
+    // pending one too, see settledUnder), whether or not the last one was awaited: nothing starts (R7).
+    if (this.run.settled) return runSettledFirst(this.run);
     if (this.pending !== undefined) {
       const misuse = new NextMisuseError(`next() called while a previous next() of hook "${this.hook.name}" is still pending`);
       this.misuse ??= misuse;

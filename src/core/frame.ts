@@ -133,7 +133,8 @@ export const mark = (run: RunContext, hook: CompiledHook): number => (run.record
 /**
  * What a step yields when the run settled under it (a hook outside answered without waiting for
  * it, the caller aborted, the deadline passed) and nothing better is at hand: the outcome the run
- * settled with, which an around hook whose `next()` was still pending then receives. Not a
+ * settled with, which an around hook whose `next()` was still pending then receives (and so does
+ * one still deciding that calls `next()` only afterwards: around.ts's `runSettledFirst`). Not a
  * NextMisuseError: R4 keeps that for a `next()` called concurrently or after its hook settled.
  * The run keeps that outcome, once, in `run.settledWith` (`RunContext.end`, and stack.ts for the
  * caller's abort and the deadline); whatever else settles a run must put its outcome there first,

@@ -16,7 +16,7 @@ const keeping = (name: string, priority: number) => {
 const untilAborted = (_input: unknown, ctx: { signal: AbortSignal }) =>
   new Promise<never>((_resolve, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
 
-describe("an around hook whose next() is still pending when its run settles (R4, R7)", () => {
+describe("an around hook whose run settles while its next() is pending, or before it calls next() (R4, R7)", () => {
   for (const [path, options] of paths) {
     it(`gets the run's own Failed(RunAbortedError) when the caller aborts, not a NextMisuseError (${path} path)`, async () => {
       const outer = keeping("outer", 1);
@@ -69,25 +69,74 @@ describe("an around hook whose next() is still pending when its run settles (R4,
       expect(inner.got).toEqual([outcome]);
     });
 
-    it(`still refuses a next() called after the run settled, as a misuse (${path} path)`, async () => {
+    it(`gets the run's outcome from a next() it first calls after the caller aborted, with no misuse and no failure counted (${path} path)`, async () => {
       const failures: HookError[] = [];
       let late: Promise<unknown> | undefined;
       const controller = new AbortController();
+      // A closed-mode hook on a gate that has not settled yet (it waits for a slot) when the run does.
       const stack = newStack({ onFailure: (e) => void failures.push(e) }).use("tool", {
-        name: "late",
+        name: "polite",
         around: async (_c, next) => {
           await sleep(10);
           late = next().catch((e: unknown) => e);
-          return undefined;
+          return late as Promise<Outcome<Result>>;
         },
       });
       setTimeout(() => controller.abort(new Error("cancel")), 2);
 
-      await stack.run("tool", call(), async () => ({ content: "never" }), { ...options, signal: controller.signal });
+      const outcome = await stack.run("tool", call(), async () => ({ content: "never" }), { ...options, signal: controller.signal });
       await sleep(15);
 
+      expect(outcome).toMatchObject({ _tag: "Failed", error: { name: "RunAbortedError" } });
+      expect(await late).toBe(outcome);
+      expect(failures).toEqual([]);
+      expect(stack.stats).toMatchObject({ hookFailures: 0, failOpen: 0 });
+    });
+
+    it(`still refuses a next() called after the hook itself settled, as a misuse (${path} path)`, async () => {
+      const failures: HookError[] = [];
+      let late: Promise<unknown> | undefined;
+      let ops = 0;
+      const stack = newStack({ onFailure: (e) => void failures.push(e) }).use("tool", {
+        name: "late",
+        around: (_c, next) => {
+          setTimeout(() => (late = next().catch((e: unknown) => e)), 2);
+          return Replace({ content: "answered" });
+        },
+      });
+
+      await stack.run("tool", call(), () => ({ content: `op ${++ops}` }), options);
+      await sleep(10);
+
       expect(await late).toBeInstanceOf(NextMisuseError);
+      expect(ops).toBe(0);
       expect(failures.map((e) => [e.hook, e.kind])).toEqual([["late", "next-misuse"]]);
+    });
+
+    it(`gets the run's outcome from a second next(), called while the first is pending or once it answered, after the run settled (${path} path)`, async () => {
+      const seconds: unknown[] = [];
+      let ops = 0;
+      const controller = new AbortController();
+      const failures: HookError[] = [];
+      const stack = newStack({ onFailure: (e) => void failures.push(e) }).use("tool", {
+        name: "twice",
+        around: async (_c, next) => {
+          const first = next();
+          await sleep(10);
+          seconds.push(await next()); // the first is still pending: the operation ignores its signal
+          const answered = await first;
+          seconds.push(await next()); // after the first answered, in sequence
+          return answered;
+        },
+      });
+      setTimeout(() => controller.abort(new Error("cancel")), 2);
+
+      const outcome = await stack.run("tool", call(), async () => (ops++, await sleep(30), { content: "late" }), { ...options, signal: controller.signal });
+      await sleep(35);
+
+      expect(seconds).toEqual([outcome, outcome]);
+      expect(ops).toBe(1);
+      expect(failures).toEqual([]);
     });
   }
 });

@@ -133,26 +133,25 @@ describe("A5: next() called but not awaited (dangling)", () => {
 });
 
 describe("A6: next() called after the chain settled", () => {
-  it("rejects with NextMisuseError and never reaches the operation, after the run deadline", async () => {
+  it("resolves a hook's first next() after the run deadline to the run's outcome, never reaching the operation nor counting a misuse", async () => {
     let ran = 0;
     let late: unknown;
-    const stack = newStack().use("tool", {
+    const failures: unknown[] = [];
+    const stack = newStack({ onFailure: (error) => void failures.push(error) }).use("tool", {
       name: "slow-around",
       around: async (_ctx, next) => {
         await sleep(40);
-        try {
-          return await next();
-        } catch (error) {
-          late = error;
-          throw error;
-        }
+        late = await next();
+        return late as Outcome<Result>;
       },
     });
     const outcome = await stack.run("tool", call(), () => ({ content: String(++ran) }), { timeoutMs: 10 });
     expect(outcome._tag === "Failed" && outcome.error instanceof RunAbortedError && outcome.error.timedOut).toBe(true);
     await sleep(60);
-    expect(late).toBeInstanceOf(NextMisuseError);
+    expect(late).toBe(outcome);
     expect(ran).toBe(0);
+    expect(failures).toEqual([]);
+    expect(stack.stats).toMatchObject({ hookFailures: 0, failOpen: 0 });
   });
 
   it("rejects a next() kept by a hook and called after its run completed", async () => {
