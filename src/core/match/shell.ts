@@ -16,6 +16,11 @@ export interface WrapperSyntax {
   readonly valued: readonly string[];
   readonly operands: number;
   readonly script?: readonly string[];
+  /**
+   * It starts a shell when given one of these flags (`sudo -s`), or always when empty (`su`); given
+   * no command, that shell reads its script from standard input, as a bare `bash` does.
+   */
+  readonly shell?: readonly string[];
 }
 
 /**
@@ -25,8 +30,12 @@ export interface WrapperSyntax {
  * SHELL_WRAPPERS.get("timeout") // { valued: ["-s", "-k", "--signal", "--kill-after"], operands: 1 }
  */
 export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string, WrapperSyntax>([
-  ["sudo", { valued: ["-u", "-g", "-p", "-C", "-D", "-r", "-t", "-U", "-T"], operands: 0 }],
-  ["doas", { valued: ["-u", "-C"], operands: 0 }],
+  ["sudo", {
+    valued: ["-u", "-g", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R", "-c", "--user", "--group", "--prompt", "--close-from", "--chdir", "--role", "--type", "--other-user", "--command-timeout", "--chroot", "--login-class"],
+    operands: 0,
+    shell: ["-s", "-i", "--shell", "--login"],
+  }],
+  ["doas", { valued: ["-u", "-C"], operands: 0, shell: ["-s"] }],
   ["env", { valued: ["-u", "-C", "--unset", "--chdir"], operands: 0, script: ["-S", "--split-string"] }],
   ["timeout", { valued: ["-s", "-k", "--signal", "--kill-after"], operands: 1 }],
   ["nice", { valued: ["-n", "--adjustment"], operands: 0 }],
@@ -45,7 +54,8 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
   ["nsenter", { valued: ["-t", "--target", "-S", "-G", "--setuid", "--setgid"], operands: 0 }],
   ["chroot", { valued: ["--userspec", "--groups"], operands: 1 }],
   ["flock", { valued: ["-w", "--timeout", "-E", "--conflict-exit-code"], operands: 1, script: ["-c", "--command"] }],
-  ["su", { valued: ["-s", "--shell", "-g", "--group", "-G"], operands: 0, script: ["-c", "--command"] }],
+  // su's operand is the user; a login shell is what it runs.
+  ["su", { valued: ["-s", "--shell", "-g", "--group", "-G", "-w", "--whitelist-environment"], operands: 1, script: ["-c", "--command"], shell: [] }],
   ["runuser", { valued: ["-u", "--user", "-g", "--group", "-s", "--shell"], operands: 0, script: ["-c", "--command"] }],
   ["unbuffer", { valued: [], operands: 0 }],
   ["watch", { valued: ["-n", "--interval", "-d"], operands: 0 }],
@@ -58,7 +68,7 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
   ["parallel", { valued: ["-I", "-j", "--jobs", "-S", "--sshlogin", "--delay", "--timeout", "-a", "--arg-file"], operands: 0 }],
   ["chronic", { valued: [], operands: 0 }],
   ["caffeinate", { valued: ["-t", "-w"], operands: 0 }],
-  ["pkexec", { valued: ["--user"], operands: 0 }],
+  ["pkexec", { valued: ["--user"], operands: 0, shell: [] }],
   ["dbus-launch", { valued: ["--config-file"], operands: 0 }],
   ["coproc", { valued: [], operands: 0 }],
   ["systemd-run", { valued: ["-p", "--property", "-u", "--unit", "-M", "--machine", "--uid", "--gid", "-E", "--setenv", "--slice", "--description"], operands: 0 }],
@@ -175,13 +185,43 @@ const either = (a: FilledIn | undefined, b: FilledIn | undefined): FilledIn | un
 /** The command a wrapper runs, after its options and leading operands; empty when `name` is no wrapper. */
 const unwrap = (name: string, form: readonly Word[]): readonly Word[] => {
   const syntax = SHELL_WRAPPERS.get(name);
-  if (syntax === undefined) return [];
+  return syntax === undefined ? [] : readWrapper(syntax, form).command;
+};
+
+/** A wrapper's flags (`-E`, `-s`, `--login`, one per letter of a cluster) and the command after its options and leading operands. */
+interface WrapperCall {
+  readonly flags: readonly string[];
+  readonly command: readonly Word[];
+}
+
+/**
+ * Read a wrapper's options as getopt does: in a cluster (`-iu root`, `-n10`) the first letter that
+ * takes a value takes the rest of the word, or the next word when it ends the word. A lone `-`
+ * (`su -`, `env -`) is a flag.
+ */
+const readWrapper = (syntax: WrapperSyntax, form: readonly Word[]): WrapperCall => {
+  const takesValue = (option: string): boolean => syntax.valued.includes(option) || syntax.script?.includes(option) === true;
+  const flags: string[] = [];
   let i = 1;
-  for (let w = form[i]; w !== undefined && w.text.startsWith("-") && w.text.length > 1; w = form[i]) {
-    i += syntax.valued.includes(w.text) || syntax.script?.includes(w.text) ? 2 : 1;
-    if (w.text === "--") break;
+  for (let w = form[i]; w !== undefined && w.text.startsWith("-"); w = form[i]) {
+    const t = w.text;
+    i++;
+    if (t === "--") break;
+    if (t === "-" || t.startsWith("--")) {
+      if (takesValue(t)) i++;
+      else flags.push(t);
+      continue;
+    }
+    for (let k = 1; k < t.length; k++) {
+      const option = `-${t.charAt(k)}`;
+      if (takesValue(option)) {
+        if (k === t.length - 1) i++;
+        break;
+      }
+      flags.push(option);
+    }
   }
-  return form.slice(i + syntax.operands);
+  return { flags, command: form.slice(i + syntax.operands) };
 };
 
 /**
@@ -200,12 +240,29 @@ const codeRun = (name: string, form: readonly Word[], stdin: Word | undefined): 
     const file = form[1]?.text === "--" ? form[2] : form[1];
     return file === undefined ? undefined : scriptFile(file, stdin);
   }
-  const options = SHELL_WRAPPERS.get(name)?.script ?? [];
+  const syntax = SHELL_WRAPPERS.get(name);
+  if (syntax === undefined) return undefined;
+  const script = scriptOption(syntax.script ?? [], form);
+  if (script !== undefined || syntax.shell === undefined) return script;
+  // `sudo -s`, `su`, `… | sudo su`: a shell started with no command reads its script from standard input.
+  const call = readWrapper(syntax, form);
+  const startsShell = syntax.shell.length === 0 || call.flags.some((f) => syntax.shell!.includes(f));
+  return startsShell && call.command.length === 0 ? hereText(stdin) : undefined;
+};
+
+/**
+ * The string an option such as `-c`/`--command` gives, wherever it stands (`su root -c '…'` too):
+ * `-c '…'`, `-c'…'`, `--command='…'`, or ending a cluster (`-lc '…'`).
+ */
+const scriptOption = (options: readonly string[], form: readonly Word[]): Code => {
   for (let i = 1; i < form.length; i++) {
     const w = form[i]!;
     for (const opt of options) {
-      if (w.text === opt && form[i + 1]) return pick([form[i + 1]!]);
-      if (w.text.startsWith(opt) && w.text.length > opt.length) return { text: w.text.slice(opt.length).replace(/^=/, ""), dynamic: w.dynamic };
+      const letter = opt.length === 2 ? opt.charAt(1) : undefined;
+      const inCluster = letter !== undefined && /^-[^-]/.test(w.text) ? w.text.indexOf(letter, 1) : -1;
+      if ((w.text === opt || inCluster === w.text.length - 1) && form[i + 1]) return pick([form[i + 1]!]);
+      if (inCluster > 0 && inCluster < w.text.length - 1) return { text: w.text.slice(inCluster + 1), dynamic: w.dynamic };
+      if (w.text.startsWith(`${opt}=`)) return { text: w.text.slice(opt.length + 1), dynamic: w.dynamic };
     }
   }
   return undefined;

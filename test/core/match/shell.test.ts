@@ -278,3 +278,28 @@ describe("a Bash(rm *) condition on a shell whose -c script is missing or filled
     }
   });
 });
+
+describe("a Bash(rm *) condition on a wrapper that starts a shell without naming one", () => {
+  it("reads the here-text fed to sudo -s, sudo -i, su or doas -s as the script that shell runs", () => {
+    for (const cmd of ["sudo -s <<< 'rm -rf /'", "sudo -i <<< 'rm -rf /'", "su <<< 'rm -rf /'", "su - root <<< 'rm -rf /'", "doas -s <<< 'rm -rf /'", "sudo -iu root <<'EOF'\nrm -rf /\nEOF"]) {
+      expect(catches(cmd), cmd).toBe(true);
+      expect(analyseShell(cmd)?.opaque, cmd).toBe(false);
+    }
+    expect(analyseShell("sudo -s <<< 'ls'")).toMatchObject({ opaque: false, commands: ["sudo -s", "ls"] });
+  });
+
+  it("matches such a shell reading its script from a pipe", () => {
+    for (const cmd of ["echo 'rm -rf /' | sudo -s", "echo 'rm -rf /' | sudo -i", "echo 'rm -rf /' | su", "echo 'rm -rf /' | su -", "echo 'rm -rf /' | sudo su", "echo 'rm -rf /' | sudo -iu root", "echo 'rm -rf /' | sudo --login", "echo 'rm -rf /' | su -l root"]) {
+      expect(catches(cmd), cmd).toBe(true);
+      expect(analyseShell(cmd)?.opaque, cmd).toBe(true);
+    }
+  });
+
+  it("reads a command given to those wrappers as the command, through option clusters", () => {
+    for (const cmd of ["sudo -s rm -rf /", "sudo -iu root rm -rf /", "sudo -Eu root rm -rf /", "su -lc 'rm -rf /' root", "env - rm -rf /"]) expect(catches(cmd), cmd).toBe(true);
+    for (const cmd of ["sudo -s ls", "sudo -u root ls", "su -c 'ls' root", "sudo ls"]) {
+      expect(catches(cmd), cmd).toBe(false);
+      expect(analyseShell(cmd)?.opaque, cmd).toBe(false);
+    }
+  });
+});
