@@ -214,12 +214,17 @@ export const describe = (cause: unknown): string => clean(describeRaw(cause));
 
 /**
  * A value a caller gave, as a registration error shows it: a string in quotes (so `"uppercase"`
- * reads as the string it was), anything else as `describe` gives it.
+ * reads as the string it was) and cut at 200 characters, a bigint with its `n`, anything else as
+ * `describe` gives it.
  *
  * @example
  * describeGiven("uppercase") // "\"uppercase\""
  */
-export const describeGiven = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : describe(value));
+export const describeGiven = (value: unknown): string => {
+  if (typeof value === "bigint") return `${value}n`;
+  if (typeof value !== "string") return describe(value);
+  return value.length <= 200 ? JSON.stringify(value) : `${JSON.stringify(value.slice(0, 200))}… (${value.length} characters)`;
+};
 
 const describeRaw = (cause: unknown): string => {
   try {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as api from "../../src/index.ts";
-import { isAgentOnionError } from "../../src/core/errors.ts";
+import { describeGiven, isAgentOnionError } from "../../src/core/errors.ts";
 
 /** The exported error classes, found by what they are rather than listed, so a new one is checked too. */
 const errorClasses = (Object.entries(api) as [string, unknown][]).filter(
@@ -31,5 +31,22 @@ describe("Outcome.getOrThrow", () => {
     expect(String((thrown.cause as api.HookError).cause)).toContain("db down");
     const refused = await api.createStack({ tool: api.gate<string, string>({ name: "tool" }) }).use("tool", { name: "guard", before: () => api.Reject("no") }).run("tool", "x", (x) => x);
     expect((() => { try { api.Outcome.getOrThrow(refused); } catch (error) { return (error as Error).cause; } })()).toBeUndefined();
+  });
+});
+
+describe("describeGiven", () => {
+  it("shows a string in quotes, so a refused name reads as the string it was", () => {
+    expect(describeGiven("uppercase")).toBe('"uppercase"');
+  });
+
+  it("cuts a long string at 200 characters and says how long it was, so an error never repeats a huge value", () => {
+    const shown = describeGiven("x".repeat(100_000));
+    expect(shown).toBe(`"${"x".repeat(200)}"… (100000 characters)`);
+  });
+
+  it("shows a bigint with its n and anything else as describe does", () => {
+    expect(describeGiven(10n)).toBe("10n");
+    expect(describeGiven(undefined)).toBe("undefined");
+    expect(describeGiven({ a: 1 })).toBe('{"a":1}');
   });
 });
