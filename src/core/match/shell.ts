@@ -21,6 +21,8 @@ export interface WrapperSyntax {
    * no command, that shell reads its script from standard input, as a bare `bash` does.
    */
   readonly shell?: readonly string[];
+  /** With one of these flags it only looks the command up and runs nothing (`command -v bash`). */
+  readonly lookup?: readonly string[];
 }
 
 /**
@@ -42,7 +44,7 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
   ["nohup", { valued: [], operands: 0 }],
   ["time", { valued: ["-f", "-o", "--format", "--output"], operands: 0 }],
   ["xargs", { valued: ["-I", "-n", "-P", "-L", "-s", "-d", "-E", "-a"], operands: 0 }],
-  ["command", { valued: [], operands: 0 }],
+  ["command", { valued: [], operands: 0, lookup: ["-v", "-V"] }],
   ["builtin", { valued: [], operands: 0 }],
   ["exec", { valued: ["-a"], operands: 0 }],
   ["stdbuf", { valued: ["-i", "-o", "-e"], operands: 0 }],
@@ -185,7 +187,9 @@ const either = (a: FilledIn | undefined, b: FilledIn | undefined): FilledIn | un
 /** The command a wrapper runs, after its options and leading operands; empty when `name` is no wrapper. */
 const unwrap = (name: string, form: readonly Word[]): readonly Word[] => {
   const syntax = SHELL_WRAPPERS.get(name);
-  return syntax === undefined ? [] : readWrapper(syntax, form).command;
+  if (syntax === undefined) return [];
+  const call = readWrapper(syntax, form);
+  return call.flags.some((f) => syntax.lookup?.includes(f)) ? [] : call.command;
 };
 
 /** A wrapper's flags (`-E`, `-s`, `--login`, one per letter of a cluster) and the command after its options and leading operands. */

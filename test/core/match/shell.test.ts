@@ -303,3 +303,17 @@ describe("a Bash(rm *) condition on a wrapper that starts a shell without naming
     }
   });
 });
+
+describe("a Bash(rm *) condition on command -v", () => {
+  it("reads command -v and -V as looking a name up, running nothing, so a shell named there is no shell run", () => {
+    for (const cmd of ["command -v bash", "command -V sh", "command -pv bash", "if command -v zsh >/dev/null; then echo y; fi", "command -v rm"]) {
+      expect(catches(cmd), cmd).toBe(false);
+      expect(analyseShell(cmd)?.opaque, cmd).toBe(false);
+    }
+    expect(splitShellCommand("command -v bash")).toEqual(["command -v bash"]);
+  });
+
+  it("still sees what command runs without -v", () => {
+    for (const cmd of ["command rm -rf /", "command -p rm -rf /", "command bash <<< 'rm -rf /'"]) expect(catches(cmd), cmd).toBe(true);
+  });
+});
