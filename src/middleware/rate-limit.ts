@@ -20,9 +20,10 @@
  * outer one has taken its slot when the inner one refuses. So a slot is taken as a reservation
  * (`reserve`, atomic against the limit like any admission) and kept only if the attempt got past
  * every limit inside: a sliding window keeps the reservation as its entry, a counter `settle`s it;
- * when a limit inside refused, `release` gives it back. The other count hooks of the same call
- * tell this one through `Attempt` (below), so a `retry` between two limits, whose earlier attempt
- * reached the model, does not give back a slot that attempt used.
+ * when a limit inside refused, `release` gives it back. The count hooks of one call keep a
+ * `Tally` (below) of refusals and of attempts that got through, and each compares it before and
+ * after its own next(): with a `retry` between two limits, a slot is given back only for an
+ * attempt that was refused inside, never for one that reached the model, before or after.
  */
 import { randomUUID } from "node:crypto";
 import type { Reject } from "../core/action.ts";
@@ -117,34 +118,28 @@ export const callLimit = (options: CallLimitOptions): Middleware => {
 };
 
 /**
- * What the count hooks of one `stack.run` tell each other: whether a limit refused the attempt,
- * and whether an attempt got past every limit (so it reached the tool or model). A count hook
- * gives its slot back only when a limit inside refused and nothing got through: with a `retry`
- * between two limits, an earlier attempt may have reached the model before the inner limit
- * refused a later one, and the outer slot was then used.
+ * What the count hooks of one `stack.run` tell each other: how many times a limit refused an
+ * attempt (or failed closed), and how many times a count hook kept its slot because the attempt
+ * got past every limit inside it. Counts, not flags: a `retry` between limits makes several
+ * attempts in one call, and each hook reads only what changed during its own next(). It gives its
+ * slot back when a refusal was added and no kept slot was: the attempt it admitted was refused
+ * inside and nothing it wrapped got through. One kept slot (even of an earlier attempt a retry
+ * inside made) keeps the outer ones.
  */
-interface Attempt {
-  refused: boolean;
-  reached: boolean;
+interface Tally {
+  refusals: number;
+  reached: number;
 }
 
-/** The attempts under way, by `ctx.callId`; the outermost count hook of a call adds and removes its own. */
-const attempts = new Map<string, Attempt>();
+// Within-call scratch, not shared state (R14): an entry lives only while the outermost count hook
+// of one stack.run is under way, keyed by that run's callId, and that hook removes it. Hooks see
+// no per-run object they could hang it on (each gets a context of its own).
+const tallies = new Map<string, Tally>();
 
-/** The attempt of this call, and what to do when this hook is done with it. */
-const attemptOf = (callId: string): { readonly attempt: Attempt; done(): void } => {
-  const known = attempts.get(callId);
-  if (known !== undefined) return { attempt: known, done: () => undefined };
-  const attempt = { refused: false, reached: false };
-  attempts.set(callId, attempt);
-  return { attempt, done: () => attempts.delete(callId) };
-};
-
-/** A slot taken: the reservation `id` under `key`. */
-interface Slot {
-  readonly key: string;
-  readonly id: string;
-}
+// Reservation ids: unique across the processes sharing a store (a random part per process), and
+// cheaper than a UUID per call.
+const idPrefix = `${randomUUID()}:`;
+let idSeq = 0;
 
 const limiter = (kind: string, options: RateLimitOptions): Middleware => {
   const name = nameOption(kind, options.name);
@@ -164,43 +159,53 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
   // reservation lasts as long as its count would, so one whose settle is lost still counts.
   const holdMs = windowMs ?? retentionMs;
   const counted = windowMs === undefined || algorithm === "fixed";
-  /** Take a slot for this attempt: its reservation id, or undefined when the limit is used up. */
-  const take = async (ctx: HookContext<any>, key: string): Promise<string | undefined> => {
-    const id = randomUUID();
-    return (await ctx.store.reserve(key, id, 1, limit, holdMs)).ok ? id : undefined;
-  };
-  /** The attempt got past the limits inside: count it (a sliding window's entry already does). */
-  const keep = async (ctx: HookContext<any>, key: string, id: string): Promise<void> => {
-    // A settle that fails leaves the reservation, which counts until it expires: nothing is lost,
-    // and the call, which ran, is not turned into a failure by bookkeeping.
-    if (counted) await ctx.store.settle(key, id, 1, { ttlMs: holdMs }).catch(() => undefined);
-  };
-  /** A limit inside refused the attempt: it never reached the tool (model), so it takes no slot. */
-  const giveBack = async (ctx: HookContext<any>, key: string, id: string): Promise<void> => {
-    // A release that fails leaves the slot taken until it expires: the safe way to be wrong.
-    await ctx.store.release(key, id).catch(() => undefined);
-  };
+  const settleOptions = { ttlMs: holdMs };
 
-  /** Take this attempt's slot, or the refusal to answer with. */
-  const admit = async (ctx: HookContext<any>): Promise<Slot | { readonly refusal: Reject | Outcome<never> }> => {
+  /** Take this attempt's slot, run the inside, then keep the slot or give it back (see `Tally`). */
+  const countAttempt = async (ctx: HookContext<any>, next: () => Promise<Outcome<unknown>>, tally: Tally): Promise<Reject | Outcome<unknown>> => {
     const key = keyOf(ctx);
-    if (key === undefined) return { refusal: refuse(ctx, name, `${name} cannot count this call: ${missingScope(scope, tenant)}`) };
-    const id = await take(ctx, key);
-    return id === undefined ? { refusal: refuse(ctx, name, refusal.replace("%WHAT%", () => what(ctx))) } : { key, id };
-  };
-  /** Run the inside; keep the slot unless a limit inside refused the attempt before anything got through. */
-  const countIfReached = async (ctx: HookContext<any>, next: () => Promise<Outcome<unknown>>, attempt: Attempt, slot: Slot): Promise<Outcome<unknown>> => {
-    let refusedInside = false;
+    if (key === undefined) {
+      tally.refusals++;
+      return refuse(ctx, name, `${name} cannot count this call: ${missingScope(scope, tenant)}`);
+    }
+    const id = `${idPrefix}${++idSeq}`;
+    let admitted: boolean;
     try {
-      const outcome = await next();
-      refusedInside = attempt.refused && !attempt.reached;
-      return outcome;
+      admitted = (await ctx.store.reserve(key, id, 1, limit, holdMs)).ok;
+    } catch (error) {
+      tally.refusals++; // a store that fails refuses (closed) as surely as a limit used up
+      throw error;
+    }
+    if (!admitted) {
+      tally.refusals++;
+      return refuse(ctx, name, refusal.replace("%WHAT%", () => what(ctx)));
+    }
+    const { refusals, reached } = tally;
+    try {
+      return await next();
     } finally {
-      if (refusedInside) await giveBack(ctx, slot.key, slot.id);
+      if (tally.refusals > refusals && tally.reached === reached) await giveBack(ctx, key, id);
       else {
-        attempt.reached = true;
-        await keep(ctx, slot.key, slot.id);
+        tally.reached++;
+        if (counted) await keep(ctx, key, id);
       }
+    }
+  };
+  /** Refused inside: the attempt never reached the tool (model), so it takes no slot. */
+  const giveBack = async (ctx: HookContext<any>, key: string, id: string): Promise<void> => {
+    try {
+      await ctx.store.release(key, id);
+    } catch {
+      // A release that fails leaves the slot taken until it expires: the safe way to be wrong.
+    }
+  };
+  /** The attempt got past the limits inside: count it in the counter (a sliding window's entry already counts). */
+  const keep = async (ctx: HookContext<any>, key: string, id: string): Promise<void> => {
+    try {
+      await ctx.store.settle(key, id, 1, settleOptions);
+    } catch {
+      // The reservation stays and counts until it expires: nothing is lost, and the call, which
+      // ran, is not turned into a failure by bookkeeping.
     }
   };
 
@@ -215,27 +220,25 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
     failMode: "closed" as const,
     ...(options.match !== undefined ? { match: options.match } : {}),
   };
+  /** Count with the tally the count hooks of this call share. */
+  const countInCall = async (ctx: HookContext<any>, next: () => Promise<Outcome<unknown>>): Promise<Reject | Outcome<unknown>> => {
+    const callId = ctx.callId;
+    const known = tallies.get(callId);
+    if (known !== undefined) return countAttempt(ctx, next, known);
+    // The outermost count hook of this call: it opens the tally and closes it.
+    const tally: Tally = { refusals: 0, reached: 0 };
+    tallies.set(callId, tally);
+    try {
+      return await countAttempt(ctx, next, tally);
+    } finally {
+      tallies.delete(callId);
+    }
+  };
   const count = (hookName: string, at: number): Hook<any, any, any> => ({
     name: hookName,
     priority: at,
     ...shared,
-    around: async (ctx, next) => {
-      const call = attemptOf(ctx.callId);
-      try {
-        const slot = await admit(ctx).catch((error: unknown) => {
-          // A store that fails refuses (closed) as surely as a limit used up.
-          call.attempt.refused = true;
-          throw error;
-        });
-        if ("refusal" in slot) {
-          call.attempt.refused = true;
-          return slot.refusal;
-        }
-        return await countIfReached(ctx, next, call.attempt, slot);
-      } finally {
-        call.done();
-      }
-    },
+    around: countInCall,
   });
   if (point === "modelCall") return { name, hooks: { modelCall: count(name, priority) } };
   // On toolCall, a check that takes nothing: the count is taken innermost (see the module doc).

@@ -210,6 +210,33 @@ describe("limits stacked on one point", () => {
     expect(calls).toBe(1);
     expect(await store.used("outer:global:*")).toBe(1);
   });
+
+  // One limit outside the retry (O), two inside (M, then I innermost); retryOn retries a refusal too.
+  const retriedBetween = (store: MemoryStore, onRetry: () => void = () => undefined) => withMiddleware(createAgentStack({ store }),
+    rateLimit({ name: "O", point: "modelCall", limit: 10, windowMs: 60_000, per: "all", priority: Priority.guard + 15 }),
+    retry({ attempts: 3, baseMs: 0, retryOn: () => (onRetry(), true) }),
+    rateLimit({ name: "M", point: "modelCall", limit: 10, windowMs: 60_000, per: "all", algorithm: "fixed", priority: Priority.guard + 25 }),
+    rateLimit({ name: "I", point: "modelCall", limit: 1, windowMs: 100, per: "all", priority: Priority.guard + 26 }));
+  const usedByOMI = (store: MemoryStore) => Promise.all(["O", "M", "I"].map((name) => store.used(`${name}:global:*`)));
+
+  it("count once in every limit a call that reached the model, then had its retries refused by the innermost", async () => {
+    const store = new MemoryStore();
+    let calls = 0;
+    const outcome = await retriedBetween(store).run("modelCall", request, () => { calls++; throw new Error("overloaded"); });
+    expect(outcome._tag === "Failed" && outcome.error).toBeInstanceOf(LimitExceededError);
+    expect(calls).toBe(1);
+    expect(await usedByOMI(store)).toEqual([1, 1, 1]);
+  });
+
+  it("count once in every limit a call whose first attempt the innermost refused and whose retry reached the model", async () => {
+    const { clock, store } = clockStore();
+    await store.reserve("I:global:*", "another-process", 1, 1, 100); // I is full until 100 ms
+    let calls = 0;
+    const outcome = await retriedBetween(store, () => { clock.now = 150; }).run("modelCall", request, () => { calls++; return response; });
+    expect(outcome._tag).toBe("Completed");
+    expect(calls).toBe(1);
+    expect(await usedByOMI(store)).toEqual([1, 1, 1]);
+  });
 });
 
 describe("callLimit", () => {
