@@ -110,8 +110,9 @@ const final = (outcome: Outcome): Outcome => (finalOutcomes.add(outcome), outcom
  * A layer's `state`, one small integer rather than four fields (every field of a layer is paid
  * for on every call). Its low two bits say where the hook is: deciding, settled, or a tail (it
  * answered with `next()`'s own promise while that was pending, so `ended` passes the outcome on).
- * Two bits say whether its last `next()` is still pending and whether the hook misused `next()`
- * (the error itself is kept in `misuses`). The hook's index in the chain is above them.
+ * Three bits say whether its last `next()` is still pending, whether the hook misused `next()`
+ * (the error itself is kept in `misuses`) and whether it already had the settled run's outcome
+ * from a `next()` (see `lateNext`). The hook's index in the chain is above them.
  */
 const deciding = 0;
 const settled = 1;
@@ -119,7 +120,8 @@ const tail = 2;
 const stage = 3;
 const pending = 4;
 const misused = 8;
-const indexShift = 4;
+const late = 16;
+const indexShift = 5;
 
 /** The first misuse of each layer's `next()`: rare, so kept aside rather than in a field of every layer. */
 const misuses = new WeakMap<Layer, NextMisuseError>();
@@ -165,9 +167,7 @@ class Layer {
       run.fail(hookError(run, this.hook, "around", "next-misuse", misuse, 0), true);
       return rejectedMisuse(misuse);
     }
-    // Once the run settled, every next() of a hook still deciding answers with the run's outcome (a
-    // pending one too, see settledUnder), whether or not the last one was awaited: nothing starts (R7).
-    if (run.settled) return runSettledFirst(run);
+    if (run.settled) return this.lateNext();
     if ((this.state & pending) !== 0) {
       const misuse = new NextMisuseError(`next() called while a previous next() of hook "${this.hook.name}" is still pending`);
       this.keepMisuse(misuse);
@@ -180,6 +180,13 @@ class Layer {
     if (isThenable(step)) return (this.handed = step as Promise<Outcome>);
     this.state &= ~pending;
     return (this.handed = Promise.resolve(step as Outcome));
+  }
+
+  /** A next() after the run settled, while the hook still decides: see around.ts's `runSettledFirst`. */
+  lateNext(): Promise<Outcome> {
+    const first = (this.state & late) === 0;
+    this.state |= late;
+    return runSettledFirst(this.run, this.hook, first);
   }
 
   /** Keep the first misuse of this layer's `next()`: the hook's answer becomes that failure (R4). */

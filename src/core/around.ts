@@ -32,11 +32,13 @@ export const rejectedMisuse = (misuse: NextMisuseError): Promise<Outcome> => {
 /**
  * A next() its hook calls, still deciding, after the run settled under it (the caller aborted,
  * the deadline passed, a hook outside answered without waiting): nothing more starts (R7), and the
- * hook learns how the run ended, as a next() already pending then does (see `settledUnder`). Not
- * a misuse: the hook did nothing wrong, so no failure is recorded or counted (R4 keeps that for a
- * next() called after the hook itself settled, or, while the run still runs, while another is pending).
+ * first such call learns how the run ended, as a next() already pending then does (see
+ * `settledUnder`); whether or not an earlier next() was awaited, it is not a misuse, so no failure
+ * is recorded or counted. A later one is refused with a NextMisuseError, still uncounted: a hook
+ * that retries until it succeeds would otherwise spin on resolved promises and starve the process.
  */
-export const runSettledFirst = (run: RunContext): Promise<Outcome> => Promise.resolve(settledUnder(run));
+export const runSettledFirst = (run: RunContext, hook: CompiledHook, first: boolean): Promise<Outcome> =>
+  first ? Promise.resolve(settledUnder(run)) : rejectedMisuse(new NextMisuseError(`next() called again after the run settled: hook "${hook.name}" already has the run's outcome`));
 
 /** What `pending` holds while the inside of a next() call has not returned its first step yet. */
 const inFlight: Promise<Outcome> = new Promise<Outcome>(noop);
@@ -88,6 +90,8 @@ class AroundCall implements Frame {
   declare last: Outcome | undefined;
   declare lastFinal: boolean;
   declare settled: boolean;
+  /** The hook had the settled run's outcome from a next() (see `runSettledFirst`). */
+  declare late: boolean;
   declare misuse: NextMisuseError | undefined;
   declare started: number;
   declare readonly layerInput: unknown;
@@ -125,6 +129,7 @@ class AroundCall implements Frame {
     this.last = undefined;
     this.lastFinal = false;
     this.settled = false;
+    this.late = false;
     this.misuse = undefined;
     this.started = 0;
     this.layerInput = outer.payload;
@@ -203,9 +208,11 @@ class AroundCall implements Frame {
       this.run.fail(hookError(this.run, this.hook, "around", "next-misuse", misuse, 0), true);
       return rejectedMisuse(misuse);
     }
-    // Once the run settled, every next() of a hook still deciding answers with the run's outcome (a
-    // pending one too, see settledUnder), whether or not the last one was awaited: nothing starts (R7).
-    if (this.run.settled) return runSettledFirst(this.run);
+    if (this.run.settled) {
+      const first = !this.late;
+      this.late = true;
+      return runSettledFirst(this.run, this.hook, first);
+    }
     if (this.pending !== undefined) {
       const misuse = new NextMisuseError(`next() called while a previous next() of hook "${this.hook.name}" is still pending`);
       this.misuse ??= misuse;

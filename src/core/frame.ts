@@ -3,7 +3,7 @@
  * a stretch of it. Shared by the way in (`chain.ts`), the way out (`unwind.ts`) and `around.ts`.
  */
 import type { HookAction } from "./action.ts";
-import { NextMisuseError } from "./errors.ts";
+import { NextMisuseError, OperationAbandonedError, RunAbortedError } from "./errors.ts";
 import type { CompiledHook } from "./hook.ts";
 import { Outcome } from "./outcome.ts";
 import type { Point } from "./point.ts";
@@ -131,16 +131,22 @@ export const mark = (run: RunContext, hook: CompiledHook): number => (run.record
 
 
 /**
- * What a step yields when the run settled under it (a hook outside answered without waiting for
- * it, the caller aborted, the deadline passed) and nothing better is at hand: the outcome the run
- * settled with, which an around hook whose `next()` was still pending then receives (and so does
- * one still deciding that calls `next()` only afterwards: around.ts's `runSettledFirst`). Not a
- * NextMisuseError: R4 keeps that for a `next()` called concurrently or after its hook settled.
- * The run keeps that outcome, once, in `run.settledWith` (`RunContext.end`, and stack.ts for the
- * caller's abort and the deadline); whatever else settles a run must put its outcome there first,
- * or such a `next()` gets the misuse below.
+ * What a step yields when the run settled under it and nothing better is at hand, which an around
+ * hook whose `next()` was still pending then receives (and so does one still deciding that calls
+ * `next()` only afterwards: around.ts's `runSettledFirst`). When the caller aborted or the deadline
+ * passed, that is the run's own `Failed(RunAbortedError)`. When a hook outside settled it without
+ * waiting (it answered, or failed closed), the inside was abandoned: `Failed(OperationAbandonedError)`,
+ * never the outside hook's answer, which an inner hook would take for its inside's (a cache would
+ * store it). Not a NextMisuseError: R4 keeps that for a `next()` called concurrently or after its
+ * hook settled. The run keeps its outcome, once, in `run.settledWith` (`RunContext.end`, and
+ * stack.ts for the caller's abort and the deadline); whatever else settles a run must put its
+ * outcome there first, or such a `next()` gets the misuse below.
  */
-export const settledUnder = (run: RunContext): Outcome => run.settledWith ?? Outcome.failed(new NextMisuseError("run already settled"));
+export const settledUnder = (run: RunContext): Outcome => {
+  const settled = run.settledWith;
+  if (settled === undefined) return Outcome.failed(new NextMisuseError("run already settled"));
+  return settled._tag === "Failed" && settled.error instanceof RunAbortedError ? settled : Outcome.failed(new OperationAbandonedError(run.point));
+};
 
 /** What a frame yields when the run settled under it: its own outcome, or the run's (the outermost frame is the run). */
 export const abandoned = (f: Frame): Outcome =>

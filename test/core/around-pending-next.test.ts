@@ -56,7 +56,7 @@ describe("an around hook whose run settles while its next() is pending, or befor
       expect(inner.got).toEqual([outcome]);
     });
 
-    it(`gets the outcome the run settled with when a hook outside answered without waiting for it (${path} path)`, async () => {
+    it(`gets Failed(OperationAbandonedError), not the answer of a hook outside that did not wait for it (${path} path)`, async () => {
       const inner = keeping("inner", 2);
       const stack = newStack()
         .use("tool", { name: "impatient", priority: 1, around: (_c, next) => (void next(), Replace({ content: "did not wait" })) })
@@ -65,8 +65,52 @@ describe("an around hook whose run settles while its next() is pending, or befor
       const outcome = await stack.run("tool", call(), async () => (await sleep(5), { content: "late" }), options);
       await sleep(10);
 
+      // The outside's stand-in is not the inside's result: a hook that keeps what its inside gave (a cache) must not keep it.
       expect(outcome).toEqual(Outcome.completed({ content: "did not wait" }));
-      expect(inner.got).toEqual([outcome]);
+      expect(inner.got).toMatchObject([{ _tag: "Failed", error: { name: "OperationAbandonedError" } }]);
+    });
+
+    it(`gets Failed(OperationAbandonedError) from a next() it first calls after a hook outside answered without waiting (${path} path)`, async () => {
+      let got: unknown;
+      let ops = 0;
+      const stack = newStack()
+        .use("tool", { name: "deadline", priority: 1, around: (_c, next) => Promise.race([next(), sleep(5).then(() => Replace({ content: "slow, try later" }))]) })
+        .use("tool", { name: "slow-store", priority: 2, around: async (_c, next) => { await sleep(20); got = await next(); return got as Outcome<Result>; } });
+
+      const outcome = await stack.run("tool", call(), () => (ops++, { content: "real" }), options);
+      await sleep(30);
+
+      expect(outcome).toEqual(Outcome.completed({ content: "slow, try later" }));
+      expect(got).toMatchObject({ _tag: "Failed", error: { name: "OperationAbandonedError" } });
+      expect(ops).toBe(0);
+    });
+
+    it(`refuses a third next() after the run settled, so a hook retrying until it succeeds ends rather than spins (${path} path)`, async () => {
+      let calls = 0;
+      let ended: unknown;
+      const controller = new AbortController();
+      const stack = newStack().use("tool", {
+        name: "until-it-works",
+        around: async (_c, next) => {
+          try {
+            for (;;) {
+              calls++;
+              const o = await next();
+              if (o._tag !== "Failed") return o;
+            }
+          } catch (error) {
+            ended = error;
+            throw error;
+          }
+        },
+      });
+      setTimeout(() => controller.abort(new Error("cancel")), 5);
+
+      await stack.run("tool", call(), async () => { await sleep(2); throw new Error("down"); }, { ...options, signal: controller.signal });
+      await sleep(20);
+
+      expect(ended).toBeInstanceOf(NextMisuseError);
+      expect(calls).toBeLessThan(10);
     });
 
     it(`gets the run's outcome from a next() it first calls after the caller aborted, with no misuse and no failure counted (${path} path)`, async () => {
@@ -113,7 +157,7 @@ describe("an around hook whose run settles while its next() is pending, or befor
       expect(failures.map((e) => [e.hook, e.kind])).toEqual([["late", "next-misuse"]]);
     });
 
-    it(`gets the run's outcome from a second next(), called while the first is pending or once it answered, after the run settled (${path} path)`, async () => {
+    it(`gets the run's outcome from a second next() called while the first is pending after the run settled, and a refusal, uncounted, from a third (${path} path)`, async () => {
       const seconds: unknown[] = [];
       let ops = 0;
       const controller = new AbortController();
@@ -125,7 +169,7 @@ describe("an around hook whose run settles while its next() is pending, or befor
           await sleep(10);
           seconds.push(await next()); // the first is still pending: the operation ignores its signal
           const answered = await first;
-          seconds.push(await next()); // after the first answered, in sequence
+          seconds.push(await next().catch((e: unknown) => e)); // it has the outcome already
           return answered;
         },
       });
@@ -134,7 +178,9 @@ describe("an around hook whose run settles while its next() is pending, or befor
       const outcome = await stack.run("tool", call(), async () => (ops++, await sleep(30), { content: "late" }), { ...options, signal: controller.signal });
       await sleep(35);
 
-      expect(seconds).toEqual([outcome, outcome]);
+      expect(seconds[0]).toBe(outcome);
+      expect(seconds[1]).toBeInstanceOf(NextMisuseError);
+      expect((seconds[1] as Error).message).toBe('next() called again after the run settled: hook "twice" already has the run\'s outcome');
       expect(ops).toBe(1);
       expect(failures).toEqual([]);
     });
