@@ -11,6 +11,7 @@
  * falls back; one that showed something around its `error` part completes, as in the AI SDK.
  */
 import type { HookContext } from "../core/context.ts";
+import { OperationAbandonedError } from "../core/errors.ts";
 import type { Hook } from "../core/hook.ts";
 import { Outcome } from "../core/outcome.ts";
 import { Priority } from "../core/priority.ts";
@@ -71,8 +72,11 @@ export const fallback = (options: FallbackOptions): Middleware => {
 
   // `when` judges the provider's own error, whether the call was generated or streamed (as retry's retryOn).
   // A stream that showed anything stays failed whatever failed it (the provider, or an inner guard's block).
+  // An inside the run abandoned (a hook outside answered without waiting) is not a provider's failure:
+  // a backup's answer would be dropped, its cost not.
   const eligible = (error: unknown, ctx: HookContext<ModelRequest>): boolean =>
-    !ctx.signal.aborted && !streamStarted(error) && !streamShown(ctx) && (when !== undefined ? when(providerError(error), ctx) : !isRefusal(providerError(error)));
+    !ctx.signal.aborted && !(error instanceof OperationAbandonedError) && !streamStarted(error) && !streamShown(ctx) &&
+    (when !== undefined ? when(providerError(error), ctx) : !isRefusal(providerError(error)));
 
   const hook: Hook<ModelRequest, ModelResponse, "observe"> = {
     name,

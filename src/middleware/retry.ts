@@ -12,6 +12,7 @@
  * retried. Nor is a stream that already showed anything (text, a tool call, reasoning).
  */
 import type { HookContext } from "../core/context.ts";
+import { OperationAbandonedError } from "../core/errors.ts";
 import type { Hook } from "../core/hook.ts";
 import type { MatchSpec } from "../core/match/types.ts";
 import { maxTimerMs } from "../core/signal.ts";
@@ -76,8 +77,9 @@ export const backoffMs = (retry: number, o: { readonly baseMs: number; readonly 
 // call ending the same way (a limit already spent, an answer redaction blocks), as for fallback.
 const isRefusal = (error: unknown): boolean => error instanceof LimitExceededError || error instanceof RedactionBlockedError;
 
+/** The run was aborted, or settled without waiting for this inside (a hook outside answered): nothing to retry for. */
 const isAbort = (error: unknown, ctx: HookContext<any>): boolean =>
-  ctx.signal.aborted || (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError"));
+  ctx.signal.aborted || error instanceof OperationAbandonedError || (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError"));
 
 /**
  * Retry failed model (or tool) calls with exponential backoff and jitter.

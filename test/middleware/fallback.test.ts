@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createAgentStack, createScriptedModel, ModelStreamError, streamStarter, streamThroughStack, type ModelRequest } from "../../src/agent/index.ts";
+import { Outcome } from "../../src/core/index.ts";
+import { createAgentStack, createScriptedModel, ModelStreamError, streamStarter, streamThroughStack, type ModelRequest, type ModelResponse } from "../../src/agent/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { FallbackExhaustedError, LimitExceededError } from "../../src/middleware/errors.ts";
 import { fallback } from "../../src/middleware/fallback.ts";
@@ -91,6 +92,23 @@ describe("fallback", () => {
   it("refuses an empty or malformed list at configuration", () => {
     expect(() => fallback({ models: [] })).toThrow(/fallback: models must be a non-empty list/);
     expect(() => fallback({ models: [{ id: "x" } as never] })).toThrow(/models\[0\] must be a language model/);
+  });
+});
+
+describe("fallback inside a hook that answered without waiting", () => {
+  it("does not call a backup model for the inside the run abandoned: its answer would be dropped, its cost not", async () => {
+    const backup = createScriptedModel({ id: "backup", turns: ["from backup"] });
+    const stack = withMiddleware(createAgentStack(), fallback({ models: [backup] })).use("modelCall", {
+      name: "deadline",
+      priority: 0,
+      around: (_ctx, next) => Promise.race([next(), new Promise<Outcome<ModelResponse>>((resolve) => setTimeout(() => resolve(Outcome.completed({ text: "slow, try later", toolCalls: [], finishReason: "stop", usage: { inputTokens: 0, outputTokens: 0 } })), 5))]),
+    });
+
+    const outcome = await stack.run("modelCall", request, async () => { await new Promise((resolve) => setTimeout(resolve, 20)); throw new Error("primary down, late"); });
+    await new Promise((resolve) => setTimeout(resolve, 40));
+
+    expect(outcome).toMatchObject({ _tag: "Completed", value: { text: "slow, try later" } });
+    expect(backup.requests).toHaveLength(0);
   });
 });
 

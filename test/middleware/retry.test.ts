@@ -114,6 +114,26 @@ describe("retry", () => {
   );
 });
 
+describe("retry inside a hook that answered without waiting", () => {
+  it("does not call again for the inside the run abandoned, and reports no failure", async () => {
+    const { op, at } = flaky(10);
+    const failures: unknown[] = [];
+    const late = async () => { await new Promise((resolve) => setTimeout(resolve, 20)); return op(); };
+    const stack = withMiddleware(createAgentStack({ onFailure: (error) => void failures.push(error) }), retry({ attempts: 5, baseMs: 0 })).use("modelCall", {
+      name: "deadline",
+      priority: 0,
+      around: (_ctx, next) => Promise.race([next(), new Promise<Outcome<ModelResponse>>((resolve) => setTimeout(() => resolve(Outcome.completed({ ...ok, text: "slow, try later" })), 5))]),
+    });
+
+    const outcome = await stack.run("modelCall", request, late);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+
+    expect(outcome).toMatchObject({ _tag: "Completed", value: { text: "slow, try later" } });
+    expect(at).toHaveLength(1);
+    expect(failures).toEqual([]);
+  });
+});
+
 describe("retry through the reference loop", () => {
   it("recovers from a provider failure without the run noticing", async () => {
     const stack = withMiddleware(createAgentStack(), retry({ baseMs: 1 }));
