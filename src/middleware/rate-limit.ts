@@ -34,6 +34,7 @@ import type { Outcome } from "../core/outcome.ts";
 import { Priority } from "../core/priority.ts";
 import { keyPart } from "../core/state.ts";
 import type { Middleware } from "./apply.ts";
+import { LimitExceededError } from "./errors.ts";
 import { choiceOption, integerOption, nameOption, numberOption } from "./options.ts";
 import { refuse } from "./refuse.ts";
 import { missingScope, scopeKey, scopeOption, type Scope, tenantOption } from "./scope.ts";
@@ -136,6 +137,14 @@ interface Tally {
 // no per-run object they could hang it on (each gets a context of its own).
 const tallies = new Map<string, Tally>();
 
+/**
+ * A limit's refusal as the count hook outside it receives it: on toolCall a rejection (only count
+ * hooks sit inside one, and a store failure fails them closed), on modelCall a LimitExceededError
+ * or a closed failure. An inside the run abandoned, or the tool's own failure, is not one.
+ */
+const isRefusal = (answer: Outcome<unknown> | undefined): boolean =>
+  answer !== undefined && (answer._tag === "Rejected" || (answer._tag === "Failed" && answer.error instanceof LimitExceededError));
+
 // Reservation ids: unique across the processes sharing a store (a random part per process), and
 // cheaper than a UUID per call.
 const idPrefix = `${randomUUID()}:`;
@@ -181,10 +190,14 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
       return refuse(ctx, name, refusal.replace("%WHAT%", () => what(ctx)));
     }
     const { refusals, reached } = tally;
+    let answer: Outcome<unknown> | undefined;
     try {
-      return await next();
+      return (answer = await next());
     } finally {
-      if (tally.refusals > refusals && tally.reached === reached) await giveBack(ctx, key, id);
+      // Refused inside: this attempt's own answer is a limit's refusal, a limit inside refused, and
+      // no attempt got through meanwhile. The answer matters when one call runs two attempts at once
+      // (a timed hook gave up on one, a retry outside started another): a sibling's refusal is not ours.
+      if (isRefusal(answer) && tally.refusals > refusals && tally.reached === reached) await giveBack(ctx, key, id);
       else {
         tally.reached++;
         if (counted) await keep(ctx, key, id);

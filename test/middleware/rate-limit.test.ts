@@ -237,6 +237,25 @@ describe("limits stacked on one point", () => {
     expect(calls).toBe(1);
     expect(await usedByOMI(store)).toEqual([1, 1, 1]);
   });
+
+  it("keep the innermost limit's slot for an attempt that reached the model while a sibling attempt of the same call was refused", async () => {
+    // A timed hook gives up on attempt 1 at 30 ms while its model call runs on; the retry outside it
+    // starts attempts 2 and 3, which I refuses: its one slot is attempt 1's, whose call ran.
+    const store = new MemoryStore();
+    const giveUpThenRetry = createAgentStack({ store })
+      .use("modelCall", { name: "R", priority: Priority.guard + 20, around: async (_ctx, next) => { let o = await next(); for (let i = 0; i < 2 && o._tag !== "Completed"; i++) o = await next(); return o; } })
+      .use("modelCall", { name: "T", priority: Priority.guard + 22, timeoutMs: 30, failMode: "closed", around: (_ctx, next) => next() });
+    const stack = withMiddleware(giveUpThenRetry, rateLimit({ name: "I", point: "modelCall", limit: 1, windowMs: 60_000, per: "all", priority: Priority.guard + 26 }));
+    let calls = 0;
+
+    await stack.run("modelCall", request, async () => { calls++; if (calls === 1) await new Promise((resolve) => setTimeout(resolve, 100)); return response; });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const second = await stack.run("modelCall", request, () => { calls++; return response; });
+
+    expect(await store.used("I:global:*")).toBe(1);
+    expect(second._tag === "Failed" && second.error).toBeInstanceOf(LimitExceededError);
+    expect(calls).toBe(1);
+  });
 });
 
 describe("callLimit", () => {
