@@ -28,7 +28,14 @@ interface Attempt {
 const sameCounts = (a: Usage, b: unknown): boolean =>
   typeof b === "object" && b !== null && a.inputTokens === (b as Usage).inputTokens && a.outputTokens === (b as Usage).outputTokens;
 
-/** The streams of one call, in the order they were opened, and what they spent. */
+/**
+ * The streams of one call, in the order they were opened, and what they spent.
+ *
+ * @example
+ * const spend = new CallSpend()
+ * spend.finished(response)
+ * spend.spentBy(Outcome.completed({ ...response, text: "edited" })) // response.usage, counted once
+ */
 export class CallSpend {
   private readonly attempts: Attempt[] = [];
 
@@ -44,16 +51,17 @@ export class CallSpend {
 
   /** What the call spent, settling with `outcome`: every stream, and the answer when no stream counted it. */
   spentBy(outcome: Outcome<ModelResponse>): Usage {
-    const streams = spentBy(this.attempts);
+    const streams = total(this.attempts);
     const error = outcome._tag === "Failed" && outcome.error instanceof ModelStreamError ? outcome.error : undefined;
     const answer = outcome._tag === "Completed" ? outcome.value.usage : error?.partial.usage;
     if (answer === undefined || this.attempts.some((a) => a.usage === answer)) return streams;
     const last = this.attempts.at(-1);
-    if (outcome._tag === "Completed" && last?.finished === true) return addUsage(spentBy(this.attempts.slice(0, -1)), answer);
+    if (outcome._tag === "Completed" && last?.finished === true) return addUsage(total(this.attempts.slice(0, -1)), answer);
     if (this.attempts.some((a) => !a.finished && sameCounts(a.usage, answer))) return streams;
     const own = error !== undefined ? spentPartial(error)?.usage : answer;
     return own === undefined ? streams : addUsage(streams, own);
   }
 }
 
-const spentBy = (attempts: readonly Attempt[]): Usage => attempts.reduce((sum, a) => addUsage(sum, a.spent), noUsage);
+/** What the streams spent, summed. */
+const total = (attempts: readonly Attempt[]): Usage => attempts.reduce((sum, a) => addUsage(sum, a.spent), noUsage);
