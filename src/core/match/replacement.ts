@@ -3,7 +3,7 @@
  * A shell script that holds such a replacement string (`xargs -I{} sh -c '{}'`, `… sh -c 'echo {}'`)
  * is only known when that text arrives, so its code cannot be read from the command line.
  */
-import type { Word } from "./shell-syntax.ts";
+import type { GivenOption } from "./shell-syntax.ts";
 
 /** True when a script holds a replacement string, so part of its code is filled in at run time. */
 export type FilledIn = (script: string) => boolean;
@@ -15,24 +15,23 @@ const parallelStrings = /\{[^\s{}]*\}/;
 export const findFillsIn: FilledIn = (script) => script.includes("{}");
 
 /**
- * What a wrapper fills into the command it runs, from its options (the words between its name and
- * that command); `undefined` for a wrapper that fills in nothing, or xargs without `-I`/`-i`/`--replace`,
- * which appends its input as arguments instead.
+ * What a wrapper fills into the command it runs, from its options as getopt reads them (so `-rI{}`
+ * and `-0iX` count); `undefined` for a wrapper that fills in nothing, or xargs without
+ * `-I`/`-i`/`--replace`, which appends its input as arguments instead.
  *
  * @example
- * fillsIn("xargs", readShell("xargs -I X")!.commands[0]!.slice(1))!("sh -c X") // true
+ * fillsIn("xargs", [{ option: "-I", value: readShell("X")!.commands[0]![0] }])!("sh -c X") // true
  */
-export const fillsIn = (name: string, options: readonly Word[]): FilledIn | undefined => {
+export const fillsIn = (name: string, options: readonly GivenOption[]): FilledIn | undefined => {
   if (name !== "xargs" && name !== "parallel") return undefined;
-  const given = options.flatMap((w, i) => replacementGiven(w.text, options[i + 1]?.text));
+  const given = options.flatMap(replacementGiven);
   if (name === "parallel") return (script) => parallelStrings.test(script) || given.some((s) => script.includes(s));
   return given.length === 0 ? undefined : (script) => given.some((s) => script.includes(s));
 };
 
-/** The replacement string an option sets: `-I R`, `-IR`, `-i`/`--replace` (meaning `{}`), `-iR`, `--replace=R`. */
-const replacementGiven = (option: string, next: string | undefined): string[] => {
-  if (option === "-I") return next === undefined ? [] : [next];
-  if (option === "-i" || option === "--replace") return ["{}"];
-  const glued = /^(?:-I|-i|--replace=)(.+)$/.exec(option)?.[1];
-  return glued === undefined ? [] : [glued];
+/** The replacement string an option sets: `-I R`, `-i`/`--replace` (meaning `{}`), `-iR`, `--replace=R`. */
+const replacementGiven = ({ option, value }: GivenOption): string[] => {
+  if (option === "-I") return value === undefined ? [] : [value.text];
+  if (option === "-i" || option === "--replace") return [value?.text ?? "{}"];
+  return [];
 };

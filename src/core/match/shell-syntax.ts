@@ -17,6 +17,15 @@ export interface Word {
 }
 
 /**
+ * One option a command was given, as getopt reads it: `-I{}` and `-rI {}` both give `-I` the value `{}`,
+ * `--replace=@` gives `--replace` the value `@`; a flag has no value.
+ */
+export interface GivenOption {
+  readonly option: string;
+  readonly value?: Word;
+}
+
+/**
  * One simple command's words. `stdin` is the text a here-string (`<<< '…'`) or here-document feeds
  * to its standard input (the last redirection of descriptor 0 wins); it is absent when the input is
  * inherited, a pipe or a file, whose contents cannot be known from the text.

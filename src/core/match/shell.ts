@@ -9,11 +9,13 @@
  */
 import { UNREADABLE_DETAIL } from "./detail.ts";
 import { type FilledIn, fillsIn, findFillsIn } from "./replacement.ts";
-import { readShell, type SimpleCommand, type Word } from "./shell-syntax.ts";
+import { type GivenOption, readShell, type SimpleCommand, type Word } from "./shell-syntax.ts";
 
 /** How a wrapper command takes its options: those that consume the next word, how many operands precede the command, and which option carries a whole command string. */
 export interface WrapperSyntax {
   readonly valued: readonly string[];
+  /** Options whose value, if any, is glued to them (`xargs -i{}`, `--replace=@`), never the next word. */
+  readonly optional?: readonly string[];
   readonly operands: number;
   readonly script?: readonly string[];
   /**
@@ -43,7 +45,11 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
   ["nice", { valued: ["-n", "--adjustment"], operands: 0 }],
   ["nohup", { valued: [], operands: 0 }],
   ["time", { valued: ["-f", "-o", "--format", "--output"], operands: 0 }],
-  ["xargs", { valued: ["-I", "-n", "-P", "-L", "-s", "-d", "-E", "-a"], operands: 0 }],
+  ["xargs", {
+    valued: ["-I", "-n", "-P", "-L", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"],
+    optional: ["-i", "-e", "-l", "--replace", "--eof", "--max-lines"],
+    operands: 0,
+  }],
   ["command", { valued: [], operands: 0, lookup: ["-v", "-V"] }],
   ["builtin", { valued: [], operands: 0 }],
   ["exec", { valued: ["-a"], operands: 0 }],
@@ -67,7 +73,7 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
   ["proxychains", { valued: ["-f"], operands: 0 }],
   ["torsocks", { valued: [], operands: 0 }],
   ["busybox", { valued: [], operands: 0 }],
-  ["parallel", { valued: ["-I", "-j", "--jobs", "-S", "--sshlogin", "--delay", "--timeout", "-a", "--arg-file"], operands: 0 }],
+  ["parallel", { valued: ["-I", "-j", "--jobs", "-S", "--sshlogin", "--delay", "--timeout", "-a", "--arg-file"], optional: ["-i", "--replace"], operands: 0 }],
   ["chronic", { valued: [], operands: 0 }],
   ["caffeinate", { valued: ["-t", "-w"], operands: 0 }],
   ["pkexec", { valued: ["--user"], operands: 0, shell: [] }],
@@ -158,9 +164,11 @@ export const analyseShell = (command: string, depth = 0): ShellAnalysis | undefi
         opaque ||= inner.opaque;
       }
       if (name === "find") for (const sub of findExec(form)) if (!visit(sub, stdin, either(filled, findFillsIn))) return false;
-      const inner = unwrap(name, form);
-      filled = either(filled, fillsIn(name, form.slice(1, form.length - inner.length)));
-      form = inner;
+      const syntax = SHELL_WRAPPERS.get(name);
+      if (syntax === undefined) break;
+      const call = readWrapper(syntax, form);
+      filled = either(filled, fillsIn(name, call.options));
+      form = call.flags.some((f) => syntax.lookup?.includes(f)) ? [] : call.command;
     }
     return true;
   };
@@ -184,48 +192,61 @@ export const splitShellCommand = (command: string): string[] | undefined => {
 const either = (a: FilledIn | undefined, b: FilledIn | undefined): FilledIn | undefined =>
   a === undefined ? b : b === undefined ? a : (script) => a(script) || b(script);
 
-/** The command a wrapper runs, after its options and leading operands; empty when `name` is no wrapper. */
-const unwrap = (name: string, form: readonly Word[]): readonly Word[] => {
-  const syntax = SHELL_WRAPPERS.get(name);
-  if (syntax === undefined) return [];
-  const call = readWrapper(syntax, form);
-  return call.flags.some((f) => syntax.lookup?.includes(f)) ? [] : call.command;
-};
-
-/** A wrapper's flags (`-E`, `-s`, `--login`, one per letter of a cluster) and the command after its options and leading operands. */
+/**
+ * A wrapper's own options (one per letter of a cluster, with the value getopt gives it), its flags
+ * (those options without a value: `-E`, `-s`, `--login`), and the command after its options and
+ * leading operands.
+ */
 interface WrapperCall {
+  readonly options: readonly GivenOption[];
   readonly flags: readonly string[];
   readonly command: readonly Word[];
 }
 
 /**
- * Read a wrapper's options as getopt does: in a cluster (`-iu root`, `-n10`) the first letter that
- * takes a value takes the rest of the word, or the next word when it ends the word. A lone `-`
+ * Read a wrapper's options as getopt does: in a cluster (`-iu root`, `-n10`, `-rI{}`) the first letter
+ * that takes a value takes the rest of the word, or the next word when it ends the word (an optional
+ * value only the rest of the word); `--opt=value` gives a long option its value. A lone `-`
  * (`su -`, `env -`) is a flag.
  */
 const readWrapper = (syntax: WrapperSyntax, form: readonly Word[]): WrapperCall => {
-  const takesValue = (option: string): boolean => syntax.valued.includes(option) || syntax.script?.includes(option) === true;
-  const flags: string[] = [];
+  const required = (option: string): boolean => syntax.valued.includes(option) || syntax.script?.includes(option) === true;
+  const optional = (option: string): boolean => syntax.optional?.includes(option) === true;
+  const options: GivenOption[] = [];
   let i = 1;
   for (let w = form[i]; w !== undefined && w.text.startsWith("-"); w = form[i]) {
     const t = w.text;
     i++;
     if (t === "--") break;
     if (t === "-" || t.startsWith("--")) {
-      if (takesValue(t)) i++;
-      else flags.push(t);
+      const equals = t.indexOf("=");
+      const option = equals < 0 ? t : t.slice(0, equals);
+      if (equals >= 0) options.push({ option, value: rest(w, equals + 1) });
+      else options.push(required(option) ? next(option, form[i++]) : { option });
       continue;
     }
     for (let k = 1; k < t.length; k++) {
       const option = `-${t.charAt(k)}`;
-      if (takesValue(option)) {
-        if (k === t.length - 1) i++;
-        break;
+      if (!required(option) && !optional(option)) {
+        options.push({ option });
+        continue;
       }
-      flags.push(option);
+      if (k < t.length - 1) options.push({ option, value: rest(w, k + 1) });
+      else options.push(required(option) ? next(option, form[i++]) : { option });
+      break;
     }
   }
-  return { flags, command: form.slice(i + syntax.operands) };
+  const flags = options.flatMap((o) => (o.value === undefined ? [o.option] : []));
+  return { options, flags, command: form.slice(i + syntax.operands) };
+};
+
+/** An option that takes the next word as its value; a missing word gives it none. */
+const next = (option: string, word: Word | undefined): GivenOption => (word === undefined ? { option } : { option, value: word });
+
+/** The rest of a word from `start`, as a word of its own (the value glued to an option); its unquoted part is kept only when the word had no quotes. */
+const rest = (word: Word, start: number): Word => {
+  const text = word.text.slice(start);
+  return { ...word, text, bare: word.bare === word.text ? text : "" };
 };
 
 /**

@@ -317,3 +317,22 @@ describe("a Bash(rm *) condition on command -v", () => {
     for (const cmd of ["command rm -rf /", "command -p rm -rf /", "command bash <<< 'rm -rf /'"]) expect(catches(cmd), cmd).toBe(true);
   });
 });
+
+describe("a Bash(rm *) condition on xargs' option clusters", () => {
+  it("sees a replacement string set inside a cluster, as getopt reads it, so a script holding it is unreadable", () => {
+    for (const cmd of [
+      "echo 'rm -rf /' | xargs -rI{} sh -c '{}'", "printf 'rm -rf /\\0' | xargs -0I{} sh -c '{}'", "echo 'rm -rf /' | xargs -ri sh -c '{}'",
+      "echo 'rm -rf /' | xargs -0IX sh -c X", "echo 'rm -rf /' | xargs -0iX sh -c X", "echo 'rm -rf /' | xargs -r -I {} sh -c '{}'",
+    ]) {
+      expect(catches(cmd), cmd).toBe(true);
+      expect(analyseShell(cmd)?.opaque, cmd).toBe(true);
+    }
+  });
+
+  it("still reads a script under a cluster that sets no replacement string", () => {
+    for (const cmd of ["ls | xargs -r0 sh -c 'ls'", "ls | xargs -rn1 sh -c 'ls'"]) {
+      expect(catches(cmd), cmd).toBe(false);
+      expect(analyseShell(cmd)?.opaque, cmd).toBe(false);
+    }
+  });
+});
