@@ -17,6 +17,12 @@ export interface WrapperSyntax {
   /** Options whose value, if any, is glued to them (`xargs -i{}`, `--replace=@`), never the next word. */
   readonly optional?: readonly string[];
   readonly operands: number;
+  /**
+   * Its options may follow its operands, as GNU getopt reads them unless told not to (`script log -c '…'`),
+   * up to a `--`. A wrapper that runs a command given as words does not (`flock /tmp/l grep -ic x`).
+   */
+  readonly permutes?: boolean;
+  /** Its own option that gives it a script to run; one right after its operands counts too (`flock /tmp/l -c '…'`). */
   readonly script?: readonly string[];
   /**
    * It starts a shell when given one of these flags (`sudo -s`), or always when empty (`su`); given
@@ -82,7 +88,8 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
   ["systemd-run", { valued: ["-p", "--property", "-u", "--unit", "-M", "--machine", "--uid", "--gid", "-E", "--setenv", "--slice", "--description"], operands: 0 }],
   ["numactl", { valued: ["-N", "-m", "-C", "-i", "-p", "--cpunodebind", "--membind", "--physcpubind", "--interleave", "--preferred"], operands: 0 }],
   ["cgexec", { valued: ["-g"], operands: 0 }],
-  ["script", { valued: ["-t", "--timing", "-E", "--echo", "-T", "--log-timing"], operands: 0, script: ["-c", "--command"] }],
+  // script's operand is the file it logs to; it runs only its -c command.
+  ["script", { valued: ["-t", "--timing", "-E", "--echo", "-T", "--log-timing"], operands: 1, permutes: true, script: ["-c", "--command"] }],
   ["--", { valued: [], operands: 0 }],
 ]);
 
@@ -213,10 +220,19 @@ const readWrapper = (syntax: WrapperSyntax, form: readonly Word[]): WrapperCall 
   const required = (option: string): boolean => syntax.valued.includes(option) || syntax.script?.includes(option) === true;
   const optional = (option: string): boolean => syntax.optional?.includes(option) === true;
   const options: GivenOption[] = [];
+  const operands: Word[] = [];
   let i = 1;
-  for (let w = form[i]; w !== undefined && w.text.startsWith("-"); w = form[i]) {
+  for (let w = form[i]; w !== undefined; w = form[i]) {
     const t = w.text;
     i++;
+    if (!t.startsWith("-")) {
+      if (syntax.permutes !== true) {
+        i--;
+        break;
+      }
+      operands.push(w);
+      continue;
+    }
     if (t === "--") break;
     if (t === "-" || t.startsWith("--")) {
       const equals = t.indexOf("=");
@@ -236,8 +252,14 @@ const readWrapper = (syntax: WrapperSyntax, form: readonly Word[]): WrapperCall 
       break;
     }
   }
+  let command = [...operands, ...form.slice(i)].slice(syntax.operands);
+  const after = command[0]?.text;
+  if (after !== undefined && syntax.script?.includes(after) === true) {
+    options.push(next(after, command[1]));
+    command = [];
+  }
   const flags = options.flatMap((o) => (o.value === undefined ? [o.option] : []));
-  return { options, flags, command: form.slice(i + syntax.operands) };
+  return { options, flags, command };
 };
 
 /** An option that takes the next word as its value; a missing word gives it none. */
@@ -267,30 +289,13 @@ const codeRun = (name: string, form: readonly Word[], stdin: Word | undefined): 
   }
   const syntax = SHELL_WRAPPERS.get(name);
   if (syntax === undefined) return undefined;
-  const script = scriptOption(syntax.script ?? [], form);
-  if (script !== undefined || syntax.shell === undefined) return script;
-  // `sudo -s`, `su`, `… | sudo su`: a shell started with no command reads its script from standard input.
   const call = readWrapper(syntax, form);
+  const script = call.options.find((o) => syntax.script?.includes(o.option) === true)?.value;
+  if (script !== undefined) return { text: script.text, dynamic: script.dynamic };
+  if (syntax.shell === undefined) return undefined;
+  // `sudo -s`, `su`, `… | sudo su`: a shell started with no command reads its script from standard input.
   const startsShell = syntax.shell.length === 0 || call.flags.some((f) => syntax.shell!.includes(f));
   return startsShell && call.command.length === 0 ? hereText(stdin) : undefined;
-};
-
-/**
- * The string an option such as `-c`/`--command` gives, wherever it stands (`su root -c '…'` too):
- * `-c '…'`, `-c'…'`, `--command='…'`, or ending a cluster (`-lc '…'`).
- */
-const scriptOption = (options: readonly string[], form: readonly Word[]): Code => {
-  for (let i = 1; i < form.length; i++) {
-    const w = form[i]!;
-    for (const opt of options) {
-      const letter = opt.length === 2 ? opt.charAt(1) : undefined;
-      const inCluster = letter !== undefined && /^-[^-]/.test(w.text) ? w.text.indexOf(letter, 1) : -1;
-      if ((w.text === opt || inCluster === w.text.length - 1) && form[i + 1]) return pick([form[i + 1]!]);
-      if (inCluster > 0 && inCluster < w.text.length - 1) return { text: w.text.slice(inCluster + 1), dynamic: w.dynamic };
-      if (w.text.startsWith(`${opt}=`)) return { text: w.text.slice(opt.length + 1), dynamic: w.dynamic };
-    }
-  }
-  return undefined;
 };
 
 /** Long options of a shell that take the next word as their value (`--rcfile f`). */

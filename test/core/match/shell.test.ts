@@ -336,3 +336,18 @@ describe("a Bash(rm *) condition on xargs' option clusters", () => {
     }
   });
 });
+
+describe("a Bash(rm *) condition on a wrapper's script option", () => {
+  it("reads -c or -S only among the wrapper's own options, not the arguments of the command it runs", () => {
+    for (const cmd of ["flock /tmp/l grep -ic rm build.log", 'flock /tmp/l grep -ic "cannot (x)" log.txt', 'env LC_ALL=C ls -lS "my (dir)"', "env ls -S rm"]) {
+      expect(catches(cmd), cmd).toBe(false);
+      expect(analyseShell(cmd)?.opaque, cmd).toBe(false);
+    }
+  });
+
+  it("still reads the script a wrapper's own option gives, wherever that wrapper takes it", () => {
+    for (const cmd of ["flock /tmp/l -c 'rm -rf /'", "flock -w 5 /tmp/l --command 'rm -rf /'", "env -S 'rm -rf /'", "env -iS'rm -rf /'", "script -qc 'rm -rf /' /dev/null", "script -q /dev/null -c 'rm -rf /'", "su -lc 'rm -rf /'"]) {
+      expect(catches(cmd), cmd).toBe(true);
+    }
+  });
+});
