@@ -68,8 +68,8 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
   ["nsenter", { valued: ["-t", "--target", "-S", "-G", "--setuid", "--setgid"], operands: 0 }],
   ["chroot", { valued: ["--userspec", "--groups"], operands: 1 }],
   ["flock", { valued: ["-w", "--timeout", "-E", "--conflict-exit-code"], operands: 1, script: ["-c", "--command"] }],
-  // su's operand is the user; a login shell is what it runs.
-  ["su", { valued: ["-s", "--shell", "-g", "--group", "-G", "-w", "--whitelist-environment"], operands: 1, script: ["-c", "--command"], shell: [] }],
+  // su's operand is the user, and its options may follow it (`su root -s /bin/bash`); a login shell is what it runs.
+  ["su", { valued: ["-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"], operands: 1, permutes: true, script: ["-c", "--command", "--session-command"], shell: [] }],
   ["runuser", { valued: ["-u", "--user", "-g", "--group", "-s", "--shell"], operands: 0, script: ["-c", "--command"] }],
   ["unbuffer", { valued: [], operands: 0 }],
   ["watch", { valued: ["-n", "--interval", "-d"], operands: 0 }],

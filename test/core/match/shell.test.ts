@@ -351,3 +351,13 @@ describe("a Bash(rm *) condition on a wrapper's script option", () => {
     }
   });
 });
+
+describe("a Bash(rm *) condition on su's options after the user", () => {
+  it("reads su's options wherever they stand before --, as GNU getopt permutes them", () => {
+    for (const cmd of ["su root -s /bin/bash <<< 'rm -rf /'", "su root -c 'rm -rf /'", "su - root -c 'rm -rf /'", "su root -l -s /bin/sh <<< 'rm -rf /'"]) {
+      expect(catches(cmd), cmd).toBe(true);
+      expect(analyseShell(cmd)?.opaque, cmd).toBe(false);
+    }
+    expect(splitShellCommand("su user -c 'ls'")).toEqual(["su user -c ls", "ls"]);
+  });
+});
