@@ -29,6 +29,11 @@ export interface WrapperSyntax {
    * no command, that shell reads its script from standard input, as a bare `bash` does.
    */
   readonly shell?: readonly string[];
+  /**
+   * Given one of these options it runs the command after its options itself, with no operand and no
+   * shell, and reads no options among that command's words (`runuser -u root ls -la`).
+   */
+  readonly direct?: readonly string[];
   /** With one of these flags it only looks the command up and runs nothing (`command -v bash`). */
   readonly lookup?: readonly string[];
 }
@@ -70,7 +75,15 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
   ["flock", { valued: ["-w", "--timeout", "-E", "--conflict-exit-code"], operands: 1, script: ["-c", "--command"] }],
   // su's operand is the user, and its options may follow it (`su root -s /bin/bash`); a login shell is what it runs.
   ["su", { valued: ["-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"], operands: 1, permutes: true, script: ["-c", "--command", "--session-command"], shell: [] }],
-  ["runuser", { valued: ["-u", "--user", "-g", "--group", "-s", "--shell"], operands: 0, script: ["-c", "--command"] }],
+  // runuser without -u is su; with -u it runs its command as given.
+  ["runuser", {
+    valued: ["-u", "--user", "-g", "--group", "-G", "--supp-group", "-s", "--shell", "-w", "--whitelist-environment"],
+    operands: 1,
+    permutes: true,
+    script: ["-c", "--command", "--session-command"],
+    shell: [],
+    direct: ["-u", "--user"],
+  }],
   ["unbuffer", { valued: [], operands: 0 }],
   ["watch", { valued: ["-n", "--interval", "-d"], operands: 0 }],
   ["strace", { valued: ["-o", "-e", "-p", "-s", "-u"], operands: 0 }],
@@ -208,6 +221,8 @@ interface WrapperCall {
   readonly options: readonly GivenOption[];
   readonly flags: readonly string[];
   readonly command: readonly Word[];
+  /** It was given one of its `direct` options, so it runs `command` itself and starts no shell. */
+  readonly direct: boolean;
 }
 
 /**
@@ -221,12 +236,13 @@ const readWrapper = (syntax: WrapperSyntax, form: readonly Word[]): WrapperCall 
   const optional = (option: string): boolean => syntax.optional?.includes(option) === true;
   const options: GivenOption[] = [];
   const operands: Word[] = [];
+  const direct = (): boolean => options.some((o) => syntax.direct?.includes(o.option) === true);
   let i = 1;
   for (let w = form[i]; w !== undefined; w = form[i]) {
     const t = w.text;
     i++;
     if (!t.startsWith("-")) {
-      if (syntax.permutes !== true) {
+      if (syntax.permutes !== true || direct()) {
         i--;
         break;
       }
@@ -252,14 +268,14 @@ const readWrapper = (syntax: WrapperSyntax, form: readonly Word[]): WrapperCall 
       break;
     }
   }
-  let command = [...operands, ...form.slice(i)].slice(syntax.operands);
+  let command = [...operands, ...form.slice(i)].slice(direct() ? 0 : syntax.operands);
   const after = command[0]?.text;
   if (after !== undefined && syntax.script?.includes(after) === true) {
     options.push(next(after, command[1]));
     command = [];
   }
   const flags = options.flatMap((o) => (o.value === undefined ? [o.option] : []));
-  return { options, flags, command };
+  return { options, flags, command, direct: direct() };
 };
 
 /** An option that takes the next word as its value; a missing word gives it none. */
@@ -292,7 +308,7 @@ const codeRun = (name: string, form: readonly Word[], stdin: Word | undefined): 
   const call = readWrapper(syntax, form);
   const script = call.options.find((o) => syntax.script?.includes(o.option) === true)?.value;
   if (script !== undefined) return { text: script.text, dynamic: script.dynamic };
-  if (syntax.shell === undefined) return undefined;
+  if (syntax.shell === undefined || call.direct) return undefined;
   // `sudo -s`, `su`, `… | sudo su`: a shell started with no command reads its script from standard input.
   const startsShell = syntax.shell.length === 0 || call.flags.some((f) => syntax.shell!.includes(f));
   return startsShell && call.command.length === 0 ? hereText(stdin) : undefined;

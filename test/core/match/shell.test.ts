@@ -361,3 +361,20 @@ describe("a Bash(rm *) condition on su's options after the user", () => {
     expect(splitShellCommand("su user -c 'ls'")).toEqual(["su user -c ls", "ls"]);
   });
 });
+
+describe("a Bash(rm *) condition on runuser", () => {
+  it("reads runuser without -u as su: a user operand and a shell that reads its script from standard input", () => {
+    for (const cmd of ["runuser -l root <<< 'rm -rf /'", "runuser - root <<< 'rm -rf /'", "runuser root <<< 'rm -rf /'", "runuser root -c 'rm -rf /'"]) {
+      expect(catches(cmd), cmd).toBe(true);
+      expect(analyseShell(cmd)?.opaque, cmd).toBe(false);
+    }
+    expect(catches("echo 'rm -rf /' | runuser root")).toBe(true);
+  });
+
+  it("reads runuser -u as running the command after its options directly", () => {
+    expect(catches("runuser -u root -- rm -rf /")).toBe(true);
+    expect(catches("runuser -u root rm -rf /")).toBe(true);
+    expect(analyseShell("runuser -u root ls -la")).toMatchObject({ opaque: false, commands: ["runuser -u root ls -la", "ls -la"] });
+    expect(analyseShell("runuser -u root ls <<< 'rm -rf /'")?.commands).toEqual(["runuser -u root ls", "ls"]);
+  });
+});
