@@ -136,6 +136,9 @@ export interface ShellAnalysis {
   readonly opaque: boolean;
 }
 
+/** How many wrappers and assignments one simple command may stack before it counts as opaque. */
+const maxLevels = 64;
+
 /**
  * Analyse a shell command; `undefined` when it cannot be read (an unbalanced quote, a stray `)`,
  * `UNREADABLE_DETAIL`).
@@ -159,9 +162,16 @@ export const analyseShell = (command: string, depth = 0): ShellAnalysis | undefi
   // `filled` tells whether a script holds a string an outer xargs, parallel or find -exec replaces.
   const visit = (start: readonly Word[], stdin: Word | undefined, outer?: FilledIn): boolean => {
     let filled = outer;
-    let form = start;
-    while (form[0] !== undefined && keywords.has(form[0].text) && !form[0].quoted) form = form.slice(1);
-    while (form[0] !== undefined) {
+    let skip = 0;
+    while (start[skip] !== undefined && keywords.has(start[skip]!.text) && !start[skip]!.quoted) skip++;
+    let form: readonly Word[] = start.slice(skip);
+    // Each level lists the rest of the command again: no real command nests this many wrappers and
+    // assignments, and a hostile one would cost time and memory by the square of its length.
+    for (let level = 0; form[0] !== undefined; level++) {
+      if (level === maxLevels) {
+        opaque = true;
+        break;
+      }
       add(form);
       const head: Word = form[0];
       if (isAssignment(head)) {

@@ -222,6 +222,22 @@ describe("findings of the reliability fuzzing", () => {
 });
 
 describe("reading long text", () => {
+  it("counts a command stacking more than 64 wrappers as opaque, in well under a second rather than by the square of its length", () => {
+    for (const command of ["env ".repeat(10_000) + "ls", "su - u ".repeat(6_000) + "-c ls", "sudo ".repeat(20_000) + "rm -rf /"]) {
+      const start = performance.now();
+      const analysis = analyseShell(command);
+      expect(performance.now() - start).toBeLessThan(1000);
+      expect(analysis?.opaque).toBe(true);
+    }
+  });
+
+  it("still reads a command behind a few wrappers and 50,000 reserved words", () => {
+    expect(analyseShell("sudo env FOO=1 nice -n 5 rm -rf /tmp/x")).toMatchObject({ opaque: false, commands: expect.arrayContaining(["rm -rf /tmp/x"]) });
+    const start = performance.now();
+    expect(analyseShell("! ".repeat(50_000) + "rm -rf /")?.commands).toEqual(["rm -rf /"]);
+    expect(performance.now() - start).toBeLessThan(1000);
+  });
+
   it("reads 200 KB of `function x` words in well under a second, as it reads any other words", () => {
     const command = "echo " + "function x ".repeat(20_000);
     const start = performance.now();
