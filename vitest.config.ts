@@ -11,5 +11,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: "forks",
     env: { AGENT_ONION_STRICT: "1" },
+    globalSetup: ["test/support/global-setup.ts"],
+    setupFiles: ["test/support/warnings.ts"],
   },
 });

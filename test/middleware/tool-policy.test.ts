@@ -1,5 +1,6 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
+import { takeWarnings } from "../support/warnings.ts";
 import { createAgentStack, type ToolCall } from "../../src/agent/index.ts";
 import { Outcome, Priority, Transform } from "../../src/core/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
@@ -133,16 +134,10 @@ describe("toolPolicy: a tool no rule names (B4)", () => {
   });
 
   it("emits a process warning by default, and keeps deciding when the notice throws", async () => {
-    let listener: ((w: Error) => void) | undefined;
-    const warned = new Promise<Error>((resolve) => {
-      listener = (w) => { if (w.message.includes("Brand_new_tool")) resolve(w); };
-      process.on("warning", listener);
-    });
     expect((await decide({ allow: ["Read"] }, toolCall("Brand_new_tool"))).outcome._tag).toBe("Rejected");
-    const warning = await warned;
-    process.off("warning", listener!);
-    expect(warning.name).toBe("AgentOnionPolicyWarning");
-    expect(warning.message).toMatch(/no rule names tool "Brand_new_tool"; the default \(deny\) applies/);
+    expect(takeWarnings()).toEqual([
+      { type: "AgentOnionPolicyWarning", message: expect.stringMatching(/no rule names tool "Brand_new_tool"; the default \(deny\) applies/) },
+    ]);
     const throwing = await decide({ allow: ["Read"], onUnknownTool: () => { throw new Error("sink down"); } }, toolCall("Other"));
     expect(throwing.outcome._tag).toBe("Rejected");
   });

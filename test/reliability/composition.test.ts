@@ -1,7 +1,8 @@
 /**
  * Checklist A (composition core): what the other suites leave out. A1/A2 as a matrix of
  * phase × sync/async × fail mode × position × thrown value; A5 and A6 with an
- * unhandled-rejection trap; A7 as a table of malformed actions; A11 linear time; A14 re-entrancy.
+ * unhandled-rejection trap; A7 as a table of malformed actions; A11 long chains (their cost per
+ * hook is measured in benchmarks/); A14 re-entrancy.
  */
 import { describe, expect, it } from "vitest";
 import { Continue, HookError, NextMisuseError, Outcome, Replace, RunAbortedError, Transform } from "../../src/core/index.ts";
@@ -212,27 +213,9 @@ describe("A11: a long chain of asynchronous hooks", () => {
     }
     return stack;
   };
-  const best = async (stack: ReturnType<typeof build>, times = 3): Promise<number> => {
-    let min = Infinity;
-    for (let t = 0; t < times; t++) {
-      const start = performance.now();
-      const outcome = await stack.run("tool", call(), () => ({ content: "x" }));
-      min = Math.min(min, performance.now() - start);
-      expect(outcome._tag).toBe("Completed");
-    }
-    return min;
-  };
-
-  it("runs 10 000 mixed sync and async hooks without a stack overflow, in linear time", async () => {
-    const small = build(2_000);
-    const large = build(10_000);
-    await best(small, 1); // warm up
-    const tSmall = await best(small);
-    const tLarge = await best(large);
-    const outcome = await large.run("tool", call(), () => ({ content: "x" }));
+  it("runs 10 000 mixed sync and async hooks without a stack overflow", async () => {
+    const outcome = await build(10_000).run("tool", call(), () => ({ content: "x" }));
     expect(outcome).toEqual(Outcome.completed({ content: `x${".".repeat(Math.ceil(10_000 / 300))}` }));
-    // Five times the hooks: linear would be ~5x; allow generous noise, but not quadratic (25x).
-    expect(tLarge / Math.max(tSmall, 0.5)).toBeLessThan(12);
   });
 });
 

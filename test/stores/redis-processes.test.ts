@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisStore } from "../../src/stores/redis.ts";
-import { startRedis, type RedisServer } from "../support/redis.ts";
+import { describeRedisProcess, startRedis, type RedisServer } from "../support/redis.ts";
 
 const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const spawnWorker = (name: string, args: (string | number)[]): ChildProcess =>
@@ -18,7 +18,7 @@ const exited = (child: ChildProcess): Promise<void> =>
 
 interface Report { readonly type: "done"; readonly calls: number; readonly spent: number; readonly maxSettled: number }
 
-describe("RedisStore across OS processes", () => {
+describeRedisProcess("RedisStore across OS processes", () => {
   let server: RedisServer;
   let store: RedisStore;
   const children: ChildProcess[] = [];

@@ -2,7 +2,7 @@ import { Redis } from "ioredis";
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisStore, StoreUnavailableError } from "../../src/stores/redis.ts";
-import { startRedis, type RedisServer } from "../support/redis.ts";
+import { describeRedisProcess, startRedis, type RedisServer } from "../support/redis.ts";
 
 /** A port nothing listens on: bound, then closed. */
 const closedPort = (): Promise<number> =>
@@ -20,7 +20,7 @@ const timeRejection = async (operation: () => Promise<unknown>): Promise<{ error
   return { error, ms: performance.now() - start };
 };
 
-describe("RedisStore fails closed", () => {
+describeRedisProcess("RedisStore fails closed", () => {
   let server: RedisServer;
   beforeAll(async () => { server = await startRedis(); });
   afterAll(async () => { await server?.stop(); });
@@ -79,7 +79,7 @@ describe("RedisStore fails closed", () => {
   });
 });
 
-describe("RedisStore's errors say what went wrong", () => {
+describeRedisProcess("RedisStore's errors say what went wrong", () => {
   let server: RedisServer;
   beforeAll(async () => {
     server = await startRedis();

@@ -3,132 +3,134 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StateStoreError } from "../../src/core/state.ts";
 import { RedisStore, StoreUnavailableError } from "../../src/stores/redis.ts";
-import { startRedis, type RedisServer } from "../support/redis.ts";
+import { describeRedis, startRedis, type RedisServer } from "../support/redis.ts";
 import { stateStoreContract } from "./contract.ts";
 
 let server: RedisServer;
 let store: RedisStore;
 let raw: Redis;
 
-beforeAll(async () => {
-  server = await startRedis();
-  store = new RedisStore({ connection: server.url, keyPrefix: "test:" });
-  raw = new Redis(server.port, "127.0.0.1");
-});
-
-afterAll(async () => {
-  await store?.close();
-  raw?.disconnect();
-  await server?.stop();
-});
-
-// Every contract test gets its own random scope on the one real server.
-stateStoreContract("RedisStore", () => store.scope(randomUUID()));
-
-describe("RedisStore on a real server", () => {
-  it("refuses a timeoutMs or keyPrefix of the wrong type at construction, with a TypeError naming RedisStore and the field", () => {
-    expect(() => new RedisStore({ timeoutMs: Number.NaN, connection: server.url })).toThrow(new TypeError("RedisStore: timeoutMs must be an integer >= 1, got NaN"));
-    expect(() => new RedisStore({ keyPrefix: 42 as never, connection: server.url })).toThrow(new TypeError("RedisStore: keyPrefix must be a string, got 42"));
+describeRedis("RedisStore", () => {
+  beforeAll(async () => {
+    server = await startRedis();
+    store = new RedisStore({ connection: server.url, keyPrefix: "test:" });
+    raw = new Redis(server.port, "127.0.0.1");
   });
 
-  it("keeps a budget's value, holds and expiries under keyPrefix, with one hash tag", async () => {
-    const s = new RedisStore({ connection: server.url, keyPrefix: "layout:" });
-    await s.reserve("budget", "r1", 5, 10, 60_000);
-    await s.settle("budget", "r2", 3);
-    await s.reserve("budget", "r3", 1, 10, 60_000);
-    expect((await raw.keys("layout:*")).sort()).toEqual(["layout:{budget}", "layout:{budget}:h", "layout:{budget}:x"]);
-    expect(await raw.get("layout:{budget}")).toBe("3");
-    await s.close();
+  afterAll(async () => {
+    await store?.close();
+    raw?.disconnect();
+    await server?.stop();
   });
 
-  it("gives the reservation keys a TTL, so a crashed holder leaves nothing behind", async () => {
-    const s = new RedisStore({ connection: server.url, keyPrefix: "ttl:" });
-    await s.reserve("b", "r1", 5, 10, 5_000);
-    for (const key of ["ttl:{b}:h", "ttl:{b}:x"]) {
-      const pttl = await raw.pttl(key);
-      expect(pttl).toBeGreaterThan(4_000);
-      expect(pttl).toBeLessThanOrEqual(5_000);
-    }
-    await s.close();
-  });
+  // Every contract test gets its own random scope on the one real server.
+  stateStoreContract("RedisStore", () => store.scope(randomUUID()));
 
-  it("reads a value written as JSON by another client, and refuses one that is not JSON", async () => {
-    await raw.set("test:{shared}", '{"from":"elsewhere"}');
-    await raw.set("test:{garbage}", "not json");
-    expect(await store.get("shared")).toEqual({ from: "elsewhere" });
-    await expect(store.get("garbage")).rejects.toThrow(StateStoreError);
-  });
+  describe("RedisStore on a real server", () => {
+    it("refuses a timeoutMs or keyPrefix of the wrong type at construction, with a TypeError naming RedisStore and the field", () => {
+      expect(() => new RedisStore({ timeoutMs: Number.NaN, connection: server.url })).toThrow(new TypeError("RedisStore: timeoutMs must be an integer >= 1, got NaN"));
+      expect(() => new RedisStore({ keyPrefix: 42 as never, connection: server.url })).toThrow(new TypeError("RedisStore: keyPrefix must be a string, got 42"));
+    });
 
-  it("reports a key of the wrong Redis type as a StateStoreError, not as unavailability", async () => {
-    await raw.lpush("test:{list}", "x");
-    const error: unknown = await store.incr("list").catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(StateStoreError);
-    expect(error).not.toBeInstanceOf(StoreUnavailableError);
-  });
+    it("keeps a budget's value, holds and expiries under keyPrefix, with one hash tag", async () => {
+      const s = new RedisStore({ connection: server.url, keyPrefix: "layout:" });
+      await s.reserve("budget", "r1", 5, 10, 60_000);
+      await s.settle("budget", "r2", 3);
+      await s.reserve("budget", "r3", 1, 10, 60_000);
+      expect((await raw.keys("layout:*")).sort()).toEqual(["layout:{budget}", "layout:{budget}:h", "layout:{budget}:x"]);
+      expect(await raw.get("layout:{budget}")).toBe("3");
+      await s.close();
+    });
 
-  it("refuses every operation when the configured database does not exist, rather than using database 0", async () => {
-    const s = new RedisStore({ connection: `${server.url}/99`, keyPrefix: "nodb:" });
-    for (const operation of [() => s.set("secret", { apiKey: "x" }), () => s.get("secret")]) {
-      const error: unknown = await operation().catch((e: unknown) => e);
+    it("gives the reservation keys a TTL, so a crashed holder leaves nothing behind", async () => {
+      const s = new RedisStore({ connection: server.url, keyPrefix: "ttl:" });
+      await s.reserve("b", "r1", 5, 10, 5_000);
+      for (const key of ["ttl:{b}:h", "ttl:{b}:x"]) {
+        const pttl = await raw.pttl(key);
+        expect(pttl).toBeGreaterThan(4_000);
+        expect(pttl).toBeLessThanOrEqual(5_000);
+      }
+      await s.close();
+    });
+
+    it("reads a value written as JSON by another client, and refuses one that is not JSON", async () => {
+      await raw.set("test:{shared}", '{"from":"elsewhere"}');
+      await raw.set("test:{garbage}", "not json");
+      expect(await store.get("shared")).toEqual({ from: "elsewhere" });
+      await expect(store.get("garbage")).rejects.toThrow(StateStoreError);
+    });
+
+    it("reports a key of the wrong Redis type as a StateStoreError, not as unavailability", async () => {
+      await raw.lpush("test:{list}", "x");
+      const error: unknown = await store.incr("list").catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StateStoreError);
-      expect(String((error as Error).message)).toMatch(/database 99: ERR DB index is out of range/);
-    }
-    expect(await raw.keys("nodb:*")).toEqual([]);
-    await s.close();
-  });
+      expect(error).not.toBeInstanceOf(StoreUnavailableError);
+    });
 
-  it("keeps its data in the configured database when it exists", async () => {
-    const s = new RedisStore({ connection: { host: "127.0.0.1", port: server.port, db: 3 }, keyPrefix: "db3:" });
-    await s.set("k", 1);
-    const db3 = new Redis({ port: server.port, host: "127.0.0.1", db: 3 });
-    expect(await db3.get("db3:{k}")).toBe("1");
-    expect(await raw.keys("db3:*")).toEqual([]);
-    db3.disconnect();
-    await s.close();
-  });
+    it("refuses every operation when the configured database does not exist, rather than using database 0", async () => {
+      const s = new RedisStore({ connection: `${server.url}/99`, keyPrefix: "nodb:" });
+      for (const operation of [() => s.set("secret", { apiKey: "x" }), () => s.get("secret")]) {
+        const error: unknown = await operation().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(StateStoreError);
+        expect(String((error as Error).message)).toMatch(/database 99: ERR DB index is out of range/);
+      }
+      expect(await raw.keys("nodb:*")).toEqual([]);
+      await s.close();
+    });
 
-  it("serves many operations issued before the connection is ready, adding no listener per operation", async () => {
-    const warnings: Error[] = [];
-    const onWarning = (w: Error): void => void warnings.push(w);
-    process.on("warning", onWarning);
-    const s = new RedisStore({ connection: server.url, keyPrefix: `early-${randomUUID()}:` });
-    const values = await Promise.all(Array.from({ length: 50 }, () => s.incr("n")));
-    expect(Math.max(...values)).toBe(50);
-    await new Promise((r) => setImmediate(r));
-    process.off("warning", onWarning);
-    expect(warnings).toEqual([]);
-    await s.close();
-  });
+    it("keeps its data in the configured database when it exists", async () => {
+      const s = new RedisStore({ connection: { host: "127.0.0.1", port: server.port, db: 3 }, keyPrefix: "db3:" });
+      await s.set("k", 1);
+      const db3 = new Redis({ port: server.port, host: "127.0.0.1", db: 3 });
+      expect(await db3.get("db3:{k}")).toBe("1");
+      expect(await raw.keys("db3:*")).toEqual([]);
+      db3.disconnect();
+      await s.close();
+    });
 
-  it("uses a client passed in and leaves it open on close", async () => {
-    const client = new Redis({ port: server.port, host: "127.0.0.1", enableOfflineQueue: false, lazyConnect: true });
-    const s = new RedisStore({ client, keyPrefix: "passed:" });
-    await s.set("k", 1);
-    await s.close();
-    expect(await client.get("passed:{k}")).toBe("1");
-    await expect(s.get("k")).rejects.toThrow(StoreUnavailableError);
-    client.disconnect();
-  });
+    it("serves many operations issued before the connection is ready, adding no listener per operation", async () => {
+      const warnings: Error[] = [];
+      const onWarning = (w: Error): void => void warnings.push(w);
+      process.on("warning", onWarning);
+      const s = new RedisStore({ connection: server.url, keyPrefix: `early-${randomUUID()}:` });
+      const values = await Promise.all(Array.from({ length: 50 }, () => s.incr("n")));
+      expect(Math.max(...values)).toBe(50);
+      await new Promise((r) => setImmediate(r));
+      process.off("warning", onWarning);
+      expect(warnings).toEqual([]);
+      await s.close();
+    });
 
-  it("closes only the view when a view made by scope() is closed: the store and its other views go on until the store closes", async () => {
-    const root = new RedisStore({ connection: server.url, keyPrefix: `views-${randomUUID()}:` });
-    const [a, b] = [root.scope("tenant-a"), root.scope("tenant-b")];
-    await a.set("k", 1);
-    await a.close();
-    await expect(a.get("k")).rejects.toThrow(new StoreUnavailableError("the RedisStore is closed"));
-    await expect(a.scope("x").get("k")).rejects.toThrow(StoreUnavailableError);
-    await root.set("k", 2);
-    await b.set("k", 3);
-    expect([await root.get("k"), await b.get("k"), await root.scope("tenant-a").get("k")]).toEqual([2, 3, 1]);
-    await root.close();
-    await expect(b.get("k")).rejects.toThrow(StoreUnavailableError);
-  });
+    it("uses a client passed in and leaves it open on close", async () => {
+      const client = new Redis({ port: server.port, host: "127.0.0.1", enableOfflineQueue: false, lazyConnect: true });
+      const s = new RedisStore({ client, keyPrefix: "passed:" });
+      await s.set("k", 1);
+      await s.close();
+      expect(await client.get("passed:{k}")).toBe("1");
+      await expect(s.get("k")).rejects.toThrow(StoreUnavailableError);
+      client.disconnect();
+    });
 
-  it("rejects every operation with StoreUnavailableError once closed", async () => {
-    const s = new RedisStore({ connection: server.url });
-    await s.set("k", 1);
-    await s.close();
-    await expect(s.get("k")).rejects.toThrow(StoreUnavailableError);
-    await expect(s.scope("x").reserve("b", "r", 1, 10, 1_000)).rejects.toThrow(StoreUnavailableError);
+    it("closes only the view when a view made by scope() is closed: the store and its other views go on until the store closes", async () => {
+      const root = new RedisStore({ connection: server.url, keyPrefix: `views-${randomUUID()}:` });
+      const [a, b] = [root.scope("tenant-a"), root.scope("tenant-b")];
+      await a.set("k", 1);
+      await a.close();
+      await expect(a.get("k")).rejects.toThrow(new StoreUnavailableError("the RedisStore is closed"));
+      await expect(a.scope("x").get("k")).rejects.toThrow(StoreUnavailableError);
+      await root.set("k", 2);
+      await b.set("k", 3);
+      expect([await root.get("k"), await b.get("k"), await root.scope("tenant-a").get("k")]).toEqual([2, 3, 1]);
+      await root.close();
+      await expect(b.get("k")).rejects.toThrow(StoreUnavailableError);
+    });
+
+    it("rejects every operation with StoreUnavailableError once closed", async () => {
+      const s = new RedisStore({ connection: server.url });
+      await s.set("k", 1);
+      await s.close();
+      await expect(s.get("k")).rejects.toThrow(StoreUnavailableError);
+      await expect(s.scope("x").reserve("b", "r", 1, 10, 1_000)).rejects.toThrow(StoreUnavailableError);
+    });
   });
 });

@@ -1,12 +1,16 @@
 /**
  * A real, throwaway redis-server for tests: on a free port of 127.0.0.1, with no persistence, in a
- * temporary directory. A missing binary fails the suite (it never skips): `.ci/run` installs it.
+ * temporary directory, or the server `REDIS_URL` names. Without either, the Redis suites are
+ * skipped (`describeRedis`), unless `AGENT_ONION_REQUIRE_REDIS=1` (set by `.ci/run`) makes a
+ * missing server a failure.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { describe } from "vitest";
+import { redisAvailable, redisBinary, redisUrl, required } from "./redis-availability.ts";
 
 /**
  * A running redis-server.
@@ -25,6 +29,27 @@ export interface RedisServer {
   resume(): Promise<void>;
 }
 
+const missing = (what: string): never => {
+  throw new Error(`${what}, and AGENT_ONION_REQUIRE_REDIS=1 says the Redis tests must run (apt-get install -y redis-server)`);
+};
+
+/**
+ * `describe` for suites that need a Redis server (a local binary or `REDIS_URL`); `describe.skip`
+ * without one, or a failure when `AGENT_ONION_REQUIRE_REDIS=1`.
+ *
+ * @example
+ * describeRedis("RedisStore on a real server", () => { it("…", async () => { … }) })
+ */
+export const describeRedis: typeof describe = redisAvailable ? describe : required ? missing("no redis-server on the PATH and no REDIS_URL") : describe.skip;
+
+/**
+ * `describe` for suites that stop, pause or restart the server: they need a local binary.
+ *
+ * @example
+ * describeRedisProcess("RedisStore fails closed", () => { … })
+ */
+export const describeRedisProcess: typeof describe = redisBinary !== undefined ? describe : required ? missing("no redis-server on the PATH") : describe.skip;
+
 /**
  * The redis-server binary, or a failure that says how to get it.
  *
@@ -32,12 +57,10 @@ export interface RedisServer {
  * redisServerBinary() // "/usr/bin/redis-server"
  */
 export const redisServerBinary = (): string => {
-  const found = spawnSync("which", ["redis-server"], { encoding: "utf8" });
-  const path = found.stdout.trim();
-  if (found.status !== 0 || path === "") {
-    throw new Error("redis-server is not installed: the Redis tests need a real server (apt-get install -y redis-server, or run bash .ci/run)");
+  if (redisBinary === undefined) {
+    throw new Error("redis-server is not installed: this test needs a local server it can stop and start (apt-get install -y redis-server, or run bash .ci/run)");
   }
-  return path;
+  return redisBinary;
 };
 
 /** A port that was free a moment ago on 127.0.0.1 (redis-server's `--port 0` means "no TCP"). */
@@ -100,6 +123,7 @@ const halt = async (child: ChildProcess): Promise<void> => {
  * afterAll(() => redis.stop());
  */
 export const startRedis = async (): Promise<RedisServer> => {
+  if (redisBinary === undefined && redisUrl !== undefined) return external(redisUrl);
   const binary = redisServerBinary();
   const dir = mkdtempSync(join(tmpdir(), "agent-onion-redis-"));
   let port = 0;
@@ -130,4 +154,11 @@ export const startRedis = async (): Promise<RedisServer> => {
       current = await launch(binary, port, dir);
     },
   };
+};
+
+/** The server `REDIS_URL` names: used as is, never stopped; pausing it needs a local binary. */
+const external = async (url: string): Promise<RedisServer> => {
+  const port = Number(new URL(url).port || 6379);
+  const cannot = (): Promise<void> => Promise.reject(new Error("pausing the server needs a local redis-server binary, not REDIS_URL"));
+  return { port, url, stop: () => Promise.resolve(), pause: cannot, resume: cannot };
 };
