@@ -1,6 +1,11 @@
 /**
  * agent-onion: Koa-style onion hooks for every lifecycle point of an AI agent.
  *
+ * The root is the engine, the agent layer, the built-in middleware and the adapters that need
+ * no other package (AI SDK, MCP, Koa). What needs another package or a heavy load has its own
+ * subpath: `agent-onion/claude` (Claude Code settings and hooks), `agent-onion/otel`,
+ * `agent-onion/redis`, `agent-onion/effect`.
+ *
  * @example
  * import { createAgentStack, Reject, Priority } from "agent-onion"
  * const stack = createAgentStack().use("toolCall", {
@@ -10,7 +15,7 @@
  */
 export * from "./core/index.ts";
 export * from "./agent/index.ts";
-export * from "./executors/index.ts";
 export * from "./middleware/index.ts";
-export * from "./adapters/index.ts";
-export { RedisStore, StoreUnavailableError, type RedisStoreOptions } from "./stores/redis.ts";
+export * from "./ai-sdk.ts";
+export * from "./mcp.ts";
+export * from "./koa.ts";
