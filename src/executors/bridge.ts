@@ -139,6 +139,11 @@ export const runBridge = async (full: AgentStack, ev: BridgeEvent, options: Brid
         }
         if (reached === undefined) return broken(outcome);
         const call = reached.call as ToolCall;
+        // Claude Code replaces the whole input with updatedInput: anything but an object cannot be a tool's input.
+        if (typeof call?.input !== "object" || call.input === null || Array.isArray(call.input)) {
+          const why = `a hook rewrote the input of ${original.name} into ${call?.input === null ? "null" : Array.isArray(call?.input) ? "an array" : `a ${typeof call?.input}`}; a tool's input is an object`;
+          return { exitCode: 2, stderr: `agent-onion: PreToolUse: ${why}`, decision: "block", reason: why };
+        }
         const updated = same(call.input, original.input) ? {} : { updatedInput: call.input };
         const ask = options.asks?.[0];
         if (ask) return reply("ask", specific(withContext({ permissionDecision: "ask", ...(ask.reason ? { permissionDecisionReason: ask.reason } : {}), ...updated })), ask.reason);

@@ -106,3 +106,11 @@ describe("runBridge on PostToolUse", () => {
     });
   });
 });
+
+describe("runBridge on PreToolUse, rewriting the input", () => {
+  it("blocks when a hook turns the input into something that is not an object, which Claude Code cannot run", async () => {
+    const stack = createAgentStack().use("toolCall", { name: "broken", before: (call) => Transform({ ...call, input: "ls" as unknown as Record<string, unknown> }) });
+    const reply = await runBridge(stack, fromClaudeEvent({ hook_event_name: "PreToolUse", session_id: "s1", cwd: "/tmp", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t1" }));
+    expect([reply.exitCode, reply.stderr]).toEqual([2, "agent-onion: PreToolUse: a hook rewrote the input of Bash into a string; a tool's input is an object"]);
+  });
+});
