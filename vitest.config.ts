@@ -15,7 +15,8 @@ export default defineConfig({
   resolve: { alias },
   test: {
     include: ["test/**/*.test.ts"],
-    exclude: ["test/soak/**", "node_modules/**"],
+    // The installed-package test packs and installs the package into new projects (minutes): `npm run test:package`.
+    exclude: ["test/soak/**", "node_modules/**", ...(process.env.AGENT_ONION_PACKAGE_TESTS ? [] : ["test/package/installed-package.test.ts"])],
     // Type-level tests (`*.test-d.ts`) run with the same command: `expectTypeOf` and
     // `@ts-expect-error` are checked by tsc, so a type that compiles when it must not fails the suite.
     typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
