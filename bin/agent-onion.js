@@ -3,6 +3,11 @@
 // present) runs the TypeScript sources through tsx. Nothing else is loaded here: claude-hook
 // starts once per tool call, and a TypeScript loader is registered only for a TypeScript module.
 import { existsSync, readFileSync } from "node:fs";
+import module from "node:module";
+
+// Node 22.1 and later keep compiled code between runs (a no-op where it is not available):
+// claude-hook starts once per tool call, mostly compiling the same files each time.
+module.enableCompileCache?.();
 
 const command = process.argv[2];
 if (command === "--version" || command === "-v") {

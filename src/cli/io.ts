@@ -2,6 +2,8 @@
  * What a CLI command touches of the outside world, passed in so commands can be tested in
  * process: stdin, stdout, stderr, the working directory.
  */
+import { readSync } from "node:fs";
+import { isatty } from "node:tty";
 import { brandError } from "../core/errors.ts";
 
 export interface CliIo {
@@ -68,14 +70,24 @@ export const processIo = (): CliIo => ({
   out: pipeWriter(process.stdout),
   err: pipeWriter(process.stderr),
   readStdin: async () => {
-    if (process.stdin.isTTY) return undefined;
+    if (isatty(0)) return undefined;
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of process.stdin) {
-      size += (chunk as Buffer).length;
+    const take = (chunk: Buffer): void => {
+      size += chunk.length;
       if (size > MAX_EVENT_BYTES) throw new Error(`stdin is larger than ${MAX_EVENT_BYTES} bytes`);
-      chunks.push(chunk as Buffer);
+      chunks.push(chunk);
+    };
+    // Blocking reads of the pipe Claude Code gives a hook: a few ms cheaper than setting up
+    // process.stdin. A non-blocking descriptor (EAGAIN) is read on as a stream.
+    try {
+      const buffer = Buffer.allocUnsafe(64 * 1024);
+      for (let n = readSync(0, buffer); n > 0; n = readSync(0, buffer)) take(Buffer.from(buffer.subarray(0, n)));
+      return Buffer.concat(chunks).toString("utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
     }
+    for await (const chunk of process.stdin) take(chunk as Buffer);
     return Buffer.concat(chunks).toString("utf8");
   },
 });
