@@ -2,7 +2,7 @@
  * `agent-onion serve` run as a real server on 127.0.0.1, called with real HTTP requests the way
  * Claude Code calls an `"type": "http"` hook, and compared with `claude-hook` on the same events.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
@@ -159,6 +159,23 @@ describe("agent-onion serve, reloading and stopping", () => {
       writeFileSync(module, "export default {;\n");
       await eventually(async () => /cannot load/.test(await reasonOf(server.url)));
       expect(await reasonOf(server.url)).toMatch(/^agent-onion serve: cannot load .*guard\.ts/);
+    } finally {
+      expect(await stop(server)).toBe(0);
+    }
+  }, 60_000);
+
+  it("starts a new hook process when its hook process dies, and answers as before", async () => {
+    const server = await startServer(["--no-watch", fixture("settings", "guard-stack.ts")]);
+    try {
+      const deny = event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -rf build" }, tool_use_id: "t1" });
+      const reason = async () => (JSON.parse((await post(server.url, deny)).body) as { hookSpecificOutput: { permissionDecisionReason: string } }).hookSpecificOutput.permissionDecisionReason;
+      expect(await reason()).toBe("Destructive command blocked: rm -rf build");
+      const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(server.child.pid)], { encoding: "utf8" }).trim().split(/\s+/).map(Number);
+      expect(children).toHaveLength(1);
+      process.kill(children[0]!, "SIGKILL");
+      await eventually(async () => /starting a new one/.test(server.stderr) && (await reason()) === "Destructive command blocked: rm -rf build");
+      expect(server.stderr).toContain("the hook process exited (SIGKILL); starting a new one");
+      expect(await reason()).toBe("Destructive command blocked: rm -rf build");
     } finally {
       expect(await stop(server)).toBe(0);
     }

@@ -43,6 +43,8 @@ const expectedProbe = JSON.stringify(Object.fromEntries(allNames.map((n) => [n, 
 const strict = { strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false, target: "es2022", types: ["node"], outDir: "out", rootDir: "." };
 
 let dir = "";
+/** A project with agent-onion alone: none of the optional peers installed. */
+let bare = "";
 const at = (...parts: string[]) => join(dir, ...parts);
 const ok = (r: Ran, what: string) => expect({ what, code: r.code, stderr: r.stderr, stdout: r.code === 0 ? "" : r.stdout }).toEqual({ what, code: 0, stderr: "", stdout: "" });
 
@@ -53,7 +55,14 @@ beforeAll(() => {
     "agent-onion": tarball, "@types/node": "^20.19.0", "@opentelemetry/api": "^1.9.0", ioredis: "^5.4.0", tsx: "^4.20.0",
     "typescript-5.0": "npm:typescript@~5.0.4", "typescript-5.7": "npm:typescript@~5.7.3", "typescript-5.8": "npm:typescript@~5.8.3",
   });
+  bare = installProject({ "agent-onion": tarball, "@types/node": "^20.19.0" });
   rmSync(packDir, { recursive: true, force: true });
+  const withoutPeers = allNames.filter((n) => n !== "otel" && n !== "redis");
+  writeFiles(bare, {
+    "package.json": { name: "bare", private: true, type: "module", dependencies: { "agent-onion": tarball, "@types/node": "^20.19.0" } },
+    "tsconfig.json": { compilerOptions: { ...strict, module: "nodenext", moduleResolution: "nodenext" }, include: ["subpaths.ts"] },
+    "subpaths.ts": importEvery(withoutPeers),
+  });
   const readme = (transform: (code: string) => string) => Object.fromEntries(snippets.map((s) => [`${s.name}.ts`, transform(s.code)]));
   const project = (name: string, type: string, compilerOptions: object, files: Record<string, string>) =>
     Object.fromEntries([
@@ -79,7 +88,7 @@ beforeAll(() => {
 }, 300_000);
 
 afterAll(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  for (const d of [dir, bare]) if (d) rmSync(d, { recursive: true, force: true });
 });
 
 describe("the installed package in strict TypeScript projects", () => {
@@ -109,6 +118,16 @@ describe("the installed package in strict TypeScript projects", () => {
     const names = project === "ts-5.0" ? allNames.filter((n) => n !== "claude" && n !== "effect") : allNames;
     expect(JSON.parse(ran.stdout)).toEqual(Object.fromEntries(names.map((n) => [n, "function"])));
   });
+
+  it("type-checks and runs without the optional peers installed, for every subpath that does not need one", async () => {
+    ok(await tsc(bare, "tsconfig.json"), "tsc without peers");
+    const ran = await run(process.execPath, [join("out", "subpaths.js")], bare);
+    expect(ran.stderr).toBe("");
+    expect(JSON.parse(ran.stdout)).toEqual(Object.fromEntries(allNames.filter((n) => n !== "otel" && n !== "redis").map((n) => [n, "function"])));
+    // The subpath of an optional peer says which package it needs.
+    const otel = await run(process.execPath, ["--input-type=module", "-e", 'await import("agent-onion/otel")'], bare);
+    expect(otel.stderr).toMatch(/Cannot find package '@opentelemetry\/api'/);
+  }, 300_000);
 
   it("loads every subpath with require() from plain CommonJS, one engine shared by all", async () => {
     const ran = await run(process.execPath, [at("cjs", "required.cjs")], dir);
@@ -191,6 +210,17 @@ describe("the installed CLI, as Claude Code runs it", () => {
     expect(ran.stderr).toContain("/hooks-esm/guard.js");
     for (const heavy of ["/node_modules/tsx/", "/node_modules/effect/", "/node_modules/@opentelemetry/"]) expect(ran.stderr).not.toContain(heavy);
   });
+
+  it("tries Claude Code settings and explains a module (the commands that load the settings loader)", async () => {
+    const deny = { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no network" } };
+    writeFiles(dir, { "hooks-esm/settings.json": { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `echo '${JSON.stringify(deny)}'` }] }] } } });
+    const tried = await run(bin(), ["try", "--settings", "settings.json", "--event", "PreToolUse", "--json"], at("hooks-esm"), '{"tool_input":{"command":"curl example.com"}}');
+    expect(tried.code).toBe(2);
+    expect(JSON.parse(tried.stdout)).toMatchObject({ decision: "deny", reason: "no network" });
+    const explained = await run(bin(), ["explain", "--module", "guard.js", "--event", "PreToolUse", "--input", JSON.stringify({ tool_input: { command: "rm -rf build" } })], at("hooks-esm"));
+    expect([explained.code, explained.stderr]).toEqual([0, ""]);
+    expect(explained.stdout).toMatch(/1\. +no-rm +\[priority/);
+  }, 60_000);
 
   it("prints its version, and serves a CommonJS TypeScript module over HTTP", async () => {
     const version = await run(bin(), ["--version"], dir);
