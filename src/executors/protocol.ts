@@ -93,6 +93,17 @@ export interface HookDecision {
   readonly impossible?: boolean;
 }
 
+/** Fields Claude Code acts on that an agent loop has nothing for: read, then told as ignored. */
+const noCounterpartWhy = {
+  initialUserMessage: "a session's first message is the caller's",
+  sessionTitle: "sessions have no title",
+  watchPaths: "there is no file watcher",
+  reloadSkills: "there are no skills to rescan",
+  classifierContext: "there is no auto-mode classifier",
+  terminalSequence: "there is no terminal",
+} as const;
+const noCounterpart = Object.keys(noCounterpartWhy) as (keyof typeof noCounterpartWhy)[];
+
 const legacyPermission = (decision: string | undefined): "allow" | "deny" | undefined =>
   decision === "approve" || decision === "allow" ? "allow" : decision === "block" || decision === "deny" ? "deny" : undefined;
 
@@ -117,6 +128,10 @@ export const readDecision = (
   if (message) o.notify("systemMessage", message);
   const event = spec.event;
   const isStop = event === "Stop" || event === "SubagentStop";
+  for (const field of noCounterpart) {
+    const value = field === "terminalSequence" ? out.terminalSequence : (hso as Record<string, unknown>)[field];
+    if (value !== undefined) o.notify("ignored", `${field} has no counterpart in agent-onion (${noCounterpartWhy[field]}); ignored`);
+  }
   const decision: Record<string, unknown> = { ...base };
   const context: string[] = [];
 

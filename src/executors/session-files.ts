@@ -81,7 +81,7 @@ export const envFileVariables = async (path: string, base: Readonly<Record<strin
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(base)) if (typeof v === "string") env[k] = v;
   const r = await runProcess({
-    command: "bash", args: ["-c", 'set -a; . "$1" >/dev/null; status=$?; env -0; exit $status', "agent-onion-env", path],
+    command: "bash", args: ["-c", 'set -a; . "$1" >/dev/null || exit; set +a; env -0', "agent-onion-env", path],
     input: "", env, cwd: tmpdir(), timeoutMs,
   });
   if (r.spawnError) throw new Error(`cannot evaluate ${path}: ${r.spawnError.message}`);

@@ -7,7 +7,6 @@
  * runs. Every hook is a real child process; files in a temp dir let hooks meet and record.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agent/agent.ts";
 import { createAgentStack } from "../../src/agent/stack.ts";

@@ -339,3 +339,20 @@ describe("async command hooks", () => {
     expect(n.list).toMatchObject([{ kind: "background-result", message: "tests failed" }]);
   });
 });
+
+describe("fields Claude Code acts on that an agent loop has no counterpart for", () => {
+  it("are read, and told as ignored with why", async () => {
+    const n = notices();
+    const hook = answering("SessionStart", { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "ctx", sessionTitle: "auth", watchPaths: ["/repo/.env"], reloadSkills: true, initialUserMessage: "go" }, terminalSequence: "\u0007" }, { onNotice: n.sink });
+    const context: string[] = [];
+    await agentStack().use("sessionStart", hook).run("sessionStart", { sessionId: "s", source: "startup" }, (s) => ({ sessionId: s.sessionId }), { onContext: (t) => context.push(t) });
+    expect(context).toEqual(["ctx"]);
+    expect(n.list.map((x) => x.message)).toEqual([
+      "initialUserMessage has no counterpart in agent-onion (a session's first message is the caller's); ignored",
+      "sessionTitle has no counterpart in agent-onion (sessions have no title); ignored",
+      "watchPaths has no counterpart in agent-onion (there is no file watcher); ignored",
+      "reloadSkills has no counterpart in agent-onion (there are no skills to rescan); ignored",
+      "terminalSequence has no counterpart in agent-onion (there is no terminal); ignored",
+    ]);
+  });
+});
