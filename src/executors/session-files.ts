@@ -59,7 +59,12 @@ export const emptyTranscript = (sessionId: string): string => touch(join(private
  */
 export const sessionEnvFile = (sessionId: string): string => touch(join(privateDir(), fileName(sessionId, ".env.sh")));
 
-/** True when `path` is a file with something in it. */
+/**
+ * True when `path` is a file with something in it.
+ *
+ * @example
+ * hasContent(sessionEnvFile("s1")) // false until a hook appends to it
+ */
 export const hasContent = (path: string): boolean => {
   try {
     return statSync(path).size > 0;

@@ -42,6 +42,9 @@ import { turnStops } from "./turn-stop.ts";
 /**
  * The stop blocks in a row Claude Code honours: observed with its 2.1.328 binary, a Stop hook
  * may block at most 9 times in a row (its reference says 8); the stop after that goes ahead.
+ *
+ * @example
+ * fromClaudeSettings(files, { stopCap: CLAUDE_STOP_BLOCK_CAP - 1 }) // one fewer than Claude Code
  */
 export const CLAUDE_STOP_BLOCK_CAP = 9;
 
