@@ -104,6 +104,8 @@ const noCounterpartWhy = {
 } as const;
 const noCounterpart = Object.keys(noCounterpartWhy) as (keyof typeof noCounterpartWhy)[];
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 const legacyPermission = (decision: string | undefined): "allow" | "deny" | undefined =>
   decision === "approve" || decision === "allow" ? "allow" : decision === "block" || decision === "deny" ? "deny" : undefined;
 
@@ -119,8 +121,9 @@ export const readDecision = (
   answer: HookAnswer,
   o: { readonly hook: string; readonly source?: string | undefined; readonly notify: Notify; readonly blockEndsTurn?: boolean },
 ): HookDecision => {
-  const base = { hook: o.hook, ...(o.source !== undefined ? { source: o.source } : {}) };
-  if (spec.ignoresOutput) return { ...base, context: [] };
+  const context: string[] = [];
+  const decision: Mutable<HookDecision> = { hook: o.hook, ...(o.source !== undefined ? { source: o.source } : {}), context };
+  if (spec.ignoresOutput) return decision;
   for (const part of answer.ignored ?? []) o.notify("ignored", part);
   const out = answer.output ?? {};
   const hso = out.hookSpecificOutput ?? {};
@@ -132,8 +135,6 @@ export const readDecision = (
     const value = field === "terminalSequence" ? out.terminalSequence : (hso as Record<string, unknown>)[field];
     if (value !== undefined) o.notify("ignored", `${field} has no counterpart in agent-onion (${noCounterpartWhy[field]}); ignored`);
   }
-  const decision: Record<string, unknown> = { ...base };
-  const context: string[] = [];
 
   if (out.continue === false) {
     const why = cleanText(out.stopReason ?? "") || `hook "${o.hook}" asked to stop (continue: false)`;
@@ -168,7 +169,7 @@ export const readDecision = (
       if (grant.updatedInput !== undefined) decision.updatedInput = { ...grant.updatedInput };
       if (grant.updatedPermissions !== undefined) decision.updatedPermissions = grant.updatedPermissions;
     }
-    return { ...decision, context } as unknown as HookDecision;
+    return decision;
   }
 
   const blocked = answer.block !== undefined || decided || permission === "deny";
@@ -187,7 +188,7 @@ export const readDecision = (
     const replacement = "updatedToolOutput" in hso ? hso.updatedToolOutput : "updatedMCPToolOutput" in hso ? hso.updatedMCPToolOutput : undefined;
     if (replacement !== undefined) decision.updatedOutput = { value: replacement };
   }
-  return { ...decision, context } as unknown as HookDecision;
+  return decision;
 };
 
 /**

@@ -153,10 +153,7 @@ const decoderOf = (schema: Schema.Schema<any, any, never>) => {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Decode `raw` against `fields`, collecting what is unknown or malformed under `at`. */
-const readFields = (
-  raw: Record<string, unknown>, fields: Readonly<Record<string, Field>>, at: string,
-  unknown: string[], malformed: MalformedField[], decisiveParent: boolean,
-): Record<string, unknown> => {
+const readFields = (raw: Record<string, unknown>, fields: Readonly<Record<string, Field>>, at: string, unknown: string[], malformed: MalformedField[]): Record<string, unknown> => {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(raw)) {
     const path = at ? `${at}.${key}` : key;
@@ -166,18 +163,15 @@ const readFields = (
       continue;
     }
     const v = raw[key];
-    const decisive = field.decisive === true || (decisiveParent && field.decisive !== false && "fields" in field);
+    const decisive = field.decisive === true;
     if ("fields" in field) {
-      if (!isObject(v)) {
-        malformed.push({ path, message: `expected an object, got ${describeValue(v)}`, decisive });
-        continue;
-      }
-      out[key] = readFields(v, field.fields, path, unknown, malformed, decisive);
+      if (isObject(v)) out[key] = readFields(v, field.fields, path, unknown, malformed);
+      else malformed.push({ path, message: `expected an object, got ${describeValue(v)}`, decisive });
       continue;
     }
     const result = decoderOf(field.schema)(v);
     if (Either.isRight(result)) out[key] = result.right;
-    else malformed.push({ path, message: ParseResult.ArrayFormatter.formatErrorSync(result.left)[0]?.message ?? "is malformed", decisive: field.decisive === true });
+    else malformed.push({ path, message: ParseResult.ArrayFormatter.formatErrorSync(result.left)[0]?.message ?? "is malformed", decisive });
   }
   return out;
 };
@@ -197,7 +191,7 @@ export const readHookOutput = (event: ClaudeHookEvent, raw: unknown): ReadOutput
   const malformed: MalformedField[] = [];
   if (!isObject(raw)) return { output: {}, unknown, malformed: [{ path: "(root)", message: `expected a JSON object, got ${describeValue(raw)}`, decisive: true }] };
   const { hookSpecificOutput: hso, ...top } = raw;
-  const output: Record<string, unknown> = readFields(top, universal, "", unknown, malformed, false);
+  const output: Record<string, unknown> = readFields(top, universal, "", unknown, malformed);
   if (hso !== undefined) {
     if (!isObject(hso)) malformed.push({ path: "hookSpecificOutput", message: `expected an object, got ${describeValue(hso)}`, decisive: true });
     else {
@@ -207,7 +201,7 @@ export const readHookOutput = (event: ClaudeHookEvent, raw: unknown): ReadOutput
         malformed.push({ path: "hookSpecificOutput.hookEventName", message: `is ${JSON.stringify(hookEventName)}, but the event is ${event}`, decisive: true });
       } else {
         if (hookEventName === undefined) malformed.push({ path: "hookSpecificOutput.hookEventName", message: "is missing (read as this event's)", decisive: false });
-        const fields = readFields(rest, specific[event] ?? {}, "hookSpecificOutput", unknown, malformed, false);
+        const fields = readFields(rest, specific[event] ?? {}, "hookSpecificOutput", unknown, malformed);
         output.hookSpecificOutput = { ...(hookEventName !== undefined ? { hookEventName } : {}), ...fields };
       }
     }
