@@ -126,9 +126,17 @@ const metaString = (ctx: HookContext, key: string): string | undefined =>
 export const hookWarningText = (n: ExternalNotice): string | undefined =>
   n.kind === "background-failure" || n.kind === "dropped" || n.kind === "hook-error" ? `hook "${n.hook}" (${n.event}): ${n.message}` : undefined;
 
+/** What was already said about ignored parts of answers: each once per process (a script's `metrics` comes with every call). */
+const toldIgnored = new Set<string>();
+
 const warnByDefault: NoticeSink = (n) => {
   const text = hookWarningText(n);
-  if (text !== undefined) process.emitWarning(text, "AgentOnionHookWarning");
+  if (text !== undefined) return void process.emitWarning(text, "AgentOnionHookWarning");
+  if (n.kind !== "ignored") return;
+  const said = `hook "${n.hook}" (${n.event}): ${n.message}`;
+  if (toldIgnored.has(said) || toldIgnored.size >= 1000) return;
+  toldIgnored.add(said);
+  process.emitWarning(said, "AgentOnionHookWarning");
 };
 
 /** Where notices of hooks made without an `onNotice` go: a process warning, unless a host routes them. */

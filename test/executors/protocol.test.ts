@@ -14,6 +14,7 @@ import { commandHook, type CommandHookOptions } from "../../src/executors/comman
 import type { ClaudeEvent } from "../../src/executors/events.ts";
 import { bash, echoTool, fixture, node, notices, tempDir } from "./helpers.ts";
 import { agentStack } from "./stack-helpers.ts";
+import { takeWarnings } from "../support/warnings.ts";
 
 const answering = <E extends ClaudeEvent>(event: E, json: unknown, over: Partial<CommandHookOptions<E>> = {}) =>
   commandHook({ event, ...node("respond.mjs", "0", typeof json === "string" ? json : JSON.stringify(json)), timeoutMs: 5000, ...over } as CommandHookOptions<E>);
@@ -353,6 +354,17 @@ describe("fields Claude Code acts on that an agent loop has no counterpart for",
       "watchPaths has no counterpart in agent-onion (there is no file watcher); ignored",
       "reloadSkills has no counterpart in agent-onion (there are no skills to rescan); ignored",
       "terminalSequence has no counterpart in agent-onion (there is no terminal); ignored",
+    ]);
+  });
+});
+
+describe("notices of hooks made without onNotice", () => {
+  it("say what an answer held that was ignored, once per hook and message, as a process warning", async () => {
+    takeWarnings();
+    const stack = agentStack().use("toolCall", answering("PreToolUse", { metrics: { ms: 1 } }, { name: "scanner" }));
+    for (let i = 0; i < 3; i++) await runTool(stack);
+    expect(takeWarnings().filter((w) => w.message.includes("scanner"))).toEqual([
+      { type: "AgentOnionHookWarning", message: 'hook "scanner" (PreToolUse): metrics: not a field Claude Code reads on PreToolUse' },
     ]);
   });
 });
