@@ -296,6 +296,8 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
     const list = byEvent.get(event) ?? [];
     list.push({ member, loaded: loadedHook, single: m.single, plugin: entry.plugin?.name });
     byEvent.set(event, list);
+    if (handler.type === "command" && entry.plugin && [handler.command, ...(handler.args ?? [])].some((w) => w.includes("${user_config.")))
+      warn(entry.source, `hook "${name}": \${user_config.*} is a plugin option agent-onion does not supply; it stays as written`);
     if (handler.type === "command") {
       const program = commandProgram(handler.command, handler.args, projectDir, cwd, entry.plugin?.root);
       const problem = program === undefined ? undefined : programProblem(program);

@@ -162,3 +162,19 @@ describe("a plugin laid out as hookify", () => {
     ]);
   });
 });
+
+describe("a plugin whose hooks use what agent-onion does not supply", () => {
+  it("warns about ${user_config.*} when loaded, naming the hook", () => {
+    const dir = tempDir("plugin-");
+    mkdirSync(join(dir, "hooks"));
+    writeFileSync(join(dir, "hooks", "hooks.json"), JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: "node", args: ["${CLAUDE_PLUGIN_ROOT}/notify.js", "${user_config.webhook_url}"] }] }] } }));
+    const { warnings } = fromClaudePlugin(dir, { cwd: dir });
+    expect(warnings.map((w) => w.message)).toEqual([expect.stringMatching(/\$\{user_config\.\*\} is a plugin option agent-onion does not supply/)]);
+  });
+
+  it("says when a directory holds no hooks at all", () => {
+    const { hooks, warnings } = fromClaudePlugin(tempDir("empty-plugin-"), {});
+    expect(hooks).toEqual([]);
+    expect(warnings.map((w) => w.message)).toEqual(["the plugin has no hooks (no hooks/hooks.json, and its plugin.json names none)"]);
+  });
+});
