@@ -1,13 +1,13 @@
 /**
- * The twelve standard agent points (DESIGN section 4), each with its kind, subject and detail.
+ * The standard agent points (DESIGN section 4), each with its kind, subject and detail.
  */
 import { SHELL_TOOLS } from "../core/match/condition.ts";
 import { readDetail, UNREADABLE_DETAIL } from "../core/match/detail.ts";
 import { gate, observe } from "../core/point.ts";
 import type {
   CompactionRequest, CompactionResult, ErrorDecision, ErrorEvent, ModelRequest, ModelResponse, Notification,
-  RunInput, RunResult, SessionEnd, SessionInfo, SessionStart, StepInput, StepResult, StopDecision, StopRequest,
-  SubagentStopRequest, ToolCall, ToolResult, UserPrompt,
+  PermissionDecision, PermissionRequest, RunInput, RunResult, SessionEnd, SessionInfo, SessionStart, StepInput, StepResult,
+  StopDecision, StopRequest, SubagentStart, SubagentStopRequest, ToolBatch, ToolCall, ToolResult, UserPrompt,
 } from "./types.ts";
 
 // Which input keys can hold a tool's detail, by the kind of tool. The model writes the input, so a
@@ -79,6 +79,12 @@ export const agentPoints = {
   error: observe<ErrorEvent, ErrorDecision>({ name: "error", subject: (e) => e.where }),
   sessionEnd: observe<SessionEnd, void>({ name: "sessionEnd", subject: (e) => e.reason }),
   notification: observe<Notification, void>({ name: "notification", subject: (n) => n.type }),
+  /** A tool call waiting for a permission decision: a hook may answer it (Replace) or deny it (Reject) before anyone is asked. */
+  permissionRequest: gate<PermissionRequest, PermissionDecision>({ name: "permissionRequest", subject: (r) => r.call.name, detail: (r) => toolDetail(r.call) }),
+  /** A sub-agent starting; context hooks add goes to the sub-agent. */
+  subagentStart: observe<SubagentStart, void>({ name: "subagentStart", subject: (s) => s.agent }),
+  /** A step's tool calls, all resolved, before the next model call; a Reject ends the run (every hook's reason is kept). */
+  toolBatch: gate<ToolBatch, void>({ name: "toolBatch", collect: true }),
 } as const;
 
 /** The type of `agentPoints`, for stacks and hooks typed over the standard points. */

@@ -1,28 +1,13 @@
 /**
- * Small rules of Claude Code's settings that decide whether a handler runs: which hook types
- * each event supports, the `allowedHttpHookUrls` wildcard match, how a `matcher` is read, the
- * matcher of a handler defined in several groups, and readable hook names.
+ * Small rules of Claude Code's settings that decide whether a handler runs: the
+ * `allowedHttpHookUrls` wildcard match, how a `matcher` is read, the matcher of a handler
+ * defined in several groups, and readable hook names.
  */
 import { basename } from "node:path";
 import { compileMatcher, conditionShape, namesOnly } from "../core/match/matcher.ts";
 import type { Matcher } from "../core/match/types.ts";
-import type { ClaudeEvent } from "./events.ts";
 import { httpHookLabel } from "./http.ts";
 import { SettingsError, type SettingsHandler } from "./settings-schema.ts";
-
-const all = new Set(["command", "http", "prompt", "agent"]);
-const noModel = new Set(["command", "http"]);
-
-/**
- * The handler types Claude Code runs on `event` ("Prompt-based hooks": SessionStart takes
- * command hooks only; notification-like events take no prompt or agent hooks).
- *
- * @example
- * supportedTypes("SessionStart").has("http") // false
- */
-export const supportedTypes = (event: ClaudeEvent): ReadonlySet<string> =>
-  event === "SessionStart" ? new Set(["command"]) :
-  event === "Notification" || event === "PreCompact" || event === "PostCompact" || event === "SessionEnd" || event === "StopFailure" ? noModel : all;
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -182,5 +167,7 @@ export const hookLabel = (handler: SettingsHandler): string => {
       return handler.prompt.length > 32 ? `${handler.prompt.slice(0, 32)}…` : handler.prompt;
     case "mcp_tool":
       return `${handler.server}/${handler.tool}`;
+    case "unknown":
+      return handler.declared;
   }
 };
