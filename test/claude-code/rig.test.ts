@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import { hookRuns } from "../support/claude-code/debug-log.ts";
 import { startMockAnthropic, type MockTurn } from "../support/claude-code/mock-anthropic.ts";
 import { toolExchanges } from "../support/claude-code/model-view.ts";
-import { bashTurn, describeClaudeCode, ranCommand, runClaudeCode } from "../support/claude-code/run-claude-code.ts";
+import { bashTurn, ranCommand, runClaudeCode } from "../support/claude-code/run-claude-code.ts";
+import { describeClaudeCode } from "../support/claude-code/suite.ts";
 
 const ask = (url: string, body: object) =>
   fetch(`${url}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });

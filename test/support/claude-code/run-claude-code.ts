@@ -11,8 +11,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe } from "vitest";
-import { claudeCodeAvailable, claudeCodeBinary, claudeCodeProblem, required, unshareFlags } from "./availability.ts";
+import { claudeCodeBinary, claudeCodeProblem, unshareFlags } from "./availability.ts";
 import { hookRuns, type HookRun } from "./debug-log.ts";
 import { startMockAnthropic, type MockTurn, type RecordedRequest } from "./mock-anthropic.ts";
 import { conversationText, toolExchanges, type ToolExchange } from "./model-view.ts";
@@ -106,11 +105,19 @@ export const ranCommand = (id: string): string => `touch ran-${id}`;
 /** A scripted turn asking for one Bash call. */
 export const bashTurn = (command: string, id?: string): MockTurn => ({ toolUses: [{ name: "Bash", input: { command, description: "rig command" }, ...(id ? { id } : {}) }] });
 
-const keep = process.env.AGENT_ONION_KEEP_CLAUDE_CODE_RUNS === "1";
 const made: string[] = [];
-afterAll(() => {
-  if (!keep) for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+
+/**
+ * Remove the run directories made so far, unless `AGENT_ONION_KEEP_CLAUDE_CODE_RUNS=1` asks to keep
+ * them for a look (suite.ts calls it after each test file).
+ *
+ * @example
+ * afterAll(removeRunDirs)
+ */
+export const removeRunDirs = (): void => {
+  if (process.env.AGENT_ONION_KEEP_CLAUDE_CODE_RUNS === "1") return;
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+};
 
 const write = (path: string, spec: FileSpec): void => {
   mkdirSync(dirname(path), { recursive: true });
@@ -242,16 +249,3 @@ export const runClaudeCode = async (options: ClaudeCodeRunOptions): Promise<Clau
     },
   };
 };
-
-const missing = (): never => {
-  throw new Error(`Claude Code real-client tests cannot run: ${claudeCodeProblem}; AGENT_ONION_REQUIRE_CLAUDE_CODE=1 says they must.`);
-};
-
-/**
- * `describe` for suites that run the real Claude Code binary: `describe.skip` when it cannot run
- * here (the global setup says why, once), a failure when `AGENT_ONION_REQUIRE_CLAUDE_CODE=1`.
- *
- * @example
- * describeClaudeCode("PreToolUse deny", () => { it("…", async () => { const run = await runClaudeCode({ … }) }) })
- */
-export const describeClaudeCode = claudeCodeAvailable ? describe : required ? missing() : describe.skip;
