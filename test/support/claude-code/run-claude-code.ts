@@ -49,6 +49,8 @@ export interface ClaudeCodeRunOptions {
   readonly forwards?: readonly Forward[];
   /** Default 60 s. */
   readonly timeoutMs?: number;
+  /** Called with the project and HOME once the files are written, before Claude Code starts. */
+  readonly prepare?: (dirs: { readonly project: string; readonly home: string }) => void;
 }
 
 /** What one run of Claude Code did. */
@@ -173,6 +175,7 @@ export const runClaudeCode = async (options: ClaudeCodeRunOptions): Promise<Clau
   if (!claudeCodeBinary) throw new Error(`Claude Code cannot run here: ${claudeCodeProblem}`);
   const { root, project, home } = makeRunDirs();
   writeFiles(project, home, options.files, options.settings);
+  options.prepare?.({ project, home });
   const socket = join(root, "api.sock");
   const api = await startMockAnthropic({ turns: options.turns, ...(options.whenDone !== undefined ? { whenDone: options.whenDone } : {}) }, socket);
   const debugFile = join(root, "debug", "claude.log");
