@@ -3,7 +3,8 @@
  * scrubbed of temporary paths and ids, as fixtures other tests can use:
  * test/fixtures/claude-code/events/<Event>.json (the first input of each event) and index.json
  * (the Claude Code version, which events each run fired in the order they arrived, and the run each
- * fixture was recorded from).
+ * fixture was recorded from); and transcript-lines.json beside them, the shape of each kind of line
+ * of the first run's transcript (the JSONL file transcript_path names).
  *
  *   npx tsx scripts/claude-code/record-events.ts
  */
@@ -11,7 +12,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { claudeCodeProblem, claudeCodeVersion } from "../../test/support/claude-code/availability.ts";
-import { eventRuns, recordedEvents, scrub } from "../../test/support/claude-code/event-runs.ts";
+import { eventRuns, recordedEvents, scrub, shapeOf } from "../../test/support/claude-code/event-runs.ts";
 import { removeRunDirs, runClaudeCode } from "../../test/support/claude-code/run-claude-code.ts";
 
 const out = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "test", "fixtures", "claude-code", "events");
@@ -25,6 +26,7 @@ mkdirSync(out, { recursive: true });
 const index: Record<string, string[]> = {};
 const sources: Record<string, string> = {};
 const written = new Set<string>();
+const transcriptLines: Record<string, unknown> = {};
 try {
   for (const [name, options] of Object.entries(eventRuns())) {
     const run = await runClaudeCode(options);
@@ -37,10 +39,13 @@ try {
       sources[eventName] = name;
       writeFileSync(join(out, `${eventName}.json`), `${JSON.stringify(scrub(event, run), null, 2)}\n`);
     }
+    if (Object.keys(transcriptLines).length === 0)
+      for (const line of run.transcript()) transcriptLines[String(line.type)] ??= shapeOf(scrub(line, run));
     console.log(`${name}: ${index[name]!.join(", ")}`);
   }
 } finally {
   removeRunDirs();
 }
 writeFileSync(join(out, "index.json"), `${JSON.stringify({ claudeCode: claudeCodeVersion, runs: index, recordedFrom: sources }, null, 2)}\n`);
+writeFileSync(join(out, "..", "transcript-lines.json"), `${JSON.stringify({ claudeCode: claudeCodeVersion, lines: transcriptLines }, null, 2)}\n`);
 console.log(`wrote ${written.size} event fixtures to ${out}`);
