@@ -6,6 +6,7 @@
  */
 import { it } from "vitest";
 import { answer, on, settings, specific } from "../../support/claude-code/hooks.ts";
+import { isMainLoop, subagentTurns } from "../../support/claude-code/event-runs.ts";
 import type { RecordedRequest } from "../../support/claude-code/mock-anthropic.ts";
 import { bashTurn, ranCommand, runClaudeCode } from "../../support/claude-code/run-claude-code.ts";
 import { describeClaudeCode } from "../../support/claude-code/suite.ts";
@@ -26,17 +27,29 @@ describeClaudeCode("context for the model, per event", () => {
     expect(systemTexts(plain.modelCalls[0])[0]).toMatch(/^SessionStart:startup hook success: branch main\n/);
   });
 
-  it.concurrent("SessionStart: `OK\\r` before JSON makes all of stdout plain text, JSON included", async ({ expect }) => {
-    const out = `OK\r${JSON.stringify(specific("SessionStart", { additionalContext: "from json" }))}`;
-    const run = await prompt(answer({ out }), "SessionStart");
-    expect(systemTexts(run.modelCalls[0])[0]!.startsWith(`SessionStart:startup hook success: ${out}\n`)).toBe(true);
-  });
+  for (const [event, label] of [["SessionStart", "SessionStart:startup"], ["UserPromptSubmit", "UserPromptSubmit"]] as const) {
+    it.concurrent(`${event}: text, an ANSI code or \`OK\\r\` before the JSON makes all of stdout plain text, JSON and codes included`, async ({ expect }) => {
+      const json = JSON.stringify(specific(event, { additionalContext: "from json" }));
+      const outs = [`checking\n${json}`, `\u001b[0m${json}`, `OK\r${json}`, "\u001b[32mGREEN\u001b[0m\n"];
+      const runs = await Promise.all(outs.map((out) => prompt(answer({ out }), event)));
+      runs.forEach((run, i) => {
+        expect(run.modelSaw(`${label} hook success: ${outs[i]!.trimEnd()}`)).toBe(true);
+        expect(run.modelSaw(`${event} hook additional context: from json`)).toBe(false);
+      });
+    });
+  }
 
-  it.concurrent("UserPromptSubmit: plain stdout arrives as it is, ANSI codes included; text before JSON makes all of it text", async ({ expect }) => {
-    const json = JSON.stringify(specific("UserPromptSubmit", { additionalContext: "from json" }));
-    const [ansi, mixed] = await Promise.all([prompt(answer({ out: "\u001b[32mGREEN\u001b[0m\n" })), prompt(answer({ out: `checking\n${json}` }))]);
-    expect(ansi.modelSaw("UserPromptSubmit hook success: \u001b[32mGREEN\u001b[0m")).toBe(true);
-    expect(mixed.modelSaw(`UserPromptSubmit hook success: checking\n${json}`)).toBe(true);
+  it.concurrent("SubagentStart: additionalContext reaches the subagent's requests, not the main loop's", async ({ expect }) => {
+    const run = await runClaudeCode({
+      settings: settings(on("SubagentStart", undefined, answer({ out: specific("SubagentStart", { additionalContext: "SUBAGENT-CONTEXT-MARKER" }) }))),
+      turns: [], whenDone: subagentTurns(),
+    });
+    const sub = run.modelCalls.filter((r) => !isMainLoop(r.body));
+    const main = run.modelCalls.filter((r) => isMainLoop(r.body));
+    expect(sub.length).toBeGreaterThan(0);
+    expect(sub.every((r) => JSON.stringify(r.body).includes("SubagentStart hook additional context: SUBAGENT-CONTEXT-MARKER"))).toBe(true);
+    expect(main.some((r) => JSON.stringify(r.body).includes("SUBAGENT-CONTEXT-MARKER"))).toBe(false);
+    expect(run.executed).toEqual(["sub"]);
   });
 
   it.concurrent("UserPromptSubmit: the contexts of two hooks both arrive, each with its prefix", async ({ expect }) => {

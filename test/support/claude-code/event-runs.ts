@@ -22,18 +22,29 @@ export const hookEvents = [
 const record = 'd="$CLAUDE_PROJECT_DIR/.events"; mkdir -p "$d"; cat > "$d/$(date +%s%N)-$$.json"';
 const recordAll = { hooks: Object.fromEntries(hookEvents.map((e) => [e, [{ hooks: [{ type: "command", command: record }] }]])) };
 
-/** The Explore subagent is offered no Agent tool: that tells its requests from the main loop's. */
-const isMain = (body: MessagesRequest | undefined): boolean => (body?.tools ?? []).some((t) => t.name === "Agent");
+/**
+ * Whether a request comes from the main loop: the Explore subagent is offered no Agent tool.
+ *
+ * @example
+ * run.modelCalls.filter((r) => !isMainLoop(r.body)) // the subagent's requests
+ */
+export const isMainLoop = (body: MessagesRequest | undefined): boolean => (body?.tools ?? []).some((t) => t.name === "Agent");
 
-/** Turns for a run with a subagent: the main loop and the subagent each follow their own script. */
-const withSubagent = (): MockTurn => {
+/**
+ * Turns for a run with a subagent (pass it as `whenDone`): the main loop starts an Explore
+ * subagent, which runs `touch ran-sub` and reports; each follows its own script.
+ *
+ * @example
+ * await runClaudeCode({ settings, turns: [], whenDone: subagentTurns() })
+ */
+export const subagentTurns = (): MockTurn => {
   const main: MockTurn[] = [
     { toolUses: [{ name: "Agent", input: { description: "Look around", prompt: "Create the marker file, then report.", subagent_type: "Explore" } }] },
     "Waiting for the subagent.",
   ];
   const sub: MockTurn[] = [bashTurn(ranCommand("sub")), "Subagent finished."];
   return (request) => {
-    const list = isMain(request.body) ? main : sub;
+    const list = isMainLoop(request.body) ? main : sub;
     return (list.shift() as string | undefined) ?? "Done.";
   };
 };
@@ -56,13 +67,18 @@ export const eventRuns = (): Record<string, ClaudeCodeRunOptions> => ({
       "Done.",
     ],
   },
-  "a run whose model starts a subagent": { settings: recordAll, turns: [], whenDone: withSubagent() },
+  "a run whose model starts a subagent": { settings: recordAll, turns: [], whenDone: subagentTurns() },
   "a run of a project slash command": { settings: recordAll, prompt: "/hello", files: { ".claude/commands/hello.md": "Say hello to the rig.\n" }, turns: ["Hello."] },
   "a run with --init": { settings: recordAll, args: ["--init"], turns: ["Done."] },
   "a run of /compact": { settings: recordAll, prompt: "/compact", turns: [] },
 });
 
-/** The event inputs a run's recording hooks saved, in the order they arrived. */
+/**
+ * The event inputs a run's recording hooks saved, in the order they arrived.
+ *
+ * @example
+ * recordedEvents(run).map((e) => e.hook_event_name) // ["SessionStart", "UserPromptSubmit", …]
+ */
 export const recordedEvents = (run: ClaudeCodeRun): Record<string, unknown>[] => {
   const dir = join(run.project, ".events");
   if (!existsSync(dir)) return [];

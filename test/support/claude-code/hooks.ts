@@ -56,13 +56,28 @@ export const answer = (spec: AnswerSpec, extra: Record<string, unknown> = {}): H
 export const script = (name: string, args: readonly string[] = [], extra: Record<string, unknown> = {}): Handler =>
   ({ type: "command", command: [join(fixtures, "scripts", name), ...args].join(" "), ...extra });
 
-/** A command hook running a shell command line as it is. */
+/**
+ * A command hook running a shell command line as it is.
+ *
+ * @example
+ * shell("npx agent-onion claude-hook .claude/hooks/guard.js")
+ */
 export const shell = (command: string, extra: Record<string, unknown> = {}): Handler => ({ type: "command", command, ...extra });
 
-/** `hookSpecificOutput` for `event`. */
+/**
+ * `hookSpecificOutput` for `event`.
+ *
+ * @example
+ * specific("PostToolUse", { additionalContext: "note" }) // { hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "note" } }
+ */
 export const specific = (event: string, fields: Record<string, unknown>) => ({ hookSpecificOutput: { hookEventName: event, ...fields } });
 
-/** A PreToolUse permission decision, with a reason and other fields. */
+/**
+ * A PreToolUse permission decision, with a reason and other fields.
+ *
+ * @example
+ * decision("deny", "no rm") // { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no rm" } }
+ */
 export const decision = (permissionDecision: string, permissionDecisionReason?: string, fields: Record<string, unknown> = {}) =>
   specific("PreToolUse", { permissionDecision, ...(permissionDecisionReason !== undefined ? { permissionDecisionReason } : {}), ...fields });
 
@@ -81,7 +96,12 @@ export interface Group {
  */
 export const on = (event: string, matcher: string | undefined, ...hooks: Handler[]): Group => ({ event, ...(matcher !== undefined ? { matcher } : {}), hooks });
 
-/** Settings holding these groups. */
+/**
+ * Settings holding these groups.
+ *
+ * @example
+ * settings(on("Stop", undefined, script("require_tests_stop.sh"))) // { hooks: { Stop: [{ hooks: [...] }] } }
+ */
 export const settings = (...groups: Group[]): { hooks: Record<string, object[]> } => {
   const hooks: Record<string, object[]> = {};
   for (const g of groups) (hooks[g.event] ??= []).push({ ...(g.matcher !== undefined ? { matcher: g.matcher } : {}), hooks: g.hooks });

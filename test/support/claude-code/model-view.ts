@@ -17,7 +17,12 @@ export interface ToolExchange {
   readonly alongside: readonly string[];
 }
 
-/** The text of a tool_result's content: a string, or text blocks joined. */
+/**
+ * The text of a tool_result's content: a string, or text blocks joined.
+ *
+ * @example
+ * blockText([{ type: "text", text: "a" }, { type: "text", text: "b" }]) // "a\nb"
+ */
 export const blockText = (content: ContentBlock["content"]): string =>
   typeof content === "string" ? content : (content ?? []).map((b) => (b.type === "text" ? b.text ?? "" : `[${b.type}]`)).join("\n");
 

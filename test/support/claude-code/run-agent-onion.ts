@@ -137,6 +137,11 @@ export const runAgentOnion = async (options: AgentOnionRunOptions): Promise<Agen
   }
 };
 
-/** Every text of a request the model could read: all but the assistant's own messages. */
+/**
+ * Every text of a request the model could read: all but the assistant's own messages.
+ *
+ * @example
+ * requestText([{ role: "user", content: "go" }, { role: "tool", content: "ran" }]) // "go\nran"
+ */
 export const requestText = (messages: readonly Message[]): string =>
   messages.filter((m) => m.role !== "assistant").map((m) => m.content).join("\n");

@@ -104,7 +104,12 @@ export interface HookResponse {
  */
 export const ranCommand = (id: string): string => `touch ran-${id}`;
 
-/** A scripted turn asking for one Bash call. */
+/**
+ * A scripted turn asking for one Bash call.
+ *
+ * @example
+ * bashTurn("ls") // { toolUses: [{ name: "Bash", input: { command: "ls", description: "rig command" } }] }
+ */
 export const bashTurn = (command: string, id?: string): MockTurn => ({ toolUses: [{ name: "Bash", input: { command, description: "rig command" }, ...(id ? { id } : {}) }] });
 
 const made: string[] = [];
@@ -160,7 +165,12 @@ export const writeFiles = (project: string, home: string, files: Readonly<Record
   }
 };
 
-/** The ids of the `ran-<id>` files in `dir`, sorted. */
+/**
+ * The ids of the `ran-<id>` files in `dir`, sorted.
+ *
+ * @example
+ * executedIn(project) // ["1", "rewritten"]
+ */
 export const executedIn = (dir: string): string[] =>
   readdirSync(dir).filter((f) => f.startsWith("ran-")).map((f) => f.slice(4)).sort();
 
