@@ -38,7 +38,7 @@ const link = (name: string, modules: string, done: Set<string>, optional = false
  */
 export const buildPackage = (dir: string): string => {
   const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
-  const build = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--outDir", join(dir, "dist"), "--sourceMap", "false"], { encoding: "utf8" });
+  const build = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--outDir", join(dir, "dist"), "--sourceMap", "false", "--declaration", "false"], { encoding: "utf8" });
   if (build.status !== 0) throw new Error(`agent-onion-package: tsc failed: ${build.stdout}${build.stderr}`);
   mkdirSync(join(dir, "bin"), { recursive: true });
   copyFileSync(join(root, "package.json"), join(dir, "package.json"));
