@@ -13,6 +13,7 @@
 import { RegistrationError } from "../errors.ts";
 import { compileCondition } from "./condition.ts";
 import { readDetail, UNREADABLE_DETAIL } from "./detail.ts";
+import { compileLinearRegExp, type LinearRegExp } from "./linear-regexp.ts";
 import type { Matcher } from "./types.ts";
 
 /** Longest accepted pattern: longer ones are refused at registration (bounds compile and match cost). */
@@ -29,7 +30,9 @@ export const conditionShape = /^[A-Za-z0-9_\- |,]+\(.*\)$/s;
  *
  * Decisions worth knowing:
  * - A RegExp is unanchored (`RegExp.prototype.test`), exactly as Claude Code's docs say it evaluates
- *   matchers: `Edit.*` also matches `NotebookEdit`; write `^Edit$` for a whole-name match.
+ *   matchers: `Edit.*` also matches `NotebookEdit`; write `^Edit$` for a whole-name match. It is
+ *   read with JavaScript's syntax and run in linear time (see `linear-regexp.ts`): back-references
+ *   and lookaround are refused here, at registration.
  * - An undefined subject (a point without one) passes only match-all and function matchers: there is
  *   no name to compare, and a RegExp such as `.*` testing `""` would match by accident.
  * - `Name(pattern)` names exactly one tool, as Claude Code's `if` does; `Edit|Write(src/**)` is refused
@@ -86,11 +89,11 @@ export const compileMatcher = (spec: unknown, hook: string): Matcher => {
   if (conditionShape.test(spec)) {
     return fail(`"${spec}" names several tools in one condition; like Claude Code's "if", a condition names one tool (register one hook per tool)`);
   }
-  let re: RegExp;
+  let re: LinearRegExp;
   try {
-    re = new RegExp(spec);
+    re = compileLinearRegExp(spec);
   } catch (error) {
-    return fail(`"${spec}" is not a valid regular expression: ${error instanceof Error ? error.message : String(error)}`);
+    return fail(`"${spec}" ${error instanceof Error ? error.message : String(error)}`);
   }
   return byName(spec, (s) => re.test(s));
 };
