@@ -10,6 +10,8 @@ import { createAgentStack, type AgentStack } from "../agent/stack.ts";
 import type { ErrorEvent } from "../agent/types.ts";
 import type { FailMode, Hook } from "../core/hook.ts";
 import { compileMatcher } from "../core/match/matcher.ts";
+import { coveredTools } from "../core/match/tool-families.ts";
+import type { Matcher, PathOptions } from "../core/match/types.ts";
 import type { StackOptions } from "../core/stack-types.ts";
 import { agentHook } from "./agent-hook.ts";
 import { commandHook } from "./command.ts";
@@ -103,21 +105,25 @@ const matchFor = (
   entry: HandlerEntry,
   spec: EventSpec,
   name: string,
+  paths: PathOptions,
 ): { match?: ExternalHookOptions["match"]; text?: string | undefined; never?: string } => {
   const { matcher, handler } = entry;
   // Every group's matcher, each checked at its own file and pointer, ORed (one group: just its own).
   const group = spec.matcher === "none" ? undefined : anyGroupMatcher(entry.matchers, spec.matcher === "error-type", name);
   if (handler.if !== undefined) {
     if (!spec.tool) return { never: `"if" is only evaluated on tool events; Claude Code never runs this hook on ${spec.event}` };
-    // `if` is a permission rule, which our own match grammar reads as a condition.
+    // `if` is a permission rule, which our own match grammar reads as a condition, with paths read from the project.
+    let condition: Matcher;
     try {
-      compileMatcher(handler.if, name);
+      condition = compileMatcher(handler.if, name, { paths });
     } catch (error) {
       throw new SettingsError(entry.file, `${entry.pointer}/if`, (error as Error).message);
     }
-    const tool = /^([A-Za-z0-9_-]+)(\(|$)/.exec(handler.if)?.[1];
-    if (group && tool !== undefined && !group.matchSubject(tool)) return { never: `"if" names ${tool}, which the matcher ${JSON.stringify(matcher)} excludes` };
-    return { match: handler.if, text: handler.if };
+    const named = /^([A-Za-z0-9_-]+)(\(|$)/.exec(handler.if);
+    // A path rule covers its family (`Edit(…)` also runs for Write): the group must exclude every tool it covers.
+    const tools = named === null ? [] : named[2] === "(" ? [...coveredTools(named[1]!)] : [named[1]!];
+    if (group && named !== null && !tools.some((t) => group.matchSubject(t))) return { never: `"if" names ${named[1]}, which the matcher ${JSON.stringify(matcher)} excludes` };
+    return { match: condition, text: handler.if };
   }
   if (!group) return {};
   if (spec.matcher === "error-type") return { match: (_s, input) => group.matchSubject(stopFailureType(input as ErrorEvent)), text: matcher };
@@ -180,7 +186,7 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
     const label = hookLabel(handler); // an HTTP hook's is a hash of its URL: made once
     let name = `${event}:${handler.type}:${label}`;
     for (let n = 2; used.has(name); n++) name = `${event}:${handler.type}:${label} #${n}`;
-    const m = matchFor(entry, spec, name);
+    const m = matchFor(entry, spec, name, { projectDir: options.projectDir ?? cwd, cwd });
     if (m.never) { skip(m.never); continue; }
     if ((handler.type === "prompt" || handler.type === "agent") && options.model === undefined && options.withoutModel === "skip") {
       skip(`${handler.type} hooks need a model, and none was given`);
