@@ -27,6 +27,10 @@ symlinkSync("../../outside", `${P}/src/out`); // a directory link out of the pro
 symlinkSync("lib", `${P}/src/inner`); // a directory link within the project
 symlinkSync("/etc/passwd", `${P}/src/passwd-link`); // a file link out of the project
 symlinkSync(P, join(root, "projlink")); // another name for the project
+symlinkSync(`${outside}/new.txt`, `${P}/src/dangling`); // a link to a file that does not exist yet, out of the project
+symlinkSync(`${outside}/nodir`, `${P}/src/dangdir`); // a link to a directory that does not exist yet
+symlinkSync("loop-b", `${P}/src/loop-a`); // links in a circle
+symlinkSync("loop-a", `${P}/src/loop-b`);
 
 const depth = P.split("/").length - 1;
 const up = "../".repeat(depth + 2); // more than enough to climb to the root from P
@@ -108,6 +112,10 @@ const corpus: Case[] = [
   allow("a file link out of src", "Read(src/**)", "Read", file("src/passwd-link"), false),
   deny("link/.. is the link target's parent, as the kernel reads it", "Read(//hosts)", "Read", file("src/etc/../hosts"), true),
   allow("link/.. leaves src", "Read(src/**)", "Read", file("src/etc/../hosts"), false),
+  allow("a dangling link out of src: writing it creates its target", "Write(src/**)", "Write", file("src/dangling"), false),
+  deny("a dangling link's target is caught by a deny on it", `Write(/${outside}/**)`, "Write", file("src/dangling"), true),
+  allow("a new file under a dangling directory link", "Write(src/**)", "Write", file("src/dangdir/x.ts"), false),
+  allow("links in a circle allow nothing", "Write(src/**)", "Write", file("src/loop-a/x"), false),
   allow("a project reached through a link to it", "Write(src/**)", "Write", file("src/a.ts"), true, { cwd: join(root, "projlink") }),
 
   // case

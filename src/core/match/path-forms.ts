@@ -10,7 +10,7 @@
  * open file descriptor, a process's working directory, another process's root) is opaque: it
  * matches every deny rule and no allow rule.
  */
-import { realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { win32 } from "node:path";
 
 /** Where a tool call's paths are read from, and how. */
@@ -164,25 +164,41 @@ const throughDescriptor = (stack: readonly string[]): boolean => {
   return fd > 0 && stack.length > fd + 1;
 };
 
+/** How many links one path may go through, as the kernel's ELOOP limit. */
+const maxLinks = 40;
+
 /**
  * The path with symbolic links resolved: `realpath` of the longest existing prefix of the path as
  * given (so `link/..` is the link target's parent, as the kernel reads it), then the rest walked on
- * from there.
+ * from there. A dangling link on the way is followed to where it points, since a tool that writes
+ * through it creates its target. Too many links make the path opaque.
  */
-const resolveLinks = (context: PathContext, path: string): Walked => {
+const resolveLinks = (context: PathContext, path: string, hops = 0): Walked => {
+  if (hops > maxLinks) return { path: walk(context, path).path, opaque: true };
   const native = context.windows ? win32.resolve(context.cwd, path) : absolute(context, path);
   const separator = context.windows ? "\\" : "/";
   const segments = native.split(context.windows ? /[\\/]/ : "/");
   for (let k = segments.length; k > 0; k--) {
     const prefix = segments.slice(0, k).join(separator) || "/";
-    let real: string;
+    const rest = segments.slice(k).join("/");
+    let stat;
     try {
-      real = realpathSync.native(prefix);
+      stat = lstatSync(prefix, { throwIfNoEntry: false });
     } catch {
-      continue; // missing (or unreadable): try the parent
+      continue; // unreadable: try the parent
     }
-    const start = toPosixPath(real, context.windows).split("/").filter((s) => s !== "");
-    return walk(context, segments.slice(k).join("/"), start);
+    if (stat === undefined) continue;
+    try {
+      const start = toPosixPath(realpathSync.native(prefix), context.windows).split("/").filter((s) => s !== "");
+      return walk(context, rest, start);
+    } catch {
+      if (!stat.isSymbolicLink()) continue;
+      // A dangling link: follow it by hand, from the directory it is in.
+      const target = readlinkSync(prefix);
+      const parent = segments.slice(0, k - 1).join(separator) || "/";
+      const next = context.windows ? win32.resolve(parent, target) : target.startsWith("/") ? target : `${parent}/${target}`;
+      return resolveLinks(context, rest === "" ? next : `${next}/${rest}`, hops + 1);
+    }
   }
   return walk(context, path);
 };

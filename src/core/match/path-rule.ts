@@ -99,10 +99,11 @@ export const pathSettings = (options: PathOptions | undefined = {}): PathSetting
  */
 export const compilePathRule = (pattern: string, settings: PathSettings): PathRule => {
   const { deny, allow, files } = alternatives(pattern, settings);
+  const last: { context?: KeyedContext } = {};
   const check = (detail: string | undefined, scope: PathScope | undefined, side: "deny" | "allow"): boolean => {
     if (detail === undefined) return false;
     if (detail === UNREADABLE_DETAIL) return side === "deny";
-    const context = contextOf(settings, scope?.metadata);
+    const context = contextOf(settings, scope?.metadata, last);
     const alts = side === "deny" ? deny : allow;
     if (scope?.subject !== undefined && SEARCH_TOOLS.has(scope.subject)) return checkSearch(detail, context, scope.input, alts, files, side, settings.searchContents);
     const forms = formsOf(detail, context, scope?.input);
@@ -115,23 +116,30 @@ export const compilePathRule = (pattern: string, settings: PathSettings): PathRu
   });
 };
 
+/** A path context and the key its forms are cached under. */
+interface KeyedContext extends PathContext {
+  readonly key: string;
+}
+
 /** The call's path context: the run's `metadata.cwd` wins over the options' `cwd`, then `process.cwd()`. */
-const contextOf = (settings: PathSettings, metadata: Readonly<Record<string, unknown>> | undefined): PathContext => {
+const contextOf = (settings: PathSettings, metadata: Readonly<Record<string, unknown>> | undefined, last: { context?: KeyedContext }): KeyedContext => {
   const given = metadata?.cwd;
   const base = settings.cwd ?? process.cwd();
   const cwd = typeof given === "string" && given !== "" ? resolve(base, given) : base;
-  return { cwd, home: settings.home, symlinks: settings.symlinks, windows: settings.windows, caseInsensitive: settings.caseInsensitive };
+  if (last.context?.cwd === cwd) return last.context;
+  const key = `${cwd}\u0000${settings.home}\u0000${settings.symlinks ? 1 : 0}${settings.caseInsensitive ? 1 : 0}\u0000`;
+  return (last.context = { cwd, key, home: settings.home, symlinks: settings.symlinks, windows: settings.windows, caseInsensitive: settings.caseInsensitive });
 };
 
 // One normalisation of a path per tool call, shared by every rule that reads it: keyed by the call's
 // input object, then by the context and the path.
 const perCall = new WeakMap<object, Map<string, PathForms>>();
 
-const formsOf = (path: string, context: PathContext, input: unknown): PathForms => {
+const formsOf = (path: string, context: KeyedContext, input: unknown): PathForms => {
   if (typeof input !== "object" || input === null) return pathForms(path, context);
   let cache = perCall.get(input);
   if (cache === undefined) perCall.set(input, (cache = new Map()));
-  const key = `${context.cwd}\u0000${context.home}\u0000${context.symlinks ? 1 : 0}${context.caseInsensitive ? 1 : 0}\u0000${path}`;
+  const key = context.key + path;
   let forms = cache.get(key);
   if (forms === undefined) cache.set(key, (forms = pathForms(path, context)));
   return forms;
@@ -223,7 +231,7 @@ const realPrefix = (dir: string, settings: PathSettings): string | undefined => 
  */
 const checkSearch = (
   detail: string,
-  context: PathContext,
+  context: KeyedContext,
   input: unknown,
   alts: Segment[][],
   files: Segment[][],
