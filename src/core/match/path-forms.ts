@@ -178,27 +178,39 @@ const resolveLinks = (context: PathContext, path: string, hops = 0): Walked => {
   const native = context.windows ? win32.resolve(context.cwd, path) : absolute(context, path);
   const separator = context.windows ? "\\" : "/";
   const segments = native.split(context.windows ? /[\\/]/ : "/");
-  for (let k = segments.length; k > 0; k--) {
-    const prefix = segments.slice(0, k).join(separator) || "/";
-    const rest = segments.slice(k).join("/");
-    let stat;
+  const prefix = (k: number): string => segments.slice(0, k).join(separator) || "/";
+  const entry = (k: number) => {
     try {
-      stat = lstatSync(prefix, { throwIfNoEntry: false });
+      return lstatSync(prefix(k), { throwIfNoEntry: false });
     } catch {
-      continue; // unreadable: try the parent
+      return undefined; // unreadable or too long: as missing
     }
-    if (stat === undefined) continue;
-    try {
-      const start = toPosixPath(realpathSync.native(prefix), context.windows).split("/").filter((s) => s !== "");
-      return walk(context, rest, start);
-    } catch {
-      if (!stat.isSymbolicLink()) continue;
-      // A dangling link: follow it by hand, from the directory it is in.
-      const target = readlinkSync(prefix);
-      const parent = segments.slice(0, k - 1).join(separator) || "/";
-      const next = context.windows ? win32.resolve(parent, target) : target.startsWith("/") ? target : `${parent}/${target}`;
-      return resolveLinks(context, rest === "" ? next : `${next}/${rest}`, hops + 1);
-    }
+  };
+  const real = (k: number): string[] => toPosixPath(realpathSync.native(prefix(k)), context.windows).split("/").filter((s) => s !== "");
+  try {
+    return walk(context, "", real(segments.length)); // the common case: the whole path exists
+  } catch {
+    // resolved below, from the longest prefix that exists
   }
-  return walk(context, path);
+  // A prefix exists only if every shorter one does: binary search.
+  let lo = 1;
+  let hi = segments.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (entry(mid) !== undefined) lo = mid;
+    else hi = mid - 1;
+  }
+  const stat = entry(lo);
+  const rest = segments.slice(lo).join("/");
+  if (stat === undefined) return walk(context, path);
+  try {
+    return walk(context, rest, real(lo));
+  } catch {
+    if (!stat.isSymbolicLink()) return { path: walk(context, path).path, opaque: true };
+    // A dangling link: follow it by hand, from the directory it is in.
+    const target = readlinkSync(prefix(lo));
+    const parent = prefix(lo - 1);
+    const next = context.windows ? win32.resolve(parent, target) : target.startsWith("/") ? target : `${parent}/${target}`;
+    return resolveLinks(context, rest === "" ? next : `${next}/${rest}`, hops + 1);
+  }
 };
