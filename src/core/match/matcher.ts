@@ -102,7 +102,9 @@ export const compileMatcher = (spec: unknown, hook: string, options?: MatchOptio
     }
   }
   if (conditionShape.test(spec)) {
-    return fail(`"${spec}" names several tools in one condition; like Claude Code's "if", a condition names one tool (register one hook per tool)`);
+    return fail(
+      `"${spec}" names several tools in one condition; like Claude Code's "if", a condition names one tool (register one hook per tool; Edit(…) already covers Write, MultiEdit and NotebookEdit, and Read(…) covers Grep, Glob, LS and NotebookRead)`,
+    );
   }
   let re: LinearRegExp;
   try {
