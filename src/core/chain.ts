@@ -129,7 +129,7 @@ const approved = (run: RunContext, hook: CompiledHook, input: unknown): void => 
 const matchesNow = (run: RunContext, f: Frame, hook: CompiledHook, i: number): boolean => {
   let ok: boolean;
   try {
-    ok = hook.matcher.test(run.subject, f.payload, () => run.detailOf(f.payload));
+    ok = hook.matcher.test(run.subject, f.payload, () => run.detailOf(f.payload), run.metadata);
   } catch (cause) {
     // A throwing matcher function is a failure of its hook; fail closed means the hook "applies".
     ok = failedMatch(run, hook, cause);

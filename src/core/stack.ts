@@ -517,7 +517,7 @@ const notify = (run: RunContext, chain: Chain, outcome: Outcome): void => {
 
 const safeTest = (hook: CompiledHook, run: RunContext, input: unknown): boolean => {
   try {
-    return hook.matcher.test(run.subject, input, () => run.detailOf(input));
+    return hook.matcher.test(run.subject, input, () => run.detailOf(input), run.metadata);
   } catch (cause) {
     observerFailed(run, run.runtime, hook, cause); // a matcher that throws is an observer failure, counted (R10)
     return false;

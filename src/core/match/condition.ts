@@ -7,8 +7,9 @@
  * input was garbled on purpose.
  */
 import { UNREADABLE_DETAIL } from "./detail.ts";
-import { compileGlob } from "./glob.ts";
+import { compilePathRule, pathSettings, type PathScope } from "./path-rule.ts";
 import { analyseShell } from "./shell.ts";
+import type { PathOptions } from "./types.ts";
 import { wildcard } from "./wildcard.ts";
 
 /**
@@ -23,27 +24,32 @@ export const SHELL_TOOLS: ReadonlySet<string> = new Set(["Bash", "bash", "shell"
 /**
  * A compiled condition: whether the detail (undefined when the point has none for this input) satisfies it.
  * `UNREADABLE_DETAIL` satisfies none: `toolPolicy`'s allow side reads conditions directly and must
- * not allow what it cannot read; the matcher, a guard's view, matches it on its own.
+ * not allow what it cannot read; the matcher, a guard's view, matches it on its own. `scope` tells a
+ * path condition which tool the call is to, the call's input (one normalisation of a path per call)
+ * and the run's metadata (its `cwd`).
  */
-export type Condition = (detail: string | undefined) => boolean;
+export type Condition = (detail: string | undefined, scope?: PathScope) => boolean;
 
 /**
  * Compile the condition of `tool(pattern)`. Throws an `Error` saying what is wrong with the pattern.
+ * A path condition is the deny reading of the rule (see `path-rule.ts`): it holds when any form of
+ * the path matches, or when the path cannot be known.
  *
  * @example
  * compileCondition("Bash", "rm *")("ls && rm -rf /") // true
  * compileCondition("WebFetch", "domain:*.example.com")("https://api.example.com/x") // true
+ * compileCondition("Write", "/etc/**")("/proc/self/root/etc/passwd") // true
  */
-export const compileCondition = (tool: string, pattern: string): Condition => {
-  const holds = conditionOn(tool, pattern);
-  return (detail) => detail !== UNREADABLE_DETAIL && holds(detail);
+export const compileCondition = (tool: string, pattern: string, paths?: PathOptions): Condition => {
+  const holds = conditionOn(tool, pattern, paths);
+  return (detail, scope) => detail !== UNREADABLE_DETAIL && holds(detail, scope);
 };
 
-const conditionOn = (tool: string, pattern: string): Condition => {
+const conditionOn = (tool: string, pattern: string, paths: PathOptions | undefined): Condition => {
   if (SHELL_TOOLS.has(tool)) return shellCondition(pattern);
   if (pattern.startsWith("domain:")) return domainCondition(pattern.slice("domain:".length));
-  const glob = compileGlob(pattern);
-  return (detail) => detail !== undefined && glob(detail);
+  const rule = compilePathRule(pattern, pathSettings(paths));
+  return (detail, scope) => rule.matches(detail, scope);
 };
 
 const matchText = (pattern: string) => (text: string) => wildcard(pattern, text, (a) => a === "*", (a, c) => a === c);
