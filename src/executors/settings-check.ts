@@ -6,8 +6,7 @@
  */
 import { accessSync, constants, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { isAssignment } from "../core/match/shell.ts";
-import { readShell } from "../core/match/shell-syntax.ts";
+import { firstCommand, isAssignment } from "../core/match/shell.ts";
 
 // The shell expands both spellings; exec form replaces only the braced one (see command.ts).
 const projectDirInShell = /\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR(?![A-Za-z0-9_])/g;
@@ -26,7 +25,7 @@ export const commandProgram = (command: string, args: readonly string[] | undefi
     // Exec form: the executable itself, taken literally but for `${CLAUDE_PROJECT_DIR}`.
     expanded = command.replace(projectDirInExec, () => project);
   } else {
-    const first = readShell(command)?.commands[0]?.find((w) => !isAssignment(w));
+    const first = firstCommand(command)?.find((w) => !isAssignment(w));
     if (first === undefined) return undefined;
     expanded = first.text.replace(projectDirInShell, () => project);
     // `~` is the shell's to expand; other variables and backticks are known only at run time.

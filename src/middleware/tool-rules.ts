@@ -8,18 +8,18 @@
  *   command, a command name computed at run time, a URL that does not parse) and when ANY simple
  *   command of a compound one matches: nothing hides behind `&&` or `sudo`;
  * - an allow rule with a condition allows only what it understands: every simple command of a
- *   shell call (wrappers and `bash -c` scripts included) must be covered by some allow rule, and a
- *   command with `$VAR`, `$(…)` or backticks, or that cannot be read, is never allowed by a
- *   condition (only by the bare tool name). So `Bash(git *)` does not allow `git status && rm -rf /`.
+ *   shell call (wrappers and `bash -c` scripts included) must be covered by some allow rule; a word
+ *   computed at run time (`$VAR`, `$(…)`, a glob) is accepted only by a rule that names nothing but
+ *   the command (`Bash(echo *)`), and a command that cannot be read or is opaque is never allowed
+ *   by a condition (only by the bare tool name). So `Bash(git *)` does not allow `git status && rm -rf /`.
  * The detail comes from `toolDetails`, which may give several strings for a tool whose field is not
  * known (the model writes the input, so any could be the one the tool reads): a deny condition
  * matches when ANY of them does, an allow condition holds only when EVERY one does.
  */
-import { SHELL_TOOLS, compileCondition } from "../core/match/condition.ts";
+import { SHELL_TOOLS, compileCondition, compileShellPattern, type ShellPattern } from "../core/match/condition.ts";
 import { compileMatcher } from "../core/match/matcher.ts";
 import { analyseShell } from "../core/match/shell.ts";
 import type { MatchSpec } from "../core/match/types.ts";
-import { wildcard } from "../core/match/wildcard.ts";
 import { toolDetails } from "../agent/points.ts";
 import type { ToolCall } from "../agent/types.ts";
 
@@ -59,7 +59,7 @@ export const compileDenyRules = (rules: readonly ToolRule[], owner: string): Rul
 interface ShellAllow {
   readonly source: string;
   readonly tool: string;
-  readonly test: (command: string) => boolean;
+  readonly pattern: ShellPattern;
 }
 
 /**
@@ -84,7 +84,7 @@ export const compileAllowRules = (rules: readonly ToolRule[], owner: string): Ru
     }
     const tool = parts[1]!;
     const pattern = parts[2]!;
-    if (SHELL_TOOLS.has(tool)) shell.push({ source, tool, test: shellPattern(pattern) });
+    if (SHELL_TOOLS.has(tool)) shell.push({ source, tool, pattern: compileShellPattern(pattern) });
     else {
       const condition = compileCondition(tool, pattern);
       const domain = pattern.startsWith("domain:");
@@ -108,32 +108,22 @@ export const compileAllowRules = (rules: readonly ToolRule[], owner: string): Ru
     if (commands.length === 0) return undefined;
     const used = new Set<string>();
     for (const command of commands) {
+      // Every command bash could run must be known and covered; a word computed at run time is
+      // acceptable only to a rule that names nothing but the command (`git *`).
       const analysis = analyseShell(command);
-      if (analysis === undefined || analysis.opaque || analysis.dynamic || analysis.commands.length === 0) return undefined;
-      for (const c of analysis.commands) {
-        const by = mine.find((s) => s.test(c));
+      if (analysis === undefined || analysis.opaque) return undefined;
+      let covered = 0;
+      for (const c of analysis.calls) {
+        if (c.role !== "command") continue;
+        const by = mine.find((s) => s.pattern.test(c.text) && (c.literal || s.pattern.nameOnly));
         if (by === undefined) return undefined;
         used.add(by.source);
+        covered++;
       }
+      if (covered === 0) return undefined;
     }
     return [...used].join(", ");
   };
-};
-
-/**
- * Claude Code's Bash rule syntax on one simple command: `*` matches anything, a trailing ` *`
- * also matches the bare command (`rm *` matches `rm`, not `rmdir`), a trailing `:*` is a prefix.
- */
-const shellPattern = (pattern: string): ((command: string) => boolean) => {
-  const p = pattern.replace(/\s+/g, " ").trim();
-  const text = (q: string) => (c: string) => wildcard(q, c, (a) => a === "*", (a, ch) => a === ch);
-  if (p.endsWith(":*")) return text(`${p.slice(0, -2)}*`);
-  if (p.endsWith(" *")) {
-    const whole = text(p);
-    const bare = text(p.slice(0, -2));
-    return (c) => whole(c) || bare(c);
-  }
-  return text(p);
 };
 
 const parsesAsUrl = (detail: string): boolean => hostOf(detail) !== undefined || (!detail.includes("://") && hostOf(`https://${detail}`) !== undefined);
