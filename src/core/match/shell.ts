@@ -301,6 +301,8 @@ class Analysis {
         if (problem !== undefined) throw new Opaque(problem);
         return;
       }
+      case "git":
+        return gitRunsCode(args);
       case "hash":
         if (args.some((a) => !a.literal || /^-[^-]*p/.test(a.text))) throw new Opaque("hash -p makes a name run another program");
         return;
@@ -441,6 +443,32 @@ class Unreadable extends Error {}
 
 const either = (a: FilledIn | undefined, b: FilledIn | undefined): FilledIn | undefined =>
   a === undefined ? b : b === undefined ? a : (script) => a(script) || b(script);
+
+/**
+ * git runs shell commands it is given in configuration (`git -c alias.x='!cmd' x`, `core.pager`,
+ * `core.sshCommand`) and through a few subcommands (`rebase --exec`, `bisect run`, `submodule foreach`,
+ * `difftool --extcmd`, `filter-branch`): those calls are opaque, so `Bash(git *)` does not allow them.
+ */
+const gitRunsCode = (args: readonly Word[]): void => {
+  let i = 0;
+  for (; i < args.length; i++) {
+    const t = args[i]!.text;
+    if (!args[i]!.literal && t.startsWith("-")) throw new Opaque("git option computed at run time");
+    if (t === "-c" || t.startsWith("--config-env") || t.startsWith("--exec-path=") || /^-c./.test(t)) throw new Opaque("git -c can define commands git runs");
+    if (t === "-C" || t === "--git-dir" || t === "--work-tree" || t === "--namespace" || t === "--super-prefix") i++;
+    else if (!t.startsWith("-")) break;
+  }
+  const sub = args[i]?.text;
+  const rest = args.slice(i + 1).map((a) => a.text);
+  const runs =
+    (sub === "rebase" && rest.some((r) => r === "-x" || r.startsWith("--exec") || /^-[^-]*x/.test(r))) ||
+    (sub === "bisect" && rest[0] === "run") ||
+    (sub === "submodule" && rest.includes("foreach")) ||
+    (sub === "difftool" && rest.some((r) => r === "-x" || r.startsWith("--extcmd") || r.startsWith("--tool"))) ||
+    (sub === "mergetool" && rest.some((r) => r.startsWith("--tool") || r === "-t")) ||
+    sub === "filter-branch";
+  if (runs) throw new Opaque(`git ${sub} runs commands it is given`);
+};
 
 /** Code read from standard input: the here-string or here-document if the command has one, else unseen (a pipe, a file, the terminal). */
 const hereText = (stdin: Stdin): Code => (stdin.kind === "unseen" ? "unseen" : { text: stdin.text, literal: stdin.literal });

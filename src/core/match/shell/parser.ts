@@ -123,16 +123,17 @@ const copyTree = (cursor: TreeSitter.TreeCursor, text: string): SyntaxNode | und
 };
 
 /**
- * True when `text[from, to)` holds only blanks, newlines and line continuations that follow a blank,
- * a newline or the start: a continuation glued to a word joins it to the next one in bash.
+ * True when `text[from, to)` holds only blanks, newlines and line continuations that follow a blank:
+ * a continuation glued to a word joins it to the next one in bash.
  */
 const blankGap = (text: string, from: number, to: number): boolean => {
   for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i);
     if (c === 32 || c === 9 || c === 10) continue;
     if (c !== 92 || i + 1 >= to || text.charCodeAt(i + 1) !== 10) return false;
-    const before = i === 0 ? 10 : text.charCodeAt(i - 1);
-    if (before !== 32 && before !== 9 && before !== 10) return false;
+    // Only after a blank: a backslash alone on a line is where the grammar and bash part ways.
+    const before = i === 0 ? 0 : text.charCodeAt(i - 1);
+    if (before !== 32 && before !== 9) return false;
     i++;
   }
   return true;

@@ -286,16 +286,25 @@ class Reader {
     const next = this.src.charAt(end.end);
     if (next !== "" && next !== "\n") throw new Unreadable();
     if (lines.some((line) => strip(line) === delimiter)) throw new Unreadable();
-    if (from > 0 && this.src.charAt(from - 1) !== "\n") throw new Unreadable();
+    // The body starts on the line after the operator's, as bash reads it.
+    if (this.src.indexOf("\n", start.end) + 1 !== from) throw new Unreadable();
     const textLines = lines.map(strip);
     const bodyText = textLines.length === 0 ? "" : `${textLines.join("\n")}\n`;
     if (quoted) return { kind: "text", text: bodyText, literal: true };
     if (/\\\n/.test(content)) this.fail("an unquoted here-document joins a line ending in a backslash with the next");
     let literal = true;
+    const expansions: SyntaxNode[] = [];
     for (const c of body?.children ?? []) {
       if (c.type === "heredoc_content") continue;
       literal = false;
+      expansions.push(c);
       this.expansion(c, level);
+    }
+    // Every unescaped `$(`, `${`, `$[` and backtick must be one the grammar read: it reads no backticks here.
+    const substitution = /\\[^]|(\$[({[]|`)/g;
+    for (let m = substitution.exec(content); m !== null; m = substitution.exec(content)) {
+      const at = from + m.index;
+      if (m[1] !== undefined && !expansions.some((e) => e.start <= at && at < e.end)) this.fail("a substitution in a here-document the grammar did not read");
     }
     if (!literal) this.dynamic = true;
     // Backslashes before $, ` and \ are removed in an unquoted body.
