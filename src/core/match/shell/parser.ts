@@ -23,7 +23,7 @@ export interface SyntaxNode {
 }
 
 /** Longest command read; a longer one is not parsed, so it is opaque (see docs/shell-analysis.md). */
-export const MAX_COMMAND_LENGTH = 128 * 1024;
+export const MAX_COMMAND_LENGTH = 64 * 1024;
 
 /**
  * Characters bash reads as ordinary word characters but tree-sitter-bash reads as blanks (`\r`, `\v`,
