@@ -9,6 +9,7 @@
 import { UNREADABLE_DETAIL } from "./detail.ts";
 import { compileGlob } from "./glob.ts";
 import { analyseShell } from "./shell.ts";
+import { loadShellParser } from "./shell/parser.ts";
 import { wildcard } from "./wildcard.ts";
 
 /**
@@ -68,6 +69,8 @@ export interface ShellPattern {
 export const compileShellPattern = (pattern: string): ShellPattern => {
   const p = pattern.replace(/\s+/g, " ").trim();
   if (p === "") throw new Error("has an empty command pattern");
+  // Loaded on the first shell condition, so a parser that cannot load is a registration error.
+  loadShellParser();
   const test = p.endsWith(":*")
     ? matchText(`${p.slice(0, -2)}*`)
     : p.endsWith(" *")
