@@ -233,6 +233,12 @@ class Analysis {
         words = words.slice(1);
         continue;
       }
+      // After a wrapper, `FOO=1 rm` runs a program named `FOO=1`; reading on to `rm` fails towards the
+      // rule on both sides (a deny sees `rm`, an allow must cover `FOO=1 rm` as written).
+      if (level > 0 && head.literal && /^[A-Za-z_][A-Za-z0-9_]*=/.test(head.text)) {
+        words = words.slice(1);
+        continue;
+      }
       if (!head.literal) throw new Opaque("a command name is computed at run time");
       if (context.filled?.(head.text) === true) throw new Opaque("a command name is filled in at run time");
       if (!head.quoted && reserved.has(head.text)) throw new Opaque(`the reserved word ${head.text} read as a command name`);

@@ -229,8 +229,11 @@ class Reader {
       if (r.type === "file_redirect") {
         const op = r.children.find((c) => !c.named);
         if (op === undefined || !redirectOperators.has(op.type)) throw new Unreadable();
-        const targets = r.children.filter((c) => c.field === "destination");
-        for (const word of this.words(targets, level)) if (!word.literal) this.dynamic = true;
+        const targets = this.words(r.children.filter((c) => c.field === "destination"), level);
+        for (const word of targets) if (!word.literal) this.dynamic = true;
+        // The grammar hangs the words after a redirection's target on the redirection
+        // (`sudo 2>/dev/null rm -rf /`); bash reads them as the command's arguments.
+        extra.push(...targets.slice(1));
         if ((descriptor ?? (op.type.startsWith("<") ? "0" : "1")) === "0" && op.type.startsWith("<")) current = { kind: "unseen" };
       } else if (r.type === "herestring_redirect") {
         const parts = r.children.filter((c) => c.named && c.type !== "file_descriptor");
