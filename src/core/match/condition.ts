@@ -71,11 +71,16 @@ export const compileShellPattern = (pattern: string): ShellPattern => {
   if (p === "") throw new Error("has an empty command pattern");
   // Loaded on the first shell condition, so a parser that cannot load is a registration error.
   loadShellParser();
-  const test = p.endsWith(":*")
+  const full = p.endsWith(":*")
     ? matchText(`${p.slice(0, -2)}*`)
     : p.endsWith(" *")
       ? ((whole, bare) => (c: string) => whole(c) || bare(c))(matchText(p), matchText(p.slice(0, -2)))
       : matchText(p);
+  // Every match starts with the text before the first star: a cheap test first, since one call may
+  // meet a thousand conditions.
+  const star = p.indexOf("*");
+  const prefix = star < 0 ? p : p.slice(0, star).replace(/ $/, "").replace(/:$/, "");
+  const test = (c: string): boolean => c.startsWith(prefix) && full(c);
   // As in Claude Code: a pattern that says more than the command name (`git push *`) cannot be
   // ruled out when parts of the command are computed at run time (`$VAR`, `$(…)`, backticks).
   return { test, nameOnly: !/[\s*]/.test(p.replace(/(?::\*| \*|\*)$/, "")) };
