@@ -8,9 +8,10 @@
  *   command, a command name computed at run time, a URL that does not parse) and when ANY simple
  *   command of a compound one matches: nothing hides behind `&&` or `sudo`;
  * - an allow rule with a condition allows only what it understands: every simple command of a
- *   shell call (wrappers and `bash -c` scripts included) must be covered by some allow rule, and a
- *   command with `$VAR`, `$(…)` or backticks, or that cannot be read, is never allowed by a
- *   condition (only by the bare tool name). So `Bash(git *)` does not allow `git status && rm -rf /`.
+ *   shell call (wrappers and `bash -c` scripts included) must be covered by some allow rule; a word
+ *   computed at run time (`$VAR`, `$(…)`, a glob) is accepted only by a rule that names nothing but
+ *   the command (`Bash(echo *)`), and a command that cannot be read or is opaque is never allowed
+ *   by a condition (only by the bare tool name). So `Bash(git *)` does not allow `git status && rm -rf /`.
  * The detail comes from `toolDetails`, which may give several strings for a tool whose field is not
  * known (the model writes the input, so any could be the one the tool reads): a deny condition
  * matches when ANY of them does, an allow condition holds only when EVERY one does.
@@ -20,13 +21,12 @@
  * `paths.cwd`, else `process.cwd()`), rules against the project directory; `Read(…)` covers every
  * tool that reads files and `Edit(…)`/`Write(…)` every tool that writes them.
  */
-import { SHELL_TOOLS, compileCondition } from "../core/match/condition.ts";
+import { SHELL_TOOLS, compileCondition, compileShellPattern, type ShellPattern } from "../core/match/condition.ts";
 import { compileMatcher } from "../core/match/matcher.ts";
 import { compilePathRule, pathSettings } from "../core/match/path-rule.ts";
 import { analyseShell } from "../core/match/shell.ts";
 import { coveredTools } from "../core/match/tool-families.ts";
 import type { MatchSpec, PathOptions } from "../core/match/types.ts";
-import { wildcard } from "../core/match/wildcard.ts";
 import { toolDetails } from "../agent/points.ts";
 import type { ToolCall } from "../agent/types.ts";
 
@@ -65,7 +65,7 @@ export const compileDenyRules = (rules: readonly ToolRule[], owner: string, path
 interface ShellAllow {
   readonly source: string;
   readonly tool: string;
-  readonly test: (command: string) => boolean;
+  readonly pattern: ShellPattern;
 }
 
 /**
@@ -93,7 +93,7 @@ export const compileAllowRules = (rules: readonly ToolRule[], owner: string, pat
     }
     const tool = parts[1]!;
     const pattern = parts[2]!;
-    if (SHELL_TOOLS.has(tool)) shell.push({ source, tool, test: shellPattern(pattern) });
+    if (SHELL_TOOLS.has(tool)) shell.push({ source, tool, pattern: compileShellPattern(pattern) });
     else if (pattern.startsWith("domain:")) {
       const condition = compileCondition(tool, pattern);
       whole.push({
@@ -127,32 +127,22 @@ export const compileAllowRules = (rules: readonly ToolRule[], owner: string, pat
     if (commands.length === 0) return undefined;
     const used = new Set<string>();
     for (const command of commands) {
+      // Every command bash could run must be known and covered; a word computed at run time is
+      // acceptable only to a rule that names nothing but the command (`git *`).
       const analysis = analyseShell(command);
-      if (analysis === undefined || analysis.opaque || analysis.dynamic || analysis.commands.length === 0) return undefined;
-      for (const c of analysis.commands) {
-        const by = mine.find((s) => s.test(c));
+      if (analysis === undefined || analysis.opaque) return undefined;
+      let covered = 0;
+      for (const c of analysis.calls) {
+        if (c.role !== "command") continue;
+        const by = mine.find((s) => s.pattern.test(c.text) && (c.literal || s.pattern.nameOnly));
         if (by === undefined) return undefined;
         used.add(by.source);
+        covered++;
       }
+      if (covered === 0) return undefined;
     }
     return [...used].join(", ");
   };
-};
-
-/**
- * Claude Code's Bash rule syntax on one simple command: `*` matches anything, a trailing ` *`
- * also matches the bare command (`rm *` matches `rm`, not `rmdir`), a trailing `:*` is a prefix.
- */
-const shellPattern = (pattern: string): ((command: string) => boolean) => {
-  const p = pattern.replace(/\s+/g, " ").trim();
-  const text = (q: string) => (c: string) => wildcard(q, c, (a) => a === "*", (a, ch) => a === ch);
-  if (p.endsWith(":*")) return text(`${p.slice(0, -2)}*`);
-  if (p.endsWith(" *")) {
-    const whole = text(p);
-    const bare = text(p.slice(0, -2));
-    return (c) => whole(c) || bare(c);
-  }
-  return text(p);
 };
 
 const parsesAsUrl = (detail: string): boolean => hostOf(detail) !== undefined || (!detail.includes("://") && hostOf(`https://${detail}`) !== undefined);
