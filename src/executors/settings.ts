@@ -153,7 +153,7 @@ const matchOf = (
   spec: EventSpec,
   name: string,
   paths: PathOptions,
-): { matcher?: Matcher | undefined; text?: string | undefined; single?: string | undefined; never?: string } => {
+): { matcher?: Matcher | undefined; text?: string | undefined; single?: string | Matcher | undefined; never?: string } => {
   const { matcher, handler } = entry;
   const info = claudeHookEvents[entry.event as AgentEvent];
   // Every group's matcher, each checked at its own file and pointer, ORed (one group: just its own).
@@ -171,8 +171,10 @@ const matchOf = (
     // A path rule covers its family (`Edit(…)` also runs for Write): the group must exclude every tool it covers.
     const tools = named === null ? [] : named[2] === "(" ? [...coveredTools(named[1]!)] : [named[1]!];
     if (group && named !== null && !tools.some((t) => group.matchSubject(t))) return { never: `"if" names ${named[1]}, which the matcher ${JSON.stringify(matcher)} excludes` };
-    // The `if` names the tool (or family) the groups let through: it decides, as the set's own match too.
-    return { matcher: both(group, condition), text: handler.if, single: handler.if };
+    // The `if` names the tool (or family) the groups let through. The set's own match is the groups'
+    // matcher, or the condition compiled here with the project's paths (a string would be compiled
+    // again without them); the member's matcher checks both.
+    return { matcher: both(group, condition), text: handler.if, single: group ?? condition };
   }
   if (!group) return {};
   const single = spec.matcher === "error-type" || entry.matchers.length !== 1 ? undefined : claudeMatch(matcher!, false);
@@ -231,7 +233,7 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
   const environment = options.environment ?? (options.allowedEnvVars !== undefined ? "allowlist" : "inherit");
   const failMode = options.failMode ?? "open";
   const stops = turnStops();
-  const byEvent = new Map<AgentEvent, { member: HookMember; loaded: LoadedHook; single: string | undefined; plugin: string | undefined }[]>();
+  const byEvent = new Map<AgentEvent, { member: HookMember; loaded: LoadedHook; single: string | Matcher | undefined; plugin: string | undefined }[]>();
   const names = new Set<string>();
 
   for (const entry of loaded.entries) {
