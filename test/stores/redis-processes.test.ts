@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { RedisStore } from "../../src/stores/redis.ts";
 import { describeRedisProcess, startRedis, type RedisServer } from "../support/redis.ts";
 

@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
 import { createServer } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { RedisStore, StoreUnavailableError } from "../../src/stores/redis.ts";
 import { describeRedisProcess, startRedis, type RedisServer } from "../support/redis.ts";
 

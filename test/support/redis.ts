@@ -4,7 +4,7 @@
  * skipped (`describeRedis`), unless `AGENT_ONION_REQUIRE_REDIS=1` (set by `.ci/run`) makes a
  * missing server a failure.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -40,7 +40,7 @@ const missing = (what: string): never => {
  * @example
  * describeRedis("RedisStore on a real server", () => { it("…", async () => { … }) })
  */
-export const describeRedis: typeof describe = redisAvailable ? describe : required ? missing("no redis-server on the PATH and no REDIS_URL") : describe.skip;
+export const describeRedis: typeof describe.skip = redisAvailable ? describe : required ? missing("no redis-server on the PATH and no REDIS_URL") : describe.skip;
 
 /**
  * `describe` for suites that stop, pause or restart the server: they need a local binary.
@@ -48,7 +48,7 @@ export const describeRedis: typeof describe = redisAvailable ? describe : requir
  * @example
  * describeRedisProcess("RedisStore fails closed", () => { … })
  */
-export const describeRedisProcess: typeof describe = redisBinary !== undefined ? describe : required ? missing("no redis-server on the PATH") : describe.skip;
+export const describeRedisProcess: typeof describe.skip = redisBinary !== undefined ? describe : required ? missing("no redis-server on the PATH") : describe.skip;
 
 /**
  * The redis-server binary, or a failure that says how to get it.
