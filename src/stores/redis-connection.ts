@@ -29,9 +29,11 @@ export const createClient = (connection: string | RedisOptions, timeoutMs: numbe
     autoResendUnfulfilledCommands: false,
     commandTimeout: timeoutMs,
   };
-  // Try to reconnect at least every half second (ioredis waits up to 2 s by default), so that
-  // admission recovers within a second of the server returning; a strategy passed in wins.
-  const defaults: RedisOptions = { connectTimeout: timeoutMs, retryStrategy: (times: number) => Math.min(times * 50, 500) };
+  // So that admission recovers within a second of the server returning (options passed in win):
+  // try to reconnect at least every half second (ioredis waits up to 2 s by default), and check
+  // again every 100 ms whether a server still loading its data is ready (ioredis waits its whole
+  // loading estimate, a second or more).
+  const defaults: RedisOptions = { connectTimeout: timeoutMs, retryStrategy: (times: number) => Math.min(times * 50, 500), maxLoadingRetryTime: 100 };
   const client = typeof connection === "string"
     ? new ioredis.Redis(connection, { ...defaults, ...safety })
     : new ioredis.Redis({ ...defaults, ...connection, ...safety });
