@@ -250,18 +250,27 @@ describe("budget: reservations that cannot outlive their call", () => {
   });
 
   it("renews a reservation while its call runs longer than the lease, and holds nothing once it ends", async () => {
-    const store = new MemoryStore();
-    const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 1_000, holdTtlMs: 60 }));
+    // The store's clock moves only when the test says; the lease is renewed by real timers.
+    const clock = { now: 0 };
+    const store = new MemoryStore({ now: () => clock.now });
+    let renewals = 0;
+    const counting = new Proxy(store, {
+      get: (target, prop) => (prop === "renew" ? (...a: Parameters<MemoryStore["renew"]>) => ((renewals++), target.renew(...a)) : (Reflect.get(target, prop) as unknown as (...a: unknown[]) => unknown).bind?.(target) ?? Reflect.get(target, prop)),
+    });
+    const stack = withMiddleware(createAgentStack({ store: counting }), budget({ limit: 1_000, holdTtlMs: 60 }));
     const seen: number[] = [];
     const outcome = await stack.run("modelCall", request, async () => {
-      for (let i = 0; i < 6; i++) {
-        await new Promise((r) => setTimeout(r, 40));
+      // Ten steps of 40 ms: 400 ms of store time, more than six leases, each step after a renewal.
+      for (let i = 0; i < 10; i++) {
+        const before = renewals;
+        await expect.poll(() => renewals, { timeout: 2_000, interval: 5 }).toBeGreaterThan(before);
+        clock.now += 40;
         seen.push(await used(store));
       }
       return answer(10, 10);
     });
     expect(outcome._tag).toBe("Completed");
-    expect(seen).toEqual([100, 100, 100, 100, 100, 100]);
+    expect(seen).toEqual(Array(10).fill(100));
     expect(await used(store)).toBe(20);
   });
 
