@@ -248,10 +248,10 @@ export const stateStoreContract = (name: string, make: () => StateStore): void =
 
       it("renew keeps a live reservation past its first ttlMs, and says false for one settled, released or unknown", async () => {
         const store = make();
-        await store.reserve("b", "r1", 40, 100, 80);
-        await sleep(50);
-        expect(await store.renew("b", "r1", 400)).toBe(true);
+        await store.reserve("b", "r1", 40, 100, 300);
         await sleep(100);
+        expect(await store.renew("b", "r1", 1_000)).toBe(true);
+        await sleep(350);
         expect(await store.used("b")).toBe(40);
         await store.reserve("b", "r2", 10, 100, 60_000);
         await store.settle("b", "r2", 10);
@@ -273,17 +273,17 @@ export const stateStoreContract = (name: string, make: () => StateStore): void =
       it("keeps used exact through thousands of reservations expiring, renewed, released and settled", async () => {
         const store = make();
         const holds: Promise<unknown>[] = [];
-        for (let i = 0; i < 3_000; i++) holds.push(store.reserve("b", `short-${i}`, 1, 1_000_000, 1_000 + (i % 50)));
-        for (let i = 0; i < 500; i++) holds.push(store.reserve("b", `long-${i}`, 2, 1_000_000, 60_000));
+        for (let i = 0; i < 1_500; i++) holds.push(store.reserve("b", `short-${i}`, 1, 1_000_000, 2_000 + (i % 50)));
+        for (let i = 0; i < 300; i++) holds.push(store.reserve("b", `long-${i}`, 2, 1_000_000, 60_000));
         await Promise.all(holds);
-        expect(await store.used("b")).toBe(3_000 + 1_000);
+        expect(await store.used("b")).toBe(1_500 + 600);
         await Promise.all(Array.from({ length: 100 }, (_, i) => store.renew("b", `short-${i}`, 60_000)));
         await Promise.all(Array.from({ length: 100 }, (_, i) => store.release("b", `long-${i}`)));
         await Promise.all(Array.from({ length: 100 }, (_, i) => store.settle("b", `long-${100 + i}`, 5)));
-        await sleep(1_200);
-        // 100 renewed short holds, 300 long ones left live, 100 settled at 5 each.
-        expect(await store.used("b")).toBe(100 + 300 * 2 + 500);
-        expect(await store.reserve("b", "last", 10, 1_210, 60_000)).toEqual({ ok: true, used: 1_210, settled: 500, reserved: 710 });
+        await sleep(2_200);
+        // 100 renewed short holds, 100 long ones left live, 100 settled at 5 each.
+        expect(await store.used("b")).toBe(100 + 100 * 2 + 500);
+        expect(await store.reserve("b", "last", 10, 810, 60_000)).toEqual({ ok: true, used: 810, settled: 500, reserved: 310 });
       });
 
       it("settle applies its TTL only when it creates the counter, as incr does", async () => {
