@@ -7,6 +7,8 @@
  * match do not break it, and no-break spaces separate digits as spaces do.
  */
 import { isIPv6 } from "node:net";
+import { apiKey as knownTokens, privateKey as pemPrivateKey, secretAssignment as namedSecret, urlCredentials as urlPassword } from "./secret-detectors.ts";
+import { unescapedStart } from "./token-runs.ts";
 import { digitGroupSpace, readingVisible } from "./visible-text.ts";
 
 /** One match: `text.slice(start, end)` is the sensitive part. */
@@ -24,6 +26,8 @@ export interface Detector {
   readonly kind: string;
   /** Characters a stream must hold back so a match is recognised before its first character is released. */
   readonly window: number;
+  /** No match is shorter than this (default 1): `scan` skips the detector on shorter text. */
+  readonly minLength?: number;
   /**
    * Every match in `text` that starts at or after `from` (default 0), in any order; the text
    * before `from` is context only (for look-behinds). Overlaps are resolved by `scan`.
@@ -188,8 +192,38 @@ const topLevelDomain = `(?=[\\p{L}\\p{M}]{2})(?:${[
   `[\\p{L}\\p{M}]{2,24}(?![${spacedLetter}_\\-])`,
 ].join("|")})`;
 
+/** The at sign, written as such or encoded: `%40` in a URL, `\u0040` in JSON, `&#64;` or `&#x40;` in HTML. */
+const atSign = "(?:@|%40|\\\\u0040|&#0*64;|&#[xX]0*40;)";
+const atSigns = ["@", "%40", "\\u0040", "&#"];
+/** An address from the start of its local part, which the scan finds itself (see `localStart`). */
+const address = new RegExp(`${localChar}{1,64}${atSign}${label}(?:\\.${label}){0,8}\\.(?:${topLevelDomain})`, "vy");
+const isLocalChar = new RegExp(`^${localChar}$`, "v");
+const asciiLocal = /[A-Za-z0-9_.%+-]/;
+
+/** Where the local part ending before `at` starts, or -1 when it is longer than 64 characters (no address). */
+const localStart = (text: string, at: number): number => {
+  let s = at;
+  while (s > 0) {
+    const c = text[s - 1] as string;
+    const code = c.charCodeAt(0);
+    if (code < 128 ? !asciiLocal.test(c) : code >= 0xdc00 && code <= 0xdfff ? !isLocalChar.test(text.slice(s - 2, s)) : !isLocalChar.test(c)) break;
+    s -= code >= 0xdc00 && code <= 0xdfff && s >= 2 ? 2 : 1;
+    if (at - s > 64 + 6) return -1;
+  }
+  return s;
+};
+
+/** A user in a URL (`https://bob@host`, `postgres://app:pw@db`) is not an address: the part after its `@` is a host. */
+const inUrl = (text: string, start: number): boolean => {
+  const before = text.charCodeAt(start - 1);
+  if (before !== 58 && before !== 47) return false; // : or /
+  const sep = text.lastIndexOf("://", start);
+  return sep !== -1 && start - sep <= 260 && !/\s/.test(text.slice(sep, start));
+};
+
 /**
- * Email addresses (local part up to 64, up to 8 domain labels), internationalised ones included.
+ * Email addresses (local part up to 64, up to 8 domain labels), internationalised ones included,
+ * and with the at sign URL-, JSON- or HTML-encoded (`alice%40example.com`, `alice\u0040example.com`).
  *
  * @example
  * scan("bob@example.com", [email])[0]?.kind // "email"
@@ -197,17 +231,42 @@ const topLevelDomain = `(?=[\\p{L}\\p{M}]{2})(?:${[
 // Its window: the longest text before an address with one domain label is recognisable (64 + @ +
 // 63 + . + 2, and one character to end it); an address with more labels (up to about 640
 // characters) is held from its start while it is unfinished. A top-level domain is letters, ending
-// where their script changes (see `domainScripts`), or punycode (`.xn--p1ai`).
-export const email: Detector = readingVisible(
-  pattern(
-    "email",
-    new RegExp(
-      `(?<!${localChar})${localChar}{1,64}@${label}(?:\\.${label}){0,8}\\.(?:${topLevelDomain})`,
-      "v",
-    ),
-    { window: 132, partial: new RegExp(`(?<!${localChar})${localChar}{1,64}@[\\p{L}\\p{M}\\p{N}.\\-]{0,640}$`, "v") },
-  ),
-);
+// where their script changes (see `domainScripts`), or punycode (`.xn--p1ai`). Only text around an
+// at sign is read: the address pattern runs from the start of the local part before each.
+export const email: Detector = readingVisible({
+  kind: "email",
+  window: 132,
+  minLength: 6,
+  *find(text, from = 0) {
+    let done = 0;
+    for (const sign of atSigns) {
+      for (let at = text.indexOf(sign); at !== -1; at = text.indexOf(sign, at + 1)) {
+        if (at < done && sign === "@") continue;
+        let s = localStart(text, at);
+        if (s === -1 || s === at) continue;
+        s = unescapedStart(text, s, at);
+        // An encoded character before an address is not part of it (`%3Calice%40…`).
+        while (s + 3 <= at && text.charCodeAt(s) === 37 && /^%[0-9A-Fa-f]{2}$/.test(text.slice(s, s + 3))) s += 3;
+        if (s >= at || s < from || inUrl(text, s)) continue;
+        address.lastIndex = s;
+        const m = address.exec(text);
+        if (m === null) continue;
+        yield { start: s, end: s + m[0].length };
+        if (sign === "@") done = s + m[0].length;
+      }
+    }
+  },
+  partial: (() => {
+    const unfinished = new RegExp(`(?<!${localChar})${localChar}{1,64}${atSign}[\\p{L}\\p{M}\\p{N}.\\-]{0,640}$`, "vg");
+    return (text: string, from = 0) => {
+      // Only the last address can be unfinished: look from the last at sign's local part.
+      const at = Math.max(text.lastIndexOf("@"), text.lastIndexOf("%40"), text.lastIndexOf("\\u0040"), text.lastIndexOf("&#"));
+      if (at === -1 || text.length - at > 700) return undefined;
+      unfinished.lastIndex = Math.max(from, at - 80);
+      return unfinished.exec(text)?.index;
+    };
+  })(),
+});
 
 /**
  * An amount grouped in thousands by the spaces locales use for it (`1 234 567 890`, as
@@ -226,15 +285,63 @@ const threeByThree = new RegExp(`^\\d{3}[${digitGroupSpace}]\\d{3}[${digitGroupS
 /** An amount, not a phone number: see `thousands` and `threeByThree`. */
 const amountNotPhone = (m: string): boolean => thousands.test(m) && !threeByThree.test(m);
 
+/** A stretch of digits and the separators numbers are written with (a card's, a phone's), nine characters or more. */
+const stretch = new RegExp(`\\d[\\d .()${digitGroupSpace}-]{8,}`, "g");
+let lastStretches: { readonly text: string; readonly list: Int32Array } | undefined;
+
+/**
+ * The stretches of `text` holding at least nine digits (no card or phone number has fewer), as
+ * `[start, end)` pairs, kept like the view (see `viewOf`) so that the card and phone detectors
+ * search them once.
+ */
+const digitStretches = (text: string): Int32Array => {
+  if (lastStretches?.text === text) return lastStretches.list;
+  const found: number[] = [];
+  const re = new RegExp(stretch);
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    let digits = 0;
+    const end = m.index + m[0].length;
+    for (let i = m.index; i < end && digits < 9; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 48 && c <= 57) digits++;
+    }
+    if (digits >= 9) found.push(m.index, end);
+  }
+  if (lastStretches === undefined) queueMicrotask(() => (lastStretches = undefined));
+  lastStretches = { text, list: Int32Array.from(found) };
+  return lastStretches.list;
+};
+
+/**
+ * `inner` run only on the stretches of digits where a card or a phone number can be, each with
+ * the few characters around it its look-arounds read (a `+`, a parenthesis): what it finds is
+ * what it would find in the whole text, at a fraction of the cost on text with few numbers.
+ */
+const inDigitStretches = (inner: Detector): Detector => ({
+  kind: inner.kind,
+  window: inner.window,
+  minLength: 9,
+  *find(text, from = 0) {
+    const list = digitStretches(text);
+    for (let k = 0; k < list.length; k += 2) {
+      const lo = Math.max(0, (list[k] as number) - 4);
+      const hi = Math.min(text.length, (list[k + 1] as number) + 3);
+      if (hi <= from) continue;
+      const piece = text.slice(lo, hi);
+      for (const m of inner.find(piece, Math.max(0, from - lo))) if (lo + m.start >= from) yield { start: lo + m.start, end: lo + m.end };
+    }
+  },
+});
+
 /**
  * Payment card numbers: 13 to 19 digits, spaces or dashes allowed, Luhn-valid.
  *
  * @example
  * scan("4111 1111 1111 1111", [creditCard]).length // 1 (Luhn-valid)
  */
-export const creditCard: Detector = readingVisible(
+export const creditCard: Detector = readingVisible(inDigitStretches(
   pattern("credit_card", new RegExp(`(?<![\\d-])\\d(?:[ ${digitGroupSpace}-]?\\d){12,18}(?!\\d)`), { window: 40, validate: (m) => luhn(m) && !thousands.test(m) }),
-);
+));
 
 /**
  * Phone numbers: 9 to 15 digits written as a phone number is (a leading `+`, parentheses or
@@ -249,7 +356,7 @@ export const creditCard: Detector = readingVisible(
 // lookarounds), never a piece of a longer one; `validate` counts its digits.
 const phoneSeparator = `[ .${digitGroupSpace}-]`;
 const phonePunctuation = new RegExp(`[+()${phoneSeparator.slice(1)}`);
-export const phone: Detector = readingVisible(pattern(
+export const phone: Detector = readingVisible(inDigitStretches(pattern(
   "phone",
   new RegExp(`(?<![\\w+]|\\d${phoneSeparator})(?:\\+\\d{1,3}${phoneSeparator}?)?(?:\\(\\d{1,4}\\)${phoneSeparator}?)?\\d(?:${phoneSeparator}?\\d){4,14}(?!\\w|${phoneSeparator}\\d)`),
   {
@@ -259,7 +366,7 @@ export const phone: Detector = readingVisible(pattern(
       return n >= 9 && n <= 15 && phonePunctuation.test(m) && !/^\d{1,3}(?:\.\d{1,3}){3}$/.test(m) && !amountNotPhone(m);
     },
   },
-));
+)));
 
 const octet = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
 /**
@@ -270,43 +377,83 @@ const octet = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
  */
 export const ipv4: Detector = readingVisible(pattern("ip_address", new RegExp(`(?<![\\w.])${octet}(?:\\.${octet}){3}(?!\\w|\\.\\d)`), { window: 16 }));
 
+/** An IPv6 address, full or compressed, with the characters around it its look-arounds read. */
+const ipv6Pattern = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?(?![\w:]|\.\d)/g;
+const ipv6Valid = (m: string): boolean => isIPv6(m) && /\d/.test(m) && (m.match(/[0-9A-Fa-f]{1,4}/g)?.length ?? 0) >= 2;
+const isHexOrColon = (code: number): boolean => code === 58 || (code >= 48 && code <= 57) || (code >= 65 && code <= 70) || (code >= 97 && code <= 102);
+const isIpv6Char = (code: number): boolean => isHexOrColon(code) || code === 46;
+
 /**
  * IPv6 addresses, full or compressed (validated by `node:net`): at least two groups and a digit (so `a::b` is not one).
+ * Only text around a colon between hex digits or colons is read.
  *
  * @example
  * scan("host 2001:db8::1", [ipv6]).length // 1
  */
-export const ipv6: Detector = readingVisible(pattern("ip_address", /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?(?![\w:]|\.\d)/, {
+export const ipv6: Detector = readingVisible({
+  kind: "ip_address",
   window: 48,
-  validate: (m) => isIPv6(m) && /\d/.test(m) && (m.match(/[0-9A-Fa-f]{1,4}/g)?.length ?? 0) >= 2,
-}));
+  minLength: 3,
+  *find(text, from = 0) {
+    let done = -1;
+    for (let at = text.indexOf(":"); at !== -1; at = text.indexOf(":", at + 1)) {
+      if (at < done || !isHexOrColon(text.charCodeAt(at - 1)) || !isHexOrColon(text.charCodeAt(at + 1))) continue;
+      // The stretch of hex digits, colons and dots around it: an address lies within it.
+      let a = at;
+      while (a > 0 && at - a < 64 && isIpv6Char(text.charCodeAt(a - 1))) a--;
+      let b = at + 1;
+      while (b < text.length && b - at < 64 && isIpv6Char(text.charCodeAt(b))) b++;
+      done = b;
+      const lo = Math.max(0, a - 1);
+      const piece = text.slice(lo, Math.min(text.length, b + 2));
+      ipv6Pattern.lastIndex = a - lo;
+      for (let m = ipv6Pattern.exec(piece); m !== null && m.index < b - lo; m = ipv6Pattern.exec(piece)) {
+        if (m[0] === "") {
+          ipv6Pattern.lastIndex = m.index + 1;
+          continue;
+        }
+        if (lo + m.index >= from && ipv6Valid(m[0])) yield { start: lo + m.index, end: lo + m.index + m[0].length };
+        else ipv6Pattern.lastIndex = m.index + 1;
+      }
+    }
+  },
+});
 
 /**
- * API keys and tokens with well-known prefixes: OpenAI and Anthropic (`sk-`), Stripe
- * (`sk_live_`, `rk_test_`...), GitHub (`ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_`, `github_pat_`),
- * AWS access key ids (`AKIA`, `ASIA`), Slack (`xoxb-`, `xoxp-`...), Google (`AIza`) and JWTs.
+ * API keys and tokens of known formats (see `secret-rules.ts`, derived from secretlint's
+ * recommended preset and gitleaks' rules): OpenAI and Anthropic (`sk-`), GitHub, GitLab, Slack
+ * tokens and webhook URLs, Stripe, AWS access key ids, Google API keys, npm, SendGrid, Hugging
+ * Face, Vault, JWTs and more, found whole however long they are.
  *
  * @example
  * scan("AKIAIOSFODNN7EXAMPLE", [apiKey])[0]?.kind // "api_key"
  */
-export const apiKey: Detector = readingVisible(pattern(
-  "api_key",
-  new RegExp(
-    [
-      "sk-[A-Za-z0-9_-]{20,256}",
-      "[rs]k_(?:live|test)_[A-Za-z0-9]{16,128}",
-      "gh[pousr]_[A-Za-z0-9]{36,255}",
-      "github_pat_[A-Za-z0-9_]{22,255}",
-      "(?:AKIA|ASIA)[0-9A-Z]{16}",
-      "xox[abposr]-[A-Za-z0-9-]{10,250}",
-      "AIza[0-9A-Za-z_-]{35}",
-      "eyJ[A-Za-z0-9_-]{8,2048}\\.eyJ[A-Za-z0-9_-]{8,4096}\\.[A-Za-z0-9_-]{8,2048}",
-    ].map((p) => `(?<![A-Za-z0-9_-])${p}(?![A-Za-z0-9_-])`).join("|"),
-  ),
-  // A JWT is recognisable only once 8 characters of its signature arrived, after a header and
-  // payload of up to 6 K characters: a stream holds an unfinished one from its `eyJ` on.
-  { window: 48, partial: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{0,2048}(?:\.(?:e(?:y(?:J[A-Za-z0-9_-]{0,4096}(?:\.[A-Za-z0-9_-]{0,2048})?)?)?)?)?$/ },
-));
+export const apiKey: Detector = readingVisible(knownTokens);
+
+/**
+ * Values assigned to a name that says they are secret (`GITHUB_TOKEN=…`, `"client_secret": "…"`,
+ * `password: …`), and credentials after `Authorization: Bearer`: kind `secret`.
+ *
+ * @example
+ * scan("GITHUB_TOKEN=9f8e7d6c5b4a3210fedcba98", [secretAssignment])[0]?.kind // "secret"
+ */
+export const secretAssignment: Detector = readingVisible(namedSecret);
+
+/**
+ * PEM private keys, from `-----BEGIN … PRIVATE KEY-----` to its footer: kind `secret`.
+ *
+ * @example
+ * scan("-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----", [privateKey])[0]?.kind // "secret"
+ */
+export const privateKey: Detector = readingVisible(pemPrivateKey);
+
+/**
+ * Passwords in URLs (`postgres://app:s3cret@db`), the password only: kind `secret`.
+ *
+ * @example
+ * scan("https://bob:hunter22@example.com", [urlCredentials])[0]?.kind // "secret"
+ */
+export const urlCredentials: Detector = readingVisible(urlPassword);
 
 export interface HighEntropyOptions {
   /** Shortest token considered; default 24. */
@@ -316,10 +463,11 @@ export interface HighEntropyOptions {
 }
 
 /**
- * Unlabelled secrets: long tokens mixing upper case, lower case and digits with high entropy,
- * whose character classes alternate as in random text (so `getUserById2024Handler` is not one).
- * Hex strings (hashes, UUIDs, commit ids) and plain words are left alone on purpose: they are
- * everywhere in tool output and rarely secrets.
+ * Unlabelled secrets: any long token mixing upper case, lower case and digits with high entropy,
+ * whose character classes alternate as in random text (so `getUserById2024Handler` is not one),
+ * however long. Not among the defaults: it also finds random file names, ids and hashes in
+ * base64, which are everywhere in tool output (the defaults judge randomness only in an
+ * assignment to a secret's name, see `secretAssignment`). Hex strings and plain words are left alone.
  *
  * @example
  * scan("token: Zm9vYmFyQmF6cXV4MTIzNDU2Nzg5MGFi", [highEntropy()]).length // 1
@@ -329,10 +477,10 @@ export const highEntropy = (options: HighEntropyOptions = {}): Detector => {
   const threshold = options.threshold ?? 3.5;
   if (!Number.isSafeInteger(minLength) || minLength < 8) throw new TypeError(`highEntropy: minLength must be an integer of at least 8, got ${String(minLength)}`);
   if (!(threshold > 0)) throw new TypeError(`highEntropy: threshold must be a positive number, got ${String(threshold)}`);
-  return readingVisible(pattern("secret", new RegExp(`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{${minLength},1024}={0,2}(?![A-Za-z0-9+/=_-])`), {
+  return readingVisible(pattern("secret", new RegExp(`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{${minLength},}={0,2}(?![A-Za-z0-9+/=_-])`), {
     window: minLength + 8,
     // Judged whole: a long token is held until it ends (a random tail can make a dull start a secret).
-    partial: new RegExp(`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{${minLength},1024}={0,2}$`),
+    partial: new RegExp(`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{${minLength},}={0,2}$`),
     validate: (m) => /[a-z]/.test(m) && /[A-Z]/.test(m) && /\d/.test(m) && mixing(m) >= 0.45 && entropy(m) >= threshold,
   }));
 };
@@ -343,7 +491,7 @@ export const highEntropy = (options: HighEntropyOptions = {}): Detector => {
  * @example
  * scan("mail bob@example.com", defaultDetectors())[0]?.kind // "email"
  */
-export const defaultDetectors = (): readonly Detector[] => [apiKey, email, creditCard, ipv4, ipv6, phone, highEntropy()];
+export const defaultDetectors = (): readonly Detector[] => [apiKey, privateKey, urlCredentials, secretAssignment, email, creditCard, ipv4, ipv6, phone];
 
 /**
  * Every sensitive span in `text` from `from` on (default 0; earlier text is look-behind context),
@@ -357,6 +505,7 @@ export const defaultDetectors = (): readonly Detector[] => [apiKey, email, credi
 export const scan = (text: string, detectors: readonly Detector[], from = 0): Detection[] => {
   const found: (Detection & { readonly rank: number })[] = [];
   detectors.forEach((d, rank) => {
+    if (d.minLength !== undefined && text.length < d.minLength) return;
     for (const m of d.find(text, from)) if (m.start >= from) found.push({ kind: d.kind, start: m.start, end: m.end, rank });
   });
   if (found.length === 0) return [];
@@ -428,6 +577,9 @@ export const Detectors = {
   ipv4,
   ipv6,
   apiKey,
+  secretAssignment,
+  privateKey,
+  urlCredentials,
   highEntropy,
   pattern,
   defaults: defaultDetectors,

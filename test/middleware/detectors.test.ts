@@ -39,8 +39,9 @@ describe("detectors", () => {
   });
 
   it("merge overlapping matches into one span, so no part of either is left out, and name every kind in it", () => {
-    expect(scan("/home/alice/x9Kq2LmP7zR4/bob.smith@example.com", defaultDetectors())).toEqual([{ kind: "secret", start: 0, end: 46, also: ["email"] }]);
-    expect(found("GET /var/lib/app/sessions/Xk9mQ2pL7rT4vW8zB1cD5/4111 1111 1111 1111 ok")).toEqual(["secret:/var/lib/app/sessions/Xk9mQ2pL7rT4vW8zB1cD5/4111 1111 1111 1111"]);
+    const broad = [...defaultDetectors(), highEntropy()];
+    expect(scan("/home/alice/x9Kq2LmP7zR4/bob.smith@example.com", broad)).toEqual([{ kind: "secret", start: 0, end: 46, also: ["email"] }]);
+    expect(found("GET /var/lib/app/sessions/Xk9mQ2pL7rT4vW8zB1cD5/4111 1111 1111 1111 ok", broad)).toEqual(["secret:/var/lib/app/sessions/Xk9mQ2pL7rT4vW8zB1cD5/4111 1111 1111 1111"]);
   });
 
   it("try again one character on after a rejected candidate: a card after a stray digit is found", () => {
@@ -57,7 +58,8 @@ describe("detectors", () => {
   it("scan from an offset with the text before it as look-behind context only", () => {
     const text = "k=Zm9vYmFyQmF6cXV4MTIz/4111 1111 1111 1111";
     // From 18, "MTIz/4111" would look like the start of a token were the text before it not context.
-    expect(scan(text, defaultDetectors(), 18)).toEqual(scan(text, defaultDetectors()));
+    const broad = [...defaultDetectors(), highEntropy()];
+    expect(scan(text, broad, 18)).toEqual(scan(text, broad));
     expect(scan("x bob@example.com", [email], 3)).toEqual([]); // the match starts before the offset
   });
 

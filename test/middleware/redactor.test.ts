@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { scan } from "../../src/middleware/detectors.ts";
+import { defaultDetectors, highEntropy, scan } from "../../src/middleware/detectors.ts";
 import { createRedactor } from "../../src/middleware/redactor.ts";
 
 describe("a redactor", () => {
@@ -29,13 +29,13 @@ describe("a redactor", () => {
   });
 
   it("blocks a span when any kind merged into it is blocked: an API key that is also a high-entropy secret", () => {
-    const out = createRedactor({ strategies: { secret: "block" } }).text("AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q");
+    const out = createRedactor({ detectors: [...defaultDetectors(), highEntropy()], strategies: { secret: "block" } }).text("AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q");
     expect(out.blocked).toEqual(["secret"]);
     expect(out.kinds).toEqual(["api_key", "secret"]);
   });
 
   it("rewrites a span of several kinds with the strictest of their strategies: a mask shows no part of a secret", () => {
-    const r = createRedactor({ strategies: { email: "mask" } });
+    const r = createRedactor({ detectors: [...defaultDetectors(), highEntropy()], strategies: { email: "mask" } });
     const text = "bob@example.com/Xk9mQ2pL7rT4vW8zB1cD5yz";
     expect(scan(text, r.detectors)).toEqual([{ kind: "email", start: 0, end: text.length, also: ["secret"] }]);
     expect(r.text(text).value).toBe("[REDACTED:email]");
