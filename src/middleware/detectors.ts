@@ -370,12 +370,17 @@ export const phone: Detector = readingVisible(inDigitStretches(pattern(
 
 const octet = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
 /**
- * IPv4 addresses (dotted quad, each octet 0 to 255).
+ * IPv4 addresses (dotted quad, each octet 0 to 255), but for `0.0.0.0`, `127.x.x.x` and
+ * `255.255.255.255`, which name no host.
  *
  * @example
  * scan("host 10.0.0.1", [ipv4])[0]?.kind // "ip_address"
  */
-export const ipv4: Detector = readingVisible(pattern("ip_address", new RegExp(`(?<![\\w.])${octet}(?:\\.${octet}){3}(?!\\w|\\.\\d)`), { window: 16 }));
+export const ipv4: Detector = readingVisible(pattern("ip_address", new RegExp(`(?<![\\w.])${octet}(?:\\.${octet}){3}(?!\\w|\\.\\d)`), {
+  window: 16,
+  // Addresses that name no host: the unspecified address, loopback and broadcast.
+  validate: (m) => m !== "0.0.0.0" && m !== "255.255.255.255" && !m.startsWith("127."),
+}));
 
 /** An IPv6 address, full or compressed, with the characters around it its look-arounds read. */
 const ipv6Pattern = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?(?![\w:]|\.\d)/g;

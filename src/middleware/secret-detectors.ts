@@ -129,6 +129,15 @@ const wordBefore = (text: string, end: number, floor: number): string => {
   return text.slice(j, end);
 };
 
+/**
+ * Whether a name says its value is secret (`password`, `apiKey`, `GITHUB_TOKEN`), and is not
+ * one of the names that only hold the word (`token_count`, `public_key`).
+ *
+ * @example
+ * namesSecret("client_secret") // true
+ */
+export const namesSecret = (name: string): boolean => keyword.test(name) && !notSecretName.test(name);
+
 /** Skip quotes and spaces backwards from `i`, at most 8. */
 const skipQuotes = (text: string, i: number, floor: number): number => {
   let k = 0;
@@ -153,6 +162,8 @@ const namedSecret = (text: string, at: number): boolean => {
     if (p === 58 || p === 63) i--;
   } else if (c === 58) i--;
   else if (c === 62 && text.charCodeAt(i - 2) === 61) i -= 2;
+  // A quoted name and its value as a call's arguments: `getenv("api_token", "…")`.
+  else if (c === 44 && afterOperator < at && text.charCodeAt(i - 2) !== 32 && isQuoteOrSpace(text.charCodeAt(i - 2))) i--;
   else if (i >= 3 && text.charCodeAt(i - 3) === 37 && text.charCodeAt(i - 2) === 51 && /[DdAa]/.test(text[i - 1] as string)) i -= 3;
   else {
     // No operator: a flag or an authorization scheme, then at least one space.
@@ -167,7 +178,7 @@ const namedSecret = (text: string, at: number): boolean => {
   }
   const name = wordBefore(text, skipQuotes(text, i, floor), floor);
   // Names with a keyword that hold no secret: `token_count`, `public_key`, `secret_name`, `max_tokens`.
-  return name !== "" && keyword.test(name) && !notSecretName.test(name);
+  return name !== "" && namesSecret(name);
 };
 
 const counts = new Uint16Array(128);
@@ -241,10 +252,19 @@ function* passwords(text: string, from: number): Generator<Match> {
       if (notSecretName.test(text.slice(nameStart, start + (named.groups?.name?.length ?? 0)))) continue;
       const s = passwordName.lastIndex;
       if (s < from) continue;
-      passwordValue.lastIndex = s;
-      const m = passwordValue.exec(text);
-      if (m === null) continue;
-      const e = valueEnd(text, s, s + m[0].length);
+      // A quoted value ends at its closing quote (it may hold `&`, `;` or spaces); a bare one at the first of them.
+      const quote = text[s - 1];
+      let e: number;
+      if (quote === '"' || quote === "'" || quote === "`") {
+        const close = text.slice(s, s + 129).search(quote === '"' ? /(?<!\\)"|\\"|\n/ : quote === "'" ? /(?<!\\)'|\n/ : /`|\n/);
+        if (close < 6) continue;
+        e = s + close;
+      } else {
+        passwordValue.lastIndex = s;
+        const m = passwordValue.exec(text);
+        if (m === null) continue;
+        e = valueEnd(text, s, s + m[0].length);
+      }
       const value = text.slice(s, e);
       if (e - s < 6 || notPassword.test(value) || /^(.)\1*$/.test(value)) continue;
       // An identifier, a call or a reference (`getPassword`, `config.db.password`) is code, not a password.
