@@ -120,3 +120,19 @@ export const secretKeywords =
  */
 export const notSecretNames =
   "(?:token|secret|key|api|credentials?)[_.-]?(?:ids?|names?|length|size|type|types|count|counts|file|path|ur[il]|endpoint|version|expir\\w*|limit|usage|format|prefix)|(?:csrf|xsrf|public|max|input|output|total|prompt|completion|cache|refresh[_.-]?token[_.-]?expir)[_.-]?tokens?|tokeni[sz]\\w*|(?:bucket|foreign|hot|idx|natural|primary|pub(?:lic)?|schema|sequence|sort|partition|cache|idempotency|object|row|map|hash|dict|lookup|index|composite|unique)[_.-]?key|key[_.-]?(?:alias|board|code|frame|id|length|mesh|name|pair|press(?:ed)?|ring|selector|signature|size|stone|storetype|word|up|down|left|right|vault\\w*|store\\w*|tab\\w*|file|path|type|s)|user[_.-]?secrets?[_.-]?id|secret[_.-]?(?:ref|arn|manager)";
+
+/**
+ * Rules of secretlint's recommended preset that are covered by a detector other than a token
+ * rule, and what covers each (a test checks that every rule of the preset is covered).
+ *
+ * @example
+ * coveredElsewhere["@secretlint/secretlint-rule-basicauth"] // "urlCredentials"
+ */
+export const coveredElsewhere: Readonly<Record<string, string>> = {
+  "@secretlint/secretlint-rule-anthropic": "openai-anthropic-api-key (one `sk-` rule)",
+  "@secretlint/secretlint-rule-privatekey": "privateKey",
+  "@secretlint/secretlint-rule-gcp": "privateKey (the service account file's private_key)",
+  "@secretlint/secretlint-rule-basicauth": "urlCredentials",
+  "@secretlint/secretlint-rule-database-connection-string": "urlCredentials",
+  "@secretlint/secretlint-rule-filter-comments": "nothing: it reads `secretlint-disable` comments, it detects nothing",
+};
