@@ -251,6 +251,8 @@ export const email: Detector = readingVisible({
         address.lastIndex = s;
         const m = address.exec(text);
         if (m === null) continue;
+        // `git@github.com:owner/repo.git` is an SSH remote (a host and a path), not an address.
+        if (text.charCodeAt(s + m[0].length) === 58 && /[\w~/.-]/.test(text[s + m[0].length + 1] ?? "")) continue;
         yield { start: s, end: s + m[0].length };
         if (sign === "@") done = s + m[0].length;
       }
@@ -334,13 +336,15 @@ const inDigitStretches = (inner: Detector): Detector => ({
 });
 
 /**
- * Payment card numbers: 13 to 19 digits, spaces or dashes allowed, Luhn-valid.
+ * Payment card numbers: 13 to 19 digits, spaces or dashes allowed, Luhn-valid, starting as
+ * issuers' numbers do (2 to 6: Mastercard, Amex, Diners, JCB, Visa, Discover, UnionPay), so that
+ * a millisecond timestamp or a snowflake id that happens to pass Luhn is not one.
  *
  * @example
  * scan("4111 1111 1111 1111", [creditCard]).length // 1 (Luhn-valid)
  */
 export const creditCard: Detector = readingVisible(inDigitStretches(
-  pattern("credit_card", new RegExp(`(?<![\\d-])\\d(?:[ ${digitGroupSpace}-]?\\d){12,18}(?!\\d)`), { window: 40, validate: (m) => luhn(m) && !thousands.test(m) }),
+  pattern("credit_card", new RegExp(`(?<![\\d-])[2-6](?:[ ${digitGroupSpace}-]?\\d){12,18}(?!\\d)`), { window: 40, validate: (m) => luhn(m) && !thousands.test(m) }),
 ));
 
 /**
@@ -356,14 +360,22 @@ export const creditCard: Detector = readingVisible(inDigitStretches(
 // lookarounds), never a piece of a longer one; `validate` counts its digits.
 const phoneSeparator = `[ .${digitGroupSpace}-]`;
 const phonePunctuation = new RegExp(`[+()${phoneSeparator.slice(1)}`);
+/**
+ * Digits separated by dots only, in groups a phone number is not written in: a version
+ * (`120.0.6099.109`), a decimal timestamp (`1700000000.12345`). Dotted phone numbers group their
+ * digits by two to four after a country or area code of one to three (`415.555.0100`, `06.12.34.56.78`).
+ */
+const dottedNotPhone = (m: string): boolean => /^[\d.]+$/.test(m) && !/^\d{1,4}(?:\.\d{2,4})+$/.test(m);
+/** A date (`2024-01-15 10`, `15.01.2024 10`) at the start: a timestamp in a log, not a phone number. */
+const dated = /^(?:\d{4}[-.]\d{1,2}[-.]\d{1,2}|\d{1,2}[-.]\d{1,2}[-.]\d{4})(?!\d)/;
 export const phone: Detector = readingVisible(inDigitStretches(pattern(
   "phone",
-  new RegExp(`(?<![\\w+]|\\d${phoneSeparator})(?:\\+\\d{1,3}${phoneSeparator}?)?(?:\\(\\d{1,4}\\)${phoneSeparator}?)?\\d(?:${phoneSeparator}?\\d){4,14}(?!\\w|${phoneSeparator}\\d)`),
+  new RegExp(`(?<![\\w+]|\\d${phoneSeparator}|\\d:)(?:\\+\\d{1,3}${phoneSeparator}?)?(?:\\(\\d{1,4}\\)${phoneSeparator}?)?\\d(?:${phoneSeparator}?\\d){4,14}(?!\\w|${phoneSeparator}\\d)`),
   {
     window: 32,
     validate: (m) => {
       const n = digitCount(m);
-      return n >= 9 && n <= 15 && phonePunctuation.test(m) && !/^\d{1,3}(?:\.\d{1,3}){3}$/.test(m) && !amountNotPhone(m);
+      return n >= 9 && n <= 15 && phonePunctuation.test(m) && !/^\d{1,3}(?:\.\d{1,3}){3}$/.test(m) && !amountNotPhone(m) && !dated.test(m) && !dottedNotPhone(m);
     },
   },
 )));

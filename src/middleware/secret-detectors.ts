@@ -145,13 +145,19 @@ const skipQuotes = (text: string, i: number, floor: number): number => {
   return i;
 };
 
+/** What names a value: nothing, an assignment or a flag, an HTTP authorization scheme. */
+type Named = 0 | 1 | 2;
+const NONE = 0;
+const ASSIGNED = 1;
+const SCHEME = 2;
+
 /**
- * Whether the text before `at` names a secret: an assignment to a name holding a keyword
+ * What in the text before `at` names a secret: an assignment to a name holding a keyword
  * (`NAME=`, `"name": "`, `name: `, `name := `, `name => `, `name%3D`), a flag (`--token `), or an
  * HTTP authorization scheme (`Bearer `, `Authorization: Basic `). Read backwards from the value,
  * a few characters each: most runs have no name before them at all.
  */
-const namedSecret = (text: string, at: number): boolean => {
+const namedSecret = (text: string, at: number): Named => {
   const floor = Math.max(0, at - ASSIGNMENT_REACH);
   const afterOperator = skipQuotes(text, at, floor);
   let i = afterOperator;
@@ -167,18 +173,18 @@ const namedSecret = (text: string, at: number): boolean => {
   else if (i >= 3 && text.charCodeAt(i - 3) === 37 && text.charCodeAt(i - 2) === 51 && /[DdAa]/.test(text[i - 1] as string)) i -= 3;
   else {
     // No operator: a flag or an authorization scheme, then at least one space.
-    if (afterOperator === at || text.charCodeAt(at - 1) !== 32) return false;
+    if (afterOperator === at || text.charCodeAt(at - 1) !== 32) return NONE;
     const word = wordBefore(text, afterOperator, floor);
-    if (/^bearer$/i.test(word)) return true;
-    if (secretFlag.test(word) && text.charCodeAt(afterOperator - word.length - 1) !== 45) return true;
-    if (!schemes.test(word)) return false;
+    if (/^bearer$/i.test(word)) return SCHEME;
+    if (secretFlag.test(word) && text.charCodeAt(afterOperator - word.length - 1) !== 45) return ASSIGNED;
+    if (!schemes.test(word)) return NONE;
     const before = skipQuotes(text, afterOperator - word.length, floor);
     const sep = text.charCodeAt(before - 1);
-    return (sep === 58 || sep === 61) && /authorization$/i.test(wordBefore(text, skipQuotes(text, before - 1, floor), floor));
+    return (sep === 58 || sep === 61) && /authorization$/i.test(wordBefore(text, skipQuotes(text, before - 1, floor), floor)) ? SCHEME : NONE;
   }
   const name = wordBefore(text, skipQuotes(text, i, floor), floor);
   // Names with a keyword that hold no secret: `token_count`, `public_key`, `secret_name`, `max_tokens`.
-  return name !== "" && namesSecret(name);
+  return name !== "" && namesSecret(name) ? ASSIGNED : NONE;
 };
 
 const counts = new Uint16Array(128);
@@ -221,6 +227,9 @@ const randomValue = (text: string, start: number, end: number): boolean => {
   if (/^v?\d+(?:\.\d+)+(?:[-+][\w.-]*)?$/.test(text.slice(start, end))) return false;
   return bits(text, start, end) >= 3.5;
 };
+
+/** A placeholder for a credential: one case of letters and `_.-` only (`YOUR_API_TOKEN`, `your-token-here`). */
+const placeholder = (text: string, start: number, end: number): boolean => /^(?:[A-Z_.-]+|[a-z_.-]+)$/.test(text.slice(start, end));
 
 /** Where a value in a run ends: trailing dots and dashes are punctuation (`token=abc123.`). */
 const valueEnd = (text: string, start: number, end: number): number => {
@@ -300,7 +309,11 @@ export const secretAssignment: Detector = {
         const eq = text.slice(s, end).search(/=(?!=|$)/);
         const e = valueEnd(text, s, eq === -1 ? end : s + eq);
         // A token of a known format is the api_key detector's: one span, one kind, streamed or not.
-        if (e - s < 12 || prefixAt(text, s) || !namedSecret(text, s) || !randomValue(text, s, e)) continue;
+        if (e - s < 12 || prefixAt(text, s)) continue;
+        const named = namedSecret(text, s);
+        // After `Bearer` or `Basic` a value is a credential unless it is a placeholder (`YOUR_TOKEN`);
+        // after a name, it must look random.
+        if (named === NONE || (named === SCHEME ? placeholder(text, s, e) : !randomValue(text, s, e))) continue;
         yield { start: s, end: e };
       }
     }
@@ -311,7 +324,7 @@ export const secretAssignment: Detector = {
     const last = text.length - 1;
     if (last < from || !isRunChar(text, last)) return undefined;
     const run = runAround(text, last, 8192);
-    for (const s of tokenStarts(text, run.start, text.length)) if (s >= from && !prefixAt(text, s) && namedSecret(text, s)) return s;
+    for (const s of tokenStarts(text, run.start, text.length)) if (s >= from && !prefixAt(text, s) && namedSecret(text, s) !== NONE) return s;
     return undefined;
   },
 };

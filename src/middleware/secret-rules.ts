@@ -6,14 +6,17 @@
  * secretlint itself over the labelled corpus and fails when it finds a secret these rules miss,
  * so the two cannot drift apart unnoticed. Differences on purpose: lengths have no upper bound (a
  * longer token is still a token), the documented example keys are not exempt (what reads as a
- * key is treated as one), and secretlint's AWS access key id scan, off by default there, is on.
+ * key is treated as one), secretlint's AWS access key id scan, off by default there, is on, and
+ * gitleaks rules that also ask for the service's name nearby (`mailgun`, `dropbox`) are taken for
+ * their token format alone, which is distinctive enough. A few formats neither covers by prefix
+ * are ours (`source: "agent-onion: …"`).
  */
 
 /** A credential recognised by its literal prefix. */
 export interface TokenRule {
   /** Rule id, as the rule set it comes from names it. */
   readonly id: string;
-  /** `secretlint:<rule package>` or `gitleaks:<rule id>`. */
+  /** `secretlint:<rule package>`, `gitleaks:<rule id>`, or `agent-onion: <why>` for a format neither covers by its prefix. */
   readonly source: string;
   /** Literal prefixes a token of this format starts with (case-sensitive). */
   readonly prefixes: readonly string[];
@@ -77,6 +80,25 @@ export const tokenRules: readonly TokenRule[] = [
   { id: "rubygems-api-token", source: "gitleaks:rubygems-api-token", prefixes: ["rubygems_"], token: "rubygems_[a-f0-9]{48}(?![A-Za-z0-9])" },
   { id: "doppler-api-token", source: "gitleaks:doppler-api-token", prefixes: ["dp.pt."], token: "dp\\.pt\\.[A-Za-z0-9]{43,}(?![A-Za-z0-9])" },
   { id: "flyio-token", source: "gitleaks:flyio-access-token", prefixes: ["fo1_", "fm1r_", "fm2_"], token: "(?:fo1_[\\w-]{43}|fm1[ar]_[A-Za-z0-9+/]{100,}={0,3}|fm2_[A-Za-z0-9+/]{100,}={0,3})" + tokenTail },
+  { id: "slack-webhook-url", source: "secretlint:@secretlint/secretlint-rule-slack", prefixes: ["hooks.slack.com/"], token: "hooks\\.slack\\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{10,}" },
+  { id: "twitter-bearer-token", source: "gitleaks:twitter-bearer-token", prefixes: ["AAAAAAAAAAAAAAAAAAAAA"], token: "A{22}[A-Za-z0-9%]{80,}(?![A-Za-z0-9%])" },
+  { id: "brevo-api-key", source: "gitleaks:sendinblue-api-token", prefixes: ["xkeysib-", "xsmtpsib-"], token: "x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}(?![A-Za-z0-9])" },
+  { id: "dynatrace-api-token", source: "gitleaks:dynatrace-api-token", prefixes: ["dt0c01."], token: "dt0c01\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{64}(?![A-Za-z0-9])" },
+  { id: "mapbox-secret-token", source: "gitleaks:mapbox-api-token", prefixes: ["sk.eyJ"], token: "sk\\.eyJ[A-Za-z0-9_-]{20,}\\.[A-Za-z0-9_-]{20,}" + tokenTail },
+  { id: "mailgun-private-key", source: "gitleaks:mailgun-private-api-token", prefixes: ["key-"], token: "key-[a-f0-9]{32}(?![A-Za-z0-9])" },
+  { id: "alibaba-access-key-id", source: "gitleaks:alibaba-access-key-id", prefixes: ["LTAI"], token: "LTAI[A-Za-z0-9]{20}(?![A-Za-z0-9])" },
+  { id: "adobe-client-secret", source: "gitleaks:adobe-client-secret", prefixes: ["p8e-"], token: "p8e-[A-Za-z0-9]{32}(?![A-Za-z0-9])" },
+  { id: "clojars-api-token", source: "gitleaks:clojars-api-token", prefixes: ["CLOJARS_"], token: "CLOJARS_[a-z0-9]{60}(?![A-Za-z0-9])" },
+  { id: "dropbox-api-token", source: "gitleaks:dropbox-short-lived-api-token", prefixes: ["sl."], token: "sl\\.[A-Za-z0-9_=-]{130,}" + tokenTail },
+  { id: "discord-bot-token", source: "agent-onion: Discord's bot token format", prefixes: ["M", "N", "O"], token: "[MNO][A-Za-z0-9]{23,25}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,38}" + tokenTail },
+  { id: "typeform-token", source: "gitleaks:typeform-api-token", prefixes: ["tfp_"], token: "tfp_[A-Za-z0-9_.=-]{59,}" + tokenTail },
+  { id: "prefect-api-token", source: "gitleaks:prefect-api-token", prefixes: ["pnu_"], token: "pnu_[A-Za-z0-9]{36}(?![A-Za-z0-9])" },
+  { id: "readme-api-token", source: "gitleaks:readme-api-token", prefixes: ["rdme_"], token: "rdme_[a-z0-9]{70}(?![A-Za-z0-9])" },
+  { id: "easypost-api-token", source: "gitleaks:easypost-api-token", prefixes: ["EZAK", "EZTK"], token: "EZ[AT]K[A-Za-z0-9]{54}(?![A-Za-z0-9])" },
+  { id: "frameio-api-token", source: "gitleaks:frameio-api-token", prefixes: ["fio-u-"], token: "fio-u-[A-Za-z0-9_=-]{64}" + tokenTail },
+  { id: "scalingo-api-token", source: "gitleaks:scalingo-api-token", prefixes: ["tk-us-"], token: "tk-us-[A-Za-z0-9_-]{48}" + tokenTail },
+  { id: "supabase-token", source: "agent-onion: Supabase's sbp_ personal access tokens", prefixes: ["sbp_"], token: "sbp_[a-f0-9]{40}(?![A-Za-z0-9])" },
+  { id: "netlify-token", source: "agent-onion: Netlify's nfp_ personal access tokens", prefixes: ["nfp_"], token: "nfp_[A-Za-z0-9]{36}(?![A-Za-z0-9])" },
   { id: "1password-secret-key", source: "gitleaks:1password-secret-key", prefixes: ["A3-"], token: "A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}(?![A-Za-z0-9])" },
 ];
 
@@ -101,8 +123,8 @@ export interface UrlRule {
  */
 export const urlRules: readonly UrlRule[] = [
   { id: "slack-webhook-url", source: "secretlint:@secretlint/secretlint-rule-slack", anchor: "hooks.slack.com/", url: "https?://hooks\\.slack\\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{10,}" },
-  { id: "discord-webhook-url", source: "gitleaks:discord-webhook", anchor: "discord.com/api/webhooks/", url: "https?://(?:[a-z]+\\.)?discord\\.com/api/webhooks/\\d{5,30}/[A-Za-z0-9_-]{30,}" },
-  { id: "discord-webhook-url-legacy", source: "gitleaks:discord-webhook", anchor: "discordapp.com/api/webhooks/", url: "https?://(?:[a-z]+\\.)?discordapp\\.com/api/webhooks/\\d{5,30}/[A-Za-z0-9_-]{30,}" },
+  { id: "discord-webhook-url", source: "agent-onion: Discord's webhook URLs", anchor: "discord.com/api/webhooks/", url: "https?://(?:[a-z]+\\.)?discord\\.com/api/webhooks/\\d{5,30}/[A-Za-z0-9_-]{30,}" },
+  { id: "discord-webhook-url-legacy", source: "agent-onion: Discord's webhook URLs", anchor: "discordapp.com/api/webhooks/", url: "https?://(?:[a-z]+\\.)?discordapp\\.com/api/webhooks/\\d{5,30}/[A-Za-z0-9_-]{30,}" },
   { id: "microsoft-teams-webhook", source: "gitleaks:microsoft-teams-webhook", anchor: ".webhook.office.com/webhookb2/", url: "https://[a-z0-9-]+\\.webhook\\.office\\.com/webhookb2/[a-z0-9-]{36}@[a-z0-9-]{36}/IncomingWebhook/[a-z0-9]{32}/[a-z0-9-]{36}" },
 ];
 
@@ -112,14 +134,14 @@ export const urlRules: readonly UrlRule[] = [
  * secret (`api_key`, `secret_key`, `private_key`, ...).
  */
 export const secretKeywords =
-  "api[_.-]?key|apikey|api[_.-]?token|access[_.-]?(?:key|token)|auth[_.-]?(?:key|token)|secret|token|passw(?:or)?d|passphrase|pwd|credentials?|creds|private[_.-]?key|signing[_.-]?key|encryption[_.-]?key|master[_.-]?key|session[_.-]?key|client[_.-]?key|[_-]key";
+  "api[_.-]?key|apikey|api[_.-]?token|access[_.-]?(?:key|token)|account[_.-]?key|shared[_.-]?access[_.-]?key|auth[_.-]?(?:key|token)|secret|token|passw(?:or)?d|passphrase|pwd|credentials?|creds|private[_.-]?key|signing[_.-]?key|encryption[_.-]?key|master[_.-]?key|session[_.-]?key|client[_.-]?key|[_-]key";
 
 /**
  * Names that hold a keyword but no secret, from gitleaks' allow list of the generic rule: ids,
  * names, lengths, files and public or structural keys.
  */
 export const notSecretNames =
-  "(?:token|secret|key|api|credentials?)[_.-]?(?:ids?|names?|length|size|type|types|count|counts|file|path|ur[il]|endpoint|version|expir\\w*|limit|usage|format|prefix)|(?:csrf|xsrf|public|max|input|output|total|prompt|completion|cache|refresh[_.-]?token[_.-]?expir)[_.-]?tokens?|tokeni[sz]\\w*|(?:bucket|foreign|hot|idx|natural|primary|pub(?:lic)?|schema|sequence|sort|partition|cache|idempotency|object|row|map|hash|dict|lookup|index|composite|unique)[_.-]?key|key[_.-]?(?:alias|board|code|frame|id|length|mesh|name|pair|press(?:ed)?|ring|selector|signature|size|stone|storetype|word|up|down|left|right|vault\\w*|store\\w*|tab\\w*|file|path|type|s)|user[_.-]?secrets?[_.-]?id|secret[_.-]?(?:ref|arn|manager)";
+  "(?:next|prev(?:ious)?)?[_.-]?page[_.-]?token|(?:next|continuation|sync|resume)[_.-]?token|(?:token|secret|key|api|credentials?)[_.-]?(?:ids?|names?|length|size|type|types|count|counts|file|path|ur[il]|endpoint|version|expir\\w*|limit|usage|format|prefix)|(?:csrf|xsrf|public|max|input|output|total|prompt|completion|cache|refresh[_.-]?token[_.-]?expir)[_.-]?tokens?|tokeni[sz]\\w*|(?:bucket|foreign|hot|idx|natural|primary|pub(?:lic)?|schema|sequence|sort|partition|cache|idempotency|object|row|map|hash|dict|lookup|index|composite|unique)[_.-]?key|key[_.-]?(?:alias|board|code|frame|id|length|mesh|name|pair|press(?:ed)?|ring|selector|signature|size|stone|storetype|word|up|down|left|right|vault\\w*|store\\w*|tab\\w*|file|path|type|s)|user[_.-]?secrets?[_.-]?id|secret[_.-]?(?:ref|arn|manager)";
 
 /**
  * Rules of secretlint's recommended preset that are covered by a detector other than a token
