@@ -8,7 +8,7 @@
  */
 import { isIPv6 } from "node:net";
 import { apiKey as knownTokens, privateKey as pemPrivateKey, secretAssignment as namedSecret, urlCredentials as urlPassword } from "./secret-detectors.ts";
-import { unescapedStart } from "./token-runs.ts";
+import { MIN_RUN, unescapedStart } from "./token-runs.ts";
 import { digitGroupSpace, readingVisible } from "./visible-text.ts";
 
 /** One match: `text.slice(start, end)` is the sensitive part. */
@@ -78,6 +78,7 @@ export const pattern = (kind: string, regex: RegExp, options: PatternOptions = {
   const unicode = regex.unicode || regex.flags.includes("v");
   // One character on: past a whole surrogate pair for a unicode regex, which would otherwise step
   // back to the pair's start and find the same candidate forever.
+  let idle: RegExp | undefined = new RegExp(source, flags);
   const step = (text: string, at: number): number => {
     if (unicode) {
       const code = text.charCodeAt(at);
@@ -89,17 +90,24 @@ export const pattern = (kind: string, regex: RegExp, options: PatternOptions = {
     kind,
     window,
     *find(text, from = 0) {
-      const re = new RegExp(source, flags);
-      re.lastIndex = from;
-      for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-        if (m[0] === "") {
-          re.lastIndex = step(text, m.index); // an empty match would loop forever
-          continue;
+      // One regex kept for reuse (a scan of many short strings would allocate one per string),
+      // and a fresh one when it is in use by a scan paused at a yield.
+      const re = idle ?? new RegExp(source, flags);
+      idle = undefined;
+      try {
+        re.lastIndex = from;
+        for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+          if (m[0] === "") {
+            re.lastIndex = step(text, m.index); // an empty match would loop forever
+            continue;
+          }
+          if (validate === undefined || validate(m[0])) yield { start: m.index, end: m.index + m[0].length };
+          // A rejected candidate consumes nothing: the next try starts one character on, so what is
+          // found does not depend on where scanning began (a stream scans from its held text on).
+          else re.lastIndex = step(text, m.index);
         }
-        if (validate === undefined || validate(m[0])) yield { start: m.index, end: m.index + m[0].length };
-        // A rejected candidate consumes nothing: the next try starts one character on, so what is
-        // found does not depend on where scanning began (a stream scans from its held text on).
-        else re.lastIndex = step(text, m.index);
+      } finally {
+        idle = re;
       }
     },
     ...(unfinished === undefined
@@ -510,6 +518,67 @@ export const highEntropy = (options: HighEntropyOptions = {}): Detector => {
  */
 export const defaultDetectors = (): readonly Detector[] => [apiKey, privateKey, urlCredentials, secretAssignment, email, creditCard, ipv4, ipv6, phone];
 
+/** Strings up to this length are sized up in one pass before any built-in detector runs on them. */
+const SHORT = 256;
+const RUN_CHAR = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=~") RUN_CHAR[c.charCodeAt(0)] = 1;
+
+/**
+ * For a short ASCII string, which built-in detectors cannot match in it, from one pass over it:
+ * its digits, its longest run of token characters, and whether it has an at sign (or the
+ * characters an encoded one starts with), a colon, an operator, a `B` (of `BEGIN`). A JSON object
+ * is mostly short strings (`"version": "1.2.3"`), and running every detector on each costs far
+ * more than this. Text with other characters is left to the detectors (an invisible character
+ * may join two runs in what they read).
+ */
+const cannotHold = (text: string): ((d: Detector) => boolean) | undefined => {
+  let digits = 0;
+  let run = 0;
+  let longest = 0;
+  let at = false;
+  let colon = false;
+  let operator = false;
+  let b = false;
+  let dot = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 128) return undefined;
+    if (RUN_CHAR[c] === 1) {
+      if (++run > longest) longest = run;
+    } else run = 0;
+    if (c >= 48 && c <= 57) digits++;
+    else if (c === 64 || c === 37 || c === 92 || c === 38) at = true; // @ % \ &
+    else if (c === 58) colon = operator = true;
+    else if (c === 61) operator = true;
+    else if (c === 66) b = true;
+    else if (c === 46) dot = true;
+  }
+  return (d) => {
+    switch (d) {
+      case apiKey:
+        return longest < MIN_RUN;
+      case secretAssignment:
+        return longest < MIN_RUN && !operator;
+      case privateKey:
+        return !b;
+      case urlCredentials:
+        return !at || !colon;
+      case email:
+        return !at;
+      case creditCard:
+        return digits < 13;
+      case phone:
+        return digits < 9;
+      case ipv4:
+        return digits < 4 || !dot;
+      case ipv6:
+        return !colon;
+      default:
+        return false;
+    }
+  };
+};
+
 /**
  * Every sensitive span in `text` from `from` on (default 0; earlier text is look-behind context),
  * sorted and without overlaps. Overlapping matches are merged into one span, so no part of
@@ -521,8 +590,10 @@ export const defaultDetectors = (): readonly Detector[] => [apiKey, privateKey, 
  */
 export const scan = (text: string, detectors: readonly Detector[], from = 0): Detection[] => {
   const found: (Detection & { readonly rank: number })[] = [];
+  const cannot = text.length <= SHORT ? cannotHold(text) : undefined;
   detectors.forEach((d, rank) => {
     if (d.minLength !== undefined && text.length < d.minLength) return;
+    if (cannot?.(d) === true) return;
     for (const m of d.find(text, from)) if (m.start >= from) found.push({ kind: d.kind, start: m.start, end: m.end, rank });
   });
   if (found.length === 0) return [];

@@ -9,24 +9,25 @@
  */
 import type { Detector } from "./detectors.ts";
 import { notSecretNames, secretKeywords, tokenRules, urlRules } from "./secret-rules.ts";
-import { isRunChar, longRuns, runAround, tokenStarts } from "./token-runs.ts";
+import { isRunChar, runAround, tokenCandidates, tokenStarts } from "./token-runs.ts";
 
 type Match = { readonly start: number; readonly end: number };
 
-/** Compiled token rules by the first code unit of their prefixes. */
-const byFirst = new Map<number, { readonly prefixes: readonly string[]; readonly re: RegExp }[]>();
+type Compiled = { readonly prefixes: readonly string[]; readonly re: RegExp };
+/** Compiled token rules by the first code unit of their prefixes (all ASCII). */
+const byFirst: (Compiled[] | undefined)[] = Array.from({ length: 128 }, () => undefined);
 for (const rule of tokenRules) {
   const re = new RegExp(rule.token, "y");
   for (const first of new Set(rule.prefixes.map((p) => p.charCodeAt(0)))) {
-    const list = byFirst.get(first) ?? [];
+    const list = (byFirst[first] ??= []);
     list.push({ prefixes: rule.prefixes.filter((p) => p.charCodeAt(0) === first), re });
-    byFirst.set(first, list);
   }
 }
 
 /** The end of a known token starting at `at`, if one does. */
 const tokenAt = (text: string, at: number): number | undefined => {
-  const rules = byFirst.get(text.charCodeAt(at));
+  const first = text.charCodeAt(at);
+  const rules = first < 128 ? byFirst[first] : undefined;
   if (rules === undefined) return undefined;
   for (const { prefixes, re } of rules) {
     if (!prefixes.some((p) => text.startsWith(p, at))) continue;
@@ -38,7 +39,10 @@ const tokenAt = (text: string, at: number): number | undefined => {
 };
 
 /** Whether a known token's prefix starts at `at` (a stream holds such a run until it ends). */
-const prefixAt = (text: string, at: number): boolean => byFirst.get(text.charCodeAt(at))?.some(({ prefixes }) => prefixes.some((p) => text.startsWith(p, at))) ?? false;
+const prefixAt = (text: string, at: number): boolean => {
+  const first = text.charCodeAt(at);
+  return (first < 128 && byFirst[first]?.some(({ prefixes }) => prefixes.some((p) => text.startsWith(p, at)))) ?? false;
+};
 
 const compiledUrlRules = urlRules.map((rule) => ({ ...rule, re: new RegExp(rule.url, "y") }));
 
@@ -83,22 +87,18 @@ export const apiKey: Detector = {
   window: 48,
   minLength: 16,
   *find(text, from = 0) {
-    const runs = longRuns(text);
-    for (let r = 0; r < runs.length; r += 2) {
-      const start = runs[r] as number;
-      const end = runs[r + 1] as number;
-      if (end <= from) continue;
+    const candidates = tokenCandidates(text);
+    for (let k = 0; k < candidates.length; k += 2) {
+      const s = candidates[k] as number;
+      if (s < from) continue;
       // A URL's run starts with `//` (the colon ends the one before): a webhook URL is a credential whole.
-      if (text.charCodeAt(start) === 47) {
-        const hook = webhookAt(text, start);
+      if (text.charCodeAt(s) === 47) {
+        const hook = webhookAt(text, s);
         if (hook !== undefined && hook.start >= from) yield hook;
         continue;
       }
-      for (const s of tokenStarts(text, start, end)) {
-        if (s < from) continue;
-        const e = tokenAt(text, s);
-        if (e !== undefined) yield { start: s, end: e };
-      }
+      const e = tokenAt(text, s);
+      if (e !== undefined) yield { start: s, end: e };
     }
   },
   partial(text, from = 0) {
@@ -136,7 +136,17 @@ const wordBefore = (text: string, end: number, floor: number): string => {
  * @example
  * namesSecret("client_secret") // true
  */
-export const namesSecret = (name: string): boolean => keyword.test(name) && !notSecretName.test(name);
+export const namesSecret = (name: string): boolean => {
+  // Names repeat (`request_id=`, `"version":` on every line): each is judged once.
+  let known = judged.get(name);
+  if (known === undefined) {
+    known = keyword.test(name) && !notSecretName.test(name);
+    if (judged.size >= 4096) judged.clear();
+    judged.set(name, known);
+  }
+  return known;
+};
+const judged = new Map<string, boolean>();
 
 /** Skip quotes and spaces backwards from `i`, at most 8. */
 const skipQuotes = (text: string, i: number, floor: number): number => {
@@ -245,43 +255,53 @@ const notPassword = /^(?:string|str|text|none|null|nil|true|false|undefined|requ
 
 /** Where a password's name may start: `password`, `passwd`, `passphrase`, `pwd`, in any of the usual cases. */
 const passwordAnchor = /[Pp](?:ass(?:w|phrase)|wd)|P(?:ASS(?:W|PHRASE)|WD)/g;
+let idleAnchor: RegExp | undefined = new RegExp(passwordAnchor);
 
 /** Short passwords after a password's name (too short to judge by entropy): anchored on the name itself. */
 function* passwords(text: string, from: number): Generator<Match> {
-  // Its own copy: a generator may be paused at a yield while another scan runs.
-  const anchor = new RegExp(passwordAnchor);
-  for (let hit = anchor.exec(text); hit !== null; hit = anchor.exec(text)) {
-    {
-      const start = hit.index;
-      passwordName.lastIndex = start;
-      const named = passwordName.exec(text);
-      if (named === null) continue;
-      let nameStart = start;
-      while (nameStart > 0 && start - nameStart < 40 && /[A-Za-z0-9_.-]/.test(text[nameStart - 1] as string)) nameStart--;
-      if (notSecretName.test(text.slice(nameStart, start + (named.groups?.name?.length ?? 0)))) continue;
-      const s = passwordName.lastIndex;
-      if (s < from) continue;
-      // A quoted value ends at its closing quote (it may hold `&`, `;` or spaces); a bare one at the first of them.
-      const quote = text[s - 1];
-      let e: number;
-      if (quote === '"' || quote === "'" || quote === "`") {
-        const close = text.slice(s, s + 129).search(quote === '"' ? /(?<!\\)"|\\"|\n/ : quote === "'" ? /(?<!\\)'|\n/ : /`|\n/);
-        if (close < 6) continue;
-        e = s + close;
-      } else {
-        passwordValue.lastIndex = s;
-        const m = passwordValue.exec(text);
-        if (m === null) continue;
-        e = valueEnd(text, s, s + m[0].length);
-      }
-      const value = text.slice(s, e);
-      if (e - s < 6 || notPassword.test(value) || /^(.)\1*$/.test(value)) continue;
-      // An identifier, a call or a reference (`getPassword`, `config.db.password`) is code, not a password.
-      if (/^[a-z][a-z.]*$/i.test(value) && !/\d/.test(value)) continue;
-      yield { start: s, end: e };
+  // The shared regex unless a scan paused at a yield holds it.
+  const anchor = idleAnchor ?? new RegExp(passwordAnchor);
+  idleAnchor = undefined;
+  anchor.lastIndex = 0;
+  try {
+    for (let hit = anchor.exec(text); hit !== null; hit = anchor.exec(text)) {
+      const found = passwordAt(text, hit.index, from);
+      if (found !== undefined) yield found;
     }
+  } finally {
+    idleAnchor = anchor;
   }
 }
+
+/** The password after the password's name starting at `start`, if one is assigned there. */
+const passwordAt = (text: string, start: number, from: number): Match | undefined => {
+  passwordName.lastIndex = start;
+  const named = passwordName.exec(text);
+  if (named === null) return undefined;
+  let nameStart = start;
+  while (nameStart > 0 && start - nameStart < 40 && /[A-Za-z0-9_.-]/.test(text[nameStart - 1] as string)) nameStart--;
+  if (notSecretName.test(text.slice(nameStart, start + (named.groups?.name?.length ?? 0)))) return undefined;
+  const s = passwordName.lastIndex;
+  if (s < from) return undefined;
+  // A quoted value ends at its closing quote (it may hold `&`, `;` or spaces); a bare one at the first of them.
+  const quote = text[s - 1];
+  let e: number;
+  if (quote === '"' || quote === "'" || quote === "`") {
+    const close = text.slice(s, s + 129).search(quote === '"' ? /(?<!\\)"|\\"|\n/ : quote === "'" ? /(?<!\\)'|\n/ : /`|\n/);
+    if (close < 6) return undefined;
+    e = s + close;
+  } else {
+    passwordValue.lastIndex = s;
+    const m = passwordValue.exec(text);
+    if (m === null) return undefined;
+    e = valueEnd(text, s, s + m[0].length);
+  }
+  const value = text.slice(s, e);
+  if (e - s < 6 || notPassword.test(value) || /^(.)\1*$/.test(value)) return undefined;
+  // An identifier, a call or a reference (`getPassword`, `config.db.password`) is code, not a password.
+  if (/^[a-z][a-z.]*$/i.test(value) && !/\d/.test(value)) return undefined;
+  return { start: s, end: e };
+};
 
 /**
  * Values assigned to a name that says they are secret (`token`, `secret`, `password`,
@@ -299,23 +319,23 @@ export const secretAssignment: Detector = {
   window: ASSIGNMENT_REACH + 16,
   minLength: 10,
   *find(text, from = 0) {
-    const runs = longRuns(text);
-    for (let r = 0; r < runs.length; r += 2) {
-      const end = runs[r + 1] as number;
-      if (end <= from) continue;
-      for (const s of tokenStarts(text, runs[r] as number, end)) {
-        if (s < from) continue;
-        // A value ends at the next `=` that is not padding (`a=b=c`).
-        const eq = text.slice(s, end).search(/=(?!=|$)/);
-        const e = valueEnd(text, s, eq === -1 ? end : s + eq);
-        // A token of a known format is the api_key detector's: one span, one kind, streamed or not.
-        if (e - s < 12 || prefixAt(text, s)) continue;
-        const named = namedSecret(text, s);
-        // After `Bearer` or `Basic` a value is a credential unless it is a placeholder (`YOUR_TOKEN`);
-        // after a name, it must look random.
-        if (named === NONE || (named === SCHEME ? placeholder(text, s, e) : !randomValue(text, s, e))) continue;
-        yield { start: s, end: e };
-      }
+    const candidates = tokenCandidates(text);
+    for (let k = 0; k < candidates.length; k += 2) {
+      const s = candidates[k] as number;
+      if (s < from || prefixAt(text, s)) continue;
+      // The name first: most runs have none before them, and that is a few characters to read.
+      const named = namedSecret(text, s);
+      if (named === NONE) continue;
+      // A value ends at the next `=` that is not padding (`a=b=c`).
+      const end = candidates[k + 1] as number;
+      let stop = end;
+      for (let at = s; at < end - 1; at++) if (text.charCodeAt(at) === 61 && text.charCodeAt(at + 1) !== 61) (stop = at), (at = end);
+      const e = valueEnd(text, s, stop);
+      // A token of a known format is the api_key detector's: one span, one kind, streamed or not.
+      // After `Bearer` or `Basic` a value is a credential unless it is a placeholder (`YOUR_TOKEN`);
+      // after a name, it must look random.
+      if (e - s < 12 || (named === SCHEME ? placeholder(text, s, e) : !randomValue(text, s, e))) continue;
+      yield { start: s, end: e };
     }
     yield* passwords(text, from);
   },

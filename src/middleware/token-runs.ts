@@ -3,7 +3,7 @@
  * unbroken runs (`ghp_…`, `sk-…`, base64, JWTs): a run of at least `n` characters holds one of
  * every `n`-th position, so probing those and widening only where a probe lands in a run finds
  * every such run at a fraction of a full scan. The detectors that need runs share one list per
- * text (see `longRuns`).
+ * text (see `tokenCandidates`).
  */
 
 /** Characters of a run: letters, digits and `_-.+/=~` (base64, base64url, JWT dots, `key=value`). */
@@ -27,14 +27,15 @@ export const MIN_RUN = 12;
 let last: { readonly text: string; readonly runs: Int32Array } | undefined;
 
 /**
- * Every maximal run of at least `MIN_RUN` run characters in `text`, as `[start, end)` pairs in
- * order. The last list is kept until the current task's microtasks run: a scan asks several
- * detectors about the same text.
+ * Where tokens may start in the long runs of `text` (every maximal run of at least `MIN_RUN` run
+ * characters), as `[start, runEnd)` pairs in order: a run's start (past an escape, see
+ * `unescapedStart`) and each place after a `=` in it (`key=ghp_…`, `--token=…`). The last list is
+ * kept until the current task's microtasks run: a scan asks several detectors about the same text.
  *
  * @example
- * [...longRuns("x = Zm9vYmFyQmF6cXV4 ok")] // [4, 20]
+ * [...tokenCandidates("x = Zm9vYmFyQmF6cXV4 ok")] // [4, 20]
  */
-export const longRuns = (text: string): Int32Array => {
+export const tokenCandidates = (text: string): Int32Array => {
   if (last?.text === text) return last.runs;
   const runs = findRuns(text, MIN_RUN);
   if (last === undefined) queueMicrotask(() => (last = undefined));
@@ -42,9 +43,23 @@ export const longRuns = (text: string): Int32Array => {
   return runs;
 };
 
+/** Where candidates are collected before being copied out at their count (most texts have few). */
+let scratch = new Int32Array(256);
+const NONE = new Int32Array(0);
+
+const push = (k: number, start: number, end: number): number => {
+  if (k + 2 > scratch.length) {
+    const grown = new Int32Array(scratch.length * 2);
+    grown.set(scratch);
+    scratch = grown;
+  }
+  scratch[k] = start;
+  scratch[k + 1] = end;
+  return k + 2;
+};
+
 const findRuns = (text: string, n: number): Int32Array => {
   const len = text.length;
-  let out = new Int32Array(64);
   let k = 0;
   let i = n - 1;
   while (i < len) {
@@ -58,17 +73,13 @@ const findRuns = (text: string, n: number): Int32Array => {
     let b = i + 1;
     while (b < len && (c = text.charCodeAt(b)) < 128 && RUN[c] === 1) b++;
     if (b - a >= n) {
-      if (k + 2 > out.length) {
-        const grown = new Int32Array(out.length * 2);
-        grown.set(out);
-        out = grown;
-      }
-      out[k++] = a;
-      out[k++] = b;
+      k = push(k, unescapedStart(text, a, b), b);
+      // After each `=` that is not padding (`==`, or one at the end).
+      for (let at = a; at < b - 1; at++) if (text.charCodeAt(at) === 61 && text.charCodeAt(at + 1) !== 61 && (at === a || text.charCodeAt(at - 1) !== 61)) k = push(k, at + 1, b);
     }
     i = b + n;
   }
-  return out.subarray(0, k);
+  return k === 0 ? NONE : scratch.slice(0, k);
 };
 
 /** The run around index `at` (which must be a run character), looking back at most `limit` characters. */

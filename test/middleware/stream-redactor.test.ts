@@ -88,6 +88,32 @@ describe("a stream redactor", () => {
     }
   };
 
+  it("comes out as the whole text's redaction for every kind of the corpus, split at every index", () => {
+    const samples = [
+      "export GH_TOKEN=ghp_" + "Xy9kQ2mN7pL4rT8vW1zB5cD3fG6hJ0aE1234",
+      '{"client_secret": "Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB", "n": 1}',
+      "curl -H 'Authorization: Bearer Xy9kQ2mN7pL4rT8vW1zB5cD3fG6hJ0aE' https://x.test",
+      "post to https://hooks.slack.com/services/T0ABCDEF1/B0ABCDEF2/abcdefghijklmnopqrstuvwx now",
+      "DATABASE_URL=postgres://app:s3cret-Pa55@db.internal:5432/app",
+      "password: hunter22!\nuser: bob",
+      "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAxk9mQ2pL7rT4vW8zB1cD5yXk9mQ2pL7rT4vW8zB1cD5y\n-----END RSA PRIVATE KEY-----\nok",
+      "GET /x?email=alice%40example.com&token%3D" + "Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB",
+      '{"log":"a\\nsk-proj-' + "Xy9kQ2mN7pL4rT8vW1zB5cD3".repeat(2) + '\\n"}',
+    ];
+    for (const sample of samples) {
+      asWhole(`${sample}${" tail".repeat(30)}`);
+      for (const kind of ["api_key", "secret", "email"]) asWhole(`${sample}${" tail".repeat(30)}`, { strategies: { [kind]: "block" } });
+    }
+  });
+
+  it("holds a secret's value while its name was released long before: the stream keeps the name as context", () => {
+    const padding = "x".repeat(300);
+    const value = "Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB";
+    const text = `${padding} "api_token":    "${value}" done${" tail".repeat(40)}`;
+    expect(createRedactor().text(text).value).toContain('"api_token":    "[REDACTED:secret]"');
+    asWhole(text);
+  });
+
   it("holds a JWT from its eyJ until its signature arrives, however long its payload", () => {
     const jwt = `eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ${"c3ViIjoiMTIzNDU2Nzg5MCIsIm5hbWUiOiJKb2huIERvZSJ9".repeat(4)}.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c`;
     asWhole(`Bearer ${jwt}\n`);
