@@ -88,9 +88,16 @@ export const apiKey: Detector = {
   minLength: 16,
   *find(text, from = 0) {
     const candidates = tokenCandidates(text);
+    // The end of the last token found: a place inside it is no new token.
+    let found = 0;
     for (let k = 0; k < candidates.length; k += 2) {
       const s = candidates[k] as number;
-      if (s < from) continue;
+      if (s < from || s < found) continue;
+      if ((candidates[k + 1] as number) < 0) {
+        const e = tokenAt(text, s);
+        if (e !== undefined) yield { start: s, end: (found = e) };
+        continue;
+      }
       // A URL's run starts with `//` (the colon ends the one before): a webhook URL is a credential whole.
       if (text.charCodeAt(s) === 47) {
         const hook = webhookAt(text, s);
@@ -98,7 +105,7 @@ export const apiKey: Detector = {
         continue;
       }
       const e = tokenAt(text, s);
-      if (e !== undefined) yield { start: s, end: e };
+      if (e !== undefined) yield { start: s, end: (found = e) };
     }
   },
   partial(text, from = 0) {
@@ -322,7 +329,8 @@ export const secretAssignment: Detector = {
     const candidates = tokenCandidates(text);
     for (let k = 0; k < candidates.length; k += 2) {
       const s = candidates[k] as number;
-      if (s < from || prefixAt(text, s)) continue;
+      // Inside a run (`-end`) only a known token may start; a value starts a run or follows `=`.
+      if (s < from || (candidates[k + 1] as number) < 0 || prefixAt(text, s)) continue;
       // The name first: most runs have none before them, and that is a few characters to read.
       const named = namedSecret(text, s);
       if (named === NONE) continue;
@@ -442,7 +450,9 @@ export const urlCredentials: Detector = {
         if (user.length > 0 && passStart - 1 - user.length >= from) yield { start: passStart - 1 - user.length, end: passStart - 1 };
         continue;
       }
-      if (/^(?:\$\{?|\{\{|<|%\()/.test(pass) || /^\*+$/.test(pass)) continue;
+      // Placeholders and defaults: `${PASS}`, `{password}`, `<password>`, `YOUR_PASSWORD`, `xxxx`, a word
+      // like `password`, or the user's own name again (`postgres:postgres@localhost`).
+      if (/^(?:\$|\{|<|%\()/.test(pass) || /^(.)\1*$/.test(pass) || /^[A-Z_]+$/.test(pass) || notPassword.test(pass) || /^(?:my|your)?(?:password|pwd|secret)$/i.test(pass) || pass === user || pass.length < 4) continue;
       if (passStart >= from) yield { start: passStart, end: at };
     }
   },

@@ -48,7 +48,7 @@ export const tokenRules: readonly TokenRule[] = [
   { id: "grafana-cloud-token", source: "secretlint:@secretlint/secretlint-rule-grafana", prefixes: ["glc_"], token: "glc_[A-Za-z0-9+/]{32,}={0,2}(?![A-Za-z0-9+/=])" },
   { id: "grafana-service-account-token", source: "secretlint:@secretlint/secretlint-rule-grafana", prefixes: ["glsa_"], token: "glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}(?![A-Za-z0-9])" },
   // OpenAI (`sk-proj-`, `sk-svcacct-`, `sk-admin-`, legacy `sk-`) and Anthropic (`sk-ant-api03-`, `sk-ant-admin01-`): one prefix.
-  { id: "openai-anthropic-api-key", source: "secretlint:@secretlint/secretlint-rule-openai", prefixes: ["sk-"], token: "sk-[A-Za-z0-9_-]{20,}" + tokenTail },
+  { id: "openai-anthropic-api-key", source: "secretlint:@secretlint/secretlint-rule-openai", prefixes: ["sk-"], token: "sk-[A-Za-z0-9_-]{32,}" + tokenTail },
   { id: "groq-api-key", source: "secretlint:@secretlint/secretlint-rule-groq", prefixes: ["gsk_"], token: "gsk_[A-Za-z0-9]{40,}(?![A-Za-z0-9])" },
   { id: "huggingface-token", source: "secretlint:@secretlint/secretlint-rule-huggingface", prefixes: ["hf_"], token: "hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])" },
   { id: "linear-api-key", source: "secretlint:@secretlint/secretlint-rule-linear", prefixes: ["lin_api_"], token: "lin_api_[A-Za-z0-9_]{32,}(?![A-Za-z0-9_])" },
@@ -56,7 +56,7 @@ export const tokenRules: readonly TokenRule[] = [
   { id: "1password-service-account-token", source: "secretlint:@secretlint/secretlint-rule-1password", prefixes: ["ops_"], token: "ops_ey[A-Za-z0-9+/]{64,}={0,3}(?![A-Za-z0-9+/=])" },
   { id: "hashicorp-vault-token", source: "secretlint:@secretlint/secretlint-rule-hashicorp-vault", prefixes: ["hvs.", "hvb.", "hvr."], token: "hv[sbr]\\.[A-Za-z0-9_-]{24,}" + tokenTail },
   { id: "vercel-token", source: "secretlint:@secretlint/secretlint-rule-vercel", prefixes: ["vcp_", "vci_", "vca_", "vcr_", "vck_"], token: "vc[pcikar]_[A-Za-z0-9]{20,}(?![A-Za-z0-9])" },
-  { id: "databricks-token", source: "secretlint:@secretlint/secretlint-rule-databricks", prefixes: ["dapi"], token: "dapi[a-f0-9]{32}(?:-\\d)?(?![A-Za-z0-9])" },
+  { id: "databricks-token", source: "secretlint:@secretlint/secretlint-rule-databricks", prefixes: ["dapi"], token: "dapi[A-Fa-f0-9]{32}(?:-\\d)?(?![A-Za-z0-9])" },
   { id: "docker-pat", source: "secretlint:@secretlint/secretlint-rule-docker", prefixes: ["dckr_pat_"], token: "dckr_pat_[A-Za-z0-9_-]{27,}" + tokenTail },
   { id: "figma-token", source: "secretlint:@secretlint/secretlint-rule-figma", prefixes: ["figd_"], token: "figd_[A-Za-z0-9_-]{40,}" + tokenTail },
   { id: "cloudflare-token", source: "secretlint:@secretlint/secretlint-rule-cloudflare", prefixes: ["cfk_", "cfut_", "cfat_"], token: "(?:cfk|cfut|cfat)_[A-Za-z0-9]{40,}(?![A-Za-z0-9])" },

@@ -6,6 +6,8 @@
  * text (see `tokenCandidates`).
  */
 
+import { tokenRules } from "./secret-rules.ts";
+
 /** Characters of a run: letters, digits and `_-.+/=~` (base64, base64url, JWT dots, `key=value`). */
 const RUN = new Uint8Array(128);
 for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=~") RUN[c.charCodeAt(0)] = 1;
@@ -26,11 +28,22 @@ export const MIN_RUN = 12;
 
 let last: { readonly text: string; readonly runs: Int32Array } | undefined;
 
+/** The first characters of the token rules' prefixes. */
+const FIRST = new Uint8Array(128);
+for (const rule of tokenRules) for (const prefix of rule.prefixes) FIRST[prefix.charCodeAt(0)] = 1;
+/** Most `=` and most places inside one run where a token may start that are tried. */
+const MAX_ASSIGNMENTS = 64;
+const MAX_INSIDE = 8;
+const isLetter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+
 /**
  * Where tokens may start in the long runs of `text` (every maximal run of at least `MIN_RUN` run
  * characters), as `[start, runEnd)` pairs in order: a run's start (past an escape, see
- * `unescapedStart`) and each place after a `=` in it (`key=ghp_…`, `--token=…`). The last list is
- * kept until the current task's microtasks run: a scan asks several detectors about the same text.
+ * `unescapedStart`) and each place after a `=` in it (`key=ghp_…`, `--token=…`), where a value
+ * may start; and, with `-runEnd` (a known token's prefix only), each place inside it after a
+ * character that is not a letter where a token rule's prefix may start (`x_ghp_…`, `v1/sk-…`), as
+ * secretlint's rules read a token's start. The last list is kept until the current task's
+ * microtasks run: a scan asks several detectors about the same text.
  *
  * @example
  * [...tokenCandidates("x = Zm9vYmFyQmF6cXV4 ok")] // [4, 20]
@@ -73,9 +86,20 @@ const findRuns = (text: string, n: number): Int32Array => {
     let b = i + 1;
     while (b < len && (c = text.charCodeAt(b)) < 128 && RUN[c] === 1) b++;
     if (b - a >= n) {
-      k = push(k, unescapedStart(text, a, b), b);
-      // After each `=` that is not padding (`==`, or one at the end).
-      for (let at = a; at < b - 1; at++) if (text.charCodeAt(at) === 61 && text.charCodeAt(at + 1) !== 61 && (at === a || text.charCodeAt(at - 1) !== 61)) k = push(k, at + 1, b);
+      const first = unescapedStart(text, a, b);
+      k = push(k, first, b);
+      // A few of each per run: a token rule may read to the end of the run from each, and a run of
+      // thousands of `=` or `sk-` is no text a tool prints but would cost time by its length squared.
+      let assignments = 0;
+      let inside = 0;
+      for (let at = a + 1; at < b - 1; at++) {
+        const before = text.charCodeAt(at - 1);
+        c = text.charCodeAt(at);
+        // After each `=` that is not padding (`==`, or one at the end).
+        if (before === 61) {
+          if (c !== 61 && (at - 1 === a || text.charCodeAt(at - 2) !== 61) && assignments++ < MAX_ASSIGNMENTS) k = push(k, at, b);
+        } else if (at > first && FIRST[c] === 1 && !isLetter(before) && inside++ < MAX_INSIDE) k = push(k, at, -b);
+      }
     }
     i = b + n;
   }

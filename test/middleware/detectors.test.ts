@@ -149,6 +149,17 @@ describe("the default detectors, on everyday tool output", () => {
     expect(found(`{"k":"\\u0022${key}\\u0022"}`)).toEqual([`api_key:${key}`]);
   });
 
+  it("find a known token inside a run after a character that is not a letter, as secretlint reads a token's start", () => {
+    const key = "ghp_" + "A1b2".repeat(9);
+    expect(found(`x_${key} v1/${key} 9${key}`)).toEqual([`api_key:${key}`, `api_key:${key}`, `api_key:${key}`]);
+    expect(found(`prefix${key}`)).toEqual([]); // after a letter it is part of a word
+  });
+
+  it("leave placeholder and default passwords in URLs alone, and find real ones", () => {
+    for (const url of ["https://user:password@example.com", "https://user:{PASS}@example.com", "https://u:YOUR_PASSWORD@example.com", "postgres://postgres:postgres@localhost/db", "https://u:xxxx@example.com"]) expect(found(url), url).toEqual([]);
+    expect(found("https://user:pass@example.com ftp://deploy:Tr0ub4dor@ftp.example.com")).toEqual(["secret:pass", "secret:Tr0ub4dor"]);
+  });
+
   it("find addresses with the at sign encoded for a URL, JSON or HTML", () => {
     expect(found("to=alice%40example.com&x=1 bob\\u0040example.org carol&#64;example.net")).toEqual(["email:alice%40example.com", "email:bob\\u0040example.org", "email:carol&#64;example.net"]);
   });
