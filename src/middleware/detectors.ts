@@ -429,6 +429,15 @@ export const ipv6: Detector = readingVisible({
       let b = at + 1;
       while (b < text.length && b - at < 64 && isIpv6Char(text.charCodeAt(b))) b++;
       done = b;
+      // Without `::`, an address has all eight groups (seven colons): a time (`10:23:12.345`) has not.
+      let colons = 0;
+      let double = false;
+      for (let i = a; i < b; i++) {
+        if (text.charCodeAt(i) !== 58) continue;
+        colons++;
+        if (text.charCodeAt(i + 1) === 58) double = true;
+      }
+      if (!double && colons < 7) continue;
       const lo = Math.max(0, a - 1);
       const piece = text.slice(lo, Math.min(text.length, b + 2));
       ipv6Pattern.lastIndex = a - lo;

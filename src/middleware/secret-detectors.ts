@@ -191,9 +191,16 @@ const namedSecret = (text: string, at: number): Named => {
   else {
     // No operator: a flag or an authorization scheme, then at least one space.
     if (afterOperator === at || text.charCodeAt(at - 1) !== 32) return NONE;
-    const word = wordBefore(text, afterOperator, floor);
+    // Most runs follow a space and a word that is none of these: its length and first letter say so.
+    let j = afterOperator;
+    while (j > floor && isNameChar(text.charCodeAt(j - 1))) j--;
+    const length = afterOperator - j;
+    const head = text.charCodeAt(j) | 32;
+    const flagged = text.charCodeAt(j) === 45;
+    if (!flagged && !((length === 6 && (head === 98 || head === 100)) || (length === 5 && (head === 116 || head === 98)))) return NONE;
+    const word = text.slice(j, afterOperator);
     if (/^bearer$/i.test(word)) return SCHEME;
-    if (secretFlag.test(word) && text.charCodeAt(afterOperator - word.length - 1) !== 45) return ASSIGNED;
+    if (flagged) return secretFlag.test(word) && text.charCodeAt(j - 1) !== 45 ? ASSIGNED : NONE;
     if (!schemes.test(word)) return NONE;
     const before = skipQuotes(text, afterOperator - word.length, floor);
     const sep = text.charCodeAt(before - 1);

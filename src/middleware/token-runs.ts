@@ -28,9 +28,9 @@ export const MIN_RUN = 12;
 
 let last: { readonly text: string; readonly runs: Int32Array } | undefined;
 
-/** The first characters of the token rules' prefixes. */
-const FIRST = new Uint8Array(128);
-for (const rule of tokenRules) for (const prefix of rule.prefixes) FIRST[prefix.charCodeAt(0)] = 1;
+/** The first two characters of the token rules' prefixes (of two or more), as `first * 128 + second`. */
+const PAIR = new Uint8Array(128 * 128);
+for (const rule of tokenRules) for (const prefix of rule.prefixes) if (prefix.length >= 2) PAIR[prefix.charCodeAt(0) * 128 + prefix.charCodeAt(1)] = 1;
 /** Most `=` and most places inside one run where a token may start that are tried. */
 const MAX_ASSIGNMENTS = 64;
 const MAX_INSIDE = 8;
@@ -41,7 +41,8 @@ const isLetter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <
  * characters), as `[start, runEnd)` pairs in order: a run's start (past an escape, see
  * `unescapedStart`) and each place after a `=` in it (`key=ghp_…`, `--token=…`), where a value
  * may start; and, with `-runEnd` (a known token's prefix only), each place inside it after a
- * character that is not a letter where a token rule's prefix may start (`x_ghp_…`, `v1/sk-…`), as
+ * character that is not a letter where the first two characters of a token rule's prefix are
+ * (`x_ghp_…`, `v1/sk-…`), as
  * secretlint's rules read a token's start. The last list is kept until the current task's
  * microtasks run: a scan asks several detectors about the same text.
  *
@@ -98,7 +99,7 @@ const findRuns = (text: string, n: number): Int32Array => {
         // After each `=` that is not padding (`==`, or one at the end).
         if (before === 61) {
           if (c !== 61 && (at - 1 === a || text.charCodeAt(at - 2) !== 61) && assignments++ < MAX_ASSIGNMENTS) k = push(k, at, b);
-        } else if (at > first && FIRST[c] === 1 && !isLetter(before) && inside++ < MAX_INSIDE) k = push(k, at, -b);
+        } else if (at > first && PAIR[c * 128 + text.charCodeAt(at + 1)] === 1 && !isLetter(before) && inside++ < MAX_INSIDE) k = push(k, at, -b);
       }
     }
     i = b + n;
