@@ -221,6 +221,25 @@ const localStart = (text: string, at: number): number => {
   return s;
 };
 
+/**
+ * Whether a domain could follow at `at`: a dot before the next space, quote or bracket (within
+ * 700 characters), and a letter after it. Most near misses (`a@b c`, `user@host`, `@scope/pkg`)
+ * end here, before the address pattern, which is costly to try.
+ */
+const dotAfter = (text: string, at: number): boolean => {
+  const end = Math.min(text.length, at + 700);
+  for (let i = at; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46) {
+      const next = text.charCodeAt(i + 1);
+      if ((next | 32) >= 97 && (next | 32) <= 122) return true;
+      if (next >= 128) return true;
+      if (next !== 45 && !(next >= 48 && next <= 57)) return false;
+    } else if (c <= 32 || c === 34 || c === 39 || c === 60 || c === 62 || c === 40 || c === 41 || c === 44 || c === 59 || c === 47 || c === 64) return false;
+  }
+  return false;
+};
+
 /** A user in a URL (`https://bob@host`, `postgres://app:pw@db`) is not an address: the part after its `@` is a host. */
 const inUrl = (text: string, start: number): boolean => {
   const before = text.charCodeAt(start - 1);
@@ -255,7 +274,9 @@ export const email: Detector = readingVisible({
         s = unescapedStart(text, s, at);
         // An encoded character before an address is not part of it (`%3Calice%40…`).
         while (s + 3 <= at && text.charCodeAt(s) === 37 && /^%[0-9A-Fa-f]{2}$/.test(text.slice(s, s + 3))) s += 3;
-        if (s >= at || s < from || inUrl(text, s)) continue;
+        // An HTML entity's at sign ends at its `;` (`&#64;`, `&#x40;`).
+        const after = sign === "&#" ? text.indexOf(";", at) + 1 : at + sign.length;
+        if (s >= at || s < from || after <= at || inUrl(text, s) || !dotAfter(text, after)) continue;
         address.lastIndex = s;
         const m = address.exec(text);
         if (m === null) continue;

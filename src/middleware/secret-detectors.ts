@@ -252,6 +252,19 @@ const randomValue = (text: string, start: number, end: number): boolean => {
   return bits(text, start, end) >= 3.5;
 };
 
+const awsSecretKey = /^[A-Za-z0-9/+]{40}$/;
+const awsKeyIdBefore = /(?:AKIA|ASIA)[A-Z0-9]{16}[\s,;:="'|]{1,8}$/;
+
+/**
+ * Whether the 40 characters at `at` are an AWS secret access key following its access key id
+ * (`AKIA…,wJalr…` in the console's CSV, or the two on one line): mixed case and a digit or `/`.
+ */
+const awsSecret = (text: string, at: number): boolean => {
+  const value = text.slice(at, at + 40);
+  if (!awsSecretKey.test(value) || !/[a-z]/.test(value) || !/[A-Z]/.test(value) || !/[\d/+]/.test(value)) return false;
+  return awsKeyIdBefore.test(text.slice(Math.max(0, at - 28), at));
+};
+
 /** A placeholder for a credential: one case of letters and `_.-` only (`YOUR_API_TOKEN`, `your-token-here`). */
 const placeholder = (text: string, start: number, end: number): boolean => /^(?:[A-Z_.-]+|[a-z_.-]+)$/.test(text.slice(start, end));
 
@@ -351,6 +364,12 @@ export const secretAssignment: Detector = {
       // after a name, it must look random.
       if (e - s < 12 || (named === SCHEME ? placeholder(text, s, e) : !randomValue(text, s, e))) continue;
       yield { start: s, end: e };
+    }
+    // An AWS secret access key has no name in a credentials CSV or next to its key id.
+    for (let k = 0; k < candidates.length; k += 2) {
+      const s = candidates[k] as number;
+      const end = candidates[k + 1] as number;
+      if (s >= from && end - s === 40 && awsSecret(text, s)) yield { start: s, end };
     }
     yield* passwords(text, from);
   },

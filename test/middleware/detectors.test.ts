@@ -140,6 +140,12 @@ describe("the default detectors, on everyday tool output", () => {
     for (const text of [`ref ${value}`, `"next_page_token": "${value}"`, `"public_key": "${value}"`, `the token ${value}`, `/tmp/${value}/x`]) expect(found(text), text).toEqual([]);
   });
 
+  it("find an AWS secret access key next to its access key id, as the console's credentials file and CSV give them", () => {
+    expect(found("AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")).toEqual(["api_key:AKIAIOSFODNN7EXAMPLE", "secret:wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"]);
+    expect(found("deploy,AKIAZ7Q4XK2M9N3P5R6T,Xk9mQ2pL7rT4vW8zB1cD5yXk9mQ2pL7rT4vW8zB1\n")).toEqual(["api_key:AKIAZ7Q4XK2M9N3P5R6T", "secret:Xk9mQ2pL7rT4vW8zB1cD5yXk9mQ2pL7rT4vW8zB1"]);
+    expect(found("commit 3f786850e387550fdab836ed7e6dc881de23001b")).toEqual([]); // 40 hex characters with no key id before
+  });
+
   it("find a known token whole however long, also right after a JSON or URL escape", () => {
     const long = "ghp_" + "A1b2".repeat(500);
     expect(found(`token ${long} end`)).toEqual([`api_key:${long}`]);
