@@ -1,10 +1,12 @@
 /**
  * Detectors: find PII and secrets in text. Each detector knows its `kind` (the label a
  * redaction shows) and its `window`: how many characters a stream must hold back so that a
- * match can be recognised before any of it is released. Every pattern has bounded
- * quantifiers, so scanning is linear in the text (no ReDoS on 10 MB tool outputs). The built-in
- * detectors read text as a reader sees it (see `readingVisible`): invisible characters inside a
- * match do not break it, and no-break spaces separate digits as spaces do.
+ * match can be recognised before any of it is released. The built-in detectors look only where
+ * a cheap search says a match may be (an at sign, a stretch of digits, a colon between hex
+ * digits, a long run of token characters: see `secret-detectors.ts`), and every pattern they
+ * run there is linear, so scanning is linear in the text (no ReDoS on 10 MB tool outputs). They
+ * read text as a reader sees it (see `readingVisible`): invisible characters inside a match do
+ * not break it, and no-break spaces separate digits as spaces do.
  */
 import { isIPv6 } from "node:net";
 import { apiKey as knownTokens, privateKey as pemPrivateKey, secretAssignment as namedSecret, urlCredentials as urlPassword } from "./secret-detectors.ts";
@@ -206,7 +208,8 @@ const atSigns = ["@", "%40", "\\u0040", "&#"];
 /** An address from the start of its local part, which the scan finds itself (see `localStart`). */
 const address = new RegExp(`${localChar}{1,64}${atSign}${label}(?:\\.${label}){0,8}\\.(?:${topLevelDomain})`, "vy");
 const isLocalChar = new RegExp(`^${localChar}$`, "v");
-const asciiLocal = /[A-Za-z0-9_.%+-]/;
+const ASCII_LOCAL = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.%+-") ASCII_LOCAL[c.charCodeAt(0)] = 1;
 
 /** Where the local part ending before `at` starts, or -1 when it is longer than 64 characters (no address). */
 const localStart = (text: string, at: number): number => {
@@ -214,7 +217,7 @@ const localStart = (text: string, at: number): number => {
   while (s > 0) {
     const c = text[s - 1] as string;
     const code = c.charCodeAt(0);
-    if (code < 128 ? !asciiLocal.test(c) : code >= 0xdc00 && code <= 0xdfff ? !isLocalChar.test(text.slice(s - 2, s)) : !isLocalChar.test(c)) break;
+    if (code < 128 ? ASCII_LOCAL[code] !== 1 : code >= 0xdc00 && code <= 0xdfff ? !isLocalChar.test(text.slice(s - 2, s)) : !isLocalChar.test(c)) break;
     s -= code >= 0xdc00 && code <= 0xdfff && s >= 2 ? 2 : 1;
     if (at - s > 64 + 6) return -1;
   }
@@ -541,7 +544,9 @@ export const highEntropy = (options: HighEntropyOptions = {}): Detector => {
 };
 
 /**
- * The default detectors, most specific first (on overlaps an earlier detector wins a tie).
+ * The default detectors, most specific first (on overlaps an earlier detector wins a tie):
+ * known token formats, private keys, passwords in URLs, values assigned to a secret's name,
+ * addresses, cards, IP addresses and phone numbers. `highEntropy()` is not among them.
  *
  * @example
  * scan("mail bob@example.com", defaultDetectors())[0]?.kind // "email"

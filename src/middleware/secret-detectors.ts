@@ -444,6 +444,7 @@ export const privateKey: Detector = {
   },
 };
 
+const schemeChar = (c: number): boolean => (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122) || c === 43 || c === 46 || c === 45;
 const userinfo = /[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/(?<user>[^\s:/?#@"'<>]{0,256}):(?<pass>[^\s/?#@"'<>]{1,256})@/y;
 
 /**
@@ -458,14 +459,16 @@ export const urlCredentials: Detector = {
   window: 132,
   minLength: 8,
   *find(text, from = 0) {
+    // The last `://` before each at sign, followed through the text once: a look back from each
+    // at sign would read up to 520 characters per at sign.
+    let sep = -1;
+    let next = text.indexOf("://");
+    if (next === -1) return;
     for (let at = text.indexOf("@"); at !== -1; at = text.indexOf("@", at + 1)) {
-      // A bounded look back: an unbounded lastIndexOf would read the whole text before each at sign.
-      const lo = Math.max(0, at - 520);
-      const found = text.slice(lo, at).lastIndexOf("://");
-      if (found === -1) continue;
-      const sep = lo + found;
+      while (next !== -1 && next < at) (sep = next), (next = text.indexOf("://", next + 3));
+      if (sep === -1 || at - sep > 520) continue;
       let s = sep;
-      while (s > 0 && /[A-Za-z0-9+.-]/.test(text[s - 1] as string) && sep - s < 30) s--;
+      while (s > 0 && schemeChar(text.charCodeAt(s - 1)) && sep - s < 30) s--;
       userinfo.lastIndex = s;
       const m = userinfo.exec(text);
       if (m === null || userinfo.lastIndex !== at + 1) continue;
