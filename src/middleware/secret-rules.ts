@@ -48,7 +48,7 @@ export const tokenRules: readonly TokenRule[] = [
   { id: "grafana-cloud-token", source: "secretlint:@secretlint/secretlint-rule-grafana", prefixes: ["glc_"], token: "glc_[A-Za-z0-9+/]{32,}={0,2}(?![A-Za-z0-9+/=])" },
   { id: "grafana-service-account-token", source: "secretlint:@secretlint/secretlint-rule-grafana", prefixes: ["glsa_"], token: "glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}(?![A-Za-z0-9])" },
   // OpenAI (`sk-proj-`, `sk-svcacct-`, `sk-admin-`, legacy `sk-`) and Anthropic (`sk-ant-api03-`, `sk-ant-admin01-`): one prefix.
-  { id: "openai-anthropic-api-key", source: "secretlint:@secretlint/secretlint-rule-openai", prefixes: ["sk-"], token: "sk-[A-Za-z0-9_-]{32,}" + tokenTail },
+  { id: "openai-anthropic-api-key", source: "secretlint:@secretlint/secretlint-rule-openai", prefixes: ["sk-"], token: "sk-[A-Za-z0-9_-]{20,}" + tokenTail },
   { id: "groq-api-key", source: "secretlint:@secretlint/secretlint-rule-groq", prefixes: ["gsk_"], token: "gsk_[A-Za-z0-9]{40,}(?![A-Za-z0-9])" },
   { id: "huggingface-token", source: "secretlint:@secretlint/secretlint-rule-huggingface", prefixes: ["hf_"], token: "hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])" },
   { id: "linear-api-key", source: "secretlint:@secretlint/secretlint-rule-linear", prefixes: ["lin_api_"], token: "lin_api_[A-Za-z0-9_]{32,}(?![A-Za-z0-9_])" },
