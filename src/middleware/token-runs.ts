@@ -34,7 +34,6 @@ for (const rule of tokenRules) for (const prefix of rule.prefixes) if (prefix.le
 /** Most `=` and most places inside one run where a token may start that are tried. */
 const MAX_ASSIGNMENTS = 64;
 const MAX_INSIDE = 8;
-const isLetter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 
 /**
  * Where tokens may start in the long runs of `text` (every maximal run of at least `MIN_RUN` run
@@ -93,13 +92,14 @@ const findRuns = (text: string, n: number): Int32Array => {
       // thousands of `=` or `sk-` is no text a tool prints but would cost time by its length squared.
       let assignments = 0;
       let inside = 0;
+      let before = text.charCodeAt(a);
       for (let at = a + 1; at < b - 1; at++) {
-        const before = text.charCodeAt(at - 1);
         c = text.charCodeAt(at);
-        // After each `=` that is not padding (`==`, or one at the end).
         if (before === 61) {
+          // After each `=` that is not padding (`==`, or one at the end).
           if (c !== 61 && (at - 1 === a || text.charCodeAt(at - 2) !== 61) && assignments++ < MAX_ASSIGNMENTS) k = push(k, at, b);
-        } else if (at > first && PAIR[c * 128 + text.charCodeAt(at + 1)] === 1 && !isLetter(before) && inside++ < MAX_INSIDE) k = push(k, at, -b);
+        } else if ((before < 65 || (before > 90 && before < 97) || before > 122) && at > first && PAIR[c * 128 + text.charCodeAt(at + 1)] === 1 && inside++ < MAX_INSIDE) k = push(k, at, -b);
+        before = c;
       }
     }
     i = b + n;
