@@ -175,6 +175,10 @@ const SCHEME = 2;
  * a few characters each: most runs have no name before them at all.
  */
 const namedSecret = (text: string, at: number): Named => {
+  // What can stand right before a named value: a quote, a space, an operator (`=`, `:`, `=>`,
+  // `,`), or the end of `%3D`/`%3A`. Most runs follow something else (`.`, `(`, `/`): nothing to read.
+  const p = text.charCodeAt(at - 1);
+  if (!(p === 32 || p === 9 || p === 34 || p === 39 || p === 96 || p === 92 || p === 61 || p === 58 || p === 62 || p === 44 || (p | 32) === 100 || (p | 32) === 97)) return NONE;
   const floor = Math.max(0, at - ASSIGNMENT_REACH);
   const afterOperator = skipQuotes(text, at, floor);
   let i = afterOperator;

@@ -81,6 +81,15 @@ const findRuns = (text: string, n: number): Int32Array => {
       i += n;
       continue;
     }
+    // A run of n or more holding i holds i - h or i + h (h = n / 2): when neither is a run
+    // character, the word at i is short, and is passed over without walking it.
+    const h = n >> 1;
+    const left = i >= h ? text.charCodeAt(i - h) : 128;
+    const right = i + h < len ? text.charCodeAt(i + h) : 128;
+    if ((left >= 128 || RUN[left] === 0) && (right >= 128 || RUN[right] === 0)) {
+      i += n;
+      continue;
+    }
     let a = i;
     while (a > 0 && (c = text.charCodeAt(a - 1)) < 128 && RUN[c] === 1) a--;
     let b = i + 1;
