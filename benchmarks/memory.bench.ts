@@ -122,15 +122,15 @@ const referenceSizes = async (): Promise<MemoryReport["sizes"]> => {
   let runContext: number | undefined;
   let note = "";
   try {
-    // Internal module: the per-run object of the engine (also the HookContext hooks see).
-    const { RunContext } = await import("../src/core/run-context.ts");
+    // Internal module: the per-run state of the engine.
+    const { Run } = await import("../src/core/run.ts");
     const { gate } = await import("../src/core/point.ts");
     const def = gate({ name: "toolCall" });
-    const runtime = { store: undefined, approval: undefined, strict: false, onFailure: undefined, pending: new Set(), stats: { hookFailures: 0, failOpen: 0, observerErrors: 0 } };
-    const chain = { point: def, hooks: [], observers: [], befores: [], afters: [], plain: true, aroundOnly: false, nests: false, lastExit: [], unknownSubject: undefined };
-    runContext = syncBytes(() => new RunContext(runtime as never, chain, undefined, input, undefined, false), 50_000);
+    const runtime = { store: undefined, approval: undefined, freeze: false, onFailure: undefined, pending: new Set(), stats: { hookFailures: 0, failOpen: 0, observerErrors: 0, observerDrops: 0 } };
+    const chain = { point: def, layers: [], observers: [], settles: false, nests: false, exits: [], unknownSubject: undefined, shared: true };
+    runContext = syncBytes(() => new Run(runtime as never, chain, undefined, input, (x: unknown) => x, undefined, 0), 50_000);
   } catch (error) {
-    note = `RunContext not measured: ${error instanceof Error ? error.message : String(error)}`;
+    note = `Run not measured: ${error instanceof Error ? error.message : String(error)}`;
   }
   return { outcome, runContext, promise, note };
 };

@@ -64,8 +64,9 @@ export const turnStops = () => {
     const { before, after } = hook;
     return Object.freeze({
       ...hook,
-      ...(before ? { before: async (input: never, ctx: HookContext) => seen(await before(input, ctx), ctx, false) } : {}),
-      ...(after ? { after: async (output: never, input: never, ctx: HookContext) => seen(await after(output, input, ctx), ctx, true) } : {}),
+      // A list of names in `before`/`after` is an order, not a phase: kept as it is (by `...hook`).
+      ...(typeof before === "function" ? { before: async (input: never, ctx: HookContext) => seen(await before(input, ctx), ctx, false) } : {}),
+      ...(typeof after === "function" ? { after: async (output: never, input: never, ctx: HookContext) => seen(await after(output, input, ctx), ctx, true) } : {}),
     }) as Hook;
   };
   const step: Hook<StepInput, StepResult, "observe"> = {
