@@ -64,7 +64,9 @@ export const dispatch = (run: Run): Step => {
 const forward = (run: Run, f: Frame): Step => {
   const layers = run.layers;
   const n = layers.length;
+  const ctx = run.ctx;
   const compact = run.rec === Rec.compact;
+  const exact = run.rec === Rec.exact;
   let i = f.i;
   /** The first layer of the current stretch of synchronous Continue answers (compact recording). */
   let from = i;
@@ -72,32 +74,34 @@ const forward = (run: Run, f: Frame): Step => {
     // A hook before this one aborted the run (its caller's signal): start nothing more, not even a condition (R7).
     if (run.settled) return (compact && recordRange(run, RangePhase.before, from, i - 1), abandoned(run, f));
     const layer = layers[i] as Layer;
-    if (layer.flags !== 0) {
-      if ((layer.flags & LayerFlag.matchesInput) !== 0 && !matchesNow(run, f, layer, i)) {
+    const flags = layer.flags;
+    if (flags !== 0) {
+      if ((flags & LayerFlag.matchesInput) !== 0 && !matchesNow(run, f, layer, i)) {
         if (compact) recordRange(run, RangePhase.before, from, i - 1);
         from = i + 1;
         continue;
       }
-      if ((layer.flags & LayerFlag.settles) !== 0) (run.open ??= []).push(f, i);
+      if ((flags & LayerFlag.settles) !== 0) (run.open ??= []).push(f, i);
     }
     const before = layer.before;
     if (before !== undefined) {
-      run.input = f.payload;
+      const payload = f.payload;
+      run.input = payload;
       let answer: unknown;
       let started = 0;
-      if (run.rec === Rec.exact || layer.timeoutMs !== undefined) {
+      if (exact || (flags & LayerFlag.timed) !== 0) {
         started = mark(run, layer);
-        answer = invoke(run, layer, "before", before, f.payload, undefined, started);
+        answer = invoke(run, layer, "before", before, payload, undefined, started);
       } else {
         run.current = layer;
         try {
-          answer = before(f.payload, run.ctx);
+          answer = before(payload, ctx);
         } catch (cause) {
           answer = thrown(run, layer, "before", cause);
         }
       }
       if (answer === undefined || answer === Continue) {
-        if (run.rec === Rec.exact) record(run, layer, "before", "Continue", started);
+        if (exact) record(run, layer, "before", "Continue", started);
       } else {
         if (compact) recordRange(run, RangePhase.before, from, i - 1);
         from = i + 1;
@@ -105,12 +109,14 @@ const forward = (run: Run, f: Frame): Step => {
         if (isThenable(answer)) return whenSettled(run, layer, "before", answer, started, laterBefore(run, f, layer, asyncStart(run, started)));
         if (applyBefore(run, f, layer, answer, started)) return shortCircuit(run, f);
       }
-      if (layer.recheck) approved(run, layer, f.payload);
     }
-    if (layer.around !== undefined) {
-      if (compact) recordRange(run, RangePhase.before, from, i);
-      f.i = i;
-      return new AroundCall(run, f, layer).begin();
+    if (flags !== 0) {
+      if ((flags & LayerFlag.recheck) !== 0) approved(run, layer, f.payload);
+      if ((flags & LayerFlag.around) !== 0) {
+        if (compact) recordRange(run, RangePhase.before, from, i);
+        f.i = i;
+        return new AroundCall(run, f, layer).begin();
+      }
     }
   }
   if (compact) recordRange(run, RangePhase.before, from, n - 1);
@@ -275,45 +281,49 @@ class GivenUpOn implements AbortWatcher {
 
 /**
  * Leave layers from `f.j` down to the frame's start: `after` on Completed, `recover` on Failed
- * (none once the outcome is final), then `onSettled` for a layer that has one (R1, R3, R5).
+ * (none once the outcome is final), then `onSettled` for a layer that has one (R1, R3, R5). What
+ * the loop reads of the frame changes only with an answer other than Continue, so it is read then.
  */
 const unwind = (run: Run, f: Frame): Step => {
   const layers = run.layers;
   const start = f.start;
+  const ctx = run.ctx;
   const compact = run.rec === Rec.compact;
-  let from = f.j;
+  const exact = run.rec === Rec.exact;
+  const skipped = f.skipped;
   let phase = exitPhase(f);
+  let value = phase === RangePhase.after ? (f.outcome as { value: unknown }).value : phase === RangePhase.recover ? (f.outcome as { error: unknown }).error : undefined;
+  let from = f.j;
   for (let j = f.j; j >= start; j--) {
     const layer = layers[j] as Layer;
-    if (f.skipped !== undefined && f.skipped.has(j)) {
+    if (skipped !== undefined && skipped.has(j)) {
       if (compact) recordRange(run, phase, from, j + 1);
       from = j - 1;
       continue;
     }
-    const outcome = f.outcome as Outcome;
-    const fn = f.final ? undefined : outcome._tag === "Completed" ? layer.after : outcome._tag === "Failed" ? layer.recover : undefined;
+    const fn = phase === RangePhase.after ? layer.after : phase === RangePhase.recover ? layer.recover : undefined;
+    const flags = layer.flags;
     if (fn !== undefined) {
       // A hook after this one aborted the run (its caller's signal): start nothing more (R7).
       if (run.settled) return (compact && recordRange(run, phase, from, j + 1), abandoned(run, f));
-      const exit = outcome._tag === "Completed" ? "after" : "recover";
+      const exit = phase === RangePhase.after ? "after" : "recover";
       const input = f.transforms === undefined ? f.initial : inputAt(f, j);
       run.input = input;
-      const value = outcome._tag === "Completed" ? outcome.value : (outcome as { error: unknown }).error;
       let answer: unknown;
       let started = 0;
-      if (run.rec === Rec.exact || layer.timeoutMs !== undefined) {
+      if (exact || (flags & LayerFlag.timed) !== 0) {
         started = mark(run, layer);
         answer = invoke(run, layer, exit, fn, value, input, started);
       } else {
         run.current = layer;
         try {
-          answer = fn(value, input, run.ctx);
+          answer = fn(value, input, ctx);
         } catch (cause) {
           answer = thrown(run, layer, exit, cause);
         }
       }
       if (answer === undefined || answer === Continue) {
-        if (run.rec === Rec.exact) record(run, layer, exit, "Continue", started);
+        if (exact) record(run, layer, exit, "Continue", started);
       } else {
         if (compact) recordRange(run, phase, from, j + 1);
         from = j - 1;
@@ -323,9 +333,10 @@ const unwind = (run: Run, f: Frame): Step => {
         }
         applyExit(run, f, layer, exit, answer, started);
         phase = exitPhase(f);
+        value = phase === RangePhase.after ? (f.outcome as { value: unknown }).value : phase === RangePhase.recover ? (f.outcome as { error: unknown }).error : undefined;
       }
     }
-    if ((layer.flags & LayerFlag.settles) !== 0) {
+    if ((flags & LayerFlag.settles) !== 0) {
       if (run.settled) return abandoned(run, f);
       endLayer(run, f, j);
     }

@@ -106,6 +106,10 @@ export const LayerFlag = {
   settles: 2,
   /** It has a `timeoutMs`: each call is timed. */
   timed: 4,
+  /** It is a `recheck` gate. */
+  recheck: 8,
+  /** It has an `around`: the walk nests there. */
+  around: 16,
 } as const;
 
 /** A hook compiled for one point, once, at registration: what the dispatcher walks. */
@@ -229,7 +233,8 @@ export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointNa
     recover: s.recover as AnyFn | undefined,
     onSettled,
     observe: s.observe as AnyFn | undefined,
-    flags: (matcher.needsInput ? LayerFlag.matchesInput : 0) | (onSettled !== undefined ? LayerFlag.settles : 0) | (timeoutMs !== undefined ? LayerFlag.timed : 0),
+    flags: (matcher.needsInput ? LayerFlag.matchesInput : 0) | (onSettled !== undefined ? LayerFlag.settles : 0) | (timeoutMs !== undefined ? LayerFlag.timed : 0) |
+      (s.recheck === true ? LayerFlag.recheck : 0) | (s.around !== undefined ? LayerFlag.around : 0),
     info: Object.freeze({ name, shadow, source }),
   };
 };

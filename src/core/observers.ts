@@ -1,8 +1,9 @@
 /**
  * Observers (R10): every settled run of a point with observers is handed to them as a `RunEvent`,
  * off the run's path. A run only joins its stack's queue when it settles; the queue is delivered
- * in batches from a macrotask, after the callers got their outcomes, and each event is built once,
- * when it is delivered, its decisions only when an observer reads them (see decisions.ts).
+ * in batches from a macrotask, after the callers got their outcomes. An event is a view of the
+ * settled run: what it copies (the outcome, the decisions, see decisions.ts) is copied when an
+ * observer first reads it, so an observer that reads little costs a run almost nothing.
  *
  * The queue is bounded: at most `limit` events wait or are being delivered (an event counts until
  * every asynchronous observer call for it settled). Past that, new events are dropped and counted
@@ -14,7 +15,7 @@ import type { RunEvent } from "./context.ts";
 import { decisionsOf } from "./decisions.ts";
 import { HookError, type Phase } from "./errors.ts";
 import type { Layer } from "./hook.ts";
-import type { Outcome } from "./outcome.ts";
+import type { Outcome, Rejected } from "./outcome.ts";
 import type { Run, Stats } from "./run.ts";
 import { isThenable } from "./signal.ts";
 import type { TraceEntry } from "./trace.ts";
@@ -33,7 +34,6 @@ const batchSize = 256;
 
 export class ObserverQueue {
   private runs: Run[] = [];
-  private outcomes: Outcome[] = [];
   private immediate: ReturnType<typeof setImmediate> | undefined = undefined;
   private microtask = false;
   /** Asynchronous observer calls not settled yet. */
@@ -45,25 +45,20 @@ export class ObserverQueue {
     readonly limit: number,
   ) {}
 
-  /** A run settled: queue it for its observers, or drop and count it when the queue is full. */
-  enqueue(run: Run, outcome: Outcome): void {
-    if (this.runs.length + this.running >= this.limit) {
+  /** A run settled (its outcome is `run.settledWith`): queue it for its observers, or drop and count it when the queue is full. */
+  enqueue(run: Run): void {
+    const runs = this.runs;
+    if (runs.length + this.running >= this.limit) {
       this.host.stats.observerDrops++;
       return;
     }
-    this.runs.push(run);
-    this.outcomes.push(outcome);
-    if (this.runs.length >= Math.min(batchSize, this.limit)) {
+    runs.push(run);
+    if (runs.length >= batchSize || runs.length >= this.limit) {
       if (!this.microtask) {
         this.microtask = true;
         queueMicrotask(this.deliverNow);
       }
     } else this.immediate ??= setImmediate(this.deliverNow);
-  }
-
-  /** Whether events wait for delivery. */
-  get waiting(): boolean {
-    return this.runs.length > 0;
   }
 
   /** Deliver every queued event now. */
@@ -74,17 +69,18 @@ export class ObserverQueue {
       this.immediate = undefined;
     }
     const runs = this.runs;
-    const outcomes = this.outcomes;
     if (runs.length === 0) return;
     this.runs = [];
-    this.outcomes = [];
-    for (let i = 0; i < runs.length; i++) this.notify(runs[i] as Run, outcomes[i] as Outcome);
+    for (let i = 0; i < runs.length; i++) this.notify(runs[i] as Run);
   }
 
-  private notify(run: Run, outcome: Outcome): void {
-    const event = new SettledRun(run, outcome);
-    for (const layer of run.chain.observers) {
-      if (layer.matcher.needsInput && !this.applies(run, layer, event.input)) continue;
+  private notify(run: Run): void {
+    const observers = run.chain.observers;
+    // One view per observer: what one observer does to its event object, no other sees.
+    const record = observers.length === 1 ? undefined : new EventRecord(run);
+    for (const layer of observers) {
+      if (layer.matcher.needsInput && !this.applies(run, layer, run.initial)) continue;
+      const event = new SettledRun(record ?? new EventRecord(run));
       let result: unknown;
       try {
         result = (layer.observe as (event: RunEvent) => unknown)(event);
@@ -122,62 +118,83 @@ export class ObserverQueue {
   }
 }
 
-/**
- * What observers receive: a frozen event, made once per run when it is delivered. Its decisions
- * are built from the run's record the first time they are read.
- */
-class SettledRun implements RunEvent {
-  declare readonly point: string;
-  declare readonly subject: string | undefined;
-  declare readonly sessionId: string | undefined;
-  declare readonly runId: string;
-  declare readonly callId: string;
-  declare readonly metadata: Readonly<Record<string, unknown>>;
-  declare readonly path: readonly string[];
-  declare readonly input: unknown;
-  declare readonly outcome: Outcome;
-  declare readonly failures: readonly HookError[];
-  declare readonly startedAt: number;
-  declare readonly durationMs: number;
-  readonly #run: Run;
-  #decisions: readonly TraceEntry[] | undefined = undefined;
+/** What a run's event views share: the run, and what is made from it once, when first read. */
+class EventRecord {
+  declare readonly run: Run;
+  declare outcome: Outcome | undefined;
+  declare decisions: readonly TraceEntry[] | undefined;
+  declare failures: readonly HookError[] | undefined;
 
-  constructor(run: Run, outcome: Outcome) {
-    this.point = run.point;
-    this.subject = run.subject;
-    this.sessionId = run.sessionId;
-    this.runId = run.runId;
-    this.callId = run.callId;
-    this.metadata = run.metadata;
-    this.path = run.path;
-    this.input = run.initial;
-    // A copy, frozen: the caller holds the outcome (R10).
-    this.outcome = observed(outcome);
-    this.failures = run.failures === undefined ? noFailures : Object.freeze([...run.failures]);
-    this.startedAt = run.origin;
-    this.durationMs = run.ended - run.origin;
-    this.#run = run;
-    Object.freeze(this);
-  }
-
-  /** Each hook's decision, in the order they were made (frozen copies). */
-  get decisions(): readonly TraceEntry[] {
-    return (this.#decisions ??= decisionsOf(this.#run));
-  }
-
-  /** The event as plain data, decisions included (they are read through a getter). */
-  toJSON(): Record<string, unknown> {
-    return { ...(this as object), decisions: this.decisions };
+  constructor(run: Run) {
+    this.run = run;
+    this.outcome = undefined;
+    this.decisions = undefined;
+    this.failures = undefined;
   }
 }
 
+/**
+ * What observers receive. Everything is read through the run when asked (and what must be copied
+ * is copied then, once, frozen), so an event costs an observer that reads little almost nothing,
+ * whatever the number of hooks. It has no fields of its own: nothing an observer writes to it or
+ * defines on it reaches the run or another observer, which gets a view of its own.
+ */
+class SettledRun implements RunEvent {
+  readonly #record: EventRecord;
+
+  constructor(record: EventRecord) {
+    this.#record = record;
+  }
+
+  get point(): string { return this.#record.run.point; }
+  get subject(): string | undefined { return this.#record.run.subject; }
+  get sessionId(): string | undefined { return this.#record.run.sessionId; }
+  get runId(): string { return this.#record.run.runId; }
+  get callId(): string { return this.#record.run.callId; }
+  get metadata(): Readonly<Record<string, unknown>> { return this.#record.run.metadata; }
+  get path(): readonly string[] { return this.#record.run.path; }
+  /** The input as the caller gave it (frozen, unless the stack opted out). */
+  get input(): any { return this.#record.run.initial; }
+  /** A copy, frozen: the caller holds the outcome (R10). */
+  get outcome(): Outcome { return (this.#record.outcome ??= observed(this.#record.run.settledWith as Outcome)); }
+  /** Each hook's decision, in the order they were made (frozen copies). */
+  get decisions(): readonly TraceEntry[] { return (this.#record.decisions ??= decisionsOf(this.#record.run)); }
+  get failures(): readonly HookError[] {
+    const record = this.#record;
+    return (record.failures ??= record.run.failures === undefined ? noFailures : Object.freeze([...record.run.failures]));
+  }
+  get startedAt(): number { return this.#record.run.origin; }
+  get durationMs(): number { return this.#record.run.ended - this.#record.run.origin; }
+
+  /** The event as plain data (its fields are getters, which JSON would not see). */
+  toJSON(): Record<string, unknown> {
+    const { point, subject, sessionId, runId, callId, metadata, path, input, outcome, decisions, failures, startedAt, durationMs } = this;
+    return { point, subject, sessionId, runId, callId, metadata, path, input, outcome, decisions, failures, startedAt, durationMs };
+  }
+
+  /** What `console.log` and `util.inspect` show: the same plain data. */
+  [Symbol.for("nodejs.util.inspect.custom")](): Record<string, unknown> {
+    return this.toJSON();
+  }
+}
+// Its getters are what every event reads: no observer may redefine them for the others.
+Object.freeze(SettledRun.prototype);
+
 const noFailures: readonly HookError[] = Object.freeze([]);
 
-/** A frozen copy of an outcome for hooks that only watch; a collecting gate's `reasons` are copied too. */
-export const observed = (outcome: Outcome): Outcome =>
-  Object.freeze(outcome._tag === "Rejected" && outcome.reasons !== undefined
-    ? { ...outcome, reasons: Object.freeze(outcome.reasons.map((r) => Object.freeze({ ...r }))) }
-    : { ...outcome }) as Outcome;
+/**
+ * A frozen copy of an outcome for hooks that only watch; a collecting gate's `reasons` are copied
+ * too. Written out field by field: V8 freezes an object literal of a known shape several times
+ * faster than a spread copy.
+ */
+export const observed = (o: Outcome): Outcome => {
+  if (o._tag === "Completed") return Object.freeze({ _tag: "Completed", value: o.value });
+  if (o._tag === "Failed") return Object.freeze({ _tag: "Failed", error: o.error });
+  const copy: { -readonly [K in keyof Rejected]: Rejected[K] } = { _tag: "Rejected", reason: o.reason, by: o.by };
+  if (o.cause !== undefined) copy.cause = o.cause;
+  if (o.reasons !== undefined) copy.reasons = Object.freeze(o.reasons.map((r) => Object.freeze({ reason: r.reason, by: r.by })));
+  return Object.freeze(copy);
+};
 
 /** An observer, an observer's condition or an `onSettled` failed: counted and reported, never in the way (R10). */
 export const observerFailed = (run: Run, layer: Layer, phase: Phase, cause: unknown): void => {

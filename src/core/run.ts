@@ -26,7 +26,8 @@ export interface Stats {
 
 /** Where settled runs go for their observers (see observers.ts). */
 export interface ObserverSink {
-  enqueue(run: Run, outcome: Outcome): void;
+  /** The run settled, with `run.settledWith`. */
+  enqueue(run: Run): void;
 }
 
 /** What a stack shares with every run: counters, pending background work, failure callback. */

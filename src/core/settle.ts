@@ -37,7 +37,7 @@ export const settle = (run: Run, outcome: Outcome, abandon: boolean): void => {
   }
   if (abandon) run.abandonRunning();
   run.dropLocals();
-  if (run.chain.observers.length > 0) run.runtime.observers.enqueue(run, outcome);
+  if (run.chain.observers.length > 0) run.runtime.observers.enqueue(run);
 };
 
 /** Leave layer `j` of `f`: its `onSettled`, if it was entered and has one, with the frame's outcome now. */
