@@ -622,6 +622,11 @@ class AroundCall implements Frame {
     this.state |= settled;
     const { run, layer } = this;
     this.outer.j = this.outer.i;
+    // The common answer first: the outcome its next() gave, passed on (`async (ctx, next) => await next()`).
+    if (answer === this.last && answer !== undefined && this.misuse === undefined && !layer.shadow) {
+      if (run.rec !== Rec.none) record(run, layer, "around", "Outcome", this.stamp, describeOutcome(answer as Outcome));
+      return this.leave(answer as Outcome, this.lastFinal);
+    }
     if (this.misuse !== undefined && !(answer instanceof Failure)) return this.failure(answer, "next-misuse", this.misuse);
     if (answer instanceof Failure) return this.failure(answer, answer.error.kind, answer.error.cause);
     if (layer.shadow) {
@@ -666,9 +671,13 @@ class AroundCall implements Frame {
   }
 
   leave(outcome: Outcome, final: boolean): Step {
-    this.outer.outcome = outcome;
-    this.outer.final = final;
-    return unwind(this.run, this.outer);
+    const outer = this.outer;
+    outer.outcome = outcome;
+    outer.final = final;
+    // Nothing from the outer frame's start up to this layer does anything on the way out: the
+    // outer frame has ended (unwinding it would visit no hook).
+    if ((this.run.chain.exits[this.start - 1] as number) < outer.start) return ended(this.run, outer);
+    return unwind(this.run, outer);
   }
 
   /** Continue: the outcome of the pending or last `next()`, or run the inside now if it never ran. */
