@@ -180,6 +180,7 @@ export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointNa
   const name = s.name;
   if (typeof name !== "string" || name.trim() === "") throw new RegistrationError(String(name ?? "?"), "name", "must be a non-empty string");
   for (const key of Object.keys(s)) if (!known.has(key)) throw new RegistrationError(name, key, `is not a hook field (expected one of ${[...known].join(", ")})`);
+  const order = orderOf(name, s);
   let any = false;
   for (const phase of phases) {
     const fn = s[phase];
@@ -204,7 +205,6 @@ export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointNa
   for (const flag of ["shadow", "recheck", "disabled"] as const)
     if (s[flag] !== undefined && typeof s[flag] !== "boolean") throw new RegistrationError(name, flag, `must be a boolean, got ${typeof s[flag]}`);
   if (s.source !== undefined && typeof s.source !== "string") throw new RegistrationError(name, "source", "must be a string");
-  const order = orderOf(name, s);
   if (order !== undefined)
     for (const [field, list] of [["before", order.before], ["after", order.after]] as const)
       if (list.includes(name)) throw new RegistrationError(name, field === "before" ? "order.before" : "order.after", `names the hook itself ("${name}"), which is a cycle`);
