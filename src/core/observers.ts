@@ -118,29 +118,29 @@ export class ObserverQueue {
   }
 }
 
-/** What a run's event views share: the run, and what is made from it once, when first read. */
+/** What a run's event views share: the run, and what is made from it once, frozen, when first read. */
 class EventRecord {
   declare readonly run: Run;
   declare outcome: Outcome | undefined;
-  declare decisions: readonly TraceEntry[] | undefined;
   declare failures: readonly HookError[] | undefined;
 
   constructor(run: Run) {
     this.run = run;
     this.outcome = undefined;
-    this.decisions = undefined;
     this.failures = undefined;
   }
 }
 
 /**
  * What observers receive. Everything is read through the run when asked (and what must be copied
- * is copied then, once, frozen), so an event costs an observer that reads little almost nothing,
- * whatever the number of hooks. It has no fields of its own: nothing an observer writes to it or
- * defines on it reaches the run or another observer, which gets a view of its own.
+ * is copied then), so an event costs an observer that reads little almost nothing, whatever the
+ * number of hooks. Nothing an observer writes to it or defines on it reaches the run or another
+ * observer: each gets a view of its own, with decisions of its own; what views share (the outcome
+ * copy, the failures) is frozen.
  */
 class SettledRun implements RunEvent {
   readonly #record: EventRecord;
+  #decisions: readonly TraceEntry[] | undefined = undefined;
 
   constructor(record: EventRecord) {
     this.#record = record;
@@ -157,8 +157,8 @@ class SettledRun implements RunEvent {
   get input(): any { return this.#record.run.initial; }
   /** A copy, frozen: the caller holds the outcome (R10). */
   get outcome(): Outcome { return (this.#record.outcome ??= observed(this.#record.run.settledWith as Outcome)); }
-  /** Each hook's decision, in the order they were made (frozen copies). */
-  get decisions(): readonly TraceEntry[] { return (this.#record.decisions ??= decisionsOf(this.#record.run)); }
+  /** Each hook's decision, in the order they were made: this view's own copies. */
+  get decisions(): readonly TraceEntry[] { return (this.#decisions ??= decisionsOf(this.#record.run)); }
   get failures(): readonly HookError[] {
     const record = this.#record;
     return (record.failures ??= record.run.failures === undefined ? noFailures : Object.freeze([...record.run.failures]));
