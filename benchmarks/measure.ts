@@ -45,7 +45,12 @@ const bytes = async (fn: (x: typeof input) => unknown): Promise<{ bytes: number;
   const gc = (globalThis as { gc?: () => void }).gc;
   if (gc === undefined) throw new Error("--mode bytes needs --expose-gc and a fixed young generation (see the header)");
   await warm(fn, 300);
-  const k = 20_000;
+  // As many calls as fit well inside the young generation (256 MB), so no scavenge runs among them.
+  gc();
+  const h = process.memoryUsage().heapUsed;
+  for (let i = 0; i < 1_000; i++) await fn(input);
+  const probe = Math.max(1, (process.memoryUsage().heapUsed - h) / 1_000);
+  const k = Math.max(1_000, Math.min(20_000, Math.floor((64 * 1024 * 1024) / probe)));
   const samples: number[] = [];
   for (let r = 0; r < 5; r++) {
     gc();

@@ -70,6 +70,8 @@ const forward = (run: Run, f: Frame): Step => {
   let i = f.i;
   /** The first layer of the current stretch of synchronous Continue answers (compact recording). */
   let from = i;
+  // What `ctx.input` shows; it changes only with a Transform (set again below).
+  run.input = f.payload;
   for (; i < n; i++) {
     // A hook before this one aborted the run (its caller's signal): start nothing more, not even a condition (R7).
     if (run.settled) return (compact && recordRange(run, RangePhase.before, from, i - 1), abandoned(run, f));
@@ -86,7 +88,6 @@ const forward = (run: Run, f: Frame): Step => {
     const before = layer.before;
     if (before !== undefined) {
       const payload = f.payload;
-      run.input = payload;
       let answer: unknown;
       let started = 0;
       if (exact || (flags & LayerFlag.timed) !== 0) {
@@ -108,6 +109,7 @@ const forward = (run: Run, f: Frame): Step => {
         f.i = i;
         if (isThenable(answer)) return whenSettled(run, layer, "before", answer, started, laterBefore(run, f, layer, asyncStart(run, started)));
         if (applyBefore(run, f, layer, answer, started)) return shortCircuit(run, f);
+        run.input = f.payload;
       }
     }
     if (flags !== 0) {
@@ -291,6 +293,9 @@ const unwind = (run: Run, f: Frame): Step => {
   const compact = run.rec === Rec.compact;
   const exact = run.rec === Rec.exact;
   const skipped = f.skipped;
+  // The input each layer received: the frame's, unless a before transformed it (then per layer).
+  const same = f.transforms === undefined;
+  if (same) run.input = f.initial;
   let phase = exitPhase(f);
   let value = phase === RangePhase.after ? (f.outcome as { value: unknown }).value : phase === RangePhase.recover ? (f.outcome as { error: unknown }).error : undefined;
   let from = f.j;
@@ -307,8 +312,8 @@ const unwind = (run: Run, f: Frame): Step => {
       // A hook after this one aborted the run (its caller's signal): start nothing more (R7).
       if (run.settled) return (compact && recordRange(run, phase, from, j + 1), abandoned(run, f));
       const exit = phase === RangePhase.after ? "after" : "recover";
-      const input = f.transforms === undefined ? f.initial : inputAt(f, j);
-      run.input = input;
+      const input = same ? f.initial : inputAt(f, j);
+      if (!same) run.input = input;
       let answer: unknown;
       let started = 0;
       if (exact || (flags & LayerFlag.timed) !== 0) {
@@ -339,6 +344,7 @@ const unwind = (run: Run, f: Frame): Step => {
     if ((flags & LayerFlag.settles) !== 0) {
       if (run.settled) return abandoned(run, f);
       endLayer(run, f, j);
+      if (same) run.input = f.initial; // the onSettled call pointed ctx.input at its own layer's
     }
   }
   if (compact) recordRange(run, phase, from, start);
