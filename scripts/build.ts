@@ -16,11 +16,14 @@
  * After the build it checks, on the files written, that the root loads neither Effect nor an
  * optional peer, and that claude-hook loads neither Effect nor tsx.
  *
- *   npx tsx scripts/build.ts
+ *   npx tsx scripts/build.ts [--out <dir>] [--no-types]
+ *
+ * `--out` writes somewhere else than dist/ (a test building its own copy); `--no-types` skips the
+ * declarations.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
-import { dirname, isAbsolute, join, relative } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { rolldown, type ModuleInfo } from "rolldown";
 
@@ -89,16 +92,20 @@ const packagesLoadedBy = (file: string, seen = new Set<string>()): Set<string> =
   return found;
 };
 
-const check = (entry: string, forbidden: readonly string[]): void => {
-  const loaded = packagesLoadedBy(join(root, "dist", entry));
+const check = (out: string, entry: string, forbidden: readonly string[]): void => {
+  const loaded = packagesLoadedBy(join(out, entry));
   const wrong = forbidden.filter((p) => loaded.has(p));
   if (wrong.length > 0) throw new Error(`dist/${entry} loads ${wrong.join(", ")} at start-up (it loads: ${[...loaded].join(", ")})`);
 };
 
 const main = async (): Promise<void> => {
+  const args = process.argv.slice(2);
+  const outAt = args.indexOf("--out");
+  const out = outAt >= 0 && args[outAt + 1] ? resolve(args[outAt + 1]!) : join(root, "dist");
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as PackageJson;
-  rmSync(join(root, "dist"), { recursive: true, force: true });
-  execFileSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(root, "tsconfig.build.json")], { stdio: "inherit" });
+  rmSync(out, { recursive: true, force: true });
+  if (!args.includes("--no-types"))
+    execFileSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(root, "tsconfig.build.json"), "--outDir", out], { stdio: "inherit" });
   let hookPath = new Set<string>();
   const bundle = await rolldown({
     cwd: root,
@@ -122,7 +129,7 @@ const main = async (): Promise<void> => {
     }],
   });
   await bundle.write({
-    dir: join(root, "dist"),
+    dir: out,
     format: "esm",
     entryFileNames: "[name].js",
     chunkFileNames: "chunks/[name].js",
@@ -135,9 +142,9 @@ const main = async (): Promise<void> => {
     },
   });
   await bundle.close();
-  check("index.js", ["effect", "@opentelemetry/api", "ioredis", "tsx"]);
-  check("core/index.js", ["effect", "@opentelemetry/api", "ioredis", "koa-compose"]);
-  check("cli/run.js", ["effect", "@opentelemetry/api", "ioredis", "tsx"]);
+  check(out, "index.js", ["effect", "@opentelemetry/api", "ioredis", "tsx"]);
+  check(out, "core/index.js", ["effect", "@opentelemetry/api", "ioredis", "koa-compose"]);
+  check(out, "cli/run.js", ["effect", "@opentelemetry/api", "ioredis", "tsx"]);
 };
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();

@@ -115,6 +115,14 @@ export interface SessionStart {
 /** What `sessionStart` yields; hooks may add context for the model with `ctx.addContext`. */
 export interface SessionInfo {
   readonly sessionId: string;
+  /**
+   * Variables the session's start hooks exported for later shell commands (Claude Code's
+   * `CLAUDE_ENV_FILE`), as they stand after the file is evaluated; absent when none were.
+   * A Bash tool passes them to the commands it runs.
+   */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The file those `export` lines were written to, for a Bash tool that sources it before each command instead. */
+  readonly envFile?: string;
 }
 
 /** Closing a session; subject is the reason. */
@@ -194,4 +202,43 @@ export interface Notification {
     | "elicitation_complete" | "elicitation_response" | "agent_needs_input" | "agent_completed"
     | (string & {});
   readonly message: string;
+}
+
+/**
+ * A tool call that needs a permission decision before it runs (Claude Code's PermissionRequest);
+ * subject is the tool's name. The operation asks whoever decides (a person, a policy).
+ */
+export interface PermissionRequest {
+  readonly call: ToolCall;
+  /** The "always allow" options a person would be offered (Claude Code's `permission_suggestions`), as given. */
+  readonly suggestions?: readonly unknown[];
+}
+
+/**
+ * The answer to a permission request: allow (perhaps with a rewritten input and permission
+ * updates to remember) or deny (with a message for the model, and whether to stop the turn).
+ */
+export type PermissionDecision =
+  | {
+    readonly behavior: "allow";
+    readonly updatedInput?: Readonly<Record<string, unknown>>;
+    readonly updatedPermissions?: readonly unknown[];
+  }
+  | { readonly behavior: "deny"; readonly message?: string; readonly interrupt?: boolean };
+
+/** A sub-agent being started (Claude Code's SubagentStart); subject is the sub-agent's name. Hooks' context goes to the sub-agent. */
+export interface SubagentStart {
+  readonly agent: string;
+  /** Agent names from the root to the new sub-agent. */
+  readonly path: readonly string[];
+  /** The task it was given, when known. */
+  readonly prompt?: string;
+}
+
+/**
+ * Every tool call of one step, resolved, before the next model call (Claude Code's
+ * PostToolBatch). A `Reject` ends the run there; context goes to the next model call.
+ */
+export interface ToolBatch {
+  readonly calls: readonly { readonly call: ToolCall; readonly result: ToolResult }[];
 }

@@ -11,13 +11,13 @@ import type { AgentTool } from "../agent/tool.ts";
 import { describe } from "../core/errors.ts";
 import { withDeadline } from "../core/signal.ts";
 import { ExecutorError } from "./errors.ts";
-import type { ClaudeEvent } from "./events.ts";
-import { externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions } from "./external.ts";
+import type { AgentEvent } from "./events.ts";
+import { externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions, type RunnerSpec } from "./external.ts";
 import { readOnlyTools } from "./readonly-tools.ts";
 import { evaluatorPrompt, readVerdict, verdictAnswer } from "./verdict.ts";
 import { checkLimit } from "./limits.ts";
 
-export interface AgentHookOptions<E extends ClaudeEvent = ClaudeEvent> extends ExternalHookOptions<E> {
+export interface AgentHookOptions<E extends AgentEvent = AgentEvent> extends ExternalHookOptions<E> {
   /** What to verify; `$ARGUMENTS` is where the event goes (appended when absent). */
   readonly prompt: string;
   readonly model: LanguageModel;
@@ -33,12 +33,12 @@ export interface AgentHookOptions<E extends ClaudeEvent = ClaudeEvent> extends E
 }
 
 /**
- * A hook that runs a read-only verifier sub-agent on each event.
+ * The runner of an agent hook (for a hook of its own, or one of a set).
  *
  * @example
- * stack.use("stop", agentHook({ event: "Stop", model, prompt: "Verify every TODO in src/ is resolved. $ARGUMENTS", timeout: 120 }))
+ * const { run } = agentRunner({ event: "Stop", model, prompt: "Verify the tests pass. $ARGUMENTS" })
  */
-export const agentHook = <E extends ClaudeEvent>(options: AgentHookOptions<E>): ExternalHook<E> => {
+export const agentRunner = <E extends AgentEvent>(options: AgentHookOptions<E>): RunnerSpec => {
   if (typeof options.prompt !== "string" || options.prompt.trim() === "") throw new TypeError("agentHook: prompt must be a non-empty string");
   if (typeof options.model?.generate !== "function") throw new TypeError("agentHook: model must have a generate(request, { signal }) method");
   checkLimit("agentHook", "maxEventChars", options.maxEventChars, "count");
@@ -46,27 +46,41 @@ export const agentHook = <E extends ClaudeEvent>(options: AgentHookOptions<E>): 
   const timeoutMs = resolveTimeoutMs(options, 60);
   const name = options.name ?? `agent:${options.event}`;
   const stack = options.stack ?? createAgentStack();
-  return externalHook({ ...options, name }, timeoutMs, async ({ json, signal, cwd }) => {
-    const { system, user } = evaluatorPrompt(options.prompt, json, options.maxEventChars);
-    const tools = options.tools ?? (await readOnlyTools(cwd));
-    const model = options.modelId === undefined ? options.model : named(options.model, options.modelId);
-    const agent = createAgent({ name, model, tools, stack, system, maxSteps: options.maxSteps ?? 50 });
-    const deadline = withDeadline(signal, timeoutMs);
-    let turn;
-    try {
-      turn = await agent.run(user, { signal: deadline.controller.signal });
-    } catch (error) {
-      throw new ExecutorError("model", `the verifier agent failed: ${describe(error)}`, { cause: error });
-    } finally {
-      deadline.dispose();
-    }
-    if (turn.status === "aborted") throw new ExecutorError(signal.aborted ? "aborted" : "timeout", `the verifier agent did not finish within ${timeoutMs} ms`);
-    if (turn.status !== "completed")
-      throw new ExecutorError("model", `the verifier agent ${turn.status}: ${turn.reason ?? describe(turn.error)}`);
-    // Agent hooks have no `impossible` (Claude Code's reference): ok or not, with a reason.
-    const { ok, reason } = readVerdict(name, turn.text);
-    return verdictAnswer(options.event, reason === undefined ? { ok } : { ok, reason });
-  });
+  return {
+    name, timeoutMs, backstopMs: 1500,
+    run: async ({ json, signal, cwd }) => {
+      const { system, user } = evaluatorPrompt(options.prompt, json, options.maxEventChars);
+      const tools = options.tools ?? (await readOnlyTools(cwd));
+      const model = options.modelId === undefined ? options.model : named(options.model, options.modelId);
+      const agent = createAgent({ name, model, tools, stack, system, maxSteps: options.maxSteps ?? 50 });
+      const deadline = withDeadline(signal, timeoutMs);
+      let turn;
+      try {
+        turn = await agent.run(user, { signal: deadline.controller.signal });
+      } catch (error) {
+        throw new ExecutorError("model", `the verifier agent failed: ${describe(error)}`, { cause: error });
+      } finally {
+        deadline.dispose();
+      }
+      if (turn.status === "aborted") throw new ExecutorError(signal.aborted ? "aborted" : "timeout", `the verifier agent did not finish within ${timeoutMs} ms`);
+      if (turn.status !== "completed")
+        throw new ExecutorError("model", `the verifier agent ${turn.status}: ${turn.reason ?? describe(turn.error)}`);
+      // Agent hooks have no `impossible` (Claude Code's reference): ok or not, with a reason.
+      const { ok, reason } = readVerdict(name, turn.text);
+      return verdictAnswer(options.event, reason === undefined ? { ok } : { ok, reason });
+    },
+  };
+};
+
+/**
+ * A hook that runs a read-only verifier sub-agent on each event.
+ *
+ * @example
+ * stack.use("stop", agentHook({ event: "Stop", model, prompt: "Verify every TODO in src/ is resolved. $ARGUMENTS", timeout: 120 }))
+ */
+export const agentHook = <E extends AgentEvent>(options: AgentHookOptions<E>): ExternalHook<E> => {
+  const runner = agentRunner(options);
+  return externalHook({ ...options, name: runner.name }, runner.timeoutMs, runner.run, runner.backstopMs);
 };
 
 /** `model` under another id: what the sub-agent's requests name as their model. */

@@ -1,25 +1,23 @@
 /**
- * Reading what an external hook said. A process result or an HTTP response becomes a
- * `HookAnswer` (block, JSON output, plain text), or an `ExecutorError` saying why it could not:
- * every exit path of Claude Code's protocol is decided here and nowhere else.
+ * Reading what an external hook said. A process result, an HTTP response or an MCP tool's text
+ * becomes a `HookAnswer` (block, JSON output, plain text), or an `ExecutorError` saying why it
+ * could not: every exit path of Claude Code's protocol is decided here and nowhere else.
+ *
+ * What stdout may hold: on events where Claude Code reads plain stdout as context
+ * (UserPromptSubmit, SessionStart), plain text is context; everywhere else an answer is empty or
+ * exactly one JSON object once surrounding whitespace is trimmed. Text around the object (a
+ * banner, `checking... `, an ANSI colour code, `OK\r`) makes the answer unreadable: a hook
+ * failure, which the failure policy decides (a guard mounted by hand blocks and says why).
  */
 import { ExecutorError } from "./errors.ts";
-import { claudeEvents, type ClaudeEvent } from "./events.ts";
+import { agentEvents, type AgentEvent } from "./events.ts";
+import type { HookAnswer } from "./hook-answer.ts";
 import { parseJson } from "./json.ts";
 import type { ProcessResult } from "./process.ts";
 import { cleanText } from "./sanitize.ts";
-import { decodeHookOutput, type HookOutput } from "./schemas.ts";
+import { malformedMessage, readHookOutput } from "./schemas.ts";
 
-/** What an external hook answered, before it is turned into a HookAction. */
-export interface HookAnswer {
-  /** A blocking answer's own text (exit 2's stderr, a verdict's reason); the reason of a JSON blocking decision wins over it. */
-  readonly block?: string;
-  readonly output?: HookOutput;
-  /** Plain (non-JSON) stdout, cleaned and capped. */
-  readonly text?: string;
-  /** A prompt hook judged a Stop condition impossible: let the stop happen. */
-  readonly impossible?: boolean;
-}
+export type { HookAnswer } from "./hook-answer.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 const lenient = new TextDecoder("utf-8");
@@ -32,33 +30,69 @@ const lenient = new TextDecoder("utf-8");
  */
 const looksLikeObject = /^\{\s*(?:["'}]|:[A-Za-z_]|[A-Za-z_$][\w$-]*\s*(?::|=))/;
 
+const quote = (text: string): string => JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+
+/** A JSON object at the end of `text`, after something else: `checking... {"decision":"block"}`. */
+const objectAtEnd = (text: string): boolean => {
+  if (!text.endsWith("}")) return false;
+  for (let i = text.indexOf("{", 1); i > 0; i = text.indexOf("{", i + 1)) {
+    try {
+      const v = JSON.parse(text.slice(i));
+      if (typeof v === "object" && v !== null && !Array.isArray(v)) return true;
+    } catch {
+      // not from here
+    }
+  }
+  return false;
+};
+
+/** Plain stdout on an event that neither reads it as context nor can be refused is ignored, as Claude Code logs it. */
+const textIgnored = (event: AgentEvent): boolean => {
+  const spec = agentEvents[event];
+  return spec !== undefined && !spec.stdoutIsContext && (spec.onClosedFailure === "notice" || spec.ignoresOutput || spec.ignoresExitCode);
+};
+
+/** A parsed JSON object read against the event's schema: unknown fields ignored, a malformed deciding field unreadable. */
+const readObject = (hook: string, event: AgentEvent, value: unknown): Pick<HookAnswer, "output" | "ignored"> => {
+  const read = readHookOutput(event, value);
+  const ignored = [
+    ...read.unknown.map((path) => `${path}: not a field Claude Code reads on ${event}`),
+    ...read.malformed.filter((m) => !m.decisive).map((m) => `${m.path}: ${m.message}`),
+  ];
+  const answer = { output: read.output, ...(ignored.length ? { ignored } : {}) };
+  const bad = read.malformed.filter((m) => m.decisive);
+  if (bad.length > 0) throw new ExecutorError("schema", malformedMessage(hook, `${event} JSON`, bad), { partial: answer });
+  return answer;
+};
+
 /**
- * Read stdout (or a response body) as Claude Code does: text starting with `{` is parsed as
- * the JSON answer, which must fit the schema; anything else is plain text. Claude Code reads
- * `{` text that does not parse as plain text; we do so only when it does not look like a JSON
- * object (`{WIP} on main`). Text that does (`{"decision": "block",`) is a broken answer and an
- * error, as is a banner printed before the JSON: a guard that malfunctions fails closed (D8).
+ * Read stdout (or a response body, or an MCP tool's text) for `event` (see the module comment).
  *
  * @example
  * readAnswerText("guard", "PreToolUse", '{"decision":"block","reason":"no"}') // { output: { decision: "block", reason: "no" } }
  * readAnswerText("ctx", "UserPromptSubmit", "{WIP} on main") // { text: "{WIP} on main" }
+ * readAnswerText("guard", "PreToolUse", 'checking... {"decision":"block"}') // throws ExecutorError("unreadable")
  */
-export const readAnswerText = (hook: string, event: ClaudeEvent, text: string): Pick<HookAnswer, "output" | "text"> => {
+export const readAnswerText = (hook: string, event: AgentEvent, text: string): Pick<HookAnswer, "output" | "text" | "ignored"> => {
   const trimmed = text.trim();
   if (trimmed === "") return {};
+  const asContext = agentEvents[event]?.stdoutIsContext === true;
   if (trimmed.startsWith("{")) {
     let value: unknown;
     try {
       value = parseJson(trimmed);
     } catch (error) {
-      if (looksLikeObject.test(trimmed)) throw new ExecutorError("invalid-json", `hook "${hook}" printed invalid JSON: ${(error as Error).message}`);
-      value = undefined; // plain text, unless it is a banner before JSON (below)
+      if (objectAtEnd(trimmed)) throw new ExecutorError("unreadable", `hook "${hook}" printed text before its JSON (${quote(trimmed)}); stdout must contain only the JSON object`);
+      if (!asContext || looksLikeObject.test(trimmed)) throw new ExecutorError("invalid-json", `hook "${hook}" printed invalid JSON: ${(error as Error).message}`);
+      return { text: cleanText(trimmed) }; // `{WIP} on main`: text that happens to start with a brace
     }
-    if (value !== undefined) return { output: decodeHookOutput(hook, event, value) };
+    return readObject(hook, event, value);
   }
-  if (/\n\s*\{/.test(trimmed) && trimmed.endsWith("}"))
-    throw new ExecutorError("invalid-json", `hook "${hook}" printed text before its JSON; stdout must contain only the JSON object`);
-  return { text: cleanText(trimmed) };
+  if (objectAtEnd(trimmed))
+    throw new ExecutorError("unreadable", `hook "${hook}" printed text before its JSON (${quote(trimmed)}); stdout must contain only the JSON object`);
+  if (asContext) return { text: cleanText(trimmed) };
+  if (textIgnored(event)) return { ignored: [`stdout ${quote(cleanText(trimmed))}: not an answer on ${event}`] };
+  throw new ExecutorError("unreadable", `hook "${hook}" printed ${quote(cleanText(trimmed))} where its answer must be empty or one JSON object`);
 };
 
 /** The line of stderr that says what went wrong: the first mentioning an error, else the first. */
@@ -69,15 +103,15 @@ const firstLine = (buf: Buffer): string => {
 
 /**
  * Interpret a command hook's process result: exit 0 reads stdout, exit 2 blocks with stderr
- * (a JSON blocking reason wins), another exit code counts only if stdout holds valid JSON
- * (as in Claude Code); everything else is an `ExecutorError`.
+ * (a JSON blocking reason wins), another exit code counts only if stdout holds a valid JSON
+ * answer (as in Claude Code: exit 1 with a JSON deny blocks); everything else is an `ExecutorError`.
  *
  * @example
- * commandAnswer("guard", "PreToolUse", result) // { block: "rm is not allowed" } for exit 2
+ * commandAnswer("guard", "PreToolUse", result, limits) // { block: "rm is not allowed" } for exit 2
  */
 export const commandAnswer = (
   hook: string,
-  event: ClaudeEvent,
+  event: AgentEvent,
   r: ProcessResult,
   limits: { readonly timeoutMs: number; readonly maxStdoutBytes: number },
 ): HookAnswer => {
@@ -86,40 +120,43 @@ export const commandAnswer = (
   if (r.aborted) throw new ExecutorError("aborted", "the run was cancelled; its process tree was killed");
   if (r.stdoutOverflow) throw new ExecutorError("output-too-large", `printed more than ${limits.maxStdoutBytes} bytes on stdout; killed`);
   if (r.exitCode === null) throw new ExecutorError("signal", `was killed by ${r.signal ?? "a signal"}${r.stderr.length ? `: ${firstLine(r.stderr)}` : ""}`);
+  const spec = agentEvents[event];
+  // StopFailure and Notification ignore the exit code (and stderr): exit 2 blocks nothing there and no code is a failure.
+  const codeCounts = spec?.ignoresExitCode !== true;
   let stdout: string;
   try {
     stdout = utf8.decode(r.stdout);
   } catch {
-    if (r.exitCode === 2 && claudeEvents[event]?.ignoresExitCode !== true) return { block: cleanText(lenient.decode(r.stderr)) || `exited with code 2` };
+    if (r.exitCode === 2 && codeCounts) return { block: cleanText(lenient.decode(r.stderr)) || `exited with code 2` };
     throw new ExecutorError("invalid-utf8", "printed bytes on stdout that are not valid UTF-8");
   }
-  // StopFailure and Notification ignore exit 2 like any other code (below): it blocks nothing and its stderr is not shown.
-  if (r.exitCode === 2 && claudeEvents[event]?.ignoresExitCode !== true) {
-    let read: Pick<HookAnswer, "output" | "text"> = {};
+  if (r.exitCode === 2 && codeCounts) {
+    let read: Pick<HookAnswer, "output" | "text" | "ignored"> = {};
     try {
       read = readAnswerText(hook, event, stdout);
-    } catch {
+    } catch (error) {
       // Exit 2 blocks even when the JSON beside it is broken (Claude Code 2.1.214); stderr is the reason.
+      read = (error as ExecutorError).partial ?? {};
     }
-    return { ...(read.output ? { output: read.output } : {}), block: cleanText(lenient.decode(r.stderr)) || "exited with code 2" };
+    return { ...(read.output ? { output: read.output } : {}), ...(read.ignored ? { ignored: read.ignored } : {}), block: cleanText(lenient.decode(r.stderr)) || "exited with code 2" };
   }
-  if (r.exitCode === 0) return readAnswerText(hook, event, stdout);
-  // StopFailure and Notification: Claude Code ignores the exit code, so a script that exits 1 has not failed.
-  if (claudeEvents[event]?.ignoresExitCode === true) {
+  if (r.exitCode === 0 || !codeCounts) {
+    if (codeCounts) return readAnswerText(hook, event, stdout);
     try {
       return readAnswerText(hook, event, stdout);
     } catch {
       return {};
     }
   }
-  let read: Pick<HookAnswer, "output" | "text"> | undefined;
+  let read: Pick<HookAnswer, "output" | "text" | "ignored"> | undefined;
+  let partial: HookAnswer | undefined;
   try {
     read = readAnswerText(hook, event, stdout);
-  } catch {
-    read = undefined;
+  } catch (error) {
+    partial = (error as ExecutorError).partial;
   }
-  if (read?.output) return { output: read.output };
-  throw new ExecutorError("exit-code", `exited with code ${r.exitCode}${r.stderr.length ? `: ${firstLine(r.stderr)}` : ""}`);
+  if (read?.output) return read;
+  throw new ExecutorError("exit-code", `exited with code ${r.exitCode}${r.stderr.length ? `: ${firstLine(r.stderr)}` : ""}`, partial ? { partial } : undefined);
 };
 
 /**
@@ -129,7 +166,7 @@ export const commandAnswer = (
  * @example
  * httpAnswer("audit", "PostToolUse", 204, Buffer.alloc(0)) // {}
  */
-export const httpAnswer = (hook: string, event: ClaudeEvent, status: number, body: Buffer): HookAnswer => {
+export const httpAnswer = (hook: string, event: AgentEvent, status: number, body: Buffer): HookAnswer => {
   if (status >= 300 && status < 400) throw new ExecutorError("http-status", `answered ${status}; redirects are never followed`);
   if (status < 200 || status >= 300) throw new ExecutorError("http-status", `answered HTTP ${status}${body.length ? `: ${firstLine(body.subarray(0, 500))}` : ""}`);
   let text: string;
@@ -138,6 +175,8 @@ export const httpAnswer = (hook: string, event: ClaudeEvent, status: number, bod
   } catch {
     throw new ExecutorError("invalid-utf8", "answered a body that is not valid UTF-8");
   }
+  const trimmed = text.trim();
+  if (trimmed !== "" && !trimmed.startsWith("{")) throw new ExecutorError("unreadable", `answered HTTP ${status} with a body that is not a JSON object`);
   const read = readAnswerText(hook, event, text);
   if (read.text !== undefined) throw new ExecutorError("invalid-json", `answered HTTP ${status} with a body that is not a JSON object`);
   return read;

@@ -1,6 +1,6 @@
 /**
- * Environment allowlists (D10, E7). A child process never inherits the whole `process.env`,
- * and an HTTP header may only interpolate variables that were named for it.
+ * Environments of hook processes (D10, E7): an allowlist of our variables, or all of them as
+ * Claude Code gives its hooks; an HTTP header may only interpolate variables named for it.
  */
 import { brandError } from "../core/errors.ts";
 
@@ -40,6 +40,19 @@ export const childEnv = (options: ChildEnvOptions = {}): Record<string, string> 
     if (typeof value === "string") env[name] = value;
   }
   for (const [name, value] of Object.entries(options.env ?? {})) env[name] = value;
+  return env;
+};
+
+/**
+ * The whole environment of this process, as Claude Code hands its own to hooks, without the
+ * OpenTelemetry exporter settings (`OTEL_*`), which Claude Code removes from every child.
+ *
+ * @example
+ * inheritedEnv().OTEL_EXPORTER_OTLP_ENDPOINT // undefined
+ */
+export const inheritedEnv = (source: Readonly<Record<string, string | undefined>> = process.env): Record<string, string> => {
+  const env: Record<string, string> = Object.create(null);
+  for (const [name, value] of Object.entries(source)) if (typeof value === "string" && !name.startsWith("OTEL_")) env[name] = value;
   return env;
 };
 

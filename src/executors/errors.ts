@@ -4,6 +4,7 @@
  * reason for logs and tests.
  */
 import { AgentOnionError, type HookFailureKind } from "../core/errors.ts";
+import type { HookAnswer } from "./hook-answer.ts";
 
 /** What went wrong outside the process. */
 export type ExecutorFailure =
@@ -15,6 +16,7 @@ export type ExecutorFailure =
   | "output-too-large" // stdout or a response body passed its cap
   | "invalid-utf8" // stdout was not valid UTF-8
   | "invalid-json" // stdout looked like JSON (or had to be) and did not parse
+  | "unreadable" // stdout held something other than one JSON object where an answer must be one (text around it, escapes)
   | "schema" // the JSON parsed but had unknown or malformed fields
   | "input" // the event could not be serialised (BigInt, cycles, too big)
   | "http-status" // a non-2xx answer, or a redirect
@@ -22,6 +24,7 @@ export type ExecutorFailure =
   | "blocked-address" // the SSRF guard refused an address
   | "config" // a header or URL that cannot be sent safely
   | "model" // the provider call failed
+  | "tool-error" // an MCP tool hook's server is not connected, or its tool answered an error
   | "cannot-block"; // a blocking answer where nothing can be blocked (observation points, R2)
 
 /**
@@ -32,17 +35,20 @@ export type ExecutorFailure =
  */
 export class ExecutorError extends AgentOnionError {
   override name = "ExecutorError";
+  /** What the hook said that could be read, when only part of its answer could (its context, its message). */
+  readonly partial: HookAnswer | undefined;
   constructor(
     readonly failure: ExecutorFailure,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; partial?: HookAnswer },
   ) {
-    super(message, options);
+    super(message, options?.cause !== undefined ? { cause: options.cause } : undefined);
+    this.partial = options?.partial;
   }
 
   /** The R6 failure kind this corresponds to. */
   get hookFailureKind(): HookFailureKind {
     return this.failure === "timeout" ? "timeout" : this.failure === "aborted" ? "aborted" :
-      this.failure === "schema" || this.failure === "invalid-json" || this.failure === "invalid-utf8" ? "invalid-action" : "threw";
+      this.failure === "schema" || this.failure === "invalid-json" || this.failure === "invalid-utf8" || this.failure === "unreadable" ? "invalid-action" : "threw";
   }
 }

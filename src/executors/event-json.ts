@@ -4,8 +4,8 @@
  * plus each event's own fields, so existing hook scripts read what they expect on stdin.
  */
 import type {
-  CompactionRequest, CompactionResult, ErrorEvent, Notification, SessionEnd, SessionStart, StopRequest,
-  SubagentStopRequest, ToolCall, ToolResult, UserPrompt,
+  CompactionRequest, CompactionResult, ErrorEvent, Notification, PermissionRequest, SessionEnd, SessionStart, StopRequest,
+  SubagentStart, SubagentStopRequest, ToolBatch, ToolCall, ToolResult, UserPrompt,
 } from "../agent/types.ts";
 import { brandError, describe } from "../core/errors.ts";
 import type { EventSpec } from "./events.ts";
@@ -18,6 +18,8 @@ export interface EventEnvironment {
   readonly permissionMode?: string | undefined;
   /** Agent names from the root; a sub-agent adds `agent_id` and `agent_type`. */
   readonly path?: readonly string[] | undefined;
+  /** The effort level of the turn (`low` ... `max`), sent as `effort: { level }` on the events that carry it. */
+  readonly effort?: string | undefined;
 }
 
 /**
@@ -95,6 +97,7 @@ export const toClaudeEvent = (spec: EventSpec, data: PointData, env: EventEnviro
     cwd: env.cwd,
     hook_event_name: spec.event,
     ...(spec.permissionMode ? { permission_mode: env.permissionMode ?? "default" } : {}),
+    ...(spec.effort && env.effort ? { effort: { level: env.effort } } : {}),
   };
   const path = env.path ?? [];
   // Inside a sub-agent Claude Code sends both; agent_id is the path, as SubagentStop's (our runs have no per-call agent id).
@@ -145,6 +148,21 @@ export const toClaudeEvent = (spec: EventSpec, data: PointData, env: EventEnviro
     case "Notification": {
       const n = input as Notification & FromClaude;
       return { ...common, message: n.message, ...(n.title !== undefined ? { title: n.title } : {}), notification_type: n.type };
+    }
+    case "PermissionRequest": {
+      // Like PreToolUse's, without tool_use_id.
+      const r = input as PermissionRequest;
+      return { ...common, tool_name: r.call.name, tool_input: r.call.input, ...(r.suggestions !== undefined ? { permission_suggestions: r.suggestions } : {}) };
+    }
+    case "SubagentStart": {
+      const s = input as SubagentStart;
+      return { ...common, agent_id: s.path.join("/") || s.agent, agent_type: s.agent };
+    }
+    case "PostToolBatch": {
+      const b = input as ToolBatch;
+      // tool_response is what the model reads: a string or content blocks as given, anything else as JSON text.
+      const response = (content: unknown): unknown => (typeof content === "string" || Array.isArray(content) ? content : JSON.stringify(content) ?? null);
+      return { ...common, tool_calls: b.calls.map(({ call, result }) => ({ tool_name: call.name, tool_input: call.input, tool_use_id: call.id, tool_response: response(result.content) })) };
     }
   }
 };

@@ -9,13 +9,13 @@ import { createHash } from "node:crypto";
 import { httpAnswer } from "./answer.ts";
 import { checkHeader, interpolateHeader } from "./env.ts";
 import { ExecutorError } from "./errors.ts";
-import type { ClaudeEvent } from "./events.ts";
-import { claudeDefaultSeconds, externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions } from "./external.ts";
+import type { AgentEvent } from "./events.ts";
+import { claudeDefaultSeconds, externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions, type RunnerSpec } from "./external.ts";
 import { postJson } from "./http-client.ts";
 import type { AddressPolicy, Resolver } from "./ssrf.ts";
 import { checkLimit } from "./limits.ts";
 
-export interface HttpHookOptions<E extends ClaudeEvent = ClaudeEvent> extends ExternalHookOptions<E> {
+export interface HttpHookOptions<E extends AgentEvent = AgentEvent> extends ExternalHookOptions<E> {
   /** http or https; no credentials in the URL. */
   readonly url: string;
   /** Extra headers; values may use `$VAR` / `${VAR}` for variables in `allowedEnvVars`. */
@@ -63,13 +63,12 @@ const parseUrl = (raw: string): URL => {
 export const httpHookLabel = (url: URL): string => `${url.host}#${createHash("sha256").update(url.href).digest("hex").slice(0, 8)}`;
 
 /**
- * A hook that POSTs the event to an HTTP endpoint with Claude Code's protocol.
+ * The runner of an HTTP hook (for a hook of its own, or one of a set).
  *
  * @example
- * stack.use("toolCall", httpHook({ event: "PreToolUse", url: "https://policy.example/hooks/pre-tool-use",
- *   headers: { Authorization: "Bearer $POLICY_TOKEN" }, allowedEnvVars: ["POLICY_TOKEN"], timeout: 5 }))
+ * const { run } = httpRunner({ event: "PreToolUse", url: "https://policy.example/pre" })
  */
-export const httpHook = <E extends ClaudeEvent>(options: HttpHookOptions<E>): ExternalHook<E> => {
+export const httpRunner = <E extends AgentEvent>(options: HttpHookOptions<E>): RunnerSpec => {
   const url = parseUrl(options.url);
   checkLimit("httpHook", "maxBodyBytes", options.maxBodyBytes, "bytes");
   for (const field of ["connectTimeoutMs", "headersTimeoutMs", "bodyTimeoutMs"] as const) checkLimit("httpHook", field, options[field], "ms");
@@ -77,22 +76,37 @@ export const httpHook = <E extends ClaudeEvent>(options: HttpHookOptions<E>): Ex
   for (const [name, value] of headers) checkHeader(name, value); // refuse CR/LF in the configuration itself
   const timeoutMs = resolveTimeoutMs(options, claudeDefaultSeconds(options.event));
   const name = options.name ?? `http:${httpHookLabel(url)}`;
-  return externalHook({ ...options, name }, timeoutMs, async ({ json, signal }) => {
-    let resolved: Record<string, string>;
-    try {
-      resolved = Object.fromEntries(headers.map(([k, v]) => [k, interpolateHeader(k, v, options.allowedEnvVars ?? [], options.envSource)]));
-    } catch (error) {
-      throw new ExecutorError("config", (error as Error).message, { cause: error });
-    }
-    const { status, body } = await postJson({
-      url, body: json, headers: resolved, policy: options.allow ?? {}, resolver: options.resolver,
-      connectTimeoutMs: Math.min(options.connectTimeoutMs ?? 5000, timeoutMs),
-      headersTimeoutMs: options.headersTimeoutMs ?? timeoutMs,
-      bodyTimeoutMs: options.bodyTimeoutMs ?? timeoutMs,
-      deadlineMs: timeoutMs,
-      maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
-      signal,
-    });
-    return httpAnswer(name, options.event, status, body);
-  });
+  return {
+    name, timeoutMs, backstopMs: 1500,
+    run: async ({ json, signal }) => {
+      let resolved: Record<string, string>;
+      try {
+        resolved = Object.fromEntries(headers.map(([k, v]) => [k, interpolateHeader(k, v, options.allowedEnvVars ?? [], options.envSource)]));
+      } catch (error) {
+        throw new ExecutorError("config", (error as Error).message, { cause: error });
+      }
+      const { status, body } = await postJson({
+        url, body: json, headers: resolved, policy: options.allow ?? {}, resolver: options.resolver,
+        connectTimeoutMs: Math.min(options.connectTimeoutMs ?? 5000, timeoutMs),
+        headersTimeoutMs: options.headersTimeoutMs ?? timeoutMs,
+        bodyTimeoutMs: options.bodyTimeoutMs ?? timeoutMs,
+        deadlineMs: timeoutMs,
+        maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+        signal,
+      });
+      return httpAnswer(name, options.event, status, body);
+    },
+  };
+};
+
+/**
+ * A hook that POSTs the event to an HTTP endpoint with Claude Code's protocol.
+ *
+ * @example
+ * stack.use("toolCall", httpHook({ event: "PreToolUse", url: "https://policy.example/hooks/pre-tool-use",
+ *   headers: { Authorization: "Bearer $POLICY_TOKEN" }, allowedEnvVars: ["POLICY_TOKEN"], timeout: 5 }))
+ */
+export const httpHook = <E extends AgentEvent>(options: HttpHookOptions<E>): ExternalHook<E> => {
+  const runner = httpRunner(options);
+  return externalHook({ ...options, name: runner.name }, runner.timeoutMs, runner.run, runner.backstopMs);
 };

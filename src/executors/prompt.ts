@@ -10,12 +10,12 @@ import { deepFreeze } from "../core/readonly.ts";
 import { withDeadline } from "../core/signal.ts";
 import type { HookAnswer } from "./answer.ts";
 import { ExecutorError } from "./errors.ts";
-import type { ClaudeEvent } from "./events.ts";
-import { externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions } from "./external.ts";
+import type { AgentEvent } from "./events.ts";
+import { externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions, type RunnerSpec } from "./external.ts";
 import { evaluatorPrompt, readVerdict, verdictAnswer } from "./verdict.ts";
 import { checkLimit } from "./limits.ts";
 
-export interface PromptHookOptions<E extends ClaudeEvent = ClaudeEvent> extends ExternalHookOptions<E> {
+export interface PromptHookOptions<E extends AgentEvent = AgentEvent> extends ExternalHookOptions<E> {
   /** What to check; `$ARGUMENTS` is where the event goes (appended when absent). */
   readonly prompt: string;
   /** The provider: anything with `{ id, generate(request, { signal }) }`. */
@@ -67,46 +67,60 @@ const verdictCache = (name: string, options: PromptHookOptions["cache"]) => {
 };
 
 /**
- * A hook that asks a model for a verdict on each event.
+ * The runner of a prompt hook (for a hook of its own, or one of a set).
  *
  * @example
- * stack.use("stop", promptHook({ event: "Stop", model, prompt: "Are all tasks done? $ARGUMENTS", timeout: 30 }))
+ * const { run } = promptRunner({ event: "Stop", model, prompt: "Are all tasks done? $ARGUMENTS" })
  */
-export const promptHook = <E extends ClaudeEvent>(options: PromptHookOptions<E>): ExternalHook<E> => {
+export const promptRunner = <E extends AgentEvent>(options: PromptHookOptions<E>): RunnerSpec => {
   if (typeof options.prompt !== "string" || options.prompt.trim() === "") throw new TypeError("promptHook: prompt must be a non-empty string");
   if (typeof options.model?.generate !== "function") throw new TypeError("promptHook: model must have a generate(request, { signal }) method");
   checkLimit("promptHook", "maxEventChars", options.maxEventChars, "count");
   const timeoutMs = resolveTimeoutMs(options, 30);
   const name = options.name ?? `prompt:${options.event}`;
   const cache = verdictCache(name, options.cache);
-  return externalHook({ ...options, name }, timeoutMs, async ({ json, signal }) => {
-    const key = cache === undefined ? undefined : eventKey(json);
-    const known = key === undefined ? undefined : cache?.get(key);
-    if (known !== undefined) return known;
-    const { system, user } = evaluatorPrompt(options.prompt, json, options.maxEventChars);
-    let text: string;
-    const deadline = withDeadline(signal, timeoutMs);
-    try {
-      const response = await options.model.generate(
-        {
-          model: options.modelId ?? options.model.id,
-          messages: [{ role: "system", content: system }, { role: "user", content: user }],
-          temperature: 0,
-          ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
-        },
-        { signal: deadline.controller.signal },
-      );
-      if (response.toolCalls.length > 0) throw new ExecutorError("invalid-json", `hook "${name}": the model called a tool instead of answering a verdict`);
-      text = response.text;
-    } catch (error) {
-      if (error instanceof ExecutorError) throw error;
-      const timedOut = error instanceof DOMException && error.name === "TimeoutError";
-      throw new ExecutorError(timedOut ? "timeout" : "model", `the model call failed: ${describe(error)}`, { cause: error });
-    } finally {
-      deadline.dispose();
-    }
-    const answer = verdictAnswer(options.event, readVerdict(name, text));
-    if (key !== undefined) cache?.set(key, answer);
-    return answer;
-  });
+  return {
+    name, timeoutMs, backstopMs: 1500,
+    run: async ({ json, signal }) => {
+      const key = cache === undefined ? undefined : eventKey(json);
+      const known = key === undefined ? undefined : cache?.get(key);
+      if (known !== undefined) return known;
+      const { system, user } = evaluatorPrompt(options.prompt, json, options.maxEventChars);
+      let text: string;
+      const deadline = withDeadline(signal, timeoutMs);
+      try {
+        const response = await options.model.generate(
+          {
+            model: options.modelId ?? options.model.id,
+            messages: [{ role: "system", content: system }, { role: "user", content: user }],
+            temperature: 0,
+            ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
+          },
+          { signal: deadline.controller.signal },
+        );
+        if (response.toolCalls.length > 0) throw new ExecutorError("invalid-json", `hook "${name}": the model called a tool instead of answering a verdict`);
+        text = response.text;
+      } catch (error) {
+        if (error instanceof ExecutorError) throw error;
+        const timedOut = error instanceof DOMException && error.name === "TimeoutError";
+        throw new ExecutorError(timedOut ? "timeout" : "model", `the model call failed: ${describe(error)}`, { cause: error });
+      } finally {
+        deadline.dispose();
+      }
+      const answer = verdictAnswer(options.event, readVerdict(name, text));
+      if (key !== undefined) cache?.set(key, answer);
+      return answer;
+    },
+  };
+};
+
+/**
+ * A hook that asks a model for a verdict on each event.
+ *
+ * @example
+ * stack.use("stop", promptHook({ event: "Stop", model, prompt: "Are all tasks done? $ARGUMENTS", timeout: 30 }))
+ */
+export const promptHook = <E extends AgentEvent>(options: PromptHookOptions<E>): ExternalHook<E> => {
+  const runner = promptRunner(options);
+  return externalHook({ ...options, name: runner.name }, runner.timeoutMs, runner.run, runner.backstopMs);
 };

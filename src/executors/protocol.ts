@@ -1,28 +1,25 @@
 /**
- * Claude Code's decisions as HookActions. One function, `applyAnswer`, turns what any external
- * hook answered (command, HTTP, prompt, agent) into `Continue`, `Transform`, `Reject`, context
- * for the model, an approval request, or a typed failure, following the event table.
+ * Claude Code's answers as decisions. `readDecision` turns what one external hook answered
+ * (command, HTTP, MCP tool, prompt, agent) into what it decided for its event: a block and its
+ * reason, an ask, an allow, a rewrite, context for the model, a request to end the turn.
+ * `combine.ts` then decides for all the hooks of an event together, Claude Code's way.
  *
- * Precedence inside one answer: `continue: false` first (it "takes precedence over any
- * event-specific decision fields"), then a block (exit 2, `decision: "block"`, `deny`), then
- * `defer`, `ask`, `allow`. Across hooks the onion does the rest: a `Reject` is a veto, so an
- * `allow` from one hook never loosens another hook's deny.
+ * Precedence inside one answer: `continue: false` is read first, a block (exit 2,
+ * `decision: "block"`, `permissionDecision: "deny"`) beats `ask` and `allow`; `defer` is
+ * ignored (agent-onion has no deferred mode), as Claude Code ignores it outside `-p`.
  */
 import { stopsRun } from "../agent/stop-signal.ts";
-import type { ToolCall, ToolResult } from "../agent/types.ts";
-import { Continue, Reject, Transform, type HookAction } from "../core/action.ts";
-import type { HookContext } from "../core/context.ts";
-import { AgentOnionError } from "../core/errors.ts";
-import type { HookAnswer } from "./answer.ts";
-import { ExecutorError } from "./errors.ts";
-import type { BlockEffect, ClaudeEvent, EventSpec } from "./events.ts";
-import type { PointData } from "./event-json.ts";
+import type { Reject } from "../core/action.ts";
+import { AgentOnionError, describe } from "../core/errors.ts";
+import type { ExecutorError } from "./errors.ts";
+import type { AgentEvent, EventSpec } from "./events.ts";
+import type { HookAnswer } from "./hook-answer.ts";
 import { cleanText } from "./sanitize.ts";
 
-/** Something an external hook said that is not a decision: a message for the user, a `defer`, an ignored field. */
+/** Something an external hook said that is not a decision: a message for the user, a `defer`, an ignored field, a failure let through. */
 export interface ExternalNotice {
   readonly hook: string;
-  readonly event: ClaudeEvent;
+  readonly event: AgentEvent;
   readonly kind: "systemMessage" | "stopReason" | "defer" | "ignored" | "hook-error" | "background-result" | "background-failure" | "dropped" | "cancelled";
   readonly message: string;
   readonly source?: string | undefined;
@@ -31,17 +28,13 @@ export interface ExternalNotice {
 /** Where notices go (a logger, the `notification` point, a test array). */
 export type NoticeSink = (notice: ExternalNotice) => void;
 
-export interface ApplyOptions {
-  readonly hook: string;
-  readonly phase: "before" | "after" | "recover";
-  readonly notify: (kind: ExternalNotice["kind"], message: string) => void;
-}
+/** Tell the user something about one hook (its name and source are added by whoever holds them). */
+export type Notify = (kind: ExternalNotice["kind"], message: string) => void;
 
 /**
- * Marks the `Reject` of a tool call whose hook answered `continue: false`; its value is the
- * `stopReason`, for the user. A tool call cannot end the loop by itself (a refused call is an
- * error result the model reads), so whoever mounted the hook ends the turn on seeing the mark:
- * `fromClaudeSettings` does, through a `step` hook that stops the run with `HookStopError`.
+ * Marks the `Reject` of a tool call whose hook answered `continue: false` when nothing can end
+ * the turn (a hook mounted by hand); its value is the `stopReason`, for the user. Hooks loaded
+ * by `fromClaudeSettings` end the turn instead (see turn-stop.ts) and let the call run.
  */
 export const endsTurn: unique symbol = Symbol.for("agent-onion.endsTurn") as never;
 
@@ -70,113 +63,143 @@ export class HookStopError extends AgentOnionError {
   }
 }
 
-const isToolCall = (v: unknown): v is ToolCall =>
-  typeof v === "object" && v !== null && typeof (v as ToolCall).name === "string" && typeof (v as ToolCall).input === "object";
+/** What one hook decided about one event. */
+export interface HookDecision {
+  readonly hook: string;
+  readonly source?: string | undefined;
+  /** The hook failed; `closed` when its failure policy says the event's action must not go ahead. */
+  readonly failure?: { readonly message: string; readonly closed: boolean };
+  /** A blocking answer, with its reason (the JSON's, else exit 2's stderr, else a default naming the hook). */
+  readonly block?: string;
+  /** PreToolUse's `ask`, with the reason for the person. */
+  readonly ask?: { readonly reason: string };
+  /** An explicit allow (PreToolUse's `allow`, a PermissionRequest grant). */
+  readonly allow?: boolean;
+  /** A rewritten tool input (PreToolUse's `updatedInput`, a PermissionRequest grant's). */
+  readonly updatedInput?: Readonly<Record<string, unknown>>;
+  /** PermissionRequest's permission updates. */
+  readonly updatedPermissions?: readonly unknown[];
+  /** A replacement for the tool's output (PostToolUse's `updatedToolOutput` / `updatedMCPToolOutput`). */
+  readonly updatedOutput?: { readonly value: unknown };
+  /** Text for the model, in the order given (`additionalContext`, plain stdout where it is context). */
+  readonly context: readonly string[];
+  /** Stop's `additionalContext`: non-error feedback that keeps the agent going. */
+  readonly feedback?: string;
+  /** `continue: false`, with the `stopReason` (for the user). */
+  readonly halt?: string;
+  /** Its block also ends the turn (a prompt hook's `ok: false` without `continueOnBlock`). */
+  readonly blockEndsTurn?: boolean;
+  /** A prompt hook judged a Stop condition impossible. */
+  readonly impossible?: boolean;
+}
+
+/** Fields Claude Code acts on that an agent loop has nothing for: read, then told as ignored. */
+const noCounterpartWhy = {
+  initialUserMessage: "a session's first message is the caller's",
+  sessionTitle: "sessions have no title",
+  watchPaths: "there is no file watcher",
+  reloadSkills: "there are no skills to rescan",
+  classifierContext: "there is no auto-mode classifier",
+  terminalSequence: "there is no terminal",
+} as const;
+const noCounterpart = Object.keys(noCounterpartWhy) as (keyof typeof noCounterpartWhy)[];
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+const legacyPermission = (decision: string | undefined): "allow" | "deny" | undefined =>
+  decision === "approve" || decision === "allow" ? "allow" : decision === "block" || decision === "deny" ? "deny" : undefined;
 
 /**
- * Apply a blocking answer with the effect the event gives it. Returns the action to return,
- * or `undefined` when the answer goes on being read (context, ignore).
- */
-const block = (spec: EventSpec, effect: BlockEffect, reason: string, ctx: HookContext, o: ApplyOptions): HookAction | undefined => {
-  switch (effect) {
-    case "reject":
-      // On an observation point the core turns this Reject into an R2 failure (reject-on-observe) and R6 decides.
-      if (o.phase === "recover")
-        throw new ExecutorError("cannot-block", `asked to stop after a failed tool call (${spec.event}), which cannot be blocked: ${reason}`);
-      return Reject(reason);
-    case "notice":
-      // Claude Code shows this to the user as a "hook error" notice; the model never sees it and the event goes on.
-      o.notify("hook-error", reason);
-      return Continue;
-    case "context":
-      ctx.addContext(reason);
-      return undefined;
-    case "ignore":
-      o.notify("ignored", `a block is ignored on ${spec.event}: ${reason}`);
-      return undefined;
-  }
-};
-
-/**
- * Turn an external hook's answer into a HookAction for `spec`'s point and phase (see the
- * module comment for precedence). A block on an observation point is returned as `Reject`,
- * which the core turns into an R2 failure (R6 decides); where Claude Code only shows exit 2's
- * stderr to the user (SessionStart, PostCompact, SessionEnd) it is a `hook-error` notice and
- * the event goes on. `decision: "block"` counts only on events whose decision control lists it.
+ * What one hook's answer decided for `spec`'s event. Notices (systemMessage, ignored fields,
+ * a `defer`) go to `notify`; nothing else happens here.
  *
  * @example
- * await applyAnswer(claudeEvents.PreToolUse, { block: "rm is not allowed" }, { input: call }, ctx, opts) // Reject("rm is not allowed")
+ * readDecision(agentEvents.PreToolUse, { output: { decision: "approve" } }, { hook: "g", notify }) // { hook: "g", allow: true, context: [] }
  */
-export const applyAnswer = async (
+export const readDecision = (
   spec: EventSpec,
   answer: HookAnswer,
-  data: PointData,
-  ctx: HookContext,
-  o: ApplyOptions,
-): Promise<HookAction> => {
-  if (spec.ignoresOutput) return Continue;
+  o: { readonly hook: string; readonly source?: string | undefined; readonly notify: Notify; readonly blockEndsTurn?: boolean },
+): HookDecision => {
+  const context: string[] = [];
+  const decision: Mutable<HookDecision> = { hook: o.hook, ...(o.source !== undefined ? { source: o.source } : {}), context };
+  if (spec.ignoresOutput) return decision;
+  for (const part of answer.ignored ?? []) o.notify("ignored", part);
   const out = answer.output ?? {};
-  const hso = out.hookSpecificOutput;
-  if (out.systemMessage !== undefined && cleanText(out.systemMessage)) o.notify("systemMessage", cleanText(out.systemMessage));
-  const isStop = spec.event === "Stop" || spec.event === "SubagentStop";
+  const hso = out.hookSpecificOutput ?? {};
+  const message = cleanText(out.systemMessage ?? "");
+  if (message) o.notify("systemMessage", message);
+  const event = spec.event;
+  const isStop = event === "Stop" || event === "SubagentStop";
+  for (const field of noCounterpart) {
+    const value = field === "terminalSequence" ? out.terminalSequence : (hso as Record<string, unknown>)[field];
+    if (value !== undefined) o.notify("ignored", `${field} has no counterpart in agent-onion (${noCounterpartWhy[field]}); ignored`);
+  }
 
   if (out.continue === false) {
     const why = cleanText(out.stopReason ?? "") || `hook "${o.hook}" asked to stop (continue: false)`;
-    // On Stop, "stop processing" is exactly what was about to happen: let it.
-    if (isStop) {
-      o.notify("stopReason", why);
-      return Continue;
-    }
-    if (spec.ignoresContinue) o.notify("ignored", `continue: false is ignored on ${spec.event}: ${why}`);
-    else if (spec.point === "toolCall" && o.phase !== "recover") {
-      // stopReason is "not shown to Claude": the model reads only that the hook asked to stop,
-      // which is true whether or not whoever mounted the hook ends the turn (see endsTurn).
-      o.notify("stopReason", why);
-      const refused: TurnEndingReject = { ...Reject(`hook "${o.hook}" refused the call and asked to stop the turn (continue: false)`), [endsTurn]: why };
-      return refused;
-    } else return block(spec, "reject", why, ctx, o) ?? Continue;
+    if (spec.ignoresContinue) o.notify("ignored", `continue: false is ignored on ${event}: ${why}`);
+    else decision.halt = why;
   }
 
-  const legacy = spec.event === "PreToolUse" ? (out.decision === "approve" ? "allow" : out.decision === "block" ? "deny" : undefined) : undefined;
-  const permission = hso?.permissionDecision ?? legacy;
+  // PreToolUse reads top-level decision as its deprecated permission; PostToolUse also reads
+  // permissionDecision: "deny", as hookify sends it, as a block.
+  const legacy = event === "PreToolUse" ? legacyPermission(out.decision) : undefined;
+  const permission = event === "PreToolUse" || event === "PostToolUse" ? hso.permissionDecision ?? legacy : undefined;
+  if (event === "PostToolUse" && permission !== undefined && permission !== "deny") o.notify("ignored", `permissionDecision: "${permission}" means nothing after the call; only "deny" is read (as a block)`);
+  const decisionBlocks = out.decision === "block" || out.decision === "deny";
+  const decided = decisionBlocks && (spec.decision || legacy === "deny");
+  if (decisionBlocks && !decided) o.notify("ignored", `decision: "${out.decision}" is ignored on ${event}: ${cleanText(out.reason ?? "")}`);
   // A JSON reason is the blocking message only beside the JSON's own blocking decision; otherwise
   // exit 2's stderr is ("the reason from your JSON's blocking decision when it makes one").
-  const decided = out.decision === "block" && (spec.decision || legacy === "deny");
-  if (out.decision === "block" && !decided) o.notify("ignored", `decision: "block" is ignored on ${spec.event}: ${cleanText(out.reason ?? "")}`);
-  const decisionReason = decided ? out.reason : undefined;
-  const jsonReason = cleanText((permission === "deny" ? hso?.permissionDecisionReason ?? decisionReason : decisionReason) ?? "");
-  const context = permission === "defer" ? "" : cleanText(hso?.additionalContext ?? "");
-  if (context && !isStop) ctx.addContext(context);
-  if (answer.text && spec.stdoutIsContext && answer.block === undefined) ctx.addContext(answer.text);
+  const jsonReason = cleanText((permission === "deny" ? hso.permissionDecisionReason ?? (decided ? out.reason : undefined) : decided ? out.reason : undefined) ?? "");
+  const added = permission === "defer" ? "" : cleanText(hso.additionalContext ?? "");
+  if (added && !isStop) context.push(added);
+  if (answer.text && spec.stdoutIsContext && answer.block === undefined) context.push(answer.text);
+  if (added && isStop) decision.feedback = added;
+
+  if (event === "PermissionRequest") {
+    const grant = hso.decision;
+    if (answer.block !== undefined) o.notify("ignored", `exit 2 is not honoured on PermissionRequest (only the decision object is): ${answer.block}`);
+    if (grant?.behavior === "deny") {
+      decision.block = cleanText(grant.message ?? "") || `denied by hook "${o.hook}"`;
+      if (grant.interrupt === true) decision.halt ??= decision.block;
+    } else if (grant?.behavior === "allow") {
+      decision.allow = true;
+      if (grant.updatedInput !== undefined) decision.updatedInput = { ...grant.updatedInput };
+      if (grant.updatedPermissions !== undefined) decision.updatedPermissions = grant.updatedPermissions;
+    }
+    return decision;
+  }
 
   const blocked = answer.block !== undefined || decided || permission === "deny";
   if (blocked) {
-    const reason = jsonReason || answer.block || `blocked by hook "${o.hook}"`;
-    const action = block(spec, spec.onBlock, reason, ctx, o);
-    if (action) return action;
+    decision.block = jsonReason || answer.block || `blocked by hook "${o.hook}"`;
+    if (o.blockEndsTurn) decision.blockEndsTurn = true;
   }
-  // Stop's additionalContext keeps the agent going as non-error feedback: for us, a Reject with that text.
-  if (isStop && context) return block(spec, "reject", context, ctx, o) ?? Continue;
-  if (answer.impossible && isStop) o.notify("stopReason", "the hook judged its condition impossible; the stop goes ahead");
+  if (answer.impossible && isStop) decision.impossible = true;
+  if (event === "PreToolUse") {
+    if (permission === "defer") o.notify("defer", "deferred the call; agent-onion has no deferred mode, so the other hooks decide");
+    if (permission === "ask") decision.ask = { reason: cleanText(hso.permissionDecisionReason ?? "") };
+    if (permission === "allow") decision.allow = true;
+    if (hso.updatedInput !== undefined && permission !== "defer") decision.updatedInput = { ...hso.updatedInput };
+  }
+  if (event === "PostToolUse") {
+    const replacement = "updatedToolOutput" in hso ? hso.updatedToolOutput : "updatedMCPToolOutput" in hso ? hso.updatedMCPToolOutput : undefined;
+    if (replacement !== undefined) decision.updatedOutput = { value: replacement };
+  }
+  return decision;
+};
 
-  if (spec.event === "PreToolUse" && isToolCall(data.input)) {
-    const call = data.input;
-    if (permission === "defer") {
-      o.notify("defer", `deferred ${call.name} (${call.id}); agent-onion has no deferred mode, so the call goes ahead`);
-      return Continue;
-    }
-    const updated = hso?.updatedInput ? { ...call, input: { ...hso.updatedInput } } : undefined;
-    if (permission === "ask") {
-      const reason = cleanText(hso?.permissionDecisionReason ?? "");
-      const answer = await ctx.approve({ hook: o.hook, input: updated ?? call, ...(reason ? { reason } : {}) });
-      if (answer.decision === "deny") return Reject(cleanText(answer.reason) || `denied by the approval handler for hook "${o.hook}"`);
-      if (answer.decision === "edit") return Transform(isToolCall(answer.input) ? answer.input : { ...call, input: answer.input as Record<string, unknown> });
-    }
-    return updated ? Transform(updated) : Continue;
-  }
-  if (spec.event === "PostToolUse" && hso) {
-    const replacement = "updatedToolOutput" in hso ? hso.updatedToolOutput : hso.updatedMCPToolOutput;
-    if (replacement !== undefined) return Transform({ ...(data.output as ToolResult), content: replacement });
-  }
-  return Continue;
+/**
+ * What a failed hook decided: nothing, or a refusal when its policy fails closed. What a
+ * partly readable answer said (its context, its message) is kept either way.
+ *
+ * @example
+ * failureDecision(agentEvents.PreToolUse, "guard", new ExecutorError("timeout", "timed out"), true, notify).failure // { message: "timed out", closed: true }
+ */
+export const failureDecision = (spec: EventSpec, hook: string, error: unknown, closed: boolean, notify: Notify, source?: string): HookDecision => {
+  const partial = (error as ExecutorError | undefined)?.partial;
+  const kept = partial ? readDecision(spec, partial, { hook, source, notify }) : { hook, ...(source !== undefined ? { source } : {}), context: [] };
+  return { hook, ...(source !== undefined ? { source } : {}), context: kept.context, failure: { message: describe(error), closed } };
 };

@@ -1,84 +1,241 @@
 /**
- * Schemas for every answer an external hook gives: Claude Code's JSON output (per event) and
- * the `{ ok, reason }` verdict of prompt and agent hooks. Unknown fields are errors, and every
- * error names the hook and the field path, so a typo in a script is found on its first run.
+ * Schemas for every answer an external hook gives: Claude Code's JSON output (one schema per
+ * event, field by field) and the `{ ok, reason }` verdict of prompt and agent hooks.
+ *
+ * Claude Code ignores fields it does not know (`metrics`, a field for another event), so we do:
+ * each is reported, never a failure. A known field with a malformed value is dropped and reported;
+ * when that field decides something (`decision`, `permissionDecision`, `continue`, `updatedInput`,
+ * a PermissionRequest `decision`), the answer is unreadable as a decision and the hook's failure
+ * policy decides, while what the rest of the answer says (its context, its message) is kept.
  */
 import { Either, ParseResult, Schema } from "effect";
 import { ExecutorError } from "./errors.ts";
-import type { ClaudeEvent } from "./events.ts";
+import type { ClaudeHookEvent } from "./events.ts";
 
-const opt = <S extends Schema.Schema.All>(s: S) => Schema.optionalWith(s, { exact: true });
-const JsonRecord = Schema.Record({ key: Schema.String, value: Schema.Unknown });
+/** A field of an answer: a schema for its value, or an object of fields; `decisive` when a malformed value makes the decision unreadable. */
+type Field =
+  | { readonly schema: Schema.Schema<any, any, never>; readonly decisive?: boolean }
+  | { readonly fields: Readonly<Record<string, Field>>; readonly decisive?: boolean };
 
-const specific = {
+const value = (schema: Schema.Schema<any, any, never>, decisive = false): Field => ({ schema, decisive });
+const text = value(Schema.String);
+const flag = value(Schema.Boolean);
+const record = Schema.Record({ key: Schema.String, value: Schema.Unknown });
+
+const context = { additionalContext: text };
+const watch = { watchPaths: value(Schema.Array(Schema.String)) };
+
+/** `hookSpecificOutput` fields per event (the reference's decision control of each). */
+const specific: Readonly<Partial<Record<ClaudeHookEvent, Readonly<Record<string, Field>>>>> = {
   PreToolUse: {
-    permissionDecision: opt(Schema.Literal("allow", "deny", "ask", "defer")),
-    permissionDecisionReason: opt(Schema.String),
-    updatedInput: opt(JsonRecord),
-    additionalContext: opt(Schema.String),
+    permissionDecision: value(Schema.Literal("allow", "deny", "ask", "defer"), true),
+    permissionDecisionReason: text,
+    updatedInput: value(record, true),
+    ...context,
   },
+  PermissionRequest: {
+    decision: {
+      decisive: true,
+      fields: {
+        behavior: value(Schema.Literal("allow", "deny"), true),
+        updatedInput: value(record, true),
+        updatedPermissions: value(Schema.Array(Schema.Unknown)),
+        message: text,
+        interrupt: flag,
+      },
+    },
+  },
+  PermissionDenied: { retry: flag },
   PostToolUse: {
-    additionalContext: opt(Schema.String),
-    updatedToolOutput: opt(Schema.Unknown),
-    updatedMCPToolOutput: opt(Schema.Unknown),
-    classifierContext: opt(Schema.String),
+    ...context,
+    updatedToolOutput: value(Schema.Unknown),
+    updatedMCPToolOutput: value(Schema.Unknown),
+    classifierContext: text,
+    // Not in PostToolUse's table, but hookify sends it there to block: read as a block.
+    permissionDecision: value(Schema.Literal("allow", "deny", "ask", "defer"), true),
+    permissionDecisionReason: text,
   },
-  PostToolUseFailure: { additionalContext: opt(Schema.String) },
-  UserPromptSubmit: { additionalContext: opt(Schema.String), sessionTitle: opt(Schema.String) },
-  SessionStart: {
-    additionalContext: opt(Schema.String),
-    initialUserMessage: opt(Schema.String),
-    sessionTitle: opt(Schema.String),
-    watchPaths: opt(Schema.Array(Schema.String)),
-    reloadSkills: opt(Schema.Boolean),
-  },
-  Stop: { additionalContext: opt(Schema.String) },
-  SubagentStop: { additionalContext: opt(Schema.String) },
-} as const;
-
-const outputSchema = (event: ClaudeEvent) => {
-  const fields = (specific as Record<string, Schema.Struct.Fields>)[event] ?? {};
-  return Schema.Struct({
-    continue: opt(Schema.Boolean),
-    stopReason: opt(Schema.String),
-    suppressOutput: opt(Schema.Boolean),
-    systemMessage: opt(Schema.String),
-    terminalSequence: opt(Schema.String),
-    // "approve" is the deprecated PreToolUse spelling of allow; "block" of deny.
-    decision: opt(Schema.Literal("block", "approve")),
-    reason: opt(Schema.String),
-    suppressOriginalPrompt: opt(Schema.Boolean),
-    hookSpecificOutput: opt(Schema.Struct({ hookEventName: Schema.Literal(event), ...fields })),
-  });
+  PostToolUseFailure: context,
+  PostToolBatch: context,
+  UserPromptSubmit: { ...context, sessionTitle: text },
+  UserPromptExpansion: context,
+  SessionStart: { ...context, initialUserMessage: text, sessionTitle: text, ...watch, reloadSkills: flag },
+  Setup: context,
+  SubagentStart: context,
+  Stop: context,
+  SubagentStop: context,
+  MessageDisplay: { displayContent: text },
+  CwdChanged: watch,
+  FileChanged: watch,
+  WorktreeCreate: { worktreePath: text },
+  Elicitation: { action: value(Schema.Literal("accept", "decline", "cancel"), true), content: value(record) },
+  ElicitationResult: { action: value(Schema.Literal("accept", "decline", "cancel"), true), content: value(record) },
 };
 
-/** Claude Code's JSON output, as far as the events we drive read it. */
+/** The top-level fields every event accepts ("JSON output"), plus the legacy and per-event top-level ones. */
+const universal: Readonly<Record<string, Field>> = {
+  continue: value(Schema.Boolean, true),
+  stopReason: text,
+  suppressOutput: flag,
+  systemMessage: text,
+  terminalSequence: text,
+  // "block" is the current form; "approve" is PreToolUse's deprecated allow, and "allow"/"deny" are still sent.
+  decision: value(Schema.Literal("approve", "allow", "block", "deny"), true),
+  reason: text,
+  suppressOriginalPrompt: flag,
+};
+
+/** Claude Code's JSON output, the fields it reads on any event. */
 export interface HookOutput {
   readonly continue?: boolean;
   readonly stopReason?: string;
   readonly suppressOutput?: boolean;
   readonly systemMessage?: string;
   readonly terminalSequence?: string;
-  readonly decision?: "block" | "approve";
+  readonly decision?: "approve" | "allow" | "block" | "deny";
   readonly reason?: string;
   readonly suppressOriginalPrompt?: boolean;
   readonly hookSpecificOutput?: {
-    readonly hookEventName: string;
+    readonly hookEventName?: string;
     readonly permissionDecision?: "allow" | "deny" | "ask" | "defer";
     readonly permissionDecisionReason?: string;
     readonly updatedInput?: Readonly<Record<string, unknown>>;
     readonly additionalContext?: string;
     readonly updatedToolOutput?: unknown;
     readonly updatedMCPToolOutput?: unknown;
+    readonly classifierContext?: string;
+    readonly decision?: {
+      readonly behavior?: "allow" | "deny";
+      readonly updatedInput?: Readonly<Record<string, unknown>>;
+      readonly updatedPermissions?: readonly unknown[];
+      readonly message?: string;
+      readonly interrupt?: boolean;
+    };
+    readonly retry?: boolean;
+    readonly sessionTitle?: string;
+    readonly initialUserMessage?: string;
+    readonly watchPaths?: readonly string[];
+    readonly reloadSkills?: boolean;
+    readonly displayContent?: string;
+    readonly worktreePath?: string;
+    readonly action?: "accept" | "decline" | "cancel";
+    readonly content?: Readonly<Record<string, unknown>>;
   };
 }
 
-const cache = new Map<ClaudeEvent, (u: unknown) => Either.Either<unknown, ParseResult.ParseError>>();
+/** A field that did not fit its schema: dropped from the output. */
+export interface MalformedField {
+  readonly path: string;
+  readonly message: string;
+  /** It decides something, so the answer's decision cannot be read. */
+  readonly decisive: boolean;
+}
+
+/** An answer read against its event's schema. */
+export interface ReadOutput {
+  /** The known fields whose values fit. */
+  readonly output: HookOutput;
+  /** Fields Claude Code does not read on this event (ignored, as it ignores them). */
+  readonly unknown: readonly string[];
+  readonly malformed: readonly MalformedField[];
+}
+
+const decoders = new WeakMap<Schema.Schema<any, any, never>, (u: unknown) => Either.Either<unknown, ParseResult.ParseError>>();
+const decoderOf = (schema: Schema.Schema<any, any, never>) => {
+  let decode = decoders.get(schema);
+  if (!decode) {
+    decode = Schema.decodeUnknownEither(schema, { errors: "first" });
+    decoders.set(schema, decode);
+  }
+  return decode;
+};
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Decode `raw` against `fields`, collecting what is unknown or malformed under `at`. */
+const readFields = (raw: Record<string, unknown>, fields: Readonly<Record<string, Field>>, at: string, unknown: string[], malformed: MalformedField[]): Record<string, unknown> => {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(raw)) {
+    const path = at ? `${at}.${key}` : key;
+    const field = Object.hasOwn(fields, key) ? fields[key] : undefined;
+    if (field === undefined) {
+      unknown.push(path);
+      continue;
+    }
+    const v = raw[key];
+    const decisive = field.decisive === true;
+    if ("fields" in field) {
+      if (isObject(v)) out[key] = readFields(v, field.fields, path, unknown, malformed);
+      else malformed.push({ path, message: `expected an object, got ${describeValue(v)}`, decisive });
+      continue;
+    }
+    const result = decoderOf(field.schema)(v);
+    if (Either.isRight(result)) out[key] = result.right;
+    else malformed.push({ path, message: ParseResult.ArrayFormatter.formatErrorSync(result.left)[0]?.message ?? "is malformed", decisive });
+  }
+  return out;
+};
+
+const describeValue = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "an array" : typeof v);
+
+/**
+ * Read a Claude Code JSON answer for `event`: the known fields that fit, what is unknown, what
+ * is malformed. Never throws: the caller decides what an unreadable decision means.
+ *
+ * @example
+ * readHookOutput("PreToolUse", { metrics: { ms: 3 }, hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny" } })
+ * // { output: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny" } }, unknown: ["metrics"], malformed: [] }
+ */
+export const readHookOutput = (event: ClaudeHookEvent, raw: unknown): ReadOutput => {
+  const unknown: string[] = [];
+  const malformed: MalformedField[] = [];
+  if (!isObject(raw)) return { output: {}, unknown, malformed: [{ path: "(root)", message: `expected a JSON object, got ${describeValue(raw)}`, decisive: true }] };
+  const { hookSpecificOutput: hso, ...top } = raw;
+  const output: Record<string, unknown> = readFields(top, universal, "", unknown, malformed);
+  if (hso !== undefined) {
+    if (!isObject(hso)) malformed.push({ path: "hookSpecificOutput", message: `expected an object, got ${describeValue(hso)}`, decisive: true });
+    else {
+      const { hookEventName, ...rest } = hso;
+      if (hookEventName !== undefined && hookEventName !== event) {
+        // Written for another event: which of its fields mean what here is anyone's guess.
+        malformed.push({ path: "hookSpecificOutput.hookEventName", message: `is ${JSON.stringify(hookEventName)}, but the event is ${event}`, decisive: true });
+      } else {
+        if (hookEventName === undefined) malformed.push({ path: "hookSpecificOutput.hookEventName", message: "is missing (read as this event's)", decisive: false });
+        const fields = readFields(rest, specific[event] ?? {}, "hookSpecificOutput", unknown, malformed);
+        output.hookSpecificOutput = { ...(hookEventName !== undefined ? { hookEventName } : {}), ...fields };
+      }
+    }
+  }
+  return { output: output as HookOutput, unknown, malformed };
+};
+
+/**
+ * Validate a Claude Code JSON answer for `event`, ignoring fields Claude Code ignores; throws
+ * `ExecutorError("schema")` naming the hook and the field when a deciding field is malformed.
+ *
+ * @example
+ * decodeHookOutput("guard", "PreToolUse", { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny" } })
+ */
+export const decodeHookOutput = (hook: string, event: ClaudeHookEvent, value: unknown): HookOutput => {
+  const read = readHookOutput(event, value);
+  const bad = read.malformed.filter((m) => m.decisive);
+  if (bad.length > 0) throw new ExecutorError("schema", malformedMessage(hook, `${event} JSON`, bad));
+  return read.output;
+};
+
+/**
+ * One line naming the hook and each malformed field.
+ *
+ * @example
+ * malformedMessage("guard", "PreToolUse JSON", [{ path: "continue", message: 'Expected boolean, actual "no"', decisive: true }])
+ */
+export const malformedMessage = (hook: string, what: string, fields: readonly MalformedField[]): string =>
+  `hook "${hook}" answered ${what} that does not fit the schema: ${fields.map((f) => `${f.path}: ${f.message}`).join("; ")}`;
 
 const formatPath = (path: readonly PropertyKey[]): string =>
   path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i === 0 ? "" : "."}${String(p)}`)).join("") || "(root)";
 
-/** Turn a parse error into one line per field: `hook "x": hookSpecificOutput.permissionDecision: Expected ...`. */
+/** Turn a parse error into one line per field: `hook "x": reason: Expected ...`. */
 const describeIssues = (hook: string, what: string, error: ParseResult.ParseError): string => {
   const seen = new Set<string>();
   const lines: string[] = [];
@@ -91,23 +248,7 @@ const describeIssues = (hook: string, what: string, error: ParseResult.ParseErro
   return `hook "${hook}" answered ${what} that does not fit the schema: ${lines.join("; ")}`;
 };
 
-/**
- * Validate a Claude Code JSON answer for `event`; throws `ExecutorError("schema")` naming the hook and field.
- *
- * @example
- * decodeHookOutput("guard", "PreToolUse", { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny" } })
- */
-export const decodeHookOutput = (hook: string, event: ClaudeEvent, value: unknown): HookOutput => {
-  let decode = cache.get(event);
-  if (!decode) {
-    decode = Schema.decodeUnknownEither(outputSchema(event), { onExcessProperty: "error", errors: "all" });
-    cache.set(event, decode);
-  }
-  const result = decode(value);
-  if (Either.isLeft(result)) throw new ExecutorError("schema", describeIssues(hook, `${event} JSON`, result.left));
-  return result.right as HookOutput;
-};
-
+const opt = <S extends Schema.Schema.All>(s: S) => Schema.optionalWith(s, { exact: true });
 const Verdict = Schema.Struct({ ok: Schema.Boolean, reason: opt(Schema.String), impossible: opt(Schema.Boolean) });
 const decodeVerdictEither = Schema.decodeUnknownEither(Verdict, { onExcessProperty: "error", errors: "all" });
 
@@ -120,6 +261,7 @@ export interface Verdict {
 
 /**
  * Validate a prompt or agent hook's `{ ok, reason, impossible? }`; `ok: false` needs a reason.
+ * Strict: a model that answers anything else has not judged.
  *
  * @example
  * decodeVerdict("judge", { ok: false, reason: "tests fail" }) // { ok: false, reason: "tests fail" }

@@ -2,16 +2,16 @@
  * Load-time checks of command hooks (D6): a hook whose program is a path that does not exist,
  * is a directory, or may not be executed is reported when the settings are loaded, instead of
  * on the first tool call it would have guarded. Programs looked up on PATH, and paths that
- * depend on variables other than `CLAUDE_PROJECT_DIR`, are known only when they run.
+ * depend on variables other than `CLAUDE_PROJECT_DIR` (and a plugin's `CLAUDE_PLUGIN_ROOT`), are
+ * known only when they run.
  */
 import { accessSync, constants, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { isAssignment } from "../core/match/shell.ts";
-import { readShell } from "../core/match/shell-syntax.ts";
+import { firstCommand, isAssignment } from "../core/match/shell.ts";
 
 // The shell expands both spellings; exec form replaces only the braced one (see command.ts).
-const projectDirInShell = /\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR(?![A-Za-z0-9_])/g;
-const projectDirInExec = /\$\{CLAUDE_PROJECT_DIR\}/g;
+const inShell = (name: string) => new RegExp(`\\$\\{${name}\\}|\\$${name}(?![A-Za-z0-9_])`, "g");
+const inExec = (name: string) => new RegExp(`\\$\\{${name}\\}`, "g");
 
 /**
  * The program a command hook starts, as an absolute path, when it is a path known before it
@@ -20,15 +20,16 @@ const projectDirInExec = /\$\{CLAUDE_PROJECT_DIR\}/g;
  * @example
  * commandProgram('"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh --fast', undefined, "/repo", "/repo") // "/repo/.claude/hooks/check.sh"
  */
-export const commandProgram = (command: string, args: readonly string[] | undefined, project: string, cwd: string): string | undefined => {
+export const commandProgram = (command: string, args: readonly string[] | undefined, project: string, cwd: string, pluginRoot?: string): string | undefined => {
+  const known: [string, string][] = [["CLAUDE_PROJECT_DIR", project], ...(pluginRoot !== undefined ? [["CLAUDE_PLUGIN_ROOT", pluginRoot] as [string, string]] : [])];
   let expanded: string;
   if (args !== undefined) {
-    // Exec form: the executable itself, taken literally but for `${CLAUDE_PROJECT_DIR}`.
-    expanded = command.replace(projectDirInExec, () => project);
+    // Exec form: the executable itself, taken literally but for the braced placeholders.
+    expanded = known.reduce((text, [name, value]) => text.replace(inExec(name), () => value), command);
   } else {
-    const first = readShell(command)?.commands[0]?.find((w) => !isAssignment(w));
+    const first = firstCommand(command)?.find((w) => !isAssignment(w));
     if (first === undefined) return undefined;
-    expanded = first.text.replace(projectDirInShell, () => project);
+    expanded = known.reduce((text, [name, value]) => text.replace(inShell(name), () => value), first.text);
     // `~` is the shell's to expand; other variables and backticks are known only at run time.
     if (/[$`]/.test(expanded) || expanded.startsWith("~")) return undefined;
   }

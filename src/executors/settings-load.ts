@@ -2,14 +2,16 @@
  * Loading Claude Code settings as layers: read and validate each file, then merge their hooks
  * in Claude Code's order (user, project, local: later layers add to earlier ones, they never
  * replace them), run identical handlers once, and remember where every handler came from.
+ * Plugins' hooks come after the settings' ones; a plugin's copy of a handler stays its own.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { claudeDefaultSeconds, sessionEndBudgetMs } from "./external.ts";
 import { parseJson } from "./json.ts";
+import { loadClaudePlugin, type ClaudePlugin, type PluginSource } from "./plugin.ts";
 import { orMatchers, type GroupMatcher } from "./settings-rules.ts";
-import { decodeHookSettings, pointer, SettingsError, type SettingsHandler } from "./settings-schema.ts";
+import { decodeHookSettings, pointer, SettingsError, type MatcherGroup, type SettingsHandler } from "./settings-schema.ts";
 
 /** A settings object with a name for error messages and sources. */
 export interface SettingsLayer {
@@ -36,6 +38,8 @@ export interface HandlerEntry {
   readonly pointer: string;
   /** `file#pointer`, the hook's `source`. */
   readonly source: string;
+  /** The plugin it comes from, whose directory is its `CLAUDE_PLUGIN_ROOT`. */
+  readonly plugin?: ClaudePlugin | undefined;
 }
 
 export interface LoadedSettings {
@@ -52,6 +56,8 @@ export interface LoadedSettings {
   /** Union over layers, when any layer defines it. */
   readonly httpHookAllowedEnvVars: readonly string[] | undefined;
   readonly allowedHttpHookUrls: readonly string[] | undefined;
+  /** Fields and handler types in the files that were not read (unknown to agent-onion), each with where it is. */
+  readonly notes: readonly { readonly source: string; readonly message: string }[];
 }
 
 /** `~/x` as the shell would read it (Node does not): the settings' conventional paths start with it. */
@@ -79,6 +85,8 @@ export interface LoadOptions {
   readonly trustProjectSettings?: boolean | undefined;
   /** The user's home, whose `~/.claude/settings.json` is always trusted. Default `os.homedir()`. */
   readonly home?: string | undefined;
+  /** Plugins whose hooks load after the settings' (a directory each, or `{ dir, dataDir }`). */
+  readonly plugins?: readonly PluginSource[] | undefined;
 }
 
 /**
@@ -106,11 +114,12 @@ const canonical = (value: unknown): string =>
  * a `timeout` of its own gets the raised budget as its timeout.
  */
 const withSessionEndBudget = (entries: HandlerEntry[]): HandlerEntry[] => {
-  const ends = entries.filter((e) => e.event === "SessionEnd");
+  // "Timeouts set on plugin-provided hooks don't raise the budget."
+  const ends = entries.filter((e) => e.event === "SessionEnd" && e.plugin === undefined);
   const longest = Math.max(0, ...ends.map((e) => (e.handler.timeout ?? 0) * 1000));
   const budget = sessionEndBudgetMs(longest);
   if (budget === claudeDefaultSeconds("SessionEnd") * 1000) return entries;
-  return entries.map((e) => (e.event === "SessionEnd" && e.handler.timeout === undefined ? { ...e, handler: { ...e.handler, timeout: budget / 1000 } } : e));
+  return entries.map((e) => (e.event === "SessionEnd" && e.handler.type !== "unknown" && e.handler.timeout === undefined ? { ...e, handler: { ...e.handler, timeout: budget / 1000 } } : e));
 };
 
 /**
@@ -130,8 +139,10 @@ export const loadClaudeSettings = (input: SettingsInput, options: LoadOptions = 
   let disabled = false;
   let envVars: Set<string> | undefined;
   let urls: Set<string> | undefined;
+  const notes: { source: string; message: string }[] = [];
   for (const { file, settings } of layers) {
     const s = decodeHookSettings(file, settings);
+    for (const n of s.notes ?? []) notes.push({ source: `${file}#${n.pointer}`, message: n.message });
     if (options.trustProjectSettings !== true && isProjectLayer(file, home)) {
       // Validated (a broken file is still an error) but not loaded; every handler is reported.
       for (const [event, groups] of Object.entries(s.hooks ?? {}))
@@ -168,11 +179,31 @@ export const loadClaudeSettings = (input: SettingsInput, options: LoadOptions = 
       });
     }
   }
+  for (const source of options.plugins ?? []) {
+    const plugin = loadClaudePlugin(source, home);
+    for (const n of plugin.notes) notes.push(n);
+    for (const { file, at, hooks } of plugin.sections) entries.push(...groupEntries(file, at, hooks, plugin));
+  }
   return {
     entries: withSessionEndBudget(entries), untrusted, duplicates, disabled,
     httpHookAllowedEnvVars: envVars ? [...envVars] : undefined,
     allowedHttpHookUrls: urls ? [...urls] : undefined,
+    notes,
   };
+};
+
+/** Every handler of a hooks section, as entries of one plugin (no de-duplication: "a plugin's copy stays separate"). */
+const groupEntries = (file: string, at: readonly string[], hooks: Readonly<Record<string, readonly MatcherGroup[]>>, plugin: ClaudePlugin): HandlerEntry[] => {
+  const out: HandlerEntry[] = [];
+  for (const [event, groups] of Object.entries(hooks))
+    groups.forEach((group, gi) => {
+      const matchers = [{ matcher: group.matcher, file, pointer: pointer([...at, event, gi, "matcher"]) }];
+      group.hooks.forEach((handler, hi) => {
+        const ptr = pointer([...at, event, gi, "hooks", hi]);
+        out.push({ event, matcher: group.matcher, matchers, handler, file, pointer: ptr, source: `${file}#${ptr}`, plugin });
+      });
+    });
+  return out;
 };
 
 /**

@@ -1,33 +1,19 @@
 /**
- * Small rules of Claude Code's settings that decide whether a handler runs: which hook types
- * each event supports, the `allowedHttpHookUrls` wildcard match, how a `matcher` is read, the
- * matcher of a handler defined in several groups, and readable hook names.
+ * Small rules of Claude Code's settings that decide whether a handler runs: the
+ * `allowedHttpHookUrls` wildcard match, how a `matcher` is read, the matcher of a handler
+ * defined in several groups, and readable hook names.
  */
 import { basename } from "node:path";
+import { compileLinearRegExp, type LinearRegExp } from "../core/match/linear-regexp.ts";
 import { compileMatcher, conditionShape, namesOnly } from "../core/match/matcher.ts";
 import type { Matcher } from "../core/match/types.ts";
-import type { ClaudeEvent } from "./events.ts";
 import { httpHookLabel } from "./http.ts";
 import { SettingsError, type SettingsHandler } from "./settings-schema.ts";
 
-const all = new Set(["command", "http", "prompt", "agent"]);
-const noModel = new Set(["command", "http"]);
-
-/**
- * The handler types Claude Code runs on `event` ("Prompt-based hooks": SessionStart takes
- * command hooks only; notification-like events take no prompt or agent hooks).
- *
- * @example
- * supportedTypes("SessionStart").has("http") // false
- */
-export const supportedTypes = (event: ClaudeEvent): ReadonlySet<string> =>
-  event === "SessionStart" ? new Set(["command"]) :
-  event === "Notification" || event === "PreCompact" || event === "PostCompact" || event === "SessionEnd" || event === "StopFailure" ? noModel : all;
-
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** One `allowedHttpHookUrls` pattern as a RegExp over a URL's text. */
-const urlPattern = (pattern: string): RegExp => {
+/** One `allowedHttpHookUrls` pattern as a RegExp over a URL's text, run in linear time (a project's settings may be hostile). */
+const urlPattern = (pattern: string): LinearRegExp => {
   // In the scheme and authority, `*` stays inside a host name: it never spans `/`, `?`, `#`, `@` or
   // `:`, so `https://*.example.com/*` cannot be satisfied by `https://evil.com/x.example.com/` (E6).
   const start = pattern.indexOf("://");
@@ -36,7 +22,7 @@ const urlPattern = (pattern: string): RegExp => {
   const path = slash < 0 ? "" : pattern.slice(slash);
   const host = authority.split("*").map(escape).join("[A-Za-z0-9.-]*");
   const rest = path.split("*").map(escape).join(".*");
-  return new RegExp(`^${host}${rest}$`);
+  return compileLinearRegExp(`^${host}${rest}$`);
 };
 
 /**
@@ -182,5 +168,7 @@ export const hookLabel = (handler: SettingsHandler): string => {
       return handler.prompt.length > 32 ? `${handler.prompt.slice(0, 32)}…` : handler.prompt;
     case "mcp_tool":
       return `${handler.server}/${handler.tool}`;
+    case "unknown":
+      return handler.declared;
   }
 };

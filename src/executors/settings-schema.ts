@@ -1,7 +1,10 @@
 /**
- * The schema of the parts of Claude Code's `settings.json` that concern hooks. Other top-level
- * settings are none of our business and are left alone; inside `hooks` every unknown or
- * malformed field is an error naming the file and the JSON pointer of the field.
+ * The schema of the parts of Claude Code's `settings.json` (and a plugin's `hooks/hooks.json`)
+ * that concern hooks. Other top-level settings are none of our business and are left alone.
+ * Inside `hooks`, a known field with a malformed value is an error naming the file and the JSON
+ * pointer of the field (a guard that cannot run as written is a setup mistake); a field we do not
+ * know, or a handler type we do not know, is reported and skipped, never fatal, since Claude Code
+ * adds fields over time and ignores the ones it does not read.
  */
 import { Either, ParseResult, Schema } from "effect";
 import { brandError } from "../core/errors.ts";
@@ -18,7 +21,9 @@ const common = {
 
 const CommandHandler = Schema.Struct({
   type: Schema.Literal("command"), command: NonEmpty, args: opt(Schema.Array(Schema.String)), async: opt(Schema.Boolean),
-  asyncRewake: opt(Schema.Boolean), shell: opt(Schema.Literal("bash", "powershell")), ...common,
+  asyncRewake: opt(Schema.Boolean), shell: opt(Schema.Literal("bash", "powershell")),
+  // Claude Code's own (marked internal in its schema): the prefix and summary of an asyncRewake wake-up.
+  rewakeMessage: opt(NonEmpty), rewakeSummary: opt(NonEmpty), ...common,
 });
 const HttpHandler = Schema.Struct({
   type: Schema.Literal("http"), url: NonEmpty, headers: opt(Schema.Record({ key: Schema.String, value: Schema.String })),
@@ -32,16 +37,34 @@ const McpToolHandler = Schema.Struct({
   type: Schema.Literal("mcp_tool"), server: NonEmpty, tool: NonEmpty, input: opt(Schema.Record({ key: Schema.String, value: Schema.Unknown })), ...common,
 });
 
-const Handler = Schema.Union(CommandHandler, HttpHandler, PromptHandler, AgentHandler, McpToolHandler);
-const Group = Schema.Struct({ matcher: opt(Schema.String), hooks: Schema.Array(Handler) });
-const HooksSection = Schema.Record({ key: Schema.String, value: Schema.Array(Group) });
+const handlerSchemas = { command: CommandHandler, http: HttpHandler, prompt: PromptHandler, agent: AgentHandler, mcp_tool: McpToolHandler } as const;
 
-export type SettingsHandler = typeof Handler.Type;
 export type CommandHandler = typeof CommandHandler.Type;
 export type HttpHandler = typeof HttpHandler.Type;
 export type PromptHandler = typeof PromptHandler.Type;
 export type AgentHandler = typeof AgentHandler.Type;
-export type MatcherGroup = typeof Group.Type;
+export type McpToolHandler = typeof McpToolHandler.Type;
+/** A handler of a type Claude Code added after this version: kept in place (pointers stay right), reported, never run. */
+export interface UnknownTypeHandler {
+  readonly type: "unknown";
+  /** The `type` it declared. */
+  readonly declared: string;
+  readonly if?: undefined;
+  readonly timeout?: undefined;
+}
+export type SettingsHandler = CommandHandler | HttpHandler | PromptHandler | AgentHandler | McpToolHandler | UnknownTypeHandler;
+
+/** A matcher group: which events it applies to, and its handlers. */
+export interface MatcherGroup {
+  readonly matcher?: string;
+  readonly hooks: readonly SettingsHandler[];
+}
+
+/** Something in a file that is not read: a field we do not know, or a handler of a type we do not know. */
+export interface SettingsNote {
+  readonly pointer: string;
+  readonly message: string;
+}
 
 /** The hook-related settings of one file. */
 export interface HookSettings {
@@ -49,6 +72,8 @@ export interface HookSettings {
   readonly disableAllHooks?: boolean;
   readonly httpHookAllowedEnvVars?: readonly string[];
   readonly allowedHttpHookUrls?: readonly string[];
+  /** Fields and handlers not read, each with where it is. */
+  readonly notes?: readonly SettingsNote[];
 }
 
 /**
@@ -65,16 +90,17 @@ export class SettingsError extends TypeError {
 }
 brandError(SettingsError);
 
-const fields = {
-  hooks: HooksSection,
-  disableAllHooks: Schema.Boolean,
-  httpHookAllowedEnvVars: Schema.Array(Schema.String),
-  allowedHttpHookUrls: Schema.Array(Schema.String),
-} as const;
+type Decoder = (u: unknown) => Either.Either<unknown, ParseResult.ParseError>;
+const decoderOf = (schema: Schema.Schema<any, any, never>): Decoder => Schema.decodeUnknownEither(schema, { onExcessProperty: "ignore", errors: "all" });
 
-const decoders = Object.fromEntries(
-  Object.entries(fields).map(([k, s]) => [k, Schema.decodeUnknownEither(s as Schema.Schema<unknown>, { onExcessProperty: "error", errors: "all" })]),
-) as Record<keyof typeof fields, (u: unknown) => Either.Either<unknown, ParseResult.ParseError>>;
+const topLevel = {
+  disableAllHooks: decoderOf(Schema.Boolean),
+  httpHookAllowedEnvVars: decoderOf(Schema.Array(Schema.String)),
+  allowedHttpHookUrls: decoderOf(Schema.Array(Schema.String)),
+} as const;
+const handlerDecoders = Object.fromEntries(Object.entries(handlerSchemas).map(([k, s]) => [k, decoderOf(s as Schema.Schema<any, any, never>)])) as Record<keyof typeof handlerSchemas, Decoder>;
+const handlerFields = Object.fromEntries(Object.entries(handlerSchemas).map(([k, s]) => [k, new Set(Object.keys(s.fields))])) as unknown as Record<keyof typeof handlerSchemas, ReadonlySet<string>>;
+const decodeMatcher = decoderOf(Schema.String);
 
 /**
  * RFC 6901 pointer for a path.
@@ -85,27 +111,8 @@ const decoders = Object.fromEntries(
 export const pointer = (path: readonly PropertyKey[]): string =>
   path.map((p) => `/${String(p).replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
 
-/**
- * Validate the hook settings of one file; throws `SettingsError` naming the file and the
- * JSON pointer of the first bad field (all bad fields are listed in the message).
- *
- * @example
- * decodeHookSettings(".claude/settings.json", { hooks: { PreToolUse: [{ hooks: [{ type: "command" }] }] } })
- * // throws: .claude/settings.json: /hooks/PreToolUse/0/hooks/0/command: is missing
- */
-export const decodeHookSettings = (file: string, value: unknown): HookSettings => {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new SettingsError(file, "", "settings must be a JSON object");
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(fields) as (keyof typeof fields)[]) {
-    const raw = (value as Record<string, unknown>)[key];
-    if (raw === undefined) continue;
-    out[key] = key === "hooks" && hasOwnProto(raw) ? decodeWithProtoEvent(file, raw) : decoded(file, [key], decoders[key], raw);
-  }
-  return out as HookSettings;
-};
-
 /** `raw` decoded, or a `SettingsError` at `path` naming every bad field. */
-const decoded = (file: string, path: readonly PropertyKey[], decode: (u: unknown) => Either.Either<unknown, ParseResult.ParseError>, raw: unknown): unknown => {
+const decoded = (file: string, path: readonly PropertyKey[], decode: Decoder, raw: unknown): unknown => {
   const result = decode(raw);
   if (Either.isRight(result)) return result.right;
   const issues = ParseResult.ArrayFormatter.formatErrorSync(result.left);
@@ -114,18 +121,73 @@ const decoded = (file: string, path: readonly PropertyKey[], decode: (u: unknown
   throw new SettingsError(file, pointer([...path, ...first.path]), `${first.message}${more.length ? ` (also ${more.join("; ")})` : ""}`);
 };
 
-const hasOwnProto = (raw: unknown): raw is Record<string, unknown> =>
-  typeof raw === "object" && raw !== null && !Array.isArray(raw) && Object.hasOwn(raw, "__proto__");
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const kindOf = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "an array" : typeof v);
 
-const decodeGroups = Schema.decodeUnknownEither(Schema.Array(Group), { onExcessProperty: "error", errors: "all" });
+/** Own keys, `__proto__` included (JSON.parse makes it an own key; it must be reported, not lost). */
+const entriesOf = (raw: Record<string, unknown>): [string, unknown][] => Object.keys(raw).map((k) => [k, Object.getOwnPropertyDescriptor(raw, k)!.value]);
+
+const decodeHandler = (file: string, path: PropertyKey[], raw: unknown, notes: SettingsNote[]): SettingsHandler => {
+  if (!isObject(raw)) throw new SettingsError(file, pointer(path), `expected a hook handler object, got ${kindOf(raw)}`);
+  const type = raw.type;
+  if (type === undefined) throw new SettingsError(file, pointer([...path, "type"]), "is missing");
+  if (typeof type !== "string") throw new SettingsError(file, pointer([...path, "type"]), `expected a string, got ${kindOf(type)}`);
+  if (!Object.hasOwn(handlerSchemas, type)) {
+    notes.push({ pointer: pointer(path), message: `handler type "${type}" is not one agent-onion knows; it is not run` });
+    return { type: "unknown", declared: type };
+  }
+  const known = handlerFields[type as keyof typeof handlerSchemas];
+  for (const key of Object.keys(raw)) if (!known.has(key)) notes.push({ pointer: pointer([...path, key]), message: `"${key}" is not a ${type} hook field agent-onion knows; ignored` });
+  return decoded(file, path, handlerDecoders[type as keyof typeof handlerSchemas], raw) as SettingsHandler;
+};
 
 /**
- * `hooks` with an event named `__proto__` (JSON.parse makes it an own key). A decoded record
- * would assign it as the prototype, and the event would vanish without a word; kept as an own
- * key, it is reported like any other event we do not know.
+ * The `hooks` section: an object of event names to arrays of matcher groups. Exported for
+ * plugin `hooks.json` files, whose hooks are the same section.
+ *
+ * @example
+ * decodeHooksSection("hooks.json", ["hooks"], { Stop: [{ hooks: [{ type: "command", command: "true" }] }] }, [])
  */
-const decodeWithProtoEvent = (file: string, raw: Record<string, unknown>): unknown => {
-  const groups = decoded(file, ["hooks", "__proto__"], decodeGroups, Object.getOwnPropertyDescriptor(raw, "__proto__")!.value);
-  const rest = decoded(file, ["hooks"], decoders.hooks, Object.fromEntries(Object.entries(raw).filter(([event]) => event !== "__proto__")));
-  return Object.defineProperty(rest as object, "__proto__", { value: groups, enumerable: true, writable: true, configurable: true });
+export const decodeHooksSection = (file: string, at: readonly PropertyKey[], raw: unknown, notes: SettingsNote[]): Record<string, MatcherGroup[]> => {
+  if (!isObject(raw)) throw new SettingsError(file, pointer(at), `expected an object of events, got ${kindOf(raw)}`);
+  const out: Record<string, MatcherGroup[]> = {};
+  for (const [event, groups] of entriesOf(raw)) {
+    const ep = [...at, event];
+    if (!Array.isArray(groups)) throw new SettingsError(file, pointer(ep), `expected an array of matcher groups, got ${kindOf(groups)}`);
+    const decodedGroups = groups.map((group, gi): MatcherGroup => {
+      const gp = [...ep, gi];
+      if (!isObject(group)) throw new SettingsError(file, pointer(gp), `expected a matcher group object, got ${kindOf(group)}`);
+      for (const key of Object.keys(group)) if (key !== "matcher" && key !== "hooks") notes.push({ pointer: pointer([...gp, key]), message: `"${key}" is not a matcher group field agent-onion knows; ignored` });
+      if (group.hooks === undefined) throw new SettingsError(file, pointer([...gp, "hooks"]), "is missing");
+      if (!Array.isArray(group.hooks)) throw new SettingsError(file, pointer([...gp, "hooks"]), `expected an array of handlers, got ${kindOf(group.hooks)}`);
+      const matcher = group.matcher === undefined ? undefined : (decoded(file, [...gp, "matcher"], decodeMatcher, group.matcher) as string);
+      const hooks = group.hooks.map((h, hi) => decodeHandler(file, [...gp, "hooks", hi], h, notes));
+      return { ...(matcher !== undefined ? { matcher } : {}), hooks };
+    });
+    // An own property even when the event is named `__proto__`: a plain assignment would set the prototype.
+    Object.defineProperty(out, event, { value: decodedGroups, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+};
+
+/**
+ * Validate the hook settings of one file; throws `SettingsError` naming the file and the JSON
+ * pointer of the first malformed field (all of them are listed in the message). Fields and
+ * handler types it does not know are listed in `notes`.
+ *
+ * @example
+ * decodeHookSettings(".claude/settings.json", { hooks: { PreToolUse: [{ hooks: [{ type: "command" }] }] } })
+ * // throws: .claude/settings.json: /hooks/PreToolUse/0/hooks/0/command: is missing
+ */
+export const decodeHookSettings = (file: string, value: unknown): HookSettings => {
+  if (!isObject(value)) throw new SettingsError(file, "", "settings must be a JSON object");
+  const out: Record<string, unknown> = {};
+  const notes: SettingsNote[] = [];
+  for (const key of Object.keys(topLevel) as (keyof typeof topLevel)[]) {
+    const raw = value[key];
+    if (raw !== undefined) out[key] = decoded(file, [key], topLevel[key], raw);
+  }
+  if (value.hooks !== undefined) out.hooks = decodeHooksSection(file, ["hooks"], value.hooks, notes);
+  if (notes.length > 0) out.notes = notes;
+  return out as HookSettings;
 };

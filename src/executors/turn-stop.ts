@@ -1,13 +1,13 @@
 /**
- * How hooks on a tool call end the turn when loaded by `fromClaudeSettings`. A tool call cannot
- * stop the loop by itself (a refused call is an error result the model reads), so what its hooks
- * ask is kept per run and a `step` hook ends the run before its next model call, as the guards do.
- * They ask with `continue: false` (the `endsTurn` mark) and, for a prompt hook whose
- * `continueOnBlock` is not true, with `ok: false` (Claude Code's default on PreToolUse and
- * PostToolUse: "the turn ends"). Claude Code "stops processing entirely", so once a run asked,
- * no other tool call of it, or of a sub-agent it started, runs: a step's calls run in parallel,
- * and a sibling call still on its way through its hooks is refused (one that already ran keeps
- * its result).
+ * How hooks loaded by `fromClaudeSettings` end the turn. A tool call cannot stop the loop by
+ * itself (a refused call is an error result the model reads), so what its hooks ask is kept per
+ * run and a `step` hook ends the run before its next model call, as the guards do. They ask with
+ * `continue: false` (observed in Claude Code on PreToolUse: the call runs, then the turn ends)
+ * and, for a prompt hook whose `continueOnBlock` is not true, with `ok: false` (Claude Code's
+ * default on PreToolUse and PostToolUse: "the turn ends"). Claude Code "stops processing
+ * entirely", so once a run asked, no other tool call of it, or of a sub-agent it started, runs: a
+ * step's calls run in parallel, and a sibling call still on its way through its hooks is refused
+ * (the call that asked goes on; one that already ran keeps its result).
  */
 import type { RunInput, RunResult, StepInput, StepResult, ToolCall, ToolResult } from "../agent/types.ts";
 import { Continue, Reject } from "../core/action.ts";
@@ -15,7 +15,7 @@ import type { HookContext } from "../core/context.ts";
 import type { Hook } from "../core/hook.ts";
 import { Outcome } from "../core/outcome.ts";
 import { Priority } from "../core/priority.ts";
-import { endsTurn, HookStopError, type TurnEndingReject } from "./protocol.ts";
+import { HookStopError } from "./protocol.ts";
 
 const name = "claude-settings:turn-stop";
 
@@ -23,14 +23,14 @@ const name = "claude-settings:turn-stop";
 const refusal = (stop: HookStopError): Reject => Reject(`refused: hook "${stop.middleware}" asked to stop the turn`);
 
 /**
- * The turn stops of one `fromClaudeSettings` load: `watch` wraps each tool-event hook, and `step`,
- * `calls` and `run` are mounted once when any hook was watched. What they keep lives no longer
- * than the `run` it belongs to.
+ * The turn stops of one `fromClaudeSettings` load: `endTurn` is what its hook sets call, and
+ * `step`, `calls` and `run` are mounted once when a set on a tool event was made. What they keep
+ * lives no longer than the `run` it belongs to.
  */
 export const turnStops = () => {
-  /** The runs going on, by `runId`, and the stop each one's hooks asked for. */
+  /** The runs going on, by `runId`, and the stop each one's hooks asked for, with the call that asked. */
   const live = new Set<string>();
-  const asked = new Map<string, HookStopError>();
+  const asked = new Map<string, { readonly stop: HookStopError; readonly callId: string }>();
   let used = false;
   /**
    * The stop asked by the run or by a run it was started from: a sub-agent's run id is its
@@ -38,35 +38,22 @@ export const turnStops = () => {
    * included. Not the other way round: a sub-agent's stop ends the sub-agent only. An entry is
    * only ever kept for a live run, so a prefix found in `asked` is a live run.
    */
-  const stopOf = (runId: string): HookStopError | undefined => {
+  const askedBy = (runId: string) => {
     for (let id = runId; ; id = id.slice(0, id.lastIndexOf("/"))) {
-      const stop = asked.get(id);
-      if (stop !== undefined || !id.includes("/")) return stop;
+      const entry = asked.get(id);
+      if (entry !== undefined || !id.includes("/")) return entry;
     }
   };
-  const watch = (hook: Hook, hookName: string, blockEndsTurn: boolean): Hook => {
+  /** A hook asked to end the turn of the run `ctx` belongs to; the first ask stands. */
+  const endTurn = (ctx: HookContext, by: string, reason: string): void => {
+    // Kept only for a run the `run` hook sees, so it goes when the run settles: a call outside
+    // one (a bare stack.run, wrapped tools) has no turn to end, and its id may be reused.
+    if (ctx.signal.aborted || !live.has(ctx.runId) || asked.has(ctx.runId)) return;
+    asked.set(ctx.runId, { stop: new HookStopError(by, reason), callId: ctx.callId });
+  };
+  /** Say a set on a tool event was made: the hooks below are mounted. */
+  const watch = (): void => {
     used = true;
-    const seen = (action: unknown, ctx: HookContext, ran: boolean): unknown => {
-      const refused = typeof action === "object" && action !== null && (action as Reject)._tag === "Reject" ? (action as Partial<TurnEndingReject>) : undefined;
-      const reason = refused?.[endsTurn] ?? (blockEndsTurn ? refused?.reason : undefined);
-      // Kept only for a run the `run` hook sees, so it goes when the run settles: a call outside
-      // one (a bare stack.run, wrapped tools) has no turn to end, and its id may be reused.
-      if (reason !== undefined && !ctx.signal.aborted && live.has(ctx.runId)) {
-        asked.set(ctx.runId, new HookStopError(hookName, reason));
-        return action;
-      }
-      // Another call of the run already asked while this hook was deciding: an allow no longer
-      // holds for a call yet to run. One that ran keeps its result: refusing it would tell the
-      // model and the audit that a call with side effects did not happen.
-      const stop = refused === undefined && !ran ? stopOf(ctx.runId) : undefined;
-      return stop === undefined ? action : refusal(stop);
-    };
-    const { before, after } = hook;
-    return Object.freeze({
-      ...hook,
-      ...(before ? { before: async (input: never, ctx: HookContext) => seen(await before(input, ctx), ctx, false) } : {}),
-      ...(after ? { after: async (output: never, input: never, ctx: HookContext) => seen(await after(output, input, ctx), ctx, true) } : {}),
-    }) as Hook;
   };
   const step: Hook<StepInput, StepResult, "observe"> = {
     name,
@@ -74,10 +61,10 @@ export const turnStops = () => {
     around: (ctx, next) => {
       // The run's own stop, or one a run it was started from asked for: a sub-agent ends too,
       // before its next model call. Only the run's own entry is used up here.
-      const stop = stopOf(ctx.runId);
-      if (stop === undefined) return next();
-      if (asked.get(ctx.runId) === stop) asked.delete(ctx.runId);
-      return Outcome.failed(stop);
+      const entry = askedBy(ctx.runId);
+      if (entry === undefined) return next();
+      if (asked.get(ctx.runId) === entry) asked.delete(ctx.runId);
+      return Outcome.failed(entry.stop);
     },
   };
   /** Innermost, so it also refuses calls no settings hook matches, after every other hook let them through. */
@@ -85,8 +72,9 @@ export const turnStops = () => {
     name,
     priority: Priority.last,
     before: (_call, ctx) => {
-      const stop = stopOf(ctx.runId);
-      return stop === undefined ? Continue : refusal(stop);
+      const entry = askedBy(ctx.runId);
+      // The call whose hook asked goes on: Claude Code runs it, then ends the turn.
+      return entry === undefined || entry.callId === ctx.callId ? Continue : refusal(entry.stop);
     },
   };
   /**
@@ -101,7 +89,7 @@ export const turnStops = () => {
       live.add(ctx.runId);
       try {
         const outcome = await next();
-        const stop = asked.get(ctx.runId);
+        const stop = asked.get(ctx.runId)?.stop;
         if (stop === undefined || outcome._tag !== "Completed" || outcome.value.stoppedBy !== undefined) return outcome;
         return Outcome.completed({ ...outcome.value, finishReason: "stopped-by-guard", stoppedBy: { reason: stop.message, by: stop.middleware, kind: stop.kind } });
       } finally {
@@ -110,5 +98,5 @@ export const turnStops = () => {
       }
     },
   };
-  return { watch, step, calls, run, used: () => used };
+  return { endTurn, watch, step, calls, run, used: () => used };
 };

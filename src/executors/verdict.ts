@@ -4,9 +4,9 @@
  * one JSON object that fits the schema is a hook failure, with the model's text quoted.
  */
 import { randomBytes } from "node:crypto";
-import type { HookAnswer } from "./answer.ts";
+import type { HookAnswer } from "./hook-answer.ts";
 import { ExecutorError } from "./errors.ts";
-import type { ClaudeEvent } from "./events.ts";
+import type { AgentEvent } from "./events.ts";
 import { parseJson } from "./json.ts";
 import { decodeVerdict } from "./schemas.ts";
 
@@ -73,7 +73,7 @@ export const readVerdict = (hook: string, text: string) => {
  * @example
  * verdictAnswer("PreToolUse", { ok: false, reason: "rm" }) // { block: "rm" }
  */
-export const verdictAnswer = (event: ClaudeEvent, verdict: { ok: boolean; reason?: string; impossible?: boolean }): HookAnswer => {
+export const verdictAnswer = (event: AgentEvent, verdict: { ok: boolean; reason?: string; impossible?: boolean }): HookAnswer => {
   if (verdict.ok) return {};
   if (verdict.impossible && (event === "Stop" || event === "SubagentStop")) return { impossible: true };
   return { block: verdict.reason ?? "" };

@@ -118,8 +118,8 @@ describe("agent-onion explain", () => {
     const argv = ["explain", "--settings", fixture("settings", "user.json"), "--settings", fixture("settings", "local.json"), "--event", "PreToolUse", "--input", '{"tool_input":{"command":"git status"}}'];
     expect(await main(argv, io)).toBe(0);
     expect(io.stdout).toMatch(/^PreToolUse runs the before and around phases of toolCall/);
-    expect(io.stdout).toMatch(/1\. +PreToolUse:command:guard\.mjs +\[priority 100, closed, match Bash\]\n +from .*user\.json#\/hooks\/PreToolUse\/0\/hooks\/0/);
-    expect(io.stdout).toMatch(/- +PreToolUse:command:echo .*skipped: match "Bash\(git push \*\)" does not match/);
+    // Settings handlers of one event run together, Claude Code's way, as one hook of the onion.
+    expect(io.stdout).toMatch(/1\. +claude-settings:PreToolUse +\[priority 100, closed, match function Bash \| Bash\(git push \*\)\]\n +from .*user\.json#\/hooks\/PreToolUse\/0\/hooks\/0, .*local\.json#\/hooks\/PreToolUse\/0\/hooks\/0/);
   });
 
   it("explains a TypeScript stack module too", async () => {

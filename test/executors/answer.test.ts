@@ -29,3 +29,52 @@ describe("stdout starting with {", () => {
     expect(readAnswerText("ctx", "UserPromptSubmit", "{WIP} on main")).toEqual({ text: "{WIP} on main" });
   });
 });
+
+/**
+ * What stdout may hold on a gate: nothing, or exactly one JSON object once whitespace is trimmed.
+ * Each of these holds a block a terminal would show as just the JSON, or more than one answer.
+ */
+const unreadable: readonly (readonly [string, string])[] = [
+  ["an ANSI colour code before the JSON", '\u001b[31m{"decision":"block","reason":"no"}\u001b[0m'],
+  ["OK and a carriage return before the JSON", 'OK\r{"decision":"block","reason":"no"}'],
+  ["text before the JSON on the same line", 'checking... {"decision":"block","reason":"no"}'],
+  ["a banner line before the JSON", 'Welcome!\n{"decision":"block","reason":"no"}'],
+  ["two JSON objects", '{"decision":"block"}{"decision":"approve"}'],
+  ["two JSON objects on two lines", '{"decision":"approve"}\n{"decision":"block","reason":"no"}'],
+  ["a JSON array", '[{"decision":"block"}]'],
+  ["a JSON string", '"block"'],
+  ["a bare word", "OK"],
+  ["a number", "2"],
+  ["text after the JSON", '{"decision":"block","reason":"no"} done'],
+];
+
+describe("stdout that is not one JSON object, on a gate", () => {
+  it.each(unreadable)("%s is an unreadable answer", (_what, text) => {
+    expect(() => readAnswerText("guard", "PreToolUse", text)).toThrow(/hook "guard" printed/);
+  });
+
+  it.each(unreadable)("%s refuses the call when the hook is a commandHook used directly (a guard fails closed)", async (_what, text) => {
+    const guard = commandHook({ event: "PreToolUse", name: "guard", ...node("respond.mjs", "0", text), timeoutMs: 5000 });
+    let ran = false;
+    const outcome = await agentStack().use("toolCall", guard).run("toolCall", { id: "t", name: "Bash", input: { command: "ls" } }, () => ((ran = true), { content: "ok" }));
+    expect(outcome).toMatchObject({ _tag: "Rejected", reason: expect.stringMatching(/hook "guard" printed/) });
+    expect(ran).toBe(false);
+  });
+
+  it("whitespace around one JSON object is fine", () => {
+    expect(readAnswerText("guard", "PreToolUse", '\n  {"decision":"block","reason":"no"}\r\n\t')).toEqual({ output: { decision: "block", reason: "no" } });
+    expect(readAnswerText("guard", "PreToolUse", " \n\r\t ")).toEqual({});
+  });
+});
+
+describe("stdout where Claude Code reads plain text as context", () => {
+  it.each(["UserPromptSubmit", "SessionStart"] as const)("on %s, plain text is context; text before a JSON object is still unreadable", (event) => {
+    expect(readAnswerText("ctx", event, "Current branch: main\n")).toEqual({ text: "Current branch: main" });
+    expect(() => readAnswerText("ctx", event, 'checking... {"decision":"block","reason":"no"}')).toThrow(/printed text before its JSON/);
+  });
+
+  it("on events nothing can refuse and that read no text (Notification, SessionEnd), plain text is ignored, not a failure", () => {
+    expect(readAnswerText("notify", "Notification", "sent")).toEqual({ ignored: ['stdout "sent": not an answer on Notification'] });
+    expect(readAnswerText("bye", "SessionEnd", "cleaned up")).toEqual({ ignored: ['stdout "cleaned up": not an answer on SessionEnd'] });
+  });
+});

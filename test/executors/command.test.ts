@@ -5,6 +5,7 @@ import { commandHook } from "../../src/executors/command.ts";
 import { routeHookNotices } from "../../src/executors/external.ts";
 import { alive, bash, echoTool, eventually, existsSync, fixture, node, notices, readPid, tempDir } from "./helpers.ts";
 import { agentStack } from "./stack-helpers.ts";
+import { takeWarnings } from "../support/warnings.ts";
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 
@@ -72,20 +73,13 @@ describe("commandHook exit codes", () => {
     const hook = commandHook({ event: "SessionStart", name: "issues", timeoutMs: 5000, ...node("respond.mjs", "2", "", "could not fetch issues") });
     const stack = agentStack().use("sessionStart", hook);
     const routed: string[] = [];
-    const warned: string[] = [];
-    const onWarning = (w: Error) => void warned.push(w.message);
-    process.on("warning", onWarning);
-    try {
-      const restore = routeHookNotices((n) => void routed.push(`${n.kind}: ${n.message}`));
-      await stack.run("sessionStart", { sessionId: "s", source: "startup" }, (s) => ({ sessionId: s.sessionId }));
-      restore();
-      await stack.run("sessionStart", { sessionId: "s", source: "startup" }, (s) => ({ sessionId: s.sessionId }));
-      await new Promise((r) => setImmediate(r));
-    } finally {
-      process.off("warning", onWarning);
-    }
+    const restore = routeHookNotices((n) => void routed.push(`${n.kind}: ${n.message}`));
+    await stack.run("sessionStart", { sessionId: "s", source: "startup" }, (s) => ({ sessionId: s.sessionId }));
+    restore();
+    takeWarnings();
+    await stack.run("sessionStart", { sessionId: "s", source: "startup" }, (s) => ({ sessionId: s.sessionId }));
     expect(routed).toEqual(["hook-error: could not fetch issues"]);
-    expect(warned).toEqual(['hook "issues" (SessionStart): could not fetch issues']);
+    expect(takeWarnings().filter((w) => w.type === "AgentOnionHookWarning").map((w) => w.message)).toEqual(['hook "issues" (SessionStart): could not fetch issues']);
   });
 
   it("honours valid JSON on another exit code, as Claude Code does", async () => {

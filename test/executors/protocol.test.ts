@@ -14,6 +14,7 @@ import { commandHook, type CommandHookOptions } from "../../src/executors/comman
 import type { ClaudeEvent } from "../../src/executors/events.ts";
 import { bash, echoTool, fixture, node, notices, tempDir } from "./helpers.ts";
 import { agentStack } from "./stack-helpers.ts";
+import { takeWarnings } from "../support/warnings.ts";
 
 const answering = <E extends ClaudeEvent>(event: E, json: unknown, over: Partial<CommandHookOptions<E>> = {}) =>
   commandHook({ event, ...node("respond.mjs", "0", typeof json === "string" ? json : JSON.stringify(json)), timeoutMs: 5000, ...over } as CommandHookOptions<E>);
@@ -159,9 +160,31 @@ describe("PostToolUse", () => {
     expect(outcome).toEqual({ _tag: "Completed", value: { content: "[redacted]" } });
   });
 
-  it("decision: block rejects the result (the model reads the reason, not the output)", async () => {
-    const { outcome } = await runTool(agentStack().use("toolCall", answering("PostToolUse", { decision: "block", reason: "output leaks a key" })));
-    expect(outcome).toMatchObject({ _tag: "Rejected", reason: "output leaks a key" });
+  it("decision: block cannot undo the call: the model reads the tool's output and, beside it, the reason", async () => {
+    const { outcome, context } = await runTool(agentStack().use("toolCall", answering("PostToolUse", { decision: "block", reason: "the file has a lint error" })));
+    expect(outcome).toEqual({ _tag: "Completed", value: { content: "ran: ls" } });
+    expect(context).toEqual(["the file has a lint error"]);
+  });
+
+  it("a block with a rewrite: the model reads the rewritten output and the reason", async () => {
+    const { outcome, context } = await runTool(agentStack().use("toolCall", answering("PostToolUse", post({ updatedToolOutput: "[redacted]" }, { decision: "block", reason: "a key was redacted" }))));
+    expect(outcome).toEqual({ _tag: "Completed", value: { content: "[redacted]" } });
+    expect(context).toEqual(["a key was redacted"]);
+  });
+
+  it("permissionDecision: deny, as hookify sends it on PostToolUse, is read as a block", async () => {
+    const n = notices();
+    const hookify = post({ permissionDecision: "deny" }, { systemMessage: "**[warn-console-log]** console.log left in" });
+    const { outcome, context } = await runTool(agentStack().use("toolCall", answering("PostToolUse", hookify, { name: "hookify", onNotice: n.sink })));
+    expect(outcome).toEqual({ _tag: "Completed", value: { content: "ran: ls" } });
+    expect(context).toEqual(['blocked by hook "hookify"']);
+    expect(n.list).toMatchObject([{ kind: "systemMessage", message: "**[warn-console-log]** console.log left in" }]);
+  });
+
+  it("a hook failing closed withholds the output (the call ran; nothing says it was refused)", async () => {
+    const guard = commandHook({ event: "PostToolUse", name: "redact", ...node("respond.mjs", "1", "", "scanner crashed"), timeoutMs: 5000, onNotice: () => {} });
+    const { outcome } = await runTool(agentStack().use("toolCall", guard));
+    expect(outcome).toEqual({ _tag: "Completed", value: { content: 'Bash ran, but its output was withheld: hook "redact" failed: exited with code 1: scanner crashed', isError: true } });
   });
 
   it("receives tool_input and tool_response in its event", async () => {
@@ -269,12 +292,28 @@ describe("observation points", () => {
   });
 });
 
+describe("fields Claude Code does not read are ignored, each with a notice, and the rest of the answer counts", () => {
+  it.each([
+    ["a misspelled field", pre({ permissionDecison: "deny" }), "hookSpecificOutput.permissionDecison: not a field Claude Code reads on PreToolUse"],
+    ["an unknown top-level field", { decison: "block" }, "decison: not a field Claude Code reads on PreToolUse"],
+    ["security-guidance's metrics", { metrics: { scanned: 3 } }, "metrics: not a field Claude Code reads on PreToolUse"],
+  ])("%s", async (_what, json, notice) => {
+    const n = notices();
+    const { outcome } = await runTool(agentStack().use("toolCall", answering("PreToolUse", json, { name: "guard", onNotice: n.sink })));
+    expect(outcome._tag).toBe("Completed");
+    expect(n.list).toMatchObject([{ kind: "ignored", message: notice }]);
+  });
+
+  it("a deny beside an unknown field still denies", async () => {
+    const { outcome } = await runTool(agentStack().use("toolCall", answering("PreToolUse", pre({ permissionDecision: "deny", permissionDecisionReason: "no" }, { metrics: {} }), { onNotice: () => {} })));
+    expect(outcome).toMatchObject({ _tag: "Rejected", reason: "no" });
+  });
+});
+
 describe("unreadable answers are failures naming the hook and the field", () => {
   it.each([
-    ["a misspelled field", pre({ permissionDecison: "deny" }), /hook "guard" answered PreToolUse JSON that does not fit the schema: hookSpecificOutput\.permissionDecison: is unexpected/],
-    ["a wrong value", pre({ permissionDecision: "maybe" }), /hookSpecificOutput\.permissionDecision: Expected "allow"/],
-    ["another event's name", { hookSpecificOutput: { hookEventName: "PostToolUse" } }, /hookSpecificOutput\.hookEventName: Expected "PreToolUse"/],
-    ["an unknown top-level field", { decison: "block" }, /decison: is unexpected/],
+    ["a wrong value", pre({ permissionDecision: "maybe" }), /hookSpecificOutput\.permissionDecision: Expected "allow", actual "maybe"/],
+    ["another event's name", { hookSpecificOutput: { hookEventName: "PostToolUse" } }, /hookSpecificOutput\.hookEventName: is "PostToolUse", but the event is PreToolUse/],
     ["invalid JSON", '{"decision": "block", ', /printed invalid JSON/],
   ])("%s", async (_what, json, message) => {
     const { outcome } = await runTool(agentStack().use("toolCall", answering("PreToolUse", json, { name: "guard" })));
@@ -299,5 +338,33 @@ describe("async command hooks", () => {
 
     await stack.flush();
     expect(n.list).toMatchObject([{ kind: "background-result", message: "tests failed" }]);
+  });
+});
+
+describe("fields Claude Code acts on that an agent loop has no counterpart for", () => {
+  it("are read, and told as ignored with why", async () => {
+    const n = notices();
+    const hook = answering("SessionStart", { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "ctx", sessionTitle: "auth", watchPaths: ["/repo/.env"], reloadSkills: true, initialUserMessage: "go" }, terminalSequence: "\u0007" }, { onNotice: n.sink });
+    const context: string[] = [];
+    await agentStack().use("sessionStart", hook).run("sessionStart", { sessionId: "s", source: "startup" }, (s) => ({ sessionId: s.sessionId }), { onContext: (t) => context.push(t) });
+    expect(context).toEqual(["ctx"]);
+    expect(n.list.map((x) => x.message)).toEqual([
+      "initialUserMessage has no counterpart in agent-onion (a session's first message is the caller's); ignored",
+      "sessionTitle has no counterpart in agent-onion (sessions have no title); ignored",
+      "watchPaths has no counterpart in agent-onion (there is no file watcher); ignored",
+      "reloadSkills has no counterpart in agent-onion (there are no skills to rescan); ignored",
+      "terminalSequence has no counterpart in agent-onion (there is no terminal); ignored",
+    ]);
+  });
+});
+
+describe("notices of hooks made without onNotice", () => {
+  it("say what an answer held that was ignored, once per hook and message, as a process warning", async () => {
+    takeWarnings();
+    const stack = agentStack().use("toolCall", answering("PreToolUse", { metrics: { ms: 1 } }, { name: "scanner" }));
+    for (let i = 0; i < 3; i++) await runTool(stack);
+    expect(takeWarnings().filter((w) => w.message.includes("scanner"))).toEqual([
+      { type: "AgentOnionHookWarning", message: 'hook "scanner" (PreToolUse): metrics: not a field Claude Code reads on PreToolUse' },
+    ]);
   });
 });

@@ -5,6 +5,7 @@ import { createScriptedModel } from "../../src/agent/scripted-model.ts";
 import { fromClaudeSettings, type ClaudeSettingsOptions } from "../../src/executors/settings.ts";
 import { claudeSettingsFiles } from "../../src/executors/settings-load.ts";
 import { SettingsError } from "../../src/executors/settings-schema.ts";
+import { takeWarnings } from "../support/warnings.ts";
 import { bash, echoTool, fixture, tempDir } from "./helpers.ts";
 
 const dir = fixture("settings");
@@ -20,10 +21,17 @@ describe("fromClaudeSettings: loading", () => {
       ["PostToolUse", "toolCall", "after", "project.json#/hooks/PostToolUse/0/hooks/0"],
       ["UserPromptSubmit", "userPrompt", "before", "project.json#/hooks/UserPromptSubmit/0/hooks/0"],
       ["Stop", "stop", "before", "project.json#/hooks/Stop/0/hooks/0"],
+      ["PermissionRequest", "permissionRequest", "before", "project.json#/hooks/PermissionRequest/0/hooks/0"],
+      ["PostToolUseFailure", "toolCall", "recover", "project.json#/hooks/PostToolUseFailure/0/hooks/0"],
       ["PreToolUse", "toolCall", "before", "local.json#/hooks/PreToolUse/0/hooks/0"],
     ]);
+    // The two PreToolUse handlers run in one hook of the stack, Claude Code's way; the others alone.
+    expect(hooks.map((h) => h.hook)).toEqual([
+      "claude-settings:PreToolUse", "PostToolUse:command:audit.mjs", "UserPromptSubmit:command:prompt-context.mjs", "Stop:command:stop-check.mjs",
+      "PermissionRequest:command:echo", "PostToolUseFailure:mcp_tool:alerts/page", "claude-settings:PreToolUse",
+    ]);
     expect(hooks[0]!.name).toBe("PreToolUse:command:guard.mjs");
-    expect(hooks[4]!.match).toBe("Bash(git push *)");
+    expect(hooks.find((h) => h.source.endsWith("local.json#/hooks/PreToolUse/0/hooks/0"))?.match).toBe("Bash(git push *)");
   });
 
   it("runs an identical handler defined in two layers once, and says which copy was dropped", () => {
@@ -34,10 +42,8 @@ describe("fromClaudeSettings: loading", () => {
   it("reports everything it accepts but does not run, with the reason", () => {
     const { unused } = load();
     expect(unused.map((u) => [u.source.replace(`${dir}/`, ""), u.reason])).toEqual([
-      ["user.json#/hooks/Setup/0/hooks/0", "agent-onion does not drive Setup"],
+      ["user.json#/hooks/Setup/0/hooks/0", "agent-onion does not drive Setup: it fires only for Claude Code's --init and --maintenance runs"],
       ["project.json#/hooks/Stop/1/hooks/0", '"if" is only evaluated on tool events; Claude Code never runs this hook on Stop'],
-      ["project.json#/hooks/PermissionRequest/0/hooks/0", "agent-onion does not drive PermissionRequest"],
-      ["project.json#/hooks/PostToolUseFailure/0/hooks/0", "mcp_tool hooks are not supported"],
       ["project.json#/hooks/SessionStart/0/hooks/0", "Claude Code does not run http hooks on SessionStart"],
       ["local.json#/hooks/PreToolUse/0/hooks/1", '"if" names Edit, which the matcher "Bash" excludes'],
       ["local.json#/hooks/PreToolUs/0/hooks/0", "PreToolUs is not a Claude Code hook event"],
@@ -125,19 +131,23 @@ describe("fromClaudeSettings: running", () => {
   it("explains which hooks would run for an event, in order, with their sources", () => {
     const { stack } = load();
     const lines = stack.explain("toolCall", bash("git push")).filter((e) => e.matches);
-    expect(lines.map((e) => e.hook)).toEqual(["PreToolUse:command:guard.mjs", "PostToolUse:command:audit.mjs", "PreToolUse:command:echo", "claude-settings:turn-stop"]);
-    expect(lines[0]!.source).toBe(`${dir}/user.json#/hooks/PreToolUse/0/hooks/0`);
+    expect(lines.map((e) => e.hook)).toEqual(["claude-settings:PreToolUse", "PostToolUse:command:audit.mjs", "PostToolUseFailure:mcp_tool:alerts/page", "claude-settings:turn-stop"]);
+    expect(lines[0]!.source).toBe(`${dir}/user.json#/hooks/PreToolUse/0/hooks/0, ${dir}/local.json#/hooks/PreToolUse/0/hooks/0`);
+    expect(lines[0]!.match).toBe("function Bash | Bash(git push *)");
+    expect(stack.explain("toolCall", { id: "t", name: "Read", input: {} }).find((e) => e.hook === "claude-settings:PreToolUse")?.matches).toBe(false);
   });
 
-  it("names the source in the reason when a settings hook fails", async () => {
+  it("names the source in the reason when a settings hook fails closed", async () => {
     const settings = { hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "exit 3" }] }] } };
-    const outcome = await load(settings).stack.run("toolCall", bash("ls"), echoTool);
+    const outcome = await load(settings, { failMode: "closed" }).stack.run("toolCall", bash("ls"), echoTool);
     expect((outcome as { reason: string }).reason).toMatch(/\(settings#\/hooks\/PreToolUse\/0\/hooks\/0\).*exited with code 3/);
   });
 
-  it("with failMode open, reproduces Claude Code: a crashing gate lets the call through", async () => {
+  it("reproduces Claude Code by default: a crashing gate lets the call through, and says so", async () => {
     const settings = { hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "exit 3" }] }] } };
-    expect((await load(settings, { failMode: "open" }).stack.run("toolCall", bash("ls"), echoTool))._tag).toBe("Completed");
+    const told: string[] = [];
+    expect((await load(settings, { onNotice: (n) => void told.push(n.message) }).stack.run("toolCall", bash("ls"), echoTool))._tag).toBe("Completed");
+    expect(told).toEqual(["exited with code 3 (let through)"]);
   });
 
   it("reads a matcher shaped like Name(...) as Claude Code does, as an unanchored regular expression, not as a condition", () => {
@@ -190,12 +200,12 @@ describe("fromClaudeSettings: command paths checked at load (D6)", () => {
     );
     expect(result.hooks).toHaveLength(5);
     expect(result.warnings.map((w) => w.message.replace(/^hook "[^"]*": /, ""))).toEqual([
-      `its program ${join(project, ".claude/hooks/missing.sh")} does not exist; the hook will fail closed when it runs`,
-      `its program ${join(project, ".claude/hooks")} is a directory; the hook will fail closed when it runs`,
-      `its program ${join(project, ".claude/hooks/plain.sh")} is not executable; the hook will fail closed when it runs`,
-      "its program /no/such/program does not exist; the hook will fail closed when it runs",
+      `its program ${join(project, ".claude/hooks/missing.sh")} does not exist; the hook fails open when it runs`,
+      `its program ${join(project, ".claude/hooks")} is a directory; the hook fails open when it runs`,
+      `its program ${join(project, ".claude/hooks/plain.sh")} is not executable; the hook fails open when it runs`,
+      "its program /no/such/program does not exist; the hook fails open when it runs",
       // exec form replaces only ${CLAUDE_PROJECT_DIR}, as the hook will: the unbraced spelling stays literal
-      `its program ${join(project, "$CLAUDE_PROJECT_DIR/.claude/hooks/ok.sh")} does not exist; the hook will fail closed when it runs`,
+      `its program ${join(project, "$CLAUDE_PROJECT_DIR/.claude/hooks/ok.sh")} does not exist; the hook fails open when it runs`,
     ]);
   });
 
@@ -211,17 +221,10 @@ describe("fromClaudeSettings: command paths checked at load (D6)", () => {
     expect(result.warnings).toEqual([]);
   });
 
-  it("emits each warning as a process warning too", async () => {
-    let listener: ((w: Error) => void) | undefined;
-    const warned = new Promise<Error>((resolve) => {
-      listener = (w) => { if (w.message.includes("gone.sh")) resolve(w); };
-      process.on("warning", listener);
-    });
+  it("emits each warning as a process warning too", () => {
+    takeWarnings();
     loadCommands({ command: "./gone.sh" });
-    const warning = await warned;
-    process.off("warning", listener!);
-    expect(warning.name).toBe("AgentOnionSettingsWarning");
-    expect(warning.message).toMatch(/gone\.sh does not exist/);
+    expect(takeWarnings()).toEqual([{ type: "AgentOnionSettingsWarning", message: expect.stringMatching(/gone\.sh does not exist/) }]);
   });
 });
 

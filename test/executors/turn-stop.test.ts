@@ -1,7 +1,8 @@
 /**
  * Which tool calls a `continue: false` stops, loaded from settings, run by real child processes,
- * inside a real agent loop: a call that already ran keeps its result, and a sub-agent the run
- * started stops with it (but a sub-agent's stop is its own). Files in a temp dir order the
+ * inside a real agent loop: the call whose hook asked runs (as in Claude Code), a call that
+ * already ran keeps its result, and a sub-agent the run started stops with it (but a sub-agent's
+ * stop is its own). Files in a temp dir order the
  * calls, so no test depends on how fast a process starts.
  */
 import { writeFileSync } from "node:fs";
@@ -60,7 +61,7 @@ describe("after continue: false, a call that already ran", () => {
     );
     const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: { command: "make" } }, { name: "Bash", input: { command: "slow" } }] }, "all done"] });
     const turn = await createAgent({ model, tools: [bash], stack: fromClaudeSettings(settings, { cwd: "/tmp" }).stack }).run("build");
-    expect(ran).toEqual(["slow"]);
+    expect(ran).toEqual(["make", "slow"]);
     expect(turn).toMatchObject({ finishReason: "stopped-by-guard", result: { stoppedBy: { reason: "stop now" } } });
     expect(model.requests).toHaveLength(1);
     expect(toolResults(turn.result?.messages)[1]).toMatchObject({ content: "output of slow" });
@@ -97,7 +98,7 @@ describe("continue: false and sub-agents", () => {
     const model = parentAndHelper([calls("make", "helper"), "parent done"], [calls("first"), calls("second"), "helper done"]);
     const agent = createAgent({ model, tools: [bash], subagents: [{ name: "helper", tools: [bash] }], stack: fromClaudeSettings(settings, { cwd: "/tmp" }).stack });
     const turn = await agent.run("build");
-    expect(ran).toEqual(["first"]);
+    expect(ran).toEqual(["make", "first"]);
     expect(turn).toMatchObject({ finishReason: "stopped-by-guard", result: { stoppedBy: { reason: "stop now" } } });
   });
 
@@ -111,7 +112,7 @@ describe("continue: false and sub-agents", () => {
     } };
     const agent = createAgent({ model, tools: [bash], subagents: [{ name: "helper", tools: [bash] }], stack: fromClaudeSettings(settings, { cwd: "/tmp" }).stack });
     const turn = await agent.run("build");
-    expect(ran).toEqual(["first"]);
+    expect(ran).toEqual(["make", "first"]);
     expect(helperRequests).toBe(1);
     expect(turn).toMatchObject({ finishReason: "stopped-by-guard" });
   });
@@ -135,7 +136,7 @@ describe("continue: false and sub-agents", () => {
     const model = parentAndHelper([calls("helper", "late"), "parent done"], [calls("stop-me", "hold"), "helper done"]);
     const agent = createAgent({ model, tools: [bash], subagents: [{ name: "helper", tools: [bash] }], stack: fromClaudeSettings(settings, { cwd: "/tmp" }).stack });
     const turn = await agent.run("build");
-    expect(ran).toEqual(["late", "hold"]);
+    expect(ran).toEqual(["stop-me", "late", "hold"]);
     expect(turn).toMatchObject({ finishReason: "stop", text: "parent done" });
   });
 });

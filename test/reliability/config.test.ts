@@ -17,7 +17,7 @@ const command = (extra: Record<string, unknown> = {}) => ({ type: "command", com
 describe("J1: a malformed configuration entry", () => {
   it.each([
     ["a gate (PreToolUse) with a timeout that is not a number", { PreToolUse: [{ matcher: "Bash", hooks: [command({ timeout: "ten" })] }] }, /\/hooks\/PreToolUse\/0\/hooks\/0\/timeout/],
-    ["an observer (PostCompact) with an unknown handler type", { PostCompact: [{ hooks: [{ type: "shell", command: "true" }] }] }, /\/hooks\/PostCompact\/0\/hooks\/0/],
+    ["an observer (PostCompact) with a handler type that is not a string", { PostCompact: [{ hooks: [{ type: 3, command: "true" }] }] }, /\/hooks\/PostCompact\/0\/hooks\/0\/type/],
     ["a matcher that does not compile", { PreToolUse: [{ matcher: "Bash(", hooks: [command()] }] }, /\/hooks\/PreToolUse\/0\/matcher/],
     ["a handler with no command", { Stop: [{ hooks: [{ type: "command" }] }] }, /\/hooks\/Stop\/0\/hooks\/0/],
   ])("stops the load naming the file and JSON pointer: %s (gates and observers alike: fail fast)", (_label, hooks, pointer) => {
@@ -29,7 +29,7 @@ describe("J1: a malformed configuration entry", () => {
   it("never disables unrelated entries: a well-formed but unsupported handler is reported, the others load", () => {
     const settings = {
       hooks: {
-        PreToolUse: [{ matcher: "Bash", hooks: [command(), { type: "mcp_tool", server: "s", tool: "t" }] }],
+        PreToolUse: [{ matcher: "Bash", hooks: [command(), { type: "shell", command: "true" }] }],
         WorktreeCreate: [{ hooks: [command()] }],
         Stop: [{ hooks: [command()] }],
       },
@@ -37,7 +37,7 @@ describe("J1: a malformed configuration entry", () => {
     const result = fromClaudeSettings([{ file: "p.json", settings }]);
     expect(result.hooks.map((h) => h.event).sort()).toEqual(["PreToolUse", "Stop"]);
     expect(result.unused.map((u) => u.reason)).toEqual([
-      "mcp_tool hooks are not supported",
+      'handler type "shell" is not one agent-onion knows',
       expect.stringMatching(/WorktreeCreate/),
     ]);
   });
