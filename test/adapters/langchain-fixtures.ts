@@ -1,4 +1,5 @@
 /** Tools, models and agents for the LangChain adapter tests: the real `langchain` package and its own fake models. */
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { AIMessage, HumanMessage, createAgent, createMiddleware, fakeModel, tool, type AgentMiddleware, type BaseMessage } from "langchain";
 import { z } from "zod";
 
@@ -49,3 +50,13 @@ export const ask = async (agent: ReturnType<typeof createAgent>, prompt: string,
 /** The messages as `type: text` lines, for readable assertions. */
 export const transcript = (messages: readonly BaseMessage[]): string[] =>
   messages.map((m) => `${m.getType()}${(m as { status?: string }).status === "error" ? "(error)" : ""}: ${m.text}`);
+
+/** A bash tool that appends each command it runs to `log`, so runs in any process can be counted. */
+export const loggingBash = (log: string) =>
+  tool(async ({ command }) => {
+    appendFileSync(log, `${command}\n`);
+    return `ran: ${command}`;
+  }, { name: "bash", description: "Run a shell command", schema: z.object({ command: z.string() }) });
+
+/** The lines a `loggingBash` wrote. */
+export const logged = (log: string): string[] => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : []);
