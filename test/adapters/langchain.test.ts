@@ -285,6 +285,19 @@ describe("langchainMiddleware on streamed answers", () => {
     expect(shown.join("")).not.toContain("sk-live");
   });
 
+  it("gates the tokens streamEvents shows, in its v2 events and its v3 message streams", async () => {
+    const stack = createAgentStack().use("modelCall", outputGate({ name: "no-secrets", check: (text) => (text.includes(SECRET) ? Reject("a secret") : Continue) }));
+    const agent = createAgent({ model: new FakeListChatModel({ responses: [`the key is ${SECRET}`] }), tools: [], middleware: [langchainMiddleware(stack)] });
+    const v2: string[] = [];
+    for await (const event of agent.streamEvents({ messages: [new HumanMessage("key?")] }, { version: "v2" }))
+      if (event.event === "on_chat_model_stream") v2.push((event.data as { chunk: BaseMessage }).chunk.text);
+    const v3: string[] = [];
+    const run = await agent.streamEvents({ messages: [new HumanMessage("key?")] }, { version: "v3" });
+    for await (const message of run.messages) for await (const token of message.text) v3.push(token);
+    expect(v2.join("")).toBe("[output blocked by no-secrets: a secret]");
+    expect(v3.join("")).toBe("[output blocked by no-secrets: a secret]");
+  });
+
   it("never lets the model's own tokens reach the stream before the hooks released them", async () => {
     const stack = createAgentStack().use("modelCall", chunkHook({ name: "shout", chunk: (part) => (part.type === "text-delta" ? { ...part, text: part.text.toUpperCase() } : undefined) }));
     const agent = createAgent({ model: new FakeListChatModel({ responses: ["quiet please"] }), tools: [], middleware: [langchainMiddleware(stack)] });
