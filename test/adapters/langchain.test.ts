@@ -7,9 +7,11 @@ import { createAgentStack } from "../../src/agent/stack.ts";
 import { chunkHook, outputGate } from "../../src/agent/stream/hooks.ts";
 import type { ModelRequest, ModelResponse, ToolCall, ToolResult } from "../../src/agent/types.ts";
 import { Continue, Reject, Replace, Transform } from "../../src/core/index.ts";
-import { guards, metrics, withMiddleware } from "../../src/middleware/index.ts";
+import { guards, metrics, redaction, retry, toolPolicy, withMiddleware } from "../../src/middleware/index.ts";
 import { histogramPoints, meterHarness } from "../middleware/otel.ts";
 import { answer, ask, bashTool, failingTool, passThrough, readTool, toolThenAnswer, transcript } from "./langchain-fixtures.ts";
+import { tool } from "langchain";
+import { z } from "zod";
 
 describe("langchainMiddleware on tool calls", () => {
   it("refuses a call with an error ToolMessage the model reads, and the tool never runs", async () => {
@@ -443,5 +445,41 @@ describe("langchainMiddleware options", () => {
     const middleware = langchainMiddleware(stack, { run: (call) => ({ metadata: { point: call.point, tenant: "acme" } }) });
     await ask(createAgent({ model: toolThenAnswer([{ name: "read", args: { path: "a" } }]), tools: [readTool()], middleware: [middleware] }), "read");
     expect(seen).toEqual([{ point: "toolCall", tenant: "acme" }]);
+  });
+});
+
+describe("langchainMiddleware with the standard middleware", () => {
+  it("guards one agent with one stack: policy, redaction, retry, guards and metrics", async () => {
+    const { meter, collect } = meterHarness();
+    const stack = withMiddleware(
+      createAgentStack(),
+      guards({ maxSteps: 5 }),
+      toolPolicy({ deny: ["bash(rm -rf*)"] }),
+      redaction(),
+      retry({ point: "toolCall", attempts: 2, baseMs: 1 }),
+      metrics({ meter }),
+    );
+    const { bash, ran } = bashTool();
+    let attempts = 0;
+    const flaky = tool(async () => {
+      if (++attempts === 1) throw new Error("connection reset");
+      return "fetched";
+    }, { name: "fetch", description: "Fetch", schema: z.object({ url: z.string() }) });
+    const model = fakeModel()
+      .respondWithTools([{ name: "bash", args: { command: "rm -rf /" }, id: "c1" }, { name: "read", args: { path: ".env" }, id: "c2" }, { name: "fetch", args: { url: "https://example.com" }, id: "c3" }])
+      .respond(answer("Mail ada@example.com for the key.", { usage: { input_tokens: 30, output_tokens: 8, total_tokens: 38 } }));
+    const messages = await ask(createAgent({ model, tools: [bash, readTool("owner carol@example.com"), flaky], middleware: [langchainMiddleware(stack)] }), "I am bob@example.com");
+    await stack.flush();
+    const read = fakeModelCalls(model).at(-1)?.filter((m) => m.getType() === "tool").map((m) => m.text);
+    expect(ran).toEqual([]);
+    expect(read?.[0]).toMatch(/^Tool call bash was rejected by toolPolicy: .*deny rule "bash\(rm -rf\*\)"/);
+    expect(read?.[1]).toMatch(/^\.env: owner \S+$/);
+    expect(read?.[1]).not.toContain("carol@example.com");
+    expect(read?.[2]).toBe("fetched");
+    expect(attempts).toBe(2);
+    expect(fakeModelCalls(model)[0]?.map((m) => m.text)).toEqual([expect.not.stringContaining("bob@example.com")]);
+    expect(transcript(messages).at(-1)).not.toContain("ada@example.com");
+    const tokens = histogramPoints((await collect()).get("gen_ai.client.token.usage")).map((p) => [p.attributes["gen_ai.token.type"], p.sum]);
+    expect(tokens).toEqual([["input", 30], ["output", 8]]);
   });
 });
