@@ -10,7 +10,7 @@ import { Continue, Reject, Replace, Transform } from "../../src/core/index.ts";
 import { guards, metrics, redaction, retry, toolPolicy, withMiddleware } from "../../src/middleware/index.ts";
 import { histogramPoints, meterHarness } from "../middleware/otel.ts";
 import { answer, ask, bashTool, failingTool, passThrough, readTool, toolThenAnswer, transcript } from "./langchain-fixtures.ts";
-import { tool } from "langchain";
+import { tool, toolStrategy } from "langchain";
 import { z } from "zod";
 
 describe("langchainMiddleware on tool calls", () => {
@@ -95,6 +95,19 @@ describe("langchainMiddleware on tool calls", () => {
     expect(results).toEqual([{ content: "a: token=sk-live-0123456789" }]);
     const strip = (m: BaseMessage) => ({ type: m.getType(), content: m.content, status: (m as ToolMessage).status, name: m.name });
     expect(messages.map(strip)).toEqual(plain.map(strip));
+  });
+
+  it("shows hooks the message a tool's Command carries, and keeps the Command around what they change", async () => {
+    const { Command } = await import("@langchain/langgraph");
+    const lookup = tool(async (_input, config: { toolCall?: { id?: string } }) =>
+      new Command({ update: { messages: [new ToolMessage({ content: "pin 4242", tool_call_id: config.toolCall?.id ?? "", name: "lookup" })] } }), { name: "lookup", description: "Look up", schema: z.object({}) });
+    const seen: unknown[] = [];
+    const stack = createAgentStack().use("toolCall", { name: "mask", after: (result) => (seen.push(result), Transform({ ...result, content: "pin [masked]" })) });
+    const model = toolThenAnswer([{ name: "lookup", args: {} }]);
+    const messages = await ask(createAgent({ model, tools: [lookup], middleware: [langchainMiddleware(stack)] }), "pin?");
+    expect(seen).toEqual([{ content: "pin 4242" }]);
+    expect(transcript(messages)).toContain("tool: pin [masked]");
+    expect(fakeModelCalls(model).at(-1)?.at(-1)?.text).toBe("pin [masked]");
   });
 
   it("throws a tool's own error unchanged, as LangChain does with any wrapToolCall middleware", async () => {
@@ -231,6 +244,16 @@ describe("langchainMiddleware on model calls", () => {
     expect(messages.at(-1)).toBe(own);
   });
 
+  it("leaves LangChain's structured output working: the extraction tool is bound and its call parsed", async () => {
+    const calls: unknown[] = [];
+    const stack = createAgentStack().use("modelCall", { name: "watch", after: (response) => void calls.push(...response.toolCalls.map((c) => c.name)) });
+    const model = fakeModel().respondWithTools([{ name: "Weather", args: { city: "Paris" } }]);
+    const agent = createAgent({ model, tools: [], responseFormat: toolStrategy({ title: "Weather", type: "object", properties: { city: { type: "string" } }, required: ["city"] }), middleware: [langchainMiddleware(stack)] });
+    const result = (await agent.invoke({ messages: [new HumanMessage("where?")] })) as { structuredResponse?: unknown };
+    expect(result.structuredResponse).toEqual({ city: "Paris" });
+    expect(calls).toEqual(["Weather"]);
+  });
+
   it("throws a model's error as LangChain does with any wrapModelCall middleware", async () => {
     const thrown = async (middleware: AgentMiddleware[]) => {
       const model = fakeModel().alwaysThrow(new Error("rate limited"));
@@ -318,6 +341,25 @@ describe("langchainMiddleware on streamed answers", () => {
     }
     expect(shown.join("")).toBe("use [secret] now");
     expect(final.at(-1)?.text).toBe("use [secret] now");
+  });
+
+  it("streams reasoning blocks through, and the agent keeps the message it would keep without hooks", async () => {
+    const chunks = () => [
+      new AIMessageChunk({ content: [{ type: "reasoning", reasoning: "The user wants", index: 0 }] as never }),
+      new AIMessageChunk({ content: [{ type: "reasoning", reasoning: " a greeting.", index: 0 }] as never }),
+      new AIMessageChunk({ content: "Hello" }),
+      new AIMessageChunk({ content: " there" }),
+    ];
+    const final = async (middleware: AgentMiddleware[]) => {
+      const agent = createAgent({ model: new FakeStreamingChatModel({ chunks: chunks(), sleep: 0 }), tools: [], middleware });
+      let last: BaseMessage | undefined;
+      for await (const [mode, value] of await agent.stream({ messages: [new HumanMessage("hi")] }, { streamMode: ["messages", "values"] }))
+        if (mode === "values") last = (value as { messages: BaseMessage[] }).messages.at(-1);
+      return last?.content;
+    };
+    const theirs = await final([]);
+    expect(await final([langchainMiddleware(createAgentStack().use("modelCall", { name: "watch", before: () => Continue }))])).toEqual(theirs);
+    expect(theirs).toEqual([{ type: "reasoning", reasoning: "The user wants a greeting.", index: 0 }, { type: "text", text: "Hello" }, { type: "text", text: " there" }]);
   });
 
   it("streams tool calls whole, and the tools run with what the hooks settled on", async () => {

@@ -36,7 +36,7 @@ import { ModelStreamError } from "../../agent/stream/errors.ts";
 import { streamThroughStack, type ModelCallStack } from "../../agent/stream/through-stack.ts";
 import type { ModelRequest, ModelResponse, ToolSpec } from "../../agent/types.ts";
 import { CallContext } from "./context.ts";
-import { MappedMessages, textOf, withText } from "./messages.ts";
+import { MappedMessages, copy, textOf, withText } from "./messages.ts";
 import { toAIMessage, toResponse } from "./response.ts";
 import { ChunkMemo, fromChunks, toChunk } from "./stream.ts";
 
@@ -84,7 +84,8 @@ const specOf = (tool: BindToolsInput): ToolSpec => {
   let spec: ToolSpec;
   try {
     const f = convertToOpenAITool(tool as Parameters<typeof convertToOpenAITool>[0]).function;
-    spec = { name: f.name, ...(f.description !== undefined ? { description: f.description } : {}), ...(f.parameters !== undefined ? { inputSchema: f.parameters as Record<string, unknown> } : {}) };
+    // A copy: hooks may see it frozen, and the schema is LangChain's own object (a structured output's validates with it).
+    spec = { name: f.name, ...(f.description !== undefined ? { description: f.description } : {}), ...(f.parameters !== undefined ? { inputSchema: copy(f.parameters) as Record<string, unknown> } : {}) };
   } catch {
     // A provider's own tool (a web search, a code interpreter) has no function form: its name is what hooks get.
     spec = { name: nameOf(tool) ?? String((tool as { type?: unknown } | null)?.type ?? "tool") };
@@ -158,7 +159,7 @@ export class GuardedChatModel extends BaseChatModel {
       const kept = new Set(given.map((t) => t.name));
       const known = new Set(specs.map((s) => s.name));
       // A tool a hook made up has no implementation here: the model is offered its spec as given.
-      const made = given.filter((t) => !known.has(t.name)).map((t) => ({ type: "function", function: { name: t.name, description: t.description ?? "", parameters: t.inputSchema ?? { type: "object" } } }));
+      const made = given.filter((t) => !known.has(t.name)).map((t) => ({ type: "function", function: { name: t.name, description: t.description ?? "", parameters: copy(t.inputSchema ?? { type: "object" }) } }));
       tools = [...this.boundTools.filter((_, i) => kept.has(specs[i]?.name ?? "")), ...(made as BindToolsInput[])];
     }
     if (tools.length === 0 && this.bindKwargs === undefined) return this.inner;

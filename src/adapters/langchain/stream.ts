@@ -19,7 +19,7 @@ import { ChatGenerationChunk } from "@langchain/core/outputs";
 import type { StreamPart } from "../../agent/model.ts";
 import { ModelStreamError } from "../../agent/stream/errors.ts";
 import type { Usage } from "../../agent/types.ts";
-import { textOf, toToolCall } from "./messages.ts";
+import { copy, textOf, toToolCall } from "./messages.ts";
 import { finishReasonOf, usageMetadata, usageOf } from "./response.ts";
 
 /**
@@ -55,7 +55,8 @@ export async function* fromChunks(chunks: AsyncIterable<AIMessageChunk>, memo: C
   for await (const chunk of chunks) {
     memo.aggregate = memo.aggregate === undefined ? chunk : memo.aggregate.concat(chunk);
     const blocks = otherBlocks(chunk.content);
-    if (blocks.length > 0) yield { type: "raw", value: { blocks } };
+    // A copy: hooks may see parts frozen, and LangChain merges the chunk's own blocks as it concatenates.
+    if (blocks.length > 0) yield { type: "raw", value: { blocks: copy(blocks) } };
     const text = textOf(chunk.content);
     if (text !== "") yield { type: "text-delta", text };
   }
