@@ -108,6 +108,17 @@ describe("langchainMiddleware approvals through LangGraph interrupts", () => {
     expect(transcript(done.messages).filter((l) => l.startsWith("tool"))).toEqual(["tool: ran: make", "tool(error): Tool call bash was rejected by approval: bash was not approved: not yet"]);
   });
 
+  it("pauses once for each hook that asks about one call, and runs the call once every one approved", async () => {
+    const stack = withMiddleware(createAgentStack(), approval({ name: "lead", match: "bash" }), approval({ name: "security", match: "bash", priority: 30, reason: "security review" }));
+    const { agent, ran } = pushAgent({ stack });
+    const first = await start(agent);
+    const second = await resume(agent, { decisions: [{ type: "approve" }] });
+    const done = await resume(agent, { decisions: [{ type: "approve" }] });
+    const asked = (r: Result) => r.__interrupt__?.map((i) => (i.value as { actionRequests: { description: string }[] }).actionRequests[0]?.description);
+    expect([asked(first), asked(second), asked(done)]).toEqual([["bash wants to run"], ["security review"], undefined]);
+    expect(ran).toEqual(["git push"]);
+  });
+
   it("pauses only the calls hooks ask about: a guard's refusal and an allowed call go on", async () => {
     const { bash, ran } = bashTool();
     const stack = withMiddleware(

@@ -1,3 +1,4 @@
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { AIMessageChunk } from "@langchain/core/messages";
 import { FakeListChatModel, FakeStreamingChatModel } from "@langchain/core/utils/testing";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, createAgent, fakeModel, toolCallLimitMiddleware, type AgentMiddleware, type BaseMessage } from "langchain";
@@ -252,6 +253,22 @@ describe("langchainMiddleware on model calls", () => {
     const result = (await agent.invoke({ messages: [new HumanMessage("where?")] })) as { structuredResponse?: unknown };
     expect(result.structuredResponse).toEqual({ city: "Paris" });
     expect(calls).toEqual(["Weather"]);
+  });
+
+  it("reports one chat model run to LangChain's callbacks, naming the provider of the model inside", async () => {
+    const runs = async (middleware: AgentMiddleware[]) => {
+      const seen: unknown[] = [];
+      const handler = new (class extends BaseCallbackHandler {
+        name = "watch";
+        override handleChatModelStart(...args: unknown[]) {
+          seen.push((args[6] as Record<string, unknown> | undefined)?.ls_provider);
+        }
+      })();
+      await createAgent({ model: new FakeListChatModel({ responses: ["hi"] }), tools: [], middleware }).invoke({ messages: [new HumanMessage("Hello")] }, { callbacks: [handler] });
+      return seen;
+    };
+    expect(await runs([langchainMiddleware(watching().stack)])).toEqual(await runs([]));
+    expect(await runs([])).toEqual(["FakeListChatModel"]);
   });
 
   it("throws a model's error as LangChain does with any wrapModelCall middleware", async () => {

@@ -82,7 +82,13 @@ const isToolBlock = (block: object): boolean => {
   return typeof type === "string" && /tool|function_call/.test(type);
 };
 
-/** A deep copy for hooks (strict mode freezes what they see; LangChain's objects stay LangChain's). */
+/**
+ * A deep copy for hooks (strict mode freezes what they see; LangChain's objects stay LangChain's);
+ * what cannot be cloned (a function, a class instance) is given as it is.
+ *
+ * @example
+ * const args = { path: "a" }; copy(args) !== args // true
+ */
 export const copy = <T>(value: T): T => {
   try {
     return structuredClone(value);

@@ -143,6 +143,12 @@ export class GuardedChatModel extends BaseChatModel {
     return (this.inner as ChatModelLike | undefined)?._llmType?.() ?? "agent-onion";
   }
 
+  /** LangSmith's parameters of the model inside (its provider and model name), so traces name the provider, not this wrapper. */
+  override getLsParams(options: this["ParsedCallOptions"]): ReturnType<BaseChatModel["getLsParams"]> {
+    const own = (this.inner as { getLsParams?: (options: unknown) => ReturnType<BaseChatModel["getLsParams"]> }).getLsParams;
+    return typeof own === "function" ? own.call(this.inner, options) : super.getLsParams(options);
+  }
+
   override get profile(): ModelProfile {
     return this.inner.profile ?? {};
   }

@@ -25,7 +25,12 @@ import { finishReasonOf } from "./response.ts";
 /** The prefix of the ids of messages this middleware adds. */
 export const ownPrefix = "agent-onion:";
 
-/** True for a message this middleware added (a refusal, a stop's feedback, hook context). */
+/**
+ * True for a message this middleware added (a refusal, a stop's feedback, hook context).
+ *
+ * @example
+ * isOwn(new HumanMessage({ id: "agent-onion:stop:1", content: "Stop hook feedback: ..." })) // true
+ */
 export const isOwn = (message: BaseMessage | undefined): boolean => typeof message?.id === "string" && message.id.startsWith(ownPrefix);
 
 const ownId = (kind: string): string => `${ownPrefix}${kind}:${randomUUID()}`;
