@@ -24,6 +24,8 @@ import type { StateStore } from "../core/state.ts";
 import type { AgentStack } from "../agent/stack.ts";
 import { holdBackProblem, type HoldBack } from "../agent/stream/control.ts";
 import { isStopSignal } from "../agent/stop-signal.ts";
+import { noUsage } from "../agent/model.ts";
+import { notAResponse } from "../agent/response-shape.ts";
 import type { ModelResponse, ToolCall } from "../agent/types.ts";
 import { decide } from "./langchain/decide.ts";
 import { toMessage } from "./langchain/messages.ts";
@@ -112,6 +114,8 @@ const checkOptions = (stack: unknown, options: LangChainMiddlewareOptions): void
   if (typeof (stack as Partial<LangChainStack> | null)?.run !== "function")
     throw new TypeError(`langchainMiddleware: stack must be a stack with run (createAgentStack()), got ${describeGiven(stack)}`);
   if (typeof options !== "object" || options === null) throw new TypeError(`langchainMiddleware: options must be an object, got ${describeGiven(options)}`);
+  if (options.name !== undefined && (typeof options.name !== "string" || options.name === ""))
+    throw new TypeError(`langchainMiddleware: name must be a non-empty string when given, got ${describeGiven(options.name)}`);
   for (const key of ["rejected", "promptRejected", "modelId"] as const) {
     const value: unknown = options[key];
     if (value !== undefined && typeof value !== "function") throw new TypeError(`langchainMiddleware: ${key} must be a function when given, got ${describeGiven(value)}`);
@@ -176,12 +180,12 @@ export const langchainMiddleware = (stack: LangChainStack, options: LangChainMid
     throw new TypeError(`langchainMiddleware: the agent's model must be a chat model (with bindTools, invoke and stream) for modelCall hooks to run, got ${describeGiven(model)}`);
   };
 
-  type ModelRequest = Parameters<NonNullable<AgentMiddleware["wrapModelCall"]>>[0];
+  type LcModelRequest = Parameters<NonNullable<AgentMiddleware["wrapModelCall"]>>[0];
   type ModelHandler = Parameters<NonNullable<AgentMiddleware["wrapModelCall"]>>[1];
   type Answer = Awaited<ReturnType<ModelHandler>>;
 
   /** The model call with the `error` point deciding about its failures. */
-  const callModel = async (request: ModelRequest, handler: ModelHandler, run: Omit<RunOptions, "signal">): Promise<Answer> => {
+  const callModel = async (request: LcModelRequest, handler: ModelHandler, run: Omit<RunOptions, "signal">): Promise<Answer> => {
     const caller = request.runtime.signal;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -191,19 +195,23 @@ export const langchainMiddleware = (stack: LangChainStack, options: LangChainMid
         if (decision.action === "retry") continue;
         if (decision.action !== "recover") throw error;
         const value = decision.value as Partial<ModelResponse> | null;
-        return toAIMessage(typeof value === "object" && value !== null && typeof value.text === "string"
-          ? { toolCalls: [], finishReason: "stop", usage: { inputTokens: 0, outputTokens: 0 }, ...value } as ModelResponse
-          : { text: typeof decision.value === "string" ? decision.value : JSON.stringify(decision.value) ?? "", toolCalls: [], finishReason: "stop", usage: { inputTokens: 0, outputTokens: 0 } });
+        const recovered = typeof value === "object" && value !== null && typeof value.text === "string"
+          ? ({ toolCalls: [], finishReason: "stop", usage: noUsage, ...value } as ModelResponse)
+          : { text: typeof decision.value === "string" ? decision.value : JSON.stringify(decision.value) ?? "", toolCalls: [], finishReason: "stop" as const, usage: noUsage };
+        // Checked as a model's answer is: the agent must not read a tool call list that is not one.
+        const malformed = notAResponse(recovered);
+        if (malformed !== undefined) throw new TypeError(`the error point's recover value: ${malformed.message}`);
+        return toAIMessage(recovered);
       }
     }
   };
 
   const modelHooks = has("modelCall");
   const stepHooks = has("step");
-  const wrapModelCall = async (request: ModelRequest, handler: ModelHandler): Promise<Answer> => {
+  const wrapModelCall = async (request: LcModelRequest, handler: ModelHandler): Promise<Answer> => {
     const messages = request.state.messages;
     const run = runFor("modelCall", messages, request.runtime);
-    const next = modelHooks ? ({ ...request, model: guarded(request.model, run) } as ModelRequest) : request;
+    const next = modelHooks ? ({ ...request, model: guarded(request.model, run) } as LcModelRequest) : request;
     if (!stepHooks) return callModel(next, handler, run);
     const caller = request.runtime.signal;
     const input = { index: stepIndex(messages), messages: messages.map(toMessage) };

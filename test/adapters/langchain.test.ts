@@ -255,6 +255,15 @@ describe("langchainMiddleware on model calls", () => {
     expect(calls).toEqual(["Weather"]);
   });
 
+  it("lets the error point recover a failed model call with an answer, and refuses one that is not an answer", async () => {
+    const recovering = (value: unknown) => createAgentStack().use("error", { name: "recover", match: "model", before: () => Replace({ action: "recover" as const, value }) });
+    const failing = () => fakeModel().alwaysThrow(new Error("overloaded"));
+    const messages = await ask(createAgent({ model: failing(), tools: [], middleware: [langchainMiddleware(recovering("Sorry, try again later."))] }), "Hi");
+    expect(transcript(messages)).toEqual(["human: Hi", "ai: Sorry, try again later."]);
+    const error = await ask(createAgent({ model: failing(), tools: [], middleware: [langchainMiddleware(recovering({ text: "x", toolCalls: "none" }))] }), "Hi").catch((e: Error) => e);
+    expect((error as Error).message).toMatch(/^the error point's recover value: /);
+  });
+
   it("reports one chat model run to LangChain's callbacks, naming the provider of the model inside", async () => {
     const runs = async (middleware: AgentMiddleware[]) => {
       const seen: unknown[] = [];
@@ -485,6 +494,7 @@ describe("langchainMiddleware options", () => {
     expect(() => langchainMiddleware(createAgentStack(), { maxRetries: -1 })).toThrow(/maxRetries must be a whole number from 0, got -1/);
     expect(() => langchainMiddleware(createAgentStack(), { store: {} as never })).toThrow(/store must be a StateStore/);
     expect(() => langchainMiddleware(createAgentStack(), { holdBack: { window: -1 } })).toThrow(/langchainMiddleware: .*window/);
+    expect(() => langchainMiddleware(createAgentStack(), { name: "" })).toThrow(/name must be a non-empty string when given, got ""/);
   });
 
   it("adds only the LangChain hooks the stack has hooks for", () => {
