@@ -5,8 +5,8 @@
  *
  *   npm run build && npx tsx benchmarks/langchain.bench.ts [--processes 3] [--rounds 3] [--time-ms 300] [--json out.json]
  *
- * Cases, for N = 0, 1, 5, 10 layers (all stacks `strict: false`, the production default; the
- * processes run with NODE_ENV=production):
+ * Cases, for N = 0, 1, 5, 10 layers (stacks as users make them: `createAgentStack()`, freezing
+ * on, the default; the processes run with NODE_ENV=production):
  * - `model/langchain`: the `model_request` node of a `createAgent` with N
  *   `createMiddleware({ wrapModelCall: (request, handler) => handler(request) })`, invoked
  *   directly (`agent.graph.nodes.model_request.bound.invoke(state, {})`) so LangGraph's loop is
@@ -77,7 +77,7 @@ const build = async (): Promise<{ family: Family; n: number; inner: number; fn: 
   const onion = (await import(pathToFileURL(join(dist, "index.js")).href)) as typeof import("../src/index.ts");
   type Point = "modelCall" | "toolCall";
   const stackOf = (points: readonly Point[], n: number, shape: "around" | "ba") => {
-    let stack = onion.createAgentStack({ strict: false });
+    let stack = onion.createAgentStack();
     for (const point of points)
       for (let i = 0; i < n; i++)
         stack = shape === "around"
@@ -159,7 +159,7 @@ const main = async (): Promise<void> => {
       const out = join(dir, `${p}.json`);
       const run = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--child", out, "--rounds", String(rounds), "--time-ms", String(timeMs)], {
         stdio: ["ignore", "inherit", "inherit"],
-        env: { ...process.env, NODE_ENV: "production", AGENT_ONION_STRICT: "0" },
+        env: { ...process.env, NODE_ENV: "production" },
       });
       if (run.status !== 0 || !existsSync(out)) throw new Error(`benchmark process ${p + 1} failed (exit ${run.status ?? run.signal})`);
       reports.push(JSON.parse(readFileSync(out, "utf8")) as ProcessReport);
