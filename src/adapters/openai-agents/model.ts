@@ -89,7 +89,7 @@ export const guardModel = (stack: GuardModelStack, model: Model, options: GuardM
   checkStack("guardModel", stack);
   if (typeof model !== "object" || model === null || typeof model.getResponse !== "function" || typeof model.getStreamedResponse !== "function")
     throw new TypeError(`guardModel: model must be an Agents SDK Model (getResponse and getStreamedResponse), got ${describeGiven(model)}`);
-  checkOptions("guardModel", options);
+  checkModelOptions("guardModel: ", options);
   if ((model as unknown as Record<symbol, unknown>)[guarded] === stack) return model;
   // Stacks are immutable: one with no hook on `modelCall` never will have one.
   if (stack.has?.("modelCall") === false) return model;
@@ -169,7 +169,7 @@ export const guardModelProvider = (stack: GuardModelStack, provider: ModelProvid
   checkStack("guardModelProvider", stack);
   if (typeof provider !== "object" || provider === null || typeof provider.getModel !== "function")
     throw new TypeError(`guardModelProvider: provider must be an Agents SDK ModelProvider (getModel), got ${describeGiven(provider)}`);
-  checkOptions("guardModelProvider", options);
+  checkModelOptions("guardModelProvider: ", options);
   return {
     async getModel(name?: string) {
       const model = await provider.getModel(name);
@@ -183,15 +183,21 @@ const checkStack = (fn: string, stack: unknown): void => {
     throw new TypeError(`${fn}: stack must be a stack with run (createAgentStack()), got ${describeGiven(stack)}`);
 };
 
-const checkOptions = (fn: string, options: GuardModelOptions): void => {
-  if (typeof options !== "object" || options === null) throw new TypeError(`${fn}: options must be an object when given, got ${describeGiven(options)}`);
+/**
+ * Refuse options of `guardModel` of the wrong kind; `where` starts the message ("guardModel: ", "guardAgent: model.").
+ *
+ * @example
+ * checkModelOptions("guardModel: ", { name: "" }) // throws TypeError: guardModel: name must be a non-empty string when given, got ""
+ */
+export const checkModelOptions = (where: string, options: GuardModelOptions): void => {
+  if (typeof options !== "object" || options === null) throw new TypeError(`${where}options must be an object when given, got ${describeGiven(options)}`);
   if (options.name !== undefined && (typeof options.name !== "string" || options.name === ""))
-    throw new TypeError(`${fn}: name must be a non-empty string when given, got ${describeGiven(options.name)}`);
+    throw new TypeError(`${where}name must be a non-empty string when given, got ${describeGiven(options.name)}`);
   const run: unknown = options.run;
   if (run !== undefined && (typeof run !== "object" || run === null) && typeof run !== "function")
-    throw new TypeError(`${fn}: run must be run options or a function of the call, got ${describeGiven(run)}`);
+    throw new TypeError(`${where}run must be run options or a function of the call, got ${describeGiven(run)}`);
   const holdBack = holdBackProblem(options.holdBack);
-  if (holdBack !== undefined) throw new TypeError(`${fn}: ${holdBack}`);
+  if (holdBack !== undefined) throw new TypeError(`${where}${holdBack}`);
 };
 
 /** What to throw for an outcome that is not `Completed`: what the SDK's callers expect to catch. */

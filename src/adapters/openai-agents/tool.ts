@@ -300,10 +300,20 @@ const checkWrapped = (stack: unknown, tool: unknown, options: GuardToolOptions):
     if (typeof invoke !== "function") throw new TypeError(`guardTool "${name}": invoke must be a function, got ${describeGiven(invoke)}`);
     if (typeof needsApproval !== "function") throw new TypeError(`guardTool "${name}": needsApproval must be a function, got ${describeGiven(needsApproval)}`);
   }
-  if (typeof options !== "object" || options === null) throw new TypeError(`guardTool: options must be an object when given, got ${describeGiven(options)}`);
+  checkToolOptions("guardTool: ", options);
+};
+
+/**
+ * Refuse options of `guardTool` of the wrong kind; `where` starts the message ("guardTool: ", "guardAgent: tools.").
+ *
+ * @example
+ * checkToolOptions("guardTool: ", { approvals: "later" }) // throws TypeError: guardTool: approvals must be "interrupt" or "stack", got "later"
+ */
+export const checkToolOptions = (where: string, options: GuardToolOptions): void => {
+  if (typeof options !== "object" || options === null) throw new TypeError(`${where}options must be an object when given, got ${describeGiven(options)}`);
   const run: unknown = options.run;
   if (run !== undefined && (typeof run !== "object" || run === null) && typeof run !== "function")
-    throw new TypeError(`guardTool: run must be run options or a function of the call, got ${describeGiven(run)}`);
+    throw new TypeError(`${where}run must be run options or a function of the call, got ${describeGiven(run)}`);
   if (options.approvals !== undefined && options.approvals !== "interrupt" && options.approvals !== "stack")
-    throw new TypeError(`guardTool: approvals must be "interrupt" or "stack", got ${describeGiven(options.approvals)}`);
+    throw new TypeError(`${where}approvals must be "interrupt" or "stack", got ${describeGiven(options.approvals)}`);
 };
