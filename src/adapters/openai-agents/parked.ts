@@ -99,9 +99,16 @@ export class ParkedCall {
   private entered = false;
   private deadline: ReturnType<typeof setImmediate> | undefined;
 
+  /** What hooks add with `ctx.addContext` during the run. */
+  readonly context: string[] = [];
+  /** A person's approval (through the SDK's run state) answered for this call. */
+  approved = false;
+
   /** `release` is called once the call is asked about, claimed or dropped: it no longer waits for anyone. */
   constructor(
     readonly name: string,
+    /** The call the run started with. */
+    readonly call: ToolCall,
     private readonly release: () => void,
   ) {
     this.verdict = new Promise((resolve) => (this.decide = resolve));

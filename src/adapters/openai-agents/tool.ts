@@ -68,7 +68,8 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 
 /** The SDK's arguments (a JSON string) as a `ToolCall` input; what is not a JSON object is kept as `{ arguments }`. */
 const inputOf = (args: unknown): Record<string, unknown> => {
-  if (isRecord(args)) return structuredClone(args);
+  // A copy (strict mode freezes what hooks see); the arguments came from JSON, so JSON copies them whole.
+  if (isRecord(args)) return JSON.parse(JSON.stringify(args)) as Record<string, unknown>;
   if (typeof args !== "string") return { arguments: args };
   try {
     const parsed: unknown = JSON.parse(args);
@@ -117,13 +118,19 @@ export const guardTool = <T extends Tool<any>>(stack: ToolCallStack, tool: T, op
   /** The SDK's decision about this call (true approved, false rejected), or undefined before anyone decided. */
   const decision = (ctx: RunContext<unknown>, callId: string): boolean | undefined => ctx.isToolApproved({ toolName: name, callId });
 
-  /** The approval handler of a run: the SDK's decision, else `onMissing`. */
-  const approver = (ctx: RunContext<unknown>, callId: string, onMissing: ApprovalHandler): ApprovalHandler | undefined =>
+  /**
+   * The approval handler of a run: the SDK's decision, else `onMissing`. `approved` hears when a
+   * person's approval answered, so that the call is claimed as run (see `execute`).
+   */
+  const approver = (ctx: RunContext<unknown>, callId: string, approved: () => void, onMissing: ApprovalHandler): ApprovalHandler | undefined =>
     mode === "stack"
       ? undefined
       : (request) => {
           const decided = decision(ctx, callId);
-          if (decided === true) return { decision: "approve", reason: "approved through the Agents SDK run state" } satisfies ApprovalDecision;
+          if (decided === true) {
+            approved();
+            return { decision: "approve", reason: "approved through the Agents SDK run state" } satisfies ApprovalDecision;
+          }
           if (decided === false) return { decision: "deny", reason: ctx.getRejectionMessage(name, callId) ?? notApproved };
           return onMissing(request);
         };
@@ -139,39 +146,47 @@ export const guardTool = <T extends Tool<any>>(stack: ToolCallStack, tool: T, op
   const needsApproval = async (ctx: RunContext<unknown>, input: unknown, callId?: string): Promise<boolean> => {
     if (callId === undefined) return original.needsApproval(ctx, input as never, callId);
     parkedFor(ctx, callId)?.drop("the SDK asked about it again");
-    const call: ToolCall = { id: callId, name, input: inputOf(input) };
-    const p: ParkedCall = new ParkedCall(name, () => unpark(ctx, callId, p));
-    const context: string[] = [];
-    const approval = approver(ctx, callId, (request) => {
+    const p: ParkedCall = new ParkedCall(name, { id: callId, name, input: inputOf(input) }, () => unpark(ctx, callId, p));
+    const approval = approver(ctx, callId, () => void (p.approved = true), (request) => {
       p.ask(request, request.hook);
       throw p.abort.signal.reason;
     });
     park(ctx, callId, p);
-    p.outcome = start(call, ctx, (c, hookCtx) => p.operation(c, hookCtx), p.abort.signal, approval, context);
-    contexts.set(p, context);
+    p.outcome = start(p.call, ctx, (c, hookCtx) => p.operation(c, hookCtx), p.abort.signal, approval, p.context);
     p.outcome.then(() => p.settled(), () => p.settled());
     const verdict = await p.verdict;
     if (verdict.ask) return true;
-    // The hooks let the call through (or answered for it): now the tool's own policy, unless a person already decided.
-    if (p.waiting && decision(ctx, callId) !== true && (await original.needsApproval(ctx, input as never, callId))) {
-      p.ask(undefined, "needsApproval");
-      return true;
+    // The hooks let the call through (or answered for it): now the tool's own policy, unless a person already decided
+    // (the SDK asks again about an approved call when it resumes a restored run in the process that paused it).
+    if (p.waiting && (await original.needsApproval(ctx, input as never, callId))) {
+      if (decision(ctx, callId) !== true) {
+        p.ask(undefined, "needsApproval");
+        return true;
+      }
+      p.approved = true;
     }
     if (original.inputGuardrails === undefined || original.inputGuardrails.length === 0) p.expectInvokeSoon();
     return false;
   };
-  const contexts = new WeakMap<ParkedCall, string[]>();
 
   const invoke = async (ctx: RunContext<unknown>, input: string, details?: Parameters<FunctionTool["invoke"]>[2]): Promise<unknown> => {
     const callId = details?.toolCall?.callId;
+    const p = parkedFor(ctx, callId);
+    const waiting = p !== undefined && !p.claimed && p.outcome !== undefined ? p : undefined;
+    // No run waits for this call: the SDK resumed an approved call (in another process, or without asking
+    // again), or the tool is invoked directly. One starts now, and answers a hook that asks with the SDK's decision.
+    const fresh = waiting === undefined ? { id: callId ?? `openai-agents-${++seq}`, name, input: inputOf(input) } : undefined;
+    const asked = { approved: false };
     let claimed = false;
     const execute: Execute = async (c, hookCtx) => {
       // A call a person approved runs once, however often its paused state is resumed (a retry of this run is not a resume).
-      if (!claimed && callId !== undefined && decision(ctx, callId) === true) {
+      const approved = waiting?.approved ?? (asked.approved || (callId !== undefined && decision(ctx, callId) === true));
+      if (approved && !claimed && callId !== undefined) {
         claimed = true;
         if ((await hookCtx.store.incr(`openai-agents:approved:${name}:${callId}`, 1, { ttlMs: claimTtlMs })) > 1) throw new ApprovalAlreadyUsedError(name, callId);
       }
-      const args = JSON.stringify(c.input) === JSON.stringify(inputOf(input)) ? input : JSON.stringify(c.input);
+      // The model's own arguments unless a hook rewrote them (a rewrite is a new input object).
+      const args = c.input === (waiting?.call ?? fresh)?.input ? input : JSON.stringify(c.input);
       // The tool stops when the run does (a hook's deadline, a pause) and when the SDK cancels it (its timeout, a failed sibling).
       const link = linkSignals(hookCtx.signal, details?.signal);
       try {
@@ -180,19 +195,16 @@ export const guardTool = <T extends Tool<any>>(stack: ToolCallStack, tool: T, op
         link.dispose();
       }
     };
-    const p = parkedFor(ctx, callId);
     let outcome: Outcome<ToolResult>;
     let context: string[];
-    if (p !== undefined && !p.claimed && p.outcome !== undefined) {
-      context = contexts.get(p) ?? [];
-      p.claim(execute);
-      outcome = await p.outcome;
+    if (waiting !== undefined) {
+      context = waiting.context;
+      waiting.claim(execute);
+      outcome = await (waiting.outcome as Promise<Outcome<ToolResult>>);
     } else {
-      // No run waits for this call (the SDK resumed an approved call, or the tool is invoked directly): one starts now.
-      const id = callId ?? `openai-agents-${++seq}`;
-      const call: ToolCall = { id, name, input: inputOf(input) };
+      const call = fresh as ToolCall;
       context = [];
-      const approval = approver(ctx, id, () => ({
+      const approval = approver(ctx, call.id, () => void (asked.approved = true), () => ({
         decision: "deny",
         reason: `${name} needs approval, but the Agents SDK invoked it without asking (no needsApproval step), so no one could approve it`,
       }));
