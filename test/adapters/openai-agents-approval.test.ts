@@ -3,10 +3,9 @@ import { fileURLToPath } from "node:url";
 import { run, RunState, ToolCallError as SdkToolCallError } from "@openai/agents";
 import { assistantMessage, functionCall } from "@openai/agents/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RunAbortedError } from "../../src/core/errors.ts";
 import { MemoryStore } from "../../src/core/memory-store.ts";
 import { RedisStore } from "../../src/stores/redis.ts";
-import { ApprovalAlreadyUsedError, ApprovalPendingError } from "../../src/adapters/openai-agents/index.ts";
+import { ApprovalAlreadyUsedError, ApprovalPendingError, pendingApprovalReason } from "../../src/adapters/openai-agents/index.ts";
 import { describeRedisProcess, startRedis, type RedisServer } from "../support/redis.ts";
 import { buildMailer } from "./openai-agents-fixture.ts";
 
@@ -37,18 +36,29 @@ const resumeElsewhere = (url: string, order: { state: string; decision: "approve
 const emailBob = () => [functionCall("send_email", { to: "bob@corp.test", body: "Lunch?" }, { callId: "call_bob" })];
 
 describe("approvals through the SDK's interruptions, in one process", () => {
-  it("a hook that asks pauses the run with an interruption; the tool does not run and the toolCall run ends paused", async () => {
+  it("a hook that asks pauses the run with an interruption; the tool does not run and the asking hook's run says it waits for a person", async () => {
     const mailer = buildMailer(new MemoryStore(), [emailBob()]);
     const result = await run(mailer.agent, "Ask Bob to lunch");
     await mailer.stack.flush();
     expect(mailer.sent).toEqual([]);
     expect(result.interruptions.map((i) => [i.name, i.rawItem])).toMatchObject([["send_email", { callId: "call_bob", arguments: '{"to":"bob@corp.test","body":"Lunch?"}' }]]);
-    const outcome = mailer.events[0]?.outcome;
-    expect(outcome?._tag).toBe("Failed");
-    const error = outcome?._tag === "Failed" ? (outcome.error as RunAbortedError) : undefined;
-    expect(error).toBeInstanceOf(RunAbortedError);
-    expect(error?.cause).toBeInstanceOf(ApprovalPendingError);
-    expect((error?.cause as ApprovalPendingError).reason).toBe("send an email to bob@corp.test");
+    expect(mailer.events.map((e) => e.outcome)).toEqual([{ _tag: "Rejected", by: "approval", reason: `send_email was not approved: ${pendingApprovalReason}` }]);
+  });
+
+  it("the tool's own needsApproval pauses the run after the hooks let the call through; its toolCall run ends with ApprovalPendingError", async () => {
+    const { Agent, tool } = await import("@openai/agents");
+    const { ScriptedModel } = await import("@openai/agents/testing");
+    const { z } = await import("zod");
+    const { createAgentStack } = await import("../../src/agent/stack.ts");
+    const { guardAgent } = await import("../../src/adapters/openai-agents/index.ts");
+    const outcomes: unknown[] = [];
+    const stack = createAgentStack().use("toolCall", { name: "watch", observe: (e) => void outcomes.push(e.outcome) });
+    const sendEmail = tool({ name: "send_email", description: "Send", parameters: z.object({ to: z.string(), body: z.string() }), needsApproval: true, execute: async () => "ok" });
+    const result = await run(guardAgent(stack, new Agent({ name: "m", tools: [sendEmail], model: new ScriptedModel([emailBob()]) })), "Ask Bob to lunch");
+    await stack.flush();
+    expect(result.interruptions).toHaveLength(1);
+    expect(outcomes).toEqual([{ _tag: "Failed", error: expect.any(ApprovalPendingError) }]);
+    expect((outcomes[0] as { error: ApprovalPendingError }).error.by).toBe("needsApproval");
   });
 
   it("a call policy refuses is answered at once and never becomes an interruption", async () => {

@@ -5,11 +5,16 @@
  * The SDK decides about approval before it runs a tool (`needsApproval`, then its input
  * guardrails, then `invoke`); a hook asks for approval inside the `toolCall` run. So the run
  * starts at `needsApproval`: its hooks run up to the operation, and what happened there answers
- * the SDK. A hook asked and no one decided yet: the call needs approval (the run is aborted, the
- * SDK pauses with an interruption, and the run starts afresh when the SDK invokes the approved
- * tool). The run reached its operation: no approval is needed, and the operation waits for
- * `invoke`, which hands it the tool. The run settled before its operation (a guard refused, a
- * cache answered): no approval is needed, and `invoke` answers with that outcome.
+ * the SDK. A hook asked and no one decided yet: the call needs approval (the asking hook is
+ * answered "not yet": a denial whose reason says the run pauses for a person, so the run ends
+ * `Rejected` by that hook, the SDK pauses with an interruption, and a run starts afresh when the
+ * SDK invokes the approved tool). The run reached its operation: no approval is needed (unless
+ * the tool's own policy asks: the operation then fails with `ApprovalPendingError`), and the
+ * operation waits for `invoke`, which hands it the tool. The run settled before its operation (a
+ * guard refused, a cache answered): no approval is needed, and `invoke` answers with that outcome.
+ *
+ * The run is not given an abort signal to end it by: a run with a caller's signal costs the stack
+ * several microseconds more, and every tool call would pay it.
  *
  * Between `needsApproval` and `invoke` the SDK only runs the tool's own input guardrails (we see
  * those) and synchronous bookkeeping. A call the SDK then drops (its guardrail refused, the run
@@ -58,12 +63,12 @@ export class ApprovalAlreadyUsedError extends AgentOnionError {
 }
 
 /**
- * Why a `toolCall` run ended early: a hook asked for approval (or the tool itself needs it), and
- * the Agents SDK pauses the run with an interruption for a person to decide. The abort reason of
- * that run, so its outcome says so (`Failed(RunAbortedError)` whose `cause` is this).
+ * Why a `toolCall` run that had reached its operation ended: the tool's own `needsApproval` asked,
+ * and the Agents SDK pauses the run with an interruption for a person to decide. (When a hook
+ * asks, the run ends `Rejected` by that hook, with `pendingApprovalReason` as the approver's answer.)
  *
  * @example
- * outcome._tag === "Failed" && outcome.error.cause instanceof ApprovalPendingError // the run paused for approval
+ * outcome._tag === "Failed" && outcome.error instanceof ApprovalPendingError // the tool's own policy paused the run
  */
 export class ApprovalPendingError extends AgentOnionError {
   override name = "ApprovalPendingError";
@@ -83,10 +88,17 @@ export type Verdict = { readonly ask: true; readonly request: ApprovalRequest | 
 /** How the operation runs the tool, once `invoke` brings it. */
 export type Execute = (call: DeepReadonly<ToolCall>, ctx: HookContext<ToolCall>) => Promise<ToolResult>;
 
+/**
+ * What the approver answers a hook that asks while no one decided: not approved yet, because the
+ * run pauses for a person. The approval middleware's rejection reads "X was not approved: " and this.
+ *
+ * @example
+ * outcome._tag === "Rejected" && outcome.reason.endsWith(pendingApprovalReason) // the run paused for approval
+ */
+export const pendingApprovalReason = "waiting for a person's decision (the Agents SDK run pauses with an interruption)";
+
 /** See the top of this file. A class: one is made per tool call. */
 export class ParkedCall {
-  /** Aborts the run (a pause for approval). */
-  readonly abort = new AbortController();
   /** The run's outcome; set when the run starts. */
   outcome: Promise<Outcome<ToolResult>> | undefined;
   /** True once `invoke` took this call (or it was abandoned): nothing else may. */
@@ -121,10 +133,8 @@ export class ParkedCall {
     this.cancelDeadline();
     this.release();
     this.decide({ ask: true, request });
-    const reason = new ApprovalPendingError(this.name, by, request?.reason);
-    this.abort.abort(reason);
-    // An operation already waiting for `invoke` (the tool's own policy asked) ends too.
-    this.give(reason);
+    // An operation already waiting for `invoke` (the tool's own policy asked) ends with this.
+    this.give(new ApprovalPendingError(this.name, by, request?.reason));
   }
 
   /** The run's operation: wait for `invoke` to bring the tool, then run it with the input the hooks settled on. */

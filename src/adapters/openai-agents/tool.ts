@@ -28,7 +28,7 @@ import type { Outcome } from "../../core/outcome.ts";
 import { contentText } from "../../agent/content-text.ts";
 import type { ToolCall, ToolResult } from "../../agent/types.ts";
 import { rejectedResult, ToolCallError, type ToolCallStack } from "../../agent/wrap-tool.ts";
-import { ApprovalAlreadyUsedError, ParkedCall, type Execute } from "./parked.ts";
+import { ApprovalAlreadyUsedError, ParkedCall, pendingApprovalReason, type Execute } from "./parked.ts";
 
 /** How long the claim of an approved call is kept: a paused run resumed later than this could run it again. */
 const claimTtlMs = 30 * 24 * 60 * 60 * 1000;
@@ -149,10 +149,10 @@ export const guardTool = <T extends Tool<any>>(stack: ToolCallStack, tool: T, op
     const p: ParkedCall = new ParkedCall(name, { id: callId, name, input: inputOf(input) }, () => unpark(ctx, callId, p));
     const approval = approver(ctx, callId, () => void (p.approved = true), (request) => {
       p.ask(request, request.hook);
-      throw p.abort.signal.reason;
+      return { decision: "deny", reason: pendingApprovalReason };
     });
     park(ctx, callId, p);
-    p.outcome = start(p.call, ctx, (c, hookCtx) => p.operation(c, hookCtx), p.abort.signal, approval, p.context);
+    p.outcome = start(p.call, ctx, (c, hookCtx) => p.operation(c, hookCtx), undefined, approval, p.context);
     p.outcome.then(() => p.settled(), () => p.settled());
     const verdict = await p.verdict;
     if (verdict.ask) return true;
@@ -187,7 +187,7 @@ export const guardTool = <T extends Tool<any>>(stack: ToolCallStack, tool: T, op
       }
       // The model's own arguments unless a hook rewrote them (a rewrite is a new input object).
       const args = c.input === (waiting?.call ?? fresh)?.input ? input : JSON.stringify(c.input);
-      // The tool stops when the run does (a hook's deadline, a pause) and when the SDK cancels it (its timeout, a failed sibling).
+      // The tool stops when the run does (a hook's deadline) and when the SDK cancels it (its timeout, a failed sibling).
       const link = linkSignals(hookCtx.signal, details?.signal);
       try {
         return { content: await original.invoke(ctx, args, withSignal(details, link.signal)) };
