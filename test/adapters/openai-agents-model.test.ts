@@ -174,9 +174,9 @@ describe("guardModel: usage and errors", () => {
   it("a caller's abort ends the run with the caller's reason", async () => {
     const controller = new AbortController();
     const reason = new Error("user left");
-    const stack = createAgentStack().use("modelCall", { name: "slow", before: async (_r, ctx) => { controller.abort(reason); await new Promise((r) => setTimeout(r, 50)); void ctx; } });
+    const stack = createAgentStack().use("modelCall", { name: "slow", before: async () => { controller.abort(reason); await new Promise((r) => setTimeout(r, 50)); } });
     const agent = new Agent({ name: "a", model: guardModel(stack, new ScriptedModel([answer("late")])) });
-    await expect(run(agent, "hi", { signal: controller.signal })).rejects.toBeDefined();
+    await expect(run(agent, "hi", { signal: controller.signal })).rejects.toBe(reason);
   });
 });
 
