@@ -99,6 +99,24 @@ describe("approvals through the SDK's interruptions, in one process", () => {
     expect((twice.result as SdkToolCallError).error).toBeInstanceOf(ApprovalAlreadyUsedError);
   });
 
+  it("a streamed run pauses and resumes the same way, and the tool runs once", async () => {
+    const { modelStream } = await import("@openai/agents/testing");
+    const store = new MemoryStore();
+    const call = functionCall("send_email", { to: "bob@corp.test", body: "Lunch?" }, { callId: "call_bob" });
+    const streamedCall = modelStream([{ type: "response_started" }, { type: "response_done", response: { id: "r1", usage: { requests: 1, inputTokens: 5, outputTokens: 5, totalTokens: 10 }, output: [call] } }] as never);
+    const first = buildMailer(store, [streamedCall]);
+    const paused = await run(first.agent, "Ask Bob to lunch", { stream: true });
+    await paused.completed;
+    expect(paused.interruptions.map((i) => i.rawItem)).toMatchObject([{ callId: "call_bob" }]);
+    const second = buildMailer(store, [[assistantMessage("Sent.")]]);
+    const state = await RunState.fromString(second.agent, paused.state.toString());
+    state.approve(state.getInterruptions()[0]!);
+    const resumed = await run(second.agent, state, { stream: true });
+    await resumed.completed;
+    expect(resumed.finalOutput).toBe("Sent.");
+    expect([...first.sent, ...second.sent]).toEqual(["bob@corp.test"]);
+  });
+
   it("with approvals: 'stack', the stack's own approval handler answers in process and the run never pauses", async () => {
     const { Agent, tool } = await import("@openai/agents");
     const { ScriptedModel } = await import("@openai/agents/testing");
