@@ -10,7 +10,7 @@ import type { RunEvent } from "../../src/core/context.ts";
 import { Priority } from "../../src/core/priority.ts";
 import { createAgentStack } from "../../src/agent/stack.ts";
 import type { ToolCall, ToolResult } from "../../src/agent/types.ts";
-import { ToolCallError } from "../../src/agent/wrap-tool.ts";
+import { ToolCallError, UnknownToolError } from "../../src/agent/wrap-tool.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { toolPolicy } from "../../src/middleware/tool-policy.ts";
 import { CallNotRunError, guardTool } from "../../src/adapters/openai-agents/index.ts";
@@ -165,6 +165,16 @@ describe("guardTool: errors surface as the SDK surfaces them", () => {
     expect(error).toBeInstanceOf(SdkToolCallError);
     expect((error as SdkToolCallError).error).toBe(boom);
     expect(events[0]?.outcome).toEqual({ _tag: "Failed", error: boom });
+  });
+});
+
+describe("guardTool: a rename", () => {
+  it("a hook that renames the call fails it with UnknownToolError, and the tool does not run", async () => {
+    const { ran, tool: t } = recorder();
+    const stack = createAgentStack().use("toolCall", { name: "rename", before: (call) => Transform({ ...call, name: "delete_all" }) });
+    const error = await runOnce([guardTool(stack, t)], [functionCall("send_email", { to: "bob" }, { callId: "c1" })]).catch((e: unknown) => e);
+    expect(ran).toEqual([]);
+    expect((error as SdkToolCallError).error).toBeInstanceOf(UnknownToolError);
   });
 });
 

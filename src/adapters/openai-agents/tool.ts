@@ -10,7 +10,8 @@
  *   rejected by H: reason". For a tool with an `outputSchema`, as in the SDK, the message goes
  *   through the tool's `errorFunction`, and without one the run fails (`ToolCallError`).
  * - A tool's own failure is the SDK's: `tool()` turns an error into its `errorFunction`'s text,
- *   which hooks see as the result; an error it lets through is rethrown unchanged.
+ *   which hooks see as the result; an error it lets through is rethrown unchanged. A hook that
+ *   renames the call fails it with `UnknownToolError`: a guarded tool runs only as itself.
  * - Approval: a hook that asks (`ctx.approve`, the `approval` middleware) with no decision yet
  *   makes `needsApproval` answer true, so the SDK pauses the run with an interruption
  *   (`result.interruptions`, `state.approve(item)` or `state.reject(item, { message })`,
@@ -27,7 +28,7 @@ import { neverAborted } from "../../core/signal.ts";
 import type { Outcome } from "../../core/outcome.ts";
 import { contentText } from "../../agent/content-text.ts";
 import type { ToolCall, ToolResult } from "../../agent/types.ts";
-import { rejectedResult, ToolCallError, type ToolCallStack } from "../../agent/wrap-tool.ts";
+import { rejectedResult, ToolCallError, UnknownToolError, type ToolCallStack } from "../../agent/wrap-tool.ts";
 import { ApprovalAlreadyUsedError, ParkedCall, pendingApprovalReason, type Execute } from "./parked.ts";
 
 /** How long the claim of an approved call is kept: a paused run resumed later than this could run it again. */
@@ -185,6 +186,8 @@ export const guardTool = <T extends Tool<any>>(stack: ToolCallStack, tool: T, op
         claimed = true;
         if ((await hookCtx.store.incr(`openai-agents:approved:${name}:${callId}`, 1, { ttlMs: claimTtlMs })) > 1) throw new ApprovalAlreadyUsedError(name, callId);
       }
+      // This tool runs only as itself: a hook that renamed the call asked for a tool the SDK did not choose.
+      if (c.name !== name) throw new UnknownToolError(c.name);
       // The model's own arguments unless a hook rewrote them (a rewrite is a new input object).
       const args = c.input === (waiting?.call ?? fresh)?.input ? input : JSON.stringify(c.input);
       // The tool stops when the run does (a hook's deadline) and when the SDK cancels it (its timeout, a failed sibling).
