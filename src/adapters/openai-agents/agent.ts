@@ -50,7 +50,12 @@ export interface GuardAgentOptions {
   readonly run?: Omit<RunOptions, "signal"> | ((runContext: RunContext<unknown>) => Omit<RunOptions, "signal">);
 }
 
-/** The name of the input guardrail that runs `userPrompt`, as it appears in `result.inputGuardrailResults`. */
+/**
+ * The name of the input guardrail that runs `userPrompt`, as it appears in `result.inputGuardrailResults`.
+ *
+ * @example
+ * error instanceof InputGuardrailTripwireTriggered && error.result.guardrail.name === promptGuardrailName // refused by a userPrompt hook
+ */
 export const promptGuardrailName = "agent-onion:userPrompt";
 
 /**

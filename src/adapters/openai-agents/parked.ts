@@ -82,10 +82,20 @@ export class ApprovalPendingError extends AgentOnionError {
   }
 }
 
-/** What `needsApproval` learns from the run: whether the SDK must ask a person. */
+/**
+ * What `needsApproval` learns from the run: whether the SDK must ask a person.
+ *
+ * @example
+ * const verdict: Verdict = await parked.verdict // { ask: true, request } pauses the run
+ */
 export type Verdict = { readonly ask: true; readonly request: ApprovalRequest | undefined } | { readonly ask: false };
 
-/** How the operation runs the tool, once `invoke` brings it. */
+/**
+ * How the operation runs the tool, once `invoke` brings it.
+ *
+ * @example
+ * const execute: Execute = async (call, ctx) => ({ content: await tool.invoke(runContext, JSON.stringify(call.input), { signal: ctx.signal }) })
+ */
 export type Execute = (call: DeepReadonly<ToolCall>, ctx: HookContext<ToolCall>) => Promise<ToolResult>;
 
 /**
@@ -97,7 +107,12 @@ export type Execute = (call: DeepReadonly<ToolCall>, ctx: HookContext<ToolCall>)
  */
 export const pendingApprovalReason = "waiting for a person's decision (the Agents SDK run pauses with an interruption)";
 
-/** See the top of this file. A class: one is made per tool call. */
+/**
+ * One tool call's run between `needsApproval` and `invoke` (see the top of this file). A class: one is made per tool call.
+ *
+ * @example
+ * const p = new ParkedCall("send_email", call, () => forget(call.id)); p.outcome = stack.run("toolCall", call, (c, ctx) => p.operation(c, ctx))
+ */
 export class ParkedCall {
   /** The run's outcome; set when the run starts. */
   outcome: Promise<Outcome<ToolResult>> | undefined;

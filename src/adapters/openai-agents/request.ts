@@ -21,7 +21,12 @@ import type { DeepReadonly } from "../../core/readonly.ts";
 type Origin = number | "instructions";
 type Item = Record<string, unknown>;
 
-/** A request as hooks see it, and what is needed to write their changes back. */
+/**
+ * A request as hooks see it, and what is needed to write their changes back.
+ *
+ * @example
+ * const mapped: MappedRequest = toRequest(sdkRequest, "gpt-4.1", false)
+ */
 export interface MappedRequest {
   readonly request: ModelRequest;
   /** Where each message of `request` came from: the index of its input item, or `instructions`. */
