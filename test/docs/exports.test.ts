@@ -42,7 +42,7 @@ describe("package.json exports", () => {
     const { readFileSync, existsSync } = await import("node:fs");
     const root = fileURLToPath(new URL("../../", import.meta.url));
     const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as { exports: Record<string, { types: string; import: string }> };
-    expect(Object.keys(pkg.exports)).toEqual([".", "./core"]);
+    expect(Object.keys(pkg.exports)).toEqual([".", "./core", "./openai-agents"]);
     for (const entry of Object.values(pkg.exports)) {
       expect(entry.import).toMatch(/^\.\/dist\/.*\.js$/);
       expect(entry.types).toBe(entry.import.replace(/\.js$/, ".d.ts"));
