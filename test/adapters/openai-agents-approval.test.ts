@@ -117,6 +117,21 @@ describe("approvals through the SDK's interruptions, in one process", () => {
     expect([...first.sent, ...second.sent]).toEqual(["bob@corp.test"]);
   });
 
+  it("a Claude Code settings hook that answers ask pauses the run the same way", async () => {
+    const { Agent, tool } = await import("@openai/agents");
+    const { ScriptedModel } = await import("@openai/agents/testing");
+    const { z } = await import("zod");
+    const { fromClaudeSettings } = await import("../../src/executors/settings.ts");
+    const { guardAgent } = await import("../../src/adapters/openai-agents/index.ts");
+    const answer = JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "emails leave the company" } });
+    const { stack } = fromClaudeSettings([{ file: "settings.json", settings: { hooks: { PreToolUse: [{ matcher: "send_email", hooks: [{ type: "command", command: `echo '${answer}'` }] }] } } }]);
+    const sent: string[] = [];
+    const sendEmail = tool({ name: "send_email", description: "Send", parameters: z.object({ to: z.string(), body: z.string() }), execute: async ({ to }) => (sent.push(to), "ok") });
+    const result = await run(guardAgent(stack, new Agent({ name: "m", tools: [sendEmail], model: new ScriptedModel([emailBob()]) })), "Ask Bob to lunch");
+    expect(sent).toEqual([]);
+    expect(result.interruptions.map((i) => i.rawItem)).toMatchObject([{ callId: "call_bob", name: "send_email" }]);
+  });
+
   it("with approvals: 'stack', the stack's own approval handler answers in process and the run never pauses", async () => {
     const { Agent, tool } = await import("@openai/agents");
     const { ScriptedModel } = await import("@openai/agents/testing");
