@@ -1,7 +1,8 @@
 /**
  * Adapters: plug a stack into the Vercel AI SDK, MCP clients, Koa-style middleware and Effect.
  * None of them imports the library it adapts (the AI SDK and MCP adapters are structural), so
- * using one costs no dependency you do not already have.
+ * using one costs no dependency you do not already have; the MCP adapter loads the SDK's
+ * `McpError` from your copy of the SDK when it must fail as the SDK does (see mcp-errors.ts).
  */
 export { aiSdkMiddleware, type AiSdkCallInfo, type AiSdkMiddleware, type AiSdkMiddlewareOptions, type AiSdkStack } from "./ai-sdk.ts";
 export { UnsupportedSpecificationError, type SpecVersion } from "./ai-sdk/spec.ts";
