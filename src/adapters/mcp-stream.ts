@@ -19,8 +19,13 @@ export type McpStreamMessage =
   | { readonly type: "result"; readonly result: McpCallToolResult }
   | { readonly type: "error"; readonly error: unknown };
 
-/** How the SDK method a call came through answers: whether it streams (a stream reports an abort as an `McpError` message, a request rejects). */
+/**
+ * How the SDK method a call came through answers: whether it checks results against the tool's
+ * output schema (`callTool` and `callToolStream` do, `request` and `requestStream` do not), and
+ * whether it streams (a stream reports an abort as an `McpError` message, a request rejects).
+ */
 export interface CallShape {
+  readonly checked: boolean;
   readonly streamed: boolean;
 }
 
@@ -40,16 +45,17 @@ export type StreamSend = (params: McpCallToolParams, request: McpRequestOptions)
  * the reader at once, the result is the operation's value, an `error` message its failure (so
  * `recover` hooks and `around` retries act on it). A Failed outcome ends the stream as an `error`
  * message, the way the SDK reports one. A reader that stops early aborts the run, which aborts
- * the SDK's request.
+ * the SDK's request. `checked`: the SDK method checks results against the tool's output schema.
  *
  * @example
- * const stream = guardedStream(call, { name: "build" }, {}, (p, o) => tasks.callToolStream(p, undefined, o))
+ * const stream = guardedStream(call, { name: "build" }, {}, (p, o) => tasks.callToolStream(p, undefined, o), true)
  */
 export async function* guardedStream(
   call: GuardedCall,
   params: McpCallToolParams,
   request: McpRequestOptions,
   send: StreamSend,
+  checked: boolean,
 ): AsyncGenerator<McpStreamMessage, void, void> {
   const live: McpStreamMessage[] = [];
   let last: McpStreamMessage | undefined;
@@ -88,7 +94,7 @@ export async function* guardedStream(
       if (last === undefined && !stop.signal.aborted) await new Promise<void>((resolve) => (more = resolve));
     }
     throw new Error(`the MCP stream of tool "${next.name}" ended without a result`);
-  }, { streamed: true }).then(
+  }, { checked, streamed: true }).then(
     (result) => settle({ type: "result", result }),
     (error: unknown) => settle({ type: "error", error }),
   );
