@@ -24,6 +24,7 @@ const connect = async () => {
       called.push("hang");
       extra.signal.addEventListener("abort", () => (cancelled.push("hang"), reject(new Error("cancelled"))));
     }));
+  server.registerTool("echo", { inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text }] }));
   server.experimental.tasks.registerToolTask("delay", { inputSchema: { ms: z.number() }, execution: { taskSupport: "required" } }, {
     async createTask({ ms }, extra) {
       called.push("delay");
@@ -63,6 +64,10 @@ const seen = (error: unknown) => ({
 /** A stack whose before hook takes its time deciding (`ms`), so that an abort lands while hooks still run. */
 const slowGuard = (ms: number) =>
   createAgentStack().use("toolCall", { name: "slow-guard", before: () => new Promise<void>((resolve) => setTimeout(resolve, ms)) });
+
+/** A stack whose after hook takes its time (`ms`), so that an abort lands after the server answered. */
+const slowCheck = (ms: number) =>
+  createAgentStack().use("toolCall", { name: "slow-check", after: () => new Promise<void>((resolve) => setTimeout(resolve, ms)) });
 
 describe("wrapMcpClient, when the caller aborts", () => {
   it("rejects callTool with the signal's reason when the signal was aborted before the call, as the SDK does", async () => {
@@ -117,6 +122,14 @@ describe("wrapMcpClient, when the caller aborts", () => {
     expect(called).toEqual([]);
   });
 
+  it("rejects with the SDK's cancellation error when it aborts after the server answered, while after hooks run", async () => {
+    const { client } = await connect();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("user pressed stop")), 30);
+    const error = await wrapMcpClient(slowCheck(300), client).callTool({ name: "echo", arguments: { text: "hi" } }, undefined, { signal: controller.signal }).catch((e: unknown) => e);
+    expect(seen(error)).toEqual({ mcp: true, name: "McpError", code: ErrorCode.RequestTimeout, message: "MCP error -32001: Error: user pressed stop" });
+  });
+
   it("keeps agent-onion's RunAbortedError for a run deadline, which is not the caller's abort", async () => {
     const { client } = await connect();
     const error = await wrapMcpClient(createAgentStack(), client, { run: { timeoutMs: 20 } }).callTool({ name: "hang", arguments: {} }).catch((e: unknown) => e);
@@ -164,6 +177,17 @@ describe("wrapMcpClient, when the caller aborts", () => {
       expect(wrapped.map((m) => m.type)).toEqual(["error"]);
       expect(errorOf(wrapped)).toEqual(errorOf(direct));
       expect(called).toEqual([]);
+    });
+
+    it("ends with an internal error naming the reason when it aborts after the task's result came, while after hooks run", async () => {
+      const { client } = await connect();
+      const controller = new AbortController();
+      const messages: McpStreamMessage[] = [];
+      for await (const m of wrapMcpClient(slowCheck(400), client).experimental.tasks.callToolStream({ name: "delay", arguments: { ms: 1 } }, undefined, { signal: controller.signal })) {
+        messages.push(m as McpStreamMessage);
+        if (m.type === "taskStatus" && (m.task as { status?: string }).status === "completed") setTimeout(() => controller.abort(new Error("user pressed stop")), 50);
+      }
+      expect(errorOf(messages)).toEqual({ mcp: true, name: "McpError", code: ErrorCode.InternalError, message: "MCP error -32603: Error: user pressed stop" });
     });
   });
 });
