@@ -20,6 +20,8 @@ export default {
   // Declarations users import must say what they are; their members (an interface's fields, a
   // class's methods) are documented where they need it, not required one by one.
   requiredToBeDocumented: ["Enum", "Variable", "Function", "Class", "Interface", "TypeAlias"],
+  // GuardedChatModel inherits LangChain's methods, whose comments link to LangChain's own names.
+  externalSymbolLinkMappings: { "@langchain/core": { "*": "https://www.npmjs.com/package/@langchain/core" } },
   treatValidationWarningsAsErrors: true,
   treatWarningsAsErrors: false,
 };
