@@ -10,6 +10,7 @@
  */
 export type MatchSpec<I = unknown> = string | ((subject: string | undefined, input: I) => boolean) | Matcher;
 
+/** A compiled `match`: tests a run's subject and input, and says what it was written as. */
 export interface Matcher {
   /** The pattern as written, for traces and `explain`. */
   readonly source: string;
