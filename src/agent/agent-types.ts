@@ -34,6 +34,7 @@ export interface PartInfo {
   readonly step: number;
 }
 
+/** What `createAgent` takes: the model, the tools, the stack and the loop's settings. */
 export interface AgentOptions {
   readonly model: LanguageModel;
   readonly tools?: readonly AgentTool[];
@@ -70,6 +71,7 @@ export interface AgentOptions {
   readonly temperature?: number;
 }
 
+/** Options of a session: its id, source, metadata, signal and earlier messages. */
 export interface SessionOptions {
   readonly sessionId?: string;
   readonly source?: SessionSource;
@@ -80,9 +82,11 @@ export interface SessionOptions {
   readonly messages?: readonly Message[];
 }
 
+/** Options of one prompt: its signal, metadata and a receiver of streamed parts. */
 export interface PromptOptions {
   readonly signal?: AbortSignal;
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /** Receives streamed parts as they are released (when `stream` is on). */
   readonly onPart?: (part: StreamPart, info: PartInfo) => void;
 }
 
@@ -126,6 +130,7 @@ export interface AgentSession {
   close(reason?: SessionEnd["reason"]): Promise<void>;
 }
 
+/** An agent made by `createAgent`: it opens sessions, or runs one prompt in a session of its own. */
 export interface Agent {
   readonly name: string;
   /** Open a session (the `sessionStart` gate); rejects with `SessionRejectedError` when a hook refuses it. */
