@@ -16,7 +16,14 @@ export default {
   readme: "none",
   excludePrivate: true,
   excludeInternal: true,
-  validation: { notExported: false, invalidLink: true, invalidPath: true, rewrittenLink: true, notDocumented: true, unusedMergeModuleWith: true },
+  validation: {
+    notExported: false,
+    invalidLink: true,
+    invalidPath: true,
+    rewrittenLink: true,
+    notDocumented: true,
+    unusedMergeModuleWith: true,
+  },
   // Declarations users import must say what they are; their members (an interface's fields, a
   // class's methods) are documented where they need it, not required one by one.
   requiredToBeDocumented: ["Enum", "Variable", "Function", "Class", "Interface", "TypeAlias"],

@@ -24,8 +24,27 @@ const git = (...args) => execFileSync("git", args, { encoding: "utf8", stdio: ["
 
 /** Words ending like a past tense, a participle or a third person that are imperatives all the same. */
 const imperativeAnyway = new Set([
-  "bleed", "breed", "embed", "exceed", "feed", "heed", "need", "proceed", "seed", "shed", "shred", "speed", "succeed",
-  "bring", "ping", "ring", "sing", "sting", "string", "swing", "wring",
+  "bleed",
+  "breed",
+  "embed",
+  "exceed",
+  "feed",
+  "heed",
+  "need",
+  "proceed",
+  "seed",
+  "shed",
+  "shred",
+  "speed",
+  "succeed",
+  "bring",
+  "ping",
+  "ring",
+  "sing",
+  "sting",
+  "string",
+  "swing",
+  "wring",
 ]);
 
 /** Why a subject's first word is not a verb in the imperative, or undefined when it may be one. */

@@ -22,7 +22,8 @@ const text = (page: string): string => readFileSync(join(root, page), "utf8");
 /** A short commit hash: 7 to 12 hex digits, with both letters and digits, standing alone. */
 const commitHash = /(?<=^|[\s(`[])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,12}(?=$|[\s)`,.;:\]])/g;
 /** A time of day with its zone, "at" a time, or a date and time (not one quoted as `code`, an example value). */
-const clockTime = /\b(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?\s?(?:UTC|GMT)\b|\bat (?:[01]?\d|2[0-3]):[0-5]\d\b|(?<![`\w-])\d{4}-\d\d-\d\d[T ]\d\d:\d\d/g;
+const clockTime =
+  /\b(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?\s?(?:UTC|GMT)\b|\bat (?:[01]?\d|2[0-3]):[0-5]\d\b|(?<![`\w-])\d{4}-\d\d-\d\d[T ]\d\d:\d\d/g;
 const issueNumber = /\b(?:issue|task|pull request|PR)s? #?\d+\b/gi;
 const thisSession = /\bthis session\b/gi;
 
@@ -74,7 +75,8 @@ const relativeLinks = (page: string): { href: string; target: string; anchor: st
 const brokenLink = (page: string, link: { href: string; target: string; anchor: string | undefined }): string | undefined => {
   if (relative(root, join(root, link.target)).startsWith("..")) return `${page}: ${link.href} leaves the repository`;
   if (!existsSync(join(root, link.target))) return `${page}: ${link.href} names a missing file`;
-  if (link.anchor === undefined || link.anchor === "" || !link.target.endsWith(".md") || statSync(join(root, link.target)).isDirectory()) return undefined;
+  if (link.anchor === undefined || link.anchor === "" || !link.target.endsWith(".md") || statSync(join(root, link.target)).isDirectory())
+    return undefined;
   return anchorsOf(link.target).has(link.anchor) ? undefined : `${page}: ${link.href} names a heading ${link.target} does not have`;
 };
 
@@ -93,14 +95,21 @@ describe("the pages users read", () => {
   });
 
   it("reach every page of docs/ from README.md or docs/index.md, and docs/index.md from README.md", () => {
-    const linked = new Set(["README.md", "docs/index.md"].flatMap((page) => relativeLinks(page).filter((l) => l.target !== page).map((l) => l.target)));
+    const linked = new Set(
+      ["README.md", "docs/index.md"].flatMap((page) =>
+        relativeLinks(page)
+          .filter((l) => l.target !== page)
+          .map((l) => l.target),
+      ),
+    );
     expect(docs.filter((page) => !linked.has(page))).toEqual([]);
   });
 });
 
 describe("the hygiene checks", () => {
   it("find a commit hash, a clock time, an issue number and this session in prose, but not ordinary numbers or words", () => {
-    const found = (line: string) => [commitHash, clockTime, issueNumber, thisSession].flatMap((p) => [...line.matchAll(p)].map((m) => m[0]));
+    const found = (line: string) =>
+      [commitHash, clockTime, issueNumber, thisSession].flatMap((p) => [...line.matchAll(p)].map((m) => m[0]));
     expect(found("Fixed in d6782d3, see issue 2 (measured at 21:31, ran 23:05 UTC, 2026-11-28T21:31Z) in this session")).toEqual([
       "d6782d3",
       "at 21:31",
@@ -109,7 +118,9 @@ describe("the hygiene checks", () => {
       "issue 2",
       "this session",
     ]);
-    expect(found("1,000 hooks cost 12.5 ms; deadbeef and 1234567 are not hashes; ratio 3:2; tissue 4; a log line `2024-01-15 10:00:00`")).toEqual([]);
+    expect(
+      found("1,000 hooks cost 12.5 ms; deadbeef and 1234567 are not hashes; ratio 3:2; tissue 4; a log line `2024-01-15 10:00:00`"),
+    ).toEqual([]);
   });
 
   it("read a link's anchor as GitHub does", () => {
