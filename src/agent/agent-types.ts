@@ -68,10 +68,15 @@ export interface AgentOptions {
   readonly onNotification?: (notification: Notification) => void;
   readonly maxOutputTokens?: number;
   readonly temperature?: number;
+  /** After a turn, how long a session waits for the next prompt before an `idle_prompt` notification; default 60000 (Claude Code's), `false`: never. */
+  readonly idleNotificationMs?: number | false;
+  /** How long an approval may go unanswered before a `permission_prompt` notification; default 6000 (Claude Code's), `false`: never. */
+  readonly permissionNotificationMs?: number | false;
 }
 
 export interface SessionOptions {
   readonly sessionId?: string;
+  /** How it was opened, the subject of `sessionStart`; default `"resume"` when `messages` are given, else `"startup"`. */
   readonly source?: SessionSource;
   readonly metadata?: Readonly<Record<string, unknown>>;
   /** Cancels every turn of the session. */

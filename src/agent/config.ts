@@ -8,6 +8,7 @@ import { summarizeOldest } from "./compaction.ts";
 import type { ContextQueue } from "./context-queue.ts";
 import type { LoopEnv, LoopSettings } from "./env.ts";
 import { noUsage, type StreamPart } from "./model.ts";
+import { withPermissionRequests } from "./permission.ts";
 import type { AgentStack } from "./stack.ts";
 import { subagentTool } from "./subagent.ts";
 import { estimateMessageTokens } from "./tokens.ts";
@@ -24,6 +25,15 @@ export interface AgentConfig {
   readonly subagents: readonly SubagentSpec[];
   readonly settings: LoopSettings;
 }
+
+/** A delay in ms, `false` for never, or the default. */
+const delayOption = (name: string, value: number | false | undefined, fallback: number): number | false => {
+  if (value === undefined) return fallback;
+  if (value === false) return false;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > 2_147_483_647)
+    throw new TypeError(`createAgent: ${name} must be a number of ms from 0 or false, got ${String(value)}`);
+  return value;
+};
 
 const positiveInt = (name: string, value: number | undefined, fallback: number, min = 1): number => {
   if (value === undefined) return fallback;
@@ -73,6 +83,8 @@ export const resolveConfig = (options: AgentOptions): AgentConfig => {
     maxOutputTokens: options.maxOutputTokens,
     temperature: options.temperature,
     contextRole: options.contextRole ?? "system",
+    idleNotificationMs: delayOption("idleNotificationMs", options.idleNotificationMs, 60_000),
+    permissionNotificationMs: delayOption("permissionNotificationMs", options.permissionNotificationMs, 6_000),
   };
   return { name: options.name ?? "agent", options, stack, tools, subagents, settings };
 };
@@ -88,6 +100,16 @@ export const notifier = (config: AgentConfig, run: RunOptions) => async (notific
 };
 
 /**
+ * The run options of an agent's runs: a tool call's hooks that ask for approval go through the
+ * `permissionRequest` gate first (see permission.ts).
+ *
+ * @example
+ * const run = agentRunOptions(config, { sessionId: "s1", runId: "s1#1", path: ["agent"] })
+ */
+export const agentRunOptions = (config: AgentConfig, run: RunOptions): RunOptions =>
+  withPermissionRequests({ stack: config.stack, notify: notifier(config, run), notifyAfterMs: config.settings.permissionNotificationMs, name: config.name }, run);
+
+/**
  * The environment of a root agent run.
  *
  * @example
@@ -95,11 +117,12 @@ export const notifier = (config: AgentConfig, run: RunOptions) => async (notific
  */
 export const rootEnv = (
   config: AgentConfig,
-  run: RunOptions,
+  given: RunOptions,
   pending: ContextQueue,
   signal: AbortSignal | undefined,
   onPart: ((part: StreamPart, info: PartInfo) => void) | undefined,
 ): LoopEnv => {
+  const run = agentRunOptions(config, given);
   const base: LoopEnv = {
     stack: config.stack,
     model: config.options.model,

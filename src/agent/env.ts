@@ -24,6 +24,10 @@ export interface LoopSettings {
   readonly temperature: number | undefined;
   /** How hook-added context reaches the model. */
   readonly contextRole: "system" | "user";
+  /** After a turn, how long a session waits for the next prompt before `idle_prompt`; `false`: never. */
+  readonly idleNotificationMs: number | false;
+  /** How long an approval may go unanswered before `permission_prompt`; `false`: never. */
+  readonly permissionNotificationMs: number | false;
 }
 
 export interface LoopEnv {

@@ -96,6 +96,20 @@ export const promptInMessages = (given: DeepReadonly<RunInput>, built: RunInput)
 };
 
 /**
+ * The `toolBatch` gate, once a step's tool calls have all resolved and before the next model call
+ * (Claude Code's PostToolBatch): what its hooks add reaches that call; a refusal ends the run
+ * there, with its reasons. Undefined: go on.
+ */
+const afterBatch = async (env: LoopEnv, calls: StepResult["toolResults"]): Promise<NonNullable<RunResult["stoppedBy"]> | undefined> => {
+  const outcome = await env.stack.run("toolBatch", { calls }, () => undefined, env.run);
+  if (outcome._tag === "Completed") return undefined;
+  if (outcome._tag === "Failed") throw outcome.error;
+  const reason = (outcome.reasons ?? [{ reason: outcome.reason, by: outcome.by }]).map((r) => r.reason).join("\n");
+  await env.notify({ type: "info", message: `${env.path.join("/")} stopped after its tool calls: ${reason}` });
+  return { reason, by: outcome.by, kind: "hook" };
+};
+
+/**
  * Run the loop for one `run` input.
  *
  * @example
@@ -203,8 +217,14 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
       record(done);
     }
     // Set above, or by a rejected step that had run and that the error hook let the loop go on from.
-    const { response } = done as StepResult;
-    if (response.toolCalls.length > 0) continue;
+    const { response, toolResults } = done as StepResult;
+    if (response.toolCalls.length > 0) {
+      const stopped = await afterBatch(env, toolResults);
+      if (stopped === undefined) continue;
+      // It stays in the conversation: the model reads it when the conversation goes on.
+      messages = [...messages, { role: env.settings.contextRole, content: stopped.reason }];
+      return { ...result("stopped-by-guard"), stoppedBy: stopped };
+    }
 
     const verdict = await askStop(env, { reason: response.finishReason, lastMessage: response.text, blockedCount: blocks });
     if (verdict.stop) return result(response.finishReason as RunResult["finishReason"]);

@@ -117,6 +117,8 @@ const untilTurn = (earlier: Promise<unknown>, signal: AbortSignal | undefined): 
   });
 };
 
+const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
 /**
  * Open a session: runs the `sessionStart` gate.
  *
@@ -138,10 +140,12 @@ export const openSession = async (config: AgentConfig, options: SessionOptions =
     trace: config.options.trace,
     onContext: pending.push,
   };
-  const opened = await config.stack.run("sessionStart", { sessionId: id, source: options.source ?? "startup" }, (s) => ({ sessionId: s.sessionId }), { ...base, runId: runIdOf(id, "start") });
+  const messages = options.messages ?? [];
+  const source = options.source ?? (messages.length > 0 ? "resume" : "startup");
+  const opened = await config.stack.run("sessionStart", { sessionId: id, source }, (s) => ({ sessionId: s.sessionId }), { ...base, runId: runIdOf(id, "start") });
   if (opened._tag === "Rejected") throw new SessionRejectedError(opened.reason, opened.by, opened.cause);
   if (opened._tag === "Failed") throw opened.error;
-  return new Session(config, id, base, pending, options.messages ?? []);
+  return new Session(config, id, base, pending, messages);
 };
 
 class Session implements AgentSession {
@@ -150,6 +154,11 @@ class Session implements AgentSession {
   private turns = 0;
   private tail: Promise<unknown> = Promise.resolve();
   private readonly signal: SessionSignal;
+  /** Prompts asked and not yet settled: the session is idle (for `idle_prompt`) only at none. */
+  private waiting = 0;
+  private idle: ReturnType<typeof setTimeout> | undefined;
+  /** The last prompt's id: what runs between prompts (a compaction, the close) carry, as Claude Code's do. */
+  private lastPromptId: string | undefined;
 
   constructor(
     private readonly config: AgentConfig,
@@ -161,14 +170,28 @@ class Session implements AgentSession {
     this.signal = new SessionSignal(base.signal);
   }
 
+  /** After a turn, with no prompt waiting: tell the user the agent waits for them, once, if they stay away (Claude Code's `idle_prompt`). */
+  private settled(): void {
+    if (--this.waiting > 0 || this.closed || this.config.settings.idleNotificationMs === false) return;
+    clearTimeout(this.idle);
+    this.idle = setTimeout(() => {
+      this.idle = undefined;
+      if (!this.closed && this.waiting === 0) void this.notify({ type: "idle_prompt", message: `${this.config.name} is waiting for your input` }).catch(noop);
+    }, this.config.settings.idleNotificationMs);
+    this.idle.unref?.();
+  }
+
   prompt(text: string, options: PromptOptions = {}): Promise<TurnResult> {
     if (this.closed) return Promise.reject(new Error(`session ${this.id} is closed`));
     if (typeof text !== "string") return Promise.reject(new TypeError("prompt: text must be a string"));
+    clearTimeout(this.idle);
+    this.waiting++;
     let combined: ReturnType<typeof either>;
     try {
       combined = either(this.signal.acquire(), options.signal);
     } catch (error) {
       this.signal.release();
+      this.settled();
       return Promise.reject(error); // a signal that cannot be listened to: this prompt fails, not the caller's code
     }
     // The turn number keeps it readable; the random part keeps it unique when a session is resumed
@@ -184,7 +207,10 @@ class Session implements AgentSession {
         const reason: unknown = combined.signal?.reason;
         return { status: "aborted", runId, text: "", steps: 0, usage: noUsage, error: new RunAbortedError("userPrompt", reason, false) } satisfies TurnResult;
       })
-      .finally(() => this.signal.release());
+      .finally(() => {
+        this.signal.release();
+        this.settled();
+      });
     this.tail = Promise.all([earlier, turn.catch(() => undefined)]);
     return turn;
   }
@@ -197,6 +223,7 @@ class Session implements AgentSession {
     try {
       const result = await this.turnBody(runId, text, options, combined.signal);
       completed = result.status === "completed";
+      if (result.status === "failed") await this.notify({ type: "error", message: `${this.config.name} failed: ${describeError(result.error)}` });
       return result;
     } finally {
       if (completed) this.pending.settle();
@@ -206,7 +233,9 @@ class Session implements AgentSession {
   }
 
   private async turnBody(runId: string, text: string, options: PromptOptions, signal: AbortSignal | undefined): Promise<TurnResult> {
-    const run: RunOptions = { ...this.base, signal, runId, metadata: { ...this.base.metadata, ...options.metadata } };
+    const promptId = crypto.randomUUID();
+    this.lastPromptId = promptId;
+    const run: RunOptions = { ...this.base, signal, runId, metadata: { ...this.base.metadata, promptId, ...options.metadata } };
     const empty = { runId, text: "", steps: 0, usage: noUsage };
     const accepted = await this.config.stack.run("userPrompt", { text }, (p) => p as UserPrompt, run);
     if (accepted._tag === "Rejected") return { ...empty, ...rejected(accepted) };
@@ -253,10 +282,16 @@ class Session implements AgentSession {
     return { status: "completed", runId, text: result.text, finishReason: result.finishReason, steps: spent.steps, usage: spent.usage, result };
   }
 
+  /** The options of a run of the session outside its turns. */
+  private between(what: string): RunOptions {
+    const metadata = this.lastPromptId === undefined ? this.base.metadata : { ...this.base.metadata, promptId: this.lastPromptId };
+    return { ...this.base, runId: runIdOf(this.id, what), metadata };
+  }
+
   compact(): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`session ${this.id} is closed`));
     const work = this.tail.then(async () => {
-      const run: RunOptions = { ...this.base, runId: runIdOf(this.id, "compact") };
+      const run = this.between("compact");
       const env = rootEnv(this.config, run, this.pending, this.base.signal, undefined);
       this.messages = await compact(env, this.messages, this.config.options.system, "manual");
     });
@@ -265,15 +300,16 @@ class Session implements AgentSession {
   }
 
   notify(notification: Notification): Promise<void> {
-    return notifier(this.config, { ...this.base, runId: runIdOf(this.id, "notify") })(notification);
+    return notifier(this.config, this.between("notify"))(notification);
   }
 
   /** Every call resolves once `sessionEnd` has run, a second one included (it does not run it twice). */
   close(reason: SessionEnd["reason"] = "other"): Promise<void> {
     this.closing ??= (async () => {
       this.closed = true;
+      clearTimeout(this.idle);
       await this.tail;
-      await this.config.stack.run("sessionEnd", { sessionId: this.id, reason }, () => undefined, { ...this.base, signal: undefined, runId: runIdOf(this.id, "end") });
+      await this.config.stack.run("sessionEnd", { sessionId: this.id, reason }, () => undefined, { ...this.between("end"), signal: undefined });
     })();
     return this.closing;
   }

@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from "vitest";
-import type { Notification, SessionEnd, SessionStart } from "../../src/agent/index.ts";
+import type { AgentOptions, Notification, SessionEnd, SessionStart } from "../../src/agent/index.ts";
 
 describe("the agent's event types", () => {
   it("name Claude Code's documented values and take the ones it adds later, as the bridge passes them on", () => {
@@ -11,5 +11,13 @@ describe("the agent's event types", () => {
     // @ts-expect-error a number is not a source
     const source: SessionStart["source"] = 1;
     void source;
+  });
+});
+
+describe("the agent's options and what it hands over", () => {
+  it("take notification delays as ms or false", () => {
+    expectTypeOf<false>().toMatchTypeOf<NonNullable<AgentOptions["idleNotificationMs"]>>();
+    expectTypeOf<250>().toMatchTypeOf<NonNullable<AgentOptions["permissionNotificationMs"]>>();
+    expectTypeOf<true>().not.toMatchTypeOf<NonNullable<AgentOptions["permissionNotificationMs"]>>();
   });
 });

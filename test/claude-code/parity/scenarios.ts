@@ -257,7 +257,6 @@ export const lifecycle: Record<string, ParityCase> = {
   "PostToolBatch additionalContext reaches the model before its next call": {
     scenario: { settings: settings(on("PostToolBatch", undefined, answer({ out: specific("PostToolBatch", { additionalContext: "BATCH-MARKER" }) }))), turns: oneCall(ranCommand("1")), markers: ["BATCH-MARKER"] },
     claude: observed({ executed: ["1"], modelCalls: 2, toolErrors: [false], seen: { "BATCH-MARKER": 1 } }),
-    differs: "agent-onion does not drive PostToolBatch",
   },
   "Stop additionalContext keeps the turn going once, as a reminder the model reads": {
     scenario: { settings: settings(on("Stop", undefined, answer({ once: "$CLAUDE_PROJECT_DIR/.stop-once", out: specific("Stop", { additionalContext: "STOP-CONTEXT-MARKER" }) }))), turns: ["First.", "Second."], markers: ["STOP-CONTEXT-MARKER"] },
