@@ -70,6 +70,7 @@ export const compact = async (
     const outcome = await env.stack.run("compaction", request, (req, ctx) => env.settings.compact(req as CompactionRequest, ctx.signal), env.run);
     if (outcome._tag === "Completed") {
       if (outcome.value.removed > 0) {
+        env.transcript?.compacted(trigger, tokens, outcome.value.summary);
         await env.notify({ type: "info", message: `Context compacted (${trigger}): ${outcome.value.removed} messages summarized, ${tokens} tokens over a budget of ${request.budget}` });
         await restarted(env);
       }

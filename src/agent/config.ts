@@ -13,6 +13,7 @@ import type { AgentStack } from "./stack.ts";
 import { subagentTool } from "./subagent.ts";
 import { estimateMessageTokens } from "./tokens.ts";
 import type { AgentTool } from "./tool.ts";
+import { defaultTranscriptDir, type TranscriptWriter } from "./transcript.ts";
 import type { Notification } from "./types.ts";
 import { holdBackProblem } from "./stream/control.ts";
 
@@ -24,6 +25,8 @@ export interface AgentConfig {
   readonly tools: readonly AgentTool[];
   readonly subagents: readonly SubagentSpec[];
   readonly settings: LoopSettings;
+  /** Where session transcripts go, whether that is the shared default, and whether they outlive their session; undefined: none kept. */
+  readonly transcript: { readonly dir: string; readonly isDefault: boolean; readonly keep: boolean } | undefined;
 }
 
 /** A delay in ms, `false` for never, or the default. */
@@ -33,6 +36,17 @@ const delayOption = (name: string, value: number | false | undefined, fallback: 
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > 2_147_483_647)
     throw new TypeError(`createAgent: ${name} must be a number of ms from 0 or false, got ${String(value)}`);
   return value;
+};
+
+/** The transcript option: a directory, the default one, or none. */
+const transcriptOption = (value: AgentOptions["transcript"]): AgentConfig["transcript"] => {
+  if (value === false) return undefined;
+  if (value === undefined || value === true) return { dir: defaultTranscriptDir(), isDefault: true, keep: false };
+  if (typeof value !== "object" || value === null) throw new TypeError(`createAgent: transcript must be true, false or { dir, keep }, got ${String(value)}`);
+  if (value.keep !== undefined && typeof value.keep !== "boolean") throw new TypeError(`createAgent: transcript.keep must be a boolean, got ${String(value.keep)}`);
+  if (value.dir === undefined) return { dir: defaultTranscriptDir(), isDefault: true, keep: value.keep ?? false };
+  if (typeof value.dir !== "string" || value.dir === "") throw new TypeError(`createAgent: transcript.dir must be a non-empty path, got ${JSON.stringify(value.dir) ?? String(value.dir)}`);
+  return { dir: value.dir, isDefault: false, keep: value.keep ?? true };
 };
 
 const positiveInt = (name: string, value: number | undefined, fallback: number, min = 1): number => {
@@ -86,7 +100,7 @@ export const resolveConfig = (options: AgentOptions): AgentConfig => {
     idleNotificationMs: delayOption("idleNotificationMs", options.idleNotificationMs, 60_000),
     permissionNotificationMs: delayOption("permissionNotificationMs", options.permissionNotificationMs, 6_000),
   };
-  return { name: options.name ?? "agent", options, stack, tools, subagents, settings };
+  return { name: options.name ?? "agent", options, stack, tools, subagents, settings, transcript: transcriptOption(options.transcript) };
 };
 
 /**
@@ -113,7 +127,7 @@ export const agentRunOptions = (config: AgentConfig, run: RunOptions): RunOption
  * The environment of a root agent run.
  *
  * @example
- * const env = rootEnv(config, runOptions, pending, signal, onPart)
+ * const env = rootEnv(config, runOptions, pending, signal, onPart, transcript)
  */
 export const rootEnv = (
   config: AgentConfig,
@@ -121,6 +135,7 @@ export const rootEnv = (
   pending: ContextQueue,
   signal: AbortSignal | undefined,
   onPart: ((part: StreamPart, info: PartInfo) => void) | undefined,
+  transcript: TranscriptWriter | undefined,
 ): LoopEnv => {
   const run = agentRunOptions(config, given);
   const base: LoopEnv = {
@@ -136,6 +151,7 @@ export const rootEnv = (
     onPart,
     notify: notifier(config, run),
     spent: { steps: 0, usage: noUsage },
+    transcript,
   };
   return { ...base, tools: [...config.tools, ...config.subagents.map((s) => subagentTool(base, s))] };
 };

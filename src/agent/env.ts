@@ -8,6 +8,7 @@ import type { LanguageModel, StreamPart } from "./model.ts";
 import type { AgentStack } from "./stack.ts";
 import type { HoldBack } from "./stream/control.ts";
 import type { AgentTool } from "./tool.ts";
+import type { TranscriptWriter } from "./transcript.ts";
 import type { Message, Notification, Usage } from "./types.ts";
 
 /** Settings with their defaults applied. */
@@ -51,4 +52,6 @@ export interface LoopEnv {
    * that what was spent is still reported.
    */
   readonly spent: { steps: number; usage: Usage };
+  /** This agent's transcript (a sub-agent's is its own), when the session keeps one. */
+  readonly transcript: TranscriptWriter | undefined;
 }

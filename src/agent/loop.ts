@@ -69,6 +69,7 @@ const runStep = async (
   // attempt's, when an `around` hook runs the step again).
   const extra = env.pending.drain();
   carried.splice(0, carried.length, ...extra);
+  if (extra.length > 0) env.transcript?.context(extra);
   const request: ModelRequest = {
     model: env.model.id,
     messages: [...(system !== undefined ? [{ role: "system" as const, content: system }] : []), ...(input.messages as readonly Message[]), ...extra],
@@ -77,6 +78,8 @@ const runStep = async (
     ...(env.settings.temperature !== undefined ? { temperature: env.settings.temperature } : {}),
   };
   const response = await callModel(env, request, input.index);
+  // On disk before any hook of its tool calls runs, as Claude Code writes it.
+  env.transcript?.assistant(response, request.model);
   throwIfAborted(env.signal);
   const toolResults = response.toolCalls.length > 0 ? await callTools(env, offered, response.toolCalls) : [];
   return { response, toolResults };
@@ -134,10 +137,15 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
       await env.notify({ type: "warning", message: `${env.path.join("/")} stopped after ${steps} steps (maxSteps)` });
       return result("max-steps");
     }
-    if (unread !== undefined) messages = [...messages, unread];
+    if (unread !== undefined) {
+      messages = [...messages, unread];
+      env.transcript?.feedback(unread.content);
+    }
     unread = undefined;
     throwIfAborted(env.signal);
-    messages = await compact(env, [...messages, ...env.pending.drain()], system, "auto");
+    const drained = env.pending.drain();
+    if (drained.length > 0) env.transcript?.context(drained);
+    messages = await compact(env, [...messages, ...drained], system, "auto");
     const mark = env.pending.mark();
     const step: StepInput = { index: steps, messages };
     // What the step's hooks added for its request: refilled by every run of the step (runStep).
@@ -222,7 +230,9 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
       const stopped = await afterBatch(env, toolResults);
       if (stopped === undefined) continue;
       // It stays in the conversation: the model reads it when the conversation goes on.
-      messages = [...messages, { role: env.settings.contextRole, content: stopped.reason }];
+      const said: Message = { role: env.settings.contextRole, content: stopped.reason };
+      messages = [...messages, said];
+      env.transcript?.context([said]);
       return { ...result("stopped-by-guard"), stoppedBy: stopped };
     }
 

@@ -16,6 +16,7 @@ import { AgentRunError, decide } from "./decide.ts";
 import { promptInMessages, runLoop } from "./loop.ts";
 import { noUsage } from "./model.ts";
 import { toolSpec } from "./tool.ts";
+import { transcriptFile, TranscriptWriter } from "./transcript.ts";
 import type { Message, Notification, RunInput, RunResult, SessionEnd, Usage, UserPrompt } from "./types.ts";
 
 /**
@@ -117,6 +118,19 @@ const untilTurn = (earlier: Promise<unknown>, signal: AbortSignal | undefined): 
   });
 };
 
+/** The session's transcript, when the agent keeps them and the caller did not name one of their own. */
+const openTranscript = (config: AgentConfig, id: string, metadata: Readonly<Record<string, unknown>>, notify: (n: Notification) => Promise<void>) => {
+  if (config.transcript === undefined || metadata.transcriptPath !== undefined) return undefined;
+  let told = false;
+  const onError = (error: unknown): void => {
+    if (told) return;
+    told = true;
+    void notify({ type: "warning", message: `the transcript of session ${id} could not be written: ${describeError(error)}` }).catch(noop);
+  };
+  const cwd = typeof metadata.cwd === "string" ? metadata.cwd : process.cwd();
+  return TranscriptWriter.open(transcriptFile(config.transcript.dir, id), { sessionId: id, cwd, onError }, config.transcript.isDefault);
+};
+
 const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
@@ -132,20 +146,24 @@ export const openSession = async (config: AgentConfig, options: SessionOptions =
   const id = options.sessionId ?? crypto.randomUUID();
   // Context from `sessionStart` hooks waits for the first model request of the session.
   const pending = new ContextQueue(config.settings.contextRole);
+  const given = { ...config.options.metadata, ...options.metadata };
+  const transcript = openTranscript(config, id, given, notifier(config, { signal: options.signal, sessionId: id, metadata: given, path: [config.name], runId: runIdOf(id, "notify") }));
   const base: RunOptions = {
     signal: options.signal,
     sessionId: id,
-    metadata: { ...config.options.metadata, ...options.metadata },
+    metadata: transcript === undefined ? given : { ...given, transcriptPath: transcript.path },
     path: [config.name],
     trace: config.options.trace,
     onContext: pending.push,
   };
   const messages = options.messages ?? [];
+  // A resumed conversation in a new transcript: hooks read it whole.
+  if (transcript?.fresh === true && messages.length > 0) transcript.history(messages, config.options.model.id);
   const source = options.source ?? (messages.length > 0 ? "resume" : "startup");
   const opened = await config.stack.run("sessionStart", { sessionId: id, source }, (s) => ({ sessionId: s.sessionId }), { ...base, runId: runIdOf(id, "start") });
   if (opened._tag === "Rejected") throw new SessionRejectedError(opened.reason, opened.by, opened.cause);
   if (opened._tag === "Failed") throw opened.error;
-  return new Session(config, id, base, pending, messages);
+  return new Session(config, id, base, pending, messages, transcript);
 };
 
 class Session implements AgentSession {
@@ -166,8 +184,13 @@ class Session implements AgentSession {
     private readonly base: RunOptions,
     private readonly pending: ContextQueue,
     public messages: readonly Message[],
+    private readonly transcript: TranscriptWriter | undefined,
   ) {
     this.signal = new SessionSignal(base.signal);
+  }
+
+  get transcriptPath(): string | undefined {
+    return this.transcript?.path;
   }
 
   /** After a turn, with no prompt waiting: tell the user the agent waits for them, once, if they stay away (Claude Code's `idle_prompt`). */
@@ -241,7 +264,8 @@ class Session implements AgentSession {
     if (accepted._tag === "Rejected") return { ...empty, ...rejected(accepted) };
     if (accepted._tag === "Failed") return { ...empty, status: signal?.aborted ? "aborted" : "failed", error: accepted.error };
     const prompt = accepted.value.text;
-    const env = rootEnv(this.config, run, this.pending, signal, options.onPart ?? this.config.options.onPart);
+    this.transcript?.prompt(prompt, promptId);
+    const env = rootEnv(this.config, run, this.pending, signal, options.onPart ?? this.config.options.onPart, this.transcript);
     const input: RunInput = {
       prompt,
       messages: [...this.messages, { role: "user", content: prompt }],
@@ -292,7 +316,7 @@ class Session implements AgentSession {
     if (this.closed) return Promise.reject(new Error(`session ${this.id} is closed`));
     const work = this.tail.then(async () => {
       const run = this.between("compact");
-      const env = rootEnv(this.config, run, this.pending, this.base.signal, undefined);
+      const env = rootEnv(this.config, run, this.pending, this.base.signal, undefined, this.transcript);
       this.messages = await compact(env, this.messages, this.config.options.system, "manual");
     });
     this.tail = work.catch(() => undefined);
@@ -310,6 +334,7 @@ class Session implements AgentSession {
       clearTimeout(this.idle);
       await this.tail;
       await this.config.stack.run("sessionEnd", { sessionId: this.id, reason }, () => undefined, { ...this.between("end"), signal: undefined });
+      if (this.config.transcript?.keep === false) this.transcript?.remove();
     })();
     return this.closing;
   }

@@ -3,7 +3,8 @@
  * `toolCall` (so guards apply), and the sub-agent runs through the same stack: its own `run`,
  * `step`, `modelCall` and `toolCall` runs carry its path (`[..., name]`), and it ends at the
  * `subagentStop` gate instead of `stop`. Its final text is the tool's result. Before it runs, the
- * `subagentStart` point is told (context its hooks add goes to the sub-agent).
+ * `subagentStart` point is told (context its hooks add goes to the sub-agent); its conversation
+ * has a transcript of its own beside the session's, which `metadata.agentTranscriptPath` names.
  */
 import { sharedLink } from "../core/signal.ts";
 import type { SubagentSpec } from "./agent-types.ts";
@@ -40,6 +41,7 @@ export const subagentTool = (parent: LoopEnv, spec: SubagentSpec): AgentTool => 
     // sub-agent follows it through a signal of its own without one, as a turn does (session.ts).
     const link = options.signal === undefined ? undefined : sharedLink(options.signal);
     const signal = link?.controller.signal;
+    const transcript = parent.transcript?.sidechain(`${spec.name}-${options.toolCallId}`);
     const run = withPermissionRequests({ stack: parent.stack, notify: parent.notify, notifyAfterMs: parent.settings.permissionNotificationMs, name: spec.name }, {
       ...parent.run,
       signal,
@@ -48,6 +50,7 @@ export const subagentTool = (parent: LoopEnv, spec: SubagentSpec): AgentTool => 
       onContext: pending.push,
       // Its own: the parent's asks with the parent's run.
       approval: undefined,
+      ...(transcript !== undefined ? { metadata: { ...parent.run.metadata, agentTranscriptPath: transcript.path } } : {}),
     });
     const env: LoopEnv = {
       ...parent,
@@ -59,6 +62,7 @@ export const subagentTool = (parent: LoopEnv, spec: SubagentSpec): AgentTool => 
       pending,
       stopPoint: "subagentStop",
       path,
+      transcript,
     };
     const messages: Message[] = [{ role: "user", content: prompt }];
     const runInput: RunInput = { prompt, messages, tools: tools.map(toolSpec), ...(spec.system !== undefined ? { system: spec.system } : {}) };
@@ -67,6 +71,7 @@ export const subagentTool = (parent: LoopEnv, spec: SubagentSpec): AgentTool => 
     try {
       // Observed: what its hooks say goes to the sub-agent's first request; a failing hook is recorded, not fatal.
       await env.stack.run("subagentStart", { agent: spec.name, path, prompt }, () => undefined, env.run);
+      transcript?.prompt(prompt);
       outcome = await env.stack.run("run", runInput, pending.restartable(pending.mark(), (i) => runLoop(env, promptInMessages(i, runInput))), env.run);
     } finally {
       link?.dispose();

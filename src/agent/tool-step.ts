@@ -47,10 +47,20 @@ export const callTool = async (env: LoopEnv, offered: ReadonlySet<string>, call:
 };
 
 /**
- * Run a step's tool calls in parallel; results keep the calls' order.
+ * Run a step's tool calls in parallel; results keep the calls' order. Each result goes to the
+ * transcript once it and the results of the calls before it are in, so the lines keep that order too.
  *
  * @example
  * const exchanges = await callTools(env, offered, response.toolCalls)
  */
-export const callTools = (env: LoopEnv, offered: ReadonlySet<string>, calls: readonly ToolCall[]): Promise<ToolExchange[]> =>
-  Promise.all(calls.map(async (call) => ({ call, result: await callTool(env, offered, call) })));
+export const callTools = (env: LoopEnv, offered: ReadonlySet<string>, calls: readonly ToolCall[]): Promise<ToolExchange[]> => {
+  let before: Promise<unknown> = Promise.resolve();
+  return Promise.all(calls.map((call) => {
+    const written = Promise.all([callTool(env, offered, call), before]).then(([result]) => {
+      env.transcript?.toolResult(call, result);
+      return { call, result };
+    });
+    before = written.catch(() => undefined);
+    return written;
+  }));
+};

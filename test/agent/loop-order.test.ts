@@ -72,8 +72,8 @@ describe("the reference loop", () => {
     for (const s of seen) {
       expect(s.sessionId).toBe("s-1");
       expect(s.runId).toBe(seen[0]!.runId);
-      // The agent adds the prompt's id (Claude Code's prompt_id).
-      expect(s.metadata).toEqual({ tenant: "acme", roles: ["dev"], request: 7, promptId: expect.any(String) });
+      // The agent adds where the session's transcript is, and the prompt's id (Claude Code's prompt_id).
+      expect(s.metadata).toEqual({ tenant: "acme", roles: ["dev"], request: 7, transcriptPath: session.transcriptPath, promptId: expect.any(String) });
       expect(s.path).toEqual(["coder"]);
     }
   });

@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from "vitest";
-import type { AgentOptions, Notification, SessionEnd, SessionStart } from "../../src/agent/index.ts";
+import type { AgentOptions, AgentSession, Notification, SessionEnd, SessionStart } from "../../src/agent/index.ts";
 
 describe("the agent's event types", () => {
   it("name Claude Code's documented values and take the ones it adds later, as the bridge passes them on", () => {
@@ -19,5 +19,17 @@ describe("the agent's options and what it hands over", () => {
     expectTypeOf<false>().toMatchTypeOf<NonNullable<AgentOptions["idleNotificationMs"]>>();
     expectTypeOf<250>().toMatchTypeOf<NonNullable<AgentOptions["permissionNotificationMs"]>>();
     expectTypeOf<true>().not.toMatchTypeOf<NonNullable<AgentOptions["permissionNotificationMs"]>>();
+  });
+
+  it("take a transcript as on, off or a place, whose path is the agent's to say", () => {
+    expectTypeOf<{ dir: string; keep: boolean }>().toMatchTypeOf<NonNullable<AgentOptions["transcript"]>>();
+    expectTypeOf<false>().toMatchTypeOf<NonNullable<AgentOptions["transcript"]>>();
+    expectTypeOf<"/tmp/t">().not.toMatchTypeOf<NonNullable<AgentOptions["transcript"]>>();
+    expectTypeOf<AgentSession["transcriptPath"]>().toEqualTypeOf<string | undefined>();
+    const move = (session: AgentSession): void => {
+      // @ts-expect-error where the transcript is is the agent's to say
+      session.transcriptPath = "/tmp/t.jsonl";
+    };
+    void move;
   });
 });

@@ -277,7 +277,6 @@ export const lifecycle: Record<string, ParityCase> = {
       turns: ["Working on it.", "Still working.", "All finished. <promise>DONE</promise>"], markers: ["RALPH-PROMPT-MARKER"], exists: [".claude/ralph-loop.local.md"],
     },
     claude: observed({ executed: [], modelCalls: 3, toolErrors: [], seen: { "RALPH-PROMPT-MARKER": 1 }, files: { ".claude/ralph-loop.local.md": false } }),
-    differs: "agent-onion gives hooks no transcript_path by default, so the loop deletes its state at the first stop",
   },
   "stop_notifier.mjs records the last assistant message and never blocks": {
     scenario: { settings: settings(on("Stop", undefined, script("stop_notifier.mjs"))), turns: ["Finished the task."], contents: [".claude/notifications.log"] },

@@ -5,7 +5,7 @@
  * (`createAgent`) with a scripted model and real Bash and Write tools in a temporary project.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import type { TurnResult } from "../../../src/agent/agent-types.ts";
 import { createAgent } from "../../../src/agent/agent.ts";
@@ -42,7 +42,17 @@ export interface AgentOnionRun {
   readonly executed: readonly string[];
   readonly project: string;
   readonly home: string;
+  /** The session transcript's lines (the reference agent's JSONL file, kept in the run's directory). */
+  transcript(): Record<string, unknown>[];
 }
+
+/** The lines of the one session transcript in `dir`. */
+const transcriptIn = (dir: string): Record<string, unknown>[] => {
+  if (!existsSync(dir)) return [];
+  const file = readdirSync(dir).find((f) => f.endsWith(".jsonl"));
+  if (file === undefined) return [];
+  return readFileSync(join(dir, file), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
+};
 
 /** A mock turn as a scripted-model turn (functions of the request are Claude Code only). */
 const scripted = (turn: MockTurn): ScriptedTurn => {
@@ -102,7 +112,9 @@ const tools = (cwd: string, env: Record<string, string>) => [
  * run.executed // ["1"]
  */
 export const runAgentOnion = async (options: AgentOnionRunOptions): Promise<AgentOnionRun> => {
-  const { project, home } = makeRunDirs();
+  const { root, project, home } = makeRunDirs();
+  const transcripts = join(root, "transcripts");
+  const transcript = () => transcriptIn(transcripts);
   writeFiles(project, home, options.files, options.settings);
   const saved = new Map<string, string | undefined>();
   const env: Record<string, string> = { HOME: home, ...options.env };
@@ -116,10 +128,10 @@ export const runAgentOnion = async (options: AgentOnionRunOptions): Promise<Agen
     try {
       ({ stack } = fromClaudeSettings(claudeSettingsFiles(project, home), { trustProjectSettings: true, home, cwd: project, projectDir: project, ...options.settingsOptions }));
     } catch (error) {
-      return { turn: undefined, loadError: error as Error, sessionError: undefined, model: undefined, executed: executedIn(project), project, home };
+      return { turn: undefined, loadError: error as Error, sessionError: undefined, model: undefined, executed: executedIn(project), project, home, transcript };
     }
     const model = createScriptedModel({ turns: options.turns.map(scripted), whenDone: scripted(options.whenDone ?? "Done.") });
-    const agent = createAgent({ model, tools: tools(project, toolEnv), stack });
+    const agent = createAgent({ model, tools: tools(project, toolEnv), stack, transcript: { dir: transcripts } });
     let turn: TurnResult | undefined;
     let sessionError: Error | undefined;
     try {
@@ -128,7 +140,7 @@ export const runAgentOnion = async (options: AgentOnionRunOptions): Promise<Agen
       if (!(error instanceof SessionRejectedError)) throw error;
       sessionError = error;
     }
-    return { turn, loadError: undefined, sessionError, model, executed: executedIn(project), project, home };
+    return { turn, loadError: undefined, sessionError, model, executed: executedIn(project), project, home, transcript };
   } finally {
     for (const [name, value] of saved) {
       if (value === undefined) delete process.env[name];
