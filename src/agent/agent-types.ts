@@ -132,6 +132,8 @@ export interface AgentSession {
   readonly closed: boolean;
   /** The session's transcript file, when one is kept (see `AgentOptions.transcript`). */
   readonly transcriptPath: string | undefined;
+  /** The variables the session's start hooks exported for later commands (`CLAUDE_ENV_FILE`), when there are any. */
+  readonly env: Readonly<Record<string, string>> | undefined;
   /** Run one turn; turns of a session run one after another. */
   prompt(text: string, options?: PromptOptions): Promise<TurnResult>;
   /** Compact the conversation now, through the `compaction` point (trigger `manual`). */

@@ -7,6 +7,7 @@
 import { AgentRunError, decide } from "./decide.ts";
 import type { Compactor } from "./agent-types.ts";
 import type { LoopEnv } from "./env.ts";
+import { keepSessionEnv } from "./session-env.ts";
 import type { CompactionRequest, Message } from "./types.ts";
 
 /**
@@ -37,13 +38,14 @@ const oneLine = (text: string, max: number): string => {
 /**
  * After a compaction the session starts again from its summary: `sessionStart` runs with source
  * `compact` (Claude Code's), so its hooks can give their context again (it reaches the next
- * request). The session is open: a refusal is told, not obeyed.
+ * request) and export variables again. The session is open: a refusal is told, not obeyed.
  * Sub-agents have no session of their own.
  */
 const restarted = async (env: LoopEnv): Promise<void> => {
   if (env.stopPoint !== "stop") return;
   const sessionId = env.run.sessionId ?? "";
   const outcome = await env.stack.run("sessionStart", { sessionId, source: "compact" }, (s) => ({ sessionId: s.sessionId }), env.run);
+  keepSessionEnv(env.session, outcome);
   if (outcome._tag === "Rejected") await env.notify({ type: "warning", message: `sessionStart (compact) was refused by ${outcome.by}, but the session is open and goes on: ${outcome.reason}` });
 };
 

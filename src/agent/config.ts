@@ -6,7 +6,7 @@ import type { RunOptions } from "../core/context.ts";
 import type { AgentOptions, PartInfo, SubagentSpec } from "./agent-types.ts";
 import { summarizeOldest } from "./compaction.ts";
 import type { ContextQueue } from "./context-queue.ts";
-import type { LoopEnv, LoopSettings } from "./env.ts";
+import type { LoopEnv, LoopSettings, SessionShared } from "./env.ts";
 import { noUsage, type StreamPart } from "./model.ts";
 import { withPermissionRequests } from "./permission.ts";
 import type { AgentStack } from "./stack.ts";
@@ -127,7 +127,7 @@ export const agentRunOptions = (config: AgentConfig, run: RunOptions): RunOption
  * The environment of a root agent run.
  *
  * @example
- * const env = rootEnv(config, runOptions, pending, signal, onPart, transcript)
+ * const env = rootEnv(config, runOptions, pending, signal, onPart, session, transcript)
  */
 export const rootEnv = (
   config: AgentConfig,
@@ -135,6 +135,7 @@ export const rootEnv = (
   pending: ContextQueue,
   signal: AbortSignal | undefined,
   onPart: ((part: StreamPart, info: PartInfo) => void) | undefined,
+  session: SessionShared,
   transcript: TranscriptWriter | undefined,
 ): LoopEnv => {
   const run = agentRunOptions(config, given);
@@ -152,6 +153,7 @@ export const rootEnv = (
     notify: notifier(config, run),
     spent: { steps: 0, usage: noUsage },
     transcript,
+    session,
   };
   return { ...base, tools: [...config.tools, ...config.subagents.map((s) => subagentTool(base, s))] };
 };

@@ -11,6 +11,15 @@ import type { AgentTool } from "./tool.ts";
 import type { TranscriptWriter } from "./transcript.ts";
 import type { Message, Notification, Usage } from "./types.ts";
 
+/**
+ * What a session shares with every run in it: the variables its start hooks exported for later
+ * commands (Claude Code's `CLAUDE_ENV_FILE`), as they stand after the last `sessionStart` run.
+ */
+export interface SessionShared {
+  env: Readonly<Record<string, string>> | undefined;
+  envFile: string | undefined;
+}
+
 /** Settings with their defaults applied. */
 export interface LoopSettings {
   readonly maxSteps: number;
@@ -54,4 +63,5 @@ export interface LoopEnv {
   readonly spent: { steps: number; usage: Usage };
   /** This agent's transcript (a sub-agent's is its own), when the session keeps one. */
   readonly transcript: TranscriptWriter | undefined;
+  readonly session: SessionShared;
 }

@@ -13,6 +13,8 @@ import { notifier, rootEnv, type AgentConfig } from "./config.ts";
 import { ContextQueue } from "./context-queue.ts";
 import { contentText } from "./content-text.ts";
 import { AgentRunError, decide } from "./decide.ts";
+import type { SessionShared } from "./env.ts";
+import { keepSessionEnv } from "./session-env.ts";
 import { promptInMessages, runLoop } from "./loop.ts";
 import { noUsage } from "./model.ts";
 import { toolSpec } from "./tool.ts";
@@ -163,7 +165,9 @@ export const openSession = async (config: AgentConfig, options: SessionOptions =
   const opened = await config.stack.run("sessionStart", { sessionId: id, source }, (s) => ({ sessionId: s.sessionId }), { ...base, runId: runIdOf(id, "start") });
   if (opened._tag === "Rejected") throw new SessionRejectedError(opened.reason, opened.by, opened.cause);
   if (opened._tag === "Failed") throw opened.error;
-  return new Session(config, id, base, pending, messages, transcript);
+  const shared: SessionShared = { env: undefined, envFile: undefined };
+  keepSessionEnv(shared, opened);
+  return new Session(config, id, base, pending, messages, shared, transcript);
 };
 
 class Session implements AgentSession {
@@ -184,6 +188,7 @@ class Session implements AgentSession {
     private readonly base: RunOptions,
     private readonly pending: ContextQueue,
     public messages: readonly Message[],
+    private readonly shared: SessionShared,
     private readonly transcript: TranscriptWriter | undefined,
   ) {
     this.signal = new SessionSignal(base.signal);
@@ -191,6 +196,10 @@ class Session implements AgentSession {
 
   get transcriptPath(): string | undefined {
     return this.transcript?.path;
+  }
+
+  get env(): Readonly<Record<string, string>> | undefined {
+    return this.shared.env;
   }
 
   /** After a turn, with no prompt waiting: tell the user the agent waits for them, once, if they stay away (Claude Code's `idle_prompt`). */
@@ -265,7 +274,7 @@ class Session implements AgentSession {
     if (accepted._tag === "Failed") return { ...empty, status: signal?.aborted ? "aborted" : "failed", error: accepted.error };
     const prompt = accepted.value.text;
     this.transcript?.prompt(prompt, promptId);
-    const env = rootEnv(this.config, run, this.pending, signal, options.onPart ?? this.config.options.onPart, this.transcript);
+    const env = rootEnv(this.config, run, this.pending, signal, options.onPart ?? this.config.options.onPart, this.shared, this.transcript);
     const input: RunInput = {
       prompt,
       messages: [...this.messages, { role: "user", content: prompt }],
@@ -316,7 +325,7 @@ class Session implements AgentSession {
     if (this.closed) return Promise.reject(new Error(`session ${this.id} is closed`));
     const work = this.tail.then(async () => {
       const run = this.between("compact");
-      const env = rootEnv(this.config, run, this.pending, this.base.signal, undefined, this.transcript);
+      const env = rootEnv(this.config, run, this.pending, this.base.signal, undefined, this.shared, this.transcript);
       this.messages = await compact(env, this.messages, this.config.options.system, "manual");
     });
     this.tail = work.catch(() => undefined);

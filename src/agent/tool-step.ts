@@ -22,8 +22,13 @@ export interface ToolExchange {
  */
 export const callTool = async (env: LoopEnv, offered: ReadonlySet<string>, call: ToolCall): Promise<ToolResult> => {
   const all = lookupIn(env.tools);
-  // Tools a `run` hook took away are not offered, and not runnable either.
-  const execute = executeTool((name) => (offered.has(name) ? all(name) : undefined));
+  // Tools a `run` hook took away are not offered, and not runnable either. What the session's start
+  // hooks exported reaches the tool, as it stands when the call is made.
+  const { env: exported, envFile } = env.session;
+  const execute = executeTool((name) => (offered.has(name) ? all(name) : undefined), {
+    ...(exported !== undefined ? { env: exported } : {}),
+    ...(envFile !== undefined ? { envFile } : {}),
+  });
   // Every attempt's hooks add their context again: the queue keeps the attempt that answered.
   const context = env.pending.attempts();
   const run = { ...env.run, onContext: context.push };

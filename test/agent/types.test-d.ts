@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from "vitest";
-import type { AgentOptions, AgentSession, Notification, SessionEnd, SessionStart } from "../../src/agent/index.ts";
+import { commandEnv, type AgentOptions, type AgentSession, type Notification, type SessionEnd, type SessionStart, type ToolExecuteOptions } from "../../src/agent/index.ts";
 
 describe("the agent's event types", () => {
   it("name Claude Code's documented values and take the ones it adds later, as the bridge passes them on", () => {
@@ -31,5 +31,15 @@ describe("the agent's options and what it hands over", () => {
       session.transcriptPath = "/tmp/t.jsonl";
     };
     void move;
+  });
+
+  it("give a tool the session's exported variables read-only, and commandEnv a plain environment", () => {
+    expectTypeOf<ToolExecuteOptions["env"]>().toEqualTypeOf<Readonly<Record<string, string>> | undefined>();
+    expectTypeOf(commandEnv).returns.toEqualTypeOf<Record<string, string>>();
+    const touch = (options: ToolExecuteOptions): void => {
+      // @ts-expect-error the session's variables are not the tool's to change
+      options.env!.PATH = "/tmp";
+    };
+    void touch;
   });
 });

@@ -285,7 +285,6 @@ export const lifecycle: Record<string, ParityCase> = {
   "env_file_setup.sh's exports through CLAUDE_ENV_FILE reach later Bash commands": {
     scenario: { settings: settings(on("SessionStart", undefined, script("env_file_setup.sh"))), turns: oneCall('[ "$RIG_STAGE" = from-session-start ] && touch ran-envfile || touch ran-noenv') },
     claude: observed({ executed: ["envfile"], modelCalls: 2, toolErrors: [false] }),
-    differs: "agent-onion provides no CLAUDE_ENV_FILE",
   },
 };
 

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, isAbsolute, join } from "node:path";
 import type { TurnResult } from "../../../src/agent/agent-types.ts";
 import { createAgent } from "../../../src/agent/agent.ts";
+import { commandEnv } from "../../../src/agent/command-env.ts";
 import { SessionRejectedError } from "../../../src/agent/session.ts";
 import { createScriptedModel, type ScriptedAnswer, type ScriptedModel, type ScriptedTurn } from "../../../src/agent/scripted-model.ts";
 import { defineTool } from "../../../src/agent/tool.ts";
@@ -82,13 +83,15 @@ const bash = (command: string, cwd: string, env: Record<string, string>) =>
 /**
  * The tools Claude Code's scenarios use, with Claude Code's output shapes: Bash answers
  * `{ stdout, stderr, interrupted, isImage }` (what its PostToolUse hooks read as `tool_response`)
- * and fails with "Exit code N" and the output; Write writes the file.
+ * and fails with "Exit code N" and the output, and runs with the session's exported variables;
+ * Write writes the file.
  */
 const tools = (cwd: string, env: Record<string, string>) => [
   defineTool<{ command?: unknown }>({
     name: "Bash", description: "Run a shell command", inputSchema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
-    execute: async ({ command }) => {
-      const r = await bash(String(command), cwd, env);
+    // What the session's SessionStart hooks exported through CLAUDE_ENV_FILE reaches the command, as in Claude Code's Bash tool.
+    execute: async ({ command }, options) => {
+      const r = await bash(String(command), cwd, commandEnv(options, env));
       if (r.code !== 0) throw new Error(`Exit code ${r.code}\n${[r.stdout, r.stderr].filter(Boolean).join("\n")}`);
       return { stdout: r.stdout, stderr: r.stderr, interrupted: false, isImage: false };
     },
