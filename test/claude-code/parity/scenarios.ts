@@ -56,7 +56,6 @@ export const aggregation: Record<string, ParityCase> = {
       exists: [".claude/audit.jsonl", "victim/keep.txt"], markers: ["Destructive command blocked by hook (block-rm)"],
     },
     claude: observed({ executed: [], modelCalls: 2, toolErrors: [true], seen: { "Destructive command blocked by hook (block-rm)": 1 }, files: { ".claude/audit.jsonl": true, "victim/keep.txt": true } }),
-    differs: "agent-onion stops at the first deny, so the audit logger listed after it never runs",
   },
   "one hook's rewrite is not seen by the others: bash_command_validator judges the command rtk rewrote from": {
     scenario: {
@@ -64,7 +63,6 @@ export const aggregation: Record<string, ParityCase> = {
       env: withRtk, turns: oneCall("grep -c x /dev/null > /dev/null; touch ran-grep"), markers: ["Use 'rg' (ripgrep)"],
     },
     claude: observed({ executed: [], modelCalls: 2, toolErrors: [true], seen: { "Use 'rg' (ripgrep)": 1 } }),
-    differs: "agent-onion runs the hooks in sequence: the validator sees `rtk grep …`, allows it, and the command runs",
   },
 };
 
@@ -77,7 +75,6 @@ export const answers: Record<string, ParityCase> = {
       markers: ["Security reminder (eval_injection)"],
     },
     claude: observed({ executed: ["second"], modelCalls: 3, toolErrors: [true, false], seen: { "Security reminder (eval_injection)": 1 } }),
-    differs: "agent-onion's answer schema refuses the unknown `metrics` field and the hook fails closed, so the retry is denied too",
   },
   "the handler fields asyncRewake, rewakeMessage, rewakeSummary and statusMessage load (security-guidance's hooks.json)": {
     scenario: {
@@ -88,7 +85,6 @@ export const answers: Record<string, ParityCase> = {
       turns: oneCall("rm -rf ./victim; touch ran-rm"), files: { "victim/keep.txt": "keep" }, exists: ["victim/keep.txt"],
     },
     claude: observed({ executed: [], modelCalls: 2, toolErrors: [true], files: { "victim/keep.txt": true } }),
-    differs: "agent-onion's settings loader refuses rewakeMessage and rewakeSummary, so nothing loads and nothing is guarded",
   },
   "`decision: \"approve\"` is an allow: approve_safe_commands.py lets a call run that no permission rule allows": {
     scenario: { settings: bash(pre(script("approve_safe_commands.py"))), allowedTools: [], turns: oneCall(ranCommand("approved")) },
@@ -101,7 +97,6 @@ export const answers: Record<string, ParityCase> = {
   "`decision: \"allow\"` is no decision: legacy_allow.sh changes nothing, the call runs on its permission rule": {
     scenario: { settings: bash(pre(script("legacy_allow.sh"))), turns: oneCall(ranCommand("1")) },
     claude: observed({ executed: ["1"], modelCalls: 2, toolErrors: [false] }),
-    differs: "agent-onion refuses `decision: \"allow\"` as an invalid answer and denies the call",
   },
   "plain text on PreToolUse at exit 0 is ignored: the call runs and the model never sees the text": {
     scenario: { settings: bash(pre(answer({ out: "PLAIN-PRE-MARKER: checked\n" }))), turns: oneCall(ranCommand("1")), markers: ["PLAIN-PRE-MARKER"] },
@@ -110,7 +105,6 @@ export const answers: Record<string, ParityCase> = {
   "text before a JSON deny makes all of stdout plain text: the deny is not read and the call runs": {
     scenario: { settings: bash(pre(answer({ out: `checking...\n${JSON.stringify(decision("deny", "TEXT-BEFORE-JSON-MARKER"))}\n` }))), turns: oneCall(ranCommand("1")), markers: ["TEXT-BEFORE-JSON-MARKER"] },
     claude: observed({ executed: ["1"], modelCalls: 2, toolErrors: [false], seen: { "TEXT-BEFORE-JSON-MARKER": null } }),
-    differs: "agent-onion reads text before JSON as a broken answer and fails closed: the call is denied",
   },
   "an ANSI code before a JSON deny makes it plain text: the call runs": {
     scenario: { settings: bash(pre(answer({ out: `\u001b[0m${JSON.stringify(decision("deny", "ANSI-MARKER"))}` }))), turns: oneCall(ranCommand("1")), markers: ["ANSI-MARKER"] },
@@ -123,27 +117,22 @@ export const answers: Record<string, ParityCase> = {
   "a permissionDecision Claude Code does not know fails open: the call runs": {
     scenario: { settings: bash(pre(answer({ out: decision("maybe", "MAYBE-MARKER") }))), turns: oneCall(ranCommand("1")), markers: ["MAYBE-MARKER"] },
     claude: observed({ executed: ["1"], modelCalls: 2, toolErrors: [false], seen: { "MAYBE-MARKER": null } }),
-    differs: "agent-onion fails closed on an answer its schema refuses: the call is denied",
   },
   "JSON that does not parse fails open: the call runs": {
     scenario: { settings: bash(pre(answer({ out: '{"hookSpecificOutput": {' }))), turns: oneCall(ranCommand("1")) },
     claude: observed({ executed: ["1"], modelCalls: 2, toolErrors: [false] }),
-    differs: "agent-onion fails closed on broken JSON: the call is denied",
   },
   "exit 1 fails open: the call runs and the model is not told": {
     scenario: { settings: bash(pre(answer({ err: "EXIT1-MARKER", exit: 1 }))), turns: oneCall(ranCommand("1")), markers: ["EXIT1-MARKER"] },
     claude: observed({ executed: ["1"], modelCalls: 2, toolErrors: [false], seen: { "EXIT1-MARKER": null } }),
-    differs: "agent-onion fails closed on exit 1 (R6): the call is denied and the model reads the hook's stderr",
   },
   "a missing hook script fails open: the call runs": {
     scenario: { settings: bash(pre(shell("/nonexistent/rig-hook.sh"))), turns: oneCall(ranCommand("1")) },
     claude: observed({ executed: ["1"], modelCalls: 2, toolErrors: [false] }),
-    differs: "agent-onion fails closed on a hook that cannot start: the call is denied",
   },
   "a hook that times out fails open: the call runs": {
     scenario: { settings: bash(pre(answer({ sleep: 5, out: decision("deny", "LATE-MARKER") }, { timeout: 1 }))), turns: oneCall(ranCommand("1")), markers: ["LATE-MARKER"] },
     claude: observed({ executed: ["1"], modelCalls: 2, toolErrors: [false], seen: { "LATE-MARKER": null } }),
-    differs: "agent-onion fails closed on a timeout: the call is denied",
   },
   "exit 1 with a valid JSON deny blocks, with the JSON's reason": {
     scenario: { settings: bash(pre(answer({ out: decision("deny", "EXIT1-DENY-MARKER"), exit: 1 }))), turns: oneCall(ranCommand("1")), markers: ["EXIT1-DENY-MARKER"] },
@@ -159,7 +148,6 @@ export const answers: Record<string, ParityCase> = {
       turns: [bashTurn(ranCommand("1")), bashTurn(ranCommand("2")), done], markers: ["STOP-REASON-MARKER"],
     },
     claude: observed({ executed: ["1"], modelCalls: 1, toolErrors: [], seen: { "STOP-REASON-MARKER": null } }),
-    differs: "agent-onion refuses the call that asked to stop, so it never runs",
   },
   "hookify's deny on PreToolUse (no reason, the message in systemMessage) blocks the call": {
     scenario: {
@@ -174,7 +162,6 @@ export const answers: Record<string, ParityCase> = {
       turns: oneCall("echo OUTPUT-MARKER; touch ran-1"), markers: ["OUTPUT-MARKER", "HOOKIFY-POST-MARKER"],
     },
     claude: observed({ executed: ["1"], modelCalls: 2, toolErrors: [false], seen: { "OUTPUT-MARKER": 1, "HOOKIFY-POST-MARKER": null } }),
-    differs: "agent-onion refuses permissionDecision on PostToolUse and fails closed: the result becomes an error",
   },
   "hookify's warn rule (systemMessage only) changes nothing the model sees": {
     scenario: {
@@ -194,12 +181,10 @@ export const postToolUse: Record<string, ParityCase> = {
   "`decision: \"block\"` on PostToolUse: the model reads the original output and the reason": {
     scenario: { settings: bash(post(answer({ out: { decision: "block", reason: "POST-BLOCK-MARKER" } }))), turns: oneCall("echo OUTPUT-MARKER; touch ran-1"), markers: ["OUTPUT-MARKER", "POST-BLOCK-MARKER"] },
     claude: observed({ executed: ["1"], modelCalls: 2, toolErrors: [false], seen: { "OUTPUT-MARKER": 1, "POST-BLOCK-MARKER": 1 } }),
-    differs: "agent-onion replaces the result with an error holding the reason: the model never reads the output of the command that ran",
   },
   "exit 2 on PostToolUse: the model reads the original output and stderr": {
     scenario: { settings: bash(post(answer({ err: "POST-EXIT2-MARKER", exit: 2 }))), turns: oneCall("echo OUTPUT-MARKER; touch ran-1"), markers: ["OUTPUT-MARKER", "POST-EXIT2-MARKER"] },
     claude: observed({ executed: ["1"], modelCalls: 2, toolErrors: [false], seen: { "OUTPUT-MARKER": 1, "POST-EXIT2-MARKER": 1 } }),
-    differs: "agent-onion replaces the result with an error holding stderr: the model never reads the output of the command that ran",
   },
   "redact_secrets.py's updatedToolOutput object replaces Bash's output: the secret never reaches the model": {
     scenario: { settings: bash(post(script("redact_secrets.py"))), turns: oneCall("echo token sk-live-SECRET123456; touch ran-1"), markers: ["sk-live-SECRET123456", "[REDACTED]"] },
@@ -248,7 +233,6 @@ export const lifecycle: Record<string, ParityCase> = {
   "a SessionStart hook that exits 1 does not stop the session": {
     scenario: { settings: settings(on("SessionStart", undefined, answer({ err: "SESSION-EXIT1-MARKER", exit: 1 }))), turns: [done], markers: ["SESSION-EXIT1-MARKER"] },
     claude: observed({ executed: [], modelCalls: 1, toolErrors: [], seen: { "SESSION-EXIT1-MARKER": null } }),
-    differs: "agent-onion fails closed on a failing SessionStart gate and refuses the whole session",
   },
   "failure_advisor.py's PostToolUseFailure context reaches the model with the error": {
     scenario: { settings: settings(on("PostToolUseFailure", "Bash", script("failure_advisor.py"))), turns: oneCall("echo failing; exit 3"), markers: ["FAILURE-ADVICE-MARKER", "Exit code 3"] },
