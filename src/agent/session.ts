@@ -4,7 +4,7 @@
  * around the loop; closing runs `sessionEnd`. Turns of a session run one after another.
  */
 import type { RunOptions } from "../core/context.ts";
-import { AgentOnionError, RunAbortedError, type HookError } from "../core/errors.ts";
+import { AgentOnionError, RunAbortedError, describe, type HookError } from "../core/errors.ts";
 import type { Rejected } from "../core/outcome.ts";
 import { noop, sharedLink, stopListening, type LinkedController } from "../core/signal.ts";
 import type { AgentSession, PromptOptions, SessionOptions, TurnResult } from "./agent-types.ts";
@@ -127,13 +127,11 @@ const openTranscript = (config: AgentConfig, id: string, metadata: Readonly<Reco
   const onError = (error: unknown): void => {
     if (told) return;
     told = true;
-    void notify({ type: "warning", message: `the transcript of session ${id} could not be written: ${describeError(error)}` }).catch(noop);
+    void notify({ type: "warning", message: `the transcript of session ${id} could not be written: ${describe(error)}` }).catch(noop);
   };
   const cwd = typeof metadata.cwd === "string" ? metadata.cwd : process.cwd();
   return TranscriptWriter.open(transcriptFile(config.transcript.dir, id), { sessionId: id, cwd, onError }, config.transcript.isDefault);
 };
-
-const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
  * Open a session: runs the `sessionStart` gate.
@@ -163,6 +161,8 @@ export const openSession = async (config: AgentConfig, options: SessionOptions =
   if (transcript?.fresh === true && messages.length > 0) transcript.history(messages, config.options.model.id);
   const source = options.source ?? (messages.length > 0 ? "resume" : "startup");
   const opened = await config.stack.run("sessionStart", { sessionId: id, source }, (s) => ({ sessionId: s.sessionId }), { ...base, runId: runIdOf(id, "start") });
+  // A session that never opened has nothing to keep where nothing is kept.
+  if (opened._tag !== "Completed" && config.transcript?.keep === false) transcript?.remove();
   if (opened._tag === "Rejected") throw new SessionRejectedError(opened.reason, opened.by, opened.cause);
   if (opened._tag === "Failed") throw opened.error;
   const shared: SessionShared = { env: undefined, envFile: undefined };
@@ -255,7 +255,7 @@ class Session implements AgentSession {
     try {
       const result = await this.turnBody(runId, text, options, combined.signal);
       completed = result.status === "completed";
-      if (result.status === "failed") await this.notify({ type: "error", message: `${this.config.name} failed: ${describeError(result.error)}` });
+      if (result.status === "failed") await this.notify({ type: "error", message: `${this.config.name} failed: ${describe(result.error)}` });
       return result;
     } finally {
       if (completed) this.pending.settle();

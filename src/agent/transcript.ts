@@ -6,7 +6,7 @@
  * not grow with its transcript. Each write is synchronous (an append of a few lines, tens of µs):
  * a line is on disk before the next hook runs, whichever process reads it.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { appendFileSync, closeSync, fstatSync, lstatSync, mkdirSync, openSync, rmSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { dirname, join } from "node:path";
@@ -46,14 +46,12 @@ const userId = (): string => {
 /** A file name part for any id: kept when it is plain, else made plain with a hash of the original. */
 const safeName = (id: string): string => {
   if (/^[A-Za-z0-9._-]{1,100}$/.test(id) && id !== "." && id !== "..") return id;
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193) >>> 0;
-  return `${id.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 64) || "session"}-${hash.toString(16).padStart(8, "0")}`;
+  return `${id.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 64) || "session"}-${createHash("sha256").update(id).digest("hex").slice(0, 12)}`;
 };
 
 /**
  * The transcript file of a session in `dir`: `<dir>/<session id>.jsonl`, the id made safe for a
- * file name when it is not (with a hash of it, so two ids never share a file).
+ * file name when it is not (with a hash of it, so that ids that read alike get files of their own).
  *
  * @example
  * transcriptFile("/tmp/t", "s1") // "/tmp/t/s1.jsonl"
@@ -108,15 +106,6 @@ const touch = (path: string): boolean => {
 const stopReason = (finish: FinishReason): string =>
   finish === "tool-calls" ? "tool_use" : finish === "length" ? "max_tokens" : finish === "content-filter" ? "refusal" : "end_turn";
 
-/** JSON text of a tool's raw output, or undefined when it cannot be (a cycle, a BigInt). */
-const jsonable = (value: unknown): unknown => {
-  if (value === undefined) return undefined;
-  try {
-    return JSON.parse(JSON.stringify(value) ?? "null") as unknown;
-  } catch {
-    return undefined;
-  }
-};
 
 /** Who a transcript belongs to and what its lines say about where they were written. */
 export interface TranscriptWriterOptions {
@@ -193,8 +182,29 @@ export class TranscriptWriter {
       cwd: this.options.cwd,
       sessionId: this.options.sessionId,
     };
+    let text: string;
+    try {
+      text = JSON.stringify(line);
+    } catch (error) {
+      // A tool's own output that JSON cannot carry (a cycle, a BigInt) is left out; the text the model read stays.
+      const { toolUseResult: _left, ...rest } = line as Record<string, unknown>;
+      try {
+        text = JSON.stringify(rest);
+      } catch {
+        this.report(error);
+        return "";
+      }
+    }
     this.parent = uuid;
-    return `${JSON.stringify(line)}\n`;
+    return `${text}\n`;
+  }
+
+  private report(error: unknown): void {
+    try {
+      this.options.onError?.(error);
+    } catch {
+      // the caller's report failing is not the conversation's problem
+    }
   }
 
   private write(text: string): void {
@@ -202,11 +212,7 @@ export class TranscriptWriter {
     try {
       inDir(this.path, () => appendFileSync(this.path, text, { mode: 0o600 }));
     } catch (error) {
-      try {
-        this.options.onError?.(error);
-      } catch {
-        // the caller's report failing is not the conversation's problem
-      }
+      this.report(error);
     }
   }
 
@@ -239,7 +245,7 @@ export class TranscriptWriter {
   toolResult(call: Pick<ToolCall, "id">, result: ToolResult): void {
     const text = contentText(result.content);
     const isError = result.isError === true;
-    const raw = isError ? `Error: ${text}` : jsonable(result.content);
+    const raw = isError ? `Error: ${text}` : result.content;
     const source = this.toolLines.get(call.id);
     this.write(this.line({
       ...(this.promptId !== undefined ? { promptId: this.promptId } : {}),

@@ -110,6 +110,15 @@ describe("the transcript file", () => {
     expect(existsSync(path)).toBe(false);
   });
 
+  it("is removed from the default directory when a hook refuses the session", async () => {
+    const stack = createAgentStack().use("sessionStart", { name: "closed", before: () => Reject("closed today") });
+    const before = new Set(existsSync(defaultTranscriptDir()) ? readdirSync(defaultTranscriptDir()) : []);
+
+    await expect(createAgent({ model: model(), stack }).session({ sessionId: "refused-session" })).rejects.toThrow(/closed today/);
+
+    expect(readdirSync(defaultTranscriptDir()).filter((f) => !before.has(f))).toEqual([]);
+  });
+
   it("is not kept with transcript: false, and then hooks get no transcriptPath", async () => {
     let given: unknown = "unset";
     const stack = createAgentStack().use("userPrompt", { name: "see", before: (_p, ctx) => void (given = ctx.metadata.transcriptPath) });
@@ -212,6 +221,20 @@ describe("the transcript file", () => {
 
     expect(turns.map((t) => t.status)).toEqual(["completed", "completed"]);
     expect(notices.filter((n) => n.type === "warning").map((n) => n.message)).toEqual([expect.stringMatching(/^the transcript of session s could not be written: /)]);
+  });
+
+  it("writes a tool result JSON cannot carry without its raw output, keeping the text the model read", async () => {
+    const dir = tempDir();
+    const odd = { name: "Odd", execute: () => ({ big: 10n }) };
+    const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Odd", input: {}, id: "o1" }] }, "done"] });
+    const session = await createAgent({ model, stack: createAgentStack(), tools: [odd], transcript: { dir } }).session();
+
+    const turn = await session.prompt("go");
+
+    expect(turn.status).toBe("completed");
+    const result = read(session.transcriptPath!).find((l) => lineKind(l) === "tool-result")!;
+    expect(result).not.toHaveProperty("toolUseResult");
+    expect((result.message as { content: { content: string }[] }).content[0]!.content).toBe(model.requests[1]!.messages.at(-1)!.content);
   });
 
   it("refuses a default directory that is a link, rather than write the conversation where it leads", async () => {
