@@ -130,7 +130,7 @@ const openTranscript = (config: AgentConfig, id: string, metadata: Readonly<Reco
     void notify({ type: "warning", message: `the transcript of session ${id} could not be written: ${describe(error)}` }).catch(noop);
   };
   const cwd = typeof metadata.cwd === "string" ? metadata.cwd : process.cwd();
-  return TranscriptWriter.open(transcriptFile(config.transcript.dir, id), { sessionId: id, cwd, onError }, config.transcript.isDefault);
+  return TranscriptWriter.open(transcriptFile(config.transcript.dir, id), { sessionId: id, cwd, onError, temporary: !config.transcript.keep }, config.transcript.isDefault);
 };
 
 /**

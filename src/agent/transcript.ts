@@ -19,7 +19,8 @@ export interface TranscriptOptions {
   readonly dir?: string;
   /**
    * Keep the file once the session closes. Default: true when `dir` is given; false in the default
-   * temporary directory, where it is removed after the session's `sessionEnd` hooks ran.
+   * temporary directory, where it is removed after the session's `sessionEnd` hooks ran (or when the
+   * process exits, for a session never closed).
    */
   readonly keep?: boolean;
 }
@@ -117,7 +118,31 @@ export interface TranscriptWriterOptions {
   readonly onError?: (error: unknown) => void;
   /** For a sub-agent's transcript: the session's own. */
   readonly sessionPath?: string;
+  /** Not kept: removed with `remove()`, or when the process exits if that never came. */
+  readonly temporary?: boolean;
 }
+
+/** Transcripts not kept that are still there, removed when the process exits (a session never closed). */
+const temporary = new Set<string>();
+let cleanupRegistered = false;
+
+const removeFiles = (path: string): void => {
+  try {
+    rmSync(path, { force: true });
+    rmSync(path.replace(/\.jsonl$/, ""), { recursive: true, force: true });
+  } catch {
+    // a file that cannot be removed stays
+  }
+};
+
+const removeAtExit = (path: string): void => {
+  temporary.add(path);
+  if (cleanupRegistered) return;
+  cleanupRegistered = true;
+  process.once("exit", () => {
+    for (const left of temporary) removeFiles(left);
+  });
+};
 
 /**
  * Appends a session's conversation to its transcript file in Claude Code's line shapes: the
@@ -154,7 +179,9 @@ export class TranscriptWriter {
    */
   static open(path: string, options: TranscriptWriterOptions, defaultDir = false): TranscriptWriter {
     if (defaultDir) prepareDir(dirname(path));
-    return new TranscriptWriter(path, options, touch(path));
+    const writer = new TranscriptWriter(path, options, touch(path));
+    if (options.temporary === true) removeAtExit(path);
+    return writer;
   }
 
   /**
@@ -165,7 +192,7 @@ export class TranscriptWriter {
     this.sidechains = true;
     const session = this.options.sessionPath ?? this.path;
     const path = join(session.replace(/\.jsonl$/, ""), "subagents", `agent-${safeName(agentId)}.jsonl`);
-    return new TranscriptWriter(path, { ...this.options, agentId, sessionPath: session }, true);
+    return new TranscriptWriter(path, { ...this.options, agentId, sessionPath: session, temporary: false }, true);
   }
 
   private line(fields: Record<string, unknown>): string {
@@ -297,11 +324,14 @@ export class TranscriptWriter {
 
   /** Remove the session's transcript and its sub-agents' (a session's own writer only). */
   remove(): void {
-    try {
-      rmSync(this.path, { force: true });
-      if (this.sidechains) rmSync(this.path.replace(/\.jsonl$/, ""), { recursive: true, force: true });
-    } catch {
-      // a file that cannot be removed stays; the session is closed all the same
+    temporary.delete(this.path);
+    if (this.sidechains) removeFiles(this.path);
+    else {
+      try {
+        rmSync(this.path, { force: true });
+      } catch {
+        // a file that cannot be removed stays; the session is closed all the same
+      }
     }
   }
 }

@@ -4,6 +4,7 @@
  * appended as the conversation goes, named to hooks as `metadata.transcriptPath`, a file per
  * session in a directory of the user's choosing, removed with its session in the default one.
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -117,6 +118,21 @@ describe("the transcript file", () => {
     await expect(createAgent({ model: model(), stack }).session({ sessionId: "refused-session" })).rejects.toThrow(/closed today/);
 
     expect(readdirSync(defaultTranscriptDir()).filter((f) => !before.has(f))).toEqual([]);
+  });
+
+  it("not kept, is removed when the process exits, also for a session nobody closed", async () => {
+    const dir = tempDir();
+    const agentModule = new URL("../../src/agent/index.ts", import.meta.url).href;
+    const script = `
+      const { createAgent, createAgentStack, createScriptedModel } = await import(${JSON.stringify(agentModule)});
+      const agent = createAgent({ model: createScriptedModel({ turns: [], whenDone: "ok" }), stack: createAgentStack(), transcript: { dir: ${JSON.stringify(dir)}, keep: false } });
+      const session = await agent.session({ sessionId: "left-open" });
+      await session.prompt("hi");
+      console.log(session.transcriptPath);`;
+    const path = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "--eval", script], { encoding: "utf8" }).trim();
+
+    expect(path).toBe(join(dir, "left-open.jsonl"));
+    expect(existsSync(path)).toBe(false);
   });
 
   it("is not kept with transcript: false, and then hooks get no transcriptPath", async () => {
