@@ -123,7 +123,7 @@ export interface TranscriptWriterOptions {
 }
 
 /** Transcripts not kept that are still there, removed when the process exits (a session never closed). */
-const temporary = new Set<string>();
+const temporary = new Set<TranscriptWriter>();
 let cleanupRegistered = false;
 
 const removeFiles = (path: string): void => {
@@ -135,13 +135,22 @@ const removeFiles = (path: string): void => {
   }
 };
 
-const removeAtExit = (path: string): void => {
-  temporary.add(path);
+/**
+ * Remove the transcripts not kept whose sessions never closed: what the process does as it exits,
+ * for a host that ends otherwise (a test runner that kills its workers).
+ *
+ * @example
+ * afterAll(removeTemporaryTranscripts)
+ */
+export const removeTemporaryTranscripts = (): void => {
+  for (const left of temporary) left.remove();
+};
+
+const removeAtExit = (writer: TranscriptWriter): void => {
+  temporary.add(writer);
   if (cleanupRegistered) return;
   cleanupRegistered = true;
-  process.once("exit", () => {
-    for (const left of temporary) removeFiles(left);
-  });
+  process.once("exit", removeTemporaryTranscripts);
 };
 
 /**
@@ -168,6 +177,8 @@ export class TranscriptWriter {
     private readonly options: TranscriptWriterOptions,
     /** The file was empty when the writer was opened: a new session, or one resumed from elsewhere. */
     readonly fresh: boolean,
+    /** Shared by a session's writer and its sub-agents': once removed, nothing is written again (a late line would make the file anew). */
+    private readonly session: { removed: boolean } = { removed: false },
   ) {}
 
   /**
@@ -180,7 +191,7 @@ export class TranscriptWriter {
   static open(path: string, options: TranscriptWriterOptions, defaultDir = false): TranscriptWriter {
     if (defaultDir) prepareDir(dirname(path));
     const writer = new TranscriptWriter(path, options, touch(path));
-    if (options.temporary === true) removeAtExit(path);
+    if (options.temporary === true) removeAtExit(writer);
     return writer;
   }
 
@@ -192,7 +203,7 @@ export class TranscriptWriter {
     this.sidechains = true;
     const session = this.options.sessionPath ?? this.path;
     const path = join(session.replace(/\.jsonl$/, ""), "subagents", `agent-${safeName(agentId)}.jsonl`);
-    return new TranscriptWriter(path, { ...this.options, agentId, sessionPath: session, temporary: false }, true);
+    return new TranscriptWriter(path, { ...this.options, agentId, sessionPath: session, temporary: false }, true, this.session);
   }
 
   private line(fields: Record<string, unknown>): string {
@@ -235,7 +246,7 @@ export class TranscriptWriter {
   }
 
   private write(text: string): void {
-    if (text === "") return;
+    if (text === "" || this.session.removed) return;
     try {
       inDir(this.path, () => appendFileSync(this.path, text, { mode: 0o600 }));
     } catch (error) {
@@ -324,7 +335,8 @@ export class TranscriptWriter {
 
   /** Remove the session's transcript and its sub-agents' (a session's own writer only). */
   remove(): void {
-    temporary.delete(this.path);
+    this.session.removed = true;
+    temporary.delete(this);
     if (this.sidechains) removeFiles(this.path);
     else {
       try {
