@@ -1,14 +1,17 @@
 /**
- * Generates docs/reliability.md from real runs; nothing in it is written by hand.
+ * Generates docs/reliability.md from one run; every figure in it comes from that run, nothing from
+ * an earlier one or from a file in the repository.
  *
- *   npm run reliability                  # vitest over test/reliability and every test the checklist cites,
- *                                        # then the soak figures from scripts/reliability/out/soak.json
- *                                        # (running `npm run soak` first when that file is missing)
- *   npm run reliability -- --soak        # run the full soak again (SOAK_RUNS, default 100 000)
+ *   npm run reliability                        # vitest over test/reliability and every test the checklist
+ *                                              # cites, then the full soak (100 000 runs), in a fresh process
+ *   npm run reliability -- --soak-runs=20000   # a soak of another length (or SOAK_RUNS)
  *   npm run reliability -- --fuzz-runs=20000   # every fuzz property with 20 000 inputs (FUZZ_RUNS)
- *   npm run reliability -- --quick       # only test/reliability (cited tests elsewhere show "not run")
+ *   npm run reliability -- --quick             # only test/reliability (cited tests elsewhere show "not run")
  *
- * It exits 1 when a cited test is missing or failed, or when the load test or the soak failed.
+ * The tests and the soak write their figures to a temporary directory that is removed afterwards.
+ * The page gives the command that made it and no commit or clock time, so it changes only when a
+ * figure does. It exits 1 when a cited test is missing or failed, or when the load test or the
+ * soak failed.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -20,13 +23,21 @@ import type { FaultKind, SoakFigures } from "../../test/soak/soak.ts";
 import { checklist, findings, sections, type Item, type TestRef } from "./checklist.ts";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const outDir = join(root, "scripts", "reliability", "out");
 const docPath = join(root, "docs", "reliability.md");
-const args = new Set(process.argv.slice(2));
-const fuzzArg = process.argv.slice(2).find((a) => a.startsWith("--fuzz-runs="));
-const fuzzRuns = fuzzArg ? Number(fuzzArg.split("=")[1]) : process.env.FUZZ_RUNS ? Number(process.env.FUZZ_RUNS) : undefined;
-if (fuzzRuns !== undefined && !(Number.isInteger(fuzzRuns) && fuzzRuns > 0)) throw new RangeError(`--fuzz-runs must be a positive integer`);
-const quick = args.has("--quick");
+const argv = process.argv.slice(2);
+for (const a of argv) if (!/^--(quick|fuzz-runs=.*|soak-runs=.*)$/.test(a)) throw new TypeError(`reliability: unknown argument ${a} (expected --quick, --fuzz-runs=N, --soak-runs=N)`);
+const count = (flag: string, env: string): number | undefined => {
+  const given = argv.find((a) => a.startsWith(`--${flag}=`))?.split("=")[1] ?? process.env[env];
+  if (given === undefined || given === "") return undefined;
+  const value = Number(given);
+  if (!Number.isInteger(value) || value <= 0) throw new RangeError(`--${flag} (${env}) must be a positive integer, got ${given}`);
+  return value;
+};
+const fuzzRuns = count("fuzz-runs", "FUZZ_RUNS");
+const soakRuns = count("soak-runs", "SOAK_RUNS") ?? 100_000;
+const quick = argv.includes("--quick");
+// Every figure file of this run goes here, and nowhere else: none can be left from another run.
+const outDir = mkdtempSync(join(tmpdir(), "reliability-out-"));
 const problems: string[] = [];
 const say = (line: string): void => console.log(`reliability: ${line}`);
 
@@ -47,14 +58,12 @@ interface VitestJson {
   readonly testResults: readonly { readonly name: string; readonly assertionResults: readonly Assertion[] }[];
 }
 
-mkdirSync(outDir, { recursive: true });
-for (const f of readdirSync(outDir)) if (/^fuzz-.*\.json$|^load\.json$|^soak-short\.json$/.test(f)) rmSync(join(outDir, f));
 
 const cited = [...new Set(checklist.flatMap((i) => i.tests.map((t) => t.file)))].sort();
 const files = quick ? ["test/reliability"] : ["test/reliability", ...cited.filter((f) => !f.startsWith("test/reliability/"))];
 const tmp = mkdtempSync(join(tmpdir(), "reliability-"));
 const vitestOut = join(tmp, "vitest.json");
-const vitestCommand = `${fuzzRuns ? `FUZZ_RUNS=${fuzzRuns} ` : ""}RELIABILITY_OUT=scripts/reliability/out npx vitest run ${quick ? "test/reliability" : "test/reliability <every file the checklist cites>"}`;
+const vitestCommand = `${fuzzRuns ? `FUZZ_RUNS=${fuzzRuns} ` : ""}RELIABILITY_OUT=<a temporary directory> npx vitest run ${quick ? "test/reliability" : "test/reliability <every file the checklist cites>"}`;
 say(`running ${vitestCommand}`);
 const started = performance.now();
 const vitest = spawnSync("npx", ["vitest", "run", ...files, "--reporter=json", `--outputFile=${vitestOut}`], {
@@ -96,11 +105,11 @@ for (const item of checklist) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 2. Figures: load and fuzz from this run, the soak from its JSON (run it when asked or missing)
+// 2. Figures: load and fuzz from the tests above, the soak run now; all from this run
 // ---------------------------------------------------------------------------------------------
 
 const readJson = <T>(file: string): T | undefined => (existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as T) : undefined);
-const load = readJson<LoadFigures & { date: string }>(join(outDir, "load.json"));
+const load = readJson<LoadFigures>(join(outDir, "load.json"));
 if (!load) problems.push("the load test wrote no figures");
 else if (load.mismatches || load.lost || load.crossTalk) problems.push(`the load test lost or mixed up runs: ${JSON.stringify({ mismatches: load.mismatches, lost: load.lost, crossTalk: load.crossTalk })}`);
 
@@ -110,26 +119,56 @@ const fuzzTotal = Object.values(fuzz).reduce((a, b) => a + b, 0);
 if (fuzzTotal === 0) problems.push("the fuzz properties recorded no inputs");
 
 const soakFile = join(outDir, "soak.json");
-if (args.has("--soak") || !existsSync(soakFile)) {
-  say(`running ${process.env.SOAK_RUNS ? `SOAK_RUNS=${process.env.SOAK_RUNS} ` : ""}npm run soak`);
-  const run = spawnSync("npm", ["run", "soak"], { cwd: root, stdio: "inherit", env: process.env });
-  if (run.status !== 0) problems.push(`npm run soak exited with ${run.status}`);
-}
-const soak = readJson<SoakFigures & { date: string; command: string; node: string }>(soakFile);
-if (!soak) problems.push("no soak figures (scripts/reliability/out/soak.json)");
+const soakCommand = `${soakRuns !== 100_000 ? `SOAK_RUNS=${soakRuns} ` : ""}npm run soak`;
+say(`running ${soakCommand}`);
+const soakRun = spawnSync("npx", ["tsx", "test/soak/soak.ts"], { cwd: root, stdio: "inherit", env: { ...process.env, SOAK_RUNS: String(soakRuns), SOAK_OUT: soakFile } });
+if (soakRun.status !== 0) problems.push(`${soakCommand} exited with ${soakRun.status}`);
+const soak = readJson<SoakFigures & { command: string; node: string }>(soakFile);
+if (!soak) problems.push(`${soakCommand} wrote no figures`);
 else if (!soak.ok) problems.push(`the soak failed: ${soak.failures.join("; ")}`);
 const soakShort = readJson<SoakFigures>(join(outDir, "soak-short.json"));
+rmSync(outDir, { recursive: true, force: true });
 
 // ---------------------------------------------------------------------------------------------
 // 3. The document
 // ---------------------------------------------------------------------------------------------
 
-const git = (...a: string[]): string => spawnSync("git", a, { cwd: root, encoding: "utf8" }).stdout.trim();
-const commit = git("rev-parse", "--short", "HEAD");
-const today = new Date().toISOString().slice(0, 10);
-const mib = (b: number): string => `${(b / 1048576).toFixed(1)} MiB`;
+const mib = (b: number): string => `${(b / 1048576).toFixed(2)} MiB`;
+const bytesPerRun = (x: number): string => `${x >= 0 ? "+" : ""}${x.toFixed(1)} bytes`;
 const n = (x: number): string => x.toLocaleString("en-US");
 const esc = (s: string): string => s.replaceAll("|", "\\|").replaceAll("\n", " ");
+
+// The commits of this repository, to know a hash cited in the checklist's texts from a number:
+// 7 to 12 hex digits that begin one of them (or, without git, that mix digits and letters).
+const commits = spawnSync("git", ["log", "--all", "--format=%H"], { cwd: root, encoding: "utf8" }).stdout?.split("\n").filter(Boolean) ?? [];
+const hexToken = /\b[0-9a-f]{7,12}\b/g;
+const isCommit = (token: string): boolean =>
+  commits.length > 0 ? commits.some((c) => c.startsWith(token)) : /[0-9]/.test(token) && /[a-f]/.test(token);
+/** Whether `text` cites a commit. */
+const citesCommit = (text: string): boolean => [...text.matchAll(hexToken)].some((m) => isCommit(m[0]));
+/** Dates and clock times (2026-11-23, 09:46). */
+const clockTime = /\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}(:\d{2})? ?(UTC|GMT)?\b/;
+/**
+ * The page describes what holds now: sentences and clauses of the checklist's texts that tell
+ * their history (which commit fixed what, what an audit of some day found) are left out.
+ *
+ * @example
+ * current("Run values are checked. They were not until 2058b5a.") // "Run values are checked."
+ */
+const current = (text: string): string =>
+  text
+    .replace(/\s*\([^()]*\)/g, (group) => (citesCommit(group) || /\b(found by|introduced|this session)\b/i.test(group) ? "" : group))
+    .split(/(?<=[.!?)])\s+(?=[A-Z(`])/)
+    .map((sentence) => {
+      const clauses = sentence.split(/;\s+/);
+      const kept = clauses.filter((clause) => !citesCommit(clause) && !/\bthis session\b/i.test(clause));
+      const joined = kept.join("; ");
+      // A sentence whose first clause went starts with its next one: give it a capital.
+      return kept[0] !== clauses[0] && /^[a-z]/.test(joined) && /^[A-Z]/.test(sentence) ? joined[0]!.toUpperCase() + joined.slice(1) : joined;
+    })
+    .filter((sentence) => sentence.trim() !== "")
+    .join(" ");
+
 const faultLabel: Record<FaultKind, string> = {
   "throw-sync": "throws synchronously", "throw-async": "rejects with an Error", "reject-non-error": "rejects with a non-Error (undefined, null, string, number, Symbol, object, array, BigInt)",
   timeout: "exceeds its timeoutMs (answers late)", "never-settles": "never settles (hook timeoutMs)", "run-deadline": "never settles (run deadline)",
@@ -152,13 +191,13 @@ w("# Reliability");
 w();
 w(`<!-- Generated by scripts/reliability/report.ts (\`npm run reliability\`); do not edit by hand. -->`);
 w();
-w(`Generated on ${today} at commit \`${commit}\`, Node ${process.version}, ${cpus().length} CPU cores (shared with other work while it ran).`);
-w(`Every figure below comes from a run made by \`npm run reliability\`; the command that produced it is given with it.`);
+w(`Made by \`${["npm run reliability", [quick ? "--quick" : "", fuzzRuns ? `--fuzz-runs=${fuzzRuns}` : "", soakRuns !== 100_000 ? `--soak-runs=${soakRuns}` : ""].filter(Boolean).join(" ")].filter(Boolean).join(" -- ")}\` on Node ${process.version}, ${cpus().length} CPU cores (shared with other work while it ran).`);
+w("Every figure below comes from that one run: the tests it ran and the soak it ran, each with its command.");
 w();
 w("## Summary");
 w();
 w(`- **Load held**: ${load ? `${n(load.runs)} concurrent runs through ${load.hooks} asynchronous hooks, each outcome checked against a model of the onion: ${n(load.mismatches)} wrong, ${n(load.lost)} lost, ${n(load.crossTalk)} cross-talk (${n(load.durationMs)} ms, ${n(load.runsPerSecond)} runs/s).` : "no figures."}`);
-w(`- **Faults survived**: ${soak ? `${n(soak.faultsSurvived)} of ${n(soak.faultsInjected)} injected hook faults of ${Object.keys(soak.faults).length} kinds over ${n(soak.runs)} soak runs, each settling exactly as its fault must; ${n(soak.lost)} runs lost, ${n(soak.unhandledRejections)} unhandled rejections; heap ${mib(soak.heap.startBytes)} → ${mib(soak.heap.endBytes)}, active handles ${soak.handles.start} → ${soak.handles.end}.` : "no soak figures."}`);
+w(`- **Faults survived**: ${soak ? `${n(soak.faultsSurvived)} of ${n(soak.faultsInjected)} injected hook faults of ${Object.keys(soak.faults).length} kinds over ${n(soak.runs)} soak runs, each settling exactly as its fault must; ${n(soak.settled)} of ${n(soak.started)} started runs settled, ${n(soak.lost)} lost, ${n(soak.unhandledRejections)} unhandled rejections; heap ${bytesPerRun(soak.heap.slopeBytesPerRun)} per run after GC (tolerance ${soak.heap.slopeToleranceBytesPerRun}), active handles ${soak.handles.start} → ${soak.handles.end}, open files ${soak.fds.start ?? "?"} → ${soak.fds.end ?? "?"}.` : "no soak figures: the soak failed to run."}`);
 w(`- **Inputs tried**: ${n(fuzzTotal)} generated inputs over ${Object.keys(fuzz).length} fuzz properties${fuzzRuns ? ` (FUZZ_RUNS=${fuzzRuns})` : " (default run counts)"}.`);
 w(`- **What was lost**: ${(load?.lost ?? 1) + (soak?.lost ?? 1) === 0 && (soak?.unhandledRejections ?? 1) === 0 ? "nothing: no run lost, none settled twice, no unhandled rejection." : "see the figures: something was lost."}`);
 w(`- **Checklist**: ${checklist.length} items; ${checklist.filter((i) => i.status === "covered").length} covered, ${checklist.filter((i) => i.status === "partial").length} partly covered, ${checklist.filter((i) => i.status === "gap").length} open gap${checklist.filter((i) => i.status === "gap").length === 1 ? "" : "s"}, ${checklist.filter((i) => i.status === "n/a").length} not applicable. ${findings.length} findings in src/ are listed at the end: ${findings.filter((f) => f.status === "fixed").length} fixed while this suite was written, ${findings.filter((f) => f.status === "open").length} open, each with its test.`);
@@ -174,7 +213,7 @@ w();
 w("## Load");
 w();
 if (load) {
-  w(`Command: \`RELIABILITY_OUT=scripts/reliability/out npx vitest run test/reliability/load.test.ts\` (part of the run above; test/reliability/load.ts). Run on ${load.date.slice(0, 10)}.`);
+  w("Command: `npx vitest run test/reliability/load.test.ts` (part of the test run above; test/reliability/load.ts).");
   w();
   w(`${n(load.runs)} runs started at once through one stack of ${load.hooks} hooks (befores that transform, afters that transform, arounds that rewrite the result, gates that reject or replace), every hook awaiting a microtask, an immediate or a timer so that runs interleave. Each hook checks that it sees its own run's id, session, metadata and subject; each outcome is compared with a plain-loop model of R1 and R3.`);
   w();
@@ -193,19 +232,23 @@ if (load) {
 w("## Soak");
 w();
 if (soak) {
-  w(`Command: \`${soak.command}\` (test/soak/soak.ts), run on ${soak.date.slice(0, 10)} with Node ${soak.node}; seed ${soak.seed}, ${soak.concurrency} runs in flight, ${Math.round(soak.faultRate * 100)} % of runs with a fault. The heap is read after a full GC (${soak.heap.gc}); handles are \`process.getActiveResourcesInfo()\` after the last fault timers ran out; overhead is a run through the stack minus the operation called directly, over ${n(soak.overhead.runsPerSample)} sequential clean runs per sample.`);
+  w(`Command: \`${soak.command}\` (test/soak/soak.ts), run by \`npm run reliability\` in a process of its own with Node ${soak.node}; seed ${soak.seed}, ${soak.concurrency} runs in flight, ${Math.round(soak.faultRate * 100)} % of runs with a fault. The heap is read after full collections (${soak.heap.gc}) at each sample, and its least-squares slope over runs must stay within the tolerance (an injected leak of 40 bytes a run fails it: \`SOAK_INJECT_LEAK=40 npm run soak\`); a watchdog fails the soak when a run has not settled within ${n(soak.watchdog.boundMs)} ms (\`SOAK_INJECT_HANG=700 npm run soak\`); handles are \`process.getActiveResourcesInfo()\` and open files /proc/self/fd, counted after the last fault timers ran out; overhead is a run through the stack minus the operation called directly, over ${n(soak.overhead.runsPerSample)} sequential clean runs per sample.`);
   w();
   w("| figure | value |");
   w("|---|---|");
   w(`| runs | ${n(soak.runs)} (${n(soak.cleanRuns)} without a fault) |`);
+  w(`| runs started / settled | ${n(soak.started)} / ${n(soak.settled)} |`);
+  w(`| longest a run may take to settle (watchdog) | ${n(soak.watchdog.boundMs)} ms: ${soak.watchdog.stuck === undefined ? "no run passed it" : `run ${soak.watchdog.stuck.id} (${soak.watchdog.stuck.fault}) did, pending ${n(soak.watchdog.stuck.pendingMs)} ms`} |`);
   w(`| faults injected / survived | ${n(soak.faultsInjected)} / ${n(soak.faultsSurvived)} |`);
   w(`| outcomes different from what the fault must give | ${n(soak.mismatches)} |`);
   w(`| runs lost | ${n(soak.lost)} |`);
   w(`| observer events (one per run, each run exactly once) | ${n(soak.observerEvents)} |`);
   w(`| unhandled rejections / uncaught exceptions | ${n(soak.unhandledRejections)} / ${n(soak.uncaughtExceptions)} |`);
   w(`| hook failures recorded / of them fail-open | ${n(soak.stackStats.hookFailures)} / ${n(soak.stackStats.failOpen)} |`);
-  w(`| heap after GC, first → last sample | ${mib(soak.heap.startBytes)} → ${mib(soak.heap.endBytes)} (${soak.heap.growthBytes >= 0 ? "+" : ""}${(soak.heap.growthBytes / 1024).toFixed(0)} KiB; tolerance ${mib(soak.heap.toleranceBytes)}): ${soak.heap.flat ? "flat" : "GREW"} |`);
+  w(`| heap after GC: slope over runs | ${bytesPerRun(soak.heap.slopeBytesPerRun)} per run (tolerance ${soak.heap.slopeToleranceBytesPerRun}): ${soak.heap.flat === true ? "flat" : soak.heap.flat === false ? "GREW" : "not checked"} |`);
+  w(`| heap after GC, first → last sample | ${mib(soak.heap.startBytes)} → ${mib(soak.heap.endBytes)} |`);
   w(`| active handles, first → last sample | ${soak.handles.start} → ${soak.handles.end}: ${soak.handles.flat ? "flat" : "GREW"} |`);
+  w(`| open file descriptors, first → last sample | ${soak.fds.start ?? "?"} → ${soak.fds.end ?? "?"}: ${soak.fds.flat === true ? "flat" : soak.fds.flat === false ? "GREW" : "not checked"} |`);
   w(`| overhead per run, all samples | p50 ${soak.overhead.p50us} µs, p99 ${soak.overhead.p99us} µs |`);
   w(`| overhead, early → late samples (medians) | p50 ${soak.overhead.earlyP50us} → ${soak.overhead.lateP50us} µs, p99 ${soak.overhead.earlyP99us} → ${soak.overhead.lateP99us} µs: ${soak.overhead.stable === true ? "stable" : soak.overhead.stable === false ? "GREW" : "not checked"} |`);
   w(`| time running soak batches (sampling excluded) | ${(soak.durationMs / 1000).toFixed(1)} s (${n(soak.runsPerSecond)} runs/s) |`);
@@ -218,11 +261,17 @@ if (soak) {
   w();
   w("Samples along the way:");
   w();
-  w("| after runs | heap after GC | active handles | overhead p50 | overhead p99 |");
-  w("|---|---|---|---|---|");
-  for (const s of soak.samples) w(`| ${n(s.afterRuns)} | ${mib(s.heapUsedBytes)} | ${s.activeHandles} | ${s.overheadP50us} µs | ${s.overheadP99us} µs |`);
+  w("| after runs | heap after GC | active handles | open files | overhead p50 | overhead p99 |");
+  w("|---|---|---|---|---|---|");
+  for (const s of soak.samples) w(`| ${n(s.afterRuns)} | ${mib(s.heapUsedBytes)} | ${s.activeHandles} | ${s.openFds ?? "?"} | ${s.overheadP50us} µs | ${s.overheadP99us} µs |`);
   w();
-  if (soakShort) w(`The suite also runs a shortened soak (test/reliability/soak.test.ts, same function): ${n(soakShort.runs)} runs, ${n(soakShort.faultsInjected)} faults injected, ${n(soakShort.faultsSurvived)} survived, ${n(soakShort.lost)} lost.`);
+  if (soakShort) w(`The test run above also ran a shortened soak (test/reliability/soak.test.ts, same function): ${n(soakShort.runs)} runs, ${n(soakShort.faultsInjected)} faults injected, ${n(soakShort.faultsSurvived)} survived, ${n(soakShort.lost)} lost, heap ${bytesPerRun(soakShort.heap.slopeBytesPerRun)} per run (tolerance ${soakShort.heap.slopeToleranceBytesPerRun}).`);
+  // The soak's own mutation tests, as this run's vitest results give them.
+  const mutations = (byFile.get("test/reliability/soak.test.ts") ?? []).filter((a) => a.ancestorTitles.includes("the soak fails"));
+  w();
+  w(mutations.length === 0
+    ? "The soak's mutation tests did not run."
+    : `The soak's mutation tests inject into a short soak a run that never settles, then a leak of 800 bytes a run; the soak must fail for each: ${mutations.filter((a) => a.status === "passed").length} of ${mutations.length} passed (${mutations.map((a) => `"${a.title}": ${a.status}`).join("; ")}).`);
   w();
 }
 
@@ -250,7 +299,7 @@ for (const [letter, title] of Object.entries(sections)) {
     const refs = itemResults.get(item.id) ?? [];
     const cells = refs.map((r) => `${r.ref.file.replace(/^test\//, "")} › ${esc(r.ref.test)}${r.ref.expectFail ? " *(expected failure)*" : ""}${r.matched > 1 ? ` (${r.matched} tests)` : ""}`).join("<br>");
     const result = refs.every((r) => !r.ran) ? "not run" : refs.every((r) => r.ran && r.matched > 0 && r.passed === r.matched) ? "passed" : refs.some((r) => r.ran && r.matched === 0) ? "MISSING" : refs.some((r) => !r.ran) ? "passed (part not run)" : "FAILED";
-    w(`| ${item.id} | ${esc(item.fault)} | ${statusText(item)} | ${cells} | ${result} | ${esc(item.note ?? "")} |`);
+    w(`| ${item.id} | ${esc(item.fault)} | ${statusText(item)} | ${cells} | ${result} | ${esc(current(item.note ?? ""))} |`);
   }
 }
 w();
@@ -259,7 +308,7 @@ w("## Findings");
 w();
 w("What these tests found in src/. Open ones have an expected-failure test that starts failing once they are fixed (the report then flags it); fixed ones keep their test as a plain regression test.");
 const finding = (f: (typeof findings)[number], i: number): string =>
-  `**${f.kind}: ${f.title}** (${f.items.join(", ")})${f.fixedIn ? `, fixed in \`${f.fixedIn}\`` : ""}. Where: ${located[i]}. Repro: ${f.repro}.${f.tests.length ? ` Test: ${f.tests.map((t) => `${t.file} › ${t.test}`).join("; ")}.` : ""}`;
+  `**${f.kind}: ${current(f.title)}** (${f.items.join(", ")}). Where: ${current(located[i] as string)}. Repro: ${current(f.repro)}.${f.tests.length ? ` Test: ${f.tests.map((t) => `${t.file} › ${t.test}`).join("; ")}.` : ""}`;
 for (const status of ["open", "fixed"] as const) {
   w();
   w(status === "open" ? "### Open" : "### Fixed while this suite was written");
@@ -275,8 +324,12 @@ const na = checklist.filter((i) => i.status === "n/a");
 w(na.length === 0 ? "Every checklist item applies to what agent-onion has built (core, executors, agent loop, streaming, middleware, stores). Parts that do not apply are in the notes: Windows path quoting (D6) because the executors target POSIX process groups, and a configurable exit-code mapping (D7) because the protocol is Claude Code's." : na.map((i) => `- ${i.id}: ${i.note}`).join("\n"));
 w();
 
+// The page must not date itself: a figure is the run's, not the day's or the commit's.
+const page = `${lines.join("\n")}\n`;
+const dated = [...page.matchAll(hexToken)].find((m) => isCommit(m[0])) ?? new RegExp(clockTime.source, "g").exec(page);
+if (dated != null) problems.push(`the page holds a commit hash or a clock time ("${dated[0]}" in "${page.slice(Math.max(0, (dated.index ?? 0) - 60), (dated.index ?? 0) + 40).replaceAll("\n", " ")}")`);
 mkdirSync(dirname(docPath), { recursive: true });
-writeFileSync(docPath, `${lines.join("\n")}\n`);
+writeFileSync(docPath, page);
 say(`wrote ${relative(root, docPath)}`);
 for (const p of problems) console.error(`reliability: PROBLEM: ${p}`);
 process.exitCode = problems.length > 0 ? 1 : 0;

@@ -3,6 +3,7 @@
  */
 import { SHELL_TOOLS } from "../core/match/condition.ts";
 import { readDetail, UNREADABLE_DETAIL } from "../core/match/detail.ts";
+import { searchGlob } from "../core/match/search.ts";
 import { gate, observe } from "../core/point.ts";
 import type {
   CompactionRequest, CompactionResult, ErrorDecision, ErrorEvent, ModelRequest, ModelResponse, Notification,
@@ -18,15 +19,35 @@ const FILE_KEYS = ["file_path", "notebook_path", "path"] as const;
 const ANY_KEYS = ["command", "cmd", "file_path", "path", "notebook_path", "url", "pattern", "query"] as const;
 const KEYS_BY_TOOL: ReadonlyMap<string, readonly string[]> = new Map<string, readonly string[]>([
   ...[...SHELL_TOOLS].map((name) => [name, SHELL_KEYS] as const),
-  ...["Read", "Write", "Edit", "MultiEdit", "NotebookRead", "NotebookEdit", "Glob", "Grep", "LS"].map((name) => [name, FILE_KEYS] as const),
+  ...["Read", "Write", "Edit", "MultiEdit", "NotebookRead", "NotebookEdit"].map((name) => [name, FILE_KEYS] as const),
   ["WebFetch", ["url"]],
   ["WebSearch", ["query"]],
 ]);
 
 /**
+ * The search tools: the directory they search (default the working directory) and the file pattern
+ * that narrows it. Grep's `glob` is matched as ripgrep matches it (a name without `/` at any depth);
+ * Glob's `pattern` is relative to its `path` unless absolute.
+ */
+const SEARCHES: ReadonlyMap<string, { readonly filter?: string; readonly anyDepth: boolean }> = new Map([
+  ["Grep", { filter: "glob", anyDepth: true }],
+  ["Glob", { filter: "pattern", anyDepth: false }],
+  ["LS", { anyDepth: false }],
+]);
+
+/** A search as one glob (`searchGlob`); unreadable when a field is not a string or holds a NUL (no path can). */
+const searchDetail = (input: Record<string, unknown>, search: { readonly filter?: string; readonly anyDepth: boolean }): string | undefined => {
+  const dir = readDetail(input.path);
+  const filter = search.filter === undefined ? undefined : readDetail(input[search.filter]);
+  if (dir === UNREADABLE_DETAIL || filter === UNREADABLE_DETAIL) return UNREADABLE_DETAIL;
+  if (dir?.includes("\u0000") || filter?.includes("\u0000")) return UNREADABLE_DETAIL;
+  return searchGlob(dir, filter, search.anyDepth) ?? UNREADABLE_DETAIL;
+};
+
+/**
  * Every string a `Name(pattern)` condition may have to hold for: for a known tool, the fields of
- * its kind (the command of shell tools, the path of file tools, and a `Glob` pattern that names
- * files on its own or outside its path, the URL of `WebFetch`); for any
+ * its kind (the command of shell tools, the path of file tools, the URL of `WebFetch`; for the
+ * searches Grep, Glob and LS, one glob of the directory and the file pattern); for any
  * other tool, every field that could be its detail (`command`, `cmd`, `file_path`, `path`,
  * `notebook_path`, `url`, `pattern`, `query`). Policies deny when ANY of them matches and allow
  * only when EVERY one does, so a decoy key cannot decide a rule. A field that is there but not a
@@ -35,18 +56,20 @@ const KEYS_BY_TOOL: ReadonlyMap<string, readonly string[]> = new Map<string, rea
  *
  * @example
  * toolDetails({ id: "1", name: "mcp__fs__read", input: { path: "/etc/shadow", query: "src/x" } }) // ["/etc/shadow", "src/x"]
+ * toolDetails({ id: "2", name: "Grep", input: { pattern: "TODO", path: "src", glob: "*.ts" } }) // ["src/**\/*.ts"]
  */
 export const toolDetails = (call: ToolCall): string[] => {
   const input = call.input ?? {};
+  const search = SEARCHES.get(call.name);
+  if (search !== undefined) {
+    const detail = searchDetail(input, search);
+    return detail === undefined ? [] : [detail];
+  }
   const details: string[] = [];
   for (const key of KEYS_BY_TOOL.get(call.name) ?? ANY_KEYS) {
     const detail = readDetail(input[key]);
     if (detail !== undefined) details.push(detail);
   }
-  // Glob's pattern names files too: alone, or when it may reach outside its path: absolute, `~`,
-  // a `..` anywhere, or braces, whose alternatives may be any of these (`{..,x}/secrets/*`); or when it cannot be read.
-  const pattern = readDetail(input.pattern);
-  if (call.name === "Glob" && pattern !== undefined && (details.length === 0 || pattern === UNREADABLE_DETAIL || /^(?:[/\\~]|[A-Za-z]:)|\.\.|[{]/.test(pattern))) details.push(pattern);
   return details;
 };
 

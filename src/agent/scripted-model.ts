@@ -1,7 +1,8 @@
 /**
  * A scripted language model for tests, examples and the demo: it answers from a list of
  * turns (text and tool calls), streams them in chunks of a chosen size with chosen delays,
- * reports usage, and records every request it received. No network, no keys.
+ * reports usage, and records the requests it received (the latest `keepRequests` of them, so a
+ * long session does not keep a copy of every conversation it was sent). No network, no keys.
  */
 import type { LanguageModel, ModelCallOptions, StreamPart } from "./model.ts";
 import { sleep } from "./sleep.ts";
@@ -44,14 +45,22 @@ export interface ScriptedModelOptions {
   readonly firstChunkDelayMs?: number;
   /** What to answer once the turns are used up: `"throw"` (default) or a turn repeated forever. */
   readonly whenDone?: "throw" | ScriptedTurn;
+  /**
+   * How many of the latest requests `requests` and `modes` keep (default 100; `Infinity` keeps all,
+   * 0 none). Each is a copy of the whole conversation sent, so keeping all of a long session's
+   * requests grows with the square of its length.
+   */
+  readonly keepRequests?: number;
 }
 
 /** A scripted model, with what it received. */
 export interface ScriptedModel extends LanguageModel {
-  /** Every request received, in order, generate and stream alike. */
+  /** The latest requests received (up to `keepRequests`), oldest first, generate and stream alike. */
   readonly requests: readonly ModelRequest[];
-  /** How each request was made. */
+  /** How each of `requests` was made. */
   readonly modes: readonly ("generate" | "stream")[];
+  /** How many requests were received in all, those no longer kept in `requests` included. */
+  readonly requestCount: number;
   /** Turns not yet used. */
   readonly remaining: number;
   stream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<StreamPart>;
@@ -70,15 +79,25 @@ export const createScriptedModel = (options: ScriptedModelOptions): ScriptedMode
   const chunkSize = Math.max(1, Math.floor(options.chunkSize ?? 8));
   const delayMs = options.delayMs ?? 0;
   const firstDelayMs = options.firstChunkDelayMs ?? delayMs;
+  const keep = options.keepRequests ?? 100;
+  if (typeof keep !== "number" || Number.isNaN(keep) || keep < 0 || (Number.isFinite(keep) && !Number.isInteger(keep)))
+    throw new RangeError(`createScriptedModel: keepRequests must be an integer of at least 0 or Infinity, got ${String(keep)}`);
   const requests: ModelRequest[] = [];
   const modes: ("generate" | "stream")[] = [];
+  let received = 0;
   let next = 0;
   let callSeq = 0;
 
   const take = (request: ModelRequest, mode: "generate" | "stream"): ScriptedAnswer => {
-    const index = requests.length;
-    requests.push(structuredClone(request) as ModelRequest);
-    modes.push(mode);
+    const index = received++;
+    if (keep > 0) {
+      if (requests.length >= keep) {
+        requests.shift();
+        modes.shift();
+      }
+      requests.push(structuredClone(request) as ModelRequest);
+      modes.push(mode);
+    }
     let turn = options.turns[next];
     if (turn === undefined) {
       if (options.whenDone === undefined || options.whenDone === "throw")
@@ -110,6 +129,9 @@ export const createScriptedModel = (options: ScriptedModelOptions): ScriptedMode
     id,
     requests,
     modes,
+    get requestCount() {
+      return received;
+    },
     get remaining() {
       return options.turns.length - next;
     },

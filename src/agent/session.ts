@@ -243,7 +243,9 @@ class Session implements AgentSession {
         this.signal.release();
         this.settled();
       });
-    this.tail = Promise.all([earlier, turn.catch(() => undefined)]);
+    // Settled once both are, holding no value: a chain of results (`Promise.all` keeps each turn's
+    // and the one before it) would keep every finished turn reachable for the session's life.
+    this.tail = Promise.all([earlier, turn.catch(noop)]).then(noop);
     return turn;
   }
 

@@ -5,7 +5,7 @@
  */
 import { describeGiven } from "./errors.ts";
 import {
-  checkAmount, checkDelta, checkKey, checkTtl, encodeValue,
+  checkAmount, checkDelta, checkKey, checkTtl, encodeValue, settledIdsKeptMs,
   type Admission, type SetOptions, type StateStore,
 } from "./state.ts";
 
@@ -29,9 +29,20 @@ interface Entry {
   expiresAt: number | undefined;
 }
 
+/** A reservation, or the mark a settled one leaves so that settling it again counts once. */
 interface Hold {
-  readonly amount: number;
+  /** The amount held; `undefined` for a settled id. */
+  readonly amount: number | undefined;
   readonly expiresAt: number;
+}
+
+/** The reservations under one key, their sum, and their expiries in order. */
+interface Holds {
+  readonly byId: Map<string, Hold>;
+  /** Sum of the live amounts: reading a budget never walks its reservations. */
+  sum: number;
+  /** A min-heap of [expiresAt, id]; an entry whose hold was renewed or replaced since is skipped. */
+  readonly queue: [number, string][];
 }
 
 /** Everything the scoped views of one store share. */
@@ -39,7 +50,7 @@ interface Shared {
   readonly now: () => number;
   readonly sweepIntervalMs: number;
   readonly values: Map<string, Entry>;
-  readonly holds: Map<string, Map<string, Hold>>;
+  readonly holds: Map<string, Holds>;
   lastSweep: number;
 }
 
@@ -104,10 +115,11 @@ export class MemoryStore implements StateStore {
     checkAmount("by", by);
     checkAmount("limit", limit);
     const ttl = options.ttlMs === undefined ? undefined : checkTtl(options.ttlMs);
-    const used = this.#counter(k) + this.#live(k);
-    if (used + by > limit) return { ok: false, used };
+    const settled = this.#counter(k);
+    const reserved = this.#live(k);
+    if (settled + reserved + by > limit) return { ok: false, used: settled + reserved, settled, reserved };
     this.#add(k, by, ttl);
-    return { ok: true, used: used + by };
+    return { ok: true, used: settled + by + reserved, settled: settled + by, reserved };
   }
 
   async reserve(key: string, id: string, amount: number, limit: number, ttlMs: number): Promise<Admission> {
@@ -116,16 +128,25 @@ export class MemoryStore implements StateStore {
     checkAmount("amount", amount);
     checkAmount("limit", limit);
     checkTtl(ttlMs);
+    const settled = this.#counter(k);
     const holds = this.#holds(k);
     // Reserving again under a live id replaces that hold, so a retried reserve never counts twice.
-    const own = holds?.get(id)?.amount ?? 0;
-    const others = this.#counter(k) + this.#live(k) - own;
-    if (others + amount > limit) return { ok: false, used: others + own };
+    const own = holds?.byId.get(id)?.amount ?? 0;
+    const reserved = holds?.sum ?? 0;
+    if (settled + reserved - own + amount > limit) return { ok: false, used: settled + reserved, settled, reserved };
     this.#sweep();
-    const map = holds ?? new Map<string, Hold>();
-    map.set(id, { amount, expiresAt: this.#shared.now() + ttlMs });
-    this.#shared.holds.set(k, map);
-    return { ok: true, used: others + amount };
+    this.#hold(k, id, amount, this.#shared.now() + ttlMs);
+    return { ok: true, used: settled + reserved - own + amount, settled, reserved: reserved - own + amount };
+  }
+
+  async renew(key: string, id: string, ttlMs: number): Promise<boolean> {
+    const k = this.#key(key);
+    checkKey(id);
+    checkTtl(ttlMs);
+    const amount = this.#holds(k)?.byId.get(id)?.amount;
+    if (amount === undefined) return false;
+    this.#hold(k, id, amount, this.#shared.now() + ttlMs);
+    return true;
   }
 
   async settle(key: string, id: string, actual: number, options: SetOptions = {}): Promise<number> {
@@ -133,15 +154,23 @@ export class MemoryStore implements StateStore {
     checkKey(id);
     checkAmount("actual", actual);
     const ttl = options.ttlMs === undefined ? undefined : checkTtl(options.ttlMs);
+    const prior = this.#holds(k)?.byId.get(id);
+    // Settled already (a retry whose first attempt ran): counted once.
+    if (prior !== undefined && prior.amount === undefined) return this.#counter(k);
     const next = this.#add(k, actual, ttl);
-    this.#drop(k, id);
+    this.#hold(k, id, undefined, this.#shared.now() + settledIdsKeptMs);
     return next;
   }
 
   async release(key: string, id: string): Promise<void> {
     const k = this.#key(key);
     checkKey(id);
-    this.#drop(k, id);
+    const holds = this.#holds(k);
+    const prior = holds?.byId.get(id);
+    if (holds === undefined || prior?.amount === undefined) return;
+    holds.byId.delete(id);
+    holds.sum -= prior.amount;
+    if (holds.byId.size === 0) this.#shared.holds.delete(k);
   }
 
   async used(key: string): Promise<number> {
@@ -210,29 +239,42 @@ export class MemoryStore implements StateStore {
     return next;
   }
 
-  /** The live holds under `k`, with expired ones removed. */
-  #holds(k: string): Map<string, Hold> | undefined {
+  /** The holds under `k`, with expired ones removed: each expiry is handled once, in order. */
+  #holds(k: string): Holds | undefined {
     const holds = this.#shared.holds.get(k);
     if (holds === undefined) return undefined;
     const now = this.#shared.now();
-    for (const [id, hold] of holds) if (hold.expiresAt <= now) holds.delete(id);
-    if (holds.size === 0) {
+    const { queue, byId } = holds;
+    while (queue.length > 0 && (queue[0] as [number, string])[0] <= now) {
+      const [at, id] = popMin(queue);
+      const hold = byId.get(id);
+      if (hold === undefined || hold.expiresAt !== at) continue;
+      byId.delete(id);
+      if (hold.amount !== undefined) holds.sum -= hold.amount;
+    }
+    if (byId.size === 0) {
       this.#shared.holds.delete(k);
       return undefined;
     }
     return holds;
   }
 
-  #live(k: string): number {
-    let sum = 0;
-    for (const hold of this.#holds(k)?.values() ?? []) sum += hold.amount;
-    return sum;
+  /** Set hold `id` under `k` (replacing one there): its amount, or a settled mark, until `expiresAt`. */
+  #hold(k: string, id: string, amount: number | undefined, expiresAt: number): void {
+    let holds = this.#shared.holds.get(k);
+    if (holds === undefined) {
+      holds = { byId: new Map(), sum: 0, queue: [] };
+      this.#shared.holds.set(k, holds);
+    }
+    const prior = holds.byId.get(id);
+    holds.sum += (amount ?? 0) - (prior?.amount ?? 0);
+    holds.byId.set(id, { amount, expiresAt });
+    // A renewed hold that keeps its expiry already has its entry.
+    if (prior?.expiresAt !== expiresAt) pushMin(holds.queue, [expiresAt, id]);
   }
 
-  #drop(k: string, id: string): void {
-    const holds = this.#holds(k);
-    holds?.delete(id);
-    if (holds?.size === 0) this.#shared.holds.delete(k);
+  #live(k: string): number {
+    return this.#holds(k)?.sum ?? 0;
   }
 
   /** Drop every expired value and hold, at most once per interval, so forgotten keys do not pile up. */
@@ -245,3 +287,34 @@ export class MemoryStore implements StateStore {
     for (const k of [...shared.holds.keys()]) this.#holds(k);
   }
 }
+
+/** Add `entry` to the min-heap `queue` (ordered by expiry). */
+const pushMin = (queue: [number, string][], entry: [number, string]): void => {
+  let i = queue.push(entry) - 1;
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if ((queue[parent] as [number, string])[0] <= entry[0]) break;
+    queue[i] = queue[parent] as [number, string];
+    i = parent;
+  }
+  queue[i] = entry;
+};
+
+/** Remove and return the earliest entry of the non-empty min-heap `queue`. */
+const popMin = (queue: [number, string][]): [number, string] => {
+  const top = queue[0] as [number, string];
+  const last = queue.pop() as [number, string];
+  if (queue.length === 0) return top;
+  let i = 0;
+  for (;;) {
+    const left = 2 * i + 1;
+    if (left >= queue.length) break;
+    const right = left + 1;
+    const child = right < queue.length && (queue[right] as [number, string])[0] < (queue[left] as [number, string])[0] ? right : left;
+    if ((queue[child] as [number, string])[0] >= last[0]) break;
+    queue[i] = queue[child] as [number, string];
+    i = child;
+  }
+  queue[i] = last;
+  return top;
+};

@@ -18,9 +18,19 @@ export interface SetOptions {
 export interface Admission {
   /** True when the amount was admitted without passing the limit. */
   readonly ok: boolean;
-  /** The total counted against the limit after the call (settled plus live reservations). */
+  /** The total counted against the limit after the call: `settled + reserved`. */
   readonly used: number;
+  /** Settled spend (the counter) after the call. */
+  readonly settled: number;
+  /** Live reservations after the call, this one included when it was admitted. */
+  readonly reserved: number;
 }
+
+/**
+ * How long a store remembers that a reservation id was settled, in ms: a `settle` repeated within
+ * this time (a retry after a timeout, whose first attempt may have run) counts once.
+ */
+export const settledIdsKeptMs = 60_000;
 
 export interface StateStore {
   /** Read a JSON value. */
@@ -36,20 +46,28 @@ export interface StateStore {
   /**
    * Reserve `amount` against `limit` under reservation `id`: admitted only if settled spend plus
    * live reservations plus `amount` stays at or under `limit`. The reservation expires after
-   * `ttlMs`, so a crashed worker's hold is returned by itself.
+   * `ttlMs` unless `renew` extends it, so the hold of a worker that crashed or gave up is returned
+   * by itself. Reserving again under a live id replaces its hold. Costs O(1) in the number of
+   * reservations, live or past: the store keeps their sum.
    */
   reserve(key: string, id: string, amount: number, limit: number, ttlMs: number): Promise<Admission>;
   /**
+   * Make the live reservation `id` expire `ttlMs` from now (a lease kept while its call runs);
+   * false, and nothing changes, when it is not live (settled, released or expired).
+   */
+  renew(key: string, id: string, ttlMs: number): Promise<boolean>;
+  /**
    * Turn reservation `id` into settled spend of `actual` (which may differ from what was reserved);
    * returns settled spend. An unknown or expired `id` still records `actual`: the call happened and
-   * its cost is real, so forgetting it would let spend pass the limit unseen. Settling is therefore
-   * not idempotent; settle each reservation once. `options.ttlMs` applies when this creates the
-   * counter (its earlier window expired while the call ran), as with `incr`.
+   * its cost is real, so forgetting it would let spend pass the limit unseen. Settling the same id
+   * again within `settledIdsKeptMs` counts nothing more, so a settle whose answer was lost can be
+   * retried. `options.ttlMs` applies when this creates the counter (its earlier window expired
+   * while the call ran), as with `incr`.
    */
   settle(key: string, id: string, actual: number, options?: SetOptions): Promise<number>;
-  /** Drop reservation `id` without spending (refund on failure). */
+  /** Drop reservation `id` without spending (refund on failure); nothing for an id not live. */
   release(key: string, id: string): Promise<void>;
-  /** Settled spend plus live reservations under `key`. */
+  /** Settled spend plus live reservations under `key`, in O(1). */
   used(key: string): Promise<number>;
   /** A view of this store whose keys are prefixed with `prefix + ":"`. */
   scope(prefix: string): StateStore;
@@ -116,6 +134,16 @@ export const encodeValue = (value: unknown): string => {
  */
 export class StateStoreError extends AgentOnionError {
   override name = "StateStoreError";
+  /**
+   * True when the operation may have run in the store although no answer came (a timeout, a
+   * connection lost after the command was sent); false when it certainly did not run.
+   */
+  readonly mayHaveRun: boolean;
+
+  constructor(message: string, options?: ErrorOptions & { readonly mayHaveRun?: boolean }) {
+    super(message, options);
+    this.mayHaveRun = options?.mayHaveRun ?? false;
+  }
 }
 
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -7,8 +7,7 @@
  */
 import { accessSync, constants, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { isAssignment } from "../core/match/shell.ts";
-import { readShell } from "../core/match/shell-syntax.ts";
+import { firstCommand, isAssignment } from "../core/match/shell.ts";
 
 // The shell expands both spellings; exec form replaces only the braced one (see command.ts).
 const inShell = (name: string) => new RegExp(`\\$\\{${name}\\}|\\$${name}(?![A-Za-z0-9_])`, "g");
@@ -28,7 +27,7 @@ export const commandProgram = (command: string, args: readonly string[] | undefi
     // Exec form: the executable itself, taken literally but for the braced placeholders.
     expanded = known.reduce((text, [name, value]) => text.replace(inExec(name), () => value), command);
   } else {
-    const first = readShell(command)?.commands[0]?.find((w) => !isAssignment(w));
+    const first = firstCommand(command)?.find((w) => !isAssignment(w));
     if (first === undefined) return undefined;
     expanded = known.reduce((text, [name, value]) => text.replace(inShell(name), () => value), first.text);
     // `~` is the shell's to expand; other variables and backticks are known only at run time.

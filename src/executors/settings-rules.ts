@@ -4,6 +4,7 @@
  * defined in several groups, and readable hook names.
  */
 import { basename } from "node:path";
+import { compileLinearRegExp, type LinearRegExp } from "../core/match/linear-regexp.ts";
 import { compileMatcher, conditionShape, namesOnly } from "../core/match/matcher.ts";
 import type { Matcher } from "../core/match/types.ts";
 import { httpHookLabel } from "./http.ts";
@@ -11,8 +12,8 @@ import { SettingsError, type SettingsHandler } from "./settings-schema.ts";
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** One `allowedHttpHookUrls` pattern as a RegExp over a URL's text. */
-const urlPattern = (pattern: string): RegExp => {
+/** One `allowedHttpHookUrls` pattern as a RegExp over a URL's text, run in linear time (a project's settings may be hostile). */
+const urlPattern = (pattern: string): LinearRegExp => {
   // In the scheme and authority, `*` stays inside a host name: it never spans `/`, `?`, `#`, `@` or
   // `:`, so `https://*.example.com/*` cannot be satisfied by `https://evil.com/x.example.com/` (E6).
   const start = pattern.indexOf("://");
@@ -21,7 +22,7 @@ const urlPattern = (pattern: string): RegExp => {
   const path = slash < 0 ? "" : pattern.slice(slash);
   const host = authority.split("*").map(escape).join("[A-Za-z0-9.-]*");
   const rest = path.split("*").map(escape).join(".*");
-  return new RegExp(`^${host}${rest}$`);
+  return compileLinearRegExp(`^${host}${rest}$`);
 };
 
 /**

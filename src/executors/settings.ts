@@ -20,7 +20,8 @@ import type { ErrorEvent } from "../agent/types.ts";
 import { RegistrationError } from "../core/errors.ts";
 import type { FailMode, Hook } from "../core/hook.ts";
 import { compileMatcher } from "../core/match/matcher.ts";
-import type { Matcher } from "../core/match/types.ts";
+import { coveredTools } from "../core/match/tool-families.ts";
+import type { Matcher, PathOptions } from "../core/match/types.ts";
 import type { StackOptions } from "../core/stack-types.ts";
 import { agentRunner } from "./agent-hook.ts";
 import { commandRunner } from "./command.ts";
@@ -143,28 +144,37 @@ const both = (a: Matcher | undefined, b: Matcher | undefined): Matcher | undefin
   a === undefined ? b : b === undefined ? a : Object.freeze({
     source: `${a.source} and ${b.source}`, all: false, needsInput: a.needsInput || b.needsInput, needsSubject: true,
     matchSubject: (s: string | undefined) => a.matchSubject(s) && b.matchSubject(s),
-    test: (s: string | undefined, i: unknown, d: () => string | undefined) => a.test(s, i, d) && b.test(s, i, d),
+    test: (s: string | undefined, i: unknown, d: () => string | undefined, m?: Readonly<Record<string, unknown>>) => a.test(s, i, d, m) && b.test(s, i, d, m),
   });
 
 /** When a handler applies (its groups' matchers and its `if`), as a Matcher and as text; or why it never runs. */
-const matchOf = (entry: HandlerEntry, spec: EventSpec, name: string): { matcher?: Matcher | undefined; text?: string | undefined; single?: string | undefined; never?: string } => {
+const matchOf = (
+  entry: HandlerEntry,
+  spec: EventSpec,
+  name: string,
+  paths: PathOptions,
+): { matcher?: Matcher | undefined; text?: string | undefined; single?: string | Matcher | undefined; never?: string } => {
   const { matcher, handler } = entry;
   const info = claudeHookEvents[entry.event as AgentEvent];
   // Every group's matcher, each checked at its own file and pointer, ORed (one group: just its own).
   const group = info.matcher === "none" ? undefined : anyGroupMatcher(entry.matchers, info.matcher === "narrow", name);
   if (handler.if !== undefined) {
     if (!info.tool) return { never: `"if" is only evaluated on tool events; Claude Code never runs this hook on ${entry.event}` };
-    // `if` is a permission rule, which our own match grammar reads as a condition.
+    // `if` is a permission rule, which our own match grammar reads as a condition, with paths read from the project.
     let condition: Matcher;
     try {
-      condition = compileMatcher(handler.if, name);
+      condition = compileMatcher(handler.if, name, { paths });
     } catch (error) {
       throw new SettingsError(entry.file, `${entry.pointer}/if`, (error as Error).message);
     }
-    const tool = /^([A-Za-z0-9_-]+)(\(|$)/.exec(handler.if)?.[1];
-    if (group && tool !== undefined && !group.matchSubject(tool)) return { never: `"if" names ${tool}, which the matcher ${JSON.stringify(matcher)} excludes` };
-    // The `if` names one tool the groups let through: it alone decides, as the set's own match too.
-    return { matcher: both(group, condition), text: handler.if, single: handler.if };
+    const named = /^([A-Za-z0-9_-]+)(\(|$)/.exec(handler.if);
+    // A path rule covers its family (`Edit(…)` also runs for Write): the group must exclude every tool it covers.
+    const tools = named === null ? [] : named[2] === "(" ? [...coveredTools(named[1]!)] : [named[1]!];
+    if (group && named !== null && !tools.some((t) => group.matchSubject(t))) return { never: `"if" names ${named[1]}, which the matcher ${JSON.stringify(matcher)} excludes` };
+    // The `if` names the tool (or family) the groups let through. The set's own match is the groups'
+    // matcher, or the condition compiled here with the project's paths (a string would be compiled
+    // again without them); the member's matcher checks both.
+    return { matcher: both(group, condition), text: handler.if, single: group ?? condition };
   }
   if (!group) return {};
   const single = spec.matcher === "error-type" || entry.matchers.length !== 1 ? undefined : claudeMatch(matcher!, false);
@@ -223,7 +233,7 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
   const environment = options.environment ?? (options.allowedEnvVars !== undefined ? "allowlist" : "inherit");
   const failMode = options.failMode ?? "open";
   const stops = turnStops();
-  const byEvent = new Map<AgentEvent, { member: HookMember; loaded: LoadedHook; single: string | undefined; plugin: string | undefined }[]>();
+  const byEvent = new Map<AgentEvent, { member: HookMember; loaded: LoadedHook; single: string | Matcher | undefined; plugin: string | undefined }[]>();
   const names = new Set<string>();
 
   for (const entry of loaded.entries) {
@@ -242,7 +252,7 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
     const base = `${entry.plugin ? `${entry.plugin.name}:` : ""}${event}:${handler.type}:${label}`;
     let name = base;
     for (let n = 2; names.has(name); n++) name = `${base} #${n}`;
-    const m = matchOf(entry, spec, name);
+    const m = matchOf(entry, spec, name, { projectDir, cwd });
     if (m.never) { skip(m.never); continue; }
     if ((handler.type === "prompt" || handler.type === "agent") && options.model === undefined && options.withoutModel === "skip") {
       skip(`${handler.type} hooks need a model, and none was given`);

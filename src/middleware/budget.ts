@@ -1,15 +1,17 @@
 /**
  * `budget`: a token or cost budget shared through the `StateStore`, so it holds across calls,
  * sessions and processes (H1, H2). Each model call:
- * 1. reserves its worst case before it starts (`store.reserve`: admitted only if settled spend
- *    plus live reservations plus this one stays within the limit, atomically);
+ * 1. reserves its worst case before it starts (`store.reserve`: admitted only if settled spend plus
+ *    live reservations plus this one stays within the limit, atomically);
  * 2. settles the actual usage after it (`store.settle`), streams cut short included (partial usage);
  * 3. releases the reservation when the call fails or is refused further in (refund, `store.release`),
  *    unless it failed as a stream that had produced something: that part is settled, as providers bill it;
  *    a call that ran but whose charge cannot be computed is charged its reservation and fails closed.
- * A reservation carries a TTL, so a crashed worker's hold expires by itself. Amounts are
- * integers: tokens, or micro-dollars (µ$) for cost. With reservations at the worst case, spend
- * never passes the limit; a `charge` above its `reserve` can overshoot by that call's difference.
+ * A reservation is a lease of `holdTtlMs`, renewed while its call runs, so the hold of a worker that
+ * died or gave up is returned within a lease; a settle or refund whose answer was lost is retried
+ * (see reservation.ts). Amounts are integers: tokens, or micro-dollars (µ$) for cost. With
+ * reservations at the worst case, spend never passes the limit; a `charge` above its `reserve` can
+ * overshoot by that call's difference.
  */
 import { randomUUID } from "node:crypto";
 import { Continue, Reject } from "../core/action.ts";
@@ -24,6 +26,8 @@ import { estimateMessageTokens } from "../agent/tokens.ts";
 import type { Middleware } from "./apply.ts";
 import { choiceOption, functionOption, integerOption, nameOption, numberOption } from "./options.ts";
 import { LimitExceededError } from "./errors.ts";
+import { defaultLeaseMs, defaultRetryMs, Reservation, type ReservationSettings } from "./reservation.ts";
+import { forgetAfter } from "./run-state.ts";
 import { missingScope, scopeKey, scopeOption, type Scope, tenantOption } from "./scope.ts";
 
 /** Prices in micro-dollars (µ$) per million tokens: `$3 / MTok` is `3_000_000`. */
@@ -52,13 +56,18 @@ export interface BudgetOptions {
   readonly windowMs?: number;
   /** Output tokens assumed for the reservation when the request sets no `maxOutputTokens` (default 4096). */
   readonly maxOutputTokens?: number;
-  /** How long a reservation lives if its worker dies before settling, in ms (default 10 minutes). */
+  /**
+   * The lease of a reservation, in ms (default 10 000): renewed every third of it while the call
+   * runs, so a worker that dies or gives up holds nothing for longer than this.
+   */
   readonly holdTtlMs?: number;
+  /** How long a settle or refund whose answer was lost (the store failed) is retried, in ms (default 30 000; 0: once). */
+  readonly retryAccountingMs?: number;
   /** Override the reservation (integer units) for a request. */
   readonly reserve?: (request: DeepReadonly<ModelRequest>, ctx: HookContext<ModelRequest>) => number;
   /** Override the actual charge (integer units) for a response. */
   readonly charge?: (response: DeepReadonly<ModelResponse>, request: DeepReadonly<ModelRequest>) => number;
-  /** Told when settling or refunding failed after the call (the hold then expires with its TTL); default `process.emitWarning`. */
+  /** Told when settling or refunding failed after the call and its retries (the hold then expires with its lease); default `process.emitWarning`. */
   readonly onAccountingError?: (error: unknown, what: "settle" | "release") => void;
   readonly name?: string;
   readonly priority?: number;
@@ -83,12 +92,14 @@ export const budget = (options: BudgetOptions): Middleware => {
   const windowMs = options.windowMs === undefined ? undefined : integerOption(name, "windowMs", options.windowMs, 1);
   const windowOptions = windowMs === undefined ? {} : { ttlMs: windowMs };
   const maxOutput = integerOption(name, "maxOutputTokens", options.maxOutputTokens ?? 4096, 0);
-  const holdTtlMs = integerOption(name, "holdTtlMs", options.holdTtlMs ?? 600_000, 1);
+  const holdTtlMs = integerOption(name, "holdTtlMs", options.holdTtlMs ?? defaultLeaseMs, 1);
+  const retryMs = integerOption(name, "retryAccountingMs", options.retryAccountingMs ?? defaultRetryMs, 0);
   const priority = numberOption(name, "priority", options.priority ?? Priority.guard + 10, -Number.MAX_VALUE);
   const reserveFn = functionOption(name, "reserve", options.reserve);
   const chargeFn = functionOption(name, "charge", options.charge);
   const onAccountingError = functionOption(name, "onAccountingError", options.onAccountingError) ??
-    ((error: unknown, what: string) => process.emitWarning(`${name}: could not ${what} a reservation; it expires with its TTL (${error instanceof Error ? error.message : String(error)})`, "AgentOnionBudgetWarning"));
+    ((error: unknown, what: string) => process.emitWarning(`${name}: could not ${what} a reservation; it expires with its lease (${error instanceof Error ? error.message : String(error)})`, "AgentOnionBudgetWarning"));
+  const settings: ReservationSettings = { leaseMs: holdTtlMs, retryMs, onGiveUp: onAccountingError };
   const priceOf = unit === "cost" ? prices(name, options.price, reserveFn !== undefined && chargeFn !== undefined) : undefined;
   const label = unit === "tokens" ? "tokens" : "µ$";
 
@@ -119,8 +130,9 @@ export const budget = (options: BudgetOptions): Middleware => {
     if (windowMs !== undefined) await ctx.store.incr(key, 0, { ttlMs: windowMs });
     return key;
   };
-  const exhausted = (used: number, need?: number): string =>
-    `Budget exhausted (${name}): ${used} of ${limit} ${label} used${need === undefined ? "" : `, and this call may need up to ${need}`}`;
+  // What was really spent, and apart from it what calls under way hold, never one sum called "used".
+  const exhausted = (settled: number, reserved: number, need?: number): string =>
+    `Budget exhausted (${name}): ${settled} of ${limit} ${label} spent${reserved > 0 ? `, ${reserved} reserved by calls under way` : ""}${need === undefined ? "" : `, and this call may need up to ${need}`}`;
 
   const modelHook: Hook<ModelRequest, ModelResponse, "observe"> = {
     name,
@@ -132,9 +144,8 @@ export const budget = (options: BudgetOptions): Middleware => {
       // modelCall is an observation point: no Reject there, a typed failure instead.
       if (typeof key !== "string") return Outcome.failed(new LimitExceededError(name, key.reason));
       const need = hold(ctx.input, ctx);
-      const id = randomUUID();
-      const admission = await ctx.store.reserve(key, id, need, limit, holdTtlMs);
-      if (!admission.ok) return Outcome.failed(new LimitExceededError(name, exhausted(admission.used, need)));
+      const { admission, hold: reservation } = await Reservation.take(ctx, key, randomUUID(), need, limit, settings);
+      if (reservation === undefined) return Outcome.failed(new LimitExceededError(name, exhausted(admission.settled, admission.reserved, need)));
       let settled = false;
       try {
         const outcome = await next();
@@ -148,25 +159,28 @@ export const budget = (options: BudgetOptions): Middleware => {
             // price, a bad custom charge) it is charged the worst case it was admitted for, never refunded.
             settled = true;
             // With the window's TTL: if the window ran out while the call ran, settling starts the next one.
-            await ctx.store.settle(key, id, spent, windowOptions).catch((error: unknown) => onAccountingError(error, "settle"));
+            await reservation.settle(spent, windowOptions);
           }
         }
         return outcome;
       } finally {
-        if (!settled) await ctx.store.release(key, id).catch((error: unknown) => onAccountingError(error, "release"));
+        if (!settled) await reservation.release();
       }
     },
   };
   // Refuse a run whose budget is already spent before any work starts (a gate, so a clear Reject).
+  // Only settled spend counts here: what calls under way reserve may yet be refunded.
   const runHook: Hook<any, any, "gate"> = {
     name,
     priority,
     before: async (_input, ctx) => {
       const key = await keyFor(ctx);
       if (typeof key !== "string") return key;
-      const used = await ctx.store.used(key);
-      return used >= limit ? Reject(exhausted(used)) : Continue;
+      const settled = Number((await ctx.store.get<number>(key)) ?? 0);
+      return settled >= limit ? Reject(exhausted(settled, 0)) : Continue;
     },
+    // A budget per run ends with its run (see run-state.ts).
+    ...(scope === "run" ? { around: (ctx, next) => forgetAfter(ctx, next, () => [`${name}:${scopeKey(ctx, scope) as string}`]) } : {}),
   };
   return { name, hooks: { run: runHook, modelCall: modelHook } };
 };

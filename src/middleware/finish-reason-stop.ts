@@ -12,6 +12,7 @@ import type { FinishReason, StepInput, StepResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { guardRetentionMs, runKey, stopRun } from "./guard-common.ts";
 import { nameOption, numberOption } from "./options.ts";
+import { forgetAfterRun } from "./run-state.ts";
 
 /**
  * Options of `finishReasonStop`.
@@ -55,5 +56,5 @@ export const finishReasonStop = (options: FinishReasonStopOptions): Middleware =
       return outcome;
     },
   };
-  return { name, hooks: { step: hook } };
+  return { name, hooks: { step: hook, run: forgetAfterRun(name, priority, (ctx) => [runKey(name, ctx)]) } };
 };

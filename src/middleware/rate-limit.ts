@@ -4,11 +4,11 @@
  * operation (H4), so parallel calls cannot both take the last slot:
  * - `sliding` (default): each call is a reservation of 1 that expires after the window and is
  *   never settled; the store counts the live ones. Exact, on the store's clock (Redis `TIME`,
- *   so a fleet agrees); it keeps at most `limit` entries per key, and each admission reads
- *   them all, so for limits in the thousands prefer `fixed`.
+ *   so a fleet agrees); it keeps at most `limit` entries per key (the store keeps their count, so
+ *   an admission does not read them).
  * - `fixed`: a counter created with a TTL of one window; the window starts when the first call
- *   in it is counted. Calls under way are reservations until then, so only those are read: cheaper
- *   for large limits, but allows a burst of `2 × limit` across a boundary.
+ *   in it is counted. Calls under way are reservations until then: fewer entries for large limits,
+ *   but allows a burst of `2 × limit` across a boundary.
  * - no window: a plain count for the scope's lifetime (`callLimit`, "at most 5 Bash calls per run").
  * A call counts when it reaches the tool or the provider, whether it then succeeds or fails. On
  * `toolCall` that takes two hooks: an early check at `priority` refuses a call once the limit is
@@ -20,7 +20,10 @@
  * outer one has taken its slot when the inner one refuses. So a slot is taken as a reservation
  * (`reserve`, atomic against the limit like any admission) and kept only if the attempt got past
  * every limit inside: a sliding window keeps the reservation as its entry, a counter `settle`s it;
- * when a limit inside refused, `release` gives it back. The count hooks of one call keep a
+ * when a limit inside refused, `release` gives it back. A slot counted by a counter is held as a
+ * lease renewed while the call runs; a reserve, settle or release whose answer was lost is released
+ * or retried (reservation.ts), so a store fault leaves no slot taken by a call that never happened.
+ * Counts of `scope: "run"` are deleted when the run ends (run-state.ts). The count hooks of one call keep a
  * `Tally` (below) of refusals and of attempts that got through, and each compares it before and
  * after its own next(): with a `retry` between two limits, a slot is given back only for an
  * attempt that was refused inside, never for one that reached the model, before or after.
@@ -37,6 +40,8 @@ import type { Middleware } from "./apply.ts";
 import { LimitExceededError } from "./errors.ts";
 import { choiceOption, integerOption, nameOption, numberOption } from "./options.ts";
 import { refuse } from "./refuse.ts";
+import { defaultLeaseMs, defaultRetryMs, Reservation, type ReservationSettings } from "./reservation.ts";
+import { forgetAfter } from "./run-state.ts";
 import { missingScope, scopeKey, scopeOption, type Scope, tenantOption } from "./scope.ts";
 
 /** The points a rate limit can sit on (`"toolCall"` or `"modelCall"`). */
@@ -150,6 +155,11 @@ const isRefusal = (answer: Outcome<unknown> | undefined): boolean =>
 const idPrefix = `${randomUUID()}:`;
 let idSeq = 0;
 
+// Within-run scratch, like `tallies`: the keys a run-scoped limit counted in, by limit name and run
+// id, so that its `run` hook can delete them when the run ends. An entry lives only while that
+// hook's run is under way.
+const runKeys = new Map<string, Set<string>>();
+
 const limiter = (kind: string, options: RateLimitOptions): Middleware => {
   const name = nameOption(kind, options.name);
   const limit = integerOption(name, kind === "callLimit" ? "max" : "limit", options.limit, 1);
@@ -164,11 +174,17 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
   const span = windowMs === undefined ? "" : ` per ${windowMs % 1000 === 0 ? `${windowMs / 1000} s` : `${windowMs} ms`}`;
   const where = typeof scope === "function" ? "" : scope === "global" ? "" : ` in this ${scope}`;
 
-  // A sliding window's entries are the reservations themselves, kept for one window; a counter's
-  // reservation lasts as long as its count would, so one whose settle is lost still counts.
-  const holdMs = windowMs ?? retentionMs;
+  // A sliding window's entries are the reservations themselves, kept for one window from their
+  // start; a counter's reservation is a lease renewed while its call runs, until it is counted.
   const counted = windowMs === undefined || algorithm === "fixed";
-  const settleOptions = { ttlMs: holdMs };
+  const settleOptions = { ttlMs: windowMs ?? retentionMs };
+  const settings: ReservationSettings = {
+    leaseMs: counted ? defaultLeaseMs : (windowMs as number),
+    retryMs: defaultRetryMs,
+    // A slot whose release or count was given up stays taken until its lease or window ends: the safe way to be wrong.
+    onGiveUp: () => {},
+    renew: counted,
+  };
 
   /** Take this attempt's slot, run the inside, then keep the slot or give it back (see `Tally`). */
   const countAttempt = async (ctx: HookContext<any>, next: () => Promise<Outcome<unknown>>, tally: Tally): Promise<Reject | Outcome<unknown>> => {
@@ -178,17 +194,18 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
       return refuse(ctx, name, `${name} cannot count this call: ${missingScope(scope, tenant)}`);
     }
     const id = `${idPrefix}${++idSeq}`;
-    let admitted: boolean;
+    let slot: Reservation | undefined;
     try {
-      admitted = (await ctx.store.reserve(key, id, 1, limit, holdMs)).ok;
+      slot = (await Reservation.take(ctx, key, id, 1, limit, settings)).hold;
     } catch (error) {
       tally.refusals++; // a store that fails refuses (closed) as surely as a limit used up
       throw error;
     }
-    if (!admitted) {
+    if (slot === undefined) {
       tally.refusals++;
       return refuse(ctx, name, refusal.replace("%WHAT%", () => what(ctx)));
     }
+    if (scope === "run") runKeys.get(`${name}\n${ctx.runId}`)?.add(key);
     const { refusals, reached } = tally;
     let answer: Outcome<unknown> | undefined;
     try {
@@ -197,28 +214,14 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
       // Refused inside: this attempt's own answer is a limit's refusal, a limit inside refused, and
       // no attempt got through meanwhile. The answer matters when one call runs two attempts at once
       // (a timed hook gave up on one, a retry outside started another): a sibling's refusal is not ours.
-      if (isRefusal(answer) && tally.refusals > refusals && tally.reached === reached) await giveBack(ctx, key, id);
+      // Refused inside, the attempt never reached the tool (model), so it takes no slot; otherwise it
+      // is counted in the counter (a sliding window's entry already counts). Bookkeeping that fails
+      // is retried in the background and never turns the call, which ran, into a failure.
+      if (isRefusal(answer) && tally.refusals > refusals && tally.reached === reached) await slot.release();
       else {
         tally.reached++;
-        if (counted) await keep(ctx, key, id);
+        if (counted) await slot.settle(1, settleOptions);
       }
-    }
-  };
-  /** Refused inside: the attempt never reached the tool (model), so it takes no slot. */
-  const giveBack = async (ctx: HookContext<any>, key: string, id: string): Promise<void> => {
-    try {
-      await ctx.store.release(key, id);
-    } catch {
-      // A release that fails leaves the slot taken until it expires: the safe way to be wrong.
-    }
-  };
-  /** The attempt got past the limits inside: count it in the counter (a sliding window's entry already counts). */
-  const keep = async (ctx: HookContext<any>, key: string, id: string): Promise<void> => {
-    try {
-      await ctx.store.settle(key, id, 1, settleOptions);
-    } catch {
-      // The reservation stays and counts until it expires: nothing is lost, and the call, which
-      // ran, is not turned into a failure by bookkeeping.
     }
   };
 
@@ -253,7 +256,24 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
     ...shared,
     around: countInCall,
   });
-  if (point === "modelCall") return { name, hooks: { modelCall: count(name, priority) } };
+  // A count per run ends with its run: the keys this run counted in are deleted when it settles.
+  const forget: Hook<any, any, "gate"> = {
+    name,
+    priority,
+    around: async (ctx, next) => {
+      const slot = `${name}\n${ctx.runId}`;
+      if (runKeys.has(slot)) return next(); // a run nested under the same id: the outer one deletes
+      const keys = new Set<string>();
+      runKeys.set(slot, keys);
+      try {
+        return await forgetAfter(ctx, next, () => keys);
+      } finally {
+        runKeys.delete(slot);
+      }
+    },
+  };
+  const onRun = scope === "run" ? { run: forget } : {};
+  if (point === "modelCall") return { name, hooks: { modelCall: count(name, priority), ...onRun } };
   // On toolCall, a check that takes nothing: the count is taken innermost (see the module doc).
   const check: Hook<any, any, any> = {
     name,
@@ -266,5 +286,5 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
       return refuse(ctx, name, refusal.replace("%WHAT%", () => what(ctx)));
     },
   };
-  return { name, hooks: { toolCall: [check, count(`${name}:count`, countPriority)] } };
+  return { name, hooks: { toolCall: [check, count(`${name}:count`, countPriority)], ...onRun } };
 };

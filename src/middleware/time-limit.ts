@@ -4,7 +4,6 @@
  * steps without a `run` starts it on the first step. The start time lives in the `StateStore`
  * under the run's id. It does not cut a step short: combine it with a run `timeoutMs` for that.
  */
-import { Continue } from "../core/action.ts";
 import type { HookContext } from "../core/context.ts";
 import type { Hook } from "../core/hook.ts";
 import { Priority } from "../core/priority.ts";
@@ -12,6 +11,7 @@ import type { RunInput, RunResult, StepInput, StepResult } from "../agent/types.
 import type { Middleware } from "./apply.ts";
 import { runKey, stopRun } from "./guard-common.ts";
 import { functionOption, nameOption, numberOption } from "./options.ts";
+import { forgetAfter } from "./run-state.ts";
 
 /**
  * Options of `timeLimit`.
@@ -47,9 +47,10 @@ export const timeLimit = (options: TimeLimitOptions = {}): Middleware => {
   const onRun: Hook<RunInput, RunResult, "gate"> = {
     name,
     priority,
-    before: async (_input, ctx) => {
+    // The start is deleted when the run settles, so finished runs leave nothing in the store.
+    around: async (ctx, next) => {
       await start(ctx);
-      return Continue;
+      return forgetAfter(ctx, next, () => [runKey(name, ctx)]);
     },
   };
   const onStep: Hook<StepInput, StepResult, "observe"> = {

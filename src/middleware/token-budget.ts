@@ -2,8 +2,8 @@
  * `tokenBudget`: stop a run once its model calls used `max` tokens (input plus output, summed
  * over every step, as seed 000's TokenUsageLimitHook counts), checked before each step. The
  * running total lives in the `StateStore` under the run's id, added after each step with an
- * atomic `incr`, so parallel sub-steps and other processes see one total. A step whose model
- * stream failed part-way counts what it streamed.
+ * atomic `incr`, so parallel sub-steps and other processes see one total, and deleted when the run
+ * point settles (see run-state.ts). A step whose model stream failed part-way counts what it streamed.
  */
 import type { Hook } from "../core/hook.ts";
 import { Priority } from "../core/priority.ts";
@@ -12,6 +12,7 @@ import type { Middleware } from "./apply.ts";
 import { spentBy } from "./budget.ts";
 import { guardRetentionMs, runKey, stopRun } from "./guard-common.ts";
 import { integerOption, nameOption, numberOption } from "./options.ts";
+import { forgetAfterRun } from "./run-state.ts";
 
 /**
  * Options of `tokenBudget`.
@@ -58,5 +59,5 @@ export const tokenBudget = (options: TokenBudgetOptions = {}): Middleware => {
       return outcome;
     },
   };
-  return { name, hooks: { step: hook } };
+  return { name, hooks: { step: hook, run: forgetAfterRun(name, priority, (ctx) => [runKey(name, ctx)]) } };
 };

@@ -10,6 +10,8 @@ import { Continue, Reject } from "../core/action.ts";
 import type { HookContext } from "../core/context.ts";
 import type { Hook } from "../core/hook.ts";
 import { compileMatcher } from "../core/match/matcher.ts";
+import { pathSettings } from "../core/match/path-rule.ts";
+import type { PathOptions } from "../core/match/types.ts";
 import { Priority } from "../core/priority.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
@@ -50,6 +52,11 @@ export interface ToolPolicyOptions extends ToolRules {
    * is seen (B4). Default: a process warning.
    */
   readonly onUnknownTool?: (notice: UnknownTool) => void;
+  /**
+   * How path rules read paths: the working directory of calls (the run's `metadata.cwd` wins), the
+   * project directory relative rules are read against, symbolic links, case (see `PathOptions`).
+   */
+  readonly paths?: PathOptions;
   readonly name?: string;
   readonly priority?: number;
 }
@@ -93,13 +100,19 @@ export const toolPolicy = (options: ToolPolicyOptions): Middleware => {
   const name = nameOption("toolPolicy", options.name);
   const priority = numberOption(name, "priority", options.priority ?? Priority.guard, -Number.MAX_VALUE);
   const roleKey = options.roleKey ?? "roles";
+  const paths = options.paths;
+  try {
+    if (paths !== undefined) pathSettings(paths);
+  } catch (error) {
+    throw new TypeError(`${name}: ${(error as Error).message}`);
+  }
   const compile = (rules: ToolRules | undefined, where: string): CompiledRules => {
     if (rules !== undefined && (typeof rules !== "object" || rules === null)) throw new TypeError(`${name}: ${where} must be an object { allow?, deny? }`);
     for (const side of ["allow", "deny"] as const)
       if (rules?.[side] !== undefined && !Array.isArray(rules[side])) throw new TypeError(`${name}: ${where}.${side} must be a list of rules`);
     return {
-      allow: compileAllowRules(rules?.allow ?? [], name),
-      deny: compileDenyRules(rules?.deny ?? [], name),
+      allow: compileAllowRules(rules?.allow ?? [], name, paths),
+      deny: compileDenyRules(rules?.deny ?? [], name, paths),
       hasAllow: rules?.allow !== undefined,
     };
   };
@@ -137,14 +150,15 @@ export const toolPolicy = (options: ToolPolicyOptions): Middleware => {
       return blocked(`metadata.${roleKey} must be a string or a list of strings, so the caller's roles are unknown`);
     const mine = held === undefined ? [] : typeof held === "string" ? [held] : (held as readonly string[]);
     const c = call as ToolCall;
-    const denied = global.deny(c);
+    const meta = ctx.metadata;
+    const denied = global.deny(c, meta);
     if (denied !== undefined) return blocked(`it matches deny rule "${denied}"`);
     for (const role of mine) {
-      const rule = roles.get(role)?.deny(c);
+      const rule = roles.get(role)?.deny(c, meta);
       if (rule !== undefined) return blocked(`it matches deny rule "${rule}" of role "${role}"`);
     }
-    if (global.allow(c) !== undefined) return Continue;
-    for (const role of mine) if (roles.get(role)?.allow(c) !== undefined) return Continue;
+    if (global.allow(c, meta) !== undefined) return Continue;
+    for (const role of mine) if (roles.get(role)?.allow(c, meta) !== undefined) return Continue;
     seeUnknown(String(c.name));
     if (fallback === "allow") return Continue;
     const who = mine.length === 0 ? "the caller has no roles" : `roles: ${mine.join(", ")}`;

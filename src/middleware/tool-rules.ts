@@ -8,30 +8,37 @@
  *   command, a command name computed at run time, a URL that does not parse) and when ANY simple
  *   command of a compound one matches: nothing hides behind `&&` or `sudo`;
  * - an allow rule with a condition allows only what it understands: every simple command of a
- *   shell call (wrappers and `bash -c` scripts included) must be covered by some allow rule, and a
- *   command with `$VAR`, `$(…)` or backticks, or that cannot be read, is never allowed by a
- *   condition (only by the bare tool name). So `Bash(git *)` does not allow `git status && rm -rf /`.
+ *   shell call (wrappers and `bash -c` scripts included) must be covered by some allow rule; a word
+ *   computed at run time (`$VAR`, `$(…)`, a glob) is accepted only by a rule that names nothing but
+ *   the command (`Bash(echo *)`), and a command that cannot be read or is opaque is never allowed
+ *   by a condition (only by the bare tool name). So `Bash(git *)` does not allow `git status && rm -rf /`.
  * The detail comes from `toolDetails`, which may give several strings for a tool whose field is not
  * known (the model writes the input, so any could be the one the tool reads): a deny condition
  * matches when ANY of them does, an allow condition holds only when EVERY one does.
+ *
+ * Path conditions (`Read(…)`, `Edit(src/**)`, any `Name(path glob)`) are read as `path-rule.ts`
+ * says: paths normalised against the call's working directory (the run's `metadata.cwd`, else
+ * `paths.cwd`, else `process.cwd()`), rules against the project directory; `Read(…)` covers every
+ * tool that reads files and `Edit(…)`/`Write(…)` every tool that writes them.
  */
-import { SHELL_TOOLS, compileCondition } from "../core/match/condition.ts";
+import { SHELL_TOOLS, compileCondition, compileShellPattern, type ShellPattern } from "../core/match/condition.ts";
 import { compileMatcher } from "../core/match/matcher.ts";
+import { compilePathRule, pathSettings } from "../core/match/path-rule.ts";
 import { analyseShell } from "../core/match/shell.ts";
-import type { MatchSpec } from "../core/match/types.ts";
-import { wildcard } from "../core/match/wildcard.ts";
+import { coveredTools } from "../core/match/tool-families.ts";
+import type { MatchSpec, PathOptions } from "../core/match/types.ts";
 import { toolDetails } from "../agent/points.ts";
 import type { ToolCall } from "../agent/types.ts";
 
-/** One allow or deny rule: a matcher pattern or a function of the tool name and call. */
+/** One allow or deny rule: a matcher pattern, a compiled `Matcher`, or a function of the tool name and call. */
 export type ToolRule = MatchSpec<ToolCall>;
 
-/** Which rule decided, as written, for the reason the model reads. */
-export type RuleTest = (call: ToolCall) => string | undefined;
+/** Which rule decided, as written, for the reason the model reads; `metadata` is the run's (its `cwd` is the call's working directory). */
+export type RuleTest = (call: ToolCall, metadata?: Readonly<Record<string, unknown>>) => string | undefined;
 
 const conditioned = /^([A-Za-z0-9_-]+)\((.*)\)$/s;
 
-const sourceOf = (rule: ToolRule): string => (typeof rule === "function" ? `function ${rule.name || "(anonymous)"}` : rule);
+const sourceOf = (rule: ToolRule): string => (typeof rule === "function" ? `function ${rule.name || "(anonymous)"}` : typeof rule === "string" ? rule : rule.source);
 
 /**
  * The deny side: the first rule that matches the call (as the core's matcher reads it), or `undefined`.
@@ -39,19 +46,18 @@ const sourceOf = (rule: ToolRule): string => (typeof rule === "function" ? `func
  * @example
  * compileDenyRules(["Bash(rm *)"], "policy")({ id: "1", name: "Bash", input: { command: "ls && rm -rf /" } }) // "Bash(rm *)"
  */
-export const compileDenyRules = (rules: readonly ToolRule[], owner: string): RuleTest => {
-  const matchers = rules.map((rule) => ({
-    source: sourceOf(rule),
-    matcher: compileMatcher(rule, owner),
-    // Only a `Name(pattern)` condition reads the detail; a function rule runs once per call.
-    perDetail: typeof rule === "string" && conditioned.test(rule),
-  }));
-  return (call) => {
+export const compileDenyRules = (rules: readonly ToolRule[], owner: string, paths?: PathOptions): RuleTest => {
+  const matchers = rules.map((rule) => {
+    const matcher = compileMatcher(rule, owner, paths === undefined ? undefined : { paths });
+    // Only a condition reads the detail; a function rule runs once per call.
+    return { source: sourceOf(rule), matcher, perDetail: typeof rule === "string" ? conditioned.test(rule) : matcher.needsInput && matcher.needsSubject };
+  });
+  return (call, metadata) => {
     let details: string[] | undefined;
     const all = (): string[] => (details ??= toolDetails(call));
     return matchers.find(({ matcher, perDetail }) => {
-      if (!perDetail || all().length <= 1) return matcher.test(call.name, call, () => all()[0]);
-      return all().some((d) => matcher.test(call.name, call, () => d));
+      if (!perDetail || all().length <= 1) return matcher.test(call.name, call, () => all()[0], metadata);
+      return all().some((d) => matcher.test(call.name, call, () => d, metadata));
     })?.source;
   };
 };
@@ -59,7 +65,7 @@ export const compileDenyRules = (rules: readonly ToolRule[], owner: string): Rul
 interface ShellAllow {
   readonly source: string;
   readonly tool: string;
-  readonly test: (command: string) => boolean;
+  readonly pattern: ShellPattern;
 }
 
 /**
@@ -70,37 +76,50 @@ interface ShellAllow {
  * allowed({ id: "1", name: "Bash", input: { command: "git status && npm test" } }) // "Bash(git *), Bash(npm test)"
  * allowed({ id: "2", name: "Bash", input: { command: "git status && rm -rf /" } }) // undefined
  */
-export const compileAllowRules = (rules: readonly ToolRule[], owner: string): RuleTest => {
-  const whole: { source: string; test: (call: ToolCall) => boolean }[] = [];
+export const compileAllowRules = (rules: readonly ToolRule[], owner: string, paths?: PathOptions): RuleTest => {
+  const whole: { source: string; test: (call: ToolCall, metadata?: Readonly<Record<string, unknown>>) => boolean }[] = [];
   const shell: ShellAllow[] = [];
   for (const rule of rules) {
     const source = sourceOf(rule);
-    const matcher = compileMatcher(rule, owner); // validates every rule with the core's messages
+    const matcher = compileMatcher(rule, owner, paths === undefined ? undefined : { paths }); // validates every rule with the core's messages
     const parts = typeof rule === "string" ? conditioned.exec(rule) : null;
     if (parts === null || parts[2]!.trim() === "*") {
-      // No condition here (a name, `Name(*)`, a RegExp or a function): the detail is not read.
-      whole.push({ source, test: (call) => matcher.test(call.name, call, () => toolDetails(call)[0]) });
+      // No condition here (a name, `Name(*)`, a RegExp, a compiled matcher or a function): the detail is not read.
+      // A compiled matcher with a condition is a deny reading, which matches what it cannot read: it cannot allow.
+      if (typeof rule === "object" && rule.needsInput && rule.needsSubject)
+        throw new TypeError(`${owner}: allow rule "${rule.source}" is a compiled matcher with a condition; give it as a string (with options.paths) so it is read as an allow`);
+      whole.push({ source, test: (call, metadata) => matcher.test(call.name, call, () => toolDetails(call)[0], metadata) });
       continue;
     }
     const tool = parts[1]!;
     const pattern = parts[2]!;
-    if (SHELL_TOOLS.has(tool)) shell.push({ source, tool, test: shellPattern(pattern) });
-    else {
+    if (SHELL_TOOLS.has(tool)) shell.push({ source, tool, pattern: compileShellPattern(pattern) });
+    else if (pattern.startsWith("domain:")) {
       const condition = compileCondition(tool, pattern);
-      const domain = pattern.startsWith("domain:");
       whole.push({
         source,
         test: (call) => {
           if (call.name !== tool) return false;
           const details = toolDetails(call);
           // The core's domain condition matches a URL it cannot parse (deny-safe); an allow must not.
-          return details.length > 0 && details.every((d) => (!domain || parsesAsUrl(d)) && condition(d));
+          return details.length > 0 && details.every((d) => parsesAsUrl(d) && condition(d));
+        },
+      });
+    } else {
+      const path = compilePathRule(pattern, pathSettings(paths));
+      const family = coveredTools(tool);
+      whole.push({
+        source,
+        test: (call, metadata) => {
+          if (!family.has(call.name)) return false;
+          const details = toolDetails(call);
+          return details.length > 0 && details.every((d) => path.allows(d, { subject: call.name, input: call, metadata }));
         },
       });
     }
   }
-  return (call) => {
-    const hit = whole.find((w) => w.test(call));
+  return (call, metadata) => {
+    const hit = whole.find((w) => w.test(call, metadata));
     if (hit !== undefined) return hit.source;
     const mine = shell.filter((s) => s.tool === call.name);
     if (mine.length === 0) return undefined;
@@ -108,32 +127,22 @@ export const compileAllowRules = (rules: readonly ToolRule[], owner: string): Ru
     if (commands.length === 0) return undefined;
     const used = new Set<string>();
     for (const command of commands) {
+      // Every command bash could run must be known and covered; a word computed at run time is
+      // acceptable only to a rule that names nothing but the command (`git *`).
       const analysis = analyseShell(command);
-      if (analysis === undefined || analysis.opaque || analysis.dynamic || analysis.commands.length === 0) return undefined;
-      for (const c of analysis.commands) {
-        const by = mine.find((s) => s.test(c));
+      if (analysis === undefined || analysis.opaque) return undefined;
+      let covered = 0;
+      for (const c of analysis.calls) {
+        if (c.role !== "command") continue;
+        const by = mine.find((s) => s.pattern.test(c.text) && (c.literal || s.pattern.nameOnly));
         if (by === undefined) return undefined;
         used.add(by.source);
+        covered++;
       }
+      if (covered === 0) return undefined;
     }
     return [...used].join(", ");
   };
-};
-
-/**
- * Claude Code's Bash rule syntax on one simple command: `*` matches anything, a trailing ` *`
- * also matches the bare command (`rm *` matches `rm`, not `rmdir`), a trailing `:*` is a prefix.
- */
-const shellPattern = (pattern: string): ((command: string) => boolean) => {
-  const p = pattern.replace(/\s+/g, " ").trim();
-  const text = (q: string) => (c: string) => wildcard(q, c, (a) => a === "*", (a, ch) => a === ch);
-  if (p.endsWith(":*")) return text(`${p.slice(0, -2)}*`);
-  if (p.endsWith(" *")) {
-    const whole = text(p);
-    const bare = text(p.slice(0, -2));
-    return (c) => whole(c) || bare(c);
-  }
-  return text(p);
 };
 
 const parsesAsUrl = (detail: string): boolean => hostOf(detail) !== undefined || (!detail.includes("://") && hostOf(`https://${detail}`) !== undefined);

@@ -29,9 +29,14 @@ export const createClient = (connection: string | RedisOptions, timeoutMs: numbe
     autoResendUnfulfilledCommands: false,
     commandTimeout: timeoutMs,
   };
+  // So that admission recovers within a second of the server returning (options passed in win):
+  // try to reconnect at least every half second (ioredis waits up to 2 s by default), and check
+  // again every 100 ms whether a server still loading its data is ready (ioredis waits its whole
+  // loading estimate, a second or more).
+  const defaults: RedisOptions = { connectTimeout: timeoutMs, retryStrategy: (times: number) => Math.min(times * 50, 500), maxLoadingRetryTime: 100 };
   const client = typeof connection === "string"
-    ? new ioredis.Redis(connection, { connectTimeout: timeoutMs, ...safety })
-    : new ioredis.Redis({ connectTimeout: timeoutMs, ...connection, ...safety });
+    ? new ioredis.Redis(connection, { ...defaults, ...safety })
+    : new ioredis.Redis({ ...defaults, ...connection, ...safety });
   // Errors surface through the operations that fail; without a listener ioredis prints each one.
   // ioredis reports a failed SELECT only here and goes on in database 0: remember it, so that
   // operations refuse that connection rather than read and write another database's keys.
@@ -132,10 +137,14 @@ export const withTimeout = <T>(promise: Promise<T>, timeoutMs: number): Promise<
 /** Reply errors that mean "the server cannot serve now", not "the request was wrong". */
 const transient = /^(LOADING|BUSY|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|OOM|NOREPLICAS|MISCONF)\b/;
 
+/** What ioredis says when it refuses to send a command because the connection is not up. */
+const notSent = /Stream isn't writeable|enableOfflineQueue/;
+
 /**
  * Map what ioredis threw to the store's contract: our scripts' own refusals become `TypeError` or
  * `RangeError`, other server replies `StateStoreError`, everything else (refused connection,
- * timeout, closed stream) `StoreUnavailableError`.
+ * timeout, closed stream) `StoreUnavailableError`. A command that was sent and got no answer (a
+ * timeout, a connection lost meanwhile) may have run: its error says so (`mayHaveRun`).
  *
  * @example
  * try { await client.get("k"); } catch (error) { throw toStoreError(error); }
@@ -151,5 +160,5 @@ export const toStoreError = (error: unknown): Error => {
     if (transient.test(text)) return new StoreUnavailableError(`Redis cannot serve now: ${text}`, { cause: error });
     return new StateStoreError(`Redis refused the command: ${text}`, { cause: error });
   }
-  return new StoreUnavailableError(`Redis is unavailable: ${message}`, { cause: error });
+  return new StoreUnavailableError(`Redis is unavailable: ${message}`, { cause: error, mayHaveRun: !notSent.test(message) });
 };

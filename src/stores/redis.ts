@@ -6,7 +6,7 @@
  */
 import type { Redis, RedisOptions } from "ioredis";
 import {
-  checkAmount, checkDelta, checkKey, checkTtl, encodeValue, StateStoreError,
+  checkAmount, checkDelta, checkKey, checkTtl, encodeValue, settledIdsKeptMs, StateStoreError,
   type Admission, type SetOptions, type StateStore,
 } from "../core/state.ts";
 import { integerOption } from "../middleware/options.ts";
@@ -151,12 +151,19 @@ export class RedisStore implements StateStore {
     return admission(await this.#script("reserve", ...keys, id, amount, limit, ttlMs));
   }
 
+  async renew(key: string, id: string, ttlMs: number): Promise<boolean> {
+    const [, h, x] = this.#keys(key);
+    checkKey(id);
+    checkTtl(ttlMs);
+    return Number(await this.#script("renew", h, x, id, ttlMs)) === 1;
+  }
+
   async settle(key: string, id: string, actual: number, options: SetOptions = {}): Promise<number> {
     const keys = this.#keys(key);
     checkKey(id);
     checkAmount("actual", actual);
     const ttl = options.ttlMs === undefined ? "" : checkTtl(options.ttlMs);
-    return Number(await this.#script("settle", ...keys, id, actual, ttl));
+    return Number(await this.#script("settle", ...keys, id, actual, ttl, settledIdsKeptMs));
   }
 
   async release(key: string, id: string): Promise<void> {
@@ -166,7 +173,8 @@ export class RedisStore implements StateStore {
   }
 
   async used(key: string): Promise<number> {
-    return Number(await this.#script("used", ...this.#keys(key)));
+    const [settled, reserved] = (await this.#script("used", ...this.#keys(key))) as [number, number];
+    return Number(settled) + Number(reserved);
   }
 
   scope(prefix: string): RedisStore {
@@ -239,8 +247,8 @@ export class RedisStore implements StateStore {
   }
 }
 
-/** Read a script's `{ ok, used }` pair. */
+/** Read a script's `{ admitted, settled, reserved }` answer. */
 const admission = (reply: unknown): Admission => {
-  const [ok, used] = reply as [number, number];
-  return { ok: ok === 1, used: Number(used) };
+  const [ok, settled, reserved] = (reply as [number, number, number]).map(Number) as [number, number, number];
+  return { ok: ok === 1, used: settled + reserved, settled, reserved };
 };

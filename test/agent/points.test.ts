@@ -26,17 +26,24 @@ describe("toolDetails", () => {
     expect(toolDetails(call("Read", { file_path: "/etc/shadow", command: "src/x" }))).toEqual(["/etc/shadow"]);
   });
 
-  it("counts a Glob pattern that reaches outside its path, so a deny rule on that path still sees it", () => {
+  it("reads a search (Grep, Glob, LS) as one glob: its directory, read literally, then its file pattern", () => {
     expect(toolDetails(call("Glob", { pattern: "/etc/*" }))).toEqual(["/etc/*"]);
-    expect(toolDetails(call("Glob", { pattern: "../secrets/*", path: "src" }))).toEqual(["src", "../secrets/*"]);
-    expect(toolDetails(call("Glob", { pattern: "~/.ssh/*", path: "src" }))).toEqual(["src", "~/.ssh/*"]);
-    expect(toolDetails(call("Glob", { pattern: "./../../etc/*", path: "src" }))).toEqual(["src", "./../../etc/*"]);
-    expect(toolDetails(call("Glob", { pattern: "x/../../../etc/*", path: "src" }))).toEqual(["src", "x/../../../etc/*"]);
-    expect(toolDetails(call("Glob", { pattern: "{..,x}/secrets/*", path: "src" }))).toEqual(["src", "{..,x}/secrets/*"]);
-    expect(toolDetails(call("Glob", { pattern: "{/etc,x}/passwd", path: "src" }))).toEqual(["src", "{/etc,x}/passwd"]);
-    // A relative pattern searches under its path: the path alone decides, as it did before.
-    expect(toolDetails(call("Glob", { pattern: "**/*.ts", path: "src" }))).toEqual(["src"]);
-    expect(toolDetails(call("Glob", { pattern: "**/*.ts" }))).toEqual(["**/*.ts"]);
+    expect(toolDetails(call("Glob", { pattern: "../secrets/*", path: "src" }))).toEqual(["src/../secrets/*"]);
+    expect(toolDetails(call("Glob", { pattern: "~/.ssh/*", path: "src" }))).toEqual(["~/.ssh/*"]);
+    expect(toolDetails(call("Glob", { pattern: "x/../../../etc/*", path: "src" }))).toEqual(["src/x/../../../etc/*"]);
+    expect(toolDetails(call("Glob", { pattern: "**/*.ts", path: "src" }))).toEqual(["src/**/*.ts"]);
+    expect(toolDetails(call("Glob", { pattern: "**/*.ts" }))).toEqual(["./**/*.ts"]);
+    expect(toolDetails(call("Glob", { pattern: "*", path: "a*b[1]" }))).toEqual(["a[*]b[[]1[]]/*"]);
+    expect(toolDetails(call("Grep", { pattern: "TODO", glob: "*.env" }))).toEqual(["./**/*.env"]);
+    expect(toolDetails(call("Grep", { pattern: "TODO", path: "/etc", glob: "ssh/*" }))).toEqual(["/etc/ssh/*"]);
+    expect(toolDetails(call("LS", { path: "/etc" }))).toEqual(["/etc"]);
+    expect(toolDetails(call("LS", {}))).toEqual(["."]);
+  });
+
+  it("expands a Glob pattern's braces, so an absolute alternative stands on its own", () => {
+    expect(toolDetails(call("Glob", { pattern: "{/etc,x}/passwd", path: "src" }))).toEqual(["{/etc/passwd,src/x/passwd}"]);
+    expect(toolDetails(call("Glob", { pattern: "**/*.{ts,tsx}", path: "src" }))).toEqual(["{src/**/*.ts,src/**/*.tsx}"]);
+    expect(toolDetails(call("Glob", { pattern: "{..,x}/secrets/*", path: "src" }))).toEqual(["src/{..,x}/secrets/*"]);
   });
 });
 
@@ -49,7 +56,7 @@ describe("a tool input field that is present but not a string", () => {
   it("is a detail that cannot be read, not a missing one", () => {
     expect(toolDetails(call("Bash", { command: ["rm", "-rf", "/"] }))).toEqual([UNREADABLE_DETAIL]);
     expect(toolDetails(call("mcp__x", { path: "src", query: 5 }))).toEqual(["src", UNREADABLE_DETAIL]);
-    expect(toolDetails(call("Glob", { path: "src", pattern: ["/etc/*"] }))).toEqual(["src", UNREADABLE_DETAIL]);
+    expect(toolDetails(call("Glob", { path: "src", pattern: ["/etc/*"] }))).toEqual([UNREADABLE_DETAIL]);
     expect(toolDetails(call("Bash", {}))).toEqual([]);
     expect(toolDetails(call("Bash", { command: null }))).toEqual([]);
   });

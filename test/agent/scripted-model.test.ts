@@ -57,3 +57,36 @@ describe("the scripted model", () => {
     expect(response.usage).toEqual({ inputTokens: 2, outputTokens: 2 });
   });
 });
+
+describe("the scripted model's record of requests", () => {
+  it("keeps the latest 100 requests by default and counts every one", async () => {
+    const model = createScriptedModel({ turns: [], whenDone: "ok" });
+    for (let i = 0; i < 250; i++) await model.generate(request(`r${i}`), {});
+    expect(model.requestCount).toBe(250);
+    expect(model.requests).toHaveLength(100);
+    expect(model.modes).toHaveLength(100);
+    expect(model.requests[0]!.messages[0]!.content).toBe("r150");
+    expect(model.requests.at(-1)!.messages[0]!.content).toBe("r249");
+  });
+
+  it("keeps as many as keepRequests says, none with 0 and all with Infinity", async () => {
+    for (const [keepRequests, kept] of [[0, 0], [3, 3], [Number.POSITIVE_INFINITY, 10]] as const) {
+      const model = createScriptedModel({ turns: [], whenDone: "ok", keepRequests });
+      for (let i = 0; i < 10; i++) await collect(model.stream(request(`r${i}`), {}));
+      expect([model.requests.length, model.modes.length, model.requestCount]).toEqual([kept, kept, 10]);
+      if (kept > 0) expect(model.requests.at(-1)!.messages[0]!.content).toBe("r9");
+    }
+  });
+
+  it("numbers requests by all it received in the error when its script runs out", async () => {
+    const model = createScriptedModel({ turns: ["one"], keepRequests: 0 });
+    await model.generate(request(), {});
+    await expect(model.generate(request(), {})).rejects.toThrow(/no turn left for request #2/);
+  });
+
+  it("refuses a keepRequests that is not a whole number of at least 0, naming the option", () => {
+    for (const keepRequests of [-1, 1.5, Number.NaN, "5" as never]) {
+      expect(() => createScriptedModel({ turns: [], keepRequests })).toThrow(/createScriptedModel: keepRequests must be an integer of at least 0 or Infinity/);
+    }
+  });
+});

@@ -37,9 +37,8 @@ describe("the same handler in two settings files", () => {
     expect([await runsFor("Write"), await runsFor("mcp__memory__save"), await runsFor("NotebookEdit"), await runsFor("Read")]).toEqual([1, 1, 0, 0]);
   });
 
-  it("reads each copy's back-references within that copy, as when it stands alone", async () => {
-    const { runsFor } = twoLayers("(x)\\1", "(y)\\1");
-    expect([await runsFor("xx"), await runsFor("yy"), await runsFor("y"), await runsFor("x")]).toEqual([1, 1, 0, 0]);
+  it("refuses a copy whose matcher uses a back-reference (matchers run in linear time), naming that copy's file and pointer", () => {
+    expect(() => twoLayers("Bash", "(y)\\1")).toThrow(/^project\.json: \/hooks\/PreToolUse\/0\/matcher: .*back-reference/);
   });
 
   it("loads two copies whose matchers use the same group name", async () => {

@@ -5,6 +5,7 @@ import { withMiddleware } from "../../src/middleware/apply.ts";
 import type { ModelStreamError } from "../../src/agent/stream/errors.ts";
 import { budget } from "../../src/middleware/budget.ts";
 import { LimitExceededError } from "../../src/middleware/errors.ts";
+import { StoreUnavailableError } from "../../src/stores/errors.ts";
 import { failingStore, runAgent } from "./harness.ts";
 
 const request: ModelRequest = { model: "m", messages: [], maxOutputTokens: 100 };
@@ -40,7 +41,7 @@ describe("budget: reserve, settle, refund", () => {
     let called = false;
     const outcome = await stack.run("modelCall", request, () => { called = true; return answer(1, 1); });
     expect(limited(outcome)).toBe(true);
-    expect(outcome._tag === "Failed" && (outcome.error as Error).message).toBe("Budget exhausted (budget): 100 of 150 tokens used, and this call may need up to 100");
+    expect(outcome._tag === "Failed" && (outcome.error as Error).message).toBe("Budget exhausted (budget): 100 of 150 tokens spent, and this call may need up to 100");
     expect(called).toBe(false);
   });
 
@@ -58,7 +59,7 @@ describe("budget: reserve, settle, refund", () => {
     await store.incr("budget:global", 500);
     const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 500 }));
     const outcome = await stack.run("run", { prompt: "hi", messages: [] }, () => ({ text: "", steps: 0, usage: { inputTokens: 0, outputTokens: 0 }, finishReason: "stop" as const, messages: [] }));
-    expect(outcome).toEqual({ _tag: "Rejected", by: "budget", reason: "Budget exhausted (budget): 500 of 500 tokens used" });
+    expect(outcome).toEqual({ _tag: "Rejected", by: "budget", reason: "Budget exhausted (budget): 500 of 500 tokens spent" });
   });
 
   it("resets after its window, which starts at the first use", async () => {
@@ -193,19 +194,125 @@ describe("budget: when the store fails", () => {
     expect(called).toBe(false);
   });
 
-  it("keeps the answer when settling fails after the call, and warns that the hold will expire", async () => {
+  it("keeps the answer when settling fails after the call and its retries, and warns that the hold will expire", async () => {
     const warned: string[] = [];
-    const stack = withMiddleware(createAgentStack({ store: failingStore(["settle"]) }), budget({ limit: 100, onAccountingError: (e, what) => void warned.push(`${what}: ${(e as Error).message}`) }));
+    const stack = withMiddleware(createAgentStack({ store: failingStore(["settle"]) }), budget({ limit: 100, retryAccountingMs: 300, onAccountingError: (e, what) => void warned.push(`${what}: ${(e as Error).message}`) }));
     const outcome = await stack.run("modelCall", request, () => answer(1, 1));
     expect(outcome._tag).toBe("Completed");
+    expect(warned).toEqual([]);
+    await stack.flush();
     expect(warned).toEqual(["settle: redis unreachable (settle)"]);
   });
 
   it("warns through process.emitWarning by default", async () => {
     const emit = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
-    const stack = withMiddleware(createAgentStack({ store: failingStore(["release"]) }), budget({ limit: 100 }));
+    const stack = withMiddleware(createAgentStack({ store: failingStore(["release"]) }), budget({ limit: 100, retryAccountingMs: 0 }));
     await stack.run("modelCall", request, () => { throw new Error("boom"); });
+    await stack.flush();
     expect(emit).toHaveBeenCalledWith(expect.stringContaining("budget: could not release a reservation"), "AgentOnionBudgetWarning");
+  });
+});
+
+/**
+ * A MemoryStore whose listed methods fail the first `times` times as a Redis timeout does: the
+ * answer is lost, and the command ran (`ran: true`, the default) or not.
+ */
+const answerLost = (methods: readonly (keyof StateStore)[], times = 1, base: StateStore = new MemoryStore(), ran = true): StateStore => {
+  const left = new Map<string, number>(methods.map((m) => [m, times]));
+  return new Proxy(base, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof value !== "function") return value;
+      return async (...args: unknown[]) => {
+        const n = left.get(String(prop)) ?? 0;
+        if (n > 0) left.set(String(prop), n - 1);
+        const result: unknown = n === 0 || ran ? await (value as (...a: unknown[]) => unknown).apply(target, args) : undefined;
+        if (n === 0) return result;
+        throw new StoreUnavailableError("Redis is unavailable: Command timed out", { mayHaveRun: true });
+      };
+    },
+  });
+};
+
+describe("budget: reservations that cannot outlive their call", () => {
+  it("states what was really spent and what calls under way hold when it refuses", async () => {
+    const store = new MemoryStore();
+    const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 1_000 }));
+    await stack.run("modelCall", request, () => answer(500, 245));
+    let release!: () => void;
+    const running = stack.run("modelCall", request, () => new Promise<ModelResponse>((r) => (release = () => r(answer(50, 50)))));
+    await new Promise((r) => setTimeout(r, 5));
+    const refused = await stack.run("modelCall", { ...request, maxOutputTokens: 200 }, () => answer(1, 1));
+    expect(refused._tag === "Failed" && (refused.error as Error).message).toBe("Budget exhausted (budget): 745 of 1000 tokens spent, 100 reserved by calls under way, and this call may need up to 200");
+    release();
+    await running;
+    expect(await used(store)).toBe(845);
+  });
+
+  it("renews a reservation while its call runs longer than the lease, and holds nothing once it ends", async () => {
+    // The store's clock moves only when the test says; the lease is renewed by real timers.
+    const clock = { now: 0 };
+    const store = new MemoryStore({ now: () => clock.now });
+    let renewals = 0;
+    const counting = new Proxy(store, {
+      get: (target, prop) => (prop === "renew" ? (...a: Parameters<MemoryStore["renew"]>) => ((renewals++), target.renew(...a)) : (Reflect.get(target, prop) as unknown as (...a: unknown[]) => unknown).bind?.(target) ?? Reflect.get(target, prop)),
+    });
+    const stack = withMiddleware(createAgentStack({ store: counting }), budget({ limit: 1_000, holdTtlMs: 60 }));
+    const seen: number[] = [];
+    const outcome = await stack.run("modelCall", request, async () => {
+      // Ten steps of 40 ms: 400 ms of store time, more than six leases, each step after a renewal.
+      for (let i = 0; i < 10; i++) {
+        const before = renewals;
+        await expect.poll(() => renewals, { timeout: 2_000, interval: 5 }).toBeGreaterThan(before);
+        clock.now += 40;
+        seen.push(await used(store));
+      }
+      return answer(10, 10);
+    });
+    expect(outcome._tag).toBe("Completed");
+    expect(seen).toEqual(Array(10).fill(100));
+    expect(await used(store)).toBe(20);
+  });
+
+  it("releases a reservation whose answer was lost though it ran, so it holds nothing after the fault", async () => {
+    const store = new MemoryStore();
+    const stack = withMiddleware(createAgentStack({ store: answerLost(["reserve"], 1, store) }), budget({ limit: 1_000 }));
+    let called = false;
+    const outcome = await stack.run("modelCall", request, () => { called = true; return answer(1, 1); });
+    expect(outcome).toMatchObject({ _tag: "Rejected", by: "budget" });
+    expect(called).toBe(false);
+    await stack.flush();
+    expect(await used(store)).toBe(0);
+    expect((await stack.run("modelCall", request, () => answer(5, 5)))._tag).toBe("Completed");
+    expect(await used(store)).toBe(10);
+  });
+
+  it("retries a settle whose answer was lost and counts the spend once", async () => {
+    const store = new MemoryStore();
+    const stack = withMiddleware(createAgentStack({ store: answerLost(["settle"], 2, store) }), budget({ limit: 1_000 }));
+    expect((await stack.run("modelCall", request, () => answer(30, 12)))._tag).toBe("Completed");
+    await stack.flush();
+    expect(await store.get("budget:global")).toBe(42);
+    expect(await used(store)).toBe(42);
+  });
+
+  it("retries a refund that failed until it lands, so the hold goes before its lease ends", async () => {
+    const store = new MemoryStore();
+    const stack = withMiddleware(createAgentStack({ store: answerLost(["release"], 3, store, false) }), budget({ limit: 1_000 }));
+    await stack.run("modelCall", request, () => { throw new Error("provider down"); });
+    expect(await used(store)).toBe(100);
+    await stack.flush();
+    expect(await used(store)).toBe(0);
+  });
+
+  it("deletes a per-run budget's count when its run ends", async () => {
+    const store = new MemoryStore();
+    const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 1_000, scope: "run", maxOutputTokens: 50 }));
+    const { turn } = await runAgent(stack, [{ text: "ok", usage: { inputTokens: 10, outputTokens: 5 } }]);
+    expect(turn.error).toBeUndefined();
+    expect(turn.status).toBe("completed");
+    expect(await store.get(`budget:run:${encodeURIComponent(turn.runId)}`)).toBeUndefined();
+    expect(store.size).toBe(0);
   });
 });
 
@@ -215,7 +322,7 @@ describe("budget through the reference loop", () => {
     const first = await runAgent(stack, [{ text: "one", usage: { inputTokens: 150, outputTokens: 50 } }]);
     expect(first.turn.status).toBe("completed");
     const second = await runAgent(stack, ["two"]);
-    expect(second.turn).toMatchObject({ status: "rejected", by: "budget", reason: "Budget exhausted (budget): 200 of 200 tokens used" });
+    expect(second.turn).toMatchObject({ status: "rejected", by: "budget", reason: "Budget exhausted (budget): 200 of 200 tokens spent" });
     expect(second.model.requests).toHaveLength(0);
   });
 

@@ -37,12 +37,13 @@ describe("stepLimit", () => {
 });
 
 describe("tokenBudget", () => {
-  it("stops the run before the next step once the run used its tokens, counting input and output", async () => {
+  it("stops the run before the next step once the run used its tokens, counting input and output, and forgets the count when the run ends", async () => {
     const { stack, store } = stackWithStore();
     const { turn, model } = await runAgent(withMiddleware(stack, tokenBudget({ max: 300 })), forever(5), { tools: [recordingTool("Read")] });
     expect(stopped(turn)).toMatchObject({ kind: "tokens", reason: "Token limit reached: 300/300 tokens" });
     expect(model.requests).toHaveLength(2);
-    expect(await store.get(`tokenBudget:run:${encodeURIComponent(turn.runId)}`)).toBe(300);
+    expect(await store.get(`tokenBudget:run:${encodeURIComponent(turn.runId)}`)).toBeUndefined();
+    expect((store as MemoryStore).size).toBe(0);
   });
 
   it("keeps each run's count apart, in the store rather than in the middleware", async () => {
@@ -116,7 +117,8 @@ describe("guards()", () => {
     const stack = withMiddleware(stackWithStore().stack, guards());
     const hooks = stack.explain("step", { index: 0, messages: [] }).map((e) => [e.hook, e.priority]);
     expect(hooks).toEqual([["stepLimit", 10], ["tokenBudget", 10], ["timeLimit", 10]]);
-    expect(stack.explain("run", { prompt: "", messages: [] }).map((e) => e.hook)).toEqual(["timeLimit"]);
+    // On run: each guard that keeps per-run state deletes it when the run settles.
+    expect(stack.explain("run", { prompt: "", messages: [] }).map((e) => e.hook)).toEqual(["tokenBudget", "timeLimit"]);
   });
 
   it("switches a guard off with null and adds the finish-reason guard when reasons are given", () => {

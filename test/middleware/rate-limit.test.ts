@@ -8,6 +8,7 @@ import { retry } from "../../src/middleware/retry.ts";
 import { approval } from "../../src/middleware/approval.ts";
 import { toolPolicy } from "../../src/middleware/tool-policy.ts";
 import { Priority, Transform } from "../../src/core/index.ts";
+import { StoreUnavailableError } from "../../src/stores/errors.ts";
 import { failingStore, recordingTool, runAgent, toolCall, toolMessagesSeen } from "./harness.ts";
 
 const clockStore = () => {
@@ -276,5 +277,63 @@ describe("callLimit", () => {
     await runAgent(stack, script, { tools: [bash] });
     await runAgent(stack, script, { tools: [bash] });
     expect(bash.calls).toHaveLength(2);
+  });
+});
+
+describe("limits across store faults", () => {
+  /** A MemoryStore whose `reserve` runs the first `times` times but loses its answer, as a Redis timeout does. */
+  const reserveAnswerLost = (store: MemoryStore, times = 1): MemoryStore =>
+    new Proxy(store, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (prop !== "reserve" || typeof value !== "function") return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        return async (...args: unknown[]) => {
+          const admission: unknown = await (value as (...a: unknown[]) => unknown).apply(target, args);
+          if (times-- <= 0) return admission;
+          throw new StoreUnavailableError("Redis is unavailable: Command timed out", { mayHaveRun: true });
+        };
+      },
+    });
+
+  for (const [label, middleware] of [
+    ["a sliding window", rateLimit({ limit: 2, windowMs: 60_000 })],
+    ["a fixed window", rateLimit({ limit: 2, windowMs: 60_000, algorithm: "fixed" })],
+    ["a call limit", callLimit({ max: 2, scope: "global" })],
+  ] as const) {
+    it(`gives back the slot ${label} took for a call whose reserve answer was lost, so it counts only calls that ran`, async () => {
+      const store = new MemoryStore();
+      const stack = withMiddleware(createAgentStack({ store: reserveAnswerLost(store) }), middleware);
+      let ran = 0;
+      const tool = () => { ran++; return ok(); };
+      expect((await stack.run("toolCall", toolCall("A"), tool))._tag).toBe("Rejected");
+      await stack.flush();
+      const tags = [];
+      for (let i = 0; i < 3; i++) tags.push((await stack.run("toolCall", toolCall("A", {}, `c${i}`), tool))._tag);
+      expect(tags).toEqual(["Completed", "Completed", "Rejected"]);
+      expect(ran).toBe(2);
+      expect(await store.used(`${middleware.name}:global:A`)).toBe(2);
+    });
+  }
+
+  it("counts a call limit's slot once when its call ends, leaving no hold behind", async () => {
+    const store = new MemoryStore();
+    const stack = withMiddleware(createAgentStack({ store }), callLimit({ max: 1, scope: "global" }));
+    const outcome = await stack.run("toolCall", toolCall("Slow"), async () => {
+      await new Promise((r) => setTimeout(r, 50));
+      return ok();
+    });
+    expect(outcome._tag).toBe("Completed");
+    expect(await store.get("callLimit:global:Slow")).toBe(1);
+    expect(await store.used("callLimit:global:Slow")).toBe(1);
+  });
+
+  it("deletes a per-run count when its run ends, so finished runs leave nothing in the store", async () => {
+    const store = new MemoryStore();
+    const bash = recordingTool("Bash");
+    const stack = withMiddleware(createAgentStack({ store }), callLimit({ match: "Bash", max: 5 }), rateLimit({ name: "perRun", point: "modelCall", limit: 10, scope: "run", per: "all" }));
+    const { turn } = await runAgent(stack, [{ toolCalls: [{ name: "Bash", input: { command: "ls" } }, { name: "Bash", input: { command: "pwd" } }] }, "done"], { tools: [bash] });
+    expect(turn.status).toBe("completed");
+    expect(bash.calls).toHaveLength(2);
+    expect(store.size).toBe(0);
   });
 });

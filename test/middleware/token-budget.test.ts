@@ -10,10 +10,21 @@ const failsPartWay = () => createScriptedModel({ chunkSize: 50, turns: [{ text: 
 
 describe("tokenBudget on streams that fail", () => {
   it("counts the tokens a step's stream spent before the provider failed it", async () => {
-    const { stack, store } = stackWithStore();
-    const { turn } = await runAgent(withMiddleware(stack, tokenBudget({ max: 10_000 })), [], { stream: true, model: failsPartWay() });
+    const { stack } = stackWithStore();
+    // Read inside the run, before tokenBudget deletes the count as the run ends.
+    let counted: unknown;
+    const peek = withMiddleware(stack, tokenBudget({ max: 10_000 })).use("run", {
+      name: "peek",
+      priority: 1_000,
+      around: async (ctx, next) => {
+        const outcome = await next();
+        counted = await ctx.store.get(`tokenBudget:run:${encodeURIComponent(ctx.runId)}`);
+        return outcome;
+      },
+    });
+    const { turn } = await runAgent(peek, [], { stream: true, model: failsPartWay() });
     expect(turn.status).toBe("failed");
-    expect(await store.get(`tokenBudget:run:${encodeURIComponent(turn.runId)}`)).toBeGreaterThan(375);
+    expect(counted).toBeGreaterThan(375);
   });
 
   it("stops a step run again after a failed one whose stream used the budget", async () => {

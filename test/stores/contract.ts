@@ -164,17 +164,17 @@ export const stateStoreContract = (name: string, make: () => StateStore): void =
 
       it("incrWithin admits until the limit and refuses the next one without changing the value", async () => {
         const store = make();
-        expect(await store.incrWithin("n", 4, 10)).toEqual({ ok: true, used: 4 });
-        expect(await store.incrWithin("n", 6, 10)).toEqual({ ok: true, used: 10 });
-        expect(await store.incrWithin("n", 1, 10)).toEqual({ ok: false, used: 10 });
+        expect(await store.incrWithin("n", 4, 10)).toEqual({ ok: true, used: 4, settled: 4, reserved: 0 });
+        expect(await store.incrWithin("n", 6, 10)).toEqual({ ok: true, used: 10, settled: 10, reserved: 0 });
+        expect(await store.incrWithin("n", 1, 10)).toEqual({ ok: false, used: 10, settled: 10, reserved: 0 });
         expect(await store.get("n")).toBe(10);
       });
 
       it("incrWithin counts live reservations against the limit", async () => {
         const store = make();
         await store.reserve("n", "r1", 8, 10, 60_000);
-        expect(await store.incrWithin("n", 3, 10)).toEqual({ ok: false, used: 8 });
-        expect(await store.incrWithin("n", 2, 10)).toEqual({ ok: true, used: 10 });
+        expect(await store.incrWithin("n", 3, 10)).toEqual({ ok: false, used: 8, settled: 0, reserved: 8 });
+        expect(await store.incrWithin("n", 2, 10)).toEqual({ ok: true, used: 10, settled: 2, reserved: 8 });
       });
 
       it("incrWithin applies its TTL only when it creates the key", async () => {
@@ -195,9 +195,9 @@ export const stateStoreContract = (name: string, make: () => StateStore): void =
     describe("reservations", () => {
       it("reserve admits amounts until the limit and refuses the next one", async () => {
         const store = make();
-        expect(await store.reserve("b", "r1", 60, 100, 60_000)).toEqual({ ok: true, used: 60 });
-        expect(await store.reserve("b", "r2", 40, 100, 60_000)).toEqual({ ok: true, used: 100 });
-        expect(await store.reserve("b", "r3", 1, 100, 60_000)).toEqual({ ok: false, used: 100 });
+        expect(await store.reserve("b", "r1", 60, 100, 60_000)).toEqual({ ok: true, used: 60, settled: 0, reserved: 60 });
+        expect(await store.reserve("b", "r2", 40, 100, 60_000)).toEqual({ ok: true, used: 100, settled: 0, reserved: 100 });
+        expect(await store.reserve("b", "r3", 1, 100, 60_000)).toEqual({ ok: false, used: 100, settled: 0, reserved: 100 });
       });
 
       it("used is settled spend plus live reservations", async () => {
@@ -214,7 +214,7 @@ export const stateStoreContract = (name: string, make: () => StateStore): void =
         await store.reserve("b", "r1", 50, 100, 60_000);
         expect(await store.settle("b", "r1", 10)).toBe(10);
         expect(await store.used("b")).toBe(10);
-        expect(await store.reserve("b", "r2", 90, 100, 60_000)).toEqual({ ok: true, used: 100 });
+        expect(await store.reserve("b", "r2", 90, 100, 60_000)).toEqual({ ok: true, used: 100, settled: 10, reserved: 90 });
       });
 
       it("settle of an unknown or expired reservation still records the actual spend", async () => {
@@ -224,6 +224,66 @@ export const stateStoreContract = (name: string, make: () => StateStore): void =
         await sleep(100);
         expect(await store.used("b")).toBe(7);
         expect(await store.settle("b", "r1", 40)).toBe(47);
+      });
+
+      it("settling the same id again counts once, so a settle whose answer was lost can be retried", async () => {
+        const store = make();
+        await store.reserve("b", "r1", 50, 100, 60_000);
+        expect(await store.settle("b", "r1", 30)).toBe(30);
+        expect(await store.settle("b", "r1", 30)).toBe(30);
+        expect(await store.settle("b", "never-reserved", 5)).toBe(35);
+        expect(await store.settle("b", "never-reserved", 5)).toBe(35);
+        expect(await store.used("b")).toBe(35);
+      });
+
+      it("release after settle, and a second release, change nothing", async () => {
+        const store = make();
+        await store.reserve("b", "r1", 50, 100, 60_000);
+        await store.settle("b", "r1", 20);
+        await store.release("b", "r1");
+        await store.release("b", "r1");
+        expect(await store.used("b")).toBe(20);
+        expect(await store.settle("b", "r1", 20)).toBe(20);
+      });
+
+      it("renew keeps a live reservation past its first ttlMs, and says false for one settled, released or unknown", async () => {
+        const store = make();
+        await store.reserve("b", "r1", 40, 100, 300);
+        await sleep(100);
+        expect(await store.renew("b", "r1", 1_000)).toBe(true);
+        await sleep(350);
+        expect(await store.used("b")).toBe(40);
+        await store.reserve("b", "r2", 10, 100, 60_000);
+        await store.settle("b", "r2", 10);
+        await store.reserve("b", "r3", 10, 100, 60_000);
+        await store.release("b", "r3");
+        expect([await store.renew("b", "r2", 1_000), await store.renew("b", "r3", 1_000), await store.renew("b", "r4", 1_000)]).toEqual([false, false, false]);
+        expect(await store.used("b")).toBe(50);
+      });
+
+      it("renew can shorten a reservation, which then expires at its new time", async () => {
+        const store = make();
+        await store.reserve("b", "r1", 40, 100, 60_000);
+        expect(await store.renew("b", "r1", 40)).toBe(true);
+        await sleep(120);
+        expect(await store.used("b")).toBe(0);
+        expect(await store.renew("b", "r1", 1_000)).toBe(false);
+      });
+
+      it("keeps used exact through thousands of reservations expiring, renewed, released and settled", async () => {
+        const store = make();
+        const holds: Promise<unknown>[] = [];
+        for (let i = 0; i < 1_500; i++) holds.push(store.reserve("b", `short-${i}`, 1, 1_000_000, 2_000 + (i % 50)));
+        for (let i = 0; i < 300; i++) holds.push(store.reserve("b", `long-${i}`, 2, 1_000_000, 60_000));
+        await Promise.all(holds);
+        expect(await store.used("b")).toBe(1_500 + 600);
+        await Promise.all(Array.from({ length: 100 }, (_, i) => store.renew("b", `short-${i}`, 60_000)));
+        await Promise.all(Array.from({ length: 100 }, (_, i) => store.release("b", `long-${i}`)));
+        await Promise.all(Array.from({ length: 100 }, (_, i) => store.settle("b", `long-${100 + i}`, 5)));
+        await sleep(2_200);
+        // 100 renewed short holds, 100 long ones left live, 100 settled at 5 each.
+        expect(await store.used("b")).toBe(100 + 100 * 2 + 500);
+        expect(await store.reserve("b", "last", 10, 810, 60_000)).toEqual({ ok: true, used: 810, settled: 500, reserved: 310 });
       });
 
       it("settle applies its TTL only when it creates the counter, as incr does", async () => {
@@ -241,7 +301,7 @@ export const stateStoreContract = (name: string, make: () => StateStore): void =
         const store = make();
         await store.reserve("b", "r1", 90, 100, 60_000);
         expect(await store.settle("b", "r1", 120)).toBe(120);
-        expect(await store.reserve("b", "r2", 0, 100, 60_000)).toEqual({ ok: false, used: 120 });
+        expect(await store.reserve("b", "r2", 0, 100, 60_000)).toEqual({ ok: false, used: 120, settled: 120, reserved: 0 });
       });
 
       it("release drops a reservation without spending, and releasing an unknown id does nothing", async () => {
@@ -256,18 +316,18 @@ export const stateStoreContract = (name: string, make: () => StateStore): void =
       it("reserving again under a live id replaces the hold instead of adding to it", async () => {
         const store = make();
         await store.reserve("b", "r1", 70, 100, 60_000);
-        expect(await store.reserve("b", "r1", 80, 100, 60_000)).toEqual({ ok: true, used: 80 });
-        expect(await store.reserve("b", "r1", 120, 100, 60_000)).toEqual({ ok: false, used: 80 });
+        expect(await store.reserve("b", "r1", 80, 100, 60_000)).toEqual({ ok: true, used: 80, settled: 0, reserved: 80 });
+        expect(await store.reserve("b", "r1", 120, 100, 60_000)).toEqual({ ok: false, used: 80, settled: 0, reserved: 80 });
         expect(await store.used("b")).toBe(80);
       });
 
       it("a reservation expires after its ttlMs and stops counting", async () => {
         const store = make();
         await store.reserve("b", "r1", 100, 100, 40);
-        expect(await store.reserve("b", "r2", 1, 100, 60_000)).toEqual({ ok: false, used: 100 });
+        expect(await store.reserve("b", "r2", 1, 100, 60_000)).toEqual({ ok: false, used: 100, settled: 0, reserved: 100 });
         await sleep(120);
         expect(await store.used("b")).toBe(0);
-        expect(await store.reserve("b", "r2", 100, 100, 60_000)).toEqual({ ok: true, used: 100 });
+        expect(await store.reserve("b", "r2", 100, 100, 60_000)).toEqual({ ok: true, used: 100, settled: 0, reserved: 100 });
       });
 
       it("concurrent reserves never admit more than the limit", async () => {
@@ -324,6 +384,7 @@ export const stateStoreContract = (name: string, make: () => StateStore): void =
         for (const ttlMs of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
           await expect(store.set("k", 1, { ttlMs })).rejects.toThrow(RangeError);
           await expect(store.reserve("b", "r", 1, 10, ttlMs)).rejects.toThrow(RangeError);
+          await expect(store.renew("b", "r", ttlMs)).rejects.toThrow(RangeError);
         }
         expect(await store.get("n")).toBeUndefined();
       });

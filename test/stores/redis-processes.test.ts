@@ -72,12 +72,12 @@ describeRedisProcess("RedisStore across OS processes", () => {
     const worker = spawnWorker("hold-worker.ts", [server.url, key, 80, 100, 1_500]);
     children.push(worker);
     const { hold } = await nextMessage<{ hold: { ok: boolean; used: number } }>(worker);
-    expect(hold).toEqual({ ok: true, used: 80 });
+    expect(hold).toEqual({ ok: true, used: 80, settled: 0, reserved: 80 });
     worker.kill("SIGKILL");
     await exited(worker);
     expect(await store.used(key)).toBe(80);
-    expect(await store.reserve(key, "after-crash", 30, 100, 60_000)).toEqual({ ok: false, used: 80 });
+    expect(await store.reserve(key, "after-crash", 30, 100, 60_000)).toEqual({ ok: false, used: 80, settled: 0, reserved: 80 });
     await expect.poll(() => store.used(key), { timeout: 5_000, interval: 100 }).toBe(0);
-    expect(await store.reserve(key, "after-expiry", 100, 100, 60_000)).toEqual({ ok: true, used: 100 });
+    expect(await store.reserve(key, "after-expiry", 100, 100, 60_000)).toEqual({ ok: true, used: 100, settled: 0, reserved: 100 });
   });
 });

@@ -37,7 +37,7 @@ describeRedisProcess("RedisStore fails closed", () => {
 
   it("rejects with StoreUnavailableError in under 2 s when the server stops mid-test, and works again once it is back", async () => {
     const store = new RedisStore({ connection: server.url });
-    expect(await store.reserve("b", "r1", 5, 10, 60_000)).toEqual({ ok: true, used: 5 });
+    expect(await store.reserve("b", "r1", 5, 10, 60_000)).toMatchObject({ ok: true, used: 5 });
     await server.pause();
     for (const operation of [() => store.settle("b", "r1", 5), () => store.incr("n"), () => store.set("k", 1)]) {
       const { error, ms } = await timeRejection(operation);

@@ -25,8 +25,23 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Stop the server process only, as an outage would; `resume()` brings it back on the same port. */
   pause(): Promise<void>;
-  /** Start the server again on the same port after `pause()`. */
+  /** Start the server again on the same port after `pause()` or `crash()`. */
   resume(): Promise<void>;
+  /** SIGSTOP the server: it keeps its connections and answers nothing until `thaw()`. */
+  freeze(): void;
+  /** SIGCONT a frozen server: it runs what its clients sent meanwhile, in order. */
+  thaw(): void;
+  /** SIGKILL the server and wait for it to exit: no shutdown, no save; `resume()` restarts it. */
+  crash(): Promise<void>;
+}
+
+/** How to run a test server. */
+export interface RedisServerOptions {
+  /**
+   * Keep an append-only file fsynced on every write (`appendfsync always`), so that what the
+   * server acknowledged survives a SIGKILL and a restart. Default: no persistence at all.
+   */
+  readonly appendOnly?: boolean;
 }
 
 const missing = (what: string): never => {
@@ -86,10 +101,11 @@ const pong = (port: number): Promise<boolean> =>
     socket.on("data", (chunk) => { reply += chunk.toString(); if (reply.includes("\r\n")) done(reply.startsWith("+PONG")); });
   });
 
-const launch = async (binary: string, port: number, dir: string): Promise<ChildProcess> => {
+const launch = async (binary: string, port: number, dir: string, options: RedisServerOptions = {}): Promise<ChildProcess> => {
   const child = spawn(binary, [
     "--port", String(port), "--bind", "127.0.0.1", "--dir", dir,
-    "--save", "", "--appendonly", "no", "--daemonize", "no",
+    "--save", "", "--daemonize", "no",
+    ...(options.appendOnly === true ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"]),
     // DEBUG SLEEP lets tests make the server slow on purpose.
     "--enable-debug-command", "local",
   ], { stdio: ["ignore", "ignore", "pipe"] });
@@ -122,7 +138,7 @@ const halt = async (child: ChildProcess): Promise<void> => {
  * beforeAll(async () => { redis = await startRedis(); });
  * afterAll(() => redis.stop());
  */
-export const startRedis = async (): Promise<RedisServer> => {
+export const startRedis = async (options: RedisServerOptions = {}): Promise<RedisServer> => {
   if (redisBinary === undefined && redisUrl !== undefined) return external(redisUrl);
   const binary = redisServerBinary();
   const dir = mkdtempSync(join(tmpdir(), "agent-onion-redis-"));
@@ -132,7 +148,7 @@ export const startRedis = async (): Promise<RedisServer> => {
   for (let attempt = 0; child === undefined; attempt++) {
     port = await freePort();
     try {
-      child = await launch(binary, port, dir);
+      child = await launch(binary, port, dir, options);
     } catch (error) {
       if (attempt >= 2) throw error;
     }
@@ -151,7 +167,15 @@ export const startRedis = async (): Promise<RedisServer> => {
     },
     pause: () => halt(current),
     resume: async () => {
-      current = await launch(binary, port, dir);
+      current = await launch(binary, port, dir, options);
+    },
+    freeze: () => void current.kill("SIGSTOP"),
+    thaw: () => void current.kill("SIGCONT"),
+    crash: async () => {
+      if (current.exitCode !== null || current.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => current.once("exit", () => resolve()));
+      current.kill("SIGKILL");
+      await exited;
     },
   };
 };
@@ -160,5 +184,6 @@ export const startRedis = async (): Promise<RedisServer> => {
 const external = async (url: string): Promise<RedisServer> => {
   const port = Number(new URL(url).port || 6379);
   const cannot = (): Promise<void> => Promise.reject(new Error("pausing the server needs a local redis-server binary, not REDIS_URL"));
-  return { port, url, stop: () => Promise.resolve(), pause: cannot, resume: cannot };
+  const never = (): never => { throw new Error("signalling the server needs a local redis-server binary, not REDIS_URL"); };
+  return { port, url, stop: () => Promise.resolve(), pause: cannot, resume: cannot, freeze: never, thaw: never, crash: cannot };
 };

@@ -7,8 +7,10 @@
  * input was garbled on purpose.
  */
 import { UNREADABLE_DETAIL } from "./detail.ts";
-import { compileGlob } from "./glob.ts";
+import { compilePathRule, pathSettings, type PathScope } from "./path-rule.ts";
 import { analyseShell } from "./shell.ts";
+import { loadShellParser } from "./shell/parser.ts";
+import type { PathOptions } from "./types.ts";
 import { wildcard } from "./wildcard.ts";
 
 /**
@@ -23,48 +25,80 @@ export const SHELL_TOOLS: ReadonlySet<string> = new Set(["Bash", "bash", "shell"
 /**
  * A compiled condition: whether the detail (undefined when the point has none for this input) satisfies it.
  * `UNREADABLE_DETAIL` satisfies none: `toolPolicy`'s allow side reads conditions directly and must
- * not allow what it cannot read; the matcher, a guard's view, matches it on its own.
+ * not allow what it cannot read; the matcher, a guard's view, matches it on its own. `scope` tells a
+ * path condition which tool the call is to, the call's input (one normalisation of a path per call)
+ * and the run's metadata (its `cwd`).
  */
-export type Condition = (detail: string | undefined) => boolean;
+export type Condition = (detail: string | undefined, scope?: PathScope) => boolean;
 
 /**
  * Compile the condition of `tool(pattern)`. Throws an `Error` saying what is wrong with the pattern.
+ * A path condition is the deny reading of the rule (see `path-rule.ts`): it holds when any form of
+ * the path matches, or when the path cannot be known.
  *
  * @example
  * compileCondition("Bash", "rm *")("ls && rm -rf /") // true
  * compileCondition("WebFetch", "domain:*.example.com")("https://api.example.com/x") // true
+ * compileCondition("Write", "/etc/**")("/proc/self/root/etc/passwd") // true
  */
-export const compileCondition = (tool: string, pattern: string): Condition => {
-  const holds = conditionOn(tool, pattern);
-  return (detail) => detail !== UNREADABLE_DETAIL && holds(detail);
+export const compileCondition = (tool: string, pattern: string, paths?: PathOptions): Condition => {
+  const holds = conditionOn(tool, pattern, paths);
+  return (detail, scope) => detail !== UNREADABLE_DETAIL && holds(detail, scope);
 };
 
-const conditionOn = (tool: string, pattern: string): Condition => {
+const conditionOn = (tool: string, pattern: string, paths: PathOptions | undefined): Condition => {
   if (SHELL_TOOLS.has(tool)) return shellCondition(pattern);
   if (pattern.startsWith("domain:")) return domainCondition(pattern.slice("domain:".length));
-  const glob = compileGlob(pattern);
-  return (detail) => detail !== undefined && glob(detail);
+  const rule = compilePathRule(pattern, pathSettings(paths));
+  return (detail, scope) => rule.matches(detail, scope);
 };
 
 const matchText = (pattern: string) => (text: string) => wildcard(pattern, text, (a) => a === "*", (a, c) => a === c);
+
+/** A compiled `Bash(pattern)`: whether one command's text matches, and whether the pattern says no more than the command's name. */
+export interface ShellPattern {
+  readonly test: (command: string) => boolean;
+  /** The pattern constrains only the name (`git *`, `ls`, `npm:*`), so words computed at run time cannot change whether it holds. */
+  readonly nameOnly: boolean;
+}
 
 /**
  * Claude Code's Bash rule syntax, on the whitespace-normalised command: `*` matches anything
  * (spaces and `/` included); a trailing ` *` also matches the bare command (`rm *` matches `rm` but
  * not `rmdir`); the legacy trailing `:*` is a plain prefix match (`npm run test:*` ≡ `npm run test*`).
- * The condition holds when ANY simple command matches, so nothing can hide behind `&&`.
+ * Throws an `Error` for an empty pattern.
+ *
+ * @example
+ * compileShellPattern("git *").test("git status") // true
+ * compileShellPattern("git push *").nameOnly // false
  */
-const shellCondition = (pattern: string): Condition => {
+export const compileShellPattern = (pattern: string): ShellPattern => {
   const p = pattern.replace(/\s+/g, " ").trim();
   if (p === "") throw new Error("has an empty command pattern");
-  const test = p.endsWith(":*")
+  // Loaded on the first shell condition, so a parser that cannot load is a registration error.
+  loadShellParser();
+  const full = p.endsWith(":*")
     ? matchText(`${p.slice(0, -2)}*`)
     : p.endsWith(" *")
       ? ((whole, bare) => (c: string) => whole(c) || bare(c))(matchText(p), matchText(p.slice(0, -2)))
       : matchText(p);
+  // Every match starts with the text before the first star: a cheap test first, since one call may
+  // meet a thousand conditions.
+  const star = p.indexOf("*");
+  const prefix = star < 0 ? p : p.slice(0, star).replace(/ $/, "").replace(/:$/, "");
+  const test = (c: string): boolean => c.startsWith(prefix) && full(c);
   // As in Claude Code: a pattern that says more than the command name (`git push *`) cannot be
   // ruled out when parts of the command are computed at run time (`$VAR`, `$(…)`, backticks).
-  const nameOnly = !/[\s*]/.test(p.replace(/(?::\*| \*|\*)$/, ""));
+  return { test, nameOnly: !/[\s*]/.test(p.replace(/(?::\*| \*|\*)$/, "")) };
+};
+
+/**
+ * The deny side's reading: the condition holds when ANY command the text runs matches, so nothing
+ * can hide behind `&&` or a wrapper, and when the analysis cannot rule a match out (opaque, or
+ * computed at run time where the pattern names more than the command).
+ */
+const shellCondition = (pattern: string): Condition => {
+  const { test, nameOnly } = compileShellPattern(pattern);
   return (detail) => {
     if (detail === undefined) return false;
     const shell = analyseShell(detail);

@@ -14,10 +14,18 @@ import { wildcard } from "./wildcard.ts";
 /** picomatch options for bracket classes: dotfiles are ordinary files, braces and extglobs literal, no `!` negation, length capped. */
 export const PICOMATCH_OPTIONS = Object.freeze({ dot: true, nobrace: true, noextglob: true, nonegate: true, maxLength: 1024 });
 
-const GLOBSTAR = Symbol("**");
-type Atom = "*" | ((char: string) => boolean);
+/** The `**` segment: any number of whole path segments, none of them `..`. */
+export const GLOBSTAR: unique symbol = Symbol("**");
+const STAR = "*";
+/** One character of a name: any (`?`), one literal character, or a bracket class. */
+interface CharAtom {
+  readonly kind: "any" | "char" | "class";
+  readonly char?: string;
+  readonly test: (char: string) => boolean;
+}
+type Atom = typeof STAR | CharAtom;
 /** A compiled pattern segment: `**`, a literal name, or atoms for one name. */
-type Segment = typeof GLOBSTAR | string | readonly Atom[];
+export type Segment = typeof GLOBSTAR | string | readonly Atom[];
 
 /**
  * Normalise a path before matching: NFC, `\` as `/`, `.` and `..` segments resolved, no trailing `/`.
@@ -47,7 +55,7 @@ export const compileGlob = (pattern: string): ((path: string) => boolean) => {
   while (p.startsWith("./")) p = p.slice(2);
   while (p.length > 1 && p.endsWith("/")) p = p.slice(0, -1);
   if (p === "" || p === ".") throw new Error("is an empty path pattern");
-  const segments = p.split("/").map(compileSegment);
+  const segments = parseGlob(p);
   if (!anchored) {
     const only = segments[0]!;
     return (path) => {
@@ -59,17 +67,125 @@ export const compileGlob = (pattern: string): ((path: string) => boolean) => {
     const parts = normalizePath(path).split("/");
     let k = 0;
     for (; parts[k] === ".."; k++) if (segments[k] !== "..") return false;
-    return wildcard(segments.slice(k), parts.slice(k), (s) => s === GLOBSTAR, matchSegment);
+    return wildcard(segments.slice(k), parts.slice(k), isGlobstar, matchSegment);
   };
 };
+
+/**
+ * Split a glob on `/` and compile each segment (no anchoring, no normalisation). Throws when a
+ * bracket class is invalid.
+ *
+ * @example
+ * parseGlob("src/**\/*.ts").length // 3
+ */
+export const parseGlob = (pattern: string): Segment[] => pattern.split("/").map(compileSegment);
+
+/**
+ * Whether compiled segments match a path's segments (`"/a/b".split("/")`), all of them.
+ *
+ * @example
+ * matchGlob(parseGlob("/etc/**"), "/etc/passwd".split("/")) // true
+ */
+export const matchGlob = (segments: readonly Segment[], parts: readonly string[]): boolean => wildcard(segments, parts, isGlobstar, matchSegment);
+
+/**
+ * The leading segments of a glob that are plain names (no wildcard), as names.
+ *
+ * @example
+ * literalPrefix(parseGlob("/home/u/src/*.ts")) // ["", "home", "u", "src"]
+ */
+export const literalPrefix = (segments: readonly Segment[]): string[] => {
+  const names: string[] = [];
+  for (const s of segments) {
+    if (typeof s !== "string") break;
+    names.push(s);
+  }
+  return names;
+};
+
+/**
+ * Whether some path could match both globs (their languages intersect). Over-approximates where two
+ * bracket classes meet (assumed to share a character) and for names wildcards never match (`.`,
+ * `..`, empty): a deny check built on it may match a little more than exactly, never less.
+ * Quadratic in the number of segments and, per pair of segments, in their characters.
+ *
+ * @example
+ * globsOverlap(parseGlob("/p/**\/*.ts"), parseGlob("**\/.env")) // false
+ * globsOverlap(parseGlob("/p/**\/*"), parseGlob("**\/.env")) // true
+ */
+export const globsOverlap = (a: readonly Segment[], b: readonly Segment[]): boolean =>
+  reachable(a.length, b.length, (i, j, visit) => {
+    const x = a[i];
+    const y = b[j];
+    if (x === GLOBSTAR) {
+      visit(i + 1, j);
+      if (y !== undefined && y !== "..") visit(i, j + 1);
+    }
+    if (y === GLOBSTAR) {
+      visit(i, j + 1);
+      if (x !== undefined && x !== "..") visit(i + 1, j);
+    }
+    if (x !== undefined && y !== undefined && x !== GLOBSTAR && y !== GLOBSTAR && segmentsOverlap(x, y)) visit(i + 1, j + 1);
+  });
+
+/** Breadth-first search over pairs of positions from (0, 0): whether (m, n) is reachable. */
+const reachable = (m: number, n: number, step: (i: number, j: number, visit: (i: number, j: number) => void) => void): boolean => {
+  const seen = new Uint8Array((m + 1) * (n + 1));
+  const queue: number[] = [0];
+  seen[0] = 1;
+  const visit = (i: number, j: number): void => {
+    if (i > m || j > n) return;
+    const k = i * (n + 1) + j;
+    if (seen[k] === 0) {
+      seen[k] = 1;
+      queue.push(k);
+    }
+  };
+  for (let q = 0; q < queue.length; q++) {
+    const k = queue[q]!;
+    const i = Math.floor(k / (n + 1));
+    const j = k % (n + 1);
+    if (i === m && j === n) return true;
+    step(i, j, visit);
+  }
+  return false;
+};
+
+const segmentsOverlap = (x: string | readonly Atom[], y: string | readonly Atom[]): boolean => {
+  if (typeof x === "string") return typeof y === "string" ? x === y : matchSegment(y, x);
+  if (typeof y === "string") return matchSegment(x, y);
+  return reachable(x.length, y.length, (p, q, visit) => {
+    const s = x[p];
+    const t = y[q];
+    if (s === STAR) {
+      visit(p + 1, q);
+      if (t !== undefined) visit(p, q + 1);
+    }
+    if (t === STAR) {
+      visit(p, q + 1);
+      if (s !== undefined) visit(p + 1, q);
+    }
+    if (s !== undefined && t !== undefined && s !== STAR && t !== STAR && charsOverlap(s, t)) visit(p + 1, q + 1);
+  });
+};
+
+const charsOverlap = (s: CharAtom, t: CharAtom): boolean => {
+  if (s.kind === "char") return t.test(s.char!);
+  if (t.kind === "char") return s.test(t.char!);
+  return true;
+};
+
+const isGlobstar = (s: Segment): boolean => s === GLOBSTAR;
 
 const matchSegment = (segment: Segment, part: string): boolean => {
   if (segment === GLOBSTAR) return part !== "..";
   if (typeof segment === "string") return segment === part;
   // Wildcards never match the empty root segment or `.`/`..`, as in picomatch.
   if (part === "" || part === "." || part === "..") return false;
-  return wildcard(segment, Array.from(part), (a) => a === "*", (a, c) => a !== "*" && a(c));
+  return wildcard(segment, Array.from(part), (a) => a === STAR, (a, c) => a !== STAR && a.test(c));
 };
+
+const anyChar: CharAtom = { kind: "any", test: () => true };
 
 const compileSegment = (text: string): Segment => {
   if (text === "**") return GLOBSTAR;
@@ -81,17 +197,17 @@ const compileSegment = (text: string): Segment => {
     const c = chars[i]!;
     const end = c === "[" ? classEnd(chars, i) : -1;
     if (c === "*" || c === "?") {
-      if (c === "?" || atoms.at(-1) !== "*") atoms.push(c === "*" ? "*" : () => true); // `**` inside a name is `*`
+      if (c === "?" || atoms.at(-1) !== STAR) atoms.push(c === "*" ? STAR : anyChar); // `**` inside a name is `*`
       literal = false;
       i++;
     } else if (end > 0) {
       const test = picomatch(chars.slice(i, end + 1).join("").replace(/^\[!/, "[^"), PICOMATCH_OPTIONS);
-      atoms.push((ch) => test(ch));
+      atoms.push({ kind: "class", test: (ch) => test(ch) });
       literal = false;
       i = end + 1;
     } else {
       const ch = c === "\\" && i + 1 < chars.length ? chars[++i]! : c;
-      atoms.push((x) => x === ch);
+      atoms.push({ kind: "char", char: ch, test: (x) => x === ch });
       plain += ch;
       i++;
     }
@@ -114,3 +230,12 @@ const classEnd = (chars: readonly string[], start: number): number => {
   }
   return -1;
 };
+
+/**
+ * Escape a literal path for use in a glob: each character a glob reads specially (`* ? [ ] { } \`)
+ * becomes a one-character bracket class, which brace expansion leaves alone.
+ *
+ * @example
+ * escapeGlob("/tmp/a*b") // "/tmp/a[*]b"
+ */
+export const escapeGlob = (path: string): string => path.replace(/[*?[\]{}\\]/g, (c) => (c === "]" ? "[]]" : c === "\\" ? "[\\\\]" : `[${c}]`));

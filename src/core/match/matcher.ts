@@ -6,14 +6,18 @@
  * |-------------------------------------------|-------------------------------------------------------------|
  * | omitted, `""`, `"*"`                      | every subject                                               |
  * | only letters, digits, `_ - , \|` and space | one exact name, or a list split on `\|` and `,` (trimmed)  |
- * | `Name(pattern)`                           | subject is exactly `Name`, and the point's detail matches   |
+ * | `Name(pattern)`                           | subject is `Name` (or of its family), and the detail matches |
  * | any other string                          | a JavaScript RegExp, unanchored, as Claude Code evaluates it |
  * | a function `(subject, input) => boolean`  | whatever it returns                                          |
+ * | a `Matcher` from `compileMatcher`         | itself (to give a matcher options)                           |
  */
 import { RegistrationError } from "../errors.ts";
-import { compileCondition } from "./condition.ts";
+import { compileCondition, SHELL_TOOLS } from "./condition.ts";
 import { readDetail, UNREADABLE_DETAIL } from "./detail.ts";
-import type { Matcher } from "./types.ts";
+import { compileLinearRegExp, type LinearRegExp } from "./linear-regexp.ts";
+import { pathSettings } from "./path-rule.ts";
+import { coveredTools } from "./tool-families.ts";
+import type { Matcher, MatchOptions } from "./types.ts";
 
 /** Longest accepted pattern: longer ones are refused at registration (bounds compile and match cost). */
 export const MAX_PATTERN_LENGTH = 1024;
@@ -29,7 +33,13 @@ export const conditionShape = /^[A-Za-z0-9_\- |,]+\(.*\)$/s;
  *
  * Decisions worth knowing:
  * - A RegExp is unanchored (`RegExp.prototype.test`), exactly as Claude Code's docs say it evaluates
- *   matchers: `Edit.*` also matches `NotebookEdit`; write `^Edit$` for a whole-name match.
+ *   matchers: `Edit.*` also matches `NotebookEdit`; write `^Edit$` for a whole-name match. It is
+ *   read with JavaScript's syntax and run in linear time (see `linear-regexp.ts`): back-references
+ *   and lookaround are refused here, at registration.
+ * - `Read(pattern)` covers every tool that reads files (Read, Grep, Glob, LS, NotebookRead), and
+ *   `Edit(pattern)` and `Write(pattern)` every tool that writes them (Edit, Write, MultiEdit,
+ *   NotebookEdit), as Claude Code's permission rules do. Paths are normalised before they are
+ *   matched (see `path-rule.ts`); `options.paths` says where they are read from.
  * - An undefined subject (a point without one) passes only match-all and function matchers: there is
  *   no name to compare, and a RegExp such as `.*` testing `""` would match by accident.
  * - `Name(pattern)` names exactly one tool, as Claude Code's `if` does; `Edit|Write(src/**)` is refused
@@ -44,11 +54,12 @@ export const conditionShape = /^[A-Za-z0-9_\- |,]+\(.*\)$/s;
  * m.matchSubject("Bash"); // true: the name part passes, the command is checked by `test`
  * m.test("Bash", {}, () => "ls && rm -rf /"); // true: `rm -rf /` is one of the commands
  */
-export const compileMatcher = (spec: unknown, hook: string): Matcher => {
+export const compileMatcher = (spec: unknown, hook: string, options?: MatchOptions): Matcher => {
   const fail = (problem: string): never => {
     throw new RegistrationError(hook, "match", problem);
   };
   if (spec === undefined) return all("*");
+  if (typeof spec === "object" && spec !== null && compiled.has(spec as Matcher)) return spec as Matcher;
   if (typeof spec === "function") return fromFunction(spec as (subject: string | undefined, input: unknown) => unknown);
   if (typeof spec !== "string") return fail(`must be a string or a function, got ${spec === null ? "null" : typeof spec}`);
   if (spec.length > MAX_PATTERN_LENGTH) return fail(`is ${spec.length} characters long; the limit is ${MAX_PATTERN_LENGTH}`);
@@ -63,20 +74,27 @@ export const compileMatcher = (spec: unknown, hook: string): Matcher => {
   if (parts !== null) {
     const name = parts[1]!;
     const pattern = parts[2]!;
-    if (pattern.trim() === "*") return byName(spec, (s) => s === name);
+    // A path condition covers the tool's family; shell and `domain:` conditions name one tool.
+    const family = SHELL_TOOLS.has(name) || pattern.startsWith("domain:") ? new Set([name]) : coveredTools(name);
+    if (pattern.trim() === "*") return byName(spec, (s) => family.has(s));
     if (pattern.trim() === "") return fail(`"${spec}" has an empty condition; write "${name}" to match every call`);
     try {
-      const condition = compileCondition(name, pattern);
+      if (options?.paths !== undefined) pathSettings(options.paths);
+    } catch (error) {
+      return fail(`options: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    try {
+      const condition = compileCondition(name, pattern, options?.paths);
       return freeze({
         source: spec,
         all: false,
         needsInput: true,
         needsSubject: true,
-        matchSubject: (s) => s === name,
-        test: (s, _input, detail) => {
-          if (s !== name) return false;
+        matchSubject: (s) => s !== undefined && family.has(s),
+        test: (s, input, detail, metadata) => {
+          if (s === undefined || !family.has(s)) return false;
           const d = readDetail(detail());
-          return d === UNREADABLE_DETAIL || condition(d);
+          return d === UNREADABLE_DETAIL || condition(d, { subject: s, input, metadata });
         },
       });
     } catch (error) {
@@ -84,18 +102,27 @@ export const compileMatcher = (spec: unknown, hook: string): Matcher => {
     }
   }
   if (conditionShape.test(spec)) {
-    return fail(`"${spec}" names several tools in one condition; like Claude Code's "if", a condition names one tool (register one hook per tool)`);
+    return fail(
+      `"${spec}" names several tools in one condition; like Claude Code's "if", a condition names one tool (register one hook per tool; Edit(…) already covers Write, MultiEdit and NotebookEdit, and Read(…) covers Grep, Glob, LS and NotebookRead)`,
+    );
   }
-  let re: RegExp;
+  let re: LinearRegExp;
   try {
-    re = new RegExp(spec);
+    re = compileLinearRegExp(spec);
   } catch (error) {
-    return fail(`"${spec}" is not a valid regular expression: ${error instanceof Error ? error.message : String(error)}`);
+    return fail(`"${spec}" ${error instanceof Error ? error.message : String(error)}`);
   }
   return byName(spec, (s) => re.test(s));
 };
 
-const freeze = (m: Matcher): Matcher => Object.freeze(m);
+// Matchers this module made: `compileMatcher` hands them back as they are, so a matcher compiled with options can be a hook's `match`.
+const compiled = new WeakSet<Matcher>();
+
+const freeze = (m: Matcher): Matcher => {
+  Object.freeze(m);
+  compiled.add(m);
+  return m;
+};
 
 const all = (source: string): Matcher =>
   freeze({ source, all: true, needsInput: false, needsSubject: false, matchSubject: () => true, test: () => true });

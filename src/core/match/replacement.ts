@@ -1,12 +1,18 @@
 /**
  * Where `xargs -I`, GNU `parallel` and `find -exec` put the text they read into the command they run.
  * A shell script that holds such a replacement string (`xargs -I{} sh -c '{}'`, `… sh -c 'echo {}'`)
- * is only known when that text arrives, so its code cannot be read from the command line.
+ * is only known when that text arrives, so its code cannot be read from the command line; neither is
+ * a command name that holds one (`find -exec {} ;`).
  */
-import type { GivenOption } from "./shell-syntax.ts";
 
 /** True when a script holds a replacement string, so part of its code is filled in at run time. */
 export type FilledIn = (script: string) => boolean;
+
+/** One option a wrapper was given, with the value getopt gave it (`-I{}` and `-I {}` both give `-I` the value `{}`). */
+export interface GivenOption {
+  readonly option: string;
+  readonly value?: string | undefined;
+}
 
 /** GNU parallel's own replacement strings: `{}`, `{.}`, `{/}`, `{//}`, `{/.}`, `{#}`, `{%}`, `{1}`, `{=…=}`. */
 const parallelStrings = /\{[^\s{}]*\}/;
@@ -20,7 +26,7 @@ export const findFillsIn: FilledIn = (script) => script.includes("{}");
  * `-I`/`-i`/`--replace`, which appends its input as arguments instead.
  *
  * @example
- * fillsIn("xargs", [{ option: "-I", value: readShell("X")!.commands[0]![0] }])!("sh -c X") // true
+ * fillsIn("xargs", [{ option: "-I", value: "X" }])!("sh -c X") // true
  */
 export const fillsIn = (name: string, options: readonly GivenOption[]): FilledIn | undefined => {
   if (name !== "xargs" && name !== "parallel") return undefined;
@@ -31,7 +37,7 @@ export const fillsIn = (name: string, options: readonly GivenOption[]): FilledIn
 
 /** The replacement string an option sets: `-I R`, `-i`/`--replace` (meaning `{}`), `-iR`, `--replace=R`. */
 const replacementGiven = ({ option, value }: GivenOption): string[] => {
-  if (option === "-I") return value === undefined ? [] : [value.text];
-  if (option === "-i" || option === "--replace") return [value?.text ?? "{}"];
+  if (option === "-I") return value === undefined ? [] : [value];
+  if (option === "-i" || option === "--replace") return [value ?? "{}"];
   return [];
 };

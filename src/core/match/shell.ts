@@ -1,209 +1,121 @@
 /**
- * Splitting a shell command into the simple commands it runs, for `Bash(pattern)` conditions.
- * Besides each simple command as written, it lists what that command runs through wrappers
- * (`sudo`, `timeout 5`, `xargs`, `env FOO=1`, `bash -c '…'`, `eval`, `find -exec`) and what a
- * shell reads from a here-string or here-document (`bash <<< '…'`), so that a condition on `rm *`
- * sees `rm` in `sudo rm -rf /` and one on `sudo *` still sees the `sudo`. A shell whose code the
- * text does not hold (`… | sh`, `sh < x.sh`, `. <(…)`, `… | xargs sh -c`, `xargs -I{} sh -c '{}'`) is
- * opaque, like a command named at run time.
+ * What a shell command runs, for `Bash(pattern)` conditions. The text is parsed by tree-sitter-bash
+ * and read into simple commands (`shell/script.ts`); this module follows each one through what it
+ * runs in turn: wrappers (`sudo`, `timeout 5`, `env FOO=1`, `xargs`; `shell/wrappers.ts`), shells
+ * given a script (`bash -c '…'`, `bash <<< '…'`), `eval` and `trap` of literal code, and
+ * `find -exec`. Every layer is listed, so a condition on `rm *` sees `rm` in `sudo rm -rf /` and one
+ * on `sudo *` still sees the `sudo`.
+ *
+ * The analysis fails closed by construction: what it does not understand makes the command opaque
+ * (a command name known only at run time, code a shell reads from a pipe, a builtin that evaluates
+ * arithmetic on its arguments, an alias, a wrapper option its table does not list, …). An opaque
+ * command matches every deny condition and satisfies no allow condition.
+ *
+ * One command is analysed once however many conditions ask: results are kept in a small cache keyed
+ * by the command text.
  */
 import { UNREADABLE_DETAIL } from "./detail.ts";
 import { type FilledIn, fillsIn, findFillsIn } from "./replacement.ts";
-import { type GivenOption, readShell, type SimpleCommand, type Word } from "./shell-syntax.ts";
+import { CODE_VARIABLES, declarationProblem, MAX_NESTING, readScript, type SimpleCommand, type Stdin, type Word } from "./shell/script.ts";
+import { readWrapper, SHELL_WRAPPERS, UnknownOption, type WrapperSyntax } from "./shell/wrappers.ts";
 
-/** How a wrapper command takes its options: those that consume the next word, how many operands precede the command, and which option carries a whole command string. */
-export interface WrapperSyntax {
-  readonly valued: readonly string[];
-  /** Options whose value, if any, is glued to them (`xargs -i{}`, `--replace=@`), never the next word. */
-  readonly optional?: readonly string[];
-  readonly operands: number;
-  /**
-   * Its options may follow its operands, as GNU getopt reads them unless told not to (`script log -c '…'`),
-   * up to a `--`. A wrapper that runs a command given as words does not (`flock /tmp/l grep -ic x`).
-   */
-  readonly permutes?: boolean;
-  /** Its own option that gives it a script to run; one right after its operands counts too (`flock /tmp/l -c '…'`). */
-  readonly script?: readonly string[];
-  /**
-   * It starts a shell when given one of these flags (`sudo -s`), or always when empty (`su`); given
-   * no command, that shell reads its script from standard input, as a bare `bash` does.
-   */
-  readonly shell?: readonly string[];
-  /**
-   * Given one of these options it runs the command after its options itself, with no operand and no
-   * shell, and reads no options among that command's words (`runuser -u root ls -la`).
-   */
-  readonly direct?: readonly string[];
-  /** With one of these flags it only looks the command up and runs nothing (`command -v bash`). */
-  readonly lookup?: readonly string[];
+export { SHELL_WRAPPERS, type WrapperSyntax } from "./shell/wrappers.ts";
+export { MAX_NESTING } from "./shell/script.ts";
+export { MAX_COMMAND_LENGTH } from "./shell/parser.ts";
+
+/**
+ * What a listed command is: a command as bash or a wrapper runs it (`"command"`), shell syntax that
+ * runs no program (`"syntax"`: `[[ … ]]`), assignments before the command of the next layer
+ * (`"prefix"`: `FOO=1 git status`), or a command run by path listed by its bare name for deny rules
+ * (`"basename"`: `rm -rf /` for `/bin/rm -rf /`). An allow rule must cover every `"command"`.
+ */
+export type ShellRole = "command" | "syntax" | "prefix" | "basename";
+
+/** One command the shell runs (or a layer of one: `sudo rm x` and `rm x`), whitespace-normalised. */
+export interface ShellCall {
+  readonly text: string;
+  /** Every word is known before it runs: nothing in it expands. */
+  readonly literal: boolean;
+  readonly role: ShellRole;
 }
-
-/**
- * Commands that run another command given as their arguments; the inner command is matched too.
- *
- * @example
- * SHELL_WRAPPERS.get("timeout") // { valued: ["-s", "-k", "--signal", "--kill-after"], operands: 1 }
- */
-export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string, WrapperSyntax>([
-  ["sudo", {
-    valued: ["-u", "-g", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R", "-c", "--user", "--group", "--prompt", "--close-from", "--chdir", "--role", "--type", "--other-user", "--command-timeout", "--chroot", "--login-class"],
-    operands: 0,
-    shell: ["-s", "-i", "--shell", "--login"],
-  }],
-  ["doas", { valued: ["-u", "-C"], operands: 0, shell: ["-s"] }],
-  ["env", { valued: ["-u", "-C", "--unset", "--chdir"], operands: 0, script: ["-S", "--split-string"] }],
-  ["timeout", { valued: ["-s", "-k", "--signal", "--kill-after"], operands: 1 }],
-  ["nice", { valued: ["-n", "--adjustment"], operands: 0 }],
-  ["nohup", { valued: [], operands: 0 }],
-  ["time", { valued: ["-f", "-o", "--format", "--output"], operands: 0 }],
-  ["xargs", {
-    valued: ["-I", "-n", "-P", "-L", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"],
-    optional: ["-i", "-e", "-l", "--replace", "--eof", "--max-lines"],
-    operands: 0,
-  }],
-  ["command", { valued: [], operands: 0, lookup: ["-v", "-V"] }],
-  ["builtin", { valued: [], operands: 0 }],
-  ["exec", { valued: ["-a"], operands: 0 }],
-  ["stdbuf", { valued: ["-i", "-o", "-e"], operands: 0 }],
-  ["ionice", { valued: ["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"], operands: 0 }],
-  ["chrt", { valued: ["-T", "-P", "-D"], operands: 1 }],
-  ["taskset", { valued: [], operands: 1 }],
-  ["setsid", { valued: [], operands: 0 }],
-  ["unshare", { valued: ["--propagation", "--setgroups", "--map-user", "--map-group"], operands: 0 }],
-  ["nsenter", { valued: ["-t", "--target", "-S", "-G", "--setuid", "--setgid"], operands: 0 }],
-  ["chroot", { valued: ["--userspec", "--groups"], operands: 1 }],
-  ["flock", { valued: ["-w", "--timeout", "-E", "--conflict-exit-code"], operands: 1, script: ["-c", "--command"] }],
-  // su's operand is the user, and its options may follow it (`su root -s /bin/bash`); a login shell is what it runs.
-  ["su", { valued: ["-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"], operands: 1, permutes: true, script: ["-c", "--command", "--session-command"], shell: [] }],
-  // runuser without -u is su; with -u it runs its command as given.
-  ["runuser", {
-    valued: ["-u", "--user", "-g", "--group", "-G", "--supp-group", "-s", "--shell", "-w", "--whitelist-environment"],
-    operands: 1,
-    permutes: true,
-    script: ["-c", "--command", "--session-command"],
-    shell: [],
-    direct: ["-u", "--user"],
-  }],
-  ["unbuffer", { valued: [], operands: 0 }],
-  ["watch", { valued: ["-n", "--interval", "-d"], operands: 0 }],
-  ["strace", { valued: ["-o", "-e", "-p", "-s", "-u"], operands: 0 }],
-  ["ltrace", { valued: ["-o", "-e", "-p", "-s", "-u"], operands: 0 }],
-  ["firejail", { valued: [], operands: 0 }],
-  ["proxychains", { valued: ["-f"], operands: 0 }],
-  ["torsocks", { valued: [], operands: 0 }],
-  ["busybox", { valued: [], operands: 0 }],
-  ["parallel", { valued: ["-I", "-j", "--jobs", "-S", "--sshlogin", "--delay", "--timeout", "-a", "--arg-file"], optional: ["-i", "--replace"], operands: 0 }],
-  ["chronic", { valued: [], operands: 0 }],
-  ["caffeinate", { valued: ["-t", "-w"], operands: 0 }],
-  ["pkexec", { valued: ["--user"], operands: 0, shell: [] }],
-  ["dbus-launch", { valued: ["--config-file"], operands: 0 }],
-  ["coproc", { valued: [], operands: 0 }],
-  ["systemd-run", { valued: ["-p", "--property", "-u", "--unit", "-M", "--machine", "--uid", "--gid", "-E", "--setenv", "--slice", "--description"], operands: 0 }],
-  ["numactl", { valued: ["-N", "-m", "-C", "-i", "-p", "--cpunodebind", "--membind", "--physcpubind", "--interleave", "--preferred"], operands: 0 }],
-  ["cgexec", { valued: ["-g"], operands: 0 }],
-  // script's operand is the file it logs to; it runs only its -c command.
-  ["script", { valued: ["-t", "--timing", "-E", "--echo", "-T", "--log-timing"], operands: 1, permutes: true, script: ["-c", "--command"] }],
-  ["--", { valued: [], operands: 0 }],
-]);
-
-/** Shells whose `-c` runs a script given as a string, and that read their script from standard input without one. */
-const shells = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"]);
-/** Reserved words that open or continue a compound command; the command after them is what runs. */
-const keywords = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "fi", "done", "esac"]);
-const assignment = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/;
-
-/**
- * True for a `NAME=value` prefix of a simple command (not the program it runs); a quoted
- * `"NAME=value"` is an argument, not an assignment.
- *
- * @example
- * isAssignment(readShell("FOO=1 ./hook.sh")!.commands[0]![0]!) // true
- */
-export const isAssignment = (word: Word): boolean => {
-  const assigned = assignment.exec(word.bare)?.[0];
-  return assigned !== undefined && word.text.startsWith(assigned);
-};
-// An unquoted glob or brace expansion in a command name means the name is only known at run time.
-const expandsAtRunTime = /[*?]|\[.*\]|\{[^{}]*(?:,|\.\.)[^{}]*\}/;
 
 /** The simple commands of a shell text, and what is unknown about it until it runs. */
 export interface ShellAnalysis {
   /** Each simple command, and each command it runs through a wrapper, whitespace-normalised, without duplicates. */
   readonly commands: readonly string[];
-  /** Something expands at run time (`$VAR`, `$(…)`, backticks), so the texts are not exactly what will run. */
+  /** The same commands with what is known about each. */
+  readonly calls: readonly ShellCall[];
+  /** Something expands at run time (`$VAR`, `$(…)`, a glob), so the texts are not exactly what will run. */
   readonly dynamic: boolean;
-  /** Some command's name is only known at run time (`$CMD x`, `/bin/r? x`), so no pattern can rule it out. */
+  /** Something the analysis does not understand may run: no pattern can rule it out. */
   readonly opaque: boolean;
+  /** Why it is opaque, for explanations. */
+  readonly reason?: string;
 }
 
+/** Shells whose script this analysis reads (bash's grammar covers theirs). */
+const bashLike = new Set(["bash", "sh", "dash", "ash", "rbash", "hush"]);
+/** Shells with a language of their own: a script they run is opaque (a script file is not). */
+const otherShells = new Set(["zsh", "rzsh", "ksh", "ksh93", "rksh", "mksh", "lksh", "pdksh", "oksh", "yash", "posh", "fish", "csh", "tcsh", "es", "rc", "elvish", "nu", "xonsh", "pwsh", "osh", "ysh"]);
+/** Reserved words: as a command name they mean the grammar read a compound command as words. */
+const reserved = new Set(["!", "{", "}", "[[", "]]", "if", "then", "elif", "else", "fi", "case", "esac", "for", "select", "while", "until", "do", "done", "in", "function"]);
+/** Builtins that only look names up, print or change shell state in ways that run nothing. */
+const opaqueBuiltins: Readonly<Record<string, string>> = {
+  alias: "an alias renames what a command runs",
+  enable: "enable loads or disables builtins",
+  compgen: "compgen -C and -F run code",
+  complete: "complete -C and -F run code",
+  bind: "bind -x runs code",
+  fc: "fc runs commands from history",
+  history: "history can feed commands to fc",
+  let: "let evaluates arithmetic, which evaluates code held in variables",
+};
+/** Options of `shopt` that change nothing about what runs. */
+const safeShopt = new Set(["globstar", "nullglob", "dotglob", "nocaseglob", "failglob", "nocasematch", "lastpipe", "inherit_errexit", "globasciiranges", "checkwinsize", "histappend", "extglob"]);
+/** Variables `read`, `printf -v`, `mapfile`, `getopts` and `wait -p` assign: a subscript there is evaluated. */
+const namesOk = (words: readonly Word[]): boolean => words.every((w) => w.literal && !/[[\]]/.test(w.text));
+
 /** How many wrappers and assignments one simple command may stack before it counts as opaque. */
-const maxLevels = 64;
+const maxLevels = 16;
+/** How many analyses the cache keeps. */
+const cacheSize = 256;
+const cache = new Map<string, ShellAnalysis | undefined>();
+let lastCommand: string | undefined;
+let lastAnalysis: ShellAnalysis | undefined;
+let analyses = 0;
 
 /**
- * Analyse a shell command; `undefined` when it cannot be read (an unbalanced quote, a stray `)`,
- * `UNREADABLE_DETAIL`).
+ * How many commands were analysed (not answered from the cache) since the process started: tests use
+ * it to check that a command is analysed once per call however many conditions read it.
+ *
+ * @example
+ * const before = shellAnalysisCount(); analyseShell("ls -la /tmp/x1"); shellAnalysisCount() - before // 1
+ */
+export const shellAnalysisCount = (): number => analyses;
+
+/**
+ * Analyse a shell command; `undefined` when it cannot be read (a syntax error, an unbalanced quote,
+ * `UNREADABLE_DETAIL`, a text longer than `MAX_COMMAND_LENGTH`). Callers treat `undefined` as opaque.
  *
  * @example
  * analyseShell("FOO=1 sudo rm -rf /tmp/x")?.commands
  * // ["FOO=1 sudo rm -rf /tmp/x", "sudo rm -rf /tmp/x", "rm -rf /tmp/x"]
  */
-export const analyseShell = (command: string, depth = 0): ShellAnalysis | undefined => {
-  if (command === UNREADABLE_DETAIL) return undefined; // a command given as an array or a number
-  const syntax = readShell(command, depth);
-  if (syntax === undefined) return undefined;
-  const commands = new Set<string>();
-  let dynamic = syntax.dynamic;
-  let opaque = false;
-  const add = (words: readonly Word[]): void => {
-    const text = words.map((w) => w.text).join(" ").replace(/\s+/g, " ").trim();
-    if (text !== "") commands.add(text);
-  };
-  // `stdin` is the simple command's here-text, which a shell or `source /dev/stdin` in it runs as code;
-  // `filled` tells whether a script holds a string an outer xargs, parallel or find -exec replaces.
-  const visit = (start: readonly Word[], stdin: Word | undefined, outer?: FilledIn): boolean => {
-    let filled = outer;
-    let skip = 0;
-    while (start[skip] !== undefined && keywords.has(start[skip]!.text) && !start[skip]!.quoted) skip++;
-    let form: readonly Word[] = start.slice(skip);
-    // Each level lists the rest of the command again: no real command nests this many wrappers and
-    // assignments, and a hostile one would cost time and memory by the square of its length.
-    for (let level = 0; form[0] !== undefined; level++) {
-      if (level === maxLevels) {
-        opaque = true;
-        break;
-      }
-      add(form);
-      const head: Word = form[0];
-      if (isAssignment(head)) {
-        form = form.slice(1);
-        continue;
-      }
-      const unknown = head.dynamic || expandsAtRunTime.test(head.bare);
-      opaque ||= unknown;
-      // `/bin/rm` runs `rm`: list it by its bare name too, so a condition on `rm *` sees it.
-      const name = unknown ? head.text : head.text.slice(head.text.lastIndexOf("/") + 1);
-      if (name !== head.text && name !== "") add([{ ...head, text: name }, ...form.slice(1)]);
-      const script = codeRun(name, form, stdin);
-      if (script === "unseen" || (script !== undefined && filled?.(script.text) === true)) opaque = true;
-      else if (script !== undefined) {
-        if (script.dynamic) opaque = true;
-        const inner = analyseShell(script.text, depth + 1);
-        if (inner === undefined) return false;
-        for (const c of inner.commands) commands.add(c);
-        dynamic ||= inner.dynamic;
-        opaque ||= inner.opaque;
-      }
-      if (name === "find") for (const sub of findExec(form)) if (!visit(sub, stdin, either(filled, findFillsIn))) return false;
-      const syntax = SHELL_WRAPPERS.get(name);
-      if (syntax === undefined) break;
-      const call = readWrapper(syntax, form);
-      filled = either(filled, fillsIn(name, call.options));
-      form = call.flags.some((f) => syntax.lookup?.includes(f)) ? [] : call.command;
-    }
-    return true;
-  };
-  for (const words of syntax.commands) if (!visit(words, (words as SimpleCommand).stdin)) return undefined;
-  return { commands: [...commands], dynamic, opaque };
+export const analyseShell = (command: string): ShellAnalysis | undefined => {
+  // The conditions of one call ask about the same string one after another: compare it first.
+  if (command === lastCommand) return lastAnalysis;
+  if (command === UNREADABLE_DETAIL) return undefined;
+  let analysis = cache.get(command);
+  if (analysis === undefined && !cache.has(command)) {
+    analyses++;
+    analysis = new Analysis().script(command, 0);
+    // A bounded cache: when full, the oldest entry goes.
+    if (cache.size >= cacheSize) cache.delete(cache.keys().next().value!);
+    cache.set(command, analysis);
+  }
+  lastCommand = command;
+  lastAnalysis = analysis;
+  return analysis;
 };
 
 /**
@@ -219,164 +131,366 @@ export const splitShellCommand = (command: string): string[] | undefined => {
   return analysis === undefined ? undefined : [...analysis.commands];
 };
 
+/**
+ * The first simple command of a text, as words with quotes removed, and whether each is known before
+ * it runs; `undefined` when the text cannot be read. Used to find the program a command hook starts.
+ *
+ * @example
+ * firstCommand('FOO=1 "$DIR"/hook.sh --fast')?.map((w) => w.text) // ["FOO=1", "$DIR/hook.sh", "--fast"]
+ */
+export const firstCommand = (command: string): readonly Word[] | undefined => readScript(command)?.commands[0]?.words;
+
+/**
+ * True for a `NAME=value` word before a command's name (an assignment, not the program it runs).
+ *
+ * @example
+ * isAssignment(firstCommand("FOO=1 ./hook.sh")![0]!) // true
+ */
+export const isAssignment = (word: Word): boolean => word.assigns !== undefined;
+
+/** Code a command runs: a script's text, `"unseen"` when the text does not hold it, or `undefined` when it runs no code of its own. */
+type Code = { readonly text: string; readonly literal: boolean } | "unseen" | undefined;
+
+/** What the command at one level was handed by the levels before it. */
+interface Context {
+  /** A replacement string an outer xargs, parallel or find -exec fills in at run time. */
+  readonly filled: FilledIn | undefined;
+  /** An outer xargs appends words read at run time. */
+  readonly appended: boolean;
+}
+
+class Opaque extends Error {}
+
+class Analysis {
+  private readonly calls = new Map<string, ShellCall>();
+  private dynamic = false;
+
+  script(text: string, depth: number): ShellAnalysis | undefined {
+    if (depth > MAX_NESTING) return undefined;
+    const read = readScript(text, depth);
+    if (read === undefined) return undefined;
+    try {
+      this.read(read.commands, depth, read.opaque, read.dynamic);
+    } catch (error) {
+      if (error instanceof Opaque) return this.result(error.message);
+      if (error instanceof Unreadable) return undefined;
+      throw error;
+    }
+    return this.result(undefined);
+  }
+
+  private result(reason: string | undefined): ShellAnalysis {
+    const calls = [...this.calls.values()];
+    return {
+      commands: [...new Set(calls.map((c) => c.text))],
+      calls,
+      dynamic: this.dynamic || reason !== undefined,
+      opaque: reason !== undefined,
+      ...(reason === undefined ? {} : { reason }),
+    };
+  }
+
+  private read(commands: readonly SimpleCommand[], depth: number, opaque: string | undefined, dynamic: boolean): void {
+    this.dynamic ||= dynamic;
+    for (const c of commands) this.visit(c.words, c.stdin, depth, { filled: undefined, appended: false }, c.syntax === true);
+    if (opaque !== undefined) throw new Opaque(opaque);
+  }
+
+  private add(words: readonly Word[], role: ShellRole): void {
+    const text = words.map((w) => w.text).join(" ").replace(/\s+/g, " ").trim();
+    if (text === "") return;
+    this.keep({ text, literal: words.every((w) => w.literal), role });
+  }
+
+  private keep(call: ShellCall): void {
+    const key = `${call.literal ? 1 : 0}${call.role}\u0000${call.text}`;
+    if (!this.calls.has(key)) this.calls.set(key, call);
+  }
+
+  /** Code given as text (a `-c` script, `eval`'s words, a here-text): analysed as a script of its own. */
+  private run(code: Code, depth: number, context: Context, why: string): void {
+    if (code === undefined) return;
+    if (code === "unseen") throw new Opaque(why);
+    if (!code.literal) throw new Opaque(`${why} computed at run time`);
+    if (context.filled?.(code.text) === true) throw new Opaque("a script holds text filled in at run time");
+    const inner = new Analysis().script(code.text, depth + 1);
+    if (inner === undefined) throw new Unreadable();
+    for (const c of inner.calls) this.keep(c);
+    this.dynamic ||= inner.dynamic;
+    if (inner.opaque) throw new Opaque(inner.reason ?? "opaque");
+  }
+
+  /** One simple command, then what it runs, level by level. */
+  private visit(start: readonly Word[], stdin: Stdin, depth: number, outer: Context, syntax: boolean): void {
+    if (syntax) return this.add(start, "syntax");
+    let words = start;
+    let context = outer;
+    for (let level = 0; words.length > 0; level++) {
+      if (level === maxLevels) throw new Opaque("more wrappers than any real command stacks");
+      const head = words[0]!;
+      this.add(words, head.assigns === undefined ? "command" : "prefix");
+      if (head.assigns !== undefined) {
+        words = words.slice(1);
+        continue;
+      }
+      // After a wrapper, `FOO=1 rm` runs a program named `FOO=1`; reading on to `rm` fails towards the
+      // rule on both sides (a deny sees `rm`, an allow must cover `FOO=1 rm` as written).
+      if (level > 0 && head.literal && /^[A-Za-z_][A-Za-z0-9_]*=/.test(head.text)) {
+        words = words.slice(1);
+        continue;
+      }
+      if (!head.literal) throw new Opaque("a command name is computed at run time");
+      if (context.filled?.(head.text) === true) throw new Opaque("a command name is filled in at run time");
+      if (!head.quoted && reserved.has(head.text)) throw new Opaque(`the reserved word ${head.text} read as a command name`);
+      // `/bin/rm` runs `rm`: list it by its bare name too, so a condition on `rm *` sees it.
+      const name = head.text.slice(head.text.lastIndexOf("/") + 1);
+      if (name !== head.text && name !== "") this.add([{ ...head, text: name }, ...words.slice(1)], "basename");
+      const args = words.slice(1);
+      this.builtin(name, args, stdin, depth, context);
+      if (bashLike.has(name)) this.run(this.shellCode(args, stdin, context), depth, context, "a shell reads a script");
+      if (otherShells.has(name)) this.otherShell(args, context);
+      if (name === "find") this.find(args, stdin, depth, context);
+      const syntaxOf = SHELL_WRAPPERS.get(name);
+      if (syntaxOf === undefined) return;
+      const next = this.wrapper(name, syntaxOf, words, stdin, depth, context);
+      if (next === undefined) return;
+      words = next.words;
+      context = next.context;
+    }
+  }
+
+  /** Builtins whose arguments are code or names with subscripts. */
+  private builtin(name: string, args: readonly Word[], stdin: Stdin, depth: number, context: Context): void {
+    const why = opaqueBuiltins[name];
+    if (why !== undefined) throw new Opaque(why);
+    switch (name) {
+      case "eval":
+        if (context.appended) throw new Opaque("eval of words read at run time");
+        if (args.length > 0) this.run({ text: args.map((a) => a.text).join(" "), literal: args.every((a) => a.literal) }, depth, context, "eval runs code");
+        return;
+      case "trap":
+        return this.trap(args, depth, context);
+      case "source":
+      case ".": {
+        if (context.appended) throw new Opaque("source of a file named at run time");
+        const file = args[0]?.text === "--" ? args[1] : args[0];
+        if (file !== undefined) this.run(scriptFile(file, stdin), depth, context, "source reads a script");
+        return;
+      }
+      case "mapfile":
+      case "readarray":
+        if (args.some((a) => /^-[^-]*C/.test(a.text)) || !namesOk(args)) throw new Opaque(`${name} -C runs a callback, and a subscript in its name is evaluated`);
+        return;
+      case "read":
+      case "getopts":
+        if (!namesOk(args)) throw new Opaque(`${name} evaluates the subscript of the name it assigns`);
+        return;
+      case "printf":
+      case "wait": {
+        const at = args.findIndex((a) => a.text === (name === "printf" ? "-v" : "-p"));
+        if (at >= 0 && !namesOk(args.slice(at + 1, at + 2))) throw new Opaque(`${name} evaluates the subscript of the name it assigns`);
+        if (args.some((a) => !a.literal && /^-/.test(a.text)) || (at < 0 && args.some((a) => /^-[^-]*[vp]/.test(a.text) && a.text !== "--"))) throw new Opaque(`${name} options computed at run time`);
+        return;
+      }
+      case "test":
+      case "[": {
+        for (let i = 0; i < args.length; i++) {
+          if ((args[i]!.text === "-v" || args[i]!.text === "-R") && !namesOk(args.slice(i + 1, i + 2))) throw new Opaque("test -v evaluates the subscript of the name it tests");
+          if (!args[i]!.literal && (args[i + 1]?.text === "-v" || i === 0)) throw new Opaque("test with an operator computed at run time");
+        }
+        return;
+      }
+      case "declare":
+      case "typeset":
+      case "local":
+      case "export":
+      case "readonly":
+      case "unset": {
+        const problem = declarationProblem(name, args.map((a) => (/^[A-Za-z_][A-Za-z0-9_]*=/.test(a.text) && a.literal ? { ...a, assigns: a.text.slice(0, a.text.indexOf("=")) } : a)));
+        if (problem !== undefined) throw new Opaque(problem);
+        return;
+      }
+      case "git":
+        return gitRunsCode(args);
+      case "hash":
+        if (args.some((a) => !a.literal || /^-[^-]*p/.test(a.text))) throw new Opaque("hash -p makes a name run another program");
+        return;
+      case "shopt":
+        if (args.some((a) => !a.literal || (!/^-/.test(a.text) && !safeShopt.has(a.text)))) throw new Opaque("shopt option that changes what runs");
+        return;
+      case "set":
+        if (args.some((a) => !a.literal && /^[-+]/.test(a.text)) || args.some((a) => /^[-+][^-]*k/.test(a.text) || a.text === "keyword" || a.text === "functrace")) {
+          throw new Opaque("set -k makes later words assignments");
+        }
+        return;
+      default:
+    }
+  }
+
+  /** `trap 'code' SIG`: the code runs later; literal code is analysed, anything else is opaque. */
+  private trap(args: readonly Word[], depth: number, context: Context): void {
+    let rest = args;
+    if (rest[0]?.text === "--") rest = rest.slice(1);
+    const first = rest[0];
+    if (first === undefined || /^-[lpP]+$/.test(first.text)) return;
+    if (!first.literal) throw new Opaque("trap of code computed at run time");
+    if (first.text === "-" || first.text === "") return;
+    this.run({ text: first.text, literal: true }, depth, context, "trap runs code");
+  }
+
+  /** A shell runs its `-c` string, else its first operand as a script file, else (or with `-s`) what it reads on standard input. */
+  private shellCode(args: readonly Word[], stdin: Stdin, context: Context): Code {
+    let runsString = false;
+    let readsStdin = false;
+    let operand: Word | undefined;
+    for (let i = 0; i < args.length; i++) {
+      const w = args[i]!;
+      const t = w.text;
+      if (!w.literal) throw new Opaque("a shell option computed at run time");
+      if (t === "--version" || t === "--help") return undefined;
+      if (t === "--" || t === "-" || !/^[-+]/.test(t)) {
+        operand = t === "--" || t === "-" ? args[i + 1] : w;
+        break;
+      }
+      if (t.startsWith("--")) {
+        if (t === "--rcfile" || t === "--init-file") i++;
+        else if (!/^--(?:login|noprofile|norc|posix|restricted|verbose|debugger|noediting|pretty-print|dump-strings|dump-po-strings|wordexp)$/.test(t)) throw new Opaque(`shell option ${t}`);
+        continue;
+      }
+      const letters = t.slice(1);
+      if (!/^[abcefhiklmnprstuvxBCDEHPTsoO]+$/.test(letters)) throw new Opaque(`shell option ${t}`);
+      runsString ||= letters.includes("c");
+      readsStdin ||= letters.includes("s");
+      i += letters.match(/[oO]/g)?.length ?? 0;
+    }
+    if (runsString) {
+      if (operand === undefined) return "unseen";
+      return { text: operand.text, literal: operand.literal };
+    }
+    if (context.appended) throw new Opaque("a shell given its script at run time");
+    if (readsStdin || operand === undefined) return hereText(stdin);
+    return scriptFile(operand, stdin);
+  }
+
+  /** A shell with a language of its own runs a script file as given; a script from `-c` or standard input is opaque. */
+  private otherShell(args: readonly Word[], context: Context): void {
+    const operand = args.find((a) => !/^[-+]/.test(a.text));
+    const options = args.slice(0, operand === undefined ? args.length : args.indexOf(operand));
+    if (context.appended || operand === undefined || !operand.literal || options.some((o) => !o.literal || /^[-+][^-]*[csi]/.test(o.text) || o.text.startsWith("--"))) {
+      throw new Opaque("a shell with a language of its own runs a script");
+    }
+  }
+
+  /** `find … -exec cmd {} ;` runs `cmd` for each file; a computed word could hide an `-exec`. */
+  private find(args: readonly Word[], stdin: Stdin, depth: number, context: Context): void {
+    if (args.some((a) => !a.literal)) throw new Opaque("find with a word computed at run time may run anything");
+    for (let i = 0; i < args.length; i++) {
+      if (!/^-(?:exec|execdir|ok|okdir)$/.test(args[i]!.text)) continue;
+      let j = i + 1;
+      while (j < args.length && args[j]!.text !== ";" && args[j]!.text !== "+") j++;
+      this.visit(args.slice(i + 1, j), stdin, depth, { filled: either(context.filled, findFillsIn), appended: context.appended }, false);
+      i = j;
+    }
+  }
+
+  /** A wrapper's own words: what it runs next, or `undefined` when it runs nothing more. */
+  private wrapper(name: string, syntax: WrapperSyntax, words: readonly Word[], stdin: Stdin, depth: number, context: Context): { words: readonly Word[]; context: Context } | undefined {
+    let call;
+    try {
+      call = readWrapper(syntax, words, (w) => w.text);
+    } catch (error) {
+      if (error instanceof UnknownOption) throw new Opaque(`${name} ${error.message}: an option its table does not list`);
+      throw error;
+    }
+    const command = call.command;
+    const own = words.slice(0, words.length - command.length);
+    if (own.some((w) => !w.literal)) throw new Opaque(`${name} with an option computed at run time`);
+    const given = (list: readonly string[] | undefined): boolean => call.options.some((o) => list?.includes(o.option) === true);
+    if (given(syntax.lookup)) return undefined;
+    const script = call.options.find((o) => syntax.script?.includes(o.option) === true);
+    if (script !== undefined) {
+      if (name === "env") throw new Opaque("env -S splits a string into a command");
+      const value = script.value;
+      const code = typeof value === "string" ? { text: value, literal: true } : value === undefined ? "unseen" : { text: value.text, literal: value.literal };
+      this.run(code, depth, context, `${name} runs a script`);
+      return undefined;
+    }
+    if (syntax.viaShell === true && !given(syntax.exec)) throw new Opaque(`${name} runs its words through a shell`);
+    let rest = command;
+    if (syntax.assigns === true) {
+      // Variables to set come first; the command is the first word without `=`.
+      while (rest[0] !== undefined && rest[0].text.includes("=")) {
+        const variable = rest[0].text.slice(0, rest[0].text.indexOf("="));
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable) || CODE_VARIABLES.has(variable)) throw new Opaque(`${name} ${variable}=… changes what runs`);
+        rest = rest.slice(1);
+      }
+      if (rest.length > 0 && rest.length < command.length) this.add(rest, "command");
+    }
+    if (given(syntax.direct)) return { words: rest, context };
+    if (syntax.shell !== undefined && rest.length === 0) {
+      const startsShell = syntax.shell.length === 0 || given(syntax.shell);
+      if (startsShell) {
+        if (context.appended) throw new Opaque(`${name} given its command at run time`);
+        this.run(hereText(stdin), depth, context, `${name} starts a shell that reads standard input`);
+        return undefined;
+      }
+    }
+    if (syntax.shell !== undefined && syntax.shell.length === 0 && syntax.permutes === true && rest.length > 0) {
+      throw new Opaque(`${name} passes its words to a shell as a script file and arguments`);
+    }
+    if (rest.length === 0) {
+      if (context.appended && !given(syntax.lookup)) throw new Opaque(`${name} given its command at run time`);
+      if (name === "xargs") return { words: [{ text: "echo", literal: true, quoted: false }], context: { filled: context.filled, appended: true } };
+      return undefined;
+    }
+    const filled = either(context.filled, fillsIn(name, call.options.map((o) => ({ option: o.option, value: typeof o.value === "string" ? o.value : o.value?.text }))));
+    return { words: rest, context: { filled, appended: context.appended || syntax.appends === true } };
+  }
+}
+
+class Unreadable extends Error {}
+
 const either = (a: FilledIn | undefined, b: FilledIn | undefined): FilledIn | undefined =>
   a === undefined ? b : b === undefined ? a : (script) => a(script) || b(script);
 
 /**
- * A wrapper's own options (one per letter of a cluster, with the value getopt gives it), its flags
- * (those options without a value: `-E`, `-s`, `--login`), and the command after its options and
- * leading operands.
+ * git runs shell commands it is given in configuration (`git -c alias.x='!cmd' x`, `core.pager`,
+ * `core.sshCommand`) and through a few subcommands (`rebase --exec`, `bisect run`, `submodule foreach`,
+ * `difftool --extcmd`, `filter-branch`): those calls are opaque, so `Bash(git *)` does not allow them.
  */
-interface WrapperCall {
-  readonly options: readonly GivenOption[];
-  readonly flags: readonly string[];
-  readonly command: readonly Word[];
-  /** It was given one of its `direct` options, so it runs `command` itself and starts no shell. */
-  readonly direct: boolean;
-}
-
-/**
- * Read a wrapper's options as getopt does: in a cluster (`-iu root`, `-n10`, `-rI{}`) the first letter
- * that takes a value takes the rest of the word, or the next word when it ends the word (an optional
- * value only the rest of the word); `--opt=value` gives a long option its value. A lone `-`
- * (`su -`, `env -`) is a flag.
- */
-const readWrapper = (syntax: WrapperSyntax, form: readonly Word[]): WrapperCall => {
-  const required = (option: string): boolean => syntax.valued.includes(option) || syntax.script?.includes(option) === true;
-  const optional = (option: string): boolean => syntax.optional?.includes(option) === true;
-  const options: GivenOption[] = [];
-  const operands: Word[] = [];
-  const direct = (): boolean => options.some((o) => syntax.direct?.includes(o.option) === true);
-  let i = 1;
-  for (let w = form[i]; w !== undefined; w = form[i]) {
-    const t = w.text;
-    i++;
-    if (!t.startsWith("-")) {
-      if (syntax.permutes !== true || direct()) {
-        i--;
-        break;
-      }
-      operands.push(w);
-      continue;
-    }
-    if (t === "--") break;
-    if (t === "-" || t.startsWith("--")) {
-      const equals = t.indexOf("=");
-      const option = equals < 0 ? t : t.slice(0, equals);
-      if (equals >= 0) options.push({ option, value: rest(w, equals + 1) });
-      else options.push(required(option) ? next(option, form[i++]) : { option });
-      continue;
-    }
-    for (let k = 1; k < t.length; k++) {
-      const option = `-${t.charAt(k)}`;
-      if (!required(option) && !optional(option)) {
-        options.push({ option });
-        continue;
-      }
-      if (k < t.length - 1) options.push({ option, value: rest(w, k + 1) });
-      else options.push(required(option) ? next(option, form[i++]) : { option });
-      break;
-    }
+const gitRunsCode = (args: readonly Word[]): void => {
+  let i = 0;
+  for (; i < args.length; i++) {
+    const t = args[i]!.text;
+    if (!args[i]!.literal && t.startsWith("-")) throw new Opaque("git option computed at run time");
+    if (t === "-c" || t.startsWith("--config-env") || t.startsWith("--exec-path=") || /^-c./.test(t)) throw new Opaque("git -c can define commands git runs");
+    if (t === "-C" || t === "--git-dir" || t === "--work-tree" || t === "--namespace" || t === "--super-prefix") i++;
+    else if (!t.startsWith("-")) break;
   }
-  let command = [...operands, ...form.slice(i)].slice(direct() ? 0 : syntax.operands);
-  const after = command[0]?.text;
-  if (after !== undefined && syntax.script?.includes(after) === true) {
-    options.push(next(after, command[1]));
-    command = [];
-  }
-  const flags = options.flatMap((o) => (o.value === undefined ? [o.option] : []));
-  return { options, flags, command, direct: direct() };
-};
-
-/** An option that takes the next word as its value; a missing word gives it none. */
-const next = (option: string, word: Word | undefined): GivenOption => (word === undefined ? { option } : { option, value: word });
-
-/** The rest of a word from `start`, as a word of its own (the value glued to an option); its unquoted part is kept only when the word had no quotes. */
-const rest = (word: Word, start: number): Word => {
-  const text = word.text.slice(start);
-  return { ...word, text, bare: word.bare === word.text ? text : "" };
-};
-
-/**
- * The code a command runs, as far as its text tells: a script (`bash -c '…'`, `eval …`, `env -S '…'`,
- * `bash <<< '…'`), `"unseen"` when it reads code the text does not hold (`… | sh`, `sh < x.sh`,
- * `. <(…)`, `sh -c` without its string), or `undefined` when it runs no code of its own, or a script file (`bash x.sh`).
- */
-type Code = { text: string; dynamic: boolean } | "unseen" | undefined;
-
-const pick = (words: readonly Word[]): Code => ({ text: words.map((w) => w.text).join(" "), dynamic: words.some((w) => w.dynamic) });
-
-const codeRun = (name: string, form: readonly Word[], stdin: Word | undefined): Code => {
-  if (name === "eval") return form.length > 1 ? pick(form.slice(1)) : undefined;
-  if (shells.has(name)) return shellCode(form, stdin);
-  if (name === "source" || name === ".") {
-    const file = form[1]?.text === "--" ? form[2] : form[1];
-    return file === undefined ? undefined : scriptFile(file, stdin);
-  }
-  const syntax = SHELL_WRAPPERS.get(name);
-  if (syntax === undefined) return undefined;
-  const call = readWrapper(syntax, form);
-  const script = call.options.find((o) => syntax.script?.includes(o.option) === true)?.value;
-  if (script !== undefined) return { text: script.text, dynamic: script.dynamic };
-  if (syntax.shell === undefined || call.direct) return undefined;
-  // `sudo -s`, `su`, `… | sudo su`: a shell started with no command reads its script from standard input.
-  const startsShell = syntax.shell.length === 0 || call.flags.some((f) => syntax.shell!.includes(f));
-  return startsShell && call.command.length === 0 ? hereText(stdin) : undefined;
-};
-
-/** Long options of a shell that take the next word as their value (`--rcfile f`). */
-const valuedLongOptions = new Set(["--rcfile", "--init-file"]);
-/** Letters of a shell's option cluster that each take the next word as their value, in order (`-oc posix '…'`, `-euxo pipefail`). */
-const valuedLetters = /[oO]/g;
-
-/** A shell runs its `-c` string, else its first operand as a script file, else (or with `-s`) what it reads on standard input. */
-const shellCode = (form: readonly Word[], stdin: Word | undefined): Code => {
-  let runsString = false;
-  let readsStdin = false;
-  let operand: Word | undefined;
-  for (let i = 1; i < form.length; i++) {
-    const t = form[i]!.text;
-    if (t === "--version" || t === "--help") return undefined;
-    if (t === "--" || !/^[-+]/.test(t)) {
-      operand = t === "--" ? form[i + 1] : form[i];
-      break;
-    }
-    if (t.startsWith("--")) {
-      if (valuedLongOptions.has(t)) i++;
-      continue;
-    }
-    // A cluster is `-` or `+` and letters; `+c` and `+s` still run a string or read standard input.
-    const letters = t.slice(1);
-    runsString ||= letters.includes("c");
-    readsStdin ||= letters.includes("s");
-    i += letters.match(valuedLetters)?.length ?? 0;
-  }
-  // Without its string, `sh -c` errors, unless something appends one: `… | xargs sh -c`.
-  if (runsString) return operand === undefined ? "unseen" : pick([operand]);
-  if (readsStdin || operand === undefined) return hereText(stdin);
-  return scriptFile(operand, stdin);
-};
-
-/** A script named by path: standard input's device runs the here-text, a process substitution or other descriptor runs unseen code. */
-const scriptFile = (file: Word, stdin: Word | undefined): Code => {
-  if (file.dynamic && /^[<>]\(/.test(file.text)) return "unseen";
-  const fd = /^(?:\/dev\/fd\/|\/proc\/(?:self|\d+)\/fd\/)(\d+)$/.exec(file.text)?.[1];
-  if (file.text === "/dev/stdin" || fd === "0") return hereText(stdin);
-  return fd === undefined ? undefined : "unseen";
+  const sub = args[i]?.text;
+  const rest = args.slice(i + 1).map((a) => a.text);
+  const runs =
+    (sub === "rebase" && rest.some((r) => r === "-x" || r.startsWith("--exec") || /^-[^-]*x/.test(r))) ||
+    (sub === "bisect" && rest[0] === "run") ||
+    (sub === "submodule" && rest.includes("foreach")) ||
+    (sub === "difftool" && rest.some((r) => r === "-x" || r.startsWith("--extcmd") || r.startsWith("--tool"))) ||
+    (sub === "mergetool" && rest.some((r) => r.startsWith("--tool") || r === "-t")) ||
+    sub === "filter-branch";
+  if (runs) throw new Opaque(`git ${sub} runs commands it is given`);
 };
 
 /** Code read from standard input: the here-string or here-document if the command has one, else unseen (a pipe, a file, the terminal). */
-const hereText = (stdin: Word | undefined): Code => (stdin === undefined ? "unseen" : { text: stdin.text, dynamic: stdin.dynamic });
+const hereText = (stdin: Stdin): Code => (stdin.kind === "unseen" ? "unseen" : { text: stdin.text, literal: stdin.literal });
 
-/** `find … -exec cmd {} ;` runs `cmd` for each file. */
-const findExec = (form: readonly Word[]): Word[][] => {
-  const found: Word[][] = [];
-  for (let i = 1; i < form.length; i++) {
-    if (!/^-(?:exec|execdir|ok|okdir)$/.test(form[i]!.text)) continue;
-    let j = i + 1;
-    while (j < form.length && form[j]!.text !== ";" && form[j]!.text !== "+") j++;
-    found.push(form.slice(i + 1, j));
-    i = j;
-  }
-  return found;
+/**
+ * A script named by path. Standard input by any name (`/dev/stdin`, `/dev//stdin`, `/dev/fd/0`,
+ * `/proc/self/fd/0`) runs the here-text; any other path under `/dev` or `/proc`, or a path computed
+ * at run time, runs code the text does not hold; a file elsewhere runs the file (not analysed).
+ */
+const scriptFile = (file: Word, stdin: Stdin): Code => {
+  if (!file.literal) return "unseen";
+  const path = file.text.replace(/\/+/g, "/").replace(/\/(?:\.\/)+/g, "/").replace(/^(?:\.\/)+/, "");
+  if (/^\/dev\/(?:stdin|fd\/0)$|^\/proc\/(?:self|thread-self|\d+)\/fd\/0$/.test(path)) return hereText(stdin);
+  if (/(?:^|\/)(?:dev|proc)\//.test(path) || /(?:^|\/)\.\.(?:\/|$)/.test(path) && /dev|proc|fd/.test(path)) return "unseen";
+  return undefined;
 };

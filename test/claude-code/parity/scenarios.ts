@@ -193,7 +193,7 @@ export const postToolUse: Record<string, ParityCase> = {
   "updatedToolOutput as a string is rejected for Bash (redact_secrets.py --string): the original output, secret included, reaches the model": {
     scenario: { settings: bash(post(script("redact_secrets.py", ["--string"]))), turns: oneCall("echo token sk-live-SECRET123456; touch ran-1"), markers: ["sk-live-SECRET123456", "[REDACTED]"] },
     claude: observed({ executed: ["1"], modelCalls: 2, toolErrors: [false], seen: { "sk-live-SECRET123456": 1, "[REDACTED]": null } }),
-    differs: "agent-onion replaces the result with the string, so the model reads the redacted text",
+    differs: "on purpose: agent-onion honours the string, so the model reads the redacted text and the secret stays out",
   },
   "additionalContext on PostToolUse reaches the model beside the result": {
     scenario: { settings: bash(post(answer({ out: specific("PostToolUse", { additionalContext: "POST-CONTEXT-MARKER" }) }))), turns: oneCall(ranCommand("1")), markers: ["POST-CONTEXT-MARKER"] },

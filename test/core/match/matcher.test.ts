@@ -56,6 +56,11 @@ describe("a matcher follows Claude Code's matcher table", () => {
     ["Edit(**/src/**)", "Edit", "lib/src/a.ts", true, "**/src/** matches src at any depth"],
     ["Read(./.env)", "Read", ".env", true, "./ is the base directory"],
     ["Read(./.env)", "Read", "config/.env", false, "./ anchors the pattern"],
+    ["Edit(src/**)", "Write", "src/a.ts", true, "Edit(…) covers every tool that writes files"],
+    ["Write(src/**)", "NotebookEdit", "src/a.ipynb", true, "Write(…) is read as Edit(…)"],
+    ["Read(src/**)", "Write", "src/a.ts", false, "Read(…) covers only tools that read"],
+    ["Read(*)", "Grep", undefined, true, "Read(*) is every tool that reads"],
+    ["Grep(src/**)", "Read", "src/a.ts", false, "another name covers that tool only"],
     ["WebFetch(domain:example.com)", "WebFetch", "https://example.com/docs", true, "a domain condition"],
     ["WebFetch(domain:example.com)", "WebFetch", "https://evil.com/?example.com", false, "the host, not the text, is compared"],
   ];

@@ -27,7 +27,7 @@ describe("shell conditions, for all inputs", () => {
     (c: string) => `( ${c} )`, // `((` would be arithmetic, as in bash
     (c: string) => `bash -c '${c.replaceAll("'", `'\\''`)}'`,
     (c: string) => `sudo ${c}`,
-    (c: string) => `FOO=1 ${c}`,
+    (c: string) => `env FOO=1 ${c}`, // after a wrapper, `FOO=1` alone would be the program it runs
     (c: string) => `timeout 5 ${c}`,
   );
   test.prop([benign, nest, nest])("a Bash(rm *) condition catches rm nested in substitutions, subshells and wrappers", (prefix, outer, inner) => {

@@ -1,10 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { compileMatcher } from "../../../src/core/match/matcher.ts";
-import { analyseShell, splitShellCommand } from "../../../src/core/match/shell.ts";
-import { MAX_NESTING } from "../../../src/core/match/shell-syntax.ts";
+import { analyseShell, MAX_COMMAND_LENGTH, splitShellCommand } from "../../../src/core/match/shell.ts";
+import { MAX_NESTING } from "../../../src/core/match/shell/script.ts";
 
 const rmGuard = compileMatcher("Bash(rm *)", "no-rm");
 const catches = (command: string): boolean => rmGuard.test("Bash", {}, () => command);
+/** The analysis cannot tell what the command runs: unreadable or opaque. */
+const unknown = (command: string): boolean => {
+  const analysis = analyseShell(command);
+  return analysis === undefined || analysis.opaque;
+};
 
 describe("splitShellCommand", () => {
   it("splits on && || ; | & |& and newlines", () => {
@@ -50,7 +55,7 @@ describe("splitShellCommand", () => {
     expect(splitShellCommand(`sh -ec "rm x"`)).toContain("rm x");
     expect(splitShellCommand(`bash -o pipefail -c "rm y"`)).toContain("rm y");
     expect(splitShellCommand(`eval "rm z"`)).toContain("rm z");
-    expect(splitShellCommand(`env -S 'rm w'`)).toContain("rm w");
+    expect(analyseShell(`env -S 'rm w'`)?.opaque).toBe(true); // env -S splits its string with rules of its own
   });
 
   it("skips comments and reserved words", () => {
@@ -62,23 +67,28 @@ describe("splitShellCommand", () => {
   it("reads here-documents as data, expanding only unquoted ones", () => {
     const commit = `git commit -m "$(cat <<'EOF'\nFix: don't && rm -rf /\nEOF\n)"`;
     expect(splitShellCommand(commit)).toEqual(["cat", `git commit -m $(cat <<'EOF' Fix: don't && rm -rf / EOF )`]);
-    expect(splitShellCommand("cat <<EOF\n$(rm q)\nEOF\nls")).toEqual(["cat", "rm q", "ls"]);
+    expect(splitShellCommand("cat <<EOF\n$(rm q)\nEOF\nls")).toEqual(["rm q", "cat", "ls"]);
   });
 
-  it("reads $(( as arithmetic, as bash does, and $( ( as a subshell", () => {
-    expect(splitShellCommand("echo $((rm -rf x))")).toEqual(["echo $((rm -rf x))"]);
+  it("reads arithmetic on anything but literal numbers as opaque, since bash evaluates code held in the variables it names", () => {
+    for (const cmd of ["echo $((rm -rf x))", "echo $(( $(rm y) + 1 ))", "((rm -rf x))", "echo $((x))", "echo $[x + 1]", "((i++))", "for ((i=0; i<3; i++)); do echo; done"]) {
+      expect(unknown(cmd), cmd).toBe(true);
+      expect(catches(cmd), cmd).toBe(true);
+    }
     expect(splitShellCommand("echo $( (rm -rf x))")).toContain("rm -rf x");
-    expect(splitShellCommand("echo $(( $(rm y) + 1 ))")).toContain("rm y");
-    expect(splitShellCommand("((rm -rf x))")).toEqual([]);
-    expect(splitShellCommand("((ls); (rm x))")).toBeUndefined(); // bash falls back to subshells here; we fail towards the guard
+    expect(analyseShell("echo $((1 << 2)) $[3 * 4]")).toMatchObject({ opaque: false, commands: ["echo $((1 << 2)) $[3 * 4]"] });
   });
 
   it("does not mistake an arithmetic shift for a here-document", () => {
     expect(splitShellCommand("echo $((1<<2))\nrm -rf /")).toEqual(["echo $((1<<2))", "rm -rf /"]);
   });
 
+  it("reads a case command's patterns and runs its branches", () => {
+    expect(splitShellCommand("case a in a) rm x;; b|c) ls;; esac")).toEqual(["rm x", "ls"]);
+  });
+
   it("returns undefined for text it cannot read", () => {
-    for (const bad of [`echo 'unterminated`, `echo "open`, "echo `open", "echo $(open", "a )", "echo (x)", "trailing \\", "case a in a) rm x;; esac", "cat <<\nrm -rf /", "ls >; rm x"]) {
+    for (const bad of [`echo 'unterminated`, `echo "open`, "echo `open", "echo $(open", "a )", "echo (x)", "trailing \\", "cat <<\nrm -rf /", "ls >; rm x"]) {
       expect(splitShellCommand(bad), bad).toBeUndefined();
     }
     expect(splitShellCommand("( ".repeat(MAX_NESTING + 1) + "x" + " )".repeat(MAX_NESTING + 1))).toBeUndefined();
@@ -97,7 +107,7 @@ describe("a Bash(rm *) condition", () => {
   });
 
   it("catches rm behind env assignments and wrappers", () => {
-    for (const cmd of ["FOO=1 rm x", "sudo rm x", "env A=1 B=2 rm x", "timeout 10 rm x", "nice -n 5 rm x", "nohup rm x &", "time rm x", "command rm x", "exec rm x", "-- rm x", "find . | xargs -0 rm", "find . -exec rm {} \\;"]) {
+    for (const cmd of ["FOO=1 rm x", "sudo rm x", "env A=1 B=2 rm x", "timeout 10 rm x", "nice -n 5 rm x", "nohup rm x &", "time rm x", "command rm x", "exec rm x", "find . | xargs -0 rm", "find . -exec rm {} \\;"]) {
       expect(catches(cmd), cmd).toBe(true);
     }
   });
@@ -157,8 +167,8 @@ describe("a Bash(rm *) condition on a shell that reads its script from standard 
   });
 
   it("does not read a here-string given to another file descriptor, or replaced by a later redirection, as the script", () => {
-    expect(analyseShell("bash 3<<< 'ls'")?.opaque).toBe(true);
-    expect(analyseShell("bash <<< 'ls' < /tmp/x.sh")?.opaque).toBe(true);
+    expect(unknown("bash 3<<< 'ls'")).toBe(true);
+    expect(unknown("bash <<< 'ls' < /tmp/x.sh")).toBe(true);
   });
 
   it("matches a shell whose script comes from a pipe, a file, a process substitution or a here-document that expands", () => {
@@ -222,27 +232,36 @@ describe("findings of the reliability fuzzing", () => {
 });
 
 describe("reading long text", () => {
-  it("counts a command stacking more than 64 wrappers as opaque, in well under a second rather than by the square of its length", () => {
-    for (const command of ["env ".repeat(10_000) + "ls", "su - u ".repeat(6_000) + "-c ls", "sudo ".repeat(20_000) + "rm -rf /"]) {
+  it("reads no command longer than MAX_COMMAND_LENGTH: it is unreadable, so a deny condition matches it", () => {
+    const command = `echo ${"a".repeat(MAX_COMMAND_LENGTH)}`;
+    expect(analyseShell(command)).toBeUndefined();
+    expect(catches(command)).toBe(true);
+  });
+
+  it("counts a command stacking more than 16 wrappers as opaque, in a few seconds at most rather than by the square of its length", () => {
+    for (const command of ["env ".repeat(10_000) + "ls", "sudo ".repeat(12_000) + "rm -rf /", "sudo ".repeat(17) + "ls"]) {
       const start = performance.now();
-      const analysis = analyseShell(command);
-      expect(performance.now() - start).toBeLessThan(1000);
-      expect(analysis?.opaque).toBe(true);
+      expect(unknown(command)).toBe(true);
+      expect(performance.now() - start).toBeLessThan(5000);
     }
+    expect(unknown("sudo ".repeat(15) + "ls")).toBe(false);
   });
 
   it("still reads a command behind a few wrappers and 50,000 reserved words", () => {
     expect(analyseShell("sudo env FOO=1 nice -n 5 rm -rf /tmp/x")).toMatchObject({ opaque: false, commands: expect.arrayContaining(["rm -rf /tmp/x"]) });
     const start = performance.now();
-    expect(analyseShell("! ".repeat(50_000) + "rm -rf /")?.commands).toEqual(["rm -rf /"]);
-    expect(performance.now() - start).toBeLessThan(1000);
+    // `! !` is read by the grammar as a command named `!`: opaque, so it matches.
+    expect(catches("! ".repeat(30_000) + "rm -rf /")).toBe(true);
+    expect(performance.now() - start).toBeLessThan(5000);
+    // su passes the words after its user to the shell as arguments: only the -c script runs.
+    expect(analyseShell("su - u ".repeat(6_000) + "-c ls")).toMatchObject({ opaque: false, commands: expect.arrayContaining(["ls"]) });
   });
 
-  it("reads 200 KB of `function x` words in well under a second, as it reads any other words", () => {
-    const command = "echo " + "function x ".repeat(20_000);
+  it("reads 50 KB of `function x` words in a few seconds at most, as it reads any other words", () => {
+    const command = "echo " + "function x ".repeat(4_500);
     const start = performance.now();
     expect(splitShellCommand(command)).toHaveLength(1);
-    expect(performance.now() - start).toBeLessThan(1000);
+    expect(performance.now() - start).toBeLessThan(5000);
   });
 });
 

@@ -1,0 +1,216 @@
+/**
+ * The names a path in a tool call goes by, as absolute POSIX-style paths, before any rule sees it:
+ * `.` and `..` resolved against the call's working directory, repeated separators collapsed,
+ * aliases of the file system root in `/proc` mapped, `~` expanded, and (when asked) symbolic links
+ * of the longest existing prefix resolved as the kernel resolves them.
+ *
+ * A deny rule matches when ANY form matches (the path as given and as resolved); an allow rule holds
+ * only when every form the kernel would open (the resolved one when links are resolved, else the
+ * given one) matches. A path whose target cannot be known from its text (one that goes through an
+ * open file descriptor, a process's working directory, another process's root) is opaque: it
+ * matches every deny rule and no allow rule.
+ */
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { win32 } from "node:path";
+
+/** Where a tool call's paths are read from, and how. */
+export interface PathContext {
+  /** The call's working directory, absolute, as the platform writes it. */
+  readonly cwd: string;
+  /** The home directory, for `~`. */
+  readonly home: string;
+  /** Also give the form with symbolic links resolved. */
+  readonly symlinks: boolean;
+  /** Read paths as Windows does: drive letters, `\` separators, `\\?\` prefixes. */
+  readonly windows: boolean;
+  /** Fold forms to lower case (the rules are folded the same way). */
+  readonly caseInsensitive: boolean;
+}
+
+/** The forms of one path, and whether its target cannot be known. */
+export interface PathForms {
+  /** Absolute, normalised POSIX-style paths (folded when the context is case-insensitive), without duplicates: what a deny reads. */
+  readonly forms: readonly string[];
+  /** Each form split on `/` (`"/"` gives `[""]`). */
+  readonly parts: readonly (readonly string[])[];
+  /** The forms the kernel would open (resolved when links are resolved), split on `/`: what an allow reads. */
+  readonly opened: readonly (readonly string[])[];
+  readonly opaque: boolean;
+}
+
+/**
+ * A platform path in the POSIX form rules are matched in: NFC, `/` separators; on Windows, the
+ * `\\?\` and `\\.\` prefixes dropped and a drive `C:` written `/c`, as Claude Code writes it.
+ *
+ * @example
+ * toPosixPath("C:\\proj\\src\\a.ts", true) // "/c/proj/src/a.ts"
+ * toPosixPath("src\\a.ts", false) // "src/a.ts"
+ */
+export const toPosixPath = (path: string, windows: boolean): string => {
+  let p = path.normalize("NFC").replaceAll("\\", "/");
+  if (!windows) return p;
+  if (p.startsWith("//?/") || p.startsWith("//./")) p = p.slice(4);
+  if (p.startsWith("UNC/")) p = `//${p.slice(4)}`;
+  const drive = /^([A-Za-z]):(?:\/|$)/.exec(p);
+  return drive === null ? p : `/${drive[1]!.toLowerCase()}${p.slice(2)}`;
+};
+
+/**
+ * Every form of `raw` in `context`. Pure apart from the file system reads of `realpath` (one call
+ * for a path that exists, one more per missing trailing segment).
+ *
+ * @example
+ * pathForms("../../etc/passwd", { cwd: "/home/u", home: "/home/u", symlinks: false, windows: false, caseInsensitive: false }).forms // ["/etc/passwd"]
+ * pathForms("/proc/self/root/etc/passwd", { cwd: "/", home: "/root", symlinks: false, windows: false, caseInsensitive: false }).forms // ["/etc/passwd"]
+ */
+export const pathForms = (raw: string, context: PathContext): PathForms => {
+  const found = new Set<string>();
+  const opens = new Set<string>();
+  let opaque = false;
+  const add = (variant: string): void => {
+    const lexical = walk(context, variant);
+    opaque ||= lexical.opaque;
+    found.add(lexical.path);
+    if (!context.symlinks || lexical.opaque) {
+      opens.add(lexical.path);
+      return;
+    }
+    const resolved = resolveLinks(context, variant);
+    opaque ||= resolved.opaque;
+    found.add(resolved.path);
+    opens.add(resolved.path);
+  };
+  add(raw);
+  // A tool that does not expand `~` reads a directory named `~`; one that does reads the home directory.
+  if (raw === "~" || raw.startsWith("~/") || (context.windows && raw.startsWith("~\\"))) add(`${context.home}/${raw.slice(2)}`);
+  const fold = (paths: Set<string>): string[] => [...new Set([...paths].map((f) => (context.caseInsensitive ? f.toLowerCase() : f)))];
+  const forms = fold(found);
+  return { forms, parts: forms.map(partsOf), opened: fold(opens).map(partsOf), opaque };
+};
+
+/**
+ * A normalised absolute path split on `/`: `"/"` gives `[""]`, `"/a/b"` gives `["", "a", "b"]`.
+ *
+ * @example
+ * partsOf("/etc/passwd") // ["", "etc", "passwd"]
+ */
+export const partsOf = (path: string): string[] => (path === "/" ? [""] : path.split("/"));
+
+interface Walked {
+  readonly path: string;
+  readonly opaque: boolean;
+}
+
+/** `path` made absolute against the context's working directory, in POSIX form, not normalised. */
+const absolute = (context: PathContext, path: string): string => {
+  const p = toPosixPath(path, context.windows);
+  if (p.startsWith("/")) return p;
+  return `${toPosixPath(context.cwd, context.windows)}/${p}`;
+};
+
+/**
+ * Resolve `.`, `..`, repeated separators and the `/proc` and `/dev` aliases, segment by segment, as
+ * the kernel would without links: from the root for an absolute path, from the working directory
+ * for a relative one, or from `start` (segments of an absolute directory) when given.
+ */
+const walk = (context: PathContext, path: string, start?: readonly string[]): Walked => {
+  const stack: string[] = start === undefined ? [] : [...start];
+  let opaque = start === undefined && context.windows && isUnc(path);
+  const p = start === undefined ? absolute(context, path) : toPosixPath(path, context.windows);
+  for (const segment of p.split("/")) {
+    if (segment === "" || segment === ".") continue;
+    if (segment === "..") {
+      stack.pop();
+      continue;
+    }
+    stack.push(segment);
+    const alias = aliasOf(stack);
+    if (alias === undefined) continue;
+    if (alias === "opaque") opaque = true;
+    else stack.splice(0, stack.length, ...alias);
+  }
+  // A path that goes on through a file descriptor (`/dev/fd/3/etc`) names whatever that descriptor is.
+  opaque ||= throughDescriptor(stack);
+  return { path: `/${stack.join("/")}`, opaque };
+};
+
+const isUnc = (path: string): boolean => /^[\\/]{2}(?![?.][\\/])/.test(path);
+
+const digits = /^[0-9]+$/;
+const selfNames = new Set(["self", "thread-self", String(process.pid)]);
+
+/**
+ * What the segments read so far stand for, when they end in an alias: `/proc/<p>/root` (and
+ * `/proc/<p>/task/<t>/root`) of this process is the root. Another process's root is opaque (it may
+ * be another mount namespace or a chroot), and so is any process's `cwd`: whose working directory
+ * it is depends on which process opens the path.
+ */
+const aliasOf = (stack: readonly string[]): readonly string[] | "opaque" | undefined => {
+  if (stack[0] !== "proc" || stack.length < 3) return undefined;
+  const owner = stack[1]!;
+  if (!selfNames.has(owner) && !digits.test(owner)) return undefined;
+  const task = stack.length === 5 && stack[2] === "task" && digits.test(stack[3]!);
+  if (stack.length !== 3 && !task) return undefined;
+  const last = stack.at(-1);
+  if (last !== "root" && last !== "cwd") return undefined;
+  return last === "root" && selfNames.has(owner) ? [] : "opaque";
+};
+
+/** True when the path continues past an open file descriptor (`/dev/fd/N/…`, `/proc/<p>/fd/N/…`, `/dev/stdin/…`). */
+const throughDescriptor = (stack: readonly string[]): boolean => {
+  if (stack[0] === "dev") return (stack[1] === "fd" && stack.length > 3) || (/^std(?:in|out|err)$/.test(stack[1] ?? "") && stack.length > 2);
+  if (stack[0] !== "proc" || stack.length < 5) return false;
+  const fd = stack[2] === "fd" ? 3 : stack[2] === "task" && stack[4] === "fd" ? 5 : -1;
+  return fd > 0 && stack.length > fd + 1;
+};
+
+/** How many links one path may go through, as the kernel's ELOOP limit. */
+const maxLinks = 40;
+
+/**
+ * The path with symbolic links resolved: `realpath` of the longest existing prefix of the path as
+ * given (so `link/..` is the link target's parent, as the kernel reads it), then the rest walked on
+ * from there. A dangling link on the way is followed to where it points, since a tool that writes
+ * through it creates its target. Too many links make the path opaque.
+ */
+const resolveLinks = (context: PathContext, path: string, hops = 0): Walked => {
+  if (hops > maxLinks) return { path: walk(context, path).path, opaque: true };
+  const native = context.windows ? win32.resolve(context.cwd, path) : absolute(context, path);
+  const separator = context.windows ? "\\" : "/";
+  const segments = native.split(context.windows ? /[\\/]/ : "/");
+  const prefix = (k: number): string => segments.slice(0, k).join(separator) || "/";
+  const entry = (k: number) => {
+    try {
+      return lstatSync(prefix(k), { throwIfNoEntry: false });
+    } catch {
+      return undefined; // unreadable or too long: as missing
+    }
+  };
+  const real = (k: number): string[] => toPosixPath(realpathSync.native(prefix(k)), context.windows).split("/").filter((s) => s !== "");
+  try {
+    return walk(context, "", real(segments.length)); // the common case: the whole path exists
+  } catch {
+    // resolved below, from the longest prefix that exists
+  }
+  // A prefix exists only if every shorter one does: binary search.
+  let lo = 1;
+  let hi = segments.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (entry(mid) !== undefined) lo = mid;
+    else hi = mid - 1;
+  }
+  const stat = entry(lo);
+  const rest = segments.slice(lo).join("/");
+  if (stat === undefined) return walk(context, path);
+  try {
+    return walk(context, rest, real(lo));
+  } catch {
+    if (!stat.isSymbolicLink()) return { path: walk(context, path).path, opaque: true };
+    // A dangling link: follow it by hand, from the directory it is in.
+    const target = readlinkSync(prefix(lo));
+    const parent = prefix(lo - 1);
+    const next = context.windows ? win32.resolve(parent, target) : target.startsWith("/") ? target : `${parent}/${target}`;
+    return resolveLinks(context, rest === "" ? next : `${next}/${rest}`, hops + 1);
+  }
+};

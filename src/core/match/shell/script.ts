@@ -1,0 +1,751 @@
+/**
+ * Reading a parsed shell script into the simple commands bash would run, with an explicit list of the
+ * node kinds and word parts this analysis understands. Anything else makes the script opaque: a
+ * deny condition matches it and no allow condition is satisfied by it. Besides unknown syntax, these
+ * are opaque because bash evaluates code the text does not show: arithmetic on anything but literal
+ * numbers (`$((x))`, `((…))`, `$[…]`, `for ((…))`, `[[ a -eq b ]]`, array subscripts), `${x@P}`,
+ * `${!x}`, and assignments to variables a shell or the loader reads as code or as where to find
+ * commands (`PS4`, `PROMPT_COMMAND`, `BASH_ENV`, `PATH`, `BASH_CMDS`, `LD_PRELOAD`, …).
+ */
+import { parseShell, type SyntaxNode } from "./parser.ts";
+
+/** One word after quote removal. */
+export interface Word {
+  /** The word as bash passes it where every part is known; where a part is computed at run time, that part's source text. */
+  readonly text: string;
+  /** Every part is known before the command runs: no expansion, substitution, glob, brace or tilde. */
+  readonly literal: boolean;
+  /** Some part was quoted or escaped: a quoted reserved word is a plain word. */
+  readonly quoted: boolean;
+  /** For an assignment (`NAME=value` before a command, or an argument of `declare`/`export`…), the variable's name. */
+  readonly assigns?: string;
+}
+
+/** What a command reads on standard input, as far as the text tells. */
+export type Stdin =
+  /** Whatever the tool's shell was given, a pipe or a file: its contents are not in the text. */
+  | { readonly kind: "unseen" }
+  /** A here-string or here-document: `text` is what it feeds, `literal` when nothing in it expands. */
+  | { readonly kind: "text"; readonly text: string; readonly literal: boolean };
+
+/** One simple command: its words (assignments first, as written) and its standard input. */
+export interface SimpleCommand {
+  readonly words: readonly Word[];
+  readonly stdin: Stdin;
+  /** A keyword form whose words are syntax, not a program (`[[ … ]]`, `((…))` with literal numbers). */
+  readonly syntax?: boolean;
+}
+
+/** The simple commands of a script, and whether something in it is opaque or computed at run time. */
+export interface Script {
+  readonly commands: readonly SimpleCommand[];
+  /** Why the script is opaque, when it is (the first reason found). */
+  readonly opaque?: string;
+  /** Some word is computed at run time. */
+  readonly dynamic: boolean;
+}
+
+/** Deeper nesting than this (substitutions, subshells, groups, scripts in scripts) is unreadable: it bounds recursion on hostile input. */
+export const MAX_NESTING = 64;
+
+/** Variables whose value a shell, the dynamic loader or a wrapper reads as code or as where commands are found. */
+export const CODE_VARIABLES: ReadonlySet<string> = new Set([
+  "PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND", "BASH_ENV", "ENV", "BASH_CMDS", "BASH_ALIASES", "BASH_LOADABLES_PATH",
+  "PATH", "SHELL", "SHELLOPTS", "BASHOPTS", "POSIXLY_CORRECT", "EXECIGNORE", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "FUNCNEST",
+  "BASH_XTRACEFD", "histchars", "HISTFILE", "INPUTRC", "GLOBIGNORE", "TMOUT",
+]);
+
+/** Thrown inside the reader when the text is not a script this analysis can read. */
+export class Unreadable extends Error {}
+/** Thrown inside the reader for a script it reads but whose effect is not known from the text. */
+class Opaque extends Error {}
+
+/** `$'…'` escapes decoded; others (hex, octal, unicode, control) can spell anything, so they leave the word not literal. */
+const ansiEscapes: Readonly<Record<string, string>> = { a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v", "\\": "\\", "'": "'", '"': '"', "?": "?" };
+
+/** Tokens of statement syntax the reader accepts between statements. */
+const separators = new Set([";", "&", "&&", "||", "|", "|&", "\n", ";;", ";&", ";;&", "(", ")", "{", "}", "if", "then", "elif", "else", "fi", "while", "until", "do", "done", "for", "select", "in", "case", "esac", "function", "!", "=", "+="]);
+const redirectOperators = new Set([">", ">>", "<", "&>", "&>>", ">&", "<&", ">|", "<>", ">&-", "<&-"]);
+const arithmeticTokens = new Set(["$((", "))", "((", "$[", "]", "(", ")", "+", "-", "*", "/", "%", "**", "<<", ">>", "<", ">", "<=", ">=", "==", "!=", "&", "|", "^", "~", "!", "&&", "||", "?", ":", ","]);
+/** `[[ … ]]` operators whose operands bash reads as arithmetic or as variable names (subscripts evaluated). */
+const arithmeticTests = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);
+const nameTests = new Set(["-v", "-R"]);
+const plainNumber = /^[0-9]+$/;
+const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Read `text` into simple commands; `undefined` when it cannot be read with certainty.
+ *
+ * @example
+ * readScript("ls && rm x")?.commands.map((c) => c.words.map((w) => w.text).join(" ")) // ["ls", "rm x"]
+ */
+export const readScript = (text: string, depth = 0): Script | undefined => {
+  if (depth > MAX_NESTING) return undefined;
+  const root = parseShell(text);
+  if (root === undefined) return undefined;
+  const reader = new Reader(text, depth);
+  try {
+    reader.statements(root.children, { kind: "unseen" }, 0);
+  } catch (error) {
+    if (error instanceof Unreadable) return undefined;
+    if (error instanceof Opaque) return { commands: reader.commands, opaque: error.message, dynamic: true };
+    throw error;
+  }
+  return { commands: reader.commands, dynamic: reader.dynamic, ...(reader.opaque === undefined ? {} : { opaque: reader.opaque }) };
+};
+
+/** A word being built from its parts. */
+interface Building {
+  text: string;
+  literal: boolean;
+  quoted: boolean;
+  /** Unquoted characters only: where globs, braces and a tilde would expand. */
+  bare: string;
+}
+
+class Reader {
+  readonly commands: SimpleCommand[] = [];
+  dynamic = false;
+  opaque: string | undefined;
+
+  constructor(private readonly src: string, private readonly depth: number) {}
+
+  private slice(n: SyntaxNode): string {
+    return this.src.slice(n.start, n.end);
+  }
+
+  private fail(why: string): never {
+    throw new Opaque(why);
+  }
+
+  private enter(level: number): number {
+    if (this.depth + level + 1 > MAX_NESTING) throw new Unreadable();
+    return level + 1;
+  }
+
+  /** A list of statements and the tokens between them. */
+  statements(nodes: readonly SyntaxNode[], stdin: Stdin, level: number): void {
+    for (const n of nodes) this.statement(n, stdin, level);
+  }
+
+  statement(n: SyntaxNode, stdin: Stdin, level: number): void {
+    if (!n.named) {
+      if (!separators.has(n.type)) throw new Unreadable();
+      return;
+    }
+    const inner = this.enter(level);
+    switch (n.type) {
+      case "comment":
+        return;
+      case "program":
+      case "do_group":
+      case "else_clause":
+      case "elif_clause":
+      case "if_statement":
+      case "while_statement":
+      case "subshell":
+      case "negated_command":
+        return this.statements(n.children, stdin, inner);
+      case "list":
+        return this.list(n, stdin, level);
+      case "pipeline":
+        return n.children.forEach((c, i) => this.statement(c, i === 0 ? stdin : { kind: "unseen" }, inner));
+      case "compound_statement":
+        if (n.children[0]?.type === "((") return this.arithmeticCommand(n);
+        return this.statements(n.children, stdin, inner);
+      case "redirected_statement":
+        return this.redirected(n, stdin, inner);
+      case "command":
+        return this.command(n, [], stdin, inner);
+      case "variable_assignment":
+        return this.record([this.assignment(n, inner)], stdin);
+      case "variable_assignments":
+        return this.record(n.children.map((c) => this.assignment(c, inner)), stdin);
+      case "declaration_command":
+      case "unset_command":
+        return this.declaration(n, stdin, inner);
+      case "test_command":
+        return this.test(n, stdin, inner);
+      case "for_statement":
+        return this.forLoop(n, stdin, inner);
+      case "case_statement":
+        return this.caseStatement(n, stdin, inner);
+      case "function_definition":
+        return this.functionDefinition(n, stdin, inner);
+      case "c_style_for_statement":
+        return this.fail("an arithmetic for loop evaluates its expressions");
+      default:
+        throw new Unreadable();
+    }
+  }
+
+  /** `a && b || c`: the grammar nests lists to the left, so they are read in a loop, not by recursion. */
+  private list(n: SyntaxNode, stdin: Stdin, level: number): void {
+    const rights: SyntaxNode[][] = [];
+    let node = n;
+    while (node.type === "list" && node.children[0] !== undefined) {
+      rights.push(node.children.slice(1));
+      node = node.children[0];
+    }
+    this.statement(node, stdin, level);
+    for (let i = rights.length - 1; i >= 0; i--) this.statements(rights[i]!, stdin, level);
+  }
+
+  private record(words: Word[], stdin: Stdin, syntax = false): void {
+    for (const w of words) if (!w.literal) this.dynamic = true;
+    this.commands.push(syntax ? { words, stdin, syntax } : { words, stdin });
+  }
+
+  /** A statement with redirections: a here-string or here-document on descriptor 0 is the body's standard input. */
+  private redirected(n: SyntaxNode, stdin: Stdin, level: number): void {
+    let body: SyntaxNode | undefined;
+    const redirects: SyntaxNode[] = [];
+    for (const c of n.children) {
+      if (c.field === "body") body = c;
+      else if (c.field === "redirect" || c.type === "herestring_redirect" || c.type === "heredoc_redirect" || c.type === "file_redirect") redirects.push(c);
+      else throw new Unreadable();
+    }
+    // A simple command reads its own redirections first, then these, left to right as bash applies them.
+    if (body?.type === "command") return this.command(body, redirects, stdin, level);
+    const read = this.redirects(redirects, stdin, level);
+    if (read.extra.length > 0 || (body === undefined && read.after.length > 0)) throw new Unreadable();
+    if (body !== undefined) this.statement(body, read.stdin, level);
+    for (const run of read.after) run();
+  }
+
+  /**
+   * Read redirections: their words run substitutions; the last one of descriptor 0 sets standard input.
+   * A here-document's operator line may continue the command (`cat <<EOF file | grep x && ls`):
+   * `extra` are its further words, `after` what runs after it.
+   */
+  private redirects(nodes: readonly SyntaxNode[], stdin: Stdin, level: number): { stdin: Stdin; extra: Word[]; after: (() => void)[] } {
+    let current = stdin;
+    const extra: Word[] = [];
+    const after: (() => void)[] = [];
+    for (const r of nodes) {
+      const fd = r.children.find((c) => c.field === "descriptor");
+      const descriptor = fd === undefined ? undefined : this.slice(fd);
+      if (fd !== undefined && (fd.type !== "file_descriptor" || !plainNumber.test(descriptor!))) throw new Unreadable();
+      if (r.type === "file_redirect") {
+        const op = r.children.find((c) => !c.named);
+        if (op === undefined || !redirectOperators.has(op.type)) throw new Unreadable();
+        const targets = this.words(r.children.filter((c) => c.field === "destination"), level);
+        for (const word of targets) if (!word.literal) this.dynamic = true;
+        // The grammar hangs the words after a redirection's target on the redirection
+        // (`sudo 2>/dev/null rm -rf /`); bash reads them as the command's arguments.
+        extra.push(...targets.slice(1));
+        if ((descriptor ?? (op.type.startsWith("<") ? "0" : "1")) === "0" && op.type.startsWith("<")) current = { kind: "unseen" };
+      } else if (r.type === "herestring_redirect") {
+        const parts = r.children.filter((c) => c.named && c.type !== "file_descriptor");
+        const word = this.word(parts, level);
+        if ((descriptor ?? "0") === "0") current = { kind: "text", text: `${word.text}\n`, literal: word.literal };
+        if (!word.literal) this.dynamic = true;
+      } else if (r.type === "heredoc_redirect") {
+        const doc = this.hereDocument(r, level);
+        if ((descriptor ?? "0") === "0") current = doc;
+        for (const c of r.children) {
+          if (c.field === "argument") extra.push(this.word([c], level));
+          else if (c.field === "redirect") {
+            const more = this.redirects([c], current, level);
+            current = more.stdin;
+          } else if (c.type === "pipeline") {
+            const piped = c.children;
+            after.push(() => this.statements(piped, { kind: "unseen" }, level));
+          } else if (c.field === "right") {
+            const right = c;
+            after.push(() => this.statement(right, stdin, level));
+          } else if (c.field === "operator") {
+            if (c.type !== "&&" && c.type !== "||" && c.type !== ";" && c.type !== "&") throw new Unreadable();
+          }
+        }
+      } else throw new Unreadable();
+    }
+    return { stdin: current, extra, after };
+  }
+
+  /**
+   * A here-document, checked against bash's own reading: the delimiter is the word after quote removal,
+   * the body ends at the first line equal to it (leading tabs stripped for `<<-`), and an unquoted
+   * body joins lines ending in a backslash before comparing, which this analysis does not follow (opaque).
+   */
+  private hereDocument(r: SyntaxNode, level: number): Stdin {
+    const op = r.children.find((c) => c.type === "<<" || c.type === "<<-");
+    const start = r.children.find((c) => c.type === "heredoc_start");
+    const body = r.children.find((c) => c.type === "heredoc_body");
+    const end = r.children.find((c) => c.type === "heredoc_end");
+    if (op === undefined || start === undefined || end === undefined) throw new Unreadable();
+    const tabs = op.type === "<<-";
+    const raw = this.slice(start);
+    if (/[$`\n]/.test(raw)) throw new Unreadable();
+    const quoted = /["'\\]/.test(raw);
+    const delimiter = raw.replace(/'([^']*)'|"((?:\\.|[^"\\])*)"|\\(.)/g, (_m, single?: string, double?: string, escaped?: string) =>
+      single ?? escaped ?? double!.replace(/\\([$`"\\])/g, "$1"));
+    const from = body?.start ?? this.src.lastIndexOf("\n", end.start - 1) + 1;
+    const content = this.src.slice(from, end.start);
+    const lines = content.split("\n");
+    const lastLine = lines.pop()!;
+    const strip = (line: string): string => (tabs ? line.replace(/^\t+/, "") : line);
+    if (strip(lastLine) !== "" || this.slice(end) !== delimiter) throw new Unreadable();
+    const next = this.src.charAt(end.end);
+    if (next !== "" && next !== "\n") throw new Unreadable();
+    if (lines.some((line) => strip(line) === delimiter)) throw new Unreadable();
+    // The body starts on the line after the operator's, as bash reads it.
+    if (this.src.indexOf("\n", start.end) + 1 !== from) throw new Unreadable();
+    const textLines = lines.map(strip);
+    const bodyText = textLines.length === 0 ? "" : `${textLines.join("\n")}\n`;
+    if (quoted) return { kind: "text", text: bodyText, literal: true };
+    if (/\\\n/.test(content)) this.fail("an unquoted here-document joins a line ending in a backslash with the next");
+    let literal = true;
+    const expansions: SyntaxNode[] = [];
+    for (const c of body?.children ?? []) {
+      if (c.type === "heredoc_content") continue;
+      literal = false;
+      expansions.push(c);
+      this.expansion(c, level);
+    }
+    // Every unescaped `$(`, `${`, `$[` and backtick must be one the grammar read: it reads no backticks here.
+    const substitution = /\\[^]|(\$[({[]|`)/g;
+    for (let m = substitution.exec(content); m !== null; m = substitution.exec(content)) {
+      const at = from + m.index;
+      if (m[1] !== undefined && !expansions.some((e) => e.start <= at && at < e.end)) this.fail("a substitution in a here-document the grammar did not read");
+    }
+    if (!literal) this.dynamic = true;
+    // Backslashes before $, ` and \ are removed in an unquoted body.
+    return { kind: "text", text: bodyText.replace(/\\([$`\\])/g, "$1"), literal: literal && !/[$`]/.test(bodyText.replace(/\\[$`\\]/g, "")) };
+  }
+
+  /** A simple command: assignments, then its name and arguments (words glued with no blank between are one word). */
+  private command(n: SyntaxNode, outer: readonly SyntaxNode[], stdin: Stdin, level: number): void {
+    const assignments: Word[] = [];
+    const parts: SyntaxNode[] = [];
+    const redirects: SyntaxNode[] = [];
+    for (const c of n.children) {
+      if (c.type === "variable_assignment") assignments.push(this.assignment(c, level));
+      else if (c.field === "name") {
+        if (c.type !== "command_name") throw new Unreadable();
+        parts.push(...c.children);
+      } else if (c.field === "argument") parts.push(c);
+      else if (c.field === "redirect") redirects.push(c);
+      else throw new Unreadable();
+    }
+    const words = [...assignments, ...this.words(parts, level)];
+    const read = this.redirects([...redirects, ...outer], stdin, level);
+    this.record([...words, ...read.extra], read.stdin);
+    for (const run of read.after) run();
+  }
+
+  /** Words from parts: parts that touch (no blank between them) are one word, as bash reads them. */
+  words(parts: readonly SyntaxNode[], level: number): Word[] {
+    const words: Word[] = [];
+    let group: SyntaxNode[] = [];
+    for (const p of parts) {
+      const previous = group[group.length - 1];
+      if (previous !== undefined && !this.touching(previous, p)) {
+        words.push(this.word(group, level));
+        group = [];
+      }
+      group.push(p);
+    }
+    if (group.length > 0) words.push(this.word(group, level));
+    return words;
+  }
+
+  private touching(a: SyntaxNode, b: SyntaxNode): boolean {
+    return a.end === b.start;
+  }
+
+  /** One word from touching parts. */
+  word(parts: readonly SyntaxNode[], level: number): Word {
+    const w: Building = { text: "", literal: true, quoted: false, bare: "" };
+    for (let i = 0; i < parts.length; i++) {
+      const p = parts[i]!;
+      // `$"…"`: the grammar gives the `$` and the string apart; bash translates the string at run time.
+      if (p.type === "$" && parts[i + 1]?.type === "string" && p.end === parts[i + 1]!.start) {
+        this.part(parts[i + 1]!, w, level);
+        w.literal = false;
+        w.text = this.src.slice(p.start, parts[i + 1]!.end);
+        i++;
+        continue;
+      }
+      this.part(p, w, level);
+    }
+    // Unquoted globs, braces and a leading tilde expand at run time.
+    if (/[*?]|\[.*\]|\{[^{}]*(?:,|\.\.)[^{}]*\}|^~|[=:]~/.test(w.bare)) w.literal = false;
+    if (!w.literal) this.dynamic = true;
+    return { text: w.text, literal: w.literal, quoted: w.quoted };
+  }
+
+  private part(p: SyntaxNode, w: Building, level: number): void {
+    const raw = this.slice(p);
+    switch (p.type) {
+      case "word":
+      case "variable_name":
+      case "regex":
+      case "extglob_pattern": {
+        // Unquoted text: a backslash quotes the next character; backslash-newline is removed.
+        let text = "";
+        let bare = "";
+        for (let i = 0; i < raw.length; i++) {
+          const c = raw.charAt(i);
+          if (c === "\\" && i + 1 < raw.length) {
+            const next = raw.charAt(++i);
+            if (next !== "\n") {
+              text += next;
+              bare += "\u0001";
+              w.quoted = true;
+            }
+          } else {
+            text += c;
+            bare += c;
+          }
+        }
+        if (p.type === "extglob_pattern") w.literal = false;
+        w.text += text;
+        w.bare += bare;
+        return;
+      }
+      case "$":
+        w.text += "$";
+        w.bare += "$";
+        return;
+      case "number":
+        if (p.children.length > 0) {
+          for (const c of p.children) this.expansion(c, level);
+          w.literal = false;
+        }
+        w.text += raw;
+        w.bare += raw;
+        return;
+      case "raw_string":
+        w.text += raw.slice(1, -1);
+        w.quoted = true;
+        return;
+      case "ansi_c_string":
+        w.text += this.ansi(raw.slice(2, -1), w);
+        w.quoted = true;
+        return;
+      case "string":
+        w.quoted = true;
+        for (const c of p.children) {
+          if (c.type === '"') continue;
+          if (c.type === "$") {
+            w.text += "$";
+            continue;
+          }
+          if (c.type === "string_content") w.text += this.slice(c).replace(/\\([$`"\\\n])/g, (_m, x: string) => (x === "\n" ? "" : x));
+          else {
+            this.expansion(c, level, true);
+            w.text += this.slice(c);
+            w.literal = false;
+          }
+        }
+        return;
+      case "translated_string":
+        for (const c of p.children) if (c.type === "string") this.part(c, w, level);
+        w.literal = false;
+        w.text += "";
+        return;
+      case "concatenation":
+        for (const c of p.children) this.part(c, w, level);
+        return;
+      case "simple_expansion":
+      case "expansion":
+      case "command_substitution":
+      case "process_substitution":
+      case "arithmetic_expansion":
+        this.expansion(p, level);
+        w.text += raw;
+        w.bare += "\u0001";
+        w.literal = false;
+        return;
+      case "brace_expression":
+        w.text += raw;
+        w.bare += raw;
+        w.literal = false;
+        return;
+      case "array":
+        for (const c of p.children) if (c.named) this.word([c], level);
+        w.text += raw;
+        w.literal = false;
+        return;
+      default:
+        throw new Unreadable();
+    }
+  }
+
+  /** Decode the body of `$'…'`. */
+  private ansi(body: string, w: Building): string {
+    return body.replace(/\\(.)/gs, (_m, c: string) => {
+      const decoded = ansiEscapes[c];
+      if (decoded === undefined) w.literal = false;
+      return decoded ?? `\\${c}`;
+    });
+  }
+
+  /** An expansion or substitution: commands inside run; some forms evaluate code the text does not show. */
+  expansion(n: SyntaxNode, level: number, inDoubleQuotes = false): void {
+    const inner = this.enter(level);
+    this.dynamic = true;
+    switch (n.type) {
+      case "simple_expansion":
+        return;
+      case "command_substitution": {
+        if (n.children[0]?.type === "`") return this.backticks(n, inner, inDoubleQuotes);
+        const body = n.children.filter((c) => c.field !== "redirect" && c.type !== "$(" && c.type !== ")");
+        for (const c of n.children) if (c.field === "redirect") this.redirects([c], { kind: "unseen" }, inner);
+        return this.statements(body, { kind: "unseen" }, inner);
+      }
+      case "process_substitution":
+        return this.statements(n.children.filter((c) => c.type !== "<(" && c.type !== ">(" && c.type !== ")"), { kind: "unseen" }, inner);
+      case "arithmetic_expansion":
+        return this.arithmetic(n);
+      case "expansion":
+        return this.parameter(n, inner);
+      default:
+        throw new Unreadable();
+    }
+  }
+
+  /**
+   * Backticks: bash removes the backslashes before `` ` ``, `$` and `\` (and `"` inside double quotes)
+   * and reads the result as a script of its own, which the grammar does not do; so does this reader.
+   */
+  private backticks(n: SyntaxNode, level: number, inDoubleQuotes: boolean): void {
+    const raw = this.slice(n).slice(1, -1);
+    const body = raw.replace(inDoubleQuotes ? /\\([`$\\"])/g : /\\([`$\\])/g, "$1");
+    const nested = readScript(body, this.depth + level + 1);
+    if (nested === undefined) throw new Unreadable();
+    for (const c of nested.commands) this.commands.push({ ...c, stdin: { kind: "unseen" } });
+    if (nested.opaque !== undefined) this.fail(nested.opaque);
+  }
+
+  /** `${…}`: its words may hold substitutions; `@P`, indirection, and subscripts or offsets that are not literal numbers evaluate code. */
+  private parameter(n: SyntaxNode, level: number): void {
+    const children = n.children;
+    let sawName = false;
+    for (let i = 0; i < children.length; i++) {
+      const c = children[i]!;
+      if (c.type === "${" || c.type === "}") continue;
+      if (c.field === "operator") {
+        const op = c.type;
+        if (op === "@") {
+          const transform = children[i + 1];
+          if (transform === undefined || !/^[QEAKaku UL]$/.test(this.slice(transform)) || this.slice(transform) === "P") this.fail("a ${x@P} expansion runs the substitutions in a variable");
+          i++;
+          continue;
+        }
+        if (op === "!" && !sawName) {
+          const rest = children.slice(i + 1).map((x) => this.slice(x)).join("");
+          if (!/^[A-Za-z_][A-Za-z0-9_]*(?:[*@]|\[[*@]\])\}$/.test(rest)) this.fail("an indirect expansion evaluates the name a variable holds");
+          return;
+        }
+        if (op === ":" || op === "=" || op === ":=") {
+          if (op === ":") {
+            const offsets = children.slice(i + 1, -1).filter((x) => x.type !== ":");
+            if (!offsets.every((x) => x.type === "number" && x.children.length === 0 && plainNumber.test(this.slice(x)))) this.fail("a substring expansion evaluates its offsets as arithmetic");
+          }
+          continue;
+        }
+        continue;
+      }
+      if (c.type === "variable_name" || c.type === "special_variable_name") {
+        sawName = true;
+        continue;
+      }
+      if (c.type === "subscript") {
+        sawName = true;
+        this.subscript(c);
+        continue;
+      }
+      // An operand: a word, pattern or replacement, which may hold substitutions.
+      this.word([c], level);
+    }
+  }
+
+  /** An array subscript: bash evaluates it as arithmetic unless it is a literal number, `@` or `*`. */
+  private subscript(n: SyntaxNode): void {
+    const index = n.children.find((c) => c.field === "index");
+    const text = index === undefined ? "" : this.slice(index);
+    if (!plainNumber.test(text) && text !== "@" && text !== "*") this.fail("an array subscript is evaluated as arithmetic");
+  }
+
+  /** `$((…))`, `$[…]`: literal numbers only; a name or substitution may evaluate code held in a variable. */
+  private arithmetic(n: SyntaxNode): void {
+    const check = (x: SyntaxNode): void => {
+      if (x.type === "number") {
+        if (x.children.length > 0 || !plainNumber.test(this.slice(x))) this.fail("arithmetic on anything but literal numbers evaluates code held in variables");
+        return;
+      }
+      if (!x.named) {
+        if (!arithmeticTokens.has(x.type)) this.fail("arithmetic operator");
+        return;
+      }
+      if (!["binary_expression", "unary_expression", "parenthesized_expression", "ternary_expression"].includes(x.type)) {
+        this.fail("arithmetic on anything but literal numbers evaluates code held in variables");
+      }
+      x.children.forEach(check);
+    };
+    n.children.forEach(check);
+  }
+
+  /** `((…))` with literal numbers is harmless; recorded as syntax so it needs no allow rule. */
+  private arithmeticCommand(n: SyntaxNode): void {
+    this.arithmetic(n);
+  }
+
+  /** `NAME=value`, `NAME+=value`, `NAME[i]=value`, `NAME=(…)`. */
+  private assignment(n: SyntaxNode, level: number): Word {
+    if (n.type !== "variable_assignment") throw new Unreadable();
+    const nameNode = n.children.find((c) => c.field === "name");
+    const value = n.children.filter((c) => c.field === "value");
+    if (nameNode === undefined) throw new Unreadable();
+    let name: string;
+    if (nameNode.type === "subscript") {
+      this.subscript(nameNode);
+      name = this.slice(nameNode.children.find((c) => c.field === "name")!);
+    } else if (nameNode.type === "variable_name") name = this.slice(nameNode);
+    else throw new Unreadable();
+    if (CODE_VARIABLES.has(name)) this.fail(`an assignment to ${name} changes what runs`);
+    if (value.some((v) => v.type === "array")) for (const v of value) this.arrayElements(v, level);
+    const op = n.children.find((c) => c.type === "=" || c.type === "+=");
+    if (op === undefined) throw new Unreadable();
+    const word = value.length === 0 ? { text: "", literal: true, quoted: false } : this.word(value, level);
+    return { text: `${this.src.slice(n.start, op.end)}${word.text}`, literal: word.literal, quoted: false, assigns: name };
+  }
+
+  /** Elements of `(a b [k]=v)`: a `[k]=` key is evaluated as arithmetic in an indexed array. */
+  private arrayElements(n: SyntaxNode, level: number): void {
+    for (const c of n.children) {
+      if (!c.named) continue;
+      if (/^\[/.test(this.slice(c))) this.fail("an array element's subscript is evaluated as arithmetic");
+      this.word([c], level);
+    }
+  }
+
+  /**
+   * `declare`/`typeset`/`local`/`export`/`readonly` and `unset`: names given as plain identifiers and
+   * assignments are read; `-i` (arithmetic on every assignment), `-n` (a name evaluated on use) and any
+   * other argument (a quoted assignment, a subscript) are opaque.
+   */
+  private declaration(n: SyntaxNode, stdin: Stdin, level: number): void {
+    const keyword = n.children[0];
+    if (keyword === undefined || keyword.named) throw new Unreadable();
+    const words: Word[] = [{ text: keyword.type, literal: true, quoted: false }];
+    let group: SyntaxNode[] = [];
+    const flush = (): void => {
+      words.push(...this.words(group, level));
+      group = [];
+    };
+    for (const c of n.children.slice(1)) {
+      if (c.type === "variable_assignment") {
+        flush();
+        words.push(this.assignment(c, level));
+      } else group.push(c);
+    }
+    flush();
+    const why = declarationProblem(keyword.type, words.slice(1));
+    if (why !== undefined) this.fail(why);
+    this.record(words, stdin);
+  }
+
+  /**
+   * `[[ … ]]` and `[ … ]`: substitutions in its words run; comparisons read as arithmetic and `-v`
+   * on anything but literal numbers and plain names evaluate code, so they are opaque.
+   */
+  private test(n: SyntaxNode, stdin: Stdin, level: number): void {
+    const visit = (x: SyntaxNode): void => {
+      switch (x.type) {
+        case "binary_expression":
+        case "unary_expression": {
+          const op = x.children.find((c) => c.field === "operator");
+          const opText = op === undefined ? "" : this.slice(op);
+          const operands = x.children.filter((c) => c.field !== "operator" && c.named);
+          if (arithmeticTests.has(opText) && !operands.every((o) => plainNumber.test(this.slice(o)))) this.fail(`[[ ${opText} ]] evaluates its operands as arithmetic`);
+          if (nameTests.has(opText) && !operands.every((o) => identifier.test(this.slice(o)))) this.fail(`${opText} evaluates the subscript of the name it tests`);
+          for (const o of x.children) if (o.field !== "operator") visit(o);
+          return;
+        }
+        case "parenthesized_expression":
+          return x.children.forEach(visit);
+        case "test_operator":
+          return;
+        default:
+          if (!x.named) return;
+          this.word([x], level);
+      }
+    };
+    n.children.forEach(visit);
+    const text = this.slice(n).replace(/\s+/g, " ");
+    this.record([{ text, literal: !this.hasExpansion(n), quoted: false }], stdin, true);
+  }
+
+  private hasExpansion(n: SyntaxNode): boolean {
+    if (["simple_expansion", "expansion", "command_substitution", "process_substitution", "arithmetic_expansion"].includes(n.type)) return true;
+    return n.children.some((c) => this.hasExpansion(c));
+  }
+
+  /** `for x in words; do …; done` and `select`: the words expand, the body runs. */
+  private forLoop(n: SyntaxNode, stdin: Stdin, level: number): void {
+    for (const c of n.children) {
+      if (c.field === "variable") {
+        if (CODE_VARIABLES.has(this.slice(c))) this.fail("a loop over a variable that changes what runs");
+      } else if (c.field === "value") this.word([c], level);
+      else if (c.field === "body") this.statement(c, stdin, level);
+      else if (c.named && c.type !== "comment") throw new Unreadable();
+    }
+  }
+
+  private caseStatement(n: SyntaxNode, stdin: Stdin, level: number): void {
+    for (const c of n.children) {
+      if (c.field === "value") this.word([c], level);
+      else if (c.type === "case_item") {
+        for (const i of c.children) {
+          if (i.field === "value") this.word([i], level);
+          else if (i.field === "termination" || i.field === "fallthrough") continue;
+          else this.statement(i, stdin, level);
+        }
+      } else this.statement(c, stdin, level);
+    }
+  }
+
+  /** A function's body is analysed as if it ran: defining a function is how a name could be made to run anything. */
+  private functionDefinition(n: SyntaxNode, stdin: Stdin, level: number): void {
+    const redirects: SyntaxNode[] = [];
+    let body: SyntaxNode | undefined;
+    for (const c of n.children) {
+      if (c.field === "body") body = c;
+      else if (c.field === "redirect") redirects.push(c);
+      else if (c.field === "name") this.word([c], level);
+      else if (c.named) throw new Unreadable();
+    }
+    const read = this.redirects(redirects, stdin, level);
+    if (body === undefined) throw new Unreadable();
+    this.statement(body, read.stdin, level);
+  }
+}
+
+/**
+ * Why the arguments of `declare`/`typeset`/`local`/`export`/`readonly`/`unset` make a command opaque,
+ * or `undefined`: `-i` makes every later assignment arithmetic, `-n` makes a name evaluated on use, and a
+ * name that is not a plain identifier (`'a[$(…)]'`) has its subscript evaluated.
+ *
+ * @example
+ * declarationProblem("declare", [{ text: "-i", literal: true, quoted: false }]) // "declare -i evaluates values or names later"
+ */
+export const declarationProblem = (keyword: string, args: readonly Word[]): string | undefined => {
+  for (const a of args) {
+    if (a.assigns !== undefined) {
+      if (CODE_VARIABLES.has(a.assigns)) return `${keyword} ${a.assigns} changes what runs`;
+      continue;
+    }
+    if (!a.literal) return `${keyword} with an argument computed at run time`;
+    if (/^[-+]/.test(a.text)) {
+      if (keyword === "unset") {
+        if (!/^-[fvn]+$/.test(a.text)) return "unset option";
+      } else if (/[in]/.test(a.text.slice(1))) return `${keyword} ${a.text} evaluates values or names later`;
+    } else if (!identifier.test(a.text)) {
+      return `${keyword} of a name that is not a plain identifier evaluates it`;
+    } else if (CODE_VARIABLES.has(a.text) && keyword !== "unset") return `${keyword} ${a.text} changes what runs`;
+  }
+  return undefined;
+};

@@ -1,0 +1,229 @@
+/**
+ * Path rules on a real directory tree with real symbolic links, as a corpus of labelled cases. Each
+ * deny case runs through a hook `match` and through `toolPolicy`'s deny list; each allow case
+ * through `toolPolicy`'s allow list. `P` is the project directory, the calls' working directory.
+ */
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createAgentStack, type ToolCall } from "../../src/agent/index.ts";
+import { Reject } from "../../src/core/action.ts";
+import { compileMatcher } from "../../src/core/match/matcher.ts";
+import type { PathOptions } from "../../src/core/match/types.ts";
+import { withMiddleware } from "../../src/middleware/apply.ts";
+import { toolPolicy } from "../../src/middleware/tool-policy.ts";
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), "agent-onion-paths-")));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const P = join(root, "proj");
+const home = join(root, "home");
+const outside = join(root, "outside");
+for (const dir of [`${P}/src/lib`, `${P}/config`, `${P}/secrets`, `${P}/Docs`, outside, `${home}/.ssh`]) mkdirSync(dir, { recursive: true });
+for (const file of [`${P}/src/a.ts`, `${P}/src/lib/b.ts`, `${P}/.env`, `${P}/config/.env`, `${P}/secrets/key.pem`, `${P}/Docs/README.md`, `${outside}/x.ts`, `${home}/.ssh/id_rsa`])
+  writeFileSync(file, "x");
+symlinkSync("/etc", `${P}/src/etc`); // a directory link out of the project, absolute
+symlinkSync("../../outside", `${P}/src/out`); // a directory link out of the project, relative
+symlinkSync("lib", `${P}/src/inner`); // a directory link within the project
+symlinkSync("/etc/passwd", `${P}/src/passwd-link`); // a file link out of the project
+symlinkSync(P, join(root, "projlink")); // another name for the project
+symlinkSync(`${outside}/new.txt`, `${P}/src/dangling`); // a link to a file that does not exist yet, out of the project
+symlinkSync(`${outside}/nodir`, `${P}/src/dangdir`); // a link to a directory that does not exist yet
+symlinkSync("loop-b", `${P}/src/loop-a`); // links in a circle
+symlinkSync("loop-a", `${P}/src/loop-b`);
+
+const depth = P.split("/").length - 1;
+const up = "../".repeat(depth + 2); // more than enough to climb to the root from P
+
+interface Case {
+  readonly label: string;
+  readonly side: "deny" | "allow";
+  readonly rule: string;
+  readonly tool: string;
+  readonly input: Record<string, unknown>;
+  /** deny: the call is refused; allow: the call is allowed. */
+  readonly expected: boolean;
+  readonly paths?: PathOptions;
+  readonly cwd?: string;
+}
+
+const deny = (label: string, rule: string, tool: string, input: Record<string, unknown>, expected: boolean, extra: Partial<Case> = {}): Case =>
+  ({ label, side: "deny", rule, tool, input, expected, ...extra });
+const allow = (label: string, rule: string, tool: string, input: Record<string, unknown>, expected: boolean, extra: Partial<Case> = {}): Case =>
+  ({ label, side: "allow", rule, tool, input, expected, ...extra });
+const file = (path: string) => ({ file_path: path });
+
+const corpus: Case[] = [
+  // dot segments and repeated separators, resolved against the working directory
+  deny("a relative path climbing to /etc", "Write(/etc/**)", "Write", file(`${up}etc/passwd`), true),
+  deny("three .. from the project to /etc", "Write(/etc/**)", "Write", file(`${"../".repeat(depth)}etc/passwd`), true),
+  deny("a path that climbs out and back in to .env", "Read(**/.env)", "Read", file(`${up}${P.slice(1)}/.env`), true),
+  deny("the absolute path of .env", "Read(**/.env)", "Read", file(`${P}/.env`), true),
+  deny("a .env anywhere, outside the project too", "Read(**/.env)", "Read", file("/nowhere/else/.env"), true),
+  deny("src/.. back to .env", "Read(**/.env)", "Read", file(`${P}/src/../.env`), true),
+  deny("repeated separators", "Read(**/.env)", "Read", file(`${P}//config///.env`), true),
+  deny("a bare name matches at any depth", "Read(.env)", "Read", file("config/.env"), true),
+  deny("a file that is not .env", "Read(**/.env)", "Read", file("src/a.ts"), false),
+  allow("dot and repeated separators inside src", "Write(src/**)", "Write", file("src/./lib//b.ts"), true),
+  allow("src/.. leaves src", "Write(src/**)", "Write", file("src/../.env"), false),
+  allow("climbing out of src and the project", "Write(src/**)", "Write", file("src/lib/../../../outside/x.ts"), false),
+  allow("a dotted path that climbs out and back into src", "Write(src/**)", "Write", file(`${up}${P.slice(1)}/src/a.ts`), true),
+
+  // relative rules and the absolute paths tools send
+  allow("a relative rule and the absolute path a tool sends", "Write(src/**/*.ts)", "Write", file(`${P}/src/a.ts`), true),
+  allow("a relative rule and a relative path", "Write(src/**/*.ts)", "Write", file("src/lib/b.ts"), true),
+  allow("a relative rule does not match another project's src", "Write(src/**)", "Write", file(`${outside}/src/a.ts`), false),
+  allow("src/** is anchored at the project", "Write(src/**)", "Write", file("lib/src/a.ts"), false),
+  allow("./src/** is the project's src", "Write(./src/**)", "Write", file(`${P}/src/a.ts`), true),
+  allow("/src/** read from the project", "Write(/src/**)", "Write", file(`${P}/src/a.ts`), true),
+  deny("/etc/** read from the root", "Write(/etc/**)", "Write", file("/etc/passwd"), true),
+  allow("//abs/path is absolute", `Write(/${P}/src/**)`, "Write", file("src/a.ts"), true),
+  allow("a bare-name allow stays inside the project", "Read(*.ts)", "Read", file(`${outside}/x.ts`), false),
+  allow("a bare-name allow at any depth in the project", "Read(*.ts)", "Read", file("src/lib/b.ts"), true),
+  deny("~/ is the home directory, given as ~", "Read(~/.ssh/**)", "Read", file("~/.ssh/id_rsa"), true, { paths: { home } }),
+  deny("~/ is the home directory, given absolute", "Read(~/.ssh/**)", "Read", file(`${home}/.ssh/id_rsa`), true, { paths: { home } }),
+  deny("a directory rule covers its contents, as in .gitignore", "Read(secrets)", "Read", file("secrets/key.pem"), true),
+  deny("the run's metadata.cwd resolves relative paths", `Read(/${P}/config/.env)`, "Read", file(".env"), true, { cwd: `${P}/config` }),
+  allow("the run's metadata.cwd resolves relative paths (allow)", "Write(src/**)", "Write", file("b.ts"), true, { cwd: `${P}/src/lib` }),
+
+  // aliases of the root
+  deny("/proc/self/root", "Write(/etc/**)", "Write", file("/proc/self/root/etc/passwd"), true),
+  deny("/proc/self/root without resolving links", "Write(/etc/**)", "Write", file("/proc/self/root/etc/passwd"), true, { paths: { symlinks: false } }),
+  deny("/proc/thread-self/root", "Write(/etc/**)", "Write", file("/proc/thread-self/root/etc/hosts"), true, { paths: { symlinks: false } }),
+  deny("/proc/<own pid>/root", "Write(/etc/**)", "Write", file(`/proc/${process.pid}/root/etc/passwd`), true, { paths: { symlinks: false } }),
+  deny("/proc/self/task/<tid>/root", "Write(/etc/**)", "Write", file(`/proc/self/task/${process.pid}/root/etc/passwd`), true, { paths: { symlinks: false } }),
+  deny("/proc/self/root/.. stays at the root", "Write(/etc/**)", "Write", file("/proc/self/root/../../etc/passwd"), true, { paths: { symlinks: false } }),
+  deny("another process's root is opaque", "Write(//nothing/here)", "Write", file("/proc/1/root/etc/passwd"), true),
+  allow("another process's root allows nothing", "Write(**)", "Write", file("/proc/1/root/tmp/x"), false),
+  deny("a process's cwd is opaque", "Read(//nothing/here)", "Read", file("/proc/self/cwd/.env"), true),
+  deny("a path through /dev/fd/N is opaque", "Read(//nothing/here)", "Read", file("/dev/fd/3/etc/passwd"), true),
+  allow("a path through /proc/self/fd/N allows nothing", "Read(**)", "Read", file("/proc/self/fd/3/src/a.ts"), false),
+
+  // symbolic links, resolved by default
+  allow("a link out of src does not pass an allow on src", "Write(src/**)", "Write", file("src/etc/passwd"), false),
+  deny("a deny on the link's target catches the link", "Write(/etc/**)", "Write", file("src/etc/passwd"), true),
+  deny("without resolving links, the deny sees only the given path", "Write(/etc/**)", "Write", file("src/etc/passwd"), false, { paths: { symlinks: false } }),
+  allow("without resolving links, the allow sees only the given path", "Write(src/**)", "Write", file("src/etc/passwd"), true, { paths: { symlinks: false } }),
+  allow("a new .ts file through a link out of src", "Write(src/**/*.ts)", "Write", file("src/etc/new.ts"), false),
+  allow("a new file in a new directory through a relative link out", "Edit(src/**)", "Edit", file("src/out/new/x.ts"), false),
+  deny("a deny on the relative link's target", `Edit(/${outside}/**)`, "Edit", file("src/out/x.ts"), true),
+  allow("a link within src", "Edit(src/**)", "Edit", file("src/inner/b.ts"), true),
+  deny("a file link to /etc/passwd", "Read(//etc/passwd)", "Read", file("src/passwd-link"), true),
+  allow("a file link out of src", "Read(src/**)", "Read", file("src/passwd-link"), false),
+  deny("link/.. is the link target's parent, as the kernel reads it", "Read(//hosts)", "Read", file("src/etc/../hosts"), true),
+  allow("link/.. leaves src", "Read(src/**)", "Read", file("src/etc/../hosts"), false),
+  allow("a dangling link out of src: writing it creates its target", "Write(src/**)", "Write", file("src/dangling"), false),
+  deny("a dangling link's target is caught by a deny on it", `Write(/${outside}/**)`, "Write", file("src/dangling"), true),
+  allow("a new file under a dangling directory link", "Write(src/**)", "Write", file("src/dangdir/x.ts"), false),
+  allow("links in a circle allow nothing", "Write(src/**)", "Write", file("src/loop-a/x"), false),
+  allow("a project reached through a link to it", "Write(src/**)", "Write", file("src/a.ts"), true, { cwd: join(root, "projlink") }),
+
+  // case
+  deny("case-insensitive when asked", "Read(**/readme.md)", "Read", file("Docs/README.MD"), true, { paths: { caseInsensitive: true } }),
+  deny("case-sensitive when asked", "Read(**/readme.md)", "Read", file("Docs/README.MD"), false, { paths: { caseInsensitive: false } }),
+  allow("case-insensitive allow", "Read(docs/**)", "Read", file("DOCS/README.md"), true, { paths: { caseInsensitive: true } }),
+  allow("case-sensitive allow", "Read(docs/**)", "Read", file("Docs/README.md"), false, { paths: { caseInsensitive: false } }),
+
+  // tool families
+  deny("Read covers NotebookRead", "Read(**/.env)", "NotebookRead", { notebook_path: ".env" }, true),
+  deny("Read covers Grep on a file", "Read(**/.env)", "Grep", { pattern: "KEY", path: ".env" }, true),
+  deny("Read covers Grep with a file pattern naming it", "Read(**/.env)", "Grep", { pattern: "KEY", glob: ".env" }, true),
+  deny("Read covers Grep with a wider file pattern naming it", "Read(**/.env)", "Grep", { pattern: "KEY", glob: "*.env" }, true),
+  deny("Read covers Glob listing it", "Read(**/.env)", "Glob", { pattern: "**/.env" }, true),
+  deny("Read covers Grep in a denied directory", "Read(/etc/**)", "Grep", { pattern: "root", path: "/etc" }, true),
+  deny("Read covers Glob under a denied directory", "Read(/etc/**)", "Glob", { pattern: "*", path: "/etc/ssh" }, true),
+  deny("Read covers Glob whose absolute pattern goes there", "Read(/etc/**)", "Glob", { pattern: "/etc/*" }, true),
+  deny("Read covers Glob whose relative pattern climbs there", "Read(/etc/**)", "Glob", { pattern: `${up}etc/*` }, true),
+  deny("Read covers a brace alternative that is absolute", "Read(/etc/**)", "Glob", { pattern: "{/etc,x}/passwd", path: "src" }, true),
+  deny("Read covers LS of a denied directory", "Read(~/.ssh/**)", "LS", { path: `${home}/.ssh` }, true, { paths: { home } }),
+  deny("Read covers a search through a link into a denied directory", "Read(/etc/**)", "Grep", { pattern: "root", path: "src/etc" }, true),
+  deny("a `..` inside unexpanded braces is opaque", "Read(//nothing/here)", "Glob", { pattern: "{..,x}/secrets/*", path: "src" }, true),
+  deny("a Glob of other files is not refused by a file rule", "Read(**/.env)", "Glob", { pattern: "**/*.{ts,tsx}" }, false),
+  deny("a search without a file pattern is checked by its directory", "Read(**/.env)", "Grep", { pattern: "KEY" }, false),
+  deny("a search without a file pattern reads its contents when asked", "Read(**/.env)", "Grep", { pattern: "KEY" }, true, { paths: { searchContents: true } }),
+  deny("a recursive Glob reads a directory rule's contents when asked", "Read(**/secrets/**)", "Glob", { pattern: "**/*.pem" }, true, { paths: { searchContents: true } }),
+  deny("Read does not cover Write", "Read(**/.env)", "Write", file(".env"), false),
+  deny("Edit covers Write", "Edit(secrets/**)", "Write", file("secrets/key.pem"), true),
+  deny("Edit covers MultiEdit", "Edit(secrets/**)", "MultiEdit", file("secrets/key.pem"), true),
+  deny("Edit covers NotebookEdit", "Edit(secrets/**)", "NotebookEdit", { notebook_path: "secrets/n.ipynb" }, true),
+  deny("Write covers Edit", "Write(secrets/**)", "Edit", file("secrets/key.pem"), true),
+  deny("Edit does not cover Read", "Edit(secrets/**)", "Read", file("secrets/key.pem"), false),
+  deny("a Grep rule covers Grep only", "Grep(secrets/**)", "Read", file("secrets/key.pem"), false),
+  allow("Read allows Grep in an allowed directory", "Read(src/**)", "Grep", { pattern: "TODO", path: "src", glob: "*.ts" }, true),
+  allow("Read allows Glob under an allowed directory", "Read(src/**)", "Glob", { pattern: "src/**/*.ts" }, true),
+  allow("Read allows LS of an allowed directory", "Read(src/**)", "LS", { path: "src" }, true),
+  allow("Read does not allow a Glob from the project root", "Read(src/**)", "Glob", { pattern: "**/*.ts" }, false),
+  allow("Read does not allow a Grep without a path (the working directory)", "Read(src/**)", "Grep", { pattern: "TODO" }, false),
+  allow("Read does not allow a Glob through a link out of src", "Read(src/**)", "Glob", { pattern: "src/etc/*" }, false),
+  allow("Edit allows MultiEdit in src", "Edit(src/**)", "MultiEdit", file("src/a.ts"), true),
+  allow("Edit does not allow Read", "Edit(src/**)", "Read", file("src/a.ts"), false),
+];
+
+const call = (tool: string, input: Record<string, unknown>): ToolCall => ({ id: "t1", name: tool, input });
+const pathsOf = (c: Case): PathOptions => ({ projectDir: P, cwd: P, ...c.paths });
+const metadataOf = (c: Case) => (c.cwd === undefined ? {} : { cwd: c.cwd });
+
+const throughPolicy = async (c: Case): Promise<boolean> => {
+  const policy = toolPolicy({ [c.side]: [c.rule], paths: pathsOf(c), onUnknownTool: () => {} });
+  const outcome = await withMiddleware(createAgentStack(), policy).run("toolCall", call(c.tool, c.input), () => ({ content: "ran" }), { metadata: metadataOf(c) });
+  return c.side === "deny" ? outcome._tag === "Rejected" : outcome._tag === "Completed";
+};
+
+const throughHook = async (c: Case): Promise<boolean> => {
+  const stack = createAgentStack().use("toolCall", { name: "guard", match: compileMatcher(c.rule, "guard", { paths: pathsOf(c) }), before: () => Reject("refused") });
+  const outcome = await stack.run("toolCall", call(c.tool, c.input), () => ({ content: "ran" }), { metadata: metadataOf(c) });
+  return outcome._tag === "Rejected";
+};
+
+describe("path rules on a real tree with symbolic links", () => {
+  it.each(corpus.map((c) => [c.label, c] as const))("%s", async (_label, c) => {
+    expect(await throughPolicy(c), `toolPolicy ${c.side} ${c.rule} on ${c.tool} ${JSON.stringify(c.input)}`).toBe(c.expected);
+    if (c.side === "deny") expect(await throughHook(c), `hook match ${c.rule} on ${c.tool} ${JSON.stringify(c.input)}`).toBe(c.expected);
+  });
+
+  it("covers every form the task names, on both sides", () => {
+    const sides = new Set(corpus.map((c) => c.side));
+    expect([...sides].sort()).toEqual(["allow", "deny"]);
+    expect(corpus.filter((c) => c.expected).length).toBeGreaterThan(20);
+    expect(corpus.filter((c) => !c.expected).length).toBeGreaterThan(20);
+  });
+});
+
+describe("path rules with the default options", () => {
+  it("read a hook's string match from the process's working directory, and /proc/self/root as the root", async () => {
+    const stack = createAgentStack().use("toolCall", { name: "etc", match: "Write(/etc/**)", before: () => Reject("refused") });
+    for (const path of ["/proc/self/root/etc/passwd", `${up}etc/passwd`, "/etc//passwd"])
+      expect(await stack.run("toolCall", call("Write", file(path)), () => ({ content: "ran" })), path).toMatchObject({ _tag: "Rejected" });
+    expect(await stack.run("toolCall", call("Write", file(`${P}/src/a.ts`)), () => ({ content: "ran" }))).toMatchObject({ _tag: "Completed" });
+  });
+
+  it("normalise a path once per call, whatever the number of rules and hooks that read it", async () => {
+    const realpaths = async (count: number): Promise<number> => {
+      const stack = Array.from({ length: count }, (_, i) => i).reduce(
+        (s, i) => s.use("toolCall", { name: `guard${i}`, match: compileMatcher(`Write(/etc/dir${i}/**)`, `guard${i}`, { paths: { projectDir: P, cwd: P } }), before: () => Reject("refused") }),
+        withMiddleware(createAgentStack(), toolPolicy({ deny: Array.from({ length: count }, (_, i) => `Write(/etc/dir${i}/**)`), paths: { projectDir: P, cwd: P } })),
+      );
+      const native = realpathSync.native;
+      let calls = 0;
+      realpathSync.native = ((path: string) => (calls++, native(path))) as typeof native;
+      try {
+        expect(await stack.run("toolCall", call("Write", file("src/lib/new/x.ts")), () => ({ content: "ran" }))).toMatchObject({ _tag: "Completed" });
+      } finally {
+        realpathSync.native = native;
+      }
+      return calls;
+    };
+    const one = await realpaths(1);
+    expect(one).toBeGreaterThan(0);
+    expect(await realpaths(50)).toBe(one);
+  });
+
+  it("refuse invalid path options at configuration, naming the option", () => {
+    expect(() => toolPolicy({ deny: ["Read(x)"], paths: { symlinks: "yes" as never } })).toThrow(/toolPolicy: paths.symlinks must be a boolean/);
+    expect(() => compileMatcher("Read(x)", "h", { paths: { projectDir: 5 as never } })).toThrow(/hook "h": match options: paths.projectDir must be a non-empty string/);
+  });
+
+  it("refuse a rule with .. after a wildcard, at registration", () => {
+    expect(() => compileMatcher("Read(src/*/../../etc/**)", "h")).toThrow(/hook "h": match "Read\(src\/\*\/\.\.\/\.\.\/etc\/\*\*\)" has "\.\." after a wildcard/);
+  });
+});
