@@ -11,6 +11,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createAgent, createAgentStack, createScriptedModel, defaultTranscriptDir, summarizeOldest, type Notification } from "../../src/agent/index.ts";
 import { Continue, Reject } from "../../src/core/index.ts";
+import { fromClaudePlugin } from "../../src/executors/index.ts";
+import { fixtures } from "../support/claude-code/hooks.ts";
 import { runAgentOnion } from "../support/claude-code/run-agent-onion.ts";
 import { removeRunDirs } from "../support/claude-code/run-claude-code.ts";
 import { fieldsNotIn, kindsOf, lineKind, transcriptSettings, transcriptTurns, type LineKind } from "../support/claude-code/transcript-kinds.ts";
@@ -287,5 +289,26 @@ describe("the transcript file", () => {
 
     const meta = read(session.transcriptPath!).find((l) => lineKind(l) === "meta");
     expect(meta).toMatchObject({ type: "user", isMeta: true, message: { role: "user", content: "Stop hook feedback:\nRun the tests first" } });
+  });
+});
+
+describe("the transcript as Claude Code plugins read it", () => {
+  it("lets hookify's Stop gate read the session's own transcript: the agent goes on until it shows npm test ran", async () => {
+    const cwd = tempDir();
+    mkdirSync(join(cwd, ".claude"));
+    writeFileSync(join(cwd, ".claude", "hookify.require-tests.local.md"),
+      "---\nname: require-tests\nenabled: true\nevent: stop\nfield: transcript\npattern: ^(?![\\s\\S]*npm test)\naction: block\n---\nRun npm test before stopping.\n");
+    const { stack } = fromClaudePlugin(join(fixtures, "..", "plugins", "hookify"), { cwd, onNotice: () => {} });
+    const ran: string[] = [];
+    const model = createScriptedModel({ turns: ["Fixed it.", { toolCalls: [{ name: "Bash", input: { command: "npm test" }, id: "t1" }] }, "Fixed it; the tests pass.", "never asked"] });
+    const session = await createAgent({ model, stack, tools: [bashTool(ran)], transcript: { dir: join(cwd, "transcripts") } }).session({ metadata: { cwd } });
+
+    const turn = await session.prompt("fix the bug");
+
+    expect(turn).toMatchObject({ status: "completed", text: "Fixed it; the tests pass." });
+    expect(ran).toEqual(["npm test"]);
+    expect(JSON.stringify(model.requests[1]?.messages)).toContain("Run npm test before stopping.");
+    expect(model.requests).toHaveLength(3);
+    await session.close();
   });
 });
