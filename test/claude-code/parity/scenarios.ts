@@ -262,6 +262,14 @@ export const lifecycle: Record<string, ParityCase> = {
     },
     claude: observed({ executed: [], modelCalls: 3, toolErrors: [], seen: { "RALPH-PROMPT-MARKER": 1 }, files: { ".claude/ralph-loop.local.md": false } }),
   },
+  "hookify's Stop rule on the transcript blocks until the transcript shows the tests ran": {
+    scenario: {
+      settings: settings(on("Stop", undefined, script("hookify_rules.py"))),
+      files: hookifyRules([{ name: "require-tests", event: "Stop", field: "transcript", pattern: "^(?![\\s\\S]*ran-tests)", action: "block", message: "HOOKIFY-STOP-MARKER" }]),
+      turns: ["Finished.", bashTurn(ranCommand("tests")), "Finished after the tests."], markers: ["HOOKIFY-STOP-MARKER"],
+    },
+    claude: observed({ executed: ["tests"], modelCalls: 3, toolErrors: [false], seen: { "HOOKIFY-STOP-MARKER": 1 } }),
+  },
   "stop_notifier.mjs records the last assistant message and never blocks": {
     scenario: { settings: settings(on("Stop", undefined, script("stop_notifier.mjs"))), turns: ["Finished the task."], contents: [".claude/notifications.log"] },
     claude: observed({ executed: [], modelCalls: 1, toolErrors: [], files: { ".claude/notifications.log": "Stop: Finished the task.\n" } }),
