@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createAgent, createAgentStack, createScriptedModel, defaultTranscriptDir, summarizeOldest, type Notification } from "../../src/agent/index.ts";
+import { createAgent, createAgentStack, createScriptedModel, defaultTranscriptDir, removeTemporaryTranscripts, summarizeOldest, type Notification } from "../../src/agent/index.ts";
 import { Continue, Reject } from "../../src/core/index.ts";
 import { fromClaudePlugin } from "../../src/executors/index.ts";
 import { fixtures } from "../support/claude-code/hooks.ts";
@@ -135,6 +135,20 @@ describe("the transcript file", () => {
 
     expect(path).toBe(join(dir, "left-open.jsonl"));
     expect(existsSync(path)).toBe(false);
+  });
+
+  it("not kept, is removed by removeTemporaryTranscripts for a session nobody closed, sub-agents' files included, and never written again", async () => {
+    const dir = tempDir();
+    const turns = [{ toolCalls: [{ name: "helper", input: { prompt: "look" }, id: "h1" }] }, "Done.", "Again."];
+    const agent = createAgent({ model: createScriptedModel({ turns, whenDone: "helped" }), subagents: [{ name: "helper", system: "You help." }], stack: createAgentStack(), transcript: { dir, keep: false } });
+    const session = await agent.session({ sessionId: "left-open" });
+    await session.prompt("go");
+    expect(readdirSync(dir).sort()).toEqual(["left-open", "left-open.jsonl"]);
+
+    removeTemporaryTranscripts();
+    await session.prompt("once more");
+
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it("is not kept with transcript: false, and then hooks get no transcriptPath", async () => {
