@@ -65,8 +65,8 @@ describeClaudeCode("agent-onion claude-hook as a hook of Claude Code, with a Jav
     guarded(await project({ name: "my-app", version: "1.0.0" }, false), expect);
   }, slow);
 
-  // tsx is loaded only for TypeScript modules: its loader would fail on this .js one ("Cannot
-  // require() ES Module … in a cycle") and every event would be blocked.
+  // tsx is installed but the module is .js: claude-hook must not register tsx's loader for it, which
+  // fails on such a module with "Cannot require() ES Module … in a cycle".
   it.concurrent("in a default npm project (no \"type\") with tsx installed: the same", async ({ expect }) => {
     guarded(await project({ name: "my-app", version: "1.0.0" }, true), expect);
   }, slow);
