@@ -28,10 +28,10 @@ const toolRuns = (r: AgentSdkRun): Seen[] => (r.result.seen as Seen[]).filter((s
 describeClaudeCode("claudeAgentGuard with the real Claude Agent SDK", () => {
   it.concurrent("refuses, rewrites and observes tool calls as Claude Code reports its own hooks' answers", async () => {
     const r = await run("guarded", {
-      turns: [bashTurn("rm -rf ./victim"), bashTurn("touch ran-orig"), bashTurn("echo key=sk-live-abc123"), bashTurn("sleep 0.3 && touch ran-slow"), "Done."],
+      turns: [bashTurn("rm -rf ./victim"), bashTurn("touch ran-orig"), bashTurn("echo key=sk-live-abc123"), bashTurn("sleep 0.3 && touch ran-slow"), bashTurn("exit 3"), "Done."],
       files: { "victim/keep": "keep me\n" },
     });
-    const [refused, rewritten, redacted] = r.toolResults;
+    const [refused, rewritten, redacted, , failed] = r.toolResults;
     // A refused call never runs; the model reads the reason as an error result, the way Claude Code reports a hook's deny.
     expect(refused).toMatchObject({ isError: true, text: 'PreToolUse:Bash hook error: Tool "Bash" is blocked by policy: it matches deny rule "Bash(rm *)"' });
     // The rewritten command is what ran; the original never did.
@@ -40,12 +40,16 @@ describeClaudeCode("claudeAgentGuard with the real Claude Agent SDK", () => {
     // The output a hook rewrote is what the model read; the secret never reached it.
     expect(redacted?.text).toBe("key=[redacted]");
     expect(r.modelSaw("sk-live-abc123")).toBe(false);
+    // A tool that failed is reported to the model as Claude Code reports it, and fails the call's run.
+    expect(failed).toMatchObject({ isError: true, text: "Exit code 3" });
     expect(r.result.result).toMatchObject({ subtype: "success", result: "Done." });
     // One toolCall run per call, from PreToolUse to PostToolUse: it saw the tool's output, and lasted as long as the tool.
     const runs = toolRuns(r);
     expect(runs.map((s) => [s.input.input.command, s.outcome])).toEqual([
       ["rm -rf ./victim", "Rejected"], ["touch ran-orig", "Completed"], ["echo key=sk-live-abc123", "Completed"], ["sleep 0.3 && touch ran-slow", "Completed"],
+      ["exit 3", "Failed"],
     ]);
+    expect(runs[4]?.error).toBe("ClaudeToolError: Exit code 3");
     expect(runs[2]?.output.content).toMatchObject({ stdout: "key=[redacted]", stderr: "" });
     expect(runs[3]!.durationMs).toBeGreaterThanOrEqual(300);
     expect(runs[1]?.metadata).toMatchObject({ claudeEvent: "PreToolUse", cwd: r.dirs.project, permissionMode: "default" });
@@ -117,6 +121,41 @@ describeClaudeCode("claudeAgentGuard with the real Claude Agent SDK", () => {
     // The second prompt was refused before any model call.
     expect(r.modelCalls).toHaveLength(3);
     expect(second?.result.result).toBe("UserPromptSubmit operation blocked by hook:\nprompts about dropping databases are refused\n\nOriginal prompt: Now drop the database.");
+  }, 60_000);
+});
+
+describeClaudeCode("claudeModelGateway in front of the real Claude Code", () => {
+  it.concurrent("rewrites what the model reads, gates what it streams, and reports its usage to hooks and metrics", async () => {
+    const r = await run("gateway", { turns: [bashTurn("touch ran-unsafe"), "The key is SECRET-42, done."] });
+    // The secret in the prompt never reached the API; the redaction did.
+    expect(r.modelSaw("sk-live-abc123")).toBe(false);
+    expect(r.modelSaw("My key is [redacted]; run the task.")).toBe(true);
+    // A hook rewrote the tool call in the model's answer: Claude Code ran the rewrite.
+    expect(r.executed).toEqual(["safe"]);
+    // The output gate rewrote the streamed answer: Claude Code, and so the application, read the gated text.
+    const result = (r.result.messages as { type: string; result?: string }[]).find((m) => m.type === "result");
+    expect(result?.result).toBe("The key is [withheld], done.");
+    const models = (r.result.seen as Seen[]).filter((s) => s.point === "modelCall");
+    expect(models.map((s) => [s.outcome, s.output?.usage, s.input.stream])).toEqual([
+      ["Completed", { inputTokens: 12, outputTokens: 7 }, true], ["Completed", { inputTokens: 12, outputTokens: 7 }, true],
+    ]);
+    expect(models[0]?.metadata).toMatchObject({ gateway: "claude" });
+    const tokens = (r.result.metrics["gen_ai.client.token.usage"] as { attributes: Record<string, string>; value: { count: number; sum: number } }[])
+      .map((p) => [p.attributes["gen_ai.token.type"], p.attributes["gen_ai.request.model"], p.value.count, p.value.sum]);
+    expect(tokens).toEqual([["input", "claude-opus-5-5", 2, 24], ["output", "claude-opus-5-5", 2, 14]]);
+  }, 60_000);
+
+  it.concurrent("lets a retry hook recover from an overloaded API, and gives Claude Code the API's own error otherwise", async () => {
+    const badRequest = { error: { status: 400, type: "invalid_request_error", message: "temperature: must be at most 1" } };
+    const r = await run("gatewayErrors", { turns: [{ error: { status: 529, type: "overloaded_error", message: "Overloaded" } }, "Recovered."], whenDone: badRequest });
+    const [first, second] = r.result.runs as { type: string; result?: string; is_error?: boolean; message?: string }[][];
+    expect(first?.find((m) => m.type === "result")).toMatchObject({ result: "Recovered.", is_error: false });
+    // Claude Code reports the API's 400 as it would without the gateway (after its own retries).
+    expect(second?.find((m) => m.type === "result")).toMatchObject({ result: "API Error: 400 temperature: must be at most 1", is_error: true });
+    expect(second?.at(-1)).toMatchObject({ type: "thrown", message: "Claude Code returned an error result: API Error: 400 temperature: must be at most 1" });
+    const models = (r.result.seen as Seen[]).filter((s) => s.point === "modelCall");
+    expect(models[0]?.outcome).toBe("Completed");
+    expect(models.slice(1).every((s) => s.outcome === "Failed" && s.error?.includes("the Messages API answered 400"))).toBe(true);
   }, 60_000);
 });
 

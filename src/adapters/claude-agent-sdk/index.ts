@@ -9,3 +9,7 @@ export {
 export { claudeAgentHooks, claudeCanUseTool } from "./shortcuts.ts";
 export { ClaudeApprovalError, type ClaudeApprovalProblem, type ClaudePausedApproval, type PausedAsk } from "./paused.ts";
 export { ClaudeToolError, ClaudeToolNotRunError, ClaudeToolRerunError } from "./tool-calls.ts";
+export {
+  AnthropicApiError, claudeModelGateway, type ClaudeModelCallInfo, type ClaudeModelGateway, type ClaudeModelGatewayOptions,
+} from "./gateway/gateway.ts";
+export { AnthropicStreamError } from "./gateway/stream.ts";

@@ -13,7 +13,11 @@ import { toolPolicy } from "../../../src/middleware/tool-policy.ts";
 import { withMiddleware } from "../../../src/middleware/apply.ts";
 import { RedisStore } from "../../../src/stores/redis.ts";
 import type { SDKMessage } from "@anthropic-ai/claude-agent-sdk";
-import { claudeAgentGuard, type ClaudeAgentGuard } from "../../../src/adapters/claude-agent-sdk/index.ts";
+import { AnthropicApiError, claudeAgentGuard, claudeModelGateway, type ClaudeAgentGuard } from "../../../src/adapters/claude-agent-sdk/index.ts";
+import { outputGate } from "../../../src/agent/stream/hooks.ts";
+import { metrics } from "../../../src/middleware/metrics.ts";
+import { retry } from "../../../src/middleware/retry.ts";
+import { meterHarness } from "../../middleware/otel.ts";
 import { signPaused, type ClaudePausedApproval } from "../../../src/adapters/claude-agent-sdk/paused.ts";
 import type { Scenario, ScenarioContext } from "../../support/claude-code/agent-sdk-worker.ts";
 
@@ -41,7 +45,7 @@ const observed = (seen: Seen[]) => ({
   },
 });
 
-const points = ["sessionStart", "userPrompt", "toolCall", "toolBatch", "stop", "sessionEnd", "permissionRequest", "subagentStart", "subagentStop", "compaction", "error", "notification"] as const;
+const points = ["sessionStart", "userPrompt", "modelCall", "toolCall", "toolBatch", "stop", "sessionEnd", "permissionRequest", "subagentStart", "subagentStop", "compaction", "error", "notification"] as const;
 
 /** `stack` with an observer on every point the guard runs. */
 const watched = (stack: AgentStack, seen: Seen[]): AgentStack => stack.use([...points], observed(seen));
@@ -255,4 +259,66 @@ export const resumeDebug: Scenario = async (ctx) => {
   const query = await guard.resume(ctx.sdk, ctx.args.paused, ctx.args.decision, { ...ctx.options, allowedTools: ["Bash"] });
   for await (const m of query) messages.push(brief(m));
   return { messages, log, seen };
+};
+
+/** Token counts and durations the metrics middleware recorded, read back through the OpenTelemetry SDK. */
+const metricsOf = async (collect: () => Promise<Map<string, import("@opentelemetry/sdk-metrics").MetricData>>) => {
+  const out: Record<string, unknown[]> = {};
+  for (const [name, m] of await collect())
+    out[name] = m.dataPoints.map((p) => ({ attributes: p.attributes, value: typeof p.value === "number" ? p.value : { count: (p.value as { count: number }).count, sum: (p.value as { sum?: number }).sum } }));
+  return out;
+};
+
+/**
+ * Model calls through the gateway: a request rewrite (a secret in the prompt), an output gate on the
+ * streamed answer, a rewrite of a tool call the model asked for, usage in after hooks and metrics.
+ */
+export const gateway: Scenario = async (ctx) => {
+  const seen: Seen[] = [];
+  const { meter, collect } = meterHarness();
+  const stack = watched(withMiddleware(createAgentStack(), metrics({ meter, provider: "anthropic" }))
+    .use("modelCall", {
+      name: "redact-request",
+      before: (request) => Transform({ ...request, messages: request.messages.map((m) => (m.content.includes("sk-live-") ? { ...m, content: m.content.replaceAll(/sk-live-[a-z0-9]+/g, "[redacted]") } : m)) }),
+    })
+    .use("modelCall", outputGate({ name: "no-secret", holdBack: { window: 16 }, check: (text) => (text.includes("SECRET-42") ? Transform(text.replaceAll("SECRET-42", "[withheld]")) : Continue) }))
+    .use("modelCall", {
+      name: "safer-command",
+      after: (response) => response.toolCalls.some((c) => c.input.command === "touch ran-unsafe")
+        ? Transform({ ...response, toolCalls: response.toolCalls.map((c) => ({ ...c, input: { ...c.input, command: "touch ran-safe" } })) })
+        : Continue,
+    }), seen);
+  const gw = await claudeModelGateway(stack);
+  try {
+    const guard = claudeAgentGuard(stack);
+    const messages: Record<string, unknown>[] = [];
+    const options = guard.options({ ...ctx.options, allowedTools: ["Bash"], env: gw.env(ctx.options.env), includePartialMessages: true });
+    for await (const m of ctx.query({ prompt: "My key is sk-live-abc123; run the task.", options })) messages.push(brief(m));
+    return { messages, seen, metrics: await metricsOf(collect) };
+  } finally {
+    await gw.close();
+  }
+};
+
+/** An API error the retry middleware recovers from, then one nothing recovers from. */
+export const gatewayErrors: Scenario = async (ctx) => {
+  const seen: Seen[] = [];
+  const stack = watched(withMiddleware(createAgentStack(), retry({ attempts: 2, baseMs: 10, retryOn: (e) => e instanceof AnthropicApiError && e.status === 529 })), seen);
+  const gw = await claudeModelGateway(stack);
+  try {
+    const runs = [];
+    for (const prompt of ["First task.", "Second task."]) {
+      const messages: Record<string, unknown>[] = [];
+      try {
+        for await (const m of ctx.query({ prompt, options: { ...ctx.options, env: gw.env(ctx.options.env), maxTurns: 1 } })) messages.push(brief(m));
+      } catch (error) {
+        // The SDK throws for a turn that ended on an error, after its result message.
+        messages.push({ type: "thrown", message: (error as Error).message });
+      }
+      runs.push(messages);
+    }
+    return { runs, seen };
+  } finally {
+    await gw.close();
+  }
 };
