@@ -106,21 +106,29 @@ describeClaudeCode("claudeAgentGuard with the real Claude Agent SDK", () => {
 
   it.concurrent("runs session, prompt, stop and batch hooks through the same bridge as claude-hook", async () => {
     const r = await run("lifecycle", {
-      args: { prompts: ["Run the task.", "Now drop the database."] },
-      turns: [bashTurn("touch ran-1"), "Done once.", "Done after the tests."],
+      args: { prompts: ["Run the task.", "Now drop the database.", "Use the key sk-live-abc123 directly.", "guard:Use the key sk-live-abc123 through the guard."] },
+      turns: [bashTurn("touch ran-1"), "Done once.", "Done after the tests.", "Used it.", "Done again."],
     });
-    const [first, second] = r.result.runs as { result: { result: string; subtype: string } }[];
+    const [first, second, direct, guarded] = r.result.runs as { result: { result: string; subtype: string } }[];
     // Claude Code does not call the SDK's SessionStart callbacks: sessionStart runs at the session's first
     // prompt, and its context goes with the prompt's; the batch hook's context reaches the next call.
     expect(r.modelSaw("UserPromptSubmit hook additional context: Current branch: feature/onion\n\nAnswer in English.")).toBe(true);
     expect(r.modelSaw("PostToolBatch hook additional context: 1 call(s) done")).toBe(true);
     // The stop hook sent the model back once with its reason, then let it stop.
     expect(r.modelSaw("run the tests before stopping")).toBe(true);
-    expect(r.result.stops).toBe(2);
+    // (Two stops for the first prompt, one for the last; the refused prompts never reached a stop.)
+    expect(r.result.stops).toBe(3);
     expect(first?.result).toMatchObject({ subtype: "success", result: "Done after the tests." });
     // The second prompt was refused before any model call.
-    expect(r.modelCalls).toHaveLength(3);
     expect(second?.result.result).toBe("UserPromptSubmit operation blocked by hook:\nprompts about dropping databases are refused\n\nOriginal prompt: Now drop the database.");
+    // Claude Code cannot take a rewritten prompt from a hook: sent directly, the rewrite blocks it; through guard.prompt, the rewrite is what is sent.
+    expect(direct?.result.result).toContain("A hook rewrote this prompt and Claude Code cannot replace it. Rewritten prompt: Use the key [redacted] directly.");
+    expect(guarded?.result).toMatchObject({ subtype: "success", result: "Used it." });
+    expect(r.modelSaw("Use the key [redacted] through the guard.")).toBe(true);
+    expect(r.modelSaw("sk-live-abc123")).toBe(false);
+    expect(r.modelCalls).toHaveLength(4);
+    // The prompt sent through the guard ran userPrompt once, not again in UserPromptSubmit.
+    expect((r.result.seen as Seen[]).filter((s) => s.point === "userPrompt").map((s) => s.outcome)).toEqual(["Completed", "Rejected", "Completed", "Completed"]);
   }, 60_000);
 });
 

@@ -24,6 +24,7 @@ import type { AgentStack } from "../../agent/stack.ts";
 import type { PermissionDecision, ToolBatch, ToolCall } from "../../agent/types.ts";
 import type { ApprovalDecision, ApprovalHandler, RunOptions } from "../../core/context.ts";
 import { describe, describeGiven } from "../../core/errors.ts";
+import { OutcomeRejectedError } from "../../core/outcome.ts";
 import type { StateStore } from "../../core/state.ts";
 import { keyPart } from "../../core/state.ts";
 import { maxTimerMs } from "../../core/signal.ts";
@@ -83,6 +84,13 @@ export interface ClaudeAgentGuard {
   readonly canUseTool: CanUseTool;
   /** `base` with the guard's hooks added to its own and the guard's `canUseTool` (which must not be set in `base`). */
   options(base?: Options): Options;
+  /**
+   * Run `userPrompt` on a prompt before it is sent, and give the prompt to send: what hooks made of
+   * it (a redaction), or an `OutcomeRejectedError` when one refused it. Claude Code cannot take a
+   * rewritten prompt from a hook, so a rewrite in its UserPromptSubmit blocks the prompt instead;
+   * a prompt that went through here is let through there without running the hooks again.
+   */
+  prompt(text: string, run?: Omit<RunOptions, "signal" | "approval">): Promise<string>;
   /** The paused approval a result with `stop_reason: "tool_deferred"` stands for, when a hook of this guard asked; else undefined. */
   paused(result: SDKMessage): ClaudePausedApproval | undefined;
   /**
@@ -336,13 +344,23 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
   // it fired. A session's first prompt runs `sessionStart` first, and its context goes with the prompt's.
   const started = new Set<string>();
   const resumed = new Set<string>();
+  // Prompts `prompt()` accepted, waiting for their UserPromptSubmit (counted: the same text may be sent twice).
+  const accepted = new Map<string, number>();
+  const submitted = (event: HookInput): Promise<SyncHookJSONOutput> => {
+    const text = (event as { prompt?: unknown }).prompt;
+    const waiting = typeof text === "string" ? accepted.get(text) : undefined;
+    if (waiting === undefined) return viaBridge(event);
+    if (waiting > 1) accepted.set(text as string, waiting - 1);
+    else accepted.delete(text as string);
+    return Promise.resolve({});
+  };
   const promptSubmitted = async (event: HookInput): Promise<SyncHookJSONOutput> => {
-    if (started.has(event.session_id)) return viaBridge(event);
+    if (started.has(event.session_id)) return submitted(event);
     started.add(event.session_id);
     const source = resumed.has(event.session_id) ? "resume" : "startup";
     const session = await viaBridge({ ...event, hook_event_name: "SessionStart", source } as unknown as HookInput);
     if (session.continue === false) return { continue: false, ...(session.stopReason !== undefined ? { stopReason: session.stopReason } : {}) };
-    const prompt = await viaBridge(event);
+    const prompt = await submitted(event);
     const before = (session.hookSpecificOutput as { additionalContext?: string } | undefined)?.additionalContext;
     if (before === undefined || prompt.decision === "block" || prompt.continue === false) return prompt;
     const own = (prompt.hookSpecificOutput as { additionalContext?: string } | undefined)?.additionalContext;
@@ -421,9 +439,12 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
 
   const options_ = (base: Options = {}): Options => {
     if (!isObject(base)) throw new TypeError(`${owner}.options: base must be SDK options, got ${describeGiven(base)}`);
-    if (base.canUseTool !== undefined) throw new TypeError(`${owner}.options: base.canUseTool is set; the guard answers permission requests (add a permissionRequest hook to the stack instead)`);
+    if (base.canUseTool !== undefined && base.canUseTool !== canUseTool)
+      throw new TypeError(`${owner}.options: base.canUseTool is set; the guard answers permission requests (add a permissionRequest hook to the stack instead)`);
+    // Options the guard already made (passed again to resume, say) keep one copy of its hooks.
     const merged: Partial<Record<HookEvent, HookCallbackMatcher[]>> = { ...base.hooks };
-    for (const [event, matchers] of Object.entries(hooks) as [HookEvent, HookCallbackMatcher[]][]) merged[event] = [...(base.hooks?.[event] ?? []), ...matchers];
+    for (const [event, matchers] of Object.entries(hooks) as [HookEvent, HookCallbackMatcher[]][])
+      merged[event] = [...(base.hooks?.[event] ?? []).filter((m) => !matchers.includes(m)), ...matchers];
     return { ...base, hooks: merged, canUseTool };
   };
 
@@ -450,7 +471,9 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
     const answer = checkDecision(decision, p.toolUse.name);
     const options = options_(base);
     const transcript = await sdk.getSessionMessages(p.sessionId, { ...(base.cwd !== undefined ? { dir: base.cwd } : {}), ...(base.sessionStore !== undefined ? { sessionStore: base.sessionStore } : {}) });
-    if (!waitsOn(transcript, p.toolUse.id))
+    // An empty answer is a session the SDK cannot read from here (another CLAUDE_CONFIG_DIR in the
+    // options' env than in this process): Claude Code, which can, is left to resume it.
+    if (transcript.length > 0 && !waitsOn(transcript, p.toolUse.id))
       throw new ClaudeApprovalError("replayed", `session ${p.sessionId} is not waiting on ${p.toolUse.name} call ${p.toolUse.id} (its transcript has no such call, or its result already): it was resumed before, or is not in this project`);
     const claimed = await pause.store.incr(`claude-agent-sdk:resumed:${keyPart(p.sessionId)}:${keyPart(p.toolUse.id)}`, 1, { ttlMs: Math.max(1, p.expiresAt - Date.now()) + 60_000 });
     if (claimed > 1) throw new ClaudeApprovalError("replayed", `the paused approval of ${p.toolUse.name} call ${p.toolUse.id} was already resumed; a decision is applied once`);
@@ -471,7 +494,17 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
     return endingAtResult(sdk.query({ prompt, options: { ...options, ...extraArgs, resume: p.sessionId } }), end);
   };
 
-  return { hooks, canUseTool, options: options_, paused, resume };
+  const prompt = async (text: string, run: Omit<RunOptions, "signal" | "approval"> = {}): Promise<string> => {
+    if (typeof text !== "string") throw new TypeError(`${owner}.prompt: text must be a string, got ${describeGiven(text)}`);
+    const outcome = await stack.run("userPrompt", { text }, (p) => p, { ...(typeof userRun === "function" ? {} : userRun), ...run });
+    if (outcome._tag === "Rejected") throw new OutcomeRejectedError(outcome.reason, outcome.by, outcome.cause);
+    if (outcome._tag === "Failed") throw outcome.error;
+    const accepted_ = outcome.value.text;
+    accepted.set(accepted_, (accepted.get(accepted_) ?? 0) + 1);
+    return accepted_;
+  };
+
+  return { hooks, canUseTool, options: options_, prompt, paused, resume };
 };
 
 /** The pause options, checked once. */

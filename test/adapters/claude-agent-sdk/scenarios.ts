@@ -199,6 +199,7 @@ export const lifecycle: Scenario = async (ctx) => {
       name: "prompt-guard",
       before: (prompt, c) => {
         if (prompt.text.includes("drop the database")) return Reject("prompts about dropping databases are refused");
+        if (prompt.text.includes("sk-live-")) return Transform({ text: prompt.text.replaceAll(/sk-live-[a-z0-9]+/g, "[redacted]") });
         c.addContext("Answer in English.");
         return Continue;
       },
@@ -207,7 +208,9 @@ export const lifecycle: Scenario = async (ctx) => {
     .use("toolBatch", { name: "batch-note", before: (batch, c) => void c.addContext(`${batch.calls.length} call(s) done`) }), seen);
   const guard = claudeAgentGuard(stack);
   const runs = [];
-  for (const prompt of ctx.args.prompts as string[]) runs.push(await drive(ctx, guard, prompt));
+  for (const prompt of ctx.args.prompts as string[])
+    // "guard:" sends the prompt through guard.prompt first, as an application does to have a rewrite applied.
+    runs.push(await drive(ctx, guard, prompt.startsWith("guard:") ? await guard.prompt(prompt.slice(6)) : prompt));
   return { runs: runs.map((r) => ({ ...r, raw: undefined })), seen, stops };
 };
 
