@@ -407,8 +407,31 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
   };
 
   const blocking = new Set<string>(["PreToolUse", "UserPromptSubmit"]);
+  // Claude Code asks the SDK for every callback over its control channel, a round trip each: an
+  // event is registered only when a hook of the stack would run on it (stacks never change).
+  const has = (point: keyof AgentStack["points"]): boolean => stack.has?.(point) !== false;
+  const tools = has("toolCall");
+  const wanted: Record<keyof typeof guardedEvents, boolean> = {
+    SessionStart: has("sessionStart"),
+    // sessionStart runs at the first prompt (see promptSubmitted).
+    UserPromptSubmit: has("userPrompt") || has("sessionStart"),
+    PreToolUse: tools || pause !== undefined,
+    PostToolUse: tools,
+    PostToolUseFailure: tools,
+    PostToolBatch: has("toolBatch"),
+    // Stop settles the calls Claude Code did not run, and ends a resumed turn's pending state.
+    Stop: has("stop") || tools,
+    SubagentStart: has("subagentStart"),
+    SubagentStop: has("subagentStop") || tools,
+    PreCompact: has("compaction"),
+    PostCompact: has("compaction"),
+    StopFailure: has("error") || tools,
+    SessionEnd: has("sessionEnd") || tools,
+    Notification: has("notification"),
+  };
   const hooks: Partial<Record<HookEvent, HookCallbackMatcher[]>> = {};
   for (const event of Object.keys(guardedEvents) as (keyof typeof guardedEvents)[]) {
+    if (!wanted[event]) continue;
     hooks[event] = [{
       timeout: timeoutSeconds,
       // Our callbacks do not throw; should one still fail or time out, the action it guards does not go ahead.
@@ -437,6 +460,7 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
     return result;
   };
 
+  const answersPermissions = has("permissionRequest") || stack.options?.approval !== undefined;
   const options_ = (base: Options = {}): Options => {
     if (!isObject(base)) throw new TypeError(`${owner}.options: base must be SDK options, got ${describeGiven(base)}`);
     if (base.canUseTool !== undefined && base.canUseTool !== canUseTool)
@@ -445,7 +469,9 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
     const merged: Partial<Record<HookEvent, HookCallbackMatcher[]>> = { ...base.hooks };
     for (const [event, matchers] of Object.entries(hooks) as [HookEvent, HookCallbackMatcher[]][])
       merged[event] = [...(base.hooks?.[event] ?? []).filter((m) => !matchers.includes(m)), ...matchers];
-    return { ...base, hooks: merged, canUseTool };
+    // Without permissionRequest hooks or an approval handler the callback could only deny, which
+    // Claude Code does itself when nobody answers; leaving it out keeps allowedTools from shadowing it.
+    return answersPermissions ? { ...base, hooks: merged, canUseTool } : { ...base, hooks: merged };
   };
 
   const paused = (message: SDKMessage): ClaudePausedApproval | undefined => {

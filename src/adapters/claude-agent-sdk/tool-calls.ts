@@ -138,7 +138,8 @@ interface OpenCall {
   readonly stop: LinkedController;
 }
 
-const same = (a: unknown, b: unknown): boolean => stableJson(a) === stableJson(b);
+/** Equal as JSON; the same object (what a run whose hooks changed nothing gives back) is not serialized. */
+const same = (a: unknown, b: unknown): boolean => a === b || stableJson(a) === stableJson(b);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
