@@ -36,7 +36,12 @@ import {
 } from "./paused.ts";
 import { ToolCalls, type CallApprovals } from "./tool-calls.ts";
 
-/** What the guard needs of a stack: an agent stack (`createAgentStack()` with any middleware). */
+/**
+ * What the guard needs of a stack: an agent stack (`createAgentStack()` with any middleware).
+ *
+ * @example
+ * const stack: ClaudeAgentStack = withMiddleware(createAgentStack(), toolPolicy({ deny: ["Bash(rm *)"] }))
+ */
 export type ClaudeAgentStack = AgentStack;
 
 /**
@@ -116,7 +121,13 @@ export interface ClaudeAgentSdk {
   readonly getSessionMessages: (sessionId: string, options?: GetSessionMessagesOptions) => Promise<readonly { readonly type: string; readonly message: unknown }[]>;
 }
 
-/** The events the guard registers, and the agent-onion point each one runs. */
+/**
+ * The events the guard can register (each only when the stack has hooks for it), and the
+ * agent-onion point each one runs.
+ *
+ * @example
+ * guardedEvents.PostToolBatch // "toolBatch"
+ */
 export const guardedEvents = {
   SessionStart: "sessionStart",
   UserPromptSubmit: "userPrompt",

@@ -12,10 +12,20 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { ApprovalDecision } from "../../core/context.ts";
 import { AgentOnionError, brandError, describeGiven } from "../../core/errors.ts";
 
-/** What `ClaudePausedApproval.kind` holds: a record of this adapter, not some other JSON. */
+/**
+ * What `ClaudePausedApproval.kind` holds: a record of this adapter, not some other JSON.
+ *
+ * @example
+ * JSON.parse(saved).kind === pausedKind // a paused approval of this adapter
+ */
 export const pausedKind = "agent-onion.claude-agent-sdk.paused-approval";
 
-/** One approval request that paused the call: the hook that asked and what it said. */
+/**
+ * One approval request that paused the call: the hook that asked and what it said.
+ *
+ * @example
+ * paused.asks.map((a: PausedAsk) => `${a.hook}: ${a.reason ?? ""}`) // ["approval: deploy to production?"]
+ */
 export interface PausedAsk {
   readonly hook: string;
   readonly reason?: string;
@@ -47,7 +57,12 @@ export interface ClaudePausedApproval {
   readonly signature: string;
 }
 
-/** Why a paused approval or a decision was refused. */
+/**
+ * Why a paused approval or a decision was refused.
+ *
+ * @example
+ * const problem: ClaudeApprovalProblem = (error as ClaudeApprovalError).problem // "replayed"
+ */
 export type ClaudeApprovalProblem = "malformed" | "tampered" | "expired" | "replayed" | "decision";
 
 /**

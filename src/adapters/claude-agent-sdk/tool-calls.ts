@@ -79,14 +79,24 @@ export class ClaudeToolRerunError extends AgentOnionError {
 }
 brandError(ClaudeToolRerunError);
 
-/** Why a run was ended at the operation without running the tool here (Claude Code was told to defer it). */
+/**
+ * Why a run was ended at the operation without running the tool here (Claude Code was told to defer it).
+ *
+ * @example
+ * event.outcome._tag === "Failed" && (event.outcome.error as RunAbortedError).cause instanceof ClaudeToolDeferred
+ */
 export class ClaudeToolDeferred extends Error {
   constructor(readonly tool: string) {
     super(`${tool} was deferred for a person's decision; the session resumes with it later`);
   }
 }
 
-/** What the approvals side of the adapter tells a run about one call. */
+/**
+ * What the approvals side of the adapter tells a run about one call.
+ *
+ * @example
+ * const approvals: CallApprovals = { handler: undefined, deferred: () => false } // the stack's own handler answers
+ */
 export interface CallApprovals {
   /** The approval handler for this call's run; undefined: the stack's own. */
   readonly handler: ApprovalHandler | undefined;
@@ -104,7 +114,12 @@ interface EventBase {
   readonly agent_type?: string;
 }
 
-/** Run options for a hook event: the session, Claude Code's fields as metadata, a sub-agent's path. */
+/**
+ * Run options for a hook event: the session, Claude Code's fields as metadata, a sub-agent's path.
+ *
+ * @example
+ * const runOptions: EventRunOptions = (event) => ({ sessionId: event.session_id, metadata: { claudeEvent: event.hook_event_name } })
+ */
 export type EventRunOptions = (event: EventBase & { readonly hook_event_name: string }) => RunOptions;
 
 interface Deferred<T> {

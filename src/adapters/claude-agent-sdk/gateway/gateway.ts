@@ -50,7 +50,12 @@ export class AnthropicApiError extends AgentOnionError {
 }
 brandError(AnthropicApiError);
 
-/** One model call the gateway is about to run, for per-call run options. */
+/**
+ * One model call the gateway is about to run, for per-call run options.
+ *
+ * @example
+ * claudeModelGateway(stack, { run: (call: ClaudeModelCallInfo) => ({ metadata: { stream: call.stream } }) })
+ */
 export interface ClaudeModelCallInfo {
   /** Claude Code's session (its `x-claude-code-session-id` header), when sent. */
   readonly sessionId: string | undefined;

@@ -10,16 +10,31 @@
 import type { Message, ModelRequest, ToolCall, ToolSpec } from "../../../agent/types.ts";
 import { stableJson } from "../paused.ts";
 
-/** A content block of the Messages API. */
+/**
+ * A content block of the Messages API.
+ *
+ * @example
+ * const block: Block = { type: "text", text: "Hi", cache_control: { type: "ephemeral" } }
+ */
 export type Block = Readonly<Record<string, unknown>> & { readonly type: string };
 
-/** A message of the Messages API. */
+/**
+ * A message of the Messages API.
+ *
+ * @example
+ * const message: RawMessage = { role: "user", content: [{ type: "text", text: "Hi" }] }
+ */
 export interface RawMessage {
   readonly role: string;
   readonly content: string | readonly Block[];
 }
 
-/** The fields of a Messages API request body the mapping reads; the rest is kept as it is. */
+/**
+ * The fields of a Messages API request body the mapping reads; the rest is kept as it is.
+ *
+ * @example
+ * const body: MessagesBody = { model: "claude-sonnet-5", max_tokens: 1024, messages: [{ role: "user", content: "Hi" }] }
+ */
 export interface MessagesBody {
   readonly model: string;
   readonly messages: readonly RawMessage[];
@@ -39,7 +54,12 @@ interface Part {
   readonly message: Message;
 }
 
-/** A request as hooks see it, and what is needed to write their changes back. */
+/**
+ * A request as hooks see it, and what is needed to write their changes back.
+ *
+ * @example
+ * const mapped: MappedRequest = toRequest(body); mapped.request.messages // what hooks see
+ */
 export interface MappedRequest {
   readonly request: ModelRequest;
   readonly body: MessagesBody;

@@ -6,7 +6,12 @@
 import type { FinishReason, ModelResponse, ToolCall, Usage } from "../../../agent/types.ts";
 import type { Block } from "./request.ts";
 
-/** The parts of a Messages API response the mapping reads; the rest is kept as it is. */
+/**
+ * The parts of a Messages API response the mapping reads; the rest is kept as it is.
+ *
+ * @example
+ * const json: MessagesResponse = { content: [{ type: "text", text: "Hi" }], stop_reason: "end_turn", usage: { input_tokens: 5, output_tokens: 1 } }
+ */
 export interface MessagesResponse {
   readonly id?: string;
   readonly type?: string;
@@ -19,7 +24,12 @@ export interface MessagesResponse {
   readonly [key: string]: unknown;
 }
 
-/** The Messages API's token counts. */
+/**
+ * The Messages API's token counts.
+ *
+ * @example
+ * usageOf({ input_tokens: 3, cache_read_input_tokens: 100, output_tokens: 7 } satisfies ApiUsage) // { inputTokens: 103, outputTokens: 7 }
+ */
 export interface ApiUsage {
   readonly input_tokens?: number | null;
   readonly output_tokens?: number | null;

@@ -18,7 +18,12 @@ import { AgentOnionError, brandError, describe } from "../../../core/errors.ts";
 import type { Block } from "./request.ts";
 import { finishOf, stopOf, usageOf, type ApiUsage } from "./response.ts";
 
-/** One server-sent event. */
+/**
+ * One server-sent event.
+ *
+ * @example
+ * const e: SseEvent = { event: "message_stop", data: '{"type":"message_stop"}' }
+ */
 export interface SseEvent {
   readonly event: string | undefined;
   readonly data: string;
@@ -76,7 +81,12 @@ export class AnthropicStreamError extends AgentOnionError {
 }
 brandError(AnthropicStreamError);
 
-/** What the parser learnt of the stream that the writer sends back: the message's start and its stop. */
+/**
+ * What the parser learnt of the stream that the writer sends back: the message's start and its stop.
+ *
+ * @example
+ * const memo = new StreamMemo(); const parts = fromSse(events, memo); const writer = new SseWriter(memo, "claude-x")
+ */
 export class StreamMemo {
   start: Record<string, unknown> | undefined;
   stopReason: string | null | undefined;
