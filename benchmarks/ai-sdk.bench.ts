@@ -43,7 +43,7 @@ import { MockLanguageModelV3 } from "ai/test";
 import { HumanMessage } from "@langchain/core/messages";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { createAgent, createMiddleware } from "langchain";
-import { aiSdkMiddleware } from "../src/adapters/index.ts";
+import { aiSdkMiddleware } from "../src/ai-sdk.ts";
 import { Continue, createAgentStack, wrapModel, type AgentStack, type ModelRequest, type ModelResponse } from "../src/index.ts";
 import { fmt, median, parseArgs, textTable } from "./util.ts";
 

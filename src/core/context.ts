@@ -67,7 +67,45 @@ export interface HookContext<I = unknown> {
   approve(request: { readonly reason?: string; readonly hook: string; readonly input?: unknown; readonly signal?: AbortSignal }): Promise<ApprovalDecision>;
   /** Keep `stack.flush()` waiting for background work this hook started (fire-and-forget HTTP, audit writes). */
   waitUntil(work: PromiseLike<unknown>): void;
+  /**
+   * This run's value for `key` (see `contextKey`): shared by every hook of this run of this
+   * point, and gone when the run settles. Undefined until a hook sets it.
+   */
+  local<T>(key: ContextKey<T>): T | undefined;
+  /** Set this run's value for `key`; returns it. Ignored once the run settled. */
+  local<T>(key: ContextKey<T>, value: T): T;
 }
+
+declare const valueType: unique symbol;
+
+/**
+ * A typed slot in every run (`ctx.local(key)`), for state a middleware keeps from one phase or
+ * hook to another within one run: a span opened in `before` and ended in `onSettled`, a count
+ * taken in `before` and given back in `after`. Keys are compared by identity: make one per
+ * middleware instance (or module), never per run.
+ */
+export interface ContextKey<T> {
+  /** A name for people reading a debugger or an error. */
+  readonly name: string;
+  /** Phantom: the type of the value. Never present at run time. */
+  readonly [valueType]?: T;
+}
+
+/**
+ * Make a key for a per-run slot of type `T`.
+ *
+ * @example
+ * const started = contextKey<number>("timing.started")
+ * stack.use("toolCall", {
+ *   name: "timing",
+ *   before: (_call, ctx) => void ctx.local(started, performance.now()),
+ *   onSettled: (_outcome, _call, ctx) => console.log(performance.now() - (ctx.local(started) ?? 0)),
+ * })
+ */
+export const contextKey = <T>(name: string): ContextKey<T> => {
+  if (typeof name !== "string" || name === "") throw new TypeError("contextKey: name must be a non-empty string");
+  return Object.freeze({ name }) as ContextKey<T>;
+};
 
 /** Per-run options for `stack.run`. */
 export interface RunOptions {

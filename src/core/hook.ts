@@ -1,10 +1,11 @@
 /**
- * Hook specs: what users register with `stack.use(point, spec)`, and their validation. Every
- * registration mistake throws a `RegistrationError` (a `TypeError`) naming the hook and field.
+ * Hook specs: what users register with `stack.use(point, spec)`, and their compilation into a
+ * `Layer`, once, at registration. Every registration mistake throws a `RegistrationError` (a
+ * `TypeError`) naming the hook and the field.
  */
 import type { Continue, Reject, Replace, Transform } from "./action.ts";
 import type { HookContext, HookInfo, RunEvent } from "./context.ts";
-import { RegistrationError } from "./errors.ts";
+import { RegistrationError, describeGiven } from "./errors.ts";
 import { compileMatcher } from "./match/matcher.ts";
 import type { Matcher, MatchSpec } from "./match/types.ts";
 import type { Outcome } from "./outcome.ts";
@@ -37,11 +38,25 @@ export type AroundResult<O, K extends PointKind> = AfterAction<O, K> | Outcome<O
 /** Run everything inside this hook, with a new input or the current one. Resolves to an `Outcome`, never throws for hook or operation errors. */
 export type Next<I, O> = (input?: I | DeepReadonly<I>) => Promise<Outcome<O>>;
 
+/**
+ * Where a hook goes relative to other hooks of the same point, by name: `before` lists the hooks
+ * it runs before (it is placed outside them), `after` the hooks it runs after (inside them).
+ *
+ * @example
+ * stack.use("toolCall", { name: "audit", order: { after: ["toolPolicy"] }, before: log, after: log })
+ */
+export interface HookOrder {
+  readonly before?: readonly string[];
+  readonly after?: readonly string[];
+}
+
 /** A hook as users write it. Any subset of the phase functions may be given. */
 export interface Hook<I = any, O = any, K extends PointKind = PointKind> {
   readonly name: string;
-  /** Lower is outer (R1); default `Priority.default` (100). */
+  /** Lower is outer (R1); default `Priority.default` (100). Names in `order` come first, see `HookOrder`. */
   readonly priority?: number;
+  /** Hooks of this point this one runs before or after, by name (see `HookOrder`). */
+  readonly order?: HookOrder;
   /** Which subjects this hook applies to (R8). */
   readonly match?: MatchSpec<I>;
   /** Each call of this hook's functions must settle within this many ms, or the hook has failed. */
@@ -59,21 +74,53 @@ export interface Hook<I = any, O = any, K extends PointKind = PointKind> {
   readonly disabled?: boolean;
   /** Where the hook came from (a settings file and JSON path, a module); shown in errors and traces. */
   readonly source?: string;
-  readonly before?: (input: DeepReadonly<I>, ctx: HookContext<I>) => MaybePromise<BeforeAction<I, O, K>>;
-  readonly after?: (output: DeepReadonly<O>, input: DeepReadonly<I>, ctx: HookContext<I>) => MaybePromise<AfterAction<O, K>>;
+  /**
+   * The phase on the way in; or, as a list of hook names, the hooks this one runs before (the
+   * same as `order.before`, for hooks that have no `before` phase).
+   */
+  readonly before?: ((input: DeepReadonly<I>, ctx: HookContext<I>) => MaybePromise<BeforeAction<I, O, K>>) | readonly string[];
+  /**
+   * The phase on the way out on a completed outcome; or, as a list of hook names, the hooks this
+   * one runs after (the same as `order.after`, for hooks that have no `after` phase).
+   */
+  readonly after?: ((output: DeepReadonly<O>, input: DeepReadonly<I>, ctx: HookContext<I>) => MaybePromise<AfterAction<O, K>>) | readonly string[];
   readonly around?: (ctx: HookContext<I>, next: Next<I, O>) => MaybePromise<AroundResult<O, K>>;
   readonly recover?: (error: unknown, input: DeepReadonly<I>, ctx: HookContext<I>) => MaybePromise<Replace<O | DeepReadonly<O>> | Continue | void>;
+  /**
+   * Called exactly once for each time this hook's layer was entered, with the outcome as the
+   * layer ends: after its `after` or `recover`, on a rejection, a failure, its own timeout, the
+   * caller's abort or the run's deadline. Observation only: what it returns is ignored, and its
+   * failures are counted as observer failures.
+   */
+  readonly onSettled?: (outcome: Outcome<DeepReadonly<O>>, input: DeepReadonly<I>, ctx: HookContext<I>) => void | PromiseLike<void>;
   readonly observe?: (event: RunEvent<I, O>) => void | PromiseLike<void>;
 }
 
 type AnyFn = (...args: any[]) => any;
 
-/** A validated, normalised hook as the chain compiler uses it. */
-export interface CompiledHook {
+/** Flags of a layer that take it off the plainest path, tested as one number per hook. */
+export const LayerFlag = {
+  /** Its matcher needs the input (a condition or a function): tested per run. */
+  matchesInput: 1,
+  /** It has an `onSettled`: the run remembers that its layer was entered. */
+  settles: 2,
+  /** It has a `timeoutMs`: each call is timed. */
+  timed: 4,
+  /** It is a `recheck` gate. */
+  recheck: 8,
+  /** It has an `around`: the walk nests there. */
+  around: 16,
+} as const;
+
+/** A hook compiled for one point, once, at registration: what the dispatcher walks. */
+export interface Layer {
   readonly name: string;
+  readonly point: string;
   readonly priority: number;
-  /** Registration order, for stable ties (R1). */
+  /** Registration order in its stack, for stable ties (R1). */
   readonly seq: number;
+  /** Names this layer runs before (outside) and after (inside), or undefined. */
+  readonly order: { readonly before: readonly string[]; readonly after: readonly string[] } | undefined;
   readonly matcher: Matcher;
   readonly timeoutMs: number | undefined;
   readonly failMode: FailMode;
@@ -85,7 +132,10 @@ export interface CompiledHook {
   readonly after: AnyFn | undefined;
   readonly around: AnyFn | undefined;
   readonly recover: AnyFn | undefined;
+  readonly onSettled: AnyFn | undefined;
   readonly observe: AnyFn | undefined;
+  /** `LayerFlag` bits. */
+  readonly flags: number;
   /**
    * What the hook sees of itself as `ctx.hook`: frozen, and made here, once per registration,
    * so that no run pays for it and no hook can reach (and rewrite) this record through it.
@@ -93,27 +143,60 @@ export interface CompiledHook {
   readonly info: HookInfo;
 }
 
-const phases = ["before", "after", "around", "recover", "observe"] as const;
-const known = new Set<string>(["name", "priority", "match", "timeoutMs", "failMode", "shadow", "recheck", "disabled", "source", ...phases]);
+const phases = ["before", "after", "around", "recover", "onSettled", "observe"] as const;
+const known = new Set<string>(["name", "priority", "order", "match", "timeoutMs", "failMode", "shadow", "recheck", "disabled", "source", ...phases]);
 
-/** Validate a user's hook spec; throws `RegistrationError` naming the hook and the field. */
-export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointName: string): CompiledHook => {
+/** A list of hook names given for an order, checked. */
+const names = (name: string, field: string, value: unknown): readonly string[] => {
+  if (!Array.isArray(value)) throw new RegistrationError(name, field, `must be a list of hook names, got ${describeGiven(value)}`);
+  for (const entry of value as unknown[])
+    if (typeof entry !== "string" || entry.trim() === "") throw new RegistrationError(name, field, `must list hook names (non-empty strings), got ${describeGiven(entry)}`);
+  return Object.freeze([...(value as string[])]);
+};
+
+/** `order`, and the name lists given as `before` or `after`, merged; undefined when there are none. */
+const orderOf = (name: string, s: Record<string, unknown>): Layer["order"] => {
+  const order = s.order;
+  if (order !== undefined && (typeof order !== "object" || order === null || Array.isArray(order)))
+    throw new RegistrationError(name, "order", `must be an object with before and/or after lists, got ${describeGiven(order)}`);
+  const o = (order ?? {}) as Record<string, unknown>;
+  for (const key of Object.keys(o)) if (key !== "before" && key !== "after") throw new RegistrationError(name, `order.${key}`, "is not an order field (expected before or after)");
+  const before = [
+    ...(o.before === undefined ? [] : names(name, "order.before", o.before)),
+    ...(Array.isArray(s.before) ? names(name, "before", s.before) : []),
+  ];
+  const after = [
+    ...(o.after === undefined ? [] : names(name, "order.after", o.after)),
+    ...(Array.isArray(s.after) ? names(name, "after", s.after) : []),
+  ];
+  if (before.length === 0 && after.length === 0) return undefined;
+  return Object.freeze({ before: Object.freeze(before), after: Object.freeze(after) });
+};
+
+/** Validate a user's hook spec for a point of `kind`; throws `RegistrationError` naming the hook and the field. */
+export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointName: string): Layer => {
   if (typeof spec !== "object" || spec === null) throw new RegistrationError("?", "spec", `on point "${pointName}" must be an object, got ${spec === null ? "null" : typeof spec}`);
   const s = spec as Record<string, unknown>;
   const name = s.name;
   if (typeof name !== "string" || name.trim() === "") throw new RegistrationError(String(name ?? "?"), "name", "must be a non-empty string");
   for (const key of Object.keys(s)) if (!known.has(key)) throw new RegistrationError(name, key, `is not a hook field (expected one of ${[...known].join(", ")})`);
+  const order = orderOf(name, s);
   let any = false;
   for (const phase of phases) {
     const fn = s[phase];
     if (fn === undefined) continue;
-    if (typeof fn !== "function") throw new RegistrationError(name, phase, `must be a function, got ${fn === null ? "null" : typeof fn}`);
+    // `before` and `after` may also be lists of names (an order), checked by orderOf.
+    if ((phase === "before" || phase === "after") && Array.isArray(fn)) continue;
+    if (typeof fn !== "function") throw new RegistrationError(name, phase, `must be a function${phase === "before" || phase === "after" ? " or a list of hook names" : ""}, got ${fn === null ? "null" : typeof fn}`);
     any = true;
   }
-  if (!any) throw new RegistrationError(name, "before/after/around/recover/observe", "needs at least one function");
-  if (s.recheck === true && typeof s.before !== "function") throw new RegistrationError(name, "recheck", "needs a before function to re-run");
+  if (!any) throw new RegistrationError(name, "before/after/around/recover/onSettled/observe", "needs at least one function");
+  const before = typeof s.before === "function" ? (s.before as AnyFn) : undefined;
+  const after = typeof s.after === "function" ? (s.after as AnyFn) : undefined;
+  if (s.recheck === true && before === undefined) throw new RegistrationError(name, "recheck", "needs a before function to re-run");
   const priority = s.priority ?? Priority.default;
-  if (typeof priority !== "number" || !Number.isFinite(priority)) throw new RegistrationError(name, "priority", `must be a finite number, got ${String(priority)}`);
+  if (typeof priority !== "number" || Number.isNaN(priority)) throw new RegistrationError(name, "priority", `must be a finite number, got ${String(priority)}`);
+  if (!Number.isFinite(priority)) throw new RegistrationError(name, "priority", `must be a finite number, got ${String(priority)} (use Priority.outermost or Priority.innermost)`);
   const timeoutMs = s.timeoutMs;
   if (timeoutMs !== undefined && !isTimeoutMs(timeoutMs))
     throw new RegistrationError(name, "timeoutMs", `must be a positive number of ms up to 2147483647, got ${String(timeoutMs)}`);
@@ -122,32 +205,44 @@ export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointNa
   for (const flag of ["shadow", "recheck", "disabled"] as const)
     if (s[flag] !== undefined && typeof s[flag] !== "boolean") throw new RegistrationError(name, flag, `must be a boolean, got ${typeof s[flag]}`);
   if (s.source !== undefined && typeof s.source !== "string") throw new RegistrationError(name, "source", "must be a string");
-  // A plain object, not frozen: it never leaves the stack (hooks see `info`), and frozen objects
-  // are slower to read in the hot loop.
+  if (order !== undefined)
+    for (const [field, list] of [["before", order.before], ["after", order.after]] as const)
+      if (list.includes(name)) throw new RegistrationError(name, field === "before" ? "order.before" : "order.after", `names the hook itself ("${name}"), which is a cycle`);
   const shadow = s.shadow === true;
   const source = s.source as string | undefined;
+  const matcher = compileMatcher(s.match, name);
+  const onSettled = s.onSettled as AnyFn | undefined;
+  // A plain object, not frozen: it never leaves the stack (hooks see `info`), and frozen objects
+  // are slower to read in the hot loop.
   return {
     name,
+    point: pointName,
     priority,
     seq,
-    matcher: compileMatcher(s.match, name),
+    order,
+    matcher,
     timeoutMs: timeoutMs as number | undefined,
     failMode,
     shadow,
     recheck: s.recheck === true,
     disabled: s.disabled === true,
     source,
-    before: s.before as AnyFn | undefined,
-    after: s.after as AnyFn | undefined,
+    before,
+    after,
     around: s.around as AnyFn | undefined,
     recover: s.recover as AnyFn | undefined,
+    onSettled,
     observe: s.observe as AnyFn | undefined,
+    flags: (matcher.needsInput ? LayerFlag.matchesInput : 0) | (onSettled !== undefined ? LayerFlag.settles : 0) | (timeoutMs !== undefined ? LayerFlag.timed : 0) |
+      (s.recheck === true ? LayerFlag.recheck : 0) | (s.around !== undefined ? LayerFlag.around : 0),
     info: Object.freeze({ name, shadow, source }),
   };
 };
 
-/** Whether a hook wraps the operation (a before, after, around or recover phase) rather than only observing it. */
-export const wraps = (h: CompiledHook): boolean => h.before !== undefined || h.after !== undefined || h.around !== undefined || h.recover !== undefined;
+/** Whether a layer wraps the operation (a before, after, around, recover or onSettled phase) rather than only observing it. */
+export const wraps = (l: Layer): boolean =>
+  l.before !== undefined || l.after !== undefined || l.around !== undefined || l.recover !== undefined || l.onSettled !== undefined;
 
-/** R1 order: ascending priority, then registration order. */
-export const byPriority = (a: CompiledHook, b: CompiledHook): number => a.priority - b.priority || a.seq - b.seq;
+/** The phases a layer has, in the order they run, for `explain`. */
+export const phasesOf = (l: Layer): ("before" | "around" | "after" | "recover" | "onSettled" | "observe")[] =>
+  (["before", "around", "after", "recover", "onSettled", "observe"] as const).filter((p) => l[p] !== undefined);

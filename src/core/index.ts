@@ -8,8 +8,8 @@ export { gate, observe, type GatePoint, type InputOf, type KindOf, type ObserveP
 export { Priority, type PriorityBand } from "./priority.ts";
 export { createStack } from "./stack.ts";
 export type { Explanation, HookStack, Operation, PointName, StackOptions, StackStats } from "./stack-types.ts";
-export type { AfterAction, AroundResult, BeforeAction, FailMode, Hook, Next } from "./hook.ts";
-export type { ApprovalDecision, ApprovalHandler, ApprovalRequest, HookContext, HookInfo, RunEvent, RunOptions } from "./context.ts";
+export type { AfterAction, AroundResult, BeforeAction, FailMode, Hook, HookOrder, Next } from "./hook.ts";
+export { contextKey, type ApprovalDecision, type ApprovalHandler, type ApprovalRequest, type ContextKey, type HookContext, type HookInfo, type RunEvent, type RunOptions } from "./context.ts";
 export { Trace, type TraceAction, type TraceEntry } from "./trace.ts";
 export {
   AgentOnionError, HookError, HookTimeoutError, NextMisuseError, OperationAbandonedError, RecursionLimitError, RejectOnObserveError, RegistrationError, RunAbortedError, describe, isAgentOnionError, toError,

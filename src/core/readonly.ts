@@ -1,6 +1,7 @@
 /**
- * Deep read-only views (R9). Hooks receive inputs and outputs through these types; in strict
- * mode they are also frozen at run time, so a hook can never change what another hook saw.
+ * Deep read-only views (R9). Hooks receive inputs and outputs through these types, and, unless
+ * a stack opts out (`freeze: false`), frozen at run time, so a hook can never change what
+ * another hook saw.
  */
 
 type Primitive = string | number | boolean | bigint | symbol | undefined | null;
@@ -27,21 +28,38 @@ const plain = (value: object): boolean => {
   return proto === Object.prototype || proto === null || Array.isArray(value);
 };
 
+/** Values `deepFreeze` froze all the way down: passed again, they are not walked again. */
+const frozenDeep = new WeakSet<object>();
+
 /**
- * Freeze plain objects and arrays, recursively. Class instances (streams, signals, clients)
+ * Freeze plain objects and arrays, all the way down. Class instances (streams, signals, clients)
  * are left alone: freezing them would break them, and they are not data.
+ *
+ * Structural and cheap to repeat: a value it froze before is recognised in one lookup and not
+ * walked again (each run hands the same input and output to many hooks). A node someone else
+ * froze is still walked, since `Object.freeze` is shallow and its children may not be; it is
+ * walked once even when it is reachable twice or in a cycle. Iterative, not recursive: a
+ * 10 000-deep input must not overflow the stack (I2).
  *
  * @example
  * Object.isFrozen(deepFreeze({ a: [1] }).a) // true
  */
 export const deepFreeze = <T>(value: T): T => {
-  // Iterative, not recursive: a 10 000-deep input must not overflow the stack (I2).
+  if (typeof value !== "object" || value === null || frozenDeep.has(value)) return value;
   const pending: unknown[] = [value];
+  /** Nodes found already frozen and walked, made only when there are any. */
+  let walked: Set<object> | undefined;
   while (pending.length > 0) {
-    const next = pending.pop();
-    if (typeof next !== "object" || next === null || Object.isFrozen(next) || !plain(next)) continue;
-    Object.freeze(next);
-    for (const key of Object.keys(next)) pending.push((next as Record<string, unknown>)[key]);
+    const node = pending.pop();
+    if (typeof node !== "object" || node === null || !plain(node)) continue;
+    if (Object.isFrozen(node)) {
+      if (frozenDeep.has(node)) continue;
+      if (walked === undefined) walked = new Set();
+      else if (walked.has(node)) continue;
+      walked.add(node);
+    } else Object.freeze(node);
+    for (const key of Object.keys(node)) pending.push((node as Record<string, unknown>)[key]);
   }
+  frozenDeep.add(value);
   return value;
 };

@@ -17,8 +17,22 @@ export interface StackOptions {
   readonly store?: StateStore;
   /** Who answers approval requests (Claude Code's `ask`); without one they are denials that say so. */
   readonly approval?: ApprovalHandler;
-  /** Freeze inputs and outputs at run time (R9). Default: on when `NODE_ENV` is `test` or `AGENT_ONION_STRICT=1`. */
+  /**
+   * Freeze what hooks receive, inputs and outputs, at run time (R9). Default `true`; `false` is
+   * for hot paths that trust every hook not to edit what it was given in place.
+   */
+  readonly freeze?: boolean;
+  /** The former name of `freeze`, still read; when both are given they must agree. */
   readonly strict?: boolean;
+  /**
+   * Time every hook call for observers' events (a clock reading before and after each call).
+   * Default `false`: observers get exact times for asynchronous and timed calls, and synchronous
+   * calls are placed at the nearest reading with `ms` 0, so an observer costs a run the same
+   * whatever the number of hooks. A `Trace` passed to a run always times every call.
+   */
+  readonly timeHooks?: boolean;
+  /** The bound of the queue of events waiting for observers (see `StackStats.observerDrops`). */
+  readonly observerQueue?: { readonly limit?: number };
   /**
    * How many levels of nesting (`RunOptions.path` entries: sub-agents, hooks that run the stack
    * again) a run may have before it is refused with `RecursionLimitError` (A14). Default 32.
@@ -32,7 +46,7 @@ export interface StackOptions {
 export interface Explanation {
   readonly hook: string;
   readonly priority: number;
-  readonly phases: readonly ("before" | "after" | "around" | "recover" | "observe")[];
+  readonly phases: readonly ("before" | "around" | "after" | "recover" | "onSettled" | "observe")[];
   readonly matches: boolean;
   readonly match: string;
   readonly disabled: boolean;
@@ -47,8 +61,13 @@ export interface StackStats {
   readonly hookFailures: number;
   /** Failures let through by `failMode: "open"`. */
   readonly failOpen: number;
-  /** Observers that threw or rejected. */
+  /** Observers (and `onSettled` calls) that threw or rejected. */
   readonly observerErrors: number;
+  /**
+   * Events dropped because the observer queue was full (`observerQueue.limit` events waiting or
+   * being delivered). Not enumerable, so code comparing the other counters is not disturbed.
+   */
+  readonly observerDrops: number;
 }
 
 export type PointName<P extends Points> = keyof P & string;
@@ -74,7 +93,7 @@ export interface HookStack<P extends Points> {
   ): Promise<Outcome<OutputOf<P[N]>>>;
   /** Which hooks would run for this input, in order, and which would be skipped and why. */
   explain<N extends PointName<P>>(point: N, input: InputOf<P[N]>): readonly Explanation[];
-  /** Wait for pending observers and background work (R10). */
+  /** Deliver the events waiting for observers, and wait for them and for background work (R10). */
   flush(): Promise<void>;
   /** Whether any hook is registered (and enabled) on `point`. */
   has(point: PointName<P>): boolean;

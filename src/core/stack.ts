@@ -1,47 +1,32 @@
 /**
- * `createStack`: the immutable stack of hooks over a set of points. `use`, `without`,
- * `disable` and `enable` return new stacks; chains are compiled lazily per point and subject
- * and cached on the stack, so a hook whose matcher does not match costs nothing per run.
+ * `createStack`: the immutable stack of hooks over a set of points. `use`, `without`, `disable`
+ * and `enable` return new stacks; `run` checks its arguments, finds the chain for the input's
+ * subject (chain.ts), and hands the run to the dispatcher (dispatch.ts), or, when nothing wraps
+ * the operation and nobody watches, calls the operation directly.
+ *
+ * Registration is linear in the number of hooks: stacks derived one from another share one
+ * append-only registry, each seeing its own prefix of it, so `use` appends in place unless the
+ * stack it is called on was already extended (then it copies its prefix once). A point's order
+ * (order.ts) and chains are computed on its first run and kept with the stack.
  */
-import { runAroundOnly } from "./around-only.ts";
-import { forward } from "./chain.ts";
-import { compileChain, freeze, toCompleted, toFailed, type Chain } from "./frame.ts";
-import type { HookContext, RunEvent, RunOptions } from "./context.ts";
-import { HookError, RecursionLimitError, RegistrationError, RunAbortedError, type Phase } from "./errors.ts";
-import { byPriority, compileHook, wraps, type CompiledHook, type Hook } from "./hook.ts";
+import { PointChains, appliesWithoutSubject, type Chain } from "./chain.ts";
+import { failedMatch } from "./call.ts";
+import type { RunOptions } from "./context.ts";
+import { Rec } from "./decisions.ts";
+import { dispatch } from "./dispatch.ts";
+import { settle } from "./settle.ts";
+import { RecursionLimitError, RegistrationError, RunAbortedError, describe } from "./errors.ts";
+import { compileHook, phasesOf, wraps, type Hook, type Layer } from "./hook.ts";
 import { MemoryStore } from "./memory-store.ts";
+import { ObserverQueue, defaultObserverLimit, observerFailed } from "./observers.ts";
+import { checkOrder, orderLayers } from "./order.ts";
 import { Outcome } from "./outcome.ts";
 import type { Point, Points } from "./point.ts";
 import { deepFreeze } from "./readonly.ts";
-import { BareContext } from "./bare-context.ts";
-import { RunContext, type Runtime } from "./run-context.ts";
-import { abortReason, isAbortSignal, isThenable, isTimeoutMs, noop, notASignal, stopListening } from "./signal.ts";
+import { Run, type Op, type Runtime, type Stats } from "./run.ts";
 import { RunSignal } from "./run-signal.ts";
-import { appliesWithoutSubject, compileUnknownSubject, reportUnknownSubject } from "./unknown-subject.ts";
+import { abortReason, isAbortSignal, isThenable, isTimeoutMs, noop, notASignal, stopListening } from "./signal.ts";
 import type { Explanation, HookStack, Operation, StackOptions, StackStats } from "./stack-types.ts";
-
-/** Subjects are caller data; cap the per-point chain cache so hostile subjects cannot grow it without bound. */
-const maxCachedSubjects = 1024;
-
-/** What a stack caches per point: its definition, its hooks, and its compiled chains. */
-interface PointCache {
-  readonly def: Point;
-  readonly table: PointTable;
-  /** The one chain of a point whose hooks all match every subject. */
-  readonly shared: Chain | undefined;
-  readonly bySubject: Map<string | undefined, Chain>;
-  /** The chain for inputs whose subject function throws (see unknown-subject.ts), made on first use. */
-  unknown: Chain | undefined;
-}
-
-interface PointTable {
-  readonly point: Point;
-  /** All hooks of the point, enabled or not, in R1 order. */
-  readonly hooks: readonly CompiledHook[];
-}
-
-const defaultStrict = (): boolean =>
-  typeof process !== "undefined" && (process.env.AGENT_ONION_STRICT === "1" || process.env.NODE_ENV === "test");
 
 /**
  * Create an empty stack over `points`.
@@ -52,94 +37,185 @@ const defaultStrict = (): boolean =>
  */
 export const createStack = <P extends Points>(points: P, options: StackOptions = {}): HookStack<P> => {
   if (typeof points !== "object" || points === null) throw new TypeError("createStack: points must be an object of points");
-  const tables = new Map<string, PointTable>();
+  const defs = new Map<string, Point>();
   for (const [key, point] of Object.entries(points)) {
     if (typeof point !== "object" || point === null || (point.kind !== "gate" && point.kind !== "observe"))
       throw new TypeError(`createStack: points.${key} is not a point (use gate() or observe())`);
-    tables.set(key, { point, hooks: [] });
+    defs.set(key, point);
   }
   if (options.maxDepth !== undefined && !(Number.isSafeInteger(options.maxDepth) && options.maxDepth > 0))
     throw new TypeError(`createStack: maxDepth must be a positive integer, got ${String(options.maxDepth)}`);
+  for (const flag of ["freeze", "strict", "timeHooks"] as const)
+    if (options[flag] !== undefined && typeof options[flag] !== "boolean") throw new TypeError(`createStack: ${flag} must be a boolean, got ${describe(options[flag])}`);
+  if (options.freeze !== undefined && options.strict !== undefined && options.freeze !== options.strict)
+    throw new TypeError(`createStack: freeze (${options.freeze}) and strict, its former name (${options.strict}), disagree; give freeze only`);
+  const limit = options.observerQueue?.limit ?? defaultObserverLimit;
+  if (!(Number.isSafeInteger(limit) && limit > 0)) throw new TypeError(`createStack: observerQueue.limit must be a positive integer, got ${describe(limit)}`);
+  const stats: Stats = { hookFailures: 0, failOpen: 0, observerErrors: 0, observerDrops: 0 };
+  const pending = new Set<PromiseLike<unknown>>();
   const runtime: Runtime = {
     store: options.store ?? new MemoryStore(),
     approval: options.approval,
-    strict: options.strict ?? defaultStrict(),
+    freeze: options.freeze ?? options.strict ?? true,
+    timeHooks: options.timeHooks === true,
     maxDepth: options.maxDepth ?? 32,
     onFailure: options.onFailure,
-    pending: new Set(),
-    stats: { hookFailures: 0, failOpen: 0, observerErrors: 0 },
+    pending,
+    stats,
+    observers: new ObserverQueue({ stats, pending, onFailure: options.onFailure }, limit),
   };
-  return new Stack<P>(points, options, runtime, tables, new Set(), 0);
+  return new Stack<P>(points, options, runtime, defs, new Registry(), 0, new Set());
+};
+
+/**
+ * Every registration of a lineage of stacks, in order. A stack sees the first `size` entries;
+ * the registry grows in place for the stack that saw all of it, and is copied for any other.
+ */
+class Registry {
+  readonly layers: Layer[] = [];
+  /** Indices into `layers`, by hook name and by point. */
+  private readonly byName = new Map<string, number[]>();
+  private readonly byPoint = new Map<string, number[]>();
+  /** Indices of layers that name other layers (`order`), by point. */
+  private readonly named = new Map<string, number[]>();
+  /** `point\0name` for every name some layer's order gives. */
+  private readonly referenced = new Set<string>();
+
+  static of(layers: readonly Layer[]): Registry {
+    const registry = new Registry();
+    for (const layer of layers) registry.add(layer);
+    return registry;
+  }
+
+  add(layer: Layer): void {
+    const at = this.layers.length;
+    this.layers.push(layer);
+    push(this.byName, layer.name, at);
+    push(this.byPoint, layer.point, at);
+    if (layer.order !== undefined) {
+      push(this.named, layer.point, at);
+      for (const name of [...layer.order.before, ...layer.order.after]) this.referenced.add(`${layer.point}\0${name}`);
+    }
+  }
+
+  /** The layer named `name` on `point` among the first `size`, if any. */
+  find(name: string, point: string, size: number): Layer | undefined {
+    for (const at of this.byName.get(name) ?? []) {
+      if (at >= size) break;
+      const layer = this.layers[at] as Layer;
+      if (layer.point === point) return layer;
+    }
+    return undefined;
+  }
+
+  /** The first layer named `name` among the first `size`, on any point. */
+  first(name: string, size: number): Layer | undefined {
+    const at = this.byName.get(name)?.[0];
+    return at !== undefined && at < size ? this.layers[at] : undefined;
+  }
+
+  /** The layers of `point` among the first `size`, in registration order. */
+  of(point: string, size: number): Layer[] {
+    return this.pick(this.byPoint.get(point), size);
+  }
+
+  namedOf(point: string, size: number): Layer[] {
+    return this.pick(this.named.get(point), size);
+  }
+
+  isReferenced(point: string, name: string): boolean {
+    return this.referenced.has(`${point}\0${name}`);
+  }
+
+  private pick(indices: readonly number[] | undefined, size: number): Layer[] {
+    const out: Layer[] = [];
+    for (const at of indices ?? []) {
+      if (at >= size) break;
+      out.push(this.layers[at] as Layer);
+    }
+    return out;
+  }
+}
+
+const push = (map: Map<string, number[]>, key: string, at: number): void => {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [at]);
+  else list.push(at);
 };
 
 class Stack<P extends Points> implements HookStack<P> {
-  private readonly chains = new Map<string, PointCache>();
-  /** What the subject function threw when `chainFor` last returned a point's unknown-subject chain; `start` reads it at once. */
-  private subjectThrew: unknown = undefined;
+  /** Per point, once run: its chains (chain.ts), and its layers in order. */
+  private readonly chains = new Map<string, PointChains>();
+  private readonly ordered = new Map<string, Layer[]>();
 
   constructor(
     readonly points: P,
     readonly options: StackOptions,
     private readonly runtime: Runtime,
-    private readonly tables: ReadonlyMap<string, PointTable>,
+    private readonly defs: ReadonlyMap<string, Point>,
+    private readonly registry: Registry,
+    /** How many of the registry's layers this stack has. */
+    private readonly size: number,
     private readonly disabled: ReadonlySet<string>,
-    private readonly seq: number,
   ) {}
 
   get stats(): StackStats {
-    return { ...this.runtime.stats };
+    const { observerDrops, ...counters } = this.runtime.stats;
+    return Object.defineProperty(counters, "observerDrops", { value: observerDrops, enumerable: false }) as StackStats;
   }
 
   use(point: string | readonly string[], hook: Hook<any, any, any>): HookStack<P> {
     const names = typeof point === "string" ? [point] : point;
     if (!Array.isArray(names) || names.length === 0) throw new RegistrationError(nameOf(hook), "point", "must be a point name or a non-empty list of point names");
-    const tables = new Map(this.tables);
-    let seq = this.seq;
+    const registry = this.registry.layers.length === this.size ? this.registry : Registry.of(this.registry.layers.slice(0, this.size));
+    let size = this.size;
     let disabled: Set<string> | undefined;
     for (const name of names) {
-      const table = tables.get(name);
-      if (table === undefined) throw new RegistrationError(nameOf(hook), "point", `"${String(name)}" is not a point of this stack (known: ${[...tables.keys()].join(", ")})`);
-      const compiled = compileHook(hook, table.point.kind, seq++, name);
-      if (table.hooks.some((h) => h.name === compiled.name)) throw new RegistrationError(compiled.name, "name", `is already registered on point "${name}"`);
+      const def = this.defs.get(name);
+      if (def === undefined) throw new RegistrationError(nameOf(hook), "point", `"${String(name)}" is not a point of this stack (known: ${[...this.defs.keys()].join(", ")})`);
+      const layer = compileHook(hook, def.kind, size, name);
+      if (registry.find(layer.name, name, size) !== undefined) throw new RegistrationError(layer.name, "name", `is already registered on point "${name}"`);
       // A name is enabled or disabled as a whole (R12): a second registration may not flip it.
-      // Without a flag of its own the hook takes on its name's state (set by disable/enable).
-      const elsewhere = [...tables.entries()].find(([, t]) => t.hooks.some((h) => h.name === compiled.name));
-      const isDisabled = (disabled ?? this.disabled).has(compiled.name);
-      const flagged = typeof hook === "object" && hook !== null && (hook as { disabled?: unknown }).disabled !== undefined;
-      if (elsewhere !== undefined && flagged && compiled.disabled !== isDisabled)
-        throw new RegistrationError(compiled.name, "disabled", `is ${compiled.disabled ? "true" : "false"}, but the hook of that name on point "${elsewhere[0]}" is ${isDisabled ? "disabled" : "enabled"}; a name is disabled or enabled as a whole, so give both the same flag or another name`);
-      if (compiled.disabled) (disabled ??= new Set(this.disabled)).add(compiled.name);
-      tables.set(name, { point: table.point, hooks: insertSorted(table.hooks, compiled) });
+      // Without a flag of its own the layer takes on its name's state (set by disable/enable).
+      const elsewhere = registry.first(layer.name, size);
+      const isDisabled = (disabled ?? this.disabled).has(layer.name);
+      const flagged = (hook as { disabled?: unknown }).disabled !== undefined;
+      if (elsewhere !== undefined && flagged && layer.disabled !== isDisabled)
+        throw new RegistrationError(layer.name, "disabled", `is ${layer.disabled ? "true" : "false"}, but the hook of that name on point "${elsewhere.point}" is ${isDisabled ? "disabled" : "enabled"}; a name is disabled or enabled as a whole, so give both the same flag or another name`);
+      checkOrder(layer, (n) => registry.find(n, name, size), registry.namedOf(name, size), registry.isReferenced(name, layer.name));
+      if (layer.disabled) (disabled ??= new Set(this.disabled)).add(layer.name);
+      registry.add(layer);
+      size++;
     }
-    return new Stack<P>(this.points, this.options, this.runtime, tables, disabled ?? this.disabled, seq);
+    return new Stack<P>(this.points, this.options, this.runtime, this.defs, registry, size, disabled ?? this.disabled);
   }
 
   without(name: string): HookStack<P> {
-    const tables = new Map<string, PointTable>();
-    for (const [key, table] of this.tables) tables.set(key, { point: table.point, hooks: table.hooks.filter((h) => h.name !== name) });
+    const kept = this.registry.layers.slice(0, this.size).filter((l) => l.name !== name);
     const disabled = new Set(this.disabled);
     disabled.delete(name); // a hook registered later under the same name starts enabled
-    return new Stack<P>(this.points, this.options, this.runtime, tables, disabled, this.seq);
+    return new Stack<P>(this.points, this.options, this.runtime, this.defs, Registry.of(kept), kept.length, disabled);
   }
 
   disable(name: string): HookStack<P> {
     this.assertKnown(name, "disable");
-    return new Stack<P>(this.points, this.options, this.runtime, this.tables, new Set([...this.disabled, name]), this.seq);
+    return new Stack<P>(this.points, this.options, this.runtime, this.defs, this.registry, this.size, new Set([...this.disabled, name]));
   }
 
   enable(name: string): HookStack<P> {
     this.assertKnown(name, "enable");
     const disabled = new Set(this.disabled);
     disabled.delete(name);
-    return new Stack<P>(this.points, this.options, this.runtime, this.tables, disabled, this.seq);
+    return new Stack<P>(this.points, this.options, this.runtime, this.defs, this.registry, this.size, disabled);
   }
 
   has(point: string): boolean {
-    const table = this.tables.get(point);
-    return table !== undefined && table.hooks.some((h) => !this.disabled.has(h.name));
+    return this.registry.of(point, this.size).some((l) => !this.disabled.has(l.name));
   }
 
   flush(): Promise<void> {
+    const observers = this.runtime.observers as ObserverQueue;
+    observers.deliver();
     const pending = this.runtime.pending;
     if (pending.size === 0) return Promise.resolve();
     // Observers may start more work while we wait: loop until nothing is pending.
@@ -147,40 +223,40 @@ class Stack<P extends Points> implements HookStack<P> {
   }
 
   explain(point: string, input: unknown): readonly Explanation[] {
-    const table = this.table(point);
+    const def = this.def(point);
     // As in run: when the subject function throws, a hook that decides by the subject applies if it fails closed (and does not only observe).
     let subject: string | undefined;
     let unknown = false;
     try {
-      subject = table.point.subject?.(input);
+      subject = def.subject?.(input);
     } catch {
       unknown = true;
     }
-    return table.hooks.map((h) => {
+    return this.orderOf(point).map((l) => {
       let matches: boolean;
       try {
-        if (unknown && h.matcher.needsSubject) matches = appliesWithoutSubject(h);
-        else matches = h.matcher.matchSubject(subject) && (!h.matcher.needsInput || h.matcher.test(subject, input, () => table.point.detail?.(input)));
+        if (unknown && l.matcher.needsSubject) matches = appliesWithoutSubject(l);
+        else matches = l.matcher.matchSubject(subject) && (!l.matcher.needsInput || l.matcher.test(subject, input, () => def.detail?.(input)));
       } catch {
-        matches = h.failMode === "closed";
+        matches = l.failMode === "closed";
       }
       return {
-        hook: h.name,
-        priority: h.priority,
-        phases: (["before", "around", "after", "recover", "observe"] as const).filter((p) => h[p] !== undefined),
+        hook: l.name,
+        priority: l.priority,
+        phases: phasesOf(l),
         matches,
-        match: h.matcher.source,
-        disabled: this.disabled.has(h.name),
-        shadow: h.shadow,
-        failMode: h.failMode,
-        source: h.source,
+        match: l.matcher.source,
+        disabled: this.disabled.has(l.name),
+        shadow: l.shadow,
+        failMode: l.failMode,
+        source: l.source,
       };
     });
   }
 
   run(point: string, input: unknown, operation: Operation<any, any>, options?: RunOptions): Promise<Outcome<any>> {
     try {
-      return this.start(point, input, operation, options);
+      return this.start(point, input, operation as Op, options);
     } catch (error) {
       // Only the caller's own objects can throw here (an options getter, a Proxy): the promise says so.
       return Promise.reject(error);
@@ -188,7 +264,7 @@ class Stack<P extends Points> implements HookStack<P> {
   }
 
   /** `run` up to its first await: checks the caller's arguments, then starts the run. */
-  private start(point: string, input: unknown, operation: Operation<any, any>, options: RunOptions | undefined): Promise<Outcome<any>> {
+  private start(point: string, input: unknown, operation: Op, options: RunOptions | undefined): Promise<Outcome<any>> {
     // Caller mistakes reject the returned promise with a TypeError; nothing hooks do ever does.
     if (typeof operation !== "function") return Promise.reject(new TypeError(`stack.run("${point}"): operation must be a function`));
     // Each option is read once: what is checked is what is used, even behind a getter.
@@ -201,164 +277,134 @@ class Stack<P extends Points> implements HookStack<P> {
       return Promise.reject(new TypeError(`stack.run("${point}"): onContext must be a function, got ${typeof onContext}`));
     if (callerSignal !== undefined && !isAbortSignal(callerSignal))
       return Promise.reject(new TypeError(`stack.run("${point}"): signal must be an AbortSignal, got ${notASignal(callerSignal)}`));
-    const chain = this.chainFor(point, input);
-    if (chain === undefined) return Promise.reject(new TypeError(`stack.run: "${String(point)}" is not a point of this stack (known: ${[...this.tables.keys()].join(", ")})`));
-    // Read before anything else can run (an option's getter could start another run).
-    const thrown = chain.unknownSubject === undefined ? undefined : this.subjectThrew;
+    const chains = this.chainsOf(point);
+    if (chains === undefined) return Promise.reject(new TypeError(`stack.run: "${String(point)}" is not a point of this stack (known: ${[...this.defs.keys()].join(", ")})`));
+    const def = chains.point;
+    let chain = chains.any;
+    let subject: string | undefined;
+    let subjectError: unknown;
+    if (chain === undefined) {
+      try {
+        subject = def.subject?.(input);
+        chain = chains.of(subject);
+      } catch (error) {
+        subjectError = error;
+        chain = chains.ofUnknown();
+      }
+    }
+    const watched = chain.layers.length > 0 || chain.observers.length > 0 || chain.unknownSubject !== undefined;
+    const rec = options?.trace !== undefined ? Rec.exact : chain.observers.length === 0 ? Rec.none : this.runtime.timeHooks ? Rec.exact : Rec.compact;
     // Re-entry (A14): runs nested through hooks carry their nesting in `path` (the agent loop
     // extends it for sub-agents; a hook that runs the stack again passes `[...ctx.path, name]`).
     const path = options?.path;
-    const recording = options?.trace !== undefined || chain.observers.length > 0;
     if (path !== undefined && path.length > this.runtime.maxDepth) {
       // Refused, and observers still see it, as they see a run refused for an aborted signal (R10).
       const refused = Outcome.failed(new RecursionLimitError(point, path.length, this.runtime.maxDepth));
-      return chain.observers.length === 0 ? Promise.resolve(refused) : settle(new RunContext(this.runtime, chain, options, input, undefined, recording), chain, refused);
+      if (chain.observers.length > 0) settle(new Run(this.runtime, chain, options, input, operation, undefined, rec), refused, false);
+      return Promise.resolve(refused);
     }
-    const def = chain.point;
     const timeoutMs = runTimeout ?? def.timeoutMs;
-    const guarded = callerSignal !== undefined || timeoutMs !== undefined;
-    if (!guarded) {
-      // Nothing to wrap and nobody to tell: the operation alone, its context made on demand (T1).
-      if (chain.hooks.length === 0 && chain.observers.length === 0 && chain.unknownSubject === undefined) return callBare(new BareContext(this.runtime, chain, options, input), input, operation);
-      const run = new RunContext(this.runtime, chain, options, input, undefined, recording);
-      return settle(run, chain, execute(run, chain, input, operation, thrown));
+    if (callerSignal === undefined && timeoutMs === undefined) {
+      // Nothing wraps the operation and nobody watches: call it directly (Hono's shortcut).
+      if (!watched) return callBare(new Run(this.runtime, chain, options, input, operation, undefined, Rec.none), input, operation);
+      const step = execute(new Run(this.runtime, chain, options, input, operation, undefined, rec), chain, input, subject, subjectError);
+      return isThenable(step) ? step : Promise.resolve(step);
     }
-    return this.runGuarded(def, chain, input, operation, options, callerSignal, timeoutMs, recording, thrown);
-  }
-
-  /** A run with a caller signal or a deadline (see GuardedRun). */
-  private runGuarded(
-    def: Point, chain: Chain, input: unknown, operation: Operation<any, any>, options: RunOptions | undefined,
-    callerSignal: AbortSignal | undefined, timeoutMs: number | undefined, recording: boolean, thrown: unknown,
-  ): Promise<Outcome> {
     const guard = new RunSignal();
-    const run = new RunContext(this.runtime, chain, options, input, guard, recording);
+    const run = new Run(this.runtime, chain, options, input, operation, guard, rec);
     if (callerSignal?.aborted === true) {
       const reason = abortReason(callerSignal);
       guard.abort(reason);
-      return settle(run, chain, Outcome.failed(new RunAbortedError(def.name, reason, false)));
+      const aborted = Outcome.failed(new RunAbortedError(def.name, reason, false));
+      settle(run, aborted, false);
+      return Promise.resolve(aborted);
     }
-    return new GuardedRun(run, callerSignal).start(input, operation, thrown, timeoutMs);
+    return new GuardedRun(run, callerSignal).start(chain, input, subject, subjectError, timeoutMs);
   }
 
   private assertKnown(name: string, verb: string): void {
-    for (const table of this.tables.values()) if (table.hooks.some((h) => h.name === name)) return;
+    if (this.registry.first(name, this.size) !== undefined) return;
     throw new RegistrationError(name, "name", `cannot ${verb}: no hook of that name is registered`);
   }
 
-  private table(point: string): PointTable {
-    const table = this.tables.get(point);
-    if (table === undefined) throw new TypeError(`"${point}" is not a point of this stack (known: ${[...this.tables.keys()].join(", ")})`);
-    return table;
+  private def(point: string): Point {
+    const def = this.defs.get(point);
+    if (def === undefined) throw new TypeError(`"${point}" is not a point of this stack (known: ${[...this.defs.keys()].join(", ")})`);
+    return def;
   }
 
-  /** The compiled chain for this point and the input's subject (undefined for an unknown point); cached per subject, one Map lookup on the hot path. */
-  private chainFor(point: string, input: unknown): Chain | undefined {
-    let cache = this.chains.get(point);
-    if (cache === undefined) {
-      const table = this.tables.get(point);
-      if (table === undefined) return undefined; // an unknown point: the caller reports it
-      // With no subject-dependent matcher the subject is never computed, and one chain serves all.
-      const shared = table.hooks.every((h) => h.matcher.all || this.disabled.has(h.name)) ? this.compile(table, undefined, true) : undefined;
-      cache = { def: table.point, table, shared, bySubject: new Map(), unknown: undefined };
-      this.chains.set(point, cache);
-    }
-    if (cache.shared !== undefined) return cache.shared;
-    let subject: string | undefined;
-    try {
-      subject = cache.def.subject?.(input);
-    } catch (error) {
-      this.subjectThrew = error;
-      return (cache.unknown ??= compileUnknownSubject(cache.def, cache.table.hooks.filter((h) => !this.disabled.has(h.name))));
-    }
-    let chain = cache.bySubject.get(subject);
-    if (chain === undefined) {
-      if (cache.bySubject.size >= maxCachedSubjects) cache.bySubject.clear();
-      chain = this.compile(cache.table, subject, false);
-      cache.bySubject.set(subject, chain);
-    }
-    return chain;
+  /** The point's layers, enabled or not, in the order they run (order.ts). */
+  private orderOf(point: string): Layer[] {
+    let ordered = this.ordered.get(point);
+    if (ordered === undefined) this.ordered.set(point, (ordered = orderLayers(this.registry.of(point, this.size))));
+    return ordered;
   }
 
-  private compile(table: PointTable, subject: string | undefined, all: boolean): Chain {
-    const live = table.hooks.filter((h) => !this.disabled.has(h.name) && (all || h.matcher.matchSubject(subject)));
-    return compileChain(
-      table.point,
-      live.filter(wraps),
-      live.filter((h) => h.observe !== undefined),
-      all ? noSubject : subject,
-    );
+  /** The point's chains (undefined for an unknown point): one Map lookup on the hot path. */
+  private chainsOf(point: string): PointChains | undefined {
+    let chains = this.chains.get(point);
+    if (chains === undefined) {
+      const def = this.defs.get(point);
+      if (def === undefined) return undefined; // an unknown point: the caller reports it
+      chains = new PointChains(def, this.orderOf(point).filter((l) => !this.disabled.has(l.name)));
+      this.chains.set(point, chains);
+    }
+    return chains;
   }
 }
-
-/** Insert in R1 order without re-sorting: the new hook has the highest `seq`, so it goes after its equals. */
-const insertSorted = (hooks: readonly CompiledHook[], hook: CompiledHook): CompiledHook[] => {
-  let lo = 0;
-  let hi = hooks.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (byPriority(hooks[mid] as CompiledHook, hook) <= 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return [...hooks.slice(0, lo), hook, ...hooks.slice(lo)];
-};
-
-/** Marks a chain shared by all subjects: the subject is computed per run, and only when hooks exist. */
-const noSubject = Symbol("subject computed per run");
 
 const nameOf = (hook: unknown): string =>
   typeof hook === "object" && hook !== null && typeof (hook as { name?: unknown }).name === "string" ? (hook as { name: string }).name : "?";
 
-/** Start the chain (or call the operation directly when there are no hooks); `thrown` is what the subject function threw, for an unknown-subject chain. */
-const execute = (run: RunContext, chain: Chain, input: unknown, operation: Operation<any, any>, thrown: unknown): Outcome | Promise<Outcome> => {
-  if (chain.unknownSubject !== undefined) reportUnknown(run, chain.unknownSubject, thrown);
-  // Fast path: nothing to wrap, the operation with next to nothing around it.
-  if (chain.hooks.length === 0 && chain.observers.length === 0) return callDirect(run, input, operation);
-  const subject = (chain as { subject?: unknown }).subject;
-  run.subject = subject === noSubject ? subjectOf(run, input) : (subject as string | undefined);
-  if (chain.hooks.length === 0) return run.runtime.strict ? callObserved(run, input, operation) : callDirect(run, input, operation);
-  try {
-    if (run.runtime.strict) deepFreeze(input);
-    // A chain of plain around hooks that nobody records runs as a lean onion (around-only.ts).
-    return chain.aroundOnly && !run.recording ? runAroundOnly(run, input, operation) : forward(run, run, operation);
-  } catch (error) {
-    // The chain never throws for what hooks or the operation do; this is a bug guard.
-    return toFailed(error);
+/**
+ * A run someone can see (hooks, observers, a failed match): its subject for the context and the
+ * event, its input frozen (R9), the failed matches of an unknown subject reported, then the walk.
+ */
+const execute = (run: Run, chain: Chain, input: unknown, subject: string | undefined, subjectError: unknown) => {
+  const def = chain.point;
+  if (chain.shared && def.subject !== undefined) {
+    try {
+      run.subject = def.subject(input);
+    } catch {
+      run.subject = undefined;
+    }
+  } else run.subject = subject;
+  if (chain.unknownSubject !== undefined) reportUnknownSubject(run, chain.unknownSubject, subjectError);
+  if (run.runtime.freeze) {
+    try {
+      deepFreeze(input);
+    } catch {
+      // A Proxy that refuses to be frozen stays as it is; it must not crash the run.
+    }
   }
+  return dispatch(run);
 };
 
 /**
- * Report the hooks an unknown subject affects. Its own function because of the closure: a
- * closure that captures `run` inside `execute` would make every call of `execute` allocate a
- * context for it (40 bytes a run), whether or not the subject was unknown.
+ * Report the failed match of each hook that needed the subject, with what the subject function
+ * threw, before any hook runs; hooks that only observe are an observer's failure (see chain.ts).
  */
-const reportUnknown = (run: RunContext, hooks: readonly CompiledHook[], thrown: unknown): void =>
-  reportUnknownSubject(run, hooks, thrown, (hook, cause) => observerFailed(run, run.runtime, hook, cause));
-
-/** A run with nothing around its operation (see BareContext): its outcome, always as a promise. */
-const callBare = (ctx: BareContext, input: unknown, operation: Operation<any, any>): Promise<Outcome> => {
-  const step = callDirect(ctx, input, operation);
-  return isThenable(step) ? (step as Promise<Outcome>) : Promise.resolve(step as Outcome);
+const reportUnknownSubject = (run: Run, layers: readonly Layer[], thrown: unknown): void => {
+  const cause = new TypeError(`the subject of point "${run.point}" could not be computed: ${describe(thrown)}`, { cause: thrown });
+  for (const layer of layers) {
+    if (wraps(layer)) failedMatch(run, layer, cause);
+    else observerFailed(run, layer, "observe", cause);
+  }
 };
 
-/** An operation with no wrapping hooks (observers may listen). */
-const callDirect = (run: HookContext, input: unknown, operation: Operation<any, any>): Outcome | Promise<Outcome> => {
+/** A run with nothing around its operation and nobody watching: the operation, with a context, and its outcome as a promise. */
+const callBare = (run: Run, input: unknown, operation: Op): Promise<Outcome> => {
   let result: unknown;
   try {
-    result = operation(input as never, run);
+    result = operation(input, run.ctx);
   } catch (error) {
-    return toFailed(error);
+    return Promise.resolve(toFailed(error));
   }
-  return isThenable(result) ? Promise.resolve(result).then(toCompleted, toFailed) : toCompleted(result);
+  return isThenable(result) ? Promise.resolve(result).then(toCompleted, toFailed) : Promise.resolve(toCompleted(result));
 };
 
-/** Observers only, in strict mode: what they will see is frozen as a hook would see it (R9, R10). */
-const callObserved = (run: RunContext, input: unknown, operation: Operation<any, any>): Outcome | Promise<Outcome> => {
-  freeze(run, input);
-  const frozen = (o: Outcome): Outcome => (o._tag === "Completed" ? toCompleted(freeze(run, o.value)) : o);
-  const step = callDirect(run, input, operation);
-  return isThenable(step) ? (step as Promise<Outcome>).then(frozen) : frozen(step as Outcome);
-};
+const toCompleted = (value: unknown): Outcome => ({ _tag: "Completed", value });
+const toFailed = (error: unknown): Outcome => ({ _tag: "Failed", error });
 
 /** The resolve function of the promise being made: its executor runs at once (see GuardedRun.start). */
 let captured: ((outcome: Outcome) => void) | undefined;
@@ -369,24 +415,21 @@ const capture = (resolve: (outcome: Outcome) => void): void => {
 const onDeadline = (guarded: GuardedRun): void => guarded.deadline();
 
 /**
- * A run with a caller signal or a deadline: it settles exactly once, whichever comes first
- * (R7). It listens to the caller's signal itself, so the signal hooks and the operation see is
- * made only if one of them reads it (see RunSignal). Bound methods and a timer argument rather
- * than closures: tsx and vitest compile with esbuild's `keepNames`, which names each arrow
- * function assigned to a variable (a `defineProperty`) every time it is made.
+ * A run with a caller signal or a deadline: it settles exactly once, whichever comes first (R7).
+ * It listens to the caller's signal itself, so the signal hooks and the operation see is made only
+ * if one of them reads it (see RunSignal).
  */
 class GuardedRun {
-  // Declared and assigned in the constructor, for the reason given on RunContext.
-  declare readonly run: RunContext;
+  declare readonly run: Run;
   /** The caller's signal, if any, and this run's listener on it (removed when the run settles). */
   declare readonly caller: AbortSignal | undefined;
   declare readonly listener: () => void;
   declare timer: ReturnType<typeof setTimeout> | undefined;
-  /** Its own flag: the chain marks the run settled when it ends (see `ended`), before this resolves. */
+  /** Its own flag: the dispatcher marks the run settled when it ends, before this resolves. */
   declare resolved: boolean;
   declare resolve: (outcome: Outcome) => void;
 
-  constructor(run: RunContext, caller: AbortSignal | undefined) {
+  constructor(run: Run, caller: AbortSignal | undefined) {
     this.run = run;
     this.caller = caller;
     this.listener = caller === undefined ? noop : this.callerAborted.bind(this);
@@ -395,15 +438,17 @@ class GuardedRun {
     this.resolve = noop; // replaced in start
   }
 
-  start(input: unknown, operation: Operation<any, any>, thrown: unknown, timeoutMs: number | undefined): Promise<Outcome> {
+  start(chain: Chain, input: unknown, subject: string | undefined, subjectError: unknown, timeoutMs: number | undefined): Promise<Outcome> {
     const promise = new Promise<Outcome>(capture);
     this.resolve = captured as (outcome: Outcome) => void;
     captured = undefined;
     this.caller?.addEventListener("abort", this.listener, once);
     if (timeoutMs !== undefined) this.timer = setTimeout(onDeadline, timeoutMs, this);
-    const step = execute(this.run, this.run.chain, input, operation, thrown);
-    if (isThenable(step)) (step as Promise<Outcome>).then(this.finish.bind(this), this.failed.bind(this));
-    else this.finish(step as Outcome);
+    const step = chain.layers.length === 0 && chain.observers.length === 0 && chain.unknownSubject === undefined
+      ? callBare(this.run, input, this.run.op)
+      : execute(this.run, chain, input, subject, subjectError);
+    if (isThenable(step)) step.then(this.finish.bind(this), this.failed.bind(this));
+    else this.finish(step);
     return promise;
   }
 
@@ -412,7 +457,8 @@ class GuardedRun {
     this.resolved = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     stopListening(this.caller, this.listener); // a lookalike that throws keeps it; the run still settles (R7)
-    this.resolve(finished(this.run, this.run.chain, outcome));
+    settle(this.run, outcome, true); // already settled when its outermost frame ended; this covers a bare run
+    this.resolve(outcome);
   }
 
   failed(error: unknown): void {
@@ -437,100 +483,10 @@ class GuardedRun {
   abort(reason: unknown, timedOut: boolean): void {
     if (this.resolved) return; // a listener a lookalike signal would not let go of: the run is over
     const outcome = Outcome.failed(new RunAbortedError(this.run.point, reason, timedOut));
-    this.run.settledWith = outcome; // what the caller gets, so a next() still pending inside gets it too (frame.ts)
+    settle(this.run, outcome, false);
     this.finish(outcome);
     this.run.guard?.abort(reason);
   }
 }
 
 const once: AddEventListenerOptions = { once: true };
-
-const subjectOf = (run: RunContext, input: unknown): string | undefined => {
-  const subject = run.pointDef.subject;
-  if (subject === undefined) return undefined;
-  try {
-    return subject(input);
-  } catch {
-    return undefined;
-  }
-};
-
-/** Mark the run settled and hand its event to observers, after the caller got the outcome (R10). */
-const settle = (run: RunContext, chain: Chain, step: Outcome | Promise<Outcome>): Promise<Outcome> => {
-  if (isThenable(step)) {
-    // Without observers nobody waits for the end of an unguarded run: `settled` matters to
-    // aborts (guarded runs mark it themselves) and each around hook guards its own next().
-    if (chain.observers.length === 0) return step as Promise<Outcome>;
-    return finishLater(run, chain, step as Promise<Outcome>);
-  }
-  return Promise.resolve(finished(run, chain, step as Outcome));
-};
-
-/** `settle` for a step still pending; apart, so that `settle` has no closure over its arguments (see `reportUnknown`). */
-const finishLater = (run: RunContext, chain: Chain, step: Promise<Outcome>): Promise<Outcome> =>
-  step.then((o) => finished(run, chain, o), (error) => finished(run, chain, Outcome.failed(error)));
-
-const finished = (run: RunContext, chain: Chain, outcome: Outcome): Outcome => {
-  run.settled = true;
-  if (chain.observers.length > 0) notify(run, chain, outcome);
-  return outcome;
-};
-
-/** A frozen copy of an outcome for observers; a collecting gate's `reasons` are copied too. */
-const observedOutcome = (outcome: Outcome): Outcome =>
-  Object.freeze(outcome._tag === "Rejected" && outcome.reasons !== undefined
-    ? { ...outcome, reasons: Object.freeze(outcome.reasons.map((r) => Object.freeze({ ...r }))) }
-    : { ...outcome }) as Outcome;
-
-const notify = (run: RunContext, chain: Chain, outcome: Outcome): void => {
-  const runtime = run.runtime;
-  const event: RunEvent = Object.freeze({
-    point: run.point,
-    subject: run.subject,
-    sessionId: run.sessionId,
-    runId: run.runId,
-    callId: run.callId,
-    metadata: run.metadata,
-    path: run.path,
-    input: run.initial,
-    // Copies, frozen: the caller holds the outcome and the trace holds the entries (R10).
-    outcome: observedOutcome(outcome),
-    decisions: Object.freeze((run.decisions ?? []).map((d) => Object.freeze({ ...d }))),
-    failures: Object.freeze([...(run.failures ?? [])]),
-    startedAt: run.origin,
-    durationMs: performance.now() - run.origin,
-  }) as RunEvent;
-  // A macrotask, not a microtask: the caller's continuation runs first, so observers never delay it.
-  const task = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-    for (const hook of chain.observers) {
-      if (hook.matcher.needsInput && !safeTest(hook, run, event.input)) continue;
-      try {
-        const result = hook.observe?.(event);
-        if (isThenable(result)) run.waitUntil(Promise.resolve(result).then(undefined, (cause) => observerFailed(run, runtime, hook, cause)));
-      } catch (cause) {
-        observerFailed(run, runtime, hook, cause);
-      }
-    }
-  });
-  run.waitUntil(task);
-};
-
-const safeTest = (hook: CompiledHook, run: RunContext, input: unknown): boolean => {
-  try {
-    return hook.matcher.test(run.subject, input, () => run.detailOf(input), run.metadata);
-  } catch (cause) {
-    observerFailed(run, run.runtime, hook, cause); // a matcher that throws is an observer failure, counted (R10)
-    return false;
-  }
-};
-
-const observerFailed = (run: RunContext, runtime: Runtime, hook: CompiledHook, cause: unknown): void => {
-  runtime.stats.observerErrors++;
-  const phase: Phase = "observe";
-  const error = new HookError(hook.name, run.point, phase, "threw", 0, cause, hook.source);
-  try {
-    runtime.onFailure?.(error);
-  } catch {
-    // onFailure itself failing must not escape an observer (R10).
-  }
-};

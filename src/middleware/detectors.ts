@@ -1,12 +1,16 @@
 /**
  * Detectors: find PII and secrets in text. Each detector knows its `kind` (the label a
  * redaction shows) and its `window`: how many characters a stream must hold back so that a
- * match can be recognised before any of it is released. Every pattern has bounded
- * quantifiers, so scanning is linear in the text (no ReDoS on 10 MB tool outputs). The built-in
- * detectors read text as a reader sees it (see `readingVisible`): invisible characters inside a
- * match do not break it, and no-break spaces separate digits as spaces do.
+ * match can be recognised before any of it is released. The built-in detectors look only where
+ * a cheap search says a match may be (an at sign, a stretch of digits, a colon between hex
+ * digits, a long run of token characters: see `secret-detectors.ts`), and every pattern they
+ * run there is linear, so scanning is linear in the text (no ReDoS on 10 MB tool outputs). They
+ * read text as a reader sees it (see `readingVisible`): invisible characters inside a match do
+ * not break it, and no-break spaces separate digits as spaces do.
  */
 import { isIPv6 } from "node:net";
+import { apiKey as knownTokens, privateKey as pemPrivateKey, secretAssignment as namedSecret, urlCredentials as urlPassword } from "./secret-detectors.ts";
+import { MIN_RUN, unescapedStart } from "./token-runs.ts";
 import { digitGroupSpace, readingVisible } from "./visible-text.ts";
 
 /** One match: `text.slice(start, end)` is the sensitive part. */
@@ -24,6 +28,8 @@ export interface Detector {
   readonly kind: string;
   /** Characters a stream must hold back so a match is recognised before its first character is released. */
   readonly window: number;
+  /** No match is shorter than this (default 1): `scan` skips the detector on shorter text. */
+  readonly minLength?: number;
   /**
    * Every match in `text` that starts at or after `from` (default 0), in any order; the text
    * before `from` is context only (for look-behinds). Overlaps are resolved by `scan`.
@@ -74,6 +80,7 @@ export const pattern = (kind: string, regex: RegExp, options: PatternOptions = {
   const unicode = regex.unicode || regex.flags.includes("v");
   // One character on: past a whole surrogate pair for a unicode regex, which would otherwise step
   // back to the pair's start and find the same candidate forever.
+  let idle: RegExp | undefined = new RegExp(source, flags);
   const step = (text: string, at: number): number => {
     if (unicode) {
       const code = text.charCodeAt(at);
@@ -85,17 +92,24 @@ export const pattern = (kind: string, regex: RegExp, options: PatternOptions = {
     kind,
     window,
     *find(text, from = 0) {
-      const re = new RegExp(source, flags);
-      re.lastIndex = from;
-      for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-        if (m[0] === "") {
-          re.lastIndex = step(text, m.index); // an empty match would loop forever
-          continue;
+      // One regex kept for reuse (a scan of many short strings would allocate one per string),
+      // and a fresh one when it is in use by a scan paused at a yield.
+      const re = idle ?? new RegExp(source, flags);
+      idle = undefined;
+      try {
+        re.lastIndex = from;
+        for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+          if (m[0] === "") {
+            re.lastIndex = step(text, m.index); // an empty match would loop forever
+            continue;
+          }
+          if (validate === undefined || validate(m[0])) yield { start: m.index, end: m.index + m[0].length };
+          // A rejected candidate consumes nothing: the next try starts one character on, so what is
+          // found does not depend on where scanning began (a stream scans from its held text on).
+          else re.lastIndex = step(text, m.index);
         }
-        if (validate === undefined || validate(m[0])) yield { start: m.index, end: m.index + m[0].length };
-        // A rejected candidate consumes nothing: the next try starts one character on, so what is
-        // found does not depend on where scanning began (a stream scans from its held text on).
-        else re.lastIndex = step(text, m.index);
+      } finally {
+        idle = re;
       }
     },
     ...(unfinished === undefined
@@ -188,8 +202,58 @@ const topLevelDomain = `(?=[\\p{L}\\p{M}]{2})(?:${[
   `[\\p{L}\\p{M}]{2,24}(?![${spacedLetter}_\\-])`,
 ].join("|")})`;
 
+/** The at sign, written as such or encoded: `%40` in a URL, `\u0040` in JSON, `&#64;` or `&#x40;` in HTML. */
+const atSign = "(?:@|%40|\\\\u0040|&#0*64;|&#[xX]0*40;)";
+const atSigns = ["@", "%40", "\\u0040", "&#"];
+/** An address from the start of its local part, which the scan finds itself (see `localStart`). */
+const address = new RegExp(`${localChar}{1,64}${atSign}${label}(?:\\.${label}){0,8}\\.(?:${topLevelDomain})`, "vy");
+const isLocalChar = new RegExp(`^${localChar}$`, "v");
+const ASCII_LOCAL = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.%+-") ASCII_LOCAL[c.charCodeAt(0)] = 1;
+
+/** Where the local part ending before `at` starts, or -1 when it is longer than 64 characters (no address). */
+const localStart = (text: string, at: number): number => {
+  let s = at;
+  while (s > 0) {
+    const c = text[s - 1] as string;
+    const code = c.charCodeAt(0);
+    if (code < 128 ? ASCII_LOCAL[code] !== 1 : code >= 0xdc00 && code <= 0xdfff ? !isLocalChar.test(text.slice(s - 2, s)) : !isLocalChar.test(c)) break;
+    s -= code >= 0xdc00 && code <= 0xdfff && s >= 2 ? 2 : 1;
+    if (at - s > 64 + 6) return -1;
+  }
+  return s;
+};
+
 /**
- * Email addresses (local part up to 64, up to 8 domain labels), internationalised ones included.
+ * Whether a domain could follow at `at`: a dot before the next space, quote or bracket (within
+ * 700 characters), and a letter after it. Most near misses (`a@b c`, `user@host`, `@scope/pkg`)
+ * end here, before the address pattern, which is costly to try.
+ */
+const dotAfter = (text: string, at: number): boolean => {
+  const end = Math.min(text.length, at + 700);
+  for (let i = at; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46) {
+      const next = text.charCodeAt(i + 1);
+      if ((next | 32) >= 97 && (next | 32) <= 122) return true;
+      if (next >= 128) return true;
+      if (next !== 45 && !(next >= 48 && next <= 57)) return false;
+    } else if (c <= 32 || c === 34 || c === 39 || c === 60 || c === 62 || c === 40 || c === 41 || c === 44 || c === 59 || c === 47 || c === 64) return false;
+  }
+  return false;
+};
+
+/** A user in a URL (`https://bob@host`, `postgres://app:pw@db`) is not an address: the part after its `@` is a host. */
+const inUrl = (text: string, start: number): boolean => {
+  const before = text.charCodeAt(start - 1);
+  if (before !== 58 && before !== 47) return false; // : or /
+  const sep = text.lastIndexOf("://", start);
+  return sep !== -1 && start - sep <= 260 && !/\s/.test(text.slice(sep, start));
+};
+
+/**
+ * Email addresses (local part up to 64, up to 8 domain labels), internationalised ones included,
+ * and with the at sign URL-, JSON- or HTML-encoded (`alice%40example.com`, `alice\u0040example.com`).
  *
  * @example
  * scan("bob@example.com", [email])[0]?.kind // "email"
@@ -197,17 +261,46 @@ const topLevelDomain = `(?=[\\p{L}\\p{M}]{2})(?:${[
 // Its window: the longest text before an address with one domain label is recognisable (64 + @ +
 // 63 + . + 2, and one character to end it); an address with more labels (up to about 640
 // characters) is held from its start while it is unfinished. A top-level domain is letters, ending
-// where their script changes (see `domainScripts`), or punycode (`.xn--p1ai`).
-export const email: Detector = readingVisible(
-  pattern(
-    "email",
-    new RegExp(
-      `(?<!${localChar})${localChar}{1,64}@${label}(?:\\.${label}){0,8}\\.(?:${topLevelDomain})`,
-      "v",
-    ),
-    { window: 132, partial: new RegExp(`(?<!${localChar})${localChar}{1,64}@[\\p{L}\\p{M}\\p{N}.\\-]{0,640}$`, "v") },
-  ),
-);
+// where their script changes (see `domainScripts`), or punycode (`.xn--p1ai`). Only text around an
+// at sign is read: the address pattern runs from the start of the local part before each.
+export const email: Detector = readingVisible({
+  kind: "email",
+  window: 132,
+  minLength: 6,
+  *find(text, from = 0) {
+    let done = 0;
+    for (const sign of atSigns) {
+      for (let at = text.indexOf(sign); at !== -1; at = text.indexOf(sign, at + 1)) {
+        if (at < done && sign === "@") continue;
+        let s = localStart(text, at);
+        if (s === -1 || s === at) continue;
+        s = unescapedStart(text, s, at);
+        // An encoded character before an address is not part of it (`%3Calice%40…`).
+        while (s + 3 <= at && text.charCodeAt(s) === 37 && /^%[0-9A-Fa-f]{2}$/.test(text.slice(s, s + 3))) s += 3;
+        // An HTML entity's at sign ends at its `;` (`&#64;`, `&#x40;`).
+        const after = sign === "&#" ? text.indexOf(";", at) + 1 : at + sign.length;
+        if (s >= at || s < from || after <= at || inUrl(text, s) || !dotAfter(text, after)) continue;
+        address.lastIndex = s;
+        const m = address.exec(text);
+        if (m === null) continue;
+        // `git@github.com:owner/repo.git` is an SSH remote (a host and a path), not an address.
+        if (text.charCodeAt(s + m[0].length) === 58 && /[\w~/.-]/.test(text[s + m[0].length + 1] ?? "")) continue;
+        yield { start: s, end: s + m[0].length };
+        if (sign === "@") done = s + m[0].length;
+      }
+    }
+  },
+  partial: (() => {
+    const unfinished = new RegExp(`(?<!${localChar})${localChar}{1,64}${atSign}[\\p{L}\\p{M}\\p{N}.\\-]{0,640}$`, "vg");
+    return (text: string, from = 0) => {
+      // Only the last address can be unfinished: look from the last at sign's local part.
+      const at = Math.max(text.lastIndexOf("@"), text.lastIndexOf("%40"), text.lastIndexOf("\\u0040"), text.lastIndexOf("&#"));
+      if (at === -1 || text.length - at > 700) return undefined;
+      unfinished.lastIndex = Math.max(from, at - 80);
+      return unfinished.exec(text)?.index;
+    };
+  })(),
+});
 
 /**
  * An amount grouped in thousands by the spaces locales use for it (`1 234 567 890`, as
@@ -226,15 +319,65 @@ const threeByThree = new RegExp(`^\\d{3}[${digitGroupSpace}]\\d{3}[${digitGroupS
 /** An amount, not a phone number: see `thousands` and `threeByThree`. */
 const amountNotPhone = (m: string): boolean => thousands.test(m) && !threeByThree.test(m);
 
+/** A stretch of digits and the separators numbers are written with (a card's, a phone's), nine characters or more. */
+const stretch = new RegExp(`\\d[\\d .()${digitGroupSpace}-]{8,}`, "g");
+let lastStretches: { readonly text: string; readonly list: Int32Array } | undefined;
+
 /**
- * Payment card numbers: 13 to 19 digits, spaces or dashes allowed, Luhn-valid.
+ * The stretches of `text` holding at least nine digits (no card or phone number has fewer), as
+ * `[start, end)` pairs, kept like the view (see `viewOf`) so that the card and phone detectors
+ * search them once.
+ */
+const digitStretches = (text: string): Int32Array => {
+  if (lastStretches?.text === text) return lastStretches.list;
+  const found: number[] = [];
+  const re = new RegExp(stretch);
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    let digits = 0;
+    const end = m.index + m[0].length;
+    for (let i = m.index; i < end && digits < 9; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 48 && c <= 57) digits++;
+    }
+    if (digits >= 9) found.push(m.index, end);
+  }
+  if (lastStretches === undefined) queueMicrotask(() => (lastStretches = undefined));
+  lastStretches = { text, list: Int32Array.from(found) };
+  return lastStretches.list;
+};
+
+/**
+ * `inner` run only on the stretches of digits where a card or a phone number can be, each with
+ * the few characters around it its look-arounds read (a `+`, a parenthesis): what it finds is
+ * what it would find in the whole text, at a fraction of the cost on text with few numbers.
+ */
+const inDigitStretches = (inner: Detector): Detector => ({
+  kind: inner.kind,
+  window: inner.window,
+  minLength: 9,
+  *find(text, from = 0) {
+    const list = digitStretches(text);
+    for (let k = 0; k < list.length; k += 2) {
+      const lo = Math.max(0, (list[k] as number) - 4);
+      const hi = Math.min(text.length, (list[k + 1] as number) + 3);
+      if (hi <= from) continue;
+      const piece = text.slice(lo, hi);
+      for (const m of inner.find(piece, Math.max(0, from - lo))) if (lo + m.start >= from) yield { start: lo + m.start, end: lo + m.end };
+    }
+  },
+});
+
+/**
+ * Payment card numbers: 13 to 19 digits, spaces or dashes allowed, Luhn-valid, starting as
+ * issuers' numbers do (2 to 6: Mastercard, Amex, Diners, JCB, Visa, Discover, UnionPay), so that
+ * a millisecond timestamp or a snowflake id that happens to pass Luhn is not one.
  *
  * @example
  * scan("4111 1111 1111 1111", [creditCard]).length // 1 (Luhn-valid)
  */
-export const creditCard: Detector = readingVisible(
-  pattern("credit_card", new RegExp(`(?<![\\d-])\\d(?:[ ${digitGroupSpace}-]?\\d){12,18}(?!\\d)`), { window: 40, validate: (m) => luhn(m) && !thousands.test(m) }),
-);
+export const creditCard: Detector = readingVisible(inDigitStretches(
+  pattern("credit_card", new RegExp(`(?<![\\d-])[2-6](?:[ ${digitGroupSpace}-]?\\d){12,18}(?!\\d)`), { window: 40, validate: (m) => luhn(m) && !thousands.test(m) }),
+));
 
 /**
  * Phone numbers: 9 to 15 digits written as a phone number is (a leading `+`, parentheses or
@@ -249,64 +392,126 @@ export const creditCard: Detector = readingVisible(
 // lookarounds), never a piece of a longer one; `validate` counts its digits.
 const phoneSeparator = `[ .${digitGroupSpace}-]`;
 const phonePunctuation = new RegExp(`[+()${phoneSeparator.slice(1)}`);
-export const phone: Detector = readingVisible(pattern(
+/**
+ * Digits separated by dots only, in groups a phone number is not written in: a version
+ * (`120.0.6099.109`), a decimal timestamp (`1700000000.12345`). Dotted phone numbers group their
+ * digits by two to four after a country or area code of one to three (`415.555.0100`, `06.12.34.56.78`).
+ */
+const dottedNotPhone = (m: string): boolean => /^[\d.]+$/.test(m) && !/^\d{1,4}(?:\.\d{2,4})+$/.test(m);
+/** A date (`2024-01-15 10`, `15.01.2024 10`) at the start: a timestamp in a log, not a phone number. */
+const dated = /^(?:\d{4}[-.]\d{1,2}[-.]\d{1,2}|\d{1,2}[-.]\d{1,2}[-.]\d{4})(?!\d)/;
+export const phone: Detector = readingVisible(inDigitStretches(pattern(
   "phone",
-  new RegExp(`(?<![\\w+]|\\d${phoneSeparator})(?:\\+\\d{1,3}${phoneSeparator}?)?(?:\\(\\d{1,4}\\)${phoneSeparator}?)?\\d(?:${phoneSeparator}?\\d){4,14}(?!\\w|${phoneSeparator}\\d)`),
+  new RegExp(`(?<![\\w+]|\\d${phoneSeparator}|\\d:)(?:\\+\\d{1,3}${phoneSeparator}?)?(?:\\(\\d{1,4}\\)${phoneSeparator}?)?\\d(?:${phoneSeparator}?\\d){4,14}(?!\\w|${phoneSeparator}\\d)`),
   {
     window: 32,
     validate: (m) => {
       const n = digitCount(m);
-      return n >= 9 && n <= 15 && phonePunctuation.test(m) && !/^\d{1,3}(?:\.\d{1,3}){3}$/.test(m) && !amountNotPhone(m);
+      return n >= 9 && n <= 15 && phonePunctuation.test(m) && !/^\d{1,3}(?:\.\d{1,3}){3}$/.test(m) && !amountNotPhone(m) && !dated.test(m) && !dottedNotPhone(m);
     },
   },
-));
+)));
 
 const octet = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
 /**
- * IPv4 addresses (dotted quad, each octet 0 to 255).
+ * IPv4 addresses (dotted quad, each octet 0 to 255), but for `0.0.0.0`, `127.x.x.x` and
+ * `255.255.255.255`, which name no host.
  *
  * @example
  * scan("host 10.0.0.1", [ipv4])[0]?.kind // "ip_address"
  */
-export const ipv4: Detector = readingVisible(pattern("ip_address", new RegExp(`(?<![\\w.])${octet}(?:\\.${octet}){3}(?!\\w|\\.\\d)`), { window: 16 }));
+export const ipv4: Detector = readingVisible(pattern("ip_address", new RegExp(`(?<![\\w.])${octet}(?:\\.${octet}){3}(?!\\w|\\.\\d)`), {
+  window: 16,
+  // Addresses that name no host: the unspecified address, loopback and broadcast.
+  validate: (m) => m !== "0.0.0.0" && m !== "255.255.255.255" && !m.startsWith("127."),
+}));
+
+/** An IPv6 address, full or compressed, with the characters around it its look-arounds read. */
+const ipv6Pattern = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?(?![\w:]|\.\d)/g;
+const ipv6Valid = (m: string): boolean => isIPv6(m) && /\d/.test(m) && (m.match(/[0-9A-Fa-f]{1,4}/g)?.length ?? 0) >= 2;
+const isHexOrColon = (code: number): boolean => code === 58 || (code >= 48 && code <= 57) || (code >= 65 && code <= 70) || (code >= 97 && code <= 102);
+const isIpv6Char = (code: number): boolean => isHexOrColon(code) || code === 46;
 
 /**
  * IPv6 addresses, full or compressed (validated by `node:net`): at least two groups and a digit (so `a::b` is not one).
+ * Only text around a colon between hex digits or colons is read.
  *
  * @example
  * scan("host 2001:db8::1", [ipv6]).length // 1
  */
-export const ipv6: Detector = readingVisible(pattern("ip_address", /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?(?![\w:]|\.\d)/, {
+export const ipv6: Detector = readingVisible({
+  kind: "ip_address",
   window: 48,
-  validate: (m) => isIPv6(m) && /\d/.test(m) && (m.match(/[0-9A-Fa-f]{1,4}/g)?.length ?? 0) >= 2,
-}));
+  minLength: 3,
+  *find(text, from = 0) {
+    let done = -1;
+    for (let at = text.indexOf(":"); at !== -1; at = text.indexOf(":", at + 1)) {
+      if (at < done || !isHexOrColon(text.charCodeAt(at - 1)) || !isHexOrColon(text.charCodeAt(at + 1))) continue;
+      // The stretch of hex digits, colons and dots around it: an address lies within it.
+      let a = at;
+      while (a > 0 && at - a < 64 && isIpv6Char(text.charCodeAt(a - 1))) a--;
+      let b = at + 1;
+      while (b < text.length && b - at < 64 && isIpv6Char(text.charCodeAt(b))) b++;
+      done = b;
+      // Without `::`, an address has all eight groups (seven colons): a time (`10:23:12.345`) has not.
+      let colons = 0;
+      let double = false;
+      for (let i = a; i < b; i++) {
+        if (text.charCodeAt(i) !== 58) continue;
+        colons++;
+        if (text.charCodeAt(i + 1) === 58) double = true;
+      }
+      if (!double && colons < 7) continue;
+      const lo = Math.max(0, a - 1);
+      const piece = text.slice(lo, Math.min(text.length, b + 2));
+      ipv6Pattern.lastIndex = a - lo;
+      for (let m = ipv6Pattern.exec(piece); m !== null && m.index < b - lo; m = ipv6Pattern.exec(piece)) {
+        if (m[0] === "") {
+          ipv6Pattern.lastIndex = m.index + 1;
+          continue;
+        }
+        if (lo + m.index >= from && ipv6Valid(m[0])) yield { start: lo + m.index, end: lo + m.index + m[0].length };
+        else ipv6Pattern.lastIndex = m.index + 1;
+      }
+    }
+  },
+});
 
 /**
- * API keys and tokens with well-known prefixes: OpenAI and Anthropic (`sk-`), Stripe
- * (`sk_live_`, `rk_test_`...), GitHub (`ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_`, `github_pat_`),
- * AWS access key ids (`AKIA`, `ASIA`), Slack (`xoxb-`, `xoxp-`...), Google (`AIza`) and JWTs.
+ * API keys and tokens of known formats (see `secret-rules.ts`, derived from secretlint's
+ * recommended preset and gitleaks' rules): OpenAI and Anthropic (`sk-`), GitHub, GitLab, Slack
+ * tokens and webhook URLs, Stripe, AWS access key ids, Google API keys, npm, SendGrid, Hugging
+ * Face, Vault, JWTs and more, found whole however long they are.
  *
  * @example
  * scan("AKIAIOSFODNN7EXAMPLE", [apiKey])[0]?.kind // "api_key"
  */
-export const apiKey: Detector = readingVisible(pattern(
-  "api_key",
-  new RegExp(
-    [
-      "sk-[A-Za-z0-9_-]{20,256}",
-      "[rs]k_(?:live|test)_[A-Za-z0-9]{16,128}",
-      "gh[pousr]_[A-Za-z0-9]{36,255}",
-      "github_pat_[A-Za-z0-9_]{22,255}",
-      "(?:AKIA|ASIA)[0-9A-Z]{16}",
-      "xox[abposr]-[A-Za-z0-9-]{10,250}",
-      "AIza[0-9A-Za-z_-]{35}",
-      "eyJ[A-Za-z0-9_-]{8,2048}\\.eyJ[A-Za-z0-9_-]{8,4096}\\.[A-Za-z0-9_-]{8,2048}",
-    ].map((p) => `(?<![A-Za-z0-9_-])${p}(?![A-Za-z0-9_-])`).join("|"),
-  ),
-  // A JWT is recognisable only once 8 characters of its signature arrived, after a header and
-  // payload of up to 6 K characters: a stream holds an unfinished one from its `eyJ` on.
-  { window: 48, partial: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{0,2048}(?:\.(?:e(?:y(?:J[A-Za-z0-9_-]{0,4096}(?:\.[A-Za-z0-9_-]{0,2048})?)?)?)?)?$/ },
-));
+export const apiKey: Detector = readingVisible(knownTokens);
+
+/**
+ * Values assigned to a name that says they are secret (`GITHUB_TOKEN=…`, `"client_secret": "…"`,
+ * `password: …`), and credentials after `Authorization: Bearer`: kind `secret`.
+ *
+ * @example
+ * scan("GITHUB_TOKEN=9f8e7d6c5b4a3210fedcba98", [secretAssignment])[0]?.kind // "secret"
+ */
+export const secretAssignment: Detector = readingVisible(namedSecret);
+
+/**
+ * PEM private keys, from `-----BEGIN … PRIVATE KEY-----` to its footer: kind `secret`.
+ *
+ * @example
+ * scan("-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----", [privateKey])[0]?.kind // "secret"
+ */
+export const privateKey: Detector = readingVisible(pemPrivateKey);
+
+/**
+ * Passwords in URLs (`postgres://app:s3cret@db`), the password only: kind `secret`.
+ *
+ * @example
+ * scan("https://bob:hunter22@example.com", [urlCredentials])[0]?.kind // "secret"
+ */
+export const urlCredentials: Detector = readingVisible(urlPassword);
 
 export interface HighEntropyOptions {
   /** Shortest token considered; default 24. */
@@ -316,10 +521,11 @@ export interface HighEntropyOptions {
 }
 
 /**
- * Unlabelled secrets: long tokens mixing upper case, lower case and digits with high entropy,
- * whose character classes alternate as in random text (so `getUserById2024Handler` is not one).
- * Hex strings (hashes, UUIDs, commit ids) and plain words are left alone on purpose: they are
- * everywhere in tool output and rarely secrets.
+ * Unlabelled secrets: any long token mixing upper case, lower case and digits with high entropy,
+ * whose character classes alternate as in random text (so `getUserById2024Handler` is not one),
+ * however long. Not among the defaults: it also finds random file names, ids and hashes in
+ * base64, which are everywhere in tool output (the defaults judge randomness only in an
+ * assignment to a secret's name, see `secretAssignment`). Hex strings and plain words are left alone.
  *
  * @example
  * scan("token: Zm9vYmFyQmF6cXV4MTIzNDU2Nzg5MGFi", [highEntropy()]).length // 1
@@ -329,21 +535,84 @@ export const highEntropy = (options: HighEntropyOptions = {}): Detector => {
   const threshold = options.threshold ?? 3.5;
   if (!Number.isSafeInteger(minLength) || minLength < 8) throw new TypeError(`highEntropy: minLength must be an integer of at least 8, got ${String(minLength)}`);
   if (!(threshold > 0)) throw new TypeError(`highEntropy: threshold must be a positive number, got ${String(threshold)}`);
-  return readingVisible(pattern("secret", new RegExp(`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{${minLength},1024}={0,2}(?![A-Za-z0-9+/=_-])`), {
+  return readingVisible(pattern("secret", new RegExp(`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{${minLength},}={0,2}(?![A-Za-z0-9+/=_-])`), {
     window: minLength + 8,
     // Judged whole: a long token is held until it ends (a random tail can make a dull start a secret).
-    partial: new RegExp(`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{${minLength},1024}={0,2}$`),
+    partial: new RegExp(`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{${minLength},}={0,2}$`),
     validate: (m) => /[a-z]/.test(m) && /[A-Z]/.test(m) && /\d/.test(m) && mixing(m) >= 0.45 && entropy(m) >= threshold,
   }));
 };
 
 /**
- * The default detectors, most specific first (on overlaps an earlier detector wins a tie).
+ * The default detectors, most specific first (on overlaps an earlier detector wins a tie):
+ * known token formats, private keys, passwords in URLs, values assigned to a secret's name,
+ * addresses, cards, IP addresses and phone numbers. `highEntropy()` is not among them.
  *
  * @example
  * scan("mail bob@example.com", defaultDetectors())[0]?.kind // "email"
  */
-export const defaultDetectors = (): readonly Detector[] => [apiKey, email, creditCard, ipv4, ipv6, phone, highEntropy()];
+export const defaultDetectors = (): readonly Detector[] => [apiKey, privateKey, urlCredentials, secretAssignment, email, creditCard, ipv4, ipv6, phone];
+
+/** Strings up to this length are sized up in one pass before any built-in detector runs on them. */
+const SHORT = 256;
+const RUN_CHAR = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=~") RUN_CHAR[c.charCodeAt(0)] = 1;
+
+/**
+ * For a short ASCII string, which built-in detectors cannot match in it, from one pass over it:
+ * its digits, its longest run of token characters, and whether it has an at sign (or the
+ * characters an encoded one starts with), a colon, an operator, a `B` (of `BEGIN`). A JSON object
+ * is mostly short strings (`"version": "1.2.3"`), and running every detector on each costs far
+ * more than this. Text with other characters is left to the detectors (an invisible character
+ * may join two runs in what they read).
+ */
+const cannotHold = (text: string): ((d: Detector) => boolean) | undefined => {
+  let digits = 0;
+  let run = 0;
+  let longest = 0;
+  let at = false;
+  let colon = false;
+  let operator = false;
+  let b = false;
+  let dot = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 128) return undefined;
+    if (RUN_CHAR[c] === 1) {
+      if (++run > longest) longest = run;
+    } else run = 0;
+    if (c >= 48 && c <= 57) digits++;
+    else if (c === 64 || c === 37 || c === 92 || c === 38) at = true; // @ % \ &
+    else if (c === 58) colon = operator = true;
+    else if (c === 61) operator = true;
+    else if (c === 66) b = true;
+    else if (c === 46) dot = true;
+  }
+  return (d) => {
+    switch (d) {
+      case apiKey:
+        return longest < MIN_RUN;
+      case secretAssignment:
+        return longest < MIN_RUN && !operator;
+      case privateKey:
+        return !b;
+      case urlCredentials:
+        return !at || !colon;
+      case email:
+        return !at;
+      case creditCard:
+        return digits < 13;
+      case phone:
+        return digits < 9;
+      case ipv4:
+        return digits < 4 || !dot;
+      case ipv6:
+        return !colon;
+      default:
+        return false;
+    }
+  };
+};
 
 /**
  * Every sensitive span in `text` from `from` on (default 0; earlier text is look-behind context),
@@ -356,7 +625,10 @@ export const defaultDetectors = (): readonly Detector[] => [apiKey, email, credi
  */
 export const scan = (text: string, detectors: readonly Detector[], from = 0): Detection[] => {
   const found: (Detection & { readonly rank: number })[] = [];
+  const cannot = text.length <= SHORT ? cannotHold(text) : undefined;
   detectors.forEach((d, rank) => {
+    if (d.minLength !== undefined && text.length < d.minLength) return;
+    if (cannot?.(d) === true) return;
     for (const m of d.find(text, from)) if (m.start >= from) found.push({ kind: d.kind, start: m.start, end: m.end, rank });
   });
   if (found.length === 0) return [];
@@ -428,6 +700,9 @@ export const Detectors = {
   ipv4,
   ipv6,
   apiKey,
+  secretAssignment,
+  privateKey,
+  urlCredentials,
   highEntropy,
   pattern,
   defaults: defaultDetectors,

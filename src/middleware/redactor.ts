@@ -7,6 +7,8 @@ import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { contentText } from "../agent/content-text.ts";
 import { defaultDetectors, kindsOf, scan, type Detection, type Detector } from "./detectors.ts";
+import { rebuiltObject } from "./rebuilt-object.ts";
+import { namesSecret } from "./secret-detectors.ts";
 import { integerOption } from "./options.ts";
 
 /**
@@ -50,7 +52,10 @@ export interface Redactor {
   text(text: string): Redacted<string>;
   /** Rewrite every match, `block` kinds included (as `[REDACTED:<kind>]`): for logs and traces, where refusing is not an option. */
   scrub(text: string): string;
-  /** Scan and rewrite every string in a JSON-like value (keys are left alone); unchanged parts keep their identity. */
+  /**
+   * Scan and rewrite every string in a JSON-like value, object keys included (see `value` in
+   * `createRedactor`); unchanged parts keep their identity.
+   */
   value<T>(value: T): Redacted<T>;
 }
 
@@ -132,9 +137,8 @@ export const redactorFor = (hook: string, options: RedactorOptions): Redactor =>
 
   const apply = (text: string, detections: readonly Detection[]): string => rewriteAll(text, detections, false);
 
-  const redactString = (text: string, kinds: Set<string>, blocked: Set<string>): string => {
-    const found = scan(text, detectors);
-    if (found.length === 0) return text;
+  /** Record what `found` holds: every kind, and those that block. */
+  const note = (found: readonly Detection[], kinds: Set<string>, blocked: Set<string>): void => {
     for (const d of found) {
       // A span merged from overlapping matches is each of their kinds: any of them may block.
       for (const kind of kindsOf(d)) {
@@ -142,6 +146,12 @@ export const redactorFor = (hook: string, options: RedactorOptions): Redactor =>
         if (strategyOf(kind) === "block") blocked.add(kind);
       }
     }
+  };
+
+  const redactString = (text: string, kinds: Set<string>, blocked: Set<string>): string => {
+    const found = scan(text, detectors);
+    if (found.length === 0) return text;
+    note(found, kinds, blocked);
     return apply(text, found);
   };
 
@@ -171,6 +181,25 @@ export const redactorFor = (hook: string, options: RedactorOptions): Redactor =>
     return next === plain ? value : next;
   };
 
+  /** A value under a key that names a secret, scanned with `key=` before it as context; a number found so becomes its redacted text. */
+  const redactNamed = (key: string, item: string | number | bigint, kinds: Set<string>, blocked: Set<string>): unknown => {
+    const text = String(item);
+    const at = key.length + 1;
+    const found = scan(`${key}=${text}`, detectors, at);
+    if (found.length === 0) return item;
+    const shifted = found.map((d) => ({ ...d, start: d.start - at, end: d.end - at }));
+    note(shifted, kinds, blocked);
+    const out = apply(text, shifted);
+    return typeof item === "string" || out !== text ? out : item;
+  };
+
+  /** A number long enough to be a card number is scanned as its digits; found, it becomes its redacted text. */
+  const redactNumber = (item: number, kinds: Set<string>, blocked: Set<string>): unknown => {
+    const text = String(item);
+    const out = redactString(text, kinds, blocked);
+    return out === text ? item : out;
+  };
+
   const walk = (value: unknown, depth: number, seen: Set<object>, kinds: Set<string>, blocked: Set<string>): unknown => {
     if (typeof value === "string") return redactString(value, kinds, blocked);
     if (typeof value === "function") return hasToJSON(value) ? walkSerialised(value, depth, seen, kinds, blocked) : value;
@@ -193,13 +222,24 @@ export const redactorFor = (hook: string, options: RedactorOptions): Redactor =>
         });
         return copy ?? value;
       }
-      let copy: Record<string, unknown> | undefined;
-      for (const [key, item] of Object.entries(value)) {
-        const next = walk(item, depth + 1, seen, kinds, blocked);
-        // defineProperty, not assignment: a `__proto__` key stays a plain key (I1).
-        if (next !== item) Object.defineProperty((copy ??= { ...value }), key, { value: next, enumerable: true, writable: true, configurable: true });
-      }
-      return copy ?? value;
+      // Keys are data too (an address book keyed by email, a token used as a cache key): each is
+      // scanned like a value, and a value is scanned with its key before it as context, so
+      // `{ "password": "hunter22" }` reads as `password=hunter22` does.
+      const entries = Object.entries(value);
+      let keys: string[] | undefined;
+      let values: unknown[] | undefined;
+      entries.forEach(([key, item], i) => {
+        const newKey = redactString(key, kinds, blocked);
+        const next = namesSecret(key) && (typeof item === "string" || typeof item === "number" || typeof item === "bigint")
+          ? redactNamed(key, item, kinds, blocked)
+          : typeof item === "number" && Math.abs(item) >= 1e12
+            ? redactNumber(item, kinds, blocked)
+            : walk(item, depth + 1, seen, kinds, blocked);
+        if (newKey !== key) (keys ??= entries.map(([k]) => k))[i] = newKey;
+        if (next !== item) (values ??= entries.map(([, v]) => v))[i] = next;
+      });
+      if (keys === undefined && values === undefined) return value;
+      return rebuiltObject(entries, keys, values);
     } finally {
       seen.delete(value);
     }

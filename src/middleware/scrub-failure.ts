@@ -5,6 +5,7 @@
  * outside still judge it by its class, name and status.
  */
 import { describe } from "../core/errors.ts";
+import { rebuiltObject } from "./rebuilt-object.ts";
 import type { Redactor } from "./redactor.ts";
 
 /**
@@ -53,7 +54,14 @@ const scrubbedFailure = (redactor: Redactor, thrown: unknown): unknown => {
   // What the loop writes of a thrown object is its JSON: that is what is scrubbed.
   const json = JSON.stringify(thrown, (_key, item: unknown) => (typeof item === "bigint" ? item.toString() : item)) as string | undefined;
   if (json === undefined) return thrown;
-  const scrubbed = JSON.parse(json, (_key, item: unknown) => (typeof item === "string" ? scrub(item).scrubbed : item)) as unknown;
+  // Keys too: a thrown object may key its data by an address or a token.
+  const scrubbed = JSON.parse(json, (_key, item: unknown) => {
+    if (typeof item === "string") return scrub(item).scrubbed;
+    if (typeof item !== "object" || item === null || Array.isArray(item)) return item;
+    const entries = Object.entries(item);
+    const keys = entries.map(([key]) => scrub(key).scrubbed);
+    return keys.every((key, i) => key === entries[i]?.[0]) ? item : rebuiltObject(entries, keys, undefined);
+  }) as unknown;
   return JSON.stringify(scrubbed) === json ? thrown : scrubbed;
 };
 

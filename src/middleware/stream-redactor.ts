@@ -7,10 +7,11 @@
  * last released characters as look-behind context only, and a block is decided on whole matches
  * only, so the stream redacts and blocks what redacting the whole text at once would, with two
  * limits: a match held longer than `maxHold` is let out redacted as it stands (and the rest of
- * its token after it), and a pattern's look-behind sees at most 16 released characters.
+ * its token after it), and a pattern's look-behind sees at most 64 released characters.
  */
 import { kindsOf, scan, unfinishedMatch, windowOf, type Detection } from "./detectors.ts";
 import type { Redactor } from "./redactor.ts";
+import { ASSIGNMENT_REACH } from "./secret-detectors.ts";
 
 /** What one step of a stream redactor lets out. */
 export interface StreamStep {
@@ -31,8 +32,12 @@ export interface StreamRedactorOptions {
   readonly maxHold?: number;
 }
 
-/** Characters of released text kept as look-behind context for the next scan (for `(?<!...)` guards): a custom pattern's look-behind sees no further back in a stream. */
-const context = 16;
+/**
+ * Characters of released text kept as look-behind context for the next scan: a secret's name
+ * before its value (`"client_secret": "`, see `ASSIGNMENT_REACH`) and `(?<!...)` guards. A
+ * custom pattern's look-behind sees no further back in a stream.
+ */
+const context = ASSIGNMENT_REACH;
 
 /** What continues a match let out past maxHold: token characters (a quote, comma, brace or space ends it). */
 const tokenRun = /^[A-Za-z0-9._%+/=@-]*/;

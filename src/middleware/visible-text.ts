@@ -117,6 +117,7 @@ export const readingVisible = (detector: Detector): Detector => {
   return {
     kind: detector.kind,
     window,
+    ...(detector.minLength === undefined ? {} : { minLength: detector.minLength }),
     *find(text, from = 0) {
       const view = viewOf(text);
       if (view === undefined) return yield* detector.find(text, from);

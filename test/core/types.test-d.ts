@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from "vitest";
-import { Continue, Reject, Replace, Transform, createStack, gate, observe, type Outcome } from "../../src/core/index.ts";
+import { Continue, Reject, Replace, Transform, contextKey, createStack, gate, observe, type Outcome } from "../../src/core/index.ts";
 
 interface Call { name: string; input: Record<string, unknown> }
 interface Result { content: string }
@@ -50,5 +50,40 @@ describe("types", () => {
   it("refuses unknown points", () => {
     // @ts-expect-error no such point
     stack.use("nope", { name: "x", before: () => Continue });
+  });
+
+  it("takes names to order by in order.before/after, or as a list in before/after, and nothing else there", () => {
+    stack.use("tool", { name: "a", order: { before: ["b"], after: ["c"] }, before: () => Continue, after: () => Continue });
+    stack.use("tool", { name: "b", before: ["c"], after: ["d"], around: (_ctx, next) => next() });
+    // @ts-expect-error names are strings
+    stack.use("tool", { name: "c", before: [1], around: (_ctx, next) => next() });
+    // @ts-expect-error order.before is a list, not one name
+    stack.use("tool", { name: "d", order: { before: "a" }, before: () => Continue });
+    // @ts-expect-error order has before and after only
+    stack.use("tool", { name: "e", order: { first: ["a"] }, before: () => Continue });
+  });
+
+  it("types onSettled with the point's outcome, input and context", () => {
+    stack.use("tool", {
+      name: "span",
+      onSettled: (outcome, call, ctx) => {
+        expectTypeOf(outcome).toEqualTypeOf<Outcome<{ readonly content: string }>>();
+        expectTypeOf(call.name).toEqualTypeOf<string>();
+        expectTypeOf(ctx.point).toEqualTypeOf<string>();
+      },
+    });
+  });
+
+  it("types ctx.local by its key", () => {
+    const started = contextKey<number>("started");
+    stack.use("tool", {
+      name: "timer",
+      before: (_call, ctx) => {
+        expectTypeOf(ctx.local(started)).toEqualTypeOf<number | undefined>();
+        expectTypeOf(ctx.local(started, 1)).toEqualTypeOf<number>();
+        // @ts-expect-error the key holds numbers
+        ctx.local(started, "soon");
+      },
+    });
   });
 });

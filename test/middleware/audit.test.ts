@@ -117,7 +117,7 @@ describe("audit", () => {
     const out = collect();
     const stack = withMiddleware(createAgentStack(), audit({ to: out.stream }))
       .use("toolCall", { name: "no", before: () => Reject("no") });
-    const ids = ["sess_01J8ZXQ4M7K2VN3PHT6RB9WCFD", "sess_01J8ZXR2P5T8YA4KDM7QC3WBEN"];
+    const ids = ["sk-sess-01J8ZXQ4M7K2VN3PHT6RB9WCFD7K2V", "sk-sess-01J8ZXR2P5T8YA4KDM7QC3WBEN8YA4"];
     for (const sessionId of ids) await stack.run("toolCall", { id: "c", name: "Bash", input: {} }, () => ({ content: "" }), { sessionId });
     await stack.flush();
     const seen = out.records().map((r) => r.sessionId as string);

@@ -39,8 +39,9 @@ describe("detectors", () => {
   });
 
   it("merge overlapping matches into one span, so no part of either is left out, and name every kind in it", () => {
-    expect(scan("/home/alice/x9Kq2LmP7zR4/bob.smith@example.com", defaultDetectors())).toEqual([{ kind: "secret", start: 0, end: 46, also: ["email"] }]);
-    expect(found("GET /var/lib/app/sessions/Xk9mQ2pL7rT4vW8zB1cD5/4111 1111 1111 1111 ok")).toEqual(["secret:/var/lib/app/sessions/Xk9mQ2pL7rT4vW8zB1cD5/4111 1111 1111 1111"]);
+    const broad = [...defaultDetectors(), highEntropy()];
+    expect(scan("/home/alice/x9Kq2LmP7zR4/bob.smith@example.com", broad)).toEqual([{ kind: "secret", start: 0, end: 46, also: ["email"] }]);
+    expect(found("GET /var/lib/app/sessions/Xk9mQ2pL7rT4vW8zB1cD5/4111 1111 1111 1111 ok", broad)).toEqual(["secret:/var/lib/app/sessions/Xk9mQ2pL7rT4vW8zB1cD5/4111 1111 1111 1111"]);
   });
 
   it("try again one character on after a rejected candidate: a card after a stray digit is found", () => {
@@ -57,7 +58,8 @@ describe("detectors", () => {
   it("scan from an offset with the text before it as look-behind context only", () => {
     const text = "k=Zm9vYmFyQmF6cXV4MTIz/4111 1111 1111 1111";
     // From 18, "MTIz/4111" would look like the start of a token were the text before it not context.
-    expect(scan(text, defaultDetectors(), 18)).toEqual(scan(text, defaultDetectors()));
+    const broad = [...defaultDetectors(), highEntropy()];
+    expect(scan(text, broad, 18)).toEqual(scan(text, broad));
     expect(scan("x bob@example.com", [email], 3)).toEqual([]); // the match starts before the offset
   });
 
@@ -103,6 +105,77 @@ describe("detectors", () => {
     expect(luhn("12a4")).toBe(false);
     expect(entropy("aaaa")).toBe(0);
     expect(entropy("abcd")).toBe(2);
+  });
+});
+
+describe("the default detectors, on everyday tool output", () => {
+  it("leave hashes, ids, paths and URLs alone: git SHAs, integrity strings, UUIDs, docker digests, random temporary directories", () => {
+    const everyday = [
+      "https://github.com/o/r/blob/8d0a1b2c3d4e5f60718293a4b5c6d7e8f9012345/README.md",
+      "integrity sha512-Zk9mQ2pL7rT4vW8zB1cD5yXk9mQ2pL7rT4vW8zB1cD5yXk9mQ2pL7rT4vW8zB1cD5yXk9mQ2pL7rT4vW8zB1cD5yA==",
+      '"id": "550e8400-e29b-41d4-a716-446655440000"', "Digest: sha256:4f2c8b0a9e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170f6e5d4c",
+      "at /tmp/tmp.HbjuLwhvr3/node_modules/@vitest/runner/dist/index.js:1:2", "at /tmp/agent-onion-redis-Ab12Cd/x.ts:3:4", "/tmp/tmp.Xk9mQ2pL7r/repo/src/core/run.ts",
+    ];
+    for (const text of everyday) expect(found(text), text).toEqual([]);
+  });
+
+  it("read a log's timestamps, versions and decimal timestamps as what they are, not phone numbers", () => {
+    for (const text of ["2024-01-15 10:00:00,123 INFO", "15.01.2024 10:00:00 start", "Chrome/120.0.6099.109", '"ts": "1700000000.12345"', "10:00:00.123456789"]) expect(found(text), text).toEqual([]);
+    expect(found("call 415.555.0100 or 06.12.34.56.78")).toEqual(["phone:415.555.0100", "phone:06.12.34.56.78"]);
+  });
+
+  it("find card numbers only where issuers' numbers start (2 to 6): a millisecond timestamp or an id that passes Luhn is not one", () => {
+    expect(found("id 1234567812345670 at 1700000000123, card 4012888888881881")).toEqual(["credit_card:4012888888881881"]);
+  });
+
+  it("read an SSH remote as a host and a path, not an address, and leave 0.0.0.0 and loopback addresses alone", () => {
+    expect(found("origin git@github.com:octo/repo.git (fetch), ssh://git@gitlab.example.com:2222/g/r.git")).toEqual([]);
+    expect(found("listening on 0.0.0.0:8080 and 127.0.0.1:9229, peer 203.0.113.9")).toEqual(["ip_address:203.0.113.9"]);
+  });
+
+  it("find a value by the name it is assigned to, not by its randomness alone", () => {
+    const value = "Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB";
+    for (const text of [`API_TOKEN=${value}`, `"client_secret": "${value}"`, `secret: ${value}`, `Authorization: Bearer ${value}`, `--token ${value}`, `getenv("api_token", "${value}")`])
+      expect(found(text), text).toEqual([`secret:${value}`]);
+    for (const text of [`ref ${value}`, `"next_page_token": "${value}"`, `"public_key": "${value}"`, `the token ${value}`, `/tmp/${value}/x`]) expect(found(text), text).toEqual([]);
+  });
+
+  it("find an AWS secret access key next to its access key id, as the console's credentials file and CSV give them", () => {
+    expect(found("AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")).toEqual(["api_key:AKIAIOSFODNN7EXAMPLE", "secret:wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"]);
+    expect(found("deploy,AKIAZ7Q4XK2M9N3P5R6T,Xk9mQ2pL7rT4vW8zB1cD5yXk9mQ2pL7rT4vW8zB1\n")).toEqual(["api_key:AKIAZ7Q4XK2M9N3P5R6T", "secret:Xk9mQ2pL7rT4vW8zB1cD5yXk9mQ2pL7rT4vW8zB1"]);
+    expect(found("commit 3f786850e387550fdab836ed7e6dc881de23001b")).toEqual([]); // 40 hex characters with no key id before
+  });
+
+  it("find a known token whole however long, also right after a JSON or URL escape", () => {
+    const long = "ghp_" + "A1b2".repeat(500);
+    expect(found(`token ${long} end`)).toEqual([`api_key:${long}`]);
+    const key = "sk-proj-" + "Xy9kQ2mN7pL4rT8vW1zB5cD3".repeat(2);
+    expect(found(`{"log":"a\\n${key}\\n"}`)).toEqual([`api_key:${key}`]);
+    expect(found(`q=%22${key}%22`)).toEqual([`api_key:${key}`]);
+    expect(found(`{"k":"\\u0022${key}\\u0022"}`)).toEqual([`api_key:${key}`]);
+  });
+
+  it("find a known token inside a run after a character that is not a letter, as secretlint reads a token's start", () => {
+    const key = "ghp_" + "A1b2".repeat(9);
+    expect(found(`x_${key} v1/${key} 9${key}`)).toEqual([`api_key:${key}`, `api_key:${key}`, `api_key:${key}`]);
+    expect(found(`prefix${key}`)).toEqual([]); // after a letter it is part of a word
+  });
+
+  it("leave placeholder and default passwords in URLs alone, and find real ones", () => {
+    for (const url of ["https://user:password@example.com", "https://user:{PASS}@example.com", "https://u:YOUR_PASSWORD@example.com", "postgres://postgres:postgres@localhost/db", "https://u:xxxx@example.com"]) expect(found(url), url).toEqual([]);
+    expect(found("https://user:pass@example.com ftp://deploy:Tr0ub4dor@ftp.example.com")).toEqual(["secret:pass", "secret:Tr0ub4dor"]);
+  });
+
+  it("find addresses with the at sign encoded for a URL, JSON or HTML", () => {
+    expect(found("to=alice%40example.com&x=1 bob\\u0040example.org carol&#64;example.net")).toEqual(["email:alice%40example.com", "email:bob\\u0040example.org", "email:carol&#64;example.net"]);
+  });
+
+  it("find Slack webhook URLs, private keys and passwords in URLs", () => {
+    const hook = "https://hooks.slack.com/services/T0ABCDEF1/B0ABCDEF2/abcdefghijklmnopqrstuvwx";
+    expect(found(`post to ${hook} now`)).toEqual([`api_key:${hook}`]);
+    const pem = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----";
+    expect(found(`key:\n${pem}\n`)).toEqual([`secret:${pem}`]);
+    expect(found("postgres://app:s3cret-Pa55@db.internal:5432/app")).toEqual(["secret:s3cret-Pa55"]);
   });
 });
 

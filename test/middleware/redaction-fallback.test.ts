@@ -58,7 +58,8 @@ describe("redaction sees the answer of a fallback model", () => {
 
   it("scans an answer it already scanned only once", async () => {
     let scans = 0;
-    const counting: Detector = { kind: "counted", window: 1, find: () => (scans++, []) };
+    // Counts the scans of the answer's text (keys are scanned too, once each).
+    const counting: Detector = { kind: "counted", window: 1, find: (text) => (text === "clean" && scans++, []) };
     const stack = withMiddleware(createAgentStack(), redaction({ detectors: [...defaultDetectors(), counting] }));
     await stack.run("modelCall", request, () => ({ text: "clean", toolCalls: [], finishReason: "stop" as const, usage: { inputTokens: 1, outputTokens: 1 } }));
     expect(scans).toBe(1);

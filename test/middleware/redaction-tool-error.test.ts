@@ -160,6 +160,12 @@ describe("redaction of a tool's failure", () => {
     expect(object).toMatchObject({ _tag: "Failed", error: { status: 401, detail: "bad key [REDACTED:api_key]" } });
   });
 
+  it("scrubs the keys of a thrown object too", async () => {
+    const stack = withMiddleware(createAgentStack(), redaction());
+    const outcome = await stack.run("toolCall", call, () => { throw { status: 409, conflicts: { [EMAIL]: "exists", "bob@example.com": "exists" } }; });
+    expect(outcome).toMatchObject({ _tag: "Failed", error: { status: 409, conflicts: { "[REDACTED:email]": "exists", "[REDACTED:email]#2": "exists" } } });
+  });
+
   it("leaves a thrown object it cannot write as JSON a failure (a cycle, a getter that throws)", async () => {
     const stack = withMiddleware(createAgentStack(), redaction());
     const cyclic: Record<string, unknown> = { detail: `bad key ${KEY}` };

@@ -44,7 +44,8 @@ describe("redaction sees a tool result it did not make", () => {
 
   it("scans a result the tool returned only once", async () => {
     let scans = 0;
-    const counting: Detector = { kind: "counted", window: 1, find: () => (scans++, []) };
+    // Counts the scans of the answer's text (keys are scanned too, once each).
+    const counting: Detector = { kind: "counted", window: 1, find: (text) => (text === "clean" && scans++, []) };
     const stack = withMiddleware(createAgentStack(), redaction({ detectors: [...defaultDetectors(), counting] }));
     const outcome = await stack.run("toolCall", call, () => ({ content: "clean" }));
     expect(outcome).toMatchObject({ _tag: "Completed", value: { content: "clean" } });

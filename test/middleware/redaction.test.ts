@@ -50,6 +50,16 @@ describe("redaction, hook by hook", () => {
     expect(blocked).toMatchObject({ _tag: "Rejected", reason: "tool output of Bash contains email; blocked by redaction" });
   });
 
+  it("rejects a tool result whose object keys hold a blocked kind, and redacts such keys otherwise", async () => {
+    const result = { content: { byUser: { "alice@example.com": { visits: 3 } } } };
+    const blocked = await withMiddleware(createAgentStack(), redaction({ strategies: { email: "block" } })).run("toolCall", call({}), () => result);
+    expect(blocked).toMatchObject({ _tag: "Rejected", reason: "tool output of Bash contains email; blocked by redaction" });
+    const redacted = await withMiddleware(createAgentStack(), redaction()).run("toolCall", call({}), () => result);
+    expect(redacted).toEqual(Outcome.completed({ content: { byUser: { "[REDACTED:email]": { visits: 3 } } } }));
+    const input = await withMiddleware(createAgentStack(), redaction({ strategies: { api_key: "block" } })).run("toolCall", call({ headers: { [KEY]: "x" } }), () => ({ content: "never" }));
+    expect(input).toMatchObject({ _tag: "Rejected", reason: "tool input of Bash contains api_key; blocked by redaction" });
+  });
+
   it("rejects a tool call whose input or output holds a blocked kind", async () => {
     const stack = withMiddleware(createAgentStack(), redaction({ strategies: { ip_address: "block" } }));
     const input = await stack.run("toolCall", call({ host: "10.1.2.3" }), () => ({ content: "never" }));

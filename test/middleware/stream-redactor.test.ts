@@ -7,8 +7,10 @@ import { splitAt } from "./harness.ts";
 const secrets = [
   "bob.smith@example.com", "4111 1111 1111 1111", "+1 415 555 0100", "192.168.10.20", "2001:db8::ff00:42:8329",
   "sk-proj-abcdefghijklmnopqrstuvwxyz0123", "ghp_" + "A1b2".repeat(9), "AKIAIOSFODNN7EXAMPLE", "xoxb-123456789012-abcdefghij",
-  "Zm9vYmFyQmF6cXV4MTIzNDU2Nzg5MGFi",
+  "api_token=Zm9vYmFyQmF6cXV4MTIzNDU2Nzg5MGFi",
 ];
+/** What of a secret must never be released: an assignment's value, not its name. */
+const hidden = (secret: string): string => secret.slice(secret.indexOf("=") + 1);
 
 /** Feed `chunks` through a fresh stream redactor; what the consumer would receive. */
 const stream = (chunks: readonly string[], redactor = createRedactor(), options = {}) => {
@@ -33,7 +35,7 @@ describe("a stream redactor", () => {
       for (let i = 0; i <= text.length; i++) {
         const { out } = stream([text.slice(0, i), text.slice(i)], redactor);
         expect(out, `${secret} split at ${i}`).toBe(whole);
-        expect(out).not.toContain(secret);
+        expect(out).not.toContain(hidden(secret));
       }
     }
   });
@@ -59,7 +61,7 @@ describe("a stream redactor", () => {
         (secret, before, after, cuts) => {
           const text = `${before} ${secret} ${after}`;
           const { out } = stream(splitAt(text, cuts.map((c) => c % (text.length + 1))));
-          expect(out).not.toContain(secret);
+          expect(out).not.toContain(hidden(secret));
           expect(out).toBe(createRedactor().text(text).value);
         },
       ),
@@ -86,6 +88,32 @@ describe("a stream redactor", () => {
     }
   };
 
+  it("comes out as the whole text's redaction for every kind of the corpus, split at every index", () => {
+    const samples = [
+      "export GH_TOKEN=ghp_" + "Xy9kQ2mN7pL4rT8vW1zB5cD3fG6hJ0aE1234",
+      '{"client_secret": "Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB", "n": 1}',
+      "curl -H 'Authorization: Bearer Xy9kQ2mN7pL4rT8vW1zB5cD3fG6hJ0aE' https://x.test",
+      "post to https://hooks.slack.com/services/T0ABCDEF1/B0ABCDEF2/abcdefghijklmnopqrstuvwx now",
+      "DATABASE_URL=postgres://app:s3cret-Pa55@db.internal:5432/app",
+      "password: hunter22!\nuser: bob",
+      "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAxk9mQ2pL7rT4vW8zB1cD5yXk9mQ2pL7rT4vW8zB1cD5y\n-----END RSA PRIVATE KEY-----\nok",
+      "GET /x?email=alice%40example.com&token%3D" + "Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB",
+      '{"log":"a\\nsk-proj-' + "Xy9kQ2mN7pL4rT8vW1zB5cD3".repeat(2) + '\\n"}',
+    ];
+    for (const sample of samples) {
+      asWhole(`${sample}${" tail".repeat(30)}`);
+      for (const kind of ["api_key", "secret", "email"]) asWhole(`${sample}${" tail".repeat(30)}`, { strategies: { [kind]: "block" } });
+    }
+  });
+
+  it("holds a secret's value while its name was released long before: the stream keeps the name as context", () => {
+    const padding = "x".repeat(300);
+    const value = "Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB";
+    const text = `${padding} "api_token":    "${value}" done${" tail".repeat(40)}`;
+    expect(createRedactor().text(text).value).toContain('"api_token":    "[REDACTED:secret]"');
+    asWhole(text);
+  });
+
   it("holds a JWT from its eyJ until its signature arrives, however long its payload", () => {
     const jwt = `eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ${"c3ViIjoiMTIzNDU2Nzg5MCIsIm5hbWUiOiJKb2huIERvZSJ9".repeat(4)}.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c`;
     asWhole(`Bearer ${jwt}\n`);
@@ -111,9 +139,9 @@ describe("a stream redactor", () => {
     const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"[seed % 62]);
     // A dull start judged with its random tail is a secret: none of it may go out before the token ends.
     const token = "a".repeat(140) + Array.from({ length: 700 }, random).join("");
-    expect(createRedactor().text(`token ${token} end`).value).toBe("token [REDACTED:secret] end");
-    const { out } = stream([...`token ${token} end`]);
-    expect(out).toBe("token [REDACTED:secret] end");
+    expect(createRedactor().text(`token=${token} end`).value).toBe("token=[REDACTED:secret] end");
+    const { out } = stream([...`token=${token} end`]);
+    expect(out).toBe("token=[REDACTED:secret] end");
   });
 
   it("keeps the kinds a held JWT overlapped when it releases it past maxHold: a blocked one still blocks", () => {

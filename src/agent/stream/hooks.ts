@@ -18,6 +18,8 @@ import { holdBackProblem, inShadow, streamControl, type HoldBack, type OutputChe
 
 type ModelHook = Hook<ModelRequest, ModelResponse, "observe">;
 type HookFields = Omit<ModelHook, "name">;
+/** A `before` phase (a hook's `before` may also be a list of names, an order). */
+type BeforePhase = Extract<ModelHook["before"], (...args: never[]) => unknown>;
 
 export interface OutputGateSpec extends Omit<HookFields, "after"> {
   readonly name: string;
@@ -55,7 +57,7 @@ export const outputGate = (spec: OutputGateSpec): ModelHook => {
     failMode: spec.failMode ?? "closed",
     before: (request: DeepReadonly<ModelRequest>, ctx: HookContext<ModelRequest>) => {
       if (!inShadow(ctx)) streamControl(ctx)?.gate({ name: spec.name, check, holdBack, replacement, timeoutMs: spec.timeoutMs });
-      return before?.(request, ctx);
+      return (before as BeforePhase | undefined)?.(request, ctx); // a function: checkSpec refused anything else
     },
     after: async (response: DeepReadonly<ModelResponse>, _request: DeepReadonly<ModelRequest>, ctx: HookContext<ModelRequest>) => {
       // A stream's checks already ran to the end on exactly this text.
@@ -100,7 +102,7 @@ export const chunkHook = (spec: ChunkHookSpec): ModelHook => {
     ...rest,
     before: (request: DeepReadonly<ModelRequest>, ctx: HookContext<ModelRequest>) => {
       if (!inShadow(ctx)) streamControl(ctx)?.transform(spec.name, chunk);
-      return before?.(request, ctx);
+      return (before as BeforePhase | undefined)?.(request, ctx); // a function: checkSpec refused anything else
     },
   } as ModelHook;
 };

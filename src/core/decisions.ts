@@ -1,0 +1,171 @@
+/**
+ * Recording decisions (R11) at the cost each reader needs.
+ *
+ * - Nobody reads them (no trace, no observer): nothing is recorded.
+ * - A `Trace` is passed to the run (or the stack asks for `timeHooks`): every call is timed with
+ *   the clock before and after it, and becomes a `TraceEntry` at once ("exact").
+ * - Only observers read them: decisions go into a compact log and become `TraceEntry` objects
+ *   only if an observer reads `event.decisions` ("compact"). A stretch of synchronous `Continue`
+ *   answers, the common case, is one entry of four numbers however many hooks it covers, and
+ *   no synchronous call reads the clock: its `ms` is 0, and its `at` is the nearest reading of
+ *   the run's clock: the one before it on the way in (`before`, a condition: the run's start or
+ *   the end of the last asynchronous call), the one after it on the way out (`after`, `recover`,
+ *   `around`: the start of the next asynchronous call, or the run's end). A call that returned a
+ *   promise is timed from the reading before it to when it settled. So an observer costs a run
+ *   the same whatever the number of hooks, and a clock read only per asynchronous call.
+ */
+import type { HookError, Phase } from "./errors.ts";
+import type { Layer } from "./hook.ts";
+import type { Trace, TraceAction, TraceEntry } from "./trace.ts";
+
+/** How a run records: see the module comment. */
+export const Rec = { none: 0, compact: 1, exact: 2 } as const;
+
+/** What recording reads and writes on a run (the run implements it). */
+export interface Recorder {
+  readonly rec: number;
+  readonly point: string;
+  readonly runId: string;
+  readonly callId: string;
+  readonly trace: Trace | undefined;
+  /** The run's layers, which compact entries refer to by index. */
+  readonly layers: readonly Layer[];
+  /** `performance.now()` when the run started (0 when nothing records). */
+  readonly origin: number;
+  /** The last reading of the clock (compact recording). */
+  clock: number;
+  /** `performance.now()` when the run settled. */
+  readonly ended: number;
+  /** Compact recording: ranges (four numbers) and single decisions (objects). */
+  log: unknown[] | undefined;
+  /** Exact recording: the entries, as the trace got them. */
+  decisions: TraceEntry[] | undefined;
+  failures: HookError[] | undefined;
+}
+
+/** Phases a compact range can hold, by code. */
+const rangePhases = ["before", "after", "recover"] as const;
+export const RangePhase = { before: 0, after: 1, recover: 2 } as const;
+
+/** One decision in a compact log. */
+interface Single {
+  readonly layer: Layer;
+  readonly phase: Phase;
+  readonly action: TraceAction;
+  readonly reason: string | undefined;
+  readonly at: number;
+  readonly ms: number;
+  readonly failMode: "open" | "closed" | undefined;
+  readonly rejected: string | undefined;
+}
+
+/**
+ * Compact recording: layers `from` to `to` (inclusive, descending for the way out) answered
+ * `Continue` synchronously in `phase`; layers among them without that phase made no decision.
+ */
+export const recordRange = (run: Recorder, phase: number, from: number, to: number): void => {
+  if (phase < 0 || (phase === RangePhase.before ? from > to : from < to)) return;
+  (run.log ??= []).push(phase, from, to, phase === RangePhase.before ? run.clock : Number.NaN);
+};
+
+/** Whether an untimed decision in `phase` is placed at the reading before it (the way in) rather than after it (the way out). */
+const onTheWayIn = (phase: Phase): boolean => phase === "before" || phase === "match";
+
+/**
+ * Record a decision. `started` is the clock reading when the call started, or 0 for a synchronous
+ * call that nobody timed (compact recording only: see the module comment).
+ */
+export const record = (
+  run: Recorder, layer: Layer, phase: Phase, action: TraceAction, started: number,
+  reason?: string, failMode?: "open" | "closed", rejected?: string,
+): void => {
+  let at: number;
+  let ms: number;
+  if (started > 0) {
+    const now = performance.now();
+    at = started;
+    ms = now - started;
+    run.clock = now;
+  } else {
+    // Exact recording times every call; compact places this one later (see decisionsOf).
+    at = run.rec === Rec.exact || onTheWayIn(phase) ? run.clock : Number.NaN;
+    ms = 0;
+  }
+  if (run.rec === Rec.compact) {
+    const single: Single = { layer, phase, action, reason, at, ms, failMode, rejected };
+    (run.log ??= []).push(single);
+    return;
+  }
+  const entry = toEntry(run, layer, phase, action, reason, at, ms, failMode, rejected);
+  (run.decisions ??= []).push(entry);
+  run.trace?.record(entry);
+};
+
+const toEntry = (
+  run: Recorder, layer: Layer, phase: Phase, action: TraceAction, reason: string | undefined, at: number, ms: number,
+  failMode: "open" | "closed" | undefined, rejected: string | undefined,
+): TraceEntry => ({
+  point: run.point,
+  runId: run.runId,
+  hook: layer.name,
+  phase,
+  action,
+  reason,
+  at: at - run.origin,
+  startedAt: at,
+  callId: run.callId,
+  ms,
+  shadow: layer.shadow || undefined,
+  source: layer.source,
+  failMode,
+  rejected,
+});
+
+/**
+ * The run's decisions for one observer, in the order they were made: copies of the trace's (the
+ * caller's trace keeps its own), or built from the compact log now. Each call makes new ones, so
+ * what one observer does to its list reaches no one else, and nothing needs freezing (which costs
+ * V8 more than making the entries).
+ */
+export const decisionsOf = (run: Recorder): TraceEntry[] => {
+  if (run.decisions !== undefined) return run.decisions.map((d) => ({ ...d }));
+  const log = run.log;
+  if (log === undefined) return [];
+  // Untimed decisions on the way out (NaN) take the next reading after them: walk backward from the end.
+  const times: number[] = [];
+  let next = run.ended || run.clock;
+  for (let x = log.length - 1; x >= 0; x--) {
+    const item = log[x];
+    if (typeof item === "object") {
+      const at = (item as Single).at;
+      times[x] = Number.isNaN(at) ? next : (next = at);
+    } else {
+      // Numbers come four to a range, its time last.
+      const at = item as number;
+      times[x - 3] = Number.isNaN(at) ? next : (next = at);
+      x -= 3;
+    }
+  }
+  const entries: TraceEntry[] = [];
+  const layers = run.layers;
+  for (let x = 0; x < log.length; ) {
+    const item = log[x];
+    if (typeof item !== "number") {
+      const s = item as Single;
+      entries.push(toEntry(run, s.layer, s.phase, s.action, s.reason, times[x] as number, s.ms, s.failMode, s.rejected));
+      x++;
+      continue;
+    }
+    const phase = rangePhases[item] as "before" | "after" | "recover";
+    const from = log[x + 1] as number;
+    const to = log[x + 2] as number;
+    const at = times[x] as number;
+    x += 4;
+    const step = from <= to ? 1 : -1;
+    for (let k = from; k !== to + step; k += step) {
+      const layer = layers[k] as Layer;
+      if (layer[phase] !== undefined) entries.push(toEntry(run, layer, phase, "Continue", undefined, at, 0, undefined, undefined));
+    }
+  }
+  return entries;
+};

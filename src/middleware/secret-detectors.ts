@@ -1,0 +1,492 @@
+/**
+ * The credential detectors: tokens of known formats (see `secret-rules.ts`), values assigned to
+ * a name that says they are secret (`GITHUB_TOKEN=…`, `"password": "…"`, `Authorization: Bearer
+ * …`), PEM private keys and passwords in URLs. Each looks only where a cheap search says one may
+ * be: a long run of token characters (`token-runs.ts`), an `@`, a `PRIVATE KEY` header, a
+ * webhook's host name, so that text holding none costs about one probe in twelve characters.
+ * Randomness is judged only in an assignment to such a name, never over any long run: hashes,
+ * paths, URLs and ids elsewhere are left alone.
+ */
+import type { Detector } from "./detectors.ts";
+import { notSecretNames, secretKeywords, tokenRules, urlRules } from "./secret-rules.ts";
+import { isRunChar, runAround, tokenCandidates, tokenStarts } from "./token-runs.ts";
+
+type Match = { readonly start: number; readonly end: number };
+
+type Compiled = { readonly prefixes: readonly string[]; readonly re: RegExp };
+/** Compiled token rules by the first code unit of their prefixes (all ASCII). */
+const byFirst: (Compiled[] | undefined)[] = Array.from({ length: 128 }, () => undefined);
+for (const rule of tokenRules) {
+  const re = new RegExp(rule.token, "y");
+  for (const first of new Set(rule.prefixes.map((p) => p.charCodeAt(0)))) {
+    const list = (byFirst[first] ??= []);
+    list.push({ prefixes: rule.prefixes.filter((p) => p.charCodeAt(0) === first), re });
+  }
+}
+
+/** The end of a known token starting at `at`, if one does. */
+const tokenAt = (text: string, at: number): number | undefined => {
+  const first = text.charCodeAt(at);
+  const rules = first < 128 ? byFirst[first] : undefined;
+  if (rules === undefined) return undefined;
+  for (const { prefixes, re } of rules) {
+    if (!prefixes.some((p) => text.startsWith(p, at))) continue;
+    re.lastIndex = at;
+    const m = re.exec(text);
+    if (m !== null) return at + m[0].length;
+  }
+  return undefined;
+};
+
+/** Whether a known token's prefix starts at `at` (a stream holds such a run until it ends). */
+const prefixAt = (text: string, at: number): boolean => {
+  const first = text.charCodeAt(at);
+  return (first < 128 && byFirst[first]?.some(({ prefixes }) => prefixes.some((p) => text.startsWith(p, at)))) ?? false;
+};
+
+const compiledUrlRules = urlRules.map((rule) => ({ ...rule, re: new RegExp(rule.url, "y") }));
+
+/** Where the URL whose `//` starts the run at `start` begins (its `http:` or `https:`), if it is one. */
+const urlStart = (text: string, start: number): number | undefined => {
+  if (!text.startsWith("//", start)) return undefined;
+  if (text.startsWith("https:", start - 6)) return start - 6;
+  if (text.startsWith("http:", start - 5)) return start - 5;
+  return undefined;
+};
+
+/** The end of a webhook URL whose run starts at `start` (with its `//`), if it is one. */
+const webhookAt = (text: string, start: number): Match | undefined => {
+  const url = urlStart(text, start);
+  if (url === undefined) return undefined;
+  const head = text.slice(start, start + 48);
+  for (const rule of compiledUrlRules) {
+    if (!head.includes(rule.anchor)) continue;
+    rule.re.lastIndex = url;
+    const m = rule.re.exec(text);
+    if (m !== null) return { start: url, end: url + m[0].length };
+  }
+  return undefined;
+};
+
+/** Longest look-back a stream must keep for these detectors: the name and operator before a value. */
+export const ASSIGNMENT_REACH = 64;
+
+/**
+ * API keys and tokens of known formats: OpenAI and Anthropic (`sk-`), GitHub, GitLab, Slack
+ * tokens and webhook URLs, Stripe, AWS access key ids, Google API keys, npm, SendGrid, Shopify,
+ * Hugging Face, Groq, Linear, Notion, Vault, Vercel, Databricks, Docker, Figma, Cloudflare,
+ * Tailscale, 1Password, DigitalOcean, PyPI, JWTs and more (see `secret-rules.ts`). A token is
+ * found whole, however long, when it starts a run of token characters or follows `=`, including
+ * right after a JSON or URL escape (`\nsk-…`, `%3Dghp_…`).
+ *
+ * @example
+ * scan("key=ghp_" + "A1b2".repeat(9), [apiKey])[0]?.kind // "api_key"
+ */
+export const apiKey: Detector = {
+  kind: "api_key",
+  window: 48,
+  minLength: 16,
+  *find(text, from = 0) {
+    const candidates = tokenCandidates(text);
+    // The end of the last token found: a place inside it is no new token.
+    let found = 0;
+    for (let k = 0; k < candidates.length; k += 2) {
+      const s = candidates[k] as number;
+      if (s < from || s < found) continue;
+      if ((candidates[k + 1] as number) < 0) {
+        const e = tokenAt(text, s);
+        if (e !== undefined) yield { start: s, end: (found = e) };
+        continue;
+      }
+      // A URL's run starts with `//` (the colon ends the one before): a webhook URL is a credential whole.
+      if (text.charCodeAt(s) === 47) {
+        const hook = webhookAt(text, s);
+        if (hook !== undefined && hook.start >= from) yield hook;
+        continue;
+      }
+      const e = tokenAt(text, s);
+      if (e !== undefined) yield { start: s, end: (found = e) };
+    }
+  },
+  partial(text, from = 0) {
+    // A token whose run reaches the end of the text may go on: it is judged whole, so it is held.
+    const last = text.length - 1;
+    if (last < from || !isRunChar(text, last)) return undefined;
+    const run = runAround(text, last, 8192);
+    for (const s of tokenStarts(text, run.start, text.length)) if (s >= from && prefixAt(text, s)) return s;
+    const url = urlStart(text, run.start);
+    if (url !== undefined && url >= from && compiledUrlRules.some((rule) => text.slice(run.start, run.start + 48).includes(rule.anchor))) return url;
+    return undefined;
+  },
+};
+
+/** Quotes (maybe escaped) and spaces around an assignment's operator. */
+const isQuoteOrSpace = (c: number): boolean => c === 32 || c === 9 || c === 34 || c === 39 || c === 96 || c === 92;
+const isNameChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46;
+const keyword = new RegExp(secretKeywords, "i");
+const notSecretName = new RegExp(`(?:^|[^A-Za-z])(?:${notSecretNames})(?:$|[^A-Za-z])`, "i");
+/** Flags that take their value after a space: `--password s3cret`, `-token …`. */
+const secretFlag = /^--?[A-Za-z0-9-]*(?:password|passwd|token|secret|api-key)$/i;
+const schemes = /^(?:token|basic|digest)$/i;
+
+/** The word ending at `end` (name characters), looking back at most to `floor`. */
+const wordBefore = (text: string, end: number, floor: number): string => {
+  let j = end;
+  while (j > floor && isNameChar(text.charCodeAt(j - 1))) j--;
+  return text.slice(j, end);
+};
+
+/**
+ * Whether a name says its value is secret (`password`, `apiKey`, `GITHUB_TOKEN`), and is not
+ * one of the names that only hold the word (`token_count`, `public_key`).
+ *
+ * @example
+ * namesSecret("client_secret") // true
+ */
+export const namesSecret = (name: string): boolean => {
+  // Names repeat (`request_id=`, `"version":` on every line): each is judged once.
+  let known = judged.get(name);
+  if (known === undefined) {
+    known = keyword.test(name) && !notSecretName.test(name);
+    if (judged.size >= 4096) judged.clear();
+    judged.set(name, known);
+  }
+  return known;
+};
+const judged = new Map<string, boolean>();
+
+/** Skip quotes and spaces backwards from `i`, at most 8. */
+const skipQuotes = (text: string, i: number, floor: number): number => {
+  let k = 0;
+  while (i > floor && k < 8 && isQuoteOrSpace(text.charCodeAt(i - 1))) i--, k++;
+  return i;
+};
+
+/** What names a value: nothing, an assignment or a flag, an HTTP authorization scheme. */
+type Named = 0 | 1 | 2;
+const NONE = 0;
+const ASSIGNED = 1;
+const SCHEME = 2;
+
+/**
+ * What in the text before `at` names a secret: an assignment to a name holding a keyword
+ * (`NAME=`, `"name": "`, `name: `, `name := `, `name => `, `name%3D`), a flag (`--token `), or an
+ * HTTP authorization scheme (`Bearer `, `Authorization: Basic `). Read backwards from the value,
+ * a few characters each: most runs have no name before them at all.
+ */
+const namedSecret = (text: string, at: number): Named => {
+  // What can stand right before a named value: a quote, a space, an operator (`=`, `:`, `=>`,
+  // `,`), or the end of `%3D`/`%3A`. Most runs follow something else (`.`, `(`, `/`): nothing to read.
+  const p = text.charCodeAt(at - 1);
+  if (!(p === 32 || p === 9 || p === 34 || p === 39 || p === 96 || p === 92 || p === 61 || p === 58 || p === 62 || p === 44 || (p | 32) === 100 || (p | 32) === 97)) return NONE;
+  const floor = Math.max(0, at - ASSIGNMENT_REACH);
+  const afterOperator = skipQuotes(text, at, floor);
+  let i = afterOperator;
+  const c = text.charCodeAt(i - 1);
+  if (c === 61) {
+    i--; // =, :=, ?=
+    const p = text.charCodeAt(i - 1);
+    if (p === 58 || p === 63) i--;
+  } else if (c === 58) i--;
+  else if (c === 62 && text.charCodeAt(i - 2) === 61) i -= 2;
+  // A quoted name and its value as a call's arguments: `getenv("api_token", "…")`.
+  else if (c === 44 && afterOperator < at && text.charCodeAt(i - 2) !== 32 && isQuoteOrSpace(text.charCodeAt(i - 2))) i--;
+  else if (i >= 3 && text.charCodeAt(i - 3) === 37 && text.charCodeAt(i - 2) === 51 && /[DdAa]/.test(text[i - 1] as string)) i -= 3;
+  else {
+    // No operator: a flag or an authorization scheme, then at least one space.
+    if (afterOperator === at || text.charCodeAt(at - 1) !== 32) return NONE;
+    // Most runs follow a space and a word that is none of these: its length and first letter say so.
+    let j = afterOperator;
+    while (j > floor && isNameChar(text.charCodeAt(j - 1))) j--;
+    const length = afterOperator - j;
+    const head = text.charCodeAt(j) | 32;
+    const flagged = text.charCodeAt(j) === 45;
+    if (!flagged && !((length === 6 && (head === 98 || head === 100)) || (length === 5 && (head === 116 || head === 98)))) return NONE;
+    const word = text.slice(j, afterOperator);
+    if (/^bearer$/i.test(word)) return SCHEME;
+    if (flagged) return secretFlag.test(word) && text.charCodeAt(j - 1) !== 45 ? ASSIGNED : NONE;
+    if (!schemes.test(word)) return NONE;
+    const before = skipQuotes(text, afterOperator - word.length, floor);
+    const sep = text.charCodeAt(before - 1);
+    return (sep === 58 || sep === 61) && /authorization$/i.test(wordBefore(text, skipQuotes(text, before - 1, floor), floor)) ? SCHEME : NONE;
+  }
+  const name = wordBefore(text, skipQuotes(text, i, floor), floor);
+  // Names with a keyword that hold no secret: `token_count`, `public_key`, `secret_name`, `max_tokens`.
+  return name !== "" && namesSecret(name) ? ASSIGNED : NONE;
+};
+
+const counts = new Uint16Array(128);
+/** Shannon entropy of `text[start, end)` in bits per code unit, without allocating. */
+const bits = (text: string, start: number, end: number): number => {
+  let other = 0;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 128) counts[c] = (counts[c] as number) + 1;
+    else other++;
+  }
+  const n = end - start;
+  let h = 0;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 128) continue;
+    const k = counts[c] as number;
+    if (k > 0) {
+      h -= (k / n) * Math.log2(k / n);
+      counts[c] = 0;
+    }
+  }
+  if (other > 0) h -= (other / n) * Math.log2(other / n);
+  return h;
+};
+
+/** A value that looks random enough to be a credential: a digit and letters, high entropy (gitleaks' generic rule: 3.5 bits). */
+const randomValue = (text: string, start: number, end: number): boolean => {
+  let digit = false;
+  let letter = false;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) digit = true;
+    else if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) letter = true;
+  }
+  if (!digit || !letter) return false;
+  const first = text.charCodeAt(start);
+  // A path, a version or a dotted name is not a credential.
+  if (first === 47 || first === 46 || first === 126) return false;
+  if (/^v?\d+(?:\.\d+)+(?:[-+][\w.-]*)?$/.test(text.slice(start, end))) return false;
+  return bits(text, start, end) >= 3.5;
+};
+
+const awsSecretKey = /^[A-Za-z0-9/+]{40}$/;
+const awsKeyIdBefore = /(?:AKIA|ASIA)[A-Z0-9]{16}[\s,;:="'|]{1,8}$/;
+
+/**
+ * Whether the 40 characters at `at` are an AWS secret access key following its access key id
+ * (`AKIA…,wJalr…` in the console's CSV, or the two on one line): mixed case and a digit or `/`.
+ */
+const awsSecret = (text: string, at: number): boolean => {
+  const value = text.slice(at, at + 40);
+  if (!awsSecretKey.test(value) || !/[a-z]/.test(value) || !/[A-Z]/.test(value) || !/[\d/+]/.test(value)) return false;
+  return awsKeyIdBefore.test(text.slice(Math.max(0, at - 28), at));
+};
+
+/** A placeholder for a credential: one case of letters and `_.-` only (`YOUR_API_TOKEN`, `your-token-here`). */
+const placeholder = (text: string, start: number, end: number): boolean => /^(?:[A-Z_.-]+|[a-z_.-]+)$/.test(text.slice(start, end));
+
+/** Where a value in a run ends: trailing dots and dashes are punctuation (`token=abc123.`). */
+const valueEnd = (text: string, start: number, end: number): number => {
+  let e = end;
+  while (e > start && (text.charCodeAt(e - 1) === 46 || text.charCodeAt(e - 1) === 45)) e--;
+  return e;
+};
+
+/** What a short password value may be made of, and what makes it one. */
+const passwordValue = /[^\s"'`,;&<>()[\]{}$\\]{6,128}/y;
+const passwordName = /(?<name>(?:passw(?:or)?d|passphrase|pwd)[A-Za-z0-9_.-]{0,24})["'`\\]{0,3}\s{0,3}(?:=|:=|:|=>|%3[DdAa])\s{0,3}["'`\\]{0,3}\s{0,2}/iy;
+const notPassword = /^(?:string|str|text|none|null|nil|true|false|undefined|required|optional|password|passwd|secret|changeme|example|placeholder|redacted|hidden|masked|\*+|x+|\.+)$/i;
+
+/** Where a password's name may start: `password`, `passwd`, `passphrase`, `pwd`, in any of the usual cases. */
+const passwordAnchor = /[Pp](?:ass(?:w|phrase)|wd)|P(?:ASS(?:W|PHRASE)|WD)/g;
+let idleAnchor: RegExp | undefined = new RegExp(passwordAnchor);
+
+/** Short passwords after a password's name (too short to judge by entropy): anchored on the name itself. */
+function* passwords(text: string, from: number): Generator<Match> {
+  // The shared regex unless a scan paused at a yield holds it.
+  const anchor = idleAnchor ?? new RegExp(passwordAnchor);
+  idleAnchor = undefined;
+  anchor.lastIndex = 0;
+  try {
+    for (let hit = anchor.exec(text); hit !== null; hit = anchor.exec(text)) {
+      const found = passwordAt(text, hit.index, from);
+      if (found !== undefined) yield found;
+    }
+  } finally {
+    idleAnchor = anchor;
+  }
+}
+
+/** The password after the password's name starting at `start`, if one is assigned there. */
+const passwordAt = (text: string, start: number, from: number): Match | undefined => {
+  passwordName.lastIndex = start;
+  const named = passwordName.exec(text);
+  if (named === null) return undefined;
+  let nameStart = start;
+  while (nameStart > 0 && start - nameStart < 40 && /[A-Za-z0-9_.-]/.test(text[nameStart - 1] as string)) nameStart--;
+  if (notSecretName.test(text.slice(nameStart, start + (named.groups?.name?.length ?? 0)))) return undefined;
+  const s = passwordName.lastIndex;
+  if (s < from) return undefined;
+  // A quoted value ends at its closing quote (it may hold `&`, `;` or spaces); a bare one at the first of them.
+  const quote = text[s - 1];
+  let e: number;
+  if (quote === '"' || quote === "'" || quote === "`") {
+    const close = text.slice(s, s + 129).search(quote === '"' ? /(?<!\\)"|\\"|\n/ : quote === "'" ? /(?<!\\)'|\n/ : /`|\n/);
+    if (close < 6) return undefined;
+    e = s + close;
+  } else {
+    passwordValue.lastIndex = s;
+    const m = passwordValue.exec(text);
+    if (m === null) return undefined;
+    e = valueEnd(text, s, s + m[0].length);
+  }
+  const value = text.slice(s, e);
+  if (e - s < 6 || notPassword.test(value) || /^(.)\1*$/.test(value)) return undefined;
+  // An identifier, a call or a reference (`getPassword`, `config.db.password`) is code, not a password.
+  if (/^[a-z][a-z.]*$/i.test(value) && !/\d/.test(value)) return undefined;
+  return { start: s, end: e };
+};
+
+/**
+ * Values assigned to a name that says they are secret (`token`, `secret`, `password`,
+ * `api_key`, `credentials`, `private_key`, ... as in `GITHUB_TOKEN=…`, `"client_secret": "…"`,
+ * `password: …`, `--token …`), and credentials after `Authorization: Bearer`, `Basic` or
+ * `token`. A value must look random (a digit and letters, high entropy), except a password,
+ * which only must not be a placeholder. Names that hold a keyword but no secret (`token_count`,
+ * `public_key`, `secret_name`, `max_tokens`) are left alone.
+ *
+ * @example
+ * scan("GITHUB_TOKEN=9f8e7d6c5b4a3210fedcba98", [secretAssignment])[0]?.kind // "secret"
+ */
+export const secretAssignment: Detector = {
+  kind: "secret",
+  window: ASSIGNMENT_REACH + 16,
+  minLength: 10,
+  *find(text, from = 0) {
+    const candidates = tokenCandidates(text);
+    for (let k = 0; k < candidates.length; k += 2) {
+      const s = candidates[k] as number;
+      // Inside a run (`-end`) only a known token may start; a value starts a run or follows `=`.
+      if (s < from || (candidates[k + 1] as number) < 0 || prefixAt(text, s)) continue;
+      // The name first: most runs have none before them, and that is a few characters to read.
+      const named = namedSecret(text, s);
+      if (named === NONE) continue;
+      // A value ends at the next `=` that is not padding (`a=b=c`).
+      const end = candidates[k + 1] as number;
+      let stop = end;
+      for (let at = s; at < end - 1; at++) if (text.charCodeAt(at) === 61 && text.charCodeAt(at + 1) !== 61) (stop = at), (at = end);
+      const e = valueEnd(text, s, stop);
+      // A token of a known format is the api_key detector's: one span, one kind, streamed or not.
+      // After `Bearer` or `Basic` a value is a credential unless it is a placeholder (`YOUR_TOKEN`);
+      // after a name, it must look random.
+      if (e - s < 12 || (named === SCHEME ? placeholder(text, s, e) : !randomValue(text, s, e))) continue;
+      yield { start: s, end: e };
+    }
+    // An AWS secret access key has no name in a credentials CSV or next to its key id.
+    for (let k = 0; k < candidates.length; k += 2) {
+      const s = candidates[k] as number;
+      const end = candidates[k + 1] as number;
+      if (s >= from && end - s === 40 && awsSecret(text, s)) yield { start: s, end };
+    }
+    yield* passwords(text, from);
+  },
+  partial(text, from = 0) {
+    // A named value whose run reaches the end of the text may go on: it is judged whole.
+    const last = text.length - 1;
+    if (last < from || !isRunChar(text, last)) return undefined;
+    const run = runAround(text, last, 8192);
+    for (const s of tokenStarts(text, run.start, text.length)) if (s >= from && !prefixAt(text, s) && namedSecret(text, s) !== NONE) return s;
+    return undefined;
+  },
+};
+
+const pemHeader = /-----BEGIN[ A-Z0-9]{0,24}PRIVATE KEY(?: BLOCK)?-----/y;
+const pemFooter = /-----END[ A-Z0-9]{0,24}PRIVATE KEY(?: BLOCK)?-----/y;
+/** What a PEM body is made of, its line breaks written as such or escaped (`\n` in JSON), and its headers. */
+const pemBody = /[A-Za-z0-9+/=\s\\:,-]*/y;
+
+/** The start of the PEM header whose `PRIVATE KEY` is at `at`, if it is one. */
+const headerAt = (text: string, at: number): number | undefined => {
+  const lo = Math.max(0, at - 40);
+  const found = text.slice(lo, at).lastIndexOf("-----BEGIN");
+  if (found === -1) return undefined;
+  const start = lo + found;
+  pemHeader.lastIndex = start;
+  return pemHeader.exec(text) === null ? undefined : start;
+};
+
+/**
+ * PEM private keys (RSA, EC, DSA, OpenSSH, PGP, PKCS#8, encrypted), from `-----BEGIN` to
+ * `-----END … PRIVATE KEY-----`, in text or JSON-escaped (a GCP service account file); one cut
+ * short is redacted to the end of its body.
+ *
+ * @example
+ * scan("-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----", [privateKey])[0]?.kind // "secret"
+ */
+export const privateKey: Detector = {
+  kind: "secret",
+  window: 48,
+  minLength: 30,
+  *find(text, from = 0) {
+    // "BEGIN", not "PRIVATE KEY" or "-----": a search for a rare first letter is many times faster.
+    for (let at = text.indexOf("BEGIN"); at !== -1; at = text.indexOf("BEGIN", at + 5)) {
+      const start = at - 5;
+      pemHeader.lastIndex = start;
+      if (start < from || pemHeader.exec(text) === null) continue;
+      const body = pemHeader.lastIndex;
+      const footer = text.indexOf("-----END", body);
+      let end: number;
+      pemFooter.lastIndex = footer;
+      if (footer !== -1 && footer - body < 65_536 && pemFooter.exec(text) !== null) end = pemFooter.lastIndex;
+      else {
+        pemBody.lastIndex = body;
+        pemBody.exec(text);
+        end = pemBody.lastIndex;
+        while (end > body && /\s/.test(text[end - 1] as string)) end--;
+      }
+      yield { start, end };
+      at = Math.max(at, end - 5);
+    }
+  },
+  partial(text, from = 0) {
+    // A key whose footer has not arrived yet is held from its header.
+    const at = text.lastIndexOf("PRIVATE KEY");
+    if (at === -1) return undefined;
+    const start = headerAt(text, at);
+    if (start === undefined) {
+      // `… PRIVATE KEY-----` might be the footer: then the key is whole.
+      return undefined;
+    }
+    return start >= from ? start : undefined;
+  },
+};
+
+const schemeChar = (c: number): boolean => (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122) || c === 43 || c === 46 || c === 45;
+const userinfo = /[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/(?<user>[^\s:/?#@"'<>]{0,256}):(?<pass>[^\s/?#@"'<>]{1,256})@/y;
+
+/**
+ * Passwords in URLs (`https://user:pass@host`, `postgres://app:pass@db/x`, `mongodb+srv://…`),
+ * the password only; for GitHub's `https://<token>:x-oauth-basic@github.com`, the token.
+ *
+ * @example
+ * scan("postgres://app:s3cret-Pa55@db:5432/app", [urlCredentials]).map((d) => d.start) // [15]
+ */
+export const urlCredentials: Detector = {
+  kind: "secret",
+  window: 132,
+  minLength: 8,
+  *find(text, from = 0) {
+    // The last `://` before each at sign, followed through the text once: a look back from each
+    // at sign would read up to 520 characters per at sign.
+    let sep = -1;
+    let next = text.indexOf("://");
+    if (next === -1) return;
+    for (let at = text.indexOf("@"); at !== -1; at = text.indexOf("@", at + 1)) {
+      while (next !== -1 && next < at) (sep = next), (next = text.indexOf("://", next + 3));
+      if (sep === -1 || at - sep > 520) continue;
+      let s = sep;
+      while (s > 0 && schemeChar(text.charCodeAt(s - 1)) && sep - s < 30) s--;
+      userinfo.lastIndex = s;
+      const m = userinfo.exec(text);
+      if (m === null || userinfo.lastIndex !== at + 1) continue;
+      const user = m.groups?.user ?? "";
+      const pass = m.groups?.pass ?? "";
+      const passStart = at - pass.length;
+      if (pass === "x-oauth-basic") {
+        if (user.length > 0 && passStart - 1 - user.length >= from) yield { start: passStart - 1 - user.length, end: passStart - 1 };
+        continue;
+      }
+      // Placeholders and defaults: `${PASS}`, `{password}`, `<password>`, `YOUR_PASSWORD`, `xxxx`, a word
+      // like `password`, or the user's own name again (`postgres:postgres@localhost`).
+      if (/^(?:\$|\{|<|%\()/.test(pass) || /^(.)\1*$/.test(pass) || /^[A-Z_]+$/.test(pass) || notPassword.test(pass) || /^(?:my|your)?(?:password|pwd|secret)$/i.test(pass) || pass === user || pass.length < 4) continue;
+      if (passStart >= from) yield { start: passStart, end: at };
+    }
+  },
+};

@@ -1,0 +1,187 @@
+/**
+ * Long runs of token characters, found without looking at every character. Credentials are long
+ * unbroken runs (`ghp_…`, `sk-…`, base64, JWTs): a run of at least `n` characters holds one of
+ * every `n`-th position, so probing those and widening only where a probe lands in a run finds
+ * every such run at a fraction of a full scan. The detectors that need runs share one list per
+ * text (see `tokenCandidates`).
+ */
+
+import { tokenRules } from "./secret-rules.ts";
+
+/** Characters of a run: letters, digits and `_-.+/=~` (base64, base64url, JWT dots, `key=value`). */
+const RUN = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=~") RUN[c.charCodeAt(0)] = 1;
+
+/**
+ * Whether the code unit at `i` belongs to a run.
+ *
+ * @example
+ * isRunChar("a b", 1) // false
+ */
+export const isRunChar = (text: string, i: number): boolean => {
+  const c = text.charCodeAt(i);
+  return c < 128 && RUN[c] === 1;
+};
+
+/** The shortest run the shared list holds: shorter ones hold no credential the detectors look for. */
+export const MIN_RUN = 12;
+
+let last: { readonly text: string; readonly runs: Int32Array } | undefined;
+
+/** The first two characters of the token rules' prefixes (of two or more), as `first * 128 + second`. */
+const PAIR = new Uint8Array(128 * 128);
+for (const rule of tokenRules) for (const prefix of rule.prefixes) if (prefix.length >= 2) PAIR[prefix.charCodeAt(0) * 128 + prefix.charCodeAt(1)] = 1;
+/** Most `=` and most places inside one run where a token may start that are tried. */
+const MAX_ASSIGNMENTS = 64;
+const MAX_INSIDE = 8;
+
+/**
+ * Where tokens may start in the long runs of `text` (every maximal run of at least `MIN_RUN` run
+ * characters), as `[start, runEnd)` pairs in order: a run's start (past an escape, see
+ * `unescapedStart`) and each place after a `=` in it (`key=ghp_…`, `--token=…`), where a value
+ * may start; and, with `-runEnd` (a known token's prefix only), each place inside it after a
+ * character that is not a letter where the first two characters of a token rule's prefix are
+ * (`x_ghp_…`, `v1/sk-…`), as
+ * secretlint's rules read a token's start. The last list is kept until the current task's
+ * microtasks run: a scan asks several detectors about the same text.
+ *
+ * @example
+ * [...tokenCandidates("x = Zm9vYmFyQmF6cXV4 ok")] // [4, 20]
+ */
+export const tokenCandidates = (text: string): Int32Array => {
+  if (last?.text === text) return last.runs;
+  const runs = findRuns(text, MIN_RUN);
+  if (last === undefined) queueMicrotask(() => (last = undefined));
+  last = { text, runs };
+  return runs;
+};
+
+/** Where candidates are collected before being copied out at their count (most texts have few). */
+let scratch = new Int32Array(256);
+const NONE = new Int32Array(0);
+
+const push = (k: number, start: number, end: number): number => {
+  if (k + 2 > scratch.length) {
+    const grown = new Int32Array(scratch.length * 2);
+    grown.set(scratch);
+    scratch = grown;
+  }
+  scratch[k] = start;
+  scratch[k + 1] = end;
+  return k + 2;
+};
+
+const findRuns = (text: string, n: number): Int32Array => {
+  const len = text.length;
+  let k = 0;
+  let i = n - 1;
+  while (i < len) {
+    let c = text.charCodeAt(i);
+    if (c >= 128 || RUN[c] === 0) {
+      i += n;
+      continue;
+    }
+    // A run of n or more holding i holds i - h or i + h (h = n / 2): when neither is a run
+    // character, the word at i is short, and is passed over without walking it.
+    const h = n >> 1;
+    const left = i >= h ? text.charCodeAt(i - h) : 128;
+    const right = i + h < len ? text.charCodeAt(i + h) : 128;
+    if ((left >= 128 || RUN[left] === 0) && (right >= 128 || RUN[right] === 0)) {
+      i += n;
+      continue;
+    }
+    let a = i;
+    while (a > 0 && (c = text.charCodeAt(a - 1)) < 128 && RUN[c] === 1) a--;
+    let b = i + 1;
+    while (b < len && (c = text.charCodeAt(b)) < 128 && RUN[c] === 1) b++;
+    if (b - a >= n) {
+      const first = unescapedStart(text, a, b);
+      k = push(k, first, b);
+      // A few of each per run: a token rule may read to the end of the run from each, and a run of
+      // thousands of `=` or `sk-` is no text a tool prints but would cost time by its length squared.
+      let assignments = 0;
+      let inside = 0;
+      let before = text.charCodeAt(a);
+      for (let at = a + 1; at < b - 1; at++) {
+        c = text.charCodeAt(at);
+        if (before === 61) {
+          // After each `=` that is not padding (`==`, or one at the end).
+          if (c !== 61 && (at - 1 === a || text.charCodeAt(at - 2) !== 61) && assignments++ < MAX_ASSIGNMENTS) k = push(k, at, b);
+        } else if ((before < 65 || (before > 90 && before < 97) || before > 122) && at > first && PAIR[c * 128 + text.charCodeAt(at + 1)] === 1 && inside++ < MAX_INSIDE) k = push(k, at, -b);
+        before = c;
+      }
+    }
+    i = b + n;
+  }
+  return k === 0 ? NONE : scratch.slice(0, k);
+};
+
+/** The run around index `at` (which must be a run character), looking back at most `limit` characters. */
+export const runAround = (text: string, at: number, limit: number): { readonly start: number; readonly end: number } => {
+  let a = at;
+  const floor = Math.max(0, at - limit);
+  while (a > floor && isRunChar(text, a - 1)) a--;
+  let b = at + 1;
+  while (b < text.length && isRunChar(text, b)) b++;
+  return { start: a, end: b };
+};
+
+const hex = (code: number): boolean => (code >= 48 && code <= 57) || (code >= 65 && code <= 70) || (code >= 97 && code <= 102);
+
+/** Whether the backslash at `at` starts an escape (it is not itself escaped by an odd number of backslashes before it). */
+const escapes = (text: string, at: number): boolean => {
+  let n = 0;
+  for (let i = at - 1; i >= 0 && text.charCodeAt(i) === 92; i--) n++;
+  return n % 2 === 0;
+};
+
+/**
+ * Where a token really starts when its run starts with the tail of an escape: JSON's `\n`, `\t`,
+ * `\r`, `\b`, `\f` and `\u0022`, or a URL's `%22`. In `"a\nsk-…"` the run is `nsk-…`, and in
+ * `token%3Dghp_…` it is `3Dghp_…`; the token itself starts after the escape.
+ *
+ * @example
+ * unescapedStart("x\\nsk-abc", 3, 9) // 4
+ */
+export const unescapedStart = (text: string, start: number, end: number): number => {
+  let s = start;
+  for (let guard = 0; guard < 8 && s < end; guard++) {
+    const before = text.charCodeAt(s - 1);
+    const c = text.charCodeAt(s);
+    if (before === 92 && escapes(text, s - 1)) {
+      // n r t b f
+      if (c === 110 || c === 114 || c === 116 || c === 98 || c === 102) {
+        s += 1;
+        continue;
+      }
+      if (c === 117 && s + 5 <= end && hex(text.charCodeAt(s + 1)) && hex(text.charCodeAt(s + 2)) && hex(text.charCodeAt(s + 3)) && hex(text.charCodeAt(s + 4))) {
+        s += 5;
+        continue;
+      }
+    }
+    if (before === 37 && s + 2 <= end && hex(c) && hex(text.charCodeAt(s + 1))) {
+      s += 2;
+      continue;
+    }
+    break;
+  }
+  return s;
+};
+
+/**
+ * Where tokens may start in the run `[start, end)`: its start and after each `=` (`key=ghp_…`,
+ * `--token=…`), escapes skipped (see `unescapedStart`).
+ *
+ * @example
+ * tokenStarts("TOKEN=abc", 0, 9) // [0, 6]
+ */
+export const tokenStarts = (text: string, start: number, end: number): number[] => {
+  const first = unescapedStart(text, start, end);
+  // Searched in the run only: the next `=` of the text may be far after it.
+  const run = text.slice(start, end);
+  let at = run.indexOf("=");
+  if (at === -1) return [first];
+  const starts = [first];
+  for (; at !== -1 && at < run.length - 1; at = run.indexOf("=", at + 1)) if (run.charCodeAt(at + 1) !== 61) starts.push(start + at + 1);
+  return starts;
+};
