@@ -34,8 +34,8 @@ import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { do_not_optimize, measure } from "mitata";
-import type * as Adapter from "../src/adapters/claude-agent-sdk/index.ts";
-import type * as Root from "../src/index.ts";
+import type * as Adapter from "agent-onion/claude-agent-sdk";
+import type * as Root from "agent-onion";
 import { startMockAnthropic, type MockTurn } from "../test/support/claude-code/mock-anthropic.ts";
 import { fmt, median, parseArgs, textTable } from "./util.ts";
 
@@ -61,9 +61,9 @@ const time = async (fn: () => Promise<unknown>, ms: number): Promise<number> => 
 type Rows = Record<string, number>;
 
 const inProcess = async (ms: number): Promise<Rows> => {
-  if (!existsSync(join(dist, "adapters", "claude-agent-sdk", "index.js"))) throw new Error("dist/ is missing the adapter: run npm run build first");
+  if (!existsSync(join(dist, "claude-agent-sdk.js"))) throw new Error("dist/ is missing the adapter: run npm run build first");
   const root = (await import(pathToFileURL(join(dist, "index.js")).href)) as typeof Root;
-  const adapter = (await import(pathToFileURL(join(dist, "adapters", "claude-agent-sdk", "index.js")).href)) as typeof Adapter;
+  const adapter = (await import(pathToFileURL(join(dist, "claude-agent-sdk.js")).href)) as typeof Adapter;
   const rows: Rows = {};
   const signal = new AbortController().signal;
   const base = { session_id: "5f2b0c1e-0000-4000-8000-000000000001", transcript_path: "/home/u/.claude/projects/-repo/5f2b.jsonl", cwd: "/repo", permission_mode: "default" };
@@ -120,7 +120,7 @@ const claudeCode = async (): Promise<string | undefined> => {
 
 const endToEnd = async (runs: number): Promise<Rows> => {
   const root = (await import(pathToFileURL(join(dist, "index.js")).href)) as typeof Root;
-  const adapter = (await import(pathToFileURL(join(dist, "adapters", "claude-agent-sdk", "index.js")).href)) as typeof Adapter;
+  const adapter = (await import(pathToFileURL(join(dist, "claude-agent-sdk.js")).href)) as typeof Adapter;
   const { query } = await import("@anthropic-ai/claude-agent-sdk");
   const binary = await claudeCode();
   const calls = 10;

@@ -19,8 +19,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { claudeAgentGuard, claudeModelGateway } from "../src/adapters/claude-agent-sdk/index.ts";
-import { MemoryStore, Replace, approval, createAgentStack, redaction, toolPolicy, withMiddleware } from "../src/index.ts";
+import { claudeAgentGuard, claudeModelGateway } from "agent-onion/claude-agent-sdk";
+import { MemoryStore, Replace, approval, createAgentStack, redaction, toolPolicy, withMiddleware } from "agent-onion";
 
 // A stand-in for api.anthropic.com: each model call gets the next scripted answer, streamed as the API streams.
 const script = [
