@@ -10,6 +10,9 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeClaudeCode } from "../support/claude-code/suite.ts";
 import { runAgentSdk, socketTo, type AgentSdkRun } from "../support/claude-code/run-agent-sdk.ts";
 import { bashTurn, executedIn } from "../support/claude-code/run-claude-code.ts";
+import { isMainLoop } from "../support/claude-code/event-runs.ts";
+import { conversationText, toolExchanges } from "../support/claude-code/model-view.ts";
+import type { MockAnswer, MockTurn } from "../support/claude-code/mock-anthropic.ts";
 import { redisAvailable, redisBinary } from "../support/redis-availability.ts";
 import { startRedis, type RedisServer } from "../support/redis.ts";
 
@@ -22,7 +25,7 @@ const run = async (scenario: string, options: Omit<Parameters<typeof runAgentSdk
   return r;
 };
 
-interface Seen { point: string; subject?: string; outcome: string; reason?: string; error?: string; input: any; output?: any; durationMs: number; metadata: Record<string, unknown> }
+interface Seen { point: string; subject?: string; outcome: string; reason?: string; error?: string; input: any; output?: any; durationMs: number; metadata: Record<string, unknown>; path: string[] }
 const toolRuns = (r: AgentSdkRun): Seen[] => (r.result.seen as Seen[]).filter((s) => s.point === "toolCall");
 
 describeClaudeCode("claudeAgentGuard with the real Claude Agent SDK", () => {
@@ -129,6 +132,41 @@ describeClaudeCode("claudeAgentGuard with the real Claude Agent SDK", () => {
     expect(r.modelCalls).toHaveLength(4);
     // The prompt sent through the guard ran userPrompt once, not again in UserPromptSubmit.
     expect((r.result.seen as Seen[]).filter((s) => s.point === "userPrompt").map((s) => s.outcome)).toEqual(["Completed", "Rejected", "Completed", "Completed"]);
+  }, 60_000);
+});
+
+/** The main loop starts an Explore sub-agent, which tries `rm`, then runs `touch ran-sub`; each follows its own script. */
+const subagentScript = (): MockTurn => {
+  const main: (string | MockAnswer)[] = [
+    { toolUses: [{ name: "Agent", input: { description: "Look around", prompt: "Clean up, create the marker file, then report.", subagent_type: "Explore" } }] },
+    "Waiting for the sub-agent.",
+  ];
+  const sub = [bashTurn("rm -rf ./victim"), bashTurn("touch ran-sub"), "Sub-agent finished."] as (string | MockAnswer)[];
+  return (request) => (isMainLoop(request.body) ? main : sub).shift() ?? "Done.";
+};
+
+describeClaudeCode("claudeAgentGuard around a real sub-agent", () => {
+  it("guards the sub-agent's calls with the same stack, and gives it the context of its start", async () => {
+    const r = await run("subagent", { turns: [], whenDone: subagentScript(), files: { "victim/keep": "keep me\n" } });
+    const subCalls = r.modelCalls.filter((c) => !isMainLoop(c.body));
+    expect(subCalls.length).toBeGreaterThanOrEqual(3);
+    const last = subCalls.at(-1)!.body!;
+    // The sub-agent's model read the policy's refusal as Claude Code reports a hook's deny; the allowed call ran.
+    expect(toolExchanges(last).map((t) => [t.text, t.isError])).toEqual([
+      ['PreToolUse:Bash hook error: Tool "Bash" is blocked by policy: it matches deny rule "Bash(rm *)"', true],
+      ["(Bash completed with no output)", false],
+    ]);
+    expect(r.executed).toEqual(["sub"]);
+    // subagentStart's context reached the sub-agent, not the main loop.
+    expect(conversationText(last)).toContain("SubagentStart hook additional context: Rules for the Explore agent: stay inside the project.");
+    expect(r.modelCalls.filter((c) => isMainLoop(c.body)).some((c) => conversationText(c.body!).includes("Rules for the Explore agent"))).toBe(false);
+    // The sub-agent's runs carry its id and its path; its start and stop ran their points.
+    const seen = r.result.seen as Seen[];
+    const subRuns = toolRuns(r).filter((s) => s.metadata.agentId !== undefined);
+    expect(subRuns.map((s) => [s.input.input.command, s.outcome, s.path])).toEqual([["rm -rf ./victim", "Rejected", ["Explore"]], ["touch ran-sub", "Completed", ["Explore"]]]);
+    const agentId = subRuns[0]!.metadata.agentId;
+    expect(seen.filter((s) => s.point === "subagentStart").map((s) => [s.input, s.outcome])).toEqual([[{ agent: "Explore", path: ["Explore"] }, "Completed"]]);
+    expect(seen.filter((s) => s.point === "subagentStop").map((s) => [s.metadata.agentId, s.outcome])).toEqual([[agentId, "Completed"]]);
   }, 60_000);
 });
 

@@ -297,7 +297,7 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
       const seen = isObject(request.input) && isObject(request.input.input) ? request.input.input : undefined;
       if (asks.length === 1 && seen !== undefined) shown = seen;
       asked.set(call.id, { asks, digest: inputDigest, input: shown });
-      // For now: the hooks after it still decide (a deny wins over the pause), and the answer to Claude Code is `defer`.
+      // Approve here so the hooks after it still decide (a deny wins over the pause); Claude Code is then told `defer`.
       return { decision: "approve" };
     };
     return { handler, deferred: () => asks.length > 0 };

@@ -32,6 +32,7 @@ interface Seen {
   readonly output?: unknown;
   readonly durationMs: number;
   readonly metadata: Readonly<Record<string, unknown>>;
+  readonly path: readonly string[];
 }
 
 const observed = (seen: Seen[]) => ({
@@ -39,7 +40,7 @@ const observed = (seen: Seen[]) => ({
   observe: (e: RunEvent) => {
     const o = e.outcome;
     seen.push({
-      point: e.point, subject: e.subject, outcome: o._tag, input: e.input, durationMs: e.durationMs, metadata: e.metadata,
+      point: e.point, subject: e.subject, outcome: o._tag, input: e.input, durationMs: e.durationMs, metadata: e.metadata, path: e.path,
       ...(o._tag === "Completed" ? { output: o.value } : o._tag === "Rejected" ? { reason: o.reason } : { error: `${(o.error as Error)?.name}: ${(o.error as Error)?.message}` }),
     });
   },
@@ -95,6 +96,19 @@ export const guarded: Scenario = async (ctx) => {
     seen,
   );
   const run = await drive(ctx, claudeAgentGuard(stack));
+  return { ...run, raw: undefined, seen };
+};
+
+/** A sub-agent guarded by the same stack: its calls refused by the policy, context at its start, its stop observed. */
+export const subagent: Scenario = async (ctx) => {
+  const seen: Seen[] = [];
+  const stack = watched(
+    withMiddleware(createAgentStack(), toolPolicy({ deny: ["Bash(rm *)"] }))
+      .use("subagentStart", { name: "sub-rules", before: (start, c) => void c.addContext(`Rules for the ${start.agent} agent: stay inside the project.`) })
+      .use("subagentStop", { name: "sub-stop", before: () => Continue }),
+    seen,
+  );
+  const run = await drive(ctx, claudeAgentGuard(stack), "Look around with a sub-agent.");
   return { ...run, raw: undefined, seen };
 };
 
