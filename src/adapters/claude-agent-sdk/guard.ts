@@ -266,7 +266,7 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
     throw new TypeError(`${owner}: run must be run options or a function of the hook event, got ${describeGiven(userRun)}`);
   const pause = options.pause === undefined ? undefined : pauseOptions(owner, options.pause);
 
-  // canUseTool is not told the session; the hooks of the same query are.
+  // canUseTool is not told the session: the call's PreToolUse was (it fires first), else the latest event's.
   let sessionId = "";
   const runOptionsOf = (event: HookInput): RunOptions => {
     if (event.session_id) sessionId = event.session_id;
@@ -402,13 +402,13 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
       case "Stop":
       case "StopFailure":
         // The main agent's turn is over: its calls still open did not run (a sub-agent's may still).
-        calls.settleAll("the turn ended first", (agent) => agent === undefined);
+        calls.settleAll(event.session_id, "the turn ended first", (agent) => agent === undefined);
         return viaBridge(event);
       case "SubagentStop":
-        calls.settleAll("the sub-agent ended first", (agent) => agent === event.agent_id);
+        calls.settleAll(event.session_id, "the sub-agent ended first", (agent) => agent === event.agent_id);
         return viaBridge(event);
       case "SessionEnd":
-        calls.settleAll("the session ended first");
+        calls.settleAll(event.session_id, "the session ended first");
         started.delete(event.session_id);
         resumed.delete(event.session_id);
         return viaBridge(event);
@@ -455,7 +455,7 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
     const call: ToolCall = { id: o.toolUseID ?? "", name: toolName, input };
     let result: PermissionResult;
     try {
-      const event = { session_id: sessionId, hook_event_name: "PermissionRequest", tool_name: toolName, tool_input: input, tool_use_id: call.id, permission_suggestions: o.suggestions };
+      const event = { session_id: calls.sessionOf(call.id) ?? sessionId, hook_event_name: "PermissionRequest", tool_name: toolName, tool_input: input, tool_use_id: call.id, permission_suggestions: o.suggestions };
       const run = runOptionsOf(event as unknown as HookInput);
       const reason = o.title ?? o.decisionReason ?? `${toolName} needs permission`;
       const outcome = await stack.run("permissionRequest", { call, ...(o.suggestions ? { suggestions: o.suggestions } : {}) }, async (request, ctx) =>

@@ -142,6 +142,8 @@ const deferred = <T>(): Deferred<T> => {
 /** A call between its PreToolUse and its PostToolUse. */
 interface OpenCall {
   readonly call: ToolCall;
+  /** The session the call belongs to: one guard may serve several queries at once. */
+  readonly session: string;
   /** The sub-agent that made the call (`agent_id`); undefined for the main agent. */
   readonly agent: string | undefined;
   /** Settles the operation: the tool's output, or why there is none. */
@@ -205,7 +207,7 @@ export class ToolCalls {
       },
       ...(asked.handler !== undefined ? { approval: asked.handler } : {}),
     });
-    const open: OpenCall = { call, agent: event.agent_id, ran, outcome, context, shownBefore: 0, stop };
+    const open: OpenCall = { call, session: event.session_id, agent: event.agent_id, ran, outcome, context, shownBefore: 0, stop };
     const first = await Promise.race([reached.promise.then((c) => ({ reached: c })), outcome.then((o) => ({ settled: o }))]);
     if ("settled" in first) {
       stop.dispose();
@@ -297,7 +299,7 @@ export class ToolCalls {
       if (++calls > 1) throw new ClaudeToolRerunError(call.name);
       return ran.promise;
     }, { ...options, signal: stop.controller.signal, onContext: (text, hook) => (context.push(text), options.onContext?.(text, hook)) });
-    return { call, agent: event.agent_id, ran, outcome, context, shownBefore: 0, stop };
+    return { call, session: event.session_id, agent: event.agent_id, ran, outcome, context, shownBefore: 0, stop };
   }
 
   private close(id: string, open: OpenCall): void {
@@ -314,9 +316,17 @@ export class ToolCalls {
     void open.outcome.finally(() => open.stop.dispose());
   }
 
-  /** Settle every open call (the turn or the session ended), or those of the agents `which` picks. */
-  settleAll(why: string, which: (agent: string | undefined) => boolean = () => true): void {
-    for (const [id, open] of [...this.open]) if (which(open.agent)) this.settle(id, why);
+  /**
+   * Settle the open calls of `session` (its turn or the session ended), or those of its agents
+   * `which` picks (undefined: the main agent); other sessions' calls stay open.
+   */
+  settleAll(session: string, why: string, which: (agent: string | undefined) => boolean = () => true): void {
+    for (const [id, open] of [...this.open]) if (open.session === session && which(open.agent)) this.settle(id, why);
+  }
+
+  /** The session of the open call `id`, if one is open. */
+  sessionOf(id: string): string | undefined {
+    return this.open.get(id)?.session;
   }
 
   /** How many calls are between PreToolUse and PostToolUse. */

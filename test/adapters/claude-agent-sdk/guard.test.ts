@@ -78,6 +78,26 @@ describe("claudeAgentGuard: tool calls", () => {
     expect((runs[0]!.outcome as { error: unknown }).error).toBeInstanceOf(ClaudeToolNotRunError);
   });
 
+  it("settles only the ending session's open calls when one guard serves two queries at once", async () => {
+    const { runs, hook } = settled();
+    const asked: unknown[] = [];
+    const stack = createAgentStack({ approval: () => ({ decision: "approve" }) })
+      .use("toolCall", hook)
+      .use("permissionRequest", { name: "who", before: (_request, ctx) => void asked.push(ctx.sessionId) });
+    const guard = claudeAgentGuard(stack);
+    const a = { session_id: "session-a", tool_use_id: "toolu_a" };
+    const b = { session_id: "session-b", tool_use_id: "toolu_b" };
+    await call(guard, recorded("PreToolUse", a));
+    await call(guard, recorded("PreToolUse", b));
+    // Session A's permission prompt comes after B's last event: it is still run in A's session.
+    expect(await guard.canUseTool("Bash", { command: "touch ran-1" }, { signal: new AbortController().signal, toolUseID: "toolu_a" } as never)).toMatchObject({ behavior: "allow" });
+    expect(asked).toEqual(["session-a"]);
+    await call(guard, recorded("Stop", { session_id: "session-a" }));
+    await call(guard, recorded("PostToolUse", b));
+    await stack.flush();
+    expect(runs.map((r) => [r.sessionId, r.outcome._tag])).toEqual([["session-a", "Failed"], ["session-b", "Completed"]]);
+  });
+
   it("ends the turn when an output must not reach the model and no replacement in its shape is known", async () => {
     const guard = claudeAgentGuard(createAgentStack().use("toolCall", { name: "gate", after: () => Reject("holds a customer's address") }));
     const write = { tool_name: "Write", tool_input: { file_path: "/p/x", content: "x" }, tool_response: { type: "create", filePath: "/p/x", content: "x", structuredPatch: [] } };
