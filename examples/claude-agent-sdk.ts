@@ -14,7 +14,7 @@
  * @expect tokens through modelCall: 36 in, 21 out
  */
 import * as sdk from "@anthropic-ai/claude-agent-sdk";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -97,7 +97,6 @@ try {
   const record = JSON.parse(JSON.stringify(paused));
   let answer = "";
   for await (const message of await guard.resume(sdk, record, { decision: "approve" }, options)) if (message.type === "result" && message.subtype === "success") answer = message.result;
-  const { existsSync } = await import("node:fs");
   console.log(`resumed: ${existsSync(join(project, "deployed")) ? "deployed" : "not deployed"}, and the model answered "${answer}"`);
   console.log(`tokens through modelCall: ${input} in, ${output} out`);
 } finally {
