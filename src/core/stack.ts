@@ -173,7 +173,7 @@ class Stack<P extends Points> implements HookStack<P> {
     for (const name of names) {
       const def = this.defs.get(name);
       if (def === undefined) throw new RegistrationError(nameOf(hook), "point", `"${String(name)}" is not a point of this stack (known: ${[...this.defs.keys()].join(", ")})`);
-      const layer = compileHook(hook, def.kind, size, name);
+      const layer = compileHook(hook, def.kind, size, name, def.stepType !== undefined);
       if (registry.find(layer.name, name, size) !== undefined) throw new RegistrationError(layer.name, "name", `is already registered on point "${name}"`);
       // A name is enabled or disabled as a whole (R12): a second registration may not flip it.
       // Without a flag of its own the layer takes on its name's state (set by disable/enable).
