@@ -236,6 +236,8 @@ class Stack<P extends Points> implements HookStack<P> {
       let matches: boolean;
       try {
         if (unknown && l.matcher.needsSubject) matches = appliesWithoutSubject(l);
+        // A step type is known only once a run has ended: the hook may apply if the rest of its match allows.
+        else if (l.matcher.needsOutcome === true) matches = l.matcher.matchSubject(subject);
         else matches = l.matcher.matchSubject(subject) && (!l.matcher.needsInput || l.matcher.test(subject, input, () => def.detail?.(input)));
       } catch {
         matches = l.failMode === "closed";
