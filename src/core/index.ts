@@ -18,5 +18,7 @@ export {
 export { checkAmount, checkKey, type Admission, type SetOptions, type StateStore } from "./state.ts";
 export { MemoryStore } from "./memory-store.ts";
 export { compileMatcher } from "./match/matcher.ts";
-export type { Matcher, MatchOptions, MatchSpec, PathOptions } from "./match/types.ts";
+export type {
+  AllMatch, AnyMatch, MatchContext, Matcher, MatchFunction, MatchObject, MatchOptions, MatchSpec, MetadataCondition, MetadataMatch, MetadataValue, NotMatch, PathOptions, StepTypeMatch,
+} from "./match/types.ts";
 export { deepFreeze, type DeepReadonly, type MaybePromise } from "./readonly.ts";
