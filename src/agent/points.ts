@@ -85,7 +85,7 @@ export const toolDetails = (call: ToolCall): string[] => {
 export const toolDetail = (call: ToolCall): string | undefined => toolDetails(call)[0];
 
 /**
- * A step's type, for `{ stepType }` matchers (seed 004's ToolExecution and FinalResponse): `"tool"`
+ * A step's type, for `{ stepType }` matchers (a tool execution or a final response): `"tool"`
  * when the model asked for tools, `"final"` when it answered without, `"error"` when the step failed.
  *
  * @example

@@ -215,6 +215,8 @@ export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointNa
   const matcher = compileHookMatch(s.match, name, { name: pointName, hasStepType });
   const outcome = matcher.needsOutcome === true;
   if (outcome) {
+    // A matcher compiled beforehand (compileMatcher) was not checked against this point.
+    if (!hasStepType) throw new RegistrationError(name, "match", `reads the step type, and point "${pointName}" has none (a point gets one from its stepType option; the agent's step point has one)`);
     const early = (["before", "around", "onSettled"] as const).filter((p) => typeof s[p] === "function");
     if (early.length > 0)
       throw new RegistrationError(name, "match", `reads the step type, which is known only once the run has ended, so the hook may have after, recover and observe only (it has ${early.join(" and ")}); register the rest as another hook`);

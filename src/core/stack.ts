@@ -26,7 +26,7 @@ import { deepFreeze } from "./readonly.ts";
 import { Run, type Op, type Runtime, type Stats } from "./run.ts";
 import { RunSignal } from "./run-signal.ts";
 import { abortReason, isAbortSignal, isThenable, isTimeoutMs, noop, notASignal, stopListening } from "./signal.ts";
-import type { Explanation, HookStack, Operation, StackOptions, StackStats } from "./stack-types.ts";
+import type { ExplainOptions, Explanation, HookStack, Operation, StackOptions, StackStats } from "./stack-types.ts";
 
 /**
  * Create an empty stack over `points`.
@@ -222,7 +222,7 @@ class Stack<P extends Points> implements HookStack<P> {
     return Promise.allSettled([...pending]).then(() => this.flush());
   }
 
-  explain(point: string, input: unknown): readonly Explanation[] {
+  explain(point: string, input: unknown, options?: ExplainOptions): readonly Explanation[] {
     const def = this.def(point);
     // As in run: when the subject function throws, a hook that decides by the subject applies if it fails closed (and does not only observe).
     let subject: string | undefined;
@@ -238,7 +238,7 @@ class Stack<P extends Points> implements HookStack<P> {
         if (unknown && l.matcher.needsSubject) matches = appliesWithoutSubject(l);
         // A step type is known only once a run has ended: the hook may apply if the rest of its match allows.
         else if (l.matcher.needsOutcome === true) matches = l.matcher.matchSubject(subject);
-        else matches = l.matcher.matchSubject(subject) && (!l.matcher.needsInput || l.matcher.test(subject, input, () => def.detail?.(input)));
+        else matches = l.matcher.matchSubject(subject) && (!l.matcher.needsInput || l.matcher.test(subject, input, () => def.detail?.(input), options?.metadata));
       } catch {
         matches = l.failMode === "closed";
       }

@@ -1,5 +1,5 @@
 /**
- * `{ all: [...] }`, `{ any: [...] }`, `{ not: m }`: seed 004's composite matcher, over compiled
+ * `{ all: [...] }`, `{ any: [...] }`, `{ not: m }`: and, or and not over compiled
  * matchers. What the chain cache may decide by the subject alone stays decided by the subject:
  * a composite is tested per run only when one of its parts is (`needsInput`), and on the way out
  * only when one of its parts reads the step type (`needsOutcome`).

@@ -1,6 +1,6 @@
 /**
  * `{ metadata: { key: condition } }`: a matcher on the run's metadata (`RunOptions.metadata`, what
- * hooks read as `ctx.metadata`), seed 004's presence and equality checks. Metadata is per run, so
+ * hooks read as `ctx.metadata`): presence and equality checks. Metadata is per run, so
  * this matcher is tested on every run, never cached with the subject's chain.
  */
 import type { MetadataValue } from "./types.ts";

@@ -1,5 +1,5 @@
 /**
- * `{ stepType: "tool" }`: seed 004's step-type matcher. A run's step type is what its point's
+ * `{ stepType: "tool" }`: a matcher on the kind of step a run was. A run's step type is what its point's
  * `stepType` reads from the run's outcome (the agent's `step` point: `"tool"` when the model asked
  * for tools, `"final"` when it answered without, `"error"` when the step failed), so it is known
  * only once the run has ended: such a matcher is tested on the way out, before `after` and

@@ -94,6 +94,13 @@ describe("metadata and function matchers are decided per run, with the subject's
     expect(details).toBe(0);
   });
 
+  it("is explained for the metadata explain is given", () => {
+    const explained = (metadata?: Record<string, unknown>) => stack.explain("tool", call("Bash"), metadata === undefined ? undefined : { metadata }).map((e) => [e.hook, e.matches]);
+    expect(explained({ env: "prod" })).toEqual([["prod-only", true], ["audit", true]]);
+    expect(explained({ env: "dev" })).toEqual([["prod-only", false], ["audit", true]]);
+    expect(explained()).toEqual([["prod-only", false], ["audit", true]]);
+  });
+
   it("applies observers by metadata per run", async () => {
     const seen: unknown[] = [];
     const s = newStack().use("tool", { name: "prod-log", match: { metadata: { env: "prod" } }, observe: (e) => void seen.push(e.metadata.env) });

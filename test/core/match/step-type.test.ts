@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Transform } from "../../../src/core/action.ts";
 import { RegistrationError } from "../../../src/core/errors.ts";
-import { createStack, observe, type Outcome } from "../../../src/core/index.ts";
+import { compileMatcher, createStack, observe, type Outcome } from "../../../src/core/index.ts";
 
 interface Job { readonly kind: "fetch" | "parse"; readonly fail?: boolean }
 interface Done { readonly calls: number }
@@ -97,6 +97,13 @@ describe("a step-type matcher is refused where it cannot be decided", () => {
   it("on a point without a step type, naming the path of the stepType", () => {
     const error = refused(() => createStack(points).use("plain", { name: "t", match: { any: ["x", { stepType: "tool" }] }, after: () => undefined }));
     expect(error).toMatchObject({ hook: "t", field: "match.any[1].stepType" });
+    expect(error.message).toMatch(/point "plain" has none/);
+  });
+
+  it("on a point without a step type, when compiled beforehand with compileMatcher", () => {
+    const compiled = compileMatcher({ stepType: "tool" }, "t");
+    const error = refused(() => createStack(points).use("plain", { name: "t", match: compiled, after: () => undefined }));
+    expect(error).toMatchObject({ hook: "t", field: "match" });
     expect(error.message).toMatch(/point "plain" has none/);
   });
 
