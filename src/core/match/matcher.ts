@@ -88,6 +88,7 @@ const compileAt = (spec: unknown, hook: string, options: MatchOptions | undefine
   if (spec === undefined) return depth === 0 ? all("*") : fail("is undefined; give a match (\"*\" matches everything)");
   if (typeof spec === "object" && spec !== null && compiled.has(spec as Matcher)) return spec as Matcher;
   if (typeof spec === "function") return fromFunction(spec as MatchFn);
+  if (spec instanceof RegExp) return fail(`is a RegExp object; give its pattern as a string ("${spec.source}"), which is read as a RegExp without flags`);
   if (typeof spec === "object" && spec !== null && !Array.isArray(spec)) return compileObject(spec as Record<string, unknown>, hook, options, field, depth, point);
   if (typeof spec !== "string")
     return fail(`must be a string, a function or a match object ({ all }, { any }, { not }, { stepType }, { metadata }), got ${spec === null ? "null" : Array.isArray(spec) ? "a list (wrap it: { any: [...] })" : typeof spec}`);

@@ -51,7 +51,8 @@ const keyTest = (want: unknown, path: string, fail: (path: string, problem: stri
     want.forEach((v, i) => {
       if (!isValue(v)) fail(`${path}[${i}]`, `must be a string, number, boolean or null, got ${describeValue(v)}`);
     });
-    const values = want as readonly MetadataValue[];
+    // A copy: changing the caller's list after registration must not change the hook's matcher.
+    const values = [...(want as readonly MetadataValue[])];
     return (value, present) => present && values.some((v) => same(value, v));
   }
   if (typeof want === "object" && want !== null) {

@@ -102,6 +102,7 @@ describe("an invalid composite is a registration error naming the hook and the p
     [{ stepType: [] }, "match.stepType", /empty list/],
     [{ stepType: ["tool", 3] }, "match.stepType[1]", /must be a step type name/],
     [{ stepType: "tool call" }, "match.stepType", /not a step type name/],
+    [{ any: ["Read", /^Bash/] }, "match.any[1]", /RegExp object; give its pattern as a string \("\^Bash"\)/],
   ];
   it.each(invalid)("%j is refused at %s", (spec, field, problem) => {
     let error: unknown;

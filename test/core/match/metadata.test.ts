@@ -42,6 +42,13 @@ describe("a metadata matcher compares the run's metadata key by key", () => {
     expect(matches({ env: "prod" }, inherited)).toBe(false);
   });
 
+  it("keeps the values it was given: changing the list after registration changes nothing", () => {
+    const allowed = ["prod"];
+    const m = compileMatcher({ metadata: { env: allowed } }, "h");
+    allowed.push("dev");
+    expect(m.test("x", {}, () => undefined, { env: "dev" })).toBe(false);
+  });
+
   it("reads each listed key once per test", () => {
     let reads = 0;
     const metadata = { get env() { reads++; return "prod"; } };
