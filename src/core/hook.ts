@@ -57,7 +57,7 @@ export interface Hook<I = any, O = any, K extends PointKind = PointKind> {
   readonly priority?: number;
   /** Hooks of this point this one runs before or after, by name (see `HookOrder`). */
   readonly order?: HookOrder;
-  /** Which subjects this hook applies to (R8). */
+  /** Which runs this hook applies to (R8): a pattern, a function, or a match object (`{ metadata }`, `{ stepType }`, `all`/`any`/`not`). */
   readonly match?: MatchSpec<I>;
   /** Each call of this hook's functions must settle within this many ms, or the hook has failed. */
   readonly timeoutMs?: number;
