@@ -116,6 +116,13 @@ describe("metadata and function matchers are decided per run, with the subject's
     expect((await s.run("tool", { name: "a" }, () => "ok", { metadata: { env: "prod" } }))._tag).toBe("Rejected");
   });
 
+  it("treats metadata that throws when read as the hook's match failing (closed on a gate: the hook applies)", async () => {
+    const s = newStack().use("tool", { name: "prod", match: { metadata: { env: "dev" } }, before: () => Reject("guarded") });
+    const metadata = { get env(): never { throw new Error("unreadable"); } };
+    expect(await s.run("tool", call("Bash"), echo, { metadata })).toMatchObject({ _tag: "Rejected" });
+    expect(s.stats.hookFailures).toBe(1);
+  });
+
   it("treats a function matcher that throws as its hook's failure (closed on a gate: the hook applies)", async () => {
     const s = newStack().use("tool", { name: "broken", match: () => { throw new Error("boom"); }, before: () => Reject("guarded") });
     const outcome = await s.run("tool", call("Bash"), echo);
