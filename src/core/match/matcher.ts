@@ -35,7 +35,8 @@ const rule = /^([A-Za-z0-9_-]+)\((.*)\)$/s;
 export const conditionShape = /^[A-Za-z0-9_\- |,]+\(.*\)$/s;
 
 /**
- * Compile a `match` spec; throws `RegistrationError(hook, "match", …)` when it is invalid.
+ * Compile a `match` spec; throws `RegistrationError(hook, field, …)` when it is invalid, `field` being
+ * `match` or the path of the bad part inside a match object (`match.any[1].metadata.env`).
  *
  * Decisions worth knowing:
  * - A RegExp is unanchored (`RegExp.prototype.test`), exactly as Claude Code's docs say it evaluates
