@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { RegistrationError } from "../../../src/core/errors.ts";
 import { compileMatcher, MAX_MATCH_DEPTH } from "../../../src/core/match/matcher.ts";
 import type { MatchSpec } from "../../../src/core/match/types.ts";
+import { budgetMs, timed } from "../../support/timing.ts";
 
 /** What a compiled matcher answers for one run: the chain cache's subject check, then the per-run test. */
 const decide = (spec: unknown, subject: string | undefined, metadata: Record<string, unknown> | undefined, detail?: string): boolean => {
@@ -64,6 +65,13 @@ describe("composite matchers decide as and, or and not over every matcher form",
   it("is match-all when a part of any is, so it costs nothing per run", () => {
     const m = compileMatcher({ any: [{ metadata: { env: "prod" } }, "*"] }, "h");
     expect(m).toMatchObject({ all: true, needsInput: false });
+  });
+
+  it("runs a RegExp part in linear time: a pattern that backtracks exponentially in V8 stays fast", () => {
+    const m = compileMatcher({ all: [{ not: "Read" }, { any: ["Write", "^(a+)+$"] }] }, "h");
+    const subject = `${"a".repeat(10_000)}!`;
+    expect(timed(() => m.matchSubject(subject))).toBeLessThan(budgetMs);
+    expect(m.matchSubject(subject)).toBe(false);
   });
 
   it("keeps the match as written for traces and explain", () => {
