@@ -40,6 +40,8 @@ const good = [
   "Process stdin once",
   "Focus the matcher on the subject",
   "Say what a rejected call returns",
+  "Property-test composites and type-test match objects",
+  "Re-export the matcher types",
   `Keep ${"x".repeat(67)}`,
 ];
 const bad: [string, RegExp][] = [
