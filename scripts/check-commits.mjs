@@ -51,7 +51,8 @@ const imperativeAnyway = new Set([
 export const notImperative = (subject) => {
   const first = subject.split(/\s/)[0] ?? "";
   if (/^(fixup|squash|amend)!/.test(first) || /^wip\b/i.test(first)) return `starts with "${first}": squash it before pushing`;
-  if (!/^[A-Z][a-z]*(-[a-z]+)*$/.test(first)) return `starts with "${first}", not a capitalised verb in the imperative ("Parse", not "core: parse")`;
+  if (!/^[A-Z][a-z]*(-[a-z]+)*$/.test(first))
+    return `starts with "${first}", not a capitalised verb in the imperative ("Parse", not "core: parse")`;
   const word = first.toLowerCase();
   if (imperativeAnyway.has(word)) return undefined;
   if (/ed$/.test(word)) return `starts with "${first}": use the imperative ("Add", not "Added")`;
