@@ -119,7 +119,7 @@ describe("metrics, read back through the OpenTelemetry SDK", () => {
     const collected = await collect();
     expect(collected.get("gen_ai.execute_tool.duration")?.descriptor.unit).toBe("s");
     expect(histogramPoints(collected.get("gen_ai.execute_tool.duration")).map((p) => p.attributes)).toEqual([
-      { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash", "agent_onion.outcome": "completed" },
+      { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash", "gen_ai.tool.type": "function", "gen_ai.agent.name": "coder", "agent_onion.outcome": "completed" },
     ]);
     expect(histogramPoints(collected.get("gen_ai.invoke_agent.duration")).map((p) => p.attributes)).toEqual([
       { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "coder", "agent_onion.outcome": "completed" },
