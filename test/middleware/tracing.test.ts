@@ -81,15 +81,15 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
     expect(hooks.find((s) => s.name === "hook shadow-no")!.attributes).toMatchObject({ "hook.outcome": "deny", "hook.shadow": true });
   });
 
-  it("marks a rejection on the point's span without calling it an error, and a failure as an error", async () => {
+  it("marks a refused tool call as an error of type OutcomeRejectedError, with who refused and why, and a failure with its error's class", async () => {
     const { tracer, spans } = tracerHarness();
     const stack = withMiddleware(createAgentStack(), tracing({ tracer })).use("toolCall", { name: "no", match: "Bash", before: () => Reject("bob@example.com may not") });
     await stack.run("toolCall", { id: "1", name: "Bash", input: {} }, () => ({ content: "" }));
     await stack.run("toolCall", { id: "2", name: "Read", input: {} }, () => { throw new RangeError("disk on fire"); });
     await stack.flush();
     const [rejected, failed] = [spans().find((s) => s.name === "execute_tool Bash")!, spans().find((s) => s.name === "execute_tool Read")!];
-    expect(rejected.attributes).toMatchObject({ "agent_onion.outcome": "rejected", "agent_onion.rejected_by": "no", "agent_onion.reason": "[REDACTED:email] may not" });
-    expect(rejected.status.code).toBe(SpanStatusCode.UNSET);
+    expect(rejected.attributes).toMatchObject({ "agent_onion.outcome": "rejected", "agent_onion.rejected_by": "no", "agent_onion.reason": "[REDACTED:email] may not", "error.type": "OutcomeRejectedError" });
+    expect(rejected.status).toEqual({ code: SpanStatusCode.ERROR, message: "[REDACTED:email] may not" });
     expect(failed.attributes).toMatchObject({ "agent_onion.outcome": "failed", "error.type": "RangeError" });
     expect(failed.status).toEqual({ code: SpanStatusCode.ERROR, message: "disk on fire" });
   });
