@@ -136,25 +136,53 @@ export const metrics = (options: MetricsOptions = {}): Middleware => {
     m.agentDuration.record(event.durationMs / 1000, withError(attrs, event));
   };
 
+  // Attribute sets of hook measurements, made once each: hook, point, phase and outcome are few
+  // (registered names, not data), and building an object per decision was most of a run's cost.
+  const hookAttrs = new Map<string, Attributes>();
+  const hookAttributes = (hook: string, point: string, extra: string, make: () => Attributes): Attributes => {
+    const key = `${hook}\u0000${point}\u0000${extra}`;
+    let attrs = hookAttrs.get(key);
+    if (attrs === undefined) {
+      attrs = Object.freeze(make());
+      if (hookAttrs.size < attributeSetsLimit) hookAttrs.set(key, attrs);
+    }
+    return attrs;
+  };
+
   const hooks = (m: Instruments, event: RunEvent): void => {
     let rejectedByDecision = false;
+    const point = event.point;
     for (const d of event.decisions) {
-      const base: Attributes = { [OnionAttr.hookName]: hookName(d.hook), [OnionAttr.hookPoint]: event.point };
+      // A synchronous Continue the engine did not time (it reads no clock for those unless the
+      // stack has `timeHooks: true`) is not a measurement: recording its 0 would make every run
+      // cost one histogram update per hook, and the histogram say nothing.
+      if (d.action === "Continue" && d.ms === 0) continue;
       const failure = d.action === "Failed" ? failureOf(event.failures, d.hook, d.phase) : undefined;
-      m.hookDuration.record(d.ms / 1000, { ...base, [OnionAttr.hookPhase]: d.phase, [OnionAttr.hookOutcome]: hookOutcome(d.action, failure?.kind) });
+      const outcome = hookOutcome(d.action, failure?.kind);
+      const name = hookName(d.hook);
+      m.hookDuration.record(d.ms / 1000, hookAttributes(d.hook, point, `${d.phase}\u0000${outcome}`, () => ({
+        [OnionAttr.hookName]: name, [OnionAttr.hookPoint]: point, [OnionAttr.hookPhase]: d.phase, [OnionAttr.hookOutcome]: outcome,
+      })));
       if (d.action === "Reject") {
-        m.rejections.add(1, d.shadow === true ? { ...base, [OnionAttr.hookShadow]: true } : base);
-        if (d.shadow !== true && event.outcome._tag === "Rejected" && event.outcome.by === d.hook) rejectedByDecision = true;
+        const shadow = d.shadow === true;
+        m.rejections.add(1, hookAttributes(d.hook, point, shadow ? "reject\u0000shadow" : "reject", () => (
+          shadow ? { [OnionAttr.hookName]: name, [OnionAttr.hookPoint]: point, [OnionAttr.hookShadow]: true } : { [OnionAttr.hookName]: name, [OnionAttr.hookPoint]: point })));
+        if (!shadow && event.outcome._tag === "Rejected" && event.outcome.by === d.hook) rejectedByDecision = true;
       } else if (d.action === "Failed") {
         const errorType = failure?.kind ?? "threw";
-        m.failures.add(1, { ...base, [OnionAttr.hookFailMode]: d.failMode ?? "closed", [GenAiAttr.errorType]: errorType });
-        if (d.failMode === "open") m.failOpen.add(1, { ...base, [GenAiAttr.errorType]: errorType });
+        const failMode = d.failMode ?? "closed";
+        m.failures.add(1, hookAttributes(d.hook, point, `failed\u0000${failMode}\u0000${errorType}`, () => ({
+          [OnionAttr.hookName]: name, [OnionAttr.hookPoint]: point, [OnionAttr.hookFailMode]: failMode, [GenAiAttr.errorType]: errorType,
+        })));
+        if (d.failMode === "open") m.failOpen.add(1, hookAttributes(d.hook, point, `open\u0000${errorType}`, () => ({
+          [OnionAttr.hookName]: name, [OnionAttr.hookPoint]: point, [GenAiAttr.errorType]: errorType,
+        })));
       }
     }
     // An `around` that returned a Rejected outcome made no `Reject` decision; count it too (not fail-closed failures: those are failures).
     const o = event.outcome;
     if (o._tag === "Rejected" && o.cause === undefined && !rejectedByDecision && event.decisions.some((d) => d.hook === o.by))
-      m.rejections.add(1, { [OnionAttr.hookName]: hookName(o.by), [OnionAttr.hookPoint]: event.point });
+      m.rejections.add(1, { [OnionAttr.hookName]: hookName(o.by), [OnionAttr.hookPoint]: point });
   };
 
   return {
@@ -171,6 +199,9 @@ export const metrics = (options: MetricsOptions = {}): Middleware => {
     ),
   };
 };
+
+/** How many distinct hook attribute sets are kept made; past it they are made per use (memory stays bounded). */
+const attributeSetsLimit = 10_000;
 
 /** Refuse a meter without the instruments made from it, when the middleware is made rather than on its first run. */
 const meterOption = (hook: string, value: unknown): Meter | undefined => {

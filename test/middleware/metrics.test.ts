@@ -158,6 +158,18 @@ describe("metrics, read back through the OpenTelemetry SDK", () => {
     ]);
   });
 
+  it("records hook durations that were measured, not the untimed synchronous Continue of every hook", async () => {
+    const { meter, collect } = meterHarness();
+    let stack = withMiddleware(createAgentStack(), metrics({ meter }));
+    for (let i = 0; i < 20; i++) stack = stack.use("toolCall", { name: `pass-${i}`, before: () => undefined, after: () => undefined });
+    stack = stack.use("toolCall", { name: "slow", before: async () => void (await new Promise((r) => setTimeout(r, 2))) });
+    await stack.run("toolCall", { id: "1", name: "Read", input: {} }, () => ({ content: "" }));
+    await stack.flush();
+    const points = histogramPoints((await collect()).get("agent_onion.hook.duration"));
+    expect(points.map((p) => [p.attributes["hook.name"], p.attributes["hook.outcome"], p.count])).toEqual([["slow", "allow", 1]]);
+    expect(points[0]!.sum).toBeGreaterThan(0.001);
+  });
+
   it("counts a rejection an around hook made by returning a Rejected outcome", async () => {
     const { meter, collect } = meterHarness();
     const stack = withMiddleware(createAgentStack(), metrics({ meter })).use("toolCall", { name: "gatekeeper", around: () => Reject("closed") });
