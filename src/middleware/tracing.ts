@@ -91,7 +91,10 @@ export interface TracingOptions {
   readonly legacySystemAttribute?: boolean;
   /** Which points get spans; default all standard agent points. */
   readonly points?: readonly string[];
-  /** One child span per hook decision; default true. */
+  /**
+   * One child span per hook decision that did something (transformed, replaced, rejected, failed)
+   * or was timed (an asynchronous call, or any call under the stack's `timeHooks: true`); default true.
+   */
   readonly hookSpans?: boolean;
   /**
    * With the AI SDK's own telemetry on (`experimental_telemetry`), its span around each provider
@@ -303,6 +306,9 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
     const origin = performance.timeOrigin + event.startedAt;
     for (const d of event.decisions) {
       if (d.hook === name) continue; // our own around is the point's span
+      // A synchronous Continue the engine did not time (unless `timeHooks: true`) did nothing and
+      // measured nothing: a span for each would make a run cost one span per hook.
+      if (d.action === "Continue" && d.ms === 0) continue;
       const failure = d.action === "Failed" ? event.failures.find((f) => f.hook === d.hook && f.phase === d.phase) : undefined;
       const hook = hookName(d.hook);
       const attrs: Attributes = {

@@ -5,7 +5,7 @@ import { Reject, Transform } from "../../src/core/index.ts";
 import { createAgent, createAgentStack, createScriptedModel, streamThroughStack, type ModelRequest, type StreamPart } from "../../src/agent/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { metrics } from "../../src/middleware/metrics.ts";
-import { durationBuckets, GenAiAttr, GenAiMetric, tokenBuckets } from "../../src/middleware/semconv.ts";
+import { durationBuckets, GenAiAttr, GenAiMetric, GenAiProvider, tokenBuckets } from "../../src/middleware/semconv.ts";
 import { bashTool } from "../agent/helpers.ts";
 import { counterPoints, histogramPoints, meterHarness } from "./otel.ts";
 
@@ -28,12 +28,18 @@ describe("metrics: the copied conventions", () => {
     expect(GenAiAttr.toolType).toBe(semconv.ATTR_GEN_AI_TOOL_TYPE);
     expect(GenAiAttr.agentName).toBe(semconv.ATTR_GEN_AI_AGENT_NAME);
     expect(GenAiAttr.conversationId).toBe(semconv.ATTR_GEN_AI_CONVERSATION_ID);
+    expect(GenAiAttr.requestStream).toBe(semconv.ATTR_GEN_AI_REQUEST_STREAM);
     expect(GenAiAttr.inputTokens).toBe(semconv.ATTR_GEN_AI_USAGE_INPUT_TOKENS);
     expect(GenAiAttr.outputTokens).toBe(semconv.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS);
     expect(GenAiAttr.finishReasons).toBe(semconv.ATTR_GEN_AI_RESPONSE_FINISH_REASONS);
     expect(GenAiAttr.errorType).toBe(ATTR_ERROR_TYPE);
     expect([semconv.GEN_AI_OPERATION_NAME_VALUE_CHAT, semconv.GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL, semconv.GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT]).toEqual(["chat", "execute_tool", "invoke_agent"]);
     expect([semconv.GEN_AI_TOKEN_TYPE_VALUE_INPUT, semconv.GEN_AI_TOKEN_TYPE_VALUE_OUTPUT]).toEqual(["input", "output"]);
+  });
+
+  it("name every well-known provider as the package does (moonshot_ai is newer than the package)", () => {
+    const known = Object.entries(semconv).filter(([k]) => k.startsWith("GEN_AI_PROVIDER_NAME_VALUE_")).map(([, v]) => v).sort();
+    expect(Object.values(GenAiProvider).filter((v) => v !== "moonshot_ai").sort()).toEqual(known);
   });
 });
 

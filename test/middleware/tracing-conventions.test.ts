@@ -335,7 +335,7 @@ describe("the AI SDK through aiSdkMiddleware", () => {
 
   it("with both telemetry systems on, makes one span per model call: the SDK's, named and attributed per the convention", async () => {
     const { spans, tracer, middleware } = setup();
-    const stack = withMiddleware(createAgentStack(), middleware).use("modelCall", { name: "tag", before: () => undefined });
+    const stack = withMiddleware(createAgentStack(), middleware).use("modelCall", { name: "tag", before: async () => undefined });
     const wrapped = wrapLanguageModel({ model: model("amazon-bedrock"), middleware: aiSdkMiddleware(stack) });
     await generateText({ model: wrapped, prompt: "Hi", experimental_telemetry: { isEnabled: true, tracer } });
     const streamed = streamText({ model: wrapped, prompt: "Hi", experimental_telemetry: { isEnabled: true, tracer } });

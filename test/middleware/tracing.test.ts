@@ -181,7 +181,7 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
 
   it("ends a point's span and its hooks' parent when the caller aborts a run whose operation never settles", async () => {
     const { tracer, spans } = tracerHarness();
-    const stack = withMiddleware(createAgentStack(), tracing({ tracer })).use("modelCall", { name: "guard", before: () => undefined });
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer })).use("modelCall", { name: "guard", before: async () => undefined });
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 20);
     const request: ModelRequest = { model: "gpt-4o", messages: [] };
@@ -191,6 +191,16 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
     const chat = spans().find((s) => s.name === "chat gpt-4o");
     expect(chat?.attributes).toMatchObject({ "agent_onion.outcome": "failed", "error.type": "RunAbortedError" });
     expect(parentOf(spans().find((s) => s.name === "hook guard")!)).toBe(chat!.spanContext().spanId);
+  });
+
+  it("makes no hook span for a synchronous Continue the engine did not time, so a run costs the same whatever its number of pass-through hooks", async () => {
+    const { tracer, spans } = tracerHarness();
+    let stack = withMiddleware(createAgentStack(), tracing({ tracer }));
+    for (let i = 0; i < 20; i++) stack = stack.use("toolCall", { name: `pass-${i}`, before: () => undefined, after: () => undefined });
+    stack = stack.use("toolCall", { name: "waits", before: async () => undefined }).use("toolCall", { name: "edits", before: (c) => Transform(c) });
+    await stack.run("toolCall", { id: "1", name: "Read", input: {} }, () => ({ content: "" }));
+    await stack.flush();
+    expect(spans().map((s) => s.name).sort()).toEqual(["execute_tool Read", "hook edits", "hook waits"]);
   });
 
   it("keeps concurrent runs of one point apart", async () => {
