@@ -16,6 +16,7 @@ import { createAgent, createAgentStack, createScriptedModel } from "../../src/ag
 import { Reject } from "../../src/core/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { metrics } from "../../src/middleware/metrics.ts";
+import { providerOf, providerOfSdk } from "../../src/middleware/telemetry-attrs.ts";
 import { tracing, type TracingOptions } from "../../src/middleware/tracing.ts";
 import { bashTool } from "../agent/helpers.ts";
 import { generated, textParts } from "../adapters/ai-sdk-fixtures.ts";
@@ -221,6 +222,27 @@ describe("an agent run, against the GenAI conventions", () => {
     expect(ttfc[0]!.attributes).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o" });
   });
 
+  it("nests a sub-agent's invoke_agent span under the tool call that started it, with its own name and provider", async () => {
+    const { spans, middleware } = setup();
+    const stack = withMiddleware(createAgentStack(), middleware);
+    const parent = createScriptedModel({ id: "gpt-4o", turns: [{ toolCalls: [{ name: "helper", input: { prompt: "look it up" } }] }, "Done."] });
+    const child = createScriptedModel({ id: "claude-haiku-4-5", turns: ["found it"] });
+    await createAgent({ model: parent, stack, name: "coder", subagents: [{ name: "helper", model: child }] }).run("hello");
+    await stack.flush();
+    const all = spans();
+    const root = all.find((s) => s.name === "invoke_agent coder")!;
+    const sub = all.find((s) => s.name === "invoke_agent helper")!;
+    expect(parentOf(root)).toBeUndefined();
+    expect(sub.attributes).toMatchObject({ "gen_ai.agent.name": "helper", "gen_ai.provider.name": "anthropic" });
+    expect(root.attributes["gen_ai.provider.name"]).toBe("openai");
+    // Up from the sub-agent's span: the tool call, its step, the root.
+    const byId = new Map(all.map((s) => [idOf(s), s]));
+    const chain: string[] = [];
+    for (let at = byId.get(parentOf(sub)!); at !== undefined; at = parentOf(at) === undefined ? undefined : byId.get(parentOf(at)!)) chain.push(at.name);
+    expect(chain.at(-1)).toBe("invoke_agent coder");
+    expect(chain).toContain("execute_tool helper");
+  });
+
   it("gives each turn of an open session its own invoke_agent span, with the session's id as the conversation", async () => {
     const { spans, middleware } = setup();
     const stack = withMiddleware(createAgentStack(), middleware);
@@ -301,6 +323,20 @@ const providers: readonly (readonly [string, string])[] = [
   ["mistral.chat", "mistral_ai"],
   ["ollama.chat", "ollama"],
 ];
+
+describe("providerOfSdk", () => {
+  it("maps every AI SDK provider id of the docs to the convention's well-known value, and others to their first segment", () => {
+    const table: Record<string, string | undefined> = {
+      "amazon-bedrock": "aws.bedrock", "azure.chat": "azure.ai.openai", "azure.responses": "azure.ai.openai", "google.vertex.chat": "gcp.vertex_ai",
+      "vertex.anthropic.messages": "gcp.vertex_ai", "google.generative-ai": "gcp.gemini", "openai.chat": "openai", "openai.responses": "openai",
+      "anthropic.messages": "anthropic", "mistral.chat": "mistral_ai", "cohere.chat": "cohere", "xai.chat": "x_ai", "deepseek.chat": "deepseek",
+      "groq.chat": "groq", "perplexity": "perplexity", "moonshotai.chat": "moonshot_ai", "ollama.chat": "ollama", "": undefined,
+    };
+    expect(Object.fromEntries(Object.keys(table).map((id) => [id, providerOfSdk(id)]))).toEqual(table);
+    expect(providerOf("anthropic.claude-3-5-sonnet", undefined, "amazon-bedrock")).toBe("aws.bedrock");
+    expect(providerOf("anthropic.claude-3-5-sonnet", "my-proxy", "amazon-bedrock")).toBe("my-proxy");
+  });
+});
 
 describe("the AI SDK through aiSdkMiddleware", () => {
   const model = (provider: string) => new MockLanguageModelV3({
