@@ -51,6 +51,8 @@ export const GenAiAttr = {
   agentName: "gen_ai.agent.name",
   conversationId: "gen_ai.conversation.id",
   requestStream: "gen_ai.request.stream",
+  requestMaxTokens: "gen_ai.request.max_tokens",
+  requestTemperature: "gen_ai.request.temperature",
   inputTokens: "gen_ai.usage.input_tokens",
   outputTokens: "gen_ai.usage.output_tokens",
   finishReasons: "gen_ai.response.finish_reasons",

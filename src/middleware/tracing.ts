@@ -33,10 +33,12 @@ import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.
 import { GenAiAttr, GenAiOperation, OnionAttr } from "./semconv.ts";
 import { errorTypeOf, hookOutcome, providerOf, providerOption, redactOption, scrubbedNamesOf, type ProviderOption } from "./telemetry-attrs.ts";
 
-/** An `invoke_agent` span and what its model calls told it: `gen_ai.provider.name` is set from the first. */
+/** An `invoke_agent` span and what its model calls told it: `gen_ai.provider.name` and `gen_ai.request.model` are set from the first. */
 interface AgentSpan {
   readonly span: Span;
   provider: string | undefined;
+  /** A model call has told it its provider and model. */
+  informed: boolean;
 }
 
 /** The span of one `agent.run()`: opened by its first point, ended when the invocation ends. */
@@ -169,7 +171,7 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
   /** Open an `invoke_agent` span under `parent`, and the context its inside runs in. */
   const openAgentSpan = (agent: string, sessionId: string | undefined, parent: Context, extra: Attributes = {}): { agent: AgentSpan; context: Context } => {
     const span = tracer().startSpan(`${GenAiOperation.invokeAgent} ${agent}`, { kind: SpanKind.INTERNAL, attributes: { ...extra, ...agentAttributes(agent, sessionId) } }, parent);
-    const record: AgentSpan = { span, provider: typeof providerChoice === "string" ? providerChoice : undefined };
+    const record: AgentSpan = { span, provider: typeof providerChoice === "string" ? providerChoice : undefined, informed: false };
     return { agent: record, context: otelTrace.setSpan(parent, span).setValue(agentSpanKey, record) };
   };
 
@@ -220,12 +222,17 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
       [GenAiAttr.requestModel]: request.model,
       [GenAiAttr.requestStream]: request.stream === true,
     };
+    if (request.maxOutputTokens !== undefined) attrs[GenAiAttr.requestMaxTokens] = request.maxOutputTokens;
+    if (request.temperature !== undefined) attrs[GenAiAttr.requestTemperature] = request.temperature;
     if (legacy) attrs[GenAiAttr.system] = provider;
     if (ctx.sessionId !== undefined) attrs[GenAiAttr.conversationId] = conversationId(ctx.sessionId);
+    // The agent span learns its provider and model from its first model call (one model per agent here).
     const agent = parent.getValue(agentSpanKey) as AgentSpan | undefined;
-    if (agent !== undefined && agent.provider === undefined) {
-      agent.provider = provider;
-      agent.span.setAttribute(GenAiAttr.providerName, provider);
+    if (agent !== undefined && !agent.informed) {
+      agent.informed = true;
+      if (agent.provider === undefined) agent.span.setAttribute(GenAiAttr.providerName, provider);
+      agent.provider ??= provider;
+      agent.span.setAttribute(GenAiAttr.requestModel, request.model);
     }
     return attrs;
   };

@@ -29,6 +29,8 @@ describe("metrics: the copied conventions", () => {
     expect(GenAiAttr.agentName).toBe(semconv.ATTR_GEN_AI_AGENT_NAME);
     expect(GenAiAttr.conversationId).toBe(semconv.ATTR_GEN_AI_CONVERSATION_ID);
     expect(GenAiAttr.requestStream).toBe(semconv.ATTR_GEN_AI_REQUEST_STREAM);
+    expect(GenAiAttr.requestMaxTokens).toBe(semconv.ATTR_GEN_AI_REQUEST_MAX_TOKENS);
+    expect(GenAiAttr.requestTemperature).toBe(semconv.ATTR_GEN_AI_REQUEST_TEMPERATURE);
     expect(GenAiAttr.inputTokens).toBe(semconv.ATTR_GEN_AI_USAGE_INPUT_TOKENS);
     expect(GenAiAttr.outputTokens).toBe(semconv.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS);
     expect(GenAiAttr.finishReasons).toBe(semconv.ATTR_GEN_AI_RESPONSE_FINISH_REASONS);

@@ -87,6 +87,7 @@ describe("an agent run, against the GenAI conventions", () => {
       "gen_ai.agent.name": "coder",
       "gen_ai.conversation.id": "s1",
       "gen_ai.provider.name": "openai",
+      "gen_ai.request.model": "gpt-4o",
       "gen_ai.response.finish_reasons": ["stop"],
       "agent_onion.outcome": "completed",
     });
@@ -351,7 +352,7 @@ describe("the AI SDK through aiSdkMiddleware", () => {
       const { spans, collect, middleware } = setup();
       const stack = withMiddleware(createAgentStack(), middleware);
       const wrapped = wrapLanguageModel({ model: model(id), middleware: aiSdkMiddleware(stack, { run: { sessionId: "s3" } }) });
-      await generateText({ model: wrapped, prompt: "Hi" });
+      await generateText({ model: wrapped, prompt: "Hi", maxOutputTokens: 50, temperature: 0.2 });
       const streamed = streamText({ model: wrapped, prompt: "Hi" });
       await streamed.consumeStream();
       await stack.flush();
@@ -360,6 +361,8 @@ describe("the AI SDK through aiSdkMiddleware", () => {
         [SpanKind.CLIENT, name, false, "s3"],
         [SpanKind.CLIENT, name, true, "s3"],
       ]);
+      expect(chats[0]!.attributes).toMatchObject({ "gen_ai.request.max_tokens": 50, "gen_ai.request.temperature": 0.2 });
+      expect(chats[1]!.attributes["gen_ai.request.max_tokens"]).toBeUndefined();
       const durations = histogramPoints((await collect()).get("gen_ai.client.operation.duration"));
       expect(new Set(durations.map((p) => p.attributes["gen_ai.provider.name"]))).toEqual(new Set([name]));
     });
