@@ -24,7 +24,7 @@ import { contextKey, type HookContext, type RunEvent } from "../core/context.ts"
 import { describe } from "../core/errors.ts";
 import type { Outcome } from "../core/outcome.ts";
 import { Priority } from "../core/priority.ts";
-import { currentInvocation, type Invocation } from "../agent/invocation.ts";
+import { currentInvocation, trackInvocations, type Invocation } from "../agent/invocation.ts";
 import type { ModelRequest, ModelResponse, RunResult, ToolCall } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { allAgentPoints, onEveryPoint } from "./every-point.ts";
@@ -146,6 +146,8 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
     : createRedactor({ ...redact, strategy: "hash", strategies: {}, salt: redact.salt ?? randomUUID() });
   const conversationId = (sessionId: string): string => (idRedactor === undefined ? sessionId : idRedactor.scrub(sessionId));
   const tracer = (): Tracer => givenTracer ?? otelTrace.getTracer("agent-onion");
+  // So that one agent.run() is one trace: from now on agent.run() carries its invocation.
+  trackInvocations();
   // Our own record of the current context, for applications without an OpenTelemetry context manager.
   const current = new AsyncLocalStorage<Context>();
   // A run's spans, in the order its attempts entered our layer (a hook outside ours that retries
