@@ -24,7 +24,8 @@ import type { ModelRequest, ModelResponse } from "../agent/types.ts";
 import { ModelStreamError, spentPartial } from "../agent/stream/errors.ts";
 import { estimateMessageTokens } from "../agent/tokens.ts";
 import type { Middleware } from "./apply.ts";
-import { choiceOption, functionOption, integerOption, nameOption, numberOption } from "./options.ts";
+import { choiceOption, functionOption, integerOption, nameOption } from "./options.ts";
+import { placement } from "./placement.ts";
 import { LimitExceededError } from "./errors.ts";
 import { defaultLeaseMs, defaultRetryMs, Reservation, type ReservationSettings } from "./reservation.ts";
 import { forgetAfter } from "./run-state.ts";
@@ -70,6 +71,7 @@ export interface BudgetOptions {
   /** Told when settling or refunding failed after the call and its retries (the hold then expires with its lease); default `process.emitWarning`. */
   readonly onAccountingError?: (error: unknown, what: "settle" | "release") => void;
   readonly name?: string;
+  /** Default `Priority.guard`, inside `cache` and outside `fallback`, `retry` and rate limits on `modelCall`, by name. */
   readonly priority?: number;
 }
 
@@ -94,7 +96,6 @@ export const budget = (options: BudgetOptions): Middleware => {
   const maxOutput = integerOption(name, "maxOutputTokens", options.maxOutputTokens ?? 4096, 0);
   const holdTtlMs = integerOption(name, "holdTtlMs", options.holdTtlMs ?? defaultLeaseMs, 1);
   const retryMs = integerOption(name, "retryAccountingMs", options.retryAccountingMs ?? defaultRetryMs, 0);
-  const priority = numberOption(name, "priority", options.priority ?? Priority.guard + 10, -Number.MAX_VALUE);
   const reserveFn = functionOption(name, "reserve", options.reserve);
   const chargeFn = functionOption(name, "charge", options.charge);
   const onAccountingError = functionOption(name, "onAccountingError", options.onAccountingError) ??
@@ -136,7 +137,8 @@ export const budget = (options: BudgetOptions): Middleware => {
 
   const modelHook: Hook<ModelRequest, ModelResponse, "observe"> = {
     name,
-    priority,
+    // Inside the cache (a hit spends nothing); fallback, retry and rate limits name it to run inside it.
+    ...placement(name, options.priority, Priority.guard, { after: ["cache"] }),
     // A budget whose store fails must refuse, not spend unaccounted (H3).
     failMode: "closed",
     around: async (ctx, next) => {
@@ -172,7 +174,7 @@ export const budget = (options: BudgetOptions): Middleware => {
   // Only settled spend counts here: what calls under way reserve may yet be refunded.
   const runHook: Hook<any, any, "gate"> = {
     name,
-    priority,
+    ...placement(name, options.priority, Priority.guard),
     before: async (_input, ctx) => {
       const key = await keyFor(ctx);
       if (typeof key !== "string") return key;

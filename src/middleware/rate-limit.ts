@@ -11,10 +11,10 @@
  *   but allows a burst of `2 × limit` across a boundary.
  * - no window: a plain count for the scope's lifetime (`callLimit`, "at most 5 Bash calls per run").
  * A call counts when it reaches the tool or the provider, whether it then succeeds or fails. On
- * `toolCall` that takes two hooks: an early check at `priority` refuses a call once the limit is
- * used up (so `approval` never asks a person about it), and the count is taken innermost, right
- * before the tool, so each attempt `retry` makes is counted and a call refused further in
- * (`approval`, `toolPolicy`'s final check) is not.
+ * `toolCall` that takes two hooks: an early check refuses a call once the limit is used up (so
+ * `approval` never asks a person about it), and the count is taken innermost, right before the
+ * tool, so each attempt `retry` makes is counted and a call refused further in (`approval`,
+ * `toolPolicy`'s recheck of a rewritten call, a hook of yours at `Priority.innermost`) is not.
  *
  * Two limits on one point (a per-minute and a burst limit; `callLimit` and `rateLimit`) nest: the
  * outer one has taken its slot when the inner one refuses. So a slot is taken as a reservation
@@ -38,7 +38,8 @@ import { Priority } from "../core/priority.ts";
 import { keyPart } from "../core/state.ts";
 import type { Middleware } from "./apply.ts";
 import { LimitExceededError } from "./errors.ts";
-import { choiceOption, integerOption, nameOption, numberOption } from "./options.ts";
+import { choiceOption, integerOption, nameOption } from "./options.ts";
+import { placement, type Placement } from "./placement.ts";
 import { refuse } from "./refuse.ts";
 import { defaultLeaseMs, defaultRetryMs, Reservation, type ReservationSettings } from "./reservation.ts";
 import { forgetAfter } from "./run-state.ts";
@@ -74,19 +75,16 @@ export interface RateLimitOptions {
   readonly retentionMs?: number;
   readonly name?: string;
   /**
-   * Default `Priority.guard + 5` on `toolCall`, where it places the early check (the count itself
-   * is always taken innermost, as `${name}:count`); on `modelCall` `Priority.guard + 25`, inside
-   * `retry` and `fallback`, so that every attempt `retry` makes is admitted and counted (a refused
+   * Default `Priority.guard`. On `toolCall` it places the early check, by name inside `toolPolicy`
+   * and `cache` and outside `approval` (the count itself is always taken innermost, as
+   * `${name}:count`, at `Priority.innermost`); on `modelCall`, by name inside `cache`, `budget`,
+   * `fallback` and `retry`, so that every attempt `retry` makes is admitted and counted (a refused
    * one ends the retries). The models `fallback` turns to are called directly and not counted.
    */
   readonly priority?: number;
 }
 
 const week = 7 * 24 * 3_600_000;
-
-// Inside every other hook, toolPolicy's final check (Number.MAX_SAFE_INTEGER) included: a tool
-// call is counted only when nothing refuses it any more, and once per attempt that reaches the tool.
-const countPriority = Number.MAX_VALUE;
 
 /**
  * Limit calls per window, per scope, across processes; a refused tool call is rejected with a
@@ -143,12 +141,17 @@ interface Tally {
 const tallies = new Map<string, Tally>();
 
 /**
- * A limit's refusal as the count hook outside it receives it: on toolCall a rejection (only count
- * hooks sit inside one, and a store failure fails them closed), on modelCall a LimitExceededError
- * or a closed failure. An inside the run abandoned, or the tool's own failure, is not one.
+ * Whether the attempt a count hook admitted was refused inside it, so it never reached the tool
+ * (model): no attempt got through meanwhile, and its own answer is a rejection (on toolCall the
+ * tool cannot reject, only a hook inside: another limit's count, a store failure of one, the
+ * policy's recheck right before the tool) or, on modelCall, a limit's `LimitExceededError` while
+ * a limit inside refused during this attempt. That last condition matters when one call runs two
+ * attempts at once (a timed hook gave up on one, a retry outside started another): a sibling's
+ * refusal is not ours. An inside the run abandoned, or the tool's own failure, is no refusal.
  */
-const isRefusal = (answer: Outcome<unknown> | undefined): boolean =>
-  answer !== undefined && (answer._tag === "Rejected" || (answer._tag === "Failed" && answer.error instanceof LimitExceededError));
+const refusedInside = (answer: Outcome<unknown> | undefined, tally: Tally, refusals: number, reached: number): boolean =>
+  answer !== undefined && tally.reached === reached &&
+  (answer._tag === "Rejected" || (answer._tag === "Failed" && answer.error instanceof LimitExceededError && tally.refusals > refusals));
 
 // Reservation ids: unique across the processes sharing a store (a random part per process), and
 // cheaper than a UUID per call.
@@ -169,7 +172,9 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
   const point = choiceOption(name, "point", options.point ?? "toolCall", ["toolCall", "modelCall"]);
   const per = choiceOption(name, "per", options.per ?? "subject", ["subject", "all"]);
   const retentionMs = integerOption(name, "retentionMs", options.retentionMs ?? week, 1);
-  const priority = numberOption(name, "priority", options.priority ?? (point === "modelCall" ? Priority.guard + 25 : Priority.guard + 5), -Number.MAX_VALUE);
+  const at = point === "modelCall"
+    ? placement(name, options.priority, Priority.guard, { after: ["cache", "budget", "fallback", "retry"] })
+    : placement(name, options.priority, Priority.guard, { after: ["toolPolicy", "cache"], before: ["approval"] });
   const tenant = tenantOption(name, options.tenantKey);
   const span = windowMs === undefined ? "" : ` per ${windowMs % 1000 === 0 ? `${windowMs / 1000} s` : `${windowMs} ms`}`;
   const where = typeof scope === "function" ? "" : scope === "global" ? "" : ` in this ${scope}`;
@@ -211,13 +216,10 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
     try {
       return (answer = await next());
     } finally {
-      // Refused inside: this attempt's own answer is a limit's refusal, a limit inside refused, and
-      // no attempt got through meanwhile. The answer matters when one call runs two attempts at once
-      // (a timed hook gave up on one, a retry outside started another): a sibling's refusal is not ours.
       // Refused inside, the attempt never reached the tool (model), so it takes no slot; otherwise it
       // is counted in the counter (a sliding window's entry already counts). Bookkeeping that fails
       // is retried in the background and never turns the call, which ran, into a failure.
-      if (isRefusal(answer) && tally.refusals > refusals && tally.reached === reached) await slot.release();
+      if (refusedInside(answer, tally, refusals, reached)) await slot.release();
       else {
         tally.reached++;
         if (counted) await slot.settle(1, settleOptions);
@@ -250,16 +252,16 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
       tallies.delete(callId);
     }
   };
-  const count = (hookName: string, at: number): Hook<any, any, any> => ({
+  const count = (hookName: string, where: Placement): Hook<any, any, any> => ({
     name: hookName,
-    priority: at,
+    ...where,
     ...shared,
     around: countInCall,
   });
   // A count per run ends with its run: the keys this run counted in are deleted when it settles.
   const forget: Hook<any, any, "gate"> = {
     name,
-    priority,
+    ...placement(name, options.priority, Priority.guard),
     around: async (ctx, next) => {
       const slot = `${name}\n${ctx.runId}`;
       if (runKeys.has(slot)) return next(); // a run nested under the same id: the outer one deletes
@@ -273,11 +275,11 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
     },
   };
   const onRun = scope === "run" ? { run: forget } : {};
-  if (point === "modelCall") return { name, hooks: { modelCall: count(name, priority), ...onRun } };
+  if (point === "modelCall") return { name, hooks: { modelCall: count(name, at), ...onRun } };
   // On toolCall, a check that takes nothing: the count is taken innermost (see the module doc).
   const check: Hook<any, any, any> = {
     name,
-    priority,
+    ...at,
     ...shared,
     around: async (ctx, next) => {
       const key = keyOf(ctx);
@@ -286,5 +288,6 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
       return refuse(ctx, name, refusal.replace("%WHAT%", () => what(ctx)));
     },
   };
-  return { name, hooks: { toolCall: [check, count(`${name}:count`, countPriority)], ...onRun } };
+  // Inside every other hook: a tool call is counted once per attempt that reaches the tool.
+  return { name, hooks: { toolCall: [check, count(`${name}:count`, { priority: Priority.innermost })], ...onRun } };
 };

@@ -14,7 +14,8 @@ import type { StreamPart } from "../agent/model.ts";
 import { streamControl } from "../agent/stream/control.ts";
 import type { ModelRequest, ModelResponse, ToolCall, ToolResult } from "../agent/types.ts";
 import type { Middleware, PointHook } from "./apply.ts";
-import { nameOption, numberOption, show } from "./options.ts";
+import { nameOption, show } from "./options.ts";
+import { placement, priorityOption } from "./placement.ts";
 import { redactorFor, type Redactor, type RedactorOptions } from "./redactor.ts";
 import { scrubFailure } from "./scrub-failure.ts";
 import { StreamRedactor, type StreamRedactorOptions } from "./stream-redactor.ts";
@@ -46,9 +47,13 @@ const blockedReason = (hook: string, where: string, kinds: readonly string[]): s
 export interface RedactionOptions extends RedactorOptions, StreamRedactorOptions {
   /** Hook name; default `redaction` (`redaction:output` for the tool-output hook). */
   readonly name?: string;
-  /** Priority of the input hooks (user prompt, tool input) and of the check of model answers and tool results the innermost hook did not scan (a fallback model's, a `recover`'s); default 5, outside the guards. */
+  /**
+   * Priority of the input hooks (user prompt, tool input) and of the check of model answers and
+   * tool results the innermost hook did not scan (a fallback model's, a `recover`'s); default
+   * `Priority.first`, outside the guards.
+   */
   readonly priority?: number;
-  /** Priority of the output hooks (tool output, model output); default `Priority.last`, innermost. */
+  /** Priority of the output hooks (tool output, model output); default `Priority.last`, inside every ordinary hook. */
   readonly outputPriority?: number;
   /** Where to redact; each defaults to true. */
   readonly on?: {
@@ -72,8 +77,8 @@ export interface RedactionOptions extends RedactorOptions, StreamRedactorOptions
  */
 export const redaction = (options: RedactionOptions = {}): Middleware => {
   const name = nameOption("redaction", options.name);
-  const priority = numberOption(name, "priority", options.priority ?? Priority.guard - 5, -Number.MAX_VALUE);
-  const outputPriority = numberOption(name, "outputPriority", options.outputPriority ?? Priority.last, -Number.MAX_VALUE);
+  const outer = placement(name, options.priority, Priority.first);
+  const inner = placement(name, options.outputPriority === undefined ? undefined : priorityOption(name, options.outputPriority, "outputPriority"), Priority.last);
   const redactor = options.redactor !== undefined ? redactorOption(name, options.redactor) : redactorFor(name, options);
   // Checked now, not on the first stream.
   const streamOptions: StreamRedactorOptions = {
@@ -85,7 +90,7 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
 
   const userPrompt: PointHook<AgentPoints, "userPrompt"> = {
     name,
-    priority,
+    ...outer,
     before: (prompt) => {
       const r = redactor.text(prompt.text);
       if (r.blocked.length > 0) return Reject(blockedReason(name, "user prompt", r.blocked));
@@ -95,7 +100,7 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
 
   const toolInput: PointHook<AgentPoints, "toolCall"> = {
     name,
-    priority,
+    ...outer,
     before: (call) => {
       const r = redactor.value(call.input);
       if (r.blocked.length > 0) return Reject(blockedReason(name, `tool input of ${call.name}`, r.blocked));
@@ -125,7 +130,7 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
 
   const toolOutput: PointHook<AgentPoints, "toolCall"> = {
     name: `${name}:output`,
-    priority: outputPriority,
+    ...inner,
     after: (result, call) => checkedResult(result, call),
   };
 
@@ -137,7 +142,7 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
   // Replace after the tool ran, a failure closed after it) cannot be changed here.
   const unscannedResult: PointHook<AgentPoints, "toolCall"> = {
     name: `${name}:unscanned`,
-    priority,
+    ...outer,
     failMode: "closed",
     around: async (ctx, next) => {
       const outcome = await next();
@@ -154,7 +159,7 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
   // A failed call's message reaches the model: it is scrubbed on its way out (see scrubFailure).
   const toolFailure: PointHook<AgentPoints, "toolCall"> = {
     name: `${name}:error`,
-    priority: outputPriority,
+    ...inner,
     around: async (_ctx, next) => {
       const outcome = await next();
       return outcome._tag === "Failed" ? Outcome.failed(scrubFailure(redactor, outcome.error)) : outcome;
@@ -175,7 +180,7 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
 
   const modelOutput: PointHook<AgentPoints, "modelCall"> = {
     name,
-    priority: outputPriority,
+    ...inner,
     // Closed: an answer that could not be checked (a cycle or too deep a tool input, a detector
     // that throws) must not go out as if it had been; the observe point's default is open (R6).
     failMode: "closed",
@@ -200,7 +205,7 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
   // answer, after this hook). Hooks between the two see such an answer as it was made.
   const unscannedOutput: PointHook<AgentPoints, "modelCall"> = {
     name: `${name}:unscanned`,
-    priority,
+    ...outer,
     failMode: "closed",
     around: async (_ctx, next) => {
       const outcome = await next();

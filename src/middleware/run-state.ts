@@ -9,6 +9,7 @@ import type { HookContext } from "../core/context.ts";
 import type { Hook } from "../core/hook.ts";
 import type { Outcome } from "../core/outcome.ts";
 import type { RunInput, RunResult } from "../agent/types.ts";
+import type { Placement } from "./placement.ts";
 
 /**
  * Run `next`, then delete `keys()` from the store, whatever the run's outcome. A delete that fails
@@ -29,10 +30,10 @@ export const forgetAfter = async <T>(ctx: HookContext<any>, next: () => Promise<
  * A `run` hook that deletes the keys `keys(ctx)` names once the run point has settled.
  *
  * @example
- * const hooks = { step: countTokens, run: forgetAfterRun("tokenBudget", Priority.guard, (ctx) => [runKey("tokenBudget", ctx)]) }
+ * const hooks = { step: countTokens, run: forgetAfterRun("tokenBudget", { priority: Priority.guard }, (ctx) => [runKey("tokenBudget", ctx)]) }
  */
-export const forgetAfterRun = (name: string, priority: number, keys: (ctx: HookContext<RunInput>) => Iterable<string>): Hook<RunInput, RunResult, "gate"> => ({
+export const forgetAfterRun = (name: string, at: Placement, keys: (ctx: HookContext<RunInput>) => Iterable<string>): Hook<RunInput, RunResult, "gate"> => ({
   name,
-  priority,
+  ...at,
   around: (ctx, next): Promise<Outcome<RunResult>> => forgetAfter(ctx, next, () => keys(ctx)),
 });
