@@ -6,7 +6,7 @@
  * `RedactionBlockedError` on `modelCall`, where a `Reject` is not allowed (R2).
  */
 import { Continue, Reject, Transform } from "../core/action.ts";
-import type { HookContext } from "../core/context.ts";
+import { contextKey, type HookContext } from "../core/context.ts";
 import { AgentOnionError } from "../core/errors.ts";
 import { Outcome } from "../core/outcome.ts";
 import { Priority } from "../core/priority.ts";
@@ -108,30 +108,35 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
     },
   };
 
-  // Tool results and model answers the inner hooks let out, so that the outer ones (`:unscanned`)
-  // scan only those they never saw.
-  const scanned = new WeakSet<object>();
-  const pass = <T, A extends Continue | Transform<T>>(value: T, answer: A): A => {
+  // The tool results and model answers the inner hooks let out in this run, so that the outer ones
+  // (`:unscanned`) scan only those they never saw; in the run's slot, gone with it.
+  const scanned = contextKey<object[]>(`${name}.scanned`);
+  const pass = <T, A extends Continue | Transform<T>>(ctx: HookContext<any>, value: T, answer: A): A => {
     const out: unknown = answer._tag === "Transform" ? answer.value : value;
-    if (typeof out === "object" && out !== null) scanned.add(out);
+    if (typeof out === "object" && out !== null) {
+      const list = ctx.local(scanned);
+      if (list === undefined) ctx.local(scanned, [out]);
+      else list.push(out);
+    }
     return answer;
   };
+  const wasScanned = (ctx: HookContext<any>, value: unknown): boolean => ctx.local(scanned)?.includes(value as object) === true;
 
   /** Scan a tool result: a refusal on a block kind, the redacted result, or Continue when it is clean. */
-  const checkedResult = (result: ToolResult, call: ToolCall): Reject | Transform<ToolResult> | Continue => {
+  const checkedResult = (result: ToolResult, call: ToolCall, ctx: HookContext<any>): Reject | Transform<ToolResult> | Continue => {
     // Every data field, not only `content`: an MCP result also carries `structuredContent`.
     // Only the protocol's own fields (`isError`, `_meta`) are left as they are.
     const { isError, _meta, ...data } = result as ToolResult & { _meta?: unknown };
     const r = redactor.value(data);
     if (r.blocked.length > 0) return Reject(blockedReason(name, `tool output of ${call.name}`, r.blocked));
-    if (!r.changed) return pass(result, Continue);
-    return pass(result, Transform({ ...(r.value as ToolResult), ...(isError !== undefined ? { isError } : {}), ...(_meta !== undefined ? { _meta } : {}) }));
+    if (!r.changed) return pass(ctx, result, Continue);
+    return pass(ctx, result, Transform({ ...(r.value as ToolResult), ...(isError !== undefined ? { isError } : {}), ...(_meta !== undefined ? { _meta } : {}) }));
   };
 
   const toolOutput: PointHook<AgentPoints, "toolCall"> = {
     name: `${name}:output`,
     ...inner,
-    after: (result, call) => checkedResult(result, call),
+    after: (result, call, ctx) => checkedResult(result, call, ctx),
   };
 
   // A result made outside the innermost hook never passed it: a `recover`'s answer for a failed
@@ -150,8 +155,8 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
         const reason = redactor.scrub(outcome.reason);
         return reason === outcome.reason ? outcome : { ...outcome, reason };
       }
-      if (outcome._tag !== "Completed" || scanned.has(outcome.value)) return outcome;
-      const answer = checkedResult(outcome.value, ctx.input);
+      if (outcome._tag !== "Completed" || wasScanned(ctx, outcome.value)) return outcome;
+      const answer = checkedResult(outcome.value, ctx.input, ctx);
       return answer._tag === "Continue" ? outcome : answer;
     },
   };
@@ -167,15 +172,15 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
   };
 
   /** Scan a whole answer: a failure on a block kind, the redacted answer, or Continue when it is clean. */
-  const checked = (response: ModelResponse, tail: string | undefined) => {
+  const checked = (response: ModelResponse, tail: string | undefined, ctx: HookContext<any>) => {
     // Only tool inputs: ids and names are the protocol (a provider's call id can look like a token).
     const r = redactor.value({ text: response.text + (tail ?? ""), inputs: response.toolCalls.map((c) => c.input) });
     if (r.blocked.length > 0) return Outcome.failed(new RedactionBlockedError(name, "model output", r.blocked));
-    if (!r.changed && tail === undefined) return pass(response, Continue);
+    if (!r.changed && tail === undefined) return pass(ctx, response, Continue);
     const toolCalls = response.toolCalls.map((c, i) => (r.value.inputs[i] === c.input ? c : { ...c, input: r.value.inputs[i] }));
     return r.value.text === response.text && !toolCalls.some((c, i) => c !== response.toolCalls[i])
-      ? pass(response, Continue)
-      : pass(response, Transform({ ...response, text: r.value.text, toolCalls } as ModelResponse));
+      ? pass(ctx, response, Continue)
+      : pass(ctx, response, Transform({ ...response, text: r.value.text, toolCalls } as ModelResponse));
   };
 
   const modelOutput: PointHook<AgentPoints, "modelCall"> = {
@@ -194,7 +199,7 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
       const blockedLive = live?.blocked ?? [];
       if (blockedLive.length > 0) return Outcome.failed(new RedactionBlockedError(name, "model output", blockedLive));
       // The whole answer is scanned again (redaction is idempotent): inner `after` hooks may have changed it.
-      return checked(outcome.value, tail);
+      return checked(outcome.value, tail, ctx);
     },
   };
 
@@ -207,10 +212,10 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
     name: `${name}:unscanned`,
     ...outer,
     failMode: "closed",
-    around: async (_ctx, next) => {
+    around: async (ctx, next) => {
       const outcome = await next();
-      if (outcome._tag !== "Completed" || scanned.has(outcome.value)) return outcome;
-      return checked(outcome.value, undefined);
+      if (outcome._tag !== "Completed" || wasScanned(ctx, outcome.value)) return outcome;
+      return checked(outcome.value, undefined, ctx);
     },
   };
 
