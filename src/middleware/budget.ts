@@ -27,8 +27,8 @@ import type { Middleware } from "./apply.ts";
 import { choiceOption, functionOption, integerOption, nameOption } from "./options.ts";
 import { placement } from "./placement.ts";
 import { LimitExceededError } from "./errors.ts";
-import { defaultLeaseMs, defaultRetryMs, Reservation, type ReservationSettings } from "./reservation.ts";
-import { forgetAfter } from "./run-state.ts";
+import { defaultLeaseMs, defaultRetryMs, endOpen, openHolds, Reservation, type ReservationSettings } from "./reservation.ts";
+import { forget, leftByRunEnd } from "./run-state.ts";
 import { missingScope, scopeKey, scopeOption, type Scope, tenantOption } from "./scope.ts";
 
 /** Prices in micro-dollars (µ$) per million tokens: `$3 / MTok` is `3_000_000`. */
@@ -135,6 +135,10 @@ export const budget = (options: BudgetOptions): Middleware => {
   const exhausted = (settled: number, reserved: number, need?: number): string =>
     `Budget exhausted (${name}): ${settled} of ${limit} ${label} spent${reserved > 0 ? `, ${reserved} reserved by calls under way` : ""}${need === undefined ? "" : `, and this call may need up to ${need}`}`;
 
+  // The holds of this run's calls still under way: a run that ends while its call hangs (the caller
+  // aborted, the deadline passed) never returns to the around, so its onSettled refunds them, as a
+  // call that failed is refunded.
+  const holds = openHolds(name);
   const modelHook: Hook<ModelRequest, ModelResponse, "observe"> = {
     name,
     // Inside the cache (a hit spends nothing); fallback, retry and rate limits name it to run inside it.
@@ -146,7 +150,7 @@ export const budget = (options: BudgetOptions): Middleware => {
       // modelCall is an observation point: no Reject there, a typed failure instead.
       if (typeof key !== "string") return Outcome.failed(new LimitExceededError(name, key.reason));
       const need = hold(ctx.input, ctx);
-      const { admission, hold: reservation } = await Reservation.take(ctx, key, randomUUID(), need, limit, settings);
+      const { admission, hold: reservation } = await Reservation.take(ctx, key, randomUUID(), need, limit, settings, holds);
       if (reservation === undefined) return Outcome.failed(new LimitExceededError(name, exhausted(admission.settled, admission.reserved, need)));
       let settled = false;
       try {
@@ -169,6 +173,7 @@ export const budget = (options: BudgetOptions): Middleware => {
         if (!settled) await reservation.release();
       }
     },
+    onSettled: (outcome, _request, ctx) => (leftByRunEnd(outcome) ? endOpen(ctx, holds, (hold) => hold.release()) : undefined),
   };
   // Refuse a run whose budget is already spent before any work starts (a gate, so a clear Reject).
   // Only settled spend counts here: what calls under way reserve may yet be refunded.
@@ -182,7 +187,7 @@ export const budget = (options: BudgetOptions): Middleware => {
       return settled >= limit ? Reject(exhausted(settled, 0)) : Continue;
     },
     // A budget per run ends with its run (see run-state.ts).
-    ...(scope === "run" ? { around: (ctx, next) => forgetAfter(ctx, next, () => [`${name}:${scopeKey(ctx, scope) as string}`]) } : {}),
+    ...(scope === "run" ? { onSettled: (_outcome, _input, ctx) => forget(ctx, [`${name}:${scopeKey(ctx, scope) as string}`]) } : {}),
   };
   return { name, hooks: { run: runHook, modelCall: modelHook } };
 };

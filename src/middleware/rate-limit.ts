@@ -30,7 +30,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Reject } from "../core/action.ts";
-import type { HookContext } from "../core/context.ts";
+import { contextKey, type HookContext } from "../core/context.ts";
 import type { Hook } from "../core/hook.ts";
 import type { MatchSpec } from "../core/match/types.ts";
 import type { Outcome } from "../core/outcome.ts";
@@ -41,8 +41,8 @@ import { LimitExceededError } from "./errors.ts";
 import { choiceOption, integerOption, nameOption } from "./options.ts";
 import { placement, type Placement } from "./placement.ts";
 import { refuse } from "./refuse.ts";
-import { defaultLeaseMs, defaultRetryMs, Reservation, type ReservationSettings } from "./reservation.ts";
-import { forgetAfter } from "./run-state.ts";
+import { defaultLeaseMs, defaultRetryMs, endOpen, openHolds, Reservation, type ReservationSettings } from "./reservation.ts";
+import { forget, leftByRunEnd } from "./run-state.ts";
 import { missingScope, scopeKey, scopeOption, type Scope, tenantOption } from "./scope.ts";
 
 /** The points a rate limit can sit on (`"toolCall"` or `"modelCall"`). */
@@ -135,10 +135,8 @@ interface Tally {
   reached: number;
 }
 
-// Within-call scratch, not shared state (R14): an entry lives only while the outermost count hook
-// of one stack.run is under way, keyed by that run's callId, and that hook removes it. Hooks see
-// no per-run object they could hang it on (each gets a context of its own).
-const tallies = new Map<string, Tally>();
+/** The tally of one `stack.run`, in its slot: shared by the count hooks of every limit on the point, gone with the run. */
+const tallyOf = contextKey<Tally>("rateLimit.tally");
 
 /**
  * Whether the attempt a count hook admitted was refused inside it, so it never reached the tool
@@ -157,11 +155,6 @@ const refusedInside = (answer: Outcome<unknown> | undefined, tally: Tally, refus
 // cheaper than a UUID per call.
 const idPrefix = `${randomUUID()}:`;
 let idSeq = 0;
-
-// Within-run scratch, like `tallies`: the keys a run-scoped limit counted in, by limit name and run
-// id, so that its `run` hook can delete them when the run ends. An entry lives only while that
-// hook's run is under way.
-const runKeys = new Map<string, Set<string>>();
 
 const limiter = (kind: string, options: RateLimitOptions): Middleware => {
   const name = nameOption(kind, options.name);
@@ -190,6 +183,7 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
     onGiveUp: () => {},
     renew: counted,
   };
+  const holds = openHolds(`${name}:count`);
 
   /** Take this attempt's slot, run the inside, then keep the slot or give it back (see `Tally`). */
   const countAttempt = async (ctx: HookContext<any>, next: () => Promise<Outcome<unknown>>, tally: Tally): Promise<Reject | Outcome<unknown>> => {
@@ -201,7 +195,7 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
     const id = `${idPrefix}${++idSeq}`;
     let slot: Reservation | undefined;
     try {
-      slot = (await Reservation.take(ctx, key, id, 1, limit, settings)).hold;
+      slot = (await Reservation.take(ctx, key, id, 1, limit, settings, counted ? holds : undefined)).hold;
     } catch (error) {
       tally.refusals++; // a store that fails refuses (closed) as surely as a limit used up
       throw error;
@@ -210,7 +204,7 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
       tally.refusals++;
       return refuse(ctx, name, refusal.replace("%WHAT%", () => what(ctx)));
     }
-    if (scope === "run") runKeys.get(`${name}\n${ctx.runId}`)?.add(key);
+    if (scope === "run") runKeys.get(ctx.runId)?.add(key);
     const { refusals, reached } = tally;
     let answer: Outcome<unknown> | undefined;
     try {
@@ -238,43 +232,41 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
     failMode: "closed" as const,
     ...(options.match !== undefined ? { match: options.match } : {}),
   };
-  /** Count with the tally the count hooks of this call share. */
-  const countInCall = async (ctx: HookContext<any>, next: () => Promise<Outcome<unknown>>): Promise<Reject | Outcome<unknown>> => {
-    const callId = ctx.callId;
-    const known = tallies.get(callId);
-    if (known !== undefined) return countAttempt(ctx, next, known);
-    // The outermost count hook of this call: it opens the tally and closes it.
-    const tally: Tally = { refusals: 0, reached: 0 };
-    tallies.set(callId, tally);
-    try {
-      return await countAttempt(ctx, next, tally);
-    } finally {
-      tallies.delete(callId);
-    }
-  };
+  /** Count with the tally the count hooks of this call share (the first one makes it). */
+  const countInCall = (ctx: HookContext<any>, next: () => Promise<Outcome<unknown>>): Promise<Reject | Outcome<unknown>> =>
+    countAttempt(ctx, next, ctx.local(tallyOf) ?? ctx.local(tallyOf, { refusals: 0, reached: 0 }));
   const count = (hookName: string, where: Placement): Hook<any, any, any> => ({
     name: hookName,
     ...where,
     ...shared,
     around: countInCall,
+    // A counter's slot is a lease renewed while its call runs. A run that ends while the call hangs
+    // (the caller aborted, the deadline passed) never returns to the around: the slot of an attempt
+    // that got that far is counted here. A sliding window's entry needs nothing: it ends with its window.
+    ...(counted ? { onSettled: (outcome: Outcome<unknown>, _input: unknown, ctx: HookContext<any>) => (leftByRunEnd(outcome) ? endOpen(ctx, holds, (slot) => slot.settle(1, settleOptions)) : undefined) } : {}),
   });
-  // A count per run ends with its run: the keys this run counted in are deleted when it settles.
-  const forget: Hook<any, any, "gate"> = {
+  // The keys a run-scoped limit counted in, by run id while a run of that id is under way, so that
+  // its `run` hook can delete them when the run ends: the tool calls that count are runs of their
+  // own (their slots end with them), and this is how they reach the run around them.
+  const runKeys = new Map<string, Set<string>>();
+  const ownKeys = contextKey<Set<string>>(`${name}.runKeys`);
+  const forgetRun: Hook<any, any, "gate"> = {
     name,
     ...placement(name, options.priority, Priority.guard),
-    around: async (ctx, next) => {
-      const slot = `${name}\n${ctx.runId}`;
-      if (runKeys.has(slot)) return next(); // a run nested under the same id: the outer one deletes
+    before: (_input, ctx) => {
+      if (runKeys.has(ctx.runId)) return; // a run nested under the same id: the outer one deletes
       const keys = new Set<string>();
-      runKeys.set(slot, keys);
-      try {
-        return await forgetAfter(ctx, next, () => keys);
-      } finally {
-        runKeys.delete(slot);
-      }
+      runKeys.set(ctx.runId, keys);
+      ctx.local(ownKeys, keys);
+    },
+    onSettled: (_outcome, _input, ctx) => {
+      const keys = ctx.local(ownKeys);
+      if (keys === undefined) return undefined;
+      runKeys.delete(ctx.runId);
+      return forget(ctx, keys);
     },
   };
-  const onRun = scope === "run" ? { run: forget } : {};
+  const onRun = scope === "run" ? { run: forgetRun } : {};
   if (point === "modelCall") return { name, hooks: { modelCall: count(name, at), ...onRun } };
   // On toolCall, a check that takes nothing: the count is taken innermost (see the module doc).
   const check: Hook<any, any, any> = {

@@ -12,7 +12,7 @@ import type { Middleware } from "./apply.ts";
 import { runKey, stopRun } from "./guard-common.ts";
 import { functionOption, nameOption, numberOption } from "./options.ts";
 import { placement } from "./placement.ts";
-import { forgetAfter } from "./run-state.ts";
+import { forget } from "./run-state.ts";
 
 /**
  * Options of `timeLimit`.
@@ -49,11 +49,9 @@ export const timeLimit = (options: TimeLimitOptions = {}): Middleware => {
   const onRun: Hook<RunInput, RunResult, "gate"> = {
     name,
     ...at,
-    // The start is deleted when the run settles, so finished runs leave nothing in the store.
-    around: async (ctx, next) => {
-      await start(ctx);
-      return forgetAfter(ctx, next, () => [runKey(name, ctx)]);
-    },
+    before: (_input, ctx) => start(ctx),
+    // Deleted when the run settles, however it ends, so finished runs leave nothing in the store.
+    onSettled: (_outcome, _input, ctx) => forget(ctx, [runKey(name, ctx)]),
   };
   const onStep: Hook<StepInput, StepResult, "observe"> = {
     name,

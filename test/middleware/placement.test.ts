@@ -44,7 +44,7 @@ describe("where the built-ins go", () => {
       guards({ maxSteps: 20, maxTokens: 32_768, maxExecutionTime: 300 }), toolPolicy({ deny: ["Bash(rm *)", "Bash(git push*)"] }), redaction(), retry({ attempts: 3 }), metrics());
     expect(orderOn(stack)).toEqual({
       userPrompt: ["redaction (before)", "metrics (observe)"],
-      run: ["tokenBudget (around)", "timeLimit (around)", "metrics (observe)"],
+      run: ["tokenBudget (onSettled)", "timeLimit (before, onSettled)", "metrics (observe)"],
       step: ["stepLimit (around)", "tokenBudget (around)", "timeLimit (around)", "metrics (observe)"],
       // The observers run after the run settled; they are listed at their priority (the default).
       modelCall: ["redaction:unscanned (around)", "retry (around)", "metrics (observe)", "redaction (around)"],
@@ -56,17 +56,18 @@ describe("where the built-ins go", () => {
     const expected = {
       toolCall: [
         "truncateOutput (after)", "redaction (before)", "redaction:unscanned (around)", "toolPolicy (before)", "cache (around)", "rateLimit (around)",
-        "callLimit (around)", "approval (before)", "retry (around)", "redaction:output (after)", "redaction:error (around)", "rateLimit:count (around)", "callLimit:count (around)",
+        "callLimit (around)", "approval (before)", "retry (around)", "redaction:output (after)", "redaction:error (around)", "rateLimit:count (around)", "callLimit:count (around, onSettled)",
       ],
-      modelCall: ["redaction:unscanned (around)", "cache (around)", "budget (around)", "fallback (around)", "retry (around)", "rpm (around)", "redaction (around)"],
+      modelCall: ["redaction:unscanned (around)", "cache (around)", "budget (around, onSettled)", "fallback (around)", "retry (around)", "rpm (around)", "redaction (around)"],
       step: ["finishReasonStop (around)", "stepLimit (around)", "tokenBudget (around)", "timeLimit (around)"],
     };
     const forward = orderOn(withMiddleware(createAgentStack(), everyBuiltIn()), ["toolCall", "modelCall", "step"]);
     expect(forward).toEqual(expected);
     const backward = orderOn(withMiddleware(createAgentStack(), everyBuiltIn().reverse()), ["toolCall", "modelCall", "step"]);
     // Hooks that nothing relates keep registration order among equals: the two limits' hooks swap.
-    const swapped = (list: string[]) => list.map((h) => h.replace(/^rateLimit/, "X").replace(/^callLimit/, "rateLimit").replace(/^X/, "callLimit"));
-    expect(backward).toEqual({ ...expected, toolCall: swapped(expected.toolCall) });
+    const swapped = (h: string) => h.replace(/^rateLimit/, "X").replace(/^callLimit/, "rateLimit").replace(/^X/, "callLimit");
+    const names = (list: string[]) => list.map((h) => h.replace(/ \(.*\)$/, ""));
+    expect({ ...backward, toolCall: names(backward.toolCall as string[]) }).toEqual({ ...expected, toolCall: names(expected.toolCall).map(swapped) });
   });
 
   it("registers each built-in on its own, with none of the built-ins it names present", () => {
