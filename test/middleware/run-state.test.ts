@@ -10,6 +10,7 @@ import { toolCall } from "./harness.ts";
 const cut: ModelResponse = { text: "…", toolCalls: [], finishReason: "length", usage: { inputTokens: 10, outputTokens: 10 } };
 const result: RunResult = { text: "done", steps: 1, usage: { inputTokens: 10, outputTokens: 10 }, finishReason: "stop", messages: [] };
 const runInput = { prompt: "go", messages: [] };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Every guard that keeps per-run state, a per-run call limit and a per-run budget, over one store. */
 const stackOf = (store: MemoryStore) =>
@@ -44,6 +45,19 @@ describe("per-run state is gone when the run ends, however it ends", () => {
     const refusing = stack.use("run", { name: "late-no", priority: Priority.innermost, after: () => Reject("no") });
     const refused = await refusing.run("run", runInput, async () => { await work(refusing, "r3"); return result; }, { runId: "r3" });
     expect(refused._tag).toBe("Rejected");
+    expect(store.size).toBe(0);
+  });
+
+  it("deletes them when a hook inside threw after the work, or gave up at its timeout", async () => {
+    const store = new MemoryStore();
+    const throwing = stackOf(store).use("run", { name: "broken", priority: Priority.innermost, failMode: "closed", after: () => { throw new Error("broke"); } });
+    expect((await throwing.run("run", runInput, async () => { await work(throwing, "r7"); return result; }, { runId: "r7" }))._tag).not.toBe("Completed");
+    const slow = stackOf(store).use("run", {
+      name: "slow", priority: Priority.innermost, failMode: "closed", timeoutMs: 30,
+      around: async (_ctx, next) => { const outcome = await next(); await sleep(300); return outcome; },
+    });
+    expect((await slow.run("run", runInput, async () => { await work(slow, "r8"); return result; }, { runId: "r8" }))._tag).not.toBe("Completed");
+    await slow.flush();
     expect(store.size).toBe(0);
   });
 
