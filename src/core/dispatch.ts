@@ -154,11 +154,11 @@ const approved = (run: Run, layer: Layer, input: unknown): void => {
 const matchesNow = (run: Run, f: Frame, layer: Layer, i: number): boolean => {
   let ok: boolean;
   try {
-    ok = layer.matcher.test(run.subject, f.payload, () => run.detailOf(f.payload), run.metadata);
+    ok = layer.matcher.test(run.subject, f.payload, run.askDetail(f.payload), run.metadata);
   } catch (cause) {
     ok = failedMatch(run, layer, cause);
   }
-  if (!ok) (f.skipped ??= new Set()).add(i);
+  if (!ok) (f.skipped ??= new Uint8Array(run.layers.length))[i] = 1;
   return ok;
 };
 
@@ -301,7 +301,7 @@ const unwind = (run: Run, f: Frame): Step => {
   let from = f.j;
   for (let j = f.j; j >= start; j--) {
     const layer = layers[j] as Layer;
-    if (skipped !== undefined && skipped.has(j)) {
+    if (skipped !== undefined && skipped[j] === 1) {
       if (compact) recordRange(run, phase, from, j + 1);
       from = j - 1;
       continue;
@@ -421,7 +421,7 @@ class AroundCall implements Frame {
   declare payload: unknown;
   declare initial: unknown;
   declare transforms: unknown[] | undefined;
-  declare skipped: Set<number> | undefined;
+  declare skipped: Uint8Array | undefined;
   declare outcome: Outcome | undefined;
   declare final: boolean;
   declare readonly run: Run;

@@ -103,7 +103,8 @@ const shellCondition = (pattern: string): Condition => {
     if (detail === undefined) return false;
     const shell = analyseShell(detail);
     if (shell === undefined || shell.opaque || (shell.dynamic && !nameOnly)) return true;
-    return shell.commands.some(test);
+    for (const command of shell.commands) if (test(command)) return true;
+    return false;
   };
 };
 

@@ -75,7 +75,8 @@ export const compileMatcher = (spec: unknown, hook: string, options?: MatchOptio
     const name = parts[1]!;
     const pattern = parts[2]!;
     // A path condition covers the tool's family; shell and `domain:` conditions name one tool.
-    const family = SHELL_TOOLS.has(name) || pattern.startsWith("domain:") ? new Set([name]) : coveredTools(name);
+    const oneTool = SHELL_TOOLS.has(name) || pattern.startsWith("domain:");
+    const family = oneTool ? new Set([name]) : coveredTools(name);
     if (pattern.trim() === "*") return byName(spec, (s) => family.has(s));
     if (pattern.trim() === "") return fail(`"${spec}" has an empty condition; write "${name}" to match every call`);
     try {
@@ -92,9 +93,10 @@ export const compileMatcher = (spec: unknown, hook: string, options?: MatchOptio
         needsSubject: true,
         matchSubject: (s) => s !== undefined && family.has(s),
         test: (s, input, detail, metadata) => {
-          if (s === undefined || !family.has(s)) return false;
+          if (oneTool ? s !== name : s === undefined || !family.has(s)) return false;
           const d = readDetail(detail());
-          return d === UNREADABLE_DETAIL || condition(d, { subject: s, input, metadata });
+          // Only a path condition reads the scope: one call may meet a thousand shell conditions.
+          return d === UNREADABLE_DETAIL || condition(d, oneTool ? undefined : { subject: s, input, metadata });
         },
       });
     } catch (error) {
