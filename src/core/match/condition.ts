@@ -42,12 +42,13 @@ export type Condition = (detail: string | undefined, scope?: PathScope) => boole
  * compileCondition("Write", "/etc/**")("/proc/self/root/etc/passwd") // true
  */
 export const compileCondition = (tool: string, pattern: string, paths?: PathOptions): Condition => {
-  const holds = conditionOn(tool, pattern, paths);
+  // A shell condition refuses the unreadable detail itself: one wrapper less per hook of a call.
+  if (SHELL_TOOLS.has(tool)) return shellCondition(pattern);
+  const holds = conditionOn(pattern, paths);
   return (detail, scope) => detail !== UNREADABLE_DETAIL && holds(detail, scope);
 };
 
-const conditionOn = (tool: string, pattern: string, paths: PathOptions | undefined): Condition => {
-  if (SHELL_TOOLS.has(tool)) return shellCondition(pattern);
+const conditionOn = (pattern: string, paths: PathOptions | undefined): Condition => {
   if (pattern.startsWith("domain:")) return domainCondition(pattern.slice("domain:".length));
   const rule = compilePathRule(pattern, pathSettings(paths));
   return (detail, scope) => rule.matches(detail, scope);
@@ -86,7 +87,9 @@ export const compileShellPattern = (pattern: string): ShellPattern => {
   // meet a thousand conditions.
   const star = p.indexOf("*");
   const prefix = star < 0 ? p : p.slice(0, star).replace(/ $/, "").replace(/:$/, "");
-  const test = (c: string): boolean => c.startsWith(prefix) && full(c);
+  // The first character, compared on its own, rules most commands out for less than `startsWith`.
+  const first = prefix.charCodeAt(0);
+  const test = prefix === "" ? full : (c: string): boolean => c.charCodeAt(0) === first && c.startsWith(prefix) && full(c);
   // As in Claude Code: a pattern that says more than the command name (`git push *`) cannot be
   // ruled out when parts of the command are computed at run time (`$VAR`, `$(…)`, backticks).
   return { test, nameOnly: !/[\s*]/.test(p.replace(/(?::\*| \*|\*)$/, "")) };
@@ -100,7 +103,7 @@ export const compileShellPattern = (pattern: string): ShellPattern => {
 const shellCondition = (pattern: string): Condition => {
   const { test, nameOnly } = compileShellPattern(pattern);
   return (detail) => {
-    if (detail === undefined) return false;
+    if (detail === undefined || detail === UNREADABLE_DETAIL) return false;
     const shell = analyseShell(detail);
     if (shell === undefined || shell.opaque || (shell.dynamic && !nameOnly)) return true;
     for (const command of shell.commands) if (test(command)) return true;
