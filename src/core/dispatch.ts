@@ -158,7 +158,12 @@ const matchesNow = (run: Run, f: Frame, layer: Layer, i: number): boolean => {
   } catch (cause) {
     ok = failedMatch(run, layer, cause);
   }
-  if (!ok) (f.skipped ??= new Uint8Array(run.layers.length))[i] = 1;
+  if (!ok) {
+    // A bit per layer, 16 to an element: a small array on the heap, where a typed array of a
+    // thousand layers would be allocated off it, which costs a call more than its tests.
+    const skipped = (f.skipped ??= new Array<number>((run.layers.length + 15) >> 4).fill(0));
+    skipped[i >> 4]! |= 1 << (i & 15);
+  }
   return ok;
 };
 
@@ -301,7 +306,7 @@ const unwind = (run: Run, f: Frame): Step => {
   let from = f.j;
   for (let j = f.j; j >= start; j--) {
     const layer = layers[j] as Layer;
-    if (skipped !== undefined && skipped[j] === 1) {
+    if (skipped !== undefined && ((skipped[j >> 4]! >> (j & 15)) & 1) === 1) {
       if (compact) recordRange(run, phase, from, j + 1);
       from = j - 1;
       continue;
@@ -421,7 +426,7 @@ class AroundCall implements Frame {
   declare payload: unknown;
   declare initial: unknown;
   declare transforms: unknown[] | undefined;
-  declare skipped: Uint8Array | undefined;
+  declare skipped: number[] | undefined;
   declare outcome: Outcome | undefined;
   declare final: boolean;
   declare readonly run: Run;

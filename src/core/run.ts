@@ -64,8 +64,8 @@ export interface Frame {
   initial: unknown;
   /** Inputs after each `Transform` in a `before`: index and value, in order (for `after(output, input)`). */
   transforms: unknown[] | undefined;
-  /** Layers whose input-dependent matcher said no in this pass. */
-  skipped: Uint8Array | undefined;
+  /** Layers whose input-dependent matcher said no in this pass, a bit per layer (see `matchesNow`). */
+  skipped: number[] | undefined;
   outcome: Outcome | undefined;
   /** A `Replace` or `Reject` on the way out made the outcome final (R3). */
   final: boolean;
@@ -159,7 +159,7 @@ export class Run implements Frame, RunView, Recorder {
   declare payload: unknown;
   declare initial: unknown;
   declare transforms: unknown[] | undefined;
-  declare skipped: Uint8Array | undefined;
+  declare skipped: number[] | undefined;
   declare outcome: Outcome | undefined;
   declare final: boolean;
 
