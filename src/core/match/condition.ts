@@ -59,6 +59,8 @@ const matchText = (pattern: string) => (text: string) => wildcard(pattern, text,
 /** A compiled `Bash(pattern)`: whether one command's text matches, and whether the pattern says no more than the command's name. */
 export interface ShellPattern {
   readonly test: (command: string) => boolean;
+  /** The text every matching command starts with (the pattern up to its first star), for a quick test first. */
+  readonly prefix: string;
   /** The pattern constrains only the name (`git *`, `ls`, `npm:*`), so words computed at run time cannot change whether it holds. */
   readonly nameOnly: boolean;
 }
@@ -92,7 +94,7 @@ export const compileShellPattern = (pattern: string): ShellPattern => {
   const test = prefix === "" ? full : (c: string): boolean => c.charCodeAt(0) === first && c.startsWith(prefix) && full(c);
   // As in Claude Code: a pattern that says more than the command name (`git push *`) cannot be
   // ruled out when parts of the command are computed at run time (`$VAR`, `$(…)`, backticks).
-  return { test, nameOnly: !/[\s*]/.test(p.replace(/(?::\*| \*|\*)$/, "")) };
+  return { test, prefix, nameOnly: !/[\s*]/.test(p.replace(/(?::\*| \*|\*)$/, "")) };
 };
 
 /**
@@ -101,12 +103,18 @@ export const compileShellPattern = (pattern: string): ShellPattern => {
  * computed at run time where the pattern names more than the command).
  */
 const shellCondition = (pattern: string): Condition => {
-  const { test, nameOnly } = compileShellPattern(pattern);
+  const { test, prefix, nameOnly } = compileShellPattern(pattern);
+  const first = prefix === "" ? -1 : prefix.charCodeAt(0);
   return (detail) => {
     if (detail === undefined || detail === UNREADABLE_DETAIL) return false;
     const shell = analyseShell(detail);
     if (shell === undefined || shell.opaque || (shell.dynamic && !nameOnly)) return true;
-    for (const command of shell.commands) if (test(command)) return true;
+    const commands = shell.commands;
+    for (let i = 0; i < commands.length; i++) {
+      const command = commands[i] as string;
+      // The first character inline: one call may meet a thousand conditions, most ruled out here.
+      if ((first === -1 || command.charCodeAt(0) === first) && test(command)) return true;
+    }
     return false;
   };
 };
