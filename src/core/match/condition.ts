@@ -6,7 +6,7 @@
  * parse), the condition matches: a guard written as `Bash(rm *)` must not be skipped because the
  * input was garbled on purpose.
  */
-import { UNREADABLE_DETAIL } from "./detail.ts";
+import { readDetail, UNREADABLE_DETAIL } from "./detail.ts";
 import { compilePathRule, pathSettings, type PathScope } from "./path-rule.ts";
 import { analyseShell } from "./shell.ts";
 import { loadShellParser } from "./shell/parser.ts";
@@ -105,18 +105,39 @@ export const compileShellPattern = (pattern: string): ShellPattern => {
 const shellCondition = (pattern: string): Condition => {
   const { test, prefix, nameOnly } = compileShellPattern(pattern);
   const first = prefix === "" ? -1 : prefix.charCodeAt(0);
-  return (detail) => {
-    if (detail === undefined || detail === UNREADABLE_DETAIL) return false;
-    const shell = analyseShell(detail);
-    if (shell === undefined || shell.opaque || (shell.dynamic && !nameOnly)) return true;
-    const commands = shell.commands;
-    for (let i = 0; i < commands.length; i++) {
-      const command = commands[i] as string;
-      // The first character inline: one call may meet a thousand conditions, most ruled out here.
-      if ((first === -1 || command.charCodeAt(0) === first) && test(command)) return true;
-    }
-    return false;
+  return (detail) => shellHolds(detail, first, test, nameOnly);
+};
+
+/**
+ * The test of a hook matcher `tool(pattern)` on a shell tool: `shellCondition` on the call's detail,
+ * in one closure holding what it needs, since one call may meet a thousand such hooks. An
+ * unreadable detail matches (the guard's view: a deny still applies).
+ *
+ * @example
+ * shellMatcherTest("Bash", "rm *")("Bash", undefined, () => "ls && rm -rf /") // true
+ */
+export const shellMatcherTest = (tool: string, pattern: string): ((subject: string | undefined, input: unknown, detail: () => string | undefined) => boolean) => {
+  const { test, prefix, nameOnly } = compileShellPattern(pattern);
+  const first = prefix === "" ? -1 : prefix.charCodeAt(0);
+  return (subject, _input, detail) => {
+    if (subject !== tool) return false;
+    const d = readDetail(detail());
+    return d === UNREADABLE_DETAIL || shellHolds(d, first, test, nameOnly);
   };
+};
+
+/** The deny reading of a compiled shell pattern on `detail` (see `shellCondition`). */
+const shellHolds = (detail: string | undefined, first: number, test: (command: string) => boolean, nameOnly: boolean): boolean => {
+  if (detail === undefined || detail === UNREADABLE_DETAIL) return false;
+  const shell = analyseShell(detail);
+  if (shell === undefined || shell.opaque || (shell.dynamic && !nameOnly)) return true;
+  const commands = shell.commands;
+  for (let i = 0; i < commands.length; i++) {
+    const command = commands[i] as string;
+    // The first character inline: one call may meet a thousand conditions, most ruled out here.
+    if ((first === -1 || command.charCodeAt(0) === first) && test(command)) return true;
+  }
+  return false;
 };
 
 /** `domain:example.com` matches that host exactly; `domain:*.example.com` matches its subdomains (not the apex). */

@@ -12,7 +12,7 @@
  * | a `Matcher` from `compileMatcher`         | itself (to give a matcher options)                           |
  */
 import { RegistrationError } from "../errors.ts";
-import { compileCondition, SHELL_TOOLS } from "./condition.ts";
+import { compileCondition, SHELL_TOOLS, shellMatcherTest } from "./condition.ts";
 import { readDetail, UNREADABLE_DETAIL } from "./detail.ts";
 import { compileLinearRegExp, type LinearRegExp } from "./linear-regexp.ts";
 import { pathSettings } from "./path-rule.ts";
@@ -85,6 +85,16 @@ export const compileMatcher = (spec: unknown, hook: string, options?: MatchOptio
       return fail(`options: ${error instanceof Error ? error.message : String(error)}`);
     }
     try {
+      if (SHELL_TOOLS.has(name)) {
+        return freeze({
+          source: spec,
+          all: false,
+          needsInput: true,
+          needsSubject: true,
+          matchSubject: (s) => s === name,
+          test: shellMatcherTest(name, pattern),
+        });
+      }
       const condition = compileCondition(name, pattern, options?.paths);
       return freeze({
         source: spec,
