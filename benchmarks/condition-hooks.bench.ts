@@ -25,47 +25,48 @@ interface Figures {
   readonly thousand: number;
 }
 
-/** In a fresh process: µs per call with one condition hook and with 1,000, from the package at `dist`. */
-const child = async (dist: string): Promise<void> => {
-  const m = (await import(pathToFileURL(join(dist, "index.js")).href)) as Record<string, any>;
-  const stackOf = (hooks: number) => {
-    let stack = m.createAgentStack();
-    for (let i = 0; i < hooks; i++) stack = stack.use("toolCall", { name: `h${i}`, match: `Bash(tool${i} *)`, before: () => m.Continue });
-    return stack;
-  };
-  let n = 0;
-  const call = () => ({ id: "c", name: "Bash", input: { command: `git status --short && npm test 2>&1 | tail -5 # ${n++}` } });
-  const cpu = (): number => {
-    const u = process.cpuUsage();
-    return u.user + u.system;
-  };
-  const perCall = async (stack: any, calls: number): Promise<number> => {
-    const start = cpu();
-    for (let i = 0; i < calls; i++) {
-      const outcome = await stack.run("toolCall", call(), () => ({ content: "" }));
-      if (outcome._tag !== "Completed") throw new Error(`the call did not complete: ${JSON.stringify(outcome)}`);
-    }
-    return (cpu() - start) / calls;
-  };
-  const one = stackOf(1);
-  const thousand = stackOf(1000);
-  for (let until = performance.now() + 1500; performance.now() < until; ) {
-    await perCall(one, 200);
-    await perCall(thousand, 20);
-  }
-  const a: number[] = [];
-  const b: number[] = [];
-  for (let r = 0; r < 15; r++) {
-    a.push(await perCall(one, 500));
-    b.push(await perCall(thousand, 50));
-  }
-  const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-  process.stdout.write(JSON.stringify({ one: median(a), thousand: median(b) } satisfies Figures));
+/**
+ * What a fresh process runs: µs per call with one condition hook and with 1,000, from the package
+ * at `DIST`. Plain JavaScript run by `node` itself, as users run the package, with no TypeScript
+ * loader in the process.
+ */
+const childSource = String.raw`
+const m = await import(process.env.DIST);
+const stackOf = (hooks) => {
+  let stack = m.createAgentStack();
+  for (let i = 0; i < hooks; i++) stack = stack.use("toolCall", { name: "h" + i, match: "Bash(tool" + i + " *)", before: () => m.Continue });
+  return stack;
 };
+let n = 0;
+const call = () => ({ id: "c", name: "Bash", input: { command: "git status --short && npm test 2>&1 | tail -5 # " + n++ } });
+const cpu = () => { const u = process.cpuUsage(); return u.user + u.system; };
+const perCall = async (stack, calls) => {
+  const start = cpu();
+  for (let i = 0; i < calls; i++) {
+    const outcome = await stack.run("toolCall", call(), () => ({ content: "" }));
+    if (outcome._tag !== "Completed") throw new Error("the call did not complete: " + JSON.stringify(outcome));
+  }
+  return (cpu() - start) / calls;
+};
+const one = stackOf(1);
+const thousand = stackOf(1000);
+for (let until = performance.now() + 1500; performance.now() < until; ) {
+  await perCall(one, 200);
+  await perCall(thousand, 20);
+}
+const a = [];
+const b = [];
+for (let r = 0; r < 15; r++) {
+  a.push(await perCall(one, 500));
+  b.push(await perCall(thousand, 50));
+}
+const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+process.stdout.write(JSON.stringify({ one: median(a), thousand: median(b) }));
+`;
 
 const measure = (dist: string): Figures => {
-  const out = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--child", dist], {
-    cwd: root, encoding: "utf8", env: { ...process.env, NODE_ENV: "production" }, stdio: ["ignore", "pipe", "inherit"],
+  const out = spawnSync(process.execPath, ["--input-type=module", "--eval", childSource], {
+    cwd: root, encoding: "utf8", env: { ...process.env, NODE_ENV: "production", DIST: pathToFileURL(join(dist, "index.js")).href }, stdio: ["ignore", "pipe", "inherit"],
   });
   if (out.status !== 0) throw new Error(`measuring ${dist} failed (exit ${out.status ?? out.signal})`);
   return JSON.parse(out.stdout) as Figures;
@@ -93,6 +94,4 @@ const main = (): void => {
   }
 };
 
-const childDist = args.get("child");
-if (childDist !== undefined) await child(childDist);
-else main();
+main();
