@@ -9,13 +9,21 @@
  * so `tool-error` parts carry it. The SDK's tool-approval flow (`needsApproval`) is untouched:
  * it runs before `execute`, and a denied call never reaches the hooks.
  *
- * A tool whose `execute` streams (an async iterable of preliminary results) runs to its last
- * value inside the point: hooks see, and the SDK receives, the final output only.
+ * A streaming tool (`async *execute`, whose yields the SDK shows as preliminary results, the
+ * last one being the output) stays one: each value it yields passes to the SDK as it comes,
+ * unhooked, as progress; its last value is the output `after` hooks see, and what they settle on
+ * is the output the SDK records and the model reads. When that differs from the last value (a
+ * redaction, a `Transform`), the SDK gets it as one more value, which makes it the output; the
+ * last value itself is not passed on if the tool ended before the SDK read it. A tool whose
+ * `execute` is a plain function that returns an async iterable is run to its last value inside
+ * the point: only that value reaches the SDK.
  */
 import type { RunOptions } from "../core/context.ts";
 import { describeGiven, RunAbortedError } from "../core/errors.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
+import { Outcome } from "../core/outcome.ts";
 import { neverAborted } from "../core/signal.ts";
+import { closeQuietly, nextOrAbort } from "../agent/stream/parts.ts";
 import { rejectedResult, ToolCallError, UnknownToolError, type ToolCallStack } from "../agent/wrap-tool.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
 
@@ -65,27 +73,29 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(stack: ToolCall
     const execute = (t as { execute?: unknown }).execute;
     if (typeof execute === "function") executes.set(name, (execute as Execute).bind(t));
   }
-  const wrapped: Record<string, object> = {};
-  for (const [name, t] of Object.entries(tools)) {
-    wrapped[name] = executes.has(name) ? { ...t, execute: (input: unknown, sdk: AiSdkToolExecutionOptions) => runTool(name, input, sdk) } : t;
-  }
 
-  const runTool = async (name: string, input: unknown, sdk: AiSdkToolExecutionOptions): Promise<unknown> => {
+  /** The call hooks see, and its run options. */
+  const begin = (name: string, input: unknown, sdk: AiSdkToolExecutionOptions) => {
     const call: ToolCall = {
       id: sdk.toolCallId,
       name,
       // A copy: strict mode freezes what hooks see, and the SDK keeps the input in its results.
       input: isRecord(input) ? structuredClone(input) : { value: structuredClone(input), [boxed]: true },
     };
-    const run = typeof options.run === "function" ? options.run(call) : options.run;
-    const outcome = await stack.run("toolCall", call, async (c, ctx) => {
-      // A hook may have renamed the call: run the tool of the new name, as `executeTool` does.
-      const execute = executes.get(c.name);
-      if (execute === undefined) throw new UnknownToolError(c.name);
-      const args = (c.input as Record<string | symbol, unknown>)[boxed] === true ? c.input.value : c.input;
-      const abortSignal = ctx.signal === neverAborted ? sdk.abortSignal : ctx.signal;
-      return { content: await lastValue(execute(args, { ...sdk, abortSignal })) };
-    }, { ...run, signal: sdk.abortSignal });
+    return { call, run: typeof options.run === "function" ? options.run(call) : options.run };
+  };
+
+  /** Start the tool a hook left the call naming, with the run's signal. */
+  const execute = (c: DeepReadonly<ToolCall>, signal: AbortSignal, sdk: AiSdkToolExecutionOptions): unknown => {
+    // A hook may have renamed the call: run the tool of the new name, as `executeTool` does.
+    const run = executes.get(c.name);
+    if (run === undefined) throw new UnknownToolError(c.name);
+    const args = (c.input as Record<string | symbol, unknown>)[boxed] === true ? c.input.value : c.input;
+    return run(args, { ...sdk, abortSignal: signal === neverAborted ? sdk.abortSignal : signal });
+  };
+
+  /** What `execute` answers for the outcome: the output, or the error the SDK records as a `tool-error`. */
+  const answer = (outcome: Outcome<DeepReadonly<ToolResult>>, call: ToolCall, sdk: AiSdkToolExecutionOptions): unknown => {
     if (outcome._tag === "Completed") {
       if (outcome.value.isError === true) throw new ToolCallError(outcome.value as ToolResult);
       return outcome.value.content;
@@ -97,8 +107,96 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(stack: ToolCall
     const error = outcome.error;
     throw error instanceof RunAbortedError && !error.timedOut && sdk.abortSignal?.aborted ? sdk.abortSignal.reason : error;
   };
+
+  const runTool = async (name: string, input: unknown, sdk: AiSdkToolExecutionOptions): Promise<unknown> => {
+    const { call, run } = begin(name, input, sdk);
+    const outcome = await stack.run("toolCall", call, async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk)) }), { ...run, signal: sdk.abortSignal });
+    return answer(outcome, call, sdk);
+  };
+
+  /** A streaming tool through the point: its values pass on as they come, the output as the hooks left it (see the top). */
+  async function* streamTool(name: string, input: unknown, sdk: AiSdkToolExecutionOptions): AsyncGenerator<unknown, void, void> {
+    const { call, run } = begin(name, input, sdk);
+    const values: unknown[] = [];
+    let wake: (() => void) | undefined;
+    let outcome: Outcome<DeepReadonly<ToolResult>> | undefined;
+    // Whether the tool's own last value is the last of `values` (it ended, and nothing was read since).
+    let ended = false;
+    // The run's signal: the caller's, and the reader leaving.
+    const stop = new AbortController();
+    const caller = sdk.abortSignal;
+    const follow = (): void => stop.abort(caller?.reason);
+    if (caller?.aborted === true) follow();
+    else caller?.addEventListener("abort", follow, { once: true });
+    const settle = (o: Outcome<DeepReadonly<ToolResult>>): void => {
+      caller?.removeEventListener("abort", follow);
+      outcome = o;
+      wake?.();
+    };
+    void stack.run("toolCall", call, async (c, ctx) => {
+      const result = execute(c, ctx.signal, sdk);
+      if (!isAsyncIterable(result)) return { content: await result };
+      const iterator = result[Symbol.asyncIterator]();
+      let last: unknown;
+      let done = false;
+      try {
+        for (;;) {
+          const r = await nextOrAbort(iterator, ctx.signal);
+          if (r.done === true) break;
+          last = r.value;
+          if (outcome !== undefined) continue; // the run is over: what comes now is dropped (R7)
+          values.push(last);
+          wake?.();
+        }
+        done = true;
+        ended = outcome === undefined && values.length > 0;
+      } finally {
+        if (!done) closeQuietly(iterator);
+      }
+      return { content: last };
+    }, { ...run, signal: stop.signal }).then(settle, (error: unknown) => settle(Outcome.failed(error)));
+    let shown = false;
+    let lastShown: unknown;
+    try {
+      for (;;) {
+        // Once the tool ended, its last value waits for the hooks, who decide the output.
+        if (outcome !== undefined && ended) {
+          values.pop();
+          ended = false;
+        }
+        if (values.length > (ended ? 1 : 0)) {
+          lastShown = values.shift();
+          shown = true;
+          yield lastShown;
+          continue;
+        }
+        if (outcome !== undefined) break;
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
+      const output = answer(outcome, call, sdk);
+      // The SDK takes the last value as the output: say it again only if it is not that already.
+      if (shown ? output !== lastShown : output !== undefined) yield output;
+    } finally {
+      caller?.removeEventListener("abort", follow);
+      if (outcome === undefined) stop.abort(new Error("the reader stopped reading the tool's results"));
+    }
+  }
+
+  const wrapped: Record<string, object> = {};
+  for (const [name, t] of Object.entries(tools)) {
+    if (!executes.has(name)) wrapped[name] = t;
+    else if (isAsyncGeneratorFunction((t as { execute: unknown }).execute)) wrapped[name] = { ...t, execute: (input: unknown, sdk: AiSdkToolExecutionOptions) => streamTool(name, input, sdk) };
+    else wrapped[name] = { ...t, execute: (input: unknown, sdk: AiSdkToolExecutionOptions) => runTool(name, input, sdk) };
+  }
   return wrapped as T;
 };
+
+/** True for an `async function*`: a tool that streams, which the wrapped tool must be too (the SDK asks the function's result). */
+const isAsyncGeneratorFunction = (fn: unknown): boolean => Object.prototype.toString.call(fn) === "[object AsyncGeneratorFunction]";
+
+const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
+  typeof value === "object" && value !== null && typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function";
 
 /**
  * Refuse a stack without `run`, a tool set that is not an object of tools, an `execute` that is
@@ -118,10 +216,10 @@ const checkWrapped = (stack: unknown, tools: unknown, options: WrapAiSdkToolsOpt
   if (rejected !== undefined && typeof rejected !== "function") throw new TypeError(`wrapAiSdkTools: rejected must be a function when given, got ${describeGiven(rejected)}`);
 };
 
-/** A streaming tool's final value (its last yield), or the awaited value of any other. */
+/** The last value of an async iterable `execute` returned, or the awaited value of any other. */
 const lastValue = async (result: unknown): Promise<unknown> => {
-  if (typeof result !== "object" || result === null || !(Symbol.asyncIterator in result)) return result;
+  if (!isAsyncIterable(result)) return result;
   let last: unknown;
-  for await (const value of result as AsyncIterable<unknown>) last = value;
+  for await (const value of result) last = value;
   return last;
 };
