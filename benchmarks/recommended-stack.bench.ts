@@ -19,6 +19,7 @@
  * median over batches, in µs per call; the table gives min, median and max over the rounds.
  */
 import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -54,7 +55,10 @@ const resultOf = (shape: Shape, bytes: number, n: number): Record<string, unknow
 
 /** In a fresh process: µs per call of the recommended stack from the package at `dist`. */
 const child = async (dist: string, shape: Shape): Promise<void> => {
-  const m = (await import(pathToFileURL(join(dist, "index.js")).href)) as Record<string, any>;
+  const root = (await import(pathToFileURL(join(dist, "index.js")).href)) as Record<string, any>;
+  // `metrics` needs @opentelemetry/api: newer builds export it from agent-onion/otel, older ones from the root.
+  const otel = join(dist, "otel.js");
+  const m = { ...root, ...(root.metrics === undefined && existsSync(otel) ? ((await import(pathToFileURL(otel).href)) as Record<string, any>) : {}) };
   const stack = m.withMiddleware(
     m.createAgentStack(),
     m.guards({ maxSteps: 20, maxTokens: 32_768, maxExecutionTime: 300 }),
