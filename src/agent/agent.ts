@@ -5,6 +5,7 @@
  */
 import type { Agent, AgentOptions, PromptOptions, SessionOptions, TurnResult } from "./agent-types.ts";
 import { resolveConfig } from "./config.ts";
+import { invoke } from "./invocation.ts";
 import { openSession } from "./session.ts";
 
 /**
@@ -21,13 +22,15 @@ export const createAgent = (options: AgentOptions): Agent => {
   return {
     name: config.name,
     session: (sessionOptions?: SessionOptions) => openSession(config, sessionOptions),
-    async run(prompt: string, runOptions: SessionOptions & PromptOptions = {}): Promise<TurnResult> {
-      const session = await openSession(config, runOptions);
-      try {
-        return await session.prompt(prompt, runOptions);
-      } finally {
-        await session.close("other");
-      }
-    },
+    // One invocation: telemetry reports the session's opening, the turn and the closing as one operation.
+    run: (prompt: string, runOptions: SessionOptions & PromptOptions = {}): Promise<TurnResult> =>
+      invoke(config.name, async () => {
+        const session = await openSession(config, runOptions);
+        try {
+          return await session.prompt(prompt, runOptions);
+        } finally {
+          await session.close("other");
+        }
+      }),
   };
 };
