@@ -4,6 +4,7 @@
  * (history lives in git and CHANGELOG.md). Their relative links resolve, and every page of docs/
  * can be reached from README.md or docs/index.md.
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { type Token, type Tokens, marked } from "marked";
@@ -19,8 +20,18 @@ const docs = pagesUnder("docs");
 const checked = ["README.md", "CONTRIBUTING.md", ...docs];
 const text = (page: string): string => readFileSync(join(root, page), "utf8");
 
-/** A short commit hash: 7 to 12 hex digits, with both letters and digits, standing alone. */
+/** What may be a short commit hash: 7 to 12 hex digits, with both letters and digits, standing alone. */
 const commitHash = /(?<=^|[\s(`[])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,12}(?=$|[\s)`,.;:\]])/g;
+
+/**
+ * Whether a hash names a commit of this repository (its history, which pages must not narrate),
+ * rather than one of another project a page pins. Without the full history to ask, every
+ * candidate counts.
+ */
+const fullHistory = spawnSync("git", ["rev-parse", "--is-shallow-repository"], { cwd: root, encoding: "utf8" }).stdout?.trim() === "false";
+const isOurCommit = (hash: string): boolean =>
+  !fullHistory || spawnSync("git", ["cat-file", "-e", `${hash}^{commit}`], { cwd: root }).status === 0;
+
 /** A time of day with its zone, "at" a time, or a date and time (not one quoted as `code`, an example value). */
 const clockTime =
   /\b(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?\s?(?:UTC|GMT)\b|\bat (?:[01]?\d|2[0-3]):[0-5]\d\b|(?<![`\w-])\d{4}-\d\d-\d\d[T ]\d\d:\d\d/g;
@@ -31,7 +42,9 @@ const thisSession = /\bthis session\b/gi;
 const hits = (page: string, pattern: RegExp): string[] =>
   text(page)
     .split("\n")
-    .flatMap((line, i) => [...line.matchAll(pattern)].map((m) => `${page}:${i + 1}: ${m[0]}`));
+    .flatMap((line, i) =>
+      [...line.matchAll(pattern)].filter((m) => pattern !== commitHash || isOurCommit(m[0])).map((m) => `${page}:${i + 1}: ${m[0]}`),
+    );
 
 /** Every token of a Markdown page, nested ones included (links sit inside paragraphs, lists, tables). */
 const tokensOf = (page: string): Token[] => {
@@ -109,7 +122,9 @@ describe("the pages users read", () => {
 describe("the hygiene checks", () => {
   it("find a commit hash, a clock time, an issue number and this session in prose, but not ordinary numbers or words", () => {
     const found = (line: string) =>
-      [commitHash, clockTime, issueNumber, thisSession].flatMap((p) => [...line.matchAll(p)].map((m) => m[0]));
+      [commitHash, clockTime, issueNumber, thisSession].flatMap((p) =>
+        [...line.matchAll(p)].map((m) => m[0]).filter((m) => p !== commitHash || isOurCommit(m)),
+      );
     expect(found("Fixed in d6782d3, see issue 2 (measured at 21:31, ran 23:05 UTC, 2026-11-28T21:31Z) in this session")).toEqual([
       "d6782d3",
       "at 21:31",
@@ -121,6 +136,11 @@ describe("the hygiene checks", () => {
     expect(
       found("1,000 hooks cost 12.5 ms; deadbeef and 1234567 are not hashes; ratio 3:2; tissue 4; a log line `2024-01-15 10:00:00`"),
     ).toEqual([]);
+  });
+
+  it.skipIf(!fullHistory)("leave alone a hash that names no commit of this repository, such as another project's pinned commit", () => {
+    expect(isOurCommit("d6782d3")).toBe(true);
+    expect(isOurCommit("004902b")).toBe(false);
   });
 
   it("read a link's anchor as GitHub does", () => {
