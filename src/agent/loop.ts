@@ -69,6 +69,7 @@ const runStep = async (
   // attempt's, when an `around` hook runs the step again).
   const extra = env.pending.drain();
   carried.splice(0, carried.length, ...extra);
+  if (extra.length > 0) env.transcript?.context(extra);
   const request: ModelRequest = {
     model: env.model.id,
     messages: [...(system !== undefined ? [{ role: "system" as const, content: system }] : []), ...(input.messages as readonly Message[]), ...extra],
@@ -77,6 +78,8 @@ const runStep = async (
     ...(env.settings.temperature !== undefined ? { temperature: env.settings.temperature } : {}),
   };
   const response = await callModel(env, request, input.index);
+  // On disk before any hook of its tool calls runs, as Claude Code writes it.
+  env.transcript?.assistant(response, request.model);
   throwIfAborted(env.signal);
   const toolResults = response.toolCalls.length > 0 ? await callTools(env, offered, response.toolCalls) : [];
   return { response, toolResults };
@@ -93,6 +96,20 @@ export const promptInMessages = (given: DeepReadonly<RunInput>, built: RunInput)
   if (given.prompt === built.prompt || given.messages !== built.messages) return given;
   const last = given.messages.length - 1;
   return { ...given, messages: given.messages.map((m, i) => (i === last && m.role === "user" ? { ...m, content: given.prompt } : m)) };
+};
+
+/**
+ * The `toolBatch` gate, once a step's tool calls have all resolved and before the next model call
+ * (Claude Code's PostToolBatch): what its hooks add reaches that call; a refusal ends the run
+ * there, with its reasons. Undefined: go on.
+ */
+const afterBatch = async (env: LoopEnv, calls: StepResult["toolResults"]): Promise<NonNullable<RunResult["stoppedBy"]> | undefined> => {
+  const outcome = await env.stack.run("toolBatch", { calls }, () => undefined, env.run);
+  if (outcome._tag === "Completed") return undefined;
+  if (outcome._tag === "Failed") throw outcome.error;
+  const reason = (outcome.reasons ?? [{ reason: outcome.reason, by: outcome.by }]).map((r) => r.reason).join("\n");
+  await env.notify({ type: "info", message: `${env.path.join("/")} stopped after its tool calls: ${reason}` });
+  return { reason, by: outcome.by, kind: "hook" };
 };
 
 /**
@@ -120,10 +137,15 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
       await env.notify({ type: "warning", message: `${env.path.join("/")} stopped after ${steps} steps (maxSteps)` });
       return result("max-steps");
     }
-    if (unread !== undefined) messages = [...messages, unread];
+    if (unread !== undefined) {
+      messages = [...messages, unread];
+      env.transcript?.feedback(unread.content);
+    }
     unread = undefined;
     throwIfAborted(env.signal);
-    messages = await compact(env, [...messages, ...env.pending.drain()], system, "auto");
+    const drained = env.pending.drain();
+    if (drained.length > 0) env.transcript?.context(drained);
+    messages = await compact(env, [...messages, ...drained], system, "auto");
     const mark = env.pending.mark();
     const step: StepInput = { index: steps, messages };
     // What the step's hooks added for its request: refilled by every run of the step (runStep).
@@ -203,8 +225,16 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
       record(done);
     }
     // Set above, or by a rejected step that had run and that the error hook let the loop go on from.
-    const { response } = done as StepResult;
-    if (response.toolCalls.length > 0) continue;
+    const { response, toolResults } = done as StepResult;
+    if (response.toolCalls.length > 0) {
+      const stopped = await afterBatch(env, toolResults);
+      if (stopped === undefined) continue;
+      // It stays in the conversation: the model reads it when the conversation goes on.
+      const said: Message = { role: env.settings.contextRole, content: stopped.reason };
+      messages = [...messages, said];
+      env.transcript?.context([said]);
+      return { ...result("stopped-by-guard"), stoppedBy: stopped };
+    }
 
     const verdict = await askStop(env, { reason: response.finishReason, lastMessage: response.text, blockedCount: blocks });
     if (verdict.stop) return result(response.finishReason as RunResult["finishReason"]);
