@@ -474,7 +474,8 @@ const gitRunsCode = (args: readonly Word[]): void => {
   let i = 0;
   for (; i < args.length; i++) {
     const t = args[i]!.text;
-    if (!args[i]!.literal && t.startsWith("-")) throw new Opaque("git option computed at run time");
+    // A word computed at run time here may be `-c …` or the subcommand: it could be anything.
+    if (!args[i]!.literal) throw new Opaque("git option computed at run time");
     if (t === "-c" || t.startsWith("--config-env") || t.startsWith("--exec-path=") || /^-c./.test(t)) throw new Opaque("git -c can define commands git runs");
     if (t === "-C" || t === "--git-dir" || t === "--work-tree" || t === "--namespace" || t === "--super-prefix") i++;
     else if (!t.startsWith("-")) break;
@@ -482,6 +483,9 @@ const gitRunsCode = (args: readonly Word[]): void => {
   const sub = args[i]?.text;
   const rest = args.slice(i + 1);
   const texts = rest.map((a) => a.text);
+  // A word computed at run time may expand to an option that runs a command (`git ls-remote "$o" r`
+  // with `o=--upload-pack=…`): after a subcommand that has such options, it is opaque.
+  if (sub !== undefined && gitRunningSubcommands.has(sub) && rest.some((a) => !a.literal)) throw new Opaque(`git ${sub} with a word computed at run time`);
   const runs =
     (sub === "rebase" && texts.some((r) => r === "-x" || r.startsWith("--exec") || /^-[^-]*x/.test(r))) ||
     (sub === "bisect" && texts[0] === "run") ||
@@ -524,7 +528,8 @@ const COMMAND_OPTIONS: ReadonlyMap<string, CommandOptions> = new Map([
 const runsGivenCommand = (options: CommandOptions, args: readonly Word[]): boolean =>
   args.some((a, i) => {
     const t = a.text;
-    if (!a.literal && t.startsWith("-")) return true;
+    // A word computed at run time may expand to one of these options.
+    if (!a.literal) return true;
     if (t.startsWith("--")) {
       const name = t.slice(2, t.includes("=") ? t.indexOf("=") : undefined);
       return name.length >= 3 && options.long.some((o) => o.startsWith(name));
@@ -533,6 +538,12 @@ const runsGivenCommand = (options: CommandOptions, args: readonly Word[]): boole
     const cluster = t.startsWith("-") ? t.slice(1) : i === 0 && options.bareCluster === true ? t : "";
     return [...options.short].some((letter) => cluster.includes(letter));
   });
+
+/** git subcommands with an option or a mode that runs a command it is given. */
+const gitRunningSubcommands = new Set([
+  "fetch", "pull", "clone", "ls-remote", "push", "archive", "grep", "difftool", "mergetool", "rebase", "submodule", "bisect", "send-email", "daemon",
+  "instaweb", "config", "send-pack", "fetch-pack", "filter-branch", "remote", "help", "init",
+]);
 
 /** Long options of git commands whose value is a command git runs (`fetch --upload-pack`, `archive --exec`, `grep --open-files-in-pager`). */
 const gitCommandOptions = ["upload-pack", "receive-pack", "exec", "extcmd", "tool", "open-files-in-pager", "sendmail-cmd", "to-cmd", "cc-cmd", "header-cmd", "smtp-server", "access-hook", "httpd", "browser"];
