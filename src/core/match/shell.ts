@@ -78,6 +78,9 @@ const safeShopt = new Set(["globstar", "nullglob", "dotglob", "nocaseglob", "fai
  */
 const namesOk = (words: readonly Word[]): boolean => words.every((w) => w.literal && !/[[\]]/.test(w.text) && !changesWhatRuns(w.text));
 
+/** Whether a word computed at run time may become several words: unquoted, or an array or the positional parameters (`"$@"`, `"${a[@]}"`). */
+const maySplit = (w: Word): boolean => !w.quoted || /\$\{?[@*]|\[[@*]\]/.test(w.text);
+
 /** How many wrappers and assignments one simple command may stack before it counts as opaque. */
 const maxLevels = 16;
 /** How many analyses the cache keeps. */
@@ -298,6 +301,9 @@ class Analysis {
         const at = args.findIndex((a) => a.text === (name === "printf" ? "-v" : "-p"));
         if (at >= 0 && !namesOk(args.slice(at + 1, at + 2))) throw new Opaque(`${name} evaluates the subscript of the name it assigns`);
         if (args.some((a) => !a.literal && /^-/.test(a.text)) || (at < 0 && args.some((a) => /^-[^-]*[vp]/.test(a.text) && a.text !== "--"))) throw new Opaque(`${name} options computed at run time`);
+        // A first word computed at run time may be the option itself (`printf $o 'a[$(…)]' x` with `o=-v`).
+        const first = args[0];
+        if (first !== undefined && !first.literal && (args.length > 1 || maySplit(first))) throw new Opaque(`${name} options computed at run time`);
         return;
       }
       case "test":
@@ -305,6 +311,9 @@ class Analysis {
         for (let i = 0; i < args.length; i++) {
           if ((args[i]!.text === "-v" || args[i]!.text === "-R") && !namesOk(args.slice(i + 1, i + 2))) throw new Opaque("test -v evaluates the subscript of the name it tests");
           if (!args[i]!.literal && (args[i + 1]?.text === "-v" || i === 0)) throw new Opaque("test with an operator computed at run time");
+          // A word computed at run time may be `-v` (or split into `-v` and a name): the word after it is then a name whose subscript is evaluated.
+          const next = args[i + 1];
+          if (!args[i]!.literal && (maySplit(args[i]!) || (next !== undefined && (!next.literal || next.text.includes("["))))) throw new Opaque("test with an operator computed at run time");
         }
         return;
       }
