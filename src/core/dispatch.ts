@@ -308,6 +308,12 @@ const unwind = (run: Run, f: Frame): Step => {
     }
     const fn = phase === RangePhase.after ? layer.after : phase === RangePhase.recover ? layer.recover : undefined;
     const flags = layer.flags;
+    if (fn !== undefined && (flags & LayerFlag.matchesOutcome) !== 0 && !matchesOnExit(run, f, layer, j, same)) {
+      // A step-type matcher said no: the hook was never entered (it has no before, around or onSettled).
+      if (compact) recordRange(run, phase, from, j + 1);
+      from = j - 1;
+      continue;
+    }
     if (fn !== undefined) {
       // A hook after this one aborted the run (its caller's signal): start nothing more (R7).
       if (run.settled) return (compact && recordRange(run, phase, from, j + 1), abandoned(run, f));
@@ -349,6 +355,16 @@ const unwind = (run: Run, f: Frame): Step => {
   }
   if (compact) recordRange(run, phase, from, start);
   return ended(run, f);
+};
+
+/** Test a matcher that reads the step type, against the frame's outcome; a throwing matcher is its hook's failure, as on the way in. */
+const matchesOnExit = (run: Run, f: Frame, layer: Layer, j: number, same: boolean): boolean => {
+  const input = same ? f.initial : inputAt(f, j);
+  try {
+    return layer.matcher.test(run.subject, input, () => run.detailOf(input), run.metadata, () => run.stepTypeOf(f.outcome, input));
+  } catch (cause) {
+    return failedMatch(run, layer, cause);
+  }
 };
 
 /** What a stretch of Continue answers on the way out is recorded as, for the frame's outcome now (-1: no hook is called). */

@@ -6,7 +6,7 @@
 import type { Continue, Reject, Replace, Transform } from "./action.ts";
 import type { HookContext, HookInfo, RunEvent } from "./context.ts";
 import { RegistrationError, describeGiven } from "./errors.ts";
-import { compileMatcher } from "./match/matcher.ts";
+import { compileHookMatch } from "./match/matcher.ts";
 import type { Matcher, MatchSpec } from "./match/types.ts";
 import type { Outcome } from "./outcome.ts";
 import type { PointKind } from "./point.ts";
@@ -57,7 +57,7 @@ export interface Hook<I = any, O = any, K extends PointKind = PointKind> {
   readonly priority?: number;
   /** Hooks of this point this one runs before or after, by name (see `HookOrder`). */
   readonly order?: HookOrder;
-  /** Which subjects this hook applies to (R8). */
+  /** Which runs this hook applies to (R8): a pattern, a function, or a match object (`{ metadata }`, `{ stepType }`, `all`/`any`/`not`). */
   readonly match?: MatchSpec<I>;
   /** Each call of this hook's functions must settle within this many ms, or the hook has failed. */
   readonly timeoutMs?: number;
@@ -110,6 +110,8 @@ export const LayerFlag = {
   recheck: 8,
   /** It has an `around`: the walk nests there. */
   around: 16,
+  /** Its matcher reads the run's step type: tested on the way out, before `after` and `recover`. */
+  matchesOutcome: 32,
 } as const;
 
 /** A hook compiled for one point, once, at registration: what the dispatcher walks. */
@@ -174,7 +176,7 @@ const orderOf = (name: string, s: Record<string, unknown>): Layer["order"] => {
 };
 
 /** Validate a user's hook spec for a point of `kind`; throws `RegistrationError` naming the hook and the field. */
-export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointName: string): Layer => {
+export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointName: string, hasStepType = false): Layer => {
   if (typeof spec !== "object" || spec === null) throw new RegistrationError("?", "spec", `on point "${pointName}" must be an object, got ${spec === null ? "null" : typeof spec}`);
   const s = spec as Record<string, unknown>;
   const name = s.name;
@@ -210,7 +212,15 @@ export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointNa
       if (list.includes(name)) throw new RegistrationError(name, field === "before" ? "order.before" : "order.after", `names the hook itself ("${name}"), which is a cycle`);
   const shadow = s.shadow === true;
   const source = s.source as string | undefined;
-  const matcher = compileMatcher(s.match, name);
+  const matcher = compileHookMatch(s.match, name, { name: pointName, hasStepType });
+  const outcome = matcher.needsOutcome === true;
+  if (outcome) {
+    // A matcher compiled beforehand (compileMatcher) was not checked against this point.
+    if (!hasStepType) throw new RegistrationError(name, "match", `reads the step type, and point "${pointName}" has none (a point gets one from its stepType option; the agent's step point has one)`);
+    const early = (["before", "around", "onSettled"] as const).filter((p) => typeof s[p] === "function");
+    if (early.length > 0)
+      throw new RegistrationError(name, "match", `reads the step type, which is known only once the run has ended, so the hook may have after, recover and observe only (it has ${early.join(" and ")}); register the rest as another hook`);
+  }
   const onSettled = s.onSettled as AnyFn | undefined;
   // A plain object, not frozen: it never leaves the stack (hooks see `info`), and frozen objects
   // are slower to read in the hot loop.
@@ -233,7 +243,7 @@ export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointNa
     recover: s.recover as AnyFn | undefined,
     onSettled,
     observe: s.observe as AnyFn | undefined,
-    flags: (matcher.needsInput ? LayerFlag.matchesInput : 0) | (onSettled !== undefined ? LayerFlag.settles : 0) | (timeoutMs !== undefined ? LayerFlag.timed : 0) |
+    flags: (outcome ? LayerFlag.matchesOutcome : matcher.needsInput ? LayerFlag.matchesInput : 0) | (onSettled !== undefined ? LayerFlag.settles : 0) | (timeoutMs !== undefined ? LayerFlag.timed : 0) |
       (s.recheck === true ? LayerFlag.recheck : 0) | (s.around !== undefined ? LayerFlag.around : 0),
     info: Object.freeze({ name, shadow, source }),
   };

@@ -95,7 +95,7 @@ export class ObserverQueue {
   /** An observer's condition on the input; one that throws is that observer's failure, counted (R10). */
   private applies(run: Run, layer: Layer, input: unknown): boolean {
     try {
-      return layer.matcher.test(run.subject, input, () => run.detailOf(input), run.metadata);
+      return layer.matcher.test(run.subject, input, () => run.detailOf(input), run.metadata, () => run.stepTypeOf(run.settledWith, input));
     } catch (cause) {
       observerFailed(run, layer, "observe", cause);
       return false;

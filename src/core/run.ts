@@ -341,6 +341,12 @@ export class Run implements Frame, RunView, Recorder {
     return detail === undefined ? undefined : detail(input);
   }
 
+  /** The point's step type for a run that ended with `outcome`, for `{ stepType }` matchers. */
+  stepTypeOf(outcome: Outcome | undefined, input: unknown): string | undefined {
+    const stepType = this.chain.point.stepType;
+    return stepType === undefined || outcome === undefined ? undefined : stepType(outcome, input);
+  }
+
   /** Record a hook failure (always, R6) and tell the stack. */
   fail(error: HookError, failOpen: boolean): void {
     (this.failures ??= []).push(error);
