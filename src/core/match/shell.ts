@@ -257,7 +257,7 @@ class Analysis {
       if (otherShells.has(name)) this.otherShell(args, context);
       if (name === "find") this.find(args, stdin, depth, context);
       const commandOptions = COMMAND_OPTIONS.get(name);
-      if (commandOptions !== undefined && runsGivenCommand(commandOptions, args)) throw new Opaque(`${name} runs a command given in its options`);
+      if (commandOptions !== undefined && (context.appended || runsGivenCommand(commandOptions, args))) throw new Opaque(`${name} runs a command given in its options`);
       const syntaxOf = SHELL_WRAPPERS.get(name);
       if (syntaxOf === undefined) return;
       const next = this.wrapper(name, syntaxOf, words, stdin, depth, context);
@@ -328,7 +328,7 @@ class Analysis {
         return;
       }
       case "git":
-        return gitRunsCode(args);
+        return gitRunsCode(args, context.appended);
       case "hash":
         if (args.some((a) => !a.literal || /^-[^-]*p/.test(a.text))) throw new Opaque("hash -p makes a name run another program");
         return;
@@ -479,7 +479,7 @@ const either = (a: FilledIn | undefined, b: FilledIn | undefined): FilledIn | un
  * `core.sshCommand`) and through a few subcommands (`rebase --exec`, `bisect run`, `submodule foreach`,
  * `difftool --extcmd`, `filter-branch`): those calls are opaque, so `Bash(git *)` does not allow them.
  */
-const gitRunsCode = (args: readonly Word[]): void => {
+const gitRunsCode = (args: readonly Word[], appended: boolean): void => {
   let i = 0;
   for (; i < args.length; i++) {
     const t = args[i]!.text;
@@ -494,6 +494,8 @@ const gitRunsCode = (args: readonly Word[]): void => {
   const texts = rest.map((a) => a.text);
   // A word computed at run time may expand to an option that runs a command (`git ls-remote "$o" r`
   // with `o=--upload-pack=…`): after a subcommand that has such options, it is opaque.
+  // Words xargs appends are such words too (`echo --upload-pack=… r | xargs git ls-remote`).
+  if (appended && (sub === undefined || gitRunningSubcommands.has(sub))) throw new Opaque(`git ${sub ?? ""} given words read at run time`);
   if (sub !== undefined && gitRunningSubcommands.has(sub) && rest.some((a) => !a.literal)) throw new Opaque(`git ${sub} with a word computed at run time`);
   const runs =
     (sub === "rebase" && texts.some((r) => r === "-x" || r.startsWith("--exec") || /^-[^-]*x/.test(r))) ||
