@@ -154,11 +154,16 @@ const approved = (run: Run, layer: Layer, input: unknown): void => {
 const matchesNow = (run: Run, f: Frame, layer: Layer, i: number): boolean => {
   let ok: boolean;
   try {
-    ok = layer.matcher.test(run.subject, f.payload, () => run.detailOf(f.payload), run.metadata);
+    ok = layer.matcher.test(run.subject, f.payload, run.askDetail(f.payload), run.metadata);
   } catch (cause) {
     ok = failedMatch(run, layer, cause);
   }
-  if (!ok) (f.skipped ??= new Set()).add(i);
+  if (!ok) {
+    // A bit per layer, 16 to an element: a small array on the heap, where a typed array of a
+    // thousand layers would be allocated off it, which costs a call more than its tests.
+    const skipped = (f.skipped ??= new Array<number>((run.layers.length + 15) >> 4).fill(0));
+    skipped[i >> 4]! |= 1 << (i & 15);
+  }
   return ok;
 };
 
@@ -301,7 +306,7 @@ const unwind = (run: Run, f: Frame): Step => {
   let from = f.j;
   for (let j = f.j; j >= start; j--) {
     const layer = layers[j] as Layer;
-    if (skipped !== undefined && skipped.has(j)) {
+    if (skipped !== undefined && ((skipped[j >> 4]! >> (j & 15)) & 1) === 1) {
       if (compact) recordRange(run, phase, from, j + 1);
       from = j - 1;
       continue;
@@ -437,7 +442,7 @@ class AroundCall implements Frame {
   declare payload: unknown;
   declare initial: unknown;
   declare transforms: unknown[] | undefined;
-  declare skipped: Set<number> | undefined;
+  declare skipped: number[] | undefined;
   declare outcome: Outcome | undefined;
   declare final: boolean;
   declare readonly run: Run;

@@ -40,14 +40,19 @@ export type Next<I, O> = (input?: I | DeepReadonly<I>) => Promise<Outcome<O>>;
 
 /**
  * Where a hook goes relative to other hooks of the same point, by name: `before` lists the hooks
- * it runs before (it is placed outside them), `after` the hooks it runs after (inside them).
+ * it runs before (it is placed outside them), `after` the hooks it runs after (inside them). A
+ * name must be registered on the point already, unless `optional` is true: then a name that is
+ * not (yet) registered constrains nothing until a hook of that name is, in either order.
  *
  * @example
  * stack.use("toolCall", { name: "audit", order: { after: ["toolPolicy"] }, before: log, after: log })
+ * stack.use("modelCall", { name: "myRetry", order: { after: ["fallback"], optional: true }, around: retryAround })
  */
 export interface HookOrder {
   readonly before?: readonly string[];
   readonly after?: readonly string[];
+  /** The names may be of hooks that are not registered (a middleware that may be absent); default false. */
+  readonly optional?: boolean;
 }
 
 /** A hook as users write it. Any subset of the phase functions may be given. */
@@ -121,8 +126,8 @@ export interface Layer {
   readonly priority: number;
   /** Registration order in its stack, for stable ties (R1). */
   readonly seq: number;
-  /** Names this layer runs before (outside) and after (inside), or undefined. */
-  readonly order: { readonly before: readonly string[]; readonly after: readonly string[] } | undefined;
+  /** Names this layer runs before (outside) and after (inside), and whether they may be unregistered; or undefined. */
+  readonly order: { readonly before: readonly string[]; readonly after: readonly string[]; readonly optional: boolean } | undefined;
   readonly matcher: Matcher;
   readonly timeoutMs: number | undefined;
   readonly failMode: FailMode;
@@ -162,7 +167,9 @@ const orderOf = (name: string, s: Record<string, unknown>): Layer["order"] => {
   if (order !== undefined && (typeof order !== "object" || order === null || Array.isArray(order)))
     throw new RegistrationError(name, "order", `must be an object with before and/or after lists, got ${describeGiven(order)}`);
   const o = (order ?? {}) as Record<string, unknown>;
-  for (const key of Object.keys(o)) if (key !== "before" && key !== "after") throw new RegistrationError(name, `order.${key}`, "is not an order field (expected before or after)");
+  for (const key of Object.keys(o))
+    if (key !== "before" && key !== "after" && key !== "optional") throw new RegistrationError(name, `order.${key}`, "is not an order field (expected before, after or optional)");
+  if (o.optional !== undefined && typeof o.optional !== "boolean") throw new RegistrationError(name, "order.optional", `must be a boolean, got ${describeGiven(o.optional)}`);
   const before = [
     ...(o.before === undefined ? [] : names(name, "order.before", o.before)),
     ...(Array.isArray(s.before) ? names(name, "before", s.before) : []),
@@ -172,7 +179,7 @@ const orderOf = (name: string, s: Record<string, unknown>): Layer["order"] => {
     ...(Array.isArray(s.after) ? names(name, "after", s.after) : []),
   ];
   if (before.length === 0 && after.length === 0) return undefined;
-  return Object.freeze({ before: Object.freeze(before), after: Object.freeze(after) });
+  return Object.freeze({ before: Object.freeze(before), after: Object.freeze(after), optional: o.optional === true });
 };
 
 /** Validate a user's hook spec for a point of `kind`; throws `RegistrationError` naming the hook and the field. */

@@ -16,7 +16,7 @@
  */
 import { RegistrationError } from "../errors.ts";
 import { allOf, anyOf, notOf } from "./composite.ts";
-import { compileCondition, SHELL_TOOLS } from "./condition.ts";
+import { compileCondition, SHELL_TOOLS, shellMatcherTest } from "./condition.ts";
 import { readDetail, UNREADABLE_DETAIL } from "./detail.ts";
 import { compileLinearRegExp, type LinearRegExp } from "./linear-regexp.ts";
 import { compileMetadata, metadataMatches } from "./metadata.ts";
@@ -106,7 +106,8 @@ const compileAt = (spec: unknown, hook: string, options: MatchOptions | undefine
     const name = parts[1]!;
     const pattern = parts[2]!;
     // A path condition covers the tool's family; shell and `domain:` conditions name one tool.
-    const family = SHELL_TOOLS.has(name) || pattern.startsWith("domain:") ? new Set([name]) : coveredTools(name);
+    const oneTool = SHELL_TOOLS.has(name) || pattern.startsWith("domain:");
+    const family = oneTool ? new Set([name]) : coveredTools(name);
     if (pattern.trim() === "*") return byName(spec, (s) => family.has(s));
     if (pattern.trim() === "") return fail(`"${spec}" has an empty condition; write "${name}" to match every call`);
     try {
@@ -115,6 +116,16 @@ const compileAt = (spec: unknown, hook: string, options: MatchOptions | undefine
       return fail(`options: ${error instanceof Error ? error.message : String(error)}`);
     }
     try {
+      if (SHELL_TOOLS.has(name)) {
+        return freeze({
+          source: spec,
+          all: false,
+          needsInput: true,
+          needsSubject: true,
+          matchSubject: (s) => s === name,
+          test: shellMatcherTest(name, pattern),
+        });
+      }
       const condition = compileCondition(name, pattern, options?.paths);
       return freeze({
         source: spec,
@@ -123,9 +134,10 @@ const compileAt = (spec: unknown, hook: string, options: MatchOptions | undefine
         needsSubject: true,
         matchSubject: (s) => s !== undefined && family.has(s),
         test: (s, input, detail, metadata) => {
-          if (s === undefined || !family.has(s)) return false;
+          if (oneTool ? s !== name : s === undefined || !family.has(s)) return false;
           const d = readDetail(detail());
-          return d === UNREADABLE_DETAIL || condition(d, { subject: s, input, metadata });
+          // Only a path condition reads the scope: one call may meet a thousand shell conditions.
+          return d === UNREADABLE_DETAIL || condition(d, oneTool ? undefined : { subject: s, input, metadata });
         },
       });
     } catch (error) {
