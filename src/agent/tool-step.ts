@@ -3,30 +3,46 @@
  * chain. A rejection becomes an error result that says who rejected it and why; a failure goes
  * to the `error` point first (retry, recover with content, or fail: the model reads the error).
  */
+import type { PendingApproval, RunOptions } from "../core/context.ts";
+import { Outcome } from "../core/outcome.ts";
 import { AgentRunError, decide } from "./decide.ts";
 import type { LoopEnv } from "./env.ts";
 import type { ToolCall, ToolResult } from "./types.ts";
 import { executeTool, failedResult, lookupIn, rejectedResult } from "./wrap-tool.ts";
 
-/** A tool call and the result the model will read. */
+/** A tool call and the result the model will read; a call that waits for a person has its `approval` (and a placeholder result). */
 export interface ToolExchange {
   readonly call: ToolCall;
   readonly result: ToolResult;
+  readonly approval?: PendingApproval;
 }
 
 /**
- * Run one tool call through the stack, deciding about failures.
+ * The placeholder result of a call that waits for a person's approval. The turn stops before the
+ * model could read it; a sub-agent's model (whose run cannot pause) reads it as a refusal.
  *
  * @example
- * const result = await callTool(env, offered, { id: "c1", name: "Bash", input: { command: "ls" } })
+ * waitingResult(call, outcome.approval).content // "Tool call Bash waits for a person's approval (approval 3f2a...)"
  */
-export const callTool = async (env: LoopEnv, offered: ReadonlySet<string>, call: ToolCall): Promise<ToolResult> => {
+export const waitingResult = (call: ToolCall, approval: PendingApproval): ToolResult => ({
+  content: `Tool call ${call.name} waits for a person's approval (approval ${approval.id})`,
+  isError: true,
+});
+
+/**
+ * Run one tool call through the stack, deciding about failures; `approval` answers its approval
+ * requests instead of the stack's approver (a resumed call's decision).
+ *
+ * @example
+ * const { result } = await callTool(env, offered, { id: "c1", name: "Bash", input: { command: "ls" } })
+ */
+export const callTool = async (env: LoopEnv, offered: ReadonlySet<string>, call: ToolCall, approval?: RunOptions["approval"]): Promise<Omit<ToolExchange, "call">> => {
   const all = lookupIn(env.tools);
   // Tools a `run` hook took away are not offered, and not runnable either.
   const execute = executeTool((name) => (offered.has(name) ? all(name) : undefined));
   // Every attempt's hooks add their context again: the queue keeps the attempt that answered.
   const context = env.pending.attempts();
-  const run = { ...env.run, onContext: context.push };
+  const run = { ...env.run, onContext: context.push, ...(approval !== undefined ? { approval } : {}) };
   const operation: typeof execute = (c, ctx) => {
     context.next();
     return execute(c, ctx);
@@ -34,15 +50,17 @@ export const callTool = async (env: LoopEnv, offered: ReadonlySet<string>, call:
   for (let attempt = 1; ; attempt++) {
     if (attempt > 1) context.next();
     const outcome = await env.stack.run("toolCall", call, operation, run);
-    if (outcome._tag === "Completed") return outcome.value;
-    if (outcome._tag === "Rejected") return rejectedResult(call, outcome.reason, outcome.by);
+    if (outcome._tag === "Completed") return { result: outcome.value };
+    // The root agent's turn stops for it (the loop sees `approval`); a sub-agent's model reads it as a refusal.
+    if (Outcome.isInterrupted(outcome)) return { result: waitingResult(call, outcome.approval), ...(env.stopPoint === "stop" ? { approval: outcome.approval } : {}) };
+    if (outcome._tag === "Rejected") return { result: rejectedResult(call, outcome.reason, outcome.by) };
     // A sub-agent's failure already went through the `error` point inside it: asking again would
     // report it twice and could re-run the whole sub-agent on a decision already taken.
-    if (env.signal?.aborted || outcome.error instanceof AgentRunError) return failedResult(call, outcome.error);
+    if (env.signal?.aborted || outcome.error instanceof AgentRunError) return { result: failedResult(call, outcome.error) };
     const decision = await decide(env, { where: "tool", error: outcome.error, attempt });
     if (decision.action === "retry") continue;
-    if (decision.action === "recover") return { content: decision.value };
-    return failedResult(call, outcome.error);
+    if (decision.action === "recover") return { result: { content: decision.value } };
+    return { result: failedResult(call, outcome.error) };
   }
 };
 
@@ -53,4 +71,4 @@ export const callTool = async (env: LoopEnv, offered: ReadonlySet<string>, call:
  * const exchanges = await callTools(env, offered, response.toolCalls)
  */
 export const callTools = (env: LoopEnv, offered: ReadonlySet<string>, calls: readonly ToolCall[]): Promise<ToolExchange[]> =>
-  Promise.all(calls.map(async (call) => ({ call, result: await callTool(env, offered, call) })));
+  Promise.all(calls.map(async (call) => ({ call, ...(await callTool(env, offered, call)) })));
