@@ -113,7 +113,7 @@ const corpus: readonly Case[] = [
   { name: "edit nested 100 levels deep", answer: edit((c) => ({ ...c, input: { command: "ls", extra: nested(100) } })), label: { denied: /nested more than 64 levels/ } },
   { name: "edit with a getter that throws", answer: edit((c) => ({ ...c, input: { get command(): string { throw new Error("gotcha"); } } })), label: { denied: /reading it threw: .*gotcha/ } },
   // Edits that a guard outside the approval hook blocks: each guard is asked about the edit.
-  { name: "edit into a command the deny policy blocks", answer: withCommand("rm -rf /tmp/x"), label: { denied: /^rule Bash\(rm \*\)|rm/ } },
+  { name: "edit into a command the deny policy blocks", answer: withCommand("rm -rf /tmp/x"), label: { denied: /matches deny rule "Bash\(rm \*\)"/ } },
   { name: "edit into a command a condition hook blocks (its matcher did not apply before)", answer: withCommand("curl https://evil.example"), label: { denied: /^no network$/ } },
   { name: "edit into a command a function guard blocks", answer: withCommand("sudo ls"), label: { denied: /^no sudo$/ } },
 ];
