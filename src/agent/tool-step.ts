@@ -18,8 +18,8 @@ export interface ToolExchange {
 }
 
 /**
- * The placeholder result of a call that waits for a person's approval. The turn stops before the
- * model could read it; a sub-agent's model (whose run cannot pause) reads it as a refusal.
+ * The placeholder result of a call that waits for a person's approval: the turn stops before the
+ * model could read it.
  *
  * @example
  * waitingResult(call, outcome.approval).content // "Tool call Bash waits for a person's approval (approval 3f2a...)"
@@ -51,8 +51,12 @@ export const callTool = async (env: LoopEnv, offered: ReadonlySet<string>, call:
     if (attempt > 1) context.next();
     const outcome = await env.stack.run("toolCall", call, operation, run);
     if (outcome._tag === "Completed") return { result: outcome.value };
-    // The root agent's turn stops for it (the loop sees `approval`); a sub-agent's model reads it as a refusal.
-    if (Outcome.isInterrupted(outcome)) return { result: waitingResult(call, outcome.approval), ...(env.stopPoint === "stop" ? { approval: outcome.approval } : {}) };
+    // The root agent's turn stops for it (the loop sees `approval`); a sub-agent's run cannot
+    // pause, so its model reads a refusal that says why.
+    if (Outcome.isInterrupted(outcome))
+      return env.stopPoint === "stop"
+        ? { result: waitingResult(call, outcome.approval), approval: outcome.approval }
+        : { result: rejectedResult(call, `it needs a person's approval (approval ${outcome.approval.id}), which a sub-agent cannot wait for`, outcome.by) };
     if (outcome._tag === "Rejected") return { result: rejectedResult(call, outcome.reason, outcome.by) };
     // A sub-agent's failure already went through the `error` point inside it: asking again would
     // report it twice and could re-run the whole sub-agent on a decision already taken.

@@ -8,15 +8,16 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../src/core/index.ts";
 import { ApprovalReplayedError, ApprovalTamperedError } from "../../src/core/interrupt.ts";
-import type { TurnState } from "../../src/agent/index.ts";
+import { createScriptedModel, defineTool, type AgentOptions, type TurnState } from "../../src/agent/index.ts";
+import { Trace } from "../../src/core/trace.ts";
 import { guardedAgent } from "../fixtures/approvals/guarded-agent.ts";
 import { tempDir } from "../executors/helpers.ts";
 
-const setup = () => {
+const setup = (extra: Partial<AgentOptions> = {}) => {
   const file = join(tempDir(), "runs.log");
   writeFileSync(file, "");
   const ran = () => readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => l.split(" ").slice(1).join(" "));
-  return { ...guardedAgent(new MemoryStore(), file), ran };
+  return { ...guardedAgent(new MemoryStore(), file, extra), ran, file };
 };
 
 describe("a turn that waits for approval", () => {
@@ -123,5 +124,27 @@ describe("a turn that waits for approval", () => {
     expect(done.text).toContain("c is frozen");
     expect(ran()).toEqual(["git push origin a", "git push origin b"]);
     expect(session.messages.filter((m) => m.role === "user").map((m) => m.content)).toEqual(["git push origin a", "git push origin b && git push origin c"]);
+  });
+
+  it("records the person's decision in the trace of the resumed turn", async () => {
+    const trace = new Trace();
+    const { agent, approvals } = setup({ trace });
+    const paused = await agent.run("git push origin main");
+    const id = paused.approvals![0]!.id;
+    expect(trace.entries.filter((e) => e.phase === "approval").map((e) => [e.hook, e.action])).toEqual([["approval", "Reject"]]);
+    await agent.resume(paused.state!, { [id]: { decision: "approve", by: "alice" } }, { approvals });
+    expect(trace.entries.filter((e) => e.phase === "approval").at(-1)).toMatchObject({ hook: "approval", action: "Continue", reason: `approved by alice (resumed approval ${id})` });
+  });
+
+  it("a sub-agent's call that asks is refused to the sub-agent's model: its run cannot pause", async () => {
+    const { file } = setup();
+    const helperModel = createScriptedModel({ turns: [{ toolCalls: [{ id: "h1", name: "Bash", input: { command: "git push origin main" } }] }, "the push waits"] });
+    const bash = defineTool<{ command: string }>({ name: "Bash", execute: ({ command }) => `ran ${command}` });
+    const root = createScriptedModel({ turns: [{ toolCalls: [{ id: "r1", name: "helper", input: { prompt: "push" } }] }, "ok"] });
+    const { agent } = guardedAgent(new MemoryStore(), file, { model: root, subagents: [{ name: "helper", model: helperModel, tools: [bash] }] });
+    const turn = await agent.run("delegate");
+    expect(turn.status).toBe("completed");
+    const seen = helperModel.requests.at(-1)!.messages.find((m) => m.role === "tool");
+    expect(seen).toMatchObject({ isError: true, content: expect.stringMatching(/^Tool call Bash was rejected by approval: it needs a person's approval \(approval .+\), which a sub-agent cannot wait for$/) });
   });
 });
