@@ -3,9 +3,17 @@
  * agent-onion (`aiSdkMiddleware` inside `wrapLanguageModel`, and `wrapModel`) against the AI
  * SDK's own `wrapLanguageModel` middleware and LangChain's `createAgent` `wrapModelCall`.
  *
- *   npx tsx benchmarks/ai-sdk.bench.ts [--rounds 3] [--time-ms 300] [--json out.json]
+ *   npm run build && npx tsx benchmarks/ai-sdk.bench.ts [--rounds 3] [--time-ms 300] [--json out.json]
+ *     [--from dist|src] [--clock cpu|wall] [--families ai-sdk,onion-mw-around] [--sizes 0,1] [--warmup 2000]
  *
  * `npm run bench` runs it (shorter, see run.ts) and writes `benchmarks/results/ai-sdk.json`.
+ * agent-onion is loaded from the built `dist/` (what users run; `npm run build` first), or from
+ * `src/` through tsx with `--from src`. Times are this process's CPU time by default (everything
+ * timed runs on the main thread without I/O, so on an idle machine it equals wall time, and on a
+ * busy one it leaves out the time other processes held the CPU); `--clock wall` for wall time.
+ * `--families` and `--sizes` time only those cases. Every case is called `--warmup` times before
+ * any is timed (LangChain's, whose calls take far longer and are timed 4 rather than 32 to a
+ * sample, an eighth of that).
  *
  * What is timed, per case (each call awaited; the provider is `MockLanguageModelV3.doGenerate`
  * answering a fixed result, its call log disabled so it does not grow):
@@ -20,6 +28,10 @@
  * - `ai-sdk-signal` / `onion-mw-around-signal`: `ai-sdk` and `onion-mw-around` called with an
  *   `abortSignal` in the params, as `generateText({ abortSignal })` passes one (a run with a
  *   caller signal must settle when it aborts, R7).
+ * - `engine-floor`: not agent-onion's middleware but the least any middleware running the stack
+ *   can cost: a `wrapGenerate` that runs `stack.run("modelCall", request, op)` with the same N
+ *   around hooks, where the request and response were mapped once, ahead, and `op` awaits
+ *   `doGenerate()`. `onion-mw-around` minus this is what the adapter's mapping costs.
  * - `onion-wrapModel`: `wrapModel(stack, model).generate(request)` with the same N around
  *   hooks, where `model.generate` calls `mock.doGenerate(params)` and returns a fixed response:
  *   agent-onion's own provider wrapper, no AI SDK mapping.
@@ -33,9 +45,9 @@
  * All stacks use `strict: false` (the production default). The figure is the lowest over
  * rounds of each round's median sample; "per layer" is (t_N − t_0) / N within a family.
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { do_not_optimize, measure } from "mitata";
 import type { LanguageModelV3Middleware } from "@ai-sdk/provider";
 import { wrapLanguageModel } from "ai";
@@ -43,13 +55,27 @@ import { MockLanguageModelV3 } from "ai/test";
 import { HumanMessage } from "@langchain/core/messages";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { createAgent, createMiddleware } from "langchain";
-import { aiSdkMiddleware } from "../src/adapters/index.ts";
-import { Continue, createAgentStack, wrapModel, type AgentStack, type ModelRequest, type ModelResponse } from "../src/index.ts";
+import type { AgentStack, ModelRequest, ModelResponse } from "../src/index.ts";
 import { fmt, median, parseArgs, textTable } from "./util.ts";
 
-const sizes = [0, 1, 5, 20] as const;
+type Library = typeof import("../src/index.ts");
 
-export type AdapterFamily = "bare" | "ai-sdk" | "onion-mw-around" | "onion-mw-ba" | "onion-wrapModel" | "langchain" | "ai-sdk-signal" | "onion-mw-around-signal";
+/** agent-onion as users run it (`dist/`), or its source. */
+const load = async (from: string): Promise<Library> => {
+  if (from === "src") return import("../src/index.ts");
+  if (from !== "dist") throw new Error(`--from ${from}: expected dist or src`);
+  const built = new URL("../dist/index.js", import.meta.url);
+  if (!existsSync(fileURLToPath(built))) throw new Error("benchmarks/ai-sdk.bench.ts: dist/ is missing; run `npm run build` first (or pass --from src)");
+  return (await import(built.href)) as Library;
+};
+
+let lib: Library;
+
+const allSizes = [0, 1, 5, 20] as const;
+let sizes: readonly number[] = allSizes;
+
+export type AdapterFamily =
+  | "bare" | "ai-sdk" | "onion-mw-around" | "onion-mw-ba" | "onion-wrapModel" | "langchain" | "ai-sdk-signal" | "onion-mw-around-signal" | "engine-floor";
 
 export interface AdapterRow {
   readonly family: AdapterFamily;
@@ -71,6 +97,10 @@ export interface AdapterReport {
   /** `os.loadavg()` before and after. */
   readonly load: number[][];
   readonly rows: AdapterRow[];
+  /** Where agent-onion was loaded from: the built `dist/` or `src/` (reports before this field: `src`). */
+  readonly from?: "dist" | "src";
+  /** What timed the samples: this process's CPU time, or the wall clock (reports before this field: `wall`). */
+  readonly clock?: "cpu" | "wall";
   /** Set by `benchmarks/run.ts`. */
   readonly command?: string;
 }
@@ -95,23 +125,24 @@ const mock = (): MockLanguageModelV3 => {
 };
 
 const aroundStack = (n: number): AgentStack => {
-  let stack = createAgentStack({ strict: false });
+  let stack = lib.createAgentStack({ strict: false });
   for (let i = 0; i < n; i++) stack = stack.use("modelCall", { name: `pass-${i}`, around: (_ctx, next) => next() });
   return stack;
 };
 const beforeAfterStack = (n: number): AgentStack => {
-  let stack = createAgentStack({ strict: false });
-  for (let i = 0; i < n; i++) stack = stack.use("modelCall", { name: `pass-${i}`, before: () => Continue, after: () => Continue });
+  let stack = lib.createAgentStack({ strict: false });
+  for (let i = 0; i < n; i++) stack = stack.use("modelCall", { name: `pass-${i}`, before: () => lib.Continue, after: () => lib.Continue });
   return stack;
 };
 
 type Fn = () => PromiseLike<unknown>;
 interface Case { readonly family: AdapterFamily; readonly n: number; readonly fn: Fn; readonly inner: number }
 
-const build = (): Case[] => {
+const build = (families: ReadonlySet<string> | undefined): Case[] => {
   const cases: Case[] = [];
   const bare = mock();
   cases.push({ family: "bare", n: 0, inner: 32, fn: () => bare.doGenerate(params) });
+  const { aiSdkMiddleware, wrapModel } = lib;
   for (const n of sizes) {
     const sdk = wrapLanguageModel({
       model: mock(),
@@ -124,6 +155,19 @@ const build = (): Case[] => {
     cases.push({ family: "onion-mw-around-signal", n, inner: 32, fn: () => around.doGenerate(signalled) });
     const ba = wrapLanguageModel({ model: mock(), middleware: aiSdkMiddleware(beforeAfterStack(n)) });
     cases.push({ family: "onion-mw-ba", n, inner: 32, fn: () => ba.doGenerate(params) });
+    const floorStack = aroundStack(n);
+    const floor = wrapLanguageModel({
+      model: mock(),
+      middleware: {
+        specificationVersion: "v3",
+        wrapGenerate: async ({ doGenerate }) => {
+          let result: unknown;
+          await floorStack.run("modelCall", request, async () => ((result = await doGenerate()), response));
+          return result as Awaited<ReturnType<typeof doGenerate>>;
+        },
+      },
+    });
+    cases.push({ family: "engine-floor", n, inner: 32, fn: () => floor.doGenerate(params) });
     const inner = mock();
     const wrapped = wrapModel(aroundStack(n), { id: "mock-model-id", generate: async () => (await inner.doGenerate(params), response) });
     cases.push({ family: "onion-wrapModel", n, inner: 32, fn: () => wrapped.generate(request) });
@@ -138,14 +182,20 @@ const build = (): Case[] => {
     const state = { messages: [new HumanMessage("Hello")] };
     cases.push({ family: "langchain", n, inner: 4, fn: () => node.bound.invoke(state, {}) });
   }
-  return cases;
+  return families === undefined ? cases : cases.filter((c) => families.has(c.family));
 };
 
-const time = async (c: Case, timeMs: number): Promise<number> => {
+/** This process's CPU time in ns (µs resolution; samples are hundreds of µs). */
+const cpuNow = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) * 1e3;
+};
+
+const time = async (c: Case, timeMs: number, clock: "cpu" | "wall"): Promise<number> => {
   const { fn, inner } = c;
   const stats = await measure(async () => {
     for (let k = 0; k < inner; k++) do_not_optimize(await fn());
-  }, { min_cpu_time: timeMs * 1e6, batch_samples: 16, min_samples: 8 });
+  }, { min_cpu_time: timeMs * 1e6, batch_samples: 16, min_samples: 8, ...(clock === "cpu" ? { now: cpuNow } : {}) });
   return stats.p50 / inner;
 };
 
@@ -153,39 +203,50 @@ const main = async (): Promise<void> => {
   const args = parseArgs(process.argv.slice(2));
   const rounds = Number(args.get("rounds") ?? 3);
   const timeMs = Number(args.get("time-ms") ?? 300);
-  const load = [loadavg()];
-  const cases = build();
-  for (const c of cases) await c.fn(); // warm every path once (and fail early if one is broken)
+  const from = args.get("from") ?? "dist";
+  const clock = args.get("clock") ?? "cpu";
+  if (clock !== "cpu" && clock !== "wall") throw new Error(`--clock ${clock}: expected cpu or wall`);
+  lib = await load(from);
+  const only = args.get("families")?.split(",");
+  if (args.has("sizes")) sizes = (args.get("sizes") ?? "").split(",").map(Number);
+  const loads = [loadavg()];
+  const cases = build(only === undefined ? undefined : new Set(["bare", ...only]));
+  // Warm every path (and fail early if one is broken): the same number of calls for each case, so
+  // the JIT has settled on every path before any is timed. With a single call, a process could
+  // settle on a slow state of the promise machinery for the whole run (about 1.5x).
+  const warmup = Number(args.get("warmup") ?? 2000);
+  for (const c of cases) for (let i = 0; i < Math.max(1, Math.ceil(warmup / (32 / c.inner))); i++) await c.fn();
   const samples = new Map<Case, number[]>(cases.map((c) => [c, []]));
   for (let r = 0; r < rounds; r++) {
-    for (const c of r % 2 === 0 ? cases : [...cases].reverse()) samples.get(c)?.push(await time(c, timeMs));
+    for (const c of r % 2 === 0 ? cases : [...cases].reverse()) samples.get(c)?.push(await time(c, timeMs, clock));
     process.stderr.write(`round ${r + 1}/${rounds} done\n`);
   }
-  load.push(loadavg());
+  loads.push(loadavg());
   const ns = (family: string, n: number): number => {
     const c = cases.find((x) => x.family === family && x.n === n);
     return c === undefined ? Number.NaN : Math.min(...(samples.get(c) ?? []));
   };
-  const families = ["ai-sdk", "onion-mw-around", "onion-mw-ba", "onion-wrapModel", "langchain", "ai-sdk-signal", "onion-mw-around-signal"];
+  const families = ["ai-sdk", "onion-mw-around", "onion-mw-ba", "engine-floor", "onion-wrapModel", "langchain", "ai-sdk-signal", "onion-mw-around-signal"]
+    .filter((f) => only?.includes(f) ?? true);
   const perLayer = (family: string, n: number): number => (ns(family, n) - ns(family, 0)) / n;
-  console.log(`Node ${process.version}, ${rounds} rounds x ${timeMs} ms; load ${load.map((l) => l.map((x) => x.toFixed(1)).join(" ")).join(" -> ")}`);
+  console.log(`Node ${process.version}, agent-onion from ${from}/, ${clock} clock, ${rounds} rounds x ${timeMs} ms; load ${loads.map((l) => l.map((x) => x.toFixed(1)).join(" ")).join(" -> ")}`);
   console.log(`bare mock.doGenerate: ${fmt(ns("bare", 0))} ns/call\n`);
   console.log(textTable(["family", ...sizes.map((n) => `N=${n} ns`), "ns/layer (N=20)"], families.map((f) => [f, ...sizes.map((n) => fmt(ns(f, n))), fmt(perLayer(f, 20), 1)])));
   const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}x`;
   console.log(`\nRatios (total time per call; < 1 means agent-onion is faster)`);
-  console.log(textTable(["ratio", ...sizes.map((n) => `N=${n}`)], [
-    ["onion-mw-around / ai-sdk", ...sizes.map((n) => ratio(ns("onion-mw-around", n), ns("ai-sdk", n)))],
-    ["onion-mw-ba / ai-sdk", ...sizes.map((n) => ratio(ns("onion-mw-ba", n), ns("ai-sdk", n)))],
-    ["onion-wrapModel / ai-sdk", ...sizes.map((n) => ratio(ns("onion-wrapModel", n), ns("ai-sdk", n)))],
-    ["onion-mw-around / langchain", ...sizes.map((n) => ratio(ns("onion-mw-around", n), ns("langchain", n)))],
-    ["onion-mw-around-signal / ai-sdk-signal", ...sizes.map((n) => ratio(ns("onion-mw-around-signal", n), ns("ai-sdk-signal", n)))],
-  ]));
+  const ratios: [string, string][] = [
+    ["onion-mw-around", "ai-sdk"], ["onion-mw-ba", "ai-sdk"], ["engine-floor", "ai-sdk"], ["onion-wrapModel", "ai-sdk"], ["onion-mw-around", "langchain"],
+    ["onion-mw-around-signal", "ai-sdk-signal"],
+  ];
+  console.log(textTable(["ratio", ...sizes.map((n) => `N=${n}`)], ratios
+    .filter(([a, b]) => families.includes(a) && families.includes(b))
+    .map(([a, b]) => [`${a} / ${b}`, ...sizes.map((n) => ratio(ns(a, n), ns(b, n)))])));
   console.log(`\nPer layer at N=20: onion around ${fmt(perLayer("onion-mw-around", 20), 1)} ns, onion before/after ${fmt(perLayer("onion-mw-ba", 20), 1)} ns, ` +
     `AI SDK ${fmt(perLayer("ai-sdk", 20), 1)} ns, LangChain ${fmt(perLayer("langchain", 20), 1)} ns (median of rounds would differ; see --json)`);
   const out = args.get("json");
   if (out !== undefined) {
     const rows: AdapterRow[] = cases.map((c) => ({ family: c.family, n: c.n, ns: Math.min(...(samples.get(c) ?? [])), rounds: samples.get(c) ?? [], median: median(samples.get(c) ?? []) }));
-    const report: AdapterReport = { suite: "adapters", date: new Date().toISOString(), node: process.version, rounds, timeMs, load, rows };
+    const report: AdapterReport = { suite: "adapters", date: new Date().toISOString(), node: process.version, rounds, timeMs, load: loads, rows, from: from as "dist" | "src", clock };
     writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
   }
 };

@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { figuresStamp } from "../scripts/figures.ts";
 import { cases } from "./cases.ts";
 import { fmt, median, parseArgs } from "./util.ts";
 
@@ -34,7 +35,12 @@ interface Results {
   readonly ns: Record<string, number[]>;
   readonly bytes: Record<string, number[]>;
   readonly freeze: Record<string, { coldUs: number[]; warmUs: number[]; nodes: number }>;
+  /** The stamp of the sources measured (scripts/figures.ts), taken when the run started. */
+  readonly sources?: string;
 }
+
+/** What the engine benchmarks measure: a change here makes the README's figures stale. */
+const measured = ["src/core", "benchmarks/cases.ts", "benchmarks/measure.ts"];
 
 const measureIn = (flags: readonly string[], args: readonly string[]): Record<string, number> => {
   const out = spawnSync(process.execPath, [...flags, "--import", "tsx", join(here, "measure.ts"), ...args], {
@@ -46,13 +52,13 @@ const measureIn = (flags: readonly string[], args: readonly string[]): Record<st
 
 const machine = (): string => {
   const cpu = readFileSync("/proc/cpuinfo", "utf8").match(/^model name\s*:\s*(.*)$/m)?.[1] ?? cpus()[0]?.model ?? "unknown CPU";
-  return `Node ${process.version}, ${cpu}, ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} at the start, ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC`;
+  return `Node ${process.version}, ${cpu}, ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} at the start`;
 };
 
 const run = (rounds: number, command: string): Results => {
   console.error("building dist/ ...");
   execFileSync("npm", ["run", "build"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
-  const results: Results = { machine: machine(), command, rounds, ns: {}, bytes: {}, freeze: {} };
+  const results: Results = { machine: machine(), command, rounds, ns: {}, bytes: {}, freeze: {}, sources: figuresStamp(root, measured) };
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? cases : [...cases].reverse();
     for (const c of order) {
@@ -107,6 +113,7 @@ const render = (r: Results): string => {
     "# Benchmarks",
     "",
     "<!-- Written by `npm run bench` (benchmarks/run.ts). Do not edit by hand; run it again. -->",
+    ...(r.sources ? [r.sources] : []),
     "",
     `Machine: ${r.machine}.`,
     `Command: \`${r.command}\`. Raw numbers: [results/latest.json](results/latest.json).`,

@@ -1,22 +1,23 @@
 #!/usr/bin/env node
-// The `agent-onion` command. In a checkout (src/ present) it runs the TypeScript sources
-// through tsx's loader in this same process, so `claude-hook` can import .ts modules too;
-// an installed package (dist/ only) runs the compiled JavaScript, and registers tsx when the
-// project has it installed, so that a team's `.ts` stack loads there as well.
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+// The `agent-onion` command. An installed package runs the compiled dist/; a checkout (src/
+// present) runs the TypeScript sources through tsx. Nothing else is loaded here: claude-hook
+// starts once per tool call, and a TypeScript loader is registered only for a TypeScript module.
+import { existsSync, readFileSync } from "node:fs";
+import module from "node:module";
 
-const source = new URL("../src/cli/run.ts", import.meta.url);
-if (existsSync(fileURLToPath(source))) {
-  const { register } = await import("tsx/esm/api");
-  register();
-  await import(source.href);
+// Node 22.1 and later keep compiled code between runs (a no-op where it is not available):
+// claude-hook starts once per tool call, mostly compiling the same files each time.
+module.enableCompileCache?.();
+
+const command = process.argv[2];
+if (command === "--version" || command === "-v") {
+  process.stdout.write(`${JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version}\n`);
 } else {
-  try {
-    const { register } = await import("tsx/esm/api");
-    register();
-  } catch {
-    // no tsx: JavaScript modules only (load-stack says how to load a .ts one)
-  }
-  await import(new URL("../dist/cli/run.js", import.meta.url).href);
+  const source = new URL("../src/cli/run.ts", import.meta.url);
+  const started = existsSync(source) ? import("tsx").then(() => import(source.href)) : import("../dist/cli/run.js");
+  started.catch((error) => {
+    process.stderr.write(`agent-onion: ${error?.stack ?? error}\n`);
+    // claude-hook's exit code is read by Claude Code: a CLI that cannot start must block, not allow.
+    process.exit(command === "claude-hook" && !process.argv.includes("--fail-open") ? 2 : 1);
+  });
 }

@@ -11,8 +11,8 @@
  */
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
-import { aiSdkMiddleware, wrapAiSdkTools } from "../src/adapters/index.ts";
-import { Priority, Reject, Transform, createAgentStack } from "../src/index.ts";
+import { aiSdkMiddleware, wrapAiSdkTools } from "agent-onion/ai-sdk";
+import { Priority, Reject, Transform, createAgentStack } from "agent-onion";
 
 let calls = 0;
 let tokensIn = 0;

@@ -5,7 +5,7 @@
  * Run: node --import tsx examples/custom-point.ts
  * @expect api to production: rejected by freeze: Production is frozen until Monday
  */
-import { Outcome, Reject, Transform, agentPoints, createStack, gate } from "../src/index.ts";
+import { Outcome, Reject, Transform, agentPoints, createStack, gate } from "agent-onion";
 
 interface Deploy { readonly service: string; readonly env: "staging" | "production"; readonly version: string }
 interface Deployed { readonly url: string }

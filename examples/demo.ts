@@ -10,7 +10,8 @@
  */
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { Trace, chromeTraceRecorder, createAgent, createAgentStack, metrics, withMiddleware, type AgentStack, type TurnResult } from "../src/index.ts";
+import { Trace, chromeTraceRecorder, createAgent, createAgentStack, withMiddleware, type AgentStack, type TurnResult } from "agent-onion";
+import { metrics } from "agent-onion/otel";
 import { cachedReads, guardLimits, limits, policy, redact, retries } from "./demo/builtins.ts";
 import { printGenAiMetrics, printHookOverhead } from "./demo/metrics-report.ts";
 import { otelMeter } from "./demo/otel.ts";

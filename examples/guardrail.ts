@@ -5,7 +5,7 @@
  * Run: node --import tsx examples/guardrail.ts
  * @expect blocked: Tool call Bash was rejected by no-rm-rf: Destructive command blocked
  */
-import { Priority, Reject, createAgent, createAgentStack, createScriptedModel, defineTool } from "../src/index.ts";
+import { Priority, Reject, createAgent, createAgentStack, createScriptedModel, defineTool } from "agent-onion";
 
 const bash = defineTool<{ command?: unknown }>({
   name: "Bash",

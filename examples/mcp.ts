@@ -12,8 +12,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { wrapMcpClient } from "../src/adapters/index.ts";
-import { Priority, Reject, createAgentStack } from "../src/index.ts";
+import { wrapMcpClient } from "agent-onion/mcp";
+import { Priority, Reject, createAgentStack } from "agent-onion";
 
 // The server: two tools, one harmless and one that must never run.
 const server = new McpServer({ name: "repo-tools", version: "1.0.0" });

@@ -6,7 +6,7 @@
  * Run: node --import tsx examples/metrics.ts
  * @expect calls measured: 2
  */
-import { Priority, createAgentStack, createScriptedModel, wrapModel, type ModelResponse } from "../src/index.ts";
+import { Priority, createAgentStack, createScriptedModel, wrapModel, type ModelResponse } from "agent-onion";
 
 interface Sample { readonly model: string; readonly ms: number; readonly tokens: number; readonly ttfcMs?: number | undefined; readonly outcome: string }
 const samples: Sample[] = [];

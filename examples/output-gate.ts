@@ -6,7 +6,7 @@
  * Run: node --import tsx examples/output-gate.ts
  * @expect same verdict, no leak
  */
-import { Continue, Transform, createAgentStack, createScriptedModel, outputGate, wrapModel } from "../src/index.ts";
+import { Continue, Transform, createAgentStack, createScriptedModel, outputGate, wrapModel } from "agent-onion";
 
 const SECRET = "sk-live-4f9a2c";
 const answer = { chunks: ["Your key is sk-", "live-4f", "9a2c, keep it safe."] };

@@ -6,7 +6,7 @@
  * Run: node --import tsx examples/stop-gate.ts
  * @expect fed back: Stop hook feedback: Run the tests (npm test) before you finish.
  */
-import { Reject, createAgent, createAgentStack, createScriptedModel, defineTool } from "../src/index.ts";
+import { Reject, createAgent, createAgentStack, createScriptedModel, defineTool } from "agent-onion";
 
 const bash = defineTool<{ command?: unknown }>({ name: "Bash", execute: ({ command }) => (String(command).startsWith("npm test") ? "42 passing" : "ok") });
 

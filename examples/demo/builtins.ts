@@ -6,7 +6,7 @@
 import {
   Priority, cache, guards, providerError, redaction, retry, stableJson, toolPolicy, withMiddleware,
   type AgentPoints, type AgentStack, type GuardsOptions, type PointHook, type ToolCall,
-} from "../../src/index.ts";
+} from "agent-onion";
 import { brief, c, say } from "./print.ts";
 
 /** Deny destructive shell commands, whatever the model says; say so when a tool no rule names is first called. */

@@ -4,7 +4,7 @@
  * time spent in each hook.
  */
 import type { DataPoint, Histogram, MetricData } from "@opentelemetry/sdk-metrics";
-import { GenAiAttr, OnionAttr, OnionMetric, allAgentPoints } from "../../src/index.ts";
+import { GenAiAttr, OnionAttr, OnionMetric, allAgentPoints } from "agent-onion";
 import { c, say } from "./print.ts";
 
 /** The attributes worth a column, in order (operation and provider names are the same on every row here). */

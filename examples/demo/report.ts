@@ -2,7 +2,7 @@
  * The demo's report after the session: what the model received, runs per point, and the
  * decisions that changed something (every decision is in the trace file).
  */
-import type { Message, ModelRequest, TimelineRun, Trace, TraceEntry } from "../../src/index.ts";
+import type { Message, ModelRequest, TimelineRun, Trace, TraceEntry } from "agent-onion";
 import { brief, c, say } from "./print.ts";
 
 /** What the model was sent: the user's prompt and the `.npmrc` it read, and whether any secret got through. */

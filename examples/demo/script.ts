@@ -4,7 +4,7 @@
  * twice and wants to stop before running the tests. Asked to watch CI, it polls until a
  * guard stops it.
  */
-import { createScriptedModel, type ScriptedModel } from "../../src/index.ts";
+import { createScriptedModel, type ScriptedModel } from "agent-onion";
 
 /** The user's address, in the prompt; redaction keeps it from the model. */
 export const userEmail = "ada@web-shop.dev";

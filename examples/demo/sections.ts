@@ -3,7 +3,7 @@
  * in builtins.ts). Each takes a stack and returns a new one, so a section can be added,
  * removed or swapped without touching the rest.
  */
-import { Priority, Reject, Transform, type AgentStack, type ToolCall, type ToolResult } from "../../src/index.ts";
+import { Priority, Reject, Transform, type AgentStack, type ToolCall, type ToolResult } from "agent-onion";
 import { brief, c, say } from "./print.ts";
 
 /** Tell the model about the project when the session starts. */

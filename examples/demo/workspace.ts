@@ -3,7 +3,7 @@
  * Nothing touches the real disk; `reads` and `commands` record what really executed.
  * `.npmrc` holds a (fake) registry token: redaction keeps it from the model.
  */
-import { defineTool, type AgentTool } from "../../src/index.ts";
+import { defineTool, type AgentTool } from "agent-onion";
 
 /** A fake GitHub token in the project's `.npmrc`; the demo checks the model never saw it. */
 export const registryToken = "ghp_R8x2Kq7Lm4Np9Tz3Vb6Wc1Yd5Hf0Gj2Ks8Qa";

@@ -6,26 +6,35 @@
  * whose text is the rejection ("Tool call X was rejected by H: reason"), so the model reads why
  * and the loop goes on; apps tell rejections apart by `error instanceof ToolCallError`. Pass
  * `rejected` to answer with a normal result instead. A tool's own error is rethrown unchanged,
- * so `tool-error` parts carry it. A tool's own `needsApproval` is kept: it runs before `execute`,
- * and a call the person denied never reaches the hooks.
+ * so `tool-error` parts carry it. The SDK's tool-approval flow (`needsApproval`) is untouched:
+ * it runs before `execute`, and a denied call never reaches the hooks.
  *
- * With `approval: "ai-sdk"`, a hook that asks for approval (`ctx.approve`, the approval
- * middleware, a Claude Code hook answering `ask`) is asked through the SDK's own flow: the
- * wrapped tool's `needsApproval` runs the `toolCall` point, and when a hook asks, the SDK ends the
- * step with a `tool-approval-request`; the app answers with a `tool-approval-response` in the
- * next call's messages, and the hook gets that answer (approved, with the response's reason) when
- * the SDK executes the call. A call no hook asks about runs in the very run `needsApproval`
- * started: its hooks run once.
+ * A streaming tool (`async *execute`, whose yields the SDK shows as preliminary results, the
+ * last one being the output) stays one: each value it yields passes to the SDK as it comes,
+ * unhooked, as progress; its last value is the output `after` hooks see, and what they settle on
+ * is the output the SDK records and the model reads. When that differs from the last value (a
+ * redaction, a `Transform`), the SDK gets it as one more value, which makes it the output; the
+ * last value itself is not passed on if the tool ended before the SDK read it. A tool whose
+ * `execute` is a plain function that returns an async iterable is run to its last value inside
+ * the point: only that value reaches the SDK.
  *
- * A tool whose `execute` streams (an async iterable of preliminary results) runs to its last
- * value inside the point: hooks see, and the SDK receives, the final output only.
+ * A tool's own `needsApproval` is kept: it runs before `execute`, and a call the person denied
+ * never reaches the hooks. With `approval: "ai-sdk"`, a hook that asks for approval
+ * (`ctx.approve`, the approval middleware, a Claude Code hook answering `ask`) is asked through
+ * the SDK's own flow: the wrapped tool's `needsApproval` runs the `toolCall` point, and when a hook
+ * asks, the SDK ends the step with a `tool-approval-request`; the app answers with a
+ * `tool-approval-response` in the next call's messages, and the hook gets that answer (approved,
+ * with the response's reason) when the SDK executes the call. A call no hook asks about runs in
+ * the very run `needsApproval` started, so its hooks run once (a streaming tool then runs to its
+ * last value, without preliminary results).
  */
 import type { ApprovalAnswer } from "../core/approval-types.ts";
 import type { RunOptions } from "../core/context.ts";
 import { describeGiven, RunAbortedError } from "../core/errors.ts";
-import type { Outcome } from "../core/outcome.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
+import { Outcome } from "../core/outcome.ts";
 import { neverAborted } from "../core/signal.ts";
+import { closeQuietly, nextOrAbort } from "../agent/stream/parts.ts";
 import { rejectedResult, ToolCallError, UnknownToolError, type ToolCallStack } from "../agent/wrap-tool.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
 
@@ -60,26 +69,25 @@ export interface WrapAiSdkToolsOptions {
   readonly approval?: "ai-sdk";
 }
 
-/** What the SDK passes to `needsApproval` besides the input (the fields read here). */
+/** What the SDK passes to `needsApproval` (and `execute`) besides the input: the fields read here. */
 interface NeedsApprovalOptions {
   readonly toolCallId: string;
   readonly messages?: readonly unknown[];
 }
 
-type Operation = (call: DeepReadonly<ToolCall>, ctx: { readonly signal: AbortSignal }) => Promise<ToolResult>;
-
 /** A run `needsApproval` started that reached the tool: it waits for the SDK's `execute` to run it. */
 interface Held {
-  readonly release: (operation: Operation) => void;
-  readonly outcome: Promise<Outcome<ToolResult>>;
+  readonly release: (sdk: AiSdkToolExecutionOptions) => void;
+  readonly outcome: Promise<Outcome<DeepReadonly<ToolResult>>>;
 }
 
 /** The reason the asking hook gets while the SDK asks the person: the run stops there. */
 const askedThroughSdk = "waiting for a person's answer through the AI SDK's tool approval";
 
 /**
- * The person's answer to a call, from the messages the SDK passes to `execute`: the
- * `tool-approval-response` to the `tool-approval-request` for that call, read as an approval answer.
+ * The person's answer to a call, from the messages the SDK passes to `needsApproval` and
+ * `execute`: the `tool-approval-response` to the `tool-approval-request` for that call, read as an
+ * approval answer.
  */
 const sdkAnswer = (messages: readonly unknown[] | undefined, toolCallId: string): ApprovalAnswer | undefined => {
   const parts = (role: string): Record<string, unknown>[] =>
@@ -116,31 +124,57 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(stack: ToolCall
     const execute = (t as { execute?: unknown }).execute;
     if (typeof execute === "function") executes.set(name, (execute as Execute).bind(t));
   }
+
   const throughSdk = options.approval === "ai-sdk";
   // Runs started by `needsApproval`, by tool call id, until `execute` takes them.
   const held = new Map<string, Held>();
-  const wrapped: Record<string, object> = {};
-  for (const [name, t] of Object.entries(tools)) {
-    if (!executes.has(name)) wrapped[name] = t;
-    else if (!throughSdk) wrapped[name] = { ...t, execute: (input: unknown, sdk: AiSdkToolExecutionOptions) => runTool(name, input, sdk) };
-    else wrapped[name] = { ...t, needsApproval: (input: unknown, sdk: NeedsApprovalOptions) => needsApproval(name, (t as { needsApproval?: unknown }).needsApproval, input, sdk), execute: (input: unknown, sdk: AiSdkToolExecutionOptions) => runTool(name, input, sdk) };
-  }
 
-  const callOf = (name: string, input: unknown, id: string): ToolCall => ({
-    id,
-    name,
-    // A copy: strict mode freezes what hooks see, and the SDK keeps the input in its results.
-    input: isRecord(input) ? structuredClone(input) : { value: structuredClone(input), [boxed]: true },
-  });
-  const runOptions = (call: ToolCall) => (typeof options.run === "function" ? options.run(call) : options.run);
-  /** The tool itself, for the (possibly rewritten) call a run reached. */
-  const operationFor = (sdk: AiSdkToolExecutionOptions): Operation => async (c, ctx) => {
+  /** The call hooks see, and its run options (with the person's answer, after the SDK asked them). */
+  const begin = (name: string, input: unknown, sdk: NeedsApprovalOptions) => {
+    const call: ToolCall = {
+      id: sdk.toolCallId,
+      name,
+      // A copy: strict mode freezes what hooks see, and the SDK keeps the input in its results.
+      input: isRecord(input) ? structuredClone(input) : { value: structuredClone(input), [boxed]: true },
+    };
+    const given = typeof options.run === "function" ? options.run(call) : options.run;
+    const person = throughSdk ? sdkAnswer(sdk.messages, sdk.toolCallId) : undefined;
+    return { call, run: person !== undefined ? { ...given, approval: () => person } : given };
+  };
+
+  /** Start the tool a hook left the call naming, with the run's signal. */
+  const execute = (c: DeepReadonly<ToolCall>, signal: AbortSignal, sdk: AiSdkToolExecutionOptions): unknown => {
     // A hook may have renamed the call: run the tool of the new name, as `executeTool` does.
-    const execute = executes.get(c.name);
-    if (execute === undefined) throw new UnknownToolError(c.name);
+    const run = executes.get(c.name);
+    if (run === undefined) throw new UnknownToolError(c.name);
     const args = (c.input as Record<string | symbol, unknown>)[boxed] === true ? c.input.value : c.input;
-    const abortSignal = ctx.signal === neverAborted ? sdk.abortSignal : ctx.signal;
-    return { content: await lastValue(execute(args, { ...sdk, abortSignal })) };
+    return run(args, { ...sdk, abortSignal: signal === neverAborted ? sdk.abortSignal : signal });
+  };
+
+  /** What `execute` answers for the outcome: the output, or the error the SDK records as a `tool-error`. */
+  const answer = (outcome: Outcome<DeepReadonly<ToolResult>>, call: ToolCall, sdk: AiSdkToolExecutionOptions): unknown => {
+    if (outcome._tag === "Completed") {
+      if (outcome.value.isError === true) throw new ToolCallError(outcome.value as ToolResult);
+      return outcome.value.content;
+    }
+    if (outcome._tag === "Rejected") {
+      if (options.rejected !== undefined) return options.rejected(outcome.reason, outcome.by, call);
+      throw new ToolCallError(rejectedResult(call, outcome.reason, outcome.by));
+    }
+    const error = outcome.error;
+    throw error instanceof RunAbortedError && !error.timedOut && sdk.abortSignal?.aborted ? sdk.abortSignal.reason : error;
+  };
+
+  const runTool = async (name: string, input: unknown, sdk: AiSdkToolExecutionOptions): Promise<unknown> => {
+    const { call, run } = begin(name, input, sdk);
+    const waiting = held.get(sdk.toolCallId);
+    held.delete(sdk.toolCallId);
+    if (waiting !== undefined) {
+      waiting.release(sdk);
+      return answer(await waiting.outcome, call, sdk);
+    }
+    const outcome = await stack.run("toolCall", call, async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk)) }), { ...run, signal: sdk.abortSignal });
+    return answer(outcome, call, sdk);
   };
 
   /**
@@ -154,59 +188,118 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(stack: ToolCall
     // The SDK asks again before executing an approved call (it executes it only on true): the
     // person answered, and `execute` hands the answer to the hook that asked.
     if (sdkAnswer(sdk.messages, sdk.toolCallId) !== undefined) return true;
-    const call = callOf(name, input, sdk.toolCallId);
+    const { call, run } = begin(name, input, sdk);
     let asked = false;
     let reached!: () => void;
     const reaching = new Promise<"reached">((resolve) => (reached = () => resolve("reached")));
-    let release!: (operation: Operation) => void;
-    const released = new Promise<Operation>((resolve) => (release = resolve));
+    let release!: (sdk: AiSdkToolExecutionOptions) => void;
+    const released = new Promise<AiSdkToolExecutionOptions>((resolve) => (release = resolve));
     const outcome = stack.run("toolCall", call, async (c, ctx) => {
       reached();
-      const operation = await untilAborted(released, ctx.signal);
-      return operation(c, ctx);
+      const options = await untilAborted(released, ctx.signal);
+      return { content: await lastValue(execute(c, ctx.signal, options)) };
     }, {
-      ...runOptions(call),
+      ...run,
       approval: () => {
         asked = true;
         return { decision: "deny", reason: askedThroughSdk };
       },
-    }) as Promise<Outcome<ToolResult>>;
+    });
     const first = await Promise.race([reaching, outcome.then(() => "settled" as const)]);
     if (first === "settled" && asked && (await outcome)._tag === "Rejected") return true;
     held.set(sdk.toolCallId, { release, outcome });
     return false;
   };
 
-  const runTool = async (name: string, input: unknown, sdk: AiSdkToolExecutionOptions & NeedsApprovalOptions): Promise<unknown> => {
-    const call = callOf(name, input, sdk.toolCallId);
-    const waiting = held.get(sdk.toolCallId);
-    held.delete(sdk.toolCallId);
-    let outcome: Outcome<ToolResult>;
-    if (waiting !== undefined) {
-      waiting.release(operationFor(sdk));
-      outcome = await waiting.outcome;
-    } else {
-      // After the SDK asked the person: the asking hook gets their answer.
-      const answer = throughSdk ? sdkAnswer(sdk.messages, sdk.toolCallId) : undefined;
-      outcome = (await stack.run("toolCall", call, operationFor(sdk), {
-        ...runOptions(call),
-        signal: sdk.abortSignal,
-        ...(answer !== undefined ? { approval: () => answer } : {}),
-      })) as Outcome<ToolResult>;
+  /** A streaming tool through the point: its values pass on as they come, the output as the hooks left it (see the top). */
+  async function* streamTool(name: string, input: unknown, sdk: AiSdkToolExecutionOptions): AsyncGenerator<unknown, void, void> {
+    const { call, run } = begin(name, input, sdk);
+    const values: unknown[] = [];
+    let wake: (() => void) | undefined;
+    let outcome: Outcome<DeepReadonly<ToolResult>> | undefined;
+    // Whether the tool's own last value is the last of `values` (it ended, and nothing was read since).
+    let ended = false;
+    // The run's signal: the caller's, and the reader leaving.
+    const stop = new AbortController();
+    const caller = sdk.abortSignal;
+    const follow = (): void => stop.abort(caller?.reason);
+    if (caller?.aborted === true) follow();
+    else caller?.addEventListener("abort", follow, { once: true });
+    const settle = (o: Outcome<DeepReadonly<ToolResult>>): void => {
+      caller?.removeEventListener("abort", follow);
+      outcome = o;
+      wake?.();
+    };
+    void stack.run("toolCall", call, async (c, ctx) => {
+      const result = execute(c, ctx.signal, sdk);
+      if (!isAsyncIterable(result)) return { content: await result };
+      const iterator = result[Symbol.asyncIterator]();
+      let last: unknown;
+      let done = false;
+      try {
+        for (;;) {
+          const r = await nextOrAbort(iterator, ctx.signal);
+          if (r.done === true) break;
+          last = r.value;
+          if (outcome !== undefined) continue; // the run is over: what comes now is dropped (R7)
+          values.push(last);
+          wake?.();
+        }
+        done = true;
+        ended = outcome === undefined && values.length > 0;
+      } finally {
+        if (!done) closeQuietly(iterator);
+      }
+      return { content: last };
+    }, { ...run, signal: stop.signal }).then(settle, (error: unknown) => settle(Outcome.failed(error)));
+    let shown = false;
+    let lastShown: unknown;
+    try {
+      for (;;) {
+        // Once the tool ended, its last value waits for the hooks, who decide the output.
+        if (outcome !== undefined && ended) {
+          values.pop();
+          ended = false;
+        }
+        if (values.length > (ended ? 1 : 0)) {
+          lastShown = values.shift();
+          shown = true;
+          yield lastShown;
+          continue;
+        }
+        if (outcome !== undefined) break;
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
+      const output = answer(outcome, call, sdk);
+      // The SDK takes the last value as the output: say it again only if it is not that already.
+      if (shown ? output !== lastShown : output !== undefined) yield output;
+    } finally {
+      caller?.removeEventListener("abort", follow);
+      if (outcome === undefined) stop.abort(new Error("the reader stopped reading the tool's results"));
     }
-    if (outcome._tag === "Completed") {
-      if (outcome.value.isError === true) throw new ToolCallError(outcome.value as ToolResult);
-      return outcome.value.content;
+  }
+
+  const wrapped: Record<string, object> = {};
+  for (const [name, t] of Object.entries(tools)) {
+    if (!executes.has(name)) wrapped[name] = t;
+    else {
+      // A streaming tool whose run `needsApproval` holds runs to its last value in that run.
+      const run = isAsyncGeneratorFunction((t as { execute: unknown }).execute)
+        ? (input: unknown, sdk: AiSdkToolExecutionOptions) => (held.has(sdk.toolCallId) ? runTool(name, input, sdk) : streamTool(name, input, sdk))
+        : (input: unknown, sdk: AiSdkToolExecutionOptions) => runTool(name, input, sdk);
+      const own = (t as { needsApproval?: unknown }).needsApproval;
+      wrapped[name] = throughSdk ? { ...t, execute: run, needsApproval: (input: unknown, sdk: NeedsApprovalOptions) => needsApproval(name, own, input, sdk) } : { ...t, execute: run };
     }
-    if (outcome._tag === "Rejected") {
-      if (options.rejected !== undefined) return options.rejected(outcome.reason, outcome.by, call);
-      throw new ToolCallError(rejectedResult(call, outcome.reason, outcome.by));
-    }
-    const error = outcome.error;
-    throw error instanceof RunAbortedError && !error.timedOut && sdk.abortSignal?.aborted ? sdk.abortSignal.reason : error;
-  };
+  }
   return wrapped as T;
 };
+
+/** True for an `async function*`: a tool that streams, which the wrapped tool must be too (the SDK asks the function's result). */
+const isAsyncGeneratorFunction = (fn: unknown): boolean => Object.prototype.toString.call(fn) === "[object AsyncGeneratorFunction]";
+
+const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
+  typeof value === "object" && value !== null && typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function";
 
 /**
  * Refuse a stack without `run`, a tool set that is not an object of tools, an `execute` that is
@@ -239,10 +332,10 @@ const untilAborted = <T>(promise: Promise<T>, signal: AbortSignal): Promise<T> =
   });
 };
 
-/** A streaming tool's final value (its last yield), or the awaited value of any other. */
+/** The last value of an async iterable `execute` returned, or the awaited value of any other. */
 const lastValue = async (result: unknown): Promise<unknown> => {
-  if (typeof result !== "object" || result === null || !(Symbol.asyncIterator in result)) return result;
+  if (!isAsyncIterable(result)) return result;
   let last: unknown;
-  for await (const value of result as AsyncIterable<unknown>) last = value;
+  for await (const value of result) last = value;
   return last;
 };

@@ -25,7 +25,6 @@ import type { RunOptions } from "../core/context.ts";
 import { Outcome, OutcomeRejectedError } from "../core/outcome.ts";
 import { RunAbortedError } from "../core/errors.ts";
 import { neverAborted } from "../core/signal.ts";
-import { AttemptContext } from "../agent/context-queue.ts";
 import { notAResponse } from "../agent/response-shape.ts";
 import { holdBackProblem, type HoldBack } from "../agent/stream/control.ts";
 import { ModelStreamError } from "../agent/stream/errors.ts";
@@ -33,6 +32,7 @@ import type { StartStream } from "../agent/stream/pump.ts";
 import { fromReadableStream } from "../agent/stream/readable.ts";
 import { streamThroughStack, type ModelCallStack } from "../agent/stream/through-stack.ts";
 import { Attempts } from "./ai-sdk/attempts.ts";
+import { CallContext } from "./ai-sdk/call-context.ts";
 import { fromRequest, toRequest } from "./ai-sdk/prompt.ts";
 import { fromResponse, toResponse } from "./ai-sdk/response.ts";
 import {
@@ -103,37 +103,51 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: AiSdkStack,
   if (holdBack !== undefined) throw new TypeError(`aiSdkMiddleware: ${holdBack}`);
   // Stacks are immutable: one with no hook on `modelCall` never will have one, so its calls skip the mapping.
   const idle = stack.has?.("modelCall") === false;
+  const fixed = typeof options.run === "function" ? undefined : (options.run ?? noRunOptions);
   const runOptions = (type: AiSdkCallInfo["type"], params: SdkCallOptions, model: { readonly modelId: string; readonly provider: string; readonly specificationVersion: string }) => {
     // First thing on every call: a model of another specification (V2) fails here, before any hook runs.
     const version = specOf(model);
-    return typeof options.run === "function" ? options.run({ type, params, modelId: model.modelId, provider: model.provider, version }) : (options.run ?? {});
+    return fixed ?? (options.run as (call: AiSdkCallInfo) => Omit<RunOptions, "signal">)({ type, params, modelId: model.modelId, provider: model.provider, version });
   };
 
-  async function wrapGenerate<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>(
+  // Promise chains rather than `async` functions on this path: each `async` level costs a promise
+  // and a resumption, and this path runs on every provider call (see benchmarks/ai-sdk.bench.ts).
+  function wrapGenerate<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>(wrap: SdkWrapOptions<P, R, S>): Promise<R> {
+    try {
+      return generate(wrap);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  function generate<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>(
     { doGenerate, params, model }: SdkWrapOptions<P, R, S>,
   ): Promise<R> {
     const run = runOptions("generate", params, model);
-    if (idle) return doGenerate();
+    if (idle) return Promise.resolve(doGenerate());
     const mapped = toRequest(params, model.modelId, false);
-    const context = collect(run.onContext);
+    const context = new CallContext(run.onContext);
     const attempts = new Attempts<R>();
-    const outcome = await stack.run("modelCall", mapped.request, async (request, ctx) => {
+    return stack.run("modelCall", mapped.request, (request, ctx) => {
       const next = fromRequest(params, mapped, request, context.forAttempt());
       const signal = ctx.signal === neverAborted ? params.abortSignal : ctx.signal;
       // The SDK's own `doGenerate` when nothing changed; the model directly (as `doGenerate` does) otherwise.
-      const result = next === params && signal === params.abortSignal ? await doGenerate() : await model.doGenerate({ ...next, abortSignal: signal });
-      const produced = toResponse(result, request);
-      attempts.add(result, produced);
-      return produced;
-    }, { ...run, signal: params.abortSignal, onContext: context.push });
-    if (outcome._tag === "Completed") {
-      const malformed = notAResponse(outcome.value);
-      if (malformed !== undefined) throw malformed;
+      const result = next === params && signal === params.abortSignal ? doGenerate() : model.doGenerate({ ...next, abortSignal: signal });
+      return result.then((r) => {
+        const produced = toResponse(r, request);
+        attempts.add(r, produced);
+        return produced;
+      });
+    }, callOptions(run, params.abortSignal, context.push)).then((outcome) => {
+      if (outcome._tag !== "Completed") throw errorOf(outcome, params.abortSignal);
       // Only an answer that came from a provider result is written into it (see `ai-sdk/attempts.ts`).
       const from = attempts.of(outcome.value);
+      // The provider's response, left alone: its own result. A response made here needs no check either.
+      if (from !== undefined && from.produced === outcome.value) return from.result;
+      const malformed = notAResponse(outcome.value);
+      if (malformed !== undefined) throw malformed;
       return fromResponse(from?.result, from?.produced, outcome.value) as R;
-    }
-    throw errorOf(outcome, params.abortSignal);
+    });
   }
 
   async function wrapStream<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>(
@@ -142,7 +156,7 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: AiSdkStack,
     const run = runOptions("stream", params, model);
     if (idle) return doStream();
     const mapped = toRequest(params, model.modelId, true);
-    const context = collect(run.onContext);
+    const context = new CallContext(run.onContext);
     const memo = new StreamMemo();
     // The provider's stream result (request body, response headers) once it exists.
     let opened: (result: Omit<S, "stream"> | undefined) => void = () => {};
@@ -176,44 +190,11 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: AiSdkStack,
   return { specificationVersion: options.specificationVersion ?? ("v3" as V), wrapGenerate, wrapStream };
 };
 
-const noTexts: readonly string[] = Object.freeze([]);
+const noRunOptions: Omit<RunOptions, "signal"> = Object.freeze({});
 
-/**
- * Collect hook-added context for this call, and still hand it to the caller's own `onContext`.
- * `forAttempt` is called as the provider is called: the texts for that attempt, without what an
- * earlier attempt's hooks added and added again (a `retry` hook ran the call once more).
- */
-const collect = (also: RunOptions["onContext"]): CallContext => new CallContext(also);
-
-/** See `collect`. A class, not an object of arrows: one is made per call, and tsx's keepNames names each arrow made. */
-class CallContext {
-  declare private readonly texts: (string | undefined)[];
-  declare private readonly also: RunOptions["onContext"];
-  declare private readonly attempts: AttemptContext;
-  constructor(also: RunOptions["onContext"]) {
-    this.texts = [];
-    this.also = also;
-    this.attempts = new AttemptContext(this.add.bind(this));
-  }
-
-  /** The `onContext` callback for the call's run options. */
-  get push(): (text: string, hook: string) => void {
-    return this.attempts.push;
-  }
-
-  private add(text: string, hook: string): () => void {
-    const texts = this.texts;
-    const i = texts.push(text) - 1;
-    this.also?.(text, hook);
-    return () => void (texts[i] = undefined);
-  }
-
-  /** The texts for the attempt starting now (see `AttemptContext.next`). */
-  forAttempt(): readonly string[] {
-    this.attempts.next();
-    return this.texts.length === 0 ? noTexts : this.texts.filter((t): t is string => t !== undefined);
-  }
-}
+/** The run options of one call: the caller's, with the SDK's signal and the call's context collector. */
+const callOptions = (run: Omit<RunOptions, "signal">, signal: AbortSignal | undefined, onContext: RunOptions["onContext"]): RunOptions =>
+  run === noRunOptions ? { signal, onContext } : { ...run, signal, onContext };
 
 /** What to throw for an outcome that is not `Completed`: what the SDK's callers expect to catch. */
 const errorOf = (outcome: Outcome<unknown>, callerSignal: AbortSignal | undefined): unknown => {

@@ -19,11 +19,22 @@ export type McpStreamMessage =
   | { readonly type: "result"; readonly result: McpCallToolResult }
   | { readonly type: "error"; readonly error: unknown };
 
+/**
+ * How the SDK method a call came through answers: whether it checks results against the tool's
+ * output schema (`callTool` and `callToolStream` do, `request` and `requestStream` do not), and
+ * whether it streams (a stream reports an abort as an `McpError` message, a request rejects).
+ */
+export interface CallShape {
+  readonly checked: boolean;
+  readonly streamed: boolean;
+}
+
 /** One call through the stack (see `wrapMcpClient`): `send` reaches the server with what the hooks left. */
 export type GuardedCall = (
   params: McpCallToolParams,
   request: McpRequestOptions,
   send: (params: McpCallToolParams, request: McpRequestOptions) => Promise<McpCallToolResult>,
+  shape: CallShape,
 ) => Promise<McpCallToolResult>;
 
 /** The SDK's way to stream one call to the server. */
@@ -34,17 +45,34 @@ export type StreamSend = (params: McpCallToolParams, request: McpRequestOptions)
  * the reader at once, the result is the operation's value, an `error` message its failure (so
  * `recover` hooks and `around` retries act on it). A Failed outcome ends the stream as an `error`
  * message, the way the SDK reports one. A reader that stops early aborts the run, which aborts
- * the SDK's request.
+ * the SDK's request. `checked`: the SDK method checks results against the tool's output schema.
  *
  * @example
- * const stream = guardedStream(call, { name: "build" }, {}, (p, o) => tasks.callToolStream(p, undefined, o))
+ * const stream = guardedStream(call, { name: "build" }, {}, (p, o) => tasks.callToolStream(p, undefined, o), true)
  */
-export async function* guardedStream(call: GuardedCall, params: McpCallToolParams, request: McpRequestOptions, send: StreamSend): AsyncGenerator<McpStreamMessage, void, void> {
+export async function* guardedStream(
+  call: GuardedCall,
+  params: McpCallToolParams,
+  request: McpRequestOptions,
+  send: StreamSend,
+  checked: boolean,
+): AsyncGenerator<McpStreamMessage, void, void> {
   const live: McpStreamMessage[] = [];
   let last: McpStreamMessage | undefined;
   let wake: (() => void) | undefined;
-  // The run's signal: the caller's, and the reader leaving.
+  // The operation reads the SDK's stream a message at a time, when the reader asks for one, as
+  // the SDK's own stream runs: what it is doing when the caller aborts (waiting between polls, or
+  // on a request) decides which error the SDK reports, so it must be what it would be unwrapped.
+  let more: (() => void) | undefined;
+  const ask = (): void => {
+    const resume = more;
+    more = undefined;
+    resume?.();
+  };
+  // The run's signal: the caller's, and the reader leaving. Once it aborts, the operation reads on,
+  // so that the SDK's stream reports the abort its own way.
   const stop = new AbortController();
+  stop.signal.addEventListener("abort", ask, { once: true });
   const caller = request.signal;
   const follow = (): void => stop.abort(caller?.reason);
   if (caller?.aborted === true) follow();
@@ -54,6 +82,7 @@ export async function* guardedStream(call: GuardedCall, params: McpCallToolParam
   const settle = (message: McpStreamMessage): void => {
     caller?.removeEventListener("abort", follow);
     last = message;
+    ask(); // a run that settled without the stream (a deadline): the SDK's stream, aborted, ends
     wake?.();
   };
   call(params, { ...request, signal: stop.signal }, async (next, options) => {
@@ -62,9 +91,10 @@ export async function* guardedStream(call: GuardedCall, params: McpCallToolParam
       if (message.type === "error") throw message.error;
       live.push(message);
       wake?.();
+      if (last === undefined && !stop.signal.aborted) await new Promise<void>((resolve) => (more = resolve));
     }
     throw new Error(`the MCP stream of tool "${next.name}" ended without a result`);
-  }).then(
+  }, { checked, streamed: true }).then(
     (result) => settle({ type: "result", result }),
     (error: unknown) => settle({ type: "error", error }),
   );
@@ -72,6 +102,7 @@ export async function* guardedStream(call: GuardedCall, params: McpCallToolParam
     for (;;) {
       while (live.length > 0) yield live.shift() as McpStreamMessage;
       if (last !== undefined) break;
+      ask();
       await new Promise<void>((resolve) => (wake = resolve));
       wake = undefined;
     }

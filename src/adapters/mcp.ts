@@ -8,21 +8,35 @@
  *   `structuredContent`), so an `after` hook can read or rewrite exactly what the server said;
  * - a rejection becomes `{ isError: true, content: [{ type: "text", text }] }`, the way MCP
  *   reports a tool that did not do its job: the model reads why, the caller does not crash;
- * - protocol failures (`McpError`, timeouts, aborts) stay exceptions, as the SDK throws them;
+ * - protocol failures (`McpError`, timeouts) stay exceptions, as the SDK throws them;
  * - `tools/call` sent with `request`, and the task API's streamed calls, take the same way; a result
  *   fetched later by task id (`experimental.tasks.getTaskResult`) is the server's, unhooked.
  *
  * The caller's `RequestOptions` pass through: `signal` also cancels the run (hooks included),
  * and the call itself gets the run's signal, so a hook deadline cancels the server-side work
  * with `notifications/cancelled`; `timeout` stays the SDK's own per-request timeout.
+ *
+ * To the letter of the SDK (v1), where hooks could make a call fail differently:
+ * - a caller's abort fails the call as the SDK fails it: before the request went out (hooks still
+ *   deciding), `callTool` and `request` reject with the signal's reason; once it is out, with the
+ *   SDK's own error (`McpError` -32001 naming the reason); a stream ends with the SDK's `error`
+ *   message (`McpError`, -32603 or -32001). A run deadline of agent-onion's (`timeoutMs`) is not
+ *   the caller's abort and stays a `RunAbortedError`;
+ * - what the hooks settle on (an `after` hook's `Transform`, a `Replace`, a redaction, a custom
+ *   rejection) is checked against the tool's `outputSchema` where the SDK checks the server's
+ *   result (`callTool`, `experimental.tasks.callToolStream`; not `request`, `requestStream`), with
+ *   the client's own validator and the SDK's errors (see `mcp-output.ts`).
  */
 import type { RunOptions } from "../core/context.ts";
-import { describeGiven } from "../core/errors.ts";
+import { describeGiven, RunAbortedError } from "../core/errors.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
+import { abortReason } from "../core/signal.ts";
 import { contentText } from "../agent/content-text.ts";
 import { rejectedResult, type ToolCallStack } from "../agent/wrap-tool.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
-import { guardedStream, type GuardedCall, type McpStreamMessage } from "./mcp-stream.ts";
+import { mcpError, McpErrorCode } from "./mcp-errors.ts";
+import { outputProblem, outputValidator } from "./mcp-output.ts";
+import { guardedStream, type CallShape, type GuardedCall, type McpStreamMessage } from "./mcp-stream.ts";
 
 /**
  * The `params` of `tools/call`.
@@ -102,10 +116,10 @@ let seq = 0;
  */
 export const wrapMcpClient = <C extends McpToolClient>(stack: ToolCallStack, client: C, options: WrapMcpClientOptions = {}): C => {
   checkWrapped(stack, client, options);
-  const call = guardedCall(stack, options);
+  const call = guardedCall(stack, client, options);
   const original = client.callTool;
   const callTool = (params: McpCallToolParams, resultSchema?: unknown, request: McpRequestOptions = {}): Promise<McpCallToolResult> =>
-    call(params, request, (next, options) => original.call(client, next, resultSchema, options));
+    call(params, request, (next, options) => original.call(client, next, resultSchema, options), checkedRequest);
   const members = new Map<PropertyKey, () => unknown>([["callTool", () => callTool]]);
   // Other ways to a `tools/call` the SDK offers go through the same call, so none goes around the hooks.
   // The client's own methods are read at each call, so one replaced after wrapping (a spy, tracing) is used.
@@ -113,7 +127,9 @@ export const wrapMcpClient = <C extends McpToolClient>(stack: ToolCallStack, cli
   if (typeof raw.request === "function") {
     const guarded = (req: unknown, schema?: unknown, options?: McpRequestOptions): unknown => {
       const request = raw.request as (...args: unknown[]) => unknown;
-      return isToolCall(req) ? call(req.params, options ?? {}, (next, o) => request.call(client, { ...req, params: next }, schema, o) as Promise<McpCallToolResult>) : request.call(client, req, schema, options);
+      return isToolCall(req)
+        ? call(req.params, options ?? {}, (next, o) => request.call(client, { ...req, params: next }, schema, o) as Promise<McpCallToolResult>, plainRequest)
+        : request.call(client, req, schema, options);
     };
     members.set("request", () => guarded);
   }
@@ -146,8 +162,11 @@ const checkWrapped = (stack: unknown, client: unknown, options: WrapMcpClientOpt
   if (rejected !== undefined && typeof rejected !== "function") throw new TypeError(`wrapMcpClient: rejected must be a function when given, got ${describeGiven(rejected)}`);
 };
 
+const checkedRequest: CallShape = { checked: true, streamed: false };
+const plainRequest: CallShape = { checked: false, streamed: false };
+
 /** One tool call through the stack's `toolCall` point, sent to the server by `send` (see GuardedCall). */
-const guardedCall = (stack: ToolCallStack, options: WrapMcpClientOptions): GuardedCall => async (params, request, send) => {
+const guardedCall = (stack: ToolCallStack, client: object, options: WrapMcpClientOptions): GuardedCall => async (params, request, send, shape) => {
   const call: ToolCall = {
     id: `mcp-${++seq}`,
     name: params.name,
@@ -155,24 +174,67 @@ const guardedCall = (stack: ToolCallStack, options: WrapMcpClientOptions): Guard
     input: params.arguments === undefined ? {} : structuredClone(params.arguments),
   };
   const run = typeof options.run === "function" ? options.run(params) : options.run;
+  // The SDK's call of the last attempt, and the server's result it gave, checked by the SDK as `checkedAs`.
+  let sent: Promise<McpCallToolResult> | undefined;
+  let served: McpCallToolResult | undefined;
+  let checkedAs: string | undefined;
   const outcome = await stack.run(
     "toolCall",
     call,
     async (input, ctx) => {
       const next: McpCallToolParams = { ...params, name: input.name, arguments: input.input as Record<string, unknown> };
-      return (await send(next, { ...request, signal: ctx.signal })) as ToolResult;
+      const pending = send(next, { ...request, signal: ctx.signal });
+      sent = pending;
+      const result = await pending;
+      [served, checkedAs] = [result, next.name];
+      return result as ToolResult;
     },
     { ...run, signal: request.signal },
   );
-  if (outcome._tag === "Completed") return toMcpResult(outcome.value);
-  if (outcome._tag === "Rejected") {
-    return options.rejected?.(outcome.reason, outcome.by, call) ?? {
+  if (outcome._tag === "Failed") throw await failure(outcome.error, request.signal, sent, shape);
+  const result = outcome._tag === "Completed"
+    ? toMcpResult(outcome.value)
+    : options.rejected?.(outcome.reason, outcome.by, call) ?? {
       content: [{ type: "text", text: String(rejectedResult(call, outcome.reason, outcome.by).content) }],
       isError: true,
     };
+  // The server's own result, as the SDK already checked it for this tool, needs no second check.
+  const checked = outcome._tag === "Completed" && outcome.value === served && checkedAs === params.name;
+  if (shape.checked && !checked) {
+    const validator = outputValidator(client, params.name);
+    const problem = validator === undefined ? undefined : await outputProblem(validator, params.name, result);
+    if (problem !== undefined) throw problem;
   }
-  throw outcome.error;
+  return result;
 };
+
+/**
+ * What a failed call throws: the run's error, except when the caller aborted. Then the SDK's own
+ * error for the abort, if its call failed with one by now (a request rejects as the signal aborts,
+ * a stream reports it at once unless it waits between polls); otherwise what the SDK fails with
+ * for an abort it notices itself: a request not yet sent rejects with the reason, one already
+ * answered with the SDK's cancellation error, and a stream ends with an internal error naming the reason.
+ */
+const failure = async (error: unknown, signal: AbortSignal | undefined, sent: Promise<unknown> | undefined, shape: CallShape): Promise<unknown> => {
+  if (!(error instanceof RunAbortedError) || error.timedOut || signal?.aborted !== true) return error;
+  const reason = abortReason(signal);
+  if (sent !== undefined) {
+    const own = await failedByNow(sent);
+    if (own !== undefined) return own.error;
+  }
+  if (shape.streamed) return mcpError(McpErrorCode.InternalError, String(reason));
+  return sent === undefined ? reason : mcpError(McpErrorCode.RequestTimeout, String(reason));
+};
+
+/** How `promise` failed, if it has by the end of this turn of the event loop (what follows an abort at once has). */
+const failedByNow = (promise: Promise<unknown>): Promise<{ readonly error: unknown } | undefined> =>
+  new Promise((resolve) => {
+    const turn = setImmediate(resolve, undefined);
+    promise.then(
+      () => (clearImmediate(turn), resolve(undefined)),
+      (error: unknown) => (clearImmediate(turn), resolve({ error })),
+    );
+  });
 
 /** `requestStream(request, schema, options)` of a client or of its task API, streaming a `tools/call` through `call`. */
 const streamedRequest = (call: GuardedCall, owner: Record<PropertyKey, unknown>, key: string) => {
@@ -180,7 +242,7 @@ const streamedRequest = (call: GuardedCall, owner: Record<PropertyKey, unknown>,
   return (req: unknown, schema?: unknown, options?: McpRequestOptions): unknown => {
     const requestStream = owner[key] as (...args: unknown[]) => AsyncIterable<McpStreamMessage>;
     return isToolCall(req)
-      ? guardedStream(call, req.params, options ?? {}, (next, o) => requestStream.call(owner, { ...req, params: next }, schema, o))
+      ? guardedStream(call, req.params, options ?? {}, (next, o) => requestStream.call(owner, { ...req, params: next }, schema, o), false)
       : requestStream.call(owner, req, schema, options);
   };
 };
@@ -190,7 +252,7 @@ const tasksView = (call: GuardedCall, tasks: Record<PropertyKey, unknown>): unkn
   const members = new Map<PropertyKey, () => unknown>();
   if (typeof tasks.callToolStream === "function") {
     const guarded = (params: McpCallToolParams, schema?: unknown, options?: McpRequestOptions) =>
-      guardedStream(call, params, options ?? {}, (next, o) => (tasks.callToolStream as (...args: unknown[]) => AsyncIterable<McpStreamMessage>).call(tasks, next, schema, o));
+      guardedStream(call, params, options ?? {}, (next, o) => (tasks.callToolStream as (...args: unknown[]) => AsyncIterable<McpStreamMessage>).call(tasks, next, schema, o), true);
     members.set("callToolStream", () => guarded);
   }
   const streamed = streamedRequest(call, tasks, "requestStream");

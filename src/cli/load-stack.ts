@@ -1,9 +1,18 @@
 /**
- * Loading the TypeScript stack a team wrote, from a module: its `default` export or a named
- * one, either a stack or a function that builds one (and may take the bridge's approval
- * recorder, so `ask` decisions can be answered as Claude Code's "ask").
+ * Loading the stack a team wrote, from a module: its `default` export or a named one, either a
+ * stack or a function that builds one (and may take the bridge's approval recorder, so `ask`
+ * decisions can be answered as Claude Code's "ask").
+ *
+ * The module may be JavaScript or TypeScript, in a CommonJS or an ES module project: `.js`,
+ * `.mjs`, `.cjs` load with Node alone; `.ts`, `.mts`, `.cts` (and `.tsx`) load through tsx,
+ * found beside the module (the project's own), and registered only then, so JavaScript modules
+ * never pay for it. A TypeScript module that is CommonJS (`.cts`, or `.ts` in a package without
+ * `"type": "module"`) is loaded through tsx's `require`: Node's `require()` of an ES module
+ * (agent-onion itself) does not work under the module hooks an `import` of it would need.
  */
-import { resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { AgentStack } from "../agent/stack.ts";
 import type { ApprovalHandler } from "../core/context.ts";
@@ -17,6 +26,68 @@ export interface StackFactoryOptions {
 const isStack = (value: unknown): value is AgentStack =>
   typeof value === "object" && value !== null && typeof (value as AgentStack).run === "function" && typeof (value as AgentStack).explain === "function";
 
+const typeScript = /\.[cm]?tsx?$/;
+
+/** The `type` of the package.json that governs `dir`, as Node reads it: the nearest one. */
+const packageType = (dir: string): string => {
+  for (let at = dir; ; at = dirname(at)) {
+    const file = join(at, "package.json");
+    if (existsSync(file)) {
+      try {
+        return (JSON.parse(readFileSync(file, "utf8")) as { type?: unknown }).type === "module" ? "module" : "commonjs";
+      } catch {
+        return "commonjs";
+      }
+    }
+    if (dirname(at) === at) return "commonjs";
+  }
+};
+
+/** A `require` that can resolve tsx: the module's project first, then the working directory's, then ours. */
+const tsxRequire = (path: string, cwd: string): NodeJS.Require | undefined => {
+  for (const from of [path, join(cwd, "noop.js"), import.meta.url]) {
+    const require = createRequire(from);
+    try {
+      require.resolve("tsx");
+      return require;
+    } catch {
+      // not installed there
+    }
+  }
+  return undefined;
+};
+
+const noTsx = (path: string): Error =>
+  new Error(`cannot load ${path}: a TypeScript module needs tsx, and none was found beside it (install it in the project: npm i -D tsx; or compile the module to .js)`);
+
+/** The module's namespace: an ES module's, or a CommonJS module's `module.exports` as its `default`. */
+const importModule = async (path: string, cwd: string): Promise<Record<string, unknown>> => {
+  if (!typeScript.test(path)) return (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  const commonJs = path.endsWith(".cts") || (/\.tsx?$/.test(path) && packageType(dirname(path)) === "commonjs");
+  const require = tsxRequire(path, cwd);
+  if (require === undefined) {
+    // Node 22.18 and later strip types themselves.
+    if ((process.features as { typescript?: unknown }).typescript) return (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    throw noTsx(path);
+  }
+  if (commonJs) {
+    const api = require("tsx/cjs/api") as { require: (id: string, from: string) => unknown };
+    return { default: api.require(path, path) };
+  }
+  // tsx's own entry (what `node --import tsx` loads) registers its hooks once per process.
+  await import(pathToFileURL(require.resolve("tsx")).href);
+  return (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+};
+
+/** `name` of a namespace, reading through CommonJS's `module.exports` and compiled `exports.default`. */
+const exportOf = (ns: Record<string, unknown>, name: string): unknown => {
+  const cjs = ns.default;
+  let value = ns[name] ?? (typeof cjs === "object" && cjs !== null && name !== "default" ? (cjs as Record<string, unknown>)[name] : undefined);
+  if (name === "default" && typeof value === "object" && value !== null && (value as { __esModule?: unknown }).__esModule === true)
+    value = (value as { default?: unknown }).default;
+  return value;
+};
+
 /**
  * Import `file` (relative to `cwd`) and return its stack.
  *
@@ -24,18 +95,18 @@ const isStack = (value: unknown): value is AgentStack =>
  * const stack = await loadStack("hooks/guard.ts", process.cwd(), "default", { approval })
  */
 export const loadStack = async (file: string, cwd: string, exportName: string, factory: StackFactoryOptions): Promise<AgentStack> => {
-  const url = pathToFileURL(resolve(cwd, file)).href;
-  let mod: Record<string, unknown>;
+  const path = resolve(cwd, file);
+  let ns: Record<string, unknown>;
   try {
-    mod = (await import(url)) as Record<string, unknown>;
+    ns = await importModule(path, cwd);
   } catch (error) {
-    // Node cannot import TypeScript by itself: say what makes it work.
-    const hint = (error as { code?: unknown })?.code === "ERR_UNKNOWN_FILE_EXTENSION" && /\.[cm]?tsx?$/.test(file)
-      ? " (to load a TypeScript module, install tsx beside agent-onion: npm i -D tsx; or compile it to .js)"
+    const hint = (error as { code?: unknown })?.code === "ERR_UNKNOWN_FILE_EXTENSION" && typeScript.test(file)
+      ? " (to load a TypeScript module, install tsx in the project: npm i -D tsx; or compile it to .js)"
       : "";
-    throw new Error(`cannot load ${file}: ${(error as Error).message}${hint}`, { cause: error });
+    const message = error instanceof Error && error.message.startsWith(`cannot load ${path}`) ? error.message : `cannot load ${file}: ${(error as Error)?.message ?? String(error)}${hint}`;
+    throw new Error(message, { cause: error });
   }
-  const exported = mod[exportName] ?? (exportName === "default" ? mod.stack : undefined);
+  const exported = exportOf(ns, exportName) ?? (exportName === "default" ? exportOf(ns, "stack") : undefined);
   if (exported === undefined) throw new Error(`${file} has no export "${exportName}" (export default a stack, or a function returning one)`);
   const value = typeof exported === "function" ? await (exported as (o: StackFactoryOptions) => unknown)(factory) : exported;
   if (!isStack(value)) throw new Error(`${file}: export "${exportName}" is not a hook stack (expected createAgentStack()...)`);

@@ -3,7 +3,8 @@
  *
  * Exit codes: 0 success (for `try`: the action would go ahead); 1 an error; 2 blocked (the
  * Claude Code protocol's blocking code: `claude-hook` uses it for its decisions and, so that
- * a broken guard never allows, for its own failures); 64 a usage mistake.
+ * a broken guard never allows, for its own failures); 64 a usage mistake (but `claude-hook`,
+ * whose every exit code Claude Code reads, exits 2, or 1 with `--fail-open`).
  */
 import { describe } from "../core/errors.ts";
 import { UsageError, type CliIo } from "./io.ts";
@@ -21,11 +22,19 @@ Commands:
       Act as a Claude Code command hook: read the event JSON on stdin, run the stack exported
       by <module> (default export, or a function returning a stack) and answer in the protocol.
       In settings.json: {"type": "command", "command": "npx", "args": ["agent-onion", "claude-hook", "hooks/guard.ts"]}
+  serve <module> [--port <port>] [--host <address>] [--export <name>] [--fail-open] [--no-watch]
+      Answer Claude Code's http hooks from a resident process, with the same decisions as
+      claude-hook; reload the module when a file beside it changes. Port 7337, host 127.0.0.1.
+      In settings.json: {"type": "http", "url": "http://127.0.0.1:7337/"}
   try --settings <file> [--settings <file>...] --event <Event> [--project-dir <dir>] [--fail-open] [--json]
       Run the hooks of Claude Code settings files (user, project, local: lowest precedence
       first) against the event JSON on stdin; print the decision, the answer and the trace.
   explain (--settings <file>... | --module <module>) --event <Event> [--input <event JSON>] [--project-dir <dir>] [--json]
       Print which hooks would run for the event, in order, and why others would not.
+  --version
+      Print the version.
+
+<module> is a .js, .mjs, .cjs file, or a .ts, .mts, .cts file (which needs tsx in the project).
 
 Events: SessionStart UserPromptSubmit PreToolUse PostToolUse PostToolUseFailure Stop SubagentStop
         PreCompact PostCompact StopFailure SessionEnd Notification
@@ -40,9 +49,15 @@ type Command = (argv: readonly string[], io: CliIo) => Promise<number>;
 // loader and its schemas (Effect) that only `try` and `explain` need.
 const commands: Record<string, () => Promise<Command>> = {
   "claude-hook": async () => (await import("./claude-hook.ts")).claudeHook,
+  serve: async () => (await import("./serve.ts")).serveCommand,
   try: async () => (await import("./try.ts")).tryCommand,
   explain: async () => (await import("./explain.ts")).explainCommand,
+  // The child process of `serve`; not for people.
+  "_hook-process": async () => (await import("./hook-process-command.ts")).hookProcessCommand,
 };
+
+/** Commands whose every exit code Claude Code reads: a usage mistake must not look like a block by accident, nor an allow. */
+const hookCommands = new Set(["claude-hook", "_hook-process"]);
 
 /**
  * Run the CLI with `argv` (without `node` and the script); returns the exit code.
@@ -67,7 +82,7 @@ export const main = async (argv: readonly string[], io: CliIo): Promise<number> 
     // parseArgs throws TypeErrors with codes like ERR_PARSE_ARGS_UNKNOWN_OPTION.
     const usage = error instanceof UsageError || String((error as { code?: unknown })?.code ?? "").startsWith("ERR_PARSE_ARGS");
     io.err(`agent-onion ${name}: ${describe(error)}\n${usage ? `\n${USAGE}` : ""}`);
-    if (usage) return name === "claude-hook" ? 2 : 64;
-    return name === "claude-hook" ? 2 : 1;
+    if (hookCommands.has(name)) return rest.includes("--fail-open") ? 1 : 2;
+    return usage ? 64 : 1;
   }
 };

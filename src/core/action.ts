@@ -75,6 +75,6 @@ export const isHookAction = (value: unknown): value is HookAction => {
     if (tag === "Reject") return typeof (value as Reject).reason === "string";
     return tag === "Continue" || "value" in value;
   } catch {
-    return false; // a getter or Proxy that throws is not an action (A7), and must not crash the chain
+    return false; // a getter or Proxy that throws is not an action, and must not crash the chain
   }
 };

@@ -1,7 +1,7 @@
 /**
  * Reading what hooks said into the walk's state: a `before`'s answer into the frame's input or a
  * short-circuit, an `after`'s or `recover`'s into its outcome (R2, R3, R5, R6), a recheck's into a
- * veto (A10); a collecting gate's vetoes (`collect: true`); and what hooks see frozen (R9).
+ * veto; a collecting gate's vetoes (`collect: true`); and what hooks see frozen (R9).
  */
 import { Continue, type HookAction } from "./action.ts";
 import { checkAction, failed, hookError } from "./call.ts";

@@ -186,7 +186,7 @@ export const checkAction = (run: Run, layer: Layer, phase: Phase, raw: unknown, 
 
 /**
  * Read an answer once into an action of our own: a hook's object may carry getters or be a
- * Proxy that answers differently (or throws) on a second read (A7). Undefined when it is not
+ * Proxy that answers differently (or throws) on a second read. Undefined when it is not
  * an action.
  */
 export const snapshot = (answer: unknown): HookAction | undefined => {

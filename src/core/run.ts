@@ -39,7 +39,7 @@ export interface Runtime {
   readonly freeze: boolean;
   /** Time every hook call for observers, not only asynchronous ones (see decisions.ts). */
   readonly timeHooks: boolean;
-  /** How deep `path` may grow before a run is refused (A14). */
+  /** How deep `path` may grow before a run is refused. */
   readonly maxDepth: number;
   readonly onFailure: ((error: HookError) => void) | undefined;
   readonly pending: Set<PromiseLike<unknown>>;
@@ -135,7 +135,7 @@ export class Run implements Frame, RunView, Recorder {
   declare lastFailure: HookError | undefined;
   /** Rejections gathered on a collecting gate (`collect: true`). */
   declare collected: { reason: string; by: string }[] | undefined;
-  /** Gates marked `recheck` and the input each last approved (A10). */
+  /** Gates marked `recheck` and the input each last approved. */
   declare rechecks: Map<Layer, unknown> | undefined;
   /** Layers entered and not yet ended that have an `onSettled`: frame and index, in pairs. */
   declare open: unknown[] | undefined;

@@ -10,8 +10,10 @@
  * The operation is a stand-in: on PreToolUse it records the input that reached it and ends the
  * run there by aborting the run's own signal, so nothing more starts (R7): a `retry` or a
  * `recover` never takes the stand-in for a failed tool and runs the guards again. On PostToolUse
- * it returns Claude Code's `tool_response`. Each run carries `metadata.claudeEvent`. On PreCompact
- * a hook's Reject, a failure in process (compaction observes), is answered as the block it is there.
+ * it returns Claude Code's `tool_response`, and a rewrite of it is answered only in a shape Claude
+ * Code accepts for that tool (bridge-output.ts); a Reject there withholds the output where Claude
+ * Code can take a replacement. Each run carries `metadata.claudeEvent`. On PreCompact a hook's
+ * Reject, a failure in process (compaction observes), is answered as the block it is there.
  */
 import type { AgentStack } from "../agent/stack.ts";
 import type { ToolCall, ToolResult, UserPrompt } from "../agent/types.ts";
@@ -21,6 +23,7 @@ import type { Outcome } from "../core/outcome.ts";
 import { linkSignal } from "../core/signal.ts";
 import { Trace, type TraceEntry } from "../core/trace.ts";
 import type { BridgeEvent } from "./bridge-event.ts";
+import { claudeToolOutput, withheldToolOutput } from "./bridge-output.ts";
 import { cleanText } from "./sanitize.ts";
 
 /** What to answer Claude Code. */
@@ -136,6 +139,11 @@ export const runBridge = async (full: AgentStack, ev: BridgeEvent, options: Brid
         }
         if (reached === undefined) return broken(outcome);
         const call = reached.call as ToolCall;
+        // Claude Code replaces the whole input with updatedInput: anything but an object cannot be a tool's input.
+        if (typeof call?.input !== "object" || call.input === null || Array.isArray(call.input)) {
+          const why = `a hook rewrote the input of ${original.name} into ${call?.input === null ? "null" : Array.isArray(call?.input) ? "an array" : `a ${typeof call?.input}`}; a tool's input is an object`;
+          return { exitCode: 2, stderr: `agent-onion: PreToolUse: ${why}`, decision: "block", reason: why };
+        }
         const updated = same(call.input, original.input) ? {} : { updatedInput: call.input };
         const ask = options.asks?.[0];
         if (ask) return reply("ask", specific(withContext({ permissionDecision: "ask", ...(ask.reason ? { permissionDecisionReason: ask.reason } : {}), ...updated })), ask.reason);
@@ -144,11 +152,22 @@ export const runBridge = async (full: AgentStack, ev: BridgeEvent, options: Brid
       }
       if (name === "PostToolUse") {
         const original = ev.output as ToolResult;
+        const tool = (ev.input as ToolCall).name;
         const outcome = await run("toolCall", () => original);
-        if (outcome._tag === "Rejected") return reply("block", { decision: "block", reason: outcome.reason, ...(context.length ? specific(withContext()) : {}) }, outcome.reason);
+        if (outcome._tag === "Rejected") {
+          // As in process, a refused result does not reach the model, where Claude Code can take a replacement.
+          const withheld = withheldToolOutput(tool, original.content, outcome.reason);
+          const fields = withContext(withheld === undefined ? {} : { updatedToolOutput: withheld });
+          return reply("block", { decision: "block", reason: outcome.reason, ...(Object.keys(fields).length ? specific(fields) : {}) }, outcome.reason);
+        }
         if (outcome._tag === "Failed") return broken(outcome);
-        const value = outcome.value as ToolResult;
-        const fields = withContext(same(value?.content, original.content) ? {} : { updatedToolOutput: value?.content });
+        const replacement = claudeToolOutput(tool, original.content, (outcome.value as ToolResult)?.content);
+        if (replacement.kind === "unexpressible") {
+          const by = [...new Set(trace.entries.filter((e) => e.action === "Transform").map((e) => e.hook))].join(", ") || "a hook";
+          const why = `${by} rewrote the output of ${tool}, and the rewrite cannot be sent: ${replacement.why}`;
+          return { exitCode: 2, stderr: `agent-onion: PostToolUse: ${why}`, decision: "block", reason: why };
+        }
+        const fields = withContext(replacement.kind === "replace" ? { updatedToolOutput: replacement.value } : {});
         return reply(Object.keys(fields).length ? "continue" : "none", Object.keys(fields).length ? specific(fields) : {});
       }
       const outcome = await run("toolCall", () => {

@@ -18,15 +18,14 @@ export { backoffMs, retry, type RetryInfo, type RetryOptions } from "./retry.ts"
 export { fallback, type FallbackOptions } from "./fallback.ts";
 export { cache, stableJson, type CacheOptions } from "./cache.ts";
 export { truncateOutput, truncateText, type TruncateOutputOptions } from "./truncate-output.ts";
-// Redaction, approval, audit, metrics, tracing and the Chrome trace export.
+// Redaction, approval, audit, the OpenTelemetry names and the Chrome trace export (metrics and
+// tracing need @opentelemetry/api: they are in agent-onion/otel).
 export { Detectors, defaultDetectors, kindsOf, partialStart, scan, windowOf, type Detection, type Detector, type HighEntropyOptions, type PatternOptions } from "./detectors.ts";
 export { createRedactor, type Redacted, type Redactor, type RedactorOptions, type Strategy } from "./redactor.ts";
 export { StreamRedactor, type StreamRedactorOptions, type StreamStep } from "./stream-redactor.ts";
 export { RedactionBlockedError, redaction, type RedactionOptions } from "./redaction.ts";
 export { approval, type ApprovalOptions } from "./approval.ts";
 export { audit, type AuditDecision, type AuditMiddleware, type AuditOptions, type AuditRun } from "./audit.ts";
-export { metrics, type MetricsOptions } from "./metrics.ts";
-export { tracing, type TracingOptions } from "./tracing.ts";
 export { GenAiAttr, GenAiMetric, GenAiOperation, GenAiTokenType, OnionAttr, OnionMetric, durationBuckets, hookBuckets, tokenBuckets } from "./semconv.ts";
 export { providerOf, type ProviderOption } from "./telemetry-attrs.ts";
 export {

@@ -1,9 +1,9 @@
 /**
  * `toolPolicy`: allow and deny lists for tool calls, globally and per role, in the matcher
- * grammar of the core. The decision is a lattice, not last-writer-wins (B1, B2): a deny rule
+ * grammar of the core. The decision is a lattice, not last-writer-wins: a deny rule
  * anywhere beats every allow rule, and no hook can turn a deny into an allow. The policy checks
  * twice: at `Priority.guard`, so a denied call is refused before anything else runs, and again
- * innermost, right before the tool, on the input that will actually run (A10): a hook further
+ * innermost, right before the tool, on the input that will actually run: a hook further
  * in that rewrites `git status` into `rm -rf /` is still refused.
  */
 import { Continue, Reject } from "../core/action.ts";
@@ -49,7 +49,7 @@ export interface ToolPolicyOptions extends ToolRules {
   /**
    * Told once per tool name (for the first 1,024 names) when a call goes to a tool that no rule
    * names and the default decides, so a tool nobody wrote a rule for (a new MCP server's, say)
-   * is seen (B4). Default: a process warning.
+   * is seen. Default: a process warning.
    */
   readonly onUnknownTool?: (notice: UnknownTool) => void;
   /**

@@ -1,11 +1,11 @@
-import { generateText, jsonSchema, simulateReadableStream, stepCountIs, streamText, tool } from "ai";
+import { generateText, jsonSchema, simulateReadableStream, stepCountIs, streamText, tool, type ToolSet } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { wrapAiSdkTools } from "../../src/adapters/ai-sdk-tools.ts";
 import { createAgentStack } from "../../src/agent/stack.ts";
 import { ToolCallError } from "../../src/agent/wrap-tool.ts";
 import { Reject, Replace, Transform } from "../../src/core/index.ts";
-import { generated, toolParts, usage } from "./ai-sdk-fixtures.ts";
+import { generated, stop, toolParts, usage } from "./ai-sdk-fixtures.ts";
 
 /** A model that calls `name` with `input` once, then answers with text; it records every prompt it got. */
 const callingModel = (name: string, input: object) => {
@@ -104,23 +104,6 @@ describe("wrapAiSdkTools with generateText (ai 6)", () => {
     expect(log).toEqual(["hang"]);
   });
 
-  it("runs a streaming tool to its final value inside the point", async () => {
-    const outputs: unknown[] = [];
-    const stack = createAgentStack().use("toolCall", { name: "watch", after: (r) => void outputs.push(r.content) });
-    const tools = wrapAiSdkTools(stack, {
-      progress: tool({
-        inputSchema: jsonSchema<{ n: number }>({ type: "object" }),
-        async *execute({ n }) {
-          for (let i = 1; i <= n; i++) yield `step ${i}/${n}`;
-        },
-      }),
-    });
-    const model = callingModel("progress", { n: 3 });
-    await generateText({ model, tools, prompt: "x", stopWhen: stepCountIs(3) });
-    expect(outputs).toEqual(["step 3/3"]);
-    expect(toolOutputSeen(model)).toEqual({ type: "text", value: "step 3/3" });
-  });
-
   it("leaves tools without execute as they are", () => {
     const clientSide = tool({ inputSchema: jsonSchema({ type: "object" }) });
     expect(wrapAiSdkTools(createAgentStack(), { ask: clientSide }).ask).toBe(clientSide);
@@ -143,6 +126,128 @@ describe("wrapAiSdkTools with streamText (ai 6)", () => {
     expect(errors[0]).toBeInstanceOf(ToolCallError);
     expect((errors[0] as Error).message).toBe("Tool call bash was rejected by no-rm: Destructive command blocked");
     expect(await result.text).toBe("ok");
+  });
+});
+
+/** A tool that streams `steps` as its progress (the last one is its output), recording what it was asked and whether it ended. */
+const progressTool = (steps: readonly string[]) => {
+  const log = { started: 0, ended: false, signal: undefined as AbortSignal | undefined };
+  const progress = tool({
+    inputSchema: jsonSchema<{ job: string }>({ type: "object" }),
+    async *execute(_input, { abortSignal }) {
+      log.started++;
+      log.signal = abortSignal;
+      for (const step of steps) yield step;
+      log.ended = true;
+    },
+  });
+  return { log, tools: { progress } };
+};
+
+const steps = ["step 1/3", "step 2/3", "done: token sk-abcdefghijklmnopqrstuvwxyz"];
+
+/** The tool results of a streamText run whose model calls `progress` once: each output, and whether it was preliminary. */
+const streamedResults = async (tools: ToolSet) => {
+  let turn = 0;
+  const model = new MockLanguageModelV3({
+    doStream: async () => ({
+      stream: simulateReadableStream({
+        chunks: (turn++ === 0 ? toolParts("progress", { job: "build" }) : [{ type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: usage(1, 1) }]) as never[],
+      }),
+    }),
+  });
+  const result = streamText({ model, tools: tools as ToolSet, prompt: "x", stopWhen: stepCountIs(2) });
+  const results: { output: unknown; preliminary: boolean }[] = [];
+  for await (const part of result.fullStream) if (part.type === "tool-result") results.push({ output: part.output, preliminary: part.preliminary === true });
+  const second = model.doStreamCalls[1]?.prompt.find((m) => m.role === "tool");
+  const read = second?.role === "tool" && second.content[0]?.type === "tool-result" ? second.content[0].output : undefined;
+  return { results, read };
+};
+
+describe("wrapAiSdkTools with a streaming tool (async *execute)", () => {
+  it("passes each value to the SDK as a preliminary result, exactly as the unwrapped tool does, and after hooks see the last one", async () => {
+    const outputs: unknown[] = [];
+    const stack = createAgentStack().use("toolCall", { name: "watch", after: (r) => void outputs.push(r.content) });
+    const direct = await streamedResults(progressTool(steps).tools);
+    const wrapped = await streamedResults(wrapAiSdkTools(stack, progressTool(steps).tools));
+    expect(wrapped).toEqual(direct);
+    expect(wrapped.results).toEqual([...steps.map((output) => ({ output, preliminary: true })), { output: steps[2], preliminary: false }]);
+    expect(outputs).toEqual([steps[2]]);
+  });
+
+  it("makes the output what the after hooks settled on: the SDK records it and the model reads it", async () => {
+    const stack = createAgentStack().use("toolCall", { name: "redact", after: (r) => Transform({ ...r, content: String(r.content).replace(/sk-\w+/, "[key]") }) });
+    const { results, read } = await streamedResults(wrapAiSdkTools(stack, progressTool(steps).tools));
+    expect(results.at(-1)).toEqual({ output: "done: token [key]", preliminary: false });
+    expect(results.slice(0, 2)).toEqual([{ output: "step 1/3", preliminary: true }, { output: "step 2/3", preliminary: true }]);
+    expect(read).toEqual({ type: "text", value: "done: token [key]" });
+  });
+
+  it("withholds the tool's last value when the tool ended before it was read, so a changed output replaces it unseen", async () => {
+    const { log, tools } = progressTool(steps);
+    const stack = createAgentStack().use("toolCall", { name: "redact", after: (r) => Transform({ ...r, content: String(r.content).replace(/sk-\w+/, "[key]") }) });
+    const execute = wrapAiSdkTools(stack, tools).progress.execute as (input: unknown, options: object) => AsyncIterable<unknown>;
+    const iterator = execute({ job: "build" }, { toolCallId: "c1", messages: [] })[Symbol.asyncIterator]();
+    const read = [(await iterator.next()).value];
+    for (let i = 0; i < 100 && !log.ended; i++) await new Promise((r) => setTimeout(r, 1));
+    for (let r = await iterator.next(); r.done !== true; r = await iterator.next()) read.push(r.value);
+    expect(log.ended).toBe(true);
+    expect(read).toEqual(["step 1/3", "step 2/3", "done: token [key]"]);
+  });
+
+  it("never starts a rejected tool, and the SDK records the rejection as a tool error", async () => {
+    const { log, tools } = progressTool(steps);
+    const stack = createAgentStack().use("toolCall", { name: "no-jobs", before: () => Reject("no builds today") });
+    let turn = 0;
+    const model = new MockLanguageModelV3({
+      doStream: async () => ({ stream: simulateReadableStream({ chunks: (turn++ === 0 ? toolParts("progress", { job: "build" }) : [{ type: "finish", finishReason: stop, usage: usage(1, 1) }]) as never[] }) }),
+    });
+    const errors: unknown[] = [];
+    for await (const part of streamText({ model, tools: wrapAiSdkTools(stack, tools), prompt: "x", stopWhen: stepCountIs(2) }).fullStream) if (part.type === "tool-error") errors.push(part.error);
+    expect(log.started).toBe(0);
+    expect(errors[0]).toBeInstanceOf(ToolCallError);
+    expect((errors[0] as Error).message).toBe("Tool call progress was rejected by no-jobs: no builds today");
+  });
+
+  it("rethrows the tool's own error after the values it yielded, as the SDK reports a tool that fails", async () => {
+    const tools = {
+      flaky: tool({
+        inputSchema: jsonSchema<{ job: string }>({ type: "object" }),
+        async *execute() {
+          yield "step 1";
+          throw new Error("disk full");
+        },
+      }),
+    };
+    const read: unknown[] = [];
+    const execute = wrapAiSdkTools(createAgentStack(), tools).flaky.execute as (input: unknown, options: object) => AsyncIterable<unknown>;
+    const error = await (async () => {
+      for await (const value of execute({ job: "x" }, { toolCallId: "c1", messages: [] })) read.push(value);
+    })().catch((e: unknown) => e);
+    expect(read).toEqual(["step 1"]);
+    expect((error as Error).message).toBe("disk full");
+  });
+
+  it("ends with the caller's abort reason, and the tool sees its signal abort", async () => {
+    const { log, tools } = progressTool(["one", "two"]);
+    const controller = new AbortController();
+    const execute = wrapAiSdkTools(createAgentStack(), tools).progress.execute as (input: unknown, options: object) => AsyncIterable<unknown>;
+    const iterator = execute({ job: "x" }, { toolCallId: "c1", messages: [], abortSignal: controller.signal })[Symbol.asyncIterator]();
+    expect((await iterator.next()).value).toBe("one");
+    const reason = new Error("user pressed stop");
+    controller.abort(reason);
+    await expect((async () => { for (let r = await iterator.next(); r.done !== true; r = await iterator.next()); })()).rejects.toBe(reason);
+    expect(log.signal?.aborted).toBe(true);
+  });
+
+  it("gives up on the run when the reader stops early: the tool sees its signal abort", async () => {
+    const { log, tools } = progressTool(["one", "two", "three"]);
+    const execute = wrapAiSdkTools(createAgentStack(), tools).progress.execute as (input: unknown, options: object) => AsyncIterable<unknown>;
+    for await (const value of execute({ job: "x" }, { toolCallId: "c1", messages: [] })) {
+      expect(value).toBe("one");
+      break;
+    }
+    expect(log.signal?.aborted).toBe(true);
   });
 });
 

@@ -1,14 +1,13 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { CallToolResultSchema, ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ErrorCode, ListToolsResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { wrapMcpClient, type McpToolClient } from "../../src/adapters/mcp.ts";
 import { createAgentStack } from "../../src/agent/stack.ts";
 import { Reject, Replace, Transform } from "../../src/core/index.ts";
-import { RunAbortedError } from "../../src/core/errors.ts";
 
 /** A real MCP server with four tools: one that answers, one that throws, one that reports an error, one that hangs. */
 const connect = async () => {
@@ -130,12 +129,12 @@ describe("wrapMcpClient", () => {
     expect(seen).toEqual([]);
   });
 
-  it("cancels a hanging tool on the server when the caller's signal aborts, and rejects", async () => {
+  it("cancels a hanging tool on the server when the caller's signal aborts, and rejects as the SDK does", async () => {
     const { client, aborted } = await connect();
     const controller = new AbortController();
     const pending = wrapMcpClient(createAgentStack(), client).callTool({ name: "hang", arguments: {} }, undefined, { signal: controller.signal });
     setTimeout(() => controller.abort(new Error("user pressed stop")), 20);
-    await expect(pending).rejects.toBeInstanceOf(RunAbortedError);
+    await expect(pending).rejects.toThrow(new McpError(ErrorCode.RequestTimeout, "Error: user pressed stop"));
     await waitFor(() => aborted.length > 0);
     expect(aborted).toEqual(["hang"]);
   });

@@ -13,7 +13,8 @@ import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 import { createAgent, createAgentStack, createScriptedModel, defineTool } from "../../src/agent/index.ts";
 import { MemoryStore } from "../../src/core/index.ts";
-import { guards, metrics, redaction, retry, toolPolicy, withMiddleware } from "../../src/middleware/index.ts";
+import { guards, redaction, retry, toolPolicy, withMiddleware } from "../../src/middleware/index.ts";
+import { metrics } from "../../src/otel.ts";
 
 /** One reading, taken after a full collection. */
 export interface SessionSample {

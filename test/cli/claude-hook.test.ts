@@ -3,7 +3,7 @@
  * JSON on stdin, the answer read from the exit code and stdout.
  */
 import { describe, expect, it } from "vitest";
-import { bin, fixture, runChild } from "./helpers.ts";
+import { bin, fixture, root, runChild } from "./helpers.ts";
 
 const guard = fixture("settings", "guard-stack.ts");
 const hook = (event: Record<string, unknown>, ...flags: string[]) =>
@@ -90,5 +90,42 @@ describe("agent-onion claude-hook (child process)", () => {
     const r = await runChild("npx", ["--no-install", "agent-onion", "--help"], "");
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/Usage: agent-onion <command>/);
+  });
+});
+
+describe("agent-onion claude-hook, reading the event before the module", () => {
+  it("answers an event it does not drive without loading the module at all", async () => {
+    const r = await runChild(process.execPath, [bin, "claude-hook", "no/such/module.ts"], JSON.stringify({ hook_event_name: "PermissionRequest", session_id: "s1" }));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("agent-onion does not drive PermissionRequest events");
+    expect(r.stderr).not.toContain("cannot load");
+  });
+
+  it("answers an output rewritten into a string in Bash's own shape, so Claude Code takes it", async () => {
+    const response = { stdout: "API_KEY=s3cret", stderr: "", interrupted: false, isImage: false };
+    const r = await runChild(process.execPath, [bin, "claude-hook", fixture("cli", "redact-to-string.ts")], JSON.stringify({
+      hook_event_name: "PostToolUse", session_id: "s1", cwd: "/tmp", tool_name: "Bash", tool_input: { command: "cat .env" }, tool_use_id: "t1", tool_response: response,
+    }));
+    expect(r.code).toBe(0);
+    const updated = JSON.parse(r.stdout).hookSpecificOutput.updatedToolOutput;
+    expect(updated).toEqual({ stdout: JSON.stringify(response).replace("s3cret", "[redacted]"), stderr: "", interrupted: false, isImage: false });
+  });
+});
+
+describe("agent-onion as a command", () => {
+  it("prints its version", async () => {
+    const { readFileSync } = await import("node:fs");
+    const version = (JSON.parse(readFileSync(`${root}/package.json`, "utf8")) as { version: string }).version;
+    const r = await runChild(process.execPath, [bin, "--version"], "");
+    expect([r.code, r.stdout]).toEqual([0, `${version}\n`]);
+  });
+
+  it("stops quietly when the reader of its output goes away (EPIPE), keeping its exit code", async () => {
+    const command = `"${process.execPath}" "${bin}" try --settings "${fixture("settings", "user.json")}" --project-dir "${fixture("settings")}" --event PreToolUse --json <<< '{"tool_input":{"command":"rm -rf /"}}'`;
+    for (const reader of ["head -1", "true"]) {
+      const r = await runChild("bash", ["-c", `${command} | ${reader}; echo "exit \${PIPESTATUS[0]}" >&2`], "");
+      expect(r.stderr, reader).not.toMatch(/EPIPE|Error/);
+      expect(r.stderr, reader).toContain("exit 2");
+    }
   });
 });

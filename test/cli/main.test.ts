@@ -10,6 +10,8 @@ describe("agent-onion usage", () => {
     const help = memoryIo();
     expect(await main(["--help"], help)).toBe(0);
     expect(help.stdout).toMatch(/claude-hook <module>/);
+    expect(help.stdout).toMatch(/serve <module> \[--port <port>\]/);
+    expect(help.stdout).toMatch(/--version/);
   });
 
   it("names an unknown command and exits 64", async () => {
@@ -47,6 +49,11 @@ describe("agent-onion usage", () => {
     expect(io.stderr).toMatch(/cannot read the event: .*hook_event_name is missing/);
     const open = memoryIo("{}");
     expect(await main(["claude-hook", "--fail-open", fixture("settings", "guard-stack.ts")], open)).toBe(1);
+  });
+
+  it("claude-hook answers a usage mistake with Claude Code's codes only: 2, or 1 with --fail-open, never 64", async () => {
+    expect(await main(["claude-hook", "--colour", "x.ts"], memoryIo("{}"))).toBe(2);
+    expect(await main(["claude-hook", "--fail-open", "a.ts", "b.ts"], memoryIo("{}"))).toBe(1);
   });
 });
 

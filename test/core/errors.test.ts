@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
 import * as api from "../../src/index.ts";
+import * as claude from "../../src/claude.ts";
+import * as effect from "../../src/effect.ts";
+import * as redis from "../../src/redis.ts";
 import { describeGiven, isAgentOnionError } from "../../src/core/errors.ts";
 
-/** The exported error classes, found by what they are rather than listed, so a new one is checked too. */
-const errorClasses = (Object.entries(api) as [string, unknown][]).filter(
+/** The exported error classes (of the root and of the subpaths with names of their own), found by what they are rather than listed, so a new one is checked too. */
+const errorClasses = (Object.entries({ ...api, ...claude, ...effect, ...redis }) as [string, unknown][]).filter(
   (entry): entry is [string, abstract new (...args: never[]) => Error] => typeof entry[1] === "function" && entry[1].prototype instanceof Error,
 );
 

@@ -47,7 +47,11 @@ describeRedisProcess("budgets and limits across processes while redis-server fai
 
   it("gives up on reserves that a stall held past their timeout, and holds nothing for them afterwards", () => {
     const stall = figures.faults.find((f) => f.fault === "stall")!;
-    expect(Object.keys(stall.refusals).some((why) => why.includes("Command timed out"))).toBe(true);
+    // Which command gave up first (a timed-out command, or a wait for the connection) depends on
+    // where each call was when the server stopped; every refusal must say the store was unavailable.
+    const kinds = Object.keys(stall.refusals);
+    expect(kinds.length, JSON.stringify(stall.refusals)).toBeGreaterThan(0);
+    expect(kinds.filter((why) => !why.includes("Redis is unavailable")), JSON.stringify(stall.refusals)).toEqual([]);
     exact(stall.after);
   });
 

@@ -21,31 +21,44 @@ export interface Attempt<R extends SdkGenerateResult = SdkGenerateResult> {
 }
 
 /**
- * See the top of this file. A class, not an object of arrows: one is made per call.
+ * See the top of this file. A class, not an object of arrows: one is made per call. Most calls
+ * have one attempt, kept in a field; the answer is found by identity, first the response, then
+ * its tool call list, then its usage object, as the answer keeps them.
  *
  * @example
  * const attempts = new Attempts(); attempts.add(result, produced); attempts.of(produced)?.result === result // true
  */
 export class Attempts<R extends SdkGenerateResult = SdkGenerateResult> {
-  declare private readonly by: WeakMap<object, Attempt<R>>;
+  declare private first: Attempt<R> | undefined;
+  /** Every attempt, once there is more than one. */
+  declare private all: Attempt<R>[] | undefined;
   constructor() {
-    this.by = new WeakMap();
+    this.first = undefined;
+    this.all = undefined;
   }
 
   /** Remember a provider result and the response made of it. */
   add(result: R, produced: ModelResponse): void {
     const attempt = { result, produced };
-    this.by.set(produced, attempt);
-    this.by.set(produced.toolCalls, attempt);
-    this.by.set(produced.usage, attempt);
+    if (this.first === undefined) this.first = attempt;
+    else (this.all ??= [this.first]).push(attempt);
   }
 
   /** The attempt `answer` came from, or undefined when it came from elsewhere. */
   of(answer: DeepReadonly<ModelResponse>): Attempt<R> | undefined {
-    return this.lookup(answer) ?? this.lookup(answer.toolCalls) ?? this.lookup(answer.usage);
-  }
-
-  private lookup(key: unknown): Attempt<R> | undefined {
-    return typeof key === "object" && key !== null ? this.by.get(key) : undefined;
+    const all = this.all;
+    if (all === undefined) {
+      const first = this.first;
+      if (first === undefined) return undefined;
+      const p = first.produced;
+      return p === answer || p.toolCalls === answer.toolCalls || p.usage === answer.usage ? first : undefined;
+    }
+    // The latest first: a retry's answer is its own, not an earlier attempt's.
+    return findLast(all, (p) => p === answer) ?? findLast(all, (p) => p.toolCalls === answer.toolCalls) ?? findLast(all, (p) => p.usage === answer.usage);
   }
 }
+
+const findLast = <R extends SdkGenerateResult>(all: readonly Attempt<R>[], match: (produced: ModelResponse) => boolean): Attempt<R> | undefined => {
+  for (let i = all.length - 1; i >= 0; i--) if (match((all[i] as Attempt<R>).produced)) return all[i];
+  return undefined;
+};

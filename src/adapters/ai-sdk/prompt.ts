@@ -10,8 +10,13 @@
  * of messages: when they also added or dropped some, a rewritten message keeps its text and tool
  * calls only, rather than risk another message's files. Unchanged requests give back the very
  * same params.
+ *
+ * Hooks must not freeze or change the SDK's own objects, so tool-call inputs and tool schemas
+ * are copied; a conversation sends the same ones on every step, so each is copied once, frozen,
+ * and shared by every request that shows it (`shared`). What tells a message's origin is worked
+ * out only when a hook changed the messages.
  */
-import type { DeepReadonly } from "../../core/readonly.ts";
+import { deepFreeze, type DeepReadonly } from "../../core/readonly.ts";
 import type { Message, ModelRequest, ToolCall, ToolSpec } from "../../agent/types.ts";
 import type { SdkCallOptions, SdkMessage, SdkPart, SdkTool } from "./spec.ts";
 
@@ -27,14 +32,16 @@ interface ApprovalPart extends SdkPart { readonly type: "tool-approval-response"
 interface Origin {
   readonly message: SdkMessage;
   readonly k: number;
-  /** Set once the whole SDK message is mapped. */
-  count: number;
+  /** How many messages the SDK message gave. */
+  readonly count: number;
   readonly part?: SdkPart;
 }
 
 /**
- * A request with what is needed to map it back. What each message, tool and tool call came from
- * is kept in lists beside the request; the lookups by object are built only when a hook changed
+ * A request with what is needed to map it back: the messages and tools as made (hooks get the
+ * request's own arrays and, without strict mode, may change them in place, which must not pair a
+ * message with another's origin) and each tool call beside the SDK part it came from. Where each
+ * message came from, and the lookups by object, are worked out only when a hook changed
  * something (most calls map back to `params` itself and never need them).
  *
  * @example
@@ -42,28 +49,30 @@ interface Origin {
  */
 export class MappedRequest {
   declare readonly request: ModelRequest;
-  /**
-   * The request's messages and tools as made: hooks get the request's own arrays and, without
-   * strict mode, may change them in place, which must not pair a message with another's origin.
-   */
+  declare private readonly prompt: readonly SdkMessage[];
+  /** The request's own lists, and copies of them as made. */
+  declare private readonly list: readonly Message[];
+  declare private readonly toolList: readonly ToolSpec[] | undefined;
   declare private readonly messages: readonly Message[];
   declare private readonly specs: readonly ToolSpec[];
-  /** Where `messages[i]` came from. */
-  declare private readonly origins: readonly Origin[];
-  /** Each tool call of the messages, beside the SDK part it came from. */
-  declare private readonly calls: readonly ToolCall[];
-  declare private readonly callParts: readonly ToolCallPart[];
+  /** Each tool call of the messages, beside the SDK part it came from (undefined when there is none). */
+  declare private readonly calls: readonly ToolCall[] | undefined;
+  declare private readonly callParts: readonly ToolCallPart[] | undefined;
   /** The SDK's tools, in the order of `request.tools`. */
   declare private readonly sdkTools: readonly SdkTool[];
   declare private byMessage: Map<Message, Origin> | undefined;
   declare private byCall: Map<ToolCall, ToolCallPart> | undefined;
   declare private byTool: Map<ToolSpec, SdkTool> | undefined;
 
-  constructor(request: ModelRequest, origins: readonly Origin[], calls: readonly ToolCall[], callParts: readonly ToolCallPart[], sdkTools: readonly SdkTool[]) {
+  constructor(
+    request: ModelRequest, prompt: readonly SdkMessage[], calls: readonly ToolCall[] | undefined, callParts: readonly ToolCallPart[] | undefined, sdkTools: readonly SdkTool[],
+  ) {
     this.request = request;
+    this.prompt = prompt;
+    this.list = request.messages;
+    this.toolList = request.tools;
     this.messages = request.messages.slice();
-    this.specs = request.tools === undefined ? [] : request.tools.slice();
-    this.origins = origins;
+    this.specs = request.tools === undefined ? noSpecs : request.tools.slice();
     this.calls = calls;
     this.callParts = callParts;
     this.sdkTools = sdkTools;
@@ -72,14 +81,29 @@ export class MappedRequest {
     this.byTool = undefined;
   }
 
+  /** True for the request's own message list: the messages as mapped from the prompt. */
+  made(messages: readonly Message[]): boolean {
+    return messages === this.list;
+  }
+
+  /** True for the request's own tool list (or no tools when the SDK gave none). */
+  madeTools(tools: readonly ToolSpec[] | undefined): boolean {
+    return tools === this.toolList;
+  }
+
+  /** The messages as made, in their order. */
+  original(): readonly Message[] {
+    return this.messages;
+  }
+
   /** Where a message the hooks kept came from; undefined for one they made. */
   origin(message: Message): Origin | undefined {
-    return (this.byMessage ??= pairs(this.messages, this.origins)).get(message);
+    return (this.byMessage ??= pairs(this.messages, originsOf(this.prompt))).get(message);
   }
 
   /** The SDK part a tool call the hooks kept came from. */
   callPart(call: ToolCall): ToolCallPart | undefined {
-    return (this.byCall ??= pairs(this.calls, this.callParts)).get(call);
+    return (this.byCall ??= pairs(this.calls ?? [], this.callParts ?? [])).get(call);
   }
 
   /** The SDK tool a tool spec the hooks kept came from. */
@@ -88,19 +112,31 @@ export class MappedRequest {
   }
 }
 
+const noSpecs: readonly ToolSpec[] = Object.freeze([]);
+
 const pairs = <K, V>(keys: readonly K[], values: readonly V[]): Map<K, V> => {
   const map = new Map<K, V>();
   keys.forEach((key, i) => map.set(key, values[i] as V));
   return map;
 };
 
-/** A deep copy (strict mode freezes what hooks see; the SDK's objects must stay the caller's). */
-const copy = <T>(value: T): T => {
-  try {
-    return structuredClone(value);
-  } catch {
-    return value;
+/**
+ * A frozen copy of an SDK object (a tool-call input, a tool's schema), made once per object:
+ * strict mode freezes what hooks see, and the SDK's objects must stay the caller's. A value the
+ * structured clone cannot copy (a function in it) is shown as it is.
+ */
+const copies = new WeakMap<object, unknown>();
+const shared = <T extends object>(value: T): T => {
+  let copy = copies.get(value) as T | undefined;
+  if (copy === undefined) {
+    try {
+      copy = deepFreeze(structuredClone(value));
+    } catch {
+      copy = value;
+    }
+    copies.set(value, copy);
   }
+  return copy;
 };
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -126,9 +162,8 @@ const outputText = (output: ToolResultPart["output"]): string => {
  */
 export const toRequest = (params: SdkCallOptions, model: string, stream: boolean): MappedRequest => {
   const messages: Message[] = [];
-  const origins: Origin[] = [];
-  const calls: ToolCall[] = [];
-  const callParts: ToolCallPart[] = [];
+  let calls: ToolCall[] | undefined;
+  let callParts: ToolCallPart[] | undefined;
   for (const message of params.prompt) {
     const first = messages.length;
     if (typeof message.content === "string") messages.push({ role: message.role as Message["role"], content: message.content });
@@ -137,50 +172,61 @@ export const toRequest = (params: SdkCallOptions, model: string, stream: boolean
         if (part.type === "tool-result") {
           const r = part as ToolResultPart;
           const isError = r.output.type.startsWith("error") || r.output.type === "execution-denied";
-          messages.push({ role: "tool", content: outputText(r.output), toolCallId: r.toolCallId, toolName: r.toolName, ...(isError ? { isError } : {}) });
-          origins.push({ message, k: messages.length - 1 - first, count: 0, part });
+          messages.push(isError
+            ? { role: "tool", content: outputText(r.output), toolCallId: r.toolCallId, toolName: r.toolName, isError }
+            : { role: "tool", content: outputText(r.output), toolCallId: r.toolCallId, toolName: r.toolName });
         } else if (part.type === "tool-approval-response") {
           const a = part as ApprovalPart;
           messages.push({ role: "tool", content: `[tool approval ${a.approved ? "granted" : "denied"}${a.reason ? `: ${a.reason}` : ""}]` });
-          origins.push({ message, k: messages.length - 1 - first, count: 0, part });
         }
       }
       if (messages.length === first) messages.push({ role: "tool", content: "" });
     } else {
-      const toolCalls: ToolCall[] = [];
+      let toolCalls: ToolCall[] | undefined;
       for (const part of message.content) {
         if (part.type !== "tool-call") continue;
         const p = part as ToolCallPart;
-        const call: ToolCall = { id: p.toolCallId, name: p.toolName, input: isRecord(p.input) ? copy(p.input) : { value: copy(p.input) } };
-        calls.push(call);
-        callParts.push(p);
-        toolCalls.push(call);
+        const call: ToolCall = { id: p.toolCallId, name: p.toolName, input: isRecord(p.input) ? shared(p.input) : { value: sharedValue(p.input) } };
+        (calls ??= []).push(call);
+        (callParts ??= []).push(p);
+        (toolCalls ??= []).push(call);
       }
-      messages.push({ role: message.role as Message["role"], content: textOf(message.content), ...(toolCalls.length > 0 ? { toolCalls } : {}) });
-    }
-    // One origin per message this SDK message gave (tool results have theirs already), each knowing how many it gave.
-    const count = messages.length - first;
-    for (let i = first; i < messages.length; i++) {
-      const origin = origins[i];
-      if (origin === undefined) origins.push({ message, k: i - first, count });
-      else origin.count = count;
+      const content = textOf(message.content);
+      messages.push(toolCalls === undefined ? { role: message.role as Message["role"], content } : { role: message.role as Message["role"], content, toolCalls });
     }
   }
-  const sdkTools = params.tools ?? [];
-  const specs = params.tools?.map((tool): ToolSpec => ({
-    name: tool.name,
-    ...(tool.description !== undefined ? { description: tool.description } : {}),
-    ...(isRecord(tool.inputSchema) ? { inputSchema: copy(tool.inputSchema) } : {}),
-  }));
-  const request: ModelRequest = {
-    model,
-    messages,
-    ...(specs !== undefined ? { tools: specs } : {}),
-    ...(params.maxOutputTokens !== undefined ? { maxOutputTokens: params.maxOutputTokens } : {}),
-    ...(params.temperature !== undefined ? { temperature: params.temperature } : {}),
-    ...(stream ? { stream } : {}),
-  };
-  return new MappedRequest(request, origins, calls, callParts, sdkTools);
+  const request: { -readonly [K in keyof ModelRequest]: ModelRequest[K] } = { model, messages };
+  const sdkTools = params.tools;
+  if (sdkTools !== undefined) request.tools = sdkTools.map(toolSpec);
+  if (params.maxOutputTokens !== undefined) request.maxOutputTokens = params.maxOutputTokens;
+  if (params.temperature !== undefined) request.temperature = params.temperature;
+  if (stream) request.stream = stream;
+  return new MappedRequest(request, params.prompt, calls, callParts, sdkTools ?? []);
+};
+
+/** A tool-call input that is not an object (the SDK allows any JSON), copied as `shared` copies objects. */
+const sharedValue = (value: unknown): unknown => (typeof value === "object" && value !== null ? shared(value) : value);
+
+const toolSpec = (tool: SdkTool): ToolSpec => {
+  const inputSchema = isRecord(tool.inputSchema) ? shared(tool.inputSchema) : undefined;
+  if (tool.description === undefined) return inputSchema === undefined ? { name: tool.name } : { name: tool.name, inputSchema };
+  return inputSchema === undefined ? { name: tool.name, description: tool.description } : { name: tool.name, description: tool.description, inputSchema };
+};
+
+/**
+ * Where each message `toRequest` made of `prompt` came from, in the same order: walked again
+ * only when a hook changed the messages and they must be mapped back.
+ */
+const originsOf = (prompt: readonly SdkMessage[]): Origin[] => {
+  const origins: Origin[] = [];
+  for (const message of prompt) {
+    if (typeof message.content !== "string" && message.role === "tool") {
+      const parts = message.content.filter((p) => p.type === "tool-result" || p.type === "tool-approval-response");
+      if (parts.length === 0) origins.push({ message, k: 0, count: 1 });
+      parts.forEach((part, k) => origins.push({ message, k, count: parts.length, part }));
+    } else origins.push({ message, k: 0, count: 1 });
+  }
+  return origins;
 };
 
 /**
@@ -192,15 +238,17 @@ export const toRequest = (params: SdkCallOptions, model: string, stream: boolean
  * fromRequest(params, mapped, mapped.request, []) === params // true
  */
 export const fromRequest = <P extends SdkCallOptions>(params: P, mapped: MappedRequest, request: DeepReadonly<ModelRequest>, context: readonly string[]): P => {
-  const base = mapped.request;
-  let prompt = request.messages === base.messages ? params.prompt : rebuildPrompt(mapped, request.messages as readonly Message[]);
+  // Compared with what was made, not with `mapped.request`: a hook may have assigned to it in place.
+  let prompt = mapped.made(request.messages as readonly Message[]) ? params.prompt : rebuildPrompt(mapped, request.messages as readonly Message[]);
   if (context.length > 0) {
     let at = 0;
     while (prompt[at]?.role === "system") at++;
     prompt = [...prompt.slice(0, at), { role: "system", content: context.join("\n\n") }, ...prompt.slice(at)];
   }
-  const tools = request.tools === base.tools ? params.tools : request.tools?.map((spec) => mapped.tool(spec as ToolSpec) ?? functionTool(spec as ToolSpec));
-  if (prompt === params.prompt && tools === params.tools && request.maxOutputTokens === base.maxOutputTokens && request.temperature === base.temperature) return params;
+  const tools = mapped.madeTools(request.tools as readonly ToolSpec[] | undefined)
+    ? params.tools
+    : request.tools?.map((spec) => mapped.tool(spec as ToolSpec) ?? functionTool(spec as ToolSpec));
+  if (prompt === params.prompt && tools === params.tools && request.maxOutputTokens === params.maxOutputTokens && request.temperature === params.temperature) return params;
   const next: Record<string, unknown> = { ...(params as object), prompt, tools, maxOutputTokens: request.maxOutputTokens, temperature: request.temperature };
   for (const key of ["tools", "maxOutputTokens", "temperature"]) if (next[key] === undefined) delete next[key];
   return next as unknown as P;
@@ -239,7 +287,8 @@ const rebuildPrompt = (mapped: MappedRequest, messages: readonly Message[]): Sdk
       continue;
     }
     // Positions line up only if no message was added or dropped (see the top of this file).
-    const atPlace = messages.length === mapped.request.messages.length ? mapped.request.messages[i] : undefined;
+    const original = mapped.original();
+    const atPlace = messages.length === original.length ? original[i] : undefined;
     out.push(rebuildMessage(m, mapped, atPlace));
     i++;
   }

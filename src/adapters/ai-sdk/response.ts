@@ -123,18 +123,17 @@ export const toResponse = (result: SdkGenerateResult, request: DeepReadonly<Mode
     if (part.type === "text") text += (part as SdkPart & { text: string }).text;
     else if (part.type === "tool-call") toolCalls.push(callOf(part as SdkToolCall));
   }
-  const { usage, estimated } = usageOf(result.usage, () => ({
+  const finishReason = finishOf(result.finishReason);
+  const model = result.response?.modelId ?? request.model;
+  const input = result.usage.inputTokens.total;
+  const output = result.usage.outputTokens.total;
+  // The usual case, without the estimate's closure: the provider reported both totals.
+  if (input !== undefined && output !== undefined) return { text, toolCalls, finishReason, usage: { inputTokens: input, outputTokens: output }, model };
+  const { usage } = usageOf(result.usage, () => ({
     inputTokens: estimateMessageTokens(request.messages as readonly Message[]),
     outputTokens: estimateTokens(text),
   }));
-  return {
-    text,
-    toolCalls,
-    finishReason: finishOf(result.finishReason),
-    usage,
-    model: result.response?.modelId ?? request.model,
-    ...(estimated ? { usageEstimated: true } : {}),
-  };
+  return { text, toolCalls, finishReason, usage, model, usageEstimated: true };
 };
 
 /**

@@ -4,13 +4,14 @@
  *
  * In: `text-delta` → text, `tool-call` → a `ToolCall`, `finish` → finish with the totals the
  * provider reported (missing ones left out, so the machinery estimates them and says so);
- * block markers (`text-start`/`text-end`) are dropped and streamed tool inputs (`tool-input-*`)
- * too, because the machinery holds tool calls back until checked and a half-streamed input of
- * a call that a gate then removes must not reach the consumer first.
- * V4's `ping` is dropped. Everything else (`stream-start`, `response-metadata`, reasoning,
- * sources, files, `raw`, and `error`) passes through unchanged as our `raw` part; the machinery
- * holds one that names a tool call of the stream (`tool-result`, `tool-approval-request`) with
- * that call. A provider's `error` part does not end an SDK stream (the provider goes on, and its
+ * block markers (`text-start`/`text-end`) are dropped (text is re-framed on the way out) and so
+ * is V4's `ping`. Everything else (streamed tool input `tool-input-*`, `stream-start`,
+ * `response-metadata`, reasoning, sources, files, `raw`, and `error`) passes through unchanged
+ * as our `raw` part. The machinery holds one that names a tool call of the stream
+ * (`tool-result`, `tool-approval-request`) with that call, and a call's streamed input goes out
+ * as it arrives only when nothing decides what is shown (hold-back `"none"`, no output gate, no
+ * chunk hook); otherwise it waits for the call and goes out just before it if hooks left the
+ * call as the model streamed it, or not at all (see `pump.ts`). A provider's `error` part does not end an SDK stream (the provider goes on, and its
  * finish part carries the usage), so once the stream showed something it is not our `error`,
  * which would; a stream that ends after one without a finish part finishes with reason `error`,
  * as the SDK reports it. One that arrives before the stream showed anything (Anthropic's
@@ -84,7 +85,7 @@ export class StreamMemo {
   failed: { readonly error: unknown } | undefined;
 }
 
-const dropped = new Set(["tool-input-start", "tool-input-delta", "tool-input-end", "ping"]);
+const dropped = new Set(["ping"]);
 
 /** Provider parts that show the reader nothing: they describe the call, frame text, are dropped, or are raw chunks. */
 const silent = new Set([...dropped, "stream-start", "response-metadata", "text-start", "text-end", "error", "finish", "raw"]);
@@ -161,8 +162,7 @@ export const fromSdkParts = (parts: AsyncIterable<SdkPart>, memo: StreamMemo): A
             release();
           } else if (!showing && value.type !== "finish" && (held.length > 0 || value.type === "error" || value.type === "raw")) {
             // Raw chunks wait too, on every stream: an error part may follow them before anything
-            // is shown, and then they go with the failed attempt. The cost: with includeRawChunks,
-            // a long streamed tool-call input (tool-input-* parts are not passed on) delays them.
+            // is shown, and then they go with the failed attempt.
             held.push(value);
             continue;
           }

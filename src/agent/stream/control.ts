@@ -18,7 +18,9 @@ import type { StreamPart } from "../model.ts";
  * once every check passed; `"all"`: release nothing until the post-phase approved the response.
  * Tool calls and the finish part always wait for the post-phase (tools may run as soon as a
  * call is seen, so a hook that drops a call must see it first); a raw part that names one of
- * the stream's calls (a provider-executed tool's result) waits with its call.
+ * the stream's calls (a provider-executed tool's result) waits with its call. A call's streamed
+ * input (the AI SDK's `tool-input-*`) goes out as it arrives only under `"none"` with no check
+ * and no part transform; otherwise it waits for its call and goes out only if the call is unchanged.
  */
 export type HoldBack = "none" | "all" | { readonly window: number };
 

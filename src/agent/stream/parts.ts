@@ -1,7 +1,9 @@
 /**
  * Small helpers of the streaming path: part transforms and abortable iteration.
  */
+import type { DeepReadonly } from "../../core/readonly.ts";
 import type { StreamPart } from "../model.ts";
+import type { ToolCall } from "../types.ts";
 import type { PartTransform } from "./control.ts";
 import { untilAbort } from "../../core/signal.ts";
 import { StreamHookError } from "./errors.ts";
@@ -44,6 +46,37 @@ export const linkedCall = (part: StreamPart): string | undefined => {
   if (part.type !== "raw" || typeof part.value !== "object" || part.value === null) return undefined;
   const id = (part.value as { toolCallId?: unknown }).toolCallId;
   return typeof id === "string" ? id : undefined;
+};
+
+/**
+ * The id of the tool call a raw part previews the input of, if it does (the AI SDK's
+ * `tool-input-start`, `tool-input-delta` and `tool-input-end`, which name the call by `id` and
+ * come before it).
+ *
+ * @example
+ * previewedCall({ type: "raw", value: { type: "tool-input-delta", id: "call-1", delta: "{" } }) // "call-1"
+ */
+export const previewedCall = (part: StreamPart): string | undefined => {
+  if (part.type !== "raw" || typeof part.value !== "object" || part.value === null) return undefined;
+  const { type, id } = part.value as { type?: unknown; id?: unknown };
+  return (type === "tool-input-start" || type === "tool-input-delta" || type === "tool-input-end") && typeof id === "string" ? id : undefined;
+};
+
+/**
+ * True when two tool calls are the same call as far as a reader can tell: the same object, or the
+ * same id, name and input (compared as JSON; an input JSON cannot show counts as different).
+ *
+ * @example
+ * sameCall({ id: "1", name: "f", input: { a: 1 } }, { id: "1", name: "f", input: { a: 1 } }) // true
+ */
+export const sameCall = (a: DeepReadonly<ToolCall> | undefined, b: DeepReadonly<ToolCall> | undefined): boolean => {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.id !== b.id || a.name !== b.name) return false;
+  try {
+    return JSON.stringify(a.input) === JSON.stringify(b.input);
+  } catch {
+    return false;
+  }
 };
 
 /**

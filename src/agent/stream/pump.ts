@@ -12,7 +12,7 @@ import { reportedOrEstimated } from "../tokens.ts";
 import type { ModelRequest, ModelResponse, ToolCall, Usage } from "../types.ts";
 import type { CheckAction, HoldBack, RegisteredCheck, StreamControl } from "./control.ts";
 import { ModelStreamError, StreamHookError } from "./errors.ts";
-import { applyTransforms, closeLate, closeQuietly, describesCall, isThenable, linkedCall, nextOrAbort } from "./parts.ts";
+import { applyTransforms, closeLate, closeQuietly, describesCall, isThenable, linkedCall, nextOrAbort, previewedCall, sameCall } from "./parts.ts";
 
 /** Starts the provider's stream (the AI SDK's `doStream`, a model's `stream`). */
 export type StartStream = (
@@ -51,6 +51,11 @@ export interface PumpResult {
   readonly linked: ReadonlyMap<string, readonly StreamPart[]>;
   /** Raw parts that describe the call, held because nothing of this stream went out yet: they go out first. */
   readonly preamble: readonly StreamPart[];
+  /**
+   * Raw parts that preview a call's input (see `previewedCall`), by call id, held because the text
+   * was held or checked too: they go out right before their call if it goes out as streamed, or not at all.
+   */
+  readonly previews: ReadonlyMap<string, readonly StreamPart[]>;
 }
 
 /**
@@ -73,6 +78,13 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
   // Ids of the calls this stream made (before and after transforms), and the raw parts naming them.
   const seenCalls = new Set<string>();
   const linked = new Map<string, StreamPart[]>();
+  // A call's input streams to the consumer as it arrives only when nothing decides what is shown
+  // (no hold-back, no output check, no part transform): otherwise a call that hooks then drop or
+  // rewrite (a redaction) would have been shown as the model wrote it. Then the preview waits with its call.
+  const livePreviews = window === 0 && checks.length === 0 && transforms.length === 0;
+  const previews = new Map<string, StreamPart[]>();
+  // Each call as the provider streamed it, before part transforms: a preview of one they changed is dropped.
+  const upstreamCalls = new Map<string, ToolCall>();
   let finish: Extract<StreamPart, { type: "finish" }> | undefined;
   let blocked: { readonly check: RegisteredCheck; readonly reason: string } | undefined;
   let aborted = false;
@@ -150,6 +162,7 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
         // they always wait for the post-phase: a hook that drops a call must see it first.
         calls.push(part.call);
         seenCalls.add(part.call.id);
+        if (previews.has(part.call.id) && !sameCall(part.call, upstreamCalls.get(part.call.id))) previews.delete(part.call.id);
         return;
       case "finish":
         finish = part;
@@ -161,7 +174,12 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
         // request) waits with its call: it must not reach the consumer before the call, nor
         // without it once a hook or gate dropped the call. A part about an earlier call goes at once.
         const id = linkedCall(part);
-        if (id !== undefined && seenCalls.has(id)) linked.set(id, [...(linked.get(id) ?? []), part]);
+        const previewed = livePreviews ? undefined : previewedCall(part);
+        if (previewed !== undefined) {
+          const waiting = previews.get(previewed);
+          if (waiting === undefined) previews.set(previewed, [part]);
+          else waiting.push(part); // a long input streams in many deltas
+        } else if (id !== undefined && seenCalls.has(id)) linked.set(id, [...(linked.get(id) ?? []), part]);
         else if (!shown && describesCall(part)) preamble.push(part);
         else {
           show();
@@ -192,7 +210,10 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
       }
       ttfc ??= performance.now() - started;
       if (r.value.type === "text-delta") upstreamText += r.value.text;
-      else if (r.value.type === "tool-call") seenCalls.add(r.value.call.id);
+      else if (r.value.type === "tool-call") {
+        seenCalls.add(r.value.call.id);
+        if (!livePreviews) upstreamCalls.set(r.value.call.id, r.value.call);
+      }
       for (const part of applyTransforms(transforms, r.value)) {
         await accept(part);
         if (blocked !== undefined) break;
@@ -248,7 +269,7 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
   if (blocked !== undefined) {
     const text = released() + blocked.check.replacement(blocked.reason);
     for (const c of checks) o.control.approved.set(c.name, text);
-    return { response: { text, toolCalls: [], finishReason: "content-filter", ...common }, held: [], linked, preamble };
+    return { response: { text, toolCalls: [], finishReason: "content-filter", ...common }, held: [], linked, preamble, previews };
   }
   const text = released() + pending;
   if (!aborted) for (const c of checks) o.control.approved.set(c.name, text);
@@ -257,6 +278,7 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
     held,
     linked,
     preamble,
+    previews,
   };
 };
 

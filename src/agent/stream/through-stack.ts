@@ -32,6 +32,7 @@ import { StreamControl, holdBackProblem, streamControlKey, type HoldBack } from 
 import { CallSpend } from "./call-spend.ts";
 import { ModelStreamError, StreamDivergedError } from "./errors.ts";
 import { pump, type Emitter, type PumpResult, type StartStream } from "./pump.ts";
+import { sameCall } from "./parts.ts";
 import { PartQueue } from "./queue.ts";
 
 /** Anything that can run the `modelCall` point: an agent stack, or any stack with that point. */
@@ -174,6 +175,7 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
   let held: readonly string[] = [];
   let linked: PumpResult["linked"] = new Map();
   let preamble: PumpResult["preamble"] = [];
+  let previews: PumpResult["previews"] = new Map();
   // The last provider stream's response, to tell whether the answer settled on came from it.
   let last: ModelResponse | undefined;
   let attempts = 0;
@@ -183,6 +185,7 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
     pre.dispose();
     attempts++;
     preamble = [];
+    previews = new Map();
     last = undefined;
     // A retry (an `around` calling next() again) must not repeat text already released: hold it all.
     mode = attempts > 1 && out.emitted !== "" ? "all" : control.effective(holdBack);
@@ -199,6 +202,7 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
     held = result.held;
     linked = result.linked;
     preamble = result.preamble;
+    previews = result.previews;
     last = result.response;
     spend.finished(result.response);
     return result.response;
@@ -241,8 +245,12 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
           if (held.join("") === rest) for (const t of held) out.text(t);
           else out.text(rest);
         }
+        const streamed = fromLast(response) ? last?.toolCalls : undefined;
         for (const call of response.toolCalls) {
           if (out.calls.has(call.id)) continue;
+          // A preview held back goes out only before the call as the model streamed it: one a hook
+          // rewrote would show an input that is not the one that runs.
+          if (streamed !== undefined && sameCall(call, streamed.find((c) => c.id === call.id))) for (const part of previews.get(call.id) ?? []) out.raw(part);
           out.toolCall(call);
           // What the provider streamed about this call (its result, an approval request) follows it.
           for (const part of linked.get(call.id) ?? []) out.raw(part);

@@ -118,4 +118,45 @@ describe("fromRequest", () => {
     expect(next.prompt[0]).toBe(params.prompt[0]);
     expect(next.prompt[1]).toBe(params.prompt[2]); // the assistant's own message, not a rebuilt one or another's
   });
+
+  it("sends the messages and tools a hook assigned to the request itself (strict mode off)", () => {
+    const mapped = toRequest(params, "gpt", false);
+    const request = mapped.request as { -readonly [K in keyof ModelRequest]: ModelRequest[K] };
+    request.messages = request.messages.slice(0, 2);
+    request.tools = [];
+    const next = fromRequest(params, mapped, request, []);
+    expect(next.prompt).toEqual(params.prompt.slice(0, 2));
+    expect(next.tools).toEqual([]);
+  });
+
+  it("gives back the params when a hook's new request keeps the messages and tools and their settings", () => {
+    const mapped = toRequest(params, "gpt", false);
+    expect(fromRequest(params, mapped, { ...mapped.request }, [])).toBe(params);
+    expect(fromRequest(params, mapped, { ...mapped.request, temperature: 1 }, []).temperature).toBe(1);
+  });
+});
+
+describe("the copies hooks see of the SDK's objects", () => {
+  it("are frozen copies of each tool-call input and tool schema, made once and shown by every request that has them", () => {
+    const first = toRequest(params, "gpt", false).request;
+    const again = toRequest({ ...params, prompt: [...params.prompt] }, "gpt", false).request;
+    const inputs = (request: ModelRequest) => [...request.messages.flatMap((m) => m.toolCalls ?? []).map((c) => c.input), ...(request.tools ?? []).map((t) => t.inputSchema)];
+    expect(inputs(first)).toEqual([call.input, other.input, readTool.inputSchema, globTool.inputSchema]);
+    inputs(first).forEach((input, i) => {
+      expect(input).toBe(inputs(again)[i]);
+      expect(Object.isFrozen(input)).toBe(true);
+    });
+    expect(inputs(first)[0]).not.toBe(call.input);
+    for (const own of [call.input, other.input, readTool.inputSchema, globTool.inputSchema]) expect(Object.isFrozen(own)).toBe(false);
+  });
+
+  it("show an input that is not an object as { value }, and one the structured clone cannot copy as it is", () => {
+    const odd = { type: "tool-call", toolCallId: "c9", toolName: "Fn", input: { run: () => 1 } };
+    const listed = { type: "tool-call", toolCallId: "c8", toolName: "List", input: ["a", "b"] };
+    const { request } = toRequest({ prompt: [{ role: "assistant", content: [odd, listed] }] as SdkMessage[] }, "gpt", false);
+    const [fn, list] = request.messages[0]?.toolCalls ?? [];
+    expect(fn?.input).toBe(odd.input);
+    expect(list?.input).toEqual({ value: ["a", "b"] });
+    expect(list?.input.value).not.toBe(listed.input);
+  });
 });

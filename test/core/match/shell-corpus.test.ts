@@ -14,7 +14,7 @@ afterAll(() => {
 });
 
 describe("the shell corpus", () => {
-  it("holds at least 300 attack commands in every class of the issue and 100 everyday commands", () => {
+  it("holds at least 300 attack commands in every attack class and 100 everyday commands", () => {
     const f = figures();
     expect(f.attacks).toBeGreaterThanOrEqual(300);
     expect(f.classes).toBeGreaterThanOrEqual(15);

@@ -37,9 +37,9 @@ const link = (name: string, modules: string, done: Set<string>, optional = false
  * const pkg = buildPackage(join(tmp, "agent-onion"))
  */
 export const buildPackage = (dir: string): string => {
-  const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
-  const build = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--outDir", join(dir, "dist"), "--sourceMap", "false", "--declaration", "false"], { encoding: "utf8" });
-  if (build.status !== 0) throw new Error(`agent-onion-package: tsc failed: ${build.stdout}${build.stderr}`);
+  // The package's own build (scripts/build.ts), into this copy.
+  const build = spawnSync(process.execPath, ["--import", "tsx", join(root, "scripts", "build.ts"), "--out", join(dir, "dist"), "--no-types"], { cwd: root, encoding: "utf8" });
+  if (build.status !== 0) throw new Error(`agent-onion-package: the build failed: ${build.stdout}${build.stderr}`);
   mkdirSync(join(dir, "bin"), { recursive: true });
   copyFileSync(join(root, "package.json"), join(dir, "package.json"));
   copyFileSync(join(root, "bin", "agent-onion.js"), join(dir, "bin", "agent-onion.js"));

@@ -1,0 +1,134 @@
+/**
+ * `guardAgent`: an Agents SDK agent whose model calls, tool calls and user prompts run through
+ * one stack, mapped onto the SDK's own extension points.
+ *
+ * - Its function tools are `guardTool`s (`toolCall`, approvals through interruptions).
+ * - Its model, when it is a `Model` object, is a `guardModel` (`modelCall`); a model given by
+ *   name is resolved by the runner's provider: guard that with `guardModelProvider`.
+ * - An input guardrail runs the `userPrompt` point on the run's last user message, blocking
+ *   (`runInParallel: false`), so a hook that rejects stops the run before the model is called,
+ *   as the SDK reports a tripped guardrail (`InputGuardrailTripwireTriggered`, whose
+ *   `result.output.outputInfo` says which hook and why). The SDK cannot rewrite a run's input from
+ *   a guardrail, so a hook that rewrites the prompt trips it too (nothing unrewritten reaches the
+ *   model): rewrite a prompt before `run()`, with `stack.run("userPrompt", ...)`.
+ * - Agents it hands off to are guarded the same way (each once, cycles included); `handoff()`
+ *   objects are left as they are (guard their agent before building them).
+ *
+ * The SDK runs input guardrails for the first agent of a run only, and not again on a resumed run.
+ */
+import type { Agent, InputGuardrail, Model, RunContext } from "@openai/agents";
+import type { RunOptions } from "../../core/context.ts";
+import { describeGiven } from "../../core/errors.ts";
+import type { Operation } from "../../core/stack-types.ts";
+import type { Outcome } from "../../core/outcome.ts";
+import type { UserPrompt } from "../../agent/types.ts";
+import type { ToolCallStack } from "../../agent/wrap-tool.ts";
+import { checkModelOptions, guardModel, type GuardModelOptions, type GuardModelStack } from "./model.ts";
+import { checkToolOptions, guardTool, type GuardToolOptions } from "./tool.ts";
+
+/**
+ * What `guardAgent` needs of a stack: the points it runs. Every `HookStack` over the agent points is one.
+ *
+ * @example
+ * const stack: GuardAgentStack = createAgentStack()
+ */
+export type GuardAgentStack = GuardModelStack & ToolCallStack & {
+  run(point: "userPrompt", input: UserPrompt, operation: Operation<UserPrompt, UserPrompt>, options?: RunOptions): Promise<Outcome<UserPrompt>>;
+  has?(point: "modelCall" | "toolCall" | "userPrompt"): boolean;
+};
+
+/**
+ * Options of `guardAgent`: those of the model and tools it guards, and run options for prompts.
+ *
+ * @example
+ * guardAgent(stack, agent, { model: { name: "gpt-4.1" }, tools: { approvals: "interrupt" }, run: { sessionId: "s1" } })
+ */
+export interface GuardAgentOptions {
+  readonly model?: GuardModelOptions;
+  readonly tools?: GuardToolOptions;
+  /** Run options for the `userPrompt` point, or a function of the SDK's run context. */
+  readonly run?: Omit<RunOptions, "signal"> | ((runContext: RunContext<unknown>) => Omit<RunOptions, "signal">);
+}
+
+/**
+ * The name of the input guardrail that runs `userPrompt`, as it appears in `result.inputGuardrailResults`.
+ *
+ * @example
+ * error instanceof InputGuardrailTripwireTriggered && error.result.guardrail.name === promptGuardrailName // refused by a userPrompt hook
+ */
+export const promptGuardrailName = "agent-onion:userPrompt";
+
+/**
+ * A copy of an Agents SDK agent (and of the agents it hands off to) guarded by the stack.
+ *
+ * @example
+ * import { Agent, run } from "@openai/agents"
+ * const agent = guardAgent(stack, new Agent({ name: "mailer", instructions, tools: [sendEmail], model }))
+ * const result = await run(agent, "email bob")
+ * if (result.interruptions.length > 0) save(result.state.toString()) // a hook asked: a person decides later
+ */
+export const guardAgent = <A extends Agent<any, any>>(stack: GuardAgentStack, agent: A, options: GuardAgentOptions = {}): A => {
+  if (typeof (stack as Partial<GuardAgentStack> | null)?.run !== "function")
+    throw new TypeError(`guardAgent: stack must be a stack with run (createAgentStack()), got ${describeGiven(stack)}`);
+  if (!isAgent(agent)) throw new TypeError(`guardAgent: agent must be an Agents SDK Agent (new Agent({ ... })), got ${describeGiven(agent)}`);
+  if (typeof options !== "object" || options === null) throw new TypeError(`guardAgent: options must be an object when given, got ${describeGiven(options)}`);
+  const run: unknown = options.run;
+  if (run !== undefined && (typeof run !== "object" || run === null) && typeof run !== "function")
+    throw new TypeError(`guardAgent: run must be run options or a function of the run context, got ${describeGiven(run)}`);
+  // Checked now, whether or not this agent has a model object or tools to use them on.
+  if (options.model !== undefined) checkModelOptions("guardAgent: model.", options.model);
+  if (options.tools !== undefined) checkToolOptions("guardAgent: tools.", options.tools);
+  return guardOne(stack, agent, options, new Map()) as A;
+};
+
+const isAgent = (value: unknown): value is Agent<any, any> =>
+  typeof value === "object" && value !== null && typeof (value as Agent).clone === "function" && Array.isArray((value as Agent).tools);
+
+const guardOne = (stack: GuardAgentStack, agent: Agent<any, any>, options: GuardAgentOptions, done: Map<Agent<any, any>, Agent<any, any>>): Agent<any, any> => {
+  const seen = done.get(agent);
+  if (seen !== undefined) return seen;
+  const model = typeof agent.model === "object" && agent.model !== null ? guardModel(stack, agent.model as Model, options.model) : agent.model;
+  const copy = agent.clone({
+    model,
+    tools: agent.tools.map((t) => guardTool(stack, t, options.tools)),
+    inputGuardrails: stack.has?.("userPrompt") === false ? [...agent.inputGuardrails] : [promptGuardrail(stack, options), ...agent.inputGuardrails],
+    outputGuardrails: [...agent.outputGuardrails],
+  });
+  done.set(agent, copy);
+  // Set after the copy is known, so that agents handing off to each other end up pointing at each other's copies.
+  copy.handoffs = agent.handoffs.map((h) => (isAgent(h) ? guardOne(stack, h, options, done) : h));
+  return copy;
+};
+
+/** The text of the last user message of a run's input (a string input is one). */
+const promptOf = (input: unknown): string => {
+  if (typeof input === "string") return input;
+  if (!Array.isArray(input)) return "";
+  for (let i = input.length - 1; i >= 0; i--) {
+    const item = input[i] as Record<string, unknown>;
+    if ((item.type ?? "message") !== "message" || item.role !== "user") continue;
+    if (typeof item.content === "string") return item.content;
+    if (Array.isArray(item.content))
+      return (item.content as Record<string, unknown>[]).filter((p) => p.type === "input_text").map((p) => String(p.text ?? "")).join("");
+  }
+  return "";
+};
+
+/** The input guardrail that runs `userPrompt` (see the top of this file). */
+const promptGuardrail = (stack: GuardAgentStack, options: GuardAgentOptions): InputGuardrail => ({
+  name: promptGuardrailName,
+  runInParallel: false,
+  execute: async ({ input, context }) => {
+    const text = promptOf(input);
+    const run = typeof options.run === "function" ? options.run(context) : (options.run ?? {});
+    const outcome = await stack.run("userPrompt", { text }, (prompt) => prompt as UserPrompt, run);
+    if (outcome._tag === "Failed") throw outcome.error;
+    if (outcome._tag === "Rejected") return { tripwireTriggered: true, outputInfo: { point: "userPrompt", reason: outcome.reason, by: outcome.by } };
+    if (outcome.value.text !== text)
+      return {
+        tripwireTriggered: true,
+        outputInfo: { point: "userPrompt", reason: "a userPrompt hook rewrote the prompt, and an Agents SDK input guardrail cannot change a run's input; rewrite it before run()", by: promptGuardrailName },
+      };
+    return { tripwireTriggered: false, outputInfo: undefined };
+  },
+});

@@ -1,0 +1,7 @@
+/**
+ * `agent-onion/ai-sdk`: the stack as Vercel AI SDK language model middleware (ai 6 and 7) and
+ * around AI SDK tools. Structural: it imports nothing from `ai`.
+ */
+export { aiSdkMiddleware, type AiSdkCallInfo, type AiSdkMiddleware, type AiSdkMiddlewareOptions, type AiSdkStack } from "./adapters/ai-sdk.ts";
+export { UnsupportedSpecificationError, type SpecVersion } from "./adapters/ai-sdk/spec.ts";
+export { wrapAiSdkTools, type AiSdkToolExecutionOptions, type WrapAiSdkToolsOptions } from "./adapters/ai-sdk-tools.ts";

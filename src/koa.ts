@@ -1,0 +1,4 @@
+/**
+ * `agent-onion/koa`: Koa-style `(ctx, next)` middleware mounted as an `around` hook.
+ */
+export { fromKoa, type FromKoaOptions, type KoaContext, type KoaMiddleware } from "./adapters/koa.ts";

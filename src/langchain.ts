@@ -1,0 +1,8 @@
+/**
+ * `agent-onion/langchain`: one stack as LangChain.js `createAgent` middleware, with approvals that
+ * pause through LangGraph's interrupts. Needs the optional peers `langchain` and `@langchain/core`.
+ */
+export {
+  langchainMiddleware, ApprovalPendingError, ApprovalResumedError, GuardedChatModel, decisionOf, hitlRequest,
+  type HitlRequest, type LangChainCallInfo, type LangChainMiddlewareOptions, type LangChainStack, type ModelScope,
+} from "./adapters/langchain.ts";

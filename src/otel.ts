@@ -1,0 +1,8 @@
+/**
+ * `agent-onion/otel`: OpenTelemetry metrics and tracing middleware. Needs `@opentelemetry/api`
+ * (an optional peer dependency: the application's own copy, so spans and metrics reach its SDK).
+ */
+export { metrics, type MetricsOptions } from "./middleware/metrics.ts";
+export { tracing, type TracingOptions } from "./middleware/tracing.ts";
+export { GenAiAttr, GenAiMetric, GenAiOperation, GenAiTokenType, OnionAttr, OnionMetric, durationBuckets, hookBuckets, tokenBuckets } from "./middleware/semconv.ts";
+export { providerOf, type ProviderOption } from "./middleware/telemetry-attrs.ts";

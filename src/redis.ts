@@ -1,0 +1,6 @@
+/**
+ * `agent-onion/redis`: a `StateStore` on Redis, shared atomically by every process that points
+ * at one server. Needs `ioredis` (an optional peer dependency).
+ */
+export { RedisStore, type RedisStoreOptions } from "./stores/redis.ts";
+export { StoreUnavailableError } from "./stores/errors.ts";

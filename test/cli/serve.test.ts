@@ -1,0 +1,193 @@
+/**
+ * `agent-onion serve` run as a real server on 127.0.0.1, called with real HTTP requests the way
+ * Claude Code calls an `"type": "http"` hook, and compared with `claude-hook` on the same events.
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { httpAnswer } from "../../src/cli/hook-answer.ts";
+import { bin, fixture, root, runChild } from "./helpers.ts";
+
+interface Server {
+  readonly child: ChildProcess;
+  readonly url: string;
+  stderr: string;
+  readonly exited: Promise<number | null>;
+}
+
+/** Start `agent-onion serve` on a free port and wait for its "listening on" line. */
+const startServer = (args: readonly string[]): Promise<Server> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, "serve", "--port", "0", ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    const server = { child, url: "", stderr: "", exited };
+    child.stderr.on("data", (c: Buffer) => (server.stderr += c.toString()));
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => {
+      out += c.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match) resolve({ ...server, url: match[1] as string, get stderr() { return server.stderr; } });
+    });
+    void exited.then((code) => reject(new Error(`serve exited ${code}: ${server.stderr}`)));
+  });
+
+interface Reply {
+  readonly status: number;
+  readonly body: string;
+  readonly type: string | undefined;
+}
+
+/** POST `body` as Claude Code does; `headers` override the defaults. */
+const post = (url: string, body: string | Buffer, headers: Record<string, string> = {}, method = "POST"): Promise<Reply> =>
+  new Promise((resolve, reject) => {
+    const req = request(url, { method, headers: { "content-type": "application/json", ...headers } }, (res) => {
+      let text = "";
+      res.on("data", (c: Buffer) => (text += c.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text, type: res.headers["content-type"] }));
+    });
+    req.on("error", reject);
+    // Node's client frames no body for GET: sent anyway, it would reach the server as a malformed next request.
+    req.end(method === "GET" ? undefined : body);
+  });
+
+const stop = async (server: Server): Promise<number | null> => {
+  server.child.kill("SIGTERM");
+  return server.exited;
+};
+
+const event = (fields: Record<string, unknown>): string => JSON.stringify({ session_id: "s1", cwd: "/tmp", ...fields });
+
+describe("agent-onion serve", () => {
+  let guard: Server;
+  beforeAll(async () => {
+    guard = await startServer([fixture("settings", "guard-stack.ts")]);
+  }, 30_000);
+  afterAll(async () => {
+    if (guard) expect(await stop(guard)).toBe(0);
+  });
+
+  const events = {
+    "a destructive command": event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -rf build" }, tool_use_id: "t1" }),
+    "a rewritten command": event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "curl https://example.com" }, tool_use_id: "t2" }),
+    "a push that needs a person": event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git push" }, tool_use_id: "t3" }),
+    "a plain command": event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t4" }),
+    "a prompt with a key": event({ hook_event_name: "UserPromptSubmit", prompt: "use sk-ABCDEFGH1234" }),
+    "output with a secret": event({ hook_event_name: "PostToolUse", tool_name: "Bash", tool_input: { command: "cat .env" }, tool_use_id: "t5", tool_response: "SECRET=hunter2 PORT=80" }),
+    "a first stop": event({ hook_event_name: "Stop", stop_hook_active: false, last_assistant_message: "done" }),
+    "a session start": event({ hook_event_name: "SessionStart", source: "startup" }),
+    "an event it does not drive": event({ hook_event_name: "PermissionRequest", tool_name: "Bash", tool_input: {} }),
+    "an event it cannot read": event({ hook_event_name: "PreToolUse", tool_input: { command: "ls" } }),
+  };
+
+  it("answers every event as claude-hook does, translated to HTTP", async () => {
+    const commands = await Promise.all(Object.values(events).map((body) => runChild(process.execPath, [bin, "claude-hook", fixture("settings", "guard-stack.ts")], body)));
+    for (const [i, [name, body]] of Object.entries(events).entries()) {
+      const command = commands[i]!;
+      const expected = httpAnswer({
+        ...(JSON.parse(body).hook_event_name !== undefined ? { event: JSON.parse(body).hook_event_name as string } : {}),
+        exitCode: command.code as 0 | 1 | 2,
+        ...(command.stdout ? { json: JSON.parse(command.stdout) as Record<string, unknown> } : {}),
+        ...(command.stderr ? { stderr: command.stderr.trimEnd() } : {}),
+      });
+      const served = await post(guard.url, body);
+      expect({ name, status: served.status, body: served.body }).toEqual({
+        name, status: expected.status, body: (expected.body ?? "").replace(/agent-onion claude-hook/g, "agent-onion serve"),
+      });
+    }
+  }, 60_000);
+
+  it("answers a deny as Claude Code reads it from an http hook: 200 and the JSON body", async () => {
+    const reply = await post(guard.url, events["a destructive command"]);
+    expect([reply.status, reply.type]).toEqual([200, "application/json"]);
+    expect(JSON.parse(reply.body)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "Destructive command blocked: rm -rf build" } });
+  });
+
+  it("turns what would be exit 2 into the JSON that blocks on that event, since no HTTP status blocks", async () => {
+    const reply = await post(guard.url, events["an event it cannot read"]);
+    expect(reply.status).toBe(200);
+    expect(JSON.parse(reply.body)).toMatchObject({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: expect.stringMatching(/cannot read the event: PreToolUse event is missing tool_name/) } });
+  });
+
+  it("answers many requests at once, each with its own decision", async () => {
+    const commands = Array.from({ length: 24 }, (_, i) => (i % 3 === 0 ? `rm -rf dir${i}` : `ls dir${i}`));
+    const replies = await Promise.all(commands.map((command, i) => post(guard.url, event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command }, tool_use_id: `p${i}` }))));
+    replies.forEach((reply, i) => {
+      if (i % 3 === 0) expect(JSON.parse(reply.body).hookSpecificOutput.permissionDecisionReason).toBe(`Destructive command blocked: rm -rf dir${i}`);
+      else expect([reply.status, reply.body]).toEqual([200, ""]);
+    });
+  });
+
+  it("takes only POST with a JSON body, addressed to loopback, of at most 16 MiB", async () => {
+    const body = events["a plain command"];
+    expect((await post(guard.url, body, {}, "GET")).status).toBe(405);
+    expect((await post(guard.url, body, { "content-type": "text/plain" })).status).toBe(415);
+    expect((await post(guard.url, body, { host: "attacker.example:80" })).status).toBe(403);
+    const huge = Buffer.alloc(16 * 1024 * 1024 + 1, " ");
+    expect((await post(guard.url, huge)).status).toBe(413);
+    expect((await post(guard.url, body, { host: `localhost:${new URL(guard.url).port}` })).status).toBe(200);
+  });
+});
+
+describe("agent-onion serve, reloading and stopping", () => {
+  const dir = mkdtempSync(join(tmpdir(), "agent-onion-serve-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const src = join(root, "src", "index.ts");
+  const guardWith = (reason: string) =>
+    `import { createAgentStack, Reject } from ${JSON.stringify(src)};\nexport default createAgentStack().use("toolCall", { name: "g", before: () => Reject(${JSON.stringify(reason)}) });\n`;
+  const pre = event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t1" });
+  const reasonOf = async (url: string): Promise<string> => {
+    const reply = await post(url, pre);
+    return (JSON.parse(reply.body) as { hookSpecificOutput: { permissionDecisionReason: string } }).hookSpecificOutput.permissionDecisionReason;
+  };
+  const eventually = async (check: () => Promise<boolean>): Promise<void> => {
+    for (let i = 0; i < 200 && !(await check()); i++) await new Promise((r) => setTimeout(r, 50));
+  };
+
+  it("loads the module afresh when it changes, and answers as claude-hook would when the new version does not load", async () => {
+    const module = join(dir, "guard.ts");
+    writeFileSync(module, guardWith("first version"));
+    const server = await startServer([module]);
+    try {
+      expect(await reasonOf(server.url)).toBe("first version");
+      writeFileSync(module, guardWith("second version"));
+      await eventually(async () => (await reasonOf(server.url)) === "second version");
+      expect(await reasonOf(server.url)).toBe("second version");
+      expect(server.stderr).toContain(`reloaded ${module}`);
+      writeFileSync(module, "export default {;\n");
+      await eventually(async () => /cannot load/.test(await reasonOf(server.url)));
+      expect(await reasonOf(server.url)).toMatch(/^agent-onion serve: cannot load .*guard\.ts/);
+    } finally {
+      expect(await stop(server)).toBe(0);
+    }
+  }, 60_000);
+
+  it("starts a new hook process when its hook process dies, and answers as before", async () => {
+    const server = await startServer(["--no-watch", fixture("settings", "guard-stack.ts")]);
+    try {
+      const deny = event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -rf build" }, tool_use_id: "t1" });
+      const reason = async () => (JSON.parse((await post(server.url, deny)).body) as { hookSpecificOutput: { permissionDecisionReason: string } }).hookSpecificOutput.permissionDecisionReason;
+      expect(await reason()).toBe("Destructive command blocked: rm -rf build");
+      const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(server.child.pid)], { encoding: "utf8" }).trim().split(/\s+/).map(Number);
+      expect(children).toHaveLength(1);
+      process.kill(children[0]!, "SIGKILL");
+      await eventually(async () => /starting a new one/.test(server.stderr) && (await reason()) === "Destructive command blocked: rm -rf build");
+      expect(server.stderr).toContain("the hook process exited (SIGKILL); starting a new one");
+      expect(await reason()).toBe("Destructive command blocked: rm -rf build");
+    } finally {
+      expect(await stop(server)).toBe(0);
+    }
+  }, 60_000);
+
+  it("stops on SIGTERM after answering the request in flight", async () => {
+    const server = await startServer(["--no-watch", fixture("cli", "slow-stack.ts")]);
+    const pending = post(server.url, event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "sleep", ms: 800 }, tool_use_id: "t1" }));
+    await new Promise((r) => setTimeout(r, 200));
+    server.child.kill("SIGTERM");
+    expect(await pending).toEqual({ status: 200, body: "", type: undefined });
+    expect(await server.exited).toBe(0);
+    expect(server.stderr).toMatch(/SIGTERM: finishing 1 request in flight, then stopping/);
+  }, 30_000);
+});
