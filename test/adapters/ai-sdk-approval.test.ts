@@ -135,6 +135,25 @@ describe('wrapAiSdkTools with approval: "ai-sdk" (ai 6)', () => {
     expect(log).toEqual([]);
   });
 
+  it("runs a streaming tool no hook asks about to its last value, and asks about one a hook asks about", async () => {
+    const log: string[] = [];
+    const streaming = {
+      bash: tool({
+        inputSchema: jsonSchema<{ command: string }>({ type: "object", properties: { command: { type: "string" } } }),
+        async *execute({ command }) {
+          log.push(command);
+          yield `starting ${command}`;
+          yield `ran ${command}`;
+        },
+      }),
+    };
+    const tools = wrapAiSdkTools(guarded([]), streaming, { approval: "ai-sdk" });
+    const result = await generateText({ model: model(["git status", "deploy prod"]), tools, prompt: "x", stopWhen: stepCountIs(3) });
+    expect(log).toEqual(["git status"]);
+    expect(result.content.filter((p) => p.type === "tool-result").map((p) => p.output)).toEqual(["ran git status"]);
+    expect(result.content.filter((p) => p.type === "tool-approval-request").map((p) => p.toolCall.input)).toEqual([{ command: "deploy prod" }]);
+  });
+
   it("refuses an approval option it does not know when wrapping", () => {
     expect(() => wrapAiSdkTools(createAgentStack(), bash([]), { approval: "sdk" as never })).toThrow('wrapAiSdkTools: approval must be "ai-sdk" when given, got "sdk"');
   });
