@@ -73,34 +73,52 @@ export const plainData = (value: unknown, where = ""): unknown => {
   }
 };
 
-type Decode = (value: unknown) => { readonly ok: true; readonly answer: Decoded } | { readonly ok: false; readonly problem: string };
 type Decoded =
   | { readonly decision: "approve"; readonly reason?: string | undefined; readonly by?: string | undefined }
   | { readonly decision: "deny"; readonly reason?: string | undefined; readonly by?: string | undefined }
   | { readonly decision: "edit"; readonly input: unknown; readonly reason?: string | undefined; readonly by?: string | undefined };
 
-let decoder: Promise<Decode> | undefined;
+/**
+ * The answer schema, as data: per decision, each field it may have, whether it must, and what its
+ * value must be. Exact: a field it does not name makes the answer malformed. Checked by `decode`,
+ * synchronously, with nothing to load: the first approval is read as fast as any other, and the
+ * asking run settles in the same turn as its answer.
+ */
+const schema: Readonly<Record<Decoded["decision"], Readonly<Record<string, { readonly required: boolean; readonly type?: "string" }>>>> = {
+  approve: { decision: { required: true }, reason: { required: false, type: "string" }, by: { required: false, type: "string" } },
+  deny: { decision: { required: true }, reason: { required: false, type: "string" }, by: { required: false, type: "string" } },
+  edit: { decision: { required: true }, input: { required: true }, reason: { required: false, type: "string" }, by: { required: false, type: "string" } },
+};
+const decisions = Object.keys(schema) as Decoded["decision"][];
+const quoted = (v: unknown): string => (typeof v === "string" ? JSON.stringify(v) : describeJson(v));
+const describeJson = (v: unknown): string => {
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
+};
 
-/** The answer schema, built on first use. Exact: a field it does not know makes the answer malformed. */
-const loadDecoder = (): Promise<Decode> =>
-  (decoder ??= import("effect").then(({ Either, ParseResult, Schema }) => {
-    const text = Schema.optional(Schema.String);
-    const input = Schema.Unknown.pipe(Schema.filter((v) => v !== undefined, { message: () => "is missing" }));
-    const Answer = Schema.Union(
-      Schema.Struct({ decision: Schema.Literal("approve"), reason: text, by: text }),
-      Schema.Struct({ decision: Schema.Literal("deny"), reason: text, by: text }),
-      Schema.Struct({ decision: Schema.Literal("edit"), input, reason: text, by: text }),
-    );
-    const decode = Schema.decodeUnknownEither(Answer, { onExcessProperty: "error", errors: "first" });
-    return (value: unknown) => {
-      const result = decode(value);
-      if (Either.isRight(result)) return { ok: true as const, answer: result.right as Decoded };
-      const [issue] = ParseResult.ArrayFormatter.formatErrorSync(result.left);
-      const message = (issue?.message ?? "does not match").replace(/^Expected /, "expected ").replace(/, actual /, ", got ");
-      const at = issue === undefined || issue.path.length === 0 ? "" : `${issue.path.map(String).join(".")}${message.startsWith("is ") ? " " : ": "}`;
-      return { ok: false as const, problem: `${at}${message}` };
-    };
-  }));
+/** Check plain data (what `plainData` made) against `schema`: the answer, or the first problem, naming its field. */
+const decode = (value: Readonly<Record<string, unknown>>): { readonly ok: true; readonly answer: Decoded } | { readonly ok: false; readonly problem: string } => {
+  // Fields left undefined are as absent (an approver that spreads optional fields).
+  const present = Object.keys(value).filter((k) => value[k] !== undefined);
+  if (!present.includes("decision")) return { ok: false, problem: "decision is missing" };
+  const decision = value.decision;
+  if (!decisions.includes(decision as Decoded["decision"])) return { ok: false, problem: `decision: expected ${decisions.map((d) => JSON.stringify(d)).join(" | ")}, got ${quoted(decision)}` };
+  const fields = schema[decision as Decoded["decision"]];
+  const known = Object.keys(fields);
+  for (const key of present) if (!(key in fields)) return { ok: false, problem: `${key} is unexpected, expected: ${known.map((k) => JSON.stringify(k)).join(" | ")}` };
+  for (const [key, field] of Object.entries(fields)) {
+    if (!present.includes(key)) {
+      if (field.required) return { ok: false, problem: `${key} is missing` };
+      continue;
+    }
+    if (field.type !== undefined && typeof value[key] !== field.type) return { ok: false, problem: `${key}: expected ${field.type}, got ${quoted(value[key])}` };
+  }
+  const answer = Object.fromEntries(present.map((k) => [k, value[k]])) as Decoded;
+  return { ok: true, answer };
+};
 
 /** The shape an answer must have, for reasons that say what was expected. */
 const expected = `{ decision: "approve" | "deny" | "edit", reason?: string, by?: string, input (edit only) }`;
@@ -123,7 +141,7 @@ export const readAnswer = async (raw: unknown): Promise<ApprovalDecision> => {
     return malformed((error as Error).message);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return malformed(`expected ${expected}, got ${describe(value)}`);
-  const decoded = (await loadDecoder())(value);
+  const decoded = decode(value as Record<string, unknown>);
   if (!decoded.ok) return malformed(decoded.problem);
   const a = decoded.answer;
   const extra = { ...(a.reason !== undefined ? { reason: a.reason } : {}), ...(a.by !== undefined ? { by: a.by } : {}) };

@@ -43,6 +43,32 @@ describe("readAnswer", () => {
   });
 });
 
+describe("readAnswer's schema, field by field", () => {
+  const problem = (reason: string) => ({ decision: "deny", reason: `the approver's answer is not an approval: ${reason}` });
+  const table: readonly (readonly [unknown, unknown])[] = [
+    [{}, problem("decision is missing")],
+    [{ approved: true }, problem("decision is missing")],
+    [{ decision: undefined }, problem("decision is missing")],
+    [{ decision: "reject" }, problem('decision: expected "approve" | "deny" | "edit", got "reject"')],
+    [{ decision: true }, problem('decision: expected "approve" | "deny" | "edit", got true')],
+    [{ decision: ["approve"] }, problem('decision: expected "approve" | "deny" | "edit", got ["approve"]')],
+    [{ decision: "approve", input: { a: 1 } }, problem('input is unexpected, expected: "decision" | "reason" | "by"')],
+    [{ x: 1, decision: "approve" }, problem('x is unexpected, expected: "decision" | "reason" | "by"')],
+    [{ decision: "approve", reason: 5 }, problem("reason: expected string, got 5")],
+    [{ decision: "approve", reason: null }, problem("reason: expected string, got null")],
+    [{ decision: "deny", by: 3 }, problem("by: expected string, got 3")],
+    [{ decision: "edit" }, problem("input is missing")],
+    [{ decision: "edit", input: undefined }, problem("input is missing")],
+    [{ decision: "edit", input: 1, reason: 2 }, problem("reason: expected string, got 2")],
+    [{ decision: "edit", input: null }, { decision: "edit", input: null }],
+    [{ decision: "approve", reason: undefined, by: undefined }, { decision: "approve" }],
+    [{ decision: "deny", reason: "" }, { decision: "deny", reason: "denied by the approver" }],
+  ];
+  it.each(table.map(([given, read]) => [JSON.stringify(given), given, read] as const))("%s", async (_name, given, read) => {
+    expect(await readAnswer(given)).toEqual(read);
+  });
+});
+
 describe("editProblem", () => {
   const call = { id: "c1", name: "Bash", input: { command: "ls", env: { A: "1" }, args: ["-l"] } };
   const subject = (c: unknown) => (c as { name?: string }).name;
