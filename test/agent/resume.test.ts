@@ -147,4 +147,13 @@ describe("a turn that waits for approval", () => {
     const seen = helperModel.requests.at(-1)!.messages.find((m) => m.role === "tool");
     expect(seen).toMatchObject({ isError: true, content: expect.stringMatching(/^Tool call Bash was rejected by approval: it needs a person's approval \(approval .+\), which a sub-agent cannot wait for$/) });
   });
+
+  it("pauses and resumes a streaming agent the same way", async () => {
+    const { agent, approvals, ran } = setup({ stream: true });
+    const paused = await agent.run("git status && git push origin main");
+    expect(paused.status).toBe("interrupted");
+    const turn = await agent.resume(paused.state!, { [paused.approvals![0]!.id]: { decision: "approve" } }, { approvals });
+    expect(turn).toMatchObject({ status: "completed", text: "done (Bash: ran git status; Bash: ran git push origin main)" });
+    expect(ran()).toEqual(["git status", "git push origin main"]);
+  });
 });
