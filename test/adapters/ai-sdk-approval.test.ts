@@ -154,6 +154,16 @@ describe('wrapAiSdkTools with approval: "ai-sdk" (ai 6)', () => {
     expect(result.content.filter((p) => p.type === "tool-approval-request").map((p) => p.toolCall.input)).toEqual([{ command: "deploy prod" }]);
   });
 
+  it("ends a run needsApproval held when the SDK never executes the call, at the run's deadline", async () => {
+    const settled: string[] = [];
+    const stack = createAgentStack().use("toolCall", { name: "watch", observe: (e) => void settled.push(e.outcome._tag) });
+    const tools = wrapAiSdkTools(stack, bash([]), { approval: "ai-sdk", run: { timeoutMs: 50 } }) as unknown as { bash: { needsApproval: (input: unknown, o: object) => Promise<boolean> } };
+    expect(await tools.bash.needsApproval({ command: "ls" }, { toolCallId: "c9", messages: [] })).toBe(false);
+    await new Promise((r) => setTimeout(r, 200));
+    await stack.flush();
+    expect(settled).toEqual(["Failed"]);
+  });
+
   it("refuses an approval option it does not know when wrapping", () => {
     expect(() => wrapAiSdkTools(createAgentStack(), bash([]), { approval: "sdk" as never })).toThrow('wrapAiSdkTools: approval must be "ai-sdk" when given, got "sdk"');
   });
