@@ -25,6 +25,6 @@ export default defineConfig({
     pool: "forks",
     env: { AGENT_ONION_STRICT: "1" },
     globalSetup: ["test/support/global-setup.ts"],
-    setupFiles: ["test/support/warnings.ts"],
+    setupFiles: ["test/support/warnings.ts", "test/support/transcripts.ts"],
   },
 });

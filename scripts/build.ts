@@ -72,6 +72,7 @@ export const chunkOf = (file: string, onHookPath: boolean): string | undefined =
   if (file.startsWith("src/adapters/koa")) return "koa";
   if (file.startsWith("src/adapters/openai-agents")) return "openai-agents";
   if (file.startsWith("src/adapters/langchain")) return "langchain";
+  if (file.startsWith("src/adapters/claude-agent-sdk/")) return "claude-agent-sdk";
   if (file.startsWith("src/adapters/effect")) return "effect";
   if (file.startsWith("src/stores/")) return "redis";
   if (file.startsWith("src/cli/")) return onHookPath ? "cli" : /serve/.test(file) ? "cli-serve" : "cli-settings";
@@ -79,7 +80,7 @@ export const chunkOf = (file: string, onHookPath: boolean): string | undefined =
 };
 
 /** In layer order: a module goes to the first (lowest) area that claims it. */
-const chunks = ["core", "agent", "claude-bridge", "middleware", "claude", "otel", "ai-sdk", "mcp", "koa", "effect", "langchain", "openai-agents", "redis", "cli", "cli-serve", "cli-settings"];
+const chunks = ["core", "agent", "claude-bridge", "middleware", "claude", "otel", "ai-sdk", "mcp", "koa", "effect", "langchain", "openai-agents", "claude-agent-sdk", "redis", "cli", "cli-serve", "cli-settings"];
 
 /** The bare packages a built file loads, following its static imports through dist/. */
 const packagesLoadedBy = (file: string, seen = new Set<string>()): Set<string> => {

@@ -9,6 +9,7 @@ import type { LanguageModel, StreamPart } from "./model.ts";
 import type { AgentStack } from "./stack.ts";
 import type { HoldBack } from "./stream/control.ts";
 import type { AgentTool } from "./tool.ts";
+import type { TranscriptOptions } from "./transcript.ts";
 import type {
   CompactionRequest, CompactionResult, LoopPause, Message, Notification, RunResult, SessionEnd, SessionSource, Usage,
 } from "./types.ts";
@@ -70,10 +71,23 @@ export interface AgentOptions {
   readonly onNotification?: (notification: Notification) => void;
   readonly maxOutputTokens?: number;
   readonly temperature?: number;
+  /**
+   * Keep each session's transcript, in Claude Code's JSONL format, in a file whose path hooks get
+   * as `metadata.transcriptPath` (`transcript_path` for Claude Code hooks). Default `true`: in
+   * `defaultTranscriptDir()`, removed once the session closes; `{ dir }` elsewhere, kept (see
+   * `TranscriptOptions.keep`); `false` keeps none. A session whose metadata already names a
+   * `transcriptPath` keeps that one and writes none.
+   */
+  readonly transcript?: boolean | TranscriptOptions;
+  /** After a turn, how long a session waits for the next prompt before an `idle_prompt` notification; default 60000 (Claude Code's), `false`: never. */
+  readonly idleNotificationMs?: number | false;
+  /** How long an approval may go unanswered before a `permission_prompt` notification; default 6000 (Claude Code's), `false`: never. */
+  readonly permissionNotificationMs?: number | false;
 }
 
 export interface SessionOptions {
   readonly sessionId?: string;
+  /** How it was opened, the subject of `sessionStart`; default `"resume"` when `messages` are given, else `"startup"`. */
   readonly source?: SessionSource;
   readonly metadata?: Readonly<Record<string, unknown>>;
   /** Cancels every turn of the session. */
@@ -160,6 +174,10 @@ export interface AgentSession {
   /** The conversation so far. */
   readonly messages: readonly Message[];
   readonly closed: boolean;
+  /** The session's transcript file, when one is kept (see `AgentOptions.transcript`). */
+  readonly transcriptPath: string | undefined;
+  /** The variables the session's start hooks exported for later commands (`CLAUDE_ENV_FILE`), when there are any. */
+  readonly env: Readonly<Record<string, string>> | undefined;
   /** Run one turn; turns of a session run one after another. */
   prompt(text: string, options?: PromptOptions): Promise<TurnResult>;
   /** Compact the conversation now, through the `compaction` point (trigger `manual`). */

@@ -7,6 +7,7 @@
 import { AgentRunError, decide } from "./decide.ts";
 import type { Compactor } from "./agent-types.ts";
 import type { LoopEnv } from "./env.ts";
+import { keepSessionEnv } from "./session-env.ts";
 import type { CompactionRequest, Message } from "./types.ts";
 
 /**
@@ -35,6 +36,20 @@ const oneLine = (text: string, max: number): string => {
 };
 
 /**
+ * After a compaction the session starts again from its summary: `sessionStart` runs with source
+ * `compact` (Claude Code's), so its hooks can give their context again (it reaches the next
+ * request) and export variables again. The session is open: a refusal is told, not obeyed.
+ * Sub-agents have no session of their own.
+ */
+const restarted = async (env: LoopEnv): Promise<void> => {
+  if (env.stopPoint !== "stop") return;
+  const sessionId = env.run.sessionId ?? "";
+  const outcome = await env.stack.run("sessionStart", { sessionId, source: "compact" }, (s) => ({ sessionId: s.sessionId }), env.run);
+  keepSessionEnv(env.session, outcome);
+  if (outcome._tag === "Rejected") await env.notify({ type: "warning", message: `sessionStart (compact) was refused by ${outcome.by}, but the session is open and goes on: ${outcome.reason}` });
+};
+
+/**
  * Compact through the `compaction` point: automatically when over budget, or on demand.
  * Returns the messages to go on with.
  *
@@ -56,8 +71,11 @@ export const compact = async (
   for (let attempt = 1; ; attempt++) {
     const outcome = await env.stack.run("compaction", request, (req, ctx) => env.settings.compact(req as CompactionRequest, ctx.signal), env.run);
     if (outcome._tag === "Completed") {
-      if (outcome.value.removed > 0)
+      if (outcome.value.removed > 0) {
+        env.transcript?.compacted(trigger, tokens, outcome.value.summary);
         await env.notify({ type: "info", message: `Context compacted (${trigger}): ${outcome.value.removed} messages summarized, ${tokens} tokens over a budget of ${request.budget}` });
+        await restarted(env);
+      }
       return outcome.value.messages;
     }
     const error = outcome._tag === "Failed" ? outcome.error : new Error(`compaction rejected by ${outcome.by}: ${outcome.reason}`);

@@ -6,12 +6,14 @@ import type { RunOptions } from "../core/context.ts";
 import type { AgentOptions, PartInfo, SubagentSpec } from "./agent-types.ts";
 import { summarizeOldest } from "./compaction.ts";
 import type { ContextQueue } from "./context-queue.ts";
-import type { LoopEnv, LoopSettings } from "./env.ts";
+import type { LoopEnv, LoopSettings, SessionShared } from "./env.ts";
 import { noUsage, type StreamPart } from "./model.ts";
+import { withPermissionRequests } from "./permission.ts";
 import type { AgentStack } from "./stack.ts";
 import { subagentTool } from "./subagent.ts";
 import { estimateMessageTokens } from "./tokens.ts";
 import type { AgentTool } from "./tool.ts";
+import { defaultTranscriptDir, type TranscriptWriter } from "./transcript.ts";
 import type { Notification } from "./types.ts";
 import { holdBackProblem } from "./stream/control.ts";
 
@@ -23,7 +25,29 @@ export interface AgentConfig {
   readonly tools: readonly AgentTool[];
   readonly subagents: readonly SubagentSpec[];
   readonly settings: LoopSettings;
+  /** Where session transcripts go, whether that is the shared default, and whether they outlive their session; undefined: none kept. */
+  readonly transcript: { readonly dir: string; readonly isDefault: boolean; readonly keep: boolean } | undefined;
 }
+
+/** A delay in ms, `false` for never, or the default. */
+const delayOption = (name: string, value: number | false | undefined, fallback: number): number | false => {
+  if (value === undefined) return fallback;
+  if (value === false) return false;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > 2_147_483_647)
+    throw new TypeError(`createAgent: ${name} must be a number of ms from 0 or false, got ${String(value)}`);
+  return value;
+};
+
+/** The transcript option: a directory, the default one, or none. */
+const transcriptOption = (value: AgentOptions["transcript"]): AgentConfig["transcript"] => {
+  if (value === false) return undefined;
+  if (value === undefined || value === true) return { dir: defaultTranscriptDir(), isDefault: true, keep: false };
+  if (typeof value !== "object" || value === null) throw new TypeError(`createAgent: transcript must be true, false or { dir, keep }, got ${String(value)}`);
+  if (value.keep !== undefined && typeof value.keep !== "boolean") throw new TypeError(`createAgent: transcript.keep must be a boolean, got ${String(value.keep)}`);
+  if (value.dir === undefined) return { dir: defaultTranscriptDir(), isDefault: true, keep: value.keep ?? false };
+  if (typeof value.dir !== "string" || value.dir === "") throw new TypeError(`createAgent: transcript.dir must be a non-empty path, got ${JSON.stringify(value.dir) ?? String(value.dir)}`);
+  return { dir: value.dir, isDefault: false, keep: value.keep ?? true };
+};
 
 const positiveInt = (name: string, value: number | undefined, fallback: number, min = 1): number => {
   if (value === undefined) return fallback;
@@ -73,8 +97,10 @@ export const resolveConfig = (options: AgentOptions): AgentConfig => {
     maxOutputTokens: options.maxOutputTokens,
     temperature: options.temperature,
     contextRole: options.contextRole ?? "system",
+    idleNotificationMs: delayOption("idleNotificationMs", options.idleNotificationMs, 60_000),
+    permissionNotificationMs: delayOption("permissionNotificationMs", options.permissionNotificationMs, 6_000),
   };
-  return { name: options.name ?? "agent", options, stack, tools, subagents, settings };
+  return { name: options.name ?? "agent", options, stack, tools, subagents, settings, transcript: transcriptOption(options.transcript) };
 };
 
 /**
@@ -88,18 +114,31 @@ export const notifier = (config: AgentConfig, run: RunOptions) => async (notific
 };
 
 /**
+ * The run options of an agent's runs: a tool call's hooks that ask for approval go through the
+ * `permissionRequest` gate first (see permission.ts).
+ *
+ * @example
+ * const run = agentRunOptions(config, { sessionId: "s1", runId: "s1#1", path: ["agent"] })
+ */
+export const agentRunOptions = (config: AgentConfig, run: RunOptions): RunOptions =>
+  withPermissionRequests({ stack: config.stack, notify: notifier(config, run), notifyAfterMs: config.settings.permissionNotificationMs, name: config.name }, run);
+
+/**
  * The environment of a root agent run.
  *
  * @example
- * const env = rootEnv(config, runOptions, pending, signal, onPart)
+ * const env = rootEnv(config, runOptions, pending, signal, onPart, session, transcript)
  */
 export const rootEnv = (
   config: AgentConfig,
-  run: RunOptions,
+  given: RunOptions,
   pending: ContextQueue,
   signal: AbortSignal | undefined,
   onPart: ((part: StreamPart, info: PartInfo) => void) | undefined,
+  session: SessionShared,
+  transcript: TranscriptWriter | undefined,
 ): LoopEnv => {
+  const run = agentRunOptions(config, given);
   const base: LoopEnv = {
     stack: config.stack,
     model: config.options.model,
@@ -113,6 +152,8 @@ export const rootEnv = (
     onPart,
     notify: notifier(config, run),
     spent: { steps: 0, usage: noUsage },
+    transcript,
+    session,
   };
   return { ...base, tools: [...config.tools, ...config.subagents.map((s) => subagentTool(base, s))] };
 };

@@ -8,7 +8,17 @@ import type { LanguageModel, StreamPart } from "./model.ts";
 import type { AgentStack } from "./stack.ts";
 import type { HoldBack } from "./stream/control.ts";
 import type { AgentTool } from "./tool.ts";
+import type { TranscriptWriter } from "./transcript.ts";
 import type { Message, Notification, Usage } from "./types.ts";
+
+/**
+ * What a session shares with every run in it: the variables its start hooks exported for later
+ * commands (Claude Code's `CLAUDE_ENV_FILE`), as they stand after the last `sessionStart` run.
+ */
+export interface SessionShared {
+  env: Readonly<Record<string, string>> | undefined;
+  envFile: string | undefined;
+}
 
 /** Settings with their defaults applied. */
 export interface LoopSettings {
@@ -24,6 +34,10 @@ export interface LoopSettings {
   readonly temperature: number | undefined;
   /** How hook-added context reaches the model. */
   readonly contextRole: "system" | "user";
+  /** After a turn, how long a session waits for the next prompt before `idle_prompt`; `false`: never. */
+  readonly idleNotificationMs: number | false;
+  /** How long an approval may go unanswered before `permission_prompt`; `false`: never. */
+  readonly permissionNotificationMs: number | false;
 }
 
 export interface LoopEnv {
@@ -47,4 +61,7 @@ export interface LoopEnv {
    * that what was spent is still reported.
    */
   readonly spent: { steps: number; usage: Usage };
+  /** This agent's transcript (a sub-agent's is its own), when the session keeps one. */
+  readonly transcript: TranscriptWriter | undefined;
+  readonly session: SessionShared;
 }

@@ -6,6 +6,10 @@ export type * from "./types.ts";
 export { createAgentStack, type AgentStack } from "./stack.ts";
 export { addUsage, assemble, noUsage, responseParts, type LanguageModel, type ModelCallOptions, type StreamPart } from "./model.ts";
 export { defineTool, toolSpec, type AgentTool, type ToolExecuteOptions } from "./tool.ts";
+export { commandEnv } from "./command-env.ts";
+export {
+  defaultTranscriptDir, removeTemporaryTranscripts, transcriptFile, TranscriptWriter, type TranscriptOptions, type TranscriptWriterOptions,
+} from "./transcript.ts";
 export { estimateMessageTokens, estimateTokens } from "./tokens.ts";
 export {
   createScriptedModel, type ScriptedAnswer, type ScriptedModel, type ScriptedModelOptions, type ScriptedToolCall, type ScriptedTurn,

@@ -70,6 +70,7 @@ const runStep = async (
   // attempt's, when an `around` hook runs the step again).
   const extra = env.pending.drain();
   carried.splice(0, carried.length, ...extra);
+  if (extra.length > 0) env.transcript?.context(extra);
   const request: ModelRequest = {
     model: env.model.id,
     messages: [...(system !== undefined ? [{ role: "system" as const, content: system }] : []), ...(input.messages as readonly Message[]), ...extra],
@@ -78,6 +79,8 @@ const runStep = async (
     ...(env.settings.temperature !== undefined ? { temperature: env.settings.temperature } : {}),
   };
   const response = await callModel(env, request, input.index);
+  // On disk before any hook of its tool calls runs, as Claude Code writes it.
+  env.transcript?.assistant(response, request.model);
   throwIfAborted(env.signal);
   const toolResults = response.toolCalls.length > 0 ? await callTools(env, offered, response.toolCalls) : [];
   return { response, toolResults };
@@ -106,6 +109,20 @@ export interface LoopStart {
 }
 
 /**
+ * The `toolBatch` gate, once a step's tool calls have all resolved and before the next model call
+ * (Claude Code's PostToolBatch): what its hooks add reaches that call; a refusal ends the run
+ * there, with its reasons. Undefined: go on.
+ */
+const afterBatch = async (env: LoopEnv, calls: StepResult["toolResults"]): Promise<NonNullable<RunResult["stoppedBy"]> | undefined> => {
+  const outcome = await env.stack.run("toolBatch", { calls }, () => undefined, env.run);
+  if (outcome._tag === "Completed") return undefined;
+  if (outcome._tag === "Failed") throw outcome.error;
+  const reason = (outcome.reasons ?? [{ reason: outcome.reason, by: outcome.by }]).map((r) => r.reason).join("\n");
+  await env.notify({ type: "info", message: `${env.path.join("/")} stopped after its tool calls: ${reason}` });
+  return { reason, by: outcome.by, kind: "hook" };
+};
+
+/**
  * Finish the step a run paused on: each call that waited runs again with its claimed decision
  * (`approvals` by approval id: the approver that answers it), the others keep their results. A
  * call that asks again pauses the run again, on the same step.
@@ -132,13 +149,20 @@ export const finishPausedStep = async (
   if (calls.some((c) => c.approval !== undefined)) {
     return { text: "", steps: pause.steps, usage: pause.usage, finishReason: "interrupted", messages: pause.messages, paused: { ...pause, step: { ...pause.step, calls: calls.map(pausedCall) } } };
   }
-  return {
-    messages: [...pause.messages, ...carried, assistantMessage(response), ...calls.map(toolMessage)],
-    steps: pause.steps,
-    usage: pause.usage,
-    blocks: pause.blocks,
-    text: response.text,
-  };
+  // The calls that waited have their results now: the transcript gets them, in the model's order.
+  for (const c of pause.step.calls) if (c.approval !== undefined) {
+    const done = calls.find((x) => x.call.id === c.call.id);
+    if (done !== undefined) env.transcript?.toolResult(done.call, done.result);
+  }
+  const messages = [...pause.messages, ...carried, assistantMessage(response), ...calls.map(toolMessage)];
+  // The batch is whole now: its gate runs, as it would have when the step ended.
+  const stopped = await afterBatch(env, calls);
+  if (stopped !== undefined) {
+    const said: Message = { role: env.settings.contextRole, content: stopped.reason };
+    env.transcript?.context([said]);
+    return { text: response.text, steps: pause.steps, usage: pause.usage, finishReason: "stopped-by-guard", messages: [...messages, said], stoppedBy: stopped };
+  }
+  return { messages, steps: pause.steps, usage: pause.usage, blocks: pause.blocks, text: response.text };
 };
 
 /** A call as a pause keeps it: its result, or the approval it waits for (no placeholder result). */
@@ -169,10 +193,15 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>, start
       await env.notify({ type: "warning", message: `${env.path.join("/")} stopped after ${steps} steps (maxSteps)` });
       return result("max-steps");
     }
-    if (unread !== undefined) messages = [...messages, unread];
+    if (unread !== undefined) {
+      messages = [...messages, unread];
+      env.transcript?.feedback(unread.content);
+    }
     unread = undefined;
     throwIfAborted(env.signal);
-    messages = await compact(env, [...messages, ...env.pending.drain()], system, "auto");
+    const drained = env.pending.drain();
+    if (drained.length > 0) env.transcript?.context(drained);
+    messages = await compact(env, [...messages, ...drained], system, "auto");
     const mark = env.pending.mark();
     const step: StepInput = { index: steps, messages };
     // What the step's hooks added for its request: refilled by every run of the step (runStep).
@@ -258,7 +287,15 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>, start
       const paused: LoopPause = { messages: step.messages, step: { index: step.index, response, carried: [...carried], calls: toolResults.map(pausedCall) }, steps, usage, blocks };
       return { text: "", steps, usage, finishReason: "interrupted", messages: step.messages, paused };
     }
-    if (response.toolCalls.length > 0) continue;
+    if (response.toolCalls.length > 0) {
+      const stopped = await afterBatch(env, toolResults);
+      if (stopped === undefined) continue;
+      // It stays in the conversation: the model reads it when the conversation goes on.
+      const said: Message = { role: env.settings.contextRole, content: stopped.reason };
+      messages = [...messages, said];
+      env.transcript?.context([said]);
+      return { ...result("stopped-by-guard"), stoppedBy: stopped };
+    }
 
     const verdict = await askStop(env, { reason: response.finishReason, lastMessage: response.text, blockedCount: blocks });
     if (verdict.stop) return result(response.finishReason as RunResult["finishReason"]);

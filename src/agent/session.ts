@@ -3,23 +3,25 @@
  * each prompt runs `userPrompt` (which may rewrite or refuse it) and then the `run` gate
  * around the loop; closing runs `sessionEnd`. Turns of a session run one after another.
  */
-import type { RunOptions } from "../core/context.ts";
-import { AgentOnionError, RunAbortedError, type HookError } from "../core/errors.ts";
-import type { Rejected } from "../core/outcome.ts";
-import { noop, sharedLink, stopListening, type LinkedController } from "../core/signal.ts";
 import type { PendingApproval } from "../core/approval-types.ts";
+import type { RunOptions } from "../core/context.ts";
+import { AgentOnionError, RunAbortedError, describe, type HookError } from "../core/errors.ts";
 import { ApprovalTamperedError } from "../core/interrupt.ts";
+import type { Rejected } from "../core/outcome.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
+import { noop, sharedLink, stopListening, type LinkedController } from "../core/signal.ts";
 import type { AgentSession, PromptOptions, ResumeOptions, SessionOptions, TurnResult, TurnState } from "./agent-types.ts";
 import { compact } from "./compaction.ts";
 import { notifier, rootEnv, type AgentConfig } from "./config.ts";
 import { ContextQueue } from "./context-queue.ts";
 import { contentText } from "./content-text.ts";
 import { AgentRunError, decide } from "./decide.ts";
-import type { LoopEnv } from "./env.ts";
+import type { LoopEnv, SessionShared } from "./env.ts";
+import { keepSessionEnv } from "./session-env.ts";
 import { finishPausedStep, promptInMessages, runLoop } from "./loop.ts";
 import { noUsage } from "./model.ts";
 import { toolSpec } from "./tool.ts";
+import { transcriptFile, TranscriptWriter } from "./transcript.ts";
 import type { LoopPause, Message, Notification, RunInput, RunResult, SessionEnd, ToolCall, Usage, UserPrompt } from "./types.ts";
 
 /**
@@ -148,6 +150,19 @@ const untilTurn = (earlier: Promise<unknown>, signal: AbortSignal | undefined): 
   });
 };
 
+/** The session's transcript, when the agent keeps them and the caller did not name one of their own. */
+const openTranscript = (config: AgentConfig, id: string, metadata: Readonly<Record<string, unknown>>, notify: (n: Notification) => Promise<void>) => {
+  if (config.transcript === undefined || metadata.transcriptPath !== undefined) return undefined;
+  let told = false;
+  const onError = (error: unknown): void => {
+    if (told) return;
+    told = true;
+    void notify({ type: "warning", message: `the transcript of session ${id} could not be written: ${describe(error)}` }).catch(noop);
+  };
+  const cwd = typeof metadata.cwd === "string" ? metadata.cwd : process.cwd();
+  return TranscriptWriter.open(transcriptFile(config.transcript.dir, id), { sessionId: id, cwd, onError, temporary: !config.transcript.keep }, config.transcript.isDefault);
+};
+
 /**
  * Open a session: runs the `sessionStart` gate.
  *
@@ -161,18 +176,28 @@ export const openSession = async (config: AgentConfig, options: SessionOptions =
   const id = options.sessionId ?? crypto.randomUUID();
   // Context from `sessionStart` hooks waits for the first model request of the session.
   const pending = new ContextQueue(config.settings.contextRole);
+  const given = { ...config.options.metadata, ...options.metadata };
+  const transcript = openTranscript(config, id, given, notifier(config, { signal: options.signal, sessionId: id, metadata: given, path: [config.name], runId: runIdOf(id, "notify") }));
   const base: RunOptions = {
     signal: options.signal,
     sessionId: id,
-    metadata: { ...config.options.metadata, ...options.metadata },
+    metadata: transcript === undefined ? given : { ...given, transcriptPath: transcript.path },
     path: [config.name],
     trace: config.options.trace,
     onContext: pending.push,
   };
-  const opened = await config.stack.run("sessionStart", { sessionId: id, source: options.source ?? "startup" }, (s) => ({ sessionId: s.sessionId }), { ...base, runId: runIdOf(id, "start") });
+  const messages = options.messages ?? [];
+  // A resumed conversation in a new transcript: hooks read it whole.
+  if (transcript?.fresh === true && messages.length > 0) transcript.history(messages, config.options.model.id);
+  const source = options.source ?? (messages.length > 0 ? "resume" : "startup");
+  const opened = await config.stack.run("sessionStart", { sessionId: id, source }, (s) => ({ sessionId: s.sessionId }), { ...base, runId: runIdOf(id, "start") });
+  // A session that never opened has nothing to keep where nothing is kept.
+  if (opened._tag !== "Completed" && config.transcript?.keep === false) transcript?.remove();
   if (opened._tag === "Rejected") throw new SessionRejectedError(opened.reason, opened.by, opened.cause);
   if (opened._tag === "Failed") throw opened.error;
-  return new Session(config, id, base, pending, options.messages ?? []);
+  const shared: SessionShared = { env: undefined, envFile: undefined };
+  keepSessionEnv(shared, opened);
+  return new Session(config, id, base, pending, messages, shared, transcript);
 };
 
 class Session implements AgentSession {
@@ -181,6 +206,11 @@ class Session implements AgentSession {
   private turns = 0;
   private tail: Promise<unknown> = Promise.resolve();
   private readonly signal: SessionSignal;
+  /** Prompts asked and not yet settled: the session is idle (for `idle_prompt`) only at none. */
+  private waiting = 0;
+  private idle: ReturnType<typeof setTimeout> | undefined;
+  /** The last prompt's id: what runs between prompts (a compaction, the close) carry, as Claude Code's do. */
+  private lastPromptId: string | undefined;
 
   constructor(
     private readonly config: AgentConfig,
@@ -188,8 +218,29 @@ class Session implements AgentSession {
     private readonly base: RunOptions,
     private readonly pending: ContextQueue,
     public messages: readonly Message[],
+    private readonly shared: SessionShared,
+    private readonly transcript: TranscriptWriter | undefined,
   ) {
     this.signal = new SessionSignal(base.signal);
+  }
+
+  get transcriptPath(): string | undefined {
+    return this.transcript?.path;
+  }
+
+  get env(): Readonly<Record<string, string>> | undefined {
+    return this.shared.env;
+  }
+
+  /** After a turn, with no prompt waiting: tell the user the agent waits for them, once, if they stay away (Claude Code's `idle_prompt`). */
+  private settled(): void {
+    if (--this.waiting > 0 || this.closed || this.config.settings.idleNotificationMs === false) return;
+    clearTimeout(this.idle);
+    this.idle = setTimeout(() => {
+      this.idle = undefined;
+      if (!this.closed && this.waiting === 0) void this.notify({ type: "idle_prompt", message: `${this.config.name} is waiting for your input` }).catch(noop);
+    }, this.config.settings.idleNotificationMs);
+    this.idle.unref?.();
   }
 
   prompt(text: string, options: PromptOptions = {}): Promise<TurnResult> {
@@ -213,11 +264,14 @@ class Session implements AgentSession {
 
   /** Queue a turn after the session's earlier ones, following the session's and the caller's signals. */
   private enqueue(runId: string, options: PromptOptions, body: (runId: string, signal: AbortSignal | undefined) => Promise<TurnResult>): Promise<TurnResult> {
+    clearTimeout(this.idle);
+    this.waiting++;
     let combined: ReturnType<typeof either>;
     try {
       combined = either(this.signal.acquire(), options.signal);
     } catch (error) {
       this.signal.release();
+      this.settled();
       return Promise.reject(error); // a signal that cannot be listened to: this prompt fails, not the caller's code
     }
     const earlier = this.tail;
@@ -230,7 +284,10 @@ class Session implements AgentSession {
         const reason: unknown = combined.signal?.reason;
         return { status: "aborted", runId, text: "", steps: 0, usage: noUsage, error: new RunAbortedError("userPrompt", reason, false) } satisfies TurnResult;
       })
-      .finally(() => this.signal.release());
+      .finally(() => {
+        this.signal.release();
+        this.settled();
+      });
     // Settled once both are, holding no value: a chain of results (`Promise.all` keeps each turn's
     // and the one before it) would keep every finished turn reachable for the session's life.
     this.tail = Promise.all([earlier, turn.catch(noop)]).then(noop);
@@ -245,6 +302,7 @@ class Session implements AgentSession {
     try {
       const result = await body(runId, combined.signal);
       completed = result.status === "completed";
+      if (result.status === "failed") await this.notify({ type: "error", message: `${this.config.name} failed: ${describe(result.error)}` });
       return result;
     } finally {
       if (completed) this.pending.settle();
@@ -254,13 +312,16 @@ class Session implements AgentSession {
   }
 
   private async turnBody(runId: string, text: string, options: PromptOptions, signal: AbortSignal | undefined): Promise<TurnResult> {
-    const run: RunOptions = { ...this.base, signal, runId, metadata: { ...this.base.metadata, ...options.metadata } };
+    const promptId = crypto.randomUUID();
+    this.lastPromptId = promptId;
+    const run: RunOptions = { ...this.base, signal, runId, metadata: { ...this.base.metadata, promptId, ...options.metadata } };
     const empty = { runId, text: "", steps: 0, usage: noUsage };
     const accepted = await this.config.stack.run("userPrompt", { text }, (p) => p as UserPrompt, run);
     if (accepted._tag === "Rejected") return { ...empty, ...rejected(accepted) };
     if (accepted._tag === "Failed") return { ...empty, status: signal?.aborted ? "aborted" : "failed", error: accepted.error };
     const prompt = accepted.value.text;
-    const env = rootEnv(this.config, run, this.pending, signal, options.onPart ?? this.config.options.onPart);
+    this.transcript?.prompt(prompt, promptId);
+    const env = rootEnv(this.config, run, this.pending, signal, options.onPart ?? this.config.options.onPart, this.shared, this.transcript);
     const input = this.runInput(env, prompt, this.messages);
     const history = this.messages;
     const stateOf = (pause: LoopPause): TurnState => ({ v: 1, agent: this.config.name, sessionId: this.id, runId, prompt, history, metadata: run.metadata ?? {}, pause, spent: { ...env.spent } });
@@ -288,7 +349,7 @@ class Session implements AgentSession {
       answers.set(approval.id, { call: claimed.input as ToolCall, approval: claimed.options.approval as NonNullable<RunOptions["approval"]> });
     }
     const run: RunOptions = { ...this.base, signal, runId, metadata: { ...this.base.metadata, ...state.metadata, ...options.metadata } };
-    const env = rootEnv(this.config, run, this.pending, signal, options.onPart ?? this.config.options.onPart);
+    const env = rootEnv(this.config, run, this.pending, signal, options.onPart ?? this.config.options.onPart, this.shared, this.transcript);
     env.spent.steps = state.spent.steps;
     env.spent.usage = state.spent.usage;
     const input = this.runInput(env, state.prompt, state.history);
@@ -367,11 +428,17 @@ class Session implements AgentSession {
     return { status: "completed", runId, text: result.text, finishReason: result.finishReason, steps: spent.steps, usage: spent.usage, result };
   }
 
+  /** The options of a run of the session outside its turns. */
+  private between(what: string): RunOptions {
+    const metadata = this.lastPromptId === undefined ? this.base.metadata : { ...this.base.metadata, promptId: this.lastPromptId };
+    return { ...this.base, runId: runIdOf(this.id, what), metadata };
+  }
+
   compact(): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`session ${this.id} is closed`));
     const work = this.tail.then(async () => {
-      const run: RunOptions = { ...this.base, runId: runIdOf(this.id, "compact") };
-      const env = rootEnv(this.config, run, this.pending, this.base.signal, undefined);
+      const run = this.between("compact");
+      const env = rootEnv(this.config, run, this.pending, this.base.signal, undefined, this.shared, this.transcript);
       this.messages = await compact(env, this.messages, this.config.options.system, "manual");
     });
     this.tail = work.catch(() => undefined);
@@ -379,15 +446,17 @@ class Session implements AgentSession {
   }
 
   notify(notification: Notification): Promise<void> {
-    return notifier(this.config, { ...this.base, runId: runIdOf(this.id, "notify") })(notification);
+    return notifier(this.config, this.between("notify"))(notification);
   }
 
   /** Every call resolves once `sessionEnd` has run, a second one included (it does not run it twice). */
   close(reason: SessionEnd["reason"] = "other"): Promise<void> {
     this.closing ??= (async () => {
       this.closed = true;
+      clearTimeout(this.idle);
       await this.tail;
-      await this.config.stack.run("sessionEnd", { sessionId: this.id, reason }, () => undefined, { ...this.base, signal: undefined, runId: runIdOf(this.id, "end") });
+      await this.config.stack.run("sessionEnd", { sessionId: this.id, reason }, () => undefined, { ...this.between("end"), signal: undefined });
+      if (this.config.transcript?.keep === false) this.transcript?.remove();
     })();
     return this.closing;
   }

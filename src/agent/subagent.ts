@@ -2,13 +2,16 @@
  * Sub-agents: each is offered to the model as a tool taking `{ prompt }`. Starting one is a
  * `toolCall` (so guards apply), and the sub-agent runs through the same stack: its own `run`,
  * `step`, `modelCall` and `toolCall` runs carry its path (`[..., name]`), and it ends at the
- * `subagentStop` gate instead of `stop`. Its final text is the tool's result.
+ * `subagentStop` gate instead of `stop`. Its final text is the tool's result. Before it runs, the
+ * `subagentStart` point is told (context its hooks add goes to the sub-agent); its conversation
+ * has a transcript of its own beside the session's, which `metadata.agentTranscriptPath` names.
  */
 import { sharedLink } from "../core/signal.ts";
 import type { SubagentSpec } from "./agent-types.ts";
 import { ContextQueue } from "./context-queue.ts";
 import type { LoopEnv } from "./env.ts";
 import { promptInMessages, runLoop } from "./loop.ts";
+import { withPermissionRequests } from "./permission.ts";
 import { toolSpec, type AgentTool } from "./tool.ts";
 import type { Message, RunInput } from "./types.ts";
 
@@ -38,28 +41,37 @@ export const subagentTool = (parent: LoopEnv, spec: SubagentSpec): AgentTool => 
     // sub-agent follows it through a signal of its own without one, as a turn does (session.ts).
     const link = options.signal === undefined ? undefined : sharedLink(options.signal);
     const signal = link?.controller.signal;
+    const transcript = parent.transcript?.sidechain(`${spec.name}-${options.toolCallId}`);
+    const run = withPermissionRequests({ stack: parent.stack, notify: parent.notify, notifyAfterMs: parent.settings.permissionNotificationMs, name: spec.name }, {
+      ...parent.run,
+      signal,
+      runId: `${parent.run.runId ?? "run"}/${spec.name}:${options.toolCallId}`,
+      path,
+      onContext: pending.push,
+      // Its own: the parent's asks with the parent's run.
+      approval: undefined,
+      ...(transcript !== undefined ? { metadata: { ...parent.run.metadata, agentTranscriptPath: transcript.path } } : {}),
+    });
     const env: LoopEnv = {
       ...parent,
       model: spec.model ?? parent.model,
       tools,
       settings: { ...parent.settings, maxSteps: spec.maxSteps ?? parent.settings.maxSteps },
-      run: {
-        ...parent.run,
-        signal,
-        runId: `${parent.run.runId ?? "run"}/${spec.name}:${options.toolCallId}`,
-        path,
-        onContext: pending.push,
-      },
+      run,
       signal,
       pending,
       stopPoint: "subagentStop",
       path,
+      transcript,
     };
     const messages: Message[] = [{ role: "user", content: prompt }];
     const runInput: RunInput = { prompt, messages, tools: tools.map(toolSpec), ...(spec.system !== undefined ? { system: spec.system } : {}) };
     // A run an `around` hook retries gets its `run` hooks' context again.
     let outcome;
     try {
+      // Observed: what its hooks say goes to the sub-agent's first request; a failing hook is recorded, not fatal.
+      await env.stack.run("subagentStart", { agent: spec.name, path, prompt }, () => undefined, env.run);
+      transcript?.prompt(prompt);
       outcome = await env.stack.run("run", runInput, pending.restartable(pending.mark(), (i) => runLoop(env, promptInMessages(i, runInput))), env.run);
     } finally {
       link?.dispose();

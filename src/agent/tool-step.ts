@@ -38,8 +38,13 @@ export const waitingResult = (call: ToolCall, approval: PendingApproval): ToolRe
  */
 export const callTool = async (env: LoopEnv, offered: ReadonlySet<string>, call: ToolCall, approval?: RunOptions["approval"]): Promise<Omit<ToolExchange, "call">> => {
   const all = lookupIn(env.tools);
-  // Tools a `run` hook took away are not offered, and not runnable either.
-  const execute = executeTool((name) => (offered.has(name) ? all(name) : undefined));
+  // Tools a `run` hook took away are not offered, and not runnable either. What the session's start
+  // hooks exported reaches the tool, as it stands when the call is made.
+  const { env: exported, envFile } = env.session;
+  const execute = executeTool((name) => (offered.has(name) ? all(name) : undefined), {
+    ...(exported !== undefined ? { env: exported } : {}),
+    ...(envFile !== undefined ? { envFile } : {}),
+  });
   // Every attempt's hooks add their context again: the queue keeps the attempt that answered.
   const context = env.pending.attempts();
   const run = { ...env.run, onContext: context.push, ...(approval !== undefined ? { approval } : {}) };
@@ -69,10 +74,21 @@ export const callTool = async (env: LoopEnv, offered: ReadonlySet<string>, call:
 };
 
 /**
- * Run a step's tool calls in parallel; results keep the calls' order.
+ * Run a step's tool calls in parallel; results keep the calls' order. Each result goes to the
+ * transcript once it and the results of the calls before it are in, so the lines keep that order too.
  *
  * @example
  * const exchanges = await callTools(env, offered, response.toolCalls)
  */
-export const callTools = (env: LoopEnv, offered: ReadonlySet<string>, calls: readonly ToolCall[]): Promise<ToolExchange[]> =>
-  Promise.all(calls.map(async (call) => ({ call, ...(await callTool(env, offered, call)) })));
+export const callTools = (env: LoopEnv, offered: ReadonlySet<string>, calls: readonly ToolCall[]): Promise<ToolExchange[]> => {
+  let before: Promise<unknown> = Promise.resolve();
+  return Promise.all(calls.map((call) => {
+    const written = Promise.all([callTool(env, offered, call), before]).then(([exchange]) => {
+      // A call that waits for a person has no result yet: the transcript gets it when the turn resumes.
+      if (exchange.approval === undefined) env.transcript?.toolResult(call, exchange.result);
+      return { call, ...exchange };
+    });
+    before = written.catch(() => undefined);
+    return written;
+  }));
+};

@@ -15,6 +15,14 @@ export interface ToolExecuteOptions {
   /** Names of the agents from the root to the one calling this tool. */
   readonly path?: readonly string[] | undefined;
   readonly metadata?: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * Variables the session's start hooks exported for later shell commands (Claude Code's
+   * `CLAUDE_ENV_FILE`), when there are any: a tool that runs commands adds them to their
+   * environment (`commandEnv(options)`).
+   */
+  readonly env?: Readonly<Record<string, string>> | undefined;
+  /** The file those `export` lines were written to, for a tool that sources it before each command instead. */
+  readonly envFile?: string | undefined;
 }
 
 /**

@@ -218,9 +218,12 @@ export type ErrorDecision =
 
 /** A notice to the user; subject is its type. */
 export interface Notification {
-  /** Ours (`info`, `warning`, `approval`), Claude Code's notification types, or any other name. */
+  /**
+   * Ours (`info`, `warning`, `error`: a turn failed, `approval`), Claude Code's notification types
+   * (the reference agent sends `permission_prompt` and `idle_prompt`), or any other name.
+   */
   readonly type:
-    | "info" | "warning" | "approval"
+    | "info" | "warning" | "error" | "approval"
     | "permission_prompt" | "idle_prompt" | "auth_success" | "elicitation_dialog" | "elicitation_url_dialog"
     | "elicitation_complete" | "elicitation_response" | "agent_needs_input" | "agent_completed"
     | (string & {});

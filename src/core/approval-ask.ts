@@ -137,7 +137,7 @@ const askDurable = async (run: AskingRun, approver: DurableApprover, request: Ap
     // The store is down, or the input is no JSON: nobody can answer later, so this is a no now.
     return { decision: { decision: "deny", reason: `approval required by ${request.hook}, but it could not be kept for a person to answer: ${describe(error)}` } };
   }
-  if ("decision" in answer) return { decision: answer.decision, resumed: answer.resumed };
+  if ("decision" in answer) return { decision: answer.decision, ...(answer.resumed !== undefined ? { resumed: answer.resumed } : {}) };
   // A run waits for one approval at a time: the first one asked stands.
   const pending = waiting?.pending ?? answer.pending;
   if (waiting === undefined && layer !== undefined) stateOf(run).interrupt = { pending, layer: layer.name };

@@ -90,9 +90,13 @@ export interface DurableAsk {
   readonly path: readonly string[];
 }
 
-/** A durable approver's answer: a decision already taken (a resumed run), or an approval now pending. */
+/**
+ * A durable approver's answer: a decision already taken (`resumed`: the approval a resumed run
+ * claimed; absent when something answered without a person, such as a permission request hook),
+ * or an approval now pending.
+ */
 export type DurableAnswer =
-  | { readonly decision: ApprovalDecision; readonly resumed: string }
+  | { readonly decision: ApprovalDecision; readonly resumed?: string }
   | { readonly pending: PendingApproval };
 
 /** Marks durable approvers (any copy of the library). */

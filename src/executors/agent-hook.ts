@@ -52,7 +52,8 @@ export const agentRunner = <E extends AgentEvent>(options: AgentHookOptions<E>):
       const { system, user } = evaluatorPrompt(options.prompt, json, options.maxEventChars);
       const tools = options.tools ?? (await readOnlyTools(cwd));
       const model = options.modelId === undefined ? options.model : named(options.model, options.modelId);
-      const agent = createAgent({ name, model, tools, stack, system, maxSteps: options.maxSteps ?? 50 });
+      // The verifier's conversation is internal: no transcript of it is written.
+      const agent = createAgent({ name, model, tools, stack, system, maxSteps: options.maxSteps ?? 50, transcript: false });
       const deadline = withDeadline(signal, timeoutMs);
       let turn;
       try {

@@ -26,7 +26,8 @@ const readFields = (json: unknown): Fields => {
   const e = json as Record<string, unknown>;
   for (const [key, type] of Object.entries(fieldTypes)) {
     const v = e[key];
-    if (v === undefined) continue;
+    // Claude Code sends `custom_instructions: null` on a manual /compact without instructions.
+    if (v === undefined || (v === null && key === "custom_instructions")) continue;
     const ok = type === "object" ? typeof v === "object" && v !== null && !Array.isArray(v) : typeof v === type;
     if (!ok) throw new BridgeEventError(`the event does not fit the protocol: ${key}: expected ${type}, got ${Array.isArray(v) ? "array" : v === null ? "null" : typeof v}`);
   }
@@ -125,7 +126,7 @@ export const fromClaudeEvent = (json: unknown): BridgeEvent => {
     case "PostCompact": {
       const input: CompactionRequest & FromClaude = {
         trigger: (e.trigger ?? "auto") as CompactionRequest["trigger"], messages: [], tokens: 0, budget: 0,
-        ...(e.custom_instructions !== undefined ? { customInstructions: e.custom_instructions } : {}),
+        ...(typeof e.custom_instructions === "string" ? { customInstructions: e.custom_instructions } : {}),
       };
       return name === "PreCompact" ? { ...base, input } : { ...base, input, output: { messages: [], summary: e.compact_summary ?? "", removed: 0 } };
     }

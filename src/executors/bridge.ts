@@ -18,7 +18,7 @@
 import type { AgentStack } from "../agent/stack.ts";
 import type { ToolCall, ToolResult, UserPrompt } from "../agent/types.ts";
 import { describe } from "../core/errors.ts";
-import type { ApprovalHandler } from "../core/context.ts";
+import type { ApprovalHandler, RunOptions } from "../core/context.ts";
 import type { Outcome } from "../core/outcome.ts";
 import { linkSignal } from "../core/signal.ts";
 import { Trace, type TraceEntry } from "../core/trace.ts";
@@ -45,6 +45,8 @@ export interface BridgeRunOptions {
   /** Answers the stack's approval requests in place of its own handler (the recorder behind `asks`). */
   readonly approval?: ApprovalHandler;
   readonly signal?: AbortSignal;
+  /** Run options for every run (metadata is merged with the event's; its `onContext` also gets the context hooks add). */
+  readonly run?: RunOptions;
 }
 
 /** Why the PreToolUse stand-in aborts its run: the call was allowed and reached the tool. */
@@ -99,7 +101,8 @@ export const runBridge = async (full: AgentStack, ev: BridgeEvent, options: Brid
   const context: string[] = [];
   const run = (point: string, operation: (input: unknown) => unknown, signal = options.signal): Promise<Outcome> =>
     (stack.run as (p: string, i: unknown, op: (i: unknown) => unknown, o: object) => Promise<Outcome>)(point, ev.input, operation, {
-      sessionId: ev.sessionId, metadata: ev.metadata, trace, onContext: (t: string) => context.push(t),
+      ...options.run, sessionId: ev.sessionId ?? options.run?.sessionId, metadata: options.run?.metadata ? { ...options.run.metadata, ...ev.metadata } : ev.metadata, trace,
+      onContext: (t: string, hook: string) => (context.push(t), options.run?.onContext?.(t, hook)),
       ...(signal ? { signal } : {}), ...(options.approval ? { approval: options.approval } : {}),
     });
   const name = ev.event;

@@ -20,6 +20,10 @@ export interface EventEnvironment {
   readonly path?: readonly string[] | undefined;
   /** The effort level of the turn (`low` ... `max`), sent as `effort: { level }` on the events that carry it. */
   readonly effort?: string | undefined;
+  /** The user prompt being processed (Claude Code's `prompt_id`), once there is one. */
+  readonly promptId?: string | undefined;
+  /** A sub-agent's own transcript (SubagentStop's `agent_transcript_path`). */
+  readonly agentTranscriptPath?: string | undefined;
 }
 
 /**
@@ -95,6 +99,7 @@ export const toClaudeEvent = (spec: EventSpec, data: PointData, env: EventEnviro
     session_id: env.sessionId ?? "",
     ...(env.transcriptPath ? { transcript_path: env.transcriptPath } : {}),
     cwd: env.cwd,
+    ...(env.promptId ? { prompt_id: env.promptId } : {}),
     hook_event_name: spec.event,
     ...(spec.permissionMode ? { permission_mode: env.permissionMode ?? "default" } : {}),
     ...(spec.effort && env.effort ? { effort: { level: env.effort } } : {}),
@@ -130,10 +135,16 @@ export const toClaudeEvent = (spec: EventSpec, data: PointData, env: EventEnviro
       };
       if (spec.event === "Stop") return base;
       const sub = input as SubagentStopRequest;
-      return { ...base, agent_id: sub.path.join("/") || sub.agent, agent_type: sub.agent };
+      return {
+        ...base, agent_id: sub.path.join("/") || sub.agent, agent_type: sub.agent,
+        ...(env.agentTranscriptPath ? { agent_transcript_path: env.agentTranscriptPath } : {}),
+      };
     }
-    case "PreCompact":
-      return { ...common, trigger: (input as CompactionRequest).trigger, custom_instructions: (input as FromClaude).customInstructions ?? "" };
+    case "PreCompact": {
+      // As observed: none given is null on a manual compaction; the reference says "" on an automatic one.
+      const trigger = (input as CompactionRequest).trigger;
+      return { ...common, trigger, custom_instructions: (input as FromClaude).customInstructions ?? (trigger === "manual" ? null : "") };
+    }
     case "PostCompact":
       return { ...common, trigger: (input as CompactionRequest).trigger, compact_summary: (data.output as CompactionResult | undefined)?.summary ?? "" };
     case "StopFailure": {

@@ -62,6 +62,8 @@ export interface EventSpec {
   readonly onClosedFailure: "refuse" | "withhold" | "notice";
   /** Claude Code sends `effort` (and sets `CLAUDE_EFFORT`) on this event. */
   readonly effort: boolean;
+  /** The point's runs that are this event, when not all are (StopFailure: the `error` point's model failures). */
+  readonly when?: (input: unknown) => boolean;
 }
 
 type SpecFields = Omit<EventSpec, "event" | "point" | "phase" | "onBlock">;
@@ -94,13 +96,16 @@ export const agentEvents: Readonly<Record<AgentEvent, EventSpec>> = Object.freez
   SubagentStop: spec("SubagentStop", "subagentStop", "before", "reject", { decision: true, permissionMode: true, effort: true, onContinueFalse: "allow-stop", onClosedFailure: "refuse" }),
   PreCompact: spec("PreCompact", "compaction", "before", "reject", { decision: true, ignoresContinue: true, onClosedFailure: "refuse" }),
   PostCompact: spec("PostCompact", "compaction", "after", "notice", { ignoresContinue: true }),
-  StopFailure: spec("StopFailure", "error", "before", "ignore", { matcher: "error-type", ignoresOutput: true, ignoresExitCode: true, ignoresContinue: true }),
+  // An API error ending the turn: a failed model call, not a tool's or a hook's failure.
+  StopFailure: spec("StopFailure", "error", "before", "ignore", {
+    matcher: "error-type", ignoresOutput: true, ignoresExitCode: true, ignoresContinue: true, when: (e) => (e as { where?: unknown } | null)?.where === "model",
+  }),
   SessionEnd: spec("SessionEnd", "sessionEnd", "before", "notice", { ignoresContinue: true }),
   Notification: spec("Notification", "notification", "before", "ignore", { ignoresExitCode: true, ignoresContinue: true }),
   // Exit 2 "isn't honored" here: only the `decision` object grants or denies.
-  PermissionRequest: spec("PermissionRequest", "permissionRequest", "before", "ignore", { ...toolEvent, effort: false, onContinueFalse: "end-turn", onClosedFailure: "refuse" }),
+  PermissionRequest: spec("PermissionRequest", "permissionRequest", "before", "ignore", { ...toolEvent, onContinueFalse: "end-turn", onClosedFailure: "refuse" }),
   SubagentStart: spec("SubagentStart", "subagentStart", "before", "notice", {}),
-  PostToolBatch: spec("PostToolBatch", "toolBatch", "before", "reject", { decision: true, matcher: "none", permissionMode: true, onContinueFalse: "reject", onClosedFailure: "refuse" }),
+  PostToolBatch: spec("PostToolBatch", "toolBatch", "before", "reject", { decision: true, matcher: "none", permissionMode: true, effort: true, onContinueFalse: "reject", onClosedFailure: "refuse" }),
 });
 
 /**

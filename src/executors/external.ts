@@ -273,6 +273,8 @@ const preparer = (spec: EventSpec, o: EventOptions) => {
           transcriptPath: transcriptFor(o, ctx, session),
           permissionMode: metaString(ctx, "permissionMode") ?? o.permissionMode,
           effort,
+          promptId: metaString(ctx, "promptId"),
+          agentTranscriptPath: metaString(ctx, "agentTranscriptPath"),
         }),
         o.maxInputBytes,
       );
@@ -378,6 +380,7 @@ export const externalHook = <E extends AgentEvent>(
     // Thrown errors become the core's HookError (hook, point, phase, source) and R6 applies.
     const fail = (error: unknown): ExecutorError =>
       error instanceof ExecutorError ? error : new ExecutorError("network", describe(error), { cause: error });
+    if (spec.when !== undefined && !spec.when(data.input)) return Continue;
     const prepared = prepare(data, ctx);
     if (queue) {
       inBackground(queue, runner, prepared, ctx, notify);
@@ -497,6 +500,7 @@ export const claudeHookSet = <E extends AgentEvent>(options: HookSetOptions<E>):
 
   /** One round: every matching hook on the same input, at once; the background ones are only started. */
   const round = async (data: PointData, ctx: HookContext, gateOnly: boolean): Promise<HookDecision[]> => {
+    if (spec.when !== undefined && !spec.when(data.input)) return [];
     const matched = options.members.filter((m) => applies(m, data.input) && !(gateOnly && m.async));
     if (matched.length === 0) return [];
     const prepared = prepare(data, ctx);

@@ -47,7 +47,10 @@ describe("errors and the error point", () => {
 
     expect(turn.status).toBe("failed");
     expect(model.requests).toHaveLength(3);
-    expect(notices.map((n) => n.message)).toEqual(["model failed 3 times; not retrying again (maxRetries 2)"]);
+    expect(notices.map((n) => `${n.type}: ${n.message}`)).toEqual([
+      "warning: model failed 3 times; not retrying again (maxRetries 2)",
+      `error: agent failed: ${overloaded.message}`,
+    ]);
   });
 
   it("retries a failed tool, and recovers one with content", async () => {

@@ -4,7 +4,7 @@ import { agentPoints, createAgent, createAgentStack, createScriptedModel, summar
 import { bashTool, lines, recorded } from "./helpers.ts";
 
 describe("the reference loop", () => {
-  it("drives sessionStart, userPrompt, run, step, modelCall, toolCall, stop and sessionEnd in order", async () => {
+  it("drives sessionStart, userPrompt, run, step, modelCall, toolCall, toolBatch, stop and sessionEnd in order", async () => {
     const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: { command: "ls" } }] }, "Done."] });
     const { stack, events } = recorded();
     const agent = createAgent({ model, stack, tools: [bashTool()] });
@@ -17,6 +17,7 @@ describe("the reference loop", () => {
       "userPrompt>", "userPrompt< Completed",
       "run>",
       "step> 0", "modelCall> scripted", "modelCall< Completed", "toolCall> Bash", "toolCall< Completed", "step< Completed",
+      "toolBatch>", "toolBatch< Completed",
       "step> 1", "modelCall> scripted", "modelCall< Completed", "step< Completed",
       "stop>", "stop< Completed",
       "run< Completed",
@@ -71,7 +72,8 @@ describe("the reference loop", () => {
     for (const s of seen) {
       expect(s.sessionId).toBe("s-1");
       expect(s.runId).toBe(seen[0]!.runId);
-      expect(s.metadata).toEqual({ tenant: "acme", roles: ["dev"], request: 7 });
+      // The agent adds where the session's transcript is, and the prompt's id (Claude Code's prompt_id).
+      expect(s.metadata).toEqual({ tenant: "acme", roles: ["dev"], request: 7, transcriptPath: session.transcriptPath, promptId: expect.any(String) });
       expect(s.path).toEqual(["coder"]);
     }
   });
@@ -120,9 +122,12 @@ describe("the reference loop", () => {
   });
 });
 
-describe("one session through all twelve points", () => {
+describe("one session through every standard point", () => {
   it("fires every standard point for real", async () => {
-    const { stack, events } = recorded();
+    // A guard that asks before Broken runs: the question is a permission request first.
+    const asking = createAgentStack({ approval: () => ({ decision: "approve" }) })
+      .use("toolCall", { name: "ask", match: "Broken", before: async (_call, ctx) => void (await ctx.approve({ hook: "ask" })) });
+    const { stack, events } = recorded(asking);
     const model = createScriptedModel({
       turns: [],
       whenDone: (request) => {
@@ -139,8 +144,6 @@ describe("one session through all twelve points", () => {
     await agent.run("start");
 
     const fired = new Set(events.map((e) => e.split(/[<>]/)[0]));
-    // Points added for Claude Code's PermissionRequest, SubagentStart and PostToolBatch; the loop does not drive them yet.
-    const notYetDriven = new Set(["permissionRequest", "subagentStart", "toolBatch"]);
-    expect([...fired].sort()).toEqual(Object.keys(agentPoints).filter((p) => !notYetDriven.has(p)).sort());
+    expect([...fired].sort()).toEqual(Object.keys(agentPoints).sort());
   });
 });

@@ -8,7 +8,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../src/core/index.ts";
 import { ApprovalReplayedError, ApprovalTamperedError } from "../../src/core/interrupt.ts";
-import { createScriptedModel, defineTool, type AgentOptions, type TurnState } from "../../src/agent/index.ts";
+import { createAgent, createAgentStack, createScriptedModel, defineTool, type AgentOptions, type PermissionDecision, type TurnState } from "../../src/agent/index.ts";
+import { Replace, durableApprovals } from "../../src/core/index.ts";
+import { withMiddleware } from "../../src/middleware/apply.ts";
+import { approval } from "../../src/middleware/approval.ts";
 import { Trace } from "../../src/core/trace.ts";
 import { guardedAgent } from "../fixtures/approvals/guarded-agent.ts";
 import { tempDir } from "../executors/helpers.ts";
@@ -155,5 +158,22 @@ describe("a turn that waits for approval", () => {
     const turn = await agent.resume(paused.state!, { [paused.approvals![0]!.id]: { decision: "approve" } }, { approvals });
     expect(turn).toMatchObject({ status: "completed", text: "done (Bash: ran git status; Bash: ran git push origin main)" });
     expect(ran()).toEqual(["git status", "git push origin main"]);
+  });
+
+  it("lets permissionRequest hooks answer first, and pauses only for the calls none answers", async () => {
+    const ran: string[] = [];
+    const approvals = durableApprovals({ store: new MemoryStore(), key: "a-test-key-of-at-least-32-bytes!!" });
+    const stack = withMiddleware(createAgentStack({ approval: approvals }), approval({ match: "Bash" }))
+      .use("permissionRequest", { name: "reads-are-fine", match: "Bash(git status*)", before: () => Replace({ behavior: "allow" } satisfies PermissionDecision) });
+    const bash = defineTool<{ command: string }>({ name: "Bash", execute: ({ command }) => (ran.push(command), `ran ${command}`) });
+    const model = createScriptedModel({ turns: [{ toolCalls: [{ id: "a", name: "Bash", input: { command: "git status" } }, { id: "b", name: "Bash", input: { command: "git push" } }] }, "ok"] });
+    const agent = createAgent({ model, stack, tools: [bash] });
+    const paused = await agent.run("go");
+    expect(paused.status).toBe("interrupted");
+    expect(paused.approvals!.map((a) => (a.input as { id: string }).id)).toEqual(["b"]);
+    expect(ran).toEqual(["git status"]);
+    const done = await agent.resume(paused.state!, { [paused.approvals![0]!.id]: { decision: "approve" } }, { approvals });
+    expect(done).toMatchObject({ status: "completed", text: "ok" });
+    expect(ran).toEqual(["git status", "git push"]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from "vitest";
-import type { Notification, SessionEnd, SessionStart } from "../../src/agent/index.ts";
+import { commandEnv, type AgentOptions, type AgentSession, type Notification, type SessionEnd, type SessionStart, type ToolExecuteOptions } from "../../src/agent/index.ts";
 
 describe("the agent's event types", () => {
   it("name Claude Code's documented values and take the ones it adds later, as the bridge passes them on", () => {
@@ -11,5 +11,35 @@ describe("the agent's event types", () => {
     // @ts-expect-error a number is not a source
     const source: SessionStart["source"] = 1;
     void source;
+  });
+});
+
+describe("the agent's options and what it hands over", () => {
+  it("take notification delays as ms or false", () => {
+    expectTypeOf<false>().toMatchTypeOf<NonNullable<AgentOptions["idleNotificationMs"]>>();
+    expectTypeOf<250>().toMatchTypeOf<NonNullable<AgentOptions["permissionNotificationMs"]>>();
+    expectTypeOf<true>().not.toMatchTypeOf<NonNullable<AgentOptions["permissionNotificationMs"]>>();
+  });
+
+  it("take a transcript as on, off or a place, whose path is the agent's to say", () => {
+    expectTypeOf<{ dir: string; keep: boolean }>().toMatchTypeOf<NonNullable<AgentOptions["transcript"]>>();
+    expectTypeOf<false>().toMatchTypeOf<NonNullable<AgentOptions["transcript"]>>();
+    expectTypeOf<"/tmp/t">().not.toMatchTypeOf<NonNullable<AgentOptions["transcript"]>>();
+    expectTypeOf<AgentSession["transcriptPath"]>().toEqualTypeOf<string | undefined>();
+    const move = (session: AgentSession): void => {
+      // @ts-expect-error where the transcript is is the agent's to say
+      session.transcriptPath = "/tmp/t.jsonl";
+    };
+    void move;
+  });
+
+  it("give a tool the session's exported variables read-only, and commandEnv a plain environment", () => {
+    expectTypeOf<ToolExecuteOptions["env"]>().toEqualTypeOf<Readonly<Record<string, string>> | undefined>();
+    expectTypeOf(commandEnv).returns.toEqualTypeOf<Record<string, string>>();
+    const touch = (options: ToolExecuteOptions): void => {
+      // @ts-expect-error the session's variables are not the tool's to change
+      options.env!.PATH = "/tmp";
+    };
+    void touch;
   });
 });

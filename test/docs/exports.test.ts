@@ -57,7 +57,7 @@ describe("public API documentation", () => {
 describe("package.json exports", () => {
   it("has the root and one subpath per area", () => {
     expect(Object.keys(pkg.exports)).toEqual([
-      ".", "./core", "./agent", "./middleware", "./claude", "./ai-sdk", "./mcp", "./otel", "./redis", "./effect", "./koa", "./langchain", "./openai-agents", "./package.json",
+      ".", "./core", "./agent", "./middleware", "./claude", "./ai-sdk", "./mcp", "./otel", "./redis", "./effect", "./koa", "./langchain", "./openai-agents", "./claude-agent-sdk", "./package.json",
     ]);
   });
 

@@ -61,6 +61,11 @@ describe("documented values from Claude Code", () => {
     expect(await recorded({ hook_event_name: "PreCompact", trigger: "manual", custom_instructions: "keep the API notes" }))
       .toMatchObject({ trigger: "manual", custom_instructions: "keep the API notes" });
   });
+
+  it("reads PreCompact's custom_instructions: null, as Claude Code sends it on a /compact without instructions, and sends it back so", async () => {
+    expect(await recorded({ hook_event_name: "PreCompact", trigger: "manual", custom_instructions: null })).toMatchObject({ trigger: "manual", custom_instructions: null });
+    expect(await recorded({ hook_event_name: "PreCompact", trigger: "auto" })).toMatchObject({ trigger: "auto", custom_instructions: "" });
+  });
 });
 
 describe("hooks inside a sub-agent", () => {
@@ -74,5 +79,29 @@ describe("hooks inside a sub-agent", () => {
     const main = JSON.parse(readFileSync(file, "utf8"));
     expect(main).not.toHaveProperty("agent_id");
     expect(main).not.toHaveProperty("agent_type");
+  });
+});
+
+describe("fields that come from the run", () => {
+  it("send the prompt's id and a sub-agent's own transcript, when the run's metadata names them", async () => {
+    const file = join(tempDir(), "stdin.json");
+    const stack = createAgentStack().use("subagentStop", commandHook({ event: "SubagentStop", ...node("record-event.mjs", file), timeoutMs: 5000 }));
+    await stack.run("subagentStop", { reason: "stop", blockedCount: 0, agent: "helper", path: ["agent", "helper"] }, () => ({ stop: true as const }), {
+      sessionId: "s", path: ["agent", "helper"], metadata: { promptId: "p-1", agentTranscriptPath: "/t/s/subagents/agent-helper.jsonl" },
+    });
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ prompt_id: "p-1", agent_transcript_path: "/t/s/subagents/agent-helper.jsonl" });
+  });
+});
+
+describe("StopFailure from a loop", () => {
+  it("is an API error: hooks run for the error point's model failures, not a tool's or the loop's", async () => {
+    const dir = tempDir();
+    const file = join(dir, "stdin.json");
+    const { command, args } = node("record-event.mjs", file);
+    const { stack } = fromClaudeSettings({ hooks: { StopFailure: [{ hooks: [{ type: "command", command, args }] }] } }, { cwd: dir });
+    for (const where of ["tool", "loop", "hook"] as const) await stack.run("error", { where, error: new Error("down"), attempt: 1 }, () => ({ action: "fail" as const }));
+    expect(existsSync(file)).toBe(false);
+    await stack.run("error", { where: "model", error: Object.assign(new Error("429 Too Many Requests"), { status: 429 }), attempt: 1 }, () => ({ action: "fail" as const }));
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ hook_event_name: "StopFailure", error: "rate_limit", error_details: "429 Too Many Requests" });
   });
 });

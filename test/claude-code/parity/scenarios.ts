@@ -241,7 +241,6 @@ export const lifecycle: Record<string, ParityCase> = {
   "PostToolBatch additionalContext reaches the model before its next call": {
     scenario: { settings: settings(on("PostToolBatch", undefined, answer({ out: specific("PostToolBatch", { additionalContext: "BATCH-MARKER" }) }))), turns: oneCall(ranCommand("1")), markers: ["BATCH-MARKER"] },
     claude: observed({ executed: ["1"], modelCalls: 2, toolErrors: [false], seen: { "BATCH-MARKER": 1 } }),
-    differs: "agent-onion does not drive PostToolBatch",
   },
   "Stop additionalContext keeps the turn going once, as a reminder the model reads": {
     scenario: { settings: settings(on("Stop", undefined, answer({ once: "$CLAUDE_PROJECT_DIR/.stop-once", out: specific("Stop", { additionalContext: "STOP-CONTEXT-MARKER" }) }))), turns: ["First.", "Second."], markers: ["STOP-CONTEXT-MARKER"] },
@@ -262,7 +261,14 @@ export const lifecycle: Record<string, ParityCase> = {
       turns: ["Working on it.", "Still working.", "All finished. <promise>DONE</promise>"], markers: ["RALPH-PROMPT-MARKER"], exists: [".claude/ralph-loop.local.md"],
     },
     claude: observed({ executed: [], modelCalls: 3, toolErrors: [], seen: { "RALPH-PROMPT-MARKER": 1 }, files: { ".claude/ralph-loop.local.md": false } }),
-    differs: "agent-onion gives hooks no transcript_path by default, so the loop deletes its state at the first stop",
+  },
+  "hookify's Stop rule on the transcript blocks until the transcript shows the tests ran": {
+    scenario: {
+      settings: settings(on("Stop", undefined, script("hookify_rules.py"))),
+      files: hookifyRules([{ name: "require-tests", event: "Stop", field: "transcript", pattern: "^(?![\\s\\S]*ran-tests)", action: "block", message: "HOOKIFY-STOP-MARKER" }]),
+      turns: ["Finished.", bashTurn(ranCommand("tests")), "Finished after the tests."], markers: ["HOOKIFY-STOP-MARKER"],
+    },
+    claude: observed({ executed: ["tests"], modelCalls: 3, toolErrors: [false], seen: { "HOOKIFY-STOP-MARKER": 1 } }),
   },
   "stop_notifier.mjs records the last assistant message and never blocks": {
     scenario: { settings: settings(on("Stop", undefined, script("stop_notifier.mjs"))), turns: ["Finished the task."], contents: [".claude/notifications.log"] },
@@ -271,7 +277,6 @@ export const lifecycle: Record<string, ParityCase> = {
   "env_file_setup.sh's exports through CLAUDE_ENV_FILE reach later Bash commands": {
     scenario: { settings: settings(on("SessionStart", undefined, script("env_file_setup.sh"))), turns: oneCall('[ "$RIG_STAGE" = from-session-start ] && touch ran-envfile || touch ran-noenv') },
     claude: observed({ executed: ["envfile"], modelCalls: 2, toolErrors: [false] }),
-    differs: "agent-onion provides no CLAUDE_ENV_FILE",
   },
 };
 

@@ -5,10 +5,11 @@
  * (`createAgent`) with a scripted model and real Bash and Write tools in a temporary project.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import type { TurnResult } from "../../../src/agent/agent-types.ts";
 import { createAgent } from "../../../src/agent/agent.ts";
+import { commandEnv } from "../../../src/agent/command-env.ts";
 import { SessionRejectedError } from "../../../src/agent/session.ts";
 import { createScriptedModel, type ScriptedAnswer, type ScriptedModel, type ScriptedTurn } from "../../../src/agent/scripted-model.ts";
 import { defineTool } from "../../../src/agent/tool.ts";
@@ -42,7 +43,17 @@ export interface AgentOnionRun {
   readonly executed: readonly string[];
   readonly project: string;
   readonly home: string;
+  /** The session transcript's lines (the reference agent's JSONL file, kept in the run's directory). */
+  transcript(): Record<string, unknown>[];
 }
+
+/** The lines of the one session transcript in `dir`. */
+const transcriptIn = (dir: string): Record<string, unknown>[] => {
+  if (!existsSync(dir)) return [];
+  const file = readdirSync(dir).find((f) => f.endsWith(".jsonl"));
+  if (file === undefined) return [];
+  return readFileSync(join(dir, file), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
+};
 
 /** A mock turn as a scripted-model turn (functions of the request are Claude Code only). */
 const scripted = (turn: MockTurn): ScriptedTurn => {
@@ -72,13 +83,15 @@ const bash = (command: string, cwd: string, env: Record<string, string>) =>
 /**
  * The tools Claude Code's scenarios use, with Claude Code's output shapes: Bash answers
  * `{ stdout, stderr, interrupted, isImage }` (what its PostToolUse hooks read as `tool_response`)
- * and fails with "Exit code N" and the output; Write writes the file.
+ * and fails with "Exit code N" and the output, and runs with the session's exported variables;
+ * Write writes the file.
  */
 const tools = (cwd: string, env: Record<string, string>) => [
   defineTool<{ command?: unknown }>({
     name: "Bash", description: "Run a shell command", inputSchema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
-    execute: async ({ command }) => {
-      const r = await bash(String(command), cwd, env);
+    // What the session's SessionStart hooks exported through CLAUDE_ENV_FILE reaches the command, as in Claude Code's Bash tool.
+    execute: async ({ command }, options) => {
+      const r = await bash(String(command), cwd, commandEnv(options, env));
       if (r.code !== 0) throw new Error(`Exit code ${r.code}\n${[r.stdout, r.stderr].filter(Boolean).join("\n")}`);
       return { stdout: r.stdout, stderr: r.stderr, interrupted: false, isImage: false };
     },
@@ -102,7 +115,9 @@ const tools = (cwd: string, env: Record<string, string>) => [
  * run.executed // ["1"]
  */
 export const runAgentOnion = async (options: AgentOnionRunOptions): Promise<AgentOnionRun> => {
-  const { project, home } = makeRunDirs();
+  const { root, project, home } = makeRunDirs();
+  const transcripts = join(root, "transcripts");
+  const transcript = () => transcriptIn(transcripts);
   writeFiles(project, home, options.files, options.settings);
   const saved = new Map<string, string | undefined>();
   const env: Record<string, string> = { HOME: home, ...options.env };
@@ -116,10 +131,10 @@ export const runAgentOnion = async (options: AgentOnionRunOptions): Promise<Agen
     try {
       ({ stack } = fromClaudeSettings(claudeSettingsFiles(project, home), { trustProjectSettings: true, home, cwd: project, projectDir: project, ...options.settingsOptions }));
     } catch (error) {
-      return { turn: undefined, loadError: error as Error, sessionError: undefined, model: undefined, executed: executedIn(project), project, home };
+      return { turn: undefined, loadError: error as Error, sessionError: undefined, model: undefined, executed: executedIn(project), project, home, transcript };
     }
     const model = createScriptedModel({ turns: options.turns.map(scripted), whenDone: scripted(options.whenDone ?? "Done.") });
-    const agent = createAgent({ model, tools: tools(project, toolEnv), stack });
+    const agent = createAgent({ model, tools: tools(project, toolEnv), stack, transcript: { dir: transcripts } });
     let turn: TurnResult | undefined;
     let sessionError: Error | undefined;
     try {
@@ -128,7 +143,7 @@ export const runAgentOnion = async (options: AgentOnionRunOptions): Promise<Agen
       if (!(error instanceof SessionRejectedError)) throw error;
       sessionError = error;
     }
-    return { turn, loadError: undefined, sessionError, model, executed: executedIn(project), project, home };
+    return { turn, loadError: undefined, sessionError, model, executed: executedIn(project), project, home, transcript };
   } finally {
     for (const [name, value] of saved) {
       if (value === undefined) delete process.env[name];

@@ -1,0 +1,141 @@
+/**
+ * The guard's callbacks called as the SDK calls them, with the events Claude Code 2.1.332 sent
+ * (test/fixtures/claude-code/events, recorded by scripts/claude-code/record-events.ts): the paths
+ * the real-client tests cannot steer Claude Code into on purpose.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { HookInput, HookJSONOutput } from "@anthropic-ai/claude-agent-sdk";
+import { describe, expect, it } from "vitest";
+import { claudeAgentGuard, ClaudeToolNotRunError, ClaudeToolRerunError, type ClaudeAgentGuard } from "../../../src/adapters/claude-agent-sdk/index.ts";
+import { createAgentStack } from "../../../src/agent/stack.ts";
+import { Continue, Reject, Transform } from "../../../src/core/action.ts";
+import type { RunEvent } from "../../../src/core/context.ts";
+import { MemoryStore } from "../../../src/core/memory-store.ts";
+import { retry } from "../../../src/middleware/retry.ts";
+import { withMiddleware } from "../../../src/middleware/apply.ts";
+
+const events = join(fileURLToPath(new URL(".", import.meta.url)), "..", "..", "fixtures", "claude-code", "events");
+const recorded = (name: string, changes: Record<string, unknown> = {}): HookInput =>
+  ({ ...JSON.parse(readFileSync(join(events, `${name}.json`), "utf8")), ...changes }) as HookInput;
+
+const call = (guard: ClaudeAgentGuard, input: HookInput): Promise<HookJSONOutput> => {
+  const matcher = guard.hooks[input.hook_event_name]?.[0];
+  if (matcher === undefined) throw new Error(`the guard registered no callback for ${input.hook_event_name}`);
+  return matcher.hooks[0]!(input, "tool_use_id" in input ? String(input.tool_use_id) : undefined, { signal: new AbortController().signal });
+};
+
+const settled = () => {
+  const runs: RunEvent[] = [];
+  return { runs, hook: { name: "settled", observe: (e: RunEvent<any, any>) => void runs.push(e) } };
+};
+
+describe("claudeAgentGuard: registration", () => {
+  it("registers a callback only for the events its stack has hooks for", () => {
+    const tools = claudeAgentGuard(createAgentStack().use("toolCall", { name: "t", before: () => Continue }));
+    expect(Object.keys(tools.hooks).sort()).toEqual(["PostToolUse", "PostToolUseFailure", "PreToolUse", "SessionEnd", "Stop", "StopFailure", "SubagentStop"]);
+    const prompts = claudeAgentGuard(createAgentStack().use("sessionStart", { name: "s", before: () => Continue }));
+    expect(Object.keys(prompts.hooks).sort()).toEqual(["SessionStart", "UserPromptSubmit"]);
+    expect(claudeAgentGuard(createAgentStack()).hooks).toEqual({});
+  });
+
+  it("sets canUseTool only when the stack can answer a permission request", () => {
+    expect(claudeAgentGuard(createAgentStack()).options({ cwd: "/p" })).toEqual({ cwd: "/p", hooks: {} });
+    const withHandler = claudeAgentGuard(createAgentStack({ approval: () => ({ decision: "approve" }) }));
+    expect(withHandler.options().canUseTool).toBe(withHandler.canUseTool);
+  });
+
+  it("keeps the application's own hooks beside its own, once, however often options are made", () => {
+    const guard = claudeAgentGuard(createAgentStack().use("toolCall", { name: "t", before: () => Continue }));
+    const mine = { hooks: [async () => ({})] };
+    const once = guard.options({ hooks: { PreToolUse: [mine] } });
+    expect(guard.options(once).hooks?.PreToolUse).toEqual([mine, guard.hooks.PreToolUse![0]]);
+  });
+
+  it.each([
+    [() => claudeAgentGuard({} as never), "claudeAgentGuard: stack must be an agent stack (createAgentStack()), got {}"],
+    [() => claudeAgentGuard(createAgentStack(), { timeoutSeconds: 0 }), "claudeAgentGuard: timeoutSeconds must be a number of seconds above 0, got 0"],
+    [() => claudeAgentGuard(createAgentStack(), { run: 5 as never }), "claudeAgentGuard: run must be run options or a function of the hook event, got 5"],
+    [() => claudeAgentGuard(createAgentStack(), { pause: { store: {} as never, secret: "k".repeat(32) } }), "claudeAgentGuard: pause.store must be a StateStore (MemoryStore, RedisStore), got {}"],
+    [() => claudeAgentGuard(createAgentStack(), { pause: { store: new MemoryStore(), secret: "short" } }), "claudeAgentGuard: pause.secret must hold at least 32 bytes"],
+    [() => claudeAgentGuard(createAgentStack(), { pause: { store: new MemoryStore(), secret: "k".repeat(32), ttlMs: -1 } }), "claudeAgentGuard: pause.ttlMs must be a positive integer of ms, got -1"],
+    [() => claudeAgentGuard(createAgentStack({ approval: () => ({ decision: "approve" }) })).options({ canUseTool: async () => ({ behavior: "allow" }) }), "claudeAgentGuard.options: base.canUseTool is set"],
+  ])("refuses a mistake when it is made: %#", (make, message) => {
+    expect(make).toThrow(message);
+  });
+});
+
+describe("claudeAgentGuard: tool calls", () => {
+  it("settles a call Claude Code refused after the hooks let it through, at the end of its batch", async () => {
+    const { runs, hook } = settled();
+    const stack = createAgentStack().use("toolCall", hook).use("toolBatch", { name: "b", before: () => Continue });
+    const guard = claudeAgentGuard(stack);
+    expect(await call(guard, recorded("PreToolUse"))).toEqual({});
+    expect(await call(guard, recorded("PostToolBatch"))).toEqual({});
+    await stack.flush();
+    expect(runs.map((r) => r.outcome._tag)).toEqual(["Failed"]);
+    expect((runs[0]!.outcome as { error: unknown }).error).toBeInstanceOf(ClaudeToolNotRunError);
+  });
+
+  it("settles only the ending session's open calls when one guard serves two queries at once", async () => {
+    const { runs, hook } = settled();
+    const asked: unknown[] = [];
+    const stack = createAgentStack({ approval: () => ({ decision: "approve" }) })
+      .use("toolCall", hook)
+      .use("permissionRequest", { name: "who", before: (_request, ctx) => void asked.push(ctx.sessionId) });
+    const guard = claudeAgentGuard(stack);
+    const a = { session_id: "session-a", tool_use_id: "toolu_a" };
+    const b = { session_id: "session-b", tool_use_id: "toolu_b" };
+    await call(guard, recorded("PreToolUse", a));
+    await call(guard, recorded("PreToolUse", b));
+    // Session A's permission prompt comes after B's last event: it is still run in A's session.
+    expect(await guard.canUseTool("Bash", { command: "touch ran-1" }, { signal: new AbortController().signal, toolUseID: "toolu_a" } as never)).toMatchObject({ behavior: "allow" });
+    expect(asked).toEqual(["session-a"]);
+    await call(guard, recorded("Stop", { session_id: "session-a" }));
+    await call(guard, recorded("PostToolUse", b));
+    await stack.flush();
+    expect(runs.map((r) => [r.sessionId, r.outcome._tag])).toEqual([["session-a", "Failed"], ["session-b", "Completed"]]);
+  });
+
+  it("ends the turn when an output must not reach the model and no replacement in its shape is known", async () => {
+    const guard = claudeAgentGuard(createAgentStack().use("toolCall", { name: "gate", after: () => Reject("holds a customer's address") }));
+    const write = { tool_name: "Write", tool_input: { file_path: "/p/x", content: "x" }, tool_response: { type: "create", filePath: "/p/x", content: "x", structuredPatch: [] } };
+    await call(guard, recorded("PreToolUse", write));
+    expect(await call(guard, recorded("PostToolUse", write))).toEqual({
+      continue: false,
+      decision: "block",
+      stopReason: "agent-onion: Tool result of Write withheld by gate: holds a customer's address; the turn ends so that the model does not read the output of Write",
+      reason: "agent-onion: Tool result of Write withheld by gate: holds a customer's address; the turn ends so that the model does not read the output of Write",
+    });
+  });
+
+  it("refuses to run a call a second time for a retry hook: Claude Code runs each call once", async () => {
+    const { runs, hook } = settled();
+    const stack = withMiddleware(createAgentStack(), retry({ point: "toolCall", attempts: 2, baseMs: 1 })).use("toolCall", hook);
+    const guard = claudeAgentGuard(stack);
+    await call(guard, recorded("PreToolUse"));
+    expect(await call(guard, recorded("PostToolUseFailure", { error: "Exit code 1" }))).toEqual({});
+    await stack.flush();
+    expect((runs[0]!.outcome as { error: unknown }).error).toBeInstanceOf(ClaudeToolRerunError);
+  });
+
+  it("runs every phase for a call whose PreToolUse it did not see", async () => {
+    const stack = createAgentStack().use("toolCall", {
+      name: "redact",
+      before: () => Continue,
+      after: (r) => Transform({ ...r, content: { ...(r.content as object), stdout: "[redacted]" } }),
+    });
+    expect(await call(claudeAgentGuard(stack), recorded("PostToolUse"))).toEqual({
+      hookSpecificOutput: { hookEventName: "PostToolUse", updatedToolOutput: { stdout: "[redacted]", stderr: "", interrupted: false, isImage: false, noOutputExpected: true } },
+    });
+  });
+});
+
+describe("claudeAgentGuard: other events", () => {
+  it("reads PreCompact's custom_instructions: null as Claude Code sends it", async () => {
+    // compaction observes: in TypeScript a Reject there is refused; a hook loaded from settings can still answer one, which Claude Code takes as a block.
+    const guard = claudeAgentGuard(createAgentStack().use("compaction", { name: "keep", before: (() => Reject("a review is in progress")) as never }));
+    expect(await call(guard, recorded("PreCompact"))).toEqual({ decision: "block", reason: "a review is in progress" });
+  });
+});
