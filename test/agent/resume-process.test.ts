@@ -31,11 +31,12 @@ interface Resumed { readonly turn?: TurnResult; readonly error?: string }
 describeRedisProcess("an agent turn resumed in another process", () => {
   let server: RedisServer;
   let child: ChildProcess | undefined;
+  const others: ChildProcess[] = [];
   beforeAll(async () => {
     server = await startRedis();
   });
   afterAll(async () => {
-    if (child !== undefined && child.exitCode === null) child.kill("SIGKILL");
+    for (const c of [child, ...others]) if (c !== undefined && c.exitCode === null) c.kill("SIGKILL");
     await server?.stop();
   });
 
@@ -72,6 +73,29 @@ describeRedisProcess("an agent turn resumed in another process", () => {
     expect(readFileSync(file, "utf8").split("\n").filter(Boolean)).toHaveLength(3);
 
     child.send({ type: "exit" });
+    await store.close();
+  }, 60_000);
+
+  it("two processes racing to resume the same paused turns: each turn is finished by exactly one", async () => {
+    const file = join(tempDir(), "runs.log");
+    writeFileSync(file, "");
+    const store = new RedisStore({ connection: server.url });
+    const here = guardedAgent(store, file);
+    const workers = [0, 1].map(() => fork(worker, [server.url, file], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] }));
+    others.push(...workers);
+    await Promise.all(workers.map((w) => next(w, "ready")));
+    for (let round = 0; round < 5; round++) {
+      const paused = await here.agent.run(`git push origin topic-${round}`);
+      const decisions = { [paused.approvals![0]!.id]: { decision: "approve" } };
+      const startAt = Date.now() + 300;
+      const results = workers.map((w) => next<Resumed>(w, "resumed"));
+      for (const w of workers) w.send({ type: "resume", state: paused.state, decisions, startAt });
+      const both = await Promise.all(results);
+      expect(both.map((r) => r.turn?.status ?? r.error).sort()).toEqual(["ApprovalReplayedError", "completed"]);
+    }
+    const runs = readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => l.split(" ").slice(1).join(" "));
+    expect(runs).toEqual([0, 1, 2, 3, 4].map((i) => `git push origin topic-${i}`));
+    for (const w of workers) w.send({ type: "exit" });
     await store.close();
   }, 60_000);
 });
