@@ -348,7 +348,8 @@ class Session implements AgentSession {
         throw new ApprovalTamperedError(approval.id, `the turn state's call ${call.id} is not the call approval ${approval.id} was asked about`);
       answers.set(approval.id, { call: claimed.input as ToolCall, approval: claimed.options.approval as NonNullable<RunOptions["approval"]> });
     }
-    const run: RunOptions = { ...this.base, signal, runId, metadata: { ...this.base.metadata, ...state.metadata, ...options.metadata } };
+    // The paused turn's metadata (its prompt's), under this session's (a transcript of this process) and the caller's.
+    const run: RunOptions = { ...this.base, signal, runId, metadata: { ...state.metadata, ...this.base.metadata, ...options.metadata } };
     const env = rootEnv(this.config, run, this.pending, signal, options.onPart ?? this.config.options.onPart, this.shared, this.transcript);
     env.spent.steps = state.spent.steps;
     env.spent.usage = state.spent.usage;

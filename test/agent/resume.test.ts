@@ -176,4 +176,19 @@ describe("a turn that waits for approval", () => {
     expect(done).toMatchObject({ status: "completed", text: "ok" });
     expect(ran).toEqual(["git status", "git push"]);
   });
+
+  it("keeps the paused turn's metadata on resume, under the resuming session's and the caller's", async () => {
+    const seen: Record<string, unknown>[] = [];
+    const approvals = durableApprovals({ store: new MemoryStore(), key: "a-test-key-of-at-least-32-bytes!!" });
+    const stack = withMiddleware(createAgentStack({ approval: approvals }), approval({ match: "Bash" }))
+      .use("toolCall", { name: "watch", before: (_c, ctx) => void seen.push({ ...ctx.metadata }) });
+    const bash = defineTool<{ command: string }>({ name: "Bash", execute: () => "done" });
+    const model = createScriptedModel({ turns: [], whenDone: (r) => (r.messages.at(-1)?.role === "tool" ? "ok" : { toolCalls: [{ id: "c1", name: "Bash", input: { command: "git push" } }] }) });
+    const agent = createAgent({ model, stack, tools: [bash], metadata: { tenant: "t1", region: "eu" } });
+    const paused = await agent.run("go", { metadata: { ticket: "T-1" } });
+    expect(paused.state!.metadata).toMatchObject({ tenant: "t1", region: "eu", ticket: "T-1" });
+    const done = await agent.resume(paused.state!, { [paused.approvals![0]!.id]: { decision: "approve" } }, { approvals, metadata: { region: "us" } });
+    expect(done.status).toBe("completed");
+    expect(seen.at(-1)).toMatchObject({ tenant: "t1", ticket: "T-1", region: "us" });
+  });
 });
