@@ -4,7 +4,7 @@
  * answers, and a hook just inside `retry` says how each attempt went.
  */
 import {
-  Priority, cache, guards, providerError, redaction, retry, stableJson, toolPolicy, withMiddleware,
+  cache, contextKey, guards, providerError, redaction, retry, stableJson, toolPolicy, withMiddleware,
   type AgentPoints, type AgentStack, type GuardsOptions, type PointHook, type ToolCall,
 } from "agent-onion";
 import { brief, c, say } from "./print.ts";
@@ -37,23 +37,22 @@ const messageOf = (error: unknown): string => {
   return e instanceof Error ? e.message : String(e);
 };
 
+/** This call's attempts so far: a slot of the model call's run, gone with it. */
+const attemptsSoFar = contextKey<number>("retry-log.attempts");
+
 /** Retry model calls that failed with a transient provider error, with backoff; say how each attempt went. */
-export const retries = (stack: AgentStack): AgentStack => {
-  const attempts = new Map<string, number>();
-  return withMiddleware(stack, retry({ attempts: retryAttempts, baseMs: 100, retryOn: transient })).use("modelCall", {
+export const retries = (stack: AgentStack): AgentStack =>
+  withMiddleware(stack, retry({ attempts: retryAttempts, baseMs: 100, retryOn: transient })).use("modelCall", {
     name: "retry-log",
-    priority: Priority.guard + 21, // just inside retry: it runs once per attempt
+    after: ["retry"], // just inside retry: it runs once per attempt
     around: async (ctx, next) => {
-      const attempt = (attempts.get(ctx.callId) ?? 0) + 1;
-      attempts.set(ctx.callId, attempt);
+      const attempt = ctx.local(attemptsSoFar, (ctx.local(attemptsSoFar) ?? 0) + 1);
       const outcome = await next();
       if (outcome._tag === "Failed") say(`  ${c.yellow("⚠ model call failed")} (attempt ${attempt} of ${retryAttempts}): ${brief(messageOf(outcome.error))}`);
       else if (attempt > 1) say(`  ${c.green("↻ retried:")} the model call succeeded on attempt ${attempt} of ${retryAttempts}`);
-      if (outcome._tag !== "Failed") attempts.delete(ctx.callId);
       return outcome;
     },
   });
-};
 
 /** Serve repeated file reads from the built-in cache (per session, keyed by the path), and say so. */
 export const cachedReads = (stack: AgentStack): AgentStack => {

@@ -5,6 +5,7 @@ import { SHELL_TOOLS } from "../core/match/condition.ts";
 import { readDetail, UNREADABLE_DETAIL } from "../core/match/detail.ts";
 import { searchGlob } from "../core/match/search.ts";
 import { gate, observe } from "../core/point.ts";
+import type { Outcome } from "../core/outcome.ts";
 import type {
   CompactionRequest, CompactionResult, ErrorDecision, ErrorEvent, ModelRequest, ModelResponse, Notification,
   PermissionDecision, PermissionRequest, RunInput, RunResult, SessionEnd, SessionInfo, SessionStart, StepInput, StepResult,
@@ -84,6 +85,21 @@ export const toolDetails = (call: ToolCall): string[] => {
 export const toolDetail = (call: ToolCall): string | undefined => toolDetails(call)[0];
 
 /**
+ * A step's type, for `{ stepType }` matchers (a tool execution or a final response): `"tool"`
+ * when the model asked for tools, `"final"` when it answered without, `"error"` when the step failed.
+ *
+ * @example
+ * stepType({ _tag: "Failed", error: new Error("x") }) // "error"
+ */
+export const stepType = (outcome: Outcome<StepResult>): "tool" | "final" | "error" | undefined => {
+  if (outcome._tag === "Failed") return "error";
+  if (outcome._tag !== "Completed") return undefined;
+  // A hook may have replaced the result with something else (untyped code): no type then.
+  const calls = (outcome.value as { response?: { toolCalls?: unknown } } | undefined)?.response?.toolCalls;
+  return Array.isArray(calls) ? (calls.length > 0 ? "tool" : "final") : undefined;
+};
+
+/**
  * The standard agent points. `createAgentStack()` is `createStack(agentPoints)`.
  *
  * @example
@@ -93,7 +109,7 @@ export const agentPoints = {
   sessionStart: gate<SessionStart, SessionInfo>({ name: "sessionStart", subject: (s) => s.source }),
   userPrompt: gate<UserPrompt, UserPrompt>({ name: "userPrompt" }),
   run: gate<RunInput, RunResult>({ name: "run" }),
-  step: observe<StepInput, StepResult>({ name: "step", subject: (s) => String(s.index) }),
+  step: observe<StepInput, StepResult>({ name: "step", subject: (s) => String(s.index), stepType }),
   modelCall: observe<ModelRequest, ModelResponse>({ name: "modelCall", subject: (r) => r.model }),
   toolCall: gate<ToolCall, ToolResult>({ name: "toolCall", subject: (c) => c.name, detail: toolDetail }),
   stop: gate<StopRequest, StopDecision>({ name: "stop", collect: true }),

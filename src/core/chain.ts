@@ -119,7 +119,7 @@ export class PointChains {
     const applying = this.live
       .filter(appliesWithoutSubject)
       // A copy that matches everything: the hook applies without its condition being checked.
-      .map((l) => (l.matcher.needsSubject ? { ...l, matcher: compileMatcher(undefined, l.name), flags: l.flags & ~LayerFlag.matchesInput } : l));
+      .map((l) => (l.matcher.needsSubject ? { ...l, matcher: compileMatcher(undefined, l.name), flags: l.flags & ~(LayerFlag.matchesInput | LayerFlag.matchesOutcome) } : l));
     return (this.unknown = compileChain(this.point, applying, false, this.live.filter((l) => l.matcher.needsSubject)));
   }
 

@@ -155,11 +155,16 @@ const approved = (run: Run, layer: Layer, input: unknown): void => {
 const matchesNow = (run: Run, f: Frame, layer: Layer, i: number): boolean => {
   let ok: boolean;
   try {
-    ok = layer.matcher.test(run.subject, f.payload, () => run.detailOf(f.payload), run.metadata);
+    ok = layer.matcher.test(run.subject, f.payload, run.askDetail(f.payload), run.metadata);
   } catch (cause) {
     ok = failedMatch(run, layer, cause);
   }
-  if (!ok) (f.skipped ??= new Set()).add(i);
+  if (!ok) {
+    // A bit per layer, 16 to an element: a small array on the heap, where a typed array of a
+    // thousand layers would be allocated off it, which costs a call more than its tests.
+    const skipped = (f.skipped ??= new Array<number>((run.layers.length + 15) >> 4).fill(0));
+    skipped[i >> 4]! |= 1 << (i & 15);
+  }
   return ok;
 };
 
@@ -343,13 +348,19 @@ const unwind = (run: Run, f: Frame): Step => {
   let from = f.j;
   for (let j = f.j; j >= start; j--) {
     const layer = layers[j] as Layer;
-    if (skipped !== undefined && skipped.has(j)) {
+    if (skipped !== undefined && ((skipped[j >> 4]! >> (j & 15)) & 1) === 1) {
       if (compact) recordRange(run, phase, from, j + 1);
       from = j - 1;
       continue;
     }
     const fn = phase === RangePhase.after ? layer.after : phase === RangePhase.recover ? layer.recover : undefined;
     const flags = layer.flags;
+    if (fn !== undefined && (flags & LayerFlag.matchesOutcome) !== 0 && !matchesOnExit(run, f, layer, j, same)) {
+      // A step-type matcher said no: the hook was never entered (it has no before, around or onSettled).
+      if (compact) recordRange(run, phase, from, j + 1);
+      from = j - 1;
+      continue;
+    }
     if (fn !== undefined) {
       // A hook after this one aborted the run (its caller's signal): start nothing more (R7).
       if (run.settled) return (compact && recordRange(run, phase, from, j + 1), abandoned(run, f));
@@ -391,6 +402,16 @@ const unwind = (run: Run, f: Frame): Step => {
   }
   if (compact) recordRange(run, phase, from, start);
   return ended(run, f);
+};
+
+/** Test a matcher that reads the step type, against the frame's outcome; a throwing matcher is its hook's failure, as on the way in. */
+const matchesOnExit = (run: Run, f: Frame, layer: Layer, j: number, same: boolean): boolean => {
+  const input = same ? f.initial : inputAt(f, j);
+  try {
+    return layer.matcher.test(run.subject, input, () => run.detailOf(input), run.metadata, () => run.stepTypeOf(f.outcome, input));
+  } catch (cause) {
+    return failedMatch(run, layer, cause);
+  }
 };
 
 /** What a stretch of Continue answers on the way out is recorded as, for the frame's outcome now (-1: no hook is called). */
@@ -468,7 +489,7 @@ class AroundCall implements Frame {
   declare payload: unknown;
   declare initial: unknown;
   declare transforms: unknown[] | undefined;
-  declare skipped: Set<number> | undefined;
+  declare skipped: number[] | undefined;
   declare outcome: Outcome | undefined;
   declare final: boolean;
   declare readonly run: Run;

@@ -6,7 +6,7 @@
 import type { Continue, Reject, Replace, Transform } from "./action.ts";
 import type { HookContext, HookInfo, RunEvent } from "./context.ts";
 import { RegistrationError, describeGiven } from "./errors.ts";
-import { compileMatcher } from "./match/matcher.ts";
+import { compileHookMatch } from "./match/matcher.ts";
 import type { Matcher, MatchSpec } from "./match/types.ts";
 import type { Outcome } from "./outcome.ts";
 import type { PointKind } from "./point.ts";
@@ -40,14 +40,19 @@ export type Next<I, O> = (input?: I | DeepReadonly<I>) => Promise<Outcome<O>>;
 
 /**
  * Where a hook goes relative to other hooks of the same point, by name: `before` lists the hooks
- * it runs before (it is placed outside them), `after` the hooks it runs after (inside them).
+ * it runs before (it is placed outside them), `after` the hooks it runs after (inside them). A
+ * name must be registered on the point already, unless `optional` is true: then a name that is
+ * not (yet) registered constrains nothing until a hook of that name is, in either order.
  *
  * @example
  * stack.use("toolCall", { name: "audit", order: { after: ["toolPolicy"] }, before: log, after: log })
+ * stack.use("modelCall", { name: "myRetry", order: { after: ["fallback"], optional: true }, around: retryAround })
  */
 export interface HookOrder {
   readonly before?: readonly string[];
   readonly after?: readonly string[];
+  /** The names may be of hooks that are not registered (a middleware that may be absent); default false. */
+  readonly optional?: boolean;
 }
 
 /** A hook as users write it. Any subset of the phase functions may be given. */
@@ -57,7 +62,7 @@ export interface Hook<I = any, O = any, K extends PointKind = PointKind> {
   readonly priority?: number;
   /** Hooks of this point this one runs before or after, by name (see `HookOrder`). */
   readonly order?: HookOrder;
-  /** Which subjects this hook applies to (R8). */
+  /** Which runs this hook applies to (R8): a pattern, a function, or a match object (`{ metadata }`, `{ stepType }`, `all`/`any`/`not`). */
   readonly match?: MatchSpec<I>;
   /** Each call of this hook's functions must settle within this many ms, or the hook has failed. */
   readonly timeoutMs?: number;
@@ -110,6 +115,8 @@ export const LayerFlag = {
   recheck: 8,
   /** It has an `around`: the walk nests there. */
   around: 16,
+  /** Its matcher reads the run's step type: tested on the way out, before `after` and `recover`. */
+  matchesOutcome: 32,
 } as const;
 
 /** A hook compiled for one point, once, at registration: what the dispatcher walks. */
@@ -119,8 +126,8 @@ export interface Layer {
   readonly priority: number;
   /** Registration order in its stack, for stable ties (R1). */
   readonly seq: number;
-  /** Names this layer runs before (outside) and after (inside), or undefined. */
-  readonly order: { readonly before: readonly string[]; readonly after: readonly string[] } | undefined;
+  /** Names this layer runs before (outside) and after (inside), and whether they may be unregistered; or undefined. */
+  readonly order: { readonly before: readonly string[]; readonly after: readonly string[]; readonly optional: boolean } | undefined;
   readonly matcher: Matcher;
   readonly timeoutMs: number | undefined;
   readonly failMode: FailMode;
@@ -160,7 +167,9 @@ const orderOf = (name: string, s: Record<string, unknown>): Layer["order"] => {
   if (order !== undefined && (typeof order !== "object" || order === null || Array.isArray(order)))
     throw new RegistrationError(name, "order", `must be an object with before and/or after lists, got ${describeGiven(order)}`);
   const o = (order ?? {}) as Record<string, unknown>;
-  for (const key of Object.keys(o)) if (key !== "before" && key !== "after") throw new RegistrationError(name, `order.${key}`, "is not an order field (expected before or after)");
+  for (const key of Object.keys(o))
+    if (key !== "before" && key !== "after" && key !== "optional") throw new RegistrationError(name, `order.${key}`, "is not an order field (expected before, after or optional)");
+  if (o.optional !== undefined && typeof o.optional !== "boolean") throw new RegistrationError(name, "order.optional", `must be a boolean, got ${describeGiven(o.optional)}`);
   const before = [
     ...(o.before === undefined ? [] : names(name, "order.before", o.before)),
     ...(Array.isArray(s.before) ? names(name, "before", s.before) : []),
@@ -170,11 +179,11 @@ const orderOf = (name: string, s: Record<string, unknown>): Layer["order"] => {
     ...(Array.isArray(s.after) ? names(name, "after", s.after) : []),
   ];
   if (before.length === 0 && after.length === 0) return undefined;
-  return Object.freeze({ before: Object.freeze(before), after: Object.freeze(after) });
+  return Object.freeze({ before: Object.freeze(before), after: Object.freeze(after), optional: o.optional === true });
 };
 
 /** Validate a user's hook spec for a point of `kind`; throws `RegistrationError` naming the hook and the field. */
-export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointName: string): Layer => {
+export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointName: string, hasStepType = false): Layer => {
   if (typeof spec !== "object" || spec === null) throw new RegistrationError("?", "spec", `on point "${pointName}" must be an object, got ${spec === null ? "null" : typeof spec}`);
   const s = spec as Record<string, unknown>;
   const name = s.name;
@@ -210,7 +219,15 @@ export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointNa
       if (list.includes(name)) throw new RegistrationError(name, field === "before" ? "order.before" : "order.after", `names the hook itself ("${name}"), which is a cycle`);
   const shadow = s.shadow === true;
   const source = s.source as string | undefined;
-  const matcher = compileMatcher(s.match, name);
+  const matcher = compileHookMatch(s.match, name, { name: pointName, hasStepType });
+  const outcome = matcher.needsOutcome === true;
+  if (outcome) {
+    // A matcher compiled beforehand (compileMatcher) was not checked against this point.
+    if (!hasStepType) throw new RegistrationError(name, "match", `reads the step type, and point "${pointName}" has none (a point gets one from its stepType option; the agent's step point has one)`);
+    const early = (["before", "around", "onSettled"] as const).filter((p) => typeof s[p] === "function");
+    if (early.length > 0)
+      throw new RegistrationError(name, "match", `reads the step type, which is known only once the run has ended, so the hook may have after, recover and observe only (it has ${early.join(" and ")}); register the rest as another hook`);
+  }
   const onSettled = s.onSettled as AnyFn | undefined;
   // A plain object, not frozen: it never leaves the stack (hooks see `info`), and frozen objects
   // are slower to read in the hot loop.
@@ -233,7 +250,7 @@ export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointNa
     recover: s.recover as AnyFn | undefined,
     onSettled,
     observe: s.observe as AnyFn | undefined,
-    flags: (matcher.needsInput ? LayerFlag.matchesInput : 0) | (onSettled !== undefined ? LayerFlag.settles : 0) | (timeoutMs !== undefined ? LayerFlag.timed : 0) |
+    flags: (outcome ? LayerFlag.matchesOutcome : matcher.needsInput ? LayerFlag.matchesInput : 0) | (onSettled !== undefined ? LayerFlag.settles : 0) | (timeoutMs !== undefined ? LayerFlag.timed : 0) |
       (s.recheck === true ? LayerFlag.recheck : 0) | (s.around !== undefined ? LayerFlag.around : 0),
     info: Object.freeze({ name, shadow, source }),
   };

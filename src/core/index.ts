@@ -7,7 +7,7 @@ export { Outcome, OutcomeRejectedError, type Completed, type Failed, type Interr
 export { gate, observe, type GatePoint, type InputOf, type KindOf, type ObservePoint, type OutputOf, type Point, type PointKind, type PointOptions, type Points } from "./point.ts";
 export { Priority, type PriorityBand } from "./priority.ts";
 export { createStack } from "./stack.ts";
-export type { Explanation, HookStack, Operation, PointName, StackOptions, StackStats } from "./stack-types.ts";
+export type { ExplainOptions, Explanation, HookStack, Operation, PointName, StackOptions, StackStats } from "./stack-types.ts";
 export type { AfterAction, AroundResult, BeforeAction, FailMode, Hook, HookOrder, Next } from "./hook.ts";
 export { contextKey, type ContextKey, type HookContext, type HookInfo, type RunEvent, type RunOptions } from "./context.ts";
 export {
@@ -28,5 +28,7 @@ export {
 export { checkAmount, checkKey, type Admission, type SetOptions, type StateStore } from "./state.ts";
 export { MemoryStore } from "./memory-store.ts";
 export { compileMatcher } from "./match/matcher.ts";
-export type { Matcher, MatchOptions, MatchSpec, PathOptions } from "./match/types.ts";
+export type {
+  AllMatch, AnyMatch, MatchContext, Matcher, MatchFunction, MatchObject, MatchOptions, MatchSpec, MetadataCondition, MetadataMatch, MetadataValue, NotMatch, PathOptions, StepTypeMatch,
+} from "./match/types.ts";
 export { deepFreeze, type DeepReadonly, type MaybePromise } from "./readonly.ts";

@@ -29,8 +29,12 @@ export interface QueueHost {
 
 /** Events waiting for observers, per stack: the default `StackOptions.observerQueue.limit`. */
 export const defaultObserverLimit = 10_000;
-/** Events delivered from a microtask once this many wait (see the module comment). */
-const batchSize = 256;
+/**
+ * Events delivered from a microtask once this many wait (see the module comment). Small: every
+ * waiting event keeps its run's input and output alive, and a few hundred 2 KB results kept
+ * through a garbage collection cost more than the delivery saved by waiting for them.
+ */
+const batchSize = 32;
 
 export class ObserverQueue {
   private runs: Run[] = [];
@@ -95,7 +99,7 @@ export class ObserverQueue {
   /** An observer's condition on the input; one that throws is that observer's failure, counted (R10). */
   private applies(run: Run, layer: Layer, input: unknown): boolean {
     try {
-      return layer.matcher.test(run.subject, input, () => run.detailOf(input), run.metadata);
+      return layer.matcher.test(run.subject, input, () => run.detailOf(input), run.metadata, () => run.stepTypeOf(run.settledWith, input));
     } catch (cause) {
       observerFailed(run, layer, "observe", cause);
       return false;

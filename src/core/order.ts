@@ -9,8 +9,10 @@
  * names this is exactly R1: ascending priority, then registration order.
  *
  * A name must be registered on the point when the hook naming it is (so a typo is caught at once),
- * and no set of names may form a cycle; both are registration errors. A name whose hook is later
- * removed with `without()` no longer constrains anything.
+ * unless the hook's order is `optional` (a middleware relating to another that may be absent, or
+ * registered later); no set of names may form a cycle, whichever hook registers last. Both are
+ * registration errors. A name with no hook (an optional one not registered, or one removed with
+ * `without()`) constrains nothing.
  */
 import { RegistrationError } from "./errors.ts";
 import type { Layer } from "./hook.ts";
@@ -20,14 +22,15 @@ export const byPriority = (a: Layer, b: Layer): number => a.priority - b.priorit
 
 /**
  * Check a new layer's names against its point: every name must be registered there (`lookup`
- * finds a layer of the point by name), and the names of the new layer and of the point's layers
- * that have names (`named`) must not make a cycle. Throws a `RegistrationError` naming the hook
- * and the field. Costs nothing for a layer without names that no other layer names.
+ * finds a layer of the point by name) unless its order is optional, and the names of the new
+ * layer and of the point's layers that have names (`named`) must not make a cycle. Throws a
+ * `RegistrationError` naming the hook and the field. Costs nothing for a layer without names
+ * that no other layer names.
  */
 export const checkOrder = (layer: Layer, lookup: (name: string) => Layer | undefined, named: readonly Layer[], referenced: boolean): void => {
   const order = layer.order;
   if (order === undefined && !referenced) return;
-  if (order !== undefined)
+  if (order !== undefined && !order.optional)
     for (const [field, list] of [["before", order.before], ["after", order.after]] as const)
       for (const name of list)
         if (lookup(name) === undefined)

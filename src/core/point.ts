@@ -3,6 +3,7 @@
  * types (phantom fields), its kind (`gate` may reject, `observe` may only change data), and
  * how to find the subject and detail that matchers test (R8).
  */
+import type { Outcome } from "./outcome.ts";
 import { isTimeoutMs } from "./signal.ts";
 
 export type PointKind = "gate" | "observe";
@@ -17,6 +18,8 @@ export interface Point<I = any, O = any, K extends PointKind = PointKind> {
   readonly subject?: ((input: I) => string | undefined) | undefined;
   /** What a `Name(pattern)` condition is tested against (a shell command, a file path, a URL). */
   readonly detail?: ((input: I) => string | undefined) | undefined;
+  /** What a `{ stepType }` matcher is tested against: the kind of run this was, read from its outcome once it has ended. */
+  readonly stepType?: ((outcome: Outcome<O>, input: I) => string | undefined) | undefined;
   /** Default deadline for a whole run of this point, in ms. */
   readonly timeoutMs?: number | undefined;
   /**
@@ -41,17 +44,22 @@ export type InputOf<P> = P extends Point<infer I, any, any> ? I : never;
 export type OutputOf<P> = P extends Point<any, infer O, any> ? O : never;
 export type KindOf<P> = P extends Point<any, any, infer K> ? K : never;
 
-export interface PointOptions<I> {
+export interface PointOptions<I, O = unknown> {
   readonly name: string;
   readonly subject?: (input: I) => string | undefined;
   readonly detail?: (input: I) => string | undefined;
+  /**
+   * The run's step type, for `{ stepType }` matchers, read from its outcome once the run has ended
+   * (the agent's `step` point: `"tool"`, `"final"` or `"error"`).
+   */
+  readonly stepType?: (outcome: Outcome<O>, input: I) => string | undefined;
   readonly timeoutMs?: number;
   readonly collect?: boolean;
 }
 
-const definePoint = <I, O, K extends PointKind>(kind: K, options: PointOptions<I>): Point<I, O, K> => {
+const definePoint = <I, O, K extends PointKind>(kind: K, options: PointOptions<I, O>): Point<I, O, K> => {
   if (typeof options?.name !== "string" || options.name === "") throw new TypeError("point: name must be a non-empty string");
-  for (const field of ["subject", "detail"] as const) {
+  for (const field of ["subject", "detail", "stepType"] as const) {
     if (options[field] !== undefined && typeof options[field] !== "function")
       throw new TypeError(`point "${options.name}": ${field} must be a function`);
   }
@@ -68,7 +76,7 @@ const definePoint = <I, O, K extends PointKind>(kind: K, options: PointOptions<I
  * @example
  * const toolCall = gate<ToolCall, ToolResult>({ name: "toolCall", subject: (c) => c.name })
  */
-export const gate = <I, O>(options: PointOptions<I>): GatePoint<I, O> => definePoint<I, O, "gate">("gate", options);
+export const gate = <I, O>(options: PointOptions<I, O>): GatePoint<I, O> => definePoint<I, O, "gate">("gate", options);
 
 /**
  * Define an observation point: hooks on it may change data but never abort.
@@ -76,5 +84,5 @@ export const gate = <I, O>(options: PointOptions<I>): GatePoint<I, O> => defineP
  * @example
  * const modelCall = observe<ModelRequest, ModelResponse>({ name: "modelCall", subject: (r) => r.model })
  */
-export const observe = <I, O>(options: PointOptions<I>): ObservePoint<I, O> =>
+export const observe = <I, O>(options: PointOptions<I, O>): ObservePoint<I, O> =>
   definePoint<I, O, "observe">("observe", options);

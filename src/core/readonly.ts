@@ -23,11 +23,6 @@ export type DeepReadonly<T> = unknown extends T
 /** A value or a promise of it: hooks may answer synchronously (fast path) or not. */
 export type MaybePromise<T> = T | PromiseLike<T>;
 
-const plain = (value: object): boolean => {
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null || Array.isArray(value);
-};
-
 /** Values `deepFreeze` froze all the way down: passed again, they are not walked again. */
 const frozenDeep = new WeakSet<object>();
 
@@ -46,19 +41,38 @@ const frozenDeep = new WeakSet<object>();
  */
 export const deepFreeze = <T>(value: T): T => {
   if (typeof value !== "object" || value === null || frozenDeep.has(value)) return value;
-  const pending: unknown[] = [value];
+  // Only objects are queued: most of a tool result's fields are strings and numbers.
+  const pending: object[] = [value];
   /** Nodes found already frozen and walked, made only when there are any. */
   let walked: Set<object> | undefined;
   while (pending.length > 0) {
-    const node = pending.pop();
-    if (typeof node !== "object" || node === null || !plain(node)) continue;
+    const node = pending.pop() as Record<string, unknown>;
+    const array = Array.isArray(node);
+    if (!array) {
+      const proto: unknown = Object.getPrototypeOf(node);
+      if (proto !== Object.prototype && proto !== null) continue; // a class instance: not data
+    }
     if (Object.isFrozen(node)) {
       if (frozenDeep.has(node)) continue;
       if (walked === undefined) walked = new Set();
       else if (walked.has(node)) continue;
       walked.add(node);
     } else Object.freeze(node);
-    for (const key of Object.keys(node)) pending.push((node as Record<string, unknown>)[key]);
+    if (array) {
+      // Object.keys, not an index loop: an array may also hold named properties.
+      for (const key of Object.keys(node)) {
+        const child = node[key];
+        if (typeof child === "object" && child !== null) pending.push(child);
+      }
+    } else {
+      // for-in rather than Object.keys: no array of keys per object. The prototype is
+      // Object.prototype or null, so it enumerates the object's own keys (and, on a polluted
+      // Object.prototype, the polluting ones, whose values then get frozen too: nothing is missed).
+      for (const key in node) {
+        const child = node[key];
+        if (typeof child === "object" && child !== null) pending.push(child);
+      }
+    }
   }
   frozenDeep.add(value);
   return value;

@@ -65,8 +65,8 @@ export interface Frame {
   initial: unknown;
   /** Inputs after each `Transform` in a `before`: index and value, in order (for `after(output, input)`). */
   transforms: unknown[] | undefined;
-  /** Layers whose input-dependent matcher said no in this pass. */
-  skipped: Set<number> | undefined;
+  /** Layers whose input-dependent matcher said no in this pass, a bit per layer (see `matchesNow`). */
+  skipped: number[] | undefined;
   outcome: Outcome | undefined;
   /** A `Replace` or `Reject` on the way out made the outcome final (R3). */
   final: boolean;
@@ -93,6 +93,9 @@ let callSeq = 0;
 const processTag = `${process.pid}-${globalThis.crypto.randomUUID().slice(0, 8)}`;
 export const emptyMetadata: Readonly<Record<string, unknown>> = Object.freeze({});
 export const emptyPath: readonly string[] = Object.freeze([]);
+
+/** What no input is: a run that has asked for no detail yet. */
+const noDetail: unknown = Symbol("no detail asked");
 
 export class Run implements Frame, RunView, Recorder {
   // Fields are declared and assigned in the constructor, in one order, so every run has one shape.
@@ -145,6 +148,12 @@ export class Run implements Frame, RunView, Recorder {
   declare private call: string | undefined;
   declare private sessionStore: StateStore | undefined;
   declare private locals: Map<ContextKey<unknown>, unknown> | undefined;
+  /** The input whose detail `detail` holds (`noDetail` until one was asked for). */
+  declare private detailFor: unknown;
+  declare private detail: string | undefined;
+  /** What `askDetail` hands out: one function per run, reading `asked`. */
+  declare private detailThunk: (() => string | undefined) | undefined;
+  declare private asked: unknown;
   // The run is the outermost frame of its chain (see Frame).
   declare readonly start: number;
   declare readonly outer: Frame | undefined;
@@ -153,7 +162,7 @@ export class Run implements Frame, RunView, Recorder {
   declare payload: unknown;
   declare initial: unknown;
   declare transforms: unknown[] | undefined;
-  declare skipped: Set<number> | undefined;
+  declare skipped: number[] | undefined;
   declare outcome: Outcome | undefined;
   declare final: boolean;
 
@@ -188,6 +197,10 @@ export class Run implements Frame, RunView, Recorder {
     this.call = undefined;
     this.sessionStore = undefined;
     this.locals = undefined;
+    this.detailFor = noDetail;
+    this.detail = undefined;
+    this.detailThunk = undefined;
+    this.asked = undefined;
     this.start = 0;
     this.outer = undefined;
     this.i = 0;
@@ -326,10 +339,36 @@ export class Run implements Frame, RunView, Recorder {
     this.locals = undefined;
   }
 
-  /** The point's detail for `input`, for `Name(pattern)` conditions. */
+  /**
+   * The point's detail for `input`, for `Name(pattern)` conditions: asked of the point once per
+   * input a run's hooks see, not once per hook. Kept only when inputs are frozen, so the input
+   * cannot have changed in place since; a Transform is a new object, and asks again.
+   */
   detailOf(input: unknown): string | undefined {
+    if (input === this.detailFor) return this.detail;
     const detail = this.chain.point.detail;
-    return detail === undefined ? undefined : detail(input);
+    const value = detail === undefined ? undefined : detail(input);
+    if (this.runtime.freeze && typeof input === "object" && input !== null) {
+      this.detailFor = input;
+      this.detail = value;
+    }
+    return value;
+  }
+
+  /**
+   * A function giving `detailOf(input)`, for a matcher's `detail` argument: one per run rather
+   * than one per condition tested (a call may meet a thousand conditions). Valid until the next
+   * `askDetail`, as a matcher asks synchronously.
+   */
+  askDetail(input: unknown): () => string | undefined {
+    this.asked = input;
+    return (this.detailThunk ??= () => this.detailOf(this.asked));
+  }
+
+  /** The point's step type for a run that ended with `outcome`, for `{ stepType }` matchers. */
+  stepTypeOf(outcome: Outcome | undefined, input: unknown): string | undefined {
+    const stepType = this.chain.point.stepType;
+    return stepType === undefined || outcome === undefined ? undefined : stepType(outcome, input);
   }
 
   /** Record a hook failure (always, R6) and tell the stack. */

@@ -46,6 +46,16 @@ export interface StackOptions {
   readonly onFailure?: (error: HookError) => void;
 }
 
+/**
+ * What `explain` should assume of the run: its metadata, for `{ metadata }` and function matchers.
+ *
+ * @example
+ * stack.explain("toolCall", call, { metadata: { env: "prod" } })
+ */
+export interface ExplainOptions {
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
 /** One line of `stack.explain`: a hook, whether it would run for this input, and why. */
 export interface Explanation {
   readonly hook: string;
@@ -96,7 +106,7 @@ export interface HookStack<P extends Points> {
     options?: RunOptions,
   ): Promise<Outcome<OutputOf<P[N]>>>;
   /** Which hooks would run for this input, in order, and which would be skipped and why. */
-  explain<N extends PointName<P>>(point: N, input: InputOf<P[N]>): readonly Explanation[];
+  explain<N extends PointName<P>>(point: N, input: InputOf<P[N]>, options?: ExplainOptions): readonly Explanation[];
   /** Deliver the events waiting for observers, and wait for them and for background work (R10). */
   flush(): Promise<void>;
   /** Whether any hook is registered (and enabled) on `point`. */

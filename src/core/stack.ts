@@ -26,7 +26,7 @@ import { deepFreeze } from "./readonly.ts";
 import { Run, type Op, type Runtime, type Stats } from "./run.ts";
 import { RunSignal } from "./run-signal.ts";
 import { abortReason, isAbortSignal, isThenable, isTimeoutMs, noop, notASignal, stopListening } from "./signal.ts";
-import type { Explanation, HookStack, Operation, StackOptions, StackStats } from "./stack-types.ts";
+import type { ExplainOptions, Explanation, HookStack, Operation, StackOptions, StackStats } from "./stack-types.ts";
 
 /**
  * Create an empty stack over `points`.
@@ -173,7 +173,7 @@ class Stack<P extends Points> implements HookStack<P> {
     for (const name of names) {
       const def = this.defs.get(name);
       if (def === undefined) throw new RegistrationError(nameOf(hook), "point", `"${String(name)}" is not a point of this stack (known: ${[...this.defs.keys()].join(", ")})`);
-      const layer = compileHook(hook, def.kind, size, name);
+      const layer = compileHook(hook, def.kind, size, name, def.stepType !== undefined);
       if (registry.find(layer.name, name, size) !== undefined) throw new RegistrationError(layer.name, "name", `is already registered on point "${name}"`);
       // A name is enabled or disabled as a whole (R12): a second registration may not flip it.
       // Without a flag of its own the layer takes on its name's state (set by disable/enable).
@@ -222,7 +222,7 @@ class Stack<P extends Points> implements HookStack<P> {
     return Promise.allSettled([...pending]).then(() => this.flush());
   }
 
-  explain(point: string, input: unknown): readonly Explanation[] {
+  explain(point: string, input: unknown, options?: ExplainOptions): readonly Explanation[] {
     const def = this.def(point);
     // As in run: when the subject function throws, a hook that decides by the subject applies if it fails closed (and does not only observe).
     let subject: string | undefined;
@@ -236,7 +236,9 @@ class Stack<P extends Points> implements HookStack<P> {
       let matches: boolean;
       try {
         if (unknown && l.matcher.needsSubject) matches = appliesWithoutSubject(l);
-        else matches = l.matcher.matchSubject(subject) && (!l.matcher.needsInput || l.matcher.test(subject, input, () => def.detail?.(input)));
+        // A step type is known only once a run has ended: the hook may apply if the rest of its match allows.
+        else if (l.matcher.needsOutcome === true) matches = l.matcher.matchSubject(subject);
+        else matches = l.matcher.matchSubject(subject) && (!l.matcher.needsInput || l.matcher.test(subject, input, () => def.detail?.(input), options?.metadata));
       } catch {
         matches = l.failMode === "closed";
       }

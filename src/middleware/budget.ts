@@ -24,10 +24,11 @@ import type { ModelRequest, ModelResponse } from "../agent/types.ts";
 import { ModelStreamError, spentPartial } from "../agent/stream/errors.ts";
 import { estimateMessageTokens } from "../agent/tokens.ts";
 import type { Middleware } from "./apply.ts";
-import { choiceOption, functionOption, integerOption, nameOption, numberOption } from "./options.ts";
+import { choiceOption, functionOption, integerOption, nameOption } from "./options.ts";
+import { placement } from "./placement.ts";
 import { LimitExceededError } from "./errors.ts";
-import { defaultLeaseMs, defaultRetryMs, Reservation, type ReservationSettings } from "./reservation.ts";
-import { forgetAfter } from "./run-state.ts";
+import { defaultLeaseMs, defaultRetryMs, endOpen, openHolds, Reservation, type ReservationSettings } from "./reservation.ts";
+import { forget, leftByRunEnd } from "./run-state.ts";
 import { missingScope, scopeKey, scopeOption, type Scope, tenantOption } from "./scope.ts";
 
 /** Prices in micro-dollars (µ$) per million tokens: `$3 / MTok` is `3_000_000`. */
@@ -70,6 +71,7 @@ export interface BudgetOptions {
   /** Told when settling or refunding failed after the call and its retries (the hold then expires with its lease); default `process.emitWarning`. */
   readonly onAccountingError?: (error: unknown, what: "settle" | "release") => void;
   readonly name?: string;
+  /** Default `Priority.guard`, inside `cache` and outside `fallback`, `retry` and rate limits on `modelCall`, by name. */
   readonly priority?: number;
 }
 
@@ -94,7 +96,6 @@ export const budget = (options: BudgetOptions): Middleware => {
   const maxOutput = integerOption(name, "maxOutputTokens", options.maxOutputTokens ?? 4096, 0);
   const holdTtlMs = integerOption(name, "holdTtlMs", options.holdTtlMs ?? defaultLeaseMs, 1);
   const retryMs = integerOption(name, "retryAccountingMs", options.retryAccountingMs ?? defaultRetryMs, 0);
-  const priority = numberOption(name, "priority", options.priority ?? Priority.guard + 10, -Number.MAX_VALUE);
   const reserveFn = functionOption(name, "reserve", options.reserve);
   const chargeFn = functionOption(name, "charge", options.charge);
   const onAccountingError = functionOption(name, "onAccountingError", options.onAccountingError) ??
@@ -134,9 +135,14 @@ export const budget = (options: BudgetOptions): Middleware => {
   const exhausted = (settled: number, reserved: number, need?: number): string =>
     `Budget exhausted (${name}): ${settled} of ${limit} ${label} spent${reserved > 0 ? `, ${reserved} reserved by calls under way` : ""}${need === undefined ? "" : `, and this call may need up to ${need}`}`;
 
+  // The holds of this run's calls still under way: a run that ends while its call hangs (the caller
+  // aborted, the deadline passed) never returns to the around, so its onSettled refunds them, as a
+  // call that failed is refunded.
+  const holds = openHolds(name);
   const modelHook: Hook<ModelRequest, ModelResponse, "observe"> = {
     name,
-    priority,
+    // Inside the cache (a hit spends nothing); fallback, retry and rate limits name it to run inside it.
+    ...placement(name, options.priority, Priority.guard, { after: ["cache"] }),
     // A budget whose store fails must refuse, not spend unaccounted (H3).
     failMode: "closed",
     around: async (ctx, next) => {
@@ -144,7 +150,7 @@ export const budget = (options: BudgetOptions): Middleware => {
       // modelCall is an observation point: no Reject there, a typed failure instead.
       if (typeof key !== "string") return Outcome.failed(new LimitExceededError(name, key.reason));
       const need = hold(ctx.input, ctx);
-      const { admission, hold: reservation } = await Reservation.take(ctx, key, randomUUID(), need, limit, settings);
+      const { admission, hold: reservation } = await Reservation.take(ctx, key, randomUUID(), need, limit, settings, holds);
       if (reservation === undefined) return Outcome.failed(new LimitExceededError(name, exhausted(admission.settled, admission.reserved, need)));
       let settled = false;
       try {
@@ -167,12 +173,13 @@ export const budget = (options: BudgetOptions): Middleware => {
         if (!settled) await reservation.release();
       }
     },
+    onSettled: (outcome, _request, ctx) => (leftByRunEnd(outcome) ? endOpen(ctx, holds, (hold) => hold.release()) : undefined),
   };
   // Refuse a run whose budget is already spent before any work starts (a gate, so a clear Reject).
   // Only settled spend counts here: what calls under way reserve may yet be refunded.
   const runHook: Hook<any, any, "gate"> = {
     name,
-    priority,
+    ...placement(name, options.priority, Priority.guard),
     before: async (_input, ctx) => {
       const key = await keyFor(ctx);
       if (typeof key !== "string") return key;
@@ -180,7 +187,7 @@ export const budget = (options: BudgetOptions): Middleware => {
       return settled >= limit ? Reject(exhausted(settled, 0)) : Continue;
     },
     // A budget per run ends with its run (see run-state.ts).
-    ...(scope === "run" ? { around: (ctx, next) => forgetAfter(ctx, next, () => [`${name}:${scopeKey(ctx, scope) as string}`]) } : {}),
+    ...(scope === "run" ? { onSettled: (_outcome, _input, ctx) => forget(ctx, [`${name}:${scopeKey(ctx, scope) as string}`]) } : {}),
   };
   return { name, hooks: { run: runHook, modelCall: modelHook } };
 };

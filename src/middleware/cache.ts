@@ -19,7 +19,8 @@ import type { DeepReadonly } from "../core/readonly.ts";
 import { noUsage } from "../agent/model.ts";
 import type { ModelResponse, ToolResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
-import { choiceOption, functionOption, integerOption, nameOption, numberOption } from "./options.ts";
+import { choiceOption, functionOption, integerOption, nameOption } from "./options.ts";
+import { placement } from "./placement.ts";
 import { scopeKey, type Scope, tenantOption } from "./scope.ts";
 
 /**
@@ -42,6 +43,7 @@ export interface CacheOptions {
   readonly point?: "modelCall" | "toolCall";
   readonly match?: MatchSpec<any>;
   readonly name?: string;
+  /** Default `Priority.guard`, inside `toolPolicy` and outside budget, fallback, retry and rate limits, by name. */
   readonly priority?: number;
 }
 
@@ -81,11 +83,12 @@ export const cache = (options: CacheOptions): Middleware => {
   const point = choiceOption(name, "point", options.point ?? "modelCall", ["modelCall", "toolCall"]);
   const keyOf = functionOption(name, "key", options.key) ?? ((input: unknown) => sha256(stableJson(input)));
   const cacheable = functionOption(name, "cacheable", options.cacheable) ?? defaultCacheable(point);
-  const priority = numberOption(name, "priority", options.priority ?? Priority.guard + 2, -Number.MAX_VALUE);
 
   const hook: Hook<any, any, any> = {
     name,
-    priority,
+    // Inside the policy (a denied call is not served from the cache); budget, fallback, retry and
+    // rate limits name it to run inside it, so a hit spends none of them.
+    ...placement(name, options.priority, Priority.guard, { after: ["toolPolicy"] }),
     failMode: "open",
     ...(options.match !== undefined ? { match: options.match } : {}),
     around: async (ctx, next) => {

@@ -5,8 +5,8 @@
  * have read part of it, and an answer from another model glued onto it would be nonsense, so the
  * failure stands. A fallback model is called with
  * `generate` (on a streamed call its answer is released whole, as a replaced answer is), with
- * the run's signal, and is itself not retried: put `retry` inside (a higher priority, the
- * default) to retry the primary first. A stream through `aiSdkMiddleware` that sent an `error`
+ * the run's signal, and is itself not retried: `retry` runs inside it by default (it names
+ * `fallback`), so the primary is retried first. A stream through `aiSdkMiddleware` that sent an `error`
  * part (Anthropic's `overloaded_error`) and ended without showing anything has failed, and
  * falls back; one that showed something around its `error` part completes, as in the AI SDK.
  */
@@ -23,7 +23,8 @@ import { withEstimatedUsage } from "../agent/tokens.ts";
 import type { ModelRequest, ModelResponse } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { FallbackExhaustedError, LimitExceededError } from "./errors.ts";
-import { functionOption, nameOption, numberOption } from "./options.ts";
+import { functionOption, nameOption } from "./options.ts";
+import { placement } from "./placement.ts";
 import { RedactionBlockedError } from "./redaction.ts";
 
 /**
@@ -38,6 +39,7 @@ export interface FallbackOptions {
   /** Whether a failure should go to the next model; default: anything but a guard's refusal (`LimitExceededError`, `RedactionBlockedError`) or an abort. */
   readonly when?: (error: unknown, ctx: HookContext<ModelRequest>) => boolean;
   readonly name?: string;
+  /** Default `Priority.guard`, inside `cache` and `budget` and outside `retry`, by name. */
   readonly priority?: number;
 }
 
@@ -68,7 +70,6 @@ export const fallback = (options: FallbackOptions): Middleware => {
   });
   const models = [...options.models];
   const when = functionOption(name, "when", options.when);
-  const priority = numberOption(name, "priority", options.priority ?? Priority.guard + 15, -Number.MAX_VALUE);
 
   // `when` judges the provider's own error, whether the call was generated or streamed (as retry's retryOn).
   // A stream that showed anything stays failed whatever failed it (the provider, or an inner guard's block).
@@ -80,7 +81,9 @@ export const fallback = (options: FallbackOptions): Middleware => {
 
   const hook: Hook<ModelRequest, ModelResponse, "observe"> = {
     name,
-    priority,
+    // Inside the cache and the budget (which reserves once for the call, backups included);
+    // retry and model rate limits name it to run inside it.
+    ...placement(name, options.priority, Priority.guard, { after: ["cache", "budget"] }),
     around: async (ctx, next) => {
       const first = await next();
       if (first._tag !== "Failed" || !eligible(first.error, ctx)) return first;

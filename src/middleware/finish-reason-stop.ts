@@ -11,7 +11,8 @@ import { Priority } from "../core/priority.ts";
 import type { FinishReason, StepInput, StepResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { guardRetentionMs, runKey, stopRun } from "./guard-common.ts";
-import { nameOption, numberOption } from "./options.ts";
+import { nameOption } from "./options.ts";
+import { placement } from "./placement.ts";
 import { forgetAfterRun } from "./run-state.ts";
 
 /**
@@ -24,6 +25,7 @@ export interface FinishReasonStopOptions {
   /** Finish reasons that stop the run; empty means the guard does nothing. */
   readonly reasons: readonly FinishReason[];
   readonly name?: string;
+  /** Default `Priority.first`. */
   readonly priority?: number;
 }
 
@@ -40,11 +42,11 @@ export const finishReasonStop = (options: FinishReasonStopOptions): Middleware =
   if (!Array.isArray(options.reasons)) throw new TypeError(`${name}: reasons must be a list of finish reasons`);
   for (const r of options.reasons) if (!known.has(r)) throw new TypeError(`${name}: reasons has an unknown finish reason ${JSON.stringify(r)} (expected one of ${[...known].join(", ")})`);
   const reasons = new Set<string>(options.reasons);
-  const priority = numberOption(name, "priority", options.priority ?? Priority.first, -Number.MAX_VALUE);
+  const at = placement(name, options.priority, Priority.first);
   if (reasons.size === 0) return { name, hooks: {} };
   const hook: Hook<StepInput, StepResult, "observe"> = {
     name,
-    priority,
+    ...at,
     failMode: "closed",
     around: async (ctx, next) => {
       const key = runKey(name, ctx);
@@ -56,5 +58,5 @@ export const finishReasonStop = (options: FinishReasonStopOptions): Middleware =
       return outcome;
     },
   };
-  return { name, hooks: { step: hook, run: forgetAfterRun(name, priority, (ctx) => [runKey(name, ctx)]) } };
+  return { name, hooks: { step: hook, run: forgetAfterRun(name, at, (ctx) => [runKey(name, ctx)]) } };
 };

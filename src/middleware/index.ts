@@ -11,7 +11,7 @@ export { stepLimit, type StepLimitOptions } from "./step-limit.ts";
 export { tokenBudget, type TokenBudgetOptions } from "./token-budget.ts";
 export { timeLimit, type TimeLimitOptions } from "./time-limit.ts";
 export { finishReasonStop, type FinishReasonStopOptions } from "./finish-reason-stop.ts";
-export { innermostPriority, toolPolicy, type ToolPolicyOptions, type ToolRule, type ToolRules, type UnknownTool } from "./tool-policy.ts";
+export { toolPolicy, type ToolPolicyOptions, type ToolRule, type ToolRules, type UnknownTool } from "./tool-policy.ts";
 export { callLimit, rateLimit, type CallLimitOptions, type LimitedPoint, type RateLimitOptions } from "./rate-limit.ts";
 export { budget, type BudgetOptions, type TokenPrice } from "./budget.ts";
 export { backoffMs, retry, type RetryInfo, type RetryOptions } from "./retry.ts";

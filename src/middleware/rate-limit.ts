@@ -11,10 +11,10 @@
  *   but allows a burst of `2 × limit` across a boundary.
  * - no window: a plain count for the scope's lifetime (`callLimit`, "at most 5 Bash calls per run").
  * A call counts when it reaches the tool or the provider, whether it then succeeds or fails. On
- * `toolCall` that takes two hooks: an early check at `priority` refuses a call once the limit is
- * used up (so `approval` never asks a person about it), and the count is taken innermost, right
- * before the tool, so each attempt `retry` makes is counted and a call refused further in
- * (`approval`, `toolPolicy`'s final check) is not.
+ * `toolCall` that takes two hooks: an early check refuses a call once the limit is used up (so
+ * `approval` never asks a person about it), and the count is taken innermost, right before the
+ * tool, so each attempt `retry` makes is counted and a call refused further in (`approval`,
+ * `toolPolicy`'s recheck of a rewritten call, a hook of yours at `Priority.innermost`) is not.
  *
  * Two limits on one point (a per-minute and a burst limit; `callLimit` and `rateLimit`) nest: the
  * outer one has taken its slot when the inner one refuses. So a slot is taken as a reservation
@@ -30,7 +30,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Reject } from "../core/action.ts";
-import type { HookContext } from "../core/context.ts";
+import { contextKey, type HookContext } from "../core/context.ts";
 import type { Hook } from "../core/hook.ts";
 import type { MatchSpec } from "../core/match/types.ts";
 import type { Outcome } from "../core/outcome.ts";
@@ -38,10 +38,11 @@ import { Priority } from "../core/priority.ts";
 import { keyPart } from "../core/state.ts";
 import type { Middleware } from "./apply.ts";
 import { LimitExceededError } from "./errors.ts";
-import { choiceOption, integerOption, nameOption, numberOption } from "./options.ts";
+import { choiceOption, integerOption, nameOption } from "./options.ts";
+import { placement, type Placement } from "./placement.ts";
 import { refuse } from "./refuse.ts";
-import { defaultLeaseMs, defaultRetryMs, Reservation, type ReservationSettings } from "./reservation.ts";
-import { forgetAfter } from "./run-state.ts";
+import { defaultLeaseMs, defaultRetryMs, endOpen, openHolds, Reservation, type ReservationSettings } from "./reservation.ts";
+import { forget, leftByRunEnd } from "./run-state.ts";
 import { missingScope, scopeKey, scopeOption, type Scope, tenantOption } from "./scope.ts";
 
 /** The points a rate limit can sit on (`"toolCall"` or `"modelCall"`). */
@@ -74,19 +75,16 @@ export interface RateLimitOptions {
   readonly retentionMs?: number;
   readonly name?: string;
   /**
-   * Default `Priority.guard + 5` on `toolCall`, where it places the early check (the count itself
-   * is always taken innermost, as `${name}:count`); on `modelCall` `Priority.guard + 25`, inside
-   * `retry` and `fallback`, so that every attempt `retry` makes is admitted and counted (a refused
+   * Default `Priority.guard`. On `toolCall` it places the early check, by name inside `toolPolicy`
+   * and `cache` and outside `approval` (the count itself is always taken innermost, as
+   * `${name}:count`, at `Priority.innermost`); on `modelCall`, by name inside `cache`, `budget`,
+   * `fallback` and `retry`, so that every attempt `retry` makes is admitted and counted (a refused
    * one ends the retries). The models `fallback` turns to are called directly and not counted.
    */
   readonly priority?: number;
 }
 
 const week = 7 * 24 * 3_600_000;
-
-// Inside every other hook, toolPolicy's final check (Number.MAX_SAFE_INTEGER) included: a tool
-// call is counted only when nothing refuses it any more, and once per attempt that reaches the tool.
-const countPriority = Number.MAX_VALUE;
 
 /**
  * Limit calls per window, per scope, across processes; a refused tool call is rejected with a
@@ -137,28 +135,26 @@ interface Tally {
   reached: number;
 }
 
-// Within-call scratch, not shared state (R14): an entry lives only while the outermost count hook
-// of one stack.run is under way, keyed by that run's callId, and that hook removes it. Hooks see
-// no per-run object they could hang it on (each gets a context of its own).
-const tallies = new Map<string, Tally>();
+/** The tally of one `stack.run`, in its slot: shared by the count hooks of every limit on the point, gone with the run. */
+const tallyOf = contextKey<Tally>("rateLimit.tally");
 
 /**
- * A limit's refusal as the count hook outside it receives it: on toolCall a rejection (only count
- * hooks sit inside one, and a store failure fails them closed), on modelCall a LimitExceededError
- * or a closed failure. An inside the run abandoned, or the tool's own failure, is not one.
+ * Whether the attempt a count hook admitted was refused inside it, so it never reached the tool
+ * (model): no attempt got through meanwhile, and its own answer is a rejection (on toolCall the
+ * tool cannot reject, only a hook inside: another limit's count, a store failure of one, the
+ * policy's recheck right before the tool) or, on modelCall, a limit's `LimitExceededError` while
+ * a limit inside refused during this attempt. That last condition matters when one call runs two
+ * attempts at once (a timed hook gave up on one, a retry outside started another): a sibling's
+ * refusal is not ours. An inside the run abandoned, or the tool's own failure, is no refusal.
  */
-const isRefusal = (answer: Outcome<unknown> | undefined): boolean =>
-  answer !== undefined && (answer._tag === "Rejected" || (answer._tag === "Failed" && answer.error instanceof LimitExceededError));
+const refusedInside = (answer: Outcome<unknown> | undefined, tally: Tally, refusals: number, reached: number): boolean =>
+  answer !== undefined && tally.reached === reached &&
+  (answer._tag === "Rejected" || (answer._tag === "Failed" && answer.error instanceof LimitExceededError && tally.refusals > refusals));
 
 // Reservation ids: unique across the processes sharing a store (a random part per process), and
 // cheaper than a UUID per call.
 const idPrefix = `${randomUUID()}:`;
 let idSeq = 0;
-
-// Within-run scratch, like `tallies`: the keys a run-scoped limit counted in, by limit name and run
-// id, so that its `run` hook can delete them when the run ends. An entry lives only while that
-// hook's run is under way.
-const runKeys = new Map<string, Set<string>>();
 
 const limiter = (kind: string, options: RateLimitOptions): Middleware => {
   const name = nameOption(kind, options.name);
@@ -169,7 +165,9 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
   const point = choiceOption(name, "point", options.point ?? "toolCall", ["toolCall", "modelCall"]);
   const per = choiceOption(name, "per", options.per ?? "subject", ["subject", "all"]);
   const retentionMs = integerOption(name, "retentionMs", options.retentionMs ?? week, 1);
-  const priority = numberOption(name, "priority", options.priority ?? (point === "modelCall" ? Priority.guard + 25 : Priority.guard + 5), -Number.MAX_VALUE);
+  const at = point === "modelCall"
+    ? placement(name, options.priority, Priority.guard, { after: ["cache", "budget", "fallback", "retry"] })
+    : placement(name, options.priority, Priority.guard, { after: ["toolPolicy", "cache"], before: ["approval"] });
   const tenant = tenantOption(name, options.tenantKey);
   const span = windowMs === undefined ? "" : ` per ${windowMs % 1000 === 0 ? `${windowMs / 1000} s` : `${windowMs} ms`}`;
   const where = typeof scope === "function" ? "" : scope === "global" ? "" : ` in this ${scope}`;
@@ -185,6 +183,7 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
     onGiveUp: () => {},
     renew: counted,
   };
+  const holds = openHolds(`${name}:count`);
 
   /** Take this attempt's slot, run the inside, then keep the slot or give it back (see `Tally`). */
   const countAttempt = async (ctx: HookContext<any>, next: () => Promise<Outcome<unknown>>, tally: Tally): Promise<Reject | Outcome<unknown>> => {
@@ -196,7 +195,7 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
     const id = `${idPrefix}${++idSeq}`;
     let slot: Reservation | undefined;
     try {
-      slot = (await Reservation.take(ctx, key, id, 1, limit, settings)).hold;
+      slot = (await Reservation.take(ctx, key, id, 1, limit, settings, counted ? holds : undefined)).hold;
     } catch (error) {
       tally.refusals++; // a store that fails refuses (closed) as surely as a limit used up
       throw error;
@@ -205,19 +204,16 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
       tally.refusals++;
       return refuse(ctx, name, refusal.replace("%WHAT%", () => what(ctx)));
     }
-    if (scope === "run") runKeys.get(`${name}\n${ctx.runId}`)?.add(key);
+    if (scope === "run") runKeys.get(ctx.runId)?.add(key);
     const { refusals, reached } = tally;
     let answer: Outcome<unknown> | undefined;
     try {
       return (answer = await next());
     } finally {
-      // Refused inside: this attempt's own answer is a limit's refusal, a limit inside refused, and
-      // no attempt got through meanwhile. The answer matters when one call runs two attempts at once
-      // (a timed hook gave up on one, a retry outside started another): a sibling's refusal is not ours.
       // Refused inside, the attempt never reached the tool (model), so it takes no slot; otherwise it
       // is counted in the counter (a sliding window's entry already counts). Bookkeeping that fails
       // is retried in the background and never turns the call, which ran, into a failure.
-      if (isRefusal(answer) && tally.refusals > refusals && tally.reached === reached) await slot.release();
+      if (refusedInside(answer, tally, refusals, reached)) await slot.release();
       else {
         tally.reached++;
         if (counted) await slot.settle(1, settleOptions);
@@ -236,48 +232,46 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
     failMode: "closed" as const,
     ...(options.match !== undefined ? { match: options.match } : {}),
   };
-  /** Count with the tally the count hooks of this call share. */
-  const countInCall = async (ctx: HookContext<any>, next: () => Promise<Outcome<unknown>>): Promise<Reject | Outcome<unknown>> => {
-    const callId = ctx.callId;
-    const known = tallies.get(callId);
-    if (known !== undefined) return countAttempt(ctx, next, known);
-    // The outermost count hook of this call: it opens the tally and closes it.
-    const tally: Tally = { refusals: 0, reached: 0 };
-    tallies.set(callId, tally);
-    try {
-      return await countAttempt(ctx, next, tally);
-    } finally {
-      tallies.delete(callId);
-    }
-  };
-  const count = (hookName: string, at: number): Hook<any, any, any> => ({
+  /** Count with the tally the count hooks of this call share (the first one makes it). */
+  const countInCall = (ctx: HookContext<any>, next: () => Promise<Outcome<unknown>>): Promise<Reject | Outcome<unknown>> =>
+    countAttempt(ctx, next, ctx.local(tallyOf) ?? ctx.local(tallyOf, { refusals: 0, reached: 0 }));
+  const count = (hookName: string, where: Placement): Hook<any, any, any> => ({
     name: hookName,
-    priority: at,
+    ...where,
     ...shared,
     around: countInCall,
+    // A counter's slot is a lease renewed while its call runs. A run that ends while the call hangs
+    // (the caller aborted, the deadline passed) never returns to the around: the slot of an attempt
+    // that got that far is counted here. A sliding window's entry needs nothing: it ends with its window.
+    ...(counted ? { onSettled: (outcome: Outcome<unknown>, _input: unknown, ctx: HookContext<any>) => (leftByRunEnd(outcome) ? endOpen(ctx, holds, (slot) => slot.settle(1, settleOptions)) : undefined) } : {}),
   });
-  // A count per run ends with its run: the keys this run counted in are deleted when it settles.
-  const forget: Hook<any, any, "gate"> = {
+  // The keys a run-scoped limit counted in, by run id while a run of that id is under way, so that
+  // its `run` hook can delete them when the run ends: the tool calls that count are runs of their
+  // own (their slots end with them), and this is how they reach the run around them.
+  const runKeys = new Map<string, Set<string>>();
+  const ownKeys = contextKey<Set<string>>(`${name}.runKeys`);
+  const forgetRun: Hook<any, any, "gate"> = {
     name,
-    priority,
-    around: async (ctx, next) => {
-      const slot = `${name}\n${ctx.runId}`;
-      if (runKeys.has(slot)) return next(); // a run nested under the same id: the outer one deletes
+    ...placement(name, options.priority, Priority.guard),
+    before: (_input, ctx) => {
+      if (runKeys.has(ctx.runId)) return; // a run nested under the same id: the outer one deletes
       const keys = new Set<string>();
-      runKeys.set(slot, keys);
-      try {
-        return await forgetAfter(ctx, next, () => keys);
-      } finally {
-        runKeys.delete(slot);
-      }
+      runKeys.set(ctx.runId, keys);
+      ctx.local(ownKeys, keys);
+    },
+    onSettled: (_outcome, _input, ctx) => {
+      const keys = ctx.local(ownKeys);
+      if (keys === undefined) return undefined;
+      runKeys.delete(ctx.runId);
+      return forget(ctx, keys);
     },
   };
-  const onRun = scope === "run" ? { run: forget } : {};
-  if (point === "modelCall") return { name, hooks: { modelCall: count(name, priority), ...onRun } };
+  const onRun = scope === "run" ? { run: forgetRun } : {};
+  if (point === "modelCall") return { name, hooks: { modelCall: count(name, at), ...onRun } };
   // On toolCall, a check that takes nothing: the count is taken innermost (see the module doc).
   const check: Hook<any, any, any> = {
     name,
-    priority,
+    ...at,
     ...shared,
     around: async (ctx, next) => {
       const key = keyOf(ctx);
@@ -286,5 +280,6 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
       return refuse(ctx, name, refusal.replace("%WHAT%", () => what(ctx)));
     },
   };
-  return { name, hooks: { toolCall: [check, count(`${name}:count`, countPriority)], ...onRun } };
+  // Inside every other hook: a tool call is counted once per attempt that reaches the tool.
+  return { name, hooks: { toolCall: [check, count(`${name}:count`, { priority: Priority.innermost })], ...onRun } };
 };

@@ -6,7 +6,7 @@
  * `RedactionBlockedError` on `modelCall`, where a `Reject` is not allowed (R2).
  */
 import { Continue, Reject, Transform } from "../core/action.ts";
-import type { HookContext } from "../core/context.ts";
+import { contextKey, type HookContext } from "../core/context.ts";
 import { AgentOnionError } from "../core/errors.ts";
 import { Outcome } from "../core/outcome.ts";
 import { Priority } from "../core/priority.ts";
@@ -14,7 +14,8 @@ import type { StreamPart } from "../agent/model.ts";
 import { streamControl } from "../agent/stream/control.ts";
 import type { ModelRequest, ModelResponse, ToolCall, ToolResult } from "../agent/types.ts";
 import type { Middleware, PointHook } from "./apply.ts";
-import { nameOption, numberOption, show } from "./options.ts";
+import { nameOption, show } from "./options.ts";
+import { placement, priorityOption } from "./placement.ts";
 import { redactorFor, type Redactor, type RedactorOptions } from "./redactor.ts";
 import { scrubFailure } from "./scrub-failure.ts";
 import { StreamRedactor, type StreamRedactorOptions } from "./stream-redactor.ts";
@@ -46,9 +47,13 @@ const blockedReason = (hook: string, where: string, kinds: readonly string[]): s
 export interface RedactionOptions extends RedactorOptions, StreamRedactorOptions {
   /** Hook name; default `redaction` (`redaction:output` for the tool-output hook). */
   readonly name?: string;
-  /** Priority of the input hooks (user prompt, tool input) and of the check of model answers and tool results the innermost hook did not scan (a fallback model's, a `recover`'s); default 5, outside the guards. */
+  /**
+   * Priority of the input hooks (user prompt, tool input) and of the check of model answers and
+   * tool results the innermost hook did not scan (a fallback model's, a `recover`'s); default
+   * `Priority.first`, outside the guards.
+   */
   readonly priority?: number;
-  /** Priority of the output hooks (tool output, model output); default `Priority.last`, innermost. */
+  /** Priority of the output hooks (tool output, model output); default `Priority.last`, inside every ordinary hook. */
   readonly outputPriority?: number;
   /** Where to redact; each defaults to true. */
   readonly on?: {
@@ -72,8 +77,8 @@ export interface RedactionOptions extends RedactorOptions, StreamRedactorOptions
  */
 export const redaction = (options: RedactionOptions = {}): Middleware => {
   const name = nameOption("redaction", options.name);
-  const priority = numberOption(name, "priority", options.priority ?? Priority.guard - 5, -Number.MAX_VALUE);
-  const outputPriority = numberOption(name, "outputPriority", options.outputPriority ?? Priority.last, -Number.MAX_VALUE);
+  const outer = placement(name, options.priority, Priority.first);
+  const inner = placement(name, options.outputPriority === undefined ? undefined : priorityOption(name, options.outputPriority, "outputPriority"), Priority.last);
   const redactor = options.redactor !== undefined ? redactorOption(name, options.redactor) : redactorFor(name, options);
   // Checked now, not on the first stream.
   const streamOptions: StreamRedactorOptions = {
@@ -85,7 +90,7 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
 
   const userPrompt: PointHook<AgentPoints, "userPrompt"> = {
     name,
-    priority,
+    ...outer,
     before: (prompt) => {
       const r = redactor.text(prompt.text);
       if (r.blocked.length > 0) return Reject(blockedReason(name, "user prompt", r.blocked));
@@ -95,7 +100,7 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
 
   const toolInput: PointHook<AgentPoints, "toolCall"> = {
     name,
-    priority,
+    ...outer,
     before: (call) => {
       const r = redactor.value(call.input);
       if (r.blocked.length > 0) return Reject(blockedReason(name, `tool input of ${call.name}`, r.blocked));
@@ -103,30 +108,35 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
     },
   };
 
-  // Tool results and model answers the inner hooks let out, so that the outer ones (`:unscanned`)
-  // scan only those they never saw.
-  const scanned = new WeakSet<object>();
-  const pass = <T, A extends Continue | Transform<T>>(value: T, answer: A): A => {
+  // The tool results and model answers the inner hooks let out in this run, so that the outer ones
+  // (`:unscanned`) scan only those they never saw; in the run's slot, gone with it.
+  const scanned = contextKey<object[]>(`${name}.scanned`);
+  const pass = <T, A extends Continue | Transform<T>>(ctx: HookContext<any>, value: T, answer: A): A => {
     const out: unknown = answer._tag === "Transform" ? answer.value : value;
-    if (typeof out === "object" && out !== null) scanned.add(out);
+    if (typeof out === "object" && out !== null) {
+      const list = ctx.local(scanned);
+      if (list === undefined) ctx.local(scanned, [out]);
+      else list.push(out);
+    }
     return answer;
   };
+  const wasScanned = (ctx: HookContext<any>, value: unknown): boolean => ctx.local(scanned)?.includes(value as object) === true;
 
   /** Scan a tool result: a refusal on a block kind, the redacted result, or Continue when it is clean. */
-  const checkedResult = (result: ToolResult, call: ToolCall): Reject | Transform<ToolResult> | Continue => {
+  const checkedResult = (result: ToolResult, call: ToolCall, ctx: HookContext<any>): Reject | Transform<ToolResult> | Continue => {
     // Every data field, not only `content`: an MCP result also carries `structuredContent`.
     // Only the protocol's own fields (`isError`, `_meta`) are left as they are.
     const { isError, _meta, ...data } = result as ToolResult & { _meta?: unknown };
     const r = redactor.value(data);
     if (r.blocked.length > 0) return Reject(blockedReason(name, `tool output of ${call.name}`, r.blocked));
-    if (!r.changed) return pass(result, Continue);
-    return pass(result, Transform({ ...(r.value as ToolResult), ...(isError !== undefined ? { isError } : {}), ...(_meta !== undefined ? { _meta } : {}) }));
+    if (!r.changed) return pass(ctx, result, Continue);
+    return pass(ctx, result, Transform({ ...(r.value as ToolResult), ...(isError !== undefined ? { isError } : {}), ...(_meta !== undefined ? { _meta } : {}) }));
   };
 
   const toolOutput: PointHook<AgentPoints, "toolCall"> = {
     name: `${name}:output`,
-    priority: outputPriority,
-    after: (result, call) => checkedResult(result, call),
+    ...inner,
+    after: (result, call, ctx) => checkedResult(result, call, ctx),
   };
 
   // A result made outside the innermost hook never passed it: a `recover`'s answer for a failed
@@ -137,7 +147,7 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
   // Replace after the tool ran, a failure closed after it) cannot be changed here.
   const unscannedResult: PointHook<AgentPoints, "toolCall"> = {
     name: `${name}:unscanned`,
-    priority,
+    ...outer,
     failMode: "closed",
     around: async (ctx, next) => {
       const outcome = await next();
@@ -145,8 +155,8 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
         const reason = redactor.scrub(outcome.reason);
         return reason === outcome.reason ? outcome : { ...outcome, reason };
       }
-      if (outcome._tag !== "Completed" || scanned.has(outcome.value)) return outcome;
-      const answer = checkedResult(outcome.value, ctx.input);
+      if (outcome._tag !== "Completed" || wasScanned(ctx, outcome.value)) return outcome;
+      const answer = checkedResult(outcome.value, ctx.input, ctx);
       return answer._tag === "Continue" ? outcome : answer;
     },
   };
@@ -154,7 +164,7 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
   // A failed call's message reaches the model: it is scrubbed on its way out (see scrubFailure).
   const toolFailure: PointHook<AgentPoints, "toolCall"> = {
     name: `${name}:error`,
-    priority: outputPriority,
+    ...inner,
     around: async (_ctx, next) => {
       const outcome = await next();
       return outcome._tag === "Failed" ? Outcome.failed(scrubFailure(redactor, outcome.error)) : outcome;
@@ -162,20 +172,20 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
   };
 
   /** Scan a whole answer: a failure on a block kind, the redacted answer, or Continue when it is clean. */
-  const checked = (response: ModelResponse, tail: string | undefined) => {
+  const checked = (response: ModelResponse, tail: string | undefined, ctx: HookContext<any>) => {
     // Only tool inputs: ids and names are the protocol (a provider's call id can look like a token).
     const r = redactor.value({ text: response.text + (tail ?? ""), inputs: response.toolCalls.map((c) => c.input) });
     if (r.blocked.length > 0) return Outcome.failed(new RedactionBlockedError(name, "model output", r.blocked));
-    if (!r.changed && tail === undefined) return pass(response, Continue);
+    if (!r.changed && tail === undefined) return pass(ctx, response, Continue);
     const toolCalls = response.toolCalls.map((c, i) => (r.value.inputs[i] === c.input ? c : { ...c, input: r.value.inputs[i] }));
     return r.value.text === response.text && !toolCalls.some((c, i) => c !== response.toolCalls[i])
-      ? pass(response, Continue)
-      : pass(response, Transform({ ...response, text: r.value.text, toolCalls } as ModelResponse));
+      ? pass(ctx, response, Continue)
+      : pass(ctx, response, Transform({ ...response, text: r.value.text, toolCalls } as ModelResponse));
   };
 
   const modelOutput: PointHook<AgentPoints, "modelCall"> = {
     name,
-    priority: outputPriority,
+    ...inner,
     // Closed: an answer that could not be checked (a cycle or too deep a tool input, a detector
     // that throws) must not go out as if it had been; the observe point's default is open (R6).
     failMode: "closed",
@@ -189,7 +199,7 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
       const blockedLive = live?.blocked ?? [];
       if (blockedLive.length > 0) return Outcome.failed(new RedactionBlockedError(name, "model output", blockedLive));
       // The whole answer is scanned again (redaction is idempotent): inner `after` hooks may have changed it.
-      return checked(outcome.value, tail);
+      return checked(outcome.value, tail, ctx);
     },
   };
 
@@ -200,12 +210,12 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
   // answer, after this hook). Hooks between the two see such an answer as it was made.
   const unscannedOutput: PointHook<AgentPoints, "modelCall"> = {
     name: `${name}:unscanned`,
-    priority,
+    ...outer,
     failMode: "closed",
-    around: async (_ctx, next) => {
+    around: async (ctx, next) => {
       const outcome = await next();
-      if (outcome._tag !== "Completed" || scanned.has(outcome.value)) return outcome;
-      return checked(outcome.value, undefined);
+      if (outcome._tag !== "Completed" || wasScanned(ctx, outcome.value)) return outcome;
+      return checked(outcome.value, undefined, ctx);
     },
   };
 

@@ -7,9 +7,13 @@
  *   reserve, as commands of one connection run in order;
  * - a `settle` or `release` that got no answer is retried in the background for `retryMs` (a
  *   settle counts once however often it is repeated, see `StateStore.settle`), so spend is neither
- *   lost nor counted twice across a store fault. `stack.flush()` waits for these retries.
+ *   lost nor counted twice across a store fault. `stack.flush()` waits for these retries;
+ * - it ends once: the first `settle` or `release` ends it, and a later one does nothing. A hook
+ *   keeps the holds it has not ended in its run's slot (`OpenHolds`), so that its `onSettled` can
+ *   end those a run left open (the caller aborted while the call hung, and the hook's `next()`
+ *   never returned).
  */
-import type { HookContext } from "../core/context.ts";
+import { contextKey, type ContextKey, type HookContext } from "../core/context.ts";
 import { StateStoreError, type Admission, type SetOptions } from "../core/state.ts";
 
 /** How long a reservation lives without renewal by default, in ms: a few times a store's timeout, far below a model call. */
@@ -32,6 +36,28 @@ export interface ReservationSettings {
   readonly renew?: boolean;
 }
 
+/** The holds one hook took in one run and has not ended yet: a slot per hook (see `openHolds`). */
+export type OpenHolds = ContextKey<Set<Reservation>>;
+
+/**
+ * A slot for the holds of the hook `name`: one per middleware instance, made when it is.
+ *
+ * @example
+ * const holds = openHolds("budget") // Reservation.take(ctx, key, id, 500, limit, settings, holds)
+ */
+export const openHolds = (name: string): OpenHolds => contextKey<Set<Reservation>>(`${name}.holds`);
+
+/**
+ * End, with `end`, every hold of `holds` that this run has left open (for an `onSettled`).
+ *
+ * @example
+ * onSettled: (outcome, _input, ctx) => endOpen(ctx, holds, (hold) => hold.release())
+ */
+export const endOpen = async (ctx: HookContext<any>, holds: OpenHolds, end: (hold: Reservation) => Promise<void>): Promise<void> => {
+  const open = ctx.local(holds);
+  if (open !== undefined && open.size > 0) await Promise.all([...open].map(end));
+};
+
 /**
  * A live hold on `key` under `id`, renewed until it is settled, released or kept.
  *
@@ -48,7 +74,9 @@ export class Reservation {
     readonly key: string,
     readonly id: string,
     private readonly settings: ReservationSettings,
+    private readonly holds: OpenHolds | undefined,
   ) {
+    if (holds !== undefined) (ctx.local(holds) ?? ctx.local(holds, new Set())).add(this);
     this.#schedule();
   }
 
@@ -56,10 +84,14 @@ export class Reservation {
    * Reserve `amount` against `limit` with a lease; the hold, when admitted, renews itself until it
    * ends. A reserve that failed but may have run is released in the background.
    *
+   * `holds`, when given, keeps the hold in the run's slot until it ends (see `endOpen`).
+   *
    * @example
    * const { admission, hold } = await Reservation.take(ctx, "budget:global", randomUUID(), 500, 10_000, settings);
    */
-  static async take(ctx: HookContext<any>, key: string, id: string, amount: number, limit: number, settings: ReservationSettings): Promise<{ admission: Admission; hold?: Reservation }> {
+  static async take(
+    ctx: HookContext<any>, key: string, id: string, amount: number, limit: number, settings: ReservationSettings, holds?: OpenHolds,
+  ): Promise<{ admission: Admission; hold?: Reservation }> {
     let admission: Admission;
     try {
       admission = await ctx.store.reserve(key, id, amount, limit, settings.leaseMs);
@@ -67,12 +99,18 @@ export class Reservation {
       if (mayHaveRun(error)) ctx.waitUntil(retrying(settings, "release", () => ctx.store.release(key, id)));
       throw error;
     }
-    return admission.ok ? { admission, hold: new Reservation(ctx, key, id, settings) } : { admission };
+    return admission.ok ? { admission, hold: new Reservation(ctx, key, id, settings, holds) } : { admission };
+  }
+
+  /** True once it was settled or released. */
+  get ended(): boolean {
+    return this.#done;
   }
 
   /**
    * Turn the hold into settled spend of `actual`. The first attempt is awaited; when it fails it is
-   * retried in the background and this resolves, so bookkeeping never fails the call.
+   * retried in the background and this resolves, so bookkeeping never fails the call. Nothing
+   * when the hold has ended already.
    *
    * @example
    * await hold.settle(420, { ttlMs: 86_400_000 })
@@ -92,7 +130,9 @@ export class Reservation {
   }
 
   async #end(what: "settle" | "release", operation: () => Promise<unknown>): Promise<void> {
+    if (this.#done) return;
     this.#stop();
+    if (this.holds !== undefined) this.ctx.local(this.holds)?.delete(this);
     try {
       await operation();
     } catch (error) {

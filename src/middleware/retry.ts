@@ -24,6 +24,7 @@ import { providerError, streamStarted } from "../agent/stream/errors.ts";
 import type { Middleware } from "./apply.ts";
 import { LimitExceededError } from "./errors.ts";
 import { choiceOption, functionOption, integerOption, nameOption, numberOption } from "./options.ts";
+import { placement } from "./placement.ts";
 import { RedactionBlockedError } from "./redaction.ts";
 
 /** What `retryOn` sees about a failed attempt. */
@@ -58,6 +59,10 @@ export interface RetryOptions {
   /** A source of randomness in [0, 1), for tests (default `Math.random`). */
   readonly random?: () => number;
   readonly name?: string;
+  /**
+   * Default `Priority.guard`, by name inside `fallback`, `budget` and `cache` on `modelCall`, and
+   * inside `toolPolicy`, `cache`, the rate limits' early checks and `approval` on `toolCall`.
+   */
   readonly priority?: number;
 }
 
@@ -97,12 +102,16 @@ export const retry = (options: RetryOptions = {}): Middleware => {
   const maxElapsedMs = options.maxElapsedMs === undefined ? undefined : numberOption(name, "maxElapsedMs", options.maxElapsedMs, 0);
   const point = choiceOption(name, "point", options.point ?? "modelCall", ["modelCall", "toolCall"]);
   const random = functionOption(name, "random", options.random);
-  const priority = numberOption(name, "priority", options.priority ?? Priority.guard + 20, -Number.MAX_VALUE);
   const backoff = { baseMs, maxMs, jitter, ...(random !== undefined ? { random } : {}) };
 
   const hook: Hook<any, any, any> = {
     name,
-    priority,
+    // Each attempt is the call alone: inside what decides once per call (the policy, a cache, the
+    // early check of a tool rate limit, approval; a budget and fallback, which retries the
+    // primary first). A model rate limit names retry to run inside it, so every attempt is counted.
+    ...placement(name, options.priority, Priority.guard, {
+      after: point === "toolCall" ? ["toolPolicy", "cache", "rateLimit", "callLimit", "approval"] : ["cache", "budget", "fallback"],
+    }),
     ...(options.match !== undefined ? { match: options.match } : {}),
     around: async (ctx, next) => {
       const started = performance.now();

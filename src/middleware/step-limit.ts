@@ -8,7 +8,8 @@ import { Priority } from "../core/priority.ts";
 import type { StepInput, StepResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { stopRun } from "./guard-common.ts";
-import { integerOption, nameOption, numberOption } from "./options.ts";
+import { integerOption, nameOption } from "./options.ts";
+import { placement } from "./placement.ts";
 
 /**
  * Options of `stepLimit`.
@@ -20,6 +21,7 @@ export interface StepLimitOptions {
   /** Steps allowed per run (default 20). */
   readonly max?: number;
   readonly name?: string;
+  /** Default `Priority.guard`. */
   readonly priority?: number;
 }
 
@@ -32,10 +34,9 @@ export interface StepLimitOptions {
 export const stepLimit = (options: StepLimitOptions = {}): Middleware => {
   const name = nameOption("stepLimit", options.name);
   const max = integerOption(name, "max", options.max ?? 20, 0);
-  const priority = numberOption(name, "priority", options.priority ?? Priority.guard, -Number.MAX_VALUE);
   const hook: Hook<StepInput, StepResult, "observe"> = {
     name,
-    priority,
+    ...placement(name, options.priority, Priority.guard),
     around: (ctx, next) => (ctx.input.index >= max ? stopRun(name, `Step limit reached: ${ctx.input.index}/${max}`, "steps") : next()),
   };
   return { name, hooks: { step: hook } };

@@ -11,7 +11,8 @@ import type { RunInput, RunResult, StepInput, StepResult } from "../agent/types.
 import type { Middleware } from "./apply.ts";
 import { runKey, stopRun } from "./guard-common.ts";
 import { functionOption, nameOption, numberOption } from "./options.ts";
-import { forgetAfter } from "./run-state.ts";
+import { placement } from "./placement.ts";
+import { forget } from "./run-state.ts";
 
 /**
  * Options of `timeLimit`.
@@ -25,6 +26,7 @@ export interface TimeLimitOptions {
   /** The clock in ms (default `Date.now`), for tests. */
   readonly now?: () => number;
   readonly name?: string;
+  /** Default `Priority.guard`. */
   readonly priority?: number;
 }
 
@@ -38,7 +40,7 @@ export const timeLimit = (options: TimeLimitOptions = {}): Middleware => {
   const name = nameOption("timeLimit", options.name);
   const maxSeconds = numberOption(name, "maxSeconds", options.maxSeconds ?? 300, 0);
   const now = functionOption(name, "now", options.now) ?? Date.now;
-  const priority = numberOption(name, "priority", options.priority ?? Priority.guard, -Number.MAX_VALUE);
+  const at = placement(name, options.priority, Priority.guard);
   // Keep the start an hour past the limit: long enough for every check, short enough to clean up.
   // Capped: a limit of years would otherwise ask the store for a TTL past the safe integers.
   const ttlMs = Math.min(Math.ceil(maxSeconds * 1000) + 3_600_000, Number.MAX_SAFE_INTEGER);
@@ -46,16 +48,14 @@ export const timeLimit = (options: TimeLimitOptions = {}): Middleware => {
 
   const onRun: Hook<RunInput, RunResult, "gate"> = {
     name,
-    priority,
-    // The start is deleted when the run settles, so finished runs leave nothing in the store.
-    around: async (ctx, next) => {
-      await start(ctx);
-      return forgetAfter(ctx, next, () => [runKey(name, ctx)]);
-    },
+    ...at,
+    before: (_input, ctx) => start(ctx),
+    // Deleted when the run settles, however it ends, so finished runs leave nothing in the store.
+    onSettled: (_outcome, _input, ctx) => forget(ctx, [runKey(name, ctx)]),
   };
   const onStep: Hook<StepInput, StepResult, "observe"> = {
     name,
-    priority,
+    ...at,
     failMode: "closed",
     around: async (ctx, next) => {
       const started = await ctx.store.get<number>(runKey(name, ctx));

@@ -11,7 +11,8 @@ import type { StepInput, StepResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { spentBy } from "./budget.ts";
 import { guardRetentionMs, runKey, stopRun } from "./guard-common.ts";
-import { integerOption, nameOption, numberOption } from "./options.ts";
+import { integerOption, nameOption } from "./options.ts";
+import { placement } from "./placement.ts";
 import { forgetAfterRun } from "./run-state.ts";
 
 /**
@@ -24,6 +25,7 @@ export interface TokenBudgetOptions {
   /** Tokens allowed per run (default 32 768). */
   readonly max?: number;
   readonly name?: string;
+  /** Default `Priority.guard`. */
   readonly priority?: number;
 }
 
@@ -36,10 +38,10 @@ export interface TokenBudgetOptions {
 export const tokenBudget = (options: TokenBudgetOptions = {}): Middleware => {
   const name = nameOption("tokenBudget", options.name);
   const max = integerOption(name, "max", options.max ?? 32_768, 0);
-  const priority = numberOption(name, "priority", options.priority ?? Priority.guard, -Number.MAX_VALUE);
+  const at = placement(name, options.priority, Priority.guard);
   const hook: Hook<StepInput, StepResult, "observe"> = {
     name,
-    priority,
+    ...at,
     // Without its count the guard cannot tell; a broken store stops the run rather than letting it spend unwatched.
     failMode: "closed",
     around: async (ctx, next) => {
@@ -59,5 +61,5 @@ export const tokenBudget = (options: TokenBudgetOptions = {}): Middleware => {
       return outcome;
     },
   };
-  return { name, hooks: { step: hook, run: forgetAfterRun(name, priority, (ctx) => [runKey(name, ctx)]) } };
+  return { name, hooks: { step: hook, run: forgetAfterRun(name, at, (ctx) => [runKey(name, ctx)]) } };
 };

@@ -2,9 +2,9 @@
  * `toolPolicy`: allow and deny lists for tool calls, globally and per role, in the matcher
  * grammar of the core. The decision is a lattice, not last-writer-wins: a deny rule
  * anywhere beats every allow rule, and no hook can turn a deny into an allow. The policy checks
- * twice: at `Priority.guard`, so a denied call is refused before anything else runs, and again
- * innermost, right before the tool, on the input that will actually run: a hook further
- * in that rewrites `git status` into `rm -rf /` is still refused.
+ * at `Priority.guard`, so a denied call is refused before anything else runs, and, as a `recheck`
+ * gate, again right before the tool when a hook further in changed the input after it approved:
+ * a hook that rewrites `git status` into `rm -rf /` is still refused, by the same hook.
  */
 import { Continue, Reject } from "../core/action.ts";
 import type { HookContext } from "../core/context.ts";
@@ -16,7 +16,8 @@ import { Priority } from "../core/priority.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
-import { choiceOption, functionOption, nameOption, numberOption } from "./options.ts";
+import { choiceOption, functionOption, nameOption } from "./options.ts";
+import { placement } from "./placement.ts";
 import { compileAllowRules, compileDenyRules, type RuleTest, type ToolRule } from "./tool-rules.ts";
 
 /** A rule of `toolPolicy` (re-exported from `tool-rules.ts`). */
@@ -44,7 +45,7 @@ export interface ToolPolicyOptions extends ToolRules {
    * given (globally or for any role), else `"allow"`. Role allow lists add to the global one.
    */
   readonly default?: "allow" | "deny";
-  /** Check again innermost, on the final input (default true). */
+  /** Check again right before the tool when a hook inside changed the input after the policy approved it (default true). */
   readonly recheck?: boolean;
   /**
    * Told once per tool name (for the first 1,024 names) when a call goes to a tool that no rule
@@ -58,6 +59,7 @@ export interface ToolPolicyOptions extends ToolRules {
    */
   readonly paths?: PathOptions;
   readonly name?: string;
+  /** Default `Priority.guard`. */
   readonly priority?: number;
 }
 
@@ -74,9 +76,6 @@ const maxUnknownNames = 1024;
 const warnUnknownTool = (n: UnknownTool): void => {
   process.emitWarning(`${n.policy}: no rule names tool "${n.tool}"; the default (${n.decision}) applies`, "AgentOnionPolicyWarning");
 };
-
-/** The innermost priority: the re-check runs after every other `before`, right before the tool. */
-export const innermostPriority = Number.MAX_SAFE_INTEGER;
 
 interface CompiledRules {
   readonly allow: RuleTest;
@@ -98,7 +97,7 @@ interface CompiledRules {
  */
 export const toolPolicy = (options: ToolPolicyOptions): Middleware => {
   const name = nameOption("toolPolicy", options.name);
-  const priority = numberOption(name, "priority", options.priority ?? Priority.guard, -Number.MAX_VALUE);
+  const at = placement(name, options.priority, Priority.guard);
   const roleKey = options.roleKey ?? "roles";
   const paths = options.paths;
   try {
@@ -165,7 +164,6 @@ export const toolPolicy = (options: ToolPolicyOptions): Middleware => {
     return blocked(`it matches no allow rule (${who})`);
   };
 
-  const hooks: Hook<ToolCall, ToolResult, "gate">[] = [{ name, priority, before: decide }];
-  if (options.recheck !== false) hooks.push({ name: `${name}:final`, priority: innermostPriority, before: decide });
-  return { name, hooks: { toolCall: hooks } };
+  const hook: Hook<ToolCall, ToolResult, "gate"> = { name, ...at, before: decide, ...(options.recheck !== false ? { recheck: true } : {}) };
+  return { name, hooks: { toolCall: hook } };
 };

@@ -26,19 +26,19 @@ import { compileMatcher } from "../core/match/matcher.ts";
 import { compilePathRule, pathSettings } from "../core/match/path-rule.ts";
 import { analyseShell } from "../core/match/shell.ts";
 import { coveredTools } from "../core/match/tool-families.ts";
-import type { MatchSpec, PathOptions } from "../core/match/types.ts";
+import type { Matcher, MatchFunction, PathOptions } from "../core/match/types.ts";
 import { toolDetails } from "../agent/points.ts";
 import type { ToolCall } from "../agent/types.ts";
 
 /** One allow or deny rule: a matcher pattern, a compiled `Matcher`, or a function of the tool name and call. */
-export type ToolRule = MatchSpec<ToolCall>;
+export type ToolRule = string | MatchFunction<ToolCall> | Matcher;
 
 /** Which rule decided, as written, for the reason the model reads; `metadata` is the run's (its `cwd` is the call's working directory). */
 export type RuleTest = (call: ToolCall, metadata?: Readonly<Record<string, unknown>>) => string | undefined;
 
 const conditioned = /^([A-Za-z0-9_-]+)\((.*)\)$/s;
 
-const sourceOf = (rule: ToolRule): string => (typeof rule === "function" ? `function ${rule.name || "(anonymous)"}` : typeof rule === "string" ? rule : rule.source);
+const sourceOf = (rule: ToolRule, matcher: Matcher): string => (typeof rule === "string" ? rule : matcher.source);
 
 /**
  * The deny side: the first rule that matches the call (as the core's matcher reads it), or `undefined`.
@@ -50,7 +50,7 @@ export const compileDenyRules = (rules: readonly ToolRule[], owner: string, path
   const matchers = rules.map((rule) => {
     const matcher = compileMatcher(rule, owner, paths === undefined ? undefined : { paths });
     // Only a condition reads the detail; a function rule runs once per call.
-    return { source: sourceOf(rule), matcher, perDetail: typeof rule === "string" ? conditioned.test(rule) : matcher.needsInput && matcher.needsSubject };
+    return { source: sourceOf(rule, matcher), matcher, perDetail: typeof rule === "string" ? conditioned.test(rule) : matcher.needsInput && matcher.needsSubject };
   });
   return (call, metadata) => {
     let details: string[] | undefined;
@@ -80,14 +80,15 @@ export const compileAllowRules = (rules: readonly ToolRule[], owner: string, pat
   const whole: { source: string; test: (call: ToolCall, metadata?: Readonly<Record<string, unknown>>) => boolean }[] = [];
   const shell: ShellAllow[] = [];
   for (const rule of rules) {
-    const source = sourceOf(rule);
     const matcher = compileMatcher(rule, owner, paths === undefined ? undefined : { paths }); // validates every rule with the core's messages
+    const source = sourceOf(rule, matcher);
     const parts = typeof rule === "string" ? conditioned.exec(rule) : null;
     if (parts === null || parts[2]!.trim() === "*") {
       // No condition here (a name, `Name(*)`, a RegExp, a compiled matcher or a function): the detail is not read.
       // A compiled matcher with a condition is a deny reading, which matches what it cannot read: it cannot allow.
-      if (typeof rule === "object" && rule.needsInput && rule.needsSubject)
-        throw new TypeError(`${owner}: allow rule "${rule.source}" is a compiled matcher with a condition; give it as a string (with options.paths) so it is read as an allow`);
+      // Read from the compiled matcher, so a match object from untyped code that holds a condition is refused too.
+      if (typeof rule === "object" && matcher.needsInput && matcher.needsSubject)
+        throw new TypeError(`${owner}: allow rule "${matcher.source}" is a compiled matcher with a condition; give it as a string (with options.paths) so it is read as an allow`);
       whole.push({ source, test: (call, metadata) => matcher.test(call.name, call, () => toolDetails(call)[0], metadata) });
       continue;
     }

@@ -1,8 +1,9 @@
 /**
  * `truncateOutput`: cut tool results longer than `maxChars`, with a marker saying how much was
  * left out, so one huge result cannot flood the model's context. It runs outermost by default
- * (`Priority.first`): `after` hooks run from the inside out, so redaction and every other hook
- * see the whole output first, and a secret is never cut into a piece that no longer looks like one.
+ * (`Priority.first`, and outside `redaction:unscanned` by name): `after` hooks run from the inside
+ * out, so redaction and every other hook see the whole output first, and a secret is never cut
+ * into a piece that no longer looks like one.
  */
 import { Continue, Transform } from "../core/action.ts";
 import type { Hook } from "../core/hook.ts";
@@ -11,7 +12,8 @@ import { Priority } from "../core/priority.ts";
 import { contentText } from "../agent/content-text.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
-import { choiceOption, integerOption, nameOption, numberOption } from "./options.ts";
+import { choiceOption, integerOption, nameOption } from "./options.ts";
+import { placement } from "./placement.ts";
 
 /**
  * Options of `truncateOutput`.
@@ -28,6 +30,7 @@ export interface TruncateOutputOptions {
   readonly keep?: "head" | "tail" | "both";
   readonly match?: MatchSpec<ToolCall>;
   readonly name?: string;
+  /** Default `Priority.first`, outside `redaction:unscanned` by name. */
   readonly priority?: number;
 }
 
@@ -69,12 +72,12 @@ export const truncateOutput = (options: TruncateOutputOptions): Middleware => {
   const given = options.marker;
   if (given !== undefined && typeof given !== "string" && typeof given !== "function") throw new TypeError(`${name}: marker must be a string or a function`);
   const marker = typeof given === "function" ? given : given !== undefined ? () => given : defaultMarker;
-  const priority = numberOption(name, "priority", options.priority ?? Priority.first, -Number.MAX_VALUE);
   const cut = (text: string): string => truncateText(text, maxChars, marker, keep);
 
   const hook: Hook<ToolCall, ToolResult, "gate"> = {
     name,
-    priority,
+    // Outside redaction's check of results made outside its innermost hook too: that check sees the whole result.
+    ...placement(name, options.priority, Priority.first, { before: ["redaction", "redaction:unscanned"] }),
     ...(options.match !== undefined ? { match: options.match } : {}),
     after: (result) => {
       const content: unknown = result.content;

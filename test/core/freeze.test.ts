@@ -90,6 +90,13 @@ describe("deepFreeze", () => {
     expect(Object.isFrozen((other.inner as { deep: object }).deep)).toBe(true);
   });
 
+  it("freezes what an array's named property and a null-prototype object hold", () => {
+    const list = Object.assign([{ at: 0 }], { extra: { named: true } });
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { inner: { x: 1 } });
+    deepFreeze({ list, bare });
+    expect([list, list[0], list.extra, bare, bare.inner].map((v) => Object.isFrozen(v))).toEqual([true, true, true, true, true]);
+  });
+
   it("leaves class instances alone", () => {
     const date = new Date();
     const value = deepFreeze({ date, map: new Map() });

@@ -78,6 +78,31 @@ describe("order by name", () => {
     expect(await orderOf(stack.use("tool", hook("c", { priority: 20 })))).toEqual(["b", "c"]);
   });
 
+  it("lets an optional order name hooks that are not registered, and applies it once they are, in either order", async () => {
+    // "inner" names "outer" before "outer" exists: no error, and once "outer" registers it is outside.
+    const early = newStack()
+      .use("tool", hook("inner", { priority: 1, order: { after: ["outer"], optional: true } }))
+      .use("tool", hook("other", { priority: 50 }));
+    expect(await orderOf(early)).toEqual(["inner", "other"]);
+    // Names first, priority for the rest: "inner" now waits for "outer", and "other" (50) goes before "outer" (100).
+    expect(await orderOf(early.use("tool", hook("outer", { priority: 100 })))).toEqual(["other", "outer", "inner"]);
+    // The same relation when the named hook came first.
+    const late = newStack().use("tool", hook("outer", { priority: 100 })).use("tool", hook("inner", { priority: 1, order: { after: ["outer"], optional: true } }));
+    expect(await orderOf(late)).toEqual(["outer", "inner"]);
+    // The shorthand lists are optional too when the order says so.
+    const solo = newStack().use("tool", { name: "solo", before: ["absent"], order: { optional: true }, after: () => undefined });
+    expect(solo.explain("tool", call()).map((e) => e.hook)).toEqual(["solo"]);
+  });
+
+  it("still refuses a cycle an optional order closes when the named hook registers later", () => {
+    const stack = newStack().use("tool", hook("a", { order: { after: ["b"], optional: true } }));
+    expect(() => stack.use("tool", hook("b", { order: { after: ["a"] } }))).toThrow(/hook "b": order\.after makes a cycle of names: b → a → b/);
+  });
+
+  it("refuses an optional flag that is not a boolean", () => {
+    expect(() => newStack().use("tool", { name: "h", order: { after: ["a"], optional: "yes" } as never, before: () => undefined })).toThrow(/hook "h": order\.optional must be a boolean/);
+  });
+
   it("refuses an order that is not lists of names", () => {
     expect(() => newStack().use("tool", { name: "h", order: { before: "a" } as never, before: () => undefined })).toThrow(/hook "h": order\.before must be a list of hook names/);
     expect(() => newStack().use("tool", { name: "h", order: { later: ["a"] } as never, before: () => undefined })).toThrow(/hook "h": order\.later is not an order field/);

@@ -59,8 +59,11 @@ describe("types", () => {
     stack.use("tool", { name: "c", before: [1], around: (_ctx, next) => next() });
     // @ts-expect-error order.before is a list, not one name
     stack.use("tool", { name: "d", order: { before: "a" }, before: () => Continue });
-    // @ts-expect-error order has before and after only
+    // @ts-expect-error order has before, after and optional only
     stack.use("tool", { name: "e", order: { first: ["a"] }, before: () => Continue });
+    stack.use("tool", { name: "f", order: { after: ["maybe-absent"], optional: true }, before: () => Continue });
+    // @ts-expect-error optional is a boolean
+    stack.use("tool", { name: "g", order: { after: ["a"], optional: "yes" }, before: () => Continue });
   });
 
   it("types onSettled with the point's outcome, input and context", () => {

@@ -114,11 +114,11 @@ describe("rateLimit", () => {
     expect(tags).toEqual(["Rejected", "Rejected", "Completed", "Completed"]);
   });
 
-  it("does not count a call that toolPolicy's final check refuses", async () => {
+  it("does not count a call that toolPolicy's recheck refuses right before the tool", async () => {
     const stack = withMiddleware(createAgentStack(), toolPolicy({ deny: ["Bash(rm *)"] }), callLimit({ match: "Bash", max: 1 }))
       .use("toolCall", { name: "sneaky", priority: Priority.default, before: (c) => (c.id === "t1" ? Transform({ ...c, input: { command: "rm -rf /" } }) : undefined) });
     const first = await stack.run("toolCall", toolCall("Bash", { command: "ls" }, "t1"), ok, { runId: "r1" });
-    expect(first).toMatchObject({ _tag: "Rejected", by: "toolPolicy:final" });
+    expect(first).toMatchObject({ _tag: "Rejected", by: "toolPolicy" });
     expect((await stack.run("toolCall", toolCall("Bash", { command: "ls" }, "t2"), ok, { runId: "r1" }))._tag).toBe("Completed");
   });
 

@@ -6,7 +6,7 @@
  * parse), the condition matches: a guard written as `Bash(rm *)` must not be skipped because the
  * input was garbled on purpose.
  */
-import { UNREADABLE_DETAIL } from "./detail.ts";
+import { readDetail, UNREADABLE_DETAIL } from "./detail.ts";
 import { compilePathRule, pathSettings, type PathScope } from "./path-rule.ts";
 import { analyseShell } from "./shell.ts";
 import { loadShellParser } from "./shell/parser.ts";
@@ -42,12 +42,13 @@ export type Condition = (detail: string | undefined, scope?: PathScope) => boole
  * compileCondition("Write", "/etc/**")("/proc/self/root/etc/passwd") // true
  */
 export const compileCondition = (tool: string, pattern: string, paths?: PathOptions): Condition => {
-  const holds = conditionOn(tool, pattern, paths);
+  // A shell condition refuses the unreadable detail itself: one wrapper less per hook of a call.
+  if (SHELL_TOOLS.has(tool)) return shellCondition(pattern);
+  const holds = conditionOn(pattern, paths);
   return (detail, scope) => detail !== UNREADABLE_DETAIL && holds(detail, scope);
 };
 
-const conditionOn = (tool: string, pattern: string, paths: PathOptions | undefined): Condition => {
-  if (SHELL_TOOLS.has(tool)) return shellCondition(pattern);
+const conditionOn = (pattern: string, paths: PathOptions | undefined): Condition => {
   if (pattern.startsWith("domain:")) return domainCondition(pattern.slice("domain:".length));
   const rule = compilePathRule(pattern, pathSettings(paths));
   return (detail, scope) => rule.matches(detail, scope);
@@ -58,6 +59,8 @@ const matchText = (pattern: string) => (text: string) => wildcard(pattern, text,
 /** A compiled `Bash(pattern)`: whether one command's text matches, and whether the pattern says no more than the command's name. */
 export interface ShellPattern {
   readonly test: (command: string) => boolean;
+  /** The text every matching command starts with (the pattern up to its first star), for a quick test first. */
+  readonly prefix: string;
   /** The pattern constrains only the name (`git *`, `ls`, `npm:*`), so words computed at run time cannot change whether it holds. */
   readonly nameOnly: boolean;
 }
@@ -86,10 +89,12 @@ export const compileShellPattern = (pattern: string): ShellPattern => {
   // meet a thousand conditions.
   const star = p.indexOf("*");
   const prefix = star < 0 ? p : p.slice(0, star).replace(/ $/, "").replace(/:$/, "");
-  const test = (c: string): boolean => c.startsWith(prefix) && full(c);
+  // The first character, compared on its own, rules most commands out for less than `startsWith`.
+  const first = prefix.charCodeAt(0);
+  const test = prefix === "" ? full : (c: string): boolean => c.charCodeAt(0) === first && c.startsWith(prefix) && full(c);
   // As in Claude Code: a pattern that says more than the command name (`git push *`) cannot be
   // ruled out when parts of the command are computed at run time (`$VAR`, `$(…)`, backticks).
-  return { test, nameOnly: !/[\s*]/.test(p.replace(/(?::\*| \*|\*)$/, "")) };
+  return { test, prefix, nameOnly: !/[\s*]/.test(p.replace(/(?::\*| \*|\*)$/, "")) };
 };
 
 /**
@@ -98,13 +103,41 @@ export const compileShellPattern = (pattern: string): ShellPattern => {
  * computed at run time where the pattern names more than the command).
  */
 const shellCondition = (pattern: string): Condition => {
-  const { test, nameOnly } = compileShellPattern(pattern);
-  return (detail) => {
-    if (detail === undefined) return false;
-    const shell = analyseShell(detail);
-    if (shell === undefined || shell.opaque || (shell.dynamic && !nameOnly)) return true;
-    return shell.commands.some(test);
+  const { test, prefix, nameOnly } = compileShellPattern(pattern);
+  const first = prefix === "" ? -1 : prefix.charCodeAt(0);
+  return (detail) => shellHolds(detail, first, test, nameOnly);
+};
+
+/**
+ * The test of a hook matcher `tool(pattern)` on a shell tool: `shellCondition` on the call's detail,
+ * in one closure holding what it needs, since one call may meet a thousand such hooks. An
+ * unreadable detail matches (the guard's view: a deny still applies).
+ *
+ * @example
+ * shellMatcherTest("Bash", "rm *")("Bash", undefined, () => "ls && rm -rf /") // true
+ */
+export const shellMatcherTest = (tool: string, pattern: string): ((subject: string | undefined, input: unknown, detail: () => string | undefined) => boolean) => {
+  const { test, prefix, nameOnly } = compileShellPattern(pattern);
+  const first = prefix === "" ? -1 : prefix.charCodeAt(0);
+  return (subject, _input, detail) => {
+    if (subject !== tool) return false;
+    const d = readDetail(detail());
+    return d === UNREADABLE_DETAIL || shellHolds(d, first, test, nameOnly);
   };
+};
+
+/** The deny reading of a compiled shell pattern on `detail` (see `shellCondition`). */
+const shellHolds = (detail: string | undefined, first: number, test: (command: string) => boolean, nameOnly: boolean): boolean => {
+  if (detail === undefined || detail === UNREADABLE_DETAIL) return false;
+  const shell = analyseShell(detail);
+  if (shell === undefined || shell.opaque || (shell.dynamic && !nameOnly)) return true;
+  const commands = shell.commands;
+  for (let i = 0; i < commands.length; i++) {
+    const command = commands[i] as string;
+    // The first character inline: one call may meet a thousand conditions, most ruled out here.
+    if ((first === -1 || command.charCodeAt(0) === first) && test(command)) return true;
+  }
+  return false;
 };
 
 /** `domain:example.com` matches that host exactly; `domain:*.example.com` matches its subdomains (not the apex). */

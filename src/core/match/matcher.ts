@@ -8,16 +8,22 @@
  * | only letters, digits, `_ - , \|` and space | one exact name, or a list split on `\|` and `,` (trimmed)  |
  * | `Name(pattern)`                           | subject is `Name` (or of its family), and the detail matches |
  * | any other string                          | a JavaScript RegExp, unanchored, as Claude Code evaluates it |
- * | a function `(subject, input) => boolean`  | whatever it returns                                          |
+ * | a function `(subject, input, { metadata, detail }) => boolean` | whatever it returns                     |
+ * | `{ stepType: "tool" }` or a list          | the run's step type (read once the run has ended)            |
+ * | `{ metadata: { key: value } }`            | the run's metadata has those values (see `metadata.ts`)      |
+ * | `{ all: [m…] }`, `{ any: [m…] }`, `{ not: m }` | and, or, not over any of these, nested                  |
  * | a `Matcher` from `compileMatcher`         | itself (to give a matcher options)                           |
  */
 import { RegistrationError } from "../errors.ts";
-import { compileCondition, SHELL_TOOLS } from "./condition.ts";
+import { allOf, anyOf, notOf } from "./composite.ts";
+import { compileCondition, SHELL_TOOLS, shellMatcherTest } from "./condition.ts";
 import { readDetail, UNREADABLE_DETAIL } from "./detail.ts";
 import { compileLinearRegExp, type LinearRegExp } from "./linear-regexp.ts";
+import { compileMetadata, metadataMatches } from "./metadata.ts";
 import { pathSettings } from "./path-rule.ts";
+import { compileStepTypes } from "./step-type.ts";
 import { coveredTools } from "./tool-families.ts";
-import type { Matcher, MatchOptions } from "./types.ts";
+import type { MatchContext, Matcher, MatchOptions } from "./types.ts";
 
 /** Longest accepted pattern: longer ones are refused at registration (bounds compile and match cost). */
 export const MAX_PATTERN_LENGTH = 1024;
@@ -29,7 +35,8 @@ const rule = /^([A-Za-z0-9_-]+)\((.*)\)$/s;
 export const conditionShape = /^[A-Za-z0-9_\- |,]+\(.*\)$/s;
 
 /**
- * Compile a `match` spec; throws `RegistrationError(hook, "match", …)` when it is invalid.
+ * Compile a `match` spec; throws `RegistrationError(hook, field, …)` when it is invalid, `field` being
+ * `match` or the path of the bad part inside a match object (`match.any[1].metadata.env`).
  *
  * Decisions worth knowing:
  * - A RegExp is unanchored (`RegExp.prototype.test`), exactly as Claude Code's docs say it evaluates
@@ -54,14 +61,38 @@ export const conditionShape = /^[A-Za-z0-9_\- |,]+\(.*\)$/s;
  * m.matchSubject("Bash"); // true: the name part passes, the command is checked by `test`
  * m.test("Bash", {}, () => "ls && rm -rf /"); // true: `rm -rf /` is one of the commands
  */
-export const compileMatcher = (spec: unknown, hook: string, options?: MatchOptions): Matcher => {
+export const compileMatcher = (spec: unknown, hook: string, options?: MatchOptions): Matcher => compileAt(spec, hook, options, "match", 0, undefined);
+
+/** The point a hook's match is compiled for: whether it has a step type to match. */
+export interface MatchPoint {
+  readonly name: string;
+  readonly hasStepType: boolean;
+}
+
+/**
+ * `compileMatcher` for a hook registered on `point`: a `{ stepType }` anywhere in the match is refused
+ * (naming its path) when the point has no step type.
+ *
+ * @example
+ * compileHookMatch({ stepType: "tool" }, "count-tools", { name: "step", hasStepType: true }).needsOutcome // true
+ */
+export const compileHookMatch = (spec: unknown, hook: string, point: MatchPoint): Matcher => compileAt(spec, hook, undefined, "match", 0, point);
+
+/** Deepest nesting of `all`/`any`/`not` accepted (bounds compile and match cost, and the stack). */
+export const MAX_MATCH_DEPTH = 32;
+
+/** `compileMatcher` for the matcher at `field` (`match`, `match.any[1]`, …), `depth` composites deep. */
+const compileAt = (spec: unknown, hook: string, options: MatchOptions | undefined, field: string, depth: number, point: MatchPoint | undefined): Matcher => {
   const fail = (problem: string): never => {
-    throw new RegistrationError(hook, "match", problem);
+    throw new RegistrationError(hook, field, problem);
   };
-  if (spec === undefined) return all("*");
+  if (spec === undefined) return depth === 0 ? all("*") : fail("is undefined; give a match (\"*\" matches everything)");
   if (typeof spec === "object" && spec !== null && compiled.has(spec as Matcher)) return spec as Matcher;
-  if (typeof spec === "function") return fromFunction(spec as (subject: string | undefined, input: unknown) => unknown);
-  if (typeof spec !== "string") return fail(`must be a string or a function, got ${spec === null ? "null" : typeof spec}`);
+  if (typeof spec === "function") return fromFunction(spec as MatchFn);
+  if (spec instanceof RegExp) return fail(`is a RegExp object; give its pattern as a string ("${spec.source}"), which is read as a RegExp without flags`);
+  if (typeof spec === "object" && spec !== null && !Array.isArray(spec)) return compileObject(spec as Record<string, unknown>, hook, options, field, depth, point);
+  if (typeof spec !== "string")
+    return fail(`must be a string, a function or a match object ({ all }, { any }, { not }, { stepType }, { metadata }), got ${spec === null ? "null" : Array.isArray(spec) ? "a list (wrap it: { any: [...] })" : typeof spec}`);
   if (spec.length > MAX_PATTERN_LENGTH) return fail(`is ${spec.length} characters long; the limit is ${MAX_PATTERN_LENGTH}`);
   if (spec === "" || spec === "*") return all(spec);
   if (namesOnly.test(spec)) {
@@ -75,7 +106,8 @@ export const compileMatcher = (spec: unknown, hook: string, options?: MatchOptio
     const name = parts[1]!;
     const pattern = parts[2]!;
     // A path condition covers the tool's family; shell and `domain:` conditions name one tool.
-    const family = SHELL_TOOLS.has(name) || pattern.startsWith("domain:") ? new Set([name]) : coveredTools(name);
+    const oneTool = SHELL_TOOLS.has(name) || pattern.startsWith("domain:");
+    const family = oneTool ? new Set([name]) : coveredTools(name);
     if (pattern.trim() === "*") return byName(spec, (s) => family.has(s));
     if (pattern.trim() === "") return fail(`"${spec}" has an empty condition; write "${name}" to match every call`);
     try {
@@ -84,6 +116,16 @@ export const compileMatcher = (spec: unknown, hook: string, options?: MatchOptio
       return fail(`options: ${error instanceof Error ? error.message : String(error)}`);
     }
     try {
+      if (SHELL_TOOLS.has(name)) {
+        return freeze({
+          source: spec,
+          all: false,
+          needsInput: true,
+          needsSubject: true,
+          matchSubject: (s) => s === name,
+          test: shellMatcherTest(name, pattern),
+        });
+      }
       const condition = compileCondition(name, pattern, options?.paths);
       return freeze({
         source: spec,
@@ -92,9 +134,10 @@ export const compileMatcher = (spec: unknown, hook: string, options?: MatchOptio
         needsSubject: true,
         matchSubject: (s) => s !== undefined && family.has(s),
         test: (s, input, detail, metadata) => {
-          if (s === undefined || !family.has(s)) return false;
+          if (oneTool ? s !== name : s === undefined || !family.has(s)) return false;
           const d = readDetail(detail());
-          return d === UNREADABLE_DETAIL || condition(d, { subject: s, input, metadata });
+          // Only a path condition reads the scope: one call may meet a thousand shell conditions.
+          return d === UNREADABLE_DETAIL || condition(d, oneTool ? undefined : { subject: s, input, metadata });
         },
       });
     } catch (error) {
@@ -132,17 +175,124 @@ const byName = (source: string, pass: (subject: string) => boolean): Matcher => 
   return freeze({ source, all: false, needsInput: false, needsSubject: true, matchSubject, test: (s) => matchSubject(s) });
 };
 
-const fromFunction = (fn: (subject: string | undefined, input: unknown) => unknown): Matcher =>
+type MatchFn = (subject: string | undefined, input: unknown, context: MatchContext) => unknown;
+
+/** What a function matcher gets as its third argument: the detail is computed only if read. */
+class FunctionContext implements MatchContext {
+  constructor(
+    readonly metadata: Readonly<Record<string, unknown>>,
+    private readonly readDetail: () => string | undefined,
+  ) {}
+
+  get detail(): string | undefined {
+    return this.readDetail();
+  }
+}
+
+const noMetadata: Readonly<Record<string, unknown>> = Object.freeze({});
+
+const fromFunction = (fn: MatchFn): Matcher =>
   freeze({
     source: `function ${fn.name || "(anonymous)"}`,
     all: false,
     needsInput: true,
     needsSubject: false,
     matchSubject: () => true,
-    test: (s, input) => {
-      const result = fn(s, input);
+    test: (s, input, detail, metadata) => {
+      const result = fn(s, input, new FunctionContext(metadata ?? noMetadata, detail));
       if (typeof result === "boolean") return result;
       const got = typeof (result as { then?: unknown } | null)?.then === "function" ? "a Promise" : typeof result;
       throw new TypeError(`match function ${fn.name || "(anonymous)"} returned ${got}; it must return a boolean synchronously`);
     },
   });
+
+/** The keys of the object forms, for error messages. */
+const objectForms = ["all", "any", "not", "stepType", "metadata"];
+
+/**
+ * An object `match`: one of the object forms, or a `Matcher` built by hand (checked, then used as it
+ * is). Each form has exactly one key; errors name the path of the bad part (`match.any[1].metadata.env`).
+ */
+const compileObject = (
+  spec: Record<string, unknown>, hook: string, options: MatchOptions | undefined, field: string, depth: number, point: MatchPoint | undefined,
+): Matcher => {
+  const failAt = (path: string, problem: string): never => {
+    throw new RegistrationError(hook, path === "" ? field : `${field}.${path}`, problem);
+  };
+  if (typeof spec.test === "function" && typeof spec.matchSubject === "function") return handMade(spec, failAt);
+  const keys = Object.keys(spec);
+  if (keys.length !== 1) {
+    const unknown = keys.find((k) => !objectForms.includes(k));
+    if (unknown !== undefined) return failAt(pathKey(unknown), `is not a match form (expected one of ${objectForms.join(", ")})`);
+    return failAt("", keys.length === 0
+      ? `is an empty object; give one of ${objectForms.join(", ")} (or omit match to match everything)`
+      : `has ${keys.join(" and ")}; a match object has exactly one of ${objectForms.join(", ")} (combine them with { all: [...] })`);
+  }
+  const key = keys[0]!;
+  const value = spec[key];
+  const source = describeSource(spec);
+  switch (key) {
+    case "metadata": {
+      const rules = compileMetadata(value, failAt);
+      return freeze({
+        source, all: false, needsInput: true, needsSubject: false,
+        matchSubject: () => true,
+        test: (_s, _input, _detail, metadata) => metadataMatches(rules, metadata),
+      });
+    }
+    case "stepType": {
+      const types = compileStepTypes(value, failAt);
+      if (point !== undefined && !point.hasStepType)
+        return failAt("stepType", `needs a point with a step type, and point "${point.name}" has none (a point gets one from its stepType option; the agent's step point has one)`);
+      return freeze({
+        source, all: false, needsInput: true, needsSubject: false, needsOutcome: true,
+        matchSubject: () => true,
+        test: (_s, _input, _detail, _metadata, stepType) => {
+          const type = stepType?.();
+          return type !== undefined && types.has(type);
+        },
+      });
+    }
+    case "not": {
+      if (depth >= MAX_MATCH_DEPTH) return failAt("not", `nests composites more than ${MAX_MATCH_DEPTH} deep`);
+      return settle(notOf(source, compileAt(value, hook, options, `${field}.not`, depth + 1, point)));
+    }
+    case "all":
+    case "any": {
+      if (!Array.isArray(value)) return failAt(key, `must be a list of matches, got ${value === null ? "null" : typeof value}`);
+      if (value.length === 0)
+        return failAt(key, `is an empty list; ${key === "all" ? "omit match to match everything" : "give at least one match"}`);
+      if (depth >= MAX_MATCH_DEPTH) return failAt(key, `nests composites more than ${MAX_MATCH_DEPTH} deep`);
+      const parts = value.map((m, i) => compileAt(m, hook, options, `${field}.${key}[${i}]`, depth + 1, point));
+      return settle((key === "all" ? allOf : anyOf)(source, parts));
+    }
+    default:
+      return failAt(pathKey(key), `is not a match form (expected one of ${objectForms.join(", ")})`);
+  }
+};
+
+const pathKey = (key: string): string => (/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key));
+
+/** A composite that matches everything (`{ any: ["*", …] }`) is match-all: no per-run test for it. */
+const settle = (m: Matcher): Matcher => (m.all ? all(m.source) : freeze(m));
+
+/** A match object as written, for traces and `explain` (functions by name). */
+const describeSource = (spec: unknown): string => {
+  try {
+    const text = JSON.stringify(spec, (_k, v: unknown) =>
+      typeof v === "function" ? `function ${(v as { name?: string }).name || "(anonymous)"}` : compiled.has(v as Matcher) ? (v as Matcher).source : v,
+    );
+    return text.length > MAX_PATTERN_LENGTH ? `${text.slice(0, MAX_PATTERN_LENGTH)}…` : text;
+  } catch {
+    return "(match object)";
+  }
+};
+
+/** A `Matcher` written by hand: its fields are checked, and it is used as it is. */
+const handMade = (spec: Record<string, unknown>, failAt: (path: string, problem: string) => never): Matcher => {
+  if (typeof spec.source !== "string") return failAt("source", "must be a string (a Matcher's pattern as written)");
+  for (const flag of ["all", "needsInput", "needsSubject"] as const)
+    if (typeof spec[flag] !== "boolean") return failAt(flag, `must be a boolean (a Matcher's ${flag}), got ${typeof spec[flag]}`);
+  if (spec.needsOutcome !== undefined && typeof spec.needsOutcome !== "boolean") return failAt("needsOutcome", `must be a boolean, got ${typeof spec.needsOutcome}`);
+  return spec as unknown as Matcher;
+};
