@@ -151,9 +151,9 @@ export class Run implements Frame, RunView, Recorder {
   /** The input whose detail `detail` holds (`noDetail` until one was asked for). */
   declare private detailFor: unknown;
   declare private detail: string | undefined;
-  /** What `askDetail` hands out: one function per run, reading `asked`. */
+  /** What `askDetail` hands out: one function per run, reading `detailAsked`. */
   declare private detailThunk: (() => string | undefined) | undefined;
-  declare private asked: unknown;
+  declare private detailAsked: unknown;
   // The run is the outermost frame of its chain (see Frame).
   declare readonly start: number;
   declare readonly outer: Frame | undefined;
@@ -200,7 +200,7 @@ export class Run implements Frame, RunView, Recorder {
     this.detailFor = noDetail;
     this.detail = undefined;
     this.detailThunk = undefined;
-    this.asked = undefined;
+    this.detailAsked = undefined;
     this.start = 0;
     this.outer = undefined;
     this.i = 0;
@@ -361,8 +361,8 @@ export class Run implements Frame, RunView, Recorder {
    * `askDetail`, as a matcher asks synchronously.
    */
   askDetail(input: unknown): () => string | undefined {
-    this.asked = input;
-    return (this.detailThunk ??= () => this.detailOf(this.asked));
+    this.detailAsked = input;
+    return (this.detailThunk ??= () => this.detailOf(this.detailAsked));
   }
 
   /** The point's step type for a run that ended with `outcome`, for `{ stepType }` matchers. */
