@@ -125,7 +125,7 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: AiSdkStack,
   ): Promise<R> {
     const run = runOptions("generate", params, model);
     if (idle) return Promise.resolve(doGenerate());
-    const mapped = toRequest(params, model.modelId, false);
+    const mapped = toRequest(params, model.modelId, false, model.provider);
     const context = new CallContext(run.onContext);
     const attempts = new Attempts<R>();
     return stack.run("modelCall", mapped.request, (request, ctx) => {
@@ -155,7 +155,7 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: AiSdkStack,
   ): Promise<S> {
     const run = runOptions("stream", params, model);
     if (idle) return doStream();
-    const mapped = toRequest(params, model.modelId, true);
+    const mapped = toRequest(params, model.modelId, true, model.provider);
     const context = new CallContext(run.onContext);
     const memo = new StreamMemo();
     // The provider's stream result (request body, response headers) once it exists.

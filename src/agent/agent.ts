@@ -5,6 +5,7 @@
  */
 import type { Agent, AgentOptions, PromptOptions, SessionOptions, TurnResult } from "./agent-types.ts";
 import { resolveConfig } from "./config.ts";
+import { invoke } from "./invocation.ts";
 import { openSession } from "./session.ts";
 
 /**
@@ -21,29 +22,32 @@ export const createAgent = (options: AgentOptions): Agent => {
   return {
     name: config.name,
     session: (sessionOptions?: SessionOptions) => openSession(config, sessionOptions),
-    async run(prompt: string, runOptions: SessionOptions & PromptOptions = {}): Promise<TurnResult> {
-      const session = await openSession(config, runOptions);
-      try {
-        return await session.prompt(prompt, runOptions);
-      } finally {
-        await session.close("other");
-      }
-    },
+    // One invocation: telemetry reports the session's opening, the turn and the closing as one operation.
+    run: (prompt: string, runOptions: SessionOptions & PromptOptions = {}): Promise<TurnResult> =>
+      invoke(config.name, async () => {
+        const session = await openSession(config, runOptions);
+        try {
+          return await session.prompt(prompt, runOptions);
+        } finally {
+          await session.close("other");
+        }
+      }),
     /**
-     * Reopen the paused turn's session and go on with the turn.
+     * Reopen the paused turn's session and go on with the turn, as one invocation like `run`.
      *
      * @example
      * const turn = await agent.resume(saved.state, { [saved.approvals[0].id]: { decision: "approve", by: "alice" } }, { approvals })
      */
-    async resume(state, decisions, resumeOptions) {
-      if (typeof state !== "object" || state === null) throw new TypeError("agent.resume: state must be the `state` of an interrupted turn");
-      const { signal, metadata } = resumeOptions ?? {};
-      const session = await openSession(config, { sessionId: state.sessionId, source: "resume", messages: state.history, ...(signal !== undefined ? { signal } : {}), ...(metadata !== undefined ? { metadata } : {}) });
-      try {
-        return await session.resume(state, decisions, resumeOptions);
-      } finally {
-        await session.close("other");
-      }
-    },
+    resume: (state, decisions, resumeOptions) =>
+      invoke(config.name, async () => {
+        if (typeof state !== "object" || state === null) throw new TypeError("agent.resume: state must be the `state` of an interrupted turn");
+        const { signal, metadata } = resumeOptions ?? {};
+        const session = await openSession(config, { sessionId: state.sessionId, source: "resume", messages: state.history, ...(signal !== undefined ? { signal } : {}), ...(metadata !== undefined ? { metadata } : {}) });
+        try {
+          return await session.resume(state, decisions, resumeOptions);
+        } finally {
+          await session.close("other");
+        }
+      }),
   };
 };

@@ -40,3 +40,4 @@ export { summarizeOldest } from "./compaction.ts";
 export { feedback as stopFeedback, type StopReason } from "./stop.ts";
 export { isStopSignal, stopsRun, type StopSignal } from "./stop-signal.ts";
 export { sleep } from "./sleep.ts";
+export { currentInvocation, invoke, trackInvocations, type Invocation } from "./invocation.ts";

@@ -57,6 +57,8 @@ export interface ModelRequest {
   readonly temperature?: number;
   /** True when the caller asked for a stream. */
   readonly stream?: boolean;
+  /** The provider as its SDK names it (the AI SDK's `LanguageModel.provider`: `amazon-bedrock`, `azure.chat`), when known; telemetry maps it to `gen_ai.provider.name`. */
+  readonly provider?: string;
 }
 
 /** What a provider call produced (for streams: the assembled response). */

@@ -16,9 +16,12 @@ import { integerOption, nameOption } from "./options.ts";
 import { createRedactor } from "./redactor.ts";
 import { spentBy } from "./budget.ts";
 import {
-  durationBuckets, GenAiAttr, GenAiMetric, GenAiOperation, GenAiTokenType, hookBuckets, OnionAttr, OnionMetric, tokenBuckets,
+  agentDurationBuckets, durationBuckets, GenAiAttr, GenAiMetric, GenAiOperation, GenAiTokenType, hookBuckets, OnionAttr, OnionMetric, tokenBuckets,
 } from "./semconv.ts";
 import { Bounded, errorTypeOf, hookOutcome, providerOf, providerOption, scrubbedNamesOf, type ProviderOption } from "./telemetry-attrs.ts";
+
+/** `gen_ai.tool.type` of the tools agent-onion runs: the agent generates the arguments, the application executes the logic. */
+const toolType = "function";
 
 /** Options of `metrics`: the meter, how providers are named, which points, and the cardinality cap. */
 export interface MetricsOptions {
@@ -26,7 +29,7 @@ export interface MetricsOptions {
   readonly name?: string;
   /** Where instruments come from; default the global meter `agent-onion`, looked up on the first run (after the SDK is registered). */
   readonly meter?: Meter;
-  /** `gen_ai.provider.name`: a name, or a function of the model id; default a guess from the model id (`unknown` when none fits). */
+  /** `gen_ai.provider.name`: a name, or a function of the model id; default the SDK's provider id when the request carries one (`aiSdkMiddleware` passes it), else a guess from the model id (`unknown` when none fits). */
   readonly provider?: ProviderOption;
   /** Also emit the deprecated `gen_ai.system` (same value) for backends that still key on it; default false. */
   readonly legacySystemAttribute?: boolean;
@@ -55,8 +58,8 @@ const instruments = (meter: Meter): Instruments => {
     operationDuration: seconds(GenAiMetric.operationDuration, "GenAI operation duration."),
     tokenUsage: meter.createHistogram(GenAiMetric.tokenUsage, { unit: "{token}", description: "Number of input and output tokens used.", advice: { explicitBucketBoundaries: [...tokenBuckets] } }),
     timeToFirstChunk: seconds(GenAiMetric.timeToFirstChunk, "Time to receive the first chunk of a streamed response."),
-    toolDuration: seconds(GenAiMetric.executeToolDuration, "Duration of a tool execution, hooks included."),
-    agentDuration: seconds(GenAiMetric.invokeAgentDuration, "Duration of an agent run, hooks included."),
+    toolDuration: seconds(GenAiMetric.executeToolDuration, "The duration of a single tool execution, hooks included."),
+    agentDuration: seconds(GenAiMetric.invokeAgentDuration, "The end-to-end duration of a single agent invocation, hooks included.", agentDurationBuckets),
     hookDuration: seconds(OnionMetric.hookDuration, "Time spent in one phase of one hook (for around hooks, what they wrap too).", hookBuckets),
     rejections: meter.createCounter(OnionMetric.rejections, { unit: "{rejection}", description: "Rejections by hooks (shadow ones flagged)." }),
     failOpen: meter.createCounter(OnionMetric.failOpen, { unit: "{failure}", description: "Hook failures let through by failMode open." }),
@@ -87,25 +90,26 @@ export const metrics = (options: MetricsOptions = {}): Middleware => {
   let made: Instruments | undefined;
   const get = (): Instruments => (made ??= instruments(meter ?? otelMetrics.getMeter("agent-onion")));
 
-  const genAi = (operation: string, model: string | undefined): Attributes => {
+  const genAi = (operation: string, model: string | undefined, sdkProvider: string | undefined): Attributes => {
     const attrs: Attributes = { [GenAiAttr.operationName]: operation };
     if (model !== undefined) {
-      const providerName = providerOf(model, provider);
+      const providerName = providerOf(model, provider, sdkProvider);
       attrs[GenAiAttr.providerName] = providerName;
       if (legacy) attrs[GenAiAttr.system] = providerName;
       attrs[GenAiAttr.requestModel] = models.of(model);
     }
     return attrs;
   };
+  // Every point measured here is a GenAI operation, so a refusal ends it in an error too.
   const withError = (attrs: Attributes, event: RunEvent<any, any>): Attributes => {
-    const errorType = errorTypeOf(event.outcome);
+    const errorType = errorTypeOf(event.outcome, true);
     attrs[OnionAttr.outcome] = event.outcome._tag.toLowerCase();
     if (errorType !== undefined) attrs[GenAiAttr.errorType] = errorType;
     return attrs;
   };
 
   const modelCall = (m: Instruments, event: RunEvent<ModelRequest, ModelResponse>): void => {
-    const attrs = genAi(GenAiOperation.chat, event.input.model);
+    const attrs = genAi(GenAiOperation.chat, event.input.model, event.input.provider);
     const response = event.outcome._tag === "Completed" ? event.outcome.value : undefined;
     if (typeof response?.model === "string") attrs[GenAiAttr.responseModel] = models.of(response.model);
     m.operationDuration.record(event.durationMs / 1000, withError({ ...attrs }, event));
@@ -119,34 +123,66 @@ export const metrics = (options: MetricsOptions = {}): Middleware => {
   };
 
   const toolCall = (m: Instruments, event: RunEvent<ToolCall, unknown>): void => {
-    const attrs: Attributes = { [GenAiAttr.operationName]: GenAiOperation.executeTool, [GenAiAttr.toolName]: tools.of(event.input.name) };
+    const attrs: Attributes = { [GenAiAttr.operationName]: GenAiOperation.executeTool, [GenAiAttr.toolName]: tools.of(event.input.name), [GenAiAttr.toolType]: toolType };
+    const agent = event.path.at(-1);
+    if (agent !== undefined) attrs[GenAiAttr.agentName] = agents.of(agent);
     m.toolDuration.record(event.durationMs / 1000, withError(attrs, event));
   };
 
   const run = (m: Instruments, event: RunEvent<unknown, RunResult>): void => {
-    const attrs: Attributes = { [GenAiAttr.operationName]: GenAiOperation.invokeAgent, [GenAiAttr.agentName]: agents.of(event.path.at(-1)) };
+    const attrs: Attributes = { [GenAiAttr.operationName]: GenAiOperation.invokeAgent };
+    const agent = event.path.at(-1);
+    if (agent !== undefined) attrs[GenAiAttr.agentName] = agents.of(agent);
     m.agentDuration.record(event.durationMs / 1000, withError(attrs, event));
+  };
+
+  // Attribute sets of hook measurements, made once each: hook, point, phase and outcome are few
+  // (registered names, not data), and building an object per decision was most of a run's cost.
+  const hookAttrs = new Map<string, Attributes>();
+  const hookAttributes = (hook: string, point: string, extra: string, make: () => Attributes): Attributes => {
+    const key = `${hook}\u0000${point}\u0000${extra}`;
+    let attrs = hookAttrs.get(key);
+    if (attrs === undefined) {
+      attrs = Object.freeze(make());
+      if (hookAttrs.size < attributeSetsLimit) hookAttrs.set(key, attrs);
+    }
+    return attrs;
   };
 
   const hooks = (m: Instruments, event: RunEvent): void => {
     let rejectedByDecision = false;
+    const point = event.point;
     for (const d of event.decisions) {
-      const base: Attributes = { [OnionAttr.hookName]: hookName(d.hook), [OnionAttr.hookPoint]: event.point };
+      // A synchronous Continue the engine did not time (it reads no clock for those unless the
+      // stack has `timeHooks: true`) is not a measurement: recording its 0 would make every run
+      // cost one histogram update per hook, and the histogram say nothing.
+      if (d.action === "Continue" && d.ms === 0) continue;
       const failure = d.action === "Failed" ? failureOf(event.failures, d.hook, d.phase) : undefined;
-      m.hookDuration.record(d.ms / 1000, { ...base, [OnionAttr.hookPhase]: d.phase, [OnionAttr.hookOutcome]: hookOutcome(d.action, failure?.kind) });
+      const outcome = hookOutcome(d.action, failure?.kind);
+      const name = hookName(d.hook);
+      m.hookDuration.record(d.ms / 1000, hookAttributes(d.hook, point, `${d.phase}\u0000${outcome}`, () => ({
+        [OnionAttr.hookName]: name, [OnionAttr.hookPoint]: point, [OnionAttr.hookPhase]: d.phase, [OnionAttr.hookOutcome]: outcome,
+      })));
       if (d.action === "Reject") {
-        m.rejections.add(1, d.shadow === true ? { ...base, [OnionAttr.hookShadow]: true } : base);
-        if (d.shadow !== true && event.outcome._tag === "Rejected" && event.outcome.by === d.hook) rejectedByDecision = true;
+        const shadow = d.shadow === true;
+        m.rejections.add(1, hookAttributes(d.hook, point, shadow ? "reject\u0000shadow" : "reject", () => (
+          shadow ? { [OnionAttr.hookName]: name, [OnionAttr.hookPoint]: point, [OnionAttr.hookShadow]: true } : { [OnionAttr.hookName]: name, [OnionAttr.hookPoint]: point })));
+        if (!shadow && event.outcome._tag === "Rejected" && event.outcome.by === d.hook) rejectedByDecision = true;
       } else if (d.action === "Failed") {
         const errorType = failure?.kind ?? "threw";
-        m.failures.add(1, { ...base, [OnionAttr.hookFailMode]: d.failMode ?? "closed", [GenAiAttr.errorType]: errorType });
-        if (d.failMode === "open") m.failOpen.add(1, { ...base, [GenAiAttr.errorType]: errorType });
+        const failMode = d.failMode ?? "closed";
+        m.failures.add(1, hookAttributes(d.hook, point, `failed\u0000${failMode}\u0000${errorType}`, () => ({
+          [OnionAttr.hookName]: name, [OnionAttr.hookPoint]: point, [OnionAttr.hookFailMode]: failMode, [GenAiAttr.errorType]: errorType,
+        })));
+        if (d.failMode === "open") m.failOpen.add(1, hookAttributes(d.hook, point, `open\u0000${errorType}`, () => ({
+          [OnionAttr.hookName]: name, [OnionAttr.hookPoint]: point, [GenAiAttr.errorType]: errorType,
+        })));
       }
     }
     // An `around` that returned a Rejected outcome made no `Reject` decision; count it too (not fail-closed failures: those are failures).
     const o = event.outcome;
     if (o._tag === "Rejected" && o.cause === undefined && !rejectedByDecision && event.decisions.some((d) => d.hook === o.by))
-      m.rejections.add(1, { [OnionAttr.hookName]: hookName(o.by), [OnionAttr.hookPoint]: event.point });
+      m.rejections.add(1, { [OnionAttr.hookName]: hookName(o.by), [OnionAttr.hookPoint]: point });
   };
 
   return {
@@ -163,6 +199,9 @@ export const metrics = (options: MetricsOptions = {}): Middleware => {
     ),
   };
 };
+
+/** How many distinct hook attribute sets are kept made; past it they are made per use (memory stays bounded). */
+const attributeSetsLimit = 10_000;
 
 /** Refuse a meter without the instruments made from it, when the middleware is made rather than on its first run. */
 const meterOption = (hook: string, value: unknown): Meter | undefined => {

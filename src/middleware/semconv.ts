@@ -2,9 +2,20 @@
  * The OpenTelemetry names agent-onion emits, copied rather than imported: the GenAI conventions
  * are at Development status and `@opentelemetry/semantic-conventions/incubating` "may include
  * breaking changes in minor versions", whose README asks libraries to copy what they use.
- * Copied from semantic-conventions 1.45 (GenAI as in `semantic-conventions-genai`); the tests
- * compare them with that package. Names under `agent_onion.` and `hook.` are ours.
+ * Names as in `@opentelemetry/semantic-conventions` 1.45.0 (incubating); the GenAI conventions
+ * themselves (span names and kinds, requirement levels, bucket boundaries) as published by
+ * open-telemetry/semantic-conventions-genai at commit 004902b (no release yet: the conventions
+ * left the main repository after v1.41), which `docs/observability.md` checks item by item. The
+ * tests compare the names with that package. Names under `agent_onion.` and `hook.` are ours.
  */
+
+/**
+ * The version of the GenAI conventions followed here, for readers of the telemetry.
+ *
+ * @example
+ * resource attributes: { "agent_onion.semconv": genAiConventions }
+ */
+export const genAiConventions = "semantic-conventions-genai@004902b (names of @opentelemetry/semantic-conventions 1.45.0)";
 
 /**
  * GenAI metric names.
@@ -39,6 +50,9 @@ export const GenAiAttr = {
   toolType: "gen_ai.tool.type",
   agentName: "gen_ai.agent.name",
   conversationId: "gen_ai.conversation.id",
+  requestStream: "gen_ai.request.stream",
+  requestMaxTokens: "gen_ai.request.max_tokens",
+  requestTemperature: "gen_ai.request.temperature",
   inputTokens: "gen_ai.usage.input_tokens",
   outputTokens: "gen_ai.usage.output_tokens",
   finishReasons: "gen_ai.response.finish_reasons",
@@ -66,12 +80,47 @@ export const GenAiOperation = {
 export const GenAiTokenType = { input: "input", output: "output" } as const;
 
 /**
- * The convention's bucket boundaries for `gen_ai.client.operation.duration` (seconds); used for every GenAI duration here.
+ * The convention's bucket boundaries for `gen_ai.client.operation.duration`, `gen_ai.execute_tool.duration`
+ * and `gen_ai.client.operation.time_to_first_chunk` (seconds).
  *
  * @example
  * meter.createHistogram(name, { unit: "s", advice: { explicitBucketBoundaries: [...durationBuckets] } })
  */
 export const durationBuckets: readonly number[] = Object.freeze([0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92]);
+
+/**
+ * The convention's bucket boundaries for `gen_ai.invoke_agent.duration` (seconds): agent runs last
+ * longer than one model call, up to 409.6 s.
+ *
+ * @example
+ * meter.createHistogram(GenAiMetric.invokeAgentDuration, { unit: "s", advice: { explicitBucketBoundaries: [...agentDurationBuckets] } })
+ */
+export const agentDurationBuckets: readonly number[] = Object.freeze([0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 6.4, 12.8, 25.6, 51.2, 102.4, 204.8, 409.6]);
+
+/**
+ * The well-known `gen_ai.provider.name` values.
+ *
+ * @example
+ * span.setAttribute(GenAiAttr.providerName, GenAiProvider.awsBedrock)
+ */
+export const GenAiProvider = {
+  anthropic: "anthropic",
+  awsBedrock: "aws.bedrock",
+  azureAiInference: "azure.ai.inference",
+  azureAiOpenai: "azure.ai.openai",
+  cohere: "cohere",
+  deepseek: "deepseek",
+  gcpGemini: "gcp.gemini",
+  gcpGenAi: "gcp.gen_ai",
+  gcpVertexAi: "gcp.vertex_ai",
+  groq: "groq",
+  ibmWatsonxAi: "ibm.watsonx.ai",
+  mistralAi: "mistral_ai",
+  moonshotAi: "moonshot_ai",
+  openai: "openai",
+  perplexity: "perplexity",
+  xAi: "x_ai",
+} as const;
 
 /**
  * The convention's bucket boundaries for `gen_ai.client.token.usage`.

@@ -9,7 +9,7 @@ import type { Outcome } from "../core/outcome.ts";
 import type { TraceAction } from "../core/trace.ts";
 import type { Redactor, RedactorOptions } from "./redactor.ts";
 import { show } from "./options.ts";
-import { otherValue } from "./semconv.ts";
+import { GenAiProvider, otherValue } from "./semconv.ts";
 
 /** How to name the provider of a model: a fixed name, or a function of the model id. */
 export type ProviderOption = string | ((model: string) => string | undefined);
@@ -74,31 +74,85 @@ export const scrubbedNamesOf = (redactor: Redactor | undefined, cap = 1000): ((h
   };
 };
 
+// The AI SDK's provider ids (`LanguageModel.provider`, e.g. `amazon-bedrock`, `azure.chat`,
+// `google.vertex.chat`) by their leading segments, most specific first: the id says which API the
+// call goes to, which the model id cannot (a Claude model on Bedrock or Vertex is not `anthropic`).
+const sdkProviders: readonly (readonly [RegExp, string])[] = [
+  [/^(google\.vertex|vertex)(\.|$)/, GenAiProvider.gcpVertexAi],
+  [/^google(\.generative-ai)?(\.|$)/, GenAiProvider.gcpGemini],
+  [/^(amazon-bedrock|bedrock)(\.|$)/, GenAiProvider.awsBedrock],
+  [/^azure(-openai)?(\.|$)/, GenAiProvider.azureAiOpenai],
+  [/^(azure-ai-inference|azure\.ai\.inference)(\.|$)/, GenAiProvider.azureAiInference],
+  [/^openai(\.|$)/, GenAiProvider.openai],
+  [/^anthropic(\.|$)/, GenAiProvider.anthropic],
+  [/^mistral(\.|$)/, GenAiProvider.mistralAi],
+  [/^cohere(\.|$)/, GenAiProvider.cohere],
+  [/^xai(\.|$)/, GenAiProvider.xAi],
+  [/^deepseek(\.|$)/, GenAiProvider.deepseek],
+  [/^groq(\.|$)/, GenAiProvider.groq],
+  [/^perplexity(\.|$)/, GenAiProvider.perplexity],
+  [/^(moonshotai|moonshot)(\.|$)/, GenAiProvider.moonshotAi],
+  [/^(watsonx|ibm)(\.|$)/, GenAiProvider.ibmWatsonxAi],
+];
+
 /**
- * The `gen_ai.provider.name` of a model: the option when given, else a guess from well-known
- * model id prefixes, else `unknown`.
+ * The `gen_ai.provider.name` of an SDK's provider id: the convention's well-known value when one
+ * applies, else the id's first segment (`ollama.chat` is `ollama`), as the convention allows a
+ * custom value; undefined for no id.
+ *
+ * @example
+ * providerOfSdk("amazon-bedrock") // "aws.bedrock"
+ * providerOfSdk("google.vertex.chat") // "gcp.vertex_ai"
+ */
+export const providerOfSdk = (id: string | undefined): string | undefined => {
+  if (typeof id !== "string" || id === "") return undefined;
+  const lower = id.toLowerCase();
+  for (const [pattern, provider] of sdkProviders) if (pattern.test(lower)) return provider;
+  return lower.split(".")[0] || undefined;
+};
+
+/**
+ * The `gen_ai.provider.name` of a model call: the option when given (a name, or what its function
+ * answers for the model id), else the SDK's provider id mapped by `providerOfSdk`, else a guess
+ * from well-known model id prefixes, else `unknown`.
  *
  * @example
  * providerOf("claude-sonnet-4-5") // "anthropic"
+ * providerOf("anthropic.claude-3-5-sonnet-20241022-v2:0", undefined, "amazon-bedrock") // "aws.bedrock"
  */
-export const providerOf = (model: string, option?: ProviderOption): string => {
+export const providerOf = (model: string, option?: ProviderOption, sdkProvider?: string): string => {
   if (typeof option === "string") return option;
   const named = option?.(model);
   if (typeof named === "string" && named !== "") return named;
+  const fromSdk = providerOfSdk(sdkProvider);
+  if (fromSdk !== undefined) return fromSdk;
   for (const [pattern, provider] of known) if (pattern.test(model)) return provider;
   return "unknown";
 };
 
 /**
+ * The `error.type` of a GenAI operation (`invoke_agent`, `chat`, `execute_tool`) refused by a hook:
+ * the class of the error the adapters raise for it, so the value is the same whichever way the
+ * refusal surfaces.
+ *
+ * @example
+ * span.setAttribute("error.type", rejectedErrorType)
+ */
+export const rejectedErrorType = "OutcomeRejectedError";
+
+/**
  * The `error.type` of a failed or fail-closed outcome: the error's class name (low cardinality),
- * `_OTHER` for values that are not errors; undefined when the outcome is not a failure.
+ * `_OTHER` for values that are not errors; undefined when the outcome is not a failure. For a
+ * GenAI `operation` (a tool call, a model call, an agent run) a refusal is an error too: the
+ * operation ended without its result, so it reads `rejectedErrorType`. On other points (a `stop`
+ * gate's Reject means "keep going") a refusal is a decision, not an error.
  *
  * @example
  * errorTypeOf(Outcome.failed(new TypeError("x"))) // "TypeError"
  */
-export const errorTypeOf = (outcome: Outcome<unknown>): string | undefined => {
+export const errorTypeOf = (outcome: Outcome<unknown>, operation = false): string | undefined => {
   if (outcome._tag === "Completed") return undefined;
-  if (outcome._tag === "Rejected") return outcome.cause === undefined ? undefined : outcome.cause.name;
+  if (outcome._tag === "Rejected") return outcome.cause !== undefined ? outcome.cause.name : operation ? rejectedErrorType : undefined;
   const error = outcome.error;
   return error instanceof Error ? error.name || error.constructor.name || otherValue : otherValue;
 };

@@ -5,19 +5,26 @@
  * sits under its step, under its run. On `@opentelemetry/api` only.
  *
  * How: an outermost `around` opens the point's span and runs everything inside it as the active
- * span; the run's observer (R10), which sees the decisions with their timings, adds the hook
- * spans afterwards, so recording them never delays the chain. A run can settle before its
- * operation does (a deadline, the caller's abort, an operation that ignores its signal): then the
- * observer ends the span, with the run's outcome and time, as the metrics report it.
+ * span; the same hook's `onSettled`, which the engine calls exactly once for each time the layer
+ * was entered (on completion, rejection, failure, timeout or the caller's abort), ends it. The
+ * run's observer (R10), which sees the decisions with their timings, adds the hook spans
+ * afterwards, so recording them never delays the chain.
+ *
+ * Three spans are not made but borrowed: inside `agent.run()` one `invoke_agent` span, opened by
+ * the invocation's first point, parents every point of it (session start, prompt, run, session
+ * end) and is the `run` point's span; inside the AI SDK's own model call span
+ * (`experimental_telemetry`), a model call enriches that span instead of adding a second one.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import {
-  context as otelContext, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace as otelTrace, type Attributes, type Context, type Span, type SpanContext, type Tracer,
+  context as otelContext, createContextKey, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace as otelTrace, type Attributes, type Context, type Span, type SpanContext, type Tracer,
 } from "@opentelemetry/api";
-import type { HookContext, RunEvent } from "../core/context.ts";
+import { contextKey, type HookContext, type RunEvent } from "../core/context.ts";
 import { describe } from "../core/errors.ts";
 import type { Outcome } from "../core/outcome.ts";
+import { Priority } from "../core/priority.ts";
+import { currentInvocation, trackInvocations, type Invocation } from "../agent/invocation.ts";
 import type { ModelRequest, ModelResponse, RunResult, ToolCall } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { allAgentPoints, onEveryPoint } from "./every-point.ts";
@@ -26,11 +33,50 @@ import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.
 import { GenAiAttr, GenAiOperation, OnionAttr } from "./semconv.ts";
 import { errorTypeOf, hookOutcome, providerOf, providerOption, redactOption, scrubbedNamesOf, type ProviderOption } from "./telemetry-attrs.ts";
 
-/** A point's span until it ended, by its `around` or by the run's observer, whichever comes first. */
+/** An `invoke_agent` span and what its model calls told it: `gen_ai.provider.name` and `gen_ai.request.model` are set from the first. */
+interface AgentSpan {
+  readonly span: Span;
+  provider: string | undefined;
+  /** A model call has told it its provider and model. */
+  informed: boolean;
+}
+
+/** The span of one `agent.run()`: opened by its first point, ended when the invocation ends. */
+interface InvocationSpan {
+  readonly agent: AgentSpan;
+  /** The context its points run in: the span, and the agent span record. */
+  readonly context: Context;
+  /** The span that was active when it opened (an application's own), under which its points still count as top level. */
+  readonly outer: Span | undefined;
+  /** What the invocation came to: its run's outcome, or the refusal or failure that ended it before. */
+  outcome: Outcome<unknown> | undefined;
+}
+
+/** A point's span until its layer settled; `borrowed` spans (the invocation's, the AI SDK's) are ended by their owner. */
 interface OpenSpan {
   readonly span: Span;
+  readonly borrowed: boolean;
+  readonly invocation: InvocationSpan | undefined;
   ended: boolean;
 }
+
+/** Where the nearest `invoke_agent` span is kept in an OpenTelemetry context, for its model calls. */
+const agentSpanKey = createContextKey("agent-onion.invoke_agent");
+
+/** The AI SDK's (ai 6) spans around one provider call, by their `ai.operationId`. */
+const sdkModelOperations: ReadonlySet<string> = new Set(["ai.generateText.doGenerate", "ai.streamText.doStream", "ai.generateObject.doGenerate", "ai.streamObject.doStream"]);
+
+/** The span if it is the AI SDK's span around one provider call: read through the SDK's `ReadableSpan` attributes. */
+const sdkModelSpan = (span: Span | undefined): Span | undefined => {
+  const id = (span as { readonly attributes?: Attributes } | undefined)?.attributes?.["ai.operationId"];
+  return typeof id === "string" && sdkModelOperations.has(id) ? span : undefined;
+};
+
+/** Points whose spans are GenAI operations: a refusal there ends the operation in an error. */
+const operations: ReadonlySet<string> = new Set(["run", "modelCall", "toolCall"]);
+
+/** How many runs' span contexts wait for their observer before the oldest are forgotten (an observer queue that dropped events). */
+const handoffLimit = 10_000;
 
 /** Options of `tracing`: where spans come from and what they carry. */
 export interface TracingOptions {
@@ -38,21 +84,34 @@ export interface TracingOptions {
   readonly name?: string;
   /** Default: the global tracer `agent-onion` (a proxy: registering the SDK later works). */
   readonly tracer?: Tracer;
-  /** `gen_ai.provider.name`: a name, or a function of the model id; default a guess from the model id. */
+  /**
+   * `gen_ai.provider.name`: a name, or a function of the model id; default the SDK's provider id
+   * when the request carries one (`aiSdkMiddleware` passes it), else a guess from the model id.
+   */
   readonly provider?: ProviderOption;
   /** Also set the deprecated `gen_ai.system`; default false. */
   readonly legacySystemAttribute?: boolean;
   /** Which points get spans; default all standard agent points. */
   readonly points?: readonly string[];
-  /** One child span per hook decision; default true. */
+  /**
+   * One child span per hook decision that did something (transformed, replaced, rejected, failed)
+   * or was timed (an asynchronous call, or any call under the stack's `timeHooks: true`); default true.
+   */
   readonly hookSpans?: boolean;
+  /**
+   * With the AI SDK's own telemetry on (`experimental_telemetry`), its span around each provider
+   * call is a GenAI span too. `"enrich"` (default): a model call inside it makes no span of its
+   * own; it writes the convention's name and attributes onto the SDK's span and hangs its hook
+   * spans there, so each call has one span. `"separate"`: a span of its own, a child of the SDK's.
+   */
+  readonly aiSdkSpans?: "enrich" | "separate";
   /**
    * How to scrub hook names, rejection reasons and error messages on spans; default the default
    * detectors. When given (not `false`), `gen_ai.conversation.id` is hashed too, salted with
    * `salt` or else a salt of this tracing's own; by default it is written as it is.
    */
   readonly redact?: Redactor | RedactorOptions | false;
-  /** Default the lowest safe integer: outermost, so the span covers every hook. */
+  /** Default `Priority.outermost`: outside every hook, so the span covers them all. */
   readonly priority?: number;
 }
 
@@ -66,9 +125,10 @@ export interface TracingOptions {
  */
 export const tracing = (options: TracingOptions = {}): Middleware => {
   const name = nameOption("tracing", options.name);
-  const priority = numberOption(name, "priority", options.priority ?? Number.MIN_SAFE_INTEGER, -Number.MAX_VALUE);
+  const priority = numberOption(name, "priority", options.priority ?? Priority.outermost, Priority.outermost);
   const legacy = options.legacySystemAttribute === true;
   const hookSpans = options.hookSpans !== false;
+  const enrichSdkSpans = aiSdkSpansOption(name, options.aiSdkSpans) === "enrich";
   const providerChoice = providerOption(name, options.provider);
   const givenTracer = tracerOption(name, options.tracer);
   const redact = redactOption(name, options.redact);
@@ -84,16 +144,56 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
   const idRedactor = !asked ? undefined : isRedactor(redact)
     ? redact
     : createRedactor({ ...redact, strategy: "hash", strategies: {}, salt: redact.salt ?? randomUUID() });
+  const conversationId = (sessionId: string): string => (idRedactor === undefined ? sessionId : idRedactor.scrub(sessionId));
   const tracer = (): Tracer => givenTracer ?? otelTrace.getTracer("agent-onion");
-  // Our own record of the current span, for applications without an OpenTelemetry context manager.
+  // So that one agent.run() is one trace: from now on agent.run() carries its invocation.
+  trackInvocations();
+  // Our own record of the current context, for applications without an OpenTelemetry context manager.
   const current = new AsyncLocalStorage<Context>();
-  // The spans of each run, by its call id (the observer gets the same), until its observer ran.
-  // A list, because a hook outside ours that retries runs our around again in the same call.
-  const open = new Map<string, OpenSpan[]>();
+  // A run's spans, in the order its attempts entered our layer (a hook outside ours that retries
+  // runs our around again in the same run); `onSettled` ends them in that order.
+  const spansKey = contextKey<OpenSpan[]>(`${name}.spans`);
+  // The span of each `agent.run()`, by its invocation: gone with it.
+  const invocations = new WeakMap<Invocation, InvocationSpan>();
+  // The span a settled run's hook spans go under, until its observer runs (off the run's path).
+  const handoff = new Map<string, SpanContext>();
 
-  const parentContext = (): Context => {
+  const activeContext = (): Context => {
     const active = otelContext.active();
     return otelTrace.getSpan(active) !== undefined ? active : (current.getStore() ?? active);
+  };
+
+  const agentAttributes = (agent: string, sessionId: string | undefined): Attributes => {
+    const attrs: Attributes = { [GenAiAttr.operationName]: GenAiOperation.invokeAgent, [GenAiAttr.agentName]: agent };
+    if (typeof providerChoice === "string") attrs[GenAiAttr.providerName] = providerChoice;
+    if (sessionId !== undefined) attrs[GenAiAttr.conversationId] = conversationId(sessionId);
+    return attrs;
+  };
+
+  /** Open an `invoke_agent` span under `parent`, and the context its inside runs in. */
+  const openAgentSpan = (agent: string, sessionId: string | undefined, parent: Context, extra: Attributes = {}): { agent: AgentSpan; context: Context } => {
+    const span = tracer().startSpan(`${GenAiOperation.invokeAgent} ${agent}`, { kind: SpanKind.INTERNAL, attributes: { ...extra, ...agentAttributes(agent, sessionId) } }, parent);
+    const record: AgentSpan = { span, provider: typeof providerChoice === "string" ? providerChoice : undefined, informed: false };
+    return { agent: record, context: otelTrace.setSpan(parent, span).setValue(agentSpanKey, record) };
+  };
+
+  /** The invocation's span, opened by its first point; undefined outside `agent.run()`. */
+  const invocationSpan = (ctx: HookContext<any>, active: Context): InvocationSpan | undefined => {
+    const invocation = currentInvocation();
+    if (invocation === undefined) return undefined;
+    const known = invocations.get(invocation);
+    if (known !== undefined) return known;
+    const opened = openAgentSpan(invocation.agent, ctx.sessionId, active);
+    const made: InvocationSpan = { ...opened, outer: otelTrace.getSpan(active), outcome: undefined };
+    invocations.set(invocation, made);
+    invocation.onEnd(() => {
+      try {
+        if (made.outcome !== undefined) finish(made.agent.span, "run", made.outcome);
+      } finally {
+        made.agent.span.end();
+      }
+    });
+    return made;
   };
 
   const start = (ctx: HookContext<any>, parent: Context): Span => {
@@ -103,32 +203,53 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
     let spanName = ctx.point;
     let kind = SpanKind.INTERNAL;
     if (ctx.point === "modelCall") {
-      const model = (input as ModelRequest).model;
-      const provider = providerOf(model, providerChoice);
-      spanName = `${GenAiOperation.chat} ${model}`;
+      spanName = `${GenAiOperation.chat} ${(input as ModelRequest).model}`;
       kind = SpanKind.CLIENT;
-      Object.assign(attrs, { [GenAiAttr.operationName]: GenAiOperation.chat, [GenAiAttr.providerName]: provider, [GenAiAttr.requestModel]: model }, legacy ? { [GenAiAttr.system]: provider } : {});
+      Object.assign(attrs, chatAttributes(ctx, parent));
     } else if (ctx.point === "toolCall") {
       const call = input as ToolCall;
       spanName = `${GenAiOperation.executeTool} ${call.name}`;
       Object.assign(attrs, { [GenAiAttr.operationName]: GenAiOperation.executeTool, [GenAiAttr.toolName]: call.name, [GenAiAttr.toolCallId]: call.id, [GenAiAttr.toolType]: "function" });
-    } else if (ctx.point === "run") {
-      const agent = ctx.path.at(-1) ?? "agent";
-      spanName = `${GenAiOperation.invokeAgent} ${agent}`;
-      Object.assign(attrs, { [GenAiAttr.operationName]: GenAiOperation.invokeAgent, [GenAiAttr.agentName]: agent });
-      if (ctx.sessionId !== undefined) attrs[GenAiAttr.conversationId] = idRedactor === undefined ? ctx.sessionId : idRedactor.scrub(ctx.sessionId);
     }
     return tracer().startSpan(spanName, { kind, attributes: attrs }, parent);
   };
 
+  /** A chat span's attributes at its start; the enclosing agent span learns its provider from the first. */
+  const chatAttributes = (ctx: HookContext<any>, parent: Context): Attributes => {
+    const request = ctx.input as ModelRequest;
+    const provider = providerOf(request.model, providerChoice, request.provider);
+    const attrs: Attributes = {
+      [GenAiAttr.operationName]: GenAiOperation.chat,
+      [GenAiAttr.providerName]: provider,
+      [GenAiAttr.requestModel]: request.model,
+      [GenAiAttr.requestStream]: request.stream === true,
+    };
+    if (request.maxOutputTokens !== undefined) attrs[GenAiAttr.requestMaxTokens] = request.maxOutputTokens;
+    if (request.temperature !== undefined) attrs[GenAiAttr.requestTemperature] = request.temperature;
+    if (legacy) attrs[GenAiAttr.system] = provider;
+    if (ctx.sessionId !== undefined) attrs[GenAiAttr.conversationId] = conversationId(ctx.sessionId);
+    // The agent span learns its provider and model from its first model call (one model per agent here).
+    const agent = parent.getValue(agentSpanKey) as AgentSpan | undefined;
+    if (agent !== undefined && !agent.informed) {
+      agent.informed = true;
+      if (agent.provider === undefined) agent.span.setAttribute(GenAiAttr.providerName, provider);
+      agent.provider ??= provider;
+      agent.span.setAttribute(GenAiAttr.requestModel, request.model);
+    }
+    return attrs;
+  };
+
   const finish = (span: Span, point: string, outcome: Outcome<unknown>): void => {
     span.setAttribute(OnionAttr.outcome, outcome._tag.toLowerCase());
-    const errorType = errorTypeOf(outcome);
+    const operation = operations.has(point);
+    const errorType = errorTypeOf(outcome, operation);
     if (errorType !== undefined) span.setAttribute(GenAiAttr.errorType, errorType);
     if (outcome._tag === "Rejected") {
       span.setAttributes({ [OnionAttr.rejectedBy]: hookName(outcome.by), [OnionAttr.reason]: scrub(outcome.reason) });
-      // A decision to refuse is not an error; a hook that crashed and failed closed is.
-      if (outcome.cause !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: scrub(outcome.reason) });
+      // A GenAI operation that was refused ended without its result; on other points (a stop
+      // gate's Reject means "keep going") a decision to refuse is not an error; a hook that
+      // crashed and failed closed always is.
+      if (operation || outcome.cause !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: scrub(outcome.reason) });
     } else if (outcome._tag === "Failed") span.setStatus({ code: SpanStatusCode.ERROR, message: scrub(describe(outcome.error)) });
     else if (point === "modelCall") {
       const response = outcome.value as ModelResponse;
@@ -139,35 +260,64 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
     } else if (point === "run") span.setAttribute(GenAiAttr.finishReasons, [(outcome.value as RunResult).finishReason]);
   };
 
-  /** End a span once: with what its `next()` answered, or from the observer with the run's outcome and end. */
-  const end = (entry: OpenSpan, point: string, outcome: Outcome<unknown> | undefined, at?: number): void => {
-    if (entry.ended) return;
+  /** Open this attempt's span (or borrow one), and the context the inside runs in. */
+  const enter = (ctx: HookContext<any>): { entry: OpenSpan; inside: Context } => {
+    const active = activeContext();
+    const invocation = invocationSpan(ctx, active);
+    // At the invocation's top level (no span of ours active), its points go under its span.
+    const atTop = invocation !== undefined && otelTrace.getSpan(active) === invocation.outer;
+    const parent = atTop ? invocation.context : active;
+    const ours = atTop ? invocation : undefined;
+    if (ctx.point === "run" && ours !== undefined) {
+      // The invocation's span is its run's span.
+      return { entry: { span: ours.agent.span, borrowed: true, invocation: ours, ended: false }, inside: ours.context };
+    }
+    const sdk = ctx.point === "modelCall" && enrichSdkSpans ? sdkModelSpan(otelTrace.getSpan(parent)) : undefined;
+    if (sdk !== undefined) {
+      sdk.updateName(`${GenAiOperation.chat} ${(ctx.input as ModelRequest).model}`);
+      sdk.setAttributes({ [OnionAttr.point]: ctx.point, ...(ctx.subject !== undefined ? { [OnionAttr.subject]: ctx.subject } : {}), ...chatAttributes(ctx, parent) });
+      return { entry: { span: sdk, borrowed: true, invocation: ours, ended: false }, inside: parent };
+    }
+    if (ctx.point === "run") {
+      const opened = openAgentSpan(ctx.path.at(-1) ?? "agent", ctx.sessionId, parent, { [OnionAttr.point]: ctx.point });
+      return { entry: { span: opened.agent.span, borrowed: false, invocation: ours, ended: false }, inside: opened.context };
+    }
+    const span = start(ctx, parent);
+    return { entry: { span, borrowed: false, invocation: ours, ended: false }, inside: otelTrace.setSpan(parent, span) };
+  };
+
+  /** End the earliest attempt's span still open, with its layer's outcome. */
+  const settle = (outcome: Outcome<unknown>, ctx: HookContext<any>): void => {
+    const entry = ctx.local(spansKey)?.find((e) => !e.ended);
+    if (entry === undefined) return;
     entry.ended = true;
+    const invocation = entry.invocation;
+    // The invocation's outcome: its run's, or what stopped it before its run (a refused session or prompt).
+    if (invocation !== undefined && (ctx.point === "run" || (invocation.outcome === undefined && outcome._tag !== "Completed"))) invocation.outcome = outcome;
     // The span ends whatever its attributes make of an odd outcome (a response without usage).
     try {
-      if (outcome !== undefined) finish(entry.span, point, outcome);
+      finish(entry.span, ctx.point, outcome);
     } finally {
-      entry.span.end(at);
+      if (!entry.borrowed) entry.span.end();
+    }
+    if (hookSpans) {
+      // The decisions are the run's, whichever attempt made them: under its last span.
+      if (handoff.size >= handoffLimit) handoff.delete(handoff.keys().next().value as string);
+      handoff.set(ctx.callId, entry.span.spanContext());
     }
   };
 
-  const settled = (event: RunEvent): void => {
-    const entries = open.get(event.callId);
-    if (entries === undefined) return;
-    open.delete(event.callId);
-    // A performance.now() time, which the SDK reads on the clock it started the span on.
-    const at = event.startedAt + event.durationMs;
-    for (const entry of entries) end(entry, event.point, event.outcome, at);
-    // The decisions are the run's, whichever attempt made them: under its last span.
-    const last = entries[entries.length - 1];
-    if (last !== undefined && hookSpans) hookSpansOf(event, last.span.spanContext());
-  };
-
-  const hookSpansOf = (event: RunEvent, parent: SpanContext): void => {
+  const hookSpansOf = (event: RunEvent): void => {
+    const parent = handoff.get(event.callId);
+    if (parent === undefined) return;
+    handoff.delete(event.callId);
     const parentCtx = otelTrace.setSpanContext(ROOT_CONTEXT, parent);
     const origin = performance.timeOrigin + event.startedAt;
     for (const d of event.decisions) {
       if (d.hook === name) continue; // our own around is the point's span
+      // A synchronous Continue the engine did not time (unless `timeHooks: true`) did nothing and
+      // measured nothing: a span for each would make a run cost one span per hook.
+      if (d.action === "Continue" && d.ms === 0) continue;
       const failure = d.action === "Failed" ? event.failures.find((f) => f.hook === d.hook && f.phase === d.phase) : undefined;
       const hook = hookName(d.hook);
       const attrs: Attributes = {
@@ -198,29 +348,26 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
         priority,
         // Telemetry must never refuse a call: a failure of ours lets the call through (and is counted).
         failMode: "open",
-        around: async (ctx, next) => {
-          const parent = parentContext();
-          const span = start(ctx, parent);
-          const entry: OpenSpan = { span, ended: false };
-          const list = open.get(ctx.callId);
-          if (list === undefined) open.set(ctx.callId, [entry]);
+        around: (ctx, next) => {
+          const { entry, inside } = enter(ctx);
+          const list = ctx.local(spansKey);
+          if (list === undefined) ctx.local(spansKey, [entry]);
           else list.push(entry);
-          const inside = otelTrace.setSpan(parent, span);
-          let outcome: Outcome<unknown> | undefined;
-          try {
-            outcome = await current.run(inside, () => otelContext.with(inside, () => next()));
-            return outcome;
-          } finally {
-            // A run whose signal aborted settled before this next() did (the core settles it
-            // first), and what next() answers now is not the run's: the observer ends the span.
-            if (outcome?._tag !== "Failed" || !ctx.signal.aborted) end(entry, ctx.point, outcome);
-          }
+          return current.run(inside, () => otelContext.with(inside, () => next()));
         },
-        observe: settled,
+        onSettled: (outcome, _input, ctx) => settle(outcome, ctx),
+        ...(hookSpans ? { observe: hookSpansOf } : {}),
       },
       options.points ?? allAgentPoints,
     ),
   };
+};
+
+/** Refuse an `aiSdkSpans` option that is neither choice, when the middleware is made. */
+const aiSdkSpansOption = (hook: string, value: unknown): "enrich" | "separate" => {
+  if (value === undefined) return "enrich";
+  if (value === "enrich" || value === "separate") return value;
+  throw new TypeError(`${hook}: aiSdkSpans must be "enrich" or "separate", got ${JSON.stringify(value) ?? String(value)}`);
 };
 
 const isRedactor = (value: unknown): value is Redactor => typeof (value as Redactor | undefined)?.scrub === "function";

@@ -25,6 +25,26 @@ describe("audit", () => {
   beforeEach(async () => void (dir = await mkdtemp(join(tmpdir(), "audit-"))));
   afterEach(async () => rm(dir, { recursive: true, force: true }));
 
+  it("writes exactly one run line when a hook inside rejects, throws or times out, or the caller aborts", async () => {
+    const out = collect();
+    const stack = withMiddleware(createAgentStack(), audit({ to: out.stream }))
+      .use("toolCall", { name: "inner", timeoutMs: 20, before: (c) => {
+        if (c.name === "Reject") return Reject("no");
+        if (c.name === "Throw") throw new TypeError("bug");
+        if (c.name === "Slow") return new Promise<undefined>(() => {});
+        return undefined;
+      } });
+    const runOf = (name: string, signal?: AbortSignal) =>
+      stack.run("toolCall", { id: name, name, input: {} }, () => new Promise<never>(() => {}), { runId: name, ...(signal !== undefined ? { signal } : {}) });
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(new Error("user cancelled")), 20);
+    await Promise.all([runOf("Reject"), runOf("Throw"), runOf("Slow"), runOf("Abort", abort.signal)]);
+    await stack.flush();
+    const runs = out.records().filter((r): r is AuditRun => r.type === "run");
+    expect(runs.map((r) => [r.runId, r.outcome]).sort()).toEqual([["Abort", "Failed"], ["Reject", "Rejected"], ["Slow", "Rejected"], ["Throw", "Rejected"]]);
+    expect(runs.find((r) => r.runId === "Abort")!.error).toMatch(/RunAbortedError|aborted/);
+  });
+
   it("writes each decision and how the run ended as JSON lines", async () => {
     const out = collect();
     const stack = withMiddleware(createAgentStack(), audit({ to: out.stream }))

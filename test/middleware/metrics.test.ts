@@ -5,7 +5,7 @@ import { Reject, Transform } from "../../src/core/index.ts";
 import { createAgent, createAgentStack, createScriptedModel, streamThroughStack, type ModelRequest, type StreamPart } from "../../src/agent/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { metrics } from "../../src/middleware/metrics.ts";
-import { durationBuckets, GenAiAttr, GenAiMetric, tokenBuckets } from "../../src/middleware/semconv.ts";
+import { durationBuckets, GenAiAttr, GenAiMetric, GenAiProvider, tokenBuckets } from "../../src/middleware/semconv.ts";
 import { bashTool } from "../agent/helpers.ts";
 import { counterPoints, histogramPoints, meterHarness } from "./otel.ts";
 
@@ -28,12 +28,20 @@ describe("metrics: the copied conventions", () => {
     expect(GenAiAttr.toolType).toBe(semconv.ATTR_GEN_AI_TOOL_TYPE);
     expect(GenAiAttr.agentName).toBe(semconv.ATTR_GEN_AI_AGENT_NAME);
     expect(GenAiAttr.conversationId).toBe(semconv.ATTR_GEN_AI_CONVERSATION_ID);
+    expect(GenAiAttr.requestStream).toBe(semconv.ATTR_GEN_AI_REQUEST_STREAM);
+    expect(GenAiAttr.requestMaxTokens).toBe(semconv.ATTR_GEN_AI_REQUEST_MAX_TOKENS);
+    expect(GenAiAttr.requestTemperature).toBe(semconv.ATTR_GEN_AI_REQUEST_TEMPERATURE);
     expect(GenAiAttr.inputTokens).toBe(semconv.ATTR_GEN_AI_USAGE_INPUT_TOKENS);
     expect(GenAiAttr.outputTokens).toBe(semconv.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS);
     expect(GenAiAttr.finishReasons).toBe(semconv.ATTR_GEN_AI_RESPONSE_FINISH_REASONS);
     expect(GenAiAttr.errorType).toBe(ATTR_ERROR_TYPE);
     expect([semconv.GEN_AI_OPERATION_NAME_VALUE_CHAT, semconv.GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL, semconv.GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT]).toEqual(["chat", "execute_tool", "invoke_agent"]);
     expect([semconv.GEN_AI_TOKEN_TYPE_VALUE_INPUT, semconv.GEN_AI_TOKEN_TYPE_VALUE_OUTPUT]).toEqual(["input", "output"]);
+  });
+
+  it("name every well-known provider as the package does (moonshot_ai is newer than the package)", () => {
+    const known = Object.entries(semconv).filter(([k]) => k.startsWith("GEN_AI_PROVIDER_NAME_VALUE_")).map(([, v]) => v).sort();
+    expect(Object.values(GenAiProvider).filter((v) => v !== "moonshot_ai").sort()).toEqual(known);
   });
 });
 
@@ -119,7 +127,7 @@ describe("metrics, read back through the OpenTelemetry SDK", () => {
     const collected = await collect();
     expect(collected.get("gen_ai.execute_tool.duration")?.descriptor.unit).toBe("s");
     expect(histogramPoints(collected.get("gen_ai.execute_tool.duration")).map((p) => p.attributes)).toEqual([
-      { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash", "agent_onion.outcome": "completed" },
+      { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash", "gen_ai.tool.type": "function", "gen_ai.agent.name": "coder", "agent_onion.outcome": "completed" },
     ]);
     expect(histogramPoints(collected.get("gen_ai.invoke_agent.duration")).map((p) => p.attributes)).toEqual([
       { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "coder", "agent_onion.outcome": "completed" },
@@ -156,6 +164,18 @@ describe("metrics, read back through the OpenTelemetry SDK", () => {
     expect(counterPoints(collected.get("agent_onion.hook.failures"))).toEqual([
       { attributes: { "hook.name": "flaky", "hook.point": "toolCall", "hook.failure_mode": "open", "error.type": "threw" }, value: 2 },
     ]);
+  });
+
+  it("records hook durations that were measured, not the untimed synchronous Continue of every hook", async () => {
+    const { meter, collect } = meterHarness();
+    let stack = withMiddleware(createAgentStack(), metrics({ meter }));
+    for (let i = 0; i < 20; i++) stack = stack.use("toolCall", { name: `pass-${i}`, before: () => undefined, after: () => undefined });
+    stack = stack.use("toolCall", { name: "slow", before: async () => void (await new Promise((r) => setTimeout(r, 2))) });
+    await stack.run("toolCall", { id: "1", name: "Read", input: {} }, () => ({ content: "" }));
+    await stack.flush();
+    const points = histogramPoints((await collect()).get("agent_onion.hook.duration"));
+    expect(points.map((p) => [p.attributes["hook.name"], p.attributes["hook.outcome"], p.count])).toEqual([["slow", "allow", 1]]);
+    expect(points[0]!.sum).toBeGreaterThan(0.001);
   });
 
   it("counts a rejection an around hook made by returning a Rejected outcome", async () => {

@@ -160,7 +160,7 @@ const outputText = (output: ToolResultPart["output"]): string => {
  * toRequest({ prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }] }, "gpt", false).request
  * // { model: "gpt", messages: [{ role: "user", content: "hi" }] }
  */
-export const toRequest = (params: SdkCallOptions, model: string, stream: boolean): MappedRequest => {
+export const toRequest = (params: SdkCallOptions, model: string, stream: boolean, provider?: string): MappedRequest => {
   const messages: Message[] = [];
   let calls: ToolCall[] | undefined;
   let callParts: ToolCallPart[] | undefined;
@@ -201,6 +201,7 @@ export const toRequest = (params: SdkCallOptions, model: string, stream: boolean
   if (params.maxOutputTokens !== undefined) request.maxOutputTokens = params.maxOutputTokens;
   if (params.temperature !== undefined) request.temperature = params.temperature;
   if (stream) request.stream = stream;
+  if (provider !== undefined && provider !== "") request.provider = provider;
   return new MappedRequest(request, params.prompt, calls, callParts, sdkTools ?? []);
 };
 
