@@ -6,7 +6,10 @@
  * one long base64 token, many near-miss addresses, many colons, `=` and password names), whose
  * cost per KB must not grow with their size.
  *
- *   npx tsx benchmarks/redaction.bench.ts [--rounds 5] [--before <ref>] [--json out.json]
+ *   npx tsx benchmarks/redaction.bench.ts [--rounds 5] [--before <ref>] [--json out.json] [--dist] [--typical]
+ *
+ * `--dist` times the built package (`npm run build` first: dist/index.js) instead of the sources,
+ * as an application runs it; `--typical` times the typical tool output only.
  *
  * Each round runs in a fresh Node process (JIT and caches start cold, as in a new agent); a
  * round times each case by the median of repeated calls, in CPU time (`process.cpuUsage`: the
@@ -20,8 +23,7 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { defaultDetectors, scan } from "../src/middleware/detectors.ts";
-import { createRedactor } from "../src/middleware/redactor.ts";
+import * as sources from "../src/middleware/index.ts";
 import { beforeRef, loadDetectorsAt } from "./redaction-baseline.ts";
 import { fmt, median, parseArgs, textTable } from "./util.ts";
 
@@ -29,7 +31,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const KB = 1024;
 
 /** Every .ts file under `dir`, concatenated. */
-const sources = (dir: string): string =>
+const sourceText = (dir: string): string =>
   readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((e) => e.isFile() && e.name.endsWith(".ts"))
     .map((e) => readFileSync(join(e.parentPath, e.name), "utf8"))
@@ -47,7 +49,7 @@ const logs = Array.from({ length: 400 }, (_, i) =>
 
 /** Typical tool output. */
 const typical: Record<string, string> = {
-  code: sources(join(root, "src")),
+  code: sourceText(join(root, "src")),
   json: readFileSync(join(root, "package-lock.json"), "utf8"),
   logs,
 };
@@ -107,7 +109,8 @@ const time = async (run: () => unknown, budgetMs: number): Promise<number> => {
 };
 
 /** One round, in this process: µs per case. */
-const round = async (before: string): Promise<Record<string, number>> => {
+const round = async (before: string, dist: boolean, typicalOnly: boolean): Promise<Record<string, number>> => {
+  const { defaultDetectors, scan, createRedactor } = dist ? ((await import(join(root, "dist/index.js"))) as typeof sources) : sources;
   const old = await loadDetectorsAt(before);
   const now = defaultDetectors();
   const redactor = createRedactor();
@@ -124,7 +127,7 @@ const round = async (before: string): Promise<Record<string, number>> => {
   const lock = JSON.parse(typical.json as string) as unknown;
   const lockKb = (typical.json as string).length;
   cases.push({ name: "json object|redactor.value now", size: lockKb, run: () => redactor.value(lock) });
-  for (const [name, make] of Object.entries(hostile)) {
+  for (const [name, make] of Object.entries(typicalOnly ? {} : hostile)) {
     for (const size of [200 * KB, 2048 * KB]) {
       const input = make(size);
       cases.push({ name: `${name}|scan now`, size, run: () => scan(input, now) });
@@ -140,13 +143,13 @@ const main = async (): Promise<void> => {
   const args = parseArgs(process.argv.slice(2));
   const before = beforeRef(args.get("before"));
   if (args.has("child")) {
-    process.stdout.write(JSON.stringify(await round(before)));
+    process.stdout.write(JSON.stringify(await round(before, args.has("dist"), args.has("typical"))));
     return;
   }
   const rounds = Number(args.get("rounds") ?? 5);
   const results: Record<string, number>[] = [];
   for (let r = 0; r < rounds; r++) {
-    const stdout = execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), "--child", "--before", before], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+    const stdout = execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), "--child", "--before", before, ...(args.has("dist") ? ["--dist"] : []), ...(args.has("typical") ? ["--typical"] : [])], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
     results.push(JSON.parse(stdout) as Record<string, number>);
     process.stderr.write(`round ${r + 1}/${rounds} done\n`);
   }
@@ -165,7 +168,7 @@ const main = async (): Promise<void> => {
     const s = stats(key);
     return [`${name}: ${what}`, `${fmt(Number(size) / KB)} KB`, perKb(key), `${fmt(s.min / 1000, 3)} / ${fmt(s.median / 1000, 3)} / ${fmt(s.max / 1000, 3)}`];
   });
-  console.log(`Redaction cost, ${rounds} fresh processes, Node ${process.version}; before = ${before.slice(0, 7)}\n`);
+  console.log(`Redaction cost, ${rounds} fresh processes, Node ${process.version}, ${args.has("dist") ? "dist/" : "src/"}; before = ${before.slice(0, 7)}\n`);
   console.log(textTable(["case", "size", "µs per KB (min / median / max)", "ms per call (min / median / max)"], rows));
   if (args.has("json")) writeFileSync(args.get("json") as string, JSON.stringify({ node: process.version, before, rounds, results }, null, 2));
 };

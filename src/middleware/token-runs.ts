@@ -73,6 +73,7 @@ const push = (k: number, start: number, end: number): number => {
 
 const findRuns = (text: string, n: number): Int32Array => {
   const len = text.length;
+  const h = n >> 1;
   let k = 0;
   let i = n - 1;
   while (i < len) {
@@ -83,7 +84,6 @@ const findRuns = (text: string, n: number): Int32Array => {
     }
     // A run of n or more holding i holds i - h or i + h (h = n / 2): when neither is a run
     // character, the word at i is short, and is passed over without walking it.
-    const h = n >> 1;
     const left = i >= h ? text.charCodeAt(i - h) : 128;
     const right = i + h < len ? text.charCodeAt(i + h) : 128;
     if ((left >= 128 || RUN[left] === 0) && (right >= 128 || RUN[right] === 0)) {
@@ -92,24 +92,38 @@ const findRuns = (text: string, n: number): Int32Array => {
     }
     let a = i;
     while (a > 0 && (c = text.charCodeAt(a - 1)) < 128 && RUN[c] === 1) a--;
-    let b = i + 1;
-    while (b < len && (c = text.charCodeAt(b)) < 128 && RUN[c] === 1) b++;
-    if (b - a >= n) {
-      const first = unescapedStart(text, a, b);
-      k = push(k, first, b);
-      // A few of each per run: a token rule may read to the end of the run from each, and a run of
-      // thousands of `=` or `sk-` is no text a tool prints but would cost time by its length squared.
-      let assignments = 0;
-      let inside = 0;
-      let before = text.charCodeAt(a);
-      for (let at = a + 1; at < b - 1; at++) {
-        c = text.charCodeAt(at);
-        if (before === 61) {
-          // After each `=` that is not padding (`==`, or one at the end).
-          if (c !== 61 && (at - 1 === a || text.charCodeAt(at - 2) !== 61) && assignments++ < MAX_ASSIGNMENTS) k = push(k, at, b);
-        } else if ((before < 65 || (before > 90 && before < 97) || before > 122) && at > first && PAIR[c * 128 + text.charCodeAt(at + 1)] === 1 && inside++ < MAX_INSIDE) k = push(k, at, -b);
-        before = c;
-      }
+    // A run of n or more holds a + n - 1: looked at first, it passes over most words of code.
+    const last = a + n - 1;
+    if (last >= len || (c = text.charCodeAt(last)) >= 128 || RUN[c] === 0) {
+      i += n;
+      continue;
+    }
+    // One walk from the run's start to its end, noting where a token may start on the way; the
+    // run's end, which each place is paired with, is filled in once known. Escapes before a token
+    // are made of run characters, so the end is not needed to skip them.
+    const first = unescapedStart(text, a, len);
+    const at0 = k;
+    k = push(k, first, 0);
+    // A few of each per run: a token rule may read to the end of the run from each, and a run of
+    // thousands of `=` or `sk-` is no text a tool prints but would cost time by its length squared.
+    let assignments = 0;
+    let inside = 0;
+    let before = text.charCodeAt(a);
+    let b = a + 1;
+    for (; b < len; b++) {
+      c = text.charCodeAt(b);
+      if (c >= 128 || RUN[c] === 0) break;
+      if (before === 61) {
+        // After each `=` that is not padding (`==`, or one at the end).
+        if (c !== 61 && (b - 1 === a || text.charCodeAt(b - 2) !== 61) && assignments++ < MAX_ASSIGNMENTS) k = push(k, b, 1);
+      } else if ((before < 65 || (before > 90 && before < 97) || before > 122) && b > first && PAIR[c * 128 + text.charCodeAt(b + 1)] === 1 && inside++ < MAX_INSIDE) k = push(k, b, -1);
+      before = c;
+    }
+    if (b - a < n) k = at0;
+    else {
+      // Not the run's last character: no token is one character long.
+      if (k > at0 + 2 && scratch[k - 2] === b - 1) k -= 2;
+      for (let j = at0 + 1; j < k; j += 2) scratch[j] = scratch[j] === -1 ? -b : b;
     }
     i = b + n;
   }

@@ -16,7 +16,7 @@
  */
 import { UNREADABLE_DETAIL } from "./detail.ts";
 import { type FilledIn, fillsIn, findFillsIn } from "./replacement.ts";
-import { CODE_VARIABLES, declarationProblem, MAX_NESTING, readScript, type SimpleCommand, type Stdin, type Word } from "./shell/script.ts";
+import { changesWhatRuns, declarationProblem, MAX_NESTING, readScript, type SimpleCommand, type Stdin, type Word } from "./shell/script.ts";
 import { readWrapper, SHELL_WRAPPERS, UnknownOption, type WrapperSyntax } from "./shell/wrappers.ts";
 
 export { SHELL_WRAPPERS, type WrapperSyntax } from "./shell/wrappers.ts";
@@ -72,8 +72,14 @@ const opaqueBuiltins: Readonly<Record<string, string>> = {
 };
 /** Options of `shopt` that change nothing about what runs. */
 const safeShopt = new Set(["globstar", "nullglob", "dotglob", "nocaseglob", "failglob", "nocasematch", "lastpipe", "inherit_errexit", "globasciiranges", "checkwinsize", "histappend", "extglob"]);
-/** Variables `read`, `printf -v`, `mapfile`, `getopts` and `wait -p` assign: a subscript there is evaluated. */
-const namesOk = (words: readonly Word[]): boolean => words.every((w) => w.literal && !/[[\]]/.test(w.text));
+/**
+ * Variables `read`, `printf -v`, `mapfile`, `getopts` and `wait -p` assign: a subscript there is
+ * evaluated, and a variable a shell reads as code (`printf -v PS4 '$(…)'`) changes what runs.
+ */
+const namesOk = (words: readonly Word[]): boolean => words.every((w) => w.literal && !/[[\]]/.test(w.text) && !changesWhatRuns(w.text));
+
+/** Whether a word computed at run time may become several words: unquoted, or an array or the positional parameters (`"$@"`, `"${a[@]}"`). */
+const maySplit = (w: Word): boolean => !w.quoted || /\$\{?[@*]|\[[@*]\]/.test(w.text);
 
 /** How many wrappers and assignments one simple command may stack before it counts as opaque. */
 const maxLevels = 16;
@@ -250,6 +256,8 @@ class Analysis {
       if (bashLike.has(name)) this.run(this.shellCode(args, stdin, context), depth, context, "a shell reads a script");
       if (otherShells.has(name)) this.otherShell(args, context);
       if (name === "find") this.find(args, stdin, depth, context);
+      const commandOptions = COMMAND_OPTIONS.get(name);
+      if (commandOptions !== undefined && (context.appended || runsGivenCommand(commandOptions, args))) throw new Opaque(`${name} runs a command given in its options`);
       const syntaxOf = SHELL_WRAPPERS.get(name);
       if (syntaxOf === undefined) return;
       const next = this.wrapper(name, syntaxOf, words, stdin, depth, context);
@@ -264,10 +272,13 @@ class Analysis {
     const why = opaqueBuiltins[name];
     if (why !== undefined) throw new Opaque(why);
     switch (name) {
-      case "eval":
+      case "eval": {
         if (context.appended) throw new Opaque("eval of words read at run time");
-        if (args.length > 0) this.run({ text: args.map((a) => a.text).join(" "), literal: args.every((a) => a.literal) }, depth, context, "eval runs code");
+        // eval reads a first `--` as the end of its options, as builtins do.
+        const code = args[0]?.text === "--" && args[0].literal ? args.slice(1) : args;
+        if (code.length > 0) this.run({ text: code.map((a) => a.text).join(" "), literal: code.every((a) => a.literal) }, depth, context, "eval runs code");
         return;
+      }
       case "trap":
         return this.trap(args, depth, context);
       case "source":
@@ -290,6 +301,9 @@ class Analysis {
         const at = args.findIndex((a) => a.text === (name === "printf" ? "-v" : "-p"));
         if (at >= 0 && !namesOk(args.slice(at + 1, at + 2))) throw new Opaque(`${name} evaluates the subscript of the name it assigns`);
         if (args.some((a) => !a.literal && /^-/.test(a.text)) || (at < 0 && args.some((a) => /^-[^-]*[vp]/.test(a.text) && a.text !== "--"))) throw new Opaque(`${name} options computed at run time`);
+        // A first word computed at run time may be the option itself (`printf $o 'a[$(…)]' x` with `o=-v`).
+        const first = args[0];
+        if (first !== undefined && !first.literal && (args.length > 1 || maySplit(first))) throw new Opaque(`${name} options computed at run time`);
         return;
       }
       case "test":
@@ -297,6 +311,9 @@ class Analysis {
         for (let i = 0; i < args.length; i++) {
           if ((args[i]!.text === "-v" || args[i]!.text === "-R") && !namesOk(args.slice(i + 1, i + 2))) throw new Opaque("test -v evaluates the subscript of the name it tests");
           if (!args[i]!.literal && (args[i + 1]?.text === "-v" || i === 0)) throw new Opaque("test with an operator computed at run time");
+          // A word computed at run time may be `-v` (or split into `-v` and a name): the word after it is then a name whose subscript is evaluated.
+          const next = args[i + 1];
+          if (!args[i]!.literal && (maySplit(args[i]!) || (next !== undefined && (!next.literal || next.text.includes("["))))) throw new Opaque("test with an operator computed at run time");
         }
         return;
       }
@@ -311,7 +328,7 @@ class Analysis {
         return;
       }
       case "git":
-        return gitRunsCode(args);
+        return gitRunsCode(args, context.appended);
       case "hash":
         if (args.some((a) => !a.literal || /^-[^-]*p/.test(a.text))) throw new Opaque("hash -p makes a name run another program");
         return;
@@ -353,7 +370,11 @@ class Analysis {
         break;
       }
       if (t.startsWith("--")) {
-        if (t === "--rcfile" || t === "--init-file") i++;
+        if (t === "--rcfile" || t === "--init-file") {
+          // An interactive shell runs this file first: standard input or a computed name is code the text does not hold.
+          const file = args[++i];
+          if (file === undefined || scriptFile(file, { kind: "unseen" }) !== undefined) throw new Opaque(`a shell's ${t} reads code the text does not hold`);
+        }
         else if (!/^--(?:login|noprofile|norc|posix|restricted|verbose|debugger|noediting|pretty-print|dump-strings|dump-po-strings|wordexp)$/.test(t)) throw new Opaque(`shell option ${t}`);
         continue;
       }
@@ -421,7 +442,7 @@ class Analysis {
       // Variables to set come first; the command is the first word without `=`.
       while (rest[0] !== undefined && rest[0].text.includes("=")) {
         const variable = rest[0].text.slice(0, rest[0].text.indexOf("="));
-        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable) || CODE_VARIABLES.has(variable)) throw new Opaque(`${name} ${variable}=… changes what runs`);
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable) || changesWhatRuns(variable, rest[0].literal ? rest[0].text.slice(variable.length + 1) : undefined)) throw new Opaque(`${name} ${variable}=… changes what runs`);
         rest = rest.slice(1);
       }
       if (rest.length > 0 && rest.length < command.length) this.add(rest, "command");
@@ -458,25 +479,122 @@ const either = (a: FilledIn | undefined, b: FilledIn | undefined): FilledIn | un
  * `core.sshCommand`) and through a few subcommands (`rebase --exec`, `bisect run`, `submodule foreach`,
  * `difftool --extcmd`, `filter-branch`): those calls are opaque, so `Bash(git *)` does not allow them.
  */
-const gitRunsCode = (args: readonly Word[]): void => {
+const gitRunsCode = (args: readonly Word[], appended: boolean): void => {
   let i = 0;
   for (; i < args.length; i++) {
     const t = args[i]!.text;
-    if (!args[i]!.literal && t.startsWith("-")) throw new Opaque("git option computed at run time");
+    // A word computed at run time here may be `-c …` or the subcommand: it could be anything.
+    if (!args[i]!.literal) throw new Opaque("git option computed at run time");
     if (t === "-c" || t.startsWith("--config-env") || t.startsWith("--exec-path=") || /^-c./.test(t)) throw new Opaque("git -c can define commands git runs");
     if (t === "-C" || t === "--git-dir" || t === "--work-tree" || t === "--namespace" || t === "--super-prefix") i++;
     else if (!t.startsWith("-")) break;
   }
   const sub = args[i]?.text;
-  const rest = args.slice(i + 1).map((a) => a.text);
+  const rest = args.slice(i + 1);
+  const texts = rest.map((a) => a.text);
+  // A word computed at run time may expand to an option that runs a command (`git ls-remote "$o" r`
+  // with `o=--upload-pack=…`): after a subcommand that has such options, it is opaque.
+  // Words xargs appends are such words too (`echo --upload-pack=… r | xargs git ls-remote`).
+  if (appended && (sub === undefined || gitRunningSubcommands.has(sub))) throw new Opaque(`git ${sub ?? ""} given words read at run time`);
+  if (sub !== undefined && gitRunningSubcommands.has(sub) && rest.some((a) => !a.literal)) throw new Opaque(`git ${sub} with a word computed at run time`);
   const runs =
-    (sub === "rebase" && rest.some((r) => r === "-x" || r.startsWith("--exec") || /^-[^-]*x/.test(r))) ||
-    (sub === "bisect" && rest[0] === "run") ||
-    (sub === "submodule" && rest.includes("foreach")) ||
-    (sub === "difftool" && rest.some((r) => r === "-x" || r.startsWith("--extcmd") || r.startsWith("--tool"))) ||
-    (sub === "mergetool" && rest.some((r) => r.startsWith("--tool") || r === "-t")) ||
-    sub === "filter-branch";
+    (sub === "rebase" && texts.some((r) => r === "-x" || r.startsWith("--exec") || /^-[^-]*x/.test(r))) ||
+    (sub === "bisect" && texts[0] === "run") ||
+    (sub === "submodule" && texts.includes("foreach")) ||
+    (sub === "difftool" && texts.some((r) => r === "-x" || r.startsWith("--extcmd") || r.startsWith("--tool") || /^-[^-]*[xt]/.test(r))) ||
+    (sub === "mergetool" && texts.some((r) => r.startsWith("--tool") || /^-[^-]*t/.test(r))) ||
+    (sub === "clone" && texts.some((r) => /^-[^-]*u/.test(r))) ||
+    (sub === "grep" && texts.some((r) => /^-[^-]*O/.test(r))) ||
+    sub === "filter-branch" ||
+    texts.some((r) => runsCommandOption(r, sub));
   if (runs) throw new Opaque(`git ${sub} runs commands it is given`);
+  if (sub === "config") gitConfig(rest);
+};
+
+/** Options of a program whose value is a command line it runs (`tar --to-command`, `zip -TT`, `rsync -e`). */
+interface CommandOptions {
+  /** Long options (without `--`); an abbreviation of one is read as it, as getopt_long does. */
+  readonly long: readonly string[];
+  /** Short options, as letters anywhere in a cluster (`-cIf`). */
+  readonly short: string;
+  /** Options of more than one letter after a single dash (`zip -TT`). */
+  readonly words?: readonly string[];
+  /** Its first word may be a cluster of letters without a dash (`tar cIf …`). */
+  readonly bareCluster?: boolean;
+}
+
+/**
+ * Programs that run a command line given in one of their options, as data. A command given so is
+ * run by a shell or split by the program, so it is opaque, like `git -c`.
+ */
+const COMMAND_OPTIONS: ReadonlyMap<string, CommandOptions> = new Map([
+  ["tar", { long: ["to-command", "checkpoint-action", "use-compress-program", "rsh-command", "info-script", "new-volume-script", "rmt-command"], short: "IF", bareCluster: true }],
+  ["zip", { long: ["unzip-command"], short: "", words: ["-TT"] }],
+  ["rsync", { long: ["rsh", "rsync-path"], short: "e" }],
+  ["scp", { long: [], short: "S" }],
+  ["sftp", { long: [], short: "SD" }],
+]);
+
+/** Whether `args` give one of these options. */
+const runsGivenCommand = (options: CommandOptions, args: readonly Word[]): boolean =>
+  args.some((a, i) => {
+    const t = a.text;
+    // A word computed at run time may expand to one of these options.
+    if (!a.literal) return true;
+    if (t.startsWith("--")) {
+      const name = t.slice(2, t.includes("=") ? t.indexOf("=") : undefined);
+      return name.length >= 3 && options.long.some((o) => o.startsWith(name));
+    }
+    if (options.words?.some((w) => t.startsWith(w)) === true) return true;
+    const cluster = t.startsWith("-") ? t.slice(1) : i === 0 && options.bareCluster === true ? t : "";
+    return [...options.short].some((letter) => cluster.includes(letter));
+  });
+
+/** git subcommands with an option or a mode that runs a command it is given. */
+const gitRunningSubcommands = new Set([
+  "fetch", "pull", "clone", "ls-remote", "push", "archive", "grep", "difftool", "mergetool", "rebase", "submodule", "bisect", "send-email", "daemon",
+  "instaweb", "config", "send-pack", "fetch-pack", "filter-branch", "remote", "help", "init",
+]);
+
+/** Long options of git commands whose value is a command git runs (`fetch --upload-pack`, `archive --exec`, `grep --open-files-in-pager`). */
+const gitCommandOptions = ["upload-pack", "receive-pack", "exec", "extcmd", "tool", "open-files-in-pager", "sendmail-cmd", "to-cmd", "cc-cmd", "header-cmd", "smtp-server", "access-hook", "httpd", "browser"];
+
+/** Whether `word` is such an option, or an abbreviation git would read as one (`--upload-p=…`); `--template` too for `clone` and `init`, whose hooks it installs. */
+const runsCommandOption = (word: string, sub: string | undefined): boolean => {
+  if (!word.startsWith("--") || word === "--") return false;
+  const name = word.slice(2, word.includes("=") ? word.indexOf("=") : undefined);
+  if (name.length < 3) return false;
+  if ((sub === "clone" || sub === "init") && "template".startsWith(name)) return true;
+  return gitCommandOptions.some((option) => option.startsWith(name));
+};
+
+/** Keys `git config` may set from a command: none of them names a command git runs (`alias.*`, `core.pager`, `*.command`, `credential.helper` do). */
+const safeGitKey =
+  /^(?:user\.(?:name|email)|core\.(?:autocrlf|filemode|ignorecase|quotepath|eol|safecrlf|longpaths|symlinks|precomposeunicode)|init\.defaultbranch|pull\.(?:rebase|ff)|push\.(?:default|autosetupremote)|fetch\.prune|rebase\.(?:autosquash|autostash)|merge\.(?:conflictstyle|ff)|color\.ui|advice\.[a-z]+|branch\..+\.(?:remote|merge|rebase)|remote\..+\.(?:url|pushurl|fetch)|diff\.(?:algorithm|colormoved|renames)|log\.date|status\.[a-z]+|column\.ui|commit\.verbose|safe\.directory)$/;
+/** `git config` options that take a value, and those that only read or remove. */
+const gitConfigValued = new Set(["-f", "--file", "--blob", "--type", "--default", "--comment", "--value"]);
+const gitConfigReads = /^(?:-l|--list|--get|--get-all|--get-regexp|--get-urlmatch|--get-color|--get-colorbool|--unset|--unset-all|get|list|unset)$/;
+
+/**
+ * `git config`: reading is harmless, but setting a key that names a command (`alias.x '!…'`,
+ * `core.pager`, `core.sshCommand`, a filter or diff driver, `include.path`) makes a later git
+ * command run it, in this command or the next: only keys that name no command may be set.
+ */
+const gitConfig = (args: readonly Word[]): void => {
+  const operands: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (!a.literal) throw new Opaque("git config of a word computed at run time");
+    if (gitConfigReads.test(a.text) && operands.length === 0) return;
+    if (a.text === "set" && operands.length === 0 && i === 0) continue;
+    if (a.text.startsWith("-")) {
+      if (gitConfigValued.has(a.text)) i++;
+      else if (/^--(?:rename-section|remove-section|edit)$|^-[^-]*e/.test(a.text)) throw new Opaque("git config rewrites configuration");
+      continue;
+    }
+    operands.push(a);
+  }
+  if (operands.length >= 2 && !safeGitKey.test(operands[0]!.text.toLowerCase())) throw new Opaque(`git config sets ${operands[0]!.text}, which may name a command git runs`);
 };
 
 /** Code read from standard input: the here-string or here-document if the command has one, else unseen (a pipe, a file, the terminal). */
@@ -491,6 +609,13 @@ const scriptFile = (file: Word, stdin: Stdin): Code => {
   if (!file.literal) return "unseen";
   const path = file.text.replace(/\/+/g, "/").replace(/\/(?:\.\/)+/g, "/").replace(/^(?:\.\/)+/, "");
   if (/^\/dev\/(?:stdin|fd\/0)$|^\/proc\/(?:self|thread-self|\d+)\/fd\/0$/.test(path)) return hereText(stdin);
+  // A relative name is read from a working directory the text may not show (an earlier `cd /dev`,
+  // or a tool's shell left there): one that is standard input from /dev or a descriptor directory
+  // (`stdin`, `0`, `fd/0`, `self/fd/0`) runs the here-text; one under /dev or /proc, anything.
+  if (!path.startsWith("/")) {
+    if (/(?:^|\/)(?:stdin|0)$/.test(path)) return hereText(stdin);
+    if (/(?:^|\/)(?:dev|proc|fd|self|thread-self|\d+)(?:\/|$)/.test(path)) return "unseen";
+  }
   if (/(?:^|\/)(?:dev|proc)\//.test(path) || /(?:^|\/)\.\.(?:\/|$)/.test(path) && /dev|proc|fd/.test(path)) return "unseen";
   return undefined;
 };

@@ -72,7 +72,36 @@ export const parseShell = (text: string): SyntaxNode | undefined => {
   const p = load();
   const tree = p.parse(text.replace(blanksToMask, mask), null, { bufferSize: Math.max(1024, text.length * 2 + 2) });
   if (tree.rootNode.hasError) return undefined;
-  return copyTree(tree.walk(), text);
+  const root = copyTree(tree.walk(), text);
+  return root === undefined || gluedDescriptor(root, text) ? undefined : root;
+};
+
+const redirects = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"]);
+/** What may stand right before a word: the text's start, a blank, a newline or an operator character. */
+const wordStart = (c: number): boolean => Number.isNaN(c) || c === 32 || c === 9 || c === 10 || c === 59 || c === 38 || c === 124 || c === 40 || c === 41 || c === 60 || c === 62;
+
+/**
+ * Whether a redirection the grammar read without a descriptor touches a word bash reads as its
+ * descriptor: a number (`bash 0<<< 'code'`, where the grammar reads `0` as an argument) or a
+ * variable's name in braces (`{fd}>file`, whose subscript `{a[$x]}` bash evaluates).
+ */
+const gluedDescriptor = (root: SyntaxNode, text: string): boolean => {
+  const stack: SyntaxNode[] = [root];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    for (const c of n.children) stack.push(c);
+    if (!redirects.has(n.type) || n.children.some((c) => c.field === "descriptor")) continue;
+    let i = n.start - 1;
+    const last = text.charCodeAt(i);
+    if (last >= 48 && last <= 57) {
+      while (i > 0 && text.charCodeAt(i - 1) >= 48 && text.charCodeAt(i - 1) <= 57) i--;
+      if (wordStart(text.charCodeAt(i - 1))) return true;
+    } else if (last === 125) {
+      const open = text.lastIndexOf("{", i);
+      if (open !== -1 && !/[\s]/.test(text.slice(open, i)) && wordStart(text.charCodeAt(open - 1))) return true;
+    }
+  }
+  return false;
 };
 
 interface Building {

@@ -55,6 +55,35 @@ export const CODE_VARIABLES: ReadonlySet<string> = new Set([
   "BASH_XTRACEFD", "histchars", "HISTFILE", "INPUTRC", "GLOBIGNORE", "TMOUT",
 ]);
 
+/**
+ * Variables whose value a program runs as a command line or reads as options that run code: git's
+ * (`GIT_SSH_COMMAND`, `GIT_EXTERNAL_DIFF`, `GIT_CONFIG_*`, which can define an alias that runs a
+ * shell), pagers and editors, askpass helpers, remote shells, interpreters' option variables.
+ */
+export const COMMAND_VARIABLES: ReadonlySet<string> = new Set([
+  "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "GIT_ALLOW_PROTOCOL",
+  "GIT_PROTOCOL_FROM_USER", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_PAGER", "GIT_EDITOR",
+  "GIT_SEQUENCE_EDITOR", "GIT_MAN_VIEWER", "PAGER", "MANPAGER", "EDITOR", "VISUAL", "SSH_ASKPASS", "SUDO_ASKPASS", "LESSOPEN", "LESSCLOSE", "BROWSER",
+  "RSYNC_RSH", "CVS_RSH", "NODE_OPTIONS", "PERL5OPT", "RUBYOPT", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
+]);
+/** Pager and editor variables, and the values of them that run nothing of the text's choosing (`GIT_PAGER=cat git log`). */
+const PAGERS = new Set(["GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR"]);
+const harmlessPager = /^(?:|cat|true|:|less(?: -[A-Za-z]+)*|more)$/;
+
+/**
+ * Whether assigning to `name` changes what runs: a variable a shell reads as code or as where
+ * commands are found (`CODE_VARIABLES`), or one a program runs as a command (`COMMAND_VARIABLES`).
+ * `value`, when known, clears a pager or editor set to `cat`, `less` or nothing.
+ *
+ * @example
+ * changesWhatRuns("GIT_SSH_COMMAND") // true
+ */
+export const changesWhatRuns = (name: string, value?: string): boolean => {
+  if (CODE_VARIABLES.has(name)) return true;
+  if (!COMMAND_VARIABLES.has(name) && !/^GIT_CONFIG_(?:KEY|VALUE)_\d+$/.test(name)) return false;
+  return !(value !== undefined && PAGERS.has(name) && harmlessPager.test(value));
+};
+
 /** Thrown inside the reader when the text is not a script this analysis can read. */
 export class Unreadable extends Error {}
 /** Thrown inside the reader for a script it reads but whose effect is not known from the text. */
@@ -523,6 +552,7 @@ class Reader {
   private parameter(n: SyntaxNode, level: number): void {
     const children = n.children;
     let sawName = false;
+    let name = "";
     for (let i = 0; i < children.length; i++) {
       const c = children[i]!;
       if (c.type === "${" || c.type === "}") continue;
@@ -540,6 +570,8 @@ class Reader {
           return;
         }
         if (op === ":" || op === "=" || op === ":=") {
+          // `${PS4:=…}` assigns: to a variable a shell reads as code, it changes what runs.
+          if (op !== ":" && changesWhatRuns(name)) this.fail(`\${${name}${op}…} assigns to ${name}, which changes what runs`);
           if (op === ":") {
             const offsets = children.slice(i + 1, -1).filter((x) => x.type !== ":");
             if (!offsets.every((x) => x.type === "number" && x.children.length === 0 && plainNumber.test(this.slice(x)))) this.fail("a substring expansion evaluates its offsets as arithmetic");
@@ -550,6 +582,7 @@ class Reader {
       }
       if (c.type === "variable_name" || c.type === "special_variable_name") {
         sawName = true;
+        name = this.slice(c);
         continue;
       }
       if (c.type === "subscript") {
@@ -610,6 +643,7 @@ class Reader {
     const op = n.children.find((c) => c.type === "=" || c.type === "+=");
     if (op === undefined) throw new Unreadable();
     const word = value.length === 0 ? { text: "", literal: true, quoted: false } : this.word(value, level);
+    if (changesWhatRuns(name, word.literal && op.type === "=" ? word.text : undefined)) this.fail(`an assignment to ${name} changes what runs`);
     return { text: `${this.src.slice(n.start, op.end)}${word.text}`, literal: word.literal, quoted: false, assigns: name };
   }
 
@@ -688,7 +722,7 @@ class Reader {
   private forLoop(n: SyntaxNode, stdin: Stdin, level: number): void {
     for (const c of n.children) {
       if (c.field === "variable") {
-        if (CODE_VARIABLES.has(this.slice(c))) this.fail("a loop over a variable that changes what runs");
+        if (changesWhatRuns(this.slice(c))) this.fail("a loop over a variable that changes what runs");
       } else if (c.field === "value") this.word([c], level);
       else if (c.field === "body") this.statement(c, stdin, level);
       else if (c.named && c.type !== "comment") throw new Unreadable();
@@ -735,7 +769,7 @@ class Reader {
 export const declarationProblem = (keyword: string, args: readonly Word[]): string | undefined => {
   for (const a of args) {
     if (a.assigns !== undefined) {
-      if (CODE_VARIABLES.has(a.assigns)) return `${keyword} ${a.assigns} changes what runs`;
+      if (changesWhatRuns(a.assigns, a.literal ? a.text.slice(a.text.indexOf("=") + 1) : undefined)) return `${keyword} ${a.assigns} changes what runs`;
       continue;
     }
     if (!a.literal) return `${keyword} with an argument computed at run time`;
@@ -745,7 +779,7 @@ export const declarationProblem = (keyword: string, args: readonly Word[]): stri
       } else if (/[in]/.test(a.text.slice(1))) return `${keyword} ${a.text} evaluates values or names later`;
     } else if (!identifier.test(a.text)) {
       return `${keyword} of a name that is not a plain identifier evaluates it`;
-    } else if (CODE_VARIABLES.has(a.text) && keyword !== "unset") return `${keyword} ${a.text} changes what runs`;
+    } else if (changesWhatRuns(a.text) && keyword !== "unset") return `${keyword} ${a.text} changes what runs`;
   }
   return undefined;
 };

@@ -172,12 +172,25 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
   ["unbuffer", { short: "+p", long: {}, operands: 0 }],
   ["chronic", { short: "+evh", long: {}, operands: 0 }],
   ["numactl", {
-    short: "+aiC:N:m:p:lsSHP:b:c:r:V",
+    short: "+abc:di:lm:p:stuw:C:DHI:L:M:N:o:P:S:f:TV",
     long: long("all interleave= cpunodebind= cpubind= physcpubind= membind= preferred= preferred-many= localalloc show hardware version huge touch strict shmmode= shmid= shm= file= offset= length= weighted-interleave= balancing"),
     operands: 0,
     lookup: ["-s", "--show", "-H", "--hardware", "-V", "--version"],
   }],
   ["firejail", { short: "+", long: {}, operands: 0 }],
+  // setarch ARCH, and its other names (linux64, x86_64, …), which take no ARCH; without a program they start a shell.
+  ...["setarch", "linux32", "linux64", "i386", "x86_64", "uname26"].map((name): [string, WrapperSyntax] => [name, {
+    short: "+BFILRSTXZ3vhV",
+    long: long("32bit fdpic-funcptrs short-inode addr-compat-layout addr-no-randomize whole-seconds sticky-timeouts read-implies-exec mmap-page-zero 3gb 4gb uname-2.6 verbose list help version"),
+    operands: name === "setarch" ? 1 : 0,
+    ...(name === "setarch" ? { permutes: true } : {}),
+    shell: [],
+    lookup: ["--list", "-h", "--help", "-V", "--version"],
+  }]),
+  ["dbus-run-session", { short: "+", long: long("dbus-daemon= config-file= version help"), operands: 0, lookup: ["--version", "--help"] }],
+  ["ssh-agent", { short: "+a:cDdE:kO:P:st:", long: {}, operands: 0, lookup: ["-k"] }],
+  // valgrind's own options are all `--name=value`: any of them is unknown here, so the call is opaque.
+  ["valgrind", { short: "+qvh", long: {}, operands: 0, lookup: ["-h"] }],
   ["proxychains", { short: "+qf:", long: {}, operands: 0 }],
   ["proxychains4", { short: "+qf:", long: {}, operands: 0 }],
   ["torsocks", { short: "+qiu:p:a:P:d", long: long("isolate user= pass= address= port= help version"), operands: 0 }],
@@ -198,6 +211,7 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
     lookup: ["-h", "--help", "-v", "--version"],
   }],
   ["parallel", { short: "+", long: {}, operands: 0, viaShell: true }],
+  ["sem", { short: "+", long: {}, operands: 0, viaShell: true }],
   ["ssh", { short: "+", long: {}, operands: 0, viaShell: true }],
   ["sg", { short: "+", long: {}, operands: 0, viaShell: true }],
   ["script", {
