@@ -17,7 +17,18 @@
  * last value itself is not passed on if the tool ended before the SDK read it. A tool whose
  * `execute` is a plain function that returns an async iterable is run to its last value inside
  * the point: only that value reaches the SDK.
+ *
+ * A tool's own `needsApproval` is kept: it runs before `execute`, and a call the person denied
+ * never reaches the hooks. With `approval: "ai-sdk"`, a hook that asks for approval
+ * (`ctx.approve`, the approval middleware, a Claude Code hook answering `ask`) is asked through
+ * the SDK's own flow: the wrapped tool's `needsApproval` runs the `toolCall` point, and when a hook
+ * asks, the SDK ends the step with a `tool-approval-request`; the app answers with a
+ * `tool-approval-response` in the next call's messages, and the hook gets that answer (approved,
+ * with the response's reason) when the SDK executes the call. A call no hook asks about runs in
+ * the very run `needsApproval` started, so its hooks run once (a streaming tool then runs to its
+ * last value, without preliminary results).
  */
+import type { ApprovalAnswer } from "../core/approval-types.ts";
 import type { RunOptions } from "../core/context.ts";
 import { describeGiven, RunAbortedError } from "../core/errors.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
@@ -51,7 +62,47 @@ export interface WrapAiSdkToolsOptions {
   readonly run?: Omit<RunOptions, "signal"> | ((call: ToolCall) => Omit<RunOptions, "signal">);
   /** Answer a rejected call with this output instead of throwing (the model reads it as a normal result). */
   readonly rejected?: (reason: string, by: string, call: DeepReadonly<ToolCall>) => unknown;
+  /**
+   * `"ai-sdk"`: ask a person through the SDK's tool approval (`needsApproval`, answered by a
+   * `tool-approval-response`) whenever a hook asks for approval. Default: hooks ask the stack's approver.
+   */
+  readonly approval?: "ai-sdk";
 }
+
+/** What the SDK passes to `needsApproval` (and `execute`) besides the input: the fields read here. */
+interface NeedsApprovalOptions {
+  readonly toolCallId: string;
+  readonly messages?: readonly unknown[];
+}
+
+/** A run `needsApproval` started that reached the tool: it waits for the SDK's `execute` to run it. */
+interface Held {
+  readonly release: (sdk: AiSdkToolExecutionOptions) => void;
+  readonly outcome: Promise<Outcome<DeepReadonly<ToolResult>>>;
+}
+
+/** The reason the asking hook gets while the SDK asks the person: the run stops there. */
+const askedThroughSdk = "waiting for a person's answer through the AI SDK's tool approval";
+
+/**
+ * The person's answer to a call, from the messages the SDK passes to `needsApproval` and
+ * `execute`: the `tool-approval-response` to the `tool-approval-request` for that call, read as an
+ * approval answer.
+ */
+const sdkAnswer = (messages: readonly unknown[] | undefined, toolCallId: string): ApprovalAnswer | undefined => {
+  const parts = (role: string): Record<string, unknown>[] =>
+    (messages ?? []).flatMap((m) => {
+      const message = m as { role?: unknown; content?: unknown };
+      return message?.role === role && Array.isArray(message.content) ? (message.content as Record<string, unknown>[]) : [];
+    });
+  const ids = new Set(parts("assistant").filter((p) => p?.type === "tool-approval-request" && p.toolCallId === toolCallId).map((p) => p.approvalId));
+  const response = parts("tool").find((p) => p?.type === "tool-approval-response" && ids.has(p.approvalId));
+  if (response === undefined) return undefined;
+  const reason = typeof response.reason === "string" && response.reason !== "" ? response.reason : undefined;
+  const by = "ai-sdk tool approval";
+  // Only `approved: true` approves; the SDK does not execute denied calls, but a malformed answer is a denial too.
+  return response.approved === true ? { decision: "approve", by, ...(reason !== undefined ? { reason } : {}) } : { decision: "deny", by, reason: reason ?? "denied through the AI SDK's tool approval" };
+};
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -74,15 +125,21 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(stack: ToolCall
     if (typeof execute === "function") executes.set(name, (execute as Execute).bind(t));
   }
 
-  /** The call hooks see, and its run options. */
-  const begin = (name: string, input: unknown, sdk: AiSdkToolExecutionOptions) => {
+  const throughSdk = options.approval === "ai-sdk";
+  // Runs started by `needsApproval`, by tool call id, until `execute` takes them.
+  const held = new Map<string, Held>();
+
+  /** The call hooks see, and its run options (with the person's answer, after the SDK asked them). */
+  const begin = (name: string, input: unknown, sdk: NeedsApprovalOptions) => {
     const call: ToolCall = {
       id: sdk.toolCallId,
       name,
       // A copy: strict mode freezes what hooks see, and the SDK keeps the input in its results.
       input: isRecord(input) ? structuredClone(input) : { value: structuredClone(input), [boxed]: true },
     };
-    return { call, run: typeof options.run === "function" ? options.run(call) : options.run };
+    const given = typeof options.run === "function" ? options.run(call) : options.run;
+    const person = throughSdk ? sdkAnswer(sdk.messages, sdk.toolCallId) : undefined;
+    return { call, run: person !== undefined ? { ...given, approval: () => person } : given };
   };
 
   /** Start the tool a hook left the call naming, with the run's signal. */
@@ -110,8 +167,48 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(stack: ToolCall
 
   const runTool = async (name: string, input: unknown, sdk: AiSdkToolExecutionOptions): Promise<unknown> => {
     const { call, run } = begin(name, input, sdk);
+    const waiting = held.get(sdk.toolCallId);
+    held.delete(sdk.toolCallId);
+    if (waiting !== undefined) {
+      waiting.release(sdk);
+      return answer(await waiting.outcome, call, sdk);
+    }
     const outcome = await stack.run("toolCall", call, async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk)) }), { ...run, signal: sdk.abortSignal });
     return answer(outcome, call, sdk);
+  };
+
+  /**
+   * Start the call's run with an approver that, when a hook asks, denies it for now: then the SDK
+   * asks the person (true). A run that reaches the tool waits there for `execute` (false); one
+   * that settles otherwise (a guard's refusal) is reported by `execute` as it is.
+   */
+  const needsApproval = async (name: string, own: unknown, input: unknown, sdk: NeedsApprovalOptions): Promise<boolean> => {
+    // The tool's own rule asks first; the hooks then run in `execute`, with the person's answer.
+    if (own === true || (typeof own === "function" && (await (own as (i: unknown, o: unknown) => unknown)(input, sdk)) === true)) return true;
+    // The SDK asks again before executing an approved call (it executes it only on true): the
+    // person answered, and `execute` hands the answer to the hook that asked.
+    if (sdkAnswer(sdk.messages, sdk.toolCallId) !== undefined) return true;
+    const { call, run } = begin(name, input, sdk);
+    let asked = false;
+    let reached!: () => void;
+    const reaching = new Promise<"reached">((resolve) => (reached = () => resolve("reached")));
+    let release!: (sdk: AiSdkToolExecutionOptions) => void;
+    const released = new Promise<AiSdkToolExecutionOptions>((resolve) => (release = resolve));
+    const outcome = stack.run("toolCall", call, async (c, ctx) => {
+      reached();
+      const options = await untilAborted(released, ctx.signal);
+      return { content: await lastValue(execute(c, ctx.signal, options)) };
+    }, {
+      ...run,
+      approval: () => {
+        asked = true;
+        return { decision: "deny", reason: askedThroughSdk };
+      },
+    });
+    const first = await Promise.race([reaching, outcome.then(() => "settled" as const)]);
+    if (first === "settled" && asked && (await outcome)._tag === "Rejected") return true;
+    held.set(sdk.toolCallId, { release, outcome });
+    return false;
   };
 
   /** A streaming tool through the point: its values pass on as they come, the output as the hooks left it (see the top). */
@@ -186,8 +283,14 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(stack: ToolCall
   const wrapped: Record<string, object> = {};
   for (const [name, t] of Object.entries(tools)) {
     if (!executes.has(name)) wrapped[name] = t;
-    else if (isAsyncGeneratorFunction((t as { execute: unknown }).execute)) wrapped[name] = { ...t, execute: (input: unknown, sdk: AiSdkToolExecutionOptions) => streamTool(name, input, sdk) };
-    else wrapped[name] = { ...t, execute: (input: unknown, sdk: AiSdkToolExecutionOptions) => runTool(name, input, sdk) };
+    else {
+      // A streaming tool whose run `needsApproval` holds runs to its last value in that run.
+      const run = isAsyncGeneratorFunction((t as { execute: unknown }).execute)
+        ? (input: unknown, sdk: AiSdkToolExecutionOptions) => (held.has(sdk.toolCallId) ? runTool(name, input, sdk) : streamTool(name, input, sdk))
+        : (input: unknown, sdk: AiSdkToolExecutionOptions) => runTool(name, input, sdk);
+      const own = (t as { needsApproval?: unknown }).needsApproval;
+      wrapped[name] = throughSdk ? { ...t, execute: run, needsApproval: (input: unknown, sdk: NeedsApprovalOptions) => needsApproval(name, own, input, sdk) } : { ...t, execute: run };
+    }
   }
   return wrapped as T;
 };
@@ -214,6 +317,19 @@ const checkWrapped = (stack: unknown, tools: unknown, options: WrapAiSdkToolsOpt
   }
   const rejected: unknown = options?.rejected;
   if (rejected !== undefined && typeof rejected !== "function") throw new TypeError(`wrapAiSdkTools: rejected must be a function when given, got ${describeGiven(rejected)}`);
+  const approval: unknown = options?.approval;
+  if (approval !== undefined && approval !== "ai-sdk") throw new TypeError(`wrapAiSdkTools: approval must be "ai-sdk" when given, got ${describeGiven(approval)}`);
+};
+
+/** `promise`, or a rejection with the signal's reason once it aborts (a held run given up on). */
+const untilAborted = <T>(promise: Promise<T>, signal: AbortSignal): Promise<T> => {
+  if (signal === neverAborted) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const abort = (): void => reject(signal.reason);
+    signal.addEventListener("abort", abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+  });
 };
 
 /** The last value of an async iterable `execute` returned, or the awaited value of any other. */

@@ -1,7 +1,9 @@
 /**
  * The shapes of the reference agent: its options, sessions and turn results.
  */
+import type { PendingApproval } from "../core/approval-types.ts";
 import type { HookError } from "../core/errors.ts";
+import type { ClaimedApproval } from "../core/interrupt.ts";
 import type { Trace } from "../core/trace.ts";
 import type { LanguageModel, StreamPart } from "./model.ts";
 import type { AgentStack } from "./stack.ts";
@@ -9,7 +11,7 @@ import type { HoldBack } from "./stream/control.ts";
 import type { AgentTool } from "./tool.ts";
 import type { TranscriptOptions } from "./transcript.ts";
 import type {
-  CompactionRequest, CompactionResult, Message, Notification, RunResult, SessionEnd, SessionSource, Usage,
+  CompactionRequest, CompactionResult, LoopPause, Message, Notification, RunResult, SessionEnd, SessionSource, Usage,
 } from "./types.ts";
 
 /** Shrinks a conversation that exceeds the context budget. */
@@ -104,10 +106,48 @@ export interface PromptOptions {
   readonly onPart?: (part: StreamPart, info: PartInfo) => void;
 }
 
+/**
+ * A turn paused for approvals, as plain JSON: keep it (a database row, a queue message) and pass
+ * it to `agent.resume` or `session.resume` with the person's decisions, in this process or another
+ * with the same model, tools and stack. It is as trusted as the conversation it holds: its waiting
+ * tool calls are checked against the signed tokens and the store, the rest is taken as given.
+ */
+export interface TurnState {
+  readonly v: 1;
+  readonly agent: string;
+  readonly sessionId: string;
+  /** The turn's run id, kept on resume (run-scoped guard state, such as call limits, carries over). */
+  readonly runId: string;
+  /** The prompt as the `userPrompt` point accepted it (it is not asked again). */
+  readonly prompt: string;
+  /** The session's conversation before the turn. */
+  readonly history: readonly Message[];
+  readonly metadata: Readonly<Record<string, unknown>>;
+  /** Where the loop stopped: the step whose tool calls wait, and the counters. */
+  readonly pause: LoopPause;
+  /** What the turn spent before it paused (steps, and tokens with sub-agents'). */
+  readonly spent: { readonly steps: number; readonly usage: Usage };
+}
+
+/** Who resumes a paused turn's approvals: `durableApprovals()`, the one the stack asks. */
+export interface TurnApprovals {
+  inspect(token: string): Promise<PendingApproval>;
+  claim(token: string, decision: unknown): Promise<ClaimedApproval>;
+}
+
+/** Options of `agent.resume` and `session.resume`. */
+export interface ResumeOptions extends PromptOptions {
+  /** The durable approvals that issued the tokens (same store and key). */
+  readonly approvals: TurnApprovals;
+}
+
 /** What one prompt produced. */
 export interface TurnResult {
-  /** `rejected`: a `userPrompt` or `run` hook said no; `failed`: an error no `error` hook recovered; `aborted`: the caller cancelled. */
-  readonly status: "completed" | "rejected" | "failed" | "aborted";
+  /**
+   * `rejected`: a `userPrompt` or `run` hook said no; `failed`: an error no `error` hook recovered; `aborted`: the caller
+   * cancelled; `interrupted`: tool calls wait for a person (durable approvals): see `approvals` and `state`.
+   */
+  readonly status: "completed" | "rejected" | "failed" | "aborted" | "interrupted";
   /** `<sessionId>#<turn>-<8 hex>`, e.g. `conversation-42#1-3f9a0c2e`: unique per turn, also in a session resumed with the same id. */
   readonly runId: string;
   /** The final answer (empty unless completed). */
@@ -126,6 +166,10 @@ export interface TurnResult {
   readonly cause?: HookError;
   readonly error?: unknown;
   readonly result?: RunResult;
+  /** On an `interrupted` turn: the approvals it waits for (show them to a person). */
+  readonly approvals?: readonly PendingApproval[];
+  /** On an `interrupted` turn: what `resume` needs to go on with the turn, as plain JSON. */
+  readonly state?: TurnState;
 }
 
 /** An open session: prompts share its history. */
@@ -144,6 +188,13 @@ export interface AgentSession {
   compact(): Promise<void>;
   /** Send a notice through the `notification` point. */
   notify(notification: Notification): Promise<void>;
+  /**
+   * Go on with a turn that paused for approvals, with a decision per approval id (read strictly:
+   * anything but a well-formed approve or edit is a denial). Each token is claimed once: a second
+   * resume of the same state is refused with `ApprovalReplayedError`. The result may be
+   * `interrupted` again when another call asks.
+   */
+  resume(state: TurnState, decisions: Readonly<Record<string, unknown>>, options: ResumeOptions): Promise<TurnResult>;
   /** Close the session (the `sessionEnd` point); later prompts throw. */
   close(reason?: SessionEnd["reason"]): Promise<void>;
 }
@@ -155,4 +206,9 @@ export interface Agent {
   session(options?: SessionOptions): Promise<AgentSession>;
   /** One prompt in a session of its own, closed afterwards. */
   run(prompt: string, options?: SessionOptions & PromptOptions): Promise<TurnResult>;
+  /**
+   * Go on with a turn that paused for approvals, in a session reopened with the state's id and
+   * history (`sessionStart` runs with source `resume`) and closed afterwards. See `AgentSession.resume`.
+   */
+  resume(state: TurnState, decisions: Readonly<Record<string, unknown>>, options: ResumeOptions & Omit<SessionOptions, "sessionId" | "messages">): Promise<TurnResult>;
 }

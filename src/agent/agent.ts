@@ -32,5 +32,22 @@ export const createAgent = (options: AgentOptions): Agent => {
           await session.close("other");
         }
       }),
+    /**
+     * Reopen the paused turn's session and go on with the turn, as one invocation like `run`.
+     *
+     * @example
+     * const turn = await agent.resume(saved.state, { [saved.approvals[0].id]: { decision: "approve", by: "alice" } }, { approvals })
+     */
+    resume: (state, decisions, resumeOptions) =>
+      invoke(config.name, async () => {
+        if (typeof state !== "object" || state === null) throw new TypeError("agent.resume: state must be the `state` of an interrupted turn");
+        const { signal, metadata } = resumeOptions ?? {};
+        const session = await openSession(config, { sessionId: state.sessionId, source: "resume", messages: state.history, ...(signal !== undefined ? { signal } : {}), ...(metadata !== undefined ? { metadata } : {}) });
+        try {
+          return await session.resume(state, decisions, resumeOptions);
+        } finally {
+          await session.close("other");
+        }
+      }),
   };
 };

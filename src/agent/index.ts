@@ -34,7 +34,7 @@ export {
 export { fromReadableStream, toReadableStream } from "./stream/readable.ts";
 export { createAgent } from "./agent.ts";
 export type {
-  Agent, AgentOptions, AgentSession, Compactor, PartInfo, PromptOptions, SessionOptions, SubagentSpec, TurnResult,
+  Agent, AgentOptions, AgentSession, Compactor, PartInfo, PromptOptions, ResumeOptions, SessionOptions, SubagentSpec, TurnApprovals, TurnResult, TurnState,
 } from "./agent-types.ts";
 export { SessionRejectedError } from "./session.ts";
 export { AgentRunError } from "./decide.ts";

@@ -3,6 +3,7 @@
  * (observe) around one model call and that call's tool calls; when the model answers without
  * tool calls the stop gate decides, and a block feeds the reasons back, capped per R13.
  */
+import type { RunOptions } from "../core/context.ts";
 import { OutcomeRejectedError } from "../core/outcome.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 import { sharedLink, throwIfAborted } from "../core/signal.ts";
@@ -14,9 +15,9 @@ import { addUsage, noUsage } from "./model.ts";
 import { callModel } from "./model-step.ts";
 import { askStop, feedback } from "./stop.ts";
 import { isStopSignal, type StopSignal } from "./stop-signal.ts";
-import { callTools, type ToolExchange } from "./tool-step.ts";
+import { callTool, callTools, type ToolExchange } from "./tool-step.ts";
 import { toolSpec } from "./tool.ts";
-import type { Message, ModelRequest, ModelResponse, RunInput, RunResult, StepInput, StepResult, ToolCall, ToolSpec, Usage } from "./types.ts";
+import type { LoopPause, Message, ModelRequest, ModelResponse, RunInput, RunResult, StepInput, StepResult, ToolCall, ToolSpec, Usage } from "./types.ts";
 
 /**
  * The assistant message for a response.
@@ -98,6 +99,15 @@ export const promptInMessages = (given: DeepReadonly<RunInput>, built: RunInput)
   return { ...given, messages: given.messages.map((m, i) => (i === last && m.role === "user" ? { ...m, content: given.prompt } : m)) };
 };
 
+/** Where a loop starts: from scratch, or after a paused step whose tool calls have all been answered. */
+export interface LoopStart {
+  readonly messages: readonly Message[];
+  readonly steps: number;
+  readonly usage: Usage;
+  readonly blocks: number;
+  readonly text: string;
+}
+
 /**
  * The `toolBatch` gate, once a step's tool calls have all resolved and before the next model call
  * (Claude Code's PostToolBatch): what its hooks add reaches that call; a refusal ends the run
@@ -113,20 +123,66 @@ const afterBatch = async (env: LoopEnv, calls: StepResult["toolResults"]): Promi
 };
 
 /**
- * Run the loop for one `run` input.
+ * Finish the step a run paused on: each call that waited runs again with its claimed decision
+ * (`approvals` by approval id: the approver that answers it), the others keep their results. A
+ * call that asks again pauses the run again, on the same step.
+ *
+ * @example
+ * const next = await finishPausedStep(env, input, pause, approversById)
+ */
+export const finishPausedStep = async (
+  env: LoopEnv,
+  input: DeepReadonly<RunInput>,
+  pause: LoopPause,
+  approvals: ReadonlyMap<string, { readonly call: ToolCall; readonly approval: NonNullable<RunOptions["approval"]> }>,
+): Promise<RunResult | LoopStart> => {
+  const offered = new Set(((input.tools as readonly ToolSpec[] | undefined) ?? env.tools.map(toolSpec)).map((t) => t.name));
+  const calls = await Promise.all(
+    pause.step.calls.map(async (c) => {
+      if (c.approval === undefined) return c as ToolExchange;
+      const answer = approvals.get(c.approval.id);
+      if (answer === undefined) throw new TypeError(`resume: no decision for approval ${c.approval.id}`);
+      return { call: answer.call, ...(await callTool(env, offered, answer.call, answer.approval)) };
+    }),
+  );
+  const { response, carried } = pause.step;
+  if (calls.some((c) => c.approval !== undefined)) {
+    return { text: "", steps: pause.steps, usage: pause.usage, finishReason: "interrupted", messages: pause.messages, paused: { ...pause, step: { ...pause.step, calls: calls.map(pausedCall) } } };
+  }
+  // The calls that waited have their results now: the transcript gets them, in the model's order.
+  for (const c of pause.step.calls) if (c.approval !== undefined) {
+    const done = calls.find((x) => x.call.id === c.call.id);
+    if (done !== undefined) env.transcript?.toolResult(done.call, done.result);
+  }
+  const messages = [...pause.messages, ...carried, assistantMessage(response), ...calls.map(toolMessage)];
+  // The batch is whole now: its gate runs, as it would have when the step ended.
+  const stopped = await afterBatch(env, calls);
+  if (stopped !== undefined) {
+    const said: Message = { role: env.settings.contextRole, content: stopped.reason };
+    env.transcript?.context([said]);
+    return { text: response.text, steps: pause.steps, usage: pause.usage, finishReason: "stopped-by-guard", messages: [...messages, said], stoppedBy: stopped };
+  }
+  return { messages, steps: pause.steps, usage: pause.usage, blocks: pause.blocks, text: response.text };
+};
+
+/** A call as a pause keeps it: its result, or the approval it waits for (no placeholder result). */
+const pausedCall = ({ call, result, approval }: ToolExchange): LoopPause["step"]["calls"][number] => (approval !== undefined ? { call, approval } : { call, result });
+
+/**
+ * Run the loop for one `run` input, from its start or from `start` (a resumed run).
  *
  * @example
  * const outcome = await stack.run("run", input, (i) => runLoop(env, i), env.run)
  */
-export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Promise<RunResult> => {
+export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>, start?: LoopStart): Promise<RunResult> => {
   const system = input.system;
   const tools: readonly ToolSpec[] = (input.tools as readonly ToolSpec[] | undefined) ?? env.tools.map(toolSpec);
   const offered = new Set(tools.map((t) => t.name));
-  let messages = input.messages as readonly Message[];
-  let usage: Usage = noUsage;
-  let steps = 0;
-  let blocks = 0;
-  let text = "";
+  let messages = start?.messages ?? (input.messages as readonly Message[]);
+  let usage: Usage = start?.usage ?? noUsage;
+  let steps = start?.steps ?? 0;
+  let blocks = start?.blocks ?? 0;
+  let text = start?.text ?? "";
   const result = (finishReason: RunResult["finishReason"]): RunResult => ({ text, steps, usage, finishReason, messages });
   // A stop block's feedback, for the next step: joins the conversation only if a step is left to
   // read it (else the next turn would send it and its own prompt as two user messages in a row).
@@ -226,6 +282,11 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>): Prom
     }
     // Set above, or by a rejected step that had run and that the error hook let the loop go on from.
     const { response, toolResults } = done as StepResult;
+    // A call waits for a person (durable approvals): the turn stops here, and resumes from here.
+    if (toolResults.some((r) => r.approval !== undefined)) {
+      const paused: LoopPause = { messages: step.messages, step: { index: step.index, response, carried: [...carried], calls: toolResults.map(pausedCall) }, steps, usage, blocks };
+      return { text: "", steps, usage, finishReason: "interrupted", messages: step.messages, paused };
+    }
     if (response.toolCalls.length > 0) {
       const stopped = await afterBatch(env, toolResults);
       if (stopped === undefined) continue;

@@ -5,6 +5,8 @@
  * stack's approval handler asked, and a `permission_prompt` notification goes out if its answer
  * takes a while (Claude Code waits about six seconds before it notifies).
  */
+import { durableApprover, isDurableApprover, type DurableAnswer, type DurableApprover, type DurableAsk } from "../core/approval-types.ts";
+import { readAnswer } from "../core/approval-answer.ts";
 import type { ApprovalDecision, ApprovalHandler, ApprovalRequest, RunOptions } from "../core/context.ts";
 import { describe } from "../core/errors.ts";
 import type { AgentStack } from "./stack.ts";
@@ -59,7 +61,8 @@ const askPerson = async (handler: ApprovalHandler, request: ApprovalRequest, o: 
   const timer = o.notifyAfterMs === false || o.notifyAfterMs === 0 ? undefined : setTimeout(say, o.notifyAfterMs);
   timer?.unref?.();
   try {
-    return await handler(request);
+    // Read as strictly as the core reads any approver's answer: only a well-formed approve or edit allows.
+    return await readAnswer(await handler(request));
   } finally {
     clearTimeout(timer);
   }
@@ -76,6 +79,7 @@ const askPerson = async (handler: ApprovalHandler, request: ApprovalRequest, o: 
 export const withPermissionRequests = (o: PermissionAskerOptions, run: RunOptions): RunOptions => {
   const handler = o.stack.options.approval;
   if (handler === undefined && !o.stack.has("permissionRequest")) return run;
+  if (isDurableApprover(handler)) return o.stack.has("permissionRequest") ? { ...run, approval: durableWithPermissionRequests(o, run, handler) } : run;
   const person = (request: ApprovalRequest, what: string): ApprovalDecision | Promise<ApprovalDecision> =>
     handler === undefined ? noOne(request) : askPerson(handler, request, o, `${o.name} needs your permission ${what}`);
   const approval: ApprovalHandler = async (request) => {
@@ -93,3 +97,36 @@ export const withPermissionRequests = (o: PermissionAskerOptions, run: RunOption
   };
   return { ...run, approval };
 };
+
+/**
+ * Durable approvals behind the `permissionRequest` gate: its hooks may answer in the person's
+ * place; when none does, the question is kept for a person and the run pauses (durable approvals).
+ */
+const durableWithPermissionRequests = (o: PermissionAskerOptions, run: RunOptions, durable: DurableApprover): DurableApprover => ({
+  [durableApprover]: true,
+  async ask(request: DurableAsk): Promise<DurableAnswer> {
+    if (request.point !== "toolCall" || !isToolCall(request.input)) return durable.ask(request);
+    const call = request.input;
+    // Set when nobody answered: the run pauses with it, whatever the gate's hooks do after.
+    let kept: DurableAnswer | undefined;
+    const outcome = await o.stack.run(
+      "permissionRequest",
+      { call },
+      async (r) => {
+        const answer = await durable.ask({ ...request, input: r.call });
+        if ("pending" in answer) {
+          kept = answer;
+          return { behavior: "deny", message: "waiting for a person" } satisfies PermissionDecision;
+        }
+        // A decision a person already took (a resumed run): it stands as they gave it.
+        kept = answer;
+        return asPermission(answer.decision, r.call as ToolCall);
+      },
+      run,
+    );
+    if (kept !== undefined && ("pending" in kept || outcome._tag === "Completed")) return kept;
+    if (outcome._tag === "Completed") return { decision: asApproval(outcome.value as PermissionDecision, call) };
+    if (outcome._tag === "Rejected") return { decision: { decision: "deny", reason: outcome.reason } };
+    return { decision: { decision: "deny", reason: `the permission request for ${call.name} failed: ${describe(outcome.error)}` } };
+  },
+});

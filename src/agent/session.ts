@@ -3,23 +3,26 @@
  * each prompt runs `userPrompt` (which may rewrite or refuse it) and then the `run` gate
  * around the loop; closing runs `sessionEnd`. Turns of a session run one after another.
  */
+import type { PendingApproval } from "../core/approval-types.ts";
 import type { RunOptions } from "../core/context.ts";
 import { AgentOnionError, RunAbortedError, describe, type HookError } from "../core/errors.ts";
+import { ApprovalTamperedError } from "../core/interrupt.ts";
 import type { Rejected } from "../core/outcome.ts";
+import type { DeepReadonly } from "../core/readonly.ts";
 import { noop, sharedLink, stopListening, type LinkedController } from "../core/signal.ts";
-import type { AgentSession, PromptOptions, SessionOptions, TurnResult } from "./agent-types.ts";
+import type { AgentSession, PromptOptions, ResumeOptions, SessionOptions, TurnResult, TurnState } from "./agent-types.ts";
 import { compact } from "./compaction.ts";
 import { notifier, rootEnv, type AgentConfig } from "./config.ts";
 import { ContextQueue } from "./context-queue.ts";
 import { contentText } from "./content-text.ts";
 import { AgentRunError, decide } from "./decide.ts";
-import type { SessionShared } from "./env.ts";
+import type { LoopEnv, SessionShared } from "./env.ts";
 import { keepSessionEnv } from "./session-env.ts";
-import { promptInMessages, runLoop } from "./loop.ts";
+import { finishPausedStep, promptInMessages, runLoop } from "./loop.ts";
 import { noUsage } from "./model.ts";
 import { toolSpec } from "./tool.ts";
 import { transcriptFile, TranscriptWriter } from "./transcript.ts";
-import type { Message, Notification, RunInput, RunResult, SessionEnd, Usage, UserPrompt } from "./types.ts";
+import type { LoopPause, Message, Notification, RunInput, RunResult, SessionEnd, ToolCall, Usage, UserPrompt } from "./types.ts";
 
 /**
  * The run id of one of a session's runs (`s1#3-1a2b3c4d`): the session, what the run is (a
@@ -102,6 +105,33 @@ class SessionSignal {
     this.link = undefined;
   }
 }
+
+/**
+ * Check what `resume` was given, before anything is claimed; the calls that wait, with their approvals.
+ *
+ * @example
+ * const waiting = checkResume(turn.state, { [turn.approvals[0].id]: { decision: "approve" } }, { approvals }, session.id)
+ */
+export const checkResume = (
+  state: TurnState,
+  decisions: Readonly<Record<string, unknown>>,
+  options: ResumeOptions,
+  sessionId: string,
+): readonly { readonly call: ToolCall; readonly approval: PendingApproval }[] => {
+  const calls = (state as Partial<TurnState> | undefined)?.pause?.step?.calls;
+  if (typeof state !== "object" || state === null || state.v !== 1 || !Array.isArray(calls) || typeof state.runId !== "string" || typeof state.prompt !== "string" || !Array.isArray(state.history))
+    throw new TypeError("resume: state must be the `state` of an interrupted turn (TurnState, version 1)");
+  if (state.sessionId !== sessionId) throw new TypeError(`resume: the state belongs to session ${String(state.sessionId)}, not ${sessionId}`);
+  if (typeof options?.approvals?.claim !== "function" || typeof options.approvals.inspect !== "function")
+    throw new TypeError("resume: options.approvals must be the durableApprovals() that issued the tokens");
+  if (typeof decisions !== "object" || decisions === null || Array.isArray(decisions)) throw new TypeError("resume: decisions must be an object of decisions by approval id");
+  const waiting = calls.flatMap((c) => (c.approval !== undefined ? [{ call: c.call, approval: c.approval }] : []));
+  if (waiting.length === 0) throw new TypeError("resume: the state has no call waiting for approval");
+  const ids = new Set(waiting.map((w) => w.approval.id));
+  for (const id of ids) if (!Object.hasOwn(decisions, id)) throw new TypeError(`resume: no decision for approval ${id} (decisions are keyed by approval id)`);
+  for (const id of Object.keys(decisions)) if (!ids.has(id)) throw new TypeError(`resume: approval ${id} is not one this turn waits for`);
+  return waiting;
+};
 
 /**
  * True once `earlier` (the turns before a prompt) settles; false as soon as `signal` aborts, if it
@@ -216,6 +246,24 @@ class Session implements AgentSession {
   prompt(text: string, options: PromptOptions = {}): Promise<TurnResult> {
     if (this.closed) return Promise.reject(new Error(`session ${this.id} is closed`));
     if (typeof text !== "string") return Promise.reject(new TypeError("prompt: text must be a string"));
+    // The turn number keeps it readable; the random part keeps it unique when a session is resumed
+    // with the same id (the count starts again), since run-scoped guard state is kept under it for days.
+    return this.enqueue(runIdOf(this.id, ++this.turns), options, (runId, signal) => this.turnBody(runId, text, options, signal));
+  }
+
+  resume(state: TurnState, decisions: Readonly<Record<string, unknown>>, options: ResumeOptions): Promise<TurnResult> {
+    if (this.closed) return Promise.reject(new Error(`session ${this.id} is closed`));
+    let waiting: readonly { readonly call: ToolCall; readonly approval: PendingApproval }[];
+    try {
+      waiting = checkResume(state, decisions, options, this.id);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.enqueue(state.runId, options, (runId, signal) => this.resumeBody(runId, state, waiting, decisions, options, signal));
+  }
+
+  /** Queue a turn after the session's earlier ones, following the session's and the caller's signals. */
+  private enqueue(runId: string, options: PromptOptions, body: (runId: string, signal: AbortSignal | undefined) => Promise<TurnResult>): Promise<TurnResult> {
     clearTimeout(this.idle);
     this.waiting++;
     let combined: ReturnType<typeof either>;
@@ -226,15 +274,12 @@ class Session implements AgentSession {
       this.settled();
       return Promise.reject(error); // a signal that cannot be listened to: this prompt fails, not the caller's code
     }
-    // The turn number keeps it readable; the random part keeps it unique when a session is resumed
-    // with the same id (the count starts again), since run-scoped guard state is kept under it for days.
-    const runId = runIdOf(this.id, ++this.turns);
     const earlier = this.tail;
     // A prompt cancelled while an earlier turn still runs ends then, not when that turn does; no
     // hook runs for it. The next prompt still waits for the earlier turn.
     const turn = untilTurn(earlier, combined.signal)
       .then((ready) => {
-        if (ready) return this.turn(runId, text, options, combined);
+        if (ready) return this.turn(runId, body, combined);
         combined.dispose();
         const reason: unknown = combined.signal?.reason;
         return { status: "aborted", runId, text: "", steps: 0, usage: noUsage, error: new RunAbortedError("userPrompt", reason, false) } satisfies TurnResult;
@@ -249,13 +294,13 @@ class Session implements AgentSession {
     return turn;
   }
 
-  private async turn(runId: string, text: string, options: PromptOptions, combined: ReturnType<typeof either>): Promise<TurnResult> {
+  private async turn(runId: string, body: (runId: string, signal: AbortSignal | undefined) => Promise<TurnResult>, combined: ReturnType<typeof either>): Promise<TurnResult> {
     // A turn that does not complete leaves the conversation as it was: its hooks' context is
     // dropped, and context from before it (a `sessionStart` hook's) waits for the next request again.
     const mark = this.pending.mark();
     let completed = false;
     try {
-      const result = await this.turnBody(runId, text, options, combined.signal);
+      const result = await body(runId, combined.signal);
       completed = result.status === "completed";
       if (result.status === "failed") await this.notify({ type: "error", message: `${this.config.name} failed: ${describe(result.error)}` });
       return result;
@@ -277,18 +322,77 @@ class Session implements AgentSession {
     const prompt = accepted.value.text;
     this.transcript?.prompt(prompt, promptId);
     const env = rootEnv(this.config, run, this.pending, signal, options.onPart ?? this.config.options.onPart, this.shared, this.transcript);
-    const input: RunInput = {
+    const input = this.runInput(env, prompt, this.messages);
+    const history = this.messages;
+    const stateOf = (pause: LoopPause): TurnState => ({ v: 1, agent: this.config.name, sessionId: this.id, runId, prompt, history, metadata: run.metadata ?? {}, pause, spent: { ...env.spent } });
+    return this.runTurn(runId, run, env, input, signal, (i) => runLoop(env, promptInMessages(i, input)), stateOf);
+  }
+
+  /** A paused turn, resumed: its waiting calls' tokens claimed, its `run` point run again from the paused step. */
+  private async resumeBody(
+    runId: string,
+    state: TurnState,
+    waiting: readonly { readonly call: ToolCall; readonly approval: PendingApproval }[],
+    decisions: Readonly<Record<string, unknown>>,
+    options: ResumeOptions,
+    signal: AbortSignal | undefined,
+  ): Promise<TurnResult> {
+    // Every token is checked (signature, expiry, store) before any is claimed: a refused one consumes none.
+    for (const { approval } of waiting) await options.approvals.inspect(approval.token);
+    const answers = new Map<string, { readonly call: ToolCall; readonly approval: NonNullable<RunOptions["approval"]> }>();
+    for (const { call, approval } of waiting) {
+      const claimed = await options.approvals.claim(approval.token, decisions[approval.id]);
+      const asked = claimed.input as Partial<ToolCall> | undefined;
+      // What runs is what the store kept for the signed token; the state only says where it goes.
+      if (claimed.point !== "toolCall" || asked?.id !== call.id || asked.name !== call.name)
+        throw new ApprovalTamperedError(approval.id, `the turn state's call ${call.id} is not the call approval ${approval.id} was asked about`);
+      answers.set(approval.id, { call: claimed.input as ToolCall, approval: claimed.options.approval as NonNullable<RunOptions["approval"]> });
+    }
+    // The paused turn's metadata (its prompt's), under this session's (a transcript of this process) and the caller's.
+    const run: RunOptions = { ...this.base, signal, runId, metadata: { ...state.metadata, ...this.base.metadata, ...options.metadata } };
+    const env = rootEnv(this.config, run, this.pending, signal, options.onPart ?? this.config.options.onPart, this.shared, this.transcript);
+    env.spent.steps = state.spent.steps;
+    env.spent.usage = state.spent.usage;
+    const input = this.runInput(env, state.prompt, state.history);
+    // The paused step's calls run once, even if a `run` hook runs the loop again.
+    let finishing: ReturnType<typeof finishPausedStep> | undefined;
+    const operation = async (i: DeepReadonly<RunInput>): Promise<RunResult> => {
+      finishing ??= finishPausedStep(env, i, state.pause, answers);
+      const start = await finishing;
+      return "finishReason" in start ? start : runLoop(env, promptInMessages(i, input), start);
+    };
+    const stateOf = (pause: LoopPause): TurnState => ({ ...state, metadata: run.metadata ?? {}, pause, spent: { ...env.spent } });
+    return this.runTurn(runId, run, env, input, signal, operation, stateOf);
+  }
+
+  /** The `run` point's input for a prompt after `history`. */
+  private runInput(env: LoopEnv, prompt: string, history: readonly Message[]): RunInput {
+    return {
       prompt,
-      messages: [...this.messages, { role: "user", content: prompt }],
+      messages: [...history, { role: "user", content: prompt }],
       tools: env.tools.map(toolSpec),
       ...(this.config.options.system !== undefined ? { system: this.config.options.system } : {}),
     };
+  }
+
+  /** Run the `run` point around `loop`, deciding about failures, and say how the turn ended. */
+  private async runTurn(
+    runId: string,
+    run: RunOptions,
+    env: LoopEnv,
+    input: RunInput,
+    signal: AbortSignal | undefined,
+    loop: (input: DeepReadonly<RunInput>) => Promise<RunResult>,
+    stateOf: (pause: LoopPause) => TurnState,
+  ): Promise<TurnResult> {
+    const empty = { runId, text: "", steps: 0, usage: noUsage };
     // A retried run starts from here: what its attempt took from the queue (a sessionStart or
     // userPrompt hook's context) waits again, and what its own hooks added goes (they add it again).
     const beforeRun = this.pending.mark();
     for (let attempt = 1; ; attempt++) {
       // So does an attempt an `around` hook starts again: it gets what the first one took.
-      const outcome = await this.config.stack.run("run", input, this.pending.restartable(beforeRun, (i) => runLoop(env, promptInMessages(i, input))), run);
+      const outcome = await this.config.stack.run("run", input, this.pending.restartable(beforeRun, loop), run);
+      if (outcome._tag === "Completed" && outcome.value.paused !== undefined) return this.interrupted(runId, outcome.value, outcome.value.paused, env.spent, stateOf);
       if (outcome._tag === "Completed") return this.completed(runId, outcome.value, env.spent);
       // Not completed: still what the turn spent (steps, and tokens, sub-agents included).
       const spent = { ...empty, steps: env.spent.steps, usage: env.spent.usage };
@@ -309,6 +413,14 @@ class Session implements AgentSession {
       }
       return { ...spent, status: "failed", error };
     }
+  }
+
+  /** A turn paused for approvals: the session's conversation stays as it was until the turn is resumed and completes. */
+  private interrupted(runId: string, result: RunResult, pause: LoopPause, spent: { readonly steps: number; readonly usage: Usage }, stateOf: (pause: LoopPause) => TurnState): TurnResult {
+    const approvals = pause.step.calls.flatMap((c) => (c.approval !== undefined ? [c.approval] : []));
+    // Plain JSON, as it will be stored: nothing of this process (a getter, a class instance) rides along.
+    const state = JSON.parse(JSON.stringify(stateOf(pause))) as TurnState;
+    return { status: "interrupted", runId, text: "", finishReason: "interrupted", steps: spent.steps, usage: spent.usage, result, approvals, state };
   }
 
   /** Steps and usage are the turn's: every attempt, and every model call, sub-agents' included (see LoopEnv.spent). */

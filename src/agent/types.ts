@@ -3,6 +3,7 @@
  * contract are `ToolCall`, `ToolResult`, `UserPrompt` and `StopRequest`; the others follow the
  * same shape: plain JSON-like data, so they can be frozen, traced and sent to external hooks.
  */
+import type { PendingApproval } from "../core/approval-types.ts";
 
 /** One tool invocation requested by the model. */
 export interface ToolCall {
@@ -152,10 +153,31 @@ export interface RunResult {
   readonly text: string;
   readonly steps: number;
   readonly usage: Usage;
-  readonly finishReason: FinishReason | "stop-rejected-cap" | "max-steps" | "stopped-by-guard";
+  /** `interrupted`: a tool call waits for a person's approval (durable approvals); `paused` says where. */
+  readonly finishReason: FinishReason | "stop-rejected-cap" | "max-steps" | "stopped-by-guard" | "interrupted";
   /** Set when a guard stopped the run: why, which hook, and which kind of limit. */
   readonly stoppedBy?: { readonly reason: string; readonly by?: string; readonly kind?: string };
   readonly messages: readonly Message[];
+  /** Set when the run stopped to wait for approvals: where the loop stopped, to go on from there. */
+  readonly paused?: LoopPause;
+}
+
+/**
+ * Where an agent run stopped for approvals: the conversation before the step whose tool calls
+ * wait, that step (its model response, the context hooks added to its request, and each call with
+ * its result or the approval it waits for), and the run's counters. Plain JSON data.
+ */
+export interface LoopPause {
+  readonly messages: readonly Message[];
+  readonly step: {
+    readonly index: number;
+    readonly response: ModelResponse;
+    readonly carried: readonly Message[];
+    readonly calls: readonly { readonly call: ToolCall; readonly result?: ToolResult; readonly approval?: PendingApproval }[];
+  };
+  readonly steps: number;
+  readonly usage: Usage;
+  readonly blocks: number;
 }
 
 /** One loop iteration. */
@@ -166,7 +188,8 @@ export interface StepInput {
 /** What one loop iteration produced: the model's response and its tool calls' results. */
 export interface StepResult {
   readonly response: ModelResponse;
-  readonly toolResults: readonly { readonly call: ToolCall; readonly result: ToolResult }[];
+  /** Each call and the result the model reads; a call that waits for a person has its `approval` (and a placeholder result). */
+  readonly toolResults: readonly { readonly call: ToolCall; readonly result: ToolResult; readonly approval?: PendingApproval }[];
 }
 
 /** Context compaction; subject is the trigger. */

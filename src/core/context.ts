@@ -2,6 +2,7 @@
  * What a hook can reach while it runs: the run's signal, identity, metadata, state store,
  * approval handler, and a way to add context for the model.
  */
+import type { ApprovalDecision, Approver } from "./approval-types.ts";
 import type { HookError } from "./errors.ts";
 import type { Outcome } from "./outcome.ts";
 import type { PointKind } from "./point.ts";
@@ -9,24 +10,7 @@ import type { DeepReadonly } from "./readonly.ts";
 import type { StateStore } from "./state.ts";
 import type { Trace, TraceEntry } from "./trace.ts";
 
-/** A request for a person (or a policy service) to decide. */
-export interface ApprovalRequest {
-  readonly point: string;
-  readonly hook: string;
-  readonly subject: string | undefined;
-  readonly input: unknown;
-  readonly reason?: string;
-  readonly signal: AbortSignal;
-}
-
-/** The answer to an approval request; `edit` carries a replacement input. */
-export type ApprovalDecision =
-  | { readonly decision: "approve"; readonly reason?: string }
-  | { readonly decision: "deny"; readonly reason: string }
-  | { readonly decision: "edit"; readonly input: unknown; readonly reason?: string };
-
-/** Answers an approval request: approve, deny, or approve with an edited input. */
-export type ApprovalHandler = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+export type { ApprovalAnswer, ApprovalDecision, ApprovalHandler, ApprovalRequest, Approver, DurableApprover, PendingApproval } from "./approval-types.ts";
 
 /** What a hook may know about itself. */
 export interface HookInfo {
@@ -66,7 +50,14 @@ export interface HookContext<I = unknown> {
   state(scope?: "session" | "global"): StateStore;
   /** Extra context for the model; collected in hook order. */
   addContext(text: string): void;
-  /** Ask the stack's approval handler; without one the answer is a denial that says so. */
+  /**
+   * Ask whoever answers approvals (the run's `approval`, else the stack's). The answer is read
+   * strictly: anything but a well-formed approve or edit comes back as a `deny` saying why, and so
+   * does no approver, a throw, or no answer before the hook gives up (`signal` joins what ends the
+   * wait). An edit keeps the shape and subject of `input` (default: this hook's input), and the gate
+   * hooks outside this one are asked again about it before the operation. With durable approvals
+   * the answer may be a `deny` carrying `pending`: the run then ends `Interrupted` when this hook rejects.
+   */
   approve(request: { readonly reason?: string; readonly hook: string; readonly input?: unknown; readonly signal?: AbortSignal }): Promise<ApprovalDecision>;
   /** Keep `stack.flush()` waiting for background work this hook started (fire-and-forget HTTP, audit writes). */
   waitUntil(work: PromiseLike<unknown>): void;
@@ -129,7 +120,7 @@ export interface RunOptions {
    * Ask this handler, not the stack's, when a hook of this run asks for approval: whoever runs
    * the stack knows who can answer (`claude-hook` asks the person through Claude Code).
    */
-  readonly approval?: ApprovalHandler | undefined;
+  readonly approval?: Approver | undefined;
 }
 
 /** What observers receive once a run settled (R10). */

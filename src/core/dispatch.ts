@@ -38,6 +38,7 @@ import { HookCtx, noHook } from "./hook-context.ts";
 import { Outcome } from "./outcome.ts";
 import { abandoned, endLayer, settle, settledUnder } from "./settle.ts";
 import { inputAt, type Frame, type Run } from "./run.ts";
+import { interrupted, type AskState } from "./approval-ask.ts";
 import { RunSignal, type AbortWatcher } from "./run-signal.ts";
 import { isThenable, noop } from "./signal.ts";
 
@@ -185,30 +186,71 @@ const callOperation = (run: Run, f: Frame): Step => {
     f.outcome = collectedOutcome(run.collected as Veto[]);
     return unwind(run, f);
   }
+  if (run.asked !== undefined && run.asked.edited >= 0) return reguard(run, f);
   if (run.rechecks !== undefined) return recheck(run, f, [...run.rechecks]);
   return callOperationNow(run, f);
 };
+
+/**
+ * An approver edited the input: every gate hook outside the one that asked decided on the input
+ * before the edit, so each one whose matcher applies to the edited input (a condition such as
+ * `Bash(rm *)` is tested again) has its `before` asked about it now, as a recheck: only a Reject
+ * (or a failure that fails closed) counts. Hooks inside the asking one saw the edit already.
+ */
+const reguard = (run: Run, f: Frame): Step => {
+  const asked = run.asked as AskState;
+  const upTo = asked.edited;
+  asked.edited = -1;
+  const pending: [Layer, unknown][] = [];
+  for (let k = 0; k < upTo; k++) {
+    const layer = run.layers[k] as Layer;
+    if (typeof layer.before !== "function") continue;
+    if ((layer.flags & LayerFlag.matchesInput) !== 0) {
+      let applies: boolean;
+      try {
+        applies = layer.matcher.test(run.subject, f.payload, () => run.detailOf(f.payload), run.metadata);
+      } catch (cause) {
+        applies = failedMatch(run, layer, cause);
+      }
+      if (!applies) continue;
+    }
+    // Never equal to the input, so each is asked; a `recheck` gate is then up to date.
+    pending.push([layer, reguarding]);
+  }
+  asked.rechecking = true;
+  const done = (step: Step): Step => {
+    asked.rechecking = false;
+    return step;
+  };
+  const step = recheck(run, f, pending, true);
+  return isThenable(step) ? step.then(done) : done(step);
+};
+
+/** What `reguard` gives as the input each gate last saw: no input is it. */
+const reguarding: unique symbol = Symbol("reguarding");
 
 /**
  * Gates marked `recheck` see the input the operation will really get: each one whose view is
  * out of date (a hook inside it transformed the input) runs its `before` again (A10). Only a
  * Reject (or a fail-closed failure) counts; anything else lets the call go on.
  */
-const recheck = (run: Run, f: Frame, pending: [Layer, unknown][]): Step => {
+const recheck = (run: Run, f: Frame, pending: [Layer, unknown][], thenRechecks = false): Step => {
   while (pending.length > 0) {
     if (run.settled) return abandoned(run, f); // a hook inside, or the caller, aborted the run (R7)
     const [layer, seen] = pending.shift() as [Layer, unknown];
     if (seen === f.payload) continue;
-    run.rechecks?.set(layer, f.payload);
+    if (run.rechecks?.has(layer) === true) run.rechecks.set(layer, f.payload);
     run.input = f.payload;
     const started = mark(run, layer);
     const answer = invoke(run, layer, "before", layer.before as AnyFn, f.payload, undefined, started);
     if (isThenable(answer)) {
       const at = asyncStart(run, started);
-      return whenSettled(run, layer, "before", answer, started, (a) => (rechecked(run, f, layer, a, at) ? unwind(run, f) : recheck(run, f, pending)));
+      return whenSettled(run, layer, "before", answer, started, (a) => (rechecked(run, f, layer, a, at) ? unwind(run, f) : recheck(run, f, pending, thenRechecks)));
     }
     if (rechecked(run, f, layer, answer, started)) return unwind(run, f);
   }
+  // After an edit's recheck, the `recheck` gates not asked about this input yet (inside the asking hook, changed since).
+  if (thenRechecks && run.rechecks !== undefined) return recheck(run, f, [...run.rechecks]);
   return callOperationNow(run, f);
 };
 
@@ -385,11 +427,16 @@ const laterExit = (run: Run, f: Frame, layer: Layer, exit: "after" | "recover", 
   return unwind(run, f);
 };
 
-/** A frame ran to its end: the around call that opened it is told, or, for the outermost frame, the run settles. */
+/**
+ * A frame ran to its end: the around call that opened it is told, or, for the outermost frame, the
+ * run settles (as `Interrupted` when it waits for an approval, see approval-ask.ts).
+ */
 const ended = (run: Run, f: Frame): Outcome => {
-  const outcome = f.outcome as Outcome;
-  if (f.outer === undefined) settle(run, outcome, true);
-  else (f as AroundCall).done();
+  let outcome = f.outcome as Outcome;
+  if (f.outer === undefined) {
+    if (run.asked !== undefined) outcome = f.outcome = interrupted(run, outcome);
+    settle(run, outcome, true);
+  } else (f as AroundCall).done();
   return outcome;
 };
 

@@ -4,7 +4,7 @@
  */
 
 /** The phase of a hook in which something happened. */
-export type Phase = "before" | "after" | "around" | "recover" | "onSettled" | "observe" | "operation" | "match";
+export type Phase = "before" | "after" | "around" | "recover" | "onSettled" | "observe" | "operation" | "match" | "approval";
 
 /** Why a hook failed (R6). */
 export type HookFailureKind =

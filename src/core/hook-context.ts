@@ -31,7 +31,8 @@ export interface RunView {
   readonly input: unknown;
   state(scope?: "session" | "global"): StateStore;
   addContextFrom(hook: string, text: string): void;
-  approve(request: ApprovalRequestOf): Promise<ApprovalDecision>;
+  /** Ask for approval for `hook`, whose own signal (a timed hook's) is `own`. */
+  approve(request: ApprovalRequestOf, hook: HookInfo, own: RunSignal | undefined): Promise<ApprovalDecision>;
   waitUntil(work: PromiseLike<unknown>): void;
   getLocal(key: ContextKey<unknown>): unknown;
   setLocal(key: ContextKey<unknown>, value: unknown): void;
@@ -92,7 +93,11 @@ export class HookCtx<I = unknown> implements HookContext<I> {
   get store(): StateStore { return this.#run.store; }
   state(scope?: "session" | "global"): StateStore { return this.#run.state(scope); }
   addContext(text: string): void { this.#run.addContextFrom(this.hook.name, text); }
-  approve(request: ApprovalRequestOf): Promise<ApprovalDecision> { return this.#run.approve(request); }
+  approve(request: ApprovalRequestOf): Promise<ApprovalDecision> {
+    // Checked here, so a hook that passes nothing gets a TypeError it can read, not a crash inside.
+    if (typeof request !== "object" || request === null) return Promise.reject(new TypeError(`ctx.approve: request must be an object { hook, reason?, input?, signal? }, got ${request === null ? "null" : typeof request}`));
+    return this.#run.approve(request, this.hook, this.#own);
+  }
   waitUntil(work: PromiseLike<unknown>): void { this.#run.waitUntil(work); }
   local<T>(key: ContextKey<T>): T | undefined;
   local<T>(key: ContextKey<T>, value: T): T;

@@ -15,7 +15,7 @@ import type { RunEvent } from "./context.ts";
 import { decisionsOf } from "./decisions.ts";
 import { HookError, type Phase } from "./errors.ts";
 import type { Layer } from "./hook.ts";
-import type { Outcome, Rejected } from "./outcome.ts";
+import type { Interrupted, Outcome, Rejected } from "./outcome.ts";
 import type { Run, Stats } from "./run.ts";
 import { isThenable } from "./signal.ts";
 import type { TraceEntry } from "./trace.ts";
@@ -194,8 +194,11 @@ const noFailures: readonly HookError[] = Object.freeze([]);
 export const observed = (o: Outcome): Outcome => {
   if (o._tag === "Completed") return Object.freeze({ _tag: "Completed", value: o.value });
   if (o._tag === "Failed") return Object.freeze({ _tag: "Failed", error: o.error });
-  const copy: { -readonly [K in keyof Rejected]: Rejected[K] } = { _tag: "Rejected", reason: o.reason, by: o.by };
+  const copy: { -readonly [K in keyof Interrupted]?: Interrupted[K] } & { -readonly [K in keyof Rejected]: Rejected[K] } = { _tag: "Rejected", reason: o.reason, by: o.by };
   if (o.cause !== undefined) copy.cause = o.cause;
+  // An interrupted run's pending approval (see approval-ask.ts).
+  const approval = (o as Partial<Interrupted>).approval;
+  if (approval !== undefined) copy.approval = approval;
   if (o.reasons !== undefined) copy.reasons = Object.freeze(o.reasons.map((r) => Object.freeze({ reason: r.reason, by: r.by })));
   return Object.freeze(copy);
 };

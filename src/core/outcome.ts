@@ -1,3 +1,4 @@
+import type { PendingApproval } from "./approval-types.ts";
 import { brandError, type HookError } from "./errors.ts";
 
 /**
@@ -22,6 +23,15 @@ export interface Rejected {
   readonly cause?: HookError;
   /** On collecting gates (`collect: true`): every rejection, in hook order. */
   readonly reasons?: readonly { readonly reason: string; readonly by: string }[];
+}
+/**
+ * A run that stopped to wait for a person: a `Rejected` (the call did not run, and code that knows
+ * only the three outcomes treats it as a refusal) that carries the pending approval. Resume it with
+ * the approvals' `resume(stack, approval.token, decision, operation)`.
+ */
+export interface Interrupted extends Rejected {
+  /** What waits for a decision: show it to a person; its `token` resumes the run. */
+  readonly approval: PendingApproval;
 }
 /** The outcome of a run whose operation threw, or that was aborted or abandoned before it settled. */
 export interface Failed {
@@ -55,6 +65,8 @@ export const Outcome = {
   isRejected: <O>(o: Outcome<O>): o is Rejected => o._tag === "Rejected",
   /** True when the outcome is `Failed`. */
   isFailed: <O>(o: Outcome<O>): o is Failed => o._tag === "Failed",
+  /** True for a run that waits for an approval (durable approvals): a `Rejected` with an `approval`. */
+  isInterrupted: <O>(o: Outcome<O>): o is Interrupted => o._tag === "Rejected" && (o as Partial<Interrupted>).approval !== undefined,
   /** True when `value` has the shape of an Outcome (around hooks may return one). */
   is: (value: unknown): value is Outcome => {
     if (typeof value !== "object" || value === null) return false;

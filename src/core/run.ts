@@ -4,7 +4,8 @@
  * `HookCtx`, a view that reads what it may from here through `RunView`.
  */
 import type { Chain } from "./chain.ts";
-import type { ApprovalDecision, ApprovalHandler, ContextKey, RunOptions } from "./context.ts";
+import { askApproval, type ApprovalRequestOf, type AskState } from "./approval-ask.ts";
+import type { ApprovalDecision, Approver, ContextKey, HookInfo, RunOptions } from "./context.ts";
 import { Rec, type Recorder } from "./decisions.ts";
 import { OperationAbandonedError, type HookError } from "./errors.ts";
 import type { Layer } from "./hook.ts";
@@ -33,7 +34,7 @@ export interface ObserverSink {
 /** What a stack shares with every run: counters, pending background work, failure callback. */
 export interface Runtime {
   readonly store: StateStore;
-  readonly approval: ApprovalHandler | undefined;
+  readonly approval: Approver | undefined;
   /** Freeze what hooks see (R9). */
   readonly freeze: boolean;
   /** Time every hook call for observers, not only asynchronous ones (see decisions.ts). */
@@ -141,6 +142,8 @@ export class Run implements Frame, RunView, Recorder {
   declare rechecks: Map<Layer, unknown> | undefined;
   /** Layers entered and not yet ended that have an `onSettled`: frame and index, in pairs. */
   declare open: unknown[] | undefined;
+  /** What its approvals did: an edit to check again, an approval it waits for (approval-ask.ts). */
+  declare asked: AskState | undefined;
   declare private id: string | undefined;
   declare private call: string | undefined;
   declare private sessionStore: StateStore | undefined;
@@ -148,9 +151,9 @@ export class Run implements Frame, RunView, Recorder {
   /** The input whose detail `detail` holds (`noDetail` until one was asked for). */
   declare private detailFor: unknown;
   declare private detail: string | undefined;
-  /** What `askDetail` hands out: one function per run, reading `asked`. */
+  /** What `askDetail` hands out: one function per run, reading `detailAsked`. */
   declare private detailThunk: (() => string | undefined) | undefined;
-  declare private asked: unknown;
+  declare private detailAsked: unknown;
   // The run is the outermost frame of its chain (see Frame).
   declare readonly start: number;
   declare readonly outer: Frame | undefined;
@@ -189,6 +192,7 @@ export class Run implements Frame, RunView, Recorder {
     this.collected = undefined;
     this.rechecks = undefined;
     this.open = undefined;
+    this.asked = undefined;
     this.id = options?.runId;
     this.call = undefined;
     this.sessionStore = undefined;
@@ -196,7 +200,7 @@ export class Run implements Frame, RunView, Recorder {
     this.detailFor = noDetail;
     this.detail = undefined;
     this.detailThunk = undefined;
-    this.asked = undefined;
+    this.detailAsked = undefined;
     this.start = 0;
     this.outer = undefined;
     this.i = 0;
@@ -313,21 +317,8 @@ export class Run implements Frame, RunView, Recorder {
     this.options?.onContext?.(text, hook);
   }
 
-  async approve(request: { readonly reason?: string; readonly hook: string; readonly input?: unknown; readonly signal?: AbortSignal }): Promise<ApprovalDecision> {
-    // Read here, where it is used, not at the start of every run: few runs ask.
-    const own: unknown = this.options?.approval;
-    if (own !== undefined && typeof own !== "function") throw new TypeError(`stack.run("${this.point}"): approval must be a function, got ${typeof own}`);
-    const handler = (own as ApprovalHandler | undefined) ?? this.runtime.approval;
-    if (handler === undefined)
-      return { decision: "deny", reason: `approval required by ${request.hook}${request.reason ? ` (${request.reason})` : ""}, but no approval handler is configured, so no one could approve` };
-    return handler({
-      point: this.point,
-      hook: request.hook,
-      subject: this.subject,
-      input: request.input ?? this.input,
-      signal: request.signal ?? this.signal,
-      ...(request.reason !== undefined ? { reason: request.reason } : {}),
-    });
+  approve(request: ApprovalRequestOf, hook: HookInfo, own: RunSignal | undefined): Promise<ApprovalDecision> {
+    return askApproval(this, request, hook, own);
   }
 
   waitUntil(work: PromiseLike<unknown>): void {
@@ -370,8 +361,8 @@ export class Run implements Frame, RunView, Recorder {
    * `askDetail`, as a matcher asks synchronously.
    */
   askDetail(input: unknown): () => string | undefined {
-    this.asked = input;
-    return (this.detailThunk ??= () => this.detailOf(this.asked));
+    this.detailAsked = input;
+    return (this.detailThunk ??= () => this.detailOf(this.detailAsked));
   }
 
   /** The point's step type for a run that ended with `outcome`, for `{ stepType }` matchers. */

@@ -1,7 +1,7 @@
 /**
  * The public shape of a `HookStack`: an immutable set of hooks over a set of points.
  */
-import type { ApprovalHandler, HookContext, RunOptions } from "./context.ts";
+import type { Approver, HookContext, RunOptions } from "./context.ts";
 import type { Hook } from "./hook.ts";
 import type { Outcome } from "./outcome.ts";
 import type { InputOf, KindOf, OutputOf, Points } from "./point.ts";
@@ -16,8 +16,12 @@ export type Operation<I, O> = (input: DeepReadonly<I>, ctx: HookContext<I>) => M
 export interface StackOptions {
   /** Where hooks keep shared state (R14); default a fresh `MemoryStore`. */
   readonly store?: StateStore;
-  /** Who answers approval requests (Claude Code's `ask`); without one they are denials that say so. */
-  readonly approval?: ApprovalHandler;
+  /**
+   * Who answers approval requests (`ctx.approve`, Claude Code's `ask`): a handler that answers in
+   * process, or `durableApprovals()`, which pauses the run until a person answers, in any process.
+   * Without one they are denials that say so.
+   */
+  readonly approval?: Approver;
   /**
    * Freeze what hooks receive, inputs and outputs, at run time (R9). Default `true`; `false` is
    * for hot paths that trust every hook not to edit what it was given in place.

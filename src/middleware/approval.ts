@@ -1,8 +1,10 @@
 /**
  * `approval`: a person (or a policy service) decides about each matching tool call through the
- * stack's approval handler (`ctx.approve`). Approve continues, deny rejects with the
- * approver's reason, edit replaces the call's input. No answer in time is a denial, and so is
- * running without anyone to ask (non-interactive mode), each with a reason that says so.
+ * stack's approver (`ctx.approve`). Approve continues, deny rejects with the approver's reason,
+ * edit replaces the call (same tool, its input an object), after which every guard outside this
+ * hook checks the edited call again. Anything else an approver answers is a denial, and so are no
+ * answer in time and running without anyone to ask (non-interactive mode), each saying why. With
+ * durable approvals (`durableApprovals()`) the run stops `Interrupted` instead of waiting.
  */
 import { Continue, Reject, Transform } from "../core/action.ts";
 import type { ApprovalDecision, HookContext } from "../core/context.ts";
@@ -12,7 +14,7 @@ import type { DeepReadonly } from "../core/readonly.ts";
 import type { ToolCall } from "../agent/types.ts";
 import type { Middleware, PointHook } from "./apply.ts";
 import type { AgentPoints } from "../agent/points.ts";
-import { maxTimerMs, untilAbort, withDeadline } from "../core/signal.ts";
+import { maxTimerMs, withDeadline } from "../core/signal.ts";
 import { functionOption, nameOption, numberOption } from "./options.ts";
 
 /** Options of `approval`: which calls, what the approver reads, how long to wait, and whether anyone can answer. */
@@ -62,19 +64,15 @@ export const approval = (options: ApprovalOptions = {}): Middleware => {
     before: async (call, ctx) => {
       if (nonInteractive === true || (typeof nonInteractive === "function" && nonInteractive(ctx)))
         return Reject(`${call.name} needs approval, but this agent runs non-interactively, so no one could approve it`);
-      // The approver gets a signal that aborts when the wait ends (timeout or cancelled run), so
-      // the question it shows (a terminal prompt, a chat message) can be withdrawn.
+      // The approver's signal also aborts when this wait ends (timeout or cancelled run), so the
+      // question it shows (a terminal prompt, a chat message) can be withdrawn.
       const deadline = withDeadline(ctx.signal, timeoutMs);
       try {
-        const asked = ctx.approve({ hook: name, reason: reasonOf(call), input: call, signal: deadline.controller.signal });
-        const ended = deadline.controller.signal;
-        const answer = await untilAbort(asked, ended).catch((error: unknown) => {
-          // The wait ended before the answer: the run was cancelled (its reason), or time ran out.
-          if (!ended.aborted || error !== ended.reason) throw error;
-          if (ctx.signal.aborted) throw ctx.signal.reason;
-          return timedOut;
-        });
-        if (answer === timedOut) return Reject(`${call.name} was not approved: no answer within ${seconds(timeoutMs)}`);
+        const answer = await ctx.approve({ hook: name, reason: reasonOf(call), input: call, signal: deadline.controller.signal });
+        // The run was cancelled while the approver thought: this hook gives up, as the run did.
+        if (ctx.signal.aborted) throw ctx.signal.reason;
+        if (answer.decision === "deny" && answer.pending === undefined && deadline.controller.signal.aborted)
+          return Reject(`${call.name} was not approved: no answer within ${seconds(timeoutMs)}`);
         return decide(call, answer);
       } finally {
         deadline.dispose();
@@ -84,28 +82,21 @@ export const approval = (options: ApprovalOptions = {}): Middleware => {
   return { name, hooks: { toolCall: hook } };
 };
 
-const timedOut = Symbol("timed out");
-
 const seconds = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
 
-/** Turn the approver's answer into an action; anything unreadable is a denial (fail closed). */
-const decide = (call: DeepReadonly<ToolCall>, answer: ApprovalDecision | unknown) => {
-  const a = answer as Partial<{ decision: string; reason: unknown; input: unknown }> | null;
-  switch (typeof a === "object" && a !== null ? a.decision : undefined) {
+/**
+ * Turn a decision into an action. `ctx.approve` read the answer strictly (anything malformed is
+ * a deny saying why) and checked an edit's shape: a tool call of the same tool, its input an object.
+ */
+const decide = (call: DeepReadonly<ToolCall>, answer: ApprovalDecision) => {
+  switch (answer.decision) {
     case "approve":
       return Continue;
-    case "deny":
-      return Reject(`${call.name} was not approved: ${typeof a?.reason === "string" && a.reason !== "" ? a.reason : "denied"}`);
-    case "edit": {
-      const edited = a?.input as Partial<ToolCall> | null | undefined;
-      if (typeof edited !== "object" || edited === null || typeof edited.input !== "object" || edited.input === null || Array.isArray(edited.input))
-        return Reject(`${call.name} was not approved: the approver's edit is not a tool call with an input object`);
-      // The tool is what guards and policy already decided about; an edit may change its arguments only.
-      if (edited.name !== undefined && edited.name !== call.name)
-        return Reject(`${call.name} was not approved: an edit may not change the tool (to ${String(edited.name)})`);
-      return Transform({ id: call.id, name: call.name, input: edited.input });
-    }
+    case "edit":
+      // The call keeps its id: the model's request is what the result answers.
+      return Transform({ ...(answer.input as ToolCall), id: call.id });
     default:
-      return Reject(`${call.name} was not approved: the approval handler answered something unreadable`);
+      if (answer.pending !== undefined) return Reject(`${call.name} needs approval: ${answer.reason}`);
+      return Reject(`${call.name} was not approved: ${answer.reason}`);
   }
 };

@@ -9,6 +9,7 @@ import { createWriteStream } from "node:fs";
 import type { Writable } from "node:stream";
 import type { RunEvent } from "../core/context.ts";
 import { describe } from "../core/errors.ts";
+import { Outcome } from "../core/outcome.ts";
 import type { TraceEntry } from "../core/trace.ts";
 import type { Middleware } from "./apply.ts";
 import { allAgentPoints, observer, onEveryPoint } from "./every-point.ts";
@@ -51,6 +52,8 @@ export interface AuditRun {
   readonly error: string | undefined;
   readonly durationMs: number;
   readonly metadata: Readonly<Record<string, unknown>> | undefined;
+  /** For a run that stopped to wait for a person (`Interrupted`): the pending approval's id. */
+  readonly approval?: string;
 }
 
 /** Options of `audit`: where lines go, which points, how they are scrubbed, which metadata is kept. */
@@ -182,6 +185,7 @@ const run = (
     error: o._tag === "Failed" ? scrub(describe(o.error)) : undefined,
     durationMs: round(event.durationMs),
     metadata,
+    ...(Outcome.isInterrupted(o) ? { approval: o.approval.id } : {}),
   };
 };
 

@@ -28,6 +28,13 @@ describe("agent-onion claude-hook (child process)", () => {
     expect(JSON.parse(r.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "pushing needs a person" } });
   });
 
+  it("answers Claude Code's ask also when the stack's own approver is durable: Claude Code asks the person", async () => {
+    const event = { session_id: "s1", cwd: "/tmp", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git push" }, tool_use_id: "t4" };
+    const r = await runChild(process.execPath, [bin, "claude-hook", fixture("settings", "approval-stack-durable.ts")], JSON.stringify(event));
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "pushing needs a person" } });
+  });
+
   it("blocks with exit 2 when it cannot load the module, or exits 1 with --fail-open", async () => {
     const event = JSON.stringify({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: {} });
     const closed = await runChild(process.execPath, [bin, "claude-hook", "no/such/module.ts"], event);

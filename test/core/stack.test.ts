@@ -256,7 +256,7 @@ describe("context", () => {
     expect([own._tag, stacks._tag]).toEqual(["Completed", "Rejected"]);
     expect(asked).toEqual(["run: ask on tool", "stack"]);
     const bad = await stack.run("tool", call(), () => ({ content: "ran" }), { approval: "yes" as never });
-    expect(bad._tag === "Rejected" && bad.reason).toMatch(/hook "ask" failed in before on tool: threw: stack.run\("tool"\): approval must be a function, got string/);
+    expect(bad._tag === "Rejected" && bad.reason).toMatch(/hook "ask" failed in before on tool: threw: stack.run\("tool"\): approval must be a function or durableApprovals\(\), got string/);
   });
 
   it("answers approval requests with a denial that says so when no handler is configured", async () => {

@@ -63,7 +63,7 @@ describe("PreToolUse permission decisions", () => {
     expect(requests[0]).toMatchObject({ point: "toolCall", reason: "prod deploy", input: bash("ls") });
     const denying = agentStack({ approval: () => ({ decision: "deny", reason: "not today" }) }).use("toolCall", ask);
     expect((await runTool(denying)).outcome).toMatchObject({ _tag: "Rejected", reason: "not today" });
-    const editing = agentStack({ approval: () => ({ decision: "edit", input: { command: "ls -la" } }) }).use("toolCall", ask);
+    const editing = agentStack({ approval: (r) => ({ decision: "edit", input: { ...(r.input as object), input: { command: "ls -la" } } }) }).use("toolCall", ask);
     expect((await runTool(editing)).seen[0]?.input).toEqual({ command: "ls -la" });
   });
 

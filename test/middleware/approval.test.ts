@@ -28,16 +28,16 @@ describe("approval", () => {
 
   it("runs the edited arguments on edit, keeping the call's id and tool", async () => {
     const ran: unknown[] = [];
-    const stack = stackWith(() => ({ decision: "edit", input: { input: { command: "ls -la" } } }));
+    const stack = stackWith(({ input }) => ({ decision: "edit", input: { ...(input as ToolCall), input: { command: "ls -la" } } }));
     expect((await run(stack, call("rm -rf /"), ran))._tag).toBe("Completed");
     expect(ran).toEqual([{ command: "ls -la" }]);
   });
 
   it("refuses an edit that changes the tool or is not a tool call", async () => {
-    const renamed = await run(stackWith(() => ({ decision: "edit", input: { name: "Write", input: {} } })), call("ls"));
-    expect(renamed).toMatchObject({ _tag: "Rejected", reason: "Bash was not approved: an edit may not change the tool (to Write)" });
+    const renamed = await run(stackWith(() => ({ decision: "edit", input: { id: "c1", name: "Write", input: { command: "ls" } } })), call("ls"));
+    expect(renamed).toMatchObject({ _tag: "Rejected", reason: 'Bash was not approved: the approver\'s edit was refused: the edit changes what guards matched on ("Bash" to "Write")' });
     const shapeless = await run(stackWith(() => ({ decision: "edit", input: "ls" })), call("ls"));
-    expect(shapeless).toMatchObject({ _tag: "Rejected", reason: "Bash was not approved: the approver's edit is not a tool call with an input object" });
+    expect(shapeless).toMatchObject({ _tag: "Rejected", reason: "Bash was not approved: the approver's edit was refused: the edit turns an object into a string" });
   });
 
   it("denies when no answer comes in time, and leaves no timer behind", async () => {
@@ -129,7 +129,7 @@ describe("approval", () => {
     const thrown = await run(stackWith(() => { throw new Error("UI crashed"); }), call("ls"));
     expect(thrown).toMatchObject({ _tag: "Rejected", by: "approval", reason: expect.stringContaining("UI crashed") });
     const nonsense = await run(stackWith(() => ({ decision: "maybe" }) as never), call("ls"));
-    expect(nonsense).toMatchObject({ _tag: "Rejected", reason: "Bash was not approved: the approval handler answered something unreadable" });
+    expect(nonsense).toMatchObject({ _tag: "Rejected", reason: 'Bash was not approved: the approver\'s answer is not an approval: decision: expected "approve" | "deny" | "edit", got "maybe"' });
   });
 
   it("stops waiting when the run is cancelled", async () => {

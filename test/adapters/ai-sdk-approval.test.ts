@@ -1,0 +1,178 @@
+/**
+ * wrapAiSdkTools with `approval: "ai-sdk"`, with the real `ai` package and its mock model: a hook
+ * that asks for approval becomes the SDK's own `tool-approval-request`; the person's
+ * `tool-approval-response`, sent with the next call, answers that hook; calls no hook asks about
+ * run at once, through their hooks once.
+ */
+import { generateText, jsonSchema, simulateReadableStream, stepCountIs, streamText, tool, type ModelMessage } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
+import { describe, expect, it } from "vitest";
+import { wrapAiSdkTools } from "../../src/adapters/ai-sdk-tools.ts";
+import { createAgentStack } from "../../src/agent/stack.ts";
+import { Continue, Reject, type ApprovalDecision } from "../../src/core/index.ts";
+import { withMiddleware } from "../../src/middleware/apply.ts";
+import { approval } from "../../src/middleware/approval.ts";
+import { toolPolicy } from "../../src/middleware/tool-policy.ts";
+import { generated, usage } from "./ai-sdk-fixtures.ts";
+
+const toolCalls = (commands: readonly string[]) => ({
+  content: commands.map((command, i) => ({ type: "tool-call" as const, toolCallId: `call-${i}`, toolName: "bash", input: JSON.stringify({ command }) })),
+  finishReason: { unified: "tool-calls" as const, raw: "tool_use" },
+  usage: usage(5, 5),
+  warnings: [],
+});
+
+/** A model that runs the commands it is given once, then says what the tools answered. */
+const model = (commands: readonly string[]) =>
+  new MockLanguageModelV3({
+    doGenerate: async ({ prompt }) => {
+      const results = prompt.filter((m) => m.role === "tool").flatMap((m) => m.content).filter((p) => p.type === "tool-result");
+      if (results.length === 0) return toolCalls(commands);
+      return generated(`done: ${results.map((p) => JSON.stringify(p.output)).join(" | ")}`) as never;
+    },
+  });
+
+const bash = (log: string[]) => ({
+  bash: tool({
+    inputSchema: jsonSchema<{ command: string }>({ type: "object", properties: { command: { type: "string" } } }),
+    execute: async ({ command }) => (log.push(command), `ran ${command}`),
+  }),
+});
+
+/** A stack that denies `rm`, asks about `git push`, and counts how often a guard sees each command. */
+const guarded = (seen: string[], decisions: ApprovalDecision[] = []) =>
+  withMiddleware(createAgentStack(), toolPolicy({ deny: ["bash(rm *)"] }), approval({ match: "bash(git push*)" }))
+    .use("toolCall", { name: "count", before: (c) => void seen.push(String(c.input.command)) })
+    .use("toolCall", {
+      name: "asks-about-deploy",
+      match: "bash(deploy*)",
+      before: async (_c, ctx) => {
+        const d = await ctx.approve({ hook: "asks-about-deploy", reason: "deploys need a person" });
+        decisions.push(d);
+        return d.decision === "approve" ? Continue : Reject(d.decision === "deny" ? d.reason : "edited");
+      },
+    });
+
+/** The next call's messages: the first call's, and the person's answers to its approval requests. */
+const answered = (prompt: string, response: readonly ModelMessage[], answers: readonly { approvalId: string; approved: boolean; reason?: string }[]): ModelMessage[] => [
+  { role: "user", content: prompt },
+  ...response,
+  { role: "tool", content: answers.map((a) => ({ type: "tool-approval-response" as const, ...a })) },
+];
+
+describe('wrapAiSdkTools with approval: "ai-sdk" (ai 6)', () => {
+  it("turns a hook's ask into a tool-approval-request, and runs the call once the person approves", async () => {
+    const log: string[] = [];
+    const seen: string[] = [];
+    const decisions: ApprovalDecision[] = [];
+    const tools = wrapAiSdkTools(guarded(seen, decisions), bash(log), { approval: "ai-sdk" });
+    const m = model(["deploy prod"]);
+    const first = await generateText({ model: m, tools, prompt: "ship it", stopWhen: stepCountIs(3) });
+    const requests = first.content.filter((p) => p.type === "tool-approval-request");
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatchObject({ toolCall: { toolCallId: "call-0", toolName: "bash", input: { command: "deploy prod" } } });
+    expect(log).toEqual([]);
+    expect(decisions).toEqual([expect.objectContaining({ decision: "deny", reason: expect.stringContaining("AI SDK's tool approval") })]);
+
+    const approvalId = requests[0]!.approvalId;
+    const second = await generateText({ model: m, tools, messages: answered("ship it", first.response.messages, [{ approvalId, approved: true, reason: "go" }]), stopWhen: stepCountIs(3) });
+    expect(log).toEqual(["deploy prod"]);
+    expect(decisions.slice(1), JSON.stringify(decisions)).toEqual([{ decision: "approve", by: "ai-sdk tool approval", reason: "go" }]);
+    expect(second.text).toBe('done: {"type":"text","value":"ran deploy prod"}');
+  });
+
+  it("asks through the SDK for the approval middleware too, and a denial never runs the call", async () => {
+    const log: string[] = [];
+    const tools = wrapAiSdkTools(guarded([]), bash(log), { approval: "ai-sdk" });
+    const m = model(["git push origin main"]);
+    const first = await generateText({ model: m, tools, prompt: "push", stopWhen: stepCountIs(3) });
+    const request = first.content.find((p) => p.type === "tool-approval-request");
+    expect(request).toBeDefined();
+    const second = await generateText({ model: m, tools, messages: answered("push", first.response.messages, [{ approvalId: request!.approvalId, approved: false, reason: "frozen" }]), stopWhen: stepCountIs(3) });
+    expect(log).toEqual([]);
+    expect(second.text).toBe('done: {"type":"execution-denied","reason":"frozen"}');
+  });
+
+  it("runs calls no hook asks about at once, through each hook once, beside a call that waits", async () => {
+    const log: string[] = [];
+    const seen: string[] = [];
+    const tools = wrapAiSdkTools(guarded(seen), bash(log), { approval: "ai-sdk" });
+    const result = await generateText({ model: model(["git status", "deploy prod"]), tools, prompt: "x", stopWhen: stepCountIs(3) });
+    expect(log).toEqual(["git status"]);
+    expect(seen.filter((c) => c === "git status")).toEqual(["git status"]);
+    expect(result.content.filter((p) => p.type === "tool-approval-request").map((p) => p.toolCall.input)).toEqual([{ command: "deploy prod" }]);
+    expect(result.content.filter((p) => p.type === "tool-result").map((p) => p.output)).toEqual(["ran git status"]);
+  });
+
+  it("reports a guard's refusal as a tool error without asking anyone", async () => {
+    const log: string[] = [];
+    const seen: string[] = [];
+    const result = await generateText({ model: model(["rm -rf /tmp/x"]), tools: wrapAiSdkTools(guarded(seen), bash(log), { approval: "ai-sdk" }), prompt: "x", stopWhen: stepCountIs(3) });
+    expect(log).toEqual([]);
+    expect(result.content.filter((p) => p.type === "tool-approval-request")).toEqual([]);
+    expect(result.steps[0]?.content.find((p) => p.type === "tool-error")).toMatchObject({ error: { message: expect.stringContaining('deny rule "bash(rm *)"') } });
+    expect(result.text).toContain("error-text");
+  });
+
+  it("works the same with streamText", async () => {
+    const log: string[] = [];
+    const tools = wrapAiSdkTools(guarded([]), bash(log), { approval: "ai-sdk" });
+    const streaming = new MockLanguageModelV3({
+      doStream: async () => ({
+        stream: simulateReadableStream({
+          chunks: [
+            { type: "stream-start" as const, warnings: [] },
+            { type: "tool-call" as const, toolCallId: "call-0", toolName: "bash", input: JSON.stringify({ command: "deploy prod" }) },
+            { type: "finish" as const, finishReason: { unified: "tool-calls" as const, raw: "tool_use" }, usage: usage(5, 5) },
+          ],
+        }),
+      }),
+    });
+    const result = streamText({ model: streaming, tools, prompt: "ship", stopWhen: stepCountIs(3) });
+    const parts: string[] = [];
+    for await (const part of result.fullStream) parts.push(part.type);
+    expect(parts).toContain("tool-approval-request");
+    expect(log).toEqual([]);
+  });
+
+  it("runs a streaming tool no hook asks about to its last value, and asks about one a hook asks about", async () => {
+    const log: string[] = [];
+    const streaming = {
+      bash: tool({
+        inputSchema: jsonSchema<{ command: string }>({ type: "object", properties: { command: { type: "string" } } }),
+        async *execute({ command }) {
+          log.push(command);
+          yield `starting ${command}`;
+          yield `ran ${command}`;
+        },
+      }),
+    };
+    const tools = wrapAiSdkTools(guarded([]), streaming, { approval: "ai-sdk" });
+    const result = await generateText({ model: model(["git status", "deploy prod"]), tools, prompt: "x", stopWhen: stepCountIs(3) });
+    expect(log).toEqual(["git status"]);
+    expect(result.content.filter((p) => p.type === "tool-result").map((p) => p.output)).toEqual(["ran git status"]);
+    expect(result.content.filter((p) => p.type === "tool-approval-request").map((p) => p.toolCall.input)).toEqual([{ command: "deploy prod" }]);
+  });
+
+  it("ends a run needsApproval held when the SDK never executes the call, at the run's deadline", async () => {
+    const settled: string[] = [];
+    const stack = createAgentStack().use("toolCall", { name: "watch", observe: (e) => void settled.push(e.outcome._tag) });
+    const tools = wrapAiSdkTools(stack, bash([]), { approval: "ai-sdk", run: { timeoutMs: 50 } }) as unknown as { bash: { needsApproval: (input: unknown, o: object) => Promise<boolean> } };
+    expect(await tools.bash.needsApproval({ command: "ls" }, { toolCallId: "c9", messages: [] })).toBe(false);
+    await new Promise((r) => setTimeout(r, 200));
+    await stack.flush();
+    expect(settled).toEqual(["Failed"]);
+  });
+
+  it("refuses an approval option it does not know when wrapping", () => {
+    expect(() => wrapAiSdkTools(createAgentStack(), bash([]), { approval: "sdk" as never })).toThrow('wrapAiSdkTools: approval must be "ai-sdk" when given, got "sdk"');
+  });
+
+  it("without the option, asks the stack's approver as before", async () => {
+    const log: string[] = [];
+    const stack = withMiddleware(createAgentStack({ approval: () => ({ decision: "approve" }) }), approval({ match: "bash(git push*)" }));
+    const result = await generateText({ model: model(["git push"]), tools: wrapAiSdkTools(stack, bash(log)), prompt: "x", stopWhen: stepCountIs(3) });
+    expect(result.content.filter((p) => p.type === "tool-approval-request")).toEqual([]);
+    expect(log).toEqual(["git push"]);
+  });
+});
