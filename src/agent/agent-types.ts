@@ -131,7 +131,9 @@ export interface TurnState {
 
 /** Who resumes a paused turn's approvals: `durableApprovals()`, the one the stack asks. */
 export interface TurnApprovals {
+  /** The pending approval a token names, checked but not claimed. */
   inspect(token: string): Promise<PendingApproval>;
+  /** Claims a pending approval with a decision; the first claim of a token wins. */
   claim(token: string, decision: unknown): Promise<ClaimedApproval>;
 }
 
