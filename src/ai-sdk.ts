@@ -1,6 +1,8 @@
 /**
  * `agent-onion/ai-sdk`: the stack as Vercel AI SDK language model middleware (ai 6 and 7) and
  * around AI SDK tools. Structural: it imports nothing from `ai`.
+ *
+ * @module agent-onion/ai-sdk
  */
 export { aiSdkMiddleware, type AiSdkCallInfo, type AiSdkMiddleware, type AiSdkMiddlewareOptions, type AiSdkStack } from "./adapters/ai-sdk.ts";
 export { UnsupportedSpecificationError, type SpecVersion } from "./adapters/ai-sdk/spec.ts";

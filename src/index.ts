@@ -12,6 +12,8 @@
  *   name: "no-rm-rf", priority: Priority.guard, match: "Bash(rm -rf*)",
  *   before: () => Reject("Destructive command blocked"),
  * })
+ *
+ * @module agent-onion
  */
 export * from "./core/index.ts";
 export * from "./agent/index.ts";

@@ -1,6 +1,8 @@
 /**
  * `agent-onion/otel`: OpenTelemetry metrics and tracing middleware. Needs `@opentelemetry/api`
  * (an optional peer dependency: the application's own copy, so spans and metrics reach its SDK).
+ *
+ * @module agent-onion/otel
  */
 export { metrics, type MetricsOptions } from "./middleware/metrics.ts";
 export { tracing, type TracingOptions } from "./middleware/tracing.ts";

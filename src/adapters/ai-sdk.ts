@@ -61,7 +61,10 @@ export interface AiSdkCallInfo {
  * @example
  * const stack: AiSdkStack = createAgentStack()
  */
-export type AiSdkStack = ModelCallStack & { has?(point: "modelCall"): boolean };
+export type AiSdkStack = ModelCallStack & {
+  /** True when the stack has hooks on `modelCall`. */
+  has?(point: "modelCall"): boolean;
+};
 
 /**
  * Options of `aiSdkMiddleware`: the declared version, run options, and stream hold-back.
@@ -86,7 +89,9 @@ export interface AiSdkMiddlewareOptions<V extends SpecVersion = "v3"> {
  */
 export interface AiSdkMiddleware<V extends SpecVersion = "v3"> {
   readonly specificationVersion: V;
+  /** Runs a `generate` call of the AI SDK through the stack's `modelCall` point. */
   readonly wrapGenerate: <P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>(options: SdkWrapOptions<P, R, S>) => Promise<R>;
+  /** Runs a `stream` call of the AI SDK through the stack's `modelCall` point, the stream included. */
   readonly wrapStream: <P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>(options: SdkWrapOptions<P, R, S>) => Promise<S>;
 }
 

@@ -50,7 +50,10 @@ const load = (): Promise<EffectModule> => (loading ??= import("effect"));
  */
 export type EffectRuntime<R> =
   | Runtime.Runtime<R>
-  | { runPromiseExit<A, E>(effect: Effect.Effect<A, E, R>, options?: { readonly signal?: AbortSignal | undefined }): Promise<Exit.Exit<A, unknown>> };
+  | {
+      /** Runs an effect to its `Exit`, as a `ManagedRuntime` does. */
+      runPromiseExit<A, E>(effect: Effect.Effect<A, E, R>, options?: { readonly signal?: AbortSignal | undefined }): Promise<Exit.Exit<A, unknown>>;
+    };
 
 /**
  * An `around`'s `next`, as an Effect that never fails: it yields the `Outcome` of the inside.
@@ -68,9 +71,13 @@ export type EffectNext<I, O> = (input?: I | DeepReadonly<I>) => Effect.Effect<Ou
  */
 export interface EffectHookSpec<I, O, K extends PointKind, R = never>
   extends Omit<Hook<I, O, K>, "before" | "after" | "around" | "recover" | "observe"> {
+  /** The phase on the way in, as an Effect that yields the hook's action. */
   readonly before?: (input: DeepReadonly<I>, ctx: HookContext<I>) => Effect.Effect<BeforeAction<I, O, K>, unknown, R>;
+  /** The phase on the way out on a completed outcome, as an Effect that yields the hook's action. */
   readonly after?: (output: DeepReadonly<O>, input: DeepReadonly<I>, ctx: HookContext<I>) => Effect.Effect<AfterAction<O, K>, unknown, R>;
+  /** Wraps the inside of the onion; `next` runs it and yields its `Outcome`. */
   readonly around?: (ctx: HookContext<I>, next: EffectNext<I, O>) => Effect.Effect<AroundResult<O, K>, unknown, R>;
+  /** Runs when the inside failed; may replace the failure with an output. */
   readonly recover?: (error: unknown, input: DeepReadonly<I>, ctx: HookContext<I>) => Effect.Effect<Replace<O | DeepReadonly<O>> | Continue | void, unknown, R>;
   /** Runs after the run settled, with no signal: observers never delay a run (R10). */
   readonly observe?: (event: RunEvent<I, O>) => Effect.Effect<unknown, unknown, R>;

@@ -83,6 +83,7 @@ export interface McpCallToolResult {
  * const client: McpToolClient = new Client({ name: "app", version: "1.0.0" })
  */
 export interface McpToolClient {
+  /** Calls a tool on the MCP server, as the MCP SDK's `Client.callTool` does. */
   callTool(params: McpCallToolParams, resultSchema?: any, options?: McpRequestOptions): Promise<McpCallToolResult>;
 }
 

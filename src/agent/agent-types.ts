@@ -37,6 +37,7 @@ export interface PartInfo {
   readonly step: number;
 }
 
+/** What `createAgent` takes: the model, the tools, the stack and the loop's settings. */
 export interface AgentOptions {
   readonly model: LanguageModel;
   readonly tools?: readonly AgentTool[];
@@ -85,6 +86,7 @@ export interface AgentOptions {
   readonly permissionNotificationMs?: number | false;
 }
 
+/** Options of a session: its id, source, metadata, signal and earlier messages. */
 export interface SessionOptions {
   readonly sessionId?: string;
   /** How it was opened, the subject of `sessionStart`; default `"resume"` when `messages` are given, else `"startup"`. */
@@ -96,9 +98,11 @@ export interface SessionOptions {
   readonly messages?: readonly Message[];
 }
 
+/** Options of one prompt: its signal, metadata and a receiver of streamed parts. */
 export interface PromptOptions {
   readonly signal?: AbortSignal;
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /** Receives streamed parts as they are released (when `stream` is on). */
   readonly onPart?: (part: StreamPart, info: PartInfo) => void;
 }
 
@@ -127,7 +131,9 @@ export interface TurnState {
 
 /** Who resumes a paused turn's approvals: `durableApprovals()`, the one the stack asks. */
 export interface TurnApprovals {
+  /** The pending approval a token names, checked but not claimed. */
   inspect(token: string): Promise<PendingApproval>;
+  /** Claims a pending approval with a decision; the first claim of a token wins. */
   claim(token: string, decision: unknown): Promise<ClaimedApproval>;
 }
 
@@ -195,6 +201,7 @@ export interface AgentSession {
   close(reason?: SessionEnd["reason"]): Promise<void>;
 }
 
+/** An agent made by `createAgent`: it opens sessions, or runs one prompt in a session of its own. */
 export interface Agent {
   readonly name: string;
   /** Open a session (the `sessionStart` gate); rejects with `SessionRejectedError` when a hook refuses it. */

@@ -1,5 +1,7 @@
 /**
  * The agent layer: standard points, the reference loop, provider and tool wrappers, streaming.
+ *
+ * @module agent-onion/agent
  */
 export { agentPoints, toolDetail, toolDetails, type AgentPoints } from "./points.ts";
 export type * from "./types.ts";

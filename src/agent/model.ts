@@ -35,7 +35,9 @@ export type StreamPart =
 export interface LanguageModel {
   /** The model id; the subject of the `modelCall` point. */
   readonly id: string;
+  /** Answers one request with a whole response. */
   generate(request: ModelRequest, options: ModelCallOptions): Promise<ModelResponse>;
+  /** Answers one request as a stream of parts; optional, `generate` is streamed when it is missing. */
   stream?(request: ModelRequest, options: ModelCallOptions): AsyncIterable<StreamPart>;
 }
 

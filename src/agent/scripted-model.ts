@@ -34,6 +34,7 @@ export interface ScriptedAnswer {
 /** A turn: plain text, an answer, or a function of the request (for order-independent scripts). */
 export type ScriptedTurn = string | ScriptedAnswer | ((request: ModelRequest, index: number) => string | ScriptedAnswer);
 
+/** What `scriptedModel` takes: the turns it answers with, and how it streams them. */
 export interface ScriptedModelOptions {
   readonly id?: string;
   readonly turns: readonly ScriptedTurn[];
@@ -63,6 +64,7 @@ export interface ScriptedModel extends LanguageModel {
   readonly requestCount: number;
   /** Turns not yet used. */
   readonly remaining: number;
+  /** Answers the next turn as a stream of parts. */
   stream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<StreamPart>;
 }
 

@@ -37,6 +37,7 @@ export interface AgentTool<I extends Record<string, unknown> = Record<string, un
   readonly description?: string;
   /** JSON Schema of the input, sent to the model. */
   readonly inputSchema?: Record<string, unknown>;
+  /** Runs the tool on the model's input; what it returns becomes the tool result. */
   execute(input: I, options: ToolExecuteOptions): unknown;
 }
 

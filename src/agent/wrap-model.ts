@@ -25,7 +25,9 @@ export interface WrappedCallOptions extends ModelCallOptions, Omit<RunOptions, "
 export interface WrappedModel extends LanguageModel {
   /** The model inside. */
   readonly inner: LanguageModel;
+  /** Runs a `generate` call through the stack's `modelCall` point. */
   generate(request: ModelRequest, options?: WrappedCallOptions): Promise<ModelResponse>;
+  /** Runs a streamed call through the stack's `modelCall` point. */
   stream(request: ModelRequest, options?: WrappedCallOptions): AsyncIterable<StreamPart>;
   /** The stream with its outcome (usage, verdicts) once the post-phase ran. */
   streamWithOutcome(request: ModelRequest, options?: WrappedCallOptions): StackStream;

@@ -13,6 +13,7 @@ import type { ToolCall, ToolResult } from "./types.ts";
 
 /** Anything that can run the `toolCall` point. */
 export interface ToolCallStack {
+  /** Runs the `toolCall` point over a call. */
   run(point: "toolCall", input: ToolCall, operation: Operation<ToolCall, ToolResult>, options?: RunOptions): Promise<Outcome<ToolResult>>;
 }
 
@@ -132,7 +133,9 @@ let seq = 0;
 /** A tool wrapped in a stack: `execute` throws `ToolCallError` on rejection or failure; `call` returns the result either way. */
 export interface WrappedTool extends AgentTool {
   readonly inner: AgentTool;
+  /** Runs the tool through the stack; throws `ToolCallError` when the call is rejected or fails. */
   execute(input: Record<string, unknown>, options: ToolExecuteOptions): Promise<unknown>;
+  /** Runs a call through the stack and returns its result, an error result when rejected or failed. */
   call(call: Omit<ToolCall, "name"> & { readonly name?: string }, options?: RunOptions): Promise<ToolCallRun>;
 }
 

@@ -108,6 +108,7 @@ export const durableApprover: unique symbol = Symbol.for("agent-onion.durable-ap
  */
 export interface DurableApprover {
   readonly [durableApprover]: true;
+  /** Answers one `ctx.approve`: a decision already claimed for it, or a new pending approval. */
   ask(request: DurableAsk): Promise<DurableAnswer>;
 }
 

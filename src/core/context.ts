@@ -20,6 +20,7 @@ export interface HookInfo {
   readonly source: string | undefined;
 }
 
+/** What a hook can reach while it runs: signal, identity, metadata, state, approvals and context. */
 export interface HookContext<I = unknown> {
   /** The hook being called. */
   readonly hook: HookInfo;
@@ -45,6 +46,7 @@ export interface HookContext<I = unknown> {
   readonly input: DeepReadonly<I>;
   /** The stack's state store; `state("session")` is scoped to this session. */
   readonly store: StateStore;
+  /** The state store scoped to this session (the default) or shared by all (`"global"`). */
   state(scope?: "session" | "global"): StateStore;
   /** Extra context for the model; collected in hook order. */
   addContext(text: string): void;

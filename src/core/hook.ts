@@ -14,6 +14,7 @@ import { Priority } from "./priority.ts";
 import { isTimeoutMs } from "./signal.ts";
 import type { DeepReadonly, MaybePromise } from "./readonly.ts";
 
+/** What a hook's own failure does (R6): `closed` rejects the run, `open` records it and goes on as if `Continue`. */
 export type FailMode = "open" | "closed";
 
 /** What a `before` may return: gates may also `Reject`. `void` means `Continue`. */
@@ -89,7 +90,9 @@ export interface Hook<I = any, O = any, K extends PointKind = PointKind> {
    * one runs after (the same as `order.after`, for hooks that have no `after` phase).
    */
   readonly after?: ((output: DeepReadonly<O>, input: DeepReadonly<I>, ctx: HookContext<I>) => MaybePromise<AfterAction<O, K>>) | readonly string[];
+  /** Wraps the inside of the onion: call `next()` to run it, or return an action instead. */
   readonly around?: (ctx: HookContext<I>, next: Next<I, O>) => MaybePromise<AroundResult<O, K>>;
+  /** Runs when the inside failed; may replace the failure with an output, or let it stand. */
   readonly recover?: (error: unknown, input: DeepReadonly<I>, ctx: HookContext<I>) => MaybePromise<Replace<O | DeepReadonly<O>> | Continue | void>;
   /**
    * Called exactly once for each time this hook's layer was entered, with the outcome as the
@@ -98,6 +101,7 @@ export interface Hook<I = any, O = any, K extends PointKind = PointKind> {
    * failures are counted as observer failures.
    */
   readonly onSettled?: (outcome: Outcome<DeepReadonly<O>>, input: DeepReadonly<I>, ctx: HookContext<I>) => void | PromiseLike<void>;
+  /** Sees each settled run after the fact; never delays or changes it (R10). */
   readonly observe?: (event: RunEvent<I, O>) => void | PromiseLike<void>;
 }
 

@@ -1,5 +1,7 @@
 /**
  * The onion engine. Imports nothing outside `src/core`.
+ *
+ * @module agent-onion/core
  */
 export { Continue, Reject, Replace, Transform, isHookAction, type HookAction } from "./action.ts";
 export type * from "./action.ts";

@@ -90,6 +90,7 @@ export interface ClaimedApproval {
 
 /** Anything with a `run` like a stack's (`createStack`, `createAgentStack`). */
 export interface ResumableStack {
+  /** Runs a point, as `HookStack.run` does. */
   run(point: any, input: any, operation: any, options?: RunOptions): Promise<Outcome<any>>;
 }
 

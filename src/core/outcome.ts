@@ -10,6 +10,7 @@ export interface Completed<O> {
   readonly _tag: "Completed";
   readonly value: O;
 }
+/** The outcome of a run a hook refused, with its reason and the hook's name. */
 export interface Rejected {
   readonly _tag: "Rejected";
   readonly reason: string;
@@ -32,6 +33,7 @@ export interface Interrupted extends Rejected {
   /** What waits for a decision: show it to a person; its `token` resumes the run. */
   readonly approval: PendingApproval;
 }
+/** The outcome of a run whose operation threw, or that was aborted or abandoned before it settled. */
 export interface Failed {
   readonly _tag: "Failed";
   readonly error: unknown;
@@ -50,12 +52,18 @@ export type Outcome<O = unknown> = Completed<O> | Rejected | Failed;
  * })
  */
 export const Outcome = {
+  /** A completed outcome holding `value`. */
   completed: <O>(value: O): Completed<O> => ({ _tag: "Completed", value }),
+  /** A rejected outcome, with the reason and the name of the hook that said no. */
   rejected: (reason: string, by: string, cause?: HookError): Rejected =>
     cause === undefined ? { _tag: "Rejected", reason, by } : { _tag: "Rejected", reason, by, cause },
+  /** A failed outcome holding `error`. */
   failed: (error: unknown): Failed => ({ _tag: "Failed", error }),
+  /** True when the outcome is `Completed`. */
   isCompleted: <O>(o: Outcome<O>): o is Completed<O> => o._tag === "Completed",
+  /** True when the outcome is `Rejected`. */
   isRejected: <O>(o: Outcome<O>): o is Rejected => o._tag === "Rejected",
+  /** True when the outcome is `Failed`. */
   isFailed: <O>(o: Outcome<O>): o is Failed => o._tag === "Failed",
   /** True for a run that waits for an approval (durable approvals): a `Rejected` with an `approval`. */
   isInterrupted: <O>(o: Outcome<O>): o is Interrupted => o._tag === "Rejected" && (o as Partial<Interrupted>).approval !== undefined,

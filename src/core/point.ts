@@ -6,11 +6,13 @@
 import type { Outcome } from "./outcome.ts";
 import { isTimeoutMs } from "./signal.ts";
 
+/** What a point allows: a `gate` may reject, an `observe` point may only change data. */
 export type PointKind = "gate" | "observe";
 
 declare const inputType: unique symbol;
 declare const outputType: unique symbol;
 
+/** A named lifecycle point: its kind, input and output types, and what matchers test. */
 export interface Point<I = any, O = any, K extends PointKind = PointKind> {
   readonly name: string;
   readonly kind: K;
@@ -34,19 +36,27 @@ export interface Point<I = any, O = any, K extends PointKind = PointKind> {
   readonly [outputType]?: O;
 }
 
+/** A point whose hooks may reject the run. */
 export type GatePoint<I, O> = Point<I, O, "gate">;
+/** A point whose hooks may change data but never reject. */
 export type ObservePoint<I, O> = Point<I, O, "observe">;
 
 /** A record of points, as given to `createStack`. */
 export type Points = Record<string, Point>;
 
+/** The input type of a point. */
 export type InputOf<P> = P extends Point<infer I, any, any> ? I : never;
+/** The output type of a point. */
 export type OutputOf<P> = P extends Point<any, infer O, any> ? O : never;
+/** The kind (`gate` or `observe`) of a point. */
 export type KindOf<P> = P extends Point<any, any, infer K> ? K : never;
 
+/** What `gate` and `observe` take to define a point. */
 export interface PointOptions<I, O = unknown> {
   readonly name: string;
+  /** What a matcher's name part is tested against (tool name, session source, model id...). */
   readonly subject?: (input: I) => string | undefined;
+  /** What a `Name(pattern)` condition is tested against (a shell command, a file path, a URL). */
   readonly detail?: (input: I) => string | undefined;
   /**
    * The run's step type, for `{ stepType }` matchers, read from its outcome once the run has ended

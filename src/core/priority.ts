@@ -18,4 +18,5 @@ export const Priority = {
   innermost: Number.MAX_VALUE,
 } as const;
 
+/** The name of a priority band: `outermost`, `first`, `guard`, `telemetry`, `default`, `last`, `innermost`. */
 export type PriorityBand = keyof typeof Priority;

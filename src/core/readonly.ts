@@ -6,6 +6,7 @@
 
 type Primitive = string | number | boolean | bigint | symbol | undefined | null;
 
+/** A read-only view of `T`, all the way down: what hooks receive. */
 export type DeepReadonly<T> = unknown extends T
   ? T // `unknown` and `any` stay as they are: there is nothing to make read-only
   : T extends Primitive | ((...args: any[]) => unknown)

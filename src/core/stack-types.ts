@@ -12,6 +12,7 @@ import type { HookError } from "./errors.ts";
 /** The real work a point wraps: the tool execution, the provider call, or the identity for event-like points. */
 export type Operation<I, O> = (input: DeepReadonly<I>, ctx: HookContext<I>) => MaybePromise<O>;
 
+/** Options of a stack: its state store, approval handler, freezing, limits and failure callback. */
 export interface StackOptions {
   /** Where hooks keep shared state (R14); default a fresh `MemoryStore`. */
   readonly store?: StateStore;
@@ -84,13 +85,16 @@ export interface StackStats {
   readonly observerDrops: number;
 }
 
+/** The name of a point of a stack. */
 export type PointName<P extends Points> = keyof P & string;
 
+/** An immutable stack of hooks over a set of points: `use` adds a hook, `run` runs a point. */
 export interface HookStack<P extends Points> {
   readonly points: P;
   readonly options: StackOptions;
   /** A new stack with `hook` added on `point` (or on each of several points). */
   use<N extends PointName<P>>(point: N, hook: Hook<InputOf<P[N]>, OutputOf<P[N]>, KindOf<P[N]>>): HookStack<P>;
+  /** A new stack with an observation hook added on each of `points`. */
   use(points: readonly PointName<P>[], hook: Hook<any, any, "observe">): HookStack<P>;
   /** A new stack without the hook named `name` (on every point). */
   without(name: string): HookStack<P>;

@@ -9,6 +9,7 @@
 
 import { AgentOnionError } from "./errors.ts";
 
+/** Options of `StateStore.set`. */
 export interface SetOptions {
   /** Time to live in ms; omitted means no expiry. */
   readonly ttlMs?: number;
@@ -32,6 +33,7 @@ export interface Admission {
  */
 export const settledIdsKeptMs = 60_000;
 
+/** Where hooks keep state across calls, sessions and processes: atomic, JSON values, TTLs in ms (R14). */
 export interface StateStore {
   /** Read a JSON value. */
   get<T = unknown>(key: string): Promise<T | undefined>;

@@ -8,6 +8,7 @@ import type { Phase } from "./errors.ts";
 /** What a hook did in one phase. `Failed` covers R6 failures; `Skipped` an outcome it could not change. */
 export type TraceAction = "Continue" | "Transform" | "Reject" | "Replace" | "Failed" | "Ignored" | "Outcome";
 
+/** One decision of one hook in one phase of a run. */
 export interface TraceEntry {
   readonly point: string;
   readonly runId: string;
@@ -45,6 +46,7 @@ export class Trace {
   readonly entries: TraceEntry[] = [];
   /** When this trace was created, on the `performance.now()` clock that `startedAt` uses. */
   readonly origin: number = performance.now();
+  /** Adds one entry. */
   record(entry: TraceEntry): void {
     this.entries.push(entry);
   }

@@ -38,6 +38,7 @@ export interface ClaudeReply {
   readonly reason?: string;
 }
 
+/** Options of `runBridge`: a trace, the approval handler and its record of requests, and a signal. */
 export interface BridgeRunOptions {
   readonly trace?: Trace;
   /** Approval requests the stack made, when its approval handler was the bridge's recorder. */

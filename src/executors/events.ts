@@ -28,6 +28,7 @@ export type ClaudeHookEvent =
  */
 export type BlockEffect = "reject" | "context" | "notice" | "ignore";
 
+/** How agent-onion maps one Claude Code hook event: its point, phase, and what its answers do. */
 export interface EventSpec {
   readonly event: AgentEvent;
   readonly point: keyof AgentPoints;

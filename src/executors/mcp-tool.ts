@@ -20,6 +20,7 @@ import { parseJson } from "./json.ts";
  * const client: McpHookClient = new Client({ name: "app", version: "1.0.0" })
  */
 export interface McpHookClient {
+  /** Calls a tool on the MCP server, as the MCP SDK's `Client.callTool` does. */
   callTool(
     params: { readonly name: string; readonly arguments?: Record<string, unknown> },
     resultSchema?: any,

@@ -10,6 +10,7 @@ import { statSync } from "node:fs";
 import { isAbortSignal, maxTimerMs, notASignal, stopListening } from "../core/signal.ts";
 import { limitProblem } from "./limits.ts";
 
+/** What `runProcess` runs: the command, its input, environment, limits and deadline. */
 export interface ProcessOptions {
   /** Shell form: a command line for `/bin/sh -c` (or `shell`). Exec form (with `args`): the executable. */
   readonly command: string;
@@ -32,6 +33,7 @@ export interface ProcessOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** What a process did: its exit code or signal, and its output (within the limits). */
 export interface ProcessResult {
   readonly exitCode: number | null;
   readonly signal: NodeJS.Signals | null;

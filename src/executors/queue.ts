@@ -5,6 +5,7 @@
  */
 import { noop } from "../core/signal.ts";
 
+/** Options of a `BackgroundQueue`: how many jobs it holds and runs at once. */
 export interface BackgroundQueueOptions {
   /** Jobs waiting or running at most; more are dropped. Default 100. */
   readonly limit?: number;

@@ -10,6 +10,7 @@ import type { AgentTool } from "../agent/tool.ts";
 import { compileGlob } from "../core/match/glob.ts";
 import { checkLimit } from "./limits.ts";
 
+/** Options of `readOnlyTools`: the limits of what `Read`, `Glob` and `Grep` return. */
 export interface ReadOnlyToolsOptions {
   /** Largest file `Read` returns, in bytes; default 64 KiB. */
   readonly maxFileBytes?: number;

@@ -42,6 +42,7 @@ export interface HandlerEntry {
   readonly plugin?: ClaudePlugin | undefined;
 }
 
+/** What `loadClaudeSettings` read: the handlers, and what it left out and why. */
 export interface LoadedSettings {
   readonly entries: readonly HandlerEntry[];
   /** Handlers of project layers that were not trusted, and so not loaded (D11). */

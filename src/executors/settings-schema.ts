@@ -52,6 +52,7 @@ export interface UnknownTypeHandler {
   readonly if?: undefined;
   readonly timeout?: undefined;
 }
+/** One hook handler of Claude Code settings, by its `type`. */
 export type SettingsHandler = CommandHandler | HttpHandler | PromptHandler | AgentHandler | McpToolHandler | UnknownTypeHandler;
 
 /** A matcher group: which events it applies to, and its handlers. */

@@ -49,6 +49,7 @@ import { turnStops } from "./turn-stop.ts";
  */
 export const CLAUDE_STOP_BLOCK_CAP = 9;
 
+/** Options of `fromClaudeSettings`: trust, environment, limits and how handlers run. */
 export interface ClaudeSettingsOptions extends Omit<EventOptions, "maxInputBytes"> {
   /**
    * Run the hooks of a project's own `.claude/settings.json` and `.claude/settings.local.json`
@@ -124,6 +125,7 @@ export interface UnusedHandler {
   readonly reason: string;
 }
 
+/** What `fromClaudeSettings` made: the stack, each hook with where it came from, and what it left out. */
 export interface ClaudeSettingsResult {
   readonly stack: AgentStack;
   readonly hooks: readonly LoadedHook[];

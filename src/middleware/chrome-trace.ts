@@ -78,6 +78,7 @@ export const timelineRun = (event: RunEvent<any, any>): TimelineRun => ({
   decisions: event.decisions,
 });
 
+/** Options of `toChromeTrace`: which events to include and how to scrub them. */
 export interface ChromeTraceOptions {
   /** Include one event per hook decision; default true. */
   readonly hooks?: boolean;
@@ -181,6 +182,7 @@ const compact = (args: Record<string, unknown>): Record<string, unknown> => {
   return out;
 };
 
+/** Options of `chromeTraceRecorder`: the trace's options, the points recorded and how many runs are kept. */
 export interface ChromeTraceRecorderOptions extends ChromeTraceOptions {
   /** Hook name; default `chrome-trace`. */
   readonly name?: string;
@@ -197,6 +199,7 @@ export interface ChromeTraceRecorder extends Middleware {
   toJSON(): ChromeTrace;
   /** Write the trace to `path` (after `stack.flush()`, so every run is in). */
   write(path: string): Promise<void>;
+  /** Forgets the runs recorded so far. */
   clear(): void;
 }
 

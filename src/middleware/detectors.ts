@@ -43,6 +43,7 @@ export interface Detector {
   partial?(text: string, from?: number): number | undefined;
 }
 
+/** Options of `pattern`: how much text to see before a match, and how to check one. */
 export interface PatternOptions {
   /** Characters that must be seen before a match is recognised; default 128. */
   readonly window?: number;
@@ -513,6 +514,7 @@ export const privateKey: Detector = readingVisible(pemPrivateKey);
  */
 export const urlCredentials: Detector = readingVisible(urlPassword);
 
+/** Options of `highEntropy`: how long and how random a token must be. */
 export interface HighEntropyOptions {
   /** Shortest token considered; default 24. */
   readonly minLength?: number;
@@ -705,5 +707,6 @@ export const Detectors = {
   urlCredentials,
   highEntropy,
   pattern,
+  /** The detectors `redaction()` and `createRedactor()` use by default. */
   defaults: defaultDetectors,
 } as const;

@@ -1,4 +1,8 @@
-// Middleware shape, guards, tool policy, limits and resilience.
+/**
+ * Middleware shape, guards, tool policy, limits and resilience.
+ *
+ * @module agent-onion/middleware
+ */
 export {
   combineMiddleware, defineMiddleware, middlewareHookNames, withMiddleware,
   type Middleware, type MiddlewareHooks, type MiddlewareInput, type PointHook,

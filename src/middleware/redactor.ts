@@ -17,6 +17,7 @@ import { integerOption } from "./options.ts";
  */
 export type Strategy = "block" | "redact" | "mask" | "hash";
 
+/** Options of `createRedactor`: the detectors, the strategy per kind, the salt and the depth limit. */
 export interface RedactorOptions {
   /** Default: `defaultDetectors()`. Add `pattern(...)`s for your own secrets. */
   readonly detectors?: readonly Detector[];
@@ -41,8 +42,10 @@ export interface Redacted<T> {
   readonly kinds: readonly string[];
 }
 
+/** Finds secrets and personal data in text and values, and rewrites them by each kind's strategy. */
 export interface Redactor {
   readonly detectors: readonly Detector[];
+  /** The strategy used for a kind. */
   strategyOf(kind: string): Strategy;
   /** The replacement for one match. */
   replace(kind: string, match: string): string;

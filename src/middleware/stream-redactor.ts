@@ -21,6 +21,7 @@ export interface StreamStep {
   readonly blocked: readonly string[];
 }
 
+/** Options of a stream redactor: how many characters it holds back. */
 export interface StreamRedactorOptions {
   /** Characters always held back; default the largest window of the redactor's detectors. */
   readonly holdBack?: number;

@@ -117,7 +117,9 @@ export interface ClaudeAgentGuard {
  * const query = await guard.resume(sdk, paused, { decision: "approve" }, { cwd })
  */
 export interface ClaudeAgentSdk {
+  /** The SDK's `query`: starts or resumes a session. */
   readonly query: (params: { prompt: AsyncIterable<SDKUserMessage>; options?: Options }) => Query;
+  /** The SDK's `getSessionMessages`: the messages a stored session holds. */
   readonly getSessionMessages: (sessionId: string, options?: GetSessionMessagesOptions) => Promise<readonly { readonly type: string; readonly message: unknown }[]>;
 }
 

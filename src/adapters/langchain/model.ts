@@ -138,6 +138,7 @@ export class GuardedChatModel extends BaseChatModel {
     this.bindKwargs = kwargs;
   }
 
+  /** LangChain's name for the model type: the inner model's, or `agent-onion`. */
   _llmType(): string {
     // LangChain's constructor asks before `inner` is set (for the serialization namespace).
     return (this.inner as ChatModelLike | undefined)?._llmType?.() ?? "agent-onion";
@@ -180,6 +181,7 @@ export class GuardedChatModel extends BaseChatModel {
     return { request, mapped, specs };
   }
 
+  /** LangChain's generate step: one `modelCall` run around the inner model's call. */
   async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"], _runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
     const { scope } = this;
     const { request, mapped, specs } = this.request(messages, false);
@@ -207,6 +209,7 @@ export class GuardedChatModel extends BaseChatModel {
     return { generations: [{ text: textOf(message.content), message }] };
   }
 
+  /** LangChain's stream step: one `modelCall` run around the inner model's stream. */
   override async *_streamResponseChunks(messages: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
     const { scope } = this;
     const { request, mapped, specs } = this.request(messages, true);

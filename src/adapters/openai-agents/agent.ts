@@ -33,7 +33,9 @@ import { checkToolOptions, guardTool, type GuardToolOptions } from "./tool.ts";
  * const stack: GuardAgentStack = createAgentStack()
  */
 export type GuardAgentStack = GuardModelStack & ToolCallStack & {
+  /** Runs the `userPrompt` point over a prompt. */
   run(point: "userPrompt", input: UserPrompt, operation: Operation<UserPrompt, UserPrompt>, options?: RunOptions): Promise<Outcome<UserPrompt>>;
+  /** True when the stack has hooks on `point`; without it every point is run. */
   has?(point: "modelCall" | "toolCall" | "userPrompt"): boolean;
 };
 

@@ -51,7 +51,10 @@ export interface ModelCallInfo {
  * @example
  * const stack: GuardModelStack = createAgentStack()
  */
-export type GuardModelStack = ModelCallStack & { has?(point: "modelCall"): boolean };
+export type GuardModelStack = ModelCallStack & {
+  /** True when the stack has hooks on `modelCall`. */
+  has?(point: "modelCall"): boolean;
+};
 
 /**
  * Options of `guardModel` and `guardModelProvider`: the model id hooks see, run options, stream hold-back.

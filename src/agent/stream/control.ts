@@ -73,6 +73,7 @@ export interface RegisteredCheck {
   readonly name: string;
   readonly check: OutputCheck;
   readonly holdBack: HoldBack;
+  /** The text that replaces what the check refused, given its reason. */
   readonly replacement: (reason: string) => string;
   /** The gate's `timeoutMs`: on a stream its check runs inside the call, so the pump applies it. */
   readonly timeoutMs?: number | undefined;

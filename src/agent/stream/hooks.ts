@@ -21,6 +21,7 @@ type HookFields = Omit<ModelHook, "name">;
 /** A `before` phase (a hook's `before` may also be a list of names, an order). */
 type BeforePhase = Extract<ModelHook["before"], (...args: never[]) => unknown>;
 
+/** What `outputGate` takes: a check over the model's text, streamed or not, and how much to hold back. */
 export interface OutputGateSpec extends Omit<HookFields, "after"> {
   readonly name: string;
   /** Sees the text not yet released (the whole text for `generate` and for `"all"`). */
@@ -77,6 +78,7 @@ export const outputGate = (spec: OutputGateSpec): ModelHook => {
   } as ModelHook;
 };
 
+/** What `chunkHook` takes: a function run on every part of a streamed response. */
 export interface ChunkHookSpec extends HookFields {
   readonly name: string;
   /** Runs on every part of a streamed response (innermost hook first). */

@@ -37,6 +37,7 @@ import { PartQueue } from "./queue.ts";
 
 /** Anything that can run the `modelCall` point: an agent stack, or any stack with that point. */
 export interface ModelCallStack {
+  /** Runs the `modelCall` point over a request. */
   run(
     point: "modelCall",
     input: ModelRequest,

@@ -18,6 +18,7 @@ const isValue = (v: unknown): v is MetadataValue =>
   v === null || typeof v === "string" || typeof v === "boolean" || (typeof v === "number");
 
 // `===`, except that NaN equals NaN (a number read from JSON is never NaN, but a computed one may be).
+// biome-ignore lint/suspicious/noSelfCompare: `x !== x` is the NaN test the comment above describes.
 const same = (a: unknown, b: MetadataValue): boolean => a === b || (typeof b === "number" && b !== b && typeof a === "number" && a !== a);
 
 const describeValue = (v: unknown): string =>

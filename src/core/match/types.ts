@@ -91,6 +91,7 @@ export interface NotMatch<I = unknown> {
  */
 export type MatchSpec<I = unknown> = string | MatchFunction<I> | MatchObject<I> | Matcher;
 
+/** A compiled `match`: tests a run's subject and input, and says what it was written as. */
 export interface Matcher {
   /** The pattern as written, for traces and `explain`. */
   readonly source: string;
