@@ -14,10 +14,19 @@
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { do_not_optimize, measure } from "mitata";
-import { createAgentStack } from "../dist/agent/index.js";
-import { withMiddleware } from "../dist/middleware/index.js";
-import { metrics, tracing } from "../dist/otel.js";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { fmt, textTable } from "./util.ts";
+
+// The built package, loaded by URL so that type checking a checkout without dist/ passes.
+const dist = (path: string): string => {
+  const url = new URL(`../dist/${path}`, import.meta.url);
+  if (!existsSync(fileURLToPath(url))) throw new Error("benchmarks/telemetry.bench.ts: dist/ is missing; run `npm run build` first");
+  return url.href;
+};
+const { createAgentStack } = (await import(dist("agent/index.js"))) as typeof import("../src/agent/index.ts");
+const { withMiddleware } = (await import(dist("middleware/index.js"))) as typeof import("../src/middleware/index.ts");
+const { metrics, tracing } = (await import(dist("otel.js"))) as typeof import("../src/otel.ts");
 
 const sdkMeter = () => {
   const reader = new PeriodicExportingMetricReader({ exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE), exportIntervalMillis: 3_600_000 });
