@@ -3,7 +3,9 @@ import { defineConfig } from "vitest/config";
 
 // `agent-onion` and its subpaths resolve to the sources, as tsconfig.json's "paths" map them for
 // tsc and tsx (examples import the package by its name).
-const exportsMap = (JSON.parse(readFileSync(new URL("package.json", import.meta.url), "utf8")) as { exports: Record<string, string | { default: string }> }).exports;
+const exportsMap = (
+  JSON.parse(readFileSync(new URL("package.json", import.meta.url), "utf8")) as { exports: Record<string, string | { default: string }> }
+).exports;
 const alias = Object.entries(exportsMap)
   .filter((e): e is [string, { default: string }] => typeof e[1] === "object")
   .map(([key, target]) => ({
@@ -16,7 +18,11 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     // The installed-package test packs and installs the package into new projects (minutes): `npm run test:package`.
-    exclude: ["test/soak/**", "node_modules/**", ...(process.env.AGENT_ONION_PACKAGE_TESTS ? [] : ["test/package/installed-package.test.ts"])],
+    exclude: [
+      "test/soak/**",
+      "node_modules/**",
+      ...(process.env.AGENT_ONION_PACKAGE_TESTS ? [] : ["test/package/installed-package.test.ts"]),
+    ],
     // Type-level tests (`*.test-d.ts`) run with the same command: `expectTypeOf` and
     // `@ts-expect-error` are checked by tsc, so a type that compiles when it must not fails the suite.
     typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },

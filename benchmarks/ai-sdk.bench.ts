@@ -65,7 +65,8 @@ const load = async (from: string): Promise<Library> => {
   if (from === "src") return import("../src/index.ts");
   if (from !== "dist") throw new Error(`--from ${from}: expected dist or src`);
   const built = new URL("../dist/index.js", import.meta.url);
-  if (!existsSync(fileURLToPath(built))) throw new Error("benchmarks/ai-sdk.bench.ts: dist/ is missing; run `npm run build` first (or pass --from src)");
+  if (!existsSync(fileURLToPath(built)))
+    throw new Error("benchmarks/ai-sdk.bench.ts: dist/ is missing; run `npm run build` first (or pass --from src)");
   return (await import(built.href)) as Library;
 };
 
@@ -75,7 +76,15 @@ const allSizes = [0, 1, 5, 20] as const;
 let sizes: readonly number[] = allSizes;
 
 export type AdapterFamily =
-  | "bare" | "ai-sdk" | "onion-mw-around" | "onion-mw-ba" | "onion-wrapModel" | "langchain" | "ai-sdk-signal" | "onion-mw-around-signal" | "engine-floor";
+  | "bare"
+  | "ai-sdk"
+  | "onion-mw-around"
+  | "onion-mw-ba"
+  | "onion-wrapModel"
+  | "langchain"
+  | "ai-sdk-signal"
+  | "onion-mw-around-signal"
+  | "engine-floor";
 
 export interface AdapterRow {
   readonly family: AdapterFamily;
@@ -111,10 +120,21 @@ const result = {
   usage: { inputTokens: { total: 12, noCache: 12, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } },
   warnings: [],
 };
-const params = { prompt: [{ role: "system" as const, content: "Be brief." }, { role: "user" as const, content: [{ type: "text" as const, text: "Hello" }] }] };
+const params = {
+  prompt: [
+    { role: "system" as const, content: "Be brief." },
+    { role: "user" as const, content: [{ type: "text" as const, text: "Hello" }] },
+  ],
+};
 /** The same call with a caller's signal that never aborts. */
 const signalled = { ...params, abortSignal: new AbortController().signal };
-const request: ModelRequest = { model: "mock-model-id", messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Hello" }] };
+const request: ModelRequest = {
+  model: "mock-model-id",
+  messages: [
+    { role: "system", content: "Be brief." },
+    { role: "user", content: "Hello" },
+  ],
+};
 const response: ModelResponse = { text: "ok", toolCalls: [], finishReason: "stop", usage: { inputTokens: 12, outputTokens: 1 } };
 
 const mock = (): MockLanguageModelV3 => {
@@ -136,7 +156,12 @@ const beforeAfterStack = (n: number): AgentStack => {
 };
 
 type Fn = () => PromiseLike<unknown>;
-interface Case { readonly family: AdapterFamily; readonly n: number; readonly fn: Fn; readonly inner: number }
+interface Case {
+  readonly family: AdapterFamily;
+  readonly n: number;
+  readonly fn: Fn;
+  readonly inner: number;
+}
 
 const build = (families: ReadonlySet<string> | undefined): Case[] => {
   const cases: Case[] = [];
@@ -146,7 +171,10 @@ const build = (families: ReadonlySet<string> | undefined): Case[] => {
   for (const n of sizes) {
     const sdk = wrapLanguageModel({
       model: mock(),
-      middleware: Array.from({ length: n }, (): LanguageModelV3Middleware => ({ specificationVersion: "v3", wrapGenerate: ({ doGenerate }) => doGenerate() })),
+      middleware: Array.from(
+        { length: n },
+        (): LanguageModelV3Middleware => ({ specificationVersion: "v3", wrapGenerate: ({ doGenerate }) => doGenerate() }),
+      ),
     });
     cases.push({ family: "ai-sdk", n, inner: 32, fn: () => sdk.doGenerate(params) });
     const around = wrapLanguageModel({ model: mock(), middleware: aiSdkMiddleware(aroundStack(n)) });
@@ -175,9 +203,13 @@ const build = (families: ReadonlySet<string> | undefined): Case[] => {
       model: new FakeListChatModel({ responses: ["ok"] }),
       systemPrompt: "Be brief.",
       tools: [],
-      middleware: Array.from({ length: n }, (_, i) => createMiddleware({ name: `pass-${i}`, wrapModelCall: (req, handler) => handler(req) })),
+      middleware: Array.from({ length: n }, (_, i) =>
+        createMiddleware({ name: `pass-${i}`, wrapModelCall: (req, handler) => handler(req) }),
+      ),
     });
-    const node = (agent as unknown as { graph: { nodes: Record<string, { bound: { invoke(state: unknown, config: unknown): Promise<unknown> } }> } }).graph.nodes.model_request;
+    const node = (
+      agent as unknown as { graph: { nodes: Record<string, { bound: { invoke(state: unknown, config: unknown): Promise<unknown> } }> } }
+    ).graph.nodes.model_request;
     if (node === undefined) throw new Error("langchain: no model_request node (did createAgent change?)");
     const state = { messages: [new HumanMessage("Hello")] };
     cases.push({ family: "langchain", n, inner: 4, fn: () => node.bound.invoke(state, {}) });
@@ -193,9 +225,12 @@ const cpuNow = (): number => {
 
 const time = async (c: Case, timeMs: number, clock: "cpu" | "wall"): Promise<number> => {
   const { fn, inner } = c;
-  const stats = await measure(async () => {
-    for (let k = 0; k < inner; k++) do_not_optimize(await fn());
-  }, { min_cpu_time: timeMs * 1e6, batch_samples: 16, min_samples: 8, ...(clock === "cpu" ? { now: cpuNow } : {}) });
+  const stats = await measure(
+    async () => {
+      for (let k = 0; k < inner; k++) do_not_optimize(await fn());
+    },
+    { min_cpu_time: timeMs * 1e6, batch_samples: 16, min_samples: 8, ...(clock === "cpu" ? { now: cpuNow } : {}) },
+  );
   return stats.p50 / inner;
 };
 
@@ -226,27 +261,69 @@ const main = async (): Promise<void> => {
     const c = cases.find((x) => x.family === family && x.n === n);
     return c === undefined ? Number.NaN : Math.min(...(samples.get(c) ?? []));
   };
-  const families = ["ai-sdk", "onion-mw-around", "onion-mw-ba", "engine-floor", "onion-wrapModel", "langchain", "ai-sdk-signal", "onion-mw-around-signal"]
-    .filter((f) => only?.includes(f) ?? true);
+  const families = [
+    "ai-sdk",
+    "onion-mw-around",
+    "onion-mw-ba",
+    "engine-floor",
+    "onion-wrapModel",
+    "langchain",
+    "ai-sdk-signal",
+    "onion-mw-around-signal",
+  ].filter((f) => only?.includes(f) ?? true);
   const perLayer = (family: string, n: number): number => (ns(family, n) - ns(family, 0)) / n;
-  console.log(`Node ${process.version}, agent-onion from ${from}/, ${clock} clock, ${rounds} rounds x ${timeMs} ms; load ${loads.map((l) => l.map((x) => x.toFixed(1)).join(" ")).join(" -> ")}`);
+  console.log(
+    `Node ${process.version}, agent-onion from ${from}/, ${clock} clock, ${rounds} rounds x ${timeMs} ms; load ${loads.map((l) => l.map((x) => x.toFixed(1)).join(" ")).join(" -> ")}`,
+  );
   console.log(`bare mock.doGenerate: ${fmt(ns("bare", 0))} ns/call\n`);
-  console.log(textTable(["family", ...sizes.map((n) => `N=${n} ns`), "ns/layer (N=20)"], families.map((f) => [f, ...sizes.map((n) => fmt(ns(f, n))), fmt(perLayer(f, 20), 1)])));
+  console.log(
+    textTable(
+      ["family", ...sizes.map((n) => `N=${n} ns`), "ns/layer (N=20)"],
+      families.map((f) => [f, ...sizes.map((n) => fmt(ns(f, n))), fmt(perLayer(f, 20), 1)]),
+    ),
+  );
   const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}x`;
   console.log(`\nRatios (total time per call; < 1 means agent-onion is faster)`);
   const ratios: [string, string][] = [
-    ["onion-mw-around", "ai-sdk"], ["onion-mw-ba", "ai-sdk"], ["engine-floor", "ai-sdk"], ["onion-wrapModel", "ai-sdk"], ["onion-mw-around", "langchain"],
+    ["onion-mw-around", "ai-sdk"],
+    ["onion-mw-ba", "ai-sdk"],
+    ["engine-floor", "ai-sdk"],
+    ["onion-wrapModel", "ai-sdk"],
+    ["onion-mw-around", "langchain"],
     ["onion-mw-around-signal", "ai-sdk-signal"],
   ];
-  console.log(textTable(["ratio", ...sizes.map((n) => `N=${n}`)], ratios
-    .filter(([a, b]) => families.includes(a) && families.includes(b))
-    .map(([a, b]) => [`${a} / ${b}`, ...sizes.map((n) => ratio(ns(a, n), ns(b, n)))])));
-  console.log(`\nPer layer at N=20: onion around ${fmt(perLayer("onion-mw-around", 20), 1)} ns, onion before/after ${fmt(perLayer("onion-mw-ba", 20), 1)} ns, ` +
-    `AI SDK ${fmt(perLayer("ai-sdk", 20), 1)} ns, LangChain ${fmt(perLayer("langchain", 20), 1)} ns (median of rounds would differ; see --json)`);
+  console.log(
+    textTable(
+      ["ratio", ...sizes.map((n) => `N=${n}`)],
+      ratios
+        .filter(([a, b]) => families.includes(a) && families.includes(b))
+        .map(([a, b]) => [`${a} / ${b}`, ...sizes.map((n) => ratio(ns(a, n), ns(b, n)))]),
+    ),
+  );
+  console.log(
+    `\nPer layer at N=20: onion around ${fmt(perLayer("onion-mw-around", 20), 1)} ns, onion before/after ${fmt(perLayer("onion-mw-ba", 20), 1)} ns, ` +
+      `AI SDK ${fmt(perLayer("ai-sdk", 20), 1)} ns, LangChain ${fmt(perLayer("langchain", 20), 1)} ns (median of rounds would differ; see --json)`,
+  );
   const out = args.get("json");
   if (out !== undefined) {
-    const rows: AdapterRow[] = cases.map((c) => ({ family: c.family, n: c.n, ns: Math.min(...(samples.get(c) ?? [])), rounds: samples.get(c) ?? [], median: median(samples.get(c) ?? []) }));
-    const report: AdapterReport = { suite: "adapters", date: new Date().toISOString(), node: process.version, rounds, timeMs, load: loads, rows, from: from as "dist" | "src", clock };
+    const rows: AdapterRow[] = cases.map((c) => ({
+      family: c.family,
+      n: c.n,
+      ns: Math.min(...(samples.get(c) ?? [])),
+      rounds: samples.get(c) ?? [],
+      median: median(samples.get(c) ?? []),
+    }));
+    const report: AdapterReport = {
+      suite: "adapters",
+      date: new Date().toISOString(),
+      node: process.version,
+      rounds,
+      timeMs,
+      load: loads,
+      rows,
+      from: from as "dist" | "src",
+      clock,
+    };
     writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
   }
 };

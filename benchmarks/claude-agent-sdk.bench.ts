@@ -52,9 +52,12 @@ const cpuNow = (): number => {
 /** ns per call: the median of mitata samples of 16 awaited calls each, on CPU time. */
 const time = async (fn: () => Promise<unknown>, ms: number): Promise<number> => {
   for (let i = 0; i < 200; i++) await fn();
-  const stats = await measure(async () => {
-    for (let k = 0; k < 16; k++) do_not_optimize(await fn());
-  }, { min_cpu_time: ms * 1e6, batch_samples: 16, min_samples: 8, now: cpuNow });
+  const stats = await measure(
+    async () => {
+      for (let k = 0; k < 16; k++) do_not_optimize(await fn());
+    },
+    { min_cpu_time: ms * 1e6, batch_samples: 16, min_samples: 8, now: cpuNow },
+  );
   return stats.p50 / 16;
 };
 
@@ -66,13 +69,33 @@ const inProcess = async (ms: number): Promise<Rows> => {
   const adapter = (await import(pathToFileURL(join(dist, "claude-agent-sdk.js")).href)) as typeof Adapter;
   const rows: Rows = {};
   const signal = new AbortController().signal;
-  const base = { session_id: "5f2b0c1e-0000-4000-8000-000000000001", transcript_path: "/home/u/.claude/projects/-repo/5f2b.jsonl", cwd: "/repo", permission_mode: "default" };
+  const base = {
+    session_id: "5f2b0c1e-0000-4000-8000-000000000001",
+    transcript_path: "/home/u/.claude/projects/-repo/5f2b.jsonl",
+    cwd: "/repo",
+    permission_mode: "default",
+  };
   let id = 0;
-  const pre = (toolUseId: string) => ({ ...base, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "npm test", description: "run the tests" }, tool_use_id: toolUseId });
-  const post = (toolUseId: string) => ({ ...pre(toolUseId), hook_event_name: "PostToolUse", tool_response: { stdout: "ok", stderr: "", interrupted: false, isImage: false, noOutputExpected: false } });
-  const batch = (toolUseId: string) => ({ ...base, hook_event_name: "PostToolBatch", tool_calls: [{ tool_name: "Bash", tool_input: { command: "npm test" }, tool_use_id: toolUseId, tool_response: "ok" }] });
+  const pre = (toolUseId: string) => ({
+    ...base,
+    hook_event_name: "PreToolUse",
+    tool_name: "Bash",
+    tool_input: { command: "npm test", description: "run the tests" },
+    tool_use_id: toolUseId,
+  });
+  const post = (toolUseId: string) => ({
+    ...pre(toolUseId),
+    hook_event_name: "PostToolUse",
+    tool_response: { stdout: "ok", stderr: "", interrupted: false, isImage: false, noOutputExpected: false },
+  });
+  const batch = (toolUseId: string) => ({
+    ...base,
+    hook_event_name: "PostToolBatch",
+    tool_calls: [{ tool_name: "Bash", tool_input: { command: "npm test" }, tool_use_id: toolUseId, tool_response: "ok" }],
+  });
   type Callback = (input: never, id: string, o: { signal: AbortSignal }) => Promise<unknown>;
-  const fire = (callbacks: readonly Callback[], input: unknown, toolUseId: string) => Promise.all(callbacks.map((cb) => cb(input as never, toolUseId, { signal })));
+  const fire = (callbacks: readonly Callback[], input: unknown, toolUseId: string) =>
+    Promise.all(callbacks.map((cb) => cb(input as never, toolUseId, { signal })));
 
   for (const n of sizes) {
     const plain: Callback[] = Array.from({ length: n }, () => async () => ({}));
@@ -82,7 +105,8 @@ const inProcess = async (ms: number): Promise<Rows> => {
       await fire(plain, post(toolUseId), toolUseId);
     }, ms);
     let stack = root.createAgentStack({ strict: false });
-    for (let i = 0; i < n; i++) stack = stack.use("toolCall", { name: `pass-${i}`, before: () => root.Continue, after: () => root.Continue });
+    for (let i = 0; i < n; i++)
+      stack = stack.use("toolCall", { name: `pass-${i}`, before: () => root.Continue, after: () => root.Continue });
     const hooks = adapter.claudeAgentGuard(stack).hooks;
     // The callbacks the guard registered for the events of a tool call (PostToolBatch only with toolBatch hooks).
     const of = (event: "PreToolUse" | "PostToolUse" | "PostToolBatch") => (hooks[event]?.[0]?.hooks ?? []) as unknown as Callback[];
@@ -95,9 +119,20 @@ const inProcess = async (ms: number): Promise<Rows> => {
   }
 
   const api = await startMockAnthropic({ turns: [], whenDone: "The tests pass.", isScripted: () => true }, 0);
-  const body = JSON.stringify({ model: "claude-sonnet-5", max_tokens: 1024, stream: true, system: [{ type: "text", text: "You are a coding agent." }], messages: [{ role: "user", content: [{ type: "text", text: "Run the tests." }] }], tools: [{ name: "Bash", input_schema: { type: "object" } }] });
+  const body = JSON.stringify({
+    model: "claude-sonnet-5",
+    max_tokens: 1024,
+    stream: true,
+    system: [{ type: "text", text: "You are a coding agent." }],
+    messages: [{ role: "user", content: [{ type: "text", text: "Run the tests." }] }],
+    tools: [{ name: "Bash", input_schema: { type: "object" } }],
+  });
   const call = async (url: string): Promise<string> => {
-    const res = await fetch(`${url}/v1/messages`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": "sk-ant-bench", "anthropic-version": "2023-06-01" }, body });
+    const res = await fetch(`${url}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": "sk-ant-bench", "anthropic-version": "2023-06-01" },
+      body,
+    });
     return res.text();
   };
   const gateways = new Map<number, { url: string; close(): Promise<void> }>();
@@ -111,7 +146,8 @@ const inProcess = async (ms: number): Promise<Rows> => {
   const order = ["direct", ...sizes.map((n) => `gateway/${n}`)];
   const passes: Rows[] = [{}, {}];
   for (const [p, keys] of [order, [...order].reverse()].entries())
-    for (const key of keys) passes[p]![key] = await time(() => call(key === "direct" ? api.url! : gateways.get(Number(key.split("/")[1]))!.url), ms);
+    for (const key of keys)
+      passes[p]![key] = await time(() => call(key === "direct" ? api.url! : gateways.get(Number(key.split("/")[1]))!.url), ms);
   for (const key of order) rows[key === "direct" ? "direct/0" : key] = (passes[0]![key]! + passes[1]![key]!) / 2;
   for (const gateway of gateways.values()) await gateway.close();
   await api.close();
@@ -130,10 +166,14 @@ const endToEnd = async (runs: number): Promise<Rows> => {
   const { query } = await import("@anthropic-ai/claude-agent-sdk");
   const binary = await claudeCode();
   const calls = 10;
-  const turns: MockTurn[] = [...Array.from({ length: calls }, (_, i) => ({ toolUses: [{ name: "Bash", input: { command: "true", description: `step ${i}` } }] })), "Done."];
+  const turns: MockTurn[] = [
+    ...Array.from({ length: calls }, (_, i) => ({ toolUses: [{ name: "Bash", input: { command: "true", description: `step ${i}` } }] })),
+    "Done.",
+  ];
   const layers = 5;
   let toolStack = root.createAgentStack({ strict: false });
-  for (let i = 0; i < layers; i++) toolStack = toolStack.use("toolCall", { name: `pass-${i}`, before: () => root.Continue, after: () => root.Continue });
+  for (let i = 0; i < layers; i++)
+    toolStack = toolStack.use("toolCall", { name: `pass-${i}`, before: () => root.Continue, after: () => root.Continue });
   let modelStack = toolStack;
   for (let i = 0; i < layers; i++) modelStack = modelStack.use("modelCall", { name: `model-${i}`, around: (_ctx, next) => next() });
   const plain = Array.from({ length: layers }, () => async () => ({}));
@@ -145,11 +185,30 @@ const endToEnd = async (runs: number): Promise<Rows> => {
       const home = mkdtempSync(join(tmpdir(), "agent-onion-bench-cc-"));
       const api = await startMockAnthropic({ turns }, 0);
       const gateway = family === "guard+gateway" ? await adapter.claudeModelGateway(modelStack, { upstream: api.url! }) : undefined;
-      const env = { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: join(home, ".claude"), ANTHROPIC_BASE_URL: gateway?.url ?? api.url!, ANTHROPIC_API_KEY: "sk-ant-bench", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", DISABLE_AUTOUPDATER: "1" };
-      const base = { cwd: home, env, settingSources: [], allowedTools: ["Bash"], permissionMode: "default" as const, ...(binary ? { pathToClaudeCodeExecutable: binary } : {}) };
-      const options = family === "plain" ? base
-        : family === "sdk-hooks" ? { ...base, hooks: { PreToolUse: [{ hooks: plain }], PostToolUse: [{ hooks: plain }] } }
-        : adapter.claudeAgentGuard(family === "guard" ? toolStack : modelStack).options(base);
+      const env = {
+        ...process.env,
+        HOME: home,
+        CLAUDE_CONFIG_DIR: join(home, ".claude"),
+        ANTHROPIC_BASE_URL: gateway?.url ?? api.url!,
+        ANTHROPIC_API_KEY: "sk-ant-bench",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_TELEMETRY: "1",
+        DISABLE_AUTOUPDATER: "1",
+      };
+      const base = {
+        cwd: home,
+        env,
+        settingSources: [],
+        allowedTools: ["Bash"],
+        permissionMode: "default" as const,
+        ...(binary ? { pathToClaudeCodeExecutable: binary } : {}),
+      };
+      const options =
+        family === "plain"
+          ? base
+          : family === "sdk-hooks"
+            ? { ...base, hooks: { PreToolUse: [{ hooks: plain }], PostToolUse: [{ hooks: plain }] } }
+            : adapter.claudeAgentGuard(family === "guard" ? toolStack : modelStack).options(base);
       const started = performance.now();
       let result: { subtype?: string; num_turns?: number } | undefined;
       for await (const m of query({ prompt: "Run the steps.", options })) if (m.type === "result") result = m;
@@ -157,7 +216,8 @@ const endToEnd = async (runs: number): Promise<Rows> => {
       await gateway?.close();
       await api.close();
       rmSync(home, { recursive: true, force: true });
-      if (result?.subtype !== "success" || api.scripted().length !== calls + 1) throw new Error(`${family}: the query did not run its ${calls} calls (${JSON.stringify(result)})`);
+      if (result?.subtype !== "success" || api.scripted().length !== calls + 1)
+        throw new Error(`${family}: the query did not run its ${calls} calls (${JSON.stringify(result)})`);
       samples.get(family)?.push(elapsed / calls);
     }
   }
@@ -178,7 +238,10 @@ const driver = (): void => {
   const results: Rows[] = [];
   for (let p = 0; p < processes; p++) {
     const run = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--child", ...process.argv.slice(2)], {
-      encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NODE_ENV: "production", AGENT_ONION_STRICT: "0" }, maxBuffer: 1 << 24,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, NODE_ENV: "production", AGENT_ONION_STRICT: "0" },
+      maxBuffer: 1 << 24,
     });
     if (run.status !== 0) throw new Error(`process ${p + 1} failed (exit ${run.status ?? run.signal})`);
     results.push(JSON.parse(run.stdout.trim().split("\n").at(-1)!) as Rows);
@@ -191,16 +254,34 @@ const driver = (): void => {
     return { min: v[0]!, median: median(v), max: v.at(-1)! };
   };
   const us = (ns: number) => fmt(ns / 1000, 1);
-  console.log(`Node ${process.version}, ${processes} processes; load ${load.map((l) => l.map((x) => x.toFixed(1)).join(" ")).join(" -> ")}`);
+  console.log(
+    `Node ${process.version}, ${processes} processes; load ${load.map((l) => l.map((x) => x.toFixed(1)).join(" ")).join(" -> ")}`,
+  );
   console.log(`Command: npx tsx benchmarks/claude-agent-sdk.bench.ts ${process.argv.slice(2).join(" ")}`.trim());
-  console.log(textTable(["case (layers)", "min µs", "median µs", "max µs"], keys.filter((k) => !k.startsWith("e2e")).map((k) => [k, us(stat(k).min), us(stat(k).median), us(stat(k).max)])));
+  console.log(
+    textTable(
+      ["case (layers)", "min µs", "median µs", "max µs"],
+      keys.filter((k) => !k.startsWith("e2e")).map((k) => [k, us(stat(k).min), us(stat(k).median), us(stat(k).max)]),
+    ),
+  );
   const e2e = keys.filter((k) => k.startsWith("e2e"));
   if (e2e.length > 0) {
     console.log("\nEnd to end, ms per tool call (query time / 10)");
-    console.log(textTable(["family (layers)", "min ms", "median ms", "max ms"], e2e.map((k) => [k.slice(4), fmt(stat(k).min, 1), fmt(stat(k).median, 1), fmt(stat(k).max, 1)])));
+    console.log(
+      textTable(
+        ["family (layers)", "min ms", "median ms", "max ms"],
+        e2e.map((k) => [k.slice(4), fmt(stat(k).min, 1), fmt(stat(k).median, 1), fmt(stat(k).max, 1)]),
+      ),
+    );
   }
-  const perLayer = (family: string) => sizes.slice(1).map((n) => fmt((stat(`${family}/${n}`).median - stat(`${family}/0`).median) / n, 0)).join(" / ");
-  console.log(`\nns per layer (N = 1 / 5 / 20, medians): sdk-hooks ${perLayer("sdk-hooks")}, guard ${perLayer("guard")}, gateway ${perLayer("gateway")}`);
+  const perLayer = (family: string) =>
+    sizes
+      .slice(1)
+      .map((n) => fmt((stat(`${family}/${n}`).median - stat(`${family}/0`).median) / n, 0))
+      .join(" / ");
+  console.log(
+    `\nns per layer (N = 1 / 5 / 20, medians): sdk-hooks ${perLayer("sdk-hooks")}, guard ${perLayer("guard")}, gateway ${perLayer("gateway")}`,
+  );
 };
 
 if (args.has("child")) await child();

@@ -37,10 +37,18 @@ export interface CliCase {
   readonly cpu?: number;
 }
 
-const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+const percentile = (sorted: readonly number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 const summary = (name: string, values: readonly number[]): CliCase => {
   const sorted = [...values].sort((a, b) => a - b);
-  return { name, samples: sorted.length, min: sorted[0] as number, p50: median(sorted), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] as number };
+  return {
+    name,
+    samples: sorted.length,
+    min: sorted[0] as number,
+    p50: median(sorted),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1] as number,
+  };
 };
 
 const guard = (ts: boolean) =>
@@ -50,8 +58,14 @@ const guard = (ts: boolean) =>
 
 /** An allowed Bash call: the common case, answered with exit 0 and no output. */
 const event = JSON.stringify({
-  session_id: "bench", transcript_path: "/tmp/t.jsonl", cwd: "/tmp", permission_mode: "default", hook_event_name: "PreToolUse",
-  tool_name: "Bash", tool_input: { command: "npm test", description: "Run the tests" }, tool_use_id: "toolu_bench",
+  session_id: "bench",
+  transcript_path: "/tmp/t.jsonl",
+  cwd: "/tmp",
+  permission_mode: "default",
+  hook_event_name: "PreToolUse",
+  tool_name: "Bash",
+  tool_input: { command: "npm test", description: "Run the tests" },
+  tool_use_id: "toolu_bench",
 });
 
 const startServe = (bin: string, cwd: string, module: string): Promise<{ url: string; stop: () => Promise<void> }> =>
@@ -61,7 +75,8 @@ const startServe = (bin: string, cwd: string, module: string): Promise<{ url: st
     child.stdout.on("data", (c: Buffer) => {
       out += c.toString();
       const match = /listening on (\S+)/.exec(out);
-      if (match) resolve({ url: match[1] as string, stop: () => new Promise((r) => (child.once("exit", () => r()), child.kill("SIGTERM"))) });
+      if (match)
+        resolve({ url: match[1] as string, stop: () => new Promise((r) => (child.once("exit", () => r()), child.kill("SIGTERM"))) });
     });
     child.once("exit", (code) => reject(new Error(`serve exited ${code}`)));
   });
@@ -96,8 +111,15 @@ const main = async (): Promise<void> => {
     ];
     for (const [, command, argv] of cases) timeProcess(command, argv, { cwd: hooks, input: event }); // warm the disk cache and tsx's
     const times = cases.map(() => [] as { wall: number; cpu: number }[]);
-    for (let i = 0; i < samples; i++) cases.forEach(([, command, argv], c) => times[c]!.push(timeProcess(command, argv, { cwd: hooks, input: event })));
-    const results: CliCase[] = cases.map(([name], c) => ({ ...summary(name, times[c]!.map((t) => t.wall)), cpu: median(times[c]!.map((t) => t.cpu)) }));
+    for (let i = 0; i < samples; i++)
+      cases.forEach(([, command, argv], c) => times[c]!.push(timeProcess(command, argv, { cwd: hooks, input: event })));
+    const results: CliCase[] = cases.map(([name], c) => ({
+      ...summary(
+        name,
+        times[c]!.map((t) => t.wall),
+      ),
+      cpu: median(times[c]!.map((t) => t.cpu)),
+    }));
 
     for (const module of ["guard.js", "guard.ts"]) {
       const server = await startServe(bin, hooks, module);
@@ -120,17 +142,39 @@ const main = async (): Promise<void> => {
     const node = results[0]!;
     const js = results[1]!;
     const serve = results.find((r) => r.name.startsWith("serve"))!;
-    console.log(`CLI per event, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, load ${load.map((l) => l.toFixed(1)).join(" ")}`);
+    console.log(
+      `CLI per event, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, load ${load.map((l) => l.toFixed(1)).join(" ")}`,
+    );
     console.log(`Command: npx tsx benchmarks/cli.bench.ts --samples ${samples} --requests ${requests}\n`);
-    console.log(textTable(["case", "samples", "min ms", "p50 ms", "p99 ms", "max ms", "p50 ÷ node -e 0", "CPU ms (median)", "CPU ÷ node -e 0"], results.map((r) => [
-      r.name, String(r.samples), fmt(r.min, 1), fmt(r.p50, 1), fmt(r.p99, 1), fmt(r.max, 1), r.cpu === undefined ? "" : `${fmt(r.p50 / node.p50, 2)}x`,
-      r.cpu === undefined ? "" : fmt(r.cpu, 0), r.cpu === undefined ? "" : `${fmt(r.cpu / node.cpu!, 2)}x`,
-    ])));
+    console.log(
+      textTable(
+        ["case", "samples", "min ms", "p50 ms", "p99 ms", "max ms", "p50 ÷ node -e 0", "CPU ms (median)", "CPU ÷ node -e 0"],
+        results.map((r) => [
+          r.name,
+          String(r.samples),
+          fmt(r.min, 1),
+          fmt(r.p50, 1),
+          fmt(r.p99, 1),
+          fmt(r.max, 1),
+          r.cpu === undefined ? "" : `${fmt(r.p50 / node.p50, 2)}x`,
+          r.cpu === undefined ? "" : fmt(r.cpu, 0),
+          r.cpu === undefined ? "" : `${fmt(r.cpu / node.cpu!, 2)}x`,
+        ]),
+      ),
+    );
     const ratio = js.p50 / node.p50;
-    console.log(`\nclaude-hook (.js): ${fmt(ratio, 2)}x node -e 0 wall, ${fmt(js.cpu! / node.cpu!, 2)}x in CPU (target: at most ${CLAUDE_HOOK_RATIO}x): ${ratio <= CLAUDE_HOOK_RATIO ? "met" : "NOT met"}`);
-    console.log(`serve: p50 ${fmt(serve.p50, 2)} ms per event (target: under ${SERVE_P50_MS} ms): ${serve.p50 < SERVE_P50_MS ? "met" : "NOT met"}`);
+    console.log(
+      `\nclaude-hook (.js): ${fmt(ratio, 2)}x node -e 0 wall, ${fmt(js.cpu! / node.cpu!, 2)}x in CPU (target: at most ${CLAUDE_HOOK_RATIO}x): ${ratio <= CLAUDE_HOOK_RATIO ? "met" : "NOT met"}`,
+    );
+    console.log(
+      `serve: p50 ${fmt(serve.p50, 2)} ms per event (target: under ${SERVE_P50_MS} ms): ${serve.p50 < SERVE_P50_MS ? "met" : "NOT met"}`,
+    );
     const out = args.get("json");
-    if (out) writeFileSync(out, `${JSON.stringify({ suite: "cli", date: new Date().toISOString(), node: process.version, load, cases: results }, null, 2)}\n`);
+    if (out)
+      writeFileSync(
+        out,
+        `${JSON.stringify({ suite: "cli", date: new Date().toISOString(), node: process.version, load, cases: results }, null, 2)}\n`,
+      );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -66,7 +66,10 @@ process.stdout.write(JSON.stringify({ one: median(a), thousand: median(b) }));
 
 const measure = (dist: string): Figures => {
   const out = spawnSync(process.execPath, ["--input-type=module", "--eval", childSource], {
-    cwd: root, encoding: "utf8", env: { ...process.env, NODE_ENV: "production", DIST: pathToFileURL(join(dist, "index.js")).href }, stdio: ["ignore", "pipe", "inherit"],
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, NODE_ENV: "production", DIST: pathToFileURL(join(dist, "index.js")).href },
+    stdio: ["ignore", "pipe", "inherit"],
   });
   if (out.status !== 0) throw new Error(`measuring ${dist} failed (exit ${out.status ?? out.signal})`);
   return JSON.parse(out.stdout) as Figures;
@@ -83,14 +86,26 @@ const main = (): void => {
   const baseline = args.get("baseline");
   const sides: [string, string][] = [["this build", join(root, "dist")]];
   if (baseline !== undefined) sides.push(["baseline", join(resolve(baseline), "dist")]);
-  console.log(`Node ${process.version}, ${cpus()[0]?.model ?? "unknown CPU"}, ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
-  console.log(`command: npx tsx benchmarks/condition-hooks.bench.ts${baseline !== undefined ? ` --baseline ${baseline}` : ""} --rounds ${rounds}\n`);
+  console.log(
+    `Node ${process.version}, ${cpus()[0]?.model ?? "unknown CPU"}, ${cpus().length} cores, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  );
+  console.log(
+    `command: npx tsx benchmarks/condition-hooks.bench.ts${baseline !== undefined ? ` --baseline ${baseline}` : ""} --rounds ${rounds}\n`,
+  );
   const got = new Map<string, Figures[]>(sides.map(([name]) => [name, []]));
-  for (let r = 0; r < rounds; r++) for (const [name, dist] of r % 2 === 0 ? sides : [...sides].reverse()) got.get(name)!.push(measure(dist));
+  for (let r = 0; r < rounds; r++)
+    for (const [name, dist] of r % 2 === 0 ? sides : [...sides].reverse()) got.get(name)!.push(measure(dist));
   console.log(`µs per call, median (min–max) of ${rounds} processes:`);
   for (const [name] of sides) {
     const figures = got.get(name)!;
-    console.log(`  ${name.padEnd(11)} 1 hook ${summary(figures.map((f) => f.one))}, 1,000 hooks ${summary(figures.map((f) => f.thousand))}, ratio ${summary(figures.map((f) => f.thousand / f.one), 2)}`);
+    console.log(
+      `  ${name.padEnd(11)} 1 hook ${summary(figures.map((f) => f.one))}, 1,000 hooks ${summary(figures.map((f) => f.thousand))}, ratio ${summary(
+        figures.map((f) => f.thousand / f.one),
+        2,
+      )}`,
+    );
   }
 };
 

@@ -36,7 +36,9 @@ export interface ImportCase {
 
 const cases: readonly (readonly [string, string])[] = [
   ["node -e 0", "0"],
-  ...["", "/core", "/agent", "/middleware", "/ai-sdk", "/mcp", "/koa", "/otel", "/redis", "/effect", "/claude"].map((s) => [`import "agent-onion${s}"`, `import "agent-onion${s}";`] as const),
+  ...["", "/core", "/agent", "/middleware", "/ai-sdk", "/mcp", "/koa", "/otel", "/redis", "/effect", "/claude"].map(
+    (s) => [`import "agent-onion${s}"`, `import "agent-onion${s}";`] as const,
+  ),
 ];
 
 const timeOnce = (code: string): ProcessTime => timeProcess(process.execPath, ["--input-type=module", "-e", code], { cwd: root });
@@ -55,7 +57,15 @@ export const measureImports = (runs: number): ImportCase[] => {
   return cases.map(([name], i) => {
     const wall = samples[i]!.map((s) => s.wall);
     const cpu = median(samples[i]!.map((s) => s.cpu));
-    return { name, min: Math.min(...wall), median: median(wall), max: Math.max(...wall), over: median(wall) - base, cpu, cpuOver: cpu - baseCpu };
+    return {
+      name,
+      min: Math.min(...wall),
+      median: median(wall),
+      max: Math.max(...wall),
+      over: median(wall) - base,
+      cpu,
+      cpuOver: cpu - baseCpu,
+    };
   });
 };
 
@@ -66,14 +76,33 @@ const main = (): void => {
   const load = loadavg();
   const results = measureImports(runs);
   const rootCase = results[1]!;
-  console.log(`Import time, ${runs} fresh processes per case, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, load ${load.map((l) => l.toFixed(1)).join(" ")}`);
+  console.log(
+    `Import time, ${runs} fresh processes per case, Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, load ${load.map((l) => l.toFixed(1)).join(" ")}`,
+  );
   console.log(`Command: npx tsx benchmarks/import-time.bench.ts --runs ${runs}\n`);
-  console.log(textTable(["case", "min ms", "median ms", "max ms", "median over node -e 0", "CPU ms (median)", "CPU over node -e 0"], results.map((r) => [
-    r.name, fmt(r.min), fmt(r.median), fmt(r.max), r === results[0] ? "" : `+${fmt(r.over)} ms`, fmt(r.cpu), r === results[0] ? "" : `+${fmt(r.cpuOver)} ms`,
-  ])));
-  console.log(`\nroot: +${fmt(rootCase.over)} ms over node -e 0, wall (target: at most +${ROOT_BUDGET_MS} ms): ${rootCase.over <= ROOT_BUDGET_MS ? "met" : "NOT met"}; CPU: +${fmt(rootCase.cpuOver)} ms`);
+  console.log(
+    textTable(
+      ["case", "min ms", "median ms", "max ms", "median over node -e 0", "CPU ms (median)", "CPU over node -e 0"],
+      results.map((r) => [
+        r.name,
+        fmt(r.min),
+        fmt(r.median),
+        fmt(r.max),
+        r === results[0] ? "" : `+${fmt(r.over)} ms`,
+        fmt(r.cpu),
+        r === results[0] ? "" : `+${fmt(r.cpuOver)} ms`,
+      ]),
+    ),
+  );
+  console.log(
+    `\nroot: +${fmt(rootCase.over)} ms over node -e 0, wall (target: at most +${ROOT_BUDGET_MS} ms): ${rootCase.over <= ROOT_BUDGET_MS ? "met" : "NOT met"}; CPU: +${fmt(rootCase.cpuOver)} ms`,
+  );
   const out = args.get("json");
-  if (out) writeFileSync(out, `${JSON.stringify({ suite: "import-time", date: new Date().toISOString(), node: process.version, runs, load, cases: results }, null, 2)}\n`);
+  if (out)
+    writeFileSync(
+      out,
+      `${JSON.stringify({ suite: "import-time", date: new Date().toISOString(), node: process.version, runs, load, cases: results }, null, 2)}\n`,
+    );
 };
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();

@@ -40,7 +40,16 @@ import { fmt, median, parseArgs, textTable } from "./util.ts";
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, "..", "dist");
 const sizes = [0, 1, 5, 10] as const;
-const families = ["model/langchain", "model/onion-around", "model/onion-ba", "tool/langchain", "tool/onion-around", "tool/onion-ba", "invoke/langchain", "invoke/onion-around"] as const;
+const families = [
+  "model/langchain",
+  "model/onion-around",
+  "model/onion-ba",
+  "tool/langchain",
+  "tool/onion-around",
+  "tool/onion-ba",
+  "invoke/langchain",
+  "invoke/onion-around",
+] as const;
 type Family = (typeof families)[number];
 
 /** One process's figures: ns per call for each family and N. */
@@ -59,7 +68,14 @@ export interface LangChainBenchReport {
   readonly rounds: number;
   readonly timeMs: number;
   readonly command: string;
-  readonly rows: { readonly family: Family; readonly n: number; readonly min: number; readonly median: number; readonly max: number; readonly each: number[] }[];
+  readonly rows: {
+    readonly family: Family;
+    readonly n: number;
+    readonly min: number;
+    readonly median: number;
+    readonly max: number;
+    readonly each: number[];
+  }[];
 }
 
 const key = (family: Family, n: number): string => `${family}@${n}`;
@@ -73,30 +89,40 @@ const node = (agent: unknown, name: string): Invokable => {
 
 /** The cases, built from the compiled package. */
 const build = async (): Promise<{ family: Family; n: number; inner: number; fn: () => Promise<unknown> }[]> => {
-  const adapter = (await import(pathToFileURL(join(dist, "adapters", "langchain.js")).href)) as typeof import("../src/adapters/langchain.ts");
+  const adapter = (await import(
+    pathToFileURL(join(dist, "adapters", "langchain.js")).href
+  )) as typeof import("../src/adapters/langchain.ts");
   const onion = (await import(pathToFileURL(join(dist, "index.js")).href)) as typeof import("../src/index.ts");
   type Point = "modelCall" | "toolCall";
   const stackOf = (points: readonly Point[], n: number, shape: "around" | "ba") => {
     let stack = onion.createAgentStack();
     for (const point of points)
       for (let i = 0; i < n; i++)
-        stack = shape === "around"
-          ? stack.use(point, { name: `${point}-${i}`, around: (_ctx, next) => next() })
-          : stack.use(point, { name: `${point}-${i}`, before: () => onion.Continue, after: () => onion.Continue });
+        stack =
+          shape === "around"
+            ? stack.use(point, { name: `${point}-${i}`, around: (_ctx, next) => next() })
+            : stack.use(point, { name: `${point}-${i}`, before: () => onion.Continue, after: () => onion.Continue });
     return stack;
   };
   const passThroughs = (n: number, wraps: readonly ("wrapModelCall" | "wrapToolCall")[]) =>
-    Array.from({ length: n }, (_, i) => createMiddleware({
-      name: `pass-${i}`,
-      ...(wraps.includes("wrapModelCall") ? { wrapModelCall: (request, handler) => handler(request) } : {}),
-      ...(wraps.includes("wrapToolCall") ? { wrapToolCall: (request, handler) => handler(request) } : {}),
-    }));
+    Array.from({ length: n }, (_, i) =>
+      createMiddleware({
+        name: `pass-${i}`,
+        ...(wraps.includes("wrapModelCall") ? { wrapModelCall: (request, handler) => handler(request) } : {}),
+        ...(wraps.includes("wrapToolCall") ? { wrapToolCall: (request, handler) => handler(request) } : {}),
+      }),
+    );
   const echo = tool(async ({ x }) => x, { name: "echo", description: "Echo", schema: z.object({ x: z.string() }) });
   const call = { id: "c1", name: "echo", args: { x: "hi" }, type: "tool_call" as const };
   const toolState = { messages: [new HumanMessage("Hello"), new AIMessage({ content: "", tool_calls: [call] })], lg_tool_call: call };
   const modelState = { messages: [new HumanMessage("Hello")] };
   const agent = (middleware: unknown[], model?: unknown) =>
-    createAgent({ model: (model ?? new FakeListChatModel({ responses: ["ok"] })) as never, systemPrompt: "Be brief.", tools: [echo], middleware: middleware as never });
+    createAgent({
+      model: (model ?? new FakeListChatModel({ responses: ["ok"] })) as never,
+      systemPrompt: "Be brief.",
+      tools: [echo],
+      middleware: middleware as never,
+    });
   const looping = () => new FakeToolCallingModel({ toolCalls: [[{ id: "c1", name: "echo", args: { x: "hi" } }], []] });
 
   const cases: { family: Family; n: number; inner: number; fn: () => Promise<unknown> }[] = [];
@@ -133,9 +159,12 @@ const child = async (rounds: number, timeMs: number, out: string): Promise<void>
   const samples = new Map(cases.map((c) => [c, [] as number[]]));
   for (let r = 0; r < rounds; r++) {
     for (const c of r % 2 === 0 ? cases : [...cases].reverse()) {
-      const stats = await measure(async () => {
-        for (let k = 0; k < c.inner; k++) do_not_optimize(await c.fn());
-      }, { min_cpu_time: timeMs * 1e6, batch_samples: 8, min_samples: 8 });
+      const stats = await measure(
+        async () => {
+          for (let k = 0; k < c.inner; k++) do_not_optimize(await c.fn());
+        },
+        { min_cpu_time: timeMs * 1e6, batch_samples: 8, min_samples: 8 },
+      );
       samples.get(c)?.push(stats.p50 / c.inner);
     }
   }
@@ -150,17 +179,22 @@ const main = async (): Promise<void> => {
   const timeMs = Number(args.get("time-ms") ?? 300);
   const childOut = args.get("child");
   if (childOut !== undefined) return child(rounds, timeMs, childOut);
-  if (!existsSync(join(dist, "adapters", "langchain.js"))) throw new Error("dist/adapters/langchain.js is missing: run npm run build first (the benchmark measures the built package)");
+  if (!existsSync(join(dist, "adapters", "langchain.js")))
+    throw new Error("dist/adapters/langchain.js is missing: run npm run build first (the benchmark measures the built package)");
   const processes = Number(args.get("processes") ?? 3);
   const dir = mkdtempSync(join(tmpdir(), "agent-onion-langchain-bench-"));
   const reports: ProcessReport[] = [];
   try {
     for (let p = 0; p < processes; p++) {
       const out = join(dir, `${p}.json`);
-      const run = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--child", out, "--rounds", String(rounds), "--time-ms", String(timeMs)], {
-        stdio: ["ignore", "inherit", "inherit"],
-        env: { ...process.env, NODE_ENV: "production" },
-      });
+      const run = spawnSync(
+        process.execPath,
+        ["--import", "tsx", fileURLToPath(import.meta.url), "--child", out, "--rounds", String(rounds), "--time-ms", String(timeMs)],
+        {
+          stdio: ["ignore", "inherit", "inherit"],
+          env: { ...process.env, NODE_ENV: "production" },
+        },
+      );
       if (run.status !== 0 || !existsSync(out)) throw new Error(`benchmark process ${p + 1} failed (exit ${run.status ?? run.signal})`);
       reports.push(JSON.parse(readFileSync(out, "utf8")) as ProcessReport);
       process.stderr.write(`process ${p + 1}/${processes} done\n`);
@@ -178,20 +212,37 @@ const main = async (): Promise<void> => {
     const s = stat(family, n);
     return `${us(s.median)} (${us(s.min)}–${us(s.max)})`;
   };
-  console.log(`Node ${process.version}; ${processes} processes x ${rounds} rounds x ${timeMs} ms; load ${reports.map((r) => r.load.map((l) => l[0]?.toFixed(1)).join("->")).join(", ")}`);
+  console.log(
+    `Node ${process.version}; ${processes} processes x ${rounds} rounds x ${timeMs} ms; load ${reports.map((r) => r.load.map((l) => l[0]?.toFixed(1)).join("->")).join(", ")}`,
+  );
   console.log(`µs per call, median over processes (min–max)\n`);
-  console.log(textTable(["case", ...sizes.map((n) => `N=${n}`)], families.map((f) => [f, ...sizes.map((n) => cell(f, n))])));
+  console.log(
+    textTable(
+      ["case", ...sizes.map((n) => `N=${n}`)],
+      families.map((f) => [f, ...sizes.map((n) => cell(f, n))]),
+    ),
+  );
   const perLayer = (family: Family): number => (stat(family, 10).median - stat(family, 1).median) / 9;
   const fixed = (onionFamily: Family, theirs: Family): number => stat(onionFamily, 1).median - stat(theirs, 1).median;
-  console.log(`\nPer layer (N=1 to N=10, medians), ns: model: LangChain ${fmt(perLayer("model/langchain"))}, onion around ${fmt(perLayer("model/onion-around"))}, onion before/after ${fmt(perLayer("model/onion-ba"))}; ` +
-    `tool: LangChain ${fmt(perLayer("tool/langchain"))}, onion around ${fmt(perLayer("tool/onion-around"))}, onion before/after ${fmt(perLayer("tool/onion-ba"))}`);
-  console.log(`Adapter's fixed cost over one LangChain layer (N=1, medians), µs: model call ${us(fixed("model/onion-around", "model/langchain"))}, tool call ${us(fixed("tool/onion-around", "tool/langchain"))}`);
+  console.log(
+    `\nPer layer (N=1 to N=10, medians), ns: model: LangChain ${fmt(perLayer("model/langchain"))}, onion around ${fmt(perLayer("model/onion-around"))}, onion before/after ${fmt(perLayer("model/onion-ba"))}; ` +
+      `tool: LangChain ${fmt(perLayer("tool/langchain"))}, onion around ${fmt(perLayer("tool/onion-around"))}, onion before/after ${fmt(perLayer("tool/onion-ba"))}`,
+  );
+  console.log(
+    `Adapter's fixed cost over one LangChain layer (N=1, medians), µs: model call ${us(fixed("model/onion-around", "model/langchain"))}, tool call ${us(fixed("tool/onion-around", "tool/langchain"))}`,
+  );
   const out = args.get("json");
   if (out !== undefined) {
     const rows = families.flatMap((family) => sizes.map((n) => ({ family, n, ...stat(family, n), each: each(family, n) })));
     const report: LangChainBenchReport = {
-      suite: "langchain", date: new Date().toISOString(), node: process.version, processes, rounds, timeMs,
-      command: `npx tsx benchmarks/langchain.bench.ts --processes ${processes} --rounds ${rounds} --time-ms ${timeMs}`, rows,
+      suite: "langchain",
+      date: new Date().toISOString(),
+      node: process.version,
+      processes,
+      rounds,
+      timeMs,
+      command: `npx tsx benchmarks/langchain.bench.ts --processes ${processes} --rounds ${rounds} --time-ms ${timeMs}`,
+      rows,
     };
     writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
   }

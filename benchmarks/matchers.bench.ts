@@ -29,7 +29,10 @@ const cases: [string, MatchSpec<ToolCall> | undefined][] = [
   ['20 hooks + 1 matching "Read" (not this call)', "Read"],
   ['20 hooks + 1 with { any: ["Read", "^Ba"] } (subject only)', { any: ["Read", "^Ba"] }],
   ['20 hooks + 1 with { metadata: { env: "prod" } }', { metadata: { env: "prod" } }],
-  ['20 hooks + 1 with { all: ["Bash", { metadata: { env: ["prod", "dev"] } }] }', { all: ["Bash", { metadata: { env: ["prod", "dev"] } }] }],
+  [
+    '20 hooks + 1 with { all: ["Bash", { metadata: { env: ["prod", "dev"] } }] }',
+    { all: ["Bash", { metadata: { env: ["prod", "dev"] } }] },
+  ],
   ["20 hooks + 1 with a function reading ctx.metadata", (_s, _c, { metadata: m }) => m.env === "prod"],
 ];
 
@@ -38,9 +41,12 @@ for (const [label, match] of cases) {
   const stack = stackWith(match);
   const best: number[] = [];
   for (let round = 0; round < 3; round++) {
-    const stats = await measure(async () => {
-      for (let k = 0; k < 16; k++) do_not_optimize(await stack.run("toolCall", call, op, { metadata }));
-    }, { min_cpu_time: 150e6, batch_samples: 16, min_samples: 8 });
+    const stats = await measure(
+      async () => {
+        for (let k = 0; k < 16; k++) do_not_optimize(await stack.run("toolCall", call, op, { metadata }));
+      },
+      { min_cpu_time: 150e6, batch_samples: 16, min_samples: 8 },
+    );
     best.push(stats.p50 / 16);
   }
   rows.push([label, fmt(Math.min(...best))]);

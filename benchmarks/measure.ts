@@ -30,9 +30,12 @@ const warm = async (fn: (x: typeof input) => unknown, ms: number): Promise<void>
 
 const time = async (fn: (x: typeof input) => unknown, ms: number): Promise<{ ns: number }> => {
   await warm(fn, 300);
-  const stats = await measure(async () => {
-    for (let k = 0; k < 32; k++) do_not_optimize(await fn(input));
-  }, { min_cpu_time: ms * 1e6, batch_samples: 64, min_samples: 12, now: cpuNow });
+  const stats = await measure(
+    async () => {
+      for (let k = 0; k < 32; k++) do_not_optimize(await fn(input));
+    },
+    { min_cpu_time: ms * 1e6, batch_samples: 64, min_samples: 12, now: cpuNow },
+  );
   return { ns: stats.p50 / 32 };
 };
 

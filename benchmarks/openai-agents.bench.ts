@@ -28,8 +28,21 @@ import { loadavg } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { do_not_optimize } from "mitata";
 import {
-  Agent, RunContext, Usage, invokeFunctionTool, run, runToolInputGuardrails, runToolOutputGuardrails, setTracingDisabled, tool,
-  ToolGuardrailFunctionOutputFactory, type FunctionTool, type Model, type ModelRequest, type ModelResponse, type StreamEvent,
+  Agent,
+  RunContext,
+  Usage,
+  invokeFunctionTool,
+  run,
+  runToolInputGuardrails,
+  runToolOutputGuardrails,
+  setTracingDisabled,
+  tool,
+  ToolGuardrailFunctionOutputFactory,
+  type FunctionTool,
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+  type StreamEvent,
 } from "@openai/agents";
 import { z } from "zod";
 import { fmt, median, parseArgs, textTable } from "./util.ts";
@@ -62,8 +75,14 @@ export interface OpenAiAgentsReport {
 }
 
 const usage = new Usage({ requests: 1, inputTokens: 12, outputTokens: 3, totalTokens: 15 });
-const text: ModelResponse = { usage, output: [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "ok" }] }] };
-const call: ModelResponse = { usage, output: [{ type: "function_call", callId: "call_1", name: "lookup", arguments: '{"q":"tides"}', status: "completed" }] };
+const text: ModelResponse = {
+  usage,
+  output: [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "ok" }] }],
+};
+const call: ModelResponse = {
+  usage,
+  output: [{ type: "function_call", callId: "call_1", name: "lookup", arguments: '{"q":"tides"}', status: "completed" }],
+};
 const request: ModelRequest = {
   systemInstructions: "Be brief.",
   input: [{ type: "message", role: "user", content: "Hello" }],
@@ -76,7 +95,8 @@ const request: ModelRequest = {
 
 /** A model that calls `lookup` once, then answers: stateless, so every run and call is the same. */
 const fixedModel = (): Model => ({
-  getResponse: async (req) => (Array.isArray(req.input) && req.input.some((i) => (i as { type?: string }).type === "function_call_result") ? text : call),
+  getResponse: async (req) =>
+    Array.isArray(req.input) && req.input.some((i) => (i as { type?: string }).type === "function_call_result") ? text : call,
   getStreamedResponse: async function* (): AsyncIterable<StreamEvent> {
     throw new Error("not streamed here");
   },
@@ -93,14 +113,29 @@ const decorate = (model: Model, n: number): Model => {
   return m;
 };
 
-const lookup = () => tool({ name: "lookup", description: "Look up", parameters: z.object({ q: z.string() }), execute: async ({ q }) => `found ${q}` });
+const lookup = () =>
+  tool({ name: "lookup", description: "Look up", parameters: z.object({ q: z.string() }), execute: async ({ q }) => `found ${q}` });
 const guardrails = (n: number) => ({
-  inputGuardrails: Array.from({ length: n }, (_, i) => ({ type: "tool_input" as const, name: `in-${i}`, run: async () => ToolGuardrailFunctionOutputFactory.allow() })),
-  outputGuardrails: Array.from({ length: n }, (_, i) => ({ type: "tool_output" as const, name: `out-${i}`, run: async () => ToolGuardrailFunctionOutputFactory.allow() })),
+  inputGuardrails: Array.from({ length: n }, (_, i) => ({
+    type: "tool_input" as const,
+    name: `in-${i}`,
+    run: async () => ToolGuardrailFunctionOutputFactory.allow(),
+  })),
+  outputGuardrails: Array.from({ length: n }, (_, i) => ({
+    type: "tool_output" as const,
+    name: `out-${i}`,
+    run: async () => ToolGuardrailFunctionOutputFactory.allow(),
+  })),
 });
 
 type Fn = () => PromiseLike<unknown>;
-interface Case { readonly kind: OpenAiAgentsRow["kind"]; readonly family: OpenAiAgentsRow["family"]; readonly n: number; readonly inner: number; readonly fn: Fn }
+interface Case {
+  readonly kind: OpenAiAgentsRow["kind"];
+  readonly family: OpenAiAgentsRow["family"];
+  readonly n: number;
+  readonly inner: number;
+  readonly fn: Fn;
+}
 
 const build = async (): Promise<Case[]> => {
   const onion = (await import(new URL("index.js", dist).href)) as Onion;
@@ -110,13 +145,22 @@ const build = async (): Promise<Case[]> => {
     const points = point === "both" ? (["modelCall", "toolCall"] as const) : ([point] as const);
     for (const p of points)
       for (let i = 0; i < n; i++)
-        s = shape === "around" ? s.use(p, { name: `pass-${i}`, around: (_ctx, next) => next() }) : s.use(p, { name: `pass-${i}`, before: () => onion.Continue, after: () => onion.Continue });
+        s =
+          shape === "around"
+            ? s.use(p, { name: `pass-${i}`, around: (_ctx, next) => next() })
+            : s.use(p, { name: `pass-${i}`, before: () => onion.Continue, after: () => onion.Continue });
     return s;
   };
   /** The runner's path for one function call (see the top of this file). */
   const toolPath = (t: FunctionTool<any, any, any>): Fn => {
     const agent = new Agent({ name: "bench" });
-    const toolCall = { type: "function_call" as const, callId: "call_1", name: "lookup", arguments: '{"q":"tides"}', status: "completed" as const };
+    const toolCall = {
+      type: "function_call" as const,
+      callId: "call_1",
+      name: "lookup",
+      arguments: '{"q":"tides"}',
+      status: "completed" as const,
+    };
     return async () => {
       const context = new RunContext();
       if (await t.needsApproval(context, { q: "tides" }, toolCall.callId)) throw new Error("unexpected approval");
@@ -143,7 +187,13 @@ const build = async (): Promise<Case[]> => {
     cases.push({ kind: "model", family: "onion-ba", n, inner: 256, fn: () => ba.getResponse(request) });
 
     cases.push({ kind: "tool", family: "sdk", n, inner: 32, fn: toolPath({ ...lookup(), ...guardrails(n) }) });
-    cases.push({ kind: "tool", family: "onion-around", n, inner: 32, fn: toolPath(adapter.guardTool(stack("toolCall", n, "around"), lookup())) });
+    cases.push({
+      kind: "tool",
+      family: "onion-around",
+      n,
+      inner: 32,
+      fn: toolPath(adapter.guardTool(stack("toolCall", n, "around"), lookup())),
+    });
     cases.push({ kind: "tool", family: "onion-ba", n, inner: 32, fn: toolPath(adapter.guardTool(stack("toolCall", n, "ba"), lookup())) });
 
     const sdkAgent = new Agent({ name: "bench", tools: [{ ...lookup(), ...guardrails(n) }], model: decorate(fixedModel(), n) });
@@ -187,13 +237,18 @@ const main = async (): Promise<void> => {
   const args = parseArgs(process.argv.slice(2));
   const timeMs = Number(args.get("time-ms") ?? 200);
   if (args.has("child")) return child(timeMs, args.get("child") === "reverse");
-  if (!existsSync(fileURLToPath(new URL("adapters/openai-agents/index.js", dist)))) throw new Error("benchmarks/openai-agents.bench.ts measures the built package: run `npm run build` first");
+  if (!existsSync(fileURLToPath(new URL("adapters/openai-agents/index.js", dist))))
+    throw new Error("benchmarks/openai-agents.bench.ts measures the built package: run `npm run build` first");
   const processes = Number(args.get("processes") ?? 3);
   const load = [loadavg()];
   const runs: Record<string, number>[] = [];
   for (let p = 0; p < processes; p++) {
     const self = fileURLToPath(import.meta.url);
-    const r = spawnSync(process.execPath, ["--import", "tsx", self, "--child", p % 2 === 0 ? "forward" : "reverse", "--time-ms", String(timeMs)], { encoding: "utf8", maxBuffer: 1 << 24 });
+    const r = spawnSync(
+      process.execPath,
+      ["--import", "tsx", self, "--child", p % 2 === 0 ? "forward" : "reverse", "--time-ms", String(timeMs)],
+      { encoding: "utf8", maxBuffer: 1 << 24 },
+    );
     if (r.status !== 0) throw new Error(`benchmark process ${p + 1} failed: ${r.stderr}`);
     runs.push(JSON.parse(r.stdout) as Record<string, number>);
     process.stderr.write(`process ${p + 1}/${processes} done\n`);
@@ -205,20 +260,41 @@ const main = async (): Promise<void> => {
   });
   const cell = (samples: readonly number[], scale: number, digits: number) =>
     `${fmt(Math.min(...samples) / scale, digits)} / ${fmt(median(samples) / scale, digits)} / ${fmt(Math.max(...samples) / scale, digits)}`;
-  console.log(`Node ${process.version}, ${processes} fresh processes x ${timeMs} ms per case; load ${load.map((l) => l.map((x) => x.toFixed(1)).join(" ")).join(" -> ")}`);
-  for (const [kind, unit, scale, digits] of [["model", "ns per model call", 1, 0], ["tool", "ns per tool call", 1, 0], ["run", "µs per run", 1000, 1]] as const) {
+  console.log(
+    `Node ${process.version}, ${processes} fresh processes x ${timeMs} ms per case; load ${load.map((l) => l.map((x) => x.toFixed(1)).join(" ")).join(" -> ")}`,
+  );
+  for (const [kind, unit, scale, digits] of [
+    ["model", "ns per model call", 1, 0],
+    ["tool", "ns per tool call", 1, 0],
+    ["run", "µs per run", 1000, 1],
+  ] as const) {
     const of = rows.filter((r) => r.kind === kind).sort((a, b) => a.n - b.n || a.family.localeCompare(b.family));
     console.log(`\n${kind}: ${unit}, min / median / max over processes`);
-    console.log(textTable(["family", "N", "time"], of.map((r) => [r.family, String(r.n), cell(r.samples, scale, digits)])));
+    console.log(
+      textTable(
+        ["family", "N", "time"],
+        of.map((r) => [r.family, String(r.n), cell(r.samples, scale, digits)]),
+      ),
+    );
     const per = (family: string) => {
       const at = (n: number) => median(of.find((r) => r.family === family && r.n === n)?.samples ?? []);
       return ((at(20) - at(1)) / 19 / scale).toFixed(digits + 1);
     };
-    console.log(`per layer (median, (t20 - t1) / 19): ${[...new Set(of.filter((r) => r.n > 0).map((r) => r.family))].map((f) => `${f} ${per(f)}`).join(", ")}`);
+    console.log(
+      `per layer (median, (t20 - t1) / 19): ${[...new Set(of.filter((r) => r.n > 0).map((r) => r.family))].map((f) => `${f} ${per(f)}`).join(", ")}`,
+    );
   }
   const out = args.get("json");
   if (out !== undefined) {
-    const report: OpenAiAgentsReport = { suite: "openai-agents", date: new Date().toISOString(), node: process.version, processes, timeMs, load, rows };
+    const report: OpenAiAgentsReport = {
+      suite: "openai-agents",
+      date: new Date().toISOString(),
+      node: process.version,
+      processes,
+      timeMs,
+      load,
+      rows,
+    };
     writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
   }
 };

@@ -23,26 +23,62 @@ mkdirSync(join(project, "src"));
 writeFileSync(join(project, "src", "a.ts"), "x");
 const op = async (): Promise<{ content: string }> => ({ content: "ran" });
 const stackWith = (deny: string[], symlinks = true) =>
-  withMiddleware(createAgentStack({ strict: false }), toolPolicy({ deny, paths: { projectDir: project, cwd: project, symlinks }, onUnknownTool: () => {} }));
+  withMiddleware(
+    createAgentStack({ strict: false }),
+    toolPolicy({ deny, paths: { projectDir: project, cwd: project, symlinks }, onUnknownTool: () => {} }),
+  );
 const rules = (n: number) => Array.from({ length: n }, (_, i) => `Write(/etc/dir${i}/**)`);
 // A fresh call object per run, as an agent makes: the per-call cache does not carry over.
 const write = (path: string): ToolCall => ({ id: "1", name: "Write", input: { file_path: path } });
 
 const cases: [string, () => Promise<unknown>][] = [
-  ["name-only rule (Bash)", ((s) => () => s.run("toolCall", write("src/a.ts"), op))(stackWith(["Bash"]))],
-  ["1 path rule, existing file", ((s) => () => s.run("toolCall", write("src/a.ts"), op))(stackWith(rules(1)))],
-  ["1 path rule, new file in a new directory", ((s) => () => s.run("toolCall", write("src/new/dir/b.ts"), op))(stackWith(rules(1)))],
-  ["1 path rule, links not resolved", ((s) => () => s.run("toolCall", write("src/a.ts"), op))(stackWith(rules(1), false))],
-  ["100 path rules, existing file", ((s) => () => s.run("toolCall", write("src/a.ts"), op))(stackWith(rules(100)))],
+  [
+    "name-only rule (Bash)",
+    (
+      (s) => () =>
+        s.run("toolCall", write("src/a.ts"), op)
+    )(stackWith(["Bash"])),
+  ],
+  [
+    "1 path rule, existing file",
+    (
+      (s) => () =>
+        s.run("toolCall", write("src/a.ts"), op)
+    )(stackWith(rules(1))),
+  ],
+  [
+    "1 path rule, new file in a new directory",
+    (
+      (s) => () =>
+        s.run("toolCall", write("src/new/dir/b.ts"), op)
+    )(stackWith(rules(1))),
+  ],
+  [
+    "1 path rule, links not resolved",
+    (
+      (s) => () =>
+        s.run("toolCall", write("src/a.ts"), op)
+    )(stackWith(rules(1), false)),
+  ],
+  [
+    "100 path rules, existing file",
+    (
+      (s) => () =>
+        s.run("toolCall", write("src/a.ts"), op)
+    )(stackWith(rules(100))),
+  ],
 ];
 
 const rows: string[][] = [];
 for (const [label, fn] of cases) {
   const best: number[] = [];
   for (let round = 0; round < 3; round++) {
-    const stats = await measure(async () => {
-      for (let k = 0; k < 16; k++) do_not_optimize(await fn());
-    }, { min_cpu_time: 150e6, batch_samples: 16, min_samples: 8 });
+    const stats = await measure(
+      async () => {
+        for (let k = 0; k < 16; k++) do_not_optimize(await fn());
+      },
+      { min_cpu_time: 150e6, batch_samples: 16, min_samples: 8 },
+    );
     best.push(stats.p50 / 16);
   }
   rows.push([label, fmt(Math.min(...best))]);

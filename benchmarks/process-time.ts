@@ -24,13 +24,19 @@ const seconds = (text: string): number => {
  * @example
  * const { wall, cpu } = timeProcess(process.execPath, ["-e", "0"], { cwd: process.cwd() })
  */
-export const timeProcess = (command: string, args: readonly string[], options: { readonly cwd: string; readonly input?: string }): ProcessTime => {
+export const timeProcess = (
+  command: string,
+  args: readonly string[],
+  options: { readonly cwd: string; readonly input?: string },
+): ProcessTime => {
   const started = process.hrtime.bigint();
   const direct = spawnSync(command, [...args], { cwd: options.cwd, input: options.input ?? "", stdio: ["pipe", "ignore", "pipe"] });
   const wall = Number(process.hrtime.bigint() - started) / 1e6;
   if (direct.status !== 0) throw new Error(`${command} ${args.join(" ")} exited ${direct.status}: ${direct.stderr.toString()}`);
   const timed = spawnSync("bash", ["-c", '"$0" "$@" >/dev/null; times >&3', command, ...args], {
-    cwd: options.cwd, input: options.input ?? "", stdio: ["pipe", "ignore", "pipe", "pipe"],
+    cwd: options.cwd,
+    input: options.input ?? "",
+    stdio: ["pipe", "ignore", "pipe", "pipe"],
   });
   const lines = (timed.output[3]?.toString() ?? "").trim().split("\n");
   const [user, system] = (lines[1] ?? "").trim().split(/\s+/);

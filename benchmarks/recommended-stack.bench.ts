@@ -46,7 +46,13 @@ const resultOf = (shape: Shape, bytes: number, n: number): Record<string, unknow
   }
   const items: Record<string, unknown>[] = [];
   for (let size = 0, i = 0; size < bytes - 60; i++) {
-    const item = { id: `item-${n}-${i}`, name: `file${i}.ts`, size: i * 17, tags: ["src", "ts"], meta: { owner: `user${i % 7}`, ok: true } };
+    const item = {
+      id: `item-${n}-${i}`,
+      name: `file${i}.ts`,
+      size: i * 17,
+      tags: ["src", "ts"],
+      meta: { owner: `user${i % 7}`, ok: true },
+    };
     size += JSON.stringify(item).length + 1;
     items.push(item);
   }
@@ -58,7 +64,10 @@ const child = async (dist: string, shape: Shape): Promise<void> => {
   const root = (await import(pathToFileURL(join(dist, "index.js")).href)) as Record<string, any>;
   // `metrics` needs @opentelemetry/api: newer builds export it from agent-onion/otel, older ones from the root.
   const otel = join(dist, "otel.js");
-  const m = { ...root, ...(root.metrics === undefined && existsSync(otel) ? ((await import(pathToFileURL(otel).href)) as Record<string, any>) : {}) };
+  const m = {
+    ...root,
+    ...(root.metrics === undefined && existsSync(otel) ? ((await import(pathToFileURL(otel).href)) as Record<string, any>) : {}),
+  };
   const stack = m.withMiddleware(
     m.createAgentStack(),
     m.guards({ maxSteps: 20, maxTokens: 32_768, maxExecutionTime: 300 }),
@@ -70,7 +79,9 @@ const child = async (dist: string, shape: Shape): Promise<void> => {
   let n = 0;
   const call = async (): Promise<void> => {
     const i = n++;
-    const outcome = await stack.run("toolCall", { id: `call-${i}`, name: "Bash", input: { command: "ls -la src" } }, () => resultOf(shape, 2048, i));
+    const outcome = await stack.run("toolCall", { id: `call-${i}`, name: "Bash", input: { command: "ls -la src" } }, () =>
+      resultOf(shape, 2048, i),
+    );
     if (outcome._tag !== "Completed") throw new Error(`the call did not complete: ${JSON.stringify(outcome)}`);
   };
   // The result is built inside the operation: its cost is the same on both sides, and measured apart.
@@ -99,7 +110,10 @@ const child = async (dist: string, shape: Shape): Promise<void> => {
 
 const measure = (dist: string, shape: Shape): { us: number; build: number } => {
   const out = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--child", dist, "--shape", shape], {
-    cwd: root, encoding: "utf8", env: { ...process.env, NODE_ENV: "production" }, stdio: ["ignore", "pipe", "inherit"],
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, NODE_ENV: "production" },
+    stdio: ["ignore", "pipe", "inherit"],
   });
   if (out.status !== 0) throw new Error(`measuring ${dist} (${shape}) failed (exit ${out.status ?? out.signal})`);
   return JSON.parse(out.stdout) as { us: number; build: number };
@@ -118,8 +132,14 @@ const main = (): void => {
   const sides: [string, string][] = [["this build", join(root, "dist")]];
   if (baseline !== undefined) sides.push(["baseline", join(resolve(baseline), "dist")]);
   const cpu = cpus()[0]?.model ?? "unknown CPU";
-  console.log(`Node ${process.version}, ${cpu}, ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
-  console.log(`command: npx tsx benchmarks/recommended-stack.bench.ts${baseline !== undefined ? ` --baseline ${baseline}` : ""} --rounds ${rounds}\n`);
+  console.log(
+    `Node ${process.version}, ${cpu}, ${cpus().length} cores, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  );
+  console.log(
+    `command: npx tsx benchmarks/recommended-stack.bench.ts${baseline !== undefined ? ` --baseline ${baseline}` : ""} --rounds ${rounds}\n`,
+  );
   for (const shape of shapes) {
     const us = new Map<string, number[]>(sides.map(([name]) => [name, []]));
     const ratios: number[] = [];

@@ -23,7 +23,10 @@ const git = (...args: string[]): string => execFileSync("git", args, { cwd: root
 export const beforeRef = (ref?: string): string => {
   if (ref !== undefined) return git("rev-parse", "--verify", `${ref}^{commit}`);
   const added = git("log", "--diff-filter=A", "--format=%H", "--", "src/middleware/secret-rules.ts").split("\n").filter(Boolean).at(-1);
-  if (added === undefined) throw new Error("redaction baseline: no commit adds src/middleware/secret-rules.ts in this checkout's history (a shallow clone?); pass --before <ref>");
+  if (added === undefined)
+    throw new Error(
+      "redaction baseline: no commit adds src/middleware/secret-rules.ts in this checkout's history (a shallow clone?); pass --before <ref>",
+    );
   return git("rev-parse", `${added}^`);
 };
 
@@ -42,7 +45,11 @@ export interface DetectorSet {
  */
 export const loadDetectorsAt = async (ref: string): Promise<DetectorSet> => {
   const dir = mkdtempSync(join(tmpdir(), "agent-onion-redaction-before-"));
-  for (const file of ["detectors.ts", "visible-text.ts"]) writeFileSync(join(dir, file), git("show", `${ref}:src/middleware/${file}`) + "\n");
-  const module = (await import(pathToFileURL(join(dir, "detectors.ts")).href)) as { defaultDetectors: () => readonly Detector[]; scan: typeof scanNow };
+  for (const file of ["detectors.ts", "visible-text.ts"])
+    writeFileSync(join(dir, file), git("show", `${ref}:src/middleware/${file}`) + "\n");
+  const module = (await import(pathToFileURL(join(dir, "detectors.ts")).href)) as {
+    defaultDetectors: () => readonly Detector[];
+    scan: typeof scanNow;
+  };
   return { label: `before (${ref.slice(0, 7)})`, detectors: module.defaultDetectors(), scan: module.scan };
 };

@@ -43,8 +43,10 @@ const sized = (text: string, size: number): string => Buffer.from(text.repeat(Ma
 let seed = 7;
 const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0), seed / 2 ** 32);
 const pick = (alphabet: string, n: number) => Array.from({ length: n }, () => alphabet[Math.floor(random() * alphabet.length)]).join("");
-const logs = Array.from({ length: 400 }, (_, i) =>
-  `2024-05-20T10:${String(i % 60).padStart(2, "0")}:12.${String(i).padStart(3, "0")}Z ${["INFO", "WARN", "DEBUG"][i % 3]} [worker-${i % 8}] request_id=req_${pick("0123456789ABCDEFGHJKMNPQRSTVWXYZ", 26)} GET /api/v1/orders/${pick("0123456789abcdef", 8)}-${pick("0123456789abcdef", 4)}-4${pick("0123456789abcdef", 3)}-a${pick("0123456789abcdef", 3)}-${pick("0123456789abcdef", 12)} status=200 duration_ms=${i % 97} bytes=${1000 + i * 7}`,
+const logs = Array.from(
+  { length: 400 },
+  (_, i) =>
+    `2024-05-20T10:${String(i % 60).padStart(2, "0")}:12.${String(i).padStart(3, "0")}Z ${["INFO", "WARN", "DEBUG"][i % 3]} [worker-${i % 8}] request_id=req_${pick("0123456789ABCDEFGHJKMNPQRSTVWXYZ", 26)} GET /api/v1/orders/${pick("0123456789abcdef", 8)}-${pick("0123456789abcdef", 4)}-4${pick("0123456789abcdef", 3)}-a${pick("0123456789abcdef", 3)}-${pick("0123456789abcdef", 12)} status=200 duration_ms=${i % 97} bytes=${1000 + i * 7}`,
 ).join("\n");
 
 /** Typical tool output. */
@@ -149,7 +151,19 @@ const main = async (): Promise<void> => {
   const rounds = Number(args.get("rounds") ?? 5);
   const results: Record<string, number>[] = [];
   for (let r = 0; r < rounds; r++) {
-    const stdout = execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), "--child", "--before", before, ...(args.has("dist") ? ["--dist"] : []), ...(args.has("typical") ? ["--typical"] : [])], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+    const stdout = execFileSync(
+      process.execPath,
+      [
+        ...process.execArgv,
+        fileURLToPath(import.meta.url),
+        "--child",
+        "--before",
+        before,
+        ...(args.has("dist") ? ["--dist"] : []),
+        ...(args.has("typical") ? ["--typical"] : []),
+      ],
+      { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+    );
     results.push(JSON.parse(stdout) as Record<string, number>);
     process.stderr.write(`round ${r + 1}/${rounds} done\n`);
   }
@@ -166,11 +180,19 @@ const main = async (): Promise<void> => {
   const rows = keys.map((key) => {
     const [name, what, size] = key.split("|") as [string, string, string];
     const s = stats(key);
-    return [`${name}: ${what}`, `${fmt(Number(size) / KB)} KB`, perKb(key), `${fmt(s.min / 1000, 3)} / ${fmt(s.median / 1000, 3)} / ${fmt(s.max / 1000, 3)}`];
+    return [
+      `${name}: ${what}`,
+      `${fmt(Number(size) / KB)} KB`,
+      perKb(key),
+      `${fmt(s.min / 1000, 3)} / ${fmt(s.median / 1000, 3)} / ${fmt(s.max / 1000, 3)}`,
+    ];
   });
-  console.log(`Redaction cost, ${rounds} fresh processes, Node ${process.version}, ${args.has("dist") ? "dist/" : "src/"}; before = ${before.slice(0, 7)}\n`);
+  console.log(
+    `Redaction cost, ${rounds} fresh processes, Node ${process.version}, ${args.has("dist") ? "dist/" : "src/"}; before = ${before.slice(0, 7)}\n`,
+  );
   console.log(textTable(["case", "size", "µs per KB (min / median / max)", "ms per call (min / median / max)"], rows));
-  if (args.has("json")) writeFileSync(args.get("json") as string, JSON.stringify({ node: process.version, before, rounds, results }, null, 2));
+  if (args.has("json"))
+    writeFileSync(args.get("json") as string, JSON.stringify({ node: process.version, before, rounds, results }, null, 2));
 };
 
 await main();

@@ -28,16 +28,27 @@ if (process.argv.includes("--child")) {
   const self = fileURLToPath(import.meta.url);
   const results: FaultRunFigures[] = [];
   for (let run = 0; run < runs; run++) {
-    const child = spawnSync(process.execPath, ["--import", "tsx", self, "--child"], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawnSync(process.execPath, ["--import", "tsx", self, "--child"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     if (child.status !== 0) throw new Error(`run ${run + 1} failed`);
     results.push(JSON.parse(child.stdout) as FaultRunFigures);
     console.error(`run ${run + 1} of ${runs} done`);
   }
   const exact = (r: FaultRunFigures): boolean =>
-    [r.before, ...r.faults.map((f) => f.after)].every((t) =>
-      t.accountingErrors.length === 0 && t.budget.settled === t.budget.spent && t.budget.used === t.budget.spent &&
-      [t.limits.sliding, t.limits.fixed, t.limits.calls, t.limits.callsCounter].every((n) => n === t.limits.admitted));
-  const stat = (values: number[], digits = 0): string[] => [fmt(Math.min(...values), digits), fmt(median(values), digits), fmt(Math.max(...values), digits)];
+    [r.before, ...r.faults.map((f) => f.after)].every(
+      (t) =>
+        t.accountingErrors.length === 0 &&
+        t.budget.settled === t.budget.spent &&
+        t.budget.used === t.budget.spent &&
+        [t.limits.sliding, t.limits.fixed, t.limits.calls, t.limits.callsCounter].every((n) => n === t.limits.admitted),
+    );
+  const stat = (values: number[], digits = 0): string[] => [
+    fmt(Math.min(...values), digits),
+    fmt(median(values), digits),
+    fmt(Math.max(...values), digits),
+  ];
   const rows: string[][] = [["calls per second before the faults", ...stat(results.map((r) => r.callsPerSecond))]];
   for (const fault of results[0]!.faults.map((f) => f.fault)) {
     const of = (r: FaultRunFigures) => r.faults.find((f) => f.fault === fault)!;
@@ -45,7 +56,11 @@ if (process.argv.includes("--child")) {
     if (fault !== "stall") rows.push([`${fault}: new server answering PING (ms)`, ...stat(results.map((r) => of(r).serverStartMs))]);
     rows.push([`${fault}: slowest recovery (ms)`, ...stat(results.map((r) => Math.max(...of(r).recoveryMs)))]);
     rows.push([`${fault}: fastest recovery (ms)`, ...stat(results.map((r) => Math.min(...of(r).recoveryMs)))]);
-    if (fault !== "stall") rows.push([`${fault}: slowest recovery after PING (ms)`, ...stat(results.map((r) => Math.max(...of(r).recoveryMs) - of(r).serverStartMs))]);
+    if (fault !== "stall")
+      rows.push([
+        `${fault}: slowest recovery after PING (ms)`,
+        ...stat(results.map((r) => Math.max(...of(r).recoveryMs) - of(r).serverStartMs)),
+      ]);
     rows.push([`${fault}: admitted while down`, ...stat(results.map((r) => of(r).admittedWhileDown))]);
     rows.push([`${fault}: refused ${of(results[0]!).graceMs} ms or more after`, ...stat(results.map((r) => of(r).refusedAfterRecovery))]);
   }

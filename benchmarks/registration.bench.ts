@@ -30,7 +30,10 @@ const measure = async (): Promise<void> => {
 if (process.argv.includes("--child")) await measure();
 else {
   const rows = [1, 2, 3].map(() => {
-    const out = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--child"], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+    const out = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--child"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     return JSON.parse(out.stdout) as { smallMs: number; largeMs: number; ratio: number };
   });
   const sorted = (k: "smallMs" | "largeMs" | "ratio") => rows.map((r) => r[k]).sort((a, b) => a - b);

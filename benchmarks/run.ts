@@ -44,7 +44,10 @@ const measured = ["src/core", "benchmarks/cases.ts", "benchmarks/measure.ts"];
 
 const measureIn = (flags: readonly string[], args: readonly string[]): Record<string, number> => {
   const out = spawnSync(process.execPath, [...flags, "--import", "tsx", join(here, "measure.ts"), ...args], {
-    cwd: root, encoding: "utf8", env: { ...process.env, NODE_ENV: "production" }, stdio: ["ignore", "pipe", "inherit"],
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, NODE_ENV: "production" },
+    stdio: ["ignore", "pipe", "inherit"],
   });
   if (out.status !== 0) throw new Error(`measure.ts ${args.join(" ")} failed (exit ${out.status ?? out.signal})`);
   return JSON.parse(out.stdout) as Record<string, number>;
@@ -52,7 +55,9 @@ const measureIn = (flags: readonly string[], args: readonly string[]): Record<st
 
 const machine = (): string => {
   const cpu = readFileSync("/proc/cpuinfo", "utf8").match(/^model name\s*:\s*(.*)$/m)?.[1] ?? cpus()[0]?.model ?? "unknown CPU";
-  return `Node ${process.version}, ${cpu}, ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} at the start`;
+  return `Node ${process.version}, ${cpu}, ${cpus().length} cores, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")} at the start`;
 };
 
 const run = (rounds: number, command: string): Results => {
@@ -95,20 +100,61 @@ interface Target {
 }
 
 const targets = (r: Results): Target[] => [
-  { id: "T1", what: "no hooks: `stack.run` ÷ a hand-written async wrapper (a)", values: perRound(r, (ns) => ns("onion/0") / ns("hand-async")), limit: 1.3, unit: "x" },
-  { id: "T2", what: "20 sync before/after hooks ÷ a hand-written loop (b)", values: perRound(r, (ns) => ns("onion-ba/20") / ns("hand-loop/20")), limit: 2, unit: "x" },
-  { id: "T2 + observer", what: "T2 with one no-op observer added", values: perRound(r, (ns) => ns("onion-ba-observer/20") / ns("hand-loop/20")), limit: 2.5, unit: "x" },
-  { id: "T2 + reading observer", what: "T2 with one observer that reads the outcome, duration and every decision (not a target)", values: perRound(r, (ns) => ns("onion-ba-metrics/20") / ns("hand-loop/20")), limit: undefined, unit: "x" },
-  { id: "T3", what: "20 `async` around hooks: ns per layer ÷ koa-compose's per `async` layer", values: perRound(r, (ns) => perLayer(ns, "onion-around-async") / perLayer(ns, "koa-async")), limit: 1.2, unit: "x" },
-  { id: "T3 floor", what: "not a target: (d) checked async layers per layer ÷ koa-compose's, the least an onion that reads each async answer into an outcome does", values: perRound(r, (ns) => perLayer(ns, "hand-checked") / perLayer(ns, "koa-async")), limit: undefined, unit: "x" },
+  {
+    id: "T1",
+    what: "no hooks: `stack.run` ÷ a hand-written async wrapper (a)",
+    values: perRound(r, (ns) => ns("onion/0") / ns("hand-async")),
+    limit: 1.3,
+    unit: "x",
+  },
+  {
+    id: "T2",
+    what: "20 sync before/after hooks ÷ a hand-written loop (b)",
+    values: perRound(r, (ns) => ns("onion-ba/20") / ns("hand-loop/20")),
+    limit: 2,
+    unit: "x",
+  },
+  {
+    id: "T2 + observer",
+    what: "T2 with one no-op observer added",
+    values: perRound(r, (ns) => ns("onion-ba-observer/20") / ns("hand-loop/20")),
+    limit: 2.5,
+    unit: "x",
+  },
+  {
+    id: "T2 + reading observer",
+    what: "T2 with one observer that reads the outcome, duration and every decision (not a target)",
+    values: perRound(r, (ns) => ns("onion-ba-metrics/20") / ns("hand-loop/20")),
+    limit: undefined,
+    unit: "x",
+  },
+  {
+    id: "T3",
+    what: "20 `async` around hooks: ns per layer ÷ koa-compose's per `async` layer",
+    values: perRound(r, (ns) => perLayer(ns, "onion-around-async") / perLayer(ns, "koa-async")),
+    limit: 1.2,
+    unit: "x",
+  },
+  {
+    id: "T3 floor",
+    what: "not a target: (d) checked async layers per layer ÷ koa-compose's, the least an onion that reads each async answer into an outcome does",
+    values: perRound(r, (ns) => perLayer(ns, "hand-checked") / perLayer(ns, "koa-async")),
+    limit: undefined,
+    unit: "x",
+  },
 ];
 
 const render = (r: Results): string => {
   const rows = targets(r);
   const met = rows.filter((t) => t.limit !== undefined && median(t.values) <= t.limit).length;
   const limited = rows.filter((t) => t.limit !== undefined).length;
-  const bytesPerLayer = (family: string, i: number): number => (((r.bytes[`${family}/20`] as number[])[i] as number) - ((r.bytes[`${family}/1`] as number[])[i] as number)) / 19;
-  const shapes = [["before/after hook", "onion-ba", "hand-loop"], ["sync around, `(ctx, next) => next()`", "onion-around", "koa"], ["async around, `async (ctx, next) => await next()`", "onion-around-async", "koa-async"]] as const;
+  const bytesPerLayer = (family: string, i: number): number =>
+    (((r.bytes[`${family}/20`] as number[])[i] as number) - ((r.bytes[`${family}/1`] as number[])[i] as number)) / 19;
+  const shapes = [
+    ["before/after hook", "onion-ba", "hand-loop"],
+    ["sync around, `(ctx, next) => next()`", "onion-around", "koa"],
+    ["async around, `async (ctx, next) => await next()`", "onion-around-async", "koa-async"],
+  ] as const;
   const lines = [
     "# Benchmarks",
     "",
@@ -126,7 +172,10 @@ const render = (r: Results): string => {
     "",
     "| id | target | measured | limit | met |",
     "|---|---|--:|--:|:-:|",
-    ...rows.map((t) => `| ${t.id} | ${t.what} | ${range(t.values, 2, t.unit)} | ${t.limit === undefined ? "–" : `≤ ${t.limit}${t.unit}`} | ${t.limit === undefined ? "–" : median(t.values) <= t.limit ? "yes" : "**no**"} |`),
+    ...rows.map(
+      (t) =>
+        `| ${t.id} | ${t.what} | ${range(t.values, 2, t.unit)} | ${t.limit === undefined ? "–" : `≤ ${t.limit}${t.unit}`} | ${t.limit === undefined ? "–" : median(t.values) <= t.limit ? "yes" : "**no**"} |`,
+    ),
     "",
     "## Time: ns per call",
     "",
@@ -144,7 +193,16 @@ const render = (r: Results): string => {
     "",
     "| shape | agent-onion, bytes per hook | the other, bytes per hook |",
     "|---|--:|--:|",
-    ...shapes.map(([shape, ours, theirs]) => `| ${shape} vs \`${theirs}\` | ${range(Array.from({ length: r.rounds }, (_, i) => bytesPerLayer(ours, i)), 0)} | ${range(Array.from({ length: r.rounds }, (_, i) => bytesPerLayer(theirs, i)), 0)} |`),
+    ...shapes.map(
+      ([shape, ours, theirs]) =>
+        `| ${shape} vs \`${theirs}\` | ${range(
+          Array.from({ length: r.rounds }, (_, i) => bytesPerLayer(ours, i)),
+          0,
+        )} | ${range(
+          Array.from({ length: r.rounds }, (_, i) => bytesPerLayer(theirs, i)),
+          0,
+        )} |`,
+    ),
     "",
     "## Freezing what hooks receive",
     "",
@@ -152,7 +210,9 @@ const render = (r: Results): string => {
     "",
     "| input | objects and arrays | cold, µs | warm, µs |",
     "|---|--:|--:|--:|",
-    ...Object.entries(r.freeze).map(([size, f]) => `| ${fmt(Number(size) / 1024, 0)} KB of JSON | ${fmt(f.nodes, 0)} | ${range(f.coldUs, 1)} | ${range(f.warmUs, 3)} |`),
+    ...Object.entries(r.freeze).map(
+      ([size, f]) => `| ${fmt(Number(size) / 1024, 0)} KB of JSON | ${fmt(f.nodes, 0)} | ${range(f.coldUs, 1)} | ${range(f.warmUs, 3)} |`,
+    ),
     "",
     "## Running them",
     "",
@@ -178,7 +238,10 @@ const main = (): void => {
   mkdirSync(dirname(latestPath), { recursive: true });
   writeFileSync(latestPath, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(readmePath, render(results));
-  for (const t of targets(results)) console.log(`${t.id.padEnd(24)} ${range(t.values, 2, t.unit).padStart(22)}  ${t.limit === undefined ? "" : `limit ${t.limit}${t.unit}`}`);
+  for (const t of targets(results))
+    console.log(
+      `${t.id.padEnd(24)} ${range(t.values, 2, t.unit).padStart(22)}  ${t.limit === undefined ? "" : `limit ${t.limit}${t.unit}`}`,
+    );
   console.log(`wrote ${latestPath} and ${readmePath} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 };
 

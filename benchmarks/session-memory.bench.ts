@@ -39,7 +39,10 @@ const meanMs = (samples: readonly SessionSample[], from: number, to: number): nu
 
 const results: SessionFigures[] = [];
 for (let run = 0; run < runs; run++) {
-  const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", driver, String(turns), "100"], { encoding: "utf8", env: { ...process.env, AGENT_ONION_STRICT: "0" } });
+  const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", driver, String(turns), "100"], {
+    encoding: "utf8",
+    env: { ...process.env, AGENT_ONION_STRICT: "0" },
+  });
   if (child.status !== 0) throw new Error(`run ${run + 1} failed: ${child.stderr}`);
   results.push(JSON.parse(child.stdout) as SessionFigures);
   console.error(`run ${run + 1} of ${runs} done`);
@@ -64,15 +67,20 @@ const stat = (pick: (row: (typeof rows)[number]) => number, digits: number): str
   return [fmt(Math.min(...values), digits), fmt(median(values), digits), fmt(Math.max(...values), digits)];
 };
 console.log(`session memory: ${turns} turns, ${runs} fresh processes (node --expose-gc), AGENT_ONION_STRICT=0`);
-console.log(textTable(["figure", "min", "median", "max"], [
-  ["heap after GC, turn 100 (MiB)", ...stat((r) => r.heap100, 2)],
-  [`heap after GC, turn ${turns} (MiB)`, ...stat((r) => r.heapLast, 2)],
-  ["highest sample (MiB)", ...stat((r) => r.maxHeap, 2)],
-  ["heap slope from turn 1000 (bytes/turn)", ...stat((r) => r.slope, 0)],
-  ["store keys left (most at any sample)", ...stat((r) => r.storeKeys, 0)],
-  ["ms per turn, turns 101-1000", ...stat((r) => r.early, 3)],
-  [`ms per turn, last 1000 turns`, ...stat((r) => r.late, 3)],
-  ["turns not completed", ...stat((r) => r.notCompleted, 0)],
-]));
+console.log(
+  textTable(
+    ["figure", "min", "median", "max"],
+    [
+      ["heap after GC, turn 100 (MiB)", ...stat((r) => r.heap100, 2)],
+      [`heap after GC, turn ${turns} (MiB)`, ...stat((r) => r.heapLast, 2)],
+      ["highest sample (MiB)", ...stat((r) => r.maxHeap, 2)],
+      ["heap slope from turn 1000 (bytes/turn)", ...stat((r) => r.slope, 0)],
+      ["store keys left (most at any sample)", ...stat((r) => r.storeKeys, 0)],
+      ["ms per turn, turns 101-1000", ...stat((r) => r.early, 3)],
+      [`ms per turn, last 1000 turns`, ...stat((r) => r.late, 3)],
+      ["turns not completed", ...stat((r) => r.notCompleted, 0)],
+    ],
+  ),
+);
 const out = args.get("json");
 if (out !== undefined) writeFileSync(out, `${JSON.stringify({ turns, runs, rows, results }, null, 2)}\n`);

@@ -67,7 +67,12 @@ const main = async (): Promise<void> => {
     console.log(`\nper command (median of runs, min–max); commands over ${MAX_COMMAND_LENGTH / 1024} KiB are opaque without parsing`);
     console.log("size    shape     new (tree-sitter)              old (hand-written)");
     let unique = 0;
-    for (const [label, bytes, batch, runs] of [["100 B", 100, 2000, 7], ["10 KB", 10_000, 40, 7], ["50 KB", 50_000, 4, 5], ["1 MB", 1_000_000, 1, 3]] as const) {
+    for (const [label, bytes, batch, runs] of [
+      ["100 B", 100, 2000, 7],
+      ["10 KB", 10_000, 40, 7],
+      ["50 KB", 50_000, 4, 5],
+      ["1 MB", 1_000_000, 1, 3],
+    ] as const) {
       for (const [shape, base] of Object.entries(shapes(bytes))) {
         // A comment line makes each command new to the cache without changing what is parsed.
         const commands = Array.from({ length: batch * runs + batch }, () => `${base}\n#${unique++}`);
@@ -81,7 +86,8 @@ const main = async (): Promise<void> => {
         };
         const n = measure(analyseShell);
         const o = measure(old.analyse);
-        const per = (t: { median: number; min: number; max: number }) => `${fmt(t.median / batch)} (${fmt(t.min / batch)}–${fmt(t.max / batch)})`;
+        const per = (t: { median: number; min: number; max: number }) =>
+          `${fmt(t.median / batch)} (${fmt(t.min / batch)}–${fmt(t.max / batch)})`;
         console.log(`${label.padEnd(8)}${shape.padEnd(10)}${per(n).padEnd(31)}${per(o)}`);
       }
     }
@@ -118,7 +124,9 @@ const main = async (): Promise<void> => {
     const b = await runCalls(thousand, 30);
     const c = await runCalls(names, 30);
     ratios.push(b / a);
-    console.log(`${r === 0 ? "\none call with a new 50 B command, " : ""}1 Bash(...) hook: ${fmt(a)}, 1,000 Bash(...) hooks: ${fmt(b)} (ratio ${(b / a).toFixed(2)}), 1,000 hooks matching "Bash" by name: ${fmt(c)}`);
+    console.log(
+      `${r === 0 ? "\none call with a new 50 B command, " : ""}1 Bash(...) hook: ${fmt(a)}, 1,000 Bash(...) hooks: ${fmt(b)} (ratio ${(b / a).toFixed(2)}), 1,000 hooks matching "Bash" by name: ${fmt(c)}`,
+    );
   }
   ratios.sort((x, y) => x - y);
   console.log(`ratio 1,000 hooks / 1 hook: median ${ratios[3]!.toFixed(2)}, min ${ratios[0]!.toFixed(2)}, max ${ratios[6]!.toFixed(2)}`);

@@ -14,8 +14,15 @@ import { createStack, gate } from "../src/core/index.ts";
 import { fmt, textTable } from "./util.ts";
 
 const caller = new AbortController().signal;
-const stack = createStack({ tool: gate<string, string>({ name: "tool" }) }, { strict: false }).use("tool", { name: "pass", around: (_ctx, next) => next() });
-const timed = createStack({ tool: gate<string, string>({ name: "tool" }) }, { strict: false }).use("tool", { name: "timed", timeoutMs: 1000, before: () => undefined });
+const stack = createStack({ tool: gate<string, string>({ name: "tool" }) }, { strict: false }).use("tool", {
+  name: "pass",
+  around: (_ctx, next) => next(),
+});
+const timed = createStack({ tool: gate<string, string>({ name: "tool" }) }, { strict: false }).use("tool", {
+  name: "timed",
+  timeoutMs: 1000,
+  before: () => undefined,
+});
 const op = async (x: string): Promise<string> => x;
 const reads = async (x: string, ctx: { readonly signal: AbortSignal }): Promise<string> => (ctx.signal.aborted ? "" : x);
 
@@ -43,9 +50,12 @@ const rows: string[][] = [];
 for (const [label, fn] of cases) {
   const best: number[] = [];
   for (let round = 0; round < 3; round++) {
-    const stats = await measure(async () => {
-      for (let k = 0; k < 32; k++) do_not_optimize(await fn());
-    }, { min_cpu_time: 150e6, batch_samples: 16, min_samples: 8 });
+    const stats = await measure(
+      async () => {
+        for (let k = 0; k < 32; k++) do_not_optimize(await fn());
+      },
+      { min_cpu_time: 150e6, batch_samples: 16, min_samples: 8 },
+    );
     best.push(stats.p50 / 32);
   }
   rows.push([label, fmt(Math.min(...best))]);

@@ -60,18 +60,39 @@ const main = async (): Promise<void> => {
   const tool = async () => ({ content: "ok" });
 
   const base = createStack(agentPoints, { strict: false });
-  const inProcess = base.use("toolCall", { name: "in-process", before: (c) => (/rm\s+-rf/.test(String(c.input.command)) ? Reject("no") : Continue) });
+  const inProcess = base.use("toolCall", {
+    name: "in-process",
+    before: (c) => (/rm\s+-rf/.test(String(c.input.command)) ? Reject("no") : Continue),
+  });
   const shell = base.use("toolCall", commandHook({ event: "PreToolUse", name: "sh", command: "cat > /dev/null", timeoutMs: 10_000 }));
-  const nodeScript = base.use("toolCall", commandHook({
-    event: "PreToolUse", name: "node", command: process.execPath, args: [`${root}test/fixtures/commands/respond.mjs`, "0"], timeoutMs: 10_000,
-  }));
+  const nodeScript = base.use(
+    "toolCall",
+    commandHook({
+      event: "PreToolUse",
+      name: "node",
+      command: process.execPath,
+      args: [`${root}test/fixtures/commands/respond.mjs`, "0"],
+      timeoutMs: 10_000,
+    }),
+  );
 
   const bridge = (): Promise<void> =>
     new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [`${root}bin/agent-onion.js`, "claude-hook", `${root}test/fixtures/settings/guard-stack.ts`], { stdio: ["pipe", "ignore", "ignore"] });
+      const child = spawn(process.execPath, [`${root}bin/agent-onion.js`, "claude-hook", `${root}test/fixtures/settings/guard-stack.ts`], {
+        stdio: ["pipe", "ignore", "ignore"],
+      });
       child.on("error", reject);
       child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`bridge exited ${code}`))));
-      child.stdin.end(JSON.stringify({ hook_event_name: "PreToolUse", session_id: "s", cwd: root, tool_name: "Bash", tool_input: call.input, tool_use_id: "t" }));
+      child.stdin.end(
+        JSON.stringify({
+          hook_event_name: "PreToolUse",
+          session_id: "s",
+          cwd: root,
+          tool_name: "Bash",
+          tool_input: call.input,
+          tool_use_id: "t",
+        }),
+      );
     });
 
   const run = (stack: typeof inProcess) => async () => {
@@ -102,8 +123,15 @@ const main = async (): Promise<void> => {
   const out = args.get("json");
   if (out !== undefined) {
     const report: SpawnReport = {
-      suite: "spawn", date: new Date().toISOString(), node: process.version, cpu: cpus()[0]?.model.trim() ?? "unknown", cores: cpus().length,
-      samples, bridgeSamples, load: { before, after: loadavg() }, cases: results,
+      suite: "spawn",
+      date: new Date().toISOString(),
+      node: process.version,
+      cpu: cpus()[0]?.model.trim() ?? "unknown",
+      cores: cpus().length,
+      samples,
+      bridgeSamples,
+      load: { before, after: loadavg() },
+      cases: results,
     };
     writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
   }

@@ -29,7 +29,10 @@ const { withMiddleware } = (await import(dist("middleware/index.js"))) as typeof
 const { metrics, tracing } = (await import(dist("otel.js"))) as typeof import("../src/otel.ts");
 
 const sdkMeter = () => {
-  const reader = new PeriodicExportingMetricReader({ exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE), exportIntervalMillis: 3_600_000 });
+  const reader = new PeriodicExportingMetricReader({
+    exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE),
+    exportIntervalMillis: 3_600_000,
+  });
   return new MeterProvider({ readers: [reader] }).getMeter("bench");
 };
 const spans = new InMemorySpanExporter();
@@ -57,14 +60,17 @@ for (const n of [1, 20, 50]) {
   ];
   const plain: number[] = [];
   for (const [label, stack] of variants) {
-    const stats = await measure(async () => {
-      for (let k = 0; k < 32; k++) do_not_optimize(await stack.run("toolCall", call, op));
-      await stack.flush();
-      // The SDK's span processor exports from a macrotask: an application yields to the event
-      // loop between requests, and a loop that never did would measure the SDK's backlog instead.
-      await new Promise((resolve) => setImmediate(resolve));
-      spans.reset();
-    }, { min_cpu_time: 300e6, batch_samples: 8, min_samples: 8 });
+    const stats = await measure(
+      async () => {
+        for (let k = 0; k < 32; k++) do_not_optimize(await stack.run("toolCall", call, op));
+        await stack.flush();
+        // The SDK's span processor exports from a macrotask: an application yields to the event
+        // loop between requests, and a loop that never did would measure the SDK's backlog instead.
+        await new Promise((resolve) => setImmediate(resolve));
+        spans.reset();
+      },
+      { min_cpu_time: 300e6, batch_samples: 8, min_samples: 8 },
+    );
     const ns = stats.p50 / 32;
     if (label === "plain") plain.push(ns);
     rows.push([String(n), label, fmt(ns), label === "plain" ? "" : fmt(ns - plain[0]!)]);

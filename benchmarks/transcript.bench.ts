@@ -33,12 +33,25 @@ const heapAlong = async (transcript: boolean | { dir: string }, turns: number, m
     generate: async (request): Promise<ModelResponse> => {
       const usage = { inputTokens: 10, outputTokens: 5 };
       return request.messages.at(-1)!.role === "user"
-        ? { text: "Listing.", toolCalls: [{ id: `call_${++calls}`, name: "Bash", input: { command: "ls" } }], finishReason: "tool-calls", usage }
+        ? {
+            text: "Listing.",
+            toolCalls: [{ id: `call_${++calls}`, name: "Bash", input: { command: "ls" } }],
+            finishReason: "tool-calls",
+            usage,
+          }
         : { text: "Two files.", toolCalls: [], finishReason: "stop", usage };
     },
   };
   const tools = [defineTool({ name: "Bash", execute: () => "a.txt\nb.txt" })];
-  const agent = createAgent({ model, stack: createAgentStack({ strict: false }), tools, transcript, idleNotificationMs: false, contextBudget: 400, compact: summarizeOldest({ keep: 4 }) });
+  const agent = createAgent({
+    model,
+    stack: createAgentStack({ strict: false }),
+    tools,
+    transcript,
+    idleNotificationMs: false,
+    contextBudget: 400,
+    compact: summarizeOldest({ keep: 4 }),
+  });
   const session = await agent.session();
   const out: number[] = [];
   for (let turn = 1; turn <= turns; turn++) {
@@ -61,7 +74,11 @@ const main = async (): Promise<void> => {
     const dir = mkdtempSync(join(tmpdir(), "agent-onion-transcript-heap-"));
     try {
       const rows: string[][] = [];
-      for (const [name, transcript] of [["transcript off", false], ["transcript on (kept)", { dir }], ["transcript off, again", false]] as const)
+      for (const [name, transcript] of [
+        ["transcript off", false],
+        ["transcript on (kept)", { dir }],
+        ["transcript off, again", false],
+      ] as const)
         rows.push([name, ...(await heapAlong(transcript, turns, marks)).map((k) => fmt(k, 0))]);
       console.log(textTable(["heap after GC (KiB) at turn", ...marks.map(String)], rows));
     } finally {
@@ -72,11 +89,15 @@ const main = async (): Promise<void> => {
   const kept = mkdtempSync(join(tmpdir(), "agent-onion-transcript-bench-"));
   const model = createScriptedModel({
     turns: [],
-    whenDone: (request) => (request.messages.at(-1)!.role === "user" ? { text: "Listing.", toolCalls: [{ name: "Bash", input: { command: "ls" } }] } : "Two files."),
+    whenDone: (request) =>
+      request.messages.at(-1)!.role === "user"
+        ? { text: "Listing.", toolCalls: [{ name: "Bash", input: { command: "ls" } }] }
+        : "Two files.",
   });
   const tools = [defineTool({ name: "Bash", execute: () => "a.txt\nb.txt" })];
   const stack = createAgentStack({ strict: false });
-  const agent = (transcript: NonNullable<AgentOptions["transcript"]>) => createAgent({ model, stack, tools, transcript, idleNotificationMs: false });
+  const agent = (transcript: NonNullable<AgentOptions["transcript"]>) =>
+    createAgent({ model, stack, tools, transcript, idleNotificationMs: false });
   const cases = [
     ["transcript off", agent(false)],
     ["default directory (removed at close)", agent(true)],
@@ -90,12 +111,23 @@ const main = async (): Promise<void> => {
         const turn = await a.run("list the files");
         if (turn.status !== "completed") throw new Error(`unexpected ${turn.status}`);
       });
-      rows.push([name, fmt(stats.p50 / 1e3, 1), fmt(stats.p99 / 1e3, 1), fmt(stats.min / 1e3, 1), fmt(stats.max / 1e3, 1), String(stats.samples.length)]);
+      rows.push([
+        name,
+        fmt(stats.p50 / 1e3, 1),
+        fmt(stats.p99 / 1e3, 1),
+        fmt(stats.min / 1e3, 1),
+        fmt(stats.max / 1e3, 1),
+        String(stats.samples.length),
+      ]);
     }
   } finally {
     rmSync(kept, { recursive: true, force: true });
   }
-  console.log(`Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), load ${before.map((l) => l.toFixed(2)).join(" ")} -> ${loadavg().map((l) => l.toFixed(2)).join(" ")}\n`);
+  console.log(
+    `Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), load ${before.map((l) => l.toFixed(2)).join(" ")} -> ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}\n`,
+  );
   console.log(textTable(["one session, one tool call (µs)", "p50", "p99", "min", "max", "samples"], rows));
 };
 

@@ -19,10 +19,19 @@ let tokensIn = 0;
 let tokensOut = 0;
 
 const stack = createAgentStack()
-  .use("toolCall", { name: "no-rm-rf", priority: Priority.guard, match: "bash(rm -rf*)", before: () => Reject("Destructive command blocked") })
+  .use("toolCall", {
+    name: "no-rm-rf",
+    priority: Priority.guard,
+    match: "bash(rm -rf*)",
+    before: () => Reject("Destructive command blocked"),
+  })
   .use("modelCall", {
     name: "redact-emails",
-    before: (req) => Transform({ ...req, messages: req.messages.map((m) => ({ ...m, content: m.content.replace(/[\w.+-]+@[\w-]+(\.[\w-]+)+/g, "[email]") })) }),
+    before: (req) =>
+      Transform({
+        ...req,
+        messages: req.messages.map((m) => ({ ...m, content: m.content.replace(/[\w.+-]+@[\w-]+(\.[\w-]+)+/g, "[email]") })),
+      }),
   })
   .use("modelCall", {
     name: "token-metrics",
@@ -35,16 +44,29 @@ const stack = createAgentStack()
   });
 
 // The provider: first it asks for a tool, then it answers with what the tool result said.
-const usage = { inputTokens: { total: 12, noCache: 12, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 6, text: 6, reasoning: undefined } };
+const usage = {
+  inputTokens: { total: 12, noCache: 12, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 6, text: 6, reasoning: undefined },
+};
 const provider = new MockLanguageModelV3({
   doGenerate: async ({ prompt }) => {
     const toolMessage = prompt.find((m) => m.role === "tool");
     if (toolMessage === undefined)
-      return { content: [{ type: "tool-call", toolCallId: "c1", toolName: "bash", input: '{"command":"rm -rf ./build"}' }], finishReason: { unified: "tool-calls", raw: undefined }, usage, warnings: [] };
+      return {
+        content: [{ type: "tool-call", toolCallId: "c1", toolName: "bash", input: '{"command":"rm -rf ./build"}' }],
+        finishReason: { unified: "tool-calls", raw: undefined },
+        usage,
+        warnings: [],
+      };
     const part = toolMessage.content[0];
     const read = part?.type === "tool-result" && part.output.type === "error-text" ? part.output.value : "";
     console.log(`the model read: ${read}`);
-    return { content: [{ type: "text", text: "The guard blocked rm -rf, so I left the directory alone." }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] };
+    return {
+      content: [{ type: "text", text: "The guard blocked rm -rf, so I left the directory alone." }],
+      finishReason: { unified: "stop", raw: undefined },
+      usage,
+      warnings: [],
+    };
   },
 });
 

@@ -37,7 +37,17 @@ const api = createServer((req, res) => {
     const turn = script.shift() ?? { text: "Done." };
     const send = (type: string, data: object) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
     res.writeHead(200, { "content-type": "text/event-stream" });
-    send("message_start", { message: { id: `msg_${seen.length}`, type: "message", role: "assistant", model: "claude-sonnet-5", content: [], stop_reason: null, usage: { input_tokens: 12, output_tokens: 1 } } });
+    send("message_start", {
+      message: {
+        id: `msg_${seen.length}`,
+        type: "message",
+        role: "assistant",
+        model: "claude-sonnet-5",
+        content: [],
+        stop_reason: null,
+        usage: { input_tokens: 12, output_tokens: 1 },
+      },
+    });
     if ("tool" in turn) {
       send("content_block_start", { index: 0, content_block: { type: "tool_use", id: `toolu_${seen.length}`, name: "Bash", input: {} } });
       send("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(turn.tool) } });
@@ -70,7 +80,10 @@ const stack = withMiddleware(
 )
   .use("modelCall", { name: "tokens", after: (r) => void ((input += r.usage.inputTokens), (output += r.usage.outputTokens)) })
   // The stack's toolCall hooks decide about every call, so Claude Code's own permission prompt is answered yes.
-  .use("permissionRequest", { name: "stack-decides", before: (request) => Replace({ behavior: "allow" as const, updatedInput: { ...request.call.input } }) });
+  .use("permissionRequest", {
+    name: "stack-decides",
+    before: (request) => Replace({ behavior: "allow" as const, updatedInput: { ...request.call.input } }),
+  });
 
 const gateway = await claudeModelGateway(stack, { upstream: `http://127.0.0.1:${(api.address() as AddressInfo).port}` });
 const guard = claudeAgentGuard(stack, { pause: { store: new MemoryStore(), secret: "an-example-key-of-at-least-32-bytes!" } });
@@ -86,17 +99,22 @@ try {
   const prompt = await guard.prompt("Clean the build, then deploy with key sk-live-9f8e7d6c5b4a3210.");
   for await (const message of sdk.query({ prompt, options })) {
     if (message.type === "user" && Array.isArray(message.message.content))
-      for (const block of message.message.content) if (block.type === "tool_result" && block.is_error) console.log(`refused: ${String(block.content).replace(/^PreToolUse:Bash hook error: /, "")}`);
+      for (const block of message.message.content)
+        if (block.type === "tool_result" && block.is_error)
+          console.log(`refused: ${String(block.content).replace(/^PreToolUse:Bash hook error: /, "")}`);
     if (message.type === "result") paused = guard.paused(message);
   }
   console.log(`the model never saw the key: ${!seen.some((b) => b.includes("sk-live-9f8e7d6c5b4a3210"))}`);
   if (paused === undefined) throw new Error("the deploy did not pause for approval");
-  console.log(`paused: ${paused.toolUse.name} ${String(paused.toolUse.input.command)} (${paused.asks.map((a) => `${a.hook}: ${a.reason}`).join(", ")})`);
+  console.log(
+    `paused: ${paused.toolUse.name} ${String(paused.toolUse.input.command)} (${paused.asks.map((a) => `${a.hook}: ${a.reason}`).join(", ")})`,
+  );
 
   // Later, perhaps elsewhere: the person approved.
   const record = JSON.parse(JSON.stringify(paused));
   let answer = "";
-  for await (const message of await guard.resume(sdk, record, { decision: "approve" }, options)) if (message.type === "result" && message.subtype === "success") answer = message.result;
+  for await (const message of await guard.resume(sdk, record, { decision: "approve" }, options))
+    if (message.type === "result" && message.subtype === "success") answer = message.result;
   console.log(`resumed: ${existsSync(join(project, "deployed")) ? "deployed" : "not deployed"}, and the model answered "${answer}"`);
   console.log(`tokens through modelCall: ${input} in, ${output} out`);
 } finally {

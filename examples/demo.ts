@@ -23,7 +23,15 @@ import { registryToken, workspace } from "./demo/workspace.ts";
 
 /** The hook sections, in the order they are added; add yours here. */
 export const sections: readonly ((stack: AgentStack) => AgentStack)[] = [
-  projectContext, toolTranscript, redact, policy, limits, retries, lockfileInstalls, cachedReads, testsBeforeDone,
+  projectContext,
+  toolTranscript,
+  redact,
+  policy,
+  limits,
+  retries,
+  lockfileInstalls,
+  cachedReads,
+  testsBeforeDone,
 ];
 
 const tracePath = resolve(process.argv[2] ?? join(tmpdir(), "agent-onion-demo.trace.json"));
@@ -42,12 +50,21 @@ const main = async (): Promise<void> => {
   const trace = new Trace();
   const otel = otelMeter();
   const timeline = chromeTraceRecorder();
-  const stack = withMiddleware(sections.reduce((s, section) => section(s), createAgentStack()), metrics({ meter: otel.meter, provider: "scripted" }), timeline);
+  const stack = withMiddleware(
+    sections.reduce((s, section) => section(s), createAgentStack()),
+    metrics({ meter: otel.meter, provider: "scripted" }),
+    timeline,
+  );
   const model = scriptedModel();
   const { tools, reads, commands } = workspace();
   let lastStep = -1;
   const agent = createAgent({
-    model, stack, tools, trace, name: "coder", stream: true,
+    model,
+    stack,
+    tools,
+    trace,
+    name: "coder",
+    stream: true,
     system: "You are a careful coding agent.",
     onPart: (part, info) => {
       if (part.type === "text-delta") {
@@ -79,7 +96,12 @@ const main = async (): Promise<void> => {
   say(`commands that really ran: ${tally(commands)}`);
   say(`files really read: ${reads.join(", ")} (the second read of package.json came from the cache)`);
   // Each request starts with the system prompt; later system messages are context hooks added.
-  const notes = new Set(model.requests.flatMap((r) => r.messages.slice(1)).filter((m) => m.role === "system").map((m) => m.content));
+  const notes = new Set(
+    model.requests
+      .flatMap((r) => r.messages.slice(1))
+      .filter((m) => m.role === "system")
+      .map((m) => m.content),
+  );
   for (const note of notes) say(`context hooks added for the model: ${c.dim(brief(note, 90))}`);
 
   heading("what the model received (redacted)");

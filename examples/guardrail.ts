@@ -30,5 +30,6 @@ const model = createScriptedModel({
 
 const turn = await createAgent({ model, stack, tools: [bash] }).run("Clean the build directory");
 
-for (const message of turn.result?.messages ?? []) if (message.role === "tool") console.log(`${message.isError ? "blocked" : "result "}: ${message.content}`);
+for (const message of turn.result?.messages ?? [])
+  if (message.role === "tool") console.log(`${message.isError ? "blocked" : "result "}: ${message.content}`);
 console.log(`answer : ${turn.text}`);

@@ -38,28 +38,46 @@ const stack = withMiddleware(
   approval({ match: "bash(git push*)" }),
 );
 
-const bash = tool(async ({ command }) => {
-  console.log(`ran: ${command}`);
-  return `(pretend we ran: ${command})`;
-}, { name: "bash", description: "Run a shell command", schema: z.object({ command: z.string() }) });
+const bash = tool(
+  async ({ command }) => {
+    console.log(`ran: ${command}`);
+    return `(pretend we ran: ${command})`;
+  },
+  { name: "bash", description: "Run a shell command", schema: z.object({ command: z.string() }) },
+);
 
 // The provider: first it asks for two commands, then it answers, reporting its usage each time.
 const usage = { input_tokens: 20, output_tokens: 5, total_tokens: 25 };
 const reply = (message: AIMessage): AIMessage => Object.assign(message, { usage_metadata: usage });
 const model = fakeModel()
-  .respond(reply(new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "bash", args: { command: "rm -rf ./build" } }, { id: "c2", name: "bash", args: { command: "git push" } }] })))
+  .respond(
+    reply(
+      new AIMessage({
+        content: "",
+        tool_calls: [
+          { id: "c1", name: "bash", args: { command: "rm -rf ./build" } },
+          { id: "c2", name: "bash", args: { command: "git push" } },
+        ],
+      }),
+    ),
+  )
   .respond(reply(new AIMessage("Build left alone; pushed as a dry run.")));
 
 const agent = createAgent({ model, tools: [bash], middleware: [langchainMiddleware(stack)], checkpointer: new MemorySaver() });
 const thread = { configurable: { thread_id: "example" } };
 
 // The run pauses at `git push`: LangGraph saved it, and the app shows the request to a person.
-const paused = (await agent.invoke({ messages: [new HumanMessage("I am ada@example.com. Clean ./build and push.")] }, thread)) as { __interrupt__?: { value: { actionRequests: { name: string; args: unknown }[] } }[] };
+const paused = (await agent.invoke({ messages: [new HumanMessage("I am ada@example.com. Clean ./build and push.")] }, thread)) as {
+  __interrupt__?: { value: { actionRequests: { name: string; args: unknown }[] } }[];
+};
 const request = paused.__interrupt__?.[0]?.value.actionRequests[0];
 console.log(`paused for approval: ${request?.name} ${JSON.stringify(request?.args)}`);
 
 // Later (here, or in another process sharing the checkpointer) the person's decision resumes it.
-const done = (await agent.invoke(new Command({ resume: { decisions: [{ type: "edit", editedAction: { name: "bash", args: { command: "git push --dry-run" } } }] } }), thread)) as { messages: BaseMessage[] };
+const done = (await agent.invoke(
+  new Command({ resume: { decisions: [{ type: "edit", editedAction: { name: "bash", args: { command: "git push --dry-run" } } }] } }),
+  thread,
+)) as { messages: BaseMessage[] };
 
 const read = model.calls.at(-1)?.messages.find((m) => m.getType() === "tool" && (m as { status?: string }).status === "error");
 console.log(`the model read: ${read?.text ?? ""}`);

@@ -26,7 +26,12 @@ server.registerTool("delete_repo", { inputSchema: { repo: z.string() } }, async 
 
 const audit: string[] = [];
 const stack = createAgentStack()
-  .use("toolCall", { name: "protect-repos", priority: Priority.guard, match: "delete_repo", before: () => Reject("Repositories are never deleted by agents") })
+  .use("toolCall", {
+    name: "protect-repos",
+    priority: Priority.guard,
+    match: "delete_repo",
+    before: () => Reject("Repositories are never deleted by agents"),
+  })
   .use("toolCall", { name: "audit", observe: (event) => void audit.push(`${event.subject} ${event.outcome._tag}`) });
 
 const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

@@ -8,7 +8,13 @@
  */
 import { Priority, createAgentStack, createScriptedModel, wrapModel, type ModelResponse } from "agent-onion";
 
-interface Sample { readonly model: string; readonly ms: number; readonly tokens: number; readonly ttfcMs?: number | undefined; readonly outcome: string }
+interface Sample {
+  readonly model: string;
+  readonly ms: number;
+  readonly tokens: number;
+  readonly ttfcMs?: number | undefined;
+  readonly outcome: string;
+}
 const samples: Sample[] = [];
 
 const stack = createAgentStack().use("modelCall", {
@@ -29,7 +35,10 @@ const stack = createAgentStack().use("modelCall", {
   },
 });
 
-const model = wrapModel(stack, createScriptedModel({ id: "demo-model", turns: ["Hello!", "A streamed hello, chunk by chunk."], chunkSize: 6, delayMs: 5 }));
+const model = wrapModel(
+  stack,
+  createScriptedModel({ id: "demo-model", turns: ["Hello!", "A streamed hello, chunk by chunk."], chunkSize: 6, delayMs: 5 }),
+);
 const messages = [{ role: "user" as const, content: "Say hello" }];
 
 await model.generate({ model: model.id, messages });
@@ -38,5 +47,7 @@ for await (const part of model.stream({ model: model.id, messages })) if (part.t
 console.log(`streamed: ${streamed}`);
 
 for (const s of samples)
-  console.log(`modelCall ${s.model} ${s.outcome} ${s.ms.toFixed(1)} ms, ${s.tokens} tokens${s.ttfcMs !== undefined ? `, first chunk after ${s.ttfcMs.toFixed(1)} ms` : ""}`);
+  console.log(
+    `modelCall ${s.model} ${s.outcome} ${s.ms.toFixed(1)} ms, ${s.tokens} tokens${s.ttfcMs !== undefined ? `, first chunk after ${s.ttfcMs.toFixed(1)} ms` : ""}`,
+  );
 console.log(`calls measured: ${samples.length}`);

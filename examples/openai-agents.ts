@@ -24,8 +24,18 @@ const stack = withMiddleware(
 );
 
 const outbox: string[] = [];
-const sendEmail = tool({ name: "send_email", description: "Send an email", parameters: z.object({ to: z.string() }), execute: async ({ to }) => (outbox.push(to), `sent to ${to}`) });
-const deleteMailbox = tool({ name: "delete_mailbox", description: "Delete the mailbox", parameters: z.object({}), execute: async () => "deleted" });
+const sendEmail = tool({
+  name: "send_email",
+  description: "Send an email",
+  parameters: z.object({ to: z.string() }),
+  execute: async ({ to }) => (outbox.push(to), `sent to ${to}`),
+});
+const deleteMailbox = tool({
+  name: "delete_mailbox",
+  description: "Delete the mailbox",
+  parameters: z.object({}),
+  execute: async () => "deleted",
+});
 
 const model = new ScriptedModel([
   [functionCall("delete_mailbox", {}, { callId: "c1" }), functionCall("send_email", { to: "bob@corp.test" }, { callId: "c2" })],
@@ -41,9 +51,12 @@ const state = await RunState.fromString(agent, saved);
 state.approve(state.getInterruptions()[0]!);
 const done = await run(agent, state);
 
-const refusal = (model.calls[1]?.request.input as { type?: string; callId?: string; output?: { text: string } }[])
-  .find((i) => i.type === "function_call_result" && i.callId === "c1")?.output?.text;
+const refusal = (model.calls[1]?.request.input as { type?: string; callId?: string; output?: { text: string } }[]).find(
+  (i) => i.type === "function_call_result" && i.callId === "c1",
+)?.output?.text;
 console.log(`refused: ${refusal}`);
-console.log(`paused for approval: ${request?.name === "send_email" ? "send an email to " + JSON.parse(String(request.arguments)).to : "?"}`);
+console.log(
+  `paused for approval: ${request?.name === "send_email" ? "send an email to " + JSON.parse(String(request.arguments)).to : "?"}`,
+);
 console.log(`resumed: ${outbox.length === 1 ? `sent to ${outbox[0]} (1 email)` : `${outbox.length} emails`}`);
 console.log(done.finalOutput);

@@ -11,11 +11,14 @@ import { Continue, Transform, createAgentStack, createScriptedModel, outputGate,
 const SECRET = "sk-live-4f9a2c";
 const answer = { chunks: ["Your key is sk-", "live-4f", "9a2c, keep it safe."] };
 
-const stack = createAgentStack().use("modelCall", outputGate({
-  name: "redact-keys",
-  holdBack: { window: SECRET.length },
-  check: (text) => (text.includes(SECRET) ? Transform(text.replaceAll(SECRET, "[redacted]")) : Continue),
-}));
+const stack = createAgentStack().use(
+  "modelCall",
+  outputGate({
+    name: "redact-keys",
+    holdBack: { window: SECRET.length },
+    check: (text) => (text.includes(SECRET) ? Transform(text.replaceAll(SECRET, "[redacted]")) : Continue),
+  }),
+);
 
 const model = wrapModel(stack, createScriptedModel({ turns: [answer, answer] }));
 const request = { model: model.id, messages: [{ role: "user" as const, content: "What is my key?" }] };

@@ -8,7 +8,10 @@
  */
 import { Reject, createAgent, createAgentStack, createScriptedModel, defineTool } from "agent-onion";
 
-const bash = defineTool<{ command?: unknown }>({ name: "Bash", execute: ({ command }) => (String(command).startsWith("npm test") ? "42 passing" : "ok") });
+const bash = defineTool<{ command?: unknown }>({
+  name: "Bash",
+  execute: ({ command }) => (String(command).startsWith("npm test") ? "42 passing" : "ok"),
+});
 
 const stack = createAgentStack()
   .use("toolCall", {
@@ -18,7 +21,8 @@ const stack = createAgentStack()
   })
   .use("stop", {
     name: "tests-before-done",
-    before: async (_request, ctx) => ((await ctx.state().get("tests-ran")) ? undefined : Reject("Run the tests (npm test) before you finish.")),
+    before: async (_request, ctx) =>
+      (await ctx.state().get("tests-ran")) ? undefined : Reject("Run the tests (npm test) before you finish."),
   });
 
 const model = createScriptedModel({

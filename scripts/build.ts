@@ -80,7 +80,25 @@ export const chunkOf = (file: string, onHookPath: boolean): string | undefined =
 };
 
 /** In layer order: a module goes to the first (lowest) area that claims it. */
-const chunks = ["core", "agent", "claude-bridge", "middleware", "claude", "otel", "ai-sdk", "mcp", "koa", "effect", "langchain", "openai-agents", "claude-agent-sdk", "redis", "cli", "cli-serve", "cli-settings"];
+const chunks = [
+  "core",
+  "agent",
+  "claude-bridge",
+  "middleware",
+  "claude",
+  "otel",
+  "ai-sdk",
+  "mcp",
+  "koa",
+  "effect",
+  "langchain",
+  "openai-agents",
+  "claude-agent-sdk",
+  "redis",
+  "cli",
+  "cli-serve",
+  "cli-settings",
+];
 
 /** The bare packages a built file loads, following its static imports through dist/. */
 const packagesLoadedBy = (file: string, seen = new Set<string>()): Set<string> => {
@@ -108,7 +126,11 @@ const main = async (): Promise<void> => {
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as PackageJson;
   rmSync(out, { recursive: true, force: true });
   if (!args.includes("--no-types"))
-    execFileSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(root, "tsconfig.build.json"), "--outDir", out], { stdio: "inherit" });
+    execFileSync(
+      process.execPath,
+      [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(root, "tsconfig.build.json"), "--outDir", out],
+      { stdio: "inherit" },
+    );
   let hookPath = new Set<string>();
   const bundle = await rolldown({
     cwd: root,
@@ -117,19 +139,21 @@ const main = async (): Promise<void> => {
     // Dependencies and optional peers stay imports, resolved in the user's node_modules.
     external: (id) => !id.startsWith(".") && !isAbsolute(id),
     logLevel: "warn",
-    plugins: [{
-      name: "claude-hook-path",
-      buildEnd() {
-        const seen = new Set<string>();
-        const visit = (id: string): void => {
-          if (seen.has(id)) return;
-          seen.add(id);
-          for (const next of (this.getModuleInfo(id) as ModuleInfo | null)?.importedIds ?? []) visit(next);
-        };
-        for (const f of hookEntries) visit(join(root, f));
-        hookPath = seen;
+    plugins: [
+      {
+        name: "claude-hook-path",
+        buildEnd() {
+          const seen = new Set<string>();
+          const visit = (id: string): void => {
+            if (seen.has(id)) return;
+            seen.add(id);
+            for (const next of (this.getModuleInfo(id) as ModuleInfo | null)?.importedIds ?? []) visit(next);
+          };
+          for (const f of hookEntries) visit(join(root, f));
+          hookPath = seen;
+        },
       },
-    }],
+    ],
   });
   await bundle.write({
     dir: out,
@@ -139,7 +163,8 @@ const main = async (): Promise<void> => {
     comments: { legal: false, annotation: true, jsdoc: false },
     codeSplitting: {
       groups: chunks.map((name, i) => ({
-        name, priority: chunks.length - i,
+        name,
+        priority: chunks.length - i,
         test: (id: string) => chunkOf(relative(root, id).replace(/\\/g, "/"), hookPath.has(id)) === name,
       })),
     },

@@ -8,12 +8,18 @@ import { fileURLToPath } from "node:url";
 import { staleFigures } from "./figures.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const pages = ["benchmarks/README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const pages = [
+  "benchmarks/README.md",
+  ...readdirSync(join(root, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 let stale = 0;
 for (const page of pages) {
   const text = readFileSync(join(root, page), "utf8");
   const generated = /<!-- (?:Written|Generated) by /.test(text);
-  const why = generated && !text.includes("<!-- figures-from: ") ? "it is generated but carries no figures-from stamp" : staleFigures(root, text);
+  const why =
+    generated && !text.includes("<!-- figures-from: ") ? "it is generated but carries no figures-from stamp" : staleFigures(root, text);
   if (why === undefined) continue;
   stale++;
   const command = /`(npm run [\w:-]+)`/.exec(text)?.[1] ?? "the script named at its top";

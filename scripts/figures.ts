@@ -19,10 +19,17 @@ const stampPattern = /<!-- figures-from: (.+?) sha256:([0-9a-f]{16}) -->/;
  * sourceDigest(process.cwd(), ["src/core"]) // "3f1c0a9b27d4e8aa"
  */
 export const sourceDigest = (root: string, paths: readonly string[]): string => {
-  const files = execFileSync("git", ["ls-files", "-z", "--", ...paths], { cwd: root, encoding: "utf8" }).split("\0").filter(Boolean).sort();
+  const files = execFileSync("git", ["ls-files", "-z", "--", ...paths], { cwd: root, encoding: "utf8" })
+    .split("\0")
+    .filter(Boolean)
+    .sort();
   if (files.length === 0) throw new Error(`figures: no tracked files under ${paths.join(", ")}`);
   const hash = createHash("sha256");
-  for (const file of files) hash.update(`${file}\0`).update(readFileSync(join(root, file))).update("\0");
+  for (const file of files)
+    hash
+      .update(`${file}\0`)
+      .update(readFileSync(join(root, file)))
+      .update("\0");
   return hash.digest("hex").slice(0, 16);
 };
 
@@ -32,7 +39,8 @@ export const sourceDigest = (root: string, paths: readonly string[]): string => 
  * @example
  * figuresStamp(process.cwd(), ["src/core", "benchmarks/cases.ts"]) // "<!-- figures-from: src/core benchmarks/cases.ts sha256:... -->"
  */
-export const figuresStamp = (root: string, paths: readonly string[]): string => `<!-- figures-from: ${paths.join(" ")} sha256:${sourceDigest(root, paths)} -->`;
+export const figuresStamp = (root: string, paths: readonly string[]): string =>
+  `<!-- figures-from: ${paths.join(" ")} sha256:${sourceDigest(root, paths)} -->`;
 
 /**
  * Why the page `text` is stale, or undefined when its stamp matches the sources (or it has none).
@@ -45,5 +53,7 @@ export const staleFigures = (root: string, text: string): string | undefined => 
   if (!stamp) return undefined;
   const paths = stamp[1]!.split(" ");
   const now = sourceDigest(root, paths);
-  return now === stamp[2] ? undefined : `its figures measured ${paths.join(", ")} as it was (sha256:${stamp[2]}), and that code has changed since (sha256:${now})`;
+  return now === stamp[2]
+    ? undefined
+    : `its figures measured ${paths.join(", ")} as it was (sha256:${stamp[2]}), and that code has changed since (sha256:${now})`;
 };

@@ -16,15 +16,21 @@ if (process.argv.includes("--bash")) {
   const checked = ATTACKS.filter((c) => needs(c, missing).length === 0);
   const ran = await pool(checked, 8, (c) => bashRuns(c.command));
   const wrong = checked.filter((c, i) => ran[i] !== c.runs);
-  console.log(`labels checked against bash: ${checked.length} of ${ATTACKS.length}; wrong: ${wrong.length}${missing.size > 0 ? `; missing programs: ${[...missing].join(", ")}` : ""}`);
+  console.log(
+    `labels checked against bash: ${checked.length} of ${ATTACKS.length}; wrong: ${wrong.length}${missing.size > 0 ? `; missing programs: ${[...missing].join(", ")}` : ""}`,
+  );
   for (const c of wrong) console.log(`  wrong label: ${JSON.stringify(c.command)}`);
 }
 const f = figures();
 const limited = ATTACKS.filter((c) => c.runs && c.limit !== undefined).length;
 console.log(`attack commands: ${f.attacks} in ${f.classes} classes; bash runs the stand-in in ${f.runs}`);
-console.log(`allow-list bypasses (allowed by ${JSON.stringify(["Bash(echo *)", "Bash(cat *)", "Bash(test *)", "Bash(printf *)", "Bash(git *)"])}): ${pct(f.allowBypasses.length, f.runs)}`);
+console.log(
+  `allow-list bypasses (allowed by ${JSON.stringify(["Bash(echo *)", "Bash(cat *)", "Bash(test *)", "Bash(printf *)", "Bash(git *)"])}): ${pct(f.allowBypasses.length, f.runs)}`,
+);
 console.log(`deny misses (Bash(touch *) not matched) outside the documented limit: ${pct(f.denyMisses.length, f.runs - limited)}`);
-console.log(`deny misses within the documented limit (programs that run code of their own): ${f.denyMissesWithinLimit.length} of ${limited}`);
+console.log(
+  `deny misses within the documented limit (programs that run code of their own): ${f.denyMissesWithinLimit.length} of ${limited}`,
+);
 console.log(`everyday commands refused by the everyday allow list: ${pct(f.everydayRefused.length, f.everyday)}`);
 console.log(`everyday commands matched by Bash(touch *): ${pct(f.everydayDenied.length, f.everyday)}`);
 for (const c of [...f.allowBypasses, ...f.denyMisses]) console.log(`  miss: ${JSON.stringify(c)}`);

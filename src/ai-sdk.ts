@@ -4,6 +4,12 @@
  *
  * @module agent-onion/ai-sdk
  */
-export { aiSdkMiddleware, type AiSdkCallInfo, type AiSdkMiddleware, type AiSdkMiddlewareOptions, type AiSdkStack } from "./adapters/ai-sdk.ts";
+export {
+  aiSdkMiddleware,
+  type AiSdkCallInfo,
+  type AiSdkMiddleware,
+  type AiSdkMiddlewareOptions,
+  type AiSdkStack,
+} from "./adapters/ai-sdk.ts";
 export { UnsupportedSpecificationError, type SpecVersion } from "./adapters/ai-sdk/spec.ts";
 export { wrapAiSdkTools, type AiSdkToolExecutionOptions, type WrapAiSdkToolsOptions } from "./adapters/ai-sdk-tools.ts";

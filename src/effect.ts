@@ -4,4 +4,11 @@
  *
  * @module agent-onion/effect
  */
-export { EffectInterruptedError, effectHook, runEffect, type EffectHookSpec, type EffectNext, type EffectRuntime } from "./adapters/effect.ts";
+export {
+  EffectInterruptedError,
+  effectHook,
+  runEffect,
+  type EffectHookSpec,
+  type EffectNext,
+  type EffectRuntime,
+} from "./adapters/effect.ts";

@@ -20,11 +20,22 @@ export * from "./agent/index.ts";
 export * from "./middleware/index.ts";
 // The adapters that need no other package, named here rather than through their entry files
 // (src/ai-sdk.ts, ...), so the root loads their code without also loading those files.
-export { aiSdkMiddleware, type AiSdkCallInfo, type AiSdkMiddleware, type AiSdkMiddlewareOptions, type AiSdkStack } from "./adapters/ai-sdk.ts";
+export {
+  aiSdkMiddleware,
+  type AiSdkCallInfo,
+  type AiSdkMiddleware,
+  type AiSdkMiddlewareOptions,
+  type AiSdkStack,
+} from "./adapters/ai-sdk.ts";
 export { UnsupportedSpecificationError, type SpecVersion } from "./adapters/ai-sdk/spec.ts";
 export { wrapAiSdkTools, type AiSdkToolExecutionOptions, type WrapAiSdkToolsOptions } from "./adapters/ai-sdk-tools.ts";
 export {
-  wrapMcpClient, type McpCallToolParams, type McpCallToolResult, type McpRequestOptions, type McpToolClient, type WrapMcpClientOptions,
+  wrapMcpClient,
+  type McpCallToolParams,
+  type McpCallToolResult,
+  type McpRequestOptions,
+  type McpToolClient,
+  type WrapMcpClientOptions,
 } from "./adapters/mcp.ts";
 export type { McpStreamMessage } from "./adapters/mcp-stream.ts";
 export { fromKoa, type FromKoaOptions, type KoaContext, type KoaMiddleware } from "./adapters/koa.ts";

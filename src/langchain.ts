@@ -5,6 +5,15 @@
  * @module agent-onion/langchain
  */
 export {
-  langchainMiddleware, ApprovalPendingError, ApprovalResumedError, GuardedChatModel, decisionOf, hitlRequest,
-  type HitlRequest, type LangChainCallInfo, type LangChainMiddlewareOptions, type LangChainStack, type ModelScope,
+  langchainMiddleware,
+  ApprovalPendingError,
+  ApprovalResumedError,
+  GuardedChatModel,
+  decisionOf,
+  hitlRequest,
+  type HitlRequest,
+  type LangChainCallInfo,
+  type LangChainMiddlewareOptions,
+  type LangChainStack,
+  type ModelScope,
 } from "./adapters/langchain.ts";

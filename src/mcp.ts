@@ -5,6 +5,11 @@
  * @module agent-onion/mcp
  */
 export {
-  wrapMcpClient, type McpCallToolParams, type McpCallToolResult, type McpRequestOptions, type McpToolClient, type WrapMcpClientOptions,
+  wrapMcpClient,
+  type McpCallToolParams,
+  type McpCallToolResult,
+  type McpRequestOptions,
+  type McpToolClient,
+  type WrapMcpClientOptions,
 } from "./adapters/mcp.ts";
 export type { McpStreamMessage } from "./adapters/mcp-stream.ts";

@@ -7,6 +7,17 @@
 export { metrics, type MetricsOptions } from "./middleware/metrics.ts";
 export { tracing, type TracingOptions } from "./middleware/tracing.ts";
 export {
-  GenAiAttr, GenAiMetric, GenAiOperation, GenAiProvider, GenAiTokenType, OnionAttr, OnionMetric, agentDurationBuckets, durationBuckets, genAiConventions, hookBuckets, tokenBuckets,
+  GenAiAttr,
+  GenAiMetric,
+  GenAiOperation,
+  GenAiProvider,
+  GenAiTokenType,
+  OnionAttr,
+  OnionMetric,
+  agentDurationBuckets,
+  durationBuckets,
+  genAiConventions,
+  hookBuckets,
+  tokenBuckets,
 } from "./middleware/semconv.ts";
 export { providerOf, providerOfSdk, rejectedErrorType, type ProviderOption } from "./middleware/telemetry-attrs.ts";

@@ -9,12 +9,17 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), "..", "examples");
-const files = readdirSync(dir).filter((f) => f.endsWith(".ts")).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith(".ts"))
+  .sort();
 
 const run = (file: string) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, ["--import", "tsx", join(dir, file)], { env: { ...process.env, NO_COLOR: "1" }, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ["--import", "tsx", join(dir, file)],
+      { env: { ...process.env, NO_COLOR: "1" }, timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }),
     );
   });
 

@@ -4,17 +4,32 @@
  * answers, and a hook just inside `retry` says how each attempt went.
  */
 import {
-  cache, contextKey, guards, providerError, redaction, retry, stableJson, toolPolicy, withMiddleware,
-  type AgentPoints, type AgentStack, type GuardsOptions, type PointHook, type ToolCall,
+  cache,
+  contextKey,
+  guards,
+  providerError,
+  redaction,
+  retry,
+  stableJson,
+  toolPolicy,
+  withMiddleware,
+  type AgentPoints,
+  type AgentStack,
+  type GuardsOptions,
+  type PointHook,
+  type ToolCall,
 } from "agent-onion";
 import { brief, c, say } from "./print.ts";
 
 /** Deny destructive shell commands, whatever the model says; say so when a tool no rule names is first called. */
 export const policy = (stack: AgentStack): AgentStack =>
-  withMiddleware(stack, toolPolicy({
-    deny: ["Bash(rm -rf*)", "Bash(git push --force*)"],
-    onUnknownTool: (n) => say(c.dim(`  policy: no rule names ${n.tool}, so its default applies (${n.decision})`)),
-  }));
+  withMiddleware(
+    stack,
+    toolPolicy({
+      deny: ["Bash(rm -rf*)", "Bash(git push --force*)"],
+      onUnknownTool: (n) => say(c.dim(`  policy: no rule names ${n.tool}, so its default applies (${n.decision})`)),
+    }),
+  );
 
 /** Demo-sized limits per run (the defaults are 20 steps, 32 768 tokens, 300 s). */
 export const guardLimits = { maxSteps: 12, maxTokens: 2_000, maxExecutionTime: 60 } as const satisfies GuardsOptions;
@@ -48,7 +63,8 @@ export const retries = (stack: AgentStack): AgentStack =>
     around: async (ctx, next) => {
       const attempt = ctx.local(attemptsSoFar, (ctx.local(attemptsSoFar) ?? 0) + 1);
       const outcome = await next();
-      if (outcome._tag === "Failed") say(`  ${c.yellow("⚠ model call failed")} (attempt ${attempt} of ${retryAttempts}): ${brief(messageOf(outcome.error))}`);
+      if (outcome._tag === "Failed")
+        say(`  ${c.yellow("⚠ model call failed")} (attempt ${attempt} of ${retryAttempts}): ${brief(messageOf(outcome.error))}`);
       else if (attempt > 1) say(`  ${c.green("↻ retried:")} the model call succeeded on attempt ${attempt} of ${retryAttempts}`);
       return outcome;
     },
@@ -56,7 +72,14 @@ export const retries = (stack: AgentStack): AgentStack =>
 
 /** Serve repeated file reads from the built-in cache (per session, keyed by the path), and say so. */
 export const cachedReads = (stack: AgentStack): AgentStack => {
-  const { hooks } = cache({ name: "read-cache", point: "toolCall", match: "Read", scope: "session", ttlMs: 10 * 60_000, key: (call: ToolCall) => stableJson(call.input) });
+  const { hooks } = cache({
+    name: "read-cache",
+    point: "toolCall",
+    match: "Read",
+    scope: "session",
+    ttlMs: 10 * 60_000,
+    key: (call: ToolCall) => stableJson(call.input),
+  });
   const hook = hooks.toolCall as PointHook<AgentPoints, "toolCall">;
   const around = hook.around;
   if (around === undefined) throw new Error("cache: expected an around hook");

@@ -8,10 +8,22 @@ import { GenAiAttr, OnionAttr, OnionMetric, allAgentPoints } from "agent-onion";
 import { c, say } from "./print.ts";
 
 /** The attributes worth a column, in order (operation and provider names are the same on every row here). */
-const shownAttributes = [GenAiAttr.requestModel, GenAiAttr.tokenType, GenAiAttr.toolName, GenAiAttr.agentName, OnionAttr.hookName, OnionAttr.hookPoint, OnionAttr.outcome, GenAiAttr.errorType];
+const shownAttributes = [
+  GenAiAttr.requestModel,
+  GenAiAttr.tokenType,
+  GenAiAttr.toolName,
+  GenAiAttr.agentName,
+  OnionAttr.hookName,
+  OnionAttr.hookPoint,
+  OnionAttr.outcome,
+  GenAiAttr.errorType,
+];
 
 const labelOf = (attributes: Record<string, unknown>): string =>
-  shownAttributes.map((k) => attributes[k]).filter((v) => v !== undefined).join(" · ");
+  shownAttributes
+    .map((k) => attributes[k])
+    .filter((v) => v !== undefined)
+    .join(" · ");
 
 const ms = (seconds: number): string => `${(seconds * 1000).toFixed(1)} ms`;
 
@@ -37,7 +49,13 @@ export const printGenAiMetrics = (metrics: readonly MetricData[]): void => {
   for (const m of metrics) if (m.descriptor.name !== OnionMetric.hookDuration) printMetric(m);
 };
 
-interface HookRow { readonly hook: string; readonly point: string; readonly phases: Set<string>; count: number; sum: number }
+interface HookRow {
+  readonly hook: string;
+  readonly point: string;
+  readonly phases: Set<string>;
+  count: number;
+  sum: number;
+}
 
 const hookRows = (metrics: readonly MetricData[]): HookRow[] => {
   const rows = new Map<string, HookRow>();
@@ -56,9 +74,15 @@ const hookRows = (metrics: readonly MetricData[]): HookRow[] => {
 };
 
 const printRows = (rows: readonly HookRow[]): void => {
-  say(c.dim(`  ${"hook".padEnd(20)}${"point".padEnd(14)}${"phases".padEnd(14)}${"calls".padStart(5)}${"avg µs".padStart(9)}${"total ms".padStart(10)}`));
+  say(
+    c.dim(
+      `  ${"hook".padEnd(20)}${"point".padEnd(14)}${"phases".padEnd(14)}${"calls".padStart(5)}${"avg µs".padStart(9)}${"total ms".padStart(10)}`,
+    ),
+  );
   for (const r of rows)
-    say(`  ${r.hook.padEnd(20)}${r.point.padEnd(14)}${[...r.phases].join("+").padEnd(14)}${String(r.count).padStart(5)}${((r.sum / r.count) * 1e6).toFixed(0).padStart(9)}${(r.sum * 1000).toFixed(2).padStart(10)}`);
+    say(
+      `  ${r.hook.padEnd(20)}${r.point.padEnd(14)}${[...r.phases].join("+").padEnd(14)}${String(r.count).padStart(5)}${((r.sum / r.count) * 1e6).toFixed(0).padStart(9)}${(r.sum * 1000).toFixed(2).padStart(10)}`,
+    );
 };
 
 /** Time in each hook, summed over its phases: overhead for before and after hooks; an around hook's time includes what it wraps. */

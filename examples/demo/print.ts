@@ -3,7 +3,10 @@
  * plain text otherwise, so the output reads the same in a log or a test.
  */
 const on = process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
-const paint = (code: number) => (text: string): string => (on ? `\x1b[${code}m${text}\x1b[0m` : text);
+const paint =
+  (code: number) =>
+  (text: string): string =>
+    on ? `\x1b[${code}m${text}\x1b[0m` : text;
 
 /** Colour helpers. */
 export const c = { dim: paint(2), bold: paint(1), red: paint(31), green: paint(32), yellow: paint(33), blue: paint(34), cyan: paint(36) };
@@ -32,6 +35,6 @@ export const heading = (title: string): void => say(`\n${c.bold(c.blue(`== ${tit
 
 /** A value on one line, shortened. */
 export const brief = (value: unknown, max = 70): string => {
-  const text = (typeof value === "string" ? value : JSON.stringify(value) ?? String(value)).replace(/\s+/g, " ").trim();
+  const text = (typeof value === "string" ? value : (JSON.stringify(value) ?? String(value))).replace(/\s+/g, " ").trim();
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 };

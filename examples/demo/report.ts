@@ -15,9 +15,11 @@ export const printReceived = (requests: readonly ModelRequest[], secrets: readon
   if (npmrc !== undefined) say(`Read .npmrc   ${c.dim(brief(npmrc.content, 130))}`);
   const sent = JSON.stringify(requests);
   const leaked = secrets.filter((s) => sent.includes(s));
-  say(leaked.length === 0
-    ? `${c.green("✓")} none of the ${requests.length} requests contained the token or the email address`
-    : `${c.red("✗ leaked to the model:")} ${leaked.join(", ")}`);
+  say(
+    leaked.length === 0
+      ? `${c.green("✓")} none of the ${requests.length} requests contained the token or the email address`
+      : `${c.red("✗ leaked to the model:")} ${leaked.join(", ")}`,
+  );
 };
 
 /** Runs per point and how they ended, from the timeline's runs. */
@@ -32,9 +34,15 @@ export const printPoints = (runs: readonly TimelineRun[]): void => {
     else row.fail++;
     rows.set(run.point, row);
   }
-  say(c.dim(`${"point".padEnd(14)}${"runs".padStart(5)}${"ok".padStart(5)}${"rej".padStart(5)}${"fail".padStart(5)}${"total ms".padStart(10)}`));
+  say(
+    c.dim(
+      `${"point".padEnd(14)}${"runs".padStart(5)}${"ok".padStart(5)}${"rej".padStart(5)}${"fail".padStart(5)}${"total ms".padStart(10)}`,
+    ),
+  );
   for (const [point, r] of rows)
-    say(`${point.padEnd(14)}${String(r.runs).padStart(5)}${String(r.ok).padStart(5)}${String(r.rej).padStart(5)}${String(r.fail).padStart(5)}${r.ms.toFixed(1).padStart(10)}`);
+    say(
+      `${point.padEnd(14)}${String(r.runs).padStart(5)}${String(r.ok).padStart(5)}${String(r.rej).padStart(5)}${String(r.fail).padStart(5)}${r.ms.toFixed(1).padStart(10)}`,
+    );
 };
 
 /**
@@ -47,7 +55,9 @@ const passedThrough = (e: TraceEntry): boolean => e.action === "Continue" || e.a
 export const printDecisions = (trace: Trace): void => {
   const shown = trace.entries.filter((e) => !passedThrough(e));
   for (const e of shown)
-    say(`${e.point.padEnd(13)} ${e.hook.padEnd(18)} ${e.phase.padEnd(7)} ${e.action.padEnd(10)}${e.ms.toFixed(3).padStart(7)} ms${e.reason ? `  ${c.dim(brief(e.reason, 90))}` : ""}`);
+    say(
+      `${e.point.padEnd(13)} ${e.hook.padEnd(18)} ${e.phase.padEnd(7)} ${e.action.padEnd(10)}${e.ms.toFixed(3).padStart(7)} ms${e.reason ? `  ${c.dim(brief(e.reason, 90))}` : ""}`,
+    );
   say(c.dim(`(${trace.entries.length - shown.length} more: Continue, or an around hook's Outcome, such as the token guard's stop and`));
   say(c.dim(` the retry above; the trace file has all ${trace.entries.length})`));
 };

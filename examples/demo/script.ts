@@ -23,9 +23,22 @@ export const scriptedModel = (): ScriptedModel =>
     chunkSize: 7,
     delayMs: 2,
     turns: [
-      { text: "Let me look at the project first.", toolCalls: [{ name: "Read", input: { path: "package.json" } }, { name: "Read", input: { path: ".npmrc" } }, { name: "Bash", input: { command: "ls" } }] },
+      {
+        text: "Let me look at the project first.",
+        toolCalls: [
+          { name: "Read", input: { path: "package.json" } },
+          { name: "Read", input: { path: ".npmrc" } },
+          { name: "Bash", input: { command: "ls" } },
+        ],
+      },
       { text: "I'll wipe the build directory.", toolCalls: [{ name: "Bash", input: { command: "rm -rf build" } }] },
-      { text: "That was blocked. I'll use the clean script and reinstall.", toolCalls: [{ name: "Bash", input: { command: "npm run clean" } }, { name: "Bash", input: { command: "npm install" } }] },
+      {
+        text: "That was blocked. I'll use the clean script and reinstall.",
+        toolCalls: [
+          { name: "Bash", input: { command: "npm run clean" } },
+          { name: "Bash", input: { command: "npm install" } },
+        ],
+      },
       { error: overloaded },
       { text: "Checking the scripts once more.", toolCalls: [{ name: "Read", input: { path: "package.json" } }] },
       "Done: the build directory is clean and dependencies are reinstalled.",

@@ -8,7 +8,10 @@ import { brief, c, say } from "./print.ts";
 
 /** Tell the model about the project when the session starts. */
 export const projectContext = (stack: AgentStack): AgentStack =>
-  stack.use("sessionStart", { name: "project-context", before: (_s, ctx) => void ctx.addContext("Project: web-shop (npm). Tests: npm test.") });
+  stack.use("sessionStart", {
+    name: "project-context",
+    before: (_s, ctx) => void ctx.addContext("Project: web-shop (npm). Tests: npm test."),
+  });
 
 /** Print each tool call and what became of it (outermost, so it sees every outcome). */
 export const toolTranscript = (stack: AgentStack): AgentStack =>
@@ -41,10 +44,15 @@ export const lockfileInstalls = (stack: AgentStack): AgentStack =>
 /** Stop gate: not done before the tests ran. It keeps the agent going once here. */
 export const testsBeforeDone = (stack: AgentStack): AgentStack =>
   stack
-    .use("toolCall", { name: "note-tests", match: "Bash(npm test*)", after: async (_r, _c, ctx) => void (await ctx.state().set("tests-ran", true)) })
+    .use("toolCall", {
+      name: "note-tests",
+      match: "Bash(npm test*)",
+      after: async (_r, _c, ctx) => void (await ctx.state().set("tests-ran", true)),
+    })
     .use("stop", {
       name: "tests-before-done",
-      before: async (_request, ctx) => ((await ctx.state().get("tests-ran")) ? undefined : Reject("Run the tests (npm test) before you finish.")),
+      before: async (_request, ctx) =>
+        (await ctx.state().get("tests-ran")) ? undefined : Reject("Run the tests (npm test) before you finish."),
       after: () => void say(`  ${c.green("⏹ stop allowed")}`),
     })
     .use("stop", {

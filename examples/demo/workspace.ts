@@ -18,7 +18,9 @@ const files: Record<string, string> = {
 const ciStatus = [
   "build #812  main  in progress",
   ...["lint", "typecheck", "unit (node 20)", "unit (node 22)"].map((job) => `  ✓ ${job.padEnd(16)} passed`),
-  ...["e2e (chromium)", "e2e (firefox)", "e2e (webkit)", "deploy-preview"].map((job) => `  * ${job.padEnd(16)} queued, waiting for a runner`),
+  ...["e2e (chromium)", "e2e (firefox)", "e2e (webkit)", "deploy-preview"].map(
+    (job) => `  * ${job.padEnd(16)} queued, waiting for a runner`,
+  ),
 ].join("\n");
 
 const shell: Record<string, string> = {

@@ -30,7 +30,9 @@ try {
       const { claude, onion } = await runBoth(scenario);
       const drift = isDeepStrictEqual(claude, pinned) ? "" : ` (Claude Code no longer matches the pin: ${difference(pinned, claude)})`;
       const same = isDeepStrictEqual(claude, onion);
-      console.log(`| ${name.replace(/\|/g, "\\|")} | ${same ? "same" : "differs"} | ${same ? "" : difference(claude, onion).replace(/\|/g, "\\|")}${drift} |`);
+      console.log(
+        `| ${name.replace(/\|/g, "\\|")} | ${same ? "same" : "differs"} | ${same ? "" : difference(claude, onion).replace(/\|/g, "\\|")}${drift} |`,
+      );
     }
   }
 } finally {

@@ -46,6 +46,12 @@ try {
 } finally {
   removeRunDirs();
 }
-writeFileSync(join(out, "index.json"), `${JSON.stringify({ claudeCode: claudeCodeVersion, runs: index, recordedFrom: sources }, null, 2)}\n`);
-writeFileSync(join(out, "..", "transcript-lines.json"), `${JSON.stringify({ claudeCode: claudeCodeVersion, lines: transcriptLines }, null, 2)}\n`);
+writeFileSync(
+  join(out, "index.json"),
+  `${JSON.stringify({ claudeCode: claudeCodeVersion, runs: index, recordedFrom: sources }, null, 2)}\n`,
+);
+writeFileSync(
+  join(out, "..", "transcript-lines.json"),
+  `${JSON.stringify({ claudeCode: claudeCodeVersion, lines: transcriptLines }, null, 2)}\n`,
+);
 console.log(`wrote ${written.size} event fixtures to ${out}`);

@@ -95,13 +95,19 @@ const sdkAnswer = (messages: readonly unknown[] | undefined, toolCallId: string)
       const message = m as { role?: unknown; content?: unknown };
       return message?.role === role && Array.isArray(message.content) ? (message.content as Record<string, unknown>[]) : [];
     });
-  const ids = new Set(parts("assistant").filter((p) => p?.type === "tool-approval-request" && p.toolCallId === toolCallId).map((p) => p.approvalId));
+  const ids = new Set(
+    parts("assistant")
+      .filter((p) => p?.type === "tool-approval-request" && p.toolCallId === toolCallId)
+      .map((p) => p.approvalId),
+  );
   const response = parts("tool").find((p) => p?.type === "tool-approval-response" && ids.has(p.approvalId));
   if (response === undefined) return undefined;
   const reason = typeof response.reason === "string" && response.reason !== "" ? response.reason : undefined;
   const by = "ai-sdk tool approval";
   // Only `approved: true` approves; the SDK does not execute denied calls, but a malformed answer is a denial too.
-  return response.approved === true ? { decision: "approve", by, ...(reason !== undefined ? { reason } : {}) } : { decision: "deny", by, reason: reason ?? "denied through the AI SDK's tool approval" };
+  return response.approved === true
+    ? { decision: "approve", by, ...(reason !== undefined ? { reason } : {}) }
+    : { decision: "deny", by, reason: reason ?? "denied through the AI SDK's tool approval" };
 };
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -117,7 +123,11 @@ const boxed = Symbol("agent-onion.boxed-input");
  * const tools = wrapAiSdkTools(stack, { bash: tool({ inputSchema: z.object({ command: z.string() }), execute: runBash }) })
  * await generateText({ model, tools, prompt: "clean up", stopWhen: stepCountIs(5) }) // a rejected call reaches the model as a tool error
  */
-export const wrapAiSdkTools = <T extends Record<string, object>>(stack: ToolCallStack, tools: T, options: WrapAiSdkToolsOptions = {}): T => {
+export const wrapAiSdkTools = <T extends Record<string, object>>(
+  stack: ToolCallStack,
+  tools: T,
+  options: WrapAiSdkToolsOptions = {},
+): T => {
   checkWrapped(stack, tools, options);
   const executes = new Map<string, Execute>();
   for (const [name, t] of Object.entries(tools)) {
@@ -173,7 +183,10 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(stack: ToolCall
       waiting.release(sdk);
       return answer(await waiting.outcome, call, sdk);
     }
-    const outcome = await stack.run("toolCall", call, async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk)) }), { ...run, signal: sdk.abortSignal });
+    const outcome = await stack.run("toolCall", call, async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk)) }), {
+      ...run,
+      signal: sdk.abortSignal,
+    });
     return answer(outcome, call, sdk);
   };
 
@@ -184,7 +197,8 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(stack: ToolCall
    */
   const needsApproval = async (name: string, own: unknown, input: unknown, sdk: NeedsApprovalOptions): Promise<boolean> => {
     // The tool's own rule asks first; the hooks then run in `execute`, with the person's answer.
-    if (own === true || (typeof own === "function" && (await (own as (i: unknown, o: unknown) => unknown)(input, sdk)) === true)) return true;
+    if (own === true || (typeof own === "function" && (await (own as (i: unknown, o: unknown) => unknown)(input, sdk)) === true))
+      return true;
     // The SDK asks again before executing an approved call (it executes it only on true): the
     // person answered, and `execute` hands the answer to the hook that asked.
     if (sdkAnswer(sdk.messages, sdk.toolCallId) !== undefined) return true;
@@ -194,17 +208,22 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(stack: ToolCall
     const reaching = new Promise<"reached">((resolve) => (reached = () => resolve("reached")));
     let release!: (sdk: AiSdkToolExecutionOptions) => void;
     const released = new Promise<AiSdkToolExecutionOptions>((resolve) => (release = resolve));
-    const outcome = stack.run("toolCall", call, async (c, ctx) => {
-      reached();
-      const options = await untilAborted(released, ctx.signal);
-      return { content: await lastValue(execute(c, ctx.signal, options)) };
-    }, {
-      ...run,
-      approval: () => {
-        asked = true;
-        return { decision: "deny", reason: askedThroughSdk };
+    const outcome = stack.run(
+      "toolCall",
+      call,
+      async (c, ctx) => {
+        reached();
+        const options = await untilAborted(released, ctx.signal);
+        return { content: await lastValue(execute(c, ctx.signal, options)) };
       },
-    });
+      {
+        ...run,
+        approval: () => {
+          asked = true;
+          return { decision: "deny", reason: askedThroughSdk };
+        },
+      },
+    );
     const first = await Promise.race([reaching, outcome.then(() => "settled" as const)]);
     if (first === "settled" && asked && (await outcome)._tag === "Rejected") return true;
     held.set(sdk.toolCallId, { release, outcome });
@@ -230,28 +249,35 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(stack: ToolCall
       outcome = o;
       wake?.();
     };
-    void stack.run("toolCall", call, async (c, ctx) => {
-      const result = execute(c, ctx.signal, sdk);
-      if (!isAsyncIterable(result)) return { content: await result };
-      const iterator = result[Symbol.asyncIterator]();
-      let last: unknown;
-      let done = false;
-      try {
-        for (;;) {
-          const r = await nextOrAbort(iterator, ctx.signal);
-          if (r.done === true) break;
-          last = r.value;
-          if (outcome !== undefined) continue; // the run is over: what comes now is dropped (R7)
-          values.push(last);
-          wake?.();
-        }
-        done = true;
-        ended = outcome === undefined && values.length > 0;
-      } finally {
-        if (!done) closeQuietly(iterator);
-      }
-      return { content: last };
-    }, { ...run, signal: stop.signal }).then(settle, (error: unknown) => settle(Outcome.failed(error)));
+    void stack
+      .run(
+        "toolCall",
+        call,
+        async (c, ctx) => {
+          const result = execute(c, ctx.signal, sdk);
+          if (!isAsyncIterable(result)) return { content: await result };
+          const iterator = result[Symbol.asyncIterator]();
+          let last: unknown;
+          let done = false;
+          try {
+            for (;;) {
+              const r = await nextOrAbort(iterator, ctx.signal);
+              if (r.done === true) break;
+              last = r.value;
+              if (outcome !== undefined) continue; // the run is over: what comes now is dropped (R7)
+              values.push(last);
+              wake?.();
+            }
+            done = true;
+            ended = outcome === undefined && values.length > 0;
+          } finally {
+            if (!done) closeQuietly(iterator);
+          }
+          return { content: last };
+        },
+        { ...run, signal: stop.signal },
+      )
+      .then(settle, (error: unknown) => settle(Outcome.failed(error)));
     let shown = false;
     let lastShown: unknown;
     try {
@@ -286,10 +312,13 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(stack: ToolCall
     else {
       // A streaming tool whose run `needsApproval` holds runs to its last value in that run.
       const run = isAsyncGeneratorFunction((t as { execute: unknown }).execute)
-        ? (input: unknown, sdk: AiSdkToolExecutionOptions) => (held.has(sdk.toolCallId) ? runTool(name, input, sdk) : streamTool(name, input, sdk))
+        ? (input: unknown, sdk: AiSdkToolExecutionOptions) =>
+            held.has(sdk.toolCallId) ? runTool(name, input, sdk) : streamTool(name, input, sdk)
         : (input: unknown, sdk: AiSdkToolExecutionOptions) => runTool(name, input, sdk);
       const own = (t as { needsApproval?: unknown }).needsApproval;
-      wrapped[name] = throughSdk ? { ...t, execute: run, needsApproval: (input: unknown, sdk: NeedsApprovalOptions) => needsApproval(name, own, input, sdk) } : { ...t, execute: run };
+      wrapped[name] = throughSdk
+        ? { ...t, execute: run, needsApproval: (input: unknown, sdk: NeedsApprovalOptions) => needsApproval(name, own, input, sdk) }
+        : { ...t, execute: run };
     }
   }
   return wrapped as T;
@@ -299,7 +328,9 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(stack: ToolCall
 const isAsyncGeneratorFunction = (fn: unknown): boolean => Object.prototype.toString.call(fn) === "[object AsyncGeneratorFunction]";
 
 const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
-  typeof value === "object" && value !== null && typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function";
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function";
 
 /**
  * Refuse a stack without `run`, a tool set that is not an object of tools, an `execute` that is
@@ -309,16 +340,21 @@ const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
 const checkWrapped = (stack: unknown, tools: unknown, options: WrapAiSdkToolsOptions): void => {
   if (typeof (stack as Partial<ToolCallStack> | null)?.run !== "function")
     throw new TypeError(`wrapAiSdkTools: stack must be a stack with run (createAgentStack()), got ${describeGiven(stack)}`);
-  if (typeof tools !== "object" || tools === null) throw new TypeError(`wrapAiSdkTools: tools must be an object of AI SDK tools by name, got ${describeGiven(tools)}`);
+  if (typeof tools !== "object" || tools === null)
+    throw new TypeError(`wrapAiSdkTools: tools must be an object of AI SDK tools by name, got ${describeGiven(tools)}`);
   for (const [name, t] of Object.entries(tools)) {
-    if (typeof t !== "object" || t === null) throw new TypeError(`wrapAiSdkTools "${name}": the tool must be an object, got ${describeGiven(t)}`);
+    if (typeof t !== "object" || t === null)
+      throw new TypeError(`wrapAiSdkTools "${name}": the tool must be an object, got ${describeGiven(t)}`);
     const execute: unknown = (t as { execute?: unknown }).execute;
-    if (execute !== undefined && typeof execute !== "function") throw new TypeError(`wrapAiSdkTools "${name}": execute must be a function when given, got ${describeGiven(execute)}`);
+    if (execute !== undefined && typeof execute !== "function")
+      throw new TypeError(`wrapAiSdkTools "${name}": execute must be a function when given, got ${describeGiven(execute)}`);
   }
   const rejected: unknown = options?.rejected;
-  if (rejected !== undefined && typeof rejected !== "function") throw new TypeError(`wrapAiSdkTools: rejected must be a function when given, got ${describeGiven(rejected)}`);
+  if (rejected !== undefined && typeof rejected !== "function")
+    throw new TypeError(`wrapAiSdkTools: rejected must be a function when given, got ${describeGiven(rejected)}`);
   const approval: unknown = options?.approval;
-  if (approval !== undefined && approval !== "ai-sdk") throw new TypeError(`wrapAiSdkTools: approval must be "ai-sdk" when given, got ${describeGiven(approval)}`);
+  if (approval !== undefined && approval !== "ai-sdk")
+    throw new TypeError(`wrapAiSdkTools: approval must be "ai-sdk" when given, got ${describeGiven(approval)}`);
 };
 
 /** `promise`, or a rejection with the signal's reason once it aborts (a held run given up on). */

@@ -36,7 +36,12 @@ import { CallContext } from "./ai-sdk/call-context.ts";
 import { fromRequest, toRequest } from "./ai-sdk/prompt.ts";
 import { fromResponse, toResponse } from "./ai-sdk/response.ts";
 import {
-  specOf, type SdkCallOptions, type SdkGenerateResult, type SdkStreamResult, type SdkWrapOptions, type SpecVersion,
+  specOf,
+  type SdkCallOptions,
+  type SdkGenerateResult,
+  type SdkStreamResult,
+  type SdkWrapOptions,
+  type SpecVersion,
 } from "./ai-sdk/spec.ts";
 import { fromSdkParts, StreamMemo, toSdkStream } from "./ai-sdk/stream.ts";
 
@@ -90,9 +95,13 @@ export interface AiSdkMiddlewareOptions<V extends SpecVersion = "v3"> {
 export interface AiSdkMiddleware<V extends SpecVersion = "v3"> {
   readonly specificationVersion: V;
   /** Runs a `generate` call of the AI SDK through the stack's `modelCall` point. */
-  readonly wrapGenerate: <P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>(options: SdkWrapOptions<P, R, S>) => Promise<R>;
+  readonly wrapGenerate: <P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>(
+    options: SdkWrapOptions<P, R, S>,
+  ) => Promise<R>;
   /** Runs a `stream` call of the AI SDK through the stack's `modelCall` point, the stream included. */
-  readonly wrapStream: <P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>(options: SdkWrapOptions<P, R, S>) => Promise<S>;
+  readonly wrapStream: <P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>(
+    options: SdkWrapOptions<P, R, S>,
+  ) => Promise<S>;
 }
 
 /**
@@ -103,21 +112,39 @@ export interface AiSdkMiddleware<V extends SpecVersion = "v3"> {
  * const model = wrapLanguageModel({ model: openai("gpt-4o"), middleware: aiSdkMiddleware(stack, { run: { sessionId } }) })
  * const { text } = await generateText({ model, prompt: "Hello" }) // hooks on modelCall saw the request and the response
  */
-export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: AiSdkStack, options: AiSdkMiddlewareOptions<V> = {}): AiSdkMiddleware<V> => {
+export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
+  stack: AiSdkStack,
+  options: AiSdkMiddlewareOptions<V> = {},
+): AiSdkMiddleware<V> => {
   const holdBack = holdBackProblem(options.holdBack);
   if (holdBack !== undefined) throw new TypeError(`aiSdkMiddleware: ${holdBack}`);
   // Stacks are immutable: one with no hook on `modelCall` never will have one, so its calls skip the mapping.
   const idle = stack.has?.("modelCall") === false;
   const fixed = typeof options.run === "function" ? undefined : (options.run ?? noRunOptions);
-  const runOptions = (type: AiSdkCallInfo["type"], params: SdkCallOptions, model: { readonly modelId: string; readonly provider: string; readonly specificationVersion: string }) => {
+  const runOptions = (
+    type: AiSdkCallInfo["type"],
+    params: SdkCallOptions,
+    model: { readonly modelId: string; readonly provider: string; readonly specificationVersion: string },
+  ) => {
     // First thing on every call: a model of another specification (V2) fails here, before any hook runs.
     const version = specOf(model);
-    return fixed ?? (options.run as (call: AiSdkCallInfo) => Omit<RunOptions, "signal">)({ type, params, modelId: model.modelId, provider: model.provider, version });
+    return (
+      fixed ??
+      (options.run as (call: AiSdkCallInfo) => Omit<RunOptions, "signal">)({
+        type,
+        params,
+        modelId: model.modelId,
+        provider: model.provider,
+        version,
+      })
+    );
   };
 
   // Promise chains rather than `async` functions on this path: each `async` level costs a promise
   // and a resumption, and this path runs on every provider call (see benchmarks/ai-sdk.bench.ts).
-  function wrapGenerate<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>(wrap: SdkWrapOptions<P, R, S>): Promise<R> {
+  function wrapGenerate<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>(
+    wrap: SdkWrapOptions<P, R, S>,
+  ): Promise<R> {
     try {
       return generate(wrap);
     } catch (error) {
@@ -125,39 +152,51 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: AiSdkStack,
     }
   }
 
-  function generate<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>(
-    { doGenerate, params, model }: SdkWrapOptions<P, R, S>,
-  ): Promise<R> {
+  function generate<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>({
+    doGenerate,
+    params,
+    model,
+  }: SdkWrapOptions<P, R, S>): Promise<R> {
     const run = runOptions("generate", params, model);
     if (idle) return Promise.resolve(doGenerate());
     const mapped = toRequest(params, model.modelId, false, model.provider);
     const context = new CallContext(run.onContext);
     const attempts = new Attempts<R>();
-    return stack.run("modelCall", mapped.request, (request, ctx) => {
-      const next = fromRequest(params, mapped, request, context.forAttempt());
-      const signal = ctx.signal === neverAborted ? params.abortSignal : ctx.signal;
-      // The SDK's own `doGenerate` when nothing changed; the model directly (as `doGenerate` does) otherwise.
-      const result = next === params && signal === params.abortSignal ? doGenerate() : model.doGenerate({ ...next, abortSignal: signal });
-      return result.then((r) => {
-        const produced = toResponse(r, request);
-        attempts.add(r, produced);
-        return produced;
+    return stack
+      .run(
+        "modelCall",
+        mapped.request,
+        (request, ctx) => {
+          const next = fromRequest(params, mapped, request, context.forAttempt());
+          const signal = ctx.signal === neverAborted ? params.abortSignal : ctx.signal;
+          // The SDK's own `doGenerate` when nothing changed; the model directly (as `doGenerate` does) otherwise.
+          const result =
+            next === params && signal === params.abortSignal ? doGenerate() : model.doGenerate({ ...next, abortSignal: signal });
+          return result.then((r) => {
+            const produced = toResponse(r, request);
+            attempts.add(r, produced);
+            return produced;
+          });
+        },
+        callOptions(run, params.abortSignal, context.push),
+      )
+      .then((outcome) => {
+        if (outcome._tag !== "Completed") throw errorOf(outcome, params.abortSignal);
+        // Only an answer that came from a provider result is written into it (see `ai-sdk/attempts.ts`).
+        const from = attempts.of(outcome.value);
+        // The provider's response, left alone: its own result. A response made here needs no check either.
+        if (from !== undefined && from.produced === outcome.value) return from.result;
+        const malformed = notAResponse(outcome.value);
+        if (malformed !== undefined) throw malformed;
+        return fromResponse(from?.result, from?.produced, outcome.value) as R;
       });
-    }, callOptions(run, params.abortSignal, context.push)).then((outcome) => {
-      if (outcome._tag !== "Completed") throw errorOf(outcome, params.abortSignal);
-      // Only an answer that came from a provider result is written into it (see `ai-sdk/attempts.ts`).
-      const from = attempts.of(outcome.value);
-      // The provider's response, left alone: its own result. A response made here needs no check either.
-      if (from !== undefined && from.produced === outcome.value) return from.result;
-      const malformed = notAResponse(outcome.value);
-      if (malformed !== undefined) throw malformed;
-      return fromResponse(from?.result, from?.produced, outcome.value) as R;
-    });
   }
 
-  async function wrapStream<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>(
-    { doStream, params, model }: SdkWrapOptions<P, R, S>,
-  ): Promise<S> {
+  async function wrapStream<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>({
+    doStream,
+    params,
+    model,
+  }: SdkWrapOptions<P, R, S>): Promise<S> {
     const run = runOptions("stream", params, model);
     if (idle) return doStream();
     const mapped = toRequest(params, model.modelId, true, model.provider);
@@ -169,7 +208,10 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(stack: AiSdkStack,
     // An attempt that fails to open settles nothing: a `retry` may open the next one, which must
     // still stream (with its headers); only a run that ends with none open settles `started` empty.
     const start: StartStream = async (request, { signal }) => {
-      const { stream, ...rest } = await model.doStream({ ...fromRequest(params, mapped, request, context.forAttempt()), abortSignal: signal });
+      const { stream, ...rest } = await model.doStream({
+        ...fromRequest(params, mapped, request, context.forAttempt()),
+        abortSignal: signal,
+      });
       opened(rest);
       return fromSdkParts(fromReadableStream(stream), memo);
     };

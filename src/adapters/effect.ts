@@ -32,7 +32,10 @@ import type { DeepReadonly } from "../core/readonly.ts";
  */
 export class EffectInterruptedError extends AgentOnionError {
   override name = "EffectInterruptedError";
-  constructor(readonly effectCause: Cause.Cause<unknown>, detail = "interrupted") {
+  constructor(
+    readonly effectCause: Cause.Cause<unknown>,
+    detail = "interrupted",
+  ) {
     super(`the hook's Effect was interrupted: ${detail}`);
   }
 }
@@ -52,7 +55,10 @@ export type EffectRuntime<R> =
   | Runtime.Runtime<R>
   | {
       /** Runs an effect to its `Exit`, as a `ManagedRuntime` does. */
-      runPromiseExit<A, E>(effect: Effect.Effect<A, E, R>, options?: { readonly signal?: AbortSignal | undefined }): Promise<Exit.Exit<A, unknown>>;
+      runPromiseExit<A, E>(
+        effect: Effect.Effect<A, E, R>,
+        options?: { readonly signal?: AbortSignal | undefined },
+      ): Promise<Exit.Exit<A, unknown>>;
     };
 
 /**
@@ -78,7 +84,11 @@ export interface EffectHookSpec<I, O, K extends PointKind, R = never>
   /** Wraps the inside of the onion; `next` runs it and yields its `Outcome`. */
   readonly around?: (ctx: HookContext<I>, next: EffectNext<I, O>) => Effect.Effect<AroundResult<O, K>, unknown, R>;
   /** Runs when the inside failed; may replace the failure with an output. */
-  readonly recover?: (error: unknown, input: DeepReadonly<I>, ctx: HookContext<I>) => Effect.Effect<Replace<O | DeepReadonly<O>> | Continue | void, unknown, R>;
+  readonly recover?: (
+    error: unknown,
+    input: DeepReadonly<I>,
+    ctx: HookContext<I>,
+  ) => Effect.Effect<Replace<O | DeepReadonly<O>> | Continue | void, unknown, R>;
   /** Runs after the run settled, with no signal: observers never delay a run (R10). */
   readonly observe?: (event: RunEvent<I, O>) => Effect.Effect<unknown, unknown, R>;
   /** Where the effects run; required when they need services (`R`). */
@@ -100,11 +110,12 @@ export const runEffect = async <A, E, R = never>(
 ): Promise<A> => {
   const m = await load();
   const options = signal === undefined ? undefined : { signal };
-  const exit: Exit.Exit<A, unknown> = runtime === undefined
-    ? await m.Effect.runPromiseExit(effect as Effect.Effect<A, E>, options)
-    : hasRunner(runtime)
-      ? await runtime.runPromiseExit(effect, options)
-      : await m.Runtime.runPromiseExit(runtime, effect, options);
+  const exit: Exit.Exit<A, unknown> =
+    runtime === undefined
+      ? await m.Effect.runPromiseExit(effect as Effect.Effect<A, E>, options)
+      : hasRunner(runtime)
+        ? await runtime.runPromiseExit(effect, options)
+        : await m.Runtime.runPromiseExit(runtime, effect, options);
   if (m.Exit.isSuccess(exit)) return exit.value;
   throw failureOf(m, exit.cause, signal);
 };
@@ -139,7 +150,9 @@ const hasRunner = <R>(runtime: EffectRuntime<R>): runtime is Exclude<EffectRunti
  *   }),
  * }))
  */
-export const effectHook = <I = any, O = any, K extends PointKind = PointKind, R = never>(spec: EffectHookSpec<I, O, K, R>): Hook<I, O, K> => {
+export const effectHook = <I = any, O = any, K extends PointKind = PointKind, R = never>(
+  spec: EffectHookSpec<I, O, K, R>,
+): Hook<I, O, K> => {
   const { before, after, around, recover, observe, runtime, ...fields } = spec;
   const run = <A>(effect: Effect.Effect<A, unknown, R>, signal?: AbortSignal): Promise<A> => runEffect(effect, signal, runtime);
   return {
@@ -150,7 +163,10 @@ export const effectHook = <I = any, O = any, K extends PointKind = PointKind, R 
     ...(around && {
       around: async (ctx, next) => {
         const { Effect } = await load();
-        return run(around(ctx, (input) => Effect.promise(() => next(input))), ctx.signal);
+        return run(
+          around(ctx, (input) => Effect.promise(() => next(input))),
+          ctx.signal,
+        );
       },
     }),
     ...(observe && { observe: (event) => run(observe(event)).then(() => undefined) }),

@@ -106,7 +106,10 @@ export const fromKoa = <I = any, O = any>(
   const flat = (list as readonly unknown[]).flat(Number.POSITIVE_INFINITY);
   for (const m of flat) if (typeof m !== "function") throw new TypeError("Middleware must be composed of functions!");
   const composed = compose((flat as KoaMiddleware<I, O>[]).map(tracked) as compose.Middleware<KoaContext<I, O>>[]);
-  const names = list.map((m: { name?: string }) => m.name).filter(Boolean).join(",");
+  const names = list
+    .map((m: { name?: string }) => m.name)
+    .filter(Boolean)
+    .join(",");
   return {
     ...options,
     name: options.name ?? `koa(${names || "anonymous"})`,
@@ -136,15 +139,17 @@ class NextCalls {
 }
 
 /** `middleware` with a `next` that tells the run's NextCalls each call, and still returns koa-compose's promise. */
-const tracked = <I, O>(middleware: KoaMiddleware<I, O>): KoaMiddleware<I, O> => (ctx, next) => {
-  let called = false;
-  return middleware(ctx, () => {
-    const promise = next();
-    calls.get(ctx)?.hand(promise, called);
-    called = true;
-    return promise;
-  });
-};
+const tracked =
+  <I, O>(middleware: KoaMiddleware<I, O>): KoaMiddleware<I, O> =>
+  (ctx, next) => {
+    let called = false;
+    return middleware(ctx, () => {
+      const promise = next();
+      calls.get(ctx)?.hand(promise, called);
+      called = true;
+      return promise;
+    });
+  };
 
 /** One run of the composed middleware: the Koa context, the innermost `next`, and the answer. */
 const runKoa = async <I, O>(

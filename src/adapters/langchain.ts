@@ -113,19 +113,23 @@ const isChatModel = (model: unknown): model is ChatModelLike => {
 const checkOptions = (stack: unknown, options: LangChainMiddlewareOptions): void => {
   if (typeof (stack as Partial<LangChainStack> | null)?.run !== "function")
     throw new TypeError(`langchainMiddleware: stack must be a stack with run (createAgentStack()), got ${describeGiven(stack)}`);
-  if (typeof options !== "object" || options === null) throw new TypeError(`langchainMiddleware: options must be an object, got ${describeGiven(options)}`);
+  if (typeof options !== "object" || options === null)
+    throw new TypeError(`langchainMiddleware: options must be an object, got ${describeGiven(options)}`);
   if (options.name !== undefined && (typeof options.name !== "string" || options.name === ""))
     throw new TypeError(`langchainMiddleware: name must be a non-empty string when given, got ${describeGiven(options.name)}`);
   for (const key of ["rejected", "promptRejected", "modelId"] as const) {
     const value: unknown = options[key];
-    if (value !== undefined && typeof value !== "function") throw new TypeError(`langchainMiddleware: ${key} must be a function when given, got ${describeGiven(value)}`);
+    if (value !== undefined && typeof value !== "function")
+      throw new TypeError(`langchainMiddleware: ${key} must be a function when given, got ${describeGiven(value)}`);
   }
   if (options.approvals !== undefined && options.approvals !== "interrupt" && options.approvals !== "handler")
     throw new TypeError(`langchainMiddleware: approvals must be "interrupt" or "handler", got ${describeGiven(options.approvals)}`);
   for (const key of ["maxRetries", "maxStopBlocks", "resumeTtlMs"] as const) {
     const value: unknown = options[key];
     if (value !== undefined && (typeof value !== "number" || !Number.isSafeInteger(value) || value < (key === "resumeTtlMs" ? 1 : 0)))
-      throw new TypeError(`langchainMiddleware: ${key} must be a whole number ${key === "resumeTtlMs" ? "from 1" : "from 0"}, got ${describeGiven(value)}`);
+      throw new TypeError(
+        `langchainMiddleware: ${key} must be a whole number ${key === "resumeTtlMs" ? "from 1" : "from 0"}, got ${describeGiven(value)}`,
+      );
   }
   const store: unknown = options.store;
   if (store !== undefined && typeof (store as Partial<StateStore> | null)?.incr !== "function")
@@ -149,7 +153,11 @@ export const langchainMiddleware = (stack: LangChainStack, options: LangChainMid
   const has = (point: Parameters<LangChainStack["has"]>[0]): boolean => stack.has?.(point) !== false;
   const maxRetries = options.maxRetries ?? 3;
   const modelIdOf = options.modelId ?? defaultModelId;
-  const runFor = (point: LangChainCallInfo["point"], messages: Parameters<typeof turnIds>[0], runtime: unknown): Omit<RunOptions, "signal"> => {
+  const runFor = (
+    point: LangChainCallInfo["point"],
+    messages: Parameters<typeof turnIds>[0],
+    runtime: unknown,
+  ): Omit<RunOptions, "signal"> => {
     const ids = turnIds(messages, runtime as TurnRuntime | undefined);
     const own = typeof options.run === "function" ? options.run({ point, ...ids, runtime }) : options.run;
     return own === undefined ? ids : { ...ids, ...own };
@@ -177,7 +185,9 @@ export const langchainMiddleware = (stack: LangChainStack, options: LangChainMid
         ...(model.kwargs !== undefined ? { kwargs: model.kwargs } : {}),
         ...(model.configFactories !== undefined ? { configFactories: model.configFactories } : {}),
       });
-    throw new TypeError(`langchainMiddleware: the agent's model must be a chat model (with bindTools, invoke and stream) for modelCall hooks to run, got ${describeGiven(model)}`);
+    throw new TypeError(
+      `langchainMiddleware: the agent's model must be a chat model (with bindTools, invoke and stream) for modelCall hooks to run, got ${describeGiven(model)}`,
+    );
   };
 
   type LcModelRequest = Parameters<NonNullable<AgentMiddleware["wrapModelCall"]>>[0];
@@ -195,9 +205,15 @@ export const langchainMiddleware = (stack: LangChainStack, options: LangChainMid
         if (decision.action === "retry") continue;
         if (decision.action !== "recover") throw error;
         const value = decision.value as Partial<ModelResponse> | null;
-        const recovered = typeof value === "object" && value !== null && typeof value.text === "string"
-          ? ({ toolCalls: [], finishReason: "stop", usage: noUsage, ...value } as ModelResponse)
-          : { text: typeof decision.value === "string" ? decision.value : JSON.stringify(decision.value) ?? "", toolCalls: [], finishReason: "stop" as const, usage: noUsage };
+        const recovered =
+          typeof value === "object" && value !== null && typeof value.text === "string"
+            ? ({ toolCalls: [], finishReason: "stop", usage: noUsage, ...value } as ModelResponse)
+            : {
+                text: typeof decision.value === "string" ? decision.value : (JSON.stringify(decision.value) ?? ""),
+                toolCalls: [],
+                finishReason: "stop" as const,
+                usage: noUsage,
+              };
         // Checked as a model's answer is: the agent must not read a tool call list that is not one.
         const malformed = notAResponse(recovered);
         if (malformed !== undefined) throw new TypeError(`the error point's recover value: ${malformed.message}`);
@@ -218,14 +234,21 @@ export const langchainMiddleware = (stack: LangChainStack, options: LangChainMid
     let answer: Answer | undefined;
     let produced: ModelResponse | undefined;
     const modelId = modelIdOf(request.model);
-    const outcome = await stack.run("step", input, async () => {
-      answer = await callModel(next, handler, run);
-      produced = toResponse(answer, input.messages, modelId);
-      return { response: produced, toolResults: [] };
-    }, { ...runFor("step", messages, request.runtime), signal: caller });
+    const outcome = await stack.run(
+      "step",
+      input,
+      async () => {
+        answer = await callModel(next, handler, run);
+        produced = toResponse(answer, input.messages, modelId);
+        return { response: produced, toolResults: [] };
+      },
+      { ...runFor("step", messages, request.runtime), signal: caller },
+    );
     if (outcome._tag === "Completed") {
       const response = outcome.value.response;
-      return answer !== undefined && produced !== undefined ? toAIMessage(response, { message: answer, response: produced }) : toAIMessage(response);
+      return answer !== undefined && produced !== undefined
+        ? toAIMessage(response, { message: answer, response: produced })
+        : toAIMessage(response);
     }
     if (outcome._tag === "Rejected") throw new OutcomeRejectedError(outcome.reason, outcome.by, outcome.cause);
     const error = outcome.error;
@@ -235,18 +258,34 @@ export const langchainMiddleware = (stack: LangChainStack, options: LangChainMid
 
   type ToolHook = NonNullable<AgentMiddleware["wrapToolCall"]>;
   const wrapToolCall: ToolHook = (request, handler) =>
-    runTool(toolScope(runFor("toolCall", request.state.messages, request.runtime)), request as unknown as LangChainToolCallRequest, handler as (r: never) => Promise<ToolAnswer>) as ReturnType<ToolHook>;
+    runTool(
+      toolScope(runFor("toolCall", request.state.messages, request.runtime)),
+      request as unknown as LangChainToolCallRequest,
+      handler as (r: never) => Promise<ToolAnswer>,
+    ) as ReturnType<ToolHook>;
 
   const refusal = options.promptRejected ?? ((reason: string, by: string) => `Prompt rejected by ${by}: ${reason}`);
   const maxStopBlocks = options.maxStopBlocks ?? 8;
   return createMiddleware({
     name: options.name ?? "AgentOnionMiddleware",
     ...(has("userPrompt")
-      ? { beforeAgent: { canJumpTo: ["end"], hook: (state, runtime) => checkPrompt(stack, runFor("userPrompt", state.messages, runtime), state.messages, runtime, refusal) } }
+      ? {
+          beforeAgent: {
+            canJumpTo: ["end"],
+            hook: (state, runtime) => checkPrompt(stack, runFor("userPrompt", state.messages, runtime), state.messages, runtime, refusal),
+          },
+        }
       : {}),
     ...(modelHooks || stepHooks || has("error") ? { wrapModelCall } : {}),
     ...(has("toolCall") || has("error") ? { wrapToolCall } : {}),
-    ...(has("stop") ? { afterAgent: { canJumpTo: ["model"], hook: (state, runtime) => checkStop(stack, runFor("stop", state.messages, runtime), state.messages, runtime, maxStopBlocks) } } : {}),
+    ...(has("stop")
+      ? {
+          afterAgent: {
+            canJumpTo: ["model"],
+            hook: (state, runtime) => checkStop(stack, runFor("stop", state.messages, runtime), state.messages, runtime, maxStopBlocks),
+          },
+        }
+      : {}),
   } as Parameters<typeof createMiddleware>[0]) as AgentMiddleware;
 };
 

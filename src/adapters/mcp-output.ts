@@ -56,6 +56,9 @@ export const outputProblem = async (
     return mcpError(McpErrorCode.InvalidParams, `Structured content does not match the tool's output schema: ${verdict.errorMessage}`);
   } catch (error) {
     if (isMcpError(error)) return error;
-    return mcpError(McpErrorCode.InvalidParams, `Failed to validate structured content: ${error instanceof Error ? error.message : String(error)}`);
+    return mcpError(
+      McpErrorCode.InvalidParams,
+      `Failed to validate structured content: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 };

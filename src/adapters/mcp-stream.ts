@@ -85,16 +85,21 @@ export async function* guardedStream(
     ask(); // a run that settled without the stream (a deadline): the SDK's stream, aborted, ends
     wake?.();
   };
-  call(params, { ...request, signal: stop.signal }, async (next, options) => {
-    for await (const message of send(next, options)) {
-      if (message.type === "result") return message.result;
-      if (message.type === "error") throw message.error;
-      live.push(message);
-      wake?.();
-      if (last === undefined && !stop.signal.aborted) await new Promise<void>((resolve) => (more = resolve));
-    }
-    throw new Error(`the MCP stream of tool "${next.name}" ended without a result`);
-  }, { checked, streamed: true }).then(
+  call(
+    params,
+    { ...request, signal: stop.signal },
+    async (next, options) => {
+      for await (const message of send(next, options)) {
+        if (message.type === "result") return message.result;
+        if (message.type === "error") throw message.error;
+        live.push(message);
+        wake?.();
+        if (last === undefined && !stop.signal.aborted) await new Promise<void>((resolve) => (more = resolve));
+      }
+      throw new Error(`the MCP stream of tool "${next.name}" ended without a result`);
+    },
+    { checked, streamed: true },
+  ).then(
     (result) => settle({ type: "result", result }),
     (error: unknown) => settle({ type: "error", error }),
   );

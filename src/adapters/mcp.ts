@@ -129,7 +129,12 @@ export const wrapMcpClient = <C extends McpToolClient>(stack: ToolCallStack, cli
     const guarded = (req: unknown, schema?: unknown, options?: McpRequestOptions): unknown => {
       const request = raw.request as (...args: unknown[]) => unknown;
       return isToolCall(req)
-        ? call(req.params, options ?? {}, (next, o) => request.call(client, { ...req, params: next }, schema, o) as Promise<McpCallToolResult>, plainRequest)
+        ? call(
+            req.params,
+            options ?? {},
+            (next, o) => request.call(client, { ...req, params: next }, schema, o) as Promise<McpCallToolResult>,
+            plainRequest,
+          )
         : request.call(client, req, schema, options);
     };
     members.set("request", () => guarded);
@@ -157,57 +162,63 @@ export const wrapMcpClient = <C extends McpToolClient>(stack: ToolCallStack, cli
 const checkWrapped = (stack: unknown, client: unknown, options: WrapMcpClientOptions): void => {
   if (typeof (stack as Partial<ToolCallStack> | null)?.run !== "function")
     throw new TypeError(`wrapMcpClient: stack must be a stack with run (createAgentStack()), got ${describeGiven(stack)}`);
-  if (!isObject(client)) throw new TypeError(`wrapMcpClient: client must be an MCP client (an object with callTool), got ${describeGiven(client)}`);
-  if (typeof client.callTool !== "function") throw new TypeError(`wrapMcpClient: client.callTool must be a function, got ${describeGiven(client.callTool)}`);
+  if (!isObject(client))
+    throw new TypeError(`wrapMcpClient: client must be an MCP client (an object with callTool), got ${describeGiven(client)}`);
+  if (typeof client.callTool !== "function")
+    throw new TypeError(`wrapMcpClient: client.callTool must be a function, got ${describeGiven(client.callTool)}`);
   const rejected: unknown = options?.rejected;
-  if (rejected !== undefined && typeof rejected !== "function") throw new TypeError(`wrapMcpClient: rejected must be a function when given, got ${describeGiven(rejected)}`);
+  if (rejected !== undefined && typeof rejected !== "function")
+    throw new TypeError(`wrapMcpClient: rejected must be a function when given, got ${describeGiven(rejected)}`);
 };
 
 const checkedRequest: CallShape = { checked: true, streamed: false };
 const plainRequest: CallShape = { checked: false, streamed: false };
 
 /** One tool call through the stack's `toolCall` point, sent to the server by `send` (see GuardedCall). */
-const guardedCall = (stack: ToolCallStack, client: object, options: WrapMcpClientOptions): GuardedCall => async (params, request, send, shape) => {
-  const call: ToolCall = {
-    id: `mcp-${++seq}`,
-    name: params.name,
-    // A copy: strict mode freezes the input, and the arguments are the caller's object.
-    input: params.arguments === undefined ? {} : structuredClone(params.arguments),
-  };
-  const run = typeof options.run === "function" ? options.run(params) : options.run;
-  // The SDK's call of the last attempt, and the server's result it gave, checked by the SDK as `checkedAs`.
-  let sent: Promise<McpCallToolResult> | undefined;
-  let served: McpCallToolResult | undefined;
-  let checkedAs: string | undefined;
-  const outcome = await stack.run(
-    "toolCall",
-    call,
-    async (input, ctx) => {
-      const next: McpCallToolParams = { ...params, name: input.name, arguments: input.input as Record<string, unknown> };
-      const pending = send(next, { ...request, signal: ctx.signal });
-      sent = pending;
-      const result = await pending;
-      [served, checkedAs] = [result, next.name];
-      return result as ToolResult;
-    },
-    { ...run, signal: request.signal },
-  );
-  if (outcome._tag === "Failed") throw await failure(outcome.error, request.signal, sent, shape);
-  const result = outcome._tag === "Completed"
-    ? toMcpResult(outcome.value)
-    : options.rejected?.(outcome.reason, outcome.by, call) ?? {
-      content: [{ type: "text", text: String(rejectedResult(call, outcome.reason, outcome.by).content) }],
-      isError: true,
+const guardedCall =
+  (stack: ToolCallStack, client: object, options: WrapMcpClientOptions): GuardedCall =>
+  async (params, request, send, shape) => {
+    const call: ToolCall = {
+      id: `mcp-${++seq}`,
+      name: params.name,
+      // A copy: strict mode freezes the input, and the arguments are the caller's object.
+      input: params.arguments === undefined ? {} : structuredClone(params.arguments),
     };
-  // The server's own result, as the SDK already checked it for this tool, needs no second check.
-  const checked = outcome._tag === "Completed" && outcome.value === served && checkedAs === params.name;
-  if (shape.checked && !checked) {
-    const validator = outputValidator(client, params.name);
-    const problem = validator === undefined ? undefined : await outputProblem(validator, params.name, result);
-    if (problem !== undefined) throw problem;
-  }
-  return result;
-};
+    const run = typeof options.run === "function" ? options.run(params) : options.run;
+    // The SDK's call of the last attempt, and the server's result it gave, checked by the SDK as `checkedAs`.
+    let sent: Promise<McpCallToolResult> | undefined;
+    let served: McpCallToolResult | undefined;
+    let checkedAs: string | undefined;
+    const outcome = await stack.run(
+      "toolCall",
+      call,
+      async (input, ctx) => {
+        const next: McpCallToolParams = { ...params, name: input.name, arguments: input.input as Record<string, unknown> };
+        const pending = send(next, { ...request, signal: ctx.signal });
+        sent = pending;
+        const result = await pending;
+        [served, checkedAs] = [result, next.name];
+        return result as ToolResult;
+      },
+      { ...run, signal: request.signal },
+    );
+    if (outcome._tag === "Failed") throw await failure(outcome.error, request.signal, sent, shape);
+    const result =
+      outcome._tag === "Completed"
+        ? toMcpResult(outcome.value)
+        : (options.rejected?.(outcome.reason, outcome.by, call) ?? {
+            content: [{ type: "text", text: String(rejectedResult(call, outcome.reason, outcome.by).content) }],
+            isError: true,
+          });
+    // The server's own result, as the SDK already checked it for this tool, needs no second check.
+    const checked = outcome._tag === "Completed" && outcome.value === served && checkedAs === params.name;
+    if (shape.checked && !checked) {
+      const validator = outputValidator(client, params.name);
+      const problem = validator === undefined ? undefined : await outputProblem(validator, params.name, result);
+      if (problem !== undefined) throw problem;
+    }
+    return result;
+  };
 
 /**
  * What a failed call throws: the run's error, except when the caller aborted. Then the SDK's own
@@ -216,7 +227,12 @@ const guardedCall = (stack: ToolCallStack, client: object, options: WrapMcpClien
  * for an abort it notices itself: a request not yet sent rejects with the reason, one already
  * answered with the SDK's cancellation error, and a stream ends with an internal error naming the reason.
  */
-const failure = async (error: unknown, signal: AbortSignal | undefined, sent: Promise<unknown> | undefined, shape: CallShape): Promise<unknown> => {
+const failure = async (
+  error: unknown,
+  signal: AbortSignal | undefined,
+  sent: Promise<unknown> | undefined,
+  shape: CallShape,
+): Promise<unknown> => {
   if (!(error instanceof RunAbortedError) || error.timedOut || signal?.aborted !== true) return error;
   const reason = abortReason(signal);
   if (sent !== undefined) {
@@ -253,7 +269,13 @@ const tasksView = (call: GuardedCall, tasks: Record<PropertyKey, unknown>): unkn
   const members = new Map<PropertyKey, () => unknown>();
   if (typeof tasks.callToolStream === "function") {
     const guarded = (params: McpCallToolParams, schema?: unknown, options?: McpRequestOptions) =>
-      guardedStream(call, params, options ?? {}, (next, o) => (tasks.callToolStream as (...args: unknown[]) => AsyncIterable<McpStreamMessage>).call(tasks, next, schema, o), true);
+      guardedStream(
+        call,
+        params,
+        options ?? {},
+        (next, o) => (tasks.callToolStream as (...args: unknown[]) => AsyncIterable<McpStreamMessage>).call(tasks, next, schema, o),
+        true,
+      );
     members.set("callToolStream", () => guarded);
   }
   const streamed = streamedRequest(call, tasks, "requestStream");
@@ -275,9 +297,7 @@ const toMcpResult = (result: DeepReadonly<ToolResult>): McpCallToolResult => {
   const { content, isError, ...rest } = result as DeepReadonly<ToolResult> & Record<string, unknown>;
   // The legacy form carries its answer in `toolResult`; a made-up text block would contradict it.
   if (content === undefined && "toolResult" in rest) return result as McpCallToolResult;
-  const blocks = Array.isArray(content)
-    ? content
-    : [{ type: "text", text: contentText(content) }];
+  const blocks = Array.isArray(content) ? content : [{ type: "text", text: contentText(content) }];
   return { ...rest, content: blocks, ...(isError === true ? { isError: true } : {}) } as McpCallToolResult;
 };
 

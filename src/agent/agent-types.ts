@@ -11,7 +11,15 @@ import type { HoldBack } from "./stream/control.ts";
 import type { AgentTool } from "./tool.ts";
 import type { TranscriptOptions } from "./transcript.ts";
 import type {
-  CompactionRequest, CompactionResult, LoopPause, Message, Notification, RunResult, SessionEnd, SessionSource, Usage,
+  CompactionRequest,
+  CompactionResult,
+  LoopPause,
+  Message,
+  Notification,
+  RunResult,
+  SessionEnd,
+  SessionSource,
+  Usage,
 } from "./types.ts";
 
 /** Shrinks a conversation that exceeds the context budget. */
@@ -212,5 +220,9 @@ export interface Agent {
    * Go on with a turn that paused for approvals, in a session reopened with the state's id and
    * history (`sessionStart` runs with source `resume`) and closed afterwards. See `AgentSession.resume`.
    */
-  resume(state: TurnState, decisions: Readonly<Record<string, unknown>>, options: ResumeOptions & Omit<SessionOptions, "sessionId" | "messages">): Promise<TurnResult>;
+  resume(
+    state: TurnState,
+    decisions: Readonly<Record<string, unknown>>,
+    options: ResumeOptions & Omit<SessionOptions, "sessionId" | "messages">,
+  ): Promise<TurnResult>;
 }

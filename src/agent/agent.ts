@@ -40,9 +40,16 @@ export const createAgent = (options: AgentOptions): Agent => {
      */
     resume: (state, decisions, resumeOptions) =>
       invoke(config.name, async () => {
-        if (typeof state !== "object" || state === null) throw new TypeError("agent.resume: state must be the `state` of an interrupted turn");
+        if (typeof state !== "object" || state === null)
+          throw new TypeError("agent.resume: state must be the `state` of an interrupted turn");
         const { signal, metadata } = resumeOptions ?? {};
-        const session = await openSession(config, { sessionId: state.sessionId, source: "resume", messages: state.history, ...(signal !== undefined ? { signal } : {}), ...(metadata !== undefined ? { metadata } : {}) });
+        const session = await openSession(config, {
+          sessionId: state.sessionId,
+          source: "resume",
+          messages: state.history,
+          ...(signal !== undefined ? { signal } : {}),
+          ...(metadata !== undefined ? { metadata } : {}),
+        });
         try {
           return await session.resume(state, decisions, resumeOptions);
         } finally {

@@ -17,7 +17,8 @@ import type { CompactionRequest, Message } from "./types.ts";
  * @example
  * createAgent({ model, stack, contextBudget: 4000, compact: summarizeOldest({ keep: 6 }) })
  */
-export const summarizeOldest = ({ keep = 4, maxLine = 120 }: { keep?: number; maxLine?: number } = {}): Compactor =>
+export const summarizeOldest =
+  ({ keep = 4, maxLine = 120 }: { keep?: number; maxLine?: number } = {}): Compactor =>
   (request) => {
     const messages = request.messages;
     let cut = Math.max(0, messages.length - keep);
@@ -46,7 +47,11 @@ const restarted = async (env: LoopEnv): Promise<void> => {
   const sessionId = env.run.sessionId ?? "";
   const outcome = await env.stack.run("sessionStart", { sessionId, source: "compact" }, (s) => ({ sessionId: s.sessionId }), env.run);
   keepSessionEnv(env.session, outcome);
-  if (outcome._tag === "Rejected") await env.notify({ type: "warning", message: `sessionStart (compact) was refused by ${outcome.by}, but the session is open and goes on: ${outcome.reason}` });
+  if (outcome._tag === "Rejected")
+    await env.notify({
+      type: "warning",
+      message: `sessionStart (compact) was refused by ${outcome.by}, but the session is open and goes on: ${outcome.reason}`,
+    });
 };
 
 /**
@@ -69,11 +74,19 @@ export const compact = async (
   if (trigger === "auto" && budget !== undefined && tokens <= budget) return messages;
   const request: CompactionRequest = { trigger, messages, tokens, budget: budget ?? tokens };
   for (let attempt = 1; ; attempt++) {
-    const outcome = await env.stack.run("compaction", request, (req, ctx) => env.settings.compact(req as CompactionRequest, ctx.signal), env.run);
+    const outcome = await env.stack.run(
+      "compaction",
+      request,
+      (req, ctx) => env.settings.compact(req as CompactionRequest, ctx.signal),
+      env.run,
+    );
     if (outcome._tag === "Completed") {
       if (outcome.value.removed > 0) {
         env.transcript?.compacted(trigger, tokens, outcome.value.summary);
-        await env.notify({ type: "info", message: `Context compacted (${trigger}): ${outcome.value.removed} messages summarized, ${tokens} tokens over a budget of ${request.budget}` });
+        await env.notify({
+          type: "info",
+          message: `Context compacted (${trigger}): ${outcome.value.removed} messages summarized, ${tokens} tokens over a budget of ${request.budget}`,
+        });
         await restarted(env);
       }
       return outcome.value.messages;

@@ -42,16 +42,20 @@ const delayOption = (name: string, value: number | false | undefined, fallback: 
 const transcriptOption = (value: AgentOptions["transcript"]): AgentConfig["transcript"] => {
   if (value === false) return undefined;
   if (value === undefined || value === true) return { dir: defaultTranscriptDir(), isDefault: true, keep: false };
-  if (typeof value !== "object" || value === null) throw new TypeError(`createAgent: transcript must be true, false or { dir, keep }, got ${String(value)}`);
-  if (value.keep !== undefined && typeof value.keep !== "boolean") throw new TypeError(`createAgent: transcript.keep must be a boolean, got ${String(value.keep)}`);
+  if (typeof value !== "object" || value === null)
+    throw new TypeError(`createAgent: transcript must be true, false or { dir, keep }, got ${String(value)}`);
+  if (value.keep !== undefined && typeof value.keep !== "boolean")
+    throw new TypeError(`createAgent: transcript.keep must be a boolean, got ${String(value.keep)}`);
   if (value.dir === undefined) return { dir: defaultTranscriptDir(), isDefault: true, keep: value.keep ?? false };
-  if (typeof value.dir !== "string" || value.dir === "") throw new TypeError(`createAgent: transcript.dir must be a non-empty path, got ${JSON.stringify(value.dir) ?? String(value.dir)}`);
+  if (typeof value.dir !== "string" || value.dir === "")
+    throw new TypeError(`createAgent: transcript.dir must be a non-empty path, got ${JSON.stringify(value.dir) ?? String(value.dir)}`);
   return { dir: value.dir, isDefault: false, keep: value.keep ?? true };
 };
 
 const positiveInt = (name: string, value: number | undefined, fallback: number, min = 1): number => {
   if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < min) throw new TypeError(`createAgent: ${name} must be an integer of at least ${min}, got ${String(value)}`);
+  if (!Number.isSafeInteger(value) || value < min)
+    throw new TypeError(`createAgent: ${name} must be an integer of at least ${min}, got ${String(value)}`);
   return value;
 };
 
@@ -64,7 +68,8 @@ const positiveInt = (name: string, value: number | undefined, fallback: number, 
 export const resolveConfig = (options: AgentOptions): AgentConfig => {
   if (typeof options !== "object" || options === null) throw new TypeError("createAgent: options must be an object");
   const { model, stack } = options;
-  if (typeof model?.generate !== "function" || typeof model.id !== "string") throw new TypeError("createAgent: model must be a LanguageModel ({ id, generate, stream? })");
+  if (typeof model?.generate !== "function" || typeof model.id !== "string")
+    throw new TypeError("createAgent: model must be a LanguageModel ({ id, generate, stream? })");
   if (typeof stack?.run !== "function") throw new TypeError("createAgent: stack must be a stack over agentPoints (createAgentStack())");
   const tools = options.tools ?? [];
   const subagents = options.subagents ?? [];
@@ -78,12 +83,19 @@ export const resolveConfig = (options: AgentOptions): AgentConfig => {
   // A sub-agent's own settings are checked here too, not when the model first calls it.
   for (const s of subagents) {
     if (s.maxSteps !== undefined) positiveInt(`subagent "${s.name}": maxSteps`, s.maxSteps, 1);
-    for (const t of s.tools ?? []) if (typeof t?.execute !== "function") throw new TypeError(`createAgent: tool "${String(t?.name)}" of subagent "${s.name}" has no execute function`);
+    for (const t of s.tools ?? [])
+      if (typeof t?.execute !== "function")
+        throw new TypeError(`createAgent: tool "${String(t?.name)}" of subagent "${s.name}" has no execute function`);
     if (s.model !== undefined && (typeof s.model?.generate !== "function" || typeof s.model.id !== "string"))
       throw new TypeError(`createAgent: subagent "${s.name}": model must be a LanguageModel ({ id, generate, stream? })`);
   }
   if (options.contextBudget !== undefined) positiveInt("contextBudget", options.contextBudget, 0);
-  const stream = options.stream === undefined || options.stream === false ? undefined : options.stream === true ? "none" : (options.stream.holdBack ?? "none");
+  const stream =
+    options.stream === undefined || options.stream === false
+      ? undefined
+      : options.stream === true
+        ? "none"
+        : (options.stream.holdBack ?? "none");
   const holdBack = holdBackProblem(stream);
   if (holdBack !== undefined) throw new TypeError(`createAgent: stream.${holdBack}`);
   const settings: LoopSettings = {
@@ -109,9 +121,11 @@ export const resolveConfig = (options: AgentOptions): AgentConfig => {
  * @example
  * await notifier(config, runOptions)({ type: "warning", message: "context almost full" })
  */
-export const notifier = (config: AgentConfig, run: RunOptions) => async (notification: Notification): Promise<void> => {
-  await config.stack.run("notification", notification, (n) => void config.options.onNotification?.(n as Notification), run);
-};
+export const notifier =
+  (config: AgentConfig, run: RunOptions) =>
+  async (notification: Notification): Promise<void> => {
+    await config.stack.run("notification", notification, (n) => void config.options.onNotification?.(n as Notification), run);
+  };
 
 /**
  * The run options of an agent's runs: a tool call's hooks that ask for approval go through the
@@ -121,7 +135,10 @@ export const notifier = (config: AgentConfig, run: RunOptions) => async (notific
  * const run = agentRunOptions(config, { sessionId: "s1", runId: "s1#1", path: ["agent"] })
  */
 export const agentRunOptions = (config: AgentConfig, run: RunOptions): RunOptions =>
-  withPermissionRequests({ stack: config.stack, notify: notifier(config, run), notifyAfterMs: config.settings.permissionNotificationMs, name: config.name }, run);
+  withPermissionRequests(
+    { stack: config.stack, notify: notifier(config, run), notifyAfterMs: config.settings.permissionNotificationMs, name: config.name },
+    run,
+  );
 
 /**
  * The environment of a root agent run.

@@ -44,7 +44,10 @@ export const decide = async (env: LoopEnv, event: ErrorEvent): Promise<ErrorDeci
   const outcome = await env.stack.run("error", event, () => fail, env.run);
   const decision = outcome._tag === "Completed" && isDecision(outcome.value) ? outcome.value : fail;
   if (decision.action === "retry" && event.attempt > env.settings.maxRetries) {
-    await env.notify({ type: "warning", message: `${event.where} failed ${event.attempt} times; not retrying again (maxRetries ${env.settings.maxRetries})` });
+    await env.notify({
+      type: "warning",
+      message: `${event.where} failed ${event.attempt} times; not retrying again (maxRetries ${env.settings.maxRetries})`,
+    });
     return fail;
   }
   // A hook's delay is untrusted: a non-number waits not at all, a huge one as long as a timer can.

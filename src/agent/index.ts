@@ -10,31 +10,77 @@ export { addUsage, assemble, noUsage, responseParts, type LanguageModel, type Mo
 export { defineTool, toolSpec, type AgentTool, type ToolExecuteOptions } from "./tool.ts";
 export { commandEnv } from "./command-env.ts";
 export {
-  defaultTranscriptDir, removeTemporaryTranscripts, transcriptFile, TranscriptWriter, type TranscriptOptions, type TranscriptWriterOptions,
+  defaultTranscriptDir,
+  removeTemporaryTranscripts,
+  transcriptFile,
+  TranscriptWriter,
+  type TranscriptOptions,
+  type TranscriptWriterOptions,
 } from "./transcript.ts";
 export { estimateMessageTokens, estimateTokens } from "./tokens.ts";
 export {
-  createScriptedModel, type ScriptedAnswer, type ScriptedModel, type ScriptedModelOptions, type ScriptedToolCall, type ScriptedTurn,
+  createScriptedModel,
+  type ScriptedAnswer,
+  type ScriptedModel,
+  type ScriptedModelOptions,
+  type ScriptedToolCall,
+  type ScriptedTurn,
 } from "./scripted-model.ts";
 export { generateThroughStack, streamStarter, wrapModel, type WrappedCallOptions, type WrappedModel } from "./wrap-model.ts";
 export {
-  ToolCallError, UnknownToolError, executeTool, failedResult, lookupIn, rejectedResult, resultOf, runToolCall, wrapTool,
-  type ToolCallRun, type ToolCallStack, type ToolLookup, type WrappedTool,
+  ToolCallError,
+  UnknownToolError,
+  executeTool,
+  failedResult,
+  lookupIn,
+  rejectedResult,
+  resultOf,
+  runToolCall,
+  wrapTool,
+  type ToolCallRun,
+  type ToolCallStack,
+  type ToolLookup,
+  type WrappedTool,
 } from "./wrap-tool.ts";
 export {
-  StreamControl, inShadow, streamControl, streamControlKey, streamShown, stricter,
-  type CheckAction, type HoldBack, type OutputCheck, type OutputCheckInfo, type PartTransform, type RegisteredCheck,
+  StreamControl,
+  inShadow,
+  streamControl,
+  streamControlKey,
+  streamShown,
+  stricter,
+  type CheckAction,
+  type HoldBack,
+  type OutputCheck,
+  type OutputCheckInfo,
+  type PartTransform,
+  type RegisteredCheck,
 } from "./stream/control.ts";
 export { chunkHook, outputGate, type ChunkHookSpec, type OutputGateSpec } from "./stream/hooks.ts";
 export { ModelStreamError, StreamDivergedError, StreamHookError, providerError, streamStarted } from "./stream/errors.ts";
 export type { StartStream } from "./stream/pump.ts";
 export {
-  streamThroughStack, type ModelCallStack, type StackStream, type StreamResult, type StreamThroughStackOptions,
+  streamThroughStack,
+  type ModelCallStack,
+  type StackStream,
+  type StreamResult,
+  type StreamThroughStackOptions,
 } from "./stream/through-stack.ts";
 export { fromReadableStream, toReadableStream } from "./stream/readable.ts";
 export { createAgent } from "./agent.ts";
 export type {
-  Agent, AgentOptions, AgentSession, Compactor, PartInfo, PromptOptions, ResumeOptions, SessionOptions, SubagentSpec, TurnApprovals, TurnResult, TurnState,
+  Agent,
+  AgentOptions,
+  AgentSession,
+  Compactor,
+  PartInfo,
+  PromptOptions,
+  ResumeOptions,
+  SessionOptions,
+  SubagentSpec,
+  TurnApprovals,
+  TurnResult,
+  TurnState,
 } from "./agent-types.ts";
 export { SessionRejectedError } from "./session.ts";
 export { AgentRunError } from "./decide.ts";

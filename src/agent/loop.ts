@@ -17,7 +17,19 @@ import { askStop, feedback } from "./stop.ts";
 import { isStopSignal, type StopSignal } from "./stop-signal.ts";
 import { callTool, callTools, type ToolExchange } from "./tool-step.ts";
 import { toolSpec } from "./tool.ts";
-import type { LoopPause, Message, ModelRequest, ModelResponse, RunInput, RunResult, StepInput, StepResult, ToolCall, ToolSpec, Usage } from "./types.ts";
+import type {
+  LoopPause,
+  Message,
+  ModelRequest,
+  ModelResponse,
+  RunInput,
+  RunResult,
+  StepInput,
+  StepResult,
+  ToolCall,
+  ToolSpec,
+  Usage,
+} from "./types.ts";
 
 /**
  * The assistant message for a response.
@@ -73,7 +85,11 @@ const runStep = async (
   if (extra.length > 0) env.transcript?.context(extra);
   const request: ModelRequest = {
     model: env.model.id,
-    messages: [...(system !== undefined ? [{ role: "system" as const, content: system }] : []), ...(input.messages as readonly Message[]), ...extra],
+    messages: [
+      ...(system !== undefined ? [{ role: "system" as const, content: system }] : []),
+      ...(input.messages as readonly Message[]),
+      ...extra,
+    ],
     ...(tools.length > 0 ? { tools } : {}),
     ...(env.settings.maxOutputTokens !== undefined ? { maxOutputTokens: env.settings.maxOutputTokens } : {}),
     ...(env.settings.temperature !== undefined ? { temperature: env.settings.temperature } : {}),
@@ -147,26 +163,42 @@ export const finishPausedStep = async (
   );
   const { response, carried } = pause.step;
   if (calls.some((c) => c.approval !== undefined)) {
-    return { text: "", steps: pause.steps, usage: pause.usage, finishReason: "interrupted", messages: pause.messages, paused: { ...pause, step: { ...pause.step, calls: calls.map(pausedCall) } } };
+    return {
+      text: "",
+      steps: pause.steps,
+      usage: pause.usage,
+      finishReason: "interrupted",
+      messages: pause.messages,
+      paused: { ...pause, step: { ...pause.step, calls: calls.map(pausedCall) } },
+    };
   }
   // The calls that waited have their results now: the transcript gets them, in the model's order.
-  for (const c of pause.step.calls) if (c.approval !== undefined) {
-    const done = calls.find((x) => x.call.id === c.call.id);
-    if (done !== undefined) env.transcript?.toolResult(done.call, done.result);
-  }
+  for (const c of pause.step.calls)
+    if (c.approval !== undefined) {
+      const done = calls.find((x) => x.call.id === c.call.id);
+      if (done !== undefined) env.transcript?.toolResult(done.call, done.result);
+    }
   const messages = [...pause.messages, ...carried, assistantMessage(response), ...calls.map(toolMessage)];
   // The batch is whole now: its gate runs, as it would have when the step ended.
   const stopped = await afterBatch(env, calls);
   if (stopped !== undefined) {
     const said: Message = { role: env.settings.contextRole, content: stopped.reason };
     env.transcript?.context([said]);
-    return { text: response.text, steps: pause.steps, usage: pause.usage, finishReason: "stopped-by-guard", messages: [...messages, said], stoppedBy: stopped };
+    return {
+      text: response.text,
+      steps: pause.steps,
+      usage: pause.usage,
+      finishReason: "stopped-by-guard",
+      messages: [...messages, said],
+      stoppedBy: stopped,
+    };
   }
   return { messages, steps: pause.steps, usage: pause.usage, blocks: pause.blocks, text: response.text };
 };
 
 /** A call as a pause keeps it: its result, or the approval it waits for (no placeholder result). */
-const pausedCall = ({ call, result, approval }: ToolExchange): LoopPause["step"]["calls"][number] => (approval !== undefined ? { call, approval } : { call, result });
+const pausedCall = ({ call, result, approval }: ToolExchange): LoopPause["step"]["calls"][number] =>
+  approval !== undefined ? { call, approval } : { call, result };
 
 /**
  * Run the loop for one `run` input, from its start or from `start` (a resumed run).
@@ -270,7 +302,11 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>, start
         await env.notify({ type: "info", message: `${env.path.join("/")} stopped: ${signal.message}` });
         return {
           ...result("stopped-by-guard"),
-          stoppedBy: { reason: signal.message, ...(typeof signal.middleware === "string" ? { by: signal.middleware } : {}), ...(typeof signal.kind === "string" ? { kind: signal.kind } : {}) },
+          stoppedBy: {
+            reason: signal.message,
+            ...(typeof signal.middleware === "string" ? { by: signal.middleware } : {}),
+            ...(typeof signal.kind === "string" ? { kind: signal.kind } : {}),
+          },
         };
       }
       throw outcome.error;
@@ -284,7 +320,13 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>, start
     const { response, toolResults } = done as StepResult;
     // A call waits for a person (durable approvals): the turn stops here, and resumes from here.
     if (toolResults.some((r) => r.approval !== undefined)) {
-      const paused: LoopPause = { messages: step.messages, step: { index: step.index, response, carried: [...carried], calls: toolResults.map(pausedCall) }, steps, usage, blocks };
+      const paused: LoopPause = {
+        messages: step.messages,
+        step: { index: step.index, response, carried: [...carried], calls: toolResults.map(pausedCall) },
+        steps,
+        usage,
+        blocks,
+      };
       return { text: "", steps, usage, finishReason: "interrupted", messages: step.messages, paused };
     }
     if (response.toolCalls.length > 0) {
@@ -300,7 +342,10 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>, start
     const verdict = await askStop(env, { reason: response.finishReason, lastMessage: response.text, blockedCount: blocks });
     if (verdict.stop) return result(response.finishReason as RunResult["finishReason"]);
     if (blocks >= env.settings.maxStopBlocks) {
-      await env.notify({ type: "warning", message: `stop was blocked ${blocks} times in a row; stopping anyway (maxStopBlocks ${env.settings.maxStopBlocks})` });
+      await env.notify({
+        type: "warning",
+        message: `stop was blocked ${blocks} times in a row; stopping anyway (maxStopBlocks ${env.settings.maxStopBlocks})`,
+      });
       return result("stop-rejected-cap");
     }
     blocks++;

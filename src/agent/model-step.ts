@@ -28,7 +28,9 @@ const announcing = (model: LanguageModel, context: AttemptContext): LanguageMode
       context.next();
       return model.generate(request, options);
     },
-    ...(stream !== undefined ? { stream: (request: ModelRequest, options: ModelCallOptions) => (context.next(), stream.call(model, request, options)) } : {}),
+    ...(stream !== undefined
+      ? { stream: (request: ModelRequest, options: ModelCallOptions) => (context.next(), stream.call(model, request, options)) }
+      : {}),
   };
 };
 
@@ -118,7 +120,8 @@ const noting = (start: StartStream, streamed: Streamed): StartStream => {
     const watched = (parts: AsyncIterable<StreamPart>): AsyncIterable<StreamPart> => {
       // Opened: from now on this stream spends (a start that failed spent nothing we know of). The
       // one before it, unless it failed having sent nothing, spent what it streamed.
-      if (streamed.messages !== undefined) streamed.earlier = addUsage(streamed.earlier, reportedOrEstimated(streamed.usage, streamed.messages, streamed.text).usage);
+      if (streamed.messages !== undefined)
+        streamed.earlier = addUsage(streamed.earlier, reportedOrEstimated(streamed.usage, streamed.messages, streamed.text).usage);
       Object.assign(streamed, { messages: request.messages, text: "", usage: undefined });
       const stream = ++opened;
       const failed = (error: unknown): never => {
@@ -142,7 +145,13 @@ const noting = (start: StartStream, streamed: Streamed): StartStream => {
 };
 
 /** The streamed `modelCall` run, its parts shown to `env.onPart` as they are released. */
-const streamOnce = async (env: LoopEnv, request: ModelRequest, step: number, start: StartStream, run: RunOptions): Promise<StreamResult> => {
+const streamOnce = async (
+  env: LoopEnv,
+  request: ModelRequest,
+  step: number,
+  start: StartStream,
+  run: RunOptions,
+): Promise<StreamResult> => {
   const call = streamThroughStack(env.stack, request, start, { ...run, holdBack: env.settings.stream });
   try {
     for await (const part of call.parts) show(env, part, step);
@@ -177,7 +186,12 @@ const asResponse = (value: unknown, model: string): ModelResponse => {
   if (typeof value === "object" && value !== null && typeof (value as ModelResponse).text === "string") {
     // A field given as undefined (`usage: error.partial?.usage` with no partial) takes its default.
     const given = value as Partial<ModelResponse>;
-    return { ...given, toolCalls: given.toolCalls ?? [], finishReason: given.finishReason ?? "stop", usage: given.usage ?? noUsage } as ModelResponse;
+    return {
+      ...given,
+      toolCalls: given.toolCalls ?? [],
+      finishReason: given.finishReason ?? "stop",
+      usage: given.usage ?? noUsage,
+    } as ModelResponse;
   }
   return { text: contentText(value), toolCalls: [], finishReason: "stop", usage: noUsage, model };
 };
@@ -188,7 +202,8 @@ const asResponse = (value: unknown, model: string): ModelResponse => {
  */
 const recoveredSpend = (response: ModelResponse, error: unknown): Usage => {
   const partial = error instanceof ModelStreamError ? error.partial.usage : undefined;
-  const same = partial !== undefined && partial.inputTokens === response.usage.inputTokens && partial.outputTokens === response.usage.outputTokens;
+  const same =
+    partial !== undefined && partial.inputTokens === response.usage.inputTokens && partial.outputTokens === response.usage.outputTokens;
   return same ? noUsage : response.usage;
 };
 

@@ -24,8 +24,11 @@ export interface PermissionAskerOptions {
 }
 
 const isToolCall = (value: unknown): value is ToolCall =>
-  typeof value === "object" && value !== null && typeof (value as ToolCall).name === "string" &&
-  typeof (value as ToolCall).input === "object" && (value as ToolCall).input !== null;
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as ToolCall).name === "string" &&
+  typeof (value as ToolCall).input === "object" &&
+  (value as ToolCall).input !== null;
 
 /** The core's answer when no one can approve, word for word, so a run with no handler reads the same. */
 const noOne = (request: ApprovalRequest): ApprovalDecision => ({
@@ -38,7 +41,11 @@ const asPermission = (answer: ApprovalDecision, call: ToolCall): PermissionDecis
   if (answer.decision === "approve") return { behavior: "allow" };
   if (answer.decision === "deny") return { behavior: "deny", message: answer.reason };
   const edited = answer.input;
-  const input = isToolCall(edited) ? edited.input : typeof edited === "object" && edited !== null && !Array.isArray(edited) ? (edited as Record<string, unknown>) : undefined;
+  const input = isToolCall(edited)
+    ? edited.input
+    : typeof edited === "object" && edited !== null && !Array.isArray(edited)
+      ? (edited as Record<string, unknown>)
+      : undefined;
   // An edit that is not an input is not an allow: whoever asked refuses it, as they would have.
   if (input === undefined) return { behavior: "deny", message: `the approval handler's edit of ${call.name} is not a tool input` };
   return { behavior: "allow", updatedInput: input };
@@ -48,14 +55,28 @@ const asPermission = (answer: ApprovalDecision, call: ToolCall): PermissionDecis
 const asApproval = (decision: PermissionDecision | undefined, call: ToolCall): ApprovalDecision => {
   if (decision?.behavior === "allow") {
     const input = decision.updatedInput;
-    return input === undefined ? { decision: "approve" } : { decision: "edit", input: { id: call.id, name: call.name, input: { ...input } } };
+    return input === undefined
+      ? { decision: "approve" }
+      : { decision: "edit", input: { id: call.id, name: call.name, input: { ...input } } };
   }
-  if (decision?.behavior === "deny") return { decision: "deny", reason: typeof decision.message === "string" && decision.message !== "" ? decision.message : `${call.name} was denied by a permission request hook` };
+  if (decision?.behavior === "deny")
+    return {
+      decision: "deny",
+      reason:
+        typeof decision.message === "string" && decision.message !== ""
+          ? decision.message
+          : `${call.name} was denied by a permission request hook`,
+    };
   return { decision: "deny", reason: `${call.name} was not approved: the permission request answered something unreadable` };
 };
 
 /** Ask `handler`, sending `permission_prompt` with `message` if it has not answered after `notifyAfterMs`. */
-const askPerson = async (handler: ApprovalHandler, request: ApprovalRequest, o: PermissionAskerOptions, message: string): Promise<ApprovalDecision> => {
+const askPerson = async (
+  handler: ApprovalHandler,
+  request: ApprovalRequest,
+  o: PermissionAskerOptions,
+  message: string,
+): Promise<ApprovalDecision> => {
   const say = (): void => void o.notify({ type: "permission_prompt", message }).catch(() => undefined);
   if (o.notifyAfterMs === 0) say();
   const timer = o.notifyAfterMs === false || o.notifyAfterMs === 0 ? undefined : setTimeout(say, o.notifyAfterMs);
@@ -79,7 +100,8 @@ const askPerson = async (handler: ApprovalHandler, request: ApprovalRequest, o: 
 export const withPermissionRequests = (o: PermissionAskerOptions, run: RunOptions): RunOptions => {
   const handler = o.stack.options.approval;
   if (handler === undefined && !o.stack.has("permissionRequest")) return run;
-  if (isDurableApprover(handler)) return o.stack.has("permissionRequest") ? { ...run, approval: durableWithPermissionRequests(o, run, handler) } : run;
+  if (isDurableApprover(handler))
+    return o.stack.has("permissionRequest") ? { ...run, approval: durableWithPermissionRequests(o, run, handler) } : run;
   const person = (request: ApprovalRequest, what: string): ApprovalDecision | Promise<ApprovalDecision> =>
     handler === undefined ? noOne(request) : askPerson(handler, request, o, `${o.name} needs your permission ${what}`);
   const approval: ApprovalHandler = async (request) => {

@@ -7,9 +7,30 @@ import { searchGlob } from "../core/match/search.ts";
 import { gate, observe } from "../core/point.ts";
 import type { Outcome } from "../core/outcome.ts";
 import type {
-  CompactionRequest, CompactionResult, ErrorDecision, ErrorEvent, ModelRequest, ModelResponse, Notification,
-  PermissionDecision, PermissionRequest, RunInput, RunResult, SessionEnd, SessionInfo, SessionStart, StepInput, StepResult,
-  StopDecision, StopRequest, SubagentStart, SubagentStopRequest, ToolBatch, ToolCall, ToolResult, UserPrompt,
+  CompactionRequest,
+  CompactionResult,
+  ErrorDecision,
+  ErrorEvent,
+  ModelRequest,
+  ModelResponse,
+  Notification,
+  PermissionDecision,
+  PermissionRequest,
+  RunInput,
+  RunResult,
+  SessionEnd,
+  SessionInfo,
+  SessionStart,
+  StepInput,
+  StepResult,
+  StopDecision,
+  StopRequest,
+  SubagentStart,
+  SubagentStopRequest,
+  ToolBatch,
+  ToolCall,
+  ToolResult,
+  UserPrompt,
 } from "./types.ts";
 
 // Which input keys can hold a tool's detail, by the kind of tool. The model writes the input, so a
@@ -37,7 +58,10 @@ const SEARCHES: ReadonlyMap<string, { readonly filter?: string; readonly anyDept
 ]);
 
 /** A search as one glob (`searchGlob`); unreadable when a field is not a string or holds a NUL (no path can). */
-const searchDetail = (input: Record<string, unknown>, search: { readonly filter?: string; readonly anyDepth: boolean }): string | undefined => {
+const searchDetail = (
+  input: Record<string, unknown>,
+  search: { readonly filter?: string; readonly anyDepth: boolean },
+): string | undefined => {
   const dir = readDetail(input.path);
   const filter = search.filter === undefined ? undefined : readDetail(input[search.filter]);
   if (dir === UNREADABLE_DETAIL || filter === UNREADABLE_DETAIL) return UNREADABLE_DETAIL;
@@ -119,7 +143,11 @@ export const agentPoints = {
   sessionEnd: observe<SessionEnd, void>({ name: "sessionEnd", subject: (e) => e.reason }),
   notification: observe<Notification, void>({ name: "notification", subject: (n) => n.type }),
   /** A tool call waiting for a permission decision: a hook may answer it (Replace) or deny it (Reject) before anyone is asked. */
-  permissionRequest: gate<PermissionRequest, PermissionDecision>({ name: "permissionRequest", subject: (r) => r.call.name, detail: (r) => toolDetail(r.call) }),
+  permissionRequest: gate<PermissionRequest, PermissionDecision>({
+    name: "permissionRequest",
+    subject: (r) => r.call.name,
+    detail: (r) => toolDetail(r.call),
+  }),
   /** A sub-agent starting; context hooks add goes to the sub-agent. */
   subagentStart: observe<SubagentStart, void>({ name: "subagentStart", subject: (s) => s.agent }),
   /** A step's tool calls, all resolved, before the next model call; a Reject ends the run (every hook's reason is kept). */

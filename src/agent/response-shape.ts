@@ -43,13 +43,28 @@ const shapeError = (value: unknown): TypeError =>
 
 const answers = (value: unknown): boolean => {
   const r = value as Partial<Record<keyof ModelResponse, unknown>> | null | undefined;
-  return typeof r === "object" && r !== null && typeof r.text === "string" && Array.isArray(r.toolCalls) && r.toolCalls.every(isCall) && typeof r.finishReason === "string";
+  return (
+    typeof r === "object" &&
+    r !== null &&
+    typeof r.text === "string" &&
+    Array.isArray(r.toolCalls) &&
+    r.toolCalls.every(isCall) &&
+    typeof r.finishReason === "string"
+  );
 };
 
 // A call the loop can run and record: a tool and an id to answer, and an input to hand over.
 const isCall = (call: unknown): boolean => {
   const c = call as Partial<Record<keyof ToolCall, unknown>> | null | undefined;
-  return typeof c === "object" && c !== null && typeof c.id === "string" && typeof c.name === "string" && typeof c.input === "object" && c.input !== null && !Array.isArray(c.input);
+  return (
+    typeof c === "object" &&
+    c !== null &&
+    typeof c.id === "string" &&
+    typeof c.name === "string" &&
+    typeof c.input === "object" &&
+    c.input !== null &&
+    !Array.isArray(c.input)
+  );
 };
 
 const counts = (usage: unknown): boolean => {

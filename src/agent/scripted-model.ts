@@ -112,7 +112,11 @@ export const createScriptedModel = (options: ScriptedModelOptions): ScriptedMode
 
   const respond = (request: ModelRequest, answer: ScriptedAnswer): ModelResponse => {
     const text = answer.chunks?.join("") ?? answer.text ?? "";
-    const toolCalls: ToolCall[] = (answer.toolCalls ?? []).map((c) => ({ id: c.id ?? `call_${++callSeq}`, name: c.name, input: c.input ?? {} }));
+    const toolCalls: ToolCall[] = (answer.toolCalls ?? []).map((c) => ({
+      id: c.id ?? `call_${++callSeq}`,
+      name: c.name,
+      input: c.input ?? {},
+    }));
     const usage: Usage = {
       inputTokens: answer.usage?.inputTokens ?? estimateMessageTokens(request.messages),
       outputTokens: answer.usage?.outputTokens ?? estimateTokens(text + toolCalls.map((c) => c.name + JSON.stringify(c.input)).join("")),

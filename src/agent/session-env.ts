@@ -19,4 +19,3 @@ export const keepSessionEnv = (shared: SessionShared, outcome: { readonly _tag: 
   if (info?.env !== undefined && typeof info.env === "object" && info.env !== null) shared.env = info.env;
   if (typeof info?.envFile === "string") shared.envFile = info.envFile;
 };
-

@@ -50,7 +50,12 @@ export class SessionRejectedError extends AgentOnionError {
 }
 
 /** A rejected turn's fields: who said no and why, and the hook's error when it failed closed instead. */
-const rejected = ({ reason, by, cause }: Rejected) => ({ status: "rejected" as const, reason, by, ...(cause !== undefined ? { cause } : {}) });
+const rejected = ({ reason, by, cause }: Rejected) => ({
+  status: "rejected" as const,
+  reason,
+  by,
+  ...(cause !== undefined ? { cause } : {}),
+});
 
 /**
  * One signal that aborts when either does, and a `dispose` that unhooks it, for one turn. By hand
@@ -119,16 +124,27 @@ export const checkResume = (
   sessionId: string,
 ): readonly { readonly call: ToolCall; readonly approval: PendingApproval }[] => {
   const calls = (state as Partial<TurnState> | undefined)?.pause?.step?.calls;
-  if (typeof state !== "object" || state === null || state.v !== 1 || !Array.isArray(calls) || typeof state.runId !== "string" || typeof state.prompt !== "string" || !Array.isArray(state.history))
+  if (
+    typeof state !== "object" ||
+    state === null ||
+    state.v !== 1 ||
+    !Array.isArray(calls) ||
+    typeof state.runId !== "string" ||
+    typeof state.prompt !== "string" ||
+    !Array.isArray(state.history)
+  )
     throw new TypeError("resume: state must be the `state` of an interrupted turn (TurnState, version 1)");
-  if (state.sessionId !== sessionId) throw new TypeError(`resume: the state belongs to session ${String(state.sessionId)}, not ${sessionId}`);
+  if (state.sessionId !== sessionId)
+    throw new TypeError(`resume: the state belongs to session ${String(state.sessionId)}, not ${sessionId}`);
   if (typeof options?.approvals?.claim !== "function" || typeof options.approvals.inspect !== "function")
     throw new TypeError("resume: options.approvals must be the durableApprovals() that issued the tokens");
-  if (typeof decisions !== "object" || decisions === null || Array.isArray(decisions)) throw new TypeError("resume: decisions must be an object of decisions by approval id");
+  if (typeof decisions !== "object" || decisions === null || Array.isArray(decisions))
+    throw new TypeError("resume: decisions must be an object of decisions by approval id");
   const waiting = calls.flatMap((c) => (c.approval !== undefined ? [{ call: c.call, approval: c.approval }] : []));
   if (waiting.length === 0) throw new TypeError("resume: the state has no call waiting for approval");
   const ids = new Set(waiting.map((w) => w.approval.id));
-  for (const id of ids) if (!Object.hasOwn(decisions, id)) throw new TypeError(`resume: no decision for approval ${id} (decisions are keyed by approval id)`);
+  for (const id of ids)
+    if (!Object.hasOwn(decisions, id)) throw new TypeError(`resume: no decision for approval ${id} (decisions are keyed by approval id)`);
   for (const id of Object.keys(decisions)) if (!ids.has(id)) throw new TypeError(`resume: approval ${id} is not one this turn waits for`);
   return waiting;
 };
@@ -151,7 +167,12 @@ const untilTurn = (earlier: Promise<unknown>, signal: AbortSignal | undefined): 
 };
 
 /** The session's transcript, when the agent keeps them and the caller did not name one of their own. */
-const openTranscript = (config: AgentConfig, id: string, metadata: Readonly<Record<string, unknown>>, notify: (n: Notification) => Promise<void>) => {
+const openTranscript = (
+  config: AgentConfig,
+  id: string,
+  metadata: Readonly<Record<string, unknown>>,
+  notify: (n: Notification) => Promise<void>,
+) => {
   if (config.transcript === undefined || metadata.transcriptPath !== undefined) return undefined;
   let told = false;
   const onError = (error: unknown): void => {
@@ -160,7 +181,11 @@ const openTranscript = (config: AgentConfig, id: string, metadata: Readonly<Reco
     void notify({ type: "warning", message: `the transcript of session ${id} could not be written: ${describe(error)}` }).catch(noop);
   };
   const cwd = typeof metadata.cwd === "string" ? metadata.cwd : process.cwd();
-  return TranscriptWriter.open(transcriptFile(config.transcript.dir, id), { sessionId: id, cwd, onError, temporary: !config.transcript.keep }, config.transcript.isDefault);
+  return TranscriptWriter.open(
+    transcriptFile(config.transcript.dir, id),
+    { sessionId: id, cwd, onError, temporary: !config.transcript.keep },
+    config.transcript.isDefault,
+  );
 };
 
 /**
@@ -172,12 +197,20 @@ const openTranscript = (config: AgentConfig, id: string, metadata: Readonly<Reco
 export const openSession = async (config: AgentConfig, options: SessionOptions = {}): Promise<AgentSession> => {
   if (typeof options !== "object" || options === null) throw new TypeError("agent.session: options must be an object");
   // Checked here, where the mistake is made, not by every later prompt.
-  if (options.messages !== undefined && !Array.isArray(options.messages)) throw new TypeError(`agent.session: messages must be an array of messages, got ${options.messages === null ? "null" : typeof options.messages}`);
+  if (options.messages !== undefined && !Array.isArray(options.messages))
+    throw new TypeError(
+      `agent.session: messages must be an array of messages, got ${options.messages === null ? "null" : typeof options.messages}`,
+    );
   const id = options.sessionId ?? crypto.randomUUID();
   // Context from `sessionStart` hooks waits for the first model request of the session.
   const pending = new ContextQueue(config.settings.contextRole);
   const given = { ...config.options.metadata, ...options.metadata };
-  const transcript = openTranscript(config, id, given, notifier(config, { signal: options.signal, sessionId: id, metadata: given, path: [config.name], runId: runIdOf(id, "notify") }));
+  const transcript = openTranscript(
+    config,
+    id,
+    given,
+    notifier(config, { signal: options.signal, sessionId: id, metadata: given, path: [config.name], runId: runIdOf(id, "notify") }),
+  );
   const base: RunOptions = {
     signal: options.signal,
     sessionId: id,
@@ -190,7 +223,10 @@ export const openSession = async (config: AgentConfig, options: SessionOptions =
   // A resumed conversation in a new transcript: hooks read it whole.
   if (transcript?.fresh === true && messages.length > 0) transcript.history(messages, config.options.model.id);
   const source = options.source ?? (messages.length > 0 ? "resume" : "startup");
-  const opened = await config.stack.run("sessionStart", { sessionId: id, source }, (s) => ({ sessionId: s.sessionId }), { ...base, runId: runIdOf(id, "start") });
+  const opened = await config.stack.run("sessionStart", { sessionId: id, source }, (s) => ({ sessionId: s.sessionId }), {
+    ...base,
+    runId: runIdOf(id, "start"),
+  });
   // A session that never opened has nothing to keep where nothing is kept.
   if (opened._tag !== "Completed" && config.transcript?.keep === false) transcript?.remove();
   if (opened._tag === "Rejected") throw new SessionRejectedError(opened.reason, opened.by, opened.cause);
@@ -238,7 +274,8 @@ class Session implements AgentSession {
     clearTimeout(this.idle);
     this.idle = setTimeout(() => {
       this.idle = undefined;
-      if (!this.closed && this.waiting === 0) void this.notify({ type: "idle_prompt", message: `${this.config.name} is waiting for your input` }).catch(noop);
+      if (!this.closed && this.waiting === 0)
+        void this.notify({ type: "idle_prompt", message: `${this.config.name} is waiting for your input` }).catch(noop);
     }, this.config.settings.idleNotificationMs);
     this.idle.unref?.();
   }
@@ -263,7 +300,11 @@ class Session implements AgentSession {
   }
 
   /** Queue a turn after the session's earlier ones, following the session's and the caller's signals. */
-  private enqueue(runId: string, options: PromptOptions, body: (runId: string, signal: AbortSignal | undefined) => Promise<TurnResult>): Promise<TurnResult> {
+  private enqueue(
+    runId: string,
+    options: PromptOptions,
+    body: (runId: string, signal: AbortSignal | undefined) => Promise<TurnResult>,
+  ): Promise<TurnResult> {
     clearTimeout(this.idle);
     this.waiting++;
     let combined: ReturnType<typeof either>;
@@ -282,7 +323,14 @@ class Session implements AgentSession {
         if (ready) return this.turn(runId, body, combined);
         combined.dispose();
         const reason: unknown = combined.signal?.reason;
-        return { status: "aborted", runId, text: "", steps: 0, usage: noUsage, error: new RunAbortedError("userPrompt", reason, false) } satisfies TurnResult;
+        return {
+          status: "aborted",
+          runId,
+          text: "",
+          steps: 0,
+          usage: noUsage,
+          error: new RunAbortedError("userPrompt", reason, false),
+        } satisfies TurnResult;
       })
       .finally(() => {
         this.signal.release();
@@ -294,7 +342,11 @@ class Session implements AgentSession {
     return turn;
   }
 
-  private async turn(runId: string, body: (runId: string, signal: AbortSignal | undefined) => Promise<TurnResult>, combined: ReturnType<typeof either>): Promise<TurnResult> {
+  private async turn(
+    runId: string,
+    body: (runId: string, signal: AbortSignal | undefined) => Promise<TurnResult>,
+    combined: ReturnType<typeof either>,
+  ): Promise<TurnResult> {
     // A turn that does not complete leaves the conversation as it was: its hooks' context is
     // dropped, and context from before it (a `sessionStart` hook's) waits for the next request again.
     const mark = this.pending.mark();
@@ -302,7 +354,8 @@ class Session implements AgentSession {
     try {
       const result = await body(runId, combined.signal);
       completed = result.status === "completed";
-      if (result.status === "failed") await this.notify({ type: "error", message: `${this.config.name} failed: ${describe(result.error)}` });
+      if (result.status === "failed")
+        await this.notify({ type: "error", message: `${this.config.name} failed: ${describe(result.error)}` });
       return result;
     } finally {
       if (completed) this.pending.settle();
@@ -324,7 +377,17 @@ class Session implements AgentSession {
     const env = rootEnv(this.config, run, this.pending, signal, options.onPart ?? this.config.options.onPart, this.shared, this.transcript);
     const input = this.runInput(env, prompt, this.messages);
     const history = this.messages;
-    const stateOf = (pause: LoopPause): TurnState => ({ v: 1, agent: this.config.name, sessionId: this.id, runId, prompt, history, metadata: run.metadata ?? {}, pause, spent: { ...env.spent } });
+    const stateOf = (pause: LoopPause): TurnState => ({
+      v: 1,
+      agent: this.config.name,
+      sessionId: this.id,
+      runId,
+      prompt,
+      history,
+      metadata: run.metadata ?? {},
+      pause,
+      spent: { ...env.spent },
+    });
     return this.runTurn(runId, run, env, input, signal, (i) => runLoop(env, promptInMessages(i, input)), stateOf);
   }
 
@@ -345,8 +408,14 @@ class Session implements AgentSession {
       const asked = claimed.input as Partial<ToolCall> | undefined;
       // What runs is what the store kept for the signed token; the state only says where it goes.
       if (claimed.point !== "toolCall" || asked?.id !== call.id || asked.name !== call.name)
-        throw new ApprovalTamperedError(approval.id, `the turn state's call ${call.id} is not the call approval ${approval.id} was asked about`);
-      answers.set(approval.id, { call: claimed.input as ToolCall, approval: claimed.options.approval as NonNullable<RunOptions["approval"]> });
+        throw new ApprovalTamperedError(
+          approval.id,
+          `the turn state's call ${call.id} is not the call approval ${approval.id} was asked about`,
+        );
+      answers.set(approval.id, {
+        call: claimed.input as ToolCall,
+        approval: claimed.options.approval as NonNullable<RunOptions["approval"]>,
+      });
     }
     // The paused turn's metadata (its prompt's), under this session's (a transcript of this process) and the caller's.
     const run: RunOptions = { ...this.base, signal, runId, metadata: { ...state.metadata, ...this.base.metadata, ...options.metadata } };
@@ -392,7 +461,8 @@ class Session implements AgentSession {
     for (let attempt = 1; ; attempt++) {
       // So does an attempt an `around` hook starts again: it gets what the first one took.
       const outcome = await this.config.stack.run("run", input, this.pending.restartable(beforeRun, loop), run);
-      if (outcome._tag === "Completed" && outcome.value.paused !== undefined) return this.interrupted(runId, outcome.value, outcome.value.paused, env.spent, stateOf);
+      if (outcome._tag === "Completed" && outcome.value.paused !== undefined)
+        return this.interrupted(runId, outcome.value, outcome.value.paused, env.spent, stateOf);
       if (outcome._tag === "Completed") return this.completed(runId, outcome.value, env.spent);
       // Not completed: still what the turn spent (steps, and tokens, sub-agents included).
       const spent = { ...empty, steps: env.spent.steps, usage: env.spent.usage };
@@ -409,24 +479,58 @@ class Session implements AgentSession {
       }
       if (decision.action === "recover") {
         const answer = contentText(decision.value);
-        return this.completed(runId, { text: answer, steps: 0, usage: noUsage, finishReason: "stop", messages: [...input.messages, { role: "assistant", content: answer }] }, env.spent);
+        return this.completed(
+          runId,
+          {
+            text: answer,
+            steps: 0,
+            usage: noUsage,
+            finishReason: "stop",
+            messages: [...input.messages, { role: "assistant", content: answer }],
+          },
+          env.spent,
+        );
       }
       return { ...spent, status: "failed", error };
     }
   }
 
   /** A turn paused for approvals: the session's conversation stays as it was until the turn is resumed and completes. */
-  private interrupted(runId: string, result: RunResult, pause: LoopPause, spent: { readonly steps: number; readonly usage: Usage }, stateOf: (pause: LoopPause) => TurnState): TurnResult {
+  private interrupted(
+    runId: string,
+    result: RunResult,
+    pause: LoopPause,
+    spent: { readonly steps: number; readonly usage: Usage },
+    stateOf: (pause: LoopPause) => TurnState,
+  ): TurnResult {
     const approvals = pause.step.calls.flatMap((c) => (c.approval !== undefined ? [c.approval] : []));
     // Plain JSON, as it will be stored: nothing of this process (a getter, a class instance) rides along.
     const state = JSON.parse(JSON.stringify(stateOf(pause))) as TurnState;
-    return { status: "interrupted", runId, text: "", finishReason: "interrupted", steps: spent.steps, usage: spent.usage, result, approvals, state };
+    return {
+      status: "interrupted",
+      runId,
+      text: "",
+      finishReason: "interrupted",
+      steps: spent.steps,
+      usage: spent.usage,
+      result,
+      approvals,
+      state,
+    };
   }
 
   /** Steps and usage are the turn's: every attempt, and every model call, sub-agents' included (see LoopEnv.spent). */
   private completed(runId: string, result: RunResult, spent: { readonly steps: number; readonly usage: Usage }): TurnResult {
     this.messages = result.messages;
-    return { status: "completed", runId, text: result.text, finishReason: result.finishReason, steps: spent.steps, usage: spent.usage, result };
+    return {
+      status: "completed",
+      runId,
+      text: result.text,
+      finishReason: result.finishReason,
+      steps: spent.steps,
+      usage: spent.usage,
+      result,
+    };
   }
 
   /** The options of a run of the session outside its turns. */
@@ -456,7 +560,10 @@ class Session implements AgentSession {
       this.closed = true;
       clearTimeout(this.idle);
       await this.tail;
-      await this.config.stack.run("sessionEnd", { sessionId: this.id, reason }, () => undefined, { ...this.between("end"), signal: undefined });
+      await this.config.stack.run("sessionEnd", { sessionId: this.id, reason }, () => undefined, {
+        ...this.between("end"),
+        signal: undefined,
+      });
       if (this.config.transcript?.keep === false) this.transcript?.remove();
     })();
     return this.closing;

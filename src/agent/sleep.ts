@@ -14,7 +14,8 @@ export const sleep = (ms: number, signal?: AbortSignal): Promise<void> => {
   // Checked before any timer exists: a bad signal found later would throw from the timer (C5).
   if (typeof ms !== "number" || Number.isNaN(ms) || ms > maxTimerMs)
     return Promise.reject(new TypeError(`sleep: ms must be a number of milliseconds up to ${maxTimerMs}, got ${String(ms)}`));
-  if (signal !== undefined && !isAbortSignal(signal)) return Promise.reject(new TypeError(`sleep: signal must be an AbortSignal, got ${notASignal(signal)}`));
+  if (signal !== undefined && !isAbortSignal(signal))
+    return Promise.reject(new TypeError(`sleep: signal must be an AbortSignal, got ${notASignal(signal)}`));
   if (signal?.aborted) return Promise.reject(signal.reason);
   if (ms <= 0 && signal === undefined) return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
@@ -22,10 +23,13 @@ export const sleep = (ms: number, signal?: AbortSignal): Promise<void> => {
       clearTimeout(timer);
       reject(signal?.reason);
     };
-    const timer = setTimeout(() => {
-      stopListening(signal, onAbort);
-      resolve();
-    }, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        stopListening(signal, onAbort);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 };

@@ -42,16 +42,19 @@ export const subagentTool = (parent: LoopEnv, spec: SubagentSpec): AgentTool => 
     const link = options.signal === undefined ? undefined : sharedLink(options.signal);
     const signal = link?.controller.signal;
     const transcript = parent.transcript?.sidechain(`${spec.name}-${options.toolCallId}`);
-    const run = withPermissionRequests({ stack: parent.stack, notify: parent.notify, notifyAfterMs: parent.settings.permissionNotificationMs, name: spec.name }, {
-      ...parent.run,
-      signal,
-      runId: `${parent.run.runId ?? "run"}/${spec.name}:${options.toolCallId}`,
-      path,
-      onContext: pending.push,
-      // Its own: the parent's asks with the parent's run.
-      approval: undefined,
-      ...(transcript !== undefined ? { metadata: { ...parent.run.metadata, agentTranscriptPath: transcript.path } } : {}),
-    });
+    const run = withPermissionRequests(
+      { stack: parent.stack, notify: parent.notify, notifyAfterMs: parent.settings.permissionNotificationMs, name: spec.name },
+      {
+        ...parent.run,
+        signal,
+        runId: `${parent.run.runId ?? "run"}/${spec.name}:${options.toolCallId}`,
+        path,
+        onContext: pending.push,
+        // Its own: the parent's asks with the parent's run.
+        approval: undefined,
+        ...(transcript !== undefined ? { metadata: { ...parent.run.metadata, agentTranscriptPath: transcript.path } } : {}),
+      },
+    );
     const env: LoopEnv = {
       ...parent,
       model: spec.model ?? parent.model,
@@ -65,14 +68,24 @@ export const subagentTool = (parent: LoopEnv, spec: SubagentSpec): AgentTool => 
       transcript,
     };
     const messages: Message[] = [{ role: "user", content: prompt }];
-    const runInput: RunInput = { prompt, messages, tools: tools.map(toolSpec), ...(spec.system !== undefined ? { system: spec.system } : {}) };
+    const runInput: RunInput = {
+      prompt,
+      messages,
+      tools: tools.map(toolSpec),
+      ...(spec.system !== undefined ? { system: spec.system } : {}),
+    };
     // A run an `around` hook retries gets its `run` hooks' context again.
     let outcome;
     try {
       // Observed: what its hooks say goes to the sub-agent's first request; a failing hook is recorded, not fatal.
       await env.stack.run("subagentStart", { agent: spec.name, path, prompt }, () => undefined, env.run);
       transcript?.prompt(prompt);
-      outcome = await env.stack.run("run", runInput, pending.restartable(pending.mark(), (i) => runLoop(env, promptInMessages(i, runInput))), env.run);
+      outcome = await env.stack.run(
+        "run",
+        runInput,
+        pending.restartable(pending.mark(), (i) => runLoop(env, promptInMessages(i, runInput))),
+        env.run,
+      );
     } finally {
       link?.dispose();
     }

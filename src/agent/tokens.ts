@@ -37,13 +37,20 @@ export const estimateMessageTokens = (messages: readonly Message[]): number => {
  * @example
  * reportedOrEstimated({ outputTokens: 5 }, messages, "Hello").usage.outputTokens // 5
  */
-export const reportedOrEstimated = (reported: unknown, messages: readonly Message[], written: string): { usage: Usage; estimated: boolean } => {
+export const reportedOrEstimated = (
+  reported: unknown,
+  messages: readonly Message[],
+  written: string,
+): { usage: Usage; estimated: boolean } => {
   const given = reported as Partial<Record<keyof Usage, unknown>> | null | undefined;
   const input = given?.inputTokens;
   const output = given?.outputTokens;
   if (isTokenCount(input) && isTokenCount(output)) return { usage: { inputTokens: input, outputTokens: output }, estimated: false };
   return {
-    usage: { inputTokens: isTokenCount(input) ? input : estimateMessageTokens(messages), outputTokens: isTokenCount(output) ? output : estimateTokens(written) },
+    usage: {
+      inputTokens: isTokenCount(input) ? input : estimateMessageTokens(messages),
+      outputTokens: isTokenCount(output) ? output : estimateTokens(written),
+    },
     estimated: true,
   };
 };

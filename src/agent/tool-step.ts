@@ -36,7 +36,12 @@ export const waitingResult = (call: ToolCall, approval: PendingApproval): ToolRe
  * @example
  * const { result } = await callTool(env, offered, { id: "c1", name: "Bash", input: { command: "ls" } })
  */
-export const callTool = async (env: LoopEnv, offered: ReadonlySet<string>, call: ToolCall, approval?: RunOptions["approval"]): Promise<Omit<ToolExchange, "call">> => {
+export const callTool = async (
+  env: LoopEnv,
+  offered: ReadonlySet<string>,
+  call: ToolCall,
+  approval?: RunOptions["approval"],
+): Promise<Omit<ToolExchange, "call">> => {
   const all = lookupIn(env.tools);
   // Tools a `run` hook took away are not offered, and not runnable either. What the session's start
   // hooks exported reaches the tool, as it stands when the call is made.
@@ -61,7 +66,13 @@ export const callTool = async (env: LoopEnv, offered: ReadonlySet<string>, call:
     if (Outcome.isInterrupted(outcome))
       return env.stopPoint === "stop"
         ? { result: waitingResult(call, outcome.approval), approval: outcome.approval }
-        : { result: rejectedResult(call, `it needs a person's approval (approval ${outcome.approval.id}), which a sub-agent cannot wait for`, outcome.by) };
+        : {
+            result: rejectedResult(
+              call,
+              `it needs a person's approval (approval ${outcome.approval.id}), which a sub-agent cannot wait for`,
+              outcome.by,
+            ),
+          };
     if (outcome._tag === "Rejected") return { result: rejectedResult(call, outcome.reason, outcome.by) };
     // A sub-agent's failure already went through the `error` point inside it: asking again would
     // report it twice and could re-run the whole sub-agent on a decision already taken.
@@ -82,13 +93,15 @@ export const callTool = async (env: LoopEnv, offered: ReadonlySet<string>, call:
  */
 export const callTools = (env: LoopEnv, offered: ReadonlySet<string>, calls: readonly ToolCall[]): Promise<ToolExchange[]> => {
   let before: Promise<unknown> = Promise.resolve();
-  return Promise.all(calls.map((call) => {
-    const written = Promise.all([callTool(env, offered, call), before]).then(([exchange]) => {
-      // A call that waits for a person has no result yet: the transcript gets it when the turn resumes.
-      if (exchange.approval === undefined) env.transcript?.toolResult(call, exchange.result);
-      return { call, ...exchange };
-    });
-    before = written.catch(() => undefined);
-    return written;
-  }));
+  return Promise.all(
+    calls.map((call) => {
+      const written = Promise.all([callTool(env, offered, call), before]).then(([exchange]) => {
+        // A call that waits for a person has no result yet: the transcript gets it when the turn resumes.
+        if (exchange.approval === undefined) env.transcript?.toolResult(call, exchange.result);
+        return { call, ...exchange };
+      });
+      before = written.catch(() => undefined);
+      return written;
+    }),
+  );
 };

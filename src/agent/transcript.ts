@@ -77,7 +77,9 @@ const prepareDir = (dir: string): void => {
   const st = lstatSync(top);
   const uid = process.getuid?.();
   if (!st.isDirectory() || (uid !== undefined && st.uid !== uid))
-    throw new Error(`refusing to keep transcripts in ${top}: it is ${st.isSymbolicLink() ? "a link" : st.isDirectory() ? "another user's directory" : "not a directory"}; give createAgent({ transcript: { dir } }) or transcript: false`);
+    throw new Error(
+      `refusing to keep transcripts in ${top}: it is ${st.isSymbolicLink() ? "a link" : st.isDirectory() ? "another user's directory" : "not a directory"}; give createAgent({ transcript: { dir } }) or transcript: false`,
+    );
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   checked.add(dir);
 };
@@ -106,7 +108,6 @@ const touch = (path: string): boolean => {
 /** Claude Code's `stop_reason` for a finish reason. */
 const stopReason = (finish: FinishReason): string =>
   finish === "tool-calls" ? "tool_use" : finish === "length" ? "max_tokens" : finish === "content-filter" ? "refusal" : "end_turn";
-
 
 /** Who a transcript belongs to and what its lines say about where they were written. */
 export interface TranscriptWriterOptions {
@@ -264,14 +265,20 @@ export class TranscriptWriter {
   assistant(response: Pick<ModelResponse, "text" | "toolCalls" | "finishReason" | "usage" | "model">, model: string): void {
     const id = `msg_${randomUUID().replace(/-/g, "").slice(0, 24)}`;
     const message = (block: Record<string, unknown>) => ({
-      id, type: "message", role: "assistant", model: response.model ?? model, content: [block],
-      stop_reason: stopReason(response.finishReason), stop_sequence: null,
+      id,
+      type: "message",
+      role: "assistant",
+      model: response.model ?? model,
+      content: [block],
+      stop_reason: stopReason(response.finishReason),
+      stop_sequence: null,
       usage: { input_tokens: response.usage.inputTokens, output_tokens: response.usage.outputTokens },
     });
     this.toolLines = new Map();
     let text = "";
     // An answer with neither text nor tool calls is still an answer: one empty text block.
-    if (response.text !== "" || response.toolCalls.length === 0) text += this.line({ type: "assistant", message: message({ type: "text", text: response.text }) });
+    if (response.text !== "" || response.toolCalls.length === 0)
+      text += this.line({ type: "assistant", message: message({ type: "text", text: response.text }) });
     for (const call of response.toolCalls) {
       text += this.line({ type: "assistant", message: message({ type: "tool_use", id: call.id, name: call.name, input: call.input }) });
       this.toolLines.set(call.id, this.parent!);
@@ -285,30 +292,42 @@ export class TranscriptWriter {
     const isError = result.isError === true;
     const raw = isError ? `Error: ${text}` : result.content;
     const source = this.toolLines.get(call.id);
-    this.write(this.line({
-      ...(this.promptId !== undefined ? { promptId: this.promptId } : {}),
-      type: "user",
-      message: { role: "user", content: [{ type: "tool_result", tool_use_id: call.id, content: text, is_error: isError }] },
-      ...(raw !== undefined ? { toolUseResult: raw } : {}),
-      ...(source !== undefined ? { sourceToolAssistantUUID: source } : {}),
-    }));
+    this.write(
+      this.line({
+        ...(this.promptId !== undefined ? { promptId: this.promptId } : {}),
+        type: "user",
+        message: { role: "user", content: [{ type: "tool_result", tool_use_id: call.id, content: text, is_error: isError }] },
+        ...(raw !== undefined ? { toolUseResult: raw } : {}),
+        ...(source !== undefined ? { sourceToolAssistantUUID: source } : {}),
+      }),
+    );
   }
 
   /** Hook feedback that joins the conversation as a user message (a stop hook's reasons). */
   feedback(text: string): void {
-    this.write(this.line({
-      ...(this.promptId !== undefined ? { promptId: this.promptId } : {}),
-      type: "user", message: { role: "user", content: text }, isMeta: true,
-    }));
+    this.write(
+      this.line({
+        ...(this.promptId !== undefined ? { promptId: this.promptId } : {}),
+        type: "user",
+        message: { role: "user", content: text },
+        isMeta: true,
+      }),
+    );
   }
 
   /** Hook context that joined the conversation (system or user messages the loop added for hooks). */
   context(messages: readonly Message[]): void {
     let text = "";
     for (const m of messages) {
-      text += m.role === "user"
-        ? this.line({ ...(this.promptId !== undefined ? { promptId: this.promptId } : {}), type: "user", message: { role: "user", content: m.content }, isMeta: true })
-        : this.line({ type: "attachment", attachment: { type: "hook_additional_context", content: [m.content] } });
+      text +=
+        m.role === "user"
+          ? this.line({
+              ...(this.promptId !== undefined ? { promptId: this.promptId } : {}),
+              type: "user",
+              message: { role: "user", content: m.content },
+              isMeta: true,
+            })
+          : this.line({ type: "attachment", attachment: { type: "hook_additional_context", content: [m.content] } });
     }
     this.write(text);
   }
@@ -320,16 +339,37 @@ export class TranscriptWriter {
   history(messages: readonly Message[], model: string): void {
     for (const m of messages) {
       if (m.role === "user") this.prompt(m.content);
-      else if (m.role === "assistant") this.assistant({ text: m.content, toolCalls: m.toolCalls ?? [], finishReason: m.toolCalls?.length ? "tool-calls" : "stop", usage: { inputTokens: 0, outputTokens: 0 } }, model);
-      else if (m.role === "tool") this.toolResult({ id: m.toolCallId ?? "" }, { content: m.content, ...(m.isError === true ? { isError: true } : {}) });
+      else if (m.role === "assistant")
+        this.assistant(
+          {
+            text: m.content,
+            toolCalls: m.toolCalls ?? [],
+            finishReason: m.toolCalls?.length ? "tool-calls" : "stop",
+            usage: { inputTokens: 0, outputTokens: 0 },
+          },
+          model,
+        );
+      else if (m.role === "tool")
+        this.toolResult({ id: m.toolCallId ?? "" }, { content: m.content, ...(m.isError === true ? { isError: true } : {}) });
       else this.context([m]);
     }
   }
 
   /** A compaction: Claude Code's boundary line, then the summary the conversation goes on from. */
   compacted(trigger: "auto" | "manual", tokens: number, summary: string): void {
-    const boundary = this.line({ type: "system", subtype: "compact_boundary", content: "Conversation compacted", level: "info", compactMetadata: { trigger, preTokens: tokens } });
-    const after = this.line({ type: "user", message: { role: "user", content: summary }, isCompactSummary: true, isVisibleInTranscriptOnly: true });
+    const boundary = this.line({
+      type: "system",
+      subtype: "compact_boundary",
+      content: "Conversation compacted",
+      level: "info",
+      compactMetadata: { trigger, preTokens: tokens },
+    });
+    const after = this.line({
+      type: "user",
+      message: { role: "user", content: summary },
+      isCompactSummary: true,
+      isVisibleInTranscriptOnly: true,
+    });
     this.write(boundary + after);
   }
 

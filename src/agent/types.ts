@@ -225,9 +225,19 @@ export interface Notification {
    * (the reference agent sends `permission_prompt` and `idle_prompt`), or any other name.
    */
   readonly type:
-    | "info" | "warning" | "error" | "approval"
-    | "permission_prompt" | "idle_prompt" | "auth_success" | "elicitation_dialog" | "elicitation_url_dialog"
-    | "elicitation_complete" | "elicitation_response" | "agent_needs_input" | "agent_completed"
+    | "info"
+    | "warning"
+    | "error"
+    | "approval"
+    | "permission_prompt"
+    | "idle_prompt"
+    | "auth_success"
+    | "elicitation_dialog"
+    | "elicitation_url_dialog"
+    | "elicitation_complete"
+    | "elicitation_response"
+    | "agent_needs_input"
+    | "agent_completed"
     | (string & {});
   readonly message: string;
 }
@@ -248,10 +258,10 @@ export interface PermissionRequest {
  */
 export type PermissionDecision =
   | {
-    readonly behavior: "allow";
-    readonly updatedInput?: Readonly<Record<string, unknown>>;
-    readonly updatedPermissions?: readonly unknown[];
-  }
+      readonly behavior: "allow";
+      readonly updatedInput?: Readonly<Record<string, unknown>>;
+      readonly updatedPermissions?: readonly unknown[];
+    }
   | { readonly behavior: "deny"; readonly message?: string; readonly interrupt?: boolean };
 
 /** A sub-agent being started (Claude Code's SubagentStart); subject is the sub-agent's name. Hooks' context goes to the sub-agent. */

@@ -46,7 +46,12 @@ export const generateThroughStack = async (
   request: ModelRequest,
   options?: RunOptions,
 ): Promise<Outcome<ModelResponse>> => {
-  const outcome = await stack.run("modelCall", request, async (req, ctx) => providerAnswer(await model.generate(req as ModelRequest, { signal: ctx.signal }), req as ModelRequest), options);
+  const outcome = await stack.run(
+    "modelCall",
+    request,
+    async (req, ctx) => providerAnswer(await model.generate(req as ModelRequest, { signal: ctx.signal }), req as ModelRequest),
+    options,
+  );
   const malformed = outcome._tag === "Completed" ? notAResponse(outcome.value) : undefined;
   return malformed === undefined ? outcome : Outcome.failed(malformed);
 };
@@ -127,10 +132,11 @@ export const wrapModel = (stack: ModelCallStack, model: LanguageModel, defaults:
 const checkWrapped = (stack: unknown, model: unknown): void => {
   if (typeof (stack as Partial<ModelCallStack> | null)?.run !== "function")
     throw new TypeError(`wrapModel: stack must be a stack with run (createAgentStack()), got ${describeGiven(stack)}`);
-  if (typeof model !== "object" || model === null) throw new TypeError(`wrapModel: model must be a LanguageModel object ({ id, generate, stream? }), got ${describeGiven(model)}`);
+  if (typeof model !== "object" || model === null)
+    throw new TypeError(`wrapModel: model must be a LanguageModel object ({ id, generate, stream? }), got ${describeGiven(model)}`);
   const { id, generate, stream } = model as Partial<LanguageModel>;
   if (typeof id !== "string") throw new TypeError(`wrapModel: model.id must be a string, got ${describeGiven(id)}`);
   if (typeof generate !== "function") throw new TypeError(`wrapModel "${id}": generate must be a function, got ${describeGiven(generate)}`);
-  if (stream !== undefined && typeof stream !== "function") throw new TypeError(`wrapModel "${id}": stream must be a function when given, got ${describeGiven(stream)}`);
+  if (stream !== undefined && typeof stream !== "function")
+    throw new TypeError(`wrapModel "${id}": stream must be a function when given, got ${describeGiven(stream)}`);
 };
-

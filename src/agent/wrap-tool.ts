@@ -81,7 +81,8 @@ export class ToolCallError extends AgentOnionError {
  * @example
  * stack.run("toolCall", call, executeTool(lookupIn(tools)), { signal })
  */
-export const executeTool = (lookup: ToolLookup, extra: Omit<ToolExecuteOptions, "signal" | "toolCallId"> = {}): Operation<ToolCall, ToolResult> =>
+export const executeTool =
+  (lookup: ToolLookup, extra: Omit<ToolExecuteOptions, "signal" | "toolCallId"> = {}): Operation<ToolCall, ToolResult> =>
   async (call, ctx) => {
     const tool = lookup(call.name);
     if (tool === undefined) throw new UnknownToolError(call.name);
@@ -126,7 +127,11 @@ export const runToolCall = async (stack: ToolCallStack, lookup: ToolLookup, call
  * resultOf(call, Outcome.rejected("no", "guard")) // { content: "Tool call Bash was rejected by guard: no", isError: true }
  */
 export const resultOf = (call: ToolCall, outcome: Outcome<ToolResult>): ToolResult =>
-  outcome._tag === "Completed" ? outcome.value : outcome._tag === "Rejected" ? rejectedResult(call, outcome.reason, outcome.by) : failedResult(call, outcome.error);
+  outcome._tag === "Completed"
+    ? outcome.value
+    : outcome._tag === "Rejected"
+      ? rejectedResult(call, outcome.reason, outcome.by)
+      : failedResult(call, outcome.error);
 
 let seq = 0;
 
@@ -150,9 +155,17 @@ export const wrapTool = (stack: ToolCallStack, tool: AgentTool, defaults: Omit<R
   checkWrapped(stack, tool);
   const lookup: ToolLookup = (name) => (name === tool.name ? tool : undefined);
   const call: WrappedTool["call"] = (c, options) => {
-    if (typeof c !== "object" || c === null) return Promise.reject(new TypeError(`wrapTool(${tool.name}).call: the call must be an object { id, input }, got ${c === null ? "null" : typeof c}`));
+    if (typeof c !== "object" || c === null)
+      return Promise.reject(
+        new TypeError(`wrapTool(${tool.name}).call: the call must be an object { id, input }, got ${c === null ? "null" : typeof c}`),
+      );
     try {
-      return runToolCall(stack, lookup, { id: c.id, name: c.name ?? tool.name, input: c.input }, { ...defaults, ...options, metadata: { ...defaults.metadata, ...options?.metadata } });
+      return runToolCall(
+        stack,
+        lookup,
+        { id: c.id, name: c.name ?? tool.name, input: c.input },
+        { ...defaults, ...options, metadata: { ...defaults.metadata, ...options?.metadata } },
+      );
     } catch (error) {
       return Promise.reject(error); // reading the caller's call or options threw (a Proxy): the promise says so, as stack.run's does
     }
@@ -187,9 +200,10 @@ export const wrapTool = (stack: ToolCallStack, tool: AgentTool, defaults: Omit<R
 const checkWrapped = (stack: unknown, tool: unknown): void => {
   if (typeof (stack as Partial<ToolCallStack> | null)?.run !== "function")
     throw new TypeError(`wrapTool: stack must be a stack with run (createAgentStack()), got ${describeGiven(stack)}`);
-  if (typeof tool !== "object" || tool === null) throw new TypeError(`wrapTool: tool must be an object { name, execute }, got ${describeGiven(tool)}`);
+  if (typeof tool !== "object" || tool === null)
+    throw new TypeError(`wrapTool: tool must be an object { name, execute }, got ${describeGiven(tool)}`);
   const { name, execute } = tool as Partial<AgentTool>;
-  if (typeof name !== "string" || name === "") throw new TypeError(`wrapTool: tool.name must be a non-empty string, got ${describeGiven(name)}`);
+  if (typeof name !== "string" || name === "")
+    throw new TypeError(`wrapTool: tool.name must be a non-empty string, got ${describeGiven(name)}`);
   if (typeof execute !== "function") throw new TypeError(`wrapTool "${name}": execute must be a function, got ${describeGiven(execute)}`);
 };
-

@@ -18,13 +18,17 @@ import { loadStack } from "./load-stack.ts";
  */
 export const claudeHook = async (argv: readonly string[], io: CliIo): Promise<number> => {
   const { values, positionals } = parseArgs({
-    args: [...argv], allowPositionals: true, strict: true,
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
     options: { export: { type: "string", default: "default" }, "fail-open": { type: "boolean", default: false } },
   });
   if (positionals.length !== 1) throw new UsageError("claude-hook takes exactly one module path");
   const file = positionals[0]!;
   const answer = await answerHookEvent(await io.readStdin(), (approval) => loadStack(file, io.cwd, values.export!, { approval }), {
-    failOpen: values["fail-open"]!, who: "agent-onion claude-hook", flush: true,
+    failOpen: values["fail-open"]!,
+    who: "agent-onion claude-hook",
+    flush: true,
   });
   if (answer.json) io.out(`${JSON.stringify(answer.json)}\n`);
   if (answer.stderr) io.err(`${answer.stderr}\n`);

@@ -36,7 +36,8 @@ export const completeEvent = (text: string | undefined, event: ClaudeEvent, cwd:
   }
   if (typeof given !== "object" || given === null || Array.isArray(given)) throw new UsageError("the event must be a JSON object");
   const defaults: Record<string, unknown> = {
-    session_id: "agent-onion-try", cwd,
+    session_id: "agent-onion-try",
+    cwd,
     ...(claudeEvents[event].tool ? { tool_name: "Bash", tool_input: {}, tool_use_id: "toolu_try" } : {}),
     ...(event === "UserPromptSubmit" ? { prompt: "" } : {}),
   };

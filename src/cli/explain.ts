@@ -20,10 +20,16 @@ import { loadStack } from "./load-stack.ts";
  */
 export const explainCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
   const { values } = parseArgs({
-    args: [...argv], strict: true,
+    args: [...argv],
+    strict: true,
     options: {
-      settings: { type: "string", multiple: true }, "project-dir": { type: "string" }, module: { type: "string" }, export: { type: "string", default: "default" },
-      event: { type: "string" }, input: { type: "string" }, json: { type: "boolean", default: false },
+      settings: { type: "string", multiple: true },
+      "project-dir": { type: "string" },
+      module: { type: "string" },
+      export: { type: "string", default: "default" },
+      event: { type: "string" },
+      input: { type: "string" },
+      json: { type: "boolean", default: false },
     },
   });
   const event = eventName(values.event);
@@ -45,19 +51,31 @@ export const explainCommand = async (argv: readonly string[], io: CliIo): Promis
   const lines = (stack.explain as (p: string, i: unknown) => ReturnType<AgentStack["explain"]>)(ev.spec.point, ev.input).map((e) => {
     const phase = runsOnEvent(e.phases, keep);
     const runs = e.matches && !e.disabled && phase;
-    const why = e.disabled ? "disabled" : !e.matches ? `match ${JSON.stringify(e.match)} does not match` : !phase ? `no ${keep?.join(" or ")} phase (not a ${event} hook)` : "";
+    const why = e.disabled
+      ? "disabled"
+      : !e.matches
+        ? `match ${JSON.stringify(e.match)} does not match`
+        : !phase
+          ? `no ${keep?.join(" or ")} phase (not a ${event} hook)`
+          : "";
     return { ...e, runs, why };
   });
   if (values.json) {
-    io.out(`${JSON.stringify({ event, point: ev.spec.point, phase: ev.spec.phase, phases: keep ?? "all", hooks: lines, unused }, null, 2)}\n`);
+    io.out(
+      `${JSON.stringify({ event, point: ev.spec.point, phase: ev.spec.phase, phases: keep ?? "all", hooks: lines, unused }, null, 2)}\n`,
+    );
     return 0;
   }
-  io.out(`${event} runs ${keep === undefined ? "every hook" : `the ${keep.join(" and ")} phases`} of ${ev.spec.point}; hooks in onion order (outermost first):\n`);
+  io.out(
+    `${event} runs ${keep === undefined ? "every hook" : `the ${keep.join(" and ")} phases`} of ${ev.spec.point}; hooks in onion order (outermost first):\n`,
+  );
   let n = 0;
   for (const l of lines) {
     const mark = l.runs ? `${++n}.` : "-";
     const match = l.match && l.match !== "*" ? `, match ${l.match}` : "";
-    io.out(`${mark.padEnd(4)}${l.hook}  [priority ${l.priority}, ${l.failMode}${match}${l.shadow ? ", shadow" : ""}]${l.runs ? "" : `  skipped: ${l.why}`}\n`);
+    io.out(
+      `${mark.padEnd(4)}${l.hook}  [priority ${l.priority}, ${l.failMode}${match}${l.shadow ? ", shadow" : ""}]${l.runs ? "" : `  skipped: ${l.why}`}\n`,
+    );
     if (l.source) io.out(`      from ${l.source}\n`);
   }
   if (lines.length === 0) io.out("(no hooks on this point)\n");

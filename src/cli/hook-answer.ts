@@ -63,7 +63,10 @@ export const bridgeApproval: ApprovalHandler = (request) => {
   const scope = current.getStore();
   if (scope === undefined || scope.event !== "PreToolUse") {
     const where = scope?.event ?? "no event in progress";
-    return { decision: "deny", reason: `approval required by ${request.hook}${request.reason ? ` (${request.reason})` : ""}, but Claude Code asks a person only on PreToolUse, so no one could approve on ${where}` };
+    return {
+      decision: "deny",
+      reason: `approval required by ${request.hook}${request.reason ? ` (${request.reason})` : ""}, but Claude Code asks a person only on PreToolUse, so no one could approve on ${where}`,
+    };
   }
   scope.asks.push({ reason: request.reason });
   return { decision: "approve" };
@@ -109,8 +112,11 @@ const nameIn = (json: unknown): string | undefined => {
  * const answer = await answerHookEvent(stdin, (approval) => loadStack(file, cwd, "default", { approval }), { failOpen: false, who: "agent-onion claude-hook", flush: true })
  */
 export const answerHookEvent = async (text: string | undefined, source: StackSource, options: AnswerOptions): Promise<HookAnswer> => {
-  const refuse = (message: string, event?: string): HookAnswer =>
-    ({ ...(event !== undefined ? { event } : {}), exitCode: options.failOpen ? 1 : 2, stderr: `${options.who}: ${message}` });
+  const refuse = (message: string, event?: string): HookAnswer => ({
+    ...(event !== undefined ? { event } : {}),
+    exitCode: options.failOpen ? 1 : 2,
+    stderr: `${options.who}: ${message}`,
+  });
   if (text === undefined || text.trim() === "") return refuse("no event on stdin (Claude Code pipes the event JSON to its hooks)");
   let json: unknown;
   let event: BridgeEvent;
@@ -118,7 +124,8 @@ export const answerHookEvent = async (text: string | undefined, source: StackSou
     json = parseJson(text);
     event = fromClaudeEvent(json);
   } catch (error) {
-    if (error instanceof UndrivenEventError) return { event: error.event, exitCode: 1, stderr: `${options.who}: ${error.message}; ${afterExitOne(error.event)}` };
+    if (error instanceof UndrivenEventError)
+      return { event: error.event, exitCode: 1, stderr: `${options.who}: ${error.message}; ${afterExitOne(error.event)}` };
     return refuse(`cannot read the event: ${describe(error)}`, nameIn(json));
   }
   let stack: AgentStack;
@@ -138,7 +145,8 @@ export const answerHookEvent = async (text: string | undefined, source: StackSou
   let out = reply.json;
   if (scope.told.length > 0) {
     const told = scope.told.join("\n");
-    if (reply.exitCode === 0) out = { ...out, systemMessage: cleanText(typeof out?.systemMessage === "string" ? `${out.systemMessage}\n${told}` : told) };
+    if (reply.exitCode === 0)
+      out = { ...out, systemMessage: cleanText(typeof out?.systemMessage === "string" ? `${out.systemMessage}\n${told}` : told) };
     else reply = { ...reply, stderr: reply.stderr ? `${reply.stderr}\n${told}` : told };
   }
   return {
@@ -151,7 +159,16 @@ export const answerHookEvent = async (text: string | undefined, source: StackSou
 
 /** Events whose blocking answer in JSON is a top-level `decision: "block"` (the reference's Decision control table). */
 const blockByDecision = new Set([
-  "UserPromptSubmit", "UserPromptExpansion", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Stop", "SubagentStop", "ConfigChange", "PreCompact", "TaskCreated",
+  "UserPromptSubmit",
+  "UserPromptExpansion",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "PostToolBatch",
+  "Stop",
+  "SubagentStop",
+  "ConfigChange",
+  "PreCompact",
+  "TaskCreated",
 ]);
 
 /** An HTTP hook's answer: status, and a JSON body or none. */
@@ -171,7 +188,11 @@ export interface HttpAnswer {
  * httpAnswer({ event: "PreToolUse", exitCode: 2, stderr: "cannot load guard.ts" }).body // '{"hookSpecificOutput":{..."permissionDecision":"deny"...}}'
  */
 export const httpAnswer = (answer: HookAnswer): HttpAnswer => {
-  const json = (value: Record<string, unknown>): HttpAnswer => ({ status: 200, body: JSON.stringify(value), contentType: "application/json" });
+  const json = (value: Record<string, unknown>): HttpAnswer => ({
+    status: 200,
+    body: JSON.stringify(value),
+    contentType: "application/json",
+  });
   if (answer.exitCode === 0) return answer.json ? json(answer.json) : { status: 200 };
   const reason = answer.stderr ?? "agent-onion could not decide";
   if (answer.exitCode === 1) return { status: 500, body: `${reason}\n`, contentType: "text/plain; charset=utf-8" };
@@ -179,7 +200,15 @@ export const httpAnswer = (answer: HookAnswer): HttpAnswer => {
   // No event name to say how to block with: Claude Code never sends such a request.
   if (event === undefined) return { status: 400, body: `${reason}\n`, contentType: "text/plain; charset=utf-8" };
   if (event === "PreToolUse")
-    return json({ ...answer.json, hookSpecificOutput: { ...(answer.json?.hookSpecificOutput as object | undefined), hookEventName: event, permissionDecision: "deny", permissionDecisionReason: reason } });
+    return json({
+      ...answer.json,
+      hookSpecificOutput: {
+        ...(answer.json?.hookSpecificOutput as object | undefined),
+        hookEventName: event,
+        permissionDecision: "deny",
+        permissionDecisionReason: reason,
+      },
+    });
   if (blockByDecision.has(event)) return json({ ...answer.json, decision: "block", reason });
   return json({ ...answer.json, systemMessage: reason });
 };

@@ -14,7 +14,9 @@ import { UsageError, type CliIo } from "./io.ts";
  */
 export const hookProcessCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
   const { values, positionals } = parseArgs({
-    args: [...argv], allowPositionals: true, strict: true,
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
     options: { export: { type: "string", default: "default" }, "fail-open": { type: "boolean", default: false } },
   });
   if (positionals.length !== 1) throw new UsageError("_hook-process takes exactly one module path");

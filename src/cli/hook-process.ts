@@ -32,7 +32,10 @@ export const hookProcess = async (options: HookProcessOptions): Promise<number> 
   const send = process.send?.bind(process);
   if (send === undefined) throw new Error("_hook-process is started by agent-onion serve, over IPC");
   const loading = loadStack(options.file, options.cwd, options.exportName, { approval: bridgeApproval });
-  const loaded = await loading.then(() => undefined, (error: unknown) => describe(error));
+  const loaded = await loading.then(
+    () => undefined,
+    (error: unknown) => describe(error),
+  );
   send({ ready: true, ...(loaded !== undefined ? { error: loaded } : {}) } satisfies FromHookProcess);
   return new Promise<number>((resolve) => {
     let finishing = false;
@@ -40,7 +43,10 @@ export const hookProcess = async (options: HookProcessOptions): Promise<number> 
       if (finishing) return;
       finishing = true;
       process.off("message", onMessage);
-      await loading.then((stack) => stack.flush(), () => undefined);
+      await loading.then(
+        (stack) => stack.flush(),
+        () => undefined,
+      );
       if (process.connected) process.disconnect();
       resolve(0);
     };
@@ -51,7 +57,11 @@ export const hookProcess = async (options: HookProcessOptions): Promise<number> 
       }
       void answerHookEvent(message.text, () => loading, { failOpen: options.failOpen, who: "agent-onion serve", flush: false }).then(
         (answer) => send({ id: message.id, answer } satisfies FromHookProcess),
-        (error: unknown) => send({ id: message.id, answer: { exitCode: options.failOpen ? 1 : 2, stderr: `agent-onion serve: ${describe(error)}` } } satisfies FromHookProcess),
+        (error: unknown) =>
+          send({
+            id: message.id,
+            answer: { exitCode: options.failOpen ? 1 : 2, stderr: `agent-onion serve: ${describe(error)}` },
+          } satisfies FromHookProcess),
       );
     };
     process.on("message", onMessage);

@@ -57,7 +57,11 @@ const pipeWriter = (stream: NodeJS.WriteStream): ((text: string) => void) => {
  * await flushStdio(); process.exit(code)
  */
 export const flushStdio = (): Promise<void> =>
-  Promise.all([process.stdout, process.stderr].map((s) => new Promise<void>((resolve) => (s.writableLength === 0 || s.destroyed ? resolve() : s.write("", () => resolve()))))).then(() => undefined);
+  Promise.all(
+    [process.stdout, process.stderr].map(
+      (s) => new Promise<void>((resolve) => (s.writableLength === 0 || s.destroyed ? resolve() : s.write("", () => resolve()))),
+    ),
+  ).then(() => undefined);
 
 /**
  * The process's own stdio.

@@ -24,7 +24,10 @@ export interface StackFactoryOptions {
 }
 
 const isStack = (value: unknown): value is AgentStack =>
-  typeof value === "object" && value !== null && typeof (value as AgentStack).run === "function" && typeof (value as AgentStack).explain === "function";
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as AgentStack).run === "function" &&
+  typeof (value as AgentStack).explain === "function";
 
 const typeScript = /\.[cm]?tsx?$/;
 
@@ -58,7 +61,9 @@ const tsxRequire = (path: string, cwd: string): NodeJS.Require | undefined => {
 };
 
 const noTsx = (path: string): Error =>
-  new Error(`cannot load ${path}: a TypeScript module needs tsx, and none was found beside it (install it in the project: npm i -D tsx; or compile the module to .js)`);
+  new Error(
+    `cannot load ${path}: a TypeScript module needs tsx, and none was found beside it (install it in the project: npm i -D tsx; or compile the module to .js)`,
+  );
 
 /** The module's namespace: an ES module's, or a CommonJS module's `module.exports` as its `default`. */
 const importModule = async (path: string, cwd: string): Promise<Record<string, unknown>> => {
@@ -67,7 +72,8 @@ const importModule = async (path: string, cwd: string): Promise<Record<string, u
   const require = tsxRequire(path, cwd);
   if (require === undefined) {
     // Node 22.18 and later strip types themselves.
-    if ((process.features as { typescript?: unknown }).typescript) return (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    if ((process.features as { typescript?: unknown }).typescript)
+      return (await import(pathToFileURL(path).href)) as Record<string, unknown>;
     throw noTsx(path);
   }
   if (commonJs) {
@@ -82,7 +88,8 @@ const importModule = async (path: string, cwd: string): Promise<Record<string, u
 /** `name` of a namespace, reading through CommonJS's `module.exports` and compiled `exports.default`. */
 const exportOf = (ns: Record<string, unknown>, name: string): unknown => {
   const cjs = ns.default;
-  let value = ns[name] ?? (typeof cjs === "object" && cjs !== null && name !== "default" ? (cjs as Record<string, unknown>)[name] : undefined);
+  let value =
+    ns[name] ?? (typeof cjs === "object" && cjs !== null && name !== "default" ? (cjs as Record<string, unknown>)[name] : undefined);
   if (name === "default" && typeof value === "object" && value !== null && (value as { __esModule?: unknown }).__esModule === true)
     value = (value as { default?: unknown }).default;
   return value;
@@ -100,14 +107,19 @@ export const loadStack = async (file: string, cwd: string, exportName: string, f
   try {
     ns = await importModule(path, cwd);
   } catch (error) {
-    const hint = (error as { code?: unknown })?.code === "ERR_UNKNOWN_FILE_EXTENSION" && typeScript.test(file)
-      ? " (to load a TypeScript module, install tsx in the project: npm i -D tsx; or compile it to .js)"
-      : "";
-    const message = error instanceof Error && error.message.startsWith(`cannot load ${path}`) ? error.message : `cannot load ${file}: ${(error as Error)?.message ?? String(error)}${hint}`;
+    const hint =
+      (error as { code?: unknown })?.code === "ERR_UNKNOWN_FILE_EXTENSION" && typeScript.test(file)
+        ? " (to load a TypeScript module, install tsx in the project: npm i -D tsx; or compile it to .js)"
+        : "";
+    const message =
+      error instanceof Error && error.message.startsWith(`cannot load ${path}`)
+        ? error.message
+        : `cannot load ${file}: ${(error as Error)?.message ?? String(error)}${hint}`;
     throw new Error(message, { cause: error });
   }
   const exported = exportOf(ns, exportName) ?? (exportName === "default" ? exportOf(ns, "stack") : undefined);
-  if (exported === undefined) throw new Error(`${file} has no export "${exportName}" (export default a stack, or a function returning one)`);
+  if (exported === undefined)
+    throw new Error(`${file} has no export "${exportName}" (export default a stack, or a function returning one)`);
   const value = typeof exported === "function" ? await (exported as (o: StackFactoryOptions) => unknown)(factory) : exported;
   if (!isStack(value)) throw new Error(`${file}: export "${exportName}" is not a hook stack (expected createAgentStack()...)`);
   return value;

@@ -53,8 +53,17 @@ class HookProcess {
   readonly ready: Promise<string | undefined>;
   readonly done: Promise<void>;
 
-  constructor(args: readonly string[], cwd: string, private readonly failOpen: boolean, onCrash: (why: string) => void) {
-    this.child = fork(binPath(), ["_hook-process", ...args], { cwd, stdio: ["ignore", "inherit", "inherit", "ipc"], serialization: "advanced" });
+  constructor(
+    args: readonly string[],
+    cwd: string,
+    private readonly failOpen: boolean,
+    onCrash: (why: string) => void,
+  ) {
+    this.child = fork(binPath(), ["_hook-process", ...args], {
+      cwd,
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+      serialization: "advanced",
+    });
     let ready!: (error: string | undefined) => void;
     this.ready = new Promise((r) => (ready = r));
     this.child.on("message", (message: FromHookProcess) => {
@@ -146,10 +155,15 @@ const eventNameIn = (text: string): string | undefined => {
  */
 export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
   const { values, positionals } = parseArgs({
-    args: [...argv], allowPositionals: true, strict: true,
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
     options: {
-      port: { type: "string", default: String(DEFAULT_PORT) }, host: { type: "string", default: "127.0.0.1" },
-      export: { type: "string", default: "default" }, "fail-open": { type: "boolean", default: false }, "no-watch": { type: "boolean", default: false },
+      port: { type: "string", default: String(DEFAULT_PORT) },
+      host: { type: "string", default: "127.0.0.1" },
+      export: { type: "string", default: "default" },
+      "fail-open": { type: "boolean", default: false },
+      "no-watch": { type: "boolean", default: false },
     },
   });
   if (positionals.length !== 1) throw new UsageError("serve takes exactly one module path");
@@ -175,7 +189,11 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
   let current = start();
   const loaded = async (child: HookProcess, what: string): Promise<void> => {
     const error = await child.ready;
-    log(error === undefined ? `${what} ${file}` : `${file} did not load, so every event is answered as claude-hook would answer it (${failOpen ? "a non-blocking error" : "blocked"}): ${error}`);
+    log(
+      error === undefined
+        ? `${what} ${file}`
+        : `${file} did not load, so every event is answered as claude-hook would answer it (${failOpen ? "a non-blocking error" : "blocked"}): ${error}`,
+    );
   };
   await loaded(current, "loaded");
 
@@ -211,14 +229,18 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
     res.once("close", () => inFlight--);
     void (async () => {
       // An answer before the body is read: drop the body, so the connection can serve the next request.
-      if (req.method !== "POST") return refuse(res, 405, "agent-onion serve takes POST requests (Claude Code's http hooks)", { allow: "POST" });
+      if (req.method !== "POST")
+        return refuse(res, 405, "agent-onion serve takes POST requests (Claude Code's http hooks)", { allow: "POST" });
       if (loopback.has(host) && !hostAllowed(req.headers.host, port === 0 ? (server.address() as AddressInfo).port : port))
         return refuse(res, 403, "agent-onion serve answers requests addressed to loopback only");
-      if (!/^application\/json(?:\s*;|$)/i.test(req.headers["content-type"] ?? "")) return refuse(res, 415, "the event must be sent as application/json");
+      if (!/^application\/json(?:\s*;|$)/i.test(req.headers["content-type"] ?? ""))
+        return refuse(res, 415, "the event must be sent as application/json");
       const text = await readBody(req, MAX_EVENT_BYTES);
       if (text === undefined) return plain(res, 413, `events are limited to ${MAX_EVENT_BYTES} bytes`, { connection: "close" });
       const answer = await current.ask(++ids, text);
-      const http = httpAnswer(answer.event === undefined && answer.exitCode === 2 ? { ...answer, ...withEvent(eventNameIn(text)) } : answer);
+      const http = httpAnswer(
+        answer.event === undefined && answer.exitCode === 2 ? { ...answer, ...withEvent(eventNameIn(text)) } : answer,
+      );
       if (http.status !== 200 && answer.stderr) log(answer.stderr);
       res.writeHead(http.status, http.contentType ? { "content-type": http.contentType } : {});
       res.end(http.body);

@@ -32,8 +32,11 @@ export const applyBefore = (run: Run, f: Frame, layer: Layer, answer: unknown, s
     return false;
   }
   // On a collecting gate a veto already given outranks a later Replace.
-  f.outcome = vetoed(run) ? collectedOutcome(run.collected as Veto[])
-    : action._tag === "Reject" ? Outcome.rejected(action.reason, layer.name) : toCompleted(freeze(run, action.value));
+  f.outcome = vetoed(run)
+    ? collectedOutcome(run.collected as Veto[])
+    : action._tag === "Reject"
+      ? Outcome.rejected(action.reason, layer.name)
+      : toCompleted(freeze(run, action.value));
   return true;
 };
 
@@ -57,7 +60,10 @@ export const vetoed = (run: Run): boolean => run.collected !== undefined && run.
 
 /** The joined rejection of a collecting gate. */
 export const collectedOutcome = (reasons: Veto[]): Outcome => ({
-  _tag: "Rejected", reason: reasons.map((r) => r.reason).join("\n"), by: reasons.map((r) => r.by).join(", "), reasons: [...reasons],
+  _tag: "Rejected",
+  reason: reasons.map((r) => r.reason).join("\n"),
+  by: reasons.map((r) => r.by).join(", "),
+  reasons: [...reasons],
 });
 
 /** Apply a recheck answer; true when it rejected. */
@@ -73,7 +79,15 @@ export const rechecked = (run: Run, f: Frame, layer: Layer, answer: unknown, sta
     f.outcome = Outcome.rejected(error.message, layer.name, error);
     return true;
   }
-  if (run.rec !== Rec.none) record(run, layer, "before", action._tag === "Reject" ? "Reject" : "Ignored", started, action._tag === "Reject" ? action.reason : "a recheck may only confirm or reject");
+  if (run.rec !== Rec.none)
+    record(
+      run,
+      layer,
+      "before",
+      action._tag === "Reject" ? "Reject" : "Ignored",
+      started,
+      action._tag === "Reject" ? action.reason : "a recheck may only confirm or reject",
+    );
   if (action._tag !== "Reject" || layer.shadow) return false;
   f.outcome = Outcome.rejected(action.reason, layer.name);
   return true;
@@ -94,9 +108,16 @@ export const applyExit = (run: Run, f: Frame, layer: Layer, phase: "after" | "re
     return;
   }
   if (phase === "recover" && (action._tag === "Transform" || action._tag === "Reject")) {
-    const error = hookError(run, layer, phase, "invalid-action", new TypeError(`recover may return Replace or Continue, got ${action._tag}`), started);
+    const error = hookError(
+      run,
+      layer,
+      phase,
+      "invalid-action",
+      new TypeError(`recover may return Replace or Continue, got ${action._tag}`),
+      started,
+    );
     failed(run, layer, phase, error, started);
-    if (layer.failMode === "closed" && !layer.shadow) ((f.outcome = Outcome.rejected(error.message, layer.name, error)), (f.final = true));
+    if (layer.failMode === "closed" && !layer.shadow) (f.outcome = Outcome.rejected(error.message, layer.name, error)), (f.final = true);
     return;
   }
   if (run.rec !== Rec.none) record(run, layer, phase, action._tag, started, reasonOf(action));
@@ -116,7 +137,9 @@ export const ownOutcome = (run: Run, o: Outcome): Outcome | undefined => {
   try {
     if (o._tag === "Completed") return toCompleted(freeze(run, o.value));
     if (o._tag === "Failed") return Outcome.failed(o.error);
-    return o.reasons === undefined ? Outcome.rejected(String(o.reason), String(o.by), o.cause) : { ...Outcome.rejected(String(o.reason), String(o.by), o.cause), reasons: o.reasons };
+    return o.reasons === undefined
+      ? Outcome.rejected(String(o.reason), String(o.by), o.cause)
+      : { ...Outcome.rejected(String(o.reason), String(o.by), o.cause), reasons: o.reasons };
   } catch {
     return undefined;
   }
@@ -124,7 +147,11 @@ export const ownOutcome = (run: Run, o: Outcome): Outcome | undefined => {
 
 /** What the trace says about an outcome an around hook passed on: only the ones that stop something. */
 export const describeOutcome = (outcome: Outcome): string | undefined =>
-  outcome._tag === "Rejected" ? `Rejected by ${outcome.by}: ${outcome.reason}` : outcome._tag === "Failed" ? `Failed: ${describe(outcome.error)}` : undefined;
+  outcome._tag === "Rejected"
+    ? `Rejected by ${outcome.by}: ${outcome.reason}`
+    : outcome._tag === "Failed"
+      ? `Failed: ${describe(outcome.error)}`
+      : undefined;
 
 export const toCompleted = (value: unknown): Outcome => ({ _tag: "Completed", value });
 export const toFailed = (error: unknown): Outcome => ({ _tag: "Failed", error });

@@ -37,7 +37,8 @@ export const plainData = (value: unknown, where = ""): unknown => {
       if (!Number.isFinite(v)) throw new NotPlainDataError(`${where}${path || "value"}: ${v} is not a JSON number`);
       return v;
     }
-    if (typeof v !== "object") throw new NotPlainDataError(`${where}${path || "value"}: ${v === undefined ? "undefined" : `a ${typeof v}`} is not plain data`);
+    if (typeof v !== "object")
+      throw new NotPlainDataError(`${where}${path || "value"}: ${v === undefined ? "undefined" : `a ${typeof v}`} is not plain data`);
     if (depth >= maxDepth) throw new NotPlainDataError(`${where}${path}: nested more than ${maxDepth} levels`);
     if (ancestors.has(v)) throw new NotPlainDataError(`${where}${path || "value"}: refers to itself`);
     ancestors.add(v);
@@ -51,7 +52,9 @@ export const plainData = (value: unknown, where = ""): unknown => {
       const proto: unknown = Object.getPrototypeOf(v);
       if (proto !== Object.prototype && proto !== null) {
         const name = (proto as { constructor?: { name?: unknown } } | null)?.constructor?.name;
-        throw new NotPlainDataError(`${where}${path || "value"}: ${typeof name === "string" && name !== "" ? `a ${name}` : "an object with a prototype"} is not plain data`);
+        throw new NotPlainDataError(
+          `${where}${path || "value"}: ${typeof name === "string" && name !== "" ? `a ${name}` : "an object with a prototype"} is not plain data`,
+        );
       }
       const out: Record<string, unknown> = {};
       for (const key of Object.keys(v)) {
@@ -87,7 +90,12 @@ type Decoded =
 const schema: Readonly<Record<Decoded["decision"], Readonly<Record<string, { readonly required: boolean; readonly type?: "string" }>>>> = {
   approve: { decision: { required: true }, reason: { required: false, type: "string" }, by: { required: false, type: "string" } },
   deny: { decision: { required: true }, reason: { required: false, type: "string" }, by: { required: false, type: "string" } },
-  edit: { decision: { required: true }, input: { required: true }, reason: { required: false, type: "string" }, by: { required: false, type: "string" } },
+  edit: {
+    decision: { required: true },
+    input: { required: true },
+    reason: { required: false, type: "string" },
+    by: { required: false, type: "string" },
+  },
 };
 const decisions = Object.keys(schema) as Decoded["decision"][];
 const quoted = (v: unknown): string => (typeof v === "string" ? JSON.stringify(v) : describeJson(v));
@@ -100,21 +108,27 @@ const describeJson = (v: unknown): string => {
 };
 
 /** Check plain data (what `plainData` made) against `schema`: the answer, or the first problem, naming its field. */
-const decode = (value: Readonly<Record<string, unknown>>): { readonly ok: true; readonly answer: Decoded } | { readonly ok: false; readonly problem: string } => {
+const decode = (
+  value: Readonly<Record<string, unknown>>,
+): { readonly ok: true; readonly answer: Decoded } | { readonly ok: false; readonly problem: string } => {
   // Fields left undefined are as absent (an approver that spreads optional fields).
   const present = Object.keys(value).filter((k) => value[k] !== undefined);
   if (!present.includes("decision")) return { ok: false, problem: "decision is missing" };
   const decision = value.decision;
-  if (!decisions.includes(decision as Decoded["decision"])) return { ok: false, problem: `decision: expected ${decisions.map((d) => JSON.stringify(d)).join(" | ")}, got ${quoted(decision)}` };
+  if (!decisions.includes(decision as Decoded["decision"]))
+    return { ok: false, problem: `decision: expected ${decisions.map((d) => JSON.stringify(d)).join(" | ")}, got ${quoted(decision)}` };
   const fields = schema[decision as Decoded["decision"]];
   const known = Object.keys(fields);
-  for (const key of present) if (!(key in fields)) return { ok: false, problem: `${key} is unexpected, expected: ${known.map((k) => JSON.stringify(k)).join(" | ")}` };
+  for (const key of present)
+    if (!(key in fields))
+      return { ok: false, problem: `${key} is unexpected, expected: ${known.map((k) => JSON.stringify(k)).join(" | ")}` };
   for (const [key, field] of Object.entries(fields)) {
     if (!present.includes(key)) {
       if (field.required) return { ok: false, problem: `${key} is missing` };
       continue;
     }
-    if (field.type !== undefined && typeof value[key] !== field.type) return { ok: false, problem: `${key}: expected ${field.type}, got ${quoted(value[key])}` };
+    if (field.type !== undefined && typeof value[key] !== field.type)
+      return { ok: false, problem: `${key}: expected ${field.type}, got ${quoted(value[key])}` };
   }
   const answer = Object.fromEntries(present.map((k) => [k, value[k]])) as Decoded;
   return { ok: true, answer };
@@ -150,11 +164,26 @@ export const readAnswer = async (raw: unknown): Promise<ApprovalDecision> => {
   return { decision: "deny", ...extra, reason: a.reason !== undefined && a.reason.trim() !== "" ? a.reason : "denied by the approver" };
 };
 
-const malformed = (problem: string): ApprovalDecision => ({ decision: "deny", reason: `the approver's answer is not an approval: ${problem}` });
+const malformed = (problem: string): ApprovalDecision => ({
+  decision: "deny",
+  reason: `the approver's answer is not an approval: ${problem}`,
+});
 
 /** A value's JSON kind, for shape comparisons. */
 const kindOf = (v: unknown): string =>
-  v === null ? "null" : Array.isArray(v) ? "an array" : typeof v === "object" ? "an object" : typeof v === "string" ? "a string" : typeof v === "number" ? "a number" : typeof v === "boolean" ? "a boolean" : typeof v;
+  v === null
+    ? "null"
+    : Array.isArray(v)
+      ? "an array"
+      : typeof v === "object"
+        ? "an object"
+        : typeof v === "string"
+          ? "a string"
+          : typeof v === "number"
+            ? "a number"
+            : typeof v === "boolean"
+              ? "a boolean"
+              : typeof v;
 
 /**
  * Why `edited` cannot replace `original` (undefined when it can): it must be of the same JSON kind

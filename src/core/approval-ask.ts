@@ -56,7 +56,12 @@ export interface AskingRun extends Recorder {
 }
 
 /** What a hook passes to `ctx.approve`. */
-export type ApprovalRequestOf = { readonly reason?: string; readonly hook: string; readonly input?: unknown; readonly signal?: AbortSignal };
+export type ApprovalRequestOf = {
+  readonly reason?: string;
+  readonly hook: string;
+  readonly input?: unknown;
+  readonly signal?: AbortSignal;
+};
 
 /**
  * Ask for approval on behalf of the hook `info` (the operation's context has no layer), whose own
@@ -65,7 +70,12 @@ export type ApprovalRequestOf = { readonly reason?: string; readonly hook: strin
  * @example
  * const decision = await askApproval(run, { hook: "approval", reason: "Bash wants to run" }, layer.info, undefined)
  */
-export const askApproval = async (run: AskingRun, request: ApprovalRequestOf, info: HookInfo, own: RunSignal | undefined): Promise<ApprovalDecision> => {
+export const askApproval = async (
+  run: AskingRun,
+  request: ApprovalRequestOf,
+  info: HookInfo,
+  own: RunSignal | undefined,
+): Promise<ApprovalDecision> => {
   // Read here, where it is used, not at the start of every run: few runs ask.
   const configured: unknown = run.options?.approval;
   if (configured !== undefined && typeof configured !== "function" && !isDurableApprover(configured))
@@ -78,7 +88,10 @@ export const askApproval = async (run: AskingRun, request: ApprovalRequestOf, in
   let decision: ApprovalDecision;
   let resumed: string | undefined;
   if (approver === undefined) {
-    decision = { decision: "deny", reason: `approval required by ${request.hook}${request.reason ? ` (${request.reason})` : ""}, but no approval handler is configured, so no one could approve` };
+    decision = {
+      decision: "deny",
+      reason: `approval required by ${request.hook}${request.reason ? ` (${request.reason})` : ""}, but no approval handler is configured, so no one could approve`,
+    };
   } else if (isDurableApprover(approver)) {
     const answer = await askDurable(run, approver, request, input, layer);
     decision = answer.decision;
@@ -87,10 +100,16 @@ export const askApproval = async (run: AskingRun, request: ApprovalRequestOf, in
     decision = await askHandler(run, approver, request, input, own);
   }
   if (decision.decision === "edit") {
-    const problem = run.asked?.rechecking === true
-      ? "an edit cannot be taken while the gate hooks check an edited input again"
-      : editProblem(input, decision.input, run.chain.point.subject);
-    if (problem !== undefined) decision = { decision: "deny", reason: `the approver's edit was refused: ${problem}`, ...(decision.by !== undefined ? { by: decision.by } : {}) };
+    const problem =
+      run.asked?.rechecking === true
+        ? "an edit cannot be taken while the gate hooks check an edited input again"
+        : editProblem(input, decision.input, run.chain.point.subject);
+    if (problem !== undefined)
+      decision = {
+        decision: "deny",
+        reason: `the approver's edit was refused: ${problem}`,
+        ...(decision.by !== undefined ? { by: decision.by } : {}),
+      };
     else {
       decision = { ...decision, input: run.runtime.freeze ? deepFreeze(decision.input) : decision.input };
       if (at >= 0) {
@@ -117,7 +136,13 @@ const traceOf = (d: ApprovalDecision, resumed: string | undefined): ["Continue" 
 };
 
 /** A durable approver: a decision claimed for this question, or a new pending approval (one per run). */
-const askDurable = async (run: AskingRun, approver: DurableApprover, request: ApprovalRequestOf, input: unknown, layer: Layer | undefined): Promise<{ decision: ApprovalDecision; resumed?: string }> => {
+const askDurable = async (
+  run: AskingRun,
+  approver: DurableApprover,
+  request: ApprovalRequestOf,
+  input: unknown,
+  layer: Layer | undefined,
+): Promise<{ decision: ApprovalDecision; resumed?: string }> => {
   const waiting = run.asked?.interrupt;
   let answer;
   try {
@@ -135,7 +160,12 @@ const askDurable = async (run: AskingRun, approver: DurableApprover, request: Ap
     });
   } catch (error) {
     // The store is down, or the input is no JSON: nobody can answer later, so this is a no now.
-    return { decision: { decision: "deny", reason: `approval required by ${request.hook}, but it could not be kept for a person to answer: ${describe(error)}` } };
+    return {
+      decision: {
+        decision: "deny",
+        reason: `approval required by ${request.hook}, but it could not be kept for a person to answer: ${describe(error)}`,
+      },
+    };
   }
   if ("decision" in answer) return { decision: answer.decision, ...(answer.resumed !== undefined ? { resumed: answer.resumed } : {}) };
   // A run waits for one approval at a time: the first one asked stands.
@@ -146,7 +176,13 @@ const askDurable = async (run: AskingRun, approver: DurableApprover, request: Ap
 };
 
 /** An in-process handler, read strictly, racing the hook's signal. */
-const askHandler = async (run: AskingRun, handler: (request: never) => unknown, request: ApprovalRequestOf, input: unknown, own: RunSignal | undefined): Promise<ApprovalDecision> => {
+const askHandler = async (
+  run: AskingRun,
+  handler: (request: never) => unknown,
+  request: ApprovalRequestOf,
+  input: unknown,
+  own: RunSignal | undefined,
+): Promise<ApprovalDecision> => {
   const wait = new ApproverSignal(run, own, request.signal);
   try {
     let answer: unknown;

@@ -35,8 +35,12 @@ export const signingKeys = (key: unknown, who = "durableApprovals"): readonly Ui
   return list.map((k, i) => {
     const bytes = typeof k === "string" ? Buffer.from(k, "utf8") : k instanceof Uint8Array ? k : undefined;
     const where = Array.isArray(key) ? `key[${i}]` : "key";
-    if (bytes === undefined) throw new TypeError(`${who}: ${where} must be a string or a Uint8Array, got ${k === null ? "null" : typeof k}`);
-    if (bytes.byteLength < minKeyBytes) throw new TypeError(`${who}: ${where} must be at least ${minKeyBytes} bytes (got ${bytes.byteLength}); use a random secret, e.g. crypto.randomBytes(32)`);
+    if (bytes === undefined)
+      throw new TypeError(`${who}: ${where} must be a string or a Uint8Array, got ${k === null ? "null" : typeof k}`);
+    if (bytes.byteLength < minKeyBytes)
+      throw new TypeError(
+        `${who}: ${where} must be at least ${minKeyBytes} bytes (got ${bytes.byteLength}); use a random secret, e.g. crypto.randomBytes(32)`,
+      );
     return new Uint8Array(bytes);
   });
 };
@@ -62,13 +66,21 @@ export const signToken = (claims: TokenClaims, keys: readonly Uint8Array[]): str
  * readToken(signToken(claims, keys), keys) // { ok: true, claims }
  * readToken("ao1.e30.AAAA", keys)         // { ok: false, problem: "signature" }
  */
-export const readToken = (token: unknown, keys: readonly Uint8Array[]): { readonly ok: true; readonly claims: TokenClaims } | { readonly ok: false; readonly problem: "malformed" | "signature" } => {
+export const readToken = (
+  token: unknown,
+  keys: readonly Uint8Array[],
+): { readonly ok: true; readonly claims: TokenClaims } | { readonly ok: false; readonly problem: "malformed" | "signature" } => {
   if (typeof token !== "string" || token.length > 16_384) return { ok: false, problem: "malformed" };
   const parts = token.split(".");
   if (parts.length !== 3 || parts[0] !== version) return { ok: false, problem: "malformed" };
   const signed = `${parts[0]}.${parts[1]}`;
   const given = Buffer.from(parts[2] as string, "base64url");
-  if (!keys.some((k) => { const expect = mac(k, signed); return given.length === expect.length && timingSafeEqual(given, expect); }))
+  if (
+    !keys.some((k) => {
+      const expect = mac(k, signed);
+      return given.length === expect.length && timingSafeEqual(given, expect);
+    })
+  )
     return { ok: false, problem: "signature" };
   let claims: unknown;
   try {
@@ -78,7 +90,16 @@ export const readToken = (token: unknown, keys: readonly Uint8Array[]): { readon
   }
   const c = claims as Partial<TokenClaims> | null;
   const text = (v: unknown) => typeof v === "string" && v !== "";
-  if (typeof c !== "object" || c === null || !text(c.id) || !text(c.point) || !text(c.hook) || !text(c.digest) || !Number.isFinite(c.iat) || !Number.isFinite(c.exp))
+  if (
+    typeof c !== "object" ||
+    c === null ||
+    !text(c.id) ||
+    !text(c.point) ||
+    !text(c.hook) ||
+    !text(c.digest) ||
+    !Number.isFinite(c.iat) ||
+    !Number.isFinite(c.exp)
+  )
     return { ok: false, problem: "malformed" };
   return { ok: true, claims: c as TokenClaims };
 };
@@ -94,7 +115,8 @@ export const canonicalJson = (value: unknown): string => {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   const json = (value as { toJSON?: unknown }).toJSON;
   if (typeof json === "function") return canonicalJson(json.call(value));
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined || typeof v === "function" || typeof v === "symbol" ? "null" : canonicalJson(v))).join(",")}]`;
+  if (Array.isArray(value))
+    return `[${value.map((v) => (v === undefined || typeof v === "function" || typeof v === "symbol" ? "null" : canonicalJson(v))).join(",")}]`;
   const entries: string[] = [];
   for (const key of Object.keys(value).sort()) {
     const v = (value as Record<string, unknown>)[key];

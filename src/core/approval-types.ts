@@ -30,12 +30,12 @@ export interface ApprovalRequest {
 export type ApprovalDecision =
   | { readonly decision: "approve"; readonly reason?: string; readonly by?: string }
   | {
-    readonly decision: "deny";
-    readonly reason: string;
-    readonly by?: string;
-    /** Set when nobody answered yet and the run pauses for this approval (durable approvals). */
-    readonly pending?: PendingApproval;
-  }
+      readonly decision: "deny";
+      readonly reason: string;
+      readonly by?: string;
+      /** Set when nobody answered yet and the run pauses for this approval (durable approvals). */
+      readonly pending?: PendingApproval;
+    }
   | { readonly decision: "edit"; readonly input: unknown; readonly reason?: string; readonly by?: string };
 
 /** What an approver may answer: approve, deny (with a reason), or edit (a replacement input of the same shape). */
@@ -95,9 +95,7 @@ export interface DurableAsk {
  * claimed; absent when something answered without a person, such as a permission request hook),
  * or an approval now pending.
  */
-export type DurableAnswer =
-  | { readonly decision: ApprovalDecision; readonly resumed?: string }
-  | { readonly pending: PendingApproval };
+export type DurableAnswer = { readonly decision: ApprovalDecision; readonly resumed?: string } | { readonly pending: PendingApproval };
 
 /** Marks durable approvers (any copy of the library). */
 export const durableApprover: unique symbol = Symbol.for("agent-onion.durable-approver") as never;

@@ -5,7 +5,15 @@
  * and a check: the dispatcher calls untimed hooks inline and comes here for the rest.
  */
 import { Continue, Reject, isHookAction, type HookAction } from "./action.ts";
-import { HookError, HookTimeoutError, NextMisuseError, RejectOnObserveError, describe, type HookFailureKind, type Phase } from "./errors.ts";
+import {
+  HookError,
+  HookTimeoutError,
+  NextMisuseError,
+  RejectOnObserveError,
+  describe,
+  type HookFailureKind,
+  type Phase,
+} from "./errors.ts";
 import { record, Rec } from "./decisions.ts";
 import type { Layer } from "./hook.ts";
 import { HookCtx } from "./hook-context.ts";
@@ -52,7 +60,16 @@ export const mark = (run: Run, layer: Layer): number => (run.rec === Rec.exact |
  * answer, a `Failure`, or a promise of either (a thenable goes back as it is: the caller attaches
  * both handlers in one `then`, so an asynchronous hook costs one promise).
  */
-export const invoke = (run: Run, layer: Layer, phase: Phase, fn: (...args: any[]) => unknown, a: unknown, b: unknown, started: number, own?: RunSignal): unknown => {
+export const invoke = (
+  run: Run,
+  layer: Layer,
+  phase: Phase,
+  fn: (...args: any[]) => unknown,
+  a: unknown,
+  b: unknown,
+  started: number,
+  own?: RunSignal,
+): unknown => {
   if (layer.timeoutMs !== undefined) return invokeTimed(run, layer, phase, fn, a, b, started, own);
   if (phase !== "around") run.current = layer;
   try {
@@ -63,7 +80,14 @@ export const invoke = (run: Run, layer: Layer, phase: Phase, fn: (...args: any[]
 };
 
 /** Continue with `next(answer)` once an asynchronous hook settles; a rejection becomes a `Failure`. */
-export const whenSettled = <T>(run: Run, layer: Layer, phase: Phase, answer: PromiseLike<unknown>, started: number, next: (answer: unknown) => T): Promise<Awaited<T>> =>
+export const whenSettled = <T>(
+  run: Run,
+  layer: Layer,
+  phase: Phase,
+  answer: PromiseLike<unknown>,
+  started: number,
+  next: (answer: unknown) => T,
+): Promise<Awaited<T>> =>
   Promise.resolve(answer).then(next, (cause) => next(thrown(run, layer, phase, cause, started))) as Promise<Awaited<T>>;
 
 /**
@@ -72,7 +96,16 @@ export const whenSettled = <T>(run: Run, layer: Layer, phase: Phase, answer: Pro
  * settles, whichever comes first. An `around` brings its own signal (its call keeps it, see
  * `AroundCall.scope`); other phases get one here, with a context of their own.
  */
-const invokeTimed = (run: Run, layer: Layer, phase: Phase, fn: (...args: any[]) => unknown, a: unknown, b: unknown, started: number, own?: RunSignal): unknown => {
+const invokeTimed = (
+  run: Run,
+  layer: Layer,
+  phase: Phase,
+  fn: (...args: any[]) => unknown,
+  a: unknown,
+  b: unknown,
+  started: number,
+  own?: RunSignal,
+): unknown => {
   const t0 = started || performance.now();
   const signal = own ?? new RunSignal();
   const ctx = phase === "around" ? a : new HookCtx(run, layer.info, run.input, signal);
@@ -178,9 +211,29 @@ class TimedCall {
 export const checkAction = (run: Run, layer: Layer, phase: Phase, raw: unknown, started: number): HookAction | undefined => {
   if (raw instanceof Failure) return failed(run, layer, phase, raw.error, started);
   const answer = snapshot(raw);
-  if (answer === undefined) return failed(run, layer, phase, hookError(run, layer, phase, "invalid-action", new TypeError(`expected Continue, Transform, Reject or Replace, got ${describe(raw)}`), started), started);
+  if (answer === undefined)
+    return failed(
+      run,
+      layer,
+      phase,
+      hookError(
+        run,
+        layer,
+        phase,
+        "invalid-action",
+        new TypeError(`expected Continue, Transform, Reject or Replace, got ${describe(raw)}`),
+        started,
+      ),
+      started,
+    );
   if (answer._tag === "Reject" && run.kind === "observe")
-    return failed(run, layer, phase, hookError(run, layer, phase, "reject-on-observe", new RejectOnObserveError(answer.reason, run.point), started), started);
+    return failed(
+      run,
+      layer,
+      phase,
+      hookError(run, layer, phase, "reject-on-observe", new RejectOnObserveError(answer.reason, run.point), started),
+      started,
+    );
   return answer;
 };
 
@@ -193,7 +246,11 @@ export const snapshot = (answer: unknown): HookAction | undefined => {
   if (answer === Continue) return Continue;
   if (!isHookAction(answer)) return undefined;
   try {
-    return answer._tag === "Continue" ? Continue : answer._tag === "Reject" ? Reject(answer.reason) : { _tag: answer._tag, value: answer.value };
+    return answer._tag === "Continue"
+      ? Continue
+      : answer._tag === "Reject"
+        ? Reject(answer.reason)
+        : { _tag: answer._tag, value: answer.value };
   } catch {
     return undefined;
   }
@@ -218,6 +275,7 @@ export const failedMatch = (run: Run, layer: Layer, cause: unknown): boolean => 
   const error = hookError(run, layer, "match", "threw", cause, 0);
   const open = layer.failMode === "open";
   run.fail(error, open);
-  if (run.rec !== Rec.none) record(run, layer, "match", "Failed", run.rec === Rec.exact ? performance.now() : 0, error.message, open ? "open" : "closed");
+  if (run.rec !== Rec.none)
+    record(run, layer, "match", "Failed", run.rec === Rec.exact ? performance.now() : 0, error.message, open ? "open" : "closed");
   return !open;
 };

@@ -119,8 +119,17 @@ export class PointChains {
     const applying = this.live
       .filter(appliesWithoutSubject)
       // A copy that matches everything: the hook applies without its condition being checked.
-      .map((l) => (l.matcher.needsSubject ? { ...l, matcher: compileMatcher(undefined, l.name), flags: l.flags & ~(LayerFlag.matchesInput | LayerFlag.matchesOutcome) } : l));
-    return (this.unknown = compileChain(this.point, applying, false, this.live.filter((l) => l.matcher.needsSubject)));
+      .map((l) =>
+        l.matcher.needsSubject
+          ? { ...l, matcher: compileMatcher(undefined, l.name), flags: l.flags & ~(LayerFlag.matchesInput | LayerFlag.matchesOutcome) }
+          : l,
+      );
+    return (this.unknown = compileChain(
+      this.point,
+      applying,
+      false,
+      this.live.filter((l) => l.matcher.needsSubject),
+    ));
   }
 
   private compile(subject: string | undefined): Chain {
@@ -128,7 +137,11 @@ export class PointChains {
     for (const l of this.dependent) signature += l.matcher.matchSubject(subject) ? "1" : "0";
     let chain = this.bySignature.get(signature);
     if (chain === undefined) {
-      chain = compileChain(this.point, this.live.filter((l) => l.matcher.all || l.matcher.matchSubject(subject)), false);
+      chain = compileChain(
+        this.point,
+        this.live.filter((l) => l.matcher.all || l.matcher.matchSubject(subject)),
+        false,
+      );
       this.bySignature.set(signature, chain);
     }
     return chain;

@@ -10,7 +10,15 @@ import type { DeepReadonly } from "./readonly.ts";
 import type { StateStore } from "./state.ts";
 import type { Trace, TraceEntry } from "./trace.ts";
 
-export type { ApprovalAnswer, ApprovalDecision, ApprovalHandler, ApprovalRequest, Approver, DurableApprover, PendingApproval } from "./approval-types.ts";
+export type {
+  ApprovalAnswer,
+  ApprovalDecision,
+  ApprovalHandler,
+  ApprovalRequest,
+  Approver,
+  DurableApprover,
+  PendingApproval,
+} from "./approval-types.ts";
 
 /** What a hook may know about itself. */
 export interface HookInfo {
@@ -58,7 +66,12 @@ export interface HookContext<I = unknown> {
    * hooks outside this one are asked again about it before the operation. With durable approvals
    * the answer may be a `deny` carrying `pending`: the run then ends `Interrupted` when this hook rejects.
    */
-  approve(request: { readonly reason?: string; readonly hook: string; readonly input?: unknown; readonly signal?: AbortSignal }): Promise<ApprovalDecision>;
+  approve(request: {
+    readonly reason?: string;
+    readonly hook: string;
+    readonly input?: unknown;
+    readonly signal?: AbortSignal;
+  }): Promise<ApprovalDecision>;
   /** Keep `stack.flush()` waiting for background work this hook started (fire-and-forget HTTP, audit writes). */
   waitUntil(work: PromiseLike<unknown>): void;
   /**

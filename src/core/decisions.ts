@@ -76,8 +76,14 @@ const onTheWayIn = (phase: Phase): boolean => phase === "before" || phase === "m
  * call that nobody timed (compact recording only: see the module comment).
  */
 export const record = (
-  run: Recorder, layer: Layer, phase: Phase, action: TraceAction, started: number,
-  reason?: string, failMode?: "open" | "closed", rejected?: string,
+  run: Recorder,
+  layer: Layer,
+  phase: Phase,
+  action: TraceAction,
+  started: number,
+  reason?: string,
+  failMode?: "open" | "closed",
+  rejected?: string,
 ): void => {
   let at: number;
   let ms: number;
@@ -102,8 +108,15 @@ export const record = (
 };
 
 const toEntry = (
-  run: Recorder, layer: Layer, phase: Phase, action: TraceAction, reason: string | undefined, at: number, ms: number,
-  failMode: "open" | "closed" | undefined, rejected: string | undefined,
+  run: Recorder,
+  layer: Layer,
+  phase: Phase,
+  action: TraceAction,
+  reason: string | undefined,
+  at: number,
+  ms: number,
+  failMode: "open" | "closed" | undefined,
+  rejected: string | undefined,
 ): TraceEntry => ({
   point: run.point,
   runId: run.runId,

@@ -28,7 +28,18 @@
  */
 import { Continue, type HookAction } from "./action.ts";
 import {
-  applyBefore, applyExit, collectedOutcome, describeOutcome, freeze, ownOutcome, reasonOf, rechecked, toCompleted, toFailed, vetoed, type Veto,
+  applyBefore,
+  applyExit,
+  collectedOutcome,
+  describeOutcome,
+  freeze,
+  ownOutcome,
+  reasonOf,
+  rechecked,
+  toCompleted,
+  toFailed,
+  vetoed,
+  type Veto,
 } from "./answers.ts";
 import { failed, failedMatch, hookError, invoke, mark, snapshot, thrown, whenSettled, Failure } from "./call.ts";
 import { Rec, RangePhase, record, recordRange } from "./decisions.ts";
@@ -108,7 +119,8 @@ const forward = (run: Run, f: Frame): Step => {
         if (compact) recordRange(run, RangePhase.before, from, i - 1);
         from = i + 1;
         f.i = i;
-        if (isThenable(answer)) return whenSettled(run, layer, "before", answer, started, laterBefore(run, f, layer, asyncStart(run, started)));
+        if (isThenable(answer))
+          return whenSettled(run, layer, "before", answer, started, laterBefore(run, f, layer, asyncStart(run, started)));
         if (applyBefore(run, f, layer, answer, started)) return shortCircuit(run, f);
         run.input = f.payload;
       }
@@ -137,14 +149,16 @@ const asyncStart = (run: Run, started: number): number => (started !== 0 || run.
  * Continuations are made by functions rather than inline in the loops: an inline closure would
  * capture the loop's block scope, which unoptimised code allocates on every iteration.
  */
-const laterBefore = (run: Run, f: Frame, layer: Layer, started: number) => (answer: unknown): Step => {
-  if (run.settled) return abandoned(run, f); // the run was aborted: start nothing more (C2)
-  if (applyBefore(run, f, layer, answer, started)) return shortCircuit(run, f);
-  if (layer.recheck) approved(run, layer, f.payload);
-  if (layer.around !== undefined) return new AroundCall(run, f, layer).begin();
-  f.i++;
-  return forward(run, f);
-};
+const laterBefore =
+  (run: Run, f: Frame, layer: Layer, started: number) =>
+  (answer: unknown): Step => {
+    if (run.settled) return abandoned(run, f); // the run was aborted: start nothing more (C2)
+    if (applyBefore(run, f, layer, answer, started)) return shortCircuit(run, f);
+    if (layer.recheck) approved(run, layer, f.payload);
+    if (layer.around !== undefined) return new AroundCall(run, f, layer).begin();
+    f.i++;
+    return forward(run, f);
+  };
 
 /** Remember what a `recheck` gate approved (its own Transform included). */
 const approved = (run: Run, layer: Layer, input: unknown): void => {
@@ -245,7 +259,9 @@ const recheck = (run: Run, f: Frame, pending: [Layer, unknown][], thenRechecks =
     const answer = invoke(run, layer, "before", layer.before as AnyFn, f.payload, undefined, started);
     if (isThenable(answer)) {
       const at = asyncStart(run, started);
-      return whenSettled(run, layer, "before", answer, started, (a) => (rechecked(run, f, layer, a, at) ? unwind(run, f) : recheck(run, f, pending, thenRechecks)));
+      return whenSettled(run, layer, "before", answer, started, (a) =>
+        rechecked(run, f, layer, a, at) ? unwind(run, f) : recheck(run, f, pending, thenRechecks),
+      );
     }
     if (rechecked(run, f, layer, answer, started)) return unwind(run, f);
   }
@@ -344,7 +360,12 @@ const unwind = (run: Run, f: Frame): Step => {
   const same = f.transforms === undefined;
   if (same) run.input = f.initial;
   let phase = exitPhase(f);
-  let value = phase === RangePhase.after ? (f.outcome as { value: unknown }).value : phase === RangePhase.recover ? (f.outcome as { error: unknown }).error : undefined;
+  let value =
+    phase === RangePhase.after
+      ? (f.outcome as { value: unknown }).value
+      : phase === RangePhase.recover
+        ? (f.outcome as { error: unknown }).error
+        : undefined;
   let from = f.j;
   for (let j = f.j; j >= start; j--) {
     const layer = layers[j] as Layer;
@@ -391,7 +412,12 @@ const unwind = (run: Run, f: Frame): Step => {
         }
         applyExit(run, f, layer, exit, answer, started);
         phase = exitPhase(f);
-        value = phase === RangePhase.after ? (f.outcome as { value: unknown }).value : phase === RangePhase.recover ? (f.outcome as { error: unknown }).error : undefined;
+        value =
+          phase === RangePhase.after
+            ? (f.outcome as { value: unknown }).value
+            : phase === RangePhase.recover
+              ? (f.outcome as { error: unknown }).error
+              : undefined;
       }
     }
     if ((flags & LayerFlag.settles) !== 0) {
@@ -408,7 +434,13 @@ const unwind = (run: Run, f: Frame): Step => {
 const matchesOnExit = (run: Run, f: Frame, layer: Layer, j: number, same: boolean): boolean => {
   const input = same ? f.initial : inputAt(f, j);
   try {
-    return layer.matcher.test(run.subject, input, () => run.detailOf(input), run.metadata, () => run.stepTypeOf(f.outcome, input));
+    return layer.matcher.test(
+      run.subject,
+      input,
+      () => run.detailOf(input),
+      run.metadata,
+      () => run.stepTypeOf(f.outcome, input),
+    );
   } catch (cause) {
     return failedMatch(run, layer, cause);
   }
@@ -419,13 +451,15 @@ const exitPhase = (f: Frame): number =>
   f.final ? -1 : f.outcome?._tag === "Completed" ? RangePhase.after : f.outcome?._tag === "Failed" ? RangePhase.recover : -1;
 
 /** The continuation of an asynchronous `after`/`recover` (see `laterBefore`). */
-const laterExit = (run: Run, f: Frame, layer: Layer, exit: "after" | "recover", started: number) => (answer: unknown): Step => {
-  if (run.settled) return abandoned(run, f);
-  applyExit(run, f, layer, exit, answer, started);
-  if ((layer.flags & LayerFlag.settles) !== 0) endLayer(run, f, f.j);
-  f.j--;
-  return unwind(run, f);
-};
+const laterExit =
+  (run: Run, f: Frame, layer: Layer, exit: "after" | "recover", started: number) =>
+  (answer: unknown): Step => {
+    if (run.settled) return abandoned(run, f);
+    applyExit(run, f, layer, exit, answer, started);
+    if ((layer.flags & LayerFlag.settles) !== 0) endLayer(run, f, f.j);
+    f.j--;
+    return unwind(run, f);
+  };
 
 /**
  * A frame ran to its end: the around call that opened it is told, or, for the outermost frame, the
@@ -460,7 +494,9 @@ const rejectedMisuse = (misuse: NextMisuseError): Promise<Outcome> => {
  * resolved promises and starve the process.
  */
 const runSettledFirst = (run: Run, layer: Layer, first: boolean): Promise<Outcome> =>
-  first ? Promise.resolve(settledUnder(run)) : rejectedMisuse(new NextMisuseError(`next() called again after the run settled: hook "${layer.name}" already has the run's outcome`));
+  first
+    ? Promise.resolve(settledUnder(run))
+    : rejectedMisuse(new NextMisuseError(`next() called again after the run settled: hook "${layer.name}" already has the run's outcome`));
 
 /** What `pending` holds while the inside of a next() call has not returned its first step yet. */
 const inFlight: Promise<Outcome> = new Promise<Outcome>(noop);
@@ -595,7 +631,15 @@ class AroundCall implements Frame {
   passOn(): Step {
     const { run, layer } = this;
     if (run.settled) return this.settleLater(this.last);
-    if (run.rec !== Rec.none) record(run, layer, "around", layer.shadow ? "Continue" : "Outcome", this.stamp, layer.shadow ? "shadow" : describeOutcome(this.last as Outcome));
+    if (run.rec !== Rec.none)
+      record(
+        run,
+        layer,
+        "around",
+        layer.shadow ? "Continue" : "Outcome",
+        this.stamp,
+        layer.shadow ? "shadow" : describeOutcome(this.last as Outcome),
+      );
     this.outer.j = this.outer.i;
     return this.leave(this.last as Outcome, this.lastFinal);
   }
@@ -684,7 +728,15 @@ class AroundCall implements Frame {
    */
   passOnTail(): void {
     const { run, layer, outer } = this;
-    if (run.rec !== Rec.none) record(run, layer, "around", layer.shadow ? "Continue" : "Outcome", this.stamp, layer.shadow ? "shadow" : describeOutcome(this.last as Outcome));
+    if (run.rec !== Rec.none)
+      record(
+        run,
+        layer,
+        "around",
+        layer.shadow ? "Continue" : "Outcome",
+        this.stamp,
+        layer.shadow ? "shadow" : describeOutcome(this.last as Outcome),
+      );
     outer.j = outer.i;
     outer.outcome = this.last;
     outer.final = this.lastFinal;
@@ -724,14 +776,16 @@ class AroundCall implements Frame {
       return collected ?? this.leave(outcome, passed && this.lastFinal);
     }
     const action = snapshot(answer);
-    if (action === undefined) return this.failure(answer, "invalid-action", new TypeError(`expected an action or an Outcome, got ${describe(answer)}`));
+    if (action === undefined)
+      return this.failure(answer, "invalid-action", new TypeError(`expected an action or an Outcome, got ${describe(answer)}`));
     return this.apply(action);
   }
 
   /** An action the hook returned, read once. */
   apply(answer: HookAction): Step {
     const { run, layer } = this;
-    if (answer._tag === "Reject" && run.kind === "observe") return this.failure(answer, "reject-on-observe", new RejectOnObserveError(answer.reason, run.point));
+    if (answer._tag === "Reject" && run.kind === "observe")
+      return this.failure(answer, "reject-on-observe", new RejectOnObserveError(answer.reason, run.point));
     if (answer._tag === "Continue") return this.recorded("Continue");
     if (this.lastFinal) return this.ignored();
     if (run.rec !== Rec.none) record(run, layer, "around", answer._tag, this.stamp, reasonOf(answer));
@@ -801,16 +855,17 @@ class AroundCall implements Frame {
 
   /** Record the decision first, so the trace keeps the order of events, then pass through. */
   recorded(action: "Outcome" | "Continue"): Step {
-    if (this.run.rec !== Rec.none) record(this.run, this.layer, "around", action, this.stamp, this.last === undefined ? undefined : describeOutcome(this.last));
+    if (this.run.rec !== Rec.none)
+      record(this.run, this.layer, "around", action, this.stamp, this.last === undefined ? undefined : describeOutcome(this.last));
     return this.passThrough();
   }
 
   /** This hook tried to change a final outcome: ignored, and said so (R3). */
   ignored(): Step {
-    if (this.run.rec !== Rec.none) record(this.run, this.layer, "around", "Ignored", this.stamp, "the inner outcome was final (Replace or Reject in an after)");
+    if (this.run.rec !== Rec.none)
+      record(this.run, this.layer, "around", "Ignored", this.stamp, "the inner outcome was final (Replace or Reject in an after)");
     return this.leave(this.last as Outcome, true);
   }
 }
 
 type AnyFn = (...args: any[]) => unknown;
-

@@ -7,13 +7,7 @@
 export type Phase = "before" | "after" | "around" | "recover" | "onSettled" | "observe" | "operation" | "match" | "approval";
 
 /** Why a hook failed (R6). */
-export type HookFailureKind =
-  | "threw"
-  | "timeout"
-  | "invalid-action"
-  | "reject-on-observe"
-  | "next-misuse"
-  | "aborted";
+export type HookFailureKind = "threw" | "timeout" | "invalid-action" | "reject-on-observe" | "next-misuse" | "aborted";
 
 const brand = Symbol.for("agent-onion.error");
 
@@ -89,9 +83,7 @@ export class HookError extends AgentOnionError {
     override readonly cause: unknown,
     readonly source?: string,
   ) {
-    super(
-      `hook "${hook}"${source ? ` (${source})` : ""} failed in ${phase} on ${point}: ${describeKind(kind)}: ${describe(cause)}`,
-    );
+    super(`hook "${hook}"${source ? ` (${source})` : ""} failed in ${phase} on ${point}: ${describeKind(kind)}: ${describe(cause)}`);
   }
 }
 
@@ -178,7 +170,11 @@ export class RejectOnObserveError extends TypeError {
     /** The hook answered a `Rejected` outcome (an around hook) rather than `Reject`. */
     outcome = false,
   ) {
-    super(outcome ? `a Rejected outcome is not allowed on observation point ${point}` : `Reject("${reason}") is not allowed on observation point ${point}`);
+    super(
+      outcome
+        ? `a Rejected outcome is not allowed on observation point ${point}`
+        : `Reject("${reason}") is not allowed on observation point ${point}`,
+    );
   }
 }
 brandError(RejectOnObserveError);
@@ -197,11 +193,17 @@ export class HookTimeoutError extends AgentOnionError {
 }
 
 const describeKind = (kind: HookFailureKind): string =>
-  kind === "threw" ? "threw" :
-  kind === "timeout" ? "timed out" :
-  kind === "invalid-action" ? "returned an invalid action" :
-  kind === "reject-on-observe" ? "returned Reject on an observation point" :
-  kind === "next-misuse" ? "misused next()" : "was aborted";
+  kind === "threw"
+    ? "threw"
+    : kind === "timeout"
+      ? "timed out"
+      : kind === "invalid-action"
+        ? "returned an invalid action"
+        : kind === "reject-on-observe"
+          ? "returned Reject on an observation point"
+          : kind === "next-misuse"
+            ? "misused next()"
+            : "was aborted";
 
 /**
  * Turn anything thrown into readable text. Hooks may throw `undefined`, strings, symbols or
@@ -260,5 +262,4 @@ const clean = (text: string): string =>
  * @example
  * toError("boom").message // "boom"
  */
-export const toError = (cause: unknown): Error =>
-  cause instanceof Error ? cause : new Error(describe(cause), { cause });
+export const toError = (cause: unknown): Error => (cause instanceof Error ? cause : new Error(describe(cause), { cause }));

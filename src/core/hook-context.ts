@@ -82,23 +82,52 @@ export class HookCtx<I = unknown> implements HookContext<I> {
     const own = this.#own;
     return own === undefined ? this.#run.signal : own.signal;
   }
-  get point(): string { return this.#run.point; }
-  get kind(): PointKind { return this.#run.kind; }
-  get subject(): string | undefined { return this.#run.subject; }
-  get sessionId(): string | undefined { return this.#run.sessionId; }
-  get runId(): string { return this.#run.runId; }
-  get callId(): string { return this.#run.callId; }
-  get metadata(): Readonly<Record<string, unknown>> { return this.#run.metadata; }
-  get path(): readonly string[] { return this.#run.path; }
-  get store(): StateStore { return this.#run.store; }
-  state(scope?: "session" | "global"): StateStore { return this.#run.state(scope); }
-  addContext(text: string): void { this.#run.addContextFrom(this.hook.name, text); }
+  get point(): string {
+    return this.#run.point;
+  }
+  get kind(): PointKind {
+    return this.#run.kind;
+  }
+  get subject(): string | undefined {
+    return this.#run.subject;
+  }
+  get sessionId(): string | undefined {
+    return this.#run.sessionId;
+  }
+  get runId(): string {
+    return this.#run.runId;
+  }
+  get callId(): string {
+    return this.#run.callId;
+  }
+  get metadata(): Readonly<Record<string, unknown>> {
+    return this.#run.metadata;
+  }
+  get path(): readonly string[] {
+    return this.#run.path;
+  }
+  get store(): StateStore {
+    return this.#run.store;
+  }
+  state(scope?: "session" | "global"): StateStore {
+    return this.#run.state(scope);
+  }
+  addContext(text: string): void {
+    this.#run.addContextFrom(this.hook.name, text);
+  }
   approve(request: ApprovalRequestOf): Promise<ApprovalDecision> {
     // Checked here, so a hook that passes nothing gets a TypeError it can read, not a crash inside.
-    if (typeof request !== "object" || request === null) return Promise.reject(new TypeError(`ctx.approve: request must be an object { hook, reason?, input?, signal? }, got ${request === null ? "null" : typeof request}`));
+    if (typeof request !== "object" || request === null)
+      return Promise.reject(
+        new TypeError(
+          `ctx.approve: request must be an object { hook, reason?, input?, signal? }, got ${request === null ? "null" : typeof request}`,
+        ),
+      );
     return this.#run.approve(request, this.hook, this.#own);
   }
-  waitUntil(work: PromiseLike<unknown>): void { this.#run.waitUntil(work); }
+  waitUntil(work: PromiseLike<unknown>): void {
+    this.#run.waitUntil(work);
+  }
   local<T>(key: ContextKey<T>): T | undefined;
   local<T>(key: ContextKey<T>, value: T): T;
   local<T>(key: ContextKey<T>, value?: T): T | undefined {

@@ -89,11 +89,17 @@ export interface Hook<I = any, O = any, K extends PointKind = PointKind> {
    * The phase on the way out on a completed outcome; or, as a list of hook names, the hooks this
    * one runs after (the same as `order.after`, for hooks that have no `after` phase).
    */
-  readonly after?: ((output: DeepReadonly<O>, input: DeepReadonly<I>, ctx: HookContext<I>) => MaybePromise<AfterAction<O, K>>) | readonly string[];
+  readonly after?:
+    | ((output: DeepReadonly<O>, input: DeepReadonly<I>, ctx: HookContext<I>) => MaybePromise<AfterAction<O, K>>)
+    | readonly string[];
   /** Wraps the inside of the onion: call `next()` to run it, or return an action instead. */
   readonly around?: (ctx: HookContext<I>, next: Next<I, O>) => MaybePromise<AroundResult<O, K>>;
   /** Runs when the inside failed; may replace the failure with an output, or let it stand. */
-  readonly recover?: (error: unknown, input: DeepReadonly<I>, ctx: HookContext<I>) => MaybePromise<Replace<O | DeepReadonly<O>> | Continue | void>;
+  readonly recover?: (
+    error: unknown,
+    input: DeepReadonly<I>,
+    ctx: HookContext<I>,
+  ) => MaybePromise<Replace<O | DeepReadonly<O>> | Continue | void>;
   /**
    * Called exactly once for each time this hook's layer was entered, with the outcome as the
    * layer ends: after its `after` or `recover`, on a rejection, a failure, its own timeout, the
@@ -155,13 +161,26 @@ export interface Layer {
 }
 
 const phases = ["before", "after", "around", "recover", "onSettled", "observe"] as const;
-const known = new Set<string>(["name", "priority", "order", "match", "timeoutMs", "failMode", "shadow", "recheck", "disabled", "source", ...phases]);
+const known = new Set<string>([
+  "name",
+  "priority",
+  "order",
+  "match",
+  "timeoutMs",
+  "failMode",
+  "shadow",
+  "recheck",
+  "disabled",
+  "source",
+  ...phases,
+]);
 
 /** A list of hook names given for an order, checked. */
 const names = (name: string, field: string, value: unknown): readonly string[] => {
   if (!Array.isArray(value)) throw new RegistrationError(name, field, `must be a list of hook names, got ${describeGiven(value)}`);
   for (const entry of value as unknown[])
-    if (typeof entry !== "string" || entry.trim() === "") throw new RegistrationError(name, field, `must list hook names (non-empty strings), got ${describeGiven(entry)}`);
+    if (typeof entry !== "string" || entry.trim() === "")
+      throw new RegistrationError(name, field, `must list hook names (non-empty strings), got ${describeGiven(entry)}`);
   return Object.freeze([...(value as string[])]);
 };
 
@@ -172,8 +191,10 @@ const orderOf = (name: string, s: Record<string, unknown>): Layer["order"] => {
     throw new RegistrationError(name, "order", `must be an object with before and/or after lists, got ${describeGiven(order)}`);
   const o = (order ?? {}) as Record<string, unknown>;
   for (const key of Object.keys(o))
-    if (key !== "before" && key !== "after" && key !== "optional") throw new RegistrationError(name, `order.${key}`, "is not an order field (expected before, after or optional)");
-  if (o.optional !== undefined && typeof o.optional !== "boolean") throw new RegistrationError(name, "order.optional", `must be a boolean, got ${describeGiven(o.optional)}`);
+    if (key !== "before" && key !== "after" && key !== "optional")
+      throw new RegistrationError(name, `order.${key}`, "is not an order field (expected before, after or optional)");
+  if (o.optional !== undefined && typeof o.optional !== "boolean")
+    throw new RegistrationError(name, "order.optional", `must be a boolean, got ${describeGiven(o.optional)}`);
   const before = [
     ...(o.before === undefined ? [] : names(name, "order.before", o.before)),
     ...(Array.isArray(s.before) ? names(name, "before", s.before) : []),
@@ -188,11 +209,14 @@ const orderOf = (name: string, s: Record<string, unknown>): Layer["order"] => {
 
 /** Validate a user's hook spec for a point of `kind`; throws `RegistrationError` naming the hook and the field. */
 export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointName: string, hasStepType = false): Layer => {
-  if (typeof spec !== "object" || spec === null) throw new RegistrationError("?", "spec", `on point "${pointName}" must be an object, got ${spec === null ? "null" : typeof spec}`);
+  if (typeof spec !== "object" || spec === null)
+    throw new RegistrationError("?", "spec", `on point "${pointName}" must be an object, got ${spec === null ? "null" : typeof spec}`);
   const s = spec as Record<string, unknown>;
   const name = s.name;
-  if (typeof name !== "string" || name.trim() === "") throw new RegistrationError(String(name ?? "?"), "name", "must be a non-empty string");
-  for (const key of Object.keys(s)) if (!known.has(key)) throw new RegistrationError(name, key, `is not a hook field (expected one of ${[...known].join(", ")})`);
+  if (typeof name !== "string" || name.trim() === "")
+    throw new RegistrationError(String(name ?? "?"), "name", "must be a non-empty string");
+  for (const key of Object.keys(s))
+    if (!known.has(key)) throw new RegistrationError(name, key, `is not a hook field (expected one of ${[...known].join(", ")})`);
   const order = orderOf(name, s);
   let any = false;
   for (const phase of phases) {
@@ -200,7 +224,12 @@ export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointNa
     if (fn === undefined) continue;
     // `before` and `after` may also be lists of names (an order), checked by orderOf.
     if ((phase === "before" || phase === "after") && Array.isArray(fn)) continue;
-    if (typeof fn !== "function") throw new RegistrationError(name, phase, `must be a function${phase === "before" || phase === "after" ? " or a list of hook names" : ""}, got ${fn === null ? "null" : typeof fn}`);
+    if (typeof fn !== "function")
+      throw new RegistrationError(
+        name,
+        phase,
+        `must be a function${phase === "before" || phase === "after" ? " or a list of hook names" : ""}, got ${fn === null ? "null" : typeof fn}`,
+      );
     any = true;
   }
   if (!any) throw new RegistrationError(name, "before/after/around/recover/onSettled/observe", "needs at least one function");
@@ -208,29 +237,54 @@ export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointNa
   const after = typeof s.after === "function" ? (s.after as AnyFn) : undefined;
   if (s.recheck === true && before === undefined) throw new RegistrationError(name, "recheck", "needs a before function to re-run");
   const priority = s.priority ?? Priority.default;
-  if (typeof priority !== "number" || Number.isNaN(priority)) throw new RegistrationError(name, "priority", `must be a finite number, got ${String(priority)}`);
-  if (!Number.isFinite(priority)) throw new RegistrationError(name, "priority", `must be a finite number, got ${String(priority)} (use Priority.outermost or Priority.innermost)`);
+  if (typeof priority !== "number" || Number.isNaN(priority))
+    throw new RegistrationError(name, "priority", `must be a finite number, got ${String(priority)}`);
+  if (!Number.isFinite(priority))
+    throw new RegistrationError(
+      name,
+      "priority",
+      `must be a finite number, got ${String(priority)} (use Priority.outermost or Priority.innermost)`,
+    );
   const timeoutMs = s.timeoutMs;
   if (timeoutMs !== undefined && !isTimeoutMs(timeoutMs))
     throw new RegistrationError(name, "timeoutMs", `must be a positive number of ms up to 2147483647, got ${String(timeoutMs)}`);
   const failMode = s.failMode ?? (kind === "gate" ? "closed" : "open");
-  if (failMode !== "open" && failMode !== "closed") throw new RegistrationError(name, "failMode", `must be "open" or "closed", got ${String(failMode)}`);
+  if (failMode !== "open" && failMode !== "closed")
+    throw new RegistrationError(name, "failMode", `must be "open" or "closed", got ${String(failMode)}`);
   for (const flag of ["shadow", "recheck", "disabled"] as const)
-    if (s[flag] !== undefined && typeof s[flag] !== "boolean") throw new RegistrationError(name, flag, `must be a boolean, got ${typeof s[flag]}`);
+    if (s[flag] !== undefined && typeof s[flag] !== "boolean")
+      throw new RegistrationError(name, flag, `must be a boolean, got ${typeof s[flag]}`);
   if (s.source !== undefined && typeof s.source !== "string") throw new RegistrationError(name, "source", "must be a string");
   if (order !== undefined)
-    for (const [field, list] of [["before", order.before], ["after", order.after]] as const)
-      if (list.includes(name)) throw new RegistrationError(name, field === "before" ? "order.before" : "order.after", `names the hook itself ("${name}"), which is a cycle`);
+    for (const [field, list] of [
+      ["before", order.before],
+      ["after", order.after],
+    ] as const)
+      if (list.includes(name))
+        throw new RegistrationError(
+          name,
+          field === "before" ? "order.before" : "order.after",
+          `names the hook itself ("${name}"), which is a cycle`,
+        );
   const shadow = s.shadow === true;
   const source = s.source as string | undefined;
   const matcher = compileHookMatch(s.match, name, { name: pointName, hasStepType });
   const outcome = matcher.needsOutcome === true;
   if (outcome) {
     // A matcher compiled beforehand (compileMatcher) was not checked against this point.
-    if (!hasStepType) throw new RegistrationError(name, "match", `reads the step type, and point "${pointName}" has none (a point gets one from its stepType option; the agent's step point has one)`);
+    if (!hasStepType)
+      throw new RegistrationError(
+        name,
+        "match",
+        `reads the step type, and point "${pointName}" has none (a point gets one from its stepType option; the agent's step point has one)`,
+      );
     const early = (["before", "around", "onSettled"] as const).filter((p) => typeof s[p] === "function");
     if (early.length > 0)
-      throw new RegistrationError(name, "match", `reads the step type, which is known only once the run has ended, so the hook may have after, recover and observe only (it has ${early.join(" and ")}); register the rest as another hook`);
+      throw new RegistrationError(
+        name,
+        "match",
+        `reads the step type, which is known only once the run has ended, so the hook may have after, recover and observe only (it has ${early.join(" and ")}); register the rest as another hook`,
+      );
   }
   const onSettled = s.onSettled as AnyFn | undefined;
   // A plain object, not frozen: it never leaves the stack (hooks see `info`), and frozen objects
@@ -254,8 +308,12 @@ export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointNa
     recover: s.recover as AnyFn | undefined,
     onSettled,
     observe: s.observe as AnyFn | undefined,
-    flags: (outcome ? LayerFlag.matchesOutcome : matcher.needsInput ? LayerFlag.matchesInput : 0) | (onSettled !== undefined ? LayerFlag.settles : 0) | (timeoutMs !== undefined ? LayerFlag.timed : 0) |
-      (s.recheck === true ? LayerFlag.recheck : 0) | (s.around !== undefined ? LayerFlag.around : 0),
+    flags:
+      (outcome ? LayerFlag.matchesOutcome : matcher.needsInput ? LayerFlag.matchesInput : 0) |
+      (onSettled !== undefined ? LayerFlag.settles : 0) |
+      (timeoutMs !== undefined ? LayerFlag.timed : 0) |
+      (s.recheck === true ? LayerFlag.recheck : 0) |
+      (s.around !== undefined ? LayerFlag.around : 0),
     info: Object.freeze({ name, shadow, source }),
   };
 };

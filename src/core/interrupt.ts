@@ -17,7 +17,14 @@
 import { randomUUID } from "node:crypto";
 import { readAnswer } from "./approval-answer.ts";
 import { digestOf, readToken, signToken, signingKeys, type TokenClaims } from "./approval-token.ts";
-import { durableApprover, type ApprovalDecision, type DurableAnswer, type DurableApprover, type DurableAsk, type PendingApproval } from "./approval-types.ts";
+import {
+  durableApprover,
+  type ApprovalDecision,
+  type DurableAnswer,
+  type DurableApprover,
+  type DurableAsk,
+  type PendingApproval,
+} from "./approval-types.ts";
 import type { RunOptions } from "./context.ts";
 import { AgentOnionError, describeGiven } from "./errors.ts";
 import type { Outcome } from "./outcome.ts";
@@ -136,7 +143,10 @@ export class ApprovalTamperedError extends ApprovalTokenError {
  */
 export class ApprovalExpiredError extends ApprovalTokenError {
   override name = "ApprovalExpiredError";
-  constructor(approvalId: string, readonly expiresAt: number) {
+  constructor(
+    approvalId: string,
+    readonly expiresAt: number,
+  ) {
     super("expired", approvalId, `approval ${approvalId} expired at ${new Date(expiresAt).toISOString()}`);
   }
 }
@@ -202,12 +212,16 @@ export class DurableApprovals implements DurableApprover {
       this.#replays = clone.replays;
       return;
     }
-    if (typeof options !== "object" || options === null) throw new TypeError(`durableApprovals: options must be an object { store, key }, got ${describeGiven(options)}`);
+    if (typeof options !== "object" || options === null)
+      throw new TypeError(`durableApprovals: options must be an object { store, key }, got ${describeGiven(options)}`);
     const { store, ttlMs = dayMs, prefix = "approvals", now = Date.now } = options;
     for (const method of ["get", "set", "delete", "incr", "scope"] as const)
-      if (typeof (store as Partial<StateStore> | undefined)?.[method] !== "function") throw new TypeError(`durableApprovals: store must be a StateStore (MemoryStore, RedisStore), got ${describeGiven(store)}`);
-    if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) throw new TypeError(`durableApprovals: ttlMs must be a positive integer of ms, got ${String(ttlMs)}`);
-    if (typeof prefix !== "string" || prefix === "") throw new TypeError(`durableApprovals: prefix must be a non-empty string, got ${describeGiven(prefix)}`);
+      if (typeof (store as Partial<StateStore> | undefined)?.[method] !== "function")
+        throw new TypeError(`durableApprovals: store must be a StateStore (MemoryStore, RedisStore), got ${describeGiven(store)}`);
+    if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0)
+      throw new TypeError(`durableApprovals: ttlMs must be a positive integer of ms, got ${String(ttlMs)}`);
+    if (typeof prefix !== "string" || prefix === "")
+      throw new TypeError(`durableApprovals: prefix must be a non-empty string, got ${describeGiven(prefix)}`);
     if (typeof now !== "function") throw new TypeError(`durableApprovals: now must be a function, got ${describeGiven(now)}`);
     this.#store = store.scope(prefix);
     this.#keys = signingKeys(options.key);
@@ -281,7 +295,13 @@ export class DurableApprovals implements DurableApprover {
    */
   verify(token: string): TokenClaims {
     const read = readToken(token, this.#keys);
-    if (!read.ok) throw new ApprovalTamperedError(undefined, read.problem === "signature" ? "its signature does not match (another key signed it, or it was changed)" : "it is not an approval token");
+    if (!read.ok)
+      throw new ApprovalTamperedError(
+        undefined,
+        read.problem === "signature"
+          ? "its signature does not match (another key signed it, or it was changed)"
+          : "it is not an approval token",
+      );
     const claims = read.claims;
     if (this.#now() >= claims.exp) throw new ApprovalExpiredError(claims.id, claims.exp);
     return claims;
@@ -341,9 +361,17 @@ export class DurableApprovals implements DurableApprover {
    * @example
    * const outcome = await approvals.resume(stack, token, { decision: "approve", by: "alice" }, (call, ctx) => runTool(call, ctx.signal))
    */
-  async resume<O = unknown>(stack: ResumableStack, token: string, decision: unknown, operation: (input: any, ctx: any) => unknown, options: RunOptions = {}): Promise<Outcome<O>> {
-    if (typeof stack?.run !== "function") throw new TypeError(`approvals.resume: stack must be a stack with run, got ${describeGiven(stack)}`);
-    if (typeof operation !== "function") throw new TypeError(`approvals.resume: operation must be a function, got ${describeGiven(operation)}`);
+  async resume<O = unknown>(
+    stack: ResumableStack,
+    token: string,
+    decision: unknown,
+    operation: (input: any, ctx: any) => unknown,
+    options: RunOptions = {},
+  ): Promise<Outcome<O>> {
+    if (typeof stack?.run !== "function")
+      throw new TypeError(`approvals.resume: stack must be a stack with run, got ${describeGiven(stack)}`);
+    if (typeof operation !== "function")
+      throw new TypeError(`approvals.resume: operation must be a function, got ${describeGiven(operation)}`);
     const claimed = await this.claim(token, decision);
     return stack.run(claimed.point, claimed.input, operation, {
       ...claimed.options,

@@ -5,8 +5,15 @@
  */
 import { describeGiven } from "./errors.ts";
 import {
-  checkAmount, checkDelta, checkKey, checkTtl, encodeValue, settledIdsKeptMs,
-  type Admission, type SetOptions, type StateStore,
+  checkAmount,
+  checkDelta,
+  checkKey,
+  checkTtl,
+  encodeValue,
+  settledIdsKeptMs,
+  type Admission,
+  type SetOptions,
+  type StateStore,
 } from "./state.ts";
 
 /**
@@ -74,7 +81,8 @@ export class MemoryStore implements StateStore {
     if (typeof now !== "function") throw new TypeError(`MemoryStore: now must be a function, got ${describeGiven(now)}`);
     const sweep = options.sweepIntervalMs ?? 30_000;
     // NaN or a negative interval would sweep the whole map on every write; Infinity never would.
-    if (typeof sweep !== "number" || !Number.isFinite(sweep) || sweep < 0) throw new RangeError(`MemoryStore: sweepIntervalMs must be a finite number of ms, 0 or more, got ${String(sweep)}`);
+    if (typeof sweep !== "number" || !Number.isFinite(sweep) || sweep < 0)
+      throw new RangeError(`MemoryStore: sweepIntervalMs must be a finite number of ms, 0 or more, got ${String(sweep)}`);
     this.#shared = {
       now,
       sweepIntervalMs: sweep,

@@ -99,7 +99,13 @@ export class ObserverQueue {
   /** An observer's condition on the input; one that throws is that observer's failure, counted (R10). */
   private applies(run: Run, layer: Layer, input: unknown): boolean {
     try {
-      return layer.matcher.test(run.subject, input, () => run.detailOf(input), run.metadata, () => run.stepTypeOf(run.settledWith, input));
+      return layer.matcher.test(
+        run.subject,
+        input,
+        () => run.detailOf(input),
+        run.metadata,
+        () => run.stepTypeOf(run.settledWith, input),
+      );
     } catch (cause) {
       observerFailed(run, layer, "observe", cause);
       return false;
@@ -150,25 +156,49 @@ class SettledRun implements RunEvent {
     this.#record = record;
   }
 
-  get point(): string { return this.#record.run.point; }
-  get subject(): string | undefined { return this.#record.run.subject; }
-  get sessionId(): string | undefined { return this.#record.run.sessionId; }
-  get runId(): string { return this.#record.run.runId; }
-  get callId(): string { return this.#record.run.callId; }
-  get metadata(): Readonly<Record<string, unknown>> { return this.#record.run.metadata; }
-  get path(): readonly string[] { return this.#record.run.path; }
+  get point(): string {
+    return this.#record.run.point;
+  }
+  get subject(): string | undefined {
+    return this.#record.run.subject;
+  }
+  get sessionId(): string | undefined {
+    return this.#record.run.sessionId;
+  }
+  get runId(): string {
+    return this.#record.run.runId;
+  }
+  get callId(): string {
+    return this.#record.run.callId;
+  }
+  get metadata(): Readonly<Record<string, unknown>> {
+    return this.#record.run.metadata;
+  }
+  get path(): readonly string[] {
+    return this.#record.run.path;
+  }
   /** The input as the caller gave it (frozen, unless the stack opted out). */
-  get input(): any { return this.#record.run.initial; }
+  get input(): any {
+    return this.#record.run.initial;
+  }
   /** A copy, frozen: the caller holds the outcome (R10). */
-  get outcome(): Outcome { return (this.#record.outcome ??= observed(this.#record.run.settledWith as Outcome)); }
+  get outcome(): Outcome {
+    return (this.#record.outcome ??= observed(this.#record.run.settledWith as Outcome));
+  }
   /** Each hook's decision, in the order they were made: this view's own copies. */
-  get decisions(): readonly TraceEntry[] { return (this.#decisions ??= decisionsOf(this.#record.run)); }
+  get decisions(): readonly TraceEntry[] {
+    return (this.#decisions ??= decisionsOf(this.#record.run));
+  }
   get failures(): readonly HookError[] {
     const record = this.#record;
     return (record.failures ??= record.run.failures === undefined ? noFailures : Object.freeze([...record.run.failures]));
   }
-  get startedAt(): number { return this.#record.run.origin; }
-  get durationMs(): number { return this.#record.run.ended - this.#record.run.origin; }
+  get startedAt(): number {
+    return this.#record.run.origin;
+  }
+  get durationMs(): number {
+    return this.#record.run.ended - this.#record.run.origin;
+  }
 
   /** The event as plain data (its fields are getters, which JSON would not see). */
   toJSON(): Record<string, unknown> {
@@ -194,7 +224,11 @@ const noFailures: readonly HookError[] = Object.freeze([]);
 export const observed = (o: Outcome): Outcome => {
   if (o._tag === "Completed") return Object.freeze({ _tag: "Completed", value: o.value });
   if (o._tag === "Failed") return Object.freeze({ _tag: "Failed", error: o.error });
-  const copy: { -readonly [K in keyof Interrupted]?: Interrupted[K] } & { -readonly [K in keyof Rejected]: Rejected[K] } = { _tag: "Rejected", reason: o.reason, by: o.by };
+  const copy: { -readonly [K in keyof Interrupted]?: Interrupted[K] } & { -readonly [K in keyof Rejected]: Rejected[K] } = {
+    _tag: "Rejected",
+    reason: o.reason,
+    by: o.by,
+  };
   if (o.cause !== undefined) copy.cause = o.cause;
   // An interrupted run's pending approval (see approval-ask.ts).
   const approval = (o as Partial<Interrupted>).approval;

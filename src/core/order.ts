@@ -27,17 +27,30 @@ export const byPriority = (a: Layer, b: Layer): number => a.priority - b.priorit
  * `RegistrationError` naming the hook and the field. Costs nothing for a layer without names
  * that no other layer names.
  */
-export const checkOrder = (layer: Layer, lookup: (name: string) => Layer | undefined, named: readonly Layer[], referenced: boolean): void => {
+export const checkOrder = (
+  layer: Layer,
+  lookup: (name: string) => Layer | undefined,
+  named: readonly Layer[],
+  referenced: boolean,
+): void => {
   const order = layer.order;
   if (order === undefined && !referenced) return;
   if (order !== undefined && !order.optional)
-    for (const [field, list] of [["before", order.before], ["after", order.after]] as const)
+    for (const [field, list] of [
+      ["before", order.before],
+      ["after", order.after],
+    ] as const)
       for (const name of list)
         if (lookup(name) === undefined)
-          throw new RegistrationError(layer.name, `order.${field}`, `names "${name}", which is not registered on point "${layer.point}" (register it first)`);
+          throw new RegistrationError(
+            layer.name,
+            `order.${field}`,
+            `names "${name}", which is not registered on point "${layer.point}" (register it first)`,
+          );
   const find = (name: string): Layer | undefined => (name === layer.name ? layer : lookup(name));
   const cycle = findCycle(edges(order === undefined ? named : [...named, layer], find), layer);
-  if (cycle !== undefined) throw new RegistrationError(layer.name, cycle.field, `makes a cycle of names: ${cycle.path.join(" → ")} (each runs before the next)`);
+  if (cycle !== undefined)
+    throw new RegistrationError(layer.name, cycle.field, `makes a cycle of names: ${cycle.path.join(" → ")} (each runs before the next)`);
 };
 
 /** Edges "outer runs before inner" from the names of `named`; `find` resolves a name (undefined: removed since, no constraint). */
@@ -78,7 +91,12 @@ const findCycle = (out: Map<Layer, Layer[]>, start: Layer): { path: string[]; fi
   // last), or, when it names no one, its name, which other hooks' names point at.
   const second = path[1] ?? start;
   const last = path[path.length - 1] ?? start;
-  const field = start.order?.before.includes(second.name) === true ? "order.before" : start.order?.after.includes(last.name) === true ? "order.after" : "name";
+  const field =
+    start.order?.before.includes(second.name) === true
+      ? "order.before"
+      : start.order?.after.includes(last.name) === true
+        ? "order.after"
+        : "name";
   return { path: [...path, start].map((l) => l.name), field };
 };
 

@@ -82,8 +82,7 @@ export const Outcome = {
     o: Outcome<O>,
     cases: { Completed: (value: O) => R; Rejected: (reason: string, by: string) => R; Failed: (error: unknown) => R },
   ): R =>
-    o._tag === "Completed" ? cases.Completed(o.value) :
-    o._tag === "Rejected" ? cases.Rejected(o.reason, o.by) : cases.Failed(o.error),
+    o._tag === "Completed" ? cases.Completed(o.value) : o._tag === "Rejected" ? cases.Rejected(o.reason, o.by) : cases.Failed(o.error),
   /** The completed value, or a thrown error for `Rejected` (an `OutcomeRejectedError`) and `Failed`. */
   getOrThrow: <O>(o: Outcome<O>): O => {
     if (o._tag === "Completed") return o.value;
@@ -101,7 +100,11 @@ export const Outcome = {
  */
 export class OutcomeRejectedError extends Error {
   override name = "OutcomeRejectedError";
-  constructor(readonly reason: string, readonly by: string, cause?: unknown) {
+  constructor(
+    readonly reason: string,
+    readonly by: string,
+    cause?: unknown,
+  ) {
     super(`rejected by ${by}: ${reason}`, cause === undefined ? undefined : { cause });
   }
 }

@@ -74,7 +74,9 @@ const definePoint = <I, O, K extends PointKind>(kind: K, options: PointOptions<I
       throw new TypeError(`point "${options.name}": ${field} must be a function`);
   }
   if (options.timeoutMs !== undefined && !isTimeoutMs(options.timeoutMs))
-    throw new TypeError(`point "${options.name}": timeoutMs must be a positive number of ms up to 2147483647 (timers cannot wait longer), got ${String(options.timeoutMs)}`);
+    throw new TypeError(
+      `point "${options.name}": timeoutMs must be a positive number of ms up to 2147483647 (timers cannot wait longer), got ${String(options.timeoutMs)}`,
+    );
   if (options.collect !== undefined && (typeof options.collect !== "boolean" || (options.collect && kind !== "gate")))
     throw new TypeError(`point "${options.name}": collect must be a boolean, and only gates may collect rejections`);
   return Object.freeze({ kind, ...options }) as Point<I, O, K>;
@@ -94,5 +96,4 @@ export const gate = <I, O>(options: PointOptions<I, O>): GatePoint<I, O> => defi
  * @example
  * const modelCall = observe<ModelRequest, ModelResponse>({ name: "modelCall", subject: (r) => r.model })
  */
-export const observe = <I, O>(options: PointOptions<I, O>): ObservePoint<I, O> =>
-  definePoint<I, O, "observe">("observe", options);
+export const observe = <I, O>(options: PointOptions<I, O>): ObservePoint<I, O> => definePoint<I, O, "observe">("observe", options);

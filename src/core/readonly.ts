@@ -10,16 +10,16 @@ type Primitive = string | number | boolean | bigint | symbol | undefined | null;
 export type DeepReadonly<T> = unknown extends T
   ? T // `unknown` and `any` stay as they are: there is nothing to make read-only
   : T extends Primitive | ((...args: any[]) => unknown)
-  ? T
-  : T extends ReadableStream<any> | AbortSignal | Date | RegExp | Error | Uint8Array
     ? T
-    : T extends ReadonlyMap<infer K, infer V>
-      ? ReadonlyMap<K, DeepReadonly<V>>
-      : T extends ReadonlySet<infer V>
-        ? ReadonlySet<DeepReadonly<V>>
-        : T extends readonly (infer E)[]
-          ? readonly DeepReadonly<E>[]
-          : { readonly [K in keyof T]: DeepReadonly<T[K]> };
+    : T extends ReadableStream<any> | AbortSignal | Date | RegExp | Error | Uint8Array
+      ? T
+      : T extends ReadonlyMap<infer K, infer V>
+        ? ReadonlyMap<K, DeepReadonly<V>>
+        : T extends ReadonlySet<infer V>
+          ? ReadonlySet<DeepReadonly<V>>
+          : T extends readonly (infer E)[]
+            ? readonly DeepReadonly<E>[]
+            : { readonly [K in keyof T]: DeepReadonly<T[K]> };
 
 /** A value or a promise of it: hooks may answer synchronously (fast path) or not. */
 export type MaybePromise<T> = T | PromiseLike<T>;

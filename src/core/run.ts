@@ -166,7 +166,15 @@ export class Run implements Frame, RunView, Recorder {
   declare outcome: Outcome | undefined;
   declare final: boolean;
 
-  constructor(runtime: Runtime, chain: Chain, options: RunOptions | undefined, input: unknown, op: Op, guard: RunSignal | undefined, rec: number) {
+  constructor(
+    runtime: Runtime,
+    chain: Chain,
+    options: RunOptions | undefined,
+    input: unknown,
+    op: Op,
+    guard: RunSignal | undefined,
+    rec: number,
+  ) {
     this.runtime = runtime;
     this.chain = chain;
     this.layers = chain.layers;

@@ -33,7 +33,8 @@ export const settle = (run: Run, outcome: Outcome, abandon: boolean): void => {
     // Left by the caller's abort or the deadline (the run's outcome), or abandoned inside an around
     // hook that answered without waiting (see settledUnder).
     const left = settledUnder(run);
-    for (let x = open.length - 2; x >= 0; x -= 2) callOnSettled(run, run.layers[open[x + 1] as number] as Layer, left, inputAt(open[x] as Frame, open[x + 1] as number));
+    for (let x = open.length - 2; x >= 0; x -= 2)
+      callOnSettled(run, run.layers[open[x + 1] as number] as Layer, left, inputAt(open[x] as Frame, open[x + 1] as number));
   }
   if (abandon) run.abandonRunning();
   run.dropLocals();
@@ -63,7 +64,11 @@ const callOnSettled = (run: Run, layer: Layer, outcome: Outcome, input: unknown)
     observerFailed(run, layer, "onSettled", cause);
     return;
   }
-  if (isThenable(result)) track(run.runtime.pending, Promise.resolve(result).then(undefined, (cause) => observerFailed(run, layer, "onSettled", cause)));
+  if (isThenable(result))
+    track(
+      run.runtime.pending,
+      Promise.resolve(result).then(undefined, (cause) => observerFailed(run, layer, "onSettled", cause)),
+    );
 };
 
 /**
@@ -79,7 +84,9 @@ const callOnSettled = (run: Run, layer: Layer, outcome: Outcome, input: unknown)
 export const settledUnder = (run: Run): Outcome => {
   const settled = run.settledWith;
   if (settled === undefined) return Outcome.failed(new NextMisuseError("run already settled"));
-  return settled._tag === "Failed" && settled.error instanceof RunAbortedError ? settled : Outcome.failed(new OperationAbandonedError(run.point));
+  return settled._tag === "Failed" && settled.error instanceof RunAbortedError
+    ? settled
+    : Outcome.failed(new OperationAbandonedError(run.point));
 };
 
 /** What a frame yields when the run settled under it: its own outcome, or the run's. */

@@ -32,8 +32,13 @@ export const neverAborted: AbortSignal = (() => {
  */
 export const isAbortSignal = (value: unknown): value is AbortSignal => {
   try {
-    return typeof value === "object" && value !== null && typeof (value as AbortSignal).aborted === "boolean" &&
-      typeof (value as AbortSignal).addEventListener === "function" && typeof (value as AbortSignal).removeEventListener === "function";
+    return (
+      typeof value === "object" &&
+      value !== null &&
+      typeof (value as AbortSignal).aborted === "boolean" &&
+      typeof (value as AbortSignal).addEventListener === "function" &&
+      typeof (value as AbortSignal).removeEventListener === "function"
+    );
   } catch {
     return false;
   }
@@ -46,7 +51,13 @@ export const isAbortSignal = (value: unknown): value is AbortSignal => {
  * `signal must be an AbortSignal, got ${notASignal({})}`
  */
 export const notASignal = (value: unknown): string =>
-  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object without AbortSignal's aborted, addEventListener and removeEventListener" : `a ${typeof value}`;
+  value === null
+    ? "null"
+    : Array.isArray(value)
+      ? "an array"
+      : typeof value === "object"
+        ? "an object without AbortSignal's aborted, addEventListener and removeEventListener"
+        : `a ${typeof value}`;
 
 /** The longest delay a Node timer honours (2^31 − 1 ms); a longer one fires at once. */
 export const maxTimerMs = 2_147_483_647;

@@ -46,11 +46,15 @@ export const createStack = <P extends Points>(points: P, options: StackOptions =
   if (options.maxDepth !== undefined && !(Number.isSafeInteger(options.maxDepth) && options.maxDepth > 0))
     throw new TypeError(`createStack: maxDepth must be a positive integer, got ${String(options.maxDepth)}`);
   for (const flag of ["freeze", "strict", "timeHooks"] as const)
-    if (options[flag] !== undefined && typeof options[flag] !== "boolean") throw new TypeError(`createStack: ${flag} must be a boolean, got ${describe(options[flag])}`);
+    if (options[flag] !== undefined && typeof options[flag] !== "boolean")
+      throw new TypeError(`createStack: ${flag} must be a boolean, got ${describe(options[flag])}`);
   if (options.freeze !== undefined && options.strict !== undefined && options.freeze !== options.strict)
-    throw new TypeError(`createStack: freeze (${options.freeze}) and strict, its former name (${options.strict}), disagree; give freeze only`);
+    throw new TypeError(
+      `createStack: freeze (${options.freeze}) and strict, its former name (${options.strict}), disagree; give freeze only`,
+    );
   const limit = options.observerQueue?.limit ?? defaultObserverLimit;
-  if (!(Number.isSafeInteger(limit) && limit > 0)) throw new TypeError(`createStack: observerQueue.limit must be a positive integer, got ${describe(limit)}`);
+  if (!(Number.isSafeInteger(limit) && limit > 0))
+    throw new TypeError(`createStack: observerQueue.limit must be a positive integer, got ${describe(limit)}`);
   const stats: Stats = { hookFailures: 0, failOpen: 0, observerErrors: 0, observerDrops: 0 };
   const pending = new Set<PromiseLike<unknown>>();
   const runtime: Runtime = {
@@ -166,22 +170,33 @@ class Stack<P extends Points> implements HookStack<P> {
 
   use(point: string | readonly string[], hook: Hook<any, any, any>): HookStack<P> {
     const names = typeof point === "string" ? [point] : point;
-    if (!Array.isArray(names) || names.length === 0) throw new RegistrationError(nameOf(hook), "point", "must be a point name or a non-empty list of point names");
+    if (!Array.isArray(names) || names.length === 0)
+      throw new RegistrationError(nameOf(hook), "point", "must be a point name or a non-empty list of point names");
     const registry = this.registry.layers.length === this.size ? this.registry : Registry.of(this.registry.layers.slice(0, this.size));
     let size = this.size;
     let disabled: Set<string> | undefined;
     for (const name of names) {
       const def = this.defs.get(name);
-      if (def === undefined) throw new RegistrationError(nameOf(hook), "point", `"${String(name)}" is not a point of this stack (known: ${[...this.defs.keys()].join(", ")})`);
+      if (def === undefined)
+        throw new RegistrationError(
+          nameOf(hook),
+          "point",
+          `"${String(name)}" is not a point of this stack (known: ${[...this.defs.keys()].join(", ")})`,
+        );
       const layer = compileHook(hook, def.kind, size, name, def.stepType !== undefined);
-      if (registry.find(layer.name, name, size) !== undefined) throw new RegistrationError(layer.name, "name", `is already registered on point "${name}"`);
+      if (registry.find(layer.name, name, size) !== undefined)
+        throw new RegistrationError(layer.name, "name", `is already registered on point "${name}"`);
       // A name is enabled or disabled as a whole (R12): a second registration may not flip it.
       // Without a flag of its own the layer takes on its name's state (set by disable/enable).
       const elsewhere = registry.first(layer.name, size);
       const isDisabled = (disabled ?? this.disabled).has(layer.name);
       const flagged = (hook as { disabled?: unknown }).disabled !== undefined;
       if (elsewhere !== undefined && flagged && layer.disabled !== isDisabled)
-        throw new RegistrationError(layer.name, "disabled", `is ${layer.disabled ? "true" : "false"}, but the hook of that name on point "${elsewhere.point}" is ${isDisabled ? "disabled" : "enabled"}; a name is disabled or enabled as a whole, so give both the same flag or another name`);
+        throw new RegistrationError(
+          layer.name,
+          "disabled",
+          `is ${layer.disabled ? "true" : "false"}, but the hook of that name on point "${elsewhere.point}" is ${isDisabled ? "disabled" : "enabled"}; a name is disabled or enabled as a whole, so give both the same flag or another name`,
+        );
       checkOrder(layer, (n) => registry.find(n, name, size), registry.namedOf(name, size), registry.isReferenced(name, layer.name));
       if (layer.disabled) (disabled ??= new Set(this.disabled)).add(layer.name);
       registry.add(layer);
@@ -238,7 +253,10 @@ class Stack<P extends Points> implements HookStack<P> {
         if (unknown && l.matcher.needsSubject) matches = appliesWithoutSubject(l);
         // A step type is known only once a run has ended: the hook may apply if the rest of its match allows.
         else if (l.matcher.needsOutcome === true) matches = l.matcher.matchSubject(subject);
-        else matches = l.matcher.matchSubject(subject) && (!l.matcher.needsInput || l.matcher.test(subject, input, () => def.detail?.(input), options?.metadata));
+        else
+          matches =
+            l.matcher.matchSubject(subject) &&
+            (!l.matcher.needsInput || l.matcher.test(subject, input, () => def.detail?.(input), options?.metadata));
       } catch {
         matches = l.failMode === "closed";
       }
@@ -273,14 +291,19 @@ class Stack<P extends Points> implements HookStack<P> {
     const runTimeout = options?.timeoutMs;
     const callerSignal = options?.signal;
     if (runTimeout !== undefined && !isTimeoutMs(runTimeout))
-      return Promise.reject(new TypeError(`stack.run("${point}"): timeoutMs must be a positive number of ms up to 2147483647, got ${String(runTimeout)}`));
+      return Promise.reject(
+        new TypeError(`stack.run("${point}"): timeoutMs must be a positive number of ms up to 2147483647, got ${String(runTimeout)}`),
+      );
     const onContext: unknown = options?.onContext;
     if (onContext !== undefined && onContext !== null && typeof onContext !== "function")
       return Promise.reject(new TypeError(`stack.run("${point}"): onContext must be a function, got ${typeof onContext}`));
     if (callerSignal !== undefined && !isAbortSignal(callerSignal))
       return Promise.reject(new TypeError(`stack.run("${point}"): signal must be an AbortSignal, got ${notASignal(callerSignal)}`));
     const chains = this.chainsOf(point);
-    if (chains === undefined) return Promise.reject(new TypeError(`stack.run: "${String(point)}" is not a point of this stack (known: ${[...this.defs.keys()].join(", ")})`));
+    if (chains === undefined)
+      return Promise.reject(
+        new TypeError(`stack.run: "${String(point)}" is not a point of this stack (known: ${[...this.defs.keys()].join(", ")})`),
+      );
     const def = chains.point;
     let chain = chains.any;
     let subject: string | undefined;
@@ -295,7 +318,8 @@ class Stack<P extends Points> implements HookStack<P> {
       }
     }
     const watched = chain.layers.length > 0 || chain.observers.length > 0 || chain.unknownSubject !== undefined;
-    const rec = options?.trace !== undefined ? Rec.exact : chain.observers.length === 0 ? Rec.none : this.runtime.timeHooks ? Rec.exact : Rec.compact;
+    const rec =
+      options?.trace !== undefined ? Rec.exact : chain.observers.length === 0 ? Rec.none : this.runtime.timeHooks ? Rec.exact : Rec.compact;
     // Re-entry (A14): runs nested through hooks carry their nesting in `path` (the agent loop
     // extends it for sub-agents; a hook that runs the stack again passes `[...ctx.path, name]`).
     const path = options?.path;
@@ -348,7 +372,10 @@ class Stack<P extends Points> implements HookStack<P> {
     if (chains === undefined) {
       const def = this.defs.get(point);
       if (def === undefined) return undefined; // an unknown point: the caller reports it
-      chains = new PointChains(def, this.orderOf(point).filter((l) => !this.disabled.has(l.name)));
+      chains = new PointChains(
+        def,
+        this.orderOf(point).filter((l) => !this.disabled.has(l.name)),
+      );
       this.chains.set(point, chains);
     }
     return chains;
@@ -356,7 +383,9 @@ class Stack<P extends Points> implements HookStack<P> {
 }
 
 const nameOf = (hook: unknown): string =>
-  typeof hook === "object" && hook !== null && typeof (hook as { name?: unknown }).name === "string" ? (hook as { name: string }).name : "?";
+  typeof hook === "object" && hook !== null && typeof (hook as { name?: unknown }).name === "string"
+    ? (hook as { name: string }).name
+    : "?";
 
 /**
  * A run someone can see (hooks, observers, a failed match): its subject for the context and the
@@ -446,9 +475,10 @@ class GuardedRun {
     captured = undefined;
     this.caller?.addEventListener("abort", this.listener, once);
     if (timeoutMs !== undefined) this.timer = setTimeout(onDeadline, timeoutMs, this);
-    const step = chain.layers.length === 0 && chain.observers.length === 0 && chain.unknownSubject === undefined
-      ? callBare(this.run, input, this.run.op)
-      : execute(this.run, chain, input, subject, subjectError);
+    const step =
+      chain.layers.length === 0 && chain.observers.length === 0 && chain.unknownSubject === undefined
+        ? callBare(this.run, input, this.run.op)
+        : execute(this.run, chain, input, subject, subjectError);
     if (isThenable(step)) step.then(this.finish.bind(this), this.failed.bind(this));
     else this.finish(step);
     return promise;

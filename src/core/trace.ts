@@ -53,8 +53,9 @@ export class Trace {
   /** A text table, one line per decision, for terminals and test failures. */
   format(): string {
     return this.entries
-      .map((e) =>
-        `${e.point.padEnd(13)} ${e.hook.padEnd(24)} ${e.phase.padEnd(8)} ${(e.shadow ? `(${e.action})` : e.action).padEnd(10)} ${e.ms.toFixed(3).padStart(8)} ms${e.reason ? `  ${e.reason}` : ""}`,
+      .map(
+        (e) =>
+          `${e.point.padEnd(13)} ${e.hook.padEnd(24)} ${e.phase.padEnd(8)} ${(e.shadow ? `(${e.action})` : e.action).padEnd(10)} ${e.ms.toFixed(3).padStart(8)} ms${e.reason ? `  ${e.reason}` : ""}`,
       )
       .join("\n");
   }

@@ -39,15 +39,19 @@ export interface AgentHookOptions<E extends AgentEvent = AgentEvent> extends Ext
  * const { run } = agentRunner({ event: "Stop", model, prompt: "Verify the tests pass. $ARGUMENTS" })
  */
 export const agentRunner = <E extends AgentEvent>(options: AgentHookOptions<E>): RunnerSpec => {
-  if (typeof options.prompt !== "string" || options.prompt.trim() === "") throw new TypeError("agentHook: prompt must be a non-empty string");
-  if (typeof options.model?.generate !== "function") throw new TypeError("agentHook: model must have a generate(request, { signal }) method");
+  if (typeof options.prompt !== "string" || options.prompt.trim() === "")
+    throw new TypeError("agentHook: prompt must be a non-empty string");
+  if (typeof options.model?.generate !== "function")
+    throw new TypeError("agentHook: model must have a generate(request, { signal }) method");
   checkLimit("agentHook", "maxEventChars", options.maxEventChars, "count");
   checkLimit("agentHook", "maxSteps", options.maxSteps, "count");
   const timeoutMs = resolveTimeoutMs(options, 60);
   const name = options.name ?? `agent:${options.event}`;
   const stack = options.stack ?? createAgentStack();
   return {
-    name, timeoutMs, backstopMs: 1500,
+    name,
+    timeoutMs,
+    backstopMs: 1500,
     run: async ({ json, signal, cwd }) => {
       const { system, user } = evaluatorPrompt(options.prompt, json, options.maxEventChars);
       const tools = options.tools ?? (await readOnlyTools(cwd));
@@ -63,7 +67,8 @@ export const agentRunner = <E extends AgentEvent>(options: AgentHookOptions<E>):
       } finally {
         deadline.dispose();
       }
-      if (turn.status === "aborted") throw new ExecutorError(signal.aborted ? "aborted" : "timeout", `the verifier agent did not finish within ${timeoutMs} ms`);
+      if (turn.status === "aborted")
+        throw new ExecutorError(signal.aborted ? "aborted" : "timeout", `the verifier agent did not finish within ${timeoutMs} ms`);
       if (turn.status !== "completed")
         throw new ExecutorError("model", `the verifier agent ${turn.status}: ${turn.reason ?? describe(turn.error)}`);
       // Agent hooks have no `impossible` (Claude Code's reference): ok or not, with a reason.
@@ -88,5 +93,12 @@ export const agentHook = <E extends AgentEvent>(options: AgentHookOptions<E>): E
 const named = (model: LanguageModel, id: string): LanguageModel => ({
   id,
   generate: (request, options) => model.generate(request, options),
-  ...(model.stream !== undefined ? { stream: (request: Parameters<NonNullable<LanguageModel["stream"]>>[0], options: Parameters<NonNullable<LanguageModel["stream"]>>[1]) => (model.stream as NonNullable<LanguageModel["stream"]>).call(model, request, options) } : {}),
+  ...(model.stream !== undefined
+    ? {
+        stream: (
+          request: Parameters<NonNullable<LanguageModel["stream"]>>[0],
+          options: Parameters<NonNullable<LanguageModel["stream"]>>[1],
+        ) => (model.stream as NonNullable<LanguageModel["stream"]>).call(model, request, options),
+      }
+    : {}),
 });

@@ -82,22 +82,36 @@ export const readAnswerText = (hook: string, event: AgentEvent, text: string): P
     try {
       value = parseJson(trimmed);
     } catch (error) {
-      if (objectAtEnd(trimmed)) throw new ExecutorError("unreadable", `hook "${hook}" printed text before its JSON (${quote(trimmed)}); stdout must contain only the JSON object`);
-      if (!asContext || looksLikeObject.test(trimmed)) throw new ExecutorError("invalid-json", `hook "${hook}" printed invalid JSON: ${(error as Error).message}`);
+      if (objectAtEnd(trimmed))
+        throw new ExecutorError(
+          "unreadable",
+          `hook "${hook}" printed text before its JSON (${quote(trimmed)}); stdout must contain only the JSON object`,
+        );
+      if (!asContext || looksLikeObject.test(trimmed))
+        throw new ExecutorError("invalid-json", `hook "${hook}" printed invalid JSON: ${(error as Error).message}`);
       return { text: cleanText(trimmed) }; // `{WIP} on main`: text that happens to start with a brace
     }
     return readObject(hook, event, value);
   }
   if (objectAtEnd(trimmed))
-    throw new ExecutorError("unreadable", `hook "${hook}" printed text before its JSON (${quote(trimmed)}); stdout must contain only the JSON object`);
+    throw new ExecutorError(
+      "unreadable",
+      `hook "${hook}" printed text before its JSON (${quote(trimmed)}); stdout must contain only the JSON object`,
+    );
   if (asContext) return { text: cleanText(trimmed) };
   if (textIgnored(event)) return { ignored: [`stdout ${quote(cleanText(trimmed))}: not an answer on ${event}`] };
-  throw new ExecutorError("unreadable", `hook "${hook}" printed ${quote(cleanText(trimmed))} where its answer must be empty or one JSON object`);
+  throw new ExecutorError(
+    "unreadable",
+    `hook "${hook}" printed ${quote(cleanText(trimmed))} where its answer must be empty or one JSON object`,
+  );
 };
 
 /** The line of stderr that says what went wrong: the first mentioning an error, else the first. */
 const firstLine = (buf: Buffer): string => {
-  const lines = cleanText(lenient.decode(buf)).split("\n").map((l) => l.trim()).filter((l) => l !== "");
+  const lines = cleanText(lenient.decode(buf))
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "");
   return lines.find((l) => /error|denied|not found|no such/i.test(l)) ?? lines[0] ?? "";
 };
 
@@ -119,7 +133,8 @@ export const commandAnswer = (
   if (r.timedOut) throw new ExecutorError("timeout", `timed out after ${limits.timeoutMs} ms; its process tree was killed`);
   if (r.aborted) throw new ExecutorError("aborted", "the run was cancelled; its process tree was killed");
   if (r.stdoutOverflow) throw new ExecutorError("output-too-large", `printed more than ${limits.maxStdoutBytes} bytes on stdout; killed`);
-  if (r.exitCode === null) throw new ExecutorError("signal", `was killed by ${r.signal ?? "a signal"}${r.stderr.length ? `: ${firstLine(r.stderr)}` : ""}`);
+  if (r.exitCode === null)
+    throw new ExecutorError("signal", `was killed by ${r.signal ?? "a signal"}${r.stderr.length ? `: ${firstLine(r.stderr)}` : ""}`);
   const spec = agentEvents[event];
   // StopFailure and Notification ignore the exit code (and stderr): exit 2 blocks nothing there and no code is a failure.
   const codeCounts = spec?.ignoresExitCode !== true;
@@ -138,7 +153,11 @@ export const commandAnswer = (
       // Exit 2 blocks even when the JSON beside it is broken (Claude Code 2.1.214); stderr is the reason.
       read = (error as ExecutorError).partial ?? {};
     }
-    return { ...(read.output ? { output: read.output } : {}), ...(read.ignored ? { ignored: read.ignored } : {}), block: cleanText(lenient.decode(r.stderr)) || "exited with code 2" };
+    return {
+      ...(read.output ? { output: read.output } : {}),
+      ...(read.ignored ? { ignored: read.ignored } : {}),
+      block: cleanText(lenient.decode(r.stderr)) || "exited with code 2",
+    };
   }
   if (r.exitCode === 0 || !codeCounts) {
     if (codeCounts) return readAnswerText(hook, event, stdout);
@@ -156,7 +175,11 @@ export const commandAnswer = (
     partial = (error as ExecutorError).partial;
   }
   if (read?.output) return read;
-  throw new ExecutorError("exit-code", `exited with code ${r.exitCode}${r.stderr.length ? `: ${firstLine(r.stderr)}` : ""}`, partial ? { partial } : undefined);
+  throw new ExecutorError(
+    "exit-code",
+    `exited with code ${r.exitCode}${r.stderr.length ? `: ${firstLine(r.stderr)}` : ""}`,
+    partial ? { partial } : undefined,
+  );
 };
 
 /**
@@ -168,7 +191,8 @@ export const commandAnswer = (
  */
 export const httpAnswer = (hook: string, event: AgentEvent, status: number, body: Buffer): HookAnswer => {
   if (status >= 300 && status < 400) throw new ExecutorError("http-status", `answered ${status}; redirects are never followed`);
-  if (status < 200 || status >= 300) throw new ExecutorError("http-status", `answered HTTP ${status}${body.length ? `: ${firstLine(body.subarray(0, 500))}` : ""}`);
+  if (status < 200 || status >= 300)
+    throw new ExecutorError("http-status", `answered HTTP ${status}${body.length ? `: ${firstLine(body.subarray(0, 500))}` : ""}`);
   let text: string;
   try {
     text = utf8.decode(body);
@@ -176,7 +200,8 @@ export const httpAnswer = (hook: string, event: AgentEvent, status: number, body
     throw new ExecutorError("invalid-utf8", "answered a body that is not valid UTF-8");
   }
   const trimmed = text.trim();
-  if (trimmed !== "" && !trimmed.startsWith("{")) throw new ExecutorError("unreadable", `answered HTTP ${status} with a body that is not a JSON object`);
+  if (trimmed !== "" && !trimmed.startsWith("{"))
+    throw new ExecutorError("unreadable", `answered HTTP ${status} with a body that is not a JSON object`);
   const read = readAnswerText(hook, event, text);
   if (read.text !== undefined) throw new ExecutorError("invalid-json", `answered HTTP ${status} with a body that is not a JSON object`);
   return read;

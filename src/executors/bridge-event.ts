@@ -4,7 +4,15 @@
  * time; the fields we read must have the documented types, or the event is refused.
  */
 import type {
-  CompactionRequest, ErrorEvent, Notification, SessionEnd, SessionStart, StopRequest, SubagentStopRequest, ToolCall, UserPrompt,
+  CompactionRequest,
+  ErrorEvent,
+  Notification,
+  SessionEnd,
+  SessionStart,
+  StopRequest,
+  SubagentStopRequest,
+  ToolCall,
+  UserPrompt,
 } from "../agent/types.ts";
 import { ClaudeStopFailure, type FromClaude } from "./event-json.ts";
 import { isDrivenEvent, claudeEvents, type ClaudeEvent, type EventSpec } from "./events.ts";
@@ -13,13 +21,36 @@ import { brandError } from "../core/errors.ts";
 // The fields we read and their JSON types. Checked by hand rather than with Effect's Schema:
 // this runs once per tool call in a fresh process, where loading Effect would cost more than the check.
 const fieldTypes = {
-  hook_event_name: "string", session_id: "string", cwd: "string", transcript_path: "string", permission_mode: "string",
-  agent_type: "string", tool_name: "string", tool_input: "object", tool_use_id: "string", error: "string", error_details: "string",
-  prompt: "string", source: "string", stop_hook_active: "boolean", last_assistant_message: "string", trigger: "string",
-  compact_summary: "string", reason: "string", message: "string", notification_type: "string", title: "string",
+  hook_event_name: "string",
+  session_id: "string",
+  cwd: "string",
+  transcript_path: "string",
+  permission_mode: "string",
+  agent_type: "string",
+  tool_name: "string",
+  tool_input: "object",
+  tool_use_id: "string",
+  error: "string",
+  error_details: "string",
+  prompt: "string",
+  source: "string",
+  stop_hook_active: "boolean",
+  last_assistant_message: "string",
+  trigger: "string",
+  compact_summary: "string",
+  reason: "string",
+  message: "string",
+  notification_type: "string",
+  title: "string",
   custom_instructions: "string",
 } as const;
-type Fields = { -readonly [K in keyof typeof fieldTypes]?: (typeof fieldTypes)[K] extends "string" ? string : (typeof fieldTypes)[K] extends "boolean" ? boolean : Record<string, unknown> } & { tool_response?: unknown };
+type Fields = {
+  -readonly [K in keyof typeof fieldTypes]?: (typeof fieldTypes)[K] extends "string"
+    ? string
+    : (typeof fieldTypes)[K] extends "boolean"
+      ? boolean
+      : Record<string, unknown>;
+} & { tool_response?: unknown };
 
 const readFields = (json: unknown): Fields => {
   if (typeof json !== "object" || json === null || Array.isArray(json)) throw new BridgeEventError("the event must be a JSON object");
@@ -29,10 +60,14 @@ const readFields = (json: unknown): Fields => {
     // Claude Code sends `custom_instructions: null` on a manual /compact without instructions.
     if (v === undefined || (v === null && key === "custom_instructions")) continue;
     const ok = type === "object" ? typeof v === "object" && v !== null && !Array.isArray(v) : typeof v === type;
-    if (!ok) throw new BridgeEventError(`the event does not fit the protocol: ${key}: expected ${type}, got ${Array.isArray(v) ? "array" : v === null ? "null" : typeof v}`);
+    if (!ok)
+      throw new BridgeEventError(
+        `the event does not fit the protocol: ${key}: expected ${type}, got ${Array.isArray(v) ? "array" : v === null ? "null" : typeof v}`,
+      );
   }
   if (e.hook_event_name === undefined) throw new BridgeEventError("the event does not fit the protocol: hook_event_name is missing");
-  if (e.trigger !== undefined && e.trigger !== "auto" && e.trigger !== "manual") throw new BridgeEventError(`the event does not fit the protocol: trigger: expected "auto" or "manual"`);
+  if (e.trigger !== undefined && e.trigger !== "auto" && e.trigger !== "manual")
+    throw new BridgeEventError(`the event does not fit the protocol: trigger: expected "auto" or "manual"`);
   return e as Fields;
 };
 
@@ -115,7 +150,8 @@ export const fromClaudeEvent = (json: unknown): BridgeEvent => {
     case "Stop":
     case "SubagentStop": {
       const stop: StopRequest = {
-        reason: "end_turn", blockedCount: e.stop_hook_active ? 1 : 0,
+        reason: "end_turn",
+        blockedCount: e.stop_hook_active ? 1 : 0,
         ...(e.last_assistant_message !== undefined ? { lastMessage: e.last_assistant_message } : {}),
       };
       if (name === "Stop") return { ...base, input: stop };
@@ -125,19 +161,29 @@ export const fromClaudeEvent = (json: unknown): BridgeEvent => {
     case "PreCompact":
     case "PostCompact": {
       const input: CompactionRequest & FromClaude = {
-        trigger: (e.trigger ?? "auto") as CompactionRequest["trigger"], messages: [], tokens: 0, budget: 0,
+        trigger: (e.trigger ?? "auto") as CompactionRequest["trigger"],
+        messages: [],
+        tokens: 0,
+        budget: 0,
         ...(typeof e.custom_instructions === "string" ? { customInstructions: e.custom_instructions } : {}),
       };
-      return name === "PreCompact" ? { ...base, input } : { ...base, input, output: { messages: [], summary: e.compact_summary ?? "", removed: 0 } };
+      return name === "PreCompact"
+        ? { ...base, input }
+        : { ...base, input, output: { messages: [], summary: e.compact_summary ?? "", removed: 0 } };
     }
     case "StopFailure":
       // As given: `error` is what StopFailure matchers test, and hooks read both fields on stdin.
-      return { ...base, input: { where: "model", error: new ClaudeStopFailure(e.error ?? "unknown", e.error_details), attempt: 1 } satisfies ErrorEvent };
+      return {
+        ...base,
+        input: { where: "model", error: new ClaudeStopFailure(e.error ?? "unknown", e.error_details), attempt: 1 } satisfies ErrorEvent,
+      };
     case "SessionEnd":
       return { ...base, input: { sessionId: e.session_id ?? "", reason: e.reason ?? "other" } satisfies SessionEnd };
     case "Notification": {
       const input: Notification & FromClaude = {
-        type: e.notification_type ?? "info", message: e.message ?? "", ...(e.title !== undefined ? { title: e.title } : {}),
+        type: e.notification_type ?? "info",
+        message: e.message ?? "",
+        ...(e.title !== undefined ? { title: e.title } : {}),
       };
       return { ...base, input };
     }

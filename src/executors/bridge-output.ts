@@ -53,7 +53,9 @@ const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.str
 
 /** A shell tool's output: string `stdout` and `stderr` (Bash, PowerShell). */
 const isShellOutput = (v: unknown): v is Record<string, unknown> & { stdout: string; stderr: string } =>
-  kindOf(v) === "object" && typeof (v as { stdout?: unknown }).stdout === "string" && typeof (v as { stderr?: unknown }).stderr === "string";
+  kindOf(v) === "object" &&
+  typeof (v as { stdout?: unknown }).stdout === "string" &&
+  typeof (v as { stderr?: unknown }).stderr === "string";
 
 /** A short description of a value's shape for messages: `a string`, `an object with stdout, stderr`. */
 const shapeText = (v: unknown): string => {
@@ -76,8 +78,10 @@ const shapeText = (v: unknown): string => {
 export const claudeToolOutput = (tool: string, original: unknown, rewritten: unknown): ToolOutputReplacement => {
   if (same(original, rewritten)) return { kind: "unchanged" };
   if (tool.startsWith("mcp__") || sameShape(original, rewritten)) return { kind: "replace", value: rewritten };
-  if (isShellOutput(original) && typeof rewritten === "string") return { kind: "replace", value: { ...original, stdout: rewritten, stderr: "" } };
-  if (typeof original === "string") return { kind: "replace", value: typeof rewritten === "string" ? rewritten : JSON.stringify(rewritten) ?? "" };
+  if (isShellOutput(original) && typeof rewritten === "string")
+    return { kind: "replace", value: { ...original, stdout: rewritten, stderr: "" } };
+  if (typeof original === "string")
+    return { kind: "replace", value: typeof rewritten === "string" ? rewritten : (JSON.stringify(rewritten) ?? "") };
   return {
     kind: "unexpressible",
     why: `${tool}'s output is ${shapeText(original)}, and the hooks made it ${shapeText(rewritten)}: Claude Code ignores a replacement that does not have the tool's output shape and shows the original. Return the output with the same fields${isShellOutput(original) ? " (or a string, which becomes stdout)" : ""}.`,

@@ -58,8 +58,11 @@ class ReachedTool extends Error {
 }
 
 const phasesOf: Partial<Record<string, readonly string[]>> = {
-  PreToolUse: ["before", "around"], PostToolUse: ["after", "around"], PostToolUseFailure: ["recover", "around"],
-  PreCompact: ["before", "around"], PostCompact: ["after", "around"],
+  PreToolUse: ["before", "around"],
+  PostToolUse: ["after", "around"],
+  PostToolUseFailure: ["recover", "around"],
+  PreCompact: ["before", "around"],
+  PostCompact: ["after", "around"],
 };
 
 /**
@@ -72,7 +75,8 @@ const phasesOf: Partial<Record<string, readonly string[]>> = {
 export const bridgedPhases = (event: string): readonly string[] | undefined => phasesOf[event];
 
 /** True when a hook with `phases` runs for an event that runs `keep` (see bridgedPhases). */
-export const runsOnEvent = (phases: readonly string[], keep: readonly string[] | undefined): boolean => keep === undefined || phases.some((p) => keep.includes(p));
+export const runsOnEvent = (phases: readonly string[], keep: readonly string[] | undefined): boolean =>
+  keep === undefined || phases.some((p) => keep.includes(p));
 
 /** `stack` without the hooks of `point` that have none of `keep`'s phases. */
 const onlyPhases = (stack: AgentStack, point: string, input: unknown, keep: readonly string[] | undefined): AgentStack => {
@@ -87,7 +91,7 @@ const onlyPhases = (stack: AgentStack, point: string, input: unknown, keep: read
 const refusalReason = (e: TraceEntry): string => e.rejected || `blocked by hook "${e.hook}"`;
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
-const text = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value) ?? "");
+const text = (value: unknown): string => (typeof value === "string" ? value : (JSON.stringify(value) ?? ""));
 
 /**
  * Run `ev` through `stack` and build Claude Code's answer.
@@ -102,21 +106,33 @@ export const runBridge = async (full: AgentStack, ev: BridgeEvent, options: Brid
   const context: string[] = [];
   const run = (point: string, operation: (input: unknown) => unknown, signal = options.signal): Promise<Outcome> =>
     (stack.run as (p: string, i: unknown, op: (i: unknown) => unknown, o: object) => Promise<Outcome>)(point, ev.input, operation, {
-      ...options.run, sessionId: ev.sessionId ?? options.run?.sessionId, metadata: options.run?.metadata ? { ...options.run.metadata, ...ev.metadata } : ev.metadata, trace,
+      ...options.run,
+      sessionId: ev.sessionId ?? options.run?.sessionId,
+      metadata: options.run?.metadata ? { ...options.run.metadata, ...ev.metadata } : ev.metadata,
+      trace,
       onContext: (t: string, hook: string) => (context.push(t), options.run?.onContext?.(t, hook)),
-      ...(signal ? { signal } : {}), ...(options.approval ? { approval: options.approval } : {}),
+      ...(signal ? { signal } : {}),
+      ...(options.approval ? { approval: options.approval } : {}),
     });
   const name = ev.event;
-  const specific = (fields: Record<string, unknown>): Record<string, unknown> => ({ hookSpecificOutput: { hookEventName: name, ...fields } });
+  const specific = (fields: Record<string, unknown>): Record<string, unknown> => ({
+    hookSpecificOutput: { hookEventName: name, ...fields },
+  });
   const withContext = (fields: Record<string, unknown> = {}): Record<string, unknown> =>
     context.length ? { ...fields, additionalContext: context.join("\n\n") } : fields;
   // Failures let through (fail-open) are reported to the user, never silent (R6); `except` are reported otherwise.
   const notes = (except: readonly TraceEntry[] = []): Record<string, unknown> => {
     const list = trace.entries.filter((e) => e.action === "Failed" && e.failMode === "open" && !except.includes(e));
-    return list.length ? { systemMessage: cleanText(`agent-onion: ${list.map((e) => `${e.hook} failed (let through): ${e.reason ?? ""}`).join("; ")}`) } : {};
+    return list.length
+      ? { systemMessage: cleanText(`agent-onion: ${list.map((e) => `${e.hook} failed (let through): ${e.reason ?? ""}`).join("; ")}`) }
+      : {};
   };
-  const reply = (decision: string, json: Record<string, unknown>, reason?: string): ClaudeReply =>
-    ({ exitCode: 0, json: { ...notes(), ...json }, decision, ...(reason !== undefined ? { reason } : {}) });
+  const reply = (decision: string, json: Record<string, unknown>, reason?: string): ClaudeReply => ({
+    exitCode: 0,
+    json: { ...notes(), ...json },
+    decision,
+    ...(reason !== undefined ? { reason } : {}),
+  });
   const broken = (outcome: Outcome): ClaudeReply => {
     const why = outcome._tag === "Failed" ? describe(outcome.error) : "unexpected outcome";
     return { exitCode: 2, stderr: `agent-onion: ${name} failed: ${why}`, decision: "block", reason: why };
@@ -128,14 +144,19 @@ export const runBridge = async (full: AgentStack, ev: BridgeEvent, options: Brid
         const original = ev.input as ToolCall;
         const stop = linkSignal(options.signal);
         let reached: { call: unknown } | undefined;
-        const outcome = await run("toolCall", (call) => {
-          reached = { call };
-          stop.controller.abort(new ReachedTool());
-          // The run has already settled (the abort above): this answer is dropped, and an around
-          // waiting on next() gets the settled run's outcome, so its own code after it still runs.
-          return Promise.reject(new ReachedTool());
-        }, stop.controller.signal).finally(stop.dispose);
-        if (outcome._tag === "Rejected") return reply("deny", specific({ permissionDecision: "deny", permissionDecisionReason: outcome.reason }), outcome.reason);
+        const outcome = await run(
+          "toolCall",
+          (call) => {
+            reached = { call };
+            stop.controller.abort(new ReachedTool());
+            // The run has already settled (the abort above): this answer is dropped, and an around
+            // waiting on next() gets the settled run's outcome, so its own code after it still runs.
+            return Promise.reject(new ReachedTool());
+          },
+          stop.controller.signal,
+        ).finally(stop.dispose);
+        if (outcome._tag === "Rejected")
+          return reply("deny", specific({ permissionDecision: "deny", permissionDecisionReason: outcome.reason }), outcome.reason);
         if (outcome._tag === "Completed") {
           // A hook answered in the tool's place (a cache, a stub): Claude Code cannot take a result instead of running the tool.
           const why = `answered by a hook instead of running ${original.name}: ${cleanText(text((outcome.value as ToolResult)?.content))}`;
@@ -150,7 +171,14 @@ export const runBridge = async (full: AgentStack, ev: BridgeEvent, options: Brid
         }
         const updated = same(call.input, original.input) ? {} : { updatedInput: call.input };
         const ask = options.asks?.[0];
-        if (ask) return reply("ask", specific(withContext({ permissionDecision: "ask", ...(ask.reason ? { permissionDecisionReason: ask.reason } : {}), ...updated })), ask.reason);
+        if (ask)
+          return reply(
+            "ask",
+            specific(
+              withContext({ permissionDecision: "ask", ...(ask.reason ? { permissionDecisionReason: ask.reason } : {}), ...updated }),
+            ),
+            ask.reason,
+          );
         const fields = withContext(updated);
         return reply(Object.keys(fields).length ? "allow" : "none", Object.keys(fields).length ? specific(fields) : {});
       }
@@ -162,7 +190,11 @@ export const runBridge = async (full: AgentStack, ev: BridgeEvent, options: Brid
           // As in process, a refused result does not reach the model, where Claude Code can take a replacement.
           const withheld = withheldToolOutput(tool, original.content, outcome.reason);
           const fields = withContext(withheld === undefined ? {} : { updatedToolOutput: withheld });
-          return reply("block", { decision: "block", reason: outcome.reason, ...(Object.keys(fields).length ? specific(fields) : {}) }, outcome.reason);
+          return reply(
+            "block",
+            { decision: "block", reason: outcome.reason, ...(Object.keys(fields).length ? specific(fields) : {}) },
+            outcome.reason,
+          );
         }
         if (outcome._tag === "Failed") return broken(outcome);
         const replacement = claudeToolOutput(tool, original.content, (outcome.value as ToolResult)?.content);
@@ -177,7 +209,8 @@ export const runBridge = async (full: AgentStack, ev: BridgeEvent, options: Brid
       const outcome = await run("toolCall", () => {
         throw new Error(ev.error);
       });
-      if (outcome._tag === "Completed") context.push(`A hook supplied a result for the failed call: ${cleanText(text((outcome.value as ToolResult)?.content))}`);
+      if (outcome._tag === "Completed")
+        context.push(`A hook supplied a result for the failed call: ${cleanText(text((outcome.value as ToolResult)?.content))}`);
       if (outcome._tag === "Rejected") context.push(outcome.reason);
       return reply(context.length ? "continue" : "none", context.length ? specific(withContext()) : {});
     }
@@ -212,9 +245,10 @@ export const runBridge = async (full: AgentStack, ev: BridgeEvent, options: Brid
       await run(ev.spec.point, () => ev.output);
       // In process, compaction observes (DESIGN): a Reject there is an R2 failure and compaction goes on. Claude Code
       // lets PreCompact block, so the bridge answers a hook's Reject (exit 2, decision: "block") as the block it was.
-      const refusals = name === "PreCompact"
-        ? trace.entries.slice(from).filter((e) => e.action === "Failed" && !e.shadow && e.rejected !== undefined)
-        : [];
+      const refusals =
+        name === "PreCompact"
+          ? trace.entries.slice(from).filter((e) => e.action === "Failed" && !e.shadow && e.rejected !== undefined)
+          : [];
       if (refusals.length > 0) {
         const why = refusals.map(refusalReason).join("; ");
         return { exitCode: 0, json: { ...notes(refusals), decision: "block", reason: why }, decision: "block", reason: why };

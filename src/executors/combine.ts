@@ -35,7 +35,11 @@ export interface CombineInput {
 }
 
 const isToolCall = (v: unknown): v is ToolCall =>
-  typeof v === "object" && v !== null && typeof (v as ToolCall).name === "string" && typeof (v as ToolCall).input === "object" && (v as ToolCall).input !== null;
+  typeof v === "object" &&
+  v !== null &&
+  typeof (v as ToolCall).name === "string" &&
+  typeof (v as ToolCall).input === "object" &&
+  (v as ToolCall).input !== null;
 
 const failedText = (d: HookDecision): string => `hook "${d.hook}"${d.source ? ` (${d.source})` : ""} failed: ${d.failure?.message ?? ""}`;
 
@@ -60,7 +64,11 @@ const reportFailures = (c: CombineInput, decisions: readonly HookDecision[]): vo
   }
 };
 
-const addContexts = (c: CombineInput, decisions: readonly HookDecision[], also: (d: HookDecision) => readonly string[] = () => []): void => {
+const addContexts = (
+  c: CombineInput,
+  decisions: readonly HookDecision[],
+  also: (d: HookDecision) => readonly string[] = () => [],
+): void => {
   for (const d of decisions) for (const text of [...d.context, ...also(d)]) c.ctx.addContext(text);
 };
 
@@ -79,7 +87,10 @@ const halts = (c: CombineInput, decisions: readonly HookDecision[]): TurnEndingR
 };
 
 /** The input the last rewriting hook (in settings order) gave, when it differs from `current`. */
-const lastRewrite = (decisions: readonly HookDecision[], current: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> | undefined => {
+const lastRewrite = (
+  decisions: readonly HookDecision[],
+  current: Readonly<Record<string, unknown>>,
+): Readonly<Record<string, unknown>> | undefined => {
   const last = decisions.filter((d) => d.updatedInput !== undefined).at(-1)?.updatedInput;
   return last === undefined || isDeepStrictEqual(last, current) ? undefined : last;
 };
@@ -116,7 +127,11 @@ const preToolUse = async (c: CombineInput): Promise<HookAction> => {
     const answer = await c.ctx.approve({ hook: by, input: current, ...(reason ? { reason } : {}) });
     if (answer.decision === "deny") return Reject(cleanText(answer.reason ?? "") || `denied by the approval handler for hook "${by}"`);
     if (answer.decision === "edit") {
-      const edited = isToolCall(answer.input) ? answer.input : typeof answer.input === "object" && answer.input !== null && !Array.isArray(answer.input) ? { ...current, input: answer.input as Record<string, unknown> } : undefined;
+      const edited = isToolCall(answer.input)
+        ? answer.input
+        : typeof answer.input === "object" && answer.input !== null && !Array.isArray(answer.input)
+          ? { ...current, input: answer.input as Record<string, unknown> }
+          : undefined;
       if (edited === undefined) return Reject(`the approval handler's edit for hook "${by}" is not a tool input; refused`);
       if (edited.name !== call.name) return Reject(`the approval handler's edit renamed ${call.name} to ${edited.name}; refused`);
       if (c.recheck && !isDeepStrictEqual(edited.input, current.input)) {
@@ -137,7 +152,8 @@ const postToolUse = (c: CombineInput): HookAction => {
   addContexts(c, c.decisions, (d) => (d.block !== undefined ? [d.block] : []));
   halts(c, c.decisions);
   const withheld = c.decisions.filter((d) => d.failure?.closed).map(failedText);
-  if (withheld.length > 0) return Transform({ content: `${call.name} ran, but its output was withheld: ${join(withheld)}`, isError: true } satisfies ToolResult);
+  if (withheld.length > 0)
+    return Transform({ content: `${call.name} ran, but its output was withheld: ${join(withheld)}`, isError: true } satisfies ToolResult);
   const replacement = c.decisions.filter((d) => d.updatedOutput !== undefined).at(-1)?.updatedOutput;
   return replacement ? Transform({ ...output, content: replacement.value }) : Continue;
 };
@@ -200,7 +216,8 @@ const notRefusing = (c: CombineInput): HookAction => {
     const say = c.notify(d.hook, d.source);
     if (d.block !== undefined && c.spec.onBlock === "notice") say("hook-error", d.block);
     if (d.block !== undefined && c.spec.onBlock === "ignore") say("ignored", `a block is ignored on ${c.spec.event}: ${d.block}`);
-    if (d.halt !== undefined && c.spec.onContinueFalse === "notice") say("ignored", `continue: false is ignored on ${c.spec.event}: ${d.halt}`);
+    if (d.halt !== undefined && c.spec.onContinueFalse === "notice")
+      say("ignored", `continue: false is ignored on ${c.spec.event}: ${d.halt}`);
   }
   return Continue;
 };
@@ -247,4 +264,11 @@ export const applyAnswer = (
   ctx: HookContext,
   o: { readonly hook: string; readonly phase?: string; readonly notify: Notify },
 ): Promise<HookAction> =>
-  combine({ spec, decisions: [readDecision(spec, answer, { hook: o.hook, notify: o.notify })], data, ctx, notify: () => o.notify, name: o.hook });
+  combine({
+    spec,
+    decisions: [readDecision(spec, answer, { hook: o.hook, notify: o.notify })],
+    data,
+    ctx,
+    notify: () => o.notify,
+    name: o.hook,
+  });

@@ -10,7 +10,14 @@ import { basename } from "node:path";
 import { commandAnswer } from "./answer.ts";
 import { childEnv, inheritedEnv } from "./env.ts";
 import type { AgentEvent } from "./events.ts";
-import { claudeDefaultSeconds, externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions, type RunnerSpec } from "./external.ts";
+import {
+  claudeDefaultSeconds,
+  externalHook,
+  resolveTimeoutMs,
+  type ExternalHook,
+  type ExternalHookOptions,
+  type RunnerSpec,
+} from "./external.ts";
 import { runProcess } from "./process.ts";
 import { checkLimit } from "./limits.ts";
 
@@ -49,18 +56,24 @@ const placeholders = (text: string, env: Readonly<Record<string, string>>): stri
   text.replace(/\$\{(CLAUDE_PROJECT_DIR|CLAUDE_PLUGIN_ROOT|CLAUDE_PLUGIN_DATA)\}/g, (m, key: string) => env[key] ?? m);
 
 const check = (options: CommandHookOptions<AgentEvent>): void => {
-  if (typeof options.command !== "string" || options.command.trim() === "") throw new TypeError("commandHook: command must be a non-empty string");
+  if (typeof options.command !== "string" || options.command.trim() === "")
+    throw new TypeError("commandHook: command must be a non-empty string");
   if (options.shell !== undefined && options.shell !== "bash" && options.shell !== "powershell")
     throw new TypeError(`commandHook: shell must be "bash" or "powershell", got ${JSON.stringify(options.shell) ?? String(options.shell)}`);
   checkLimit("commandHook", "killGraceMs", options.killGraceMs, "delay");
   checkLimit("commandHook", "maxStdoutBytes", options.maxStdoutBytes, "bytes");
   checkLimit("commandHook", "maxStderrBytes", options.maxStderrBytes, "bytes");
   if (options.environment !== undefined && options.environment !== "allowlist" && options.environment !== "inherit")
-    throw new TypeError(`commandHook: environment must be "allowlist" or "inherit", got ${JSON.stringify(options.environment) ?? String(options.environment)}`);
+    throw new TypeError(
+      `commandHook: environment must be "allowlist" or "inherit", got ${JSON.stringify(options.environment) ?? String(options.environment)}`,
+    );
   if (options.args !== undefined) {
-    if (!Array.isArray(options.args) || options.args.some((a) => typeof a !== "string")) throw new TypeError("commandHook: args must be an array of strings");
+    if (!Array.isArray(options.args) || options.args.some((a) => typeof a !== "string"))
+      throw new TypeError("commandHook: args must be an array of strings");
     if (/\s/.test(options.command) && !options.command.includes("/"))
-      throw new TypeError(`commandHook: in exec form "command" is one executable; move the extra words of ${JSON.stringify(options.command)} into args`);
+      throw new TypeError(
+        `commandHook: in exec form "command" is one executable; move the extra words of ${JSON.stringify(options.command)} into args`,
+      );
   }
 };
 
@@ -80,7 +93,9 @@ export const commandRunner = <E extends AgentEvent>(options: CommandHookOptions<
   const name = options.name ?? `command:${label}`;
   const inherit = options.environment === "inherit";
   return {
-    name, timeoutMs, backstopMs: grace + 1500,
+    name,
+    timeoutMs,
+    backstopMs: grace + 1500,
     run: async ({ json, signal, cwd, env: claude }) => {
       const own: Record<string, string> = {
         ...claude,
@@ -92,8 +107,15 @@ export const commandRunner = <E extends AgentEvent>(options: CommandHookOptions<
       const env = inherit ? { ...inheritedEnv(), ...own } : childEnv({ allowedEnvVars: options.allowedEnvVars, env: own });
       const result = await runProcess({
         command: options.args ? placeholders(options.command, env) : options.command,
-        args: options.args?.map((a) => placeholders(a, env)), shell: options.shell,
-        input: json, env, cwd, timeoutMs, signal, killGraceMs: grace, maxStdoutBytes,
+        args: options.args?.map((a) => placeholders(a, env)),
+        shell: options.shell,
+        input: json,
+        env,
+        cwd,
+        timeoutMs,
+        signal,
+        killGraceMs: grace,
+        maxStdoutBytes,
         maxStderrBytes: options.maxStderrBytes,
       });
       return commandAnswer(name, options.event, result, { timeoutMs, maxStdoutBytes });

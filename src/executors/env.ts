@@ -11,7 +11,18 @@ import { brandError } from "../core/errors.ts";
  * childEnv({ allowedEnvVars: [...DEFAULT_ENV_ALLOWLIST, "CI"], replaceDefaults: true })
  */
 export const DEFAULT_ENV_ALLOWLIST: readonly string[] = Object.freeze([
-  "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "TERM",
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "LANG",
+  "LANGUAGE",
+  "LC_ALL",
+  "LC_CTYPE",
+  "TZ",
+  "TMPDIR",
+  "TERM",
 ]);
 
 export interface ChildEnvOptions {

@@ -48,7 +48,12 @@ export class ExecutorError extends AgentOnionError {
 
   /** The R6 failure kind this corresponds to. */
   get hookFailureKind(): HookFailureKind {
-    return this.failure === "timeout" ? "timeout" : this.failure === "aborted" ? "aborted" :
-      this.failure === "schema" || this.failure === "invalid-json" || this.failure === "invalid-utf8" || this.failure === "unreadable" ? "invalid-action" : "threw";
+    return this.failure === "timeout"
+      ? "timeout"
+      : this.failure === "aborted"
+        ? "aborted"
+        : this.failure === "schema" || this.failure === "invalid-json" || this.failure === "invalid-utf8" || this.failure === "unreadable"
+          ? "invalid-action"
+          : "threw";
   }
 }

@@ -4,8 +4,20 @@
  * plus each event's own fields, so existing hook scripts read what they expect on stdin.
  */
 import type {
-  CompactionRequest, CompactionResult, ErrorEvent, Notification, PermissionRequest, SessionEnd, SessionStart, StopRequest,
-  SubagentStart, SubagentStopRequest, ToolBatch, ToolCall, ToolResult, UserPrompt,
+  CompactionRequest,
+  CompactionResult,
+  ErrorEvent,
+  Notification,
+  PermissionRequest,
+  SessionEnd,
+  SessionStart,
+  StopRequest,
+  SubagentStart,
+  SubagentStopRequest,
+  ToolBatch,
+  ToolCall,
+  ToolResult,
+  UserPrompt,
 } from "../agent/types.ts";
 import { brandError, describe } from "../core/errors.ts";
 import type { EventSpec } from "./events.ts";
@@ -122,21 +134,26 @@ export const toClaudeEvent = (spec: EventSpec, data: PointData, env: EventEnviro
       const call = input as ToolCall;
       const tool = { tool_name: call.name, tool_input: call.input, tool_use_id: call.id };
       if (spec.event === "PreToolUse") return { ...common, ...tool };
-      if (spec.event === "PostToolUse") return { ...common, ...tool, tool_response: (data.output as ToolResult | undefined)?.content ?? null };
+      if (spec.event === "PostToolUse")
+        return { ...common, ...tool, tool_response: (data.output as ToolResult | undefined)?.content ?? null };
       return { ...common, ...tool, error: describe(data.error), is_interrupt: isAbort(data.error) };
     }
     case "Stop":
     case "SubagentStop": {
       const stop = input as StopRequest;
       const base = {
-        ...common, stop_hook_active: stop.blockedCount > 0,
+        ...common,
+        stop_hook_active: stop.blockedCount > 0,
         ...(stop.lastMessage !== undefined ? { last_assistant_message: stop.lastMessage } : {}),
-        background_tasks: [], session_crons: [],
+        background_tasks: [],
+        session_crons: [],
       };
       if (spec.event === "Stop") return base;
       const sub = input as SubagentStopRequest;
       return {
-        ...base, agent_id: sub.path.join("/") || sub.agent, agent_type: sub.agent,
+        ...base,
+        agent_id: sub.path.join("/") || sub.agent,
+        agent_type: sub.agent,
         ...(env.agentTranscriptPath ? { agent_transcript_path: env.agentTranscriptPath } : {}),
       };
     }
@@ -146,7 +163,11 @@ export const toClaudeEvent = (spec: EventSpec, data: PointData, env: EventEnviro
       return { ...common, trigger, custom_instructions: (input as FromClaude).customInstructions ?? (trigger === "manual" ? null : "") };
     }
     case "PostCompact":
-      return { ...common, trigger: (input as CompactionRequest).trigger, compact_summary: (data.output as CompactionResult | undefined)?.summary ?? "" };
+      return {
+        ...common,
+        trigger: (input as CompactionRequest).trigger,
+        compact_summary: (data.output as CompactionResult | undefined)?.summary ?? "",
+      };
     case "StopFailure": {
       const e = input as ErrorEvent;
       // Claude Code's own values go back as given; `error_details` is optional there, so it stays absent when it was.
@@ -163,7 +184,12 @@ export const toClaudeEvent = (spec: EventSpec, data: PointData, env: EventEnviro
     case "PermissionRequest": {
       // Like PreToolUse's, without tool_use_id.
       const r = input as PermissionRequest;
-      return { ...common, tool_name: r.call.name, tool_input: r.call.input, ...(r.suggestions !== undefined ? { permission_suggestions: r.suggestions } : {}) };
+      return {
+        ...common,
+        tool_name: r.call.name,
+        tool_input: r.call.input,
+        ...(r.suggestions !== undefined ? { permission_suggestions: r.suggestions } : {}),
+      };
     }
     case "SubagentStart": {
       const s = input as SubagentStart;
@@ -172,8 +198,17 @@ export const toClaudeEvent = (spec: EventSpec, data: PointData, env: EventEnviro
     case "PostToolBatch": {
       const b = input as ToolBatch;
       // tool_response is what the model reads: a string or content blocks as given, anything else as JSON text.
-      const response = (content: unknown): unknown => (typeof content === "string" || Array.isArray(content) ? content : JSON.stringify(content) ?? null);
-      return { ...common, tool_calls: b.calls.map(({ call, result }) => ({ tool_name: call.name, tool_input: call.input, tool_use_id: call.id, tool_response: response(result.content) })) };
+      const response = (content: unknown): unknown =>
+        typeof content === "string" || Array.isArray(content) ? content : (JSON.stringify(content) ?? null);
+      return {
+        ...common,
+        tool_calls: b.calls.map(({ call, result }) => ({
+          tool_name: call.name,
+          tool_input: call.input,
+          tool_use_id: call.id,
+          tool_response: response(result.content),
+        })),
+      };
     }
   }
 };

@@ -8,17 +8,41 @@ import type { AgentPoints } from "../agent/points.ts";
 
 /** The Claude Code events `claude-hook` translates into our points (the bridge's events). */
 export type ClaudeEvent =
-  | "SessionStart" | "UserPromptSubmit" | "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "Stop"
-  | "SubagentStop" | "PreCompact" | "PostCompact" | "StopFailure" | "SessionEnd" | "Notification";
+  | "SessionStart"
+  | "UserPromptSubmit"
+  | "PreToolUse"
+  | "PostToolUse"
+  | "PostToolUseFailure"
+  | "Stop"
+  | "SubagentStop"
+  | "PreCompact"
+  | "PostCompact"
+  | "StopFailure"
+  | "SessionEnd"
+  | "Notification";
 
 /** The Claude Code events with a counterpart point in an agent loop: hooks loaded for them run in process. */
 export type AgentEvent = ClaudeEvent | "PermissionRequest" | "SubagentStart" | "PostToolBatch";
 
 /** Every hook event Claude Code documents. */
 export type ClaudeHookEvent =
-  | AgentEvent | "Setup" | "InstructionsLoaded" | "UserPromptExpansion" | "MessageDisplay" | "PermissionDenied"
-  | "TaskCreated" | "TaskCompleted" | "TeammateIdle" | "ConfigChange" | "CwdChanged" | "DirectoryAdded" | "FileChanged"
-  | "WorktreeCreate" | "WorktreeRemove" | "Elicitation" | "ElicitationResult";
+  | AgentEvent
+  | "Setup"
+  | "InstructionsLoaded"
+  | "UserPromptExpansion"
+  | "MessageDisplay"
+  | "PermissionDenied"
+  | "TaskCreated"
+  | "TaskCompleted"
+  | "TeammateIdle"
+  | "ConfigChange"
+  | "CwdChanged"
+  | "DirectoryAdded"
+  | "FileChanged"
+  | "WorktreeCreate"
+  | "WorktreeRemove"
+  | "Elicitation"
+  | "ElicitationResult";
 
 /**
  * What a blocking answer (exit 2, `decision: "block"`, `permissionDecision: "deny"`) does:
@@ -69,10 +93,29 @@ export interface EventSpec {
 
 type SpecFields = Omit<EventSpec, "event" | "point" | "phase" | "onBlock">;
 
-const spec = (event: AgentEvent, point: keyof AgentPoints, phase: EventSpec["phase"], onBlock: BlockEffect, more: Partial<SpecFields> = {}): EventSpec => ({
-  event, point, phase, onBlock, decision: false, matcher: "subject", stdoutIsContext: false, ignoresContinue: false,
-  ignoresOutput: false, ignoresExitCode: false, tool: false, permissionMode: false, onContinueFalse: "notice", onClosedFailure: "notice",
-  effort: false, ...more,
+const spec = (
+  event: AgentEvent,
+  point: keyof AgentPoints,
+  phase: EventSpec["phase"],
+  onBlock: BlockEffect,
+  more: Partial<SpecFields> = {},
+): EventSpec => ({
+  event,
+  point,
+  phase,
+  onBlock,
+  decision: false,
+  matcher: "subject",
+  stdoutIsContext: false,
+  ignoresContinue: false,
+  ignoresOutput: false,
+  ignoresExitCode: false,
+  tool: false,
+  permissionMode: false,
+  onContinueFalse: "notice",
+  onClosedFailure: "notice",
+  effort: false,
+  ...more,
 });
 
 const toolEvent = { tool: true, permissionMode: true, effort: true } as const;
@@ -88,25 +131,67 @@ const toolEvent = { tool: true, permissionMode: true, effort: true } as const;
 export const agentEvents: Readonly<Record<AgentEvent, EventSpec>> = Object.freeze({
   SessionStart: spec("SessionStart", "sessionStart", "before", "notice", { stdoutIsContext: true }),
   UserPromptSubmit: spec("UserPromptSubmit", "userPrompt", "before", "reject", {
-    decision: true, matcher: "none", stdoutIsContext: true, permissionMode: true, onContinueFalse: "reject", onClosedFailure: "refuse",
+    decision: true,
+    matcher: "none",
+    stdoutIsContext: true,
+    permissionMode: true,
+    onContinueFalse: "reject",
+    onClosedFailure: "refuse",
   }),
   PreToolUse: spec("PreToolUse", "toolCall", "before", "reject", { ...toolEvent, onContinueFalse: "end-turn", onClosedFailure: "refuse" }),
-  PostToolUse: spec("PostToolUse", "toolCall", "after", "context", { ...toolEvent, decision: true, onContinueFalse: "end-turn", onClosedFailure: "withhold" }),
-  PostToolUseFailure: spec("PostToolUseFailure", "toolCall", "recover", "context", { ...toolEvent, decision: true, onContinueFalse: "end-turn" }),
-  Stop: spec("Stop", "stop", "before", "reject", { decision: true, matcher: "none", permissionMode: true, effort: true, onContinueFalse: "allow-stop", onClosedFailure: "refuse" }),
-  SubagentStop: spec("SubagentStop", "subagentStop", "before", "reject", { decision: true, permissionMode: true, effort: true, onContinueFalse: "allow-stop", onClosedFailure: "refuse" }),
+  PostToolUse: spec("PostToolUse", "toolCall", "after", "context", {
+    ...toolEvent,
+    decision: true,
+    onContinueFalse: "end-turn",
+    onClosedFailure: "withhold",
+  }),
+  PostToolUseFailure: spec("PostToolUseFailure", "toolCall", "recover", "context", {
+    ...toolEvent,
+    decision: true,
+    onContinueFalse: "end-turn",
+  }),
+  Stop: spec("Stop", "stop", "before", "reject", {
+    decision: true,
+    matcher: "none",
+    permissionMode: true,
+    effort: true,
+    onContinueFalse: "allow-stop",
+    onClosedFailure: "refuse",
+  }),
+  SubagentStop: spec("SubagentStop", "subagentStop", "before", "reject", {
+    decision: true,
+    permissionMode: true,
+    effort: true,
+    onContinueFalse: "allow-stop",
+    onClosedFailure: "refuse",
+  }),
   PreCompact: spec("PreCompact", "compaction", "before", "reject", { decision: true, ignoresContinue: true, onClosedFailure: "refuse" }),
   PostCompact: spec("PostCompact", "compaction", "after", "notice", { ignoresContinue: true }),
   // An API error ending the turn: a failed model call, not a tool's or a hook's failure.
   StopFailure: spec("StopFailure", "error", "before", "ignore", {
-    matcher: "error-type", ignoresOutput: true, ignoresExitCode: true, ignoresContinue: true, when: (e) => (e as { where?: unknown } | null)?.where === "model",
+    matcher: "error-type",
+    ignoresOutput: true,
+    ignoresExitCode: true,
+    ignoresContinue: true,
+    when: (e) => (e as { where?: unknown } | null)?.where === "model",
   }),
   SessionEnd: spec("SessionEnd", "sessionEnd", "before", "notice", { ignoresContinue: true }),
   Notification: spec("Notification", "notification", "before", "ignore", { ignoresExitCode: true, ignoresContinue: true }),
   // Exit 2 "isn't honored" here: only the `decision` object grants or denies.
-  PermissionRequest: spec("PermissionRequest", "permissionRequest", "before", "ignore", { ...toolEvent, onContinueFalse: "end-turn", onClosedFailure: "refuse" }),
+  PermissionRequest: spec("PermissionRequest", "permissionRequest", "before", "ignore", {
+    ...toolEvent,
+    onContinueFalse: "end-turn",
+    onClosedFailure: "refuse",
+  }),
   SubagentStart: spec("SubagentStart", "subagentStart", "before", "notice", {}),
-  PostToolBatch: spec("PostToolBatch", "toolBatch", "before", "reject", { decision: true, matcher: "none", permissionMode: true, effort: true, onContinueFalse: "reject", onClosedFailure: "refuse" }),
+  PostToolBatch: spec("PostToolBatch", "toolBatch", "before", "reject", {
+    decision: true,
+    matcher: "none",
+    permissionMode: true,
+    effort: true,
+    onContinueFalse: "reject",
+    onClosedFailure: "refuse",
+  }),
 });
 
 /**
@@ -117,8 +202,22 @@ export const agentEvents: Readonly<Record<AgentEvent, EventSpec>> = Object.freez
  */
 export const claudeEvents: Readonly<Record<ClaudeEvent, EventSpec>> = Object.freeze(
   Object.fromEntries(
-    (["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "PostCompact", "StopFailure", "SessionEnd", "Notification"] as const)
-      .map((e) => [e, agentEvents[e]]),
+    (
+      [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "Stop",
+        "SubagentStop",
+        "PreCompact",
+        "PostCompact",
+        "StopFailure",
+        "SessionEnd",
+        "Notification",
+      ] as const
+    ).map((e) => [e, agentEvents[e]]),
   ) as Record<ClaudeEvent, EventSpec>,
 );
 
@@ -146,8 +245,17 @@ const all = new Set<HandlerType>(["command", "http", "mcp_tool", "prompt", "agen
 const noModel = new Set<HandlerType>(["command", "http", "mcp_tool"]);
 const commandOnly = new Set<HandlerType>(["command", "mcp_tool"]);
 
-const info = (event: ClaudeHookEvent, types: ReadonlySet<HandlerType>, matcher: HookEventInfo["matcher"], more: { tool?: boolean; timeoutSeconds?: number; unmapped?: string } = {}): HookEventInfo => ({
-  event, types, matcher, tool: more.tool ?? false, timeoutSeconds: more.timeoutSeconds ?? 600,
+const info = (
+  event: ClaudeHookEvent,
+  types: ReadonlySet<HandlerType>,
+  matcher: HookEventInfo["matcher"],
+  more: { tool?: boolean; timeoutSeconds?: number; unmapped?: string } = {},
+): HookEventInfo => ({
+  event,
+  types,
+  matcher,
+  tool: more.tool ?? false,
+  timeoutSeconds: more.timeoutSeconds ?? 600,
   spec: Object.hasOwn(agentEvents, event) ? agentEvents[event as AgentEvent] : undefined,
   ...(more.unmapped !== undefined ? { unmapped: more.unmapped } : {}),
 });
@@ -164,24 +272,38 @@ export const claudeHookEvents: Readonly<Record<ClaudeHookEvent, HookEventInfo>> 
   Setup: info("Setup", commandOnly, "standard", { unmapped: "it fires only for Claude Code's --init and --maintenance runs" }),
   InstructionsLoaded: info("InstructionsLoaded", noModel, "standard", { unmapped: "CLAUDE.md and rules files are Claude Code's own" }),
   UserPromptSubmit: info("UserPromptSubmit", all, "none", { timeoutSeconds: 30 }),
-  UserPromptExpansion: info("UserPromptExpansion", all, "standard", { unmapped: "slash commands and skills are expanded by Claude Code's interface, not by an agent loop" }),
-  MessageDisplay: info("MessageDisplay", noModel, "none", { timeoutSeconds: 10, unmapped: "it changes only what a terminal displays; the host application renders text itself" }),
+  UserPromptExpansion: info("UserPromptExpansion", all, "standard", {
+    unmapped: "slash commands and skills are expanded by Claude Code's interface, not by an agent loop",
+  }),
+  MessageDisplay: info("MessageDisplay", noModel, "none", {
+    timeoutSeconds: 10,
+    unmapped: "it changes only what a terminal displays; the host application renders text itself",
+  }),
   PreToolUse: info("PreToolUse", all, "standard", { tool: true }),
   PermissionRequest: info("PermissionRequest", all, "standard", { tool: true }),
-  PermissionDenied: info("PermissionDenied", all, "standard", { tool: true, unmapped: "it fires on denials by Claude Code's auto-mode classifier; agent-onion's denials come from hooks on PreToolUse" }),
+  PermissionDenied: info("PermissionDenied", all, "standard", {
+    tool: true,
+    unmapped: "it fires on denials by Claude Code's auto-mode classifier; agent-onion's denials come from hooks on PreToolUse",
+  }),
   PostToolUse: info("PostToolUse", all, "standard", { tool: true }),
   PostToolUseFailure: info("PostToolUseFailure", all, "standard", { tool: true }),
   PostToolBatch: info("PostToolBatch", all, "none"),
   Notification: info("Notification", noModel, "standard"),
   SubagentStart: info("SubagentStart", noModel, "standard"),
   SubagentStop: info("SubagentStop", all, "standard"),
-  TaskCreated: info("TaskCreated", all, "none", { unmapped: "the task list (TaskCreate) is a Claude Code tool, not part of an agent loop" }),
-  TaskCompleted: info("TaskCompleted", all, "none", { unmapped: "the task list (TaskUpdate) is a Claude Code tool, not part of an agent loop" }),
+  TaskCreated: info("TaskCreated", all, "none", {
+    unmapped: "the task list (TaskCreate) is a Claude Code tool, not part of an agent loop",
+  }),
+  TaskCompleted: info("TaskCompleted", all, "none", {
+    unmapped: "the task list (TaskUpdate) is a Claude Code tool, not part of an agent loop",
+  }),
   Stop: info("Stop", all, "none"),
   StopFailure: info("StopFailure", noModel, "narrow"),
   TeammateIdle: info("TeammateIdle", all, "none", { unmapped: "agent teams are Claude Code's own; an agent loop has no teammates" }),
   ConfigChange: info("ConfigChange", noModel, "standard", { unmapped: "it watches Claude Code's own settings files" }),
-  CwdChanged: info("CwdChanged", noModel, "none", { unmapped: "an agent loop has no working directory of its own that a tool call changes" }),
+  CwdChanged: info("CwdChanged", noModel, "none", {
+    unmapped: "an agent loop has no working directory of its own that a tool call changes",
+  }),
   DirectoryAdded: info("DirectoryAdded", noModel, "standard", { unmapped: "/add-dir is Claude Code's interface" }),
   FileChanged: info("FileChanged", noModel, "narrow", { unmapped: "it needs Claude Code's file watcher" }),
   WorktreeCreate: info("WorktreeCreate", noModel, "none", { unmapped: "worktree isolation is Claude Code's own" }),

@@ -31,10 +31,21 @@ import { BackgroundQueue } from "./queue.ts";
 import { emptyTranscript, envFileVariables, hasContent, sessionEnvFile } from "./session-files.ts";
 
 type EventPoint = {
-  SessionStart: "sessionStart"; UserPromptSubmit: "userPrompt"; PreToolUse: "toolCall"; PostToolUse: "toolCall";
-  PostToolUseFailure: "toolCall"; Stop: "stop"; SubagentStop: "subagentStop"; PreCompact: "compaction";
-  PostCompact: "compaction"; StopFailure: "error"; SessionEnd: "sessionEnd"; Notification: "notification";
-  PermissionRequest: "permissionRequest"; SubagentStart: "subagentStart"; PostToolBatch: "toolBatch";
+  SessionStart: "sessionStart";
+  UserPromptSubmit: "userPrompt";
+  PreToolUse: "toolCall";
+  PostToolUse: "toolCall";
+  PostToolUseFailure: "toolCall";
+  Stop: "stop";
+  SubagentStop: "subagentStop";
+  PreCompact: "compaction";
+  PostCompact: "compaction";
+  StopFailure: "error";
+  SessionEnd: "sessionEnd";
+  Notification: "notification";
+  PermissionRequest: "permissionRequest";
+  SubagentStart: "subagentStart";
+  PostToolBatch: "toolBatch";
 };
 type P<E extends AgentEvent> = AgentPoints[EventPoint[E]];
 
@@ -124,7 +135,9 @@ const metaString = (ctx: HookContext, key: string): string | undefined =>
  * hookWarningText({ kind: "hook-error", hook: "lint", event: "SessionStart", message: "exited 1" }) // 'hook "lint" (SessionStart): exited 1'
  */
 export const hookWarningText = (n: ExternalNotice): string | undefined =>
-  n.kind === "background-failure" || n.kind === "dropped" || n.kind === "hook-error" ? `hook "${n.hook}" (${n.event}): ${n.message}` : undefined;
+  n.kind === "background-failure" || n.kind === "dropped" || n.kind === "hook-error"
+    ? `hook "${n.hook}" (${n.event}): ${n.message}`
+    : undefined;
 
 /** What was already said about ignored parts of answers: each once per process (a script's `metrics` comes with every call). */
 const toldIgnored = new Set<string>();
@@ -160,13 +173,15 @@ export const routeHookNotices = (sink: NoticeSink): (() => void) => {
 };
 
 /** A notice function for one hook, never throwing (a throwing sink must not become a hook failure). */
-const notifier = (own: NoticeSink | undefined, event: AgentEvent, hook: string, source: string | undefined): Notify => (kind, message) => {
-  try {
-    (own ?? defaultSink)({ hook, event, kind, message, source });
-  } catch {
-    // a notice sink that throws is the sink's problem
-  }
-};
+const notifier =
+  (own: NoticeSink | undefined, event: AgentEvent, hook: string, source: string | undefined): Notify =>
+  (kind, message) => {
+    try {
+      (own ?? defaultSink)({ hook, event, kind, message, source });
+    } catch {
+      // a notice sink that throws is the sink's problem
+    }
+  };
 
 /** `CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS`, when it holds a positive number: Claude Code's explicit SessionEnd budget. */
 const sessionEndOverrideMs = (): number | undefined => {
@@ -183,7 +198,8 @@ const sessionEndOverrideMs = (): number | undefined => {
  * @example
  * sessionEndBudgetMs(600_000) // 60000
  */
-export const sessionEndBudgetMs = (longestTimeoutMs = 0): number => sessionEndOverrideMs() ?? Math.min(Math.max(1500, longestTimeoutMs), 60_000);
+export const sessionEndBudgetMs = (longestTimeoutMs = 0): number =>
+  sessionEndOverrideMs() ?? Math.min(Math.max(1500, longestTimeoutMs), 60_000);
 
 /**
  * Claude Code's default timeout, in seconds, for a command, HTTP or MCP tool hook on `event`: 600,
@@ -207,7 +223,8 @@ export const resolveTimeoutMs = (
   defaultSeconds: number,
 ): number => {
   const ms = options.timeoutMs ?? (options.timeout !== undefined ? options.timeout * 1000 : defaultSeconds * 1000);
-  if (!(Number.isFinite(ms) && ms > 0)) throw new RangeError(`timeout must be a positive number, got ${String(options.timeoutMs ?? options.timeout)}`);
+  if (!(Number.isFinite(ms) && ms > 0))
+    throw new RangeError(`timeout must be a positive number, got ${String(options.timeoutMs ?? options.timeout)}`);
   return Math.min(ms, options.event === "SessionEnd" ? sessionEndBudgetMs(Infinity) : 2_000_000_000);
 };
 
@@ -218,7 +235,8 @@ export const resolveTimeoutMs = (
  * timeout (which `resolveTimeoutMs` keeps inside the shared budget), so a hook that hangs must not
  * hold back, or eat the time of, a cleanup hook after it. Its own deadline times only its work.
  */
-const sideBySide = (work: (input: unknown, ctx: HookContext) => Promise<HookAction>, failsClosed: boolean) =>
+const sideBySide =
+  (work: (input: unknown, ctx: HookContext) => Promise<HookAction>, failsClosed: boolean) =>
   async (ctx: HookContext, next: () => Promise<unknown>): Promise<HookAction> => {
     const own = work(ctx.input, ctx);
     const inside = next();
@@ -251,11 +269,15 @@ let toldNoTranscript = false;
 
 /** Where a run's transcript is: the run's own, the option's, else an empty file (said once per process). */
 const transcriptFor = (o: EventOptions, ctx: HookContext, session: string): string => {
-  const given = metaString(ctx, "transcriptPath") ?? (typeof o.transcriptPath === "function" ? o.transcriptPath(session) : o.transcriptPath);
+  const given =
+    metaString(ctx, "transcriptPath") ?? (typeof o.transcriptPath === "function" ? o.transcriptPath(session) : o.transcriptPath);
   if (given !== undefined) return given;
   if (!toldNoTranscript) {
     toldNoTranscript = true;
-    process.emitWarning("a run without a transcript: hooks get an empty transcript file at transcript_path (give metadata.transcriptPath, or the transcriptPath option)", "AgentOnionHookWarning");
+    process.emitWarning(
+      "a run without a transcript: hooks get an empty transcript file at transcript_path (give metadata.transcriptPath, or the transcriptPath option)",
+      "AgentOnionHookWarning",
+    );
   }
   return emptyTranscript(session || "no-session");
 };
@@ -269,7 +291,9 @@ const preparer = (spec: EventSpec, o: EventOptions) => {
     try {
       json = stringifyEvent(
         toClaudeEvent(spec, data, {
-          sessionId: ctx.sessionId ?? (spec.event === "SessionStart" ? session : undefined), cwd, path: ctx.path,
+          sessionId: ctx.sessionId ?? (spec.event === "SessionStart" ? session : undefined),
+          cwd,
+          path: ctx.path,
           transcriptPath: transcriptFor(o, ctx, session),
           permissionMode: metaString(ctx, "permissionMode") ?? o.permissionMode,
           effort,
@@ -295,19 +319,21 @@ const envFileOf = (o: EventOptions, session: string): string => o.envFile?.(sess
  * SessionStart's `after`: the variables its hooks wrote to `CLAUDE_ENV_FILE`, evaluated by bash,
  * on the session's info (`env`, `envFile`) for the tools that run commands later.
  */
-const sessionEnvAfter = (o: EventOptions, notify: Notify) => async (output: unknown, input: unknown, ctx: HookContext): Promise<HookAction> => {
-  const session = sessionOf({ input }, ctx);
-  const file = envFileOf(o, session);
-  if (!hasContent(file)) return Continue;
-  const info = output as SessionInfo;
-  try {
-    const env = await envFileVariables(file, process.env);
-    return Transform({ ...info, env: { ...info.env, ...env }, envFile: file } satisfies SessionInfo);
-  } catch (error) {
-    notify("hook-error", `the variables written to CLAUDE_ENV_FILE could not be read: ${describe(error)}`);
-    return Transform({ ...info, envFile: file } satisfies SessionInfo);
-  }
-};
+const sessionEnvAfter =
+  (o: EventOptions, notify: Notify) =>
+  async (output: unknown, input: unknown, ctx: HookContext): Promise<HookAction> => {
+    const session = sessionOf({ input }, ctx);
+    const file = envFileOf(o, session);
+    if (!hasContent(file)) return Continue;
+    const info = output as SessionInfo;
+    try {
+      const env = await envFileVariables(file, process.env);
+      return Transform({ ...info, env: { ...info.env, ...env }, envFile: file } satisfies SessionInfo);
+    } catch (error) {
+      notify("hook-error", `the variables written to CLAUDE_ENV_FILE could not be read: ${describe(error)}`);
+      return Transform({ ...info, envFile: file } satisfies SessionInfo);
+    }
+  };
 
 /** Run in the background: the answer becomes notices, never a decision. */
 const inBackground = (queue: BackgroundQueue, runner: RunnerSpec, prepared: Prepared, ctx: HookContext, notify: Notify): void => {
@@ -335,7 +361,10 @@ const inBackground = (queue: BackgroundQueue, runner: RunnerSpec, prepared: Prep
 const runWithin = async (runner: RunnerSpec, prepared: Prepared, signal: AbortSignal, ctx: HookContext): Promise<HookAnswer> => {
   const deadline = withDeadline(signal, runner.timeoutMs + runner.backstopMs);
   try {
-    return await untilAbort(runner.run({ ...prepared, signal: deadline.controller.signal, timeoutMs: runner.timeoutMs, ctx }), deadline.controller.signal);
+    return await untilAbort(
+      runner.run({ ...prepared, signal: deadline.controller.signal, timeoutMs: runner.timeoutMs, ctx }),
+      deadline.controller.signal,
+    );
   } catch (error) {
     if (error instanceof ExecutorError) throw error;
     if (signal.aborted) throw new ExecutorError("aborted", "the run was cancelled");
@@ -347,7 +376,10 @@ const runWithin = async (runner: RunnerSpec, prepared: Prepared, signal: AbortSi
 };
 
 /** The tool's output withheld from the model because a hook that checks it failed closed (PostToolUse: the call already ran). */
-const withheld = (call: { readonly name: string }, why: string): ToolResult => ({ content: `${call.name} ran, but its output was withheld: ${why}`, isError: true });
+const withheld = (call: { readonly name: string }, why: string): ToolResult => ({
+  content: `${call.name} ran, but its output was withheld: ${why}`,
+  isError: true,
+});
 
 /**
  * Build a Hook on `options.event`'s point and phase that asks `run` for each event. SessionEnd's is
@@ -427,17 +459,22 @@ export const externalHook = <E extends AgentEvent>(
 
 /** Put `handle` on the phase of the hook that answers `spec`'s event (and SessionStart's env file on its `after`). */
 const attachPhases = (
-  hook: Record<string, unknown>, spec: EventSpec,
+  hook: Record<string, unknown>,
+  spec: EventSpec,
   handle: (phase: "before" | "after" | "recover", data: PointData, ctx: HookContext) => Promise<HookAction>,
-  sessionEndClosed: boolean, o: EventOptions, notify: Notify,
+  sessionEndClosed: boolean,
+  o: EventOptions,
+  notify: Notify,
 ): void => {
   if (spec.point === "sessionEnd") hook.around = sideBySide((input, ctx) => handle("before", { input }, ctx), sessionEndClosed);
   else if (spec.phase === "before") hook.before = (input: unknown, ctx: HookContext) => handle("before", { input }, ctx);
-  else if (spec.phase === "after") hook.after = (output: unknown, input: unknown, ctx: HookContext) => handle("after", { input, output }, ctx);
-  else hook.recover = async (error: unknown, input: unknown, ctx: HookContext) => {
-    await handle("recover", { input, error }, ctx);
-    return Continue; // a failed call stays failed; what the hook said went to the model as context
-  };
+  else if (spec.phase === "after")
+    hook.after = (output: unknown, input: unknown, ctx: HookContext) => handle("after", { input, output }, ctx);
+  else
+    hook.recover = async (error: unknown, input: unknown, ctx: HookContext) => {
+      await handle("recover", { input, error }, ctx);
+      return Continue; // a failed call stays failed; what the hook said went to the model as context
+    };
   if (spec.event === "SessionStart") hook.after = sessionEnvAfter(o, notify);
 };
 
@@ -496,7 +533,8 @@ export const claudeHookSet = <E extends AgentEvent>(options: HookSetOptions<E>):
   const notify = notifyFor(options.name, options.source);
   const prepare = preparer(spec, options);
   const { subject, detail } = subjectOf(spec);
-  const applies = (m: HookMember, input: unknown): boolean => m.matcher === undefined || m.matcher.test(subject(input), input, () => detail(input));
+  const applies = (m: HookMember, input: unknown): boolean =>
+    m.matcher === undefined || m.matcher.test(subject(input), input, () => detail(input));
 
   /** One round: every matching hook on the same input, at once; the background ones are only started. */
   const round = async (data: PointData, ctx: HookContext, gateOnly: boolean): Promise<HookDecision[]> => {
@@ -524,7 +562,12 @@ export const claudeHookSet = <E extends AgentEvent>(options: HookSetOptions<E>):
     const decisions = await round(data, ctx, false);
     if (decisions.length === 0) return Continue;
     return combine({
-      spec, decisions, data, ctx, notify: notifyFor, name: options.name,
+      spec,
+      decisions,
+      data,
+      ctx,
+      notify: notifyFor,
+      name: options.name,
       endTurn: options.endTurn ? (by, reason) => options.endTurn!(ctx, by, reason) : undefined,
       recheck: phase === "before" ? (input) => round({ input }, ctx, true) : undefined,
       stopCap: options.stopCap,

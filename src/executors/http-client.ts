@@ -60,7 +60,11 @@ export const postJson = (o: PostOptions): Promise<PostResult> =>
       stopListening(o.signal, onAbort);
       if (error) {
         req.destroy();
-        reject(error instanceof ExecutorError ? error : new ExecutorError("network", `request to ${o.url.origin} failed: ${error.message}`, { cause: error }));
+        reject(
+          error instanceof ExecutorError
+            ? error
+            : new ExecutorError("network", `request to ${o.url.origin} failed: ${error.message}`, { cause: error }),
+        );
       } else resolve(result!);
     };
     const after = (ms: number, message: string): NodeJS.Timeout => {
@@ -97,7 +101,8 @@ export const postJson = (o: PostOptions): Promise<PostResult> =>
       let size = 0;
       res.on("data", (chunk: Buffer) => {
         size += chunk.length;
-        if (size > o.maxBodyBytes) return finish(new ExecutorError("output-too-large", `the body from ${o.url.origin} is larger than ${o.maxBodyBytes} bytes`));
+        if (size > o.maxBodyBytes)
+          return finish(new ExecutorError("output-too-large", `the body from ${o.url.origin} is larger than ${o.maxBodyBytes} bytes`));
         chunks.push(chunk);
       });
       res.once("end", () => finish(undefined, { status, body: Buffer.concat(chunks) }));

@@ -10,7 +10,14 @@ import { httpAnswer } from "./answer.ts";
 import { checkHeader, interpolateHeader } from "./env.ts";
 import { ExecutorError } from "./errors.ts";
 import type { AgentEvent } from "./events.ts";
-import { claudeDefaultSeconds, externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions, type RunnerSpec } from "./external.ts";
+import {
+  claudeDefaultSeconds,
+  externalHook,
+  resolveTimeoutMs,
+  type ExternalHook,
+  type ExternalHookOptions,
+  type RunnerSpec,
+} from "./external.ts";
 import { postJson } from "./http-client.ts";
 import type { AddressPolicy, Resolver } from "./ssrf.ts";
 import { checkLimit } from "./limits.ts";
@@ -45,7 +52,8 @@ const parseUrl = (raw: string): URL => {
   } catch {
     throw new TypeError(`httpHook: url ${JSON.stringify(raw)} is not a valid URL`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError(`httpHook: url must be http or https, got ${url.protocol}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new TypeError(`httpHook: url must be http or https, got ${url.protocol}`);
   // `https://allowed.example@evil.example` reads as one host and connects to another (E6).
   if (url.username || url.password) throw new TypeError("httpHook: credentials in the URL are refused; send them in a header");
   return url;
@@ -71,22 +79,31 @@ export const httpHookLabel = (url: URL): string => `${url.host}#${createHash("sh
 export const httpRunner = <E extends AgentEvent>(options: HttpHookOptions<E>): RunnerSpec => {
   const url = parseUrl(options.url);
   checkLimit("httpHook", "maxBodyBytes", options.maxBodyBytes, "bytes");
-  for (const field of ["connectTimeoutMs", "headersTimeoutMs", "bodyTimeoutMs"] as const) checkLimit("httpHook", field, options[field], "ms");
+  for (const field of ["connectTimeoutMs", "headersTimeoutMs", "bodyTimeoutMs"] as const)
+    checkLimit("httpHook", field, options[field], "ms");
   const headers = Object.entries(options.headers ?? {});
   for (const [name, value] of headers) checkHeader(name, value); // refuse CR/LF in the configuration itself
   const timeoutMs = resolveTimeoutMs(options, claudeDefaultSeconds(options.event));
   const name = options.name ?? `http:${httpHookLabel(url)}`;
   return {
-    name, timeoutMs, backstopMs: 1500,
+    name,
+    timeoutMs,
+    backstopMs: 1500,
     run: async ({ json, signal }) => {
       let resolved: Record<string, string>;
       try {
-        resolved = Object.fromEntries(headers.map(([k, v]) => [k, interpolateHeader(k, v, options.allowedEnvVars ?? [], options.envSource)]));
+        resolved = Object.fromEntries(
+          headers.map(([k, v]) => [k, interpolateHeader(k, v, options.allowedEnvVars ?? [], options.envSource)]),
+        );
       } catch (error) {
         throw new ExecutorError("config", (error as Error).message, { cause: error });
       }
       const { status, body } = await postJson({
-        url, body: json, headers: resolved, policy: options.allow ?? {}, resolver: options.resolver,
+        url,
+        body: json,
+        headers: resolved,
+        policy: options.allow ?? {},
+        resolver: options.resolver,
         connectTimeoutMs: Math.min(options.connectTimeoutMs ?? 5000, timeoutMs),
         headersTimeoutMs: options.headersTimeoutMs ?? timeoutMs,
         bodyTimeoutMs: options.bodyTimeoutMs ?? timeoutMs,

@@ -14,8 +14,7 @@ const dangerous = new Set(["__proto__", "constructor", "prototype"]);
  * @example
  * parseJson('{"__proto__":{"polluted":1},"a":1}') // { a: 1 }
  */
-export const parseJson = (text: string): unknown =>
-  JSON.parse(text, (key, value: unknown) => (dangerous.has(key) ? undefined : value));
+export const parseJson = (text: string): unknown => JSON.parse(text, (key, value: unknown) => (dangerous.has(key) ? undefined : value));
 
 /**
  * Thrown by `stringifyEvent` for a value JSON cannot carry faithfully; `path` names the field.
@@ -25,14 +24,20 @@ export const parseJson = (text: string): unknown =>
  */
 export class SerializeError extends TypeError {
   override name = "SerializeError";
-  constructor(readonly path: string, problem: string) {
+  constructor(
+    readonly path: string,
+    problem: string,
+  ) {
     super(`cannot send ${path || "the event"} to an external hook: ${problem}`);
   }
 }
 brandError(SerializeError);
 
 const describePath = (path: readonly (string | number)[]): string =>
-  path.map((p) => (typeof p === "number" ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join("").replace(/^\./, "");
+  path
+    .map((p) => (typeof p === "number" ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`))
+    .join("")
+    .replace(/^\./, "");
 
 /**
  * Serialise an event for an external hook: plain data only, at most `maxBytes` of UTF-8.

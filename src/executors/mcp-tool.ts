@@ -9,7 +9,14 @@ import { describe } from "../core/errors.ts";
 import { readAnswerText } from "./answer.ts";
 import { ExecutorError } from "./errors.ts";
 import type { AgentEvent } from "./events.ts";
-import { claudeDefaultSeconds, externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions, type RunnerSpec } from "./external.ts";
+import {
+  claudeDefaultSeconds,
+  externalHook,
+  resolveTimeoutMs,
+  type ExternalHook,
+  type ExternalHookOptions,
+  type RunnerSpec,
+} from "./external.ts";
 import { parseJson } from "./json.ts";
 
 /**
@@ -44,7 +51,8 @@ const placeholder = /\$\{([A-Za-z0-9_.-]+)\}/g;
 /** The value at a dotted path of the event, as text (objects as JSON, missing as ""). */
 const lookup = (event: unknown, path: string): string => {
   let v: unknown = event;
-  for (const key of path.split(".")) v = typeof v === "object" && v !== null && Object.hasOwn(v, key) ? (v as Record<string, unknown>)[key] : undefined;
+  for (const key of path.split("."))
+    v = typeof v === "object" && v !== null && Object.hasOwn(v, key) ? (v as Record<string, unknown>)[key] : undefined;
   return v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v);
 };
 
@@ -56,15 +64,25 @@ const lookup = (event: unknown, path: string): string => {
  */
 export const fillArguments = (input: Readonly<Record<string, unknown>>, event: unknown): Record<string, unknown> => {
   const fill = (v: unknown): unknown =>
-    typeof v === "string" ? v.replace(placeholder, (_m, path: string) => lookup(event, path)) :
-    Array.isArray(v) ? v.map(fill) :
-    typeof v === "object" && v !== null ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fill(x)])) : v;
+    typeof v === "string"
+      ? v.replace(placeholder, (_m, path: string) => lookup(event, path))
+      : Array.isArray(v)
+        ? v.map(fill)
+        : typeof v === "object" && v !== null
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fill(x)]))
+          : v;
   return fill(input) as Record<string, unknown>;
 };
 
 /** The text blocks of a tool result, joined by newlines. */
 const textOf = (content: readonly unknown[] | undefined): string =>
-  (content ?? []).flatMap((b) => (typeof b === "object" && b !== null && (b as { type?: unknown }).type === "text" && typeof (b as { text?: unknown }).text === "string" ? [(b as { text: string }).text] : [])).join("\n");
+  (content ?? [])
+    .flatMap((b) =>
+      typeof b === "object" && b !== null && (b as { type?: unknown }).type === "text" && typeof (b as { text?: unknown }).text === "string"
+        ? [(b as { text: string }).text]
+        : [],
+    )
+    .join("\n");
 
 /**
  * The runner of an MCP tool hook (for a hook of its own, or one of a set).
@@ -73,12 +91,15 @@ const textOf = (content: readonly unknown[] | undefined): string =>
  * const { run } = mcpToolRunner({ event: "PostToolUse", client, server: "scanner", tool: "security_scan", input: { file: "${tool_input.file_path}" } })
  */
 export const mcpToolRunner = <E extends AgentEvent>(options: McpToolHookOptions<E>): RunnerSpec => {
-  if (typeof options.client?.callTool !== "function") throw new TypeError("mcpToolHook: client must have a callTool(params, schema, options) method");
+  if (typeof options.client?.callTool !== "function")
+    throw new TypeError("mcpToolHook: client must have a callTool(params, schema, options) method");
   if (typeof options.tool !== "string" || options.tool === "") throw new TypeError("mcpToolHook: tool must be a non-empty string");
   const timeoutMs = resolveTimeoutMs(options, claudeDefaultSeconds(options.event));
   const name = options.name ?? `mcp_tool:${options.server ?? "server"}/${options.tool}`;
   return {
-    name, timeoutMs, backstopMs: 1500,
+    name,
+    timeoutMs,
+    backstopMs: 1500,
     run: async ({ json, signal }) => {
       const args = fillArguments(options.input ?? {}, parseJson(json));
       let result: Awaited<ReturnType<McpHookClient["callTool"]>>;
@@ -89,7 +110,8 @@ export const mcpToolRunner = <E extends AgentEvent>(options: McpToolHookOptions<
         throw new ExecutorError("tool-error", `calling ${options.tool} failed: ${describe(error)}`, { cause: error });
       }
       const text = textOf(result.content);
-      if (result.isError === true) throw new ExecutorError("tool-error", `${options.tool} answered an error${text ? `: ${text.slice(0, 500)}` : ""}`);
+      if (result.isError === true)
+        throw new ExecutorError("tool-error", `${options.tool} answered an error${text ? `: ${text.slice(0, 500)}` : ""}`);
       return readAnswerText(name, options.event, text);
     },
   };

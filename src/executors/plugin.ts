@@ -24,7 +24,11 @@ export interface ClaudePlugin {
 
 /** A plugin's hooks, file by file. */
 export interface LoadedPlugin extends ClaudePlugin {
-  readonly sections: readonly { readonly file: string; readonly at: readonly string[]; readonly hooks: Readonly<Record<string, readonly MatcherGroup[]>> }[];
+  readonly sections: readonly {
+    readonly file: string;
+    readonly at: readonly string[];
+    readonly hooks: Readonly<Record<string, readonly MatcherGroup[]>>;
+  }[];
   readonly notes: readonly { readonly source: string; readonly message: string }[];
 }
 
@@ -51,7 +55,9 @@ const readJson = (file: string): unknown => {
 const hooksOfFile = (file: string, value: unknown, notes: SettingsNote[]): { at: string[]; hooks: Record<string, MatcherGroup[]> } => {
   if (!isObject(value)) throw new SettingsError(file, "", "a hooks file must be a JSON object");
   if (Object.hasOwn(value, "hooks")) {
-    for (const key of Object.keys(value)) if (key !== "hooks" && key !== "description") notes.push({ pointer: pointer([key]), message: `"${key}" is not a hooks file field agent-onion knows; ignored` });
+    for (const key of Object.keys(value))
+      if (key !== "hooks" && key !== "description")
+        notes.push({ pointer: pointer([key]), message: `"${key}" is not a hooks file field agent-onion knows; ignored` });
     return { at: ["hooks"], hooks: decodeHooksSection(file, ["hooks"], value.hooks, notes) };
   }
   const { description: _description, ...events } = value;
@@ -73,7 +79,8 @@ export const loadClaudePlugin = (source: PluginSource, home: string): LoadedPlug
   const manifest = existsSync(manifestFile) ? readJson(manifestFile) : undefined;
   if (manifest !== undefined && !isObject(manifest)) throw new SettingsError(manifestFile, "", "plugin.json must be a JSON object");
   const name = typeof manifest?.name === "string" && manifest.name !== "" ? manifest.name : basename(root);
-  const data = typeof source !== "string" && source.dataDir !== undefined ? resolve(source.dataDir) : join(home, ".claude", "plugins", "data", name);
+  const data =
+    typeof source !== "string" && source.dataDir !== undefined ? resolve(source.dataDir) : join(home, ".claude", "plugins", "data", name);
   const sections: { file: string; at: readonly string[]; hooks: Record<string, MatcherGroup[]> }[] = [];
   const notes: { source: string; message: string }[] = [];
   const fromFile = (file: string): void => {
@@ -101,6 +108,7 @@ export const loadClaudePlugin = (source: PluginSource, home: string): LoadedPlug
   } else if (declared !== undefined) {
     throw new SettingsError(manifestFile, "/hooks", "expected a path, a list of paths, or an object of hooks");
   }
-  if (sections.length === 0) notes.push({ source: root, message: "the plugin has no hooks (no hooks/hooks.json, and its plugin.json names none)" });
+  if (sections.length === 0)
+    notes.push({ source: root, message: "the plugin has no hooks (no hooks/hooks.json, and its plugin.json names none)" });
   return { name, root, data, sections, notes };
 };

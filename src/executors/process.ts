@@ -83,14 +83,17 @@ const killGroup = (pid: number, signal: NodeJS.Signals): void => {
 export const runProcess = (options: ProcessOptions): Promise<ProcessResult> => {
   // Checked before anything starts: a bad signal or input found after spawn would leave the child
   // running and throw later from its handlers.
-  if (typeof options !== "object" || options === null) return Promise.resolve(notStarted(new TypeError("runProcess: options must be an object")));
+  if (typeof options !== "object" || options === null)
+    return Promise.resolve(notStarted(new TypeError("runProcess: options must be an object")));
   let read: ProcessOptions;
   try {
     // Read once: what is checked is what is used, even behind a getter.
     const { command, args, shell, input, env, cwd, timeoutMs, killGraceMs, maxStdoutBytes, maxStderrBytes, signal } = options;
     read = { command, args, shell, input, env, cwd, timeoutMs, killGraceMs, maxStdoutBytes, maxStderrBytes, signal };
   } catch (error) {
-    return Promise.resolve(notStarted(new TypeError(`runProcess: options could not be read: ${error instanceof Error ? error.message : String(error)}`)));
+    return Promise.resolve(
+      notStarted(new TypeError(`runProcess: options could not be read: ${error instanceof Error ? error.message : String(error)}`)),
+    );
   }
   const problem = optionsProblem(read);
   if (problem !== undefined) return Promise.resolve(notStarted(new TypeError(`runProcess: ${problem}`)));
@@ -101,8 +104,10 @@ export const runProcess = (options: ProcessOptions): Promise<ProcessResult> => {
 const optionsProblem = (options: ProcessOptions): string | undefined => {
   try {
     if (typeof options.command !== "string" || options.command === "") return "command must be a non-empty string";
-    if (options.args !== undefined && (!Array.isArray(options.args) || !options.args.every((a) => typeof a === "string"))) return "args must be an array of strings";
-    if (options.shell !== undefined && options.shell !== "bash" && options.shell !== "powershell") return `shell must be "bash" or "powershell", got ${JSON.stringify(options.shell) ?? String(options.shell)}`;
+    if (options.args !== undefined && (!Array.isArray(options.args) || !options.args.every((a) => typeof a === "string")))
+      return "args must be an array of strings";
+    if (options.shell !== undefined && options.shell !== "bash" && options.shell !== "powershell")
+      return `shell must be "bash" or "powershell", got ${JSON.stringify(options.shell) ?? String(options.shell)}`;
     if (typeof options.input !== "string") return "input must be a string";
     if (typeof options.env !== "object" || options.env === null) return "env must be an object";
     if (typeof options.cwd !== "string") return "cwd must be a string";
@@ -112,7 +117,8 @@ const optionsProblem = (options: ProcessOptions): string | undefined => {
       limitProblem("maxStdoutBytes", options.maxStdoutBytes, "bytes") ??
       limitProblem("maxStderrBytes", options.maxStderrBytes, "bytes");
     if (limit !== undefined) return limit;
-    if (options.signal !== undefined && !isAbortSignal(options.signal)) return `signal must be an AbortSignal, got ${notASignal(options.signal)}`;
+    if (options.signal !== undefined && !isAbortSignal(options.signal))
+      return `signal must be an AbortSignal, got ${notASignal(options.signal)}`;
     return undefined;
   } catch (error) {
     return `options could not be read: ${error instanceof Error ? error.message : String(error)}`;
@@ -121,8 +127,17 @@ const optionsProblem = (options: ProcessOptions): string | undefined => {
 
 /** The result of a process that was never started. */
 const notStarted = (spawnError: Error): ProcessResult => ({
-  exitCode: null, signal: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0),
-  stdoutOverflow: false, stderrTruncated: false, timedOut: false, aborted: false, pid: undefined, durationMs: 0, spawnError,
+  exitCode: null,
+  signal: null,
+  stdout: Buffer.alloc(0),
+  stderr: Buffer.alloc(0),
+  stdoutOverflow: false,
+  stderrTruncated: false,
+  timedOut: false,
+  aborted: false,
+  pid: undefined,
+  durationMs: 0,
+  spawnError,
 });
 
 const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
@@ -164,9 +179,17 @@ const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
       child?.stderr?.destroy();
       child?.stdin?.destroy();
       resolve({
-        exitCode, signal: exitSignal, stdout: Buffer.concat(out), stderr: Buffer.concat(err),
-        stdoutOverflow, stderrTruncated, timedOut, aborted, pid: child?.pid,
-        durationMs: performance.now() - started, ...(spawnError ? { spawnError } : {}),
+        exitCode,
+        signal: exitSignal,
+        stdout: Buffer.concat(out),
+        stderr: Buffer.concat(err),
+        stdoutOverflow,
+        stderrTruncated,
+        timedOut,
+        aborted,
+        pid: child?.pid,
+        durationMs: performance.now() - started,
+        ...(spawnError ? { spawnError } : {}),
       });
     };
 
@@ -200,7 +223,9 @@ const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
     // A missing bash or pwsh is the hook's configuration, not its script: say which field asked for it.
     const spawnFailed = (error: Error): Error =>
       shell && options.shell && (error as NodeJS.ErrnoException).code === "ENOENT"
-        ? Object.assign(new Error(`shell: "${options.shell}" runs ${shell[0]}, which was not found on PATH (${error.message})`), { code: "ENOENT" })
+        ? Object.assign(new Error(`shell: "${options.shell}" runs ${shell[0]}, which was not found on PATH (${error.message})`), {
+            code: "ENOENT",
+          })
         : error;
     try {
       child = spawn(shell ? shell[0] : options.command, shell ? [...shell.slice(1), options.command] : [...options.args!], {
@@ -263,10 +288,12 @@ const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
     });
     proc.once("close", () => finish(undefined, exited && !cutShort()));
 
-    timers.push(setTimeout(() => {
-      if (settled || exited) return; // it exited in time; only its pipes are still draining
-      timedOut = true;
-      terminate();
-    }, options.timeoutMs));
+    timers.push(
+      setTimeout(() => {
+        if (settled || exited) return; // it exited in time; only its pipes are still draining
+        timedOut = true;
+        terminate();
+      }, options.timeoutMs),
+    );
     options.signal?.addEventListener("abort", onAbort, { once: true });
   });

@@ -47,8 +47,10 @@ const eventKey = (json: string): string => {
 const verdictCache = (name: string, options: PromptHookOptions["cache"]) => {
   if (options === undefined) return undefined;
   const { ttlMs, maxEntries = 1000 } = options;
-  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs <= 0) throw new TypeError(`promptHook "${name}": cache.ttlMs must be a positive number of ms, got ${String(ttlMs)}`);
-  if (!Number.isSafeInteger(maxEntries) || maxEntries <= 0) throw new TypeError(`promptHook "${name}": cache.maxEntries must be a positive integer, got ${String(maxEntries)}`);
+  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs <= 0)
+    throw new TypeError(`promptHook "${name}": cache.ttlMs must be a positive number of ms, got ${String(ttlMs)}`);
+  if (!Number.isSafeInteger(maxEntries) || maxEntries <= 0)
+    throw new TypeError(`promptHook "${name}": cache.maxEntries must be a positive integer, got ${String(maxEntries)}`);
   const kept = new Map<string, Kept>();
   return {
     get(key: string): HookAnswer | undefined {
@@ -73,14 +75,18 @@ const verdictCache = (name: string, options: PromptHookOptions["cache"]) => {
  * const { run } = promptRunner({ event: "Stop", model, prompt: "Are all tasks done? $ARGUMENTS" })
  */
 export const promptRunner = <E extends AgentEvent>(options: PromptHookOptions<E>): RunnerSpec => {
-  if (typeof options.prompt !== "string" || options.prompt.trim() === "") throw new TypeError("promptHook: prompt must be a non-empty string");
-  if (typeof options.model?.generate !== "function") throw new TypeError("promptHook: model must have a generate(request, { signal }) method");
+  if (typeof options.prompt !== "string" || options.prompt.trim() === "")
+    throw new TypeError("promptHook: prompt must be a non-empty string");
+  if (typeof options.model?.generate !== "function")
+    throw new TypeError("promptHook: model must have a generate(request, { signal }) method");
   checkLimit("promptHook", "maxEventChars", options.maxEventChars, "count");
   const timeoutMs = resolveTimeoutMs(options, 30);
   const name = options.name ?? `prompt:${options.event}`;
   const cache = verdictCache(name, options.cache);
   return {
-    name, timeoutMs, backstopMs: 1500,
+    name,
+    timeoutMs,
+    backstopMs: 1500,
     run: async ({ json, signal }) => {
       const key = cache === undefined ? undefined : eventKey(json);
       const known = key === undefined ? undefined : cache?.get(key);
@@ -92,13 +98,17 @@ export const promptRunner = <E extends AgentEvent>(options: PromptHookOptions<E>
         const response = await options.model.generate(
           {
             model: options.modelId ?? options.model.id,
-            messages: [{ role: "system", content: system }, { role: "user", content: user }],
+            messages: [
+              { role: "system", content: system },
+              { role: "user", content: user },
+            ],
             temperature: 0,
             ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
           },
           { signal: deadline.controller.signal },
         );
-        if (response.toolCalls.length > 0) throw new ExecutorError("invalid-json", `hook "${name}": the model called a tool instead of answering a verdict`);
+        if (response.toolCalls.length > 0)
+          throw new ExecutorError("invalid-json", `hook "${name}": the model called a tool instead of answering a verdict`);
         text = response.text;
       } catch (error) {
         if (error instanceof ExecutorError) throw error;

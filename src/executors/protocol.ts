@@ -20,7 +20,16 @@ import { cleanText } from "./sanitize.ts";
 export interface ExternalNotice {
   readonly hook: string;
   readonly event: AgentEvent;
-  readonly kind: "systemMessage" | "stopReason" | "defer" | "ignored" | "hook-error" | "background-result" | "background-failure" | "dropped" | "cancelled";
+  readonly kind:
+    | "systemMessage"
+    | "stopReason"
+    | "defer"
+    | "ignored"
+    | "hook-error"
+    | "background-result"
+    | "background-failure"
+    | "dropped"
+    | "cancelled";
   readonly message: string;
   readonly source?: string | undefined;
 }
@@ -145,14 +154,17 @@ export const readDecision = (
   // PreToolUse reads top-level decision as its deprecated permission; PostToolUse also reads
   // permissionDecision: "deny", as hookify sends it, as a block.
   const legacy = event === "PreToolUse" ? legacyPermission(out.decision) : undefined;
-  const permission = event === "PreToolUse" || event === "PostToolUse" ? hso.permissionDecision ?? legacy : undefined;
-  if (event === "PostToolUse" && permission !== undefined && permission !== "deny") o.notify("ignored", `permissionDecision: "${permission}" means nothing after the call; only "deny" is read (as a block)`);
+  const permission = event === "PreToolUse" || event === "PostToolUse" ? (hso.permissionDecision ?? legacy) : undefined;
+  if (event === "PostToolUse" && permission !== undefined && permission !== "deny")
+    o.notify("ignored", `permissionDecision: "${permission}" means nothing after the call; only "deny" is read (as a block)`);
   const decisionBlocks = out.decision === "block" || out.decision === "deny";
   const decided = decisionBlocks && (spec.decision || legacy === "deny");
   if (decisionBlocks && !decided) o.notify("ignored", `decision: "${out.decision}" is ignored on ${event}: ${cleanText(out.reason ?? "")}`);
   // A JSON reason is the blocking message only beside the JSON's own blocking decision; otherwise
   // exit 2's stderr is ("the reason from your JSON's blocking decision when it makes one").
-  const jsonReason = cleanText((permission === "deny" ? hso.permissionDecisionReason ?? (decided ? out.reason : undefined) : decided ? out.reason : undefined) ?? "");
+  const jsonReason = cleanText(
+    (permission === "deny" ? (hso.permissionDecisionReason ?? (decided ? out.reason : undefined)) : decided ? out.reason : undefined) ?? "",
+  );
   const added = permission === "defer" ? "" : cleanText(hso.additionalContext ?? "");
   if (added && !isStop) context.push(added);
   if (answer.text && spec.stdoutIsContext && answer.block === undefined) context.push(answer.text);
@@ -160,7 +172,8 @@ export const readDecision = (
 
   if (event === "PermissionRequest") {
     const grant = hso.decision;
-    if (answer.block !== undefined) o.notify("ignored", `exit 2 is not honoured on PermissionRequest (only the decision object is): ${answer.block}`);
+    if (answer.block !== undefined)
+      o.notify("ignored", `exit 2 is not honoured on PermissionRequest (only the decision object is): ${answer.block}`);
     if (grant?.behavior === "deny") {
       decision.block = cleanText(grant.message ?? "") || `denied by hook "${o.hook}"`;
       if (grant.interrupt === true) decision.halt ??= decision.block;
@@ -185,7 +198,8 @@ export const readDecision = (
     if (hso.updatedInput !== undefined && permission !== "defer") decision.updatedInput = { ...hso.updatedInput };
   }
   if (event === "PostToolUse") {
-    const replacement = "updatedToolOutput" in hso ? hso.updatedToolOutput : "updatedMCPToolOutput" in hso ? hso.updatedMCPToolOutput : undefined;
+    const replacement =
+      "updatedToolOutput" in hso ? hso.updatedToolOutput : "updatedMCPToolOutput" in hso ? hso.updatedMCPToolOutput : undefined;
     if (replacement !== undefined) decision.updatedOutput = { value: replacement };
   }
   return decision;
@@ -198,8 +212,17 @@ export const readDecision = (
  * @example
  * failureDecision(agentEvents.PreToolUse, "guard", new ExecutorError("timeout", "timed out"), true, notify).failure // { message: "timed out", closed: true }
  */
-export const failureDecision = (spec: EventSpec, hook: string, error: unknown, closed: boolean, notify: Notify, source?: string): HookDecision => {
+export const failureDecision = (
+  spec: EventSpec,
+  hook: string,
+  error: unknown,
+  closed: boolean,
+  notify: Notify,
+  source?: string,
+): HookDecision => {
   const partial = (error as ExecutorError | undefined)?.partial;
-  const kept = partial ? readDecision(spec, partial, { hook, source, notify }) : { hook, ...(source !== undefined ? { source } : {}), context: [] };
+  const kept = partial
+    ? readDecision(spec, partial, { hook, source, notify })
+    : { hook, ...(source !== undefined ? { source } : {}), context: [] };
   return { hook, ...(source !== undefined ? { source } : {}), context: kept.context, failure: { message: describe(error), closed } };
 };

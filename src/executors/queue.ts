@@ -46,7 +46,8 @@ export class BackgroundQueue {
     this.concurrency = options.concurrency ?? 4;
     this.onDrop = options.onDrop;
     if (!(Number.isInteger(this.limit) && this.limit > 0)) throw new RangeError("BackgroundQueue: limit must be a positive integer");
-    if (!(Number.isInteger(this.concurrency) && this.concurrency > 0)) throw new RangeError("BackgroundQueue: concurrency must be a positive integer");
+    if (!(Number.isInteger(this.concurrency) && this.concurrency > 0))
+      throw new RangeError("BackgroundQueue: concurrency must be a positive integer");
   }
 
   /** Jobs waiting or running. */
@@ -60,7 +61,10 @@ export class BackgroundQueue {
    * is not a function is the caller's mistake: it throws here rather than "completing" later.
    */
   push(label: string, job: (signal: AbortSignal) => Promise<unknown>): Promise<void> | undefined {
-    if (typeof job !== "function") throw new TypeError(`BackgroundQueue.push(${JSON.stringify(String(label))}): the job must be a function, got ${job === null ? "null" : typeof job}`);
+    if (typeof job !== "function")
+      throw new TypeError(
+        `BackgroundQueue.push(${JSON.stringify(String(label))}): the job must be a function, got ${job === null ? "null" : typeof job}`,
+      );
     if (this.size >= this.limit) {
       this.dropped++;
       try {

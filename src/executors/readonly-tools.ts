@@ -94,7 +94,8 @@ export const readOnlyTools = async (root: string, options: ReadOnlyToolsOptions 
       description: `List files under ${base} matching a glob such as src/**/*.ts.`,
       inputSchema: { type: "object", properties: { pattern: { type: "string" } }, required: ["pattern"] },
       async execute(input) {
-        if (typeof input.pattern !== "string" || input.pattern.length > 200) throw new Error("pattern must be a string of at most 200 characters");
+        if (typeof input.pattern !== "string" || input.pattern.length > 200)
+          throw new Error("pattern must be a string of at most 200 characters");
         const match = toolGlob(input.pattern);
         const found: string[] = [];
         for await (const file of walk(base, base)) if (match(file) && found.push(file) >= maxResults) break;
@@ -107,7 +108,8 @@ export const readOnlyTools = async (root: string, options: ReadOnlyToolsOptions 
       inputSchema: { type: "object", properties: { text: { type: "string" }, path: { type: "string" } }, required: ["text"] },
       async execute(input) {
         // A literal search: model-written regular expressions are a ReDoS risk (J3).
-        if (typeof input.text !== "string" || input.text === "" || input.text.length > 200) throw new Error("text must be 1 to 200 characters");
+        if (typeof input.text !== "string" || input.text === "" || input.text.length > 200)
+          throw new Error("text must be 1 to 200 characters");
         const dir = input.path === undefined ? base : await inside(base, input.path);
         const hits: string[] = [];
         for await (const file of walk(dir, base)) {

@@ -153,7 +153,13 @@ const decoderOf = (schema: Schema.Schema<any, any, never>) => {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Decode `raw` against `fields`, collecting what is unknown or malformed under `at`. */
-const readFields = (raw: Record<string, unknown>, fields: Readonly<Record<string, Field>>, at: string, unknown: string[], malformed: MalformedField[]): Record<string, unknown> => {
+const readFields = (
+  raw: Record<string, unknown>,
+  fields: Readonly<Record<string, Field>>,
+  at: string,
+  unknown: string[],
+  malformed: MalformedField[],
+): Record<string, unknown> => {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(raw)) {
     const path = at ? `${at}.${key}` : key;
@@ -189,18 +195,29 @@ const describeValue = (v: unknown): string => (v === null ? "null" : Array.isArr
 export const readHookOutput = (event: ClaudeHookEvent, raw: unknown): ReadOutput => {
   const unknown: string[] = [];
   const malformed: MalformedField[] = [];
-  if (!isObject(raw)) return { output: {}, unknown, malformed: [{ path: "(root)", message: `expected a JSON object, got ${describeValue(raw)}`, decisive: true }] };
+  if (!isObject(raw))
+    return {
+      output: {},
+      unknown,
+      malformed: [{ path: "(root)", message: `expected a JSON object, got ${describeValue(raw)}`, decisive: true }],
+    };
   const { hookSpecificOutput: hso, ...top } = raw;
   const output: Record<string, unknown> = readFields(top, universal, "", unknown, malformed);
   if (hso !== undefined) {
-    if (!isObject(hso)) malformed.push({ path: "hookSpecificOutput", message: `expected an object, got ${describeValue(hso)}`, decisive: true });
+    if (!isObject(hso))
+      malformed.push({ path: "hookSpecificOutput", message: `expected an object, got ${describeValue(hso)}`, decisive: true });
     else {
       const { hookEventName, ...rest } = hso;
       if (hookEventName !== undefined && hookEventName !== event) {
         // Written for another event: which of its fields mean what here is anyone's guess.
-        malformed.push({ path: "hookSpecificOutput.hookEventName", message: `is ${JSON.stringify(hookEventName)}, but the event is ${event}`, decisive: true });
+        malformed.push({
+          path: "hookSpecificOutput.hookEventName",
+          message: `is ${JSON.stringify(hookEventName)}, but the event is ${event}`,
+          decisive: true,
+        });
       } else {
-        if (hookEventName === undefined) malformed.push({ path: "hookSpecificOutput.hookEventName", message: "is missing (read as this event's)", decisive: false });
+        if (hookEventName === undefined)
+          malformed.push({ path: "hookSpecificOutput.hookEventName", message: "is missing (read as this event's)", decisive: false });
         const fields = readFields(rest, specific[event] ?? {}, "hookSpecificOutput", unknown, malformed);
         output.hookSpecificOutput = { ...(hookEventName !== undefined ? { hookEventName } : {}), ...fields };
       }
@@ -271,6 +288,9 @@ export const decodeVerdict = (hook: string, value: unknown): Verdict => {
   if (Either.isLeft(result)) throw new ExecutorError("schema", describeIssues(hook, "a verdict", result.left));
   const verdict = result.right;
   if (!verdict.ok && (verdict.reason === undefined || verdict.reason.trim() === ""))
-    throw new ExecutorError("schema", `hook "${hook}" answered a verdict that does not fit the schema: reason: is required when ok is false`);
+    throw new ExecutorError(
+      "schema",
+      `hook "${hook}" answered a verdict that does not fit the schema: reason: is required when ok is false`,
+    );
   return verdict;
 };

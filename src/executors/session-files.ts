@@ -82,15 +82,26 @@ export const hasContent = (path: string): boolean => {
  * @example
  * await envFileVariables("/tmp/s1.env.sh", process.env) // { NODE_ENV: "production" }
  */
-export const envFileVariables = async (path: string, base: Readonly<Record<string, string | undefined>>, timeoutMs = 10_000): Promise<Record<string, string>> => {
+export const envFileVariables = async (
+  path: string,
+  base: Readonly<Record<string, string | undefined>>,
+  timeoutMs = 10_000,
+): Promise<Record<string, string>> => {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(base)) if (typeof v === "string") env[k] = v;
   const r = await runProcess({
-    command: "bash", args: ["-c", 'set -a; . "$1" >/dev/null || exit; set +a; env -0', "agent-onion-env", path],
-    input: "", env, cwd: tmpdir(), timeoutMs,
+    command: "bash",
+    args: ["-c", 'set -a; . "$1" >/dev/null || exit; set +a; env -0', "agent-onion-env", path],
+    input: "",
+    env,
+    cwd: tmpdir(),
+    timeoutMs,
   });
   if (r.spawnError) throw new Error(`cannot evaluate ${path}: ${r.spawnError.message}`);
-  if (r.timedOut || r.exitCode !== 0) throw new Error(`cannot evaluate ${path}: bash ${r.timedOut ? "timed out" : `exited with code ${String(r.exitCode)}`}: ${r.stderr.toString("utf8").trim()}`);
+  if (r.timedOut || r.exitCode !== 0)
+    throw new Error(
+      `cannot evaluate ${path}: bash ${r.timedOut ? "timed out" : `exited with code ${String(r.exitCode)}`}: ${r.stderr.toString("utf8").trim()}`,
+    );
   const out: Record<string, string> = {};
   for (const entry of r.stdout.toString("utf8").split("\0")) {
     const eq = entry.indexOf("=");

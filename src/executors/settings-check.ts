@@ -20,8 +20,17 @@ const inExec = (name: string) => new RegExp(`\\$\\{${name}\\}`, "g");
  * @example
  * commandProgram('"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh --fast', undefined, "/repo", "/repo") // "/repo/.claude/hooks/check.sh"
  */
-export const commandProgram = (command: string, args: readonly string[] | undefined, project: string, cwd: string, pluginRoot?: string): string | undefined => {
-  const known: [string, string][] = [["CLAUDE_PROJECT_DIR", project], ...(pluginRoot !== undefined ? [["CLAUDE_PLUGIN_ROOT", pluginRoot] as [string, string]] : [])];
+export const commandProgram = (
+  command: string,
+  args: readonly string[] | undefined,
+  project: string,
+  cwd: string,
+  pluginRoot?: string,
+): string | undefined => {
+  const known: [string, string][] = [
+    ["CLAUDE_PROJECT_DIR", project],
+    ...(pluginRoot !== undefined ? [["CLAUDE_PLUGIN_ROOT", pluginRoot] as [string, string]] : []),
+  ];
   let expanded: string;
   if (args !== undefined) {
     // Exec form: the executable itself, taken literally but for the braced placeholders.

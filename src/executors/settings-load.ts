@@ -97,17 +97,26 @@ export interface LoadOptions {
  */
 const isProjectLayer = (file: string, home: string): boolean =>
   (basename(file) === "settings.json" || basename(file) === "settings.local.json") &&
-  basename(dirname(file)) === ".claude" && resolve(dirname(file)) !== resolve(home, ".claude");
+  basename(dirname(file)) === ".claude" &&
+  resolve(dirname(file)) !== resolve(home, ".claude");
 
 /** JSON with sorted keys: two handlers written in a different key order are still identical. */
 /** A group's matcher with where it is written, for a handler in that group. */
-const groupMatcher = (file: string, event: string, group: number, matcher: string | undefined): GroupMatcher => ({ matcher, file, pointer: pointer(["hooks", event, group, "matcher"]) });
+const groupMatcher = (file: string, event: string, group: number, matcher: string | undefined): GroupMatcher => ({
+  matcher,
+  file,
+  pointer: pointer(["hooks", event, group, "matcher"]),
+});
 
 const canonical = (value: unknown): string =>
-  Array.isArray(value) ? `[${value.map(canonical).join(",")}]` :
-  typeof value === "object" && value !== null
-    ? `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(",")}}`
-    : JSON.stringify(value);
+  Array.isArray(value)
+    ? `[${value.map(canonical).join(",")}]`
+    : typeof value === "object" && value !== null
+      ? `{${Object.keys(value)
+          .sort()
+          .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+          .join(",")}}`
+      : JSON.stringify(value);
 
 /**
  * SessionEnd handlers share a 1.5-second budget, which a longer per-hook `timeout` in any settings
@@ -120,7 +129,11 @@ const withSessionEndBudget = (entries: HandlerEntry[]): HandlerEntry[] => {
   const longest = Math.max(0, ...ends.map((e) => (e.handler.timeout ?? 0) * 1000));
   const budget = sessionEndBudgetMs(longest);
   if (budget === claudeDefaultSeconds("SessionEnd") * 1000) return entries;
-  return entries.map((e) => (e.event === "SessionEnd" && e.handler.type !== "unknown" && e.handler.timeout === undefined ? { ...e, handler: { ...e.handler, timeout: budget / 1000 } } : e));
+  return entries.map((e) =>
+    e.event === "SessionEnd" && e.handler.type !== "unknown" && e.handler.timeout === undefined
+      ? { ...e, handler: { ...e.handler, timeout: budget / 1000 } }
+      : e,
+  );
 };
 
 /**
@@ -132,7 +145,9 @@ const withSessionEndBudget = (entries: HandlerEntry[]): HandlerEntry[] => {
  */
 export const loadClaudeSettings = (input: SettingsInput, options: LoadOptions = {}): LoadedSettings => {
   const home = options.home ?? homedir();
-  const layers = Array.isArray(input) ? (input as readonly (string | SettingsLayer)[]).map((entry) => readLayer(entry, home)) : [{ file: "settings", settings: input }];
+  const layers = Array.isArray(input)
+    ? (input as readonly (string | SettingsLayer)[]).map((entry) => readLayer(entry, home))
+    : [{ file: "settings", settings: input }];
   const entries: HandlerEntry[] = [];
   const untrusted: HandlerEntry[] = [];
   const duplicates: { source: string; sameAs: string }[] = [];
@@ -186,7 +201,10 @@ export const loadClaudeSettings = (input: SettingsInput, options: LoadOptions = 
     for (const { file, at, hooks } of plugin.sections) entries.push(...groupEntries(file, at, hooks, plugin));
   }
   return {
-    entries: withSessionEndBudget(entries), untrusted, duplicates, disabled,
+    entries: withSessionEndBudget(entries),
+    untrusted,
+    duplicates,
+    disabled,
     httpHookAllowedEnvVars: envVars ? [...envVars] : undefined,
     allowedHttpHookUrls: urls ? [...urls] : undefined,
     notes,
@@ -194,7 +212,12 @@ export const loadClaudeSettings = (input: SettingsInput, options: LoadOptions = 
 };
 
 /** Every handler of a hooks section, as entries of one plugin (no de-duplication: "a plugin's copy stays separate"). */
-const groupEntries = (file: string, at: readonly string[], hooks: Readonly<Record<string, readonly MatcherGroup[]>>, plugin: ClaudePlugin): HandlerEntry[] => {
+const groupEntries = (
+  file: string,
+  at: readonly string[],
+  hooks: Readonly<Record<string, readonly MatcherGroup[]>>,
+  plugin: ClaudePlugin,
+): HandlerEntry[] => {
   const out: HandlerEntry[] = [];
   for (const [event, groups] of Object.entries(hooks))
     groups.forEach((group, gi) => {
@@ -214,5 +237,8 @@ const groupEntries = (file: string, at: readonly string[], hooks: Readonly<Recor
  * fromClaudeSettings(claudeSettingsFiles(process.cwd()))
  */
 export const claudeSettingsFiles = (projectDir: string, home: string = homedir()): string[] =>
-  [join(home, ".claude", "settings.json"), join(projectDir, ".claude", "settings.json"), join(projectDir, ".claude", "settings.local.json")]
-    .filter((f) => existsSync(f));
+  [
+    join(home, ".claude", "settings.json"),
+    join(projectDir, ".claude", "settings.json"),
+    join(projectDir, ".claude", "settings.local.json"),
+  ].filter((f) => existsSync(f));

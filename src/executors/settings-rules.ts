@@ -74,7 +74,12 @@ export const orMatchers = (event: string, a: string | undefined, b: string | und
   if (a === b) return a;
   const narrow = event === "StopFailure" || event === "FileChanged";
   const names = (m: string): string[] | undefined =>
-    (narrow ? narrowNames : namesOnly).test(m) ? m.split(narrow ? "|" : /[|,]/).map((n) => n.trim()).filter((n) => n !== "") : undefined;
+    (narrow ? narrowNames : namesOnly).test(m)
+      ? m
+          .split(narrow ? "|" : /[|,]/)
+          .map((n) => n.trim())
+          .filter((n) => n !== "")
+      : undefined;
   const [na, nb] = [names(a!), names(b!)];
   if (na && nb) return [...new Set([...na, ...nb])].join("|");
   // Names hold only letters, digits, `_`, `-` and spaces: nothing to escape in a RegExp.
@@ -134,8 +139,11 @@ export const anyGroupMatcher = (groups: readonly GroupMatcher[], narrow: boolean
   const matchSubject = (subject: string | undefined): boolean => compiled.some((m) => m.matchSubject(subject));
   return Object.freeze({
     source: compiled.map((m) => m.source).join(" | "),
-    all: false, needsInput: false, needsSubject: true,
-    matchSubject, test: (subject: string | undefined) => matchSubject(subject),
+    all: false,
+    needsInput: false,
+    needsSubject: true,
+    matchSubject,
+    test: (subject: string | undefined) => matchSubject(subject),
   });
 };
 

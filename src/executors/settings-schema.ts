@@ -20,24 +20,47 @@ const common = {
 };
 
 const CommandHandler = Schema.Struct({
-  type: Schema.Literal("command"), command: NonEmpty, args: opt(Schema.Array(Schema.String)), async: opt(Schema.Boolean),
-  asyncRewake: opt(Schema.Boolean), shell: opt(Schema.Literal("bash", "powershell")),
+  type: Schema.Literal("command"),
+  command: NonEmpty,
+  args: opt(Schema.Array(Schema.String)),
+  async: opt(Schema.Boolean),
+  asyncRewake: opt(Schema.Boolean),
+  shell: opt(Schema.Literal("bash", "powershell")),
   // Claude Code's own (marked internal in its schema): the prefix and summary of an asyncRewake wake-up.
-  rewakeMessage: opt(NonEmpty), rewakeSummary: opt(NonEmpty), ...common,
+  rewakeMessage: opt(NonEmpty),
+  rewakeSummary: opt(NonEmpty),
+  ...common,
 });
 const HttpHandler = Schema.Struct({
-  type: Schema.Literal("http"), url: NonEmpty, headers: opt(Schema.Record({ key: Schema.String, value: Schema.String })),
-  allowedEnvVars: opt(Schema.Array(Schema.String)), ...common,
+  type: Schema.Literal("http"),
+  url: NonEmpty,
+  headers: opt(Schema.Record({ key: Schema.String, value: Schema.String })),
+  allowedEnvVars: opt(Schema.Array(Schema.String)),
+  ...common,
 });
 const PromptHandler = Schema.Struct({
-  type: Schema.Literal("prompt"), prompt: NonEmpty, model: opt(Schema.String), continueOnBlock: opt(Schema.Boolean), ...common,
+  type: Schema.Literal("prompt"),
+  prompt: NonEmpty,
+  model: opt(Schema.String),
+  continueOnBlock: opt(Schema.Boolean),
+  ...common,
 });
 const AgentHandler = Schema.Struct({ type: Schema.Literal("agent"), prompt: NonEmpty, model: opt(Schema.String), ...common });
 const McpToolHandler = Schema.Struct({
-  type: Schema.Literal("mcp_tool"), server: NonEmpty, tool: NonEmpty, input: opt(Schema.Record({ key: Schema.String, value: Schema.Unknown })), ...common,
+  type: Schema.Literal("mcp_tool"),
+  server: NonEmpty,
+  tool: NonEmpty,
+  input: opt(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  ...common,
 });
 
-const handlerSchemas = { command: CommandHandler, http: HttpHandler, prompt: PromptHandler, agent: AgentHandler, mcp_tool: McpToolHandler } as const;
+const handlerSchemas = {
+  command: CommandHandler,
+  http: HttpHandler,
+  prompt: PromptHandler,
+  agent: AgentHandler,
+  mcp_tool: McpToolHandler,
+} as const;
 
 export type CommandHandler = typeof CommandHandler.Type;
 export type HttpHandler = typeof HttpHandler.Type;
@@ -85,22 +108,31 @@ export interface HookSettings {
  */
 export class SettingsError extends TypeError {
   override name = "SettingsError";
-  constructor(readonly file: string, readonly pointer: string, problem: string) {
+  constructor(
+    readonly file: string,
+    readonly pointer: string,
+    problem: string,
+  ) {
     super(`${file}: ${pointer || "/"}: ${problem}`);
   }
 }
 brandError(SettingsError);
 
 type Decoder = (u: unknown) => Either.Either<unknown, ParseResult.ParseError>;
-const decoderOf = (schema: Schema.Schema<any, any, never>): Decoder => Schema.decodeUnknownEither(schema, { onExcessProperty: "ignore", errors: "all" });
+const decoderOf = (schema: Schema.Schema<any, any, never>): Decoder =>
+  Schema.decodeUnknownEither(schema, { onExcessProperty: "ignore", errors: "all" });
 
 const topLevel = {
   disableAllHooks: decoderOf(Schema.Boolean),
   httpHookAllowedEnvVars: decoderOf(Schema.Array(Schema.String)),
   allowedHttpHookUrls: decoderOf(Schema.Array(Schema.String)),
 } as const;
-const handlerDecoders = Object.fromEntries(Object.entries(handlerSchemas).map(([k, s]) => [k, decoderOf(s as Schema.Schema<any, any, never>)])) as Record<keyof typeof handlerSchemas, Decoder>;
-const handlerFields = Object.fromEntries(Object.entries(handlerSchemas).map(([k, s]) => [k, new Set(Object.keys(s.fields))])) as unknown as Record<keyof typeof handlerSchemas, ReadonlySet<string>>;
+const handlerDecoders = Object.fromEntries(
+  Object.entries(handlerSchemas).map(([k, s]) => [k, decoderOf(s as Schema.Schema<any, any, never>)]),
+) as Record<keyof typeof handlerSchemas, Decoder>;
+const handlerFields = Object.fromEntries(
+  Object.entries(handlerSchemas).map(([k, s]) => [k, new Set(Object.keys(s.fields))]),
+) as unknown as Record<keyof typeof handlerSchemas, ReadonlySet<string>>;
 const decodeMatcher = decoderOf(Schema.String);
 
 /**
@@ -126,7 +158,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 const kindOf = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "an array" : typeof v);
 
 /** Own keys, `__proto__` included (JSON.parse makes it an own key; it must be reported, not lost). */
-const entriesOf = (raw: Record<string, unknown>): [string, unknown][] => Object.keys(raw).map((k) => [k, Object.getOwnPropertyDescriptor(raw, k)!.value]);
+const entriesOf = (raw: Record<string, unknown>): [string, unknown][] =>
+  Object.keys(raw).map((k) => [k, Object.getOwnPropertyDescriptor(raw, k)!.value]);
 
 const decodeHandler = (file: string, path: PropertyKey[], raw: unknown, notes: SettingsNote[]): SettingsHandler => {
   if (!isObject(raw)) throw new SettingsError(file, pointer(path), `expected a hook handler object, got ${kindOf(raw)}`);
@@ -138,7 +171,9 @@ const decodeHandler = (file: string, path: PropertyKey[], raw: unknown, notes: S
     return { type: "unknown", declared: type };
   }
   const known = handlerFields[type as keyof typeof handlerSchemas];
-  for (const key of Object.keys(raw)) if (!known.has(key)) notes.push({ pointer: pointer([...path, key]), message: `"${key}" is not a ${type} hook field agent-onion knows; ignored` });
+  for (const key of Object.keys(raw))
+    if (!known.has(key))
+      notes.push({ pointer: pointer([...path, key]), message: `"${key}" is not a ${type} hook field agent-onion knows; ignored` });
   return decoded(file, path, handlerDecoders[type as keyof typeof handlerSchemas], raw) as SettingsHandler;
 };
 
@@ -149,7 +184,12 @@ const decodeHandler = (file: string, path: PropertyKey[], raw: unknown, notes: S
  * @example
  * decodeHooksSection("hooks.json", ["hooks"], { Stop: [{ hooks: [{ type: "command", command: "true" }] }] }, [])
  */
-export const decodeHooksSection = (file: string, at: readonly PropertyKey[], raw: unknown, notes: SettingsNote[]): Record<string, MatcherGroup[]> => {
+export const decodeHooksSection = (
+  file: string,
+  at: readonly PropertyKey[],
+  raw: unknown,
+  notes: SettingsNote[],
+): Record<string, MatcherGroup[]> => {
   if (!isObject(raw)) throw new SettingsError(file, pointer(at), `expected an object of events, got ${kindOf(raw)}`);
   const out: Record<string, MatcherGroup[]> = {};
   for (const [event, groups] of entriesOf(raw)) {
@@ -158,9 +198,12 @@ export const decodeHooksSection = (file: string, at: readonly PropertyKey[], raw
     const decodedGroups = groups.map((group, gi): MatcherGroup => {
       const gp = [...ep, gi];
       if (!isObject(group)) throw new SettingsError(file, pointer(gp), `expected a matcher group object, got ${kindOf(group)}`);
-      for (const key of Object.keys(group)) if (key !== "matcher" && key !== "hooks") notes.push({ pointer: pointer([...gp, key]), message: `"${key}" is not a matcher group field agent-onion knows; ignored` });
+      for (const key of Object.keys(group))
+        if (key !== "matcher" && key !== "hooks")
+          notes.push({ pointer: pointer([...gp, key]), message: `"${key}" is not a matcher group field agent-onion knows; ignored` });
       if (group.hooks === undefined) throw new SettingsError(file, pointer([...gp, "hooks"]), "is missing");
-      if (!Array.isArray(group.hooks)) throw new SettingsError(file, pointer([...gp, "hooks"]), `expected an array of handlers, got ${kindOf(group.hooks)}`);
+      if (!Array.isArray(group.hooks))
+        throw new SettingsError(file, pointer([...gp, "hooks"]), `expected an array of handlers, got ${kindOf(group.hooks)}`);
       const matcher = group.matcher === undefined ? undefined : (decoded(file, [...gp, "matcher"], decodeMatcher, group.matcher) as string);
       const hooks = group.hooks.map((h, hi) => decodeHandler(file, [...gp, "hooks", hi], h, notes));
       return { ...(matcher !== undefined ? { matcher } : {}), hooks };

@@ -143,11 +143,19 @@ export interface ClaudeSettingsResult {
 
 /** Both matchers, when both are there. */
 const both = (a: Matcher | undefined, b: Matcher | undefined): Matcher | undefined =>
-  a === undefined ? b : b === undefined ? a : Object.freeze({
-    source: `${a.source} and ${b.source}`, all: false, needsInput: a.needsInput || b.needsInput, needsSubject: true,
-    matchSubject: (s: string | undefined) => a.matchSubject(s) && b.matchSubject(s),
-    test: (s: string | undefined, i: unknown, d: () => string | undefined, m?: Readonly<Record<string, unknown>>) => a.test(s, i, d, m) && b.test(s, i, d, m),
-  });
+  a === undefined
+    ? b
+    : b === undefined
+      ? a
+      : Object.freeze({
+          source: `${a.source} and ${b.source}`,
+          all: false,
+          needsInput: a.needsInput || b.needsInput,
+          needsSubject: true,
+          matchSubject: (s: string | undefined) => a.matchSubject(s) && b.matchSubject(s),
+          test: (s: string | undefined, i: unknown, d: () => string | undefined, m?: Readonly<Record<string, unknown>>) =>
+            a.test(s, i, d, m) && b.test(s, i, d, m),
+        });
 
 /** When a handler applies (its groups' matchers and its `if`), as a Matcher and as text; or why it never runs. */
 const matchOf = (
@@ -172,7 +180,8 @@ const matchOf = (
     const named = /^([A-Za-z0-9_-]+)(\(|$)/.exec(handler.if);
     // A path rule covers its family (`Edit(…)` also runs for Write): the group must exclude every tool it covers.
     const tools = named === null ? [] : named[2] === "(" ? [...coveredTools(named[1]!)] : [named[1]!];
-    if (group && named !== null && !tools.some((t) => group.matchSubject(t))) return { never: `"if" names ${named[1]}, which the matcher ${JSON.stringify(matcher)} excludes` };
+    if (group && named !== null && !tools.some((t) => group.matchSubject(t)))
+      return { never: `"if" names ${named[1]}, which the matcher ${JSON.stringify(matcher)} excludes` };
     // The `if` names the tool (or family) the groups let through. The set's own match is the groups'
     // matcher, or the condition compiled here with the project's paths (a string would be compiled
     // again without them); the member's matcher checks both.
@@ -185,7 +194,10 @@ const matchOf = (
 
 /** A member that fails every time with `message` (an MCP server that was not given: Claude Code's "not connected"). */
 const failing = (name: string, message: string): RunnerSpec => ({
-  name, timeoutMs: 1000, backstopMs: 0, run: () => Promise.reject(new ExecutorError("tool-error", message)),
+  name,
+  timeoutMs: 1000,
+  backstopMs: 0,
+  run: () => Promise.reject(new ExecutorError("tool-error", message)),
 });
 
 /**
@@ -202,14 +214,24 @@ const failing = (name: string, message: string): RunnerSpec => ({
  */
 export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettingsOptions = {}): ClaudeSettingsResult => {
   if (options.withoutModel !== undefined && options.withoutModel !== "throw" && options.withoutModel !== "skip")
-    throw new TypeError(`fromClaudeSettings: withoutModel must be "throw" or "skip", got ${JSON.stringify(options.withoutModel) ?? String(options.withoutModel)}`);
+    throw new TypeError(
+      `fromClaudeSettings: withoutModel must be "throw" or "skip", got ${JSON.stringify(options.withoutModel) ?? String(options.withoutModel)}`,
+    );
   if (options.failMode !== undefined && options.failMode !== "open" && options.failMode !== "closed")
-    throw new TypeError(`fromClaudeSettings: failMode must be "open" or "closed", got ${JSON.stringify(options.failMode) ?? String(options.failMode)}`);
+    throw new TypeError(
+      `fromClaudeSettings: failMode must be "open" or "closed", got ${JSON.stringify(options.failMode) ?? String(options.failMode)}`,
+    );
   if (options.environment !== undefined && options.environment !== "inherit" && options.environment !== "allowlist")
-    throw new TypeError(`fromClaudeSettings: environment must be "inherit" or "allowlist", got ${JSON.stringify(options.environment) ?? String(options.environment)}`);
+    throw new TypeError(
+      `fromClaudeSettings: environment must be "inherit" or "allowlist", got ${JSON.stringify(options.environment) ?? String(options.environment)}`,
+    );
   if (options.stopCap !== undefined && !(Number.isSafeInteger(options.stopCap) && options.stopCap >= 0))
     throw new TypeError(`fromClaudeSettings: stopCap must be a whole number from 0, got ${String(options.stopCap)}`);
-  const loaded = loadClaudeSettings(input, { trustProjectSettings: options.trustProjectSettings, home: options.home, plugins: options.plugins });
+  const loaded = loadClaudeSettings(input, {
+    trustProjectSettings: options.trustProjectSettings,
+    home: options.home,
+    plugins: options.plugins,
+  });
   let stack = options.stack ?? createAgentStack(options.stackOptions);
   const hooks: LoadedHook[] = [];
   const unused: UnusedHandler[] = [];
@@ -217,7 +239,12 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
   // run is worse than a loud one, so each untrusted file is also named in a warning (below).
   const untrustedFiles = new Map<string, number>();
   for (const e of loaded.untrusted) {
-    unused.push({ event: e.event, type: e.handler.type === "unknown" ? e.handler.declared : e.handler.type, source: e.source, reason: `${e.file} is a project's settings and is not trusted; review it, then pass trustProjectSettings: true` });
+    unused.push({
+      event: e.event,
+      type: e.handler.type === "unknown" ? e.handler.declared : e.handler.type,
+      source: e.source,
+      reason: `${e.file} is a project's settings and is not trusted; review it, then pass trustProjectSettings: true`,
+    });
     untrustedFiles.set(e.file, (untrustedFiles.get(e.file) ?? 0) + 1);
   }
   const warnings: { source: string; message: string }[] = [];
@@ -227,7 +254,10 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
     process.emitWarning(`${source}: ${message}`, "AgentOnionSettingsWarning");
   };
   for (const [file, count] of untrustedFiles)
-    warn(file, `${count} hook${count === 1 ? "" : "s"} of this project's settings will not run until it is trusted; review it, then pass trustProjectSettings: true`);
+    warn(
+      file,
+      `${count} hook${count === 1 ? "" : "s"} of this project's settings will not run until it is trusted; review it, then pass trustProjectSettings: true`,
+    );
   for (const n of loaded.notes) warn(n.source, n.message);
   if (loaded.disabled) return { stack, hooks, unused, duplicates: loaded.duplicates, warnings, disabled: true };
   const cwd = options.cwd ?? process.cwd();
@@ -235,27 +265,47 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
   const environment = options.environment ?? (options.allowedEnvVars !== undefined ? "allowlist" : "inherit");
   const failMode = options.failMode ?? "open";
   const stops = turnStops();
-  const byEvent = new Map<AgentEvent, { member: HookMember; loaded: LoadedHook; single: string | Matcher | undefined; plugin: string | undefined }[]>();
+  const byEvent = new Map<
+    AgentEvent,
+    { member: HookMember; loaded: LoadedHook; single: string | Matcher | undefined; plugin: string | undefined }[]
+  >();
   const names = new Set<string>();
 
   for (const entry of loaded.entries) {
     const { event, handler } = entry;
-    const skip = (reason: string) => void unused.push({ event, type: handler.type === "unknown" ? handler.declared : handler.type, source: entry.source, reason });
+    const skip = (reason: string) =>
+      void unused.push({ event, type: handler.type === "unknown" ? handler.declared : handler.type, source: entry.source, reason });
     if (!isAgentEvent(event)) {
-      skip(isClaudeHookEvent(event) ? `agent-onion does not drive ${event}: ${claudeHookEvents[event].unmapped ?? "it has no counterpart in an agent loop"}` : `${event} is not a Claude Code hook event`);
+      skip(
+        isClaudeHookEvent(event)
+          ? `agent-onion does not drive ${event}: ${claudeHookEvents[event].unmapped ?? "it has no counterpart in an agent loop"}`
+          : `${event} is not a Claude Code hook event`,
+      );
       continue;
     }
-    if (handler.type === "unknown") { skip(`handler type "${handler.declared}" is not one agent-onion knows`); continue; }
+    if (handler.type === "unknown") {
+      skip(`handler type "${handler.declared}" is not one agent-onion knows`);
+      continue;
+    }
     const spec = claudeHookEvents[event].spec!;
-    if (!claudeHookEvents[event].types.has(handler.type)) { skip(`Claude Code does not run ${handler.type} hooks on ${event}`); continue; }
-    if (handler.type === "http" && !urlAllowed(handler.url, loaded.allowedHttpHookUrls)) { skip(`the HTTP hook to ${refusedUrlLabel(handler.url)} is not in allowedHttpHookUrls`); continue; }
+    if (!claudeHookEvents[event].types.has(handler.type)) {
+      skip(`Claude Code does not run ${handler.type} hooks on ${event}`);
+      continue;
+    }
+    if (handler.type === "http" && !urlAllowed(handler.url, loaded.allowedHttpHookUrls)) {
+      skip(`the HTTP hook to ${refusedUrlLabel(handler.url)} is not in allowedHttpHookUrls`);
+      continue;
+    }
 
     const label = hookLabel(handler); // an HTTP hook's is a hash of its URL: made once
     const base = `${entry.plugin ? `${entry.plugin.name}:` : ""}${event}:${handler.type}:${label}`;
     let name = base;
     for (let n = 2; names.has(name); n++) name = `${base} #${n}`;
     const m = matchOf(entry, spec, name, { projectDir, cwd });
-    if (m.never) { skip(m.never); continue; }
+    if (m.never) {
+      skip(m.never);
+      continue;
+    }
     if ((handler.type === "prompt" || handler.type === "agent") && options.model === undefined && options.withoutModel === "skip") {
       skip(`${handler.type} hooks need a model, and none was given`);
       continue;
@@ -269,40 +319,77 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
     let runner: RunnerSpec;
     try {
       runner =
-        handler.type === "command" ? commandRunner({
-          ...common, command: handler.command,
-          ...(handler.args ? { args: handler.args } : {}),
-          ...(handler.shell ? { shell: handler.shell } : {}),
-          environment, ...(options.allowedEnvVars ? { allowedEnvVars: options.allowedEnvVars } : {}),
-          projectDir,
-          ...(entry.plugin ? { pluginRoot: entry.plugin.root, pluginData: entry.plugin.data } : {}),
-          ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
-        }) :
-        handler.type === "http" ? httpRunner({
-          ...common, url: handler.url, ...(handler.headers ? { headers: handler.headers } : {}),
-          allowedEnvVars: (handler.allowedEnvVars ?? []).filter((v) => loaded.httpHookAllowedEnvVars?.includes(v) ?? true),
-          ...(options.http?.allow ? { allow: options.http.allow } : {}),
-          ...(options.http?.resolver ? { resolver: options.http.resolver } : {}),
-        }) :
-        handler.type === "prompt" ? promptRunner({ ...common, prompt: handler.prompt, model: needModel(), ...(handler.model ? { modelId: handler.model } : {}) }) :
-        handler.type === "agent" ? agentRunner({ ...common, prompt: handler.prompt, model: needModel(), ...(handler.model ? { modelId: handler.model } : {}) }) :
-        options.mcpClients?.[handler.server] !== undefined
-          ? mcpToolRunner({ ...common, client: options.mcpClients[handler.server]!, server: handler.server, tool: handler.tool, ...(handler.input ? { input: handler.input } : {}) })
-          : failing(name, `the MCP server "${handler.server}" is not connected (give its client in mcpClients)`);
+        handler.type === "command"
+          ? commandRunner({
+              ...common,
+              command: handler.command,
+              ...(handler.args ? { args: handler.args } : {}),
+              ...(handler.shell ? { shell: handler.shell } : {}),
+              environment,
+              ...(options.allowedEnvVars ? { allowedEnvVars: options.allowedEnvVars } : {}),
+              projectDir,
+              ...(entry.plugin ? { pluginRoot: entry.plugin.root, pluginData: entry.plugin.data } : {}),
+              ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
+            })
+          : handler.type === "http"
+            ? httpRunner({
+                ...common,
+                url: handler.url,
+                ...(handler.headers ? { headers: handler.headers } : {}),
+                allowedEnvVars: (handler.allowedEnvVars ?? []).filter((v) => loaded.httpHookAllowedEnvVars?.includes(v) ?? true),
+                ...(options.http?.allow ? { allow: options.http.allow } : {}),
+                ...(options.http?.resolver ? { resolver: options.http.resolver } : {}),
+              })
+            : handler.type === "prompt"
+              ? promptRunner({
+                  ...common,
+                  prompt: handler.prompt,
+                  model: needModel(),
+                  ...(handler.model ? { modelId: handler.model } : {}),
+                })
+              : handler.type === "agent"
+                ? agentRunner({
+                    ...common,
+                    prompt: handler.prompt,
+                    model: needModel(),
+                    ...(handler.model ? { modelId: handler.model } : {}),
+                  })
+                : options.mcpClients?.[handler.server] !== undefined
+                  ? mcpToolRunner({
+                      ...common,
+                      client: options.mcpClients[handler.server]!,
+                      server: handler.server,
+                      tool: handler.tool,
+                      ...(handler.input ? { input: handler.input } : {}),
+                    })
+                  : failing(name, `the MCP server "${handler.server}" is not connected (give its client in mcpClients)`);
     } catch (error) {
       if (error instanceof SettingsError) throw error;
       throw new SettingsError(entry.file, entry.pointer, (error as Error).message);
     }
     if (handler.type === "mcp_tool" && options.mcpClients?.[handler.server] === undefined)
-      warn(entry.source, `hook "${name}": the MCP server "${handler.server}" was not given in mcpClients; the hook fails ${failMode} when it runs`);
+      warn(
+        entry.source,
+        `hook "${name}": the MCP server "${handler.server}" was not given in mcpClients; the hook fails ${failMode} when it runs`,
+      );
     const member: HookMember = {
-      ...runner, source: entry.source, matcher: m.matcher, failMode,
+      ...runner,
+      source: entry.source,
+      matcher: m.matcher,
+      failMode,
       async: handler.type === "command" && (handler.async === true || handler.asyncRewake === true),
       // A prompt hook's `ok: false` ends the turn on tool events unless continueOnBlock (agent hooks behave as if it were set).
       blockEndsTurn: handler.type === "prompt" && handler.continueOnBlock !== true && spec.point === "toolCall" && spec.phase !== "recover",
     };
     const loadedHook: LoadedHook = {
-      name, hook: name, event, point: spec.point, phase: spec.phase, type: handler.type, match: m.text, source: entry.source,
+      name,
+      hook: name,
+      event,
+      point: spec.point,
+      phase: spec.phase,
+      type: handler.type,
+      match: m.text,
+      source: entry.source,
       ...(entry.plugin ? { plugin: entry.plugin.name } : {}),
     };
     const list = byEvent.get(event) ?? [];
@@ -313,31 +400,47 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
     if (handler.type === "command") {
       const program = commandProgram(handler.command, handler.args, projectDir, cwd, entry.plugin?.root);
       const problem = program === undefined ? undefined : programProblem(program);
-      if (problem !== undefined) warn(entry.source, `hook "${name}": its program ${program} ${problem}; the hook fails ${failMode} when it runs`);
+      if (problem !== undefined)
+        warn(entry.source, `hook "${name}": its program ${program} ${problem}; the hook fails ${failMode} when it runs`);
     }
   }
 
   for (const [event, list] of byEvent) {
     const spec = claudeHookEvents[event].spec!;
     const plugins = new Set(list.map((l) => l.plugin));
-    const base = list.length === 1 ? list[0]!.member.name : plugins.size === 1 && list[0]!.plugin !== undefined ? `${list[0]!.plugin}:${event}` : `claude-settings:${event}`;
-    const match = list.length === 1 && list[0]!.single !== undefined ? list[0]!.single : anyOf(spec, list.map((l) => l.member), list.map((l) => l.loaded.match ?? "*"));
+    const base =
+      list.length === 1
+        ? list[0]!.member.name
+        : plugins.size === 1 && list[0]!.plugin !== undefined
+          ? `${list[0]!.plugin}:${event}`
+          : `claude-settings:${event}`;
+    const match =
+      list.length === 1 && list[0]!.single !== undefined
+        ? list[0]!.single
+        : anyOf(
+            spec,
+            list.map((l) => l.member),
+            list.map((l) => l.loaded.match ?? "*"),
+          );
     const endsTurns = spec.onContinueFalse === "end-turn" || list.some((l) => l.member.blockEndsTurn);
     if (endsTurns) stops.watch();
-    const set = (name: string) => claudeHookSet({
-      event, name, members: list.map((l) => l.member),
-      ...(match !== undefined ? { match: match as never } : {}),
-      source: list.map((l) => l.loaded.source).join(", "),
-      ...(options.priority !== undefined ? { priority: options.priority } : {}),
-      ...(options.onNotice ? { onNotice: options.onNotice } : {}),
-      cwd,
-      ...(options.transcriptPath !== undefined ? { transcriptPath: options.transcriptPath } : {}),
-      ...(options.permissionMode !== undefined ? { permissionMode: options.permissionMode } : {}),
-      ...(options.effort !== undefined ? { effort: options.effort } : {}),
-      ...(options.envFile !== undefined ? { envFile: options.envFile } : {}),
-      ...(endsTurns ? { endTurn: stops.endTurn } : {}),
-      ...(event === "Stop" || event === "SubagentStop" ? { stopCap: options.stopCap ?? CLAUDE_STOP_BLOCK_CAP } : {}),
-    });
+    const set = (name: string) =>
+      claudeHookSet({
+        event,
+        name,
+        members: list.map((l) => l.member),
+        ...(match !== undefined ? { match: match as never } : {}),
+        source: list.map((l) => l.loaded.source).join(", "),
+        ...(options.priority !== undefined ? { priority: options.priority } : {}),
+        ...(options.onNotice ? { onNotice: options.onNotice } : {}),
+        cwd,
+        ...(options.transcriptPath !== undefined ? { transcriptPath: options.transcriptPath } : {}),
+        ...(options.permissionMode !== undefined ? { permissionMode: options.permissionMode } : {}),
+        ...(options.effort !== undefined ? { effort: options.effort } : {}),
+        ...(options.envFile !== undefined ? { envFile: options.envFile } : {}),
+        ...(endsTurns ? { endTurn: stops.endTurn } : {}),
+        ...(event === "Stop" || event === "SubagentStop" ? { stopCap: options.stopCap ?? CLAUDE_STOP_BLOCK_CAP } : {}),
+      });
     // A name another load already gave a hook on this point gets a number.
     for (let n = 1; ; n++) {
       const name = n === 1 ? base : `${base} #${n}`;

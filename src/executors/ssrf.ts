@@ -12,7 +12,15 @@ import { ExecutorError } from "./errors.ts";
 
 /** What kind of address this is, for the policy. */
 export type AddressClass =
-  | "public" | "loopback" | "private" | "link-local" | "metadata" | "unspecified" | "multicast" | "reserved" | "invalid";
+  | "public"
+  | "loopback"
+  | "private"
+  | "link-local"
+  | "metadata"
+  | "unspecified"
+  | "multicast"
+  | "reserved"
+  | "invalid";
 
 /** Which non-public classes an HTTP hook may reach. Everything else non-public is always refused. */
 export interface AddressPolicy {
@@ -60,8 +68,15 @@ const classifyV4 = (n: number): AddressClass => {
   if (inV4(n, "10.0.0.0", 8) || inV4(n, "172.16.0.0", 12) || inV4(n, "192.168.0.0", 16) || inV4(n, "100.64.0.0", 10)) return "private";
   if (inV4(n, "169.254.0.0", 16)) return "link-local";
   if (inV4(n, "224.0.0.0", 4)) return "multicast";
-  if (inV4(n, "240.0.0.0", 4) || inV4(n, "192.0.0.0", 24) || inV4(n, "192.0.2.0", 24) || inV4(n, "198.51.100.0", 24) ||
-    inV4(n, "203.0.113.0", 24) || inV4(n, "198.18.0.0", 15)) return "reserved";
+  if (
+    inV4(n, "240.0.0.0", 4) ||
+    inV4(n, "192.0.0.0", 24) ||
+    inV4(n, "192.0.2.0", 24) ||
+    inV4(n, "198.51.100.0", 24) ||
+    inV4(n, "203.0.113.0", 24) ||
+    inV4(n, "198.18.0.0", 15)
+  )
+    return "reserved";
   return "public";
 };
 
@@ -77,7 +92,13 @@ const parseV6 = (ip: string): number[] | undefined => {
     text = `${text.slice(0, -dotted[1]!.length)}${Math.floor(v4 / 65536).toString(16)}:${(v4 % 65536).toString(16)}`;
   }
   const [head, rest] = text.includes("::") ? text.split("::") : [text, undefined];
-  const parts = (s: string | undefined): number[] => (s ? s.split(":").filter((x) => x !== "").map((h) => parseInt(h, 16)) : []);
+  const parts = (s: string | undefined): number[] =>
+    s
+      ? s
+          .split(":")
+          .filter((x) => x !== "")
+          .map((h) => parseInt(h, 16))
+      : [];
   const left = parts(head);
   const right = parts(rest);
   const fill = 8 - left.length - right.length;
@@ -97,7 +118,12 @@ const classifyV6 = (g: number[]): AddressClass => {
   if ((a & 0xfe00) === 0xfc00 || (a & 0xffc0) === 0xfec0) return "private";
   if ((a & 0xffc0) === 0xfe80) return "link-local";
   if ((a & 0xff00) === 0xff00) return "multicast";
-  if ((a === 0x2001 && b === 0) || (a === 0x2001 && b === 0x0db8) || (a === 0x64 && b === 0xff9b) || (a === 0x100 && b === 0 && c === 0 && d === 0))
+  if (
+    (a === 0x2001 && b === 0) ||
+    (a === 0x2001 && b === 0x0db8) ||
+    (a === 0x64 && b === 0xff9b) ||
+    (a === 0x100 && b === 0 && c === 0 && d === 0)
+  )
     return "reserved"; // Teredo (embeds a hidden v4), documentation, local NAT64, discard
   return "public";
 };
@@ -118,8 +144,11 @@ export const classifyAddress = (ip: string): AddressClass => {
 };
 
 const allowed = (cls: AddressClass, policy: AddressPolicy): boolean =>
-  cls === "public" || (cls === "loopback" && policy.loopback === true) || (cls === "private" && policy.private === true) ||
-  (cls === "link-local" && policy.linkLocal === true) || (cls === "metadata" && policy.metadata === true);
+  cls === "public" ||
+  (cls === "loopback" && policy.loopback === true) ||
+  (cls === "private" && policy.private === true) ||
+  (cls === "link-local" && policy.linkLocal === true) ||
+  (cls === "metadata" && policy.metadata === true);
 
 /**
  * Refuse an address the policy does not allow, with an `ExecutorError("blocked-address")`.
@@ -130,7 +159,10 @@ const allowed = (cls: AddressClass, policy: AddressPolicy): boolean =>
 export const checkAddress = (ip: string, policy: AddressPolicy, host = ip): void => {
   const cls = classifyAddress(ip);
   if (!allowed(cls, policy))
-    throw new ExecutorError("blocked-address", `refused to connect to ${host}${host === ip ? "" : ` (${ip})`}: ${cls} address${cls === "invalid" ? " (not a canonical IP)" : ""} not allowed`);
+    throw new ExecutorError(
+      "blocked-address",
+      `refused to connect to ${host}${host === ip ? "" : ` (${ip})`}: ${cls} address${cls === "invalid" ? " (not a canonical IP)" : ""} not allowed`,
+    );
 };
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -142,16 +174,17 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
  * @example
  * http.request(url, { lookup: guardedLookup({ loopback: true }) })
  */
-export const guardedLookup = (policy: AddressPolicy, resolver: Resolver = systemResolver) =>
+export const guardedLookup =
+  (policy: AddressPolicy, resolver: Resolver = systemResolver) =>
   (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    resolver(hostname).then(
-      (found) => {
+    resolver(hostname)
+      .then((found) => {
         if (found.length === 0) throw new ExecutorError("network", `${hostname} did not resolve to any address`);
         for (const a of found) checkAddress(a.address, policy, hostname);
         const wanted = options.family === 4 || options.family === 6 ? found.filter((a) => a.family === options.family) : found;
         const list = (wanted.length ? wanted : found).map((a) => ({ address: a.address, family: a.family }));
         if (options.all) callback(null, list);
         else callback(null, list[0]!.address, list[0]!.family);
-      },
-    ).catch((error: NodeJS.ErrnoException) => callback(error, ""));
+      })
+      .catch((error: NodeJS.ErrnoException) => callback(error, ""));
   };

@@ -91,7 +91,11 @@ export const turnStops = () => {
         const outcome = await next();
         const stop = asked.get(ctx.runId)?.stop;
         if (stop === undefined || outcome._tag !== "Completed" || outcome.value.stoppedBy !== undefined) return outcome;
-        return Outcome.completed({ ...outcome.value, finishReason: "stopped-by-guard", stoppedBy: { reason: stop.message, by: stop.middleware, kind: stop.kind } });
+        return Outcome.completed({
+          ...outcome.value,
+          finishReason: "stopped-by-guard",
+          stoppedBy: { reason: stop.message, by: stop.middleware, kind: stop.kind },
+        });
       } finally {
         live.delete(ctx.runId);
         asked.delete(ctx.runId);

@@ -31,10 +31,15 @@ export const DEFAULT_MAX_EVENT_CHARS = 50_000;
  * @example
  * const { system, user } = evaluatorPrompt("Is this safe? $ARGUMENTS", '{"tool_name":"Bash"}')
  */
-export const evaluatorPrompt = (prompt: string, eventJson: string, maxChars = DEFAULT_MAX_EVENT_CHARS): { system: string; user: string } => {
+export const evaluatorPrompt = (
+  prompt: string,
+  eventJson: string,
+  maxChars = DEFAULT_MAX_EVENT_CHARS,
+): { system: string; user: string } => {
   const tag = `hook-event-${randomBytes(6).toString("hex")}`;
   let data = eventJson.replace(/</g, "\\u003c");
-  if (data.length > maxChars) data = `${data.slice(0, maxChars)}\n[event truncated: ${data.length - maxChars} more characters not shown; if unsure, block]`;
+  if (data.length > maxChars)
+    data = `${data.slice(0, maxChars)}\n[event truncated: ${data.length - maxChars} more characters not shown; if unsure, block]`;
   const block = `<${tag}>\n${data}\n</${tag}>`;
   let used = false;
   const user = prompt.replace(/\\\$|\$ARGUMENTS/g, (m) => {

@@ -60,8 +60,7 @@ export const defineMiddleware = <P extends Points = AgentPoints>(middleware: Mid
  */
 export const combineMiddleware = <P extends Points = AgentPoints>(name: string, ...parts: readonly MiddlewareInput<P>[]): Middleware<P> => {
   const merged: Record<string, Hook[]> = {};
-  for (const part of flatten(parts))
-    for (const [point, hooks] of entries(part)) (merged[point] ??= []).push(...hooks);
+  for (const part of flatten(parts)) for (const [point, hooks] of entries(part)) (merged[point] ??= []).push(...hooks);
   return { name, hooks: merged as unknown as MiddlewareHooks<P> };
 };
 
@@ -75,8 +74,7 @@ export const combineMiddleware = <P extends Points = AgentPoints>(name: string, 
 export const withMiddleware = <P extends Points>(stack: HookStack<P>, ...middlewares: readonly MiddlewareInput<P>[]): HookStack<P> => {
   let out = stack;
   for (const middleware of flatten(middlewares))
-    for (const [point, hooks] of entries(middleware))
-      for (const hook of hooks) out = out.use(point as PointName<P>, hook as never);
+    for (const [point, hooks] of entries(middleware)) for (const hook of hooks) out = out.use(point as PointName<P>, hook as never);
   return out;
 };
 
@@ -111,7 +109,9 @@ const entries = <P extends Points>(middleware: Middleware<P>): [string, readonly
 /** Catch untyped mistakes at registration, naming the middleware (JavaScript users, configs). */
 const checkMiddleware = (middleware: unknown): void => {
   const m = middleware as Partial<Middleware<Points>> | null;
-  if (typeof m !== "object" || m === null) throw new TypeError(`middleware must be an object { name, hooks }, got ${m === null ? "null" : typeof m}`);
+  if (typeof m !== "object" || m === null)
+    throw new TypeError(`middleware must be an object { name, hooks }, got ${m === null ? "null" : typeof m}`);
   if (typeof m.name !== "string" || m.name === "") throw new TypeError("middleware name must be a non-empty string");
-  if (typeof m.hooks !== "object" || m.hooks === null) throw new TypeError(`middleware "${m.name}": hooks must be an object of hooks by point`);
+  if (typeof m.hooks !== "object" || m.hooks === null)
+    throw new TypeError(`middleware "${m.name}": hooks must be an object of hooks by point`);
 };

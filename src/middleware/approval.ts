@@ -48,7 +48,10 @@ export const approval = (options: ApprovalOptions = {}): Middleware => {
   const timeoutMs = numberOption(name, "timeoutMs", options.timeoutMs ?? 300_000, 1, maxTimerMs);
   const nonInteractive = options.nonInteractive ?? false;
   if (typeof nonInteractive !== "boolean") functionOption(name, "nonInteractive", nonInteractive);
-  const reasonOf = typeof options.reason === "function" ? options.reason : (call: DeepReadonly<ToolCall>) => (options.reason as string | undefined) ?? `${call.name} wants to run`;
+  const reasonOf =
+    typeof options.reason === "function"
+      ? options.reason
+      : (call: DeepReadonly<ToolCall>) => (options.reason as string | undefined) ?? `${call.name} wants to run`;
   if (options.reason !== undefined && typeof options.reason !== "string") functionOption(name, "reason", options.reason);
 
   const hook: PointHook<AgentPoints, "toolCall"> = {

@@ -94,7 +94,8 @@ export const audit = (options: AuditOptions): AuditMiddleware => {
   if (to === "") throw new TypeError(`${name}: to must be a non-empty file path`);
   const redact = redactOption(name, options.redact);
   const redactor = redact === false ? undefined : isRedactor(redact) ? redact : createRedactor(redact ?? {});
-  const scrub = (text: string | undefined): string | undefined => (text === undefined || redactor === undefined ? text : redactor.scrub(text));
+  const scrub = (text: string | undefined): string | undefined =>
+    text === undefined || redactor === undefined ? text : redactor.scrub(text);
   // A hook's name may carry a credential (a webhook URL's path), as its reasons may.
   const hookName = scrubbedNamesOf(redactor);
   // Ids are scrubbed by hashing what the detectors find, so that lines of one session still read
@@ -102,10 +103,14 @@ export const audit = (options: AuditOptions): AuditMiddleware => {
   // detector takes for a key, and a placeholder would make every session the same one. Without a
   // salt of the caller's, one made here: an unsalted hash of an email is found by hashing guesses
   // (the pseudonyms then hold for this audit() only; give `redact.salt` to keep them across runs).
-  const idRedactor = redact === false ? undefined : isRedactor(redact)
-    ? redact
-    : createRedactor({ ...redact, strategy: "hash", strategies: {}, salt: redact?.salt ?? randomUUID() });
-  const scrubId = (text: string | undefined): string | undefined => (text === undefined || idRedactor === undefined ? text : idRedactor.scrub(text));
+  const idRedactor =
+    redact === false
+      ? undefined
+      : isRedactor(redact)
+        ? redact
+        : createRedactor({ ...redact, strategy: "hash", strategies: {}, salt: redact?.salt ?? randomUUID() });
+  const scrubId = (text: string | undefined): string | undefined =>
+    text === undefined || idRedactor === undefined ? text : idRedactor.scrub(text);
   const scrubValue = (value: unknown): unknown => (redactor === undefined ? serialisable(value) : scrubDeep(value, scrub));
   const keep = stringListOption(name, "metadata", options.metadata) ?? [];
   const sink = new Sink(to);
@@ -116,7 +121,8 @@ export const audit = (options: AuditOptions): AuditMiddleware => {
     const ids: Ids = { sessionId: scrubId(event.sessionId), runId: scrubId(event.runId) as string, subject: scrub(event.subject) };
     let text = "";
     for (const d of event.decisions) text += JSON.stringify(decision(event, d, origin, ids, scrub, hookName)) + "\n";
-    if (event.decisions.length > 0 || event.outcome._tag !== "Completed") text += JSON.stringify(run(event, origin, ids, scrub, hookName, scrubValue, keep)) + "\n";
+    if (event.decisions.length > 0 || event.outcome._tag !== "Completed")
+      text += JSON.stringify(run(event, origin, ids, scrub, hookName, scrubValue, keep)) + "\n";
     return text;
   };
 
@@ -146,7 +152,12 @@ interface Ids {
 }
 
 const decision = (
-  event: RunEvent, d: TraceEntry, origin: number, ids: Ids, scrub: (t: string | undefined) => string | undefined, hookName: (hook: string) => string,
+  event: RunEvent,
+  d: TraceEntry,
+  origin: number,
+  ids: Ids,
+  scrub: (t: string | undefined) => string | undefined,
+  hookName: (hook: string) => string,
 ): AuditDecision => ({
   type: "decision",
   time: iso(origin + d.at),
@@ -166,8 +177,13 @@ const decision = (
 });
 
 const run = (
-  event: RunEvent, origin: number, ids: Ids, scrub: (t: string | undefined) => string | undefined, hookName: (hook: string) => string,
-  scrubValue: (value: unknown) => unknown, keep: readonly string[],
+  event: RunEvent,
+  origin: number,
+  ids: Ids,
+  scrub: (t: string | undefined) => string | undefined,
+  hookName: (hook: string) => string,
+  scrubValue: (value: unknown) => unknown,
+  keep: readonly string[],
 ): AuditRun => {
   const o = event.outcome;
   let metadata: Record<string, unknown> | undefined;
@@ -230,7 +246,8 @@ const scrubDeep = (value: unknown, scrub: (t: string | undefined) => string | un
   if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return "[unscanned]";
   seen.add(value);
   try {
-    if (Array.isArray(value)) return Array.from({ length: value.length }, (_, i) => guarded(() => scrubDeep(value[i], scrub, depth + 1, seen)));
+    if (Array.isArray(value))
+      return Array.from({ length: value.length }, (_, i) => guarded(() => scrubDeep(value[i], scrub, depth + 1, seen)));
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value)) {
       const item = guarded(() => scrubDeep((value as Record<string, unknown>)[key], scrub, depth + 1, seen));

@@ -98,8 +98,13 @@ export const budget = (options: BudgetOptions): Middleware => {
   const retryMs = integerOption(name, "retryAccountingMs", options.retryAccountingMs ?? defaultRetryMs, 0);
   const reserveFn = functionOption(name, "reserve", options.reserve);
   const chargeFn = functionOption(name, "charge", options.charge);
-  const onAccountingError = functionOption(name, "onAccountingError", options.onAccountingError) ??
-    ((error: unknown, what: string) => process.emitWarning(`${name}: could not ${what} a reservation; it expires with its lease (${error instanceof Error ? error.message : String(error)})`, "AgentOnionBudgetWarning"));
+  const onAccountingError =
+    functionOption(name, "onAccountingError", options.onAccountingError) ??
+    ((error: unknown, what: string) =>
+      process.emitWarning(
+        `${name}: could not ${what} a reservation; it expires with its lease (${error instanceof Error ? error.message : String(error)})`,
+        "AgentOnionBudgetWarning",
+      ));
   const settings: ReservationSettings = { leaseMs: holdTtlMs, retryMs, onGiveUp: onAccountingError };
   const priceOf = unit === "cost" ? prices(name, options.price, reserveFn !== undefined && chargeFn !== undefined) : undefined;
   const label = unit === "tokens" ? "tokens" : "µ$";
@@ -112,15 +117,24 @@ export const budget = (options: BudgetOptions): Middleware => {
     return Math.ceil((input * price.input + output * price.output) / 1_000_000);
   };
   const amount = (what: string, n: number): number => {
-    if (!Number.isSafeInteger(n) || n < 0) throw new TypeError(`${name}: ${what} must be a non-negative integer number of ${label}, got ${String(n)}`);
+    if (!Number.isSafeInteger(n) || n < 0)
+      throw new TypeError(`${name}: ${what} must be a non-negative integer number of ${label}, got ${String(n)}`);
     return n;
   };
   const hold = (request: DeepReadonly<ModelRequest>, ctx: HookContext<ModelRequest>): number =>
-    amount("reserve", reserveFn !== undefined ? reserveFn(request, ctx)
-      : units(request.model, estimateMessageTokens(request.messages as ModelRequest["messages"]), request.maxOutputTokens ?? maxOutput));
+    amount(
+      "reserve",
+      reserveFn !== undefined
+        ? reserveFn(request, ctx)
+        : units(request.model, estimateMessageTokens(request.messages as ModelRequest["messages"]), request.maxOutputTokens ?? maxOutput),
+    );
   const actual = (response: DeepReadonly<ModelResponse>, request: DeepReadonly<ModelRequest>): number =>
-    amount("charge", chargeFn !== undefined ? chargeFn(response, request)
-      : units(response.model ?? request.model, response.usage.inputTokens, response.usage.outputTokens));
+    amount(
+      "charge",
+      chargeFn !== undefined
+        ? chargeFn(response, request)
+        : units(response.model ?? request.model, response.usage.inputTokens, response.usage.outputTokens),
+    );
 
   /** The budget's store key for this run, or a reason it has none; the window is started on first use. */
   const keyFor = async (ctx: HookContext<any>): Promise<string | Reject> => {
@@ -151,7 +165,8 @@ export const budget = (options: BudgetOptions): Middleware => {
       if (typeof key !== "string") return Outcome.failed(new LimitExceededError(name, key.reason));
       const need = hold(ctx.input, ctx);
       const { admission, hold: reservation } = await Reservation.take(ctx, key, randomUUID(), need, limit, settings, holds);
-      if (reservation === undefined) return Outcome.failed(new LimitExceededError(name, exhausted(admission.settled, admission.reserved, need)));
+      if (reservation === undefined)
+        return Outcome.failed(new LimitExceededError(name, exhausted(admission.settled, admission.reserved, need)));
       let settled = false;
       try {
         const outcome = await next();
@@ -222,9 +237,11 @@ const prices = (name: string, price: BudgetOptions["price"], custom: boolean): (
     integerOption(name, `${where}.output`, (p as TokenPrice).output, 0);
     return p as TokenPrice;
   };
-  if (typeof price !== "object" || price === null) throw new TypeError(`${name}: price must be { input, output } or a table of them by model`);
+  if (typeof price !== "object" || price === null)
+    throw new TypeError(`${name}: price must be { input, output } or a table of them by model`);
   // An empty table prices nothing: every call would fail as unpriced, long after start-up.
-  if (Object.keys(price).length === 0) throw new TypeError(`${name}: price must give { input, output } or price at least one model (or "*"), got {}`);
+  if (Object.keys(price).length === 0)
+    throw new TypeError(`${name}: price must give { input, output } or price at least one model (or "*"), got {}`);
   if ("input" in price || "output" in price) {
     const one = check(price, "price");
     return () => one;

@@ -57,15 +57,18 @@ export const stableJson = (value: unknown): string =>
   JSON.stringify(value, (_key, v: unknown) =>
     typeof v === "object" && v !== null && !Array.isArray(v)
       ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v) ?? "null";
+      : v,
+  ) ?? "null";
 
 const sha256 = (text: string): string => createHash("sha256").update(text).digest("base64url");
 
-const defaultCacheable = (point: "modelCall" | "toolCall") => (output: unknown): boolean => {
-  if (point === "toolCall") return (output as ToolResult).isError !== true;
-  const r = output as ModelResponse;
-  return r.aborted !== true && r.finishReason !== "error" && r.finishReason !== "content-filter";
-};
+const defaultCacheable =
+  (point: "modelCall" | "toolCall") =>
+  (output: unknown): boolean => {
+    if (point === "toolCall") return (output as ToolResult).isError !== true;
+    const r = output as ModelResponse;
+    return r.aborted !== true && r.finishReason !== "error" && r.finishReason !== "content-filter";
+  };
 
 /**
  * Serve repeated calls from the store, per tenant, session or globally.

@@ -102,10 +102,16 @@ export const toChromeTrace = (runs: readonly (TimelineRun | RunEvent<any, any>)[
 
 /** The trace of `runs`, hook names scrubbed by `hookName`: a recorder's remembers them across the traces it writes. */
 const traceOf = (
-  runs: readonly (TimelineRun | RunEvent<any, any>)[], hooks: boolean, redactor: Redactor | undefined, hookName: (hook: string) => string,
+  runs: readonly (TimelineRun | RunEvent<any, any>)[],
+  hooks: boolean,
+  redactor: Redactor | undefined,
+  hookName: (hook: string) => string,
 ): ChromeTrace => {
-  const scrub = (text: string | undefined): string | undefined => (text === undefined || redactor === undefined ? text : redactor.scrub(text));
-  const list = runs.map((r) => ("outcome" in r && typeof r.outcome === "object" ? timelineRun(r as RunEvent) : (r as TimelineRun))).sort((a, b) => a.startedAt - b.startedAt);
+  const scrub = (text: string | undefined): string | undefined =>
+    text === undefined || redactor === undefined ? text : redactor.scrub(text);
+  const list = runs
+    .map((r) => ("outcome" in r && typeof r.outcome === "object" ? timelineRun(r as RunEvent) : (r as TimelineRun)))
+    .sort((a, b) => a.startedAt - b.startedAt);
   const origin = list[0]?.startedAt ?? 0;
   const events: ChromeTraceEvent[] = [];
   const pids = new Map<string, number>();
@@ -136,7 +142,13 @@ const traceOf = (
       tids.set(threadKey, tid);
       const order = allAgentPoints.indexOf(run.point as never);
       events.push({ name: "thread_name", ph: "M", pid, tid, args: { name: lane === 0 ? run.point : `${run.point} #${lane + 1}` } });
-      events.push({ name: "thread_sort_index", ph: "M", pid, tid, args: { sort_index: (order === -1 ? allAgentPoints.length : order) * 100 + lane } });
+      events.push({
+        name: "thread_sort_index",
+        ph: "M",
+        pid,
+        tid,
+        args: { sort_index: (order === -1 ? allAgentPoints.length : order) * 100 + lane },
+      });
     }
     const subject = scrub(run.subject);
     events.push({
@@ -148,7 +160,12 @@ const traceOf = (
       pid,
       tid,
       // A default run id begins with the session id, scrubbed above as the process name.
-      args: compact({ runId: scrub(run.runId), outcome: run.outcome, by: run.by === undefined ? undefined : hookName(run.by), reason: scrub(run.reason) }),
+      args: compact({
+        runId: scrub(run.runId),
+        outcome: run.outcome,
+        by: run.by === undefined ? undefined : hookName(run.by),
+        reason: scrub(run.reason),
+      }),
     });
     if (!hooks) continue;
     for (const d of run.decisions)
@@ -168,13 +185,20 @@ const traceOf = (
   return {
     traceEvents: events,
     displayTimeUnit: "ms",
-    otherData: { generator: "agent-onion", startTime: list.length === 0 ? undefined : new Date(performance.timeOrigin + origin).toISOString() },
+    otherData: {
+      generator: "agent-onion",
+      startTime: list.length === 0 ? undefined : new Date(performance.timeOrigin + origin).toISOString(),
+    },
   };
 };
 
 /** The redactor of a redact option: none for `false`, a redactor as given, else one made of the options. */
 const redactorOf = (options: ChromeTraceOptions): Redactor | undefined =>
-  options.redact === false ? undefined : typeof (options.redact as Redactor | undefined)?.scrub === "function" ? (options.redact as Redactor) : createRedactor((options.redact as RedactorOptions | undefined) ?? {});
+  options.redact === false
+    ? undefined
+    : typeof (options.redact as Redactor | undefined)?.scrub === "function"
+      ? (options.redact as Redactor)
+      : createRedactor((options.redact as RedactorOptions | undefined) ?? {});
 
 const compact = (args: Record<string, unknown>): Record<string, unknown> => {
   const out: Record<string, unknown> = {};

@@ -9,7 +9,12 @@
  * not break it, and no-break spaces separate digits as spaces do.
  */
 import { isIPv6 } from "node:net";
-import { apiKey as knownTokens, privateKey as pemPrivateKey, secretAssignment as namedSecret, urlCredentials as urlPassword } from "./secret-detectors.ts";
+import {
+  apiKey as knownTokens,
+  privateKey as pemPrivateKey,
+  secretAssignment as namedSecret,
+  urlCredentials as urlPassword,
+} from "./secret-detectors.ts";
 import { MIN_RUN, unescapedStart } from "./token-runs.ts";
 import { digitGroupSpace, readingVisible } from "./visible-text.ts";
 
@@ -69,7 +74,8 @@ export const pattern = (kind: string, regex: RegExp, options: PatternOptions = {
   if (typeof kind !== "string" || kind === "") throw new TypeError("pattern: kind must be a non-empty string");
   if (!(regex instanceof RegExp)) throw new TypeError(`pattern "${kind}": regex must be a RegExp`);
   const window = options.window ?? 128;
-  if (!Number.isSafeInteger(window) || window < 1) throw new TypeError(`pattern "${kind}": window must be a positive integer, got ${String(window)}`);
+  if (!Number.isSafeInteger(window) || window < 1)
+    throw new TypeError(`pattern "${kind}": window must be a positive integer, got ${String(window)}`);
   // Our own global copy: a caller's `lastIndex` must never leak into our scans, nor ours into theirs.
   const flags = regex.flags.includes("g") ? regex.flags : `${regex.flags}g`;
   const source = regex.source;
@@ -77,7 +83,8 @@ export const pattern = (kind: string, regex: RegExp, options: PatternOptions = {
   const partial = options.partial;
   if (partial !== undefined && !(partial instanceof RegExp && /(?<!\\)\$$/.test(partial.source) && !partial.multiline))
     throw new TypeError(`pattern "${kind}": partial must be a RegExp ending with $ (and without the m flag)`);
-  const unfinished = partial === undefined ? undefined : new RegExp(partial.source, partial.flags.includes("g") ? partial.flags : `${partial.flags}g`);
+  const unfinished =
+    partial === undefined ? undefined : new RegExp(partial.source, partial.flags.includes("g") ? partial.flags : `${partial.flags}g`);
   const unicode = regex.unicode || regex.flags.includes("v");
   // One character on: past a whole surrogate pair for a unicode regex, which would otherwise step
   // back to the pair's start and find the same candidate forever.
@@ -179,7 +186,8 @@ const mixing = (s: string): number => {
  * the words around an address touch it (`请联系bob@example.com谢谢`), so their letters are not taken
  * for part of it, except in its domain (`user@例え.jp`).
  */
-const spacedLetter = "[[\\p{L}\\p{M}\\p{N}]--[\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}\\p{sc=Thai}\\p{sc=Lao}\\p{sc=Khmer}\\p{sc=Myanmar}]]";
+const spacedLetter =
+  "[[\\p{L}\\p{M}\\p{N}]--[\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}\\p{sc=Thai}\\p{sc=Lao}\\p{sc=Khmer}\\p{sc=Myanmar}]]";
 const localChar = `[${spacedLetter}_.%+\\-]`;
 const label = "[\\p{L}\\p{M}\\p{N}\\-]{1,63}";
 
@@ -218,7 +226,14 @@ const localStart = (text: string, at: number): number => {
   while (s > 0) {
     const c = text[s - 1] as string;
     const code = c.charCodeAt(0);
-    if (code < 128 ? ASCII_LOCAL[code] !== 1 : code >= 0xdc00 && code <= 0xdfff ? !isLocalChar.test(text.slice(s - 2, s)) : !isLocalChar.test(c)) break;
+    if (
+      code < 128
+        ? ASCII_LOCAL[code] !== 1
+        : code >= 0xdc00 && code <= 0xdfff
+          ? !isLocalChar.test(text.slice(s - 2, s))
+          : !isLocalChar.test(c)
+    )
+      break;
     s -= code >= 0xdc00 && code <= 0xdfff && s >= 2 ? 2 : 1;
     if (at - s > 64 + 6) return -1;
   }
@@ -239,7 +254,20 @@ const dotAfter = (text: string, at: number): boolean => {
       if ((next | 32) >= 97 && (next | 32) <= 122) return true;
       if (next >= 128) return true;
       if (next !== 45 && !(next >= 48 && next <= 57)) return false;
-    } else if (c <= 32 || c === 34 || c === 39 || c === 60 || c === 62 || c === 40 || c === 41 || c === 44 || c === 59 || c === 47 || c === 64) return false;
+    } else if (
+      c <= 32 ||
+      c === 34 ||
+      c === 39 ||
+      c === 60 ||
+      c === 62 ||
+      c === 40 ||
+      c === 41 ||
+      c === 44 ||
+      c === 59 ||
+      c === 47 ||
+      c === 64
+    )
+      return false;
   }
   return false;
 };
@@ -376,9 +404,14 @@ const inDigitStretches = (inner: Detector): Detector => ({
  * @example
  * scan("4111 1111 1111 1111", [creditCard]).length // 1 (Luhn-valid)
  */
-export const creditCard: Detector = readingVisible(inDigitStretches(
-  pattern("credit_card", new RegExp(`(?<![\\d-])[2-6](?:[ ${digitGroupSpace}-]?\\d){12,18}(?!\\d)`), { window: 40, validate: (m) => luhn(m) && !thousands.test(m) }),
-));
+export const creditCard: Detector = readingVisible(
+  inDigitStretches(
+    pattern("credit_card", new RegExp(`(?<![\\d-])[2-6](?:[ ${digitGroupSpace}-]?\\d){12,18}(?!\\d)`), {
+      window: 40,
+      validate: (m) => luhn(m) && !thousands.test(m),
+    }),
+  ),
+);
 
 /**
  * Phone numbers: 9 to 15 digits written as a phone number is (a leading `+`, parentheses or
@@ -401,17 +434,31 @@ const phonePunctuation = new RegExp(`[+()${phoneSeparator.slice(1)}`);
 const dottedNotPhone = (m: string): boolean => /^[\d.]+$/.test(m) && !/^\d{1,4}(?:\.\d{2,4})+$/.test(m);
 /** A date (`2024-01-15 10`, `15.01.2024 10`) at the start: a timestamp in a log, not a phone number. */
 const dated = /^(?:\d{4}[-.]\d{1,2}[-.]\d{1,2}|\d{1,2}[-.]\d{1,2}[-.]\d{4})(?!\d)/;
-export const phone: Detector = readingVisible(inDigitStretches(pattern(
-  "phone",
-  new RegExp(`(?<![\\w+]|\\d${phoneSeparator}|\\d:)(?:\\+\\d{1,3}${phoneSeparator}?)?(?:\\(\\d{1,4}\\)${phoneSeparator}?)?\\d(?:${phoneSeparator}?\\d){4,14}(?!\\w|${phoneSeparator}\\d)`),
-  {
-    window: 32,
-    validate: (m) => {
-      const n = digitCount(m);
-      return n >= 9 && n <= 15 && phonePunctuation.test(m) && !/^\d{1,3}(?:\.\d{1,3}){3}$/.test(m) && !amountNotPhone(m) && !dated.test(m) && !dottedNotPhone(m);
-    },
-  },
-)));
+export const phone: Detector = readingVisible(
+  inDigitStretches(
+    pattern(
+      "phone",
+      new RegExp(
+        `(?<![\\w+]|\\d${phoneSeparator}|\\d:)(?:\\+\\d{1,3}${phoneSeparator}?)?(?:\\(\\d{1,4}\\)${phoneSeparator}?)?\\d(?:${phoneSeparator}?\\d){4,14}(?!\\w|${phoneSeparator}\\d)`,
+      ),
+      {
+        window: 32,
+        validate: (m) => {
+          const n = digitCount(m);
+          return (
+            n >= 9 &&
+            n <= 15 &&
+            phonePunctuation.test(m) &&
+            !/^\d{1,3}(?:\.\d{1,3}){3}$/.test(m) &&
+            !amountNotPhone(m) &&
+            !dated.test(m) &&
+            !dottedNotPhone(m)
+          );
+        },
+      },
+    ),
+  ),
+);
 
 const octet = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
 /**
@@ -421,16 +468,19 @@ const octet = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
  * @example
  * scan("host 10.0.0.1", [ipv4])[0]?.kind // "ip_address"
  */
-export const ipv4: Detector = readingVisible(pattern("ip_address", new RegExp(`(?<![\\w.])${octet}(?:\\.${octet}){3}(?!\\w|\\.\\d)`), {
-  window: 16,
-  // Addresses that name no host: the unspecified address, loopback and broadcast.
-  validate: (m) => m !== "0.0.0.0" && m !== "255.255.255.255" && !m.startsWith("127."),
-}));
+export const ipv4: Detector = readingVisible(
+  pattern("ip_address", new RegExp(`(?<![\\w.])${octet}(?:\\.${octet}){3}(?!\\w|\\.\\d)`), {
+    window: 16,
+    // Addresses that name no host: the unspecified address, loopback and broadcast.
+    validate: (m) => m !== "0.0.0.0" && m !== "255.255.255.255" && !m.startsWith("127."),
+  }),
+);
 
 /** An IPv6 address, full or compressed, with the characters around it its look-arounds read. */
 const ipv6Pattern = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?(?![\w:]|\.\d)/g;
 const ipv6Valid = (m: string): boolean => isIPv6(m) && /\d/.test(m) && (m.match(/[0-9A-Fa-f]{1,4}/g)?.length ?? 0) >= 2;
-const isHexOrColon = (code: number): boolean => code === 58 || (code >= 48 && code <= 57) || (code >= 65 && code <= 70) || (code >= 97 && code <= 102);
+const isHexOrColon = (code: number): boolean =>
+  code === 58 || (code >= 48 && code <= 57) || (code >= 65 && code <= 70) || (code >= 97 && code <= 102);
 const isIpv6Char = (code: number): boolean => isHexOrColon(code) || code === 46;
 
 /**
@@ -535,14 +585,17 @@ export interface HighEntropyOptions {
 export const highEntropy = (options: HighEntropyOptions = {}): Detector => {
   const minLength = options.minLength ?? 24;
   const threshold = options.threshold ?? 3.5;
-  if (!Number.isSafeInteger(minLength) || minLength < 8) throw new TypeError(`highEntropy: minLength must be an integer of at least 8, got ${String(minLength)}`);
+  if (!Number.isSafeInteger(minLength) || minLength < 8)
+    throw new TypeError(`highEntropy: minLength must be an integer of at least 8, got ${String(minLength)}`);
   if (!(threshold > 0)) throw new TypeError(`highEntropy: threshold must be a positive number, got ${String(threshold)}`);
-  return readingVisible(pattern("secret", new RegExp(`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{${minLength},}={0,2}(?![A-Za-z0-9+/=_-])`), {
-    window: minLength + 8,
-    // Judged whole: a long token is held until it ends (a random tail can make a dull start a secret).
-    partial: new RegExp(`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{${minLength},}={0,2}$`),
-    validate: (m) => /[a-z]/.test(m) && /[A-Z]/.test(m) && /\d/.test(m) && mixing(m) >= 0.45 && entropy(m) >= threshold,
-  }));
+  return readingVisible(
+    pattern("secret", new RegExp(`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{${minLength},}={0,2}(?![A-Za-z0-9+/=_-])`), {
+      window: minLength + 8,
+      // Judged whole: a long token is held until it ends (a random tail can make a dull start a secret).
+      partial: new RegExp(`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{${minLength},}={0,2}$`),
+      validate: (m) => /[a-z]/.test(m) && /[A-Z]/.test(m) && /\d/.test(m) && mixing(m) >= 0.45 && entropy(m) >= threshold,
+    }),
+  );
 };
 
 /**
@@ -553,7 +606,17 @@ export const highEntropy = (options: HighEntropyOptions = {}): Detector => {
  * @example
  * scan("mail bob@example.com", defaultDetectors())[0]?.kind // "email"
  */
-export const defaultDetectors = (): readonly Detector[] => [apiKey, privateKey, urlCredentials, secretAssignment, email, creditCard, ipv4, ipv6, phone];
+export const defaultDetectors = (): readonly Detector[] => [
+  apiKey,
+  privateKey,
+  urlCredentials,
+  secretAssignment,
+  email,
+  creditCard,
+  ipv4,
+  ipv6,
+  phone,
+];
 
 /** Strings up to this length are sized up in one pass before any built-in detector runs on them. */
 const SHORT = 256;
@@ -584,7 +647,8 @@ const cannotHold = (text: string): ((d: Detector) => boolean) | undefined => {
       if (++run > longest) longest = run;
     } else run = 0;
     if (c >= 48 && c <= 57) digits++;
-    else if (c === 64 || c === 37 || c === 92 || c === 38) at = true; // @ % \ &
+    else if (c === 64 || c === 37 || c === 92 || c === 38)
+      at = true; // @ % \ &
     else if (c === 58) colon = operator = true;
     else if (c === 61) operator = true;
     else if (c === 66) b = true;
@@ -656,7 +720,11 @@ export const scan = (text: string, detectors: readonly Detector[], from = 0): De
  * @example
  * unfinishedMatch("token: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIx", defaultDetectors()) // { kind: "api_key", start: 7 }
  */
-export const unfinishedMatch = (text: string, detectors: readonly Detector[], from = 0): { readonly kind: string; readonly start: number } | undefined => {
+export const unfinishedMatch = (
+  text: string,
+  detectors: readonly Detector[],
+  from = 0,
+): { readonly kind: string; readonly start: number } | undefined => {
   let found: { kind: string; start: number } | undefined;
   for (const d of detectors) {
     const at = d.partial?.(text, from);
@@ -671,7 +739,8 @@ export const unfinishedMatch = (text: string, detectors: readonly Detector[], fr
  * @example
  * partialStart("token: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIx", defaultDetectors()) // 7
  */
-export const partialStart = (text: string, detectors: readonly Detector[], from = 0): number | undefined => unfinishedMatch(text, detectors, from)?.start;
+export const partialStart = (text: string, detectors: readonly Detector[], from = 0): number | undefined =>
+  unfinishedMatch(text, detectors, from)?.start;
 
 /**
  * Every kind a detection stands for: its own, and those merged into its span.

@@ -32,10 +32,10 @@ export class LimitExceededError extends AgentOnionError {
  */
 export class FallbackExhaustedError extends AgentOnionError {
   override name = "FallbackExhaustedError";
-  constructor(
-    readonly errors: readonly { readonly model: string; readonly error: unknown }[],
-  ) {
-    super(`every model failed: ${errors.map((e) => `${e.model}: ${e.error instanceof Error ? e.error.message : String(e.error)}`).join("; ")}`);
+  constructor(readonly errors: readonly { readonly model: string; readonly error: unknown }[]) {
+    super(
+      `every model failed: ${errors.map((e) => `${e.model}: ${e.error instanceof Error ? e.error.message : String(e.error)}`).join("; ")}`,
+    );
   }
 }
 

@@ -29,7 +29,8 @@ export const onEveryPoint = (hook: Hook<any, any, any>, points: readonly string[
   // A lone string would be read as its characters ("toolCall" as "t", "o"...), "" as no points at all.
   if (!Array.isArray(points)) throw new TypeError(`${hook.name}: points must be a list of agent point names, got ${show(points)}`);
   for (const point of points)
-    if (typeof point !== "string" || !Object.hasOwn(agentPoints, point)) throw new TypeError(`${hook.name}: ${show(point)} is not an agent point (known: ${allAgentPoints.join(", ")})`);
+    if (typeof point !== "string" || !Object.hasOwn(agentPoints, point))
+      throw new TypeError(`${hook.name}: ${show(point)} is not an agent point (known: ${allAgentPoints.join(", ")})`);
   return Object.fromEntries(points.map((point) => [point, hook])) as MiddlewareHooks;
 };
 
@@ -39,4 +40,7 @@ export const onEveryPoint = (hook: Hook<any, any, any>, points: readonly string[
  * @example
  * const hooks = onEveryPoint(observer("count", () => void count++))
  */
-export const observer = (name: string, fn: (event: RunEvent<any, any>) => void | PromiseLike<void>): Hook<any, any, any> => ({ name, observe: fn });
+export const observer = (name: string, fn: (event: RunEvent<any, any>) => void | PromiseLike<void>): Hook<any, any, any> => ({
+  name,
+  observe: fn,
+});

@@ -63,7 +63,8 @@ const providerAnswer = (response: ModelResponse, request: ModelRequest): ModelRe
  */
 export const fallback = (options: FallbackOptions): Middleware => {
   const name = nameOption("fallback", options.name);
-  if (!Array.isArray(options.models) || options.models.length === 0) throw new TypeError(`${name}: models must be a non-empty list of language models`);
+  if (!Array.isArray(options.models) || options.models.length === 0)
+    throw new TypeError(`${name}: models must be a non-empty list of language models`);
   options.models.forEach((m, i) => {
     if (typeof m !== "object" || m === null || typeof m.id !== "string" || typeof m.generate !== "function")
       throw new TypeError(`${name}: models[${i}] must be a language model { id, generate }`);
@@ -76,7 +77,10 @@ export const fallback = (options: FallbackOptions): Middleware => {
   // An inside the run abandoned (a hook outside answered without waiting) is not a provider's failure:
   // a backup's answer would be dropped, its cost not.
   const eligible = (error: unknown, ctx: HookContext<ModelRequest>): boolean =>
-    !ctx.signal.aborted && !(error instanceof OperationAbandonedError) && !streamStarted(error) && !streamShown(ctx) &&
+    !ctx.signal.aborted &&
+    !(error instanceof OperationAbandonedError) &&
+    !streamStarted(error) &&
+    !streamShown(ctx) &&
     (when !== undefined ? when(providerError(error), ctx) : !isRefusal(providerError(error)));
 
   const hook: Hook<ModelRequest, ModelResponse, "observe"> = {

@@ -40,7 +40,9 @@ const known: ReadonlySet<string> = new Set(["stop", "length", "tool-calls", "con
 export const finishReasonStop = (options: FinishReasonStopOptions): Middleware => {
   const name = nameOption("finishReasonStop", options.name);
   if (!Array.isArray(options.reasons)) throw new TypeError(`${name}: reasons must be a list of finish reasons`);
-  for (const r of options.reasons) if (!known.has(r)) throw new TypeError(`${name}: reasons has an unknown finish reason ${JSON.stringify(r)} (expected one of ${[...known].join(", ")})`);
+  for (const r of options.reasons)
+    if (!known.has(r))
+      throw new TypeError(`${name}: reasons has an unknown finish reason ${JSON.stringify(r)} (expected one of ${[...known].join(", ")})`);
   const reasons = new Set<string>(options.reasons);
   const at = placement(name, options.priority, Priority.first);
   if (reasons.size === 0) return { name, hooks: {} };

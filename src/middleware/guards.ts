@@ -41,7 +41,8 @@ export const guards = (options: GuardsOptions = {}): Middleware => {
   if (maxSteps !== null) integerOption("guards", "maxSteps", maxSteps, 0);
   if (maxTokens !== null) integerOption("guards", "maxTokens", maxTokens, 0);
   if (maxExecutionTime !== null) numberOption("guards", "maxExecutionTime", maxExecutionTime, 0);
-  if (finishReasons !== null && !Array.isArray(finishReasons)) throw new TypeError("guards: finishReasons must be a list of finish reasons or null");
+  if (finishReasons !== null && !Array.isArray(finishReasons))
+    throw new TypeError("guards: finishReasons must be a list of finish reasons or null");
   return combineMiddleware(
     "guards",
     maxSteps !== null && stepLimit({ max: maxSteps }),

@@ -4,8 +4,14 @@
  * @module agent-onion/middleware
  */
 export {
-  combineMiddleware, defineMiddleware, middlewareHookNames, withMiddleware,
-  type Middleware, type MiddlewareHooks, type MiddlewareInput, type PointHook,
+  combineMiddleware,
+  defineMiddleware,
+  middlewareHookNames,
+  withMiddleware,
+  type Middleware,
+  type MiddlewareHooks,
+  type MiddlewareInput,
+  type PointHook,
 } from "./apply.ts";
 export { FallbackExhaustedError, GuardStopError, LimitExceededError, type GuardKind } from "./errors.ts";
 export { refuse } from "./refuse.ts";
@@ -24,16 +30,44 @@ export { cache, stableJson, type CacheOptions } from "./cache.ts";
 export { truncateOutput, truncateText, type TruncateOutputOptions } from "./truncate-output.ts";
 // Redaction, approval, audit, the OpenTelemetry names and the Chrome trace export (metrics and
 // tracing need @opentelemetry/api: they are in agent-onion/otel).
-export { Detectors, defaultDetectors, kindsOf, partialStart, scan, windowOf, type Detection, type Detector, type HighEntropyOptions, type PatternOptions } from "./detectors.ts";
+export {
+  Detectors,
+  defaultDetectors,
+  kindsOf,
+  partialStart,
+  scan,
+  windowOf,
+  type Detection,
+  type Detector,
+  type HighEntropyOptions,
+  type PatternOptions,
+} from "./detectors.ts";
 export { createRedactor, type Redacted, type Redactor, type RedactorOptions, type Strategy } from "./redactor.ts";
 export { StreamRedactor, type StreamRedactorOptions, type StreamStep } from "./stream-redactor.ts";
 export { RedactionBlockedError, redaction, type RedactionOptions } from "./redaction.ts";
 export { approval, type ApprovalOptions } from "./approval.ts";
 export { audit, type AuditDecision, type AuditMiddleware, type AuditOptions, type AuditRun } from "./audit.ts";
-export { GenAiAttr, GenAiMetric, GenAiOperation, GenAiTokenType, OnionAttr, OnionMetric, durationBuckets, hookBuckets, tokenBuckets } from "./semconv.ts";
+export {
+  GenAiAttr,
+  GenAiMetric,
+  GenAiOperation,
+  GenAiTokenType,
+  OnionAttr,
+  OnionMetric,
+  durationBuckets,
+  hookBuckets,
+  tokenBuckets,
+} from "./semconv.ts";
 export { providerOf, type ProviderOption } from "./telemetry-attrs.ts";
 export {
-  chromeTraceRecorder, timelineRun, toChromeTrace,
-  type ChromeTrace, type ChromeTraceEvent, type ChromeTraceOptions, type ChromeTraceRecorder, type ChromeTraceRecorderOptions, type TimelineRun,
+  chromeTraceRecorder,
+  timelineRun,
+  toChromeTrace,
+  type ChromeTrace,
+  type ChromeTraceEvent,
+  type ChromeTraceOptions,
+  type ChromeTraceRecorder,
+  type ChromeTraceRecorderOptions,
+  type TimelineRun,
 } from "./chrome-trace.ts";
 export { allAgentPoints, onEveryPoint, type AgentPointName } from "./every-point.ts";

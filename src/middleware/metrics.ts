@@ -16,7 +16,16 @@ import { integerOption, nameOption } from "./options.ts";
 import { createRedactor } from "./redactor.ts";
 import { spentBy } from "./budget.ts";
 import {
-  agentDurationBuckets, durationBuckets, GenAiAttr, GenAiMetric, GenAiOperation, GenAiTokenType, hookBuckets, OnionAttr, OnionMetric, tokenBuckets,
+  agentDurationBuckets,
+  durationBuckets,
+  GenAiAttr,
+  GenAiMetric,
+  GenAiOperation,
+  GenAiTokenType,
+  hookBuckets,
+  OnionAttr,
+  OnionMetric,
+  tokenBuckets,
 } from "./semconv.ts";
 import { Bounded, errorTypeOf, hookOutcome, providerOf, providerOption, scrubbedNamesOf, type ProviderOption } from "./telemetry-attrs.ts";
 
@@ -56,12 +65,27 @@ const instruments = (meter: Meter): Instruments => {
     meter.createHistogram(name, { unit: "s", description, advice: { explicitBucketBoundaries: [...buckets] } });
   return {
     operationDuration: seconds(GenAiMetric.operationDuration, "GenAI operation duration."),
-    tokenUsage: meter.createHistogram(GenAiMetric.tokenUsage, { unit: "{token}", description: "Number of input and output tokens used.", advice: { explicitBucketBoundaries: [...tokenBuckets] } }),
+    tokenUsage: meter.createHistogram(GenAiMetric.tokenUsage, {
+      unit: "{token}",
+      description: "Number of input and output tokens used.",
+      advice: { explicitBucketBoundaries: [...tokenBuckets] },
+    }),
     timeToFirstChunk: seconds(GenAiMetric.timeToFirstChunk, "Time to receive the first chunk of a streamed response."),
     toolDuration: seconds(GenAiMetric.executeToolDuration, "The duration of a single tool execution, hooks included."),
-    agentDuration: seconds(GenAiMetric.invokeAgentDuration, "The end-to-end duration of a single agent invocation, hooks included.", agentDurationBuckets),
-    hookDuration: seconds(OnionMetric.hookDuration, "Time spent in one phase of one hook (for around hooks, what they wrap too).", hookBuckets),
-    rejections: meter.createCounter(OnionMetric.rejections, { unit: "{rejection}", description: "Rejections by hooks (shadow ones flagged)." }),
+    agentDuration: seconds(
+      GenAiMetric.invokeAgentDuration,
+      "The end-to-end duration of a single agent invocation, hooks included.",
+      agentDurationBuckets,
+    ),
+    hookDuration: seconds(
+      OnionMetric.hookDuration,
+      "Time spent in one phase of one hook (for around hooks, what they wrap too).",
+      hookBuckets,
+    ),
+    rejections: meter.createCounter(OnionMetric.rejections, {
+      unit: "{rejection}",
+      description: "Rejections by hooks (shadow ones flagged).",
+    }),
     failOpen: meter.createCounter(OnionMetric.failOpen, { unit: "{failure}", description: "Hook failures let through by failMode open." }),
     failures: meter.createCounter(OnionMetric.failures, { unit: "{failure}", description: "Hook failures of any fail mode." }),
   };
@@ -118,12 +142,19 @@ export const metrics = (options: MetricsOptions = {}): Middleware => {
     const spent = response ?? (event.outcome._tag === "Failed" ? spentBy(event.outcome.error) : undefined);
     // The convention: report usage only when the provider reported it; estimates are not usage.
     if (spent === undefined || spent.usageEstimated === true) return;
-    for (const [type, n] of [[GenAiTokenType.input, spent.usage.inputTokens], [GenAiTokenType.output, spent.usage.outputTokens]] as const)
+    for (const [type, n] of [
+      [GenAiTokenType.input, spent.usage.inputTokens],
+      [GenAiTokenType.output, spent.usage.outputTokens],
+    ] as const)
       if (Number.isFinite(n) && n >= 0) m.tokenUsage.record(n, { ...attrs, [GenAiAttr.tokenType]: type });
   };
 
   const toolCall = (m: Instruments, event: RunEvent<ToolCall, unknown>): void => {
-    const attrs: Attributes = { [GenAiAttr.operationName]: GenAiOperation.executeTool, [GenAiAttr.toolName]: tools.of(event.input.name), [GenAiAttr.toolType]: toolType };
+    const attrs: Attributes = {
+      [GenAiAttr.operationName]: GenAiOperation.executeTool,
+      [GenAiAttr.toolName]: tools.of(event.input.name),
+      [GenAiAttr.toolType]: toolType,
+    };
     const agent = event.path.at(-1);
     if (agent !== undefined) attrs[GenAiAttr.agentName] = agents.of(agent);
     m.toolDuration.record(event.durationMs / 1000, withError(attrs, event));
@@ -160,23 +191,47 @@ export const metrics = (options: MetricsOptions = {}): Middleware => {
       const failure = d.action === "Failed" ? failureOf(event.failures, d.hook, d.phase) : undefined;
       const outcome = hookOutcome(d.action, failure?.kind);
       const name = hookName(d.hook);
-      m.hookDuration.record(d.ms / 1000, hookAttributes(d.hook, point, `${d.phase}\u0000${outcome}`, () => ({
-        [OnionAttr.hookName]: name, [OnionAttr.hookPoint]: point, [OnionAttr.hookPhase]: d.phase, [OnionAttr.hookOutcome]: outcome,
-      })));
+      m.hookDuration.record(
+        d.ms / 1000,
+        hookAttributes(d.hook, point, `${d.phase}\u0000${outcome}`, () => ({
+          [OnionAttr.hookName]: name,
+          [OnionAttr.hookPoint]: point,
+          [OnionAttr.hookPhase]: d.phase,
+          [OnionAttr.hookOutcome]: outcome,
+        })),
+      );
       if (d.action === "Reject") {
         const shadow = d.shadow === true;
-        m.rejections.add(1, hookAttributes(d.hook, point, shadow ? "reject\u0000shadow" : "reject", () => (
-          shadow ? { [OnionAttr.hookName]: name, [OnionAttr.hookPoint]: point, [OnionAttr.hookShadow]: true } : { [OnionAttr.hookName]: name, [OnionAttr.hookPoint]: point })));
+        m.rejections.add(
+          1,
+          hookAttributes(d.hook, point, shadow ? "reject\u0000shadow" : "reject", () =>
+            shadow
+              ? { [OnionAttr.hookName]: name, [OnionAttr.hookPoint]: point, [OnionAttr.hookShadow]: true }
+              : { [OnionAttr.hookName]: name, [OnionAttr.hookPoint]: point },
+          ),
+        );
         if (!shadow && event.outcome._tag === "Rejected" && event.outcome.by === d.hook) rejectedByDecision = true;
       } else if (d.action === "Failed") {
         const errorType = failure?.kind ?? "threw";
         const failMode = d.failMode ?? "closed";
-        m.failures.add(1, hookAttributes(d.hook, point, `failed\u0000${failMode}\u0000${errorType}`, () => ({
-          [OnionAttr.hookName]: name, [OnionAttr.hookPoint]: point, [OnionAttr.hookFailMode]: failMode, [GenAiAttr.errorType]: errorType,
-        })));
-        if (d.failMode === "open") m.failOpen.add(1, hookAttributes(d.hook, point, `open\u0000${errorType}`, () => ({
-          [OnionAttr.hookName]: name, [OnionAttr.hookPoint]: point, [GenAiAttr.errorType]: errorType,
-        })));
+        m.failures.add(
+          1,
+          hookAttributes(d.hook, point, `failed\u0000${failMode}\u0000${errorType}`, () => ({
+            [OnionAttr.hookName]: name,
+            [OnionAttr.hookPoint]: point,
+            [OnionAttr.hookFailMode]: failMode,
+            [GenAiAttr.errorType]: errorType,
+          })),
+        );
+        if (d.failMode === "open")
+          m.failOpen.add(
+            1,
+            hookAttributes(d.hook, point, `open\u0000${errorType}`, () => ({
+              [OnionAttr.hookName]: name,
+              [OnionAttr.hookPoint]: point,
+              [GenAiAttr.errorType]: errorType,
+            })),
+          );
       }
     }
     // An `around` that returned a Rejected outcome made no `Reject` decision; count it too (not fail-closed failures: those are failures).

@@ -12,7 +12,9 @@
  */
 export const integerOption = (middleware: string, field: string, value: unknown, min = 0, max = Number.MAX_SAFE_INTEGER): number => {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max)
-    throw new TypeError(`${middleware}: ${field} must be an integer >= ${min}${max < Number.MAX_SAFE_INTEGER ? ` and <= ${max}` : ""}, got ${show(value)}`);
+    throw new TypeError(
+      `${middleware}: ${field} must be an integer >= ${min}${max < Number.MAX_SAFE_INTEGER ? ` and <= ${max}` : ""}, got ${show(value)}`,
+    );
   return value;
 };
 
@@ -24,7 +26,9 @@ export const integerOption = (middleware: string, field: string, value: unknown,
  */
 export const numberOption = (middleware: string, field: string, value: unknown, min = 0, max = Number.MAX_VALUE): number => {
   if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max)
-    throw new TypeError(`${middleware}: ${field} must be a finite number >= ${min}${max < Number.MAX_VALUE ? ` and <= ${max}` : ""}, got ${show(value)}`);
+    throw new TypeError(
+      `${middleware}: ${field} must be a finite number >= ${min}${max < Number.MAX_VALUE ? ` and <= ${max}` : ""}, got ${show(value)}`,
+    );
   return value;
 };
 
@@ -35,7 +39,8 @@ export const numberOption = (middleware: string, field: string, value: unknown, 
  * functionOption("retry", "retryOn", undefined) // undefined
  */
 export const functionOption = <F>(middleware: string, field: string, value: F | undefined): F | undefined => {
-  if (value !== undefined && typeof value !== "function") throw new TypeError(`${middleware}: ${field} must be a function, got ${show(value)}`);
+  if (value !== undefined && typeof value !== "function")
+    throw new TypeError(`${middleware}: ${field} must be a function, got ${show(value)}`);
   return value;
 };
 
@@ -87,7 +92,8 @@ export const stringListOption = (middleware: string, field: string, value: unkno
  */
 export const nameOption = (fallback: string, value: unknown): string => {
   if (value === undefined) return fallback;
-  if (typeof value !== "string" || value.trim() === "") throw new TypeError(`${fallback}: name must be a non-empty string, got ${show(value)}`);
+  if (typeof value !== "string" || value.trim() === "")
+    throw new TypeError(`${fallback}: name must be a non-empty string, got ${show(value)}`);
   return value;
 };
 
@@ -98,4 +104,10 @@ export const nameOption = (fallback: string, value: unknown): string => {
  * show("yes") // "\"yes\""
  */
 export const show = (value: unknown): string =>
-  typeof value === "string" ? JSON.stringify(value) : typeof value === "bigint" ? `${value}n` : typeof value === "function" ? "a function" : String(value);
+  typeof value === "string"
+    ? JSON.stringify(value)
+    : typeof value === "bigint"
+      ? `${value}n`
+      : typeof value === "function"
+        ? "a function"
+        : String(value);

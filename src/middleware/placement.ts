@@ -49,4 +49,3 @@ export const priorityOption = (middleware: string, value: unknown, field = "prio
     throw new TypeError(`${middleware}: ${field} must be a finite number (Priority.outermost to Priority.innermost), got ${show(value)}`);
   return value;
 };
-

@@ -148,7 +148,8 @@ const tallyOf = contextKey<Tally>("rateLimit.tally");
  * refusal is not ours. An inside the run abandoned, or the tool's own failure, is no refusal.
  */
 const refusedInside = (answer: Outcome<unknown> | undefined, tally: Tally, refusals: number, reached: number): boolean =>
-  answer !== undefined && tally.reached === reached &&
+  answer !== undefined &&
+  tally.reached === reached &&
   (answer._tag === "Rejected" || (answer._tag === "Failed" && answer.error instanceof LimitExceededError && tally.refusals > refusals));
 
 // Reservation ids: unique across the processes sharing a store (a random part per process), and
@@ -165,9 +166,10 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
   const point = choiceOption(name, "point", options.point ?? "toolCall", ["toolCall", "modelCall"]);
   const per = choiceOption(name, "per", options.per ?? "subject", ["subject", "all"]);
   const retentionMs = integerOption(name, "retentionMs", options.retentionMs ?? week, 1);
-  const at = point === "modelCall"
-    ? placement(name, options.priority, Priority.guard, { after: ["cache", "budget", "fallback", "retry"] })
-    : placement(name, options.priority, Priority.guard, { after: ["toolPolicy", "cache"], before: ["approval"] });
+  const at =
+    point === "modelCall"
+      ? placement(name, options.priority, Priority.guard, { after: ["cache", "budget", "fallback", "retry"] })
+      : placement(name, options.priority, Priority.guard, { after: ["toolPolicy", "cache"], before: ["approval"] });
   const tenant = tenantOption(name, options.tenantKey);
   const span = windowMs === undefined ? "" : ` per ${windowMs % 1000 === 0 ? `${windowMs / 1000} s` : `${windowMs} ms`}`;
   const where = typeof scope === "function" ? "" : scope === "global" ? "" : ` in this ${scope}`;
@@ -186,7 +188,11 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
   const holds = openHolds(`${name}:count`);
 
   /** Take this attempt's slot, run the inside, then keep the slot or give it back (see `Tally`). */
-  const countAttempt = async (ctx: HookContext<any>, next: () => Promise<Outcome<unknown>>, tally: Tally): Promise<Reject | Outcome<unknown>> => {
+  const countAttempt = async (
+    ctx: HookContext<any>,
+    next: () => Promise<Outcome<unknown>>,
+    tally: Tally,
+  ): Promise<Reject | Outcome<unknown>> => {
     const key = keyOf(ctx);
     if (key === undefined) {
       tally.refusals++;
@@ -202,7 +208,11 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
     }
     if (slot === undefined) {
       tally.refusals++;
-      return refuse(ctx, name, refusal.replace("%WHAT%", () => what(ctx)));
+      return refuse(
+        ctx,
+        name,
+        refusal.replace("%WHAT%", () => what(ctx)),
+      );
     }
     if (scope === "run") runKeys.get(ctx.runId)?.add(key);
     const { refusals, reached } = tally;
@@ -222,7 +232,8 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
   };
 
   const refusal = `Rate limit: %WHAT% may be called at most ${limit} time${limit === 1 ? "" : "s"}${span}${where}; this call was refused (${name})`;
-  const what = (ctx: HookContext<any>): string => (per === "all" ? (point === "toolCall" ? "matching tools" : "model calls") : `"${ctx.subject ?? "?"}"`);
+  const what = (ctx: HookContext<any>): string =>
+    per === "all" ? (point === "toolCall" ? "matching tools" : "model calls") : `"${ctx.subject ?? "?"}"`;
   const keyOf = (ctx: HookContext<any>): string | undefined => {
     const partition = scopeKey(ctx, scope, tenant);
     return partition === undefined ? undefined : `${name}:${partition}:${per === "all" ? "*" : keyPart(ctx.subject ?? "")}`;
@@ -243,7 +254,12 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
     // A counter's slot is a lease renewed while its call runs. A run that ends while the call hangs
     // (the caller aborted, the deadline passed) never returns to the around: the slot of an attempt
     // that got that far is counted here. A sliding window's entry needs nothing: it ends with its window.
-    ...(counted ? { onSettled: (outcome: Outcome<unknown>, _input: unknown, ctx: HookContext<any>) => (leftByRunEnd(outcome) ? endOpen(ctx, holds, (slot) => slot.settle(1, settleOptions)) : undefined) } : {}),
+    ...(counted
+      ? {
+          onSettled: (outcome: Outcome<unknown>, _input: unknown, ctx: HookContext<any>) =>
+            leftByRunEnd(outcome) ? endOpen(ctx, holds, (slot) => slot.settle(1, settleOptions)) : undefined,
+        }
+      : {}),
   });
   // The keys a run-scoped limit counted in, by run id while a run of that id is under way, so that
   // its `run` hook can delete them when the run ends: the tool calls that count are runs of their
@@ -277,7 +293,11 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
       const key = keyOf(ctx);
       if (key === undefined) return refuse(ctx, name, `${name} cannot count this call: ${missingScope(scope, tenant)}`);
       if ((await ctx.store.used(key)) < limit) return next();
-      return refuse(ctx, name, refusal.replace("%WHAT%", () => what(ctx)));
+      return refuse(
+        ctx,
+        name,
+        refusal.replace("%WHAT%", () => what(ctx)),
+      );
     },
   };
   // Inside every other hook: a tool call is counted once per attempt that reaches the tool.

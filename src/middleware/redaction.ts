@@ -78,7 +78,11 @@ export interface RedactionOptions extends RedactorOptions, StreamRedactorOptions
 export const redaction = (options: RedactionOptions = {}): Middleware => {
   const name = nameOption("redaction", options.name);
   const outer = placement(name, options.priority, Priority.first);
-  const inner = placement(name, options.outputPriority === undefined ? undefined : priorityOption(name, options.outputPriority, "outputPriority"), Priority.last);
+  const inner = placement(
+    name,
+    options.outputPriority === undefined ? undefined : priorityOption(name, options.outputPriority, "outputPriority"),
+    Priority.last,
+  );
   const redactor = options.redactor !== undefined ? redactorOption(name, options.redactor) : redactorFor(name, options);
   // Checked now, not on the first stream.
   const streamOptions: StreamRedactorOptions = {
@@ -130,7 +134,11 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
     const r = redactor.value(data);
     if (r.blocked.length > 0) return Reject(blockedReason(name, `tool output of ${call.name}`, r.blocked));
     if (!r.changed) return pass(ctx, result, Continue);
-    return pass(ctx, result, Transform({ ...(r.value as ToolResult), ...(isError !== undefined ? { isError } : {}), ...(_meta !== undefined ? { _meta } : {}) }));
+    return pass(
+      ctx,
+      result,
+      Transform({ ...(r.value as ToolResult), ...(isError !== undefined ? { isError } : {}), ...(_meta !== undefined ? { _meta } : {}) }),
+    );
   };
 
   const toolOutput: PointHook<AgentPoints, "toolCall"> = {
@@ -223,7 +231,9 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
     name,
     hooks: {
       ...(on.userPrompt ? { userPrompt } : {}),
-      ...(on.toolInput || on.toolOutput ? { toolCall: [...(on.toolInput ? [toolInput] : []), ...(on.toolOutput ? [unscannedResult, toolOutput, toolFailure] : [])] } : {}),
+      ...(on.toolInput || on.toolOutput
+        ? { toolCall: [...(on.toolInput ? [toolInput] : []), ...(on.toolOutput ? [unscannedResult, toolOutput, toolFailure] : [])] }
+        : {}),
       ...(on.modelOutput ? { modelCall: [unscannedOutput, modelOutput] } : {}),
     },
   };
@@ -237,8 +247,10 @@ const onOption = (name: string, on: unknown): RedactionOptions["on"] => {
   if (typeof on !== "object" || on === null || Array.isArray(on))
     throw new TypeError(`${name}: on must be an object of booleans (${places.join(", ")}), got ${show(on)}`);
   for (const [place, value] of Object.entries(on)) {
-    if (!(places as readonly string[]).includes(place)) throw new TypeError(`${name}: on.${place} is not a place to redact (expected one of ${places.join(", ")})`);
-    if (value !== undefined && typeof value !== "boolean") throw new TypeError(`${name}: on.${place} must be a boolean, got ${show(value)}`);
+    if (!(places as readonly string[]).includes(place))
+      throw new TypeError(`${name}: on.${place} is not a place to redact (expected one of ${places.join(", ")})`);
+    if (value !== undefined && typeof value !== "boolean")
+      throw new TypeError(`${name}: on.${place} must be a boolean, got ${show(value)}`);
   }
   return on as RedactionOptions["on"];
 };
@@ -250,7 +262,8 @@ const redactorOption = (name: string, redactor: unknown): Redactor => {
   };
   if (typeof redactor !== "object" || redactor === null) return fail(`got ${show(redactor)}`);
   const r = redactor as Record<string, unknown>;
-  for (const method of ["text", "value", "scrub", "strategyOf", "apply"]) if (typeof r[method] !== "function") fail(`its ${method} is not a function`);
+  for (const method of ["text", "value", "scrub", "strategyOf", "apply"])
+    if (typeof r[method] !== "function") fail(`its ${method} is not a function`);
   if (!Array.isArray(r.detectors)) fail("its detectors is not a list");
   return redactor as Redactor;
 };
@@ -266,7 +279,12 @@ interface LiveRedaction {
  * On a streamed call, register a part transform that holds text back until it is checked and
  * redacts tool calls as they stream. Returns undefined for `generate`.
  */
-const streamed = (name: string, ctx: HookContext<ModelRequest>, redactor: Redactor, options: StreamRedactorOptions): LiveRedaction | undefined => {
+const streamed = (
+  name: string,
+  ctx: HookContext<ModelRequest>,
+  redactor: Redactor,
+  options: StreamRedactorOptions,
+): LiveRedaction | undefined => {
   const control = streamControl(ctx);
   if (control === undefined) return undefined;
   const stream = new StreamRedactor(redactor, options);

@@ -233,11 +233,12 @@ export const redactorFor = (hook: string, options: RedactorOptions): Redactor =>
       let values: unknown[] | undefined;
       entries.forEach(([key, item], i) => {
         const newKey = redactString(key, kinds, blocked);
-        const next = namesSecret(key) && (typeof item === "string" || typeof item === "number" || typeof item === "bigint")
-          ? redactNamed(key, item, kinds, blocked)
-          : typeof item === "number" && Math.abs(item) >= 1e12
-            ? redactNumber(item, kinds, blocked)
-            : walk(item, depth + 1, seen, kinds, blocked);
+        const next =
+          namesSecret(key) && (typeof item === "string" || typeof item === "number" || typeof item === "bigint")
+            ? redactNamed(key, item, kinds, blocked)
+            : typeof item === "number" && Math.abs(item) >= 1e12
+              ? redactNumber(item, kinds, blocked)
+              : walk(item, depth + 1, seen, kinds, blocked);
         if (newKey !== key) (keys ??= entries.map(([k]) => k))[i] = newKey;
         if (next !== item) (values ??= entries.map(([, v]) => v))[i] = next;
       });

@@ -90,7 +90,13 @@ export class Reservation {
    * const { admission, hold } = await Reservation.take(ctx, "budget:global", randomUUID(), 500, 10_000, settings);
    */
   static async take(
-    ctx: HookContext<any>, key: string, id: string, amount: number, limit: number, settings: ReservationSettings, holds?: OpenHolds,
+    ctx: HookContext<any>,
+    key: string,
+    id: string,
+    amount: number,
+    limit: number,
+    settings: ReservationSettings,
+    holds?: OpenHolds,
   ): Promise<{ admission: Admission; hold?: Reservation }> {
     let admission: Admission;
     try {
@@ -149,13 +155,18 @@ export class Reservation {
   /** Renew every third of the lease; a renewal that finds the hold gone stops, one that fails tries again. */
   #schedule(): void {
     if (this.#done || this.settings.renew === false) return;
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.ctx.store.renew(this.key, this.id, this.settings.leaseMs).then(
-        (live) => { if (live) this.#schedule(); },
-        () => this.#schedule(),
-      );
-    }, Math.max(1, Math.floor(this.settings.leaseMs / 3)));
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.ctx.store.renew(this.key, this.id, this.settings.leaseMs).then(
+          (live) => {
+            if (live) this.#schedule();
+          },
+          () => this.#schedule(),
+        );
+      },
+      Math.max(1, Math.floor(this.settings.leaseMs / 3)),
+    );
     // A call under way keeps the process alive by itself; its lease must not.
     this.#timer.unref?.();
   }
@@ -165,7 +176,12 @@ export class Reservation {
  * Retry `operation` until it answers or `retryMs` has passed since now, waiting 100 ms, then twice
  * as long each time up to 2 s; then tell `onGiveUp` with the last error.
  */
-const retrying = async (settings: ReservationSettings, what: "settle" | "release", operation: () => Promise<unknown>, first?: unknown): Promise<void> => {
+const retrying = async (
+  settings: ReservationSettings,
+  what: "settle" | "release",
+  operation: () => Promise<unknown>,
+  first?: unknown,
+): Promise<void> => {
   const deadline = performance.now() + settings.retryMs;
   let error: unknown = first;
   let wait = 100;

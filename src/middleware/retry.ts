@@ -72,7 +72,10 @@ export interface RetryOptions {
  * @example
  * backoffMs(3, { baseMs: 100, maxMs: 10_000, jitter: "none" }) // 400
  */
-export const backoffMs = (retry: number, o: { readonly baseMs: number; readonly maxMs: number; readonly jitter: "full" | "equal" | "none"; readonly random?: () => number }): number => {
+export const backoffMs = (
+  retry: number,
+  o: { readonly baseMs: number; readonly maxMs: number; readonly jitter: "full" | "equal" | "none"; readonly random?: () => number },
+): number => {
   const cap = Math.min(o.maxMs, o.baseMs * 2 ** Math.min(retry - 1, 52));
   const r = (o.random ?? Math.random)();
   return o.jitter === "none" ? cap : o.jitter === "equal" ? cap / 2 + r * (cap / 2) : r * cap;
@@ -84,7 +87,9 @@ const isRefusal = (error: unknown): boolean => error instanceof LimitExceededErr
 
 /** The run was aborted, or settled without waiting for this inside (a hook outside answered): nothing to retry for. */
 const isAbort = (error: unknown, ctx: HookContext<any>): boolean =>
-  ctx.signal.aborted || error instanceof OperationAbandonedError || (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError"));
+  ctx.signal.aborted ||
+  error instanceof OperationAbandonedError ||
+  (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError"));
 
 /**
  * Retry failed model (or tool) calls with exponential backoff and jitter.

@@ -30,7 +30,11 @@ export const forget = async (ctx: HookContext<any>, keys: Iterable<string>): Pro
  * @example
  * const hooks = { step: countTokens, run: forgetAfterRun("tokenBudget", { priority: Priority.guard }, (ctx) => [runKey("tokenBudget", ctx)]) }
  */
-export const forgetAfterRun = (name: string, at: Placement, keys: (ctx: HookContext<RunInput>) => Iterable<string>): Hook<RunInput, RunResult, "gate"> => ({
+export const forgetAfterRun = (
+  name: string,
+  at: Placement,
+  keys: (ctx: HookContext<RunInput>) => Iterable<string>,
+): Hook<RunInput, RunResult, "gate"> => ({
   name,
   ...at,
   onSettled: (_outcome, _input, ctx) => forget(ctx, keys(ctx)),

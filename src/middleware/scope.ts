@@ -51,7 +51,8 @@ export const scopeKey = (ctx: HookContext<any>, scope: Scope, options: TenantOpt
  */
 export const scopeOption = (middleware: string, scope: unknown, fallback: Scope): Scope => {
   if (scope === undefined) return fallback;
-  if (typeof scope === "function" || scope === "global" || scope === "tenant" || scope === "session" || scope === "run") return scope as Scope;
+  if (typeof scope === "function" || scope === "global" || scope === "tenant" || scope === "session" || scope === "run")
+    return scope as Scope;
   throw new TypeError(`${middleware}: scope must be "global", "tenant", "session", "run" or a function, got ${String(scope)}`);
 };
 
@@ -73,6 +74,10 @@ export const tenantOption = (middleware: string, tenantKey: unknown): TenantOpti
  * missingScope("tenant") // 'no tenant in the run metadata (metadata.tenant)'
  */
 export const missingScope = (scope: Scope, options: TenantOptions = {}): string =>
-  typeof scope === "function" ? "the scope function returned no key"
-  : scope === "tenant" ? `no tenant in the run metadata (metadata.${options.tenantKey ?? "tenant"})`
-  : scope === "session" ? "the run has no session id" : `no ${scope} key`;
+  typeof scope === "function"
+    ? "the scope function returned no key"
+    : scope === "tenant"
+      ? `no tenant in the run metadata (metadata.${options.tenantKey ?? "tenant"})`
+      : scope === "session"
+        ? "the run has no session id"
+        : `no ${scope} key`;

@@ -46,7 +46,8 @@ const scrubbedFailure = (redactor: Redactor, thrown: unknown): unknown => {
     const stack = typeof thrown.stack === "string" ? scrub(thrown.stack) : undefined;
     // With no message, the loop writes the name instead (`describe`): then it is read, and scrubbed.
     const name = thrown.message ? undefined : scrub(String(thrown.name));
-    const clean = (text: { readonly shown: string; readonly scrubbed: string } | undefined) => text === undefined || text.scrubbed === text.shown;
+    const clean = (text: { readonly shown: string; readonly scrubbed: string } | undefined) =>
+      text === undefined || text.scrubbed === text.shown;
     if (clean(message) && clean(stack) && clean(name)) return thrown;
     return copyOf(thrown, message.scrubbed, stack?.scrubbed, clean(name) ? undefined : name?.scrubbed);
   }

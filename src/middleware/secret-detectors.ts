@@ -115,14 +115,16 @@ export const apiKey: Detector = {
     const run = runAround(text, last, 8192);
     for (const s of tokenStarts(text, run.start, text.length)) if (s >= from && prefixAt(text, s)) return s;
     const url = urlStart(text, run.start);
-    if (url !== undefined && url >= from && compiledUrlRules.some((rule) => text.slice(run.start, run.start + 48).includes(rule.anchor))) return url;
+    if (url !== undefined && url >= from && compiledUrlRules.some((rule) => text.slice(run.start, run.start + 48).includes(rule.anchor)))
+      return url;
     return undefined;
   },
 };
 
 /** Quotes (maybe escaped) and spaces around an assignment's operator. */
 const isQuoteOrSpace = (c: number): boolean => c === 32 || c === 9 || c === 34 || c === 39 || c === 96 || c === 92;
-const isNameChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46;
+const isNameChar = (c: number): boolean =>
+  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46;
 const keyword = new RegExp(secretKeywords, "i");
 const notSecretName = new RegExp(`(?:^|[^A-Za-z])(?:${notSecretNames})(?:$|[^A-Za-z])`, "i");
 /** Flags that take their value after a space: `--password s3cret`, `-token …`. */
@@ -178,7 +180,23 @@ const namedSecret = (text: string, at: number): Named => {
   // What can stand right before a named value: a quote, a space, an operator (`=`, `:`, `=>`,
   // `,`), or the end of `%3D`/`%3A`. Most runs follow something else (`.`, `(`, `/`): nothing to read.
   const p = text.charCodeAt(at - 1);
-  if (!(p === 32 || p === 9 || p === 34 || p === 39 || p === 96 || p === 92 || p === 61 || p === 58 || p === 62 || p === 44 || (p | 32) === 100 || (p | 32) === 97)) return NONE;
+  if (
+    !(
+      p === 32 ||
+      p === 9 ||
+      p === 34 ||
+      p === 39 ||
+      p === 96 ||
+      p === 92 ||
+      p === 61 ||
+      p === 58 ||
+      p === 62 ||
+      p === 44 ||
+      (p | 32) === 100 ||
+      (p | 32) === 97
+    )
+  )
+    return NONE;
   const floor = Math.max(0, at - ASSIGNMENT_REACH);
   const afterOperator = skipQuotes(text, at, floor);
   let i = afterOperator;
@@ -208,7 +226,9 @@ const namedSecret = (text: string, at: number): Named => {
     if (!schemes.test(word)) return NONE;
     const before = skipQuotes(text, afterOperator - word.length, floor);
     const sep = text.charCodeAt(before - 1);
-    return (sep === 58 || sep === 61) && /authorization$/i.test(wordBefore(text, skipQuotes(text, before - 1, floor), floor)) ? SCHEME : NONE;
+    return (sep === 58 || sep === 61) && /authorization$/i.test(wordBefore(text, skipQuotes(text, before - 1, floor), floor))
+      ? SCHEME
+      : NONE;
   }
   const name = wordBefore(text, skipQuotes(text, i, floor), floor);
   // Names with a keyword that hold no secret: `token_count`, `public_key`, `secret_name`, `max_tokens`.
@@ -281,8 +301,10 @@ const valueEnd = (text: string, start: number, end: number): number => {
 
 /** What a short password value may be made of, and what makes it one. */
 const passwordValue = /[^\s"'`,;&<>()[\]{}$\\]{6,128}/y;
-const passwordName = /(?<name>(?:passw(?:or)?d|passphrase|pwd)[A-Za-z0-9_.-]{0,24})["'`\\]{0,3}\s{0,3}(?:=|:=|:|=>|%3[DdAa])\s{0,3}["'`\\]{0,3}\s{0,2}/iy;
-const notPassword = /^(?:string|str|text|none|null|nil|true|false|undefined|required|optional|password|passwd|secret|changeme|example|placeholder|redacted|hidden|masked|\*+|x+|\.+)$/i;
+const passwordName =
+  /(?<name>(?:passw(?:or)?d|passphrase|pwd)[A-Za-z0-9_.-]{0,24})["'`\\]{0,3}\s{0,3}(?:=|:=|:|=>|%3[DdAa])\s{0,3}["'`\\]{0,3}\s{0,2}/iy;
+const notPassword =
+  /^(?:string|str|text|none|null|nil|true|false|undefined|required|optional|password|passwd|secret|changeme|example|placeholder|redacted|hidden|masked|\*+|x+|\.+)$/i;
 
 /** Where a password's name may start: `password`, `passwd`, `passphrase`, `pwd`, in any of the usual cases. */
 const passwordAnchor = /[Pp](?:ass(?:w|phrase)|wd)|P(?:ASS(?:W|PHRASE)|WD)/g;
@@ -382,7 +404,8 @@ export const secretAssignment: Detector = {
     const last = text.length - 1;
     if (last < from || !isRunChar(text, last)) return undefined;
     const run = runAround(text, last, 8192);
-    for (const s of tokenStarts(text, run.start, text.length)) if (s >= from && !prefixAt(text, s) && namedSecret(text, s) !== NONE) return s;
+    for (const s of tokenStarts(text, run.start, text.length))
+      if (s >= from && !prefixAt(text, s) && namedSecret(text, s) !== NONE) return s;
     return undefined;
   },
 };
@@ -485,7 +508,16 @@ export const urlCredentials: Detector = {
       }
       // Placeholders and defaults: `${PASS}`, `{password}`, `<password>`, `YOUR_PASSWORD`, `xxxx`, a word
       // like `password`, or the user's own name again (`postgres:postgres@localhost`).
-      if (/^(?:\$|\{|<|%\()/.test(pass) || /^(.)\1*$/.test(pass) || /^[A-Z_]+$/.test(pass) || notPassword.test(pass) || /^(?:my|your)?(?:password|pwd|secret)$/i.test(pass) || pass === user || pass.length < 4) continue;
+      if (
+        /^(?:\$|\{|<|%\()/.test(pass) ||
+        /^(.)\1*$/.test(pass) ||
+        /^[A-Z_]+$/.test(pass) ||
+        notPassword.test(pass) ||
+        /^(?:my|your)?(?:password|pwd|secret)$/i.test(pass) ||
+        pass === user ||
+        pass.length < 4
+      )
+        continue;
       if (passStart >= from) yield { start: passStart, end: at };
     }
   },

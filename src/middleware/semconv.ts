@@ -86,7 +86,9 @@ export const GenAiTokenType = { input: "input", output: "output" } as const;
  * @example
  * meter.createHistogram(name, { unit: "s", advice: { explicitBucketBoundaries: [...durationBuckets] } })
  */
-export const durationBuckets: readonly number[] = Object.freeze([0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92]);
+export const durationBuckets: readonly number[] = Object.freeze([
+  0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
+]);
 
 /**
  * The convention's bucket boundaries for `gen_ai.invoke_agent.duration` (seconds): agent runs last
@@ -95,7 +97,9 @@ export const durationBuckets: readonly number[] = Object.freeze([0.01, 0.02, 0.0
  * @example
  * meter.createHistogram(GenAiMetric.invokeAgentDuration, { unit: "s", advice: { explicitBucketBoundaries: [...agentDurationBuckets] } })
  */
-export const agentDurationBuckets: readonly number[] = Object.freeze([0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 6.4, 12.8, 25.6, 51.2, 102.4, 204.8, 409.6]);
+export const agentDurationBuckets: readonly number[] = Object.freeze([
+  0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 6.4, 12.8, 25.6, 51.2, 102.4, 204.8, 409.6,
+]);
 
 /**
  * The well-known `gen_ai.provider.name` values.
@@ -128,7 +132,9 @@ export const GenAiProvider = {
  * @example
  * meter.createHistogram(name, { unit: "{token}", advice: { explicitBucketBoundaries: [...tokenBuckets] } })
  */
-export const tokenBuckets: readonly number[] = Object.freeze([1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864]);
+export const tokenBuckets: readonly number[] = Object.freeze([
+  1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864,
+]);
 
 /**
  * Our buckets for hook overhead (seconds): 10 µs to 10 s, as most hooks take microseconds.
@@ -136,7 +142,9 @@ export const tokenBuckets: readonly number[] = Object.freeze([1, 4, 16, 64, 256,
  * @example
  * meter.createHistogram(OnionMetric.hookDuration, { unit: "s", advice: { explicitBucketBoundaries: [...hookBuckets] } })
  */
-export const hookBuckets: readonly number[] = Object.freeze([0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
+export const hookBuckets: readonly number[] = Object.freeze([
+  0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+]);
 
 /**
  * agent-onion's own metric names.

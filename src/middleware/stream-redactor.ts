@@ -43,7 +43,6 @@ const context = ASSIGNMENT_REACH;
 /** What continues a match let out past maxHold: token characters (a quote, comma, brace or space ends it). */
 const tokenRun = /^[A-Za-z0-9._%+/=@-]*/;
 
-
 /**
  * A stream redactor: `push` each chunk, release what it returns, `end` at the end of the stream.
  *
@@ -67,8 +66,10 @@ export class StreamRedactor {
   ) {
     this.holdBack = options.holdBack ?? windowOf(redactor.detectors);
     this.maxHold = options.maxHold ?? 4096;
-    if (!Number.isSafeInteger(this.holdBack) || this.holdBack < 0) throw new TypeError(`redaction: holdBack must be a non-negative integer, got ${String(options.holdBack)}`);
-    if (!Number.isSafeInteger(this.maxHold) || this.maxHold < this.holdBack) throw new TypeError(`redaction: maxHold must be an integer of at least holdBack, got ${String(options.maxHold)}`);
+    if (!Number.isSafeInteger(this.holdBack) || this.holdBack < 0)
+      throw new TypeError(`redaction: holdBack must be a non-negative integer, got ${String(options.holdBack)}`);
+    if (!Number.isSafeInteger(this.maxHold) || this.maxHold < this.holdBack)
+      throw new TypeError(`redaction: maxHold must be an integer of at least holdBack, got ${String(options.maxHold)}`);
   }
 
   /** Text not yet released. */

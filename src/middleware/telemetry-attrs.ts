@@ -32,7 +32,8 @@ const known: readonly (readonly [RegExp, string])[] = [
  * providerOption("metrics", 5) // throws TypeError: metrics: provider must be a provider name or a function of the model id, got 5
  */
 export const providerOption = (hook: string, value: unknown): ProviderOption | undefined => {
-  if (value === undefined || typeof value === "function" || (typeof value === "string" && value.trim() !== "")) return value as ProviderOption | undefined;
+  if (value === undefined || typeof value === "function" || (typeof value === "string" && value.trim() !== ""))
+    return value as ProviderOption | undefined;
   throw new TypeError(`${hook}: provider must be a provider name or a function of the model id, got ${show(value)}`);
 };
 
@@ -48,8 +49,11 @@ export type RedactOption = Redactor | RedactorOptions | false;
  * redactOption("audit", "yes") // throws TypeError: audit: redact must be a redactor, redactor options or false, got "yes"
  */
 export const redactOption = (hook: string, value: unknown): RedactOption | undefined => {
-  if (value === undefined || value === false || (typeof value === "object" && value !== null && !Array.isArray(value))) return value as RedactOption | undefined;
-  throw new TypeError(`${hook}: redact must be a redactor, redactor options or false, got ${Array.isArray(value) ? "a list" : show(value)}`);
+  if (value === undefined || value === false || (typeof value === "object" && value !== null && !Array.isArray(value)))
+    return value as RedactOption | undefined;
+  throw new TypeError(
+    `${hook}: redact must be a redactor, redactor options or false, got ${Array.isArray(value) ? "a list" : show(value)}`,
+  );
 };
 
 /**
@@ -164,10 +168,15 @@ export const errorTypeOf = (outcome: Outcome<unknown>, operation = false): strin
  * hookOutcome("Reject") // "deny"
  */
 export const hookOutcome = (action: TraceAction, failureKind?: string): string =>
-  action === "Reject" ? "deny"
-  : action === "Transform" || action === "Replace" ? "transform"
-  : action === "Failed" ? (failureKind === "timeout" ? "timeout" : "error")
-  : "allow";
+  action === "Reject"
+    ? "deny"
+    : action === "Transform" || action === "Replace"
+      ? "transform"
+      : action === "Failed"
+        ? failureKind === "timeout"
+          ? "timeout"
+          : "error"
+        : "allow";
 
 /**
  * A cap on the distinct values of one attribute: past `limit` new values read `_OTHER`.

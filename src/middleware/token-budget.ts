@@ -50,7 +50,8 @@ export const tokenBudget = (options: TokenBudgetOptions = {}): Middleware => {
       if (used >= max) return stopRun(name, `Token limit reached: ${used}/${max} tokens`, "tokens");
       const outcome = await next();
       // A step whose model stream failed part-way spent what the provider streamed: counted too.
-      const response = outcome._tag === "Completed" ? outcome.value.response : outcome._tag === "Failed" ? spentBy(outcome.error) : undefined;
+      const response =
+        outcome._tag === "Completed" ? outcome.value.response : outcome._tag === "Failed" ? spentBy(outcome.error) : undefined;
       if (response !== undefined) {
         const { inputTokens, outputTokens } = response.usage;
         const spent = Math.max(0, Math.round(inputTokens)) + Math.max(0, Math.round(outputTokens));

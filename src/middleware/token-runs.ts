@@ -30,7 +30,8 @@ let last: { readonly text: string; readonly runs: Int32Array } | undefined;
 
 /** The first two characters of the token rules' prefixes (of two or more), as `first * 128 + second`. */
 const PAIR = new Uint8Array(128 * 128);
-for (const rule of tokenRules) for (const prefix of rule.prefixes) if (prefix.length >= 2) PAIR[prefix.charCodeAt(0) * 128 + prefix.charCodeAt(1)] = 1;
+for (const rule of tokenRules)
+  for (const prefix of rule.prefixes) if (prefix.length >= 2) PAIR[prefix.charCodeAt(0) * 128 + prefix.charCodeAt(1)] = 1;
 /** Most `=` and most places inside one run where a token may start that are tried. */
 const MAX_ASSIGNMENTS = 64;
 const MAX_INSIDE = 8;
@@ -116,7 +117,13 @@ const findRuns = (text: string, n: number): Int32Array => {
       if (before === 61) {
         // After each `=` that is not padding (`==`, or one at the end).
         if (c !== 61 && (b - 1 === a || text.charCodeAt(b - 2) !== 61) && assignments++ < MAX_ASSIGNMENTS) k = push(k, b, 1);
-      } else if ((before < 65 || (before > 90 && before < 97) || before > 122) && b > first && PAIR[c * 128 + text.charCodeAt(b + 1)] === 1 && inside++ < MAX_INSIDE) k = push(k, b, -1);
+      } else if (
+        (before < 65 || (before > 90 && before < 97) || before > 122) &&
+        b > first &&
+        PAIR[c * 128 + text.charCodeAt(b + 1)] === 1 &&
+        inside++ < MAX_INSIDE
+      )
+        k = push(k, b, -1);
       before = c;
     }
     if (b - a < n) k = at0;
@@ -168,7 +175,14 @@ export const unescapedStart = (text: string, start: number, end: number): number
         s += 1;
         continue;
       }
-      if (c === 117 && s + 5 <= end && hex(text.charCodeAt(s + 1)) && hex(text.charCodeAt(s + 2)) && hex(text.charCodeAt(s + 3)) && hex(text.charCodeAt(s + 4))) {
+      if (
+        c === 117 &&
+        s + 5 <= end &&
+        hex(text.charCodeAt(s + 1)) &&
+        hex(text.charCodeAt(s + 2)) &&
+        hex(text.charCodeAt(s + 3)) &&
+        hex(text.charCodeAt(s + 4))
+      ) {
         s += 5;
         continue;
       }

@@ -106,9 +106,11 @@ export const toolPolicy = (options: ToolPolicyOptions): Middleware => {
     throw new TypeError(`${name}: ${(error as Error).message}`);
   }
   const compile = (rules: ToolRules | undefined, where: string): CompiledRules => {
-    if (rules !== undefined && (typeof rules !== "object" || rules === null)) throw new TypeError(`${name}: ${where} must be an object { allow?, deny? }`);
+    if (rules !== undefined && (typeof rules !== "object" || rules === null))
+      throw new TypeError(`${name}: ${where} must be an object { allow?, deny? }`);
     for (const side of ["allow", "deny"] as const)
-      if (rules?.[side] !== undefined && !Array.isArray(rules[side])) throw new TypeError(`${name}: ${where}.${side} must be a list of rules`);
+      if (rules?.[side] !== undefined && !Array.isArray(rules[side]))
+        throw new TypeError(`${name}: ${where}.${side} must be a list of rules`);
     return {
       allow: compileAllowRules(rules?.allow ?? [], name, paths),
       deny: compileDenyRules(rules?.deny ?? [], name, paths),
@@ -117,9 +119,12 @@ export const toolPolicy = (options: ToolPolicyOptions): Middleware => {
   };
   const global = compile(options, "options");
   const roles = new Map(Object.entries(options.roles ?? {}).map(([role, rules]) => [role, compile(rules, `roles.${role}`)]));
-  const fallback = options.default === undefined
-    ? (global.hasAllow || [...roles.values()].some((r) => r.hasAllow) ? "deny" : "allow")
-    : choiceOption(name, "default", options.default, ["allow", "deny"]);
+  const fallback =
+    options.default === undefined
+      ? global.hasAllow || [...roles.values()].some((r) => r.hasAllow)
+        ? "deny"
+        : "allow"
+      : choiceOption(name, "default", options.default, ["allow", "deny"]);
   const onUnknown = functionOption(name, "onUnknownTool", options.onUnknownTool) ?? warnUnknownTool;
   // A tool is known when some rule names it (by its name part; a function rule may name any).
   const everyRule = [options, ...Object.values(options.roles ?? {})].flatMap((r) => [...(r?.allow ?? []), ...(r?.deny ?? [])]);

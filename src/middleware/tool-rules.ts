@@ -50,7 +50,11 @@ export const compileDenyRules = (rules: readonly ToolRule[], owner: string, path
   const matchers = rules.map((rule) => {
     const matcher = compileMatcher(rule, owner, paths === undefined ? undefined : { paths });
     // Only a condition reads the detail; a function rule runs once per call.
-    return { source: sourceOf(rule, matcher), matcher, perDetail: typeof rule === "string" ? conditioned.test(rule) : matcher.needsInput && matcher.needsSubject };
+    return {
+      source: sourceOf(rule, matcher),
+      matcher,
+      perDetail: typeof rule === "string" ? conditioned.test(rule) : matcher.needsInput && matcher.needsSubject,
+    };
   });
   return (call, metadata) => {
     let details: string[] | undefined;
@@ -88,7 +92,9 @@ export const compileAllowRules = (rules: readonly ToolRule[], owner: string, pat
       // A compiled matcher with a condition is a deny reading, which matches what it cannot read: it cannot allow.
       // Read from the compiled matcher, so a match object from untyped code that holds a condition is refused too.
       if (typeof rule === "object" && matcher.needsInput && matcher.needsSubject)
-        throw new TypeError(`${owner}: allow rule "${matcher.source}" is a compiled matcher with a condition; give it as a string (with options.paths) so it is read as an allow`);
+        throw new TypeError(
+          `${owner}: allow rule "${matcher.source}" is a compiled matcher with a condition; give it as a string (with options.paths) so it is read as an allow`,
+        );
       whole.push({ source, test: (call, metadata) => matcher.test(call.name, call, () => toolDetails(call)[0], metadata) });
       continue;
     }
@@ -146,7 +152,8 @@ export const compileAllowRules = (rules: readonly ToolRule[], owner: string, pat
   };
 };
 
-const parsesAsUrl = (detail: string): boolean => hostOf(detail) !== undefined || (!detail.includes("://") && hostOf(`https://${detail}`) !== undefined);
+const parsesAsUrl = (detail: string): boolean =>
+  hostOf(detail) !== undefined || (!detail.includes("://") && hostOf(`https://${detail}`) !== undefined);
 
 const hostOf = (url: string): string | undefined => {
   try {

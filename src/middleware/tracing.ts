@@ -18,7 +18,17 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import {
-  context as otelContext, createContextKey, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace as otelTrace, type Attributes, type Context, type Span, type SpanContext, type Tracer,
+  context as otelContext,
+  createContextKey,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace as otelTrace,
+  type Attributes,
+  type Context,
+  type Span,
+  type SpanContext,
+  type Tracer,
 } from "@opentelemetry/api";
 import { contextKey, type HookContext, type RunEvent } from "../core/context.ts";
 import { describe } from "../core/errors.ts";
@@ -31,7 +41,15 @@ import { allAgentPoints, onEveryPoint } from "./every-point.ts";
 import { nameOption, numberOption } from "./options.ts";
 import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
 import { GenAiAttr, GenAiOperation, OnionAttr } from "./semconv.ts";
-import { errorTypeOf, hookOutcome, providerOf, providerOption, redactOption, scrubbedNamesOf, type ProviderOption } from "./telemetry-attrs.ts";
+import {
+  errorTypeOf,
+  hookOutcome,
+  providerOf,
+  providerOption,
+  redactOption,
+  scrubbedNamesOf,
+  type ProviderOption,
+} from "./telemetry-attrs.ts";
 
 /** An `invoke_agent` span and what its model calls told it: `gen_ai.provider.name` and `gen_ai.request.model` are set from the first. */
 interface AgentSpan {
@@ -64,7 +82,12 @@ interface OpenSpan {
 const agentSpanKey = createContextKey("agent-onion.invoke_agent");
 
 /** The AI SDK's (ai 6) spans around one provider call, by their `ai.operationId`. */
-const sdkModelOperations: ReadonlySet<string> = new Set(["ai.generateText.doGenerate", "ai.streamText.doStream", "ai.generateObject.doGenerate", "ai.streamObject.doStream"]);
+const sdkModelOperations: ReadonlySet<string> = new Set([
+  "ai.generateText.doGenerate",
+  "ai.streamText.doStream",
+  "ai.generateObject.doGenerate",
+  "ai.streamObject.doStream",
+]);
 
 /** The span if it is the AI SDK's span around one provider call: read through the SDK's `ReadableSpan` attributes. */
 const sdkModelSpan = (span: Span | undefined): Span | undefined => {
@@ -141,9 +164,11 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
   // would make every session one), salted with a salt made here unless the caller gave one, so
   // that an email cannot be found by hashing guesses.
   const asked = redact !== undefined && redact !== false;
-  const idRedactor = !asked ? undefined : isRedactor(redact)
-    ? redact
-    : createRedactor({ ...redact, strategy: "hash", strategies: {}, salt: redact.salt ?? randomUUID() });
+  const idRedactor = !asked
+    ? undefined
+    : isRedactor(redact)
+      ? redact
+      : createRedactor({ ...redact, strategy: "hash", strategies: {}, salt: redact.salt ?? randomUUID() });
   const conversationId = (sessionId: string): string => (idRedactor === undefined ? sessionId : idRedactor.scrub(sessionId));
   const tracer = (): Tracer => givenTracer ?? otelTrace.getTracer("agent-onion");
   // So that one agent.run() is one trace: from now on agent.run() carries its invocation.
@@ -171,8 +196,17 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
   };
 
   /** Open an `invoke_agent` span under `parent`, and the context its inside runs in. */
-  const openAgentSpan = (agent: string, sessionId: string | undefined, parent: Context, extra: Attributes = {}): { agent: AgentSpan; context: Context } => {
-    const span = tracer().startSpan(`${GenAiOperation.invokeAgent} ${agent}`, { kind: SpanKind.INTERNAL, attributes: { ...extra, ...agentAttributes(agent, sessionId) } }, parent);
+  const openAgentSpan = (
+    agent: string,
+    sessionId: string | undefined,
+    parent: Context,
+    extra: Attributes = {},
+  ): { agent: AgentSpan; context: Context } => {
+    const span = tracer().startSpan(
+      `${GenAiOperation.invokeAgent} ${agent}`,
+      { kind: SpanKind.INTERNAL, attributes: { ...extra, ...agentAttributes(agent, sessionId) } },
+      parent,
+    );
     const record: AgentSpan = { span, provider: typeof providerChoice === "string" ? providerChoice : undefined, informed: false };
     return { agent: record, context: otelTrace.setSpan(parent, span).setValue(agentSpanKey, record) };
   };
@@ -209,7 +243,12 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
     } else if (ctx.point === "toolCall") {
       const call = input as ToolCall;
       spanName = `${GenAiOperation.executeTool} ${call.name}`;
-      Object.assign(attrs, { [GenAiAttr.operationName]: GenAiOperation.executeTool, [GenAiAttr.toolName]: call.name, [GenAiAttr.toolCallId]: call.id, [GenAiAttr.toolType]: "function" });
+      Object.assign(attrs, {
+        [GenAiAttr.operationName]: GenAiOperation.executeTool,
+        [GenAiAttr.toolName]: call.name,
+        [GenAiAttr.toolCallId]: call.id,
+        [GenAiAttr.toolType]: "function",
+      });
     }
     return tracer().startSpan(spanName, { kind, attributes: attrs }, parent);
   };
@@ -275,7 +314,11 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
     const sdk = ctx.point === "modelCall" && enrichSdkSpans ? sdkModelSpan(otelTrace.getSpan(parent)) : undefined;
     if (sdk !== undefined) {
       sdk.updateName(`${GenAiOperation.chat} ${(ctx.input as ModelRequest).model}`);
-      sdk.setAttributes({ [OnionAttr.point]: ctx.point, ...(ctx.subject !== undefined ? { [OnionAttr.subject]: ctx.subject } : {}), ...chatAttributes(ctx, parent) });
+      sdk.setAttributes({
+        [OnionAttr.point]: ctx.point,
+        ...(ctx.subject !== undefined ? { [OnionAttr.subject]: ctx.subject } : {}),
+        ...chatAttributes(ctx, parent),
+      });
       return { entry: { span: sdk, borrowed: true, invocation: ours, ended: false }, inside: parent };
     }
     if (ctx.point === "run") {
@@ -293,7 +336,8 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
     entry.ended = true;
     const invocation = entry.invocation;
     // The invocation's outcome: its run's, or what stopped it before its run (a refused session or prompt).
-    if (invocation !== undefined && (ctx.point === "run" || (invocation.outcome === undefined && outcome._tag !== "Completed"))) invocation.outcome = outcome;
+    if (invocation !== undefined && (ctx.point === "run" || (invocation.outcome === undefined && outcome._tag !== "Completed")))
+      invocation.outcome = outcome;
     // The span ends whatever its attributes make of an odd outcome (a response without usage).
     try {
       finish(entry.span, ctx.point, outcome);
@@ -335,7 +379,8 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
         attrs[OnionAttr.failureModeAllowed] = d.failMode === "open";
       }
       const span = tracer().startSpan(`hook ${hook}`, { kind: SpanKind.INTERNAL, attributes: attrs, startTime: origin + d.at }, parentCtx);
-      if (d.action === "Failed") span.setStatus({ code: SpanStatusCode.ERROR, message: d.reason === undefined ? "hook failed" : scrub(d.reason) });
+      if (d.action === "Failed")
+        span.setStatus({ code: SpanStatusCode.ERROR, message: d.reason === undefined ? "hook failed" : scrub(d.reason) });
       span.end(origin + d.at + d.ms);
     }
   };

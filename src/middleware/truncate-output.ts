@@ -40,7 +40,12 @@ export interface TruncateOutputOptions {
  * @example
  * truncateText("abcdefghij", 8, (o) => `…+${o}`, "head") // "abcde…+5"
  */
-export const truncateText = (text: string, maxChars: number, marker: (omitted: number, total: number) => string, keep: "head" | "tail" | "both"): string => {
+export const truncateText = (
+  text: string,
+  maxChars: number,
+  marker: (omitted: number, total: number) => string,
+  keep: "head" | "tail" | "both",
+): string => {
   if (text.length <= maxChars) return text;
   // The marker's length depends on the number it shows; two passes settle it.
   let room = Math.max(0, maxChars - marker(text.length - maxChars, text.length).length);
@@ -70,7 +75,8 @@ export const truncateOutput = (options: TruncateOutputOptions): Middleware => {
   const maxChars = integerOption(name, "maxChars", options.maxChars, 1);
   const keep = choiceOption(name, "keep", options.keep ?? "head", ["head", "tail", "both"]);
   const given = options.marker;
-  if (given !== undefined && typeof given !== "string" && typeof given !== "function") throw new TypeError(`${name}: marker must be a string or a function`);
+  if (given !== undefined && typeof given !== "string" && typeof given !== "function")
+    throw new TypeError(`${name}: marker must be a string or a function`);
   const marker = typeof given === "function" ? given : given !== undefined ? () => given : defaultMarker;
   const cut = (text: string): string => truncateText(text, maxChars, marker, keep);
 
@@ -104,5 +110,13 @@ export const truncateOutput = (options: TruncateOutputOptions): Middleware => {
 type Part = { readonly type: string; readonly text: string };
 
 const isTextParts = (content: unknown): content is readonly Part[] =>
-  Array.isArray(content) && content.length > 0 && content.some((p) => (p as Part)?.type === "text") &&
-  content.every((p) => typeof p === "object" && p !== null && typeof (p as Part).type === "string" && ((p as Part).type !== "text" || typeof (p as Part).text === "string"));
+  Array.isArray(content) &&
+  content.length > 0 &&
+  content.some((p) => (p as Part)?.type === "text") &&
+  content.every(
+    (p) =>
+      typeof p === "object" &&
+      p !== null &&
+      typeof (p as Part).type === "string" &&
+      ((p as Part).type !== "text" || typeof (p as Part).text === "string"),
+  );

@@ -33,10 +33,15 @@ export const createClient = (connection: string | RedisOptions, timeoutMs: numbe
   // try to reconnect at least every half second (ioredis waits up to 2 s by default), and check
   // again every 100 ms whether a server still loading its data is ready (ioredis waits its whole
   // loading estimate, a second or more).
-  const defaults: RedisOptions = { connectTimeout: timeoutMs, retryStrategy: (times: number) => Math.min(times * 50, 500), maxLoadingRetryTime: 100 };
-  const client = typeof connection === "string"
-    ? new ioredis.Redis(connection, { ...defaults, ...safety })
-    : new ioredis.Redis({ ...defaults, ...connection, ...safety });
+  const defaults: RedisOptions = {
+    connectTimeout: timeoutMs,
+    retryStrategy: (times: number) => Math.min(times * 50, 500),
+    maxLoadingRetryTime: 100,
+  };
+  const client =
+    typeof connection === "string"
+      ? new ioredis.Redis(connection, { ...defaults, ...safety })
+      : new ioredis.Redis({ ...defaults, ...connection, ...safety });
   // Errors surface through the operations that fail; without a listener ioredis prints each one.
   // ioredis reports a failed SELECT only here and goes on in database 0: remember it, so that
   // operations refuse that connection rather than read and write another database's keys.
@@ -46,8 +51,12 @@ export const createClient = (connection: string | RedisOptions, timeoutMs: numbe
     if ((error as { command?: { name?: unknown } } | null)?.command?.name === "select") seen.wrongDb = error;
   });
   // Each connection selects its database anew; once one is ready, earlier errors no longer explain anything.
-  client.on("connect", () => { seen.wrongDb = undefined; });
-  client.on("ready", () => { seen.last = undefined; });
+  client.on("connect", () => {
+    seen.wrongDb = undefined;
+  });
+  client.on("ready", () => {
+    seen.last = undefined;
+  });
   health.set(client, seen);
   return client;
 };
@@ -65,7 +74,9 @@ const health = new WeakMap<Redis, Seen>();
 /** A ready connection that is not in the configured database, as an error; undefined when it is. */
 const wrongDatabase = (client: Redis): StateStoreError | undefined => {
   const cause = health.get(client)?.wrongDb;
-  return cause === undefined ? undefined : new StateStoreError(`Redis could not select database ${String(client.options.db)}: ${describe(cause)}`, { cause });
+  return cause === undefined
+    ? undefined
+    : new StateStoreError(`Redis could not select database ${String(client.options.db)}: ${describe(cause)}`, { cause });
 };
 
 /**
@@ -85,7 +96,9 @@ export const whenReady = (client: Redis, timeoutMs: number): Promise<void> => {
   if (status === "end") return Promise.reject(new StoreUnavailableError("the Redis connection is closed"));
   if (status === "reconnecting" || status === "close") {
     const cause = health.get(client)?.last;
-    return Promise.reject(new StoreUnavailableError(`Redis is unreachable (reconnecting)${cause === undefined ? "" : `: ${describe(cause)}`}`, { cause }));
+    return Promise.reject(
+      new StoreUnavailableError(`Redis is unreachable (reconnecting)${cause === undefined ? "" : `: ${describe(cause)}`}`, { cause }),
+    );
   }
   // Operations that arrive while connecting share one wait, so they add no listeners each.
   let wait = waits.get(client);
@@ -102,7 +115,9 @@ const waitForReady = (client: Redis, timeoutMs: number): Promise<void> => {
   if (client.status === "wait") client.connect().catch(() => {});
   return new Promise<void>((resolve, reject) => {
     let cause: unknown;
-    const onError = (error: unknown): void => { cause = error; };
+    const onError = (error: unknown): void => {
+      cause = error;
+    };
     const onReady = (): void => finish(wrongDatabase(client));
     const onDown = (): void => {
       const why = cause ?? health.get(client)?.last;
@@ -113,7 +128,8 @@ const waitForReady = (client: Redis, timeoutMs: number): Promise<void> => {
     const finish = (error: StateStoreError | undefined): void => {
       clearTimeout(timer);
       client.off("ready", onReady).off("close", onDown).off("end", onDown).off("error", onError);
-      if (error === undefined) resolve(); else reject(error);
+      if (error === undefined) resolve();
+      else reject(error);
     };
     client.once("ready", onReady).once("close", onDown).once("end", onDown).on("error", onError);
   });
@@ -129,8 +145,14 @@ export const withTimeout = <T>(promise: Promise<T>, timeoutMs: number): Promise<
   new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("Command timed out")), timeoutMs);
     promise.then(
-      (value) => { clearTimeout(timer); resolve(value); },
-      (error: unknown) => { clearTimeout(timer); reject(error); },
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
     );
   });
 

@@ -107,31 +107,42 @@ const script = (name: string, numberOfKeys: number, body: string): ScriptSpec =>
  */
 export const scripts = {
   /** incr: KEYS v; ARGV by, ttl|''. Add `by` (may be negative); the TTL applies when this creates the key. */
-  incr: script("agentOnionIncr", 1, `
+  incr: script(
+    "agentOnionIncr",
+    1,
+    `
 local by = tonumber(ARGV[1])
 check_sum(counter(KEYS[1]) + by)
 return add(KEYS[1], ARGV[1], ARGV[2])
-`),
+`,
+  ),
 
   /**
    * incrWithin: KEYS v, h, x; ARGV by, limit, ttl|''. Add `by` only if settled + live holds + by <= limit;
    * returns { admitted, settled, reserved } after the call.
    */
-  incrWithin: script("agentOnionIncrWithin", 3, `
+  incrWithin: script(
+    "agentOnionIncrWithin",
+    3,
+    `
 local by, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
 purge(KEYS[2], KEYS[3], now_ms())
 local settled, reserved = counter(KEYS[1]), live(KEYS[2])
 if settled + reserved + by > limit then return { 0, settled, reserved } end
 check_sum(settled + reserved + by)
 return { 1, add(KEYS[1], ARGV[1], ARGV[3]), reserved }
-`),
+`,
+  ),
 
   /**
    * reserve: KEYS v, h, x; ARGV id, amount, limit, ttl. Purge expired ids; admit if settled + other
    * live holds + amount <= limit, storing the hold (replacing one under the same id) with its expiry;
    * returns { admitted, settled, reserved } after the call.
    */
-  reserve: script("agentOnionReserve", 3, `
+  reserve: script(
+    "agentOnionReserve",
+    3,
+    `
 local id, amount, limit, ttl = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local now = now_ms()
 purge(KEYS[2], KEYS[3], now)
@@ -143,24 +154,32 @@ set_live(KEYS[2], others + amount)
 redis.call('ZADD', KEYS[3], int(now + ttl), id)
 touch(KEYS[2], KEYS[3])
 return { 1, settled, others + amount }
-`),
+`,
+  ),
 
   /** renew: KEYS h, x; ARGV id, ttl. Make live hold `id` expire ttl ms from now; 1 if it was live, else 0. */
-  renew: script("agentOnionRenew", 2, `
+  renew: script(
+    "agentOnionRenew",
+    2,
+    `
 local now = now_ms()
 purge(KEYS[1], KEYS[2], now)
 if not held(KEYS[1], ARGV[1]) then return 0 end
 redis.call('ZADD', KEYS[2], int(now + tonumber(ARGV[2])), ARGV[1])
 touch(KEYS[1], KEYS[2])
 return 1
-`),
+`,
+  ),
 
   /**
    * settle: KEYS v, h, x; ARGV id, actual, ttl|'', keptMs. Drop hold `id` (if live), add `actual` to
    * settled spend (the TTL applies when this creates the counter) and remember `id` as settled for
    * keptMs, so that settling it again adds nothing; returns settled spend.
    */
-  settle: script("agentOnionSettle", 3, `
+  settle: script(
+    "agentOnionSettle",
+    3,
+    `
 local now = now_ms()
 purge(KEYS[2], KEYS[3], now)
 local prior = redis.call('HGET', KEYS[2], ARGV[1])
@@ -172,10 +191,14 @@ redis.call('HSET', KEYS[2], ARGV[1], 's')
 redis.call('ZADD', KEYS[3], int(now + tonumber(ARGV[4])), ARGV[1])
 touch(KEYS[2], KEYS[3])
 return add(KEYS[1], ARGV[2], ARGV[3])
-`),
+`,
+  ),
 
   /** release: KEYS h, x; ARGV id. Drop live hold `id` without spending; an id settled or unknown is left as it is. */
-  release: script("agentOnionRelease", 2, `
+  release: script(
+    "agentOnionRelease",
+    2,
+    `
 purge(KEYS[1], KEYS[2], now_ms())
 local own = held(KEYS[1], ARGV[1])
 if not own then return 0 end
@@ -184,11 +207,16 @@ redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 touch(KEYS[1], KEYS[2])
 return 1
-`),
+`,
+  ),
 
   /** used: KEYS v, h, x. Purge expired ids; return { settled, reserved }. */
-  used: script("agentOnionUsed", 3, `
+  used: script(
+    "agentOnionUsed",
+    3,
+    `
 purge(KEYS[2], KEYS[3], now_ms())
 return { counter(KEYS[1]), live(KEYS[2]) }
-`),
+`,
+  ),
 } as const;

@@ -6,8 +6,16 @@
  */
 import type { Redis, RedisOptions } from "ioredis";
 import {
-  checkAmount, checkDelta, checkKey, checkTtl, encodeValue, settledIdsKeptMs, StateStoreError,
-  type Admission, type SetOptions, type StateStore,
+  checkAmount,
+  checkDelta,
+  checkKey,
+  checkTtl,
+  encodeValue,
+  settledIdsKeptMs,
+  StateStoreError,
+  type Admission,
+  type SetOptions,
+  type StateStore,
 } from "../core/state.ts";
 import { integerOption } from "../middleware/options.ts";
 import { StoreUnavailableError } from "./errors.ts";
@@ -186,7 +194,6 @@ export class RedisStore implements StateStore {
     view.#closed = this.#closed; // a view of a closed view is closed too
     return view;
   }
-
 
   /**
    * Stop using Redis: later operations reject with `StoreUnavailableError`. A client the store

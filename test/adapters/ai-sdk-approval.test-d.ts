@@ -6,7 +6,7 @@ import { createAgentStack } from "../../src/agent/stack.ts";
 const tools = { bash: tool({ inputSchema: jsonSchema<{ command: string }>({ type: "object" }), execute: async ({ command }) => command }) };
 
 describe("wrapAiSdkTools approval option", () => {
-  it("takes approval: \"ai-sdk\" and keeps the tool set's type", () => {
+  it('takes approval: "ai-sdk" and keeps the tool set\'s type', () => {
     expectTypeOf(wrapAiSdkTools(createAgentStack(), tools, { approval: "ai-sdk" })).toEqualTypeOf<typeof tools>();
     // @ts-expect-error only the SDK's flow is named
     wrapAiSdkTools(createAgentStack(), tools, { approval: "langchain" });

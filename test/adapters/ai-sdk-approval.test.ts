@@ -16,7 +16,12 @@ import { toolPolicy } from "../../src/middleware/tool-policy.ts";
 import { generated, usage } from "./ai-sdk-fixtures.ts";
 
 const toolCalls = (commands: readonly string[]) => ({
-  content: commands.map((command, i) => ({ type: "tool-call" as const, toolCallId: `call-${i}`, toolName: "bash", input: JSON.stringify({ command }) })),
+  content: commands.map((command, i) => ({
+    type: "tool-call" as const,
+    toolCallId: `call-${i}`,
+    toolName: "bash",
+    input: JSON.stringify({ command }),
+  })),
   finishReason: { unified: "tool-calls" as const, raw: "tool_use" },
   usage: usage(5, 5),
   warnings: [],
@@ -26,7 +31,10 @@ const toolCalls = (commands: readonly string[]) => ({
 const model = (commands: readonly string[]) =>
   new MockLanguageModelV3({
     doGenerate: async ({ prompt }) => {
-      const results = prompt.filter((m) => m.role === "tool").flatMap((m) => m.content).filter((p) => p.type === "tool-result");
+      const results = prompt
+        .filter((m) => m.role === "tool")
+        .flatMap((m) => m.content)
+        .filter((p) => p.type === "tool-result");
       if (results.length === 0) return toolCalls(commands);
       return generated(`done: ${results.map((p) => JSON.stringify(p.output)).join(" | ")}`) as never;
     },
@@ -54,7 +62,11 @@ const guarded = (seen: string[], decisions: ApprovalDecision[] = []) =>
     });
 
 /** The next call's messages: the first call's, and the person's answers to its approval requests. */
-const answered = (prompt: string, response: readonly ModelMessage[], answers: readonly { approvalId: string; approved: boolean; reason?: string }[]): ModelMessage[] => [
+const answered = (
+  prompt: string,
+  response: readonly ModelMessage[],
+  answers: readonly { approvalId: string; approved: boolean; reason?: string }[],
+): ModelMessage[] => [
   { role: "user", content: prompt },
   ...response,
   { role: "tool", content: answers.map((a) => ({ type: "tool-approval-response" as const, ...a })) },
@@ -75,7 +87,12 @@ describe('wrapAiSdkTools with approval: "ai-sdk" (ai 6)', () => {
     expect(decisions).toEqual([expect.objectContaining({ decision: "deny", reason: expect.stringContaining("AI SDK's tool approval") })]);
 
     const approvalId = requests[0]!.approvalId;
-    const second = await generateText({ model: m, tools, messages: answered("ship it", first.response.messages, [{ approvalId, approved: true, reason: "go" }]), stopWhen: stepCountIs(3) });
+    const second = await generateText({
+      model: m,
+      tools,
+      messages: answered("ship it", first.response.messages, [{ approvalId, approved: true, reason: "go" }]),
+      stopWhen: stepCountIs(3),
+    });
     expect(log).toEqual(["deploy prod"]);
     expect(decisions.slice(1), JSON.stringify(decisions)).toEqual([{ decision: "approve", by: "ai-sdk tool approval", reason: "go" }]);
     expect(second.text).toBe('done: {"type":"text","value":"ran deploy prod"}');
@@ -88,7 +105,12 @@ describe('wrapAiSdkTools with approval: "ai-sdk" (ai 6)', () => {
     const first = await generateText({ model: m, tools, prompt: "push", stopWhen: stepCountIs(3) });
     const request = first.content.find((p) => p.type === "tool-approval-request");
     expect(request).toBeDefined();
-    const second = await generateText({ model: m, tools, messages: answered("push", first.response.messages, [{ approvalId: request!.approvalId, approved: false, reason: "frozen" }]), stopWhen: stepCountIs(3) });
+    const second = await generateText({
+      model: m,
+      tools,
+      messages: answered("push", first.response.messages, [{ approvalId: request!.approvalId, approved: false, reason: "frozen" }]),
+      stopWhen: stepCountIs(3),
+    });
     expect(log).toEqual([]);
     expect(second.text).toBe('done: {"type":"execution-denied","reason":"frozen"}');
   });
@@ -100,17 +122,26 @@ describe('wrapAiSdkTools with approval: "ai-sdk" (ai 6)', () => {
     const result = await generateText({ model: model(["git status", "deploy prod"]), tools, prompt: "x", stopWhen: stepCountIs(3) });
     expect(log).toEqual(["git status"]);
     expect(seen.filter((c) => c === "git status")).toEqual(["git status"]);
-    expect(result.content.filter((p) => p.type === "tool-approval-request").map((p) => p.toolCall.input)).toEqual([{ command: "deploy prod" }]);
+    expect(result.content.filter((p) => p.type === "tool-approval-request").map((p) => p.toolCall.input)).toEqual([
+      { command: "deploy prod" },
+    ]);
     expect(result.content.filter((p) => p.type === "tool-result").map((p) => p.output)).toEqual(["ran git status"]);
   });
 
   it("reports a guard's refusal as a tool error without asking anyone", async () => {
     const log: string[] = [];
     const seen: string[] = [];
-    const result = await generateText({ model: model(["rm -rf /tmp/x"]), tools: wrapAiSdkTools(guarded(seen), bash(log), { approval: "ai-sdk" }), prompt: "x", stopWhen: stepCountIs(3) });
+    const result = await generateText({
+      model: model(["rm -rf /tmp/x"]),
+      tools: wrapAiSdkTools(guarded(seen), bash(log), { approval: "ai-sdk" }),
+      prompt: "x",
+      stopWhen: stepCountIs(3),
+    });
     expect(log).toEqual([]);
     expect(result.content.filter((p) => p.type === "tool-approval-request")).toEqual([]);
-    expect(result.steps[0]?.content.find((p) => p.type === "tool-error")).toMatchObject({ error: { message: expect.stringContaining('deny rule "bash(rm *)"') } });
+    expect(result.steps[0]?.content.find((p) => p.type === "tool-error")).toMatchObject({
+      error: { message: expect.stringContaining('deny rule "bash(rm *)"') },
+    });
     expect(result.text).toContain("error-text");
   });
 
@@ -151,13 +182,17 @@ describe('wrapAiSdkTools with approval: "ai-sdk" (ai 6)', () => {
     const result = await generateText({ model: model(["git status", "deploy prod"]), tools, prompt: "x", stopWhen: stepCountIs(3) });
     expect(log).toEqual(["git status"]);
     expect(result.content.filter((p) => p.type === "tool-result").map((p) => p.output)).toEqual(["ran git status"]);
-    expect(result.content.filter((p) => p.type === "tool-approval-request").map((p) => p.toolCall.input)).toEqual([{ command: "deploy prod" }]);
+    expect(result.content.filter((p) => p.type === "tool-approval-request").map((p) => p.toolCall.input)).toEqual([
+      { command: "deploy prod" },
+    ]);
   });
 
   it("ends a run needsApproval held when the SDK never executes the call, at the run's deadline", async () => {
     const settled: string[] = [];
     const stack = createAgentStack().use("toolCall", { name: "watch", observe: (e) => void settled.push(e.outcome._tag) });
-    const tools = wrapAiSdkTools(stack, bash([]), { approval: "ai-sdk", run: { timeoutMs: 50 } }) as unknown as { bash: { needsApproval: (input: unknown, o: object) => Promise<boolean> } };
+    const tools = wrapAiSdkTools(stack, bash([]), { approval: "ai-sdk", run: { timeoutMs: 50 } }) as unknown as {
+      bash: { needsApproval: (input: unknown, o: object) => Promise<boolean> };
+    };
     expect(await tools.bash.needsApproval({ command: "ls" }, { toolCallId: "c9", messages: [] })).toBe(false);
     await new Promise((r) => setTimeout(r, 200));
     await stack.flush();
@@ -165,13 +200,20 @@ describe('wrapAiSdkTools with approval: "ai-sdk" (ai 6)', () => {
   });
 
   it("refuses an approval option it does not know when wrapping", () => {
-    expect(() => wrapAiSdkTools(createAgentStack(), bash([]), { approval: "sdk" as never })).toThrow('wrapAiSdkTools: approval must be "ai-sdk" when given, got "sdk"');
+    expect(() => wrapAiSdkTools(createAgentStack(), bash([]), { approval: "sdk" as never })).toThrow(
+      'wrapAiSdkTools: approval must be "ai-sdk" when given, got "sdk"',
+    );
   });
 
   it("without the option, asks the stack's approver as before", async () => {
     const log: string[] = [];
     const stack = withMiddleware(createAgentStack({ approval: () => ({ decision: "approve" }) }), approval({ match: "bash(git push*)" }));
-    const result = await generateText({ model: model(["git push"]), tools: wrapAiSdkTools(stack, bash(log)), prompt: "x", stopWhen: stepCountIs(3) });
+    const result = await generateText({
+      model: model(["git push"]),
+      tools: wrapAiSdkTools(stack, bash(log)),
+      prompt: "x",
+      stopWhen: stepCountIs(3),
+    });
     expect(result.content.filter((p) => p.type === "tool-approval-request")).toEqual([]);
     expect(log).toEqual(["git push"]);
   });

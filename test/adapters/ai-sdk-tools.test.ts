@@ -13,7 +13,12 @@ const callingModel = (name: string, input: object) => {
   return new MockLanguageModelV3({
     doGenerate: async () =>
       turn++ === 0
-        ? { content: [{ type: "tool-call", toolCallId: "call-1", toolName: name, input: JSON.stringify(input) }], finishReason: { unified: "tool-calls", raw: "tool_use" }, usage: usage(5, 5), warnings: [] }
+        ? {
+            content: [{ type: "tool-call", toolCallId: "call-1", toolName: name, input: JSON.stringify(input) }],
+            finishReason: { unified: "tool-calls", raw: "tool_use" },
+            usage: usage(5, 5),
+            warnings: [],
+          }
         : (generated("done") as never),
   });
 };
@@ -39,7 +44,11 @@ const toolOutputSeen = (model: MockLanguageModelV3) => {
   return part?.type === "tool-result" ? part.output : undefined;
 };
 
-const noRm = createAgentStack().use("toolCall", { name: "no-rm", match: "bash(rm *)", before: () => Reject("Destructive command blocked") });
+const noRm = createAgentStack().use("toolCall", {
+  name: "no-rm",
+  match: "bash(rm *)",
+  before: () => Reject("Destructive command blocked"),
+});
 
 describe("wrapAiSdkTools with generateText (ai 6)", () => {
   it("runs execute through toolCall with the tool name as subject and the SDK's call id", async () => {
@@ -57,7 +66,10 @@ describe("wrapAiSdkTools with generateText (ai 6)", () => {
     const model = callingModel("bash", { command: "rm -rf /" });
     const result = await generateText({ model, tools: wrapAiSdkTools(noRm, bashTools(log)), prompt: "clean", stopWhen: stepCountIs(3) });
     expect(log).toEqual([]);
-    expect(toolOutputSeen(model)).toEqual({ type: "error-text", value: "Tool call bash was rejected by no-rm: Destructive command blocked" });
+    expect(toolOutputSeen(model)).toEqual({
+      type: "error-text",
+      value: "Tool call bash was rejected by no-rm: Destructive command blocked",
+    });
     const error = result.steps[0]?.content.find((p) => p.type === "tool-error");
     expect(error?.type === "tool-error" && error.error).toBeInstanceOf(ToolCallError);
     expect(result.text).toBe("done");
@@ -71,14 +83,22 @@ describe("wrapAiSdkTools with generateText (ai 6)", () => {
   });
 
   it("rethrows the tool's own error unchanged, so the SDK's tool-error carries it", async () => {
-    const result = await generateText({ model: callingModel("bash", { command: "fail" }), tools: wrapAiSdkTools(createAgentStack(), bashTools()), prompt: "x", stopWhen: stepCountIs(3) });
+    const result = await generateText({
+      model: callingModel("bash", { command: "fail" }),
+      tools: wrapAiSdkTools(createAgentStack(), bashTools()),
+      prompt: "x",
+      stopWhen: stepCountIs(3),
+    });
     const error = result.steps[0]?.content.find((p) => p.type === "tool-error");
     expect(error?.type === "tool-error" && (error.error as Error).message).toBe("exit code 1");
   });
 
   it("runs the input a before hook rewrote, and the tool a hook renamed the call to", async () => {
     const log: string[] = [];
-    const stack = createAgentStack().use("toolCall", { name: "safe", before: (c) => Transform({ ...c, name: "echo", input: { command: `${String(c.input.command)} --dry-run` } }) });
+    const stack = createAgentStack().use("toolCall", {
+      name: "safe",
+      before: (c) => Transform({ ...c, name: "echo", input: { command: `${String(c.input.command)} --dry-run` } }),
+    });
     const model = callingModel("bash", { command: "deploy" });
     await generateText({ model, tools: wrapAiSdkTools(stack, bashTools(log)), prompt: "x", stopWhen: stepCountIs(3) });
     expect(log).toEqual([]);
@@ -116,7 +136,14 @@ describe("wrapAiSdkTools with streamText (ai 6)", () => {
     const model = new MockLanguageModelV3({
       doStream: async () => ({
         stream: simulateReadableStream({
-          chunks: (turn++ === 0 ? toolParts("bash", { command: "rm -rf /" }) : [{ type: "text-start", id: "1" }, { type: "text-delta", id: "1", delta: "ok" }, { type: "text-end", id: "1" }, { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: usage(1, 1) }]) as never[],
+          chunks: (turn++ === 0
+            ? toolParts("bash", { command: "rm -rf /" })
+            : [
+                { type: "text-start", id: "1" },
+                { type: "text-delta", id: "1", delta: "ok" },
+                { type: "text-end", id: "1" },
+                { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: usage(1, 1) },
+              ]) as never[],
         }),
       }),
     });
@@ -152,13 +179,16 @@ const streamedResults = async (tools: ToolSet) => {
   const model = new MockLanguageModelV3({
     doStream: async () => ({
       stream: simulateReadableStream({
-        chunks: (turn++ === 0 ? toolParts("progress", { job: "build" }) : [{ type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: usage(1, 1) }]) as never[],
+        chunks: (turn++ === 0
+          ? toolParts("progress", { job: "build" })
+          : [{ type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: usage(1, 1) }]) as never[],
       }),
     }),
   });
   const result = streamText({ model, tools: tools as ToolSet, prompt: "x", stopWhen: stepCountIs(2) });
   const results: { output: unknown; preliminary: boolean }[] = [];
-  for await (const part of result.fullStream) if (part.type === "tool-result") results.push({ output: part.output, preliminary: part.preliminary === true });
+  for await (const part of result.fullStream)
+    if (part.type === "tool-result") results.push({ output: part.output, preliminary: part.preliminary === true });
   const second = model.doStreamCalls[1]?.prompt.find((m) => m.role === "tool");
   const read = second?.role === "tool" && second.content[0]?.type === "tool-result" ? second.content[0].output : undefined;
   return { results, read };
@@ -176,16 +206,25 @@ describe("wrapAiSdkTools with a streaming tool (async *execute)", () => {
   });
 
   it("makes the output what the after hooks settled on: the SDK records it and the model reads it", async () => {
-    const stack = createAgentStack().use("toolCall", { name: "redact", after: (r) => Transform({ ...r, content: String(r.content).replace(/sk-\w+/, "[key]") }) });
+    const stack = createAgentStack().use("toolCall", {
+      name: "redact",
+      after: (r) => Transform({ ...r, content: String(r.content).replace(/sk-\w+/, "[key]") }),
+    });
     const { results, read } = await streamedResults(wrapAiSdkTools(stack, progressTool(steps).tools));
     expect(results.at(-1)).toEqual({ output: "done: token [key]", preliminary: false });
-    expect(results.slice(0, 2)).toEqual([{ output: "step 1/3", preliminary: true }, { output: "step 2/3", preliminary: true }]);
+    expect(results.slice(0, 2)).toEqual([
+      { output: "step 1/3", preliminary: true },
+      { output: "step 2/3", preliminary: true },
+    ]);
     expect(read).toEqual({ type: "text", value: "done: token [key]" });
   });
 
   it("withholds the tool's last value when the tool ended before it was read, so a changed output replaces it unseen", async () => {
     const { log, tools } = progressTool(steps);
-    const stack = createAgentStack().use("toolCall", { name: "redact", after: (r) => Transform({ ...r, content: String(r.content).replace(/sk-\w+/, "[key]") }) });
+    const stack = createAgentStack().use("toolCall", {
+      name: "redact",
+      after: (r) => Transform({ ...r, content: String(r.content).replace(/sk-\w+/, "[key]") }),
+    });
     const execute = wrapAiSdkTools(stack, tools).progress.execute as (input: unknown, options: object) => AsyncIterable<unknown>;
     const iterator = execute({ job: "build" }, { toolCallId: "c1", messages: [] })[Symbol.asyncIterator]();
     const read = [(await iterator.next()).value];
@@ -200,10 +239,17 @@ describe("wrapAiSdkTools with a streaming tool (async *execute)", () => {
     const stack = createAgentStack().use("toolCall", { name: "no-jobs", before: () => Reject("no builds today") });
     let turn = 0;
     const model = new MockLanguageModelV3({
-      doStream: async () => ({ stream: simulateReadableStream({ chunks: (turn++ === 0 ? toolParts("progress", { job: "build" }) : [{ type: "finish", finishReason: stop, usage: usage(1, 1) }]) as never[] }) }),
+      doStream: async () => ({
+        stream: simulateReadableStream({
+          chunks: (turn++ === 0
+            ? toolParts("progress", { job: "build" })
+            : [{ type: "finish", finishReason: stop, usage: usage(1, 1) }]) as never[],
+        }),
+      }),
     });
     const errors: unknown[] = [];
-    for await (const part of streamText({ model, tools: wrapAiSdkTools(stack, tools), prompt: "x", stopWhen: stepCountIs(2) }).fullStream) if (part.type === "tool-error") errors.push(part.error);
+    for await (const part of streamText({ model, tools: wrapAiSdkTools(stack, tools), prompt: "x", stopWhen: stepCountIs(2) }).fullStream)
+      if (part.type === "tool-error") errors.push(part.error);
     expect(log.started).toBe(0);
     expect(errors[0]).toBeInstanceOf(ToolCallError);
     expect((errors[0] as Error).message).toBe("Tool call progress was rejected by no-jobs: no builds today");
@@ -231,18 +277,28 @@ describe("wrapAiSdkTools with a streaming tool (async *execute)", () => {
   it("ends with the caller's abort reason, and the tool sees its signal abort", async () => {
     const { log, tools } = progressTool(["one", "two"]);
     const controller = new AbortController();
-    const execute = wrapAiSdkTools(createAgentStack(), tools).progress.execute as (input: unknown, options: object) => AsyncIterable<unknown>;
+    const execute = wrapAiSdkTools(createAgentStack(), tools).progress.execute as (
+      input: unknown,
+      options: object,
+    ) => AsyncIterable<unknown>;
     const iterator = execute({ job: "x" }, { toolCallId: "c1", messages: [], abortSignal: controller.signal })[Symbol.asyncIterator]();
     expect((await iterator.next()).value).toBe("one");
     const reason = new Error("user pressed stop");
     controller.abort(reason);
-    await expect((async () => { for (let r = await iterator.next(); r.done !== true; r = await iterator.next()); })()).rejects.toBe(reason);
+    await expect(
+      (async () => {
+        for (let r = await iterator.next(); r.done !== true; r = await iterator.next());
+      })(),
+    ).rejects.toBe(reason);
     expect(log.signal?.aborted).toBe(true);
   });
 
   it("gives up on the run when the reader stops early: the tool sees its signal abort", async () => {
     const { log, tools } = progressTool(["one", "two", "three"]);
-    const execute = wrapAiSdkTools(createAgentStack(), tools).progress.execute as (input: unknown, options: object) => AsyncIterable<unknown>;
+    const execute = wrapAiSdkTools(createAgentStack(), tools).progress.execute as (
+      input: unknown,
+      options: object,
+    ) => AsyncIterable<unknown>;
     for await (const value of execute({ job: "x" }, { toolCallId: "c1", messages: [] })) {
       expect(value).toBe("one");
       break;
@@ -253,11 +309,15 @@ describe("wrapAiSdkTools with a streaming tool (async *execute)", () => {
 
 describe("wrapAiSdkTools at creation", () => {
   it("refuses a tool set that is not an object, instead of a raw Object.entries error", () => {
-    expect(() => wrapAiSdkTools(createAgentStack(), null as never)).toThrow(new TypeError("wrapAiSdkTools: tools must be an object of AI SDK tools by name, got null"));
+    expect(() => wrapAiSdkTools(createAgentStack(), null as never)).toThrow(
+      new TypeError("wrapAiSdkTools: tools must be an object of AI SDK tools by name, got null"),
+    );
   });
 
   it("refuses a tool that is not an object, naming it", () => {
-    expect(() => wrapAiSdkTools(createAgentStack(), { bash: "run" } as never)).toThrow(new TypeError('wrapAiSdkTools "bash": the tool must be an object, got "run"'));
+    expect(() => wrapAiSdkTools(createAgentStack(), { bash: "run" } as never)).toThrow(
+      new TypeError('wrapAiSdkTools "bash": the tool must be an object, got "run"'),
+    );
   });
 
   it("refuses an execute that is given but not a function, naming the tool", () => {
@@ -267,10 +327,14 @@ describe("wrapAiSdkTools at creation", () => {
   });
 
   it("refuses a rejected option that is not a function, instead of failing on the first rejection", () => {
-    expect(() => wrapAiSdkTools(createAgentStack(), bashTools(), { rejected: {} as never })).toThrow(new TypeError("wrapAiSdkTools: rejected must be a function when given, got {}"));
+    expect(() => wrapAiSdkTools(createAgentStack(), bashTools(), { rejected: {} as never })).toThrow(
+      new TypeError("wrapAiSdkTools: rejected must be a function when given, got {}"),
+    );
   });
 
   it("refuses a stack it cannot run the toolCall point on", () => {
-    expect(() => wrapAiSdkTools({} as never, bashTools())).toThrow(new TypeError("wrapAiSdkTools: stack must be a stack with run (createAgentStack()), got {}"));
+    expect(() => wrapAiSdkTools({} as never, bashTools())).toThrow(
+      new TypeError("wrapAiSdkTools: stack must be a stack with run (createAgentStack()), got {}"),
+    );
   });
 });

@@ -10,7 +10,8 @@ import { Continue, OutcomeRejectedError, Reject, Replace, Transform } from "../.
 import { retry, withMiddleware } from "../../src/middleware/index.ts";
 import { generated, SECRET, textParts, toolParts, usage } from "./ai-sdk-fixtures.ts";
 
-const textModel = (text = "Hello there", extra: readonly object[] = []) => new MockLanguageModelV3({ doGenerate: async () => generated(text, extra) as never });
+const textModel = (text = "Hello there", extra: readonly object[] = []) =>
+  new MockLanguageModelV3({ doGenerate: async () => generated(text, extra) as never });
 const streamModel = (chunks: readonly string[], extra: readonly object[] = []) =>
   new MockLanguageModelV3({ doStream: async () => ({ stream: simulateReadableStream({ chunks: textParts(chunks, extra) as never[] }) }) });
 
@@ -38,12 +39,17 @@ describe("aiSdkMiddleware with generateText (ai 6, spec V3)", () => {
       system: "Be brief.",
       prompt: "Hi",
       temperature: 0.2,
-      tools: { weather: tool({ description: "Weather", inputSchema: jsonSchema({ type: "object", properties: { city: { type: "string" } } }) }) },
+      tools: {
+        weather: tool({ description: "Weather", inputSchema: jsonSchema({ type: "object", properties: { city: { type: "string" } } }) }),
+      },
     });
     expect(subjects).toEqual(["mock-model-id"]);
     expect(requests[0]).toMatchObject({
       model: "mock-model-id",
-      messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Hi" }],
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "Hi" },
+      ],
       temperature: 0.2,
       tools: [{ name: "weather", description: "Weather", inputSchema: { type: "object", properties: { city: { type: "string" } } } }],
     });
@@ -53,7 +59,9 @@ describe("aiSdkMiddleware with generateText (ai 6, spec V3)", () => {
     const { stack, responses } = watching();
     const result = await generateText({ model: wrap(stack, textModel("Hello there")), prompt: "Hi" });
     expect(result.text).toBe("Hello there");
-    expect(responses).toEqual([{ text: "Hello there", toolCalls: [], finishReason: "stop", usage: { inputTokens: 10, outputTokens: 5 }, model: "mock-model-id" }]);
+    expect(responses).toEqual([
+      { text: "Hello there", toolCalls: [], finishReason: "stop", usage: { inputTokens: 10, outputTokens: 5 }, model: "mock-model-id" },
+    ]);
   });
 
   it("passes an unchanged call to the provider exactly as the SDK built it", async () => {
@@ -68,15 +76,33 @@ describe("aiSdkMiddleware with generateText (ai 6, spec V3)", () => {
     const model = textModel();
     const stack = createAgentStack().use("modelCall", {
       name: "redact",
-      before: (req) => Transform({ ...req, messages: req.messages.map((m) => ({ ...m, content: m.content.replaceAll(SECRET, "[secret]") })), temperature: 0 }),
+      before: (req) =>
+        Transform({
+          ...req,
+          messages: req.messages.map((m) => ({ ...m, content: m.content.replaceAll(SECRET, "[secret]") })),
+          temperature: 0,
+        }),
     });
     await generateText({
       model: wrap(stack, model),
-      messages: [{ role: "user", content: [{ type: "text", text: `my key is ${SECRET}` }, { type: "file", data: new Uint8Array([1, 2]), mediaType: "image/png" }] }],
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: `my key is ${SECRET}` },
+            { type: "file", data: new Uint8Array([1, 2]), mediaType: "image/png" },
+          ],
+        },
+      ],
     });
     const sent = model.doGenerateCalls[0];
     expect(sent?.temperature).toBe(0);
-    expect(sent?.prompt).toEqual([{ role: "user", content: [{ type: "text", text: "my key is [secret]" }, expect.objectContaining({ type: "file", mediaType: "image/png" })] }]);
+    expect(sent?.prompt).toEqual([
+      {
+        role: "user",
+        content: [{ type: "text", text: "my key is [secret]" }, expect.objectContaining({ type: "file", mediaType: "image/png" })],
+      },
+    ]);
   });
 
   it("never gives a rewritten message another message's file when a hook also dropped messages before it", async () => {
@@ -85,7 +111,8 @@ describe("aiSdkMiddleware with generateText (ai 6, spec V3)", () => {
     const stack = createAgentStack().use("modelCall", {
       name: "forget-and-redact",
       // Keeps only the last message, with its secret redacted.
-      before: (req) => Transform({ ...req, messages: req.messages.slice(-1).map((m) => ({ ...m, content: m.content.replaceAll(SECRET, "[secret]") })) }),
+      before: (req) =>
+        Transform({ ...req, messages: req.messages.slice(-1).map((m) => ({ ...m, content: m.content.replaceAll(SECRET, "[secret]") })) }),
     });
     await generateText({
       model: wrap(stack, model),
@@ -99,8 +126,14 @@ describe("aiSdkMiddleware with generateText (ai 6, spec V3)", () => {
   });
 
   it("writes a response an after hook rewrote into the provider's result, keeping its reasoning", async () => {
-    const stack = createAgentStack().use("modelCall", { name: "shout", after: (res) => Transform({ ...res, text: res.text.toUpperCase() }) });
-    const result = await generateText({ model: wrap(stack, textModel("hello", [{ type: "reasoning", text: "thinking..." }])), prompt: "Hi" });
+    const stack = createAgentStack().use("modelCall", {
+      name: "shout",
+      after: (res) => Transform({ ...res, text: res.text.toUpperCase() }),
+    });
+    const result = await generateText({
+      model: wrap(stack, textModel("hello", [{ type: "reasoning", text: "thinking..." }])),
+      prompt: "Hi",
+    });
     expect(result.text).toBe("HELLO");
     expect(result.reasoningText).toBe("thinking...");
     expect(result.response.id).toBe("resp-1");
@@ -117,7 +150,13 @@ describe("aiSdkMiddleware with generateText (ai 6, spec V3)", () => {
   });
 
   it("makes generateText throw when a hook fails closed (Reject is impossible on modelCall)", async () => {
-    const stack = createAgentStack().use("modelCall", { name: "strict-guard", failMode: "closed", before: () => { throw new Error("policy service down"); } });
+    const stack = createAgentStack().use("modelCall", {
+      name: "strict-guard",
+      failMode: "closed",
+      before: () => {
+        throw new Error("policy service down");
+      },
+    });
     const error = await generateText({ model: wrap(stack, textModel()), prompt: "Hi" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OutcomeRejectedError);
     expect((error as OutcomeRejectedError).by).toBe("strict-guard");
@@ -125,7 +164,12 @@ describe("aiSdkMiddleware with generateText (ai 6, spec V3)", () => {
   });
 
   it("lets a fail-open hook failure (the default on modelCall) through, and the call completes", async () => {
-    const stack = createAgentStack().use("modelCall", { name: "flaky", before: () => { throw new Error("metrics down"); } });
+    const stack = createAgentStack().use("modelCall", {
+      name: "flaky",
+      before: () => {
+        throw new Error("metrics down");
+      },
+    });
     expect((await generateText({ model: wrap(stack, textModel("ok")), prompt: "Hi" })).text).toBe("ok");
     expect(stack.stats.failOpen).toBe(1);
   });
@@ -137,7 +181,12 @@ describe("aiSdkMiddleware with generateText (ai 6, spec V3)", () => {
 
   it("rethrows the provider's own error unchanged, and a recover hook can answer instead", async () => {
     const failure = new Error("503 from provider");
-    const failing = () => new MockLanguageModelV3({ doGenerate: async () => { throw failure; } });
+    const failing = () =>
+      new MockLanguageModelV3({
+        doGenerate: async () => {
+          throw failure;
+        },
+      });
     const caught = await generateText({ model: wrap(createAgentStack(), failing()), prompt: "Hi", maxRetries: 0 }).catch((e: unknown) => e);
     expect(caught).toBe(failure);
     const stack = createAgentStack().use("modelCall", {
@@ -149,7 +198,10 @@ describe("aiSdkMiddleware with generateText (ai 6, spec V3)", () => {
 
   it("puts context hooks add into this call, after the leading system messages", async () => {
     const model = textModel();
-    const stack = createAgentStack().use("modelCall", { name: "ctx", before: (_req, ctx) => void ctx.addContext("The user is on the free plan.") });
+    const stack = createAgentStack().use("modelCall", {
+      name: "ctx",
+      before: (_req, ctx) => void ctx.addContext("The user is on the free plan."),
+    });
     await generateText({ model: wrap(stack, model), system: "Be brief.", prompt: "Hi" });
     expect(model.doGenerateCalls[0]?.prompt.map((m) => m.role)).toEqual(["system", "system", "user"]);
     expect(model.doGenerateCalls[0]?.prompt[1]).toEqual({ role: "system", content: "The user is on the free plan." });
@@ -157,7 +209,12 @@ describe("aiSdkMiddleware with generateText (ai 6, spec V3)", () => {
 
   it("sends each hook's context once when retry() runs the call again, as the hook gave it for that attempt", async () => {
     let calls = 0;
-    const model = new MockLanguageModelV3({ doGenerate: async () => { if (calls++ === 0) throw new Error("503 overloaded"); return generated("ok") as never; } });
+    const model = new MockLanguageModelV3({
+      doGenerate: async () => {
+        if (calls++ === 0) throw new Error("503 overloaded");
+        return generated("ok") as never;
+      },
+    });
     let attempt = 0;
     const stack = withMiddleware(
       createAgentStack()
@@ -177,13 +234,17 @@ describe("aiSdkMiddleware with generateText (ai 6, spec V3)", () => {
     const model = new MockLanguageModelV3({
       doGenerate: async () => ({
         content: [{ type: "tool-call", toolCallId: "c1", toolName: "weather", input: '{"city":"Oslo"}' }],
-        finishReason: { unified: "tool-calls", raw: "tool_use" }, usage: usage(3, 2), warnings: [],
+        finishReason: { unified: "tool-calls", raw: "tool_use" },
+        usage: usage(3, 2),
+        warnings: [],
       }),
     });
     const result = await generateText({
       model: wrap(stack, model),
       prompt: "Weather?",
-      tools: { weather: tool({ inputSchema: jsonSchema<{ city: string }>({ type: "object" }), execute: async ({ city }) => `sunny in ${city}` }) },
+      tools: {
+        weather: tool({ inputSchema: jsonSchema<{ city: string }>({ type: "object" }), execute: async ({ city }) => `sunny in ${city}` }),
+      },
     });
     expect(responses[0]?.toolCalls).toEqual([{ id: "c1", name: "weather", input: { city: "Oslo" } }]);
     expect(result.toolResults.map((r) => r.output)).toEqual(["sunny in Oslo"]);
@@ -193,7 +254,9 @@ describe("aiSdkMiddleware with generateText (ai 6, spec V3)", () => {
     const model = new MockLanguageModelV3({
       doGenerate: async () => ({
         content: [{ type: "tool-call", toolCallId: "c1", toolName: "weather", input: '{"city":"Oslo"}' }],
-        finishReason: { unified: "tool-calls", raw: "tool_use" }, usage: usage(3, 2), warnings: [],
+        finishReason: { unified: "tool-calls", raw: "tool_use" },
+        usage: usage(3, 2),
+        warnings: [],
       }),
     });
     const stack = createAgentStack().use("modelCall", {
@@ -203,25 +266,38 @@ describe("aiSdkMiddleware with generateText (ai 6, spec V3)", () => {
     const result = await generateText({
       model: wrap(stack, model),
       prompt: "Weather?",
-      tools: { weather: tool({ inputSchema: jsonSchema<{ city: string }>({ type: "object" }), execute: async ({ city }) => `sunny in ${city}` }) },
+      tools: {
+        weather: tool({ inputSchema: jsonSchema<{ city: string }>({ type: "object" }), execute: async ({ city }) => `sunny in ${city}` }),
+      },
     });
     expect(result.toolResults.map((r) => r.output)).toEqual(["sunny in Bergen"]);
   });
 
   it("gives hooks the run options of each call (session, metadata)", async () => {
     const seen: unknown[] = [];
-    const stack = createAgentStack().use("modelCall", { name: "who", before: (_r, ctx) => void seen.push(ctx.sessionId, ctx.metadata.user, ctx.metadata.type) });
-    await generateText({ model: wrap(stack, textModel(), { run: (call) => ({ sessionId: "s1", metadata: { user: "ada", type: call.type } }) }), prompt: "Hi" });
+    const stack = createAgentStack().use("modelCall", {
+      name: "who",
+      before: (_r, ctx) => void seen.push(ctx.sessionId, ctx.metadata.user, ctx.metadata.type),
+    });
+    await generateText({
+      model: wrap(stack, textModel(), { run: (call) => ({ sessionId: "s1", metadata: { user: "ada", type: call.type } }) }),
+      prompt: "Hi",
+    });
     expect(seen).toEqual(["s1", "ada", "generate"]);
   });
 
   it("throws the caller's abort reason when generateText is aborted", async () => {
     const model = new MockLanguageModelV3({
-      doGenerate: ({ abortSignal }) => new Promise((_r, reject) => abortSignal?.addEventListener("abort", () => reject(abortSignal.reason))),
+      doGenerate: ({ abortSignal }) =>
+        new Promise((_r, reject) => abortSignal?.addEventListener("abort", () => reject(abortSignal.reason))),
     });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 10);
-    const error = await generateText({ model: wrap(createAgentStack().use("modelCall", { name: "w", before: () => Continue }), model), prompt: "Hi", abortSignal: controller.signal }).catch((e: unknown) => e);
+    const error = await generateText({
+      model: wrap(createAgentStack().use("modelCall", { name: "w", before: () => Continue }), model),
+      prompt: "Hi",
+      abortSignal: controller.signal,
+    }).catch((e: unknown) => e);
     expect((error as Error).name).toBe("AbortError");
   });
 
@@ -234,7 +310,10 @@ describe("aiSdkMiddleware with generateText (ai 6, spec V3)", () => {
     });
     const controller = new AbortController();
     const stack = createAgentStack().use("modelCall", { name: "w", before: () => Continue });
-    const params = { prompt: [{ role: "user" as const, content: [{ type: "text" as const, text: "Hi" }] }], abortSignal: controller.signal };
+    const params = {
+      prompt: [{ role: "user" as const, content: [{ type: "text" as const, text: "Hi" }] }],
+      abortSignal: controller.signal,
+    };
     for (let i = 0; i < 20; i++) await wrap(stack, model).doGenerate(params);
     expect(model.doGenerateCalls[0]?.abortSignal).not.toBe(controller.signal);
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
@@ -242,7 +321,10 @@ describe("aiSdkMiddleware with generateText (ai 6, spec V3)", () => {
 
   it("passes calls straight through when the stack has no modelCall hook", async () => {
     const model = textModel("direct");
-    const result = await generateText({ model: wrap(createAgentStack().use("toolCall", { name: "t", before: () => undefined }), model), prompt: "Hi" });
+    const result = await generateText({
+      model: wrap(createAgentStack().use("toolCall", { name: "t", before: () => undefined }), model),
+      prompt: "Hi",
+    });
     expect(result.text).toBe("direct");
     expect(model.doGenerateCalls).toHaveLength(1);
   });
@@ -250,8 +332,14 @@ describe("aiSdkMiddleware with generateText (ai 6, spec V3)", () => {
   it("refuses a model of a specification it does not know", async () => {
     const middleware = aiSdkMiddleware(createAgentStack());
     const v2 = { specificationVersion: "v2", provider: "p", modelId: "m", doGenerate: async () => ({}), doStream: async () => ({}) };
-    await expect(middleware.wrapGenerate({ doGenerate: async () => ({}) as never, doStream: async () => ({}) as never, params: { prompt: [] }, model: v2 as never }))
-      .rejects.toBeInstanceOf(UnsupportedSpecificationError);
+    await expect(
+      middleware.wrapGenerate({
+        doGenerate: async () => ({}) as never,
+        doStream: async () => ({}) as never,
+        params: { prompt: [] },
+        model: v2 as never,
+      }),
+    ).rejects.toBeInstanceOf(UnsupportedSpecificationError);
   });
 });
 
@@ -275,7 +363,10 @@ describe("aiSdkMiddleware with streamText (ai 6, spec V3)", () => {
   });
 
   it("transforms the stream chunk by chunk with a chunk hook", async () => {
-    const stack = createAgentStack().use("modelCall", chunkHook({ name: "shout", chunk: (p) => (p.type === "text-delta" ? { ...p, text: p.text.toUpperCase() } : undefined) }));
+    const stack = createAgentStack().use(
+      "modelCall",
+      chunkHook({ name: "shout", chunk: (p) => (p.type === "text-delta" ? { ...p, text: p.text.toUpperCase() } : undefined) }),
+    );
     expect(await streamText({ model: wrap(stack, streamModel(["hel", "lo"])), prompt: "Hi" }).text).toBe("HELLO");
   });
 
@@ -292,14 +383,19 @@ describe("aiSdkMiddleware with streamText (ai 6, spec V3)", () => {
   });
 
   it("never emits a secret split across chunk boundaries, at any split index", async () => {
-    const stack = createAgentStack().use("modelCall", outputGate({
-      name: "redact", holdBack: { window: SECRET.length },
-      check: (text) => (text.includes(SECRET) ? Transform(text.replaceAll(SECRET, "[redacted]")) : Continue),
-    }));
+    const stack = createAgentStack().use(
+      "modelCall",
+      outputGate({
+        name: "redact",
+        holdBack: { window: SECRET.length },
+        check: (text) => (text.includes(SECRET) ? Transform(text.replaceAll(SECRET, "[redacted]")) : Continue),
+      }),
+    );
     const answer = `key: ${SECRET} end`;
     for (let i = 1; i < answer.length; i++) {
       const chunks: string[] = [];
-      for await (const c of streamText({ model: wrap(stack, streamModel([answer.slice(0, i), answer.slice(i)])), prompt: "k" }).textStream) chunks.push(c);
+      for await (const c of streamText({ model: wrap(stack, streamModel([answer.slice(0, i), answer.slice(i)])), prompt: "k" }).textStream)
+        chunks.push(c);
       expect(chunks.join("")).toBe("key: [redacted] end");
       expect(chunks.some((c) => c.includes(SECRET.slice(0, 6)))).toBe(false);
     }
@@ -307,11 +403,15 @@ describe("aiSdkMiddleware with streamText (ai 6, spec V3)", () => {
 
   it("holds a streamed tool call until the post-phase, and after hooks see it", async () => {
     const { stack, responses } = watching();
-    const model = new MockLanguageModelV3({ doStream: async () => ({ stream: simulateReadableStream({ chunks: toolParts("weather", { city: "Oslo" }) as never[] }) }) });
+    const model = new MockLanguageModelV3({
+      doStream: async () => ({ stream: simulateReadableStream({ chunks: toolParts("weather", { city: "Oslo" }) as never[] }) }),
+    });
     const result = streamText({
       model: wrap(stack, model),
       prompt: "Weather?",
-      tools: { weather: tool({ inputSchema: jsonSchema<{ city: string }>({ type: "object" }), execute: async ({ city }) => `sunny in ${city}` }) },
+      tools: {
+        weather: tool({ inputSchema: jsonSchema<{ city: string }>({ type: "object" }), execute: async ({ city }) => `sunny in ${city}` }),
+      },
     });
     expect((await result.toolResults).map((r) => r.output)).toEqual(["sunny in Oslo"]);
     await stack.flush();
@@ -322,7 +422,9 @@ describe("aiSdkMiddleware with streamText (ai 6, spec V3)", () => {
     const { stack, responses } = watching();
     const controller = new AbortController();
     const model = new MockLanguageModelV3({
-      doStream: async () => ({ stream: simulateReadableStream({ chunks: textParts(["one ", "two ", "three"]) as never[], chunkDelayInMs: 30 }) }),
+      doStream: async () => ({
+        stream: simulateReadableStream({ chunks: textParts(["one ", "two ", "three"]) as never[], chunkDelayInMs: 30 }),
+      }),
     });
     const result = streamText({ model: wrap(stack, model), prompt: "Hi", abortSignal: controller.signal });
     const seen: string[] = [];
@@ -350,7 +452,12 @@ describe("aiSdkMiddleware with streamText (ai 6, spec V3)", () => {
     });
     const middleware = aiSdkMiddleware(watching().stack);
     const params = { prompt: [{ role: "user", content: [{ type: "text", text: "Hi" }] }] };
-    const { stream } = await (middleware.wrapStream as NonNullable<typeof middleware.wrapStream>)({ doStream: () => model.doStream(params as never), doGenerate: () => model.doGenerate(params as never), params: params as never, model });
+    const { stream } = await (middleware.wrapStream as NonNullable<typeof middleware.wrapStream>)({
+      doStream: () => model.doStream(params as never),
+      doGenerate: () => model.doGenerate(params as never),
+      params: params as never,
+      model,
+    });
     const reader = (stream as ReadableStream<unknown>).getReader();
     await reader.read();
     const reason = new Error("the user closed the tab");
@@ -360,7 +467,13 @@ describe("aiSdkMiddleware with streamText (ai 6, spec V3)", () => {
   });
 
   it("makes the stream fail with the hook's name when a hook fails closed before any part", async () => {
-    const stack = createAgentStack().use("modelCall", { name: "strict-guard", failMode: "closed", before: () => { throw new Error("down"); } });
+    const stack = createAgentStack().use("modelCall", {
+      name: "strict-guard",
+      failMode: "closed",
+      before: () => {
+        throw new Error("down");
+      },
+    });
     const errors: unknown[] = [];
     const result = streamText({ model: wrap(stack, streamModel(["x"])), prompt: "Hi", onError: ({ error }) => void errors.push(error) });
     await result.consumeStream();
@@ -386,7 +499,11 @@ describe("aiSdkMiddleware with streamText (ai 6, spec V3)", () => {
 
   it("answers a stream from a Replace in before, framed as a provider would", async () => {
     const model = streamModel(["never"]);
-    const stack = createAgentStack().use("modelCall", { name: "cache", before: () => Replace<ModelResponse>({ text: "cached", toolCalls: [], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } }) });
+    const stack = createAgentStack().use("modelCall", {
+      name: "cache",
+      before: () =>
+        Replace<ModelResponse>({ text: "cached", toolCalls: [], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } }),
+    });
     const result = streamText({ model: wrap(stack, model), prompt: "Hi" });
     expect(await result.text).toBe("cached");
     expect(model.doStreamCalls).toHaveLength(0);

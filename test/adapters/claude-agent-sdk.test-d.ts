@@ -6,7 +6,12 @@ import * as sdk from "@anthropic-ai/claude-agent-sdk";
 import type { CanUseTool, Options, Query } from "@anthropic-ai/claude-agent-sdk";
 import { describe, expectTypeOf, it } from "vitest";
 import {
-  claudeAgentGuard, claudeAgentHooks, claudeCanUseTool, claudeModelGateway, type ClaudeModelGateway, type ClaudePausedApproval,
+  claudeAgentGuard,
+  claudeAgentHooks,
+  claudeCanUseTool,
+  claudeModelGateway,
+  type ClaudeModelGateway,
+  type ClaudePausedApproval,
 } from "../../src/adapters/claude-agent-sdk/index.ts";
 import { createAgentStack } from "../../src/agent/stack.ts";
 import { MemoryStore } from "../../src/core/memory-store.ts";

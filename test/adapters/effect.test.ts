@@ -20,37 +20,50 @@ const hookCause = (outcome: Outcome<unknown>): unknown => {
 
 describe("effectHook", () => {
   it("rejects or continues from a before written as an Effect", async () => {
-    const stack = createAgentStack().use("toolCall", effectHook<ToolCall, ToolResult, "gate">({
-      name: "no-rm",
-      before: (c) => Effect.succeed(String(c.input.command).startsWith("rm") ? Reject("no rm") : Continue),
-    }));
+    const stack = createAgentStack().use(
+      "toolCall",
+      effectHook<ToolCall, ToolResult, "gate">({
+        name: "no-rm",
+        before: (c) => Effect.succeed(String(c.input.command).startsWith("rm") ? Reject("no rm") : Continue),
+      }),
+    );
     expect(await stack.run("toolCall", call, ok)).toEqual(Outcome.rejected("no rm", "no-rm"));
     expect(await stack.run("toolCall", { ...call, input: { command: "ls" } }, ok)).toEqual(Outcome.completed({ content: "ran" }));
   });
 
   it("runs effects that need services on the runtime it is given", async () => {
     const runtime = ManagedRuntime.make(Layer.succeed(Policy, { allows: (command) => Effect.succeed(!command.includes("rm")) }));
-    const stack = createAgentStack().use("toolCall", effectHook<ToolCall, ToolResult, "gate", Policy>({
-      name: "policy",
-      runtime,
-      before: (c) => Effect.gen(function* () {
-        const policy = yield* Policy;
-        return (yield* policy.allows(String(c.input.command))) ? Continue : Reject("policy says no");
+    const stack = createAgentStack().use(
+      "toolCall",
+      effectHook<ToolCall, ToolResult, "gate", Policy>({
+        name: "policy",
+        runtime,
+        before: (c) =>
+          Effect.gen(function* () {
+            const policy = yield* Policy;
+            return (yield* policy.allows(String(c.input.command))) ? Continue : Reject("policy says no");
+          }),
       }),
-    }));
+    );
     expect(await stack.run("toolCall", call, ok)).toEqual(Outcome.rejected("policy says no", "policy"));
     await runtime.dispose();
   });
 
   it("turns a typed failure into a hook failure whose cause is the failure itself (R6)", async () => {
     const failure = new PolicyError({ detail: "policy service down" });
-    const stack = createAgentStack().use("toolCall", effectHook<ToolCall, ToolResult, "gate">({ name: "policy", before: () => Effect.fail(failure) }));
+    const stack = createAgentStack().use(
+      "toolCall",
+      effectHook<ToolCall, ToolResult, "gate">({ name: "policy", before: () => Effect.fail(failure) }),
+    );
     expect(hookCause(await stack.run("toolCall", call, ok))).toBe(failure);
   });
 
   it("turns a defect into a hook failure whose cause is the defect", async () => {
     const defect = new Error("bug");
-    const stack = createAgentStack().use("toolCall", effectHook<ToolCall, ToolResult, "gate">({ name: "buggy", before: () => Effect.die(defect) }));
+    const stack = createAgentStack().use(
+      "toolCall",
+      effectHook<ToolCall, ToolResult, "gate">({ name: "buggy", before: () => Effect.die(defect) }),
+    );
     expect(hookCause(await stack.run("toolCall", call, ok))).toBe(defect);
   });
 
@@ -62,20 +75,38 @@ describe("effectHook", () => {
   });
 
   it("surfaces a fiber interrupted from inside as a typed hook failure", async () => {
-    const stack = createAgentStack().use("toolCall", effectHook<ToolCall, ToolResult, "gate">({ name: "quits", before: () => Effect.interrupt }));
+    const stack = createAgentStack().use(
+      "toolCall",
+      effectHook<ToolCall, ToolResult, "gate">({ name: "quits", before: () => Effect.interrupt }),
+    );
     expect(hookCause(await stack.run("toolCall", call, ok))).toBeInstanceOf(EffectInterruptedError);
   });
 
   it("interrupts the fiber when the caller's signal aborts: finalizers run and promises inside see their signal abort", async () => {
     let finalized = false;
     let innerAborted = false;
-    const stack = createAgentStack().use("toolCall", effectHook<ToolCall, ToolResult, "gate">({
-      name: "slow",
-      before: () => Effect.tryPromise((signal) => new Promise<never>((_r, reject) => signal.addEventListener("abort", () => {
-        innerAborted = true;
-        reject(signal.reason);
-      }))).pipe(Effect.onInterrupt(() => Effect.sync(() => { finalized = true; }))),
-    }));
+    const stack = createAgentStack().use(
+      "toolCall",
+      effectHook<ToolCall, ToolResult, "gate">({
+        name: "slow",
+        before: () =>
+          Effect.tryPromise(
+            (signal) =>
+              new Promise<never>((_r, reject) =>
+                signal.addEventListener("abort", () => {
+                  innerAborted = true;
+                  reject(signal.reason);
+                }),
+              ),
+          ).pipe(
+            Effect.onInterrupt(() =>
+              Effect.sync(() => {
+                finalized = true;
+              }),
+            ),
+          ),
+      }),
+    );
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error("stop")), 10);
     const outcome = await stack.run("toolCall", call, ok, { signal: controller.signal });
@@ -87,11 +118,21 @@ describe("effectHook", () => {
 
   it("interrupts the fiber when the hook's own timeoutMs passes, which is a timeout failure", async () => {
     let finalized = false;
-    const stack = createAgentStack().use("toolCall", effectHook<ToolCall, ToolResult, "gate">({
-      name: "hangs",
-      timeoutMs: 20,
-      before: () => Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => { finalized = true; }))),
-    }));
+    const stack = createAgentStack().use(
+      "toolCall",
+      effectHook<ToolCall, ToolResult, "gate">({
+        name: "hangs",
+        timeoutMs: 20,
+        before: () =>
+          Effect.never.pipe(
+            Effect.onInterrupt(() =>
+              Effect.sync(() => {
+                finalized = true;
+              }),
+            ),
+          ),
+      }),
+    );
     const outcome = await stack.run("toolCall", call, ok);
     expect(outcome._tag).toBe("Rejected");
     if (outcome._tag === "Rejected") expect(outcome.cause?.kind).toBe("timeout");
@@ -101,14 +142,18 @@ describe("effectHook", () => {
 
   it("gives an around hook next() as an Effect, so it can retry in Effect style", async () => {
     let attempts = 0;
-    const stack = createAgentStack().use("toolCall", effectHook<ToolCall, ToolResult, "gate">({
-      name: "retry",
-      around: (_ctx, next) => Effect.gen(function* () {
-        let outcome = yield* next();
-        if (outcome._tag === "Failed") outcome = yield* next();
-        return outcome;
+    const stack = createAgentStack().use(
+      "toolCall",
+      effectHook<ToolCall, ToolResult, "gate">({
+        name: "retry",
+        around: (_ctx, next) =>
+          Effect.gen(function* () {
+            let outcome = yield* next();
+            if (outcome._tag === "Failed") outcome = yield* next();
+            return outcome;
+          }),
       }),
-    }));
+    );
     const outcome = await stack.run("toolCall", call, () => {
       attempts++;
       if (attempts === 1) throw new Error("flaky");
@@ -118,10 +163,13 @@ describe("effectHook", () => {
   });
 
   it("transforms an output from an after written as an Effect", async () => {
-    const stack = createAgentStack().use("toolCall", effectHook<ToolCall, ToolResult, "gate">({
-      name: "shout",
-      after: (r) => Effect.succeed(Transform({ content: String(r.content).toUpperCase() })),
-    }));
+    const stack = createAgentStack().use(
+      "toolCall",
+      effectHook<ToolCall, ToolResult, "gate">({
+        name: "shout",
+        after: (r) => Effect.succeed(Transform({ content: String(r.content).toUpperCase() })),
+      }),
+    );
     expect(await stack.run("toolCall", call, ok)).toEqual(Outcome.completed({ content: "RAN" }));
   });
 

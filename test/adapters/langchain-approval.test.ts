@@ -20,10 +20,19 @@ type Result = { messages: BaseMessage[]; __interrupt__?: { id: string; value: un
 const thread = (id = "approvals") => ({ configurable: { thread_id: id } });
 
 /** An agent whose model asks for `git push`, then answers "pushed"; bash needs approval. */
-const pushAgent = (options: { stack?: AgentStack; middleware?: AgentMiddleware; checkpointer?: MemorySaver | undefined; tools?: Parameters<typeof createAgent>[0]["tools"] } = {}) => {
+const pushAgent = (
+  options: {
+    stack?: AgentStack;
+    middleware?: AgentMiddleware;
+    checkpointer?: MemorySaver | undefined;
+    tools?: Parameters<typeof createAgent>[0]["tools"];
+  } = {},
+) => {
   const { bash, ran } = bashTool();
   const stack = options.stack ?? withMiddleware(createAgentStack(), approval({ match: "bash" }));
-  const model = fakeModel().respondWithTools([{ name: "bash", args: { command: "git push" }, id: "c1" }]).respond(answer("pushed"));
+  const model = fakeModel()
+    .respondWithTools([{ name: "bash", args: { command: "git push" }, id: "c1" }])
+    .respond(answer("pushed"));
   const checkpointer = "checkpointer" in options ? options.checkpointer : new MemorySaver();
   const agent = createAgent({
     model,
@@ -34,14 +43,20 @@ const pushAgent = (options: { stack?: AgentStack; middleware?: AgentMiddleware; 
   return { agent, ran, model, checkpointer };
 };
 
-const start = (agent: ReturnType<typeof createAgent>, config = thread()) => agent.invoke({ messages: [new HumanMessage("push it")] }, config) as Promise<Result>;
-const resume = (agent: ReturnType<typeof createAgent>, value: unknown, config = thread()) => agent.invoke(new Command({ resume: value }), config) as Promise<Result>;
+const start = (agent: ReturnType<typeof createAgent>, config = thread()) =>
+  agent.invoke({ messages: [new HumanMessage("push it")] }, config) as Promise<Result>;
+const resume = (agent: ReturnType<typeof createAgent>, value: unknown, config = thread()) =>
+  agent.invoke(new Command({ resume: value }), config) as Promise<Result>;
 
 describe("langchainMiddleware approvals through LangGraph interrupts", () => {
   it("pauses a call the approval hook asks about, with the request LangChain's own human-in-the-loop makes", async () => {
     const ours = pushAgent();
     const paused = await start(ours.agent);
-    const theirs = pushAgent({ middleware: humanInTheLoopMiddleware({ interruptOn: { bash: { allowedDecisions: ["approve", "edit", "reject"], description: "bash wants to run" } } } as never) as unknown as AgentMiddleware });
+    const theirs = pushAgent({
+      middleware: humanInTheLoopMiddleware({
+        interruptOn: { bash: { allowedDecisions: ["approve", "edit", "reject"], description: "bash wants to run" } },
+      } as never) as unknown as AgentMiddleware,
+    });
     const theirPause = await start(theirs.agent);
     expect(ours.ran).toEqual([]);
     expect(paused.__interrupt__?.map((i) => i.value)).toEqual(theirPause.__interrupt__?.map((i) => i.value));
@@ -71,8 +86,12 @@ describe("langchainMiddleware approvals through LangGraph interrupts", () => {
     await start(agent);
     const done = await resume(agent, { decisions: [{ type: "reject", message: "not on a Friday" }] });
     expect(ran).toEqual([]);
-    expect(transcript(done.messages)).toContain("tool(error): Tool call bash was rejected by approval: bash was not approved: not on a Friday");
-    expect(model.calls.at(-1)?.messages.at(-1)?.text).toBe("Tool call bash was rejected by approval: bash was not approved: not on a Friday");
+    expect(transcript(done.messages)).toContain(
+      "tool(error): Tool call bash was rejected by approval: bash was not approved: not on a Friday",
+    );
+    expect(model.calls.at(-1)?.messages.at(-1)?.text).toBe(
+      "Tool call bash was rejected by approval: bash was not approved: not on a Friday",
+    );
   });
 
   it("reads an agent-onion decision as a resume value too, and refuses what it cannot read", async () => {
@@ -97,24 +116,47 @@ describe("langchainMiddleware approvals through LangGraph interrupts", () => {
 
   it("pauses each of several calls on its own, each resumed by its interrupt id", async () => {
     const { bash, ran } = bashTool();
-    const model = fakeModel().respondWithTools([{ name: "bash", args: { command: "make" }, id: "c1" }, { name: "bash", args: { command: "make install" }, id: "c2" }]).respond(answer("built"));
-    const agent = createAgent({ model, tools: [bash], middleware: [langchainMiddleware(withMiddleware(createAgentStack(), approval({ match: "bash" })))], checkpointer: new MemorySaver() });
+    const model = fakeModel()
+      .respondWithTools([
+        { name: "bash", args: { command: "make" }, id: "c1" },
+        { name: "bash", args: { command: "make install" }, id: "c2" },
+      ])
+      .respond(answer("built"));
+    const agent = createAgent({
+      model,
+      tools: [bash],
+      middleware: [langchainMiddleware(withMiddleware(createAgentStack(), approval({ match: "bash" })))],
+      checkpointer: new MemorySaver(),
+    });
     const paused = await start(agent);
     const pending = paused.__interrupt__ ?? [];
-    expect(pending.map((i) => (i.value as { actionRequests: { args: unknown }[] }).actionRequests[0]?.args)).toEqual([{ command: "make" }, { command: "make install" }]);
-    const answers = Object.fromEntries(pending.map((i, n) => [i.id, { decisions: [n === 0 ? { type: "approve" } : { type: "reject", message: "not yet" }] }]));
+    expect(pending.map((i) => (i.value as { actionRequests: { args: unknown }[] }).actionRequests[0]?.args)).toEqual([
+      { command: "make" },
+      { command: "make install" },
+    ]);
+    const answers = Object.fromEntries(
+      pending.map((i, n) => [i.id, { decisions: [n === 0 ? { type: "approve" } : { type: "reject", message: "not yet" }] }]),
+    );
     const done = await resume(agent, answers);
     expect(ran).toEqual(["make"]);
-    expect(transcript(done.messages).filter((l) => l.startsWith("tool"))).toEqual(["tool: ran: make", "tool(error): Tool call bash was rejected by approval: bash was not approved: not yet"]);
+    expect(transcript(done.messages).filter((l) => l.startsWith("tool"))).toEqual([
+      "tool: ran: make",
+      "tool(error): Tool call bash was rejected by approval: bash was not approved: not yet",
+    ]);
   });
 
   it("pauses once for each hook that asks about one call, and runs the call once every one approved", async () => {
-    const stack = withMiddleware(createAgentStack(), approval({ name: "lead", match: "bash" }), approval({ name: "security", match: "bash", priority: 30, reason: "security review" }));
+    const stack = withMiddleware(
+      createAgentStack(),
+      approval({ name: "lead", match: "bash" }),
+      approval({ name: "security", match: "bash", priority: 30, reason: "security review" }),
+    );
     const { agent, ran } = pushAgent({ stack });
     const first = await start(agent);
     const second = await resume(agent, { decisions: [{ type: "approve" }] });
     const done = await resume(agent, { decisions: [{ type: "approve" }] });
-    const asked = (r: Result) => r.__interrupt__?.map((i) => (i.value as { actionRequests: { description: string }[] }).actionRequests[0]?.description);
+    const asked = (r: Result) =>
+      r.__interrupt__?.map((i) => (i.value as { actionRequests: { description: string }[] }).actionRequests[0]?.description);
     expect([asked(first), asked(second), asked(done)]).toEqual([["bash wants to run"], ["security review"], undefined]);
     expect(ran).toEqual(["git push"]);
   });
@@ -125,7 +167,12 @@ describe("langchainMiddleware approvals through LangGraph interrupts", () => {
       createAgentStack().use("toolCall", { name: "no-rm", match: "bash(rm*)", before: () => Reject("no deleting") }),
       approval({ match: "bash(git push*)" }),
     );
-    const model = fakeModel().respondWithTools([{ name: "bash", args: { command: "rm x" }, id: "c1" }, { name: "bash", args: { command: "ls" }, id: "c2" }]).respond(answer("ok"));
+    const model = fakeModel()
+      .respondWithTools([
+        { name: "bash", args: { command: "rm x" }, id: "c1" },
+        { name: "bash", args: { command: "ls" }, id: "c2" },
+      ])
+      .respond(answer("ok"));
     const agent = createAgent({ model, tools: [bash], middleware: [langchainMiddleware(stack)], checkpointer: new MemorySaver() });
     const result = await start(agent);
     expect(result.__interrupt__).toBeUndefined();
@@ -135,7 +182,10 @@ describe("langchainMiddleware approvals through LangGraph interrupts", () => {
   it("fails without a checkpointer as LangChain's own human-in-the-loop fails", async () => {
     const failure = async (middleware?: AgentMiddleware) => {
       const { agent } = pushAgent({ checkpointer: undefined, ...(middleware !== undefined ? { middleware } : {}) });
-      return start(agent).then(() => undefined, (e: Error) => e);
+      return start(agent).then(
+        () => undefined,
+        (e: Error) => e,
+      );
     };
     const ours = await failure();
     const theirs = await failure(humanInTheLoopMiddleware({ interruptOn: { bash: true } } as never) as unknown as AgentMiddleware);
@@ -145,8 +195,14 @@ describe("langchainMiddleware approvals through LangGraph interrupts", () => {
 
   it("asks the stack's approval handler in process with approvals: handler", async () => {
     const asked: unknown[] = [];
-    const stack = withMiddleware(createAgentStack({ approval: (request) => (asked.push(request.input), { decision: "approve" }) }), approval({ match: "bash" }));
-    const { agent, ran } = pushAgent({ middleware: langchainMiddleware(stack, { approvals: "handler" } satisfies LangChainMiddlewareOptions), checkpointer: undefined });
+    const stack = withMiddleware(
+      createAgentStack({ approval: (request) => (asked.push(request.input), { decision: "approve" }) }),
+      approval({ match: "bash" }),
+    );
+    const { agent, ran } = pushAgent({
+      middleware: langchainMiddleware(stack, { approvals: "handler" } satisfies LangChainMiddlewareOptions),
+      checkpointer: undefined,
+    });
     const done = await start(agent);
     expect(done.__interrupt__).toBeUndefined();
     expect(asked).toEqual([{ id: "c1", name: "bash", input: { command: "git push" } }]);
@@ -157,7 +213,12 @@ describe("langchainMiddleware approvals through LangGraph interrupts", () => {
     const outcomes: string[] = [];
     const watch = createAgentStack().use("toolCall", {
       name: "watch",
-      observe: (event) => void outcomes.push(event.outcome._tag === "Failed" ? `Failed: ${(event.outcome.error as Error).name} (${((event.outcome.error as Error).cause as Error).name})` : event.outcome._tag),
+      observe: (event) =>
+        void outcomes.push(
+          event.outcome._tag === "Failed"
+            ? `Failed: ${(event.outcome.error as Error).name} (${((event.outcome.error as Error).cause as Error).name})`
+            : event.outcome._tag,
+        ),
     });
     const stack = withMiddleware(watch, approval({ match: "bash" }));
     const { agent } = pushAgent({ stack });
@@ -169,7 +230,10 @@ describe("langchainMiddleware approvals through LangGraph interrupts", () => {
 
   it("keeps a hook that does not ask out of the pause", async () => {
     const seen: string[] = [];
-    const stack = withMiddleware(createAgentStack().use("toolCall", { name: "log", after: (r) => (seen.push(String(r.content)), Continue) }), approval({ match: "bash" }));
+    const stack = withMiddleware(
+      createAgentStack().use("toolCall", { name: "log", after: (r) => (seen.push(String(r.content)), Continue) }),
+      approval({ match: "bash" }),
+    );
     const { agent } = pushAgent({ stack });
     await start(agent);
     expect(seen).toEqual([]);
@@ -185,7 +249,9 @@ const resumeElsewhere = (args: string[]): Promise<Report> =>
     const child = fork(worker, args, { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
     let report: Report | undefined;
     child.once("message", (m) => (report = m as Report));
-    child.once("exit", (code) => (report !== undefined ? resolve(report) : reject(new Error(`worker exited with ${String(code)} before reporting`))));
+    child.once("exit", (code) =>
+      report !== undefined ? resolve(report) : reject(new Error(`worker exited with ${String(code)} before reporting`)),
+    );
   });
 
 describe("langchainMiddleware approvals across OS processes", () => {
@@ -208,7 +274,11 @@ describe("langchainMiddleware approvals across OS processes", () => {
     const { log, file, paused } = await pauseHere("edit");
     expect(paused.__interrupt__).toHaveLength(1);
     expect(logged(log)).toEqual([]);
-    const report = await resumeElsewhere([file, log, JSON.stringify({ decisions: [{ type: "edit", editedAction: { name: "bash", args: { command: "git push --dry-run" } } }] })]);
+    const report = await resumeElsewhere([
+      file,
+      log,
+      JSON.stringify({ decisions: [{ type: "edit", editedAction: { name: "bash", args: { command: "git push --dry-run" } } }] }),
+    ]);
     expect(report).toEqual({ ok: true, transcript: ["human: push it", "ai: push it", "tool: ran: git push --dry-run", "ai: pushed"] });
     expect(logged(log)).toEqual(["git push --dry-run"]);
   }, 60_000);

@@ -24,7 +24,9 @@ const agent = createAgent({
   checkpointer: loadCheckpoints(file),
 });
 try {
-  const result = (await agent.invoke(new Command({ resume: JSON.parse(decision) }), { configurable: { thread_id: "approvals" } })) as { messages: BaseMessage[] };
+  const result = (await agent.invoke(new Command({ resume: JSON.parse(decision) }), { configurable: { thread_id: "approvals" } })) as {
+    messages: BaseMessage[];
+  };
   process.send?.({ ok: true, transcript: transcript(result.messages) });
 } catch (error) {
   const e = error as Error & { cause?: Error };

@@ -5,7 +5,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { MemorySaver } from "@langchain/langgraph";
 
-const replacer = (_key: string, value: unknown): unknown => (value instanceof Uint8Array ? { u8: Buffer.from(value).toString("base64") } : value);
+const replacer = (_key: string, value: unknown): unknown =>
+  value instanceof Uint8Array ? { u8: Buffer.from(value).toString("base64") } : value;
 const reviver = (_key: string, value: unknown): unknown =>
   typeof value === "object" && value !== null && typeof (value as { u8?: unknown }).u8 === "string" && Object.keys(value).length === 1
     ? new Uint8Array(Buffer.from((value as { u8: string }).u8, "base64"))

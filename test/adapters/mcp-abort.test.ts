@@ -16,26 +16,43 @@ import { RunAbortedError } from "../../src/core/errors.ts";
  */
 const connect = async () => {
   const taskStore = new InMemoryTaskStore();
-  const server = new McpServer({ name: "abort-server", version: "1.0.0" }, { capabilities: { tasks: { requests: { tools: { call: {} } } } }, taskStore });
+  const server = new McpServer(
+    { name: "abort-server", version: "1.0.0" },
+    { capabilities: { tasks: { requests: { tools: { call: {} } } } }, taskStore },
+  );
   const cancelled: string[] = [];
   const called: string[] = [];
-  server.registerTool("hang", { inputSchema: {} }, (_args, extra) =>
-    new Promise((_resolve, reject) => {
-      called.push("hang");
-      extra.signal.addEventListener("abort", () => (cancelled.push("hang"), reject(new Error("cancelled"))));
-    }));
+  server.registerTool(
+    "hang",
+    { inputSchema: {} },
+    (_args, extra) =>
+      new Promise((_resolve, reject) => {
+        called.push("hang");
+        extra.signal.addEventListener("abort", () => (cancelled.push("hang"), reject(new Error("cancelled"))));
+      }),
+  );
   server.registerTool("echo", { inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text }] }));
-  server.experimental.tasks.registerToolTask("delay", { inputSchema: { ms: z.number() }, execution: { taskSupport: "required" } }, {
-    async createTask({ ms }, extra) {
-      called.push("delay");
-      const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 5 });
-      const timer = setTimeout(() => void extra.taskStore.storeTaskResult(task.taskId, "completed", { content: [{ type: "text", text: `waited ${ms}` }] }).catch(() => {}), ms);
-      open.push({ close: () => clearTimeout(timer) });
-      return { task };
+  server.experimental.tasks.registerToolTask(
+    "delay",
+    { inputSchema: { ms: z.number() }, execution: { taskSupport: "required" } },
+    {
+      async createTask({ ms }, extra) {
+        called.push("delay");
+        const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 5 });
+        const timer = setTimeout(
+          () =>
+            void extra.taskStore
+              .storeTaskResult(task.taskId, "completed", { content: [{ type: "text", text: `waited ${ms}` }] })
+              .catch(() => {}),
+          ms,
+        );
+        open.push({ close: () => clearTimeout(timer) });
+        return { task };
+      },
+      getTask: async (_args, extra) => await extra.taskStore.getTask(extra.taskId),
+      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as never,
     },
-    getTask: async (_args, extra) => await extra.taskStore.getTask(extra.taskId),
-    getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as never,
-  });
+  );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "test-client", version: "1.0.0" });
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
@@ -75,8 +92,12 @@ describe("wrapMcpClient, when the caller aborts", () => {
     for (const reason of [new Error("stop"), undefined]) {
       const controller = new AbortController();
       controller.abort(reason);
-      const direct = await client.callTool({ name: "hang", arguments: {} }, undefined, { signal: controller.signal }).catch((e: unknown) => e);
-      const wrapped = await wrapMcpClient(createAgentStack(), client).callTool({ name: "hang", arguments: {} }, undefined, { signal: controller.signal }).catch((e: unknown) => e);
+      const direct = await client
+        .callTool({ name: "hang", arguments: {} }, undefined, { signal: controller.signal })
+        .catch((e: unknown) => e);
+      const wrapped = await wrapMcpClient(createAgentStack(), client)
+        .callTool({ name: "hang", arguments: {} }, undefined, { signal: controller.signal })
+        .catch((e: unknown) => e);
       expect(seen(wrapped)).toEqual(seen(direct));
       if (reason !== undefined) expect(wrapped).toBe(reason);
     }
@@ -91,8 +112,15 @@ describe("wrapMcpClient, when the caller aborts", () => {
       return call(controller.signal).catch((e: unknown) => e);
     };
     const direct = await abortAfter((signal) => client.callTool({ name: "hang", arguments: {} }, undefined, { signal }));
-    const wrapped = await abortAfter((signal) => wrapMcpClient(createAgentStack(), client).callTool({ name: "hang", arguments: {} }, undefined, { signal }));
-    expect(seen(wrapped)).toEqual({ mcp: true, name: "McpError", code: ErrorCode.RequestTimeout, message: "MCP error -32001: Error: user pressed stop" });
+    const wrapped = await abortAfter((signal) =>
+      wrapMcpClient(createAgentStack(), client).callTool({ name: "hang", arguments: {} }, undefined, { signal }),
+    );
+    expect(seen(wrapped)).toEqual({
+      mcp: true,
+      name: "McpError",
+      code: ErrorCode.RequestTimeout,
+      message: "MCP error -32001: Error: user pressed stop",
+    });
     expect(seen(wrapped)).toEqual(seen(direct));
     await waitFor(() => cancelled.length === 2);
     expect(cancelled).toEqual(["hang", "hang"]);
@@ -107,7 +135,9 @@ describe("wrapMcpClient, when the caller aborts", () => {
     };
     const request = { method: "tools/call" as const, params: { name: "hang", arguments: {} } };
     const direct = await abortAfter((signal) => client.request(request, CallToolResultSchema, { signal }));
-    const wrapped = await abortAfter((signal) => wrapMcpClient(createAgentStack(), client).request(request, CallToolResultSchema, { signal }));
+    const wrapped = await abortAfter((signal) =>
+      wrapMcpClient(createAgentStack(), client).request(request, CallToolResultSchema, { signal }),
+    );
     expect(seen(wrapped)).toEqual(seen(direct));
     expect(wrapped).toBeInstanceOf(McpError);
   });
@@ -117,7 +147,9 @@ describe("wrapMcpClient, when the caller aborts", () => {
     const controller = new AbortController();
     const reason = new Error("user pressed stop");
     setTimeout(() => controller.abort(reason), 10);
-    const error = await wrapMcpClient(slowGuard(200), client).callTool({ name: "hang", arguments: {} }, undefined, { signal: controller.signal }).catch((e: unknown) => e);
+    const error = await wrapMcpClient(slowGuard(200), client)
+      .callTool({ name: "hang", arguments: {} }, undefined, { signal: controller.signal })
+      .catch((e: unknown) => e);
     expect(error).toBe(reason);
     expect(called).toEqual([]);
   });
@@ -126,13 +158,22 @@ describe("wrapMcpClient, when the caller aborts", () => {
     const { client } = await connect();
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error("user pressed stop")), 30);
-    const error = await wrapMcpClient(slowCheck(300), client).callTool({ name: "echo", arguments: { text: "hi" } }, undefined, { signal: controller.signal }).catch((e: unknown) => e);
-    expect(seen(error)).toEqual({ mcp: true, name: "McpError", code: ErrorCode.RequestTimeout, message: "MCP error -32001: Error: user pressed stop" });
+    const error = await wrapMcpClient(slowCheck(300), client)
+      .callTool({ name: "echo", arguments: { text: "hi" } }, undefined, { signal: controller.signal })
+      .catch((e: unknown) => e);
+    expect(seen(error)).toEqual({
+      mcp: true,
+      name: "McpError",
+      code: ErrorCode.RequestTimeout,
+      message: "MCP error -32001: Error: user pressed stop",
+    });
   });
 
   it("keeps agent-onion's RunAbortedError for a run deadline, which is not the caller's abort", async () => {
     const { client } = await connect();
-    const error = await wrapMcpClient(createAgentStack(), client, { run: { timeoutMs: 20 } }).callTool({ name: "hang", arguments: {} }).catch((e: unknown) => e);
+    const error = await wrapMcpClient(createAgentStack(), client, { run: { timeoutMs: 20 } })
+      .callTool({ name: "hang", arguments: {} })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RunAbortedError);
   });
 
@@ -156,10 +197,16 @@ describe("wrapMcpClient, when the caller aborts", () => {
       const { client } = await connect();
       const params = { name: "delay", arguments: { ms: 500 } };
       const direct = await abortedAtCreation((signal) => client.experimental.tasks.callToolStream(params, undefined, { signal }));
-      const wrapped = await abortedAtCreation((signal) => wrapMcpClient(createAgentStack(), client).experimental.tasks.callToolStream(params, undefined, { signal }));
+      const wrapped = await abortedAtCreation((signal) =>
+        wrapMcpClient(createAgentStack(), client).experimental.tasks.callToolStream(params, undefined, { signal }),
+      );
       expect(wrapped.map((m) => m.type)).toEqual(direct.map((m) => m.type));
       expect(errorOf(wrapped)).toEqual(errorOf(direct));
-      expect(errorOf(wrapped)).toMatchObject({ mcp: true, code: ErrorCode.InternalError, message: "MCP error -32603: Error: user pressed stop" });
+      expect(errorOf(wrapped)).toMatchObject({
+        mcp: true,
+        code: ErrorCode.InternalError,
+        message: "MCP error -32603: Error: user pressed stop",
+      });
     });
 
     it("ends with the error the SDK's stream gives for a signal already aborted, when it aborts while hooks still decide", async () => {
@@ -169,11 +216,15 @@ describe("wrapMcpClient, when the caller aborts", () => {
       const aborted = new AbortController();
       aborted.abort(reason);
       const direct: McpStreamMessage[] = [];
-      for await (const m of client.experimental.tasks.callToolStream(params, undefined, { signal: aborted.signal })) direct.push(m as McpStreamMessage);
+      for await (const m of client.experimental.tasks.callToolStream(params, undefined, { signal: aborted.signal }))
+        direct.push(m as McpStreamMessage);
       const controller = new AbortController();
       setTimeout(() => controller.abort(reason), 10);
       const wrapped: McpStreamMessage[] = [];
-      for await (const m of wrapMcpClient(slowGuard(200), client).experimental.tasks.callToolStream(params, undefined, { signal: controller.signal })) wrapped.push(m as McpStreamMessage);
+      for await (const m of wrapMcpClient(slowGuard(200), client).experimental.tasks.callToolStream(params, undefined, {
+        signal: controller.signal,
+      }))
+        wrapped.push(m as McpStreamMessage);
       expect(wrapped.map((m) => m.type)).toEqual(["error"]);
       expect(errorOf(wrapped)).toEqual(errorOf(direct));
       expect(called).toEqual([]);
@@ -183,11 +234,21 @@ describe("wrapMcpClient, when the caller aborts", () => {
       const { client } = await connect();
       const controller = new AbortController();
       const messages: McpStreamMessage[] = [];
-      for await (const m of wrapMcpClient(slowCheck(400), client).experimental.tasks.callToolStream({ name: "delay", arguments: { ms: 1 } }, undefined, { signal: controller.signal })) {
+      for await (const m of wrapMcpClient(slowCheck(400), client).experimental.tasks.callToolStream(
+        { name: "delay", arguments: { ms: 1 } },
+        undefined,
+        { signal: controller.signal },
+      )) {
         messages.push(m as McpStreamMessage);
-        if (m.type === "taskStatus" && (m.task as { status?: string }).status === "completed") setTimeout(() => controller.abort(new Error("user pressed stop")), 50);
+        if (m.type === "taskStatus" && (m.task as { status?: string }).status === "completed")
+          setTimeout(() => controller.abort(new Error("user pressed stop")), 50);
       }
-      expect(errorOf(messages)).toEqual({ mcp: true, name: "McpError", code: ErrorCode.InternalError, message: "MCP error -32603: Error: user pressed stop" });
+      expect(errorOf(messages)).toEqual({
+        mcp: true,
+        name: "McpError",
+        code: ErrorCode.InternalError,
+        message: "MCP error -32603: Error: user pressed stop",
+      });
     });
   });
 });

@@ -2,7 +2,13 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { isMcpError, mcpError, mcpErrorLookalike, McpErrorCode } from "../../src/adapters/mcp-errors.ts";
 
-const fields = (error: Error) => ({ name: error.name, message: error.message, code: (error as { code?: unknown }).code, data: (error as { data?: unknown }).data, own: Object.keys(error).sort() });
+const fields = (error: Error) => ({
+  name: error.name,
+  message: error.message,
+  code: (error as { code?: unknown }).code,
+  data: (error as { data?: unknown }).data,
+  own: Object.keys(error).sort(),
+});
 
 describe("the MCP SDK's errors, made by the adapter", () => {
   it("numbers its codes as the SDK's ErrorCode does", () => {

@@ -1,7 +1,13 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, CallToolResultSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { wrapMcpClient } from "../../src/adapters/mcp.ts";
 import type { McpStreamMessage } from "../../src/adapters/mcp-stream.ts";
@@ -44,9 +50,14 @@ afterEach(async () => {
 });
 
 /** What a caller can tell of an error: its class, code and message. */
-const seen = (error: unknown) => ({ mcp: error instanceof McpError, code: (error as { code?: unknown }).code, message: (error as Error).message });
+const seen = (error: unknown) => ({
+  mcp: error instanceof McpError,
+  code: (error as { code?: unknown }).code,
+  message: (error as Error).message,
+});
 
-const afterHook = (rewrite: (result: ToolResult) => ToolResult) => createAgentStack().use("toolCall", { name: "rewrite", after: (r) => Transform(rewrite(r as ToolResult)) });
+const afterHook = (rewrite: (result: ToolResult) => ToolResult) =>
+  createAgentStack().use("toolCall", { name: "rewrite", after: (r) => Transform(rewrite(r as ToolResult)) });
 
 const warm = (r: ToolResult) => ({ ...r, structuredContent: { city: "Oslo", celsius: "warm" } });
 
@@ -55,8 +66,14 @@ describe("wrapMcpClient, results hooks settled on, against the tool's outputSche
     const client = await connect({ broken: { content: [], structuredContent: { city: "Oslo", celsius: "warm" } } });
     await client.listTools();
     const direct = await client.callTool({ name: "broken" }).catch((e: unknown) => e);
-    const wrapped = await wrapMcpClient(afterHook(warm), client).callTool({ name: "weather" }).catch((e: unknown) => e);
-    expect(seen(wrapped)).toEqual({ mcp: true, code: ErrorCode.InvalidParams, message: "MCP error -32602: Structured content does not match the tool's output schema: data/celsius must be number" });
+    const wrapped = await wrapMcpClient(afterHook(warm), client)
+      .callTool({ name: "weather" })
+      .catch((e: unknown) => e);
+    expect(seen(wrapped)).toEqual({
+      mcp: true,
+      code: ErrorCode.InvalidParams,
+      message: "MCP error -32602: Structured content does not match the tool's output schema: data/celsius must be number",
+    });
     expect(seen(wrapped)).toEqual(seen(direct));
   });
 
@@ -65,15 +82,25 @@ describe("wrapMcpClient, results hooks settled on, against the tool's outputSche
     await client.listTools();
     const direct = await client.callTool({ name: "broken" }).catch((e: unknown) => e);
     const cache = createAgentStack().use("toolCall", { name: "cache", before: () => Replace({ content: "21 °C" }) });
-    const wrapped = await wrapMcpClient(cache, client).callTool({ name: "broken" }).catch((e: unknown) => e);
+    const wrapped = await wrapMcpClient(cache, client)
+      .callTool({ name: "broken" })
+      .catch((e: unknown) => e);
     expect(seen(wrapped)).toEqual(seen(direct));
-    expect(seen(wrapped)).toEqual({ mcp: true, code: ErrorCode.InvalidRequest, message: "MCP error -32600: Tool broken has an output schema but did not return structured content" });
+    expect(seen(wrapped)).toEqual({
+      mcp: true,
+      code: ErrorCode.InvalidRequest,
+      message: "MCP error -32600: Tool broken has an output schema but did not return structured content",
+    });
   });
 
   it("passes a rewrite that keeps the schema, such as a redaction of the text", async () => {
     const client = await connect();
     await client.listTools();
-    const redacted = afterHook((r) => ({ ...r, content: [{ type: "text", text: "[city]: 21 °C" }], structuredContent: { city: "[city]", celsius: 21 } }));
+    const redacted = afterHook((r) => ({
+      ...r,
+      content: [{ type: "text", text: "[city]: 21 °C" }],
+      structuredContent: { city: "[city]", celsius: 21 },
+    }));
     const result = await wrapMcpClient(redacted, client).callTool({ name: "weather" });
     expect(result.structuredContent).toEqual({ city: "[city]", celsius: 21 });
   });
@@ -84,21 +111,33 @@ describe("wrapMcpClient, results hooks settled on, against the tool's outputSche
     const deny = createAgentStack().use("toolCall", { name: "deny", before: () => Reject("not today") });
     expect((await wrapMcpClient(deny, client).callTool({ name: "weather" })).isError).toBe(true);
     const custom = wrapMcpClient(deny, client, { rejected: (reason) => ({ content: [{ type: "text", text: reason }] }) });
-    expect(seen(await custom.callTool({ name: "weather" }).catch((e: unknown) => e))).toMatchObject({ mcp: true, code: ErrorCode.InvalidRequest });
+    expect(seen(await custom.callTool({ name: "weather" }).catch((e: unknown) => e))).toMatchObject({
+      mcp: true,
+      code: ErrorCode.InvalidRequest,
+    });
   });
 
   it("checks what the caller's tool declares when a hook sent the call to another tool", async () => {
     const client = await connect();
     await client.listTools();
     const reroute = createAgentStack().use("toolCall", { name: "reroute", before: (c) => Transform({ ...c, name: "echo" }) });
-    const error = await wrapMcpClient(reroute, client).callTool({ name: "weather" }).catch((e: unknown) => e);
-    expect(seen(error)).toEqual({ mcp: true, code: ErrorCode.InvalidRequest, message: "MCP error -32600: Tool weather has an output schema but did not return structured content" });
+    const error = await wrapMcpClient(reroute, client)
+      .callTool({ name: "weather" })
+      .catch((e: unknown) => e);
+    expect(seen(error)).toEqual({
+      mcp: true,
+      code: ErrorCode.InvalidRequest,
+      message: "MCP error -32600: Tool weather has an output schema but did not return structured content",
+    });
   });
 
   it("checks nothing before the client listed its tools, as the SDK", async () => {
     const client = await connect({ broken: { content: [], structuredContent: { celsius: "warm" } } });
     expect((await client.callTool({ name: "broken" })).structuredContent).toEqual({ celsius: "warm" });
-    expect((await wrapMcpClient(afterHook(warm), client).callTool({ name: "weather" })).structuredContent).toEqual({ city: "Oslo", celsius: "warm" });
+    expect((await wrapMcpClient(afterHook(warm), client).callTool({ name: "weather" })).structuredContent).toEqual({
+      city: "Oslo",
+      celsius: "warm",
+    });
   });
 
   it("checks nothing on request(), which the SDK does not check either", async () => {
@@ -121,6 +160,8 @@ describe("wrapMcpClient, results hooks settled on, against the tool's outputSche
     const direct = await read(client.experimental.tasks.callToolStream({ name: "broken" }));
     const wrapped = await read(wrapMcpClient(afterHook(warm), client).experimental.tasks.callToolStream({ name: "weather" }));
     expect(wrapped).toEqual(direct);
-    expect(wrapped).toEqual([{ type: "error", mcp: true, code: ErrorCode.InvalidParams, message: expect.stringContaining("data/celsius must be number") }]);
+    expect(wrapped).toEqual([
+      { type: "error", mcp: true, code: ErrorCode.InvalidParams, message: expect.stringContaining("data/celsius must be number") },
+    ]);
   });
 });

@@ -17,22 +17,29 @@ import { Reject, Replace, Transform } from "../../src/core/index.ts";
  */
 const connect = async () => {
   const taskStore = new InMemoryTaskStore();
-  const server = new McpServer({ name: "task-server", version: "1.0.0" }, { capabilities: { tasks: { requests: { tools: { call: {} } } } }, taskStore });
+  const server = new McpServer(
+    { name: "task-server", version: "1.0.0" },
+    { capabilities: { tasks: { requests: { tools: { call: {} } } } }, taskStore },
+  );
   const created: number[] = [];
   const stored: number[] = [];
-  server.experimental.tasks.registerToolTask("delay", { inputSchema: { ms: z.number() }, execution: { taskSupport: "required" } }, {
-    async createTask({ ms }, extra) {
-      created.push(ms);
-      const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 5 });
-      setTimeout(() => {
-        stored.push(ms);
-        void extra.taskStore.storeTaskResult(task.taskId, "completed", { content: [{ type: "text", text: `waited ${ms}` }] });
-      }, ms);
-      return { task };
+  server.experimental.tasks.registerToolTask(
+    "delay",
+    { inputSchema: { ms: z.number() }, execution: { taskSupport: "required" } },
+    {
+      async createTask({ ms }, extra) {
+        created.push(ms);
+        const task = await extra.taskStore.createTask({ ttl: 60_000, pollInterval: 5 });
+        setTimeout(() => {
+          stored.push(ms);
+          void extra.taskStore.storeTaskResult(task.taskId, "completed", { content: [{ type: "text", text: `waited ${ms}` }] });
+        }, ms);
+        return { task };
+      },
+      getTask: async (_args, extra) => await extra.taskStore.getTask(extra.taskId),
+      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as never,
     },
-    getTask: async (_args, extra) => await extra.taskStore.getTask(extra.taskId),
-    getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as never,
-  });
+  );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "test-client", version: "1.0.0" });
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
@@ -60,7 +67,12 @@ describe("wrapMcpClient, streamed task calls", () => {
     const { client, created } = await connect();
     const stack = createAgentStack().use("toolCall", { name: "no-delay", match: "delay", before: () => Reject("no waiting today") });
     const messages = await collect(wrapMcpClient(stack, client).experimental.tasks.callToolStream({ name: "delay", arguments: { ms: 1 } }));
-    expect(messages).toEqual([{ type: "result", result: { isError: true, content: [{ type: "text", text: "Tool call delay was rejected by no-delay: no waiting today" }] } }]);
+    expect(messages).toEqual([
+      {
+        type: "result",
+        result: { isError: true, content: [{ type: "text", text: "Tool call delay was rejected by no-delay: no waiting today" }] },
+      },
+    ]);
     expect(created).toEqual([]);
   });
 
@@ -94,7 +106,8 @@ describe("wrapMcpClient, streamed task calls", () => {
     const request = { method: "tools/call", params: { name: "delay", arguments: { ms: 1 } } };
     const viaTasks = await collect(wrapped.experimental.tasks.requestStream(request, CallToolResultSchema, { task: {} }));
     const viaClient = await collect(wrapped.requestStream(request, CallToolResultSchema, { task: {} }));
-    for (const messages of [viaTasks, viaClient]) expect(messages).toEqual([{ type: "result", result: expect.objectContaining({ isError: true }) }]);
+    for (const messages of [viaTasks, viaClient])
+      expect(messages).toEqual([{ type: "result", result: expect.objectContaining({ isError: true }) }]);
     expect(created).toEqual([]);
     expect(wrapped.experimental.tasks).toBe(wrapped.experimental.tasks);
   });
@@ -104,7 +117,9 @@ describe("wrapMcpClient, streamed task calls", () => {
     const controller = new AbortController();
     const wrapped = wrapMcpClient(createAgentStack(), client);
     for (let i = 0; i < 3; i++) {
-      const stream = wrapped.experimental.tasks.callToolStream({ name: "delay", arguments: { ms: 1 } }, undefined, { signal: controller.signal });
+      const stream = wrapped.experimental.tasks.callToolStream({ name: "delay", arguments: { ms: 1 } }, undefined, {
+        signal: controller.signal,
+      });
       for (let m = await stream.next(); !m.done && m.value.type !== "result"; m = await stream.next());
     }
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
@@ -125,7 +140,11 @@ describe("wrapMcpClient, streamed task calls", () => {
     const { client } = await connect();
     const controller = new AbortController();
     const messages: McpStreamMessage[] = [];
-    for await (const message of wrapMcpClient(createAgentStack(), client).experimental.tasks.callToolStream({ name: "delay", arguments: { ms: 500 } }, undefined, { signal: controller.signal })) {
+    for await (const message of wrapMcpClient(createAgentStack(), client).experimental.tasks.callToolStream(
+      { name: "delay", arguments: { ms: 500 } },
+      undefined,
+      { signal: controller.signal },
+    )) {
       messages.push(message as McpStreamMessage);
       if (message.type === "taskCreated") controller.abort(new Error("user pressed stop"));
     }
@@ -143,7 +162,10 @@ describe("wrapMcpClient, streamed task calls", () => {
     type TaskClient = McpToolClient & { experimental: { tasks: { callToolStream: (params: { name: string }) => AsyncIterable<unknown> } } };
     const client: TaskClient = { callTool: async () => ({ content: [] }), experimental: { tasks: { callToolStream: stream } } };
     const plain = await collect(wrapMcpClient(createAgentStack(), client).experimental.tasks.callToolStream({ name: "remote" }));
-    expect(plain).toEqual([{ type: "taskCreated", task: { taskId: "t1" } }, { type: "error", error: lost }]);
+    expect(plain).toEqual([
+      { type: "taskCreated", task: { taskId: "t1" } },
+      { type: "error", error: lost },
+    ]);
     const recovering = createAgentStack().use("toolCall", { name: "fallback", recover: () => Replace({ content: "from the cache" }) });
     const recovered = await collect(wrapMcpClient(recovering, client).experimental.tasks.callToolStream({ name: "remote" }));
     expect(texts(recovered.at(-1))).toEqual(["from the cache"]);

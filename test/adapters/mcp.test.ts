@@ -23,13 +23,17 @@ const connect = async () => {
     throw new Error("disk on fire");
   });
   server.registerTool("soft-fail", { inputSchema: {} }, async () => ({ content: [{ type: "text", text: "no such file" }], isError: true }));
-  server.registerTool("hang", { inputSchema: {} }, (_args, extra) =>
-    new Promise((_resolve, reject) => {
-      extra.signal.addEventListener("abort", () => {
-        aborted.push("hang");
-        reject(new Error("cancelled"));
-      });
-    }));
+  server.registerTool(
+    "hang",
+    { inputSchema: {} },
+    (_args, extra) =>
+      new Promise((_resolve, reject) => {
+        extra.signal.addEventListener("abort", () => {
+          aborted.push("hang");
+          reject(new Error("cancelled"));
+        });
+      }),
+  );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "test-client", version: "1.0.0" });
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
@@ -76,14 +80,19 @@ describe("wrapMcpClient", () => {
     const { client, seen } = await connect();
     const stack = createAgentStack().use("toolCall", { name: "no-echo", match: "echo", before: () => Reject("echo is disabled here") });
     const result = await wrapMcpClient(stack, client).callTool({ name: "echo", arguments: { text: "hi" } });
-    expect(result).toEqual({ isError: true, content: [{ type: "text", text: "Tool call echo was rejected by no-echo: echo is disabled here" }] });
+    expect(result).toEqual({
+      isError: true,
+      content: [{ type: "text", text: "Tool call echo was rejected by no-echo: echo is disabled here" }],
+    });
     expect(seen).toEqual([]);
   });
 
   it("lets a custom rejection result replace the default", async () => {
     const { client } = await connect();
     const stack = createAgentStack().use("toolCall", { name: "deny", before: () => Reject("nope") });
-    const wrapped = wrapMcpClient(stack, client, { rejected: (reason, by) => ({ isError: true, content: [{ type: "text", text: `${by}: ${reason}` }] }) });
+    const wrapped = wrapMcpClient(stack, client, {
+      rejected: (reason, by) => ({ isError: true, content: [{ type: "text", text: `${by}: ${reason}` }] }),
+    });
     expect((await wrapped.callTool({ name: "echo", arguments: { text: "x" } })).content).toEqual([{ type: "text", text: "deny: nope" }]);
   });
 
@@ -105,7 +114,10 @@ describe("wrapMcpClient", () => {
 
   it("sends the arguments a before hook rewrote", async () => {
     const { client, seen } = await connect();
-    const stack = createAgentStack().use("toolCall", { name: "shout", before: (c) => Transform({ ...c, input: { text: String(c.input.text).toUpperCase() } }) });
+    const stack = createAgentStack().use("toolCall", {
+      name: "shout",
+      before: (c) => Transform({ ...c, input: { text: String(c.input.text).toUpperCase() } }),
+    });
     const result = await wrapMcpClient(stack, client).callTool({ name: "echo", arguments: { text: "hi" } });
     expect(result.content).toEqual([{ type: "text", text: "echo: HI" }]);
     expect(seen).toEqual([{ name: "echo", args: { text: "HI" } }]);
@@ -115,7 +127,8 @@ describe("wrapMcpClient", () => {
     const { client } = await connect();
     const stack = createAgentStack().use("toolCall", {
       name: "redact",
-      after: (r) => Transform({ ...r, content: (r.content as { text: string }[]).map((b) => ({ ...b, text: b.text.replace("hi", "[redacted]") })) }),
+      after: (r) =>
+        Transform({ ...r, content: (r.content as { text: string }[]).map((b) => ({ ...b, text: b.text.replace("hi", "[redacted]") })) }),
     });
     const result = await wrapMcpClient(stack, client).callTool({ name: "echo", arguments: { text: "hi" } });
     expect(result.content).toEqual([{ type: "text", text: "echo: [redacted]" }]);
@@ -132,7 +145,9 @@ describe("wrapMcpClient", () => {
   it("cancels a hanging tool on the server when the caller's signal aborts, and rejects as the SDK does", async () => {
     const { client, aborted } = await connect();
     const controller = new AbortController();
-    const pending = wrapMcpClient(createAgentStack(), client).callTool({ name: "hang", arguments: {} }, undefined, { signal: controller.signal });
+    const pending = wrapMcpClient(createAgentStack(), client).callTool({ name: "hang", arguments: {} }, undefined, {
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(new Error("user pressed stop")), 20);
     await expect(pending).rejects.toThrow(new McpError(ErrorCode.RequestTimeout, "Error: user pressed stop"));
     await waitFor(() => aborted.length > 0);
@@ -166,7 +181,10 @@ describe("wrapMcpClient", () => {
   it("does not freeze the caller's arguments under strict mode", async () => {
     const { client } = await connect();
     const args = { text: "hi" };
-    await wrapMcpClient(createAgentStack().use("toolCall", { name: "noop", before: () => undefined }), client).callTool({ name: "echo", arguments: args });
+    await wrapMcpClient(createAgentStack().use("toolCall", { name: "noop", before: () => undefined }), client).callTool({
+      name: "echo",
+      arguments: args,
+    });
     expect(Object.isFrozen(args)).toBe(false);
   });
 
@@ -174,11 +192,21 @@ describe("wrapMcpClient", () => {
     const { client, seen } = await connect();
     const stack = createAgentStack()
       .use("toolCall", { name: "no-boom", match: "boom", before: () => Reject("boom is disabled here") })
-      .use("toolCall", { name: "shout", match: "echo", before: (c) => Transform({ ...c, input: { text: String(c.input.text).toUpperCase() } }) });
+      .use("toolCall", {
+        name: "shout",
+        match: "echo",
+        before: (c) => Transform({ ...c, input: { text: String(c.input.text).toUpperCase() } }),
+      });
     const wrapped = wrapMcpClient(stack, client);
     const denied = await wrapped.request({ method: "tools/call", params: { name: "boom", arguments: {} } }, CallToolResultSchema);
-    expect(denied).toEqual({ isError: true, content: [{ type: "text", text: "Tool call boom was rejected by no-boom: boom is disabled here" }] });
-    const echoed = await wrapped.request({ method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } }, CallToolResultSchema);
+    expect(denied).toEqual({
+      isError: true,
+      content: [{ type: "text", text: "Tool call boom was rejected by no-boom: boom is disabled here" }],
+    });
+    const echoed = await wrapped.request(
+      { method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } },
+      CallToolResultSchema,
+    );
     expect(echoed.content).toEqual([{ type: "text", text: "echo: HI" }]);
     expect(seen).toEqual([{ name: "echo", args: { text: "HI" } }]);
   });
@@ -198,7 +226,9 @@ describe("wrapMcpClient", () => {
     const wrapped = wrapMcpClient(createAgentStack(), client);
     const seen: string[] = [];
     const original = client.request.bind(client);
-    client.request = ((req: { method: string }, ...rest: unknown[]) => (seen.push(req.method), (original as (...a: unknown[]) => unknown)(req, ...rest))) as typeof client.request;
+    client.request = ((req: { method: string }, ...rest: unknown[]) => (
+      seen.push(req.method), (original as (...a: unknown[]) => unknown)(req, ...rest)
+    )) as typeof client.request;
     await wrapped.request({ method: "tools/list" }, ListToolsResultSchema);
     await wrapped.request({ method: "tools/call", params: { name: "echo", arguments: { text: "x" } } }, CallToolResultSchema);
     expect(seen).toEqual(["tools/list", "tools/call"]);
@@ -207,7 +237,9 @@ describe("wrapMcpClient", () => {
   it("returns a legacy toolResult answer as it is, without inventing a content block", async () => {
     // Servers on protocol 2024-10-07 answer `{ toolResult }`; the SDK's callTool still accepts it.
     const legacy: McpToolClient = { callTool: async () => ({ toolResult: { rows: 3 } }) };
-    const result = await wrapMcpClient(createAgentStack().use("toolCall", { name: "noop", before: () => undefined }), legacy).callTool({ name: "query" });
+    const result = await wrapMcpClient(createAgentStack().use("toolCall", { name: "noop", before: () => undefined }), legacy).callTool({
+      name: "query",
+    });
     expect(result).toEqual({ toolResult: { rows: 3 } });
   });
 });
@@ -216,7 +248,9 @@ describe("wrapMcpClient at creation", () => {
   const callTool = async () => ({ content: [] });
 
   it("refuses a client without callTool, instead of failing every call", () => {
-    expect(() => wrapMcpClient(createAgentStack(), {} as McpToolClient)).toThrow(new TypeError("wrapMcpClient: client.callTool must be a function, got undefined"));
+    expect(() => wrapMcpClient(createAgentStack(), {} as McpToolClient)).toThrow(
+      new TypeError("wrapMcpClient: client.callTool must be a function, got undefined"),
+    );
   });
 
   it("refuses a client that is not an object, saying what was given", () => {
@@ -232,7 +266,9 @@ describe("wrapMcpClient at creation", () => {
   });
 
   it("refuses a stack it cannot run the toolCall point on", () => {
-    expect(() => wrapMcpClient({} as never, { callTool })).toThrow(new TypeError("wrapMcpClient: stack must be a stack with run (createAgentStack()), got {}"));
+    expect(() => wrapMcpClient({} as never, { callTool })).toThrow(
+      new TypeError("wrapMcpClient: stack must be a stack with run (createAgentStack()), got {}"),
+    );
   });
 
   it("wraps a client with members of its own besides callTool", () => {

@@ -22,7 +22,11 @@ interface Report {
 const worker = fileURLToPath(new URL("./openai-agents-resume-worker.ts", import.meta.url));
 
 /** Resume a paused run in a new OS process with a person's decision; resolves with what it reports. */
-const resumeElsewhere = (url: string, order: { state: string; decision: "approve" | "reject"; message?: string }, children: ChildProcess[]): Promise<Report> =>
+const resumeElsewhere = (
+  url: string,
+  order: { state: string; decision: "approve" | "reject"; message?: string },
+  children: ChildProcess[],
+): Promise<Report> =>
   new Promise((resolve, reject) => {
     const child = fork(worker, [url], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
     children.push(child);
@@ -41,8 +45,12 @@ describe("approvals through the SDK's interruptions, in one process", () => {
     const result = await run(mailer.agent, "Ask Bob to lunch");
     await mailer.stack.flush();
     expect(mailer.sent).toEqual([]);
-    expect(result.interruptions.map((i) => [i.name, i.rawItem])).toMatchObject([["send_email", { callId: "call_bob", arguments: '{"to":"bob@corp.test","body":"Lunch?"}' }]]);
-    expect(mailer.events.map((e) => e.outcome)).toEqual([{ _tag: "Rejected", by: "approval", reason: `send_email was not approved: ${pendingApprovalReason}` }]);
+    expect(result.interruptions.map((i) => [i.name, i.rawItem])).toMatchObject([
+      ["send_email", { callId: "call_bob", arguments: '{"to":"bob@corp.test","body":"Lunch?"}' }],
+    ]);
+    expect(mailer.events.map((e) => e.outcome)).toEqual([
+      { _tag: "Rejected", by: "approval", reason: `send_email was not approved: ${pendingApprovalReason}` },
+    ]);
   });
 
   it("the tool's own needsApproval pauses the run after the hooks let the call through; its toolCall run ends with ApprovalPendingError", async () => {
@@ -53,8 +61,17 @@ describe("approvals through the SDK's interruptions, in one process", () => {
     const { guardAgent } = await import("../../src/adapters/openai-agents/index.ts");
     const outcomes: unknown[] = [];
     const stack = createAgentStack().use("toolCall", { name: "watch", observe: (e) => void outcomes.push(e.outcome) });
-    const sendEmail = tool({ name: "send_email", description: "Send", parameters: z.object({ to: z.string(), body: z.string() }), needsApproval: true, execute: async () => "ok" });
-    const result = await run(guardAgent(stack, new Agent({ name: "m", tools: [sendEmail], model: new ScriptedModel([emailBob()]) })), "Ask Bob to lunch");
+    const sendEmail = tool({
+      name: "send_email",
+      description: "Send",
+      parameters: z.object({ to: z.string(), body: z.string() }),
+      needsApproval: true,
+      execute: async () => "ok",
+    });
+    const result = await run(
+      guardAgent(stack, new Agent({ name: "m", tools: [sendEmail], model: new ScriptedModel([emailBob()]) })),
+      "Ask Bob to lunch",
+    );
     await stack.flush();
     expect(result.interruptions).toHaveLength(1);
     expect(outcomes).toEqual([{ _tag: "Failed", error: expect.any(ApprovalPendingError) }]);
@@ -62,7 +79,10 @@ describe("approvals through the SDK's interruptions, in one process", () => {
   });
 
   it("a call policy refuses is answered at once and never becomes an interruption", async () => {
-    const mailer = buildMailer(new MemoryStore(), [[functionCall("delete_mailbox", {}, { callId: "call_del" })], [assistantMessage("I may not.")]]);
+    const mailer = buildMailer(new MemoryStore(), [
+      [functionCall("delete_mailbox", {}, { callId: "call_del" })],
+      [assistantMessage("I may not.")],
+    ]);
     const result = await run(mailer.agent, "Delete my mailbox");
     expect(result.interruptions).toEqual([]);
     expect(result.finalOutput).toBe("I may not.");
@@ -103,7 +123,13 @@ describe("approvals through the SDK's interruptions, in one process", () => {
     const { modelStream } = await import("@openai/agents/testing");
     const store = new MemoryStore();
     const call = functionCall("send_email", { to: "bob@corp.test", body: "Lunch?" }, { callId: "call_bob" });
-    const streamedCall = modelStream([{ type: "response_started" }, { type: "response_done", response: { id: "r1", usage: { requests: 1, inputTokens: 5, outputTokens: 5, totalTokens: 10 }, output: [call] } }] as never);
+    const streamedCall = modelStream([
+      { type: "response_started" },
+      {
+        type: "response_done",
+        response: { id: "r1", usage: { requests: 1, inputTokens: 5, outputTokens: 5, totalTokens: 10 }, output: [call] },
+      },
+    ] as never);
     const first = buildMailer(store, [streamedCall]);
     const paused = await run(first.agent, "Ask Bob to lunch", { stream: true });
     await paused.completed;
@@ -123,11 +149,26 @@ describe("approvals through the SDK's interruptions, in one process", () => {
     const { z } = await import("zod");
     const { fromClaudeSettings } = await import("../../src/executors/settings.ts");
     const { guardAgent } = await import("../../src/adapters/openai-agents/index.ts");
-    const answer = JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "emails leave the company" } });
-    const { stack } = fromClaudeSettings([{ file: "settings.json", settings: { hooks: { PreToolUse: [{ matcher: "send_email", hooks: [{ type: "command", command: `echo '${answer}'` }] }] } } }]);
+    const answer = JSON.stringify({
+      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "emails leave the company" },
+    });
+    const { stack } = fromClaudeSettings([
+      {
+        file: "settings.json",
+        settings: { hooks: { PreToolUse: [{ matcher: "send_email", hooks: [{ type: "command", command: `echo '${answer}'` }] }] } },
+      },
+    ]);
     const sent: string[] = [];
-    const sendEmail = tool({ name: "send_email", description: "Send", parameters: z.object({ to: z.string(), body: z.string() }), execute: async ({ to }) => (sent.push(to), "ok") });
-    const result = await run(guardAgent(stack, new Agent({ name: "m", tools: [sendEmail], model: new ScriptedModel([emailBob()]) })), "Ask Bob to lunch");
+    const sendEmail = tool({
+      name: "send_email",
+      description: "Send",
+      parameters: z.object({ to: z.string(), body: z.string() }),
+      execute: async ({ to }) => (sent.push(to), "ok"),
+    });
+    const result = await run(
+      guardAgent(stack, new Agent({ name: "m", tools: [sendEmail], model: new ScriptedModel([emailBob()]) })),
+      "Ask Bob to lunch",
+    );
     expect(sent).toEqual([]);
     expect(result.interruptions.map((i) => i.rawItem)).toMatchObject([{ callId: "call_bob", name: "send_email" }]);
   });
@@ -141,10 +182,22 @@ describe("approvals through the SDK's interruptions, in one process", () => {
     const { approval } = await import("../../src/middleware/approval.ts");
     const { guardAgent } = await import("../../src/adapters/openai-agents/index.ts");
     const asked: unknown[] = [];
-    const stack = withMiddleware(createAgentStack({ approval: (request) => (asked.push(request.input), { decision: "approve" }) }), approval({ match: "send_email" }));
+    const stack = withMiddleware(
+      createAgentStack({ approval: (request) => (asked.push(request.input), { decision: "approve" }) }),
+      approval({ match: "send_email" }),
+    );
     const sent: string[] = [];
-    const sendEmail = tool({ name: "send_email", description: "Send", parameters: z.object({ to: z.string(), body: z.string() }), execute: async ({ to }) => (sent.push(to), "ok") });
-    const agent = guardAgent(stack, new Agent({ name: "m", tools: [sendEmail], model: new ScriptedModel([emailBob(), [assistantMessage("Sent.")]]) }), { tools: { approvals: "stack" } });
+    const sendEmail = tool({
+      name: "send_email",
+      description: "Send",
+      parameters: z.object({ to: z.string(), body: z.string() }),
+      execute: async ({ to }) => (sent.push(to), "ok"),
+    });
+    const agent = guardAgent(
+      stack,
+      new Agent({ name: "m", tools: [sendEmail], model: new ScriptedModel([emailBob(), [assistantMessage("Sent.")]]) }),
+      { tools: { approvals: "stack" } },
+    );
     const result = await run(agent, "Ask Bob to lunch");
     expect(result.interruptions).toEqual([]);
     expect(sent).toEqual(["bob@corp.test"]);
@@ -175,7 +228,12 @@ describeRedisProcess("approvals through the SDK's interruptions, resumed in anot
 
     const approved = await resumeElsewhere(server.url, { state: saved, decision: "approve" }, children);
     expect(approved.pid).not.toBe(process.pid);
-    expect(approved).toMatchObject({ finalOutput: "The email is on its way.", sent: ["bob@corp.test"], outcomes: ["Completed"], read: ["sent to bob@corp.test"] });
+    expect(approved).toMatchObject({
+      finalOutput: "The email is on its way.",
+      sent: ["bob@corp.test"],
+      outcomes: ["Completed"],
+      read: ["sent to bob@corp.test"],
+    });
 
     const again = await resumeElsewhere(server.url, { state: saved, decision: "approve" }, children);
     expect(again.sent).toBeUndefined();
@@ -186,7 +244,11 @@ describeRedisProcess("approvals through the SDK's interruptions, resumed in anot
   it("a run paused here resumes in a worker with the person's rejection: nothing is sent and the model reads the person's message", async () => {
     const mailer = buildMailer(store, [[functionCall("send_email", { to: "eve@corp.test", body: "Hi" }, { callId: "call_eve" })]]);
     const paused = await run(mailer.agent, "Write to Eve");
-    const rejected = await resumeElsewhere(server.url, { state: paused.state.toString(), decision: "reject", message: "The user declined: do not email Eve." }, children);
+    const rejected = await resumeElsewhere(
+      server.url,
+      { state: paused.state.toString(), decision: "reject", message: "The user declined: do not email Eve." },
+      children,
+    );
     expect(rejected).toMatchObject({ finalOutput: "The email is on its way.", sent: [], read: ["The user declined: do not email Eve."] });
   });
 });

@@ -33,8 +33,16 @@ export const buildMailer = (store: StateStore | undefined, script: readonly Scri
     parameters: z.object({ to: z.string(), body: z.string() }),
     execute: async ({ to }) => (sent.push(to), `sent to ${to}`),
   });
-  const deleteMailbox = tool({ name: "delete_mailbox", description: "Delete the mailbox", parameters: z.object({}), execute: async () => "deleted" });
+  const deleteMailbox = tool({
+    name: "delete_mailbox",
+    description: "Delete the mailbox",
+    parameters: z.object({}),
+    execute: async () => "deleted",
+  });
   const model = new ScriptedModel(script);
-  const agent = guardAgent(stack, new Agent({ name: "mailer", instructions: "You send emails.", tools: [sendEmail, deleteMailbox], model }));
+  const agent = guardAgent(
+    stack,
+    new Agent({ name: "mailer", instructions: "You send emails.", tools: [sendEmail, deleteMailbox], model }),
+  );
   return { agent, stack, model, sent, events };
 };

@@ -12,7 +12,8 @@ import { guardModel, guardModelProvider } from "../../src/adapters/openai-agents
 
 setTracingDisabled(true);
 
-const usage = (inputTokens: number, outputTokens: number) => new Usage({ requests: 1, inputTokens, outputTokens, totalTokens: inputTokens + outputTokens });
+const usage = (inputTokens: number, outputTokens: number) =>
+  new Usage({ requests: 1, inputTokens, outputTokens, totalTokens: inputTokens + outputTokens });
 const answer = (text: string, u = usage(11, 7)) => modelResponse({ usage: u, output: [assistantMessage(text)], responseId: "resp_1" });
 
 /** A stream as the OpenAI models send it: started, text deltas, then the whole response with its usage. */
@@ -22,7 +23,11 @@ const streamOf = (chunks: readonly string[], u = { inputTokens: 9, outputTokens:
     ...chunks.map((delta) => ({ type: "output_text_delta" as const, delta, itemId: "msg_1" })),
     {
       type: "response_done",
-      response: { id: "resp_2", usage: { requests: 1, ...u, totalTokens: u.inputTokens + u.outputTokens }, output: [assistantMessage(chunks.join(""), { id: "msg_1" })] },
+      response: {
+        id: "resp_2",
+        usage: { requests: 1, ...u, totalTokens: u.inputTokens + u.outputTokens },
+        output: [assistantMessage(chunks.join(""), { id: "msg_1" })],
+      },
     },
   ] as StreamEvent[]);
 
@@ -33,13 +38,27 @@ describe("guardModel: a request as hooks see it", () => {
     const inner = new ScriptedModel([[functionCall("lookup", { q: "tides" }, { callId: "c1" })], answer("High tide at 6.")]);
     const { tool } = await import("@openai/agents");
     const { z } = await import("zod");
-    const lookup = tool({ name: "lookup", description: "Look things up", parameters: z.object({ q: z.string() }), execute: async ({ q }) => `tides for ${q}: 6am` });
-    const agent = new Agent({ name: "a", instructions: "Be brief.", model: guardModel(stack, inner, { name: "gpt-test" }), tools: [lookup], modelSettings: { temperature: 0.2, maxTokens: 50 } });
+    const lookup = tool({
+      name: "lookup",
+      description: "Look things up",
+      parameters: z.object({ q: z.string() }),
+      execute: async ({ q }) => `tides for ${q}: 6am`,
+    });
+    const agent = new Agent({
+      name: "a",
+      instructions: "Be brief.",
+      model: guardModel(stack, inner, { name: "gpt-test" }),
+      tools: [lookup],
+      modelSettings: { temperature: 0.2, maxTokens: 50 },
+    });
     await run(agent, "When is high tide?");
     expect(seen).toHaveLength(2);
     expect(seen[0]).toMatchObject({
       model: "gpt-test",
-      messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "When is high tide?" }],
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "When is high tide?" },
+      ],
       tools: [{ name: "lookup", description: "Look things up" }],
       temperature: 0.2,
       maxOutputTokens: 50,
@@ -55,7 +74,10 @@ describe("guardModel: a request as hooks see it", () => {
     const stack = createAgentStack().use("modelCall", { name: "noop", before: () => Continue });
     let given: SdkRequest | undefined;
     const inner = new ScriptedModel([answer("ok")]);
-    const spy = { getResponse: (r: SdkRequest) => ((given = r), inner.getResponse(r)), getStreamedResponse: (r: SdkRequest) => inner.getStreamedResponse(r) };
+    const spy = {
+      getResponse: (r: SdkRequest) => ((given = r), inner.getResponse(r)),
+      getStreamedResponse: (r: SdkRequest) => inner.getStreamedResponse(r),
+    };
     const request: SdkRequest = { input: "hi", modelSettings: {}, tools: [], handoffs: [], outputType: "text", tracing: false };
     await guardModel(stack, spy).getResponse(request);
     expect(given).toBe(request);
@@ -66,34 +88,66 @@ describe("guardModel: rewrites reach the model", () => {
   it("a before hook's rewrite of the user's message reaches the model, with the item's other fields kept", async () => {
     const stack = createAgentStack().use("modelCall", {
       name: "mask",
-      before: (req) => Transform({ ...req, messages: req.messages.map((m) => (m.role === "user" ? { ...m, content: m.content.replaceAll("4111 1111 1111 1111", "[card]") } : m)) }),
+      before: (req) =>
+        Transform({
+          ...req,
+          messages: req.messages.map((m) =>
+            m.role === "user" ? { ...m, content: m.content.replaceAll("4111 1111 1111 1111", "[card]") } : m,
+          ),
+        }),
     });
     const inner = new ScriptedModel([answer("Noted.")]);
     const agent = new Agent({ name: "a", instructions: "Be kind.", model: guardModel(stack, inner) });
-    await run(agent, [{ role: "user", id: "item-7", content: [{ type: "input_text", text: "My card is 4111 1111 1111 1111" }, { type: "input_image", image: "https://example.com/x.png" }] }]);
+    await run(agent, [
+      {
+        role: "user",
+        id: "item-7",
+        content: [
+          { type: "input_text", text: "My card is 4111 1111 1111 1111" },
+          { type: "input_image", image: "https://example.com/x.png" },
+        ],
+      },
+    ]);
     const sent = inner.calls[0]?.request;
     expect(sent?.systemInstructions).toBe("Be kind.");
     expect(sent?.input).toEqual([
-      { role: "user", id: "item-7", content: [{ type: "input_text", text: "My card is [card]" }, { type: "input_image", image: "https://example.com/x.png" }] },
+      {
+        role: "user",
+        id: "item-7",
+        content: [
+          { type: "input_text", text: "My card is [card]" },
+          { type: "input_image", image: "https://example.com/x.png" },
+        ],
+      },
     ]);
   });
 
   it("a rewrite of the instructions, the temperature and the tools offered reaches the model; a removed tool is not offered", async () => {
     const stack = createAgentStack().use("modelCall", {
       name: "tune",
-      before: (req) => Transform({
-        ...req,
-        temperature: 0,
-        messages: req.messages.map((m) => (m.role === "system" ? { ...m, content: `${m.content} Never share secrets.` } : m)),
-        tools: (req.tools ?? []).filter((t) => t.name !== "delete_all"),
-      }),
+      before: (req) =>
+        Transform({
+          ...req,
+          temperature: 0,
+          messages: req.messages.map((m) => (m.role === "system" ? { ...m, content: `${m.content} Never share secrets.` } : m)),
+          tools: (req.tools ?? []).filter((t) => t.name !== "delete_all"),
+        }),
     });
     const { tool } = await import("@openai/agents");
     const { z } = await import("zod");
     const keep = tool({ name: "search", description: "search", parameters: z.object({}), execute: async () => "" });
     const drop = tool({ name: "delete_all", description: "delete", parameters: z.object({}), execute: async () => "" });
     const inner = new ScriptedModel([answer("ok")]);
-    await run(new Agent({ name: "a", instructions: "Help.", model: guardModel(stack, inner), tools: [keep, drop], modelSettings: { temperature: 0.9 } }), "hi");
+    await run(
+      new Agent({
+        name: "a",
+        instructions: "Help.",
+        model: guardModel(stack, inner),
+        tools: [keep, drop],
+        modelSettings: { temperature: 0.9 },
+      }),
+      "hi",
+    );
     const sent = inner.calls[0]?.request;
     expect(sent?.systemInstructions).toBe("Help. Never share secrets.");
     expect(sent?.modelSettings.temperature).toBe(0);
@@ -108,11 +162,16 @@ describe("guardModel: rewrites reach the model", () => {
   });
 
   it("an after hook's rewrite of the answer is what the run returns and records, with the message's id kept", async () => {
-    const stack = createAgentStack().use("modelCall", { name: "upper", after: (res) => Transform({ ...res, text: res.text.toUpperCase() }) });
+    const stack = createAgentStack().use("modelCall", {
+      name: "upper",
+      after: (res) => Transform({ ...res, text: res.text.toUpperCase() }),
+    });
     const inner = new ScriptedModel([modelResponse({ usage: usage(3, 2), output: [assistantMessage("quiet please", { id: "msg_9" })] })]);
     const result = await run(new Agent({ name: "a", model: guardModel(stack, inner) }), "hi");
     expect(result.finalOutput).toBe("QUIET PLEASE");
-    expect(result.newItems.map((i) => i.rawItem)).toMatchObject([{ id: "msg_9", content: [{ type: "output_text", text: "QUIET PLEASE" }] }]);
+    expect(result.newItems.map((i) => i.rawItem)).toMatchObject([
+      { id: "msg_9", content: [{ type: "output_text", text: "QUIET PLEASE" }] },
+    ]);
   });
 
   it("an after hook that drops a tool call keeps the SDK from running it", async () => {
@@ -120,7 +179,15 @@ describe("guardModel: rewrites reach the model", () => {
     const { tool } = await import("@openai/agents");
     const { z } = await import("zod");
     const wipe = tool({ name: "wipe", description: "wipe", parameters: z.object({}), execute: async () => (ran.push("wipe"), "wiped") });
-    const stack = createAgentStack().use("modelCall", { name: "no-wipe", after: (res) => Transform({ ...res, toolCalls: res.toolCalls.filter((c) => c.name !== "wipe"), text: res.toolCalls.length > 0 ? "I will not wipe." : res.text }) });
+    const stack = createAgentStack().use("modelCall", {
+      name: "no-wipe",
+      after: (res) =>
+        Transform({
+          ...res,
+          toolCalls: res.toolCalls.filter((c) => c.name !== "wipe"),
+          text: res.toolCalls.length > 0 ? "I will not wipe." : res.text,
+        }),
+    });
     const inner = new ScriptedModel([[functionCall("wipe", {}, { callId: "w1" })]]);
     const result = await run(new Agent({ name: "a", model: guardModel(stack, inner), tools: [wipe] }), "wipe it");
     expect(ran).toEqual([]);
@@ -166,7 +233,13 @@ describe("guardModel: usage and errors", () => {
   });
 
   it("a hook that fails closed makes the call throw an OutcomeRejectedError naming it", async () => {
-    const stack = createAgentStack().use("modelCall", { name: "broken", failMode: "closed", before: () => { throw new Error("bug"); } });
+    const stack = createAgentStack().use("modelCall", {
+      name: "broken",
+      failMode: "closed",
+      before: () => {
+        throw new Error("bug");
+      },
+    });
     const agent = new Agent({ name: "a", model: guardModel(stack, new ScriptedModel([answer("never")])) });
     await expect(run(agent, "hi")).rejects.toSatisfy((e: unknown) => e instanceof OutcomeRejectedError && e.by === "broken");
   });
@@ -174,7 +247,13 @@ describe("guardModel: usage and errors", () => {
   it("a caller's abort ends the run with the caller's reason", async () => {
     const controller = new AbortController();
     const reason = new Error("user left");
-    const stack = createAgentStack().use("modelCall", { name: "slow", before: async () => { controller.abort(reason); await new Promise((r) => setTimeout(r, 50)); } });
+    const stack = createAgentStack().use("modelCall", {
+      name: "slow",
+      before: async () => {
+        controller.abort(reason);
+        await new Promise((r) => setTimeout(r, 50));
+      },
+    });
     const agent = new Agent({ name: "a", model: guardModel(stack, new ScriptedModel([answer("late")])) });
     await expect(run(agent, "hi", { signal: controller.signal })).rejects.toBe(reason);
   });
@@ -182,14 +261,19 @@ describe("guardModel: usage and errors", () => {
 
 describe("guardModel: streams are gated", () => {
   const SECRET = "sk-live-4f9a2c";
-  const gate = outputGate({ name: "redact-keys", holdBack: { window: SECRET.length }, check: (text) => (text.includes(SECRET) ? Transform(text.replaceAll(SECRET, "[redacted]")) : Continue) });
+  const gate = outputGate({
+    name: "redact-keys",
+    holdBack: { window: SECRET.length },
+    check: (text) => (text.includes(SECRET) ? Transform(text.replaceAll(SECRET, "[redacted]")) : Continue),
+  });
 
   it("a secret split across deltas never reaches the stream's reader, and the run's answer is the gated one", async () => {
     const stack = createAgentStack().use("modelCall", gate);
     const inner = new ScriptedModel([streamOf(["Your key is sk-", "live-4f", "9a2c, keep it safe."])]);
     const streamed = await run(new Agent({ name: "a", model: guardModel(stack, inner) }), "key?", { stream: true });
     let text = "";
-    for await (const event of streamed) if (event.type === "raw_model_stream_event" && event.data.type === "output_text_delta") text += event.data.delta;
+    for await (const event of streamed)
+      if (event.type === "raw_model_stream_event" && event.data.type === "output_text_delta") text += event.data.delta;
     await streamed.completed;
     expect(text).toBe("Your key is [redacted], keep it safe.");
     expect(streamed.finalOutput).toBe("Your key is [redacted], keep it safe.");
@@ -199,14 +283,24 @@ describe("guardModel: streams are gated", () => {
 
   it("the same gate gives the same answer without a stream", async () => {
     const stack = createAgentStack().use("modelCall", gate);
-    const result = await run(new Agent({ name: "a", model: guardModel(stack, new ScriptedModel([answer(`Your key is ${SECRET}, keep it safe.`)])) }), "key?");
+    const result = await run(
+      new Agent({ name: "a", model: guardModel(stack, new ScriptedModel([answer(`Your key is ${SECRET}, keep it safe.`)])) }),
+      "key?",
+    );
     expect(result.finalOutput).toBe("Your key is [redacted], keep it safe.");
   });
 
   it("after hooks of a streamed call see the assembled answer with the usage the model reported", async () => {
     const seen: ModelResponse[] = [];
     const stack = createAgentStack().use("modelCall", { name: "look", after: (res) => void seen.push(res as ModelResponse) });
-    const streamed = await run(new Agent({ name: "a", model: guardModel(stack, new ScriptedModel([streamOf(["Hel", "lo"], { inputTokens: 21, outputTokens: 2 })])) }), "hi", { stream: true });
+    const streamed = await run(
+      new Agent({
+        name: "a",
+        model: guardModel(stack, new ScriptedModel([streamOf(["Hel", "lo"], { inputTokens: 21, outputTokens: 2 })])),
+      }),
+      "hi",
+      { stream: true },
+    );
     await streamed.completed;
     expect(seen).toMatchObject([{ text: "Hello", usage: { inputTokens: 21, outputTokens: 2 }, finishReason: "stop" }]);
     expect(streamed.finalOutput).toBe("Hello");
@@ -214,7 +308,9 @@ describe("guardModel: streams are gated", () => {
 
   it("events the gate does not look at (response_started) pass through as the model sent them", async () => {
     const stack = createAgentStack().use("modelCall", gate);
-    const streamed = await run(new Agent({ name: "a", model: guardModel(stack, new ScriptedModel([streamOf(["plain"])])) }), "hi", { stream: true });
+    const streamed = await run(new Agent({ name: "a", model: guardModel(stack, new ScriptedModel([streamOf(["plain"])])) }), "hi", {
+      stream: true,
+    });
     const types: string[] = [];
     for await (const event of streamed) if (event.type === "raw_model_stream_event") types.push(event.data.type);
     await streamed.completed;

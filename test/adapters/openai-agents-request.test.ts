@@ -12,7 +12,13 @@ const conversation: SdkRequest = {
     { type: "message", role: "user", id: "u1", content: "My card is 4111 1111 1111 1111" },
     reasoning,
     { type: "function_call", id: "fc_1", callId: "c1", name: "charge", arguments: '{"card":"4111 1111 1111 1111"}', status: "completed" },
-    { type: "function_call_result", callId: "c1", name: "charge", status: "completed", output: { type: "text", text: "charged 4111 1111 1111 1111" } },
+    {
+      type: "function_call_result",
+      callId: "c1",
+      name: "charge",
+      status: "completed",
+      output: { type: "text", text: "charged 4111 1111 1111 1111" },
+    },
     { type: "message", role: "assistant", id: "a1", status: "completed", content: [{ type: "output_text", text: "Done." }] },
   ] as SdkRequest["input"],
 };
@@ -21,11 +27,15 @@ const mask = (text: string) => text.replaceAll("4111 1111 1111 1111", "[card]");
 /** What a redaction hook does: every message rewritten in place, `{ ...m, content }`. */
 const redacted = (req: ModelRequest): ModelRequest => ({
   ...req,
-  messages: req.messages.map((m): Message => ({
-    ...m,
-    content: mask(m.content),
-    ...(m.toolCalls !== undefined ? { toolCalls: m.toolCalls.map((c) => ({ ...c, input: JSON.parse(mask(JSON.stringify(c.input))) as Record<string, unknown> })) } : {}),
-  })),
+  messages: req.messages.map(
+    (m): Message => ({
+      ...m,
+      content: mask(m.content),
+      ...(m.toolCalls !== undefined
+        ? { toolCalls: m.toolCalls.map((c) => ({ ...c, input: JSON.parse(mask(JSON.stringify(c.input))) as Record<string, unknown> })) }
+        : {}),
+    }),
+  ),
 });
 
 describe("openai-agents request mapping", () => {
@@ -59,7 +69,12 @@ describe("openai-agents request mapping", () => {
   it("keeps items with no twin in order when a hook drops a message, and adds new messages as new items", () => {
     const mapped = toRequest(conversation, "gpt-4.1", false);
     const [system, user, , , answer] = mapped.request.messages as Message[];
-    const out = fromRequest(conversation, mapped, { ...mapped.request, messages: [system as Message, user as Message, answer as Message, { role: "user", content: "And now?" }] }, []);
+    const out = fromRequest(
+      conversation,
+      mapped,
+      { ...mapped.request, messages: [system as Message, user as Message, answer as Message, { role: "user", content: "And now?" }] },
+      [],
+    );
     expect(out.input).toEqual([
       (conversation.input as unknown[])[0],
       reasoning,
@@ -87,7 +102,12 @@ describe("openai-agents request mapping", () => {
   it("keeps a text input text when a hook only rewrote it", () => {
     const sdk: SdkRequest = { ...base, input: "call me at 555-0100" };
     const mapped = toRequest(sdk, "m", false);
-    const out = fromRequest(sdk, mapped, { ...mapped.request, messages: mapped.request.messages.map((m) => ({ ...m, content: "call me at [phone]" })) }, []);
+    const out = fromRequest(
+      sdk,
+      mapped,
+      { ...mapped.request, messages: mapped.request.messages.map((m) => ({ ...m, content: "call me at [phone]" })) },
+      [],
+    );
     expect(out.input).toBe("call me at [phone]");
   });
 
@@ -96,14 +116,38 @@ describe("openai-agents request mapping", () => {
       ...base,
       input: "hi",
       tools: [
-        { type: "function", name: "search", description: "Search", parameters: { type: "object", properties: {}, required: [], additionalProperties: false }, strict: true },
-        { type: "function", name: "wipe", description: "Wipe", parameters: { type: "object", properties: {}, required: [], additionalProperties: false }, strict: true },
+        {
+          type: "function",
+          name: "search",
+          description: "Search",
+          parameters: { type: "object", properties: {}, required: [], additionalProperties: false },
+          strict: true,
+        },
+        {
+          type: "function",
+          name: "wipe",
+          description: "Wipe",
+          parameters: { type: "object", properties: {}, required: [], additionalProperties: false },
+          strict: true,
+        },
       ],
-      handoffs: [{ toolName: "transfer_to_billing", toolDescription: "Billing", inputJsonSchema: { type: "object", properties: {}, required: [], additionalProperties: false }, strictJsonSchema: true }],
+      handoffs: [
+        {
+          toolName: "transfer_to_billing",
+          toolDescription: "Billing",
+          inputJsonSchema: { type: "object", properties: {}, required: [], additionalProperties: false },
+          strictJsonSchema: true,
+        },
+      ],
     };
     const mapped = toRequest(sdk, "m", false);
     expect(mapped.request.tools?.map((t) => t.name)).toEqual(["search", "wipe", "transfer_to_billing"]);
-    const out = fromRequest(sdk, mapped, { ...mapped.request, tools: [{ name: "search", description: "Search the docs only" }, { name: "invented" }] }, []);
+    const out = fromRequest(
+      sdk,
+      mapped,
+      { ...mapped.request, tools: [{ name: "search", description: "Search the docs only" }, { name: "invented" }] },
+      [],
+    );
     expect(out.tools).toMatchObject([{ name: "search", description: "Search the docs only" }]);
     expect(out.handoffs).toEqual([]);
   });

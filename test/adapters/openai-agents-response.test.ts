@@ -47,7 +47,10 @@ describe("openai-agents response mapping", () => {
 
   it("rewrites a changed call's arguments in its item, drops a removed call, and adds a new one", () => {
     const produced = toResponse(sdk, "m");
-    const changed = fromResponse(sdk, produced, { ...produced, toolCalls: [{ id: "c1", name: "rotate_key", input: { key: "[redacted]" } }] });
+    const changed = fromResponse(sdk, produced, {
+      ...produced,
+      toolCalls: [{ id: "c1", name: "rotate_key", input: { key: "[redacted]" } }],
+    });
     expect(changed.output[2]).toMatchObject({ id: "fc_1", callId: "c1", arguments: '{"key":"[redacted]"}' });
     const dropped = fromResponse(sdk, produced, { ...produced, toolCalls: [] });
     expect(dropped.output.map((i) => i.type)).toEqual(["reasoning", "message"]);
@@ -63,7 +66,12 @@ describe("openai-agents response mapping", () => {
   });
 
   it("builds a response of its own for an answer no model gave (a cache's)", () => {
-    const cached: ModelResponse = { text: "from cache", toolCalls: [{ id: "k1", name: "lookup", input: { q: "x" } }], finishReason: "tool-calls", usage: { inputTokens: 0, outputTokens: 0 } };
+    const cached: ModelResponse = {
+      text: "from cache",
+      toolCalls: [{ id: "k1", name: "lookup", input: { q: "x" } }],
+      finishReason: "tool-calls",
+      usage: { inputTokens: 0, outputTokens: 0 },
+    };
     const out = fromResponse(undefined, undefined, cached);
     expect(out.usage).toBeInstanceOf(Usage);
     expect(out.output).toMatchObject([

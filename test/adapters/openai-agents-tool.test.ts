@@ -1,5 +1,12 @@
 import {
-  Agent, defineToolInputGuardrail, run, setTracingDisabled, tool, ToolCallError as SdkToolCallError, ToolGuardrailFunctionOutputFactory, webSearchTool,
+  Agent,
+  defineToolInputGuardrail,
+  run,
+  setTracingDisabled,
+  tool,
+  ToolCallError as SdkToolCallError,
+  ToolGuardrailFunctionOutputFactory,
+  webSearchTool,
   type FunctionTool,
 } from "@openai/agents";
 import { assistantMessage, functionCall, ScriptedModel } from "@openai/agents/testing";
@@ -20,7 +27,12 @@ setTracingDisabled(true);
 /** A tool that records what it ran with. */
 const recorder = (name = "send_email") => {
   const ran: string[] = [];
-  const t = tool({ name, description: "Send an email", parameters: z.object({ to: z.string() }), execute: async ({ to }) => (ran.push(to), `sent to ${to}`) });
+  const t = tool({
+    name,
+    description: "Send an email",
+    parameters: z.object({ to: z.string() }),
+    execute: async ({ to }) => (ran.push(to), `sent to ${to}`),
+  });
   return { ran, tool: t };
 };
 
@@ -42,16 +54,31 @@ const observed = () => {
 describe("guardTool: a refused call reaches the model as the SDK reports refusals", () => {
   it("the model reads the rejection exactly where and how it reads a tool input guardrail's rejectContent, and the tool does not run", async () => {
     const native = recorder();
-    const refuse = defineToolInputGuardrail({ name: "no-eve", run: async () => ToolGuardrailFunctionOutputFactory.rejectContent("Tool call send_email was rejected by no-eve: Eve is blocked") });
-    const sdkWay = await runOnce([{ ...native.tool, inputGuardrails: [refuse] }], [functionCall("send_email", { to: "eve" }, { callId: "c1" })]);
+    const refuse = defineToolInputGuardrail({
+      name: "no-eve",
+      run: async () => ToolGuardrailFunctionOutputFactory.rejectContent("Tool call send_email was rejected by no-eve: Eve is blocked"),
+    });
+    const sdkWay = await runOnce(
+      [{ ...native.tool, inputGuardrails: [refuse] }],
+      [functionCall("send_email", { to: "eve" }, { callId: "c1" })],
+    );
 
     const ours = recorder();
-    const stack = createAgentStack().use("toolCall", { name: "no-eve", before: (call) => (call.input.to === "eve" ? Reject("Eve is blocked") : undefined) });
+    const stack = createAgentStack().use("toolCall", {
+      name: "no-eve",
+      before: (call) => (call.input.to === "eve" ? Reject("Eve is blocked") : undefined),
+    });
     const ourWay = await runOnce([guardTool(stack, ours.tool)], [functionCall("send_email", { to: "eve" }, { callId: "c1" })]);
 
     expect(resultsRead(ourWay.model)).toEqual(resultsRead(sdkWay.model));
     expect(resultsRead(ourWay.model)).toEqual([
-      { type: "function_call_result", name: "send_email", callId: "c1", status: "completed", output: { type: "text", text: "Tool call send_email was rejected by no-eve: Eve is blocked" } },
+      {
+        type: "function_call_result",
+        name: "send_email",
+        callId: "c1",
+        status: "completed",
+        output: { type: "text", text: "Tool call send_email was rejected by no-eve: Eve is blocked" },
+      },
     ]);
     expect(ours.ran).toEqual([]);
     expect(native.ran).toEqual([]);
@@ -59,11 +86,19 @@ describe("guardTool: a refused call reaches the model as the SDK reports refusal
 
   it("of two calls in one turn, the one toolPolicy refuses is reported and the other runs", async () => {
     const fetched: string[] = [];
-    const fetchPage = tool({ name: "fetch_page", description: "Fetch", parameters: z.object({ url: z.string() }), execute: async ({ url }) => (fetched.push(url), `<html>${url}</html>`) });
+    const fetchPage = tool({
+      name: "fetch_page",
+      description: "Fetch",
+      parameters: z.object({ url: z.string() }),
+      execute: async ({ url }) => (fetched.push(url), `<html>${url}</html>`),
+    });
     const stack = withMiddleware(createAgentStack(), toolPolicy({ allow: ["fetch_page"], deny: ["fetch_page(https://evil.test/*)"] }));
     const { model } = await runOnce(
       [guardTool(stack, fetchPage)],
-      [functionCall("fetch_page", { url: "https://evil.test/x" }, { callId: "c1" }), functionCall("fetch_page", { url: "https://ok.test/" }, { callId: "c2" })],
+      [
+        functionCall("fetch_page", { url: "https://evil.test/x" }, { callId: "c1" }),
+        functionCall("fetch_page", { url: "https://ok.test/" }, { callId: "c2" }),
+      ],
     );
     expect(fetched).toEqual(["https://ok.test/"]);
     const read = resultsRead(model).map((r) => [r.callId, (r.output as { text: string }).text]);
@@ -83,11 +118,20 @@ describe("guardTool: a refused call reaches the model as the SDK reports refusal
     });
     const stack = createAgentStack().use("toolCall", { name: "closed", before: () => Reject("the shop is closed") });
     const { model } = await runOnce([guardTool(stack, structured)], [functionCall("quote", { item: "tea" }, { callId: "q1" })]);
-    expect(JSON.parse((resultsRead(model)[0]?.output as { text: string }).text)).toEqual({ price: 0, note: "Tool call quote was rejected by closed: the shop is closed" });
+    expect(JSON.parse((resultsRead(model)[0]?.output as { text: string }).text)).toEqual({
+      price: 0,
+      note: "Tool call quote was rejected by closed: the shop is closed",
+    });
   });
 
   it("for a tool with an outputSchema and no errorFunction the run fails, as the SDK fails it, with our ToolCallError inside", async () => {
-    const structured = tool({ name: "quote", description: "Quote", parameters: z.object({}), outputSchema: z.object({ price: z.number() }), execute: async () => ({ price: 1 }) });
+    const structured = tool({
+      name: "quote",
+      description: "Quote",
+      parameters: z.object({}),
+      outputSchema: z.object({ price: z.number() }),
+      execute: async () => ({ price: 1 }),
+    });
     const stack = createAgentStack().use("toolCall", { name: "closed", before: () => Reject("closed") });
     const error = await runOnce([guardTool(stack, structured)], [functionCall("quote", {}, { callId: "q1" })]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SdkToolCallError);
@@ -99,7 +143,10 @@ describe("guardTool: a refused call reaches the model as the SDK reports refusal
 describe("guardTool: rewrites reach the tool and the model", () => {
   it("a Transform of the input is what the tool runs with, parsed by its own schema", async () => {
     const { ran, tool: t } = recorder();
-    const stack = createAgentStack().use("toolCall", { name: "reroute", before: (call) => Transform({ ...call, input: { to: "audit@corp.test" } }) });
+    const stack = createAgentStack().use("toolCall", {
+      name: "reroute",
+      before: (call) => Transform({ ...call, input: { to: "audit@corp.test" } }),
+    });
     await runOnce([guardTool(stack, t)], [functionCall("send_email", { to: "bob" }, { callId: "c1" })]);
     expect(ran).toEqual(["audit@corp.test"]);
   });
@@ -114,7 +161,10 @@ describe("guardTool: rewrites reach the tool and the model", () => {
 
   it("a Transform of the result is what the model reads", async () => {
     const { tool: t } = recorder();
-    const stack = createAgentStack().use("toolCall", { name: "stamp", after: (result) => Transform({ ...result, content: `${String(result.content)} [verified]` }) });
+    const stack = createAgentStack().use("toolCall", {
+      name: "stamp",
+      after: (result) => Transform({ ...result, content: `${String(result.content)} [verified]` }),
+    });
     const { model } = await runOnce([guardTool(stack, t)], [functionCall("send_email", { to: "bob" }, { callId: "c1" })]);
     expect((resultsRead(model)[0]?.output as { text: string }).text).toBe("sent to bob [verified]");
   });
@@ -129,7 +179,10 @@ describe("guardTool: rewrites reach the tool and the model", () => {
 
   it("context a hook adds reaches the model after the tool's output", async () => {
     const { tool: t } = recorder();
-    const stack = createAgentStack().use("toolCall", { name: "note", after: (_r, _call, ctx) => void ctx.addContext("Remember: emails are logged.") });
+    const stack = createAgentStack().use("toolCall", {
+      name: "note",
+      after: (_r, _call, ctx) => void ctx.addContext("Remember: emails are logged."),
+    });
     const { model } = await runOnce([guardTool(stack, t)], [functionCall("send_email", { to: "bob" }, { callId: "c1" })]);
     expect((resultsRead(model)[0]?.output as { text: string }).text).toBe("sent to bob\n\nRemember: emails are logged.");
   });
@@ -140,24 +193,47 @@ describe("guardTool: rewrites reach the tool and the model", () => {
     const stack = createAgentStack().use("toolCall", hook);
     await runOnce([guardTool(stack, t)], [functionCall("send_email", { to: "bob" }, { callId: "call_42" })]);
     await stack.flush();
-    expect(events.map((e) => [e.input, e.outcome])).toEqual([[{ id: "call_42", name: "send_email", input: { to: "bob" } }, { _tag: "Completed", value: { content: "sent to bob" } }]]);
+    expect(events.map((e) => [e.input, e.outcome])).toEqual([
+      [
+        { id: "call_42", name: "send_email", input: { to: "bob" } },
+        { _tag: "Completed", value: { content: "sent to bob" } },
+      ],
+    ]);
   });
 });
 
 describe("guardTool: errors surface as the SDK surfaces them", () => {
   it("a tool that throws: the model reads the SDK's error text, and hooks see that text as its result", async () => {
-    const failing = tool({ name: "flaky", description: "x", parameters: z.object({}), execute: async () => { throw new Error("disk full"); } });
+    const failing = tool({
+      name: "flaky",
+      description: "x",
+      parameters: z.object({}),
+      execute: async () => {
+        throw new Error("disk full");
+      },
+    });
     const { events, hook } = observed();
     const stack = createAgentStack().use("toolCall", hook);
     const { model } = await runOnce([guardTool(stack, failing)], [functionCall("flaky", {}, { callId: "f1" })]);
     await stack.flush();
     expect((resultsRead(model)[0]?.output as { text: string }).text).toBe("An error occurred while running the tool. Please try again.");
-    expect(events[0]?.outcome).toEqual({ _tag: "Completed", value: { content: "An error occurred while running the tool. Please try again." } });
+    expect(events[0]?.outcome).toEqual({
+      _tag: "Completed",
+      value: { content: "An error occurred while running the tool. Please try again." },
+    });
   });
 
   it("a tool without an errorFunction: its error reaches hooks as a failure and the run fails with it, as without us", async () => {
     const boom = new Error("disk full");
-    const failing = tool({ name: "flaky", description: "x", parameters: z.object({}), errorFunction: null, execute: async () => { throw boom; } });
+    const failing = tool({
+      name: "flaky",
+      description: "x",
+      parameters: z.object({}),
+      errorFunction: null,
+      execute: async () => {
+        throw boom;
+      },
+    });
     const { events, hook } = observed();
     const stack = createAgentStack().use("toolCall", hook);
     const error = await runOnce([guardTool(stack, failing)], [functionCall("flaky", {}, { callId: "f1" })]).catch((e: unknown) => e);
@@ -172,7 +248,9 @@ describe("guardTool: a rename", () => {
   it("a hook that renames the call fails it with UnknownToolError, and the tool does not run", async () => {
     const { ran, tool: t } = recorder();
     const stack = createAgentStack().use("toolCall", { name: "rename", before: (call) => Transform({ ...call, name: "delete_all" }) });
-    const error = await runOnce([guardTool(stack, t)], [functionCall("send_email", { to: "bob" }, { callId: "c1" })]).catch((e: unknown) => e);
+    const error = await runOnce([guardTool(stack, t)], [functionCall("send_email", { to: "bob" }, { callId: "c1" })]).catch(
+      (e: unknown) => e,
+    );
     expect(ran).toEqual([]);
     expect((error as SdkToolCallError).error).toBeInstanceOf(UnknownToolError);
   });
@@ -181,10 +259,16 @@ describe("guardTool: a rename", () => {
 describe("guardTool: the SDK's own tool guardrails and approvals still work", () => {
   it("a call the SDK's own input guardrail refuses never runs, and its toolCall run ends as not run instead of waiting", async () => {
     const { ran, tool: t } = recorder();
-    const refuse = defineToolInputGuardrail({ name: "sdk-guard", run: async () => ToolGuardrailFunctionOutputFactory.rejectContent("blocked by the SDK's guardrail") });
+    const refuse = defineToolInputGuardrail({
+      name: "sdk-guard",
+      run: async () => ToolGuardrailFunctionOutputFactory.rejectContent("blocked by the SDK's guardrail"),
+    });
     const { events, hook } = observed();
     const stack = createAgentStack().use("toolCall", hook);
-    const { model, result } = await runOnce([guardTool(stack, { ...t, inputGuardrails: [refuse] })], [functionCall("send_email", { to: "bob" }, { callId: "c1" })]);
+    const { model, result } = await runOnce(
+      [guardTool(stack, { ...t, inputGuardrails: [refuse] })],
+      [functionCall("send_email", { to: "bob" }, { callId: "c1" })],
+    );
     await stack.flush();
     expect(ran).toEqual([]);
     expect((resultsRead(model)[0]?.output as { text: string }).text).toBe("blocked by the SDK's guardrail");

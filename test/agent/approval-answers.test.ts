@@ -17,7 +17,15 @@ const corpus: readonly (readonly [string, unknown, boolean])[] = [
   ['{ decision: "reject" }', { decision: "reject" }, false],
   ["approve with an input", { decision: "approve", input: { command: "rm -rf /" } }, false],
   ["an edit to a string", { decision: "edit", input: "rm -rf /" }, false],
-  ["a getter that throws", { get decision(): string { throw new Error("boom"); } }, false],
+  [
+    "a getter that throws",
+    {
+      get decision(): string {
+        throw new Error("boom");
+      },
+    },
+    false,
+  ],
 ];
 
 describe("an approver's answers, through the reference agent", () => {
@@ -29,6 +37,7 @@ describe("an approver's answers, through the reference agent", () => {
     const turn = await createAgent({ model, stack, tools: [bash], permissionNotificationMs: false }).run("go");
     expect(turn.status).toBe("completed");
     expect(ran.length > 0).toBe(runs);
-    if (!runs) expect(model.requests.at(-1)!.messages.find((m) => m.role === "tool")?.content).toMatch(/^Tool call Bash was rejected by approval: /);
+    if (!runs)
+      expect(model.requests.at(-1)!.messages.find((m) => m.role === "tool")?.content).toMatch(/^Tool call Bash was rejected by approval: /);
   });
 });

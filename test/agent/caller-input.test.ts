@@ -1,12 +1,29 @@
 import { describe, expect, it } from "vitest";
 import {
-  createAgent, createAgentStack, createScriptedModel, outputGate, sleep, streamStarter, streamThroughStack, wrapModel, wrapTool, type ModelRequest,
+  createAgent,
+  createAgentStack,
+  createScriptedModel,
+  outputGate,
+  sleep,
+  streamStarter,
+  streamThroughStack,
+  wrapModel,
+  wrapTool,
+  type ModelRequest,
 } from "../../src/agent/index.ts";
 import { aiSdkMiddleware } from "../../src/adapters/ai-sdk.ts";
 import { collect, request } from "./stream-helpers.ts";
 
 /** An object every read of which throws, as a hostile or broken caller might pass. */
-const hostile = (): never => new Proxy({}, { get: () => { throw new Error("read refused"); } }) as never;
+const hostile = (): never =>
+  new Proxy(
+    {},
+    {
+      get: () => {
+        throw new Error("read refused");
+      },
+    },
+  ) as never;
 
 /** Run `call`; what it did, as data: a synchronous throw is the failure these tests look for. */
 const attempt = (call: () => unknown): { threw: unknown } | { value: unknown } => {
@@ -19,7 +36,12 @@ const attempt = (call: () => unknown): { threw: unknown } | { value: unknown } =
 
 describe("sleep with bad arguments", () => {
   it("rejects with a TypeError before any timer starts, so nothing throws later", async () => {
-    for (const [ms, signal] of [[20, {}], [20, hostile()], [Infinity, undefined], [Number.NaN, undefined]] as const) {
+    for (const [ms, signal] of [
+      [20, {}],
+      [20, hostile()],
+      [Infinity, undefined],
+      [Number.NaN, undefined],
+    ] as const) {
       const outcome = attempt(() => sleep(ms, signal as never));
       expect(outcome).toHaveProperty("value");
       await expect((outcome as { value: Promise<void> }).value).rejects.toThrow(TypeError);
@@ -29,7 +51,13 @@ describe("sleep with bad arguments", () => {
   });
 
   it("still resolves when a lookalike signal's removeEventListener throws", async () => {
-    const signal = { aborted: false, addEventListener: () => {}, removeEventListener: () => { throw new Error("remove boom"); } } as unknown as AbortSignal;
+    const signal = {
+      aborted: false,
+      addEventListener: () => {},
+      removeEventListener: () => {
+        throw new Error("remove boom");
+      },
+    } as unknown as AbortSignal;
     await expect(sleep(5, signal)).resolves.toBeUndefined();
   });
 });
@@ -77,7 +105,10 @@ describe("wrapTool(...).call with a bad call or options", () => {
   });
 
   it("rejects, rather than throws, when the call or the options throw when read", async () => {
-    for (const [call, options] of [[hostile(), undefined], [{ id: "1", input: {} }, hostile()]] as const) {
+    for (const [call, options] of [
+      [hostile(), undefined],
+      [{ id: "1", input: {} }, hostile()],
+    ] as const) {
       const outcome = attempt(() => tool.call(call as never, options as never));
       expect(outcome).toHaveProperty("value");
       await expect((outcome as { value: Promise<unknown> }).value).rejects.toThrow("read refused");
@@ -90,16 +121,25 @@ describe("settings refused where they are made, not by every later call", () => 
 
   it("createAgent refuses a sub-agent's maxSteps of NaN or -1, and a sub-agent tool without execute", () => {
     const stack = createAgentStack();
-    expect(() => createAgent({ model, stack, subagents: [{ name: "helper", maxSteps: Number.NaN }] })).toThrow(/createAgent: subagent "helper": maxSteps must be an integer of at least 1, got NaN/);
-    expect(() => createAgent({ model, stack, subagents: [{ name: "helper", maxSteps: -1 }] })).toThrow(/maxSteps must be an integer of at least 1, got -1/);
-    expect(() => createAgent({ model, stack, subagents: [{ name: "helper", tools: [{ name: "Read" } as never] }] })).toThrow(/tool "Read" of subagent "helper" has no execute function/);
+    expect(() => createAgent({ model, stack, subagents: [{ name: "helper", maxSteps: Number.NaN }] })).toThrow(
+      /createAgent: subagent "helper": maxSteps must be an integer of at least 1, got NaN/,
+    );
+    expect(() => createAgent({ model, stack, subagents: [{ name: "helper", maxSteps: -1 }] })).toThrow(
+      /maxSteps must be an integer of at least 1, got -1/,
+    );
+    expect(() => createAgent({ model, stack, subagents: [{ name: "helper", tools: [{ name: "Read" } as never] }] })).toThrow(
+      /tool "Read" of subagent "helper" has no execute function/,
+    );
   });
 
   it("createAgent refuses an unknown stream hold-back", () => {
-    expect(() => createAgent({ model, stack: createAgentStack(), stream: { holdBack: "bogus" as never } })).toThrow(/createAgent: stream\.holdBack must be/);
+    expect(() => createAgent({ model, stack: createAgentStack(), stream: { holdBack: "bogus" as never } })).toThrow(
+      /createAgent: stream\.holdBack must be/,
+    );
     expect(() => createAgent({ model, stack: createAgentStack(), stream: { holdBack: { window: -1 } } })).toThrow(TypeError);
     // A window of 0 holds nothing back, and Infinity everything: both were accepted before these checks and still are.
-    for (const window of [0, 2.5, Infinity]) expect(() => createAgent({ model, stack: createAgentStack(), stream: { holdBack: { window } } })).not.toThrow();
+    for (const window of [0, 2.5, Infinity])
+      expect(() => createAgent({ model, stack: createAgentStack(), stream: { holdBack: { window } } })).not.toThrow();
   });
 
   it("wrapModel and aiSdkMiddleware refuse an unknown hold-back when made, not on every stream", () => {
@@ -109,7 +149,9 @@ describe("settings refused where they are made, not by every later call", () => 
   });
 
   it("outputGate refuses a hold-back of none (its check could never stop text already sent) and a missing check", () => {
-    expect(() => outputGate({ name: "g", holdBack: "none" as never, check: () => undefined })).toThrow(/outputGate "g": holdBack must be "all" or \{ window: n \}/);
+    expect(() => outputGate({ name: "g", holdBack: "none" as never, check: () => undefined })).toThrow(
+      /outputGate "g": holdBack must be "all" or \{ window: n \}/,
+    );
     expect(() => outputGate({ name: "g", holdBack: { window: Number.NaN }, check: () => undefined })).toThrow(TypeError);
     expect(() => outputGate({ name: "g", check: 5 as never })).toThrow(/outputGate "g": check must be a function/);
   });
@@ -160,7 +202,13 @@ describe("a session whose signal and prompt signal are both lookalikes", () => {
   });
 
   it("answers the prompt when both lookalikes throw from removeEventListener, which only keeps their listeners", async () => {
-    const throwing = () => ({ ...lookalikeSignal().signal, removeEventListener: () => { throw new Error("remove boom"); } }) as unknown as AbortSignal;
+    const throwing = () =>
+      ({
+        ...lookalikeSignal().signal,
+        removeEventListener: () => {
+          throw new Error("remove boom");
+        },
+      }) as unknown as AbortSignal;
     const agent = createAgent({ model: createScriptedModel({ turns: ["hello"], whenDone: "hello" }), stack: createAgentStack() });
     const turn = await (await agent.session({ signal: throwing() })).prompt("hi", { signal: throwing() });
     expect([turn.status, turn.text]).toEqual(["completed", "hello"]);

@@ -12,28 +12,38 @@ import { fromClaudeSettings } from "../../src/executors/index.ts";
 import { answer, decision, fixtures, on, settings, specific } from "../support/claude-code/hooks.ts";
 import { tempDir } from "../executors/helpers.ts";
 
-const record = (out?: object) => answer({ save: "$CLAUDE_PROJECT_DIR/.events/$(date +%s%N)-$$.json", ...(out !== undefined ? { out } : {}) });
+const record = (out?: object) =>
+  answer({ save: "$CLAUDE_PROJECT_DIR/.events/$(date +%s%N)-$$.json", ...(out !== undefined ? { out } : {}) });
 
 /** The events a run's recording hooks saved, in the order they arrived. */
 const recorded = (dir: string): Record<string, unknown>[] =>
-  readdirSync(join(dir, ".events")).sort().map((f) => JSON.parse(readFileSync(join(dir, ".events", f), "utf8")) as Record<string, unknown>);
+  readdirSync(join(dir, ".events"))
+    .sort()
+    .map((f) => JSON.parse(readFileSync(join(dir, ".events", f), "utf8")) as Record<string, unknown>);
 
-const fixture = (event: string): Record<string, unknown> => JSON.parse(readFileSync(join(fixtures, "events", `${event}.json`), "utf8")) as Record<string, unknown>;
+const fixture = (event: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(join(fixtures, "events", `${event}.json`), "utf8")) as Record<string, unknown>;
 
-const write = defineTool<{ file_path?: unknown; content?: unknown }>({ name: "Write", execute: ({ file_path }) => ({ type: "create", filePath: String(file_path) }) });
+const write = defineTool<{ file_path?: unknown; content?: unknown }>({
+  name: "Write",
+  execute: ({ file_path }) => ({ type: "create", filePath: String(file_path) }),
+});
 
 /** The main loop's answers, one per request, and the sub-agent's. */
 const script = (request: ModelRequest) => {
   if (request.messages[0]?.content === "You help.") return "helped";
   const results = request.messages.filter((m) => m.role === "tool").length;
   const last = request.messages.at(-1)!;
-  if (last.role === "user" && last.content === "fail now") return { error: Object.assign(new Error("429 Too Many Requests"), { status: 429 }) };
-  return [
-    { toolCalls: [{ name: "Bash", input: { command: "echo hi" }, id: "toolu_1" }] },
-    { toolCalls: [{ name: "Bash", input: { command: "exit 3" }, id: "toolu_2" }] },
-    { toolCalls: [{ name: "Write", input: { file_path: "notes.txt", content: "notes\n" }, id: "toolu_3" }] },
-    { toolCalls: [{ name: "helper", input: { prompt: "look around" }, id: "toolu_4" }] },
-  ][results] ?? "Done.";
+  if (last.role === "user" && last.content === "fail now")
+    return { error: Object.assign(new Error("429 Too Many Requests"), { status: 429 }) };
+  return (
+    [
+      { toolCalls: [{ name: "Bash", input: { command: "echo hi" }, id: "toolu_1" }] },
+      { toolCalls: [{ name: "Bash", input: { command: "exit 3" }, id: "toolu_2" }] },
+      { toolCalls: [{ name: "Write", input: { file_path: "notes.txt", content: "notes\n" }, id: "toolu_3" }] },
+      { toolCalls: [{ name: "helper", input: { prompt: "look around" }, id: "toolu_4" }] },
+    ][results] ?? "Done."
+  );
 };
 
 describe("the Claude Code events the reference agent drives", () => {
@@ -44,19 +54,47 @@ describe("the Claude Code events the reference agent drives", () => {
   beforeAll(async () => {
     dir = tempDir();
     mkdirSync(join(dir, ".events"));
-    const all = ["SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "SubagentStart", "SubagentStop", "Stop", "PreCompact", "PostCompact", "Notification", "StopFailure", "SessionEnd"];
-    const { stack } = fromClaudeSettings(settings(
-      ...all.map((event) => on(event, undefined, record())),
-      on("PreToolUse", "Bash|helper", record()),
-      // Write needs a person: its PreToolUse hook asks, and a PermissionRequest hook answers in the person's place.
-      on("PreToolUse", "Write", record(decision("ask", "a person decides about writes"))),
-      on("PermissionRequest", "Write", record(specific("PermissionRequest", { decision: { behavior: "allow" } }))),
-    ), { cwd: dir, projectDir: dir, effort: "medium" });
+    const all = [
+      "SessionStart",
+      "UserPromptSubmit",
+      "PostToolUse",
+      "PostToolUseFailure",
+      "PostToolBatch",
+      "SubagentStart",
+      "SubagentStop",
+      "Stop",
+      "PreCompact",
+      "PostCompact",
+      "Notification",
+      "StopFailure",
+      "SessionEnd",
+    ];
+    const { stack } = fromClaudeSettings(
+      settings(
+        ...all.map((event) => on(event, undefined, record())),
+        on("PreToolUse", "Bash|helper", record()),
+        // Write needs a person: its PreToolUse hook asks, and a PermissionRequest hook answers in the person's place.
+        on("PreToolUse", "Write", record(decision("ask", "a person decides about writes"))),
+        on("PermissionRequest", "Write", record(specific("PermissionRequest", { decision: { behavior: "allow" } }))),
+      ),
+      { cwd: dir, projectDir: dir, effort: "medium" },
+    );
     ran = [];
-    const failing = defineTool({ name: "Bash", execute: ({ command }) => { ran.push(String(command)); if (command === "exit 3") throw new Error("Exit code 3"); return "hi"; } });
+    const failing = defineTool({
+      name: "Bash",
+      execute: ({ command }) => {
+        ran.push(String(command));
+        if (command === "exit 3") throw new Error("Exit code 3");
+        return "hi";
+      },
+    });
     const agent = createAgent({
-      model: createScriptedModel({ turns: [], whenDone: script }), stack, tools: [failing, write], subagents: [{ name: "helper", system: "You help." }],
-      transcript: { dir: join(dir, "transcripts") }, idleNotificationMs: false,
+      model: createScriptedModel({ turns: [], whenDone: script }),
+      stack,
+      tools: [failing, write],
+      subagents: [{ name: "helper", system: "You help." }],
+      transcript: { dir: join(dir, "transcripts") },
+      idleNotificationMs: false,
     });
     const session = await agent.session({ sessionId: "s-events" });
     await session.prompt("Run the task.");
@@ -67,15 +105,36 @@ describe("the Claude Code events the reference agent drives", () => {
   }, 60_000);
 
   it("fires each event at the moment Claude Code does", () => {
-    expect(events.map((e) => `${String(e.hook_event_name)}${e.tool_name ? `:${String(e.tool_name)}` : ""}${e.source ? `:${String(e.source)}` : ""}`)).toEqual([
-      "SessionStart:startup", "UserPromptSubmit",
-      "PreToolUse:Bash", "PostToolUse:Bash", "PostToolBatch",
-      "PreToolUse:Bash", "PostToolUseFailure:Bash", "PostToolBatch",
-      "PreToolUse:Write", "PermissionRequest:Write", "PostToolUse:Write", "PostToolBatch",
-      "PreToolUse:helper", "SubagentStart", "SubagentStop", "PostToolUse:helper", "PostToolBatch",
+    expect(
+      events.map(
+        (e) => `${String(e.hook_event_name)}${e.tool_name ? `:${String(e.tool_name)}` : ""}${e.source ? `:${String(e.source)}` : ""}`,
+      ),
+    ).toEqual([
+      "SessionStart:startup",
+      "UserPromptSubmit",
+      "PreToolUse:Bash",
+      "PostToolUse:Bash",
+      "PostToolBatch",
+      "PreToolUse:Bash",
+      "PostToolUseFailure:Bash",
+      "PostToolBatch",
+      "PreToolUse:Write",
+      "PermissionRequest:Write",
+      "PostToolUse:Write",
+      "PostToolBatch",
+      "PreToolUse:helper",
+      "SubagentStart",
+      "SubagentStop",
+      "PostToolUse:helper",
+      "PostToolBatch",
       "Stop",
-      "PreCompact", "PostCompact", "Notification", "SessionStart:compact",
-      "UserPromptSubmit", "StopFailure", "Notification",
+      "PreCompact",
+      "PostCompact",
+      "Notification",
+      "SessionStart:compact",
+      "UserPromptSubmit",
+      "StopFailure",
+      "Notification",
       "SessionEnd",
     ]);
     expect(ran).toEqual(["echo hi", "exit 3"]);
@@ -85,9 +144,16 @@ describe("the Claude Code events the reference agent drives", () => {
     const of = (name: string) => events.find((e) => e.hook_event_name === name)!;
     expect(of("PreCompact")).toMatchObject({ trigger: "manual", custom_instructions: null });
     expect(of("PostCompact")).toMatchObject({ trigger: "manual", compact_summary: expect.stringMatching(/^Summary of /) });
-    expect(of("SubagentStop")).toMatchObject({ agent_type: "helper", agent_transcript_path: join(dir, "transcripts", "s-events", "subagents", "agent-helper-toolu_4.jsonl"), last_assistant_message: "helped" });
+    expect(of("SubagentStop")).toMatchObject({
+      agent_type: "helper",
+      agent_transcript_path: join(dir, "transcripts", "s-events", "subagents", "agent-helper-toolu_4.jsonl"),
+      last_assistant_message: "helped",
+    });
     expect(of("StopFailure")).toMatchObject({ error: "rate_limit", error_details: "429 Too Many Requests" });
-    expect(of("Notification")).toMatchObject({ notification_type: "info", message: expect.stringMatching(/^Context compacted \(manual\)/) });
+    expect(of("Notification")).toMatchObject({
+      notification_type: "info",
+      message: expect.stringMatching(/^Context compacted \(manual\)/),
+    });
     const transcript = join(dir, "transcripts", "s-events.jsonl");
     expect(new Set(events.map((e) => e.transcript_path))).toEqual(new Set([transcript]));
     // One prompt id per prompt, on every event after it.
@@ -108,13 +174,24 @@ describe("the Claude Code events the reference agent drives", () => {
       } catch {
         continue; // no recording of it: Claude Code did not fire it offline (Notification, StopFailure, PostCompact)
       }
-      const missing = Object.keys(theirs).filter((k) => !(k in event)).sort();
-      const extra = Object.keys(event).filter((k) => !(k in theirs)).sort();
-      if (missing.length > 0 || extra.length > 0) differences[`${name}${event.tool_name ? `:${String(event.tool_name)}` : ""}${event.source ? `:${String(event.source)}` : ""}`] ??= { missing, extra };
+      const missing = Object.keys(theirs)
+        .filter((k) => !(k in event))
+        .sort();
+      const extra = Object.keys(event)
+        .filter((k) => !(k in theirs))
+        .sort();
+      if (missing.length > 0 || extra.length > 0)
+        differences[`${name}${event.tool_name ? `:${String(event.tool_name)}` : ""}${event.source ? `:${String(event.source)}` : ""}`] ??= {
+          missing,
+          extra,
+        };
     }
     const durationOnly = { missing: ["duration_ms"], extra: [] };
     expect(differences).toEqual({
-      "PostToolUse:Bash": durationOnly, "PostToolUse:Write": durationOnly, "PostToolUse:helper": durationOnly, "PostToolUseFailure:Bash": durationOnly,
+      "PostToolUse:Bash": durationOnly,
+      "PostToolUse:Write": durationOnly,
+      "PostToolUse:helper": durationOnly,
+      "PostToolUseFailure:Bash": durationOnly,
       "PermissionRequest:Write": { missing: ["permission_suggestions"], extra: [] },
       // Recorded at startup, before any prompt; after one, prompt_id comes with every event (the reference's rule).
       "SessionStart:compact": { missing: [], extra: ["prompt_id"] },
@@ -127,12 +204,21 @@ describe("StopFailure", () => {
     const dir = tempDir();
     mkdirSync(join(dir, ".events"));
     const { stack } = fromClaudeSettings(settings(on("StopFailure", undefined, record())), { cwd: dir, projectDir: dir });
-    const broken = defineTool({ name: "Broken", execute: () => { throw new Error("tool down"); } });
-    const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Broken", input: {} }] }, { error: Object.assign(new Error("overloaded"), { status: 529 }) }] });
+    const broken = defineTool({
+      name: "Broken",
+      execute: () => {
+        throw new Error("tool down");
+      },
+    });
+    const model = createScriptedModel({
+      turns: [{ toolCalls: [{ name: "Broken", input: {} }] }, { error: Object.assign(new Error("overloaded"), { status: 529 }) }],
+    });
 
     const turn = await createAgent({ model, stack, tools: [broken], transcript: false, idleNotificationMs: false }).run("go");
 
     expect(turn.status).toBe("failed");
-    expect(recorded(dir)).toEqual([expect.objectContaining({ hook_event_name: "StopFailure", error: "overloaded", error_details: "overloaded" })]);
+    expect(recorded(dir)).toEqual([
+      expect.objectContaining({ hook_event_name: "StopFailure", error: "overloaded", error_details: "overloaded" }),
+    ]);
   });
 });

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { Transform } from "../../src/index.ts";
-import { createAgent, createAgentStack, createScriptedModel, summarizeOldest, type CompactionRequest, type CompactionResult, type Notification } from "../../src/agent/index.ts";
+import {
+  createAgent,
+  createAgentStack,
+  createScriptedModel,
+  summarizeOldest,
+  type CompactionRequest,
+  type CompactionResult,
+  type Notification,
+} from "../../src/agent/index.ts";
 import { lines } from "./helpers.ts";
 
 const long = (n: number) => "x".repeat(n);
@@ -11,7 +19,13 @@ describe("compaction", () => {
     const notices: Notification[] = [];
     const stack = createAgentStack().use("compaction", { name: "see", before: (r) => void seen.push(r) });
     const model = createScriptedModel({ turns: ["a1", "a2", "a3"] });
-    const session = await createAgent({ model, stack, contextBudget: 60, compact: summarizeOldest({ keep: 2 }), onNotification: (n) => notices.push(n) }).session();
+    const session = await createAgent({
+      model,
+      stack,
+      contextBudget: 60,
+      compact: summarizeOldest({ keep: 2 }),
+      onNotification: (n) => notices.push(n),
+    }).session();
 
     await session.prompt(`first ${long(300)}`);
     await session.prompt("second");
@@ -32,7 +46,8 @@ describe("compaction", () => {
   it("lets a compaction hook transform the result (post_compaction)", async () => {
     const stack = createAgentStack().use("compaction", {
       name: "keep-goal",
-      after: (result) => Transform({ ...result, messages: [{ role: "system", content: "Goal: ship v1." }, ...result.messages] } as CompactionResult),
+      after: (result) =>
+        Transform({ ...result, messages: [{ role: "system", content: "Goal: ship v1." }, ...result.messages] } as CompactionResult),
     });
     const model = createScriptedModel({ turns: ["a1", "a2"] });
     const session = await createAgent({ model, stack, contextBudget: 40 }).session();
@@ -47,7 +62,11 @@ describe("compaction", () => {
     const triggers: string[] = [];
     const stack = createAgentStack().use("compaction", { name: "see", before: (r) => void triggers.push(r.trigger) });
     const model = createScriptedModel({ turns: ["one", "two", "three"] });
-    const session = await createAgent({ model, stack, compact: () => ({ messages: [{ role: "system", content: "earlier: chat" }], summary: "chat", removed: 4 }) }).session();
+    const session = await createAgent({
+      model,
+      stack,
+      compact: () => ({ messages: [{ role: "system", content: "earlier: chat" }], summary: "chat", removed: 4 }),
+    }).session();
 
     await session.prompt("hi");
     await session.prompt("again");
@@ -74,7 +93,12 @@ describe("compaction", () => {
     let counted = 0;
     const countTokens = () => (counted++, 10);
     const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "T", input: {}, id: "t" }] }, "done"] });
-    const session = await createAgent({ model, stack: createAgentStack(), tools: [{ name: "T", execute: () => "ok" }], countTokens }).session();
+    const session = await createAgent({
+      model,
+      stack: createAgentStack(),
+      tools: [{ name: "T", execute: () => "ok" }],
+      countTokens,
+    }).session();
 
     await session.prompt("go");
     expect(counted).toBe(0);

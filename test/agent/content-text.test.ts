@@ -19,7 +19,13 @@ describe("contentText", () => {
   });
 
   it("says so instead of throwing when a getter throws", () => {
-    expect(contentText({ get boom() { throw new Error("no"); } })).toBe("[content that cannot be shown as text]");
+    expect(
+      contentText({
+        get boom() {
+          throw new Error("no");
+        },
+      }),
+    ).toBe("[content that cannot be shown as text]");
   });
 });
 
@@ -28,7 +34,9 @@ describe("a tool whose result JSON cannot show as it is", () => {
     const row: Record<string, unknown> = { id: 12n };
     row.parent = row;
     const model = createScriptedModel({ turns: [{ toolCalls: [{ id: "c1", name: "Rows", input: {} }] }, "Done."] });
-    const result = await createAgent({ model, stack: createAgentStack(), tools: [defineTool({ name: "Rows", execute: () => row })] }).run("go");
+    const result = await createAgent({ model, stack: createAgentStack(), tools: [defineTool({ name: "Rows", execute: () => row })] }).run(
+      "go",
+    );
     expect(result.status).toBe("completed");
     expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: "tool", content: '{"id":"12","parent":"[Circular]"}' });
   });

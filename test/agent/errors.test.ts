@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { Replace, Transform } from "../../src/index.ts";
-import { createAgent, createAgentStack, createScriptedModel, defineTool, type ErrorDecision, type ErrorEvent, type Notification } from "../../src/agent/index.ts";
+import {
+  createAgent,
+  createAgentStack,
+  createScriptedModel,
+  defineTool,
+  type ErrorDecision,
+  type ErrorEvent,
+  type Notification,
+} from "../../src/agent/index.ts";
 
 const overloaded = new Error("529 overloaded");
 
@@ -10,14 +18,20 @@ describe("errors and the error point", () => {
     const stack = createAgentStack().use("error", {
       name: "retry-overloaded",
       match: "model",
-      before: (event) => { seen.push(event); return event.attempt < 3 ? Replace({ action: "retry" } as ErrorDecision) : undefined; },
+      before: (event) => {
+        seen.push(event);
+        return event.attempt < 3 ? Replace({ action: "retry" } as ErrorDecision) : undefined;
+      },
     });
     const model = createScriptedModel({ turns: [{ error: overloaded }, { error: overloaded }, "Recovered."] });
 
     const turn = await createAgent({ model, stack }).run("go");
 
     expect(turn).toMatchObject({ status: "completed", text: "Recovered." });
-    expect(seen.map((e) => [e.where, e.attempt, (e.error as Error).message])).toEqual([["model", 1, "529 overloaded"], ["model", 2, "529 overloaded"]]);
+    expect(seen.map((e) => [e.where, e.attempt, (e.error as Error).message])).toEqual([
+      ["model", 1, "529 overloaded"],
+      ["model", 2, "529 overloaded"],
+    ]);
     expect(model.requests).toHaveLength(3);
   });
 
@@ -30,7 +44,10 @@ describe("errors and the error point", () => {
   });
 
   it("recovers a failed model call with a response from a hook", async () => {
-    const stack = createAgentStack().use("error", { name: "fallback", after: () => Transform({ action: "recover", value: "The service is busy; try later." } as ErrorDecision) });
+    const stack = createAgentStack().use("error", {
+      name: "fallback",
+      after: () => Transform({ action: "recover", value: "The service is busy; try later." } as ErrorDecision),
+    });
     const model = createScriptedModel({ turns: [{ error: overloaded }] });
 
     const turn = await createAgent({ model, stack }).run("go");
@@ -55,26 +72,63 @@ describe("errors and the error point", () => {
 
   it("retries a failed tool, and recovers one with content", async () => {
     let tries = 0;
-    const flaky = defineTool({ name: "Flaky", execute: () => { if (++tries < 2) throw new Error("timeout"); return "ok on try 2"; } });
-    const broken = defineTool({ name: "Broken", execute: () => { throw new Error("gone"); } });
+    const flaky = defineTool({
+      name: "Flaky",
+      execute: () => {
+        if (++tries < 2) throw new Error("timeout");
+        return "ok on try 2";
+      },
+    });
+    const broken = defineTool({
+      name: "Broken",
+      execute: () => {
+        throw new Error("gone");
+      },
+    });
     const stack = createAgentStack().use("error", {
       name: "tools",
       match: "tool",
-      before: (event) => Replace(((event.error as Error).message === "timeout" ? { action: "retry" } : { action: "recover", value: "(no data)" }) as ErrorDecision),
+      before: (event) =>
+        Replace(
+          ((event.error as Error).message === "timeout" ? { action: "retry" } : { action: "recover", value: "(no data)" }) as ErrorDecision,
+        ),
     });
-    const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Flaky", input: {} }, { name: "Broken", input: {} }] }, "done"] });
+    const model = createScriptedModel({
+      turns: [
+        {
+          toolCalls: [
+            { name: "Flaky", input: {} },
+            { name: "Broken", input: {} },
+          ],
+        },
+        "done",
+      ],
+    });
 
     await createAgent({ model, stack, tools: [flaky, broken] }).run("go");
 
-    expect(model.requests[1]!.messages.slice(-2).map((m) => [m.content, m.isError ?? false])).toEqual([["ok on try 2", false], ["(no data)", false]]);
+    expect(model.requests[1]!.messages.slice(-2).map((m) => [m.content, m.isError ?? false])).toEqual([
+      ["ok on try 2", false],
+      ["(no data)", false],
+    ]);
   });
 
   it("reports loop failures (a compactor that throws) with where loop", async () => {
     const seen: string[] = [];
-    const stack = createAgentStack().use("error", { name: "see", before: (e) => void seen.push(`${e.where}: ${(e.error as Error).message}`) });
+    const stack = createAgentStack().use("error", {
+      name: "see",
+      before: (e) => void seen.push(`${e.where}: ${(e.error as Error).message}`),
+    });
     const model = createScriptedModel({ turns: ["x"] });
 
-    const turn = await createAgent({ model, stack, contextBudget: 1, compact: () => { throw new Error("compactor broke"); } }).run("hello there");
+    const turn = await createAgent({
+      model,
+      stack,
+      contextBudget: 1,
+      compact: () => {
+        throw new Error("compactor broke");
+      },
+    }).run("hello there");
 
     expect(seen).toEqual(["loop: compactor broke"]);
     expect(turn.status).toBe("failed");
@@ -83,8 +137,17 @@ describe("errors and the error point", () => {
   it("gives a retried step the context the error hook added while deciding to retry it", async () => {
     let down = 1;
     const stack = createAgentStack()
-      .use("step", { name: "flaky-guard", failMode: "closed", before: () => { if (down-- > 0) throw new Error("guard backend down"); } })
-      .use("error", { name: "retry", before: (_e, ctx) => (ctx.addContext("The guard was down; it is back."), Replace({ action: "retry" } as ErrorDecision)) });
+      .use("step", {
+        name: "flaky-guard",
+        failMode: "closed",
+        before: () => {
+          if (down-- > 0) throw new Error("guard backend down");
+        },
+      })
+      .use("error", {
+        name: "retry",
+        before: (_e, ctx) => (ctx.addContext("The guard was down; it is back."), Replace({ action: "retry" } as ErrorDecision)),
+      });
     const model = createScriptedModel({ turns: ["Done."] });
 
     await createAgent({ model, stack }).run("go");
@@ -97,8 +160,20 @@ describe("errors and the error point", () => {
     const flakyStep = (retry: boolean) => {
       let down = 1;
       return createAgentStack()
-        .use("step", { name: "flaky-guard", failMode: "closed", before: () => { if (down-- > 0) throw new Error("guard backend down"); } })
-        .use("error", { name: "see", before: (e) => { seen.push(`${e.where} ${e.attempt}: ${(e.error as Error).message}`); return retry ? Replace({ action: "retry" } as ErrorDecision) : undefined; } });
+        .use("step", {
+          name: "flaky-guard",
+          failMode: "closed",
+          before: () => {
+            if (down-- > 0) throw new Error("guard backend down");
+          },
+        })
+        .use("error", {
+          name: "see",
+          before: (e) => {
+            seen.push(`${e.where} ${e.attempt}: ${(e.error as Error).message}`);
+            return retry ? Replace({ action: "retry" } as ErrorDecision) : undefined;
+          },
+        });
     };
     const model = createScriptedModel({ turns: ["Done."] });
 

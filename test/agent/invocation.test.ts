@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { createAgent, createAgentStack, createScriptedModel, currentInvocation, trackInvocations, type Invocation } from "../../src/agent/index.ts";
+import {
+  createAgent,
+  createAgentStack,
+  createScriptedModel,
+  currentInvocation,
+  trackInvocations,
+  type Invocation,
+} from "../../src/agent/index.ts";
 
 describe("agent.run() as one invocation", () => {
   const seen = () => {
@@ -25,7 +32,16 @@ describe("agent.run() as one invocation", () => {
     const first = points[0]![1]!;
     first.onEnd(() => ended.push("late listener runs at once"));
     await agent.run("b");
-    expect(points.map(([p]) => p)).toEqual(["sessionStart", "userPrompt", "run", "sessionEnd", "sessionStart", "userPrompt", "run", "sessionEnd"]);
+    expect(points.map(([p]) => p)).toEqual([
+      "sessionStart",
+      "userPrompt",
+      "run",
+      "sessionEnd",
+      "sessionStart",
+      "userPrompt",
+      "run",
+      "sessionEnd",
+    ]);
     expect(new Set(points.slice(0, 4).map(([, i]) => i))).toEqual(new Set([first]));
     expect(points[4]![1]).not.toBe(first);
     expect(first.agent).toBe("coder");

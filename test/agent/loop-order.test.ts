@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { Transform, Trace } from "../../src/core/index.ts";
-import { agentPoints, createAgent, createAgentStack, createScriptedModel, summarizeOldest, type RunInput, type StepInput } from "../../src/agent/index.ts";
+import {
+  agentPoints,
+  createAgent,
+  createAgentStack,
+  createScriptedModel,
+  summarizeOldest,
+  type RunInput,
+  type StepInput,
+} from "../../src/agent/index.ts";
 import { bashTool, lines, recorded } from "./helpers.ts";
 
 describe("the reference loop", () => {
@@ -13,15 +21,28 @@ describe("the reference loop", () => {
 
     expect(turn).toMatchObject({ status: "completed", text: "Done.", finishReason: "stop", steps: 2 });
     expect(events).toEqual([
-      "sessionStart> startup", "sessionStart< Completed",
-      "userPrompt>", "userPrompt< Completed",
+      "sessionStart> startup",
+      "sessionStart< Completed",
+      "userPrompt>",
+      "userPrompt< Completed",
       "run>",
-      "step> 0", "modelCall> scripted", "modelCall< Completed", "toolCall> Bash", "toolCall< Completed", "step< Completed",
-      "toolBatch>", "toolBatch< Completed",
-      "step> 1", "modelCall> scripted", "modelCall< Completed", "step< Completed",
-      "stop>", "stop< Completed",
+      "step> 0",
+      "modelCall> scripted",
+      "modelCall< Completed",
+      "toolCall> Bash",
+      "toolCall< Completed",
+      "step< Completed",
+      "toolBatch>",
+      "toolBatch< Completed",
+      "step> 1",
+      "modelCall> scripted",
+      "modelCall< Completed",
+      "step< Completed",
+      "stop>",
+      "stop< Completed",
       "run< Completed",
-      "sessionEnd> other", "sessionEnd< Completed",
+      "sessionEnd> other",
+      "sessionEnd< Completed",
     ]);
   });
 
@@ -53,13 +74,30 @@ describe("the reference loop", () => {
   });
 
   it("gives every point run the session id, the run id, the metadata, the path and the caller's signal", async () => {
-    const seen: { point: string; sessionId: string | undefined; runId: string; metadata: unknown; path: readonly string[]; signal: boolean }[] = [];
+    const seen: {
+      point: string;
+      sessionId: string | undefined;
+      runId: string;
+      metadata: unknown;
+      path: readonly string[];
+      signal: boolean;
+    }[] = [];
     let stack = createAgentStack();
     for (const point of ["userPrompt", "run", "step", "modelCall", "toolCall", "stop"] as const)
       stack = stack.use(point, {
         name: `see-${point}`,
-        before: (_i: unknown, ctx: { sessionId: string | undefined; runId: string; metadata: unknown; path: readonly string[]; signal: AbortSignal }) =>
-          void seen.push({ point, sessionId: ctx.sessionId, runId: ctx.runId, metadata: ctx.metadata, path: ctx.path, signal: ctx.signal instanceof AbortSignal }),
+        before: (
+          _i: unknown,
+          ctx: { sessionId: string | undefined; runId: string; metadata: unknown; path: readonly string[]; signal: AbortSignal },
+        ) =>
+          void seen.push({
+            point,
+            sessionId: ctx.sessionId,
+            runId: ctx.runId,
+            metadata: ctx.metadata,
+            path: ctx.path,
+            signal: ctx.signal instanceof AbortSignal,
+          }),
       } as never);
     const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: { command: "ls" } }] }, "Done."] });
     const agent = createAgent({ model, stack, tools: [bashTool()], name: "coder", metadata: { tenant: "acme" } });
@@ -73,7 +111,13 @@ describe("the reference loop", () => {
       expect(s.sessionId).toBe("s-1");
       expect(s.runId).toBe(seen[0]!.runId);
       // The agent adds where the session's transcript is, and the prompt's id (Claude Code's prompt_id).
-      expect(s.metadata).toEqual({ tenant: "acme", roles: ["dev"], request: 7, transcriptPath: session.transcriptPath, promptId: expect.any(String) });
+      expect(s.metadata).toEqual({
+        tenant: "acme",
+        roles: ["dev"],
+        request: 7,
+        transcriptPath: session.transcriptPath,
+        promptId: expect.any(String),
+      });
       expect(s.path).toEqual(["coder"]);
     }
   });
@@ -81,7 +125,12 @@ describe("the reference loop", () => {
   it("lets a run hook rewrite the system prompt and take tools away (seed 001's onAgentStart)", async () => {
     const stack = createAgentStack().use("run", {
       name: "no-shell",
-      before: (input) => Transform({ ...input, system: `${input.system ?? ""} Today is Monday.`, tools: (input.tools ?? []).filter((t) => t.name !== "Bash") } as RunInput),
+      before: (input) =>
+        Transform({
+          ...input,
+          system: `${input.system ?? ""} Today is Monday.`,
+          tools: (input.tools ?? []).filter((t) => t.name !== "Bash"),
+        } as RunInput),
     });
     const ran: string[] = [];
     const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: { command: "ls" } }] }, "Fine."] });
@@ -91,7 +140,11 @@ describe("the reference loop", () => {
     expect(model.requests[0]!.messages[0]).toEqual({ role: "system", content: "Be brief. Today is Monday." });
     expect(model.requests[0]!.tools).toBeUndefined();
     expect(ran).toEqual([]);
-    expect(model.requests[1]!.messages.at(-1)).toMatchObject({ role: "tool", isError: true, content: 'Tool Bash failed: unknown tool "Bash"' });
+    expect(model.requests[1]!.messages.at(-1)).toMatchObject({
+      role: "tool",
+      isError: true,
+      content: 'Tool Bash failed: unknown tool "Bash"',
+    });
     expect(turn.status).toBe("completed");
   });
 
@@ -125,8 +178,11 @@ describe("the reference loop", () => {
 describe("one session through every standard point", () => {
   it("fires every standard point for real", async () => {
     // A guard that asks before Broken runs: the question is a permission request first.
-    const asking = createAgentStack({ approval: () => ({ decision: "approve" }) })
-      .use("toolCall", { name: "ask", match: "Broken", before: async (_call, ctx) => void (await ctx.approve({ hook: "ask" })) });
+    const asking = createAgentStack({ approval: () => ({ decision: "approve" }) }).use("toolCall", {
+      name: "ask",
+      match: "Broken",
+      before: async (_call, ctx) => void (await ctx.approve({ hook: "ask" })),
+    });
     const { stack, events } = recorded(asking);
     const model = createScriptedModel({
       turns: [],
@@ -134,12 +190,30 @@ describe("one session through every standard point", () => {
         const child = request.messages[0]?.content === "You help.";
         const last = request.messages.at(-1)!;
         if (child) return "helped";
-        if (last.role === "user") return { toolCalls: [{ name: "helper", input: { prompt: "help" } }, { name: "Broken", input: {} }] };
+        if (last.role === "user")
+          return {
+            toolCalls: [
+              { name: "helper", input: { prompt: "help" } },
+              { name: "Broken", input: {} },
+            ],
+          };
         return "all done";
       },
     });
-    const broken = { name: "Broken", execute: () => { throw new Error("nope"); } };
-    const agent = createAgent({ model, stack, tools: [broken], subagents: [{ name: "helper", system: "You help." }], contextBudget: 5, compact: summarizeOldest({ keep: 1 }) });
+    const broken = {
+      name: "Broken",
+      execute: () => {
+        throw new Error("nope");
+      },
+    };
+    const agent = createAgent({
+      model,
+      stack,
+      tools: [broken],
+      subagents: [{ name: "helper", system: "You help." }],
+      contextBudget: 5,
+      compact: summarizeOldest({ keep: 1 }),
+    });
 
     await agent.run("start");
 

@@ -23,7 +23,14 @@ describe("metadata matchers in the agent loop", () => {
 
   it("read the metadata of the prompt, so one agent can be frozen for one prompt and not the next", async () => {
     const ran: string[] = [];
-    const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: { command: "deploy" } }] }, "Done.", { toolCalls: [{ name: "Bash", input: { command: "deploy" } }] }, "Done."] });
+    const model = createScriptedModel({
+      turns: [
+        { toolCalls: [{ name: "Bash", input: { command: "deploy" } }] },
+        "Done.",
+        { toolCalls: [{ name: "Bash", input: { command: "deploy" } }] },
+        "Done.",
+      ],
+    });
     const session = await createAgent({ model, stack, tools: [bashTool(ran)], metadata: { env: "prod" } }).session();
     await session.prompt("ship", { metadata: { env: "prod" } });
     await session.prompt("ship anyway", { metadata: { env: "prod", override: true } });

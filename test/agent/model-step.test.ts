@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { HookError, OutcomeRejectedError, Replace } from "../../src/index.ts";
-import { createAgent, createAgentStack, createScriptedModel, defineTool, type ErrorDecision, type ErrorEvent, type LanguageModel, type ModelResponse } from "../../src/agent/index.ts";
+import {
+  createAgent,
+  createAgentStack,
+  createScriptedModel,
+  defineTool,
+  type ErrorDecision,
+  type ErrorEvent,
+  type LanguageModel,
+  type ModelResponse,
+} from "../../src/agent/index.ts";
 
 /** A provider whose `generate` answers these values in turn (whatever their shape). */
 const answering = (...answers: unknown[]): LanguageModel => {
@@ -16,7 +25,10 @@ describe("the loop's model call checks the response it goes on with", () => {
     ["text that is not a string", { text: 42, toolCalls: [], finishReason: "stop", usage }],
     ["no tool call list", { text: "hi", finishReason: "stop", usage }],
     ["a tool call without input", { text: "", toolCalls: [{ id: "c1", name: "Charge" }], finishReason: "tool-calls", usage }],
-    ["a tool call whose name is not a string", { text: "", toolCalls: [{ id: "c1", name: 5, input: {} }], finishReason: "tool-calls", usage }],
+    [
+      "a tool call whose name is not a string",
+      { text: "", toolCalls: [{ id: "c1", name: 5, input: {} }], finishReason: "tool-calls", usage },
+    ],
     ["nothing at all", undefined],
   ] as const) {
     for (const stream of [false, true]) {
@@ -49,14 +61,24 @@ describe("the loop's model call checks the response it goes on with", () => {
       const turn = await createAgent({ model: createScriptedModel({ turns: ["fresh"] }), stack, stream }).run("go");
       expect(turn.status).toBe("failed");
     }
-    expect(errors.map((e) => [e.stream, e.where, (e.error as Error).name])).toEqual([[false, "model", "TypeError"], [true, "model", "TypeError"]]);
+    expect(errors.map((e) => [e.stream, e.where, (e.error as Error).name])).toEqual([
+      [false, "model", "TypeError"],
+      [true, "model", "TypeError"],
+    ]);
     expect((errors[0]!.error as Error).message).toBe((errors[1]!.error as Error).message);
     expect((errors[0]!.error as Error).message).toMatch(shapeError);
   });
 
   it("lets an error hook that retries model failures retry a malformed response, and goes on with the next answer", async () => {
-    const stack = createAgentStack().use("error", { name: "retry-model", match: "model", before: () => Replace({ action: "retry" } as ErrorDecision) });
-    const model = answering({ text: 42, toolCalls: [], finishReason: "stop", usage }, { text: "fine", toolCalls: [], finishReason: "stop", usage });
+    const stack = createAgentStack().use("error", {
+      name: "retry-model",
+      match: "model",
+      before: () => Replace({ action: "retry" } as ErrorDecision),
+    });
+    const model = answering(
+      { text: 42, toolCalls: [], finishReason: "stop", usage },
+      { text: "fine", toolCalls: [], finishReason: "stop", usage },
+    );
 
     const turn = await createAgent({ model, stack }).run("go");
 
@@ -68,8 +90,15 @@ describe("the loop's model call checks the response it goes on with", () => {
     const results = [];
     for (const stream of [false, true]) {
       for (const given of [undefined, { inputTokens: Number.NaN, outputTokens: 2 }]) {
-        const stack = createAgentStack().use("modelCall", { name: "meter", after: (response) => void seen.push(response as ModelResponse) });
-        const turn = await createAgent({ model: answering({ text: "a fine answer", toolCalls: [], finishReason: "stop", usage: given }), stack, stream }).run("hello there");
+        const stack = createAgentStack().use("modelCall", {
+          name: "meter",
+          after: (response) => void seen.push(response as ModelResponse),
+        });
+        const turn = await createAgent({
+          model: answering({ text: "a fine answer", toolCalls: [], finishReason: "stop", usage: given }),
+          stack,
+          stream,
+        }).run("hello there");
         results.push([stream, turn.status, turn.usage]);
       }
     }
@@ -93,9 +122,15 @@ describe("the turn's usage counts what a streamed call spent", () => {
     const stack = createAgentStack().use("error", {
       name: "retry-model",
       match: "model",
-      before: (event) => { partials.push((event.error as { partial?: ModelResponse }).partial?.usage); return Replace({ action: "retry" } as ErrorDecision); },
+      before: (event) => {
+        partials.push((event.error as { partial?: ModelResponse }).partial?.usage);
+        return Replace({ action: "retry" } as ErrorDecision);
+      },
     });
-    const model = createScriptedModel({ turns: [cut("x".repeat(400)), { text: "fine", usage: { inputTokens: 1000, outputTokens: 1 } }], chunkSize: 40 });
+    const model = createScriptedModel({
+      turns: [cut("x".repeat(400)), { text: "fine", usage: { inputTokens: 1000, outputTokens: 1 } }],
+      chunkSize: 40,
+    });
 
     const turn = await createAgent({ model, stack, stream: true }).run("go");
 
@@ -112,7 +147,10 @@ describe("the turn's usage counts what a streamed call spent", () => {
   });
 
   it("counts a stream once when a modelCall recover hook answers with what it had streamed", async () => {
-    const stack = createAgentStack().use("modelCall", { name: "keep-partial", recover: (error) => Replace((error as { partial: ModelResponse }).partial) });
+    const stack = createAgentStack().use("modelCall", {
+      name: "keep-partial",
+      recover: (error) => Replace((error as { partial: ModelResponse }).partial),
+    });
     const model = createScriptedModel({ turns: [cut("x".repeat(400))], chunkSize: 40 });
 
     const turn = await createAgent({ model, stack, stream: true }).run("go");
@@ -138,7 +176,10 @@ describe("the turn's usage counts what a streamed call spent", () => {
         return first._tag === "Failed" ? next() : first;
       },
     });
-    const model = createScriptedModel({ turns: [cut("x".repeat(400)), { text: "fine", usage: { inputTokens: 1000, outputTokens: 1 } }], chunkSize: 40 });
+    const model = createScriptedModel({
+      turns: [cut("x".repeat(400)), { text: "fine", usage: { inputTokens: 1000, outputTokens: 1 } }],
+      chunkSize: 40,
+    });
 
     const turn = await createAgent({ model, stack, stream: true }).run("go");
 
@@ -146,7 +187,10 @@ describe("the turn's usage counts what a streamed call spent", () => {
   });
 
   it("counts a stream once when a modelCall recover hook answers with a copy of what it had streamed", async () => {
-    const stack = createAgentStack().use("modelCall", { name: "keep-partial", recover: (error) => Replace({ ...(error as { partial: ModelResponse }).partial, text: "cut short" }) });
+    const stack = createAgentStack().use("modelCall", {
+      name: "keep-partial",
+      recover: (error) => Replace({ ...(error as { partial: ModelResponse }).partial, text: "cut short" }),
+    });
     const model = createScriptedModel({ turns: [cut("x".repeat(400))], chunkSize: 40 });
 
     const turn = await createAgent({ model, stack, stream: true }).run("go");
@@ -164,7 +208,10 @@ describe("the turn's usage counts what a streamed call spent", () => {
   });
 
   it("counts a stream once when a modelCall recover hook answers with a deep copy of what it had streamed", async () => {
-    const stack = createAgentStack().use("modelCall", { name: "keep-partial", recover: (error) => Replace(structuredClone((error as { partial: ModelResponse }).partial)) });
+    const stack = createAgentStack().use("modelCall", {
+      name: "keep-partial",
+      recover: (error) => Replace(structuredClone((error as { partial: ModelResponse }).partial)),
+    });
     const model = createScriptedModel({ turns: [cut("x".repeat(400))], chunkSize: 40 });
 
     const turn = await createAgent({ model, stack, stream: true }).run("go");
@@ -173,8 +220,20 @@ describe("the turn's usage counts what a streamed call spent", () => {
   });
 
   it("counts both streams when an around hook calls next() twice and answers with the first", async () => {
-    const stack = createAgentStack().use("modelCall", { name: "first-of-two", around: async (_ctx, next) => { const first = await next(); await next(); return first; } });
-    const model = createScriptedModel({ turns: [{ text: "one", usage: { inputTokens: 10, outputTokens: 20 } }, { text: "two", usage: { inputTokens: 1000, outputTokens: 1 } }] });
+    const stack = createAgentStack().use("modelCall", {
+      name: "first-of-two",
+      around: async (_ctx, next) => {
+        const first = await next();
+        await next();
+        return first;
+      },
+    });
+    const model = createScriptedModel({
+      turns: [
+        { text: "one", usage: { inputTokens: 10, outputTokens: 20 } },
+        { text: "two", usage: { inputTokens: 1000, outputTokens: 1 } },
+      ],
+    });
 
     const turn = await createAgent({ model, stack, stream: true }).run("go");
 
@@ -182,13 +241,21 @@ describe("the turn's usage counts what a streamed call spent", () => {
   });
 
   it("counts the stream an around hook's retry replaced when the caller aborts during the retry", async () => {
-    const stack = createAgentStack().use("modelCall", { name: "again", around: async (_ctx, next) => { const first = await next(); return first._tag === "Failed" ? next() : first; } });
+    const stack = createAgentStack().use("modelCall", {
+      name: "again",
+      around: async (_ctx, next) => {
+        const first = await next();
+        return first._tag === "Failed" ? next() : first;
+      },
+    });
     const controller = new AbortController();
     let streams = 0;
     // The first stream sends 200 characters and fails; the second sends 80 and the caller aborts.
     const model: LanguageModel = {
       id: "flaky",
-      generate: async () => { throw new Error("unused"); },
+      generate: async () => {
+        throw new Error("unused");
+      },
       async *stream() {
         const second = streams++ > 0;
         for (let i = 0; i < 5; i++) {
@@ -216,14 +283,18 @@ describe("the turn's usage counts what a streamed call spent", () => {
   for (const watched of [false, true]) {
     it(`counts what a stream had streamed when the caller aborted it part-way${watched ? ", as a modelCall after hook saw it" : ""}`, async () => {
       const seen: ModelResponse[] = [];
-      const stack = watched ? createAgentStack().use("modelCall", { name: "meter", after: (response) => void seen.push(response as ModelResponse) }) : createAgentStack();
+      const stack = watched
+        ? createAgentStack().use("modelCall", { name: "meter", after: (response) => void seen.push(response as ModelResponse) })
+        : createAgentStack();
       const model = createScriptedModel({ turns: ["a long answer that takes a while to stream out completely"], chunkSize: 4, delayMs: 5 });
       const controller = new AbortController();
       let parts = 0;
 
       const turn = await createAgent({ model, stack, stream: true }).run("go", {
         signal: controller.signal,
-        onPart: () => { if (++parts === 4) controller.abort(new Error("ctrl-c")); },
+        onPart: () => {
+          if (++parts === 4) controller.abort(new Error("ctrl-c"));
+        },
       });
 
       expect(turn.status).toBe("aborted");
@@ -234,7 +305,10 @@ describe("the turn's usage counts what a streamed call spent", () => {
   }
 
   it("counts the usage a provider reported when the caller aborts after its stream ended, while after hooks still run", async () => {
-    const stack = createAgentStack().use("modelCall", { name: "slow-audit", after: () => new Promise<void>((resolve) => setTimeout(resolve, 100)) });
+    const stack = createAgentStack().use("modelCall", {
+      name: "slow-audit",
+      after: () => new Promise<void>((resolve) => setTimeout(resolve, 100)),
+    });
     const model = createScriptedModel({ turns: [{ text: "short answer", usage: { inputTokens: 10, outputTokens: 5 } }] });
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error("ctrl-c")), 30);
@@ -250,7 +324,13 @@ describe("a model call a hook refused by failing closed", () => {
     it(`reaches the error point and the turn as an OutcomeRejectedError whose cause is the hook's HookError${stream ? ", streamed" : ""}`, async () => {
       const events: ErrorEvent[] = [];
       const stack = createAgentStack()
-        .use("modelCall", { name: "pii-check", failMode: "closed", before: () => { throw new Error("detector service unreachable"); } })
+        .use("modelCall", {
+          name: "pii-check",
+          failMode: "closed",
+          before: () => {
+            throw new Error("detector service unreachable");
+          },
+        })
         .use("error", { name: "watch", before: (event) => void events.push(event) });
 
       const turn = await createAgent({ model: createScriptedModel({ turns: ["hi"] }), stack, stream }).run("go");
@@ -259,7 +339,10 @@ describe("a model call a hook refused by failing closed", () => {
       expect(events.map((e) => e.where)).toEqual(["model"]);
       expect(events[0]!.error).toBe(turn.error);
       expect(turn.error).toBeInstanceOf(OutcomeRejectedError);
-      expect(turn.error).toMatchObject({ by: "pii-check", cause: { name: "HookError", hook: "pii-check", point: "modelCall", phase: "before", kind: "threw" } });
+      expect(turn.error).toMatchObject({
+        by: "pii-check",
+        cause: { name: "HookError", hook: "pii-check", point: "modelCall", phase: "before", kind: "threw" },
+      });
       expect((turn.error as { cause: HookError }).cause).toBeInstanceOf(HookError);
     });
   }
@@ -268,12 +351,25 @@ describe("a model call a hook refused by failing closed", () => {
 describe("an answer an error hook recovers a streamed model call with", () => {
   for (const errorAfterChunks of [0, 2]) {
     it(`reaches onPart as text and a finish, after the failed stream's error part (${errorAfterChunks} chunks streamed first)`, async () => {
-      const answer = { text: "recovered", toolCalls: [], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } } as ModelResponse;
-      const stack = createAgentStack().use("error", { name: "recover", before: () => Replace({ action: "recover", value: answer } as ErrorDecision) });
+      const answer = {
+        text: "recovered",
+        toolCalls: [],
+        finishReason: "stop",
+        usage: { inputTokens: 1, outputTokens: 1 },
+      } as ModelResponse;
+      const stack = createAgentStack().use("error", {
+        name: "recover",
+        before: () => Replace({ action: "recover", value: answer } as ErrorDecision),
+      });
       const model = createScriptedModel({ turns: [{ chunks: ["aaaa", "bbbb"], error: new Error("conn reset"), errorAfterChunks }] });
       const parts: string[] = [];
 
-      const turn = await createAgent({ model, stack, stream: true, onPart: (p) => void parts.push(p.type === "text-delta" ? p.text : `<${p.type}>`) }).run("go");
+      const turn = await createAgent({
+        model,
+        stack,
+        stream: true,
+        onPart: (p) => void parts.push(p.type === "text-delta" ? p.text : `<${p.type}>`),
+      }).run("go");
 
       expect(turn).toMatchObject({ status: "completed", text: "recovered" });
       expect(parts).toEqual([...["aaaa", "bbbb"].slice(0, errorAfterChunks), "<error>", "recovered", "<finish>"]);
@@ -284,7 +380,10 @@ describe("an answer an error hook recovers a streamed model call with", () => {
 describe("an answer an error hook recovers a model call with", () => {
   it("counts its usage, as a modelCall recover hook's answer is counted", async () => {
     const answer = { text: "recovered", toolCalls: [], finishReason: "stop", usage: { inputTokens: 5, outputTokens: 5 } } as ModelResponse;
-    const stack = createAgentStack().use("error", { name: "recover", before: () => Replace({ action: "recover", value: answer } as ErrorDecision) });
+    const stack = createAgentStack().use("error", {
+      name: "recover",
+      before: () => Replace({ action: "recover", value: answer } as ErrorDecision),
+    });
     const model = createScriptedModel({ turns: [{ text: "never", error: new Error("connection refused"), errorAfterChunks: 0 }] });
 
     const turn = await createAgent({ model, stack, stream: true }).run("go");
@@ -293,8 +392,14 @@ describe("an answer an error hook recovers a model call with", () => {
   });
 
   it("does not count the failed stream twice when it is that stream's partial answer", async () => {
-    const stack = createAgentStack().use("error", { name: "recover", before: (event) => Replace({ action: "recover", value: (event.error as { partial: ModelResponse }).partial } as ErrorDecision) });
-    const model = createScriptedModel({ turns: [{ text: "x".repeat(400), error: new Error("connection reset"), errorAfterChunks: 5 }], chunkSize: 40 });
+    const stack = createAgentStack().use("error", {
+      name: "recover",
+      before: (event) => Replace({ action: "recover", value: (event.error as { partial: ModelResponse }).partial } as ErrorDecision),
+    });
+    const model = createScriptedModel({
+      turns: [{ text: "x".repeat(400), error: new Error("connection reset"), errorAfterChunks: 5 }],
+      chunkSize: 40,
+    });
 
     const turn = await createAgent({ model, stack, stream: true }).run("go");
 
@@ -302,7 +407,10 @@ describe("an answer an error hook recovers a model call with", () => {
   });
 
   it("takes a field given as undefined as left out", async () => {
-    const stack = createAgentStack().use("error", { name: "recover", before: () => Replace({ action: "recover", value: { text: "x", usage: undefined } } as ErrorDecision) });
+    const stack = createAgentStack().use("error", {
+      name: "recover",
+      before: () => Replace({ action: "recover", value: { text: "x", usage: undefined } } as ErrorDecision),
+    });
     const model = createScriptedModel({ turns: [{ text: "never", error: new Error("connection refused"), errorAfterChunks: 0 }] });
 
     const turn = await createAgent({ model, stack, stream: false }).run("go");
@@ -317,7 +425,10 @@ describe("an answer an error hook recovers a model call with", () => {
   ] as const) {
     for (const stream of [false, true]) {
       it(`fails the turn with the response's TypeError when it has ${what}${stream ? ", streamed" : ""}`, async () => {
-        const stack = createAgentStack().use("error", { name: "recover", before: () => Replace({ action: "recover", value } as ErrorDecision) });
+        const stack = createAgentStack().use("error", {
+          name: "recover",
+          before: () => Replace({ action: "recover", value } as ErrorDecision),
+        });
         const model = createScriptedModel({ turns: [{ chunks: ["aaaa"], error: new Error("conn reset"), errorAfterChunks: 0 }] });
         const parts: string[] = [];
 
@@ -325,7 +436,9 @@ describe("an answer an error hook recovers a model call with", () => {
 
         expect(turn.status).toBe("failed");
         expect(turn.error).toBeInstanceOf(TypeError);
-        expect((turn.error as Error).message).toMatch(/^the error point's recover value: the modelCall response is not a response \(text must be a string, toolCalls an array/);
+        expect((turn.error as Error).message).toMatch(
+          /^the error point's recover value: the modelCall response is not a response \(text must be a string, toolCalls an array/,
+        );
         expect(parts).not.toContain("tool-call");
       });
     }

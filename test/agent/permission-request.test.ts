@@ -12,14 +12,20 @@ import { approval, withMiddleware } from "../../src/middleware/index.ts";
 import { answer, decision, on, settings, specific } from "../support/claude-code/hooks.ts";
 import { bashTool } from "./helpers.ts";
 
-const oneCall = (command: string) => createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: { command }, id: "c1" }] }, "Done."] });
+const oneCall = (command: string) =>
+  createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: { command }, id: "c1" }] }, "Done."] });
 const askAll = on("PreToolUse", "Bash", answer({ out: decision("ask", "a person decides") }));
 const lastToolMessage = (model: ReturnType<typeof oneCall>) => model.requests[1]!.messages.at(-1)!;
 
 describe("a permission request from settings hooks", () => {
   it("lets a PermissionRequest hook allow the call in the person's place", async () => {
     const ran: string[] = [];
-    const { stack } = fromClaudeSettings(settings(askAll, on("PermissionRequest", "Bash", answer({ out: specific("PermissionRequest", { decision: { behavior: "allow" } }) }))));
+    const { stack } = fromClaudeSettings(
+      settings(
+        askAll,
+        on("PermissionRequest", "Bash", answer({ out: specific("PermissionRequest", { decision: { behavior: "allow" } }) })),
+      ),
+    );
 
     await createAgent({ model: oneCall("ls"), stack, tools: [bashTool(ran)] }).run("go");
 
@@ -28,12 +34,16 @@ describe("a permission request from settings hooks", () => {
 
   it("runs the input a PermissionRequest hook's allow rewrote, once the PreToolUse hooks saw it", async () => {
     const ran: string[] = [];
-    const allowRewritten = answer({ out: specific("PermissionRequest", { decision: { behavior: "allow", updatedInput: { command: "npm run lint" } } }) });
-    const { stack } = fromClaudeSettings(settings(
-      on("PreToolUse", "Bash", answer({ out: decision("ask", "tests need a person") }, { if: "Bash(npm test)" })),
-      on("PreToolUse", "Bash", answer({ out: decision("deny", "no linting today") }, { if: "Bash(npm run lint)" })),
-      on("PermissionRequest", "Bash", allowRewritten),
-    ));
+    const allowRewritten = answer({
+      out: specific("PermissionRequest", { decision: { behavior: "allow", updatedInput: { command: "npm run lint" } } }),
+    });
+    const { stack } = fromClaudeSettings(
+      settings(
+        on("PreToolUse", "Bash", answer({ out: decision("ask", "tests need a person") }, { if: "Bash(npm test)" })),
+        on("PreToolUse", "Bash", answer({ out: decision("deny", "no linting today") }, { if: "Bash(npm run lint)" })),
+        on("PermissionRequest", "Bash", allowRewritten),
+      ),
+    );
     const model = oneCall("npm test");
 
     await createAgent({ model, stack, tools: [bashTool(ran)] }).run("go");
@@ -44,7 +54,16 @@ describe("a permission request from settings hooks", () => {
 
   it("refuses the call with the deny's message for the model", async () => {
     const ran: string[] = [];
-    const { stack } = fromClaudeSettings(settings(askAll, on("PermissionRequest", "Bash", answer({ out: specific("PermissionRequest", { decision: { behavior: "deny", message: "not on Fridays" } }) }))));
+    const { stack } = fromClaudeSettings(
+      settings(
+        askAll,
+        on(
+          "PermissionRequest",
+          "Bash",
+          answer({ out: specific("PermissionRequest", { decision: { behavior: "deny", message: "not on Fridays" } }) }),
+        ),
+      ),
+    );
     const model = oneCall("ls");
 
     await createAgent({ model, stack, tools: [bashTool(ran)] }).run("go");
@@ -76,8 +95,11 @@ describe("a permission request in process", () => {
       return { decision: "approve" as const };
     };
     const agent = createAgent({
-      model: oneCall("ls"), stack: withMiddleware(createAgentStack({ approval: handler }), approval()), tools: [bashTool(ran)],
-      permissionNotificationMs: 10, onNotification: (n) => notices.push(n),
+      model: oneCall("ls"),
+      stack: withMiddleware(createAgentStack({ approval: handler }), approval()),
+      tools: [bashTool(ran)],
+      permissionNotificationMs: 10,
+      onNotification: (n) => notices.push(n),
     });
 
     await agent.run("go");
@@ -90,12 +112,20 @@ describe("a permission request in process", () => {
   it("sends no permission_prompt for an answer that comes in time, nor when a permissionRequest hook answers", async () => {
     const notices: Notification[] = [];
     const quick = withMiddleware(createAgentStack({ approval: () => ({ decision: "approve" }) }), approval());
-    const answered = withMiddleware(createAgentStack({ approval: () => ({ decision: "deny", reason: "never asked" }) }), approval())
-      .use("permissionRequest", { name: "policy", before: () => Replace({ behavior: "allow" } satisfies PermissionDecision) });
+    const answered = withMiddleware(createAgentStack({ approval: () => ({ decision: "deny", reason: "never asked" }) }), approval()).use(
+      "permissionRequest",
+      { name: "policy", before: () => Replace({ behavior: "allow" } satisfies PermissionDecision) },
+    );
     const ran: string[] = [];
 
     for (const stack of [quick, answered])
-      await createAgent({ model: oneCall("ls"), stack, tools: [bashTool(ran)], permissionNotificationMs: 1000, onNotification: (n) => notices.push(n) }).run("go");
+      await createAgent({
+        model: oneCall("ls"),
+        stack,
+        tools: [bashTool(ran)],
+        permissionNotificationMs: 1000,
+        onNotification: (n) => notices.push(n),
+      }).run("go");
 
     expect(ran).toEqual(["ls", "ls"]);
     expect(notices).toEqual([]);
@@ -103,8 +133,11 @@ describe("a permission request in process", () => {
 
   it("lets an in-process hook refuse the request, with its reason for the model", async () => {
     const ran: string[] = [];
-    const stack = withMiddleware(createAgentStack({ approval: () => ({ decision: "approve" }) }), approval())
-      .use("permissionRequest", { name: "no-shell", match: "Bash", before: (r) => Reject(`no shell for ${r.call.name}`) });
+    const stack = withMiddleware(createAgentStack({ approval: () => ({ decision: "approve" }) }), approval()).use("permissionRequest", {
+      name: "no-shell",
+      match: "Bash",
+      before: (r) => Reject(`no shell for ${r.call.name}`),
+    });
     const model = oneCall("ls");
 
     await createAgent({ model, stack, tools: [bashTool(ran)] }).run("go");

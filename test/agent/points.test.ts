@@ -49,7 +49,11 @@ describe("toolDetails", () => {
 
 describe("a tool input field that is present but not a string", () => {
   const denied = toolPolicy({ deny: ["Bash(rm *)", "Write(/etc/**)"], onUnknownTool: () => {} });
-  const allowed = toolPolicy({ allow: ["Bash(ls *)", "Write(**)", "WebFetch(domain:example.com)"], default: "deny", onUnknownTool: () => {} });
+  const allowed = toolPolicy({
+    allow: ["Bash(ls *)", "Write(**)", "WebFetch(domain:example.com)"],
+    default: "deny",
+    onUnknownTool: () => {},
+  });
   const run = (policy: typeof denied, name: string, input: Record<string, unknown>) =>
     withMiddleware(createAgentStack(), policy).run("toolCall", call(name, input), () => ({ content: "ran" }));
 

@@ -7,7 +7,12 @@ const model = () => createScriptedModel({ turns: ["x"] });
 describe("a rejection that comes from a hook that failed closed", () => {
   for (const point of ["userPrompt", "run"] as const) {
     it(`reports the hook's error as the cause of a turn a ${point} hook refused by crashing, and none for a plain Reject`, async () => {
-      const broken = createAgentStack().use(point, { name: "guard", before: () => { throw new Error("db down"); } });
+      const broken = createAgentStack().use(point, {
+        name: "guard",
+        before: () => {
+          throw new Error("db down");
+        },
+      });
       const refusing = createAgentStack().use(point, { name: "guard", before: () => Reject("not allowed") });
 
       const crashed = await createAgent({ model: model(), stack: broken }).run("go");
@@ -22,9 +27,16 @@ describe("a rejection that comes from a hook that failed closed", () => {
   }
 
   it("gives SessionRejectedError the error of a sessionStart hook that crashed as its cause", async () => {
-    const stack = createAgentStack().use("sessionStart", { name: "guard", before: () => { throw new Error("db down"); } });
+    const stack = createAgentStack().use("sessionStart", {
+      name: "guard",
+      before: () => {
+        throw new Error("db down");
+      },
+    });
 
-    const error = await createAgent({ model: model(), stack }).session().catch((e: unknown) => e);
+    const error = await createAgent({ model: model(), stack })
+      .session()
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(SessionRejectedError);
     expect((error as SessionRejectedError).cause).toBeInstanceOf(HookError);
@@ -34,7 +46,13 @@ describe("a rejection that comes from a hook that failed closed", () => {
   it("sends a step hook that failed closed to the error point as an OutcomeRejectedError with the hook's error as its cause", async () => {
     const seen: unknown[] = [];
     const stack = createAgentStack()
-      .use("step", { name: "step-guard", failMode: "closed", before: () => { throw new Error("guard backend down"); } })
+      .use("step", {
+        name: "step-guard",
+        failMode: "closed",
+        before: () => {
+          throw new Error("guard backend down");
+        },
+      })
       .use("error", { name: "see", before: (event) => void seen.push(event.error) });
 
     const turn = await createAgent({ model: model(), stack }).run("go");

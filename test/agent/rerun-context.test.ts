@@ -4,8 +4,17 @@ import { createAgent, createAgentStack, createScriptedModel, type AgentStack } f
 import { lines } from "./helpers.ts";
 
 /** An `around` hook that calls `next()` once more when the first attempt failed. */
-const retryOnce: Hook<any, any, any> = { name: "retry-once", around: async (_ctx: HookContext, next: Next<unknown, unknown>) => { const o = await next(); return o._tag === "Failed" ? next() : o; } };
-const stepContext: Hook<any, any, any> = { name: "ctx-step", before: (s: { index: number }, ctx: HookContext) => void ctx.addContext(`step ${s.index} context`) };
+const retryOnce: Hook<any, any, any> = {
+  name: "retry-once",
+  around: async (_ctx: HookContext, next: Next<unknown, unknown>) => {
+    const o = await next();
+    return o._tag === "Failed" ? next() : o;
+  },
+};
+const stepContext: Hook<any, any, any> = {
+  name: "ctx-step",
+  before: (s: { index: number }, ctx: HookContext) => void ctx.addContext(`step ${s.index} context`),
+};
 const runContext: Hook<any, any, any> = { name: "ctx-run", before: (_i: unknown, ctx: HookContext) => void ctx.addContext("Run context.") };
 
 /** One turn whose first model call fails (an around hook retries it), with the two requests and the history. */
@@ -34,21 +43,30 @@ describe("hook context when an around hook runs the run or step operation again"
   it("sends a run hook's context once when the hook runs again inside the retrying around hook", async () => {
     const { requests, history } = await retried(createAgentStack().use("run", retryOnce).use("run", runContext));
 
-    expect(requests).toEqual([["user: hello", "system: Run context."], ["user: hello", "system: Run context."]]);
+    expect(requests).toEqual([
+      ["user: hello", "system: Run context."],
+      ["user: hello", "system: Run context."],
+    ]);
     expect(history).toEqual(["user: hello", "system: Run context.", "assistant: answer"]);
   });
 
   it("sends a retried step with the context its hooks added before the around hook", async () => {
     const { requests, history } = await retried(createAgentStack().use("step", stepContext).use("step", retryOnce));
 
-    expect(requests).toEqual([["user: hello", "system: step 0 context"], ["user: hello", "system: step 0 context"]]);
+    expect(requests).toEqual([
+      ["user: hello", "system: step 0 context"],
+      ["user: hello", "system: step 0 context"],
+    ]);
     expect(history).toEqual(["user: hello", "system: step 0 context", "assistant: answer"]);
   });
 
   it("sends and records a step hook's context once when the hook runs again inside the retrying around hook", async () => {
     const { requests, history } = await retried(createAgentStack().use("step", retryOnce).use("step", stepContext));
 
-    expect(requests).toEqual([["user: hello", "system: step 0 context"], ["user: hello", "system: step 0 context"]]);
+    expect(requests).toEqual([
+      ["user: hello", "system: step 0 context"],
+      ["user: hello", "system: step 0 context"],
+    ]);
     expect(history).toEqual(["user: hello", "system: step 0 context", "assistant: answer"]);
   });
 

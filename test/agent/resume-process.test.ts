@@ -26,7 +26,10 @@ const next = <T>(child: ChildProcess, type: string): Promise<T> =>
     child.once("exit", (code) => reject(new Error(`worker exited with ${String(code)} before ${type}`)));
   });
 
-interface Resumed { readonly turn?: TurnResult; readonly error?: string }
+interface Resumed {
+  readonly turn?: TurnResult;
+  readonly error?: string;
+}
 
 describeRedisProcess("an agent turn resumed in another process", () => {
   let server: RedisServer;
@@ -52,7 +55,14 @@ describeRedisProcess("an agent turn resumed in another process", () => {
     expect(paused.status).toBe("interrupted");
     expect(paused.approvals).toHaveLength(2);
     const [main, release] = paused.approvals!;
-    const decisions = { [main!.id]: { decision: "approve", by: "alice" }, [release!.id]: { decision: "edit", by: "alice", input: { ...(release!.input as object), input: { command: "git push --dry-run origin release" } } } };
+    const decisions = {
+      [main!.id]: { decision: "approve", by: "alice" },
+      [release!.id]: {
+        decision: "edit",
+        by: "alice",
+        input: { ...(release!.input as object), input: { command: "git push --dry-run origin release" } },
+      },
+    };
 
     // Only JSON crosses: what a web app would keep in its database between two requests.
     child.send({ type: "resume", state: JSON.parse(JSON.stringify(paused.state)), decisions });
@@ -69,7 +79,9 @@ describeRedisProcess("an agent turn resumed in another process", () => {
     // A second resume is refused, in the worker and here.
     child.send({ type: "resume", state: paused.state, decisions });
     expect(await next<Resumed>(child, "resumed")).toEqual({ type: "resumed", error: "ApprovalReplayedError" });
-    await expect(here.agent.resume(paused.state!, decisions, { approvals: here.approvals })).rejects.toMatchObject({ name: "ApprovalReplayedError" });
+    await expect(here.agent.resume(paused.state!, decisions, { approvals: here.approvals })).rejects.toMatchObject({
+      name: "ApprovalReplayedError",
+    });
     expect(readFileSync(file, "utf8").split("\n").filter(Boolean)).toHaveLength(3);
 
     child.send({ type: "exit" });
@@ -81,7 +93,9 @@ describeRedisProcess("an agent turn resumed in another process", () => {
     writeFileSync(file, "");
     const store = new RedisStore({ connection: server.url });
     const here = guardedAgent(store, file);
-    const workers = [0, 1].map(() => fork(worker, [server.url, file], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] }));
+    const workers = [0, 1].map(() =>
+      fork(worker, [server.url, file], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] }),
+    );
     others.push(...workers);
     await Promise.all(workers.map((w) => next(w, "ready")));
     for (let round = 0; round < 5; round++) {
@@ -93,7 +107,10 @@ describeRedisProcess("an agent turn resumed in another process", () => {
       const both = await Promise.all(results);
       expect(both.map((r) => r.turn?.status ?? r.error).sort()).toEqual(["ApprovalReplayedError", "completed"]);
     }
-    const runs = readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => l.split(" ").slice(1).join(" "));
+    const runs = readFileSync(file, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => l.split(" ").slice(1).join(" "));
     expect(runs).toEqual([0, 1, 2, 3, 4].map((i) => `git push origin topic-${i}`));
     for (const w of workers) w.send({ type: "exit" });
     await store.close();

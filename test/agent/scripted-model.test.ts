@@ -18,12 +18,17 @@ describe("the scripted model", () => {
   });
 
   it("streams text in chunks of the configured size, then tool calls, then finish with usage", async () => {
-    const model = createScriptedModel({ turns: [{ text: "abcdefg", toolCalls: [{ name: "T", id: "t1" }], usage: { inputTokens: 3, outputTokens: 4 } }], chunkSize: 3 });
+    const model = createScriptedModel({
+      turns: [{ text: "abcdefg", toolCalls: [{ name: "T", id: "t1" }], usage: { inputTokens: 3, outputTokens: 4 } }],
+      chunkSize: 3,
+    });
 
     const parts: StreamPart[] = await collect(model.stream(request(), {}));
 
     expect(parts).toEqual([
-      { type: "text-delta", text: "abc" }, { type: "text-delta", text: "def" }, { type: "text-delta", text: "g" },
+      { type: "text-delta", text: "abc" },
+      { type: "text-delta", text: "def" },
+      { type: "text-delta", text: "g" },
       { type: "tool-call", call: { id: "t1", name: "T", input: {} } },
       { type: "finish", finishReason: "tool-calls", usage: { inputTokens: 3, outputTokens: 4 } },
     ]);
@@ -36,7 +41,10 @@ describe("the scripted model", () => {
     const parts = await collect(model.stream(request(), {}));
     const echoed = await model.generate(request("ping"), {});
 
-    expect(parts.slice(0, 2)).toEqual([{ type: "text-delta", text: "x" }, { type: "text-delta", text: "yz" }]);
+    expect(parts.slice(0, 2)).toEqual([
+      { type: "text-delta", text: "x" },
+      { type: "text-delta", text: "yz" },
+    ]);
     expect(performance.now() - started).toBeGreaterThanOrEqual(9);
     expect(echoed.text).toBe("echo ping");
   });
@@ -70,7 +78,11 @@ describe("the scripted model's record of requests", () => {
   });
 
   it("keeps as many as keepRequests says, none with 0 and all with Infinity", async () => {
-    for (const [keepRequests, kept] of [[0, 0], [3, 3], [Number.POSITIVE_INFINITY, 10]] as const) {
+    for (const [keepRequests, kept] of [
+      [0, 0],
+      [3, 3],
+      [Number.POSITIVE_INFINITY, 10],
+    ] as const) {
       const model = createScriptedModel({ turns: [], whenDone: "ok", keepRequests });
       for (let i = 0; i < 10; i++) await collect(model.stream(request(`r${i}`), {}));
       expect([model.requests.length, model.modes.length, model.requestCount]).toEqual([kept, kept, 10]);
@@ -86,7 +98,9 @@ describe("the scripted model's record of requests", () => {
 
   it("refuses a keepRequests that is not a whole number of at least 0, naming the option", () => {
     for (const keepRequests of [-1, 1.5, Number.NaN, "5" as never]) {
-      expect(() => createScriptedModel({ turns: [], keepRequests })).toThrow(/createScriptedModel: keepRequests must be an integer of at least 0 or Infinity/);
+      expect(() => createScriptedModel({ turns: [], keepRequests })).toThrow(
+        /createScriptedModel: keepRequests must be an integer of at least 0 or Infinity/,
+      );
     }
   });
 });

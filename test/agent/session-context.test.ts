@@ -1,14 +1,25 @@
 import { describe, expect, it } from "vitest";
 import { Outcome, Reject, Replace, Transform } from "../../src/index.ts";
 import {
-  SessionRejectedError, createAgent, createAgentStack, createScriptedModel, defineTool, type ErrorDecision, type Notification, type SessionEnd, type UserPrompt,
+  SessionRejectedError,
+  createAgent,
+  createAgentStack,
+  createScriptedModel,
+  defineTool,
+  type ErrorDecision,
+  type Notification,
+  type SessionEnd,
+  type UserPrompt,
 } from "../../src/agent/index.ts";
 import { callLimit, retry, withMiddleware } from "../../src/middleware/index.ts";
 import { bashTool, lines } from "./helpers.ts";
 
 describe("sessions, prompts and hook-added context", () => {
   it("lets a userPrompt hook rewrite the prompt", async () => {
-    const stack = createAgentStack().use("userPrompt", { name: "expand", before: (p) => Transform({ text: p.text.replace("/test", "Run the test suite.") } as UserPrompt) });
+    const stack = createAgentStack().use("userPrompt", {
+      name: "expand",
+      before: (p) => Transform({ text: p.text.replace("/test", "Run the test suite.") } as UserPrompt),
+    });
     const model = createScriptedModel({ turns: ["ok"] });
 
     await createAgent({ model, stack }).run("/test");
@@ -17,7 +28,10 @@ describe("sessions, prompts and hook-added context", () => {
   });
 
   it("ends the turn with the reason when a userPrompt hook rejects, without calling the model", async () => {
-    const stack = createAgentStack().use("userPrompt", { name: "no-secrets", before: (p) => (p.text.includes("password") ? Reject("Prompt contains a password") : undefined) });
+    const stack = createAgentStack().use("userPrompt", {
+      name: "no-secrets",
+      before: (p) => (p.text.includes("password") ? Reject("Prompt contains a password") : undefined),
+    });
     const model = createScriptedModel({ turns: [] });
     const session = await createAgent({ model, stack }).session();
 
@@ -49,8 +63,16 @@ describe("sessions, prompts and hook-added context", () => {
     expect((await session.prompt("first")).status).toBe("failed");
     await session.prompt("second");
 
-    expect(lines(model.requests[0]!.messages)).toEqual(["user: first", "system: Project rules: never push to main", "system: context for: first"]);
-    expect(lines(model.requests[1]!.messages)).toEqual(["user: second", "system: Project rules: never push to main", "system: context for: second"]);
+    expect(lines(model.requests[0]!.messages)).toEqual([
+      "user: first",
+      "system: Project rules: never push to main",
+      "system: context for: first",
+    ]);
+    expect(lines(model.requests[1]!.messages)).toEqual([
+      "user: second",
+      "system: Project rules: never push to main",
+      "system: context for: second",
+    ]);
   });
 
   it("drops the context of a prompt whose run was rejected, so it never reaches the next prompt", async () => {
@@ -65,7 +87,10 @@ describe("sessions, prompts and hook-added context", () => {
   });
 
   it("sends the prompt a run hook rewrote, in place of the user's last message", async () => {
-    const stack = createAgentStack().use("run", { name: "soften", before: (input) => Transform({ ...input, prompt: input.prompt.replace("delete everything", "list the files") }) });
+    const stack = createAgentStack().use("run", {
+      name: "soften",
+      before: (input) => Transform({ ...input, prompt: input.prompt.replace("delete everything", "list the files") }),
+    });
     const model = createScriptedModel({ turns: ["ok"] });
     const session = await createAgent({ model, stack }).session();
     await session.prompt("delete everything");
@@ -74,7 +99,11 @@ describe("sessions, prompts and hook-added context", () => {
   });
 
   it("refuses to open a session when a sessionStart hook rejects", async () => {
-    const stack = createAgentStack().use("sessionStart", { name: "office-hours", match: "resume", before: () => Reject("resuming is disabled") });
+    const stack = createAgentStack().use("sessionStart", {
+      name: "office-hours",
+      match: "resume",
+      before: () => Reject("resuming is disabled"),
+    });
     const agent = createAgent({ model: createScriptedModel({ turns: [] }), stack });
 
     await expect(agent.session({ source: "resume" })).rejects.toThrow(SessionRejectedError);
@@ -94,7 +123,11 @@ describe("sessions, prompts and hook-added context", () => {
     await createAgent({ model, stack, tools: [bashTool()] }).run("go");
 
     expect(lines(model.requests[0]!.messages)).toEqual([
-      "user: go", "system: Project: agent-onion", "system: Time: 10:00", "system: Rule: be brief", "system: Step 0",
+      "user: go",
+      "system: Project: agent-onion",
+      "system: Time: 10:00",
+      "system: Rule: be brief",
+      "system: Step 0",
     ]);
     expect(lines(model.requests[1]!.messages).slice(-3)).toEqual(["tool: ran: ls", "system: Checked Bash", "system: Step 1"]);
   });
@@ -118,22 +151,36 @@ describe("sessions, prompts and hook-added context", () => {
         .use("modelCall", { name: "attempt", before: (_r, ctx) => void ctx.addContext(`Attempt ${++attempt}`) }),
       retry({ attempts: 2, baseMs: 0, retryOn: () => true }),
     );
-    const model = createScriptedModel({ turns: [{ error: new Error("503 overloaded") }, { toolCalls: [{ name: "Bash", input: { command: "ls" } }] }, "done"] });
+    const model = createScriptedModel({
+      turns: [{ error: new Error("503 overloaded") }, { toolCalls: [{ name: "Bash", input: { command: "ls" } }] }, "done"],
+    });
 
     const turn = await createAgent({ model, stack, tools: [bashTool()] }).run("go");
 
     expect(turn.status).toBe("completed");
-    expect(lines(model.requests[2]!.messages).slice(-3)).toEqual(["tool: ran: ls", "system: Note from modelCall hook", "system: Attempt 2"]);
+    expect(lines(model.requests[2]!.messages).slice(-3)).toEqual([
+      "tool: ran: ls",
+      "system: Note from modelCall hook",
+      "system: Attempt 2",
+    ]);
   });
 
   it("delivers a modelCall or toolCall hook's context once when the error point retries the call", async () => {
     let tries = 0;
-    const flaky = defineTool({ name: "Flaky", execute: () => { if (++tries < 2) throw new Error("timeout"); return "ok"; } });
+    const flaky = defineTool({
+      name: "Flaky",
+      execute: () => {
+        if (++tries < 2) throw new Error("timeout");
+        return "ok";
+      },
+    });
     const stack = createAgentStack()
       .use("modelCall", { name: "model-note", before: (_r, ctx) => void ctx.addContext("Model note") })
       .use("toolCall", { name: "tool-note", before: (_c, ctx) => void ctx.addContext("Tool note") })
       .use("error", { name: "retry", before: () => Replace({ action: "retry" } as ErrorDecision) });
-    const model = createScriptedModel({ turns: [{ error: new Error("503 overloaded") }, { toolCalls: [{ name: "Flaky", input: {} }] }, "done"] });
+    const model = createScriptedModel({
+      turns: [{ error: new Error("503 overloaded") }, { toolCalls: [{ name: "Flaky", input: {} }] }, "done"],
+    });
 
     await createAgent({ model, stack, tools: [flaky] }).run("go");
 
@@ -172,7 +219,11 @@ describe("sessions, prompts and hook-added context", () => {
     const context = ["system: Project rules: be brief.", "system: context for: hello", "system: Run note"];
     expect(lines(model.requests[0]!.messages).slice(1)).toEqual(context);
     // What the error hook added while deciding to retry reaches the retry too.
-    expect(lines(model.requests[1]!.messages).slice(1)).toEqual([...context.slice(0, 2), "system: The last attempt failed; keep it short.", "system: Run note"]);
+    expect(lines(model.requests[1]!.messages).slice(1)).toEqual([
+      ...context.slice(0, 2),
+      "system: The last attempt failed; keep it short.",
+      "system: Run note",
+    ]);
   });
 
   it("runs sessionEnd with the reason when a session closes", async () => {
@@ -188,7 +239,13 @@ describe("sessions, prompts and hook-added context", () => {
 
   it("resolves a second close() only once sessionEnd has run, and refuses compact() after close", async () => {
     const ended: string[] = [];
-    const stack = createAgentStack().use("sessionEnd", { name: "slow-bye", before: async () => { await new Promise((r) => setTimeout(r, 30)); ended.push("ended"); } });
+    const stack = createAgentStack().use("sessionEnd", {
+      name: "slow-bye",
+      before: async () => {
+        await new Promise((r) => setTimeout(r, 30));
+        ended.push("ended");
+      },
+    });
     const session = await createAgent({ model: createScriptedModel({ turns: [] }), stack }).session();
     const first = session.close();
     await session.close();
@@ -199,8 +256,15 @@ describe("sessions, prompts and hook-added context", () => {
 
   it("sends notifications through the notification point, where hooks may rewrite them", async () => {
     const received: Notification[] = [];
-    const stack = createAgentStack().use("notification", { name: "tag", before: (n) => Transform({ ...n, message: `[agent] ${n.message}` } as Notification) });
-    const session = await createAgent({ model: createScriptedModel({ turns: [] }), stack, onNotification: (n) => received.push(n) }).session();
+    const stack = createAgentStack().use("notification", {
+      name: "tag",
+      before: (n) => Transform({ ...n, message: `[agent] ${n.message}` } as Notification),
+    });
+    const session = await createAgent({
+      model: createScriptedModel({ turns: [] }),
+      stack,
+      onNotification: (n) => received.push(n),
+    }).session();
 
     await session.notify({ type: "idle_prompt", message: "waiting for input" });
 
@@ -228,7 +292,10 @@ describe("sessions, prompts and hook-added context", () => {
     const ids: Record<string, string[]> = { sessionStart: [], compaction: [], sessionEnd: [] };
     let stack = createAgentStack();
     for (const point of ["sessionStart", "compaction", "sessionEnd"] as const)
-      stack = stack.use(point, { name: `id-${point}`, before: (_x: unknown, ctx: { readonly runId: string }) => void ids[point]!.push(ctx.runId) });
+      stack = stack.use(point, {
+        name: `id-${point}`,
+        before: (_x: unknown, ctx: { readonly runId: string }) => void ids[point]!.push(ctx.runId),
+      });
     for (const _resume of [1, 2]) {
       const session = await createAgent({ model: createScriptedModel({ turns: ["ok"] }), stack }).session({ sessionId: "conversation-42" });
       await session.compact();
@@ -253,7 +320,9 @@ describe("sessions, prompts and hook-added context", () => {
   it("rejects bad options where they are given", () => {
     const model = createScriptedModel({ turns: [] });
     expect(() => createAgent({ model, stack: createAgentStack(), maxSteps: 0 })).toThrow(/maxSteps must be an integer of at least 1/);
-    expect(() => createAgent({ model, stack: createAgentStack(), tools: [bashTool(), bashTool()] })).toThrow(/two tools or sub-agents are named "Bash"/);
+    expect(() => createAgent({ model, stack: createAgentStack(), tools: [bashTool(), bashTool()] })).toThrow(
+      /two tools or sub-agents are named "Bash"/,
+    );
     expect(() => createAgent({ model: {} as never, stack: createAgentStack() })).toThrow(/model must be a LanguageModel/);
   });
 });

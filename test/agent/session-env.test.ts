@@ -5,7 +5,14 @@
  */
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { commandEnv, createAgent, createScriptedModel, defineTool, summarizeOldest, type ToolExecuteOptions } from "../../src/agent/index.ts";
+import {
+  commandEnv,
+  createAgent,
+  createScriptedModel,
+  defineTool,
+  summarizeOldest,
+  type ToolExecuteOptions,
+} from "../../src/agent/index.ts";
 import { fromClaudeSettings } from "../../src/executors/index.ts";
 import { on, settings, shell } from "../support/claude-code/hooks.ts";
 
@@ -20,12 +27,17 @@ const bash = (seen: ToolExecuteOptions[] = []) =>
   });
 
 const exporting = (line: string) => shell(`cat > /dev/null; echo '${line}' >> "$CLAUDE_ENV_FILE"`);
-const echo = (variable: string) => createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: { command: `echo "[$${variable}]"` } }] }, "Done."] });
+const echo = (variable: string) =>
+  createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: { command: `echo "[$${variable}]"` } }] }, "Done."] });
 
 describe("CLAUDE_ENV_FILE", () => {
   it("lets what SessionStart hooks export reach the session's later commands, through the tool's options", async () => {
     const seen: ToolExecuteOptions[] = [];
-    const { stack } = fromClaudeSettings(settings(on("SessionStart", undefined, exporting("export RIG_STAGE=from-session-start"), exporting('export PATH="$PATH:/opt/rig/bin"'))));
+    const { stack } = fromClaudeSettings(
+      settings(
+        on("SessionStart", undefined, exporting("export RIG_STAGE=from-session-start"), exporting('export PATH="$PATH:/opt/rig/bin"')),
+      ),
+    );
     const model = echo("RIG_STAGE");
     const session = await createAgent({ model, stack, tools: [bash(seen)] }).session();
 
@@ -39,10 +51,12 @@ describe("CLAUDE_ENV_FILE", () => {
   });
 
   it("is not given to later hooks: a UserPromptSubmit hook does not see the variable", async () => {
-    const { stack } = fromClaudeSettings(settings(
-      on("SessionStart", undefined, exporting("export RIG_SECRET_STAGE=1")),
-      on("UserPromptSubmit", undefined, shell('cat > /dev/null; echo "hook saw [${RIG_SECRET_STAGE:-nothing}]"')),
-    ));
+    const { stack } = fromClaudeSettings(
+      settings(
+        on("SessionStart", undefined, exporting("export RIG_SECRET_STAGE=1")),
+        on("UserPromptSubmit", undefined, shell('cat > /dev/null; echo "hook saw [${RIG_SECRET_STAGE:-nothing}]"')),
+      ),
+    );
     const model = echo("RIG_SECRET_STAGE");
 
     await createAgent({ model, stack, tools: [bash()] }).run("go");
@@ -51,18 +65,27 @@ describe("CLAUDE_ENV_FILE", () => {
   });
 
   it("takes what a SessionStart after a compaction exports, for the commands after it", async () => {
-    const { stack } = fromClaudeSettings(settings(
-      on("SessionStart", "startup", exporting("export RIG_STAGE=startup")),
-      on("SessionStart", "compact", exporting("export RIG_STAGE=after-compact")),
-    ));
-    const model = createScriptedModel({ turns: [], whenDone: (r) => (r.messages.at(-1)!.role === "user" ? { toolCalls: [{ name: "Bash", input: { command: 'echo "[$RIG_STAGE]"' } }] } : "ok") });
+    const { stack } = fromClaudeSettings(
+      settings(
+        on("SessionStart", "startup", exporting("export RIG_STAGE=startup")),
+        on("SessionStart", "compact", exporting("export RIG_STAGE=after-compact")),
+      ),
+    );
+    const model = createScriptedModel({
+      turns: [],
+      whenDone: (r) =>
+        r.messages.at(-1)!.role === "user" ? { toolCalls: [{ name: "Bash", input: { command: 'echo "[$RIG_STAGE]"' } }] } : "ok",
+    });
     const session = await createAgent({ model, stack, tools: [bash()], compact: summarizeOldest({ keep: 1 }) }).session();
 
     await session.prompt("before");
     await session.compact();
     await session.prompt("after");
 
-    const results = model.requests.map((r) => r.messages.at(-1)!).filter((m) => m.role === "tool").map((m) => m.content);
+    const results = model.requests
+      .map((r) => r.messages.at(-1)!)
+      .filter((m) => m.role === "tool")
+      .map((m) => m.content);
     expect(results).toEqual(["[startup]", "[after-compact]"]);
     await session.close();
   });

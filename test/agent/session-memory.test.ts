@@ -12,7 +12,10 @@ const driver = fileURLToPath(new URL("./session-memory.ts", import.meta.url));
 
 describe("a long session", () => {
   it("runs 5 000 turns with the standard middleware in flat memory, keeping nothing in the store per finished turn", () => {
-    const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", driver, "5000", "250"], { encoding: "utf8", timeout: 240_000 });
+    const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", driver, "5000", "250"], {
+      encoding: "utf8",
+      timeout: 240_000,
+    });
     expect(child.stderr.replace(/\(node:\d+\) \w*Warning:[^\n]*\n(\(Use `node --trace-warnings[^\n]*\n)?/g, "")).toBe("");
     expect(child.status).toBe(0);
     const figures = JSON.parse(child.stdout) as SessionFigures;

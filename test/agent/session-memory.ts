@@ -75,10 +75,14 @@ const gc = (): void => {
  */
 export const longSession = async ({ turns = 5_000, sampleEvery = 250, contextBudget = 2_000 } = {}): Promise<SessionFigures> => {
   const store = new MemoryStore();
-  const stack = withMiddleware(createAgentStack({ store }),
+  const stack = withMiddleware(
+    createAgentStack({ store }),
     guards({ maxSteps: 20, maxTokens: 32_768, maxExecutionTime: 300 }),
     toolPolicy({ deny: ["Bash(rm *)", "Bash(git push*)"], allow: ["Echo"] }),
-    redaction(), retry({ attempts: 3 }), metrics());
+    redaction(),
+    retry({ attempts: 3 }),
+    metrics(),
+  );
   const echo = defineTool<{ text?: unknown }>({
     name: "Echo",
     description: "Repeat the text",
@@ -87,7 +91,8 @@ export const longSession = async ({ turns = 5_000, sampleEvery = 250, contextBud
   });
   const model = createScriptedModel({
     turns: [],
-    whenDone: (_request, index) => (index % 2 === 0 ? { toolCalls: [{ name: "Echo", input: { text: `note ${index}` } }] } : `Done with request ${index}.`),
+    whenDone: (_request, index) =>
+      index % 2 === 0 ? { toolCalls: [{ name: "Echo", input: { text: `note ${index}` } }] } : `Done with request ${index}.`,
   });
   const agent = createAgent({ model, tools: [echo], stack, contextBudget });
   const session = await agent.session({ source: "startup" });
@@ -99,7 +104,13 @@ export const longSession = async ({ turns = 5_000, sampleEvery = 250, contextBud
     const msPerTurn = (performance.now() - since) / Math.max(1, turn - sinceTurn);
     await stack.flush();
     gc();
-    samples.push({ turn, heapUsedBytes: process.memoryUsage().heapUsed, storeKeys: store.size, messages: session.messages.length, msPerTurn });
+    samples.push({
+      turn,
+      heapUsedBytes: process.memoryUsage().heapUsed,
+      storeKeys: store.size,
+      messages: session.messages.length,
+      msPerTurn,
+    });
     since = performance.now();
     sinceTurn = turn;
   };
@@ -115,7 +126,10 @@ export const longSession = async ({ turns = 5_000, sampleEvery = 250, contextBud
     turns,
     samples,
     fromTurn,
-    slopeBytesPerTurn: slope(late.map((s) => s.turn), late.map((s) => s.heapUsedBytes)),
+    slopeBytesPerTurn: slope(
+      late.map((s) => s.turn),
+      late.map((s) => s.heapUsedBytes),
+    ),
     notCompleted,
   };
 };

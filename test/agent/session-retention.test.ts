@@ -32,7 +32,13 @@ describe("a session's finished turns", () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const model = createScriptedModel({ turns: [], whenDone: "ok" });
-    const slow = { ...model, generate: async (...args: Parameters<typeof model.generate>) => { await gate; return model.generate(...args); } };
+    const slow = {
+      ...model,
+      generate: async (...args: Parameters<typeof model.generate>) => {
+        await gate;
+        return model.generate(...args);
+      },
+    };
     const session = await createAgent({ model: slow, stack: createAgentStack() }).session();
     const running = session.prompt("slow");
     const controller = new AbortController();

@@ -4,7 +4,14 @@
  * `compact` after a compaction, whose hooks give their context again for the next request.
  */
 import { describe, expect, it } from "vitest";
-import { createAgent, createAgentStack, createScriptedModel, summarizeOldest, type Notification, type SessionStart } from "../../src/agent/index.ts";
+import {
+  createAgent,
+  createAgentStack,
+  createScriptedModel,
+  summarizeOldest,
+  type Notification,
+  type SessionStart,
+} from "../../src/agent/index.ts";
 import { Reject } from "../../src/core/index.ts";
 import { lines } from "./helpers.ts";
 
@@ -15,7 +22,12 @@ describe("sessionStart", () => {
     const agent = createAgent({ model: createScriptedModel({ turns: [] }), stack });
 
     await agent.session();
-    await agent.session({ messages: [{ role: "user", content: "earlier" }, { role: "assistant", content: "answer" }] });
+    await agent.session({
+      messages: [
+        { role: "user", content: "earlier" },
+        { role: "assistant", content: "answer" },
+      ],
+    });
     await agent.session({ messages: [{ role: "user", content: "earlier" }], source: "fork" });
 
     expect(sources).toEqual(["startup", "resume", "fork"]);
@@ -42,13 +54,20 @@ describe("sessionStart", () => {
   it("after a compaction, is told but not obeyed when a hook refuses: the session is open", async () => {
     const notices: Notification[] = [];
     const stack = createAgentStack().use("sessionStart", { name: "no-compact", match: "compact", before: () => Reject("no more") });
-    const agent = createAgent({ model: createScriptedModel({ turns: [], whenDone: "ok" }), stack, compact: summarizeOldest({ keep: 1 }), onNotification: (n) => notices.push(n) });
+    const agent = createAgent({
+      model: createScriptedModel({ turns: [], whenDone: "ok" }),
+      stack,
+      compact: summarizeOldest({ keep: 1 }),
+      onNotification: (n) => notices.push(n),
+    });
     const session = await agent.session();
     await session.prompt("one");
 
     await session.compact();
 
     expect((await session.prompt("two")).status).toBe("completed");
-    expect(notices.map((n) => n.message)).toContain("sessionStart (compact) was refused by no-compact, but the session is open and goes on: no more");
+    expect(notices.map((n) => n.message)).toContain(
+      "sessionStart (compact) was refused by no-compact, but the session is open and goes on: no more",
+    );
   });
 });

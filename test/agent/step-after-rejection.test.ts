@@ -8,10 +8,24 @@ const chargeOnce = async (decision: ErrorDecision) => {
   const charges: string[] = [];
   let down = 1;
   const stack = createAgentStack()
-    .use("step", { name: "step-audit", failMode: "closed", after: () => { if (down-- > 0) throw new Error("audit sink down"); } })
+    .use("step", {
+      name: "step-audit",
+      failMode: "closed",
+      after: () => {
+        if (down-- > 0) throw new Error("audit sink down");
+      },
+    })
     .use("error", { name: "decide", after: () => Transform(decision) });
-  const charge = defineTool<{ amount?: unknown }>({ name: "Charge", execute: ({ amount }) => { charges.push(`charged ${String(amount)}`); return `receipt #${charges.length}`; } });
-  const model = createScriptedModel({ turns: [{ text: "Charging the card.", toolCalls: [{ name: "Charge", input: { amount: 100 } }] }, "Charged."] });
+  const charge = defineTool<{ amount?: unknown }>({
+    name: "Charge",
+    execute: ({ amount }) => {
+      charges.push(`charged ${String(amount)}`);
+      return `receipt #${charges.length}`;
+    },
+  });
+  const model = createScriptedModel({
+    turns: [{ text: "Charging the card.", toolCalls: [{ name: "Charge", input: { amount: 100 } }] }, "Charged."],
+  });
   const session = await createAgent({ model, stack, tools: [charge] }).session();
   const turn = await session.prompt("pay my bill");
   return { charges, turn, model, history: lines(session.messages) };

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { OperationAbandonedError, Transform } from "../../src/index.ts";
-import { createAgent, createAgentStack, createScriptedModel, defineTool, type LanguageModel, type ModelRequest } from "../../src/agent/index.ts";
+import {
+  createAgent,
+  createAgentStack,
+  createScriptedModel,
+  defineTool,
+  type LanguageModel,
+  type ModelRequest,
+} from "../../src/agent/index.ts";
 import { lines } from "./helpers.ts";
 
 /**
@@ -13,7 +20,13 @@ const timedOutStep = async () => {
   const stack = createAgentStack()
     .use("step", { name: "step-timer", failMode: "closed", timeoutMs: 100, around: (_ctx, next) => next() })
     .use("error", { name: "decide", after: () => Transform({ action: "retry" }) });
-  const charge = defineTool<{ amount?: unknown }>({ name: "Charge", execute: ({ amount }) => { charges.push(`charged ${String(amount)}`); return `receipt #${charges.length}`; } });
+  const charge = defineTool<{ amount?: unknown }>({
+    name: "Charge",
+    execute: ({ amount }) => {
+      charges.push(`charged ${String(amount)}`);
+      return `receipt #${charges.length}`;
+    },
+  });
   const slow = defineTool({
     name: "Slow",
     execute: (_input, { signal }) => {
@@ -26,7 +39,15 @@ const timedOutStep = async () => {
   });
   // Asks for both tools until it has read their results, so a step run again would charge again.
   const answer = (request: ModelRequest) =>
-    request.messages.some((m) => m.role === "tool") ? "Charged." : { text: "Charging, then the slow part.", toolCalls: [{ name: "Charge", input: { amount: 100 } }, { name: "Slow", input: {} }] };
+    request.messages.some((m) => m.role === "tool")
+      ? "Charged."
+      : {
+          text: "Charging, then the slow part.",
+          toolCalls: [
+            { name: "Charge", input: { amount: 100 } },
+            { name: "Slow", input: {} },
+          ],
+        };
   const model = createScriptedModel({ turns: [], whenDone: answer });
   const session = await createAgent({ model, stack, tools: [charge, slow] }).session();
   const turn = await session.prompt("pay my bill");
@@ -59,7 +80,8 @@ describe("a step a timed step hook gives up on while its tools run", () => {
       id: "slow-then-fast",
       generate: (_request, { signal }) => {
         if (signal !== undefined) signals.push(signal);
-        if (signals.length > 1) return Promise.resolve({ text: "Done.", toolCalls: [], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } });
+        if (signals.length > 1)
+          return Promise.resolve({ text: "Done.", toolCalls: [], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } });
         return new Promise((_resolve, reject) => signal?.addEventListener("abort", () => reject(signal.reason), { once: true }));
       },
     };

@@ -22,28 +22,43 @@ describe("the stop gate", () => {
       { reason: "stop", lastMessage: "I am done.", blockedCount: 0 },
       { reason: "stop", lastMessage: "Tests pass. Done.", blockedCount: 1 },
     ]);
-    expect(lines(model.requests[1]!.messages).slice(-2)).toEqual(["assistant: I am done.", "user: Stop hook feedback:\nRun the tests before you stop."]);
+    expect(lines(model.requests[1]!.messages).slice(-2)).toEqual([
+      "assistant: I am done.",
+      "user: Stop hook feedback:\nRun the tests before you stop.",
+    ]);
   });
 
   it("feeds back every blocking hook's reason, asking each hook once", async () => {
     const calls: string[] = [];
     const blocker = (name: string, priority: number) => ({
-      name, priority,
-      before: (r: StopRequest) => { calls.push(`${name}@${r.blockedCount}`); return r.blockedCount === 0 ? Reject(`${name} says keep going`) : undefined; },
+      name,
+      priority,
+      before: (r: StopRequest) => {
+        calls.push(`${name}@${r.blockedCount}`);
+        return r.blockedCount === 0 ? Reject(`${name} says keep going`) : undefined;
+      },
     });
     const stack = createAgentStack().use("stop", blocker("lint", 10)).use("stop", blocker("tests", 20)).use("stop", blocker("docs", 30));
     const model = createScriptedModel({ turns: ["done", "really done"] });
 
     await createAgent({ model, stack }).run("go");
 
-    expect(model.requests[1]!.messages.at(-1)!.content).toBe("Stop hook feedback:\nlint says keep going\ntests says keep going\ndocs says keep going");
+    expect(model.requests[1]!.messages.at(-1)!.content).toBe(
+      "Stop hook feedback:\nlint says keep going\ntests says keep going\ndocs says keep going",
+    );
     expect(calls).toEqual(["lint@0", "tests@0", "docs@0", "lint@1", "tests@1", "docs@1"]);
   });
 
   it("stops with stop-rejected-cap after maxStopBlocks consecutive blocks (R13) and says so", async () => {
     const notices: Notification[] = [];
     let asked = 0;
-    const stack = createAgentStack().use("stop", { name: "never-done", before: () => { asked++; return Reject("keep going"); } });
+    const stack = createAgentStack().use("stop", {
+      name: "never-done",
+      before: () => {
+        asked++;
+        return Reject("keep going");
+      },
+    });
     const model = createScriptedModel({ turns: [], whenDone: "still here" });
 
     const turn = await createAgent({ model, stack, maxStopBlocks: 3, onNotification: (n) => notices.push(n) }).run("go");

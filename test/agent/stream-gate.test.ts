@@ -1,17 +1,33 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Continue, Reject, Replace, Transform } from "../../src/index.ts";
-import { createAgentStack, createScriptedModel, outputGate, streamControl, wrapModel, type HoldBack, type ModelResponse } from "../../src/agent/index.ts";
+import {
+  createAgentStack,
+  createScriptedModel,
+  outputGate,
+  streamControl,
+  wrapModel,
+  type HoldBack,
+  type ModelResponse,
+} from "../../src/agent/index.ts";
 import { collect, request, splitAt, textOf } from "./stream-helpers.ts";
 
 const SECRET = "sk-LIVE-9f8e7d";
 const noSecretText = fc.string({ unit: fc.constantFrom(..."abcdefgh ijkl.\n"), maxLength: 40 });
 
 const blockSecrets = (holdBack: Exclude<HoldBack, "none">) =>
-  outputGate({ name: "no-secrets", holdBack, check: (text) => (text.includes(SECRET) ? Reject("the answer contains a live key") : Continue) });
+  outputGate({
+    name: "no-secrets",
+    holdBack,
+    check: (text) => (text.includes(SECRET) ? Reject("the answer contains a live key") : Continue),
+  });
 
 const redactSecrets = (holdBack: Exclude<HoldBack, "none">) =>
-  outputGate({ name: "redact", holdBack, check: (text) => (text.includes(SECRET) ? Transform(text.replaceAll(SECRET, "[redacted]")) : Continue) });
+  outputGate({
+    name: "redact",
+    holdBack,
+    check: (text) => (text.includes(SECRET) ? Transform(text.replaceAll(SECRET, "[redacted]")) : Continue),
+  });
 
 /** The same answer through generate and through stream, with the given chunks. */
 const bothWays = async (stack: ReturnType<typeof createAgentStack>, chunks: string[], holdBack?: HoldBack) => {
@@ -28,21 +44,30 @@ describe("the same guard on generate and stream", () => {
   for (const holdBack of ["all", { window: SECRET.length - 1 }] as const) {
     it(`gives the same verdict on both paths (hold-back ${JSON.stringify(holdBack)})`, async () => {
       await fc.assert(
-        fc.asyncProperty(noSecretText, noSecretText, fc.boolean(), fc.array(fc.nat(100), { maxLength: 12 }), async (before, after, leak, cuts) => {
-          const text = leak ? `${before}${SECRET}${after}` : `${before}${after}`;
-          const { generated, streamed, outcome } = await bothWays(createAgentStack().use("modelCall", blockSecrets(holdBack)), splitAt(text, cuts));
-          const verdict = outcome._tag === "Completed" ? outcome.value.finishReason : outcome._tag;
-          expect(verdict).toBe(generated.finishReason);
-          expect(generated.finishReason).toBe(leak ? "content-filter" : "stop");
-          expect(streamed.includes(SECRET)).toBe(false);
-          // "all" holds everything: the texts are identical. A window may already have released
-          // the clean text before the secret; the blocked answer then ends in the same replacement.
-          if (holdBack === "all" || !leak) expect(streamed).toBe(generated.text);
-          else {
-            expect(streamed.endsWith(generated.text)).toBe(true);
-            expect(before.startsWith(streamed.slice(0, -generated.text.length))).toBe(true);
-          }
-        }),
+        fc.asyncProperty(
+          noSecretText,
+          noSecretText,
+          fc.boolean(),
+          fc.array(fc.nat(100), { maxLength: 12 }),
+          async (before, after, leak, cuts) => {
+            const text = leak ? `${before}${SECRET}${after}` : `${before}${after}`;
+            const { generated, streamed, outcome } = await bothWays(
+              createAgentStack().use("modelCall", blockSecrets(holdBack)),
+              splitAt(text, cuts),
+            );
+            const verdict = outcome._tag === "Completed" ? outcome.value.finishReason : outcome._tag;
+            expect(verdict).toBe(generated.finishReason);
+            expect(generated.finishReason).toBe(leak ? "content-filter" : "stop");
+            expect(streamed.includes(SECRET)).toBe(false);
+            // "all" holds everything: the texts are identical. A window may already have released
+            // the clean text before the secret; the blocked answer then ends in the same replacement.
+            if (holdBack === "all" || !leak) expect(streamed).toBe(generated.text);
+            else {
+              expect(streamed.endsWith(generated.text)).toBe(true);
+              expect(before.startsWith(streamed.slice(0, -generated.text.length))).toBe(true);
+            }
+          },
+        ),
         { numRuns: 150 },
       );
     });
@@ -73,7 +98,10 @@ describe("the same guard on generate and stream", () => {
   });
 
   it("reports divergence when a plain after hook changes text that was already streamed", async () => {
-    const late = createAgentStack().use("modelCall", { name: "late", after: (res) => Replace({ ...res, text: "changed" } as ModelResponse) });
+    const late = createAgentStack().use("modelCall", {
+      name: "late",
+      after: (res) => Replace({ ...res, text: "changed" } as ModelResponse),
+    });
     const model = createScriptedModel({ turns: [{ chunks: ["orig", "inal"] }] });
 
     const call = wrapModel(late, model).streamWithOutcome(request());
@@ -144,6 +172,9 @@ describe("a shadowed output gate", () => {
 
     expect(generated.text).toBe(`key ${SECRET}`);
     expect(streamed).toBe(`key ${SECRET}`);
-    expect(trace.entries.filter((e) => e.phase === "after").map((e) => [e.action, e.shadow])).toEqual([["Replace", true], ["Replace", true]]);
+    expect(trace.entries.filter((e) => e.phase === "after").map((e) => [e.action, e.shadow])).toEqual([
+      ["Replace", true],
+      ["Replace", true],
+    ]);
   });
 });

@@ -13,8 +13,7 @@ export const collect = async (parts: AsyncIterable<StreamPart>): Promise<StreamP
   return out;
 };
 
-export const textOf = (parts: readonly StreamPart[]): string =>
-  parts.map((p) => (p.type === "text-delta" ? p.text : "")).join("");
+export const textOf = (parts: readonly StreamPart[]): string => parts.map((p) => (p.type === "text-delta" ? p.text : "")).join("");
 
 /** Split `text` at the given indexes into chunks. */
 export const splitAt = (text: string, cuts: readonly number[]): string[] => {

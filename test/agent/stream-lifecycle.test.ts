@@ -1,8 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { Continue, Outcome, Replace, Transform } from "../../src/index.ts";
 import {
-  ModelStreamError, chunkHook, createAgent, createAgentStack, createScriptedModel, outputGate, streamThroughStack, streamStarter, toReadableStream, fromReadableStream, wrapModel,
-  type ModelResponse, type StreamPart,
+  ModelStreamError,
+  chunkHook,
+  createAgent,
+  createAgentStack,
+  createScriptedModel,
+  outputGate,
+  streamThroughStack,
+  streamStarter,
+  toReadableStream,
+  fromReadableStream,
+  wrapModel,
+  type ModelResponse,
+  type StreamPart,
 } from "../../src/agent/index.ts";
 import { bashTool } from "./helpers.ts";
 import { collect, request, textOf } from "./stream-helpers.ts";
@@ -62,7 +73,10 @@ describe("an aborted stream", () => {
   it("reports an upstream error after the partial answer, with what arrived", async () => {
     const recovered: unknown[] = [];
     const stack = createAgentStack().use("modelCall", { name: "see", recover: (error) => void recovered.push(error) });
-    const model = createScriptedModel({ turns: [{ text: "abcdefgh", error: new Error("connection reset"), errorAfterChunks: 1 }], chunkSize: 4 });
+    const model = createScriptedModel({
+      turns: [{ text: "abcdefgh", error: new Error("connection reset"), errorAfterChunks: 1 }],
+      chunkSize: 4,
+    });
 
     const call = wrapModel(stack, model).streamWithOutcome(request());
     const parts = await collect(call.parts);
@@ -93,9 +107,22 @@ describe("streaming through modelCall", () => {
   it("lets hooks transform the stream chunk by chunk, innermost first, and after hooks see the assembled text", async () => {
     const { stack: base, responses } = seenAfter();
     const stack = base
-      .use("modelCall", chunkHook({ name: "outer", priority: 10, chunk: (p) => (p.type === "text-delta" ? { ...p, text: `[${p.text}]` } : undefined) }))
-      .use("modelCall", chunkHook({ name: "inner", priority: 200, chunk: (p) => (p.type === "text-delta" ? { ...p, text: p.text.toUpperCase() } : undefined) }))
-      .use("modelCall", chunkHook({ name: "drop-b", priority: 300, chunk: (p) => (p.type === "text-delta" && p.text === "b" ? null : undefined) }));
+      .use(
+        "modelCall",
+        chunkHook({ name: "outer", priority: 10, chunk: (p) => (p.type === "text-delta" ? { ...p, text: `[${p.text}]` } : undefined) }),
+      )
+      .use(
+        "modelCall",
+        chunkHook({
+          name: "inner",
+          priority: 200,
+          chunk: (p) => (p.type === "text-delta" ? { ...p, text: p.text.toUpperCase() } : undefined),
+        }),
+      )
+      .use(
+        "modelCall",
+        chunkHook({ name: "drop-b", priority: 300, chunk: (p) => (p.type === "text-delta" && p.text === "b" ? null : undefined) }),
+      );
     const model = createScriptedModel({ turns: [{ chunks: ["a", "b", "c"] }] });
 
     const parts = await collect(wrapModel(stack, model).stream(request()));
@@ -111,7 +138,10 @@ describe("streaming through modelCall", () => {
 
     const parts = await collect(wrapModel(stack, model).stream(request()));
 
-    expect(parts).toEqual([{ type: "text-delta", text: "from cache" }, { type: "finish", finishReason: "stop", usage: cached.usage }]);
+    expect(parts).toEqual([
+      { type: "text-delta", text: "from cache" },
+      { type: "finish", finishReason: "stop", usage: cached.usage },
+    ]);
     expect(model.requests).toHaveLength(0);
   });
 
@@ -120,11 +150,22 @@ describe("streaming through modelCall", () => {
       name: "no-bash",
       after: (res) => Transform({ ...res, toolCalls: res.toolCalls.filter((c) => c.name !== "Bash") } as ModelResponse),
     });
-    const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: {} }, { name: "Read", input: {} }] }] });
+    const model = createScriptedModel({
+      turns: [
+        {
+          toolCalls: [
+            { name: "Bash", input: {} },
+            { name: "Read", input: {} },
+          ],
+        },
+      ],
+    });
 
     const parts = await collect(wrapModel(stack, model).stream(request()));
 
-    expect(parts.filter((p) => p.type === "tool-call").map((p) => (p as Extract<StreamPart, { type: "tool-call" }>).call.name)).toEqual(["Read"]);
+    expect(parts.filter((p) => p.type === "tool-call").map((p) => (p as Extract<StreamPart, { type: "tool-call" }>).call.name)).toEqual([
+      "Read",
+    ]);
   });
 
   it("does not repeat released text when an around hook retries the stream", async () => {
@@ -137,7 +178,10 @@ describe("streaming through modelCall", () => {
         return first._tag === "Failed" ? next() : first;
       },
     });
-    const model = createScriptedModel({ turns: [{ text: "abcdefgh", error: new Error("reset"), errorAfterChunks: 1 }, "abcdefgh"], chunkSize: 4 });
+    const model = createScriptedModel({
+      turns: [{ text: "abcdefgh", error: new Error("reset"), errorAfterChunks: 1 }, "abcdefgh"],
+      chunkSize: 4,
+    });
 
     const call = wrapModel(stack, model).streamWithOutcome(request());
     const parts = await collect(call.parts);
@@ -159,7 +203,13 @@ describe("streaming through modelCall", () => {
 
   it("tells whoever asked why its ReadableStream was cancelled", async () => {
     const heard: unknown[] = [];
-    const readable = toReadableStream((async function* () { yield 1; yield 2; })(), (reason) => void heard.push(reason));
+    const readable = toReadableStream(
+      (async function* () {
+        yield 1;
+        yield 2;
+      })(),
+      (reason) => void heard.push(reason),
+    );
     const reader = readable.getReader();
     await reader.read();
     await reader.cancel("the user left");
@@ -185,17 +235,27 @@ describe("streaming through modelCall", () => {
 describe("the agent streaming", () => {
   it("streams every model call through the stack and hands the parts to onPart with the agent's path", async () => {
     const seen: string[] = [];
-    const model = createScriptedModel({ turns: [{ text: "Let me look.", toolCalls: [{ name: "Bash", input: { command: "ls" } }] }, "Two files."], chunkSize: 5 });
+    const model = createScriptedModel({
+      turns: [{ text: "Let me look.", toolCalls: [{ name: "Bash", input: { command: "ls" } }] }, "Two files."],
+      chunkSize: 5,
+    });
 
     const turn = await createAgent({ model, stack: createAgentStack(), tools: [bashTool()], stream: true, name: "cli" }).run("go", {
-      onPart: (part, info) => seen.push(`${info.path.join("/")}#${info.step} ${part.type}${part.type === "text-delta" ? ` ${part.text}` : ""}`),
+      onPart: (part, info) =>
+        seen.push(`${info.path.join("/")}#${info.step} ${part.type}${part.type === "text-delta" ? ` ${part.text}` : ""}`),
     });
 
     expect(turn.text).toBe("Two files.");
     expect(model.modes).toEqual(["stream", "stream"]);
     expect(seen).toEqual([
-      "cli#0 text-delta Let m", "cli#0 text-delta e loo", "cli#0 text-delta k.", "cli#0 tool-call", "cli#0 finish",
-      "cli#1 text-delta Two f", "cli#1 text-delta iles.", "cli#1 finish",
+      "cli#0 text-delta Let m",
+      "cli#0 text-delta e loo",
+      "cli#0 text-delta k.",
+      "cli#0 tool-call",
+      "cli#0 finish",
+      "cli#1 text-delta Two f",
+      "cli#1 text-delta iles.",
+      "cli#1 finish",
     ]);
   });
 });
@@ -209,7 +269,9 @@ describe("the agent streaming, aborted", () => {
 
     const turn = await createAgent({ model, stack, stream: true }).run("go", {
       signal: controller.signal,
-      onPart: () => { if (++parts === 2) controller.abort(new Error("ctrl-c")); },
+      onPart: () => {
+        if (++parts === 2) controller.abort(new Error("ctrl-c"));
+      },
     });
 
     expect(turn.status).toBe("aborted");
@@ -237,7 +299,10 @@ const countingProvider = (n = 1000, delayMs = 2) => {
 
 describe("a stream that ends early or badly", () => {
   it("ends with an error part and a Failed outcome, never hanging, when a hook answers a malformed response", async () => {
-    const stack = createAgentStack().use("modelCall", { name: "bad-after", after: (res) => Transform({ ...res, toolCalls: undefined } as never) });
+    const stack = createAgentStack().use("modelCall", {
+      name: "bad-after",
+      after: (res) => Transform({ ...res, toolCalls: undefined } as never),
+    });
     const unhandled: unknown[] = [];
     const onUnhandled = (e: unknown) => unhandled.push(e);
     process.on("unhandledRejection", onUnhandled);
@@ -270,15 +335,30 @@ describe("a stream that ends early or badly", () => {
     expect(erring.closed).toBe(true);
 
     const { state, start } = countingProvider(50, 1);
-    const throwing = createAgentStack().use("modelCall", chunkHook({ name: "boom", chunk: () => { throw new Error("transform broke"); } }));
+    const throwing = createAgentStack().use(
+      "modelCall",
+      chunkHook({
+        name: "boom",
+        chunk: () => {
+          throw new Error("transform broke");
+        },
+      }),
+    );
     expect((await streamThroughStack(throwing, request(), start).outcome)._tag).toBe("Failed");
     expect(state).toEqual({ closed: true, aborted: true });
   });
 
   it("treats a provider whose return() answers synchronously like any other when the consumer stops reading", async () => {
     let i = 0;
-    const iterator = { next: async () => ({ done: false, value: { type: "text-delta" as const, text: `${i++};` } }), return: () => ({ done: true as const, value: undefined }) };
-    const call = streamThroughStack(createAgentStack(), request(), () => ({ [Symbol.asyncIterator]: () => iterator }) as unknown as AsyncIterable<StreamPart>);
+    const iterator = {
+      next: async () => ({ done: false, value: { type: "text-delta" as const, text: `${i++};` } }),
+      return: () => ({ done: true as const, value: undefined }),
+    };
+    const call = streamThroughStack(
+      createAgentStack(),
+      request(),
+      () => ({ [Symbol.asyncIterator]: () => iterator }) as unknown as AsyncIterable<StreamPart>,
+    );
     for await (const part of call.parts) if (part.type === "text-delta" && part.text === "2;") break;
     const { outcome } = await call.done;
     expect(outcome).toMatchObject({ _tag: "Completed", value: { aborted: true } });
@@ -288,7 +368,14 @@ describe("a stream that ends early or badly", () => {
 describe("an output gate on a stream", () => {
   it("stops waiting for a check that hangs when the caller aborts, and closes the provider", async () => {
     const { state, start } = countingProvider();
-    const stack = createAgentStack().use("modelCall", outputGate({ name: "slow-moderation", holdBack: { window: 4 }, check: (_t, info) => (info.released.length > 10 ? new Promise(() => {}) : undefined) }));
+    const stack = createAgentStack().use(
+      "modelCall",
+      outputGate({
+        name: "slow-moderation",
+        holdBack: { window: 4 },
+        check: (_t, info) => (info.released.length > 10 ? new Promise(() => {}) : undefined),
+      }),
+    );
     const controller = new AbortController();
     const call = streamThroughStack(stack, request(), start, { signal: controller.signal });
     setTimeout(() => controller.abort(new Error("user cancelled")), 50);
@@ -299,9 +386,20 @@ describe("an output gate on a stream", () => {
   });
 
   it("applies the gate's timeoutMs to its check and blocks, as on generate, where it fails closed", async () => {
-    const gate = outputGate({ name: "moderation", timeoutMs: 30, check: (_t, info) => new Promise((r) => info.signal.addEventListener("abort", () => r(undefined))) });
-    const streamed = await streamThroughStack(createAgentStack().use("modelCall", gate), request(), streamStarter(createScriptedModel({ turns: ["hello"] }))).outcome;
-    expect(streamed).toMatchObject({ _tag: "Completed", value: { finishReason: "content-filter", text: "[output blocked by moderation: check timed out after 30 ms]" } });
+    const gate = outputGate({
+      name: "moderation",
+      timeoutMs: 30,
+      check: (_t, info) => new Promise((r) => info.signal.addEventListener("abort", () => r(undefined))),
+    });
+    const streamed = await streamThroughStack(
+      createAgentStack().use("modelCall", gate),
+      request(),
+      streamStarter(createScriptedModel({ turns: ["hello"] })),
+    ).outcome;
+    expect(streamed).toMatchObject({
+      _tag: "Completed",
+      value: { finishReason: "content-filter", text: "[output blocked by moderation: check timed out after 30 ms]" },
+    });
     const generated = wrapModel(createAgentStack().use("modelCall", gate), createScriptedModel({ turns: ["hello"] })).generate(request());
     await expect(generated).rejects.toThrow(/hook "moderation" failed in after on modelCall: timed out/);
   });

@@ -17,7 +17,7 @@ const waitingAfter = () => {
 };
 
 /** What `promise` settled with, or "still pending" after `ms`: a hang fails the test rather than timing it out. */
-const within = <T,>(ms: number, promise: Promise<T>): Promise<T | "still pending"> =>
+const within = <T>(ms: number, promise: Promise<T>): Promise<T | "still pending"> =>
   new Promise((resolve) => {
     const timer = setTimeout(() => resolve("still pending"), ms);
     void promise.then((value) => (clearTimeout(timer), resolve(value)));

@@ -11,7 +11,11 @@ describe("PartQueue", () => {
     queue.push("a");
     queue.push("b");
     queue.close();
-    expect(await Promise.all([first, second, third])).toEqual([{ value: "a", done: false }, { value: "b", done: false }, { value: undefined, done: true }]);
+    expect(await Promise.all([first, second, third])).toEqual([
+      { value: "a", done: false },
+      { value: "b", done: false },
+      { value: undefined, done: true },
+    ]);
   });
 
   it("rejects the first waiting next() with the failure and ends the others", async () => {

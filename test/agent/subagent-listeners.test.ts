@@ -10,10 +10,14 @@ describe("a sub-agent's parallel tool calls", () => {
     try {
       const read = defineTool({ name: "Read", execute: async () => (await new Promise((r) => setTimeout(r, 5)), "content") });
       const calls = Array.from({ length: 12 }, (_, n) => ({ name: "Read", input: { path: `f${n}` } }));
-      const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "researcher", input: { prompt: "read all files" } }] }, { toolCalls: calls }, "sub done", "all done"] });
+      const model = createScriptedModel({
+        turns: [{ toolCalls: [{ name: "researcher", input: { prompt: "read all files" } }] }, { toolCalls: calls }, "sub done", "all done"],
+      });
       const caller = new AbortController();
 
-      const turn = await createAgent({ model, stack: createAgentStack(), subagents: [{ name: "researcher", tools: [read] }] }).run("go", { signal: caller.signal });
+      const turn = await createAgent({ model, stack: createAgentStack(), subagents: [{ name: "researcher", tools: [read] }] }).run("go", {
+        signal: caller.signal,
+      });
 
       expect(turn).toMatchObject({ status: "completed", text: "all done" });
       await new Promise((r) => setTimeout(r, 5));
@@ -26,12 +30,24 @@ describe("a sub-agent's parallel tool calls", () => {
 
   it("stop when the caller aborts while the sub-agent runs", async () => {
     const caller = new AbortController();
-    const slow = defineTool({ name: "Slow", execute: (_input, { signal }) => new Promise((resolve) => { const t = setTimeout(resolve, 5_000, "late"); signal?.addEventListener("abort", () => (clearTimeout(t), resolve("stopped"))); }) });
-    const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "researcher", input: { prompt: "wait" } }] }, { toolCalls: [{ name: "Slow", input: {} }] }], whenDone: "never" });
+    const slow = defineTool({
+      name: "Slow",
+      execute: (_input, { signal }) =>
+        new Promise((resolve) => {
+          const t = setTimeout(resolve, 5_000, "late");
+          signal?.addEventListener("abort", () => (clearTimeout(t), resolve("stopped")));
+        }),
+    });
+    const model = createScriptedModel({
+      turns: [{ toolCalls: [{ name: "researcher", input: { prompt: "wait" } }] }, { toolCalls: [{ name: "Slow", input: {} }] }],
+      whenDone: "never",
+    });
     setTimeout(() => caller.abort(new Error("user cancelled")), 30);
 
     const started = Date.now();
-    const turn = await createAgent({ model, stack: createAgentStack(), subagents: [{ name: "researcher", tools: [slow] }] }).run("go", { signal: caller.signal });
+    const turn = await createAgent({ model, stack: createAgentStack(), subagents: [{ name: "researcher", tools: [slow] }] }).run("go", {
+      signal: caller.signal,
+    });
 
     expect(turn.status).toBe("aborted");
     expect(Date.now() - started).toBeLessThan(2_000);

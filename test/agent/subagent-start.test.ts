@@ -12,10 +12,16 @@ import { tempDir } from "../executors/helpers.ts";
 import { lines } from "./helpers.ts";
 
 const child = (r: ModelRequest) => r.messages[0]?.content === "You research.";
-const model = () => createScriptedModel({
-  turns: [],
-  whenDone: (r) => (child(r) ? "Found it." : r.messages.at(-1)!.role === "user" ? { toolCalls: [{ name: "researcher", input: { prompt: "find the docs" }, id: "t1" }] } : "Done."),
-});
+const model = () =>
+  createScriptedModel({
+    turns: [],
+    whenDone: (r) =>
+      child(r)
+        ? "Found it."
+        : r.messages.at(-1)!.role === "user"
+          ? { toolCalls: [{ name: "researcher", input: { prompt: "find the docs" }, id: "t1" }] }
+          : "Done.",
+  });
 const researcher = { name: "researcher", system: "You research." };
 
 describe("the subagentStart point", () => {
@@ -41,14 +47,30 @@ describe("the subagentStart point", () => {
 
   it("runs a SubagentStart command hook with Claude Code's input, and its additionalContext reaches the sub-agent", async () => {
     const dir = tempDir();
-    const { stack } = fromClaudeSettings(settings(on("SubagentStart", "researcher", answer({ save: "$CLAUDE_PROJECT_DIR/start.json", out: specific("SubagentStart", { additionalContext: "SUBAGENT-CONTEXT" }) }))), { cwd: dir, projectDir: dir });
+    const { stack } = fromClaudeSettings(
+      settings(
+        on(
+          "SubagentStart",
+          "researcher",
+          answer({ save: "$CLAUDE_PROJECT_DIR/start.json", out: specific("SubagentStart", { additionalContext: "SUBAGENT-CONTEXT" }) }),
+        ),
+      ),
+      { cwd: dir, projectDir: dir },
+    );
     const m = model();
 
-    await createAgent({ model: m, stack, name: "main", subagents: [researcher] }).session({ sessionId: "s1" }).then((s) => s.prompt("go"));
+    await createAgent({ model: m, stack, name: "main", subagents: [researcher] })
+      .session({ sessionId: "s1" })
+      .then((s) => s.prompt("go"));
 
     expect(JSON.parse(readFileSync(join(dir, "start.json"), "utf8"))).toEqual({
-      session_id: "s1", transcript_path: expect.any(String), cwd: dir, prompt_id: expect.any(String),
-      hook_event_name: "SubagentStart", agent_id: "main/researcher", agent_type: "researcher",
+      session_id: "s1",
+      transcript_path: expect.any(String),
+      cwd: dir,
+      prompt_id: expect.any(String),
+      hook_event_name: "SubagentStart",
+      agent_id: "main/researcher",
+      agent_type: "researcher",
     });
     expect(lines(m.requests[1]!.messages).join("\n")).toContain("SUBAGENT-CONTEXT");
     expect(lines(m.requests[2]!.messages).join("\n")).not.toContain("SUBAGENT-CONTEXT");

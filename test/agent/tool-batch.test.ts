@@ -12,9 +12,18 @@ import { answer, on, settings } from "../support/claude-code/hooks.ts";
 import { tempDir } from "../executors/helpers.ts";
 import { bashTool, lines } from "./helpers.ts";
 
-const twoCalls = () => createScriptedModel({
-  turns: [{ toolCalls: [{ name: "Bash", input: { command: "ls" }, id: "a" }, { name: "Bash", input: { command: "pwd" }, id: "b" }] }, "Done."],
-});
+const twoCalls = () =>
+  createScriptedModel({
+    turns: [
+      {
+        toolCalls: [
+          { name: "Bash", input: { command: "ls" }, id: "a" },
+          { name: "Bash", input: { command: "pwd" }, id: "b" },
+        ],
+      },
+      "Done.",
+    ],
+  });
 
 describe("the toolBatch gate", () => {
   it("runs once per step, with every call and the result the model reads, after all of them resolved", async () => {
@@ -24,10 +33,14 @@ describe("the toolBatch gate", () => {
 
     await createAgent({ model: twoCalls(), stack, tools: [bashTool(ran)] }).run("go");
 
-    expect(batches).toEqual([{ calls: [
-      { call: { id: "a", name: "Bash", input: { command: "ls" } }, result: { content: "ran: ls" } },
-      { call: { id: "b", name: "Bash", input: { command: "pwd" } }, result: { content: "ran: pwd" } },
-    ] }]);
+    expect(batches).toEqual([
+      {
+        calls: [
+          { call: { id: "a", name: "Bash", input: { command: "ls" } }, result: { content: "ran: ls" } },
+          { call: { id: "b", name: "Bash", input: { command: "pwd" } }, result: { content: "ran: pwd" } },
+        ],
+      },
+    ]);
   });
 
   it("ends the run before the next model call when a hook refuses, the reason left in the conversation", async () => {
@@ -44,7 +57,16 @@ describe("the toolBatch gate", () => {
 
   it("runs a PostToolBatch command hook with Claude Code's input, and its block ends the run", async () => {
     const dir = tempDir();
-    const { stack } = fromClaudeSettings(settings(on("PostToolBatch", undefined, answer({ save: "$CLAUDE_PROJECT_DIR/batch.json", out: { decision: "block", reason: "BATCH-BLOCK" } }))), { cwd: dir, projectDir: dir });
+    const { stack } = fromClaudeSettings(
+      settings(
+        on(
+          "PostToolBatch",
+          undefined,
+          answer({ save: "$CLAUDE_PROJECT_DIR/batch.json", out: { decision: "block", reason: "BATCH-BLOCK" } }),
+        ),
+      ),
+      { cwd: dir, projectDir: dir },
+    );
 
     const turn = await createAgent({ model: twoCalls(), stack, tools: [bashTool()] }).run("go");
 

@@ -10,14 +10,21 @@ const script = (...calls: { name: string; input: Record<string, unknown>; id?: s
 describe("tool calls in the loop", () => {
   it("feeds a rejected call back to the model as an error result that says who rejected it and why", async () => {
     const ran: string[] = [];
-    const stack = createAgentStack().use("toolCall", { name: "no-rm-rf", match: "Bash(rm -rf*)", before: () => Reject("Destructive command blocked") });
+    const stack = createAgentStack().use("toolCall", {
+      name: "no-rm-rf",
+      match: "Bash(rm -rf*)",
+      before: () => Reject("Destructive command blocked"),
+    });
     const model = script({ name: "Bash", input: { command: "rm -rf /" }, id: "c1" });
 
     const turn = await createAgent({ model, stack, tools: [bashTool(ran)] }).run("clean up");
 
     expect(ran).toEqual([]);
     expect(model.requests[1]!.messages.at(-1)).toEqual({
-      role: "tool", toolCallId: "c1", toolName: "Bash", isError: true,
+      role: "tool",
+      toolCallId: "c1",
+      toolName: "Bash",
+      isError: true,
       content: "Tool call Bash was rejected by no-rm-rf: Destructive command blocked",
     });
     expect(turn.status).toBe("completed");
@@ -48,12 +55,21 @@ describe("tool calls in the loop", () => {
   });
 
   it("feeds a failed tool back as an error result and goes on", async () => {
-    const broken = defineTool({ name: "Read", execute: () => { throw new Error("ENOENT: no such file"); } });
+    const broken = defineTool({
+      name: "Read",
+      execute: () => {
+        throw new Error("ENOENT: no such file");
+      },
+    });
     const model = script({ name: "Read", input: { path: "x" } });
 
     const turn = await createAgent({ model, stack: createAgentStack(), tools: [broken] }).run("read x");
 
-    expect(model.requests[1]!.messages.at(-1)).toMatchObject({ role: "tool", isError: true, content: "Tool Read failed: ENOENT: no such file" });
+    expect(model.requests[1]!.messages.at(-1)).toMatchObject({
+      role: "tool",
+      isError: true,
+      content: "Tool Read failed: ENOENT: no such file",
+    });
     expect(turn).toMatchObject({ status: "completed", text: "Done." });
   });
 
@@ -95,7 +111,10 @@ describe("tool calls in the loop", () => {
     const onWarning = (w: Error) => void warnings.push(w.name);
     process.on("warning", onWarning);
     try {
-      const quick = defineTool<{ n?: unknown }>({ name: "Quick", execute: async ({ n }) => (await new Promise((r) => setTimeout(r, 5)), `ok ${String(n)}`) });
+      const quick = defineTool<{ n?: unknown }>({
+        name: "Quick",
+        execute: async ({ n }) => (await new Promise((r) => setTimeout(r, 5)), `ok ${String(n)}`),
+      });
       const stack = createAgentStack().use("toolCall", { name: "watch", before: () => undefined });
       const model = script(...Array.from({ length: 12 }, (_, n) => ({ name: "Quick", input: { n } })));
       const caller = new AbortController();
@@ -117,7 +136,10 @@ describe("tool calls in the loop", () => {
     await createAgent({ model, stack, tools: [bashTool(ran)] }).run("go");
 
     expect(ran).toEqual(["ls"]);
-    expect(model.requests[1]!.messages.slice(-2).map((m) => [m.toolCallId, m.isError ?? false])).toEqual([["a", false], ["b", true]]);
+    expect(model.requests[1]!.messages.slice(-2).map((m) => [m.toolCallId, m.isError ?? false])).toEqual([
+      ["a", false],
+      ["b", true],
+    ]);
   });
 
   it("turns an approval request without an approval handler into a rejection that says so", async () => {
@@ -147,7 +169,8 @@ describe("tool calls in the loop", () => {
       },
     }).use("toolCall", {
       name: "ask-first",
-      before: async (_call, ctx) => ((await ctx.approve({ hook: "ask-first", reason: "shell access" })).decision === "approve" ? undefined : Reject("denied")),
+      before: async (_call, ctx) =>
+        (await ctx.approve({ hook: "ask-first", reason: "shell access" })).decision === "approve" ? undefined : Reject("denied"),
     });
 
     await createAgent({ model: script({ name: "Bash", input: { command: "ls" } }), stack, tools: [bashTool(ran)] }).run("go");
@@ -158,9 +181,17 @@ describe("tool calls in the loop", () => {
 
   it("passes the call's id, the run's signal and identity to the tool", async () => {
     const seen: unknown[] = [];
-    const probe = defineTool({ name: "Probe", execute: (_input, options) => { seen.push({ id: options.toolCallId, session: options.sessionId, path: options.path, aborted: options.signal.aborted }); return "ok"; } });
+    const probe = defineTool({
+      name: "Probe",
+      execute: (_input, options) => {
+        seen.push({ id: options.toolCallId, session: options.sessionId, path: options.path, aborted: options.signal.aborted });
+        return "ok";
+      },
+    });
 
-    await createAgent({ model: script({ name: "Probe", input: {}, id: "p1" }), stack: createAgentStack(), tools: [probe] }).run("go", { sessionId: "s" });
+    await createAgent({ model: script({ name: "Probe", input: {}, id: "p1" }), stack: createAgentStack(), tools: [probe] }).run("go", {
+      sessionId: "s",
+    });
 
     expect(seen).toEqual([{ id: "p1", session: "s", path: ["agent"], aborted: false }]);
   });

@@ -9,13 +9,28 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createAgent, createAgentStack, createScriptedModel, defaultTranscriptDir, removeTemporaryTranscripts, summarizeOldest, type Notification } from "../../src/agent/index.ts";
+import {
+  createAgent,
+  createAgentStack,
+  createScriptedModel,
+  defaultTranscriptDir,
+  removeTemporaryTranscripts,
+  summarizeOldest,
+  type Notification,
+} from "../../src/agent/index.ts";
 import { Continue, Reject } from "../../src/core/index.ts";
 import { fromClaudePlugin } from "../../src/executors/index.ts";
 import { fixtures } from "../support/claude-code/hooks.ts";
 import { runAgentOnion } from "../support/claude-code/run-agent-onion.ts";
 import { removeRunDirs } from "../support/claude-code/run-claude-code.ts";
-import { fieldsNotIn, kindsOf, lineKind, transcriptSettings, transcriptTurns, type LineKind } from "../support/claude-code/transcript-kinds.ts";
+import {
+  fieldsNotIn,
+  kindsOf,
+  lineKind,
+  transcriptSettings,
+  transcriptTurns,
+  type LineKind,
+} from "../support/claude-code/transcript-kinds.ts";
 import sample from "../fixtures/claude-code/transcript-sample.json" with { type: "json" };
 import { bashTool } from "./helpers.ts";
 
@@ -32,7 +47,10 @@ const tempDir = (): string => {
 };
 
 const read = (path: string): Record<string, unknown>[] =>
-  readFileSync(path, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
+  readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 const claude = sample.lines as Record<LineKind, Record<string, unknown>>;
 
@@ -57,15 +75,32 @@ describe("the transcript, against what Claude Code writes in the same session", 
     const of = (kind: LineKind) => lines.filter((l) => lineKind(l) === kind);
     expect(of("prompt")[0]!.message).toEqual(claude.prompt.message);
     expect(of("assistant-text").map((l) => (l.message as { content: unknown }).content)).toEqual([
-      [{ type: "text", text: "Let me look." }], [{ type: "text", text: "First." }], [{ type: "text", text: "Second." }],
+      [{ type: "text", text: "Let me look." }],
+      [{ type: "text", text: "First." }],
+      [{ type: "text", text: "Second." }],
     ]);
     const toolUses = of("assistant-tool-use").map((l) => (l.message as { content: { name: string; input: unknown }[] }).content[0]);
-    expect(toolUses.map((u) => [u!.name, u!.input])).toEqual([["Bash", { command: "echo hello", description: "say hello" }], ["Bash", { command: "echo bad; exit 3", description: "fail" }]]);
-    expect(of("tool-result")[0]!.message).toEqual({ role: "user", content: [{ type: "tool_result", tool_use_id: expect.any(String), content: '{"stdout":"hello","stderr":"","interrupted":false,"isImage":false}', is_error: false }] });
+    expect(toolUses.map((u) => [u!.name, u!.input])).toEqual([
+      ["Bash", { command: "echo hello", description: "say hello" }],
+      ["Bash", { command: "echo bad; exit 3", description: "fail" }],
+    ]);
+    expect(of("tool-result")[0]!.message).toEqual({
+      role: "user",
+      content: [
+        {
+          type: "tool_result",
+          tool_use_id: expect.any(String),
+          content: '{"stdout":"hello","stderr":"","interrupted":false,"isImage":false}',
+          is_error: false,
+        },
+      ],
+    });
     expect(of("tool-result")[0]!.toolUseResult).toEqual({ stdout: "hello", stderr: "", interrupted: false, isImage: false });
     expect(of("tool-error")[0]!.toolUseResult).toMatch(/^Error: .*Exit code 3\nbad$/);
     expect(of("meta")[0]!.message).toEqual(claude.meta.message);
-    expect((of("hook-context")[0]!.attachment as { content: unknown }).content).toEqual((claude["hook-context"].attachment as { content: unknown }).content);
+    expect((of("hook-context")[0]!.attachment as { content: unknown }).content).toEqual(
+      (claude["hook-context"].attachment as { content: unknown }).content,
+    );
     // A tool result names the assistant line of its call, and the lines form one chain.
     const byUuid = new Map(lines.map((l) => [l.uuid, l]));
     expect(byUuid.get(of("tool-result")[0]!.sourceToolAssistantUUID)).toBe(of("assistant-tool-use")[0]);
@@ -74,7 +109,8 @@ describe("the transcript, against what Claude Code writes in the same session", 
 });
 
 describe("the transcript file", () => {
-  const model = () => createScriptedModel({ turns: [{ text: "Listing.", toolCalls: [{ name: "Bash", input: { command: "ls" }, id: "c1" }] }, "Two files."] });
+  const model = () =>
+    createScriptedModel({ turns: [{ text: "Listing.", toolCalls: [{ name: "Bash", input: { command: "ls" }, id: "c1" }] }, "Two files."] });
 
   it("is named to every point run as metadata.transcriptPath, and hooks read the conversation in it as it goes", async () => {
     const dir = tempDir();
@@ -82,7 +118,9 @@ describe("the transcript file", () => {
     const stack = createAgentStack().use("stop", {
       name: "read-transcript",
       before: (_stop, ctx) => {
-        seenAtStop = read(ctx.metadata.transcriptPath as string).map((l) => `${String(l.type)}:${JSON.stringify((l.message as { content?: unknown } | undefined)?.content)}`);
+        seenAtStop = read(ctx.metadata.transcriptPath as string).map(
+          (l) => `${String(l.type)}:${JSON.stringify((l.message as { content?: unknown } | undefined)?.content)}`,
+        );
         return Continue;
       },
     });
@@ -140,7 +178,12 @@ describe("the transcript file", () => {
   it("not kept, is removed by removeTemporaryTranscripts for a session nobody closed, sub-agents' files included, and never written again", async () => {
     const dir = tempDir();
     const turns = [{ toolCalls: [{ name: "helper", input: { prompt: "look" }, id: "h1" }] }, "Done.", "Again."];
-    const agent = createAgent({ model: createScriptedModel({ turns, whenDone: "helped" }), subagents: [{ name: "helper", system: "You help." }], stack: createAgentStack(), transcript: { dir, keep: false } });
+    const agent = createAgent({
+      model: createScriptedModel({ turns, whenDone: "helped" }),
+      subagents: [{ name: "helper", system: "You help." }],
+      stack: createAgentStack(),
+      transcript: { dir, keep: false },
+    });
     const session = await agent.session({ sessionId: "left-open" });
     await session.prompt("go");
     expect(readdirSync(dir).sort()).toEqual(["left-open", "left-open.jsonl"]);
@@ -168,7 +211,9 @@ describe("the transcript file", () => {
     writeFileSync(theirs, "");
     let given: unknown;
     const stack = createAgentStack().use("stop", { name: "see", before: (_s, ctx) => void (given = ctx.metadata.transcriptPath) });
-    const session = await createAgent({ model: model(), stack, tools: [bashTool()], transcript: { dir } }).session({ metadata: { transcriptPath: theirs } });
+    const session = await createAgent({ model: model(), stack, tools: [bashTool()], transcript: { dir } }).session({
+      metadata: { transcriptPath: theirs },
+    });
 
     await session.prompt("list files");
 
@@ -179,7 +224,11 @@ describe("the transcript file", () => {
 
   it("gets a file name of its own for a session id that is no file name", async () => {
     const dir = tempDir();
-    const agent = createAgent({ model: createScriptedModel({ turns: [], whenDone: "ok" }), stack: createAgentStack(), transcript: { dir } });
+    const agent = createAgent({
+      model: createScriptedModel({ turns: [], whenDone: "ok" }),
+      stack: createAgentStack(),
+      transcript: { dir },
+    });
     const a = await agent.session({ sessionId: "../../etc/passwd" });
     const b = await agent.session({ sessionId: "..%2F..%2Fetc%2Fpasswd" });
 
@@ -196,19 +245,35 @@ describe("the transcript file", () => {
       { role: "tool" as const, content: "/repo", toolCallId: "c0", toolName: "Bash" },
       { role: "assistant" as const, content: "earlier answer" },
     ];
-    const agent = createAgent({ model: createScriptedModel({ turns: [], whenDone: "ok" }), stack: createAgentStack(), transcript: { dir } });
+    const agent = createAgent({
+      model: createScriptedModel({ turns: [], whenDone: "ok" }),
+      stack: createAgentStack(),
+      transcript: { dir },
+    });
     const session = await agent.session({ sessionId: "resumed", messages });
     await session.prompt("next");
     await session.close();
     // Opened again on the same file: what is there is not written twice.
     await (await agent.session({ sessionId: "resumed", messages: session.messages })).close();
 
-    expect(kindsOf(read(session.transcriptPath!))).toEqual(["prompt", "assistant-tool-use", "tool-result", "assistant-text", "prompt", "assistant-text"]);
+    expect(kindsOf(read(session.transcriptPath!))).toEqual([
+      "prompt",
+      "assistant-tool-use",
+      "tool-result",
+      "assistant-text",
+      "prompt",
+      "assistant-text",
+    ]);
   });
 
   it("records a compaction as Claude Code's boundary, then the summary the conversation goes on from", async () => {
     const dir = tempDir();
-    const agent = createAgent({ model: createScriptedModel({ turns: [], whenDone: "fine" }), stack: createAgentStack(), transcript: { dir }, compact: summarizeOldest({ keep: 1 }) });
+    const agent = createAgent({
+      model: createScriptedModel({ turns: [], whenDone: "fine" }),
+      stack: createAgentStack(),
+      transcript: { dir },
+      compact: summarizeOldest({ keep: 1 }),
+    });
     const session = await agent.session();
     await session.prompt("one");
     await session.prompt("two");
@@ -216,20 +281,37 @@ describe("the transcript file", () => {
     await session.compact();
 
     const [boundary, summary] = read(session.transcriptPath!).slice(-2);
-    expect(boundary).toMatchObject({ type: "system", subtype: "compact_boundary", compactMetadata: { trigger: "manual", preTokens: expect.any(Number) } });
-    expect(summary).toMatchObject({ type: "user", isCompactSummary: true, message: { role: "user", content: expect.stringMatching(/^Summary of 3 earlier messages:/) } });
+    expect(boundary).toMatchObject({
+      type: "system",
+      subtype: "compact_boundary",
+      compactMetadata: { trigger: "manual", preTokens: expect.any(Number) },
+    });
+    expect(summary).toMatchObject({
+      type: "user",
+      isCompactSummary: true,
+      message: { role: "user", content: expect.stringMatching(/^Summary of 3 earlier messages:/) },
+    });
   });
 
   it("gives each sub-agent a transcript of its own beside the session's, named to its runs as agentTranscriptPath", async () => {
     const dir = tempDir();
     let named: unknown;
-    const stack = createAgentStack().use("subagentStop", { name: "see", before: (_s, ctx) => void (named = ctx.metadata.agentTranscriptPath) });
+    const stack = createAgentStack().use("subagentStop", {
+      name: "see",
+      before: (_s, ctx) => void (named = ctx.metadata.agentTranscriptPath),
+    });
     const model = createScriptedModel({
       turns: [],
       whenDone: (request) =>
-        request.messages[0]?.content === "You help." ? "helped" : request.messages.at(-1)!.role === "user" ? { toolCalls: [{ name: "helper", input: { prompt: "help me" }, id: "h1" }] } : "done",
+        request.messages[0]?.content === "You help."
+          ? "helped"
+          : request.messages.at(-1)!.role === "user"
+            ? { toolCalls: [{ name: "helper", input: { prompt: "help me" }, id: "h1" }] }
+            : "done",
     });
-    const session = await createAgent({ model, stack, subagents: [{ name: "helper", system: "You help." }], transcript: { dir } }).session({ sessionId: "main" });
+    const session = await createAgent({ model, stack, subagents: [{ name: "helper", system: "You help." }], transcript: { dir } }).session({
+      sessionId: "main",
+    });
 
     await session.prompt("go");
 
@@ -243,7 +325,12 @@ describe("the transcript file", () => {
   it("goes on when a line cannot be written: the turn completes, and one warning says why", async () => {
     const dir = tempDir();
     const notices: Notification[] = [];
-    const agent = createAgent({ model: createScriptedModel({ turns: [], whenDone: "ok" }), stack: createAgentStack(), transcript: { dir: join(dir, "t") }, onNotification: (n) => notices.push(n) });
+    const agent = createAgent({
+      model: createScriptedModel({ turns: [], whenDone: "ok" }),
+      stack: createAgentStack(),
+      transcript: { dir: join(dir, "t") },
+      onNotification: (n) => notices.push(n),
+    });
     const session = await agent.session({ sessionId: "s" });
     // The directory becomes a file: every later write fails.
     rmSync(join(dir, "t"), { recursive: true });
@@ -252,7 +339,9 @@ describe("the transcript file", () => {
     const turns = [await session.prompt("one"), await session.prompt("two")];
 
     expect(turns.map((t) => t.status)).toEqual(["completed", "completed"]);
-    expect(notices.filter((n) => n.type === "warning").map((n) => n.message)).toEqual([expect.stringMatching(/^the transcript of session s could not be written: /)]);
+    expect(notices.filter((n) => n.type === "warning").map((n) => n.message)).toEqual([
+      expect.stringMatching(/^the transcript of session s could not be written: /),
+    ]);
   });
 
   it("writes a tool result JSON cannot carry without its raw output, keeping the text the model read", async () => {
@@ -278,7 +367,9 @@ describe("the transcript file", () => {
       symlinkSync(join(dir, "elsewhere"), join(dir, `agent-onion-${process.getuid?.() ?? ""}`));
       const agent = createAgent({ model: createScriptedModel({ turns: [], whenDone: "ok" }), stack: createAgentStack() });
 
-      await expect(agent.session()).rejects.toThrow(/refusing to keep transcripts in .*: it is a link; give createAgent\(\{ transcript: \{ dir \} \}\) or transcript: false/);
+      await expect(agent.session()).rejects.toThrow(
+        /refusing to keep transcripts in .*: it is a link; give createAgent\(\{ transcript: \{ dir \} \}\) or transcript: false/,
+      );
       expect(readdirSync(join(dir, "elsewhere"))).toEqual([]);
     } finally {
       if (saved === undefined) delete process.env.TMPDIR;
@@ -288,21 +379,32 @@ describe("the transcript file", () => {
 
   it("says which option is wrong", () => {
     const base = { model: createScriptedModel({ turns: [] }), stack: createAgentStack() };
-    expect(() => createAgent({ ...base, transcript: "yes" as never })).toThrow("createAgent: transcript must be true, false or { dir, keep }, got yes");
+    expect(() => createAgent({ ...base, transcript: "yes" as never })).toThrow(
+      "createAgent: transcript must be true, false or { dir, keep }, got yes",
+    );
     expect(() => createAgent({ ...base, transcript: { dir: "" } })).toThrow('createAgent: transcript.dir must be a non-empty path, got ""');
-    expect(() => createAgent({ ...base, transcript: { keep: "no" as never } })).toThrow("createAgent: transcript.keep must be a boolean, got no");
+    expect(() => createAgent({ ...base, transcript: { keep: "no" as never } })).toThrow(
+      "createAgent: transcript.keep must be a boolean, got no",
+    );
   });
 
   it("leaves a stop refused by a hook in the conversation as Claude Code's meta line", async () => {
     const dir = tempDir();
     let blocked = false;
-    const stack = createAgentStack().use("stop", { name: "once", before: () => (blocked ? Continue : ((blocked = true), Reject("Run the tests first"))) });
+    const stack = createAgentStack().use("stop", {
+      name: "once",
+      before: () => (blocked ? Continue : ((blocked = true), Reject("Run the tests first"))),
+    });
     const session = await createAgent({ model: createScriptedModel({ turns: ["first", "second"] }), stack, transcript: { dir } }).session();
 
     await session.prompt("go");
 
     const meta = read(session.transcriptPath!).find((l) => lineKind(l) === "meta");
-    expect(meta).toMatchObject({ type: "user", isMeta: true, message: { role: "user", content: "Stop hook feedback:\nRun the tests first" } });
+    expect(meta).toMatchObject({
+      type: "user",
+      isMeta: true,
+      message: { role: "user", content: "Stop hook feedback:\nRun the tests first" },
+    });
   });
 });
 
@@ -310,12 +412,23 @@ describe("the transcript as Claude Code plugins read it", () => {
   it("lets hookify's Stop gate read the session's own transcript: the agent goes on until it shows npm test ran", async () => {
     const cwd = tempDir();
     mkdirSync(join(cwd, ".claude"));
-    writeFileSync(join(cwd, ".claude", "hookify.require-tests.local.md"),
-      "---\nname: require-tests\nenabled: true\nevent: stop\nfield: transcript\npattern: ^(?![\\s\\S]*npm test)\naction: block\n---\nRun npm test before stopping.\n");
+    writeFileSync(
+      join(cwd, ".claude", "hookify.require-tests.local.md"),
+      "---\nname: require-tests\nenabled: true\nevent: stop\nfield: transcript\npattern: ^(?![\\s\\S]*npm test)\naction: block\n---\nRun npm test before stopping.\n",
+    );
     const { stack } = fromClaudePlugin(join(fixtures, "..", "plugins", "hookify"), { cwd, onNotice: () => {} });
     const ran: string[] = [];
-    const model = createScriptedModel({ turns: ["Fixed it.", { toolCalls: [{ name: "Bash", input: { command: "npm test" }, id: "t1" }] }, "Fixed it; the tests pass.", "never asked"] });
-    const session = await createAgent({ model, stack, tools: [bashTool(ran)], transcript: { dir: join(cwd, "transcripts") } }).session({ metadata: { cwd } });
+    const model = createScriptedModel({
+      turns: [
+        "Fixed it.",
+        { toolCalls: [{ name: "Bash", input: { command: "npm test" }, id: "t1" }] },
+        "Fixed it; the tests pass.",
+        "never asked",
+      ],
+    });
+    const session = await createAgent({ model, stack, tools: [bashTool(ran)], transcript: { dir: join(cwd, "transcripts") } }).session({
+      metadata: { cwd },
+    });
 
     const turn = await session.prompt("fix the bug");
 

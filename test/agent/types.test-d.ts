@@ -1,5 +1,13 @@
 import { describe, expectTypeOf, it } from "vitest";
-import { commandEnv, type AgentOptions, type AgentSession, type Notification, type SessionEnd, type SessionStart, type ToolExecuteOptions } from "../../src/agent/index.ts";
+import {
+  commandEnv,
+  type AgentOptions,
+  type AgentSession,
+  type Notification,
+  type SessionEnd,
+  type SessionStart,
+  type ToolExecuteOptions,
+} from "../../src/agent/index.ts";
 
 describe("the agent's event types", () => {
   it("name Claude Code's documented values and take the ones it adds later, as the bridge passes them on", () => {

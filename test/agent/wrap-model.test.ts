@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { HookError, OutcomeRejectedError, Replace } from "../../src/index.ts";
-import { createAgentStack, createScriptedModel, wrapModel, type LanguageModel, type ModelCallStack, type ModelRequest, type ModelResponse, type StreamPart } from "../../src/agent/index.ts";
+import {
+  createAgentStack,
+  createScriptedModel,
+  wrapModel,
+  type LanguageModel,
+  type ModelCallStack,
+  type ModelRequest,
+  type ModelResponse,
+  type StreamPart,
+} from "../../src/agent/index.ts";
 
 const request: ModelRequest = { model: "scripted", messages: [{ role: "user", content: "hi" }] };
 
@@ -15,7 +24,10 @@ describe("wrapModel", () => {
     const stack = createAgentStack().use("modelCall", { name: "cache", before: () => Replace(cached as never) });
     const model = wrapModel(stack, createScriptedModel({ turns: ["fresh", "fresh"] }));
 
-    const generated = await model.generate(request).then(() => undefined, (error: unknown) => error);
+    const generated = await model.generate(request).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     const streamed = await errorPart(model.stream(request));
 
     expect(generated).toBeInstanceOf(TypeError);
@@ -24,7 +36,10 @@ describe("wrapModel", () => {
   });
 
   it("answers from generate with the usage a provider left out estimated, as its stream does", async () => {
-    const provider = { id: "plain", generate: async () => ({ text: "four char", toolCalls: [], finishReason: "stop" }) as unknown as ModelResponse };
+    const provider = {
+      id: "plain",
+      generate: async () => ({ text: "four char", toolCalls: [], finishReason: "stop" }) as unknown as ModelResponse,
+    };
     const model = wrapModel(createAgentStack(), provider);
 
     const generated = await model.generate(request);
@@ -37,9 +52,20 @@ describe("wrapModel", () => {
 
 describe("wrapModel's generate, refused by a hook that failed closed", () => {
   it("throws an OutcomeRejectedError whose cause is the hook's HookError", async () => {
-    const stack = createAgentStack().use("modelCall", { name: "pii-check", failMode: "closed", before: () => { throw new Error("detector service unreachable"); } });
+    const stack = createAgentStack().use("modelCall", {
+      name: "pii-check",
+      failMode: "closed",
+      before: () => {
+        throw new Error("detector service unreachable");
+      },
+    });
 
-    const thrown = await wrapModel(stack, createScriptedModel({ turns: ["hi"] })).generate(request).then(() => undefined, (error: unknown) => error);
+    const thrown = await wrapModel(stack, createScriptedModel({ turns: ["hi"] }))
+      .generate(request)
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
 
     expect(thrown).toBeInstanceOf(OutcomeRejectedError);
     expect((thrown as { cause: unknown }).cause).toBeInstanceOf(HookError);
@@ -47,7 +73,13 @@ describe("wrapModel's generate, refused by a hook that failed closed", () => {
   });
 
   it("ends its stream with the same OutcomeRejectedError, cause and all", async () => {
-    const stack = createAgentStack().use("modelCall", { name: "pii-check", failMode: "closed", before: () => { throw new Error("detector service unreachable"); } });
+    const stack = createAgentStack().use("modelCall", {
+      name: "pii-check",
+      failMode: "closed",
+      before: () => {
+        throw new Error("detector service unreachable");
+      },
+    });
 
     const error = await errorPart(wrapModel(stack, createScriptedModel({ turns: ["hi"] })).stream(request));
 
@@ -78,11 +110,15 @@ describe("wrapModel at creation", () => {
   });
 
   it("refuses a model whose id is not a string", () => {
-    expect(() => wrapModel(createAgentStack(), { generate } as unknown as LanguageModel)).toThrow(new TypeError("wrapModel: model.id must be a string, got undefined"));
+    expect(() => wrapModel(createAgentStack(), { generate } as unknown as LanguageModel)).toThrow(
+      new TypeError("wrapModel: model.id must be a string, got undefined"),
+    );
   });
 
   it("refuses a stack it cannot run the modelCall point on", () => {
-    expect(() => wrapModel({} as ModelCallStack, { id: "m", generate })).toThrow(new TypeError("wrapModel: stack must be a stack with run (createAgentStack()), got {}"));
+    expect(() => wrapModel({} as ModelCallStack, { id: "m", generate })).toThrow(
+      new TypeError("wrapModel: stack must be a stack with run (createAgentStack()), got {}"),
+    );
   });
 
   it("still wraps a model without stream, streaming it from generate", async () => {

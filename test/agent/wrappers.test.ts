@@ -2,7 +2,16 @@ import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { OutcomeRejectedError, Reject, Replace, Transform, type ToolCall } from "../../src/index.ts";
 import {
-  ToolCallError, createAgentStack, createScriptedModel, defineTool, lookupIn, runToolCall, wrapModel, wrapTool, type ModelRequest, type ModelResponse,
+  ToolCallError,
+  createAgentStack,
+  createScriptedModel,
+  defineTool,
+  lookupIn,
+  runToolCall,
+  wrapModel,
+  wrapTool,
+  type ModelRequest,
+  type ModelResponse,
 } from "../../src/agent/index.ts";
 import { bashTool } from "./helpers.ts";
 import { request } from "./stream-helpers.ts";
@@ -24,7 +33,10 @@ describe("wrapModel", () => {
   });
 
   it("sends the request a hook rewrote to the provider", async () => {
-    const stack = createAgentStack().use("modelCall", { name: "cap", before: (req) => Transform({ ...req, maxOutputTokens: 256 } as ModelRequest) });
+    const stack = createAgentStack().use("modelCall", {
+      name: "cap",
+      before: (req) => Transform({ ...req, maxOutputTokens: 256 } as ModelRequest),
+    });
     const model = createScriptedModel({ turns: ["ok"] });
 
     await wrapModel(stack, model).generate(request());
@@ -35,17 +47,26 @@ describe("wrapModel", () => {
   it("throws the provider's error when the call fails, and the rejection when a hook failed closed", async () => {
     const boom = new Error("503");
     await expect(wrapModel(createAgentStack(), createScriptedModel({ turns: [{ error: boom }] })).generate(request())).rejects.toBe(boom);
-    const strict = createAgentStack().use("modelCall", { name: "strict", failMode: "closed", before: () => { throw new Error("policy service down"); } });
+    const strict = createAgentStack().use("modelCall", {
+      name: "strict",
+      failMode: "closed",
+      before: () => {
+        throw new Error("policy service down");
+      },
+    });
     await expect(wrapModel(strict, createScriptedModel({ turns: ["x"] })).generate(request())).rejects.toThrow(OutcomeRejectedError);
   });
 
   it("gives the provider a signal of the run's own, so what the provider leaves listening goes with the run", async () => {
     const given: AbortSignal[] = [];
-    const model = { id: "m", generate: async (_req: ModelRequest, options: { signal: AbortSignal }) => {
-      given.push(options.signal);
-      options.signal.addEventListener("abort", () => {}); // never removed, as some providers do
-      return { text: "ok", toolCalls: [], finishReason: "stop" as const, usage: { inputTokens: 1, outputTokens: 1 } };
-    } };
+    const model = {
+      id: "m",
+      generate: async (_req: ModelRequest, options: { signal: AbortSignal }) => {
+        given.push(options.signal);
+        options.signal.addEventListener("abort", () => {}); // never removed, as some providers do
+        return { text: "ok", toolCalls: [], finishReason: "stop" as const, usage: { inputTokens: 1, outputTokens: 1 } };
+      },
+    };
     const stack = createAgentStack().use("modelCall", { name: "pass", before: () => undefined });
     const controller = new AbortController();
 
@@ -59,7 +80,9 @@ describe("wrapModel", () => {
     const cached: ModelResponse = { text: "cached", toolCalls: [], finishReason: "stop", usage: { inputTokens: 0, outputTokens: 0 } };
     const model = createScriptedModel({ turns: [] });
 
-    const response = await wrapModel(createAgentStack().use("modelCall", { name: "cache", before: () => Replace(cached) }), model).generate(request());
+    const response = await wrapModel(createAgentStack().use("modelCall", { name: "cache", before: () => Replace(cached) }), model).generate(
+      request(),
+    );
 
     expect(response).toEqual(cached);
     expect(model.requests).toHaveLength(0);
@@ -67,7 +90,8 @@ describe("wrapModel", () => {
 });
 
 describe("wrapTool", () => {
-  const guarded = () => createAgentStack().use("toolCall", { name: "no-rm-rf", match: "Bash(rm -rf*)", before: () => Reject("Destructive command blocked") });
+  const guarded = () =>
+    createAgentStack().use("toolCall", { name: "no-rm-rf", match: "Bash(rm -rf*)", before: () => Reject("Destructive command blocked") });
 
   it("runs execute through the toolCall point and returns the content", async () => {
     const ran: string[] = [];
@@ -83,10 +107,15 @@ describe("wrapTool", () => {
     const ran: string[] = [];
     const bash = wrapTool(guarded(), bashTool(ran));
 
-    const error = await bash.execute({ command: "rm -rf /" }, { signal: new AbortController().signal, toolCallId: "c2" }).catch((e: unknown) => e);
+    const error = await bash
+      .execute({ command: "rm -rf /" }, { signal: new AbortController().signal, toolCallId: "c2" })
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(ToolCallError);
-    expect((error as ToolCallError).result).toEqual({ content: "Tool call Bash was rejected by no-rm-rf: Destructive command blocked", isError: true });
+    expect((error as ToolCallError).result).toEqual({
+      content: "Tool call Bash was rejected by no-rm-rf: Destructive command blocked",
+      isError: true,
+    });
     expect(ran).toEqual([]);
   });
 
@@ -100,7 +129,11 @@ describe("wrapTool", () => {
   });
 
   it("runs the tool a hook redirected a call to, through runToolCall", async () => {
-    const stack = createAgentStack().use("toolCall", { name: "redirect", match: "rm", before: (c) => Transform({ ...c, name: "Trash" } as ToolCall) });
+    const stack = createAgentStack().use("toolCall", {
+      name: "redirect",
+      match: "rm",
+      before: (c) => Transform({ ...c, name: "Trash" } as ToolCall),
+    });
     const trash = defineTool({ name: "Trash", execute: (input) => `moved ${String(input.path)} to trash` });
     const rm = defineTool({ name: "rm", execute: () => "deleted" });
 

@@ -24,7 +24,13 @@ export default createAgentStack()
 `;
 const hook = shell("npx agent-onion claude-hook .claude/hooks/guard.js");
 const hooked = settings(on("UserPromptSubmit", undefined, hook), on("PreToolUse", "Bash", hook), on("Stop", undefined, hook));
-const turns = [bashTurn("touch ran-blocked"), bashTurn("touch ran-rewrite-me"), bashTurn(ranCommand("allowed")), "Done.", "Done, tests pass."];
+const turns = [
+  bashTurn("touch ran-blocked"),
+  bashTurn("touch ran-rewrite-me"),
+  bashTurn(ranCommand("allowed")),
+  "Done.",
+  "Done, tests pass.",
+];
 
 /** Six events each start node, npx and the CLI: seconds on a busy machine. */
 const slow = 90_000;
@@ -36,11 +42,13 @@ beforeAll(() => {
 }, 180_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const project = (packageJson: object, tsx: boolean) => runClaudeCode({
-  settings: hooked, turns,
-  files: { "package.json": JSON.stringify(packageJson), ".claude/hooks/guard.js": guard },
-  prepare: ({ project: p }) => installPackage(pkg, p, { tsx }),
-});
+const project = (packageJson: object, tsx: boolean) =>
+  runClaudeCode({
+    settings: hooked,
+    turns,
+    files: { "package.json": JSON.stringify(packageJson), ".claude/hooks/guard.js": guard },
+    prepare: ({ project: p }) => installPackage(pkg, p, { tsx }),
+  });
 
 /** What Claude Code did with a guard that works. */
 const guarded = (run: Awaited<ReturnType<typeof runClaudeCode>>, expect: typeof import("vitest").expect) => {
@@ -57,17 +65,29 @@ const guarded = (run: Awaited<ReturnType<typeof runClaudeCode>>, expect: typeof 
 };
 
 describeClaudeCode("agent-onion claude-hook as a hook of Claude Code, with a JavaScript guard module", () => {
-  it.concurrent("in a project with \"type\": \"module\" and tsx installed: denies, rewrites, adds context and blocks the stop", async ({ expect }) => {
-    guarded(await project({ name: "my-app", version: "1.0.0", type: "module" }, true), expect);
-  }, slow);
+  it.concurrent(
+    'in a project with "type": "module" and tsx installed: denies, rewrites, adds context and blocks the stop',
+    async ({ expect }) => {
+      guarded(await project({ name: "my-app", version: "1.0.0", type: "module" }, true), expect);
+    },
+    slow,
+  );
 
-  it.concurrent("in a default npm project (no \"type\") without tsx: the same", async ({ expect }) => {
-    guarded(await project({ name: "my-app", version: "1.0.0" }, false), expect);
-  }, slow);
+  it.concurrent(
+    'in a default npm project (no "type") without tsx: the same',
+    async ({ expect }) => {
+      guarded(await project({ name: "my-app", version: "1.0.0" }, false), expect);
+    },
+    slow,
+  );
 
   // tsx is installed but the module is .js: claude-hook must not register tsx's loader for it, which
   // fails on such a module with "Cannot require() ES Module … in a cycle".
-  it.concurrent("in a default npm project (no \"type\") with tsx installed: the same", async ({ expect }) => {
-    guarded(await project({ name: "my-app", version: "1.0.0" }, true), expect);
-  }, slow);
+  it.concurrent(
+    'in a default npm project (no "type") with tsx installed: the same',
+    async ({ expect }) => {
+      guarded(await project({ name: "my-app", version: "1.0.0" }, true), expect);
+    },
+    slow,
+  );
 });

@@ -14,19 +14,29 @@ const ask = (url: string, body: object) =>
   fetch(`${url}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
 const request = (stream: boolean) => ({
-  model: "claude-test", stream, max_tokens: 100, tools: [{ name: "Bash" }],
+  model: "claude-test",
+  stream,
+  max_tokens: 100,
+  tools: [{ name: "Bash" }],
   messages: [{ role: "user", content: "hi" }],
 });
 
 /** The events of a server-sent event stream, in order. */
 const events = (text: string) =>
-  text.trim().split("\n\n").map((chunk) => {
-    const [event, data] = chunk.split("\n");
-    return { event: event!.replace("event: ", ""), data: JSON.parse(data!.replace("data: ", "")) as Record<string, unknown> };
-  });
+  text
+    .trim()
+    .split("\n\n")
+    .map((chunk) => {
+      const [event, data] = chunk.split("\n");
+      return { event: event!.replace("event: ", ""), data: JSON.parse(data!.replace("data: ", "")) as Record<string, unknown> };
+    });
 
 describe("the mock Messages API", () => {
-  const withMock = async (turns: readonly MockTurn[], test: (url: string, mock: Awaited<ReturnType<typeof startMockAnthropic>>) => Promise<void>, whenDone?: MockTurn) => {
+  const withMock = async (
+    turns: readonly MockTurn[],
+    test: (url: string, mock: Awaited<ReturnType<typeof startMockAnthropic>>) => Promise<void>,
+    whenDone?: MockTurn,
+  ) => {
     const mock = await startMockAnthropic({ turns, ...(whenDone !== undefined ? { whenDone } : {}) }, 0);
     try {
       await test(mock.url!, mock);
@@ -40,9 +50,20 @@ describe("the mock Messages API", () => {
       const response = await ask(url, request(true));
       expect(response.headers.get("content-type")).toBe("text/event-stream");
       const got = events(await response.text());
-      expect(got.map((e) => e.event)).toEqual(["message_start", "ping", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop"]);
+      expect(got.map((e) => e.event)).toEqual([
+        "message_start",
+        "ping",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+      ]);
       expect(got[2]!.data).toMatchObject({ content_block: { type: "tool_use", id: "toolu_1", name: "Bash", input: {} } });
-      expect(JSON.parse((got[3]!.data.delta as { partial_json: string }).partial_json)).toEqual({ command: "ls", description: "rig command" });
+      expect(JSON.parse((got[3]!.data.delta as { partial_json: string }).partial_json)).toEqual({
+        command: "ls",
+        description: "rig command",
+      });
       expect(got[5]!.data).toMatchObject({ delta: { stop_reason: "tool_use" } });
     });
   });
@@ -50,7 +71,10 @@ describe("the mock Messages API", () => {
   it("streams text in deltas that join to the scripted text, ending the turn", async () => {
     await withMock(["All done here."], async (url) => {
       const got = events(await (await ask(url, request(true))).text());
-      const text = got.filter((e) => e.event === "content_block_delta").map((e) => (e.data.delta as { text: string }).text).join("");
+      const text = got
+        .filter((e) => e.event === "content_block_delta")
+        .map((e) => (e.data.delta as { text: string }).text)
+        .join("");
       expect(text).toBe("All done here.");
       expect(got.find((e) => e.event === "message_delta")!.data).toMatchObject({ delta: { stop_reason: "end_turn" } });
     });
@@ -59,20 +83,29 @@ describe("the mock Messages API", () => {
   it("answers a non-streaming request with one message body", async () => {
     await withMock([bashTurn("ls", "toolu_9")], async (url) => {
       const body = (await (await ask(url, request(false))).json()) as Record<string, unknown>;
-      expect(body).toMatchObject({ type: "message", role: "assistant", stop_reason: "tool_use", content: [{ type: "tool_use", id: "toolu_9", name: "Bash", input: { command: "ls" } }] });
+      expect(body).toMatchObject({
+        type: "message",
+        role: "assistant",
+        stop_reason: "tool_use",
+        content: [{ type: "tool_use", id: "toolu_9", name: "Bash", input: { command: "ls" } }],
+      });
     });
   });
 
   it("records every request, answers side queries without using a turn, and repeats whenDone after the script", async () => {
-    await withMock(["first"], async (url, mock) => {
-      await ask(url, { ...request(false), tools: [] });
-      const one = (await (await ask(url, request(false))).json()) as { content: { text: string }[] };
-      const two = (await (await ask(url, request(false))).json()) as { content: { text: string }[] };
-      expect([one.content[0]!.text, two.content[0]!.text]).toEqual(["first", "again"]);
-      expect(mock.requests).toHaveLength(3);
-      expect(mock.scripted()).toHaveLength(2);
-      expect((await fetch(`${url}/v1/models`)).status).toBe(404);
-    }, "again");
+    await withMock(
+      ["first"],
+      async (url, mock) => {
+        await ask(url, { ...request(false), tools: [] });
+        const one = (await (await ask(url, request(false))).json()) as { content: { text: string }[] };
+        const two = (await (await ask(url, request(false))).json()) as { content: { text: string }[] };
+        expect([one.content[0]!.text, two.content[0]!.text]).toEqual(["first", "again"]);
+        expect(mock.requests).toHaveLength(3);
+        expect(mock.scripted()).toHaveLength(2);
+        expect((await fetch(`${url}/v1/models`)).status).toBe(404);
+      },
+      "again",
+    );
   });
 
   it("answers an API error when the turn says so", async () => {
@@ -94,7 +127,16 @@ describe("reading what the model was sent", () => {
         { role: "system", content: [{ type: "text", text: "PostToolUse:Bash hook additional context: note" }] },
       ],
     });
-    expect(exchanges).toEqual([{ id: "t1", name: "Bash", input: { command: "ls" }, text: "a.txt", isError: false, alongside: ["PostToolUse:Bash hook additional context: note"] }]);
+    expect(exchanges).toEqual([
+      {
+        id: "t1",
+        name: "Bash",
+        input: { command: "ls" },
+        text: "a.txt",
+        isError: false,
+        alongside: ["PostToolUse:Bash hook additional context: note"],
+      },
+    ]);
   });
 
   it("reads finished and timed-out hooks from the debug log", () => {
@@ -104,7 +146,14 @@ describe("reading what the model was sent", () => {
       "2026-01-01T00:00:01.000Z [DEBUG] Hook output does not start with {, treating as plain text",
     ].join("\n");
     expect(hookRuns(log)).toEqual([
-      { label: "PreToolUse:Bash", event: "PreToolUse", command: "sleep 5", status: "timeout", ms: 1030, at: Date.parse("2026-01-01T00:00:00.000Z") },
+      {
+        label: "PreToolUse:Bash",
+        event: "PreToolUse",
+        command: "sleep 5",
+        status: "timeout",
+        ms: 1030,
+        at: Date.parse("2026-01-01T00:00:00.000Z"),
+      },
       { label: "Stop", event: "Stop", command: "./stop.sh", status: 2, ms: 9, at: Date.parse("2026-01-01T00:00:01.000Z") },
     ]);
   });
@@ -117,7 +166,10 @@ describeClaudeCode("a real Claude Code run in the rig", () => {
     expect(run.executed).toEqual(["1"]);
     expect(run.toolResults).toMatchObject([{ name: "Bash", text: "(Bash completed with no output)", isError: false }]);
     expect(run.finalText).toBe("Done.");
-    expect(run.requests.map((r) => `${r.method} ${r.path} ${r.body?.stream}`)).toEqual(["POST /v1/messages true", "POST /v1/messages true"]);
+    expect(run.requests.map((r) => `${r.method} ${r.path} ${r.body?.stream}`)).toEqual([
+      "POST /v1/messages true",
+      "POST /v1/messages true",
+    ]);
     expect(run.requests[0]!.headers["x-api-key"]).toBe("sk-ant-api03-offline-rig-key");
   });
 

@@ -13,26 +13,56 @@ describe("agent-onion claude-hook (child process)", () => {
   it("denies a destructive command in Claude Code's JSON, with exit 0", async () => {
     const r = await hook({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -rf build" }, tool_use_id: "t1" });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "Destructive command blocked: rm -rf build" } });
+    expect(JSON.parse(r.stdout)).toEqual({
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "deny",
+        permissionDecisionReason: "Destructive command blocked: rm -rf build",
+      },
+    });
   });
 
   it("turns an approval request into Claude Code's ask", async () => {
     const r = await hook({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git push" }, tool_use_id: "t2" });
-    expect(JSON.parse(r.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "pushing needs a person" } });
+    expect(JSON.parse(r.stdout)).toEqual({
+      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "pushing needs a person" },
+    });
   });
 
   it("turns an approval request into Claude Code's ask also when the module exports a stack, not a factory", async () => {
-    const event = { session_id: "s1", cwd: "/tmp", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git push" }, tool_use_id: "t3" };
+    const event = {
+      session_id: "s1",
+      cwd: "/tmp",
+      hook_event_name: "PreToolUse",
+      tool_name: "Bash",
+      tool_input: { command: "git push" },
+      tool_use_id: "t3",
+    };
     const r = await runChild(process.execPath, [bin, "claude-hook", fixture("settings", "approval-stack-plain.ts")], JSON.stringify(event));
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "pushing needs a person" } });
+    expect(JSON.parse(r.stdout)).toEqual({
+      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "pushing needs a person" },
+    });
   });
 
   it("answers Claude Code's ask also when the stack's own approver is durable: Claude Code asks the person", async () => {
-    const event = { session_id: "s1", cwd: "/tmp", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git push" }, tool_use_id: "t4" };
-    const r = await runChild(process.execPath, [bin, "claude-hook", fixture("settings", "approval-stack-durable.ts")], JSON.stringify(event));
+    const event = {
+      session_id: "s1",
+      cwd: "/tmp",
+      hook_event_name: "PreToolUse",
+      tool_name: "Bash",
+      tool_input: { command: "git push" },
+      tool_use_id: "t4",
+    };
+    const r = await runChild(
+      process.execPath,
+      [bin, "claude-hook", fixture("settings", "approval-stack-durable.ts")],
+      JSON.stringify(event),
+    );
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "pushing needs a person" } });
+    expect(JSON.parse(r.stdout)).toEqual({
+      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "pushing needs a person" },
+    });
   });
 
   it("blocks with exit 2 when it cannot load the module, or exits 1 with --fail-open", async () => {
@@ -49,7 +79,9 @@ describe("agent-onion claude-hook (child process)", () => {
       const r = await hook({ hook_event_name: name, tool_name: "Bash", tool_input: { command: "rm -rf build" } });
       expect(r.code).toBe(1);
       expect(r.stdout).toBe("");
-      expect(r.stderr).toContain(`agent-onion claude-hook: agent-onion does not drive ${name} events; nothing was checked, and Claude Code goes on as without this hook`);
+      expect(r.stderr).toContain(
+        `agent-onion claude-hook: agent-onion does not drive ${name} events; nothing was checked, and Claude Code goes on as without this hook`,
+      );
     }
     const open = await hook({ hook_event_name: "PermissionRequest" }, "--fail-open");
     expect(open.code).toBe(1);
@@ -59,14 +91,18 @@ describe("agent-onion claude-hook (child process)", () => {
     const r = await hook({ hook_event_name: "WorktreeCreate", name: "bold-oak-a3f2" });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toContain("agent-onion does not drive WorktreeCreate events; nothing was checked and no worktree path was printed, so worktree creation fails");
+    expect(r.stderr).toContain(
+      "agent-onion does not drive WorktreeCreate events; nothing was checked and no worktree path was printed, so worktree creation fails",
+    );
     expect(r.stderr).not.toMatch(/goes (ahead|on)/);
   });
 
   it("does not promise what an event it does not know will do", async () => {
     const r = await hook({ hook_event_name: "SomeFutureEvent" });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain("agent-onion does not drive SomeFutureEvent events; nothing was checked. Claude Code treats exit 1 as a non-blocking error on most events");
+    expect(r.stderr).toContain(
+      "agent-onion does not drive SomeFutureEvent events; nothing was checked. Claude Code treats exit 1 as a non-blocking error on most events",
+    );
   });
 
   it("still blocks with exit 2 on an event it cannot read", async () => {
@@ -76,7 +112,11 @@ describe("agent-onion claude-hook (child process)", () => {
   });
 
   it("shows the user a mounted command hook's SessionStart error, as Claude Code would, and keeps the context", async () => {
-    const r = await runChild(process.execPath, [bin, "claude-hook", fixture("settings", "notice-stack.ts")], JSON.stringify({ session_id: "s1", cwd: "/tmp", hook_event_name: "SessionStart", source: "startup" }));
+    const r = await runChild(
+      process.execPath,
+      [bin, "claude-hook", fixture("settings", "notice-stack.ts")],
+      JSON.stringify({ session_id: "s1", cwd: "/tmp", hook_event_name: "SessionStart", source: "startup" }),
+    );
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({
       systemMessage: 'hook "issues" (SessionStart): could not fetch issues',
@@ -95,7 +135,11 @@ describe("agent-onion claude-hook (child process)", () => {
 
 describe("agent-onion claude-hook, reading the event before the module", () => {
   it("answers an event it does not drive without loading the module at all", async () => {
-    const r = await runChild(process.execPath, [bin, "claude-hook", "no/such/module.ts"], JSON.stringify({ hook_event_name: "PermissionRequest", session_id: "s1" }));
+    const r = await runChild(
+      process.execPath,
+      [bin, "claude-hook", "no/such/module.ts"],
+      JSON.stringify({ hook_event_name: "PermissionRequest", session_id: "s1" }),
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("agent-onion does not drive PermissionRequest events");
     expect(r.stderr).not.toContain("cannot load");
@@ -103,12 +147,27 @@ describe("agent-onion claude-hook, reading the event before the module", () => {
 
   it("answers an output rewritten into a string in Bash's own shape, so Claude Code takes it", async () => {
     const response = { stdout: "API_KEY=s3cret", stderr: "", interrupted: false, isImage: false };
-    const r = await runChild(process.execPath, [bin, "claude-hook", fixture("cli", "redact-to-string.ts")], JSON.stringify({
-      hook_event_name: "PostToolUse", session_id: "s1", cwd: "/tmp", tool_name: "Bash", tool_input: { command: "cat .env" }, tool_use_id: "t1", tool_response: response,
-    }));
+    const r = await runChild(
+      process.execPath,
+      [bin, "claude-hook", fixture("cli", "redact-to-string.ts")],
+      JSON.stringify({
+        hook_event_name: "PostToolUse",
+        session_id: "s1",
+        cwd: "/tmp",
+        tool_name: "Bash",
+        tool_input: { command: "cat .env" },
+        tool_use_id: "t1",
+        tool_response: response,
+      }),
+    );
     expect(r.code).toBe(0);
     const updated = JSON.parse(r.stdout).hookSpecificOutput.updatedToolOutput;
-    expect(updated).toEqual({ stdout: JSON.stringify(response).replace("s3cret", "[redacted]"), stderr: "", interrupted: false, isImage: false });
+    expect(updated).toEqual({
+      stdout: JSON.stringify(response).replace("s3cret", "[redacted]"),
+      stderr: "",
+      interrupted: false,
+      isImage: false,
+    });
   });
 });
 

@@ -13,7 +13,9 @@ export const fixture = (...parts: string[]): string => join(root, "test", "fixtu
 /** An io whose stdin is `stdin` (undefined: a terminal) and whose output is kept. */
 export const memoryIo = (stdin?: string, cwd = root): CliIo & { stdout: string; stderr: string } => {
   const io = {
-    stdout: "", stderr: "", cwd,
+    stdout: "",
+    stderr: "",
+    cwd,
     readStdin: async () => stdin,
     out: (t: string) => void (io.stdout += t),
     err: (t: string) => void (io.stderr += t),

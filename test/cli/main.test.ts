@@ -27,7 +27,11 @@ describe("agent-onion usage", () => {
     [["try", "--settings", "x.json", "--event", "Stop", "--colour"], "{}", /Unknown option '--colour'/],
     [["try", "--settings", "x.json", "--event", "Stop"], undefined, /pipe the event JSON on stdin/],
     [["try", "--settings", "x.json", "--event", "Stop"], "{not json", /the event is not valid JSON/],
-    [["try", "--settings", "x.json", "--event", "Stop"], '{"hook_event_name":"PreToolUse"}', /the event on stdin is PreToolUse, but --event says Stop/],
+    [
+      ["try", "--settings", "x.json", "--event", "Stop"],
+      '{"hook_event_name":"PreToolUse"}',
+      /the event on stdin is PreToolUse, but --event says Stop/,
+    ],
     [["explain", "--event", "Stop"], undefined, /explain needs --settings <file>... or --module <file>/],
   ])("refuses %j with a clear usage error (exit 64)", async (argv, stdin, message) => {
     const io = memoryIo(stdin);
@@ -62,9 +66,13 @@ describe("agent-onion claude-hook and approvals", () => {
   const event = (fields: Record<string, unknown>) => JSON.stringify({ session_id: "s1", cwd: "/tmp", ...fields });
 
   it("turns an approval asked on PreToolUse into Claude Code's ask", async () => {
-    const io = memoryIo(event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git push" }, tool_use_id: "t1" }));
+    const io = memoryIo(
+      event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git push" }, tool_use_id: "t1" }),
+    );
     expect(await main(["claude-hook", approvals], io)).toBe(0);
-    expect(JSON.parse(io.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "pushing needs a person" } });
+    expect(JSON.parse(io.stdout)).toEqual({
+      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "pushing needs a person" },
+    });
   });
 
   it("denies an approval asked on any other event, where Claude Code has no one to ask, and says why", async () => {
@@ -72,7 +80,9 @@ describe("agent-onion claude-hook and approvals", () => {
     expect(await main(["claude-hook", approvals], io)).toBe(0);
     const reply = JSON.parse(io.stdout) as { decision: string; reason: string };
     expect(reply.decision).toBe("block");
-    expect(reply.reason).toMatch(/^approval required by prod-prompts \(prompts about prod need a person\), but Claude Code asks a person only on PreToolUse, so no one could approve on UserPromptSubmit$/);
+    expect(reply.reason).toMatch(
+      /^approval required by prod-prompts \(prompts about prod need a person\), but Claude Code asks a person only on PreToolUse, so no one could approve on UserPromptSubmit$/,
+    );
   });
 });
 
@@ -83,7 +93,9 @@ describe("agent-onion try", () => {
     const io = memoryIo('{"tool_input":{"command":"rm -rf /"}}');
     expect(await main(["try", ...settings, "--event", "PreToolUse"], io)).toBe(2);
     expect(io.stdout).toMatch(/^decision: deny\nreason:   Destructive command blocked: rm -rf \//);
-    expect(io.stdout).toMatch(/Claude Code receives: exit 0, \{"hookSpecificOutput":\{"hookEventName":"PreToolUse","permissionDecision":"deny"/);
+    expect(io.stdout).toMatch(
+      /Claude Code receives: exit 0, \{"hookSpecificOutput":\{"hookEventName":"PreToolUse","permissionDecision":"deny"/,
+    );
     expect(io.stdout).toMatch(/toolCall +PreToolUse:command:guard\.mjs +before +Reject/);
     expect(io.stdout).toMatch(/not run: .*user\.json#\/hooks\/Setup\/0\/hooks\/0: agent-onion does not drive Setup/);
   });
@@ -93,7 +105,9 @@ describe("agent-onion try", () => {
     expect(await main(["try", ...settings, "--event", "PreToolUse", "--json"], io)).toBe(0);
     const out = JSON.parse(io.stdout);
     expect(out.decision).toBe("allow");
-    expect(out.answer).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", updatedInput: { command: "echo dry-run: curl https://example.com" } } });
+    expect(out.answer).toEqual({
+      hookSpecificOutput: { hookEventName: "PreToolUse", updatedInput: { command: "echo dry-run: curl https://example.com" } },
+    });
     expect(out.trace[0]).toMatchObject({ hook: "PreToolUse:command:guard.mjs", action: "Transform" });
   });
 });
@@ -115,11 +129,23 @@ describe("agent-onion try and explain with a prompt hook in the settings", () =>
 describe("agent-onion explain", () => {
   it("lists the hooks an event would run, in onion order, with sources, and why others would not", async () => {
     const io = memoryIo();
-    const argv = ["explain", "--settings", fixture("settings", "user.json"), "--settings", fixture("settings", "local.json"), "--event", "PreToolUse", "--input", '{"tool_input":{"command":"git status"}}'];
+    const argv = [
+      "explain",
+      "--settings",
+      fixture("settings", "user.json"),
+      "--settings",
+      fixture("settings", "local.json"),
+      "--event",
+      "PreToolUse",
+      "--input",
+      '{"tool_input":{"command":"git status"}}',
+    ];
     expect(await main(argv, io)).toBe(0);
     expect(io.stdout).toMatch(/^PreToolUse runs the before and around phases of toolCall/);
     // Settings handlers of one event run together, Claude Code's way, as one hook of the onion.
-    expect(io.stdout).toMatch(/1\. +claude-settings:PreToolUse +\[priority 100, closed, match function Bash \| Bash\(git push \*\)\]\n +from .*user\.json#\/hooks\/PreToolUse\/0\/hooks\/0, .*local\.json#\/hooks\/PreToolUse\/0\/hooks\/0/);
+    expect(io.stdout).toMatch(
+      /1\. +claude-settings:PreToolUse +\[priority 100, closed, match function Bash \| Bash\(git push \*\)\]\n +from .*user\.json#\/hooks\/PreToolUse\/0\/hooks\/0, .*local\.json#\/hooks\/PreToolUse\/0\/hooks\/0/,
+    );
   });
 
   it("explains a TypeScript stack module too", async () => {
@@ -132,14 +158,33 @@ describe("agent-onion explain", () => {
   it("lists a hook as running exactly when claude-hook runs it: an around on PreToolUse, an after on UserPromptSubmit", async () => {
     const module = fixture("settings", "phases-stack.ts");
     const cases = [
-      { event: "PreToolUse", hook: "around-guard", input: '{"tool_input":{"command":"rm -rf /"}}', answer: /"permissionDecision":"deny","permissionDecisionReason":"around-guard blocked rm -rf"/ },
-      { event: "UserPromptSubmit", hook: "prompt-after", input: '{"prompt":"deploy to prod"}', answer: /"decision":"block","reason":"prompt-after rejected"/ },
+      {
+        event: "PreToolUse",
+        hook: "around-guard",
+        input: '{"tool_input":{"command":"rm -rf /"}}',
+        answer: /"permissionDecision":"deny","permissionDecisionReason":"around-guard blocked rm -rf"/,
+      },
+      {
+        event: "UserPromptSubmit",
+        hook: "prompt-after",
+        input: '{"prompt":"deploy to prod"}',
+        answer: /"decision":"block","reason":"prompt-after rejected"/,
+      },
     ];
     for (const c of cases) {
       const explained = memoryIo();
       expect(await main(["explain", "--module", module, "--event", c.event, "--input", c.input], explained)).toBe(0);
       expect(explained.stdout).toMatch(new RegExp(`1\\. +${c.hook} `));
-      const ran = memoryIo(JSON.stringify({ hook_event_name: c.event, session_id: "s1", cwd: "/tmp", tool_name: "Bash", tool_use_id: "t1", ...JSON.parse(c.input) }));
+      const ran = memoryIo(
+        JSON.stringify({
+          hook_event_name: c.event,
+          session_id: "s1",
+          cwd: "/tmp",
+          tool_name: "Bash",
+          tool_use_id: "t1",
+          ...JSON.parse(c.input),
+        }),
+      );
       expect(await main(["claude-hook", module], ran)).toBe(0);
       expect(ran.stdout).toMatch(c.answer);
     }

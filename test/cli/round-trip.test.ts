@@ -18,7 +18,9 @@ import { fixture, root } from "./helpers.ts";
 
 // A person who approves pushes to feature branches only.
 const approval: ApprovalHandler = (r) =>
-  String((r.input as ToolCall).input.command).includes("main") ? { decision: "deny", reason: "no pushes to main" } : { decision: "approve" };
+  String((r.input as ToolCall).input.command).includes("main")
+    ? { decision: "deny", reason: "no pushes to main" }
+    : { decision: "approve" };
 
 interface Seen {
   readonly outcome: { readonly tag: string; readonly reason?: string; readonly value?: unknown; readonly error?: string };
@@ -27,8 +29,16 @@ interface Seen {
 }
 
 const summarize = (o: Outcome, context: string[], toolInputs: unknown[]): Seen => ({
-  outcome: o._tag === "Rejected" ? { tag: o._tag, reason: o.reason } : o._tag === "Completed" ? { tag: o._tag, value: o.value } : { tag: o._tag, error: String((o.error as Error)?.message) },
-  context: context.join("\n\n").split("\n\n").filter((c) => c !== ""),
+  outcome:
+    o._tag === "Rejected"
+      ? { tag: o._tag, reason: o.reason }
+      : o._tag === "Completed"
+        ? { tag: o._tag, value: o.value }
+        : { tag: o._tag, error: String((o.error as Error)?.message) },
+  context: context
+    .join("\n\n")
+    .split("\n\n")
+    .filter((c) => c !== ""),
   toolInputs,
 });
 
@@ -37,10 +47,15 @@ const session = (stack: AgentStack) => {
   const run = async (point: string, input: unknown, operation: (i: any) => unknown): Promise<Seen> => {
     const context: string[] = [];
     const toolInputs: unknown[] = [];
-    const outcome = await (stack.run as (p: string, i: unknown, op: (i: unknown) => unknown, o: object) => Promise<Outcome>)(point, input, (i) => {
-      toolInputs.push(i);
-      return operation(i);
-    }, { sessionId: "s1", onContext: (t: string) => context.push(t), metadata: { cwd: root } });
+    const outcome = await (stack.run as (p: string, i: unknown, op: (i: unknown) => unknown, o: object) => Promise<Outcome>)(
+      point,
+      input,
+      (i) => {
+        toolInputs.push(i);
+        return operation(i);
+      },
+      { sessionId: "s1", onContext: (t: string) => context.push(t), metadata: { cwd: root } },
+    );
     return summarize(outcome, context, toolInputs);
   };
   const bash = (command: string, id: string) => ({ id, name: "Bash", input: { command } });
@@ -49,13 +64,16 @@ const session = (stack: AgentStack) => {
     "session start": () => run("sessionStart", { sessionId: "s1", source: "startup" }, (s) => ({ sessionId: s.sessionId })),
     "a plain prompt": () => run("userPrompt", { text: "clean the build" }, (p) => p),
     "a prompt with a key": () => run("userPrompt", { text: "use sk-ABCDEFGH1234" }, (p) => p),
-    "ls": () => run("toolCall", bash("ls", "t1"), ran),
+    ls: () => run("toolCall", bash("ls", "t1"), ran),
     "rm -rf": () => run("toolCall", bash("rm -rf build", "t2"), ran),
     "curl (rewritten)": () => run("toolCall", bash("curl https://example.com", "t3"), ran),
     "git push, approved": () => run("toolCall", bash("git push origin feature", "t4"), ran),
     "git push main, denied": () => run("toolCall", bash("git push origin main", "t5"), ran),
     "output with a secret": () => run("toolCall", bash("cat .env", "t6"), () => ({ content: "SECRET=hunter2 PORT=80" })),
-    "a failing tool": () => run("toolCall", bash("npm test", "t7"), () => { throw new Error("Exit code 1"); }),
+    "a failing tool": () =>
+      run("toolCall", bash("npm test", "t7"), () => {
+        throw new Error("Exit code 1");
+      }),
     "first stop": () => run("stop", { reason: "end_turn", blockedCount: 0, lastMessage: "done" }, () => ({ stop: true })),
     "second stop": () => run("stop", { reason: "end_turn", blockedCount: 1, lastMessage: "done" }, () => ({ stop: true })),
     "a notification": () => run("notification", { type: "idle_prompt", message: "waiting" }, () => undefined),

@@ -29,7 +29,14 @@ const startServer = (args: readonly string[]): Promise<Server> =>
     child.stdout.on("data", (c: Buffer) => {
       out += c.toString();
       const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolve({ ...server, url: match[1] as string, get stderr() { return server.stderr; } });
+      if (match)
+        resolve({
+          ...server,
+          url: match[1] as string,
+          get stderr() {
+            return server.stderr;
+          },
+        });
     });
     void exited.then((code) => reject(new Error(`serve exited ${code}: ${server.stderr}`)));
   });
@@ -70,12 +77,33 @@ describe("agent-onion serve", () => {
   });
 
   const events = {
-    "a destructive command": event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -rf build" }, tool_use_id: "t1" }),
-    "a rewritten command": event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "curl https://example.com" }, tool_use_id: "t2" }),
-    "a push that needs a person": event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git push" }, tool_use_id: "t3" }),
+    "a destructive command": event({
+      hook_event_name: "PreToolUse",
+      tool_name: "Bash",
+      tool_input: { command: "rm -rf build" },
+      tool_use_id: "t1",
+    }),
+    "a rewritten command": event({
+      hook_event_name: "PreToolUse",
+      tool_name: "Bash",
+      tool_input: { command: "curl https://example.com" },
+      tool_use_id: "t2",
+    }),
+    "a push that needs a person": event({
+      hook_event_name: "PreToolUse",
+      tool_name: "Bash",
+      tool_input: { command: "git push" },
+      tool_use_id: "t3",
+    }),
     "a plain command": event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t4" }),
     "a prompt with a key": event({ hook_event_name: "UserPromptSubmit", prompt: "use sk-ABCDEFGH1234" }),
-    "output with a secret": event({ hook_event_name: "PostToolUse", tool_name: "Bash", tool_input: { command: "cat .env" }, tool_use_id: "t5", tool_response: "SECRET=hunter2 PORT=80" }),
+    "output with a secret": event({
+      hook_event_name: "PostToolUse",
+      tool_name: "Bash",
+      tool_input: { command: "cat .env" },
+      tool_use_id: "t5",
+      tool_response: "SECRET=hunter2 PORT=80",
+    }),
     "a first stop": event({ hook_event_name: "Stop", stop_hook_active: false, last_assistant_message: "done" }),
     "a session start": event({ hook_event_name: "SessionStart", source: "startup" }),
     "an event it does not drive": event({ hook_event_name: "PermissionRequest", tool_name: "Bash", tool_input: {} }),
@@ -83,7 +111,9 @@ describe("agent-onion serve", () => {
   };
 
   it("answers every event as claude-hook does, translated to HTTP", async () => {
-    const commands = await Promise.all(Object.values(events).map((body) => runChild(process.execPath, [bin, "claude-hook", fixture("settings", "guard-stack.ts")], body)));
+    const commands = await Promise.all(
+      Object.values(events).map((body) => runChild(process.execPath, [bin, "claude-hook", fixture("settings", "guard-stack.ts")], body)),
+    );
     for (const [i, [name, body]] of Object.entries(events).entries()) {
       const command = commands[i]!;
       const expected = httpAnswer({
@@ -94,7 +124,9 @@ describe("agent-onion serve", () => {
       });
       const served = await post(guard.url, body);
       expect({ name, status: served.status, body: served.body }).toEqual({
-        name, status: expected.status, body: (expected.body ?? "").replace(/agent-onion claude-hook/g, "agent-onion serve"),
+        name,
+        status: expected.status,
+        body: (expected.body ?? "").replace(/agent-onion claude-hook/g, "agent-onion serve"),
       });
     }
   }, 60_000);
@@ -102,20 +134,37 @@ describe("agent-onion serve", () => {
   it("answers a deny as Claude Code reads it from an http hook: 200 and the JSON body", async () => {
     const reply = await post(guard.url, events["a destructive command"]);
     expect([reply.status, reply.type]).toEqual([200, "application/json"]);
-    expect(JSON.parse(reply.body)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "Destructive command blocked: rm -rf build" } });
+    expect(JSON.parse(reply.body)).toEqual({
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "deny",
+        permissionDecisionReason: "Destructive command blocked: rm -rf build",
+      },
+    });
   });
 
   it("turns what would be exit 2 into the JSON that blocks on that event, since no HTTP status blocks", async () => {
     const reply = await post(guard.url, events["an event it cannot read"]);
     expect(reply.status).toBe(200);
-    expect(JSON.parse(reply.body)).toMatchObject({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: expect.stringMatching(/cannot read the event: PreToolUse event is missing tool_name/) } });
+    expect(JSON.parse(reply.body)).toMatchObject({
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "deny",
+        permissionDecisionReason: expect.stringMatching(/cannot read the event: PreToolUse event is missing tool_name/),
+      },
+    });
   });
 
   it("answers many requests at once, each with its own decision", async () => {
     const commands = Array.from({ length: 24 }, (_, i) => (i % 3 === 0 ? `rm -rf dir${i}` : `ls dir${i}`));
-    const replies = await Promise.all(commands.map((command, i) => post(guard.url, event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command }, tool_use_id: `p${i}` }))));
+    const replies = await Promise.all(
+      commands.map((command, i) =>
+        post(guard.url, event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command }, tool_use_id: `p${i}` })),
+      ),
+    );
     replies.forEach((reply, i) => {
-      if (i % 3 === 0) expect(JSON.parse(reply.body).hookSpecificOutput.permissionDecisionReason).toBe(`Destructive command blocked: rm -rf dir${i}`);
+      if (i % 3 === 0)
+        expect(JSON.parse(reply.body).hookSpecificOutput.permissionDecisionReason).toBe(`Destructive command blocked: rm -rf dir${i}`);
       else expect([reply.status, reply.body]).toEqual([200, ""]);
     });
   });
@@ -140,7 +189,8 @@ describe("agent-onion serve, reloading and stopping", () => {
   const pre = event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t1" });
   const reasonOf = async (url: string): Promise<string> => {
     const reply = await post(url, pre);
-    return (JSON.parse(reply.body) as { hookSpecificOutput: { permissionDecisionReason: string } }).hookSpecificOutput.permissionDecisionReason;
+    return (JSON.parse(reply.body) as { hookSpecificOutput: { permissionDecisionReason: string } }).hookSpecificOutput
+      .permissionDecisionReason;
   };
   const eventually = async (check: () => Promise<boolean>): Promise<void> => {
     for (let i = 0; i < 200 && !(await check()); i++) await new Promise((r) => setTimeout(r, 50));
@@ -168,12 +218,19 @@ describe("agent-onion serve, reloading and stopping", () => {
     const server = await startServer(["--no-watch", fixture("settings", "guard-stack.ts")]);
     try {
       const deny = event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -rf build" }, tool_use_id: "t1" });
-      const reason = async () => (JSON.parse((await post(server.url, deny)).body) as { hookSpecificOutput: { permissionDecisionReason: string } }).hookSpecificOutput.permissionDecisionReason;
+      const reason = async () =>
+        (JSON.parse((await post(server.url, deny)).body) as { hookSpecificOutput: { permissionDecisionReason: string } }).hookSpecificOutput
+          .permissionDecisionReason;
       expect(await reason()).toBe("Destructive command blocked: rm -rf build");
-      const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(server.child.pid)], { encoding: "utf8" }).trim().split(/\s+/).map(Number);
+      const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(server.child.pid)], { encoding: "utf8" })
+        .trim()
+        .split(/\s+/)
+        .map(Number);
       expect(children).toHaveLength(1);
       process.kill(children[0]!, "SIGKILL");
-      await eventually(async () => /starting a new one/.test(server.stderr) && (await reason()) === "Destructive command blocked: rm -rf build");
+      await eventually(
+        async () => /starting a new one/.test(server.stderr) && (await reason()) === "Destructive command blocked: rm -rf build",
+      );
       expect(server.stderr).toContain("the hook process exited (SIGKILL); starting a new one");
       expect(await reason()).toBe("Destructive command blocked: rm -rf build");
     } finally {
@@ -183,7 +240,10 @@ describe("agent-onion serve, reloading and stopping", () => {
 
   it("stops on SIGTERM after answering the request in flight", async () => {
     const server = await startServer(["--no-watch", fixture("cli", "slow-stack.ts")]);
-    const pending = post(server.url, event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "sleep", ms: 800 }, tool_use_id: "t1" }));
+    const pending = post(
+      server.url,
+      event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "sleep", ms: 800 }, tool_use_id: "t1" }),
+    );
     await new Promise((r) => setTimeout(r, 200));
     server.child.kill("SIGTERM");
     expect(await pending).toEqual({ status: 200, body: "", type: undefined });

@@ -16,10 +16,21 @@ describe("R2 and R3: actions and short-circuits", () => {
     let ran = false;
     const stack = newStack()
       .use("tool", { name: "outer", priority: 1, after: () => void seen.push("outer after") })
-      .use("tool", { name: "outer-around", priority: 2, around: async (_c, next) => { const o = await next(); seen.push(`around saw ${o._tag}`); return o; } })
+      .use("tool", {
+        name: "outer-around",
+        priority: 2,
+        around: async (_c, next) => {
+          const o = await next();
+          seen.push(`around saw ${o._tag}`);
+          return o;
+        },
+      })
       .use("tool", { name: "guard", priority: 3, before: () => Reject("no"), after: () => void seen.push("guard after") })
       .use("tool", { name: "inner", priority: 4, before: () => void seen.push("inner before") });
-    const outcome = await stack.run("tool", call(), () => { ran = true; return { content: "" }; });
+    const outcome = await stack.run("tool", call(), () => {
+      ran = true;
+      return { content: "" };
+    });
     expect(outcome).toEqual({ _tag: "Rejected", reason: "no", by: "guard" });
     expect(ran).toBe(false);
     // a Rejected outcome has no value, so `after` (which receives an output) does not run on it
@@ -32,7 +43,10 @@ describe("R2 and R3: actions and short-circuits", () => {
     const stack = newStack()
       .use("tool", { name: "audit", priority: 1, after: (out) => void seen.push(out) })
       .use("tool", { name: "cache", priority: 2, before: () => Replace({ content: "cached" }) });
-    const outcome = await stack.run("tool", call(), () => { ran = true; return { content: "fresh" }; });
+    const outcome = await stack.run("tool", call(), () => {
+      ran = true;
+      return { content: "fresh" };
+    });
     expect(outcome).toEqual(Outcome.completed({ content: "cached" }));
     expect(ran).toBe(false);
     expect(seen).toEqual([{ content: "cached" }]);
@@ -41,7 +55,14 @@ describe("R2 and R3: actions and short-circuits", () => {
   it("makes Replace in an after final: outer afters are skipped", async () => {
     const seen: string[] = [];
     const stack = newStack()
-      .use("tool", { name: "outer", priority: 1, after: () => { seen.push("outer"); return Transform({ content: "outer" }); } })
+      .use("tool", {
+        name: "outer",
+        priority: 1,
+        after: () => {
+          seen.push("outer");
+          return Transform({ content: "outer" });
+        },
+      })
       .use("tool", { name: "inner", priority: 2, after: () => Replace({ content: "inner" }) });
     const outcome = await stack.run("tool", call(), () => ({ content: "op" }));
     expect(outcome).toEqual(Outcome.completed({ content: "inner" }));
@@ -50,7 +71,14 @@ describe("R2 and R3: actions and short-circuits", () => {
 
   it("makes Reject in an after final, and an outer around cannot change it", async () => {
     const stack = newStack()
-      .use("tool", { name: "outer", priority: 1, around: async (_c, next) => { await next(); return Replace({ content: "sneaky" }); } })
+      .use("tool", {
+        name: "outer",
+        priority: 1,
+        around: async (_c, next) => {
+          await next();
+          return Replace({ content: "sneaky" });
+        },
+      })
       .use("tool", { name: "inner", priority: 2, after: () => Reject("bad output") });
     const outcome = await stack.run("tool", call(), () => ({ content: "op" }));
     expect(outcome).toEqual({ _tag: "Rejected", reason: "bad output", by: "inner" });
@@ -67,10 +95,23 @@ describe("R2 and R3: actions and short-circuits", () => {
   it("gives each after the input its own layer received", async () => {
     const seen: unknown[] = [];
     const stack = newStack()
-      .use("tool", { name: "outer", priority: 1, before: (c) => Transform({ ...c, input: { v: "outer" } }), after: (_o, i) => void seen.push(["outer", i.input.v]) })
-      .use("tool", { name: "inner", priority: 2, before: (c) => Transform({ ...c, input: { v: "inner" } }), after: (_o, i) => void seen.push(["inner", i.input.v]) });
+      .use("tool", {
+        name: "outer",
+        priority: 1,
+        before: (c) => Transform({ ...c, input: { v: "outer" } }),
+        after: (_o, i) => void seen.push(["outer", i.input.v]),
+      })
+      .use("tool", {
+        name: "inner",
+        priority: 2,
+        before: (c) => Transform({ ...c, input: { v: "inner" } }),
+        after: (_o, i) => void seen.push(["inner", i.input.v]),
+      });
     await stack.run("tool", call("Read", { v: "caller" }), () => ({ content: "" }));
-    expect(seen).toEqual([["inner", "outer"], ["outer", "caller"]]);
+    expect(seen).toEqual([
+      ["inner", "outer"],
+      ["outer", "caller"],
+    ]);
   });
 
   it("treats a returned undefined as Continue", async () => {
@@ -103,18 +144,36 @@ describe("R2 and R3: actions and short-circuits", () => {
 });
 
 describe("A10: a gate marked recheck sees the input the operation really gets", () => {
-  const noRm = { name: "no-rm", priority: 10, recheck: true, before: (c: { input: Record<string, unknown> }) => (String(c.input.command).includes("rm") ? Reject("rm blocked") : Continue) };
+  const noRm = {
+    name: "no-rm",
+    priority: 10,
+    recheck: true,
+    before: (c: { input: Record<string, unknown> }) => (String(c.input.command).includes("rm") ? Reject("rm blocked") : Continue),
+  };
   it("rejects when a hook inside it rewrites an approved input into a forbidden one", async () => {
     let ran = false;
-    const stack = newStack().use("tool", noRm).use("tool", { name: "rewriter", priority: 100, before: (c) => Transform({ ...c, input: { command: "rm -rf /" } }) });
-    const outcome = await stack.run("tool", call("Bash", { command: "ls" }), () => { ran = true; return { content: "" }; });
+    const stack = newStack()
+      .use("tool", noRm)
+      .use("tool", { name: "rewriter", priority: 100, before: (c) => Transform({ ...c, input: { command: "rm -rf /" } }) });
+    const outcome = await stack.run("tool", call("Bash", { command: "ls" }), () => {
+      ran = true;
+      return { content: "" };
+    });
     expect(outcome).toEqual({ _tag: "Rejected", reason: "rm blocked", by: "no-rm" });
     expect(ran).toBe(false);
   });
 
   it("does not re-run when nothing inside changed the input", async () => {
     let calls = 0;
-    const stack = newStack().use("tool", { ...noRm, before: () => { calls++; return Continue; } }).use("tool", { name: "look", priority: 100, before: () => Continue });
+    const stack = newStack()
+      .use("tool", {
+        ...noRm,
+        before: () => {
+          calls++;
+          return Continue;
+        },
+      })
+      .use("tool", { name: "look", priority: 100, before: () => Continue });
     await stack.run("tool", call("Bash", { command: "ls" }), () => ({ content: "" }));
     expect(calls).toBe(1);
   });
@@ -124,10 +183,31 @@ describe("A10: a gate marked recheck sees the input the operation really gets", 
     const asked: string[] = [];
     type C = { name: string; input: { command: string } };
     const stack = createStack({ tool: gate<C, string>({ name: "tool", subject: (c) => c.name, detail: (c) => c.input.command }) })
-      .use("tool", { name: "fallback", priority: 10, around: async (_c, next) => { const first = await next(); return first._tag === "Completed" ? first : next({ name: "Bash", input: { command: "ls" } }); } })
-      .use("tool", { name: "rm-guard", priority: 20, match: "Bash(rm *)", recheck: true, before: (c) => ((asked.push(c.input.command)), c.input.command.includes("-rf") ? Reject("no -rf") : Continue) })
-      .use("tool", { name: "verbose", priority: 30, match: "Bash(rm *)", before: (c) => T({ ...c, input: { command: `${c.input.command} -v` } }) });
-    const outcome = await stack.run("tool", { name: "Bash", input: { command: "rm a" } }, (c) => { if (c.input.command.startsWith("rm")) throw new Error("rm failed"); return `ran ${c.input.command}`; });
+      .use("tool", {
+        name: "fallback",
+        priority: 10,
+        around: async (_c, next) => {
+          const first = await next();
+          return first._tag === "Completed" ? first : next({ name: "Bash", input: { command: "ls" } });
+        },
+      })
+      .use("tool", {
+        name: "rm-guard",
+        priority: 20,
+        match: "Bash(rm *)",
+        recheck: true,
+        before: (c) => (asked.push(c.input.command), c.input.command.includes("-rf") ? Reject("no -rf") : Continue),
+      })
+      .use("tool", {
+        name: "verbose",
+        priority: 30,
+        match: "Bash(rm *)",
+        before: (c) => T({ ...c, input: { command: `${c.input.command} -v` } }),
+      });
+    const outcome = await stack.run("tool", { name: "Bash", input: { command: "rm a" } }, (c) => {
+      if (c.input.command.startsWith("rm")) throw new Error("rm failed");
+      return `ran ${c.input.command}`;
+    });
     expect(outcome).toEqual({ _tag: "Completed", value: "ran ls" });
     expect(asked).toEqual(["rm a", "rm a -v"]);
   });
@@ -143,8 +223,12 @@ describe("A10: a gate marked recheck sees the input the operation really gets", 
   });
 
   it("without recheck, an outer gate does not see inner rewrites (documented onion behaviour)", async () => {
-    const stack = newStack().use("tool", { ...noRm, recheck: false }).use("tool", { name: "rewriter", priority: 100, before: (c) => Transform({ ...c, input: { command: "rm -rf /" } }) });
-    expect((await stack.run("tool", call("Bash", { command: "ls" }), (c) => ({ content: String(c.input.command) })))._tag).toBe("Completed");
+    const stack = newStack()
+      .use("tool", { ...noRm, recheck: false })
+      .use("tool", { name: "rewriter", priority: 100, before: (c) => Transform({ ...c, input: { command: "rm -rf /" } }) });
+    expect((await stack.run("tool", call("Bash", { command: "ls" }), (c) => ({ content: String(c.input.command) })))._tag).toBe(
+      "Completed",
+    );
   });
 });
 
@@ -156,32 +240,60 @@ describe("collecting gates", () => {
       .use("stop", { name: "fine", priority: 2, before: () => Continue })
       .use("stop", { name: "lint", priority: 3, before: () => Reject("lint errors") });
     let ran = false;
-    const outcome = await stack.run("stop", { reason: "done" }, () => { ran = true; return { stop: true as const }; });
+    const outcome = await stack.run("stop", { reason: "done" }, () => {
+      ran = true;
+      return { stop: true as const };
+    });
     expect(ran).toBe(false);
     expect(outcome).toEqual({
-      _tag: "Rejected", reason: "tests are failing\nlint errors", by: "tests, lint",
-      reasons: [{ reason: "tests are failing", by: "tests" }, { reason: "lint errors", by: "lint" }],
+      _tag: "Rejected",
+      reason: "tests are failing\nlint errors",
+      by: "tests, lint",
+      reasons: [
+        { reason: "tests are failing", by: "tests" },
+        { reason: "lint errors", by: "lint" },
+      ],
     });
   });
 
   it("treats an around that answers without next() like a before: its Reject joins the others, and no Replace drops a veto", async () => {
     const { createStack, gate, Replace: Rep } = await import("../../src/core/index.ts");
-    const base = () => createStack({ stop: gate<{ reason: string }, { stop: true }>({ name: "stop", collect: true }) })
-      .use("stop", { name: "tests", priority: 1, before: () => Reject("tests are failing") });
+    const base = () =>
+      createStack({ stop: gate<{ reason: string }, { stop: true }>({ name: "stop", collect: true }) }).use("stop", {
+        name: "tests",
+        priority: 1,
+        before: () => Reject("tests are failing"),
+      });
     let ran = 0;
-    const op = () => ((ran++), { stop: true as const });
-    const rejected = await base().use("stop", { name: "lint", priority: 2, around: () => Reject("lint errors") })
-      .use("stop", { name: "docs", priority: 3, before: () => Reject("docs missing") }).run("stop", { reason: "done" }, op);
+    const op = () => (ran++, { stop: true as const });
+    const rejected = await base()
+      .use("stop", { name: "lint", priority: 2, around: () => Reject("lint errors") })
+      .use("stop", { name: "docs", priority: 3, before: () => Reject("docs missing") })
+      .run("stop", { reason: "done" }, op);
     expect(rejected).toMatchObject({ _tag: "Rejected", by: "tests, lint, docs", reason: "tests are failing\nlint errors\ndocs missing" });
-    const replaced = await base().use("stop", { name: "cache", priority: 2, around: () => Rep({ stop: true as const }) }).run("stop", { reason: "done" }, op);
+    const replaced = await base()
+      .use("stop", { name: "cache", priority: 2, around: () => Rep({ stop: true as const }) })
+      .run("stop", { reason: "done" }, op);
     expect(replaced).toMatchObject({ _tag: "Rejected", by: "tests" });
-    const broken = await base().use("stop", { name: "flaky", priority: 2, around: () => { throw new Error("down"); } }).run("stop", { reason: "done" }, op);
+    const broken = await base()
+      .use("stop", {
+        name: "flaky",
+        priority: 2,
+        around: () => {
+          throw new Error("down");
+        },
+      })
+      .run("stop", { reason: "done" }, op);
     expect(broken).toMatchObject({ _tag: "Rejected", by: "tests, flaky" });
     // An Outcome made before next() is read the same way as the action it stands for.
-    const completed = await base().use("stop", { name: "stub", priority: 2, around: () => Outcome.completed({ stop: true as const }) }).run("stop", { reason: "done" }, op);
+    const completed = await base()
+      .use("stop", { name: "stub", priority: 2, around: () => Outcome.completed({ stop: true as const }) })
+      .run("stop", { reason: "done" }, op);
     expect(completed).toMatchObject({ _tag: "Rejected", by: "tests" });
-    const outcomeRejected = await base().use("stop", { name: "lint", priority: 2, around: () => Outcome.rejected("lint errors", "lint") })
-      .use("stop", { name: "docs", priority: 3, before: () => Reject("docs missing") }).run("stop", { reason: "done" }, op);
+    const outcomeRejected = await base()
+      .use("stop", { name: "lint", priority: 2, around: () => Outcome.rejected("lint errors", "lint") })
+      .use("stop", { name: "docs", priority: 3, before: () => Reject("docs missing") })
+      .run("stop", { reason: "done" }, op);
     expect(outcomeRejected).toMatchObject({ _tag: "Rejected", by: "tests, lint, docs" });
     expect(ran).toBe(0);
   });

@@ -20,7 +20,12 @@ describe("plainData", () => {
 
   it("reads each property once, so a getter cannot answer differently when used", () => {
     let reads = 0;
-    const copy = plainData({ get decision() { reads++; return reads === 1 ? "approve" : "deny"; } }) as { decision: string };
+    const copy = plainData({
+      get decision() {
+        reads++;
+        return reads === 1 ? "approve" : "deny";
+      },
+    }) as { decision: string };
     expect([copy.decision, copy.decision]).toEqual(["approve", "approve"]);
     expect(reads).toBe(1);
   });
@@ -32,14 +37,24 @@ describe("plainData", () => {
 
 describe("readAnswer", () => {
   it("reads approve, deny and edit, keeping reason and who decided", async () => {
-    expect(await readAnswer({ decision: "approve", reason: "fine", by: "alice" })).toEqual({ decision: "approve", reason: "fine", by: "alice" });
+    expect(await readAnswer({ decision: "approve", reason: "fine", by: "alice" })).toEqual({
+      decision: "approve",
+      reason: "fine",
+      by: "alice",
+    });
     expect(await readAnswer({ decision: "deny", reason: "no" })).toEqual({ decision: "deny", reason: "no" });
     expect(await readAnswer({ decision: "edit", input: { a: 1 } })).toEqual({ decision: "edit", input: { a: 1 } });
   });
 
   it("turns anything else into a denial that says what was wrong", async () => {
-    expect(await readAnswer(false)).toMatchObject({ decision: "deny", reason: expect.stringMatching(/expected \{ decision: "approve" \| "deny" \| "edit".*got false/) });
-    expect(await readAnswer({ decision: "edit", input: { a: 1 }, extra: true })).toMatchObject({ decision: "deny", reason: expect.stringMatching(/extra is unexpected/) });
+    expect(await readAnswer(false)).toMatchObject({
+      decision: "deny",
+      reason: expect.stringMatching(/expected \{ decision: "approve" \| "deny" \| "edit".*got false/),
+    });
+    expect(await readAnswer({ decision: "edit", input: { a: 1 }, extra: true })).toMatchObject({
+      decision: "deny",
+      reason: expect.stringMatching(/extra is unexpected/),
+    });
   });
 });
 
@@ -60,9 +75,15 @@ describe("readAnswer's schema, field by field", () => {
     [{ decision: "edit" }, problem("input is missing")],
     [{ decision: "edit", input: undefined }, problem("input is missing")],
     [{ decision: "edit", input: 1, reason: 2 }, problem("reason: expected string, got 2")],
-    [{ decision: "edit", input: null }, { decision: "edit", input: null }],
+    [
+      { decision: "edit", input: null },
+      { decision: "edit", input: null },
+    ],
     [{ decision: "approve", reason: undefined, by: undefined }, { decision: "approve" }],
-    [{ decision: "deny", reason: "" }, { decision: "deny", reason: "denied by the approver" }],
+    [
+      { decision: "deny", reason: "" },
+      { decision: "deny", reason: "denied by the approver" },
+    ],
   ];
   it.each(table.map(([given, read]) => [JSON.stringify(given), given, read] as const))("%s", async (_name, given, read) => {
     expect(await readAnswer(given)).toEqual(read);
@@ -81,8 +102,12 @@ describe("editProblem", () => {
   it("refuses another kind, a dropped top-level field, a changed field kind at any depth, and another subject", () => {
     expect(editProblem(call, "ls", subject)).toBe("the edit turns an object into a string");
     expect(editProblem(call, { id: "c1", name: "Bash" }, subject)).toBe('the edit drops the field "input"');
-    expect(editProblem(call, { ...call, input: { ...call.input, env: "A=1" } }, subject)).toBe("input.env: the edit turns an object into a string");
-    expect(editProblem(call, { ...call, input: { ...call.input, args: [1] } }, subject)).toBe("input.args[0]: the edit turns a string into a number");
+    expect(editProblem(call, { ...call, input: { ...call.input, env: "A=1" } }, subject)).toBe(
+      "input.env: the edit turns an object into a string",
+    );
+    expect(editProblem(call, { ...call, input: { ...call.input, args: [1] } }, subject)).toBe(
+      "input.args[0]: the edit turns a string into a number",
+    );
     expect(editProblem(call, { ...call, name: "Write" }, subject)).toBe('the edit changes what guards matched on ("Bash" to "Write")');
   });
 });

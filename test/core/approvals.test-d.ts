@@ -1,10 +1,24 @@
 import { describe, expectTypeOf, it } from "vitest";
 import {
-  MemoryStore, Outcome, createStack, durableApprovals, gate, type ApprovalDecision, type ApprovalHandler, type Interrupted, type PendingApproval, type Rejected,
+  MemoryStore,
+  Outcome,
+  createStack,
+  durableApprovals,
+  gate,
+  type ApprovalDecision,
+  type ApprovalHandler,
+  type Interrupted,
+  type PendingApproval,
+  type Rejected,
 } from "../../src/core/index.ts";
 
-interface Call { name: string; input: Record<string, unknown> }
-interface Result { content: string }
+interface Call {
+  name: string;
+  input: Record<string, unknown>;
+}
+interface Result {
+  content: string;
+}
 const points = { tool: gate<Call, Result>({ name: "tool", subject: (c) => c.name }) };
 declare const outcome: Outcome<Result>;
 

@@ -3,12 +3,23 @@ import { NextMisuseError, Outcome, Replace, RunAbortedError, Trace, type HookErr
 import { call, newStack, sleep, type Result } from "./helpers.ts";
 
 /** The lean path runs a chain of plain around hooks nobody records; a trace sends the same chain down the general one. */
-const paths = [["lean", {}], ["general", { trace: new Trace() }]] as const;
+const paths = [
+  ["lean", {}],
+  ["general", { trace: new Trace() }],
+] as const;
 
 /** An around hook that keeps what its next() resolved to. */
 const keeping = (name: string, priority: number) => {
   const got: Outcome<Result>[] = [];
-  const hook = { name, priority, around: async (_c: unknown, next: () => Promise<Outcome<Result>>) => { const o = await next(); got.push(o); return o; } };
+  const hook = {
+    name,
+    priority,
+    around: async (_c: unknown, next: () => Promise<Outcome<Result>>) => {
+      const o = await next();
+      got.push(o);
+      return o;
+    },
+  };
   return { hook, got };
 };
 
@@ -24,7 +35,10 @@ describe("an around hook whose run settles while its next() is pending, or befor
       const controller = new AbortController();
       setTimeout(() => controller.abort(new Error("cancel")), 5);
 
-      const outcome = await newStack().use("tool", outer.hook).use("tool", inner.hook).run("tool", call(), untilAborted, { ...options, signal: controller.signal });
+      const outcome = await newStack()
+        .use("tool", outer.hook)
+        .use("tool", inner.hook)
+        .run("tool", call(), untilAborted, { ...options, signal: controller.signal });
       await sleep(5);
 
       expect(outcome).toMatchObject({ _tag: "Failed", error: { name: "RunAbortedError", cause: { message: "cancel" } } });
@@ -35,7 +49,9 @@ describe("an around hook whose run settles while its next() is pending, or befor
     it(`gets the run's own Failed(RunAbortedError) when the run's deadline passes (${path} path)`, async () => {
       const only = keeping("only", 1);
 
-      const outcome = await newStack().use("tool", only.hook).run("tool", call(), untilAborted, { ...options, timeoutMs: 5 });
+      const outcome = await newStack()
+        .use("tool", only.hook)
+        .run("tool", call(), untilAborted, { ...options, timeoutMs: 5 });
       await sleep(5);
 
       expect(outcome).toMatchObject({ _tag: "Failed", error: { timedOut: true } });
@@ -47,9 +63,20 @@ describe("an around hook whose run settles while its next() is pending, or befor
       const inner = keeping("inner", 2);
       const controller = new AbortController();
       // Aborts the caller's signal, which settles the run, then answers: too late to count.
-      const outer = { name: "outer", priority: 1, around: (_c: unknown, next: () => Promise<unknown>) => { void next(); controller.abort(new Error("budget")); return Replace({ content: "late" }); } };
+      const outer = {
+        name: "outer",
+        priority: 1,
+        around: (_c: unknown, next: () => Promise<unknown>) => {
+          void next();
+          controller.abort(new Error("budget"));
+          return Replace({ content: "late" });
+        },
+      };
 
-      const outcome = await newStack().use("tool", outer).use("tool", inner.hook).run("tool", call(), untilAborted, { ...options, signal: controller.signal });
+      const outcome = await newStack()
+        .use("tool", outer)
+        .use("tool", inner.hook)
+        .run("tool", call(), untilAborted, { ...options, signal: controller.signal });
       await sleep(5);
 
       expect(outcome).toMatchObject({ _tag: "Failed", error: { name: "RunAbortedError" } });
@@ -74,8 +101,20 @@ describe("an around hook whose run settles while its next() is pending, or befor
       let got: unknown;
       let ops = 0;
       const stack = newStack()
-        .use("tool", { name: "deadline", priority: 1, around: (_c, next) => Promise.race([next(), sleep(5).then(() => Replace({ content: "slow, try later" }))]) })
-        .use("tool", { name: "slow-store", priority: 2, around: async (_c, next) => { await sleep(20); got = await next(); return got as Outcome<Result>; } });
+        .use("tool", {
+          name: "deadline",
+          priority: 1,
+          around: (_c, next) => Promise.race([next(), sleep(5).then(() => Replace({ content: "slow, try later" }))]),
+        })
+        .use("tool", {
+          name: "slow-store",
+          priority: 2,
+          around: async (_c, next) => {
+            await sleep(20);
+            got = await next();
+            return got as Outcome<Result>;
+          },
+        });
 
       const outcome = await stack.run("tool", call(), () => (ops++, { content: "real" }), options);
       await sleep(30);
@@ -106,7 +145,15 @@ describe("an around hook whose run settles while its next() is pending, or befor
       });
       setTimeout(() => controller.abort(new Error("cancel")), 5);
 
-      await stack.run("tool", call(), async () => { await sleep(2); throw new Error("down"); }, { ...options, signal: controller.signal });
+      await stack.run(
+        "tool",
+        call(),
+        async () => {
+          await sleep(2);
+          throw new Error("down");
+        },
+        { ...options, signal: controller.signal },
+      );
       await sleep(20);
 
       expect(ended).toBeInstanceOf(NextMisuseError);
@@ -175,7 +222,10 @@ describe("an around hook whose run settles while its next() is pending, or befor
       });
       setTimeout(() => controller.abort(new Error("cancel")), 2);
 
-      const outcome = await stack.run("tool", call(), async () => (ops++, await sleep(30), { content: "late" }), { ...options, signal: controller.signal });
+      const outcome = await stack.run("tool", call(), async () => (ops++, await sleep(30), { content: "late" }), {
+        ...options,
+        signal: controller.signal,
+      });
       await sleep(35);
 
       expect(seconds[0]).toBe(outcome);

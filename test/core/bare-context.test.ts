@@ -33,7 +33,20 @@ describe("the context of a run with nothing around its operation", () => {
     const signal = new AbortController().signal;
     await newStack().run("tool", input, async (_c, ctx) => ((full = await readAll(ctx)), { content: "" }), { ...options, signal });
     expect(bare).toEqual(full);
-    expect(bare).toMatchObject({ point: "tool", kind: "gate", subject: undefined, aborted: false, sessionId: "s1", runId: "run-given", callIdShape: true, metadata: { user: "ada" }, path: ["root"], input, hook: "?", sessionState: 1 });
+    expect(bare).toMatchObject({
+      point: "tool",
+      kind: "gate",
+      subject: undefined,
+      aborted: false,
+      sessionId: "s1",
+      runId: "run-given",
+      callIdShape: true,
+      metadata: { user: "ada" },
+      path: ["root"],
+      input,
+      hook: "?",
+      sessionState: 1,
+    });
   });
 
   it("uses the caller's store, and records nothing in the caller's trace", async () => {
@@ -53,7 +66,9 @@ describe("the context of a run with nothing around its operation", () => {
 
   it("passes addContext to the caller's onContext, attributed to no hook", async () => {
     const seen: [string, string][] = [];
-    await newStack().run("tool", call(), (_c, ctx) => (ctx.addContext("note"), { content: "" }), { onContext: (text, hook) => void seen.push([text, hook]) });
+    await newStack().run("tool", call(), (_c, ctx) => (ctx.addContext("note"), { content: "" }), {
+      onContext: (text, hook) => void seen.push([text, hook]),
+    });
     expect(seen).toEqual([["note", "?"]]);
   });
 
@@ -79,9 +94,20 @@ describe("the context of a run with nothing around its operation", () => {
 
   it("settles with the operation's value, a synchronous one too, or with Failed when it throws", async () => {
     const stack = newStack();
-    await expect(stack.run("tool", call(), () => ({ content: "sync" }))).resolves.toEqual({ _tag: "Completed", value: { content: "sync" } });
+    await expect(stack.run("tool", call(), () => ({ content: "sync" }))).resolves.toEqual({
+      _tag: "Completed",
+      value: { content: "sync" },
+    });
     const boom = new Error("boom");
-    await expect(stack.run("tool", call(), () => { throw boom; })).resolves.toEqual({ _tag: "Failed", error: boom });
-    await expect(stack.run("tool", call(), async () => { throw boom; })).resolves.toEqual({ _tag: "Failed", error: boom });
+    await expect(
+      stack.run("tool", call(), () => {
+        throw boom;
+      }),
+    ).resolves.toEqual({ _tag: "Failed", error: boom });
+    await expect(
+      stack.run("tool", call(), async () => {
+        throw boom;
+      }),
+    ).resolves.toEqual({ _tag: "Failed", error: boom });
   });
 });

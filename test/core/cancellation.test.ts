@@ -17,8 +17,24 @@ describe("R7 cancellation", () => {
     for (const options of [undefined, { signal: new AbortController().signal }]) {
       const events: string[] = [];
       const stack = newStack()
-        .use("tool", { name: "fast-cache", priority: 10, around: async (_c, next) => { void next(); await sleep(1); return Replace({ content: "cached" }); } })
-        .use("tool", { name: "slow-check", priority: 20, before: async () => { await sleep(20); events.push("slow-check done"); return Continue; } })
+        .use("tool", {
+          name: "fast-cache",
+          priority: 10,
+          around: async (_c, next) => {
+            void next();
+            await sleep(1);
+            return Replace({ content: "cached" });
+          },
+        })
+        .use("tool", {
+          name: "slow-check",
+          priority: 20,
+          before: async () => {
+            await sleep(20);
+            events.push("slow-check done");
+            return Continue;
+          },
+        })
         .use("tool", { name: "audit", priority: 30, after: () => void events.push("audit.after") });
       const outcome = await stack.run("tool", call(), () => (events.push("operation"), { content: "real" }), options);
       expect(outcome).toMatchObject({ _tag: "Completed", value: { content: "cached" } });
@@ -49,7 +65,13 @@ describe("R7 cancellation", () => {
 
   it("aborts the operation's signal when a plain around hook answers without waiting for next(), in a run with a signal", async () => {
     const ended: string[] = [];
-    const stack = newStack().use("tool", { name: "cache", around: (_c, next) => { void next(); return Replace({ content: "cached" }); } });
+    const stack = newStack().use("tool", {
+      name: "cache",
+      around: (_c, next) => {
+        void next();
+        return Replace({ content: "cached" });
+      },
+    });
     const outcome = await stack.run("tool", call(), waitsForSignal(2_000, ended), { signal: new AbortController().signal });
     expect(outcome).toEqual({ _tag: "Completed", value: { content: "cached" } });
     expect(ended).toEqual(["aborted: OperationAbandonedError"]);
@@ -57,7 +79,13 @@ describe("R7 cancellation", () => {
 
   it("does not tell an operation a plain around hook left running in a run with no signal (no signal is made for it)", async () => {
     const ended: string[] = [];
-    const stack = newStack().use("tool", { name: "cache", around: (_c, next) => { void next(); return Replace({ content: "cached" }); } });
+    const stack = newStack().use("tool", {
+      name: "cache",
+      around: (_c, next) => {
+        void next();
+        return Replace({ content: "cached" });
+      },
+    });
     const outcome = await stack.run("tool", call(), waitsForSignal(30, ended));
     expect(outcome).toEqual({ _tag: "Completed", value: { content: "cached" } });
     await sleep(60);
@@ -74,8 +102,18 @@ describe("R7 cancellation", () => {
 
   it("never aborts the signal of an operation that finished before its run settled", async () => {
     let signal: AbortSignal | undefined;
-    const stack = newStack().use("tool", { name: "reject-after", around: async (_c, next) => { await next(); return Reject("no"); } });
-    const outcome = await stack.run("tool", call(), async (_c, ctx) => { signal = ctx.signal; await sleep(1); return { content: "done" }; });
+    const stack = newStack().use("tool", {
+      name: "reject-after",
+      around: async (_c, next) => {
+        await next();
+        return Reject("no");
+      },
+    });
+    const outcome = await stack.run("tool", call(), async (_c, ctx) => {
+      signal = ctx.signal;
+      await sleep(1);
+      return { content: "done" };
+    });
     expect(outcome).toMatchObject({ _tag: "Rejected" });
     await sleep(5);
     expect(signal?.aborted).toBe(false);
@@ -83,18 +121,42 @@ describe("R7 cancellation", () => {
 
   it("keeps the signal of a retried attempt whose result the caller got, and aborts only the attempt left behind", async () => {
     // Once a timed around (the general chain), once a plain around racing its own deadline in a run with a signal (the lean path).
-    const slowAttempt = { name: "attempt-timeout", priority: 20, timeoutMs: 30, around: (_c: unknown, next: () => Promise<unknown>) => next() };
-    const racing = { name: "race-deadline", priority: 20, around: (_c: unknown, next: () => Promise<unknown>) => Promise.race([next(), sleep(30).then(() => Reject("attempt too slow"))]) };
-    for (const [inner, options] of [[slowAttempt, undefined], [racing, { signal: new AbortController().signal }]] as const) {
+    const slowAttempt = {
+      name: "attempt-timeout",
+      priority: 20,
+      timeoutMs: 30,
+      around: (_c: unknown, next: () => Promise<unknown>) => next(),
+    };
+    const racing = {
+      name: "race-deadline",
+      priority: 20,
+      around: (_c: unknown, next: () => Promise<unknown>) => Promise.race([next(), sleep(30).then(() => Reject("attempt too slow"))]),
+    };
+    for (const [inner, options] of [
+      [slowAttempt, undefined],
+      [racing, { signal: new AbortController().signal }],
+    ] as const) {
       const signals: AbortSignal[] = [];
       const stack = newStack()
-        .use("tool", { name: "retry-once", priority: 10, around: async (_c, next) => { const o = await next(); return o._tag === "Completed" ? o : next(); } })
+        .use("tool", {
+          name: "retry-once",
+          priority: 10,
+          around: async (_c, next) => {
+            const o = await next();
+            return o._tag === "Completed" ? o : next();
+          },
+        })
         .use("tool", inner as never);
-      const outcome = await stack.run("tool", call(), async (_c, ctx) => {
-        signals.push(ctx.signal);
-        await sleepUnlessAborted(signals.length === 1 ? 300 : 1, ctx.signal);
-        return { content: `attempt ${signals.length}` };
-      }, options);
+      const outcome = await stack.run(
+        "tool",
+        call(),
+        async (_c, ctx) => {
+          signals.push(ctx.signal);
+          await sleepUnlessAborted(signals.length === 1 ? 300 : 1, ctx.signal);
+          return { content: `attempt ${signals.length}` };
+        },
+        options,
+      );
       expect(outcome).toEqual({ _tag: "Completed", value: { content: "attempt 2" } });
       await sleep(5);
       expect(signals.map((s) => s.aborted)).toEqual([true, false]);
@@ -106,16 +168,31 @@ describe("R7 cancellation", () => {
     const seen: string[] = [];
     const signals: AbortSignal[] = [];
     const stack = newStack()
-      .use("tool", { name: "retry-once", priority: 10, around: async (_c, next) => { const o = await next(); return o._tag === "Completed" ? o : next(); } })
+      .use("tool", {
+        name: "retry-once",
+        priority: 10,
+        around: async (_c, next) => {
+          const o = await next();
+          return o._tag === "Completed" ? o : next();
+        },
+      })
       .use("tool", { name: "attempt-timeout", priority: 20, timeoutMs: 20, around: (_c, next) => next() });
     const outcome = await stack.run("tool", call(), async (_c, ctx) => {
       signals.push(ctx.signal);
-      seen.push(`attempt ${signals.length} starts; earlier attempts aborted: ${signals.slice(0, -1).map((s) => (s.reason as Error | undefined)?.name ?? "no").join(", ")}`);
+      seen.push(
+        `attempt ${signals.length} starts; earlier attempts aborted: ${signals
+          .slice(0, -1)
+          .map((s) => (s.reason as Error | undefined)?.name ?? "no")
+          .join(", ")}`,
+      );
       await sleepUnlessAborted(signals.length === 1 ? 200 : 1, ctx.signal);
       return { content: `attempt ${signals.length}` };
     });
     expect(outcome).toEqual({ _tag: "Completed", value: { content: "attempt 2" } });
-    expect(seen).toEqual(["attempt 1 starts; earlier attempts aborted: ", "attempt 2 starts; earlier attempts aborted: OperationAbandonedError"]);
+    expect(seen).toEqual([
+      "attempt 1 starts; earlier attempts aborted: ",
+      "attempt 2 starts; earlier attempts aborted: OperationAbandonedError",
+    ]);
     // It says which hook gave up, not that the run settled (it had not).
     expect((signals[0]!.reason as Error).message).toMatch(/^hook "attempt-timeout" on tool timed out and gave up on this operation call/);
     expect(signals[1]!.aborted).toBe(false);
@@ -135,10 +212,25 @@ describe("R7 cancellation", () => {
     const told: string[] = [];
     const timersBefore = activeTimers();
     const stack = newStack()
-      .use("tool", { name: "cache", priority: 10, around: (_c, next) => { void next(); return Replace({ content: "cached" }); } })
       .use("tool", {
-        name: "ask-human", priority: 20, timeoutMs: 60_000,
-        before: (_c, ctx) => new Promise((resolve) => ctx.signal.addEventListener("abort", () => { told.push((ctx.signal.reason as Error).name); resolve(Continue); })),
+        name: "cache",
+        priority: 10,
+        around: (_c, next) => {
+          void next();
+          return Replace({ content: "cached" });
+        },
+      })
+      .use("tool", {
+        name: "ask-human",
+        priority: 20,
+        timeoutMs: 60_000,
+        before: (_c, ctx) =>
+          new Promise((resolve) =>
+            ctx.signal.addEventListener("abort", () => {
+              told.push((ctx.signal.reason as Error).name);
+              resolve(Continue);
+            }),
+          ),
       });
     const outcome = await stack.run("tool", call(), () => ({ content: "ran" }), { signal: new AbortController().signal });
     expect(outcome).toEqual({ _tag: "Completed", value: { content: "cached" } });
@@ -148,8 +240,18 @@ describe("R7 cancellation", () => {
   });
 
   it("fails a synchronous hook that blocked past its timeoutMs, as an asynchronous one", async () => {
-    const busy = (ms: number) => { const until = performance.now() + ms; while (performance.now() < until); };
-    const stack = newStack().use("tool", { name: "slow-sync", timeoutMs: 10, before: () => { busy(30); return Continue; } });
+    const busy = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
+    const stack = newStack().use("tool", {
+      name: "slow-sync",
+      timeoutMs: 10,
+      before: () => {
+        busy(30);
+        return Continue;
+      },
+    });
     const outcome = await stack.run("tool", call(), () => ({ content: "ran" }));
     expect(outcome).toMatchObject({ _tag: "Rejected", by: "slow-sync" });
     expect((outcome as { reason: string }).reason).toMatch(/timed out after 10 ms/);
@@ -169,8 +271,22 @@ describe("R7 cancellation", () => {
   it("passes the run's signal to hooks and to the operation", async () => {
     const controller = new AbortController();
     const seen: boolean[] = [];
-    const stack = newStack().use("tool", { name: "look", before: (_c, ctx) => { seen.push(ctx.signal.aborted); return Continue; } });
-    await stack.run("tool", call(), (_c, ctx) => { seen.push(ctx.signal instanceof AbortSignal); return { content: "" }; }, { signal: controller.signal });
+    const stack = newStack().use("tool", {
+      name: "look",
+      before: (_c, ctx) => {
+        seen.push(ctx.signal.aborted);
+        return Continue;
+      },
+    });
+    await stack.run(
+      "tool",
+      call(),
+      (_c, ctx) => {
+        seen.push(ctx.signal instanceof AbortSignal);
+        return { content: "" };
+      },
+      { signal: controller.signal },
+    );
     expect(seen).toEqual([false, true]);
   });
 
@@ -179,8 +295,22 @@ describe("R7 cancellation", () => {
     let laterStarted = false;
     let opSawAbort = false;
     const stack = newStack()
-      .use("tool", { name: "slow", priority: 1, before: async (_c, ctx) => { controller.abort("user pressed ctrl-c"); await sleep(10); opSawAbort = ctx.signal.aborted; } })
-      .use("tool", { name: "later", priority: 2, before: () => { laterStarted = true; } });
+      .use("tool", {
+        name: "slow",
+        priority: 1,
+        before: async (_c, ctx) => {
+          controller.abort("user pressed ctrl-c");
+          await sleep(10);
+          opSawAbort = ctx.signal.aborted;
+        },
+      })
+      .use("tool", {
+        name: "later",
+        priority: 2,
+        before: () => {
+          laterStarted = true;
+        },
+      });
     const outcome = await stack.run("tool", call(), () => ({ content: "" }), { signal: controller.signal });
     expect(outcome._tag).toBe("Failed");
     if (outcome._tag === "Failed") expect(outcome.error).toBeInstanceOf(RunAbortedError);
@@ -193,7 +323,11 @@ describe("R7 cancellation", () => {
     for (const phase of ["before", "after"] as const) {
       const controller = new AbortController();
       const ran: string[] = [];
-      const hook = (name: string, abort: boolean) => () => { ran.push(name); if (abort) controller.abort("stop"); return Continue; };
+      const hook = (name: string, abort: boolean) => () => {
+        ran.push(name);
+        if (abort) controller.abort("stop");
+        return Continue;
+      };
       // Befores run in priority order, afters in reverse: the aborting hook comes first either way.
       const [first, second] = phase === "before" ? [1, 2] : [2, 1];
       const stack = newStack()
@@ -210,8 +344,24 @@ describe("R7 cancellation", () => {
     const ran: string[] = [];
     const failures: string[] = [];
     const stack = createStack({ tool: gate<string, string>({ name: "tool" }) }, { onFailure: (e) => void failures.push(e.hook) })
-      .use("tool", { name: "aborts", priority: 1, before: () => { ran.push("aborts"); controller.abort("stop"); return Continue; } })
-      .use("tool", { name: "later", priority: 2, match: () => { ran.push("condition"); throw new Error("condition threw"); }, before: () => void ran.push("later") });
+      .use("tool", {
+        name: "aborts",
+        priority: 1,
+        before: () => {
+          ran.push("aborts");
+          controller.abort("stop");
+          return Continue;
+        },
+      })
+      .use("tool", {
+        name: "later",
+        priority: 2,
+        match: () => {
+          ran.push("condition");
+          throw new Error("condition threw");
+        },
+        before: () => void ran.push("later"),
+      });
     const outcome = await stack.run("tool", "x", (x) => x, { signal: controller.signal });
     expect(outcome._tag).toBe("Failed");
     expect(ran).toEqual(["aborts"]);
@@ -223,7 +373,15 @@ describe("R7 cancellation", () => {
     const ran: string[] = [];
     const stack = createStack({ tool: gate<string, string>({ name: "tool" }) })
       .use("tool", { name: "gate", priority: 1, recheck: true, before: (x) => void ran.push(`gate ${x}`) })
-      .use("tool", { name: "rewrite", priority: 2, before: (x) => { ran.push("rewrite"); controller.abort("stop"); return Transform(`${x}!`); } });
+      .use("tool", {
+        name: "rewrite",
+        priority: 2,
+        before: (x) => {
+          ran.push("rewrite");
+          controller.abort("stop");
+          return Transform(`${x}!`);
+        },
+      });
     const outcome = await stack.run("tool", "x", (x) => (ran.push("operation"), x), { signal: controller.signal });
     expect(outcome._tag).toBe("Failed");
     expect(ran).toEqual(["gate x", "rewrite"]);
@@ -232,7 +390,14 @@ describe("R7 cancellation", () => {
   it("leaves no timer behind when a timed hook aborts the caller's signal and then answers with a promise", async () => {
     const before = activeTimers();
     const controller = new AbortController();
-    const stack = newStack().use("tool", { name: "aborts", timeoutMs: 10_000, before: () => { controller.abort("stop"); return new Promise(() => {}); } });
+    const stack = newStack().use("tool", {
+      name: "aborts",
+      timeoutMs: 10_000,
+      before: () => {
+        controller.abort("stop");
+        return new Promise(() => {});
+      },
+    });
     const outcome = await stack.run("tool", call(), () => ({ content: "" }), { signal: controller.signal });
     await sleep(0);
     expect(outcome._tag).toBe("Failed");
@@ -241,7 +406,12 @@ describe("R7 cancellation", () => {
 
   it("does not start anything when the signal is already aborted", async () => {
     let ran = false;
-    const stack = newStack().use("tool", { name: "x", before: () => { ran = true; } });
+    const stack = newStack().use("tool", {
+      name: "x",
+      before: () => {
+        ran = true;
+      },
+    });
     const outcome = await stack.run("tool", call(), () => ({ content: "" }), { signal: AbortSignal.abort("early") });
     expect(outcome._tag).toBe("Failed");
     expect(ran).toBe(false);
@@ -249,7 +419,16 @@ describe("R7 cancellation", () => {
 
   it("settles at the run deadline and marks it as a timeout", async () => {
     const stack = newStack().use("tool", { name: "x", before: () => Continue });
-    const outcome = await stack.run("tool", call(), (_c, ctx) => new Promise((r) => { const t = setTimeout(r, 1000); ctx.signal.addEventListener("abort", () => clearTimeout(t)); }), { timeoutMs: 10 });
+    const outcome = await stack.run(
+      "tool",
+      call(),
+      (_c, ctx) =>
+        new Promise((r) => {
+          const t = setTimeout(r, 1000);
+          ctx.signal.addEventListener("abort", () => clearTimeout(t));
+        }),
+      { timeoutMs: 10 },
+    );
     expect(outcome._tag === "Failed" && outcome.error instanceof RunAbortedError && outcome.error.timedOut).toBe(true);
   });
 
@@ -257,7 +436,8 @@ describe("R7 cancellation", () => {
     const before = activeTimers();
     const controller = new AbortController();
     const stack = newStack().use("tool", { name: "timed", timeoutMs: 1000, before: async () => Continue });
-    for (let i = 0; i < 50; i++) await stack.run("tool", call(), async () => ({ content: "" }), { signal: controller.signal, timeoutMs: 5000 });
+    for (let i = 0; i < 50; i++)
+      await stack.run("tool", call(), async () => ({ content: "" }), { signal: controller.signal, timeoutMs: 5000 });
     expect(activeTimers()).toBe(before);
   });
 
@@ -268,7 +448,10 @@ describe("R7 cancellation", () => {
         const stack = newStack().use("tool", { name: "h", before: () => s.schedule(Promise.resolve(Continue)) });
         let settled = 0;
         const op = () => s.schedule(Promise.resolve({ content: "done" }));
-        const pending = stack.run("tool", call(), op, { signal: controller.signal }).then((o) => { settled++; return o; });
+        const pending = stack.run("tool", call(), op, { signal: controller.signal }).then((o) => {
+          settled++;
+          return o;
+        });
         s.schedule(Promise.resolve()).then(() => controller.abort("race"));
         if (abortFirst) controller.abort("first");
         await s.waitAll();

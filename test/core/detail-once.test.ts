@@ -5,7 +5,9 @@ import type { Call, Result } from "./helpers.ts";
 /** A point whose detail function counts how often it is asked. */
 const counted = (freeze = true) => {
   let asked = 0;
-  const points = { tool: gate<Call, Result>({ name: "tool", subject: (c) => c.name, detail: (c) => (asked++, c.input.command as string) }) };
+  const points = {
+    tool: gate<Call, Result>({ name: "tool", subject: (c) => c.name, detail: (c) => (asked++, c.input.command as string) }),
+  };
   return { stack: createStack(points, { freeze }), asked: () => asked };
 };
 const bash = (command: string): Call => ({ name: "Bash", input: { command } });
@@ -34,7 +36,12 @@ describe("the detail of a run's input", () => {
   it("is asked per condition when inputs are not frozen, since a hook may have changed one in place", async () => {
     const { stack, asked } = counted(false);
     const s = stack
-      .use("tool", { name: "edits", priority: 1, match: "Bash(ls *)", before: (c) => void ((c.input as Record<string, unknown>).command = "rm -rf /") })
+      .use("tool", {
+        name: "edits",
+        priority: 1,
+        match: "Bash(ls *)",
+        before: (c) => void ((c.input as Record<string, unknown>).command = "rm -rf /"),
+      })
       .use("tool", { name: "deny", priority: 2, match: "Bash(rm *)", before: () => Reject("no rm") });
     expect((await s.run("tool", bash("ls -la"), ok))._tag).toBe("Rejected");
     expect(asked()).toBe(2);

@@ -7,12 +7,15 @@ import { describeGiven, isAgentOnionError } from "../../src/core/errors.ts";
 
 /** The exported error classes (of the root and of the subpaths with names of their own), found by what they are rather than listed, so a new one is checked too. */
 const errorClasses = (Object.entries({ ...api, ...claude, ...effect, ...redis }) as [string, unknown][]).filter(
-  (entry): entry is [string, abstract new (...args: never[]) => Error] => typeof entry[1] === "function" && entry[1].prototype instanceof Error,
+  (entry): entry is [string, abstract new (...args: never[]) => Error] =>
+    typeof entry[1] === "function" && entry[1].prototype instanceof Error,
 );
 
 describe("agent-onion's errors", () => {
   it("are found among the package's exports", () => {
-    expect(errorClasses.map(([name]) => name)).toEqual(expect.arrayContaining(["HookError", "RejectOnObserveError", "OutcomeRejectedError", "SettingsError"]));
+    expect(errorClasses.map(([name]) => name)).toEqual(
+      expect.arrayContaining(["HookError", "RejectOnObserveError", "OutcomeRejectedError", "SettingsError"]),
+    );
   });
 
   it("are each recognised by isAgentOnionError, as its summary promises (whatever they extend)", () => {
@@ -24,16 +27,39 @@ describe("agent-onion's errors", () => {
 
 describe("Outcome.getOrThrow", () => {
   it("throws an OutcomeRejectedError whose cause is the hook failure behind a rejection, so a guard that broke stays told apart from one that said no", async () => {
-    const broken = await api.createStack({ tool: api.gate<string, string>({ name: "tool" }) })
-      .use("tool", { name: "guard", before: () => { throw new Error("db down"); } })
+    const broken = await api
+      .createStack({ tool: api.gate<string, string>({ name: "tool" }) })
+      .use("tool", {
+        name: "guard",
+        before: () => {
+          throw new Error("db down");
+        },
+      })
       .run("tool", "x", (x) => x);
-    const thrown = (() => { try { api.Outcome.getOrThrow(broken); } catch (error) { return error; } })() as api.OutcomeRejectedError;
+    const thrown = (() => {
+      try {
+        api.Outcome.getOrThrow(broken);
+      } catch (error) {
+        return error;
+      }
+    })() as api.OutcomeRejectedError;
     expect(thrown).toBeInstanceOf(api.OutcomeRejectedError);
     expect(thrown.by).toBe("guard");
     expect(thrown.cause).toBeInstanceOf(api.HookError);
     expect(String((thrown.cause as api.HookError).cause)).toContain("db down");
-    const refused = await api.createStack({ tool: api.gate<string, string>({ name: "tool" }) }).use("tool", { name: "guard", before: () => api.Reject("no") }).run("tool", "x", (x) => x);
-    expect((() => { try { api.Outcome.getOrThrow(refused); } catch (error) { return (error as Error).cause; } })()).toBeUndefined();
+    const refused = await api
+      .createStack({ tool: api.gate<string, string>({ name: "tool" }) })
+      .use("tool", { name: "guard", before: () => api.Reject("no") })
+      .run("tool", "x", (x) => x);
+    expect(
+      (() => {
+        try {
+          api.Outcome.getOrThrow(refused);
+        } catch (error) {
+          return (error as Error).cause;
+        }
+      })(),
+    ).toBeUndefined();
   });
 });
 

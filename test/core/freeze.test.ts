@@ -8,8 +8,22 @@ const tryToEdit = async (options: Parameters<typeof createStack>[1]) => {
   const edited: string[] = [];
   const stack = createStack(points, options).use("tool", {
     name: "editor",
-    before: (input) => { try { (input.nested as Record<string, unknown>).x = 2; edited.push("input"); } catch { /* frozen */ } },
-    after: (output) => { try { (output as Record<string, unknown>).y = 2; edited.push("output"); } catch { /* frozen */ } },
+    before: (input) => {
+      try {
+        (input.nested as Record<string, unknown>).x = 2;
+        edited.push("input");
+      } catch {
+        /* frozen */
+      }
+    },
+    after: (output) => {
+      try {
+        (output as Record<string, unknown>).y = 2;
+        edited.push("output");
+      } catch {
+        /* frozen */
+      }
+    },
   });
   await stack.run("tool", { nested: { x: 1 } }, () => ({ y: 1 }));
   return edited;
@@ -23,7 +37,10 @@ describe("freezing what hooks receive", () => {
     try {
       expect(await tryToEdit({})).toEqual([]);
     } finally {
-      for (const [key, value] of [["NODE_ENV", saved.node], ["AGENT_ONION_STRICT", saved.strict]] as const)
+      for (const [key, value] of [
+        ["NODE_ENV", saved.node],
+        ["AGENT_ONION_STRICT", saved.strict],
+      ] as const)
         if (value === undefined) delete process.env[key];
         else process.env[key] = value;
     }
@@ -35,14 +52,18 @@ describe("freezing what hooks receive", () => {
   });
 
   it("refuses freeze and strict that disagree, and values that are not booleans", () => {
-    expect(() => createStack(points, { freeze: true, strict: false })).toThrow(/freeze \(true\) and strict, its former name \(false\), disagree/);
+    expect(() => createStack(points, { freeze: true, strict: false })).toThrow(
+      /freeze \(true\) and strict, its former name \(false\), disagree/,
+    );
     expect(() => createStack(points, { freeze: "yes" as never })).toThrow(/freeze must be a boolean/);
   });
 
   it("freezes the children of a value someone else froze only at its top", async () => {
     const input = Object.freeze({ nested: { x: 1 } });
     let frozen = false;
-    await createStack(points).use("tool", { name: "look", before: (i) => void (frozen = Object.isFrozen(i.nested)) }).run("tool", input, (x) => x);
+    await createStack(points)
+      .use("tool", { name: "look", before: (i) => void (frozen = Object.isFrozen(i.nested)) })
+      .run("tool", input, (x) => x);
     expect(frozen).toBe(true);
   });
 

@@ -10,7 +10,11 @@ export interface Result {
 
 /** A tiny point set for engine tests: one gate and one observation point. */
 export const points = {
-  tool: gate<Call, Result>({ name: "tool", subject: (c) => c.name, detail: (c) => (typeof c.input.command === "string" ? c.input.command : undefined) }),
+  tool: gate<Call, Result>({
+    name: "tool",
+    subject: (c) => c.name,
+    detail: (c) => (typeof c.input.command === "string" ? c.input.command : undefined),
+  }),
   watch: observe<string, string>({ name: "watch" }),
 };
 

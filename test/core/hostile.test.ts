@@ -14,13 +14,17 @@ describe("hostile input and answers", () => {
 
   it("refuses a run timeoutMs that a timer cannot honour, with a TypeError", async () => {
     for (const timeoutMs of [Infinity, -1, 0, Number.NaN, 2 ** 31])
-      await expect(newStack().run("tool", call(), () => ({ content: "" }), { timeoutMs })).rejects.toThrow(/timeoutMs must be a positive number/);
+      await expect(newStack().run("tool", call(), () => ({ content: "" }), { timeoutMs })).rejects.toThrow(
+        /timeoutMs must be a positive number/,
+      );
     expect(() => gate({ name: "p", timeoutMs: 2 ** 31 })).toThrow(/timeoutMs/);
   });
 
   it("rejects a run on an unknown point through the promise, not a throw", async () => {
     let pending: Promise<unknown> | undefined;
-    expect(() => { pending = newStack().run("nope" as never, call() as never, (() => ({ content: "" })) as never); }).not.toThrow();
+    expect(() => {
+      pending = newStack().run("nope" as never, call() as never, (() => ({ content: "" })) as never);
+    }).not.toThrow();
     await expect(pending).rejects.toThrow(/"nope" is not a point/);
   });
 
@@ -28,7 +32,9 @@ describe("hostile input and answers", () => {
     for (const stack of [newStack(), newStack().use("tool", { name: "h", before: () => Continue })]) {
       for (const signal of [{}, null, "stop", { aborted: false }]) {
         let pending: Promise<unknown> | undefined;
-        expect(() => { pending = stack.run("tool", call(), () => ({ content: "" }), { signal: signal as never }); }).not.toThrow();
+        expect(() => {
+          pending = stack.run("tool", call(), () => ({ content: "" }), { signal: signal as never });
+        }).not.toThrow();
         await expect(pending).rejects.toThrow(TypeError);
         await expect(pending).rejects.toThrow(/signal must be an AbortSignal/);
       }
@@ -36,18 +42,31 @@ describe("hostile input and answers", () => {
   });
 
   it("rejects a run whose options throw when read through the promise, not a throw, with or without hooks", async () => {
-    const options = new Proxy({}, { get: () => { throw new Error("options refused"); } });
+    const options = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error("options refused");
+        },
+      },
+    );
     for (const stack of [newStack(), newStack().use("tool", { name: "h", before: () => Continue })]) {
       let pending: Promise<unknown> | undefined;
-      expect(() => { pending = stack.run("tool", call(), () => ({ content: "" }), options); }).not.toThrow();
+      expect(() => {
+        pending = stack.run("tool", call(), () => ({ content: "" }), options);
+      }).not.toThrow();
       await expect(pending).rejects.toThrow("options refused");
     }
   });
 
   it("rejects a run whose onContext is not a function with a TypeError, not a Failed outcome", async () => {
-    await expect(newStack().run("tool", call(), () => ({ content: "" }), { onContext: 5 as never })).rejects.toThrow(/onContext must be a function, got number/);
+    await expect(newStack().run("tool", call(), () => ({ content: "" }), { onContext: 5 as never })).rejects.toThrow(
+      /onContext must be a function, got number/,
+    );
     // null was a harmless "no listener" before the check, and still is.
-    await expect(newStack().run("tool", call(), (_c, ctx) => (ctx.addContext("x"), { content: "" }), { onContext: null as never })).resolves.toMatchObject({ _tag: "Completed" });
+    await expect(
+      newStack().run("tool", call(), (_c, ctx) => (ctx.addContext("x"), { content: "" }), { onContext: null as never }),
+    ).resolves.toMatchObject({ _tag: "Completed" });
   });
 
   it("explains an input its point's subject function throws on, as run does: a hook that needs the subject applies if it fails closed", () => {
@@ -56,7 +75,11 @@ describe("hostile input and answers", () => {
       .use("tool", { name: "bash-only", match: "Bash", before: () => Continue })
       .use("tool", { name: "bash-open", match: "Bash", failMode: "open", before: () => Continue });
     const lines = stack.explain("tool", null as never);
-    expect(lines.map((l) => [l.hook, l.matches])).toEqual([["any", true], ["bash-only", true], ["bash-open", false]]);
+    expect(lines.map((l) => [l.hook, l.matches])).toEqual([
+      ["any", true],
+      ["bash-only", true],
+      ["bash-open", false],
+    ]);
   });
 
   describe("a subject function that throws on the input", () => {
@@ -79,7 +102,10 @@ describe("hostile input and answers", () => {
       for (let i = 0; i < 2; i++) {
         failures.length = 0;
         await stack.run("tool", null as never, () => ({ content: "ran" }));
-        expect(failures.map((e) => [e.hook, e.phase, e.kind])).toEqual([["deny-rm", "match", "threw"], ["read-note", "match", "threw"]]);
+        expect(failures.map((e) => [e.hook, e.phase, e.kind])).toEqual([
+          ["deny-rm", "match", "threw"],
+          ["read-note", "match", "threw"],
+        ]);
         expect(failures[0]?.message).toMatch(/the subject of point "tool" could not be computed: .*null/);
       }
       expect(stack.stats.failOpen).toBeGreaterThanOrEqual(2);
@@ -88,12 +114,18 @@ describe("hostile input and answers", () => {
     it("records the failed matches in the trace", async () => {
       const trace = new Trace();
       await stack.run("tool", null as never, () => ({ content: "ran" }), { trace });
-      expect(trace.entries.filter((e) => e.phase === "match").map((e) => [e.hook, e.action, e.failMode])).toEqual([["deny-rm", "Failed", "closed"], ["read-note", "Failed", "open"]]);
+      expect(trace.entries.filter((e) => e.phase === "match").map((e) => [e.hook, e.action, e.failMode])).toEqual([
+        ["deny-rm", "Failed", "closed"],
+        ["read-note", "Failed", "open"],
+      ]);
     });
 
     it("calls a function matcher with no subject, as before, and leaves a hook that only observes out, counted as an observer's failure", async () => {
       let subjectCalls = 0;
-      const point = gate<{ name: string } | null, { content: string }>({ name: "tool", subject: (c) => (subjectCalls++, (c as { name: string }).name) });
+      const point = gate<{ name: string } | null, { content: string }>({
+        name: "tool",
+        subject: (c) => (subjectCalls++, (c as { name: string }).name),
+      });
       const seen: string[] = [];
       const errors: HookError[] = [];
       const s = createStack({ tool: point }, { onFailure: (e) => void errors.push(e) })
@@ -119,7 +151,11 @@ describe("hostile input and answers", () => {
   });
 
   it("treats an answer whose _tag getter throws as an invalid action, sync or async", async () => {
-    const hostile = () => ({ get _tag(): string { throw new Error("gotcha"); } });
+    const hostile = () => ({
+      get _tag(): string {
+        throw new Error("gotcha");
+      },
+    });
     for (const before of [hostile, async () => hostile()]) {
       const stack = newStack().use("tool", { name: "evil", before: before as never });
       const outcome = await stack.run("tool", call(), () => ({ content: "" }));
@@ -130,26 +166,42 @@ describe("hostile input and answers", () => {
   it("survives a revoked Proxy thrown by a hook", async () => {
     const { proxy, revoke } = Proxy.revocable({}, {});
     revoke();
-    const stack = newStack().use("tool", { name: "evil", before: async () => { throw proxy; } });
+    const stack = newStack().use("tool", {
+      name: "evil",
+      before: async () => {
+        throw proxy;
+      },
+    });
     const outcome = await stack.run("tool", call(), () => ({ content: "" }));
     expect(outcome._tag === "Rejected" && outcome.reason).toContain("[unprintable value]");
   });
 
   it("keeps terminal escapes and bidi overrides out of failure reasons", async () => {
-    const stack = newStack().use("tool", { name: "noisy", before: () => { throw new Error("\u001b]52;c;ZXZpbA==\u0007boom\u001b[2J\u202e"); } });
+    const stack = newStack().use("tool", {
+      name: "noisy",
+      before: () => {
+        throw new Error("\u001b]52;c;ZXZpbA==\u0007boom\u001b[2J\u202e");
+      },
+    });
     const outcome = await stack.run("tool", call(), () => ({ content: "" }));
     expect(outcome._tag === "Rejected" && outcome.reason).toBe('hook "noisy" failed in before on tool: threw: boom');
   });
 
   it("counts an answer that arrives after the hook's deadline as a timeout, even if the timer fires late", async () => {
     const stack = createStack({ p: gate<number, number>({ name: "p" }) }).use("p", {
-      name: "slow", timeoutMs: 15,
-      before: async () => { await sleep(40); return Continue; },
+      name: "slow",
+      timeoutMs: 15,
+      before: async () => {
+        await sleep(40);
+        return Continue;
+      },
     });
     const pending = stack.run("p", 1, (n) => n);
     const until = performance.now() + 100;
     await sleep(5);
-    while (performance.now() < until) { /* block the event loop: the timer cannot fire */ }
+    while (performance.now() < until) {
+      /* block the event loop: the timer cannot fire */
+    }
     const outcome = await pending;
     expect(outcome._tag === "Rejected" && outcome.cause?.kind).toBe("timeout");
   });
@@ -158,7 +210,13 @@ describe("hostile input and answers", () => {
 describe("answers read once", () => {
   it("reads a Transform's value once, so a getter that throws on the second read cannot crash the run", async () => {
     let reads = 0;
-    const sly = { _tag: "Transform", get value() { if (++reads > 1) throw new Error("second read"); return { name: "Edit", input: {} }; } };
+    const sly = {
+      _tag: "Transform",
+      get value() {
+        if (++reads > 1) throw new Error("second read");
+        return { name: "Edit", input: {} };
+      },
+    };
     const stack = newStack().use("tool", { name: "sly", before: async () => sly as never });
     const outcome = await stack.run("tool", call(), (c) => ({ content: c.name }));
     expect(outcome).toEqual({ _tag: "Completed", value: { content: "Edit" } });

@@ -26,7 +26,11 @@ describe("imports", () => {
     const tree = shortenTree(root, await parseDependencyTree("src/core/**/*.ts", { cwd: root, context: root, transform: false }));
     const outside = Object.entries(tree)
       .filter(([file]) => file.startsWith("src/core/"))
-      .flatMap(([file, deps]) => (deps ?? []).filter((d) => d.id !== null && d.id.startsWith("src/") && !d.id.startsWith("src/core/")).map((d) => `${file} -> ${d.id}`));
+      .flatMap(([file, deps]) =>
+        (deps ?? [])
+          .filter((d) => d.id !== null && d.id.startsWith("src/") && !d.id.startsWith("src/core/"))
+          .map((d) => `${file} -> ${d.id}`),
+      );
     expect(outside).toEqual([]);
   }, 60_000);
 

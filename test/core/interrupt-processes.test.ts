@@ -15,7 +15,8 @@ import { tempDir } from "../executors/helpers.ts";
 import { describeRedisProcess, startRedis, type RedisServer } from "../support/redis.ts";
 
 const worker = fileURLToPath(new URL("../fixtures/approvals/resume-worker.ts", import.meta.url));
-const spawnWorker = (args: string[]): ChildProcess => fork(worker, args, { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+const spawnWorker = (args: string[]): ChildProcess =>
+  fork(worker, args, { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
 const next = <T>(child: ChildProcess, type: string): Promise<T> =>
   new Promise((resolve, reject) => {
     const onMessage = (m: { type?: string }) => {
@@ -27,7 +28,9 @@ const next = <T>(child: ChildProcess, type: string): Promise<T> =>
     child.once("exit", (code) => reject(new Error(`worker exited with ${String(code)} before ${type}`)));
   });
 
-interface Done { readonly results: readonly { token: string; won: boolean; outcome?: string; error?: string }[] }
+interface Done {
+  readonly results: readonly { token: string; won: boolean; outcome?: string; error?: string }[];
+}
 
 describeRedisProcess("durable approvals across OS processes", () => {
   let server: RedisServer;
@@ -71,7 +74,9 @@ describeRedisProcess("durable approvals across OS processes", () => {
     // Both processes won some: they worked from either end and met on the same tokens.
     expect(new Set(runs.map((line) => line.split(" ")[0])).size).toBe(2);
     // A third resume, from here, is refused too.
-    await expect(here.approvals.resume(here.stack, tokens[0]!, { decision: "approve" }, here.run)).rejects.toMatchObject({ name: "ApprovalReplayedError" });
+    await expect(here.approvals.resume(here.stack, tokens[0]!, { decision: "approve" }, here.run)).rejects.toMatchObject({
+      name: "ApprovalReplayedError",
+    });
     await here.store.close();
   }, 60_000);
 });

@@ -1,11 +1,32 @@
 import { describe, expect, it } from "vitest";
 import {
-  ApprovalExpiredError, ApprovalReplayedError, ApprovalTamperedError, Continue, MemoryStore, Outcome, Reject, Trace, Transform, UnknownApprovalError, createStack, durableApprovals, gate,
-  type ApprovalDecision, type HookContext, type RunEvent, type StateStore,
+  ApprovalExpiredError,
+  ApprovalReplayedError,
+  ApprovalTamperedError,
+  Continue,
+  MemoryStore,
+  Outcome,
+  Reject,
+  Trace,
+  Transform,
+  UnknownApprovalError,
+  createStack,
+  durableApprovals,
+  gate,
+  type ApprovalDecision,
+  type HookContext,
+  type RunEvent,
+  type StateStore,
 } from "../../src/core/index.ts";
 
-interface Call { readonly id: string; readonly name: string; readonly input: Readonly<Record<string, unknown>> }
-interface Result { readonly content: string }
+interface Call {
+  readonly id: string;
+  readonly name: string;
+  readonly input: Readonly<Record<string, unknown>>;
+}
+interface Result {
+  readonly content: string;
+}
 const points = { tool: gate<Call, Result>({ name: "tool", subject: (c) => c.name, detail: (c) => String(c.input.command) }) };
 const key = "a-test-key-of-at-least-32-bytes!!";
 const call = (command = "deploy"): Call => ({ id: "c1", name: "Bash", input: { command } });
@@ -24,7 +45,12 @@ const asking = (name: string, priority = 100) => ({
 
 const setup = (options: { store?: StateStore; now?: () => number; ttlMs?: number } = {}) => {
   const store = options.store ?? new MemoryStore();
-  const approvals = durableApprovals({ store, key, ...(options.now ? { now: options.now } : {}), ...(options.ttlMs ? { ttlMs: options.ttlMs } : {}) });
+  const approvals = durableApprovals({
+    store,
+    key,
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.ttlMs ? { ttlMs: options.ttlMs } : {}),
+  });
   const ran: Call[] = [];
   const events: RunEvent<Call, Result>[] = [];
   const stack = createStack(points, { approval: approvals })
@@ -41,8 +67,20 @@ describe("a run that asks, with durable approvals", () => {
     const outcome = await stack.run("tool", call(), op, { sessionId: "s1", runId: "r1" });
     expect(Outcome.isInterrupted(outcome)).toBe(true);
     if (!Outcome.isInterrupted(outcome)) return;
-    expect(outcome).toMatchObject({ _tag: "Rejected", by: "approval", reason: expect.stringMatching(/^waiting for a person to approve \(approval [0-9a-f-]{36}, until .*Z\)$/) });
-    expect(outcome.approval).toMatchObject({ point: "tool", hook: "approval", subject: "Bash", input: call(), reason: "Bash wants to run", sessionId: "s1", runId: "r1" });
+    expect(outcome).toMatchObject({
+      _tag: "Rejected",
+      by: "approval",
+      reason: expect.stringMatching(/^waiting for a person to approve \(approval [0-9a-f-]{36}, until .*Z\)$/),
+    });
+    expect(outcome.approval).toMatchObject({
+      point: "tool",
+      hook: "approval",
+      subject: "Bash",
+      input: call(),
+      reason: "Bash wants to run",
+      sessionId: "s1",
+      runId: "r1",
+    });
     expect(outcome.approval.expiresAt - outcome.approval.requestedAt).toBe(24 * 60 * 60 * 1000);
     expect(JSON.parse(JSON.stringify(outcome.approval))).toEqual(outcome.approval);
     expect(outcome.approval.token).toMatch(/^ao1\.[\w-]+\.[\w-]+$/);
@@ -58,7 +96,11 @@ describe("a run that asks, with durable approvals", () => {
     expect(resumed).toEqual({ _tag: "Completed", value: { content: "ran deploy" } });
     expect(ran.map((c) => c.input.command)).toEqual(["deploy"]);
     const id = Outcome.isInterrupted(first) ? first.approval.id : "";
-    expect(trace.entries.find((e) => e.phase === "approval")).toMatchObject({ hook: "approval", action: "Continue", reason: `approved by alice (resumed approval ${id})` });
+    expect(trace.entries.find((e) => e.phase === "approval")).toMatchObject({
+      hook: "approval",
+      action: "Continue",
+      reason: `approved by alice (resumed approval ${id})`,
+    });
     await expect(approvals.resume(stack, token, { decision: "approve" }, op)).rejects.toBeInstanceOf(ApprovalReplayedError);
     expect(ran).toHaveLength(1);
   });
@@ -66,10 +108,17 @@ describe("a run that asks, with durable approvals", () => {
   it("keeps the paused run's session, run id and metadata when it resumes", async () => {
     const { stack, op, approvals } = setup();
     const seen: unknown[] = [];
-    const watched = stack.use("tool", { name: "who", priority: 0, before: (_c, ctx) => void seen.push([ctx.sessionId, ctx.runId, ctx.metadata.user]) });
+    const watched = stack.use("tool", {
+      name: "who",
+      priority: 0,
+      before: (_c, ctx) => void seen.push([ctx.sessionId, ctx.runId, ctx.metadata.user]),
+    });
     const first = await watched.run("tool", call(), op, { sessionId: "s1", runId: "r1", metadata: { user: "bob" } });
     await approvals.resume(watched, Outcome.isInterrupted(first) ? first.approval.token : "", { decision: "approve" }, op);
-    expect(seen).toEqual([["s1", "r1", "bob"], ["s1", "r1", "bob"]]);
+    expect(seen).toEqual([
+      ["s1", "r1", "bob"],
+      ["s1", "r1", "bob"],
+    ]);
   });
 
   it("denies on resume with the person's reason, and reads a malformed decision as a denial", async () => {
@@ -78,7 +127,10 @@ describe("a run that asks, with durable approvals", () => {
       const o = await stack.run("tool", call(), op);
       return Outcome.isInterrupted(o) ? o.approval.token : "";
     };
-    expect(await approvals.resume(stack, await token(), { decision: "deny", reason: "not today" }, op)).toMatchObject({ _tag: "Rejected", reason: "not today" });
+    expect(await approvals.resume(stack, await token(), { decision: "deny", reason: "not today" }, op)).toMatchObject({
+      _tag: "Rejected",
+      reason: "not today",
+    });
     for (const decision of [false, "approve", { decision: "reject" }, {}, { decision: "approve", extra: 1 }]) {
       const outcome = await approvals.resume(stack, await token(), decision, op);
       expect(outcome).toMatchObject({ _tag: "Rejected", reason: expect.stringMatching(/the approver's answer is not an approval/) });
@@ -105,8 +157,14 @@ describe("a run that asks, with durable approvals", () => {
     const { approvals, op, ran } = setup();
     const asked: string[] = [];
     const stack = createStack(points, { approval: approvals })
-      .use("tool", { ...asking("lead", 10), before: async (c: Call, ctx: HookContext<Call>) => (asked.push("lead"), asking("lead").before(c, ctx)) })
-      .use("tool", { ...asking("security", 20), before: async (c: Call, ctx: HookContext<Call>) => (asked.push("security"), asking("security").before(c, ctx)) });
+      .use("tool", {
+        ...asking("lead", 10),
+        before: async (c: Call, ctx: HookContext<Call>) => (asked.push("lead"), asking("lead").before(c, ctx)),
+      })
+      .use("tool", {
+        ...asking("security", 20),
+        before: async (c: Call, ctx: HookContext<Call>) => (asked.push("security"), asking("security").before(c, ctx)),
+      });
     const first = await stack.run("tool", call(), op);
     expect(first).toMatchObject({ by: "lead", approval: { hook: "lead" } });
     const second = await approvals.resume(stack, Outcome.isInterrupted(first) ? first.approval.token : "", { decision: "approve" }, op);
@@ -125,16 +183,27 @@ describe("a run that asks, with durable approvals", () => {
     await stack.flush();
     expect(Outcome.isInterrupted(events[0]!.outcome)).toBe(true);
     const id = Outcome.isInterrupted(outcome) ? outcome.approval.id : "";
-    expect(trace.entries.map((e) => [e.hook, e.phase, e.action])).toEqual([["approval", "approval", "Reject"], ["approval", "before", "Reject"]]);
+    expect(trace.entries.map((e) => [e.hook, e.phase, e.action])).toEqual([
+      ["approval", "approval", "Reject"],
+      ["approval", "before", "Reject"],
+    ]);
     expect(trace.entries[0]?.reason).toContain(`approval ${id}`);
   });
 
   it("is a denial that says so, not an interrupt, when the store cannot keep the approval", async () => {
-    const broken: StateStore = Object.assign(Object.create(new MemoryStore()) as StateStore, { set: () => Promise.reject(new Error("redis down")), scope() { return broken; } });
+    const broken: StateStore = Object.assign(Object.create(new MemoryStore()) as StateStore, {
+      set: () => Promise.reject(new Error("redis down")),
+      scope() {
+        return broken;
+      },
+    });
     const { stack, op } = setup({ store: broken });
     const outcome = await stack.run("tool", call(), op);
     expect(Outcome.isInterrupted(outcome)).toBe(false);
-    expect(outcome).toMatchObject({ _tag: "Rejected", reason: expect.stringMatching(/could not be kept for a person to answer: .*redis down/) });
+    expect(outcome).toMatchObject({
+      _tag: "Rejected",
+      reason: expect.stringMatching(/could not be kept for a person to answer: .*redis down/),
+    });
   });
 });
 
@@ -191,7 +260,9 @@ describe("tokens resume refuses", () => {
     const { approvals, token } = await interrupted();
     const results = await Promise.allSettled(Array.from({ length: 20 }, () => approvals.claim(token, { decision: "approve" })));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-    expect(results.filter((r) => r.status === "rejected").every((r) => (r as PromiseRejectedResult).reason instanceof ApprovalReplayedError)).toBe(true);
+    expect(
+      results.filter((r) => r.status === "rejected").every((r) => (r as PromiseRejectedResult).reason instanceof ApprovalReplayedError),
+    ).toBe(true);
   });
 
   it("shows a pending approval again without claiming it", async () => {

@@ -48,11 +48,16 @@ describe("MemoryStore on an injected clock", () => {
 describe("MemoryStore", () => {
   it("refuses a clock that is not a function when it is made, naming the field", () => {
     expect(() => new MemoryStore({ now: 5 as never })).toThrow(new TypeError("MemoryStore: now must be a function, got 5"));
-    expect(() => new MemoryStore({ now: "Date.now" as never })).toThrow(new TypeError('MemoryStore: now must be a function, got "Date.now"'));
+    expect(() => new MemoryStore({ now: "Date.now" as never })).toThrow(
+      new TypeError('MemoryStore: now must be a function, got "Date.now"'),
+    );
   });
 
   it("refuses a sweep interval that would sweep on every write or never", () => {
-    for (const bad of [Number.NaN, -1, Infinity]) expect(() => new MemoryStore({ sweepIntervalMs: bad })).toThrow(/MemoryStore: sweepIntervalMs must be a finite number of ms, 0 or more/);
+    for (const bad of [Number.NaN, -1, Infinity])
+      expect(() => new MemoryStore({ sweepIntervalMs: bad })).toThrow(
+        /MemoryStore: sweepIntervalMs must be a finite number of ms, 0 or more/,
+      );
     expect(() => new MemoryStore({ sweepIntervalMs: 0 })).not.toThrow();
   });
 

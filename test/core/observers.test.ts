@@ -4,7 +4,8 @@ import { gc } from "../support/gc.ts";
 import { call, newStack, sleep } from "./helpers.ts";
 
 /** What a decision says, timing aside. */
-const said = (d: TraceEntry) => `${d.hook}:${d.phase}:${d.action}${d.reason === undefined ? "" : `(${d.reason})`}${d.shadow ? ":shadow" : ""}`;
+const said = (d: TraceEntry) =>
+  `${d.hook}:${d.phase}:${d.action}${d.reason === undefined ? "" : `(${d.reason})`}${d.shadow ? ":shadow" : ""}`;
 
 describe("observers", () => {
   it("read the same decisions from the compact log as a trace records, for every kind of chain", async () => {
@@ -17,16 +18,37 @@ describe("observers", () => {
         .use("tool", { name: "w", around: async (_c, next) => await next() })
         .use("tool", { name: "sh", shadow: true, before: () => Reject("would block") })
         .use("tool", { name: "c", before: () => Continue, after: () => Continue }),
-      newStack().use("tool", { name: "outer", after: () => Continue, recover: () => Replace({ content: "spare" }) }).use("tool", { name: "inner", before: () => Continue }),
-      newStack().use("tool", { name: "outer", after: () => Continue }).use("tool", { name: "deny", before: () => Reject("no") }).use("tool", { name: "never", before: () => Continue }),
-      newStack().use("tool", { name: "last", after: () => Continue }).use("tool", { name: "final", after: () => Replace({ content: "final" }) }).use("tool", { name: "first", after: () => Continue }),
-      newStack().use("tool", { name: "open", failMode: "open", before: () => { throw new Error("down"); } }).use("tool", { name: "x", before: () => Continue }),
+      newStack()
+        .use("tool", { name: "outer", after: () => Continue, recover: () => Replace({ content: "spare" }) })
+        .use("tool", { name: "inner", before: () => Continue }),
+      newStack()
+        .use("tool", { name: "outer", after: () => Continue })
+        .use("tool", { name: "deny", before: () => Reject("no") })
+        .use("tool", { name: "never", before: () => Continue }),
+      newStack()
+        .use("tool", { name: "last", after: () => Continue })
+        .use("tool", { name: "final", after: () => Replace({ content: "final" }) })
+        .use("tool", { name: "first", after: () => Continue }),
+      newStack()
+        .use("tool", {
+          name: "open",
+          failMode: "open",
+          before: () => {
+            throw new Error("down");
+          },
+        })
+        .use("tool", { name: "x", before: () => Continue }),
     ];
     for (const [i, base] of chains.entries()) {
       const events: RunEvent<any, any>[] = [];
       const stack = base.use("tool", { name: "obs", observe: (e) => void events.push(e) });
       const trace = new Trace();
-      const op = i === 1 ? () => { throw new Error("op"); } : () => ({ content: "op" });
+      const op =
+        i === 1
+          ? () => {
+              throw new Error("op");
+            }
+          : () => ({ content: "op" });
       await stack.run("tool", call("Bash", { command: "ls" }), op, { trace });
       await stack.run("tool", call("Bash", { command: "ls" }), op);
       await stack.flush();
@@ -53,7 +75,10 @@ describe("observers", () => {
   });
 
   it("time every hook call with timeHooks", async () => {
-    const busy = (ms: number) => { const until = performance.now() + ms; while (performance.now() < until); };
+    const busy = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
     const events: RunEvent<any, any>[] = [];
     const stack = createStack({ tool: gate<string, string>({ name: "tool" }) }, { timeHooks: true })
       .use("tool", { name: "busy", before: () => void busy(5) })
@@ -66,27 +91,45 @@ describe("observers", () => {
   it("each get a view of their own: what one defines on its event, the next does not see", async () => {
     const seen: unknown[] = [];
     const stack = newStack()
-      .use("tool", { name: "vandal", observe: (e) => { Object.defineProperty(e, "outcome", { value: { _tag: "Completed", value: "fake" } }); (e as { extra?: number }).extra = 1; } })
+      .use("tool", {
+        name: "vandal",
+        observe: (e) => {
+          Object.defineProperty(e, "outcome", { value: { _tag: "Completed", value: "fake" } });
+          (e as { extra?: number }).extra = 1;
+        },
+      })
       .use("tool", { name: "reader", observe: (e) => void seen.push(e.outcome._tag, (e as { extra?: number }).extra) });
-    await stack.run("tool", call(), () => { throw new Error("op"); });
+    await stack.run("tool", call(), () => {
+      throw new Error("op");
+    });
     await stack.flush();
     expect(seen).toEqual(["Failed", undefined]);
   });
 
   it("give an event that JSON and console show as plain data, decisions included", async () => {
     let json: Record<string, unknown> = {};
-    const stack = newStack().use("tool", { name: "deny", before: () => Reject("no") }).use("tool", { name: "obs", observe: (e) => void (json = JSON.parse(JSON.stringify(e))) });
+    const stack = newStack()
+      .use("tool", { name: "deny", before: () => Reject("no") })
+      .use("tool", { name: "obs", observe: (e) => void (json = JSON.parse(JSON.stringify(e))) });
     await stack.run("tool", call(), () => ({ content: "" }), { sessionId: "s1" });
     await stack.flush();
-    expect(json).toMatchObject({ point: "tool", sessionId: "s1", outcome: { _tag: "Rejected", reason: "no", by: "deny" }, decisions: [{ hook: "deny", action: "Reject" }], failures: [] });
+    expect(json).toMatchObject({
+      point: "tool",
+      sessionId: "s1",
+      outcome: { _tag: "Rejected", reason: "no", by: "deny" },
+      decisions: [{ hook: "deny", action: "Reject" }],
+      failures: [],
+    });
   });
 
   it("drop and count events past the queue's limit, and deliver the rest", async () => {
     const seen: number[] = [];
     let release: () => void = () => {};
     const gateOpen = new Promise<void>((r) => (release = r));
-    const stack = createStack({ tool: gate<number, number>({ name: "tool" }) }, { observerQueue: { limit: 5 } })
-      .use("tool", { name: "stuck", observe: (e) => gateOpen.then(() => void seen.push(e.input as number)) });
+    const stack = createStack({ tool: gate<number, number>({ name: "tool" }) }, { observerQueue: { limit: 5 } }).use("tool", {
+      name: "stuck",
+      observe: (e) => gateOpen.then(() => void seen.push(e.input as number)),
+    });
     for (let i = 0; i < 20; i++) await stack.run("tool", i, (x) => x);
     await sleep(5);
     for (let i = 20; i < 25; i++) await stack.run("tool", i, (x) => x);
@@ -99,7 +142,10 @@ describe("observers", () => {
   });
 
   it("refuse a queue limit that is not a positive integer", () => {
-    for (const limit of [0, -1, 1.5, Number.NaN]) expect(() => createStack({ tool: gate({ name: "tool" }) }, { observerQueue: { limit } })).toThrow(/observerQueue\.limit must be a positive integer/);
+    for (const limit of [0, -1, 1.5, Number.NaN])
+      expect(() => createStack({ tool: gate({ name: "tool" }) }, { observerQueue: { limit } })).toThrow(
+        /observerQueue\.limit must be a positive integer/,
+      );
   });
 
   it("keep memory bounded through a tight loop of 200 000 awaited runs, and see every run", async () => {

@@ -13,7 +13,14 @@ const orderOf = async (stack: ReturnType<typeof newStack>): Promise<string[]> =>
 
 /** A hook that says its name through addContext, placed by priority and names. */
 const hook = (name: string, extra: Omit<Partial<Hook<Call, Result, "gate">>, "name"> = {}): Hook<Call, Result, "gate"> =>
-  ({ name, onSettled: () => undefined, ...extra, ...(typeof extra.before === "function" || Array.isArray(extra.before) ? {} : { before: (_c: Call, ctx: { addContext(t: string): void }) => void ctx.addContext(name) }) }) as Hook<Call, Result, "gate">;
+  ({
+    name,
+    onSettled: () => undefined,
+    ...extra,
+    ...(typeof extra.before === "function" || Array.isArray(extra.before)
+      ? {}
+      : { before: (_c: Call, ctx: { addContext(t: string): void }) => void ctx.addContext(name) }),
+  }) as Hook<Call, Result, "gate">;
 
 describe("order by name", () => {
   it("places a hook outside the hooks it names in order.before and inside those in order.after, whatever their priorities", async () => {
@@ -48,33 +55,56 @@ describe("order by name", () => {
   });
 
   it("keeps plain R1 order when no hook names another", async () => {
-    const stack = newStack().use("tool", hook("late", { priority: Priority.last })).use("tool", hook("x")).use("tool", hook("y")).use("tool", hook("guard", { priority: Priority.guard }));
+    const stack = newStack()
+      .use("tool", hook("late", { priority: Priority.last }))
+      .use("tool", hook("x"))
+      .use("tool", hook("y"))
+      .use("tool", hook("guard", { priority: Priority.guard }));
     expect(await orderOf(stack)).toEqual(["guard", "x", "y", "late"]);
   });
 
   it("refuses a name that is not registered on the point yet, naming the hook and the field", () => {
     const stack = newStack().use("tool", hook("a"));
     expect(() => stack.use("tool", hook("b", { order: { after: ["typo"] } }))).toThrow(RegistrationError);
-    expect(() => stack.use("tool", hook("b", { order: { after: ["typo"] } }))).toThrow(/hook "b": order\.after names "typo", which is not registered on point "tool"/);
+    expect(() => stack.use("tool", hook("b", { order: { after: ["typo"] } }))).toThrow(
+      /hook "b": order\.after names "typo", which is not registered on point "tool"/,
+    );
     expect(() => stack.use("tool", hook("b", { before: ["typo"] }))).toThrow(/hook "b": order\.before names "typo"/);
     // A hook of that name on another point does not count.
-    expect(() => stack.use("watch", { name: "w", order: { after: ["a"] }, observe: () => undefined })).toThrow(/order\.after names "a", which is not registered on point "watch"/);
+    expect(() => stack.use("watch", { name: "w", order: { after: ["a"] }, observe: () => undefined })).toThrow(
+      /order\.after names "a", which is not registered on point "watch"/,
+    );
   });
 
   it("refuses a cycle of names, and a hook that names itself", () => {
-    const stack = newStack().use("tool", hook("a")).use("tool", hook("b", { order: { after: ["a"] } })).use("tool", hook("c", { order: { after: ["b"] } }));
-    expect(() => stack.use("tool", hook("d", { order: { after: ["c"], before: ["a"] } }))).toThrow(/hook "d": order\.before makes a cycle of names: d → a → b → c → d/);
-    expect(() => newStack().use("tool", hook("self", { order: { before: ["self"] } }))).toThrow(/hook "self": order\.before names the hook itself/);
+    const stack = newStack()
+      .use("tool", hook("a"))
+      .use("tool", hook("b", { order: { after: ["a"] } }))
+      .use("tool", hook("c", { order: { after: ["b"] } }));
+    expect(() => stack.use("tool", hook("d", { order: { after: ["c"], before: ["a"] } }))).toThrow(
+      /hook "d": order\.before makes a cycle of names: d → a → b → c → d/,
+    );
+    expect(() => newStack().use("tool", hook("self", { order: { before: ["self"] } }))).toThrow(
+      /hook "self": order\.before names the hook itself/,
+    );
   });
 
   it("finds a cycle closed by older names that point at a removed and re-registered hook", () => {
-    const stack = newStack().use("tool", hook("x")).use("tool", hook("y", { order: { before: ["x"] } })).without("x");
+    const stack = newStack()
+      .use("tool", hook("x"))
+      .use("tool", hook("y", { order: { before: ["x"] } }))
+      .without("x");
     // y still names x; a new x that names y closes the cycle x → y → x.
-    expect(() => stack.use("tool", hook("x", { order: { before: ["y"] } }))).toThrow(/hook "x": order\.before makes a cycle of names: x → y → x/);
+    expect(() => stack.use("tool", hook("x", { order: { before: ["y"] } }))).toThrow(
+      /hook "x": order\.before makes a cycle of names: x → y → x/,
+    );
   });
 
   it("drops a constraint on a hook removed with without()", async () => {
-    const stack = newStack().use("tool", hook("a", { priority: 50 })).use("tool", hook("b", { priority: 10, order: { after: ["a"] } })).without("a");
+    const stack = newStack()
+      .use("tool", hook("a", { priority: 50 }))
+      .use("tool", hook("b", { priority: 10, order: { after: ["a"] } }))
+      .without("a");
     expect(await orderOf(stack.use("tool", hook("c", { priority: 20 })))).toEqual(["b", "c"]);
   });
 
@@ -87,7 +117,9 @@ describe("order by name", () => {
     // Names first, priority for the rest: "inner" now waits for "outer", and "other" (50) goes before "outer" (100).
     expect(await orderOf(early.use("tool", hook("outer", { priority: 100 })))).toEqual(["other", "outer", "inner"]);
     // The same relation when the named hook came first.
-    const late = newStack().use("tool", hook("outer", { priority: 100 })).use("tool", hook("inner", { priority: 1, order: { after: ["outer"], optional: true } }));
+    const late = newStack()
+      .use("tool", hook("outer", { priority: 100 }))
+      .use("tool", hook("inner", { priority: 1, order: { after: ["outer"], optional: true } }));
     expect(await orderOf(late)).toEqual(["outer", "inner"]);
     // The shorthand lists are optional too when the order says so.
     const solo = newStack().use("tool", { name: "solo", before: ["absent"], order: { optional: true }, after: () => undefined });
@@ -96,18 +128,28 @@ describe("order by name", () => {
 
   it("still refuses a cycle an optional order closes when the named hook registers later", () => {
     const stack = newStack().use("tool", hook("a", { order: { after: ["b"], optional: true } }));
-    expect(() => stack.use("tool", hook("b", { order: { after: ["a"] } }))).toThrow(/hook "b": order\.after makes a cycle of names: b → a → b/);
+    expect(() => stack.use("tool", hook("b", { order: { after: ["a"] } }))).toThrow(
+      /hook "b": order\.after makes a cycle of names: b → a → b/,
+    );
   });
 
   it("refuses an optional flag that is not a boolean", () => {
-    expect(() => newStack().use("tool", { name: "h", order: { after: ["a"], optional: "yes" } as never, before: () => undefined })).toThrow(/hook "h": order\.optional must be a boolean/);
+    expect(() => newStack().use("tool", { name: "h", order: { after: ["a"], optional: "yes" } as never, before: () => undefined })).toThrow(
+      /hook "h": order\.optional must be a boolean/,
+    );
   });
 
   it("refuses an order that is not lists of names", () => {
-    expect(() => newStack().use("tool", { name: "h", order: { before: "a" } as never, before: () => undefined })).toThrow(/hook "h": order\.before must be a list of hook names/);
-    expect(() => newStack().use("tool", { name: "h", order: { later: ["a"] } as never, before: () => undefined })).toThrow(/hook "h": order\.later is not an order field/);
+    expect(() => newStack().use("tool", { name: "h", order: { before: "a" } as never, before: () => undefined })).toThrow(
+      /hook "h": order\.before must be a list of hook names/,
+    );
+    expect(() => newStack().use("tool", { name: "h", order: { later: ["a"] } as never, before: () => undefined })).toThrow(
+      /hook "h": order\.later is not an order field/,
+    );
     expect(() => newStack().use("tool", { name: "h", before: [""] as never })).toThrow(/hook "h": before must list hook names/);
-    expect(() => newStack().use("tool", { name: "h", order: ["a"] as never, before: () => undefined })).toThrow(/hook "h": order must be an object/);
+    expect(() => newStack().use("tool", { name: "h", order: ["a"] as never, before: () => undefined })).toThrow(
+      /hook "h": order must be an object/,
+    );
   });
 });
 

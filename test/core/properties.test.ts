@@ -11,10 +11,18 @@ describe("properties", () => {
         const seen: string[] = [];
         let stack = newStack();
         priorities.forEach((priority, i) => {
-          stack = stack.use("tool", { name: `h${i}`, priority, before: () => void seen.push(`in${i}`), after: () => void seen.push(`out${i}`) });
+          stack = stack.use("tool", {
+            name: `h${i}`,
+            priority,
+            before: () => void seen.push(`in${i}`),
+            after: () => void seen.push(`out${i}`),
+          });
         });
         await stack.run("tool", call(), () => ({ content: "" }));
-        const expected = priorities.map((p, i) => ({ p, i })).sort((a, b) => a.p - b.p || a.i - b.i).map(({ i }) => i);
+        const expected = priorities
+          .map((p, i) => ({ p, i }))
+          .sort((a, b) => a.p - b.p || a.i - b.i)
+          .map(({ i }) => i);
         expect(seen).toEqual([...expected.map((i) => `in${i}`), ...[...expected].reverse().map((i) => `out${i}`)]);
       }),
     ));
@@ -46,27 +54,63 @@ describe("properties", () => {
           stack = stack.use("tool", {
             name: `l${i}`,
             around: isAsync
-              ? async (_c, next) => { ours.push(`>${i}`); await Promise.resolve(); const o = await next(); ours.push(`<${i}`); return o; }
-              : (_c, next) => { ours.push(`>${i}`); return next().then((o) => { ours.push(`<${i}`); return o; }); },
+              ? async (_c, next) => {
+                  ours.push(`>${i}`);
+                  await Promise.resolve();
+                  const o = await next();
+                  ours.push(`<${i}`);
+                  return o;
+                }
+              : (_c, next) => {
+                  ours.push(`>${i}`);
+                  return next().then((o) => {
+                    ours.push(`<${i}`);
+                    return o;
+                  });
+                },
           });
         });
-        await stack.run("tool", call(), () => { ours.push("op"); return { content: "" }; });
+        await stack.run("tool", call(), () => {
+          ours.push("op");
+          return { content: "" };
+        });
         const layers = asyncLayers.map((isAsync, i) =>
           isAsync
-            ? async (_ctx: unknown, next: () => Promise<unknown>) => { theirs.push(`>${i}`); await Promise.resolve(); await next(); theirs.push(`<${i}`); }
-            : (_ctx: unknown, next: () => Promise<unknown>) => { theirs.push(`>${i}`); return next().then(() => void theirs.push(`<${i}`)); },
+            ? async (_ctx: unknown, next: () => Promise<unknown>) => {
+                theirs.push(`>${i}`);
+                await Promise.resolve();
+                await next();
+                theirs.push(`<${i}`);
+              }
+            : (_ctx: unknown, next: () => Promise<unknown>) => {
+                theirs.push(`>${i}`);
+                return next().then(() => void theirs.push(`<${i}`));
+              },
         );
-        await compose([...layers, async () => { theirs.push("op"); }])({});
+        await compose([
+          ...layers,
+          async () => {
+            theirs.push("op");
+          },
+        ])({});
         expect(ours).toEqual(theirs);
       }),
     ));
 
   it("keeps concurrent runs of one stack apart: no cross-talk between 1000 runs", async () => {
     const stack = newStack()
-      .use("tool", { name: "tag", before: async (c) => { await new Promise((r) => setTimeout(r, Math.random() * 3)); return Transform({ ...c, input: { ...c.input, tagged: true } }); } })
+      .use("tool", {
+        name: "tag",
+        before: async (c) => {
+          await new Promise((r) => setTimeout(r, Math.random() * 3));
+          return Transform({ ...c, input: { ...c.input, tagged: true } });
+        },
+      })
       .use("tool", { name: "suffix", after: async (o, i) => Transform({ content: `${o.content}/${String(i.input.n)}` }) });
     const outcomes = await Promise.all(
-      Array.from({ length: 1000 }, (_, n) => stack.run("tool", call("Read", { n }), async (c) => ({ content: `${String(c.input.n)}:${String(c.input.tagged)}` }))),
+      Array.from({ length: 1000 }, (_, n) =>
+        stack.run("tool", call("Read", { n }), async (c) => ({ content: `${String(c.input.n)}:${String(c.input.tagged)}` })),
+      ),
     );
     outcomes.forEach((o, n) => expect(o).toEqual({ _tag: "Completed", value: { content: `${n}:true/${n}` } }));
   });

@@ -23,7 +23,11 @@ describe("chains per subject", () => {
   it("run a subject's hooks in R1 order after its chain was forgotten and made again", async () => {
     const seen: string[] = [];
     let stack = createStack(points);
-    for (const [name, priority, match] of [["c", 30, "Read"], ["a", 10, "*"], ["b", 20, "Read|Write"]] as const)
+    for (const [name, priority, match] of [
+      ["c", 30, "Read"],
+      ["a", 10, "*"],
+      ["b", 20, "Read|Write"],
+    ] as const)
       stack = stack.use("tool", { name, priority, match, before: () => void seen.push(name) });
     for (let i = 0; i < 2_500; i++) await stack.run("tool", { name: `other-${i}` }, () => "");
     seen.length = 0;

@@ -3,7 +3,10 @@ import { Reject, Replace, Trace, type HookContext, type HookInfo } from "../../s
 import { call, newStack } from "./helpers.ts";
 
 /** The lean path runs a chain of plain around hooks nobody records; a trace sends the same chain down the general one. */
-const paths = [["lean", {}], ["general", { trace: new Trace() }]] as const;
+const paths = [
+  ["lean", {}],
+  ["general", { trace: new Trace() }],
+] as const;
 
 /** What a hook sees as `ctx.hook`: the keys it has and whether it is frozen. */
 const shape = (info: HookInfo) => ({ keys: Object.keys(info).sort(), frozen: Object.isFrozen(info) });
@@ -25,11 +28,13 @@ describe("ctx.hook", () => {
       .use("tool", { name: "b", source: "settings.json", before: (_i, ctx) => void (seen.before = shape(ctx.hook)) })
       .use("tool", { name: "t", timeoutMs: 1000, before: (_i, ctx) => void (seen.timed = shape(ctx.hook)) })
       .use("tool", { name: "a", after: (_o, _i, ctx) => void (seen.after = shape(ctx.hook)) })
-      .use("tool", { name: "r", recover: (_e, _i, ctx) => (seen.recover = shape(ctx.hook), Replace({ content: "recovered" })) })
+      .use("tool", { name: "r", recover: (_e, _i, ctx) => ((seen.recover = shape(ctx.hook)), Replace({ content: "recovered" })) })
       .use("tool", { name: "w", around: (ctx, next) => ((seen.around = shape(ctx.hook)), next()) });
 
     await stack.run("tool", call(), () => ({ content: "ok" }));
-    await stack.run("tool", call(), () => { throw new Error("op"); });
+    await stack.run("tool", call(), () => {
+      throw new Error("op");
+    });
 
     expect(seen).toEqual({ before: publicShape, timed: publicShape, after: publicShape, recover: publicShape, around: publicShape });
   });
@@ -37,7 +42,11 @@ describe("ctx.hook", () => {
   for (const [path, options] of paths)
     it(`is the same frozen view in an around hook (${path} path)`, async () => {
       let seen: unknown;
-      const stack = newStack().use("tool", { name: "w", source: "mod", around: (ctx, next) => ((seen = { ...shape(ctx.hook), info: { ...ctx.hook } }), next()) });
+      const stack = newStack().use("tool", {
+        name: "w",
+        source: "mod",
+        around: (ctx, next) => ((seen = { ...shape(ctx.hook), info: { ...ctx.hook } }), next()),
+      });
 
       await stack.run("tool", call(), () => ({ content: "ok" }), options);
 
@@ -58,7 +67,9 @@ describe("ctx.hook", () => {
     let seen: unknown;
     const stack = newStack().use("tool", { name: "w", timeoutMs: 1000, around: (_c, next) => next() });
 
-    await stack.run("tool", call(), (_c, ctx) => ((seen = { ...shape(ctx.hook), name: ctx.hook.name }), { content: "ok" }), { signal: new AbortController().signal });
+    await stack.run("tool", call(), (_c, ctx) => ((seen = { ...shape(ctx.hook), name: ctx.hook.name }), { content: "ok" }), {
+      signal: new AbortController().signal,
+    });
 
     expect(seen).toEqual({ ...publicShape, name: "?" });
   });
@@ -82,7 +93,10 @@ describe("ctx.hook", () => {
       const first = await stack.run("tool", call(), () => ({ content: "ran" }), options);
       const second = await stack.run("tool", call(), () => ({ content: "ran" }), options);
 
-      expect([first, second]).toMatchObject([{ _tag: "Rejected", by: "guard" }, { _tag: "Rejected", by: "guard" }]);
+      expect([first, second]).toMatchObject([
+        { _tag: "Rejected", by: "guard" },
+        { _tag: "Rejected", by: "guard" },
+      ]);
       expect(stack.explain("tool", call()).map((e) => e.shadow)).toEqual([false]);
     });
 });

@@ -51,10 +51,15 @@ describe("the signal of a run with a caller signal or a deadline", () => {
     const caller = new AbortController();
     let heard: unknown;
     const stack = createStack(point);
-    const outcome = stack.run("tool", "x", async (x, ctx) => {
-      await new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve((heard = ctx.signal.reason))));
-      return x;
-    }, { signal: caller.signal });
+    const outcome = stack.run(
+      "tool",
+      "x",
+      async (x, ctx) => {
+        await new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve((heard = ctx.signal.reason))));
+        return x;
+      },
+      { signal: caller.signal },
+    );
     await tick();
     caller.abort("user left");
     expect(heard).toBe("user left");
@@ -67,11 +72,16 @@ describe("the signal of a run with a caller signal or a deadline", () => {
     const stack = createStack(point);
     let release: () => void = () => {};
     const gate_ = new Promise<void>((r) => (release = r));
-    const outcome = stack.run("tool", "x", async (x, ctx) => {
-      await gate_;
-      late = ctx.signal;
-      return x;
-    }, { signal: caller.signal });
+    const outcome = stack.run(
+      "tool",
+      "x",
+      async (x, ctx) => {
+        await gate_;
+        late = ctx.signal;
+        return x;
+      },
+      { signal: caller.signal },
+    );
     caller.abort("gone");
     const settledWith = await outcome;
     release();
@@ -86,11 +96,16 @@ describe("the signal of a run with a caller signal or a deadline", () => {
     let release: () => void = () => {};
     const gate_ = new Promise<void>((r) => (release = r));
     const stack = createStack(point);
-    const outcome = await stack.run("tool", "x", async (x, ctx) => {
-      await gate_;
-      late = ctx.signal;
-      return x;
-    }, { timeoutMs: 10 });
+    const outcome = await stack.run(
+      "tool",
+      "x",
+      async (x, ctx) => {
+        await gate_;
+        late = ctx.signal;
+        return x;
+      },
+      { timeoutMs: 10 },
+    );
     release();
     await tick();
     expect(outcome._tag === "Failed" && outcome.error instanceof RunAbortedError && outcome.error.timedOut).toBe(true);
@@ -112,17 +127,24 @@ describe("the signal of a run with a caller signal or a deadline", () => {
     const caller = new AbortController();
     const stack = createStack(point).use("tool", { name: "pass", around: (_ctx, next) => next() });
     for (let i = 0; i < 20; i++)
-      await stack.run("tool", "x", (x, ctx) => {
-        ctx.signal.addEventListener("abort", () => {});
-        return x;
-      }, { signal: caller.signal });
+      await stack.run(
+        "tool",
+        "x",
+        (x, ctx) => {
+          ctx.signal.addEventListener("abort", () => {});
+          return x;
+        },
+        { signal: caller.signal },
+      );
     expect(getEventListeners(caller.signal, "abort")).toHaveLength(0);
   });
 
   it("tells every run under one caller's signal when it aborts, and leaves nothing listening", async () => {
     const caller = new AbortController();
     const stack = createStack(point).use("tool", { name: "pass", before: () => Continue });
-    const runs = Array.from({ length: 6 }, (_, i) => stack.run("tool", String(i), (x) => (i < 3 ? x : new Promise<string>(() => {})), { signal: caller.signal }));
+    const runs = Array.from({ length: 6 }, (_, i) =>
+      stack.run("tool", String(i), (x) => (i < 3 ? x : new Promise<string>(() => {})), { signal: caller.signal }),
+    );
     await Promise.all(runs.slice(0, 3));
     caller.abort("turn cancelled");
     const outcomes = await Promise.all(runs);
@@ -159,12 +181,15 @@ describe("the signal of a hook with its own timeoutMs", () => {
     let release: () => void = () => {};
     const gate_ = new Promise<void>((r) => (release = r));
     const failures: unknown[] = [];
-    const stack = createStack(point, { onFailure: (error) => void failures.push(error.cause) })
-      .use("tool", { name: "slow", timeoutMs: 10, before: async (_x, ctx) => {
+    const stack = createStack(point, { onFailure: (error) => void failures.push(error.cause) }).use("tool", {
+      name: "slow",
+      timeoutMs: 10,
+      before: async (_x, ctx) => {
         await gate_;
         late = ctx.signal;
         return Continue;
-      } });
+      },
+    });
     await stack.run("tool", "x", (x) => x);
     release();
     await tick();
@@ -175,8 +200,12 @@ describe("the signal of a hook with its own timeoutMs", () => {
   it("aborts with the caller's reason when the caller aborts while the hook waits, and ends the wait", async () => {
     const caller = new AbortController();
     let heard: unknown;
-    const stack = createStack(point).use("tool", { name: "slow", timeoutMs: 10_000, before: (_x, ctx) =>
-      new Promise<undefined>((resolve) => ctx.signal.addEventListener("abort", () => resolve((heard = ctx.signal.reason, undefined)))) });
+    const stack = createStack(point).use("tool", {
+      name: "slow",
+      timeoutMs: 10_000,
+      before: (_x, ctx) =>
+        new Promise<undefined>((resolve) => ctx.signal.addEventListener("abort", () => resolve(((heard = ctx.signal.reason), undefined)))),
+    });
     const outcome = stack.run("tool", "x", (x) => x, { signal: caller.signal });
     await tick();
     caller.abort("user left");
@@ -187,7 +216,11 @@ describe("the signal of a hook with its own timeoutMs", () => {
   it("stops following the run once the hook settled", async () => {
     const caller = new AbortController();
     let signal: AbortSignal | undefined;
-    const stack = createStack(point).use("tool", { name: "quick", timeoutMs: 10_000, before: async (_x, ctx) => ((signal = ctx.signal), Continue) });
+    const stack = createStack(point).use("tool", {
+      name: "quick",
+      timeoutMs: 10_000,
+      before: async (_x, ctx) => ((signal = ctx.signal), Continue),
+    });
     const outcome = stack.run("tool", "x", async (x) => (await tick(5), x), { signal: caller.signal });
     await tick();
     caller.abort("after the hook");
@@ -215,10 +248,15 @@ describe("a caller's lookalike signal (a polyfill)", () => {
   it("aborts the run with an AbortError, the very reason its own signal carries", async () => {
     const caller = lookalike();
     let seen: AbortSignal | undefined;
-    const outcome = createStack(point).run("tool", "x", (_x, ctx) => {
-      seen = ctx.signal;
-      return new Promise<string>(() => {});
-    }, { signal: caller.signal });
+    const outcome = createStack(point).run(
+      "tool",
+      "x",
+      (_x, ctx) => {
+        seen = ctx.signal;
+        return new Promise<string>(() => {});
+      },
+      { signal: caller.signal },
+    );
     await tick();
     caller.abort();
     const settled = await outcome;
@@ -230,14 +268,24 @@ describe("a caller's lookalike signal (a polyfill)", () => {
 
   it("lets the run settle when its removeEventListener throws", async () => {
     const caller = lookalike();
-    const signal = { ...caller.signal, removeEventListener: () => { throw new Error("remove boom"); } } as unknown as AbortSignal;
+    const signal = {
+      ...caller.signal,
+      removeEventListener: () => {
+        throw new Error("remove boom");
+      },
+    } as unknown as AbortSignal;
     const outcome = await createStack(point).run("tool", "x", async (x) => (await tick(), x), { signal });
     expect(outcome).toEqual({ _tag: "Completed", value: "x" });
   });
 
   it("does not abort a settled run's signal when its listener, which removeEventListener would not let go of, fires later", async () => {
     const caller = lookalike();
-    const signal = { ...caller.signal, removeEventListener: () => { throw new Error("remove boom"); } } as unknown as AbortSignal;
+    const signal = {
+      ...caller.signal,
+      removeEventListener: () => {
+        throw new Error("remove boom");
+      },
+    } as unknown as AbortSignal;
     let seen: AbortSignal | undefined;
     const outcome = await createStack(point).run("tool", "x", async (x, ctx) => ((seen = ctx.signal), x), { signal });
     caller.abort();
@@ -248,7 +296,11 @@ describe("a caller's lookalike signal (a polyfill)", () => {
   it("settles the run as aborted, with what its reason getter threw, when it aborts while the run goes on", async () => {
     const caller = lookalike();
     const boom = new Error("reason boom");
-    Object.defineProperty(caller.signal, "reason", { get: () => { throw boom; } });
+    Object.defineProperty(caller.signal, "reason", {
+      get: () => {
+        throw boom;
+      },
+    });
     const outcome = createStack(point).run("tool", "x", () => new Promise<string>(() => {}), { signal: caller.signal });
     await tick();
     caller.abort();

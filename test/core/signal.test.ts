@@ -7,10 +7,14 @@ import { gc as collect } from "../support/gc.ts";
 const abortedWithin = (signal: AbortSignal, ms: number): Promise<unknown> =>
   new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`not aborted within ${ms} ms`)), ms);
-    signal.addEventListener("abort", () => {
-      clearTimeout(timer);
-      resolve(signal.reason);
-    }, { once: true });
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        resolve(signal.reason);
+      },
+      { once: true },
+    );
   });
 
 describe("linkSignal", () => {
@@ -51,7 +55,14 @@ describe("withDeadline", () => {
     const waitFor = (signal: AbortSignal) =>
       new Promise<string>((resolve) => {
         const slow = setTimeout(() => resolve("completed"), 1000);
-        signal.addEventListener("abort", () => { clearTimeout(slow); resolve("aborted"); }, { once: true });
+        signal.addEventListener(
+          "abort",
+          () => {
+            clearTimeout(slow);
+            resolve("aborted");
+          },
+          { once: true },
+        );
       });
     const outcome = waitFor(withDeadline(new AbortController().signal, 100).controller.signal);
     await new Promise((r) => setTimeout(r, 20));

@@ -1,12 +1,27 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { Continue, MemoryStore, Priority, RegistrationError, Reject, Replace, Trace, Transform, createStack, gate } from "../../src/core/index.ts";
+import {
+  Continue,
+  MemoryStore,
+  Priority,
+  RegistrationError,
+  Reject,
+  Replace,
+  Trace,
+  Transform,
+  createStack,
+  gate,
+} from "../../src/core/index.ts";
 import { call, newStack, sleep } from "./helpers.ts";
 
 describe("registration", () => {
   const cases: [string, Record<string, unknown>, RegExp][] = [
     ["a non-function hook", { name: "bad", before: "nope" }, /hook "bad": before must be a function/],
-    ["a NaN priority", { name: "bad", priority: Number.NaN, before: () => Continue }, /hook "bad": priority must be a finite number, got NaN/],
+    [
+      "a NaN priority",
+      { name: "bad", priority: Number.NaN, before: () => Continue },
+      /hook "bad": priority must be a finite number, got NaN/,
+    ],
     ["an infinite priority", { name: "bad", priority: Infinity, before: () => Continue }, /hook "bad": priority must be a finite number/],
     ["a missing name", { before: () => Continue }, /name must be a non-empty string/],
     ["no phase function", { name: "empty" }, /hook "empty": .* needs at least one function/],
@@ -44,7 +59,15 @@ describe("the operation's context", () => {
   it("names no hook, so its addContext is not credited to the last hook that ran", async () => {
     const credited: [string, string][] = [];
     const stack = newStack().use("tool", { name: "shadowed", shadow: true, before: () => undefined });
-    await stack.run("tool", call(), (_c, ctx) => { ctx.addContext("from the tool"); return { content: String(ctx.hook.name) }; }, { onContext: (text, by) => credited.push([text, by]) });
+    await stack.run(
+      "tool",
+      call(),
+      (_c, ctx) => {
+        ctx.addContext("from the tool");
+        return { content: String(ctx.hook.name) };
+      },
+      { onContext: (text, by) => credited.push([text, by]) },
+    );
     expect(credited).toEqual([["from the tool", "?"]]);
   });
 });
@@ -52,10 +75,19 @@ describe("the operation's context", () => {
 describe("a name registered on two points", () => {
   it("keeps one enabled state: registering it disabled where it is enabled elsewhere is refused, naming both", () => {
     const stack = newStack().use("tool", { name: "guard", before: () => Reject("no") });
-    expect(() => stack.use("watch", { name: "guard", disabled: true, before: () => undefined })).toThrow(/hook "guard": disabled is true, but the hook of that name on point "tool" is enabled/);
-    expect(() => stack.disable("guard").use("watch", { name: "guard", disabled: false, before: () => undefined })).toThrow(/disabled is false, but the hook of that name on point "tool" is disabled/);
+    expect(() => stack.use("watch", { name: "guard", disabled: true, before: () => undefined })).toThrow(
+      /hook "guard": disabled is true, but the hook of that name on point "tool" is enabled/,
+    );
+    expect(() => stack.disable("guard").use("watch", { name: "guard", disabled: false, before: () => undefined })).toThrow(
+      /disabled is false, but the hook of that name on point "tool" is disabled/,
+    );
     // Without a flag of its own, a hook takes on its name's state.
-    expect(stack.disable("guard").use("watch", { name: "guard", before: () => undefined }).has("watch")).toBe(false);
+    expect(
+      stack
+        .disable("guard")
+        .use("watch", { name: "guard", before: () => undefined })
+        .has("watch"),
+    ).toBe(false);
     expect(() => stack.use("watch", { name: "guard", before: () => undefined })).not.toThrow();
     expect(() => newStack().use(["tool", "watch"], { name: "both", disabled: true, before: () => undefined })).not.toThrow();
   });
@@ -70,7 +102,9 @@ describe("immutable stacks", () => {
   });
 
   it("removes a hook by name with without()", async () => {
-    const stack = newStack().use("tool", { name: "deny", before: () => Reject("no") }).without("deny");
+    const stack = newStack()
+      .use("tool", { name: "deny", before: () => Reject("no") })
+      .without("deny");
     expect((await stack.run("tool", call(), () => ({ content: "" })))._tag).toBe("Completed");
   });
 });
@@ -103,17 +137,32 @@ describe("R8 matchers in the chain", () => {
       .use("tool", { name: "web", match: "WebFetch", before: () => Continue })
       .disable("web");
     const lines = stack.explain("tool", call("Bash", { command: "rm -rf /" }));
-    expect(lines.map((l) => [l.hook, l.matches, l.disabled])).toEqual([["no-rm", true, false], ["audit", true, false], ["web", false, true]]);
+    expect(lines.map((l) => [l.hook, l.matches, l.disabled])).toEqual([
+      ["no-rm", true, false],
+      ["audit", true, false],
+      ["web", false, true],
+    ]);
   });
 });
 
 describe("R9 immutability", () => {
   it("freezes inputs and outputs in strict mode so a hook cannot change what another saw", async () => {
     let mutationError: unknown;
-    const stack = newStack({ strict: true })
-      .use("tool", { name: "mutator", before: (c) => { try { (c.input as Record<string, unknown>).command = "rm -rf /"; } catch (e) { mutationError = e; } } });
+    const stack = newStack({ strict: true }).use("tool", {
+      name: "mutator",
+      before: (c) => {
+        try {
+          (c.input as Record<string, unknown>).command = "rm -rf /";
+        } catch (e) {
+          mutationError = e;
+        }
+      },
+    });
     let opSaw: unknown;
-    await stack.run("tool", call("Bash", { command: "ls" }), (c) => { opSaw = c.input.command; return { content: "" }; });
+    await stack.run("tool", call("Bash", { command: "ls" }), (c) => {
+      opSaw = c.input.command;
+      return { content: "" };
+    });
     expect(mutationError).toBeInstanceOf(TypeError);
     expect(opSaw).toBe("ls");
   });
@@ -122,7 +171,13 @@ describe("R9 immutability", () => {
     let frozen = false;
     const stack = newStack({ strict: true })
       .use("tool", { name: "t", priority: 1, before: (c) => Transform({ ...c, input: { a: [1] } }) })
-      .use("tool", { name: "look", priority: 2, before: (c) => { frozen = Object.isFrozen(c.input.a); } });
+      .use("tool", {
+        name: "look",
+        priority: 2,
+        before: (c) => {
+          frozen = Object.isFrozen(c.input.a);
+        },
+      });
     await stack.run("tool", call(), () => ({ content: "" }));
     expect(frozen).toBe(true);
   });
@@ -131,7 +186,10 @@ describe("R9 immutability", () => {
 describe("R10 observers", () => {
   it("see a run refused for nesting too deep, as they see one refused for an aborted signal", async () => {
     const seen: string[] = [];
-    const stack = createStack({ tool: gate<string, string>({ name: "tool" }) }, { maxDepth: 2 }).use("tool", { name: "audit", observe: (e) => void seen.push((e.outcome as { error: Error }).error.name) });
+    const stack = createStack({ tool: gate<string, string>({ name: "tool" }) }, { maxDepth: 2 }).use("tool", {
+      name: "audit",
+      observe: (e) => void seen.push((e.outcome as { error: Error }).error.name),
+    });
     const aborted = new AbortController();
     aborted.abort("x");
     await stack.run("tool", "x", (x) => x, { signal: aborted.signal });
@@ -145,12 +203,30 @@ describe("R10 observers", () => {
     const trace = new Trace();
     const stack = newStack()
       .use("tool", { name: "deny", before: () => Reject("no") })
-      .use("tool", { name: "vandal", observe: (e) => {
-        try { (e.outcome as { _tag: string })._tag = "Completed"; } catch { /* frozen */ }
-        try { (e.decisions as unknown[]).push({ hook: "fake" }); } catch { /* frozen */ }
-        try { (e.decisions[0] as { action: string }).action = "Continue"; } catch { /* frozen */ }
-      } })
-      .use("tool", { name: "reader", observe: (e) => void seen.push(`${e.outcome._tag} ${e.decisions.map((d) => `${d.hook}:${d.action}`).join(",")}`) });
+      .use("tool", {
+        name: "vandal",
+        observe: (e) => {
+          try {
+            (e.outcome as { _tag: string })._tag = "Completed";
+          } catch {
+            /* frozen */
+          }
+          try {
+            (e.decisions as unknown[]).push({ hook: "fake" });
+          } catch {
+            /* frozen */
+          }
+          try {
+            (e.decisions[0] as { action: string }).action = "Continue";
+          } catch {
+            /* frozen */
+          }
+        },
+      })
+      .use("tool", {
+        name: "reader",
+        observe: (e) => void seen.push(`${e.outcome._tag} ${e.decisions.map((d) => `${d.hook}:${d.action}`).join(",")}`),
+      });
     const outcome = await stack.run("tool", call(), () => ({ content: "" }), { trace });
     await stack.flush();
     expect(outcome._tag).toBe("Rejected");
@@ -161,7 +237,10 @@ describe("R10 observers", () => {
 
   it("sees a frozen input and output in strict mode when a point has observers only", async () => {
     const frozen: boolean[] = [];
-    const stack = newStack({ strict: true }).use("tool", { name: "watcher", observe: (e) => void frozen.push(Object.isFrozen(e.input), Object.isFrozen((e.outcome as { value: object }).value)) });
+    const stack = newStack({ strict: true }).use("tool", {
+      name: "watcher",
+      observe: (e) => void frozen.push(Object.isFrozen(e.input), Object.isFrozen((e.outcome as { value: object }).value)),
+    });
     await stack.run("tool", call(), () => ({ content: "ok" }));
     await stack.flush();
     expect(frozen).toEqual([true, true]);
@@ -172,15 +251,28 @@ describe("R10 observers", () => {
     let resolvedFirst = false;
     const stack = newStack()
       .use("tool", { name: "deny", before: () => Reject("no") })
-      .use("tool", { name: "watcher", observe: (e) => void events.push({ outcome: e.outcome._tag, decisions: e.decisions.map((d) => `${d.hook}:${d.action}`), resolvedFirst }) });
-    await stack.run("tool", call(), () => ({ content: "" })).then(() => { resolvedFirst = true; });
+      .use("tool", {
+        name: "watcher",
+        observe: (e) =>
+          void events.push({ outcome: e.outcome._tag, decisions: e.decisions.map((d) => `${d.hook}:${d.action}`), resolvedFirst }),
+      });
+    await stack
+      .run("tool", call(), () => ({ content: "" }))
+      .then(() => {
+        resolvedFirst = true;
+      });
     await stack.flush();
     expect(events).toEqual([{ outcome: "Rejected", decisions: ["deny:Reject"], resolvedFirst: true }]);
   });
 
   it("isolates and counts observer errors and never delays the chain", async () => {
     const stack = newStack()
-      .use("tool", { name: "bad", observe: () => { throw new Error("observer broke"); } })
+      .use("tool", {
+        name: "bad",
+        observe: () => {
+          throw new Error("observer broke");
+        },
+      })
       .use("tool", { name: "slow", observe: () => sleep(30) });
     const t0 = performance.now();
     const outcome = await stack.run("tool", call(), () => ({ content: "ok" }));
@@ -192,7 +284,16 @@ describe("R10 observers", () => {
 
   it("flush() waits for background work started with ctx.waitUntil", async () => {
     let done = false;
-    const stack = newStack().use("tool", { name: "bg", after: (_o, _i, ctx) => { ctx.waitUntil(sleep(20).then(() => { done = true; })); } });
+    const stack = newStack().use("tool", {
+      name: "bg",
+      after: (_o, _i, ctx) => {
+        ctx.waitUntil(
+          sleep(20).then(() => {
+            done = true;
+          }),
+        );
+      },
+    });
     await stack.run("tool", call(), () => ({ content: "" }));
     expect(done).toBe(false);
     await stack.flush();
@@ -229,7 +330,14 @@ describe("R12 shadow and disable", () => {
     const base = newStack().use("tool", { name: "deny", before: () => Reject("no"), disabled: true });
     expect((await base.run("tool", call(), () => ({ content: "" })))._tag).toBe("Completed");
     expect((await base.enable("deny").run("tool", call(), () => ({ content: "" })))._tag).toBe("Rejected");
-    expect((await base.enable("deny").disable("deny").run("tool", call(), () => ({ content: "" })))._tag).toBe("Completed");
+    expect(
+      (
+        await base
+          .enable("deny")
+          .disable("deny")
+          .run("tool", call(), () => ({ content: "" }))
+      )._tag,
+    ).toBe("Completed");
   });
 
   it("refuses to disable a hook that does not exist", () => {
@@ -249,18 +357,33 @@ describe("context", () => {
 
   it("asks the run's own approval handler, when it has one, instead of the stack's", async () => {
     const asked: string[] = [];
-    const stack = newStack({ approval: () => (asked.push("stack"), { decision: "deny", reason: "stack says no" }) })
-      .use("tool", { name: "ask", before: async (_c, ctx) => { const d = await ctx.approve({ hook: "ask" }); return d.decision === "approve" ? Continue : Reject(d.reason ?? "denied"); } });
-    const own = await stack.run("tool", call(), () => ({ content: "ran" }), { approval: (r) => (asked.push(`run: ${r.hook} on ${r.point}`), { decision: "approve" }) });
+    const stack = newStack({ approval: () => (asked.push("stack"), { decision: "deny", reason: "stack says no" }) }).use("tool", {
+      name: "ask",
+      before: async (_c, ctx) => {
+        const d = await ctx.approve({ hook: "ask" });
+        return d.decision === "approve" ? Continue : Reject(d.reason ?? "denied");
+      },
+    });
+    const own = await stack.run("tool", call(), () => ({ content: "ran" }), {
+      approval: (r) => (asked.push(`run: ${r.hook} on ${r.point}`), { decision: "approve" }),
+    });
     const stacks = await stack.run("tool", call(), () => ({ content: "ran" }));
     expect([own._tag, stacks._tag]).toEqual(["Completed", "Rejected"]);
     expect(asked).toEqual(["run: ask on tool", "stack"]);
     const bad = await stack.run("tool", call(), () => ({ content: "ran" }), { approval: "yes" as never });
-    expect(bad._tag === "Rejected" && bad.reason).toMatch(/hook "ask" failed in before on tool: threw: stack.run\("tool"\): approval must be a function or durableApprovals\(\), got string/);
+    expect(bad._tag === "Rejected" && bad.reason).toMatch(
+      /hook "ask" failed in before on tool: threw: stack.run\("tool"\): approval must be a function or durableApprovals\(\), got string/,
+    );
   });
 
   it("answers approval requests with a denial that says so when no handler is configured", async () => {
-    const stack = newStack().use("tool", { name: "ask", before: async (_c, ctx) => { const d = await ctx.approve({ hook: "ask", reason: "dangerous" }); return d.decision === "approve" ? Continue : Reject(d.decision === "deny" ? d.reason : "?"); } });
+    const stack = newStack().use("tool", {
+      name: "ask",
+      before: async (_c, ctx) => {
+        const d = await ctx.approve({ hook: "ask", reason: "dangerous" });
+        return d.decision === "approve" ? Continue : Reject(d.decision === "deny" ? d.reason : "?");
+      },
+    });
     const outcome = await stack.run("tool", call(), () => ({ content: "" }));
     expect(outcome._tag === "Rejected" && outcome.reason).toMatch(/no approval handler is configured/);
   });
@@ -286,7 +409,9 @@ describe("context", () => {
     });
     await stack.run("tool", call("Read", { key: "prompts:today" }), () => ({ content: "" }), { sessionId: "alice" });
     let seen: unknown = "unread";
-    await stack.run("tool", call(), async (_c, ctx) => ((seen = await ctx.state("session").get("today")), { content: "" }), { sessionId: "alice:prompts" });
+    await stack.run("tool", call(), async (_c, ctx) => ((seen = await ctx.state("session").get("today")), { content: "" }), {
+      sessionId: "alice:prompts",
+    });
     expect(seen).toBeUndefined();
   });
 
@@ -303,7 +428,10 @@ describe("context", () => {
   it("keeps the state runs without a session share apart from every session's, one named none included", async () => {
     const store = new MemoryStore();
     const counts: number[] = [];
-    const stack = newStack({ store }).use("tool", { name: "count", before: async (_c, ctx) => void counts.push(await ctx.state().incr("calls")) });
+    const stack = newStack({ store }).use("tool", {
+      name: "count",
+      before: async (_c, ctx) => void counts.push(await ctx.state().incr("calls")),
+    });
     await stack.run("tool", call(), () => ({ content: "" }));
     await stack.run("tool", call(), () => ({ content: "" }));
     await stack.run("tool", call(), () => ({ content: "" }), { sessionId: "none" });
@@ -328,14 +456,33 @@ describe("context", () => {
   it("replaces through the fast path with no hooks, calling the operation directly", async () => {
     const stack = createStack({ p: gate<number, number>({ name: "p" }) });
     expect(await stack.run("p", 2, (n) => n * 2)).toEqual({ _tag: "Completed", value: 4 });
-    expect(await stack.run("p", 2, async () => { throw new Error("x"); })).toMatchObject({ _tag: "Failed" });
+    expect(
+      await stack.run("p", 2, async () => {
+        throw new Error("x");
+      }),
+    ).toMatchObject({ _tag: "Failed" });
   });
 
   it("keeps a replaced value final even if an outer around retries", async () => {
     let calls = 0;
     const stack = newStack()
-      .use("tool", { name: "outer", priority: 1, around: async (_c, next) => { await next(); await sleep(1); return next(); } })
-      .use("tool", { name: "inner", priority: 2, before: () => { calls++; return Replace({ content: `r${calls}` }); } });
+      .use("tool", {
+        name: "outer",
+        priority: 1,
+        around: async (_c, next) => {
+          await next();
+          await sleep(1);
+          return next();
+        },
+      })
+      .use("tool", {
+        name: "inner",
+        priority: 2,
+        before: () => {
+          calls++;
+          return Replace({ content: `r${calls}` });
+        },
+      });
     const outcome = await stack.run("tool", call(), () => ({ content: "op" }));
     expect(outcome).toEqual({ _tag: "Completed", value: { content: "r2" } });
   });
@@ -345,7 +492,14 @@ describe("the trace of around hooks", () => {
   it("says why an around hook passed on a failed or rejected outcome", async () => {
     const trace = new Trace();
     const stack = newStack().use("tool", { name: "pass", around: (_c, next) => next() });
-    await stack.run("tool", call(), () => { throw new Error("disk full"); }, { trace });
+    await stack.run(
+      "tool",
+      call(),
+      () => {
+        throw new Error("disk full");
+      },
+      { trace },
+    );
     expect(trace.entries.map((e) => [e.hook, e.action, e.reason])).toEqual([["pass", "Outcome", "Failed: disk full"]]);
   });
 });

@@ -1,8 +1,13 @@
 import { describe, expectTypeOf, it } from "vitest";
 import { Continue, Reject, Replace, Transform, contextKey, createStack, gate, observe, type Outcome } from "../../src/core/index.ts";
 
-interface Call { name: string; input: Record<string, unknown> }
-interface Result { content: string }
+interface Call {
+  name: string;
+  input: Record<string, unknown>;
+}
+interface Result {
+  content: string;
+}
 const stack = createStack({
   tool: gate<Call, Result>({ name: "tool", subject: (c) => c.name }),
   model: observe<{ model: string }, { text: string }>({ name: "model" }),

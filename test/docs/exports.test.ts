@@ -20,14 +20,24 @@ const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as {
 const entries = Object.entries(pkg.exports).filter((e): e is [string, { types: string; default: string }] => typeof e[1] === "object");
 const sourceOf = (target: string): string => target.replace(/^\.\/dist\//, "src/").replace(/\.js$/, ".ts");
 
-const program = ts.createProgram(entries.map(([, t]) => `${root}${sourceOf(t.default)}`), {
-  allowImportingTsExtensions: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true,
-});
+const program = ts.createProgram(
+  entries.map(([, t]) => `${root}${sourceOf(t.default)}`),
+  {
+    allowImportingTsExtensions: true,
+    noEmit: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    skipLibCheck: true,
+  },
+);
 const checker = program.getTypeChecker();
 const exportsOf = (file: string): ts.Symbol[] => {
   const source = program.getSourceFile(`${root}${file}`);
   if (source === undefined) throw new Error(`${file} not found`);
-  return checker.getExportsOfModule(checker.getSymbolAtLocation(source) as ts.Symbol).map((s) => (s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s));
+  return checker
+    .getExportsOfModule(checker.getSymbolAtLocation(source) as ts.Symbol)
+    .map((s) => (s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s));
 };
 const all = [...new Set(entries.flatMap(([, t]) => exportsOf(sourceOf(t.default))))];
 
@@ -41,13 +51,20 @@ describe("public API documentation", () => {
   });
 
   it("gives every exported function, class and constant a one-line summary", () => {
-    const missing = all.filter(isValue).filter((s) => docOf(s) === "").map((s) => s.getName());
+    const missing = all
+      .filter(isValue)
+      .filter((s) => docOf(s) === "")
+      .map((s) => s.getName());
     expect(missing).toEqual([]);
   });
 
   it("gives every exported function and class an @example", () => {
     const missing = all
-      .filter((s) => (s.flags & (ts.SymbolFlags.Function | ts.SymbolFlags.Class)) !== 0 || ((s.flags & ts.SymbolFlags.Variable) !== 0 && /=>|function/.test(s.valueDeclaration?.getText() ?? "")))
+      .filter(
+        (s) =>
+          (s.flags & (ts.SymbolFlags.Function | ts.SymbolFlags.Class)) !== 0 ||
+          ((s.flags & ts.SymbolFlags.Variable) !== 0 && /=>|function/.test(s.valueDeclaration?.getText() ?? "")),
+      )
       .filter((s) => !tagsOf(s).includes("example"))
       .map((s) => s.getName());
     expect(missing).toEqual([]);
@@ -57,7 +74,21 @@ describe("public API documentation", () => {
 describe("package.json exports", () => {
   it("has the root and one subpath per area", () => {
     expect(Object.keys(pkg.exports)).toEqual([
-      ".", "./core", "./agent", "./middleware", "./claude", "./ai-sdk", "./mcp", "./otel", "./redis", "./effect", "./koa", "./langchain", "./openai-agents", "./claude-agent-sdk", "./package.json",
+      ".",
+      "./core",
+      "./agent",
+      "./middleware",
+      "./claude",
+      "./ai-sdk",
+      "./mcp",
+      "./otel",
+      "./redis",
+      "./effect",
+      "./koa",
+      "./langchain",
+      "./openai-agents",
+      "./claude-agent-sdk",
+      "./package.json",
     ]);
   });
 
@@ -70,15 +101,19 @@ describe("package.json exports", () => {
   });
 
   it("maps the same names to the sources for the checkout (tsconfig paths), so examples import the package by name", () => {
-    const config = ts.readConfigFile(`${root}tsconfig.json`, (p) => readFileSync(p, "utf8")).config as { compilerOptions: { paths: Record<string, string[]> } };
+    const config = ts.readConfigFile(`${root}tsconfig.json`, (p) => readFileSync(p, "utf8")).config as {
+      compilerOptions: { paths: Record<string, string[]> };
+    };
     const expected = Object.fromEntries(entries.map(([key, t]) => [`agent-onion${key.slice(1)}`, [`./${sourceOf(t.default)}`]]));
     expect(config.compilerOptions.paths).toEqual(expected);
   });
 
   it("keeps the root free of what needs an optional or heavy package: Effect, OpenTelemetry, ioredis", () => {
     const rootNames = new Set(exportsOf("src/index.ts").map((s) => s.getName()));
-    for (const name of ["fromClaudeSettings", "commandHook", "effectHook", "metrics", "tracing", "RedisStore"]) expect(rootNames.has(name), name).toBe(false);
-    for (const name of ["createAgentStack", "Reject", "createAgent", "guards", "redaction", "aiSdkMiddleware", "wrapMcpClient", "fromKoa"]) expect(rootNames.has(name), name).toBe(true);
+    for (const name of ["fromClaudeSettings", "commandHook", "effectHook", "metrics", "tracing", "RedisStore"])
+      expect(rootNames.has(name), name).toBe(false);
+    for (const name of ["createAgentStack", "Reject", "createAgent", "guards", "redaction", "aiSdkMiddleware", "wrapMcpClient", "fromKoa"])
+      expect(rootNames.has(name), name).toBe(true);
   });
 
   it("declares adapter packages as optional peers, and ships a bin that exists", () => {

@@ -16,14 +16,26 @@ const demo = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "examples
 const dir = mkdtempSync(join(tmpdir(), "agent-onion-demo-"));
 const tracePath = join(dir, "demo.trace.json");
 
-interface TraceEvent { name: string; cat?: string; ph: string; ts?: number; dur?: number; pid: number; tid?: number; args: Record<string, unknown> }
+interface TraceEvent {
+  name: string;
+  cat?: string;
+  ph: string;
+  ts?: number;
+  dur?: number;
+  pid: number;
+  tid?: number;
+  args: Record<string, unknown>;
+}
 
 let stdout = "";
 
 beforeAll(async () => {
   const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, ["--import", "tsx", demo, tracePath], { env: { ...process.env, NO_COLOR: "1" }, timeout: 60_000 }, (error, out, err) =>
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout: out, stderr: err }),
+    execFile(
+      process.execPath,
+      ["--import", "tsx", demo, tracePath],
+      { env: { ...process.env, NO_COLOR: "1" }, timeout: 60_000 },
+      (error, out, err) => resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout: out, stderr: err }),
     );
   });
   expect(result.code, result.stderr).toBe(0);
@@ -50,7 +62,12 @@ describe("npm run demo", () => {
   });
 
   it("prints the OpenTelemetry metrics read back from the SDK, and time per hook", () => {
-    for (const metric of ["gen_ai.client.operation.duration (s)", "gen_ai.client.token.usage ({token})", "gen_ai.execute_tool.duration (s)", "agent_onion.hook.rejections"])
+    for (const metric of [
+      "gen_ai.client.operation.duration (s)",
+      "gen_ai.client.token.usage ({token})",
+      "gen_ai.execute_tool.duration (s)",
+      "agent_onion.hook.rejections",
+    ])
       expect(stdout).toContain(metric);
     expect(stdout).toMatch(/^ {2}toolPolicy +toolCall +before +\d+/m);
   });
@@ -69,7 +86,9 @@ describe("npm run demo", () => {
       expect(Number.isInteger(e.pid) && Number.isInteger(e.tid)).toBe(true);
     }
     expect(new Set(complete.map((e) => e.cat))).toEqual(new Set(["point", "hook"]));
-    expect(complete).toContainEqual(expect.objectContaining({ name: "toolCall Bash", args: expect.objectContaining({ outcome: "Rejected", by: "toolPolicy" }) }));
+    expect(complete).toContainEqual(
+      expect.objectContaining({ name: "toolCall Bash", args: expect.objectContaining({ outcome: "Rejected", by: "toolPolicy" }) }),
+    );
     expect(trace.traceEvents.some((e) => e.ph === "M" && e.name === "thread_name")).toBe(true);
     // The file is made to be shared: nothing sensitive in it.
     expect(text).not.toContain(registryToken);

@@ -19,7 +19,9 @@ const project = (): string => {
 const stopReq: StopRequest = { reason: "end_turn", blockedCount: 0, lastMessage: "Finished." };
 const stop = () => ({ stop: true as const });
 const toolText = (model: ReturnType<typeof createScriptedModel>, i: number) =>
-  model.requests[i]!.messages.filter((m) => m.role === "tool").map((m) => m.content).join("\n");
+  model.requests[i]!.messages.filter((m) => m.role === "tool")
+    .map((m) => m.content)
+    .join("\n");
 
 describe("agentHook", () => {
   it("investigates with read-only tools and blocks the stop when it finds a problem", async () => {
@@ -27,10 +29,16 @@ describe("agentHook", () => {
     const model = createScriptedModel({
       turns: [
         { toolCalls: [{ name: "Grep", input: { text: "TODO" } }] },
-        (req) => (req.messages.some((m) => m.role === "tool" && m.content.includes("src/app.ts:2")) ? '{"ok": false, "reason": "src/app.ts:2 still has a TODO"}' : '{"ok": true}'),
+        (req) =>
+          req.messages.some((m) => m.role === "tool" && m.content.includes("src/app.ts:2"))
+            ? '{"ok": false, "reason": "src/app.ts:2 still has a TODO"}'
+            : '{"ok": true}',
       ],
     });
-    const stack = agentStack().use("stop", agentHook({ event: "Stop", name: "verifier", model, prompt: "Are all TODOs resolved? $ARGUMENTS", cwd, timeoutMs: 5000 }));
+    const stack = agentStack().use(
+      "stop",
+      agentHook({ event: "Stop", name: "verifier", model, prompt: "Are all TODOs resolved? $ARGUMENTS", cwd, timeoutMs: 5000 }),
+    );
     expect(await stack.run("stop", stopReq, stop)).toMatchObject({ _tag: "Rejected", reason: "src/app.ts:2 still has a TODO" });
     expect(model.requests[0]!.tools?.map((t) => t.name)).toEqual(["Read", "Glob", "Grep"]);
   });
@@ -43,14 +51,19 @@ describe("agentHook", () => {
 
   it("asks for modelId when given (settings: the handler's model field)", async () => {
     const model = createScriptedModel({ turns: ['{"ok": true}'] });
-    const stack = agentStack().use("stop", agentHook({ event: "Stop", model, modelId: "claude-haiku-x", prompt: "$ARGUMENTS", cwd: project(), timeoutMs: 5000 }));
+    const stack = agentStack().use(
+      "stop",
+      agentHook({ event: "Stop", model, modelId: "claude-haiku-x", prompt: "$ARGUMENTS", cwd: project(), timeoutMs: 5000 }),
+    );
     expect((await stack.run("stop", stopReq, stop))._tag).toBe("Completed");
     expect(model.requests.map((r) => r.model)).toEqual(["claude-haiku-x"]);
   });
 
   it("cannot read outside its directory", async () => {
     const cwd = project();
-    const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Read", input: { file_path: "../../../../etc/hostname" } }] }, '{"ok": true}'] });
+    const model = createScriptedModel({
+      turns: [{ toolCalls: [{ name: "Read", input: { file_path: "../../../../etc/hostname" } }] }, '{"ok": true}'],
+    });
     const stack = agentStack().use("stop", agentHook({ event: "Stop", model, prompt: "$ARGUMENTS", cwd, timeoutMs: 5000 }));
     expect((await stack.run("stop", stopReq, stop))._tag).toBe("Completed");
     expect(toolText(model, 1)).toMatch(/outside/);
@@ -58,7 +71,10 @@ describe("agentHook", () => {
 
   it("fails closed when the verifier answers prose", async () => {
     const model = createScriptedModel({ turns: ["Looks fine to me!"] });
-    const stack = agentStack().use("stop", agentHook({ event: "Stop", name: "verifier", model, prompt: "$ARGUMENTS", cwd: project(), timeoutMs: 5000 }));
+    const stack = agentStack().use(
+      "stop",
+      agentHook({ event: "Stop", name: "verifier", model, prompt: "$ARGUMENTS", cwd: project(), timeoutMs: 5000 }),
+    );
     const outcome = await stack.run("stop", stopReq, stop);
     expect(outcome).toMatchObject({ _tag: "Rejected" });
     expect((outcome as { reason: string }).reason).toMatch(/did not answer a JSON verdict: "Looks fine to me!"/);
@@ -85,7 +101,11 @@ describe("readOnlyTools", () => {
     }
     const [, glob] = await readOnlyTools(root);
     const opts = { signal: new AbortController().signal, toolCallId: "t" };
-    const found = async (pattern: string) => String(await glob!.execute({ pattern }, opts)).split("\n").filter(Boolean).sort();
+    const found = async (pattern: string) =>
+      String(await glob!.execute({ pattern }, opts))
+        .split("\n")
+        .filter(Boolean)
+        .sort();
     expect(await found("*.ts")).toEqual(["top.ts"]);
     expect(await found("**/*.ts")).toEqual(["src/a.ts", "src/deep/b.ts", "top.ts"]);
     expect(await found("*")).toEqual(["README.md", "top.ts"]);
@@ -109,20 +129,28 @@ describe("readOnlyTools", () => {
     const root = project();
     writeFileSync(join(root, "big.txt"), "x".repeat(300_005));
     const [read] = await readOnlyTools(root, { maxFileBytes: 5 });
-    expect(await read!.execute({ file_path: "big.txt" }, { signal: new AbortController().signal, toolCallId: "t" })).toBe("xxxxx\n[truncated: 300000 more bytes]");
+    expect(await read!.execute({ file_path: "big.txt" }, { signal: new AbortController().signal, toolCallId: "t" })).toBe(
+      "xxxxx\n[truncated: 300000 more bytes]",
+    );
   });
 
   it("refuses to read a FIFO, which could wait forever", async () => {
     const root = project();
     execFileSync("mkfifo", [join(root, "pipe")]);
     const [read] = await readOnlyTools(root);
-    await expect(read!.execute({ file_path: "pipe" }, { signal: new AbortController().signal, toolCallId: "t" })).rejects.toThrow(/pipe is not a regular file/);
+    await expect(read!.execute({ file_path: "pipe" }, { signal: new AbortController().signal, toolCallId: "t" })).rejects.toThrow(
+      /pipe is not a regular file/,
+    );
   });
 
   it("refuses limits that would remove a cap or make every call empty, when the tools are made", async () => {
     const root = project();
-    await expect(readOnlyTools(root, { maxFileBytes: Number.NaN })).rejects.toThrow(/readOnlyTools: maxFileBytes must be a finite number of bytes, 0 or more, got NaN/);
+    await expect(readOnlyTools(root, { maxFileBytes: Number.NaN })).rejects.toThrow(
+      /readOnlyTools: maxFileBytes must be a finite number of bytes, 0 or more, got NaN/,
+    );
     await expect(readOnlyTools(root, { maxFileBytes: -5 })).rejects.toThrow(/maxFileBytes/);
-    await expect(readOnlyTools(root, { maxResults: Number.NaN })).rejects.toThrow(/readOnlyTools: maxResults must be a whole number from 1, got NaN/);
+    await expect(readOnlyTools(root, { maxResults: Number.NaN })).rejects.toThrow(
+      /readOnlyTools: maxResults must be a whole number from 1, got NaN/,
+    );
   });
 });

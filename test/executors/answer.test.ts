@@ -9,22 +9,38 @@ import { agentStack } from "./stack-helpers.ts";
 
 describe("stdout starting with {", () => {
   it("reads stdout that starts with { but is not JSON as plain text", async () => {
-    expect(readAnswerText("ctx", "UserPromptSubmit", "{WIP} current branch: feat/auth\n")).toEqual({ text: "{WIP} current branch: feat/auth" });
+    expect(readAnswerText("ctx", "UserPromptSubmit", "{WIP} current branch: feat/auth\n")).toEqual({
+      text: "{WIP} current branch: feat/auth",
+    });
     const context: string[] = [];
-    const hook = commandHook({ event: "UserPromptSubmit", ...node("respond.mjs", "0", "{WIP} current branch: feat/auth\n"), timeoutMs: 5000 });
-    const outcome = await agentStack().use("userPrompt", hook).run("userPrompt", { text: "fix the login bug" }, (p) => p, { onContext: (t) => context.push(t) });
+    const hook = commandHook({
+      event: "UserPromptSubmit",
+      ...node("respond.mjs", "0", "{WIP} current branch: feat/auth\n"),
+      timeoutMs: 5000,
+    });
+    const outcome = await agentStack()
+      .use("userPrompt", hook)
+      .run("userPrompt", { text: "fix the login bug" }, (p) => p, { onContext: (t) => context.push(t) });
     expect(outcome._tag).toBe("Completed");
     expect(context).toEqual(["{WIP} current branch: feat/auth"]);
   });
 
   it("still fails on stdout that looks like a JSON object but does not parse (a broken answer)", () => {
-    for (const text of ['{"ticket": 42', '{ "decision": "block", ', "{}x", "{\n  \"a\": }"])
+    for (const text of ['{"ticket": 42', '{ "decision": "block", ', "{}x", '{\n  "a": }'])
       expect(() => readAnswerText("guard", "PreToolUse", text)).toThrow(/printed invalid JSON/);
-    expect(() => readAnswerText("guard", "PreToolUse", '{WIP} banner\n{"decision":"block","reason":"no"}')).toThrow(/printed text before its JSON/);
+    expect(() => readAnswerText("guard", "PreToolUse", '{WIP} banner\n{"decision":"block","reason":"no"}')).toThrow(
+      /printed text before its JSON/,
+    );
   });
 
   it("fails on an object a guard printed in another language's syntax, so it does not fail open", () => {
-    for (const text of ["{'decision': 'block', 'reason': 'no'}", '{decision: "block"}', "{ reason : 'x' }", '{:decision=>"block", :reason=>"no"}', '{decision = "block"}'])
+    for (const text of [
+      "{'decision': 'block', 'reason': 'no'}",
+      '{decision: "block"}',
+      "{ reason : 'x' }",
+      '{:decision=>"block", :reason=>"no"}',
+      '{decision = "block"}',
+    ])
       expect(() => readAnswerText("guard", "PreToolUse", text)).toThrow(/printed invalid JSON/);
     expect(readAnswerText("ctx", "UserPromptSubmit", "{WIP} on main")).toEqual({ text: "{WIP} on main" });
   });
@@ -56,22 +72,29 @@ describe("stdout that is not one JSON object, on a gate", () => {
   it.each(unreadable)("%s refuses the call when the hook is a commandHook used directly (a guard fails closed)", async (_what, text) => {
     const guard = commandHook({ event: "PreToolUse", name: "guard", ...node("respond.mjs", "0", text), timeoutMs: 5000 });
     let ran = false;
-    const outcome = await agentStack().use("toolCall", guard).run("toolCall", { id: "t", name: "Bash", input: { command: "ls" } }, () => ((ran = true), { content: "ok" }));
+    const outcome = await agentStack()
+      .use("toolCall", guard)
+      .run("toolCall", { id: "t", name: "Bash", input: { command: "ls" } }, () => ((ran = true), { content: "ok" }));
     expect(outcome).toMatchObject({ _tag: "Rejected", reason: expect.stringMatching(/hook "guard" printed/) });
     expect(ran).toBe(false);
   });
 
   it("whitespace around one JSON object is fine", () => {
-    expect(readAnswerText("guard", "PreToolUse", '\n  {"decision":"block","reason":"no"}\r\n\t')).toEqual({ output: { decision: "block", reason: "no" } });
+    expect(readAnswerText("guard", "PreToolUse", '\n  {"decision":"block","reason":"no"}\r\n\t')).toEqual({
+      output: { decision: "block", reason: "no" },
+    });
     expect(readAnswerText("guard", "PreToolUse", " \n\r\t ")).toEqual({});
   });
 });
 
 describe("stdout where Claude Code reads plain text as context", () => {
-  it.each(["UserPromptSubmit", "SessionStart"] as const)("on %s, plain text is context; text before a JSON object is still unreadable", (event) => {
-    expect(readAnswerText("ctx", event, "Current branch: main\n")).toEqual({ text: "Current branch: main" });
-    expect(() => readAnswerText("ctx", event, 'checking... {"decision":"block","reason":"no"}')).toThrow(/printed text before its JSON/);
-  });
+  it.each(["UserPromptSubmit", "SessionStart"] as const)(
+    "on %s, plain text is context; text before a JSON object is still unreadable",
+    (event) => {
+      expect(readAnswerText("ctx", event, "Current branch: main\n")).toEqual({ text: "Current branch: main" });
+      expect(() => readAnswerText("ctx", event, 'checking... {"decision":"block","reason":"no"}')).toThrow(/printed text before its JSON/);
+    },
+  );
 
   it("on events nothing can refuse and that read no text (Notification, SessionEnd), plain text is ignored, not a failure", () => {
     expect(readAnswerText("notify", "Notification", "sent")).toEqual({ ignored: ['stdout "sent": not an answer on Notification'] });

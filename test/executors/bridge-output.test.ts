@@ -21,7 +21,15 @@ describe("sameShape", () => {
     ["an object missing a key", bashOutput, { stdout: "x", stderr: "", interrupted: false }, false],
     ["an object with a key more", bashOutput, { ...bashOutput, extra: 1 }, false],
     ["a nested field of another type", readOutput, { ...readOutput, file: { ...readOutput.file, numLines: "1" } }, false],
-    ["arrays whose elements have an element's shape", [{ type: "text", text: "a" }], [{ type: "text", text: "b" }, { type: "text", text: "c" }], true],
+    [
+      "arrays whose elements have an element's shape",
+      [{ type: "text", text: "a" }],
+      [
+        { type: "text", text: "b" },
+        { type: "text", text: "c" },
+      ],
+      true,
+    ],
     ["arrays with an element of another shape", [{ type: "text", text: "a" }], [{ type: "image" }], false],
     ["null and an object", null, {}, false],
   ])("%s: %s", (_name, a, b, expected) => {
@@ -43,14 +51,21 @@ describe("claudeToolOutput", () => {
 
   it("puts a string for a shell tool's output in stdout, empties stderr and keeps the other fields", () => {
     expect(claudeToolOutput("Bash", bashOutput, "API_KEY=[redacted]")).toEqual({
-      kind: "replace", value: { stdout: "API_KEY=[redacted]", stderr: "", interrupted: false, isImage: false },
+      kind: "replace",
+      value: { stdout: "API_KEY=[redacted]", stderr: "", interrupted: false, isImage: false },
     });
     const powershell = { stdout: "secret", stderr: "", interrupted: true, isImage: false, backgroundTaskId: "b1" };
-    expect(claudeToolOutput("PowerShell", powershell, "[redacted]")).toEqual({ kind: "replace", value: { ...powershell, stdout: "[redacted]" } });
+    expect(claudeToolOutput("PowerShell", powershell, "[redacted]")).toEqual({
+      kind: "replace",
+      value: { ...powershell, stdout: "[redacted]" },
+    });
   });
 
   it("passes any value for an MCP tool, whose output Claude Code does not check", () => {
-    expect(claudeToolOutput("mcp__db__query", [{ type: "text", text: "secret" }], "redacted")).toEqual({ kind: "replace", value: "redacted" });
+    expect(claudeToolOutput("mcp__db__query", [{ type: "text", text: "secret" }], "redacted")).toEqual({
+      kind: "replace",
+      value: "redacted",
+    });
   });
 
   it("writes a structured rewrite of a string output as its JSON text", () => {
@@ -60,7 +75,9 @@ describe("claudeToolOutput", () => {
   it("refuses to send what no rule can express, and says which shape the tool needs", () => {
     const answer = claudeToolOutput("Read", readOutput, "API_KEY=[redacted]");
     expect(answer.kind).toBe("unexpressible");
-    expect(answer.kind === "unexpressible" && answer.why).toMatch(/^Read's output is an object with type, file, and the hooks made it a string: Claude Code ignores a replacement/);
+    expect(answer.kind === "unexpressible" && answer.why).toMatch(
+      /^Read's output is an object with type, file, and the hooks made it a string: Claude Code ignores a replacement/,
+    );
     expect(claudeToolOutput("Bash", bashOutput, { stdout: "[redacted]" }).kind).toBe("unexpressible");
   });
 });
@@ -75,7 +92,15 @@ describe("withheldToolOutput", () => {
 
 describe("runBridge on PostToolUse", () => {
   const postToolUse = (tool: string, response: unknown) =>
-    fromClaudeEvent({ hook_event_name: "PostToolUse", session_id: "s1", cwd: "/tmp", tool_name: tool, tool_input: { command: "cat .env" }, tool_use_id: "t1", tool_response: response });
+    fromClaudeEvent({
+      hook_event_name: "PostToolUse",
+      session_id: "s1",
+      cwd: "/tmp",
+      tool_name: tool,
+      tool_input: { command: "cat .env" },
+      tool_use_id: "t1",
+      tool_response: response,
+    });
   const redactToString = createAgentStack().use("toolCall", {
     name: "redact",
     after: (out: ToolResult) => Transform({ ...out, content: JSON.stringify(out.content).replace(/s3cret/g, "[redacted]") }),
@@ -94,23 +119,45 @@ describe("runBridge on PostToolUse", () => {
     const reply = await runBridge(redactToString, postToolUse("Read", readOutput));
     expect(reply.exitCode).toBe(2);
     expect(reply.json).toBeUndefined();
-    expect(reply.stderr).toMatch(/^agent-onion: PostToolUse: redact rewrote the output of Read, and the rewrite cannot be sent: Read's output is an object with type, file/);
+    expect(reply.stderr).toMatch(
+      /^agent-onion: PostToolUse: redact rewrote the output of Read, and the rewrite cannot be sent: Read's output is an object with type, file/,
+    );
   });
 
   it("withholds a refused Bash output beside the reason", async () => {
     const stack = createAgentStack().use("toolCall", { name: "no-secrets", after: () => Reject("the output holds a secret") });
     const reply = await runBridge(stack, postToolUse("Bash", bashOutput));
     expect(reply.json).toEqual({
-      decision: "block", reason: "the output holds a secret",
-      hookSpecificOutput: { hookEventName: "PostToolUse", updatedToolOutput: { stdout: "", stderr: "", interrupted: false, isImage: false } },
+      decision: "block",
+      reason: "the output holds a secret",
+      hookSpecificOutput: {
+        hookEventName: "PostToolUse",
+        updatedToolOutput: { stdout: "", stderr: "", interrupted: false, isImage: false },
+      },
     });
   });
 });
 
 describe("runBridge on PreToolUse, rewriting the input", () => {
   it("blocks when a hook turns the input into something that is not an object, which Claude Code cannot run", async () => {
-    const stack = createAgentStack().use("toolCall", { name: "broken", before: (call) => Transform({ ...call, input: "ls" as unknown as Record<string, unknown> }) });
-    const reply = await runBridge(stack, fromClaudeEvent({ hook_event_name: "PreToolUse", session_id: "s1", cwd: "/tmp", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t1" }));
-    expect([reply.exitCode, reply.stderr]).toEqual([2, "agent-onion: PreToolUse: a hook rewrote the input of Bash into a string; a tool's input is an object"]);
+    const stack = createAgentStack().use("toolCall", {
+      name: "broken",
+      before: (call) => Transform({ ...call, input: "ls" as unknown as Record<string, unknown> }),
+    });
+    const reply = await runBridge(
+      stack,
+      fromClaudeEvent({
+        hook_event_name: "PreToolUse",
+        session_id: "s1",
+        cwd: "/tmp",
+        tool_name: "Bash",
+        tool_input: { command: "ls" },
+        tool_use_id: "t1",
+      }),
+    );
+    expect([reply.exitCode, reply.stderr]).toEqual([
+      2,
+      "agent-onion: PreToolUse: a hook rewrote the input of Bash into a string; a tool's input is an object",
+    ]);
   });
 });

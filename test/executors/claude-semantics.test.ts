@@ -21,10 +21,14 @@ import { toolPolicy } from "../../src/middleware/tool-policy.ts";
 import { bash, notices, tempDir } from "./helpers.ts";
 
 /** Settings with these PreToolUse handlers (each `{ command, if?, timeout? }`), in this order, all on Bash. */
-const preToolUse = (...handlers: Record<string, unknown>[]) => ({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: handlers.map((h) => ({ type: "command", ...h })) }] } });
+const preToolUse = (...handlers: Record<string, unknown>[]) => ({
+  hooks: { PreToolUse: [{ matcher: "Bash", hooks: handlers.map((h) => ({ type: "command", ...h })) }] },
+});
 const json = (value: unknown) => `echo '${JSON.stringify(value)}'`;
-const deny = (reason: string) => json({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } });
-const rewrite = (command: string) => json({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: { command } } });
+const deny = (reason: string) =>
+  json({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } });
+const rewrite = (command: string) =>
+  json({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: { command } } });
 const decide = (decision: string) => json({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision } });
 /** Appends the event it read to `file`, one line each. */
 const record = (file: string) => `cat >> '${file}'; echo >> '${file}'`;
@@ -43,7 +47,8 @@ const call = async (settings: object, command = "ls", options: ClaudeSettingsOpt
 describe("every matching hook of an event runs at once, on the same input, to its end", () => {
   it("two hooks that each wait for the other to have started both finish (they run at the same time)", async () => {
     const dir = tempDir();
-    const meet = (me: string, other: string) => `touch '${dir}/${me}'; for i in $(seq 150); do [ -e '${dir}/${other}' ] && exit 0; sleep 0.02; done; echo 'ran alone' >&2; exit 1`;
+    const meet = (me: string, other: string) =>
+      `touch '${dir}/${me}'; for i in $(seq 150); do [ -e '${dir}/${other}' ] && exit 0; sleep 0.02; done; echo 'ran alone' >&2; exit 1`;
     const { outcome, notices: said } = await call(preToolUse({ command: meet("a", "b") }, { command: meet("b", "a") }));
     expect(outcome._tag).toBe("Completed");
     expect(said).toEqual([]);
@@ -51,7 +56,9 @@ describe("every matching hook of an event runs at once, on the same input, to it
 
   it("each hook reads the same event, even when another rewrites it", async () => {
     const dir = tempDir();
-    const { ran } = await call(preToolUse({ command: `${record(`${dir}/first`)}; ${rewrite("ls -la")}` }, { command: record(`${dir}/second`) }));
+    const { ran } = await call(
+      preToolUse({ command: `${record(`${dir}/first`)}; ${rewrite("ls -la")}` }, { command: record(`${dir}/second`) }),
+    );
     expect(ran).toEqual(["ls -la"]);
     expect(commandsSeen(`${dir}/first`)[0]).toBe("ls");
     // The second hook saw the original; then, rechecking the rewrite, the rewritten call.
@@ -85,8 +92,15 @@ describe("decisions", () => {
 
   it("an ask beats an allow: the person is asked, once", async () => {
     const asked: unknown[] = [];
-    const settings = preToolUse({ command: decide("allow") }, { command: json({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "prod" } }) });
-    const { outcome, ran } = await call(settings, "deploy", { stackOptions: { approval: (r) => (asked.push(r.reason), { decision: "approve" }) } });
+    const settings = preToolUse(
+      { command: decide("allow") },
+      {
+        command: json({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "prod" } }),
+      },
+    );
+    const { outcome, ran } = await call(settings, "deploy", {
+      stackOptions: { approval: (r) => (asked.push(r.reason), { decision: "approve" }) },
+    });
     expect(outcome._tag).toBe("Completed");
     expect(ran).toEqual(["deploy"]);
     expect(asked).toEqual(["prod"]);
@@ -94,7 +108,9 @@ describe("decisions", () => {
 
   it("a deny beats an ask: no one is asked about a call that a hook refuses anyway", async () => {
     const asked: unknown[] = [];
-    const { outcome } = await call(preToolUse({ command: decide("ask") }, { command: deny("never") }), "deploy", { stackOptions: { approval: () => (asked.push(1), { decision: "approve" }) } });
+    const { outcome } = await call(preToolUse({ command: decide("ask") }, { command: deny("never") }), "deploy", {
+      stackOptions: { approval: () => (asked.push(1), { decision: "approve" }) },
+    });
     expect(outcome).toMatchObject({ _tag: "Rejected", reason: "never" });
     expect(asked).toEqual([]);
   });
@@ -106,7 +122,10 @@ describe("decisions", () => {
 
   it('{"decision":"approve"} is an allow, and "block" a deny (PreToolUse\'s deprecated forms)', async () => {
     expect((await call(preToolUse({ command: json({ decision: "approve" }) }))).outcome._tag).toBe("Completed");
-    expect((await call(preToolUse({ command: json({ decision: "block", reason: "old" }) }))).outcome).toMatchObject({ _tag: "Rejected", reason: "old" });
+    expect((await call(preToolUse({ command: json({ decision: "block", reason: "old" }) }))).outcome).toMatchObject({
+      _tag: "Rejected",
+      reason: "old",
+    });
   });
 
   it("exit 1 with a valid JSON deny blocks", async () => {
@@ -127,7 +146,8 @@ describe("two hooks that rewrite", () => {
 
 describe("a rewritten input is checked again before it runs", () => {
   const rmToCleanup = `input=$(cat); case "$input" in *'"cleanup"'*) ${rewrite("rm -rf /tmp/agent-onion-never")};; esac`;
-  const rmBlocker = (log: string) => `input=$(cat); echo "$input" >> '${log}'; case "$input" in *'rm -rf'*) echo 'rm -rf is blocked' >&2; exit 2;; esac`;
+  const rmBlocker = (log: string) =>
+    `input=$(cat); echo "$input" >> '${log}'; case "$input" in *'rm -rf'*) echo 'rm -rf is blocked' >&2; exit 2;; esac`;
 
   it("by the guard beside the rewriter: a rewrite into rm -rf is refused", async () => {
     const dir = tempDir();
@@ -139,7 +159,10 @@ describe("a rewritten input is checked again before it runs", () => {
 
   it("by a guard whose if condition only the rewritten call meets", async () => {
     const dir = tempDir();
-    const { outcome, ran } = await call(preToolUse({ command: rmToCleanup }, { command: rmBlocker(`${dir}/guard`), if: "Bash(rm *)" }), "cleanup");
+    const { outcome, ran } = await call(
+      preToolUse({ command: rmToCleanup }, { command: rmBlocker(`${dir}/guard`), if: "Bash(rm *)" }),
+      "cleanup",
+    );
     expect(outcome).toMatchObject({ _tag: "Rejected", reason: "rm -rf is blocked" });
     expect(ran).toEqual([]);
     expect(commandsSeen(`${dir}/guard`)).toEqual(["rm -rf /tmp/agent-onion-never"]);
@@ -147,7 +170,11 @@ describe("a rewritten input is checked again before it runs", () => {
 
   it("by in-process guards: one inside sees the final call, and one outside with recheck (toolPolicy) refuses it", async () => {
     const seenInside: string[] = [];
-    const inside = createAgentStack().use("toolCall", { name: "inside", priority: Priority.last - 1, before: (c) => void seenInside.push(String(c.input.command)) });
+    const inside = createAgentStack().use("toolCall", {
+      name: "inside",
+      priority: Priority.last - 1,
+      before: (c) => void seenInside.push(String(c.input.command)),
+    });
     const policed = withMiddleware(createAgentStack(), toolPolicy({ deny: ["Bash(rm *)"] }));
     const ran: string[] = [];
     for (const stack of [inside, policed]) {
@@ -161,11 +188,17 @@ describe("a rewritten input is checked again before it runs", () => {
 
   it("by an outer in-process guard with recheck: true of its own", async () => {
     const outer = createAgentStack().use("toolCall", {
-      name: "no-rm", priority: Priority.guard, recheck: true,
+      name: "no-rm",
+      priority: Priority.guard,
+      recheck: true,
       before: (c) => (/\brm\b/.test(String(c.input.command)) ? Reject("no rm") : undefined),
     });
     const { stack } = fromClaudeSettings(preToolUse({ command: rmToCleanup }), { cwd: tempDir(), stack: outer, onNotice: () => {} });
-    expect(await stack.run("toolCall", bash("cleanup"), () => ({ content: "ran" }))).toMatchObject({ _tag: "Rejected", reason: "no rm", by: "no-rm" });
+    expect(await stack.run("toolCall", bash("cleanup"), () => ({ content: "ran" }))).toMatchObject({
+      _tag: "Rejected",
+      reason: "no rm",
+      by: "no-rm",
+    });
   });
 });
 
@@ -184,19 +217,35 @@ describe("failures follow Claude Code (open) unless the user opts into closed", 
     expect(said).toEqual([expect.stringMatching(message)]);
   });
 
-  it.each(failing)("%s refuses the call with failMode: \"closed\", naming the hook", async (_what, handler, message) => {
+  it.each(failing)('%s refuses the call with failMode: "closed", naming the hook', async (_what, handler, message) => {
     const { outcome, ran } = await call(preToolUse(handler), "ls", { failMode: "closed" });
-    expect(outcome).toMatchObject({ _tag: "Rejected", reason: expect.stringMatching(/^hook "PreToolUse:command:[^"]+" \(settings#\/hooks\/PreToolUse\/0\/hooks\/0\) failed: /) });
+    expect(outcome).toMatchObject({
+      _tag: "Rejected",
+      reason: expect.stringMatching(/^hook "PreToolUse:command:[^"]+" \(settings#\/hooks\/PreToolUse\/0\/hooks\/0\) failed: /),
+    });
     expect((outcome as { reason: string }).reason).toMatch(message);
     expect(ran).toEqual([]);
   });
 
   it("a failing SessionStart hook never refuses the session, even failing closed", async () => {
     const n = notices();
-    const settings = { hooks: { SessionStart: [{ hooks: [{ type: "command", command: "exit 1" }, { type: "command", command: "echo 'Branch: main'" }] }] } };
+    const settings = {
+      hooks: {
+        SessionStart: [
+          {
+            hooks: [
+              { type: "command", command: "exit 1" },
+              { type: "command", command: "echo 'Branch: main'" },
+            ],
+          },
+        ],
+      },
+    };
     const { stack } = fromClaudeSettings(settings, { cwd: tempDir(), failMode: "closed", onNotice: n.sink });
     const context: string[] = [];
-    const outcome = await stack.run("sessionStart", { sessionId: "s1", source: "startup" }, (s) => ({ sessionId: s.sessionId }), { onContext: (t) => context.push(t) });
+    const outcome = await stack.run("sessionStart", { sessionId: "s1", source: "startup" }, (s) => ({ sessionId: s.sessionId }), {
+      onContext: (t) => context.push(t),
+    });
     expect(outcome).toMatchObject({ _tag: "Completed", value: { sessionId: "s1" } });
     expect(context).toEqual(["Branch: main"]);
     expect(n.list.map((x) => x.kind)).toEqual(["hook-error"]);
@@ -215,10 +264,35 @@ describe("Stop hooks", () => {
 
   it("every Stop hook's reason to go on is fed back, and continue: false from one of them lets the stop happen", async () => {
     const stop = { reason: "end_turn", blockedCount: 0 };
-    const two = { hooks: { Stop: [{ hooks: [{ type: "command", command: json({ decision: "block", reason: "run the tests" }) }, { type: "command", command: "echo 'update the changelog' >&2; exit 2" }] }] } };
+    const two = {
+      hooks: {
+        Stop: [
+          {
+            hooks: [
+              { type: "command", command: json({ decision: "block", reason: "run the tests" }) },
+              { type: "command", command: "echo 'update the changelog' >&2; exit 2" },
+            ],
+          },
+        ],
+      },
+    };
     const { stack } = fromClaudeSettings(two, { cwd: tempDir(), onNotice: () => {} });
-    expect(await stack.run("stop", stop, () => ({ stop: true as const }))).toMatchObject({ _tag: "Rejected", reason: "run the tests\nupdate the changelog" });
-    const halting = { hooks: { Stop: [{ hooks: [{ type: "command", command: json({ decision: "block", reason: "more" }) }, { type: "command", command: json({ continue: false, stopReason: "enough" }) }] }] } };
+    expect(await stack.run("stop", stop, () => ({ stop: true as const }))).toMatchObject({
+      _tag: "Rejected",
+      reason: "run the tests\nupdate the changelog",
+    });
+    const halting = {
+      hooks: {
+        Stop: [
+          {
+            hooks: [
+              { type: "command", command: json({ decision: "block", reason: "more" }) },
+              { type: "command", command: json({ continue: false, stopReason: "enough" }) },
+            ],
+          },
+        ],
+      },
+    };
     const halted = fromClaudeSettings(halting, { cwd: tempDir(), onNotice: () => {} }).stack;
     expect((await halted.run("stop", stop, () => ({ stop: true as const })))._tag).toBe("Completed");
   });
@@ -228,10 +302,16 @@ describe("PostToolUse in a real agent loop", () => {
   it("the model reads the (rewritten) output of a call that ran, and the hook's reason, never that the call was rejected", async () => {
     const written: string[] = [];
     const write = defineTool<{ file_path?: unknown }>({
-      name: "Write", description: "write", inputSchema: { type: "object" },
+      name: "Write",
+      description: "write",
+      inputSchema: { type: "object" },
       execute: ({ file_path }) => (written.push(String(file_path)), "Wrote 3 lines; API_KEY=sk-live-123"),
     });
-    const redact = json({ decision: "block", reason: "the output held a key; it was redacted", hookSpecificOutput: { hookEventName: "PostToolUse", updatedToolOutput: "Wrote 3 lines; API_KEY=[redacted]" } });
+    const redact = json({
+      decision: "block",
+      reason: "the output held a key; it was redacted",
+      hookSpecificOutput: { hookEventName: "PostToolUse", updatedToolOutput: "Wrote 3 lines; API_KEY=[redacted]" },
+    });
     const settings = { hooks: { PostToolUse: [{ matcher: "Write", hooks: [{ type: "command", command: redact }] }] } };
     const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Write", input: { file_path: "/tmp/x" } }] }, "done"] });
     const { stack } = fromClaudeSettings(settings, { cwd: tempDir(), onNotice: () => {} });
@@ -249,7 +329,10 @@ describe("context", () => {
   it("every hook's additionalContext reaches the model, in settings order", async () => {
     const ctx = (text: string) => json({ hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: text } });
     const n = notices();
-    const { stack } = fromClaudeSettings(preToolUse({ command: `sleep 0.2; ${ctx("first")}` }, { command: ctx("second") }), { cwd: tempDir(), onNotice: n.sink });
+    const { stack } = fromClaudeSettings(preToolUse({ command: `sleep 0.2; ${ctx("first")}` }, { command: ctx("second") }), {
+      cwd: tempDir(),
+      onNotice: n.sink,
+    });
     const context: string[] = [];
     await stack.run("toolCall", bash("ls"), () => ({ content: "ran" }), { onContext: (t) => context.push(t) });
     expect(context).toEqual(["first", "second"]);

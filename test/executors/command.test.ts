@@ -10,7 +10,8 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 
 const pre = (over: Parameters<typeof commandHook<"PreToolUse">>[0]) => commandHook({ timeoutMs: 5000, killGraceMs: 100, ...over });
-const deny = (reason: string) => JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } });
+const deny = (reason: string) =>
+  JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } });
 const allow = JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } });
 
 const runTool = async (hook: ReturnType<typeof pre>, command = "ls") => {
@@ -65,12 +66,21 @@ describe("commandHook exit codes", () => {
       .use("notification", commandHook({ event: "Notification", timeoutMs: 5000, ...node("respond.mjs", "1", "", "boom") }))
       .use("error", commandHook({ event: "StopFailure", timeoutMs: 5000, ...node("respond.mjs", "3", "", "boom") }));
     expect((await stack.run("notification", { type: "info", message: "hi" }, () => undefined))._tag).toBe("Completed");
-    await stack.run("error", { where: "model", error: new Error("rate limited"), attempt: 1 } as never, () => ({ action: "fail" }) as never);
+    await stack.run(
+      "error",
+      { where: "model", error: new Error("rate limited"), attempt: 1 } as never,
+      () => ({ action: "fail" }) as never,
+    );
     expect(stack.stats.hookFailures).toBe(0);
   });
 
   it("sends the notices of a hook made without onNotice to a host that routes them, and to process warnings again after", async () => {
-    const hook = commandHook({ event: "SessionStart", name: "issues", timeoutMs: 5000, ...node("respond.mjs", "2", "", "could not fetch issues") });
+    const hook = commandHook({
+      event: "SessionStart",
+      name: "issues",
+      timeoutMs: 5000,
+      ...node("respond.mjs", "2", "", "could not fetch issues"),
+    });
     const stack = agentStack().use("sessionStart", hook);
     const routed: string[] = [];
     const restore = routeHookNotices((n) => void routed.push(`${n.kind}: ${n.message}`));
@@ -79,7 +89,11 @@ describe("commandHook exit codes", () => {
     takeWarnings();
     await stack.run("sessionStart", { sessionId: "s", source: "startup" }, (s) => ({ sessionId: s.sessionId }));
     expect(routed).toEqual(["hook-error: could not fetch issues"]);
-    expect(takeWarnings().filter((w) => w.type === "AgentOnionHookWarning").map((w) => w.message)).toEqual(['hook "issues" (SessionStart): could not fetch issues']);
+    expect(
+      takeWarnings()
+        .filter((w) => w.type === "AgentOnionHookWarning")
+        .map((w) => w.message),
+    ).toEqual(['hook "issues" (SessionStart): could not fetch issues']);
   });
 
   it("honours valid JSON on another exit code, as Claude Code does", async () => {
@@ -110,7 +124,9 @@ describe("commandHook process hygiene", () => {
   it("kills the whole tree of a script that ignores SIGTERM, and fails closed", async () => {
     const pidFile = join(tempDir(), "gc.pid");
     const started = Date.now();
-    const { outcome } = await runTool(pre({ event: "PreToolUse", command: fixture("commands", "ignore-sigterm.sh"), args: [pidFile], timeoutMs: 300 }));
+    const { outcome } = await runTool(
+      pre({ event: "PreToolUse", command: fixture("commands", "ignore-sigterm.sh"), args: [pidFile], timeoutMs: 300 }),
+    );
     expect(Date.now() - started).toBeLessThan(3000);
     expect((outcome as { reason: string }).reason).toMatch(/timed out after 300 ms; its process tree was killed/);
     expect(await eventually(() => !alive(readPid(pidFile)))).toBe(true);
@@ -135,8 +151,16 @@ describe("commandHook process hygiene", () => {
   it("fails closed, naming EMFILE, when the process has no file descriptor left to spawn with", () => {
     // A child under `ulimit -n 256` opens /dev/null until EMFILE, then runs a gate with a command hook.
     const script = fixture("emfile-run.mts");
-    const child = spawnSync("sh", ["-c", 'ulimit -n 256 && exec "$0" --import tsx "$1"', process.execPath, script], { encoding: "utf8", timeout: 30_000 });
-    const result = JSON.parse(child.stdout.trim().split("\n").at(-1) ?? "{}") as { exhausted?: string; tag?: string; reason?: string; ran?: boolean };
+    const child = spawnSync("sh", ["-c", 'ulimit -n 256 && exec "$0" --import tsx "$1"', process.execPath, script], {
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    const result = JSON.parse(child.stdout.trim().split("\n").at(-1) ?? "{}") as {
+      exhausted?: string;
+      tag?: string;
+      reason?: string;
+      ran?: boolean;
+    };
     expect(result.exhausted).toBe("EMFILE");
     expect(result.tag).toBe("Rejected");
     expect(result.reason).toMatch(/could not start: .*EMFILE/);
@@ -158,7 +182,10 @@ describe("commandHook process hygiene", () => {
   it("gives the child an allowlisted environment without our secrets", async () => {
     process.env.AGENT_ONION_TEST_SECRET = "hunter2";
     const texts: string[] = [];
-    const stack = agentStack().use("toolCall", pre({ event: "PreToolUse", ...node("env-dump.mjs"), allowedEnvVars: ["CI_FLAG"], env: { EXTRA: "1" } }));
+    const stack = agentStack().use(
+      "toolCall",
+      pre({ event: "PreToolUse", ...node("env-dump.mjs"), allowedEnvVars: ["CI_FLAG"], env: { EXTRA: "1" } }),
+    );
     await stack.run("toolCall", bash("ls"), echoTool, { onContext: (t) => texts.push(t) });
     delete process.env.AGENT_ONION_TEST_SECRET;
     const names = texts[0]!.split(",");
@@ -171,13 +198,23 @@ describe("commandHook process hygiene", () => {
   it("sends the documented common and per-event fields on stdin", async () => {
     const cwd = tempDir();
     const file = join(cwd, "event.json");
-    const stack = agentStack().use("toolCall", pre({ event: "PreToolUse", ...node("record-event.mjs", file), transcriptPath: "/t/session.jsonl" }));
+    const stack = agentStack().use(
+      "toolCall",
+      pre({ event: "PreToolUse", ...node("record-event.mjs", file), transcriptPath: "/t/session.jsonl" }),
+    );
     await stack.run("toolCall", { id: "toolu_9", name: "Write", input: { file_path: "/repo/a.ts", content: "x" } }, echoTool, {
-      sessionId: "sess-1", metadata: { cwd, permissionMode: "acceptEdits" },
+      sessionId: "sess-1",
+      metadata: { cwd, permissionMode: "acceptEdits" },
     });
     expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({
-      session_id: "sess-1", transcript_path: "/t/session.jsonl", cwd, hook_event_name: "PreToolUse",
-      permission_mode: "acceptEdits", tool_name: "Write", tool_input: { file_path: "/repo/a.ts", content: "x" }, tool_use_id: "toolu_9",
+      session_id: "sess-1",
+      transcript_path: "/t/session.jsonl",
+      cwd,
+      hook_event_name: "PreToolUse",
+      permission_mode: "acceptEdits",
+      tool_name: "Write",
+      tool_input: { file_path: "/repo/a.ts", content: "x" },
+      tool_use_id: "toolu_9",
     });
   });
 });
@@ -186,22 +223,37 @@ describe("commandHook shell", () => {
   // `[[ ]]` is bash; /bin/sh (dash on Debian) does not know it, so the guard never fires there.
   const bashOnly = `if [[ "$(cat)" == *'rm -rf'* ]]; then echo "Blocked: rm -rf" >&2; exit 2; fi`;
 
-  it("runs shell form with bash -c when shell is \"bash\", and with /bin/sh -c by default", async () => {
-    expect((await runTool(pre({ event: "PreToolUse", command: bashOnly, shell: "bash" }), "rm -rf /")).outcome).toMatchObject({ _tag: "Rejected", reason: "Blocked: rm -rf" });
-    expect((await runTool(pre({ event: "PreToolUse", command: "echo \"$BASH_VERSION\" >&2; exit 2" }))).outcome).toMatchObject({ _tag: "Rejected", reason: "exited with code 2" });
+  it('runs shell form with bash -c when shell is "bash", and with /bin/sh -c by default', async () => {
+    expect((await runTool(pre({ event: "PreToolUse", command: bashOnly, shell: "bash" }), "rm -rf /")).outcome).toMatchObject({
+      _tag: "Rejected",
+      reason: "Blocked: rm -rf",
+    });
+    expect((await runTool(pre({ event: "PreToolUse", command: 'echo "$BASH_VERSION" >&2; exit 2' }))).outcome).toMatchObject({
+      _tag: "Rejected",
+      reason: "exited with code 2",
+    });
   });
 
   it("fails with a spawn error naming the hook and the shell when that shell is not on PATH", async () => {
     const empty = tempDir();
-    for (const [shell, program] of [["bash", "bash"], ["powershell", "pwsh"]] as const) {
-      const { outcome, ran } = await runTool(pre({ event: "PreToolUse", name: `guard-${shell}`, command: "exit 0", shell, env: { PATH: empty } }));
+    for (const [shell, program] of [
+      ["bash", "bash"],
+      ["powershell", "pwsh"],
+    ] as const) {
+      const { outcome, ran } = await runTool(
+        pre({ event: "PreToolUse", name: `guard-${shell}`, command: "exit 0", shell, env: { PATH: empty } }),
+      );
       expect(ran).toBe(false);
-      expect((outcome as { reason: string }).reason).toMatch(new RegExp(`hook "guard-${shell}".*could not start: shell: "${shell}" runs ${program}, which was not found on PATH`));
+      expect((outcome as { reason: string }).reason).toMatch(
+        new RegExp(`hook "guard-${shell}".*could not start: shell: "${shell}" runs ${program}, which was not found on PATH`),
+      );
     }
   });
 
   it("refuses a shell other than bash or powershell", () => {
-    expect(() => pre({ event: "PreToolUse", command: "true", shell: "zsh" as never })).toThrow(/commandHook: shell must be "bash" or "powershell", got "zsh"/);
+    expect(() => pre({ event: "PreToolUse", command: "true", shell: "zsh" as never })).toThrow(
+      /commandHook: shell must be "bash" or "powershell", got "zsh"/,
+    );
   });
 });
 
@@ -211,11 +263,27 @@ describe("commandHook never puts tool input in a shell", () => {
     const dir = tempDir();
     const marker = join(dir, "PWNED");
     const payloads = fc.oneof(
-      fc.constantFrom(`"; touch ${marker}; "`, `$(touch ${marker})`, `\`touch ${marker}\``, `'; touch ${marker}; '`, `\n touch ${marker}\n`, `> ${marker}`, `| touch ${marker}`, `&& touch ${marker}`),
-      fc.tuple(fc.string(), fc.constantFrom(";", "$(", "`", "|", "&&", "\n", ">", "'", '"'), fc.string()).map(([a, m, b]) => `${a}${m} touch ${marker} ${m}${b}`),
+      fc.constantFrom(
+        `"; touch ${marker}; "`,
+        `$(touch ${marker})`,
+        `\`touch ${marker}\``,
+        `'; touch ${marker}; '`,
+        `\n touch ${marker}\n`,
+        `> ${marker}`,
+        `| touch ${marker}`,
+        `&& touch ${marker}`,
+      ),
+      fc
+        .tuple(fc.string(), fc.constantFrom(";", "$(", "`", "|", "&&", "\n", ">", "'", '"'), fc.string())
+        .map(([a, m, b]) => `${a}${m} touch ${marker} ${m}${b}`),
     );
     const shellHook = pre({ event: "PreToolUse", name: "shell", command: `${fixture("commands", "touch-if-injected.sh")} --tag safe` });
-    const execHook = pre({ event: "PreToolUse", name: "exec", command: fixture("commands", "touch-if-injected.sh"), args: [`$(touch ${marker})`, `; touch ${marker}`] });
+    const execHook = pre({
+      event: "PreToolUse",
+      name: "exec",
+      command: fixture("commands", "touch-if-injected.sh"),
+      args: [`$(touch ${marker})`, `; touch ${marker}`],
+    });
     const stack = agentStack().use("toolCall", shellHook).use("toolCall", execHook);
     await fc.assert(
       fc.asyncProperty(payloads, async (payload) => {

@@ -18,15 +18,24 @@ const stopping = `echo '${JSON.stringify({ continue: false, stopReason: secret }
 const setup = (settings: object, options: Parameters<typeof fromClaudeSettings>[1] = {}) => {
   const ran: string[] = [];
   const bash = defineTool<{ command?: unknown }>({
-    name: "Bash", description: "run a command", inputSchema: { type: "object", properties: { command: { type: "string" } } },
+    name: "Bash",
+    description: "run a command",
+    inputSchema: { type: "object", properties: { command: { type: "string" } } },
     execute: ({ command }) => (ran.push(String(command)), "ran"),
   });
-  const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: { command: "make" } }] }, { toolCalls: [{ name: "Bash", input: { command: "make deploy" } }] }, "all done"] });
+  const model = createScriptedModel({
+    turns: [
+      { toolCalls: [{ name: "Bash", input: { command: "make" } }] },
+      { toolCalls: [{ name: "Bash", input: { command: "make deploy" } }] },
+      "all done",
+    ],
+  });
   const { stack } = fromClaudeSettings(settings, { cwd: "/tmp", ...options });
   return { ran, model, agent: createAgent({ model, tools: [bash], stack }) };
 };
 const onTool = (event: string, handler: object, matcher = "Bash") => ({ hooks: { [event]: [{ matcher, hooks: [handler] }] } });
-const judge = (verdict: object) => createScriptedModel({ turns: [JSON.stringify(verdict), JSON.stringify(verdict), JSON.stringify(verdict)] });
+const judge = (verdict: object) =>
+  createScriptedModel({ turns: [JSON.stringify(verdict), JSON.stringify(verdict), JSON.stringify(verdict)] });
 
 describe("continue: false from a command hook on a tool event ends the turn", () => {
   it("on PreToolUse: the call runs (as Claude Code runs it), then no later tool runs and no other model call is made", async () => {
@@ -72,10 +81,15 @@ describe("continue: false when the run has no further step", () => {
     const call = (name: string) => stack.run("toolCall", { id: name, name, input: { command: "make" } }, () => ({ content: "ran" }), run);
     const inside: string[] = [];
     const result = { text: "", steps: 1, usage: { inputTokens: 0, outputTokens: 0 }, finishReason: "stop" as const, messages: [] };
-    const turn = await stack.run("run", { prompt: "build", messages: [] }, async () => {
-      inside.push((await call("Bash"))._tag, (await call("Read"))._tag);
-      return result;
-    }, run);
+    const turn = await stack.run(
+      "run",
+      { prompt: "build", messages: [] },
+      async () => {
+        inside.push((await call("Bash"))._tag, (await call("Read"))._tag);
+        return result;
+      },
+      run,
+    );
     // `make`, whose hook asked, runs; the run's next call is refused.
     expect(inside).toEqual(["Completed", "Rejected"]);
     expect(turn).toMatchObject({ _tag: "Completed", value: { finishReason: "stopped-by-guard", stoppedBy: { reason: secret } } });
@@ -88,10 +102,13 @@ describe("after continue: false, the other tool calls of the same step", () => {
   const slowAllow = `input=$(cat); case "$input" in *'"make"'*) ${stopping};; *) sleep 0.3; exit 0;; esac`;
   const parallel = (tools: readonly { name: string; input: Record<string, unknown> }[], settings: object, stack?: AgentStack) => {
     const ran: string[] = [];
-    const tool = (name: string) => defineTool<{ command?: unknown }>({
-      name, description: "run", inputSchema: { type: "object", properties: { command: { type: "string" } } },
-      execute: ({ command }) => (ran.push(`${name} ${String(command)}`), "ran"),
-    });
+    const tool = (name: string) =>
+      defineTool<{ command?: unknown }>({
+        name,
+        description: "run",
+        inputSchema: { type: "object", properties: { command: { type: "string" } } },
+        execute: ({ command }) => (ran.push(`${name} ${String(command)}`), "ran"),
+      });
     const model = createScriptedModel({ turns: [{ toolCalls: tools }, "all done"] });
     const loaded = fromClaudeSettings(settings, { cwd: "/tmp", ...(stack ? { stack } : {}) });
     return { ran, model, agent: createAgent({ model, tools: [tool("Bash"), tool("Read")], stack: loaded.stack }) };
@@ -99,7 +116,10 @@ describe("after continue: false, the other tool calls of the same step", () => {
 
   it("are refused when their hook allows them after the stop was asked: make runs, make deploy does not", async () => {
     const { ran, model, agent } = parallel(
-      [{ name: "Bash", input: { command: "make" } }, { name: "Bash", input: { command: "make deploy" } }],
+      [
+        { name: "Bash", input: { command: "make" } },
+        { name: "Bash", input: { command: "make deploy" } },
+      ],
       onTool("PreToolUse", { type: "command", command: slowAllow }),
     );
     const turn = await agent.run("build and deploy");
@@ -109,9 +129,16 @@ describe("after continue: false, the other tool calls of the same step", () => {
   });
 
   it("are refused even when no settings hook matches their tool", async () => {
-    const approval = createAgentStack().use("toolCall", { name: "slow-approval", match: "Read", before: async () => void (await new Promise((r) => setTimeout(r, 300))) });
+    const approval = createAgentStack().use("toolCall", {
+      name: "slow-approval",
+      match: "Read",
+      before: async () => void (await new Promise((r) => setTimeout(r, 300))),
+    });
     const { ran, agent } = parallel(
-      [{ name: "Bash", input: { command: "make" } }, { name: "Read", input: { command: "notes" } }],
+      [
+        { name: "Bash", input: { command: "make" } },
+        { name: "Read", input: { command: "notes" } },
+      ],
       onTool("PreToolUse", { type: "command", command: stopping }),
       approval,
     );
@@ -123,7 +150,9 @@ describe("after continue: false, the other tool calls of the same step", () => {
 
 describe("a prompt hook's ok: false on a tool event", () => {
   it("ends the turn by default (continueOnBlock: false), with the judge's reason for the user", async () => {
-    const { ran, model, agent } = setup(onTool("PreToolUse", { type: "prompt", prompt: "Safe? $ARGUMENTS" }), { model: judge({ ok: false, reason: "policy says no" }) });
+    const { ran, model, agent } = setup(onTool("PreToolUse", { type: "prompt", prompt: "Safe? $ARGUMENTS" }), {
+      model: judge({ ok: false, reason: "policy says no" }),
+    });
     const turn = await agent.run("clean");
     expect(ran).toEqual([]);
     expect(model.requests).toHaveLength(1);
@@ -131,7 +160,9 @@ describe("a prompt hook's ok: false on a tool event", () => {
   });
 
   it("ends the turn on PostToolUse too", async () => {
-    const { ran, model, agent } = setup(onTool("PostToolUse", { type: "prompt", prompt: "Fine? $ARGUMENTS", continueOnBlock: false }), { model: judge({ ok: false, reason: "output leaks a key" }) });
+    const { ran, model, agent } = setup(onTool("PostToolUse", { type: "prompt", prompt: "Fine? $ARGUMENTS", continueOnBlock: false }), {
+      model: judge({ ok: false, reason: "output leaks a key" }),
+    });
     const turn = await agent.run("clean");
     expect(ran).toEqual(["make"]);
     expect(model.requests).toHaveLength(1);
@@ -139,7 +170,9 @@ describe("a prompt hook's ok: false on a tool event", () => {
   });
 
   it("with continueOnBlock: true only refuses the call, and the model adjusts and goes on", async () => {
-    const { ran, model, agent } = setup(onTool("PreToolUse", { type: "prompt", prompt: "Safe? $ARGUMENTS", continueOnBlock: true }), { model: judge({ ok: false, reason: "policy says no" }) });
+    const { ran, model, agent } = setup(onTool("PreToolUse", { type: "prompt", prompt: "Safe? $ARGUMENTS", continueOnBlock: true }), {
+      model: judge({ ok: false, reason: "policy says no" }),
+    });
     const turn = await agent.run("clean");
     expect(ran).toEqual([]);
     expect(model.requests).toHaveLength(3);

@@ -9,8 +9,12 @@ describe("childEnv", () => {
   });
 
   it("adds named variables and explicit values", () => {
-    expect(childEnv({ source, allowedEnvVars: ["CI"], env: { CLAUDE_PROJECT_DIR: "/repo" } }))
-      .toEqual({ PATH: "/bin", HOME: "/home/u", CI: "true", CLAUDE_PROJECT_DIR: "/repo" });
+    expect(childEnv({ source, allowedEnvVars: ["CI"], env: { CLAUDE_PROJECT_DIR: "/repo" } })).toEqual({
+      PATH: "/bin",
+      HOME: "/home/u",
+      CI: "true",
+      CLAUDE_PROJECT_DIR: "/repo",
+    });
   });
 });
 

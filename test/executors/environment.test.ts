@@ -28,7 +28,9 @@ afterEach(() => {
 /** Run one PreToolUse and one UserPromptSubmit hook that write their environment; return both. */
 const environments = async (options: ClaudeSettingsOptions = {}) => {
   const dir = tempDir();
-  const settings = { hooks: { PreToolUse: [{ hooks: [dump(join(dir, "tool.json"))] }], UserPromptSubmit: [{ hooks: [dump(join(dir, "prompt.json"))] }] } };
+  const settings = {
+    hooks: { PreToolUse: [{ hooks: [dump(join(dir, "tool.json"))] }], UserPromptSubmit: [{ hooks: [dump(join(dir, "prompt.json"))] }] },
+  };
   const { stack } = fromClaudeSettings(settings, { cwd: dir, projectDir: "/repo", onNotice: () => {}, ...options });
   const run = { sessionId: "session-42", metadata: { effort: "high" } };
   await stack.run("toolCall", bash("ls"), () => ({ content: "ok" }), run);
@@ -46,13 +48,19 @@ describe("the environment of a command hook loaded from settings", () => {
 
   it("carries Claude Code's variables: CLAUDECODE, CLAUDE_CODE_SESSION_ID, CLAUDE_PROJECT_DIR, CLAUDE_PID, and CLAUDE_EFFORT on tool events only", async () => {
     const { tool, prompt } = await environments();
-    expect(tool).toMatchObject({ CLAUDECODE: "1", CLAUDE_CODE_SESSION_ID: "session-42", CLAUDE_PROJECT_DIR: "/repo", CLAUDE_PID: String(process.pid), CLAUDE_EFFORT: "high" });
+    expect(tool).toMatchObject({
+      CLAUDECODE: "1",
+      CLAUDE_CODE_SESSION_ID: "session-42",
+      CLAUDE_PROJECT_DIR: "/repo",
+      CLAUDE_PID: String(process.pid),
+      CLAUDE_EFFORT: "high",
+    });
     expect(prompt).toMatchObject({ CLAUDECODE: "1", CLAUDE_CODE_SESSION_ID: "session-42" });
     expect(prompt.CLAUDE_EFFORT).toBeUndefined();
     expect(tool.CLAUDE_ENV_FILE).toBeUndefined();
   });
 
-  it("is the allowlist, with Claude Code's variables, with environment: \"allowlist\" (or allowedEnvVars)", async () => {
+  it('is the allowlist, with Claude Code\'s variables, with environment: "allowlist" (or allowedEnvVars)', async () => {
     for (const options of [{ environment: "allowlist" as const }, { allowedEnvVars: ["LANG"] }]) {
       const { tool } = await environments(options);
       expect(tool.AGENT_ONION_TEST_TOKEN).toBeUndefined();
@@ -64,7 +72,9 @@ describe("the environment of a command hook loaded from settings", () => {
     const dir = tempDir();
     const run = async (environment?: "inherit") => {
       const file = join(dir, `${environment ?? "default"}.json`);
-      await agentStack().use("toolCall", commandHook({ event: "PreToolUse", ...node("env-to-file.mjs", file), ...(environment ? { environment } : {}) })).run("toolCall", bash("ls"), () => ({ content: "ok" }));
+      await agentStack()
+        .use("toolCall", commandHook({ event: "PreToolUse", ...node("env-to-file.mjs", file), ...(environment ? { environment } : {}) }))
+        .run("toolCall", bash("ls"), () => ({ content: "ok" }));
       return readEnv(file);
     };
     expect((await run()).AGENT_ONION_TEST_TOKEN).toBeUndefined();
@@ -76,7 +86,18 @@ describe("CLAUDE_ENV_FILE", () => {
   it("is given to SessionStart hooks, and the variables they export are on the session's info for later commands", async () => {
     const dir = tempDir();
     const exports = `echo 'export NODE_ENV=production' >> "$CLAUDE_ENV_FILE"; echo 'export PATH="$PATH:${dir}/bin"' >> "$CLAUDE_ENV_FILE"`;
-    const settings = { hooks: { SessionStart: [{ hooks: [{ type: "command", command: exports }, { type: "command", command: `echo 'export DEBUG_LOG=true' >> "$CLAUDE_ENV_FILE"` }] }] } };
+    const settings = {
+      hooks: {
+        SessionStart: [
+          {
+            hooks: [
+              { type: "command", command: exports },
+              { type: "command", command: `echo 'export DEBUG_LOG=true' >> "$CLAUDE_ENV_FILE"` },
+            ],
+          },
+        ],
+      },
+    };
     const { stack } = fromClaudeSettings(settings, { cwd: dir, onNotice: () => {} });
     const outcome = await stack.run("sessionStart", { sessionId: "s-env", source: "startup" }, (s) => ({ sessionId: s.sessionId }));
     expect(outcome._tag).toBe("Completed");
@@ -115,8 +136,15 @@ describe("transcript_path", () => {
 
   it("comes from the transcriptPath option, per session, and the event carries effort on tool events", async () => {
     const dir = tempDir();
-    const { stack } = fromClaudeSettings(recordEvent(join(dir, "event.json")), { cwd: dir, transcriptPath: (id) => `/sessions/${id}.jsonl`, effort: "medium" });
+    const { stack } = fromClaudeSettings(recordEvent(join(dir, "event.json")), {
+      cwd: dir,
+      transcriptPath: (id) => `/sessions/${id}.jsonl`,
+      effort: "medium",
+    });
     await stack.run("toolCall", bash("ls"), () => ({ content: "ok" }), { sessionId: "s7" });
-    expect(JSON.parse(readFileSync(join(dir, "event.json"), "utf8"))).toMatchObject({ transcript_path: "/sessions/s7.jsonl", effort: { level: "medium" } });
+    expect(JSON.parse(readFileSync(join(dir, "event.json"), "utf8"))).toMatchObject({
+      transcript_path: "/sessions/s7.jsonl",
+      effort: { level: "medium" },
+    });
   });
 });

@@ -10,7 +10,9 @@ import { tempDir } from "./helpers.ts";
 const endSession = async (handlers: readonly Record<string, unknown>[], options: Parameters<typeof fromClaudeSettings>[1] = {}) => {
   const dir = tempDir();
   const log = join(dir, "ends.log");
-  const settings = { hooks: { SessionEnd: [{ hooks: handlers.map((h) => ({ ...h, command: String(h.command).replaceAll("LOG", `'${log}'`) })) }] } };
+  const settings = {
+    hooks: { SessionEnd: [{ hooks: handlers.map((h) => ({ ...h, command: String(h.command).replaceAll("LOG", `'${log}'`) })) }] },
+  };
   const { stack } = fromClaudeSettings(settings, { cwd: dir, killGraceMs: 100, onNotice: () => {}, ...options });
   const start = performance.now();
   const outcome = await stack.run("sessionEnd", { sessionId: "s1", reason: "other" }, () => undefined);
@@ -60,10 +62,13 @@ describe("SessionEnd hooks", () => {
 
   it("never refuse the session's close, even failing closed: the failure is told, and the hooks beside it finish", async () => {
     const told: string[] = [];
-    const { outcome, wrote } = await endSession([
-      { type: "command", command: "sleep 10", timeout: 1 },
-      { type: "command", command: "sleep 2; echo late >> LOG", timeout: 3 },
-    ], { failMode: "closed", onNotice: (n) => void told.push(`${n.kind}: ${n.hook}: ${n.message}`) });
+    const { outcome, wrote } = await endSession(
+      [
+        { type: "command", command: "sleep 10", timeout: 1 },
+        { type: "command", command: "sleep 2; echo late >> LOG", timeout: 3 },
+      ],
+      { failMode: "closed", onNotice: (n) => void told.push(`${n.kind}: ${n.hook}: ${n.message}`) },
+    );
     expect(outcome._tag).toBe("Completed");
     expect(wrote).toEqual(["late"]);
     expect(told).toEqual([expect.stringMatching(/^hook-error: SessionEnd:command:sleep: timed out after 1000 ms/)]);
@@ -71,10 +76,13 @@ describe("SessionEnd hooks", () => {
 
   it("let a hook that needs longer than another's timeout finish, and name the one that timed out", async () => {
     const told: string[] = [];
-    const { outcome, wrote } = await endSession([
-      { type: "command", command: "sleep 10", timeout: 1 },
-      { type: "command", command: "sleep 3; echo cleaned >> LOG", timeout: 5 },
-    ], { failMode: "closed", onNotice: (n) => void told.push(n.message) });
+    const { outcome, wrote } = await endSession(
+      [
+        { type: "command", command: "sleep 10", timeout: 1 },
+        { type: "command", command: "sleep 3; echo cleaned >> LOG", timeout: 5 },
+      ],
+      { failMode: "closed", onNotice: (n) => void told.push(n.message) },
+    );
     expect(outcome._tag).toBe("Completed");
     expect(told).toEqual([expect.stringMatching(/timed out after 1000 ms/)]);
     expect(wrote).toEqual(["cleaned"]);
@@ -83,8 +91,14 @@ describe("SessionEnd hooks", () => {
   it("tell a hook failing open as what it did, not as a timeout, while a slower hook beside it runs", async () => {
     const dir = tempDir();
     const told: string[] = [];
-    const hooks = [{ type: "command", command: "exit 1", timeout: 1 }, { type: "command", command: "sleep 3", timeout: 5 }];
-    const { stack } = fromClaudeSettings({ hooks: { SessionEnd: [{ hooks }] } }, { cwd: dir, killGraceMs: 100, onNotice: (n) => void told.push(`${n.kind}: ${n.message}`) });
+    const hooks = [
+      { type: "command", command: "exit 1", timeout: 1 },
+      { type: "command", command: "sleep 3", timeout: 5 },
+    ];
+    const { stack } = fromClaudeSettings(
+      { hooks: { SessionEnd: [{ hooks }] } },
+      { cwd: dir, killGraceMs: 100, onNotice: (n) => void told.push(`${n.kind}: ${n.message}`) },
+    );
     const outcome = await stack.run("sessionEnd", { sessionId: "s1", reason: "other" }, () => undefined, { trace: new Trace() });
     expect(outcome._tag).toBe("Completed");
     expect(told).toEqual(["hook-error: exited with code 1 (let through)"]);

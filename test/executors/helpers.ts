@@ -23,7 +23,9 @@ export const node = (script: string, ...args: string[]): { command: string; args
 export const bash = (command: string, id = "toolu_1"): ToolCall => ({ id, name: "Bash", input: { command } });
 
 /** The tool operation used in tests: it echoes the command it was given. */
-export const echoTool = (call: { readonly input: Readonly<Record<string, unknown>> }): ToolResult => ({ content: `ran: ${String(call.input.command)}` });
+export const echoTool = (call: { readonly input: Readonly<Record<string, unknown>> }): ToolResult => ({
+  content: `ran: ${String(call.input.command)}`,
+});
 
 /** A notice sink that keeps what it was told. */
 export const notices = (): { list: ExternalNotice[]; sink: (n: ExternalNotice) => void } => {

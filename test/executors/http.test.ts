@@ -17,7 +17,9 @@ const hook = (path: string, over: Partial<HttpHookOptions<"PreToolUse">> = {}) =
   httpHook({ event: "PreToolUse", url: server.url(path), allow: loopback, timeoutMs: 2000, ...over });
 const run = async (h: ReturnType<typeof hook>, signal?: AbortSignal) => {
   const context: string[] = [];
-  const outcome = await agentStack().use("toolCall", h).run("toolCall", bash("ls"), echoTool, { onContext: (t) => context.push(t), signal, sessionId: "s1" });
+  const outcome = await agentStack()
+    .use("toolCall", h)
+    .run("toolCall", bash("ls"), echoTool, { onContext: (t) => context.push(t), signal, sessionId: "s1" });
   return { outcome, context, reason: (outcome as { reason?: string }).reason };
 };
 
@@ -34,7 +36,8 @@ describe("httpHook answers", () => {
   it("POSTs the event JSON with allowlisted header interpolation only", async () => {
     const before = server.requests.length;
     const h = hook("/context", {
-      headers: { Authorization: "Bearer $HOOK_TOKEN", "X-Leak": "${HOOK_SECRET}" }, allowedEnvVars: ["HOOK_TOKEN"],
+      headers: { Authorization: "Bearer $HOOK_TOKEN", "X-Leak": "${HOOK_SECRET}" },
+      allowedEnvVars: ["HOOK_TOKEN"],
       envSource: { HOOK_TOKEN: "t0k", HOOK_SECRET: "s3cret" },
     });
     const { context } = await run(h);
@@ -42,7 +45,12 @@ describe("httpHook answers", () => {
     expect(req.headers["content-type"]).toBe("application/json");
     expect(req.headers.authorization).toBe("Bearer t0k");
     expect(req.headers["x-leak"]).toBe("");
-    expect(JSON.parse(req.body)).toMatchObject({ hook_event_name: "PreToolUse", session_id: "s1", tool_name: "Bash", tool_input: { command: "ls" } });
+    expect(JSON.parse(req.body)).toMatchObject({
+      hook_event_name: "PreToolUse",
+      session_id: "s1",
+      tool_name: "Bash",
+      tool_input: { command: "ls" },
+    });
     expect(context).toEqual(["seen PreToolUse"]);
   });
 
@@ -72,7 +80,9 @@ describe("httpHook deadlines", () => {
   it("fails when the connection cannot be made in time", async () => {
     // A resolver that never answers stands in for a black-holed SYN.
     const never: Resolver = () => new Promise(() => {});
-    const { reason } = await run(httpHook({ event: "PreToolUse", url: "http://slow.test/", resolver: never, connectTimeoutMs: 150, timeoutMs: 2000 }));
+    const { reason } = await run(
+      httpHook({ event: "PreToolUse", url: "http://slow.test/", resolver: never, connectTimeoutMs: 150, timeoutMs: 2000 }),
+    );
     expect(reason).toMatch(/could not connect to http:\/\/slow.test within 150 ms/);
   });
 
@@ -133,7 +143,15 @@ describe("httpHook fire-and-forget", () => {
   it("never blocks the chain, queues at most its limit, counts drops, and flush waits for the rest", async () => {
     const n = notices();
     const queue = new BackgroundQueue({ limit: 2, concurrency: 1 });
-    const h = httpHook({ event: "PostToolUse", url: server.url("/hang"), allow: loopback, async: true, queue, timeoutMs: 150, onNotice: n.sink });
+    const h = httpHook({
+      event: "PostToolUse",
+      url: server.url("/hang"),
+      allow: loopback,
+      async: true,
+      queue,
+      timeoutMs: 150,
+      onNotice: n.sink,
+    });
     const stack = agentStack().use("toolCall", h);
     for (let i = 0; i < 5; i++) expect((await stack.run("toolCall", bash(`echo ${i}`), echoTool))._tag).toBe("Completed");
     expect(queue.dropped).toBe(3);

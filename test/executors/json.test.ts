@@ -41,10 +41,13 @@ describe("stringifyEvent", () => {
 
   it("round-trips any JSON value, less the keys that could pollute prototypes", () => {
     const dangerous = new Set(["__proto__", "constructor", "prototype"]);
-    fc.assert(fc.property(fc.jsonValue(), (value) => {
-      const text = stringifyEvent({ v: value });
-      const expected = JSON.parse(JSON.stringify({ v: value }), (key, v) => (dangerous.has(key) ? undefined : v));
-      expect(JSON.parse(text)).toEqual(expected);
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const text = stringifyEvent({ v: value });
+        const expected = JSON.parse(JSON.stringify({ v: value }), (key, v) => (dangerous.has(key) ? undefined : v));
+        expect(JSON.parse(text)).toEqual(expected);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

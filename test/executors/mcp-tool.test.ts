@@ -27,11 +27,20 @@ const scanner = async () => {
   server.registerTool("security_scan", { inputSchema: { file_path: z.string(), tool: z.string() } }, async (args) => {
     scanned.push(args);
     const answer = args.file_path.endsWith(".env")
-      ? { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: `${args.tool} of ${args.file_path} is not allowed` } }
+      ? {
+          hookSpecificOutput: {
+            hookEventName: "PreToolUse",
+            permissionDecision: "deny",
+            permissionDecisionReason: `${args.tool} of ${args.file_path} is not allowed`,
+          },
+        }
       : {};
     return { content: [{ type: "text", text: JSON.stringify(answer) }] };
   });
-  server.registerTool("broken", { inputSchema: {} }, async () => ({ content: [{ type: "text", text: "index unavailable" }], isError: true }));
+  server.registerTool("broken", { inputSchema: {} }, async () => ({
+    content: [{ type: "text", text: "index unavailable" }],
+    isError: true,
+  }));
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "agent", version: "1.0.0" });
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
@@ -41,7 +50,14 @@ const scanner = async () => {
 
 const read = (file_path: string): ToolCall => ({ id: "toolu_r", name: "Read", input: { file_path } });
 const settings = (tool: string, server = "scanner") => ({
-  hooks: { PreToolUse: [{ matcher: "Read", hooks: [{ type: "mcp_tool", server, tool, input: { file_path: "${tool_input.file_path}", tool: "${tool_name}" } }] }] },
+  hooks: {
+    PreToolUse: [
+      {
+        matcher: "Read",
+        hooks: [{ type: "mcp_tool", server, tool, input: { file_path: "${tool_input.file_path}", tool: "${tool_name}" } }],
+      },
+    ],
+  },
 });
 
 describe("mcp_tool handlers from settings", () => {
@@ -50,9 +66,15 @@ describe("mcp_tool handlers from settings", () => {
   it("call the tool with arguments filled in from the event, and read its text as the answer", async () => {
     const { client, scanned } = await scanner();
     const { stack } = load(settings("security_scan"), { mcpClients: { scanner: client } });
-    expect(await stack.run("toolCall", read("/repo/.env"), echoTool)).toMatchObject({ _tag: "Rejected", reason: "Read of /repo/.env is not allowed" });
+    expect(await stack.run("toolCall", read("/repo/.env"), echoTool)).toMatchObject({
+      _tag: "Rejected",
+      reason: "Read of /repo/.env is not allowed",
+    });
     expect((await stack.run("toolCall", read("/repo/README.md"), echoTool))._tag).toBe("Completed");
-    expect(scanned).toEqual([{ file_path: "/repo/.env", tool: "Read" }, { file_path: "/repo/README.md", tool: "Read" }]);
+    expect(scanned).toEqual([
+      { file_path: "/repo/.env", tool: "Read" },
+      { file_path: "/repo/README.md", tool: "Read" },
+    ]);
   });
 
   it("fail (open by default, closed on request) when the tool answers an error", async () => {
@@ -62,28 +84,49 @@ describe("mcp_tool handlers from settings", () => {
     expect((await open.stack.run("toolCall", read("/repo/a"), echoTool))._tag).toBe("Completed");
     expect(n.list).toMatchObject([{ kind: "hook-error", message: "broken answered an error: index unavailable (let through)" }]);
     const closed = load(settings("broken"), { mcpClients: { scanner: client }, failMode: "closed" });
-    expect(await closed.stack.run("toolCall", read("/repo/a"), echoTool)).toMatchObject({ _tag: "Rejected", reason: expect.stringMatching(/broken answered an error: index unavailable$/) });
+    expect(await closed.stack.run("toolCall", read("/repo/a"), echoTool)).toMatchObject({
+      _tag: "Rejected",
+      reason: expect.stringMatching(/broken answered an error: index unavailable$/),
+    });
   });
 
   it("fail like a disconnected server when its server was not given, and say so when loaded", async () => {
     takeWarnings();
     const { stack, warnings } = load(settings("security_scan", "absent"), { failMode: "closed" });
-    expect(warnings.map((w) => w.message)).toEqual([expect.stringMatching(/the MCP server "absent" was not given in mcpClients; the hook fails closed/)]);
+    expect(warnings.map((w) => w.message)).toEqual([
+      expect.stringMatching(/the MCP server "absent" was not given in mcpClients; the hook fails closed/),
+    ]);
     expect(takeWarnings()).toHaveLength(1);
-    expect(await stack.run("toolCall", read("/repo/a"), echoTool)).toMatchObject({ _tag: "Rejected", reason: expect.stringMatching(/the MCP server "absent" is not connected/) });
+    expect(await stack.run("toolCall", read("/repo/a"), echoTool)).toMatchObject({
+      _tag: "Rejected",
+      reason: expect.stringMatching(/the MCP server "absent" is not connected/),
+    });
   });
 });
 
 describe("mcpToolHook used directly", () => {
   it("is a PreToolUse guard like any other", async () => {
     const { client } = await scanner();
-    const hook = mcpToolHook({ event: "PreToolUse", client, server: "scanner", tool: "security_scan", input: { file_path: "${tool_input.file_path}", tool: "${tool_name}" } });
-    expect(await agentStack().use("toolCall", hook).run("toolCall", read("/x/.env"), echoTool)).toMatchObject({ _tag: "Rejected", reason: "Read of /x/.env is not allowed" });
+    const hook = mcpToolHook({
+      event: "PreToolUse",
+      client,
+      server: "scanner",
+      tool: "security_scan",
+      input: { file_path: "${tool_input.file_path}", tool: "${tool_name}" },
+    });
+    expect(await agentStack().use("toolCall", hook).run("toolCall", read("/x/.env"), echoTool)).toMatchObject({
+      _tag: "Rejected",
+      reason: "Read of /x/.env is not allowed",
+    });
   });
 
   it("fills ${path} at any depth, with objects as JSON and missing fields as empty text", () => {
     const event = { tool_input: { file_path: "/a", edits: [{ n: 1 }] }, cwd: "/repo" };
-    expect(fillArguments({ p: "${tool_input.file_path}", deep: ["${cwd}/x", { e: "${tool_input.edits}" }], gone: "${tool_input.nope}", n: 3 }, event))
-      .toEqual({ p: "/a", deep: ["/repo/x", { e: '[{"n":1}]' }], gone: "", n: 3 });
+    expect(
+      fillArguments(
+        { p: "${tool_input.file_path}", deep: ["${cwd}/x", { e: "${tool_input.edits}" }], gone: "${tool_input.nope}", n: 3 },
+        event,
+      ),
+    ).toEqual({ p: "/a", deep: ["/repo/x", { e: '[{"n":1}]' }], gone: "", n: 3 });
   });
 });

@@ -22,7 +22,8 @@ const write = (file_path: string, content: string, id = "toolu_w"): ToolCall => 
 const bashCall = (command: string): ToolCall => ({ id: "toolu_b", name: "Bash", input: { command } });
 
 describe("a plugin laid out as security-guidance", () => {
-  const load = (cwd: string, onNotice = notices().sink) => fromClaudePlugin({ dir: securityGuidance, dataDir: join(cwd, "data") }, { cwd, onNotice });
+  const load = (cwd: string, onNotice = notices().sink) =>
+    fromClaudePlugin({ dir: securityGuidance, dataDir: join(cwd, "data") }, { cwd, onNotice });
 
   it("loads its hooks.json, rewakeMessage and rewakeSummary included, each hook named after the plugin", () => {
     const { hooks, warnings, unused } = load(tempDir());
@@ -41,12 +42,14 @@ describe("a plugin laid out as security-guidance", () => {
     const { stack } = load(cwd, n.sink);
     const file = join(cwd, "app.js");
     expect(await stack.run("toolCall", write(file, "eval(input)"), echoTool, { sessionId: "s1" })).toMatchObject({
-      _tag: "Rejected", reason: "Security Warning: eval() executes arbitrary code and is a major security risk.",
+      _tag: "Rejected",
+      reason: "Security Warning: eval() executes arbitrary code and is a major security risk.",
     });
     expect((await stack.run("toolCall", write(file, "eval(input)"), echoTool, { sessionId: "s1" }))._tag).toBe("Completed");
     expect((await stack.run("toolCall", write(file, "const a = 1"), echoTool, { sessionId: "s1" }))._tag).toBe("Completed");
     expect(n.list.filter((x) => x.kind === "ignored").map((x) => x.message)).toEqual([
-      "metrics: not a field Claude Code reads on PreToolUse", "metrics: not a field Claude Code reads on PreToolUse",
+      "metrics: not a field Claude Code reads on PreToolUse",
+      "metrics: not a field Claude Code reads on PreToolUse",
     ]);
     expect(n.list.filter((x) => x.kind === "hook-error")).toEqual([]);
   });
@@ -62,7 +65,9 @@ describe("a plugin laid out as security-guidance", () => {
     expect(commit).toMatchObject({ _tag: "Rejected", reason: "Commit blocked: 1 staged line(s) hold an AWS access key id" });
     writeFileSync(join(repo, "config.py"), 'KEY = os.environ["KEY"]\n');
     git("add", "config.py");
-    expect((await stack.run("toolCall", bashCall("git commit -m 'add config'"), echoTool, { metadata: { cwd: repo } }))._tag).toBe("Completed");
+    expect((await stack.run("toolCall", bashCall("git commit -m 'add config'"), echoTool, { metadata: { cwd: repo } }))._tag).toBe(
+      "Completed",
+    );
   });
 
   it("runs its asyncRewake Stop hook in the background: the stop goes ahead, and its findings are told after", async () => {
@@ -81,11 +86,21 @@ describe("a plugin laid out as hookify", () => {
     const cwd = tempDir("project-");
     mkdirSync(join(cwd, ".claude"));
     const rule = (name: string, front: Record<string, string>, message: string) =>
-      writeFileSync(join(cwd, ".claude", `hookify.${name}.local.md`), `---\nname: ${name}\nenabled: true\n${Object.entries(front).map(([k, v]) => `${k}: ${v}`).join("\n")}\n---\n${message}\n`);
+      writeFileSync(
+        join(cwd, ".claude", `hookify.${name}.local.md`),
+        `---\nname: ${name}\nenabled: true\n${Object.entries(front)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join("\n")}\n---\n${message}\n`,
+      );
     rule("block-rm", { event: "bash", pattern: "rm\\s+-rf", action: "block" }, "Destructive rm -rf is blocked.");
     rule("ask-push", { event: "bash", pattern: "git\\s+push", action: "ask" }, "Pushing needs a person.");
     rule("no-debugger", { event: "file", pattern: "debugger", action: "block" }, "Remove the debugger statement.");
-    if (withStopRule) rule("require-tests", { event: "stop", field: "transcript", pattern: "^(?![\\s\\S]*npm test)", action: "block" }, "Run npm test before stopping.");
+    if (withStopRule)
+      rule(
+        "require-tests",
+        { event: "stop", field: "transcript", pattern: "^(?![\\s\\S]*npm test)", action: "block" },
+        "Run npm test before stopping.",
+      );
     return cwd;
   };
 
@@ -93,9 +108,18 @@ describe("a plugin laid out as hookify", () => {
     const cwd = project();
     const n = notices();
     const asked: string[] = [];
-    const { stack } = fromClaudePlugin(hookify, { cwd, onNotice: n.sink, stackOptions: { approval: (r) => (asked.push(String(r.reason ?? "")), { decision: "deny", reason: "not now" }) } });
-    expect(await stack.run("toolCall", bashCall("rm -rf build"), echoTool)).toMatchObject({ _tag: "Rejected", reason: 'blocked by hook "hookify:PreToolUse:command:pretooluse.mjs"' });
-    expect(n.list).toContainEqual(expect.objectContaining({ kind: "systemMessage", message: "**[block-rm]**\nDestructive rm -rf is blocked." }));
+    const { stack } = fromClaudePlugin(hookify, {
+      cwd,
+      onNotice: n.sink,
+      stackOptions: { approval: (r) => (asked.push(String(r.reason ?? "")), { decision: "deny", reason: "not now" }) },
+    });
+    expect(await stack.run("toolCall", bashCall("rm -rf build"), echoTool)).toMatchObject({
+      _tag: "Rejected",
+      reason: 'blocked by hook "hookify:PreToolUse:command:pretooluse.mjs"',
+    });
+    expect(n.list).toContainEqual(
+      expect.objectContaining({ kind: "systemMessage", message: "**[block-rm]**\nDestructive rm -rf is blocked." }),
+    );
     expect(await stack.run("toolCall", bashCall("git push origin main"), echoTool)).toMatchObject({ _tag: "Rejected", reason: "not now" });
     expect(asked).toEqual([""]);
     expect((await stack.run("toolCall", bashCall("ls"), echoTool))._tag).toBe("Completed");
@@ -105,11 +129,17 @@ describe("a plugin laid out as hookify", () => {
     const cwd = project(false);
     const written: string[] = [];
     const writeTool = defineTool<{ file_path?: unknown; content?: unknown }>({
-      name: "Write", description: "write a file", inputSchema: { type: "object" },
-      execute: ({ file_path, content }) => (writeFileSync(String(file_path), String(content)), written.push(String(file_path)), `wrote ${String(file_path)}`),
+      name: "Write",
+      description: "write a file",
+      inputSchema: { type: "object" },
+      execute: ({ file_path, content }) => (
+        writeFileSync(String(file_path), String(content)), written.push(String(file_path)), `wrote ${String(file_path)}`
+      ),
     });
     const file = join(cwd, "app.js");
-    const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Write", input: { file_path: file, content: "debugger;" } }] }, "done"] });
+    const model = createScriptedModel({
+      turns: [{ toolCalls: [{ name: "Write", input: { file_path: file, content: "debugger;" } }] }, "done"],
+    });
     const loaded = fromClaudePlugin(hookify, { cwd, onNotice: () => {} });
     // The PreToolUse rule would refuse the write first; this test is about what PostToolUse answers.
     const pre = loaded.hooks.find((h) => h.event === "PreToolUse")!.hook;
@@ -127,15 +157,25 @@ describe("a plugin laid out as hookify", () => {
     const { stack } = fromClaudePlugin(hookify, { cwd, onNotice: () => {} });
     const transcript = join(cwd, "transcript.jsonl");
     const stop: StopRequest = { reason: "end_turn", blockedCount: 0, lastMessage: "Done." };
-    const ask = () => stack.run("stop", stop, () => ({ stop: true as const }), { sessionId: "s1", metadata: { transcriptPath: transcript } });
-    writeFileSync(transcript, claudeTranscript("s1", cwd, [{ role: "user", content: "fix the bug" }, { role: "assistant", content: "Fixed it." }]));
+    const ask = () =>
+      stack.run("stop", stop, () => ({ stop: true as const }), { sessionId: "s1", metadata: { transcriptPath: transcript } });
+    writeFileSync(
+      transcript,
+      claudeTranscript("s1", cwd, [
+        { role: "user", content: "fix the bug" },
+        { role: "assistant", content: "Fixed it." },
+      ]),
+    );
     expect(await ask()).toMatchObject({ _tag: "Rejected", reason: "**[require-tests]**\nRun npm test before stopping." });
-    writeFileSync(transcript, claudeTranscript("s1", cwd, [
-      { role: "user", content: "fix the bug" },
-      { role: "assistant", content: "Running the tests.", toolCalls: [{ id: "toolu_1", name: "Bash", input: { command: "npm test" } }] },
-      { role: "tool", content: "4 passing", toolCallId: "toolu_1", toolName: "Bash" },
-      { role: "assistant", content: "Fixed it; the tests pass." },
-    ]));
+    writeFileSync(
+      transcript,
+      claudeTranscript("s1", cwd, [
+        { role: "user", content: "fix the bug" },
+        { role: "assistant", content: "Running the tests.", toolCalls: [{ id: "toolu_1", name: "Bash", input: { command: "npm test" } }] },
+        { role: "tool", content: "4 passing", toolCallId: "toolu_1", toolName: "Bash" },
+        { role: "assistant", content: "Fixed it; the tests pass." },
+      ]),
+    );
     expect((await ask())._tag).toBe("Completed");
   });
 
@@ -145,7 +185,9 @@ describe("a plugin laid out as hookify", () => {
     const settings = { hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", ...node("env-to-file.mjs", out) }] }] } };
     const { stack, hooks } = fromClaudeSettings(settings, { cwd, plugins: [hookify], onNotice: () => {} });
     // One hook of the stack runs both, Claude Code's way.
-    expect(new Set(hooks.filter((h) => h.event === "UserPromptSubmit").map((h) => h.hook))).toEqual(new Set(["claude-settings:UserPromptSubmit"]));
+    expect(new Set(hooks.filter((h) => h.event === "UserPromptSubmit").map((h) => h.hook))).toEqual(
+      new Set(["claude-settings:UserPromptSubmit"]),
+    );
     expect((await stack.run("userPrompt", { text: "hello" }, (p) => p))._tag).toBe("Completed");
     const { readFileSync } = await import("node:fs");
     const env = JSON.parse(readFileSync(out, "utf8")) as Record<string, string>;
@@ -167,9 +209,20 @@ describe("a plugin whose hooks use what agent-onion does not supply", () => {
   it("warns about ${user_config.*} when loaded, naming the hook", () => {
     const dir = tempDir("plugin-");
     mkdirSync(join(dir, "hooks"));
-    writeFileSync(join(dir, "hooks", "hooks.json"), JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: "node", args: ["${CLAUDE_PLUGIN_ROOT}/notify.js", "${user_config.webhook_url}"] }] }] } }));
+    writeFileSync(
+      join(dir, "hooks", "hooks.json"),
+      JSON.stringify({
+        hooks: {
+          Stop: [
+            { hooks: [{ type: "command", command: "node", args: ["${CLAUDE_PLUGIN_ROOT}/notify.js", "${user_config.webhook_url}"] }] },
+          ],
+        },
+      }),
+    );
     const { warnings } = fromClaudePlugin(dir, { cwd: dir });
-    expect(warnings.map((w) => w.message)).toEqual([expect.stringMatching(/\$\{user_config\.\*\} is a plugin option agent-onion does not supply/)]);
+    expect(warnings.map((w) => w.message)).toEqual([
+      expect.stringMatching(/\$\{user_config\.\*\} is a plugin option agent-onion does not supply/),
+    ]);
   });
 
   it("says when a directory holds no hooks at all", () => {

@@ -4,7 +4,12 @@ import { runProcess, type ProcessOptions } from "../../src/executors/process.ts"
 import { alive, eventually, fixture, readPid, tempDir } from "./helpers.ts";
 
 const base = (over: Partial<ProcessOptions> & Pick<ProcessOptions, "command">): ProcessOptions => ({
-  input: "", env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, cwd: process.cwd(), timeoutMs: 5000, killGraceMs: 100, ...over,
+  input: "",
+  env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+  cwd: process.cwd(),
+  timeoutMs: 5000,
+  killGraceMs: 100,
+  ...over,
 });
 /** Kill a process this test started, if it is still there. */
 const stop = (pid: number): void => {
@@ -33,7 +38,14 @@ describe("runProcess with bad options", () => {
     });
 
   it("answers with a spawnError, never a rejection, when its options throw when read", async () => {
-    const options = new Proxy({}, { get: () => { throw new Error("read refused"); } }) as ProcessOptions;
+    const options = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error("read refused");
+        },
+      },
+    ) as ProcessOptions;
     const r = await runProcess(options);
     expect(r.spawnError?.message).toMatch(/options could not be read: read refused/);
   });
@@ -64,7 +76,9 @@ describe("runProcess", () => {
   it("kills the whole process tree on timeout, escalating to SIGKILL when SIGTERM is ignored", async () => {
     const pidFile = join(tempDir(), "grandchild.pid");
     const started = Date.now();
-    const r = await runProcess(base({ command: fixture("commands", "ignore-sigterm.sh"), args: [pidFile], timeoutMs: 300, killGraceMs: 100 }));
+    const r = await runProcess(
+      base({ command: fixture("commands", "ignore-sigterm.sh"), args: [pidFile], timeoutMs: 300, killGraceMs: 100 }),
+    );
     expect(r.timedOut).toBe(true);
     expect(Date.now() - started).toBeLessThan(3000);
     const grandchild = readPid(pidFile);
@@ -147,7 +161,12 @@ describe("runProcess", () => {
 
   it("passes only the environment it is given", async () => {
     const r = await runProcess(base({ command: "env", env: { PATH: process.env.PATH ?? "", ONLY_ME: "1" } }));
-    const names = r.stdout.toString().trim().split("\n").map((l) => l.split("=")[0]).sort();
+    const names = r.stdout
+      .toString()
+      .trim()
+      .split("\n")
+      .map((l) => l.split("=")[0])
+      .sort();
     expect(names.filter((n) => n !== "PWD" && n !== "SHLVL" && n !== "_")).toEqual(["ONLY_ME", "PATH"]);
   });
 });

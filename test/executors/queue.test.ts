@@ -41,7 +41,11 @@ describe("BackgroundQueue", () => {
 
   it("counts a job that throws or rejects as completed and never rejects its promise", async () => {
     const queue = new BackgroundQueue();
-    await expect(queue.push("throws", () => { throw new Error("sync"); })).resolves.toBeUndefined();
+    await expect(
+      queue.push("throws", () => {
+        throw new Error("sync");
+      }),
+    ).resolves.toBeUndefined();
     await expect(queue.push("rejects", () => Promise.reject(new Error("async")))).resolves.toBeUndefined();
     expect(queue.completed).toBe(2);
   });
@@ -62,7 +66,9 @@ describe("BackgroundQueue", () => {
 
   it("refuses a job that is not a function when it is pushed, naming its label, and counts nothing", () => {
     const queue = new BackgroundQueue();
-    expect(() => queue.push("audit", 5 as never)).toThrow(new TypeError('BackgroundQueue.push("audit"): the job must be a function, got number'));
+    expect(() => queue.push("audit", 5 as never)).toThrow(
+      new TypeError('BackgroundQueue.push("audit"): the job must be a function, got number'),
+    );
     expect([queue.completed, queue.dropped, queue.size]).toEqual([0, 0, 0]);
   });
 

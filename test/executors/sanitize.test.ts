@@ -41,12 +41,33 @@ describe("a string escape (OSC, DCS, SOS, PM, APC) is removed up to its terminat
 
   it("cleans exactly what a lazy scan to the first terminator cleans, on random short texts", () => {
     // The pattern before it was made linear: correct, but quadratic on unterminated openers.
-    const lazy = /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b[\]PX^_][\s\S]*?(?:\u0007|\u001b\\|\u009c)|[\u009d\u0090\u0098\u009e\u009f][\s\S]*?(?:\u0007|\u001b\\|\u009c)|\u001b[\s\S]?/g;
+    const lazy =
+      /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b[\]PX^_][\s\S]*?(?:\u0007|\u001b\\|\u009c)|[\u009d\u0090\u0098\u009e\u009f][\s\S]*?(?:\u0007|\u001b\\|\u009c)|\u001b[\s\S]?/g;
     const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
     const reference = (t: string) => t.replace(/\r\n?/g, "\n").replace(lazy, "").replace(controls, "");
-    const alphabet = ["\u001b", "]", "[", "P", "X", "^", "_", "\u0007", "\\", "\u009c", "\u009d", "\u0090", "\u009b", "a", "0", ";", "m", "\n", "\r"];
+    const alphabet = [
+      "\u001b",
+      "]",
+      "[",
+      "P",
+      "X",
+      "^",
+      "_",
+      "\u0007",
+      "\\",
+      "\u009c",
+      "\u009d",
+      "\u0090",
+      "\u009b",
+      "a",
+      "0",
+      ";",
+      "m",
+      "\n",
+      "\r",
+    ];
     let seed = 42;
-    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
     for (let i = 0; i < 20_000; i++) {
       const text = Array.from({ length: 1 + random(14) }, () => alphabet[random(alphabet.length)]).join("");
       expect(stripTerminal(text), JSON.stringify(text)).toBe(reference(text));
@@ -55,7 +76,9 @@ describe("a string escape (OSC, DCS, SOS, PM, APC) is removed up to its terminat
 
   it("keeps a command hook's exit-2 reason that follows an unterminated title escape", async () => {
     const hook = commandHook({
-      event: "PreToolUse", timeoutMs: 5000, killGraceMs: 100,
+      event: "PreToolUse",
+      timeoutMs: 5000,
+      killGraceMs: 100,
       command: "printf '\\033]0;guard\\nrm -rf is not allowed here\\n' >&2; exit 2",
     });
     const outcome = await agentStack().use("toolCall", hook).run("toolCall", bash("rm -rf /"), echoTool);
@@ -97,7 +120,6 @@ describe("hostile output is cleaned in linear time", () => {
     expect(secondsToClean(opener.repeat((256 * 1024) / opener.length))).toBeLessThan(3);
   });
 
-
   it("cleans 1 MiB of mixed escapes, the most a command's stdout holds, in well under a few seconds", () => {
     expect(secondsToClean(("\u001bP\u009d" + "x".repeat(10) + "\u001b[31m").repeat(1 << 16))).toBeLessThan(3);
   });
@@ -108,11 +130,16 @@ describe("hostile output is cleaned in linear time", () => {
 
   it("answers a command hook that prints 256 KiB of unterminated escapes within its timeout", async () => {
     const hook = commandHook({
-      event: "UserPromptSubmit", timeout: 2, killGraceMs: 100,
-      command: "node", args: ["-e", 'process.stdout.write("\\u001b]".repeat(131072))'],
+      event: "UserPromptSubmit",
+      timeout: 2,
+      killGraceMs: 100,
+      command: "node",
+      args: ["-e", 'process.stdout.write("\\u001b]".repeat(131072))'],
     });
     const start = performance.now();
-    const outcome = await agentStack().use("userPrompt", hook).run("userPrompt", { text: "hello" }, (p) => p);
+    const outcome = await agentStack()
+      .use("userPrompt", hook)
+      .run("userPrompt", { text: "hello" }, (p) => p);
     expect(outcome._tag).toBe("Completed");
     expect(performance.now() - start).toBeLessThan(4000);
   });

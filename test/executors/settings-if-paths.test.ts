@@ -13,7 +13,10 @@ const settings = (matcher: string, condition: string) => ({
   hooks: { PreToolUse: [{ matcher, hooks: [{ type: "command", command: "echo blocked >&2; exit 2", if: condition }] }] },
 });
 const runs = async (matcher: string, condition: string, tool: string, path: string): Promise<boolean> => {
-  const { stack, unused } = fromClaudeSettings([{ file: "user.json", settings: settings(matcher, condition) }], { projectDir: project, cwd: project });
+  const { stack, unused } = fromClaudeSettings([{ file: "user.json", settings: settings(matcher, condition) }], {
+    projectDir: project,
+    cwd: project,
+  });
   expect(unused).toEqual([]);
   const outcome = await stack.run("toolCall", { id: "t", name: tool, input: { file_path: path } }, () => ({ content: "ran" }));
   return outcome._tag === "Rejected";
@@ -32,7 +35,10 @@ describe("a settings `if` path rule", () => {
   });
 
   it("still says when the matcher excludes every tool the rule covers", () => {
-    const { unused } = fromClaudeSettings([{ file: "user.json", settings: settings("Bash", "Edit(src/**)") }], { projectDir: project, cwd: project });
+    const { unused } = fromClaudeSettings([{ file: "user.json", settings: settings("Bash", "Edit(src/**)") }], {
+      projectDir: project,
+      cwd: project,
+    });
     expect(unused.map((u) => u.reason)).toEqual(['"if" names Edit, which the matcher "Bash" excludes']);
   });
 });

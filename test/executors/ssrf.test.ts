@@ -4,17 +4,41 @@ import { checkAddress, classifyAddress, guardedLookup, type Resolver } from "../
 
 describe("classifyAddress", () => {
   it.each([
-    ["127.0.0.1", "loopback"], ["127.255.0.9", "loopback"], ["::1", "loopback"],
-    ["::ffff:127.0.0.1", "loopback"], ["[::ffff:127.0.0.1]", "loopback"], ["::ffff:7f00:1", "loopback"], ["::127.0.0.1", "loopback"],
-    ["10.0.0.1", "private"], ["172.16.5.4", "private"], ["172.31.255.255", "private"], ["192.168.1.1", "private"],
-    ["100.64.0.1", "private"], ["fc00::1", "private"], ["fd12:3456::1", "private"],
-    ["169.254.1.1", "link-local"], ["fe80::1", "link-local"], ["fe80::1%eth0", "link-local"],
-    ["169.254.169.254", "metadata"], ["fd00:ec2::254", "metadata"], ["100.100.100.200", "metadata"],
-    ["64:ff9b::a9fe:a9fe", "metadata"], ["::ffff:169.254.169.254", "metadata"],
-    ["2002:7f00:1::", "loopback"], ["2002:0a00:0001::", "private"],
-    ["0.0.0.0", "unspecified"], ["::", "unspecified"], ["224.0.0.1", "multicast"], ["ff02::1", "multicast"],
-    ["255.255.255.255", "reserved"], ["192.0.2.1", "reserved"], ["2001:db8::1", "reserved"], ["2001:0:4136::1", "reserved"],
-    ["8.8.8.8", "public"], ["172.32.0.1", "public"], ["2606:4700::1111", "public"],
+    ["127.0.0.1", "loopback"],
+    ["127.255.0.9", "loopback"],
+    ["::1", "loopback"],
+    ["::ffff:127.0.0.1", "loopback"],
+    ["[::ffff:127.0.0.1]", "loopback"],
+    ["::ffff:7f00:1", "loopback"],
+    ["::127.0.0.1", "loopback"],
+    ["10.0.0.1", "private"],
+    ["172.16.5.4", "private"],
+    ["172.31.255.255", "private"],
+    ["192.168.1.1", "private"],
+    ["100.64.0.1", "private"],
+    ["fc00::1", "private"],
+    ["fd12:3456::1", "private"],
+    ["169.254.1.1", "link-local"],
+    ["fe80::1", "link-local"],
+    ["fe80::1%eth0", "link-local"],
+    ["169.254.169.254", "metadata"],
+    ["fd00:ec2::254", "metadata"],
+    ["100.100.100.200", "metadata"],
+    ["64:ff9b::a9fe:a9fe", "metadata"],
+    ["::ffff:169.254.169.254", "metadata"],
+    ["2002:7f00:1::", "loopback"],
+    ["2002:0a00:0001::", "private"],
+    ["0.0.0.0", "unspecified"],
+    ["::", "unspecified"],
+    ["224.0.0.1", "multicast"],
+    ["ff02::1", "multicast"],
+    ["255.255.255.255", "reserved"],
+    ["192.0.2.1", "reserved"],
+    ["2001:db8::1", "reserved"],
+    ["2001:0:4136::1", "reserved"],
+    ["8.8.8.8", "public"],
+    ["172.32.0.1", "public"],
+    ["2606:4700::1111", "public"],
   ])("classifies %s as %s", (ip, cls) => {
     expect(classifyAddress(ip)).toBe(cls);
   });
@@ -48,7 +72,10 @@ const lookupOnce = (lookup: ReturnType<typeof guardedLookup>, all: boolean): Pro
 
 describe("guardedLookup", () => {
   it("refuses the connection when any resolved address is private (rebinding with mixed answers)", async () => {
-    const resolver: Resolver = async () => [{ address: "93.184.216.34", family: 4 }, { address: "127.0.0.1", family: 4 }];
+    const resolver: Resolver = async () => [
+      { address: "93.184.216.34", family: 4 },
+      { address: "127.0.0.1", family: 4 },
+    ];
     await expect(lookupOnce(guardedLookup({}, resolver), true)).rejects.toThrow(/hooks.example \(127.0.0.1\): loopback/);
   });
 

@@ -25,7 +25,20 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 const preToolUse = (cases: Record<string, string>, more: object = {}) => ({
   hooks: {
-    PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", timeout: 20, command: `input=$(cat); case "$input" in ${Object.entries(cases).map(([c, then]) => `*'"${c}"'*) ${then};;`).join(" ")} *) exit 0;; esac` }] }],
+    PreToolUse: [
+      {
+        matcher: "Bash",
+        hooks: [
+          {
+            type: "command",
+            timeout: 20,
+            command: `input=$(cat); case "$input" in ${Object.entries(cases)
+              .map(([c, then]) => `*'"${c}"'*) ${then};;`)
+              .join(" ")} *) exit 0;; esac`,
+          },
+        ],
+      },
+    ],
     ...more,
   },
 });
@@ -33,7 +46,9 @@ const preToolUse = (cases: Record<string, string>, more: object = {}) => ({
 /** A Bash tool that records what ran, running `steps[command]` first when there is one. */
 const bashTool = (ran: string[], steps: Record<string, () => Promise<void>> = {}) =>
   defineTool<{ command?: unknown }>({
-    name: "Bash", description: "run a command", inputSchema: { type: "object", properties: { command: { type: "string" } } },
+    name: "Bash",
+    description: "run a command",
+    inputSchema: { type: "object", properties: { command: { type: "string" } } },
     execute: async ({ command }) => {
       await steps[String(command)]?.();
       ran.push(String(command));
@@ -59,7 +74,17 @@ describe("after continue: false, a call that already ran", () => {
       { make: `while [ ! -e '${dir}/slow-running' ]; do sleep 0.02; done; ${stopping}; touch '${dir}/stopped'` },
       { PostToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "exit 0" }] }] },
     );
-    const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: { command: "make" } }, { name: "Bash", input: { command: "slow" } }] }, "all done"] });
+    const model = createScriptedModel({
+      turns: [
+        {
+          toolCalls: [
+            { name: "Bash", input: { command: "make" } },
+            { name: "Bash", input: { command: "slow" } },
+          ],
+        },
+        "all done",
+      ],
+    });
     const turn = await createAgent({ model, tools: [bash], stack: fromClaudeSettings(settings, { cwd: "/tmp" }).stack }).run("build");
     expect(ran).toEqual(["make", "slow"]);
     expect(turn).toMatchObject({ finishReason: "stopped-by-guard", result: { stoppedBy: { reason: "stop now" } } });
@@ -73,9 +98,16 @@ describe("after continue: false, a call that already ran", () => {
 type Script = readonly (string | ScriptedAnswer)[];
 const parentAndHelper = (parent: Script, helper: Script) => {
   const answer = (script: Script, request: ModelRequest) => script[request.messages.filter((m) => m.role === "assistant").length] ?? "done";
-  return createScriptedModel({ turns: [], whenDone: (request) => answer(request.messages[0]?.content === "sub-task" ? helper : parent, request) });
+  return createScriptedModel({
+    turns: [],
+    whenDone: (request) => answer(request.messages[0]?.content === "sub-task" ? helper : parent, request),
+  });
 };
-const calls = (...commands: string[]) => ({ toolCalls: commands.map((command) => (command === "helper" ? { name: "helper", input: { prompt: "sub-task" } } : { name: "Bash", input: { command } })) });
+const calls = (...commands: string[]) => ({
+  toolCalls: commands.map((command) =>
+    command === "helper" ? { name: "helper", input: { prompt: "sub-task" } } : { name: "Bash", input: { command } },
+  ),
+});
 
 /** The parent's `make` asks to stop while the sub-agent's `first` runs; what the sub-agent asks for after comes after the stop. */
 const parentStopsWhileSubagentRuns = () => {
@@ -96,7 +128,12 @@ describe("continue: false and sub-agents", () => {
   it("a sub-agent the run started runs no tool call after the run asked to stop", async () => {
     const { ran, bash, settings } = parentStopsWhileSubagentRuns();
     const model = parentAndHelper([calls("make", "helper"), "parent done"], [calls("first"), calls("second"), "helper done"]);
-    const agent = createAgent({ model, tools: [bash], subagents: [{ name: "helper", tools: [bash] }], stack: fromClaudeSettings(settings, { cwd: "/tmp" }).stack });
+    const agent = createAgent({
+      model,
+      tools: [bash],
+      subagents: [{ name: "helper", tools: [bash] }],
+      stack: fromClaudeSettings(settings, { cwd: "/tmp" }).stack,
+    });
     const turn = await agent.run("build");
     expect(ran).toEqual(["make", "first"]);
     expect(turn).toMatchObject({ finishReason: "stopped-by-guard", result: { stoppedBy: { reason: "stop now" } } });
@@ -104,13 +141,24 @@ describe("continue: false and sub-agents", () => {
 
   it("a sub-agent the run started asks its model nothing more after the run asked to stop", async () => {
     const { ran, bash, settings } = parentStopsWhileSubagentRuns();
-    const scripted = parentAndHelper([calls("make", "helper"), "parent done"], [calls("first"), calls("second"), calls("third"), "helper done"]);
+    const scripted = parentAndHelper(
+      [calls("make", "helper"), "parent done"],
+      [calls("first"), calls("second"), calls("third"), "helper done"],
+    );
     let helperRequests = 0;
-    const model: LanguageModel = { id: scripted.id, generate: (request, options) => {
-      if (request.messages[0]?.content === "sub-task") helperRequests++;
-      return scripted.generate(request, options);
-    } };
-    const agent = createAgent({ model, tools: [bash], subagents: [{ name: "helper", tools: [bash] }], stack: fromClaudeSettings(settings, { cwd: "/tmp" }).stack });
+    const model: LanguageModel = {
+      id: scripted.id,
+      generate: (request, options) => {
+        if (request.messages[0]?.content === "sub-task") helperRequests++;
+        return scripted.generate(request, options);
+      },
+    };
+    const agent = createAgent({
+      model,
+      tools: [bash],
+      subagents: [{ name: "helper", tools: [bash] }],
+      stack: fromClaudeSettings(settings, { cwd: "/tmp" }).stack,
+    });
     const turn = await agent.run("build");
     expect(ran).toEqual(["make", "first"]);
     expect(helperRequests).toBe(1);
@@ -134,7 +182,12 @@ describe("continue: false and sub-agents", () => {
       late: `while [ ! -e '${dir}/sub-stopped' ]; do sleep 0.02; done; sleep 0.3; exit 0`,
     });
     const model = parentAndHelper([calls("helper", "late"), "parent done"], [calls("stop-me", "hold"), "helper done"]);
-    const agent = createAgent({ model, tools: [bash], subagents: [{ name: "helper", tools: [bash] }], stack: fromClaudeSettings(settings, { cwd: "/tmp" }).stack });
+    const agent = createAgent({
+      model,
+      tools: [bash],
+      subagents: [{ name: "helper", tools: [bash] }],
+      stack: fromClaudeSettings(settings, { cwd: "/tmp" }).stack,
+    });
     const turn = await agent.run("build");
     expect(ran).toEqual(["stop-me", "late", "hold"]);
     expect(turn).toMatchObject({ finishReason: "stop", text: "parent done" });

@@ -4,7 +4,17 @@
  * Nothing here is executed.
  */
 import { expectTypeOf } from "vitest";
-import type { Notification, PermissionDecision, PermissionRequest, StopDecision, StopRequest, SubagentStart, ToolBatch, ToolCall, ToolResult } from "../../src/agent/types.ts";
+import type {
+  Notification,
+  PermissionDecision,
+  PermissionRequest,
+  StopDecision,
+  StopRequest,
+  SubagentStart,
+  ToolBatch,
+  ToolCall,
+  ToolResult,
+} from "../../src/agent/types.ts";
 import type { Hook } from "../../src/core/hook.ts";
 import { commandHook } from "../../src/executors/command.ts";
 import { claudeHookSet } from "../../src/executors/external.ts";
@@ -33,7 +43,9 @@ export const matchSeesTheInput = (): void => {
 
 /** The events with a point of their own are typed for it. */
 export const newEventsTypedForTheirPoints = (): void => {
-  expectTypeOf(commandHook({ event: "PermissionRequest", command: "true" })).toEqualTypeOf<Hook<PermissionRequest, PermissionDecision, "gate">>();
+  expectTypeOf(commandHook({ event: "PermissionRequest", command: "true" })).toEqualTypeOf<
+    Hook<PermissionRequest, PermissionDecision, "gate">
+  >();
   expectTypeOf(commandHook({ event: "SubagentStart", command: "true" })).toEqualTypeOf<Hook<SubagentStart, void, "observe">>();
   expectTypeOf(commandHook({ event: "PostToolBatch", command: "true" })).toEqualTypeOf<Hook<ToolBatch, void, "gate">>();
   const stack = agentStack();

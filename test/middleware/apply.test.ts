@@ -29,7 +29,10 @@ describe("withMiddleware", () => {
     const mw = defineMiddleware({
       name: "two",
       hooks: {
-        toolCall: [{ name: "two:first", priority: 1, before: () => Continue }, { name: "two:second", before: () => Reject("no") }],
+        toolCall: [
+          { name: "two:first", priority: 1, before: () => Continue },
+          { name: "two:second", before: () => Reject("no") },
+        ],
         run: { name: "two", before: () => Continue },
       },
     });
@@ -42,13 +45,17 @@ describe("withMiddleware", () => {
     const bundle = combineMiddleware("bundle", blocker("a", "A"), blocker("b", "B"));
     expect(bundle.name).toBe("bundle");
     const stack = withMiddleware(createAgentStack(), bundle).disable("a");
-    expect(stack.explain("toolCall", toolCall("A")).map((e) => [e.hook, e.disabled])).toEqual([["a", true], ["b", false]]);
+    expect(stack.explain("toolCall", toolCall("A")).map((e) => [e.hook, e.disabled])).toEqual([
+      ["a", true],
+      ["b", false],
+    ]);
   });
 
   it("refuses a malformed middleware with a TypeError that says what is wrong", () => {
     expect(() => withMiddleware(createAgentStack(), {} as Middleware)).toThrow(/middleware name must be a non-empty string/);
     expect(() => withMiddleware(createAgentStack(), { name: "x" } as Middleware)).toThrow(/middleware "x": hooks must be an object/);
-    expect(() => withMiddleware(createAgentStack(), { name: "x", hooks: { nope: { name: "x", before: () => Continue } } } as unknown as Middleware))
-      .toThrow(/"nope" is not a point of this stack/);
+    expect(() =>
+      withMiddleware(createAgentStack(), { name: "x", hooks: { nope: { name: "x", before: () => Continue } } } as unknown as Middleware),
+    ).toThrow(/"nope" is not a point of this stack/);
   });
 });

@@ -24,7 +24,9 @@ interface Case {
 }
 
 const asked = (r: ApprovalRequest) => r.input as ToolCall;
-const edit = (input: (call: ToolCall) => unknown): Answer => (r) => ({ decision: "edit", input: input(asked(r)) });
+const edit =
+  (input: (call: ToolCall) => unknown): Answer =>
+  (r) => ({ decision: "edit", input: input(asked(r)) });
 const withCommand = (command: unknown) => edit((c) => ({ ...c, input: { ...c.input, command } }));
 const malformed = /the approver's answer is not an approval/;
 
@@ -43,13 +45,45 @@ const nested = (depth: number): unknown => (depth === 0 ? "ls" : { deeper: neste
 const corpus: readonly Case[] = [
   // Well-formed approvals run the call.
   { name: "approve", answer: () => ({ decision: "approve" }), label: { runs: "ls" } },
-  { name: "approve with a reason and who decided", answer: () => ({ decision: "approve", reason: "looks fine", by: "alice" }), label: { runs: "ls" } },
+  {
+    name: "approve with a reason and who decided",
+    answer: () => ({ decision: "approve", reason: "looks fine", by: "alice" }),
+    label: { runs: "ls" },
+  },
   { name: "approve, promised", answer: async () => ({ decision: "approve" }), label: { runs: "ls" } },
-  { name: "approve, from a thenable", answer: () => ({ then: (ok: (v: unknown) => void) => ok({ decision: "approve" }) }), label: { runs: "ls" } },
-  { name: "approve, with an object of no prototype", answer: () => Object.assign(Object.create(null), { decision: "approve" }), label: { runs: "ls" } },
+  {
+    name: "approve, from a thenable",
+    answer: () => ({ then: (ok: (v: unknown) => void) => ok({ decision: "approve" }) }),
+    label: { runs: "ls" },
+  },
+  {
+    name: "approve, with an object of no prototype",
+    answer: () => Object.assign(Object.create(null), { decision: "approve" }),
+    label: { runs: "ls" },
+  },
   { name: "approve, with a field left undefined", answer: () => ({ decision: "approve", reason: undefined }), label: { runs: "ls" } },
-  { name: "approve, through a getter read once", answer: () => ({ get decision() { return "approve"; } }), label: { runs: "ls" } },
-  { name: "approve, through a Proxy (read once)", answer: () => new Proxy({}, { get: (_t, k) => (k === "decision" ? "approve" : undefined), ownKeys: () => ["decision"], getOwnPropertyDescriptor: () => ({ enumerable: true, configurable: true, value: "approve" }) }), label: { runs: "ls" } },
+  {
+    name: "approve, through a getter read once",
+    answer: () => ({
+      get decision() {
+        return "approve";
+      },
+    }),
+    label: { runs: "ls" },
+  },
+  {
+    name: "approve, through a Proxy (read once)",
+    answer: () =>
+      new Proxy(
+        {},
+        {
+          get: (_t, k) => (k === "decision" ? "approve" : undefined),
+          ownKeys: () => ["decision"],
+          getOwnPropertyDescriptor: () => ({ enumerable: true, configurable: true, value: "approve" }),
+        },
+      ),
+    label: { runs: "ls" },
+  },
   // Booleans, strings, numbers, nothing.
   { name: "true", answer: () => true, label: { denied: malformed } },
   { name: "false", answer: () => false, label: { denied: malformed } },
@@ -67,7 +101,11 @@ const corpus: readonly Case[] = [
   { name: "a symbol", answer: () => Symbol("approve"), label: { denied: malformed } },
   // Objects with the wrong tag or shape.
   { name: "{}", answer: () => ({}), label: { denied: /decision is missing/ } },
-  { name: '{ decision: "reject" }', answer: () => ({ decision: "reject" }), label: { denied: /decision: expected "approve" \| "deny" \| "edit", got "reject"/ } },
+  {
+    name: '{ decision: "reject" }',
+    answer: () => ({ decision: "reject" }),
+    label: { denied: /decision: expected "approve" \| "deny" \| "edit", got "reject"/ },
+  },
   { name: '{ decision: "allow" }', answer: () => ({ decision: "allow" }), label: { denied: malformed } },
   { name: '{ decision: "Approve" }', answer: () => ({ decision: "Approve" }), label: { denied: malformed } },
   { name: '{ decision: "approve " }', answer: () => ({ decision: "approve " }), label: { denied: malformed } },
@@ -75,52 +113,200 @@ const corpus: readonly Case[] = [
   { name: '{ decision: ["approve"] }', answer: () => ({ decision: ["approve"] }), label: { denied: malformed } },
   { name: "{ approved: true }", answer: () => ({ approved: true }), label: { denied: malformed } },
   { name: "{ _tag: Continue }", answer: () => ({ _tag: "Continue" }), label: { denied: malformed } },
-  { name: "approve with an unknown field", answer: () => ({ decision: "approve", input: { command: "rm -rf /" } }), label: { denied: /input is unexpected/ } },
-  { name: "approve with a reason that is not text", answer: () => ({ decision: "approve", reason: 5 }), label: { denied: /reason: expected string, got 5/ } },
-  { name: "an instance of a class", answer: () => new (class Answer { decision = "approve"; })(), label: { denied: /a Answer is not plain data/ } },
+  {
+    name: "approve with an unknown field",
+    answer: () => ({ decision: "approve", input: { command: "rm -rf /" } }),
+    label: { denied: /input is unexpected/ },
+  },
+  {
+    name: "approve with a reason that is not text",
+    answer: () => ({ decision: "approve", reason: 5 }),
+    label: { denied: /reason: expected string, got 5/ },
+  },
+  {
+    name: "an instance of a class",
+    answer: () =>
+      new (class Answer {
+        decision = "approve";
+      })(),
+    label: { denied: /a Answer is not plain data/ },
+  },
   { name: "a Date", answer: () => new Date(), label: { denied: /a Date is not plain data/ } },
   // Denials keep their reason, or get one.
-  { name: "deny with a reason", answer: () => ({ decision: "deny", reason: "not on a Friday" }), label: { denied: /^Bash was not approved: not on a Friday$/ } },
+  {
+    name: "deny with a reason",
+    answer: () => ({ decision: "deny", reason: "not on a Friday" }),
+    label: { denied: /^Bash was not approved: not on a Friday$/ },
+  },
   { name: "deny without a reason", answer: () => ({ decision: "deny" }), label: { denied: /denied by the approver/ } },
   { name: "deny with a blank reason", answer: () => ({ decision: "deny", reason: "  " }), label: { denied: /denied by the approver/ } },
   // Getters, Proxies and approvers that throw.
-  { name: "a getter that throws", answer: () => ({ get decision(): string { throw new Error("boom"); } }), label: { denied: /reading it threw: .*boom/ } },
+  {
+    name: "a getter that throws",
+    answer: () => ({
+      get decision(): string {
+        throw new Error("boom");
+      },
+    }),
+    label: { denied: /reading it threw: .*boom/ },
+  },
   // Awaiting the answer reads its `then` through the trap: the approver's promise fails.
-  { name: "a Proxy whose get trap throws", answer: () => new Proxy({ decision: "approve" }, { get: () => { throw new Error("trap"); } }), label: { denied: /the approver failed: .*trap/ } },
-  { name: "a Proxy whose ownKeys trap throws", answer: () => new Proxy({ decision: "approve" }, { ownKeys: () => { throw new Error("keys"); } }), label: { denied: /reading it threw: .*keys/ } },
+  {
+    name: "a Proxy whose get trap throws",
+    answer: () =>
+      new Proxy(
+        { decision: "approve" },
+        {
+          get: () => {
+            throw new Error("trap");
+          },
+        },
+      ),
+    label: { denied: /the approver failed: .*trap/ },
+  },
+  {
+    name: "a Proxy whose ownKeys trap throws",
+    answer: () =>
+      new Proxy(
+        { decision: "approve" },
+        {
+          ownKeys: () => {
+            throw new Error("keys");
+          },
+        },
+      ),
+    label: { denied: /reading it threw: .*keys/ },
+  },
   { name: "a revoked Proxy", answer: revoked, label: { denied: /the approver failed: .*revoked/ } },
-  { name: "a Proxy whose getOwnPropertyDescriptor trap throws", answer: () => new Proxy({ decision: "approve" }, { getOwnPropertyDescriptor: () => { throw new Error("descriptor"); } }), label: { denied: /reading it threw: .*descriptor/ } },
-  { name: "a Proxy that answers approve once, then deny (read once: approve)", answer: () => { let n = 0; return new Proxy({ decision: "approve" }, { get: (t, k) => (k === "decision" ? (n++ === 0 ? "approve" : "deny") : Reflect.get(t, k)) }); }, label: { runs: "ls" } },
-  { name: "an approver that throws", answer: () => { throw new Error("UI crashed"); }, label: { denied: /the approver failed: .*UI crashed/ } },
-  { name: "an approver whose promise rejects", answer: async () => { throw new Error("lost connection"); }, label: { denied: /the approver failed: .*lost connection/ } },
+  {
+    name: "a Proxy whose getOwnPropertyDescriptor trap throws",
+    answer: () =>
+      new Proxy(
+        { decision: "approve" },
+        {
+          getOwnPropertyDescriptor: () => {
+            throw new Error("descriptor");
+          },
+        },
+      ),
+    label: { denied: /reading it threw: .*descriptor/ },
+  },
+  {
+    name: "a Proxy that answers approve once, then deny (read once: approve)",
+    answer: () => {
+      let n = 0;
+      return new Proxy(
+        { decision: "approve" },
+        { get: (t, k) => (k === "decision" ? (n++ === 0 ? "approve" : "deny") : Reflect.get(t, k)) },
+      );
+    },
+    label: { runs: "ls" },
+  },
+  {
+    name: "an approver that throws",
+    answer: () => {
+      throw new Error("UI crashed");
+    },
+    label: { denied: /the approver failed: .*UI crashed/ },
+  },
+  {
+    name: "an approver whose promise rejects",
+    answer: async () => {
+      throw new Error("lost connection");
+    },
+    label: { denied: /the approver failed: .*lost connection/ },
+  },
   // Edits: well-formed ones run, after every guard checked the edited call.
   { name: "edit the command", answer: withCommand("ls -la"), label: { runs: "ls -la" } },
   { name: "edit, adding an argument", answer: edit((c) => ({ ...c, input: { ...c.input, timeout: 5 } })), label: { runs: "ls" } },
-  { name: "edit, changing the call's id (kept)", answer: edit((c) => ({ ...c, id: "other", input: { command: "pwd" } })), label: { runs: "pwd" } },
+  {
+    name: "edit, changing the call's id (kept)",
+    answer: edit((c) => ({ ...c, id: "other", input: { command: "pwd" } })),
+    label: { runs: "pwd" },
+  },
   // Edits that change the tool or the input's shape are refused.
-  { name: "edit that renames the tool", answer: edit((c) => ({ ...c, name: "Write" })), label: { denied: /edit was refused: the edit changes what guards matched on \("Bash" to "Write"\)/ } },
-  { name: "edit that renames the tool to a lookalike", answer: edit((c) => ({ ...c, name: "bash" })), label: { denied: /edit was refused: .*"Bash" to "bash"/ } },
-  { name: "edit that turns the input object into a string", answer: edit((c) => ({ ...c, input: "rm -rf /" })), label: { denied: /edit was refused: input: the edit turns an object into a string/ } },
-  { name: "edit that turns the input object into an array", answer: edit((c) => ({ ...c, input: ["rm", "-rf", "/"] })), label: { denied: /input: the edit turns an object into an array/ } },
-  { name: "edit that turns the command into a number", answer: withCommand(42), label: { denied: /input.command: the edit turns a string into a number/ } },
-  { name: "edit to a string", answer: () => ({ decision: "edit", input: "rm -rf /" }), label: { denied: /the edit turns an object into a string/ } },
+  {
+    name: "edit that renames the tool",
+    answer: edit((c) => ({ ...c, name: "Write" })),
+    label: { denied: /edit was refused: the edit changes what guards matched on \("Bash" to "Write"\)/ },
+  },
+  {
+    name: "edit that renames the tool to a lookalike",
+    answer: edit((c) => ({ ...c, name: "bash" })),
+    label: { denied: /edit was refused: .*"Bash" to "bash"/ },
+  },
+  {
+    name: "edit that turns the input object into a string",
+    answer: edit((c) => ({ ...c, input: "rm -rf /" })),
+    label: { denied: /edit was refused: input: the edit turns an object into a string/ },
+  },
+  {
+    name: "edit that turns the input object into an array",
+    answer: edit((c) => ({ ...c, input: ["rm", "-rf", "/"] })),
+    label: { denied: /input: the edit turns an object into an array/ },
+  },
+  {
+    name: "edit that turns the command into a number",
+    answer: withCommand(42),
+    label: { denied: /input.command: the edit turns a string into a number/ },
+  },
+  {
+    name: "edit to a string",
+    answer: () => ({ decision: "edit", input: "rm -rf /" }),
+    label: { denied: /the edit turns an object into a string/ },
+  },
   { name: "edit to null", answer: () => ({ decision: "edit", input: null }), label: { denied: /the edit turns an object into null/ } },
   { name: "edit without an input", answer: () => ({ decision: "edit" }), label: { denied: /input is missing/ } },
-  { name: "edit that drops the input", answer: edit((c) => ({ id: c.id, name: c.name })), label: { denied: /the edit drops the field "input"/ } },
-  { name: "edit that drops the tool's name", answer: edit((c) => ({ id: c.id, input: c.input })), label: { denied: /drops the field "name"/ } },
+  {
+    name: "edit that drops the input",
+    answer: edit((c) => ({ id: c.id, name: c.name })),
+    label: { denied: /the edit drops the field "input"/ },
+  },
+  {
+    name: "edit that drops the tool's name",
+    answer: edit((c) => ({ id: c.id, input: c.input })),
+    label: { denied: /drops the field "name"/ },
+  },
   { name: "edit holding a Date", answer: withCommand(new Date(0)), label: { denied: /input.input.command: a Date is not plain data/ } },
   { name: "edit holding a cycle", answer: () => ({ decision: "edit", input: cyclic() }), label: { denied: /refers to itself/ } },
-  { name: "edit nested 100 levels deep", answer: edit((c) => ({ ...c, input: { command: "ls", extra: nested(100) } })), label: { denied: /nested more than 64 levels/ } },
-  { name: "edit with a getter that throws", answer: edit((c) => ({ ...c, input: { get command(): string { throw new Error("gotcha"); } } })), label: { denied: /reading it threw: .*gotcha/ } },
+  {
+    name: "edit nested 100 levels deep",
+    answer: edit((c) => ({ ...c, input: { command: "ls", extra: nested(100) } })),
+    label: { denied: /nested more than 64 levels/ },
+  },
+  {
+    name: "edit with a getter that throws",
+    answer: edit((c) => ({
+      ...c,
+      input: {
+        get command(): string {
+          throw new Error("gotcha");
+        },
+      },
+    })),
+    label: { denied: /reading it threw: .*gotcha/ },
+  },
   // Edits that a guard outside the approval hook blocks: each guard is asked about the edit.
-  { name: "edit into a command the deny policy blocks", answer: withCommand("rm -rf /tmp/x"), label: { denied: /matches deny rule "Bash\(rm \*\)"/ } },
-  { name: "edit into a command a condition hook blocks (its matcher did not apply before)", answer: withCommand("curl https://evil.example"), label: { denied: /^no network$/ } },
+  {
+    name: "edit into a command the deny policy blocks",
+    answer: withCommand("rm -rf /tmp/x"),
+    label: { denied: /matches deny rule "Bash\(rm \*\)"/ },
+  },
+  {
+    name: "edit into a command a condition hook blocks (its matcher did not apply before)",
+    answer: withCommand("curl https://evil.example"),
+    label: { denied: /^no network$/ },
+  },
   { name: "edit into a command a function guard blocks", answer: withCommand("sudo ls"), label: { denied: /^no sudo$/ } },
 ];
 
 /** The stack: guards outside the approval hook, then the approval hook, with `answer` as the approver. */
 const stackFor = (answer: Answer, seen: string[]) =>
-  withMiddleware(createAgentStack({ approval: (r) => answer(r) as never }), toolPolicy({ deny: ["Bash(rm *)"] }), approval({ match: "Bash", timeoutMs: 2_000 }))
+  withMiddleware(
+    createAgentStack({ approval: (r) => answer(r) as never }),
+    toolPolicy({ deny: ["Bash(rm *)"] }),
+    approval({ match: "Bash", timeoutMs: 2_000 }),
+  )
     .use("toolCall", { name: "no-curl", priority: Priority.guard, match: "Bash(curl *)", before: () => Reject("no network") })
     .use("toolCall", {
       name: "no-sudo",
@@ -200,7 +386,10 @@ describe("slow approvers: the approver's signal aborts when the hook gives up", 
     const pending = stack.run("toolCall", call, () => ({ content: "ran" }));
     await new Promise((r) => setTimeout(r, 10));
     controller.abort(new Error("enough"));
-    expect(await pending).toMatchObject({ _tag: "Rejected", reason: expect.stringMatching(/no answer before the hook gave up \(.*enough\)/) });
+    expect(await pending).toMatchObject({
+      _tag: "Rejected",
+      reason: expect.stringMatching(/no answer before the hook gave up \(.*enough\)/),
+    });
     expect(signals[0]?.aborted).toBe(true);
   });
 

@@ -17,19 +17,31 @@ import { tempDir } from "../executors/helpers.ts";
 const key = "a-test-key-of-at-least-32-bytes!!";
 const call = (command: string): ToolCall => ({ id: "c1", name: "Bash", input: { command } });
 const lines = (stream: PassThrough): Record<string, unknown>[] =>
-  String(stream.read() ?? "").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  String(stream.read() ?? "")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe("approval with durable approvals", () => {
   it("stops the run Interrupted, and resumes it with the decision in the audit log", async () => {
     const approvals = durableApprovals({ store: new MemoryStore(), key });
     const out = new PassThrough();
     const log = audit({ to: out, redact: false });
-    const stack = withMiddleware(createAgentStack({ approval: approvals }), toolPolicy({ deny: ["Bash(rm *)"] }), approval({ match: "Bash(git push*)" }), log);
+    const stack = withMiddleware(
+      createAgentStack({ approval: approvals }),
+      toolPolicy({ deny: ["Bash(rm *)"] }),
+      approval({ match: "Bash(git push*)" }),
+      log,
+    );
     const ran: string[] = [];
     const op = (c: ToolCall) => (ran.push(String(c.input.command)), { content: "pushed" });
 
     const first = await stack.run("toolCall", call("git push"), op, { sessionId: "s1" });
-    expect(first).toMatchObject({ _tag: "Rejected", by: "approval", reason: expect.stringMatching(/^Bash needs approval: waiting for a person to approve \(approval /) });
+    expect(first).toMatchObject({
+      _tag: "Rejected",
+      by: "approval",
+      reason: expect.stringMatching(/^Bash needs approval: waiting for a person to approve \(approval /),
+    });
     if (!Outcome.isInterrupted(first)) throw new Error("not interrupted");
     expect(first.approval).toMatchObject({ hook: "approval", subject: "Bash", reason: "Bash wants to run", input: call("git push") });
 
@@ -44,13 +56,22 @@ describe("approval with durable approvals", () => {
       ["approval", "Reject", expect.stringContaining(`approval ${first.approval.id}`)],
       ["approval", "Continue", `approved by alice (resumed approval ${first.approval.id})`],
     ]);
-    expect(written.find((l) => l.type === "run" && l.outcome === "Rejected")).toMatchObject({ by: "approval", approval: first.approval.id });
+    expect(written.find((l) => l.type === "run" && l.outcome === "Rejected")).toMatchObject({
+      by: "approval",
+      approval: first.approval.id,
+    });
     await log.close();
   });
 
   it("calls that need no approval run at once; only the one that asks pauses", async () => {
-    const stack = withMiddleware(createAgentStack({ approval: durableApprovals({ store: new MemoryStore(), key }) }), approval({ match: "Bash(git push*)" }));
-    expect(await stack.run("toolCall", call("git status"), () => ({ content: "clean" }))).toEqual({ _tag: "Completed", value: { content: "clean" } });
+    const stack = withMiddleware(
+      createAgentStack({ approval: durableApprovals({ store: new MemoryStore(), key }) }),
+      approval({ match: "Bash(git push*)" }),
+    );
+    expect(await stack.run("toolCall", call("git status"), () => ({ content: "clean" }))).toEqual({
+      _tag: "Completed",
+      value: { content: "clean" },
+    });
     expect(Outcome.isInterrupted(await stack.run("toolCall", call("git push"), () => ({ content: "" })))).toBe(true);
   });
 

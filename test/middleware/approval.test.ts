@@ -16,12 +16,18 @@ describe("approval", () => {
     const requests: ApprovalRequest[] = [];
     const stack = stackWith((r) => (requests.push(r), { decision: "approve" }));
     expect(await run(stack, call("ls"))).toEqual({ _tag: "Completed", value: { content: "ok" } });
-    expect(requests).toMatchObject([{ point: "toolCall", hook: "approval", subject: "Bash", reason: "Bash wants to run", input: call("ls") }]);
+    expect(requests).toMatchObject([
+      { point: "toolCall", hook: "approval", subject: "Bash", reason: "Bash wants to run", input: call("ls") },
+    ]);
   });
 
   it("rejects with the approver's reason on deny, and never runs the tool", async () => {
     const ran: unknown[] = [];
-    const outcome = await run(stackWith(() => ({ decision: "deny", reason: "not on a Friday" })), call("deploy"), ran);
+    const outcome = await run(
+      stackWith(() => ({ decision: "deny", reason: "not on a Friday" })),
+      call("deploy"),
+      ran,
+    );
     expect(outcome).toMatchObject({ _tag: "Rejected", by: "approval", reason: "Bash was not approved: not on a Friday" });
     expect(ran).toEqual([]);
   });
@@ -34,16 +40,31 @@ describe("approval", () => {
   });
 
   it("refuses an edit that changes the tool or is not a tool call", async () => {
-    const renamed = await run(stackWith(() => ({ decision: "edit", input: { id: "c1", name: "Write", input: { command: "ls" } } })), call("ls"));
-    expect(renamed).toMatchObject({ _tag: "Rejected", reason: 'Bash was not approved: the approver\'s edit was refused: the edit changes what guards matched on ("Bash" to "Write")' });
-    const shapeless = await run(stackWith(() => ({ decision: "edit", input: "ls" })), call("ls"));
-    expect(shapeless).toMatchObject({ _tag: "Rejected", reason: "Bash was not approved: the approver's edit was refused: the edit turns an object into a string" });
+    const renamed = await run(
+      stackWith(() => ({ decision: "edit", input: { id: "c1", name: "Write", input: { command: "ls" } } })),
+      call("ls"),
+    );
+    expect(renamed).toMatchObject({
+      _tag: "Rejected",
+      reason: 'Bash was not approved: the approver\'s edit was refused: the edit changes what guards matched on ("Bash" to "Write")',
+    });
+    const shapeless = await run(
+      stackWith(() => ({ decision: "edit", input: "ls" })),
+      call("ls"),
+    );
+    expect(shapeless).toMatchObject({
+      _tag: "Rejected",
+      reason: "Bash was not approved: the approver's edit was refused: the edit turns an object into a string",
+    });
   });
 
   it("denies when no answer comes in time, and leaves no timer behind", async () => {
     vi.useFakeTimers();
     try {
-      const pending = run(stackWith(() => new Promise(() => {}), { timeoutMs: 60_000 }), call("ls"));
+      const pending = run(
+        stackWith(() => new Promise(() => {}), { timeoutMs: 60_000 }),
+        call("ls"),
+      );
       await vi.advanceTimersByTimeAsync(60_000);
       expect(await pending).toMatchObject({ _tag: "Rejected", reason: "Bash was not approved: no answer within 60 s" });
       expect(vi.getTimerCount()).toBe(0);
@@ -54,11 +75,17 @@ describe("approval", () => {
 
   it("aborts the approver's signal when the wait times out, and not when the answer comes in time", async () => {
     const signals: AbortSignal[] = [];
-    const slow = await run(stackWith((r) => (signals.push(r.signal), new Promise(() => {})), { timeoutMs: 20 }), call("ls"));
+    const slow = await run(
+      stackWith((r) => (signals.push(r.signal), new Promise(() => {})), { timeoutMs: 20 }),
+      call("ls"),
+    );
     expect(slow).toMatchObject({ _tag: "Rejected", reason: "Bash was not approved: no answer within 20 ms" });
     expect(signals[0]?.aborted).toBe(true);
     expect((signals[0]?.reason as Error).name).toBe("TimeoutError");
-    await run(stackWith((r) => (signals.push(r.signal), { decision: "approve" }), { timeoutMs: 20 }), call("ls"));
+    await run(
+      stackWith((r) => (signals.push(r.signal), { decision: "approve" }), { timeoutMs: 20 }),
+      call("ls"),
+    );
     await new Promise((r) => setTimeout(r, 40));
     expect(signals[1]?.aborted).toBe(false);
   });
@@ -77,8 +104,14 @@ describe("approval", () => {
 
   it("withdraws the question when the run settles without waiting for it (a cache answered around it), and leaves no timer", async () => {
     let seen: AbortSignal | undefined;
-    const stack = stackWith((r) => ((seen = r.signal), new Promise(() => {})), { timeoutMs: 60_000 })
-      .use("toolCall", { name: "serve-stale", priority: 0, around: (_c, next) => { void next(); return Replace({ content: "cached" }); } });
+    const stack = stackWith((r) => ((seen = r.signal), new Promise(() => {})), { timeoutMs: 60_000 }).use("toolCall", {
+      name: "serve-stale",
+      priority: 0,
+      around: (_c, next) => {
+        void next();
+        return Replace({ content: "cached" });
+      },
+    });
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
     const before = timers();
     const outcome = await stack.run("toolCall", call("ls"), () => ({ content: "fresh" }), { signal: new AbortController().signal });
@@ -92,11 +125,17 @@ describe("approval", () => {
 
   it("keeps an answer that arrives before its deadline's timer fires, when the event loop stalled past both timeouts", async () => {
     // The approver answers at the end of a 1.3 s stall, before any timer due during it has run.
-    const stack = stackWith(() => new Promise((resolve) => setTimeout(() => {
-      const until = performance.now() + 1_300;
-      while (performance.now() < until);
-      resolve({ decision: "approve" });
-    }, 5)), { timeoutMs: 100 });
+    const stack = stackWith(
+      () =>
+        new Promise((resolve) =>
+          setTimeout(() => {
+            const until = performance.now() + 1_300;
+            while (performance.now() < until);
+            resolve({ decision: "approve" });
+          }, 5),
+        ),
+      { timeoutMs: 100 },
+    );
     const outcome = await run(stack, call("ls"));
     expect(outcome).toMatchObject({ _tag: "Completed" });
   });
@@ -104,7 +143,10 @@ describe("approval", () => {
   it("denies without asking in non-interactive mode, saying why", async () => {
     const handler = vi.fn<ApprovalHandler>(() => ({ decision: "approve" }));
     const outcome = await run(stackWith(handler, { nonInteractive: true }), call("ls"));
-    expect(outcome).toMatchObject({ _tag: "Rejected", reason: "Bash needs approval, but this agent runs non-interactively, so no one could approve it" });
+    expect(outcome).toMatchObject({
+      _tag: "Rejected",
+      reason: "Bash needs approval, but this agent runs non-interactively, so no one could approve it",
+    });
     expect(handler).not.toHaveBeenCalled();
     const perRun = stackWith(handler, { nonInteractive: (ctx) => ctx.metadata.ci === true });
     expect((await perRun.run("toolCall", call("ls"), () => ({ content: "" }), { metadata: { ci: true } }))._tag).toBe("Rejected");
@@ -126,15 +168,29 @@ describe("approval", () => {
   });
 
   it("fails closed when the handler throws or answers nonsense", async () => {
-    const thrown = await run(stackWith(() => { throw new Error("UI crashed"); }), call("ls"));
+    const thrown = await run(
+      stackWith(() => {
+        throw new Error("UI crashed");
+      }),
+      call("ls"),
+    );
     expect(thrown).toMatchObject({ _tag: "Rejected", by: "approval", reason: expect.stringContaining("UI crashed") });
-    const nonsense = await run(stackWith(() => ({ decision: "maybe" }) as never), call("ls"));
-    expect(nonsense).toMatchObject({ _tag: "Rejected", reason: 'Bash was not approved: the approver\'s answer is not an approval: decision: expected "approve" | "deny" | "edit", got "maybe"' });
+    const nonsense = await run(
+      stackWith(() => ({ decision: "maybe" }) as never),
+      call("ls"),
+    );
+    expect(nonsense).toMatchObject({
+      _tag: "Rejected",
+      reason:
+        'Bash was not approved: the approver\'s answer is not an approval: decision: expected "approve" | "deny" | "edit", got "maybe"',
+    });
   });
 
   it("stops waiting when the run is cancelled", async () => {
     const controller = new AbortController();
-    const pending = stackWith(() => new Promise(() => {})).run("toolCall", call("ls"), () => ({ content: "" }), { signal: controller.signal });
+    const pending = stackWith(() => new Promise(() => {})).run("toolCall", call("ls"), () => ({ content: "" }), {
+      signal: controller.signal,
+    });
     controller.abort(new Error("user pressed ctrl-c"));
     expect((await pending)._tag).toBe("Failed");
   });
@@ -150,10 +206,21 @@ describe("approval through the reference loop", () => {
   it("tells the model the call was not approved, and runs the approved one", async () => {
     const ran: string[] = [];
     const model = createScriptedModel({
-      turns: [{ toolCalls: [{ name: "Bash", input: { command: "rm -rf build" } }, { name: "Bash", input: { command: "ls" } }] }, "Done."],
+      turns: [
+        {
+          toolCalls: [
+            { name: "Bash", input: { command: "rm -rf build" } },
+            { name: "Bash", input: { command: "ls" } },
+          ],
+        },
+        "Done.",
+      ],
     });
     const stack = withMiddleware(
-      createAgentStack({ approval: ({ input }) => ((input as ToolCall).input.command === "ls" ? { decision: "approve" } : { decision: "deny", reason: "too risky" }) }),
+      createAgentStack({
+        approval: ({ input }) =>
+          (input as ToolCall).input.command === "ls" ? { decision: "approve" } : { decision: "deny", reason: "too risky" },
+      }),
       approval({ match: "Bash" }),
     );
     const turn = await createAgent({ model, stack, tools: [bashTool(ran)] }).run("clean up");

@@ -39,7 +39,9 @@ describeRedis("budget on Redis", () => {
 
     it("refunds a failed call's reservation on the server", async () => {
       const stack = withMiddleware(createAgentStack({ store }), budget({ name: "refund", limit: 1_000 }));
-      await stack.run("modelCall", request, () => { throw new Error("provider down"); });
+      await stack.run("modelCall", request, () => {
+        throw new Error("provider down");
+      });
       expect(await store.used("refund:global")).toBe(0);
     });
 

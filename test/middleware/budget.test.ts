@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createAgentStack, createScriptedModel, streamStarter, streamThroughStack, type ModelRequest, type ModelResponse } from "../../src/agent/index.ts";
+import {
+  createAgentStack,
+  createScriptedModel,
+  streamStarter,
+  streamThroughStack,
+  type ModelRequest,
+  type ModelResponse,
+} from "../../src/agent/index.ts";
 import { MemoryStore, type StateStore } from "../../src/core/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import type { ModelStreamError } from "../../src/agent/stream/errors.ts";
@@ -9,7 +16,12 @@ import { StoreUnavailableError } from "../../src/stores/errors.ts";
 import { failingStore, runAgent } from "./harness.ts";
 
 const request: ModelRequest = { model: "m", messages: [], maxOutputTokens: 100 };
-const answer = (inputTokens: number, outputTokens: number): ModelResponse => ({ text: "ok", toolCalls: [], finishReason: "stop", usage: { inputTokens, outputTokens } });
+const answer = (inputTokens: number, outputTokens: number): ModelResponse => ({
+  text: "ok",
+  toolCalls: [],
+  finishReason: "stop",
+  usage: { inputTokens, outputTokens },
+});
 const used = (store: StateStore, key = "budget:global") => store.used(key);
 const limited = (o: { _tag: string; error?: unknown }) => o._tag === "Failed" && o.error instanceof LimitExceededError;
 
@@ -20,7 +32,10 @@ describe("budget: reserve, settle, refund", () => {
     const store = new MemoryStore();
     const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 1_000 }));
     let during = -1;
-    const outcome = await stack.run("modelCall", request, async () => { during = await used(store); return answer(30, 12); });
+    const outcome = await stack.run("modelCall", request, async () => {
+      during = await used(store);
+      return answer(30, 12);
+    });
     expect(outcome._tag).toBe("Completed");
     expect(during).toBe(100); // no messages: 0 input tokens estimated, plus maxOutputTokens
     expect(await used(store)).toBe(42);
@@ -29,7 +44,9 @@ describe("budget: reserve, settle, refund", () => {
   it("refunds the reservation when the call fails", async () => {
     const store = new MemoryStore();
     const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 1_000 }));
-    const outcome = await stack.run("modelCall", request, () => { throw new Error("provider down"); });
+    const outcome = await stack.run("modelCall", request, () => {
+      throw new Error("provider down");
+    });
     expect(outcome._tag).toBe("Failed");
     expect(await used(store)).toBe(0);
   });
@@ -39,17 +56,28 @@ describe("budget: reserve, settle, refund", () => {
     const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 150 }));
     await stack.run("modelCall", request, () => answer(60, 40));
     let called = false;
-    const outcome = await stack.run("modelCall", request, () => { called = true; return answer(1, 1); });
+    const outcome = await stack.run("modelCall", request, () => {
+      called = true;
+      return answer(1, 1);
+    });
     expect(limited(outcome)).toBe(true);
-    expect(outcome._tag === "Failed" && (outcome.error as Error).message).toBe("Budget exhausted (budget): 100 of 150 tokens spent, and this call may need up to 100");
+    expect(outcome._tag === "Failed" && (outcome.error as Error).message).toBe(
+      "Budget exhausted (budget): 100 of 150 tokens spent, and this call may need up to 100",
+    );
     expect(called).toBe(false);
   });
 
   it("never lets parallel calls spend past the limit", async () => {
     const store = new MemoryStore();
     const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 1_000 }));
-    const outcomes = await Promise.all(Array.from({ length: 30 }, () =>
-      stack.run("modelCall", request, async () => { await new Promise((r) => setTimeout(r, 1)); return answer(50, 50); })));
+    const outcomes = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        stack.run("modelCall", request, async () => {
+          await new Promise((r) => setTimeout(r, 1));
+          return answer(50, 50);
+        }),
+      ),
+    );
     expect(outcomes.filter((o) => o._tag === "Completed")).toHaveLength(10);
     expect(await used(store)).toBe(1_000);
   });
@@ -58,7 +86,13 @@ describe("budget: reserve, settle, refund", () => {
     const store = new MemoryStore();
     await store.incr("budget:global", 500);
     const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 500 }));
-    const outcome = await stack.run("run", { prompt: "hi", messages: [] }, () => ({ text: "", steps: 0, usage: { inputTokens: 0, outputTokens: 0 }, finishReason: "stop" as const, messages: [] }));
+    const outcome = await stack.run("run", { prompt: "hi", messages: [] }, () => ({
+      text: "",
+      steps: 0,
+      usage: { inputTokens: 0, outputTokens: 0 },
+      finishReason: "stop" as const,
+      messages: [],
+    }));
     expect(outcome).toEqual({ _tag: "Rejected", by: "budget", reason: "Budget exhausted (budget): 500 of 500 tokens spent" });
   });
 
@@ -92,7 +126,9 @@ describe("budget: reserve, settle, refund", () => {
     expect((await as({ tenant: "globex" }))._tag).toBe("Completed");
     expect(limited(await as({ tenant: "acme" }))).toBe(true);
     const none = await as({});
-    expect(none._tag === "Failed" && (none.error as Error).message).toBe("budget cannot account for this call: no tenant in the run metadata (metadata.tenant)");
+    expect(none._tag === "Failed" && (none.error as Error).message).toBe(
+      "budget cannot account for this call: no tenant in the run metadata (metadata.tenant)",
+    );
   });
 });
 
@@ -102,7 +138,11 @@ describe("budget on streams", () => {
     const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 10_000 }));
     const model = createScriptedModel({ chunkSize: 4, delayMs: 5, turns: ["a fairly long answer that will be cut"] });
     const call = streamThroughStack(stack, request, streamStarter(model));
-    for await (const part of call.parts) if (part.type === "text-delta") { call.cancel(); break; }
+    for await (const part of call.parts)
+      if (part.type === "text-delta") {
+        call.cancel();
+        break;
+      }
     const { outcome } = await call.done;
     expect(outcome).toMatchObject({ _tag: "Completed", value: { aborted: true } });
     const usage = outcome._tag === "Completed" ? outcome.value.usage : { inputTokens: -1, outputTokens: -1 };
@@ -118,7 +158,11 @@ describe("budget on streams that fail", () => {
   it("charges what a stream spent before the provider failed it part-way, rather than refunding it", async () => {
     const store = new MemoryStore();
     const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 10_000 }));
-    const call = streamThroughStack(stack, { model: "m", messages: [{ role: "user", content: "write" }], maxOutputTokens: 4_000 }, streamStarter(failing(30)));
+    const call = streamThroughStack(
+      stack,
+      { model: "m", messages: [{ role: "user", content: "write" }], maxOutputTokens: 4_000 },
+      streamStarter(failing(30)),
+    );
     let shown = 0;
     for await (const part of call.parts) if (part.type === "text-delta") shown += part.text.length;
     const { outcome } = await call.done;
@@ -143,7 +187,15 @@ describe("budget on streams that fail", () => {
 describe("budget: cost in micro-dollars", () => {
   it("prices reservations and charges in whole µ$, rounding up", async () => {
     const store = new MemoryStore();
-    const stack = withMiddleware(createAgentStack({ store }), budget({ name: "spend", unit: "cost", limit: 5_000_000, price: { m: { input: 3_000_000, output: 15_000_000 }, "*": { input: 1, output: 1 } } }));
+    const stack = withMiddleware(
+      createAgentStack({ store }),
+      budget({
+        name: "spend",
+        unit: "cost",
+        limit: 5_000_000,
+        price: { m: { input: 3_000_000, output: 15_000_000 }, "*": { input: 1, output: 1 } },
+      }),
+    );
     await stack.run("modelCall", request, () => answer(1_000, 333));
     // 1000 × 3 µ$ + 333 × 15 µ$ = 7995 µ$
     expect(await store.used("spend:global")).toBe(7_995);
@@ -160,25 +212,36 @@ describe("budget: cost in micro-dollars", () => {
   });
 
   it("refuses a tenantKey that is not a non-empty string, and a price table that prices no model, naming the field", () => {
-    expect(() => budget({ limit: 5, scope: "tenant", tenantKey: {} as never })).toThrow(/budget: tenantKey must be a non-empty string, got \[object Object\]/);
+    expect(() => budget({ limit: 5, scope: "tenant", tenantKey: {} as never })).toThrow(
+      /budget: tenantKey must be a non-empty string, got \[object Object\]/,
+    );
     // As for names: a key of spaces is a mistake, not a metadata key anyone sets.
     expect(() => budget({ limit: 5, scope: "tenant", tenantKey: "  " })).toThrow(/budget: tenantKey must be a non-empty string, got "  "/);
     expect(() => budget({ limit: 5, scope: "tenant", tenantKey: "" })).toThrow(/budget: tenantKey/);
-    expect(() => budget({ limit: 5_000_000, unit: "cost", price: {} })).toThrow(/budget: price must give \{ input, output \} or price at least one model/);
+    expect(() => budget({ limit: 5_000_000, unit: "cost", price: {} })).toThrow(
+      /budget: price must give \{ input, output \} or price at least one model/,
+    );
   });
 
   it("fails the call (closed) and charges the reservation when a custom charge is not an integer", async () => {
     const store = new MemoryStore();
     const stack = withMiddleware(createAgentStack({ store }), budget({ limit: 100, charge: () => 0.5 }));
     const outcome = await stack.run("modelCall", request, () => answer(1, 1));
-    expect(outcome).toMatchObject({ _tag: "Rejected", by: "budget", reason: expect.stringContaining("charge must be a non-negative integer number of tokens, got 0.5") });
+    expect(outcome).toMatchObject({
+      _tag: "Rejected",
+      by: "budget",
+      reason: expect.stringContaining("charge must be a non-negative integer number of tokens, got 0.5"),
+    });
     // The call ran: its spend is counted at the worst case it was admitted for, not refunded.
     expect(await used(store)).toBe(100);
   });
 
   it("charges the reservation when a fallback model answered that has no price", async () => {
     const store = new MemoryStore();
-    const stack = withMiddleware(createAgentStack({ store }), budget({ unit: "cost", limit: 10_000, price: { m: { input: 1_000_000, output: 1_000_000 } } }));
+    const stack = withMiddleware(
+      createAgentStack({ store }),
+      budget({ unit: "cost", limit: 10_000, price: { m: { input: 1_000_000, output: 1_000_000 } } }),
+    );
     const outcome = await stack.run("modelCall", request, () => ({ ...answer(10, 10), model: "unpriced" }));
     expect(outcome).toMatchObject({ _tag: "Rejected", reason: expect.stringContaining('no price for model "unpriced"') });
     expect(await used(store, "budget:global")).toBe(100);
@@ -189,14 +252,20 @@ describe("budget: when the store fails", () => {
   it("refuses the call (fail closed) when it cannot reserve, and says the store is the cause", async () => {
     const stack = withMiddleware(createAgentStack({ store: failingStore(["reserve"]) }), budget({ limit: 100 }));
     let called = false;
-    const outcome = await stack.run("modelCall", request, () => { called = true; return answer(1, 1); });
+    const outcome = await stack.run("modelCall", request, () => {
+      called = true;
+      return answer(1, 1);
+    });
     expect(outcome).toMatchObject({ _tag: "Rejected", by: "budget", reason: expect.stringContaining("redis unreachable (reserve)") });
     expect(called).toBe(false);
   });
 
   it("keeps the answer when settling fails after the call and its retries, and warns that the hold will expire", async () => {
     const warned: string[] = [];
-    const stack = withMiddleware(createAgentStack({ store: failingStore(["settle"]) }), budget({ limit: 100, retryAccountingMs: 300, onAccountingError: (e, what) => void warned.push(`${what}: ${(e as Error).message}`) }));
+    const stack = withMiddleware(
+      createAgentStack({ store: failingStore(["settle"]) }),
+      budget({ limit: 100, retryAccountingMs: 300, onAccountingError: (e, what) => void warned.push(`${what}: ${(e as Error).message}`) }),
+    );
     const outcome = await stack.run("modelCall", request, () => answer(1, 1));
     expect(outcome._tag).toBe("Completed");
     expect(warned).toEqual([]);
@@ -207,7 +276,9 @@ describe("budget: when the store fails", () => {
   it("warns through process.emitWarning by default", async () => {
     const emit = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
     const stack = withMiddleware(createAgentStack({ store: failingStore(["release"]) }), budget({ limit: 100, retryAccountingMs: 0 }));
-    await stack.run("modelCall", request, () => { throw new Error("boom"); });
+    await stack.run("modelCall", request, () => {
+      throw new Error("boom");
+    });
     await stack.flush();
     expect(emit).toHaveBeenCalledWith(expect.stringContaining("budget: could not release a reservation"), "AgentOnionBudgetWarning");
   });
@@ -243,7 +314,9 @@ describe("budget: reservations that cannot outlive their call", () => {
     const running = stack.run("modelCall", request, () => new Promise<ModelResponse>((r) => (release = () => r(answer(50, 50)))));
     await new Promise((r) => setTimeout(r, 5));
     const refused = await stack.run("modelCall", { ...request, maxOutputTokens: 200 }, () => answer(1, 1));
-    expect(refused._tag === "Failed" && (refused.error as Error).message).toBe("Budget exhausted (budget): 745 of 1000 tokens spent, 100 reserved by calls under way, and this call may need up to 200");
+    expect(refused._tag === "Failed" && (refused.error as Error).message).toBe(
+      "Budget exhausted (budget): 745 of 1000 tokens spent, 100 reserved by calls under way, and this call may need up to 200",
+    );
     release();
     await running;
     expect(await used(store)).toBe(845);
@@ -255,7 +328,10 @@ describe("budget: reservations that cannot outlive their call", () => {
     const store = new MemoryStore({ now: () => clock.now });
     let renewals = 0;
     const counting = new Proxy(store, {
-      get: (target, prop) => (prop === "renew" ? (...a: Parameters<MemoryStore["renew"]>) => ((renewals++), target.renew(...a)) : (Reflect.get(target, prop) as unknown as (...a: unknown[]) => unknown).bind?.(target) ?? Reflect.get(target, prop)),
+      get: (target, prop) =>
+        prop === "renew"
+          ? (...a: Parameters<MemoryStore["renew"]>) => (renewals++, target.renew(...a))
+          : ((Reflect.get(target, prop) as unknown as (...a: unknown[]) => unknown).bind?.(target) ?? Reflect.get(target, prop)),
     });
     const stack = withMiddleware(createAgentStack({ store: counting }), budget({ limit: 1_000, holdTtlMs: 60 }));
     const seen: number[] = [];
@@ -278,7 +354,10 @@ describe("budget: reservations that cannot outlive their call", () => {
     const store = new MemoryStore();
     const stack = withMiddleware(createAgentStack({ store: answerLost(["reserve"], 1, store) }), budget({ limit: 1_000 }));
     let called = false;
-    const outcome = await stack.run("modelCall", request, () => { called = true; return answer(1, 1); });
+    const outcome = await stack.run("modelCall", request, () => {
+      called = true;
+      return answer(1, 1);
+    });
     expect(outcome).toMatchObject({ _tag: "Rejected", by: "budget" });
     expect(called).toBe(false);
     await stack.flush();
@@ -299,7 +378,9 @@ describe("budget: reservations that cannot outlive their call", () => {
   it("retries a refund that failed until it lands, so the hold goes before its lease ends", async () => {
     const store = new MemoryStore();
     const stack = withMiddleware(createAgentStack({ store: answerLost(["release"], 3, store, false) }), budget({ limit: 1_000 }));
-    await stack.run("modelCall", request, () => { throw new Error("provider down"); });
+    await stack.run("modelCall", request, () => {
+      throw new Error("provider down");
+    });
     expect(await used(store)).toBe(100);
     await stack.flush();
     expect(await used(store)).toBe(0);

@@ -9,7 +9,13 @@ import { failingStore, runAgent, toolCall } from "./harness.ts";
 const request: ModelRequest = { model: "m", messages: [{ role: "user", content: "capital of France?" }] };
 const answer: ModelResponse = { text: "Paris", toolCalls: [], finishReason: "stop", usage: { inputTokens: 10, outputTokens: 2 } };
 const counting = (value: unknown = answer) => {
-  const op = Object.assign(() => { op.calls++; return value; }, { calls: 0 });
+  const op = Object.assign(
+    () => {
+      op.calls++;
+      return value;
+    },
+    { calls: 0 },
+  );
   return op;
 };
 
@@ -37,15 +43,22 @@ describe("cache", () => {
   });
 
   it("answers a repeated tool call with a new call id, as a model makes them, from the store", async () => {
-    const stack = withMiddleware(createAgentStack({ store: new MemoryStore() }), cache({ point: "toolCall", match: "WebSearch", scope: "global", ttlMs: 60_000 }));
+    const stack = withMiddleware(
+      createAgentStack({ store: new MemoryStore() }),
+      cache({ point: "toolCall", match: "WebSearch", scope: "global", ttlMs: 60_000 }),
+    );
     const op = counting({ content: "results" });
-    for (const id of ["toolu_1", "toolu_2", "toolu_3"]) await stack.run("toolCall", { id, name: "WebSearch", input: { query: "onions" } }, op as () => { content: string });
+    for (const id of ["toolu_1", "toolu_2", "toolu_3"])
+      await stack.run("toolCall", { id, name: "WebSearch", input: { query: "onions" } }, op as () => { content: string });
     expect(op.calls).toBe(1);
   });
 
   it("forgets an entry after its TTL", async () => {
     const clock = { now: 0 };
-    const stack = withMiddleware(createAgentStack({ store: new MemoryStore({ now: () => clock.now }) }), cache({ ttlMs: 1_000, scope: "global" }));
+    const stack = withMiddleware(
+      createAgentStack({ store: new MemoryStore({ now: () => clock.now }) }),
+      cache({ ttlMs: 1_000, scope: "global" }),
+    );
     const op = counting();
     await stack.run("modelCall", request, op as never);
     clock.now = 999;
@@ -57,7 +70,10 @@ describe("cache", () => {
 
   it("keys by the whole request, in any key order, with a custom key or none", async () => {
     expect(stableJson({ b: 1, a: { d: 1, c: 2 } })).toBe(stableJson({ a: { c: 2, d: 1 }, b: 1 }));
-    const stack = withMiddleware(createAgentStack(), cache({ ttlMs: 60_000, scope: "global", key: (r) => (r.temperature === undefined ? r.model : undefined) }));
+    const stack = withMiddleware(
+      createAgentStack(),
+      cache({ ttlMs: 60_000, scope: "global", key: (r) => (r.temperature === undefined ? r.model : undefined) }),
+    );
     const op = counting();
     await stack.run("modelCall", request, op as never);
     await stack.run("modelCall", { ...request, messages: [] }, op as never);
@@ -100,7 +116,11 @@ describe("cache", () => {
 describe("cache through the reference loop", () => {
   it("serves a second session's identical question from the cache, spending no budget", async () => {
     const store = new MemoryStore();
-    const stack = withMiddleware(createAgentStack({ store }), cache({ ttlMs: 60_000, scope: "tenant" }), budget({ limit: 10_000, scope: "tenant" }));
+    const stack = withMiddleware(
+      createAgentStack({ store }),
+      cache({ ttlMs: 60_000, scope: "tenant" }),
+      budget({ limit: 10_000, scope: "tenant" }),
+    );
     const model = createScriptedModel({ turns: ["Paris"] });
     const metadata = { tenant: "acme" };
     const first = await runAgent(stack, [], { model, metadata });

@@ -5,7 +5,13 @@ import { describe, expect, it } from "vitest";
 import { Reject, Transform } from "../../src/core/index.ts";
 import { createAgent, createAgentStack, createScriptedModel } from "../../src/agent/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
-import { chromeTraceRecorder, toChromeTrace, type ChromeTrace, type ChromeTraceEvent, type TimelineRun } from "../../src/middleware/chrome-trace.ts";
+import {
+  chromeTraceRecorder,
+  toChromeTrace,
+  type ChromeTrace,
+  type ChromeTraceEvent,
+  type TimelineRun,
+} from "../../src/middleware/chrome-trace.ts";
 import { createRedactor } from "../../src/middleware/redactor.ts";
 import { countingRedactor } from "./counting-redactor.ts";
 import { bashTool } from "../agent/helpers.ts";
@@ -36,7 +42,8 @@ const expectWellFormed = (trace: ChromeTrace) => {
     expect(named.has(`${e.pid}/${e.tid}`)).toBe(true);
   }
   const byThread = new Map<string, Complete[]>();
-  for (const e of parsed.traceEvents) if (e.ph === "X") byThread.set(`${e.pid}/${e.tid}`, [...(byThread.get(`${e.pid}/${e.tid}`) ?? []), e]);
+  for (const e of parsed.traceEvents)
+    if (e.ph === "X") byThread.set(`${e.pid}/${e.tid}`, [...(byThread.get(`${e.pid}/${e.tid}`) ?? []), e]);
   for (const events of byThread.values()) {
     const sorted = [...events].sort((a, b) => a.ts - b.ts || b.dur - a.dur);
     const open: Complete[] = [];
@@ -51,18 +58,46 @@ const expectWellFormed = (trace: ChromeTrace) => {
 };
 
 const run = (over: Partial<TimelineRun>): TimelineRun => ({
-  point: "toolCall", subject: "Bash", sessionId: "s1", runId: "r1", outcome: "Completed", startedAt: 1000, durationMs: 10, decisions: [], ...over,
+  point: "toolCall",
+  subject: "Bash",
+  sessionId: "s1",
+  runId: "r1",
+  outcome: "Completed",
+  startedAt: 1000,
+  durationMs: 10,
+  decisions: [],
+  ...over,
 });
 
 describe("the Chrome trace export", () => {
   it("writes runs as complete events in microseconds, a session per process, a point per thread", () => {
     const trace = toChromeTrace([
       run({ point: "run", subject: undefined, startedAt: 1000, durationMs: 50 }),
-      run({ startedAt: 1010, durationMs: 5, decisions: [{ point: "toolCall", runId: "r1", hook: "guard", phase: "before", action: "Continue", at: 0.5, startedAt: 1010.5, callId: "c1", ms: 1.25 }] }),
+      run({
+        startedAt: 1010,
+        durationMs: 5,
+        decisions: [
+          {
+            point: "toolCall",
+            runId: "r1",
+            hook: "guard",
+            phase: "before",
+            action: "Continue",
+            at: 0.5,
+            startedAt: 1010.5,
+            callId: "c1",
+            ms: 1.25,
+          },
+        ],
+      }),
     ]);
     const events = expectWellFormed(trace);
     const complete = events.filter((e): e is Complete => e.ph === "X");
-    expect(complete.map((e) => [e.name, e.cat, e.ts, e.dur])).toEqual([["run", "point", 0, 50_000], ["toolCall Bash", "point", 10_000, 5_000], ["guard before", "hook", 10_500, 1_250]]);
+    expect(complete.map((e) => [e.name, e.cat, e.ts, e.dur])).toEqual([
+      ["run", "point", 0, 50_000],
+      ["toolCall Bash", "point", 10_000, 5_000],
+      ["guard before", "hook", 10_500, 1_250],
+    ]);
     expect(complete[0]!.tid).not.toBe(complete[1]!.tid);
     expect(complete[1]!.tid).toBe(complete[2]!.tid);
     expect(events.filter((e) => e.name === "thread_name").map((e) => e.args.name)).toEqual(["run", "toolCall"]);
@@ -70,7 +105,11 @@ describe("the Chrome trace export", () => {
   });
 
   it("puts overlapping runs of one point on lanes of their own, and reuses a lane once it is free", () => {
-    const trace = toChromeTrace([run({ runId: "a", startedAt: 0, durationMs: 10 }), run({ runId: "b", startedAt: 5, durationMs: 10 }), run({ runId: "c", startedAt: 12, durationMs: 1 })]);
+    const trace = toChromeTrace([
+      run({ runId: "a", startedAt: 0, durationMs: 10 }),
+      run({ runId: "b", startedAt: 5, durationMs: 10 }),
+      run({ runId: "c", startedAt: 12, durationMs: 1 }),
+    ]);
     const events = expectWellFormed(trace);
     const tidOf = (id: string) => (events.find((e) => e.ph === "X" && e.args.runId === id) as Complete).tid;
     expect(tidOf("a")).not.toBe(tidOf("b"));
@@ -80,8 +119,27 @@ describe("the Chrome trace export", () => {
 
   it("clamps decisions into their run so a thread always nests, and scrubs reasons and subjects", () => {
     const trace = toChromeTrace([
-      run({ subject: "mail bob@example.com", outcome: "Rejected", by: "no", reason: "AKIAIOSFODNN7EXAMPLE is a key", durationMs: 2,
-        decisions: [{ point: "toolCall", runId: "r1", hook: "no", phase: "before", action: "Reject", reason: "AKIAIOSFODNN7EXAMPLE is a key", at: 1.5, startedAt: 1001.5, callId: "c1", ms: 3 }] }),
+      run({
+        subject: "mail bob@example.com",
+        outcome: "Rejected",
+        by: "no",
+        reason: "AKIAIOSFODNN7EXAMPLE is a key",
+        durationMs: 2,
+        decisions: [
+          {
+            point: "toolCall",
+            runId: "r1",
+            hook: "no",
+            phase: "before",
+            action: "Reject",
+            reason: "AKIAIOSFODNN7EXAMPLE is a key",
+            at: 1.5,
+            startedAt: 1001.5,
+            callId: "c1",
+            ms: 3,
+          },
+        ],
+      }),
     ]);
     const text = JSON.stringify(expectWellFormed(trace));
     expect(text).not.toContain("AKIAIOSFODNN7EXAMPLE");
@@ -92,8 +150,26 @@ describe("the Chrome trace export", () => {
   it("scrubs hook names in event names and the rejecting hook's name, as it scrubs reasons", () => {
     const name = "notify:sk_live_4eC39HqLyjWDarjtT1zdp7dc";
     const trace = toChromeTrace([
-      run({ outcome: "Rejected", by: name, reason: "no", durationMs: 2,
-        decisions: [{ point: "toolCall", runId: "r1", hook: name, phase: "before", action: "Reject", reason: "no", at: 0.5, startedAt: 1000.5, callId: "c1", ms: 1 }] }),
+      run({
+        outcome: "Rejected",
+        by: name,
+        reason: "no",
+        durationMs: 2,
+        decisions: [
+          {
+            point: "toolCall",
+            runId: "r1",
+            hook: name,
+            phase: "before",
+            action: "Reject",
+            reason: "no",
+            at: 0.5,
+            startedAt: 1000.5,
+            callId: "c1",
+            ms: 1,
+          },
+        ],
+      }),
     ]);
     const events = expectWellFormed(trace).filter((e): e is Complete => e.ph === "X");
     expect(JSON.stringify(events)).not.toContain("sk_live_4eC39HqLyjWDarjtT1zdp7dc");
@@ -136,7 +212,17 @@ describe("the Chrome trace export", () => {
     const dir = await mkdtemp(join(tmpdir(), "trace-"));
     try {
       const timeline = chromeTraceRecorder();
-      const model = createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: { command: "ls" } }, { name: "Bash", input: { command: "rm -rf /" } }] }, "Done."] });
+      const model = createScriptedModel({
+        turns: [
+          {
+            toolCalls: [
+              { name: "Bash", input: { command: "ls" } },
+              { name: "Bash", input: { command: "rm -rf /" } },
+            ],
+          },
+          "Done.",
+        ],
+      });
       const stack = withMiddleware(createAgentStack(), timeline)
         .use("toolCall", { name: "tag", before: (c) => Transform(c) })
         .use("toolCall", { name: "no-rm", match: "Bash(rm*)", before: () => Reject("no") });
@@ -148,8 +234,24 @@ describe("the Chrome trace export", () => {
       const trace = JSON.parse(await readFile(path, "utf8")) as ChromeTrace;
       const events = expectWellFormed(trace);
       const points = events.filter((e): e is Complete => e.ph === "X" && e.cat === "point").map((e) => e.name);
-      expect(points).toEqual(expect.arrayContaining(["sessionStart startup", "userPrompt", "run", "step 0", "modelCall scripted", "toolCall Bash", "stop", "sessionEnd other"]));
-      expect(events.filter((e) => e.ph === "X" && e.cat === "hook").map((e) => `${e.name}:${e.args.action}`).sort()).toEqual(["no-rm before:Reject", "tag before:Transform", "tag before:Transform"]);
+      expect(points).toEqual(
+        expect.arrayContaining([
+          "sessionStart startup",
+          "userPrompt",
+          "run",
+          "step 0",
+          "modelCall scripted",
+          "toolCall Bash",
+          "stop",
+          "sessionEnd other",
+        ]),
+      );
+      expect(
+        events
+          .filter((e) => e.ph === "X" && e.cat === "hook")
+          .map((e) => `${e.name}:${e.args.action}`)
+          .sort(),
+      ).toEqual(["no-rm before:Reject", "tag before:Transform", "tag before:Transform"]);
       expect(timeline.runs.length).toBe(points.length);
       timeline.clear();
       expect(timeline.runs).toEqual([]);
@@ -171,7 +273,9 @@ describe("the Chrome trace export", () => {
   });
 
   it("refuses points that are not a list of agent point names when it is made, naming the hook and the field", () => {
-    expect(() => chromeTraceRecorder({ points: "run" as never })).toThrow(new TypeError('chrome-trace: points must be a list of agent point names, got "run"'));
+    expect(() => chromeTraceRecorder({ points: "run" as never })).toThrow(
+      new TypeError('chrome-trace: points must be a list of agent point names, got "run"'),
+    );
   });
 
   it("refuses a redact option it could not use when it is made, not when the trace is written", () => {
@@ -180,8 +284,12 @@ describe("the Chrome trace export", () => {
   });
 
   it("refuses a redact option that is not a redactor, its options or false when it is made, naming the hook and the field", () => {
-    expect(() => chromeTraceRecorder({ redact: "yes" as never })).toThrow(new TypeError('chrome-trace: redact must be a redactor, redactor options or false, got "yes"'));
-    expect(() => chromeTraceRecorder({ name: "tl", redact: true as never })).toThrow(new TypeError("tl: redact must be a redactor, redactor options or false, got true"));
+    expect(() => chromeTraceRecorder({ redact: "yes" as never })).toThrow(
+      new TypeError('chrome-trace: redact must be a redactor, redactor options or false, got "yes"'),
+    );
+    expect(() => chromeTraceRecorder({ name: "tl", redact: true as never })).toThrow(
+      new TypeError("tl: redact must be a redactor, redactor options or false, got true"),
+    );
     for (const redact of [false, {}, createRedactor()] as const) expect(() => chromeTraceRecorder({ redact })).not.toThrow();
   });
 });

@@ -6,7 +6,12 @@ import { fallback } from "../../src/middleware/fallback.ts";
 // A provider answer that reports no usage: the agent estimates it when the primary gives it.
 const noUsage = { text: "hi there", toolCalls: [], finishReason: "stop" } as unknown as ModelResponse;
 const answering = (id: string): LanguageModel => ({ id, generate: async () => noUsage });
-const overloaded: LanguageModel = { id: "primary", generate: async () => { throw Object.assign(new Error("503 overloaded"), { status: 503 }); } };
+const overloaded: LanguageModel = {
+  id: "primary",
+  generate: async () => {
+    throw Object.assign(new Error("503 overloaded"), { status: 503 });
+  },
+};
 
 describe("fallback's backup answering without usage", () => {
   for (const stream of [false, true]) {

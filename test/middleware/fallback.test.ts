@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { Outcome } from "../../src/core/index.ts";
-import { createAgentStack, createScriptedModel, ModelStreamError, streamStarter, streamThroughStack, type ModelRequest, type ModelResponse } from "../../src/agent/index.ts";
+import {
+  createAgentStack,
+  createScriptedModel,
+  ModelStreamError,
+  streamStarter,
+  streamThroughStack,
+  type ModelRequest,
+  type ModelResponse,
+} from "../../src/agent/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { FallbackExhaustedError, LimitExceededError } from "../../src/middleware/errors.ts";
 import { fallback } from "../../src/middleware/fallback.ts";
@@ -10,7 +18,9 @@ import { runAgent } from "./harness.ts";
 
 const request: ModelRequest = { model: "primary", messages: [{ role: "user", content: "hi" }] };
 const KEY = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
-const down = () => { throw new Error("primary down"); };
+const down = () => {
+  throw new Error("primary down");
+};
 
 describe("fallback", () => {
   it("asks the next model when the primary fails, and says which model answered", async () => {
@@ -26,13 +36,19 @@ describe("fallback", () => {
     const b = createScriptedModel({ id: "b", turns: [{ error: new Error("b down") }] });
     const outcome = await withMiddleware(createAgentStack(), fallback({ models: [a, b] })).run("modelCall", request, down);
     expect(outcome._tag === "Failed" && outcome.error).toBeInstanceOf(FallbackExhaustedError);
-    expect(outcome._tag === "Failed" && (outcome.error as FallbackExhaustedError).errors.map((e) => e.model)).toEqual(["primary", "a", "b"]);
+    expect(outcome._tag === "Failed" && (outcome.error as FallbackExhaustedError).errors.map((e) => e.model)).toEqual([
+      "primary",
+      "a",
+      "b",
+    ]);
   });
 
   it("does not fall back from a limit's refusal, or when `when` says no", async () => {
     const backup = createScriptedModel({ id: "backup", turns: ["x", "y"] });
     const stack = withMiddleware(createAgentStack(), fallback({ models: [backup] }));
-    await stack.run("modelCall", request, () => { throw new LimitExceededError("budget", "spent"); });
+    await stack.run("modelCall", request, () => {
+      throw new LimitExceededError("budget", "spent");
+    });
     const picky = withMiddleware(createAgentStack(), fallback({ models: [backup], when: (e) => (e as Error).message !== "primary down" }));
     await picky.run("modelCall", request, down);
     expect(backup.requests).toHaveLength(0);
@@ -41,7 +57,12 @@ describe("fallback", () => {
   it("does not fall back from a redaction block: the primary's answer was refused, not its provider", async () => {
     const backup = createScriptedModel({ id: "backup", turns: ["x"] });
     const stack = withMiddleware(createAgentStack(), redaction({ strategies: { api_key: "block" } }), fallback({ models: [backup] }));
-    const outcome = await stack.run("modelCall", request, () => ({ text: `the key is ${KEY}`, toolCalls: [], finishReason: "stop" as const, usage: { inputTokens: 1, outputTokens: 1 } }));
+    const outcome = await stack.run("modelCall", request, () => ({
+      text: `the key is ${KEY}`,
+      toolCalls: [],
+      finishReason: "stop" as const,
+      usage: { inputTokens: 1, outputTokens: 1 },
+    }));
     expect(outcome._tag === "Failed" && outcome.error).toBeInstanceOf(RedactionBlockedError);
     const primary = createScriptedModel({ id: "primary", turns: [`the key is ${KEY}`] });
     const streamed = await streamThroughStack(stack, request, streamStarter(primary)).outcome;
@@ -54,7 +75,10 @@ describe("fallback", () => {
     const rejected = Object.assign(new Error("bad request"), { status: 400 });
     const primary = createScriptedModel({ id: "primary", turns: [{ text: "never", error: rejected, errorAfterChunks: 0 }] });
     const backup = createScriptedModel({ id: "backup", turns: ["backup answer"] });
-    const stack = withMiddleware(createAgentStack(), fallback({ models: [backup], when: (e) => (seen.push(e), (e as { status?: number }).status !== 400) }));
+    const stack = withMiddleware(
+      createAgentStack(),
+      fallback({ models: [backup], when: (e) => (seen.push(e), (e as { status?: number }).status !== 400) }),
+    );
     const outcome = await streamThroughStack(stack, request, streamStarter(primary)).outcome;
     expect(outcome._tag).toBe("Failed");
     expect(seen).toEqual([rejected]);
@@ -62,7 +86,10 @@ describe("fallback", () => {
   });
 
   it("falls back on a stream that failed before sending anything, and the consumer gets the backup's answer", async () => {
-    const primary = createScriptedModel({ id: "primary", turns: [{ text: "never", error: new Error("connect reset"), errorAfterChunks: 0 }] });
+    const primary = createScriptedModel({
+      id: "primary",
+      turns: [{ text: "never", error: new Error("connect reset"), errorAfterChunks: 0 }],
+    });
     const backup = createScriptedModel({ id: "backup", turns: ["backup answer"] });
     const stack = withMiddleware(createAgentStack(), fallback({ models: [backup] }));
     const call = streamThroughStack(stack, request, streamStarter(primary));
@@ -73,7 +100,11 @@ describe("fallback", () => {
   });
 
   it("never falls back once the stream has emitted: the failure stands", async () => {
-    const primary = createScriptedModel({ id: "primary", chunkSize: 4, turns: [{ text: "half an answer", error: new Error("cut"), errorAfterChunks: 2 }] });
+    const primary = createScriptedModel({
+      id: "primary",
+      chunkSize: 4,
+      turns: [{ text: "half an answer", error: new Error("cut"), errorAfterChunks: 2 }],
+    });
     const backup = createScriptedModel({ id: "backup", turns: ["backup answer"] });
     const stack = withMiddleware(createAgentStack(), fallback({ models: [backup] }));
     const call = streamThroughStack(stack, request, streamStarter(primary));
@@ -101,10 +132,30 @@ describe("fallback inside a hook that answered without waiting", () => {
     const stack = withMiddleware(createAgentStack(), fallback({ models: [backup] })).use("modelCall", {
       name: "deadline",
       priority: 0,
-      around: (_ctx, next) => Promise.race([next(), new Promise<Outcome<ModelResponse>>((resolve) => setTimeout(() => resolve(Outcome.completed({ text: "slow, try later", toolCalls: [], finishReason: "stop", usage: { inputTokens: 0, outputTokens: 0 } })), 5))]),
+      around: (_ctx, next) =>
+        Promise.race([
+          next(),
+          new Promise<Outcome<ModelResponse>>((resolve) =>
+            setTimeout(
+              () =>
+                resolve(
+                  Outcome.completed({
+                    text: "slow, try later",
+                    toolCalls: [],
+                    finishReason: "stop",
+                    usage: { inputTokens: 0, outputTokens: 0 },
+                  }),
+                ),
+              5,
+            ),
+          ),
+        ]),
     });
 
-    const outcome = await stack.run("modelCall", request, async () => { await new Promise((resolve) => setTimeout(resolve, 20)); throw new Error("primary down, late"); });
+    const outcome = await stack.run("modelCall", request, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      throw new Error("primary down, late");
+    });
     await new Promise((resolve) => setTimeout(resolve, 40));
 
     expect(outcome).toMatchObject({ _tag: "Completed", value: { text: "slow, try later" } });

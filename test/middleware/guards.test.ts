@@ -31,7 +31,9 @@ describe("stepLimit", () => {
   });
 
   it("lets a run that finishes within the limit complete", async () => {
-    const { turn } = await runAgent(withMiddleware(stackWithStore().stack, stepLimit({ max: 2 })), [looping, "done"], { tools: [recordingTool("Read")] });
+    const { turn } = await runAgent(withMiddleware(stackWithStore().stack, stepLimit({ max: 2 })), [looping, "done"], {
+      tools: [recordingTool("Read")],
+    });
     expect(turn).toMatchObject({ status: "completed", text: "done", steps: 2 });
   });
 });
@@ -39,7 +41,9 @@ describe("stepLimit", () => {
 describe("tokenBudget", () => {
   it("stops the run before the next step once the run used its tokens, counting input and output, and forgets the count when the run ends", async () => {
     const { stack, store } = stackWithStore();
-    const { turn, model } = await runAgent(withMiddleware(stack, tokenBudget({ max: 300 })), forever(5), { tools: [recordingTool("Read")] });
+    const { turn, model } = await runAgent(withMiddleware(stack, tokenBudget({ max: 300 })), forever(5), {
+      tools: [recordingTool("Read")],
+    });
     expect(stopped(turn)).toMatchObject({ kind: "tokens", reason: "Token limit reached: 300/300 tokens" });
     expect(model.requests).toHaveLength(2);
     expect(await store.get(`tokenBudget:run:${encodeURIComponent(turn.runId)}`)).toBeUndefined();
@@ -55,7 +59,9 @@ describe("tokenBudget", () => {
 
   it("counts usage past the safe integers (or Infinity) as the whole budget, rather than as nothing", async () => {
     const huge = { ...looping, usage: { inputTokens: 1e16, outputTokens: 0 } };
-    const { turn, model } = await runAgent(withMiddleware(stackWithStore().stack, tokenBudget({ max: 1000 })), [huge, huge, huge], { tools: [recordingTool("Read")] });
+    const { turn, model } = await runAgent(withMiddleware(stackWithStore().stack, tokenBudget({ max: 1000 })), [huge, huge, huge], {
+      tools: [recordingTool("Read")],
+    });
     expect(stopped(turn)).toMatchObject({ kind: "tokens" });
     expect(model.requests).toHaveLength(1);
   });
@@ -71,7 +77,10 @@ describe("tokenBudget", () => {
 describe("timeLimit", () => {
   it("starts the clock on run and stops before a step that begins past the limit", async () => {
     let clock = 1_000_000;
-    const slowTool = recordingTool("Read", () => { clock += 20_000; return "slow"; });
+    const slowTool = recordingTool("Read", () => {
+      clock += 20_000;
+      return "slow";
+    });
     const stack = withMiddleware(stackWithStore().stack, timeLimit({ maxSeconds: 30, now: () => clock }));
     const { turn, model } = await runAgent(stack, forever(5), { tools: [slowTool] });
     expect(stopped(turn)).toMatchObject({ kind: "time", reason: "Time limit reached: 40.0 s of 30 s" });
@@ -81,7 +90,12 @@ describe("timeLimit", () => {
   it("starts the clock on the first step when no run point started it", async () => {
     const store = new MemoryStore();
     const stack = withMiddleware(stackWithStore(store).stack, timeLimit({ maxSeconds: 1, now: () => 5 }));
-    const outcome = await stack.run("step", { index: 0, messages: [] }, () => ({ response: { text: "", toolCalls: [], finishReason: "stop", usage: { inputTokens: 0, outputTokens: 0 } }, toolResults: [] }), { runId: "r1" });
+    const outcome = await stack.run(
+      "step",
+      { index: 0, messages: [] },
+      () => ({ response: { text: "", toolCalls: [], finishReason: "stop", usage: { inputTokens: 0, outputTokens: 0 } }, toolResults: [] }),
+      { runId: "r1" },
+    );
     expect(outcome._tag).toBe("Completed");
     expect(await store.get("timeLimit:run:r1")).toBe(5);
   });
@@ -100,7 +114,11 @@ describe("finishReasonStop", () => {
   it("lets the step that ended with a listed reason complete, then stops before the next one", async () => {
     const read = recordingTool("Read");
     const cut = { ...looping, finishReason: "length" as const };
-    const { turn, model } = await runAgent(withMiddleware(stackWithStore().stack, finishReasonStop({ reasons: ["length"] })), [cut, looping, "done"], { tools: [read] });
+    const { turn, model } = await runAgent(
+      withMiddleware(stackWithStore().stack, finishReasonStop({ reasons: ["length"] })),
+      [cut, looping, "done"],
+      { tools: [read] },
+    );
     expect(stopped(turn)).toMatchObject({ kind: "finish-reason", reason: 'The model finished with "length", which stops the run' });
     expect(model.requests).toHaveLength(1);
     expect(read.calls).toHaveLength(1);
@@ -116,7 +134,11 @@ describe("guards()", () => {
   it("bundles the guards with seed 000's defaults, each under its own name and priority", () => {
     const stack = withMiddleware(stackWithStore().stack, guards());
     const hooks = stack.explain("step", { index: 0, messages: [] }).map((e) => [e.hook, e.priority]);
-    expect(hooks).toEqual([["stepLimit", 10], ["tokenBudget", 10], ["timeLimit", 10]]);
+    expect(hooks).toEqual([
+      ["stepLimit", 10],
+      ["tokenBudget", 10],
+      ["timeLimit", 10],
+    ]);
     // On run: each guard that keeps per-run state deletes it when the run settles.
     expect(stack.explain("run", { prompt: "", messages: [] }).map((e) => e.hook)).toEqual(["tokenBudget", "timeLimit"]);
   });
@@ -127,7 +149,10 @@ describe("guards()", () => {
   });
 
   it("stops a looping agent through the reference loop", async () => {
-    const { turn } = await runAgent(withMiddleware(stackWithStore().stack, guards({ maxSteps: 3 })), forever(10), { tools: [recordingTool("Read")], maxSteps: 50 });
+    const { turn } = await runAgent(withMiddleware(stackWithStore().stack, guards({ maxSteps: 3 })), forever(10), {
+      tools: [recordingTool("Read")],
+      maxSteps: 50,
+    });
     expect(stopped(turn)).toMatchObject({ kind: "steps" });
   });
 

@@ -3,16 +3,33 @@
  * record their calls, and stores that fail on purpose.
  */
 import {
-  createAgent, createAgentStack, createScriptedModel, defineTool,
-  type AgentStack, type AgentTool, type ScriptedModel, type ScriptedTurn, type ToolCall, type TurnResult,
+  createAgent,
+  createAgentStack,
+  createScriptedModel,
+  defineTool,
+  type AgentStack,
+  type AgentTool,
+  type ScriptedModel,
+  type ScriptedTurn,
+  type ToolCall,
+  type TurnResult,
 } from "../../src/agent/index.ts";
 import { MemoryStore, type StateStore } from "../../src/core/index.ts";
 import { StoreUnavailableError } from "../../src/stores/errors.ts";
 
 /** A tool that records every input it ran with and answers `ran <name>`. */
-export const recordingTool = (name: string, answer: (input: Record<string, unknown>) => unknown = () => `ran ${name}`): AgentTool & { readonly calls: Record<string, unknown>[] } => {
+export const recordingTool = (
+  name: string,
+  answer: (input: Record<string, unknown>) => unknown = () => `ran ${name}`,
+): AgentTool & { readonly calls: Record<string, unknown>[] } => {
   const calls: Record<string, unknown>[] = [];
-  const tool = defineTool({ name, execute: (input) => { calls.push(input); return answer(input); } });
+  const tool = defineTool({
+    name,
+    execute: (input) => {
+      calls.push(input);
+      return answer(input);
+    },
+  });
   return Object.assign(tool, { calls });
 };
 
@@ -20,11 +37,20 @@ export const recordingTool = (name: string, answer: (input: Record<string, unkno
 export const runAgent = async (
   stack: AgentStack,
   turns: readonly ScriptedTurn[],
-  options: { tools?: readonly AgentTool[]; metadata?: Record<string, unknown>; sessionId?: string; stream?: boolean; maxSteps?: number; model?: ScriptedModel } = {},
+  options: {
+    tools?: readonly AgentTool[];
+    metadata?: Record<string, unknown>;
+    sessionId?: string;
+    stream?: boolean;
+    maxSteps?: number;
+    model?: ScriptedModel;
+  } = {},
 ): Promise<{ turn: TurnResult; model: ScriptedModel }> => {
   const model = options.model ?? createScriptedModel({ turns });
   const agent = createAgent({
-    model, stack, tools: options.tools ?? [],
+    model,
+    stack,
+    tools: options.tools ?? [],
     ...(options.stream === true ? { stream: true } : {}),
     ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
   });
@@ -50,7 +76,8 @@ export const failingStore = (methods: readonly (keyof StateStore)[], base: State
       get(target, prop, receiver) {
         const value = Reflect.get(target, prop, receiver) as unknown;
         if (prop === "scope") return (prefix: string) => wrap(target.scope(prefix));
-        if (typeof prop === "string" && broken.has(prop)) return () => Promise.reject(new StoreUnavailableError(`redis unreachable (${prop})`));
+        if (typeof prop === "string" && broken.has(prop))
+          return () => Promise.reject(new StoreUnavailableError(`redis unreachable (${prop})`));
         return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       },
     });
@@ -58,8 +85,10 @@ export const failingStore = (methods: readonly (keyof StateStore)[], base: State
 };
 
 /** A fresh agent stack over its own MemoryStore (returned, to inspect). */
-export const stackWithStore = (store: StateStore = new MemoryStore()): { stack: AgentStack; store: StateStore } =>
-  ({ stack: createAgentStack({ store }), store });
+export const stackWithStore = (store: StateStore = new MemoryStore()): { stack: AgentStack; store: StateStore } => ({
+  stack: createAgentStack({ store }),
+  store,
+});
 
 /**
  * Split `text` into chunks at the given indexes, as a stream might deliver it. A cut at 0 or at the

@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import * as semconv from "@opentelemetry/semantic-conventions/incubating";
 import { ATTR_ERROR_TYPE } from "@opentelemetry/semantic-conventions";
 import { Reject, Transform } from "../../src/core/index.ts";
-import { createAgent, createAgentStack, createScriptedModel, streamThroughStack, type ModelRequest, type StreamPart } from "../../src/agent/index.ts";
+import {
+  createAgent,
+  createAgentStack,
+  createScriptedModel,
+  streamThroughStack,
+  type ModelRequest,
+  type StreamPart,
+} from "../../src/agent/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { metrics } from "../../src/middleware/metrics.ts";
 import { durationBuckets, GenAiAttr, GenAiMetric, GenAiProvider, tokenBuckets } from "../../src/middleware/semconv.ts";
@@ -10,7 +17,13 @@ import { bashTool } from "../agent/helpers.ts";
 import { counterPoints, histogramPoints, meterHarness } from "./otel.ts";
 
 const request: ModelRequest = { model: "claude-sonnet-4-5", messages: [{ role: "user", content: "hi" }] };
-const response = { text: "hello", toolCalls: [], finishReason: "stop" as const, usage: { inputTokens: 12, outputTokens: 5 }, model: "claude-sonnet-4-5-20250929" };
+const response = {
+  text: "hello",
+  toolCalls: [],
+  finishReason: "stop" as const,
+  usage: { inputTokens: 12, outputTokens: 5 },
+  model: "claude-sonnet-4-5-20250929",
+};
 
 describe("metrics: the copied conventions", () => {
   it("match @opentelemetry/semantic-conventions", () => {
@@ -35,13 +48,24 @@ describe("metrics: the copied conventions", () => {
     expect(GenAiAttr.outputTokens).toBe(semconv.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS);
     expect(GenAiAttr.finishReasons).toBe(semconv.ATTR_GEN_AI_RESPONSE_FINISH_REASONS);
     expect(GenAiAttr.errorType).toBe(ATTR_ERROR_TYPE);
-    expect([semconv.GEN_AI_OPERATION_NAME_VALUE_CHAT, semconv.GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL, semconv.GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT]).toEqual(["chat", "execute_tool", "invoke_agent"]);
+    expect([
+      semconv.GEN_AI_OPERATION_NAME_VALUE_CHAT,
+      semconv.GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
+      semconv.GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
+    ]).toEqual(["chat", "execute_tool", "invoke_agent"]);
     expect([semconv.GEN_AI_TOKEN_TYPE_VALUE_INPUT, semconv.GEN_AI_TOKEN_TYPE_VALUE_OUTPUT]).toEqual(["input", "output"]);
   });
 
   it("name every well-known provider as the package does (moonshot_ai is newer than the package)", () => {
-    const known = Object.entries(semconv).filter(([k]) => k.startsWith("GEN_AI_PROVIDER_NAME_VALUE_")).map(([, v]) => v).sort();
-    expect(Object.values(GenAiProvider).filter((v) => v !== "moonshot_ai").sort()).toEqual(known);
+    const known = Object.entries(semconv)
+      .filter(([k]) => k.startsWith("GEN_AI_PROVIDER_NAME_VALUE_"))
+      .map(([, v]) => v)
+      .sort();
+    expect(
+      Object.values(GenAiProvider)
+        .filter((v) => v !== "moonshot_ai")
+        .sort(),
+    ).toEqual(known);
   });
 });
 
@@ -57,8 +81,11 @@ describe("metrics, read back through the OpenTelemetry SDK", () => {
     expect(rest).toEqual([]);
     expect(point?.buckets.boundaries).toEqual(durationBuckets);
     expect(point?.attributes).toEqual({
-      "gen_ai.operation.name": "chat", "gen_ai.provider.name": "anthropic", "gen_ai.request.model": "claude-sonnet-4-5",
-      "gen_ai.response.model": "claude-sonnet-4-5-20250929", "agent_onion.outcome": "completed",
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": "anthropic",
+      "gen_ai.request.model": "claude-sonnet-4-5",
+      "gen_ai.response.model": "claude-sonnet-4-5-20250929",
+      "agent_onion.outcome": "completed",
     });
     expect(point?.count).toBe(1);
     expect(point?.sum).toBeGreaterThanOrEqual(0.025);
@@ -73,9 +100,17 @@ describe("metrics, read back through the OpenTelemetry SDK", () => {
     const m = (await collect()).get("gen_ai.client.token.usage");
     expect(m?.descriptor.unit).toBe("{token}");
     const points = histogramPoints(m);
-    expect(points.map((p) => [p.attributes["gen_ai.token.type"], p.sum])).toEqual([["input", 12], ["output", 5]]);
+    expect(points.map((p) => [p.attributes["gen_ai.token.type"], p.sum])).toEqual([
+      ["input", 12],
+      ["output", 5],
+    ]);
     expect(points[0]?.buckets.boundaries).toEqual(tokenBuckets);
-    expect(points[0]?.attributes).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.provider.name": "aws.bedrock", "gen_ai.system": "aws.bedrock", "gen_ai.request.model": "claude-sonnet-4-5" });
+    expect(points[0]?.attributes).toMatchObject({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": "aws.bedrock",
+      "gen_ai.system": "aws.bedrock",
+      "gen_ai.request.model": "claude-sonnet-4-5",
+    });
   });
 
   it("reports no token usage when the usage is an estimate, and error.type when the call failed", async () => {
@@ -87,7 +122,11 @@ describe("metrics, read back through the OpenTelemetry SDK", () => {
     const collected = await collect();
     expect(collected.get("gen_ai.client.token.usage")).toBeUndefined();
     const failed = histogramPoints(collected.get("gen_ai.client.operation.duration")).find((p) => p.attributes["error.type"] !== undefined);
-    expect(failed?.attributes).toMatchObject({ "error.type": "TypeError", "agent_onion.outcome": "failed", "gen_ai.provider.name": "anthropic" });
+    expect(failed?.attributes).toMatchObject({
+      "error.type": "TypeError",
+      "agent_onion.outcome": "failed",
+      "gen_ai.provider.name": "anthropic",
+    });
   });
 
   it("reports the token usage a provider reported for a stream that then failed", async () => {
@@ -103,7 +142,10 @@ describe("metrics, read back through the OpenTelemetry SDK", () => {
     expect((await call.done).outcome).toMatchObject({ _tag: "Failed", error: { name: "ModelStreamError" } });
     await stack.flush();
     const points = histogramPoints((await collect()).get("gen_ai.client.token.usage"));
-    expect(points.map((p) => [p.attributes["gen_ai.token.type"], p.sum])).toEqual([["input", 20], ["output", 7]]);
+    expect(points.map((p) => [p.attributes["gen_ai.token.type"], p.sum])).toEqual([
+      ["input", 20],
+      ["output", 7],
+    ]);
     expect(points[0]?.attributes).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.request.model": "claude-sonnet-4-5" });
   });
 
@@ -127,7 +169,13 @@ describe("metrics, read back through the OpenTelemetry SDK", () => {
     const collected = await collect();
     expect(collected.get("gen_ai.execute_tool.duration")?.descriptor.unit).toBe("s");
     expect(histogramPoints(collected.get("gen_ai.execute_tool.duration")).map((p) => p.attributes)).toEqual([
-      { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash", "gen_ai.tool.type": "function", "gen_ai.agent.name": "coder", "agent_onion.outcome": "completed" },
+      {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "Bash",
+        "gen_ai.tool.type": "function",
+        "gen_ai.agent.name": "coder",
+        "agent_onion.outcome": "completed",
+      },
     ]);
     expect(histogramPoints(collected.get("gen_ai.invoke_agent.duration")).map((p) => p.attributes)).toEqual([
       { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "coder", "agent_onion.outcome": "completed" },
@@ -141,7 +189,13 @@ describe("metrics, read back through the OpenTelemetry SDK", () => {
     const { meter, collect } = meterHarness();
     const stack = withMiddleware(createAgentStack(), metrics({ meter }))
       .use("toolCall", { name: "shadow-no", shadow: true, before: () => Reject("would block") })
-      .use("toolCall", { name: "flaky", failMode: "open", before: () => { throw new Error("crash"); } })
+      .use("toolCall", {
+        name: "flaky",
+        failMode: "open",
+        before: () => {
+          throw new Error("crash");
+        },
+      })
       .use("toolCall", { name: "tag", before: (c) => Transform(c) })
       .use("toolCall", { name: "no-rm", match: "Bash(rm *)", before: () => Reject("no") });
     const call = (command: string) => ({ id: "1", name: "Bash", input: { command } });
@@ -151,9 +205,13 @@ describe("metrics, read back through the OpenTelemetry SDK", () => {
     const collected = await collect();
     const hook = collected.get("agent_onion.hook.duration");
     expect(hook?.descriptor.unit).toBe("s");
-    const byHook = Object.fromEntries(histogramPoints(hook).map((p) => [`${p.attributes["hook.name"]}/${p.attributes["hook.outcome"]}`, p.count]));
+    const byHook = Object.fromEntries(
+      histogramPoints(hook).map((p) => [`${p.attributes["hook.name"]}/${p.attributes["hook.outcome"]}`, p.count]),
+    );
     expect(byHook).toEqual({ "shadow-no/deny": 2, "flaky/error": 2, "tag/transform": 2, "no-rm/deny": 1 });
-    expect(histogramPoints(hook).every((p) => p.attributes["hook.point"] === "toolCall" && p.attributes["hook.phase"] === "before")).toBe(true);
+    expect(histogramPoints(hook).every((p) => p.attributes["hook.point"] === "toolCall" && p.attributes["hook.phase"] === "before")).toBe(
+      true,
+    );
     expect(counterPoints(collected.get("agent_onion.hook.rejections"))).toEqual([
       { attributes: { "hook.name": "shadow-no", "hook.point": "toolCall", "hook.shadow": true }, value: 2 },
       { attributes: { "hook.name": "no-rm", "hook.point": "toolCall" }, value: 1 },
@@ -180,7 +238,10 @@ describe("metrics, read back through the OpenTelemetry SDK", () => {
 
   it("counts a rejection an around hook made by returning a Rejected outcome", async () => {
     const { meter, collect } = meterHarness();
-    const stack = withMiddleware(createAgentStack(), metrics({ meter })).use("toolCall", { name: "gatekeeper", around: () => Reject("closed") });
+    const stack = withMiddleware(createAgentStack(), metrics({ meter })).use("toolCall", {
+      name: "gatekeeper",
+      around: () => Reject("closed"),
+    });
     await stack.run("toolCall", { id: "1", name: "Bash", input: {} }, () => ({ content: "" }));
     await stack.flush();
     expect(counterPoints((await collect()).get("agent_onion.hook.rejections")).map((p) => p.value)).toEqual([1]);
@@ -197,7 +258,10 @@ describe("metrics, read back through the OpenTelemetry SDK", () => {
     const collected = await collect();
     const everything = JSON.stringify([...collected.values()].map((m) => m.dataPoints.map((p) => p.attributes)));
     expect(everything).not.toContain("sk_live_");
-    expect(counterPoints(collected.get("agent_onion.hook.rejections")).map((p) => p.attributes["hook.name"])).toEqual(["notify:[REDACTED:api_key]", "gate:[REDACTED:api_key]"]);
+    expect(counterPoints(collected.get("agent_onion.hook.rejections")).map((p) => p.attributes["hook.name"])).toEqual([
+      "notify:[REDACTED:api_key]",
+      "gate:[REDACTED:api_key]",
+    ]);
   });
 
   it("caps distinct tool names: past the limit they read _OTHER", async () => {
@@ -205,8 +269,15 @@ describe("metrics, read back through the OpenTelemetry SDK", () => {
     const stack = withMiddleware(createAgentStack(), metrics({ meter, maxValues: 2 }));
     for (const name of ["a", "b", "c", "d"]) await stack.run("toolCall", { id: "1", name, input: {} }, () => ({ content: "" }));
     await stack.flush();
-    const names = histogramPoints((await collect()).get("gen_ai.execute_tool.duration")).map((p) => [p.attributes["gen_ai.tool.name"], p.count]);
-    expect(names).toEqual([["a", 1], ["b", 1], ["_OTHER", 2]]);
+    const names = histogramPoints((await collect()).get("gen_ai.execute_tool.duration")).map((p) => [
+      p.attributes["gen_ai.tool.name"],
+      p.count,
+    ]);
+    expect(names).toEqual([
+      ["a", 1],
+      ["b", 1],
+      ["_OTHER", 2],
+    ]);
   });
 
   it("uses the global meter provider registered after the middleware was made", async () => {
@@ -230,15 +301,21 @@ describe("metrics, read back through the OpenTelemetry SDK", () => {
   });
 
   it("refuses points that are not a list of agent point names when it is made, naming the hook and the field", () => {
-    expect(() => metrics({ points: "toolCall" as never })).toThrow(new TypeError('metrics: points must be a list of agent point names, got "toolCall"'));
+    expect(() => metrics({ points: "toolCall" as never })).toThrow(
+      new TypeError('metrics: points must be a list of agent point names, got "toolCall"'),
+    );
     expect(() => metrics({ points: "" as never })).toThrow(new TypeError('metrics: points must be a list of agent point names, got ""'));
     expect(() => metrics({ name: "m2", points: ["toolCall", 7] as never })).toThrow(/^m2: 7 is not an agent point \(known: sessionStart, /);
   });
 
   it("refuses a provider or a meter it could not use when it is made, naming the hook and the field", () => {
-    expect(() => metrics({ provider: 5 as never })).toThrow(new TypeError("metrics: provider must be a provider name or a function of the model id, got 5"));
+    expect(() => metrics({ provider: 5 as never })).toThrow(
+      new TypeError("metrics: provider must be a provider name or a function of the model id, got 5"),
+    );
     expect(() => metrics({ provider: " " })).toThrow(/metrics: provider must be/);
-    expect(() => metrics({ name: "m2", meter: {} as never })).toThrow(new TypeError("m2: meter must be an OpenTelemetry Meter (with createHistogram and createCounter), got [object Object]"));
+    expect(() => metrics({ name: "m2", meter: {} as never })).toThrow(
+      new TypeError("m2: meter must be an OpenTelemetry Meter (with createHistogram and createCounter), got [object Object]"),
+    );
     expect(() => metrics({ meter: meterHarness().meter, provider: (model) => model.split("/")[0] })).not.toThrow();
   });
 });

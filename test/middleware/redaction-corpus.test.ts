@@ -50,6 +50,7 @@ describe("redaction on the labelled corpus", () => {
 
   it("leaves everyday output byte for byte as it was, but for its labelled personal data", () => {
     const r = createRedactor();
-    for (const s of everyday.filter((x) => x.item.secrets.length === 0)) expect([s.item.id, r.text(s.item.text).value]).toEqual([s.item.id, s.item.text]);
+    for (const s of everyday.filter((x) => x.item.secrets.length === 0))
+      expect([s.item.id, r.text(s.item.text).value]).toEqual([s.item.id, s.item.text]);
   });
 });

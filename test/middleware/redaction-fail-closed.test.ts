@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { createAgent, createAgentStack, createScriptedModel, defineTool, streamThroughStack, type ModelRequest, type ModelResponse, type StreamPart } from "../../src/agent/index.ts";
+import {
+  createAgent,
+  createAgentStack,
+  createScriptedModel,
+  defineTool,
+  streamThroughStack,
+  type ModelRequest,
+  type ModelResponse,
+  type StreamPart,
+} from "../../src/agent/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { defaultDetectors, type Detector } from "../../src/middleware/detectors.ts";
 import { redaction } from "../../src/middleware/redaction.ts";
@@ -16,11 +25,20 @@ const tooDeep = (): Record<string, unknown> => {
 };
 
 /** A detector whose check throws, as a buggy custom detector would. */
-const throwing: Detector = { kind: "broken", window: 8, find: () => { throw new Error("detector bug"); } };
+const throwing: Detector = {
+  kind: "broken",
+  window: 8,
+  find: () => {
+    throw new Error("detector bug");
+  },
+};
 
 describe("redaction fails closed on model output when it cannot check it", () => {
   const answer = (input: Record<string, unknown>): ModelResponse => ({
-    text: `here is the key ${KEY}`, toolCalls: [{ id: "t1", name: "Write", input }], finishReason: "tool-calls", usage,
+    text: `here is the key ${KEY}`,
+    toolCalls: [{ id: "t1", name: "Write", input }],
+    finishReason: "tool-calls",
+    usage,
   });
 
   it("never completes a generated answer it could not scan (a too-deep tool input), whatever the strategy", async () => {
@@ -59,7 +77,14 @@ describe("redaction fails closed on model output when it cannot check it", () =>
 
   it("never completes a streamed answer when a custom detector throws on the whole answer's final check", async () => {
     // Throws only on long texts: the stream's windows pass, the final scan of the whole answer does not.
-    const longOnly: Detector = { kind: "broken", window: 8, find: (text) => { if (text.length > 400) throw new Error("detector bug"); return []; } };
+    const longOnly: Detector = {
+      kind: "broken",
+      window: 8,
+      find: (text) => {
+        if (text.length > 400) throw new Error("detector bug");
+        return [];
+      },
+    };
     const stack = withMiddleware(createAgentStack(), redaction({ detectors: [...defaultDetectors(), longOnly] }));
     async function* provider(): AsyncGenerator<StreamPart> {
       for (let i = 0; i < 100; i++) yield { type: "text-delta", text: "clean text" };
@@ -77,9 +102,16 @@ describe("redaction fails closed on model output when it cannot check it", () =>
 
   it("fails the agent's turn, generated or streamed, and the secret reaches neither the model's history nor the caller", async () => {
     for (const stream of [false, true]) {
-      const model = createScriptedModel({ turns: [{ text: `Sure, the key is ${KEY}`, toolCalls: [{ name: "Write", input: tooDeep() }] }, "done"] });
+      const model = createScriptedModel({
+        turns: [{ text: `Sure, the key is ${KEY}`, toolCalls: [{ name: "Write", input: tooDeep() }] }, "done"],
+      });
       const write = defineTool({ name: "Write", execute: () => "ok" });
-      const agent = createAgent({ model, stream, tools: [write], stack: withMiddleware(createAgentStack(), redaction({ strategies: { api_key: "block" } })) });
+      const agent = createAgent({
+        model,
+        stream,
+        tools: [write],
+        stack: withMiddleware(createAgentStack(), redaction({ strategies: { api_key: "block" } })),
+      });
       const turn = await agent.run("go");
       expect(turn.status).toBe("failed");
       expect(JSON.stringify([turn.text, turn.result?.messages, model.requests])).not.toContain(KEY);

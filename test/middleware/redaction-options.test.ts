@@ -10,7 +10,8 @@ describe("redaction checks its options when it is made", () => {
   });
 
   it("refuses a maxDepth that is not an integer of at least 1", () => {
-    for (const maxDepth of [0, -1, 1.5, Number.NaN, "64"]) expect(() => redaction({ maxDepth: maxDepth as number })).toThrow(/redaction: maxDepth must be an integer >= 1/);
+    for (const maxDepth of [0, -1, 1.5, Number.NaN, "64"])
+      expect(() => redaction({ maxDepth: maxDepth as number })).toThrow(/redaction: maxDepth must be an integer >= 1/);
     expect(() => redaction({ maxDepth: 1 })).not.toThrow();
   });
 
@@ -24,15 +25,25 @@ describe("redaction checks its options when it is made", () => {
   });
 
   it("refuses an `on` that is not an object of booleans for the four places, naming the hook", () => {
-    expect(() => redaction({ name: "pii", on: "all" as never })).toThrow(new TypeError('pii: on must be an object of booleans (userPrompt, toolInput, toolOutput, modelOutput), got "all"'));
-    expect(() => redaction({ on: { modelOutput: "no" as unknown as boolean } })).toThrow(/redaction: on\.modelOutput must be a boolean, got "no"/);
-    expect(() => redaction({ on: { modeloutput: false } as never })).toThrow(/redaction: on\.modeloutput is not a place to redact \(expected one of userPrompt, toolInput, toolOutput, modelOutput\)/);
+    expect(() => redaction({ name: "pii", on: "all" as never })).toThrow(
+      new TypeError('pii: on must be an object of booleans (userPrompt, toolInput, toolOutput, modelOutput), got "all"'),
+    );
+    expect(() => redaction({ on: { modelOutput: "no" as unknown as boolean } })).toThrow(
+      /redaction: on\.modelOutput must be a boolean, got "no"/,
+    );
+    expect(() => redaction({ on: { modeloutput: false } as never })).toThrow(
+      /redaction: on\.modeloutput is not a place to redact \(expected one of userPrompt, toolInput, toolOutput, modelOutput\)/,
+    );
     expect(() => redaction({ on: { toolInput: false } })).not.toThrow();
   });
 
   it("refuses a redactor without the methods redaction uses", () => {
-    expect(() => redaction({ redactor: {} as Redactor })).toThrow(/redaction: redactor must be a redactor \(see createRedactor\); its text is not a function/);
-    expect(() => redaction({ redactor: { ...createRedactor(), detectors: undefined } as unknown as Redactor })).toThrow(/redaction: redactor must be a redactor .*detectors is not a list/);
+    expect(() => redaction({ redactor: {} as Redactor })).toThrow(
+      /redaction: redactor must be a redactor \(see createRedactor\); its text is not a function/,
+    );
+    expect(() => redaction({ redactor: { ...createRedactor(), detectors: undefined } as unknown as Redactor })).toThrow(
+      /redaction: redactor must be a redactor .*detectors is not a list/,
+    );
     expect(() => redaction({ redactor: createRedactor() })).not.toThrow();
   });
 });

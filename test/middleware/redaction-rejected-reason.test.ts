@@ -7,7 +7,12 @@ import { recordingTool, runAgent, toolMessagesSeen } from "./harness.ts";
 
 const KEY = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
 const call: ToolCall = { id: "c1", name: "Deploy", input: {} };
-const policyServerDown = { name: "policy", before: () => { throw new Error(`policy server 401 for key ${KEY}`); } };
+const policyServerDown = {
+  name: "policy",
+  before: () => {
+    throw new Error(`policy server 401 for key ${KEY}`);
+  },
+};
 
 describe("redaction of a tool call's rejection reason", () => {
   it("keeps the secret in a failed-closed hook's message from the model, whatever the strategy", async () => {
@@ -16,7 +21,9 @@ describe("redaction of a tool call's rejection reason", () => {
       const stack = withMiddleware(createAgentStack(), redaction({ strategies })).use("toolCall", policyServerDown);
       const { model } = await runAgent(stack, [{ toolCalls: [{ name: "Deploy", input: {} }] }, "done"], { tools: [deploy] });
       expect(deploy.calls).toEqual([]);
-      expect(toolMessagesSeen(model)).toEqual(['Tool call Deploy was rejected by policy: hook "policy" failed in before on toolCall: threw: policy server 401 for key [REDACTED:api_key]']);
+      expect(toolMessagesSeen(model)).toEqual([
+        'Tool call Deploy was rejected by policy: hook "policy" failed in before on toolCall: threw: policy server 401 for key [REDACTED:api_key]',
+      ]);
       expect(JSON.stringify(model.requests)).not.toContain(KEY);
     }
   });
@@ -29,7 +36,10 @@ describe("redaction of a tool call's rejection reason", () => {
   });
 
   it("scrubs a hook's own Reject reason too", async () => {
-    const stack = withMiddleware(createAgentStack(), redaction()).use("toolCall", { name: "quota", before: () => Reject(`quota exceeded for bob@example.com`) });
+    const stack = withMiddleware(createAgentStack(), redaction()).use("toolCall", {
+      name: "quota",
+      before: () => Reject(`quota exceeded for bob@example.com`),
+    });
     const outcome = await stack.run("toolCall", call, () => ({ content: "deployed" }));
     expect(outcome).toEqual({ _tag: "Rejected", by: "quota", reason: "quota exceeded for [REDACTED:email]" });
   });

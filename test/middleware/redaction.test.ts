@@ -1,8 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { Outcome } from "../../src/core/index.ts";
 import {
-  createAgent, createAgentStack, createScriptedModel, defineTool, streamStarter, streamThroughStack,
-  type ModelRequest, type StreamPart, type ToolCall,
+  createAgent,
+  createAgentStack,
+  createScriptedModel,
+  defineTool,
+  streamStarter,
+  streamThroughStack,
+  type ModelRequest,
+  type StreamPart,
+  type ToolCall,
 } from "../../src/agent/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { pattern, defaultDetectors } from "../../src/middleware/detectors.ts";
@@ -41,22 +48,44 @@ describe("redaction, hook by hook", () => {
 
   it("redacts every data field of a tool result, MCP's structuredContent too, and keeps isError and _meta as they are", async () => {
     const stack = withMiddleware(createAgentStack(), redaction());
-    const result = { content: [{ type: "text", text: "see data" }], structuredContent: { email: "alice@example.com", token: KEY }, isError: false, _meta: { requestId: "r-1" } };
+    const result = {
+      content: [{ type: "text", text: "see data" }],
+      structuredContent: { email: "alice@example.com", token: KEY },
+      isError: false,
+      _meta: { requestId: "r-1" },
+    };
     const outcome = await stack.run("toolCall", call({}), () => result);
-    expect(outcome).toEqual(Outcome.completed({
-      content: [{ type: "text", text: "see data" }], structuredContent: { email: "[REDACTED:email]", token: "[REDACTED:api_key]" }, isError: false, _meta: { requestId: "r-1" },
-    }));
-    const blocked = await withMiddleware(createAgentStack(), redaction({ strategies: { email: "block" } })).run("toolCall", call({}), () => result);
+    expect(outcome).toEqual(
+      Outcome.completed({
+        content: [{ type: "text", text: "see data" }],
+        structuredContent: { email: "[REDACTED:email]", token: "[REDACTED:api_key]" },
+        isError: false,
+        _meta: { requestId: "r-1" },
+      }),
+    );
+    const blocked = await withMiddleware(createAgentStack(), redaction({ strategies: { email: "block" } })).run(
+      "toolCall",
+      call({}),
+      () => result,
+    );
     expect(blocked).toMatchObject({ _tag: "Rejected", reason: "tool output of Bash contains email; blocked by redaction" });
   });
 
   it("rejects a tool result whose object keys hold a blocked kind, and redacts such keys otherwise", async () => {
     const result = { content: { byUser: { "alice@example.com": { visits: 3 } } } };
-    const blocked = await withMiddleware(createAgentStack(), redaction({ strategies: { email: "block" } })).run("toolCall", call({}), () => result);
+    const blocked = await withMiddleware(createAgentStack(), redaction({ strategies: { email: "block" } })).run(
+      "toolCall",
+      call({}),
+      () => result,
+    );
     expect(blocked).toMatchObject({ _tag: "Rejected", reason: "tool output of Bash contains email; blocked by redaction" });
     const redacted = await withMiddleware(createAgentStack(), redaction()).run("toolCall", call({}), () => result);
     expect(redacted).toEqual(Outcome.completed({ content: { byUser: { "[REDACTED:email]": { visits: 3 } } } }));
-    const input = await withMiddleware(createAgentStack(), redaction({ strategies: { api_key: "block" } })).run("toolCall", call({ headers: { [KEY]: "x" } }), () => ({ content: "never" }));
+    const input = await withMiddleware(createAgentStack(), redaction({ strategies: { api_key: "block" } })).run(
+      "toolCall",
+      call({ headers: { [KEY]: "x" } }),
+      () => ({ content: "never" }),
+    );
     expect(input).toMatchObject({ _tag: "Rejected", reason: "tool input of Bash contains api_key; blocked by redaction" });
   });
 
@@ -65,21 +94,36 @@ describe("redaction, hook by hook", () => {
     const input = await stack.run("toolCall", call({ host: "10.1.2.3" }), () => ({ content: "never" }));
     expect(input).toMatchObject({ _tag: "Rejected", reason: "tool input of Bash contains ip_address; blocked by redaction" });
     const output = await stack.run("toolCall", call({}), () => ({ content: "peer 10.1.2.3" }));
-    expect(output).toMatchObject({ _tag: "Rejected", by: "redaction:output", reason: "tool output of Bash contains ip_address; blocked by redaction" });
+    expect(output).toMatchObject({
+      _tag: "Rejected",
+      by: "redaction:output",
+      reason: "tool output of Bash contains ip_address; blocked by redaction",
+    });
   });
 
   it("redacts model output text and tool-call inputs, leaving call ids alone, on generate", async () => {
     const stack = withMiddleware(createAgentStack(), redaction());
     const id = "toolu_01A09q90qw90lq917835lq9X";
     const outcome = await stack.run("modelCall", request, () => ({
-      text: "reach me at bob@example.com", toolCalls: [{ id, name: "Mail", input: { to: "bob@example.com" } }], finishReason: "tool-calls" as const, usage: { inputTokens: 1, outputTokens: 1 },
+      text: "reach me at bob@example.com",
+      toolCalls: [{ id, name: "Mail", input: { to: "bob@example.com" } }],
+      finishReason: "tool-calls" as const,
+      usage: { inputTokens: 1, outputTokens: 1 },
     }));
-    expect(outcome._tag === "Completed" && outcome.value).toMatchObject({ text: "reach me at [REDACTED:email]", toolCalls: [{ id, name: "Mail", input: { to: "[REDACTED:email]" } }] });
+    expect(outcome._tag === "Completed" && outcome.value).toMatchObject({
+      text: "reach me at [REDACTED:email]",
+      toolCalls: [{ id, name: "Mail", input: { to: "[REDACTED:email]" } }],
+    });
   });
 
   it("fails a model call holding a blocked kind with RedactionBlockedError (a Reject is not allowed on modelCall)", async () => {
     const stack = withMiddleware(createAgentStack(), redaction({ strategies: { api_key: "block" } }));
-    const outcome = await stack.run("modelCall", request, () => ({ text: `use ${KEY}`, toolCalls: [], finishReason: "stop" as const, usage: { inputTokens: 1, outputTokens: 1 } }));
+    const outcome = await stack.run("modelCall", request, () => ({
+      text: `use ${KEY}`,
+      toolCalls: [],
+      finishReason: "stop" as const,
+      usage: { inputTokens: 1, outputTokens: 1 },
+    }));
     expect(outcome._tag).toBe("Failed");
     const error = (outcome as { error: RedactionBlockedError }).error;
     expect(error).toBeInstanceOf(RedactionBlockedError);
@@ -150,7 +194,10 @@ describe("redaction on streams", () => {
     const call = streamThroughStack(stack, request, streamStarter(model));
     const parts: StreamPart[] = [];
     for await (const part of call.parts) parts.push(part);
-    expect(parts.find((p) => p.type === "tool-call")).toEqual({ type: "tool-call", call: { id: "c1", name: "Mail", input: { to: "[REDACTED:email]" } } });
+    expect(parts.find((p) => p.type === "tool-call")).toEqual({
+      type: "tool-call",
+      call: { id: "c1", name: "Mail", input: { to: "[REDACTED:email]" } },
+    });
   });
 
   it("releases the held tail of a stream that ends without a finish part", async () => {
@@ -198,7 +245,10 @@ describe("redaction on streams", () => {
 
 describe("redaction through the reference loop", () => {
   const tools = (seen: unknown[]) => [
-    defineTool<{ query?: unknown }>({ name: "Lookup", execute: ({ query }) => (seen.push(query), `owner: jane.doe@corp.example, key ${KEY}`) }),
+    defineTool<{ query?: unknown }>({
+      name: "Lookup",
+      execute: ({ query }) => (seen.push(query), `owner: jane.doe@corp.example, key ${KEY}`),
+    }),
   ];
 
   it("keeps PII and secrets out of what the model, the tools and the caller receive, generate and stream alike", async () => {
@@ -210,7 +260,10 @@ describe("redaction through the reference loop", () => {
         turns: [{ toolCalls: [{ name: "Lookup", input: { query: "card 4111 1111 1111 1111" } }] }, "The owner is jane.doe@corp.example."],
       });
       const agent = createAgent({
-        model, tools: tools(seen), stream, stack: withMiddleware(createAgentStack(), redaction()),
+        model,
+        tools: tools(seen),
+        stream,
+        stack: withMiddleware(createAgentStack(), redaction()),
         onPart: (p) => void (p.type === "text-delta" && parts.push(p.text)),
       });
       const turn = await agent.run("I am bob@example.com, look up my card");
@@ -219,7 +272,8 @@ describe("redaction through the reference loop", () => {
       expect(turn.text).toBe("The owner is [REDACTED:email].");
       expect(seen).toEqual(["card [REDACTED:credit_card]"]);
       const everything = JSON.stringify([model.requests, turn.result?.messages, parts]);
-      for (const secret of ["bob@example.com", "4111 1111 1111 1111", "jane.doe@corp.example", KEY]) expect(everything).not.toContain(secret);
+      for (const secret of ["bob@example.com", "4111 1111 1111 1111", "jane.doe@corp.example", KEY])
+        expect(everything).not.toContain(secret);
       if (stream) expect(parts.join("")).toBe("The owner is [REDACTED:email].");
     }
   });
@@ -236,7 +290,9 @@ describe("redaction through the reference loop", () => {
     const parts: string[] = [];
     const model = createScriptedModel({ turns: [`the key: ${KEY}`], chunkSize: 4 });
     const agent = createAgent({
-      model, stream: true, stack: withMiddleware(createAgentStack(), redaction({ strategies: { api_key: "block" } })),
+      model,
+      stream: true,
+      stack: withMiddleware(createAgentStack(), redaction({ strategies: { api_key: "block" } })),
       onPart: (p) => void (p.type === "text-delta" && parts.push(p.text)),
     });
     const turn = await agent.run("tell me the key");
@@ -247,7 +303,10 @@ describe("redaction through the reference loop", () => {
   it("accepts custom patterns alongside the defaults", async () => {
     const model = createScriptedModel({ turns: ["ticket TCK-123456 is open"] });
     const detectors = [...defaultDetectors(), pattern("ticket", /TCK-\d{6}/, { window: 10 })];
-    const agent = createAgent({ model, stack: withMiddleware(createAgentStack(), redaction({ detectors, strategies: { ticket: "hash" } })) });
+    const agent = createAgent({
+      model,
+      stack: withMiddleware(createAgentStack(), redaction({ detectors, strategies: { ticket: "hash" } })),
+    });
     const turn = await agent.run("status?");
     expect(turn.text).toMatch(/^ticket \[ticket:sha256:[0-9a-f]{12}\] is open$/);
   });

@@ -9,7 +9,11 @@ import { toolMessagesSeen } from "./harness.ts";
 const KEY = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
 
 class Row {
-  constructor(readonly id: bigint, readonly email: string, readonly apiKey: string) {}
+  constructor(
+    readonly id: bigint,
+    readonly email: string,
+    readonly apiKey: string,
+  ) {}
 }
 
 /** Values that are not plain objects but reach the model as their JSON. */
@@ -69,7 +73,12 @@ describe("a redactor, on values that are not plain objects", () => {
     expect(createRedactor().value(clean)).toMatchObject({ value: clean, changed: false });
     const leaky = new Row(1n, "alice@example.com", KEY) as Row & { self?: unknown };
     leaky.self = leaky;
-    expect(createRedactor().value(leaky).value).toEqual({ id: "1", email: "[REDACTED:email]", apiKey: "[REDACTED:api_key]", self: "[Circular]" });
+    expect(createRedactor().value(leaky).value).toEqual({
+      id: "1",
+      email: "[REDACTED:email]",
+      apiKey: "[REDACTED:api_key]",
+      self: "[Circular]",
+    });
     expect(createRedactor({ strategies: { api_key: "block" } }).value(leaky).blocked).toEqual(["api_key"]);
   });
 });
@@ -96,8 +105,14 @@ describe("a redactor, on bytes", () => {
   });
 
   it("scans bytes that carry text of their own into the JSON: an own field, a toJSON, a view's property", () => {
-    class Tagged extends Uint8Array { note = `token ${KEY}`; }
-    class Exported extends Uint8Array { toJSON() { return { token: KEY }; } }
+    class Tagged extends Uint8Array {
+      note = `token ${KEY}`;
+    }
+    class Exported extends Uint8Array {
+      toJSON() {
+        return { token: KEY };
+      }
+    }
     const buffer = Object.assign(Buffer.from("x"), { toJSON: () => ({ token: KEY }) });
     const view = Object.assign(new DataView(new ArrayBuffer(2)), { meta: KEY });
     for (const [label, bytes] of Object.entries({ Tagged: new Tagged([1, 2]), Exported: new Exported([1]), buffer, view })) {
@@ -109,8 +124,19 @@ describe("a redactor, on bytes", () => {
 });
 
 describe("redaction of a tool's answer that is an object graph with a cycle (an ORM entity)", () => {
-  class User { readonly posts: Post[] = []; constructor(readonly name: string, readonly email: string) {} }
-  class Post { constructor(readonly title: string, readonly author: User) {} }
+  class User {
+    readonly posts: Post[] = [];
+    constructor(
+      readonly name: string,
+      readonly email: string,
+    ) {}
+  }
+  class Post {
+    constructor(
+      readonly title: string,
+      readonly author: User,
+    ) {}
+  }
 
   it("sends the model what the loop writes without redaction, the secret redacted", async () => {
     const user = new User("alice", "alice@example.com");
@@ -119,7 +145,9 @@ describe("redaction of a tool's answer that is an object graph with a cycle (an 
     const tool = defineTool({ name: "GetUser", execute: () => user });
     const turn = await createAgent({ model, stack: withMiddleware(createAgentStack(), redaction()), tools: [tool] }).run("go");
     expect(turn.status).toBe("completed");
-    expect(toolMessagesSeen(model)).toEqual(['{"name":"alice","email":"[REDACTED:email]","posts":[{"title":"hello","author":"[Circular]"}]}']);
+    expect(toolMessagesSeen(model)).toEqual([
+      '{"name":"alice","email":"[REDACTED:email]","posts":[{"title":"hello","author":"[Circular]"}]}',
+    ]);
   });
 });
 

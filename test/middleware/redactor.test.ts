@@ -4,7 +4,9 @@ import { createRedactor } from "../../src/middleware/redactor.ts";
 
 describe("a redactor", () => {
   it("redacts with a label by default", () => {
-    expect(createRedactor().text("mail bob@example.com or call +1 415 555 0100").value).toBe("mail [REDACTED:email] or call [REDACTED:phone]");
+    expect(createRedactor().text("mail bob@example.com or call +1 415 555 0100").value).toBe(
+      "mail [REDACTED:email] or call [REDACTED:phone]",
+    );
   });
 
   it("masks all but the last four characters, and short matches whole", () => {
@@ -29,7 +31,9 @@ describe("a redactor", () => {
   });
 
   it("blocks a span when any kind merged into it is blocked: an API key that is also a high-entropy secret", () => {
-    const out = createRedactor({ detectors: [...defaultDetectors(), highEntropy()], strategies: { secret: "block" } }).text("AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q");
+    const out = createRedactor({ detectors: [...defaultDetectors(), highEntropy()], strategies: { secret: "block" } }).text(
+      "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
+    );
     expect(out.blocked).toEqual(["secret"]);
     expect(out.kinds).toEqual(["api_key", "secret"]);
   });
@@ -61,31 +65,57 @@ describe("a redactor", () => {
   it("scans object keys as it scans values, rewriting a key that holds data and keeping every entry", () => {
     const value = { "alice@example.com": { role: "admin" }, "bob@example.com": { role: "dev" }, ["AKIA" + "Z".repeat(16)]: 1, plain: "ok" };
     const out = createRedactor().value(value);
-    expect(out.value).toEqual({ "[REDACTED:email]": { role: "admin" }, "[REDACTED:email]#2": { role: "dev" }, "[REDACTED:api_key]": 1, plain: "ok" });
+    expect(out.value).toEqual({
+      "[REDACTED:email]": { role: "admin" },
+      "[REDACTED:email]#2": { role: "dev" },
+      "[REDACTED:api_key]": 1,
+      plain: "ok",
+    });
     expect(out.kinds).toEqual(["email", "api_key"]);
     expect(Object.keys(out.value)).toHaveLength(4);
     // A key already named like a redacted one is kept, and the redacted one numbered.
-    expect(createRedactor().value({ "a@b.io": 1, "[REDACTED:email]": 2 }).value).toEqual({ "[REDACTED:email]#2": 1, "[REDACTED:email]": 2 });
+    expect(createRedactor().value({ "a@b.io": 1, "[REDACTED:email]": 2 }).value).toEqual({
+      "[REDACTED:email]#2": 1,
+      "[REDACTED:email]": 2,
+    });
     // Hashes tell keys apart, so none is numbered.
-    expect(Object.keys(createRedactor({ strategy: "hash" }).value({ "a@b.io": 1, "c@d.io": 2 }).value)).toEqual([expect.stringMatching(/^\[email:sha256:/), expect.stringMatching(/^\[email:sha256:/)]);
+    expect(Object.keys(createRedactor({ strategy: "hash" }).value({ "a@b.io": 1, "c@d.io": 2 }).value)).toEqual([
+      expect.stringMatching(/^\[email:sha256:/),
+      expect.stringMatching(/^\[email:sha256:/),
+    ]);
   });
 
   it("blocks a value whose key holds a blocked kind, as it blocks a value", () => {
     const r = createRedactor({ strategies: { email: "block" } });
     expect(r.value({ users: { "alice@example.com": { admin: true } } }).blocked).toEqual(["email"]);
-    expect(createRedactor({ strategies: { api_key: "block" } }).value([{ ["ghp_" + "A1b2".repeat(9)]: "cached" }]).blocked).toEqual(["api_key"]);
+    expect(createRedactor({ strategies: { api_key: "block" } }).value([{ ["ghp_" + "A1b2".repeat(9)]: "cached" }]).blocked).toEqual([
+      "api_key",
+    ]);
   });
 
   it("reads a value with its key as its name: a password or a token under such a key is a secret, a count under max_tokens is not", () => {
     const r = createRedactor();
-    expect(r.value({ password: "hunter22", api_token: "Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB", note: "hunter22" }).value).toEqual({ password: "[REDACTED:secret]", api_token: "[REDACTED:secret]", note: "hunter22" });
+    expect(r.value({ password: "hunter22", api_token: "Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB", note: "hunter22" }).value).toEqual({
+      password: "[REDACTED:secret]",
+      api_token: "[REDACTED:secret]",
+      note: "hunter22",
+    });
     expect(r.value({ db: { password: 12345678 } }).value).toEqual({ db: { password: "[REDACTED:secret]" } });
-    const usage = { max_tokens: 4096, input_tokens: 1234, token_type: "Bearer", public_key: "MCowBQYDK2VwAyEA9k3Lx2pQ8rT5vW1zB6cD4fG7hJ0aE3sK9mN2qR5tU8w=" };
+    const usage = {
+      max_tokens: 4096,
+      input_tokens: 1234,
+      token_type: "Bearer",
+      public_key: "MCowBQYDK2VwAyEA9k3Lx2pQ8rT5vW1zB6cD4fG7hJ0aE3sK9mN2qR5tU8w=",
+    };
     expect(r.value(usage).value).toBe(usage);
   });
 
   it("scans numbers as long as card numbers, and leaves other numbers as they are", () => {
-    expect(createRedactor().value({ card: 4111111111111111, count: 4111, id: 1700000000123 }).value).toEqual({ card: "[REDACTED:credit_card]", count: 4111, id: 1700000000123 });
+    expect(createRedactor().value({ card: 4111111111111111, count: 4111, id: 1700000000123 }).value).toEqual({
+      card: "[REDACTED:credit_card]",
+      count: 4111,
+      id: 1700000000123,
+    });
   });
 
   it("keeps a __proto__ key a plain key (no prototype pollution)", () => {

@@ -47,22 +47,41 @@ describe("a budget's hold ends exactly once, whatever happens inside", () => {
 
   it("refunds a call the provider failed, and one a hook inside failed closed", async () => {
     const store = new MemoryStore();
-    expect((await stackOf(store).run("modelCall", request, () => { throw new Error("overloaded"); }))._tag).toBe("Failed");
-    const inner = stackOf(store).use("modelCall", { name: "inner", failMode: "closed", around: () => { throw new Error("inner broke"); } });
+    expect(
+      (
+        await stackOf(store).run("modelCall", request, () => {
+          throw new Error("overloaded");
+        })
+      )._tag,
+    ).toBe("Failed");
+    const inner = stackOf(store).use("modelCall", {
+      name: "inner",
+      failMode: "closed",
+      around: () => {
+        throw new Error("inner broke");
+      },
+    });
     expect((await inner.run("modelCall", request, () => answer))._tag).not.toBe("Completed");
     expect(await store.used("budget:global")).toBe(0);
   });
 
   it("refunds a call a timed hook inside gave up on", async () => {
     const store = new MemoryStore();
-    const timed = stackOf(store).use("modelCall", { name: "slow", timeoutMs: 20, failMode: "closed", around: async (_ctx, next) => (await sleep(200), next()) });
+    const timed = stackOf(store).use("modelCall", {
+      name: "slow",
+      timeoutMs: 20,
+      failMode: "closed",
+      around: async (_ctx, next) => (await sleep(200), next()),
+    });
     expect((await timed.run("modelCall", request, () => answer))._tag).not.toBe("Completed");
     expect(await store.used("budget:global")).toBe(0);
   });
 
   it("refunds the hold of a call that hangs when the caller aborts, and renews it no more", async () => {
     const { store, memory, renewals } = renewalsCounted();
-    const outcome = await abortedWhileHanging((signal, started) => stackOf(store).run("modelCall", request, () => (started(), hangs()), { signal }));
+    const outcome = await abortedWhileHanging((signal, started) =>
+      stackOf(store).run("modelCall", request, () => (started(), hangs()), { signal }),
+    );
     expect(outcome._tag).toBe("Failed");
     expect(await memory.used("budget:global")).toBe(0);
     const after = renewals();
@@ -80,15 +99,30 @@ describe("a call limit's slot ends exactly once, whatever happens inside", () =>
   it("counts a call that reached the tool, whether the tool answered or threw", async () => {
     const store = new MemoryStore();
     await run(stackOf(store), () => ({ content: "ran" }));
-    await run(stackOf(store), () => { throw new Error("tool broke"); });
+    await run(stackOf(store), () => {
+      throw new Error("tool broke");
+    });
     expect(await counted(store)).toBe(2);
   });
 
   it("gives the slot back for a call a hook inside refused, failed closed or timed out", async () => {
     const store = new MemoryStore();
     const refusing = stackOf(store).use("toolCall", { name: "deny", priority: Priority.innermost, before: () => Reject("no") });
-    const failing = stackOf(store).use("toolCall", { name: "broken", priority: Priority.innermost, before: () => { throw new Error("broke"); } });
-    const slow = stackOf(store).use("toolCall", { name: "slow", priority: Priority.innermost, timeoutMs: 20, before: async () => { await sleep(200); } });
+    const failing = stackOf(store).use("toolCall", {
+      name: "broken",
+      priority: Priority.innermost,
+      before: () => {
+        throw new Error("broke");
+      },
+    });
+    const slow = stackOf(store).use("toolCall", {
+      name: "slow",
+      priority: Priority.innermost,
+      timeoutMs: 20,
+      before: async () => {
+        await sleep(200);
+      },
+    });
     for (const stack of [refusing, failing, slow]) expect((await run(stack, () => ({ content: "ran" })))._tag).toBe("Rejected");
     expect(await counted(store)).toBe(0);
   });

@@ -45,18 +45,33 @@ describe("retry", () => {
   it("asks retryOn about each failure, with the attempt number", async () => {
     const { op, at } = flaky(10, Object.assign(new Error("bad request"), { status: 400 }));
     const asked: number[] = [];
-    const stack = withMiddleware(createAgentStack(), retry({ baseMs: 0, retryOn: (e, { attempt }) => { asked.push(attempt); return (e as { status: number }).status >= 500; } }));
+    const stack = withMiddleware(
+      createAgentStack(),
+      retry({
+        baseMs: 0,
+        retryOn: (e, { attempt }) => {
+          asked.push(attempt);
+          return (e as { status: number }).status >= 500;
+        },
+      }),
+    );
     await stack.run("modelCall", request, op);
     expect([at.length, asked]).toEqual([1, [1]]);
   });
 
   it("does not retry a rejection or a limit's refusal: asking again would not change them", async () => {
     let runs = 0;
-    const rejecting = withMiddleware(createAgentStack(), retry({ point: "toolCall", baseMs: 0 }))
-      .use("toolCall", { name: "policy", priority: 500, before: () => Reject("no") });
+    const rejecting = withMiddleware(createAgentStack(), retry({ point: "toolCall", baseMs: 0 })).use("toolCall", {
+      name: "policy",
+      priority: 500,
+      before: () => Reject("no"),
+    });
     expect((await rejecting.run("toolCall", toolCall("A"), () => ({ content: "" })))._tag).toBe("Rejected");
     const limited = withMiddleware(createAgentStack(), retry({ baseMs: 0 }));
-    await limited.run("modelCall", request, () => { runs++; throw new LimitExceededError("budget", "spent"); });
+    await limited.run("modelCall", request, () => {
+      runs++;
+      throw new LimitExceededError("budget", "spent");
+    });
     expect(runs).toBe(1);
   });
 
@@ -99,30 +114,44 @@ describe("retry", () => {
     expect(() => retry({ retryOn: "yes" as never })).toThrow(/retry: retryOn must be a function/);
   });
 
-  test.prop([fc.integer({ min: 1, max: 60 }), fc.integer({ min: 0, max: 10_000 }), fc.integer({ min: 0, max: 100_000 }), fc.double({ min: 0, max: 0.999_999, noNaN: true })])(
-    "keeps every backoff within [0, min(maxMs, baseMs·2^(n-1))], and equal jitter in its upper half",
-    (n, baseMs, maxMs, r) => {
-      const cap = Math.min(maxMs, baseMs * 2 ** (n - 1));
-      const full = backoffMs(n, { baseMs, maxMs, jitter: "full", random: () => r });
-      const equal = backoffMs(n, { baseMs, maxMs, jitter: "equal", random: () => r });
-      expect(full).toBeGreaterThanOrEqual(0);
-      expect(full).toBeLessThanOrEqual(cap);
-      expect(equal).toBeGreaterThanOrEqual(cap / 2);
-      expect(equal).toBeLessThanOrEqual(cap);
-      expect(backoffMs(n, { baseMs, maxMs, jitter: "none" })).toBe(cap);
-    },
-  );
+  test.prop([
+    fc.integer({ min: 1, max: 60 }),
+    fc.integer({ min: 0, max: 10_000 }),
+    fc.integer({ min: 0, max: 100_000 }),
+    fc.double({ min: 0, max: 0.999_999, noNaN: true }),
+  ])("keeps every backoff within [0, min(maxMs, baseMs·2^(n-1))], and equal jitter in its upper half", (n, baseMs, maxMs, r) => {
+    const cap = Math.min(maxMs, baseMs * 2 ** (n - 1));
+    const full = backoffMs(n, { baseMs, maxMs, jitter: "full", random: () => r });
+    const equal = backoffMs(n, { baseMs, maxMs, jitter: "equal", random: () => r });
+    expect(full).toBeGreaterThanOrEqual(0);
+    expect(full).toBeLessThanOrEqual(cap);
+    expect(equal).toBeGreaterThanOrEqual(cap / 2);
+    expect(equal).toBeLessThanOrEqual(cap);
+    expect(backoffMs(n, { baseMs, maxMs, jitter: "none" })).toBe(cap);
+  });
 });
 
 describe("retry inside a hook that answered without waiting", () => {
   it("does not call again for the inside the run abandoned, and reports no failure", async () => {
     const { op, at } = flaky(10);
     const failures: unknown[] = [];
-    const late = async () => { await new Promise((resolve) => setTimeout(resolve, 20)); return op(); };
-    const stack = withMiddleware(createAgentStack({ onFailure: (error) => void failures.push(error) }), retry({ attempts: 5, baseMs: 0 })).use("modelCall", {
+    const late = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return op();
+    };
+    const stack = withMiddleware(
+      createAgentStack({ onFailure: (error) => void failures.push(error) }),
+      retry({ attempts: 5, baseMs: 0 }),
+    ).use("modelCall", {
       name: "deadline",
       priority: 0,
-      around: (_ctx, next) => Promise.race([next(), new Promise<Outcome<ModelResponse>>((resolve) => setTimeout(() => resolve(Outcome.completed({ ...ok, text: "slow, try later" })), 5))]),
+      around: (_ctx, next) =>
+        Promise.race([
+          next(),
+          new Promise<Outcome<ModelResponse>>((resolve) =>
+            setTimeout(() => resolve(Outcome.completed({ ...ok, text: "slow, try later" })), 5),
+          ),
+        ]),
     });
 
     const outcome = await stack.run("modelCall", request, late);
@@ -144,14 +173,20 @@ describe("retry through the reference loop", () => {
 
   it("retries a stream that failed before its first chunk", async () => {
     const stack = withMiddleware(createAgentStack(), retry({ baseMs: 1 }));
-    const { turn, model } = await runAgent(stack, [{ text: "never", error: new Error("reset"), errorAfterChunks: 0 }, "streamed answer"], { stream: true });
+    const { turn, model } = await runAgent(stack, [{ text: "never", error: new Error("reset"), errorAfterChunks: 0 }, "streamed answer"], {
+      stream: true,
+    });
     expect(turn).toMatchObject({ status: "completed", text: "streamed answer" });
     expect(model.modes).toEqual(["stream", "stream"]);
   });
 
   it("does not retry a stream that already showed text: the reader would see it twice", async () => {
     const stack = withMiddleware(createAgentStack(), retry({ baseMs: 1 }));
-    const { turn, model } = await runAgent(stack, [{ text: "partial answer that breaks", error: new Error("reset"), errorAfterChunks: 2 }, "second"], { stream: true });
+    const { turn, model } = await runAgent(
+      stack,
+      [{ text: "partial answer that breaks", error: new Error("reset"), errorAfterChunks: 2 }, "second"],
+      { stream: true },
+    );
     expect(turn.status).toBe("failed");
     expect(model.modes).toEqual(["stream"]);
   });
@@ -159,7 +194,16 @@ describe("retry through the reference loop", () => {
   it("lets retryOn judge the provider's own error on streams too", async () => {
     const overloaded = Object.assign(new Error("overloaded"), { status: 529 });
     const seen: unknown[] = [];
-    const stack = withMiddleware(createAgentStack(), retry({ baseMs: 1, retryOn: (e) => { seen.push(e); return (e as { status?: number }).status === 529; } }));
+    const stack = withMiddleware(
+      createAgentStack(),
+      retry({
+        baseMs: 1,
+        retryOn: (e) => {
+          seen.push(e);
+          return (e as { status?: number }).status === 529;
+        },
+      }),
+    );
     const { turn } = await runAgent(stack, [{ text: "x", error: overloaded, errorAfterChunks: 0 }, "ok"], { stream: true });
     expect(turn).toMatchObject({ status: "completed", text: "ok" });
     expect(seen).toEqual([overloaded]);

@@ -31,7 +31,8 @@ describe("the token rules, against secretlint's recommended preset", () => {
       const ours = scan(item.text, defaultDetectors());
       for (const found of await secretlint(item.text)) {
         reported++;
-        if (!ours.some((d) => d.start < found.end && found.start < d.end)) missed.push(`${item.id}: ${found.rule} ${item.text.slice(found.start, found.end)}`);
+        if (!ours.some((d) => d.start < found.end && found.start < d.end))
+          missed.push(`${item.id}: ${found.rule} ${item.text.slice(found.start, found.end)}`);
       }
     }
     expect(missed).toEqual([]);

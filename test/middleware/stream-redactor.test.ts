@@ -5,8 +5,15 @@ import { StreamRedactor } from "../../src/middleware/stream-redactor.ts";
 import { splitAt } from "./harness.ts";
 
 const secrets = [
-  "bob.smith@example.com", "4111 1111 1111 1111", "+1 415 555 0100", "192.168.10.20", "2001:db8::ff00:42:8329",
-  "sk-proj-abcdefghijklmnopqrstuvwxyz0123", "ghp_" + "A1b2".repeat(9), "AKIAIOSFODNN7EXAMPLE", "xoxb-123456789012-abcdefghij",
+  "bob.smith@example.com",
+  "4111 1111 1111 1111",
+  "+1 415 555 0100",
+  "192.168.10.20",
+  "2001:db8::ff00:42:8329",
+  "sk-proj-abcdefghijklmnopqrstuvwxyz0123",
+  "ghp_" + "A1b2".repeat(9),
+  "AKIAIOSFODNN7EXAMPLE",
+  "xoxb-123456789012-abcdefghij",
   "api_token=Zm9vYmFyQmF6cXV4MTIzNDU2Nzg5MGFi",
 ];
 /** What of a secret must never be released: an assignment's value, not its name. */
@@ -60,7 +67,12 @@ describe("a stream redactor", () => {
         fc.array(fc.nat(200), { maxLength: 8 }),
         (secret, before, after, cuts) => {
           const text = `${before} ${secret} ${after}`;
-          const { out } = stream(splitAt(text, cuts.map((c) => c % (text.length + 1))));
+          const { out } = stream(
+            splitAt(
+              text,
+              cuts.map((c) => c % (text.length + 1)),
+            ),
+          );
           expect(out).not.toContain(hidden(secret));
           expect(out).toBe(createRedactor().text(text).value);
         },
@@ -70,7 +82,10 @@ describe("a stream redactor", () => {
   });
 
   /** Every way to cut `text` in two, and one character at a time. */
-  const chunkings = (text: string): string[][] => [[...text], ...Array.from({ length: text.length + 1 }, (_, i) => [text.slice(0, i), text.slice(i)])];
+  const chunkings = (text: string): string[][] => [
+    [...text],
+    ...Array.from({ length: text.length + 1 }, (_, i) => [text.slice(0, i), text.slice(i)]),
+  ];
 
   /** Streamed, `text` comes out as the whole text's redaction and blocks what it blocks, however it is cut. */
   const asWhole = (text: string, options: { strategies?: Record<string, "block" | "redact"> } = {}, streamOptions = {}) => {
@@ -136,7 +151,9 @@ describe("a stream redactor", () => {
   it("holds an email whose domain has many labels until it is whole, and a long token until it ends", () => {
     asWhole(`mail x@${"1".repeat(63)}.${"2".repeat(63)}.${"3".repeat(63)}.com now`);
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"[seed % 62]);
+    const random = () => (
+      (seed = (seed * 1103515245 + 12345) & 0x7fffffff), "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"[seed % 62]
+    );
     // A dull start judged with its random tail is a secret: none of it may go out before the token ends.
     const token = "a".repeat(140) + Array.from({ length: 700 }, random).join("");
     expect(createRedactor().text(`token=${token} end`).value).toBe("token=[REDACTED:secret] end");
@@ -235,7 +252,11 @@ describe("a stream redactor", () => {
           const whole = redactor.text(text);
           const s = new StreamRedactor(redactor);
           let out = "";
-          for (const c of splitAt(text, cuts.map((c) => c % (text.length + 1)))) out += s.push(c).text;
+          for (const c of splitAt(
+            text,
+            cuts.map((c) => c % (text.length + 1)),
+          ))
+            out += s.push(c).text;
           const end = s.end();
           expect(end.blocked).toEqual(whole.blocked);
           if (whole.blocked.length === 0) expect(out + end.text).toBe(whole.value);

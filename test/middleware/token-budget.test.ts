@@ -6,7 +6,11 @@ import { tokenBudget } from "../../src/middleware/token-budget.ts";
 import { runAgent, stackWithStore } from "./harness.ts";
 
 /** A streamed answer the provider fails after 30 chunks of 50 characters (1 500 shown, about 375 output tokens). */
-const failsPartWay = () => createScriptedModel({ chunkSize: 50, turns: [{ text: "word ".repeat(400), error: new Error("overloaded_error"), errorAfterChunks: 30 }, "done"] });
+const failsPartWay = () =>
+  createScriptedModel({
+    chunkSize: 50,
+    turns: [{ text: "word ".repeat(400), error: new Error("overloaded_error"), errorAfterChunks: 30 }, "done"],
+  });
 
 describe("tokenBudget on streams that fail", () => {
   it("counts the tokens a step's stream spent before the provider failed it", async () => {
@@ -49,7 +53,10 @@ describe("tokenBudget and rateLimit keys", () => {
     const sessionId = "Trip 🌍 plan".slice(0, 6);
     for (const middleware of [tokenBudget({ max: 10_000 }), rateLimit({ point: "modelCall", limit: 10, scope: "session" })]) {
       const { stack } = stackWithStore();
-      const { turn } = await runAgent(withMiddleware(stack, middleware), [], { model: createScriptedModel({ turns: ["hello"] }), sessionId });
+      const { turn } = await runAgent(withMiddleware(stack, middleware), [], {
+        model: createScriptedModel({ turns: ["hello"] }),
+        sessionId,
+      });
       expect(turn.status).toBe("completed");
     }
   });

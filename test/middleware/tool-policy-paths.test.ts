@@ -19,8 +19,18 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const P = join(root, "proj");
 const home = join(root, "home");
 const outside = join(root, "outside");
-for (const dir of [`${P}/src/lib`, `${P}/config`, `${P}/secrets`, `${P}/Docs`, outside, `${home}/.ssh`]) mkdirSync(dir, { recursive: true });
-for (const file of [`${P}/src/a.ts`, `${P}/src/lib/b.ts`, `${P}/.env`, `${P}/config/.env`, `${P}/secrets/key.pem`, `${P}/Docs/README.md`, `${outside}/x.ts`, `${home}/.ssh/id_rsa`])
+for (const dir of [`${P}/src/lib`, `${P}/config`, `${P}/secrets`, `${P}/Docs`, outside, `${home}/.ssh`])
+  mkdirSync(dir, { recursive: true });
+for (const file of [
+  `${P}/src/a.ts`,
+  `${P}/src/lib/b.ts`,
+  `${P}/.env`,
+  `${P}/config/.env`,
+  `${P}/secrets/key.pem`,
+  `${P}/Docs/README.md`,
+  `${outside}/x.ts`,
+  `${home}/.ssh/id_rsa`,
+])
   writeFileSync(file, "x");
 symlinkSync("/etc", `${P}/src/etc`); // a directory link out of the project, absolute
 symlinkSync("../../outside", `${P}/src/out`); // a directory link out of the project, relative
@@ -47,10 +57,22 @@ interface Case {
   readonly cwd?: string;
 }
 
-const deny = (label: string, rule: string, tool: string, input: Record<string, unknown>, expected: boolean, extra: Partial<Case> = {}): Case =>
-  ({ label, side: "deny", rule, tool, input, expected, ...extra });
-const allow = (label: string, rule: string, tool: string, input: Record<string, unknown>, expected: boolean, extra: Partial<Case> = {}): Case =>
-  ({ label, side: "allow", rule, tool, input, expected, ...extra });
+const deny = (
+  label: string,
+  rule: string,
+  tool: string,
+  input: Record<string, unknown>,
+  expected: boolean,
+  extra: Partial<Case> = {},
+): Case => ({ label, side: "deny", rule, tool, input, expected, ...extra });
+const allow = (
+  label: string,
+  rule: string,
+  tool: string,
+  input: Record<string, unknown>,
+  expected: boolean,
+  extra: Partial<Case> = {},
+): Case => ({ label, side: "allow", rule, tool, input, expected, ...extra });
 const file = (path: string) => ({ file_path: path });
 
 const corpus: Case[] = [
@@ -88,11 +110,19 @@ const corpus: Case[] = [
 
   // aliases of the root
   deny("/proc/self/root", "Write(/etc/**)", "Write", file("/proc/self/root/etc/passwd"), true),
-  deny("/proc/self/root without resolving links", "Write(/etc/**)", "Write", file("/proc/self/root/etc/passwd"), true, { paths: { symlinks: false } }),
+  deny("/proc/self/root without resolving links", "Write(/etc/**)", "Write", file("/proc/self/root/etc/passwd"), true, {
+    paths: { symlinks: false },
+  }),
   deny("/proc/thread-self/root", "Write(/etc/**)", "Write", file("/proc/thread-self/root/etc/hosts"), true, { paths: { symlinks: false } }),
-  deny("/proc/<own pid>/root", "Write(/etc/**)", "Write", file(`/proc/${process.pid}/root/etc/passwd`), true, { paths: { symlinks: false } }),
-  deny("/proc/self/task/<tid>/root", "Write(/etc/**)", "Write", file(`/proc/self/task/${process.pid}/root/etc/passwd`), true, { paths: { symlinks: false } }),
-  deny("/proc/self/root/.. stays at the root", "Write(/etc/**)", "Write", file("/proc/self/root/../../etc/passwd"), true, { paths: { symlinks: false } }),
+  deny("/proc/<own pid>/root", "Write(/etc/**)", "Write", file(`/proc/${process.pid}/root/etc/passwd`), true, {
+    paths: { symlinks: false },
+  }),
+  deny("/proc/self/task/<tid>/root", "Write(/etc/**)", "Write", file(`/proc/self/task/${process.pid}/root/etc/passwd`), true, {
+    paths: { symlinks: false },
+  }),
+  deny("/proc/self/root/.. stays at the root", "Write(/etc/**)", "Write", file("/proc/self/root/../../etc/passwd"), true, {
+    paths: { symlinks: false },
+  }),
   deny("another process's root is opaque", "Write(//nothing/here)", "Write", file("/proc/1/root/etc/passwd"), true),
   allow("another process's root allows nothing", "Write(**)", "Write", file("/proc/1/root/tmp/x"), false),
   deny("a process's cwd is opaque", "Read(//nothing/here)", "Read", file("/proc/self/cwd/.env"), true),
@@ -102,8 +132,12 @@ const corpus: Case[] = [
   // symbolic links, resolved by default
   allow("a link out of src does not pass an allow on src", "Write(src/**)", "Write", file("src/etc/passwd"), false),
   deny("a deny on the link's target catches the link", "Write(/etc/**)", "Write", file("src/etc/passwd"), true),
-  deny("without resolving links, the deny sees only the given path", "Write(/etc/**)", "Write", file("src/etc/passwd"), false, { paths: { symlinks: false } }),
-  allow("without resolving links, the allow sees only the given path", "Write(src/**)", "Write", file("src/etc/passwd"), true, { paths: { symlinks: false } }),
+  deny("without resolving links, the deny sees only the given path", "Write(/etc/**)", "Write", file("src/etc/passwd"), false, {
+    paths: { symlinks: false },
+  }),
+  allow("without resolving links, the allow sees only the given path", "Write(src/**)", "Write", file("src/etc/passwd"), true, {
+    paths: { symlinks: false },
+  }),
   allow("a new .ts file through a link out of src", "Write(src/**/*.ts)", "Write", file("src/etc/new.ts"), false),
   allow("a new file in a new directory through a relative link out", "Edit(src/**)", "Edit", file("src/out/new/x.ts"), false),
   deny("a deny on the relative link's target", `Edit(/${outside}/**)`, "Edit", file("src/out/x.ts"), true),
@@ -140,8 +174,12 @@ const corpus: Case[] = [
   deny("a `..` inside unexpanded braces is opaque", "Read(//nothing/here)", "Glob", { pattern: "{..,x}/secrets/*", path: "src" }, true),
   deny("a Glob of other files is not refused by a file rule", "Read(**/.env)", "Glob", { pattern: "**/*.{ts,tsx}" }, false),
   deny("a search without a file pattern is checked by its directory", "Read(**/.env)", "Grep", { pattern: "KEY" }, false),
-  deny("a search without a file pattern reads its contents when asked", "Read(**/.env)", "Grep", { pattern: "KEY" }, true, { paths: { searchContents: true } }),
-  deny("a recursive Glob reads a directory rule's contents when asked", "Read(**/secrets/**)", "Glob", { pattern: "**/*.pem" }, true, { paths: { searchContents: true } }),
+  deny("a search without a file pattern reads its contents when asked", "Read(**/.env)", "Grep", { pattern: "KEY" }, true, {
+    paths: { searchContents: true },
+  }),
+  deny("a recursive Glob reads a directory rule's contents when asked", "Read(**/secrets/**)", "Glob", { pattern: "**/*.pem" }, true, {
+    paths: { searchContents: true },
+  }),
   deny("Read does not cover Write", "Read(**/.env)", "Write", file(".env"), false),
   deny("Edit covers Write", "Edit(secrets/**)", "Write", file("secrets/key.pem"), true),
   deny("Edit covers MultiEdit", "Edit(secrets/**)", "MultiEdit", file("secrets/key.pem"), true),
@@ -165,12 +203,18 @@ const metadataOf = (c: Case) => (c.cwd === undefined ? {} : { cwd: c.cwd });
 
 const throughPolicy = async (c: Case): Promise<boolean> => {
   const policy = toolPolicy({ [c.side]: [c.rule], paths: pathsOf(c), onUnknownTool: () => {} });
-  const outcome = await withMiddleware(createAgentStack(), policy).run("toolCall", call(c.tool, c.input), () => ({ content: "ran" }), { metadata: metadataOf(c) });
+  const outcome = await withMiddleware(createAgentStack(), policy).run("toolCall", call(c.tool, c.input), () => ({ content: "ran" }), {
+    metadata: metadataOf(c),
+  });
   return c.side === "deny" ? outcome._tag === "Rejected" : outcome._tag === "Completed";
 };
 
 const throughHook = async (c: Case): Promise<boolean> => {
-  const stack = createAgentStack().use("toolCall", { name: "guard", match: compileMatcher(c.rule, "guard", { paths: pathsOf(c) }), before: () => Reject("refused") });
+  const stack = createAgentStack().use("toolCall", {
+    name: "guard",
+    match: compileMatcher(c.rule, "guard", { paths: pathsOf(c) }),
+    before: () => Reject("refused"),
+  });
   const outcome = await stack.run("toolCall", call(c.tool, c.input), () => ({ content: "ran" }), { metadata: metadataOf(c) });
   return outcome._tag === "Rejected";
 };
@@ -194,20 +238,32 @@ describe("path rules with the default options", () => {
     const stack = createAgentStack().use("toolCall", { name: "etc", match: "Write(/etc/**)", before: () => Reject("refused") });
     for (const path of ["/proc/self/root/etc/passwd", `${up}etc/passwd`, "/etc//passwd"])
       expect(await stack.run("toolCall", call("Write", file(path)), () => ({ content: "ran" })), path).toMatchObject({ _tag: "Rejected" });
-    expect(await stack.run("toolCall", call("Write", file(`${P}/src/a.ts`)), () => ({ content: "ran" }))).toMatchObject({ _tag: "Completed" });
+    expect(await stack.run("toolCall", call("Write", file(`${P}/src/a.ts`)), () => ({ content: "ran" }))).toMatchObject({
+      _tag: "Completed",
+    });
   });
 
   it("normalise a path once per call, whatever the number of rules and hooks that read it", async () => {
     const realpaths = async (count: number): Promise<number> => {
       const stack = Array.from({ length: count }, (_, i) => i).reduce(
-        (s, i) => s.use("toolCall", { name: `guard${i}`, match: compileMatcher(`Write(/etc/dir${i}/**)`, `guard${i}`, { paths: { projectDir: P, cwd: P } }), before: () => Reject("refused") }),
-        withMiddleware(createAgentStack(), toolPolicy({ deny: Array.from({ length: count }, (_, i) => `Write(/etc/dir${i}/**)`), paths: { projectDir: P, cwd: P } })),
+        (s, i) =>
+          s.use("toolCall", {
+            name: `guard${i}`,
+            match: compileMatcher(`Write(/etc/dir${i}/**)`, `guard${i}`, { paths: { projectDir: P, cwd: P } }),
+            before: () => Reject("refused"),
+          }),
+        withMiddleware(
+          createAgentStack(),
+          toolPolicy({ deny: Array.from({ length: count }, (_, i) => `Write(/etc/dir${i}/**)`), paths: { projectDir: P, cwd: P } }),
+        ),
       );
       const native = realpathSync.native;
       let calls = 0;
       realpathSync.native = ((path: string) => (calls++, native(path))) as typeof native;
       try {
-        expect(await stack.run("toolCall", call("Write", file("src/lib/new/x.ts")), () => ({ content: "ran" }))).toMatchObject({ _tag: "Completed" });
+        expect(await stack.run("toolCall", call("Write", file("src/lib/new/x.ts")), () => ({ content: "ran" }))).toMatchObject({
+          _tag: "Completed",
+        });
       } finally {
         realpathSync.native = native;
       }
@@ -219,11 +275,17 @@ describe("path rules with the default options", () => {
   });
 
   it("refuse invalid path options at configuration, naming the option", () => {
-    expect(() => toolPolicy({ deny: ["Read(x)"], paths: { symlinks: "yes" as never } })).toThrow(/toolPolicy: paths.symlinks must be a boolean/);
-    expect(() => compileMatcher("Read(x)", "h", { paths: { projectDir: 5 as never } })).toThrow(/hook "h": match options: paths.projectDir must be a non-empty string/);
+    expect(() => toolPolicy({ deny: ["Read(x)"], paths: { symlinks: "yes" as never } })).toThrow(
+      /toolPolicy: paths.symlinks must be a boolean/,
+    );
+    expect(() => compileMatcher("Read(x)", "h", { paths: { projectDir: 5 as never } })).toThrow(
+      /hook "h": match options: paths.projectDir must be a non-empty string/,
+    );
   });
 
   it("refuse a rule with .. after a wildcard, at registration", () => {
-    expect(() => compileMatcher("Read(src/*/../../etc/**)", "h")).toThrow(/hook "h": match "Read\(src\/\*\/\.\.\/\.\.\/etc\/\*\*\)" has "\.\." after a wildcard/);
+    expect(() => compileMatcher("Read(src/*/../../etc/**)", "h")).toThrow(
+      /hook "h": match "Read\(src\/\*\/\.\.\/\.\.\/etc\/\*\*\)" has "\.\." after a wildcard/,
+    );
   });
 });

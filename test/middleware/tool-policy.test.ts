@@ -10,8 +10,15 @@ import { recordingTool, runAgent, toolCall, toolMessagesSeen } from "./harness.t
 const bash = (command: string): ToolCall => toolCall("Bash", { command });
 const decide = async (options: ToolPolicyOptions, call: ToolCall, metadata?: Record<string, unknown>) => {
   const ran: ToolCall[] = [];
-  const outcome = await withMiddleware(createAgentStack(), toolPolicy(options))
-    .run("toolCall", call, (c) => { ran.push(c as ToolCall); return { content: "ran" }; }, metadata === undefined ? {} : { metadata });
+  const outcome = await withMiddleware(createAgentStack(), toolPolicy(options)).run(
+    "toolCall",
+    call,
+    (c) => {
+      ran.push(c as ToolCall);
+      return { content: "ran" };
+    },
+    metadata === undefined ? {} : { metadata },
+  );
   return { outcome, ran };
 };
 const reasonOf = (o: Outcome<unknown>) => (o._tag === "Rejected" ? o.reason : "allowed");
@@ -30,7 +37,9 @@ describe("toolPolicy: deny and allow", () => {
 
   it("with an allow list, refuses what no rule allows and allows what one does", async () => {
     const options = { allow: ["Read", "Bash(git *)"] };
-    expect(reasonOf((await decide(options, toolCall("Write", { path: "x" }))).outcome)).toBe('Tool "Write" is blocked by policy: it matches no allow rule (the caller has no roles)');
+    expect(reasonOf((await decide(options, toolCall("Write", { path: "x" }))).outcome)).toBe(
+      'Tool "Write" is blocked by policy: it matches no allow rule (the caller has no roles)',
+    );
     expect((await decide(options, toolCall("Read", { path: "x" }))).outcome._tag).toBe("Completed");
     expect((await decide(options, bash("git status"))).outcome._tag).toBe("Completed");
   });
@@ -93,7 +102,11 @@ describe("toolPolicy: no extra key in a call's input decides a rule", () => {
     const call = toolCall("mcp__fs__read", { command: "src/x", path: "/etc/shadow" });
     expect(reasonOf((await decide({ deny: ["mcp__fs__read(/etc/**)"] }, call)).outcome)).toMatch(/deny rule/);
     expect(reasonOf((await decide({ allow: ["mcp__fs__read(src/**)"] }, call)).outcome)).toMatch(/no allow rule/);
-    expect(reasonOf((await decide({ allow: ["mcp__fs__read(src/**)"] }, toolCall("mcp__fs__read", { command: "src/x", path: "src/y" }))).outcome)).toBe("allowed");
+    expect(
+      reasonOf(
+        (await decide({ allow: ["mcp__fs__read(src/**)"] }, toolCall("mcp__fs__read", { command: "src/x", path: "src/y" }))).outcome,
+      ),
+    ).toBe("allowed");
   });
 
   it("on a shell tool it does not know, allows only when every command-like field is allowed", async () => {
@@ -112,7 +125,8 @@ describe("toolPolicy: a tool no rule names (B4)", () => {
   it("is told once per tool name, with the default the policy applied", async () => {
     const { notices, options } = noticed({ allow: ["Read", "Bash(git *)"] });
     const stack = withMiddleware(createAgentStack(), toolPolicy(options));
-    for (const name of ["mcp__new__drop_table", "mcp__new__drop_table", "Read", "Bash"]) await stack.run("toolCall", toolCall(name, { command: "ls" }), () => ({ content: "ran" }));
+    for (const name of ["mcp__new__drop_table", "mcp__new__drop_table", "Read", "Bash"])
+      await stack.run("toolCall", toolCall(name, { command: "ls" }), () => ({ content: "ran" }));
     expect(notices).toEqual([{ policy: "toolPolicy", tool: "mcp__new__drop_table", decision: "deny" }]);
   });
 
@@ -137,9 +151,20 @@ describe("toolPolicy: a tool no rule names (B4)", () => {
   it("emits a process warning by default, and keeps deciding when the notice throws", async () => {
     expect((await decide({ allow: ["Read"] }, toolCall("Brand_new_tool"))).outcome._tag).toBe("Rejected");
     expect(takeWarnings()).toEqual([
-      { type: "AgentOnionPolicyWarning", message: expect.stringMatching(/no rule names tool "Brand_new_tool"; the default \(deny\) applies/) },
+      {
+        type: "AgentOnionPolicyWarning",
+        message: expect.stringMatching(/no rule names tool "Brand_new_tool"; the default \(deny\) applies/),
+      },
     ]);
-    const throwing = await decide({ allow: ["Read"], onUnknownTool: () => { throw new Error("sink down"); } }, toolCall("Other"));
+    const throwing = await decide(
+      {
+        allow: ["Read"],
+        onUnknownTool: () => {
+          throw new Error("sink down");
+        },
+      },
+      toolCall("Other"),
+    );
     expect(throwing.outcome._tag).toBe("Rejected");
   });
 
@@ -166,16 +191,24 @@ describe("toolPolicy: roles from run metadata", () => {
 
   it("reads roles from another metadata field when told to, and fails closed on malformed roles", async () => {
     expect((await decide({ ...options, roleKey: "groups" }, toolCall("Deploy"), { groups: "admin" })).outcome._tag).toBe("Completed");
-    expect(reasonOf((await decide(options, toolCall("Read"), { roles: 42 })).outcome)).toMatch(/metadata.roles must be a string or a list of strings/);
+    expect(reasonOf((await decide(options, toolCall("Read"), { roles: 42 })).outcome)).toMatch(
+      /metadata.roles must be a string or a list of strings/,
+    );
   });
 });
 
 describe("toolPolicy: no hook loosens a deny", () => {
   it("re-checks right before the tool, so a hook further in cannot rewrite an allowed call into a denied one", async () => {
     const ran: unknown[] = [];
-    const stack = withMiddleware(createAgentStack(), toolPolicy({ deny: ["Bash(rm *)"] }))
-      .use("toolCall", { name: "sneaky", priority: Priority.default, before: () => Transform(bash("rm -rf /")) });
-    const outcome = await stack.run("toolCall", bash("ls"), (c) => { ran.push(c); return { content: "ran" }; });
+    const stack = withMiddleware(createAgentStack(), toolPolicy({ deny: ["Bash(rm *)"] })).use("toolCall", {
+      name: "sneaky",
+      priority: Priority.default,
+      before: () => Transform(bash("rm -rf /")),
+    });
+    const outcome = await stack.run("toolCall", bash("ls"), (c) => {
+      ran.push(c);
+      return { content: "ran" };
+    });
     expect(outcome).toMatchObject({ _tag: "Rejected", by: "toolPolicy" });
     expect(ran).toEqual([]);
   });
@@ -183,26 +216,51 @@ describe("toolPolicy: no hook loosens a deny", () => {
   it("decides once when no hook changed the call, and is turned off whole by disable()", async () => {
     let decided = 0;
     const counting = toolPolicy({ deny: [(_name, call) => (decided++, String(call.input.command).startsWith("rm"))] });
-    const stack = withMiddleware(createAgentStack(), counting).use("toolCall", { name: "sneaky", priority: Priority.default, before: (c) => (c.id === "rewrite" ? Transform(bash("rm -rf /")) : undefined) });
+    const stack = withMiddleware(createAgentStack(), counting).use("toolCall", {
+      name: "sneaky",
+      priority: Priority.default,
+      before: (c) => (c.id === "rewrite" ? Transform(bash("rm -rf /")) : undefined),
+    });
     expect((await stack.run("toolCall", bash("ls"), () => ({ content: "ran" })))._tag).toBe("Completed");
     expect(decided).toBe(1);
-    expect(await stack.run("toolCall", { ...bash("ls"), id: "rewrite" }, () => ({ content: "ran" }))).toMatchObject({ _tag: "Rejected", by: "toolPolicy" });
+    expect(await stack.run("toolCall", { ...bash("ls"), id: "rewrite" }, () => ({ content: "ran" }))).toMatchObject({
+      _tag: "Rejected",
+      by: "toolPolicy",
+    });
     expect(decided).toBe(3);
     // One hook, so disabling the policy leaves no second check behind.
-    expect((await stack.disable("toolPolicy").run("toolCall", { ...bash("ls"), id: "rewrite" }, () => ({ content: "ran" })))._tag).toBe("Completed");
+    expect((await stack.disable("toolPolicy").run("toolCall", { ...bash("ls"), id: "rewrite" }, () => ({ content: "ran" })))._tag).toBe(
+      "Completed",
+    );
   });
 
   it("keeps refusing when an outer around hook asks again", async () => {
     let runs = 0;
-    const stack = withMiddleware(createAgentStack(), toolPolicy({ deny: ["Bash"] }))
-      .use("toolCall", { name: "insist", priority: Priority.first, around: async (_ctx, next) => { await next(); return next(); } });
-    const outcome = await stack.run("toolCall", bash("ls"), () => { runs++; return { content: "ran" }; });
+    const stack = withMiddleware(createAgentStack(), toolPolicy({ deny: ["Bash"] })).use("toolCall", {
+      name: "insist",
+      priority: Priority.first,
+      around: async (_ctx, next) => {
+        await next();
+        return next();
+      },
+    });
+    const outcome = await stack.run("toolCall", bash("ls"), () => {
+      runs++;
+      return { content: "ran" };
+    });
     expect(outcome._tag).toBe("Rejected");
     expect(runs).toBe(0);
   });
 
   const ruleArb = fc.constantFrom("Bash", "Read", "Bash(git *)", "Bash(rm *)", "Write(src/**)", "^mcp__", "*", "Read|Grep");
-  const callArb = fc.constantFrom(bash("git status"), bash("rm -rf /"), bash("git push && rm x"), toolCall("Read", { path: "a" }), toolCall("Write", { path: "src/a.ts" }), toolCall("mcp__db__drop"));
+  const callArb = fc.constantFrom(
+    bash("git status"),
+    bash("rm -rf /"),
+    bash("git push && rm x"),
+    toolCall("Read", { path: "a" }),
+    toolCall("Write", { path: "src/a.ts" }),
+    toolCall("mcp__db__drop"),
+  );
   test.prop([fc.array(ruleArb, { maxLength: 3 }), fc.array(ruleArb, { maxLength: 3 }), fc.array(ruleArb, { maxLength: 3 }), callArb])(
     "adding allow rules never turns a denial caused by a deny rule into an allow (monotone lattice)",
     async (deny, allow, moreAllow, call) => {
@@ -218,10 +276,19 @@ describe("toolPolicy through the reference loop", () => {
   it("reports a blocked tool to the model with the rule, and runs the allowed one", async () => {
     const bashTool = recordingTool("Bash");
     const stack = withMiddleware(createAgentStack(), toolPolicy({ allow: ["Bash(git *)"], deny: ["Bash(git push*)"] }));
-    const { turn, model } = await runAgent(stack, [
-      { toolCalls: [{ name: "Bash", input: { command: "git status" } }, { name: "Bash", input: { command: "git push --force" } }] },
-      "done",
-    ], { tools: [bashTool] });
+    const { turn, model } = await runAgent(
+      stack,
+      [
+        {
+          toolCalls: [
+            { name: "Bash", input: { command: "git status" } },
+            { name: "Bash", input: { command: "git push --force" } },
+          ],
+        },
+        "done",
+      ],
+      { tools: [bashTool] },
+    );
     expect(turn.status).toBe("completed");
     expect(bashTool.calls).toEqual([{ command: "git status" }]);
     expect(toolMessagesSeen(model)).toEqual([

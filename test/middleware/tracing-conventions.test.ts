@@ -63,10 +63,14 @@ const setup = (options: TracingOptions = {}) => {
   return { ...traces, ends: counting.ends, collect: meters.collect, middleware };
 };
 
-const agentModel = () => createScriptedModel({
-  id: "gpt-4o",
-  turns: [{ toolCalls: [{ name: "Bash", input: { command: "ls" }, id: "c1" }], usage: { inputTokens: 12, outputTokens: 3 } }, { text: "Done.", usage: { inputTokens: 20, outputTokens: 2 } }],
-});
+const agentModel = () =>
+  createScriptedModel({
+    id: "gpt-4o",
+    turns: [
+      { toolCalls: [{ name: "Bash", input: { command: "ls" }, id: "c1" }], usage: { inputTokens: 12, outputTokens: 3 } },
+      { text: "Done.", usage: { inputTokens: 20, outputTokens: 2 } },
+    ],
+  });
 
 describe("an agent run, against the GenAI conventions", () => {
   it("is one trace under one invoke_agent span, with chat and execute_tool spans nested by step", async () => {
@@ -121,8 +125,13 @@ describe("an agent run, against the GenAI conventions", () => {
     expect(tool!.kind).toBe(SpanKind.INTERNAL);
     expect(parentOf(tool!)).toBe(idOf(steps[0]!));
     expect(tool!.attributes).toEqual({
-      "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash", "gen_ai.tool.call.id": "c1", "gen_ai.tool.type": "function",
-      "agent_onion.point": "toolCall", "agent_onion.subject": "Bash", "agent_onion.outcome": "completed",
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": "Bash",
+      "gen_ai.tool.call.id": "c1",
+      "gen_ai.tool.type": "function",
+      "agent_onion.point": "toolCall",
+      "agent_onion.subject": "Bash",
+      "agent_onion.outcome": "completed",
     });
     // Every span this tracing made was ended exactly once.
     expect([...ends.values()].every((n) => n === 1)).toBe(true);
@@ -143,26 +152,46 @@ describe("an agent run, against the GenAI conventions", () => {
     const agent = histogram("gen_ai.invoke_agent.duration");
     expect(agent.unit).toBe("s");
     expect(agent.points.map((p) => p.buckets.boundaries)).toEqual([agentBuckets]);
-    expect(agent.points.map((p) => p.attributes)).toEqual([{ "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "coder", "agent_onion.outcome": "completed" }]);
+    expect(agent.points.map((p) => p.attributes)).toEqual([
+      { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "coder", "agent_onion.outcome": "completed" },
+    ]);
 
     const tool = histogram("gen_ai.execute_tool.duration");
     expect(tool.unit).toBe("s");
     expect(tool.points.map((p) => p.buckets.boundaries)).toEqual([chatBuckets]);
     expect(tool.points.map((p) => p.attributes)).toEqual([
-      { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash", "gen_ai.tool.type": "function", "gen_ai.agent.name": "coder", "agent_onion.outcome": "completed" },
+      {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "Bash",
+        "gen_ai.tool.type": "function",
+        "gen_ai.agent.name": "coder",
+        "agent_onion.outcome": "completed",
+      },
     ]);
 
     const chat = histogram("gen_ai.client.operation.duration");
     expect(chat.unit).toBe("s");
     expect(chat.points.map((p) => [p.buckets.boundaries, p.count])).toEqual([[chatBuckets, 2]]);
     expect(chat.points[0]!.attributes).toEqual({
-      "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o", "gen_ai.response.model": "gpt-4o", "agent_onion.outcome": "completed",
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": "openai",
+      "gen_ai.request.model": "gpt-4o",
+      "gen_ai.response.model": "gpt-4o",
+      "agent_onion.outcome": "completed",
     });
 
     const tokens = histogram("gen_ai.client.token.usage");
     expect(tokens.unit).toBe("{token}");
-    expect(tokens.points.map((p) => [p.attributes["gen_ai.token.type"], p.sum, p.buckets.boundaries])).toEqual([["input", 32, tokenBuckets], ["output", 5, tokenBuckets]]);
-    for (const p of tokens.points) expect(p.attributes).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o" });
+    expect(tokens.points.map((p) => [p.attributes["gen_ai.token.type"], p.sum, p.buckets.boundaries])).toEqual([
+      ["input", 32, tokenBuckets],
+      ["output", 5, tokenBuckets],
+    ]);
+    for (const p of tokens.points)
+      expect(p.attributes).toMatchObject({
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "openai",
+        "gen_ai.request.model": "gpt-4o",
+      });
     // Not a streamed call: no time to first chunk.
     expect(histogram("gen_ai.client.operation.time_to_first_chunk").points).toEqual([]);
   });
@@ -173,15 +202,31 @@ describe("an agent run, against the GenAI conventions", () => {
       .use("toolCall", { name: "no-bash", before: () => Reject("not here") })
       .use("stop", { name: "once-more", before: () => (stops++ === 0 ? Reject("check again") : undefined) });
     let stops = 0;
-    const model = createScriptedModel({ id: "gpt-4o", turns: [{ toolCalls: [{ name: "Bash", input: { command: "ls" }, id: "c1" }] }], whenDone: "Done." });
+    const model = createScriptedModel({
+      id: "gpt-4o",
+      turns: [{ toolCalls: [{ name: "Bash", input: { command: "ls" }, id: "c1" }] }],
+      whenDone: "Done.",
+    });
     await createAgent({ model, stack, tools: [bashTool()], name: "coder" }).run("go");
     await stack.flush();
     const tool = spans().find((s) => s.name === "execute_tool Bash")!;
-    expect(tool.attributes).toMatchObject({ "error.type": "OutcomeRejectedError", "agent_onion.outcome": "rejected", "agent_onion.rejected_by": "no-bash", "agent_onion.reason": "not here" });
+    expect(tool.attributes).toMatchObject({
+      "error.type": "OutcomeRejectedError",
+      "agent_onion.outcome": "rejected",
+      "agent_onion.rejected_by": "no-bash",
+      "agent_onion.reason": "not here",
+    });
     expect(tool.status).toEqual({ code: SpanStatusCode.ERROR, message: "not here" });
     const collected = await collect();
     expect(histogramPoints(collected.get("gen_ai.execute_tool.duration")).map((p) => p.attributes)).toEqual([
-      { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash", "gen_ai.tool.type": "function", "gen_ai.agent.name": "coder", "agent_onion.outcome": "rejected", "error.type": "OutcomeRejectedError" },
+      {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "Bash",
+        "gen_ai.tool.type": "function",
+        "gen_ai.agent.name": "coder",
+        "agent_onion.outcome": "rejected",
+        "error.type": "OutcomeRejectedError",
+      },
     ]);
     // A stop gate's Reject means "keep going": a decision, not an error.
     const stop = spans().find((s) => s.name === "stop" && s.attributes["agent_onion.outcome"] === "rejected")!;
@@ -197,7 +242,11 @@ describe("an agent run, against the GenAI conventions", () => {
     expect(turn.status).toBe("failed");
     await stack.flush();
     const chat = spans().find((s) => s.name === "chat claude-sonnet-4-5")!;
-    expect(chat.attributes).toMatchObject({ "error.type": "RangeError", "agent_onion.outcome": "failed", "gen_ai.provider.name": "anthropic" });
+    expect(chat.attributes).toMatchObject({
+      "error.type": "RangeError",
+      "agent_onion.outcome": "failed",
+      "gen_ai.provider.name": "anthropic",
+    });
     expect(chat.status).toEqual({ code: SpanStatusCode.ERROR, message: "overloaded" });
     const agent = spans().find((s) => s.name === "invoke_agent coder")!;
     expect(agent.status.code).toBe(SpanStatusCode.ERROR);
@@ -205,7 +254,13 @@ describe("an agent run, against the GenAI conventions", () => {
     expect(agent.attributes["gen_ai.provider.name"]).toBe("anthropic");
     const collected = await collect();
     expect(histogramPoints(collected.get("gen_ai.client.operation.duration")).map((p) => p.attributes)).toEqual([
-      { "gen_ai.operation.name": "chat", "gen_ai.provider.name": "anthropic", "gen_ai.request.model": "claude-sonnet-4-5", "agent_onion.outcome": "failed", "error.type": "RangeError" },
+      {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "anthropic",
+        "gen_ai.request.model": "claude-sonnet-4-5",
+        "agent_onion.outcome": "failed",
+        "error.type": "RangeError",
+      },
     ]);
     expect(collected.get("gen_ai.client.token.usage")?.dataPoints ?? []).toEqual([]);
   });
@@ -213,20 +268,35 @@ describe("an agent run, against the GenAI conventions", () => {
   it("marks a streamed model call with gen_ai.request.stream and records its time to first chunk", async () => {
     const { spans, collect, middleware } = setup();
     const stack = withMiddleware(createAgentStack(), middleware);
-    const model = createScriptedModel({ id: "gpt-4o", turns: [{ chunks: ["Hel", "lo"], usage: { inputTokens: 4, outputTokens: 2 } }], firstChunkDelayMs: 5 });
+    const model = createScriptedModel({
+      id: "gpt-4o",
+      turns: [{ chunks: ["Hel", "lo"], usage: { inputTokens: 4, outputTokens: 2 } }],
+      firstChunkDelayMs: 5,
+    });
     await createAgent({ model, stack, name: "coder", stream: true }).run("go");
     await stack.flush();
     const chat = spans().find((s) => s.name === "chat gpt-4o")!;
-    expect(chat.attributes).toMatchObject({ "gen_ai.request.stream": true, "gen_ai.usage.input_tokens": 4, "gen_ai.usage.output_tokens": 2 });
+    expect(chat.attributes).toMatchObject({
+      "gen_ai.request.stream": true,
+      "gen_ai.usage.input_tokens": 4,
+      "gen_ai.usage.output_tokens": 2,
+    });
     const ttfc = histogramPoints((await collect()).get("gen_ai.client.operation.time_to_first_chunk"));
     expect(ttfc.map((p) => [p.count, p.buckets.boundaries])).toEqual([[1, chatBuckets]]);
-    expect(ttfc[0]!.attributes).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o" });
+    expect(ttfc[0]!.attributes).toMatchObject({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": "openai",
+      "gen_ai.request.model": "gpt-4o",
+    });
   });
 
   it("nests a sub-agent's invoke_agent span under the tool call that started it, with its own name and provider", async () => {
     const { spans, middleware } = setup();
     const stack = withMiddleware(createAgentStack(), middleware);
-    const parent = createScriptedModel({ id: "gpt-4o", turns: [{ toolCalls: [{ name: "helper", input: { prompt: "look it up" } }] }, "Done."] });
+    const parent = createScriptedModel({
+      id: "gpt-4o",
+      turns: [{ toolCalls: [{ name: "helper", input: { prompt: "look it up" } }] }, "Done."],
+    });
     const child = createScriptedModel({ id: "claude-haiku-4-5", turns: ["found it"] });
     await createAgent({ model: parent, stack, name: "coder", subagents: [{ name: "helper", model: child }] }).run("hello");
     await stack.flush();
@@ -239,7 +309,8 @@ describe("an agent run, against the GenAI conventions", () => {
     // Up from the sub-agent's span: the tool call, its step, the root.
     const byId = new Map(all.map((s) => [idOf(s), s]));
     const chain: string[] = [];
-    for (let at = byId.get(parentOf(sub)!); at !== undefined; at = parentOf(at) === undefined ? undefined : byId.get(parentOf(at)!)) chain.push(at.name);
+    for (let at = byId.get(parentOf(sub)!); at !== undefined; at = parentOf(at) === undefined ? undefined : byId.get(parentOf(at)!))
+      chain.push(at.name);
     expect(chain.at(-1)).toBe("invoke_agent coder");
     expect(chain).toContain("execute_tool helper");
   });
@@ -290,7 +361,14 @@ describe("a point's span ends exactly once, whatever happens inside", () => {
   });
 
   it("when a hook inside throws and fails closed", async () => {
-    const { span, outcome } = await endsOnce((s) => s.use("toolCall", { name: "inner", before: () => { throw new TypeError("bug"); } }));
+    const { span, outcome } = await endsOnce((s) =>
+      s.use("toolCall", {
+        name: "inner",
+        before: () => {
+          throw new TypeError("bug");
+        },
+      }),
+    );
     expect(outcome._tag).toBe("Rejected");
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
     expect(span.attributes["error.type"]).toBe(outcome._tag === "Rejected" ? outcome.cause?.name : "?");
@@ -298,7 +376,9 @@ describe("a point's span ends exactly once, whatever happens inside", () => {
   });
 
   it("when a hook inside times out", async () => {
-    const { span, outcome } = await endsOnce((s) => s.use("toolCall", { name: "slow", timeoutMs: 20, before: () => new Promise<undefined>(() => {}) }));
+    const { span, outcome } = await endsOnce((s) =>
+      s.use("toolCall", { name: "slow", timeoutMs: 20, before: () => new Promise<undefined>(() => {}) }),
+    );
     expect(outcome._tag).toBe("Rejected");
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
     expect(span.attributes["error.type"]).toBe(outcome._tag === "Rejected" ? outcome.cause?.name : "?");
@@ -306,7 +386,11 @@ describe("a point's span ends exactly once, whatever happens inside", () => {
   });
 
   it("when the caller aborts while the operation never settles", async () => {
-    const { span, outcome } = await endsOnce((s) => s, () => new Promise(() => {}), 20);
+    const { span, outcome } = await endsOnce(
+      (s) => s,
+      () => new Promise(() => {}),
+      20,
+    );
     expect(outcome._tag).toBe("Failed");
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
     expect(span.attributes["error.type"]).toBe("RunAbortedError");
@@ -328,10 +412,24 @@ const providers: readonly (readonly [string, string])[] = [
 describe("providerOfSdk", () => {
   it("maps every AI SDK provider id of the docs to the convention's well-known value, and others to their first segment", () => {
     const table: Record<string, string | undefined> = {
-      "amazon-bedrock": "aws.bedrock", "azure.chat": "azure.ai.openai", "azure.responses": "azure.ai.openai", "google.vertex.chat": "gcp.vertex_ai",
-      "vertex.anthropic.messages": "gcp.vertex_ai", "google.generative-ai": "gcp.gemini", "openai.chat": "openai", "openai.responses": "openai",
-      "anthropic.messages": "anthropic", "mistral.chat": "mistral_ai", "cohere.chat": "cohere", "xai.chat": "x_ai", "deepseek.chat": "deepseek",
-      "groq.chat": "groq", "perplexity": "perplexity", "moonshotai.chat": "moonshot_ai", "ollama.chat": "ollama", "": undefined,
+      "amazon-bedrock": "aws.bedrock",
+      "azure.chat": "azure.ai.openai",
+      "azure.responses": "azure.ai.openai",
+      "google.vertex.chat": "gcp.vertex_ai",
+      "vertex.anthropic.messages": "gcp.vertex_ai",
+      "google.generative-ai": "gcp.gemini",
+      "openai.chat": "openai",
+      "openai.responses": "openai",
+      "anthropic.messages": "anthropic",
+      "mistral.chat": "mistral_ai",
+      "cohere.chat": "cohere",
+      "xai.chat": "x_ai",
+      "deepseek.chat": "deepseek",
+      "groq.chat": "groq",
+      perplexity: "perplexity",
+      "moonshotai.chat": "moonshot_ai",
+      "ollama.chat": "ollama",
+      "": undefined,
     };
     expect(Object.fromEntries(Object.keys(table).map((id) => [id, providerOfSdk(id)]))).toEqual(table);
     expect(providerOf("anthropic.claude-3-5-sonnet", undefined, "amazon-bedrock")).toBe("aws.bedrock");
@@ -340,12 +438,13 @@ describe("providerOfSdk", () => {
 });
 
 describe("the AI SDK through aiSdkMiddleware", () => {
-  const model = (provider: string) => new MockLanguageModelV3({
-    provider,
-    modelId: "anthropic.claude-3-5-sonnet",
-    doGenerate: async () => generated("Hi") as never,
-    doStream: async () => ({ stream: simulateReadableStream({ chunks: textParts(["H", "i"]) as never[] }) }),
-  });
+  const model = (provider: string) =>
+    new MockLanguageModelV3({
+      provider,
+      modelId: "anthropic.claude-3-5-sonnet",
+      doGenerate: async () => generated("Hi") as never,
+      doStream: async () => ({ stream: simulateReadableStream({ chunks: textParts(["H", "i"]) as never[] }) }),
+    });
 
   for (const [id, name] of providers)
     it(`reports a model of provider ${id} as gen_ai.provider.name ${name}, not a guess from its model id`, async () => {
@@ -357,7 +456,14 @@ describe("the AI SDK through aiSdkMiddleware", () => {
       await streamed.consumeStream();
       await stack.flush();
       const chats = spans().filter((s) => s.name === "chat anthropic.claude-3-5-sonnet");
-      expect(chats.map((s) => [s.kind, s.attributes["gen_ai.provider.name"], s.attributes["gen_ai.request.stream"], s.attributes["gen_ai.conversation.id"]])).toEqual([
+      expect(
+        chats.map((s) => [
+          s.kind,
+          s.attributes["gen_ai.provider.name"],
+          s.attributes["gen_ai.request.stream"],
+          s.attributes["gen_ai.conversation.id"],
+        ]),
+      ).toEqual([
         [SpanKind.CLIENT, name, false, "s3"],
         [SpanKind.CLIENT, name, true, "s3"],
       ]);
@@ -370,7 +476,9 @@ describe("the AI SDK through aiSdkMiddleware", () => {
   const sdkSpans = (all: readonly ReadableSpan[]) => all.filter((s) => typeof s.attributes["ai.operationId"] === "string");
   /** Spans a GenAI backend counts as model calls. */
   const modelCallSpans = (all: readonly ReadableSpan[]) =>
-    all.filter((s) => s.attributes["gen_ai.operation.name"] === "chat" || String(s.attributes["ai.operationId"]).match(/\.do(Generate|Stream)$/));
+    all.filter(
+      (s) => s.attributes["gen_ai.operation.name"] === "chat" || String(s.attributes["ai.operationId"]).match(/\.do(Generate|Stream)$/),
+    );
 
   it("with both telemetry systems on, makes one span per model call: the SDK's, named and attributed per the convention", async () => {
     const { spans, tracer, middleware } = setup();
@@ -388,7 +496,10 @@ describe("the AI SDK through aiSdkMiddleware", () => {
     ]);
     for (const call of calls) {
       expect(call.attributes).toMatchObject({
-        "gen_ai.operation.name": "chat", "gen_ai.provider.name": "aws.bedrock", "gen_ai.request.model": "anthropic.claude-3-5-sonnet", "agent_onion.outcome": "completed",
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "aws.bedrock",
+        "gen_ai.request.model": "anthropic.claude-3-5-sonnet",
+        "agent_onion.outcome": "completed",
       });
       // Our hook spans hang under the SDK's span.
       expect(all.filter((s) => parentOf(s) === idOf(call)).map((s) => s.name)).toContain("hook tag");
@@ -397,7 +508,7 @@ describe("the AI SDK through aiSdkMiddleware", () => {
     expect(sdkSpans(all).length).toBe(4); // ai.generateText and its doGenerate, ai.streamText and its doStream
   });
 
-  it("with aiSdkSpans: \"separate\", makes its own chat span under the SDK's", async () => {
+  it('with aiSdkSpans: "separate", makes its own chat span under the SDK\'s', async () => {
     const { spans, tracer, middleware } = setup({ aiSdkSpans: "separate" });
     const stack = withMiddleware(createAgentStack(), middleware);
     const wrapped = wrapLanguageModel({ model: model("azure.chat"), middleware: aiSdkMiddleware(stack) });

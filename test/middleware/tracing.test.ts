@@ -26,14 +26,28 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
 
   it("makes a span for every point of a turn, nested run > step > modelCall/toolCall, named per the GenAI conventions", async () => {
     const { tracer, spans } = tracerHarness();
-    const model = createScriptedModel({ id: "gpt-4o", turns: [{ toolCalls: [{ name: "Bash", input: { command: "cat secret.txt" }, id: "c1" }] }, "Done."] });
+    const model = createScriptedModel({
+      id: "gpt-4o",
+      turns: [{ toolCalls: [{ name: "Bash", input: { command: "cat secret.txt" }, id: "c1" }] }, "Done."],
+    });
     const stack = withMiddleware(createAgentStack(), tracing({ tracer }));
     await createAgent({ model, stack, tools: [bashTool()], name: "coder" }).run("go", { sessionId: "s1" });
     await stack.flush();
 
     const all = spans();
     const names = all.map((s) => s.name);
-    expect(names).toEqual(expect.arrayContaining(["sessionStart", "userPrompt", "invoke_agent coder", "step", "chat gpt-4o", "execute_tool Bash", "stop", "sessionEnd"]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "sessionStart",
+        "userPrompt",
+        "invoke_agent coder",
+        "step",
+        "chat gpt-4o",
+        "execute_tool Bash",
+        "stop",
+        "sessionEnd",
+      ]),
+    );
     const byName = (n: string) => all.filter((s) => s.name === n);
     const run = byName("invoke_agent coder")[0]!;
     const steps = byName("step");
@@ -44,14 +58,29 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
     expect(new Set(all.map((s) => s.spanContext().traceId)).size).toBeGreaterThanOrEqual(1);
     expect(run.spanContext().traceId).toBe(byName("execute_tool Bash")[0]!.spanContext().traceId);
 
-    expect(run.attributes).toMatchObject({ "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "coder", "gen_ai.conversation.id": "s1", "gen_ai.response.finish_reasons": ["stop"] });
+    expect(run.attributes).toMatchObject({
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.name": "coder",
+      "gen_ai.conversation.id": "s1",
+      "gen_ai.response.finish_reasons": ["stop"],
+    });
     const chat = byName("chat gpt-4o")[0]!;
     expect(chat.kind).toBe(SpanKind.CLIENT);
-    expect(chat.attributes).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o", "gen_ai.response.model": "gpt-4o" });
+    expect(chat.attributes).toMatchObject({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": "openai",
+      "gen_ai.request.model": "gpt-4o",
+      "gen_ai.response.model": "gpt-4o",
+    });
     expect(chat.attributes["gen_ai.usage.input_tokens"]).toEqual(expect.any(Number));
     expect(byName("execute_tool Bash")[0]!.attributes).toEqual({
-      "agent_onion.point": "toolCall", "agent_onion.subject": "Bash", "agent_onion.outcome": "completed",
-      "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash", "gen_ai.tool.call.id": "c1", "gen_ai.tool.type": "function",
+      "agent_onion.point": "toolCall",
+      "agent_onion.subject": "Bash",
+      "agent_onion.outcome": "completed",
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": "Bash",
+      "gen_ai.tool.call.id": "c1",
+      "gen_ai.tool.type": "function",
     });
     expect(JSON.stringify(all.map((s) => s.attributes))).not.toContain("secret.txt");
   });
@@ -60,7 +89,13 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
     const { tracer, spans } = tracerHarness();
     const stack = withMiddleware(createAgentStack(), tracing({ tracer }))
       .use("toolCall", { name: "tag", source: "tests", before: async (c) => (await new Promise((r) => setTimeout(r, 5)), Transform(c)) })
-      .use("toolCall", { name: "flaky", failMode: "open", after: () => { throw new Error("crash"); } })
+      .use("toolCall", {
+        name: "flaky",
+        failMode: "open",
+        after: () => {
+          throw new Error("crash");
+        },
+      })
       .use("toolCall", { name: "shadow-no", shadow: true, before: () => Reject("would block") });
     await stack.run("toolCall", { id: "c1", name: "Read", input: {} }, () => ({ content: "ok" }));
     await stack.flush();
@@ -69,7 +104,14 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
     const hooks = spans().filter((s) => parentOf(s) === point.spanContext().spanId);
     expect(hooks.map((s) => s.name).sort()).toEqual(["hook flaky", "hook shadow-no", "hook tag"]);
     const tag = hooks.find((s) => s.name === "hook tag")!;
-    expect(tag.attributes).toEqual({ "hook.name": "tag", "hook.point": "toolCall", "hook.phase": "before", "hook.action": "Transform", "hook.outcome": "transform", "hook.source": "tests" });
+    expect(tag.attributes).toEqual({
+      "hook.name": "tag",
+      "hook.point": "toolCall",
+      "hook.phase": "before",
+      "hook.action": "Transform",
+      "hook.outcome": "transform",
+      "hook.source": "tests",
+    });
     expect(ms(tag.duration)).toBeGreaterThanOrEqual(4);
     for (const h of hooks) {
       expect(ms(h.startTime)).toBeGreaterThanOrEqual(ms(point.startTime) - 2);
@@ -83,12 +125,23 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
 
   it("marks a refused tool call as an error of type OutcomeRejectedError, with who refused and why, and a failure with its error's class", async () => {
     const { tracer, spans } = tracerHarness();
-    const stack = withMiddleware(createAgentStack(), tracing({ tracer })).use("toolCall", { name: "no", match: "Bash", before: () => Reject("bob@example.com may not") });
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer })).use("toolCall", {
+      name: "no",
+      match: "Bash",
+      before: () => Reject("bob@example.com may not"),
+    });
     await stack.run("toolCall", { id: "1", name: "Bash", input: {} }, () => ({ content: "" }));
-    await stack.run("toolCall", { id: "2", name: "Read", input: {} }, () => { throw new RangeError("disk on fire"); });
+    await stack.run("toolCall", { id: "2", name: "Read", input: {} }, () => {
+      throw new RangeError("disk on fire");
+    });
     await stack.flush();
     const [rejected, failed] = [spans().find((s) => s.name === "execute_tool Bash")!, spans().find((s) => s.name === "execute_tool Read")!];
-    expect(rejected.attributes).toMatchObject({ "agent_onion.outcome": "rejected", "agent_onion.rejected_by": "no", "agent_onion.reason": "[REDACTED:email] may not", "error.type": "OutcomeRejectedError" });
+    expect(rejected.attributes).toMatchObject({
+      "agent_onion.outcome": "rejected",
+      "agent_onion.rejected_by": "no",
+      "agent_onion.reason": "[REDACTED:email] may not",
+      "error.type": "OutcomeRejectedError",
+    });
     expect(rejected.status).toEqual({ code: SpanStatusCode.ERROR, message: "[REDACTED:email] may not" });
     expect(failed.attributes).toMatchObject({ "agent_onion.outcome": "failed", "error.type": "RangeError" });
     expect(failed.status).toEqual({ code: SpanStatusCode.ERROR, message: "disk on fire" });
@@ -120,7 +173,10 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
 
   it("writes hook names as they are when told not to scrub", async () => {
     const { tracer, spans } = tracerHarness();
-    const stack = withMiddleware(createAgentStack(), tracing({ tracer, redact: false })).use("toolCall", { name: "notify:sk_live_4eC39HqLyjWDarjtT1zdp7dc", before: () => Reject("no") });
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer, redact: false })).use("toolCall", {
+      name: "notify:sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+      before: () => Reject("no"),
+    });
     await stack.run("toolCall", { id: "1", name: "Bash", input: {} }, () => ({ content: "" }));
     await stack.flush();
     expect(spans().map((s) => s.name)).toContain("hook notify:sk_live_4eC39HqLyjWDarjtT1zdp7dc");
@@ -133,7 +189,9 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
     for (const prompt of ["a", "b"]) await agent.run(prompt, { sessionId: "alice.smith@example.com" });
     await stack.flush();
     expect(JSON.stringify(spans().map((s) => [s.name, s.attributes]))).not.toContain("alice.smith@example.com");
-    const ids = spans().filter((s) => s.name === "invoke_agent agent").map((s) => s.attributes["gen_ai.conversation.id"]);
+    const ids = spans()
+      .filter((s) => s.name === "invoke_agent agent")
+      .map((s) => s.attributes["gen_ai.conversation.id"]);
     expect(ids).toHaveLength(2);
     expect(ids[0]).toMatch(/^\[email:sha256:[0-9a-f]{12}\]$/);
     expect(ids[1]).toBe(ids[0]);
@@ -163,7 +221,13 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
     const stack = withMiddleware(createAgentStack(), tracing({ tracer }));
     let answered: Promise<unknown> = Promise.resolve();
     let answeredAt = Number.POSITIVE_INFINITY;
-    const late = () => (answered = new Promise((resolve) => setTimeout(() => { answeredAt = performance.timeOrigin + performance.now(); resolve({ content: "deployed" }); }, 150)));
+    const late = () =>
+      (answered = new Promise((resolve) =>
+        setTimeout(() => {
+          answeredAt = performance.timeOrigin + performance.now();
+          resolve({ content: "deployed" });
+        }, 150),
+      ));
     const outcome = await stack.run("toolCall", { id: "1", name: "Deploy", input: {} }, late as never, { timeoutMs: 30 });
     await stack.flush();
     expect(outcome).toMatchObject({ _tag: "Failed", error: { name: "RunAbortedError" } });
@@ -181,7 +245,10 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
 
   it("ends a point's span and its hooks' parent when the caller aborts a run whose operation never settles", async () => {
     const { tracer, spans } = tracerHarness();
-    const stack = withMiddleware(createAgentStack(), tracing({ tracer })).use("modelCall", { name: "guard", before: async () => undefined });
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer })).use("modelCall", {
+      name: "guard",
+      before: async () => undefined,
+    });
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 20);
     const request: ModelRequest = { model: "gpt-4o", messages: [] };
@@ -197,10 +264,16 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
     const { tracer, spans } = tracerHarness();
     let stack = withMiddleware(createAgentStack(), tracing({ tracer }));
     for (let i = 0; i < 20; i++) stack = stack.use("toolCall", { name: `pass-${i}`, before: () => undefined, after: () => undefined });
-    stack = stack.use("toolCall", { name: "waits", before: async () => undefined }).use("toolCall", { name: "edits", before: (c) => Transform(c) });
+    stack = stack
+      .use("toolCall", { name: "waits", before: async () => undefined })
+      .use("toolCall", { name: "edits", before: (c) => Transform(c) });
     await stack.run("toolCall", { id: "1", name: "Read", input: {} }, () => ({ content: "" }));
     await stack.flush();
-    expect(spans().map((s) => s.name).sort()).toEqual(["execute_tool Read", "hook edits", "hook waits"]);
+    expect(
+      spans()
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(["execute_tool Read", "hook edits", "hook waits"]);
   });
 
   it("keeps concurrent runs of one point apart", async () => {
@@ -227,13 +300,19 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
   it("keeps concurrent runs apart when they share one input object", async () => {
     const { tracer, spans } = tracerHarness();
     const call = { id: "same", name: "T", input: {} };
-    const stack = withMiddleware(createAgentStack(), tracing({ tracer }))
-      .use("toolCall", { name: "slow", before: async (_c, ctx) => void (await new Promise((r) => setTimeout(r, ctx.metadata.slow === true ? 20 : 1))) });
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer })).use("toolCall", {
+      name: "slow",
+      before: async (_c, ctx) => void (await new Promise((r) => setTimeout(r, ctx.metadata.slow === true ? 20 : 1))),
+    });
     await Promise.all([true, false].map((slow) => stack.run("toolCall", call, () => ({ content: "ok" }), { metadata: { slow } })));
     await stack.flush();
     const points = spans().filter((s) => s.name === "execute_tool T");
     expect(points).toHaveLength(2);
-    const durations = points.map((p) => spans().filter((s) => parentOf(s) === p.spanContext().spanId).map((c) => ms(c.duration) >= 15));
+    const durations = points.map((p) =>
+      spans()
+        .filter((s) => parentOf(s) === p.spanContext().spanId)
+        .map((c) => ms(c.duration) >= 15),
+    );
     // Each point's span holds its own run's hook span: the slow one under the longer point span.
     const longer = ms(points[0]!.duration) > ms(points[1]!.duration) ? 0 : 1;
     expect(durations[longer]).toEqual([true]);
@@ -241,7 +320,11 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
   });
 
   it("never refuses a call when tracing itself breaks", async () => {
-    const broken = { startSpan: () => { throw new Error("exporter exploded"); } } as never;
+    const broken = {
+      startSpan: () => {
+        throw new Error("exporter exploded");
+      },
+    } as never;
     const stack = withMiddleware(createAgentStack(), tracing({ tracer: broken }));
     const outcome = await stack.run("toolCall", { id: "1", name: "T", input: {} }, () => ({ content: "fine" }));
     expect(outcome).toEqual({ _tag: "Completed", value: { content: "fine" } });
@@ -250,28 +333,46 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
 
   it("can leave hook spans out, and checks its options", async () => {
     const { tracer, spans } = tracerHarness();
-    const stack = withMiddleware(createAgentStack(), tracing({ tracer, hookSpans: false })).use("modelCall", { name: "x", before: () => undefined });
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer, hookSpans: false })).use("modelCall", {
+      name: "x",
+      before: () => undefined,
+    });
     const request: ModelRequest = { model: "m", messages: [] };
-    await stack.run("modelCall", request, () => ({ text: "", toolCalls: [], finishReason: "stop", usage: { inputTokens: 0, outputTokens: 0 } }));
+    await stack.run("modelCall", request, () => ({
+      text: "",
+      toolCalls: [],
+      finishReason: "stop",
+      usage: { inputTokens: 0, outputTokens: 0 },
+    }));
     await stack.flush();
     expect(spans().map((s) => s.name)).toEqual(["chat m"]);
     expect(() => tracing({ priority: Number.NaN })).toThrow(/priority/);
   });
 
   it("refuses points that are not a list of agent point names when it is made, naming the hook and the field", () => {
-    expect(() => tracing({ points: "modelCall" as never })).toThrow(new TypeError('tracing: points must be a list of agent point names, got "modelCall"'));
+    expect(() => tracing({ points: "modelCall" as never })).toThrow(
+      new TypeError('tracing: points must be a list of agent point names, got "modelCall"'),
+    );
     expect(() => tracing({ points: ["nope"] })).toThrow(/tracing: "nope" is not an agent point/);
   });
 
   it("refuses a provider or a tracer it could not use when it is made, naming the hook and the field", () => {
-    expect(() => tracing({ provider: 5 as never })).toThrow(new TypeError("tracing: provider must be a provider name or a function of the model id, got 5"));
-    expect(() => tracing({ name: "t2", tracer: {} as never })).toThrow(new TypeError("t2: tracer must be an OpenTelemetry Tracer (with startSpan), got [object Object]"));
+    expect(() => tracing({ provider: 5 as never })).toThrow(
+      new TypeError("tracing: provider must be a provider name or a function of the model id, got 5"),
+    );
+    expect(() => tracing({ name: "t2", tracer: {} as never })).toThrow(
+      new TypeError("t2: tracer must be an OpenTelemetry Tracer (with startSpan), got [object Object]"),
+    );
     expect(() => tracing({ tracer: tracerHarness().tracer, provider: "openai" })).not.toThrow();
   });
 
   it("refuses a redact option that is not a redactor, its options or false when it is made, naming the hook and the field", () => {
-    expect(() => tracing({ redact: "yes" as never })).toThrow(new TypeError('tracing: redact must be a redactor, redactor options or false, got "yes"'));
-    expect(() => tracing({ name: "t2", redact: true as never })).toThrow(new TypeError("t2: redact must be a redactor, redactor options or false, got true"));
+    expect(() => tracing({ redact: "yes" as never })).toThrow(
+      new TypeError('tracing: redact must be a redactor, redactor options or false, got "yes"'),
+    );
+    expect(() => tracing({ name: "t2", redact: true as never })).toThrow(
+      new TypeError("t2: redact must be a redactor, redactor options or false, got true"),
+    );
     expect(() => tracing({ redact: null as never })).toThrow(/tracing: redact must be .* got null/);
     for (const redact of [false, {}, { salt: "pepper" }, createRedactor()] as const) expect(() => tracing({ redact })).not.toThrow();
   });

@@ -29,7 +29,9 @@ describe("truncateOutput", () => {
     expect(await run({ maxChars: 100 }, row)).toEqual(Outcome.completed({ content: row }));
     const long = await run({ maxChars: 60 }, { ids: Array.from({ length: 50 }, (_, i) => BigInt(i)), row });
     expect(long._tag).toBe("Completed");
-    expect((long as { value: { content: string } }).value.content).toMatch(/^\{"ids":\["0","1",.*\[… truncated \d+ of \d+ characters …\]\n$/s);
+    expect((long as { value: { content: string } }).value.content).toMatch(
+      /^\{"ids":\["0","1",.*\[… truncated \d+ of \d+ characters …\]\n$/s,
+    );
   });
 
   it("keeps the end, or both ends, when asked, with a custom marker", async () => {
@@ -39,17 +41,31 @@ describe("truncateOutput", () => {
   });
 
   it("cuts text parts as one text and keeps other parts, and cuts other content as JSON text", async () => {
-    const parts = [{ type: "text", text: "a".repeat(30) }, { type: "image", data: "..." }, { type: "text", text: "b".repeat(30) }];
+    const parts = [
+      { type: "text", text: "a".repeat(30) },
+      { type: "image", data: "..." },
+      { type: "text", text: "b".repeat(30) },
+    ];
     const outcome = await run({ maxChars: 20, marker: "|" }, parts);
-    expect(outcome).toEqual(Outcome.completed({ content: [{ type: "text", text: `${"a".repeat(19)}|` }, { type: "image", data: "..." }] }));
+    expect(outcome).toEqual(
+      Outcome.completed({
+        content: [
+          { type: "text", text: `${"a".repeat(19)}|` },
+          { type: "image", data: "..." },
+        ],
+      }),
+    );
     const json = await run({ maxChars: 12, marker: "…" }, { rows: ["long", "long", "long"] });
     expect(json).toEqual(Outcome.completed({ content: '{"rows":["l…' }));
   });
 
   it("runs outermost, so an inner after hook sees the whole output first", async () => {
     const seen: number[] = [];
-    const stack = withMiddleware(createAgentStack(), truncateOutput({ maxChars: 10 }))
-      .use("toolCall", { name: "redact", priority: Priority.guard, after: (r) => void seen.push((r.content as string).length) });
+    const stack = withMiddleware(createAgentStack(), truncateOutput({ maxChars: 10 })).use("toolCall", {
+      name: "redact",
+      priority: Priority.guard,
+      after: (r) => void seen.push((r.content as string).length),
+    });
     await stack.run("toolCall", toolCall("Read"), () => ({ content: "y".repeat(100) }));
     expect(seen).toEqual([100]);
   });
@@ -59,15 +75,16 @@ describe("truncateOutput", () => {
     expect(() => truncateOutput({ maxChars: 10, marker: 3 as never })).toThrow(/marker must be a string or a function/);
   });
 
-  test.prop([fc.string({ unit: "grapheme", maxLength: 300 }), fc.integer({ min: 20, max: 200 }), fc.constantFrom("head" as const, "tail" as const, "both" as const)])(
-    "never returns more than maxChars and never splits a surrogate pair",
-    (text, maxChars, keep) => {
-      const out = truncateText(text, maxChars, (o) => `[${o}]`, keep);
-      expect(out.length).toBeLessThanOrEqual(Math.max(maxChars, text.length <= maxChars ? text.length : 0));
-      expect(out).not.toMatch(loneSurrogate);
-      if (text.length <= maxChars) expect(out).toBe(text);
-    },
-  );
+  test.prop([
+    fc.string({ unit: "grapheme", maxLength: 300 }),
+    fc.integer({ min: 20, max: 200 }),
+    fc.constantFrom("head" as const, "tail" as const, "both" as const),
+  ])("never returns more than maxChars and never splits a surrogate pair", (text, maxChars, keep) => {
+    const out = truncateText(text, maxChars, (o) => `[${o}]`, keep);
+    expect(out.length).toBeLessThanOrEqual(Math.max(maxChars, text.length <= maxChars ? text.length : 0));
+    expect(out).not.toMatch(loneSurrogate);
+    if (text.length <= maxChars) expect(out).toBe(text);
+  });
 });
 
 describe("truncateOutput through the reference loop", () => {

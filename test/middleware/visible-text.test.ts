@@ -44,7 +44,30 @@ const bordering: readonly (readonly [string, string])[] = [
   ["info@пример.рф입니다", "[REDACTED:email]입니다"],
 ];
 const secrets = [...written.map(([secret]) => secret), ...bordering.map(([text]) => text)];
-const company = ["k=", "/", "-", ".", "5 ", " ", "x", "\u200b", "\u00a0", "\u202f", "\u2009", "\u00ad", "ü", "@", "1 ", "eyJ", "\n", "😀", "\u{e0041}", "입", "и", "123"];
+const company = [
+  "k=",
+  "/",
+  "-",
+  ".",
+  "5 ",
+  " ",
+  "x",
+  "\u200b",
+  "\u00a0",
+  "\u202f",
+  "\u2009",
+  "\u00ad",
+  "ü",
+  "@",
+  "1 ",
+  "eyJ",
+  "\n",
+  "😀",
+  "\u{e0041}",
+  "입",
+  "и",
+  "123",
+];
 
 /** Feed `chunks` through a fresh stream redactor: what the consumer receives, and what it blocked. */
 const stream = (chunks: readonly string[], redactor = createRedactor()) => {
@@ -59,7 +82,9 @@ describe("the built-in detectors, reading text as a reader sees it", () => {
   it("redact secrets written with invisible characters, no-break spaces or international letters whole, leaving none of them out", () => {
     const r = createRedactor();
     for (const [secret, kind] of written)
-      expect(r.text(`Here it is: ${secret} - keep it safe.`).value, JSON.stringify(secret)).toBe(`Here it is: [REDACTED:${kind}] - keep it safe.`);
+      expect(r.text(`Here it is: ${secret} - keep it safe.`).value, JSON.stringify(secret)).toBe(
+        `Here it is: [REDACTED:${kind}] - keep it safe.`,
+      );
   });
 
   it("leave amounts grouped by no-break spaces alone and a word written right after an address out of it, in the whole text and in a stream", () => {
@@ -93,12 +118,24 @@ describe("the built-in detectors, reading text as a reader sees it", () => {
         fc.array(fc.constantFrom(...company), { maxLength: 10 }).map((a) => a.join("")),
         fc.array(fc.constantFrom(...company), { maxLength: 10 }).map((a) => a.join("")),
         fc.array(fc.nat(300), { maxLength: 8 }),
-        fc.constantFrom<Record<string, "block" | "redact">>({}, { phone: "block" }, { secret: "block" }, { api_key: "block" }, { credit_card: "block" }),
+        fc.constantFrom<Record<string, "block" | "redact">>(
+          {},
+          { phone: "block" },
+          { secret: "block" },
+          { api_key: "block" },
+          { credit_card: "block" },
+        ),
         (secret, before, after, cuts, strategies) => {
           const text = `${before}${secret}${after}${" tail".repeat(30)}`;
           const redactor = createRedactor({ strategies });
           const whole = redactor.text(text);
-          const { out, blocked } = stream(splitAt(text, cuts.map((c) => c % (text.length + 1))), redactor);
+          const { out, blocked } = stream(
+            splitAt(
+              text,
+              cuts.map((c) => c % (text.length + 1)),
+            ),
+            redactor,
+          );
           expect(blocked).toEqual(whole.blocked);
           if (whole.blocked.length === 0) expect(out).toBe(whole.value);
         },
@@ -119,9 +156,17 @@ describe("the built-in detectors, reading text as a reader sees it", () => {
     const middleware = () => aiSdkMiddleware(withMiddleware(createAgentStack(), redaction({ strategies: { api_key: "block" } })));
     for (const answer of answers) {
       const generating = new MockLanguageModelV3({ doGenerate: async () => generated(answer) as never });
-      await expect(generateText({ model: wrapLanguageModel({ model: generating, middleware: middleware() }), prompt: "key?" })).rejects.toThrow(/api_key/);
-      const streaming = new MockLanguageModelV3({ doStream: async () => ({ stream: simulateReadableStream({ chunks: textParts(answer.match(/[^]{1,5}/g)!) as never[] }) }) });
-      const result = streamText({ model: wrapLanguageModel({ model: streaming, middleware: middleware() }), prompt: "key?", onError: () => {} });
+      await expect(
+        generateText({ model: wrapLanguageModel({ model: generating, middleware: middleware() }), prompt: "key?" }),
+      ).rejects.toThrow(/api_key/);
+      const streaming = new MockLanguageModelV3({
+        doStream: async () => ({ stream: simulateReadableStream({ chunks: textParts(answer.match(/[^]{1,5}/g)!) as never[] }) }),
+      });
+      const result = streamText({
+        model: wrapLanguageModel({ model: streaming, middleware: middleware() }),
+        prompt: "key?",
+        onError: () => {},
+      });
       let text = "";
       const errors: unknown[] = [];
       for await (const part of result.fullStream) {

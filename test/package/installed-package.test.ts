@@ -22,8 +22,17 @@ const snippets: Snippet[] = tsSnippets(readFileSync(readmePath, "utf8"), readmeP
 const subpaths = ["core", "agent", "middleware", "claude", "ai-sdk", "mcp", "otel", "redis", "effect", "koa"] as const;
 /** One value each subpath must export, and what it must be. */
 const probe: Record<(typeof subpaths)[number] | "root", string> = {
-  root: "createAgentStack", core: "createStack", agent: "createAgent", middleware: "guards", claude: "fromClaudeSettings",
-  "ai-sdk": "aiSdkMiddleware", mcp: "wrapMcpClient", otel: "metrics", redis: "RedisStore", effect: "effectHook", koa: "fromKoa",
+  root: "createAgentStack",
+  core: "createStack",
+  agent: "createAgent",
+  middleware: "guards",
+  claude: "fromClaudeSettings",
+  "ai-sdk": "aiSdkMiddleware",
+  mcp: "wrapMcpClient",
+  otel: "metrics",
+  redis: "RedisStore",
+  effect: "effectHook",
+  koa: "fromKoa",
 };
 
 /** A program that imports `names` (subpaths, "root" for the package) and prints what each exports, ES module syntax. */
@@ -40,20 +49,36 @@ const importEvery = (names: readonly (keyof typeof probe)[]): string => {
 const allNames = ["root", ...subpaths] as const;
 const expectedProbe = JSON.stringify(Object.fromEntries(allNames.map((n) => [n, "function"])));
 
-const strict = { strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false, target: "es2022", types: ["node"], outDir: "out", rootDir: "." };
+const strict = {
+  strict: true,
+  exactOptionalPropertyTypes: true,
+  noUncheckedIndexedAccess: true,
+  skipLibCheck: false,
+  target: "es2022",
+  types: ["node"],
+  outDir: "out",
+  rootDir: ".",
+};
 
 let dir = "";
 /** A project with agent-onion alone: none of the optional peers installed. */
 let bare = "";
 const at = (...parts: string[]) => join(dir, ...parts);
-const ok = (r: Ran, what: string) => expect({ what, code: r.code, stderr: r.stderr, stdout: r.code === 0 ? "" : r.stdout }).toEqual({ what, code: 0, stderr: "", stdout: "" });
+const ok = (r: Ran, what: string) =>
+  expect({ what, code: r.code, stderr: r.stderr, stdout: r.code === 0 ? "" : r.stdout }).toEqual({ what, code: 0, stderr: "", stdout: "" });
 
 beforeAll(() => {
   const packDir = mkdtempSync(join(tmpdir(), "agent-onion-pack-"));
   const tarball = packTarball(packDir);
   dir = installProject({
-    "agent-onion": tarball, "@types/node": "^20.19.0", "@opentelemetry/api": "^1.9.0", ioredis: "^5.4.0", tsx: "^4.20.0",
-    "typescript-5.0": "npm:typescript@~5.0.4", "typescript-5.7": "npm:typescript@~5.7.3", "typescript-5.8": "npm:typescript@~5.8.3",
+    "agent-onion": tarball,
+    "@types/node": "^20.19.0",
+    "@opentelemetry/api": "^1.9.0",
+    ioredis: "^5.4.0",
+    tsx: "^4.20.0",
+    "typescript-5.0": "npm:typescript@~5.0.4",
+    "typescript-5.7": "npm:typescript@~5.7.3",
+    "typescript-5.8": "npm:typescript@~5.8.3",
   });
   bare = installProject({ "agent-onion": tarball, "@types/node": "^20.19.0" });
   rmSync(packDir, { recursive: true, force: true });
@@ -73,17 +98,52 @@ beforeAll(() => {
   writeFiles(dir, {
     ...project("esm", "module", { ...strict, module: "nodenext", moduleResolution: "nodenext" }, { "subpaths.ts": importEvery(allNames) }),
     ...project("bundler", "module", { ...strict, module: "esnext", moduleResolution: "bundler" }, { "subpaths.ts": importEvery(allNames) }),
-    ...project("readme-esm", "module", { ...strict, module: "nodenext", moduleResolution: "nodenext" }, readme((c) => c)),
-    ...project("readme-bundler", "module", { ...strict, module: "esnext", moduleResolution: "bundler" }, readme((c) => c)),
+    ...project(
+      "readme-esm",
+      "module",
+      { ...strict, module: "nodenext", moduleResolution: "nodenext" },
+      readme((c) => c),
+    ),
+    ...project(
+      "readme-bundler",
+      "module",
+      { ...strict, module: "esnext", moduleResolution: "bundler" },
+      readme((c) => c),
+    ),
     ...project("readme-cjs", "commonjs", { ...strict, module: "nodenext", moduleResolution: "nodenext" }, readme(asCommonJs)),
-    ...project("cjs", "commonjs", { ...strict, module: "nodenext", moduleResolution: "nodenext" }, {
-      "subpaths.ts": importEvery(allNames),
-      "required.cjs": `${allNames.map((n) => `const ${n.replace(/-/g, "_")} = require("${n === "root" ? "agent-onion" : `agent-onion/${n}`}");`).join("\n")}\nconsole.log(JSON.stringify({ ${allNames.map((n) => `"${n}": typeof ${n.replace(/-/g, "_")}.${probe[n]}`).join(", ")} }));\n`,
-    }),
-    ...project("legacy", "commonjs", { ...strict, module: "commonjs", moduleResolution: "node10", esModuleInterop: true }, { "subpaths.ts": importEvery(allNames) }),
-    ...project("ts-5.0", "module", { ...strict, module: "nodenext", moduleResolution: "nodenext" }, { "subpaths.ts": importEvery(allNames.filter((n) => n !== "claude" && n !== "effect")) }),
-    ...project("ts-5.7", "module", { ...strict, module: "nodenext", moduleResolution: "nodenext" }, { "subpaths.ts": importEvery(allNames) }),
-    ...project("ts-5.8", "commonjs", { ...strict, module: "nodenext", moduleResolution: "nodenext" }, { "subpaths.ts": importEvery(allNames) }),
+    ...project(
+      "cjs",
+      "commonjs",
+      { ...strict, module: "nodenext", moduleResolution: "nodenext" },
+      {
+        "subpaths.ts": importEvery(allNames),
+        "required.cjs": `${allNames.map((n) => `const ${n.replace(/-/g, "_")} = require("${n === "root" ? "agent-onion" : `agent-onion/${n}`}");`).join("\n")}\nconsole.log(JSON.stringify({ ${allNames.map((n) => `"${n}": typeof ${n.replace(/-/g, "_")}.${probe[n]}`).join(", ")} }));\n`,
+      },
+    ),
+    ...project(
+      "legacy",
+      "commonjs",
+      { ...strict, module: "commonjs", moduleResolution: "node10", esModuleInterop: true },
+      { "subpaths.ts": importEvery(allNames) },
+    ),
+    ...project(
+      "ts-5.0",
+      "module",
+      { ...strict, module: "nodenext", moduleResolution: "nodenext" },
+      { "subpaths.ts": importEvery(allNames.filter((n) => n !== "claude" && n !== "effect")) },
+    ),
+    ...project(
+      "ts-5.7",
+      "module",
+      { ...strict, module: "nodenext", moduleResolution: "nodenext" },
+      { "subpaths.ts": importEvery(allNames) },
+    ),
+    ...project(
+      "ts-5.8",
+      "commonjs",
+      { ...strict, module: "nodenext", moduleResolution: "nodenext" },
+      { "subpaths.ts": importEvery(allNames) },
+    ),
   });
 }, 300_000);
 
@@ -123,7 +183,9 @@ describe("the installed package in strict TypeScript projects", () => {
     ok(await tsc(bare, "tsconfig.json"), "tsc without peers");
     const ran = await run(process.execPath, [join("out", "subpaths.js")], bare);
     expect(ran.stderr).toBe("");
-    expect(JSON.parse(ran.stdout)).toEqual(Object.fromEntries(allNames.filter((n) => n !== "otel" && n !== "redis").map((n) => [n, "function"])));
+    expect(JSON.parse(ran.stdout)).toEqual(
+      Object.fromEntries(allNames.filter((n) => n !== "otel" && n !== "redis").map((n) => [n, "function"])),
+    );
     // The subpath of an optional peer says which package it needs.
     const otel = await run(process.execPath, ["--input-type=module", "-e", 'await import("agent-onion/otel")'], bare);
     expect(otel.stderr).toMatch(/Cannot find package '@opentelemetry\/api'/);
@@ -132,17 +194,30 @@ describe("the installed package in strict TypeScript projects", () => {
   it("loads every subpath with require() from plain CommonJS, one engine shared by all", async () => {
     const ran = await run(process.execPath, [at("cjs", "required.cjs")], dir);
     expect([ran.stderr, ran.stdout.trim()]).toEqual(["", expectedProbe]);
-    const same = await run(process.execPath, ["-e", 'console.log(require("agent-onion/core").Continue === require("agent-onion").Continue, require("agent-onion/claude").fromClaudeSettings === require("agent-onion/claude").fromClaudeSettings)'], at("cjs"));
+    const same = await run(
+      process.execPath,
+      [
+        "-e",
+        'console.log(require("agent-onion/core").Continue === require("agent-onion").Continue, require("agent-onion/claude").fromClaudeSettings === require("agent-onion/claude").fromClaudeSettings)',
+      ],
+      at("cjs"),
+    );
     expect(same.stdout.trim()).toBe("true true");
   });
 
   it("loads an optional peer (OpenTelemetry, ioredis) and Effect only through the subpath that needs it", async () => {
     // Resolution is observed through a module hook: every URL the process resolves.
-    writeFiles(dir, { "esm/observe.mjs": 'import { register } from "node:module";\nregister("./observe-hooks.mjs", import.meta.url);\n', "esm/observe-hooks.mjs": 'export const resolve = async (s, c, next) => { const r = await next(s, c); process.stderr.write(`resolved ${r.url}\\n`); return r; };\n' });
-    const resolved = async (statement: string): Promise<string> => (await run(process.execPath, ["--import", "./observe.mjs", "--input-type=module", "-e", statement], at("esm"))).stderr;
+    writeFiles(dir, {
+      "esm/observe.mjs": 'import { register } from "node:module";\nregister("./observe-hooks.mjs", import.meta.url);\n',
+      "esm/observe-hooks.mjs":
+        "export const resolve = async (s, c, next) => { const r = await next(s, c); process.stderr.write(`resolved ${r.url}\\n`); return r; };\n",
+    });
+    const resolved = async (statement: string): Promise<string> =>
+      (await run(process.execPath, ["--import", "./observe.mjs", "--input-type=module", "-e", statement], at("esm"))).stderr;
     const rootOnly = await resolved('await import("agent-onion")');
     expect(rootOnly).toContain("/node_modules/agent-onion/dist/index.js");
-    for (const heavy of ["/node_modules/effect/", "/node_modules/@opentelemetry/", "/node_modules/ioredis/"]) expect(rootOnly).not.toContain(heavy);
+    for (const heavy of ["/node_modules/effect/", "/node_modules/@opentelemetry/", "/node_modules/ioredis/"])
+      expect(rootOnly).not.toContain(heavy);
     expect(await resolved('await import("agent-onion/otel")')).toContain("/node_modules/@opentelemetry/api/");
     expect(await resolved('await import("agent-onion/claude")')).toContain("/node_modules/effect/");
   });
@@ -153,7 +228,8 @@ describe(`the programs of ${snippets[0]?.where.replace(/:\d+$/, "") ?? "the READ
   const compiled = new Map<string, Ran>();
   beforeAll(async () => {
     // One compilation per project; each program's test reports the errors in its own file.
-    for (const [project, result] of await Promise.all(projects.map(async (p) => [p, await tsc(dir, join(p, "tsconfig.json"))] as const))) compiled.set(project, result);
+    for (const [project, result] of await Promise.all(projects.map(async (p) => [p, await tsc(dir, join(p, "tsconfig.json"))] as const)))
+      compiled.set(project, result);
   }, 120_000);
 
   it("follow the convention: each ```ts block is a program that imports from agent-onion", () => {
@@ -161,14 +237,18 @@ describe(`the programs of ${snippets[0]?.where.replace(/:\d+$/, "") ?? "the READ
     expect(snippets.map(conventionProblem).filter((p) => p !== undefined)).toEqual([]);
   });
 
-  it.each(snippets.map((s) => [s.where, s] as const))("%s type-checks and runs in an ES module, a bundler and a CommonJS project", async (_where, snippet) => {
-    for (const project of projects) {
-      const errors = (compiled.get(project)?.stdout ?? "").split("\n").filter((l) => l.startsWith(`${snippet.name}.ts(`));
-      expect({ project, errors }).toEqual({ project, errors: [] });
-      const ran = await run(process.execPath, [join(project, "out", `${snippet.name}.js`)], dir, "", 30_000);
-      expect({ project, code: ran.code, stderr: ran.stderr }).toEqual({ project, code: 0, stderr: "" });
-    }
-  }, 120_000);
+  it.each(snippets.map((s) => [s.where, s] as const))(
+    "%s type-checks and runs in an ES module, a bundler and a CommonJS project",
+    async (_where, snippet) => {
+      for (const project of projects) {
+        const errors = (compiled.get(project)?.stdout ?? "").split("\n").filter((l) => l.startsWith(`${snippet.name}.ts(`));
+        expect({ project, errors }).toEqual({ project, errors: [] });
+        const ran = await run(process.execPath, [join(project, "out", `${snippet.name}.js`)], dir, "", 30_000);
+        expect({ project, code: ran.code, stderr: ran.stderr }).toEqual({ project, code: 0, stderr: "" });
+      }
+    },
+    120_000,
+  );
 });
 
 describe("the installed CLI, as Claude Code runs it", () => {
@@ -180,44 +260,91 @@ describe("the installed CLI, as Claude Code runs it", () => {
   const hookProject = (type: "module" | "commonjs") => ({
     "package.json": { type },
     "reason.js": type === "module" ? 'export const reason = "no rm";\n' : 'exports.reason = "no rm";\n',
-    "reason.mjs": 'export const reason = "no rm";\n', "reason.cjs": 'exports.reason = "no rm";\n',
-    "reason.ts": 'export const reason: string = "no rm";\n', "reason.mts": 'export const reason: string = "no rm";\n', "reason.cts": 'export const reason: string = "no rm";\n',
-    "guard.js": type === "module" ? esm("js", "js") : cjs("js", "js"), "guard.mjs": esm("mjs", "mjs"), "guard.cjs": cjs("cjs", "cjs"),
-    "guard.ts": esm("ts", "js"), "guard.mts": esm("mts", "mjs"), "guard.cts": esm("cts", "cjs"),
+    "reason.mjs": 'export const reason = "no rm";\n',
+    "reason.cjs": 'exports.reason = "no rm";\n',
+    "reason.ts": 'export const reason: string = "no rm";\n',
+    "reason.mts": 'export const reason: string = "no rm";\n',
+    "reason.cts": 'export const reason: string = "no rm";\n',
+    "guard.js": type === "module" ? esm("js", "js") : cjs("js", "js"),
+    "guard.mjs": esm("mjs", "mjs"),
+    "guard.cjs": cjs("cjs", "cjs"),
+    "guard.ts": esm("ts", "js"),
+    "guard.mts": esm("mts", "mjs"),
+    "guard.cts": esm("cts", "cjs"),
   });
-  const event = JSON.stringify({ hook_event_name: "PreToolUse", session_id: "s1", cwd: "/tmp", tool_name: "Bash", tool_input: { command: "rm -rf build" }, tool_use_id: "t1" });
+  const event = JSON.stringify({
+    hook_event_name: "PreToolUse",
+    session_id: "s1",
+    cwd: "/tmp",
+    tool_name: "Bash",
+    tool_input: { command: "rm -rf build" },
+    tool_use_id: "t1",
+  });
   const bin = () => at("node_modules", ".bin", "agent-onion");
 
   beforeAll(() => {
-    writeFiles(dir, Object.fromEntries([
-      ...Object.entries(hookProject("module")).map(([f, c]) => [`hooks-esm/${f}`, c]),
-      ...Object.entries(hookProject("commonjs")).map(([f, c]) => [`hooks-cjs/${f}`, c]),
-      ["observe.mjs", 'import { register } from "node:module";\nregister("./observe-hooks.mjs", import.meta.url);\n'],
-      ["observe-hooks.mjs", 'export const resolve = async (s, c, next) => { const r = await next(s, c); process.stderr.write(`resolved ${r.url}\\n`); return r; };\n'],
-    ]));
+    writeFiles(
+      dir,
+      Object.fromEntries([
+        ...Object.entries(hookProject("module")).map(([f, c]) => [`hooks-esm/${f}`, c]),
+        ...Object.entries(hookProject("commonjs")).map(([f, c]) => [`hooks-cjs/${f}`, c]),
+        ["observe.mjs", 'import { register } from "node:module";\nregister("./observe-hooks.mjs", import.meta.url);\n'],
+        [
+          "observe-hooks.mjs",
+          "export const resolve = async (s, c, next) => { const r = await next(s, c); process.stderr.write(`resolved ${r.url}\\n`); return r; };\n",
+        ],
+      ]),
+    );
   });
 
-  it.each(["module", "commonjs"].flatMap((type) => kinds.map((kind) => [type, kind] as const)))("runs a %s project's .%s module", async (type, kind) => {
-    const project = type === "module" ? "hooks-esm" : "hooks-cjs";
-    const ran = await run(bin(), ["claude-hook", `guard.${kind}`], at(project), event);
-    expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: "" });
-    expect(JSON.parse(ran.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: `no rm (${kind})` } });
-  }, 60_000);
+  it.each(["module", "commonjs"].flatMap((type) => kinds.map((kind) => [type, kind] as const)))(
+    "runs a %s project's .%s module",
+    async (type, kind) => {
+      const project = type === "module" ? "hooks-esm" : "hooks-cjs";
+      const ran = await run(bin(), ["claude-hook", `guard.${kind}`], at(project), event);
+      expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: "" });
+      expect(JSON.parse(ran.stdout)).toEqual({
+        hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: `no rm (${kind})` },
+      });
+    },
+    60_000,
+  );
 
   it("loads no TypeScript loader, Effect or OpenTelemetry for a .js module", async () => {
-    const ran = await run(process.execPath, ["--import", "../observe.mjs", at("node_modules", "agent-onion", "bin", "agent-onion.js"), "claude-hook", "guard.js"], at("hooks-esm"), event);
+    const ran = await run(
+      process.execPath,
+      ["--import", "../observe.mjs", at("node_modules", "agent-onion", "bin", "agent-onion.js"), "claude-hook", "guard.js"],
+      at("hooks-esm"),
+      event,
+    );
     expect(ran.code).toBe(0);
     expect(ran.stderr).toContain("/hooks-esm/guard.js");
-    for (const heavy of ["/node_modules/tsx/", "/node_modules/effect/", "/node_modules/@opentelemetry/"]) expect(ran.stderr).not.toContain(heavy);
+    for (const heavy of ["/node_modules/tsx/", "/node_modules/effect/", "/node_modules/@opentelemetry/"])
+      expect(ran.stderr).not.toContain(heavy);
   });
 
   it("tries Claude Code settings and explains a module (the commands that load the settings loader)", async () => {
-    const deny = { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no network" } };
-    writeFiles(dir, { "hooks-esm/settings.json": { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `echo '${JSON.stringify(deny)}'` }] }] } } });
-    const tried = await run(bin(), ["try", "--settings", "settings.json", "--event", "PreToolUse", "--json"], at("hooks-esm"), '{"tool_input":{"command":"curl example.com"}}');
+    const deny = {
+      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no network" },
+    };
+    writeFiles(dir, {
+      "hooks-esm/settings.json": {
+        hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `echo '${JSON.stringify(deny)}'` }] }] },
+      },
+    });
+    const tried = await run(
+      bin(),
+      ["try", "--settings", "settings.json", "--event", "PreToolUse", "--json"],
+      at("hooks-esm"),
+      '{"tool_input":{"command":"curl example.com"}}',
+    );
     expect(tried.code).toBe(2);
     expect(JSON.parse(tried.stdout)).toMatchObject({ decision: "deny", reason: "no network" });
-    const explained = await run(bin(), ["explain", "--module", "guard.js", "--event", "PreToolUse", "--input", JSON.stringify({ tool_input: { command: "rm -rf build" } })], at("hooks-esm"));
+    const explained = await run(
+      bin(),
+      ["explain", "--module", "guard.js", "--event", "PreToolUse", "--input", JSON.stringify({ tool_input: { command: "rm -rf build" } })],
+      at("hooks-esm"),
+    );
     expect([explained.code, explained.stderr]).toEqual([0, ""]);
     expect(explained.stdout).toMatch(/1\. +no-rm +\[priority/);
   }, 60_000);
@@ -245,7 +372,9 @@ describe("the installed CLI, as Claude Code runs it", () => {
         req.on("error", reject);
         req.end(event);
       });
-      expect(JSON.parse(body)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no rm (ts)" } });
+      expect(JSON.parse(body)).toEqual({
+        hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no rm (ts)" },
+      });
     } finally {
       const exited = new Promise((r) => server.once("exit", r));
       server.kill("SIGTERM");

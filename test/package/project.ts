@@ -21,7 +21,12 @@ const npmEnv = (): NodeJS.ProcessEnv =>
  * const tarball = packTarball(mkdtempSync(join(tmpdir(), "pack-")))
  */
 export const packTarball = (dir: string): string => {
-  const out = execFileSync("npm", ["pack", "--json", "--pack-destination", dir], { cwd: root, env: npmEnv(), encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const out = execFileSync("npm", ["pack", "--json", "--pack-destination", dir], {
+    cwd: root,
+    env: npmEnv(),
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const [packed] = JSON.parse(out.slice(out.indexOf("["))) as { filename: string }[];
   return join(dir, packed!.filename);
 };
@@ -36,7 +41,11 @@ export const packTarball = (dir: string): string => {
 export const installProject = (dependencies: Record<string, string>): string => {
   const dir = mkdtempSync(join(tmpdir(), "agent-onion-consumer-"));
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "consumer", private: true, dependencies }, null, 2));
-  execFileSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: dir, env: npmEnv(), stdio: ["ignore", "pipe", "pipe"] });
+  execFileSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], {
+    cwd: dir,
+    env: npmEnv(),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   return dir;
 };
 
@@ -85,4 +94,10 @@ export const run = (command: string, args: readonly string[], cwd: string, input
 /** `tsc` of the TypeScript this repository builds with, or of a version installed in the project as `alias`. */
 export const tsc = (dir: string, project: string, alias?: string): Promise<Ran> =>
   // Checking Effect's declarations without skipLibCheck takes a while on a busy machine.
-  run(process.execPath, [alias ? join(dir, "node_modules", alias, "bin", "tsc") : join(root, "node_modules", "typescript", "bin", "tsc"), "-p", project], dir, "", 600_000);
+  run(
+    process.execPath,
+    [alias ? join(dir, "node_modules", alias, "bin", "tsc") : join(root, "node_modules", "typescript", "bin", "tsc"), "-p", project],
+    dir,
+    "",
+    600_000,
+  );

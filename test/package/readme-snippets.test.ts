@@ -17,7 +17,9 @@ describe("tsSnippets", () => {
   });
 
   it("skips fragments, other languages, and fences inside a longer fence", () => {
-    const code = tsSnippets(fixture, "README.md").map((s) => s.code).join("");
+    const code = tsSnippets(fixture, "README.md")
+      .map((s) => s.code)
+      .join("");
     expect(code).not.toContain("Continue });");
     expect(code).not.toContain("npm install");
     expect(code).not.toContain("inside a Markdown example");
@@ -27,15 +29,22 @@ describe("tsSnippets", () => {
 describe("conventionProblem", () => {
   it("asks each program to import from agent-onion, and says how to mark a partial example", () => {
     const [snippet] = tsSnippets("Text.\n\n```ts\nconst stack = createAgentStack();\n```\n", "README.md");
-    expect(conventionProblem(snippet!)).toBe('README.md:3: a ```ts block must be a complete program that imports from "agent-onion" (mark a partial example as ```ts fragment)');
+    expect(conventionProblem(snippet!)).toBe(
+      'README.md:3: a ```ts block must be a complete program that imports from "agent-onion" (mark a partial example as ```ts fragment)',
+    );
     expect(tsSnippets(fixture, "README.md").map(conventionProblem)).toEqual([undefined, undefined]);
   });
 });
 
 describe("asCommonJs", () => {
   it("keeps the imports on top and runs the rest in an async function, so top-level await compiles as CommonJS", () => {
-    const code = asCommonJs('import { run } from "agent-onion";\nimport type { X } from "agent-onion";\nconst x: X = await run();\nconsole.log(x);\n');
-    const out = ts.transpileModule(code, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 }, reportDiagnostics: true });
+    const code = asCommonJs(
+      'import { run } from "agent-onion";\nimport type { X } from "agent-onion";\nconst x: X = await run();\nconsole.log(x);\n',
+    );
+    const out = ts.transpileModule(code, {
+      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+      reportDiagnostics: true,
+    });
     expect(out.diagnostics).toEqual([]);
     expect(out.outputText).toMatch(/require\("agent-onion"\)/);
     expect(code.indexOf("import type")).toBeLessThan(code.indexOf("(async () => {"));

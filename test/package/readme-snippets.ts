@@ -70,6 +70,10 @@ export const asCommonJs = (code: string): string => {
   const isImport = (s: ts.Statement): boolean => ts.isImportDeclaration(s) || ts.isImportEqualsDeclaration(s);
   const imports = source.statements.filter(isImport);
   const body = source.statements.filter((s) => !isImport(s));
-  const text = (nodes: readonly ts.Statement[]) => nodes.map((s) => s.getFullText(source)).join("").replace(/^\n+/, "");
+  const text = (nodes: readonly ts.Statement[]) =>
+    nodes
+      .map((s) => s.getFullText(source))
+      .join("")
+      .replace(/^\n+/, "");
   return `${text(imports)}\n\n(async () => {\n${text(body)}\n})().catch((error: unknown) => {\n  console.error(error);\n  process.exit(1);\n});\n`;
 };

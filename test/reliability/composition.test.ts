@@ -26,7 +26,11 @@ const thrownValues: [string, unknown][] = [
 
 /** A hook that throws `value` in `phase`, synchronously or from a promise. */
 const thrower = (phase: Phase, isAsync: boolean, value: unknown, failMode: "open" | "closed"): Hook<Call, Result, "gate"> => {
-  const fail = isAsync ? () => Promise.reject(value) : () => { throw value; };
+  const fail = isAsync
+    ? () => Promise.reject(value)
+    : () => {
+        throw value;
+      };
   if (phase === "around") return { name: "faulty", failMode, around: fail as never };
   return { name: "faulty", failMode, [phase]: fail } as Hook<Call, Result, "gate">;
 };
@@ -36,7 +40,13 @@ const chainWith = (faulty: Hook<Call, Result, "gate">, position: number, seen: s
   let stack = newStack();
   for (let i = 0; i < 3; i++) {
     if (i === position) stack = stack.use("tool", { ...faulty, priority: i * 10 });
-    else stack = stack.use("tool", { name: `plain${i}`, priority: i * 10, before: () => void seen.push(`in${i}`), after: () => void seen.push(`out${i}`) });
+    else
+      stack = stack.use("tool", {
+        name: `plain${i}`,
+        priority: i * 10,
+        before: () => void seen.push(`in${i}`),
+        after: () => void seen.push(`out${i}`),
+      });
   }
   return stack;
 };
@@ -55,7 +65,12 @@ describe("A1/A2: a hook that throws, in any phase, position and fail mode", () =
     // With an observer the run records its decisions (the slow path); without, it takes the plain loops.
     if (position === 2) stack = stack.use("tool", { name: "spy", priority: 1000, observe: () => undefined });
     const opError = new Error("operation failed");
-    const op = phase === "recover" ? () => { throw opError; } : (c: Call) => ({ content: `ran ${c.name}` });
+    const op =
+      phase === "recover"
+        ? () => {
+            throw opError;
+          }
+        : (c: Call) => ({ content: `ran ${c.name}` });
     const outcome = await stack.run("tool", call(), op as never);
     // The plain hooks outside the faulty one always entered.
     for (let i = 0; i < position; i++) expect(seen).toContain(`in${i}`);
@@ -82,7 +97,14 @@ describe("A1/A2: a hook that throws, in any phase, position and fail mode", () =
 
 describe("A2: the reason of a failure is never empty or 'undefined' alone", () => {
   it.each(thrownValues)("for %s", async (_label, value) => {
-    const outcome = await newStack().use("tool", { name: "h", before: () => { throw value; } }).run("tool", call(), () => ({ content: "" }));
+    const outcome = await newStack()
+      .use("tool", {
+        name: "h",
+        before: () => {
+          throw value;
+        },
+      })
+      .run("tool", call(), () => ({ content: "" }));
     expect(outcome._tag).toBe("Rejected");
     const reason = (outcome as { reason: string }).reason;
     expect(reason.length).toBeGreaterThan('hook "h" failed in before on tool: threw: '.length);
@@ -93,7 +115,13 @@ describe("A2: the reason of a failure is never empty or 'undefined' alone", () =
 describe("A5: next() called but not awaited (dangling)", () => {
   it("awaits the downstream anyway when the around returns Continue at once, with no unhandled rejection", async () => {
     let ran = 0;
-    const stack = newStack().use("tool", { name: "dangling", around: (_ctx, next) => { void next(); return Continue; } });
+    const stack = newStack().use("tool", {
+      name: "dangling",
+      around: (_ctx, next) => {
+        void next();
+        return Continue;
+      },
+    });
     const outcome = await stack.run("tool", call(), async (c) => {
       await sleep(5);
       ran++;
@@ -123,7 +151,13 @@ describe("A5: next() called but not awaited (dangling)", () => {
   });
 
   it("lets an around answer with Replace while its dangling downstream still finishes quietly", async () => {
-    const stack = newStack().use("tool", { name: "eager", around: (_ctx, next) => { void next(); return Replace({ content: "cached" }); } });
+    const stack = newStack().use("tool", {
+      name: "eager",
+      around: (_ctx, next) => {
+        void next();
+        return Replace({ content: "cached" });
+      },
+    });
     const outcome = await stack.run("tool", call(), async () => {
       await sleep(2);
       throw new Error("downstream failure nobody awaits");
@@ -158,7 +192,13 @@ describe("A6: next() called after the chain settled", () => {
   it("rejects a next() kept by a hook and called after its run completed", async () => {
     let kept: ((input?: Call) => Promise<Outcome<Result>>) | undefined;
     let ran = 0;
-    const stack = newStack().use("tool", { name: "keeper", around: (_ctx, next) => { kept = next; return next(); } });
+    const stack = newStack().use("tool", {
+      name: "keeper",
+      around: (_ctx, next) => {
+        kept = next;
+        return next();
+      },
+    });
     expect((await stack.run("tool", call(), () => ({ content: String(++ran) })))._tag).toBe("Completed");
     await expect(kept!()).rejects.toBeInstanceOf(NextMisuseError);
     expect(ran).toBe(1);

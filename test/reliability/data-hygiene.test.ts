@@ -29,14 +29,18 @@ describe("I2: oversized and deeply nested tool input", () => {
     const big = "x".repeat(10 * 1024 * 1024);
     const { hook, asked } = allowing();
     const stack = createAgentStack({ strict: true }).use("toolCall", hook);
-    const outcome = await stack.run("toolCall", { id: "c", name: "Write", input: { content: big } }, (c) => ({ content: String((c.input.content as string).length) }));
+    const outcome = await stack.run("toolCall", { id: "c", name: "Write", input: { content: big } }, (c) => ({
+      content: String((c.input.content as string).length),
+    }));
     expect(outcome).toEqual({ _tag: "Completed", value: { content: String(big.length) } });
     expect(asked.n).toBe(1);
   });
 
   it("refuses to send an event over the hook's byte cap, saying so, before anything is sent", async () => {
     const { hook, asked } = allowing({ maxInputBytes: 1024 * 1024 });
-    const outcome = await createAgentStack().use("toolCall", hook).run("toolCall", { id: "c", name: "Write", input: { content: "y".repeat(2 * 1024 * 1024) } }, () => ({ content: "" }));
+    const outcome = await createAgentStack()
+      .use("toolCall", hook)
+      .run("toolCall", { id: "c", name: "Write", input: { content: "y".repeat(2 * 1024 * 1024) } }, () => ({ content: "" }));
     expect(outcome._tag).toBe("Rejected");
     expect((outcome as { reason: string }).reason).toMatch(/bytes is more than the 1048576-byte limit/);
     expect(asked.n).toBe(0);
@@ -44,7 +48,9 @@ describe("I2: oversized and deeply nested tool input", () => {
 
   it("refuses 10 000-deep nesting for an external hook with a clear error, not a stack overflow (strict mode off)", async () => {
     const { hook, asked } = allowing();
-    const outcome = await createAgentStack({ strict: false }).use("toolCall", hook).run("toolCall", { id: "c", name: "Write", input: { v: deep(10_000) } }, () => ({ content: "" }));
+    const outcome = await createAgentStack({ strict: false })
+      .use("toolCall", hook)
+      .run("toolCall", { id: "c", name: "Write", input: { v: deep(10_000) } }, () => ({ content: "" }));
     expect(outcome._tag).toBe("Rejected");
     expect((outcome as { reason: string }).reason).toMatch(/nesting deeper than 256/);
     expect(asked.n).toBe(0);
@@ -62,7 +68,9 @@ describe("I2: oversized and deeply nested tool input", () => {
     }
     expect(outcome).toMatchObject({ _tag: "Completed" });
     const input = call("Read", { v: deep(10_000) });
-    await newStack().use("tool", { name: "h", before: () => Continue }).run("tool", input, () => ({ content: "ok" }));
+    await newStack()
+      .use("tool", { name: "h", before: () => Continue })
+      .run("tool", input, () => ({ content: "ok" }));
     let leaf: unknown = input.input.v;
     for (let i = 0; i < 9_999; i++) leaf = (leaf as { d: unknown }).d;
     expect(Object.isFrozen(leaf)).toBe(true);
@@ -95,7 +103,8 @@ describe("I3: awkward unicode in names, reasons and paths", () => {
 
   it("matches names exactly: a homoglyph or an invisible character is another tool", async () => {
     const stack = newStack().use("tool", { name: "no-bash", match: "Bash", before: () => Reject("no") });
-    for (const name of ["B\u0430sh", "Bash\u200B", "Ba\u0000sh", "bash"]) expect((await stack.run("tool", call(name), () => ({ content: "ran" })))._tag).toBe("Completed");
+    for (const name of ["B\u0430sh", "Bash\u200B", "Ba\u0000sh", "bash"])
+      expect((await stack.run("tool", call(name), () => ({ content: "ran" })))._tag).toBe("Completed");
     expect((await stack.run("tool", call("Bash"), () => ({ content: "ran" })))._tag).toBe("Rejected");
   });
 });
@@ -111,7 +120,9 @@ describe("I4: values JSON cannot carry, on their way to an external hook", () =>
     ["NaN", { x: NaN }, /tool_input\.x.*NaN is not a finite number/],
   ])("fails the hook closed naming the field for %s", async (_label, input, message) => {
     const { hook, asked } = allowing();
-    const outcome = await createAgentStack({ strict: false }).use("toolCall", hook).run("toolCall", { id: "c", name: "Tool", input: input as never }, () => ({ content: "" }));
+    const outcome = await createAgentStack({ strict: false })
+      .use("toolCall", hook)
+      .run("toolCall", { id: "c", name: "Tool", input: input as never }, () => ({ content: "" }));
     expect(outcome._tag).toBe("Rejected");
     expect((outcome as { reason: string }).reason).toMatch(message);
     expect((outcome as { reason: string }).reason).toMatch(/hook "ext"/);
@@ -127,14 +138,26 @@ describe("I5: path spellings against a path rule", () => {
   const verdict = async (tool: string, path: string) => (await guarded.run("tool", call(tool, { path }), () => ({ content: "ran" })))._tag;
 
   it.each([
-    ".env", "./.env", "src/../.env", "a/b/../../.env", "a\\..\\.env", "deep/dir/.env", "src/./.env", "src//.env", "~/.env", "//server/share/.env",
+    ".env",
+    "./.env",
+    "src/../.env",
+    "a/b/../../.env",
+    "a\\..\\.env",
+    "deep/dir/.env",
+    "src/./.env",
+    "src//.env",
+    "~/.env",
+    "//server/share/.env",
   ])("refuses reading %j through Read(.env)", async (path) => {
     expect(await verdict("Read", path)).toBe("Rejected");
   });
 
-  it.each(["/etc/passwd", "/etc/./passwd", "/tmp/../etc/shadow", "/etc//ssl/private/key", "\\etc\\passwd"])("refuses reading %j through Read(//etc/**)", async (path) => {
-    expect(await verdict("Read", path)).toBe("Rejected");
-  });
+  it.each(["/etc/passwd", "/etc/./passwd", "/tmp/../etc/shadow", "/etc//ssl/private/key", "\\etc\\passwd"])(
+    "refuses reading %j through Read(//etc/**)",
+    async (path) => {
+      expect(await verdict("Read", path)).toBe("Rejected");
+    },
+  );
 
   it.each([".envrc", ".env.example", "env", "src/.env.d/x"])("lets %j through (another file)", async (path) => {
     expect(await verdict("Read", path)).toBe("Completed");

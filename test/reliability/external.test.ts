@@ -27,9 +27,12 @@ describe("D12: the working directory was deleted", () => {
   it("fails the gate closed, naming the directory, and never runs the tool", async () => {
     const gone = tempDir("gone-");
     rmSync(gone, { recursive: true });
-    const stack = createAgentStack().use("toolCall", commandHook({ event: "PreToolUse", name: "guard", command: "true", cwd: gone, timeoutMs: 5000 }));
+    const stack = createAgentStack().use(
+      "toolCall",
+      commandHook({ event: "PreToolUse", name: "guard", command: "true", cwd: gone, timeoutMs: 5000 }),
+    );
     let ran = 0;
-    const outcome = await stack.run("toolCall", bash, () => ((ran++), { content: "ran" }));
+    const outcome = await stack.run("toolCall", bash, () => (ran++, { content: "ran" }));
     expect(outcome._tag).toBe("Rejected");
     expect((outcome as { reason: string }).reason).toContain(gone);
     expect(ran).toBe(0);
@@ -38,14 +41,20 @@ describe("D12: the working directory was deleted", () => {
 
 describe("E9: retries", () => {
   it("asks a failing HTTP gate once per run: no retry, whatever the status", async () => {
-    const stack = createAgentStack().use("toolCall", httpHook({ event: "PreToolUse", url: server.url("/500"), allow: { loopback: true }, timeoutMs: 2000 }));
+    const stack = createAgentStack().use(
+      "toolCall",
+      httpHook({ event: "PreToolUse", url: server.url("/500"), allow: { loopback: true }, timeoutMs: 2000 }),
+    );
     const before = server.requests.filter((r) => r.path === "/500").length;
     for (let i = 0; i < 3; i++) expect((await stack.run("toolCall", bash, () => ({ content: "ran" })))._tag).toBe("Rejected");
     expect(server.requests.filter((r) => r.path === "/500").length - before).toBe(3);
   });
 
   it("carries the tool call id in every event, so an endpoint can deduplicate", async () => {
-    const stack = createAgentStack().use("toolCall", httpHook({ event: "PreToolUse", url: server.url("/allow"), allow: { loopback: true }, timeoutMs: 2000 }));
+    const stack = createAgentStack().use(
+      "toolCall",
+      httpHook({ event: "PreToolUse", url: server.url("/allow"), allow: { loopback: true }, timeoutMs: 2000 }),
+    );
     await stack.run("toolCall", { id: "toolu_42", name: "Bash", input: { command: "ls" } }, () => ({ content: "ran" }));
     expect(JSON.parse(server.requests.at(-1)!.body)).toMatchObject({ tool_use_id: "toolu_42" });
   });
@@ -55,14 +64,24 @@ describe("E8: a fire-and-forget endpoint that hangs while events arrive fast", (
   it("never blocks 2 000 runs, keeps the queue at its limit, counts every drop, and frees the rest", async () => {
     const notices: ExternalNotice[] = [];
     const queue = new BackgroundQueue({ limit: 20, concurrency: 4 });
-    const hook = httpHook({ event: "PostToolUse", url: server.url("/hang"), allow: { loopback: true }, async: true, queue, timeoutMs: 200, onNotice: (n) => notices.push(n) });
+    const hook = httpHook({
+      event: "PostToolUse",
+      url: server.url("/hang"),
+      allow: { loopback: true },
+      async: true,
+      queue,
+      timeoutMs: 200,
+      onNotice: (n) => notices.push(n),
+    });
     const stack = createAgentStack().use("toolCall", hook);
     gc();
     const heapBefore = process.memoryUsage().heapUsed;
     const start = performance.now();
     let maxSize = 0;
     for (let burst = 0; burst < 20; burst++) {
-      const outcomes = await Promise.all(Array.from({ length: 100 }, (_, i) => stack.run("toolCall", { ...bash, id: `c${burst}-${i}` }, () => ({ content: "ran" }))));
+      const outcomes = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => stack.run("toolCall", { ...bash, id: `c${burst}-${i}` }, () => ({ content: "ran" }))),
+      );
       expect(outcomes.every((o) => o._tag === "Completed")).toBe(true);
       maxSize = Math.max(maxSize, queue.size);
     }

@@ -9,10 +9,12 @@ import { expectedOutcome, runLoad } from "./load.ts";
 
 describe("load", () => {
   it("the model itself gives every kind of outcome", () => {
-    const tags = new Set(Array.from({ length: 2000 }, (_, id) => {
-      const o = expectedOutcome(id, 20);
-      return o._tag === "Completed" && o.value.content.startsWith("cached") ? "Replaced" : o._tag;
-    }));
+    const tags = new Set(
+      Array.from({ length: 2000 }, (_, id) => {
+        const o = expectedOutcome(id, 20);
+        return o._tag === "Completed" && o.value.content.startsWith("cached") ? "Replaced" : o._tag;
+      }),
+    );
     expect([...tags].sort()).toEqual(["Completed", "Rejected", "Replaced"]);
   });
 
@@ -20,7 +22,10 @@ describe("load", () => {
     const figures = await runLoad({ runs: 10_000, hooks: 20 });
     if (process.env.RELIABILITY_OUT) {
       mkdirSync(process.env.RELIABILITY_OUT, { recursive: true });
-      writeFileSync(join(process.env.RELIABILITY_OUT, "load.json"), JSON.stringify({ ...figures, date: new Date().toISOString() }, null, 2));
+      writeFileSync(
+        join(process.env.RELIABILITY_OUT, "load.json"),
+        JSON.stringify({ ...figures, date: new Date().toISOString() }, null, 2),
+      );
     }
     expect(figures.examples).toEqual([]);
     expect(figures.mismatches).toBe(0);

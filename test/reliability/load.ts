@@ -7,7 +7,17 @@
  *
  * Used by test/reliability/load.test.ts and scripts/reliability/report.ts.
  */
-import { createStack, gate, Continue, Reject, Replace, Transform, type Hook, type HookContext, type Outcome } from "../../src/core/index.ts";
+import {
+  createStack,
+  gate,
+  Continue,
+  Reject,
+  Replace,
+  Transform,
+  type Hook,
+  type HookContext,
+  type Outcome,
+} from "../../src/core/index.ts";
 
 interface Work {
   readonly id: number;
@@ -24,9 +34,12 @@ const kindOf = (i: number): Kind => (["before", "after", "around", "gate"] as co
 /** Real asynchronous work of three kinds, chosen by run and hook so that runs interleave. */
 const pause = (id: number, i: number): Promise<void> => {
   switch ((id * 31 + i) % 3) {
-    case 0: return Promise.resolve();
-    case 1: return new Promise((r) => setImmediate(r));
-    default: return new Promise((r) => setTimeout(r, 0));
+    case 0:
+      return Promise.resolve();
+    case 1:
+      return new Promise((r) => setImmediate(r));
+    default:
+      return new Promise((r) => setTimeout(r, 0));
   }
 };
 
@@ -93,32 +106,52 @@ export const runLoad = async (options: LoadOptions = {}): Promise<LoadFigures> =
     let hook: Hook<Work, Done, "gate">;
     switch (kindOf(i)) {
       case "before":
-        hook = { name, priority: i, before: async (w, ctx) => { check(i, w as Work, ctx); await pause(w.id, i); return (w.id + i) % 3 === 0 ? Transform({ ...w, trail: `${w.trail}b${i}` }) : Continue; } };
+        hook = {
+          name,
+          priority: i,
+          before: async (w, ctx) => {
+            check(i, w as Work, ctx);
+            await pause(w.id, i);
+            return (w.id + i) % 3 === 0 ? Transform({ ...w, trail: `${w.trail}b${i}` }) : Continue;
+          },
+        };
         break;
       case "after":
-        hook = { name, priority: i, after: async (out, w, ctx) => {
-          check(i, w as Work, ctx);
-          await pause(w.id, i);
-          return (w.id + i) % 2 === 0 ? Transform({ content: `${out.content}|a${i}` }) : Continue;
-        } };
+        hook = {
+          name,
+          priority: i,
+          after: async (out, w, ctx) => {
+            check(i, w as Work, ctx);
+            await pause(w.id, i);
+            return (w.id + i) % 2 === 0 ? Transform({ content: `${out.content}|a${i}` }) : Continue;
+          },
+        };
         break;
       case "around":
-        hook = { name, priority: i, around: async (ctx, next) => {
-          check(i, ctx.input as Work, ctx);
-          const id = ctx.input.id;
-          await pause(id, i);
-          const outcome = await next();
-          await pause(id, i + 1);
-          return outcome._tag === "Completed" && id % 7 === i % 7 ? Transform({ content: `${outcome.value.content}|r${i}` }) : outcome;
-        } };
+        hook = {
+          name,
+          priority: i,
+          around: async (ctx, next) => {
+            check(i, ctx.input as Work, ctx);
+            const id = ctx.input.id;
+            await pause(id, i);
+            const outcome = await next();
+            await pause(id, i + 1);
+            return outcome._tag === "Completed" && id % 7 === i % 7 ? Transform({ content: `${outcome.value.content}|r${i}` }) : outcome;
+          },
+        };
         break;
       case "gate":
-        hook = { name, priority: i, before: (w, ctx) => {
-          check(i, w as Work, ctx);
-          if (w.id % 97 === i) return Reject(`no ${w.id}`);
-          if (w.id % 89 === i) return Replace({ content: `cached ${w.id}` });
-          return Continue;
-        } };
+        hook = {
+          name,
+          priority: i,
+          before: (w, ctx) => {
+            check(i, w as Work, ctx);
+            if (w.id % 97 === i) return Reject(`no ${w.id}`);
+            if (w.id % 89 === i) return Replace({ content: `cached ${w.id}` });
+            return Continue;
+          },
+        };
         break;
     }
     stack = stack.use("work", hook);
@@ -130,11 +163,19 @@ export const runLoad = async (options: LoadOptions = {}): Promise<LoadFigures> =
   await Promise.all(
     Array.from({ length: runs }, (_, id) =>
       stack
-        .run("work", { id, trail: "" }, async (w) => {
-          await pause(w.id, hookCount);
-          return { content: `${w.id}:${w.trail}` };
-        }, { runId: `run-${id}`, sessionId: `s${id % 100}`, metadata: { id } })
-        .then((o) => void (settled[id] = o), () => void rejectedPromises++),
+        .run(
+          "work",
+          { id, trail: "" },
+          async (w) => {
+            await pause(w.id, hookCount);
+            return { content: `${w.id}:${w.trail}` };
+          },
+          { runId: `run-${id}`, sessionId: `s${id % 100}`, metadata: { id } },
+        )
+        .then(
+          (o) => void (settled[id] = o),
+          () => void rejectedPromises++,
+        ),
     ),
   );
   const durationMs = performance.now() - start;
@@ -159,7 +200,15 @@ export const runLoad = async (options: LoadOptions = {}): Promise<LoadFigures> =
     }
   }
   return {
-    runs, hooks: hookCount, concurrency: runs, durationMs: Math.round(durationMs),
-    runsPerSecond: Math.round(runs / (durationMs / 1000)), outcomes, mismatches, lost, crossTalk, examples,
+    runs,
+    hooks: hookCount,
+    concurrency: runs,
+    durationMs: Math.round(durationMs),
+    runsPerSecond: Math.round(runs / (durationMs / 1000)),
+    outcomes,
+    mismatches,
+    lost,
+    crossTalk,
+    examples,
   };
 };

@@ -16,7 +16,9 @@ describe("K1: a failure says which hook, from where, on which point, in which ph
   it("fills every field of the HookError and puts them in its message", async () => {
     const failures: HookError[] = [];
     const stack = newStack({ onFailure: (e) => failures.push(e) }).use("tool", {
-      name: "policy", source: "/repo/.claude/settings.json#/hooks/PreToolUse/0/hooks/1", timeoutMs: 20,
+      name: "policy",
+      source: "/repo/.claude/settings.json#/hooks/PreToolUse/0/hooks/1",
+      timeoutMs: 20,
       after: () => new Promise(() => {}),
     });
     const trace = new Trace();
@@ -24,18 +26,35 @@ describe("K1: a failure says which hook, from where, on which point, in which ph
     const error = failures[0]!;
     expect(error).toBeInstanceOf(HookError);
     expect({ hook: error.hook, point: error.point, phase: error.phase, kind: error.kind, source: error.source }).toEqual({
-      hook: "policy", point: "tool", phase: "after", kind: "timeout", source: "/repo/.claude/settings.json#/hooks/PreToolUse/0/hooks/1",
+      hook: "policy",
+      point: "tool",
+      phase: "after",
+      kind: "timeout",
+      source: "/repo/.claude/settings.json#/hooks/PreToolUse/0/hooks/1",
     });
     expect(error.elapsedMs).toBeGreaterThanOrEqual(19);
-    expect(error.message).toBe('hook "policy" (/repo/.claude/settings.json#/hooks/PreToolUse/0/hooks/1) failed in after on tool: timed out: timed out after 20 ms');
+    expect(error.message).toBe(
+      'hook "policy" (/repo/.claude/settings.json#/hooks/PreToolUse/0/hooks/1) failed in after on tool: timed out: timed out after 20 ms',
+    );
     expect(outcome).toMatchObject({ _tag: "Rejected", by: "policy", reason: error.message });
-    expect(trace.entries.at(-1)).toMatchObject({ hook: "policy", phase: "after", action: "Failed", failMode: "closed", source: error.source });
+    expect(trace.entries.at(-1)).toMatchObject({
+      hook: "policy",
+      phase: "after",
+      action: "Failed",
+      failMode: "closed",
+      source: error.source,
+    });
   });
 
   // The reason of a fail-closed failure is the HookError's message; it reaches the model and
   // terminals through the Rejected reason, so terminal controls and bidi overrides are dropped.
   it("keeps terminal escapes out of a failure reason the model and terminals read", async () => {
-    const stack = newStack().use("tool", { name: "h", before: () => { throw new Error("bad input \u001b]52;c;ZWNobyBwd25lZA==\u0007\u001b[2J\u202Egnp.exe"); } });
+    const stack = newStack().use("tool", {
+      name: "h",
+      before: () => {
+        throw new Error("bad input \u001b]52;c;ZWNobyBwd25lZA==\u0007\u001b[2J\u202Egnp.exe");
+      },
+    });
     const outcome = await stack.run("tool", call(), () => ({ content: "" }));
     expect((outcome as { reason: string }).reason).not.toMatch(/[\u001b\u0007\u202E]/);
   });
@@ -45,7 +64,13 @@ describe("K2: fail-open is loud", () => {
   it("counts every fail-open failure and reports it to onFailure with its fail mode", async () => {
     const reported: [string, string][] = [];
     const stack = newStack({ onFailure: (e) => reported.push([e.hook, e.kind]) })
-      .use("tool", { name: "flaky", failMode: "open", before: () => { throw new Error("down"); } })
+      .use("tool", {
+        name: "flaky",
+        failMode: "open",
+        before: () => {
+          throw new Error("down");
+        },
+      })
       .use("watch", { name: "sloppy", after: () => 42 as never });
     for (let i = 0; i < 10; i++) {
       expect((await stack.run("tool", call(), () => ({ content: "ok" })))._tag).toBe("Completed");
@@ -58,7 +83,9 @@ describe("K2: fail-open is loud", () => {
 });
 
 describe("K3: telemetry that is down or slow is never on the critical path", () => {
-  const throwing = () => { throw new Error("exporter down"); };
+  const throwing = () => {
+    throw new Error("exporter down");
+  };
   /** A meter whose every instrument throws when used. */
   const brokenMeter = new Proxy({}, { get: () => () => ({ record: throwing, add: throwing }) }) as never;
   const brokenTracer = { startSpan: throwing, startActiveSpan: throwing } as never;
@@ -66,11 +93,19 @@ describe("K3: telemetry that is down or slow is never on the critical path", () 
   it("keeps 1 000 runs correct and fast with a throwing meter, a throwing tracer and a slow observer", async () => {
     let slowObserved = 0;
     const stack = withMiddleware(createAgentStack(), metrics({ meter: brokenMeter }), tracing({ tracer: brokenTracer }))
-      .use("toolCall", { name: "slow-exporter", observe: async () => { await sleep(200); slowObserved++; } })
+      .use("toolCall", {
+        name: "slow-exporter",
+        observe: async () => {
+          await sleep(200);
+          slowObserved++;
+        },
+      })
       .use("toolCall", { name: "ok", before: () => Continue });
     const start = performance.now();
     const outcomes = await Promise.all(
-      Array.from({ length: 1000 }, (_, i) => stack.run("toolCall", { id: `c${i}`, name: "T", input: { i } }, (c) => ({ content: `ran ${String(c.input.i)}` }))),
+      Array.from({ length: 1000 }, (_, i) =>
+        stack.run("toolCall", { id: `c${i}`, name: "T", input: { i } }, (c) => ({ content: `ran ${String(c.input.i)}` })),
+      ),
     );
     const elapsed = performance.now() - start;
     outcomes.forEach((o, i) => expect(o).toEqual({ _tag: "Completed", value: { content: `ran ${i}` } }));

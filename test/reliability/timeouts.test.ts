@@ -22,7 +22,14 @@ describe("C1: a hook that never settles", () => {
   it("fails a gate closed within its timeout, aborts its signal, and leaves no timer behind", async () => {
     const timersBefore = activeTimers();
     let hookSignal: AbortSignal | undefined;
-    const stack = newStack().use("tool", { name: "stuck", timeoutMs: 30, before: (_c, ctx) => { hookSignal = ctx.signal; return new Promise(() => {}); } });
+    const stack = newStack().use("tool", {
+      name: "stuck",
+      timeoutMs: 30,
+      before: (_c, ctx) => {
+        hookSignal = ctx.signal;
+        return new Promise(() => {});
+      },
+    });
     const start = performance.now();
     let ran = false;
     const outcome = await stack.run("tool", call(), () => ((ran = true), { content: "" }));
@@ -58,7 +65,14 @@ describe("C1: a hook that never settles", () => {
 
 describe("C3: a timeout racing the answer under event-loop lag", () => {
   it("treats an answer that arrives past the hook's deadline as a timeout, even when the loop ran the answer's timer first", async () => {
-    const stack = newStack().use("tool", { name: "slow", timeoutMs: 15, before: async () => { await sleep(60); return Continue; } });
+    const stack = newStack().use("tool", {
+      name: "slow",
+      timeoutMs: 15,
+      before: async () => {
+        await sleep(60);
+        return Continue;
+      },
+    });
     setTimeout(() => {}, 60); // an older timer of the same duration as the hook's work, so its list is served first
     await sleep(50);
     let ran = false;
@@ -78,13 +92,26 @@ describe("C2: the caller aborts mid-chain", () => {
     const seen: string[] = [];
     let opSignal: AbortSignal | undefined;
     const stack = newStack()
-      .use("tool", { name: "outer", priority: 1, around: async (ctx, next) => { const o = await next(); seen.push(`outer saw ${o._tag}, signal aborted=${ctx.signal.aborted}`); return o; } })
+      .use("tool", {
+        name: "outer",
+        priority: 1,
+        around: async (ctx, next) => {
+          const o = await next();
+          seen.push(`outer saw ${o._tag}, signal aborted=${ctx.signal.aborted}`);
+          return o;
+        },
+      })
       .use("tool", { name: "later", priority: 3, before: () => void seen.push("later started") });
-    const running = stack.run("tool", call(), async (_c, ctx) => {
-      opSignal = ctx.signal;
-      await sleep(10_000, ctx.signal);
-      return { content: "too late" };
-    }, { signal: controller.signal });
+    const running = stack.run(
+      "tool",
+      call(),
+      async (_c, ctx) => {
+        opSignal = ctx.signal;
+        await sleep(10_000, ctx.signal);
+        return { content: "too late" };
+      },
+      { signal: controller.signal },
+    );
     await sleep(5);
     controller.abort(new Error("caller gave up"));
     const outcome = await running;
@@ -98,9 +125,14 @@ describe("C2: the caller aborts mid-chain", () => {
     const pidFile = join(dir, "pid");
     const script = join(dir, "hang.sh");
     writeFileSync(script, `#!/bin/sh\necho $$ > ${pidFile}\nexec sleep 30\n`, { mode: 0o755 });
-    const stack = createAgentStack().use("toolCall", commandHook({ event: "PreToolUse", command: script, timeoutMs: 20_000, killGraceMs: 100 }));
+    const stack = createAgentStack().use(
+      "toolCall",
+      commandHook({ event: "PreToolUse", command: script, timeoutMs: 20_000, killGraceMs: 100 }),
+    );
     const controller = new AbortController();
-    const running = stack.run("toolCall", { id: "c", name: "Bash", input: { command: "ls" } }, () => ({ content: "ran" }), { signal: controller.signal });
+    const running = stack.run("toolCall", { id: "c", name: "Bash", input: { command: "ls" } }, () => ({ content: "ran" }), {
+      signal: controller.signal,
+    });
     const { existsSync, readFileSync } = await import("node:fs");
     expect(await eventually(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", 5000)).toBe(true);
     const pid = Number(readFileSync(pidFile, "utf8").trim());
@@ -114,7 +146,15 @@ describe("C2: the caller aborts mid-chain", () => {
 describe("C4: a fire-and-forget hook outlives its run", () => {
   it("returns at once, is bounded by its own deadline, and reports the timeout as a background failure", async () => {
     const notices: ExternalNotice[] = [];
-    const hook = commandHook({ event: "PostToolUse", async: true, command: process.execPath, args: [fixture("commands", "sleep.mjs"), "30000"], timeoutMs: 200, killGraceMs: 50, onNotice: (n) => notices.push(n) });
+    const hook = commandHook({
+      event: "PostToolUse",
+      async: true,
+      command: process.execPath,
+      args: [fixture("commands", "sleep.mjs"), "30000"],
+      timeoutMs: 200,
+      killGraceMs: 50,
+      onNotice: (n) => notices.push(n),
+    });
     const stack = createAgentStack().use("toolCall", hook);
     const start = performance.now();
     const outcome = await stack.run("toolCall", { id: "c", name: "Bash", input: { command: "ls" } }, () => ({ content: "ran" }));
@@ -134,9 +174,22 @@ describe("C4: cancelled on shutdown", () => {
     writeFileSync(script, `#!/bin/sh\necho $$ > "${dir}/pid-$1"\nexec sleep 30\n`, { mode: 0o755 });
     const notices: ExternalNotice[] = [];
     const queue = new BackgroundQueue({ concurrency: 1 });
-    const hook = (n: number) => commandHook({ event: "PostToolUse", name: `bg-${n}`, async: true, queue, command: script, args: [String(n)], timeoutMs: 20_000, killGraceMs: 100, onNotice: (x) => notices.push(x) });
+    const hook = (n: number) =>
+      commandHook({
+        event: "PostToolUse",
+        name: `bg-${n}`,
+        async: true,
+        queue,
+        command: script,
+        args: [String(n)],
+        timeoutMs: 20_000,
+        killGraceMs: 100,
+        onNotice: (x) => notices.push(x),
+      });
     const stack = createAgentStack().use("toolCall", hook(1)).use("toolCall", hook(2));
-    expect((await stack.run("toolCall", { id: "c", name: "Bash", input: { command: "ls" } }, () => ({ content: "ran" })))._tag).toBe("Completed");
+    expect((await stack.run("toolCall", { id: "c", name: "Bash", input: { command: "ls" } }, () => ({ content: "ran" })))._tag).toBe(
+      "Completed",
+    );
     const { existsSync, readFileSync } = await import("node:fs");
     const pidFile = (n: number) => join(dir, `pid-${n}`);
     expect(await eventually(() => existsSync(pidFile(1)) || existsSync(pidFile(2)), 5000)).toBe(true);
@@ -156,10 +209,22 @@ describe("C4: cancelled on shutdown", () => {
   it("waits only for the jobs it stopped, and runs a job pushed from an abort listener as usual", async () => {
     const queue = new BackgroundQueue({ concurrency: 4 });
     let late: AbortSignal | undefined;
-    void queue.push("stops-slowly", (signal) => new Promise<void>((resolve) => signal.addEventListener("abort", () => {
-      void queue.push("pushed-while-cancelling", async (s) => { late = s; });
-      setTimeout(resolve, 20);
-    }, { once: true })));
+    void queue.push(
+      "stops-slowly",
+      (signal) =>
+        new Promise<void>((resolve) =>
+          signal.addEventListener(
+            "abort",
+            () => {
+              void queue.push("pushed-while-cancelling", async (s) => {
+                late = s;
+              });
+              setTimeout(resolve, 20);
+            },
+            { once: true },
+          ),
+        ),
+    );
     await sleep(5); // the job has started and listens
     const start = performance.now();
     const cancelled = queue.cancel();
@@ -176,18 +241,29 @@ describe("C4: cancelled on shutdown", () => {
     const queue = new BackgroundQueue();
     await queue.cancel();
     let ran = false;
-    await queue.push("later", async () => { ran = true; });
+    await queue.push("later", async () => {
+      ran = true;
+    });
     expect(ran).toBe(true);
     expect(queue.completed).toBe(1);
   });
 });
 
 describe("C5: invalid timeout configuration", () => {
-  const bad: [string, unknown][] = [["-1", -1], ["0", 0], ["NaN", NaN], ["Infinity", Infinity], ["2^31 (over setTimeout's range)", 2 ** 31], ["a string", "5"]];
+  const bad: [string, unknown][] = [
+    ["-1", -1],
+    ["0", 0],
+    ["NaN", NaN],
+    ["Infinity", Infinity],
+    ["2^31 (over setTimeout's range)", 2 ** 31],
+    ["a string", "5"],
+  ];
 
   it.each(bad)("refuses a hook timeoutMs of %s at registration, naming the field", (_label, value) => {
     expect(() => newStack().use("tool", { name: "h", timeoutMs: value as number, before: () => Continue })).toThrow(RegistrationError);
-    expect(() => newStack().use("tool", { name: "h", timeoutMs: value as number, before: () => Continue })).toThrow(/hook "h": timeoutMs must be/);
+    expect(() => newStack().use("tool", { name: "h", timeoutMs: value as number, before: () => Continue })).toThrow(
+      /hook "h": timeoutMs must be/,
+    );
   });
 
   it.each(bad)("refuses a point timeoutMs of %s when the point is defined", (_label, value) => {
@@ -195,8 +271,11 @@ describe("C5: invalid timeout configuration", () => {
   });
 
   it.each(bad.filter(([l]) => l !== "Infinity" && l !== "2^31 (over setTimeout's range)" && l !== "a string"))(
-    "refuses a command hook timeout of %s when the hook is built", (_label, value) => {
-      expect(() => commandHook({ event: "PreToolUse", command: "true", timeout: value as number })).toThrow(/timeout must be a positive number/);
+    "refuses a command hook timeout of %s when the hook is built",
+    (_label, value) => {
+      expect(() => commandHook({ event: "PreToolUse", command: "true", timeout: value as number })).toThrow(
+        /timeout must be a positive number/,
+      );
     },
   );
 
@@ -205,14 +284,29 @@ describe("C5: invalid timeout configuration", () => {
     expect(hook.timeoutMs).toBeLessThanOrEqual(2_147_483_647);
   });
 
-  it.each(bad.filter(([l]) => l !== "2^31 (over setTimeout's range)"))("refuses a settings timeout of %s at load, with the JSON pointer", (_label, value) => {
-    const settings = { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "true", timeout: value }] }] } };
-    expect(() => fromClaudeSettings(settings as never)).toThrow(/settings: \/hooks\/PreToolUse\/0\/hooks\/0(\/timeout)?: .*(positive number|Expected number)/);
-  });
+  it.each(bad.filter(([l]) => l !== "2^31 (over setTimeout's range)"))(
+    "refuses a settings timeout of %s at load, with the JSON pointer",
+    (_label, value) => {
+      const settings = { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "true", timeout: value }] }] } };
+      expect(() => fromClaudeSettings(settings as never)).toThrow(
+        /settings: \/hooks\/PreToolUse\/0\/hooks\/0(\/timeout)?: .*(positive number|Expected number)/,
+      );
+    },
+  );
 
   it.each(bad)("refuses a run's timeoutMs of %s: the run's promise rejects with a TypeError naming the option", async (_label, value) => {
     const stack = newStack().use("tool", { name: "h", before: () => Continue });
-    await expect(stack.run("tool", call(), async () => { await sleep(5); return { content: "" }; }, { timeoutMs: value as number })).rejects.toThrow(TypeError);
+    await expect(
+      stack.run(
+        "tool",
+        call(),
+        async () => {
+          await sleep(5);
+          return { content: "" };
+        },
+        { timeoutMs: value as number },
+      ),
+    ).rejects.toThrow(TypeError);
     await expect(stack.run("tool", call(), async () => ({ content: "" }), { timeoutMs: value as number })).rejects.toThrow(/timeoutMs/);
   });
 });

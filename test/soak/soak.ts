@@ -23,13 +23,30 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
-  Continue, HookError, Outcome, Reject, RunAbortedError, Transform, createStack, gate, observe, type Hook,
+  Continue,
+  HookError,
+  Outcome,
+  Reject,
+  RunAbortedError,
+  Transform,
+  createStack,
+  gate,
+  observe,
+  type Hook,
 } from "../../src/core/index.ts";
 import { gc, sleep } from "../reliability/helpers.ts";
 
 export const faultKinds = [
-  "throw-sync", "throw-async", "reject-non-error", "timeout", "never-settles", "run-deadline",
-  "invalid-action", "reject-on-observe", "next-twice", "abort",
+  "throw-sync",
+  "throw-async",
+  "reject-non-error",
+  "timeout",
+  "never-settles",
+  "run-deadline",
+  "invalid-action",
+  "reject-on-observe",
+  "next-twice",
+  "abort",
 ] as const;
 export type FaultKind = (typeof faultKinds)[number];
 
@@ -113,23 +130,42 @@ export interface SoakFigures {
   /** Runs that never settled, settled twice, or whose promise rejected. */
   readonly lost: number;
   /** The watchdog's bound, and the first run it found unsettled past it (the soak stopped there). */
-  readonly watchdog: { readonly boundMs: number; readonly stuck: { readonly id: number; readonly fault: string; readonly pendingMs: number } | undefined };
+  readonly watchdog: {
+    readonly boundMs: number;
+    readonly stuck: { readonly id: number; readonly fault: string; readonly pendingMs: number } | undefined;
+  };
   /** Observer events, one per settled run, checked after flush. */
   readonly observerEvents: number;
   readonly unhandledRejections: number;
   readonly uncaughtExceptions: number;
   readonly stackStats: { readonly hookFailures: number; readonly failOpen: number; readonly observerErrors: number };
   readonly heap: {
-    readonly startBytes: number; readonly endBytes: number; readonly growthBytes: number;
+    readonly startBytes: number;
+    readonly endBytes: number;
+    readonly growthBytes: number;
     /** Least-squares slope of heap after GC over runs, and the most it may be. */
-    readonly slopeBytesPerRun: number; readonly slopeToleranceBytesPerRun: number;
-    readonly flat: boolean | "not checked"; readonly gc: string;
+    readonly slopeBytesPerRun: number;
+    readonly slopeToleranceBytesPerRun: number;
+    readonly flat: boolean | "not checked";
+    readonly gc: string;
   };
-  readonly handles: { readonly start: number; readonly end: number; readonly startByType: Record<string, number>; readonly endByType: Record<string, number>; readonly flat: boolean };
+  readonly handles: {
+    readonly start: number;
+    readonly end: number;
+    readonly startByType: Record<string, number>;
+    readonly endByType: Record<string, number>;
+    readonly flat: boolean;
+  };
   readonly fds: { readonly start: number | undefined; readonly end: number | undefined; readonly flat: boolean | "not checked" };
   readonly overhead: {
-    readonly p50us: number; readonly p99us: number; readonly earlyP50us: number; readonly lateP50us: number;
-    readonly earlyP99us: number; readonly lateP99us: number; readonly runsPerSample: number; readonly stable: boolean | "not checked";
+    readonly p50us: number;
+    readonly p99us: number;
+    readonly earlyP50us: number;
+    readonly lateP50us: number;
+    readonly earlyP99us: number;
+    readonly lateP99us: number;
+    readonly runsPerSample: number;
+    readonly stable: boolean | "not checked";
   };
   readonly samples: readonly Sample[];
   readonly examples: readonly string[];
@@ -145,7 +181,6 @@ const prng = (seed: number) => () => {
   t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 };
-
 
 /** What a wait of the soak answers when the watchdog tripped. */
 const STUCK = Symbol("stuck");
@@ -170,17 +205,25 @@ const buildStack = (runs: number) => {
     events.perRun[e.input.id] = Math.min(255, (events.perRun[e.input.id] ?? 0) + 1);
   };
   const faulty: Hook<Job, Done, "gate"> = {
-    name: "faulty-gate", priority: 20,
+    name: "faulty-gate",
+    priority: 20,
     before: (job, ctx) => {
       switch (job.fault) {
-        case "throw-sync": throw new Error(`sync fault ${job.id}`);
-        case "throw-async": return Promise.reject(new Error(`async fault ${job.id}`));
-        case "reject-non-error": return Promise.reject(nonErrors[job.id % nonErrors.length]);
-        case "invalid-action": return { action: "alow" } as never;
-        case "run-deadline": return new Promise(() => {}) as never;
+        case "throw-sync":
+          throw new Error(`sync fault ${job.id}`);
+        case "throw-async":
+          return Promise.reject(new Error(`async fault ${job.id}`));
+        case "reject-non-error":
+          return Promise.reject(nonErrors[job.id % nonErrors.length]);
+        case "invalid-action":
+          return { action: "alow" } as never;
+        case "run-deadline":
+          return new Promise(() => {}) as never;
         // Waits on the run's signal (no timer of its own to race the caller's abort).
-        case "abort": return sleep(10_000, ctx.signal).then(() => Continue);
-        default: return Continue;
+        case "abort":
+          return sleep(10_000, ctx.signal).then(() => Continue);
+        default:
+          return Continue;
       }
     },
   };
@@ -188,7 +231,9 @@ const buildStack = (runs: number) => {
     .use("tool", { name: "guard", priority: 10, match: "Bash", before: (job) => (job.tag === "forbidden" ? Reject("no") : Continue) })
     .use("tool", faulty)
     .use("tool", {
-      name: "timed-gate", priority: 30, timeoutMs: hookTimeoutMs,
+      name: "timed-gate",
+      priority: 30,
+      timeoutMs: hookTimeoutMs,
       before: async (job, ctx) => {
         // "timeout" answers only once its own timeout aborted its signal: that late answer must be
         // dropped. (A timer of its own would race the timeout timer under event-loop lag; see
@@ -200,7 +245,8 @@ const buildStack = (runs: number) => {
     })
     .use("tool", { name: "tagger", priority: 40, before: async (job) => Transform({ ...job, tag: `${job.tag}+t` }) })
     .use("tool", {
-      name: "twice", priority: 50,
+      name: "twice",
+      priority: 50,
       around: async (ctx, next) => {
         if (ctx.input.fault !== "next-twice") return next();
         const first = next();
@@ -211,7 +257,10 @@ const buildStack = (runs: number) => {
     })
     .use("tool", { name: "stamp", priority: 60, after: (out) => Transform({ content: `${out.content}|after` }) })
     .use("tool", { name: "count", observe: seen })
-    .use("watch", { name: "observe-fault", before: (job) => (job.fault === "reject-on-observe" ? (Reject("not allowed here") as never) : Continue) })
+    .use("watch", {
+      name: "observe-fault",
+      before: (job) => (job.fault === "reject-on-observe" ? (Reject("not allowed here") as never) : Continue),
+    })
     .use("watch", { name: "count-watch", observe: seen });
   return { stack, events };
 };
@@ -220,26 +269,50 @@ const buildStack = (runs: number) => {
 const check = (job: Job, outcome: Outcome<Done>, ran: number): string | undefined => {
   const okValue = `op ${job.id} ${job.id % 3 === 0 ? "Bash" : "Read"} +t|after`;
   const rejectedBy = (by: string, kind: string) =>
-    outcome._tag === "Rejected" && outcome.by === by && outcome.cause instanceof HookError && outcome.cause.kind === kind && ran === (kind === "next-misuse" ? 1 : 0);
-  const aborted = (timedOut: boolean) => outcome._tag === "Failed" && outcome.error instanceof RunAbortedError && outcome.error.timedOut === timedOut && ran === 0;
+    outcome._tag === "Rejected" &&
+    outcome.by === by &&
+    outcome.cause instanceof HookError &&
+    outcome.cause.kind === kind &&
+    ran === (kind === "next-misuse" ? 1 : 0);
+  const aborted = (timedOut: boolean) =>
+    outcome._tag === "Failed" && outcome.error instanceof RunAbortedError && outcome.error.timedOut === timedOut && ran === 0;
   let good: boolean;
   switch (job.fault) {
-    case undefined: good = outcome._tag === "Completed" && outcome.value.content === okValue && ran === 1; break;
+    case undefined:
+      good = outcome._tag === "Completed" && outcome.value.content === okValue && ran === 1;
+      break;
     case "throw-sync":
     case "throw-async":
-    case "reject-non-error": good = rejectedBy("faulty-gate", "threw"); break;
-    case "invalid-action": good = rejectedBy("faulty-gate", "invalid-action"); break;
+    case "reject-non-error":
+      good = rejectedBy("faulty-gate", "threw");
+      break;
+    case "invalid-action":
+      good = rejectedBy("faulty-gate", "invalid-action");
+      break;
     case "timeout":
-    case "never-settles": good = rejectedBy("timed-gate", "timeout"); break;
-    case "next-twice": good = rejectedBy("twice", "next-misuse"); break;
-    case "run-deadline": good = aborted(true); break;
-    case "abort": good = aborted(false); break;
-    case "reject-on-observe": good = outcome._tag === "Completed" && outcome.value.content === `watched ${job.id}` && ran === 1; break;
+    case "never-settles":
+      good = rejectedBy("timed-gate", "timeout");
+      break;
+    case "next-twice":
+      good = rejectedBy("twice", "next-misuse");
+      break;
+    case "run-deadline":
+      good = aborted(true);
+      break;
+    case "abort":
+      good = aborted(false);
+      break;
+    case "reject-on-observe":
+      good = outcome._tag === "Completed" && outcome.value.content === `watched ${job.id}` && ran === 1;
+      break;
   }
-  return good ? undefined : `run ${job.id} (${job.fault ?? "no fault"}): ${JSON.stringify(outcome, (_k, v) => (typeof v === "bigint" || typeof v === "symbol" ? String(v) : v instanceof Error ? `${v.name}: ${v.message}` : v))}, operation ran ${ran}×`;
+  return good
+    ? undefined
+    : `run ${job.id} (${job.fault ?? "no fault"}): ${JSON.stringify(outcome, (_k, v) => (typeof v === "bigint" || typeof v === "symbol" ? String(v) : v instanceof Error ? `${v.name}: ${v.message}` : v))}, operation ran ${ran}×`;
 };
 
-const percentile = (sorted: ArrayLike<number>, p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+const percentile = (sorted: ArrayLike<number>, p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
 
 /**
  * The least-squares slope of `y` over `x`.
@@ -300,7 +373,10 @@ export const soak = async (options: SoakOptions = {}): Promise<SoakFigures> => {
   process.on("uncaughtExceptionMonitor", onUncaught);
 
   const { stack, events } = buildStack(runs);
-  const faults = Object.fromEntries(faultKinds.map((k) => [k, { injected: 0, survived: 0 }])) as Record<FaultKind, { injected: number; survived: number }>;
+  const faults = Object.fromEntries(faultKinds.map((k) => [k, { injected: 0, survived: 0 }])) as Record<
+    FaultKind,
+    { injected: number; survived: number }
+  >;
   const examples: string[] = [];
   const leaked: number[][] = [];
   let mismatches = 0;
@@ -321,27 +397,39 @@ export const soak = async (options: SoakOptions = {}): Promise<SoakFigures> => {
     for (const stop of waiting) stop();
     waiting.clear();
   };
-  const watchdog = setInterval(() => {
-    const oldest = inFlight.entries().next();
-    if (oldest.done === true || stuck !== undefined) return;
-    const [id, { fault, at }] = oldest.value;
-    const pendingMs = performance.now() - at;
-    if (pendingMs <= settleBoundMs) return;
-    stuck = { id, fault, pendingMs: Math.round(pendingMs) };
-    trip();
-  }, Math.max(10, Math.min(250, settleBoundMs / 4)));
+  const watchdog = setInterval(
+    () => {
+      const oldest = inFlight.entries().next();
+      if (oldest.done === true || stuck !== undefined) return;
+      const [id, { fault, at }] = oldest.value;
+      const pendingMs = performance.now() - at;
+      if (pendingMs <= settleBoundMs) return;
+      stuck = { id, fault, pendingMs: Math.round(pendingMs) };
+      trip();
+    },
+    Math.max(10, Math.min(250, settleBoundMs / 4)),
+  );
   const guarded = <T>(work: Promise<T>): Promise<T | typeof STUCK> =>
     new Promise((resolve, reject) => {
       if (stuck !== undefined) return resolve(STUCK);
       const stop = (): void => resolve(STUCK);
       waiting.add(stop);
       work.then(
-        (value) => { waiting.delete(stop); resolve(value); },
-        (error: unknown) => { waiting.delete(stop); reject(error); },
+        (value) => {
+          waiting.delete(stop);
+          resolve(value);
+        },
+        (error: unknown) => {
+          waiting.delete(stop);
+          reject(error);
+        },
       );
     });
 
-  const operation = async (job: { readonly id: number; readonly tag: string }, ctx: { readonly subject: string | undefined }): Promise<Done> => ({ content: `op ${job.id} ${ctx.subject} ${job.tag}` });
+  const operation = async (
+    job: { readonly id: number; readonly tag: string },
+    ctx: { readonly subject: string | undefined },
+  ): Promise<Done> => ({ content: `op ${job.id} ${ctx.subject} ${job.tag}` });
   const never = (): Promise<Done> => new Promise(() => {});
 
   const runOne = async (id: number, fault: FaultKind | undefined): Promise<void> => {
@@ -355,11 +443,11 @@ export const soak = async (options: SoakOptions = {}): Promise<SoakFigures> => {
     if (leakBytes > 0 && id >= 0) leaked.push(new Array<number>(Math.max(0, Math.round((leakBytes - 56) / 8))).fill(id));
     try {
       if (fault === "reject-on-observe") {
-        outcome = await stack.run("watch", job, async () => ((ran++), { content: `watched ${id}` }));
+        outcome = await stack.run("watch", job, async () => (ran++, { content: `watched ${id}` }));
       } else {
         const controller = fault === "abort" ? new AbortController() : undefined;
         if (controller) setTimeout(() => controller.abort(new Error("caller gave up")), 1);
-        outcome = await stack.run("tool", job, id === hangAt ? never : (j, ctx) => ((ran++), operation(j, ctx)), {
+        outcome = await stack.run("tool", job, id === hangAt ? never : (j, ctx) => (ran++, operation(j, ctx)), {
           ...(controller ? { signal: controller.signal } : {}),
           ...(fault === "run-deadline" ? { timeoutMs: runDeadlineMs } : {}),
         });
@@ -419,11 +507,19 @@ export const soak = async (options: SoakOptions = {}): Promise<SoakFigures> => {
     allOverhead.set(overhead.subarray(0, Math.min(overhead.length, allOverhead.length - overheadCount)), overheadCount);
     overheadCount = Math.min(allOverhead.length, overheadCount + overhead.length);
     const sample: Sample = {
-      afterRuns, heapUsedBytes, openFds: fds, activeHandles: handles.total, handlesByType: handles.byType, timers: handles.byType.Timeout ?? 0,
-      overheadP50us: Math.round(percentile(overhead, 0.5) * 10) / 10, overheadP99us: Math.round(percentile(overhead, 0.99) * 10) / 10,
+      afterRuns,
+      heapUsedBytes,
+      openFds: fds,
+      activeHandles: handles.total,
+      handlesByType: handles.byType,
+      timers: handles.byType.Timeout ?? 0,
+      overheadP50us: Math.round(percentile(overhead, 0.5) * 10) / 10,
+      overheadP99us: Math.round(percentile(overhead, 0.99) * 10) / 10,
     };
     samples.push(sample);
-    log(`after ${afterRuns} runs: heap ${(heapUsedBytes / 1048576).toFixed(2)} MiB, handles ${handles.total}, fds ${fds ?? "?"}, overhead p50 ${sample.overheadP50us} µs p99 ${sample.overheadP99us} µs`);
+    log(
+      `after ${afterRuns} runs: heap ${(heapUsedBytes / 1048576).toFixed(2)} MiB, handles ${handles.total}, fds ${fds ?? "?"}, overhead p50 ${sample.overheadP50us} µs p99 ${sample.overheadP99us} µs`,
+    );
     return true;
   };
 
@@ -482,16 +578,27 @@ export const soak = async (options: SoakOptions = {}): Promise<SoakFigures> => {
   const first = samples[0];
   const last = samples.at(-1);
   const failures: string[] = [];
-  if (stuck !== undefined) failures.push(`run ${stuck.id} (${stuck.fault}) had not settled within ${settleBoundMs} ms (pending ${stuck.pendingMs} ms): the soak stopped there`);
+  if (stuck !== undefined)
+    failures.push(
+      `run ${stuck.id} (${stuck.fault}) had not settled within ${settleBoundMs} ms (pending ${stuck.pendingMs} ms): the soak stopped there`,
+    );
   if (started !== settledRuns) failures.push(`${started - settledRuns} of ${started} started runs never settled`);
   // Handles and fds are counted in each sample after late fault timers ran out and observers flushed.
   const startHandles = { total: first?.activeHandles ?? 0, byType: first?.handlesByType ?? {} };
   const endHandles = { total: last?.activeHandles ?? 0, byType: last?.handlesByType ?? {} };
-  const handlesFlat = endHandles.total <= startHandles.total + handleTolerance && (endHandles.byType.Timeout ?? 0) <= (startHandles.byType.Timeout ?? 0);
-  const fdsFlat = first?.openFds === undefined || last?.openFds === undefined ? "not checked" as const : last.openFds <= first.openFds + fdTolerance;
+  const handlesFlat =
+    endHandles.total <= startHandles.total + handleTolerance && (endHandles.byType.Timeout ?? 0) <= (startHandles.byType.Timeout ?? 0);
+  const fdsFlat =
+    first?.openFds === undefined || last?.openFds === undefined ? ("not checked" as const) : last.openFds <= first.openFds + fdTolerance;
   // The slope needs a few samples to mean anything; a soak the watchdog stopped early may lack them.
-  const slopeBytesPerRun = samples.length >= 3 ? slope(samples.map((x) => x.afterRuns), samples.map((x) => x.heapUsedBytes)) : Number.NaN;
-  const heapFlat = Number.isNaN(slopeBytesPerRun) ? "not checked" as const : slopeBytesPerRun <= slopeTolerance;
+  const slopeBytesPerRun =
+    samples.length >= 3
+      ? slope(
+          samples.map((x) => x.afterRuns),
+          samples.map((x) => x.heapUsedBytes),
+        )
+      : Number.NaN;
+  const heapFlat = Number.isNaN(slopeBytesPerRun) ? ("not checked" as const) : slopeBytesPerRun <= slopeTolerance;
   const growth = (last?.heapUsedBytes ?? 0) - (first?.heapUsedBytes ?? 0);
   const half = Math.max(1, Math.floor(samples.length / 2));
   const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
@@ -499,8 +606,10 @@ export const soak = async (options: SoakOptions = {}): Promise<SoakFigures> => {
   const lateP99 = median(samples.slice(half).map((x) => x.overheadP99us));
   const earlyP50 = median(samples.slice(0, half).map((x) => x.overheadP50us));
   const lateP50 = median(samples.slice(half).map((x) => x.overheadP50us));
-  const stable = overheadTolerance === 0 || samples.length < 2 ? "not checked" as const :
-    lateP50 <= earlyP50 * overheadTolerance + 50 && lateP99 <= earlyP99 * overheadTolerance + 2000;
+  const stable =
+    overheadTolerance === 0 || samples.length < 2
+      ? ("not checked" as const)
+      : lateP50 <= earlyP50 * overheadTolerance + 50 && lateP99 <= earlyP99 * overheadTolerance + 2000;
   const overheadAll = allOverhead.subarray(0, overheadCount).sort();
 
   const faultsInjected = faultKinds.reduce((n, k) => n + faults[k].injected, 0);
@@ -508,33 +617,80 @@ export const soak = async (options: SoakOptions = {}): Promise<SoakFigures> => {
   if (mismatches > 0) failures.push(`${mismatches} outcomes differed from what their fault must give`);
   if (lost > 0 || settledRuns !== runs) failures.push(`${lost} runs lost (${settledRuns} of ${runs} settled)`);
   const notOnce = events.perRun.reduce((n, c) => n + (c === 1 ? 0 : 1), 0);
-  if (stuck === undefined && (events.count !== runs || notOnce > 0)) failures.push(`observers saw ${events.count} events for ${runs} runs, ${notOnce} runs not exactly once (each run must settle exactly once)`);
+  if (stuck === undefined && (events.count !== runs || notOnce > 0))
+    failures.push(
+      `observers saw ${events.count} events for ${runs} runs, ${notOnce} runs not exactly once (each run must settle exactly once)`,
+    );
   if (unhandled > 0) failures.push(`${unhandled} unhandled rejections`);
   if (uncaught > 0) failures.push(`${uncaught} uncaught exceptions`);
-  if (heapFlat === false) failures.push(`heap grew ${slopeBytesPerRun.toFixed(1)} bytes per run after GC (tolerance ${slopeTolerance}; ${(growth / 1048576).toFixed(2)} MiB from the first sample to the last)`);
-  if (!handlesFlat) failures.push(`active handles went from ${startHandles.total} ${JSON.stringify(startHandles.byType)} to ${endHandles.total} ${JSON.stringify(endHandles.byType)}`);
+  if (heapFlat === false)
+    failures.push(
+      `heap grew ${slopeBytesPerRun.toFixed(1)} bytes per run after GC (tolerance ${slopeTolerance}; ${(growth / 1048576).toFixed(2)} MiB from the first sample to the last)`,
+    );
+  if (!handlesFlat)
+    failures.push(
+      `active handles went from ${startHandles.total} ${JSON.stringify(startHandles.byType)} to ${endHandles.total} ${JSON.stringify(endHandles.byType)}`,
+    );
   if (fdsFlat === false) failures.push(`open file descriptors went from ${first?.openFds} to ${last?.openFds}`);
-  if (stable === false) failures.push(`overhead grew: p50 ${earlyP50} → ${lateP50} µs, p99 ${earlyP99} → ${lateP99} µs (medians of the early and late samples)`);
-  if (faultRate > 0 && runs >= 5000 && stuck === undefined && faultKinds.some((k) => faults[k].injected === 0)) failures.push(`some fault kinds were never injected: ${faultKinds.filter((k) => faults[k].injected === 0).join(", ")}`);
+  if (stable === false)
+    failures.push(
+      `overhead grew: p50 ${earlyP50} → ${lateP50} µs, p99 ${earlyP99} → ${lateP99} µs (medians of the early and late samples)`,
+    );
+  if (faultRate > 0 && runs >= 5000 && stuck === undefined && faultKinds.some((k) => faults[k].injected === 0))
+    failures.push(`some fault kinds were never injected: ${faultKinds.filter((k) => faults[k].injected === 0).join(", ")}`);
   leaked.length = 0;
 
   return {
-    runs, faultRate, concurrency, seed, durationMs: Math.round(runMs), runsPerSecond: Math.round(settledRuns / (runMs / 1000)),
-    faults, faultsInjected, faultsSurvived, cleanRuns, mismatches, started, settled: settledRuns, lost,
+    runs,
+    faultRate,
+    concurrency,
+    seed,
+    durationMs: Math.round(runMs),
+    runsPerSecond: Math.round(settledRuns / (runMs / 1000)),
+    faults,
+    faultsInjected,
+    faultsSurvived,
+    cleanRuns,
+    mismatches,
+    started,
+    settled: settledRuns,
+    lost,
     watchdog: { boundMs: settleBoundMs, stuck },
-    observerEvents: events.count, unhandledRejections: unhandled, uncaughtExceptions: uncaught, stackStats,
+    observerEvents: events.count,
+    unhandledRejections: unhandled,
+    uncaughtExceptions: uncaught,
+    stackStats,
     heap: {
-      startBytes: first?.heapUsedBytes ?? 0, endBytes: last?.heapUsedBytes ?? 0, growthBytes: growth,
-      slopeBytesPerRun: Math.round(slopeBytesPerRun * 10) / 10, slopeToleranceBytesPerRun: slopeTolerance, flat: heapFlat,
+      startBytes: first?.heapUsedBytes ?? 0,
+      endBytes: last?.heapUsedBytes ?? 0,
+      growthBytes: growth,
+      slopeBytesPerRun: Math.round(slopeBytesPerRun * 10) / 10,
+      slopeToleranceBytesPerRun: slopeTolerance,
+      flat: heapFlat,
       gc: typeof (globalThis as { gc?: unknown }).gc === "function" ? "--expose-gc" : "v8.setFlagsFromString('--expose-gc')",
     },
-    handles: { start: startHandles.total, end: endHandles.total, startByType: startHandles.byType, endByType: endHandles.byType, flat: handlesFlat },
+    handles: {
+      start: startHandles.total,
+      end: endHandles.total,
+      startByType: startHandles.byType,
+      endByType: endHandles.byType,
+      flat: handlesFlat,
+    },
     fds: { start: first?.openFds, end: last?.openFds, flat: fdsFlat },
     overhead: {
-      p50us: Math.round(percentile(overheadAll, 0.5) * 10) / 10, p99us: Math.round(percentile(overheadAll, 0.99) * 10) / 10,
-      earlyP50us: earlyP50, lateP50us: lateP50, earlyP99us: earlyP99, lateP99us: lateP99, runsPerSample: overheadRuns, stable,
+      p50us: Math.round(percentile(overheadAll, 0.5) * 10) / 10,
+      p99us: Math.round(percentile(overheadAll, 0.99) * 10) / 10,
+      earlyP50us: earlyP50,
+      lateP50us: lateP50,
+      earlyP99us: earlyP99,
+      lateP99us: lateP99,
+      runsPerSample: overheadRuns,
+      stable,
     },
-    samples, examples, failures, ok: failures.length === 0,
+    samples,
+    examples,
+    failures,
+    ok: failures.length === 0,
   };
 };
 
@@ -563,19 +719,27 @@ const main = async (): Promise<void> => {
     hangAtRun !== undefined ? `SOAK_INJECT_HANG=${hangAtRun}` : "",
     leakBytesPerRun !== undefined ? `SOAK_INJECT_LEAK=${leakBytesPerRun}` : "",
     "npm run soak",
-  ].filter(Boolean).join(" ");
+  ]
+    .filter(Boolean)
+    .join(" ");
   console.log(`soak: ${runs} runs, 1% faults of ${faultKinds.length} kinds (${faultKinds.join(", ")})`);
   const figures = await soak({
     runs,
     log: (line) => console.log(`  ${line}`),
-    ...(hangAtRun !== undefined || leakBytesPerRun !== undefined ? { inject: { ...(hangAtRun !== undefined ? { hangAtRun } : {}), ...(leakBytesPerRun !== undefined ? { leakBytesPerRun } : {}) } } : {}),
+    ...(hangAtRun !== undefined || leakBytesPerRun !== undefined
+      ? { inject: { ...(hangAtRun !== undefined ? { hangAtRun } : {}), ...(leakBytesPerRun !== undefined ? { leakBytesPerRun } : {}) } }
+      : {}),
   });
   if (out !== undefined) {
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, `${JSON.stringify({ ...figures, command, node: process.version }, null, 2)}\n`);
   }
-  console.log(`soak: ${figures.settled} of ${figures.started} started runs settled in ${(figures.durationMs / 1000).toFixed(1)} s (${figures.runsPerSecond}/s); faults injected ${figures.faultsInjected}, survived ${figures.faultsSurvived}; lost ${figures.lost}; unhandled rejections ${figures.unhandledRejections}`);
-  console.log(`soak: heap ${(figures.heap.startBytes / 1048576).toFixed(2)} → ${(figures.heap.endBytes / 1048576).toFixed(2)} MiB, ${figures.heap.slopeBytesPerRun} bytes per run (tolerance ${figures.heap.slopeToleranceBytesPerRun}); handles ${figures.handles.start} → ${figures.handles.end}; fds ${figures.fds.start ?? "?"} → ${figures.fds.end ?? "?"}; overhead p50 ${figures.overhead.p50us} µs, p99 ${figures.overhead.p99us} µs`);
+  console.log(
+    `soak: ${figures.settled} of ${figures.started} started runs settled in ${(figures.durationMs / 1000).toFixed(1)} s (${figures.runsPerSecond}/s); faults injected ${figures.faultsInjected}, survived ${figures.faultsSurvived}; lost ${figures.lost}; unhandled rejections ${figures.unhandledRejections}`,
+  );
+  console.log(
+    `soak: heap ${(figures.heap.startBytes / 1048576).toFixed(2)} → ${(figures.heap.endBytes / 1048576).toFixed(2)} MiB, ${figures.heap.slopeBytesPerRun} bytes per run (tolerance ${figures.heap.slopeToleranceBytesPerRun}); handles ${figures.handles.start} → ${figures.handles.end}; fds ${figures.fds.start ?? "?"} → ${figures.fds.end ?? "?"}; overhead p50 ${figures.overhead.p50us} µs, p99 ${figures.overhead.p99us} µs`,
+  );
   if (out !== undefined) console.log(`soak: figures written to ${join(out)}`);
   if (!figures.ok) {
     for (const f of figures.failures) console.error(`soak FAILED: ${f}`);

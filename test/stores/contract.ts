@@ -257,7 +257,11 @@ export const stateStoreContract = (name: string, make: () => StateStore): void =
         await store.settle("b", "r2", 10);
         await store.reserve("b", "r3", 10, 100, 60_000);
         await store.release("b", "r3");
-        expect([await store.renew("b", "r2", 1_000), await store.renew("b", "r3", 1_000), await store.renew("b", "r4", 1_000)]).toEqual([false, false, false]);
+        expect([await store.renew("b", "r2", 1_000), await store.renew("b", "r3", 1_000), await store.renew("b", "r4", 1_000)]).toEqual([
+          false,
+          false,
+          false,
+        ]);
         expect(await store.used("b")).toBe(50);
       });
 
@@ -332,9 +336,7 @@ export const stateStoreContract = (name: string, make: () => StateStore): void =
 
       it("concurrent reserves never admit more than the limit", async () => {
         const store = make();
-        const answers = await Promise.all(
-          Array.from({ length: 50 }, (_, i) => store.reserve("b", `r${i}`, 10, 205, 60_000)),
-        );
+        const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => store.reserve("b", `r${i}`, 10, 205, 60_000)));
         expect(answers.filter((a) => a.ok)).toHaveLength(20);
         expect(await store.used("b")).toBe(200);
       });

@@ -51,7 +51,10 @@ describeRedisProcess("budgets and limits across processes while redis-server fai
     // where each call was when the server stopped; every refusal must say the store was unavailable.
     const kinds = Object.keys(stall.refusals);
     expect(kinds.length, JSON.stringify(stall.refusals)).toBeGreaterThan(0);
-    expect(kinds.filter((why) => !why.includes("Redis is unavailable")), JSON.stringify(stall.refusals)).toEqual([]);
+    expect(
+      kinds.filter((why) => !why.includes("Redis is unavailable")),
+      JSON.stringify(stall.refusals),
+    ).toEqual([]);
     exact(stall.after);
   });
 
@@ -62,7 +65,9 @@ describeRedisProcess("budgets and limits across processes while redis-server fai
     expect(drain.used).toBe(drain.settled);
     expect(drain.settled).toBeLessThanOrEqual(drain.tokenLimit);
     expect(drain.tokenLimit - drain.settled).toBeLessThan(drain.need);
-    expect(drain.refusal).toBe(`Budget exhausted (drain): ${drain.settled} of ${drain.tokenLimit} tokens spent, and this call may need up to ${drain.need}`);
+    expect(drain.refusal).toBe(
+      `Budget exhausted (drain): ${drain.settled} of ${drain.tokenLimit} tokens spent, and this call may need up to ${drain.need}`,
+    );
     expect([drain.callsAdmitted, drain.callsCounter]).toEqual([drain.callLimit, drain.callLimit]);
   });
 });

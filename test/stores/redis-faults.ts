@@ -28,7 +28,13 @@ export interface Totals {
   /** Tokens the budget settled, what it still holds, and what the workers' calls spent. */
   readonly budget: { readonly settled: number; readonly used: number; readonly spent: number };
   /** What each limit counts (`used`), and the calls the workers' limits admitted. */
-  readonly limits: { readonly sliding: number; readonly fixed: number; readonly calls: number; readonly callsCounter: number; readonly admitted: number };
+  readonly limits: {
+    readonly sliding: number;
+    readonly fixed: number;
+    readonly calls: number;
+    readonly callsCounter: number;
+    readonly admitted: number;
+  };
   /** Settles and refunds a worker gave up on. */
   readonly accountingErrors: readonly string[];
 }
@@ -90,7 +96,17 @@ const sum = (reports: readonly WorkerReport[], pick: (r: WorkerReport) => number
  * @example
  * const figures = await redisFaults({ faults: ["stall", "kill", "restart"] })
  */
-export const redisFaults = async ({ faults = ["stall", "kill", "restart"] as readonly Fault[], workers = 3, lanes = 8, opMs = 5, downMs = 1_500, afterMs = 3_000, graceMs = 2_000, drainTokens = 40_000, drainCalls = 500 } = {}): Promise<FaultRunFigures> => {
+export const redisFaults = async ({
+  faults = ["stall", "kill", "restart"] as readonly Fault[],
+  workers = 3,
+  lanes = 8,
+  opMs = 5,
+  downMs = 1_500,
+  afterMs = 3_000,
+  graceMs = 2_000,
+  drainTokens = 40_000,
+  drainCalls = 500,
+} = {}): Promise<FaultRunFigures> => {
   const server: RedisServer = await startRedis({ appendOnly: true });
   const keyPrefix = `faults-${randomUUID()}:`;
   const maxOutputTokens = 100;
@@ -98,9 +114,12 @@ export const redisFaults = async ({ faults = ["stall", "kill", "restart"] as rea
   const store = new RedisStore({ connection: server.url, keyPrefix });
   try {
     for (let i = 0; i < workers; i++) {
-      children.push(fork(fixture, [server.url, keyPrefix, lanes, opMs, drainTokens, drainCalls, maxOutputTokens].map(String), {
-        execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"],
-      }));
+      children.push(
+        fork(fixture, [server.url, keyPrefix, lanes, opMs, drainTokens, drainCalls, maxOutputTokens].map(String), {
+          execArgv: ["--import", "tsx"],
+          stdio: ["ignore", "inherit", "inherit", "ipc"],
+        }),
+      );
     }
     const next = <T>(child: ChildProcess, type: string): Promise<T> =>
       new Promise((resolve, reject) => {
@@ -143,7 +162,9 @@ export const redisFaults = async ({ faults = ["stall", "kill", "restart"] as rea
     const loadStart = Date.now();
     await sleep(1_000);
     const first = await quiesce();
-    const callsPerSecond = Math.round(sum(first, (r) => (r.started.budget ?? 0) + (r.started.limits ?? 0)) / ((Date.now() - loadStart) / 1000));
+    const callsPerSecond = Math.round(
+      sum(first, (r) => (r.started.budget ?? 0) + (r.started.limits ?? 0)) / ((Date.now() - loadStart) / 1000),
+    );
     const before = await totals(first);
 
     const figures: FaultFigures[] = [];
@@ -165,10 +186,12 @@ export const redisFaults = async ({ faults = ["stall", "kill", "restart"] as rea
       await sleep(afterMs);
       const reports = await quiesce();
       const calls = reports.flatMap((r) => ["budget", "limits"].flatMap((name) => r.calls[name] ?? []));
-      const recoveryMs = reports.flatMap((r) => ["budget", "limits"].map((name) => {
-        const firstAdmitted = Math.min(...(r.calls[name] ?? []).map(([, ranAt]) => ranAt).filter((ranAt) => ranAt >= back));
-        return firstAdmitted - back;
-      }));
+      const recoveryMs = reports.flatMap((r) =>
+        ["budget", "limits"].map((name) => {
+          const firstAdmitted = Math.min(...(r.calls[name] ?? []).map(([, ranAt]) => ranAt).filter((ranAt) => ranAt >= back));
+          return firstAdmitted - back;
+        }),
+      );
       const refusals: Record<string, number> = {};
       for (const r of reports) for (const [why, n] of Object.entries(r.refusals)) refusals[why] = (refusals[why] ?? 0) + n;
       figures.push({

@@ -16,7 +16,12 @@ const nextMessage = <T>(child: ChildProcess): Promise<T> =>
 const exited = (child: ChildProcess): Promise<void> =>
   child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once("exit", () => r()));
 
-interface Report { readonly type: "done"; readonly calls: number; readonly spent: number; readonly maxSettled: number }
+interface Report {
+  readonly type: "done";
+  readonly calls: number;
+  readonly spent: number;
+  readonly maxSettled: number;
+}
 
 describeRedisProcess("RedisStore across OS processes", () => {
   let server: RedisServer;

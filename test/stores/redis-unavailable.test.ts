@@ -16,14 +16,21 @@ const closedPort = (): Promise<number> =>
 /** How long `operation` takes to reject, and with what. */
 const timeRejection = async (operation: () => Promise<unknown>): Promise<{ error: unknown; ms: number }> => {
   const start = performance.now();
-  const error = await operation().then(() => undefined, (e: unknown) => e);
+  const error = await operation().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   return { error, ms: performance.now() - start };
 };
 
 describeRedisProcess("RedisStore fails closed", () => {
   let server: RedisServer;
-  beforeAll(async () => { server = await startRedis(); });
-  afterAll(async () => { await server?.stop(); });
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
 
   it("rejects with StoreUnavailableError in under 2 s when nothing listens on the port", async () => {
     const store = new RedisStore({ connection: { host: "127.0.0.1", port: await closedPort() } });
@@ -87,7 +94,9 @@ describeRedisProcess("RedisStore's errors say what went wrong", () => {
     await admin.config("SET", "requirepass", "s3cret");
     admin.disconnect();
   });
-  afterAll(async () => { await server?.stop(); });
+  afterAll(async () => {
+    await server?.stop();
+  });
 
   it("names the authentication failure on every operation, not only the first, while the client reconnects", async () => {
     for (const connection of [server.url, `redis://:wrong@127.0.0.1:${server.port}`]) {

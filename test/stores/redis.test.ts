@@ -28,8 +28,12 @@ describeRedis("RedisStore", () => {
 
   describe("RedisStore on a real server", () => {
     it("refuses a timeoutMs or keyPrefix of the wrong type at construction, with a TypeError naming RedisStore and the field", () => {
-      expect(() => new RedisStore({ timeoutMs: Number.NaN, connection: server.url })).toThrow(new TypeError("RedisStore: timeoutMs must be an integer >= 1, got NaN"));
-      expect(() => new RedisStore({ keyPrefix: 42 as never, connection: server.url })).toThrow(new TypeError("RedisStore: keyPrefix must be a string, got 42"));
+      expect(() => new RedisStore({ timeoutMs: Number.NaN, connection: server.url })).toThrow(
+        new TypeError("RedisStore: timeoutMs must be an integer >= 1, got NaN"),
+      );
+      expect(() => new RedisStore({ keyPrefix: 42 as never, connection: server.url })).toThrow(
+        new TypeError("RedisStore: keyPrefix must be a string, got 42"),
+      );
     });
 
     it("keeps a budget's value, holds and expiries under keyPrefix, with one hash tag", async () => {

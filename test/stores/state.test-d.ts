@@ -7,7 +7,12 @@ import { RedisStore } from "../../src/stores/redis.ts";
 
 describe("store types", () => {
   it("give an admission's settled spend and live reservations apart from its total", () => {
-    expectTypeOf<Admission>().toEqualTypeOf<{ readonly ok: boolean; readonly used: number; readonly settled: number; readonly reserved: number }>();
+    expectTypeOf<Admission>().toEqualTypeOf<{
+      readonly ok: boolean;
+      readonly used: number;
+      readonly settled: number;
+      readonly reserved: number;
+    }>();
     // @ts-expect-error an admission without settled and reserved is not one
     const partial: Admission = { ok: true, used: 1 };
     void partial;

@@ -22,4 +22,3 @@ export const required = process.env.AGENT_ONION_REQUIRE_REDIS === "1";
 
 /** Whether the Redis tests can run here: a local binary, or a `REDIS_URL`. */
 export const redisAvailable: boolean = redisBinary !== undefined || redisUrl !== undefined;
-

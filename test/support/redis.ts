@@ -55,7 +55,11 @@ const missing = (what: string): never => {
  * @example
  * describeRedis("RedisStore on a real server", () => { it("…", async () => { … }) })
  */
-export const describeRedis: typeof describe.skip = redisAvailable ? describe : required ? missing("no redis-server on the PATH and no REDIS_URL") : describe.skip;
+export const describeRedis: typeof describe.skip = redisAvailable
+  ? describe
+  : required
+    ? missing("no redis-server on the PATH and no REDIS_URL")
+    : describe.skip;
 
 /**
  * `describe` for suites that stop, pause or restart the server: they need a local binary.
@@ -63,7 +67,8 @@ export const describeRedis: typeof describe.skip = redisAvailable ? describe : r
  * @example
  * describeRedisProcess("RedisStore fails closed", () => { … })
  */
-export const describeRedisProcess: typeof describe.skip = redisBinary !== undefined ? describe : required ? missing("no redis-server on the PATH") : describe.skip;
+export const describeRedisProcess: typeof describe.skip =
+  redisBinary !== undefined ? describe : required ? missing("no redis-server on the PATH") : describe.skip;
 
 /**
  * The redis-server binary, or a failure that says how to get it.
@@ -73,7 +78,9 @@ export const describeRedisProcess: typeof describe.skip = redisBinary !== undefi
  */
 export const redisServerBinary = (): string => {
   if (redisBinary === undefined) {
-    throw new Error("redis-server is not installed: this test needs a local server it can stop and start (apt-get install -y redis-server, or run bash .ci/run)");
+    throw new Error(
+      "redis-server is not installed: this test needs a local server it can stop and start (apt-get install -y redis-server, or run bash .ci/run)",
+    );
   }
   return redisBinary;
 };
@@ -94,21 +101,40 @@ const pong = (port: number): Promise<boolean> =>
   new Promise((resolve) => {
     const socket = createConnection({ host: "127.0.0.1", port });
     let reply = "";
-    const done = (ok: boolean): void => { socket.destroy(); resolve(ok); };
+    const done = (ok: boolean): void => {
+      socket.destroy();
+      resolve(ok);
+    };
     socket.setTimeout(500, () => done(false));
     socket.once("error", () => done(false));
     socket.once("connect", () => socket.write("PING\r\n"));
-    socket.on("data", (chunk) => { reply += chunk.toString(); if (reply.includes("\r\n")) done(reply.startsWith("+PONG")); });
+    socket.on("data", (chunk) => {
+      reply += chunk.toString();
+      if (reply.includes("\r\n")) done(reply.startsWith("+PONG"));
+    });
   });
 
 const launch = async (binary: string, port: number, dir: string, options: RedisServerOptions = {}): Promise<ChildProcess> => {
-  const child = spawn(binary, [
-    "--port", String(port), "--bind", "127.0.0.1", "--dir", dir,
-    "--save", "", "--daemonize", "no",
-    ...(options.appendOnly === true ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"]),
-    // DEBUG SLEEP lets tests make the server slow on purpose.
-    "--enable-debug-command", "local",
-  ], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(
+    binary,
+    [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      dir,
+      "--save",
+      "",
+      "--daemonize",
+      "no",
+      ...(options.appendOnly === true ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"]),
+      // DEBUG SLEEP lets tests make the server slow on purpose.
+      "--enable-debug-command",
+      "local",
+    ],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
   let stderr = "";
   child.stderr?.on("data", (chunk) => (stderr += chunk.toString()));
   const deadline = Date.now() + 5_000;
@@ -155,7 +181,9 @@ export const startRedis = async (options: RedisServerOptions = {}): Promise<Redi
   }
   let current: ChildProcess = child;
   // Never leave a server behind if the test process exits without afterAll.
-  const onExit = (): void => { current.kill("SIGKILL"); };
+  const onExit = (): void => {
+    current.kill("SIGKILL");
+  };
   process.once("exit", onExit);
   return {
     port,
@@ -184,6 +212,8 @@ export const startRedis = async (options: RedisServerOptions = {}): Promise<Redi
 const external = async (url: string): Promise<RedisServer> => {
   const port = Number(new URL(url).port || 6379);
   const cannot = (): Promise<void> => Promise.reject(new Error("pausing the server needs a local redis-server binary, not REDIS_URL"));
-  const never = (): never => { throw new Error("signalling the server needs a local redis-server binary, not REDIS_URL"); };
+  const never = (): never => {
+    throw new Error("signalling the server needs a local redis-server binary, not REDIS_URL");
+  };
   return { port, url, stop: () => Promise.resolve(), pause: cannot, resume: cannot, freeze: never, thaw: never, crash: cannot };
 };

@@ -30,7 +30,8 @@ if ((process as unknown as Record<symbol, unknown>)[installed] !== true) {
   const typeOf = (args: unknown[]): string | undefined => {
     const second = args[1];
     if (typeof second === "string") return second;
-    if (typeof second === "object" && second !== null && typeof (second as { type?: unknown }).type === "string") return (second as { type: string }).type;
+    if (typeof second === "object" && second !== null && typeof (second as { type?: unknown }).type === "string")
+      return (second as { type: string }).type;
     const first = args[0];
     return first instanceof Error ? first.name : undefined;
   };

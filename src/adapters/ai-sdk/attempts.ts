@@ -54,11 +54,18 @@ export class Attempts<R extends SdkGenerateResult = SdkGenerateResult> {
       return p === answer || p.toolCalls === answer.toolCalls || p.usage === answer.usage ? first : undefined;
     }
     // The latest first: a retry's answer is its own, not an earlier attempt's.
-    return findLast(all, (p) => p === answer) ?? findLast(all, (p) => p.toolCalls === answer.toolCalls) ?? findLast(all, (p) => p.usage === answer.usage);
+    return (
+      findLast(all, (p) => p === answer) ??
+      findLast(all, (p) => p.toolCalls === answer.toolCalls) ??
+      findLast(all, (p) => p.usage === answer.usage)
+    );
   }
 }
 
-const findLast = <R extends SdkGenerateResult>(all: readonly Attempt<R>[], match: (produced: ModelResponse) => boolean): Attempt<R> | undefined => {
+const findLast = <R extends SdkGenerateResult>(
+  all: readonly Attempt<R>[],
+  match: (produced: ModelResponse) => boolean,
+): Attempt<R> | undefined => {
   for (let i = all.length - 1; i >= 0; i--) if (match((all[i] as Attempt<R>).produced)) return all[i];
   return undefined;
 };

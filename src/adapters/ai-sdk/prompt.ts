@@ -20,13 +20,27 @@ import { deepFreeze, type DeepReadonly } from "../../core/readonly.ts";
 import type { Message, ModelRequest, ToolCall, ToolSpec } from "../../agent/types.ts";
 import type { SdkCallOptions, SdkMessage, SdkPart, SdkTool } from "./spec.ts";
 
-interface TextPart extends SdkPart { readonly type: "text"; readonly text: string }
-interface ToolCallPart extends SdkPart { readonly type: "tool-call"; readonly toolCallId: string; readonly toolName: string; readonly input: unknown }
+interface TextPart extends SdkPart {
+  readonly type: "text";
+  readonly text: string;
+}
+interface ToolCallPart extends SdkPart {
+  readonly type: "tool-call";
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly input: unknown;
+}
 interface ToolResultPart extends SdkPart {
-  readonly type: "tool-result"; readonly toolCallId: string; readonly toolName: string;
+  readonly type: "tool-result";
+  readonly toolCallId: string;
+  readonly toolName: string;
   readonly output: { readonly type: string; readonly value?: unknown; readonly reason?: string };
 }
-interface ApprovalPart extends SdkPart { readonly type: "tool-approval-response"; readonly approved: boolean; readonly reason?: string }
+interface ApprovalPart extends SdkPart {
+  readonly type: "tool-approval-response";
+  readonly approved: boolean;
+  readonly reason?: string;
+}
 
 /** Where a `Message` came from: the SDK message, its place among the messages it gave, and for tool results the part. */
 interface Origin {
@@ -65,7 +79,11 @@ export class MappedRequest {
   declare private byTool: Map<ToolSpec, SdkTool> | undefined;
 
   constructor(
-    request: ModelRequest, prompt: readonly SdkMessage[], calls: readonly ToolCall[] | undefined, callParts: readonly ToolCallPart[] | undefined, sdkTools: readonly SdkTool[],
+    request: ModelRequest,
+    prompt: readonly SdkMessage[],
+    calls: readonly ToolCall[] | undefined,
+    callParts: readonly ToolCallPart[] | undefined,
+    sdkTools: readonly SdkTool[],
   ) {
     this.request = request;
     this.prompt = prompt;
@@ -172,12 +190,17 @@ export const toRequest = (params: SdkCallOptions, model: string, stream: boolean
         if (part.type === "tool-result") {
           const r = part as ToolResultPart;
           const isError = r.output.type.startsWith("error") || r.output.type === "execution-denied";
-          messages.push(isError
-            ? { role: "tool", content: outputText(r.output), toolCallId: r.toolCallId, toolName: r.toolName, isError }
-            : { role: "tool", content: outputText(r.output), toolCallId: r.toolCallId, toolName: r.toolName });
+          messages.push(
+            isError
+              ? { role: "tool", content: outputText(r.output), toolCallId: r.toolCallId, toolName: r.toolName, isError }
+              : { role: "tool", content: outputText(r.output), toolCallId: r.toolCallId, toolName: r.toolName },
+          );
         } else if (part.type === "tool-approval-response") {
           const a = part as ApprovalPart;
-          messages.push({ role: "tool", content: `[tool approval ${a.approved ? "granted" : "denied"}${a.reason ? `: ${a.reason}` : ""}]` });
+          messages.push({
+            role: "tool",
+            content: `[tool approval ${a.approved ? "granted" : "denied"}${a.reason ? `: ${a.reason}` : ""}]`,
+          });
         }
       }
       if (messages.length === first) messages.push({ role: "tool", content: "" });
@@ -186,13 +209,21 @@ export const toRequest = (params: SdkCallOptions, model: string, stream: boolean
       for (const part of message.content) {
         if (part.type !== "tool-call") continue;
         const p = part as ToolCallPart;
-        const call: ToolCall = { id: p.toolCallId, name: p.toolName, input: isRecord(p.input) ? shared(p.input) : { value: sharedValue(p.input) } };
+        const call: ToolCall = {
+          id: p.toolCallId,
+          name: p.toolName,
+          input: isRecord(p.input) ? shared(p.input) : { value: sharedValue(p.input) },
+        };
         (calls ??= []).push(call);
         (callParts ??= []).push(p);
         (toolCalls ??= []).push(call);
       }
       const content = textOf(message.content);
-      messages.push(toolCalls === undefined ? { role: message.role as Message["role"], content } : { role: message.role as Message["role"], content, toolCalls });
+      messages.push(
+        toolCalls === undefined
+          ? { role: message.role as Message["role"], content }
+          : { role: message.role as Message["role"], content, toolCalls },
+      );
     }
   }
   const request: { -readonly [K in keyof ModelRequest]: ModelRequest[K] } = { model, messages };
@@ -211,7 +242,9 @@ const sharedValue = (value: unknown): unknown => (typeof value === "object" && v
 const toolSpec = (tool: SdkTool): ToolSpec => {
   const inputSchema = isRecord(tool.inputSchema) ? shared(tool.inputSchema) : undefined;
   if (tool.description === undefined) return inputSchema === undefined ? { name: tool.name } : { name: tool.name, inputSchema };
-  return inputSchema === undefined ? { name: tool.name, description: tool.description } : { name: tool.name, description: tool.description, inputSchema };
+  return inputSchema === undefined
+    ? { name: tool.name, description: tool.description }
+    : { name: tool.name, description: tool.description, inputSchema };
 };
 
 /**
@@ -238,9 +271,16 @@ const originsOf = (prompt: readonly SdkMessage[]): Origin[] => {
  * @example
  * fromRequest(params, mapped, mapped.request, []) === params // true
  */
-export const fromRequest = <P extends SdkCallOptions>(params: P, mapped: MappedRequest, request: DeepReadonly<ModelRequest>, context: readonly string[]): P => {
+export const fromRequest = <P extends SdkCallOptions>(
+  params: P,
+  mapped: MappedRequest,
+  request: DeepReadonly<ModelRequest>,
+  context: readonly string[],
+): P => {
   // Compared with what was made, not with `mapped.request`: a hook may have assigned to it in place.
-  let prompt = mapped.made(request.messages as readonly Message[]) ? params.prompt : rebuildPrompt(mapped, request.messages as readonly Message[]);
+  let prompt = mapped.made(request.messages as readonly Message[])
+    ? params.prompt
+    : rebuildPrompt(mapped, request.messages as readonly Message[]);
   if (context.length > 0) {
     let at = 0;
     while (prompt[at]?.role === "system") at++;
@@ -249,8 +289,20 @@ export const fromRequest = <P extends SdkCallOptions>(params: P, mapped: MappedR
   const tools = mapped.madeTools(request.tools as readonly ToolSpec[] | undefined)
     ? params.tools
     : request.tools?.map((spec) => mapped.tool(spec as ToolSpec) ?? functionTool(spec as ToolSpec));
-  if (prompt === params.prompt && tools === params.tools && request.maxOutputTokens === params.maxOutputTokens && request.temperature === params.temperature) return params;
-  const next: Record<string, unknown> = { ...(params as object), prompt, tools, maxOutputTokens: request.maxOutputTokens, temperature: request.temperature };
+  if (
+    prompt === params.prompt &&
+    tools === params.tools &&
+    request.maxOutputTokens === params.maxOutputTokens &&
+    request.temperature === params.temperature
+  )
+    return params;
+  const next: Record<string, unknown> = {
+    ...(params as object),
+    prompt,
+    tools,
+    maxOutputTokens: request.maxOutputTokens,
+    temperature: request.temperature,
+  };
   for (const key of ["tools", "maxOutputTokens", "temperature"]) if (next[key] === undefined) delete next[key];
   return next as unknown as P;
 };
@@ -273,7 +325,7 @@ const rebuildPrompt = (mapped: MappedRequest, messages: readonly Message[]): Sdk
     }
     return o;
   };
-  for (let i = 0; i < messages.length;) {
+  for (let i = 0; i < messages.length; ) {
     const o = whole(i);
     if (o !== undefined) {
       out.push(o.message);
@@ -283,7 +335,8 @@ const rebuildPrompt = (mapped: MappedRequest, messages: readonly Message[]): Sdk
     const m = messages[i] as Message;
     if (m.role === "tool") {
       const parts: SdkPart[] = [];
-      for (; i < messages.length && messages[i]?.role === "tool" && whole(i) === undefined; i++) parts.push(toolResultPart(messages[i] as Message, mapped));
+      for (; i < messages.length && messages[i]?.role === "tool" && whole(i) === undefined; i++)
+        parts.push(toolResultPart(messages[i] as Message, mapped));
       out.push({ role: "tool", content: parts });
       continue;
     }
@@ -319,8 +372,9 @@ const rebuildMessage = (m: Message, mapped: MappedRequest, atPlace: Message | un
   if (m.role === "system") return { role: "system", content: m.content };
   const was = atPlace !== undefined && atPlace.role === m.role ? mapped.origin(atPlace)?.message : undefined;
   const text: SdkPart[] = m.content !== "" ? [{ type: "text", text: m.content } as TextPart] : [];
-  const calls: ToolCallPart[] = (m.toolCalls ?? []).map((call) =>
-    mapped.callPart(call) ?? ({ type: "tool-call", toolCallId: call.id, toolName: call.name, input: call.input } as ToolCallPart));
+  const calls: ToolCallPart[] = (m.toolCalls ?? []).map(
+    (call) => mapped.callPart(call) ?? ({ type: "tool-call", toolCallId: call.id, toolName: call.name, input: call.input } as ToolCallPart),
+  );
   if (was === undefined || typeof was.content === "string") return { role: m.role, content: [...text, ...calls] };
   const parts: SdkPart[] = [];
   let textPlaced = false;

@@ -30,7 +30,8 @@ const finishReasons = new Set<string>(["stop", "length", "tool-calls", "content-
  * @example
  * finishOf({ unified: "interrupted", raw: undefined }) // "other"
  */
-export const finishOf = (reason: SdkFinishReason): FinishReason => (finishReasons.has(reason.unified) ? (reason.unified as FinishReason) : "other");
+export const finishOf = (reason: SdkFinishReason): FinishReason =>
+  finishReasons.has(reason.unified) ? (reason.unified as FinishReason) : "other";
 
 /**
  * The SDK's finish reason for ours, keeping the provider's raw reason when ours did not change.
@@ -70,7 +71,13 @@ export type Totals = { readonly [K in keyof Usage]: number | undefined };
  * sdkUsage({ inputTokens: 3, outputTokens: 9 }, original, { inputTokens: 3, outputTokens: 2 }).outputTokens.total // 9
  */
 export const sdkUsage = (usage: Totals, original: SdkUsage | undefined, baseline: Totals | undefined): SdkUsage => {
-  if (original !== undefined && baseline !== undefined && usage.inputTokens === baseline.inputTokens && usage.outputTokens === baseline.outputTokens) return original;
+  if (
+    original !== undefined &&
+    baseline !== undefined &&
+    usage.inputTokens === baseline.inputTokens &&
+    usage.outputTokens === baseline.outputTokens
+  )
+    return original;
   const o = original as (SdkUsage & { inputTokens: object; outputTokens: object }) | undefined;
   return {
     ...o,
@@ -128,7 +135,8 @@ export const toResponse = (result: SdkGenerateResult, request: DeepReadonly<Mode
   const input = result.usage.inputTokens.total;
   const output = result.usage.outputTokens.total;
   // The usual case, without the estimate's closure: the provider reported both totals.
-  if (input !== undefined && output !== undefined) return { text, toolCalls, finishReason, usage: { inputTokens: input, outputTokens: output }, model };
+  if (input !== undefined && output !== undefined)
+    return { text, toolCalls, finishReason, usage: { inputTokens: input, outputTokens: output }, model };
   const { usage } = usageOf(result.usage, () => ({
     inputTokens: estimateMessageTokens(request.messages as readonly Message[]),
     outputTokens: estimateTokens(text),
@@ -143,14 +151,23 @@ export const toResponse = (result: SdkGenerateResult, request: DeepReadonly<Mode
  * @example
  * fromResponse(result, produced, produced) === result // true
  */
-export const fromResponse = (result: SdkGenerateResult | undefined, produced: ModelResponse | undefined, out: DeepReadonly<ModelResponse>): SdkGenerateResult => {
+export const fromResponse = (
+  result: SdkGenerateResult | undefined,
+  produced: ModelResponse | undefined,
+  out: DeepReadonly<ModelResponse>,
+): SdkGenerateResult => {
   if (result !== undefined && out === produced) return result;
   const content = [...(result?.content ?? [])];
   const base = result !== undefined ? produced : undefined;
-  if (base === undefined || out.text !== base.text) replaceAll(content, "text", out.text === "" ? [] : [{ type: "text", text: out.text } as SdkPart]);
+  if (base === undefined || out.text !== base.text)
+    replaceAll(content, "text", out.text === "" ? [] : [{ type: "text", text: out.text } as SdkPart]);
   if (base === undefined || out.toolCalls !== base.toolCalls) {
     const originals = new Map(content.filter((p) => p.type === "tool-call").map((p) => [(p as SdkToolCall).toolCallId, p as SdkToolCall]));
-    replaceAll(content, "tool-call", out.toolCalls.map((c) => sdkCall(c, originals.get(c.id))));
+    replaceAll(
+      content,
+      "tool-call",
+      out.toolCalls.map((c) => sdkCall(c, originals.get(c.id))),
+    );
     // A provider tool's result (or approval request) goes with its call: the SDK refuses one whose
     // call is gone ("Tool call … not found"), as the stream drops it. One naming a call of an earlier
     // step (a deferred result) never had its call here and stays.

@@ -219,13 +219,27 @@ const ours = (part: SdkPart, memo: StreamMemo): StreamPart | undefined => {
   return { type: "raw", value: part };
 };
 
-type TextPart = SdkPart & { readonly id: string; readonly delta?: string; readonly providerMetadata?: Metadata; readonly citations?: readonly unknown[] };
+type TextPart = SdkPart & {
+  readonly id: string;
+  readonly delta?: string;
+  readonly providerMetadata?: Metadata;
+  readonly citations?: readonly unknown[];
+};
 
 /** A text part as ours (its delta), remembering its block and metadata for the way out. */
 const text = (part: TextPart, memo: StreamMemo): StreamPart | undefined => {
   const at = memo.text.length;
   if (part.type === "text-start") {
-    memo.blocks.push({ id: part.id, from: at, to: at, start: part.providerMetadata, deltas: [], end: undefined, citations: undefined, ended: false });
+    memo.blocks.push({
+      id: part.id,
+      from: at,
+      to: at,
+      start: part.providerMetadata,
+      deltas: [],
+      end: undefined,
+      citations: undefined,
+      ended: false,
+    });
     return undefined;
   }
   const block = memo.blocks.findLast((b) => b.id === part.id);
@@ -251,7 +265,11 @@ const text = (part: TextPart, memo: StreamMemo): StreamPart | undefined => {
  * const call = streamThroughStack(stack, request, start)
  * const stream = toSdkStream(call.parts, memo, (reason) => call.cancel(reason))
  */
-export const toSdkStream = (parts: AsyncIterable<StreamPart>, memo: StreamMemo, onCancel?: (reason: unknown) => void): ReadableStream<SdkPart> => {
+export const toSdkStream = (
+  parts: AsyncIterable<StreamPart>,
+  memo: StreamMemo,
+  onCancel?: (reason: unknown) => void,
+): ReadableStream<SdkPart> => {
   let iterator: AsyncIterator<StreamPart> | undefined;
   let sent = 0;
   const put = (controller: ReadableStreamDefaultController<SdkPart>, part: SdkPart): void => {
@@ -359,7 +377,12 @@ class TextFrames {
       }
       const open = this.open as NonNullable<typeof this.open>;
       if (metadata !== undefined) open.described = true;
-      this.put(controller, { type: "text-delta", id: open.id, delta: piece, ...(metadata !== undefined && { providerMetadata: metadata }) } as SdkPart);
+      this.put(controller, {
+        type: "text-delta",
+        id: open.id,
+        delta: piece,
+        ...(metadata !== undefined && { providerMetadata: metadata }),
+      } as SdkPart);
       this.offset += piece.length;
       text = text.slice(piece.length);
     }
@@ -420,10 +443,13 @@ const finishPart = (reason: FinishReason, usage: Usage, memo: StreamMemo): SdkPa
   const finishReason = sdkFinish(reason, original?.finishReason);
   // Totals the provider left out stay out: ours are estimates, not the provider's report.
   const reported = memo.usage;
-  const totals = reported === undefined ? usage : {
-    inputTokens: reported.inputTokens === undefined ? undefined : usage.inputTokens,
-    outputTokens: reported.outputTokens === undefined ? undefined : usage.outputTokens,
-  };
+  const totals =
+    reported === undefined
+      ? usage
+      : {
+          inputTokens: reported.inputTokens === undefined ? undefined : usage.inputTokens,
+          outputTokens: reported.outputTokens === undefined ? undefined : usage.outputTokens,
+        };
   const sdk = sdkUsage(totals, original?.usage, reported);
   if (original !== undefined && finishReason === original.finishReason && sdk === original.usage) return original;
   return { ...original, type: "finish", finishReason, usage: sdk } as SdkFinish;

@@ -16,9 +16,24 @@
  */
 import { createHash } from "node:crypto";
 import type {
-  CanUseTool, GetSessionMessagesOptions, HookCallbackMatcher, HookEvent, HookInput, HookJSONOutput, Options, PermissionResult, PostToolBatchHookInput,
-  PostToolUseFailureHookInput, PostToolUseHookInput, PreToolUseHookInput, Query, SDKMessage, SDKResultMessage, SDKUserMessage,
-  SubagentStartHookInput, SyncHookJSONOutput,
+  CanUseTool,
+  GetSessionMessagesOptions,
+  HookCallbackMatcher,
+  HookEvent,
+  HookInput,
+  HookJSONOutput,
+  Options,
+  PermissionResult,
+  PostToolBatchHookInput,
+  PostToolUseFailureHookInput,
+  PostToolUseHookInput,
+  PreToolUseHookInput,
+  Query,
+  SDKMessage,
+  SDKResultMessage,
+  SDKUserMessage,
+  SubagentStartHookInput,
+  SyncHookJSONOutput,
 } from "@anthropic-ai/claude-agent-sdk";
 import type { AgentStack } from "../../agent/stack.ts";
 import type { PermissionDecision, ToolBatch, ToolCall } from "../../agent/types.ts";
@@ -32,7 +47,15 @@ import { fromClaudeEvent } from "../../executors/bridge-event.ts";
 import { runBridge } from "../../executors/bridge.ts";
 import { cleanText } from "../../executors/sanitize.ts";
 import {
-  checkDecision, ClaudeApprovalError, keyBytes, pausedKind, signPaused, stableJson, verifyPaused, type ClaudePausedApproval, type PausedAsk,
+  checkDecision,
+  ClaudeApprovalError,
+  keyBytes,
+  pausedKind,
+  signPaused,
+  stableJson,
+  verifyPaused,
+  type ClaudePausedApproval,
+  type PausedAsk,
 } from "./paused.ts";
 import { ToolCalls, type CallApprovals } from "./tool-calls.ts";
 
@@ -120,7 +143,10 @@ export interface ClaudeAgentSdk {
   /** The SDK's `query`: starts or resumes a session. */
   readonly query: (params: { prompt: AsyncIterable<SDKUserMessage>; options?: Options }) => Query;
   /** The SDK's `getSessionMessages`: the messages a stored session holds. */
-  readonly getSessionMessages: (sessionId: string, options?: GetSessionMessagesOptions) => Promise<readonly { readonly type: string; readonly message: unknown }[]>;
+  readonly getSessionMessages: (
+    sessionId: string,
+    options?: GetSessionMessagesOptions,
+  ) => Promise<readonly { readonly type: string; readonly message: unknown }[]>;
 }
 
 /**
@@ -167,8 +193,7 @@ const eventRunOptions = (event: HookInput): RunOptions => ({
 });
 
 /** An event without `null` fields, which the bridge's reader takes as absent (PreCompact's `custom_instructions: null`). */
-const withoutNulls = (event: HookInput): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(event).filter(([, v]) => v !== null));
+const withoutNulls = (event: HookInput): Record<string, unknown> => Object.fromEntries(Object.entries(event).filter(([, v]) => v !== null));
 
 /** What the SDK's callback answers for a bridge reply; a run that failed becomes the event's blocking answer. */
 const bridgeAnswer = (event: string, reply: Awaited<ReturnType<typeof runBridge>>): SyncHookJSONOutput => {
@@ -188,18 +213,33 @@ const answerFor = (decision: ApprovalDecision, asked: unknown): ApprovalDecision
 };
 
 /** PermissionDecision (the `permissionRequest` point's answer) as the SDK's PermissionResult. */
-const toPermissionResult = (decision: PermissionDecision, input: Record<string, unknown>, toolUseID: string | undefined): PermissionResult => {
+const toPermissionResult = (
+  decision: PermissionDecision,
+  input: Record<string, unknown>,
+  toolUseID: string | undefined,
+): PermissionResult => {
   const id = toolUseID !== undefined ? { toolUseID } : {};
   if (decision.behavior === "allow")
-    return { behavior: "allow", updatedInput: { ...(decision.updatedInput ?? input) }, ...(decision.updatedPermissions ? { updatedPermissions: [...decision.updatedPermissions] as never } : {}), ...id };
-  return { behavior: "deny", message: cleanText(decision.message ?? "denied"), ...(decision.interrupt === true ? { interrupt: true } : {}), ...id };
+    return {
+      behavior: "allow",
+      updatedInput: { ...(decision.updatedInput ?? input) },
+      ...(decision.updatedPermissions ? { updatedPermissions: [...decision.updatedPermissions] as never } : {}),
+      ...id,
+    };
+  return {
+    behavior: "deny",
+    message: cleanText(decision.message ?? "denied"),
+    ...(decision.interrupt === true ? { interrupt: true } : {}),
+    ...id,
+  };
 };
 
 /** A person's approval answer as a permission decision. */
 const fromApproval = (answer: ApprovalDecision, input: Record<string, unknown>): PermissionDecision => {
   if (answer?.decision === "approve") return { behavior: "allow", updatedInput: input };
   if (answer?.decision === "edit") {
-    const edited = isObject(answer.input) && isObject(answer.input.input) ? answer.input.input : isObject(answer.input) ? answer.input : undefined;
+    const edited =
+      isObject(answer.input) && isObject(answer.input.input) ? answer.input.input : isObject(answer.input) ? answer.input : undefined;
     if (edited !== undefined) return { behavior: "allow", updatedInput: edited };
     return { behavior: "deny", message: "the approver's edit is not an input object" };
   }
@@ -207,8 +247,7 @@ const fromApproval = (answer: ApprovalDecision, input: Record<string, unknown>):
   return { behavior: "deny", message: typeof reason === "string" && reason !== "" ? reason : "denied" };
 };
 
-const isPermissionDecision = (v: unknown): v is PermissionDecision =>
-  isObject(v) && (v.behavior === "allow" || v.behavior === "deny");
+const isPermissionDecision = (v: unknown): v is PermissionDecision => isObject(v) && (v.behavior === "allow" || v.behavior === "deny");
 
 /** Whether a session's messages hold the call `id` and no result for it yet. */
 const waitsOn = (messages: readonly { readonly type: string; readonly message: unknown }[], id: string): boolean => {
@@ -239,7 +278,10 @@ const endingAtResult = (query: Query, end: () => void): Query => {
           if (step.done === true || (step.value as SDKMessage).type === "result") end();
           return step;
         };
-      if (prop === Symbol.asyncIterator) return function (this: unknown) { return this; };
+      if (prop === Symbol.asyncIterator)
+        return function (this: unknown) {
+          return this;
+        };
       const value: unknown = Reflect.get(target, prop, target);
       return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
@@ -259,7 +301,8 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
   const owner = "claudeAgentGuard";
   if (typeof (stack as Partial<AgentStack> | null)?.run !== "function")
     throw new TypeError(`${owner}: stack must be an agent stack (createAgentStack()), got ${describeGiven(stack)}`);
-  if (typeof options !== "object" || options === null) throw new TypeError(`${owner}: options must be an object, got ${describeGiven(options)}`);
+  if (typeof options !== "object" || options === null)
+    throw new TypeError(`${owner}: options must be an object, got ${describeGiven(options)}`);
   const timeoutSeconds = options.timeoutSeconds ?? 600;
   if (typeof timeoutSeconds !== "number" || !(timeoutSeconds > 0) || timeoutSeconds * 1000 > maxTimerMs)
     throw new TypeError(`${owner}: timeoutSeconds must be a number of seconds above 0, got ${describeGiven(options.timeoutSeconds)}`);
@@ -274,7 +317,9 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
     if (event.session_id) sessionId = event.session_id;
     const own = typeof userRun === "function" ? userRun(event) : userRun;
     const base = eventRunOptions(event);
-    return own === undefined ? base : { ...own, ...base, metadata: { ...own.metadata, ...base.metadata }, ...(own.path !== undefined ? { path: own.path } : {}) };
+    return own === undefined
+      ? base
+      : { ...own, ...base, metadata: { ...own.metadata, ...base.metadata }, ...(own.path !== undefined ? { path: own.path } : {}) };
   };
   const calls = new ToolCalls(stack, (event) => runOptionsOf(event as HookInput));
 
@@ -335,13 +380,20 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
     };
     const context: string[] = [];
     const run = runOptionsOf(event);
-    const outcome = await stack.run("toolBatch", batch, () => undefined, { ...run, onContext: (t, h) => (context.push(t), run.onContext?.(t, h)) });
-    const added = context.length > 0 ? { hookSpecificOutput: { hookEventName: "PostToolBatch" as const, additionalContext: cleanText(context.join("\n\n")) } } : {};
+    const outcome = await stack.run("toolBatch", batch, () => undefined, {
+      ...run,
+      onContext: (t, h) => (context.push(t), run.onContext?.(t, h)),
+    });
+    const added =
+      context.length > 0
+        ? { hookSpecificOutput: { hookEventName: "PostToolBatch" as const, additionalContext: cleanText(context.join("\n\n")) } }
+        : {};
     if (outcome._tag === "Rejected") {
       const reason = cleanText((outcome.reasons ?? [outcome]).map((r) => r.reason).join("; "));
       return { decision: "block", reason, ...added };
     }
-    if (outcome._tag === "Failed") return { decision: "block", reason: cleanText(`agent-onion: toolBatch failed: ${describe(outcome.error)}`), ...added };
+    if (outcome._tag === "Failed")
+      return { decision: "block", reason: cleanText(`agent-onion: toolBatch failed: ${describe(outcome.error)}`), ...added };
     return added;
   };
 
@@ -349,8 +401,13 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
     if (!stack.has("subagentStart")) return {};
     const context: string[] = [];
     const run = runOptionsOf(event);
-    await stack.run("subagentStart", { agent: event.agent_type, path: [event.agent_type] }, () => undefined, { ...run, onContext: (t, h) => (context.push(t), run.onContext?.(t, h)) });
-    return context.length > 0 ? { hookSpecificOutput: { hookEventName: "SubagentStart", additionalContext: cleanText(context.join("\n\n")) } } : {};
+    await stack.run("subagentStart", { agent: event.agent_type, path: [event.agent_type] }, () => undefined, {
+      ...run,
+      onContext: (t, h) => (context.push(t), run.onContext?.(t, h)),
+    });
+    return context.length > 0
+      ? { hookSpecificOutput: { hookEventName: "SubagentStart", additionalContext: cleanText(context.join("\n\n")) } }
+      : {};
   };
 
   // Claude Code (2.1.332) does not call the SDK's SessionStart callbacks: they are registered after
@@ -372,7 +429,8 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
     started.add(event.session_id);
     const source = resumed.has(event.session_id) ? "resume" : "startup";
     const session = await viaBridge({ ...event, hook_event_name: "SessionStart", source } as unknown as HookInput);
-    if (session.continue === false) return { continue: false, ...(session.stopReason !== undefined ? { stopReason: session.stopReason } : {}) };
+    if (session.continue === false)
+      return { continue: false, ...(session.stopReason !== undefined ? { stopReason: session.stopReason } : {}) };
     const prompt = await submitted(event);
     const before = (session.hookSpecificOutput as { additionalContext?: string } | undefined)?.additionalContext;
     if (before === undefined || prompt.decision === "block" || prompt.continue === false) return prompt;
@@ -445,29 +503,56 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
   const hooks: Partial<Record<HookEvent, HookCallbackMatcher[]>> = {};
   for (const event of Object.keys(guardedEvents) as (keyof typeof guardedEvents)[]) {
     if (!wanted[event]) continue;
-    hooks[event] = [{
-      timeout: timeoutSeconds,
-      // Our callbacks do not throw; should one still fail or time out, the action it guards does not go ahead.
-      ...(blocking.has(event) ? { onFailure: "block" as const } : {}),
-      hooks: [(input) => guarded(input, () => handle(input))],
-    }];
+    hooks[event] = [
+      {
+        timeout: timeoutSeconds,
+        // Our callbacks do not throw; should one still fail or time out, the action it guards does not go ahead.
+        ...(blocking.has(event) ? { onFailure: "block" as const } : {}),
+        hooks: [(input) => guarded(input, () => handle(input))],
+      },
+    ];
   }
 
   const canUseTool: CanUseTool = async (toolName, input, o) => {
     const call: ToolCall = { id: o.toolUseID ?? "", name: toolName, input };
     let result: PermissionResult;
     try {
-      const event = { session_id: calls.sessionOf(call.id) ?? sessionId, hook_event_name: "PermissionRequest", tool_name: toolName, tool_input: input, tool_use_id: call.id, permission_suggestions: o.suggestions };
+      const event = {
+        session_id: calls.sessionOf(call.id) ?? sessionId,
+        hook_event_name: "PermissionRequest",
+        tool_name: toolName,
+        tool_input: input,
+        tool_use_id: call.id,
+        permission_suggestions: o.suggestions,
+      };
       const run = runOptionsOf(event as unknown as HookInput);
       const reason = o.title ?? o.decisionReason ?? `${toolName} needs permission`;
-      const outcome = await stack.run("permissionRequest", { call, ...(o.suggestions ? { suggestions: o.suggestions } : {}) }, async (request, ctx) =>
-        fromApproval(await ctx.approve({ hook: "canUseTool", reason, input: request.call }), request.call.input as Record<string, unknown>),
-      { ...run, signal: o.signal });
-      if (outcome._tag === "Completed" && isPermissionDecision(outcome.value)) result = toPermissionResult(outcome.value, input, o.toolUseID);
-      else if (outcome._tag === "Rejected") result = { behavior: "deny", message: cleanText(outcome.reason), ...(o.toolUseID ? { toolUseID: o.toolUseID } : {}) };
-      else result = { behavior: "deny", message: cleanText(`agent-onion: the permission request for ${toolName} could not be decided: ${outcome._tag === "Failed" ? describe(outcome.error) : "not a permission decision"}`) };
+      const outcome = await stack.run(
+        "permissionRequest",
+        { call, ...(o.suggestions ? { suggestions: o.suggestions } : {}) },
+        async (request, ctx) =>
+          fromApproval(
+            await ctx.approve({ hook: "canUseTool", reason, input: request.call }),
+            request.call.input as Record<string, unknown>,
+          ),
+        { ...run, signal: o.signal },
+      );
+      if (outcome._tag === "Completed" && isPermissionDecision(outcome.value))
+        result = toPermissionResult(outcome.value, input, o.toolUseID);
+      else if (outcome._tag === "Rejected")
+        result = { behavior: "deny", message: cleanText(outcome.reason), ...(o.toolUseID ? { toolUseID: o.toolUseID } : {}) };
+      else
+        result = {
+          behavior: "deny",
+          message: cleanText(
+            `agent-onion: the permission request for ${toolName} could not be decided: ${outcome._tag === "Failed" ? describe(outcome.error) : "not a permission decision"}`,
+          ),
+        };
     } catch (error) {
-      result = { behavior: "deny", message: cleanText(`agent-onion: the permission request for ${toolName} could not be decided: ${describe(error)}`) };
+      result = {
+        behavior: "deny",
+        message: cleanText(`agent-onion: the permission request for ${toolName} could not be decided: ${describe(error)}`),
+      };
     }
     if (result.behavior === "deny" && call.id !== "") calls.settle(call.id, `canUseTool denied it: ${result.message}`);
     return result;
@@ -477,7 +562,9 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
   const options_ = (base: Options = {}): Options => {
     if (!isObject(base)) throw new TypeError(`${owner}.options: base must be SDK options, got ${describeGiven(base)}`);
     if (base.canUseTool !== undefined && base.canUseTool !== canUseTool)
-      throw new TypeError(`${owner}.options: base.canUseTool is set; the guard answers permission requests (add a permissionRequest hook to the stack instead)`);
+      throw new TypeError(
+        `${owner}.options: base.canUseTool is set; the guard answers permission requests (add a permissionRequest hook to the stack instead)`,
+      );
     // Options the guard already made (passed again to resume, say) keep one copy of its hooks.
     const merged: Partial<Record<HookEvent, HookCallbackMatcher[]>> = { ...base.hooks };
     for (const [event, matchers] of Object.entries(hooks) as [HookEvent, HookCallbackMatcher[]][])
@@ -489,33 +576,53 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
 
   const paused = (message: SDKMessage): ClaudePausedApproval | undefined => {
     if (pause === undefined || message.type !== "result" || message.subtype !== "success") return undefined;
-    const use = (message as SDKResultMessage & { deferred_tool_use?: { id: string; name: string; input: Record<string, unknown> } }).deferred_tool_use;
+    const use = (message as SDKResultMessage & { deferred_tool_use?: { id: string; name: string; input: Record<string, unknown> } })
+      .deferred_tool_use;
     if (message.stop_reason !== "tool_deferred" || use === undefined) return undefined;
     const record = asked.get(use.id);
     if (record === undefined) return undefined;
     asked.delete(use.id);
     const now = Date.now();
     return signPaused(pause.key, {
-      kind: pausedKind, version: 1, sessionId: message.session_id,
-      toolUse: { id: use.id, name: use.name, input: record.input }, inputDigest: record.digest, asks: record.asks,
-      createdAt: now, expiresAt: now + pause.ttlMs,
+      kind: pausedKind,
+      version: 1,
+      sessionId: message.session_id,
+      toolUse: { id: use.id, name: use.name, input: record.input },
+      inputDigest: record.digest,
+      asks: record.asks,
+      createdAt: now,
+      expiresAt: now + pause.ttlMs,
     });
   };
 
   const resume: ClaudeAgentGuard["resume"] = async (sdk, value, decision, base = {}) => {
     if (pause === undefined) throw new TypeError(`${owner}.resume: this guard has no pause option, so it has nothing to resume`);
     if (typeof sdk?.query !== "function" || typeof sdk.getSessionMessages !== "function")
-      throw new TypeError(`${owner}.resume: sdk must be the Claude Agent SDK module (with query and getSessionMessages), got ${describeGiven(sdk)}`);
+      throw new TypeError(
+        `${owner}.resume: sdk must be the Claude Agent SDK module (with query and getSessionMessages), got ${describeGiven(sdk)}`,
+      );
     const p = verifyPaused(pause.key, value, Date.now());
     const answer = checkDecision(decision, p.toolUse.name);
     const options = options_(base);
-    const transcript = await sdk.getSessionMessages(p.sessionId, { ...(base.cwd !== undefined ? { dir: base.cwd } : {}), ...(base.sessionStore !== undefined ? { sessionStore: base.sessionStore } : {}) });
+    const transcript = await sdk.getSessionMessages(p.sessionId, {
+      ...(base.cwd !== undefined ? { dir: base.cwd } : {}),
+      ...(base.sessionStore !== undefined ? { sessionStore: base.sessionStore } : {}),
+    });
     // An empty answer is a session the SDK cannot read from here (another CLAUDE_CONFIG_DIR in the
     // options' env than in this process): Claude Code, which can, is left to resume it.
     if (transcript.length > 0 && !waitsOn(transcript, p.toolUse.id))
-      throw new ClaudeApprovalError("replayed", `session ${p.sessionId} is not waiting on ${p.toolUse.name} call ${p.toolUse.id} (its transcript has no such call, or its result already): it was resumed before, or is not in this project`);
-    const claimed = await pause.store.incr(`claude-agent-sdk:resumed:${keyPart(p.sessionId)}:${keyPart(p.toolUse.id)}`, 1, { ttlMs: Math.max(1, p.expiresAt - Date.now()) + 60_000 });
-    if (claimed > 1) throw new ClaudeApprovalError("replayed", `the paused approval of ${p.toolUse.name} call ${p.toolUse.id} was already resumed; a decision is applied once`);
+      throw new ClaudeApprovalError(
+        "replayed",
+        `session ${p.sessionId} is not waiting on ${p.toolUse.name} call ${p.toolUse.id} (its transcript has no such call, or its result already): it was resumed before, or is not in this project`,
+      );
+    const claimed = await pause.store.incr(`claude-agent-sdk:resumed:${keyPart(p.sessionId)}:${keyPart(p.toolUse.id)}`, 1, {
+      ttlMs: Math.max(1, p.expiresAt - Date.now()) + 60_000,
+    });
+    if (claimed > 1)
+      throw new ClaudeApprovalError(
+        "replayed",
+        `the paused approval of ${p.toolUse.name} call ${p.toolUse.id} was already resumed; a decision is applied once`,
+      );
     decisions.set(p.toolUse.id, { decision: answer, digest: p.inputDigest });
     resumed.add(p.sessionId);
     let end!: () => void;
@@ -547,11 +654,16 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
 };
 
 /** The pause options, checked once. */
-const pauseOptions = (owner: string, pause: ClaudePauseOptions): { readonly store: StateStore; readonly key: Uint8Array; readonly ttlMs: number } => {
+const pauseOptions = (
+  owner: string,
+  pause: ClaudePauseOptions,
+): { readonly store: StateStore; readonly key: Uint8Array; readonly ttlMs: number } => {
   if (!isObject(pause)) throw new TypeError(`${owner}: pause must be { store, secret, ttlMs? }, got ${describeGiven(pause)}`);
   const store = pause.store as Partial<StateStore> | undefined;
-  if (!isObject(store) || typeof store.incr !== "function") throw new TypeError(`${owner}: pause.store must be a StateStore (MemoryStore, RedisStore), got ${describeGiven(pause.store)}`);
+  if (!isObject(store) || typeof store.incr !== "function")
+    throw new TypeError(`${owner}: pause.store must be a StateStore (MemoryStore, RedisStore), got ${describeGiven(pause.store)}`);
   const ttlMs = pause.ttlMs ?? sevenDays;
-  if (typeof ttlMs !== "number" || !Number.isInteger(ttlMs) || ttlMs <= 0) throw new TypeError(`${owner}: pause.ttlMs must be a positive integer of ms, got ${describeGiven(pause.ttlMs)}`);
+  if (typeof ttlMs !== "number" || !Number.isInteger(ttlMs) || ttlMs <= 0)
+    throw new TypeError(`${owner}: pause.ttlMs must be a positive integer of ms, got ${describeGiven(pause.ttlMs)}`);
   return { store: store as StateStore, key: keyBytes(pause.secret, owner), ttlMs };
 };

@@ -4,12 +4,22 @@
  * resume in any process. Needs `@anthropic-ai/claude-agent-sdk` (an optional peer dependency).
  */
 export {
-  claudeAgentGuard, guardedEvents, type ClaudeAgentGuard, type ClaudeAgentSdk, type ClaudeAgentGuardOptions, type ClaudeAgentStack, type ClaudePauseOptions,
+  claudeAgentGuard,
+  guardedEvents,
+  type ClaudeAgentGuard,
+  type ClaudeAgentSdk,
+  type ClaudeAgentGuardOptions,
+  type ClaudeAgentStack,
+  type ClaudePauseOptions,
 } from "./guard.ts";
 export { claudeAgentHooks, claudeCanUseTool } from "./shortcuts.ts";
 export { ClaudeApprovalError, type ClaudeApprovalProblem, type ClaudePausedApproval, type PausedAsk } from "./paused.ts";
 export { ClaudeToolError, ClaudeToolNotRunError, ClaudeToolRerunError } from "./tool-calls.ts";
 export {
-  AnthropicApiError, claudeModelGateway, type ClaudeModelCallInfo, type ClaudeModelGateway, type ClaudeModelGatewayOptions,
+  AnthropicApiError,
+  claudeModelGateway,
+  type ClaudeModelCallInfo,
+  type ClaudeModelGateway,
+  type ClaudeModelGatewayOptions,
 } from "./gateway/gateway.ts";
 export { AnthropicStreamError } from "./gateway/stream.ts";

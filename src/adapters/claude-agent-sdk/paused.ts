@@ -88,7 +88,9 @@ brandError(ClaudeApprovalError);
 export const stableJson = (value: unknown): string => {
   if (Array.isArray(value)) return `[${value.map((v) => stableJson(v === undefined ? null : v)).join(",")}]`;
   if (typeof value === "object" && value !== null) {
-    const keys = Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] !== undefined).sort();
+    const keys = Object.keys(value)
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`).join(",")}}`;
   }
   return JSON.stringify(value) ?? "null";
@@ -116,15 +118,20 @@ const shapeProblem = (v: unknown): string | undefined => {
   if (!isObject(v)) return `a paused approval must be an object, got ${describeGiven(v)}`;
   if (v.kind !== pausedKind) return `kind must be "${pausedKind}", got ${describeGiven(v.kind)}`;
   if (v.version !== 1) return `version must be 1, got ${describeGiven(v.version)}`;
-  if (typeof v.sessionId !== "string" || v.sessionId === "") return `sessionId must be a non-empty string, got ${describeGiven(v.sessionId)}`;
+  if (typeof v.sessionId !== "string" || v.sessionId === "")
+    return `sessionId must be a non-empty string, got ${describeGiven(v.sessionId)}`;
   const use = v.toolUse;
   if (!isObject(use) || typeof use.id !== "string" || typeof use.name !== "string" || !isObject(use.input))
     return `toolUse must be { id: string, name: string, input: object }, got ${describeGiven(use)}`;
   if (typeof v.inputDigest !== "string") return `inputDigest must be a string, got ${describeGiven(v.inputDigest)}`;
-  if (!Array.isArray(v.asks) || !v.asks.every((a) => isObject(a) && typeof a.hook === "string" && (a.reason === undefined || typeof a.reason === "string")))
+  if (
+    !Array.isArray(v.asks) ||
+    !v.asks.every((a) => isObject(a) && typeof a.hook === "string" && (a.reason === undefined || typeof a.reason === "string"))
+  )
     return `asks must be a list of { hook: string, reason?: string }, got ${describeGiven(v.asks)}`;
   for (const field of ["createdAt", "expiresAt"] as const)
-    if (typeof v[field] !== "number" || !Number.isFinite(v[field])) return `${field} must be a number (epoch ms), got ${describeGiven(v[field])}`;
+    if (typeof v[field] !== "number" || !Number.isFinite(v[field]))
+      return `${field} must be a number (epoch ms), got ${describeGiven(v[field])}`;
   if (typeof v.signature !== "string") return `signature must be a string, got ${describeGiven(v.signature)}`;
   return undefined;
 };
@@ -138,14 +145,21 @@ const shapeProblem = (v: unknown): string | undefined => {
  */
 export const verifyPaused = (key: Uint8Array, value: unknown, now: number): ClaudePausedApproval => {
   const problem = shapeProblem(value);
-  if (problem !== undefined) throw new ClaudeApprovalError("malformed", `not a paused approval of agent-onion's Claude Agent SDK adapter: ${problem}`);
+  if (problem !== undefined)
+    throw new ClaudeApprovalError("malformed", `not a paused approval of agent-onion's Claude Agent SDK adapter: ${problem}`);
   const p = value as ClaudePausedApproval;
   const expected = Buffer.from(signatureOf(key, p));
   const given = Buffer.from(p.signature);
   if (expected.length !== given.length || !timingSafeEqual(expected, given))
-    throw new ClaudeApprovalError("tampered", `the paused approval of ${p.toolUse.name} call ${p.toolUse.id} does not carry a valid signature: it was changed, or signed with another key`);
+    throw new ClaudeApprovalError(
+      "tampered",
+      `the paused approval of ${p.toolUse.name} call ${p.toolUse.id} does not carry a valid signature: it was changed, or signed with another key`,
+    );
   if (now > p.expiresAt)
-    throw new ClaudeApprovalError("expired", `the paused approval of ${p.toolUse.name} call ${p.toolUse.id} expired at ${new Date(p.expiresAt).toISOString()}`);
+    throw new ClaudeApprovalError(
+      "expired",
+      `the paused approval of ${p.toolUse.name} call ${p.toolUse.id} expired at ${new Date(p.expiresAt).toISOString()}`,
+    );
   return p;
 };
 
@@ -158,7 +172,10 @@ export const verifyPaused = (key: Uint8Array, value: unknown, now: number): Clau
  */
 export const checkDecision = (decision: unknown, tool: string): ApprovalDecision => {
   const bad = (why: string): never => {
-    throw new ClaudeApprovalError("decision", `the decision for ${tool} ${why}; give { decision: "approve" }, { decision: "deny", reason } or { decision: "edit", input }`);
+    throw new ClaudeApprovalError(
+      "decision",
+      `the decision for ${tool} ${why}; give { decision: "approve" }, { decision: "deny", reason } or { decision: "edit", input }`,
+    );
   };
   if (!isObject(decision)) return bad(`must be an object, got ${describeGiven(decision)}`);
   const reason = decision.reason;
@@ -187,6 +204,7 @@ export const checkDecision = (decision: unknown, tool: string): ApprovalDecision
 export const keyBytes = (secret: unknown, owner: string): Uint8Array => {
   const bytes = typeof secret === "string" ? Buffer.from(secret, "utf8") : secret instanceof Uint8Array ? secret : undefined;
   if (bytes === undefined) throw new TypeError(`${owner}: pause.secret must be a string or a Uint8Array, got ${describeGiven(secret)}`);
-  if (bytes.length < 32) throw new TypeError(`${owner}: pause.secret must hold at least 32 bytes (a random key, e.g. randomBytes(32)), got ${bytes.length}`);
+  if (bytes.length < 32)
+    throw new TypeError(`${owner}: pause.secret must hold at least 32 bytes (a random key, e.g. randomBytes(32)), got ${bytes.length}`);
   return bytes;
 };

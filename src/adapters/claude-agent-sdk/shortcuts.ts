@@ -12,8 +12,10 @@ import { claudeAgentGuard, type ClaudeAgentGuardOptions, type ClaudeAgentStack }
  * @example
  * query({ prompt, options: { hooks: claudeAgentHooks(stack), allowedTools: ["Read", "Bash"] } })
  */
-export const claudeAgentHooks = (stack: ClaudeAgentStack, options?: ClaudeAgentGuardOptions): Partial<Record<HookEvent, HookCallbackMatcher[]>> =>
-  claudeAgentGuard(stack, options).hooks;
+export const claudeAgentHooks = (
+  stack: ClaudeAgentStack,
+  options?: ClaudeAgentGuardOptions,
+): Partial<Record<HookEvent, HookCallbackMatcher[]>> => claudeAgentGuard(stack, options).hooks;
 
 /**
  * The SDK's `canUseTool` option running `stack`'s `permissionRequest` point, then its approval
@@ -22,4 +24,5 @@ export const claudeAgentHooks = (stack: ClaudeAgentStack, options?: ClaudeAgentG
  * @example
  * query({ prompt, options: { canUseTool: claudeCanUseTool(createAgentStack({ approval: askInTerminal })) } })
  */
-export const claudeCanUseTool = (stack: ClaudeAgentStack, options?: ClaudeAgentGuardOptions): CanUseTool => claudeAgentGuard(stack, options).canUseTool;
+export const claudeCanUseTool = (stack: ClaudeAgentStack, options?: ClaudeAgentGuardOptions): CanUseTool =>
+  claudeAgentGuard(stack, options).canUseTool;

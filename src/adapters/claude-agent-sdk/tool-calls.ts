@@ -13,7 +13,12 @@
  * `canUseTool` refused it, the turn was interrupted) is settled when the batch ends (PostToolBatch),
  * the turn ends (Stop, StopFailure) or the session ends, with `ClaudeToolNotRunError`.
  */
-import type { PostToolUseFailureHookInput, PostToolUseHookInput, PreToolUseHookInput, SyncHookJSONOutput } from "@anthropic-ai/claude-agent-sdk";
+import type {
+  PostToolUseFailureHookInput,
+  PostToolUseHookInput,
+  PreToolUseHookInput,
+  SyncHookJSONOutput,
+} from "@anthropic-ai/claude-agent-sdk";
 import type { AgentStack } from "../../agent/stack.ts";
 import type { ToolCall, ToolResult } from "../../agent/types.ts";
 import type { ApprovalHandler, RunOptions } from "../../core/context.ts";
@@ -162,9 +167,12 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 
 type Output = SyncHookJSONOutput;
 
-const preAnswer = (fields: Record<string, unknown>): Output => ({ hookSpecificOutput: { hookEventName: "PreToolUse", ...fields } as never });
+const preAnswer = (fields: Record<string, unknown>): Output => ({
+  hookSpecificOutput: { hookEventName: "PreToolUse", ...fields } as never,
+});
 const deny = (reason: string): Output => preAnswer({ permissionDecision: "deny", permissionDecisionReason: cleanText(reason) });
-const withContext = (texts: readonly string[]): Record<string, unknown> => (texts.length > 0 ? { additionalContext: cleanText(texts.join("\n\n")) } : {});
+const withContext = (texts: readonly string[]): Record<string, unknown> =>
+  texts.length > 0 ? { additionalContext: cleanText(texts.join("\n\n")) } : {};
 
 /**
  * The open tool calls of one guard, by tool use id.
@@ -194,19 +202,24 @@ export class ToolCalls {
     const context: string[] = [];
     let calls = 0;
     const options = this.runOptions(event);
-    const outcome = this.stack.run("toolCall", call, (next) => {
-      if (++calls > 1) throw new ClaudeToolRerunError(call.name);
-      reached.resolve(next as ToolCall);
-      return ran.promise;
-    }, {
-      ...options,
-      signal: stop.controller.signal,
-      onContext: (text, hook) => {
-        context.push(text);
-        options.onContext?.(text, hook);
+    const outcome = this.stack.run(
+      "toolCall",
+      call,
+      (next) => {
+        if (++calls > 1) throw new ClaudeToolRerunError(call.name);
+        reached.resolve(next as ToolCall);
+        return ran.promise;
       },
-      ...(asked.handler !== undefined ? { approval: asked.handler } : {}),
-    });
+      {
+        ...options,
+        signal: stop.controller.signal,
+        onContext: (text, hook) => {
+          context.push(text);
+          options.onContext?.(text, hook);
+        },
+        ...(asked.handler !== undefined ? { approval: asked.handler } : {}),
+      },
+    );
     const open: OpenCall = { call, session: event.session_id, agent: event.agent_id, ran, outcome, context, shownBefore: 0, stop };
     const first = await Promise.race([reached.promise.then((c) => ({ reached: c })), outcome.then((o) => ({ settled: o }))]);
     if ("settled" in first) {
@@ -250,15 +263,24 @@ export class ToolCalls {
       if (same(content, original)) return post(withContext(context));
       const fitted = fitToolOutput(original, content);
       if (fitted !== undefined) return post({ ...withContext(context), updatedToolOutput: fitted });
-      return this.endTurn(open.call, `a hook rewrote the output of ${open.call.name} into a shape Claude Code does not take for that tool`, context);
+      return this.endTurn(
+        open.call,
+        `a hook rewrote the output of ${open.call.name} into a shape Claude Code does not take for that tool`,
+        context,
+      );
     }
-    const why = outcome._tag === "Rejected"
-      ? `Tool result of ${open.call.name} withheld by ${outcome.by}: ${outcome.reason}`
-      : `Tool result of ${open.call.name} withheld: a hook failed (${describe(outcome.error)})`;
+    const why =
+      outcome._tag === "Rejected"
+        ? `Tool result of ${open.call.name} withheld by ${outcome.by}: ${outcome.reason}`
+        : `Tool result of ${open.call.name} withheld: a hook failed (${describe(outcome.error)})`;
     const withheld = textInShape(original, cleanText(why));
     if (withheld === undefined) return this.endTurn(open.call, why, context);
     // The replacement is what the model reads; the block adds the reason beside it.
-    return { decision: "block", reason: cleanText(why), hookSpecificOutput: { hookEventName: "PostToolUse", ...withContext(context), updatedToolOutput: withheld } as never };
+    return {
+      decision: "block",
+      reason: cleanText(why),
+      hookSpecificOutput: { hookEventName: "PostToolUse", ...withContext(context), updatedToolOutput: withheld } as never,
+    };
   }
 
   /**
@@ -267,7 +289,13 @@ export class ToolCalls {
    */
   private endTurn(call: ToolCall, why: string, context: readonly string[]): Output {
     const reason = cleanText(`agent-onion: ${why}; the turn ends so that the model does not read the output of ${call.name}`);
-    return { continue: false, stopReason: reason, decision: "block", reason, ...(context.length ? { hookSpecificOutput: { hookEventName: "PostToolUse", ...withContext(context) } as never } : {}) };
+    return {
+      continue: false,
+      stopReason: reason,
+      decision: "block",
+      reason,
+      ...(context.length ? { hookSpecificOutput: { hookEventName: "PostToolUse", ...withContext(context) } as never } : {}),
+    };
   }
 
   /** PostToolUseFailure: fail the operation with Claude Code's error; `recover` hooks may add context. */
@@ -295,10 +323,15 @@ export class ToolCalls {
     const stop = linkSignal(undefined);
     const options = this.runOptions(event);
     let calls = 0;
-    const outcome = this.stack.run("toolCall", call, () => {
-      if (++calls > 1) throw new ClaudeToolRerunError(call.name);
-      return ran.promise;
-    }, { ...options, signal: stop.controller.signal, onContext: (text, hook) => (context.push(text), options.onContext?.(text, hook)) });
+    const outcome = this.stack.run(
+      "toolCall",
+      call,
+      () => {
+        if (++calls > 1) throw new ClaudeToolRerunError(call.name);
+        return ran.promise;
+      },
+      { ...options, signal: stop.controller.signal, onContext: (text, hook) => (context.push(text), options.onContext?.(text, hook)) },
+    );
     return { call, session: event.session_id, agent: event.agent_id, ran, outcome, context, shownBefore: 0, stop };
   }
 

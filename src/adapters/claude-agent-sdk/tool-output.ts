@@ -32,7 +32,8 @@ export const textInShape = (original: unknown, text: string): unknown => {
   if (typeof original === "string") return text;
   if (Array.isArray(original)) return [{ type: "text", text }];
   if (!isObject(original)) return undefined;
-  if (typeof original.stdout === "string") return { ...original, stdout: text, ...(typeof original.stderr === "string" ? { stderr: "" } : {}) };
+  if (typeof original.stdout === "string")
+    return { ...original, stdout: text, ...(typeof original.stderr === "string" ? { stderr: "" } : {}) };
   const file = original.file;
   if (isObject(file) && typeof file.content === "string") return { ...original, file: { ...file, content: text } };
   return undefined;

@@ -64,7 +64,9 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 
 /** The input of an approval request, when it is a tool call (what the `approval` middleware asks about). */
 const callOf = (input: unknown): { readonly id?: unknown; readonly name: string; readonly input: Record<string, unknown> } | undefined =>
-  isRecord(input) && typeof input.name === "string" && isRecord(input.input) ? (input as { name: string; input: Record<string, unknown> }) : undefined;
+  isRecord(input) && typeof input.name === "string" && isRecord(input.input)
+    ? (input as { name: string; input: Record<string, unknown> })
+    : undefined;
 
 /**
  * The interrupt value for an approval request: a `HITLRequest` with one action.
@@ -77,7 +79,9 @@ export const hitlRequest = (request: ApprovalRequest): HitlRequest => {
   const call = callOf(request.input);
   const name = call?.name ?? request.subject ?? request.point;
   return {
-    actionRequests: [{ name, args: call?.input ?? { input: request.input }, description: request.reason ?? `${request.hook} asks for approval` }],
+    actionRequests: [
+      { name, args: call?.input ?? { input: request.input }, description: request.reason ?? `${request.hook} asks for approval` },
+    ],
     reviewConfigs: [{ actionName: name, allowedDecisions: ["approve", "edit", "reject"] }],
   };
 };
@@ -103,7 +107,10 @@ export const decisionOf = (answer: unknown, request: ApprovalRequest): ApprovalD
       if (!isRecord(action)) return { decision: "deny", reason: "the reviewer's edit has no editedAction" };
       const call = callOf(request.input);
       if (call === undefined) return { decision: "edit", input: isRecord(action.args) ? action.args.input : undefined };
-      return { decision: "edit", input: { id: call.id, name: typeof action.name === "string" ? action.name : call.name, input: action.args } };
+      return {
+        decision: "edit",
+        input: { id: call.id, name: typeof action.name === "string" ? action.name : call.name, input: action.args },
+      };
     }
     default:
       return unreadable;
@@ -151,7 +158,8 @@ export class Pause {
 
   private async ask(request: ApprovalRequest): Promise<ApprovalDecision> {
     const interrupt = this.runtime.interrupt;
-    if (typeof interrupt !== "function") throw new TypeError("langchainMiddleware: LangGraph gave the tool call no interrupt (is this call running inside createAgent?)");
+    if (typeof interrupt !== "function")
+      throw new TypeError("langchainMiddleware: LangGraph gave the tool call no interrupt (is this call running inside createAgent?)");
     const index = this.asked++;
     let answer: unknown;
     try {
@@ -162,7 +170,8 @@ export class Pause {
       return this.stop(error, request.hook);
     }
     const key = this.claimKey(index);
-    if (key !== undefined && (await (this.store as StateStore).incr(key, 1, { ttlMs: this.ttlMs })) > 1) return this.stop(new ApprovalResumedError(key), request.hook);
+    if (key !== undefined && (await (this.store as StateStore).incr(key, 1, { ttlMs: this.ttlMs })) > 1)
+      return this.stop(new ApprovalResumedError(key), request.hook);
     return decisionOf(answer, request);
   }
 

@@ -14,7 +14,12 @@ import type { ErrorDecision, ErrorEvent } from "../../agent/types.ts";
 
 /** What the error point needs of a stack. */
 export interface ErrorStack {
-  run(point: "error", input: ErrorEvent, operation: Operation<ErrorEvent, ErrorDecision>, options?: RunOptions): Promise<Outcome<ErrorDecision>>;
+  run(
+    point: "error",
+    input: ErrorEvent,
+    operation: Operation<ErrorEvent, ErrorDecision>,
+    options?: RunOptions,
+  ): Promise<Outcome<ErrorDecision>>;
   has?(point: "error"): boolean;
 }
 
@@ -26,7 +31,8 @@ const fail: ErrorDecision = Object.freeze({ action: "fail" });
  * @example
  * isBubbleUp(new GraphInterrupt([])) // true
  */
-export const isBubbleUp = (error: unknown): boolean => typeof error === "object" && error !== null && (error as { is_bubble_up?: unknown }).is_bubble_up === true;
+export const isBubbleUp = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && (error as { is_bubble_up?: unknown }).is_bubble_up === true;
 
 const isDecision = (value: unknown): value is ErrorDecision => {
   const action = (value as { action?: unknown } | null)?.action;
@@ -40,7 +46,13 @@ const isDecision = (value: unknown): value is ErrorDecision => {
  * @example
  * const decision = await decide(stack, { where: "tool", error, attempt: 1 }, run, 3, signal)
  */
-export const decide = async (stack: ErrorStack, event: ErrorEvent, run: RunOptions, maxRetries: number, signal: AbortSignal | undefined): Promise<ErrorDecision> => {
+export const decide = async (
+  stack: ErrorStack,
+  event: ErrorEvent,
+  run: RunOptions,
+  maxRetries: number,
+  signal: AbortSignal | undefined,
+): Promise<ErrorDecision> => {
   if (stack.has?.("error") === false || isBubbleUp(event.error) || signal?.aborted) return fail;
   const outcome = await stack.run("error", event, () => fail, { ...run, signal });
   const decision = outcome._tag === "Completed" && isDecision(outcome.value) ? outcome.value : fail;

@@ -34,7 +34,8 @@ export class MappedMessages {
   /** The LangChain messages for what hooks settled on (the originals themselves when nothing changed). */
   back(messages: DeepReadonly<readonly Message[]>): BaseMessage[] {
     const own = this.messages;
-    if (messages === own || (messages.length === own.length && messages.every((m, i) => m === own[i]))) return this.originals as BaseMessage[];
+    if (messages === own || (messages.length === own.length && messages.every((m, i) => m === own[i])))
+      return this.originals as BaseMessage[];
     const byMessage = (this.byMessage ??= new Map(own.map((m, i) => [m, this.originals[i] as BaseMessage])));
     // A rewritten message keeps the non-text blocks of the one at its place only while the places still line up.
     const aligned = messages.length === own.length;
@@ -60,7 +61,10 @@ export const textOf = (content: unknown): string => {
 };
 
 const isTextBlock = (block: unknown): block is { readonly type: "text"; readonly text: string } =>
-  typeof block === "object" && block !== null && (block as { type?: unknown }).type === "text" && typeof (block as { text?: unknown }).text === "string";
+  typeof block === "object" &&
+  block !== null &&
+  (block as { type?: unknown }).type === "text" &&
+  typeof (block as { text?: unknown }).text === "string";
 
 /**
  * A content with its text replaced by `text`: a string stays a string; an array keeps its
@@ -105,7 +109,10 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
  * @example
  * toToolCall({ id: "c1", name: "search", args: { q: "x" } }) // { id: "c1", name: "search", input: { q: "x" } }
  */
-export const toToolCall = (call: { readonly id?: string | undefined; readonly name: string; readonly args?: unknown }, fallbackId = ""): ToolCall => ({
+export const toToolCall = (
+  call: { readonly id?: string | undefined; readonly name: string; readonly args?: unknown },
+  fallbackId = "",
+): ToolCall => ({
   id: call.id ?? fallbackId,
   name: call.name,
   input: isRecord(call.args) ? copy(call.args) : {},
@@ -117,7 +124,9 @@ export const toToolCall = (call: { readonly id?: string | undefined; readonly na
  * @example
  * fromToolCall({ id: "c1", name: "search", input: { q: "x" } }) // { id: "c1", name: "search", args: { q: "x" }, type: "tool_call" }
  */
-export const fromToolCall = (call: DeepReadonly<ToolCall>): { id: string; name: string; args: Record<string, unknown>; type: "tool_call" } => ({
+export const fromToolCall = (
+  call: DeepReadonly<ToolCall>,
+): { id: string; name: string; args: Record<string, unknown>; type: "tool_call" } => ({
   id: call.id,
   name: call.name,
   args: copy(call.input) as Record<string, unknown>,

@@ -85,7 +85,11 @@ const specOf = (tool: BindToolsInput): ToolSpec => {
   try {
     const f = convertToOpenAITool(tool as Parameters<typeof convertToOpenAITool>[0]).function;
     // A copy: hooks may see it frozen, and the schema is LangChain's own object (a structured output's validates with it).
-    spec = { name: f.name, ...(f.description !== undefined ? { description: f.description } : {}), ...(f.parameters !== undefined ? { inputSchema: copy(f.parameters) as Record<string, unknown> } : {}) };
+    spec = {
+      name: f.name,
+      ...(f.description !== undefined ? { description: f.description } : {}),
+      ...(f.parameters !== undefined ? { inputSchema: copy(f.parameters) as Record<string, unknown> } : {}),
+    };
   } catch {
     // A provider's own tool (a web search, a code interpreter) has no function form: its name is what hooks get.
     spec = { name: nameOf(tool) ?? String((tool as { type?: unknown } | null)?.type ?? "tool") };
@@ -108,7 +112,13 @@ const withContext = (messages: BaseMessage[], texts: readonly string[]): BaseMes
   const extra = texts.join("\n\n");
   if (first !== undefined && first.getType() === "system") {
     const text = textOf(first.content);
-    return [new SystemMessage({ content: withText(first.content, text === "" ? extra : `${text}\n\n${extra}`), ...(first.id !== undefined ? { id: first.id } : {}) }), ...messages.slice(1)];
+    return [
+      new SystemMessage({
+        content: withText(first.content, text === "" ? extra : `${text}\n\n${extra}`),
+        ...(first.id !== undefined ? { id: first.id } : {}),
+      }),
+      ...messages.slice(1),
+    ];
   }
   return [new SystemMessage(extra), ...messages];
 };
@@ -166,7 +176,12 @@ export class GuardedChatModel extends BaseChatModel {
       const kept = new Set(given.map((t) => t.name));
       const known = new Set(specs.map((s) => s.name));
       // A tool a hook made up has no implementation here: the model is offered its spec as given.
-      const made = given.filter((t) => !known.has(t.name)).map((t) => ({ type: "function", function: { name: t.name, description: t.description ?? "", parameters: copy(t.inputSchema ?? { type: "object" }) } }));
+      const made = given
+        .filter((t) => !known.has(t.name))
+        .map((t) => ({
+          type: "function",
+          function: { name: t.name, description: t.description ?? "", parameters: copy(t.inputSchema ?? { type: "object" }) },
+        }));
       tools = [...this.boundTools.filter((_, i) => kept.has(specs[i]?.name ?? "")), ...(made as BindToolsInput[])];
     }
     if (tools.length === 0 && this.bindKwargs === undefined) return this.inner;
@@ -177,27 +192,44 @@ export class GuardedChatModel extends BaseChatModel {
   private request(messages: BaseMessage[], stream: boolean): { request: ModelRequest; mapped: MappedMessages; specs: readonly ToolSpec[] } {
     const mapped = new MappedMessages(messages);
     const specs = this.boundTools.map(specOf);
-    const request: ModelRequest = { model: this.scope.modelId, messages: mapped.messages, ...(specs.length > 0 ? { tools: specs } : {}), ...(stream ? { stream: true } : {}) };
+    const request: ModelRequest = {
+      model: this.scope.modelId,
+      messages: mapped.messages,
+      ...(specs.length > 0 ? { tools: specs } : {}),
+      ...(stream ? { stream: true } : {}),
+    };
     return { request, mapped, specs };
   }
 
   /** LangChain's generate step: one `modelCall` run around the inner model's call. */
-  async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"], _runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
+  async _generate(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    _runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
     const { scope } = this;
     const { request, mapped, specs } = this.request(messages, false);
     const context = new CallContext(scope.run.onContext);
     const caller = options.signal;
     // Which answer came from which message, to hand back the model's own message when hooks left it alone.
     const produced = new Map<ModelResponse, AIMessage>();
-    const outcome = await scope.stack.run("modelCall", request, async (req, ctx) => {
-      const texts = context.forAttempt();
-      const model = await this.model(req, specs);
-      const signal = ctx.signal === neverAborted ? caller : ctx.signal;
-      const message = await model.invoke(withContext(mapped.back(req.messages), texts), forwarded(options as Record<string, unknown>, signal));
-      const response = toResponse(message, req.messages, scope.modelId);
-      produced.set(response, message);
-      return response;
-    }, { ...scope.run, signal: caller, onContext: context.push });
+    const outcome = await scope.stack.run(
+      "modelCall",
+      request,
+      async (req, ctx) => {
+        const texts = context.forAttempt();
+        const model = await this.model(req, specs);
+        const signal = ctx.signal === neverAborted ? caller : ctx.signal;
+        const message = await model.invoke(
+          withContext(mapped.back(req.messages), texts),
+          forwarded(options as Record<string, unknown>, signal),
+        );
+        const response = toResponse(message, req.messages, scope.modelId);
+        produced.set(response, message);
+        return response;
+      },
+      { ...scope.run, signal: caller, onContext: context.push },
+    );
     if (outcome._tag !== "Completed") throw errorOf(outcome, caller);
     const malformed = notAResponse(outcome.value);
     if (malformed !== undefined) throw malformed;
@@ -205,23 +237,38 @@ export class GuardedChatModel extends BaseChatModel {
     // An answer the hooks rewrote keeps the id, metadata and non-text blocks of the model's last one.
     const own = produced.get(value);
     const last = [...produced].at(-1);
-    const message = toAIMessage(value, own !== undefined ? { response: value, message: own } : last === undefined ? undefined : { response: last[0], message: last[1] });
+    const message = toAIMessage(
+      value,
+      own !== undefined ? { response: value, message: own } : last === undefined ? undefined : { response: last[0], message: last[1] },
+    );
     return { generations: [{ text: textOf(message.content), message }] };
   }
 
   /** LangChain's stream step: one `modelCall` run around the inner model's stream. */
-  override async *_streamResponseChunks(messages: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
+  override async *_streamResponseChunks(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
     const { scope } = this;
     const { request, mapped, specs } = this.request(messages, true);
     const context = new CallContext(scope.run.onContext);
     const caller = options.signal;
     const memo = new ChunkMemo();
-    const call = streamThroughStack(scope.stack, request, async (req, { signal }) => {
-      const texts = context.forAttempt();
-      const model = await this.model(req, specs);
-      const chunks = await model.stream(withContext(mapped.back(req.messages), texts), forwarded(options as Record<string, unknown>, signal));
-      return fromChunks(chunks, memo);
-    }, { ...scope.run, ...(scope.holdBack !== undefined ? { holdBack: scope.holdBack } : {}), signal: caller, onContext: context.push });
+    const call = streamThroughStack(
+      scope.stack,
+      request,
+      async (req, { signal }) => {
+        const texts = context.forAttempt();
+        const model = await this.model(req, specs);
+        const chunks = await model.stream(
+          withContext(mapped.back(req.messages), texts),
+          forwarded(options as Record<string, unknown>, signal),
+        );
+        return fromChunks(chunks, memo);
+      },
+      { ...scope.run, ...(scope.holdBack !== undefined ? { holdBack: scope.holdBack } : {}), signal: caller, onContext: context.push },
+    );
     let finished = false;
     try {
       for await (const part of call.parts) {

@@ -15,11 +15,28 @@ import type { FinishReason, Message, ModelResponse, ToolCall, Usage } from "../.
 import { fromToolCall, textOf, toToolCall, withText } from "./messages.ts";
 
 const reasons: ReadonlyMap<string, FinishReason> = new Map([
-  ["stop", "stop"], ["end_turn", "stop"], ["stop_sequence", "stop"], ["complete", "stop"], ["end", "stop"], ["eos", "stop"],
-  ["length", "length"], ["max_tokens", "length"], ["model_length", "length"],
-  ["tool_calls", "tool-calls"], ["tool_use", "tool-calls"], ["function_call", "tool-calls"], ["tool-calls", "tool-calls"],
-  ["content_filter", "content-filter"], ["safety", "content-filter"], ["refusal", "content-filter"], ["recitation", "content-filter"], ["blocklist", "content-filter"],
-  ["prohibited_content", "content-filter"], ["spii", "content-filter"], ["guardrail_intervened", "content-filter"], ["error", "error"],
+  ["stop", "stop"],
+  ["end_turn", "stop"],
+  ["stop_sequence", "stop"],
+  ["complete", "stop"],
+  ["end", "stop"],
+  ["eos", "stop"],
+  ["length", "length"],
+  ["max_tokens", "length"],
+  ["model_length", "length"],
+  ["tool_calls", "tool-calls"],
+  ["tool_use", "tool-calls"],
+  ["function_call", "tool-calls"],
+  ["tool-calls", "tool-calls"],
+  ["content_filter", "content-filter"],
+  ["safety", "content-filter"],
+  ["refusal", "content-filter"],
+  ["recitation", "content-filter"],
+  ["blocklist", "content-filter"],
+  ["prohibited_content", "content-filter"],
+  ["spii", "content-filter"],
+  ["guardrail_intervened", "content-filter"],
+  ["error", "error"],
 ]);
 
 /**
@@ -83,7 +100,8 @@ export const toResponse = (message: AIMessage, messages: DeepReadonly<readonly M
 };
 
 const sameCalls = (a: DeepReadonly<readonly ToolCall[]>, b: DeepReadonly<readonly ToolCall[]>): boolean =>
-  a.length === b.length && a.every((c, i) => c === b[i] || (c.id === b[i]?.id && c.name === b[i]?.name && JSON.stringify(c.input) === JSON.stringify(b[i]?.input)));
+  a.length === b.length &&
+  a.every((c, i) => c === b[i] || (c.id === b[i]?.id && c.name === b[i]?.name && JSON.stringify(c.input) === JSON.stringify(b[i]?.input)));
 
 /**
  * The `AIMessage` for the answer hooks settled on. `from` is the message and response it was made
@@ -92,12 +110,19 @@ const sameCalls = (a: DeepReadonly<readonly ToolCall[]>, b: DeepReadonly<readonl
  * @example
  * toAIMessage(response, { message, response }) === message // when no hook changed the answer
  */
-export const toAIMessage = (settled: DeepReadonly<ModelResponse>, from?: { readonly message: AIMessage; readonly response: ModelResponse }): AIMessage => {
+export const toAIMessage = (
+  settled: DeepReadonly<ModelResponse>,
+  from?: { readonly message: AIMessage; readonly response: ModelResponse },
+): AIMessage => {
   const original = from?.message;
-  if (from !== undefined && (settled === from.response || (settled.text === from.response.text && sameCalls(settled.toolCalls, from.response.toolCalls)))) {
+  if (
+    from !== undefined &&
+    (settled === from.response || (settled.text === from.response.text && sameCalls(settled.toolCalls, from.response.toolCalls)))
+  ) {
     // Usage a hook rewrote (a cost cap rounding it) is the one thing that can differ without a new answer.
     const usage = usageOf(from.message.usage_metadata);
-    if (usage === undefined || (usage.inputTokens === settled.usage.inputTokens && usage.outputTokens === settled.usage.outputTokens)) return from.message;
+    if (usage === undefined || (usage.inputTokens === settled.usage.inputTokens && usage.outputTokens === settled.usage.outputTokens))
+      return from.message;
   }
   const { tool_calls: _calls, function_call: _call, ...kwargs } = (original?.additional_kwargs ?? {}) as Record<string, unknown>;
   return new AIMessage({

@@ -35,11 +35,14 @@ export class ChunkMemo {
   calls = 0;
 }
 
-const isTextBlock = (block: unknown): boolean => typeof block === "object" && block !== null && (block as { type?: unknown }).type === "text";
+const isTextBlock = (block: unknown): boolean =>
+  typeof block === "object" && block !== null && (block as { type?: unknown }).type === "text";
 
 /** The blocks of a content that are neither text nor a tool call: those go out as they came. */
 const otherBlocks = (content: MessageContent): unknown[] =>
-  Array.isArray(content) ? content.filter((b) => typeof b === "object" && b !== null && !isTextBlock(b) && !/tool/.test(String((b as { type?: unknown }).type))) : [];
+  Array.isArray(content)
+    ? content.filter((b) => typeof b === "object" && b !== null && !isTextBlock(b) && !/tool/.test(String((b as { type?: unknown }).type)))
+    : [];
 
 let seq = 0;
 
@@ -89,7 +92,9 @@ export const toChunk = (part: StreamPart, memo: ChunkMemo): ChatGenerationChunk 
       return chunkOf({
         content: "",
         ...ids,
-        tool_call_chunks: [{ type: "tool_call_chunk", id: part.call.id, name: part.call.name, args: JSON.stringify(part.call.input), index: memo.calls++ }],
+        tool_call_chunks: [
+          { type: "tool_call_chunk", id: part.call.id, name: part.call.name, args: JSON.stringify(part.call.input), index: memo.calls++ },
+        ],
       });
     case "finish": {
       const { tool_calls: _calls, function_call: _call, ...kwargs } = (memo.aggregate?.additional_kwargs ?? {}) as Record<string, unknown>;
@@ -98,7 +103,9 @@ export const toChunk = (part: StreamPart, memo: ChunkMemo): ChatGenerationChunk 
         content: "",
         ...ids,
         // Usage goes out as the provider reported it: an estimate would pass for a count in LangChain's own tallies.
-        ...(memo.aggregate?.usage_metadata !== undefined && typeof usage?.inputTokens === "number" && typeof usage.outputTokens === "number" ? { usage_metadata: usageMetadata(usage as Usage) } : {}),
+        ...(memo.aggregate?.usage_metadata !== undefined && typeof usage?.inputTokens === "number" && typeof usage.outputTokens === "number"
+          ? { usage_metadata: usageMetadata(usage as Usage) }
+          : {}),
         response_metadata: { ...memo.aggregate?.response_metadata },
         additional_kwargs: kwargs,
       } as AIMessageChunkFields);

@@ -29,7 +29,12 @@ import { copy, toToolCall } from "./messages.ts";
 
 /** A LangChain tool call as `wrapToolCall` gets it (the fields read here). */
 export interface LangChainToolCallRequest {
-  readonly toolCall: { readonly id?: string | undefined; readonly name: string; readonly args: Record<string, unknown>; readonly type?: "tool_call" };
+  readonly toolCall: {
+    readonly id?: string | undefined;
+    readonly name: string;
+    readonly args: Record<string, unknown>;
+    readonly type?: "tool_call";
+  };
   readonly tool: unknown;
   readonly runtime: InterruptRuntime & { readonly signal?: AbortSignal | undefined };
   readonly [key: string]: unknown;
@@ -57,7 +62,9 @@ const isCommand = (value: unknown): value is Extract<ToolAnswer, { lg_name: "Com
 /** The tool message a `Command` carries for this call, if any. */
 const messageIn = (command: Extract<ToolAnswer, { lg_name: "Command" }>, id: string | undefined): ToolMessage | undefined => {
   const messages = (command.update as { messages?: unknown } | undefined)?.messages;
-  return Array.isArray(messages) ? (messages as unknown[]).find((m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === id) : undefined;
+  return Array.isArray(messages)
+    ? (messages as unknown[]).find((m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === id)
+    : undefined;
 };
 
 /** What hooks see of a tool's answer. */
@@ -125,15 +132,25 @@ export const runTool = async (
     const produced = new Map<ToolResult, ToolAnswer>();
     let outcome;
     try {
-      outcome = await scope.stack.run("toolCall", call, async (c) => {
-        context.forAttempt();
-        // The call the model made keeps its id: the tool message must answer it.
-        const toolCall = c === call ? lc : { ...lc, name: c.name, args: copy(c.input) as Record<string, unknown> };
-        const answer = await handler({ ...request, toolCall, tool: c.name === lc.name ? request.tool : undefined } as never);
-        const result = toResult(answer, lc.id);
-        produced.set(result, answer);
-        return result;
-      }, { ...scope.run, signal: pause?.signal ?? caller, onContext: context.push, ...(pause !== undefined ? { approval: pause.handler } : {}) });
+      outcome = await scope.stack.run(
+        "toolCall",
+        call,
+        async (c) => {
+          context.forAttempt();
+          // The call the model made keeps its id: the tool message must answer it.
+          const toolCall = c === call ? lc : { ...lc, name: c.name, args: copy(c.input) as Record<string, unknown> };
+          const answer = await handler({ ...request, toolCall, tool: c.name === lc.name ? request.tool : undefined } as never);
+          const result = toResult(answer, lc.id);
+          produced.set(result, answer);
+          return result;
+        },
+        {
+          ...scope.run,
+          signal: pause?.signal ?? caller,
+          onContext: context.push,
+          ...(pause !== undefined ? { approval: pause.handler } : {}),
+        },
+      );
     } finally {
       pause?.dispose();
     }
@@ -142,10 +159,20 @@ export const runTool = async (
     if (outcome._tag === "Completed") {
       const own = produced.get(outcome.value as ToolResult);
       const last = [...produced].at(-1);
-      return toAnswer(outcome.value, own !== undefined ? { result: outcome.value as ToolResult, answer: own } : last === undefined ? undefined : { result: last[0], answer: last[1] }, lc, texts);
+      return toAnswer(
+        outcome.value,
+        own !== undefined
+          ? { result: outcome.value as ToolResult, answer: own }
+          : last === undefined
+            ? undefined
+            : { result: last[0], answer: last[1] },
+        lc,
+        texts,
+      );
     }
     if (outcome._tag === "Rejected") {
-      const content = scope.rejected?.(outcome.reason, outcome.by, call) ?? (rejectedResult(call, outcome.reason, outcome.by).content as string);
+      const content =
+        scope.rejected?.(outcome.reason, outcome.by, call) ?? (rejectedResult(call, outcome.reason, outcome.by).content as string);
       return new ToolMessage({ content: withTexts(content, texts), tool_call_id: lc.id ?? "", name: lc.name, status: "error" });
     }
     const error = outcome.error;

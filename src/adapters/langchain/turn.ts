@@ -117,7 +117,9 @@ export const checkPrompt = async (
   }
   const updates: BaseMessage[] = [];
   if (outcome.value.text !== input.text)
-    updates.push(new HumanMessage({ content: withText(prompt.content, outcome.value.text), ...(prompt.id !== undefined ? { id: prompt.id } : {}) }));
+    updates.push(
+      new HumanMessage({ content: withText(prompt.content, outcome.value.text), ...(prompt.id !== undefined ? { id: prompt.id } : {}) }),
+    );
   const texts = context.current();
   if (texts.length > 0) updates.push(new HumanMessage({ id: ownId("context"), content: texts.join("\n\n") }));
   return updates.length === 0 ? undefined : { messages: updates };

@@ -32,12 +32,18 @@ import { checkToolOptions, guardTool, type GuardToolOptions } from "./tool.ts";
  * @example
  * const stack: GuardAgentStack = createAgentStack()
  */
-export type GuardAgentStack = GuardModelStack & ToolCallStack & {
-  /** Runs the `userPrompt` point over a prompt. */
-  run(point: "userPrompt", input: UserPrompt, operation: Operation<UserPrompt, UserPrompt>, options?: RunOptions): Promise<Outcome<UserPrompt>>;
-  /** True when the stack has hooks on `point`; without it every point is run. */
-  has?(point: "modelCall" | "toolCall" | "userPrompt"): boolean;
-};
+export type GuardAgentStack = GuardModelStack &
+  ToolCallStack & {
+    /** Runs the `userPrompt` point over a prompt. */
+    run(
+      point: "userPrompt",
+      input: UserPrompt,
+      operation: Operation<UserPrompt, UserPrompt>,
+      options?: RunOptions,
+    ): Promise<Outcome<UserPrompt>>;
+    /** True when the stack has hooks on `point`; without it every point is run. */
+    has?(point: "modelCall" | "toolCall" | "userPrompt"): boolean;
+  };
 
 /**
  * Options of `guardAgent`: those of the model and tools it guards, and run options for prompts.
@@ -72,8 +78,10 @@ export const promptGuardrailName = "agent-onion:userPrompt";
 export const guardAgent = <A extends Agent<any, any>>(stack: GuardAgentStack, agent: A, options: GuardAgentOptions = {}): A => {
   if (typeof (stack as Partial<GuardAgentStack> | null)?.run !== "function")
     throw new TypeError(`guardAgent: stack must be a stack with run (createAgentStack()), got ${describeGiven(stack)}`);
-  if (!isAgent(agent)) throw new TypeError(`guardAgent: agent must be an Agents SDK Agent (new Agent({ ... })), got ${describeGiven(agent)}`);
-  if (typeof options !== "object" || options === null) throw new TypeError(`guardAgent: options must be an object when given, got ${describeGiven(options)}`);
+  if (!isAgent(agent))
+    throw new TypeError(`guardAgent: agent must be an Agents SDK Agent (new Agent({ ... })), got ${describeGiven(agent)}`);
+  if (typeof options !== "object" || options === null)
+    throw new TypeError(`guardAgent: options must be an object when given, got ${describeGiven(options)}`);
   const run: unknown = options.run;
   if (run !== undefined && (typeof run !== "object" || run === null) && typeof run !== "function")
     throw new TypeError(`guardAgent: run must be run options or a function of the run context, got ${describeGiven(run)}`);
@@ -86,14 +94,21 @@ export const guardAgent = <A extends Agent<any, any>>(stack: GuardAgentStack, ag
 const isAgent = (value: unknown): value is Agent<any, any> =>
   typeof value === "object" && value !== null && typeof (value as Agent).clone === "function" && Array.isArray((value as Agent).tools);
 
-const guardOne = (stack: GuardAgentStack, agent: Agent<any, any>, options: GuardAgentOptions, done: Map<Agent<any, any>, Agent<any, any>>): Agent<any, any> => {
+const guardOne = (
+  stack: GuardAgentStack,
+  agent: Agent<any, any>,
+  options: GuardAgentOptions,
+  done: Map<Agent<any, any>, Agent<any, any>>,
+): Agent<any, any> => {
   const seen = done.get(agent);
   if (seen !== undefined) return seen;
-  const model = typeof agent.model === "object" && agent.model !== null ? guardModel(stack, agent.model as Model, options.model) : agent.model;
+  const model =
+    typeof agent.model === "object" && agent.model !== null ? guardModel(stack, agent.model as Model, options.model) : agent.model;
   const copy = agent.clone({
     model,
     tools: agent.tools.map((t) => guardTool(stack, t, options.tools)),
-    inputGuardrails: stack.has?.("userPrompt") === false ? [...agent.inputGuardrails] : [promptGuardrail(stack, options), ...agent.inputGuardrails],
+    inputGuardrails:
+      stack.has?.("userPrompt") === false ? [...agent.inputGuardrails] : [promptGuardrail(stack, options), ...agent.inputGuardrails],
     outputGuardrails: [...agent.outputGuardrails],
   });
   done.set(agent, copy);
@@ -111,7 +126,10 @@ const promptOf = (input: unknown): string => {
     if ((item.type ?? "message") !== "message" || item.role !== "user") continue;
     if (typeof item.content === "string") return item.content;
     if (Array.isArray(item.content))
-      return (item.content as Record<string, unknown>[]).filter((p) => p.type === "input_text").map((p) => String(p.text ?? "")).join("");
+      return (item.content as Record<string, unknown>[])
+        .filter((p) => p.type === "input_text")
+        .map((p) => String(p.text ?? ""))
+        .join("");
   }
   return "";
 };
@@ -125,11 +143,17 @@ const promptGuardrail = (stack: GuardAgentStack, options: GuardAgentOptions): In
     const run = typeof options.run === "function" ? options.run(context) : (options.run ?? {});
     const outcome = await stack.run("userPrompt", { text }, (prompt) => prompt as UserPrompt, run);
     if (outcome._tag === "Failed") throw outcome.error;
-    if (outcome._tag === "Rejected") return { tripwireTriggered: true, outputInfo: { point: "userPrompt", reason: outcome.reason, by: outcome.by } };
+    if (outcome._tag === "Rejected")
+      return { tripwireTriggered: true, outputInfo: { point: "userPrompt", reason: outcome.reason, by: outcome.by } };
     if (outcome.value.text !== text)
       return {
         tripwireTriggered: true,
-        outputInfo: { point: "userPrompt", reason: "a userPrompt hook rewrote the prompt, and an Agents SDK input guardrail cannot change a run's input; rewrite it before run()", by: promptGuardrailName },
+        outputInfo: {
+          point: "userPrompt",
+          reason:
+            "a userPrompt hook rewrote the prompt, and an Agents SDK input guardrail cannot change a run's input; rewrite it before run()",
+          by: promptGuardrailName,
+        },
       };
     return { tripwireTriggered: false, outputInfo: undefined };
   },

@@ -90,7 +90,12 @@ const nameOf = (model: Model): string => {
  */
 export const guardModel = (stack: GuardModelStack, model: Model, options: GuardModelOptions = {}): Model => {
   checkStack("guardModel", stack);
-  if (typeof model !== "object" || model === null || typeof model.getResponse !== "function" || typeof model.getStreamedResponse !== "function")
+  if (
+    typeof model !== "object" ||
+    model === null ||
+    typeof model.getResponse !== "function" ||
+    typeof model.getStreamedResponse !== "function"
+  )
     throw new TypeError(`guardModel: model must be an Agents SDK Model (getResponse and getStreamedResponse), got ${describeGiven(model)}`);
   checkModelOptions("guardModel: ", options);
   if ((model as unknown as Record<symbol, unknown>)[guarded] === stack) return model;
@@ -105,15 +110,22 @@ export const guardModel = (stack: GuardModelStack, model: Model, options: GuardM
     const mapped = toRequest(sdk, name, false);
     const context = new CallContext(run.onContext);
     const attempts = new WeakMap<object, { readonly from: SdkResponse; readonly produced: ModelResponse }>();
-    const outcome = await stack.run("modelCall", mapped.request, async (request, ctx) => {
-      const next = fromRequest(sdk, mapped, request, context.forAttempt());
-      const signal = ctx.signal === neverAborted ? sdk.signal : ctx.signal;
-      const from = await model.getResponse(next === sdk && signal === sdk.signal ? sdk : { ...next, ...(signal !== undefined ? { signal } : {}) });
-      const produced = toResponse(from, name);
-      const attempt = { from, produced };
-      attempts.set(produced, attempt).set(produced.toolCalls, attempt).set(produced.usage, attempt);
-      return produced;
-    }, { ...run, signal: sdk.signal, onContext: context.push });
+    const outcome = await stack.run(
+      "modelCall",
+      mapped.request,
+      async (request, ctx) => {
+        const next = fromRequest(sdk, mapped, request, context.forAttempt());
+        const signal = ctx.signal === neverAborted ? sdk.signal : ctx.signal;
+        const from = await model.getResponse(
+          next === sdk && signal === sdk.signal ? sdk : { ...next, ...(signal !== undefined ? { signal } : {}) },
+        );
+        const produced = toResponse(from, name);
+        const attempt = { from, produced };
+        attempts.set(produced, attempt).set(produced.toolCalls, attempt).set(produced.usage, attempt);
+        return produced;
+      },
+      { ...run, signal: sdk.signal, onContext: context.push },
+    );
     if (outcome._tag !== "Completed") throw errorOf(outcome, sdk.signal);
     const malformed = notAResponse(outcome.value);
     if (malformed !== undefined) throw malformed;
@@ -128,15 +140,20 @@ export const guardModel = (stack: GuardModelStack, model: Model, options: GuardM
     const mapped = toRequest(sdk, name, true);
     const context = new CallContext(run.onContext);
     const memo = new StreamMemo();
-    const call = streamThroughStack(stack, mapped.request, (request, { signal }) => {
-      const next = fromRequest(sdk, mapped, request, context.forAttempt());
-      return fromSdkEvents(model.getStreamedResponse({ ...next, signal }), memo, name);
-    }, {
-      ...run,
-      ...(options.holdBack !== undefined ? { holdBack: options.holdBack } : {}),
-      signal: sdk.signal,
-      onContext: context.push,
-    });
+    const call = streamThroughStack(
+      stack,
+      mapped.request,
+      (request, { signal }) => {
+        const next = fromRequest(sdk, mapped, request, context.forAttempt());
+        return fromSdkEvents(model.getStreamedResponse({ ...next, signal }), memo, name);
+      },
+      {
+        ...run,
+        ...(options.holdBack !== undefined ? { holdBack: options.holdBack } : {}),
+        signal: sdk.signal,
+        onContext: context.push,
+      },
+    );
     try {
       yield* toSdkEvents(call.parts, memo, call.outcome);
     } catch (error) {
@@ -147,7 +164,11 @@ export const guardModel = (stack: GuardModelStack, model: Model, options: GuardM
     }
   }
 
-  const members = new Map<PropertyKey, unknown>([["getResponse", getResponse], ["getStreamedResponse", getStreamedResponse], [guarded, stack]]);
+  const members = new Map<PropertyKey, unknown>([
+    ["getResponse", getResponse],
+    ["getStreamedResponse", getStreamedResponse],
+    [guarded, stack],
+  ]);
   // A proxy rather than a copy: the model is a class instance whose other methods (`getRetryAdvice`)
   // and getters may use private fields, which only the instance itself has.
   return new Proxy(model, {
@@ -193,7 +214,8 @@ const checkStack = (fn: string, stack: unknown): void => {
  * checkModelOptions("guardModel: ", { name: "" }) // throws TypeError: guardModel: name must be a non-empty string when given, got ""
  */
 export const checkModelOptions = (where: string, options: GuardModelOptions): void => {
-  if (typeof options !== "object" || options === null) throw new TypeError(`${where}options must be an object when given, got ${describeGiven(options)}`);
+  if (typeof options !== "object" || options === null)
+    throw new TypeError(`${where}options must be an object when given, got ${describeGiven(options)}`);
   if (options.name !== undefined && (typeof options.name !== "string" || options.name === ""))
     throw new TypeError(`${where}name must be a non-empty string when given, got ${describeGiven(options.name)}`);
   const run: unknown = options.run;

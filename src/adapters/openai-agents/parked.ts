@@ -78,7 +78,9 @@ export class ApprovalPendingError extends AgentOnionError {
     readonly by: string,
     readonly reason: string | undefined,
   ) {
-    super(`${tool} needs approval (asked by ${by}${reason !== undefined ? `: ${reason}` : ""}); the Agents SDK run pauses with an interruption`);
+    super(
+      `${tool} needs approval (asked by ${by}${reason !== undefined ? `: ${reason}` : ""}); the Agents SDK run pauses with an interruption`,
+    );
   }
 }
 

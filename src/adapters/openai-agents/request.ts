@@ -53,7 +53,9 @@ const parseArguments = (args: unknown): Record<string, unknown> => {
   if (typeof args !== "string") return {};
   try {
     const parsed: unknown = JSON.parse(args);
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { value: parsed };
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : { value: parsed };
   } catch {
     // What the model wrote is kept for hooks to read; the SDK reports invalid JSON to the model itself.
     return { arguments: args };
@@ -66,7 +68,11 @@ const parseArguments = (args: unknown): Record<string, unknown> => {
  * @example
  * callOf({ type: "function_call", callId: "c1", name: "search", arguments: '{"q":"x"}' }) // { id: "c1", name: "search", input: { q: "x" } }
  */
-export const callOf = (item: Item): ToolCall => ({ id: String(item.callId ?? item.id ?? ""), name: String(item.name ?? ""), input: parseArguments(item.arguments) });
+export const callOf = (item: Item): ToolCall => ({
+  id: String(item.callId ?? item.id ?? ""),
+  name: String(item.name ?? ""),
+  input: parseArguments(item.arguments),
+});
 
 /** The message an input item becomes, or undefined for an item with no twin. */
 const messageOf = (item: Item): Message | undefined => {
@@ -78,7 +84,12 @@ const messageOf = (item: Item): Message | undefined => {
   }
   if (type === "function_call") return { role: "assistant", content: "", toolCalls: [callOf(item)] };
   if (type === "function_call_result") {
-    return { role: "tool", content: functionOutputText(item.output), toolCallId: String(item.callId ?? ""), toolName: String(item.name ?? "") };
+    return {
+      role: "tool",
+      content: functionOutputText(item.output),
+      toolCallId: String(item.callId ?? ""),
+      toolName: String(item.name ?? ""),
+    };
   }
   return undefined;
 };
@@ -92,7 +103,8 @@ const functionOutputText = (output: unknown): string => {
 };
 
 const specOf = (tool: SerializedTool | SerializedHandoff): ToolSpec => {
-  if ("toolName" in tool) return { name: tool.toolName, description: tool.toolDescription, inputSchema: tool.inputJsonSchema as Record<string, unknown> };
+  if ("toolName" in tool)
+    return { name: tool.toolName, description: tool.toolDescription, inputSchema: tool.inputJsonSchema as Record<string, unknown> };
   const t = tool as { name: string; description?: string; parameters?: unknown };
   return {
     name: t.name,
@@ -147,7 +159,12 @@ export const toRequest = (sdk: SdkRequest, model: string, stream: boolean): Mapp
  * const mapped = toRequest(sdk, "gpt-4.1", false)
  * fromRequest(sdk, mapped, mapped.request, []) === sdk // true: nothing changed
  */
-export const fromRequest = (sdk: SdkRequest, mapped: MappedRequest, hooked: DeepReadonly<ModelRequest>, context: readonly string[]): SdkRequest => {
+export const fromRequest = (
+  sdk: SdkRequest,
+  mapped: MappedRequest,
+  hooked: DeepReadonly<ModelRequest>,
+  context: readonly string[],
+): SdkRequest => {
   const before = mapped.request;
   if ((hooked as ModelRequest) === before && context.length === 0) return sdk;
   let next: SdkRequest = sdk;
@@ -189,7 +206,10 @@ const described = (tool: SerializedTool, spec: DeepReadonly<ToolSpec> | undefine
 };
 
 /** The input items and instructions for the messages hooks settled on (see the top of this file). */
-const rebuild = (mapped: MappedRequest, messages: readonly Message[]): { readonly input: string | Item[]; readonly system: string | undefined } => {
+const rebuild = (
+  mapped: MappedRequest,
+  messages: readonly Message[],
+): { readonly input: string | Item[]; readonly system: string | undefined } => {
   // A message hooks kept is its own origin; one they rewrote in place (a map over the messages,
   // `{ ...m, content }`) stands where its original stood, so it comes from the same item.
   const before = mapped.request.messages;
@@ -225,7 +245,10 @@ const rebuild = (mapped: MappedRequest, messages: readonly Message[]): { readonl
   const system = systems.length > 0 ? systems.join("\n\n") : undefined;
   const only = out[0];
   // A text input that hooks only rewrote stays text.
-  const input = mapped.inputWasText && out.length === 1 && only?.role === "user" && typeof only.content === "string" && only.type === "message" ? only.content : out;
+  const input =
+    mapped.inputWasText && out.length === 1 && only?.role === "user" && typeof only.content === "string" && only.type === "message"
+      ? only.content
+      : out;
   return { input: input as string | Item[], system };
 };
 
@@ -263,9 +286,12 @@ const patch = (item: Item, was: Message, m: DeepReadonly<Message>): Item | undef
   }
   if (type === "function_call_result") {
     const output = item.output;
-    const text = typeof output === "object" && output !== null && !Array.isArray(output) && (output as Item).type === "text"
-      ? { ...(output as Item), text: m.content }
-      : Array.isArray(output) ? withText(output, m.content, "user") : m.content;
+    const text =
+      typeof output === "object" && output !== null && !Array.isArray(output) && (output as Item).type === "text"
+        ? { ...(output as Item), text: m.content }
+        : Array.isArray(output)
+          ? withText(output, m.content, "user")
+          : m.content;
     return { ...item, ...(m.toolCallId !== undefined ? { callId: m.toolCallId } : {}), output: text };
   }
   return undefined;
@@ -298,11 +324,21 @@ const freshItems = (m: DeepReadonly<Message>): Item[] => {
       return [{ type: "message", role: "user", content: m.content }];
     case "assistant": {
       const items: Item[] = [];
-      if (m.content !== "") items.push({ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: m.content }] });
-      for (const call of m.toolCalls ?? []) items.push({ type: "function_call", callId: call.id, name: call.name, arguments: JSON.stringify(call.input), status: "completed" });
+      if (m.content !== "")
+        items.push({ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: m.content }] });
+      for (const call of m.toolCalls ?? [])
+        items.push({ type: "function_call", callId: call.id, name: call.name, arguments: JSON.stringify(call.input), status: "completed" });
       return items;
     }
     case "tool":
-      return [{ type: "function_call_result", callId: m.toolCallId ?? "", name: m.toolName ?? "", status: "completed", output: { type: "text", text: m.content } }];
+      return [
+        {
+          type: "function_call_result",
+          callId: m.toolCallId ?? "",
+          name: m.toolName ?? "",
+          status: "completed",
+          output: { type: "text", text: m.content },
+        },
+      ];
   }
 };

@@ -60,7 +60,8 @@ export const toResponse = (sdk: SdkResponse, model: string): ModelResponse => {
   };
 };
 
-const sameCall = (a: DeepReadonly<ToolCall>, b: ToolCall): boolean => a.name === b.name && JSON.stringify(a.input) === JSON.stringify(b.input);
+const sameCall = (a: DeepReadonly<ToolCall>, b: ToolCall): boolean =>
+  a.name === b.name && JSON.stringify(a.input) === JSON.stringify(b.input);
 
 /**
  * The SDK's response for the answer hooks settled on: the model's own (`from`, whose mapping was
@@ -69,17 +70,26 @@ const sameCall = (a: DeepReadonly<ToolCall>, b: ToolCall): boolean => a.name ===
  * @example
  * fromResponse(sdk, produced, produced) === sdk // true: nothing changed
  */
-export const fromResponse = (from: SdkResponse | undefined, produced: ModelResponse | undefined, answer: DeepReadonly<ModelResponse>): SdkResponse => {
+export const fromResponse = (
+  from: SdkResponse | undefined,
+  produced: ModelResponse | undefined,
+  answer: DeepReadonly<ModelResponse>,
+): SdkResponse => {
   if (from !== undefined && (answer as ModelResponse) === produced) return from;
   const base = from !== undefined && produced !== undefined ? { from, produced } : undefined;
   const original = (base?.from.output ?? []) as unknown as Item[];
   let output: Item[] = [...original];
   if (base === undefined || answer.text !== base.produced.text) output = withText(output, answer.text);
-  if (base === undefined || answer.toolCalls !== base.produced.toolCalls) output = withCalls(output, answer.toolCalls, base?.produced.toolCalls ?? []);
-  const usage = base !== undefined && answer.usage.inputTokens === base.produced.usage.inputTokens && answer.usage.outputTokens === base.produced.usage.outputTokens
-    ? base.from.usage
-    : usageFor(answer.usage, base?.from.usage);
-  const unchanged = base !== undefined && usage === base.from.usage && output.length === original.length && output.every((item, i) => item === original[i]);
+  if (base === undefined || answer.toolCalls !== base.produced.toolCalls)
+    output = withCalls(output, answer.toolCalls, base?.produced.toolCalls ?? []);
+  const usage =
+    base !== undefined &&
+    answer.usage.inputTokens === base.produced.usage.inputTokens &&
+    answer.usage.outputTokens === base.produced.usage.outputTokens
+      ? base.from.usage
+      : usageFor(answer.usage, base?.from.usage);
+  const unchanged =
+    base !== undefined && usage === base.from.usage && output.length === original.length && output.every((item, i) => item === original[i]);
   if (unchanged) return base.from;
   return { ...base?.from, usage, output: output as unknown as SdkResponse["output"] };
 };
@@ -91,7 +101,9 @@ const usageFor = (usage: DeepReadonly<ModelResponse["usage"]>, original: SdkResp
     inputTokens: usage.inputTokens,
     outputTokens: usage.outputTokens,
     totalTokens: usage.inputTokens + usage.outputTokens,
-    ...(original !== undefined ? { inputTokensDetails: original.inputTokensDetails, outputTokensDetails: original.outputTokensDetails } : {}),
+    ...(original !== undefined
+      ? { inputTokensDetails: original.inputTokensDetails, outputTokensDetails: original.outputTokensDetails }
+      : {}),
   });
 
 /** The output with its assistant text replaced (see the top of this file). */
@@ -134,7 +146,15 @@ const withCalls = (output: Item[], calls: readonly DeepReadonly<ToolCall>[], bef
     const old = was.get(call.id);
     if (item !== undefined && old !== undefined && sameCall(call, old)) next.push(item);
     else if (item !== undefined) next.push({ ...item, name: call.name, arguments: JSON.stringify(call.input) });
-    else next.push({ type: "function_call", id: call.id, callId: call.id, name: call.name, arguments: JSON.stringify(call.input), status: "completed" });
+    else
+      next.push({
+        type: "function_call",
+        id: call.id,
+        callId: call.id,
+        name: call.name,
+        arguments: JSON.stringify(call.input),
+        status: "completed",
+      });
   }
   return next;
 };

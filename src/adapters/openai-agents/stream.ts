@@ -82,7 +82,11 @@ export async function* fromSdkEvents(events: AsyncIterable<StreamEvent>, memo: S
  * @example
  * yield* toSdkEvents(call.parts, memo, call.outcome)
  */
-export async function* toSdkEvents(parts: AsyncIterable<StreamPart>, memo: StreamMemo, outcome: Promise<Outcome<ModelResponse>>): AsyncGenerator<StreamEvent> {
+export async function* toSdkEvents(
+  parts: AsyncIterable<StreamPart>,
+  memo: StreamMemo,
+  outcome: Promise<Outcome<ModelResponse>>,
+): AsyncGenerator<StreamEvent> {
   for await (const part of parts) {
     switch (part.type) {
       case "text-delta":

@@ -123,7 +123,12 @@ export const guardTool = <T extends Tool<any>>(stack: ToolCallStack, tool: T, op
    * The approval handler of a run: the SDK's decision, else `onMissing`. `approved` hears when a
    * person's approval answered, so that the call is claimed as run (see `execute`).
    */
-  const approver = (ctx: RunContext<unknown>, callId: string, approved: () => void, onMissing: ApprovalHandler): ApprovalHandler | undefined =>
+  const approver = (
+    ctx: RunContext<unknown>,
+    callId: string,
+    approved: () => void,
+    onMissing: ApprovalHandler,
+  ): ApprovalHandler | undefined =>
     mode === "stack"
       ? undefined
       : (request) => {
@@ -136,7 +141,14 @@ export const guardTool = <T extends Tool<any>>(stack: ToolCallStack, tool: T, op
           return onMissing(request);
         };
 
-  const start = (call: ToolCall, ctx: RunContext<unknown>, operation: Execute, signal: AbortSignal | undefined, approval: ApprovalHandler | undefined, context: string[]) =>
+  const start = (
+    call: ToolCall,
+    ctx: RunContext<unknown>,
+    operation: Execute,
+    signal: AbortSignal | undefined,
+    approval: ApprovalHandler | undefined,
+    context: string[],
+  ) =>
     stack.run("toolCall", call, operation, {
       ...runOptions(call, ctx),
       signal,
@@ -148,13 +160,21 @@ export const guardTool = <T extends Tool<any>>(stack: ToolCallStack, tool: T, op
     if (callId === undefined) return original.needsApproval(ctx, input as never, callId);
     parkedFor(ctx, callId)?.drop("the SDK asked about it again");
     const p: ParkedCall = new ParkedCall(name, { id: callId, name, input: inputOf(input) }, () => unpark(ctx, callId, p));
-    const approval = approver(ctx, callId, () => void (p.approved = true), (request) => {
-      p.ask(request, request.hook);
-      return { decision: "deny", reason: pendingApprovalReason };
-    });
+    const approval = approver(
+      ctx,
+      callId,
+      () => void (p.approved = true),
+      (request) => {
+        p.ask(request, request.hook);
+        return { decision: "deny", reason: pendingApprovalReason };
+      },
+    );
     park(ctx, callId, p);
     p.outcome = start(p.call, ctx, (c, hookCtx) => p.operation(c, hookCtx), undefined, approval, p.context);
-    p.outcome.then(() => p.settled(), () => p.settled());
+    p.outcome.then(
+      () => p.settled(),
+      () => p.settled(),
+    );
     const verdict = await p.verdict;
     if (verdict.ask) return true;
     // The hooks let the call through (or answered for it): now the tool's own policy, unless a person already decided
@@ -184,7 +204,8 @@ export const guardTool = <T extends Tool<any>>(stack: ToolCallStack, tool: T, op
       const approved = waiting?.approved ?? (asked.approved || (callId !== undefined && decision(ctx, callId) === true));
       if (approved && !claimed && callId !== undefined) {
         claimed = true;
-        if ((await hookCtx.store.incr(`openai-agents:approved:${name}:${callId}`, 1, { ttlMs: claimTtlMs })) > 1) throw new ApprovalAlreadyUsedError(name, callId);
+        if ((await hookCtx.store.incr(`openai-agents:approved:${name}:${callId}`, 1, { ttlMs: claimTtlMs })) > 1)
+          throw new ApprovalAlreadyUsedError(name, callId);
       }
       // This tool runs only as itself: a hook that renamed the call asked for a tool the SDK did not choose.
       if (c.name !== name) throw new UnknownToolError(c.name);
@@ -207,17 +228,28 @@ export const guardTool = <T extends Tool<any>>(stack: ToolCallStack, tool: T, op
     } else {
       const call = fresh as ToolCall;
       context = [];
-      const approval = approver(ctx, call.id, () => void (asked.approved = true), () => ({
-        decision: "deny",
-        reason: `${name} needs approval, but the Agents SDK invoked it without asking (no needsApproval step), so no one could approve it`,
-      }));
+      const approval = approver(
+        ctx,
+        call.id,
+        () => void (asked.approved = true),
+        () => ({
+          decision: "deny",
+          reason: `${name} needs approval, but the Agents SDK invoked it without asking (no needsApproval step), so no one could approve it`,
+        }),
+      );
       outcome = await start(call, ctx, execute, details?.signal, approval, context);
     }
     return answer(outcome, ctx, details, context, callId);
   };
 
   /** What the SDK receives for an outcome (see the top of this file). */
-  const answer = async (outcome: Outcome<ToolResult>, ctx: RunContext<unknown>, details: Parameters<FunctionTool["invoke"]>[2], context: readonly string[], callId: string | undefined): Promise<unknown> => {
+  const answer = async (
+    outcome: Outcome<ToolResult>,
+    ctx: RunContext<unknown>,
+    details: Parameters<FunctionTool["invoke"]>[2],
+    context: readonly string[],
+    callId: string | undefined,
+  ): Promise<unknown> => {
     if (outcome._tag === "Completed") return withContext(outcome.value.content, context, original.outputSchema !== undefined);
     if (outcome._tag === "Rejected") {
       const call: ToolCall = { id: callId ?? "", name, input: {} };
@@ -291,7 +323,10 @@ const withSignal = (details: Parameters<FunctionTool["invoke"]>[2], signal: Abor
   if (details === undefined) return { signal };
   if (details.signal === signal) return details;
   // Symbol-keyed fields (the SDK's own markers) are kept: the copy keeps every own property.
-  return Object.create(Object.getPrototypeOf(details) as object, { ...Object.getOwnPropertyDescriptors(details), signal: { value: signal, enumerable: true, writable: true, configurable: true } }) as typeof details;
+  return Object.create(Object.getPrototypeOf(details) as object, {
+    ...Object.getOwnPropertyDescriptors(details),
+    signal: { value: signal, enumerable: true, writable: true, configurable: true },
+  }) as typeof details;
 };
 
 /** The tool's output with hook-added context after it, for the model to read; an output the schema describes is left alone. */
@@ -311,9 +346,11 @@ const checkWrapped = (stack: unknown, tool: unknown, options: GuardToolOptions):
     throw new TypeError(`guardTool: tool must be an Agents SDK tool (tool({ ... })), got ${describeGiven(tool)}`);
   if ((tool as { type: string }).type === "function") {
     const { name, invoke, needsApproval } = tool as Partial<FunctionTool>;
-    if (typeof name !== "string" || name === "") throw new TypeError(`guardTool: tool.name must be a non-empty string, got ${describeGiven(name)}`);
+    if (typeof name !== "string" || name === "")
+      throw new TypeError(`guardTool: tool.name must be a non-empty string, got ${describeGiven(name)}`);
     if (typeof invoke !== "function") throw new TypeError(`guardTool "${name}": invoke must be a function, got ${describeGiven(invoke)}`);
-    if (typeof needsApproval !== "function") throw new TypeError(`guardTool "${name}": needsApproval must be a function, got ${describeGiven(needsApproval)}`);
+    if (typeof needsApproval !== "function")
+      throw new TypeError(`guardTool "${name}": needsApproval must be a function, got ${describeGiven(needsApproval)}`);
   }
   checkToolOptions("guardTool: ", options);
 };
@@ -325,7 +362,8 @@ const checkWrapped = (stack: unknown, tool: unknown, options: GuardToolOptions):
  * checkToolOptions("guardTool: ", { approvals: "later" }) // throws TypeError: guardTool: approvals must be "interrupt" or "stack", got "later"
  */
 export const checkToolOptions = (where: string, options: GuardToolOptions): void => {
-  if (typeof options !== "object" || options === null) throw new TypeError(`${where}options must be an object when given, got ${describeGiven(options)}`);
+  if (typeof options !== "object" || options === null)
+    throw new TypeError(`${where}options must be an object when given, got ${describeGiven(options)}`);
   const run: unknown = options.run;
   if (run !== undefined && (typeof run !== "object" || run === null) && typeof run !== "function")
     throw new TypeError(`${where}run must be run options or a function of the call, got ${describeGiven(run)}`);

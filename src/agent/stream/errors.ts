@@ -91,7 +91,9 @@ export class StreamDivergedError extends AgentOnionError {
   ) {
     super(
       `the ${released.length} characters already streamed are not the start of the final answer ` +
-        (retried ? "(an around hook retried the call and the new answer differs)" : "(an after hook changed text that was already streamed)") +
+        (retried
+          ? "(an around hook retried the call and the new answer differs)"
+          : "(an after hook changed text that was already streamed)") +
         "; the final answer is on error.response",
     );
   }

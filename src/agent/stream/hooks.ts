@@ -49,10 +49,18 @@ export interface OutputGateSpec extends Omit<HookFields, "after"> {
  */
 export const outputGate = (spec: OutputGateSpec): ModelHook => {
   checkSpec("outputGate", spec, "{ name, check }", "check", ["replacement", "before"]);
-  const { check, holdBack = "all", replacement = (reason: string) => `[output blocked by ${spec.name}: ${reason}]`, before, ...rest } = spec;
+  const {
+    check,
+    holdBack = "all",
+    replacement = (reason: string) => `[output blocked by ${spec.name}: ${reason}]`,
+    before,
+    ...rest
+  } = spec;
   // "none" would let text pass before the check saw it: an output gate holds back all or a window.
   if ((holdBack as unknown) === "none" || holdBackProblem(holdBack) !== undefined)
-    throw new TypeError(`outputGate "${spec.name}": holdBack must be "all" or { window: n } with n a number from 0, got ${JSON.stringify(holdBack) ?? String(holdBack)}`);
+    throw new TypeError(
+      `outputGate "${spec.name}": holdBack must be "all" or { window: n } with n a number from 0, got ${JSON.stringify(holdBack) ?? String(holdBack)}`,
+    );
   return {
     ...rest,
     failMode: spec.failMode ?? "closed",
@@ -71,7 +79,8 @@ export const outputGate = (spec: OutputGateSpec): ModelHook => {
       }
       const v = verdict as { _tag?: string; value?: unknown; reason?: unknown } | undefined;
       if (v === undefined || v._tag === "Continue") return Continue;
-      if (v._tag === "Transform" && typeof v.value === "string") return v.value === response.text ? Continue : Transform({ ...response, text: v.value });
+      if (v._tag === "Transform" && typeof v.value === "string")
+        return v.value === response.text ? Continue : Transform({ ...response, text: v.value });
       const reason = v._tag === "Reject" ? String(v.reason) : "check returned an invalid answer";
       return Replace({ ...response, text: replacement(reason), toolCalls: [], finishReason: "content-filter" as const });
     },
@@ -115,9 +124,12 @@ export const chunkHook = (spec: ChunkHookSpec): ModelHook => {
  * registration checks, so a mistake would otherwise fail every call with "fn is not a function".
  */
 const checkSpec = (factory: string, spec: unknown, shape: string, required: string, optional: readonly string[]): void => {
-  if (typeof spec !== "object" || spec === null) throw new TypeError(`${factory}: the spec must be an object ${shape}, got ${describeGiven(spec)}`);
+  if (typeof spec !== "object" || spec === null)
+    throw new TypeError(`${factory}: the spec must be an object ${shape}, got ${describeGiven(spec)}`);
   const fields = spec as Record<string, unknown>;
-  const wrong = [required, ...optional].find((field) => typeof fields[field] !== "function" && (field === required || fields[field] !== undefined));
-  if (wrong !== undefined) throw new TypeError(`${factory} "${String(fields.name)}": ${wrong} must be a function, got ${describeGiven(fields[wrong])}`);
+  const wrong = [required, ...optional].find(
+    (field) => typeof fields[field] !== "function" && (field === required || fields[field] !== undefined),
+  );
+  if (wrong !== undefined)
+    throw new TypeError(`${factory} "${String(fields.name)}": ${wrong} must be a function, got ${describeGiven(fields[wrong])}`);
 };
-

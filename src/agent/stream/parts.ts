@@ -59,7 +59,9 @@ export const linkedCall = (part: StreamPart): string | undefined => {
 export const previewedCall = (part: StreamPart): string | undefined => {
   if (part.type !== "raw" || typeof part.value !== "object" || part.value === null) return undefined;
   const { type, id } = part.value as { type?: unknown; id?: unknown };
-  return (type === "tool-input-start" || type === "tool-input-delta" || type === "tool-input-end") && typeof id === "string" ? id : undefined;
+  return (type === "tool-input-start" || type === "tool-input-delta" || type === "tool-input-end") && typeof id === "string"
+    ? id
+    : undefined;
 };
 
 /**

@@ -12,7 +12,17 @@ import { reportedOrEstimated } from "../tokens.ts";
 import type { ModelRequest, ModelResponse, ToolCall, Usage } from "../types.ts";
 import type { CheckAction, HoldBack, RegisteredCheck, StreamControl } from "./control.ts";
 import { ModelStreamError, StreamHookError } from "./errors.ts";
-import { applyTransforms, closeLate, closeQuietly, describesCall, isThenable, linkedCall, nextOrAbort, previewedCall, sameCall } from "./parts.ts";
+import {
+  applyTransforms,
+  closeLate,
+  closeQuietly,
+  describesCall,
+  isThenable,
+  linkedCall,
+  nextOrAbort,
+  previewedCall,
+  sameCall,
+} from "./parts.ts";
 
 /** Starts the provider's stream (the AI SDK's `doStream`, a model's `stream`). */
 export type StartStream = (
@@ -116,7 +126,10 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
       } catch (error) {
         if (link.signal.aborted) throw error;
         // An output check that fails or times out blocks: a guard that cannot answer must not let text through.
-        verdict = { _tag: "Reject", reason: signal.aborted ? `check timed out after ${c.timeoutMs} ms` : `check failed: ${describe(error)}` };
+        verdict = {
+          _tag: "Reject",
+          reason: signal.aborted ? `check timed out after ${c.timeoutMs} ms` : `check failed: ${describe(error)}`,
+        };
       } finally {
         deadline?.dispose();
       }
@@ -128,7 +141,8 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
         pending = value;
         continue;
       }
-      const reason = tag === "Reject" ? String((verdict as { reason?: unknown }).reason) : `check returned an invalid answer: ${describe(verdict)}`;
+      const reason =
+        tag === "Reject" ? String((verdict as { reason?: unknown }).reason) : `check returned an invalid answer: ${describe(verdict)}`;
       blocked = { check: c, reason };
       return;
     }

@@ -251,14 +251,22 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
           if (out.calls.has(call.id)) continue;
           // A preview held back goes out only before the call as the model streamed it: one a hook
           // rewrote would show an input that is not the one that runs.
-          if (streamed !== undefined && sameCall(call, streamed.find((c) => c.id === call.id))) for (const part of previews.get(call.id) ?? []) out.raw(part);
+          if (
+            streamed !== undefined &&
+            sameCall(
+              call,
+              streamed.find((c) => c.id === call.id),
+            )
+          )
+            for (const part of previews.get(call.id) ?? []) out.raw(part);
           out.toolCall(call);
           // What the provider streamed about this call (its result, an approval request) follows it.
           for (const part of linked.get(call.id) ?? []) out.raw(part);
         }
         queue.push({ type: "finish", finishReason: response.finishReason, usage: response.usage });
       }
-    } else if (outcome._tag === "Rejected") queue.push({ type: "error", error: new OutcomeRejectedError(outcome.reason, outcome.by, outcome.cause) });
+    } else if (outcome._tag === "Rejected")
+      queue.push({ type: "error", error: new OutcomeRejectedError(outcome.reason, outcome.by, outcome.cause) });
     else queue.push({ type: "error", error: outcome.error instanceof ModelStreamError ? outcome.error.cause : outcome.error });
     queue.close();
     return { outcome, emittedText: out.emitted, diverged, holdBack: mode, spent: spend.spentBy(outcome) };

@@ -54,7 +54,13 @@ const conditionOn = (pattern: string, paths: PathOptions | undefined): Condition
   return (detail, scope) => rule.matches(detail, scope);
 };
 
-const matchText = (pattern: string) => (text: string) => wildcard(pattern, text, (a) => a === "*", (a, c) => a === c);
+const matchText = (pattern: string) => (text: string) =>
+  wildcard(
+    pattern,
+    text,
+    (a) => a === "*",
+    (a, c) => a === c,
+  );
 
 /** A compiled `Bash(pattern)`: whether one command's text matches, and whether the pattern says no more than the command's name. */
 export interface ShellPattern {
@@ -83,7 +89,10 @@ export const compileShellPattern = (pattern: string): ShellPattern => {
   const full = p.endsWith(":*")
     ? matchText(`${p.slice(0, -2)}*`)
     : p.endsWith(" *")
-      ? ((whole, bare) => (c: string) => whole(c) || bare(c))(matchText(p), matchText(p.slice(0, -2)))
+      ? (
+          (whole, bare) => (c: string) =>
+            whole(c) || bare(c)
+        )(matchText(p), matchText(p.slice(0, -2)))
       : matchText(p);
   // Every match starts with the text before the first star: a cheap test first, since one call may
   // meet a thousand conditions.
@@ -116,7 +125,10 @@ const shellCondition = (pattern: string): Condition => {
  * @example
  * shellMatcherTest("Bash", "rm *")("Bash", undefined, () => "ls && rm -rf /") // true
  */
-export const shellMatcherTest = (tool: string, pattern: string): ((subject: string | undefined, input: unknown, detail: () => string | undefined) => boolean) => {
+export const shellMatcherTest = (
+  tool: string,
+  pattern: string,
+): ((subject: string | undefined, input: unknown, detail: () => string | undefined) => boolean) => {
   const { test, prefix, nameOnly } = compileShellPattern(pattern);
   const first = prefix === "" ? -1 : prefix.charCodeAt(0);
   return (subject, _input, detail) => {
@@ -144,7 +156,8 @@ const shellHolds = (detail: string | undefined, first: number, test: (command: s
 const domainCondition = (spec: string): Condition => {
   const sub = spec.startsWith("*.");
   const name = sub ? spec.slice(2) : spec;
-  if (name === "" || /[\s/:@?#*\\[\]]/.test(name)) throw new Error(`has an invalid domain "${spec}" (expected example.com or *.example.com)`);
+  if (name === "" || /[\s/:@?#*\\[\]]/.test(name))
+    throw new Error(`has an invalid domain "${spec}" (expected example.com or *.example.com)`);
   // Through WHATWG URL, so the pattern is compared in the same form as the URL's host (lowercase, punycode).
   const host = hostOf(`http://${name}`) ?? "";
   if (host === "") throw new Error(`has an invalid domain "${spec}"`);

@@ -86,7 +86,8 @@ export const parseGlob = (pattern: string): Segment[] => pattern.split("/").map(
  * @example
  * matchGlob(parseGlob("/etc/**"), "/etc/passwd".split("/")) // true
  */
-export const matchGlob = (segments: readonly Segment[], parts: readonly string[]): boolean => wildcard(segments, parts, isGlobstar, matchSegment);
+export const matchGlob = (segments: readonly Segment[], parts: readonly string[]): boolean =>
+  wildcard(segments, parts, isGlobstar, matchSegment);
 
 /**
  * The leading segments of a glob that are plain names (no wildcard), as names.
@@ -182,7 +183,12 @@ const matchSegment = (segment: Segment, part: string): boolean => {
   if (typeof segment === "string") return segment === part;
   // Wildcards never match the empty root segment or `.`/`..`, as in picomatch.
   if (part === "" || part === "." || part === "..") return false;
-  return wildcard(segment, Array.from(part), (a) => a === STAR, (a, c) => a !== STAR && a.test(c));
+  return wildcard(
+    segment,
+    Array.from(part),
+    (a) => a === STAR,
+    (a, c) => a !== STAR && a.test(c),
+  );
 };
 
 const anyChar: CharAtom = { kind: "any", test: () => true };
@@ -201,7 +207,13 @@ const compileSegment = (text: string): Segment => {
       literal = false;
       i++;
     } else if (end > 0) {
-      const test = picomatch(chars.slice(i, end + 1).join("").replace(/^\[!/, "[^"), PICOMATCH_OPTIONS);
+      const test = picomatch(
+        chars
+          .slice(i, end + 1)
+          .join("")
+          .replace(/^\[!/, "[^"),
+        PICOMATCH_OPTIONS,
+      );
       atoms.push({ kind: "class", test: (ch) => test(ch) });
       literal = false;
       i = end + 1;
@@ -238,4 +250,5 @@ const classEnd = (chars: readonly string[], start: number): number => {
  * @example
  * escapeGlob("/tmp/a*b") // "/tmp/a[*]b"
  */
-export const escapeGlob = (path: string): string => path.replace(/[*?[\]{}\\]/g, (c) => (c === "]" ? "[]]" : c === "\\" ? "[\\\\]" : `[${c}]`));
+export const escapeGlob = (path: string): string =>
+  path.replace(/[*?[\]{}\\]/g, (c) => (c === "]" ? "[]]" : c === "\\" ? "[\\\\]" : `[${c}]`));

@@ -59,9 +59,14 @@ export const compileLinearRegExp = (source: string): LinearRegExp => {
   const { RegExpParser, RE2JS } = load();
   let pattern: AST.Pattern;
   try {
-    pattern = new RegExpParser({ ecmaVersion: 2024, strict: false }).parsePattern(source, 0, source.length, { unicode: false, unicodeSets: false });
+    pattern = new RegExpParser({ ecmaVersion: 2024, strict: false }).parsePattern(source, 0, source.length, {
+      unicode: false,
+      unicodeSets: false,
+    });
   } catch (error) {
-    throw new RegExpRefusedError(`cannot be read as a JavaScript regular expression: ${error instanceof Error ? error.message : String(error)}`);
+    throw new RegExpRefusedError(
+      `cannot be read as a JavaScript regular expression: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const re2 = toRe2(pattern);
   let compiled: InstanceType<typeof RE2JS>;
@@ -80,11 +85,31 @@ const lowSurrogate = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
 type Range = readonly [number, number];
 const MAX = 0x10ffff;
 const digit: Range[] = [[0x30, 0x39]];
-const word: Range[] = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
+const word: Range[] = [
+  [0x30, 0x39],
+  [0x41, 0x5a],
+  [0x5f, 0x5f],
+  [0x61, 0x7a],
+];
 // JavaScript's \s: WhiteSpace and LineTerminator of ECMA-262.
-const space: Range[] = [[0x09, 0x0d], [0x20, 0x20], [0xa0, 0xa0], [0x1680, 0x1680], [0x2000, 0x200a], [0x2028, 0x2029], [0x202f, 0x202f], [0x205f, 0x205f], [0x3000, 0x3000], [0xfeff, 0xfeff]];
+const space: Range[] = [
+  [0x09, 0x0d],
+  [0x20, 0x20],
+  [0xa0, 0xa0],
+  [0x1680, 0x1680],
+  [0x2000, 0x200a],
+  [0x2028, 0x2029],
+  [0x202f, 0x202f],
+  [0x205f, 0x205f],
+  [0x3000, 0x3000],
+  [0xfeff, 0xfeff],
+];
 // JavaScript's `.` without the s flag: anything but a line terminator.
-const lineTerminators: Range[] = [[0x0a, 0x0a], [0x0d, 0x0d], [0x2028, 0x2029]];
+const lineTerminators: Range[] = [
+  [0x0a, 0x0a],
+  [0x0d, 0x0d],
+  [0x2028, 0x2029],
+];
 
 const complement = (ranges: readonly Range[]): Range[] => {
   const out: Range[] = [];
@@ -98,7 +123,9 @@ const complement = (ranges: readonly Range[]): Range[] => {
 };
 
 const classOf = (ranges: readonly Range[]): string =>
-  ranges.length === 0 ? `[^${hex(0)}-${hex(MAX)}]` : `[${ranges.map(([lo, hi]) => (lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`)).join("")}]`;
+  ranges.length === 0
+    ? `[^${hex(0)}-${hex(MAX)}]`
+    : `[${ranges.map(([lo, hi]) => (lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`)).join("")}]`;
 
 const setRanges = (set: AST.CharacterSet): Range[] => {
   if (set.kind === "property") throw new RegExpRefusedError(`uses a Unicode property escape (${set.raw}), which needs the u flag`);
@@ -135,7 +162,11 @@ const element = (e: AST.Element): string => {
   switch (e.type) {
     case "Character":
       if (highSurrogate(e.value) || lowSurrogate(e.value))
-        return refuse(e, "half of a surrogate pair", "write the astral character whole, outside brackets and without a quantifier on it alone");
+        return refuse(
+          e,
+          "half of a surrogate pair",
+          "write the astral character whole, outside brackets and without a quantifier on it alone",
+        );
       return hex(e.value);
     case "CharacterSet":
       return classOf(setRanges(e));
@@ -146,7 +177,9 @@ const element = (e: AST.Element): string => {
       return `(?:${alternatives(e.alternatives)})`;
     case "Quantifier": {
       if (e.min > MAX_REPEAT || (e.max !== Infinity && e.max > MAX_REPEAT))
-        throw new RegExpRefusedError(`repeats ${e.raw} more than ${MAX_REPEAT} times, over the limit of RE2, the linear-time engine that runs matchers`);
+        throw new RegExpRefusedError(
+          `repeats ${e.raw} more than ${MAX_REPEAT} times, over the limit of RE2, the linear-time engine that runs matchers`,
+        );
       const count = e.max === Infinity ? `{${e.min},}` : e.min === e.max ? `{${e.min}}` : `{${e.min},${e.max}}`;
       return `${element(e.element)}${count}${e.greedy ? "" : "?"}`;
     }

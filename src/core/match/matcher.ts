@@ -61,7 +61,8 @@ export const conditionShape = /^[A-Za-z0-9_\- |,]+\(.*\)$/s;
  * m.matchSubject("Bash"); // true: the name part passes, the command is checked by `test`
  * m.test("Bash", {}, () => "ls && rm -rf /"); // true: `rm -rf /` is one of the commands
  */
-export const compileMatcher = (spec: unknown, hook: string, options?: MatchOptions): Matcher => compileAt(spec, hook, options, "match", 0, undefined);
+export const compileMatcher = (spec: unknown, hook: string, options?: MatchOptions): Matcher =>
+  compileAt(spec, hook, options, "match", 0, undefined);
 
 /** The point a hook's match is compiled for: whether it has a step type to match. */
 export interface MatchPoint {
@@ -76,27 +77,42 @@ export interface MatchPoint {
  * @example
  * compileHookMatch({ stepType: "tool" }, "count-tools", { name: "step", hasStepType: true }).needsOutcome // true
  */
-export const compileHookMatch = (spec: unknown, hook: string, point: MatchPoint): Matcher => compileAt(spec, hook, undefined, "match", 0, point);
+export const compileHookMatch = (spec: unknown, hook: string, point: MatchPoint): Matcher =>
+  compileAt(spec, hook, undefined, "match", 0, point);
 
 /** Deepest nesting of `all`/`any`/`not` accepted (bounds compile and match cost, and the stack). */
 export const MAX_MATCH_DEPTH = 32;
 
 /** `compileMatcher` for the matcher at `field` (`match`, `match.any[1]`, …), `depth` composites deep. */
-const compileAt = (spec: unknown, hook: string, options: MatchOptions | undefined, field: string, depth: number, point: MatchPoint | undefined): Matcher => {
+const compileAt = (
+  spec: unknown,
+  hook: string,
+  options: MatchOptions | undefined,
+  field: string,
+  depth: number,
+  point: MatchPoint | undefined,
+): Matcher => {
   const fail = (problem: string): never => {
     throw new RegistrationError(hook, field, problem);
   };
-  if (spec === undefined) return depth === 0 ? all("*") : fail("is undefined; give a match (\"*\" matches everything)");
+  if (spec === undefined) return depth === 0 ? all("*") : fail('is undefined; give a match ("*" matches everything)');
   if (typeof spec === "object" && spec !== null && compiled.has(spec as Matcher)) return spec as Matcher;
   if (typeof spec === "function") return fromFunction(spec as MatchFn);
-  if (spec instanceof RegExp) return fail(`is a RegExp object; give its pattern as a string ("${spec.source}"), which is read as a RegExp without flags`);
-  if (typeof spec === "object" && spec !== null && !Array.isArray(spec)) return compileObject(spec as Record<string, unknown>, hook, options, field, depth, point);
+  if (spec instanceof RegExp)
+    return fail(`is a RegExp object; give its pattern as a string ("${spec.source}"), which is read as a RegExp without flags`);
+  if (typeof spec === "object" && spec !== null && !Array.isArray(spec))
+    return compileObject(spec as Record<string, unknown>, hook, options, field, depth, point);
   if (typeof spec !== "string")
-    return fail(`must be a string, a function or a match object ({ all }, { any }, { not }, { stepType }, { metadata }), got ${spec === null ? "null" : Array.isArray(spec) ? "a list (wrap it: { any: [...] })" : typeof spec}`);
+    return fail(
+      `must be a string, a function or a match object ({ all }, { any }, { not }, { stepType }, { metadata }), got ${spec === null ? "null" : Array.isArray(spec) ? "a list (wrap it: { any: [...] })" : typeof spec}`,
+    );
   if (spec.length > MAX_PATTERN_LENGTH) return fail(`is ${spec.length} characters long; the limit is ${MAX_PATTERN_LENGTH}`);
   if (spec === "" || spec === "*") return all(spec);
   if (namesOnly.test(spec)) {
-    const names = spec.split(/[|,]/).map((n) => n.trim()).filter((n) => n !== "");
+    const names = spec
+      .split(/[|,]/)
+      .map((n) => n.trim())
+      .filter((n) => n !== "");
     if (names.length === 0) return fail(`"${spec}" names nothing (only separators and spaces); use "*" to match everything`);
     const set = new Set(names);
     return byName(spec, (s) => set.has(s));
@@ -214,7 +230,12 @@ const objectForms = ["all", "any", "not", "stepType", "metadata"];
  * is). Each form has exactly one key; errors name the path of the bad part (`match.any[1].metadata.env`).
  */
 const compileObject = (
-  spec: Record<string, unknown>, hook: string, options: MatchOptions | undefined, field: string, depth: number, point: MatchPoint | undefined,
+  spec: Record<string, unknown>,
+  hook: string,
+  options: MatchOptions | undefined,
+  field: string,
+  depth: number,
+  point: MatchPoint | undefined,
 ): Matcher => {
   const failAt = (path: string, problem: string): never => {
     throw new RegistrationError(hook, path === "" ? field : `${field}.${path}`, problem);
@@ -224,9 +245,12 @@ const compileObject = (
   if (keys.length !== 1) {
     const unknown = keys.find((k) => !objectForms.includes(k));
     if (unknown !== undefined) return failAt(pathKey(unknown), `is not a match form (expected one of ${objectForms.join(", ")})`);
-    return failAt("", keys.length === 0
-      ? `is an empty object; give one of ${objectForms.join(", ")} (or omit match to match everything)`
-      : `has ${keys.join(" and ")}; a match object has exactly one of ${objectForms.join(", ")} (combine them with { all: [...] })`);
+    return failAt(
+      "",
+      keys.length === 0
+        ? `is an empty object; give one of ${objectForms.join(", ")} (or omit match to match everything)`
+        : `has ${keys.join(" and ")}; a match object has exactly one of ${objectForms.join(", ")} (combine them with { all: [...] })`,
+    );
   }
   const key = keys[0]!;
   const value = spec[key];
@@ -235,7 +259,10 @@ const compileObject = (
     case "metadata": {
       const rules = compileMetadata(value, failAt);
       return freeze({
-        source, all: false, needsInput: true, needsSubject: false,
+        source,
+        all: false,
+        needsInput: true,
+        needsSubject: false,
         matchSubject: () => true,
         test: (_s, _input, _detail, metadata) => metadataMatches(rules, metadata),
       });
@@ -243,9 +270,16 @@ const compileObject = (
     case "stepType": {
       const types = compileStepTypes(value, failAt);
       if (point !== undefined && !point.hasStepType)
-        return failAt("stepType", `needs a point with a step type, and point "${point.name}" has none (a point gets one from its stepType option; the agent's step point has one)`);
+        return failAt(
+          "stepType",
+          `needs a point with a step type, and point "${point.name}" has none (a point gets one from its stepType option; the agent's step point has one)`,
+        );
       return freeze({
-        source, all: false, needsInput: true, needsSubject: false, needsOutcome: true,
+        source,
+        all: false,
+        needsInput: true,
+        needsSubject: false,
+        needsOutcome: true,
         matchSubject: () => true,
         test: (_s, _input, _detail, _metadata, stepType) => {
           const type = stepType?.();
@@ -280,7 +314,11 @@ const settle = (m: Matcher): Matcher => (m.all ? all(m.source) : freeze(m));
 const describeSource = (spec: unknown): string => {
   try {
     const text = JSON.stringify(spec, (_k, v: unknown) =>
-      typeof v === "function" ? `function ${(v as { name?: string }).name || "(anonymous)"}` : compiled.has(v as Matcher) ? (v as Matcher).source : v,
+      typeof v === "function"
+        ? `function ${(v as { name?: string }).name || "(anonymous)"}`
+        : compiled.has(v as Matcher)
+          ? (v as Matcher).source
+          : v,
     );
     return text.length > MAX_PATTERN_LENGTH ? `${text.slice(0, MAX_PATTERN_LENGTH)}…` : text;
   } catch {
@@ -293,6 +331,7 @@ const handMade = (spec: Record<string, unknown>, failAt: (path: string, problem:
   if (typeof spec.source !== "string") return failAt("source", "must be a string (a Matcher's pattern as written)");
   for (const flag of ["all", "needsInput", "needsSubject"] as const)
     if (typeof spec[flag] !== "boolean") return failAt(flag, `must be a boolean (a Matcher's ${flag}), got ${typeof spec[flag]}`);
-  if (spec.needsOutcome !== undefined && typeof spec.needsOutcome !== "boolean") return failAt("needsOutcome", `must be a boolean, got ${typeof spec.needsOutcome}`);
+  if (spec.needsOutcome !== undefined && typeof spec.needsOutcome !== "boolean")
+    return failAt("needsOutcome", `must be a boolean, got ${typeof spec.needsOutcome}`);
   return spec as unknown as Matcher;
 };

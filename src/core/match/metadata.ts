@@ -14,15 +14,22 @@ export interface MetadataRule {
   readonly test: KeyTest;
 }
 
-const isValue = (v: unknown): v is MetadataValue =>
-  v === null || typeof v === "string" || typeof v === "boolean" || (typeof v === "number");
+const isValue = (v: unknown): v is MetadataValue => v === null || typeof v === "string" || typeof v === "boolean" || typeof v === "number";
 
 // `===`, except that NaN equals NaN (a number read from JSON is never NaN, but a computed one may be).
 // biome-ignore lint/suspicious/noSelfCompare: `x !== x` is the NaN test the comment above describes.
 const same = (a: unknown, b: MetadataValue): boolean => a === b || (typeof b === "number" && b !== b && typeof a === "number" && a !== a);
 
 const describeValue = (v: unknown): string =>
-  v === null ? "null" : Array.isArray(v) ? "a list" : typeof v === "object" ? "an object" : typeof v === "function" ? "a function" : typeof v;
+  v === null
+    ? "null"
+    : Array.isArray(v)
+      ? "a list"
+      : typeof v === "object"
+        ? "an object"
+        : typeof v === "function"
+          ? "a function"
+          : typeof v;
 
 /**
  * Check a `{ metadata: … }` spec; `fail(path, problem)` throws the registration error for the
@@ -60,7 +67,10 @@ const keyTest = (want: unknown, path: string, fail: (path: string, problem: stri
     const keys = Object.keys(want);
     const exists = (want as { exists?: unknown }).exists;
     if (keys.length !== 1 || keys[0] !== "exists" || typeof exists !== "boolean")
-      return fail(path, `must be a value, a list of values or { exists: true | false }, got an object with ${keys.length === 0 ? "no keys" : `keys ${keys.join(", ")}`}`);
+      return fail(
+        path,
+        `must be a value, a list of values or { exists: true | false }, got an object with ${keys.length === 0 ? "no keys" : `keys ${keys.join(", ")}`}`,
+      );
     return (_value, present) => present === exists;
   }
   return fail(path, `must be a string, number, boolean, null, a list of those or { exists: true | false }, got ${describeValue(want)}`);

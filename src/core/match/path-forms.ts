@@ -158,7 +158,8 @@ const aliasOf = (stack: readonly string[]): readonly string[] | "opaque" | undef
 
 /** True when the path continues past an open file descriptor (`/dev/fd/N/…`, `/proc/<p>/fd/N/…`, `/dev/stdin/…`). */
 const throughDescriptor = (stack: readonly string[]): boolean => {
-  if (stack[0] === "dev") return (stack[1] === "fd" && stack.length > 3) || (/^std(?:in|out|err)$/.test(stack[1] ?? "") && stack.length > 2);
+  if (stack[0] === "dev")
+    return (stack[1] === "fd" && stack.length > 3) || (/^std(?:in|out|err)$/.test(stack[1] ?? "") && stack.length > 2);
   if (stack[0] !== "proc" || stack.length < 5) return false;
   const fd = stack[2] === "fd" ? 3 : stack[2] === "task" && stack[4] === "fd" ? 5 : -1;
   return fd > 0 && stack.length > fd + 1;
@@ -186,7 +187,10 @@ const resolveLinks = (context: PathContext, path: string, hops = 0): Walked => {
       return undefined; // unreadable or too long: as missing
     }
   };
-  const real = (k: number): string[] => toPosixPath(realpathSync.native(prefix(k)), context.windows).split("/").filter((s) => s !== "");
+  const real = (k: number): string[] =>
+    toPosixPath(realpathSync.native(prefix(k)), context.windows)
+      .split("/")
+      .filter((s) => s !== "");
   try {
     return walk(context, "", real(segments.length)); // the common case: the whole path exists
   } catch {

@@ -62,11 +62,13 @@ const platformIsCaseInsensitive = process.platform === "darwin" || process.platf
  * pathSettings({ projectDir: "/home/u/proj" }).symlinks // true
  */
 export const pathSettings = (options: PathOptions | undefined = {}): PathSettings => {
-  if (typeof options !== "object" || options === null) throw new TypeError(`paths must be an object, got ${options === null ? "null" : typeof options}`);
+  if (typeof options !== "object" || options === null)
+    throw new TypeError(`paths must be an object, got ${options === null ? "null" : typeof options}`);
   const dir = (key: "cwd" | "projectDir" | "home"): string | undefined => {
     const value = options[key];
     if (value === undefined) return undefined;
-    if (typeof value !== "string" || value === "") throw new TypeError(`paths.${key} must be a non-empty string, got ${JSON.stringify(value)}`);
+    if (typeof value !== "string" || value === "")
+      throw new TypeError(`paths.${key} must be a non-empty string, got ${JSON.stringify(value)}`);
     return resolve(value);
   };
   const flag = (key: "symlinks" | "caseInsensitive" | "searchContents", fallback: boolean): boolean => {
@@ -105,7 +107,8 @@ export const compilePathRule = (pattern: string, settings: PathSettings): PathRu
     if (detail === UNREADABLE_DETAIL) return side === "deny";
     const context = contextOf(settings, scope?.metadata, last);
     const alts = side === "deny" ? deny : allow;
-    if (scope?.subject !== undefined && SEARCH_TOOLS.has(scope.subject)) return checkSearch(detail, context, scope.input, alts, files, side, settings.searchContents);
+    if (scope?.subject !== undefined && SEARCH_TOOLS.has(scope.subject))
+      return checkSearch(detail, context, scope.input, alts, files, side, settings.searchContents);
     const forms = formsOf(detail, context, scope?.input);
     if (side === "deny") return forms.opaque || forms.parts.some((parts) => alts.some((a) => matchGlob(a, parts)));
     return !forms.opaque && forms.opened.every((parts) => alts.some((a) => matchGlob(a, parts)));
@@ -122,13 +125,24 @@ interface KeyedContext extends PathContext {
 }
 
 /** The call's path context: the run's `metadata.cwd` wins over the options' `cwd`, then `process.cwd()`. */
-const contextOf = (settings: PathSettings, metadata: Readonly<Record<string, unknown>> | undefined, last: { context?: KeyedContext }): KeyedContext => {
+const contextOf = (
+  settings: PathSettings,
+  metadata: Readonly<Record<string, unknown>> | undefined,
+  last: { context?: KeyedContext },
+): KeyedContext => {
   const given = metadata?.cwd;
   const base = settings.cwd ?? process.cwd();
   const cwd = typeof given === "string" && given !== "" ? resolve(base, given) : base;
   if (last.context?.cwd === cwd) return last.context;
   const key = `${cwd}\u0000${settings.home}\u0000${settings.symlinks ? 1 : 0}${settings.caseInsensitive ? 1 : 0}\u0000`;
-  return (last.context = { cwd, key, home: settings.home, symlinks: settings.symlinks, windows: settings.windows, caseInsensitive: settings.caseInsensitive });
+  return (last.context = {
+    cwd,
+    key,
+    home: settings.home,
+    symlinks: settings.symlinks,
+    windows: settings.windows,
+    caseInsensitive: settings.caseInsensitive,
+  });
 };
 
 // One normalisation of a path per tool call, shared by every rule that reads it: keyed by the call's
@@ -165,7 +179,8 @@ const alternatives = (pattern: string, settings: PathSettings): { deny: Segment[
     deny = [`**/${name}`];
     allow = [under(project, `**/${name}`)];
   }
-  const written = (texts: string[]) => texts.flatMap((t) => withLinks(absoluteGlob(settings.caseInsensitive ? t.toLowerCase() : t), settings));
+  const written = (texts: string[]) =>
+    texts.flatMap((t) => withLinks(absoluteGlob(settings.caseInsensitive ? t.toLowerCase() : t), settings));
   const asDenied = written(deny);
   return {
     deny: asDenied.map(coveringContents),

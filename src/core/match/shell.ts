@@ -56,9 +56,53 @@ export interface ShellAnalysis {
 /** Shells whose script this analysis reads (bash's grammar covers theirs). */
 const bashLike = new Set(["bash", "sh", "dash", "ash", "rbash", "hush"]);
 /** Shells with a language of their own: a script they run is opaque (a script file is not). */
-const otherShells = new Set(["zsh", "rzsh", "ksh", "ksh93", "rksh", "mksh", "lksh", "pdksh", "oksh", "yash", "posh", "fish", "csh", "tcsh", "es", "rc", "elvish", "nu", "xonsh", "pwsh", "osh", "ysh"]);
+const otherShells = new Set([
+  "zsh",
+  "rzsh",
+  "ksh",
+  "ksh93",
+  "rksh",
+  "mksh",
+  "lksh",
+  "pdksh",
+  "oksh",
+  "yash",
+  "posh",
+  "fish",
+  "csh",
+  "tcsh",
+  "es",
+  "rc",
+  "elvish",
+  "nu",
+  "xonsh",
+  "pwsh",
+  "osh",
+  "ysh",
+]);
 /** Reserved words: as a command name they mean the grammar read a compound command as words. */
-const reserved = new Set(["!", "{", "}", "[[", "]]", "if", "then", "elif", "else", "fi", "case", "esac", "for", "select", "while", "until", "do", "done", "in", "function"]);
+const reserved = new Set([
+  "!",
+  "{",
+  "}",
+  "[[",
+  "]]",
+  "if",
+  "then",
+  "elif",
+  "else",
+  "fi",
+  "case",
+  "esac",
+  "for",
+  "select",
+  "while",
+  "until",
+  "do",
+  "done",
+  "in",
+  "function",
+]);
 /** Builtins that only look names up, print or change shell state in ways that run nothing. */
 const opaqueBuiltins: Readonly<Record<string, string>> = {
   alias: "an alias renames what a command runs",
@@ -71,7 +115,20 @@ const opaqueBuiltins: Readonly<Record<string, string>> = {
   let: "let evaluates arithmetic, which evaluates code held in variables",
 };
 /** Options of `shopt` that change nothing about what runs. */
-const safeShopt = new Set(["globstar", "nullglob", "dotglob", "nocaseglob", "failglob", "nocasematch", "lastpipe", "inherit_errexit", "globasciiranges", "checkwinsize", "histappend", "extglob"]);
+const safeShopt = new Set([
+  "globstar",
+  "nullglob",
+  "dotglob",
+  "nocaseglob",
+  "failglob",
+  "nocasematch",
+  "lastpipe",
+  "inherit_errexit",
+  "globasciiranges",
+  "checkwinsize",
+  "histappend",
+  "extglob",
+]);
 /**
  * Variables `read`, `printf -v`, `mapfile`, `getopts` and `wait -p` assign: a subscript there is
  * evaluated, and a variable a shell reads as code (`printf -v PS4 '$(…)'`) changes what runs.
@@ -203,7 +260,11 @@ class Analysis {
   }
 
   private add(words: readonly Word[], role: ShellRole): void {
-    const text = words.map((w) => w.text).join(" ").replace(/\s+/g, " ").trim();
+    const text = words
+      .map((w) => w.text)
+      .join(" ")
+      .replace(/\s+/g, " ")
+      .trim();
     if (text === "") return;
     this.keep({ text, literal: words.every((w) => w.literal), role });
   }
@@ -257,7 +318,8 @@ class Analysis {
       if (otherShells.has(name)) this.otherShell(args, context);
       if (name === "find") this.find(args, stdin, depth, context);
       const commandOptions = COMMAND_OPTIONS.get(name);
-      if (commandOptions !== undefined && (context.appended || runsGivenCommand(commandOptions, args))) throw new Opaque(`${name} runs a command given in its options`);
+      if (commandOptions !== undefined && (context.appended || runsGivenCommand(commandOptions, args)))
+        throw new Opaque(`${name} runs a command given in its options`);
       const syntaxOf = SHELL_WRAPPERS.get(name);
       if (syntaxOf === undefined) return;
       const next = this.wrapper(name, syntaxOf, words, stdin, depth, context);
@@ -276,7 +338,8 @@ class Analysis {
         if (context.appended) throw new Opaque("eval of words read at run time");
         // eval reads a first `--` as the end of its options, as builtins do.
         const code = args[0]?.text === "--" && args[0].literal ? args.slice(1) : args;
-        if (code.length > 0) this.run({ text: code.map((a) => a.text).join(" "), literal: code.every((a) => a.literal) }, depth, context, "eval runs code");
+        if (code.length > 0)
+          this.run({ text: code.map((a) => a.text).join(" "), literal: code.every((a) => a.literal) }, depth, context, "eval runs code");
         return;
       }
       case "trap":
@@ -290,7 +353,8 @@ class Analysis {
       }
       case "mapfile":
       case "readarray":
-        if (args.some((a) => /^-[^-]*C/.test(a.text)) || !namesOk(args)) throw new Opaque(`${name} -C runs a callback, and a subscript in its name is evaluated`);
+        if (args.some((a) => /^-[^-]*C/.test(a.text)) || !namesOk(args))
+          throw new Opaque(`${name} -C runs a callback, and a subscript in its name is evaluated`);
         return;
       case "read":
       case "getopts":
@@ -300,20 +364,27 @@ class Analysis {
       case "wait": {
         const at = args.findIndex((a) => a.text === (name === "printf" ? "-v" : "-p"));
         if (at >= 0 && !namesOk(args.slice(at + 1, at + 2))) throw new Opaque(`${name} evaluates the subscript of the name it assigns`);
-        if (args.some((a) => !a.literal && /^-/.test(a.text)) || (at < 0 && args.some((a) => /^-[^-]*[vp]/.test(a.text) && a.text !== "--"))) throw new Opaque(`${name} options computed at run time`);
+        if (
+          args.some((a) => !a.literal && /^-/.test(a.text)) ||
+          (at < 0 && args.some((a) => /^-[^-]*[vp]/.test(a.text) && a.text !== "--"))
+        )
+          throw new Opaque(`${name} options computed at run time`);
         // A first word computed at run time may be the option itself (`printf $o 'a[$(…)]' x` with `o=-v`).
         const first = args[0];
-        if (first !== undefined && !first.literal && (args.length > 1 || maySplit(first))) throw new Opaque(`${name} options computed at run time`);
+        if (first !== undefined && !first.literal && (args.length > 1 || maySplit(first)))
+          throw new Opaque(`${name} options computed at run time`);
         return;
       }
       case "test":
       case "[": {
         for (let i = 0; i < args.length; i++) {
-          if ((args[i]!.text === "-v" || args[i]!.text === "-R") && !namesOk(args.slice(i + 1, i + 2))) throw new Opaque("test -v evaluates the subscript of the name it tests");
+          if ((args[i]!.text === "-v" || args[i]!.text === "-R") && !namesOk(args.slice(i + 1, i + 2)))
+            throw new Opaque("test -v evaluates the subscript of the name it tests");
           if (!args[i]!.literal && (args[i + 1]?.text === "-v" || i === 0)) throw new Opaque("test with an operator computed at run time");
           // A word computed at run time may be `-v` (or split into `-v` and a name): the word after it is then a name whose subscript is evaluated.
           const next = args[i + 1];
-          if (!args[i]!.literal && (maySplit(args[i]!) || (next !== undefined && (!next.literal || next.text.includes("["))))) throw new Opaque("test with an operator computed at run time");
+          if (!args[i]!.literal && (maySplit(args[i]!) || (next !== undefined && (!next.literal || next.text.includes("[")))))
+            throw new Opaque("test with an operator computed at run time");
         }
         return;
       }
@@ -323,7 +394,12 @@ class Analysis {
       case "export":
       case "readonly":
       case "unset": {
-        const problem = declarationProblem(name, args.map((a) => (/^[A-Za-z_][A-Za-z0-9_]*=/.test(a.text) && a.literal ? { ...a, assigns: a.text.slice(0, a.text.indexOf("=")) } : a)));
+        const problem = declarationProblem(
+          name,
+          args.map((a) =>
+            /^[A-Za-z_][A-Za-z0-9_]*=/.test(a.text) && a.literal ? { ...a, assigns: a.text.slice(0, a.text.indexOf("=")) } : a,
+          ),
+        );
         if (problem !== undefined) throw new Opaque(problem);
         return;
       }
@@ -333,10 +409,14 @@ class Analysis {
         if (args.some((a) => !a.literal || /^-[^-]*p/.test(a.text))) throw new Opaque("hash -p makes a name run another program");
         return;
       case "shopt":
-        if (args.some((a) => !a.literal || (!/^-/.test(a.text) && !safeShopt.has(a.text)))) throw new Opaque("shopt option that changes what runs");
+        if (args.some((a) => !a.literal || (!/^-/.test(a.text) && !safeShopt.has(a.text))))
+          throw new Opaque("shopt option that changes what runs");
         return;
       case "set":
-        if (args.some((a) => !a.literal && /^[-+]/.test(a.text)) || args.some((a) => /^[-+][^-]*k/.test(a.text) || a.text === "keyword" || a.text === "functrace")) {
+        if (
+          args.some((a) => !a.literal && /^[-+]/.test(a.text)) ||
+          args.some((a) => /^[-+][^-]*k/.test(a.text) || a.text === "keyword" || a.text === "functrace")
+        ) {
           throw new Opaque("set -k makes later words assignments");
         }
         return;
@@ -373,9 +453,14 @@ class Analysis {
         if (t === "--rcfile" || t === "--init-file") {
           // An interactive shell runs this file first: standard input or a computed name is code the text does not hold.
           const file = args[++i];
-          if (file === undefined || scriptFile(file, { kind: "unseen" }) !== undefined) throw new Opaque(`a shell's ${t} reads code the text does not hold`);
-        }
-        else if (!/^--(?:login|noprofile|norc|posix|restricted|verbose|debugger|noediting|pretty-print|dump-strings|dump-po-strings|wordexp)$/.test(t)) throw new Opaque(`shell option ${t}`);
+          if (file === undefined || scriptFile(file, { kind: "unseen" }) !== undefined)
+            throw new Opaque(`a shell's ${t} reads code the text does not hold`);
+        } else if (
+          !/^--(?:login|noprofile|norc|posix|restricted|verbose|debugger|noediting|pretty-print|dump-strings|dump-po-strings|wordexp)$/.test(
+            t,
+          )
+        )
+          throw new Opaque(`shell option ${t}`);
         continue;
       }
       const letters = t.slice(1);
@@ -397,7 +482,12 @@ class Analysis {
   private otherShell(args: readonly Word[], context: Context): void {
     const operand = args.find((a) => !/^[-+]/.test(a.text));
     const options = args.slice(0, operand === undefined ? args.length : args.indexOf(operand));
-    if (context.appended || operand === undefined || !operand.literal || options.some((o) => !o.literal || /^[-+][^-]*[csi]/.test(o.text) || o.text.startsWith("--"))) {
+    if (
+      context.appended ||
+      operand === undefined ||
+      !operand.literal ||
+      options.some((o) => !o.literal || /^[-+][^-]*[csi]/.test(o.text) || o.text.startsWith("--"))
+    ) {
       throw new Opaque("a shell with a language of its own runs a script");
     }
   }
@@ -415,7 +505,14 @@ class Analysis {
   }
 
   /** A wrapper's own words: what it runs next, or `undefined` when it runs nothing more. */
-  private wrapper(name: string, syntax: WrapperSyntax, words: readonly Word[], stdin: Stdin, depth: number, context: Context): { words: readonly Word[]; context: Context } | undefined {
+  private wrapper(
+    name: string,
+    syntax: WrapperSyntax,
+    words: readonly Word[],
+    stdin: Stdin,
+    depth: number,
+    context: Context,
+  ): { words: readonly Word[]; context: Context } | undefined {
     let call;
     try {
       call = readWrapper(syntax, words, (w) => w.text);
@@ -432,7 +529,12 @@ class Analysis {
     if (script !== undefined) {
       if (name === "env") throw new Opaque("env -S splits a string into a command");
       const value = script.value;
-      const code = typeof value === "string" ? { text: value, literal: true } : value === undefined ? "unseen" : { text: value.text, literal: value.literal };
+      const code =
+        typeof value === "string"
+          ? { text: value, literal: true }
+          : value === undefined
+            ? "unseen"
+            : { text: value.text, literal: value.literal };
       this.run(code, depth, context, `${name} runs a script`);
       return undefined;
     }
@@ -442,7 +544,11 @@ class Analysis {
       // Variables to set come first; the command is the first word without `=`.
       while (rest[0] !== undefined && rest[0].text.includes("=")) {
         const variable = rest[0].text.slice(0, rest[0].text.indexOf("="));
-        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable) || changesWhatRuns(variable, rest[0].literal ? rest[0].text.slice(variable.length + 1) : undefined)) throw new Opaque(`${name} ${variable}=… changes what runs`);
+        if (
+          !/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable) ||
+          changesWhatRuns(variable, rest[0].literal ? rest[0].text.slice(variable.length + 1) : undefined)
+        )
+          throw new Opaque(`${name} ${variable}=… changes what runs`);
         rest = rest.slice(1);
       }
       if (rest.length > 0 && rest.length < command.length) this.add(rest, "command");
@@ -461,10 +567,17 @@ class Analysis {
     }
     if (rest.length === 0) {
       if (context.appended && !given(syntax.lookup)) throw new Opaque(`${name} given its command at run time`);
-      if (name === "xargs") return { words: [{ text: "echo", literal: true, quoted: false }], context: { filled: context.filled, appended: true } };
+      if (name === "xargs")
+        return { words: [{ text: "echo", literal: true, quoted: false }], context: { filled: context.filled, appended: true } };
       return undefined;
     }
-    const filled = either(context.filled, fillsIn(name, call.options.map((o) => ({ option: o.option, value: typeof o.value === "string" ? o.value : o.value?.text }))));
+    const filled = either(
+      context.filled,
+      fillsIn(
+        name,
+        call.options.map((o) => ({ option: o.option, value: typeof o.value === "string" ? o.value : o.value?.text })),
+      ),
+    );
     return { words: rest, context: { filled, appended: context.appended || syntax.appends === true } };
   }
 }
@@ -485,7 +598,8 @@ const gitRunsCode = (args: readonly Word[], appended: boolean): void => {
     const t = args[i]!.text;
     // A word computed at run time here may be `-c …` or the subcommand: it could be anything.
     if (!args[i]!.literal) throw new Opaque("git option computed at run time");
-    if (t === "-c" || t.startsWith("--config-env") || t.startsWith("--exec-path=") || /^-c./.test(t)) throw new Opaque("git -c can define commands git runs");
+    if (t === "-c" || t.startsWith("--config-env") || t.startsWith("--exec-path=") || /^-c./.test(t))
+      throw new Opaque("git -c can define commands git runs");
     if (t === "-C" || t === "--git-dir" || t === "--work-tree" || t === "--namespace" || t === "--super-prefix") i++;
     else if (!t.startsWith("-")) break;
   }
@@ -496,7 +610,8 @@ const gitRunsCode = (args: readonly Word[], appended: boolean): void => {
   // with `o=--upload-pack=…`): after a subcommand that has such options, it is opaque.
   // Words xargs appends are such words too (`echo --upload-pack=… r | xargs git ls-remote`).
   if (appended && (sub === undefined || gitRunningSubcommands.has(sub))) throw new Opaque(`git ${sub ?? ""} given words read at run time`);
-  if (sub !== undefined && gitRunningSubcommands.has(sub) && rest.some((a) => !a.literal)) throw new Opaque(`git ${sub} with a word computed at run time`);
+  if (sub !== undefined && gitRunningSubcommands.has(sub) && rest.some((a) => !a.literal))
+    throw new Opaque(`git ${sub} with a word computed at run time`);
   const runs =
     (sub === "rebase" && texts.some((r) => r === "-x" || r.startsWith("--exec") || /^-[^-]*x/.test(r))) ||
     (sub === "bisect" && texts[0] === "run") ||
@@ -528,7 +643,14 @@ interface CommandOptions {
  * run by a shell or split by the program, so it is opaque, like `git -c`.
  */
 const COMMAND_OPTIONS: ReadonlyMap<string, CommandOptions> = new Map([
-  ["tar", { long: ["to-command", "checkpoint-action", "use-compress-program", "rsh-command", "info-script", "new-volume-script", "rmt-command"], short: "IF", bareCluster: true }],
+  [
+    "tar",
+    {
+      long: ["to-command", "checkpoint-action", "use-compress-program", "rsh-command", "info-script", "new-volume-script", "rmt-command"],
+      short: "IF",
+      bareCluster: true,
+    },
+  ],
   ["zip", { long: ["unzip-command"], short: "", words: ["-TT"] }],
   ["rsync", { long: ["rsh", "rsync-path"], short: "e" }],
   ["scp", { long: [], short: "S" }],
@@ -552,12 +674,47 @@ const runsGivenCommand = (options: CommandOptions, args: readonly Word[]): boole
 
 /** git subcommands with an option or a mode that runs a command it is given. */
 const gitRunningSubcommands = new Set([
-  "fetch", "pull", "clone", "ls-remote", "push", "archive", "grep", "difftool", "mergetool", "rebase", "submodule", "bisect", "send-email", "daemon",
-  "instaweb", "config", "send-pack", "fetch-pack", "filter-branch", "remote", "help", "init",
+  "fetch",
+  "pull",
+  "clone",
+  "ls-remote",
+  "push",
+  "archive",
+  "grep",
+  "difftool",
+  "mergetool",
+  "rebase",
+  "submodule",
+  "bisect",
+  "send-email",
+  "daemon",
+  "instaweb",
+  "config",
+  "send-pack",
+  "fetch-pack",
+  "filter-branch",
+  "remote",
+  "help",
+  "init",
 ]);
 
 /** Long options of git commands whose value is a command git runs (`fetch --upload-pack`, `archive --exec`, `grep --open-files-in-pager`). */
-const gitCommandOptions = ["upload-pack", "receive-pack", "exec", "extcmd", "tool", "open-files-in-pager", "sendmail-cmd", "to-cmd", "cc-cmd", "header-cmd", "smtp-server", "access-hook", "httpd", "browser"];
+const gitCommandOptions = [
+  "upload-pack",
+  "receive-pack",
+  "exec",
+  "extcmd",
+  "tool",
+  "open-files-in-pager",
+  "sendmail-cmd",
+  "to-cmd",
+  "cc-cmd",
+  "header-cmd",
+  "smtp-server",
+  "access-hook",
+  "httpd",
+  "browser",
+];
 
 /** Whether `word` is such an option, or an abbreviation git would read as one (`--upload-p=…`); `--template` too for `clone` and `init`, whose hooks it installs. */
 const runsCommandOption = (word: string, sub: string | undefined): boolean => {
@@ -573,7 +730,8 @@ const safeGitKey =
   /^(?:user\.(?:name|email)|core\.(?:autocrlf|filemode|ignorecase|quotepath|eol|safecrlf|longpaths|symlinks|precomposeunicode)|init\.defaultbranch|pull\.(?:rebase|ff)|push\.(?:default|autosetupremote)|fetch\.prune|rebase\.(?:autosquash|autostash)|merge\.(?:conflictstyle|ff)|color\.ui|advice\.[a-z]+|branch\..+\.(?:remote|merge|rebase)|remote\..+\.(?:url|pushurl|fetch)|diff\.(?:algorithm|colormoved|renames)|log\.date|status\.[a-z]+|column\.ui|commit\.verbose|safe\.directory)$/;
 /** `git config` options that take a value, and those that only read or remove. */
 const gitConfigValued = new Set(["-f", "--file", "--blob", "--type", "--default", "--comment", "--value"]);
-const gitConfigReads = /^(?:-l|--list|--get|--get-all|--get-regexp|--get-urlmatch|--get-color|--get-colorbool|--unset|--unset-all|get|list|unset)$/;
+const gitConfigReads =
+  /^(?:-l|--list|--get|--get-all|--get-regexp|--get-urlmatch|--get-color|--get-colorbool|--unset|--unset-all|get|list|unset)$/;
 
 /**
  * `git config`: reading is harmless, but setting a key that names a command (`alias.x '!…'`,
@@ -594,7 +752,8 @@ const gitConfig = (args: readonly Word[]): void => {
     }
     operands.push(a);
   }
-  if (operands.length >= 2 && !safeGitKey.test(operands[0]!.text.toLowerCase())) throw new Opaque(`git config sets ${operands[0]!.text}, which may name a command git runs`);
+  if (operands.length >= 2 && !safeGitKey.test(operands[0]!.text.toLowerCase()))
+    throw new Opaque(`git config sets ${operands[0]!.text}, which may name a command git runs`);
 };
 
 /** Code read from standard input: the here-string or here-document if the command has one, else unseen (a pipe, a file, the terminal). */
@@ -607,7 +766,10 @@ const hereText = (stdin: Stdin): Code => (stdin.kind === "unseen" ? "unseen" : {
  */
 const scriptFile = (file: Word, stdin: Stdin): Code => {
   if (!file.literal) return "unseen";
-  const path = file.text.replace(/\/+/g, "/").replace(/\/(?:\.\/)+/g, "/").replace(/^(?:\.\/)+/, "");
+  const path = file.text
+    .replace(/\/+/g, "/")
+    .replace(/\/(?:\.\/)+/g, "/")
+    .replace(/^(?:\.\/)+/, "");
   if (/^\/dev\/(?:stdin|fd\/0)$|^\/proc\/(?:self|thread-self|\d+)\/fd\/0$/.test(path)) return hereText(stdin);
   // A relative name is read from a working directory the text may not show (an earlier `cd /dev`,
   // or a tool's shell left there): one that is standard input from /dev or a descriptor directory
@@ -616,6 +778,6 @@ const scriptFile = (file: Word, stdin: Stdin): Code => {
     if (/(?:^|\/)(?:stdin|0)$/.test(path)) return hereText(stdin);
     if (/(?:^|\/)(?:dev|proc|fd|self|thread-self|\d+)(?:\/|$)/.test(path)) return "unseen";
   }
-  if (/(?:^|\/)(?:dev|proc)\//.test(path) || /(?:^|\/)\.\.(?:\/|$)/.test(path) && /dev|proc|fd/.test(path)) return "unseen";
+  if (/(?:^|\/)(?:dev|proc)\//.test(path) || (/(?:^|\/)\.\.(?:\/|$)/.test(path) && /dev|proc|fd/.test(path))) return "unseen";
   return undefined;
 };

@@ -21,7 +21,8 @@ export const compileStepTypes = (spec: unknown, fail: (path: string, problem: st
   if (list.length === 0) return fail("stepType", "is an empty list, which no step is of; list the step types");
   list.forEach((t, i) => {
     const at = Array.isArray(spec) ? `stepType[${i}]` : "stepType";
-    if (typeof t !== "string") fail(at, `must be a step type name (a string such as "tool" or "final"), got ${t === null ? "null" : typeof t}`);
+    if (typeof t !== "string")
+      fail(at, `must be a step type name (a string such as "tool" or "final"), got ${t === null ? "null" : typeof t}`);
     else if (!typeName.test(t)) fail(at, `"${t}" is not a step type name (letters, digits, _ - . : only); step types are compared exactly`);
   });
   return new Set(list as string[]);

@@ -54,31 +54,46 @@ export type MatchObject<I = unknown> = StepTypeMatch | MetadataMatch | AllMatch<
 /** `{ stepType: "tool" }`: the run's step type is this one (or one of these). */
 export interface StepTypeMatch {
   readonly stepType: string | readonly string[];
-  readonly metadata?: never; readonly all?: never; readonly any?: never; readonly not?: never;
+  readonly metadata?: never;
+  readonly all?: never;
+  readonly any?: never;
+  readonly not?: never;
 }
 
 /** `{ metadata: { key: condition } }`: every listed key of the run's metadata satisfies its condition. */
 export interface MetadataMatch {
   readonly metadata: { readonly [key: string]: MetadataCondition };
-  readonly stepType?: never; readonly all?: never; readonly any?: never; readonly not?: never;
+  readonly stepType?: never;
+  readonly all?: never;
+  readonly any?: never;
+  readonly not?: never;
 }
 
 /** `{ all: [...] }`: every match in the list matches. */
 export interface AllMatch<I = unknown> {
   readonly all: readonly MatchSpec<I>[];
-  readonly stepType?: never; readonly metadata?: never; readonly any?: never; readonly not?: never;
+  readonly stepType?: never;
+  readonly metadata?: never;
+  readonly any?: never;
+  readonly not?: never;
 }
 
 /** `{ any: [...] }`: some match in the list matches. */
 export interface AnyMatch<I = unknown> {
   readonly any: readonly MatchSpec<I>[];
-  readonly stepType?: never; readonly metadata?: never; readonly all?: never; readonly not?: never;
+  readonly stepType?: never;
+  readonly metadata?: never;
+  readonly all?: never;
+  readonly not?: never;
 }
 
 /** `{ not: m }`: `m` does not match. */
 export interface NotMatch<I = unknown> {
   readonly not: MatchSpec<I>;
-  readonly stepType?: never; readonly metadata?: never; readonly all?: never; readonly any?: never;
+  readonly stepType?: never;
+  readonly metadata?: never;
+  readonly all?: never;
+  readonly any?: never;
 }
 
 /**

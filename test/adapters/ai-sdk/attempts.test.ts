@@ -3,8 +3,17 @@ import { Attempts } from "../../../src/adapters/ai-sdk/attempts.ts";
 import type { SdkGenerateResult } from "../../../src/adapters/ai-sdk/spec.ts";
 import type { ModelResponse } from "../../../src/agent/types.ts";
 
-const result = (text: string): SdkGenerateResult => ({ content: [{ type: "text", text } as never], finishReason: { unified: "stop", raw: "stop" }, usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } } });
-const response = (text: string): ModelResponse => ({ text, toolCalls: [], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } });
+const result = (text: string): SdkGenerateResult => ({
+  content: [{ type: "text", text } as never],
+  finishReason: { unified: "stop", raw: "stop" },
+  usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } },
+});
+const response = (text: string): ModelResponse => ({
+  text,
+  toolCalls: [],
+  finishReason: "stop",
+  usage: { inputTokens: 1, outputTokens: 1 },
+});
 
 describe("Attempts", () => {
   it("tells the attempt an answer came from: the response itself, or one that keeps its tool calls or usage", () => {

@@ -5,7 +5,12 @@ import type { Message, ModelRequest } from "../../../src/agent/types.ts";
 
 const reasoning = { type: "reasoning", text: "I should search.", providerOptions: { anthropic: { signature: "sig-1" } } };
 const search = { type: "tool-call", toolCallId: "ws1", toolName: "web_search", input: { query: "bob" }, providerExecuted: true };
-const found = { type: "tool-result", toolCallId: "ws1", toolName: "web_search", output: { type: "json", value: { hits: ["bob@example.com"] } } };
+const found = {
+  type: "tool-result",
+  toolCallId: "ws1",
+  toolName: "web_search",
+  output: { type: "json", value: { hits: ["bob@example.com"] } },
+};
 const read = { type: "tool-call", toolCallId: "c2", toolName: "Read", input: { path: "bob.txt" } };
 
 const prompt = (assistant: readonly object[]): SdkCallOptions => ({
@@ -38,7 +43,10 @@ describe("an assistant message a hook rewrote", () => {
 
   it("puts its text where the first text part was and each tool call where it was, the hook's changed call included", () => {
     const params = prompt([{ type: "text", text: "Searching for " }, search, found, { type: "text", text: "bob@example.com." }, read]);
-    const parts = sent(params, (m) => ({ ...redact(m), toolCalls: (m.toolCalls ?? []).map((c) => (c.id === "c2" ? { ...c, input: { path: "[name].txt" } } : c)) }));
+    const parts = sent(params, (m) => ({
+      ...redact(m),
+      toolCalls: (m.toolCalls ?? []).map((c) => (c.id === "c2" ? { ...c, input: { path: "[name].txt" } } : c)),
+    }));
     expect(parts).toEqual([{ type: "text", text: "Searching for [email]." }, search, found, { ...read, input: { path: "[name].txt" } }]);
     expect(parts[1]).toBe(search);
   });
@@ -46,6 +54,10 @@ describe("an assistant message a hook rewrote", () => {
   it("leaves out a call the hook removed, and adds a call it made after the others", () => {
     const params = prompt([reasoning, read, { type: "text", text: "Reading." }]);
     const parts = sent(params, (m) => ({ ...m, toolCalls: [{ id: "c3", name: "Glob", input: { pattern: "*" } }] }));
-    expect(parts).toEqual([reasoning, { type: "text", text: "Reading." }, { type: "tool-call", toolCallId: "c3", toolName: "Glob", input: { pattern: "*" } }]);
+    expect(parts).toEqual([
+      reasoning,
+      { type: "text", text: "Reading." },
+      { type: "tool-call", toolCallId: "c3", toolName: "Glob", input: { pattern: "*" } },
+    ]);
   });
 });

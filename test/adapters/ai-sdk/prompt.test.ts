@@ -40,13 +40,23 @@ describe("toRequest", () => {
     expect(request.messages).toEqual([
       { role: "system", content: "Be brief." },
       { role: "user", content: "Read a.txt" },
-      { role: "assistant", content: "Reading.", toolCalls: [{ id: "c1", name: "Read", input: { path: "a.txt" } }, { id: "c2", name: "Glob", input: { pattern: "*" } }] },
+      {
+        role: "assistant",
+        content: "Reading.",
+        toolCalls: [
+          { id: "c1", name: "Read", input: { path: "a.txt" } },
+          { id: "c2", name: "Glob", input: { pattern: "*" } },
+        ],
+      },
       { role: "tool", content: "contents", toolCallId: "c1", toolName: "Read" },
       { role: "tool", content: '["a.txt"]', toolCallId: "c2", toolName: "Glob" },
       { role: "tool", content: "[tool approval denied: no]" },
       { role: "tool", content: "" },
     ]);
-    expect(request.tools).toEqual([{ name: "Read", description: "Read a file", inputSchema: { type: "object" } }, { name: "Glob", inputSchema: { type: "object" } }]);
+    expect(request.tools).toEqual([
+      { name: "Read", description: "Read a file", inputSchema: { type: "object" } },
+      { name: "Glob", inputSchema: { type: "object" } },
+    ]);
     expect(request.temperature).toBe(0);
   });
 });
@@ -59,7 +69,12 @@ describe("fromRequest", () => {
 
   it("gives back every SDK message a hook kept, untouched, when another was rewritten", () => {
     const mapped = toRequest(params, "gpt", false);
-    const next = fromRequest(params, mapped, changed(mapped.request, (m) => (m[1] = { role: "user", content: "Read b.txt" })), []);
+    const next = fromRequest(
+      params,
+      mapped,
+      changed(mapped.request, (m) => (m[1] = { role: "user", content: "Read b.txt" })),
+      [],
+    );
     expect(next.prompt[0]).toBe(params.prompt[0]);
     expect(next.prompt[1]).toEqual({ role: "user", content: [{ type: "text", text: "Read b.txt" }, file] });
     for (const i of [2, 3, 4, 5]) expect(next.prompt[i]).toBe(params.prompt[i]);
@@ -69,7 +84,12 @@ describe("fromRequest", () => {
 
   it("rebuilds a tool message one of whose results was rewritten, keeping the other result's own part", () => {
     const mapped = toRequest(params, "gpt", false);
-    const next = fromRequest(params, mapped, changed(mapped.request, (m) => (m[4] = { ...(m[4] as Message), content: "[redacted]" })), []);
+    const next = fromRequest(
+      params,
+      mapped,
+      changed(mapped.request, (m) => (m[4] = { ...(m[4] as Message), content: "[redacted]" })),
+      [],
+    );
     expect(next.prompt).toHaveLength(6);
     expect(next.prompt[3]).toEqual({
       role: "tool",
@@ -81,7 +101,12 @@ describe("fromRequest", () => {
 
   it("keeps a tool call's own part when a hook rewrote only the text of its message", () => {
     const mapped = toRequest(params, "gpt", false);
-    const next = fromRequest(params, mapped, changed(mapped.request, (m) => (m[2] = { ...(m[2] as Message), content: "On it." })), []);
+    const next = fromRequest(
+      params,
+      mapped,
+      changed(mapped.request, (m) => (m[2] = { ...(m[2] as Message), content: "On it." })),
+      [],
+    );
     const content = (next.prompt[2] as { content: readonly unknown[] }).content;
     expect(content).toEqual([{ type: "text", text: "On it." }, call, other]);
     expect(content[1]).toBe(call);
@@ -90,10 +115,15 @@ describe("fromRequest", () => {
 
   it("builds a tool call a hook changed from what the hook says", () => {
     const mapped = toRequest(params, "gpt", false);
-    const next = fromRequest(params, mapped, changed(mapped.request, (m) => {
-      const assistant = m[2] as Message;
-      m[2] = { ...assistant, toolCalls: [{ id: "c1", name: "Read", input: { path: "b.txt" } }, ...(assistant.toolCalls ?? []).slice(1)] };
-    }), []);
+    const next = fromRequest(
+      params,
+      mapped,
+      changed(mapped.request, (m) => {
+        const assistant = m[2] as Message;
+        m[2] = { ...assistant, toolCalls: [{ id: "c1", name: "Read", input: { path: "b.txt" } }, ...(assistant.toolCalls ?? []).slice(1)] };
+      }),
+      [],
+    );
     const content = (next.prompt[2] as { content: readonly unknown[] }).content;
     expect(content[1]).toEqual({ type: "tool-call", toolCallId: "c1", toolName: "Read", input: { path: "b.txt" } });
     expect(content[2]).toBe(other);
@@ -140,7 +170,10 @@ describe("the copies hooks see of the SDK's objects", () => {
   it("are frozen copies of each tool-call input and tool schema, made once and shown by every request that has them", () => {
     const first = toRequest(params, "gpt", false).request;
     const again = toRequest({ ...params, prompt: [...params.prompt] }, "gpt", false).request;
-    const inputs = (request: ModelRequest) => [...request.messages.flatMap((m) => m.toolCalls ?? []).map((c) => c.input), ...(request.tools ?? []).map((t) => t.inputSchema)];
+    const inputs = (request: ModelRequest) => [
+      ...request.messages.flatMap((m) => m.toolCalls ?? []).map((c) => c.input),
+      ...(request.tools ?? []).map((t) => t.inputSchema),
+    ];
     expect(inputs(first)).toEqual([call.input, other.input, readTool.inputSchema, globTool.inputSchema]);
     inputs(first).forEach((input, i) => {
       expect(input).toBe(inputs(again)[i]);

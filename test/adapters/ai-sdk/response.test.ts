@@ -41,7 +41,13 @@ const blockCards = {
 
 const backup = (id: string): LanguageModel => ({
   id,
-  generate: async () => ({ text: "I can't share card numbers.", toolCalls: [], finishReason: "stop", usage: { inputTokens: 7, outputTokens: 9 }, model: id }),
+  generate: async () => ({
+    text: "I can't share card numbers.",
+    toolCalls: [],
+    finishReason: "stop",
+    usage: { inputTokens: 7, outputTokens: 9 },
+    model: id,
+  }),
 });
 
 const expectNothingOfTheRejectedAnswer = (result: Awaited<ReturnType<typeof generateText>>) => {
@@ -55,31 +61,54 @@ const expectNothingOfTheRejectedAnswer = (result: Awaited<ReturnType<typeof gene
 describe("the generate result aiSdkMiddleware hands back", () => {
   it("holds only a fallback model's answer, none of the rejected provider answer's reasoning, sources, warnings or response data", async () => {
     const stack = withMiddleware(createAgentStack(), fallback({ models: [backup("backup-model")] })).use("modelCall", blockCards as never);
-    const result = await generateText({ model: wrapLanguageModel({ model: leaky(), middleware: aiSdkMiddleware(stack) }), prompt: "what is my card?" });
+    const result = await generateText({
+      model: wrapLanguageModel({ model: leaky(), middleware: aiSdkMiddleware(stack) }),
+      prompt: "what is my card?",
+    });
     expect(result.text).toBe("I can't share card numbers.");
     expectNothingOfTheRejectedAnswer(result);
-    expect(result.usage).toMatchObject({ inputTokens: 7, outputTokens: 9, inputTokenDetails: { noCacheTokens: undefined }, outputTokenDetails: { textTokens: undefined } });
+    expect(result.usage).toMatchObject({
+      inputTokens: 7,
+      outputTokens: 9,
+      inputTokenDetails: { noCacheTokens: undefined },
+      outputTokenDetails: { textTokens: undefined },
+    });
   });
 
   it("does so even when the fallback model has the primary's id (the same model from another provider)", async () => {
     const stack = withMiddleware(createAgentStack(), fallback({ models: [backup("primary-model")] })).use("modelCall", blockCards as never);
-    const result = await generateText({ model: wrapLanguageModel({ model: leaky(), middleware: aiSdkMiddleware(stack) }), prompt: "what is my card?" });
+    const result = await generateText({
+      model: wrapLanguageModel({ model: leaky(), middleware: aiSdkMiddleware(stack) }),
+      prompt: "what is my card?",
+    });
     expect(result.text).toBe("I can't share card numbers.");
     expectNothingOfTheRejectedAnswer(result);
   });
 
   it("holds only a recover hook's answer when it answers for a rejected provider answer", async () => {
     const stack = createAgentStack()
-      .use("modelCall", { name: "apologise", recover: () => Replace({ text: "Sorry.", toolCalls: [], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } }) })
+      .use("modelCall", {
+        name: "apologise",
+        recover: () => Replace({ text: "Sorry.", toolCalls: [], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } }),
+      })
       .use("modelCall", blockCards as never);
-    const result = await generateText({ model: wrapLanguageModel({ model: leaky(), middleware: aiSdkMiddleware(stack) }), prompt: "what is my card?" });
+    const result = await generateText({
+      model: wrapLanguageModel({ model: leaky(), middleware: aiSdkMiddleware(stack) }),
+      prompt: "what is my card?",
+    });
     expect(result.text).toBe("Sorry.");
     expectNothingOfTheRejectedAnswer(result);
   });
 
   it("still writes an after hook's rewrite into the provider's own result, reasoning and response data kept", async () => {
-    const stack = createAgentStack().use("modelCall", { name: "mask", after: (res) => Transform({ ...res, text: res.text.replaceAll(CARD, "[card]") }) });
-    const result = await generateText({ model: wrapLanguageModel({ model: leaky(), middleware: aiSdkMiddleware(stack) }), prompt: "what is my card?" });
+    const stack = createAgentStack().use("modelCall", {
+      name: "mask",
+      after: (res) => Transform({ ...res, text: res.text.replaceAll(CARD, "[card]") }),
+    });
+    const result = await generateText({
+      model: wrapLanguageModel({ model: leaky(), middleware: aiSdkMiddleware(stack) }),
+      prompt: "what is my card?",
+    });
     expect(result.text).toBe("Your card is [card].");
     expect(result.reasoningText).toContain("I will repeat it");
     expect(result.response.id).toBe("primary-resp");
@@ -87,21 +116,48 @@ describe("the generate result aiSdkMiddleware hands back", () => {
 });
 
 describe("a provider-executed tool in the generate result aiSdkMiddleware hands back", () => {
-  const search = { type: "tool-call" as const, toolCallId: "ws1", toolName: "web_search", input: '{"query":"alice"}', providerExecuted: true };
-  const found = { type: "tool-result" as const, toolCallId: "ws1", toolName: "web_search", result: { hits: ["12 Secret Lane"] }, providerExecuted: true };
+  const search = {
+    type: "tool-call" as const,
+    toolCallId: "ws1",
+    toolName: "web_search",
+    input: '{"query":"alice"}',
+    providerExecuted: true,
+  };
+  const found = {
+    type: "tool-result" as const,
+    toolCallId: "ws1",
+    toolName: "web_search",
+    result: { hits: ["12 Secret Lane"] },
+    providerExecuted: true,
+  };
   const answer = "She lives at 12 Secret Lane.";
   const searching = () =>
     new MockLanguageModelV3({
-      doGenerate: async () => ({ content: [search, found, { type: "text" as const, text: answer }], finishReason: stop, usage: usage(10, 5), warnings: [] }),
+      doGenerate: async () => ({
+        content: [search, found, { type: "text" as const, text: answer }],
+        finishReason: stop,
+        usage: usage(10, 5),
+        warnings: [],
+      }),
       doStream: async () => ({
         stream: simulateReadableStream({
-          chunks: [search, found, { type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: answer }, { type: "text-end", id: "t" }, { type: "finish", finishReason: stop, usage: usage(10, 5) }] as never[],
+          chunks: [
+            search,
+            found,
+            { type: "text-start", id: "t" },
+            { type: "text-delta", id: "t", delta: answer },
+            { type: "text-end", id: "t" },
+            { type: "finish", finishReason: stop, usage: usage(10, 5) },
+          ] as never[],
         }),
       }),
     });
 
   it("goes with its call when an output gate blocks the answer: the same verdict as on streamText", async () => {
-    const stack = createAgentStack().use("modelCall", outputGate({ name: "no-address", check: (t) => (t.includes("Secret Lane") ? Reject("address") : Continue) }));
+    const stack = createAgentStack().use(
+      "modelCall",
+      outputGate({ name: "no-address", check: (t) => (t.includes("Secret Lane") ? Reject("address") : Continue) }),
+    );
     const model = wrapLanguageModel({ model: searching(), middleware: aiSdkMiddleware(stack) });
     const streamed = streamText({ model, prompt: "where does alice live?" });
     const generated = await generateText({ model, prompt: "where does alice live?" });
@@ -115,7 +171,10 @@ describe("a provider-executed tool in the generate result aiSdkMiddleware hands 
       name: "no-search",
       after: (res) => Transform({ ...res, text: "[removed]", toolCalls: res.toolCalls.filter((c) => c.name !== "web_search") }),
     });
-    const result = await generateText({ model: wrapLanguageModel({ model: searching(), middleware: aiSdkMiddleware(stack) }), prompt: "where does alice live?" });
+    const result = await generateText({
+      model: wrapLanguageModel({ model: searching(), middleware: aiSdkMiddleware(stack) }),
+      prompt: "where does alice live?",
+    });
     expect(result.content).toEqual([{ type: "text", text: "[removed]" }]);
   });
 
@@ -128,27 +187,46 @@ describe("a provider-executed tool in the generate result aiSdkMiddleware hands 
   });
 
   it("stays, after its call, when the hooks kept the call", async () => {
-    const stack = createAgentStack().use("modelCall", { name: "shout", after: (res) => Transform({ ...res, text: res.text.toUpperCase() }) });
-    const result = await generateText({ model: wrapLanguageModel({ model: searching(), middleware: aiSdkMiddleware(stack) }), prompt: "where does alice live?" });
+    const stack = createAgentStack().use("modelCall", {
+      name: "shout",
+      after: (res) => Transform({ ...res, text: res.text.toUpperCase() }),
+    });
+    const result = await generateText({
+      model: wrapLanguageModel({ model: searching(), middleware: aiSdkMiddleware(stack) }),
+      prompt: "where does alice live?",
+    });
     expect(result.content.map((p) => p.type)).toEqual(["tool-call", "tool-result", "text"]);
     expect(result.text).toBe(answer.toUpperCase());
   });
 });
 
 describe("a response without usage that a hook settled on, on generateText", () => {
-  const answering = () => new MockLanguageModelV3({ doGenerate: async () => ({ content: [{ type: "text" as const, text: "hi" }], finishReason: stop, usage: usage(10, 5), warnings: [] }) });
+  const answering = () =>
+    new MockLanguageModelV3({
+      doGenerate: async () => ({ content: [{ type: "text" as const, text: "hi" }], finishReason: stop, usage: usage(10, 5), warnings: [] }),
+    });
   const refusal = /the modelCall response is not a response \(.*usage.*\), got \{"text":"(cached|HI)","toolCalls":\[\]\}/;
 
   it("is refused as the stream refuses a malformed response, saying what is missing: a cache entry restored without usage", async () => {
     const stack = createAgentStack().use("modelCall", { name: "cache", before: () => Replace({ text: "cached", toolCalls: [] } as never) });
-    const error = await generateText({ model: wrapLanguageModel({ model: answering(), middleware: aiSdkMiddleware(stack) }), prompt: "x" }).catch((e: unknown) => e);
+    const error = await generateText({
+      model: wrapLanguageModel({ model: answering(), middleware: aiSdkMiddleware(stack) }),
+      prompt: "x",
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TypeError);
     expect((error as Error).message).toMatch(refusal);
   });
 
   it("is refused the same when an after hook rebuilt the response without usage", async () => {
-    const stack = createAgentStack().use("modelCall", { name: "strip", after: (res) => Transform({ text: res.text.toUpperCase(), toolCalls: [] } as never) });
-    const error = await generateText({ model: wrapLanguageModel({ model: answering(), middleware: aiSdkMiddleware(stack) }), prompt: "x", maxRetries: 0 }).catch((e: unknown) => e);
+    const stack = createAgentStack().use("modelCall", {
+      name: "strip",
+      after: (res) => Transform({ text: res.text.toUpperCase(), toolCalls: [] } as never),
+    });
+    const error = await generateText({
+      model: wrapLanguageModel({ model: answering(), middleware: aiSdkMiddleware(stack) }),
+      prompt: "x",
+      maxRetries: 0,
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TypeError);
     expect((error as Error).message).toMatch(refusal);
   });
@@ -161,7 +239,9 @@ describe("a response whose usage is not token counts, that an after hook settled
       doStream: async () => ({
         stream: simulateReadableStream({
           chunks: [
-            { type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "hi" }, { type: "text-end", id: "t" },
+            { type: "text-start", id: "t" },
+            { type: "text-delta", id: "t", delta: "hi" },
+            { type: "text-end", id: "t" },
             { type: "finish", finishReason: stop, usage: usage(10, 5) },
           ] as never[],
         }),

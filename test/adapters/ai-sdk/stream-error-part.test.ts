@@ -96,12 +96,22 @@ const answering = [
 const streams = (...each: readonly (readonly object[])[]) => {
   let calls = 0;
   const model = new MockLanguageModelV3({
-    doStream: async () => ({ stream: simulateReadableStream({ chunks: [...(each[Math.min(calls++, each.length - 1)] ?? [])] as never[] }) }),
+    doStream: async () => ({
+      stream: simulateReadableStream({ chunks: [...(each[Math.min(calls++, each.length - 1)] ?? [])] as never[] }),
+    }),
   });
   return { model, calls: () => calls };
 };
 
-const backup = { id: "backup", generate: async () => ({ text: "backup answer", toolCalls: [], finishReason: "stop" as const, usage: { inputTokens: 1, outputTokens: 1 } }) };
+const backup = {
+  id: "backup",
+  generate: async () => ({
+    text: "backup answer",
+    toolCalls: [],
+    finishReason: "stop" as const,
+    usage: { inputTokens: 1, outputTokens: 1 },
+  }),
+};
 
 describe("a provider's error part before the stream showed anything", () => {
   it("fails the attempt when the stream then ends without showing anything, so retry asks again and the reader gets only the kept answer", async () => {
@@ -127,12 +137,21 @@ describe("a provider's error part before the stream showed anything", () => {
   it("fails the call with the provider's error, and the usage its finish reported, when nothing retries it", async () => {
     const { model } = streams(overloading);
     const outcomes: Outcome<ModelResponse>[] = [];
-    const stack = createAgentStack().use("modelCall", { name: "watch", around: async (_ctx, next) => { const o = await next(); outcomes.push(o); return o; } });
+    const stack = createAgentStack().use("modelCall", {
+      name: "watch",
+      around: async (_ctx, next) => {
+        const o = await next();
+        outcomes.push(o);
+        return o;
+      },
+    });
 
     const result = await consume(wrapLanguageModel({ model, middleware: aiSdkMiddleware(stack) }));
 
     expect(result).toMatchObject({ text: "", errors: ["Overloaded"] });
-    expect(outcomes).toMatchObject([{ _tag: "Failed", error: { cause: overloaded, shown: false, partial: { text: "", usage: { inputTokens: 10, outputTokens: 0 } } } }]);
+    expect(outcomes).toMatchObject([
+      { _tag: "Failed", error: { cause: overloaded, shown: false, partial: { text: "", usage: { inputTokens: 10, outputTokens: 0 } } } },
+    ]);
   });
 
   it("fails the attempt too when the provider's stream ends after it without a finish part", async () => {
@@ -166,7 +185,12 @@ const finished = async (model: LanguageModel) => {
     model,
     prompt: "hi",
     onError: () => {},
-    onFinish: (e) => void (seen = { finishReason: e.finishReason, usage: [e.usage.inputTokens, e.usage.outputTokens], total: [e.totalUsage.inputTokens, e.totalUsage.outputTokens] }),
+    onFinish: (e) =>
+      void (seen = {
+        finishReason: e.finishReason,
+        usage: [e.usage.inputTokens, e.usage.outputTokens],
+        total: [e.totalUsage.inputTokens, e.totalUsage.outputTokens],
+      }),
   });
   for await (const _ of result.fullStream);
   return seen;
@@ -175,7 +199,12 @@ const finished = async (model: LanguageModel) => {
 describe("a provider's error part before the stream showed anything, when nothing retries the call", () => {
   it("still ends the SDK's stream with the provider's finish: onFinish gets its reason and usage, as without the middleware", async () => {
     const plain = await finished(streams(overloading).model);
-    const wrapped = await finished(wrapLanguageModel({ model: streams(overloading).model, middleware: aiSdkMiddleware(createAgentStack().use("modelCall", { name: "watch", after: () => {} })) }));
+    const wrapped = await finished(
+      wrapLanguageModel({
+        model: streams(overloading).model,
+        middleware: aiSdkMiddleware(createAgentStack().use("modelCall", { name: "watch", after: () => {} })),
+      }),
+    );
 
     expect(plain).toEqual({ finishReason: "other", usage: [10, 0], total: [10, 0] });
     expect(wrapped).toEqual(plain);
@@ -183,7 +212,12 @@ describe("a provider's error part before the stream showed anything, when nothin
 
   it("ends it with reason error and no usage, as without the middleware, when the provider's stream had no finish part", async () => {
     const plain = await finished(streams(overloading.slice(0, 3)).model);
-    const wrapped = await finished(wrapLanguageModel({ model: streams(overloading.slice(0, 3)).model, middleware: aiSdkMiddleware(createAgentStack().use("modelCall", { name: "watch", after: () => {} })) }));
+    const wrapped = await finished(
+      wrapLanguageModel({
+        model: streams(overloading.slice(0, 3)).model,
+        middleware: aiSdkMiddleware(createAgentStack().use("modelCall", { name: "watch", after: () => {} })),
+      }),
+    );
 
     expect(plain).toEqual({ finishReason: "error", usage: [undefined, undefined], total: [undefined, undefined] });
     expect(wrapped).toEqual(plain);
@@ -252,7 +286,9 @@ describe("the provider's raw chunks (includeRawChunks) around an error part befo
       doStream: async () => {
         calls++;
         const parts: object[] = [{ type: "stream-start", warnings: [] }, rawChunk("message_start")];
-        const stream = new ReadableStream({ pull: (c) => (parts.length > 0 ? c.enqueue(parts.shift()) : c.error(new Error("connection reset"))) });
+        const stream = new ReadableStream({
+          pull: (c) => (parts.length > 0 ? c.enqueue(parts.shift()) : c.error(new Error("connection reset"))),
+        });
         return { stream: stream as never };
       },
     });

@@ -15,7 +15,10 @@ const warnings = [{ type: "other" as const, message: "primary warning" }];
 const primary = () =>
   new MockLanguageModelV3({
     doGenerate: async () => ({
-      content: [{ type: "text" as const, text: card }], finishReason: stop, usage: usage(100, 60), warnings,
+      content: [{ type: "text" as const, text: card }],
+      finishReason: stop,
+      usage: usage(100, 60),
+      warnings,
       response: { id: "primary-resp", modelId: "mock-model-id", timestamp: new Date(0) },
     }),
     doStream: async () => ({
@@ -32,13 +35,25 @@ const primary = () =>
     }),
   });
 
-const backup = { id: "backup", generate: async () => ({ text: "I can't share card numbers.", toolCalls: [], finishReason: "stop" as const, usage: { inputTokens: 7, outputTokens: 9 } }) };
+const backup = {
+  id: "backup",
+  generate: async () => ({
+    text: "I can't share card numbers.",
+    toolCalls: [],
+    finishReason: "stop" as const,
+    usage: { inputTokens: 7, outputTokens: 9 },
+  }),
+};
 
 /** Fails an answer holding a card number (inside fallback), so that fallback answers instead. */
-const blockCards = { name: "block-cards", priority: 1000, around: async (_ctx: unknown, next: () => Promise<Outcome<{ text: string }>>) => {
-  const o = await next();
-  return o._tag === "Completed" && /\d{4} \d{4}/.test(o.value.text) ? Outcome.failed(new Error("card number in output")) : o;
-} };
+const blockCards = {
+  name: "block-cards",
+  priority: 1000,
+  around: async (_ctx: unknown, next: () => Promise<Outcome<{ text: string }>>) => {
+    const o = await next();
+    return o._tag === "Completed" && /\d{4} \d{4}/.test(o.value.text) ? Outcome.failed(new Error("card number in output")) : o;
+  },
+};
 
 describe("an AI SDK stream that a fallback answered after the provider's answer was failed", () => {
   it("goes out without the failed attempt's warnings and response id, as generateText returns the fallback's answer", async () => {
@@ -56,8 +71,14 @@ describe("an AI SDK stream that a fallback answered after the provider's answer 
   });
 
   it("keeps them when the answer is the provider's, rewritten by an after hook", async () => {
-    const stack = createAgentStack().use("modelCall", { name: "mask", after: (res) => Transform({ ...res, text: res.text.replace(/\d{4} /g, "**** ") }) });
-    const streamed = streamText({ model: wrapLanguageModel({ model: primary(), middleware: aiSdkMiddleware(stack, { holdBack: "all" }) }), prompt: "card?" });
+    const stack = createAgentStack().use("modelCall", {
+      name: "mask",
+      after: (res) => Transform({ ...res, text: res.text.replace(/\d{4} /g, "**** ") }),
+    });
+    const streamed = streamText({
+      model: wrapLanguageModel({ model: primary(), middleware: aiSdkMiddleware(stack, { holdBack: "all" }) }),
+      prompt: "card?",
+    });
     await streamed.consumeStream();
 
     expect(await streamed.text).toBe("Your card is **** **** **** 1111.");

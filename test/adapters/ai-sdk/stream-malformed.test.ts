@@ -9,12 +9,21 @@ import { textParts } from "../ai-sdk-fixtures.ts";
 
 describe("a malformed response from a hook on an AI SDK stream", () => {
   it("fails the stream with a TypeError saying the response has no usage, not a TypeError from deep inside the adapter", async () => {
-    const model = new MockLanguageModelV3({ doStream: async () => ({ stream: simulateReadableStream({ chunks: textParts(["fresh"]) as never[] }) }) });
+    const model = new MockLanguageModelV3({
+      doStream: async () => ({ stream: simulateReadableStream({ chunks: textParts(["fresh"]) as never[] }) }),
+    });
     // A cache entry restored from JSON that never stored the usage.
-    const stack = createAgentStack().use("modelCall", { name: "cache", before: () => Replace({ text: "cached", toolCalls: [], finishReason: "stop" } as unknown as ModelResponse) });
+    const stack = createAgentStack().use("modelCall", {
+      name: "cache",
+      before: () => Replace({ text: "cached", toolCalls: [], finishReason: "stop" } as unknown as ModelResponse),
+    });
     const errors: unknown[] = [];
 
-    const result = streamText({ model: wrapLanguageModel({ model, middleware: aiSdkMiddleware(stack) }), prompt: "hi", onError: ({ error }) => void errors.push(error) });
+    const result = streamText({
+      model: wrapLanguageModel({ model, middleware: aiSdkMiddleware(stack) }),
+      prompt: "hi",
+      onError: ({ error }) => void errors.push(error),
+    });
     await result.consumeStream();
 
     expect(errors).toHaveLength(1);

@@ -51,7 +51,11 @@ const breaksOnce = (first: (n: number) => object[]) => {
 const retried = (model: MockLanguageModelV3) => {
   const stack = withMiddleware(createAgentStack(), retry({ attempts: 2, baseMs: 1, retryOn: () => true }));
   const errors: string[] = [];
-  const result = streamText({ model: wrapLanguageModel({ model, middleware: aiSdkMiddleware(stack) }), prompt: "hi", onError: ({ error }) => void errors.push((error as Error).message) });
+  const result = streamText({
+    model: wrapLanguageModel({ model, middleware: aiSdkMiddleware(stack) }),
+    prompt: "hi",
+    onError: ({ error }) => void errors.push((error as Error).message),
+  });
   return { result, errors };
 };
 
@@ -116,7 +120,15 @@ const leaksOnce = () => {
   return { model, calls: () => calls };
 };
 
-const backup = { id: "backup", generate: async () => ({ text: "backup answer", toolCalls: [], finishReason: "stop" as const, usage: { inputTokens: 1, outputTokens: 1 } }) };
+const backup = {
+  id: "backup",
+  generate: async () => ({
+    text: "backup answer",
+    toolCalls: [],
+    finishReason: "stop" as const,
+    usage: { inputTokens: 1, outputTokens: 1 },
+  }),
+};
 
 describe("an AI SDK stream that showed reasoning and that an inner guard then failed", () => {
   it.each([
@@ -126,7 +138,11 @@ describe("an AI SDK stream that showed reasoning and that an inner guard then fa
     const { model, calls } = leaksOnce();
     const stack = withMiddleware(createAgentStack(), middleware, redaction({ strategies: { api_key: "block" } }));
     const errors: unknown[] = [];
-    const result = streamText({ model: wrapLanguageModel({ model, middleware: aiSdkMiddleware(stack) }), prompt: "hi", onError: ({ error }) => void errors.push(error) });
+    const result = streamText({
+      model: wrapLanguageModel({ model, middleware: aiSdkMiddleware(stack) }),
+      prompt: "hi",
+      onError: ({ error }) => void errors.push(error),
+    });
 
     expect(await shown(result)).toEqual(["reasoning-start", "reasoning: thinking (attempt 1)"]);
     expect(calls()).toBe(1);

@@ -16,8 +16,16 @@ const failingOnce = (shown: Promise<void>) => {
   const model = new MockLanguageModelV3({
     doStream: async () => {
       if (++calls === 1) throw Object.assign(new Error("429 rate limited"), { statusCode: 429 });
-      const head = [{ type: "stream-start", warnings: [] }, { type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "Hello " }];
-      const tail = [{ type: "text-delta", id: "t", delta: "world" }, { type: "text-end", id: "t" }, { type: "finish", finishReason: stop, usage: usage(10, 5) }];
+      const head = [
+        { type: "stream-start", warnings: [] },
+        { type: "text-start", id: "t" },
+        { type: "text-delta", id: "t", delta: "Hello " },
+      ];
+      const tail = [
+        { type: "text-delta", id: "t", delta: "world" },
+        { type: "text-end", id: "t" },
+        { type: "finish", finishReason: stop, usage: usage(10, 5) },
+      ];
       const stream = new ReadableStream({
         async start(controller) {
           for (const part of head) controller.enqueue(part);

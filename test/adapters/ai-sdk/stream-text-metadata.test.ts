@@ -25,13 +25,16 @@ const parts = [
   { type: "text-end", id: "t2", providerMetadata: item("msg_2") },
   { type: "finish", finishReason: stop, usage: usage(10, 5) },
 ];
-const provider = () => new MockLanguageModelV3({ doStream: async () => ({ stream: simulateReadableStream({ chunks: parts as never[] }) }) });
+const provider = () =>
+  new MockLanguageModelV3({ doStream: async () => ({ stream: simulateReadableStream({ chunks: parts as never[] }) }) });
 
 /** The text parts as streamed, the step's content, and the assistant message the SDK sends on the next step. */
 const consume = async (model: LanguageModel) => {
   const result = streamText({ model, prompt: "hi" });
   const streamed: unknown[] = [];
-  for await (const p of result.fullStream) if (p.type.startsWith("text-")) streamed.push({ type: p.type, providerMetadata: (p as { providerMetadata?: unknown }).providerMetadata });
+  for await (const p of result.fullStream)
+    if (p.type.startsWith("text-"))
+      streamed.push({ type: p.type, providerMetadata: (p as { providerMetadata?: unknown }).providerMetadata });
   return { streamed, content: await result.content, message: (await result.response).messages[0]?.content };
 };
 const wrapped = (stack: ReturnType<typeof createAgentStack>, holdBack?: { window: number }) =>
@@ -58,18 +61,25 @@ describe("provider metadata on streamed text", () => {
   });
 
   it("is left off text a hook changed: an item id must not stand for text the provider did not write", async () => {
-    const redacting = createAgentStack().use("modelCall", outputGate({ name: "no-greetings", check: (text) => Transform(text.replace("Hello", "[redacted]")) }));
+    const redacting = createAgentStack().use(
+      "modelCall",
+      outputGate({ name: "no-greetings", check: (text) => Transform(text.replace("Hello", "[redacted]")) }),
+    );
 
     const { content, message } = await consume(wrapped(redacting));
 
     const texts = content.filter((p) => p.type === "text");
     expect(texts.map((p) => p.text).join("")).toBe("[redacted] there.Bye.");
     for (const part of texts) expect(part.providerMetadata ?? {}).toEqual({});
-    for (const part of message as { type: string; providerOptions?: unknown }[]) if (part.type === "text") expect(part.providerOptions ?? {}).toEqual({});
+    for (const part of message as { type: string; providerOptions?: unknown }[])
+      if (part.type === "text") expect(part.providerOptions ?? {}).toEqual({});
   });
 
   it("is left off text a hook changed to text of the same length, chunk by chunk", async () => {
-    const shouting = createAgentStack().use("modelCall", chunkHook({ name: "shout", chunk: (p) => (p.type === "text-delta" ? { ...p, text: p.text.toUpperCase() } : undefined) }));
+    const shouting = createAgentStack().use(
+      "modelCall",
+      chunkHook({ name: "shout", chunk: (p) => (p.type === "text-delta" ? { ...p, text: p.text.toUpperCase() } : undefined) }),
+    );
 
     const { streamed, content } = await consume(wrapped(shouting));
 
@@ -80,7 +90,14 @@ describe("provider metadata on streamed text", () => {
   });
 
   it("takes back the metadata already sent on a block when a hook then changes the block's text", async () => {
-    const late = createAgentStack().use("modelCall", outputGate({ name: "no-there", holdBack: { window: 4 }, check: (text) => (text.includes("there") ? Transform(text.replace("there", "[x]")) : Continue) }));
+    const late = createAgentStack().use(
+      "modelCall",
+      outputGate({
+        name: "no-there",
+        holdBack: { window: 4 },
+        check: (text) => (text.includes("there") ? Transform(text.replace("there", "[x]")) : Continue),
+      }),
+    );
 
     const { content } = await consume(wrapped(late));
 
@@ -88,10 +105,20 @@ describe("provider metadata on streamed text", () => {
   });
 
   it("keeps it on a block sent whole when a hook changes a later block", async () => {
-    const later = createAgentStack().use("modelCall", outputGate({ name: "no-bye", holdBack: { window: 2 }, check: (text) => (text.includes("Bye") ? Transform(text.replace("Bye", "Ciao")) : Continue) }));
+    const later = createAgentStack().use(
+      "modelCall",
+      outputGate({
+        name: "no-bye",
+        holdBack: { window: 2 },
+        check: (text) => (text.includes("Bye") ? Transform(text.replace("Bye", "Ciao")) : Continue),
+      }),
+    );
 
     const { content } = await consume(wrapped(later));
 
-    expect(content.filter((p) => p.type === "text").map((p) => [p.text, p.providerMetadata])).toEqual([["Hello there.", item("msg_1")], ["Ciao.", undefined]]);
+    expect(content.filter((p) => p.type === "text").map((p) => [p.text, p.providerMetadata])).toEqual([
+      ["Hello there.", item("msg_1")],
+      ["Ciao.", undefined],
+    ]);
   });
 });

@@ -50,7 +50,11 @@ const weatherTools = (ran: string[] = []) => ({
 
 const watching = () => {
   const responses: ModelResponse[] = [];
-  const stack = createAgentStack().use("modelCall", { name: "watch", before: () => Continue, after: (res) => void responses.push(res as ModelResponse) });
+  const stack = createAgentStack().use("modelCall", {
+    name: "watch",
+    before: () => Continue,
+    after: (res) => void responses.push(res as ModelResponse),
+  });
   return { stack, responses };
 };
 
@@ -67,7 +71,11 @@ const noTools = createAgentStack().use("modelCall", {
 });
 
 const run = (stack: Stack, model: MockLanguageModelV3, ran?: string[], options?: AiSdkMiddlewareOptions) =>
-  streamText({ model: wrapLanguageModel({ model, middleware: aiSdkMiddleware(stack, options) }), prompt: "Weather in Oslo?", tools: weatherTools(ran) });
+  streamText({
+    model: wrapLanguageModel({ model, middleware: aiSdkMiddleware(stack, options) }),
+    prompt: "Weather in Oslo?",
+    tools: weatherTools(ran),
+  });
 
 /** The full stream's parts about tools, reporting a streamed piece of input as soon as it is read. */
 const toolParts = async (result: ReturnType<typeof run>, readerSaw: () => void) => {
@@ -93,7 +101,12 @@ const uiMessage = async (result: ReturnType<typeof run>, readerSaw: () => void) 
   );
   let message: UIMessage | undefined;
   for await (const m of readUIMessageStream({ stream })) message = m;
-  const tools = (message?.parts ?? []).filter((p) => p.type === "tool-weather") as { state: string; input?: unknown; rawInput?: unknown; output?: unknown }[];
+  const tools = (message?.parts ?? []).filter((p) => p.type === "tool-weather") as {
+    state: string;
+    input?: unknown;
+    rawInput?: unknown;
+    output?: unknown;
+  }[];
   return { message: message as UIMessage, chunks, tools };
 };
 
@@ -103,8 +116,21 @@ describe("aiSdkMiddleware, a tool call's streamed input", () => {
     const { model, live, readerSaw } = slowCall(oslo);
     const parts = await toolParts(run(stack, model), readerSaw);
     expect(await live).toBe(true);
-    expect(parts.map((p) => p.type)).toEqual(["tool-input-start", "tool-input-delta", "tool-input-delta", "tool-input-delta", "tool-input-end", "tool-call", "tool-result"]);
-    expect(parts.filter((p) => p.type === "tool-input-delta").map((p) => p.delta).join("")).toBe('{"city":"Oslo"}');
+    expect(parts.map((p) => p.type)).toEqual([
+      "tool-input-start",
+      "tool-input-delta",
+      "tool-input-delta",
+      "tool-input-delta",
+      "tool-input-end",
+      "tool-call",
+      "tool-result",
+    ]);
+    expect(
+      parts
+        .filter((p) => p.type === "tool-input-delta")
+        .map((p) => p.delta)
+        .join(""),
+    ).toBe('{"city":"Oslo"}');
     await stack.flush();
     expect(responses[0]?.toolCalls).toEqual([{ id: "call-1", name: "weather", input: { city: "Oslo" } }]);
   });
@@ -113,7 +139,14 @@ describe("aiSdkMiddleware, a tool call's streamed input", () => {
     const { model, live, readerSaw } = slowCall(oslo);
     const { chunks, tools } = await uiMessage(run(watching().stack, model), readerSaw);
     expect(await live).toBe(true);
-    expect(chunks).toEqual(["tool-input-start", "tool-input-delta", "tool-input-delta", "tool-input-delta", "tool-input-available", "tool-output-available"]);
+    expect(chunks).toEqual([
+      "tool-input-start",
+      "tool-input-delta",
+      "tool-input-delta",
+      "tool-input-delta",
+      "tool-input-available",
+      "tool-output-available",
+    ]);
     expect(tools).toEqual([expect.objectContaining({ state: "output-available", input: { city: "Oslo" }, output: "sunny in Oslo" })]);
   });
 
@@ -124,7 +157,9 @@ describe("aiSdkMiddleware, a tool call's streamed input", () => {
     const [parts, ui] = await Promise.all([toolParts(result, readerSaw), uiMessage(result, () => {})]);
     expect(parts.find((p) => p.type === "tool-call")?.input).toEqual({ city: "Bergen" });
     expect(ran).toEqual(["Bergen"]);
-    expect(ui.tools).toEqual([expect.objectContaining({ state: "output-available", input: { city: "Bergen" }, output: "sunny in Bergen" })]);
+    expect(ui.tools).toEqual([
+      expect.objectContaining({ state: "output-available", input: { city: "Bergen" }, output: "sunny in Bergen" }),
+    ]);
     expect(ui.tools[0]?.rawInput).toBeUndefined();
   });
 
@@ -133,7 +168,13 @@ describe("aiSdkMiddleware, a tool call's streamed input", () => {
     const { model, readerSaw } = slowCall(oslo);
     const result = run(noTools, model, ran);
     const [parts, ui] = await Promise.all([toolParts(result, readerSaw), uiMessage(result, () => {})]);
-    expect(parts.map((p) => p.type)).toEqual(["tool-input-start", "tool-input-delta", "tool-input-delta", "tool-input-delta", "tool-input-end"]);
+    expect(parts.map((p) => p.type)).toEqual([
+      "tool-input-start",
+      "tool-input-delta",
+      "tool-input-delta",
+      "tool-input-delta",
+      "tool-input-end",
+    ]);
     expect(ran).toEqual([]);
     expect(await result.text).toBe("I will not look that up.");
     // The UI keeps the preview in state input-streaming, which the SDK leaves out of the history it sends back.
@@ -147,7 +188,15 @@ describe("aiSdkMiddleware, a tool call's streamed input", () => {
       const { model, live, readerSaw } = slowCall(oslo);
       const parts = await toolParts(run(watching().stack, model, undefined, { holdBack: "all" }), readerSaw);
       expect(await live).toBe(false);
-      expect(parts.map((p) => p.type)).toEqual(["tool-input-start", "tool-input-delta", "tool-input-delta", "tool-input-delta", "tool-input-end", "tool-call", "tool-result"]);
+      expect(parts.map((p) => p.type)).toEqual([
+        "tool-input-start",
+        "tool-input-delta",
+        "tool-input-delta",
+        "tool-input-delta",
+        "tool-input-end",
+        "tool-call",
+        "tool-result",
+      ]);
     });
 
     it("is not shown at all for a call hooks rewrote: the UI gets the call with the hooked input directly", async () => {
@@ -173,7 +222,15 @@ describe("aiSdkMiddleware, a tool call's streamed input", () => {
       const { model, live, readerSaw } = slowCall(oslo);
       const parts = await toolParts(run(stack, model), readerSaw);
       expect(await live).toBe(false);
-      expect(parts.map((p) => p.type)).toEqual(["tool-input-start", "tool-input-delta", "tool-input-delta", "tool-input-delta", "tool-input-end", "tool-call", "tool-result"]);
+      expect(parts.map((p) => p.type)).toEqual([
+        "tool-input-start",
+        "tool-input-delta",
+        "tool-input-delta",
+        "tool-input-delta",
+        "tool-input-end",
+        "tool-call",
+        "tool-result",
+      ]);
     });
 
     it("never shows a secret the model wrote into a tool input under redaction, in the full stream or the UI", async () => {

@@ -35,7 +35,10 @@ describe("the AI SDK stream mapping", () => {
       { type: "finish", finishReason: stop, usage: noTotals },
     ]);
 
-    const result = streamText({ model: wrapLanguageModel({ model, middleware: aiSdkMiddleware(stack) }), prompt: "What is the answer to everything, please?" });
+    const result = streamText({
+      model: wrapLanguageModel({ model, middleware: aiSdkMiddleware(stack) }),
+      prompt: "What is the answer to everything, please?",
+    });
     expect(await result.text).toBe(text);
     const sdkUsage = await result.usage;
     await stack.flush();
@@ -56,7 +59,11 @@ describe("the AI SDK stream mapping", () => {
         return { stream: new ReadableStream({ pull: () => new Promise(() => {}), cancel: () => void (cancelled = true) }) };
       },
     });
-    const result = streamText({ model: wrapLanguageModel({ model, middleware: aiSdkMiddleware(watching().stack) }), prompt: "Hi", abortSignal: controller.signal });
+    const result = streamText({
+      model: wrapLanguageModel({ model, middleware: aiSdkMiddleware(watching().stack) }),
+      prompt: "Hi",
+      abortSignal: controller.signal,
+    });
     setTimeout(() => controller.abort(new Error("stop")), 10);
 
     await result.consumeStream({ onError: () => undefined });
@@ -77,9 +84,14 @@ describe("the AI SDK stream mapping", () => {
   ];
   const webSearch = { web_search: { type: "provider", id: "x.web_search", args: {} } as never };
   const seen = async (stack: ReturnType<typeof createAgentStack>, answer: string) => {
-    const result = streamText({ model: wrapLanguageModel({ model: streaming(searched(answer)), middleware: aiSdkMiddleware(stack) }), prompt: "search", tools: webSearch });
+    const result = streamText({
+      model: wrapLanguageModel({ model: streaming(searched(answer)), middleware: aiSdkMiddleware(stack) }),
+      prompt: "search",
+      tools: webSearch,
+    });
     const types: string[] = [];
-    for await (const part of result.fullStream) if (["tool-call", "tool-result", "text-delta", "error"].includes(part.type)) types.push(part.type);
+    for await (const part of result.fullStream)
+      if (["tool-call", "tool-result", "text-delta", "error"].includes(part.type)) types.push(part.type);
     return types;
   };
 
@@ -88,7 +100,10 @@ describe("the AI SDK stream mapping", () => {
   });
 
   it("drops a provider-executed tool's result with its call when an output gate blocks the answer", async () => {
-    const stack = createAgentStack().use("modelCall", outputGate({ name: "no-addresses", check: (text) => (/Elm St/.test(text) ? Reject("address") : Continue) }));
+    const stack = createAgentStack().use(
+      "modelCall",
+      outputGate({ name: "no-addresses", check: (text) => (/Elm St/.test(text) ? Reject("address") : Continue) }),
+    );
 
     expect(await seen(stack, "The CEO lives at 12 Elm St.")).toEqual(["text-delta"]);
   });

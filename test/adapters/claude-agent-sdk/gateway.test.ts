@@ -48,9 +48,18 @@ const observing = () => {
 const claudeCodeBody = {
   model: "claude-opus-5-5",
   max_tokens: 32_000,
-  system: [{ type: "text", text: "x-anthropic-billing-header: cc" }, { type: "text", text: "You are a Claude agent.", cache_control: { type: "ephemeral" } }],
+  system: [
+    { type: "text", text: "x-anthropic-billing-header: cc" },
+    { type: "text", text: "You are a Claude agent.", cache_control: { type: "ephemeral" } },
+  ],
   messages: [
-    { role: "user", content: [{ type: "text", text: "<system-reminder>attribution</system-reminder>" }, { type: "text", text: "Deploy with key sk-live-abc123" }] },
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "<system-reminder>attribution</system-reminder>" },
+        { type: "text", text: "Deploy with key sk-live-abc123" },
+      ],
+    },
     {
       role: "assistant",
       content: [
@@ -63,7 +72,13 @@ const claudeCodeBody = {
       role: "user",
       content: [
         { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
-        { type: "tool_result", tool_use_id: "toolu_1", content: "deployed with sk-live-abc123", is_error: false, cache_control: { type: "ephemeral" } },
+        {
+          type: "tool_result",
+          tool_use_id: "toolu_1",
+          content: "deployed with sk-live-abc123",
+          is_error: false,
+          cache_control: { type: "ephemeral" },
+        },
       ],
     },
   ],
@@ -73,7 +88,11 @@ const claudeCodeBody = {
 };
 
 const post = (gw: ClaudeModelGateway, body: unknown, path = "/v1/messages") =>
-  fetch(`${gw.url}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": "sk-ant-api03-test", "anthropic-version": "2023-06-01" }, body: JSON.stringify(body) });
+  fetch(`${gw.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": "sk-ant-api03-test", "anthropic-version": "2023-06-01" },
+    body: JSON.stringify(body),
+  });
 
 describe("claudeModelGateway: requests", () => {
   it("shows hooks the conversation as messages and passes an unchanged request on as it came", async () => {
@@ -89,7 +108,11 @@ describe("claudeModelGateway: requests", () => {
         { role: "system", content: "x-anthropic-billing-header: cc\nYou are a Claude agent." },
         { role: "user", content: "<system-reminder>attribution</system-reminder>" },
         { role: "user", content: "Deploy with key sk-live-abc123" },
-        { role: "assistant", content: "Running it.", toolCalls: [{ id: "toolu_1", name: "Bash", input: { command: "deploy --key sk-live-abc123" } }] },
+        {
+          role: "assistant",
+          content: "Running it.",
+          toolCalls: [{ id: "toolu_1", name: "Bash", input: { command: "deploy --key sk-live-abc123" } }],
+        },
         { role: "tool", content: "deployed with sk-live-abc123", toolCallId: "toolu_1", toolName: "Bash" },
       ],
       tools: [{ name: "Bash", description: "Run a command", inputSchema: { type: "object", properties: { command: { type: "string" } } } }],
@@ -101,10 +124,15 @@ describe("claudeModelGateway: requests", () => {
     const redact = (s: string) => s.replaceAll("sk-live-abc123", "[redacted]");
     const stack = createAgentStack().use("modelCall", {
       name: "redact",
-      before: (request) => Transform({
-        ...request,
-        messages: request.messages.map((m) => ({ ...m, content: redact(m.content), ...(m.toolCalls ? { toolCalls: m.toolCalls.map((c) => ({ ...c, input: { command: redact(String(c.input.command)) } })) } : {}) })),
-      }),
+      before: (request) =>
+        Transform({
+          ...request,
+          messages: request.messages.map((m) => ({
+            ...m,
+            content: redact(m.content),
+            ...(m.toolCalls ? { toolCalls: m.toolCalls.map((c) => ({ ...c, input: { command: redact(String(c.input.command)) } })) } : {}),
+          })),
+        }),
     });
     const gw = await gateway(stack, api.url!);
     await post(gw, claudeCodeBody);
@@ -112,7 +140,13 @@ describe("claudeModelGateway: requests", () => {
     expect(JSON.stringify(sent)).not.toContain("sk-live-abc123");
     expect(sent.system).toEqual(claudeCodeBody.system);
     expect(sent.messages).toEqual([
-      { role: "user", content: [{ type: "text", text: "<system-reminder>attribution</system-reminder>" }, { type: "text", text: "Deploy with key [redacted]" }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "<system-reminder>attribution</system-reminder>" },
+          { type: "text", text: "Deploy with key [redacted]" },
+        ],
+      },
       {
         role: "assistant",
         content: [
@@ -157,27 +191,47 @@ describe("claudeModelGateway: responses", () => {
     const { stack: observed, responses } = observing();
     const stack = observed.use("modelCall", {
       name: "safer",
-      after: (r) => Transform({ ...r, text: "Run it safely.", toolCalls: r.toolCalls.map((c) => ({ ...c, input: { command: "ls /tmp/x" } })) }),
+      after: (r) =>
+        Transform({ ...r, text: "Run it safely.", toolCalls: r.toolCalls.map((c) => ({ ...c, input: { command: "ls /tmp/x" } })) }),
     });
     const gw = await gateway(stack, api.url!);
-    const message = await client(gw).messages.create({ model: "claude-opus-5-5", max_tokens: 100, messages: [{ role: "user", content: "go" }] });
+    const message = await client(gw).messages.create({
+      model: "claude-opus-5-5",
+      max_tokens: 100,
+      messages: [{ role: "user", content: "go" }],
+    });
     // The observer is outside the rewriting hook: it sees the rewrite, with the API's usage.
     expect(responses[0]).toMatchObject({ text: "Run it safely.", finishReason: "tool-calls", usage: { inputTokens: 12, outputTokens: 7 } });
-    expect(message.content).toEqual([{ type: "text", text: "Run it safely." }, { type: "tool_use", id: "toolu_9", name: "Bash", input: { command: "ls /tmp/x" } }]);
+    expect(message.content).toEqual([
+      { type: "text", text: "Run it safely." },
+      { type: "tool_use", id: "toolu_9", name: "Bash", input: { command: "ls /tmp/x" } },
+    ]);
     expect(message).toMatchObject({ stop_reason: "tool_use", usage: { input_tokens: 12, output_tokens: 7 } });
   });
 
   it("streams a gated answer that Anthropic's SDK reads as it reads the API's own stream", async () => {
-    const api = await mock([{ text: "The deploy key is SECRET-42, keep it.", toolUses: [{ name: "Bash", input: { command: "echo done" }, id: "toolu_5" }] }]);
+    const api = await mock([
+      { text: "The deploy key is SECRET-42, keep it.", toolUses: [{ name: "Bash", input: { command: "echo done" }, id: "toolu_5" }] },
+    ]);
     const { stack: observed, responses } = observing();
-    const stack = observed.use("modelCall", outputGate({ name: "no-secret", holdBack: { window: 16 }, check: (t) => (t.includes("SECRET-42") ? Transform(t.replaceAll("SECRET-42", "[withheld]")) : Continue) }));
+    const stack = observed.use(
+      "modelCall",
+      outputGate({
+        name: "no-secret",
+        holdBack: { window: 16 },
+        check: (t) => (t.includes("SECRET-42") ? Transform(t.replaceAll("SECRET-42", "[withheld]")) : Continue),
+      }),
+    );
     const gw = await gateway(stack, api.url!);
     const stream = client(gw).messages.stream({ model: "claude-opus-5-5", max_tokens: 100, messages: [{ role: "user", content: "go" }] });
     let streamed = "";
     stream.on("text", (t) => (streamed += t));
     const message = await stream.finalMessage();
     expect(streamed).toBe("The deploy key is [withheld], keep it.");
-    expect(message.content).toEqual([{ type: "text", text: "The deploy key is [withheld], keep it." }, { type: "tool_use", id: "toolu_5", name: "Bash", input: { command: "echo done" } }]);
+    expect(message.content).toEqual([
+      { type: "text", text: "The deploy key is [withheld], keep it." },
+      { type: "tool_use", id: "toolu_5", name: "Bash", input: { command: "echo done" } },
+    ]);
     expect(message).toMatchObject({ stop_reason: "tool_use", usage: { input_tokens: 12, output_tokens: 7 } });
     expect(responses[0]).toMatchObject({ text: "The deploy key is [withheld], keep it.", usage: { inputTokens: 12, outputTokens: 7 } });
   });
@@ -188,16 +242,39 @@ describe("claudeModelGateway: responses", () => {
     const limited = await post(gw, claudeCodeBody);
     expect(limited.status).toBe(429);
     expect(await limited.json()).toEqual({ type: "error", error: { type: "rate_limit_error", message: "slow down" } });
-    const broken = await gateway(createAgentStack().use("modelCall", { name: "broken", failMode: "closed", before: () => { throw new Error("policy store down"); } }), api.url!);
+    const broken = await gateway(
+      createAgentStack().use("modelCall", {
+        name: "broken",
+        failMode: "closed",
+        before: () => {
+          throw new Error("policy store down");
+        },
+      }),
+      api.url!,
+    );
     const refused = await post(broken, claudeCodeBody);
     expect(refused.status).toBe(400);
-    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('hook "broken" failed in before on modelCall: threw: policy store down');
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain(
+      'hook "broken" failed in before on modelCall: threw: policy store down',
+    );
   });
 });
 
 /** A recorded stream with a thinking block, replayed by a real server. */
 const thinkingStream = [
-  { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", model: "claude-opus-5-5", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 20, cache_read_input_tokens: 100, output_tokens: 1 } } },
+  {
+    type: "message_start",
+    message: {
+      id: "msg_1",
+      type: "message",
+      role: "assistant",
+      model: "claude-opus-5-5",
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 20, cache_read_input_tokens: 100, output_tokens: 1 },
+    },
+  },
   { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } },
   { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "Check the logs first." } },
   { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: "sig-abc" } },
@@ -221,8 +298,13 @@ describe("claudeModelGateway: blocks hooks cannot see", () => {
     closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const { stack, responses } = observing();
     const gw = await gateway(stack, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    const message = await client(gw).messages.stream({ model: "claude-opus-5-5", max_tokens: 100, messages: [{ role: "user", content: "go" }] }).finalMessage();
-    expect(message.content).toEqual([{ type: "thinking", thinking: "Check the logs first.", signature: "sig-abc" }, { type: "text", text: "Reading the logs." }]);
+    const message = await client(gw)
+      .messages.stream({ model: "claude-opus-5-5", max_tokens: 100, messages: [{ role: "user", content: "go" }] })
+      .finalMessage();
+    expect(message.content).toEqual([
+      { type: "thinking", thinking: "Check the logs first.", signature: "sig-abc" },
+      { type: "text", text: "Reading the logs." },
+    ]);
     expect(message.usage).toMatchObject({ input_tokens: 20, cache_read_input_tokens: 100, output_tokens: 30 });
     expect(responses[0]).toMatchObject({ text: "Reading the logs.", finishReason: "stop", usage: { inputTokens: 120, outputTokens: 30 } });
   });

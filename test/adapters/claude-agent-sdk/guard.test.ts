@@ -8,7 +8,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { HookInput, HookJSONOutput } from "@anthropic-ai/claude-agent-sdk";
 import { describe, expect, it } from "vitest";
-import { claudeAgentGuard, ClaudeToolNotRunError, ClaudeToolRerunError, type ClaudeAgentGuard } from "../../../src/adapters/claude-agent-sdk/index.ts";
+import {
+  claudeAgentGuard,
+  ClaudeToolNotRunError,
+  ClaudeToolRerunError,
+  type ClaudeAgentGuard,
+} from "../../../src/adapters/claude-agent-sdk/index.ts";
 import { createAgentStack } from "../../../src/agent/stack.ts";
 import { Continue, Reject, Transform } from "../../../src/core/action.ts";
 import type { RunEvent } from "../../../src/core/context.ts";
@@ -34,7 +39,15 @@ const settled = () => {
 describe("claudeAgentGuard: registration", () => {
   it("registers a callback only for the events its stack has hooks for", () => {
     const tools = claudeAgentGuard(createAgentStack().use("toolCall", { name: "t", before: () => Continue }));
-    expect(Object.keys(tools.hooks).sort()).toEqual(["PostToolUse", "PostToolUseFailure", "PreToolUse", "SessionEnd", "Stop", "StopFailure", "SubagentStop"]);
+    expect(Object.keys(tools.hooks).sort()).toEqual([
+      "PostToolUse",
+      "PostToolUseFailure",
+      "PreToolUse",
+      "SessionEnd",
+      "Stop",
+      "StopFailure",
+      "SubagentStop",
+    ]);
     const prompts = claudeAgentGuard(createAgentStack().use("sessionStart", { name: "s", before: () => Continue }));
     expect(Object.keys(prompts.hooks).sort()).toEqual(["SessionStart", "UserPromptSubmit"]);
     expect(claudeAgentGuard(createAgentStack()).hooks).toEqual({});
@@ -55,12 +68,33 @@ describe("claudeAgentGuard: registration", () => {
 
   it.each([
     [() => claudeAgentGuard({} as never), "claudeAgentGuard: stack must be an agent stack (createAgentStack()), got {}"],
-    [() => claudeAgentGuard(createAgentStack(), { timeoutSeconds: 0 }), "claudeAgentGuard: timeoutSeconds must be a number of seconds above 0, got 0"],
-    [() => claudeAgentGuard(createAgentStack(), { run: 5 as never }), "claudeAgentGuard: run must be run options or a function of the hook event, got 5"],
-    [() => claudeAgentGuard(createAgentStack(), { pause: { store: {} as never, secret: "k".repeat(32) } }), "claudeAgentGuard: pause.store must be a StateStore (MemoryStore, RedisStore), got {}"],
-    [() => claudeAgentGuard(createAgentStack(), { pause: { store: new MemoryStore(), secret: "short" } }), "claudeAgentGuard: pause.secret must hold at least 32 bytes"],
-    [() => claudeAgentGuard(createAgentStack(), { pause: { store: new MemoryStore(), secret: "k".repeat(32), ttlMs: -1 } }), "claudeAgentGuard: pause.ttlMs must be a positive integer of ms, got -1"],
-    [() => claudeAgentGuard(createAgentStack({ approval: () => ({ decision: "approve" }) })).options({ canUseTool: async () => ({ behavior: "allow" }) }), "claudeAgentGuard.options: base.canUseTool is set"],
+    [
+      () => claudeAgentGuard(createAgentStack(), { timeoutSeconds: 0 }),
+      "claudeAgentGuard: timeoutSeconds must be a number of seconds above 0, got 0",
+    ],
+    [
+      () => claudeAgentGuard(createAgentStack(), { run: 5 as never }),
+      "claudeAgentGuard: run must be run options or a function of the hook event, got 5",
+    ],
+    [
+      () => claudeAgentGuard(createAgentStack(), { pause: { store: {} as never, secret: "k".repeat(32) } }),
+      "claudeAgentGuard: pause.store must be a StateStore (MemoryStore, RedisStore), got {}",
+    ],
+    [
+      () => claudeAgentGuard(createAgentStack(), { pause: { store: new MemoryStore(), secret: "short" } }),
+      "claudeAgentGuard: pause.secret must hold at least 32 bytes",
+    ],
+    [
+      () => claudeAgentGuard(createAgentStack(), { pause: { store: new MemoryStore(), secret: "k".repeat(32), ttlMs: -1 } }),
+      "claudeAgentGuard: pause.ttlMs must be a positive integer of ms, got -1",
+    ],
+    [
+      () =>
+        claudeAgentGuard(createAgentStack({ approval: () => ({ decision: "approve" }) })).options({
+          canUseTool: async () => ({ behavior: "allow" }),
+        }),
+      "claudeAgentGuard.options: base.canUseTool is set",
+    ],
   ])("refuses a mistake when it is made: %#", (make, message) => {
     expect(make).toThrow(message);
   });
@@ -69,7 +103,9 @@ describe("claudeAgentGuard: registration", () => {
 describe("claudeAgentGuard: tool calls", () => {
   it("settles a call Claude Code refused after the hooks let it through, at the end of its batch", async () => {
     const { runs, hook } = settled();
-    const stack = createAgentStack().use("toolCall", hook).use("toolBatch", { name: "b", before: () => Continue });
+    const stack = createAgentStack()
+      .use("toolCall", hook)
+      .use("toolBatch", { name: "b", before: () => Continue });
     const guard = claudeAgentGuard(stack);
     expect(await call(guard, recorded("PreToolUse"))).toEqual({});
     expect(await call(guard, recorded("PostToolBatch"))).toEqual({});
@@ -90,23 +126,34 @@ describe("claudeAgentGuard: tool calls", () => {
     await call(guard, recorded("PreToolUse", a));
     await call(guard, recorded("PreToolUse", b));
     // Session A's permission prompt comes after B's last event: it is still run in A's session.
-    expect(await guard.canUseTool("Bash", { command: "touch ran-1" }, { signal: new AbortController().signal, toolUseID: "toolu_a" } as never)).toMatchObject({ behavior: "allow" });
+    expect(
+      await guard.canUseTool("Bash", { command: "touch ran-1" }, { signal: new AbortController().signal, toolUseID: "toolu_a" } as never),
+    ).toMatchObject({ behavior: "allow" });
     expect(asked).toEqual(["session-a"]);
     await call(guard, recorded("Stop", { session_id: "session-a" }));
     await call(guard, recorded("PostToolUse", b));
     await stack.flush();
-    expect(runs.map((r) => [r.sessionId, r.outcome._tag])).toEqual([["session-a", "Failed"], ["session-b", "Completed"]]);
+    expect(runs.map((r) => [r.sessionId, r.outcome._tag])).toEqual([
+      ["session-a", "Failed"],
+      ["session-b", "Completed"],
+    ]);
   });
 
   it("ends the turn when an output must not reach the model and no replacement in its shape is known", async () => {
     const guard = claudeAgentGuard(createAgentStack().use("toolCall", { name: "gate", after: () => Reject("holds a customer's address") }));
-    const write = { tool_name: "Write", tool_input: { file_path: "/p/x", content: "x" }, tool_response: { type: "create", filePath: "/p/x", content: "x", structuredPatch: [] } };
+    const write = {
+      tool_name: "Write",
+      tool_input: { file_path: "/p/x", content: "x" },
+      tool_response: { type: "create", filePath: "/p/x", content: "x", structuredPatch: [] },
+    };
     await call(guard, recorded("PreToolUse", write));
     expect(await call(guard, recorded("PostToolUse", write))).toEqual({
       continue: false,
       decision: "block",
-      stopReason: "agent-onion: Tool result of Write withheld by gate: holds a customer's address; the turn ends so that the model does not read the output of Write",
-      reason: "agent-onion: Tool result of Write withheld by gate: holds a customer's address; the turn ends so that the model does not read the output of Write",
+      stopReason:
+        "agent-onion: Tool result of Write withheld by gate: holds a customer's address; the turn ends so that the model does not read the output of Write",
+      reason:
+        "agent-onion: Tool result of Write withheld by gate: holds a customer's address; the turn ends so that the model does not read the output of Write",
     });
   });
 
@@ -127,7 +174,10 @@ describe("claudeAgentGuard: tool calls", () => {
       after: (r) => Transform({ ...r, content: { ...(r.content as object), stdout: "[redacted]" } }),
     });
     expect(await call(claudeAgentGuard(stack), recorded("PostToolUse"))).toEqual({
-      hookSpecificOutput: { hookEventName: "PostToolUse", updatedToolOutput: { stdout: "[redacted]", stderr: "", interrupted: false, isImage: false, noOutputExpected: true } },
+      hookSpecificOutput: {
+        hookEventName: "PostToolUse",
+        updatedToolOutput: { stdout: "[redacted]", stderr: "", interrupted: false, isImage: false, noOutputExpected: true },
+      },
     });
   });
 });
@@ -135,7 +185,9 @@ describe("claudeAgentGuard: tool calls", () => {
 describe("claudeAgentGuard: other events", () => {
   it("reads PreCompact's custom_instructions: null as Claude Code sends it", async () => {
     // compaction observes: in TypeScript a Reject there is refused; a hook loaded from settings can still answer one, which Claude Code takes as a block.
-    const guard = claudeAgentGuard(createAgentStack().use("compaction", { name: "keep", before: (() => Reject("a review is in progress")) as never }));
+    const guard = claudeAgentGuard(
+      createAgentStack().use("compaction", { name: "keep", before: (() => Reject("a review is in progress")) as never }),
+    );
     expect(await call(guard, recorded("PreCompact"))).toEqual({ decision: "block", reason: "a review is in progress" });
   });
 });

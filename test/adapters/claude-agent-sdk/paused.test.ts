@@ -1,14 +1,26 @@
 import { describe, expect, it } from "vitest";
 import {
-  checkDecision, ClaudeApprovalError, keyBytes, pausedKind, signPaused, stableJson, verifyPaused, type ClaudePausedApproval,
+  checkDecision,
+  ClaudeApprovalError,
+  keyBytes,
+  pausedKind,
+  signPaused,
+  stableJson,
+  verifyPaused,
+  type ClaudePausedApproval,
 } from "../../../src/adapters/claude-agent-sdk/paused.ts";
 
 const key = keyBytes("a-test-key-that-is-long-enough-for-hmac-sha256", "test");
 const now = 1_800_000_000_000;
 const record = signPaused(key, {
-  kind: pausedKind, version: 1, sessionId: "9d7c3a52-0000-4000-8000-000000000001",
-  toolUse: { id: "toolu_1", name: "Bash", input: { command: "git push", description: "push" } }, inputDigest: "digest",
-  asks: [{ hook: "approval", reason: "push to main?" }], createdAt: now, expiresAt: now + 60_000,
+  kind: pausedKind,
+  version: 1,
+  sessionId: "9d7c3a52-0000-4000-8000-000000000001",
+  toolUse: { id: "toolu_1", name: "Bash", input: { command: "git push", description: "push" } },
+  inputDigest: "digest",
+  asks: [{ hook: "approval", reason: "push to main?" }],
+  createdAt: now,
+  expiresAt: now + 60_000,
 });
 
 const problemOf = (f: () => unknown): string | undefined => {
@@ -72,17 +84,34 @@ describe("paused approvals", () => {
 describe("decisions", () => {
   it.each([
     [{ decision: "approve" }, { decision: "approve" }],
-    [{ decision: "approve", reason: "ok" }, { decision: "approve", reason: "ok" }],
-    [{ decision: "deny", reason: "not now" }, { decision: "deny", reason: "not now" }],
+    [
+      { decision: "approve", reason: "ok" },
+      { decision: "approve", reason: "ok" },
+    ],
+    [
+      { decision: "deny", reason: "not now" },
+      { decision: "deny", reason: "not now" },
+    ],
     [{ decision: "deny" }, { decision: "deny", reason: "denied" }],
-    [{ decision: "edit", input: { command: "ls" } }, { decision: "edit", input: { command: "ls" } }],
+    [
+      { decision: "edit", input: { command: "ls" } },
+      { decision: "edit", input: { command: "ls" } },
+    ],
   ])("take %j", (given, taken) => {
     expect(checkDecision(given, "Bash")).toEqual(taken);
   });
 
   it.each([
-    true, "approve", null, {}, { decision: "reject" }, { decision: "yes" }, { decision: "approve", reason: 1 },
-    { decision: "edit" }, { decision: "edit", input: "rm -rf /" }, { decision: "edit", input: ["rm"] },
+    true,
+    "approve",
+    null,
+    {},
+    { decision: "reject" },
+    { decision: "yes" },
+    { decision: "approve", reason: 1 },
+    { decision: "edit" },
+    { decision: "edit", input: "rm -rf /" },
+    { decision: "edit", input: ["rm"] },
   ])("refuse %j", (given) => {
     expect(problemOf(() => checkDecision(given, "Bash"))).toBe("decision");
   });

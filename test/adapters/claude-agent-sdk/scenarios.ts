@@ -13,7 +13,12 @@ import { toolPolicy } from "../../../src/middleware/tool-policy.ts";
 import { withMiddleware } from "../../../src/middleware/apply.ts";
 import { RedisStore } from "../../../src/stores/redis.ts";
 import type { SDKMessage } from "@anthropic-ai/claude-agent-sdk";
-import { AnthropicApiError, claudeAgentGuard, claudeModelGateway, type ClaudeAgentGuard } from "../../../src/adapters/claude-agent-sdk/index.ts";
+import {
+  AnthropicApiError,
+  claudeAgentGuard,
+  claudeModelGateway,
+  type ClaudeAgentGuard,
+} from "../../../src/adapters/claude-agent-sdk/index.ts";
 import { outputGate } from "../../../src/agent/stream/hooks.ts";
 import { metrics } from "../../../src/middleware/metrics.ts";
 import { retry } from "../../../src/middleware/retry.ts";
@@ -40,13 +45,37 @@ const observed = (seen: Seen[]) => ({
   observe: (e: RunEvent) => {
     const o = e.outcome;
     seen.push({
-      point: e.point, subject: e.subject, outcome: o._tag, input: e.input, durationMs: e.durationMs, metadata: e.metadata, path: e.path,
-      ...(o._tag === "Completed" ? { output: o.value } : o._tag === "Rejected" ? { reason: o.reason } : { error: `${(o.error as Error)?.name}: ${(o.error as Error)?.message}` }),
+      point: e.point,
+      subject: e.subject,
+      outcome: o._tag,
+      input: e.input,
+      durationMs: e.durationMs,
+      metadata: e.metadata,
+      path: e.path,
+      ...(o._tag === "Completed"
+        ? { output: o.value }
+        : o._tag === "Rejected"
+          ? { reason: o.reason }
+          : { error: `${(o.error as Error)?.name}: ${(o.error as Error)?.message}` }),
     });
   },
 });
 
-const points = ["sessionStart", "userPrompt", "modelCall", "toolCall", "toolBatch", "stop", "sessionEnd", "permissionRequest", "subagentStart", "subagentStop", "compaction", "error", "notification"] as const;
+const points = [
+  "sessionStart",
+  "userPrompt",
+  "modelCall",
+  "toolCall",
+  "toolBatch",
+  "stop",
+  "sessionEnd",
+  "permissionRequest",
+  "subagentStart",
+  "subagentStop",
+  "compaction",
+  "error",
+  "notification",
+] as const;
 
 /** `stack` with an observer on every point the guard runs. */
 const watched = (stack: AgentStack, seen: Seen[]): AgentStack => stack.use([...points], observed(seen));
@@ -55,7 +84,15 @@ const watched = (stack: AgentStack, seen: Seen[]): AgentStack => stack.use([...p
 const brief = (m: SDKMessage): Record<string, unknown> => {
   if (m.type === "result") {
     const r = m as Record<string, any>;
-    return { type: "result", subtype: m.subtype, stop_reason: r.stop_reason, result: r.result, is_error: r.is_error, deferred_tool_use: r.deferred_tool_use, session_id: m.session_id };
+    return {
+      type: "result",
+      subtype: m.subtype,
+      stop_reason: r.stop_reason,
+      result: r.result,
+      is_error: r.is_error,
+      deferred_tool_use: r.deferred_tool_use,
+      session_id: m.session_id,
+    };
   }
   if (m.type === "assistant" || m.type === "user") return { type: m.type, content: (m.message as any).content };
   return { type: m.type, ...("subtype" in m ? { subtype: (m as any).subtype } : {}) };
@@ -65,7 +102,10 @@ const brief = (m: SDKMessage): Record<string, unknown> => {
 const drive = async (ctx: ScenarioContext, guard: ClaudeAgentGuard, prompt = "Run the task.") => {
   const messages: Record<string, unknown>[] = [];
   let result: SDKMessage | undefined;
-  for await (const m of ctx.query({ prompt, options: guard.options({ ...ctx.options, allowedTools: (ctx.args.allowedTools as string[] | undefined) ?? ["Bash"] }) })) {
+  for await (const m of ctx.query({
+    prompt,
+    options: guard.options({ ...ctx.options, allowedTools: (ctx.args.allowedTools as string[] | undefined) ?? ["Bash"] }),
+  })) {
     messages.push(brief(m));
     if (m.type === "result") result = m;
   }
@@ -89,7 +129,9 @@ export const guarded: Scenario = async (ctx) => {
         name: "redact-output",
         after: (result) => {
           const text = JSON.stringify(result.content);
-          return text.includes("sk-live-") ? Transform({ ...result, content: JSON.parse(text.replaceAll(/sk-live-[a-z0-9]+/g, "[redacted]")) }) : Continue;
+          return text.includes("sk-live-")
+            ? Transform({ ...result, content: JSON.parse(text.replaceAll(/sk-live-[a-z0-9]+/g, "[redacted]")) })
+            : Continue;
         },
       })
       .use("toolCall", { name: "note", before: (_call, c) => void c.addContext("agent-onion saw this call") }),
@@ -104,7 +146,10 @@ export const subagent: Scenario = async (ctx) => {
   const seen: Seen[] = [];
   const stack = watched(
     withMiddleware(createAgentStack(), toolPolicy({ deny: ["Bash(rm *)"] }))
-      .use("subagentStart", { name: "sub-rules", before: (start, c) => void c.addContext(`Rules for the ${start.agent} agent: stay inside the project.`) })
+      .use("subagentStart", {
+        name: "sub-rules",
+        before: (start, c) => void c.addContext(`Rules for the ${start.agent} agent: stay inside the project.`),
+      })
       .use("subagentStop", { name: "sub-stop", before: () => Continue }),
     seen,
   );
@@ -115,15 +160,19 @@ export const subagent: Scenario = async (ctx) => {
 /** An after hook that refuses a result, and one that replaces it with plain text. */
 export const outputs: Scenario = async (ctx) => {
   const seen: Seen[] = [];
-  const stack = watched(createAgentStack().use("toolCall", {
-    name: "output-gate",
-    after: (result, call) => {
-      const text = JSON.stringify(result.content);
-      if (text.includes("TOP-SECRET")) return Reject("the output holds a classified marker");
-      if (String(call.input.command ?? call.input.file_path ?? "").includes("plain")) return Replace({ content: "replaced as plain text" });
-      return Continue;
-    },
-  }), seen);
+  const stack = watched(
+    createAgentStack().use("toolCall", {
+      name: "output-gate",
+      after: (result, call) => {
+        const text = JSON.stringify(result.content);
+        if (text.includes("TOP-SECRET")) return Reject("the output holds a classified marker");
+        if (String(call.input.command ?? call.input.file_path ?? "").includes("plain"))
+          return Replace({ content: "replaced as plain text" });
+        return Continue;
+      },
+    }),
+    seen,
+  );
   const run = await drive(ctx, claudeAgentGuard(stack), "Read the files.");
   return { ...run, raw: undefined, seen };
 };
@@ -131,9 +180,19 @@ export const outputs: Scenario = async (ctx) => {
 /** A hook that throws on PreToolUse (fail-closed) and one that answers in place of the tool. */
 export const failures: Scenario = async (ctx) => {
   const seen: Seen[] = [];
-  const stack = watched(createAgentStack()
-    .use("toolCall", { name: "broken-guard", failMode: "closed", match: "Bash(touch ran-broken)", before: () => { throw new Error("guard crashed"); } })
-    .use("toolCall", { name: "cache", match: "Bash(touch ran-cached)", before: () => Replace({ content: "cached answer" }) }), seen);
+  const stack = watched(
+    createAgentStack()
+      .use("toolCall", {
+        name: "broken-guard",
+        failMode: "closed",
+        match: "Bash(touch ran-broken)",
+        before: () => {
+          throw new Error("guard crashed");
+        },
+      })
+      .use("toolCall", { name: "cache", match: "Bash(touch ran-cached)", before: () => Replace({ content: "cached answer" }) }),
+    seen,
+  );
   const run = await drive(ctx, claudeAgentGuard(stack));
   return { ...run, raw: undefined, seen };
 };
@@ -142,16 +201,21 @@ export const failures: Scenario = async (ctx) => {
 export const permissions: Scenario = async (ctx) => {
   const seen: Seen[] = [];
   const asked: unknown[] = [];
-  const stack = watched(createAgentStack({
-    approval: (request) => {
-      asked.push({ point: request.point, hook: request.hook, subject: request.subject, reason: request.reason });
-      return (request.input as { input: { command: string } }).input.command.includes("ran-ok") ? { decision: "approve" } : { decision: "deny", reason: "the person said no" };
-    },
-  }).use("permissionRequest", {
-    name: "auto-edit",
-    match: "Bash(touch ran-edit)",
-    before: (request) => Replace({ behavior: "allow" as const, updatedInput: { ...request.call.input, command: "touch ran-edited" } }),
-  }), seen);
+  const stack = watched(
+    createAgentStack({
+      approval: (request) => {
+        asked.push({ point: request.point, hook: request.hook, subject: request.subject, reason: request.reason });
+        return (request.input as { input: { command: string } }).input.command.includes("ran-ok")
+          ? { decision: "approve" }
+          : { decision: "deny", reason: "the person said no" };
+      },
+    }).use("permissionRequest", {
+      name: "auto-edit",
+      match: "Bash(touch ran-edit)",
+      before: (request) => Replace({ behavior: "allow" as const, updatedInput: { ...request.call.input, command: "touch ran-edited" } }),
+    }),
+    seen,
+  );
   const run = await drive(ctx, claudeAgentGuard(stack));
   return { ...run, raw: undefined, seen, asked };
 };
@@ -159,15 +223,32 @@ export const permissions: Scenario = async (ctx) => {
 /** The approval middleware answered in process by the stack's approval handler. */
 export const approvedInProcess: Scenario = async (ctx) => {
   const seen: Seen[] = [];
-  const stack = watched(withMiddleware(createAgentStack({
-    approval: (request) => ((request.input as { input: { command: string } }).input.command.includes("ran-yes") ? { decision: "approve" } : { decision: "deny", reason: "not this one" }),
-  }), approval({ match: "Bash" })), seen);
+  const stack = watched(
+    withMiddleware(
+      createAgentStack({
+        approval: (request) =>
+          (request.input as { input: { command: string } }).input.command.includes("ran-yes")
+            ? { decision: "approve" }
+            : { decision: "deny", reason: "not this one" },
+      }),
+      approval({ match: "Bash" }),
+    ),
+    seen,
+  );
   const run = await drive(ctx, claudeAgentGuard(stack));
   return { ...run, raw: undefined, seen };
 };
 
 /** The stack for pausing: approval on Bash, a policy that refuses `rm`, and the pause store. */
-const pausingStack = (seen: Seen[]) => watched(withMiddleware(createAgentStack(), toolPolicy({ deny: ["Bash(rm *)"] }), approval({ match: "Bash", reason: (c) => `run ${String(c.input.command)}?` })), seen);
+const pausingStack = (seen: Seen[]) =>
+  watched(
+    withMiddleware(
+      createAgentStack(),
+      toolPolicy({ deny: ["Bash(rm *)"] }),
+      approval({ match: "Bash", reason: (c) => `run ${String(c.input.command)}?` }),
+    ),
+    seen,
+  );
 
 const storeOf = async (args: Readonly<Record<string, unknown>>) => {
   if (typeof args.redisPort !== "number") return { store: new MemoryStore(), close: async () => {} };
@@ -207,23 +288,26 @@ export const resume: Scenario = async (ctx) => {
 export const lifecycle: Scenario = async (ctx) => {
   const seen: Seen[] = [];
   let stops = 0;
-  const stack = watched(createAgentStack()
-    .use("sessionStart", { name: "branch", before: (_s, c) => void c.addContext("Current branch: feature/onion") })
-    .use("userPrompt", {
-      name: "prompt-guard",
-      before: (prompt, c) => {
-        if (prompt.text.includes("drop the database")) return Reject("prompts about dropping databases are refused");
-        if (prompt.text.includes("sk-live-")) return Transform({ text: prompt.text.replaceAll(/sk-live-[a-z0-9]+/g, "[redacted]") });
-        c.addContext("Answer in English.");
-        return Continue;
-      },
-    })
-    .use("stop", { name: "tests-first", before: () => (++stops === 1 ? Reject("run the tests before stopping") : Continue) })
-    .use("toolBatch", { name: "batch-note", before: (batch, c) => void c.addContext(`${batch.calls.length} call(s) done`) }), seen);
+  const stack = watched(
+    createAgentStack()
+      .use("sessionStart", { name: "branch", before: (_s, c) => void c.addContext("Current branch: feature/onion") })
+      .use("userPrompt", {
+        name: "prompt-guard",
+        before: (prompt, c) => {
+          if (prompt.text.includes("drop the database")) return Reject("prompts about dropping databases are refused");
+          if (prompt.text.includes("sk-live-")) return Transform({ text: prompt.text.replaceAll(/sk-live-[a-z0-9]+/g, "[redacted]") });
+          c.addContext("Answer in English.");
+          return Continue;
+        },
+      })
+      .use("stop", { name: "tests-first", before: () => (++stops === 1 ? Reject("run the tests before stopping") : Continue) })
+      .use("toolBatch", { name: "batch-note", before: (batch, c) => void c.addContext(`${batch.calls.length} call(s) done`) }),
+    seen,
+  );
   const guard = claudeAgentGuard(stack);
   const runs = [];
+  // "guard:" sends the prompt through guard.prompt first, as an application does to have a rewrite applied.
   for (const prompt of ctx.args.prompts as string[])
-    // "guard:" sends the prompt through guard.prompt first, as an application does to have a rewrite applied.
     runs.push(await drive(ctx, guard, prompt.startsWith("guard:") ? await guard.prompt(prompt.slice(6)) : prompt));
   return { runs: runs.map((r) => ({ ...r, raw: undefined })), seen, stops };
 };
@@ -243,7 +327,11 @@ export const refusals: Scenario = async (ctx) => {
       await guard.resume(ctx.sdk, paused, decision, ctx.options);
       problems[name] = "resumed";
     } catch (error) {
-      problems[name] = { name: (error as Error).name, problem: (error as { problem?: unknown }).problem, message: (error as Error).message };
+      problems[name] = {
+        name: (error as Error).name,
+        problem: (error as { problem?: unknown }).problem,
+        message: (error as Error).message,
+      };
     }
   }
   return problems;
@@ -271,7 +359,13 @@ export const resumeDebug: Scenario = async (ctx) => {
   const seen: Seen[] = [];
   const log: unknown[] = [];
   const guard = claudeAgentGuard(pausingStack(seen), { pause: { store: new MemoryStore(), secret } });
-  for (const [event, matchers] of Object.entries(guard.hooks)) for (const m of matchers!) m.hooks = m.hooks.map((h) => async (input: any, id: any, o: any) => { const out = await h(input, id, o); log.push({ event, id, tool_input: input.tool_input, out }); return out; });
+  for (const [event, matchers] of Object.entries(guard.hooks))
+    for (const m of matchers!)
+      m.hooks = m.hooks.map((h) => async (input: any, id: any, o: any) => {
+        const out = await h(input, id, o);
+        log.push({ event, id, tool_input: input.tool_input, out });
+        return out;
+      });
   const messages: unknown[] = [];
   const query = await guard.resume(ctx.sdk, ctx.args.paused, ctx.args.decision, { ...ctx.options, allowedTools: ["Bash"] });
   for await (const m of query) messages.push(brief(m));
@@ -282,7 +376,11 @@ export const resumeDebug: Scenario = async (ctx) => {
 const metricsOf = async (collect: () => Promise<Map<string, import("@opentelemetry/sdk-metrics").MetricData>>) => {
   const out: Record<string, unknown[]> = {};
   for (const [name, m] of await collect())
-    out[name] = m.dataPoints.map((p) => ({ attributes: p.attributes, value: typeof p.value === "number" ? p.value : { count: (p.value as { count: number }).count, sum: (p.value as { sum?: number }).sum } }));
+    out[name] = m.dataPoints.map((p) => ({
+      attributes: p.attributes,
+      value:
+        typeof p.value === "number" ? p.value : { count: (p.value as { count: number }).count, sum: (p.value as { sum?: number }).sum },
+    }));
   return out;
 };
 
@@ -293,18 +391,38 @@ const metricsOf = async (collect: () => Promise<Map<string, import("@opentelemet
 export const gateway: Scenario = async (ctx) => {
   const seen: Seen[] = [];
   const { meter, collect } = meterHarness();
-  const stack = watched(withMiddleware(createAgentStack(), metrics({ meter, provider: "anthropic" }))
-    .use("modelCall", {
-      name: "redact-request",
-      before: (request) => Transform({ ...request, messages: request.messages.map((m) => (m.content.includes("sk-live-") ? { ...m, content: m.content.replaceAll(/sk-live-[a-z0-9]+/g, "[redacted]") } : m)) }),
-    })
-    .use("modelCall", outputGate({ name: "no-secret", holdBack: { window: 16 }, check: (text) => (text.includes("SECRET-42") ? Transform(text.replaceAll("SECRET-42", "[withheld]")) : Continue) }))
-    .use("modelCall", {
-      name: "safer-command",
-      after: (response) => response.toolCalls.some((c) => c.input.command === "touch ran-unsafe")
-        ? Transform({ ...response, toolCalls: response.toolCalls.map((c) => ({ ...c, input: { ...c.input, command: "touch ran-safe" } })) })
-        : Continue,
-    }), seen);
+  const stack = watched(
+    withMiddleware(createAgentStack(), metrics({ meter, provider: "anthropic" }))
+      .use("modelCall", {
+        name: "redact-request",
+        before: (request) =>
+          Transform({
+            ...request,
+            messages: request.messages.map((m) =>
+              m.content.includes("sk-live-") ? { ...m, content: m.content.replaceAll(/sk-live-[a-z0-9]+/g, "[redacted]") } : m,
+            ),
+          }),
+      })
+      .use(
+        "modelCall",
+        outputGate({
+          name: "no-secret",
+          holdBack: { window: 16 },
+          check: (text) => (text.includes("SECRET-42") ? Transform(text.replaceAll("SECRET-42", "[withheld]")) : Continue),
+        }),
+      )
+      .use("modelCall", {
+        name: "safer-command",
+        after: (response) =>
+          response.toolCalls.some((c) => c.input.command === "touch ran-unsafe")
+            ? Transform({
+                ...response,
+                toolCalls: response.toolCalls.map((c) => ({ ...c, input: { ...c.input, command: "touch ran-safe" } })),
+              })
+            : Continue,
+      }),
+    seen,
+  );
   const gw = await claudeModelGateway(stack);
   try {
     const guard = claudeAgentGuard(stack);
@@ -320,14 +438,21 @@ export const gateway: Scenario = async (ctx) => {
 /** An API error the retry middleware recovers from, then one nothing recovers from. */
 export const gatewayErrors: Scenario = async (ctx) => {
   const seen: Seen[] = [];
-  const stack = watched(withMiddleware(createAgentStack(), retry({ attempts: 2, baseMs: 10, retryOn: (e) => e instanceof AnthropicApiError && e.status === 529 })), seen);
+  const stack = watched(
+    withMiddleware(
+      createAgentStack(),
+      retry({ attempts: 2, baseMs: 10, retryOn: (e) => e instanceof AnthropicApiError && e.status === 529 }),
+    ),
+    seen,
+  );
   const gw = await claudeModelGateway(stack);
   try {
     const runs = [];
     for (const prompt of ["First task.", "Second task."]) {
       const messages: Record<string, unknown>[] = [];
       try {
-        for await (const m of ctx.query({ prompt, options: { ...ctx.options, env: gw.env(ctx.options.env), maxTurns: 1 } })) messages.push(brief(m));
+        for await (const m of ctx.query({ prompt, options: { ...ctx.options, env: gw.env(ctx.options.env), maxTurns: 1 } }))
+          messages.push(brief(m));
       } catch (error) {
         // The SDK throws for a turn that ended on an error, after its result message.
         messages.push({ type: "thrown", message: (error as Error).message });

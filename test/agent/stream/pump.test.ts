@@ -14,7 +14,9 @@ describe("pump", () => {
       }),
     };
     const controller = new AbortController();
-    const call = streamThroughStack(createAgentStack(), request(), () => new Promise((resolve) => (open = resolve)), { signal: controller.signal });
+    const call = streamThroughStack(createAgentStack(), request(), () => new Promise((resolve) => (open = resolve)), {
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(new Error("stop")), 10);
 
     await collect(call.parts);
@@ -33,7 +35,10 @@ describe("pump", () => {
     { type: "finish", finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } },
   ];
   const kinds = (parts: readonly StreamPart[]) => parts.map((p) => (p.type === "raw" ? (p.value as { type: string }).type : p.type));
-  const starting = (parts: readonly StreamPart[]) => async function* () { yield* parts; };
+  const starting = (parts: readonly StreamPart[]) =>
+    async function* () {
+      yield* parts;
+    };
 
   it("holds a raw part that names a tool call (a provider-executed tool's result) with that call, and releases it right after it", async () => {
     const parts = await collect(streamThroughStack(createAgentStack(), request(), starting(withResult)).parts);
@@ -42,7 +47,10 @@ describe("pump", () => {
   });
 
   it("drops a raw part that names a tool call when a hook drops the call", async () => {
-    const stack = createAgentStack().use("modelCall", { name: "no-tools", after: (res) => Replace({ ...res, toolCalls: [] } as ModelResponse) });
+    const stack = createAgentStack().use("modelCall", {
+      name: "no-tools",
+      after: (res) => Replace({ ...res, toolCalls: [] } as ModelResponse),
+    });
 
     const parts = await collect(streamThroughStack(stack, request(), starting(withResult)).parts);
 

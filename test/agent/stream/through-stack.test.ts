@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { StreamDivergedError, createAgentStack, createScriptedModel, wrapModel, type LanguageModel, type ModelResponse, type StreamPart } from "../../../src/agent/index.ts";
+import {
+  StreamDivergedError,
+  createAgentStack,
+  createScriptedModel,
+  wrapModel,
+  type LanguageModel,
+  type ModelResponse,
+  type StreamPart,
+} from "../../../src/agent/index.ts";
 import { Replace } from "../../../src/core/index.ts";
 import { collect, request } from "../stream-helpers.ts";
 
@@ -8,7 +16,9 @@ const failsThenAnswers = (second: string): LanguageModel => {
   let calls = 0;
   return {
     id: "m",
-    generate: async () => { throw new Error("unused"); },
+    generate: async () => {
+      throw new Error("unused");
+    },
     async *stream() {
       if (calls++ === 0) {
         yield { type: "text-delta", text: "Hel" };
@@ -20,7 +30,13 @@ const failsThenAnswers = (second: string): LanguageModel => {
   };
 };
 
-const retryOnce = createAgentStack().use("modelCall", { name: "my-retry", around: async (_ctx, next) => { const o = await next(); return o._tag === "Failed" ? next() : o; } });
+const retryOnce = createAgentStack().use("modelCall", {
+  name: "my-retry",
+  around: async (_ctx, next) => {
+    const o = await next();
+    return o._tag === "Failed" ? next() : o;
+  },
+});
 
 describe("streamThroughStack", () => {
   it("ends the consumer's stream with a StreamDivergedError, not a finish, when a retry's answer does not continue the text already released", async () => {
@@ -54,7 +70,13 @@ describe("streamThroughStack", () => {
     const { outcome } = await call.done;
 
     expect(parts.map((p) => p.type)).toEqual(["error"]);
-    expect(outcome).toMatchObject({ _tag: "Failed", error: { name: "TypeError", message: expect.stringMatching(/^the modelCall response is not a response \(.*finishReason a string and usage/) } });
+    expect(outcome).toMatchObject({
+      _tag: "Failed",
+      error: {
+        name: "TypeError",
+        message: expect.stringMatching(/^the modelCall response is not a response \(.*finishReason a string and usage/),
+      },
+    });
   });
 
   describe("says what the call spent", () => {
@@ -87,9 +109,15 @@ describe("streamThroughStack", () => {
     });
 
     it("counting a stream once when an after hook rewrites its text", async () => {
-      const stack = createAgentStack().use("modelCall", { name: "shout", after: (res) => Replace({ ...(res as ModelResponse), text: res.text.toUpperCase() }) });
+      const stack = createAgentStack().use("modelCall", {
+        name: "shout",
+        after: (res) => Replace({ ...(res as ModelResponse), text: res.text.toUpperCase() }),
+      });
 
-      const { spent } = await wrapModel(stack, createScriptedModel({ turns: [{ text: "fresh", usage: { inputTokens: 5, outputTokens: 6 } }] })).streamWithOutcome(request()).done;
+      const { spent } = await wrapModel(
+        stack,
+        createScriptedModel({ turns: [{ text: "fresh", usage: { inputTokens: 5, outputTokens: 6 } }] }),
+      ).streamWithOutcome(request()).done;
 
       expect(spent).toEqual({ inputTokens: 5, outputTokens: 6 });
     });

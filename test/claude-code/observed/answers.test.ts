@@ -9,7 +9,8 @@ import { bashTurn, ranCommand, runClaudeCode, type ClaudeCodeRunOptions } from "
 import { describeClaudeCode } from "../../support/claude-code/suite.ts";
 
 const pre = (...hooks: Parameters<typeof on>[2][]) => settings(on("PreToolUse", "Bash", ...hooks));
-const once = (hooks: object, extra: Partial<ClaudeCodeRunOptions> = {}) => runClaudeCode({ settings: hooks, turns: [bashTurn(ranCommand("1")), "Done."], ...extra });
+const once = (hooks: object, extra: Partial<ClaudeCodeRunOptions> = {}) =>
+  runClaudeCode({ settings: hooks, turns: [bashTurn(ranCommand("1")), "Done."], ...extra });
 
 describeClaudeCode("the text the model reads for a blocked call", () => {
   it.concurrent("a deny: `PreToolUse:Bash hook error: <reason>`, as an error result", async ({ expect }) => {
@@ -20,7 +21,9 @@ describeClaudeCode("the text the model reads for a blocked call", () => {
   it.concurrent("exit 2: `PreToolUse:Bash hook error: [<command>]: <stderr>`", async ({ expect }) => {
     const hook = answer({ err: "blocked by exit 2", exit: 2 });
     const run = await once(pre(hook));
-    expect(run.toolResults).toMatchObject([{ text: `PreToolUse:Bash hook error: [${String(hook.command)}]: blocked by exit 2`, isError: true }]);
+    expect(run.toolResults).toMatchObject([
+      { text: `PreToolUse:Bash hook error: [${String(hook.command)}]: blocked by exit 2`, isError: true },
+    ]);
   });
 
   it.concurrent("an ask in -p mode: the ask's reason alone", async ({ expect }) => {
@@ -28,9 +31,23 @@ describeClaudeCode("the text the model reads for a blocked call", () => {
     expect(run.toolResults).toMatchObject([{ text: "a person must confirm", isError: true }]);
   });
 
-  it.concurrent("a deny without a reason (hookify's answer): a generic text, and the systemMessage never reaches the model", async ({ expect }) => {
+  it.concurrent("a deny without a reason (hookify's answer): a generic text, and the systemMessage never reaches the model", async ({
+    expect,
+  }) => {
     const run = await once(pre(script("hookify_rules.py")), {
-      files: { ".claude/hookify-rules.json": JSON.stringify([{ name: "no-touch", event: "PreToolUse", tool: "Bash", field: "command", pattern: "touch", action: "block", message: "HOOKIFY-MESSAGE" }]) },
+      files: {
+        ".claude/hookify-rules.json": JSON.stringify([
+          {
+            name: "no-touch",
+            event: "PreToolUse",
+            tool: "Bash",
+            field: "command",
+            pattern: "touch",
+            action: "block",
+            message: "HOOKIFY-MESSAGE",
+          },
+        ]),
+      },
     });
     expect(run.executed).toEqual([]);
     expect(run.toolResults).toMatchObject([{ text: "PreToolUse:Bash hook error: Blocked by hook", isError: true }]);
@@ -45,13 +62,15 @@ describeClaudeCode("the answer forms Claude Code reads on PreToolUse", () => {
     expect(run.toolResults[0]!.text).toBe("PreToolUse:Bash hook error: after whitespace");
   });
 
-  it.concurrent("`decision: \"allow\"` is not an allow: without a permission rule the call still needs approval, which -p denies", async ({ expect }) => {
+  it.concurrent('`decision: "allow"` is not an allow: without a permission rule the call still needs approval, which -p denies', async ({
+    expect,
+  }) => {
     const run = await once(pre(script("legacy_allow.sh")), { allowedTools: [] });
     expect(run.executed).toEqual([]);
     expect(run.toolResults[0]!.text).toContain("needs approval");
   });
 
-  it.concurrent("`decision: \"deny\"` is not a deny: the call runs", async ({ expect }) => {
+  it.concurrent('`decision: "deny"` is not a deny: the call runs', async ({ expect }) => {
     const run = await once(pre(answer({ out: { decision: "deny", reason: "LEGACY-DENY-MARKER" } })));
     expect(run.executed).toEqual(["1"]);
     expect(run.modelSaw("LEGACY-DENY-MARKER")).toBe(false);

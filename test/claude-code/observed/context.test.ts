@@ -13,9 +13,12 @@ import { describeClaudeCode } from "../../support/claude-code/suite.ts";
 
 /** The texts of the system messages Claude Code put in the conversation of a request. */
 const systemTexts = (request: RecordedRequest | undefined): string[] =>
-  (request?.body?.messages ?? []).filter((m) => m.role === "system").flatMap((m) => (typeof m.content === "string" ? [m.content] : m.content.map((b) => b.text ?? "")));
+  (request?.body?.messages ?? [])
+    .filter((m) => m.role === "system")
+    .flatMap((m) => (typeof m.content === "string" ? [m.content] : m.content.map((b) => b.text ?? "")));
 
-const prompt = (hook: ReturnType<typeof answer>, event = "UserPromptSubmit") => runClaudeCode({ settings: settings(on(event, undefined, hook)), turns: ["Done."] });
+const prompt = (hook: ReturnType<typeof answer>, event = "UserPromptSubmit") =>
+  runClaudeCode({ settings: settings(on(event, undefined, hook)), turns: ["Done."] });
 
 describeClaudeCode("context for the model, per event", () => {
   it.concurrent("SessionStart: additionalContext and plain stdout, at the head of a system message", async ({ expect }) => {
@@ -27,8 +30,13 @@ describeClaudeCode("context for the model, per event", () => {
     expect(systemTexts(plain.modelCalls[0])[0]).toMatch(/^SessionStart:startup hook success: branch main\n/);
   });
 
-  for (const [event, label] of [["SessionStart", "SessionStart:startup"], ["UserPromptSubmit", "UserPromptSubmit"]] as const) {
-    it.concurrent(`${event}: text, an ANSI code or \`OK\\r\` before the JSON makes all of stdout plain text, JSON and codes included`, async ({ expect }) => {
+  for (const [event, label] of [
+    ["SessionStart", "SessionStart:startup"],
+    ["UserPromptSubmit", "UserPromptSubmit"],
+  ] as const) {
+    it.concurrent(`${event}: text, an ANSI code or \`OK\\r\` before the JSON makes all of stdout plain text, JSON and codes included`, async ({
+      expect,
+    }) => {
       const json = JSON.stringify(specific(event, { additionalContext: "from json" }));
       const outs = [`checking\n${json}`, `\u001b[0m${json}`, `OK\r${json}`, "\u001b[32mGREEN\u001b[0m\n"];
       const runs = await Promise.all(outs.map((out) => prompt(answer({ out }), event)));
@@ -41,8 +49,11 @@ describeClaudeCode("context for the model, per event", () => {
 
   it.concurrent("SubagentStart: additionalContext reaches the subagent's requests, not the main loop's", async ({ expect }) => {
     const run = await runClaudeCode({
-      settings: settings(on("SubagentStart", undefined, answer({ out: specific("SubagentStart", { additionalContext: "SUBAGENT-CONTEXT-MARKER" }) }))),
-      turns: [], whenDone: subagentTurns(),
+      settings: settings(
+        on("SubagentStart", undefined, answer({ out: specific("SubagentStart", { additionalContext: "SUBAGENT-CONTEXT-MARKER" }) })),
+      ),
+      turns: [],
+      whenDone: subagentTurns(),
     });
     const sub = run.modelCalls.filter((r) => !isMainLoop(r.body));
     const main = run.modelCalls.filter((r) => isMainLoop(r.body));
@@ -54,18 +65,28 @@ describeClaudeCode("context for the model, per event", () => {
 
   it.concurrent("UserPromptSubmit: the contexts of two hooks both arrive, each with its prefix", async ({ expect }) => {
     const run = await runClaudeCode({
-      settings: settings(on("UserPromptSubmit", undefined,
-        answer({ out: specific("UserPromptSubmit", { additionalContext: "first context" }) }),
-        answer({ out: specific("UserPromptSubmit", { additionalContext: "second context" }) }))),
+      settings: settings(
+        on(
+          "UserPromptSubmit",
+          undefined,
+          answer({ out: specific("UserPromptSubmit", { additionalContext: "first context" }) }),
+          answer({ out: specific("UserPromptSubmit", { additionalContext: "second context" }) }),
+        ),
+      ),
       turns: ["Done."],
     });
     expect(run.modelSaw("UserPromptSubmit hook additional context: first context")).toBe(true);
     expect(run.modelSaw("UserPromptSubmit hook additional context: second context")).toBe(true);
   });
 
-  it.concurrent("PreToolUse, PostToolUseFailure and PostToolBatch: a system message after the tool result, also beside a deny", async ({ expect }) => {
+  it.concurrent("PreToolUse, PostToolUseFailure and PostToolBatch: a system message after the tool result, also beside a deny", async ({
+    expect,
+  }) => {
     const tool = (event: string, matcher: string | undefined, extra: object, command: string) =>
-      runClaudeCode({ settings: settings(on(event, matcher, answer({ out: specific(event, { additionalContext: `${event} note`, ...extra }) }))), turns: [bashTurn(command), "Done."] });
+      runClaudeCode({
+        settings: settings(on(event, matcher, answer({ out: specific(event, { additionalContext: `${event} note`, ...extra }) }))),
+        turns: [bashTurn(command), "Done."],
+      });
     const [pre, denied, failure, batch] = await Promise.all([
       tool("PreToolUse", "Bash", {}, ranCommand("1")),
       tool("PreToolUse", "Bash", { permissionDecision: "deny", permissionDecisionReason: "no" }, ranCommand("1")),
@@ -73,24 +94,42 @@ describeClaudeCode("context for the model, per event", () => {
       tool("PostToolBatch", undefined, {}, ranCommand("1")),
     ]);
     expect(pre.toolResults[0]!.alongside).toEqual(["PreToolUse:Bash hook additional context: PreToolUse note"]);
-    expect(denied.toolResults[0]).toMatchObject({ text: "PreToolUse:Bash hook error: no", alongside: ["PreToolUse:Bash hook additional context: PreToolUse note"] });
-    expect(failure.toolResults[0]).toMatchObject({ text: "Exit code 3", isError: true, alongside: ["PostToolUseFailure:Bash hook additional context: PostToolUseFailure note"] });
+    expect(denied.toolResults[0]).toMatchObject({
+      text: "PreToolUse:Bash hook error: no",
+      alongside: ["PreToolUse:Bash hook additional context: PreToolUse note"],
+    });
+    expect(failure.toolResults[0]).toMatchObject({
+      text: "Exit code 3",
+      isError: true,
+      alongside: ["PostToolUseFailure:Bash hook additional context: PostToolUseFailure note"],
+    });
     expect(batch.toolResults[0]!.alongside).toEqual(["PostToolBatch hook additional context: PostToolBatch note"]);
   });
 
   it.concurrent("Stop: additionalContext continues the turn with a system reminder in a user message", async ({ expect }) => {
     const run = await runClaudeCode({
-      settings: settings(on("Stop", undefined, answer({ once: "$CLAUDE_PROJECT_DIR/.once", out: specific("Stop", { additionalContext: "also update the changelog" }) }))),
+      settings: settings(
+        on(
+          "Stop",
+          undefined,
+          answer({ once: "$CLAUDE_PROJECT_DIR/.once", out: specific("Stop", { additionalContext: "also update the changelog" }) }),
+        ),
+      ),
       turns: ["First.", "Second."],
     });
     expect(run.modelCalls).toHaveLength(2);
-    expect(run.modelCalls[1]!.body!.messages.at(-1)).toMatchObject({ role: "user", content: [{ type: "text", text: "<system-reminder>\nStop hook additional context: also update the changelog\n</system-reminder>" }] });
+    expect(run.modelCalls[1]!.body!.messages.at(-1)).toMatchObject({
+      role: "user",
+      content: [{ type: "text", text: "<system-reminder>\nStop hook additional context: also update the changelog\n</system-reminder>" }],
+    });
     expect(run.finalText).toBe("Second.");
   });
 });
 
 describeClaudeCode("answers that end a prompt before the model", () => {
-  it.concurrent("UserPromptSubmit `decision: \"block\"`, exit 2 and `continue: false`: no model call, the result says why", async ({ expect }) => {
+  it.concurrent('UserPromptSubmit `decision: "block"`, exit 2 and `continue: false`: no model call, the result says why', async ({
+    expect,
+  }) => {
     const exit2 = answer({ err: "not now", exit: 2 });
     const [block, code, stop] = await Promise.all([
       prompt(answer({ out: { decision: "block", reason: "not now" } })),
@@ -99,7 +138,9 @@ describeClaudeCode("answers that end a prompt before the model", () => {
     ]);
     for (const run of [block, code, stop]) expect(run.modelCalls).toHaveLength(0);
     expect(block.finalText).toBe("UserPromptSubmit operation blocked by hook:\nnot now\n\nOriginal prompt: Run the task.");
-    expect(code.finalText).toBe(`UserPromptSubmit operation blocked by hook:\n[${String(exit2.command)}]: not now\n\nOriginal prompt: Run the task.`);
+    expect(code.finalText).toBe(
+      `UserPromptSubmit operation blocked by hook:\n[${String(exit2.command)}]: not now\n\nOriginal prompt: Run the task.`,
+    );
     expect(stop.finalText).toBe("Operation stopped by hook: not now");
   });
 

@@ -18,7 +18,11 @@ describeClaudeCode("a Stop hook that always blocks", () => {
     expect(run.hookRuns.filter((h) => h.event === "Stop").map((h) => h.status)).toEqual(Array(9).fill(2));
     expect(run.modelCalls).toHaveLength(9);
     expect(run.result).toMatchObject({ subtype: "success", is_error: false, result: "" });
-    const inputs = readFileSync(join(run.project, "stops.jsonl"), "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const inputs = readFileSync(join(run.project, "stops.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(inputs.map((i) => i.stop_hook_active)).toEqual([false, ...Array(8).fill(true)]);
     expect(inputs.every((i) => i.last_assistant_message === "Done.")).toBe(true);
   });
@@ -27,14 +31,26 @@ describeClaudeCode("a Stop hook that always blocks", () => {
     const hook = answer({ once: "$CLAUDE_PROJECT_DIR/.once", out: { decision: "block", reason: "write the tests first" } });
     const run = await runClaudeCode({ settings: settings(on("Stop", undefined, hook)), turns: ["First.", "Second."] });
     const added = run.modelCalls[1]!.body!.messages.slice(-2);
-    expect(added[0]).toMatchObject({ role: "user", content: expect.stringContaining("Stop hook feedback:\nwrite the tests first\n</system-reminder>") });
-    expect(added[1]).toMatchObject({ role: "system", content: [{ type: "text", text: `Stop hook blocking error from command: "${String(hook.command)}": write the tests first` }] });
+    expect(added[0]).toMatchObject({
+      role: "user",
+      content: expect.stringContaining("Stop hook feedback:\nwrite the tests first\n</system-reminder>"),
+    });
+    expect(added[1]).toMatchObject({
+      role: "system",
+      content: [{ type: "text", text: `Stop hook blocking error from command: "${String(hook.command)}": write the tests first` }],
+    });
     expect(run.finalText).toBe("Second.");
   });
 
   it.concurrent("`continue: false` beside a block ends the turn: no further model call, an empty result", async ({ expect }) => {
     const run = await runClaudeCode({
-      settings: settings(on("Stop", undefined, answer({ out: { continue: false, stopReason: "STOP-REASON-MARKER", decision: "block", reason: "BLOCK-REASON-MARKER" } }))),
+      settings: settings(
+        on(
+          "Stop",
+          undefined,
+          answer({ out: { continue: false, stopReason: "STOP-REASON-MARKER", decision: "block", reason: "BLOCK-REASON-MARKER" } }),
+        ),
+      ),
       turns: ["First.", "Second."],
     });
     expect(run.modelCalls).toHaveLength(1);

@@ -11,7 +11,14 @@ import { claudeCodeVersion } from "../../support/claude-code/availability.ts";
 import { runAgentOnion } from "../../support/claude-code/run-agent-onion.ts";
 import { runClaudeCode } from "../../support/claude-code/run-claude-code.ts";
 import { describeClaudeCode } from "../../support/claude-code/suite.ts";
-import { fieldsNotIn, kindsOf, lineKind, transcriptSettings, transcriptTurns, type LineKind } from "../../support/claude-code/transcript-kinds.ts";
+import {
+  fieldsNotIn,
+  kindsOf,
+  lineKind,
+  transcriptSettings,
+  transcriptTurns,
+  type LineKind,
+} from "../../support/claude-code/transcript-kinds.ts";
 
 describeClaudeCode("the transcript Claude Code writes", () => {
   it("was sampled with the pinned version", ({ expect }) => {

@@ -25,7 +25,8 @@ for (const [title, cases] of Object.entries(groups)) {
       // A disagreement today: `differs` says what agent-onion does instead.
       (differs === undefined ? it : it.fails)(name, async () => {
         const run = await runAgentOnion({
-          settings: scenario.settings, turns: scenario.turns,
+          settings: scenario.settings,
+          turns: scenario.turns,
           ...(scenario.files ? { files: scenario.files } : {}),
           ...(scenario.whenDone !== undefined ? { whenDone: scenario.whenDone } : {}),
           ...(scenario.env ? { env: scenario.env } : {}),

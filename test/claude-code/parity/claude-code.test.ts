@@ -21,7 +21,8 @@ for (const [title, cases] of Object.entries(groups)) {
     for (const [name, { scenario, claude }] of Object.entries(cases)) {
       it.concurrent(name, async ({ expect }) => {
         const run = await runClaudeCode({
-          settings: scenario.settings, turns: scenario.turns,
+          settings: scenario.settings,
+          turns: scenario.turns,
           ...(scenario.files ? { files: scenario.files } : {}),
           ...(scenario.whenDone !== undefined ? { whenDone: scenario.whenDone } : {}),
           ...(scenario.env ? { env: scenario.env } : {}),

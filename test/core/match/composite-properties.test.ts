@@ -7,8 +7,17 @@ const flagged = (_s: string | undefined, _i: unknown, { metadata }: MatchContext
 
 // Every matcher form, as leaves of random composites.
 const leaf: fc.Arbitrary<MatchSpec> = fc.constantFrom<MatchSpec>(
-  "*", "Bash", "Read|Write", "^B", "ea", "Bash(rm *)", "Edit(src/**)",
-  { metadata: { env: "prod" } }, { metadata: { env: ["prod", "dev"] } }, { metadata: { oncall: { exists: true } } }, { metadata: { flag: true, env: "dev" } },
+  "*",
+  "Bash",
+  "Read|Write",
+  "^B",
+  "ea",
+  "Bash(rm *)",
+  "Edit(src/**)",
+  { metadata: { env: "prod" } },
+  { metadata: { env: ["prod", "dev"] } },
+  { metadata: { oncall: { exists: true } } },
+  { metadata: { flag: true, env: "dev" } },
   flagged,
 );
 

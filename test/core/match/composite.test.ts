@@ -13,37 +13,94 @@ const decide = (spec: unknown, subject: string | undefined, metadata: Record<str
   return answer;
 };
 
-const prodOnly = (_s: string | undefined, _i: unknown, { metadata }: { metadata: Readonly<Record<string, unknown>> }) => metadata.env === "prod";
+const prodOnly = (_s: string | undefined, _i: unknown, { metadata }: { metadata: Readonly<Record<string, unknown>> }) =>
+  metadata.env === "prod";
 
 describe("composite matchers decide as and, or and not over every matcher form", () => {
   // [label, match, subject, metadata, detail, expected]
   const table: [string, MatchSpec, string | undefined, Record<string, unknown> | undefined, string | undefined, boolean][] = [
     ["all of a name and metadata: both hold", { all: ["Bash", { metadata: { env: "prod" } }] }, "Bash", { env: "prod" }, undefined, true],
-    ["all of a name and metadata: wrong environment", { all: ["Bash", { metadata: { env: "prod" } }] }, "Bash", { env: "dev" }, undefined, false],
+    [
+      "all of a name and metadata: wrong environment",
+      { all: ["Bash", { metadata: { env: "prod" } }] },
+      "Bash",
+      { env: "dev" },
+      undefined,
+      false,
+    ],
     ["all of a name and metadata: wrong tool", { all: ["Bash", { metadata: { env: "prod" } }] }, "Read", { env: "prod" }, undefined, false],
-    ["all of a name and metadata: no metadata given", { all: ["Bash", { metadata: { env: "prod" } }] }, "Bash", undefined, undefined, false],
+    [
+      "all of a name and metadata: no metadata given",
+      { all: ["Bash", { metadata: { env: "prod" } }] },
+      "Bash",
+      undefined,
+      undefined,
+      false,
+    ],
     ["any of two names: the second", { any: ["Write", "Edit"] }, "Edit", {}, undefined, true],
     ["any of two names: neither", { any: ["Write", "Edit"] }, "Read", {}, undefined, false],
-    ["any of a name or metadata: metadata alone", { any: ["Write", { metadata: { role: "admin" } }] }, "Read", { role: "admin" }, undefined, true],
+    [
+      "any of a name or metadata: metadata alone",
+      { any: ["Write", { metadata: { role: "admin" } }] },
+      "Read",
+      { role: "admin" },
+      undefined,
+      true,
+    ],
     ["not a name: another tool", { not: "Bash" }, "Read", {}, undefined, true],
     ["not a name: that tool", { not: "Bash" }, "Bash", {}, undefined, false],
     ["not a regex: a match", { not: "^mcp__" }, "mcp__fs__read", {}, undefined, false],
     ["not a regex: no match", { not: "^mcp__" }, "Read", {}, undefined, true],
     ["not match-all matches nothing", { not: "*" }, "Bash", {}, undefined, false],
-    ["a condition inside all: the command matches", { all: ["Bash(rm *)", { metadata: { env: "prod" } }] }, "Bash", { env: "prod" }, "ls && rm -rf /", true],
-    ["a condition inside all: the command does not", { all: ["Bash(rm *)", { metadata: { env: "prod" } }] }, "Bash", { env: "prod" }, "ls -la", false],
+    [
+      "a condition inside all: the command matches",
+      { all: ["Bash(rm *)", { metadata: { env: "prod" } }] },
+      "Bash",
+      { env: "prod" },
+      "ls && rm -rf /",
+      true,
+    ],
+    [
+      "a condition inside all: the command does not",
+      { all: ["Bash(rm *)", { metadata: { env: "prod" } }] },
+      "Bash",
+      { env: "prod" },
+      "ls -la",
+      false,
+    ],
     ["not a condition: a harmless command", { not: "Bash(rm *)" }, "Bash", {}, "git status", true],
     ["not a condition: an rm", { not: "Bash(rm *)" }, "Bash", {}, "rm -rf /", false],
     ["a path family inside any: Write is covered by Edit(…)", { any: ["Edit(src/**)", "Bash"] }, "Write", {}, "src/a.ts", true],
     ["a path family inside any: outside src", { any: ["Edit(src/**)", "Bash"] }, "Write", {}, "lib/a.ts", false],
     ["a function inside all reads the metadata", { all: ["Bash", prodOnly] }, "Bash", { env: "prod" }, undefined, true],
     ["a function inside all reads the metadata: dev", { all: ["Bash", prodOnly] }, "Bash", { env: "dev" }, undefined, false],
-    ["nested: prod Bash unless on call", { all: ["Bash", { metadata: { env: "prod" } }, { not: { metadata: { oncall: { exists: true } } } }] }, "Bash", { env: "prod" }, undefined, true],
-    ["nested: prod Bash, but someone is on call", { all: ["Bash", { metadata: { env: "prod" } }, { not: { metadata: { oncall: { exists: true } } } }] }, "Bash", { env: "prod", oncall: "ana" }, undefined, false],
+    [
+      "nested: prod Bash unless on call",
+      { all: ["Bash", { metadata: { env: "prod" } }, { not: { metadata: { oncall: { exists: true } } } }] },
+      "Bash",
+      { env: "prod" },
+      undefined,
+      true,
+    ],
+    [
+      "nested: prod Bash, but someone is on call",
+      { all: ["Bash", { metadata: { env: "prod" } }, { not: { metadata: { oncall: { exists: true } } } }] },
+      "Bash",
+      { env: "prod", oncall: "ana" },
+      undefined,
+      false,
+    ],
     ["double negation is the matcher itself", { not: { not: "Bash" } }, "Bash", {}, undefined, true],
     ["any with match-all matches everything", { any: ["Write", "*"] }, "Read", {}, undefined, true],
     ["all of one is that one", { all: [{ metadata: { env: ["prod", "staging"] } }] }, "x", { env: "staging" }, undefined, true],
-    ["an undefined subject fails a name inside all", { all: ["Bash", { metadata: { env: "prod" } }] }, undefined, { env: "prod" }, undefined, false],
+    [
+      "an undefined subject fails a name inside all",
+      { all: ["Bash", { metadata: { env: "prod" } }] },
+      undefined,
+      { env: "prod" },
+      undefined,
+      false,
+    ],
     ["an undefined subject passes a metadata matcher", { metadata: { env: "prod" } }, undefined, { env: "prod" }, undefined, true],
     ["an undefined subject passes not-a-name", { not: "Bash" }, undefined, {}, undefined, true],
   ];
@@ -75,8 +132,19 @@ describe("composite matchers decide as and, or and not over every matcher form",
   });
 
   it("keeps the match as written for traces and explain", () => {
-    expect(compileMatcher({ all: ["Bash", { metadata: { env: "prod" } }] }, "h").source).toBe('{"all":["Bash",{"metadata":{"env":"prod"}}]}');
-    expect(compileMatcher({ not: function internal() { return true; } }, "h").source).toBe('{"not":"function internal"}');
+    expect(compileMatcher({ all: ["Bash", { metadata: { env: "prod" } }] }, "h").source).toBe(
+      '{"all":["Bash",{"metadata":{"env":"prod"}}]}',
+    );
+    expect(
+      compileMatcher(
+        {
+          not: function internal() {
+            return true;
+          },
+        },
+        "h",
+      ).source,
+    ).toBe('{"not":"function internal"}');
   });
 
   it("accepts a compiled matcher as a part, with its options", () => {
@@ -131,7 +199,14 @@ describe("an invalid composite is a registration error naming the hook and the p
   });
 
   it("accepts a Matcher written by hand, and checks its fields", () => {
-    const hand = { source: "even", all: false, needsInput: false, needsSubject: true, matchSubject: (s?: string) => (s?.length ?? 1) % 2 === 0, test: (s?: string) => (s?.length ?? 1) % 2 === 0 };
+    const hand = {
+      source: "even",
+      all: false,
+      needsInput: false,
+      needsSubject: true,
+      matchSubject: (s?: string) => (s?.length ?? 1) % 2 === 0,
+      test: (s?: string) => (s?.length ?? 1) % 2 === 0,
+    };
     expect(compileMatcher({ any: [hand, "Read"] }, "h").matchSubject("Bash")).toBe(true);
     expect(() => compileMatcher({ ...hand, all: "no" }, "h")).toThrow(/match\.all must be a boolean/);
   });

@@ -17,7 +17,10 @@ describe("a RegExp matcher on a hostile pattern", () => {
     ["^(a*)*$", `${"a".repeat(10_000)}!`],
     ["(x+x+)+y", "x".repeat(10_000)],
     ["^(\\w+\\s?)*$", `${"word ".repeat(2_000)}!`],
-    ["^([a-zA-Z0-9])(([\\-.]|[_]+)?([a-zA-Z0-9]+))*(@){1}[a-z0-9]+[.]{1}(([a-z]{2,3})|([a-z]{2,3}[.]{1}[a-z]{2,3}))$", `${"a".repeat(10_000)}!`],
+    [
+      "^([a-zA-Z0-9])(([\\-.]|[_]+)?([a-zA-Z0-9]+))*(@){1}[a-z0-9]+[.]{1}(([a-z]{2,3})|([a-z]{2,3}[.]{1}[a-z]{2,3}))$",
+      `${"a".repeat(10_000)}!`,
+    ],
     ["^(.*a){20}$", "a".repeat(10_000)],
     ["(\\d+)*\\.", "1".repeat(10_000)],
     ["^(a+)+b(a+)+$", `${"a".repeat(5_000)}b${"a".repeat(4_999)}!`],
@@ -67,12 +70,16 @@ describe("a RegExp the linear-time engine cannot run", () => {
 
   it("is refused by stack.use, so a hook with one never registers", () => {
     const stack = createStack({ t: gate<string, string>({ name: "t", subject: (s) => s }) });
-    expect(() => stack.use("t", { name: "la", match: "(?=x)x", before: () => undefined })).toThrow(/hook "la": match "\(\?=x\)x" uses a lookahead/);
+    expect(() => stack.use("t", { name: "la", match: "(?=x)x", before: () => undefined })).toThrow(
+      /hook "la": match "\(\?=x\)x" uses a lookahead/,
+    );
   });
 
   it("is refused in a settings matcher, naming the file and pointer", () => {
     const settings = { hooks: { PreToolUse: [{ matcher: "^(Bash)\\1", hooks: [{ type: "command", command: "true" }] }] } };
-    expect(() => fromClaudeSettings([{ file: "user.json", settings }])).toThrow(/^user\.json: \/hooks\/PreToolUse\/0\/matcher: .*back-reference/);
+    expect(() => fromClaudeSettings([{ file: "user.json", settings }])).toThrow(
+      /^user\.json: \/hooks\/PreToolUse\/0\/matcher: .*back-reference/,
+    );
   });
 
   it("keeps JavaScript's syntax errors as they were", () => {
@@ -105,7 +112,36 @@ describe("a RegExp keeps its JavaScript meaning", () => {
   });
 
   // Random patterns over atoms of JavaScript's syntax, against random ASCII subjects: the same answers.
-  const atom = fc.constantFrom("a", "b", ".", "\\w", "\\W", "\\d", "\\s", "\\S", "[ab]", "[^a]", "[a-c]", "[\\d_]", "a*", "b+", "a?", "(?:ab)", "(a|b)", "^", "$", "\\b", "\\B", "a{1,2}", "b{2}", "x*?", "_", "-", "\\.", "[.]");
+  const atom = fc.constantFrom(
+    "a",
+    "b",
+    ".",
+    "\\w",
+    "\\W",
+    "\\d",
+    "\\s",
+    "\\S",
+    "[ab]",
+    "[^a]",
+    "[a-c]",
+    "[\\d_]",
+    "a*",
+    "b+",
+    "a?",
+    "(?:ab)",
+    "(a|b)",
+    "^",
+    "$",
+    "\\b",
+    "\\B",
+    "a{1,2}",
+    "b{2}",
+    "x*?",
+    "_",
+    "-",
+    "\\.",
+    "[.]",
+  );
   const pattern = fc.array(atom, { minLength: 1, maxLength: 6 }).map((as) => as.join(""));
   const subject = fc.string({ unit: fc.constantFrom("a", "b", "c", "_", " ", "-", ".", "1", "\n", "\t"), maxLength: 12 });
   test.prop([pattern, subject], { numRuns: 1000 })("answers what new RegExp(p).test(s) answers", (p, s) => {

@@ -9,7 +9,11 @@ describe("match object types", () => {
     const stack = createAgentStack();
     stack.use("toolCall", { name: "a", match: { metadata: { env: "prod", tier: 1, beta: true, team: null } }, before: noop });
     stack.use("toolCall", { name: "b", match: { metadata: { env: ["prod", "staging"], oncall: { exists: true } } }, before: noop });
-    stack.use("toolCall", { name: "c", match: { all: ["Bash(git push*)", { metadata: { env: "prod" } }, { not: { any: ["Read", "^mcp__"] } }] }, before: noop });
+    stack.use("toolCall", {
+      name: "c",
+      match: { all: ["Bash(git push*)", { metadata: { env: "prod" } }, { not: { any: ["Read", "^mcp__"] } }] },
+      before: noop,
+    });
     stack.use("step", { name: "d", match: { stepType: "tool" }, after: noop });
     stack.use("step", { name: "e", match: { any: [{ stepType: ["final", "error"] }, { metadata: { debug: true } }] }, observe: noop });
     const m: MatchObject = { not: { all: [{ stepType: "tool" }] } };
@@ -18,8 +22,16 @@ describe("match object types", () => {
 
   it("type a function matcher's input by the point and give it the run's context as a third argument", () => {
     const stack = createAgentStack();
-    stack.use("toolCall", { name: "f", match: (_s, call, { metadata, detail }) => call.name === "Bash" && metadata.env === "prod" && detail !== undefined, before: noop });
-    stack.use("toolCall", { name: "g", match: { all: ["Bash", (_s, call) => (expectTypeOf(call).toEqualTypeOf<ToolCall>(), call.input.command !== undefined)] }, before: noop });
+    stack.use("toolCall", {
+      name: "f",
+      match: (_s, call, { metadata, detail }) => call.name === "Bash" && metadata.env === "prod" && detail !== undefined,
+      before: noop,
+    });
+    stack.use("toolCall", {
+      name: "g",
+      match: { all: ["Bash", (_s, call) => (expectTypeOf(call).toEqualTypeOf<ToolCall>(), call.input.command !== undefined)] },
+      before: noop,
+    });
     expectTypeOf<Parameters<MatchFunction<ToolCall>>[2]>().toEqualTypeOf<MatchContext>();
     expectTypeOf<MatchContext["metadata"]>().toEqualTypeOf<Readonly<Record<string, unknown>>>();
   });

@@ -94,7 +94,10 @@ describe("a matcher's subject check", () => {
     expect(compileMatcher(() => true, "h").matchSubject(undefined)).toBe(true);
     for (const spec of ["Bash", "Edit|Write", ".*", "^$", "Bash(rm *)"]) {
       expect(compileMatcher(spec, "h").matchSubject(undefined), spec).toBe(false);
-      expect(compileMatcher(spec, "h").test(undefined, {}, () => "rm x"), spec).toBe(false);
+      expect(
+        compileMatcher(spec, "h").test(undefined, {}, () => "rm x"),
+        spec,
+      ).toBe(false);
     }
   });
 });
@@ -130,7 +133,11 @@ describe("a Name(pattern) matcher given a detail that is present but not a strin
 
   it("matches, as it matches a command it cannot read, so a deny condition is not skipped", () => {
     for (const detail of unreadable) {
-      for (const [spec, subject] of [["Bash(rm *)", "Bash"], ["Write(/etc/**)", "Write"], ["WebFetch(domain:evil.com)", "WebFetch"]] as const) {
+      for (const [spec, subject] of [
+        ["Bash(rm *)", "Bash"],
+        ["Write(/etc/**)", "Write"],
+        ["WebFetch(domain:evil.com)", "WebFetch"],
+      ] as const) {
         expect(testWith(spec, subject, detail), `${spec} ${JSON.stringify(detail)}`).toBe(true);
       }
     }
@@ -144,15 +151,23 @@ describe("a Name(pattern) matcher given a detail that is present but not a strin
 
   it("lets a deny hook on a custom point reject the call, as a detail function that throws does", async () => {
     const stackWith = (detail: (input: { command: unknown }) => string | undefined) =>
-      createStack({ t: gate<{ command: unknown }, string>({ name: "t", subject: () => "Bash", detail }) })
-        .use("t", { name: "deny", match: "Bash(rm *)", before: () => Reject("denied") });
+      createStack({ t: gate<{ command: unknown }, string>({ name: "t", subject: () => "Bash", detail }) }).use("t", {
+        name: "deny",
+        match: "Bash(rm *)",
+        before: () => Reject("denied"),
+      });
     for (const command of [["rm", "-rf", "/"], 5, { rm: true }]) {
       const outcome = await stackWith((input) => input.command as string).run("t", { command }, () => "ran");
       expect(outcome, JSON.stringify(command)).toMatchObject({ _tag: "Rejected" });
     }
-    expect(await stackWith((input) => input.command as string).run("t", { command: undefined }, () => "ran")).toMatchObject({ _tag: "Completed" });
-    expect(await createStack({ t: gate<{ command: unknown }, string>({ name: "t", subject: () => "Bash" }) })
-      .use("t", { name: "deny", match: "Bash(rm *)", before: () => Reject("denied") }).run("t", { command: "rm x" }, () => "ran")).toMatchObject({ _tag: "Completed" });
+    expect(await stackWith((input) => input.command as string).run("t", { command: undefined }, () => "ran")).toMatchObject({
+      _tag: "Completed",
+    });
+    expect(
+      await createStack({ t: gate<{ command: unknown }, string>({ name: "t", subject: () => "Bash" }) })
+        .use("t", { name: "deny", match: "Bash(rm *)", before: () => Reject("denied") })
+        .run("t", { command: "rm x" }, () => "ran"),
+    ).toMatchObject({ _tag: "Completed" });
   });
 });
 

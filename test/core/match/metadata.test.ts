@@ -51,7 +51,12 @@ describe("a metadata matcher compares the run's metadata key by key", () => {
 
   it("reads each listed key once per test", () => {
     let reads = 0;
-    const metadata = { get env() { reads++; return "prod"; } };
+    const metadata = {
+      get env() {
+        reads++;
+        return "prod";
+      },
+    };
     matches({ env: ["dev", "prod"] }, metadata);
     expect(reads).toBe(1);
   });

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { pathForms, toPosixPath, type PathContext } from "../../../src/core/match/path-forms.ts";
 
-const context = (over: Partial<PathContext> = {}): PathContext => ({ cwd: "/home/u/proj", home: "/home/u", symlinks: false, windows: false, caseInsensitive: false, ...over });
+const context = (over: Partial<PathContext> = {}): PathContext => ({
+  cwd: "/home/u/proj",
+  home: "/home/u",
+  symlinks: false,
+  windows: false,
+  caseInsensitive: false,
+  ...over,
+});
 
 describe("the forms of a path, without resolving links", () => {
   const cases: [string, string, string[], boolean][] = [

@@ -47,7 +47,9 @@ describe("metadata and function matchers are decided per run, with the subject's
     const { metadata, seen } = watched({ env: "prod" });
     // Read's chain holds no hook at all; a subject-only stack has no per-run test anywhere.
     await stack.run("tool", call("Read"), echo, { metadata });
-    const named = newStack().use("tool", { name: "bash", match: "Bash|Write", before: () => undefined }).use("tool", { name: "all", before: () => undefined });
+    const named = newStack()
+      .use("tool", { name: "bash", match: "Bash|Write", before: () => undefined })
+      .use("tool", { name: "all", before: () => undefined });
     await named.run("tool", call("Bash"), echo, { metadata });
     await named.run("tool", call("Write"), echo, { metadata });
     expect(seen.reads).toBe(0);
@@ -57,7 +59,10 @@ describe("metadata and function matchers are decided per run, with the subject's
     const counted = (needsInput: boolean) => {
       const calls = { matchSubject: 0, test: 0 };
       const matcher = {
-        source: needsInput ? "per-run" : "by-subject", all: false, needsInput, needsSubject: true,
+        source: needsInput ? "per-run" : "by-subject",
+        all: false,
+        needsInput,
+        needsSubject: true,
         matchSubject: (s: string | undefined) => (calls.matchSubject++, s === "Bash"),
         test: (s: string | undefined) => (calls.test++, s === "Bash"),
       };
@@ -78,39 +83,70 @@ describe("metadata and function matchers are decided per run, with the subject's
 
   it("gives function matchers the run's metadata and the point's detail as a third argument", async () => {
     const seen: { metadata: unknown; detail: string | undefined }[] = [];
-    const fn = (_s: string | undefined, _input: unknown, ctx: MatchContext) => (seen.push({ metadata: ctx.metadata, detail: ctx.detail }), ctx.metadata.tenant === "acme");
+    const fn = (_s: string | undefined, _input: unknown, ctx: MatchContext) => (
+      seen.push({ metadata: ctx.metadata, detail: ctx.detail }), ctx.metadata.tenant === "acme"
+    );
     const s = newStack().use("tool", { name: "acme", match: fn, before: () => Reject("acme is paused") });
     expect((await s.run("tool", call("Bash", { command: "ls" }), echo, { metadata: { tenant: "acme" } }))._tag).toBe("Rejected");
     expect((await s.run("tool", call("Bash", { command: "pwd" }), echo, { metadata: { tenant: "other" } }))._tag).toBe("Completed");
     expect((await s.run("tool", call("Bash"), echo))._tag).toBe("Completed");
-    expect(seen).toEqual([{ metadata: { tenant: "acme" }, detail: "ls" }, { metadata: { tenant: "other" }, detail: "pwd" }, { metadata: {}, detail: undefined }]);
+    expect(seen).toEqual([
+      { metadata: { tenant: "acme" }, detail: "ls" },
+      { metadata: { tenant: "other" }, detail: "pwd" },
+      { metadata: {}, detail: undefined },
+    ]);
   });
 
   it("computes the detail for a function matcher only when it reads it", async () => {
     let details = 0;
     const point = { tool: gate<{ name: string }, string>({ name: "tool", subject: (c) => c.name, detail: () => (details++, "x") }) };
-    const s = createStack(point).use("tool", { name: "meta", match: (_s, _i, { metadata }) => metadata.on === true, before: () => undefined });
+    const s = createStack(point).use("tool", {
+      name: "meta",
+      match: (_s, _i, { metadata }) => metadata.on === true,
+      before: () => undefined,
+    });
     await s.run("tool", { name: "a" }, () => "ok", { metadata: { on: true } });
     expect(details).toBe(0);
   });
 
   it("is explained for the metadata explain is given", () => {
-    const explained = (metadata?: Record<string, unknown>) => stack.explain("tool", call("Bash"), metadata === undefined ? undefined : { metadata }).map((e) => [e.hook, e.matches]);
-    expect(explained({ env: "prod" })).toEqual([["prod-only", true], ["audit", true]]);
-    expect(explained({ env: "dev" })).toEqual([["prod-only", false], ["audit", true]]);
-    expect(explained()).toEqual([["prod-only", false], ["audit", true]]);
+    const explained = (metadata?: Record<string, unknown>) =>
+      stack.explain("tool", call("Bash"), metadata === undefined ? undefined : { metadata }).map((e) => [e.hook, e.matches]);
+    expect(explained({ env: "prod" })).toEqual([
+      ["prod-only", true],
+      ["audit", true],
+    ]);
+    expect(explained({ env: "dev" })).toEqual([
+      ["prod-only", false],
+      ["audit", true],
+    ]);
+    expect(explained()).toEqual([
+      ["prod-only", false],
+      ["audit", true],
+    ]);
   });
 
   it("applies observers by metadata per run", async () => {
     const seen: unknown[] = [];
-    const s = newStack().use("tool", { name: "prod-log", match: { metadata: { env: "prod" } }, observe: (e) => void seen.push(e.metadata.env) });
+    const s = newStack().use("tool", {
+      name: "prod-log",
+      match: { metadata: { env: "prod" } },
+      observe: (e) => void seen.push(e.metadata.env),
+    });
     for (const env of ["prod", "dev", "prod"]) await s.run("tool", call("Bash"), echo, { metadata: { env } });
     await s.flush();
     expect(seen).toEqual(["prod", "prod"]);
   });
 
   it("still tests a metadata matcher when the point's subject function throws", async () => {
-    const point = { tool: gate<{ name: string }, string>({ name: "tool", subject: () => { throw new Error("no subject"); } }) };
+    const point = {
+      tool: gate<{ name: string }, string>({
+        name: "tool",
+        subject: () => {
+          throw new Error("no subject");
+        },
+      }),
+    };
     const s = createStack(point).use("tool", { name: "prod", match: { metadata: { env: "prod" } }, before: () => Reject("no") });
     expect((await s.run("tool", { name: "a" }, () => "ok", { metadata: { env: "dev" } }))._tag).toBe("Completed");
     expect((await s.run("tool", { name: "a" }, () => "ok", { metadata: { env: "prod" } }))._tag).toBe("Rejected");
@@ -118,13 +154,23 @@ describe("metadata and function matchers are decided per run, with the subject's
 
   it("treats metadata that throws when read as the hook's match failing (closed on a gate: the hook applies)", async () => {
     const s = newStack().use("tool", { name: "prod", match: { metadata: { env: "dev" } }, before: () => Reject("guarded") });
-    const metadata = { get env(): never { throw new Error("unreadable"); } };
+    const metadata = {
+      get env(): never {
+        throw new Error("unreadable");
+      },
+    };
     expect(await s.run("tool", call("Bash"), echo, { metadata })).toMatchObject({ _tag: "Rejected" });
     expect(s.stats.hookFailures).toBe(1);
   });
 
   it("treats a function matcher that throws as its hook's failure (closed on a gate: the hook applies)", async () => {
-    const s = newStack().use("tool", { name: "broken", match: () => { throw new Error("boom"); }, before: () => Reject("guarded") });
+    const s = newStack().use("tool", {
+      name: "broken",
+      match: () => {
+        throw new Error("boom");
+      },
+      before: () => Reject("guarded"),
+    });
     const outcome = await s.run("tool", call("Bash"), echo);
     expect(outcome).toMatchObject({ _tag: "Rejected" });
     expect(s.stats.hookFailures).toBe(1);

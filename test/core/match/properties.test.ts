@@ -9,10 +9,18 @@ import { budgetMs, timed } from "../../support/timing.ts";
 const rm = compileMatcher("Bash(rm *)", "no-rm");
 
 // Benign commands: no `rm` word anywhere, arguments plain or quoted.
-const word = fc.stringMatching(/^[a-z0-9._\/-]{1,8}$/).filter((w) => w !== "rm" && !w.startsWith("-") || w.length > 1);
-const argument = fc.oneof(word, word.map((w) => `"${w} ${w}"`), word.map((w) => `'${w};${w}'`), word.map((w) => `--${w}`));
+const word = fc.stringMatching(/^[a-z0-9._\/-]{1,8}$/).filter((w) => (w !== "rm" && !w.startsWith("-")) || w.length > 1);
+const argument = fc.oneof(
+  word,
+  word.map((w) => `"${w} ${w}"`),
+  word.map((w) => `'${w};${w}'`),
+  word.map((w) => `--${w}`),
+);
 const benign = fc
-  .tuple(fc.constantFrom("ls", "echo", "git status", "npm test", "cat", "grep", "cd", "pwd", "make", "node"), fc.array(argument, { maxLength: 4 }))
+  .tuple(
+    fc.constantFrom("ls", "echo", "git status", "npm test", "cat", "grep", "cd", "pwd", "make", "node"),
+    fc.array(argument, { maxLength: 4 }),
+  )
   .map(([head, args]) => [head, ...args].join(" "));
 const separator = fc.constantFrom("&&", "||", ";", "|", "&", "\n", "|&", " && \n ");
 
@@ -30,13 +38,19 @@ describe("shell conditions, for all inputs", () => {
     (c: string) => `env FOO=1 ${c}`, // after a wrapper, `FOO=1` alone would be the program it runs
     (c: string) => `timeout 5 ${c}`,
   );
-  test.prop([benign, nest, nest])("a Bash(rm *) condition catches rm nested in substitutions, subshells and wrappers", (prefix, outer, inner) => {
-    expect(rm.test("Bash", {}, () => `${prefix} && ${outer(inner("rm -rf x"))}`)).toBe(true);
-  });
+  test.prop([benign, nest, nest])(
+    "a Bash(rm *) condition catches rm nested in substitutions, subshells and wrappers",
+    (prefix, outer, inner) => {
+      expect(rm.test("Bash", {}, () => `${prefix} && ${outer(inner("rm -rf x"))}`)).toBe(true);
+    },
+  );
 
-  test.prop([fc.array(benign, { minLength: 1, maxLength: 4 }), separator])("benign commands alone never match Bash(rm *)", (commands, sep) => {
-    expect(rm.test("Bash", {}, () => commands.join(` ${sep} `))).toBe(false);
-  });
+  test.prop([fc.array(benign, { minLength: 1, maxLength: 4 }), separator])(
+    "benign commands alone never match Bash(rm *)",
+    (commands, sep) => {
+      expect(rm.test("Bash", {}, () => commands.join(` ${sep} `))).toBe(false);
+    },
+  );
 
   test.prop([fc.string({ unit: "binary", maxLength: 200 })])("splitting arbitrary text never throws and stays fast", (text) => {
     expect(timed(() => splitShellCommand(text))).toBeLessThan(budgetMs);
@@ -44,16 +58,27 @@ describe("shell conditions, for all inputs", () => {
 });
 
 describe("arbitrary unicode subjects and details never throw", () => {
-  const specs = ["*", "Bash", "Edit|Write", "^mcp__.*", "Bash(rm *)", "Edit(src/**)", "Read(*.env)", "WebFetch(domain:*.example.com)", "Agent(Explore)"];
-  test.prop([fc.constantFrom(...specs), fc.option(fc.string({ unit: "binary" }), { nil: undefined }), fc.option(fc.string({ unit: "binary" }), { nil: undefined })])(
-    "matchSubject and test return booleans",
-    (spec, subject, detail) => {
-      const m = compileMatcher(spec, "h");
-      expect(typeof m.matchSubject(subject)).toBe("boolean");
-      expect(typeof m.test(subject, {}, () => detail)).toBe("boolean");
-      expect(typeof m.test(spec.split("(")[0], {}, () => detail)).toBe("boolean");
-    },
-  );
+  const specs = [
+    "*",
+    "Bash",
+    "Edit|Write",
+    "^mcp__.*",
+    "Bash(rm *)",
+    "Edit(src/**)",
+    "Read(*.env)",
+    "WebFetch(domain:*.example.com)",
+    "Agent(Explore)",
+  ];
+  test.prop([
+    fc.constantFrom(...specs),
+    fc.option(fc.string({ unit: "binary" }), { nil: undefined }),
+    fc.option(fc.string({ unit: "binary" }), { nil: undefined }),
+  ])("matchSubject and test return booleans", (spec, subject, detail) => {
+    const m = compileMatcher(spec, "h");
+    expect(typeof m.matchSubject(subject)).toBe("boolean");
+    expect(typeof m.test(subject, {}, () => detail)).toBe("boolean");
+    expect(typeof m.test(spec.split("(")[0], {}, () => detail)).toBe("boolean");
+  });
 
   test.prop([fc.string({ unit: "binary", maxLength: 64 })])("any string spec either compiles or is a registration error", (spec) => {
     try {
@@ -68,25 +93,34 @@ describe("matching stays within a time budget (no ReDoS)", () => {
   // Glob-ish patterns over a small alphabet, so stars meet repeated literals: the worst case for backtracking.
   const globChar = fc.constantFrom("a", "a", "b", "*", "*", "?", "/", "**/", "[ab]", "{", "}", ",", "(", ")", "!", "+", "@", ".");
   const glob = fc.array(globChar, { minLength: 1, maxLength: 24 }).map((cs) => cs.join(""));
-  const pathLike = fc.tuple(fc.constantFrom("a", "a/", "ab", "."), fc.integer({ min: 1, max: 2000 }), fc.constantFrom("", "c", "/c", "b"))
+  const pathLike = fc
+    .tuple(fc.constantFrom("a", "a/", "ab", "."), fc.integer({ min: 1, max: 2000 }), fc.constantFrom("", "c", "/c", "b"))
     .map(([unit, n, tail]) => unit.repeat(n) + tail);
 
-  test.prop([glob, pathLike], { numRuns: 300 })("a path condition matches any glob against long adversarial paths in under 50 ms", (pattern, path) => {
-    let condition: ((p: string) => boolean) | undefined;
-    try {
-      condition = compileGlob(pattern);
-    } catch {
-      return; // an invalid class is a registration error, tested elsewhere
-    }
-    expect(timed(() => condition(path))).toBeLessThan(budgetMs);
-  });
+  test.prop([glob, pathLike], { numRuns: 300 })(
+    "a path condition matches any glob against long adversarial paths in under 50 ms",
+    (pattern, path) => {
+      let condition: ((p: string) => boolean) | undefined;
+      try {
+        condition = compileGlob(pattern);
+      } catch {
+        return; // an invalid class is a registration error, tested elsewhere
+      }
+      expect(timed(() => condition(path))).toBeLessThan(budgetMs);
+    },
+  );
 
-  const shellPattern = fc.array(fc.constantFrom("a", "a", "b", "*", " ", "*", "-"), { minLength: 1, maxLength: 24 }).map((cs) => cs.join(""));
-  test.prop([shellPattern, pathLike], { numRuns: 300 })("a shell condition matches any pattern against long commands in under 50 ms", (pattern, command) => {
-    if (pattern.trim() === "" || pattern.trim() === "*") return;
-    const m = compileMatcher(`Bash(${pattern})`, "h");
-    expect(timed(() => m.test("Bash", {}, () => command))).toBeLessThan(budgetMs);
-  });
+  const shellPattern = fc
+    .array(fc.constantFrom("a", "a", "b", "*", " ", "*", "-"), { minLength: 1, maxLength: 24 })
+    .map((cs) => cs.join(""));
+  test.prop([shellPattern, pathLike], { numRuns: 300 })(
+    "a shell condition matches any pattern against long commands in under 50 ms",
+    (pattern, command) => {
+      if (pattern.trim() === "" || pattern.trim() === "*") return;
+      const m = compileMatcher(`Bash(${pattern})`, "h");
+      expect(timed(() => m.test("Bash", {}, () => command))).toBeLessThan(budgetMs);
+    },
+  );
 
   // RegExp matchers are the user's own (trusted config); we check that generated ones without nested
   // quantifiers stay fast, and that compilation never hangs.
@@ -115,7 +149,12 @@ describe("matching stays within a time budget (no ReDoS)", () => {
 
 describe("globs where we differ from picomatch on purpose", () => {
   test("a star may match nothing after a dot, in a whole `*.*` or `**/*.*` as anywhere else", () => {
-    for (const [p, target] of [["*.*", "a."], ["**/*.*", "x/a."], ["x/*.*", "x/a."]] as const) expect(compileGlob(p)(target)).toBe(true);
+    for (const [p, target] of [
+      ["*.*", "a."],
+      ["**/*.*", "x/a."],
+      ["x/*.*", "x/a."],
+    ] as const)
+      expect(compileGlob(p)(target)).toBe(true);
     expect(picomatch("x/*.*", PICOMATCH_OPTIONS)("x/a.")).toBe(true); // picomatch's parser agrees; only its fast path differs
     expect(picomatch("**/*.*", PICOMATCH_OPTIONS)("x/a.")).toBe(false);
   });
@@ -124,7 +163,10 @@ describe("globs where we differ from picomatch on purpose", () => {
 describe("globs agree with picomatch", () => {
   // Segments over an alphabet where picomatch's semantics are the reference (no . or .. segments).
   const segmentChar = fc.constantFrom("a", "b", ".", "*", "?", "[ab]", "[^a]", "-", "\\*");
-  const patternSegment = fc.oneof({ weight: 5, arbitrary: fc.array(segmentChar, { minLength: 1, maxLength: 4 }).map((cs) => cs.join("")) }, { weight: 1, arbitrary: fc.constant("**") });
+  const patternSegment = fc.oneof(
+    { weight: 5, arbitrary: fc.array(segmentChar, { minLength: 1, maxLength: 4 }).map((cs) => cs.join("")) },
+    { weight: 1, arbitrary: fc.constant("**") },
+  );
   const pattern = fc.array(patternSegment, { minLength: 2, maxLength: 4 }).map((s) => s.join("/"));
   const pathSegment = fc.stringMatching(/^[ab.\-]{1,4}$/).filter((s) => s !== "." && s !== "..");
   const path = fc.array(pathSegment, { minLength: 1, maxLength: 5 }).map((s) => s.join("/"));

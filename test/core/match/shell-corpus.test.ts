@@ -10,7 +10,8 @@ import { EVERYDAY } from "../../fixtures/shell-corpus/everyday.ts";
 const skipped: string[] = [];
 afterAll(() => {
   // Told once: CI should install these Debian packages to check every label.
-  if (skipped.length > 0) console.info(`shell corpus: ${skipped.length} labels not checked against bash; missing programs: ${[...new Set(skipped)].join(", ")}`);
+  if (skipped.length > 0)
+    console.info(`shell corpus: ${skipped.length} labels not checked against bash; missing programs: ${[...new Set(skipped)].join(", ")}`);
 });
 
 describe("the shell corpus", () => {
@@ -29,7 +30,9 @@ describe("the shell corpus", () => {
       return lacking.length === 0;
     });
     const ran = await pool(checked, 8, (c) => bashRuns(c.command));
-    const wrong = checked.filter((c, i) => ran[i] !== c.runs).map((c) => `${c.runs ? "runs" : "does not run"} is wrong for ${JSON.stringify(c.command)}`);
+    const wrong = checked
+      .filter((c, i) => ran[i] !== c.runs)
+      .map((c) => `${c.runs ? "runs" : "does not run"} is wrong for ${JSON.stringify(c.command)}`);
     expect(wrong).toEqual([]);
   }, 120_000);
 

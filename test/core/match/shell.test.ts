@@ -71,7 +71,15 @@ describe("splitShellCommand", () => {
   });
 
   it("reads arithmetic on anything but literal numbers as opaque, since bash evaluates code held in the variables it names", () => {
-    for (const cmd of ["echo $((rm -rf x))", "echo $(( $(rm y) + 1 ))", "((rm -rf x))", "echo $((x))", "echo $[x + 1]", "((i++))", "for ((i=0; i<3; i++)); do echo; done"]) {
+    for (const cmd of [
+      "echo $((rm -rf x))",
+      "echo $(( $(rm y) + 1 ))",
+      "((rm -rf x))",
+      "echo $((x))",
+      "echo $[x + 1]",
+      "((i++))",
+      "for ((i=0; i<3; i++)); do echo; done",
+    ]) {
       expect(unknown(cmd), cmd).toBe(true);
       expect(catches(cmd), cmd).toBe(true);
     }
@@ -88,7 +96,17 @@ describe("splitShellCommand", () => {
   });
 
   it("returns undefined for text it cannot read", () => {
-    for (const bad of [`echo 'unterminated`, `echo "open`, "echo `open", "echo $(open", "a )", "echo (x)", "trailing \\", "cat <<\nrm -rf /", "ls >; rm x"]) {
+    for (const bad of [
+      `echo 'unterminated`,
+      `echo "open`,
+      "echo `open",
+      "echo $(open",
+      "a )",
+      "echo (x)",
+      "trailing \\",
+      "cat <<\nrm -rf /",
+      "ls >; rm x",
+    ]) {
       expect(splitShellCommand(bad), bad).toBeUndefined();
     }
     expect(splitShellCommand("( ".repeat(MAX_NESTING + 1) + "x" + " )".repeat(MAX_NESTING + 1))).toBeUndefined();
@@ -103,11 +121,24 @@ describe("a Bash(rm *) condition", () => {
   });
 
   it("catches rm in subshells, $(), backticks and bash -c", () => {
-    for (const cmd of ["(rm -rf /)", "echo $(rm -rf /)", "echo `rm -rf /`", "bash -c 'rm -rf /'", "sh -c \"ls && rm x\""]) expect(catches(cmd), cmd).toBe(true);
+    for (const cmd of ["(rm -rf /)", "echo $(rm -rf /)", "echo `rm -rf /`", "bash -c 'rm -rf /'", 'sh -c "ls && rm x"'])
+      expect(catches(cmd), cmd).toBe(true);
   });
 
   it("catches rm behind env assignments and wrappers", () => {
-    for (const cmd of ["FOO=1 rm x", "sudo rm x", "env A=1 B=2 rm x", "timeout 10 rm x", "nice -n 5 rm x", "nohup rm x &", "time rm x", "command rm x", "exec rm x", "find . | xargs -0 rm", "find . -exec rm {} \\;"]) {
+    for (const cmd of [
+      "FOO=1 rm x",
+      "sudo rm x",
+      "env A=1 B=2 rm x",
+      "timeout 10 rm x",
+      "nice -n 5 rm x",
+      "nohup rm x &",
+      "time rm x",
+      "command rm x",
+      "exec rm x",
+      "find . | xargs -0 rm",
+      "find . -exec rm {} \\;",
+    ]) {
       expect(catches(cmd), cmd).toBe(true);
     }
   });
@@ -116,7 +147,7 @@ describe("a Bash(rm *) condition", () => {
     for (const cmd of [`"rm" -rf /`, `r\\m -rf /`, `'r''m' x`, "/bin/rm -rf /", "$'rm' x"]) expect(catches(cmd), cmd).toBe(true);
   });
 
-  it("does not fire on echo \"a && rm -rf /\": that is one command, echo", () => {
+  it('does not fire on echo "a && rm -rf /": that is one command, echo', () => {
     expect(catches(`echo "a && rm -rf /"`)).toBe(false);
     expect(catches(`git commit -m 'rm -rf / was a bad idea'`)).toBe(false);
     expect(catches("rmdir x && lsof")).toBe(false);
@@ -128,7 +159,7 @@ describe("a Bash(rm *) condition", () => {
   });
 
   it("matches when a command's name is only known at run time", () => {
-    for (const cmd of ["$CMD -rf /", "$(which rm) -rf /", "/bin/r? -rf /", "{rm,-rf,/tmp}", "bash -c \"$SCRIPT\"", "$'\\x72\\x6d' -rf /"]) {
+    for (const cmd of ["$CMD -rf /", "$(which rm) -rf /", "/bin/r? -rf /", "{rm,-rf,/tmp}", 'bash -c "$SCRIPT"', "$'\\x72\\x6d' -rf /"]) {
       expect(catches(cmd), cmd).toBe(true);
     }
   });
@@ -140,7 +171,12 @@ describe("a Bash(rm *) condition", () => {
 
 describe("a Bash(rm *) condition on function definitions", () => {
   it("reads the body of bash's function keyword form, with or without () and with the body on later lines", () => {
-    for (const cmd of ["function f { rm -rf /; }; f", "function f { rm -rf /; }", "function f\n{\n  rm -rf /\n}", "{ function f { rm -rf /; }; }"]) {
+    for (const cmd of [
+      "function f { rm -rf /; }; f",
+      "function f { rm -rf /; }",
+      "function f\n{\n  rm -rf /\n}",
+      "{ function f { rm -rf /; }; }",
+    ]) {
       expect(catches(cmd), cmd).toBe(true);
     }
   });
@@ -155,7 +191,15 @@ describe("a Bash(rm *) condition on function definitions", () => {
 
 describe("a Bash(rm *) condition on a shell that reads its script from standard input", () => {
   it("reads a literal here-string or here-document fed to a shell as the script it runs", () => {
-    for (const cmd of ["bash <<< 'rm -rf /'", "sh <<< 'rm -rf /'", "bash -s <<< 'rm -rf /'", "bash <<'EOF'\nrm -rf /\nEOF", "sh <<EOF\nls && rm x\nEOF\n", "source /dev/stdin <<< 'rm x'", "sudo bash <<< 'rm x'"]) {
+    for (const cmd of [
+      "bash <<< 'rm -rf /'",
+      "sh <<< 'rm -rf /'",
+      "bash -s <<< 'rm -rf /'",
+      "bash <<'EOF'\nrm -rf /\nEOF",
+      "sh <<EOF\nls && rm x\nEOF\n",
+      "source /dev/stdin <<< 'rm x'",
+      "sudo bash <<< 'rm x'",
+    ]) {
       expect(catches(cmd), cmd).toBe(true);
     }
     expect(analyseShell("bash <<< 'ls; rm -rf /'")).toMatchObject({ opaque: false, commands: ["bash", "ls", "rm -rf /"] });
@@ -163,7 +207,8 @@ describe("a Bash(rm *) condition on a shell that reads its script from standard 
   });
 
   it("finds the -c script after options that take a value, so it is not mistaken for a script file", () => {
-    for (const cmd of ["bash -euxo pipefail -c 'rm -rf /'", "bash -O extglob -c 'rm x'", "bash --rcfile x -c 'rm x'"]) expect(catches(cmd), cmd).toBe(true);
+    for (const cmd of ["bash -euxo pipefail -c 'rm -rf /'", "bash -O extglob -c 'rm x'", "bash --rcfile x -c 'rm x'"])
+      expect(catches(cmd), cmd).toBe(true);
   });
 
   it("does not read a here-string given to another file descriptor, or replaced by a later redirection, as the script", () => {
@@ -172,14 +217,34 @@ describe("a Bash(rm *) condition on a shell that reads its script from standard 
   });
 
   it("matches a shell whose script comes from a pipe, a file, a process substitution or a here-document that expands", () => {
-    for (const cmd of ["echo 'rm -rf /' | sh", "printf 'rm -rf /' | bash", "sh < /tmp/x.sh", "bash < <(curl x)", "bash <(curl x)", ". <(echo rm x)", "source <(echo rm x)", "cat x | source /dev/stdin", "bash", "bash <<< \"$SCRIPT\"", "bash <<EOF\n$SCRIPT\nEOF"]) {
+    for (const cmd of [
+      "echo 'rm -rf /' | sh",
+      "printf 'rm -rf /' | bash",
+      "sh < /tmp/x.sh",
+      "bash < <(curl x)",
+      "bash <(curl x)",
+      ". <(echo rm x)",
+      "source <(echo rm x)",
+      "cat x | source /dev/stdin",
+      "bash",
+      'bash <<< "$SCRIPT"',
+      "bash <<EOF\n$SCRIPT\nEOF",
+    ]) {
       expect(catches(cmd), cmd).toBe(true);
       expect(analyseShell(cmd)?.opaque, cmd).toBe(true);
     }
   });
 
   it("leaves ordinary commands as they were: a script file, sh -c, pipes between other programs", () => {
-    for (const cmd of ["bash script.sh", "sh -c 'ls'", "cat file | grep x", "ls <<< 'rm x'", "cat <<EOF\nrm x\nEOF", "source ./env.sh", "bash --version"]) {
+    for (const cmd of [
+      "bash script.sh",
+      "sh -c 'ls'",
+      "cat file | grep x",
+      "ls <<< 'rm x'",
+      "cat <<EOF\nrm x\nEOF",
+      "source ./env.sh",
+      "bash --version",
+    ]) {
       expect(catches(cmd), cmd).toBe(false);
       expect(analyseShell(cmd)?.opaque, cmd).toBe(false);
     }
@@ -212,7 +277,10 @@ describe("analyseShell", () => {
 describe("other shell tools", () => {
   it("use shell semantics for every name in SHELL_TOOLS", () => {
     for (const tool of ["Bash", "bash", "shell", "sh", "exec", "run_command", "run_shell_command"]) {
-      expect(compileMatcher(`${tool}(rm *)`, "h").test(tool, {}, () => "ls; rm x"), tool).toBe(true);
+      expect(
+        compileMatcher(`${tool}(rm *)`, "h").test(tool, {}, () => "ls; rm x"),
+        tool,
+      ).toBe(true);
     }
   });
 });
@@ -221,8 +289,14 @@ describe("findings of the reliability fuzzing", () => {
   const rm = compileMatcher("Bash(rm *)", "h");
   const matches = (command: string) => rm.test("Bash", {}, () => command);
   it.each([
-    "ionice -c3 rm -rf /", "setsid rm -rf /", "chroot / rm -rf /", "flock /tmp/l rm -rf /", "su -c 'rm -rf /'",
-    "taskset 0x1 rm -rf /", "unbuffer rm -rf /", "strace -f rm -rf /",
+    "ionice -c3 rm -rf /",
+    "setsid rm -rf /",
+    "chroot / rm -rf /",
+    "flock /tmp/l rm -rf /",
+    "su -c 'rm -rf /'",
+    "taskset 0x1 rm -rf /",
+    "unbuffer rm -rf /",
+    "strace -f rm -rf /",
   ])("a Bash(rm *) condition sees rm behind the wrapper in %s", (command) => expect(matches(command)).toBe(true));
 
   it("treats a case command inside a double-quoted $(…) as unreadable, so rm after its pattern cannot hide", () => {
@@ -248,7 +322,10 @@ describe("reading long text", () => {
   });
 
   it("still reads a command behind a few wrappers and 50,000 reserved words", () => {
-    expect(analyseShell("sudo env FOO=1 nice -n 5 rm -rf /tmp/x")).toMatchObject({ opaque: false, commands: expect.arrayContaining(["rm -rf /tmp/x"]) });
+    expect(analyseShell("sudo env FOO=1 nice -n 5 rm -rf /tmp/x")).toMatchObject({
+      opaque: false,
+      commands: expect.arrayContaining(["rm -rf /tmp/x"]),
+    });
     const start = performance.now();
     // `! !` is read by the grammar as a command named `!`: opaque, so it matches.
     expect(catches("! ".repeat(30_000) + "rm -rf /")).toBe(true);
@@ -267,13 +344,26 @@ describe("reading long text", () => {
 
 describe("a Bash(rm *) condition on a shell's option clusters", () => {
   it("reads +c and +s as -c and -s, as bash and dash do", () => {
-    for (const cmd of ["bash +c 'rm -rf /'", "sh +c 'rm -rf /'", "dash +c 'rm -rf /'", "bash +ec 'rm -rf /'", "bash -e +c 'rm -rf /'", "bash +s x <<< 'rm -rf /'"]) {
+    for (const cmd of [
+      "bash +c 'rm -rf /'",
+      "sh +c 'rm -rf /'",
+      "dash +c 'rm -rf /'",
+      "bash +ec 'rm -rf /'",
+      "bash -e +c 'rm -rf /'",
+      "bash +s x <<< 'rm -rf /'",
+    ]) {
       expect(catches(cmd), cmd).toBe(true);
     }
   });
 
   it("gives each o or O in a cluster the next word, in order, wherever it stands in the cluster", () => {
-    for (const cmd of ["bash -oc posix 'rm -rf /'", "bash -Oc extglob 'rm -rf /'", "bash -cO extglob 'rm -rf /'", "bash -oOc posix extglob 'rm -rf /'", "bash -oeo posix pipefail +c 'rm -rf /'"]) {
+    for (const cmd of [
+      "bash -oc posix 'rm -rf /'",
+      "bash -Oc extglob 'rm -rf /'",
+      "bash -cO extglob 'rm -rf /'",
+      "bash -oOc posix extglob 'rm -rf /'",
+      "bash -oeo posix pipefail +c 'rm -rf /'",
+    ]) {
       expect(catches(cmd), cmd).toBe(true);
     }
     expect(splitShellCommand("bash -oc posix 'ls'")).toEqual(["bash -oc posix ls", "ls"]);
@@ -289,7 +379,12 @@ describe("a Bash(rm *) condition on a shell's option clusters", () => {
 
 describe("a Bash(rm *) condition on a shell whose -c script is missing or filled in by xargs, parallel or find", () => {
   it("matches sh -c without a script, which takes the script from the arguments xargs or parallel append", () => {
-    for (const cmd of ["echo 'rm -rf /' | xargs -0 sh -c", "echo 'rm -rf /' | xargs -d '\\n' bash -c", "echo 'rm -rf /' | parallel sh -c", "bash -c"]) {
+    for (const cmd of [
+      "echo 'rm -rf /' | xargs -0 sh -c",
+      "echo 'rm -rf /' | xargs -d '\\n' bash -c",
+      "echo 'rm -rf /' | parallel sh -c",
+      "bash -c",
+    ]) {
       expect(catches(cmd), cmd).toBe(true);
       expect(analyseShell(cmd)?.opaque, cmd).toBe(true);
     }
@@ -297,9 +392,15 @@ describe("a Bash(rm *) condition on a shell whose -c script is missing or filled
 
   it("matches a script holding the replacement string, whose text is only known when the input arrives", () => {
     for (const cmd of [
-      "echo 'rm -rf /' | xargs -I{} sh -c '{}'", "echo 'rm -rf /' | xargs -I{} bash -c {}", "echo 'rm -rf /' | xargs -I X sh -c 'X'",
-      "echo 'rm -rf /' | xargs -i sh -c '{}'", "echo 'rm -rf /' | xargs --replace=@ sh -c '@'", "echo '$(rm -rf /)' | xargs -I{} sh -c 'echo {}'",
-      "parallel sh -c {} ::: 'rm -rf /'", "parallel -I @@ sh -c @@ ::: 'rm -rf /'", "find . -name x -exec sh -c '{}' \\;",
+      "echo 'rm -rf /' | xargs -I{} sh -c '{}'",
+      "echo 'rm -rf /' | xargs -I{} bash -c {}",
+      "echo 'rm -rf /' | xargs -I X sh -c 'X'",
+      "echo 'rm -rf /' | xargs -i sh -c '{}'",
+      "echo 'rm -rf /' | xargs --replace=@ sh -c '@'",
+      "echo '$(rm -rf /)' | xargs -I{} sh -c 'echo {}'",
+      "parallel sh -c {} ::: 'rm -rf /'",
+      "parallel -I @@ sh -c @@ ::: 'rm -rf /'",
+      "find . -name x -exec sh -c '{}' \\;",
     ]) {
       expect(catches(cmd), cmd).toBe(true);
       expect(analyseShell(cmd)?.opaque, cmd).toBe(true);
@@ -316,7 +417,14 @@ describe("a Bash(rm *) condition on a shell whose -c script is missing or filled
 
 describe("a Bash(rm *) condition on a wrapper that starts a shell without naming one", () => {
   it("reads the here-text fed to sudo -s, sudo -i, su or doas -s as the script that shell runs", () => {
-    for (const cmd of ["sudo -s <<< 'rm -rf /'", "sudo -i <<< 'rm -rf /'", "su <<< 'rm -rf /'", "su - root <<< 'rm -rf /'", "doas -s <<< 'rm -rf /'", "sudo -iu root <<'EOF'\nrm -rf /\nEOF"]) {
+    for (const cmd of [
+      "sudo -s <<< 'rm -rf /'",
+      "sudo -i <<< 'rm -rf /'",
+      "su <<< 'rm -rf /'",
+      "su - root <<< 'rm -rf /'",
+      "doas -s <<< 'rm -rf /'",
+      "sudo -iu root <<'EOF'\nrm -rf /\nEOF",
+    ]) {
       expect(catches(cmd), cmd).toBe(true);
       expect(analyseShell(cmd)?.opaque, cmd).toBe(false);
     }
@@ -324,14 +432,24 @@ describe("a Bash(rm *) condition on a wrapper that starts a shell without naming
   });
 
   it("matches such a shell reading its script from a pipe", () => {
-    for (const cmd of ["echo 'rm -rf /' | sudo -s", "echo 'rm -rf /' | sudo -i", "echo 'rm -rf /' | su", "echo 'rm -rf /' | su -", "echo 'rm -rf /' | sudo su", "echo 'rm -rf /' | sudo -iu root", "echo 'rm -rf /' | sudo --login", "echo 'rm -rf /' | su -l root"]) {
+    for (const cmd of [
+      "echo 'rm -rf /' | sudo -s",
+      "echo 'rm -rf /' | sudo -i",
+      "echo 'rm -rf /' | su",
+      "echo 'rm -rf /' | su -",
+      "echo 'rm -rf /' | sudo su",
+      "echo 'rm -rf /' | sudo -iu root",
+      "echo 'rm -rf /' | sudo --login",
+      "echo 'rm -rf /' | su -l root",
+    ]) {
       expect(catches(cmd), cmd).toBe(true);
       expect(analyseShell(cmd)?.opaque, cmd).toBe(true);
     }
   });
 
   it("reads a command given to those wrappers as the command, through option clusters", () => {
-    for (const cmd of ["sudo -s rm -rf /", "sudo -iu root rm -rf /", "sudo -Eu root rm -rf /", "su -lc 'rm -rf /' root", "env - rm -rf /"]) expect(catches(cmd), cmd).toBe(true);
+    for (const cmd of ["sudo -s rm -rf /", "sudo -iu root rm -rf /", "sudo -Eu root rm -rf /", "su -lc 'rm -rf /' root", "env - rm -rf /"])
+      expect(catches(cmd), cmd).toBe(true);
     for (const cmd of ["sudo -s ls", "sudo -u root ls", "su -c 'ls' root", "sudo ls"]) {
       expect(catches(cmd), cmd).toBe(false);
       expect(analyseShell(cmd)?.opaque, cmd).toBe(false);
@@ -341,7 +459,13 @@ describe("a Bash(rm *) condition on a wrapper that starts a shell without naming
 
 describe("a Bash(rm *) condition on command -v", () => {
   it("reads command -v and -V as looking a name up, running nothing, so a shell named there is no shell run", () => {
-    for (const cmd of ["command -v bash", "command -V sh", "command -pv bash", "if command -v zsh >/dev/null; then echo y; fi", "command -v rm"]) {
+    for (const cmd of [
+      "command -v bash",
+      "command -V sh",
+      "command -pv bash",
+      "if command -v zsh >/dev/null; then echo y; fi",
+      "command -v rm",
+    ]) {
       expect(catches(cmd), cmd).toBe(false);
       expect(analyseShell(cmd)?.opaque, cmd).toBe(false);
     }
@@ -356,8 +480,12 @@ describe("a Bash(rm *) condition on command -v", () => {
 describe("a Bash(rm *) condition on xargs' option clusters", () => {
   it("sees a replacement string set inside a cluster, as getopt reads it, so a script holding it is unreadable", () => {
     for (const cmd of [
-      "echo 'rm -rf /' | xargs -rI{} sh -c '{}'", "printf 'rm -rf /\\0' | xargs -0I{} sh -c '{}'", "echo 'rm -rf /' | xargs -ri sh -c '{}'",
-      "echo 'rm -rf /' | xargs -0IX sh -c X", "echo 'rm -rf /' | xargs -0iX sh -c X", "echo 'rm -rf /' | xargs -r -I {} sh -c '{}'",
+      "echo 'rm -rf /' | xargs -rI{} sh -c '{}'",
+      "printf 'rm -rf /\\0' | xargs -0I{} sh -c '{}'",
+      "echo 'rm -rf /' | xargs -ri sh -c '{}'",
+      "echo 'rm -rf /' | xargs -0IX sh -c X",
+      "echo 'rm -rf /' | xargs -0iX sh -c X",
+      "echo 'rm -rf /' | xargs -r -I {} sh -c '{}'",
     ]) {
       expect(catches(cmd), cmd).toBe(true);
       expect(analyseShell(cmd)?.opaque, cmd).toBe(true);
@@ -374,14 +502,27 @@ describe("a Bash(rm *) condition on xargs' option clusters", () => {
 
 describe("a Bash(rm *) condition on a wrapper's script option", () => {
   it("reads -c or -S only among the wrapper's own options, not the arguments of the command it runs", () => {
-    for (const cmd of ["flock /tmp/l grep -ic rm build.log", 'flock /tmp/l grep -ic "cannot (x)" log.txt', 'env LC_ALL=C ls -lS "my (dir)"', "env ls -S rm"]) {
+    for (const cmd of [
+      "flock /tmp/l grep -ic rm build.log",
+      'flock /tmp/l grep -ic "cannot (x)" log.txt',
+      'env LC_ALL=C ls -lS "my (dir)"',
+      "env ls -S rm",
+    ]) {
       expect(catches(cmd), cmd).toBe(false);
       expect(analyseShell(cmd)?.opaque, cmd).toBe(false);
     }
   });
 
   it("still reads the script a wrapper's own option gives, wherever that wrapper takes it", () => {
-    for (const cmd of ["flock /tmp/l -c 'rm -rf /'", "flock -w 5 /tmp/l --command 'rm -rf /'", "env -S 'rm -rf /'", "env -iS'rm -rf /'", "script -qc 'rm -rf /' /dev/null", "script -q /dev/null -c 'rm -rf /'", "su -lc 'rm -rf /'"]) {
+    for (const cmd of [
+      "flock /tmp/l -c 'rm -rf /'",
+      "flock -w 5 /tmp/l --command 'rm -rf /'",
+      "env -S 'rm -rf /'",
+      "env -iS'rm -rf /'",
+      "script -qc 'rm -rf /' /dev/null",
+      "script -q /dev/null -c 'rm -rf /'",
+      "su -lc 'rm -rf /'",
+    ]) {
       expect(catches(cmd), cmd).toBe(true);
     }
   });
@@ -389,7 +530,12 @@ describe("a Bash(rm *) condition on a wrapper's script option", () => {
 
 describe("a Bash(rm *) condition on su's options after the user", () => {
   it("reads su's options wherever they stand before --, as GNU getopt permutes them", () => {
-    for (const cmd of ["su root -s /bin/bash <<< 'rm -rf /'", "su root -c 'rm -rf /'", "su - root -c 'rm -rf /'", "su root -l -s /bin/sh <<< 'rm -rf /'"]) {
+    for (const cmd of [
+      "su root -s /bin/bash <<< 'rm -rf /'",
+      "su root -c 'rm -rf /'",
+      "su - root -c 'rm -rf /'",
+      "su root -l -s /bin/sh <<< 'rm -rf /'",
+    ]) {
       expect(catches(cmd), cmd).toBe(true);
       expect(analyseShell(cmd)?.opaque, cmd).toBe(false);
     }
@@ -399,7 +545,12 @@ describe("a Bash(rm *) condition on su's options after the user", () => {
 
 describe("a Bash(rm *) condition on runuser", () => {
   it("reads runuser without -u as su: a user operand and a shell that reads its script from standard input", () => {
-    for (const cmd of ["runuser -l root <<< 'rm -rf /'", "runuser - root <<< 'rm -rf /'", "runuser root <<< 'rm -rf /'", "runuser root -c 'rm -rf /'"]) {
+    for (const cmd of [
+      "runuser -l root <<< 'rm -rf /'",
+      "runuser - root <<< 'rm -rf /'",
+      "runuser root <<< 'rm -rf /'",
+      "runuser root -c 'rm -rf /'",
+    ]) {
       expect(catches(cmd), cmd).toBe(true);
       expect(analyseShell(cmd)?.opaque, cmd).toBe(false);
     }

@@ -3,32 +3,53 @@ import { Transform } from "../../../src/core/action.ts";
 import { RegistrationError } from "../../../src/core/errors.ts";
 import { compileMatcher, createStack, observe, type Outcome } from "../../../src/core/index.ts";
 
-interface Job { readonly kind: "fetch" | "parse"; readonly fail?: boolean }
-interface Done { readonly calls: number }
+interface Job {
+  readonly kind: "fetch" | "parse";
+  readonly fail?: boolean;
+}
+interface Done {
+  readonly calls: number;
+}
 
 /** A point whose runs have a step type, read from the outcome (and, for a failure, the input). */
 const points = {
   job: observe<Job, Done>({
     name: "job",
     subject: (j) => j.kind,
-    stepType: (o: Outcome<Done>) => (o._tag === "Failed" ? "error" : o._tag === "Completed" ? (o.value.calls > 0 ? "tool" : "final") : undefined),
+    stepType: (o: Outcome<Done>) =>
+      o._tag === "Failed" ? "error" : o._tag === "Completed" ? (o.value.calls > 0 ? "tool" : "final") : undefined,
   }),
   plain: observe<Job, Done>({ name: "plain" }),
 };
 
 const run = (stack: ReturnType<typeof createStack<typeof points>>, calls: number | "fail", metadata?: Record<string, unknown>) =>
-  stack.run("job", { kind: "fetch" }, () => {
-    if (calls === "fail") throw new Error("broken");
-    return { calls };
-  }, metadata === undefined ? undefined : { metadata });
+  stack.run(
+    "job",
+    { kind: "fetch" },
+    () => {
+      if (calls === "fail") throw new Error("broken");
+      return { calls };
+    },
+    metadata === undefined ? undefined : { metadata },
+  );
 
 describe("a step-type matcher is decided once the run has ended", () => {
   it("runs after, recover and observe only for runs of the matching step types", async () => {
     const seen: string[] = [];
     const stack = createStack(points)
-      .use("job", { name: "tools", match: { stepType: "tool" }, after: () => void seen.push("after tool"), observe: () => void seen.push("observe tool") })
+      .use("job", {
+        name: "tools",
+        match: { stepType: "tool" },
+        after: () => void seen.push("after tool"),
+        observe: () => void seen.push("observe tool"),
+      })
       .use("job", { name: "answers", match: { stepType: ["final"] }, after: () => void seen.push("after final") })
-      .use("job", { name: "failures", match: { stepType: "error" }, recover: () => void seen.push("recover error"), observe: () => void seen.push("observe error") });
+      .use("job", {
+        name: "failures",
+        match: { stepType: "error" },
+        recover: () => void seen.push("recover error"),
+        observe: () => void seen.push("observe error"),
+      });
     for (const calls of [2, 0, "fail"] as const) await run(stack, calls);
     await stack.flush();
     expect(seen).toEqual(["after tool", "after final", "recover error", "observe tool", "observe error"]);
@@ -67,8 +88,14 @@ describe("a step-type matcher is decided once the run has ended", () => {
 
   it("treats a stepType reader that throws as the hook's match failing (open on an observe point: skipped, counted)", async () => {
     const seen: string[] = [];
-    const stack = createStack({ job: observe<Job, Done>({ name: "job", stepType: () => { throw new Error("unreadable"); } }) })
-      .use("job", { name: "tools", match: { stepType: "tool" }, after: () => void seen.push("tool") });
+    const stack = createStack({
+      job: observe<Job, Done>({
+        name: "job",
+        stepType: () => {
+          throw new Error("unreadable");
+        },
+      }),
+    }).use("job", { name: "tools", match: { stepType: "tool" }, after: () => void seen.push("tool") });
     const outcome = await stack.run("job", { kind: "fetch" }, () => ({ calls: 1 }));
     expect(outcome._tag).toBe("Completed");
     expect(seen).toEqual([]);
@@ -79,7 +106,10 @@ describe("a step-type matcher is decided once the run has ended", () => {
     const stack = createStack(points)
       .use("job", { name: "tools", match: { all: ["fetch", { stepType: "tool" }] }, after: () => undefined })
       .use("job", { name: "parse-tools", match: { all: ["parse", { stepType: "tool" }] }, after: () => undefined });
-    expect(stack.explain("job", { kind: "fetch" }).map((e) => [e.hook, e.matches])).toEqual([["tools", true], ["parse-tools", false]]);
+    expect(stack.explain("job", { kind: "fetch" }).map((e) => [e.hook, e.matches])).toEqual([
+      ["tools", true],
+      ["parse-tools", false],
+    ]);
   });
 });
 
@@ -95,7 +125,9 @@ describe("a step-type matcher is refused where it cannot be decided", () => {
   };
 
   it("on a point without a step type, naming the path of the stepType", () => {
-    const error = refused(() => createStack(points).use("plain", { name: "t", match: { any: ["x", { stepType: "tool" }] }, after: () => undefined }));
+    const error = refused(() =>
+      createStack(points).use("plain", { name: "t", match: { any: ["x", { stepType: "tool" }] }, after: () => undefined }),
+    );
     expect(error).toMatchObject({ hook: "t", field: "match.any[1].stepType" });
     expect(error.message).toMatch(/point "plain" has none/);
   });
@@ -108,7 +140,9 @@ describe("a step-type matcher is refused where it cannot be decided", () => {
   });
 
   it.each(["before", "around", "onSettled"] as const)("on a hook with %s, which runs before the step type is known", (phase) => {
-    const error = refused(() => createStack(points).use("job", { name: "t", match: { stepType: "tool" }, after: () => undefined, [phase]: () => undefined }));
+    const error = refused(() =>
+      createStack(points).use("job", { name: "t", match: { stepType: "tool" }, after: () => undefined, [phase]: () => undefined }),
+    );
     expect(error).toMatchObject({ hook: "t", field: "match" });
     expect(error.message).toMatch(new RegExp(`after, recover and observe only \\(it has ${phase}\\)`));
   });

@@ -12,7 +12,10 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
 const dependenciesOf = (dir: string): string[] => {
-  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+    dependencies?: Record<string, string>;
+    optionalDependencies?: Record<string, string>;
+  };
   return [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.optionalDependencies ?? {})];
 };
 
@@ -38,7 +41,11 @@ const link = (name: string, modules: string, done: Set<string>, optional = false
  */
 export const buildPackage = (dir: string): string => {
   // The package's own build (scripts/build.ts), into this copy.
-  const build = spawnSync(process.execPath, ["--import", "tsx", join(root, "scripts", "build.ts"), "--out", join(dir, "dist"), "--no-types"], { cwd: root, encoding: "utf8" });
+  const build = spawnSync(
+    process.execPath,
+    ["--import", "tsx", join(root, "scripts", "build.ts"), "--out", join(dir, "dist"), "--no-types"],
+    { cwd: root, encoding: "utf8" },
+  );
   if (build.status !== 0) throw new Error(`agent-onion-package: the build failed: ${build.stdout}${build.stderr}`);
   mkdirSync(join(dir, "bin"), { recursive: true });
   copyFileSync(join(root, "package.json"), join(dir, "package.json"));

@@ -27,7 +27,12 @@ export interface ScenarioContext {
 export type Scenario = (ctx: ScenarioContext) => Promise<unknown>;
 
 const config = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as {
-  module: string; scenario: string; args?: Record<string, unknown>; outFile: string; claude: string; cwd: string;
+  module: string;
+  scenario: string;
+  args?: Record<string, unknown>;
+  outFile: string;
+  claude: string;
+  cwd: string;
 };
 const scenarios = (await import(config.module)) as Record<string, Scenario>;
 const scenario = scenarios[config.scenario];
@@ -46,7 +51,15 @@ try {
   const result = await scenario({ query, sdk, options, args: config.args ?? {}, cwd: config.cwd });
   writeFileSync(config.outFile, JSON.stringify({ ok: true, result }));
 } catch (error) {
-  writeFileSync(config.outFile, JSON.stringify({ ok: false, error: String((error as Error)?.stack ?? error), name: (error as Error)?.name, problem: (error as { problem?: unknown })?.problem }));
+  writeFileSync(
+    config.outFile,
+    JSON.stringify({
+      ok: false,
+      error: String((error as Error)?.stack ?? error),
+      name: (error as Error)?.name,
+      problem: (error as { problem?: unknown })?.problem,
+    }),
+  );
 }
 // The SDK may keep handles (its child's pipes) open for a moment; the answer is written.
 process.exit(0);

@@ -15,7 +15,17 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 export const claudeCodeVersion: string = readFileSync(join(root, "scripts", "claude-code", "VERSION"), "utf8").trim();
 
 /** Where install.sh puts the binary. */
-export const cachedBinary: string = join(root, ".cache", "claude-code", claudeCodeVersion, "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe");
+export const cachedBinary: string = join(
+  root,
+  ".cache",
+  "claude-code",
+  claudeCodeVersion,
+  "node_modules",
+  "@anthropic-ai",
+  "claude-code",
+  "bin",
+  "claude.exe",
+);
 
 /** `AGENT_ONION_REQUIRE_CLAUDE_CODE=1` (set by `.ci/run`) turns a skip into a failure. */
 export const required: boolean = process.env.AGENT_ONION_REQUIRE_CLAUDE_CODE === "1";
@@ -24,7 +34,11 @@ export const required: boolean = process.env.AGENT_ONION_REQUIRE_CLAUDE_CODE ===
 const findBinary = (): { path?: string; problem?: string } => {
   const path = process.env.AGENT_ONION_CLAUDE_CODE_BIN || cachedBinary;
   if (!existsSync(path))
-    return { problem: process.env.AGENT_ONION_CLAUDE_CODE_BIN ? `AGENT_ONION_CLAUDE_CODE_BIN names ${path}, which does not exist` : `Claude Code ${claudeCodeVersion} is not installed (bash scripts/claude-code/install.sh)` };
+    return {
+      problem: process.env.AGENT_ONION_CLAUDE_CODE_BIN
+        ? `AGENT_ONION_CLAUDE_CODE_BIN names ${path}, which does not exist`
+        : `Claude Code ${claudeCodeVersion} is not installed (bash scripts/claude-code/install.sh)`,
+    };
   const run = spawnSync(path, ["--version"], { encoding: "utf8", timeout: 10_000 });
   const version = run.stdout?.trim().split(" ")[0];
   if (run.status !== 0) return { problem: `${path} --version failed: ${run.error?.message ?? run.stderr?.trim()}` };
@@ -45,7 +59,9 @@ const findUnshare = (): { args?: readonly string[]; problem?: string } => {
     if (probe.status === 0) return { args: flags };
     last = probe.error?.message ?? probe.stderr.trim();
   }
-  return { problem: `no network namespace with loopback (unshare ${tries.map((t) => t.join(" ")).join(" / ")} ip link set lo up: ${last})` };
+  return {
+    problem: `no network namespace with loopback (unshare ${tries.map((t) => t.join(" ")).join(" / ")} ip link set lo up: ${last})`,
+  };
 };
 
 const binary = findBinary();
@@ -58,6 +74,6 @@ export const unshareFlags: readonly string[] = unshare.args ?? [];
 /** Whether the real-client tests can run here. */
 export const claudeCodeAvailable: boolean = claudeCodeBinary !== undefined;
 /** Why they cannot run here, with what makes them run; undefined when they can. */
-export const claudeCodeProblem: string | undefined = claudeCodeAvailable ? undefined : binary.problem ?? unshare.problem;
+export const claudeCodeProblem: string | undefined = claudeCodeAvailable ? undefined : (binary.problem ?? unshare.problem);
 /** The one line the global setup prints when they are skipped. */
 export const claudeCodeSkipNotice = `Claude Code real-client tests skipped: ${claudeCodeProblem ?? "nothing missing"}.`;

@@ -32,7 +32,14 @@ export const hookRuns = (log: string): HookRun[] => {
     const m = line.exec(text);
     if (!m) continue;
     const label = m[2]!;
-    runs.push({ label, event: label.split(":")[0]!, command: m[3]!, status: m[4] === undefined ? "timeout" : Number(m[4]), ms: Number(m[5]), at: Date.parse(m[1]!) });
+    runs.push({
+      label,
+      event: label.split(":")[0]!,
+      command: m[3]!,
+      status: m[4] === undefined ? "timeout" : Number(m[4]),
+      ms: Number(m[5]),
+      at: Date.parse(m[1]!),
+    });
   }
   return runs;
 };

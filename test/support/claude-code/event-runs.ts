@@ -12,10 +12,36 @@ import { bashTurn, ranCommand, type ClaudeCodeRun, type ClaudeCodeRunOptions } f
 
 /** Every event name of the hooks reference that a settings file may name. */
 export const hookEvents = [
-  "SessionStart", "Setup", "InstructionsLoaded", "UserPromptSubmit", "UserPromptExpansion", "MessageDisplay", "PreToolUse",
-  "PermissionRequest", "PermissionDenied", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification", "SubagentStart",
-  "SubagentStop", "TaskCreated", "TaskCompleted", "Stop", "StopFailure", "TeammateIdle", "ConfigChange", "CwdChanged",
-  "DirectoryAdded", "FileChanged", "WorktreeRemove", "PreCompact", "PostCompact", "Elicitation", "ElicitationResult", "SessionEnd",
+  "SessionStart",
+  "Setup",
+  "InstructionsLoaded",
+  "UserPromptSubmit",
+  "UserPromptExpansion",
+  "MessageDisplay",
+  "PreToolUse",
+  "PermissionRequest",
+  "PermissionDenied",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "PostToolBatch",
+  "Notification",
+  "SubagentStart",
+  "SubagentStop",
+  "TaskCreated",
+  "TaskCompleted",
+  "Stop",
+  "StopFailure",
+  "TeammateIdle",
+  "ConfigChange",
+  "CwdChanged",
+  "DirectoryAdded",
+  "FileChanged",
+  "WorktreeRemove",
+  "PreCompact",
+  "PostCompact",
+  "Elicitation",
+  "ElicitationResult",
+  "SessionEnd",
 ] as const;
 
 // WorktreeCreate is left out: a hook on it replaces git's worktree creation.
@@ -39,7 +65,11 @@ export const isMainLoop = (body: MessagesRequest | undefined): boolean => (body?
  */
 export const subagentTurns = (): MockTurn => {
   const main: MockTurn[] = [
-    { toolUses: [{ name: "Agent", input: { description: "Look around", prompt: "Create the marker file, then report.", subagent_type: "Explore" } }] },
+    {
+      toolUses: [
+        { name: "Agent", input: { description: "Look around", prompt: "Create the marker file, then report.", subagent_type: "Explore" } },
+      ],
+    },
     "Waiting for the subagent.",
   ];
   const sub: MockTurn[] = [bashTurn(ranCommand("sub")), "Subagent finished."];
@@ -68,7 +98,12 @@ export const eventRuns = (): Record<string, ClaudeCodeRunOptions> => ({
     ],
   },
   "a run whose model starts a subagent": { settings: recordAll, turns: [], whenDone: subagentTurns() },
-  "a run of a project slash command": { settings: recordAll, prompt: "/hello", files: { ".claude/commands/hello.md": "Say hello to the rig.\n" }, turns: ["Hello."] },
+  "a run of a project slash command": {
+    settings: recordAll,
+    prompt: "/hello",
+    files: { ".claude/commands/hello.md": "Say hello to the rig.\n" },
+    turns: ["Hello."],
+  },
   "a run with --init": { settings: recordAll, args: ["--init"], turns: ["Done."] },
   "a run of /compact": { settings: recordAll, prompt: "/compact", turns: [] },
 });
@@ -82,7 +117,9 @@ export const eventRuns = (): Record<string, ClaudeCodeRunOptions> => ({
 export const recordedEvents = (run: ClaudeCodeRun): Record<string, unknown>[] => {
   const dir = join(run.project, ".events");
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).sort().map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as Record<string, unknown>);
+  return readdirSync(dir)
+    .sort()
+    .map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as Record<string, unknown>);
 };
 
 const uuid = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g;
@@ -99,9 +136,12 @@ export const scrub = (event: Record<string, unknown>, run: Pick<ClaudeCodeRun, "
   const ids = new Map<string, string>();
   const mangled = run.project.replace(/[^A-Za-z0-9]/g, "-");
   let text = JSON.stringify(event)
-    .split(run.project).join("/project")
-    .split(run.home).join("/home/user")
-    .split(mangled).join("-project")
+    .split(run.project)
+    .join("/project")
+    .split(run.home)
+    .join("/home/user")
+    .split(mangled)
+    .join("-project")
     .replace(/\/tmp\/claude-0\/[^"]*/g, "/tmp/claude-0/…")
     .replace(/\ba[0-9a-f]{16}\b/g, "a0000000000000000");
   text = text.replace(uuid, (id) => {
@@ -123,6 +163,10 @@ export const scrub = (event: Record<string, unknown>, run: Pick<ClaudeCodeRun, "
 export const shapeOf = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.length === 0 ? [] : [shapeOf(value[0])];
   if (value !== null && typeof value === "object")
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, shapeOf((value as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, shapeOf((value as Record<string, unknown>)[k])]),
+    );
   return value === null ? "null" : typeof value;
 };

@@ -53,8 +53,11 @@ export const answer = (spec: AnswerSpec, extra: Record<string, unknown> = {}): H
  * @example
  * script("block_rm.sh") // { type: "command", command: "…/scripts/block_rm.sh" }
  */
-export const script = (name: string, args: readonly string[] = [], extra: Record<string, unknown> = {}): Handler =>
-  ({ type: "command", command: [join(fixtures, "scripts", name), ...args].join(" "), ...extra });
+export const script = (name: string, args: readonly string[] = [], extra: Record<string, unknown> = {}): Handler => ({
+  type: "command",
+  command: [join(fixtures, "scripts", name), ...args].join(" "),
+  ...extra,
+});
 
 /**
  * A command hook running a shell command line as it is.
@@ -79,7 +82,11 @@ export const specific = (event: string, fields: Record<string, unknown>) => ({ h
  * decision("deny", "no rm") // { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no rm" } }
  */
 export const decision = (permissionDecision: string, permissionDecisionReason?: string, fields: Record<string, unknown> = {}) =>
-  specific("PreToolUse", { permissionDecision, ...(permissionDecisionReason !== undefined ? { permissionDecisionReason } : {}), ...fields });
+  specific("PreToolUse", {
+    permissionDecision,
+    ...(permissionDecisionReason !== undefined ? { permissionDecisionReason } : {}),
+    ...fields,
+  });
 
 /** One matcher group per call; groups of the same event are kept in order. */
 export interface Group {
@@ -94,7 +101,11 @@ export interface Group {
  * @example
  * settings(on("PreToolUse", "Bash", script("block_rm.sh")), on("Stop", undefined, script("require_tests_stop.sh")))
  */
-export const on = (event: string, matcher: string | undefined, ...hooks: Handler[]): Group => ({ event, ...(matcher !== undefined ? { matcher } : {}), hooks });
+export const on = (event: string, matcher: string | undefined, ...hooks: Handler[]): Group => ({
+  event,
+  ...(matcher !== undefined ? { matcher } : {}),
+  hooks,
+});
 
 /**
  * Settings holding these groups.

@@ -120,7 +120,16 @@ const stream = (res: ServerResponse, id: string, model: string, blocks: readonly
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": `req_${id}` });
   sse(res, "message_start", {
     type: "message_start",
-    message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+    message: {
+      id,
+      type: "message",
+      role: "assistant",
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { ...usage, output_tokens: 1 },
+    },
   });
   sse(res, "ping", { type: "ping" });
   blocks.forEach((block, index) => {
@@ -132,12 +141,24 @@ const stream = (res: ServerResponse, id: string, model: string, blocks: readonly
       for (const part of [text.slice(0, half), text.slice(half)])
         if (part !== "") sse(res, "content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: part } });
     } else {
-      sse(res, "content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } });
-      sse(res, "content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } });
+      sse(res, "content_block_start", {
+        type: "content_block_start",
+        index,
+        content_block: { type: "tool_use", id: block.id, name: block.name, input: {} },
+      });
+      sse(res, "content_block_delta", {
+        type: "content_block_delta",
+        index,
+        delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) },
+      });
     }
     sse(res, "content_block_stop", { type: "content_block_stop", index });
   });
-  sse(res, "message_delta", { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+  sse(res, "message_delta", {
+    type: "message_delta",
+    delta: { stop_reason: stopReason, stop_sequence: null },
+    usage: { output_tokens: usage.output_tokens },
+  });
   sse(res, "message_stop", { type: "message_stop" });
   res.end();
 };
@@ -186,18 +207,24 @@ export const startMockAnthropic = async (options: MockAnthropicOptions, listen: 
       return;
     }
     if (!isMessages) {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: `mock: no ${req.method} ${path}` } }));
+      res
+        .writeHead(404, { "content-type": "application/json" })
+        .end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: `mock: no ${req.method} ${path}` } }));
       return;
     }
     let answer: MockAnswer;
     try {
       answer = answerFor(recorded);
     } catch (error) {
-      res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ type: "error", error: { type: "api_error", message: `mock script failed: ${(error as Error).message}` } }));
+      res
+        .writeHead(500, { "content-type": "application/json" })
+        .end(JSON.stringify({ type: "error", error: { type: "api_error", message: `mock script failed: ${(error as Error).message}` } }));
       return;
     }
     if (answer.error) {
-      res.writeHead(answer.error.status, { "content-type": "application/json" }).end(JSON.stringify({ type: "error", error: { type: answer.error.type, message: answer.error.message } }));
+      res
+        .writeHead(answer.error.status, { "content-type": "application/json" })
+        .end(JSON.stringify({ type: "error", error: { type: answer.error.type, message: answer.error.message } }));
       return;
     }
     const blocks = blocksOf(answer, nextId);
@@ -205,9 +232,19 @@ export const startMockAnthropic = async (options: MockAnthropicOptions, listen: 
     const id = `msg_mock_${String(++messages).padStart(3, "0")}`;
     const model = body!.model ?? "claude-mock";
     if (body!.stream === true) stream(res, id, model, blocks, stopReason);
-    else res.writeHead(200, { "content-type": "application/json", "request-id": `req_${id}` }).end(JSON.stringify({
-      id, type: "message", role: "assistant", model, content: blocks, stop_reason: stopReason, stop_sequence: null, usage,
-    }));
+    else
+      res.writeHead(200, { "content-type": "application/json", "request-id": `req_${id}` }).end(
+        JSON.stringify({
+          id,
+          type: "message",
+          role: "assistant",
+          model,
+          content: blocks,
+          stop_reason: stopReason,
+          stop_sequence: null,
+          usage,
+        }),
+      );
   };
 
   const server: Server = createServer((req, res) => {
@@ -228,9 +265,10 @@ export const startMockAnthropic = async (options: MockAnthropicOptions, listen: 
     scripted: () => requests.filter((r) => r.scripted),
     remaining: () => Math.max(0, options.turns.length - next),
     url,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 };

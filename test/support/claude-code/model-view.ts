@@ -24,7 +24,7 @@ export interface ToolExchange {
  * blockText([{ type: "text", text: "a" }, { type: "text", text: "b" }]) // "a\nb"
  */
 export const blockText = (content: ContentBlock["content"]): string =>
-  typeof content === "string" ? content : (content ?? []).map((b) => (b.type === "text" ? b.text ?? "" : `[${b.type}]`)).join("\n");
+  typeof content === "string" ? content : (content ?? []).map((b) => (b.type === "text" ? (b.text ?? "") : `[${b.type}]`)).join("\n");
 
 const blocksOf = (content: string | readonly ContentBlock[]): readonly ContentBlock[] =>
   typeof content === "string" ? [{ type: "text", text: content }] : content;
@@ -43,7 +43,14 @@ export const toolExchanges = (request: MessagesRequest): ToolExchange[] => {
   const close = (): void => {
     for (const b of open?.results ?? []) {
       const call = calls.get(b.tool_use_id!);
-      out.push({ id: b.tool_use_id!, name: call?.name ?? "", input: call?.input, text: blockText(b.content), isError: b.is_error === true, alongside: open!.texts });
+      out.push({
+        id: b.tool_use_id!,
+        name: call?.name ?? "",
+        input: call?.input,
+        text: blockText(b.content),
+        isError: b.is_error === true,
+        alongside: open!.texts,
+      });
     }
     open = undefined;
   };

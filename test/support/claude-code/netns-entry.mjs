@@ -24,7 +24,10 @@ const listen = (port, socket) =>
     const server = createServer((client) => {
       const upstream = connect(socket);
       client.pipe(upstream).pipe(client);
-      const drop = () => { client.destroy(); upstream.destroy(); };
+      const drop = () => {
+        client.destroy();
+        upstream.destroy();
+      };
       client.on("error", drop);
       upstream.on("error", drop);
     });
@@ -44,21 +47,29 @@ if (config.stdin != null) child.stdin.end(config.stdin);
 
 let timedOut = false;
 const killTree = (signal) => {
-  try { process.kill(-child.pid, signal); } catch { /* already gone */ }
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    /* already gone */
+  }
 };
 const timer = setTimeout(() => {
   timedOut = true;
   process.stderr.write(`netns-entry: ${config.command} still running after ${config.timeoutMs} ms; killed\n`);
   killTree("SIGKILL");
 }, config.timeoutMs ?? 60_000);
-for (const s of ["SIGTERM", "SIGINT"]) process.on(s, () => { killTree("SIGKILL"); process.exit(143); });
+for (const s of ["SIGTERM", "SIGINT"])
+  process.on(s, () => {
+    killTree("SIGKILL");
+    process.exit(143);
+  });
 
 child.on("exit", (code, signal) => {
   clearTimeout(timer);
   // Hooks Claude Code left running in the background die with the namespace's servers.
   killTree("SIGKILL");
   for (const s of servers) s.close();
-  process.exit(timedOut ? 124 : code ?? (signal ? 128 : 1));
+  process.exit(timedOut ? 124 : (code ?? (signal ? 128 : 1)));
 });
 child.on("error", (error) => {
   process.stderr.write(`netns-entry: cannot start ${config.command}: ${error.message}\n`);

@@ -44,14 +44,18 @@ export interface Observation {
 }
 
 const seenIn = (texts: readonly string[], markers: readonly string[]): Record<string, number | null> =>
-  Object.fromEntries(markers.map((m) => {
-    const i = texts.findIndex((t) => t.includes(m));
-    return [m, i === -1 ? null : i];
-  }));
+  Object.fromEntries(
+    markers.map((m) => {
+      const i = texts.findIndex((t) => t.includes(m));
+      return [m, i === -1 ? null : i];
+    }),
+  );
 
 const filesOf = (project: string, scenario: Scenario): Record<string, boolean | string | null> => ({
   ...Object.fromEntries((scenario.exists ?? []).map((p) => [p, existsSync(join(project, p))])),
-  ...Object.fromEntries((scenario.contents ?? []).map((p) => [p, existsSync(join(project, p)) ? readFileSync(join(project, p), "utf8") : null])),
+  ...Object.fromEntries(
+    (scenario.contents ?? []).map((p) => [p, existsSync(join(project, p)) ? readFileSync(join(project, p), "utf8") : null]),
+  ),
 });
 
 /**
@@ -64,7 +68,10 @@ export const observeClaudeCode = (run: ClaudeCodeRun, scenario: Scenario): Obser
   executed: run.executed,
   modelCalls: run.modelCalls.length,
   toolErrors: run.toolResults.map((t) => t.isError),
-  seen: seenIn(run.modelCalls.map((r) => (r.body ? conversationText(r.body) : "")), scenario.markers ?? []),
+  seen: seenIn(
+    run.modelCalls.map((r) => (r.body ? conversationText(r.body) : "")),
+    scenario.markers ?? [],
+  ),
   files: filesOf(run.project, scenario),
 });
 
@@ -82,7 +89,10 @@ export const observeAgentOnion = (run: AgentOnionRun, scenario: Scenario): Obser
     executed: run.executed,
     modelCalls: requests.length,
     toolErrors: (last?.messages ?? []).filter((m) => m.role === "tool").map((m) => m.isError === true),
-    seen: seenIn(requests.map((r) => requestText(r.messages)), scenario.markers ?? []),
+    seen: seenIn(
+      requests.map((r) => requestText(r.messages)),
+      scenario.markers ?? [],
+    ),
     files: filesOf(run.project, scenario),
   };
 };
@@ -94,9 +104,12 @@ export const observeAgentOnion = (run: AgentOnionRun, scenario: Scenario): Obser
  * const { claude, onion } = await runBoth(scenario)
  * expect(onion).toEqual(claude)
  */
-export const runBoth = async (scenario: Scenario): Promise<{ claude: Observation; onion: Observation; claudeRun: ClaudeCodeRun; onionRun: AgentOnionRun }> => {
+export const runBoth = async (
+  scenario: Scenario,
+): Promise<{ claude: Observation; onion: Observation; claudeRun: ClaudeCodeRun; onionRun: AgentOnionRun }> => {
   const common = {
-    settings: scenario.settings, turns: scenario.turns,
+    settings: scenario.settings,
+    turns: scenario.turns,
     ...(scenario.files ? { files: scenario.files } : {}),
     ...(scenario.whenDone !== undefined ? { whenDone: scenario.whenDone } : {}),
     ...(scenario.prompt !== undefined ? { prompt: scenario.prompt } : {}),

@@ -52,18 +52,24 @@ const transcriptIn = (dir: string): Record<string, unknown>[] => {
   if (!existsSync(dir)) return [];
   const file = readdirSync(dir).find((f) => f.endsWith(".jsonl"));
   if (file === undefined) return [];
-  return readFileSync(join(dir, file), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return readFileSync(join(dir, file), "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 };
 
 /** A mock turn as a scripted-model turn (functions of the request are Claude Code only). */
 const scripted = (turn: MockTurn): ScriptedTurn => {
-  if (typeof turn === "function") throw new TypeError("runAgentOnion: turns that are functions of a Messages API request cannot be replayed");
+  if (typeof turn === "function")
+    throw new TypeError("runAgentOnion: turns that are functions of a Messages API request cannot be replayed");
   if (typeof turn === "string") return turn;
   const answer: MockAnswer = turn;
   if (answer.error) return { error: Object.assign(new Error(answer.error.message), { status: answer.error.status }) };
   const out: ScriptedAnswer = {
     ...(answer.text !== undefined ? { text: answer.text } : {}),
-    ...(answer.toolUses ? { toolCalls: answer.toolUses.map((u, i) => ({ name: u.name, input: { ...u.input }, id: u.id ?? `toolu_onion_${i + 1}` })) } : {}),
+    ...(answer.toolUses
+      ? { toolCalls: answer.toolUses.map((u, i) => ({ name: u.name, input: { ...u.input }, id: u.id ?? `toolu_onion_${i + 1}` })) }
+      : {}),
   };
   return out;
 };
@@ -88,7 +94,9 @@ const bash = (command: string, cwd: string, env: Record<string, string>) =>
  */
 const tools = (cwd: string, env: Record<string, string>) => [
   defineTool<{ command?: unknown }>({
-    name: "Bash", description: "Run a shell command", inputSchema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
+    name: "Bash",
+    description: "Run a shell command",
+    inputSchema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
     // What the session's SessionStart hooks exported through CLAUDE_ENV_FILE reaches the command, as in Claude Code's Bash tool.
     execute: async ({ command }, options) => {
       const r = await bash(String(command), cwd, commandEnv(options, env));
@@ -97,7 +105,9 @@ const tools = (cwd: string, env: Record<string, string>) => [
     },
   }),
   defineTool<{ file_path?: unknown; content?: unknown }>({
-    name: "Write", description: "Write a file", inputSchema: { type: "object", properties: { file_path: { type: "string" }, content: { type: "string" } } },
+    name: "Write",
+    description: "Write a file",
+    inputSchema: { type: "object", properties: { file_path: { type: "string" }, content: { type: "string" } } },
     execute: ({ file_path, content }) => {
       const path = isAbsolute(String(file_path)) ? String(file_path) : join(cwd, String(file_path));
       mkdirSync(dirname(path), { recursive: true });
@@ -129,9 +139,24 @@ export const runAgentOnion = async (options: AgentOnionRunOptions): Promise<Agen
     const toolEnv: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8", ...env };
     let stack;
     try {
-      ({ stack } = fromClaudeSettings(claudeSettingsFiles(project, home), { trustProjectSettings: true, home, cwd: project, projectDir: project, ...options.settingsOptions }));
+      ({ stack } = fromClaudeSettings(claudeSettingsFiles(project, home), {
+        trustProjectSettings: true,
+        home,
+        cwd: project,
+        projectDir: project,
+        ...options.settingsOptions,
+      }));
     } catch (error) {
-      return { turn: undefined, loadError: error as Error, sessionError: undefined, model: undefined, executed: executedIn(project), project, home, transcript };
+      return {
+        turn: undefined,
+        loadError: error as Error,
+        sessionError: undefined,
+        model: undefined,
+        executed: executedIn(project),
+        project,
+        home,
+        transcript,
+      };
     }
     const model = createScriptedModel({ turns: options.turns.map(scripted), whenDone: scripted(options.whenDone ?? "Done.") });
     const agent = createAgent({ model, tools: tools(project, toolEnv), stack, transcript: { dir: transcripts } });
@@ -159,4 +184,7 @@ export const runAgentOnion = async (options: AgentOnionRunOptions): Promise<Agen
  * requestText([{ role: "user", content: "go" }, { role: "tool", content: "ran" }]) // "go\nran"
  */
 export const requestText = (messages: readonly Message[]): string =>
-  messages.filter((m) => m.role !== "assistant").map((m) => m.content).join("\n");
+  messages
+    .filter((m) => m.role !== "assistant")
+    .map((m) => m.content)
+    .join("\n");

@@ -89,7 +89,10 @@ export const socketTo = async (port: number, dir: string): Promise<{ readonly so
   const server = createServer((client) => {
     const upstream = connect(port, "127.0.0.1");
     client.pipe(upstream).pipe(client);
-    const drop = () => { client.destroy(); upstream.destroy(); };
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+    };
     client.on("error", drop);
     upstream.on("error", drop);
   });
@@ -113,12 +116,23 @@ export const runAgentSdk = async (options: AgentSdkRunOptions): Promise<AgentSdk
   writeFiles(dirs.project, dirs.home, options.files);
   const n = ++runs;
   const socket = join(dirs.root, `api-${n}.sock`);
-  const api = await startMockAnthropic({ turns: options.turns, ...(options.whenDone !== undefined ? { whenDone: options.whenDone } : {}) }, socket);
+  const api = await startMockAnthropic(
+    { turns: options.turns, ...(options.whenDone !== undefined ? { whenDone: options.whenDone } : {}) },
+    socket,
+  );
   const outFile = join(dirs.root, `sdk-out-${n}.json`);
   const workerConfig = join(dirs.root, `sdk-worker-${n}.json`);
-  writeFileSync(workerConfig, JSON.stringify({
-    module: options.module, scenario: options.scenario, args: options.args ?? {}, outFile, claude: claudeCodeBinary, cwd: dirs.project,
-  }));
+  writeFileSync(
+    workerConfig,
+    JSON.stringify({
+      module: options.module,
+      scenario: options.scenario,
+      args: options.args ?? {},
+      outFile,
+      claude: claudeCodeBinary,
+      cwd: dirs.project,
+    }),
+  );
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: dirs.home,
@@ -135,11 +149,18 @@ export const runAgentSdk = async (options: AgentSdkRunOptions): Promise<AgentSdk
     ...options.env,
   };
   const netns = join(dirs.root, `netns-${n}.json`);
-  writeFileSync(netns, JSON.stringify({
-    forwards: [{ port: apiPort, socket }, ...(options.forwards ?? [])],
-    command: process.execPath, args: ["--import", tsx, worker, workerConfig], env, cwd: dirs.project, stdin: null,
-    timeoutMs: options.timeoutMs ?? 60_000,
-  }));
+  writeFileSync(
+    netns,
+    JSON.stringify({
+      forwards: [{ port: apiPort, socket }, ...(options.forwards ?? [])],
+      command: process.execPath,
+      args: ["--import", tsx, worker, workerConfig],
+      env,
+      cwd: dirs.project,
+      stdin: null,
+      timeoutMs: options.timeoutMs ?? 60_000,
+    }),
+  );
   const started = Date.now();
   const child = spawn("unshare", [...unshareFlags, process.execPath, entry, netns], { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
@@ -148,15 +169,24 @@ export const runAgentSdk = async (options: AgentSdkRunOptions): Promise<AgentSdk
   const exitCode = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
   const durationMs = Date.now() - started;
   await api.close();
-  const out = existsSync(outFile) ? (JSON.parse(readFileSync(outFile, "utf8")) as { ok: boolean; result?: unknown; error?: string; name?: string; problem?: string }) : undefined;
+  const out = existsSync(outFile)
+    ? (JSON.parse(readFileSync(outFile, "utf8")) as { ok: boolean; result?: unknown; error?: string; name?: string; problem?: string })
+    : undefined;
   const modelCalls = api.scripted();
   const last = modelCalls.at(-1)?.body;
   const texts = modelCalls.map((r) => (r.body ? conversationText(r.body) : ""));
-  const failure = out === undefined
-    ? { error: `the worker wrote no answer (exit ${exitCode}): ${stderr.slice(-2000)}` }
-    : out.ok ? undefined : { error: out.error ?? "", ...(out.name ? { name: out.name } : {}), ...(out.problem ? { problem: out.problem } : {}) };
+  const failure =
+    out === undefined
+      ? { error: `the worker wrote no answer (exit ${exitCode}): ${stderr.slice(-2000)}` }
+      : out.ok
+        ? undefined
+        : { error: out.error ?? "", ...(out.name ? { name: out.name } : {}), ...(out.problem ? { problem: out.problem } : {}) };
   return {
-    exitCode, stderr, failure, durationMs, dirs,
+    exitCode,
+    stderr,
+    failure,
+    durationMs,
+    dirs,
     get result() {
       if (failure !== undefined) throw new Error(`the scenario failed: ${failure.error}\n--- stderr ---\n${stderr.slice(-3000)}`);
       return out?.result;

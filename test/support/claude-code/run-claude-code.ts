@@ -110,7 +110,9 @@ export const ranCommand = (id: string): string => `touch ran-${id}`;
  * @example
  * bashTurn("ls") // { toolUses: [{ name: "Bash", input: { command: "ls", description: "rig command" } }] }
  */
-export const bashTurn = (command: string, id?: string): MockTurn => ({ toolUses: [{ name: "Bash", input: { command, description: "rig command" }, ...(id ? { id } : {}) }] });
+export const bashTurn = (command: string, id?: string): MockTurn => ({
+  toolUses: [{ name: "Bash", input: { command, description: "rig command" }, ...(id ? { id } : {}) }],
+});
 
 const made: string[] = [];
 
@@ -172,7 +174,10 @@ export const writeFiles = (project: string, home: string, files: Readonly<Record
  * executedIn(project) // ["1", "rewritten"]
  */
 export const executedIn = (dir: string): string[] =>
-  readdirSync(dir).filter((f) => f.startsWith("ran-")).map((f) => f.slice(4)).sort();
+  readdirSync(dir)
+    .filter((f) => f.startsWith("ran-"))
+    .map((f) => f.slice(4))
+    .sort();
 
 /**
  * Run Claude Code once with `options`; see the module comment.
@@ -187,7 +192,10 @@ export const runClaudeCode = async (options: ClaudeCodeRunOptions): Promise<Clau
   writeFiles(project, home, options.files, options.settings);
   options.prepare?.({ project, home });
   const socket = join(root, "api.sock");
-  const api = await startMockAnthropic({ turns: options.turns, ...(options.whenDone !== undefined ? { whenDone: options.whenDone } : {}) }, socket);
+  const api = await startMockAnthropic(
+    { turns: options.turns, ...(options.whenDone !== undefined ? { whenDone: options.whenDone } : {}) },
+    socket,
+  );
   const debugFile = join(root, "debug", "claude.log");
   mkdirSync(dirname(debugFile));
   const env: Record<string, string> = {
@@ -205,17 +213,30 @@ export const runClaudeCode = async (options: ClaudeCodeRunOptions): Promise<Clau
     ...options.env,
   };
   const args = [
-    "-p", options.prompt ?? "Run the task.",
-    "--output-format", "stream-json", "--verbose", "--include-hook-events",
-    "--debug-file", debugFile,
-    ...(options.allowedTools ?? ["Bash"]).length > 0 ? ["--allowedTools", ...(options.allowedTools ?? ["Bash"])] : [],
+    "-p",
+    options.prompt ?? "Run the task.",
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--include-hook-events",
+    "--debug-file",
+    debugFile,
+    ...((options.allowedTools ?? ["Bash"]).length > 0 ? ["--allowedTools", ...(options.allowedTools ?? ["Bash"])] : []),
     ...(options.args ?? []),
   ];
   const config = join(root, "netns.json");
-  writeFileSync(config, JSON.stringify({
-    forwards: [{ port: apiPort, socket }, ...(options.forwards ?? [])],
-    command: claudeCodeBinary, args, env, cwd: project, stdin: null, timeoutMs: options.timeoutMs ?? 60_000,
-  }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      forwards: [{ port: apiPort, socket }, ...(options.forwards ?? [])],
+      command: claudeCodeBinary,
+      args,
+      env,
+      cwd: project,
+      stdin: null,
+      timeoutMs: options.timeoutMs ?? 60_000,
+    }),
+  );
   const started = Date.now();
   const child = spawn("unshare", [...unshareFlags, process.execPath, entry, config], { stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
@@ -242,7 +263,14 @@ export const runClaudeCode = async (options: ClaudeCodeRunOptions): Promise<Clau
   const texts = modelCalls.map((r) => (r.body ? conversationText(r.body) : ""));
   const sessionId = typeof result?.session_id === "string" ? result.session_id : undefined;
   return {
-    exitCode, stderr, stream, durationMs, project, home, debugLog, result,
+    exitCode,
+    stderr,
+    stream,
+    durationMs,
+    project,
+    home,
+    debugLog,
+    result,
     finalText: typeof result?.result === "string" ? result.result : undefined,
     requests: api.requests,
     modelCalls,
@@ -256,7 +284,11 @@ export const runClaudeCode = async (options: ClaudeCodeRunOptions): Promise<Clau
       if (!existsSync(projects) || !sessionId) return [];
       for (const dir of readdirSync(projects)) {
         const file = join(projects, dir, `${sessionId}.jsonl`);
-        if (existsSync(file)) return readFileSync(file, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
+        if (existsSync(file))
+          return readFileSync(file, "utf8")
+            .split("\n")
+            .filter((l) => l.trim())
+            .map((l) => JSON.parse(l) as Record<string, unknown>);
       }
       return [];
     },

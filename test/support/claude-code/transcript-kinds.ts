@@ -20,7 +20,8 @@ export type LineKind = "prompt" | "meta" | "tool-result" | "tool-error" | "assis
  */
 export const lineKind = (line: Record<string, unknown>): LineKind | undefined => {
   const message = line.message as { content?: unknown } | undefined;
-  if (line.type === "user" && typeof message?.content === "string") return line.isMeta === true ? "meta" : line.isCompactSummary === true ? undefined : "prompt";
+  if (line.type === "user" && typeof message?.content === "string")
+    return line.isMeta === true ? "meta" : line.isCompactSummary === true ? undefined : "prompt";
   if (line.type === "user" && Array.isArray(message?.content)) {
     const block = message.content[0] as { type?: string; is_error?: boolean } | undefined;
     return block?.type === "tool_result" ? (block.is_error === true ? "tool-error" : "tool-result") : undefined;
@@ -29,7 +30,8 @@ export const lineKind = (line: Record<string, unknown>): LineKind | undefined =>
     const block = message.content[0] as { type?: string } | undefined;
     return block?.type === "text" ? "assistant-text" : block?.type === "tool_use" ? "assistant-tool-use" : undefined;
   }
-  if (line.type === "attachment" && (line.attachment as { type?: string } | undefined)?.type === "hook_additional_context") return "hook-context";
+  if (line.type === "attachment" && (line.attachment as { type?: string } | undefined)?.type === "hook_additional_context")
+    return "hook-context";
   return undefined;
 };
 
@@ -52,7 +54,8 @@ export const kindsOf = (lines: readonly Record<string, unknown>[]): LineKind[] =
 export const fieldsNotIn = (ours: unknown, theirs: unknown, path = ""): string[] => {
   const type = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
   if (type(ours) !== type(theirs)) return [`${path || "(root)"}: ${type(ours)}, not ${type(theirs)}`];
-  if (Array.isArray(ours)) return ours.length === 0 || (theirs as unknown[]).length === 0 ? [] : fieldsNotIn(ours[0], (theirs as unknown[])[0], `${path}[0]`);
+  if (Array.isArray(ours))
+    return ours.length === 0 || (theirs as unknown[]).length === 0 ? [] : fieldsNotIn(ours[0], (theirs as unknown[])[0], `${path}[0]`);
   if (ours === null || typeof ours !== "object") return [];
   const out: string[] = [];
   for (const [key, value] of Object.entries(ours)) {
@@ -71,7 +74,13 @@ export const transcriptSettings = settings(
 
 /** The model's answers of the scenario. */
 export const transcriptTurns = (): MockTurn[] => [
-  { text: "Let me look.", toolUses: [{ name: "Bash", input: { command: "echo hello", description: "say hello" } }, { name: "Bash", input: { command: "echo bad; exit 3", description: "fail" } }] },
+  {
+    text: "Let me look.",
+    toolUses: [
+      { name: "Bash", input: { command: "echo hello", description: "say hello" } },
+      { name: "Bash", input: { command: "echo bad; exit 3", description: "fail" } },
+    ],
+  },
   "First.",
   "Second.",
 ];

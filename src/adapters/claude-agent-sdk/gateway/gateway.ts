@@ -101,7 +101,19 @@ export interface ClaudeModelGateway {
 type GatewayStack = ModelCallStack & { has?(point: "modelCall"): boolean };
 
 /** Headers not forwarded: hop-by-hop ones, and those that describe a body we send anew. */
-const dropped = new Set(["host", "connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding", "accept-encoding", "upgrade", "proxy-connection", "te", "trailer"]);
+const dropped = new Set([
+  "host",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "content-length",
+  "content-encoding",
+  "accept-encoding",
+  "upgrade",
+  "proxy-connection",
+  "te",
+  "trailer",
+]);
 
 const forwardHeaders = (headers: IncomingHttpHeaders): Record<string, string> => {
   const out: Record<string, string> = {};
@@ -140,7 +152,10 @@ const failure = (res: ServerResponse, error: unknown): void => {
   const unreachable = cause instanceof TypeError && /fetch failed/i.test(cause.message);
   const status = unreachable ? 502 : cause instanceof AnthropicStreamError ? 500 : 400;
   const type = unreachable || cause instanceof AnthropicStreamError ? errorBody(cause).type : "invalid_request_error";
-  const body = JSON.stringify({ type: "error", error: { type, message: cause instanceof AnthropicStreamError ? cause.message : `agent-onion: ${describe(cause)}` } });
+  const body = JSON.stringify({
+    type: "error",
+    error: { type, message: cause instanceof AnthropicStreamError ? cause.message : `agent-onion: ${describe(cause)}` },
+  });
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
 };
 
@@ -166,7 +181,8 @@ export const claudeModelGateway = async (stack: GatewayStack, options: ClaudeMod
   } catch {
     throw new TypeError(`${owner}: upstream must be an http(s) URL, got ${describeGiven(upstreamText)}`);
   }
-  if (upstream.protocol !== "http:" && upstream.protocol !== "https:") throw new TypeError(`${owner}: upstream must be an http(s) URL, got ${describeGiven(upstreamText)}`);
+  if (upstream.protocol !== "http:" && upstream.protocol !== "https:")
+    throw new TypeError(`${owner}: upstream must be an http(s) URL, got ${describeGiven(upstreamText)}`);
   const hold = holdBackProblem(options.holdBack);
   if (hold !== undefined) throw new TypeError(`${owner}: ${hold}`);
   if (options.run !== undefined && typeof options.run !== "function" && (typeof options.run !== "object" || options.run === null))
@@ -175,11 +191,28 @@ export const claudeModelGateway = async (stack: GatewayStack, options: ClaudeMod
   // Stacks are immutable: one without modelCall hooks never gets one, and its calls pass straight through.
   const idle = stack.has?.("modelCall") === false;
 
-  const send = (path: string, method: string, headers: Record<string, string>, body: Buffer | string | undefined, signal: AbortSignal): Promise<Response> =>
-    fetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body: typeof body === "string" ? body : new Uint8Array(body) } : {}), signal });
+  const send = (
+    path: string,
+    method: string,
+    headers: Record<string, string>,
+    body: Buffer | string | undefined,
+    signal: AbortSignal,
+  ): Promise<Response> =>
+    fetch(`${base}${path}`, {
+      method,
+      headers,
+      ...(body !== undefined ? { body: typeof body === "string" ? body : new Uint8Array(body) } : {}),
+      signal,
+    });
 
   const passThrough = async (req: IncomingMessage, res: ServerResponse, body: Buffer, signal: AbortSignal): Promise<void> => {
-    const upstreamResponse = await send(req.url ?? "/", req.method ?? "GET", forwardHeaders(req.headers), req.method === "GET" || req.method === "HEAD" ? undefined : body, signal);
+    const upstreamResponse = await send(
+      req.url ?? "/",
+      req.method ?? "GET",
+      forwardHeaders(req.headers),
+      req.method === "GET" || req.method === "HEAD" ? undefined : body,
+      signal,
+    );
     res.writeHead(upstreamResponse.status, responseHeaders(upstreamResponse.headers));
     if (upstreamResponse.body === null) return void res.end();
     for await (const chunk of fromReadableStream(upstreamResponse.body)) res.write(chunk);
@@ -200,7 +233,13 @@ export const claudeModelGateway = async (stack: GatewayStack, options: ClaudeMod
     return next === mapped.body ? raw.toString("utf8") : JSON.stringify(next);
   };
 
-  const generate = async (req: IncomingMessage, res: ServerResponse, raw: Buffer, body: MessagesBody, signal: AbortSignal): Promise<void> => {
+  const generate = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    raw: Buffer,
+    body: MessagesBody,
+    signal: AbortSignal,
+  ): Promise<void> => {
     const mapped = toRequest(body);
     const texts: (string | undefined)[] = [];
     const run = runOptionsOf(req, body);
@@ -209,23 +248,35 @@ export const claudeModelGateway = async (stack: GatewayStack, options: ClaudeMod
       return () => void (texts[i] = undefined);
     });
     const produced = new Map<ModelResponse, { json: MessagesResponse; headers: Record<string, string> }>();
-    const outcome = await stack.run("modelCall", mapped.request, async (request, ctx) => {
-      context.next();
-      const out = attemptBody(raw, mapped, request as MappedRequest["request"], texts.filter((t): t is string => t !== undefined));
-      const answer = await send(req.url ?? "/v1/messages", "POST", forwardHeaders(req.headers), out, ctx.signal);
-      if (!answer.ok) throw new AnthropicApiError(answer.status, responseHeaders(answer.headers), await answer.text());
-      const json = (await answer.json()) as MessagesResponse;
-      const response = toResponse(json, body.model);
-      produced.set(response, { json, headers: responseHeaders(answer.headers) });
-      return response;
-    }, { ...run, signal, onContext: (text, hook) => (context.push(text, hook), run.onContext?.(text, hook)) });
+    const outcome = await stack.run(
+      "modelCall",
+      mapped.request,
+      async (request, ctx) => {
+        context.next();
+        const out = attemptBody(
+          raw,
+          mapped,
+          request as MappedRequest["request"],
+          texts.filter((t): t is string => t !== undefined),
+        );
+        const answer = await send(req.url ?? "/v1/messages", "POST", forwardHeaders(req.headers), out, ctx.signal);
+        if (!answer.ok) throw new AnthropicApiError(answer.status, responseHeaders(answer.headers), await answer.text());
+        const json = (await answer.json()) as MessagesResponse;
+        const response = toResponse(json, body.model);
+        produced.set(response, { json, headers: responseHeaders(answer.headers) });
+        return response;
+      },
+      { ...run, signal, onContext: (text, hook) => (context.push(text, hook), run.onContext?.(text, hook)) },
+    );
     if (outcome._tag !== "Completed") return failure(res, outcomeError(outcome));
     const malformed = notAResponse(outcome.value);
     if (malformed !== undefined) return failure(res, malformed);
     const from = produced.get(outcome.value) ?? [...produced.entries()].at(-1)?.[1];
     const answer = fromResponse(from?.json, produced.has(outcome.value) ? outcome.value : undefined, outcome.value, body.model);
     const text = JSON.stringify(answer);
-    res.writeHead(200, { ...(from?.headers ?? { "content-type": "application/json" }), "content-length": Buffer.byteLength(text) }).end(text);
+    res
+      .writeHead(200, { ...(from?.headers ?? { "content-type": "application/json" }), "content-length": Buffer.byteLength(text) })
+      .end(text);
   };
 
   const stream = async (req: IncomingMessage, res: ServerResponse, raw: Buffer, body: MessagesBody, signal: AbortSignal): Promise<void> => {
@@ -238,26 +289,38 @@ export const claudeModelGateway = async (stack: GatewayStack, options: ClaudeMod
     });
     const memo = new StreamMemo();
     let headers: Record<string, string> | undefined;
-    const call = streamThroughStack(stack, mapped.request, async (request, { signal: attempt }) => {
-      context.next();
-      const out = attemptBody(raw, mapped, request as MappedRequest["request"], texts.filter((t): t is string => t !== undefined));
-      const answer = await send(req.url ?? "/v1/messages", "POST", forwardHeaders(req.headers), out, attempt);
-      if (!answer.ok || answer.body === null) throw new AnthropicApiError(answer.status, responseHeaders(answer.headers), await answer.text());
-      headers = responseHeaders(answer.headers);
-      return fromSse(sseEvents(fromReadableStream(answer.body)), memo);
-    }, {
-      ...run,
-      ...(options.holdBack !== undefined ? { holdBack: options.holdBack } : {}),
-      signal,
-      onContext: (text, hook) => (context.push(text, hook), run.onContext?.(text, hook)),
-    });
+    const call = streamThroughStack(
+      stack,
+      mapped.request,
+      async (request, { signal: attempt }) => {
+        context.next();
+        const out = attemptBody(
+          raw,
+          mapped,
+          request as MappedRequest["request"],
+          texts.filter((t): t is string => t !== undefined),
+        );
+        const answer = await send(req.url ?? "/v1/messages", "POST", forwardHeaders(req.headers), out, attempt);
+        if (!answer.ok || answer.body === null)
+          throw new AnthropicApiError(answer.status, responseHeaders(answer.headers), await answer.text());
+        headers = responseHeaders(answer.headers);
+        return fromSse(sseEvents(fromReadableStream(answer.body)), memo);
+      },
+      {
+        ...run,
+        ...(options.holdBack !== undefined ? { holdBack: options.holdBack } : {}),
+        signal,
+        onContext: (text, hook) => (context.push(text, hook), run.onContext?.(text, hook)),
+      },
+    );
     const writer = new SseWriter(memo, body.model);
     const parts = call.parts[Symbol.asyncIterator]();
     const first = await parts.next();
     if (first.done === true || first.value.type === "error") {
       // Nothing was shown: answer as the API would have, with its status, or with why it failed.
       const outcome = await call.outcome;
-      if (first.done !== true || outcome._tag !== "Completed") return failure(res, first.done === true ? outcomeError(outcome) : (first.value as { error?: unknown }).error);
+      if (first.done !== true || outcome._tag !== "Completed")
+        return failure(res, first.done === true ? outcomeError(outcome) : (first.value as { error?: unknown }).error);
     }
     res.writeHead(200, { ...(headers ?? {}), "content-type": "text/event-stream", "cache-control": "no-cache" });
     if (first.done !== true) res.write(writer.write(first.value));
@@ -300,9 +363,10 @@ export const claudeModelGateway = async (stack: GatewayStack, options: ClaudeMod
   return {
     url,
     env: (envBase = process.env) => ({ ...envBase, ANTHROPIC_BASE_URL: url }),
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 };

@@ -73,11 +73,16 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 const textOf = (content: unknown): string => {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((b) => (isObject(b) && b.type === "text" && typeof b.text === "string" ? b.text : "")).filter((t) => t !== "").join("\n");
+  return content
+    .map((b) => (isObject(b) && b.type === "text" && typeof b.text === "string" ? b.text : ""))
+    .filter((t) => t !== "")
+    .join("\n");
 };
 
 const toolCallsOf = (blocks: readonly Block[]): ToolCall[] =>
-  blocks.filter((b) => b.type === "tool_use").map((b) => ({ id: String(b.id), name: String(b.name), input: isObject(b.input) ? b.input : {} }));
+  blocks
+    .filter((b) => b.type === "tool_use")
+    .map((b) => ({ id: String(b.id), name: String(b.name), input: isObject(b.input) ? b.input : {} }));
 
 /** The neutral messages of one raw message. */
 const partsOf = (raw: RawMessage, toolNames: Map<string, string>): Part[] => {
@@ -101,15 +106,26 @@ const partsOf = (raw: RawMessage, toolNames: Map<string, string>): Part[] => {
       const id = String(b.tool_use_id);
       const name = toolNames.get(id);
       parts.push({
-        role, blocks: [...unseen, b],
-        message: { role: "tool", content: textOf(b.content), toolCallId: id, ...(name !== undefined ? { toolName: name } : {}), ...(b.is_error === true ? { isError: true } : {}) },
+        role,
+        blocks: [...unseen, b],
+        message: {
+          role: "tool",
+          content: textOf(b.content),
+          toolCallId: id,
+          ...(name !== undefined ? { toolName: name } : {}),
+          ...(b.is_error === true ? { isError: true } : {}),
+        },
       });
       unseen = [];
     } else unseen.push(b);
   }
   if (unseen.length > 0) {
     const last = parts.pop();
-    parts.push(last === undefined ? { role, blocks: unseen, message: { role: "user", content: "" } } : { ...last, blocks: [...(last.blocks as Block[]), ...unseen] });
+    parts.push(
+      last === undefined
+        ? { role, blocks: unseen, message: { role: "user", content: "" } }
+        : { ...last, blocks: [...(last.blocks as Block[]), ...unseen] },
+    );
   }
   return parts;
 };
@@ -154,7 +170,9 @@ const keptOf = (template: Part | undefined): Record<string, unknown> => {
 /** Blocks for a message hooks changed, keeping what they could not see of the one at its place. */
 const freshBlocks = (message: Message, template: Part | undefined): { role: "user" | "assistant" | "system"; blocks: Block[] } => {
   const kept = keptOf(template);
-  const unseen = Array.isArray(template?.blocks) ? (template.blocks as Block[]).filter((b) => b.type !== "text" && b.type !== "tool_result" && b.type !== "tool_use") : [];
+  const unseen = Array.isArray(template?.blocks)
+    ? (template.blocks as Block[]).filter((b) => b.type !== "text" && b.type !== "tool_result" && b.type !== "tool_use")
+    : [];
   switch (message.role) {
     case "assistant": {
       const old = Array.isArray(template?.blocks) ? (template.blocks as Block[]) : [];
@@ -163,10 +181,25 @@ const freshBlocks = (message: Message, template: Part | undefined): { role: "use
         return { ...(before ?? { type: "tool_use" }), type: "tool_use", id: c.id, name: c.name, input: c.input };
       });
       // Thinking comes first in an assistant turn; its signature covers it, not the text after it.
-      return { role: "assistant", blocks: [...unseen, ...(message.content !== "" ? [{ type: "text", text: message.content }] : []), ...uses] };
+      return {
+        role: "assistant",
+        blocks: [...unseen, ...(message.content !== "" ? [{ type: "text", text: message.content }] : []), ...uses],
+      };
     }
     case "tool":
-      return { role: "user", blocks: [...unseen, { type: "tool_result", tool_use_id: message.toolCallId ?? "", content: message.content, ...(message.isError === true ? { is_error: true } : {}), ...kept }] };
+      return {
+        role: "user",
+        blocks: [
+          ...unseen,
+          {
+            type: "tool_result",
+            tool_use_id: message.toolCallId ?? "",
+            content: message.content,
+            ...(message.isError === true ? { is_error: true } : {}),
+            ...kept,
+          },
+        ],
+      };
     case "system":
       return { role: "system", blocks: [{ type: "text", text: message.content, ...kept }] };
     default:
@@ -180,7 +213,8 @@ const grouped = (parts: readonly { role: string; blocks: string | readonly Block
   for (const p of parts) {
     const last = out.at(-1);
     if (last !== undefined && last.role === p.role) {
-      const toBlocks = (c: string | readonly Block[]): Block[] => (typeof c === "string" ? (c === "" ? [] : [{ type: "text", text: c }]) : [...c]);
+      const toBlocks = (c: string | readonly Block[]): Block[] =>
+        typeof c === "string" ? (c === "" ? [] : [{ type: "text", text: c }]) : [...c];
       last.content = [...toBlocks(last.content), ...toBlocks(p.blocks)];
     } else out.push({ role: p.role, content: typeof p.blocks === "string" ? p.blocks : [...p.blocks] });
   }
@@ -209,7 +243,14 @@ export const fromRequest = (mapped: MappedRequest, request: ModelRequest, contex
     const first = messages[0];
     if (first?.role === "system") {
       messages = messages.slice(1);
-      if (first.content !== original.messages[0]?.content) system = [{ type: "text", text: first.content, ...keptOf({ role: "system", blocks: typeof body.system === "string" ? [] : body.system ?? [], message: first }) }];
+      if (first.content !== original.messages[0]?.content)
+        system = [
+          {
+            type: "text",
+            text: first.content,
+            ...keptOf({ role: "system", blocks: typeof body.system === "string" ? [] : (body.system ?? []), message: first }),
+          },
+        ];
     } else system = undefined; // a hook removed the system prompt
   }
   if (context.length > 0) {
@@ -231,13 +272,22 @@ export const fromRequest = (mapped: MappedRequest, request: ModelRequest, contex
   }
   if (request.tools !== original.tools && !same(request.tools, original.tools)) {
     const raw = new Map((body.tools ?? []).map((t) => [String(t.name), t]));
-    set("tools", (request.tools ?? []).map((t) => {
-      const was = raw.get(t.name);
-      if (was !== undefined && same(toRequest({ ...body, tools: [was] }).request.tools?.[0], t)) return was;
-      return { ...was, name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), input_schema: t.inputSchema ?? { type: "object" } };
-    }));
+    set(
+      "tools",
+      (request.tools ?? []).map((t) => {
+        const was = raw.get(t.name);
+        if (was !== undefined && same(toRequest({ ...body, tools: [was] }).request.tools?.[0], t)) return was;
+        return {
+          ...was,
+          name: t.name,
+          ...(t.description !== undefined ? { description: t.description } : {}),
+          input_schema: t.inputSchema ?? { type: "object" },
+        };
+      }),
+    );
   }
-  if (request.maxOutputTokens !== original.maxOutputTokens && request.maxOutputTokens !== undefined) set("max_tokens", request.maxOutputTokens);
+  if (request.maxOutputTokens !== original.maxOutputTokens && request.maxOutputTokens !== undefined)
+    set("max_tokens", request.maxOutputTokens);
   if (request.temperature !== original.temperature) set("temperature", request.temperature);
   if (request.model !== original.model) set("model", request.model);
   return next as MessagesBody;

@@ -71,8 +71,15 @@ export const finishOf = (stop: string | null | undefined): FinishReason => {
  * stopOf("tool-calls", "end_turn") // "tool_use"
  */
 export const stopOf = (finish: FinishReason, original: string | null | undefined): string =>
-  original != null && finishOf(original) === finish ? original
-    : finish === "tool-calls" ? "tool_use" : finish === "length" ? "max_tokens" : finish === "content-filter" ? "refusal" : "end_turn";
+  original != null && finishOf(original) === finish
+    ? original
+    : finish === "tool-calls"
+      ? "tool_use"
+      : finish === "length"
+        ? "max_tokens"
+        : finish === "content-filter"
+          ? "refusal"
+          : "end_turn";
 
 /**
  * The tokens a call used: input counts the prompt however it was billed (fresh, written to or
@@ -87,7 +94,9 @@ export const usageOf = (u: ApiUsage | undefined): Usage => ({
 });
 
 const toolCallsOf = (blocks: readonly Block[]): ToolCall[] =>
-  blocks.filter((b) => b.type === "tool_use").map((b) => ({ id: String(b.id), name: String(b.name), input: isObject(b.input) ? b.input : {} }));
+  blocks
+    .filter((b) => b.type === "tool_use")
+    .map((b) => ({ id: String(b.id), name: String(b.name), input: isObject(b.input) ? b.input : {} }));
 
 /**
  * What hooks see of a response.
@@ -96,7 +105,10 @@ const toolCallsOf = (blocks: readonly Block[]): ToolCall[] =>
  * toResponse({ content: [{ type: "text", text: "Hi" }], stop_reason: "end_turn", usage: { input_tokens: 5, output_tokens: 1 } }, "claude-x").text // "Hi"
  */
 export const toResponse = (json: MessagesResponse, model: string): ModelResponse => ({
-  text: json.content.filter((b) => b.type === "text").map((b) => String(b.text ?? "")).join(""),
+  text: json.content
+    .filter((b) => b.type === "text")
+    .map((b) => String(b.text ?? ""))
+    .join(""),
   toolCalls: toolCallsOf(json.content),
   finishReason: finishOf(json.stop_reason),
   usage: usageOf(json.usage),
@@ -111,10 +123,18 @@ export const toResponse = (json: MessagesResponse, model: string): ModelResponse
  * @example
  * fromResponse(json, produced, { ...produced, text: "[redacted]" }).content // [{ type: "text", text: "[redacted]" }, ...tool_use blocks]
  */
-export const fromResponse = (json: MessagesResponse | undefined, produced: ModelResponse | undefined, final: ModelResponse, model: string): MessagesResponse => {
+export const fromResponse = (
+  json: MessagesResponse | undefined,
+  produced: ModelResponse | undefined,
+  final: ModelResponse,
+  model: string,
+): MessagesResponse => {
   if (json !== undefined && final === produced) return json;
   const blocks = json?.content ?? [];
-  const text = blocks.filter((b) => b.type === "text").map((b) => String(b.text ?? "")).join("");
+  const text = blocks
+    .filter((b) => b.type === "text")
+    .map((b) => String(b.text ?? ""))
+    .join("");
   const calls = new Map(final.toolCalls.map((c) => [c.id, c]));
   const content: Block[] = [];
   let wroteText = false;
@@ -130,7 +150,12 @@ export const fromResponse = (json: MessagesResponse | undefined, produced: Model
       content.push({ ...b, name: call.name, input: call.input });
     } else content.push(b);
   }
-  if (!wroteText && final.text !== "") content.splice(content.findIndex((b) => b.type === "tool_use") < 0 ? content.length : content.findIndex((b) => b.type === "tool_use"), 0, { type: "text", text: final.text });
+  if (!wroteText && final.text !== "")
+    content.splice(
+      content.findIndex((b) => b.type === "tool_use") < 0 ? content.length : content.findIndex((b) => b.type === "tool_use"),
+      0,
+      { type: "text", text: final.text },
+    );
   for (const call of calls.values()) content.push({ type: "tool_use", id: call.id, name: call.name, input: call.input });
   const usage = json?.usage ?? { input_tokens: final.usage.inputTokens, output_tokens: final.usage.outputTokens };
   return {

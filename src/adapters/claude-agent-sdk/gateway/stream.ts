@@ -107,13 +107,20 @@ const startKind = "response-metadata";
  */
 export async function* fromSse(events: AsyncIterable<SseEvent>, memo: StreamMemo): AsyncGenerator<StreamPart> {
   let startUsage: ApiUsage | undefined;
-  let open: { kind: "text" } | { kind: "tool"; block: Block; json: string } | { kind: "raw"; events: Record<string, unknown>[] } | undefined;
+  let open:
+    | { kind: "text" }
+    | { kind: "tool"; block: Block; json: string }
+    | { kind: "raw"; events: Record<string, unknown>[] }
+    | undefined;
   for await (const e of events) {
     let data: Record<string, unknown>;
     try {
       data = JSON.parse(e.data) as Record<string, unknown>;
     } catch {
-      yield { type: "error", error: new AnthropicStreamError("invalid_stream", `the API sent an event that is not JSON: ${e.data.slice(0, 200)}`) };
+      yield {
+        type: "error",
+        error: new AnthropicStreamError("invalid_stream", `the API sent an event that is not JSON: ${e.data.slice(0, 200)}`),
+      };
       return;
     }
     switch (data.type) {
@@ -135,8 +142,10 @@ export async function* fromSse(events: AsyncIterable<SseEvent>, memo: StreamMemo
       }
       case "content_block_delta": {
         const delta = isObject(data.delta) ? data.delta : {};
-        if (open?.kind === "text" && delta.type === "text_delta" && typeof delta.text === "string") yield { type: "text-delta", text: delta.text };
-        else if (open?.kind === "tool" && delta.type === "input_json_delta" && typeof delta.partial_json === "string") open.json += delta.partial_json;
+        if (open?.kind === "text" && delta.type === "text_delta" && typeof delta.text === "string")
+          yield { type: "text-delta", text: delta.text };
+        else if (open?.kind === "tool" && delta.type === "input_json_delta" && typeof delta.partial_json === "string")
+          open.json += delta.partial_json;
         else if (open?.kind === "raw") open.events.push(data);
         break;
       }
@@ -146,10 +155,16 @@ export async function* fromSse(events: AsyncIterable<SseEvent>, memo: StreamMemo
           try {
             input = open.json.trim() === "" ? (isObject(open.block.input) ? open.block.input : {}) : JSON.parse(open.json);
           } catch {
-            yield { type: "error", error: new AnthropicStreamError("invalid_stream", `the input of tool call ${String(open.block.id)} is not JSON`) };
+            yield {
+              type: "error",
+              error: new AnthropicStreamError("invalid_stream", `the input of tool call ${String(open.block.id)} is not JSON`),
+            };
             return;
           }
-          yield { type: "tool-call", call: { id: String(open.block.id), name: String(open.block.name), input: isObject(input) ? input : {} } };
+          yield {
+            type: "tool-call",
+            call: { id: String(open.block.id), name: String(open.block.name), input: isObject(input) ? input : {} },
+          };
         } else if (open?.kind === "raw") {
           open.events.push(data);
           yield { type: "raw", value: { type: "anthropic-block", events: open.events } };
@@ -169,7 +184,13 @@ export async function* fromSse(events: AsyncIterable<SseEvent>, memo: StreamMemo
         break;
       case "error": {
         const error = isObject(data.error) ? data.error : {};
-        yield { type: "error", error: new AnthropicStreamError(String(error.type ?? "api_error"), String(error.message ?? "the API reported an error mid-stream")) };
+        yield {
+          type: "error",
+          error: new AnthropicStreamError(
+            String(error.type ?? "api_error"),
+            String(error.message ?? "the API reported an error mid-stream"),
+          ),
+        };
         return;
       }
       default:
@@ -211,8 +232,16 @@ export class SseWriter {
         return out + frame({ type: "content_block_delta", index: this.index, delta: { type: "text_delta", text: part.text } });
       case "tool-call":
         out += this.start() + this.close();
-        out += frame({ type: "content_block_start", index: this.index, content_block: { type: "tool_use", id: part.call.id, name: part.call.name, input: {} } });
-        out += frame({ type: "content_block_delta", index: this.index, delta: { type: "input_json_delta", partial_json: JSON.stringify(part.call.input) } });
+        out += frame({
+          type: "content_block_start",
+          index: this.index,
+          content_block: { type: "tool_use", id: part.call.id, name: part.call.name, input: {} },
+        });
+        out += frame({
+          type: "content_block_delta",
+          index: this.index,
+          delta: { type: "input_json_delta", partial_json: JSON.stringify(part.call.input) },
+        });
         out += frame({ type: "content_block_stop", index: this.index++ });
         return out;
       case "finish":
@@ -238,8 +267,13 @@ export class SseWriter {
     if (this.started) return "";
     this.started = true;
     const message = this.memo.start ?? {
-      id: `msg_agent_onion_${Date.now().toString(36)}`, type: "message", role: "assistant", model: this.model,
-      stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 },
+      id: `msg_agent_onion_${Date.now().toString(36)}`,
+      type: "message",
+      role: "assistant",
+      model: this.model,
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 0, output_tokens: 0 },
     };
     return frame({ type: "message_start", message: { ...message, content: [] } });
   }
@@ -253,13 +287,16 @@ export class SseWriter {
   private finish(reason: FinishReason, usage: Usage): string {
     if (this.finished) return "";
     this.finished = true;
-    return this.start() + this.close()
-      + frame({
+    return (
+      this.start() +
+      this.close() +
+      frame({
         type: "message_delta",
         delta: { stop_reason: stopOf(reason, this.memo.stopReason), stop_sequence: this.memo.stopSequence ?? null },
         usage: { ...this.memo.deltaUsage, output_tokens: usage.outputTokens },
-      })
-      + frame({ type: "message_stop" });
+      }) +
+      frame({ type: "message_stop" })
+    );
   }
 }
 
@@ -271,4 +308,6 @@ export class SseWriter {
  * errorBody(new AnthropicStreamError("overloaded_error", "Overloaded")) // { type: "overloaded_error", message: "Overloaded" }
  */
 export const errorBody = (error: unknown): { readonly type: string; readonly message: string } =>
-  error instanceof AnthropicStreamError ? { type: error.errorType, message: error.message } : { type: "api_error", message: `agent-onion: ${describe(error)}` };
+  error instanceof AnthropicStreamError
+    ? { type: error.errorType, message: error.message }
+    : { type: "api_error", message: `agent-onion: ${describe(error)}` };

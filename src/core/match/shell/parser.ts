@@ -45,7 +45,10 @@ const load = (): TreeSitter => {
     made = new Parser();
     made.setLanguage(require("tree-sitter-bash") as TreeSitter.Language);
   } catch (cause) {
-    throw new Error(`cannot load the shell parser (tree-sitter, tree-sitter-bash): ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    throw new Error(
+      `cannot load the shell parser (tree-sitter, tree-sitter-bash): ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
   }
   parser = made;
   return made;
@@ -78,7 +81,8 @@ export const parseShell = (text: string): SyntaxNode | undefined => {
 
 const redirects = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"]);
 /** What may stand right before a word: the text's start, a blank, a newline or an operator character. */
-const wordStart = (c: number): boolean => Number.isNaN(c) || c === 32 || c === 9 || c === 10 || c === 59 || c === 38 || c === 124 || c === 40 || c === 41 || c === 60 || c === 62;
+const wordStart = (c: number): boolean =>
+  Number.isNaN(c) || c === 32 || c === 9 || c === 10 || c === 59 || c === 38 || c === 124 || c === 40 || c === 41 || c === 60 || c === 62;
 
 /**
  * Whether a redirection the grammar read without a descriptor touches a word bash reads as its

@@ -50,9 +50,33 @@ export const MAX_NESTING = 64;
 
 /** Variables whose value a shell, the dynamic loader or a wrapper reads as code or as where commands are found. */
 export const CODE_VARIABLES: ReadonlySet<string> = new Set([
-  "PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND", "BASH_ENV", "ENV", "BASH_CMDS", "BASH_ALIASES", "BASH_LOADABLES_PATH",
-  "PATH", "SHELL", "SHELLOPTS", "BASHOPTS", "POSIXLY_CORRECT", "EXECIGNORE", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "FUNCNEST",
-  "BASH_XTRACEFD", "histchars", "HISTFILE", "INPUTRC", "GLOBIGNORE", "TMOUT",
+  "PS0",
+  "PS1",
+  "PS2",
+  "PS3",
+  "PS4",
+  "PROMPT_COMMAND",
+  "BASH_ENV",
+  "ENV",
+  "BASH_CMDS",
+  "BASH_ALIASES",
+  "BASH_LOADABLES_PATH",
+  "PATH",
+  "SHELL",
+  "SHELLOPTS",
+  "BASHOPTS",
+  "POSIXLY_CORRECT",
+  "EXECIGNORE",
+  "LD_PRELOAD",
+  "LD_LIBRARY_PATH",
+  "LD_AUDIT",
+  "FUNCNEST",
+  "BASH_XTRACEFD",
+  "histchars",
+  "HISTFILE",
+  "INPUTRC",
+  "GLOBIGNORE",
+  "TMOUT",
 ]);
 
 /**
@@ -61,10 +85,41 @@ export const CODE_VARIABLES: ReadonlySet<string> = new Set([
  * shell), pagers and editors, askpass helpers, remote shells, interpreters' option variables.
  */
 export const COMMAND_VARIABLES: ReadonlySet<string> = new Set([
-  "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "GIT_ALLOW_PROTOCOL",
-  "GIT_PROTOCOL_FROM_USER", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_PAGER", "GIT_EDITOR",
-  "GIT_SEQUENCE_EDITOR", "GIT_MAN_VIEWER", "PAGER", "MANPAGER", "EDITOR", "VISUAL", "SSH_ASKPASS", "SUDO_ASKPASS", "LESSOPEN", "LESSCLOSE", "BROWSER",
-  "RSYNC_RSH", "CVS_RSH", "NODE_OPTIONS", "PERL5OPT", "RUBYOPT", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
+  "GIT_SSH",
+  "GIT_SSH_COMMAND",
+  "GIT_ASKPASS",
+  "GIT_EXTERNAL_DIFF",
+  "GIT_PROXY_COMMAND",
+  "GIT_EXEC_PATH",
+  "GIT_TEMPLATE_DIR",
+  "GIT_ALLOW_PROTOCOL",
+  "GIT_PROTOCOL_FROM_USER",
+  "GIT_CONFIG",
+  "GIT_CONFIG_GLOBAL",
+  "GIT_CONFIG_SYSTEM",
+  "GIT_CONFIG_PARAMETERS",
+  "GIT_CONFIG_COUNT",
+  "GIT_PAGER",
+  "GIT_EDITOR",
+  "GIT_SEQUENCE_EDITOR",
+  "GIT_MAN_VIEWER",
+  "PAGER",
+  "MANPAGER",
+  "EDITOR",
+  "VISUAL",
+  "SSH_ASKPASS",
+  "SUDO_ASKPASS",
+  "LESSOPEN",
+  "LESSCLOSE",
+  "BROWSER",
+  "RSYNC_RSH",
+  "CVS_RSH",
+  "NODE_OPTIONS",
+  "PERL5OPT",
+  "RUBYOPT",
+  "JAVA_TOOL_OPTIONS",
+  "_JAVA_OPTIONS",
+  "JDK_JAVA_OPTIONS",
 ]);
 /** Pager and editor variables, and the values of them that run nothing of the text's choosing (`GIT_PAGER=cat git log`). */
 const PAGERS = new Set(["GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR"]);
@@ -90,12 +145,91 @@ export class Unreadable extends Error {}
 class Opaque extends Error {}
 
 /** `$'…'` escapes decoded; others (hex, octal, unicode, control) can spell anything, so they leave the word not literal. */
-const ansiEscapes: Readonly<Record<string, string>> = { a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v", "\\": "\\", "'": "'", '"': '"', "?": "?" };
+const ansiEscapes: Readonly<Record<string, string>> = {
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  E: "\x1b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "?": "?",
+};
 
 /** Tokens of statement syntax the reader accepts between statements. */
-const separators = new Set([";", "&", "&&", "||", "|", "|&", "\n", ";;", ";&", ";;&", "(", ")", "{", "}", "if", "then", "elif", "else", "fi", "while", "until", "do", "done", "for", "select", "in", "case", "esac", "function", "!", "=", "+="]);
+const separators = new Set([
+  ";",
+  "&",
+  "&&",
+  "||",
+  "|",
+  "|&",
+  "\n",
+  ";;",
+  ";&",
+  ";;&",
+  "(",
+  ")",
+  "{",
+  "}",
+  "if",
+  "then",
+  "elif",
+  "else",
+  "fi",
+  "while",
+  "until",
+  "do",
+  "done",
+  "for",
+  "select",
+  "in",
+  "case",
+  "esac",
+  "function",
+  "!",
+  "=",
+  "+=",
+]);
 const redirectOperators = new Set([">", ">>", "<", "&>", "&>>", ">&", "<&", ">|", "<>", ">&-", "<&-"]);
-const arithmeticTokens = new Set(["$((", "))", "((", "$[", "]", "(", ")", "+", "-", "*", "/", "%", "**", "<<", ">>", "<", ">", "<=", ">=", "==", "!=", "&", "|", "^", "~", "!", "&&", "||", "?", ":", ","]);
+const arithmeticTokens = new Set([
+  "$((",
+  "))",
+  "((",
+  "$[",
+  "]",
+  "(",
+  ")",
+  "+",
+  "-",
+  "*",
+  "/",
+  "%",
+  "**",
+  "<<",
+  ">>",
+  "<",
+  ">",
+  "<=",
+  ">=",
+  "==",
+  "!=",
+  "&",
+  "|",
+  "^",
+  "~",
+  "!",
+  "&&",
+  "||",
+  "?",
+  ":",
+  ",",
+]);
 /** `[[ … ]]` operators whose operands bash reads as arithmetic or as variable names (subscripts evaluated). */
 const arithmeticTests = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);
 const nameTests = new Set(["-v", "-R"]);
@@ -137,7 +271,10 @@ class Reader {
   dynamic = false;
   opaque: string | undefined;
 
-  constructor(private readonly src: string, private readonly depth: number) {}
+  constructor(
+    private readonly src: string,
+    private readonly depth: number,
+  ) {}
 
   private slice(n: SyntaxNode): string {
     return this.src.slice(n.start, n.end);
@@ -189,7 +326,10 @@ class Reader {
       case "variable_assignment":
         return this.record([this.assignment(n, inner)], stdin);
       case "variable_assignments":
-        return this.record(n.children.map((c) => this.assignment(c, inner)), stdin);
+        return this.record(
+          n.children.map((c) => this.assignment(c, inner)),
+          stdin,
+        );
       case "declaration_command":
       case "unset_command":
         return this.declaration(n, stdin, inner);
@@ -231,7 +371,8 @@ class Reader {
     const redirects: SyntaxNode[] = [];
     for (const c of n.children) {
       if (c.field === "body") body = c;
-      else if (c.field === "redirect" || c.type === "herestring_redirect" || c.type === "heredoc_redirect" || c.type === "file_redirect") redirects.push(c);
+      else if (c.field === "redirect" || c.type === "herestring_redirect" || c.type === "heredoc_redirect" || c.type === "file_redirect")
+        redirects.push(c);
       else throw new Unreadable();
     }
     // A simple command reads its own redirections first, then these, left to right as bash applies them.
@@ -258,7 +399,10 @@ class Reader {
       if (r.type === "file_redirect") {
         const op = r.children.find((c) => !c.named);
         if (op === undefined || !redirectOperators.has(op.type)) throw new Unreadable();
-        const targets = this.words(r.children.filter((c) => c.field === "destination"), level);
+        const targets = this.words(
+          r.children.filter((c) => c.field === "destination"),
+          level,
+        );
         for (const word of targets) if (!word.literal) this.dynamic = true;
         // The grammar hangs the words after a redirection's target on the redirection
         // (`sudo 2>/dev/null rm -rf /`); bash reads them as the command's arguments.
@@ -307,8 +451,10 @@ class Reader {
     const raw = this.slice(start);
     if (/[$`\n]/.test(raw)) throw new Unreadable();
     const quoted = /["'\\]/.test(raw);
-    const delimiter = raw.replace(/'([^']*)'|"((?:\\.|[^"\\])*)"|\\(.)/g, (_m, single?: string, double?: string, escaped?: string) =>
-      single ?? escaped ?? double!.replace(/\\([$`"\\])/g, "$1"));
+    const delimiter = raw.replace(
+      /'([^']*)'|"((?:\\.|[^"\\])*)"|\\(.)/g,
+      (_m, single?: string, double?: string, escaped?: string) => single ?? escaped ?? double!.replace(/\\([$`"\\])/g, "$1"),
+    );
     const from = body?.start ?? this.src.lastIndexOf("\n", end.start - 1) + 1;
     const content = this.src.slice(from, end.start);
     const lines = content.split("\n");
@@ -336,11 +482,16 @@ class Reader {
     const substitution = /\\[^]|(\$[({[]|`)/g;
     for (let m = substitution.exec(content); m !== null; m = substitution.exec(content)) {
       const at = from + m.index;
-      if (m[1] !== undefined && !expansions.some((e) => e.start <= at && at < e.end)) this.fail("a substitution in a here-document the grammar did not read");
+      if (m[1] !== undefined && !expansions.some((e) => e.start <= at && at < e.end))
+        this.fail("a substitution in a here-document the grammar did not read");
     }
     if (!literal) this.dynamic = true;
     // Backslashes before $, ` and \ are removed in an unquoted body.
-    return { kind: "text", text: bodyText.replace(/\\([$`\\])/g, "$1"), literal: literal && !/[$`]/.test(bodyText.replace(/\\[$`\\]/g, "")) };
+    return {
+      kind: "text",
+      text: bodyText.replace(/\\([$`\\])/g, "$1"),
+      literal: literal && !/[$`]/.test(bodyText.replace(/\\[$`\\]/g, "")),
+    };
   }
 
   /** A simple command: assignments, then its name and arguments (words glued with no blank between are one word). */
@@ -525,7 +676,11 @@ class Reader {
         return this.statements(body, { kind: "unseen" }, inner);
       }
       case "process_substitution":
-        return this.statements(n.children.filter((c) => c.type !== "<(" && c.type !== ">(" && c.type !== ")"), { kind: "unseen" }, inner);
+        return this.statements(
+          n.children.filter((c) => c.type !== "<(" && c.type !== ">(" && c.type !== ")"),
+          { kind: "unseen" },
+          inner,
+        );
       case "arithmetic_expansion":
         return this.arithmetic(n);
       case "expansion":
@@ -560,13 +715,18 @@ class Reader {
         const op = c.type;
         if (op === "@") {
           const transform = children[i + 1];
-          if (transform === undefined || !/^[QEAKaku UL]$/.test(this.slice(transform)) || this.slice(transform) === "P") this.fail("a ${x@P} expansion runs the substitutions in a variable");
+          if (transform === undefined || !/^[QEAKaku UL]$/.test(this.slice(transform)) || this.slice(transform) === "P")
+            this.fail("a ${x@P} expansion runs the substitutions in a variable");
           i++;
           continue;
         }
         if (op === "!" && !sawName) {
-          const rest = children.slice(i + 1).map((x) => this.slice(x)).join("");
-          if (!/^[A-Za-z_][A-Za-z0-9_]*(?:[*@]|\[[*@]\])\}$/.test(rest)) this.fail("an indirect expansion evaluates the name a variable holds");
+          const rest = children
+            .slice(i + 1)
+            .map((x) => this.slice(x))
+            .join("");
+          if (!/^[A-Za-z_][A-Za-z0-9_]*(?:[*@]|\[[*@]\])\}$/.test(rest))
+            this.fail("an indirect expansion evaluates the name a variable holds");
           return;
         }
         if (op === ":" || op === "=" || op === ":=") {
@@ -574,7 +734,8 @@ class Reader {
           if (op !== ":" && changesWhatRuns(name)) this.fail(`\${${name}${op}…} assigns to ${name}, which changes what runs`);
           if (op === ":") {
             const offsets = children.slice(i + 1, -1).filter((x) => x.type !== ":");
-            if (!offsets.every((x) => x.type === "number" && x.children.length === 0 && plainNumber.test(this.slice(x)))) this.fail("a substring expansion evaluates its offsets as arithmetic");
+            if (!offsets.every((x) => x.type === "number" && x.children.length === 0 && plainNumber.test(this.slice(x))))
+              this.fail("a substring expansion evaluates its offsets as arithmetic");
           }
           continue;
         }
@@ -606,7 +767,8 @@ class Reader {
   private arithmetic(n: SyntaxNode): void {
     const check = (x: SyntaxNode): void => {
       if (x.type === "number") {
-        if (x.children.length > 0 || !plainNumber.test(this.slice(x))) this.fail("arithmetic on anything but literal numbers evaluates code held in variables");
+        if (x.children.length > 0 || !plainNumber.test(this.slice(x)))
+          this.fail("arithmetic on anything but literal numbers evaluates code held in variables");
         return;
       }
       if (!x.named) {
@@ -643,7 +805,8 @@ class Reader {
     const op = n.children.find((c) => c.type === "=" || c.type === "+=");
     if (op === undefined) throw new Unreadable();
     const word = value.length === 0 ? { text: "", literal: true, quoted: false } : this.word(value, level);
-    if (changesWhatRuns(name, word.literal && op.type === "=" ? word.text : undefined)) this.fail(`an assignment to ${name} changes what runs`);
+    if (changesWhatRuns(name, word.literal && op.type === "=" ? word.text : undefined))
+      this.fail(`an assignment to ${name} changes what runs`);
     return { text: `${this.src.slice(n.start, op.end)}${word.text}`, literal: word.literal, quoted: false, assigns: name };
   }
 
@@ -694,8 +857,10 @@ class Reader {
           const op = x.children.find((c) => c.field === "operator");
           const opText = op === undefined ? "" : this.slice(op);
           const operands = x.children.filter((c) => c.field !== "operator" && c.named);
-          if (arithmeticTests.has(opText) && !operands.every((o) => plainNumber.test(this.slice(o)))) this.fail(`[[ ${opText} ]] evaluates its operands as arithmetic`);
-          if (nameTests.has(opText) && !operands.every((o) => identifier.test(this.slice(o)))) this.fail(`${opText} evaluates the subscript of the name it tests`);
+          if (arithmeticTests.has(opText) && !operands.every((o) => plainNumber.test(this.slice(o))))
+            this.fail(`[[ ${opText} ]] evaluates its operands as arithmetic`);
+          if (nameTests.has(opText) && !operands.every((o) => identifier.test(this.slice(o))))
+            this.fail(`${opText} evaluates the subscript of the name it tests`);
           for (const o of x.children) if (o.field !== "operator") visit(o);
           return;
         }
@@ -714,7 +879,8 @@ class Reader {
   }
 
   private hasExpansion(n: SyntaxNode): boolean {
-    if (["simple_expansion", "expansion", "command_substitution", "process_substitution", "arithmetic_expansion"].includes(n.type)) return true;
+    if (["simple_expansion", "expansion", "command_substitution", "process_substitution", "arithmetic_expansion"].includes(n.type))
+      return true;
     return n.children.some((c) => this.hasExpansion(c));
   }
 
@@ -769,7 +935,8 @@ class Reader {
 export const declarationProblem = (keyword: string, args: readonly Word[]): string | undefined => {
   for (const a of args) {
     if (a.assigns !== undefined) {
-      if (changesWhatRuns(a.assigns, a.literal ? a.text.slice(a.text.indexOf("=") + 1) : undefined)) return `${keyword} ${a.assigns} changes what runs`;
+      if (changesWhatRuns(a.assigns, a.literal ? a.text.slice(a.text.indexOf("=") + 1) : undefined))
+        return `${keyword} ${a.assigns} changes what runs`;
       continue;
     }
     if (!a.literal) return `${keyword} with an argument computed at run time`;
