@@ -58,7 +58,7 @@ export interface EventOptions {
   readonly cwd?: string;
   /**
    * `transcript_path` in the event JSON (a file, or a file per session id); `ctx.metadata.transcriptPath`
-   * wins. Without either, hooks get an empty transcript file (and a notice says so once per session).
+   * wins. Without either, hooks get an empty transcript file.
    */
   readonly transcriptPath?: string | ((sessionId: string) => string);
   /** `permission_mode` in the event JSON; `ctx.metadata.permissionMode` wins. Default `"default"`. */
@@ -262,26 +262,21 @@ const sessionOf = (data: PointData, ctx: HookContext): string =>
   ctx.sessionId ?? ((data.input as Partial<SessionStart> | null)?.sessionId || "");
 
 /**
- * Builds what hooks of one event receive, the same for each: the event JSON (with a transcript
- * path always) and the variables Claude Code sets.
+ * Where a run's transcript is: the run's own, the option's, else an empty file. A run outside an
+ * agent loop (a bare `stack.run`) has no conversation, so an empty transcript is the truthful
+ * answer, not a mistake worth a warning (docs/claude-code.md says so).
  */
-let toldNoTranscript = false;
-
-/** Where a run's transcript is: the run's own, the option's, else an empty file (said once per process). */
 const transcriptFor = (o: EventOptions, ctx: HookContext, session: string): string => {
   const given =
     metaString(ctx, "transcriptPath") ?? (typeof o.transcriptPath === "function" ? o.transcriptPath(session) : o.transcriptPath);
   if (given !== undefined) return given;
-  if (!toldNoTranscript) {
-    toldNoTranscript = true;
-    process.emitWarning(
-      "a run without a transcript: hooks get an empty transcript file at transcript_path (give metadata.transcriptPath, or the transcriptPath option)",
-      "AgentOnionHookWarning",
-    );
-  }
   return emptyTranscript(session || "no-session");
 };
 
+/**
+ * Builds what hooks of one event receive, the same for each: the event JSON (with a transcript
+ * path always) and the variables Claude Code sets.
+ */
 const preparer = (spec: EventSpec, o: EventOptions) => {
   return (data: PointData, ctx: HookContext): Prepared => {
     const cwd = metaString(ctx, "cwd") ?? o.cwd ?? process.cwd();
