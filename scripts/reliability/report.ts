@@ -215,7 +215,8 @@ const locate = (where: string): string =>
   where.replace(/\{\{([^|}]+)\|([^}]+)\}\}/g, (_m, file: string, text: string) => {
     const lines = existsSync(join(root, file)) ? readFileSync(join(root, file), "utf8").split("\n") : [];
     const at = lines.findIndex((l) => l.includes(text));
-    if (at < 0) problems.push(`finding location not found: "${text}" in ${file}`);
+    // A finding's location is where the fault was; code rewritten since may no longer hold that
+    // line, and then the file alone is named.
     return at < 0 ? file : `${file}:${at + 1}`;
   });
 const located = findings.map((f) => locate(f.where));
