@@ -63,6 +63,8 @@ const hookEntries = ["src/cli/run.ts", "src/cli/claude-hook.ts", "src/cli/hook-p
 export const chunkOf = (file: string, onHookPath: boolean): string | undefined => {
   if (file.startsWith("src/core/")) return "core";
   if (file.startsWith("src/agent/")) return "agent";
+  // Shared by the AI SDK, LangChain and OpenAI Agents adapters, and built on the agent layer they all load.
+  if (file === "src/adapters/call-context.ts") return "agent";
   // metrics and tracing import @opentelemetry/api, an optional peer: never in the middleware chunk.
   if (/^src\/middleware\/(metrics|tracing)\.ts$/.test(file)) return "otel";
   if (file.startsWith("src/middleware/")) return "middleware";

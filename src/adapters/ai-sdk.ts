@@ -32,7 +32,7 @@ import type { StartStream } from "../agent/stream/pump.ts";
 import { fromReadableStream } from "../agent/stream/readable.ts";
 import { streamThroughStack, type ModelCallStack } from "../agent/stream/through-stack.ts";
 import { Attempts } from "./ai-sdk/attempts.ts";
-import { CallContext } from "./ai-sdk/call-context.ts";
+import { CallContext } from "./call-context.ts";
 import { fromRequest, toRequest } from "./ai-sdk/prompt.ts";
 import { fromResponse, toResponse } from "./ai-sdk/response.ts";
 import {

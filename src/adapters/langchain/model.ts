@@ -35,7 +35,7 @@ import type { HoldBack } from "../../agent/stream/control.ts";
 import { ModelStreamError } from "../../agent/stream/errors.ts";
 import { streamThroughStack, type ModelCallStack } from "../../agent/stream/through-stack.ts";
 import type { ModelRequest, ModelResponse, ToolSpec } from "../../agent/types.ts";
-import { CallContext } from "./context.ts";
+import { CallContext } from "../call-context.ts";
 import { MappedMessages, copy, textOf, withText } from "./messages.ts";
 import { toAIMessage, toResponse } from "./response.ts";
 import { ChunkMemo, fromChunks, toChunk } from "./stream.ts";

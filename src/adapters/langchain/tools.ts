@@ -23,7 +23,7 @@ import type { StateStore } from "../../core/state.ts";
 import { rejectedResult, type ToolCallStack } from "../../agent/wrap-tool.ts";
 import type { ToolCall, ToolResult } from "../../agent/types.ts";
 import { Pause, type InterruptRuntime } from "./approval.ts";
-import { CallContext } from "./context.ts";
+import { CallContext } from "../call-context.ts";
 import { decide, type ErrorStack } from "./decide.ts";
 import { copy, toToolCall } from "./messages.ts";
 

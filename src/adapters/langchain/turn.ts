@@ -18,7 +18,7 @@ import type { Outcome } from "../../core/outcome.ts";
 import type { AgentStack } from "../../agent/stack.ts";
 import { feedback } from "../../agent/stop.ts";
 import type { StopRequest, UserPrompt } from "../../agent/types.ts";
-import { CallContext } from "./context.ts";
+import { CallContext } from "../call-context.ts";
 import { textOf, withText } from "./messages.ts";
 import { finishReasonOf } from "./response.ts";
 

@@ -21,7 +21,7 @@ import type { RunOptions } from "../../core/context.ts";
 import { describeGiven, RunAbortedError } from "../../core/errors.ts";
 import { Outcome, OutcomeRejectedError } from "../../core/outcome.ts";
 import { neverAborted } from "../../core/signal.ts";
-import { AttemptContext } from "../../agent/context-queue.ts";
+import { CallContext } from "../call-context.ts";
 import { notAResponse } from "../../agent/response-shape.ts";
 import { holdBackProblem, type HoldBack } from "../../agent/stream/control.ts";
 import { ModelStreamError } from "../../agent/stream/errors.ts";
@@ -237,36 +237,3 @@ const unwrap = (error: unknown, callerSignal: AbortSignal | undefined): unknown 
   if (error instanceof RunAbortedError && !error.timedOut && callerSignal?.aborted) return callerSignal.reason;
   return error instanceof ModelStreamError ? error.cause : error;
 };
-
-/**
- * The context hooks add during one call, as text for this call's system instructions; what an
- * attempt that was retried added is withdrawn (see `AttemptContext`). A class: one is made per call.
- */
-class CallContext {
-  declare private readonly texts: (string | undefined)[];
-  declare private readonly also: RunOptions["onContext"];
-  declare private readonly attempts: AttemptContext;
-  constructor(also: RunOptions["onContext"]) {
-    this.texts = [];
-    this.also = also;
-    this.attempts = new AttemptContext(this.add.bind(this));
-  }
-
-  /** The `onContext` callback for the call's run options. */
-  get push(): (text: string, hook: string) => void {
-    return this.attempts.push;
-  }
-
-  private add(text: string, hook: string): () => void {
-    const texts = this.texts;
-    const i = texts.push(text) - 1;
-    this.also?.(text, hook);
-    return () => void (texts[i] = undefined);
-  }
-
-  /** The texts for the attempt starting now. */
-  forAttempt(): readonly string[] {
-    this.attempts.next();
-    return this.texts.filter((t): t is string => t !== undefined);
-  }
-}

@@ -1,9 +1,10 @@
 /**
- * The context hooks add to one AI SDK call with `ctx.addContext(text)`, on its way into that
- * very call's prompt (see `fromRequest`), and still handed to the caller's own `onContext`.
+ * The context hooks add to one model or tool call of an adapter (AI SDK, LangChain, OpenAI
+ * Agents) with `ctx.addContext(text)`, on its way into that very call, and still handed to the
+ * caller's own `onContext`.
  */
-import type { RunOptions } from "../../core/context.ts";
-import { AttemptContext } from "../../agent/context-queue.ts";
+import type { RunOptions } from "../core/context.ts";
+import { AttemptContext } from "../agent/context-queue.ts";
 
 const noTexts: readonly string[] = Object.freeze([]);
 
@@ -51,5 +52,11 @@ export class CallContext {
     attempts.next();
     const texts = this.texts;
     return texts === undefined ? noTexts : texts.filter((t): t is string => t !== undefined);
+  }
+
+  /** The texts as they stand, without starting an attempt (after the post-phase: what `after` hooks added too). */
+  current(): readonly string[] {
+    const texts = this.texts;
+    return texts === undefined || texts.length === 0 ? noTexts : texts.filter((t): t is string => t !== undefined);
   }
 }

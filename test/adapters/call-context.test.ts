@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CallContext } from "../../../src/adapters/ai-sdk/call-context.ts";
+import { CallContext } from "../../src/adapters/call-context.ts";
 
 describe("CallContext", () => {
   it("gives no text to attempts when no hook added any", () => {
