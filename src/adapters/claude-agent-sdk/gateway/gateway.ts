@@ -18,7 +18,6 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ModelResponse } from "../../../agent/types.ts";
-import { AttemptContext } from "../../../agent/context-queue.ts";
 import { notAResponse } from "../../../agent/response-shape.ts";
 import { holdBackProblem, type HoldBack } from "../../../agent/stream/control.ts";
 import { ModelStreamError } from "../../../agent/stream/errors.ts";
@@ -27,6 +26,7 @@ import { streamThroughStack, type ModelCallStack } from "../../../agent/stream/t
 import type { RunOptions } from "../../../core/context.ts";
 import { AgentOnionError, brandError, describe, describeGiven } from "../../../core/errors.ts";
 import type { Outcome } from "../../../core/outcome.ts";
+import { CallContext } from "../../call-context.ts";
 import { fromRequest, toRequest, type MappedRequest, type MessagesBody } from "./request.ts";
 import { fromResponse, toResponse, type MessagesResponse } from "./response.ts";
 import { AnthropicStreamError, errorBody, fromSse, sseEvents, SseWriter, StreamMemo } from "./stream.ts";
@@ -241,24 +241,14 @@ export const claudeModelGateway = async (stack: GatewayStack, options: ClaudeMod
     signal: AbortSignal,
   ): Promise<void> => {
     const mapped = toRequest(body);
-    const texts: (string | undefined)[] = [];
     const run = runOptionsOf(req, body);
-    const context = new AttemptContext((text) => {
-      const i = texts.push(text) - 1;
-      return () => void (texts[i] = undefined);
-    });
+    const context = new CallContext(run.onContext);
     const produced = new Map<ModelResponse, { json: MessagesResponse; headers: Record<string, string> }>();
     const outcome = await stack.run(
       "modelCall",
       mapped.request,
       async (request, ctx) => {
-        context.next();
-        const out = attemptBody(
-          raw,
-          mapped,
-          request as MappedRequest["request"],
-          texts.filter((t): t is string => t !== undefined),
-        );
+        const out = attemptBody(raw, mapped, request as MappedRequest["request"], context.forAttempt());
         const answer = await send(req.url ?? "/v1/messages", "POST", forwardHeaders(req.headers), out, ctx.signal);
         if (!answer.ok) throw new AnthropicApiError(answer.status, responseHeaders(answer.headers), await answer.text());
         const json = (await answer.json()) as MessagesResponse;
@@ -266,7 +256,7 @@ export const claudeModelGateway = async (stack: GatewayStack, options: ClaudeMod
         produced.set(response, { json, headers: responseHeaders(answer.headers) });
         return response;
       },
-      { ...run, signal, onContext: (text, hook) => (context.push(text, hook), run.onContext?.(text, hook)) },
+      { ...run, signal, onContext: context.push },
     );
     if (outcome._tag !== "Completed") return failure(res, outcomeError(outcome));
     const malformed = notAResponse(outcome.value);
@@ -281,25 +271,15 @@ export const claudeModelGateway = async (stack: GatewayStack, options: ClaudeMod
 
   const stream = async (req: IncomingMessage, res: ServerResponse, raw: Buffer, body: MessagesBody, signal: AbortSignal): Promise<void> => {
     const mapped = toRequest(body);
-    const texts: (string | undefined)[] = [];
     const run = runOptionsOf(req, body);
-    const context = new AttemptContext((text) => {
-      const i = texts.push(text) - 1;
-      return () => void (texts[i] = undefined);
-    });
+    const context = new CallContext(run.onContext);
     const memo = new StreamMemo();
     let headers: Record<string, string> | undefined;
     const call = streamThroughStack(
       stack,
       mapped.request,
       async (request, { signal: attempt }) => {
-        context.next();
-        const out = attemptBody(
-          raw,
-          mapped,
-          request as MappedRequest["request"],
-          texts.filter((t): t is string => t !== undefined),
-        );
+        const out = attemptBody(raw, mapped, request as MappedRequest["request"], context.forAttempt());
         const answer = await send(req.url ?? "/v1/messages", "POST", forwardHeaders(req.headers), out, attempt);
         if (!answer.ok || answer.body === null)
           throw new AnthropicApiError(answer.status, responseHeaders(answer.headers), await answer.text());
@@ -310,7 +290,7 @@ export const claudeModelGateway = async (stack: GatewayStack, options: ClaudeMod
         ...run,
         ...(options.holdBack !== undefined ? { holdBack: options.holdBack } : {}),
         signal,
-        onContext: (text, hook) => (context.push(text, hook), run.onContext?.(text, hook)),
+        onContext: context.push,
       },
     );
     const writer = new SseWriter(memo, body.model);
