@@ -8,12 +8,14 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { describeRedisProcess } from "../support/redis.ts";
 import { redisFaults, type FaultRunFigures, type Totals } from "./redis-faults.ts";
 
+// Each check names the totals it read, so a failure on a loaded machine says what was off.
 const exact = (totals: Totals): void => {
-  expect(totals.accountingErrors).toEqual([]);
-  expect(totals.budget.settled).toBe(totals.budget.spent);
-  expect(totals.budget.used).toBe(totals.budget.spent);
+  const seen = JSON.stringify(totals);
+  expect(totals.accountingErrors, seen).toEqual([]);
+  expect(totals.budget.settled, seen).toBe(totals.budget.spent);
+  expect(totals.budget.used, seen).toBe(totals.budget.spent);
   const { admitted } = totals.limits;
-  expect(totals.limits).toEqual({ sliding: admitted, fixed: admitted, calls: admitted, callsCounter: admitted, admitted });
+  expect(totals.limits, seen).toEqual({ sliding: admitted, fixed: admitted, calls: admitted, callsCounter: admitted, admitted });
 };
 
 describeRedisProcess("budgets and limits across processes while redis-server fails", () => {
