@@ -102,9 +102,7 @@ export const checklist: readonly Item[] = [
     id: "A5",
     fault: "next() called but not awaited (dangling)",
     status: "covered",
-    tests: [
-      t(`${R}/composition.test.ts`, "A5: next() called but not awaited"),
-    ],
+    tests: [t(`${R}/composition.test.ts`, "A5: next() called but not awaited")],
   },
   {
     id: "A6",
