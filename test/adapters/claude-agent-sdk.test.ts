@@ -368,6 +368,9 @@ describeRedisAndClaudeCode("durable approvals that pause through Claude Code's d
     expect(approvalLines(second).map((l) => [l.hook, l.action, l.reason])).toEqual([
       ["approval", "Continue", `approved by alice (resumed approval ${first.result.paused.id}): release day`],
     ]);
+    expect(toolRuns(second).map((s) => (s as Seen & { approvals: unknown[] }).approvals)).toEqual([
+      [{ hook: "approval", action: "Continue", reason: `approved by alice (resumed approval ${first.result.paused.id}): release day` }],
+    ]);
   }, 90_000);
 
   it.concurrent("tells the model why when the person denies, and runs an edit through the guards again", async () => {

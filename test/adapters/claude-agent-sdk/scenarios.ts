@@ -44,6 +44,8 @@ interface Seen {
   readonly durationMs: number;
   readonly metadata: Readonly<Record<string, unknown>>;
   readonly path: readonly string[];
+  /** The run's approval decisions, as its trace records them. */
+  readonly approvals: readonly { readonly hook: string; readonly action: string; readonly reason: string | undefined }[];
 }
 
 const observed = (seen: Seen[]) => ({
@@ -58,6 +60,7 @@ const observed = (seen: Seen[]) => ({
       durationMs: e.durationMs,
       metadata: e.metadata,
       path: e.path,
+      approvals: e.decisions.filter((d) => d.phase === "approval").map((d) => ({ hook: d.hook, action: d.action, reason: d.reason })),
       ...(o._tag === "Completed"
         ? { output: o.value }
         : o._tag === "Rejected"
