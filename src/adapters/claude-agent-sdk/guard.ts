@@ -175,6 +175,8 @@ export const guardedEvents = {
 } as const satisfies Partial<Record<HookEvent, string>>;
 
 const sevenDays = 7 * 24 * 3_600_000;
+/** How many paused calls whose result nobody passed to `paused` a guard remembers. */
+const maxUnreadPauses = 10_000;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -326,7 +328,12 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
     // The view answers the hook that asked, about that same input, with the decision; anything else asks anew.
     return { approval: claimed.options.approval, runId: claimed.options.runId };
   };
-  const onPaused = (call: ToolCall, approval: PendingApproval): void => void pausedCalls.set(call.id, { call, approval });
+  const onPaused = (call: ToolCall, approval: PendingApproval): void => {
+    pausedCalls.set(call.id, { call, approval });
+    // Kept until its result is read with `paused`; an application that never reads them does not
+    // grow this without end (the approval itself stays in the store, and `inspect` shows it).
+    if (pausedCalls.size > maxUnreadPauses) pausedCalls.delete(pausedCalls.keys().next().value as string);
+  };
 
   const guarded = async (event: HookInput, work: () => Promise<SyncHookJSONOutput>): Promise<HookJSONOutput> => {
     try {
