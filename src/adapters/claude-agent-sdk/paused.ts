@@ -14,7 +14,7 @@ import { digestOf } from "../../core/approval-token.ts";
 import type { PendingApproval } from "../../core/approval-types.ts";
 import type { ApprovalDecision } from "../../core/context.ts";
 import { AgentOnionError, brandError, describeGiven } from "../../core/errors.ts";
-import { ApprovalTamperedError, type DurableApprovals } from "../../core/interrupt.ts";
+import { ApprovalReplayedError, ApprovalTamperedError, type DurableApprovals } from "../../core/interrupt.ts";
 
 /**
  * A Claude Code tool call waiting for a person: the durable approval (plain JSON; its `token` is
@@ -59,26 +59,23 @@ brandError(ClaudeApprovalError);
 
 /**
  * The session is no longer waiting on the paused call (its transcript holds the call's result, or
- * no such call): it was resumed before, or is not in this project. Nothing was claimed.
+ * no such call): it was resumed before, or is not in this project. A replay (`kind: "replayed"`);
+ * the token was not claimed by this attempt.
  *
  * @example
  * e instanceof ClaudeSessionNotWaitingError && e.sessionId
  */
-export class ClaudeSessionNotWaitingError extends AgentOnionError {
+export class ClaudeSessionNotWaitingError extends ApprovalReplayedError {
   override name = "ClaudeSessionNotWaitingError";
-  /** Always "replayed": a resume of a call that was answered. */
-  readonly kind = "replayed" as const;
   constructor(
-    readonly approvalId: string,
+    approvalId: string,
     readonly sessionId: string,
     readonly toolUseId: string,
   ) {
-    super(
-      `session ${sessionId} is not waiting on call ${toolUseId} of approval ${approvalId} (its transcript has no such call, or its result already): it was resumed before, or is not in this project`,
-    );
+    super(approvalId);
+    this.message = `session ${sessionId} is not waiting on call ${toolUseId} of approval ${approvalId} (its transcript has no such call, or its result already): it was resumed before, or is not in this project`;
   }
 }
-brandError(ClaudeSessionNotWaitingError);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 

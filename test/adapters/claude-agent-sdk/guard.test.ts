@@ -10,6 +10,7 @@ import type { HookInput, HookJSONOutput } from "@anthropic-ai/claude-agent-sdk";
 import { describe, expect, it } from "vitest";
 import {
   claudeAgentGuard,
+  ClaudeSessionNotWaitingError,
   ClaudeToolNotRunError,
   ClaudeToolRerunError,
   type ClaudeAgentGuard,
@@ -18,7 +19,7 @@ import { createAgentStack } from "../../../src/agent/stack.ts";
 import { Continue, Reject, Transform } from "../../../src/core/action.ts";
 import type { RunEvent } from "../../../src/core/context.ts";
 import { MemoryStore } from "../../../src/core/memory-store.ts";
-import { durableApprovals } from "../../../src/core/interrupt.ts";
+import { ApprovalReplayedError, durableApprovals } from "../../../src/core/interrupt.ts";
 import { approval } from "../../../src/middleware/approval.ts";
 import { retry } from "../../../src/middleware/retry.ts";
 import { withMiddleware } from "../../../src/middleware/apply.ts";
@@ -251,6 +252,30 @@ describe("claudeAgentGuard: durable approvals", () => {
       toolUseID: "toolu_x",
     } as never);
     expect(answer).toMatchObject({ behavior: "deny", message: expect.stringContaining("cannot pause for durable approvals") });
+  });
+
+  it("refuses to resume a session whose transcript already has the call's result, claiming nothing", async () => {
+    const approvals = durableApprovals({ store: new MemoryStore(), key });
+    const guard = claudeAgentGuard(withMiddleware(createAgentStack({ approval: approvals }), approval({ match: "Bash" })));
+    const event = recorded("PreToolUse") as HookInput & { tool_use_id: string; tool_input: Record<string, unknown> };
+    await call(guard, event);
+    const paused = guard.paused(deferred(event.tool_use_id, event.tool_input))!;
+    // The session's messages as the SDK's getSessionMessages reads them: the call, then its result.
+    const answered = [
+      { type: "assistant", message: { content: [{ type: "tool_use", id: event.tool_use_id, name: "Bash", input: event.tool_input }] } },
+      { type: "user", message: { content: [{ type: "tool_result", tool_use_id: event.tool_use_id, content: "done" }] } },
+    ];
+    const sdk = {
+      getSessionMessages: async () => answered,
+      query: () => {
+        throw new Error("must not start Claude Code");
+      },
+    };
+    const refused = await guard.resume(sdk, paused, { decision: "approve" }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ClaudeSessionNotWaitingError);
+    expect(refused).toBeInstanceOf(ApprovalReplayedError);
+    expect(refused).toMatchObject({ kind: "replayed", sessionId: event.session_id, toolUseId: event.tool_use_id, approvalId: paused.id });
+    expect(await approvals.inspect(paused.token)).toMatchObject({ id: paused.id });
   });
 
   it("refuses to resume without durable approvals, or with something that is not the SDK", async () => {
