@@ -249,10 +249,13 @@ const main = (): void => {
     const results = run(Number(args.get("rounds") ?? 3), command, ids, !args.has("no-bytes"));
     for (const id of ids) {
       const bytes = results.bytes[id];
-      console.log(`${id.padEnd(24)} ${range(results.ns[id] as number[], 0, " ns").padStart(22)}${bytes ? `  ${range(bytes, 0, " B")}` : ""}`);
+      console.log(
+        `${id.padEnd(24)} ${range(results.ns[id] as number[], 0, " ns").padStart(22)}${bytes ? `  ${range(bytes, 0, " B")}` : ""}`,
+      );
     }
     for (const t of targets(results))
-      if (t.values.every(Number.isFinite)) console.log(`${t.id.padEnd(24)} ${range(t.values, 2, t.unit).padStart(22)}  [${t.values.map((v) => v.toFixed(2)).join(", ")}]`);
+      if (t.values.every(Number.isFinite))
+        console.log(`${t.id.padEnd(24)} ${range(t.values, 2, t.unit).padStart(22)}  [${t.values.map((v) => v.toFixed(2)).join(", ")}]`);
     return;
   }
   const results = run(Number(args.get("rounds") ?? 3), command);
