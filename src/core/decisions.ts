@@ -69,7 +69,28 @@ interface Single {
 export const recordRange = (run: Recorder, phase: number, from: number, to: number): void => {
   if (phase < 0 || (phase === RangePhase.before ? from > to : from < to)) return;
   // Two small integers, so the log holds no boxed number; its time is worked out when read (see decisionsOf).
-  (run.log ??= []).push(from * 4 + phase, to);
+  const code = from * 4 + phase;
+  const log = run.log;
+  // The common log is two ranges (the way in, the way out): made with room for both, a quarter of
+  // what growing an empty array allocates; a free pair at its end is `free`.
+  if (log === undefined) run.log = [code, to, free, free];
+  else if (log.length === 4 && log[2] === free) {
+    log[2] = code;
+    log[3] = to;
+  } else log.push(code, to);
+};
+
+/** An unused pair of slots at the end of a compact log (see recordRange). */
+const free = -1;
+
+/** Append a single decision to a compact log, after a free pair if there is one. */
+const pushSingle = (run: Recorder, single: Single): void => {
+  const log = run.log;
+  if (log === undefined) run.log = [single];
+  else if (log.length === 4 && log[2] === free) {
+    log.length = 2;
+    log.push(single);
+  } else log.push(single);
 };
 
 /** Whether an untimed decision in `phase` is placed at the reading before it (the way in) rather than after it (the way out). */
@@ -103,7 +124,7 @@ export const record = (
   }
   if (run.rec === Rec.compact) {
     const single: Single = { layer, phase, action, reason, at, ms, failMode, rejected, clock: run.clock };
-    (run.log ??= []).push(single);
+    pushSingle(run, single);
     return;
   }
   const entry = toEntry(run, layer, phase, action, reason, at, ms, failMode, rejected);
@@ -146,8 +167,9 @@ const toEntry = (
  */
 export const decisionsOf = (run: Recorder): TraceEntry[] => {
   if (run.decisions !== undefined) return run.decisions.map((d) => ({ ...d }));
-  const log = run.log;
+  let log = run.log;
   if (log === undefined) return [];
+  if (log.length === 4 && log[2] === free) log = log.slice(0, 2);
   // A range on the way in is placed at the run's last reading before it (the clock after the last
   // single decision, or the run's start): walk forward. Then untimed decisions on the way out
   // (NaN) take the next reading after them: walk backward from the end.
