@@ -44,6 +44,8 @@ export const defaultObserverLimit = 10_000;
  */
 const batchSize = 32;
 
+const settledPromise: Promise<void> = Promise.resolve();
+
 export class ObserverQueue {
   private runs: Run[] = [];
   /** `runs` before this index have their end (`run.ended`). */
@@ -79,7 +81,8 @@ export class ObserverQueue {
     if (runs.length >= batchSize || runs.length >= this.limit) {
       if (!this.microtask) {
         this.microtask = true;
-        queueMicrotask(this.fromMicrotask);
+        // A reaction on a settled promise: queueMicrotask makes an AsyncResource per call.
+        settledPromise.then(this.fromMicrotask);
       }
     } else this.immediate ??= setImmediate(this.fromImmediate);
   }

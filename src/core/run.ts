@@ -131,7 +131,8 @@ export class Run implements Frame, RunView, Recorder {
   declare readonly rec: number;
   declare readonly trace: Trace | undefined;
   declare readonly origin: number;
-  declare clock: number;
+  /** The last reading of the clock after the start (0: none yet), see `clock`. */
+  declare private reading: number;
   /**
    * `performance.now()` when the run settled (exact recording), or the first reading after it
    * (compact recording, see observers.ts); 0 until then, and when nothing records.
@@ -198,7 +199,8 @@ export class Run implements Frame, RunView, Recorder {
     this.trace = options?.trace;
     this.origin = rec === Rec.none ? 0 : now();
     if (rec === Rec.compact) runtime.observers.clockRead(this.origin);
-    this.clock = this.origin;
+    // Not a copy of `origin`: a number field holding a fraction is a boxed number of its own.
+    this.reading = 0;
     this.ended = 0;
     this.log = undefined;
     this.decisions = undefined;
@@ -226,6 +228,15 @@ export class Run implements Frame, RunView, Recorder {
     this.skipped = undefined;
     this.outcome = undefined;
     this.final = false;
+  }
+
+  /** The last reading of the clock: the start, or the end of the last timed call (see decisions.ts). */
+  get clock(): number {
+    return this.reading || this.origin;
+  }
+
+  set clock(value: number) {
+    this.reading = value;
   }
 
   get point(): string {
