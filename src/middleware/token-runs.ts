@@ -32,6 +32,17 @@ let last: { readonly text: string; readonly runs: Int32Array } | undefined;
 const PAIR = new Uint8Array(128 * 128);
 for (const rule of tokenRules)
   for (const prefix of rule.prefixes) if (prefix.length >= 2) PAIR[prefix.charCodeAt(0) * 128 + prefix.charCodeAt(1)] = 1;
+/** The first characters of those prefixes. */
+const FIRST = new Uint8Array(128);
+for (const rule of tokenRules) for (const prefix of rule.prefixes) if (prefix.length >= 2) FIRST[prefix.charCodeAt(0)] = 1;
+/** What each ASCII code unit is to the walk through a run: not in one, a letter, `=`, or another run character. */
+const OUT = 0;
+const LETTER = 1;
+const EQUALS = 2;
+const OTHER = 3;
+const CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++)
+  CLASS[c] = RUN[c] === 0 ? OUT : c === 61 ? EQUALS : (c >= 65 && c <= 90) || (c >= 97 && c <= 122) ? LETTER : OTHER;
 /** Most `=` and most places inside one run where a token may start that are tried. */
 const MAX_ASSIGNMENTS = 64;
 const MAX_INSIDE = 8;
@@ -109,22 +120,20 @@ const findRuns = (text: string, n: number): Int32Array => {
     // thousands of `=` or `sk-` is no text a tool prints but would cost time by its length squared.
     let assignments = 0;
     let inside = 0;
-    let before = text.charCodeAt(a);
+    // What the character before is: a letter (most are, and cost one comparison), `=`, or another run character.
+    let before = CLASS[text.charCodeAt(a)] as number;
     let b = a + 1;
     for (; b < len; b++) {
       c = text.charCodeAt(b);
-      if (c >= 128 || RUN[c] === 0) break;
-      if (before === 61) {
-        // After each `=` that is not padding (`==`, or one at the end).
-        if (c !== 61 && (b - 1 === a || text.charCodeAt(b - 2) !== 61) && assignments++ < MAX_ASSIGNMENTS) k = push(k, b, 1);
-      } else if (
-        (before < 65 || (before > 90 && before < 97) || before > 122) &&
-        b > first &&
-        PAIR[c * 128 + text.charCodeAt(b + 1)] === 1 &&
-        inside++ < MAX_INSIDE
-      )
-        k = push(k, b, -1);
-      before = c;
+      const now = c < 128 ? (CLASS[c] as number) : OUT;
+      if (now === OUT) break;
+      if (before !== LETTER) {
+        if (before === EQUALS) {
+          // After each `=` that is not padding (`==`, or one at the end).
+          if (c !== 61 && (b - 1 === a || text.charCodeAt(b - 2) !== 61) && assignments++ < MAX_ASSIGNMENTS) k = push(k, b, 1);
+        } else if (FIRST[c] === 1 && b > first && PAIR[c * 128 + text.charCodeAt(b + 1)] === 1 && inside++ < MAX_INSIDE) k = push(k, b, -1);
+      }
+      before = now;
     }
     if (b - a < n) k = at0;
     else {
