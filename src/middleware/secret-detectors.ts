@@ -406,12 +406,13 @@ export const secretAssignment: Detector = {
     for (let k = 0; k < candidates.length; k += 2) {
       const s = candidates[k] as number;
       // Inside a run (`-end`) only a known token may start; a value starts a run or follows `=`.
-      if (s < from || (candidates[k + 1] as number) < 0 || prefixAt(text, s)) continue;
+      const end = candidates[k + 1] as number;
+      // A value shorter than 12 is none (`duration_ms=12`): known from its run's end, for free.
+      if (s < from || end < 0 || end - s < 12 || prefixAt(text, s)) continue;
       // The name first: most runs have none before them, and that is a few characters to read.
       const named = namedSecret(text, s);
       if (named === NONE) continue;
       // A value ends at the next `=` that is not padding (`a=b=c`).
-      const end = candidates[k + 1] as number;
       let stop = end;
       for (let at = s; at < end - 1; at++) if (text.charCodeAt(at) === 61 && text.charCodeAt(at + 1) !== 61) (stop = at), (at = end);
       const e = valueEnd(text, s, stop);
