@@ -362,8 +362,11 @@ let lastStretches: { readonly text: string; readonly list: Int32Array } | undefi
  * `viewOf`) so that the card and phone detectors search them once. A stretch of nine or more
  * holds one of every ninth position, so only those are probed, and a run is walked only where a
  * probe lands in one long enough (its character four before or four after is in it too).
+ *
+ * @example
+ * [...digitStretches("call 415 555 0100 now")] // [5, 18]
  */
-const digitStretches = (text: string): Int32Array => {
+export const digitStretches = (text: string): Int32Array => {
   if (lastStretches?.text === text) return lastStretches.list;
   const found: number[] = [];
   const len = text.length;
