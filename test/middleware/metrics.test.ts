@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as semconv from "@opentelemetry/semantic-conventions/incubating";
-import { ATTR_ERROR_TYPE } from "@opentelemetry/semantic-conventions";
+import { ATTR_ERROR_TYPE, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT } from "@opentelemetry/semantic-conventions";
 import { Reject, Transform } from "../../src/core/index.ts";
 import {
   createAgent,
@@ -48,6 +48,11 @@ describe("metrics: the copied conventions", () => {
     expect(GenAiAttr.outputTokens).toBe(semconv.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS);
     expect(GenAiAttr.finishReasons).toBe(semconv.ATTR_GEN_AI_RESPONSE_FINISH_REASONS);
     expect(GenAiAttr.errorType).toBe(ATTR_ERROR_TYPE);
+    expect(GenAiMetric.timePerOutputChunk).toBe(semconv.METRIC_GEN_AI_CLIENT_OPERATION_TIME_PER_OUTPUT_CHUNK);
+    expect(GenAiAttr.responseId).toBe(semconv.ATTR_GEN_AI_RESPONSE_ID);
+    expect(GenAiAttr.responseTimeToFirstChunk).toBe(semconv.ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK);
+    expect(GenAiAttr.serverAddress).toBe(ATTR_SERVER_ADDRESS);
+    expect(GenAiAttr.serverPort).toBe(ATTR_SERVER_PORT);
     expect([
       semconv.GEN_AI_OPERATION_NAME_VALUE_CHAT,
       semconv.GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,

@@ -36,6 +36,7 @@ import { ModelStreamError } from "../../agent/stream/errors.ts";
 import { streamThroughStack, type ModelCallStack } from "../../agent/stream/through-stack.ts";
 import type { ModelRequest, ModelResponse, ToolSpec } from "../../agent/types.ts";
 import { CallContext } from "../call-context.ts";
+import { serverOf } from "../model-endpoint.ts";
 import { MappedMessages, copy, textOf, withText } from "./messages.ts";
 import { toAIMessage, toResponse } from "./response.ts";
 import { ChunkMemo, fromChunks, toChunk } from "./stream.ts";
@@ -124,6 +125,35 @@ const withContext = (messages: BaseMessage[], texts: readonly string[]): BaseMes
 };
 
 /**
+ * The provider and endpoint of a LangChain chat model, as the model says them: its LangSmith
+ * `ls_provider` (`openai`, `azure`, `anthropic`, `amazon_bedrock`, `google_vertexai`...; telemetry
+ * maps it to the convention's name) and, for the OpenAI family, the base URL of its client
+ * configuration (`configuration.baseURL`) or its Azure endpoint.
+ */
+const originOf = (model: ChatModelLike): Pick<ModelRequest, "provider" | "server"> => {
+  const m = model as unknown as {
+    getLsParams?: (options: unknown) => { ls_provider?: unknown } | undefined;
+    clientConfig?: { baseURL?: unknown };
+    azureOpenAIEndpoint?: unknown;
+    azureOpenAIBasePath?: unknown;
+    azureOpenAIApiInstanceName?: unknown;
+  };
+  let provider: unknown;
+  try {
+    provider = typeof m.getLsParams === "function" ? m.getLsParams({})?.ls_provider : undefined;
+  } catch {
+    provider = undefined;
+  }
+  const instance =
+    typeof m.azureOpenAIApiInstanceName === "string" ? `https://${m.azureOpenAIApiInstanceName}.openai.azure.com` : undefined;
+  const server = serverOf(m.clientConfig?.baseURL ?? m.azureOpenAIBasePath ?? m.azureOpenAIEndpoint ?? instance);
+  return {
+    ...(typeof provider === "string" && provider !== "" ? { provider } : {}),
+    ...(server !== undefined ? { server } : {}),
+  };
+};
+
+/**
  * A chat model whose calls run through the stack's `modelCall` point.
  *
  * @example
@@ -197,6 +227,7 @@ export class GuardedChatModel extends BaseChatModel {
       messages: mapped.messages,
       ...(specs.length > 0 ? { tools: specs } : {}),
       ...(stream ? { stream: true } : {}),
+      ...originOf(this.inner),
     };
     return { request, mapped, specs };
   }
