@@ -45,7 +45,7 @@ export interface MetricsOptions {
   readonly legacySystemAttribute?: boolean;
   /** Which points to watch; default all standard agent points. */
   readonly points?: readonly string[];
-  /** Distinct tool, model and agent names per attribute before new ones read `_OTHER`; default 100. */
+  /** Distinct tool, model, agent and server names per attribute before new ones read `_OTHER`; default 100. */
   readonly maxValues?: number;
 }
 
