@@ -133,6 +133,16 @@ const withContext = (messages: BaseMessage[], texts: readonly string[]): BaseMes
  * configuration (`configuration.baseURL`) or its Azure endpoint.
  */
 const originOf = (model: ChatModelLike): Pick<ModelRequest, "provider" | "server"> => {
+  // Read once per model: a model's provider and endpoint are its configuration, and reading them
+  // (ChatOpenAI builds its invocation parameters for getLsParams) would otherwise cost every call.
+  let origin = origins.get(model);
+  if (origin === undefined) origins.set(model, (origin = readOrigin(model)));
+  return origin;
+};
+
+const origins = new WeakMap<ChatModelLike, Pick<ModelRequest, "provider" | "server">>();
+
+const readOrigin = (model: ChatModelLike): Pick<ModelRequest, "provider" | "server"> => {
   const m = model as unknown as {
     getLsParams?: (options: unknown) => { ls_provider?: unknown } | undefined;
     clientConfig?: { baseURL?: unknown };
