@@ -14,16 +14,18 @@ import {
   type Span,
   type SpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
-import { generateText, simulateReadableStream, streamText, wrapLanguageModel } from "ai";
+import { generateText, simulateReadableStream, stepCountIs, streamText, tool, wrapLanguageModel } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { aiSdkMiddleware } from "../../src/adapters/ai-sdk.ts";
+import { wrapAiSdkTools } from "../../src/adapters/ai-sdk-tools.ts";
 import { createAgentStack } from "../../src/agent/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { metrics } from "../../src/middleware/metrics.ts";
 import { aiSdkTracer } from "../../src/middleware/tracing-ai-sdk.ts";
 import { tracing } from "../../src/middleware/tracing.ts";
-import { generated, textParts } from "../adapters/ai-sdk-fixtures.ts";
+import { generated, stop, textParts, usage } from "../adapters/ai-sdk-fixtures.ts";
+import { z } from "zod";
 import { histogramPoints, meterHarness } from "./otel.ts";
 
 const contextManager = new AsyncLocalStorageContextManager();
@@ -110,6 +112,45 @@ describe("aiSdkTracer with the AI SDK's telemetry and tracing() both on", () => 
         kind: SpanKind.CLIENT,
         attributes: { "gen_ai.operation.name": "chat", "gen_ai.provider.name": "aws.bedrock", "gen_ai.request.model": "claude-sonnet-4-5" },
       });
+  });
+
+  it("makes one GenAI span per tool call too: agent-onion's INTERNAL execute_tool span, inside the SDK's ai.toolCall", async () => {
+    const { tracer, stack, spans } = harness();
+    let calls = 0;
+    const inner = new MockLanguageModelV3({
+      provider: "anthropic.messages",
+      modelId: "claude-sonnet-4-5",
+      doGenerate: async () =>
+        (++calls === 1
+          ? {
+              content: [{ type: "tool-call", toolCallId: "call-1", toolName: "bash", input: JSON.stringify({ command: "ls" }) }],
+              finishReason: { unified: "tool-calls", raw: "tool_use" },
+              usage: usage(10, 5),
+              warnings: [],
+            }
+          : { content: [{ type: "text", text: "Done." }], finishReason: stop, usage: usage(12, 2), warnings: [] }) as never,
+    });
+    const tools = wrapAiSdkTools(stack, {
+      bash: tool({ inputSchema: z.object({ command: z.string() }), execute: async ({ command }) => `ran ${command}` }),
+    });
+    await generateText({
+      model: wrapLanguageModel({ model: inner, middleware: aiSdkMiddleware(stack) }),
+      tools,
+      prompt: "list",
+      stopWhen: stepCountIs(3),
+      experimental_telemetry: { isEnabled: true, tracer: aiSdkTracer(tracer) },
+    });
+    await stack.flush();
+    const all = spans();
+    const operations = genAiSpans(all).map((s) => [s.name, s.kind, s.attributes["gen_ai.operation.name"]]);
+    expect(operations).toEqual([
+      ["chat claude-sonnet-4-5", SpanKind.CLIENT, "chat"],
+      ["execute_tool bash", SpanKind.INTERNAL, "execute_tool"],
+      ["chat claude-sonnet-4-5", SpanKind.CLIENT, "chat"],
+    ]);
+    const execute = all.find((s) => s.name === "execute_tool bash")!;
+    expect(execute.attributes).toMatchObject({ "gen_ai.tool.call.id": "call-1", "gen_ai.tool.type": "function" });
+    expect(all.find((s) => idOf(s) === parentOf(execute))?.name).toBe("ai.toolCall");
   });
 
   it("records the model call's metrics once, with the provider from the SDK's id", async () => {
