@@ -79,13 +79,14 @@ export const scrubbedNamesOf = (redactor: Redactor | undefined, cap = 1000): ((h
 };
 
 // The frameworks' provider ids by their leading segments, most specific first: the AI SDK's
-// `LanguageModel.provider` (`amazon-bedrock`, `azure.chat`, `google.vertex.chat`) and LangChain's
-// `ls_provider` (`amazon_bedrock`, `azure`, `google_vertexai`, `google_genai`). The id says which
+// `LanguageModel.provider` (`amazon-bedrock`, `azure.chat`, `google.vertex.chat`), LangChain's
+// `ls_provider` (`amazon_bedrock`, `azure`, `google_vertexai`, `google_genai`) and `initChatModel`
+// providers (`bedrock`, `azure_openai`, `google-vertexai`, `google-genai`). The id says which
 // API the call goes to, which the model id cannot (a Claude model on Bedrock or Vertex is not `anthropic`).
 const sdkProviders: readonly (readonly [RegExp, string])[] = [
-  [/^(google\.vertex|vertex|google_vertexai|vertexai)(\.|$)/, GenAiProvider.gcpVertexAi],
+  [/^(google\.vertex|vertex|google_vertexai|google-vertexai(-web)?|vertexai)(\.|$)/, GenAiProvider.gcpVertexAi],
   [/^(google(\.generative-ai)?|google_genai|google-genai)(\.|$)/, GenAiProvider.gcpGemini],
-  [/^(amazon-bedrock|amazon_bedrock|bedrock)(\.|$)/, GenAiProvider.awsBedrock],
+  [/^(amazon-bedrock|amazon_bedrock|bedrock(_converse)?)(\.|$)/, GenAiProvider.awsBedrock],
   [/^(azure-ai-inference|azure_ai_inference)(\.|$)/, GenAiProvider.azureAiInference],
   [/^(azure(-openai)?|azure_openai)(\.|$)/, GenAiProvider.azureAiOpenai],
   [/^openai(\.|$)/, GenAiProvider.openai],

@@ -6,7 +6,7 @@
  */
 import { SpanKind } from "@opentelemetry/api";
 import { AzureChatOpenAI, ChatOpenAI } from "@langchain/openai";
-import { createAgent } from "langchain";
+import { createAgent, initChatModel } from "langchain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { langchainMiddleware } from "../../src/adapters/langchain.ts";
 import type { ModelRequest, ModelResponse } from "../../src/agent/types.ts";
@@ -112,6 +112,27 @@ describe("langchainMiddleware's model calls, traced per the GenAI conventions", 
     expect(intervals.count).toBe(3);
     // Each delta came at least 5 ms after the one before it.
     expect(intervals.sum).toBeGreaterThanOrEqual(0.009);
+  });
+
+  it("takes an initChatModel model's provider and endpoint from its configuration, not its class", async () => {
+    const { spans, middleware } = telemetry();
+    const stack = withMiddleware(createAgentStack(), middleware);
+    const model = await initChatModel("gpt-4o", {
+      modelProvider: "openai",
+      apiKey: "test-key",
+      configuration: { baseURL: server.baseURL },
+    });
+    const agent = createAgent({ model, tools: [], middleware: [langchainMiddleware(stack)] });
+    await agent.invoke({ messages: [{ role: "user", content: "hi" }] });
+    await stack.flush();
+    const chat = spans().find((s) => s.attributes["gen_ai.operation.name"] === "chat")!;
+    expect(chat.name).toBe("chat gpt-4o");
+    expect(chat.attributes).toMatchObject({
+      "gen_ai.provider.name": "openai",
+      "gen_ai.response.id": "chatcmpl-lc-1",
+      "server.address": "127.0.0.1",
+      "server.port": server.port,
+    });
   });
 
   it("names an Azure OpenAI model azure.ai.openai, at its resource's endpoint, as its own ls_provider says", async () => {
