@@ -285,6 +285,26 @@ describe("metrics, read back through the OpenTelemetry SDK", () => {
     ]);
   });
 
+  it("writes a call's endpoint as server.address and server.port, capping distinct addresses like names", async () => {
+    const { meter, collect } = meterHarness();
+    const stack = withMiddleware(createAgentStack(), metrics({ meter, maxValues: 1 }));
+    const answer = () => ({ text: "", toolCalls: [], finishReason: "stop" as const, usage: { inputTokens: 1, outputTokens: 1 } });
+    for (const address of ["a.example", "b.example"])
+      await stack.run("modelCall", { model: "gpt-4o", messages: [], server: { address, port: 8443 } }, answer);
+    await stack.run("modelCall", { model: "gpt-4o", messages: [] }, answer);
+    await stack.flush();
+    const points = histogramPoints((await collect()).get("gen_ai.client.operation.duration")).map((p) => [
+      p.attributes["server.address"],
+      p.attributes["server.port"],
+    ]);
+    // Past the cap the address reads _OTHER, and its port goes with it (the port is required only with an address).
+    expect(points).toEqual([
+      ["a.example", 8443],
+      ["_OTHER", undefined],
+      [undefined, undefined],
+    ]);
+  });
+
   it("uses the global meter provider registered after the middleware was made", async () => {
     const { metrics: api } = await import("@opentelemetry/api");
     const m = metrics();
