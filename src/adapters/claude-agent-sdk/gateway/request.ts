@@ -137,7 +137,7 @@ const partsOf = (raw: RawMessage, toolNames: Map<string, string>): Part[] => {
  * toRequest({ model: "claude-x", system: "Be brief.", messages: [{ role: "user", content: "Hi" }], max_tokens: 100 }).request
  * // { model: "claude-x", messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Hi" }], maxOutputTokens: 100 }
  */
-export const toRequest = (body: MessagesBody): MappedRequest => {
+export const toRequest = (body: MessagesBody, origin: Pick<ModelRequest, "provider" | "server"> = {}): MappedRequest => {
   const toolNames = new Map<string, string>();
   const parts = body.messages.flatMap((m) => partsOf(m, toolNames));
   const hasSystem = body.system !== undefined;
@@ -154,6 +154,7 @@ export const toRequest = (body: MessagesBody): MappedRequest => {
     ...(typeof body.max_tokens === "number" ? { maxOutputTokens: body.max_tokens } : {}),
     ...(typeof body.temperature === "number" ? { temperature: body.temperature } : {}),
     ...(body.stream === true ? { stream: true } : {}),
+    ...origin,
   };
   return { request, body, parts, hasSystem };
 };
