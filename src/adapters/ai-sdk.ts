@@ -69,6 +69,8 @@ export interface AiSdkCallInfo {
 export type AiSdkStack = ModelCallStack & {
   /** True when the stack has hooks on `modelCall`. */
   has?(point: "modelCall"): boolean;
+  /** The stack's options: whether it freezes what hooks see (every `HookStack` has them). */
+  readonly options?: { readonly freeze?: boolean; readonly strict?: boolean };
 };
 
 /**
@@ -120,6 +122,9 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
   if (holdBack !== undefined) throw new TypeError(`aiSdkMiddleware: ${holdBack}`);
   // Stacks are immutable: one with no hook on `modelCall` never will have one, so its calls skip the mapping.
   const idle = stack.has?.("modelCall") === false;
+  // A stack that freezes what hooks see gets requests and responses made frozen as they are built,
+  // which its freeze then finds frozen in one check (see `frozenNode`); one that opted out gets them as before.
+  const frozen = (stack.options?.freeze ?? stack.options?.strict) !== false;
   const fixed = typeof options.run === "function" ? undefined : (options.run ?? noRunOptions);
   const runOptions = (
     type: AiSdkCallInfo["type"],
@@ -159,7 +164,7 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
   }: SdkWrapOptions<P, R, S>): Promise<R> {
     const run = runOptions("generate", params, model);
     if (idle) return Promise.resolve(doGenerate());
-    const mapped = toRequest(params, model.modelId, false, model.provider);
+    const mapped = toRequest(params, model.modelId, false, model.provider, frozen);
     const context = new CallContext(run.onContext);
     const attempts = new Attempts<R>();
     return stack
@@ -169,11 +174,11 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
         (request, ctx) => {
           const next = fromRequest(params, mapped, request, context.forAttempt());
           const signal = ctx.signal === neverAborted ? params.abortSignal : ctx.signal;
-          // The SDK's own `doGenerate` when nothing changed; the model directly (as `doGenerate` does) otherwise.
-          const result =
-            next === params && signal === params.abortSignal ? doGenerate() : model.doGenerate({ ...next, abortSignal: signal });
+          // The model directly, as the SDK's `doGenerate` calls it (`model.doGenerate(params)`), without
+          // that function's own `async` level: the params as given when nothing changed.
+          const result = model.doGenerate(next === params && signal === params.abortSignal ? params : { ...next, abortSignal: signal });
           return result.then((r) => {
-            const produced = toResponse(r, request);
+            const produced = toResponse(r, request, frozen);
             attempts.add(r, produced);
             return produced;
           });
@@ -199,7 +204,7 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
   }: SdkWrapOptions<P, R, S>): Promise<S> {
     const run = runOptions("stream", params, model);
     if (idle) return doStream();
-    const mapped = toRequest(params, model.modelId, true, model.provider);
+    const mapped = toRequest(params, model.modelId, true, model.provider, frozen);
     const context = new CallContext(run.onContext);
     const memo = new StreamMemo();
     // The provider's stream result (request body, response headers) once it exists.

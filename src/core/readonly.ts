@@ -28,6 +28,22 @@ export type MaybePromise<T> = T | PromiseLike<T>;
 const frozenDeep = new WeakSet<object>();
 
 /**
+ * Record a tree its builder froze all the way down, node by node as it made it, so that
+ * `deepFreeze` (every run's input and output, R9) returns it in one lookup instead of walking it.
+ * Not checked: every object reachable from `value` must already be frozen, and the caller answers
+ * for it. For adapters that map each call into fresh objects (one `Object.freeze` per node costs
+ * less than the walk); anything else should call `deepFreeze`.
+ *
+ * @example
+ * const request = Object.freeze({ model: "m", messages: Object.freeze([Object.freeze({ role: "user", content: "hi" })]) })
+ * deepFreeze(markFrozenDeep(request)) === request // true, with no walk
+ */
+export const markFrozenDeep = <T extends object>(value: T): T => {
+  frozenDeep.add(value);
+  return value;
+};
+
+/**
  * Freeze plain objects and arrays, all the way down. Class instances (streams, signals, clients)
  * are left alone: freezing them would break them, and they are not data.
  *
