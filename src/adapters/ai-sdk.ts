@@ -31,6 +31,7 @@ import { ModelStreamError } from "../agent/stream/errors.ts";
 import type { StartStream } from "../agent/stream/pump.ts";
 import { fromReadableStream } from "../agent/stream/readable.ts";
 import { streamThroughStack, type ModelCallStack } from "../agent/stream/through-stack.ts";
+import { askedCalls } from "./ai-sdk/approvals.ts";
 import { Attempts } from "./ai-sdk/attempts.ts";
 import { CallContext } from "./call-context.ts";
 import { fromRequest, toRequest } from "./ai-sdk/prompt.ts";
@@ -126,6 +127,9 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
   // which its freeze then finds frozen in one check (see `frozenNode`); one that opted out gets them as before.
   const frozen = (stack.options?.freeze ?? stack.options?.strict) !== false;
   const fixed = typeof options.run === "function" ? undefined : (options.run ?? noRunOptions);
+  // Questions `wrapAiSdkTools` asked through the SDK's tool approval on this stack: a denial shows
+  // up first in the prompt of the next provider call (see `ai-sdk/approvals.ts`).
+  const asked = askedCalls(stack);
   const runOptions = (
     type: AiSdkCallInfo["type"],
     params: SdkCallOptions,
@@ -163,6 +167,7 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
     model,
   }: SdkWrapOptions<P, R, S>): Promise<R> {
     const run = runOptions("generate", params, model);
+    if (asked.size > 0) asked.answerFromPrompt(params.prompt);
     if (idle) return Promise.resolve(doGenerate());
     const mapped = toRequest(params, model.modelId, false, model.provider, frozen);
     const context = new CallContext(run.onContext);
@@ -203,6 +208,7 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
     model,
   }: SdkWrapOptions<P, R, S>): Promise<S> {
     const run = runOptions("stream", params, model);
+    if (asked.size > 0) asked.answerFromPrompt(params.prompt);
     if (idle) return doStream();
     const mapped = toRequest(params, model.modelId, true, model.provider, frozen);
     const context = new CallContext(run.onContext);
