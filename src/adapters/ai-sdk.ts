@@ -162,13 +162,13 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
   }
 
   function generate<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>({
-    doGenerate,
     params,
     model,
   }: SdkWrapOptions<P, R, S>): Promise<R> {
     const run = runOptions("generate", params, model);
     if (asked.size > 0) asked.answerFromPrompt(params.prompt);
-    if (idle) return Promise.resolve(doGenerate());
+    // The model directly, as the SDK's `doGenerate` calls it, without that function's own `async` level.
+    if (idle) return Promise.resolve(model.doGenerate(params));
     const mapped = toRequest(params, model.modelId, false, model.provider, frozen);
     const context = new CallContext(run.onContext);
     const attempts = new Attempts<R>();
@@ -179,8 +179,7 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
         (request, ctx) => {
           const next = fromRequest(params, mapped, request, context.forAttempt());
           const signal = ctx.signal === neverAborted ? params.abortSignal : ctx.signal;
-          // The model directly, as the SDK's `doGenerate` calls it (`model.doGenerate(params)`), without
-          // that function's own `async` level: the params as given when nothing changed.
+          // The model directly, with the params as given when nothing changed.
           const result = model.doGenerate(next === params && signal === params.abortSignal ? params : { ...next, abortSignal: signal });
           return result.then((r) => {
             const produced = toResponse(r, request, frozen);
