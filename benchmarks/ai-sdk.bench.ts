@@ -5,6 +5,7 @@
  *
  *   npm run build && npx tsx benchmarks/ai-sdk.bench.ts [--rounds 3] [--time-ms 300] [--json out.json]
  *     [--from dist|src] [--clock cpu|wall] [--families ai-sdk,onion-mw-around] [--sizes 0,1] [--warmup 2000]
+ *     [--freeze on|off]
  *
  * `npm run bench` runs it (shorter, see run.ts) and writes `benchmarks/results/ai-sdk.json`.
  * agent-onion is loaded from the built `dist/` (what users run; `npm run build` first), or from
@@ -42,7 +43,8 @@
  *   take an AI SDK model). This is the most direct public path to LangChain's `wrapModelCall`
  *   composition; it includes the node's own work (binding tools, building messages, the chat
  *   model's `invoke` with its callback manager), so compare its ns per layer, not its total.
- * All stacks use `strict: false` (the production default). The figure is the lowest over
+ * All stacks freeze what hooks see (`freeze: true`, the default; R9); `--freeze off` times stacks
+ * made with `freeze: false`, the opt-out for hot paths. The figure is the lowest over
  * rounds of each round's median sample; "per layer" is (t_N − t_0) / N within a family.
  */
 import { existsSync, writeFileSync } from "node:fs";
@@ -74,6 +76,8 @@ let lib: Library;
 
 const allSizes = [0, 1, 5, 20] as const;
 let sizes: readonly number[] = allSizes;
+/** Whether the stacks freeze what hooks see (`--freeze`). */
+let freeze = true;
 
 export type AdapterFamily =
   | "bare"
@@ -110,6 +114,8 @@ export interface AdapterReport {
   readonly from?: "dist" | "src";
   /** What timed the samples: this process's CPU time, or the wall clock (reports before this field: `wall`). */
   readonly clock?: "cpu" | "wall";
+  /** Whether the stacks froze what hooks see (reports before this field: stacks made with `strict: false`). */
+  readonly freeze?: boolean;
   /** Set by `benchmarks/run.ts`. */
   readonly command?: string;
 }
@@ -145,12 +151,12 @@ const mock = (): MockLanguageModelV3 => {
 };
 
 const aroundStack = (n: number): AgentStack => {
-  let stack = lib.createAgentStack({ strict: false });
+  let stack = lib.createAgentStack({ freeze });
   for (let i = 0; i < n; i++) stack = stack.use("modelCall", { name: `pass-${i}`, around: (_ctx, next) => next() });
   return stack;
 };
 const beforeAfterStack = (n: number): AgentStack => {
-  let stack = lib.createAgentStack({ strict: false });
+  let stack = lib.createAgentStack({ freeze });
   for (let i = 0; i < n; i++) stack = stack.use("modelCall", { name: `pass-${i}`, before: () => lib.Continue, after: () => lib.Continue });
   return stack;
 };
@@ -242,6 +248,9 @@ const main = async (): Promise<void> => {
   const clock = args.get("clock") ?? "cpu";
   if (clock !== "cpu" && clock !== "wall") throw new Error(`--clock ${clock}: expected cpu or wall`);
   lib = await load(from);
+  const frozen = args.get("freeze") ?? "on";
+  if (frozen !== "on" && frozen !== "off") throw new Error(`--freeze ${frozen}: expected on or off`);
+  freeze = frozen === "on";
   const only = args.get("families")?.split(",");
   if (args.has("sizes")) sizes = (args.get("sizes") ?? "").split(",").map(Number);
   const loads = [loadavg()];
@@ -273,7 +282,7 @@ const main = async (): Promise<void> => {
   ].filter((f) => only?.includes(f) ?? true);
   const perLayer = (family: string, n: number): number => (ns(family, n) - ns(family, 0)) / n;
   console.log(
-    `Node ${process.version}, agent-onion from ${from}/, ${clock} clock, ${rounds} rounds x ${timeMs} ms; load ${loads.map((l) => l.map((x) => x.toFixed(1)).join(" ")).join(" -> ")}`,
+    `Node ${process.version}, agent-onion from ${from}/, freeze ${frozen}, ${clock} clock, ${rounds} rounds x ${timeMs} ms; load ${loads.map((l) => l.map((x) => x.toFixed(1)).join(" ")).join(" -> ")}`,
   );
   console.log(`bare mock.doGenerate: ${fmt(ns("bare", 0))} ns/call\n`);
   console.log(
@@ -323,6 +332,7 @@ const main = async (): Promise<void> => {
       rows,
       from: from as "dist" | "src",
       clock,
+      freeze,
     };
     writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
   }

@@ -22,13 +22,17 @@
  * never reaches the hooks. With `approval: "ai-sdk"`, a hook that asks for approval
  * (`ctx.approve`, the approval middleware, a Claude Code hook answering `ask`) is asked through
  * the SDK's own flow: the wrapped tool's `needsApproval` runs the `toolCall` point, and when a hook
- * asks, the SDK ends the step with a `tool-approval-request`; the app answers with a
- * `tool-approval-response` in the next call's messages, and the hook gets that answer (approved,
- * with the response's reason) when the SDK executes the call. A call no hook asks about runs in
- * the very run `needsApproval` started, so its hooks run once (a streaming tool then runs to its
- * last value, without preliminary results).
+ * asks, the SDK ends the step with a `tool-approval-request` while the run waits at that hook; the
+ * app answers with a `tool-approval-response` in the next call's messages, and the hook gets that
+ * answer (see `ai-sdk/approvals.ts` for where a denial is read from). So each call has one run: it
+ * completes once the approved tool ran, or ends in the hook's rejection with the person's reason,
+ * seen by observers, the audit log and the trace like any decision. A call no hook asks about
+ * runs in the very run `needsApproval` started, so its hooks run once (a streaming tool then runs
+ * to its last value, without preliminary results). When the answer comes to another process (the
+ * run waits in this one), an approval runs the call there through its hooks with the person's
+ * answer; a denial is not seen there.
  */
-import type { ApprovalAnswer } from "../core/approval-types.ts";
+import type { ApprovalAnswer, ApprovalRequest } from "../core/approval-types.ts";
 import type { RunOptions } from "../core/context.ts";
 import { describeGiven, RunAbortedError } from "../core/errors.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
@@ -37,6 +41,7 @@ import { neverAborted } from "../core/signal.ts";
 import { closeQuietly, nextOrAbort } from "../agent/stream/parts.ts";
 import { rejectedResult, ToolCallError, UnknownToolError, type ToolCallStack } from "../agent/wrap-tool.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
+import { askedCalls, sdkAnswer } from "./ai-sdk/approvals.ts";
 
 /**
  * What the AI SDK passes to `execute` besides the input (the fields read here; the rest passes through).
@@ -75,40 +80,18 @@ interface NeedsApprovalOptions {
   readonly messages?: readonly unknown[];
 }
 
-/** A run `needsApproval` started that reached the tool: it waits for the SDK's `execute` to run it. */
+/**
+ * A run `needsApproval` started that reached the tool, or that a person approved: it waits for the
+ * SDK's `execute` to run it (`release` with `undefined`: the tool must not run, the person denied it).
+ */
 interface Held {
-  readonly release: (sdk: AiSdkToolExecutionOptions) => void;
+  readonly release: (sdk: AiSdkToolExecutionOptions | undefined) => void;
   readonly outcome: Promise<Outcome<DeepReadonly<ToolResult>>>;
 }
 
-/** The reason the asking hook gets while the SDK asks the person: the run stops there. */
-const askedThroughSdk = "waiting for a person's answer through the AI SDK's tool approval";
-
-/**
- * The person's answer to a call, from the messages the SDK passes to `needsApproval` and
- * `execute`: the `tool-approval-response` to the `tool-approval-request` for that call, read as an
- * approval answer.
- */
-const sdkAnswer = (messages: readonly unknown[] | undefined, toolCallId: string): ApprovalAnswer | undefined => {
-  const parts = (role: string): Record<string, unknown>[] =>
-    (messages ?? []).flatMap((m) => {
-      const message = m as { role?: unknown; content?: unknown };
-      return message?.role === role && Array.isArray(message.content) ? (message.content as Record<string, unknown>[]) : [];
-    });
-  const ids = new Set(
-    parts("assistant")
-      .filter((p) => p?.type === "tool-approval-request" && p.toolCallId === toolCallId)
-      .map((p) => p.approvalId),
-  );
-  const response = parts("tool").find((p) => p?.type === "tool-approval-response" && ids.has(p.approvalId));
-  if (response === undefined) return undefined;
-  const reason = typeof response.reason === "string" && response.reason !== "" ? response.reason : undefined;
-  const by = "ai-sdk tool approval";
-  // Only `approved: true` approves; the SDK does not execute denied calls, but a malformed answer is a denial too.
-  return response.approved === true
-    ? { decision: "approve", by, ...(reason !== undefined ? { reason } : {}) }
-    : { decision: "deny", by, reason: reason ?? "denied through the AI SDK's tool approval" };
-};
+/** What the operation of a run a person denied fails with, should a hook let the call through anyway. */
+const notExecuted = (reason: string | undefined): Error =>
+  new Error(`the AI SDK does not execute this call: the person denied it${reason !== undefined ? ` (${reason})` : ""}`);
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -138,6 +121,12 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
   const throughSdk = options.approval === "ai-sdk";
   // Runs started by `needsApproval`, by tool call id, until `execute` takes them.
   const held = new Map<string, Held>();
+  // Questions waiting for the person, shared with `aiSdkMiddleware` on the same stack (it reads denials).
+  const asked = throughSdk ? askedCalls(stack) : undefined;
+  /** Settle the waiting questions the SDK's messages answer, before anything reads `held`. */
+  const answered = (messages: readonly unknown[] | undefined): void => {
+    if (asked !== undefined && asked.size > 0) asked.answerFrom(messages);
+  };
 
   /** The call hooks see, and its run options (with the person's answer, after the SDK asked them). */
   const begin = (name: string, input: unknown, sdk: NeedsApprovalOptions) => {
@@ -176,6 +165,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
   };
 
   const runTool = async (name: string, input: unknown, sdk: AiSdkToolExecutionOptions): Promise<unknown> => {
+    answered((sdk as NeedsApprovalOptions).messages);
     const { call, run } = begin(name, input, sdk);
     const waiting = held.get(sdk.toolCallId);
     held.delete(sdk.toolCallId);
@@ -191,42 +181,63 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
   };
 
   /**
-   * Start the call's run with an approver that, when a hook asks, denies it for now: then the SDK
-   * asks the person (true). A run that reaches the tool waits there for `execute` (false); one
-   * that settles otherwise (a guard's refusal) is reported by `execute` as it is.
+   * Start the call's run with an approver that, when a hook asks, waits for the person's answer
+   * through the SDK: then the SDK asks the person (true), and the run waits at that hook. A run that
+   * reaches the tool waits there for `execute` (false); one that settles otherwise (a guard's
+   * refusal) is reported by `execute` as it is.
    */
   const needsApproval = async (name: string, own: unknown, input: unknown, sdk: NeedsApprovalOptions): Promise<boolean> => {
     // The tool's own rule asks first; the hooks then run in `execute`, with the person's answer.
     if (own === true || (typeof own === "function" && (await (own as (i: unknown, o: unknown) => unknown)(input, sdk)) === true))
       return true;
-    // The SDK asks again before executing an approved call (it executes it only on true): the
-    // person answered, and `execute` hands the answer to the hook that asked.
-    if (sdkAnswer(sdk.messages, sdk.toolCallId) !== undefined) return true;
+    // The SDK asks again before executing an approved call (it executes it only on true): the run
+    // waiting for that answer gets it and goes on to wait for `execute`; without one here (the
+    // question was asked in another process), `execute` runs the call with the person's answer.
+    answered(sdk.messages);
+    if (held.has(sdk.toolCallId) || sdkAnswer(sdk.messages, sdk.toolCallId) !== undefined) return true;
+    const id = sdk.toolCallId;
     const { call, run } = begin(name, input, sdk);
-    let asked = false;
-    let reached!: () => void;
-    const reaching = new Promise<"reached">((resolve) => (reached = () => resolve("reached")));
-    let release!: (sdk: AiSdkToolExecutionOptions) => void;
-    const released = new Promise<AiSdkToolExecutionOptions>((resolve) => (release = resolve));
-    const outcome = stack.run(
+    let reached!: (how: "reached" | "asked") => void;
+    const reaching = new Promise<"reached" | "asked">((resolve) => (reached = resolve));
+    let release!: (sdk: AiSdkToolExecutionOptions | undefined) => void;
+    const released = new Promise<AiSdkToolExecutionOptions | undefined>((resolve) => (release = resolve));
+    // The person's answer, once given: a second hook asking in the same run gets it too.
+    let given: ApprovalAnswer | undefined;
+    let outcome!: Promise<Outcome<DeepReadonly<ToolResult>>>;
+    const ask = (request: ApprovalRequest): ApprovalAnswer | Promise<ApprovalAnswer> => {
+      if (given !== undefined) return given;
+      reached("asked");
+      return new Promise<ApprovalAnswer>((resolve) => {
+        const gaveUp = (): void => {
+          (asked as NonNullable<typeof asked>).delete(id);
+          resolve({ decision: "deny", reason: "the hook stopped waiting for the person's answer through the AI SDK" });
+        };
+        if (request.signal.aborted) return gaveUp();
+        request.signal.addEventListener("abort", gaveUp, { once: true });
+        (asked as NonNullable<typeof asked>).add(id, (answer) => {
+          request.signal.removeEventListener("abort", gaveUp);
+          given = answer;
+          // Approved: the run goes on and waits for the SDK's `execute`. Denied: the SDK never executes it.
+          if (answer.decision === "approve") held.set(id, { release, outcome });
+          else release(undefined);
+          resolve(answer);
+        });
+      });
+    };
+    outcome = stack.run(
       "toolCall",
       call,
       async (c, ctx) => {
-        reached();
+        reached("reached");
         const options = await untilAborted(released, ctx.signal);
+        if (options === undefined) throw notExecuted(given?.reason);
         return { content: await lastValue(execute(c, ctx.signal, options)) };
       },
-      {
-        ...run,
-        approval: () => {
-          asked = true;
-          return { decision: "deny", reason: askedThroughSdk };
-        },
-      },
+      { ...run, approval: ask },
     );
     const first = await Promise.race([reaching, outcome.then(() => "settled" as const)]);
-    if (first === "settled" && asked && (await outcome)._tag === "Rejected") return true;
-    held.set(sdk.toolCallId, { release, outcome });
+    if (first === "asked") return true;
+    held.set(id, { release, outcome });
     return false;
   };
 
@@ -312,8 +323,10 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
     else {
       // A streaming tool whose run `needsApproval` holds runs to its last value in that run.
       const run = isAsyncGeneratorFunction((t as { execute: unknown }).execute)
-        ? (input: unknown, sdk: AiSdkToolExecutionOptions) =>
-            held.has(sdk.toolCallId) ? runTool(name, input, sdk) : streamTool(name, input, sdk)
+        ? (input: unknown, sdk: AiSdkToolExecutionOptions) => {
+            answered((sdk as NeedsApprovalOptions).messages);
+            return held.has(sdk.toolCallId) ? runTool(name, input, sdk) : streamTool(name, input, sdk);
+          }
         : (input: unknown, sdk: AiSdkToolExecutionOptions) => runTool(name, input, sdk);
       const own = (t as { needsApproval?: unknown }).needsApproval;
       wrapped[name] = throughSdk

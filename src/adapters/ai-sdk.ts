@@ -32,6 +32,7 @@ import type { StartStream } from "../agent/stream/pump.ts";
 import type { ModelServer } from "../agent/types.ts";
 import { fromReadableStream } from "../agent/stream/readable.ts";
 import { streamThroughStack, type ModelCallStack } from "../agent/stream/through-stack.ts";
+import { askedCalls } from "./ai-sdk/approvals.ts";
 import { Attempts } from "./ai-sdk/attempts.ts";
 import { CallContext } from "./call-context.ts";
 import { serverOf } from "./model-endpoint.ts";
@@ -71,6 +72,8 @@ export interface AiSdkCallInfo {
 export type AiSdkStack = ModelCallStack & {
   /** True when the stack has hooks on `modelCall`. */
   has?(point: "modelCall"): boolean;
+  /** The stack's options: whether it freezes what hooks see (every `HookStack` has them). */
+  readonly options?: { readonly freeze?: boolean; readonly strict?: boolean };
 };
 
 /**
@@ -146,7 +149,13 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
   if (holdBack !== undefined) throw new TypeError(`aiSdkMiddleware: ${holdBack}`);
   // Stacks are immutable: one with no hook on `modelCall` never will have one, so its calls skip the mapping.
   const idle = stack.has?.("modelCall") === false;
+  // A stack that freezes what hooks see gets requests and responses made frozen as they are built,
+  // which its freeze then finds frozen in one check (see `frozenNode`); one that opted out gets them as before.
+  const frozen = (stack.options?.freeze ?? stack.options?.strict) !== false;
   const fixed = typeof options.run === "function" ? undefined : (options.run ?? noRunOptions);
+  // Questions `wrapAiSdkTools` asked through the SDK's tool approval on this stack: a denial shows
+  // up first in the prompt of the next provider call (see `ai-sdk/approvals.ts`).
+  const asked = askedCalls(stack);
   const runOptions = (
     type: AiSdkCallInfo["type"],
     params: SdkCallOptions,
@@ -179,13 +188,14 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
   }
 
   function generate<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>({
-    doGenerate,
     params,
     model,
   }: SdkWrapOptions<P, R, S>): Promise<R> {
     const run = runOptions("generate", params, model);
-    if (idle) return Promise.resolve(doGenerate());
-    const mapped = toRequest(params, model.modelId, false, model.provider, serverOfModel(model));
+    if (asked.size > 0) asked.answerFromPrompt(params.prompt);
+    // The model directly, as the SDK's `doGenerate` calls it, without that function's own `async` level.
+    if (idle) return Promise.resolve(model.doGenerate(params));
+    const mapped = toRequest(params, model.modelId, false, model.provider, serverOfModel(model), frozen);
     const context = new CallContext(run.onContext);
     const attempts = new Attempts<R>();
     return stack
@@ -195,11 +205,10 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
         (request, ctx) => {
           const next = fromRequest(params, mapped, request, context.forAttempt());
           const signal = ctx.signal === neverAborted ? params.abortSignal : ctx.signal;
-          // The SDK's own `doGenerate` when nothing changed; the model directly (as `doGenerate` does) otherwise.
-          const result =
-            next === params && signal === params.abortSignal ? doGenerate() : model.doGenerate({ ...next, abortSignal: signal });
+          // The model directly, with the params as given when nothing changed.
+          const result = model.doGenerate(next === params && signal === params.abortSignal ? params : { ...next, abortSignal: signal });
           return result.then((r) => {
-            const produced = toResponse(r, request);
+            const produced = toResponse(r, request, frozen);
             attempts.add(r, produced);
             return produced;
           });
@@ -224,8 +233,9 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
     model,
   }: SdkWrapOptions<P, R, S>): Promise<S> {
     const run = runOptions("stream", params, model);
+    if (asked.size > 0) asked.answerFromPrompt(params.prompt);
     if (idle) return doStream();
-    const mapped = toRequest(params, model.modelId, true, model.provider, serverOfModel(model));
+    const mapped = toRequest(params, model.modelId, true, model.provider, serverOfModel(model), frozen);
     const context = new CallContext(run.onContext);
     const memo = new StreamMemo();
     // The provider's stream result (request body, response headers) once it exists.

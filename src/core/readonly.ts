@@ -28,6 +28,41 @@ export type MaybePromise<T> = T | PromiseLike<T>;
 /** Values `deepFreeze` froze all the way down: passed again, they are not walked again. */
 const frozenDeep = new WeakSet<object>();
 
+/** How many trees `markFrozenDeep` remembers. */
+const recentSize = 16;
+/**
+ * The latest trees recorded by `markFrozenDeep`, in a ring compared by identity. An adapter
+ * records a tree just before the stack freezes it (in the same tick, or a microtask later), so a
+ * short ring finds it without hashing it: a `WeakSet` entry costs several times the freezing
+ * itself, in its own work and in garbage collection. A tree pushed out by later ones before its
+ * freeze is walked then, as any other: slower, never wrong, since a frozen object stays frozen.
+ * It holds at most `recentSize` trees alive until they are pushed out.
+ */
+const recent: unknown[] = new Array(recentSize).fill(undefined);
+let recentAt = 0;
+
+const isRecent = (value: object): boolean => {
+  for (let i = 0; i < recentSize; i++) if (recent[i] === value) return true;
+  return false;
+};
+
+/**
+ * Record a tree its builder froze all the way down, node by node as it made it, so that
+ * `deepFreeze` (every run's input and output, R9) returns it at once instead of walking it, if
+ * it comes soon (see `recent`). Not checked: every object reachable from `value` must already be
+ * frozen, and the caller answers for it. For adapters that map each call into fresh objects (one
+ * `Object.freeze` per node costs less than the walk); anything else should call `deepFreeze`.
+ *
+ * @example
+ * const request = Object.freeze({ model: "m", messages: Object.freeze([Object.freeze({ role: "user", content: "hi" })]) })
+ * deepFreeze(markFrozenDeep(request)) === request // true, with no walk
+ */
+export const markFrozenDeep = <T extends object>(value: T): T => {
+  recent[recentAt] = value;
+  recentAt = (recentAt + 1) % recentSize;
+  return value;
+};
+
 /**
  * Freeze plain objects and arrays, all the way down. Class instances (streams, signals, clients)
  * are left alone: freezing them would break them, and they are not data.
@@ -42,7 +77,7 @@ const frozenDeep = new WeakSet<object>();
  * Object.isFrozen(deepFreeze({ a: [1] }).a) // true
  */
 export const deepFreeze = <T>(value: T): T => {
-  if (typeof value !== "object" || value === null || frozenDeep.has(value)) return value;
+  if (typeof value !== "object" || value === null || isRecent(value) || frozenDeep.has(value)) return value;
   // Only objects are queued: most of a tool result's fields are strings and numbers.
   const pending: object[] = [value];
   /** Nodes found already frozen and walked, made only when there are any. */

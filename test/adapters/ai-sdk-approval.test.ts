@@ -1,17 +1,22 @@
 /**
  * wrapAiSdkTools with `approval: "ai-sdk"`, with the real `ai` package and its mock model: a hook
- * that asks for approval becomes the SDK's own `tool-approval-request`; the person's
- * `tool-approval-response`, sent with the next call, answers that hook; calls no hook asks about
- * run at once, through their hooks once.
+ * that asks for approval becomes the SDK's own `tool-approval-request` while the call's run waits
+ * at that hook; the person's `tool-approval-response`, sent with the next call, answers that hook,
+ * so the run completes once the approved tool ran, or ends in the hook's rejection with the
+ * person's reason, which the audit log and the trace show; calls no hook asks about run at once,
+ * through their hooks once.
  */
-import { generateText, jsonSchema, simulateReadableStream, stepCountIs, streamText, tool, type ModelMessage } from "ai";
+import { PassThrough } from "node:stream";
+import { generateText, jsonSchema, simulateReadableStream, stepCountIs, streamText, tool, wrapLanguageModel, type ModelMessage } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
+import { aiSdkMiddleware } from "../../src/adapters/ai-sdk.ts";
 import { wrapAiSdkTools } from "../../src/adapters/ai-sdk-tools.ts";
 import { createAgentStack } from "../../src/agent/stack.ts";
-import { Continue, Reject, type ApprovalDecision } from "../../src/core/index.ts";
+import { Continue, Reject, Trace, type ApprovalDecision } from "../../src/core/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { approval } from "../../src/middleware/approval.ts";
+import { audit } from "../../src/middleware/audit.ts";
 import { toolPolicy } from "../../src/middleware/tool-policy.ts";
 import { generated, usage } from "./ai-sdk-fixtures.ts";
 
@@ -84,7 +89,8 @@ describe('wrapAiSdkTools with approval: "ai-sdk" (ai 6)', () => {
     expect(requests).toHaveLength(1);
     expect(requests[0]).toMatchObject({ toolCall: { toolCallId: "call-0", toolName: "bash", input: { command: "deploy prod" } } });
     expect(log).toEqual([]);
-    expect(decisions).toEqual([expect.objectContaining({ decision: "deny", reason: expect.stringContaining("AI SDK's tool approval") })]);
+    // The asking hook still waits for the person: it has no answer yet.
+    expect(decisions).toEqual([]);
 
     const approvalId = requests[0]!.approvalId;
     const second = await generateText({
@@ -94,7 +100,7 @@ describe('wrapAiSdkTools with approval: "ai-sdk" (ai 6)', () => {
       stopWhen: stepCountIs(3),
     });
     expect(log).toEqual(["deploy prod"]);
-    expect(decisions.slice(1), JSON.stringify(decisions)).toEqual([{ decision: "approve", by: "ai-sdk tool approval", reason: "go" }]);
+    expect(decisions, JSON.stringify(decisions)).toEqual([{ decision: "approve", by: "ai-sdk tool approval", reason: "go" }]);
     expect(second.text).toBe('done: {"type":"text","value":"ran deploy prod"}');
   });
 
@@ -216,5 +222,111 @@ describe('wrapAiSdkTools with approval: "ai-sdk" (ai 6)', () => {
     });
     expect(result.content.filter((p) => p.type === "tool-approval-request")).toEqual([]);
     expect(log).toEqual(["git push"]);
+  });
+  describe("a person's answer seen by the hooks, the audit log and the trace", () => {
+    /** Audit lines written to a stream. */
+    const lines = (out: PassThrough): Record<string, unknown>[] =>
+      String(out.read() ?? "")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+    /** One stack for the model and the tools: a guard that counts, the approval middleware, and an audit log. */
+    const setup = () => {
+      const out = new PassThrough();
+      const seen: string[] = [];
+      const trace = new Trace();
+      const stack = withMiddleware(createAgentStack(), approval({ match: "bash(git push*)" }), audit({ to: out, redact: false })).use(
+        "toolCall",
+        { name: "count", before: (c) => void seen.push(String(c.input.command)) },
+      );
+      const log: string[] = [];
+      const tools = wrapAiSdkTools(stack, bash(log), { approval: "ai-sdk", run: { sessionId: "s1", trace } });
+      return { out, seen, trace, stack, log, tools };
+    };
+
+    it("records a denial as the asking hook's rejection with the person's reason, read from the next provider call", async () => {
+      const { out, trace, stack, log, tools } = setup();
+      const m = wrapLanguageModel({ model: model(["git push origin main"]), middleware: aiSdkMiddleware(stack) });
+      const first = await generateText({ model: m, tools, prompt: "push", stopWhen: stepCountIs(3) });
+      const request = first.content.find((p) => p.type === "tool-approval-request");
+      if (request === undefined) throw new Error("no approval request");
+      const second = await generateText({
+        model: m,
+        tools,
+        messages: answered("push", first.response.messages, [{ approvalId: request.approvalId, approved: false, reason: "frozen" }]),
+        stopWhen: stepCountIs(3),
+      });
+      expect(second.text).toBe('done: {"type":"execution-denied","reason":"frozen"}');
+      expect(log).toEqual([]);
+      await stack.flush();
+      const written = lines(out);
+      const runs = written.filter((l) => l.type === "run" && l.point === "toolCall");
+      expect(runs).toEqual([
+        expect.objectContaining({ outcome: "Rejected", by: "approval", reason: "bash was not approved: frozen", sessionId: "s1" }),
+      ]);
+      expect(written.filter((l) => l.type === "decision" && l.phase === "approval").map((d) => [d.hook, d.action, d.reason])).toEqual([
+        ["approval", "Reject", "denied by ai-sdk tool approval: frozen"],
+      ]);
+      // `count` runs inside `approval`, so the rejection stopped the call before it.
+      expect(trace.entries.filter((e) => e.point === "toolCall").map((e) => [e.hook, e.phase, e.action, e.reason])).toEqual([
+        ["approval", "approval", "Reject", "denied by ai-sdk tool approval: frozen"],
+        ["approval", "before", "Reject", "bash was not approved: frozen"],
+      ]);
+    });
+
+    it("reads a denial from the next call of a wrapped tool when the model does not go through aiSdkMiddleware", async () => {
+      const { out, stack, log, tools } = setup();
+      const m = model(["git push origin main"]);
+      const first = await generateText({ model: m, tools, prompt: "push", stopWhen: stepCountIs(3) });
+      const request = first.content.find((p) => p.type === "tool-approval-request");
+      if (request === undefined) throw new Error("no approval request");
+      // The next turn: the person denied the push, and the model asks for another command.
+      const next = new MockLanguageModelV3({
+        doGenerate: async () => ({
+          ...toolCalls(["git status"]),
+          content: [{ ...toolCalls(["git status"]).content[0]!, toolCallId: "call-9" }],
+        }),
+      });
+      await generateText({
+        model: next,
+        tools,
+        messages: answered("push", first.response.messages, [{ approvalId: request.approvalId, approved: false, reason: "frozen" }]),
+        stopWhen: stepCountIs(1),
+      });
+      expect(log).toEqual(["git status"]);
+      await stack.flush();
+      expect(
+        lines(out)
+          .filter((l) => l.type === "run" && l.point === "toolCall")
+          .map((l) => [l.outcome, l.reason ?? null]),
+      ).toEqual([
+        ["Rejected", "bash was not approved: frozen"],
+        ["Completed", null],
+      ]);
+    });
+
+    it("runs an approved call once, in the run that asked, and records one completed run with the approval", async () => {
+      const { out, seen, trace, stack, log, tools } = setup();
+      const m = wrapLanguageModel({ model: model(["git push origin main"]), middleware: aiSdkMiddleware(stack) });
+      const first = await generateText({ model: m, tools, prompt: "push", stopWhen: stepCountIs(3) });
+      const request = first.content.find((p) => p.type === "tool-approval-request");
+      if (request === undefined) throw new Error("no approval request");
+      const second = await generateText({
+        model: m,
+        tools,
+        messages: answered("push", first.response.messages, [{ approvalId: request.approvalId, approved: true, reason: "go" }]),
+        stopWhen: stepCountIs(3),
+      });
+      expect(second.text).toBe('done: {"type":"text","value":"ran git push origin main"}');
+      expect(log).toEqual(["git push origin main"]);
+      expect(seen).toEqual(["git push origin main"]);
+      await stack.flush();
+      const written = lines(out);
+      expect(written.filter((l) => l.type === "run" && l.point === "toolCall").map((l) => l.outcome)).toEqual(["Completed"]);
+      expect(trace.entries.filter((e) => e.phase === "approval").map((e) => [e.hook, e.action, e.reason])).toEqual([
+        ["approval", "Continue", "approved by ai-sdk tool approval: go"],
+      ]);
+    });
   });
 });

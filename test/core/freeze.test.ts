@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createStack, deepFreeze, gate, Transform } from "../../src/core/index.ts";
+import { markFrozenDeep } from "../../src/core/readonly.ts";
 
 const points = { tool: gate<Record<string, unknown>, Record<string, unknown>>({ name: "tool" }) };
 
@@ -123,5 +124,23 @@ describe("deepFreeze", () => {
     const value = deepFreeze({ date, map: new Map() });
     expect(Object.isFrozen(value)).toBe(true);
     expect(Object.isFrozen(date) || Object.isFrozen(value.map)).toBe(false);
+  });
+});
+
+describe("markFrozenDeep", () => {
+  it("makes deepFreeze return a tree its builder froze without walking it again", () => {
+    let reads = 0;
+    const leaf = Object.freeze({
+      get value() {
+        reads++;
+        return { fresh: true };
+      },
+    });
+    const tree = Object.freeze({ list: Object.freeze([leaf]) });
+    deepFreeze(tree);
+    expect(reads).toBe(1);
+    const built = markFrozenDeep(Object.freeze({ list: Object.freeze([leaf]) }));
+    expect(deepFreeze(built)).toBe(built);
+    expect(reads).toBe(1);
   });
 });

@@ -16,7 +16,7 @@
  * and shared by every request that shows it (`shared`). What tells a message's origin is worked
  * out only when a hook changed the messages.
  */
-import { deepFreeze, type DeepReadonly } from "../../core/readonly.ts";
+import { deepFreeze, markFrozenDeep, type DeepReadonly } from "../../core/readonly.ts";
 import type { Message, ModelRequest, ModelServer, ToolCall, ToolSpec } from "../../agent/types.ts";
 import type { SdkCallOptions, SdkMessage, SdkPart, SdkTool } from "./spec.ts";
 
@@ -89,8 +89,9 @@ export class MappedRequest {
     this.prompt = prompt;
     this.list = request.messages;
     this.toolList = request.tools;
-    this.messages = request.messages.slice();
-    this.specs = request.tools === undefined ? noSpecs : request.tools.slice();
+    // A frozen list cannot change in place: it is its own copy.
+    this.messages = Object.isFrozen(request.messages) ? request.messages : request.messages.slice();
+    this.specs = request.tools === undefined ? noSpecs : Object.isFrozen(request.tools) ? request.tools : request.tools.slice();
     this.calls = calls;
     this.callParts = callParts;
     this.sdkTools = sdkTools;
@@ -171,8 +172,18 @@ const outputText = (output: ToolResultPart["output"]): string => {
   return JSON.stringify(output.value) ?? "";
 };
 
+/** Leaves a node as it is: the mapping for a stack that does not freeze what hooks see. */
+const asIs = <T extends object>(value: T): T => value;
+
+/** `Object.freeze`, typed for a node built here: what it holds is frozen already (built so, or `shared`). */
+const frozenNode = <T extends object>(value: T): T => Object.freeze(value);
+
 /**
- * Map SDK call options to the `ModelRequest` hooks see.
+ * Map SDK call options to the `ModelRequest` hooks see. With `frozen`, every object of the
+ * request is frozen as it is built, bottom-up, and the request recorded as frozen all the way
+ * down (`markFrozenDeep`), so the stack's freeze of the run's input (R9) finds it in one lookup
+ * instead of walking it on every call. What it holds from the SDK is a frozen copy (`shared`) or
+ * a string.
  *
  * @example
  * toRequest({ prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }] }, "gpt", false).request
@@ -184,70 +195,87 @@ export const toRequest = (
   stream: boolean,
   provider?: string,
   server?: ModelServer,
+  frozen = false,
 ): MappedRequest => {
+  const node = frozen ? frozenNode : asIs;
+  const copy = frozen ? sharedFrozen : shared;
   const messages: Message[] = [];
   let calls: ToolCall[] | undefined;
   let callParts: ToolCallPart[] | undefined;
   for (const message of params.prompt) {
     const first = messages.length;
-    if (typeof message.content === "string") messages.push({ role: message.role as Message["role"], content: message.content });
+    if (typeof message.content === "string") messages.push(node({ role: message.role as Message["role"], content: message.content }));
     else if (message.role === "tool") {
       for (const part of message.content) {
         if (part.type === "tool-result") {
           const r = part as ToolResultPart;
           const isError = r.output.type.startsWith("error") || r.output.type === "execution-denied";
           messages.push(
-            isError
-              ? { role: "tool", content: outputText(r.output), toolCallId: r.toolCallId, toolName: r.toolName, isError }
-              : { role: "tool", content: outputText(r.output), toolCallId: r.toolCallId, toolName: r.toolName },
+            node(
+              isError
+                ? { role: "tool", content: outputText(r.output), toolCallId: r.toolCallId, toolName: r.toolName, isError }
+                : { role: "tool", content: outputText(r.output), toolCallId: r.toolCallId, toolName: r.toolName },
+            ),
           );
         } else if (part.type === "tool-approval-response") {
           const a = part as ApprovalPart;
-          messages.push({
-            role: "tool",
-            content: `[tool approval ${a.approved ? "granted" : "denied"}${a.reason ? `: ${a.reason}` : ""}]`,
-          });
+          messages.push(
+            node({
+              role: "tool",
+              content: `[tool approval ${a.approved ? "granted" : "denied"}${a.reason ? `: ${a.reason}` : ""}]`,
+            }),
+          );
         }
       }
-      if (messages.length === first) messages.push({ role: "tool", content: "" });
+      if (messages.length === first) messages.push(node({ role: "tool", content: "" }));
     } else {
       let toolCalls: ToolCall[] | undefined;
       for (const part of message.content) {
         if (part.type !== "tool-call") continue;
         const p = part as ToolCallPart;
-        const call: ToolCall = {
+        const call: ToolCall = node({
           id: p.toolCallId,
           name: p.toolName,
-          input: isRecord(p.input) ? shared(p.input) : { value: sharedValue(p.input) },
-        };
+          input: isRecord(p.input)
+            ? copy(p.input)
+            : node({ value: typeof p.input === "object" && p.input !== null ? copy(p.input) : p.input }),
+        });
         (calls ??= []).push(call);
         (callParts ??= []).push(p);
         (toolCalls ??= []).push(call);
       }
       const content = textOf(message.content);
       messages.push(
-        toolCalls === undefined
-          ? { role: message.role as Message["role"], content }
-          : { role: message.role as Message["role"], content, toolCalls },
+        node(
+          toolCalls === undefined
+            ? { role: message.role as Message["role"], content }
+            : { role: message.role as Message["role"], content, toolCalls: node(toolCalls) },
+        ),
       );
     }
   }
-  const request: { -readonly [K in keyof ModelRequest]: ModelRequest[K] } = { model, messages };
+  const request: { -readonly [K in keyof ModelRequest]: ModelRequest[K] } = { model, messages: node(messages) };
   const sdkTools = params.tools;
-  if (sdkTools !== undefined) request.tools = sdkTools.map(toolSpec);
+  if (sdkTools !== undefined) request.tools = node(sdkTools.map((tool) => node(toolSpec(tool, copy))));
   if (params.maxOutputTokens !== undefined) request.maxOutputTokens = params.maxOutputTokens;
   if (params.temperature !== undefined) request.temperature = params.temperature;
   if (stream) request.stream = stream;
   if (provider !== undefined && provider !== "") request.provider = provider;
-  if (server !== undefined) request.server = server;
-  return new MappedRequest(request, params.prompt, calls, callParts, sdkTools ?? []);
+  if (server !== undefined) request.server = frozen ? Object.freeze({ ...server }) : server;
+  return new MappedRequest(frozen ? markFrozenDeep(node(request)) : request, params.prompt, calls, callParts, sdkTools ?? []);
 };
 
-/** A tool-call input that is not an object (the SDK allows any JSON), copied as `shared` copies objects. */
-const sharedValue = (value: unknown): unknown => (typeof value === "object" && value !== null ? shared(value) : value);
+/**
+ * A copy `shared` made, or, for a value it could not copy (a function in it), a frozen copy of its
+ * own (a shallow one, whose values get frozen with it): a frozen request holds no object that is not frozen.
+ */
+const sharedFrozen = <T extends object>(value: T): T => {
+  const copy = shared(value);
+  return copy !== value ? copy : (deepFreeze(Array.isArray(value) ? [...value] : { ...value }) as T);
+};
 
-const toolSpec = (tool: SdkTool): ToolSpec => {
-  const inputSchema = isRecord(tool.inputSchema) ? shared(tool.inputSchema) : undefined;
+const toolSpec = (tool: SdkTool, copy: <T extends object>(value: T) => T): ToolSpec => {
+  const inputSchema = isRecord(tool.inputSchema) ? copy(tool.inputSchema) : undefined;
   if (tool.description === undefined) return inputSchema === undefined ? { name: tool.name } : { name: tool.name, inputSchema };
   return inputSchema === undefined
     ? { name: tool.name, description: tool.description }

@@ -6,7 +6,7 @@
  */
 import { estimateMessageTokens, estimateTokens } from "../../agent/tokens.ts";
 import type { FinishReason, Message, ModelRequest, ModelResponse, ToolCall, Usage } from "../../agent/types.ts";
-import type { DeepReadonly } from "../../core/readonly.ts";
+import { deepFreeze, markFrozenDeep, type DeepReadonly } from "../../core/readonly.ts";
 import type { SdkFinishReason, SdkGenerateResult, SdkPart, SdkUsage } from "./spec.ts";
 
 /**
@@ -117,18 +117,33 @@ export const sdkCall = (call: DeepReadonly<ToolCall>, original: SdkToolCall | un
 
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
+/** A tool call made frozen all the way down (its input is parsed afresh, so walked once). */
+const frozenCallOf = (part: SdkToolCall): ToolCall => {
+  const call = callOf(part);
+  deepFreeze(call.input);
+  return Object.freeze(call);
+};
+
+/** A response whose every object was frozen as it was built, recorded so (see `toRequest`). */
+const frozenResponse = (response: ModelResponse): ModelResponse => {
+  Object.freeze(response.toolCalls);
+  Object.freeze(response.usage);
+  return markFrozenDeep(Object.freeze(response));
+};
+
 /**
- * The response `after` hooks see for a provider's result.
+ * The response `after` hooks see for a provider's result. With `frozen`, it is made frozen as it
+ * is built (see `toRequest`), so the stack's freeze of the operation's result costs one check.
  *
  * @example
  * toResponse({ content: [{ type: "text", text: "Hi" }], finishReason: { unified: "stop", raw: "stop" }, usage }, request).text // "Hi"
  */
-export const toResponse = (result: SdkGenerateResult, request: DeepReadonly<ModelRequest>): ModelResponse => {
+export const toResponse = (result: SdkGenerateResult, request: DeepReadonly<ModelRequest>, frozen = false): ModelResponse => {
   let text = "";
   const toolCalls: ToolCall[] = [];
   for (const part of result.content) {
     if (part.type === "text") text += (part as SdkPart & { text: string }).text;
-    else if (part.type === "tool-call") toolCalls.push(callOf(part as SdkToolCall));
+    else if (part.type === "tool-call") toolCalls.push(frozen ? frozenCallOf(part as SdkToolCall) : callOf(part as SdkToolCall));
   }
   const finishReason = finishOf(result.finishReason);
   const model = result.response?.modelId ?? request.model;
@@ -138,13 +153,16 @@ export const toResponse = (result: SdkGenerateResult, request: DeepReadonly<Mode
   // The usual case, without the estimate's closure: the provider reported both totals.
   if (input !== undefined && output !== undefined) {
     const usage = { inputTokens: input, outputTokens: output };
-    return typeof id === "string" ? { text, toolCalls, finishReason, usage, model, id } : { text, toolCalls, finishReason, usage, model };
+    const response =
+      typeof id === "string" ? { text, toolCalls, finishReason, usage, model, id } : { text, toolCalls, finishReason, usage, model };
+    return frozen ? frozenResponse(response) : response;
   }
   const { usage } = usageOf(result.usage, () => ({
     inputTokens: estimateMessageTokens(request.messages as readonly Message[]),
     outputTokens: estimateTokens(text),
   }));
-  return { text, toolCalls, finishReason, usage, model, ...(typeof id === "string" ? { id } : {}), usageEstimated: true };
+  const response = { text, toolCalls, finishReason, usage, model, ...(typeof id === "string" ? { id } : {}), usageEstimated: true };
+  return frozen ? frozenResponse(response) : response;
 };
 
 /**
