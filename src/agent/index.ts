@@ -9,6 +9,7 @@ export { createAgentStack, type AgentStack } from "./stack.ts";
 export { addUsage, assemble, noUsage, responseParts, type LanguageModel, type ModelCallOptions, type StreamPart } from "./model.ts";
 export { defineTool, toolSpec, type AgentTool, type ToolExecuteOptions } from "./tool.ts";
 export { commandEnv } from "./command-env.ts";
+export { toolDurationMs } from "./tool-duration.ts";
 export {
   defaultTranscriptDir,
   removeTemporaryTranscripts,

@@ -11,6 +11,7 @@
  * background queue and keep `stack.flush()` waiting through `ctx.waitUntil`.
  */
 import { agentPoints, type AgentPoints } from "../agent/points.ts";
+import { toolDurationMs } from "../agent/tool-duration.ts";
 import type { ErrorEvent, SessionInfo, SessionStart, ToolResult } from "../agent/types.ts";
 import { Continue, Transform, type HookAction } from "../core/action.ts";
 import type { HookContext } from "../core/context.ts";
@@ -273,6 +274,12 @@ const transcriptFor = (o: EventOptions, ctx: HookContext, session: string): stri
   return emptyTranscript(session || "no-session");
 };
 
+/** The tool's execution time the operation recorded, when it is a whole number of ms (a hook may have set anything). */
+const durationOf = (ctx: HookContext): number | undefined => {
+  const ms = ctx.local(toolDurationMs);
+  return Number.isSafeInteger(ms) && (ms as number) >= 0 ? ms : undefined;
+};
+
 /**
  * Builds what hooks of one event receive, the same for each: the event JSON (with a transcript
  * path always) and the variables Claude Code sets.
@@ -294,6 +301,7 @@ const preparer = (spec: EventSpec, o: EventOptions) => {
           effort,
           promptId: metaString(ctx, "promptId"),
           agentTranscriptPath: metaString(ctx, "agentTranscriptPath"),
+          durationMs: spec.point === "toolCall" ? durationOf(ctx) : undefined,
         }),
         o.maxInputBytes,
       );

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createAgent, createScriptedModel, defineTool, type ModelRequest } from "../../src/agent/index.ts";
 import { fromClaudeSettings } from "../../src/executors/index.ts";
-import { answer, decision, fixtures, on, settings, specific } from "../support/claude-code/hooks.ts";
+import { answer, decision, fixtures, on, settings, shell, specific } from "../support/claude-code/hooks.ts";
 import { tempDir } from "../executors/helpers.ts";
 
 const record = (out?: object) =>
@@ -164,7 +164,7 @@ describe("the Claude Code events the reference agent drives", () => {
     expect(ids[22]).not.toBe(ids[1]);
   });
 
-  it("sends each event with the fields Claude Code sends, but tool durations and permission suggestions", () => {
+  it("sends each event with the fields Claude Code sends", () => {
     const differences: Record<string, { missing: string[]; extra: string[] }> = {};
     for (const event of events) {
       const name = String(event.hook_event_name);
@@ -186,16 +186,53 @@ describe("the Claude Code events the reference agent drives", () => {
           extra,
         };
     }
-    const durationOnly = { missing: ["duration_ms"], extra: [] };
     expect(differences).toEqual({
-      "PostToolUse:Bash": durationOnly,
-      "PostToolUse:Write": durationOnly,
-      "PostToolUse:helper": durationOnly,
-      "PostToolUseFailure:Bash": durationOnly,
       "PermissionRequest:Write": { missing: ["permission_suggestions"], extra: [] },
       // Recorded at startup, before any prompt; after one, prompt_id comes with every event (the reference's rule).
       "SessionStart:compact": { missing: [], extra: ["prompt_id"] },
     });
+  });
+});
+
+describe("PostToolUse and PostToolUseFailure", () => {
+  it("carry the tool's own run time as duration_ms, without the time of the hooks before it", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, ".events"));
+    const { stack } = fromClaudeSettings(
+      settings(
+        on("PreToolUse", undefined, shell("sleep 1")),
+        on("PostToolUse", undefined, record()),
+        on("PostToolUseFailure", undefined, record()),
+      ),
+      { cwd: dir, projectDir: dir },
+    );
+    const slow = defineTool<{ ms?: unknown; fail?: unknown }>({
+      name: "Slow",
+      execute: async ({ ms, fail }) => {
+        await new Promise((r) => setTimeout(r, Number(ms)));
+        if (fail === true) throw new Error("gave up");
+        return "done";
+      },
+    });
+    const model = createScriptedModel({
+      turns: [
+        {
+          toolCalls: [
+            { name: "Slow", input: { ms: 150 }, id: "t1" },
+            { name: "Slow", input: { ms: 50, fail: true }, id: "t2" },
+          ],
+        },
+        "Done.",
+      ],
+    });
+
+    await createAgent({ model, stack, tools: [slow], transcript: false, idleNotificationMs: false }).run("go");
+
+    const byEvent = Object.fromEntries(recorded(dir).map((e) => [String(e.hook_event_name), e.duration_ms as number]));
+    expect(byEvent.PostToolUse).toBeGreaterThanOrEqual(145);
+    expect(byEvent.PostToolUse).toBeLessThan(1000); // the PreToolUse hook's second is not counted
+    expect(byEvent.PostToolUseFailure).toBeGreaterThanOrEqual(45);
+    expect(byEvent.PostToolUseFailure).toBeLessThan(1000);
   });
 });
 
