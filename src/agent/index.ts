@@ -11,6 +11,15 @@ export { defineTool, toolSpec, type AgentTool, type ToolExecuteOptions } from ".
 export { commandEnv } from "./command-env.ts";
 export { toolDurationMs } from "./tool-duration.ts";
 export {
+  permissionGrant,
+  permissionPolicy,
+  type AgentPermissions,
+  type PermissionMode,
+  type PermissionPolicy,
+  type PermissionUpdate,
+  type PermissionVerdict,
+} from "./permissions.ts";
+export {
   defaultTranscriptDir,
   removeTemporaryTranscripts,
   transcriptFile,
