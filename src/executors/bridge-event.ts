@@ -5,6 +5,7 @@
  */
 import type {
   CompactionRequest,
+  ErrorDecision,
   ErrorEvent,
   Notification,
   SessionEnd,
@@ -176,6 +177,8 @@ export const fromClaudeEvent = (json: unknown): BridgeEvent => {
       return {
         ...base,
         input: { where: "model", error: new ClaudeStopFailure(e.error ?? "unknown", e.error_details), attempt: 1 } satisfies ErrorEvent,
+        // The turn already ended on it.
+        output: { action: "fail" } satisfies ErrorDecision,
       };
     case "SessionEnd":
       return { ...base, input: { sessionId: e.session_id ?? "", reason: e.reason ?? "other" } satisfies SessionEnd };

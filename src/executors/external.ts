@@ -415,7 +415,7 @@ export const externalHook = <E extends AgentEvent>(
     // Thrown errors become the core's HookError (hook, point, phase, source) and R6 applies.
     const fail = (error: unknown): ExecutorError =>
       error instanceof ExecutorError ? error : new ExecutorError("network", describe(error), { cause: error });
-    if (spec.when !== undefined && !spec.when(data.input)) return Continue;
+    if (spec.when !== undefined && !spec.when(data.input, data.output)) return Continue;
     const prepared = prepare(data, ctx);
     if (queue) {
       inBackground(queue, runner, prepared, ctx, notify);
@@ -558,7 +558,7 @@ export const claudeHookSet = <E extends AgentEvent>(options: HookSetOptions<E>):
     gateOnly: boolean,
     phase: "before" | "after" | "recover",
   ): Promise<HookDecision[]> => {
-    if (spec.when !== undefined && !spec.when(data.input)) return [];
+    if (spec.when !== undefined && !spec.when(data.input, data.output)) return [];
     const matched = options.members.filter((m) => applies(m, data.input) && !(gateOnly && m.async));
     if (matched.length === 0) return [];
     const prepared = prepare(data, ctx);

@@ -7,7 +7,8 @@
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createAgent, createScriptedModel, defineTool, type ModelRequest } from "../../src/agent/index.ts";
+import { createAgent, createScriptedModel, defineTool, type ErrorDecision, type ModelRequest } from "../../src/agent/index.ts";
+import { Replace } from "../../src/core/action.ts";
 import { fromClaudeSettings } from "../../src/executors/index.ts";
 import { answer, fixtures, on, settings, shell, specific } from "../support/claude-code/hooks.ts";
 import { tempDir } from "../executors/helpers.ts";
@@ -256,7 +257,61 @@ describe("StopFailure", () => {
 
     expect(turn.status).toBe("failed");
     expect(recorded(dir)).toEqual([
-      expect.objectContaining({ hook_event_name: "StopFailure", error: "overloaded", error_details: "overloaded" }),
+      expect.objectContaining({
+        hook_event_name: "StopFailure",
+        error: "overloaded",
+        error_details: "overloaded",
+        last_assistant_message: "API Error: overloaded",
+      }),
     ]);
+  });
+
+  /** One turn whose model fails as `failures` say, then answers; an `error` hook decides with `decide`. */
+  const turnWith = async (failures: readonly Error[], decide?: (attempt: number) => ErrorDecision) => {
+    const dir = tempDir();
+    mkdirSync(join(dir, ".events"));
+    const { stack } = fromClaudeSettings(settings(on("StopFailure", undefined, record())), { cwd: dir, projectDir: dir });
+    const withHook =
+      decide === undefined ? stack : stack.use("error", { name: "decider", before: (e) => Replace(decide(e.attempt)) });
+    const model = createScriptedModel({ turns: [...failures.map((error) => ({ error })), "Done."] });
+    const turn = await createAgent({ model, stack: withHook, transcript: false, idleNotificationMs: false }).run("go");
+    return { turn, events: recorded(dir) };
+  };
+  const status = (code: number, message = `${code}`) => Object.assign(new Error(message), { status: code });
+
+  it("fires only when the failure ends the turn: not for one an error hook retries or recovers from", async () => {
+    const retried = await turnWith([status(429)], () => ({ action: "retry" }));
+    expect(retried.turn.status).toBe("completed");
+    expect(retried.events).toEqual([]);
+
+    const recovered = await turnWith([status(500)], () => ({ action: "recover", value: "fallback answer" }));
+    expect(recovered.turn).toMatchObject({ status: "completed", text: "fallback answer" });
+    expect(recovered.events).toEqual([]);
+
+    const retriedThenFailed = await turnWith([status(429), status(401, "401 Unauthorized")], (attempt) => ({
+      action: attempt === 1 ? "retry" : "fail",
+    }));
+    expect(retriedThenFailed.turn.status).toBe("failed");
+    expect(retriedThenFailed.events).toEqual([
+      expect.objectContaining({ error: "authentication_failed", error_details: "401 Unauthorized" }),
+    ]);
+  });
+
+  it.each([
+    [429, "rate_limit"],
+    [529, "overloaded"],
+    [401, "authentication_failed"],
+    [402, "billing_error"],
+    [404, "model_not_found"],
+    [400, "invalid_request"],
+    [503, "server_error"],
+  ])("reports a model call failing with HTTP %i as %s", async (code, type) => {
+    const { events } = await turnWith([status(code)]);
+    expect(events).toEqual([expect.objectContaining({ hook_event_name: "StopFailure", error: type })]);
+  });
+
+  it("reports a failure without an HTTP status (a network error) as unknown", async () => {
+    const { events } = await turnWith([Object.assign(new Error("socket hang up"), { code: "ECONNRESET" })]);
+    expect(events).toEqual([expect.objectContaining({ error: "unknown", error_details: "socket hang up" })]);
   });
 });
