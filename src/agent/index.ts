@@ -93,7 +93,7 @@ export type {
   TurnState,
 } from "./agent-types.ts";
 export { SessionRejectedError } from "./session.ts";
-export { AgentRunError } from "./decide.ts";
+export { AgentRunError, OutputLimitError } from "./decide.ts";
 export { summarizeOldest } from "./compaction.ts";
 export { feedback as stopFeedback, type StopReason } from "./stop.ts";
 export { isStopSignal, stopsRun, type StopSignal } from "./stop-signal.ts";

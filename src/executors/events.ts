@@ -171,6 +171,7 @@ export const agentEvents: Readonly<Record<AgentEvent, EventSpec>> = Object.freez
   // retries or recovers from), not a tool's or a hook's failure.
   StopFailure: spec("StopFailure", "error", "after", "ignore", {
     matcher: "error-type",
+    effort: true,
     ignoresOutput: true,
     ignoresExitCode: true,
     ignoresContinue: true,

@@ -310,6 +310,31 @@ describe("StopFailure", () => {
     expect(events).toEqual([expect.objectContaining({ hook_event_name: "StopFailure", error: type })]);
   });
 
+  it("fires instead of Stop when the answer is cut at the output limit (max_output_tokens), as Claude Code does", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, ".events"));
+    const { stack } = fromClaudeSettings(settings(on("StopFailure", undefined, record()), on("Stop", undefined, record())), {
+      cwd: dir,
+      projectDir: dir,
+    });
+    const model = createScriptedModel({ turns: [{ text: "a long answer that", finishReason: "length" }] });
+    const turn = await createAgent({ model, stack, transcript: false, idleNotificationMs: false }).run("go");
+    expect(turn).toMatchObject({ status: "completed", finishReason: "length", text: "a long answer that" });
+    expect(recorded(dir)).toEqual([expect.objectContaining({ hook_event_name: "StopFailure", error: "max_output_tokens" })]);
+  });
+
+  it("lets an error hook have the model go on from an answer cut at the output limit; then no StopFailure", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, ".events"));
+    const { stack } = fromClaudeSettings(settings(on("StopFailure", undefined, record())), { cwd: dir, projectDir: dir });
+    const goOn = stack.use("error", { name: "go-on", before: (e) => Replace({ action: e.attempt === 1 ? "retry" : "fail" } as ErrorDecision) });
+    const model = createScriptedModel({ turns: [{ text: "first half", finishReason: "length" }, "second half."] });
+    const turn = await createAgent({ model, stack: goOn, transcript: false, idleNotificationMs: false }).run("go");
+    expect(turn).toMatchObject({ status: "completed", finishReason: "stop", text: "second half." });
+    expect(model.requests[1]!.messages.at(-1)).toMatchObject({ role: "user", content: expect.stringMatching(/cut off at the output token limit/) });
+    expect(recorded(dir)).toEqual([]);
+  });
+
   it("reports a failure without an HTTP status (a network error) as unknown", async () => {
     const { events } = await turnWith([Object.assign(new Error("socket hang up"), { code: "ECONNRESET" })]);
     expect(events).toEqual([expect.objectContaining({ error: "unknown", error_details: "socket hang up" })]);
