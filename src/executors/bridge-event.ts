@@ -51,7 +51,7 @@ type Fields = {
     : (typeof fieldTypes)[K] extends "boolean"
       ? boolean
       : Record<string, unknown>;
-} & { tool_response?: unknown };
+} & { tool_response?: unknown; duration_ms?: unknown };
 
 const readFields = (json: unknown): Fields => {
   if (typeof json !== "object" || json === null || Array.isArray(json)) throw new BridgeEventError("the event must be a JSON object");
@@ -81,6 +81,8 @@ export interface BridgeEvent {
   readonly output?: unknown;
   /** The failure Claude Code reports (PostToolUseFailure's `error`). */
   readonly error?: string;
+  /** How long the tool ran, as Claude Code reports it (`duration_ms`), when it is a whole number of ms. */
+  readonly durationMs?: number;
   readonly sessionId: string | undefined;
   readonly metadata: Readonly<Record<string, unknown>>;
 }
@@ -138,8 +140,10 @@ export const fromClaudeEvent = (json: unknown): BridgeEvent => {
     case "PostToolUse":
     case "PostToolUseFailure": {
       const input: ToolCall = { id: e.tool_use_id ?? "", name: need(e.tool_name, "tool_name", name), input: e.tool_input ?? {} };
-      if (name === "PostToolUse") return { ...base, input, output: { content: e.tool_response ?? null } };
-      if (name === "PostToolUseFailure") return { ...base, input, error: e.error ?? "the tool failed" };
+      // Optional in Claude Code's events; anything but a whole number of ms is left out.
+      const ms = Number.isSafeInteger(e.duration_ms) && (e.duration_ms as number) >= 0 ? { durationMs: e.duration_ms as number } : {};
+      if (name === "PostToolUse") return { ...base, input, output: { content: e.tool_response ?? null }, ...ms };
+      if (name === "PostToolUseFailure") return { ...base, input, error: e.error ?? "the tool failed", ...ms };
       return { ...base, input };
     }
     case "UserPromptSubmit":
