@@ -36,7 +36,7 @@ const keep = async (o: PermissionAskerOptions, sessionId: string | undefined, de
   const updates = Array.isArray(decision.updatedPermissions) ? decision.updatedPermissions : [decision.updatedPermissions];
   for (const problem of o.policy.apply(sessionId, updates))
     await o.notify({ type: "warning", message: `permission update not applied: ${problem}` }).catch(() => undefined);
-}
+};
 
 const isToolCall = (value: unknown): value is ToolCall =>
   typeof value === "object" &&

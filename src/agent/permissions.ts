@@ -129,8 +129,15 @@ export const permissionPolicy = (options: AgentPermissions, exempt: readonly str
   const owner = "createAgent: permissions";
   const given = { allow: stringList("allow", options.allow), ask: stringList("ask", options.ask), deny: stringList("deny", options.deny) };
   // Checked now, so a mistyped rule throws at createAgent, naming the option.
-  const fixed = { allow: compileAllowRules(given.allow, owner), ask: compileDenyRules(given.ask, owner), deny: compileDenyRules(given.deny, owner) };
-  const readOnly = new Set([...(options.readOnlyTools === undefined ? defaultReadOnly : stringList("readOnlyTools", options.readOnlyTools)), ...exempt]);
+  const fixed = {
+    allow: compileAllowRules(given.allow, owner),
+    ask: compileDenyRules(given.ask, owner),
+    deny: compileDenyRules(given.deny, owner),
+  };
+  const readOnly = new Set([
+    ...(options.readOnlyTools === undefined ? defaultReadOnly : stringList("readOnlyTools", options.readOnlyTools)),
+    ...exempt,
+  ]);
   const edits = new Set(options.editTools === undefined ? defaultEdit : stringList("editTools", options.editTools));
   const sessions = new Map<string, SessionPermissions>();
   const of = (id: string | undefined): SessionPermissions => {
@@ -151,7 +158,8 @@ export const permissionPolicy = (options: AgentPermissions, exempt: readonly str
     const s = of(sessionId);
     const mine = added(s);
     const denied = fixed.deny(call) ?? mine.deny(call);
-    if (denied !== undefined) return { decision: "deny", reason: `Permission to use ${call.name} was denied: it matches deny rule "${denied}"` };
+    if (denied !== undefined)
+      return { decision: "deny", reason: `Permission to use ${call.name} was denied: it matches deny rule "${denied}"` };
     if (grant === "approved") return { decision: "allow" };
     const asked = fixed.ask(call) ?? mine.ask(call);
     if (asked !== undefined) return ask(s, call, `it matches ask rule "${asked}"`);
@@ -188,7 +196,11 @@ export const permissionPolicy = (options: AgentPermissions, exempt: readonly str
       if (type === "addRules" || type === "replaceRules" || type === "removeRules") {
         const behavior = update!.behavior as Behavior;
         const rules = update!.rules;
-        if (!behaviors.includes(behavior) || !Array.isArray(rules) || !rules.every((r) => typeof (r as { toolName?: unknown })?.toolName === "string")) {
+        if (
+          !behaviors.includes(behavior) ||
+          !Array.isArray(rules) ||
+          !rules.every((r) => typeof (r as { toolName?: unknown })?.toolName === "string")
+        ) {
           problems.push(`${type} needs rules [{ toolName, ruleContent? }] and a behavior allow, deny or ask; ignored`);
           continue;
         }

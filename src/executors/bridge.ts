@@ -106,15 +106,20 @@ export const runBridge = async (full: AgentStack, ev: BridgeEvent, options: Brid
   const trace = options.trace ?? new Trace();
   const context: string[] = [];
   const run = (point: string, operation: (input: unknown, ctx: HookContext) => unknown, signal = options.signal): Promise<Outcome> =>
-    (stack.run as (p: string, i: unknown, op: (i: unknown, ctx: HookContext) => unknown, o: object) => Promise<Outcome>)(point, ev.input, operation, {
-      ...options.run,
-      sessionId: ev.sessionId ?? options.run?.sessionId,
-      metadata: options.run?.metadata ? { ...options.run.metadata, ...ev.metadata } : ev.metadata,
-      trace,
-      onContext: (t: string, hook: string) => (context.push(t), options.run?.onContext?.(t, hook)),
-      ...(signal ? { signal } : {}),
-      ...(options.approval ? { approval: options.approval } : {}),
-    });
+    (stack.run as (p: string, i: unknown, op: (i: unknown, ctx: HookContext) => unknown, o: object) => Promise<Outcome>)(
+      point,
+      ev.input,
+      operation,
+      {
+        ...options.run,
+        sessionId: ev.sessionId ?? options.run?.sessionId,
+        metadata: options.run?.metadata ? { ...options.run.metadata, ...ev.metadata } : ev.metadata,
+        trace,
+        onContext: (t: string, hook: string) => (context.push(t), options.run?.onContext?.(t, hook)),
+        ...(signal ? { signal } : {}),
+        ...(options.approval ? { approval: options.approval } : {}),
+      },
+    );
   // The stand-in for the tool took what Claude Code's tool took: `after` and `recover` hooks read it as in process.
   const tookTool = (ctx: HookContext): void => void (ev.durationMs !== undefined && ctx.local(toolDurationMs, ev.durationMs));
   const name = ev.event;

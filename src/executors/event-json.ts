@@ -177,7 +177,12 @@ export const toClaudeEvent = (spec: EventSpec, data: PointData, env: EventEnviro
       if (e.error instanceof ClaudeStopFailure)
         return { ...common, error: e.error.errorType, ...(e.error.details !== undefined ? { error_details: e.error.details } : {}) };
       // last_assistant_message is the error as the conversation shows it ("API Error: Rate limit reached").
-      return { ...common, error: stopFailureType(e), error_details: describe(e.error), last_assistant_message: `API Error: ${describe(e.error)}` };
+      return {
+        ...common,
+        error: stopFailureType(e),
+        error_details: describe(e.error),
+        last_assistant_message: `API Error: ${describe(e.error)}`,
+      };
     }
     case "SessionEnd":
       return { ...common, reason: (input as SessionEnd).reason };

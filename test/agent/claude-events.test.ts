@@ -271,8 +271,7 @@ describe("StopFailure", () => {
     const dir = tempDir();
     mkdirSync(join(dir, ".events"));
     const { stack } = fromClaudeSettings(settings(on("StopFailure", undefined, record())), { cwd: dir, projectDir: dir });
-    const withHook =
-      decide === undefined ? stack : stack.use("error", { name: "decider", before: (e) => Replace(decide(e.attempt)) });
+    const withHook = decide === undefined ? stack : stack.use("error", { name: "decider", before: (e) => Replace(decide(e.attempt)) });
     const model = createScriptedModel({ turns: [...failures.map((error) => ({ error })), "Done."] });
     const turn = await createAgent({ model, stack: withHook, transcript: false, idleNotificationMs: false }).run("go");
     return { turn, events: recorded(dir) };
@@ -327,11 +326,17 @@ describe("StopFailure", () => {
     const dir = tempDir();
     mkdirSync(join(dir, ".events"));
     const { stack } = fromClaudeSettings(settings(on("StopFailure", undefined, record())), { cwd: dir, projectDir: dir });
-    const goOn = stack.use("error", { name: "go-on", before: (e) => Replace({ action: e.attempt === 1 ? "retry" : "fail" } as ErrorDecision) });
+    const goOn = stack.use("error", {
+      name: "go-on",
+      before: (e) => Replace({ action: e.attempt === 1 ? "retry" : "fail" } as ErrorDecision),
+    });
     const model = createScriptedModel({ turns: [{ text: "first half", finishReason: "length" }, "second half."] });
     const turn = await createAgent({ model, stack: goOn, transcript: false, idleNotificationMs: false }).run("go");
     expect(turn).toMatchObject({ status: "completed", finishReason: "stop", text: "second half." });
-    expect(model.requests[1]!.messages.at(-1)).toMatchObject({ role: "user", content: expect.stringMatching(/cut off at the output token limit/) });
+    expect(model.requests[1]!.messages.at(-1)).toMatchObject({
+      role: "user",
+      content: expect.stringMatching(/cut off at the output token limit/),
+    });
     expect(recorded(dir)).toEqual([]);
   });
 

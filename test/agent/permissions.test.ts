@@ -109,8 +109,12 @@ describe("a call the permission policy would ask about", () => {
 
   it("suggests acceptEdits for the session on file edits, as Claude Code does for Write", async () => {
     const dir = tempDir();
-    await session(dir, [on("PermissionRequest", undefined, grantingHook(dir, []))], {}, [[[{ name: "Write", input: { file_path: "a.txt" } }]]]);
-    expect(requests(dir).map((r) => r.permission_suggestions)).toEqual([[{ type: "setMode", mode: "acceptEdits", destination: "session" }]]);
+    await session(dir, [on("PermissionRequest", undefined, grantingHook(dir, []))], {}, [
+      [[{ name: "Write", input: { file_path: "a.txt" } }]],
+    ]);
+    expect(requests(dir).map((r) => r.permission_suggestions)).toEqual([
+      [{ type: "setMode", mode: "acceptEdits", destination: "session" }],
+    ]);
   });
 
   it("does not fire for calls a rule allows, tools that only read, or a PreToolUse hook's allow", async () => {
@@ -207,15 +211,24 @@ describe("updatedPermissions in a PermissionRequest grant", () => {
   it("echoing a suggestion is the person's 'always allow': Write's setMode acceptEdits holds for the session", async () => {
     const dir = tempDir();
     const write = (file_path: string) => ({ name: "Write", input: { file_path } });
-    const { ran } = await session(dir, [on("PermissionRequest", undefined, grantingHook(dir, ["Write"], "echo")), on("PreToolUse", "Write", answer({ save: "$CLAUDE_PROJECT_DIR/.requests/zz-pre-$(date +%s%N).json" }))], {}, [
-      [[write("a.txt")], [write("b.txt")]],
-      [[write("c.txt")]],
-    ]);
+    const { ran } = await session(
+      dir,
+      [
+        on("PermissionRequest", undefined, grantingHook(dir, ["Write"], "echo")),
+        on("PreToolUse", "Write", answer({ save: "$CLAUDE_PROJECT_DIR/.requests/zz-pre-$(date +%s%N).json" })),
+      ],
+      {},
+      [[[write("a.txt")], [write("b.txt")]], [[write("c.txt")]]],
+    );
     expect(ran).toEqual(["Write a.txt", "Write b.txt", "Write c.txt"]);
     const seen = requests(dir);
     expect(seen.filter((r) => r.hook_event_name === "PermissionRequest")).toHaveLength(1);
     // Hooks read the session's mode from the next turn on.
-    expect(seen.filter((r) => r.hook_event_name === "PreToolUse").map((r) => r.permission_mode)).toEqual(["default", "default", "acceptEdits"]);
+    expect(seen.filter((r) => r.hook_event_name === "PreToolUse").map((r) => r.permission_mode)).toEqual([
+      "default",
+      "default",
+      "acceptEdits",
+    ]);
   });
 
   it("addRules deny: the next matching call is refused without a request", async () => {
@@ -275,5 +288,3 @@ describe("createAgent's permissions option", () => {
     expect(stack.has("toolCall")).toBe(false);
   });
 });
-
-

@@ -133,7 +133,15 @@ describe("runBridge on PostToolUse", () => {
       recover: (_error, _call, ctx) => (seen.push(ctx.local(toolDurationMs)), Continue),
     });
     await runBridge(stack, fromClaudeEvent({ ...postToolUseJson("Bash", bashOutput), duration_ms: 42 }));
-    await runBridge(stack, fromClaudeEvent({ ...postToolUseJson("Bash", bashOutput), hook_event_name: "PostToolUseFailure", error: "Exit code 1", duration_ms: 7 }));
+    await runBridge(
+      stack,
+      fromClaudeEvent({
+        ...postToolUseJson("Bash", bashOutput),
+        hook_event_name: "PostToolUseFailure",
+        error: "Exit code 1",
+        duration_ms: 7,
+      }),
+    );
     await runBridge(stack, fromClaudeEvent({ ...postToolUseJson("Bash", bashOutput), duration_ms: "soon" }));
     expect(seen).toEqual([42, 7, undefined]);
   });
