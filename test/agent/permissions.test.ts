@@ -272,6 +272,49 @@ describe("updatedPermissions in a PermissionRequest grant", () => {
   });
 });
 
+describe("permissions from settings files", () => {
+  it("fromClaudeSettings reads permissions.allow, ask, deny and defaultMode, over layers, for createAgent", () => {
+    const dir = tempDir();
+    const user = join(dir, "user.json");
+    const local = join(dir, "local.json");
+    writeFileSync(user, JSON.stringify({ permissions: { allow: ["Bash(npm test)"], deny: ["Bash(rm *)"], defaultMode: "acceptEdits" } }));
+    writeFileSync(
+      local,
+      JSON.stringify({ permissions: { allow: ["Bash(npm test)", "Read"], ask: ["Bash(git push*)"], additionalDirectories: ["/x"] } }),
+    );
+    const { permissions } = fromClaudeSettings([user, local], { cwd: dir });
+    expect(permissions).toEqual({ allow: ["Bash(npm test)", "Read"], ask: ["Bash(git push*)"], deny: ["Bash(rm *)"], mode: "acceptEdits" });
+  });
+
+  it("leaves out a mode the agent has no meaning for, with a warning", () => {
+    const { permissions, warnings } = fromClaudeSettings({ permissions: { defaultMode: "plan" } }, { cwd: tempDir() });
+    expect(permissions).toEqual({ allow: [], ask: [], deny: [] });
+    expect(warnings.map((w) => w.message)).toContain(
+      'permissions.defaultMode "plan" has no meaning in the agent; the default mode applies',
+    );
+  });
+
+  it("drives the agent's questions: what the file allows runs, the rest fires PermissionRequest", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, ".requests"));
+    const loaded = fromClaudeSettings(
+      { permissions: { allow: ["Bash(npm test)"] }, ...settings(on("PermissionRequest", undefined, grantingHook(dir, []))) },
+      { cwd: dir, projectDir: dir },
+    );
+    const ran: string[] = [];
+    await createAgent({
+      model: createScriptedModel({ turns: [{ toolCalls: [bash("npm test"), bash("make")] }, "Done."] }),
+      stack: loaded.stack,
+      tools: [defineTool({ name: "Bash", execute: ({ command }) => (ran.push(String(command)), "ok") })],
+      transcript: false,
+      idleNotificationMs: false,
+      permissions: loaded.permissions,
+    }).run("go");
+    expect(ran).toEqual(["npm test"]);
+    expect(requests(dir).map((r) => r.tool_input)).toEqual([{ command: "make" }]);
+  });
+});
+
 describe("createAgent's permissions option", () => {
   const model = createScriptedModel({ turns: ["hi"] });
   it.each([
