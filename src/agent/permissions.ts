@@ -100,7 +100,7 @@ const modeOf = (value: unknown): PermissionMode | undefined =>
 
 /** A session's agent permission policy: the hook that applies it, and what permission requests need from it. */
 export interface PermissionPolicy {
-  /** The innermost `toolCall` hook that applies the policy. */
+  /** The innermost `toolCall` hook that applies the policy, named `agent:permissions`. */
   readonly hook: Hook<ToolCall, ToolResult, "gate">;
   /** The "always allow" options for a call, in Claude Code's shape. */
   suggest(call: DeepReadonly<ToolCall>): PermissionUpdate[];
@@ -228,7 +228,7 @@ export const permissionPolicy = (options: AgentPermissions, exempt: readonly str
     const verdict = decide(ctx.sessionId, call, ctx.local(permissionGrant));
     if (verdict.decision === "allow") return Continue;
     if (verdict.decision === "deny") return Reject(verdict.reason);
-    const answer = await ctx.approve({ hook: "permissions", input: call, reason: verdict.reason });
+    const answer = await ctx.approve({ hook: "agent:permissions", input: call, reason: verdict.reason });
     if (answer.decision === "approve") return Continue;
     if (answer.decision === "edit") {
       const edited = answer.input as ToolCall | undefined;
@@ -242,7 +242,7 @@ export const permissionPolicy = (options: AgentPermissions, exempt: readonly str
   };
 
   return {
-    hook: { name: "permissions", priority: Priority.innermost, before },
+    hook: { name: "agent:permissions", priority: Priority.innermost, before },
     suggest,
     apply,
     mode: (id) => of(id).mode,

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createAgent, createAgentStack, createScriptedModel, defineTool, type AgentPermissions } from "../../src/agent/index.ts";
 import type { ScriptedTurn } from "../../src/agent/scripted-model.ts";
+import { Continue } from "../../src/core/action.ts";
 import { fromClaudeSettings } from "../../src/executors/index.ts";
 import { tempDir } from "../executors/helpers.ts";
 import { answer, decision, on, settings, shell } from "../support/claude-code/hooks.ts";
@@ -323,6 +324,11 @@ describe("createAgent's permissions option", () => {
     [{ deny: ["Bash(("] }, /createAgent: permissions/],
   ])("refuses %j at createAgent, naming the option", (permissions, message) => {
     expect(() => createAgent({ model, stack: createAgentStack(), permissions: permissions as AgentPermissions })).toThrow(message);
+  });
+
+  it("adds its hook under a name of its own, beside a caller's hook named permissions", () => {
+    const stack = createAgentStack().use("toolCall", { name: "permissions", before: () => Continue });
+    expect(() => createAgent({ model, stack, permissions: {} })).not.toThrow();
   });
 
   it("leaves the caller's stack as it was", () => {
