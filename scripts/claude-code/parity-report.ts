@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from "node:util";
 import { claudeCodeProblem, claudeCodeVersion } from "../../test/support/claude-code/availability.ts";
 import { runBoth, type Observation } from "../../test/support/claude-code/parity.ts";
 import { removeRunDirs } from "../../test/support/claude-code/run-claude-code.ts";
-import { aggregation, answers, guards, lifecycle, postToolUse } from "../../test/claude-code/parity/scenarios.ts";
+import { aggregation, answers, guards, lifecycle, permissions, postToolUse } from "../../test/claude-code/parity/scenarios.ts";
 
 if (claudeCodeProblem !== undefined) {
   console.error(`parity-report: ${claudeCodeProblem}`);
@@ -25,7 +25,7 @@ const difference = (claude: Observation, onion: Observation): string =>
 console.log(`| Scenario | agent-onion | What differs (Claude Code ${claudeCodeVersion} → agent-onion) |`);
 console.log("|---|---|---|");
 try {
-  for (const cases of [aggregation, answers, postToolUse, lifecycle, guards]) {
+  for (const cases of [aggregation, answers, postToolUse, lifecycle, guards, permissions]) {
     for (const [name, { scenario, claude: pinned }] of Object.entries(cases)) {
       const { claude, onion } = await runBoth(scenario);
       const drift = isDeepStrictEqual(claude, pinned) ? "" : ` (Claude Code no longer matches the pin: ${difference(pinned, claude)})`;

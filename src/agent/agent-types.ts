@@ -6,6 +6,7 @@ import type { HookError } from "../core/errors.ts";
 import type { ClaimedApproval } from "../core/interrupt.ts";
 import type { Trace } from "../core/trace.ts";
 import type { LanguageModel, StreamPart } from "./model.ts";
+import type { AgentPermissions } from "./permissions.ts";
 import type { AgentStack } from "./stack.ts";
 import type { HoldBack } from "./stream/control.ts";
 import type { AgentTool } from "./tool.ts";
@@ -92,6 +93,13 @@ export interface AgentOptions {
   readonly idleNotificationMs?: number | false;
   /** How long an approval may go unanswered before a `permission_prompt` notification; default 6000 (Claude Code's), `false`: never. */
   readonly permissionNotificationMs?: number | false;
+  /**
+   * Claude Code's permission model: a mode and allow, ask and deny rules decide whether a call
+   * runs, is refused, or needs permission, which goes through the `permissionRequest` gate (with
+   * `permission_suggestions`) and then the stack's approval handler; a grant's permission updates
+   * hold for the session. Default: none, every call runs unless a hook says otherwise.
+   */
+  readonly permissions?: AgentPermissions;
 }
 
 /** Options of a session: its id, source, metadata, signal and earlier messages. */

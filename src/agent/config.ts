@@ -9,6 +9,7 @@ import type { ContextQueue } from "./context-queue.ts";
 import type { LoopEnv, LoopSettings, SessionShared } from "./env.ts";
 import { noUsage, type StreamPart } from "./model.ts";
 import { withPermissionRequests } from "./permission.ts";
+import { permissionPolicy, type PermissionPolicy } from "./permissions.ts";
 import type { AgentStack } from "./stack.ts";
 import { subagentTool } from "./subagent.ts";
 import { estimateMessageTokens } from "./tokens.ts";
@@ -25,6 +26,8 @@ export interface AgentConfig {
   readonly tools: readonly AgentTool[];
   readonly subagents: readonly SubagentSpec[];
   readonly settings: LoopSettings;
+  /** The permission policy (`options.permissions`), whose hook `stack` holds; undefined: none. */
+  readonly permissions: PermissionPolicy | undefined;
   /** Where session transcripts go, whether that is the shared default, and whether they outlive their session; undefined: none kept. */
   readonly transcript: { readonly dir: string; readonly isDefault: boolean; readonly keep: boolean } | undefined;
 }
@@ -98,6 +101,13 @@ export const resolveConfig = (options: AgentOptions): AgentConfig => {
         : (options.stream.holdBack ?? "none");
   const holdBack = holdBackProblem(stream);
   if (holdBack !== undefined) throw new TypeError(`createAgent: stream.${holdBack}`);
+  const permissions =
+    options.permissions === undefined
+      ? undefined
+      : permissionPolicy(
+          options.permissions,
+          subagents.map((s) => s.name),
+        );
   const settings: LoopSettings = {
     maxSteps: positiveInt("maxSteps", options.maxSteps, 20),
     maxStopBlocks: positiveInt("maxStopBlocks", options.maxStopBlocks, 8, 0),
@@ -111,8 +121,20 @@ export const resolveConfig = (options: AgentOptions): AgentConfig => {
     contextRole: options.contextRole ?? "system",
     idleNotificationMs: delayOption("idleNotificationMs", options.idleNotificationMs, 60_000),
     permissionNotificationMs: delayOption("permissionNotificationMs", options.permissionNotificationMs, 6_000),
+    permissions,
   };
-  return { name: options.name ?? "agent", options, stack, tools, subagents, settings, transcript: transcriptOption(options.transcript) };
+  // The agent's own stack: the caller's is left as it was (a stack is immutable; `use` derives one).
+  const own = permissions === undefined ? stack : stack.use("toolCall", permissions.hook);
+  return {
+    name: options.name ?? "agent",
+    options,
+    stack: own,
+    tools,
+    subagents,
+    settings,
+    permissions,
+    transcript: transcriptOption(options.transcript),
+  };
 };
 
 /**
@@ -136,7 +158,13 @@ export const notifier =
  */
 export const agentRunOptions = (config: AgentConfig, run: RunOptions): RunOptions =>
   withPermissionRequests(
-    { stack: config.stack, notify: notifier(config, run), notifyAfterMs: config.settings.permissionNotificationMs, name: config.name },
+    {
+      stack: config.stack,
+      notify: notifier(config, run),
+      notifyAfterMs: config.settings.permissionNotificationMs,
+      name: config.name,
+      policy: config.permissions,
+    },
     run,
   );
 

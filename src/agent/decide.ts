@@ -28,6 +28,22 @@ export class AgentRunError extends AgentOnionError {
   }
 }
 
+/**
+ * The model's answer was cut at the output token limit (finish reason `length`) with no tool call:
+ * the turn cannot go on from it unless the `error` point retries. Claude Code's `max_output_tokens`.
+ *
+ * @example
+ * outcome.error instanceof OutputLimitError && outcome.error.partial // the text the model wrote before the cut
+ */
+export class OutputLimitError extends AgentOnionError {
+  override name = "OutputLimitError";
+  /** What StopFailure matchers test: Claude Code's error type for it. */
+  readonly code = "max_output_tokens";
+  constructor(readonly partial: string) {
+    super("the model's answer was cut off at the output token limit");
+  }
+}
+
 /** True for a well-formed decision (hooks may return anything at run time). */
 const isDecision = (value: unknown): value is ErrorDecision => {
   const action = (value as { action?: unknown } | null)?.action;

@@ -5,6 +5,7 @@ import type { RunOptions } from "../core/context.ts";
 import type { Compactor, PartInfo } from "./agent-types.ts";
 import type { ContextQueue } from "./context-queue.ts";
 import type { LanguageModel, StreamPart } from "./model.ts";
+import type { PermissionPolicy } from "./permissions.ts";
 import type { AgentStack } from "./stack.ts";
 import type { HoldBack } from "./stream/control.ts";
 import type { AgentTool } from "./tool.ts";
@@ -38,6 +39,8 @@ export interface LoopSettings {
   readonly idleNotificationMs: number | false;
   /** How long an approval may go unanswered before `permission_prompt`; `false`: never. */
   readonly permissionNotificationMs: number | false;
+  /** The agent's permission policy, shared by its sub-agents; undefined: none. */
+  readonly permissions?: PermissionPolicy | undefined;
 }
 
 export interface LoopEnv {

@@ -9,6 +9,16 @@ export { createAgentStack, type AgentStack } from "./stack.ts";
 export { addUsage, assemble, noUsage, responseParts, type LanguageModel, type ModelCallOptions, type StreamPart } from "./model.ts";
 export { defineTool, toolSpec, type AgentTool, type ToolExecuteOptions } from "./tool.ts";
 export { commandEnv } from "./command-env.ts";
+export { toolDurationMs } from "./tool-duration.ts";
+export {
+  permissionGrant,
+  permissionPolicy,
+  type AgentPermissions,
+  type PermissionMode,
+  type PermissionPolicy,
+  type PermissionUpdate,
+  type PermissionVerdict,
+} from "./permissions.ts";
 export {
   defaultTranscriptDir,
   removeTemporaryTranscripts,
@@ -84,7 +94,7 @@ export type {
 } from "./agent-types.ts";
 export { SessionRejectedError } from "./session.ts";
 export { TurnStateTamperedError } from "./turn-state.ts";
-export { AgentRunError } from "./decide.ts";
+export { AgentRunError, OutputLimitError } from "./decide.ts";
 export { summarizeOldest } from "./compaction.ts";
 export { feedback as stopFeedback, type StopReason } from "./stop.ts";
 export { isStopSignal, stopsRun, type StopSignal } from "./stop-signal.ts";

@@ -9,7 +9,7 @@ import type { DeepReadonly } from "../core/readonly.ts";
 import { sharedLink, throwIfAborted } from "../core/signal.ts";
 import { compact } from "./compaction.ts";
 import { contentText } from "./content-text.ts";
-import { AgentRunError, decide } from "./decide.ts";
+import { AgentRunError, OutputLimitError, decide } from "./decide.ts";
 import type { LoopEnv } from "./env.ts";
 import { addUsage, noUsage } from "./model.ts";
 import { callModel } from "./model-step.ts";
@@ -219,6 +219,8 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>, start
   // A stop block's feedback, for the next step: joins the conversation only if a step is left to
   // read it (else the next turn would send it and its own prompt as two user messages in a row).
   let unread: Message | undefined;
+  // Answers of this run cut at the output limit, in a row: the `error` point's attempt.
+  let cut = 0;
 
   for (;;) {
     if (steps >= env.settings.maxSteps) {
@@ -339,6 +341,21 @@ export const runLoop = async (env: LoopEnv, input: DeepReadonly<RunInput>, start
       return { ...result("stopped-by-guard"), stoppedBy: stopped };
     }
 
+    // An answer cut at the output limit is a model failure of the turn, as in Claude Code (StopFailure
+    // `max_output_tokens`, not Stop): the `error` point may retry (the model goes on from what it
+    // wrote) or recover with an answer; otherwise the turn ends there, with finish reason `length`.
+    if (response.finishReason === "length" && env.stopPoint === "stop") {
+      const decision = await decide(env, { where: "model", error: new OutputLimitError(response.text), attempt: ++cut });
+      if (decision.action === "retry") {
+        unread = { role: "user", content: "Your answer was cut off at the output token limit. Go on from where it stopped." };
+        continue;
+      }
+      if (decision.action === "recover") {
+        text = contentText(decision.value);
+        return { ...result("stop"), messages: [...messages, { role: "assistant", content: text }] };
+      }
+      return result("length");
+    }
     const verdict = await askStop(env, { reason: response.finishReason, lastMessage: response.text, blockedCount: blocks });
     if (verdict.stop) return result(response.finishReason as RunResult["finishReason"]);
     if (blocks >= env.settings.maxStopBlocks) {

@@ -10,7 +10,8 @@ import { readAnswer } from "../core/approval-answer.ts";
 import type { ApprovalDecision, ApprovalHandler, ApprovalRequest, RunOptions } from "../core/context.ts";
 import { describe } from "../core/errors.ts";
 import type { AgentStack } from "./stack.ts";
-import type { Notification, PermissionDecision, ToolCall } from "./types.ts";
+import type { PermissionPolicy } from "./permissions.ts";
+import type { Notification, PermissionDecision, PermissionRequest, ToolCall } from "./types.ts";
 
 /** What a permission asker needs from the agent. */
 export interface PermissionAskerOptions {
@@ -21,7 +22,21 @@ export interface PermissionAskerOptions {
   readonly notifyAfterMs: number | false;
   /** The agent's name, for the notification's text. */
   readonly name: string;
+  /** The agent's permission policy: it suggests permission updates, and keeps those a grant carries. */
+  readonly policy?: PermissionPolicy | undefined;
 }
+
+/** The permission request for `call`: with the policy's suggestions, when there is a policy. */
+const requestOf = (o: PermissionAskerOptions, call: ToolCall): PermissionRequest =>
+  o.policy === undefined ? { call } : { call, suggestions: o.policy.suggest(call) };
+
+/** Keep a grant's permission updates for the session; what cannot be kept is told as a warning. */
+const keep = async (o: PermissionAskerOptions, sessionId: string | undefined, decision: PermissionDecision | undefined): Promise<void> => {
+  if (decision?.behavior !== "allow" || decision.updatedPermissions === undefined || o.policy === undefined) return;
+  const updates = Array.isArray(decision.updatedPermissions) ? decision.updatedPermissions : [decision.updatedPermissions];
+  for (const problem of o.policy.apply(sessionId, updates))
+    await o.notify({ type: "warning", message: `permission update not applied: ${problem}` }).catch(() => undefined);
+};
 
 const isToolCall = (value: unknown): value is ToolCall =>
   typeof value === "object" &&
@@ -109,11 +124,14 @@ export const withPermissionRequests = (o: PermissionAskerOptions, run: RunOption
     const call = request.input;
     const outcome = await o.stack.run(
       "permissionRequest",
-      { call },
+      requestOf(o, call),
       async (r) => asPermission(await person({ ...request, input: r.call }, `to use ${r.call.name}`), r.call as ToolCall),
       { ...run, signal: request.signal },
     );
-    if (outcome._tag === "Completed") return asApproval(outcome.value as PermissionDecision, call);
+    if (outcome._tag === "Completed") {
+      await keep(o, run.sessionId, outcome.value as PermissionDecision);
+      return asApproval(outcome.value as PermissionDecision, call);
+    }
     if (outcome._tag === "Rejected") return { decision: "deny", reason: outcome.reason };
     return { decision: "deny", reason: `the permission request for ${call.name} failed: ${describe(outcome.error)}` };
   };
@@ -133,7 +151,7 @@ const durableWithPermissionRequests = (o: PermissionAskerOptions, run: RunOption
     let kept: DurableAnswer | undefined;
     const outcome = await o.stack.run(
       "permissionRequest",
-      { call },
+      requestOf(o, call),
       async (r) => {
         const answer = await durable.ask({ ...request, input: r.call });
         if ("pending" in answer) {
@@ -147,7 +165,10 @@ const durableWithPermissionRequests = (o: PermissionAskerOptions, run: RunOption
       run,
     );
     if (kept !== undefined && ("pending" in kept || outcome._tag === "Completed")) return kept;
-    if (outcome._tag === "Completed") return { decision: asApproval(outcome.value as PermissionDecision, call) };
+    if (outcome._tag === "Completed") {
+      await keep(o, run.sessionId, outcome.value as PermissionDecision);
+      return { decision: asApproval(outcome.value as PermissionDecision, call) };
+    }
     if (outcome._tag === "Rejected") return { decision: { decision: "deny", reason: outcome.reason } };
     return { decision: { decision: "deny", reason: `the permission request for ${call.name} failed: ${describe(outcome.error)}` } };
   },

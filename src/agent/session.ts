@@ -370,7 +370,12 @@ class Session implements AgentSession {
   private async turnBody(runId: string, text: string, options: PromptOptions, signal: AbortSignal | undefined): Promise<TurnResult> {
     const promptId = crypto.randomUUID();
     this.lastPromptId = promptId;
-    const run: RunOptions = { ...this.base, signal, runId, metadata: { ...this.base.metadata, promptId, ...options.metadata } };
+    const run: RunOptions = {
+      ...this.base,
+      signal,
+      runId,
+      metadata: { ...this.base.metadata, ...this.permissionMode(), promptId, ...options.metadata },
+    };
     const empty = { runId, text: "", steps: 0, usage: noUsage };
     const accepted = await this.config.stack.run("userPrompt", { text }, (p) => p as UserPrompt, run);
     if (accepted._tag === "Rejected") return { ...empty, ...rejected(accepted) };
@@ -538,6 +543,12 @@ class Session implements AgentSession {
     };
   }
 
+  /** The session's permission mode as hooks read it (`permission_mode`), when the agent has a permission policy. */
+  private permissionMode(): { permissionMode?: string } {
+    const policy = this.config.permissions;
+    return policy === undefined ? {} : { permissionMode: policy.mode(this.id) };
+  }
+
   /** The options of a run of the session outside its turns. */
   private between(what: string): RunOptions {
     const metadata = this.lastPromptId === undefined ? this.base.metadata : { ...this.base.metadata, promptId: this.lastPromptId };
@@ -570,6 +581,7 @@ class Session implements AgentSession {
         signal: undefined,
       });
       if (this.config.transcript?.keep === false) this.transcript?.remove();
+      this.config.permissions?.drop(this.id);
     })();
     return this.closing;
   }

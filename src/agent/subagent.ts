@@ -43,7 +43,13 @@ export const subagentTool = (parent: LoopEnv, spec: SubagentSpec): AgentTool => 
     const signal = link?.controller.signal;
     const transcript = parent.transcript?.sidechain(`${spec.name}-${options.toolCallId}`);
     const run = withPermissionRequests(
-      { stack: parent.stack, notify: parent.notify, notifyAfterMs: parent.settings.permissionNotificationMs, name: spec.name },
+      {
+        stack: parent.stack,
+        notify: parent.notify,
+        notifyAfterMs: parent.settings.permissionNotificationMs,
+        name: spec.name,
+        policy: parent.settings.permissions,
+      },
       {
         ...parent.run,
         signal,

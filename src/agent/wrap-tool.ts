@@ -9,6 +9,7 @@ import { AgentOnionError, describe, describeGiven } from "../core/errors.ts";
 import type { Outcome } from "../core/outcome.ts";
 import type { Operation } from "../core/stack-types.ts";
 import type { AgentTool, ToolExecuteOptions } from "./tool.ts";
+import { toolDurationMs } from "./tool-duration.ts";
 import type { ToolCall, ToolResult } from "./types.ts";
 
 /** Anything that can run the `toolCall` point. */
@@ -86,16 +87,21 @@ export const executeTool =
   async (call, ctx) => {
     const tool = lookup(call.name);
     if (tool === undefined) throw new UnknownToolError(call.name);
-    const content = await tool.execute(call.input as Record<string, unknown>, {
-      ...extra,
-      signal: ctx.signal,
-      toolCallId: call.id,
-      sessionId: ctx.sessionId,
-      runId: ctx.runId,
-      path: ctx.path,
-      metadata: ctx.metadata,
-    });
-    return { content };
+    const started = performance.now();
+    try {
+      const content = await tool.execute(call.input as Record<string, unknown>, {
+        ...extra,
+        signal: ctx.signal,
+        toolCallId: call.id,
+        sessionId: ctx.sessionId,
+        runId: ctx.runId,
+        path: ctx.path,
+        metadata: ctx.metadata,
+      });
+      return { content };
+    } finally {
+      ctx.local(toolDurationMs, Math.round(performance.now() - started));
+    }
   };
 
 /**

@@ -75,6 +75,13 @@ export interface HookContext<I = unknown> {
   /** Keep `stack.flush()` waiting for background work this hook started (fire-and-forget HTTP, audit writes). */
   waitUntil(work: PromiseLike<unknown>): void;
   /**
+   * Record a failure this hook handled itself, for a hook that runs others (a set of Claude Code
+   * settings hooks, each with its own failure policy): it counts in `stack.stats.hookFailures`
+   * (and `failOpen` when `failOpen`), goes to the stack's `onFailure` and the run event's
+   * `failures`, as a failure of a hook of the stack would. The run's outcome is not changed.
+   */
+  reportFailure(error: HookError, failOpen: boolean): void;
+  /**
    * This run's value for `key` (see `contextKey`): shared by every hook of this run of this
    * point, and gone when the run settles. Undefined until a hook sets it.
    */

@@ -8,6 +8,7 @@
  * and an operation call with a signal of its own each get one of their own.
  */
 import type { ApprovalDecision, ContextKey, HookContext, HookInfo } from "./context.ts";
+import type { HookError } from "./errors.ts";
 import type { PointKind } from "./point.ts";
 import type { RunSignal } from "./run-signal.ts";
 import type { StateStore } from "./state.ts";
@@ -34,6 +35,8 @@ export interface RunView {
   /** Ask for approval for `hook`, whose own signal (a timed hook's) is `own`. */
   approve(request: ApprovalRequestOf, hook: HookInfo, own: RunSignal | undefined): Promise<ApprovalDecision>;
   waitUntil(work: PromiseLike<unknown>): void;
+  /** Record a failure a hook handled itself (see `HookContext.reportFailure`). */
+  reported(error: HookError, failOpen: boolean): void;
   getLocal(key: ContextKey<unknown>): unknown;
   setLocal(key: ContextKey<unknown>, value: unknown): void;
 }
@@ -127,6 +130,9 @@ export class HookCtx<I = unknown> implements HookContext<I> {
   }
   waitUntil(work: PromiseLike<unknown>): void {
     this.#run.waitUntil(work);
+  }
+  reportFailure(error: HookError, failOpen: boolean): void {
+    this.#run.reported(error, failOpen);
   }
   local<T>(key: ContextKey<T>): T | undefined;
   local<T>(key: ContextKey<T>, value: T): T;

@@ -399,11 +399,20 @@ export class Run implements Frame, RunView, Recorder {
 
   /** Record a hook failure (always, R6) and tell the stack. */
   fail(error: HookError, failOpen: boolean): void {
+    this.count(error, failOpen);
+    this.lastFailure = error;
+  }
+
+  /** Count a failure and tell the stack, without making it the run's (a hook that ran others handled it). */
+  reported(error: HookError, failOpen: boolean): void {
+    if (!this.settled) this.count(error, failOpen); // else a hook still running after its run settled
+  }
+
+  private count(error: HookError, failOpen: boolean): void {
     (this.failures ??= []).push(error);
     const stats = this.runtime.stats;
     stats.hookFailures++;
     if (failOpen) stats.failOpen++;
-    this.lastFailure = error;
     const onFailure = this.runtime.onFailure;
     if (onFailure !== undefined) {
       try {

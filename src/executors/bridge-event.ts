@@ -5,6 +5,7 @@
  */
 import type {
   CompactionRequest,
+  ErrorDecision,
   ErrorEvent,
   Notification,
   SessionEnd,
@@ -50,7 +51,7 @@ type Fields = {
     : (typeof fieldTypes)[K] extends "boolean"
       ? boolean
       : Record<string, unknown>;
-} & { tool_response?: unknown };
+} & { tool_response?: unknown; duration_ms?: unknown };
 
 const readFields = (json: unknown): Fields => {
   if (typeof json !== "object" || json === null || Array.isArray(json)) throw new BridgeEventError("the event must be a JSON object");
@@ -80,6 +81,8 @@ export interface BridgeEvent {
   readonly output?: unknown;
   /** The failure Claude Code reports (PostToolUseFailure's `error`). */
   readonly error?: string;
+  /** How long the tool ran, as Claude Code reports it (`duration_ms`), when it is a whole number of ms. */
+  readonly durationMs?: number;
   readonly sessionId: string | undefined;
   readonly metadata: Readonly<Record<string, unknown>>;
 }
@@ -137,8 +140,10 @@ export const fromClaudeEvent = (json: unknown): BridgeEvent => {
     case "PostToolUse":
     case "PostToolUseFailure": {
       const input: ToolCall = { id: e.tool_use_id ?? "", name: need(e.tool_name, "tool_name", name), input: e.tool_input ?? {} };
-      if (name === "PostToolUse") return { ...base, input, output: { content: e.tool_response ?? null } };
-      if (name === "PostToolUseFailure") return { ...base, input, error: e.error ?? "the tool failed" };
+      // Optional in Claude Code's events; anything but a whole number of ms is left out.
+      const ms = Number.isSafeInteger(e.duration_ms) && (e.duration_ms as number) >= 0 ? { durationMs: e.duration_ms as number } : {};
+      if (name === "PostToolUse") return { ...base, input, output: { content: e.tool_response ?? null }, ...ms };
+      if (name === "PostToolUseFailure") return { ...base, input, error: e.error ?? "the tool failed", ...ms };
       return { ...base, input };
     }
     case "UserPromptSubmit":
@@ -176,6 +181,8 @@ export const fromClaudeEvent = (json: unknown): BridgeEvent => {
       return {
         ...base,
         input: { where: "model", error: new ClaudeStopFailure(e.error ?? "unknown", e.error_details), attempt: 1 } satisfies ErrorEvent,
+        // The turn already ended on it.
+        output: { action: "fail" } satisfies ErrorDecision,
       };
     case "SessionEnd":
       return { ...base, input: { sessionId: e.session_id ?? "", reason: e.reason ?? "other" } satisfies SessionEnd };

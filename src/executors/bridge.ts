@@ -16,9 +16,10 @@
  * Reject, a failure in process (compaction observes), is answered as the block it is there.
  */
 import type { AgentStack } from "../agent/stack.ts";
+import { toolDurationMs } from "../agent/tool-duration.ts";
 import type { ToolCall, ToolResult, UserPrompt } from "../agent/types.ts";
 import { describe } from "../core/errors.ts";
-import type { ApprovalHandler, RunOptions } from "../core/context.ts";
+import type { ApprovalHandler, HookContext, RunOptions } from "../core/context.ts";
 import type { Outcome } from "../core/outcome.ts";
 import { linkSignal } from "../core/signal.ts";
 import { Trace, type TraceEntry } from "../core/trace.ts";
@@ -104,16 +105,23 @@ export const runBridge = async (full: AgentStack, ev: BridgeEvent, options: Brid
   const stack = onlyPhases(full, ev.spec.point, ev.input, phasesOf[ev.event]);
   const trace = options.trace ?? new Trace();
   const context: string[] = [];
-  const run = (point: string, operation: (input: unknown) => unknown, signal = options.signal): Promise<Outcome> =>
-    (stack.run as (p: string, i: unknown, op: (i: unknown) => unknown, o: object) => Promise<Outcome>)(point, ev.input, operation, {
-      ...options.run,
-      sessionId: ev.sessionId ?? options.run?.sessionId,
-      metadata: options.run?.metadata ? { ...options.run.metadata, ...ev.metadata } : ev.metadata,
-      trace,
-      onContext: (t: string, hook: string) => (context.push(t), options.run?.onContext?.(t, hook)),
-      ...(signal ? { signal } : {}),
-      ...(options.approval ? { approval: options.approval } : {}),
-    });
+  const run = (point: string, operation: (input: unknown, ctx: HookContext) => unknown, signal = options.signal): Promise<Outcome> =>
+    (stack.run as (p: string, i: unknown, op: (i: unknown, ctx: HookContext) => unknown, o: object) => Promise<Outcome>)(
+      point,
+      ev.input,
+      operation,
+      {
+        ...options.run,
+        sessionId: ev.sessionId ?? options.run?.sessionId,
+        metadata: options.run?.metadata ? { ...options.run.metadata, ...ev.metadata } : ev.metadata,
+        trace,
+        onContext: (t: string, hook: string) => (context.push(t), options.run?.onContext?.(t, hook)),
+        ...(signal ? { signal } : {}),
+        ...(options.approval ? { approval: options.approval } : {}),
+      },
+    );
+  // The stand-in for the tool took what Claude Code's tool took: `after` and `recover` hooks read it as in process.
+  const tookTool = (ctx: HookContext): void => void (ev.durationMs !== undefined && ctx.local(toolDurationMs, ev.durationMs));
   const name = ev.event;
   const specific = (fields: Record<string, unknown>): Record<string, unknown> => ({
     hookSpecificOutput: { hookEventName: name, ...fields },
@@ -185,7 +193,7 @@ export const runBridge = async (full: AgentStack, ev: BridgeEvent, options: Brid
       if (name === "PostToolUse") {
         const original = ev.output as ToolResult;
         const tool = (ev.input as ToolCall).name;
-        const outcome = await run("toolCall", () => original);
+        const outcome = await run("toolCall", (_call, ctx) => (tookTool(ctx), original));
         if (outcome._tag === "Rejected") {
           // As in process, a refused result does not reach the model, where Claude Code can take a replacement.
           const withheld = withheldToolOutput(tool, original.content, outcome.reason);
@@ -206,7 +214,8 @@ export const runBridge = async (full: AgentStack, ev: BridgeEvent, options: Brid
         const fields = withContext(replacement.kind === "replace" ? { updatedToolOutput: replacement.value } : {});
         return reply(Object.keys(fields).length ? "continue" : "none", Object.keys(fields).length ? specific(fields) : {});
       }
-      const outcome = await run("toolCall", () => {
+      const outcome = await run("toolCall", (_call, ctx) => {
+        tookTool(ctx);
         throw new Error(ev.error);
       });
       if (outcome._tag === "Completed")

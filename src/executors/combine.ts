@@ -6,6 +6,7 @@
  * last to finish), and a rewritten input goes through the event's hooks again (`recheck`), where
  * only a block or an ask counts, so nothing runs that a guard has not seen.
  */
+import { permissionGrant } from "../agent/permissions.ts";
 import type { PermissionDecision, StopRequest, ToolCall, ToolResult } from "../agent/types.ts";
 import { Continue, Reject, Replace, Transform, type HookAction } from "../core/action.ts";
 import type { HookContext } from "../core/context.ts";
@@ -126,6 +127,8 @@ const preToolUse = async (c: CombineInput): Promise<HookAction> => {
     const by = asks.length === 1 ? asks[0]!.hook : c.name;
     const answer = await c.ctx.approve({ hook: by, input: current, ...(reason ? { reason } : {}) });
     if (answer.decision === "deny") return Reject(cleanText(answer.reason ?? "") || `denied by the approval handler for hook "${by}"`);
+    // Someone answered for this call: the agent's permission policy does not ask again.
+    c.ctx.local(permissionGrant, "approved");
     if (answer.decision === "edit") {
       const edited = isToolCall(answer.input)
         ? answer.input
@@ -142,6 +145,8 @@ const preToolUse = async (c: CombineInput): Promise<HookAction> => {
       return Transform(edited);
     }
   }
+  // An explicit allow skips the agent's permission question (its ask and deny rules still apply), as in Claude Code.
+  if (asks.length === 0 && c.decisions.some((d) => d.allow)) c.ctx.local(permissionGrant, "allowed");
   return rewritten ? Transform(current) : Continue;
 };
 

@@ -36,6 +36,8 @@ export interface EventEnvironment {
   readonly promptId?: string | undefined;
   /** A sub-agent's own transcript (SubagentStop's `agent_transcript_path`). */
   readonly agentTranscriptPath?: string | undefined;
+  /** How long the tool ran, in ms (PostToolUse's and PostToolUseFailure's `duration_ms`), when known. */
+  readonly durationMs?: number | undefined;
 }
 
 /**
@@ -134,9 +136,10 @@ export const toClaudeEvent = (spec: EventSpec, data: PointData, env: EventEnviro
       const call = input as ToolCall;
       const tool = { tool_name: call.name, tool_input: call.input, tool_use_id: call.id };
       if (spec.event === "PreToolUse") return { ...common, ...tool };
+      const duration = env.durationMs !== undefined ? { duration_ms: env.durationMs } : {};
       if (spec.event === "PostToolUse")
-        return { ...common, ...tool, tool_response: (data.output as ToolResult | undefined)?.content ?? null };
-      return { ...common, ...tool, error: describe(data.error), is_interrupt: isAbort(data.error) };
+        return { ...common, ...tool, tool_response: (data.output as ToolResult | undefined)?.content ?? null, ...duration };
+      return { ...common, ...tool, error: describe(data.error), is_interrupt: isAbort(data.error), ...duration };
     }
     case "Stop":
     case "SubagentStop": {
@@ -173,7 +176,13 @@ export const toClaudeEvent = (spec: EventSpec, data: PointData, env: EventEnviro
       // Claude Code's own values go back as given; `error_details` is optional there, so it stays absent when it was.
       if (e.error instanceof ClaudeStopFailure)
         return { ...common, error: e.error.errorType, ...(e.error.details !== undefined ? { error_details: e.error.details } : {}) };
-      return { ...common, error: stopFailureType(e), error_details: describe(e.error) };
+      // last_assistant_message is the error as the conversation shows it ("API Error: Rate limit reached").
+      return {
+        ...common,
+        error: stopFailureType(e),
+        error_details: describe(e.error),
+        last_assistant_message: `API Error: ${describe(e.error)}`,
+      };
     }
     case "SessionEnd":
       return { ...common, reason: (input as SessionEnd).reason };

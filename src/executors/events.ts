@@ -87,8 +87,8 @@ export interface EventSpec {
   readonly onClosedFailure: "refuse" | "withhold" | "notice";
   /** Claude Code sends `effort` (and sets `CLAUDE_EFFORT`) on this event. */
   readonly effort: boolean;
-  /** The point's runs that are this event, when not all are (StopFailure: the `error` point's model failures). */
-  readonly when?: (input: unknown) => boolean;
+  /** The point's runs that are this event, when not all are (StopFailure: the model failures the `error` point let end the turn). */
+  readonly when?: (input: unknown, output?: unknown) => boolean;
 }
 
 type SpecFields = Omit<EventSpec, "event" | "point" | "phase" | "onBlock">;
@@ -167,13 +167,16 @@ export const agentEvents: Readonly<Record<AgentEvent, EventSpec>> = Object.freez
   }),
   PreCompact: spec("PreCompact", "compaction", "before", "reject", { decision: true, ignoresContinue: true, onClosedFailure: "refuse" }),
   PostCompact: spec("PostCompact", "compaction", "after", "notice", { ignoresContinue: true }),
-  // An API error ending the turn: a failed model call, not a tool's or a hook's failure.
-  StopFailure: spec("StopFailure", "error", "before", "ignore", {
+  // An API error ending the turn: a failed model call the `error` point decided to fail (not one it
+  // retries or recovers from), not a tool's or a hook's failure.
+  StopFailure: spec("StopFailure", "error", "after", "ignore", {
     matcher: "error-type",
+    effort: true,
     ignoresOutput: true,
     ignoresExitCode: true,
     ignoresContinue: true,
-    when: (e) => (e as { where?: unknown } | null)?.where === "model",
+    when: (e, decision) =>
+      (e as { where?: unknown } | null)?.where === "model" && (decision as { action?: unknown } | null)?.action === "fail",
   }),
   SessionEnd: spec("SessionEnd", "sessionEnd", "before", "notice", { ignoresContinue: true }),
   Notification: spec("Notification", "notification", "before", "ignore", { ignoresExitCode: true, ignoresContinue: true }),

@@ -11,10 +11,11 @@
  * background queue and keep `stack.flush()` waiting through `ctx.waitUntil`.
  */
 import { agentPoints, type AgentPoints } from "../agent/points.ts";
+import { toolDurationMs } from "../agent/tool-duration.ts";
 import type { ErrorEvent, SessionInfo, SessionStart, ToolResult } from "../agent/types.ts";
 import { Continue, Transform, type HookAction } from "../core/action.ts";
 import type { HookContext } from "../core/context.ts";
-import { describe } from "../core/errors.ts";
+import { describe, HookError } from "../core/errors.ts";
 import type { FailMode, Hook } from "../core/hook.ts";
 import type { Matcher, MatchSpec } from "../core/match/types.ts";
 import { maxTimerMs, untilAbort, withDeadline } from "../core/signal.ts";
@@ -275,6 +276,12 @@ const transcriptFor = (o: EventOptions, ctx: HookContext, session: string): stri
   return emptyTranscript(session || "no-session");
 };
 
+/** The tool's execution time the operation recorded, when it is a whole number of ms (a hook may have set anything). */
+const durationOf = (ctx: HookContext): number | undefined => {
+  const ms = ctx.local(toolDurationMs);
+  return Number.isSafeInteger(ms) && (ms as number) >= 0 ? ms : undefined;
+};
+
 /**
  * Builds what hooks of one event receive, the same for each: the event JSON (with a transcript
  * path always) and the variables Claude Code sets.
@@ -296,6 +303,7 @@ const preparer = (spec: EventSpec, o: EventOptions) => {
           effort,
           promptId: metaString(ctx, "promptId"),
           agentTranscriptPath: metaString(ctx, "agentTranscriptPath"),
+          durationMs: spec.point === "toolCall" ? durationOf(ctx) : undefined,
         }),
         o.maxInputBytes,
       );
@@ -409,7 +417,7 @@ export const externalHook = <E extends AgentEvent>(
     // Thrown errors become the core's HookError (hook, point, phase, source) and R6 applies.
     const fail = (error: unknown): ExecutorError =>
       error instanceof ExecutorError ? error : new ExecutorError("network", describe(error), { cause: error });
-    if (spec.when !== undefined && !spec.when(data.input)) return Continue;
+    if (spec.when !== undefined && !spec.when(data.input, data.output)) return Continue;
     const prepared = prepare(data, ctx);
     if (queue) {
       inBackground(queue, runner, prepared, ctx, notify);
@@ -505,6 +513,18 @@ export interface HookSetOptions<E extends AgentEvent = AgentEvent> extends Event
   readonly stopCap?: number;
 }
 
+/** A member's failure as the core types a hook's: its name, the point and phase, the kind, how long it ran. */
+const memberFailure = (m: HookMember, spec: EventSpec, phase: "before" | "after" | "recover", error: unknown, ms: number): HookError =>
+  new HookError(
+    m.name,
+    spec.point,
+    phase,
+    error instanceof ExecutorError ? error.hookFailureKind : "threw",
+    Math.round(ms),
+    error,
+    m.source,
+  );
+
 /** The subject and detail a member's matcher tests, as the point defines them (StopFailure: Claude Code's error type). */
 const subjectOf = (spec: EventSpec) => {
   const point = agentPoints[spec.point] as { subject?: (i: unknown) => string | undefined; detail?: (i: unknown) => string | undefined };
@@ -534,8 +554,13 @@ export const claudeHookSet = <E extends AgentEvent>(options: HookSetOptions<E>):
     m.matcher === undefined || m.matcher.test(subject(input), input, () => detail(input));
 
   /** One round: every matching hook on the same input, at once; the background ones are only started. */
-  const round = async (data: PointData, ctx: HookContext, gateOnly: boolean): Promise<HookDecision[]> => {
-    if (spec.when !== undefined && !spec.when(data.input)) return [];
+  const round = async (
+    data: PointData,
+    ctx: HookContext,
+    gateOnly: boolean,
+    phase: "before" | "after" | "recover",
+  ): Promise<HookDecision[]> => {
+    if (spec.when !== undefined && !spec.when(data.input, data.output)) return [];
     const matched = options.members.filter((m) => applies(m, data.input) && !(gateOnly && m.async));
     if (matched.length === 0) return [];
     const prepared = prepare(data, ctx);
@@ -545,10 +570,13 @@ export const claudeHookSet = <E extends AgentEvent>(options: HookSetOptions<E>):
         inBackground(m.queue ?? new BackgroundQueue(), m, prepared, ctx, say);
         return undefined;
       }
+      const started = performance.now();
       try {
         const answer = await runWithin(m, prepared, ctx.signal, ctx);
         return readDecision(spec, answer, { hook: m.name, source: m.source, notify: say, blockEndsTurn: m.blockEndsTurn === true });
       } catch (error) {
+        // Counted as the stack counts its own hooks' failures, whichever way the policy decides it.
+        ctx.reportFailure(memberFailure(m, spec, phase, error, performance.now() - started), m.failMode !== "closed");
         return failureDecision(spec, m.name, error, m.failMode === "closed", say, m.source);
       }
     });
@@ -556,7 +584,7 @@ export const claudeHookSet = <E extends AgentEvent>(options: HookSetOptions<E>):
   };
 
   const handle = async (phase: "before" | "after" | "recover", data: PointData, ctx: HookContext): Promise<HookAction> => {
-    const decisions = await round(data, ctx, false);
+    const decisions = await round(data, ctx, false, phase);
     if (decisions.length === 0) return Continue;
     return combine({
       spec,
@@ -566,7 +594,7 @@ export const claudeHookSet = <E extends AgentEvent>(options: HookSetOptions<E>):
       notify: notifyFor,
       name: options.name,
       endTurn: options.endTurn ? (by, reason) => options.endTurn!(ctx, by, reason) : undefined,
-      recheck: phase === "before" ? (input) => round({ input }, ctx, true) : undefined,
+      recheck: phase === "before" ? (input) => round({ input }, ctx, true, phase) : undefined,
       stopCap: options.stopCap,
     });
   };

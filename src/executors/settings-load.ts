@@ -57,6 +57,8 @@ export interface LoadedSettings {
   /** Union over layers, when any layer defines it. */
   readonly httpHookAllowedEnvVars: readonly string[] | undefined;
   readonly allowedHttpHookUrls: readonly string[] | undefined;
+  /** Permission rules of the loaded layers (each list the union over layers) and the mode of the last layer that sets one. */
+  readonly permissions: { allow: string[]; ask: string[]; deny: string[]; defaultMode?: string; source?: string };
   /** Fields and handler types in the files that were not read (unknown to agent-onion), each with where it is. */
   readonly notes: readonly { readonly source: string; readonly message: string }[];
 }
@@ -155,6 +157,7 @@ export const loadClaudeSettings = (input: SettingsInput, options: LoadOptions = 
   let disabled = false;
   let envVars: Set<string> | undefined;
   let urls: Set<string> | undefined;
+  const permissions: LoadedSettings["permissions"] = { allow: [], ask: [], deny: [] };
   const notes: { source: string; message: string }[] = [];
   for (const { file, settings } of layers) {
     const s = decodeHookSettings(file, settings);
@@ -174,6 +177,12 @@ export const loadClaudeSettings = (input: SettingsInput, options: LoadOptions = 
     if (s.disableAllHooks !== undefined) disabled = s.disableAllHooks;
     if (s.httpHookAllowedEnvVars) envVars = new Set([...(envVars ?? []), ...s.httpHookAllowedEnvVars]);
     if (s.allowedHttpHookUrls) urls = new Set([...(urls ?? []), ...s.allowedHttpHookUrls]);
+    for (const side of ["allow", "ask", "deny"] as const)
+      for (const rule of s.permissions?.[side] ?? []) if (!permissions[side].includes(rule)) permissions[side].push(rule);
+    if (s.permissions?.defaultMode !== undefined) {
+      permissions.defaultMode = s.permissions.defaultMode;
+      permissions.source = `${file}#/permissions/defaultMode`;
+    }
     for (const [event, groups] of Object.entries(s.hooks ?? {})) {
       groups.forEach((group, gi) => {
         const at = groupMatcher(file, event, gi, group.matcher);
@@ -207,6 +216,7 @@ export const loadClaudeSettings = (input: SettingsInput, options: LoadOptions = 
     disabled,
     httpHookAllowedEnvVars: envVars ? [...envVars] : undefined,
     allowedHttpHookUrls: urls ? [...urls] : undefined,
+    permissions,
     notes,
   };
 };

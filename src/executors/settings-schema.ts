@@ -101,6 +101,13 @@ export interface HookSettings {
   readonly disableAllHooks?: boolean;
   readonly httpHookAllowedEnvVars?: readonly string[];
   readonly allowedHttpHookUrls?: readonly string[];
+  /** Claude Code's permission rules and mode (`permissions.allow`, `.ask`, `.deny`, `.defaultMode`); its other fields are not read. */
+  readonly permissions?: {
+    readonly allow?: readonly string[];
+    readonly ask?: readonly string[];
+    readonly deny?: readonly string[];
+    readonly defaultMode?: string;
+  };
   /** Fields and handlers not read, each with where it is. */
   readonly notes?: readonly SettingsNote[];
 }
@@ -131,6 +138,14 @@ const topLevel = {
   disableAllHooks: decoderOf(Schema.Boolean),
   httpHookAllowedEnvVars: decoderOf(Schema.Array(Schema.String)),
   allowedHttpHookUrls: decoderOf(Schema.Array(Schema.String)),
+  permissions: decoderOf(
+    Schema.Struct({
+      allow: Schema.optional(Schema.Array(Schema.String)),
+      ask: Schema.optional(Schema.Array(Schema.String)),
+      deny: Schema.optional(Schema.Array(Schema.String)),
+      defaultMode: Schema.optional(Schema.String),
+    }),
+  ),
 } as const;
 const handlerDecoders = Object.fromEntries(
   Object.entries(handlerSchemas).map(([k, s]) => [k, decoderOf(s as Schema.Schema<any, any, never>)]),

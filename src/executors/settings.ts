@@ -27,6 +27,7 @@ import { agentRunner } from "./agent-hook.ts";
 import { commandRunner } from "./command.ts";
 import { ExecutorError } from "./errors.ts";
 import { stopFailureType } from "./event-json.ts";
+import type { AgentPermissions } from "../agent/permissions.ts";
 import { claudeHookEvents, isAgentEvent, isClaudeHookEvent, type AgentEvent, type EventSpec } from "./events.ts";
 import { claudeHookSet, type EventOptions, type HookMember, type RunnerSpec } from "./external.ts";
 import { httpHookLabel, httpRunner } from "./http.ts";
@@ -139,6 +140,13 @@ export interface ClaudeSettingsResult {
   readonly warnings: readonly { readonly source: string; readonly message: string }[];
   /** `disableAllHooks` was in effect: nothing was loaded. */
   readonly disabled: boolean;
+  /**
+   * The files' permission rules and mode (`permissions.allow`, `.ask`, `.deny`, `.defaultMode`), for
+   * `createAgent({ permissions })`, so the reference agent asks (and fires PermissionRequest) where
+   * Claude Code would. Rules of untrusted project files are not included; a mode the agent has no
+   * meaning for (`plan`, `auto`) is left out with a warning.
+   */
+  readonly permissions: AgentPermissions;
 }
 
 /** Both matchers, when both are there. */
@@ -259,7 +267,19 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
       `${count} hook${count === 1 ? "" : "s"} of this project's settings will not run until it is trusted; review it, then pass trustProjectSettings: true`,
     );
   for (const n of loaded.notes) warn(n.source, n.message);
-  if (loaded.disabled) return { stack, hooks, unused, duplicates: loaded.duplicates, warnings, disabled: true };
+  const { allow, ask, deny, defaultMode, source: modeSource } = loaded.permissions;
+  const agentModes = ["default", "acceptEdits", "dontAsk", "bypassPermissions", "manual"];
+  if (defaultMode !== undefined && !agentModes.includes(defaultMode))
+    warn(modeSource ?? "settings", `permissions.defaultMode "${defaultMode}" has no meaning in the agent; the default mode applies`);
+  const permissions: AgentPermissions = {
+    allow,
+    ask,
+    deny,
+    ...(defaultMode !== undefined && agentModes.includes(defaultMode)
+      ? { mode: defaultMode as NonNullable<AgentPermissions["mode"]> }
+      : {}),
+  };
+  if (loaded.disabled) return { stack, hooks, unused, duplicates: loaded.duplicates, warnings, disabled: true, permissions };
   const cwd = options.cwd ?? process.cwd();
   const projectDir = options.projectDir ?? cwd;
   const environment = options.environment ?? (options.allowedEnvVars !== undefined ? "allowlist" : "inherit");
@@ -458,7 +478,7 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
   // Settings order, as they were read.
   const order = new Map(loaded.entries.map((e, i) => [e.source, i]));
   hooks.sort((a, b) => (order.get(a.source) ?? 0) - (order.get(b.source) ?? 0));
-  return { stack, hooks, unused, duplicates: loaded.duplicates, warnings, disabled: false };
+  return { stack, hooks, unused, duplicates: loaded.duplicates, warnings, disabled: false, permissions };
 };
 
 /** The match of a set of several hooks: any of theirs (named after their patterns, for `explain`). */

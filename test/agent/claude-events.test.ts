@@ -7,9 +7,10 @@
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createAgent, createScriptedModel, defineTool, type ModelRequest } from "../../src/agent/index.ts";
+import { createAgent, createScriptedModel, defineTool, type ErrorDecision, type ModelRequest } from "../../src/agent/index.ts";
+import { Replace } from "../../src/core/action.ts";
 import { fromClaudeSettings } from "../../src/executors/index.ts";
-import { answer, decision, fixtures, on, settings, specific } from "../support/claude-code/hooks.ts";
+import { answer, fixtures, on, settings, shell, specific } from "../support/claude-code/hooks.ts";
 import { tempDir } from "../executors/helpers.ts";
 
 const record = (out?: object) =>
@@ -72,9 +73,8 @@ describe("the Claude Code events the reference agent drives", () => {
     const { stack } = fromClaudeSettings(
       settings(
         ...all.map((event) => on(event, undefined, record())),
-        on("PreToolUse", "Bash|helper", record()),
-        // Write needs a person: its PreToolUse hook asks, and a PermissionRequest hook answers in the person's place.
-        on("PreToolUse", "Write", record(decision("ask", "a person decides about writes"))),
+        on("PreToolUse", undefined, record()),
+        // Write needs permission (the agent's policy allows only Bash): a PermissionRequest hook answers in the person's place.
         on("PermissionRequest", "Write", record(specific("PermissionRequest", { decision: { behavior: "allow" } }))),
       ),
       { cwd: dir, projectDir: dir, effort: "medium" },
@@ -95,6 +95,7 @@ describe("the Claude Code events the reference agent drives", () => {
       subagents: [{ name: "helper", system: "You help." }],
       transcript: { dir: join(dir, "transcripts") },
       idleNotificationMs: false,
+      permissions: { allow: ["Bash"] },
     });
     const session = await agent.session({ sessionId: "s-events" });
     await session.prompt("Run the task.");
@@ -150,6 +151,8 @@ describe("the Claude Code events the reference agent drives", () => {
       last_assistant_message: "helped",
     });
     expect(of("StopFailure")).toMatchObject({ error: "rate_limit", error_details: "429 Too Many Requests" });
+    // What the real binary suggested for a Write without permission.
+    expect(of("PermissionRequest").permission_suggestions).toEqual(fixture("PermissionRequest").permission_suggestions);
     expect(of("Notification")).toMatchObject({
       notification_type: "info",
       message: expect.stringMatching(/^Context compacted \(manual\)/),
@@ -164,7 +167,7 @@ describe("the Claude Code events the reference agent drives", () => {
     expect(ids[22]).not.toBe(ids[1]);
   });
 
-  it("sends each event with the fields Claude Code sends, but tool durations and permission suggestions", () => {
+  it("sends each event with the fields Claude Code sends", () => {
     const differences: Record<string, { missing: string[]; extra: string[] }> = {};
     for (const event of events) {
       const name = String(event.hook_event_name);
@@ -186,16 +189,52 @@ describe("the Claude Code events the reference agent drives", () => {
           extra,
         };
     }
-    const durationOnly = { missing: ["duration_ms"], extra: [] };
     expect(differences).toEqual({
-      "PostToolUse:Bash": durationOnly,
-      "PostToolUse:Write": durationOnly,
-      "PostToolUse:helper": durationOnly,
-      "PostToolUseFailure:Bash": durationOnly,
-      "PermissionRequest:Write": { missing: ["permission_suggestions"], extra: [] },
       // Recorded at startup, before any prompt; after one, prompt_id comes with every event (the reference's rule).
       "SessionStart:compact": { missing: [], extra: ["prompt_id"] },
     });
+  });
+});
+
+describe("PostToolUse and PostToolUseFailure", () => {
+  it("carry the tool's own run time as duration_ms, without the time of the hooks before it", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, ".events"));
+    const { stack } = fromClaudeSettings(
+      settings(
+        on("PreToolUse", undefined, shell("sleep 1")),
+        on("PostToolUse", undefined, record()),
+        on("PostToolUseFailure", undefined, record()),
+      ),
+      { cwd: dir, projectDir: dir },
+    );
+    const slow = defineTool<{ ms?: unknown; fail?: unknown }>({
+      name: "Slow",
+      execute: async ({ ms, fail }) => {
+        await new Promise((r) => setTimeout(r, Number(ms)));
+        if (fail === true) throw new Error("gave up");
+        return "done";
+      },
+    });
+    const model = createScriptedModel({
+      turns: [
+        {
+          toolCalls: [
+            { name: "Slow", input: { ms: 150 }, id: "t1" },
+            { name: "Slow", input: { ms: 50, fail: true }, id: "t2" },
+          ],
+        },
+        "Done.",
+      ],
+    });
+
+    await createAgent({ model, stack, tools: [slow], transcript: false, idleNotificationMs: false }).run("go");
+
+    const byEvent = Object.fromEntries(recorded(dir).map((e) => [String(e.hook_event_name), e.duration_ms as number]));
+    expect(byEvent.PostToolUse).toBeGreaterThanOrEqual(145);
+    expect(byEvent.PostToolUse).toBeLessThan(1000); // the PreToolUse hook's second is not counted
+    expect(byEvent.PostToolUseFailure).toBeGreaterThanOrEqual(45);
+    expect(byEvent.PostToolUseFailure).toBeLessThan(1000);
   });
 });
 
@@ -218,7 +257,91 @@ describe("StopFailure", () => {
 
     expect(turn.status).toBe("failed");
     expect(recorded(dir)).toEqual([
-      expect.objectContaining({ hook_event_name: "StopFailure", error: "overloaded", error_details: "overloaded" }),
+      expect.objectContaining({
+        hook_event_name: "StopFailure",
+        error: "overloaded",
+        error_details: "overloaded",
+        last_assistant_message: "API Error: overloaded",
+      }),
     ]);
+  });
+
+  /** One turn whose model fails as `failures` say, then answers; an `error` hook decides with `decide`. */
+  const turnWith = async (failures: readonly Error[], decide?: (attempt: number) => ErrorDecision) => {
+    const dir = tempDir();
+    mkdirSync(join(dir, ".events"));
+    const { stack } = fromClaudeSettings(settings(on("StopFailure", undefined, record())), { cwd: dir, projectDir: dir });
+    const withHook = decide === undefined ? stack : stack.use("error", { name: "decider", before: (e) => Replace(decide(e.attempt)) });
+    const model = createScriptedModel({ turns: [...failures.map((error) => ({ error })), "Done."] });
+    const turn = await createAgent({ model, stack: withHook, transcript: false, idleNotificationMs: false }).run("go");
+    return { turn, events: recorded(dir) };
+  };
+  const status = (code: number, message = `${code}`) => Object.assign(new Error(message), { status: code });
+
+  it("fires only when the failure ends the turn: not for one an error hook retries or recovers from", async () => {
+    const retried = await turnWith([status(429)], () => ({ action: "retry" }));
+    expect(retried.turn.status).toBe("completed");
+    expect(retried.events).toEqual([]);
+
+    const recovered = await turnWith([status(500)], () => ({ action: "recover", value: "fallback answer" }));
+    expect(recovered.turn).toMatchObject({ status: "completed", text: "fallback answer" });
+    expect(recovered.events).toEqual([]);
+
+    const retriedThenFailed = await turnWith([status(429), status(401, "401 Unauthorized")], (attempt) => ({
+      action: attempt === 1 ? "retry" : "fail",
+    }));
+    expect(retriedThenFailed.turn.status).toBe("failed");
+    expect(retriedThenFailed.events).toEqual([
+      expect.objectContaining({ error: "authentication_failed", error_details: "401 Unauthorized" }),
+    ]);
+  });
+
+  it.each([
+    [429, "rate_limit"],
+    [529, "overloaded"],
+    [401, "authentication_failed"],
+    [402, "billing_error"],
+    [404, "model_not_found"],
+    [400, "invalid_request"],
+    [503, "server_error"],
+  ])("reports a model call failing with HTTP %i as %s", async (code, type) => {
+    const { events } = await turnWith([status(code)]);
+    expect(events).toEqual([expect.objectContaining({ hook_event_name: "StopFailure", error: type })]);
+  });
+
+  it("fires instead of Stop when the answer is cut at the output limit (max_output_tokens), as Claude Code does", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, ".events"));
+    const { stack } = fromClaudeSettings(settings(on("StopFailure", undefined, record()), on("Stop", undefined, record())), {
+      cwd: dir,
+      projectDir: dir,
+    });
+    const model = createScriptedModel({ turns: [{ text: "a long answer that", finishReason: "length" }] });
+    const turn = await createAgent({ model, stack, transcript: false, idleNotificationMs: false }).run("go");
+    expect(turn).toMatchObject({ status: "completed", finishReason: "length", text: "a long answer that" });
+    expect(recorded(dir)).toEqual([expect.objectContaining({ hook_event_name: "StopFailure", error: "max_output_tokens" })]);
+  });
+
+  it("lets an error hook have the model go on from an answer cut at the output limit; then no StopFailure", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, ".events"));
+    const { stack } = fromClaudeSettings(settings(on("StopFailure", undefined, record())), { cwd: dir, projectDir: dir });
+    const goOn = stack.use("error", {
+      name: "go-on",
+      before: (e) => Replace({ action: e.attempt === 1 ? "retry" : "fail" } as ErrorDecision),
+    });
+    const model = createScriptedModel({ turns: [{ text: "first half", finishReason: "length" }, "second half."] });
+    const turn = await createAgent({ model, stack: goOn, transcript: false, idleNotificationMs: false }).run("go");
+    expect(turn).toMatchObject({ status: "completed", finishReason: "stop", text: "second half." });
+    expect(model.requests[1]!.messages.at(-1)).toMatchObject({
+      role: "user",
+      content: expect.stringMatching(/cut off at the output token limit/),
+    });
+    expect(recorded(dir)).toEqual([]);
+  });
+
+  it("reports a failure without an HTTP status (a network error) as unknown", async () => {
+    const { events } = await turnWith([Object.assign(new Error("socket hang up"), { code: "ECONNRESET" })]);
+    expect(events).toEqual([expect.objectContaining({ error: "unknown", error_details: "socket hang up" })]);
   });
 });

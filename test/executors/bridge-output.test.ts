@@ -5,7 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { createAgentStack } from "../../src/agent/stack.ts";
 import type { ToolResult } from "../../src/agent/types.ts";
-import { Reject, Transform } from "../../src/core/action.ts";
+import { toolDurationMs } from "../../src/agent/tool-duration.ts";
+import { Continue, Reject, Transform } from "../../src/core/action.ts";
 import { fromClaudeEvent } from "../../src/executors/bridge-event.ts";
 import { claudeToolOutput, sameShape, withheldToolOutput } from "../../src/executors/bridge-output.ts";
 import { runBridge } from "../../src/executors/bridge.ts";
@@ -91,16 +92,16 @@ describe("withheldToolOutput", () => {
 });
 
 describe("runBridge on PostToolUse", () => {
-  const postToolUse = (tool: string, response: unknown) =>
-    fromClaudeEvent({
-      hook_event_name: "PostToolUse",
-      session_id: "s1",
-      cwd: "/tmp",
-      tool_name: tool,
-      tool_input: { command: "cat .env" },
-      tool_use_id: "t1",
-      tool_response: response,
-    });
+  const postToolUseJson = (tool: string, response: unknown) => ({
+    hook_event_name: "PostToolUse",
+    session_id: "s1",
+    cwd: "/tmp",
+    tool_name: tool,
+    tool_input: { command: "cat .env" },
+    tool_use_id: "t1",
+    tool_response: response,
+  });
+  const postToolUse = (tool: string, response: unknown) => fromClaudeEvent(postToolUseJson(tool, response));
   const redactToString = createAgentStack().use("toolCall", {
     name: "redact",
     after: (out: ToolResult) => Transform({ ...out, content: JSON.stringify(out.content).replace(/s3cret/g, "[redacted]") }),
@@ -122,6 +123,27 @@ describe("runBridge on PostToolUse", () => {
     expect(reply.stderr).toMatch(
       /^agent-onion: PostToolUse: redact rewrote the output of Read, and the rewrite cannot be sent: Read's output is an object with type, file/,
     );
+  });
+
+  it("gives in-process hooks the tool's run time Claude Code reported (duration_ms), on PostToolUse and PostToolUseFailure", async () => {
+    const seen: (number | undefined)[] = [];
+    const stack = createAgentStack().use("toolCall", {
+      name: "timing",
+      after: (_out, _call, ctx) => (seen.push(ctx.local(toolDurationMs)), Continue),
+      recover: (_error, _call, ctx) => (seen.push(ctx.local(toolDurationMs)), Continue),
+    });
+    await runBridge(stack, fromClaudeEvent({ ...postToolUseJson("Bash", bashOutput), duration_ms: 42 }));
+    await runBridge(
+      stack,
+      fromClaudeEvent({
+        ...postToolUseJson("Bash", bashOutput),
+        hook_event_name: "PostToolUseFailure",
+        error: "Exit code 1",
+        duration_ms: 7,
+      }),
+    );
+    await runBridge(stack, fromClaudeEvent({ ...postToolUseJson("Bash", bashOutput), duration_ms: "soon" }));
+    expect(seen).toEqual([42, 7, undefined]);
   });
 
   it("withholds a refused Bash output beside the reason", async () => {

@@ -14,6 +14,7 @@ import { createScriptedModel } from "../../src/agent/scripted-model.ts";
 import { defineTool } from "../../src/agent/tool.ts";
 import type { ToolCall } from "../../src/agent/types.ts";
 import { Reject } from "../../src/core/action.ts";
+import type { HookError } from "../../src/core/errors.ts";
 import { Priority } from "../../src/core/priority.ts";
 import { fromClaudeSettings, type ClaudeSettingsOptions } from "../../src/executors/settings.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
@@ -225,6 +226,36 @@ describe("failures follow Claude Code (open) unless the user opts into closed", 
     });
     expect((outcome as { reason: string }).reason).toMatch(message);
     expect(ran).toEqual([]);
+  });
+
+  it.each(failing)(
+    "%s is counted in the stack's stats and told to its onFailure, as its own hooks' failures are",
+    async (_what, handler, message) => {
+      const told: HookError[] = [];
+      const outer = createAgentStack({ onFailure: (e) => told.push(e) });
+      const { stack } = fromClaudeSettings(preToolUse(handler, { command: "exit 0" }), {
+        cwd: tempDir(),
+        stack: outer,
+        onNotice: () => {},
+      });
+      const outcome = await stack.run("toolCall", bash("ls"), () => ({ content: "ran" }));
+      expect(outcome._tag).toBe("Completed");
+      expect(stack.stats).toMatchObject({ hookFailures: 1, failOpen: 1 });
+      expect(told).toHaveLength(1);
+      expect(told[0]).toMatchObject({
+        hook: expect.stringMatching(/^PreToolUse:command:/),
+        point: "toolCall",
+        phase: "before",
+        source: "settings#/hooks/PreToolUse/0/hooks/0",
+      });
+      expect(told[0]!.message).toMatch(message);
+    },
+  );
+
+  it("a failure that fails closed is counted too, but not as let through", async () => {
+    const { stack } = fromClaudeSettings(preToolUse({ command: "exit 1" }), { cwd: tempDir(), failMode: "closed", onNotice: () => {} });
+    expect((await stack.run("toolCall", bash("ls"), () => ({ content: "ran" })))._tag).toBe("Rejected");
+    expect(stack.stats).toMatchObject({ hookFailures: 1, failOpen: 0 });
   });
 
   it("a failing SessionStart hook never refuses the session, even failing closed", async () => {

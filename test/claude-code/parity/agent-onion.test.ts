@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { observeAgentOnion } from "../../support/claude-code/parity.ts";
 import { runAgentOnion } from "../../support/claude-code/run-agent-onion.ts";
 import "../../support/claude-code/suite.ts";
-import { aggregation, answers, guards, lifecycle, postToolUse, type ParityCase } from "./scenarios.ts";
+import { aggregation, answers, guards, lifecycle, permissions, postToolUse, type ParityCase } from "./scenarios.ts";
 
 const groups: Record<string, Record<string, ParityCase>> = {
   "how hooks of one event combine": aggregation,
@@ -17,6 +17,7 @@ const groups: Record<string, Record<string, ParityCase>> = {
   "PostToolUse answers": postToolUse,
   "context, prompts, sessions and stops": lifecycle,
   "guard scripts on their own": guards,
+  "permission requests": permissions,
 };
 
 for (const [title, cases] of Object.entries(groups)) {
@@ -30,6 +31,7 @@ for (const [title, cases] of Object.entries(groups)) {
           ...(scenario.files ? { files: scenario.files } : {}),
           ...(scenario.whenDone !== undefined ? { whenDone: scenario.whenDone } : {}),
           ...(scenario.env ? { env: scenario.env } : {}),
+          ...(scenario.allowedTools ? { allowedTools: scenario.allowedTools } : {}),
         });
         expect(observeAgentOnion(run, scenario)).toEqual(claude);
       });

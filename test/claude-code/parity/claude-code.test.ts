@@ -6,7 +6,7 @@ import { it } from "vitest";
 import { observeClaudeCode } from "../../support/claude-code/parity.ts";
 import { runClaudeCode } from "../../support/claude-code/run-claude-code.ts";
 import { describeClaudeCode } from "../../support/claude-code/suite.ts";
-import { aggregation, answers, guards, lifecycle, postToolUse, type ParityCase } from "./scenarios.ts";
+import { aggregation, answers, guards, lifecycle, permissions, postToolUse, type ParityCase } from "./scenarios.ts";
 
 const groups: Record<string, Record<string, ParityCase>> = {
   "how hooks of one event combine": aggregation,
@@ -14,6 +14,7 @@ const groups: Record<string, Record<string, ParityCase>> = {
   "PostToolUse answers": postToolUse,
   "context, prompts, sessions and stops": lifecycle,
   "guard scripts on their own": guards,
+  "permission requests": permissions,
 };
 
 for (const [title, cases] of Object.entries(groups)) {

@@ -533,3 +533,65 @@ export const guards: Record<string, ParityCase> = {
     claude: observed({ executed: [], modelCalls: 2, toolErrors: [true], seen: { "PROTECT-FILES-MARKER": 1 } }),
   },
 };
+
+/** A Write no rule allows: PermissionRequest, and what a grant's permission updates do to the next one. */
+const grantOnce = (updatedPermissions?: readonly object[]) =>
+  settings(
+    on(
+      "PermissionRequest",
+      "Write",
+      answer({
+        once: "$CLAUDE_PROJECT_DIR/.granted",
+        out: specific("PermissionRequest", {
+          decision: { behavior: "allow", ...(updatedPermissions !== undefined ? { updatedPermissions } : {}) },
+        }),
+      }),
+    ),
+  );
+const writeTurn = (file: string) => ({ toolUses: [{ name: "Write", input: { file_path: file, content: "x\n" } }] });
+const twoWrites = [writeTurn("first.txt"), writeTurn("second.txt"), done];
+
+/** PermissionRequest decisions and the permission updates they carry. */
+export const permissions: Record<string, ParityCase> = {
+  "a PermissionRequest grant lets one call run; the next asks again and, with nobody to answer, is denied": {
+    scenario: { settings: grantOnce(), turns: twoWrites, exists: ["first.txt", "second.txt"] },
+    claude: observed({ executed: [], modelCalls: 3, toolErrors: [false, true], files: { "first.txt": true, "second.txt": false } }),
+  },
+  "updatedPermissions addRules for the session: the next Write runs without a new request": {
+    scenario: {
+      settings: grantOnce([{ type: "addRules", rules: [{ toolName: "Write" }], behavior: "allow", destination: "session" }]),
+      turns: twoWrites,
+      exists: ["first.txt", "second.txt"],
+    },
+    claude: observed({ executed: [], modelCalls: 3, toolErrors: [false, false], files: { "first.txt": true, "second.txt": true } }),
+  },
+  "updatedPermissions setMode acceptEdits for the session (Write's suggestion): the next Write runs": {
+    scenario: {
+      settings: grantOnce([{ type: "setMode", mode: "acceptEdits", destination: "session" }]),
+      turns: twoWrites,
+      exists: ["first.txt", "second.txt"],
+    },
+    claude: observed({ executed: [], modelCalls: 3, toolErrors: [false, false], files: { "first.txt": true, "second.txt": true } }),
+  },
+  "a PermissionRequest deny refuses the call, and its message reaches the model": {
+    scenario: {
+      settings: settings(
+        on(
+          "PermissionRequest",
+          "Write",
+          answer({ out: specific("PermissionRequest", { decision: { behavior: "deny", message: "PERMISSION-DENY-MARKER" } }) }),
+        ),
+      ),
+      turns: [writeTurn("first.txt"), done],
+      exists: ["first.txt"],
+      markers: ["PERMISSION-DENY-MARKER"],
+    },
+    claude: observed({
+      executed: [],
+      modelCalls: 2,
+      toolErrors: [true],
+      seen: { "PERMISSION-DENY-MARKER": 1 },
+      files: { "first.txt": false },
+    }),
+  },
+};

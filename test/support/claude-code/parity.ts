@@ -20,7 +20,7 @@ export interface Scenario {
   readonly whenDone?: MockTurn;
   readonly prompt?: string;
   readonly env?: Readonly<Record<string, string>>;
-  /** Claude Code's `--allowedTools`; default `["Bash"]`. agent-onion has no permission prompts. */
+  /** Claude Code's `--allowedTools` and the agent's allow rules; default `["Bash"]`. */
   readonly allowedTools?: readonly string[];
   /** Texts whose arrival at the model is compared. */
   readonly markers?: readonly string[];
@@ -114,8 +114,9 @@ export const runBoth = async (
     ...(scenario.whenDone !== undefined ? { whenDone: scenario.whenDone } : {}),
     ...(scenario.prompt !== undefined ? { prompt: scenario.prompt } : {}),
     ...(scenario.env ? { env: scenario.env } : {}),
+    ...(scenario.allowedTools ? { allowedTools: scenario.allowedTools } : {}),
   };
-  const claudeRun = await runClaudeCode({ ...common, ...(scenario.allowedTools ? { allowedTools: scenario.allowedTools } : {}) });
+  const claudeRun = await runClaudeCode(common);
   const onionRun = await runAgentOnion(common);
   return { claude: observeClaudeCode(claudeRun, scenario), onion: observeAgentOnion(onionRun, scenario), claudeRun, onionRun };
 };

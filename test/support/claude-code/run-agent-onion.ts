@@ -29,6 +29,8 @@ export interface AgentOnionRunOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** More `fromClaudeSettings` options; default none beyond the project. */
   readonly settingsOptions?: ClaudeSettingsOptions;
+  /** The agent's allow rules, as Claude Code's `--allowedTools`; default `["Bash"]`. Other calls need permission. */
+  readonly allowedTools?: readonly string[];
 }
 
 /** What one agent-onion run did. */
@@ -159,7 +161,13 @@ export const runAgentOnion = async (options: AgentOnionRunOptions): Promise<Agen
       };
     }
     const model = createScriptedModel({ turns: options.turns.map(scripted), whenDone: scripted(options.whenDone ?? "Done.") });
-    const agent = createAgent({ model, tools: tools(project, toolEnv), stack, transcript: { dir: transcripts } });
+    const agent = createAgent({
+      model,
+      tools: tools(project, toolEnv),
+      stack,
+      transcript: { dir: transcripts },
+      permissions: { allow: options.allowedTools ?? ["Bash"] },
+    });
     let turn: TurnResult | undefined;
     let sessionError: Error | undefined;
     try {
