@@ -73,8 +73,10 @@ const summary = (name: string, values: readonly number[]): CliCase => {
   };
 };
 
-const guard = (ts: boolean) =>
-  `import { createAgentStack, Reject, Continue } from "agent-onion";\n` +
+const guard = (ts: boolean, lean = false) =>
+  (lean
+    ? `import { Reject, Continue } from "agent-onion/core";\nimport { createAgentStack } from "agent-onion/agent";\n`
+    : `import { createAgentStack, Reject, Continue } from "agent-onion";\n`) +
   `const destructive${ts ? ": RegExp" : ""} = /\\brm\\s+-rf\\b/;\n` +
   `export default createAgentStack().use("toolCall", { name: "guard", match: "Bash", before: (call) => (destructive.test(String(call.input.command)) ? Reject("no rm -rf") : Continue) });\n`;
 
@@ -153,7 +155,12 @@ const main = async (): Promise<void> => {
   const dir = installProject({ "agent-onion": packTarball(packDir), tsx: "^4.20.0" });
   rmSync(packDir, { recursive: true, force: true });
   try {
-    writeFiles(dir, { "hooks/package.json": { type: "module" }, "hooks/guard.js": guard(false), "hooks/guard.ts": guard(true) });
+    writeFiles(dir, {
+      "hooks/package.json": { type: "module" },
+      "hooks/guard.js": guard(false),
+      "hooks/guard.ts": guard(true),
+      "hooks/lean.js": guard(false, true),
+    });
     const bin = join(dir, "node_modules", ".bin", "agent-onion");
     const hooks = join(dir, "hooks");
     const load = loadavg();
@@ -161,6 +168,7 @@ const main = async (): Promise<void> => {
       ["node -e 0", process.execPath, ["-e", "0"]],
       ["claude-hook, .js module", bin, ["claude-hook", "guard.js"]],
       ["claude-hook, .ts module", bin, ["claude-hook", "guard.ts"]],
+      ["claude-hook, .js module importing agent-onion/core and /agent", bin, ["claude-hook", "lean.js"]],
       ["npx agent-onion claude-hook, .js module", "npx", ["--no-install", "agent-onion", "claude-hook", "guard.js"]],
     ];
     for (const [, command, argv] of cases) timeProcess(command, argv, { cwd: hooks, input: event }); // warm the disk cache and tsx's
@@ -260,6 +268,9 @@ const main = async (): Promise<void> => {
     );
     console.log(
       `claude-hook (.ts, through tsx): ${fmt(median(rounds[1]!.wall), 2)}x node -e 0 wall, ${fmt(median(rounds[1]!.cpu), 2)}x in CPU`,
+    );
+    console.log(
+      `claude-hook (.js, importing agent-onion/core and /agent): ${fmt(median(rounds[2]!.wall), 2)}x node -e 0 wall, ${fmt(median(rounds[2]!.cpu), 2)}x in CPU`,
     );
     console.log(
       `serve: p50 ${fmt(serve.p50, 2)} ms per event (target: under ${SERVE_P50_MS} ms): ${serve.p50 < SERVE_P50_MS ? "met" : "NOT met"}`,
