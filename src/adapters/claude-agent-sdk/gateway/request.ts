@@ -8,7 +8,7 @@
  * and a changed message keeps the blocks and metadata of the one at its place.
  */
 import type { Message, ModelRequest, ToolCall, ToolSpec } from "../../../agent/types.ts";
-import { stableJson } from "../paused.ts";
+import { canonicalJson } from "../../../core/approval-token.ts";
 
 /**
  * A content block of the Messages API.
@@ -158,7 +158,7 @@ export const toRequest = (body: MessagesBody): MappedRequest => {
   return { request, body, parts, hasSystem };
 };
 
-const same = (a: unknown, b: unknown): boolean => a === b || stableJson(a) === stableJson(b);
+const same = (a: unknown, b: unknown): boolean => a === b || canonicalJson(a) === canonicalJson(b);
 
 /** The metadata of a block a rewrite keeps (its cache breakpoint). */
 const keptOf = (template: Part | undefined): Record<string, unknown> => {
