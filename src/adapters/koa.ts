@@ -28,7 +28,8 @@
  * second `next()` from one middleware fails the hook, awaited or not, caught or not, as the
  * core's misuse does. No promise a `next()` gives becomes an unhandled rejection.
  */
-import compose from "koa-compose";
+import type Compose from "koa-compose";
+import { createRequire } from "node:module";
 import { Reject, Replace, Transform } from "../core/action.ts";
 import type { HookContext } from "../core/context.ts";
 import type { AroundResult, FailMode, Hook, Next } from "../core/hook.ts";
@@ -37,6 +38,11 @@ import type { Outcome } from "../core/outcome.ts";
 import type { PointKind } from "../core/point.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 import { noop } from "../core/signal.ts";
+
+// Loaded on the first `fromKoa`: the root entry exports it, and `import "agent-onion"` (every
+// `claude-hook` process) must not pay for a package most programs never call.
+const require = createRequire(import.meta.url);
+let compose: typeof Compose | undefined;
 
 /**
  * The `ctx` a Koa-style middleware receives.
@@ -105,7 +111,8 @@ export const fromKoa = <I = any, O = any>(
   // flattened, and an entry that is not a function is a TypeError at mount time.
   const flat = (list as readonly unknown[]).flat(Number.POSITIVE_INFINITY);
   for (const m of flat) if (typeof m !== "function") throw new TypeError("Middleware must be composed of functions!");
-  const composed = compose((flat as KoaMiddleware<I, O>[]).map(tracked) as compose.Middleware<KoaContext<I, O>>[]);
+  compose ??= require("koa-compose") as typeof Compose;
+  const composed = compose((flat as KoaMiddleware<I, O>[]).map(tracked) as Compose.Middleware<KoaContext<I, O>>[]);
   const names = list
     .map((m: { name?: string }) => m.name)
     .filter(Boolean)
@@ -153,7 +160,7 @@ const tracked =
 
 /** One run of the composed middleware: the Koa context, the innermost `next`, and the answer. */
 const runKoa = async <I, O>(
-  composed: compose.ComposedMiddleware<KoaContext<I, O>>,
+  composed: Compose.ComposedMiddleware<KoaContext<I, O>>,
   hook: HookContext<I>,
   next: Next<I, O>,
 ): Promise<AroundResult<O, PointKind>> => {

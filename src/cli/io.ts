@@ -2,7 +2,7 @@
  * What a CLI command touches of the outside world, passed in so commands can be tested in
  * process: stdin, stdout, stderr, the working directory.
  */
-import { readSync } from "node:fs";
+import { readSync, writeSync } from "node:fs";
 import { isatty } from "node:tty";
 import { brandError } from "../core/errors.ts";
 
@@ -33,19 +33,65 @@ brandError(UsageError);
  */
 export const MAX_EVENT_BYTES = 16 * 1024 * 1024;
 
+/** The standard streams some code has asked for (`process.stdout` is created on first use). */
+const opened = new Set<NodeJS.WriteStream>();
+let watching = false;
+const watchStdio = (): void => {
+  if (watching) return;
+  watching = true;
+  for (const name of ["stdout", "stderr"] as const) {
+    const descriptor = Object.getOwnPropertyDescriptor(process, name);
+    const get = descriptor?.get;
+    if (get === undefined || !descriptor!.configurable) {
+      opened.add(process[name]);
+      continue;
+    }
+    Object.defineProperty(process, name, {
+      ...descriptor,
+      get() {
+        const stream = get.call(process) as NodeJS.WriteStream;
+        opened.add(stream);
+        return stream;
+      },
+    });
+  }
+};
+
 /**
  * A writer that stops quietly when the reader has gone (EPIPE: `agent-onion try ... | head -1`,
  * or Claude Code giving up on a hook): the rest of the output has nowhere to go, and a crash
  * would only replace the command's exit code with a stack trace.
+ *
+ * It writes to the descriptor directly: creating `process.stdout` for a pipe loads Node's
+ * networking and stream modules, a few ms that `claude-hook` pays on every event, mostly to
+ * write nothing. A descriptor that would block (EAGAIN) is written through the stream instead.
  */
-const pipeWriter = (stream: NodeJS.WriteStream): ((text: string) => void) => {
+const pipeWriter = (fd: 1 | 2, stream: () => NodeJS.WriteStream): ((text: string) => void) => {
   let closed = false;
-  stream.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE" || error.code === "ERR_STREAM_DESTROYED") closed = true;
-    else throw error;
-  });
+  let streamed: NodeJS.WriteStream | undefined;
+  const viaStream = (data: Buffer): void => {
+    if (streamed === undefined) {
+      streamed = stream();
+      streamed.on("error", (error: NodeJS.ErrnoException) => {
+        if (error.code === "EPIPE" || error.code === "ERR_STREAM_DESTROYED") closed = true;
+        else throw error;
+      });
+    }
+    streamed.write(data);
+  };
   return (text) => {
-    if (!closed) stream.write(text);
+    if (closed) return;
+    const data = Buffer.from(text, "utf8");
+    if (streamed !== undefined) return viaStream(data);
+    let at = 0;
+    try {
+      while (at < data.length) at += writeSync(fd, data, at);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EPIPE") closed = true;
+      else if (code === "EAGAIN") viaStream(data.subarray(at));
+      else throw error;
+    }
   };
 };
 
@@ -58,7 +104,7 @@ const pipeWriter = (stream: NodeJS.WriteStream): ((text: string) => void) => {
  */
 export const flushStdio = (): Promise<void> =>
   Promise.all(
-    [process.stdout, process.stderr].map(
+    [...(watching ? opened : [process.stdout, process.stderr])].map(
       (s) => new Promise<void>((resolve) => (s.writableLength === 0 || s.destroyed ? resolve() : s.write("", () => resolve()))),
     ),
   ).then(() => undefined);
@@ -69,29 +115,32 @@ export const flushStdio = (): Promise<void> =>
  * @example
  * process.exitCode = await main(process.argv.slice(2), processIo())
  */
-export const processIo = (): CliIo => ({
-  cwd: process.cwd(),
-  out: pipeWriter(process.stdout),
-  err: pipeWriter(process.stderr),
-  readStdin: async () => {
-    if (isatty(0)) return undefined;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const take = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > MAX_EVENT_BYTES) throw new Error(`stdin is larger than ${MAX_EVENT_BYTES} bytes`);
-      chunks.push(chunk);
-    };
-    // Blocking reads of the pipe Claude Code gives a hook: a few ms cheaper than setting up
-    // process.stdin. A non-blocking descriptor (EAGAIN) is read on as a stream.
-    try {
-      const buffer = Buffer.allocUnsafe(64 * 1024);
-      for (let n = readSync(0, buffer); n > 0; n = readSync(0, buffer)) take(Buffer.from(buffer.subarray(0, n)));
+export const processIo = (): CliIo => {
+  watchStdio();
+  return {
+    cwd: process.cwd(),
+    out: pipeWriter(1, () => process.stdout),
+    err: pipeWriter(2, () => process.stderr),
+    readStdin: async () => {
+      if (isatty(0)) return undefined;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const take = (chunk: Buffer): void => {
+        size += chunk.length;
+        if (size > MAX_EVENT_BYTES) throw new Error(`stdin is larger than ${MAX_EVENT_BYTES} bytes`);
+        chunks.push(chunk);
+      };
+      // Blocking reads of the pipe Claude Code gives a hook: a few ms cheaper than setting up
+      // process.stdin. A non-blocking descriptor (EAGAIN) is read on as a stream.
+      try {
+        const buffer = Buffer.allocUnsafe(64 * 1024);
+        for (let n = readSync(0, buffer); n > 0; n = readSync(0, buffer)) take(Buffer.from(buffer.subarray(0, n)));
+        return Buffer.concat(chunks).toString("utf8");
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
+      }
+      for await (const chunk of process.stdin) take(chunk as Buffer);
       return Buffer.concat(chunks).toString("utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
-    }
-    for await (const chunk of process.stdin) take(chunk as Buffer);
-    return Buffer.concat(chunks).toString("utf8");
-  },
-});
+    },
+  };
+};

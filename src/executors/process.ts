@@ -5,10 +5,16 @@
  * and no waiting on pipes that a leftover grandchild keeps open. It never throws: every way a
  * process can end is described in the result, and the caller decides what it means.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { isAbortSignal, maxTimerMs, notASignal, stopListening } from "../core/signal.ts";
 import { limitProblem } from "./limits.ts";
+
+// Loaded on the first process: `claude-hook` loads this file with the bridge, and most of its
+// events run no command hook, so they must not pay for node:child_process (about 1 ms).
+const require = createRequire(import.meta.url);
+let childProcess: typeof import("node:child_process") | undefined;
 
 /** What `runProcess` runs: the command, its input, environment, limits and deadline. */
 export interface ProcessOptions {
@@ -228,7 +234,8 @@ const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
           })
         : error;
     try {
-      child = spawn(shell ? shell[0] : options.command, shell ? [...shell.slice(1), options.command] : [...options.args!], {
+      childProcess ??= require("node:child_process") as typeof import("node:child_process");
+      child = childProcess.spawn(shell ? shell[0] : options.command, shell ? [...shell.slice(1), options.command] : [...options.args!], {
         cwd: options.cwd,
         env: options.env,
         stdio: ["pipe", "pipe", "pipe"],

@@ -214,9 +214,14 @@ const topLevelDomain = `(?=[\\p{L}\\p{M}]{2})(?:${[
 /** The at sign, written as such or encoded: `%40` in a URL, `\u0040` in JSON, `&#64;` or `&#x40;` in HTML. */
 const atSign = "(?:@|%40|\\\\u0040|&#0*64;|&#[xX]0*40;)";
 const atSigns = ["@", "%40", "\\u0040", "&#"];
+// Both are built on first use: compiling their Unicode sets costs a few ms, which importing the
+// package (and every `claude-hook` process) must not pay when no text is scanned for addresses.
+let addressPattern: RegExp | undefined;
+let localCharPattern: RegExp | undefined;
 /** An address from the start of its local part, which the scan finds itself (see `localStart`). */
-const address = new RegExp(`${localChar}{1,64}${atSign}${label}(?:\\.${label}){0,8}\\.(?:${topLevelDomain})`, "vy");
-const isLocalChar = new RegExp(`^${localChar}$`, "v");
+const address = (): RegExp =>
+  (addressPattern ??= new RegExp(`${localChar}{1,64}${atSign}${label}(?:\\.${label}){0,8}\\.(?:${topLevelDomain})`, "vy"));
+const isLocalChar = (): RegExp => (localCharPattern ??= new RegExp(`^${localChar}$`, "v"));
 const ASCII_LOCAL = new Uint8Array(128);
 for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.%+-") ASCII_LOCAL[c.charCodeAt(0)] = 1;
 
@@ -230,8 +235,8 @@ const localStart = (text: string, at: number): number => {
       code < 128
         ? ASCII_LOCAL[code] !== 1
         : code >= 0xdc00 && code <= 0xdfff
-          ? !isLocalChar.test(text.slice(s - 2, s))
-          : !isLocalChar.test(c)
+          ? !isLocalChar().test(text.slice(s - 2, s))
+          : !isLocalChar().test(c)
     )
       break;
     s -= code >= 0xdc00 && code <= 0xdfff && s >= 2 ? 2 : 1;
@@ -309,8 +314,9 @@ export const email: Detector = readingVisible({
         // An HTML entity's at sign ends at its `;` (`&#64;`, `&#x40;`).
         const after = sign === "&#" ? text.indexOf(";", at) + 1 : at + sign.length;
         if (s >= at || s < from || after <= at || inUrl(text, s) || !dotAfter(text, after)) continue;
-        address.lastIndex = s;
-        const m = address.exec(text);
+        const re = address();
+        re.lastIndex = s;
+        const m = re.exec(text);
         if (m === null) continue;
         // `git@github.com:owner/repo.git` is an SSH remote (a host and a path), not an address.
         if (text.charCodeAt(s + m[0].length) === 58 && /[\w~/.-]/.test(text[s + m[0].length + 1] ?? "")) continue;

@@ -2,6 +2,7 @@
  * `agent-onion claude-hook` run as Claude Code runs a command hook: a child process, the event
  * JSON on stdin, the answer read from the exit code and stdout.
  */
+import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { bin, fixture, root, runChild } from "./helpers.ts";
 
@@ -177,6 +178,34 @@ describe("agent-onion as a command", () => {
     const version = (JSON.parse(readFileSync(`${root}/package.json`, "utf8")) as { version: string }).version;
     const r = await runChild(process.execPath, [bin, "--version"], "");
     expect([r.code, r.stdout]).toEqual([0, `${version}\n`]);
+  });
+
+  // Python sets the pipe non-blocking, as a parent process may leave it: Node cannot for a child's stdio.
+  const python = spawnSync("python3", ["--version"]).status === 0;
+  it.skipIf(!python)("writes an answer larger than the pipe whole, also to a stdout that does not block (EAGAIN)", async () => {
+    const command = `curl ${"x".repeat(300_000)}`;
+    const parent = [
+      "import os, subprocess, sys",
+      "r, w = os.pipe()",
+      "os.set_blocking(w, False)",
+      "p = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=w)",
+      "os.close(w)",
+      "p.stdin.write(sys.stdin.buffer.read()); p.stdin.close()",
+      "out = b''",
+      "while chunk := os.read(r, 65536): out += chunk",
+      "sys.stdout.buffer.write(out); sys.exit(p.wait())",
+    ].join("\n");
+    const event = {
+      session_id: "s1",
+      cwd: "/tmp",
+      hook_event_name: "PreToolUse",
+      tool_name: "Bash",
+      tool_input: { command },
+      tool_use_id: "t9",
+    };
+    const r = await runChild("python3", ["-c", parent, process.execPath, bin, "claude-hook", guard], JSON.stringify(event));
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).hookSpecificOutput.updatedInput.command).toBe(`echo dry-run: ${command}`);
   });
 
   it("stops quietly when the reader of its output goes away (EPIPE), keeping its exit code", async () => {

@@ -5,11 +5,17 @@
  * with a `/` is matched against the whole path, one without against the last path segment.
  * Matching is segment by segment with `wildcard` (linear), not with picomatch's RegExp, whose
  * backtracking is polynomial in the input for patterns with several stars (picomatch #175).
- * picomatch still compiles each bracket class (`[a-z]`, `[[:digit:]]`), tested one character at a time.
+ * picomatch still compiles each bracket class (`[a-z]`, `[[:digit:]]`), tested one character at a time;
+ * it is loaded on the first bracket class, so that importing the package (and every `claude-hook`
+ * process) does not pay about 6 ms for a library most patterns never use.
  */
+import { createRequire } from "node:module";
 import { posix } from "node:path";
-import picomatch from "picomatch";
+import type Picomatch from "picomatch";
 import { wildcard } from "./wildcard.ts";
+
+const require = createRequire(import.meta.url);
+let picomatch: typeof Picomatch | undefined;
 
 /** picomatch options for bracket classes: dotfiles are ordinary files, braces and extglobs literal, no `!` negation, length capped. */
 export const PICOMATCH_OPTIONS = Object.freeze({ dot: true, nobrace: true, noextglob: true, nonegate: true, maxLength: 1024 });
@@ -207,6 +213,7 @@ const compileSegment = (text: string): Segment => {
       literal = false;
       i++;
     } else if (end > 0) {
+      picomatch ??= require("picomatch") as typeof Picomatch;
       const test = picomatch(
         chars
           .slice(i, end + 1)
