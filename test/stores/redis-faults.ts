@@ -106,6 +106,7 @@ export const redisFaults = async ({
   graceMs = 2_000,
   drainTokens = 40_000,
   drainCalls = 500,
+  drainMaxMs = 60_000,
 } = {}): Promise<FaultRunFigures> => {
   const server: RedisServer = await startRedis({ appendOnly: true });
   const keyPrefix = `faults-${randomUUID()}:`;
@@ -211,8 +212,14 @@ export const redisFaults = async ({
       });
     }
 
+    // Run both limits dry: each worker stops once it sees both refuse for good, however long its
+    // calls take on this machine (a bound only keeps a broken run from hanging the suite).
+    const allDrained = Promise.all(children.map((c) => next(c, "drained")));
+    allDrained.catch(() => {});
     run("drain");
-    await sleep(3_000);
+    let bound: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([allDrained, new Promise((r) => (bound = setTimeout(r, drainMaxMs)))]);
+    clearTimeout(bound);
     const drained = await quiesce();
     // A process that shares the budget asks for one more call.
     const probe = withMiddleware(createAgentStack({ store }), budget({ name: "drain", limit: drainTokens, maxOutputTokens }));
