@@ -52,7 +52,10 @@ export interface FaultFigures {
   readonly recoveryMs: readonly number[];
   /** How long a new server took to answer PING (loading its append-only file), in ms; 0 after a stall. */
   readonly serverStartMs: number;
-  /** Calls started at least `graceMs` after the server returned that were refused. */
+  /**
+   * Calls started at least `graceMs` after the server could answer again (SIGCONT, or a new server
+   * answering PING) that were refused. The server's own start-up is not counted against the store.
+   */
   readonly refusedAfterRecovery: number;
   readonly graceMs: number;
   /** Refusal kinds seen (digits as N). */
@@ -205,7 +208,7 @@ export const redisFaults = async ({
         startedWhileDown: calls.filter(([startedAt]) => startedAt > down && startedAt < back).length,
         recoveryMs,
         serverStartMs: answering - back,
-        refusedAfterRecovery: calls.filter(([startedAt, ranAt]) => startedAt >= back + graceMs && ranAt === 0).length,
+        refusedAfterRecovery: calls.filter(([startedAt, ranAt]) => startedAt >= answering + graceMs && ranAt === 0).length,
         graceMs,
         refusals,
         after: await totals(reports),
