@@ -27,7 +27,20 @@ export {
   type AiSdkMiddlewareOptions,
   type AiSdkStack,
 } from "./adapters/ai-sdk.ts";
-export { UnsupportedSpecificationError, type SpecVersion } from "./adapters/ai-sdk/spec.ts";
+export {
+  UnsupportedSpecificationError,
+  type SdkCallOptions,
+  type SdkFinishReason,
+  type SdkGenerateResult,
+  type SdkMessage,
+  type SdkModel,
+  type SdkPart,
+  type SdkStreamResult,
+  type SdkTool,
+  type SdkUsage,
+  type SdkWrapOptions,
+  type SpecVersion,
+} from "./adapters/ai-sdk/spec.ts";
 export { wrapAiSdkTools, type AiSdkToolExecutionOptions, type WrapAiSdkToolsOptions } from "./adapters/ai-sdk-tools.ts";
 export {
   wrapMcpClient,

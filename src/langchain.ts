@@ -9,6 +9,8 @@ export {
   ApprovalPendingError,
   ApprovalResumedError,
   GuardedChatModel,
+  type ChatModelLike,
+  type Invokable,
   decisionOf,
   hitlRequest,
   type HitlRequest,

@@ -290,4 +290,4 @@ export const langchainMiddleware = (stack: LangChainStack, options: LangChainMid
 };
 
 export { ApprovalPendingError, ApprovalResumedError, decisionOf, hitlRequest, type HitlRequest } from "./langchain/approval.ts";
-export { GuardedChatModel, type ModelScope } from "./langchain/model.ts";
+export { GuardedChatModel, type ChatModelLike, type Invokable, type ModelScope } from "./langchain/model.ts";

@@ -56,7 +56,7 @@ export {
   type PartTransform,
   type RegisteredCheck,
 } from "./stream/control.ts";
-export { chunkHook, outputGate, type ChunkHookSpec, type OutputGateSpec } from "./stream/hooks.ts";
+export { chunkHook, outputGate, type ChunkHookSpec, type ModelHook, type OutputGateSpec } from "./stream/hooks.ts";
 export { ModelStreamError, StreamDivergedError, StreamHookError, providerError, streamStarted } from "./stream/errors.ts";
 export type { StartStream } from "./stream/pump.ts";
 export {

@@ -50,7 +50,7 @@ export {
   type ResumableStack,
 } from "./interrupt.ts";
 export { readAnswer, editProblem, plainData } from "./approval-answer.ts";
-export { canonicalJson, digestOf } from "./approval-token.ts";
+export { canonicalJson, digestOf, type TokenClaims } from "./approval-token.ts";
 export { Trace, type TraceAction, type TraceEntry } from "./trace.ts";
 export {
   AgentOnionError,
@@ -69,7 +69,7 @@ export {
   type Phase,
 } from "./errors.ts";
 export { checkAmount, checkKey, type Admission, type SetOptions, type StateStore } from "./state.ts";
-export { MemoryStore } from "./memory-store.ts";
+export { MemoryStore, type MemoryStoreOptions } from "./memory-store.ts";
 export { compileMatcher } from "./match/matcher.ts";
 export type {
   AllMatch,
@@ -87,4 +87,4 @@ export type {
   PathOptions,
   StepTypeMatch,
 } from "./match/types.ts";
-export { deepFreeze, type DeepReadonly, type MaybePromise } from "./readonly.ts";
+export { deepFreeze, type DeepReadonly, type MaybePromise, type Primitive } from "./readonly.ts";

@@ -4,7 +4,8 @@
  * another hook saw.
  */
 
-type Primitive = string | number | boolean | bigint | symbol | undefined | null;
+/** The values `DeepReadonly` leaves as they are. */
+export type Primitive = string | number | boolean | bigint | symbol | undefined | null;
 
 /** A read-only view of `T`, all the way down: what hooks receive. */
 export type DeepReadonly<T> = unknown extends T

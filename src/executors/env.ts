@@ -25,6 +25,7 @@ export const DEFAULT_ENV_ALLOWLIST: readonly string[] = Object.freeze([
   "TERM",
 ]);
 
+/** Options of `childEnv`: which variables a hook's process gets. */
 export interface ChildEnvOptions {
   /** Names copied from `source` in addition to the defaults. */
   readonly allowedEnvVars?: readonly string[] | undefined;

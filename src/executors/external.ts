@@ -30,7 +30,8 @@ import { failureDecision, readDecision, type ExternalNotice, type HookDecision, 
 import { BackgroundQueue } from "./queue.ts";
 import { emptyTranscript, envFileVariables, hasContent, sessionEnvFile } from "./session-files.ts";
 
-type EventPoint = {
+/** The agent point each Claude Code event the agent drives runs on. */
+export type EventPoint = {
   SessionStart: "sessionStart";
   UserPromptSubmit: "userPrompt";
   PreToolUse: "toolCall";
@@ -47,10 +48,11 @@ type EventPoint = {
   SubagentStart: "subagentStart";
   PostToolBatch: "toolBatch";
 };
-type P<E extends AgentEvent> = AgentPoints[EventPoint[E]];
+/** The agent point a Claude Code event `E` runs on. */
+export type PointOfEvent<E extends AgentEvent> = AgentPoints[EventPoint[E]];
 
 /** A hook built by an executor for Claude Code event `E`, typed for that event's point. */
-export type ExternalHook<E extends AgentEvent> = Hook<InputOf<P<E>>, OutputOf<P<E>>, KindOf<P<E>>>;
+export type ExternalHook<E extends AgentEvent> = Hook<InputOf<PointOfEvent<E>>, OutputOf<PointOfEvent<E>>, KindOf<PointOfEvent<E>>>;
 
 /** What every executor's hook sends: the event JSON's common fields and the hook's environment. */
 export interface EventOptions {
@@ -79,7 +81,7 @@ export interface ExternalHookOptions<E extends AgentEvent = AgentEvent> extends 
   readonly event: E;
   readonly name?: string;
   readonly priority?: number;
-  readonly match?: MatchSpec<InputOf<P<E>>>;
+  readonly match?: MatchSpec<InputOf<PointOfEvent<E>>>;
   /**
    * What a failure of this hook does (R6; default closed on gates). On events that cannot be
    * refused (SessionStart, SessionEnd, Notification...) a failure is always a notice.
@@ -493,7 +495,7 @@ export interface HookSetOptions<E extends AgentEvent = AgentEvent> extends Event
   readonly name: string;
   readonly members: readonly HookMember[];
   readonly priority?: number;
-  readonly match?: MatchSpec<InputOf<P<E>>>;
+  readonly match?: MatchSpec<InputOf<PointOfEvent<E>>>;
   readonly source?: string;
   readonly disabled?: boolean;
   readonly shadow?: boolean;

@@ -23,10 +23,24 @@ export {
   loadClaudeSettings,
   type HandlerEntry,
   type LoadedSettings,
+  type LoadOptions as LoadClaudeSettingsOptions,
   type SettingsInput,
   type SettingsLayer,
 } from "./settings-load.ts";
-export { SettingsError, type HookSettings, type MatcherGroup, type SettingsHandler, type SettingsNote } from "./settings-schema.ts";
+export type { GroupMatcher } from "./settings-rules.ts";
+export {
+  SettingsError,
+  type AgentHandler,
+  type CommandHandler,
+  type HookSettings,
+  type HttpHandler,
+  type MatcherGroup,
+  type McpToolHandler,
+  type PromptHandler,
+  type SettingsHandler,
+  type SettingsNote,
+  type UnknownTypeHandler,
+} from "./settings-schema.ts";
 export {
   claudeHookSet,
   externalHook,
@@ -35,6 +49,8 @@ export {
   type EventOptions,
   type ExternalHook,
   type ExternalHookOptions,
+  type EventPoint,
+  type PointOfEvent,
   type HookMember,
   type HookSetOptions,
   type Runner,
@@ -91,9 +107,10 @@ export {
   systemResolver,
   type AddressClass,
   type AddressPolicy,
+  type LookupCallback,
   type Resolver,
 } from "./ssrf.ts";
-export { childEnv, DEFAULT_ENV_ALLOWLIST, inheritedEnv, interpolateHeader, HeaderError } from "./env.ts";
+export { childEnv, DEFAULT_ENV_ALLOWLIST, inheritedEnv, interpolateHeader, HeaderError, type ChildEnvOptions } from "./env.ts";
 export { emptyTranscript, envFileVariables, sessionEnvFile } from "./session-files.ts";
 export { parseJson, SerializeError, stringifyEvent } from "./json.ts";
 export { cleanText, stripTerminal } from "./sanitize.ts";

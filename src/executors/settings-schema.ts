@@ -62,10 +62,15 @@ const handlerSchemas = {
   mcp_tool: McpToolHandler,
 } as const;
 
+/** A `"type": "command"` handler of a settings file: a shell command run with the event on standard input. */
 export type CommandHandler = typeof CommandHandler.Type;
+/** A `"type": "http"` handler: the event POSTed to a URL. */
 export type HttpHandler = typeof HttpHandler.Type;
+/** A `"type": "prompt"` handler: a prompt a model answers with a decision. */
 export type PromptHandler = typeof PromptHandler.Type;
+/** A `"type": "agent"` handler: a subagent that answers with a decision. */
 export type AgentHandler = typeof AgentHandler.Type;
+/** A `"type": "mcp_tool"` handler: a tool of an MCP server called with the event. */
 export type McpToolHandler = typeof McpToolHandler.Type;
 /** A handler of a type Claude Code added after this version: kept in place (pointers stay right), reported, never run. */
 export interface UnknownTypeHandler {

@@ -165,7 +165,8 @@ export const checkAddress = (ip: string, policy: AddressPolicy, host = ip): void
     );
 };
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+/** The callback `dns.lookup` answers through, which `guardedLookup` keeps. */
+export type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /**
  * A `lookup` for `http.request` that resolves with `resolver` and refuses the connection if

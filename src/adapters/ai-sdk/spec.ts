@@ -73,13 +73,17 @@ export interface SdkModel<P extends SdkCallOptions, R extends SdkGenerateResult,
   readonly specificationVersion: string;
   readonly provider: string;
   readonly modelId: string;
+  /** One call, answered whole. */
   doGenerate(options: P): PromiseLike<R>;
+  /** One call, answered as a stream of parts. */
   doStream(options: P): PromiseLike<S>;
 }
 
 /** What `wrapGenerate` and `wrapStream` receive. */
 export interface SdkWrapOptions<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult> {
+  /** Calls the model's `doGenerate` with the call's options. */
   readonly doGenerate: () => PromiseLike<R>;
+  /** Calls the model's `doStream` with the call's options. */
   readonly doStream: () => PromiseLike<S>;
   readonly params: P;
   readonly model: SdkModel<P, R, S>;

@@ -21,5 +21,6 @@ export {
   type ClaudeModelCallInfo,
   type ClaudeModelGateway,
   type ClaudeModelGatewayOptions,
+  type GatewayStack,
 } from "./gateway/gateway.ts";
 export { AnthropicStreamError } from "./gateway/stream.ts";

@@ -41,17 +41,19 @@ import { toAIMessage, toResponse } from "./response.ts";
 import { ChunkMemo, fromChunks, toChunk } from "./stream.ts";
 
 /** The part of a chat model (or `initChatModel`'s configurable one) this wrapper uses. */
-export interface ChatModelLike {
+export interface ChatModelLike extends Invokable {
+  /** The model with `tools` bound, as LangChain's `bindTools` returns it. */
   bindTools(tools: BindToolsInput[], kwargs?: Record<string, unknown>): Invokable | PromiseLike<Invokable>;
-  invoke(input: BaseMessage[], options?: Record<string, unknown>): Promise<AIMessage>;
-  stream(input: BaseMessage[], options?: Record<string, unknown>): Promise<AsyncIterable<AIMessageChunk>>;
   readonly profile?: ModelProfile;
+  /** LangChain's name of the model's type (for example `"openai"`). */
   _llmType?(): string;
 }
 
 /** What a chat model with tools bound is: something to invoke and stream. */
-interface Invokable {
+export interface Invokable {
+  /** One call, answered whole. */
   invoke(input: BaseMessage[], options?: Record<string, unknown>): Promise<AIMessage>;
+  /** One call, answered in chunks. */
   stream(input: BaseMessage[], options?: Record<string, unknown>): Promise<AsyncIterable<AIMessageChunk>>;
 }
 

@@ -16,7 +16,8 @@ import type { DeepReadonly } from "../../core/readonly.ts";
 import type { ModelRequest, ModelResponse } from "../types.ts";
 import { holdBackProblem, inShadow, streamControl, type HoldBack, type OutputCheck, type PartTransform } from "./control.ts";
 
-type ModelHook = Hook<ModelRequest, ModelResponse, "observe">;
+/** A hook of the `modelCall` point, what the stream helpers build. */
+export type ModelHook = Hook<ModelRequest, ModelResponse, "observe">;
 type HookFields = Omit<ModelHook, "name">;
 /** A `before` phase (a hook's `before` may also be a list of names, an order). */
 type BeforePhase = Extract<ModelHook["before"], (...args: never[]) => unknown>;

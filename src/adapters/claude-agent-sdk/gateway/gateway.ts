@@ -98,7 +98,11 @@ export interface ClaudeModelGateway {
   close(): Promise<void>;
 }
 
-type GatewayStack = ModelCallStack & { has?(point: "modelCall"): boolean };
+/** The stack a gateway runs model calls through: any stack with a `modelCall` point. */
+export type GatewayStack = ModelCallStack & {
+  /** Whether the stack has hooks on `point`; without any, calls pass straight through. */
+  has?(point: "modelCall"): boolean;
+};
 
 /** Headers not forwarded: hop-by-hop ones, and those that describe a body we send anew. */
 const dropped = new Set([
