@@ -1,30 +1,8 @@
-import { createHook } from "node:async_hooks";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { Continue, createStack, gate, Reject, Replace, RunAbortedError, Transform } from "../../src/core/index.ts";
 import { call, newStack, sleep } from "./helpers.ts";
-
-/**
- * How many of the timers started while `work` ran are still pending once it is done. Counted by
- * identity, so a timer of another test that fires meanwhile (late, on a loaded machine) changes nothing.
- */
-const timersLeftBy = async (work: () => Promise<unknown>): Promise<number> => {
-  const pending = new Set<number>();
-  let watching = true;
-  const hook = createHook({
-    init: (id, type) => void (watching && type === "Timeout" && pending.add(id)),
-    destroy: (id) => void pending.delete(id),
-  }).enable();
-  try {
-    await work();
-    watching = false;
-    // A cleared or fired timer reports its end on a later turn of the event loop.
-    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
-    return pending.size;
-  } finally {
-    hook.disable();
-  }
-};
+import { timersLeftBy } from "../support/timers.ts";
 
 /** Sleep `ms`, or less when `signal` aborts: an attempt the run gave up on leaves no timer for later tests to count. */
 const sleepUnlessAborted = (ms: number, signal: AbortSignal): Promise<void> =>
