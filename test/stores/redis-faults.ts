@@ -105,6 +105,7 @@ export const redisFaults = async ({
   lanes = 8,
   opMs = 5,
   downMs = 1_500,
+  stallMs = 3_000,
   afterMs = 3_000,
   graceMs = 2_000,
   drainTokens = 40_000,
@@ -181,7 +182,11 @@ export const redisFaults = async ({
       else if (fault === "kill") await server.crash();
       else await server.pause();
       const down = Date.now();
-      await sleep(downMs);
+      // A stall outlasts two of the workers' command timeouts (1 s): a lane whose call in flight was
+      // settling when the server stopped gives up that settle without refusing the call (it is
+      // retried), and only its next call's reserve times out. So every lane is refused at least
+      // once, and starts a call while the server is stopped, wherever its call was at the stop.
+      await sleep(fault === "stall" ? stallMs : downMs);
       // Back from the instant it is sent SIGCONT or started again: its own start-up counts in the recovery.
       const back = Date.now();
       if (fault === "stall") server.thaw();
