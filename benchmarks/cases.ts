@@ -30,8 +30,16 @@ const isInput = (r: unknown): boolean => r === input;
 
 const here = dirname(fileURLToPath(import.meta.url));
 type Core = typeof import("../src/core/index.ts");
-/** The built core (`npm run build`), as users import it. */
-const loadCore = async (): Promise<Core> => (await import(pathToFileURL(join(here, "..", "dist", "core", "index.js")).href)) as Core;
+/**
+ * The built core (`npm run build`), as users import it; with `BENCH_CORE=src`, the sources (through
+ * tsx), to try a change without building: figures to compare with each other, never to publish.
+ */
+const loadCore = async (): Promise<Core> =>
+  (await import(
+    process.env.BENCH_CORE === "src"
+      ? pathToFileURL(join(here, "..", "src", "core", "index.ts")).href
+      : pathToFileURL(join(here, "..", "dist", "core", "index.js")).href
+  )) as Core;
 
 const onion = async (hooks: (core: Core) => Record<string, unknown>[]): Promise<(x: Input) => unknown> => {
   const c = await loadCore();

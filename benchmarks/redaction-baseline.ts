@@ -38,15 +38,18 @@ export interface DetectorSet {
 }
 
 /**
- * The default detectors of `ref`, from its `detectors.ts` and `visible-text.ts`.
+ * The default detectors of `ref`, from its `detectors.ts` and the files it imports (`visible-text.ts`,
+ * and since the rule table `secret-rules.ts`, `secret-detectors.ts` and `token-runs.ts`).
  *
  * @example
  * const before = await loadDetectorsAt(beforeRef())
  */
 export const loadDetectorsAt = async (ref: string): Promise<DetectorSet> => {
   const dir = mkdtempSync(join(tmpdir(), "agent-onion-redaction-before-"));
-  for (const file of ["detectors.ts", "visible-text.ts"])
-    writeFileSync(join(dir, file), git("show", `${ref}:src/middleware/${file}`) + "\n");
+  // The detectors' own files: two before the rule table, five since (a file a ref lacks is skipped).
+  const present = new Set(git("ls-tree", "--name-only", `${ref}:src/middleware`).split("\n"));
+  for (const file of ["detectors.ts", "visible-text.ts", "secret-rules.ts", "secret-detectors.ts", "token-runs.ts"])
+    if (present.has(file)) writeFileSync(join(dir, file), git("show", `${ref}:src/middleware/${file}`) + "\n");
   const module = (await import(pathToFileURL(join(dir, "detectors.ts")).href)) as {
     defaultDetectors: () => readonly Detector[];
     scan: typeof scanNow;

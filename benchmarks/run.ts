@@ -10,6 +10,7 @@
  *   npm run bench                    # about 3 minutes on 2 idle cores
  *   npm run bench -- --rounds 5      # more rounds
  *   npm run bench -- --report        # rewrite README.md from results/latest.json
+ *   npm run bench -- --cases onion-ba/20,hand-loop/20 --no-bytes   # some cases: print, write nothing
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -60,15 +61,20 @@ const machine = (): string => {
     .join(" ")} at the start`;
 };
 
-const run = (rounds: number, command: string): Results => {
+const run = (rounds: number, command: string, only?: ReadonlySet<string>, withBytes = true): Results => {
   console.error("building dist/ ...");
   execFileSync("npm", ["run", "build"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
   const results: Results = { machine: machine(), command, rounds, ns: {}, bytes: {}, freeze: {}, sources: figuresStamp(root, measured) };
   for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? cases : [...cases].reverse();
+    const chosen = only === undefined ? cases : cases.filter((c) => only.has(c.id));
+    const order = round % 2 === 0 ? chosen : [...chosen].reverse();
     for (const c of order) {
       (results.ns[c.id] ??= []).push(measureIn([], ["--case", c.id, "--mode", "time"]).ns as number);
-      (results.bytes[c.id] ??= []).push(measureIn(bytesFlags, ["--case", c.id, "--mode", "bytes"]).bytes as number);
+      if (withBytes) (results.bytes[c.id] ??= []).push(measureIn(bytesFlags, ["--case", c.id, "--mode", "bytes"]).bytes as number);
+    }
+    if (only !== undefined) {
+      console.error(`round ${round + 1}/${rounds} done`);
+      continue;
     }
     for (const size of [2048, 204800]) {
       const r = measureIn([], ["--freeze", String(size)]);
@@ -87,7 +93,7 @@ const range = (values: readonly number[], digits: number, unit = ""): string =>
 
 /** Per round: a value computed from the rounds' own measurements. */
 const perRound = (r: Results, f: (ns: (id: string) => number) => number): number[] =>
-  Array.from({ length: r.rounds }, (_, i) => f((id) => (r.ns[id] as number[])[i] as number));
+  Array.from({ length: r.rounds }, (_, i) => f((id) => r.ns[id]?.[i] ?? Number.NaN));
 
 const perLayer = (ns: (id: string) => number, family: string): number => (ns(`${family}/20`) - ns(`${family}/1`)) / 19;
 
@@ -234,6 +240,24 @@ const main = (): void => {
   }
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;
   const started = Date.now();
+  const only = args.get("cases");
+  if (only !== undefined) {
+    // Some cases only: print what was measured and the targets they allow; the README stays as it is.
+    const ids = new Set(only.split(","));
+    const unknown = [...ids].filter((id) => !cases.some((c) => c.id === id));
+    if (unknown.length > 0) throw new Error(`no case ${unknown.join(", ")} (known: ${cases.map((c) => c.id).join(", ")})`);
+    const results = run(Number(args.get("rounds") ?? 3), command, ids, !args.has("no-bytes"));
+    for (const id of ids) {
+      const bytes = results.bytes[id];
+      console.log(
+        `${id.padEnd(24)} ${range(results.ns[id] as number[], 0, " ns").padStart(22)}${bytes ? `  ${range(bytes, 0, " B")}` : ""}`,
+      );
+    }
+    for (const t of targets(results))
+      if (t.values.every(Number.isFinite))
+        console.log(`${t.id.padEnd(24)} ${range(t.values, 2, t.unit).padStart(22)}  [${t.values.map((v) => v.toFixed(2)).join(", ")}]`);
+    return;
+  }
   const results = run(Number(args.get("rounds") ?? 3), command);
   mkdirSync(dirname(latestPath), { recursive: true });
   writeFileSync(latestPath, `${JSON.stringify(results, null, 2)}\n`);

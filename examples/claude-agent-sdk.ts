@@ -1,10 +1,11 @@
 /**
  * A Claude Agent SDK agent guarded by one agent-onion stack: a policy refuses `rm`, redaction keeps
- * a secret of the prompt away from the model, a deploy needs a person's approval. The approval
- * pauses the run through Claude Code's own `defer`; the paused record is plain signed JSON, and
- * `resume` continues the session with the person's answer (here in the same process; any process
- * sharing the store and Claude Code's session files can). Offline: the SDK runs its bundled Claude
- * Code against a scripted stand-in for the Messages API on 127.0.0.1.
+ * a secret of the prompt away from the model, a deploy needs a person's approval. With durable
+ * approvals, the approval pauses the run through Claude Code's own `defer`; the pending approval is
+ * plain JSON with a signed token, and `resume` continues the session with the person's answer (here
+ * in the same process; any process sharing the store, such as Redis, and Claude Code's session
+ * files can). Offline: the SDK runs its bundled Claude Code against a scripted stand-in for the
+ * Messages API on 127.0.0.1.
  *
  * Run: node --import tsx examples/claude-agent-sdk.ts
  * @expect refused: Tool "Bash" is blocked by policy: it matches deny rule "Bash(rm *)"
@@ -20,7 +21,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { claudeAgentGuard, claudeModelGateway } from "agent-onion/claude-agent-sdk";
-import { MemoryStore, Replace, approval, createAgentStack, redaction, toolPolicy, withMiddleware } from "agent-onion";
+import { MemoryStore, Replace, approval, createAgentStack, durableApprovals, redaction, toolPolicy, withMiddleware } from "agent-onion";
 
 // A stand-in for api.anthropic.com: each model call gets the next scripted answer, streamed as the API streams.
 const script = [
@@ -72,8 +73,10 @@ chmodSync(join(project, "deploy.sh"), 0o755);
 // One stack for everything: guards on tool calls, redaction of what goes to the model, an approval, token counts.
 let input = 0;
 let output = 0;
+// Durable approvals: a hook that asks pauses the run; MemoryStore keeps it in this process, a RedisStore across processes.
+const approvals = durableApprovals({ store: new MemoryStore(), key: "an-example-key-of-at-least-32-bytes!" });
 const stack = withMiddleware(
-  createAgentStack(),
+  createAgentStack({ approval: approvals }),
   toolPolicy({ deny: ["Bash(rm *)"] }),
   redaction(),
   approval({ match: "Bash(./deploy*)", reason: () => "deploy to production?" }),
@@ -86,7 +89,7 @@ const stack = withMiddleware(
   });
 
 const gateway = await claudeModelGateway(stack, { upstream: `http://127.0.0.1:${(api.address() as AddressInfo).port}` });
-const guard = claudeAgentGuard(stack, { pause: { store: new MemoryStore(), secret: "an-example-key-of-at-least-32-bytes!" } });
+const guard = claudeAgentGuard(stack);
 const options = guard.options({
   cwd: project,
   settingSources: [],
@@ -106,14 +109,12 @@ try {
   }
   console.log(`the model never saw the key: ${!seen.some((b) => b.includes("sk-live-9f8e7d6c5b4a3210"))}`);
   if (paused === undefined) throw new Error("the deploy did not pause for approval");
-  console.log(
-    `paused: ${paused.toolUse.name} ${String(paused.toolUse.input.command)} (${paused.asks.map((a) => `${a.hook}: ${a.reason}`).join(", ")})`,
-  );
+  console.log(`paused: ${paused.toolUse.name} ${String(paused.toolUse.input.command)} (${paused.hook}: ${paused.reason})`);
 
   // Later, perhaps elsewhere: the person approved.
   const record = JSON.parse(JSON.stringify(paused));
   let answer = "";
-  for await (const message of await guard.resume(sdk, record, { decision: "approve" }, options))
+  for await (const message of await guard.resume(sdk, record, { decision: "approve", by: "alice" }, options))
     if (message.type === "result" && message.subtype === "success") answer = message.result;
   console.log(`resumed: ${existsSync(join(project, "deployed")) ? "deployed" : "not deployed"}, and the model answered "${answer}"`);
   console.log(`tokens through modelCall: ${input} in, ${output} out`);

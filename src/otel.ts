@@ -6,6 +6,7 @@
  */
 export { metrics, type MetricsOptions } from "./middleware/metrics.ts";
 export { tracing, type TracingOptions } from "./middleware/tracing.ts";
+export { aiSdkTracer } from "./middleware/tracing-ai-sdk.ts";
 export {
   GenAiAttr,
   GenAiMetric,

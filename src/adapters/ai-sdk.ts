@@ -29,10 +29,12 @@ import { notAResponse } from "../agent/response-shape.ts";
 import { holdBackProblem, type HoldBack } from "../agent/stream/control.ts";
 import { ModelStreamError } from "../agent/stream/errors.ts";
 import type { StartStream } from "../agent/stream/pump.ts";
+import type { ModelServer } from "../agent/types.ts";
 import { fromReadableStream } from "../agent/stream/readable.ts";
 import { streamThroughStack, type ModelCallStack } from "../agent/stream/through-stack.ts";
 import { Attempts } from "./ai-sdk/attempts.ts";
 import { CallContext } from "./call-context.ts";
+import { serverOf } from "./model-endpoint.ts";
 import { fromRequest, toRequest } from "./ai-sdk/prompt.ts";
 import { fromResponse, toResponse } from "./ai-sdk/response.ts";
 import {
@@ -105,6 +107,30 @@ export interface AiSdkMiddleware<V extends SpecVersion = "v3"> {
 }
 
 /**
+ * The endpoint of an AI SDK model, read once per model from its provider's configuration, which
+ * the providers keep on the model as `config`: a `url({ path, modelId })` function (`@ai-sdk/openai`)
+ * or a `baseURL` (`@ai-sdk/gateway`). Undefined for a model without either.
+ */
+const serverOfModel = (model: object): ModelServer | undefined => {
+  if (servers.has(model)) return servers.get(model);
+  let server: ModelServer | undefined;
+  try {
+    const config = (model as { readonly config?: { readonly url?: unknown; readonly baseURL?: unknown } }).config;
+    const modelId = (model as { readonly modelId?: unknown }).modelId;
+    server =
+      typeof config?.url === "function"
+        ? serverOf((config.url as (o: object) => unknown)({ path: "", modelId }))
+        : serverOf(config?.baseURL);
+  } catch {
+    server = undefined; // a provider's url() that needs more than a path and a model id
+  }
+  servers.set(model, server);
+  return server;
+};
+
+const servers = new WeakMap<object, ModelServer | undefined>();
+
+/**
  * AI SDK middleware that runs every provider call through the stack's `modelCall` point.
  *
  * @example
@@ -159,7 +185,7 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
   }: SdkWrapOptions<P, R, S>): Promise<R> {
     const run = runOptions("generate", params, model);
     if (idle) return Promise.resolve(doGenerate());
-    const mapped = toRequest(params, model.modelId, false, model.provider);
+    const mapped = toRequest(params, model.modelId, false, model.provider, serverOfModel(model));
     const context = new CallContext(run.onContext);
     const attempts = new Attempts<R>();
     return stack
@@ -199,7 +225,7 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
   }: SdkWrapOptions<P, R, S>): Promise<S> {
     const run = runOptions("stream", params, model);
     if (idle) return doStream();
-    const mapped = toRequest(params, model.modelId, true, model.provider);
+    const mapped = toRequest(params, model.modelId, true, model.provider, serverOfModel(model));
     const context = new CallContext(run.onContext);
     const memo = new StreamMemo();
     // The provider's stream result (request body, response headers) once it exists.

@@ -135,10 +135,20 @@ export interface TurnState {
   readonly pause: LoopPause;
   /** What the turn spent before it paused (steps, and tokens with sub-agents'). */
   readonly spent: { readonly steps: number; readonly usage: Usage };
+  /**
+   * HMAC-SHA256 of every field above, under the durable approvals' key (the one that signs their
+   * tokens): `resume` refuses a state that does not match it (`TurnStateTamperedError`). Absent
+   * only when the stack's approver cannot sign (not `durableApprovals()`), and then `resume` refuses it.
+   */
+  readonly signature?: string;
 }
 
 /** Who resumes a paused turn's approvals: `durableApprovals()`, the one the stack asks. */
 export interface TurnApprovals {
+  /** Signs data with the approvals' key (a paused turn's state). */
+  sign(purpose: string, value: unknown): string;
+  /** Whether data came back as it was signed. */
+  checkSignature(purpose: string, value: unknown, signature: unknown): boolean;
   /** The pending approval a token names, checked but not claimed. */
   inspect(token: string): Promise<PendingApproval>;
   /** Claims a pending approval with a decision; the first claim of a token wins. */

@@ -7,6 +7,7 @@ import type { Agent, AgentOptions, PromptOptions, SessionOptions, TurnResult } f
 import { resolveConfig } from "./config.ts";
 import { invoke } from "./invocation.ts";
 import { openSession } from "./session.ts";
+import { verifyTurnState } from "./turn-state.ts";
 
 /**
  * Create an agent over a model, tools and a stack.
@@ -42,6 +43,8 @@ export const createAgent = (options: AgentOptions): Agent => {
       invoke(config.name, async () => {
         if (typeof state !== "object" || state === null)
           throw new TypeError("agent.resume: state must be the `state` of an interrupted turn");
+        // Checked before the session opens: its history reaches sessionStart hooks and the transcript.
+        verifyTurnState(resumeOptions?.approvals, state);
         const { signal, metadata } = resumeOptions ?? {};
         const session = await openSession(config, {
           sessionId: state.sessionId,

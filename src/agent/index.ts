@@ -83,6 +83,7 @@ export type {
   TurnState,
 } from "./agent-types.ts";
 export { SessionRejectedError } from "./session.ts";
+export { TurnStateTamperedError } from "./turn-state.ts";
 export { AgentRunError } from "./decide.ts";
 export { summarizeOldest } from "./compaction.ts";
 export { feedback as stopFeedback, type StopReason } from "./stop.ts";

@@ -19,7 +19,7 @@ export interface ModelCallOptions {
 export type StreamPart =
   | { readonly type: "text-delta"; readonly text: string }
   | { readonly type: "tool-call"; readonly call: ToolCall }
-  | { readonly type: "finish"; readonly finishReason: FinishReason; readonly usage: Usage }
+  | { readonly type: "finish"; readonly finishReason: FinishReason; readonly usage: Usage; readonly responseId?: string }
   | { readonly type: "error"; readonly error: unknown }
   | { readonly type: "raw"; readonly value: unknown };
 

@@ -22,6 +22,7 @@ import { finishPausedStep, promptInMessages, runLoop } from "./loop.ts";
 import { noUsage } from "./model.ts";
 import { toolSpec } from "./tool.ts";
 import { transcriptFile, TranscriptWriter } from "./transcript.ts";
+import { signTurnState, verifyTurnState, type UnsignedTurnState } from "./turn-state.ts";
 import type { LoopPause, Message, Notification, RunInput, RunResult, SessionEnd, ToolCall, Usage, UserPrompt } from "./types.ts";
 
 /**
@@ -134,10 +135,12 @@ export const checkResume = (
     !Array.isArray(state.history)
   )
     throw new TypeError("resume: state must be the `state` of an interrupted turn (TurnState, version 1)");
-  if (state.sessionId !== sessionId)
-    throw new TypeError(`resume: the state belongs to session ${String(state.sessionId)}, not ${sessionId}`);
   if (typeof options?.approvals?.claim !== "function" || typeof options.approvals.inspect !== "function")
     throw new TypeError("resume: options.approvals must be the durableApprovals() that issued the tokens");
+  // Signed as a whole: nothing of it is taken as it came back (its history, results, calls, ids).
+  verifyTurnState(options.approvals, state);
+  if (state.sessionId !== sessionId)
+    throw new TypeError(`resume: the state belongs to session ${String(state.sessionId)}, not ${sessionId}`);
   if (typeof decisions !== "object" || decisions === null || Array.isArray(decisions))
     throw new TypeError("resume: decisions must be an object of decisions by approval id");
   const waiting = calls.flatMap((c) => (c.approval !== undefined ? [{ call: c.call, approval: c.approval }] : []));
@@ -377,7 +380,7 @@ class Session implements AgentSession {
     const env = rootEnv(this.config, run, this.pending, signal, options.onPart ?? this.config.options.onPart, this.shared, this.transcript);
     const input = this.runInput(env, prompt, this.messages);
     const history = this.messages;
-    const stateOf = (pause: LoopPause): TurnState => ({
+    const stateOf = (pause: LoopPause): UnsignedTurnState => ({
       v: 1,
       agent: this.config.name,
       sessionId: this.id,
@@ -430,7 +433,8 @@ class Session implements AgentSession {
       const start = await finishing;
       return "finishReason" in start ? start : runLoop(env, promptInMessages(i, input), start);
     };
-    const stateOf = (pause: LoopPause): TurnState => ({ ...state, metadata: run.metadata ?? {}, pause, spent: { ...env.spent } });
+    const { signature: _, ...before } = state;
+    const stateOf = (pause: LoopPause): UnsignedTurnState => ({ ...before, metadata: run.metadata ?? {}, pause, spent: { ...env.spent } });
     return this.runTurn(runId, run, env, input, signal, operation, stateOf);
   }
 
@@ -452,7 +456,7 @@ class Session implements AgentSession {
     input: RunInput,
     signal: AbortSignal | undefined,
     loop: (input: DeepReadonly<RunInput>) => Promise<RunResult>,
-    stateOf: (pause: LoopPause) => TurnState,
+    stateOf: (pause: LoopPause) => UnsignedTurnState,
   ): Promise<TurnResult> {
     const empty = { runId, text: "", steps: 0, usage: noUsage };
     // A retried run starts from here: what its attempt took from the queue (a sessionStart or
@@ -501,11 +505,12 @@ class Session implements AgentSession {
     result: RunResult,
     pause: LoopPause,
     spent: { readonly steps: number; readonly usage: Usage },
-    stateOf: (pause: LoopPause) => TurnState,
+    stateOf: (pause: LoopPause) => UnsignedTurnState,
   ): TurnResult {
     const approvals = pause.step.calls.flatMap((c) => (c.approval !== undefined ? [c.approval] : []));
-    // Plain JSON, as it will be stored: nothing of this process (a getter, a class instance) rides along.
-    const state = JSON.parse(JSON.stringify(stateOf(pause))) as TurnState;
+    // Plain JSON, as it will be stored: nothing of this process (a getter, a class instance) rides
+    // along; signed as such, with the key of the approvals that paused it.
+    const state = signTurnState(this.config.stack.options.approval, JSON.parse(JSON.stringify(stateOf(pause))) as UnsignedTurnState);
     return {
       status: "interrupted",
       runId,

@@ -59,6 +59,14 @@ export interface ModelRequest {
   readonly stream?: boolean;
   /** The provider as its SDK names it (the AI SDK's `LanguageModel.provider`: `amazon-bedrock`, `azure.chat`), when known; telemetry maps it to `gen_ai.provider.name`. */
   readonly provider?: string;
+  /** The endpoint the call goes to, when the adapter knows its base URL; telemetry writes it as `server.address` and `server.port`. */
+  readonly server?: ModelServer;
+}
+
+/** Where a model call goes: the host (or socket path) and port of its endpoint. */
+export interface ModelServer {
+  readonly address: string;
+  readonly port: number;
 }
 
 /** What a provider call produced (for streams: the assembled response). */
@@ -69,8 +77,12 @@ export interface ModelResponse {
   readonly usage: Usage;
   /** The model that answered (after a fallback it may differ from the request). */
   readonly model?: string;
+  /** The provider's id of this response (`chatcmpl-…`, `msg_…`), when it gave one. */
+  readonly id?: string;
   /** For streams: ms from the call to the first chunk. */
   readonly timeToFirstChunkMs?: number;
+  /** For streams: ms between each chunk after the first and the chunk before it, in order. */
+  readonly chunkIntervalsMs?: readonly number[];
   /** For streams: the stream was cut short (caller abort, consumer cancel); text and usage are partial. */
   readonly aborted?: boolean;
   /** True when the provider reported no usage and the numbers are estimates (about 4 characters a token). */

@@ -15,6 +15,7 @@
  *   (`AskState.edited`, read by the dispatcher), and inner hooks see it as they would any input.
  * - Each answer is recorded as the asking hook's `approval` decision, when the run records.
  */
+import { now } from "./clock.ts";
 import { editProblem, readAnswer } from "./approval-answer.ts";
 import { isDurableApprover, type ApprovalDecision, type Approver, type DurableApprover, type PendingApproval } from "./approval-types.ts";
 import type { HookInfo, RunOptions } from "./context.ts";
@@ -84,7 +85,7 @@ export const askApproval = async (
   const at = run.layers.findIndex((l) => l.info === info);
   const layer = at < 0 ? undefined : (run.layers[at] as Layer);
   const input = request.input ?? run.input;
-  const started = run.rec === Rec.none ? 0 : performance.now();
+  const started = run.rec === Rec.none ? 0 : now();
   let decision: ApprovalDecision;
   let resumed: string | undefined;
   if (approver === undefined) {

@@ -133,3 +133,29 @@ export const canonicalJson = (value: unknown): string => {
  * digestOf({ a: 1, b: 2 }) === digestOf({ b: 2, a: 1 }) // true
  */
 export const digestOf = (value: unknown): string => createHash("sha256").update(canonicalJson(value)).digest("base64url");
+
+/**
+ * HMAC-SHA256, under the first key, of `value`'s canonical JSON for `purpose` (so that a signature
+ * made for one kind of value is never taken for another, nor for a token): `ao1.<base64url>`.
+ *
+ * @example
+ * signValue("turn-state", { runId: "r1" }, keys) // "ao1.Zm9v…"
+ */
+export const signValue = (purpose: string, value: unknown, keys: readonly Uint8Array[]): string =>
+  `${version}.${mac(keys[0] as Uint8Array, `${purpose}\n${canonicalJson(value)}`).toString("base64url")}`;
+
+/**
+ * True when `signature` is `signValue(purpose, value, [k])` for one of `keys`, compared in constant time.
+ *
+ * @example
+ * valueSigned("turn-state", state, signValue("turn-state", state, keys), keys) // true
+ */
+export const valueSigned = (purpose: string, value: unknown, signature: unknown, keys: readonly Uint8Array[]): boolean => {
+  if (typeof signature !== "string" || !signature.startsWith(`${version}.`) || signature.length > 128) return false;
+  const given = Buffer.from(signature.slice(version.length + 1), "base64url");
+  const text = `${purpose}\n${canonicalJson(value)}`;
+  return keys.some((k) => {
+    const expect = mac(k, text);
+    return given.length === expect.length && timingSafeEqual(given, expect);
+  });
+};

@@ -4,6 +4,7 @@
  * exception (R6); an answer is validated and read once (R2, A7). A synchronous hook costs a call
  * and a check: the dispatcher calls untimed hooks inline and comes here for the rest.
  */
+import { now } from "./clock.ts";
 import { Continue, Reject, isHookAction, type HookAction } from "./action.ts";
 import {
   HookError,
@@ -45,14 +46,14 @@ export const kindOf = (cause: unknown): HookFailureKind => {
 
 /** Build the typed error for a failure of `layer` in `phase`; `started` is a clock reading or 0 (elapsed unknown). */
 export const hookError = (run: Run, layer: Layer, phase: Phase, kind: HookFailureKind, cause: unknown, started: number): HookError =>
-  new HookError(layer.name, run.point, phase, kind, started > 0 ? performance.now() - started : 0, cause, layer.source);
+  new HookError(layer.name, run.point, phase, kind, started > 0 ? now() - started : 0, cause, layer.source);
 
 /** A hook threw, or its promise rejected, with `cause`. */
 export const thrown = (run: Run, layer: Layer, phase: Phase, cause: unknown, started = 0): Failure =>
   new Failure(hookError(run, layer, phase, kindOf(cause), cause, started));
 
 /** A clock reading for a call, when someone needs it (exact recording, a timed hook); else 0. */
-export const mark = (run: Run, layer: Layer): number => (run.rec === Rec.exact || layer.timeoutMs !== undefined ? performance.now() : 0);
+export const mark = (run: Run, layer: Layer): number => (run.rec === Rec.exact || layer.timeoutMs !== undefined ? now() : 0);
 
 /**
  * Call a `before` (`fn(a, ctx)`), `after`/`recover`/`onSettled` (`fn(a, b, ctx)`) or `around`
@@ -106,7 +107,7 @@ const invokeTimed = (
   started: number,
   own?: RunSignal,
 ): unknown => {
-  const t0 = started || performance.now();
+  const t0 = started || now();
   const signal = own ?? new RunSignal();
   const ctx = phase === "around" ? a : new HookCtx(run, layer.info, run.input, signal);
   const guard = run.watchable();
@@ -123,7 +124,7 @@ const invokeTimed = (
   if (!isThenable(result)) {
     guard?.unwatch(signal);
     // A synchronous hook that blocked past its deadline has failed too (R6), as an async one would.
-    if (performance.now() - t0 > ms) return new Failure(hookError(run, layer, phase, "timeout", new HookTimeoutError(ms), t0));
+    if (now() - t0 > ms) return new Failure(hookError(run, layer, phase, "timeout", new HookTimeoutError(ms), t0));
     return result;
   }
   return new TimedCall(run, layer, phase, signal, t0, ms).wait(result);
@@ -195,7 +196,7 @@ class TimedCall {
     if (this.done) return;
     // Under event-loop lag the timer callback can run after a late answer: the deadline, not
     // the order of callbacks, decides (C1, C3).
-    if (performance.now() - this.t0 > this.ms) return this.expire();
+    if (now() - this.t0 > this.ms) return this.expire();
     this.end(value);
   }
 
@@ -276,6 +277,6 @@ export const failedMatch = (run: Run, layer: Layer, cause: unknown): boolean => 
   const open = layer.failMode === "open";
   run.fail(error, open);
   if (run.rec !== Rec.none)
-    record(run, layer, "match", "Failed", run.rec === Rec.exact ? performance.now() : 0, error.message, open ? "open" : "closed");
+    record(run, layer, "match", "Failed", run.rec === Rec.exact ? now() : 0, error.message, open ? "open" : "closed");
   return !open;
 };

@@ -6,7 +6,7 @@
  *   the clock before and after it, and becomes a `TraceEntry` at once ("exact").
  * - Only observers read them: decisions go into a compact log and become `TraceEntry` objects
  *   only if an observer reads `event.decisions` ("compact"). A stretch of synchronous `Continue`
- *   answers, the common case, is one entry of four numbers however many hooks it covers, and
+ *   answers, the common case, is one entry of two small integers however many hooks it covers, and
  *   no synchronous call reads the clock: its `ms` is 0, and its `at` is the nearest reading of
  *   the run's clock: the one before it on the way in (`before`, a condition: the run's start or
  *   the end of the last asynchronous call), the one after it on the way out (`after`, `recover`,
@@ -14,6 +14,7 @@
  *   promise is timed from the reading before it to when it settled. So an observer costs a run
  *   the same whatever the number of hooks, and a clock read only per asynchronous call.
  */
+import { now } from "./clock.ts";
 import type { HookError, Phase } from "./errors.ts";
 import type { Layer } from "./hook.ts";
 import type { Trace, TraceAction, TraceEntry } from "./trace.ts";
@@ -30,11 +31,11 @@ export interface Recorder {
   readonly trace: Trace | undefined;
   /** The run's layers, which compact entries refer to by index. */
   readonly layers: readonly Layer[];
-  /** `performance.now()` when the run started (0 when nothing records). */
+  /** `now()` (clock.ts) when the run started (0 when nothing records). */
   readonly origin: number;
   /** The last reading of the clock (compact recording). */
   clock: number;
-  /** `performance.now()` when the run settled. */
+  /** `now()` (clock.ts) when the run settled. */
   readonly ended: number;
   /** Compact recording: ranges (four numbers) and single decisions (objects). */
   log: unknown[] | undefined;
@@ -57,6 +58,8 @@ interface Single {
   readonly ms: number;
   readonly failMode: "open" | "closed" | undefined;
   readonly rejected: string | undefined;
+  /** The run's last clock reading once this was recorded: when the ranges after it start. */
+  readonly clock: number;
 }
 
 /**
@@ -65,7 +68,29 @@ interface Single {
  */
 export const recordRange = (run: Recorder, phase: number, from: number, to: number): void => {
   if (phase < 0 || (phase === RangePhase.before ? from > to : from < to)) return;
-  (run.log ??= []).push(phase, from, to, phase === RangePhase.before ? run.clock : Number.NaN);
+  // Two small integers, so the log holds no boxed number; its time is worked out when read (see decisionsOf).
+  const code = from * 4 + phase;
+  const log = run.log;
+  // The common log is two ranges (the way in, the way out): made with room for both, a quarter of
+  // what growing an empty array allocates; a free pair at its end is `free`.
+  if (log === undefined) run.log = [code, to, free, free];
+  else if (log.length === 4 && log[2] === free) {
+    log[2] = code;
+    log[3] = to;
+  } else log.push(code, to);
+};
+
+/** An unused pair of slots at the end of a compact log (see recordRange). */
+const free = -1;
+
+/** Append a single decision to a compact log, after a free pair if there is one. */
+const pushSingle = (run: Recorder, single: Single): void => {
+  const log = run.log;
+  if (log === undefined) run.log = [single];
+  else if (log.length === 4 && log[2] === free) {
+    log.length = 2;
+    log.push(single);
+  } else log.push(single);
 };
 
 /** Whether an untimed decision in `phase` is placed at the reading before it (the way in) rather than after it (the way out). */
@@ -88,18 +113,18 @@ export const record = (
   let at: number;
   let ms: number;
   if (started > 0) {
-    const now = performance.now();
+    const time = now();
     at = started;
-    ms = now - started;
-    run.clock = now;
+    ms = time - started;
+    run.clock = time;
   } else {
     // Exact recording times every call; compact places this one later (see decisionsOf).
     at = run.rec === Rec.exact || onTheWayIn(phase) ? run.clock : Number.NaN;
     ms = 0;
   }
   if (run.rec === Rec.compact) {
-    const single: Single = { layer, phase, action, reason, at, ms, failMode, rejected };
-    (run.log ??= []).push(single);
+    const single: Single = { layer, phase, action, reason, at, ms, failMode, rejected, clock: run.clock };
+    pushSingle(run, single);
     return;
   }
   const entry = toEntry(run, layer, phase, action, reason, at, ms, failMode, rejected);
@@ -142,10 +167,25 @@ const toEntry = (
  */
 export const decisionsOf = (run: Recorder): TraceEntry[] => {
   if (run.decisions !== undefined) return run.decisions.map((d) => ({ ...d }));
-  const log = run.log;
+  let log = run.log;
   if (log === undefined) return [];
-  // Untimed decisions on the way out (NaN) take the next reading after them: walk backward from the end.
+  if (log.length === 4 && log[2] === free) log = log.slice(0, 2);
+  // A range on the way in is placed at the run's last reading before it (the clock after the last
+  // single decision, or the run's start): walk forward. Then untimed decisions on the way out
+  // (NaN) take the next reading after them: walk backward from the end.
   const times: number[] = [];
+  let clock = run.origin;
+  for (let x = 0; x < log.length; ) {
+    const item = log[x];
+    if (typeof item === "object") {
+      clock = (item as Single).clock;
+      x++;
+    } else {
+      // Numbers come two to a range: first index times four plus the phase, then last index.
+      times[x] = (item as number) % 4 === RangePhase.before ? clock : Number.NaN;
+      x += 2;
+    }
+  }
   let next = run.ended || run.clock;
   for (let x = log.length - 1; x >= 0; x--) {
     const item = log[x];
@@ -153,10 +193,9 @@ export const decisionsOf = (run: Recorder): TraceEntry[] => {
       const at = (item as Single).at;
       times[x] = Number.isNaN(at) ? next : (next = at);
     } else {
-      // Numbers come four to a range, its time last.
-      const at = item as number;
-      times[x - 3] = Number.isNaN(at) ? next : (next = at);
-      x -= 3;
+      const at = times[x - 1] as number;
+      times[x - 1] = Number.isNaN(at) ? next : (next = at);
+      x -= 1;
     }
   }
   const entries: TraceEntry[] = [];
@@ -169,11 +208,11 @@ export const decisionsOf = (run: Recorder): TraceEntry[] => {
       x++;
       continue;
     }
-    const phase = rangePhases[item] as "before" | "after" | "recover";
-    const from = log[x + 1] as number;
-    const to = log[x + 2] as number;
+    const phase = rangePhases[item % 4] as "before" | "after" | "recover";
+    const from = (item - (item % 4)) / 4;
+    const to = log[x + 1] as number;
     const at = times[x] as number;
-    x += 4;
+    x += 2;
     const step = from <= to ? 1 : -1;
     for (let k = from; k !== to + step; k += step) {
       const layer = layers[k] as Layer;

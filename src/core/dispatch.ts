@@ -26,6 +26,7 @@
  * run first calls `settle` (settle.ts), after which the walk starts nothing more and every
  * continuation returns what is at hand. What an answer does to a frame is answers.ts's.
  */
+import { now } from "./clock.ts";
 import { Continue, type HookAction } from "./action.ts";
 import {
   applyBefore,
@@ -582,7 +583,7 @@ class AroundCall implements Frame {
     const own = layer.timeoutMs === undefined ? undefined : new RunSignal();
     if (own !== undefined && layer.failMode === "closed" && !layer.shadow) this.scope = own;
     const ctx = new HookCtx(run, layer.info, this.layerInput, own);
-    this.started = run.rec === Rec.exact || own !== undefined ? performance.now() : run.clock;
+    this.started = run.rec === Rec.exact || own !== undefined ? now() : run.clock;
     const next = this.callNext.bind(this);
     let answer: unknown;
     if (own !== undefined) answer = invoke(run, layer, "around", layer.around as AnyFn, ctx, next, this.started, own);

@@ -16,7 +16,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { readAnswer } from "./approval-answer.ts";
-import { digestOf, readToken, signToken, signingKeys, type TokenClaims } from "./approval-token.ts";
+import { digestOf, readToken, signToken, signValue, signingKeys, valueSigned, type TokenClaims } from "./approval-token.ts";
 import {
   durableApprover,
   type ApprovalDecision,
@@ -285,6 +285,28 @@ export class DurableApprovals implements DurableApprover {
     };
     await this.#store.set(pendingKey(id), record, { ttlMs: this.#ttlMs });
     return { pending: pendingOf(record, token) };
+  }
+
+  /**
+   * Sign data the application keeps beside its pending approvals (a paused turn's state) with these
+   * approvals' key, for `purpose`; `checkSignature` tells whether it came back unchanged.
+   *
+   * @example
+   * const signature = approvals.sign("my-app.draft", draft)
+   */
+  sign(purpose: string, value: unknown): string {
+    return signValue(purpose, value, this.#keys);
+  }
+
+  /**
+   * True when `signature` is what `sign(purpose, value)` gives under one of these approvals' keys
+   * (a rotated-out key still verifies while it is in the list).
+   *
+   * @example
+   * approvals.checkSignature("my-app.draft", draft, signature) // false once draft changed
+   */
+  checkSignature(purpose: string, value: unknown, signature: unknown): boolean {
+    return valueSigned(purpose, value, signature, this.#keys);
   }
 
   /**

@@ -10,7 +10,15 @@
  * in `stack.stats.observerDrops`; nothing grows without bound. A program that never yields to the
  * event loop (a tight loop of awaited runs) would never reach the macrotask: once `batch` events
  * wait, they are delivered from a microtask instead, so such a loop costs a bounded queue too.
+ *
+ * One clock reading per run. A run reads the clock as it starts (`startedAt`); its end is the
+ * first reading after it settled: the start of the next observed run of the stack, or the
+ * delivery of its batch (one reading for the batch), whichever comes first. In a loop of runs
+ * that is the run's end to within the step to the next run; a run followed by synchronous work and
+ * no other run counts that work up to the end of the event loop's turn. A stack with `timeHooks`
+ * (and a run given a `Trace`) reads the clock as the run settles instead.
  */
+import { now } from "./clock.ts";
 import type { RunEvent } from "./context.ts";
 import { decisionsOf } from "./decisions.ts";
 import { HookError, type Phase } from "./errors.ts";
@@ -36,13 +44,25 @@ export const defaultObserverLimit = 10_000;
  */
 const batchSize = 32;
 
+const settledPromise: Promise<void> = Promise.resolve();
+
 export class ObserverQueue {
   private runs: Run[] = [];
+  /** `runs` before this index have their end (`run.ended`). */
+  private stamped = 0;
   private immediate: ReturnType<typeof setImmediate> | undefined = undefined;
   private microtask = false;
   /** Asynchronous observer calls not settled yet. */
   private running = 0;
-  private readonly deliverNow = (): void => this.deliver();
+  private readonly fromMicrotask = (): void => {
+    this.microtask = false;
+    this.deliver();
+  };
+  /** Left scheduled when a microtask delivers first: a loop of runs then schedules one per turn of the event loop, not one per batch. */
+  private readonly fromImmediate = (): void => {
+    this.immediate = undefined;
+    this.deliver();
+  };
 
   constructor(
     private readonly host: QueueHost,
@@ -57,34 +77,43 @@ export class ObserverQueue {
       return;
     }
     runs.push(run);
+    if (run.ended !== 0 && this.stamped === runs.length - 1) this.stamped = runs.length; // timed as it settled
     if (runs.length >= batchSize || runs.length >= this.limit) {
       if (!this.microtask) {
         this.microtask = true;
-        queueMicrotask(this.deliverNow);
+        // A reaction on a settled promise: queueMicrotask makes an AsyncResource per call.
+        settledPromise.then(this.fromMicrotask);
       }
-    } else this.immediate ??= setImmediate(this.deliverNow);
+    } else this.immediate ??= setImmediate(this.fromImmediate);
+  }
+
+  /** The clock read `now`: it is the end of every queued run that has none yet. */
+  clockRead(now: number): void {
+    const runs = this.runs;
+    for (let i = this.stamped; i < runs.length; i++) {
+      const run = runs[i] as Run;
+      if (run.ended === 0) run.ended = now;
+    }
+    this.stamped = runs.length;
   }
 
   /** Deliver every queued event now. */
   deliver(): void {
-    this.microtask = false;
-    if (this.immediate !== undefined) {
-      clearImmediate(this.immediate);
-      this.immediate = undefined;
-    }
     const runs = this.runs;
     if (runs.length === 0) return;
+    if (this.stamped < runs.length) this.clockRead(now());
     this.runs = [];
+    this.stamped = 0;
     for (let i = 0; i < runs.length; i++) this.notify(runs[i] as Run);
   }
 
   private notify(run: Run): void {
     const observers = run.chain.observers;
     // One view per observer: what one observer does to its event object, no other sees.
-    const record = observers.length === 1 ? undefined : new EventRecord(run);
+    const shared = observers.length === 1 ? undefined : new EventCopies();
     for (const layer of observers) {
       if (layer.matcher.needsInput && !this.applies(run, layer, run.initial)) continue;
-      const event = new SettledRun(record ?? new EventRecord(run));
+      const event = new SettledRun(run, shared);
       let result: unknown;
       try {
         result = (layer.observe as (event: RunEvent) => unknown)(event);
@@ -128,14 +157,12 @@ export class ObserverQueue {
   }
 }
 
-/** What a run's event views share: the run, and what is made from it once, frozen, when first read. */
-class EventRecord {
-  declare readonly run: Run;
+/** What the event views of a run with several observers share: what is made once, frozen, when first read. */
+class EventCopies {
   declare outcome: Outcome | undefined;
   declare failures: readonly HookError[] | undefined;
 
-  constructor(run: Run) {
-    this.run = run;
+  constructor() {
     this.outcome = undefined;
     this.failures = undefined;
   }
@@ -149,55 +176,67 @@ class EventRecord {
  * copy, the failures) is frozen.
  */
 class SettledRun implements RunEvent {
-  readonly #record: EventRecord;
-  #decisions: readonly TraceEntry[] | undefined = undefined;
+  readonly #run: Run;
+  /** Copies shared with the other observers' views; undefined: this view keeps its own (one observer). */
+  readonly #shared: EventCopies | undefined;
+  #outcome: Outcome | undefined;
+  #failures: readonly HookError[] | undefined;
+  #decisions: readonly TraceEntry[] | undefined;
 
-  constructor(record: EventRecord) {
-    this.#record = record;
+  constructor(run: Run, shared: EventCopies | undefined) {
+    this.#run = run;
+    this.#shared = shared;
+    this.#outcome = undefined;
+    this.#failures = undefined;
+    this.#decisions = undefined;
   }
 
   get point(): string {
-    return this.#record.run.point;
+    return this.#run.point;
   }
   get subject(): string | undefined {
-    return this.#record.run.subject;
+    return this.#run.subject;
   }
   get sessionId(): string | undefined {
-    return this.#record.run.sessionId;
+    return this.#run.sessionId;
   }
   get runId(): string {
-    return this.#record.run.runId;
+    return this.#run.runId;
   }
   get callId(): string {
-    return this.#record.run.callId;
+    return this.#run.callId;
   }
   get metadata(): Readonly<Record<string, unknown>> {
-    return this.#record.run.metadata;
+    return this.#run.metadata;
   }
   get path(): readonly string[] {
-    return this.#record.run.path;
+    return this.#run.path;
   }
   /** The input as the caller gave it (frozen, unless the stack opted out). */
   get input(): any {
-    return this.#record.run.initial;
+    return this.#run.initial;
   }
   /** A copy, frozen: the caller holds the outcome (R10). */
   get outcome(): Outcome {
-    return (this.#record.outcome ??= observed(this.#record.run.settledWith as Outcome));
+    const shared = this.#shared;
+    if (shared !== undefined) return (shared.outcome ??= observed(this.#run.settledWith as Outcome));
+    return (this.#outcome ??= observed(this.#run.settledWith as Outcome));
   }
   /** Each hook's decision, in the order they were made: this view's own copies. */
   get decisions(): readonly TraceEntry[] {
-    return (this.#decisions ??= decisionsOf(this.#record.run));
+    return (this.#decisions ??= decisionsOf(this.#run));
   }
   get failures(): readonly HookError[] {
-    const record = this.#record;
-    return (record.failures ??= record.run.failures === undefined ? noFailures : Object.freeze([...record.run.failures]));
+    const shared = this.#shared;
+    if (shared !== undefined) return (shared.failures ??= failuresOf(this.#run));
+    return (this.#failures ??= failuresOf(this.#run));
   }
   get startedAt(): number {
-    return this.#record.run.origin;
+    return this.#run.origin;
   }
+  /** From the run's start to its end: see the module comment for how the end is read. */
   get durationMs(): number {
-    return this.#record.run.ended - this.#record.run.origin;
+    return this.#run.ended - this.#run.origin;
   }
 
   /** The event as plain data (its fields are getters, which JSON would not see). */
@@ -215,6 +254,8 @@ class SettledRun implements RunEvent {
 Object.freeze(SettledRun.prototype);
 
 const noFailures: readonly HookError[] = Object.freeze([]);
+
+const failuresOf = (run: Run): readonly HookError[] => (run.failures === undefined ? noFailures : Object.freeze([...run.failures]));
 
 /**
  * A frozen copy of an outcome for hooks that only watch; a collecting gate's `reasons` are copied

@@ -3,6 +3,7 @@
  * the onion), what it recorded, what the run settled with. Hooks never see it: they get a
  * `HookCtx`, a view that reads what it may from here through `RunView`.
  */
+import { now } from "./clock.ts";
 import type { Chain } from "./chain.ts";
 import { askApproval, type ApprovalRequestOf, type AskState } from "./approval-ask.ts";
 import type { ApprovalDecision, Approver, ContextKey, HookInfo, RunOptions } from "./context.ts";
@@ -29,6 +30,8 @@ export interface Stats {
 export interface ObserverSink {
   /** The run settled, with `run.settledWith`. */
   enqueue(run: Run): void;
+  /** A run read the clock as it started (`now`): the end of runs settled since (see observers.ts). */
+  clockRead(now: number): void;
 }
 
 /** What a stack shares with every run: counters, pending background work, failure callback. */
@@ -128,8 +131,12 @@ export class Run implements Frame, RunView, Recorder {
   declare readonly rec: number;
   declare readonly trace: Trace | undefined;
   declare readonly origin: number;
-  declare clock: number;
-  /** `performance.now()` when the run settled (0 when nothing records). */
+  /** The last reading of the clock after the start (0: none yet), see `clock`. */
+  declare private reading: number;
+  /**
+   * `performance.now()` when the run settled (exact recording), or the first reading after it
+   * (compact recording, see observers.ts); 0 until then, and when nothing records.
+   */
   declare ended: number;
   declare log: unknown[] | undefined;
   declare decisions: TraceEntry[] | undefined;
@@ -190,8 +197,10 @@ export class Run implements Frame, RunView, Recorder {
     this.running = undefined;
     this.rec = rec;
     this.trace = options?.trace;
-    this.origin = rec === Rec.none ? 0 : performance.now();
-    this.clock = this.origin;
+    this.origin = rec === Rec.none ? 0 : now();
+    if (rec === Rec.compact) runtime.observers.clockRead(this.origin);
+    // Not a copy of `origin`: a number field holding a fraction is a boxed number of its own.
+    this.reading = 0;
     this.ended = 0;
     this.log = undefined;
     this.decisions = undefined;
@@ -219,6 +228,15 @@ export class Run implements Frame, RunView, Recorder {
     this.skipped = undefined;
     this.outcome = undefined;
     this.final = false;
+  }
+
+  /** The last reading of the clock: the start, or the end of the last timed call (see decisions.ts). */
+  get clock(): number {
+    return this.reading || this.origin;
+  }
+
+  set clock(value: number) {
+    this.reading = value;
   }
 
   get point(): string {

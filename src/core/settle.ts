@@ -7,6 +7,7 @@
  * walk leaves it (`endLayer`), or, if the run settles first (an abort, a deadline, a hook outside
  * that answered without waiting), when the run settles, innermost first.
  */
+import { now } from "./clock.ts";
 import { NextMisuseError, OperationAbandonedError, RunAbortedError } from "./errors.ts";
 import { Rec } from "./decisions.ts";
 import type { Layer } from "./hook.ts";
@@ -26,7 +27,8 @@ export const settle = (run: Run, outcome: Outcome, abandon: boolean): void => {
   if (run.settled) return;
   run.settled = true;
   run.settledWith ??= outcome;
-  if (run.rec !== Rec.none) run.ended = performance.now();
+  // Compact recording: the observer queue stamps the end with the next reading (see observers.ts).
+  if (run.rec === Rec.exact) run.ended = now();
   const open = run.open;
   if (open !== undefined && open.length > 0) {
     run.open = undefined;

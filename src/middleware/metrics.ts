@@ -25,6 +25,7 @@ import {
   hookBuckets,
   OnionAttr,
   OnionMetric,
+  otherValue,
   tokenBuckets,
 } from "./semconv.ts";
 import { Bounded, errorTypeOf, hookOutcome, providerOf, providerOption, scrubbedNamesOf, type ProviderOption } from "./telemetry-attrs.ts";
@@ -44,7 +45,7 @@ export interface MetricsOptions {
   readonly legacySystemAttribute?: boolean;
   /** Which points to watch; default all standard agent points. */
   readonly points?: readonly string[];
-  /** Distinct tool, model and agent names per attribute before new ones read `_OTHER`; default 100. */
+  /** Distinct tool, model, agent and server names per attribute before new ones read `_OTHER`; default 100. */
   readonly maxValues?: number;
 }
 
@@ -52,6 +53,7 @@ interface Instruments {
   readonly operationDuration: Histogram;
   readonly tokenUsage: Histogram;
   readonly timeToFirstChunk: Histogram;
+  readonly timePerOutputChunk: Histogram;
   readonly toolDuration: Histogram;
   readonly agentDuration: Histogram;
   readonly hookDuration: Histogram;
@@ -70,7 +72,14 @@ const instruments = (meter: Meter): Instruments => {
       description: "Number of input and output tokens used.",
       advice: { explicitBucketBoundaries: [...tokenBuckets] },
     }),
-    timeToFirstChunk: seconds(GenAiMetric.timeToFirstChunk, "Time to receive the first chunk of a streamed response."),
+    timeToFirstChunk: seconds(
+      GenAiMetric.timeToFirstChunk,
+      "Time to receive the first chunk, measured from when the client issues the generation request to when the first chunk is received in the response stream.",
+    ),
+    timePerOutputChunk: seconds(
+      GenAiMetric.timePerOutputChunk,
+      "Time per output chunk, recorded for each chunk received after the first one, measured as the time elapsed from the end of the previous chunk to the end of the current chunk.",
+    ),
     toolDuration: seconds(GenAiMetric.executeToolDuration, "The duration of a single tool execution, hooks included."),
     agentDuration: seconds(
       GenAiMetric.invokeAgentDuration,
@@ -108,19 +117,27 @@ export const metrics = (options: MetricsOptions = {}): Middleware => {
   const models = new Bounded(maxValues);
   const tools = new Bounded(maxValues);
   const agents = new Bounded(maxValues);
+  const servers = new Bounded(maxValues);
   // A hook name may carry a credential (a webhook URL's path): scrubbed to a placeholder, not a
   // hash, so names that differ only in a secret share one series and scrubbing adds no cardinality.
   const hookName = scrubbedNamesOf(createRedactor());
   let made: Instruments | undefined;
   const get = (): Instruments => (made ??= instruments(meter ?? otelMetrics.getMeter("agent-onion")));
 
-  const genAi = (operation: string, model: string | undefined, sdkProvider: string | undefined): Attributes => {
-    const attrs: Attributes = { [GenAiAttr.operationName]: operation };
-    if (model !== undefined) {
-      const providerName = providerOf(model, provider, sdkProvider);
-      attrs[GenAiAttr.providerName] = providerName;
-      if (legacy) attrs[GenAiAttr.system] = providerName;
-      attrs[GenAiAttr.requestModel] = models.of(model);
+  const genAi = (operation: string, request: ModelRequest): Attributes => {
+    const providerName = providerOf(request.model, provider, request.provider);
+    const attrs: Attributes = {
+      [GenAiAttr.operationName]: operation,
+      [GenAiAttr.providerName]: providerName,
+      [GenAiAttr.requestModel]: models.of(request.model),
+    };
+    if (legacy) attrs[GenAiAttr.system] = providerName;
+    const server = request.server;
+    if (server !== undefined) {
+      // An endpoint is configuration, not data, but it is capped like names all the same.
+      const address = servers.of(server.address);
+      attrs[GenAiAttr.serverAddress] = address;
+      if (address !== otherValue) attrs[GenAiAttr.serverPort] = server.port;
     }
     return attrs;
   };
@@ -133,11 +150,14 @@ export const metrics = (options: MetricsOptions = {}): Middleware => {
   };
 
   const modelCall = (m: Instruments, event: RunEvent<ModelRequest, ModelResponse>): void => {
-    const attrs = genAi(GenAiOperation.chat, event.input.model, event.input.provider);
+    const attrs = genAi(GenAiOperation.chat, event.input);
     const response = event.outcome._tag === "Completed" ? event.outcome.value : undefined;
     if (typeof response?.model === "string") attrs[GenAiAttr.responseModel] = models.of(response.model);
     m.operationDuration.record(event.durationMs / 1000, withError({ ...attrs }, event));
+    // The convention's streaming metrics: for streamed calls only (a response without chunk times was not streamed).
     if (response?.timeToFirstChunkMs !== undefined) m.timeToFirstChunk.record(response.timeToFirstChunkMs / 1000, attrs);
+    const intervals = response?.chunkIntervalsMs;
+    if (intervals !== undefined) for (const ms of intervals) m.timePerOutputChunk.record(ms / 1000, attrs);
     // A stream that failed part-way spent tokens too (its partial response has them).
     const spent = response ?? (event.outcome._tag === "Failed" ? spentBy(event.outcome.error) : undefined);
     // The convention: report usage only when the provider reported it; estimates are not usage.

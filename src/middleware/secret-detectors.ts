@@ -16,21 +16,49 @@ type Match = { readonly start: number; readonly end: number };
 type Compiled = { readonly prefixes: readonly string[]; readonly re: RegExp };
 /** Compiled token rules by the first code unit of their prefixes (all ASCII). */
 const byFirst: (Compiled[] | undefined)[] = Array.from({ length: 128 }, () => undefined);
+/**
+ * The first two code units of every prefix, as `first * 128 + second`, and the first code units of
+ * one-character prefixes: most places a token may start hold none, and are passed over on two
+ * table reads instead of a comparison with each prefix of the rules for their first character.
+ */
+const PAIRS = new Uint8Array(128 * 128);
+const SINGLE = new Uint8Array(128);
 for (const rule of tokenRules) {
   const re = new RegExp(rule.token, "y");
   for (const first of new Set(rule.prefixes.map((p) => p.charCodeAt(0)))) {
     const list = (byFirst[first] ??= []);
     list.push({ prefixes: rule.prefixes.filter((p) => p.charCodeAt(0) === first), re });
   }
+  for (const p of rule.prefixes) {
+    if (p.length === 1) SINGLE[p.charCodeAt(0)] = 1;
+    else PAIRS[p.charCodeAt(0) * 128 + p.charCodeAt(1)] = 1;
+  }
 }
+
+/** Whether one of `prefixes` starts at `at`. */
+const startsWithOne = (text: string, at: number, prefixes: readonly string[]): boolean => {
+  for (let i = 0; i < prefixes.length; i++) if (text.startsWith(prefixes[i] as string, at)) return true;
+  return false;
+};
+
+/** The rules whose prefix may start at `at`, by its first two code units; none for most places. */
+const rulesAt = (text: string, at: number): Compiled[] | undefined => {
+  const first = text.charCodeAt(at);
+  if (!(first < 128)) return undefined;
+  if (SINGLE[first] !== 1) {
+    const second = text.charCodeAt(at + 1);
+    if (!(second < 128) || PAIRS[first * 128 + second] !== 1) return undefined;
+  }
+  return byFirst[first];
+};
 
 /** The end of a known token starting at `at`, if one does. */
 const tokenAt = (text: string, at: number): number | undefined => {
-  const first = text.charCodeAt(at);
-  const rules = first < 128 ? byFirst[first] : undefined;
+  const rules = rulesAt(text, at);
   if (rules === undefined) return undefined;
-  for (const { prefixes, re } of rules) {
-    if (!prefixes.some((p) => text.startsWith(p, at))) continue;
+  for (let i = 0; i < rules.length; i++) {
+    const { prefixes, re } = rules[i] as Compiled;
+    if (!startsWithOne(text, at, prefixes)) continue;
     re.lastIndex = at;
     const m = re.exec(text);
     if (m !== null) return at + m[0].length;
@@ -40,8 +68,10 @@ const tokenAt = (text: string, at: number): number | undefined => {
 
 /** Whether a known token's prefix starts at `at` (a stream holds such a run until it ends). */
 const prefixAt = (text: string, at: number): boolean => {
-  const first = text.charCodeAt(at);
-  return (first < 128 && byFirst[first]?.some(({ prefixes }) => prefixes.some((p) => text.startsWith(p, at)))) ?? false;
+  const rules = rulesAt(text, at);
+  if (rules === undefined) return false;
+  for (let i = 0; i < rules.length; i++) if (startsWithOne(text, at, (rules[i] as Compiled).prefixes)) return true;
+  return false;
 };
 
 const compiledUrlRules = urlRules.map((rule) => ({ ...rule, re: new RegExp(rule.url, "y") }));
@@ -376,12 +406,13 @@ export const secretAssignment: Detector = {
     for (let k = 0; k < candidates.length; k += 2) {
       const s = candidates[k] as number;
       // Inside a run (`-end`) only a known token may start; a value starts a run or follows `=`.
-      if (s < from || (candidates[k + 1] as number) < 0 || prefixAt(text, s)) continue;
+      const end = candidates[k + 1] as number;
+      // A value shorter than 12 is none (`duration_ms=12`): known from its run's end, for free.
+      if (s < from || end < 0 || end - s < 12 || prefixAt(text, s)) continue;
       // The name first: most runs have none before them, and that is a few characters to read.
       const named = namedSecret(text, s);
       if (named === NONE) continue;
       // A value ends at the next `=` that is not padding (`a=b=c`).
-      const end = candidates[k + 1] as number;
       let stop = end;
       for (let at = s; at < end - 1; at++) if (text.charCodeAt(at) === 61 && text.charCodeAt(at + 1) !== 61) (stop = at), (at = end);
       const e = valueEnd(text, s, stop);

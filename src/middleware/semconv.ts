@@ -27,6 +27,7 @@ export const GenAiMetric = {
   operationDuration: "gen_ai.client.operation.duration",
   tokenUsage: "gen_ai.client.token.usage",
   timeToFirstChunk: "gen_ai.client.operation.time_to_first_chunk",
+  timePerOutputChunk: "gen_ai.client.operation.time_per_output_chunk",
   executeToolDuration: "gen_ai.execute_tool.duration",
   invokeAgentDuration: "gen_ai.invoke_agent.duration",
 } as const;
@@ -44,6 +45,11 @@ export const GenAiAttr = {
   system: "gen_ai.system",
   requestModel: "gen_ai.request.model",
   responseModel: "gen_ai.response.model",
+  responseId: "gen_ai.response.id",
+  /** Seconds from the request to the first chunk of a streamed response (the span's copy of the metric). */
+  responseTimeToFirstChunk: "gen_ai.response.time_to_first_chunk",
+  serverAddress: "server.address",
+  serverPort: "server.port",
   tokenType: "gen_ai.token.type",
   toolName: "gen_ai.tool.name",
   toolCallId: "gen_ai.tool.call.id",
@@ -80,8 +86,8 @@ export const GenAiOperation = {
 export const GenAiTokenType = { input: "input", output: "output" } as const;
 
 /**
- * The convention's bucket boundaries for `gen_ai.client.operation.duration`, `gen_ai.execute_tool.duration`
- * and `gen_ai.client.operation.time_to_first_chunk` (seconds).
+ * The convention's bucket boundaries for `gen_ai.client.operation.duration`, `gen_ai.execute_tool.duration`,
+ * `gen_ai.client.operation.time_to_first_chunk` and `gen_ai.client.operation.time_per_output_chunk` (seconds).
  *
  * @example
  * meter.createHistogram(name, { unit: "s", advice: { explicitBucketBoundaries: [...durationBuckets] } })

@@ -78,18 +78,20 @@ export const scrubbedNamesOf = (redactor: Redactor | undefined, cap = 1000): ((h
   };
 };
 
-// The AI SDK's provider ids (`LanguageModel.provider`, e.g. `amazon-bedrock`, `azure.chat`,
-// `google.vertex.chat`) by their leading segments, most specific first: the id says which API the
-// call goes to, which the model id cannot (a Claude model on Bedrock or Vertex is not `anthropic`).
+// The frameworks' provider ids by their leading segments, most specific first: the AI SDK's
+// `LanguageModel.provider` (`amazon-bedrock`, `azure.chat`, `google.vertex.chat`), LangChain's
+// `ls_provider` (`amazon_bedrock`, `azure`, `google_vertexai`, `google_genai`) and `initChatModel`
+// providers (`bedrock`, `azure_openai`, `google-vertexai`, `google-genai`). The id says which
+// API the call goes to, which the model id cannot (a Claude model on Bedrock or Vertex is not `anthropic`).
 const sdkProviders: readonly (readonly [RegExp, string])[] = [
-  [/^(google\.vertex|vertex)(\.|$)/, GenAiProvider.gcpVertexAi],
-  [/^google(\.generative-ai)?(\.|$)/, GenAiProvider.gcpGemini],
-  [/^(amazon-bedrock|bedrock)(\.|$)/, GenAiProvider.awsBedrock],
-  [/^azure(-openai)?(\.|$)/, GenAiProvider.azureAiOpenai],
-  [/^(azure-ai-inference|azure\.ai\.inference)(\.|$)/, GenAiProvider.azureAiInference],
+  [/^(google\.vertex|vertex|google_vertexai|google-vertexai(-web)?|vertexai)(\.|$)/, GenAiProvider.gcpVertexAi],
+  [/^(google(\.generative-ai)?|google_genai|google-genai)(\.|$)/, GenAiProvider.gcpGemini],
+  [/^(amazon-bedrock|amazon_bedrock|bedrock(_converse)?)(\.|$)/, GenAiProvider.awsBedrock],
+  [/^(azure-ai-inference|azure_ai_inference)(\.|$)/, GenAiProvider.azureAiInference],
+  [/^(azure(-openai)?|azure_openai)(\.|$)/, GenAiProvider.azureAiOpenai],
   [/^openai(\.|$)/, GenAiProvider.openai],
   [/^anthropic(\.|$)/, GenAiProvider.anthropic],
-  [/^mistral(\.|$)/, GenAiProvider.mistralAi],
+  [/^(mistral|mistralai)(\.|$)/, GenAiProvider.mistralAi],
   [/^cohere(\.|$)/, GenAiProvider.cohere],
   [/^xai(\.|$)/, GenAiProvider.xAi],
   [/^deepseek(\.|$)/, GenAiProvider.deepseek],
@@ -99,10 +101,13 @@ const sdkProviders: readonly (readonly [RegExp, string])[] = [
   [/^(watsonx|ibm)(\.|$)/, GenAiProvider.ibmWatsonxAi],
 ];
 
+const wellKnown: ReadonlySet<string> = new Set(Object.values(GenAiProvider));
+
 /**
- * The `gen_ai.provider.name` of an SDK's provider id: the convention's well-known value when one
- * applies, else the id's first segment (`ollama.chat` is `ollama`), as the convention allows a
- * custom value; undefined for no id.
+ * The `gen_ai.provider.name` of a framework's provider id (the AI SDK's `LanguageModel.provider`,
+ * LangChain's `ls_provider`, or a well-known value an adapter read off the endpoint): the
+ * convention's well-known value when one applies, else the id's first segment (`ollama.chat` is
+ * `ollama`), as the convention allows a custom value; undefined for no id.
  *
  * @example
  * providerOfSdk("amazon-bedrock") // "aws.bedrock"
@@ -111,6 +116,8 @@ const sdkProviders: readonly (readonly [RegExp, string])[] = [
 export const providerOfSdk = (id: string | undefined): string | undefined => {
   if (typeof id !== "string" || id === "") return undefined;
   const lower = id.toLowerCase();
+  // An adapter that knows the provider from the endpoint passes the convention's value itself.
+  if (wellKnown.has(lower)) return lower;
   for (const [pattern, provider] of sdkProviders) if (pattern.test(lower)) return provider;
   return lower.split(".")[0] || undefined;
 };

@@ -32,6 +32,25 @@ let last: { readonly text: string; readonly runs: Int32Array } | undefined;
 const PAIR = new Uint8Array(128 * 128);
 for (const rule of tokenRules)
   for (const prefix of rule.prefixes) if (prefix.length >= 2) PAIR[prefix.charCodeAt(0) * 128 + prefix.charCodeAt(1)] = 1;
+/**
+ * What the walk through a run does at a character, by it and the one before (both ASCII, the one
+ * before in the run): stop (the run ends), go on, note a place after a `=` (not padding), or see
+ * whether a token's prefix starts after a character that is not a letter.
+ */
+const STOP = 0;
+const GO = 1;
+const ASSIGN = 2;
+const INSIDE = 3;
+const STEP = new Uint8Array(128 * 128);
+{
+  const first = new Uint8Array(128);
+  for (const rule of tokenRules) for (const prefix of rule.prefixes) if (prefix.length >= 2) first[prefix.charCodeAt(0)] = 1;
+  const letter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+  for (let before = 0; before < 128; before++)
+    for (let c = 0; c < 128; c++)
+      STEP[(before << 7) | c] =
+        RUN[c] === 0 ? STOP : before === 61 ? (c === 61 ? GO : ASSIGN) : !letter(before) && first[c] === 1 ? INSIDE : GO;
+}
 /** Most `=` and most places inside one run where a token may start that are tried. */
 const MAX_ASSIGNMENTS = 64;
 const MAX_INSIDE = 8;
@@ -109,22 +128,20 @@ const findRuns = (text: string, n: number): Int32Array => {
     // thousands of `=` or `sk-` is no text a tool prints but would cost time by its length squared.
     let assignments = 0;
     let inside = 0;
-    let before = text.charCodeAt(a);
+    // One table read per character, by it and the one before: most pairs need nothing more.
+    c = text.charCodeAt(a);
     let b = a + 1;
     for (; b < len; b++) {
+      const before = c;
       c = text.charCodeAt(b);
-      if (c >= 128 || RUN[c] === 0) break;
-      if (before === 61) {
+      if (c >= 128) break;
+      const step = STEP[(before << 7) | c] as number;
+      if (step === GO) continue;
+      if (step === STOP) break;
+      if (step === ASSIGN) {
         // After each `=` that is not padding (`==`, or one at the end).
-        if (c !== 61 && (b - 1 === a || text.charCodeAt(b - 2) !== 61) && assignments++ < MAX_ASSIGNMENTS) k = push(k, b, 1);
-      } else if (
-        (before < 65 || (before > 90 && before < 97) || before > 122) &&
-        b > first &&
-        PAIR[c * 128 + text.charCodeAt(b + 1)] === 1 &&
-        inside++ < MAX_INSIDE
-      )
-        k = push(k, b, -1);
-      before = c;
+        if ((b - 1 === a || text.charCodeAt(b - 2) !== 61) && assignments++ < MAX_ASSIGNMENTS) k = push(k, b, 1);
+      } else if (b > first && PAIR[c * 128 + text.charCodeAt(b + 1)] === 1 && inside++ < MAX_INSIDE) k = push(k, b, -1);
     }
     if (b - a < n) k = at0;
     else {

@@ -41,6 +41,7 @@ import { allAgentPoints, onEveryPoint } from "./every-point.ts";
 import { nameOption, numberOption } from "./options.ts";
 import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
 import { GenAiAttr, GenAiOperation, OnionAttr } from "./semconv.ts";
+import { sdkModelOperations } from "./tracing-ai-sdk.ts";
 import {
   errorTypeOf,
   hookOutcome,
@@ -80,14 +81,6 @@ interface OpenSpan {
 
 /** Where the nearest `invoke_agent` span is kept in an OpenTelemetry context, for its model calls. */
 const agentSpanKey = createContextKey("agent-onion.invoke_agent");
-
-/** The AI SDK's (ai 6) spans around one provider call, by their `ai.operationId`. */
-const sdkModelOperations: ReadonlySet<string> = new Set([
-  "ai.generateText.doGenerate",
-  "ai.streamText.doStream",
-  "ai.generateObject.doGenerate",
-  "ai.streamObject.doStream",
-]);
 
 /** The span if it is the AI SDK's span around one provider call: read through the SDK's `ReadableSpan` attributes. */
 const sdkModelSpan = (span: Span | undefined): Span | undefined => {
@@ -263,6 +256,11 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
       [GenAiAttr.requestModel]: request.model,
       [GenAiAttr.requestStream]: request.stream === true,
     };
+    const server = request.server;
+    if (server !== undefined) {
+      attrs[GenAiAttr.serverAddress] = server.address;
+      attrs[GenAiAttr.serverPort] = server.port;
+    }
     if (request.maxOutputTokens !== undefined) attrs[GenAiAttr.requestMaxTokens] = request.maxOutputTokens;
     if (request.temperature !== undefined) attrs[GenAiAttr.requestTemperature] = request.temperature;
     if (legacy) attrs[GenAiAttr.system] = provider;
@@ -293,6 +291,9 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
     else if (point === "modelCall") {
       const response = outcome.value as ModelResponse;
       if (typeof response.model === "string") span.setAttribute(GenAiAttr.responseModel, response.model);
+      if (typeof response.id === "string") span.setAttribute(GenAiAttr.responseId, response.id);
+      if (typeof response.timeToFirstChunkMs === "number")
+        span.setAttribute(GenAiAttr.responseTimeToFirstChunk, response.timeToFirstChunkMs / 1000);
       span.setAttribute(GenAiAttr.finishReasons, [response.finishReason]);
       if (response.usageEstimated !== true)
         span.setAttributes({ [GenAiAttr.inputTokens]: response.usage.inputTokens, [GenAiAttr.outputTokens]: response.usage.outputTokens });

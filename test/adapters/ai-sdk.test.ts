@@ -60,7 +60,14 @@ describe("aiSdkMiddleware with generateText (ai 6, spec V3)", () => {
     const result = await generateText({ model: wrap(stack, textModel("Hello there")), prompt: "Hi" });
     expect(result.text).toBe("Hello there");
     expect(responses).toEqual([
-      { text: "Hello there", toolCalls: [], finishReason: "stop", usage: { inputTokens: 10, outputTokens: 5 }, model: "mock-model-id" },
+      {
+        text: "Hello there",
+        toolCalls: [],
+        finishReason: "stop",
+        usage: { inputTokens: 10, outputTokens: 5 },
+        model: "mock-model-id",
+        id: "resp-1",
+      },
     ]);
   });
 

@@ -15,6 +15,8 @@ import {
 } from "../../src/adapters/claude-agent-sdk/index.ts";
 import { createAgentStack } from "../../src/agent/stack.ts";
 import { MemoryStore } from "../../src/core/memory-store.ts";
+import { durableApprovals } from "../../src/core/interrupt.ts";
+import type { PendingApproval } from "../../src/core/approval-types.ts";
 
 const stack = createAgentStack();
 
@@ -29,11 +31,19 @@ describe("claudeAgentGuard types", () => {
   });
 
   it("reads a paused approval from any SDK message, and resumes with the SDK module", () => {
-    const guard = claudeAgentGuard(stack, { pause: { store: new MemoryStore(), secret: "k".repeat(32) } });
+    const guard = claudeAgentGuard(stack, { approvals: durableApprovals({ store: new MemoryStore(), key: "k".repeat(32) }) });
+    // The deprecated form still compiles.
+    claudeAgentGuard(stack, { pause: { store: new MemoryStore(), secret: "k".repeat(32) } });
     expectTypeOf(guard.paused).parameter(0).toEqualTypeOf<sdk.SDKMessage>();
     expectTypeOf(guard.paused).returns.toEqualTypeOf<ClaudePausedApproval | undefined>();
     expectTypeOf(guard.resume(sdk, {}, { decision: "approve" })).toEqualTypeOf<Promise<Query>>();
     expectTypeOf(guard.prompt("hi")).toEqualTypeOf<Promise<string>>();
+  });
+
+  it("gives a pending approval of the durable approvals, with the call Claude Code deferred", () => {
+    expectTypeOf<ClaudePausedApproval>().toExtend<PendingApproval>();
+    expectTypeOf<ClaudePausedApproval["toolUse"]["name"]>().toEqualTypeOf<string>();
+    expectTypeOf<ClaudePausedApproval["token"]>().toEqualTypeOf<string>();
   });
 
   it("refuses what is not an agent stack or a pause without its store and key", () => {
@@ -41,6 +51,8 @@ describe("claudeAgentGuard types", () => {
     claudeAgentGuard({});
     // @ts-expect-error a pause needs a store and a secret
     claudeAgentGuard(stack, { pause: { secret: "k".repeat(32) } });
+    // @ts-expect-error approvals are durableApprovals(), not an in-process handler (that is the stack's approval option)
+    claudeAgentGuard(stack, { approvals: () => ({ decision: "approve" }) });
     // @ts-expect-error seconds are a number
     claudeAgentGuard(stack, { timeoutSeconds: "600" });
     // @ts-expect-error the run's signal is the SDK's, not the caller's

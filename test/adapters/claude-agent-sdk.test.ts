@@ -4,6 +4,8 @@
  * loopback only, against the scripted mock Messages API. What the model read is what the mock
  * received in the next request; what ran is the `ran-<id>` files the commands created.
  */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -287,33 +289,71 @@ describeClaudeCode("claudeModelGateway in front of the real Claude Code", () => 
   }, 60_000);
 });
 
-describeClaudeCode("an approval that pauses through Claude Code's defer and resumes in another process", () => {
+const describeRedisAndClaudeCode = redisAvailable && redisBinary !== undefined ? describeClaudeCode : describeClaudeCode.skip;
+
+/** An audit line as the audit middleware writes it. */
+interface AuditLine {
+  type: "decision" | "run";
+  point: string;
+  hook?: string;
+  phase?: string;
+  action?: string;
+  reason?: string;
+  outcome?: string;
+  approval?: string;
+}
+const approvalLines = (r: AgentSdkRun): AuditLine[] =>
+  (r.result.audit as AuditLine[]).filter((l) => l.type === "decision" && l.point === "toolCall" && l.phase === "approval");
+
+describeRedisAndClaudeCode("durable approvals that pause through Claude Code's defer and resume in another process", () => {
+  let redis: RedisServer;
+  let link: { readonly socket: string; close(): Promise<void> };
+  const redisPort = 40_002;
+  beforeAll(async () => {
+    redis = await startRedis();
+    link = await socketTo(redis.port, mkdtempSync(join(tmpdir(), "ao-redis-")));
+  });
+  afterAll(async () => {
+    await link?.close();
+    await redis?.stop();
+  });
+  /** A run whose durable approvals live in the test's Redis server. */
+  const shared = (scenario: string, options: Omit<Parameters<typeof runAgentSdk>[0], "module" | "scenario">) =>
+    run(scenario, { ...options, forwards: [{ port: redisPort, socket: link.socket }], args: { ...options.args, redisPort } });
+
   const pause = async (command: string) => {
-    const first = await run("pause", { turns: [bashTurn(command), "Done."] });
+    const first = await shared("pause", { turns: [bashTurn(command), "Done."] });
     const paused = first.result.paused;
-    // The turn ended at the call, which did not run; the record names it, signed.
+    // The turn ended at the call, which did not run; the pending approval names it, with a signed token.
     expect(first.executed).toEqual([]);
     expect(first.result.result).toMatchObject({ stop_reason: "tool_deferred", deferred_tool_use: { name: "Bash", input: { command } } });
     expect(paused).toMatchObject({
-      kind: "agent-onion.claude-agent-sdk.paused-approval",
+      point: "toolCall",
+      hook: "approval",
+      subject: "Bash",
+      reason: `run ${command}?`,
       sessionId: first.result.result.session_id,
+      input: { name: "Bash", input: { command } },
       toolUse: { name: "Bash", input: { command } },
-      asks: [{ hook: "approval", reason: `run ${command}?` }],
     });
-    expect(toolRuns(first).map((s) => [s.outcome, s.error])).toEqual([
-      [
-        "Failed",
-        `RunAbortedError: run on toolCall was aborted: Bash was deferred for a person's decision; the session resumes with it later`,
-      ],
+    expect(paused.token).toMatch(/^ao1\.[\w-]+\.[\w-]+$/);
+    // The call's run ended Interrupted: a rejection by the asking hook, holding the approval.
+    expect(toolRuns(first).map((s) => [s.outcome, (s as Seen & { approval?: string }).approval])).toEqual([["Rejected", paused.id]]);
+    // The audit log has the question and a run line naming the approval.
+    expect(approvalLines(first).map((l) => [l.hook, l.action, l.reason])).toEqual([
+      ["approval", "Reject", expect.stringContaining(`waiting for a person to approve (approval ${paused.id}`)],
+    ]);
+    expect((first.result.audit as AuditLine[]).filter((l) => l.type === "run" && l.point === "toolCall")).toMatchObject([
+      { outcome: "Rejected", approval: paused.id },
     ]);
     return first;
   };
 
-  it.concurrent("runs the call once the person approves, in a second process, and the model reads its result", async () => {
+  it.concurrent("runs the call once the person approves, in a second process, and records who approved", async () => {
     const first = await pause("touch ran-deploy");
-    const second = await run("resume", {
+    const second = await shared("resume", {
       dirs: first.dirs,
-      args: { paused: first.result.paused, decision: { decision: "approve" } },
+      args: { paused: first.result.paused, decision: { decision: "approve", by: "alice", reason: "release day" } },
       turns: ["Deployed."],
     });
     expect(second.executed).toEqual(["deploy"]);
@@ -324,19 +364,26 @@ describeClaudeCode("an approval that pauses through Claude Code's defer and resu
     // One model call: the resumed turn, and nothing after it.
     expect(second.modelCalls).toHaveLength(1);
     expect(toolRuns(second).map((s) => s.outcome)).toEqual(["Completed"]);
-  }, 60_000);
+    // The person's decision is the asking hook's approval decision, in the audit log (and so in the trace).
+    expect(approvalLines(second).map((l) => [l.hook, l.action, l.reason])).toEqual([
+      ["approval", "Continue", `approved by alice (resumed approval ${first.result.paused.id}): release day`],
+    ]);
+    expect(toolRuns(second).map((s) => (s as Seen & { approvals: unknown[] }).approvals)).toEqual([
+      [{ hook: "approval", action: "Continue", reason: `approved by alice (resumed approval ${first.result.paused.id}): release day` }],
+    ]);
+  }, 90_000);
 
   it.concurrent("tells the model why when the person denies, and runs an edit through the guards again", async () => {
     const [a, b] = await Promise.all([pause("touch ran-denied"), pause("touch ran-edit-me")]);
     const [denied, edited] = await Promise.all([
-      run("resume", {
+      shared("resume", {
         dirs: a.dirs,
-        args: { paused: a.result.paused, decision: { decision: "deny", reason: "not during the freeze" } },
+        args: { paused: a.result.paused, decision: { decision: "deny", reason: "not during the freeze", by: "bob" } },
         turns: ["Understood."],
       }),
-      run("resume", {
+      shared("resume", {
         dirs: b.dirs,
-        args: { paused: b.result.paused, decision: { decision: "edit", input: { command: "rm -rf ./victim" } } },
+        args: { paused: b.result.paused, decision: { decision: "edit", input: { command: "rm -rf ./victim" }, by: "carol" } },
         turns: ["Refused."],
       }),
     ]);
@@ -344,16 +391,22 @@ describeClaudeCode("an approval that pauses through Claude Code's defer and resu
     expect(denied.toolResults).toMatchObject([
       { text: "PreToolUse:Bash hook error: Bash was not approved: not during the freeze", isError: true },
     ]);
+    expect(approvalLines(denied).map((l) => [l.action, l.reason])).toEqual([
+      ["Reject", `denied by bob (resumed approval ${a.result.paused.id}): not during the freeze`],
+    ]);
     // The edited command meets the policy that refuses rm: the person's edit does not skip the guards.
     expect(edited.executed).toEqual([]);
     expect(edited.toolResults).toMatchObject([
       { isError: true, text: 'PreToolUse:Bash hook error: Tool "Bash" is blocked by policy: it matches deny rule "Bash(rm *)"' },
     ]);
-  }, 60_000);
+    expect(approvalLines(edited).map((l) => [l.action, l.reason])).toEqual([
+      ["Transform", `approved with an edit by carol (resumed approval ${b.result.paused.id})`],
+    ]);
+  }, 90_000);
 
-  it.concurrent("refuses a second resume of the same record, and one of a session that no longer waits", async () => {
+  it.concurrent("refuses a second resume of the same approval, in the same process and in another", async () => {
     const first = await pause("touch ran-once");
-    const twice = await run("resumeTwice", {
+    const twice = await shared("resumeTwice", {
       dirs: first.dirs,
       args: { paused: first.result.paused, decision: { decision: "approve" } },
       turns: ["Once."],
@@ -361,78 +414,67 @@ describeClaudeCode("an approval that pauses through Claude Code's defer and resu
     expect(twice.executed).toEqual(["once"]);
     expect(twice.result.outcomes).toMatchObject([
       { resumed: true, result: { type: "result", result: "Once." } },
-      { resumed: false, name: "ClaudeApprovalError", problem: "replayed" },
+      { resumed: false, name: "ApprovalReplayedError", kind: "replayed" },
     ]);
-    // Another process with a store of its own: the claim passes, the transcript says the call was answered.
-    const again = await run("resume", {
+    const again = await shared("resume", {
       dirs: first.dirs,
       args: { paused: first.result.paused, decision: { decision: "approve" }, expectFailure: true },
       turns: ["Twice?"],
     });
-    expect(again.failure).toMatchObject({ name: "ClaudeApprovalError", problem: "replayed" });
+    expect(again.failure).toMatchObject({ name: "ApprovalReplayedError", problem: "replayed" });
     expect(again.modelCalls).toHaveLength(0);
-  }, 60_000);
+    expect(executedIn(first.dirs.project)).toEqual(["once"]);
+  }, 90_000);
 
-  it.concurrent("refuses records that were changed, signed with another key, expired or not ours, and malformed decisions", async () => {
+  it.concurrent("refuses tokens that were changed, signed with another key, expired or unknown, and malformed decisions", async () => {
     const first = await pause("touch ran-never");
-    const paused = first.result.paused;
-    const r = await run("refusals", {
-      dirs: first.dirs,
-      args: {
-        paused,
-        attempts: {
-          tampered: [{ ...paused, toolUse: { ...paused.toolUse, input: { command: "touch ran-other" } } }, { decision: "approve" }],
-          session: [{ ...paused, sessionId: "00000000-0000-4000-8000-000000000000" }, { decision: "approve" }],
-          extended: [{ ...paused, expiresAt: paused.expiresAt + 1 }, { decision: "approve" }],
-          foreign: [{ ...paused, kind: "something-else" }, { decision: "approve" }],
-          yes: [paused, true],
-          reject: [paused, { decision: "reject" }],
-          editString: [paused, { decision: "edit", input: "rm -rf /" }],
-        },
-      },
-      turns: [],
+    const r = await shared("refusals", { dirs: first.dirs, args: { paused: first.result.paused }, turns: [] });
+    const problems = r.result.problems as Record<string, { name: string; problem: string }>;
+    expect(Object.fromEntries(Object.entries(problems).map(([k, v]) => [k, [v.name, v.problem]]))).toEqual({
+      forgedExpiry: ["ApprovalTamperedError", "tampered"],
+      shownInput: ["ApprovalTamperedError", "tampered"],
+      expired: ["ApprovalExpiredError", "expired"],
+      otherKey: ["ApprovalTamperedError", "tampered"],
+      unknown: ["UnknownApprovalError", "unknown"],
+      notPaused: ["ClaudeApprovalError", "malformed"],
+      yes: ["ClaudeApprovalError", "decision"],
+      reject: ["ClaudeApprovalError", "decision"],
+      approveWithInput: ["ClaudeApprovalError", "decision"],
+      editString: ["ClaudeApprovalError", "decision"],
     });
-    expect(Object.fromEntries(Object.entries(r.result as Record<string, { problem: string }>).map(([k, v]) => [k, v.problem]))).toEqual({
-      tampered: "tampered",
-      session: "tampered",
-      extended: "tampered",
-      otherKey: "tampered",
-      expired: "expired",
-      foreign: "malformed",
-      yes: "decision",
-      reject: "decision",
-      editString: "decision",
-    });
+    // Nothing was claimed: the approval still waits, and nothing ran.
+    expect(r.result.stillPending).toBe(true);
     expect(r.modelCalls).toHaveLength(0);
     expect(r.executed).toEqual([]);
-  }, 60_000);
+  }, 90_000);
+
+  it("lets exactly one of two processes racing to resume the same approval run the call", async () => {
+    const first = await pause("touch ran-raced");
+    const racer = () =>
+      shared("resume", {
+        dirs: first.dirs,
+        args: { paused: first.result.paused, decision: { decision: "approve" }, expectFailure: true },
+        turns: ["Raced."],
+      });
+    const [a, b] = await Promise.all([racer(), racer()]);
+    const failures = [a, b].filter((x) => x.failure !== undefined);
+    expect(failures.map((f) => [f.failure?.name, f.failure?.problem])).toEqual([["ApprovalReplayedError", "replayed"]]);
+    expect([a, b].filter((x) => x.failure === undefined).map((x) => x.result.result.result)).toEqual(["Raced."]);
+    expect(executedIn(first.dirs.project)).toEqual(["raced"]);
+  }, 90_000);
 });
 
-const describeRedisAndClaudeCode = redisAvailable && redisBinary !== undefined ? describeClaudeCode : describeClaudeCode.skip;
-
-describeRedisAndClaudeCode("resumes claimed in a shared Redis store", () => {
-  let redis: RedisServer;
-  beforeAll(async () => void (redis = await startRedis()));
-  afterAll(async () => redis?.stop());
-
-  it("lets exactly one of two processes racing to resume the same record run the call", async () => {
-    const first = await run("pause", { args: {}, turns: [bashTurn("touch ran-raced"), "Done."] });
-    const link = await socketTo(redis.port, first.dirs.root);
-    try {
-      const racer = () =>
-        run("resume", {
-          dirs: first.dirs,
-          forwards: [{ port: 40_002, socket: link.socket }],
-          args: { paused: first.result.paused, decision: { decision: "approve" }, redisPort: 40_002, expectFailure: true },
-          turns: ["Raced."],
-        });
-      const [a, b] = await Promise.all([racer(), racer()]);
-      const failures = [a, b].filter((x) => x.failure !== undefined);
-      expect(failures.map((f) => f.failure?.problem)).toEqual(["replayed"]);
-      expect([a, b].filter((x) => x.failure === undefined).map((x) => x.result.result.result)).toEqual(["Raced."]);
-      expect(executedIn(first.dirs.project)).toEqual(["raced"]);
-    } finally {
-      await link.close();
-    }
+describeClaudeCode("the deprecated pause option", () => {
+  it.concurrent("pauses and resumes through the durable approvals it builds", async () => {
+    const r = await run("legacyPause", {
+      args: { decision: { decision: "approve", by: "dana" } },
+      turns: [bashTurn("touch ran-legacy"), "Done.", "Ran it."],
+    });
+    expect(r.result.paused).toMatchObject({ hook: "approval", toolUse: { name: "Bash", input: { command: "touch ran-legacy" } } });
+    expect(r.executed).toEqual(["legacy"]);
+    expect(approvalLines(r).map((l) => [l.action, l.reason])).toEqual([
+      ["Reject", expect.stringContaining("waiting for a person to approve")],
+      ["Continue", `approved by dana (resumed approval ${r.result.paused.id})`],
+    ]);
   }, 90_000);
 });

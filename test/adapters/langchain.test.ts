@@ -231,6 +231,8 @@ describe("langchainMiddleware on model calls", () => {
     expect(requests).toEqual([
       {
         model: "fake-model-builder",
+        // The model's own LangSmith provider (LangChain's default: its class name).
+        provider: "FakeBuiltModel",
         messages: [
           { role: "system", content: "Be brief." },
           { role: "user", content: "Hello" },

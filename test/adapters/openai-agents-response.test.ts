@@ -23,6 +23,7 @@ describe("openai-agents response mapping", () => {
       finishReason: "tool-calls",
       usage: { inputTokens: 30, outputTokens: 9 },
       model: "gpt-4.1",
+      id: "resp_1",
     });
     expect(toResponse({ ...sdk, output: [{ ...assistantMessage("cut"), status: "incomplete" }] }, "m").finishReason).toBe("length");
   });

@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, it } from "vitest";
-import type { Agent, AgentSession, TurnResult, TurnState } from "../../src/agent/index.ts";
-import { MemoryStore, durableApprovals, type PendingApproval } from "../../src/core/index.ts";
+import type { TurnStateTamperedError, Agent, AgentSession, TurnResult, TurnState } from "../../src/agent/index.ts";
+import { type ApprovalTamperedError, MemoryStore, durableApprovals, type PendingApproval } from "../../src/core/index.ts";
 
 declare const agent: Agent;
 declare const session: AgentSession;
@@ -25,5 +25,14 @@ describe("resume types", () => {
     }
     // @ts-expect-error a state is a TurnState, not any object
     void agent.resume({ v: 2 }, {}, { approvals });
+  });
+
+  it("a state carries its signature, and its refusal is a token refusal", () => {
+    expectTypeOf<TurnState["signature"]>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<TurnStateTamperedError>().toExtend<ApprovalTamperedError>();
+    expectTypeOf(approvals.sign("p", {})).toEqualTypeOf<string>();
+    if (turn.state !== undefined)
+      // @ts-expect-error approvals must sign and check states: an object with claim and inspect alone is not enough
+      void agent.resume(turn.state, {}, { approvals: { claim: approvals.claim, inspect: approvals.inspect } });
   });
 });

@@ -74,6 +74,39 @@ describe("observers", () => {
     expect(event!.durationMs).toBeGreaterThanOrEqual(35);
   });
 
+  it("end a run at the first clock reading after it settled: the next run's start", async () => {
+    const events: RunEvent<any, any>[] = [];
+    const stack = newStack()
+      .use("tool", { name: "sync", before: () => Continue })
+      .use("tool", { name: "obs", observe: (e) => void events.push(e) });
+    await stack.run("tool", call(), async () => (await sleep(20), { content: "" }));
+    const settled = performance.now();
+    await stack.run("tool", call(), async () => ({ content: "" }));
+    await stack.flush();
+    const [first, second] = events;
+    expect(first!.durationMs).toBeGreaterThanOrEqual(15);
+    // Its end is no later than the next run's start, and not before it settled.
+    expect(first!.startedAt + first!.durationMs).toBeLessThanOrEqual(second!.startedAt);
+    expect(first!.startedAt + first!.durationMs).toBeGreaterThanOrEqual(settled - 0.001);
+    expect(second!.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it("end a run as it settles with timeHooks, whatever runs after it", async () => {
+    const busy = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
+    const events: RunEvent<any, any>[] = [];
+    const stack = createStack({ tool: gate<string, string>({ name: "tool" }) }, { timeHooks: true }).use("tool", {
+      name: "obs",
+      observe: (e) => void events.push(e),
+    });
+    await stack.run("tool", "x", (x) => x);
+    busy(30);
+    await stack.flush();
+    expect(events[0]!.durationMs).toBeLessThan(25);
+  });
+
   it("time every hook call with timeHooks", async () => {
     const busy = (ms: number) => {
       const until = performance.now() + ms;

@@ -40,6 +40,26 @@ const cyclic = () => {
   input.self = input;
   return input;
 };
+/** An input whose `command` reads as `first` the first time and as `then` after. */
+const changing = (input: Record<string, unknown>, first: string, then: string) => {
+  let reads = 0;
+  const out = { ...input };
+  Object.defineProperty(out, "command", { enumerable: true, get: () => (reads++ === 0 ? first : then) });
+  return out;
+};
+/** The same, as a Proxy over a plain object (its prototype and keys are the object's). */
+const changingProxy = (input: Record<string, unknown>, first: string, then: string) => {
+  let reads = 0;
+  return new Proxy(
+    { ...input, command: first },
+    { get: (t, key) => (key === "command" ? (reads++ === 0 ? first : then) : Reflect.get(t, key)) },
+  );
+};
+/** A call whose `name` reads as it is the first time and as `then` after. */
+const renamingProxy = (call: Record<string, unknown>, then: string) => {
+  let reads = 0;
+  return new Proxy(call, { get: (t, key) => (key === "name" && reads++ > 0 ? then : Reflect.get(t, key)) });
+};
 const nested = (depth: number): unknown => (depth === 0 ? "ls" : { deeper: nested(depth - 1) });
 
 const corpus: readonly Case[] = [
@@ -285,6 +305,33 @@ const corpus: readonly Case[] = [
       },
     })),
     label: { denied: /reading it threw: .*gotcha/ },
+  },
+  // An edit is copied into plain data once, before any guard reads it: what the guards check is
+  // what the tool gets, whatever the approver's object does when it is read again or serialised.
+  {
+    name: "edit whose input has a toJSON method",
+    answer: edit((c) => ({ ...c, input: { command: "rm -rf /tmp/x", toJSON: () => ({ command: "ls" }) } })),
+    label: { denied: /input.input.toJSON: a function is not plain data/ },
+  },
+  {
+    name: "edit whose call has a toJSON method showing another call",
+    answer: edit((c) => ({ ...c, input: { command: "ls -la" }, toJSON: () => ({ ...c, input: { command: "ls" } }) })),
+    label: { denied: /input.toJSON: a function is not plain data/ },
+  },
+  {
+    name: "edit with a getter that answers a harmless command once, then another",
+    answer: edit((c) => ({ ...c, input: changing(c.input, "ls -la", "rm -rf /tmp/x") })),
+    label: { runs: "ls -la" },
+  },
+  {
+    name: "edit as a Proxy that answers a harmless command once, then another",
+    answer: edit((c) => ({ ...c, input: changingProxy(c.input, "ls -la", "rm -rf /tmp/x") })),
+    label: { runs: "ls -la" },
+  },
+  {
+    name: "edit as a Proxy whose tool name changes after the first read",
+    answer: edit((c) => renamingProxy({ ...c, input: { command: "ls -la" } }, "Write")),
+    label: { runs: "ls -la" },
   },
   // Edits that a guard outside the approval hook blocks: each guard is asked about the edit.
   {

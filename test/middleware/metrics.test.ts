@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as semconv from "@opentelemetry/semantic-conventions/incubating";
-import { ATTR_ERROR_TYPE } from "@opentelemetry/semantic-conventions";
+import { ATTR_ERROR_TYPE, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT } from "@opentelemetry/semantic-conventions";
 import { Reject, Transform } from "../../src/core/index.ts";
 import {
   createAgent,
@@ -48,6 +48,11 @@ describe("metrics: the copied conventions", () => {
     expect(GenAiAttr.outputTokens).toBe(semconv.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS);
     expect(GenAiAttr.finishReasons).toBe(semconv.ATTR_GEN_AI_RESPONSE_FINISH_REASONS);
     expect(GenAiAttr.errorType).toBe(ATTR_ERROR_TYPE);
+    expect(GenAiMetric.timePerOutputChunk).toBe(semconv.METRIC_GEN_AI_CLIENT_OPERATION_TIME_PER_OUTPUT_CHUNK);
+    expect(GenAiAttr.responseId).toBe(semconv.ATTR_GEN_AI_RESPONSE_ID);
+    expect(GenAiAttr.responseTimeToFirstChunk).toBe(semconv.ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK);
+    expect(GenAiAttr.serverAddress).toBe(ATTR_SERVER_ADDRESS);
+    expect(GenAiAttr.serverPort).toBe(ATTR_SERVER_PORT);
     expect([
       semconv.GEN_AI_OPERATION_NAME_VALUE_CHAT,
       semconv.GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
@@ -277,6 +282,26 @@ describe("metrics, read back through the OpenTelemetry SDK", () => {
       ["a", 1],
       ["b", 1],
       ["_OTHER", 2],
+    ]);
+  });
+
+  it("writes a call's endpoint as server.address and server.port, capping distinct addresses like names", async () => {
+    const { meter, collect } = meterHarness();
+    const stack = withMiddleware(createAgentStack(), metrics({ meter, maxValues: 1 }));
+    const answer = () => ({ text: "", toolCalls: [], finishReason: "stop" as const, usage: { inputTokens: 1, outputTokens: 1 } });
+    for (const address of ["a.example", "b.example"])
+      await stack.run("modelCall", { model: "gpt-4o", messages: [], server: { address, port: 8443 } }, answer);
+    await stack.run("modelCall", { model: "gpt-4o", messages: [] }, answer);
+    await stack.flush();
+    const points = histogramPoints((await collect()).get("gen_ai.client.operation.duration")).map((p) => [
+      p.attributes["server.address"],
+      p.attributes["server.port"],
+    ]);
+    // Past the cap the address reads _OTHER, and its port goes with it (the port is required only with an address).
+    expect(points).toEqual([
+      ["a.example", 8443],
+      ["_OTHER", undefined],
+      [undefined, undefined],
     ]);
   });
 

@@ -281,8 +281,16 @@ describe("an agent run, against the GenAI conventions", () => {
       "gen_ai.usage.input_tokens": 4,
       "gen_ai.usage.output_tokens": 2,
     });
-    const ttfc = histogramPoints((await collect()).get("gen_ai.client.operation.time_to_first_chunk"));
+    expect(chat.attributes["gen_ai.response.time_to_first_chunk"]).toBeGreaterThanOrEqual(0.004);
+    expect(chat.attributes["gen_ai.response.time_to_first_chunk"]).toBeLessThan(10);
+    const collected = await collect();
+    const ttfc = histogramPoints(collected.get("gen_ai.client.operation.time_to_first_chunk"));
     expect(ttfc.map((p) => [p.count, p.buckets.boundaries])).toEqual([[1, chatBuckets]]);
+    // One per chunk after the first: the second text chunk and the finish.
+    const perChunk = collected.get("gen_ai.client.operation.time_per_output_chunk")!;
+    expect(perChunk.descriptor.unit).toBe("s");
+    expect(histogramPoints(perChunk).map((p) => [p.count, p.buckets.boundaries])).toEqual([[2, chatBuckets]]);
+    expect(histogramPoints(perChunk)[0]!.attributes).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai" });
     expect(ttfc[0]!.attributes).toMatchObject({
       "gen_ai.operation.name": "chat",
       "gen_ai.provider.name": "openai",
@@ -434,6 +442,37 @@ describe("providerOfSdk", () => {
     expect(Object.fromEntries(Object.keys(table).map((id) => [id, providerOfSdk(id)]))).toEqual(table);
     expect(providerOf("anthropic.claude-3-5-sonnet", undefined, "amazon-bedrock")).toBe("aws.bedrock");
     expect(providerOf("anthropic.claude-3-5-sonnet", "my-proxy", "amazon-bedrock")).toBe("my-proxy");
+  });
+});
+
+describe("providerOfSdk with LangChain's ls_provider and the convention's own values", () => {
+  it("maps LangChain's provider ids to the convention's well-known values, and keeps a well-known value as it is", () => {
+    const table: Record<string, string> = {
+      openai: "openai",
+      azure: "azure.ai.openai",
+      azure_openai: "azure.ai.openai",
+      anthropic: "anthropic",
+      amazon_bedrock: "aws.bedrock",
+      google_vertexai: "gcp.vertex_ai",
+      google_genai: "gcp.gemini",
+      mistral: "mistral_ai",
+      groq: "groq",
+      xai: "x_ai",
+      deepseek: "deepseek",
+      ollama: "ollama",
+      FakeBuiltModel: "fakebuiltmodel",
+      bedrock: "aws.bedrock",
+      bedrock_converse: "aws.bedrock",
+      "google-vertexai": "gcp.vertex_ai",
+      "google-vertexai-web": "gcp.vertex_ai",
+      "google-genai": "gcp.gemini",
+      mistralai: "mistral_ai",
+      "aws.bedrock": "aws.bedrock",
+      "gcp.vertex_ai": "gcp.vertex_ai",
+      "azure.ai.inference": "azure.ai.inference",
+      "ibm.watsonx.ai": "ibm.watsonx.ai",
+    };
+    expect(Object.fromEntries(Object.keys(table).map((id) => [id, providerOfSdk(id)]))).toEqual(table);
   });
 });
 

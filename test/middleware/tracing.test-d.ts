@@ -1,6 +1,8 @@
 /** The telemetry options and the request field they read: what may and may not compile. */
 import { describe, expectTypeOf, it } from "vitest";
-import type { ModelRequest } from "../../src/agent/types.ts";
+import type { Tracer } from "@opentelemetry/api";
+import type { ModelRequest, ModelResponse, ModelServer } from "../../src/agent/index.ts";
+import { aiSdkTracer } from "../../src/otel.ts";
 import { currentInvocation, type Invocation } from "../../src/agent/invocation.ts";
 import { tracing } from "../../src/middleware/tracing.ts";
 import { providerOfSdk } from "../../src/middleware/telemetry-attrs.ts";
@@ -20,6 +22,23 @@ describe("telemetry types", () => {
     const wrong: ModelRequest = { model: "m", messages: [], provider: 5 };
     expectTypeOf(providerOfSdk).returns.toEqualTypeOf<string | undefined>();
     void wrong;
+  });
+
+  it("give a request an optional endpoint with an address and a numeric port, and a response an optional id and chunk times", () => {
+    const request: ModelRequest = { model: "m", messages: [], server: { address: "api.openai.com", port: 443 } };
+    expectTypeOf(request.server).toEqualTypeOf<ModelServer | undefined>();
+    // @ts-expect-error the port is a number
+    const wrongPort: ModelRequest = { model: "m", messages: [], server: { address: "h", port: "443" } };
+    // @ts-expect-error an endpoint has a port
+    const noPort: ModelRequest = { model: "m", messages: [], server: { address: "h" } };
+    expectTypeOf<ModelResponse["id"]>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<ModelResponse["chunkIntervalsMs"]>().toEqualTypeOf<readonly number[] | undefined>();
+    void [wrongPort, noPort];
+  });
+
+  it("make aiSdkTracer a Tracer, of an optional Tracer", () => {
+    expectTypeOf(aiSdkTracer()).toEqualTypeOf<Tracer>();
+    expectTypeOf(aiSdkTracer).parameter(0).toEqualTypeOf<Tracer | undefined>();
   });
 
   it("let middleware read the invocation but not end it", () => {

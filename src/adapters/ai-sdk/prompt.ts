@@ -17,7 +17,7 @@
  * out only when a hook changed the messages.
  */
 import { deepFreeze, type DeepReadonly } from "../../core/readonly.ts";
-import type { Message, ModelRequest, ToolCall, ToolSpec } from "../../agent/types.ts";
+import type { Message, ModelRequest, ModelServer, ToolCall, ToolSpec } from "../../agent/types.ts";
 import type { SdkCallOptions, SdkMessage, SdkPart, SdkTool } from "./spec.ts";
 
 interface TextPart extends SdkPart {
@@ -178,7 +178,13 @@ const outputText = (output: ToolResultPart["output"]): string => {
  * toRequest({ prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }] }, "gpt", false).request
  * // { model: "gpt", messages: [{ role: "user", content: "hi" }] }
  */
-export const toRequest = (params: SdkCallOptions, model: string, stream: boolean, provider?: string): MappedRequest => {
+export const toRequest = (
+  params: SdkCallOptions,
+  model: string,
+  stream: boolean,
+  provider?: string,
+  server?: ModelServer,
+): MappedRequest => {
   const messages: Message[] = [];
   let calls: ToolCall[] | undefined;
   let callParts: ToolCallPart[] | undefined;
@@ -233,6 +239,7 @@ export const toRequest = (params: SdkCallOptions, model: string, stream: boolean
   if (params.temperature !== undefined) request.temperature = params.temperature;
   if (stream) request.stream = stream;
   if (provider !== undefined && provider !== "") request.provider = provider;
+  if (server !== undefined) request.server = server;
   return new MappedRequest(request, params.prompt, calls, callParts, sdkTools ?? []);
 };
 

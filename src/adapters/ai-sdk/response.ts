@@ -132,16 +132,19 @@ export const toResponse = (result: SdkGenerateResult, request: DeepReadonly<Mode
   }
   const finishReason = finishOf(result.finishReason);
   const model = result.response?.modelId ?? request.model;
+  const id = result.response?.id;
   const input = result.usage.inputTokens.total;
   const output = result.usage.outputTokens.total;
   // The usual case, without the estimate's closure: the provider reported both totals.
-  if (input !== undefined && output !== undefined)
-    return { text, toolCalls, finishReason, usage: { inputTokens: input, outputTokens: output }, model };
+  if (input !== undefined && output !== undefined) {
+    const usage = { inputTokens: input, outputTokens: output };
+    return typeof id === "string" ? { text, toolCalls, finishReason, usage, model, id } : { text, toolCalls, finishReason, usage, model };
+  }
   const { usage } = usageOf(result.usage, () => ({
     inputTokens: estimateMessageTokens(request.messages as readonly Message[]),
     outputTokens: estimateTokens(text),
   }));
-  return { text, toolCalls, finishReason, usage, model, usageEstimated: true };
+  return { text, toolCalls, finishReason, usage, model, ...(typeof id === "string" ? { id } : {}), usageEstimated: true };
 };
 
 /**

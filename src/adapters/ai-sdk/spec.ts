@@ -60,7 +60,7 @@ export interface SdkGenerateResult {
   readonly content: readonly SdkPart[];
   readonly finishReason: SdkFinishReason;
   readonly usage: SdkUsage;
-  readonly response?: { readonly modelId?: string | undefined } | undefined;
+  readonly response?: { readonly modelId?: string | undefined; readonly id?: string | undefined } | undefined;
 }
 
 /** What `doStream` resolves to. */

@@ -79,6 +79,8 @@ export class StreamMemo {
   finish: SdkFinish | undefined;
   /** The totals the provider reported (undefined where it reported none). */
   usage: Totals | undefined;
+  /** The response id of the current provider stream's `response-metadata` part. */
+  responseId: string | undefined;
   /** The current provider stream sent an `error` part. */
   erred = false;
   /** The error of our `error` that failed the current provider stream (an error part held while it showed nothing). */
@@ -105,6 +107,7 @@ export const fromSdkParts = (parts: AsyncIterable<SdkPart>, memo: StreamMemo): A
     memo.failed = undefined;
     memo.finish = undefined;
     memo.usage = undefined;
+    memo.responseId = undefined;
     memo.text = "";
     memo.blocks = [];
     memo.tangled = false;
@@ -213,9 +216,14 @@ const ours = (part: SdkPart, memo: StreamMemo): StreamPart | undefined => {
     // flags the response `usageEstimated`; the provider's own usage still goes back to the SDK.
     const { inputTokens, outputTokens } = memo.usage;
     const usage = { ...(inputTokens !== undefined && { inputTokens }), ...(outputTokens !== undefined && { outputTokens }) } as Usage;
-    return { type: "finish", finishReason: finishOf(finish.finishReason), usage };
+    const responseId = memo.responseId;
+    return { type: "finish", finishReason: finishOf(finish.finishReason), usage, ...(responseId !== undefined && { responseId }) };
   }
   if (part.type === "error") memo.erred = true;
+  else if (part.type === "response-metadata") {
+    const id = (part as SdkPart & { readonly id?: unknown }).id;
+    if (typeof id === "string") memo.responseId = id;
+  }
   return { type: "raw", value: part };
 };
 

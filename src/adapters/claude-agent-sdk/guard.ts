@@ -8,13 +8,15 @@
  *   `permissionRequest`; every other event goes through the same bridge `agent-onion claude-hook`
  *   uses (`runBridge`), so a stack answers Claude Code the same way from a settings file and from
  *   the SDK.
- * - Approvals: without `pause`, a hook's `ctx.approve` asks the stack's approval handler while the
- *   PreToolUse callback waits. With `pause`, it pauses the run through Claude Code's own flow:
- *   PreToolUse answers `defer`, the turn ends with `stop_reason: "tool_deferred"`, `paused(result)`
- *   gives a signed record to keep, and `resume(query, paused, decision)` resumes the session, in
- *   this process or another, exactly once per record (claimed in the shared `StateStore`).
+ * - Approvals: with an in-process approval handler, a hook's `ctx.approve` asks it while the
+ *   PreToolUse callback waits. With durable approvals (`durableApprovals()`, the stack's approver
+ *   or the guard's `approvals`), a hook that asks stops the call's run `Interrupted`, and the guard
+ *   pauses Claude Code through its own flow: PreToolUse answers `defer`, the turn ends with
+ *   `stop_reason: "tool_deferred"`, `paused(result)` gives the pending approval to keep, and
+ *   `resume(sdk, paused, decision)` claims it (once, in any process sharing the store) and resumes
+ *   the session; the re-fired PreToolUse runs the stack again, and the asking hook gets the
+ *   decision, which the trace and the audit log record as that hook's `approval` decision.
  */
-import { createHash } from "node:crypto";
 import type {
   CanUseTool,
   GetSessionMessagesOptions,
@@ -37,26 +39,17 @@ import type {
 } from "@anthropic-ai/claude-agent-sdk";
 import type { AgentStack } from "../../agent/stack.ts";
 import type { PermissionDecision, ToolBatch, ToolCall } from "../../agent/types.ts";
+import { isDurableApprover, type PendingApproval } from "../../core/approval-types.ts";
 import type { ApprovalDecision, ApprovalHandler, RunOptions } from "../../core/context.ts";
 import { describe, describeGiven } from "../../core/errors.ts";
+import { durableApprovals, type ClaimedApproval, type DurableApprovals } from "../../core/interrupt.ts";
 import { OutcomeRejectedError } from "../../core/outcome.ts";
 import type { StateStore } from "../../core/state.ts";
-import { keyPart } from "../../core/state.ts";
 import { maxTimerMs } from "../../core/signal.ts";
 import { fromClaudeEvent } from "../../executors/bridge-event.ts";
 import { runBridge } from "../../executors/bridge.ts";
 import { cleanText } from "../../executors/sanitize.ts";
-import {
-  checkDecision,
-  ClaudeApprovalError,
-  keyBytes,
-  pausedKind,
-  signPaused,
-  stableJson,
-  verifyPaused,
-  type ClaudePausedApproval,
-  type PausedAsk,
-} from "./paused.ts";
+import { ClaudeApprovalError, ClaudeSessionNotWaitingError, decisionFor, isCall, tokenOf, type ClaudePausedApproval } from "./paused.ts";
 import { ToolCalls, type CallApprovals } from "./tool-calls.ts";
 
 /**
@@ -68,18 +61,19 @@ import { ToolCalls, type CallApprovals } from "./tool-calls.ts";
 export type ClaudeAgentStack = AgentStack;
 
 /**
- * How a run pauses for a person: where resumes are claimed (shared by every process that may
- * resume), the key that signs paused records, and how long one may wait.
+ * Deprecated: give `approvals: durableApprovals({ store, key, ttlMs })` instead (or make it the
+ * stack's approver). This option builds exactly that, with `key: secret` and a 7-day default `ttlMs`.
  *
+ * @deprecated Use `approvals: durableApprovals({ store, key: secret, ttlMs })`.
  * @example
  * { store: new RedisStore({ client }), secret: process.env.APPROVAL_KEY!, ttlMs: 24 * 3_600_000 }
  */
 export interface ClaudePauseOptions {
-  /** Where each paused record is claimed once; a `RedisStore` when another process may resume. */
+  /** Where pending approvals are kept and claimed once; a `RedisStore` when another process may resume. */
   readonly store: StateStore;
-  /** The HMAC key that signs paused records: at least 32 bytes, the same in every process. */
+  /** The HMAC key that signs approval tokens: at least 32 bytes, the same in every process. */
   readonly secret: string | Uint8Array;
-  /** How long a paused record can be resumed, in ms; default 7 days (Claude Code keeps sessions 30 days). */
+  /** How long a paused call can be resumed, in ms; default 7 days (Claude Code keeps sessions 30 days). */
   readonly ttlMs?: number;
 }
 
@@ -94,7 +88,13 @@ export interface ClaudeAgentGuardOptions {
   readonly run?: Omit<RunOptions, "signal" | "approval"> | ((event: HookInput) => Omit<RunOptions, "signal" | "approval">);
   /** How long Claude Code waits for one callback, in seconds (the matcher's `timeout`); default 600. */
   readonly timeoutSeconds?: number;
-  /** Pause runs whose hooks ask for approval (see the module comment); without it, the stack's approval handler answers. */
+  /**
+   * Durable approvals for tool calls: a hook that asks pauses Claude Code (see the module comment).
+   * Default: the stack's approver when it is `durableApprovals()`; otherwise the stack's approval
+   * handler answers in process.
+   */
+  readonly approvals?: DurableApprovals;
+  /** @deprecated Use `approvals: durableApprovals({ store, key: secret, ttlMs })`. */
   readonly pause?: ClaudePauseOptions;
 }
 
@@ -119,14 +119,15 @@ export interface ClaudeAgentGuard {
    * a prompt that went through here is let through there without running the hooks again.
    */
   prompt(text: string, run?: Omit<RunOptions, "signal" | "approval">): Promise<string>;
-  /** The paused approval a result with `stop_reason: "tool_deferred"` stands for, when a hook of this guard asked; else undefined. */
+  /** The pending approval a result with `stop_reason: "tool_deferred"` stands for, when a hook of this guard asked; else undefined. */
   paused(result: SDKMessage): ClaudePausedApproval | undefined;
   /**
-   * Resume the session of `paused` with the person's decision, once: a second resume of the same
-   * record, here or in another process sharing the store, or of a session whose call is no longer
-   * waiting, throws `ClaudeApprovalError("replayed")`. The returned `Query` runs the deferred call's
-   * turn to its end and then finishes. `sdk` is the SDK module (`import * as sdk from
-   * "@anthropic-ai/claude-agent-sdk"`), or any object with its `query` and `getSessionMessages`.
+   * Resume the session of `paused` (what `paused` gave, as stored, or its token) with the person's decision,
+   * once: the token is claimed in the durable approvals' store, so a second resume, here or in
+   * another process sharing the store, throws `ApprovalReplayedError`, and one of a session whose
+   * call is no longer waiting `ClaudeSessionNotWaitingError`. The returned `Query` runs the
+   * deferred call's turn to its end and then finishes. `sdk` is the SDK module (`import * as sdk
+   * from "@anthropic-ai/claude-agent-sdk"`), or any object with its `query` and `getSessionMessages`.
    */
   resume(sdk: ClaudeAgentSdk, paused: unknown, decision: ApprovalDecision | unknown, options?: Options): Promise<Query>;
 }
@@ -174,8 +175,8 @@ export const guardedEvents = {
 } as const satisfies Partial<Record<HookEvent, string>>;
 
 const sevenDays = 7 * 24 * 3_600_000;
-
-const digest = (input: unknown): string => createHash("sha256").update(stableJson(input)).digest("base64url");
+/** How many paused calls whose result nobody passed to `paused` a guard remembers. */
+const maxUnreadPauses = 10_000;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -202,14 +203,6 @@ const bridgeAnswer = (event: string, reply: Awaited<ReturnType<typeof runBridge>
   return event === "UserPromptSubmit" || event === "Stop" || event === "SubagentStop" || event === "PreCompact"
     ? { decision: "block", reason }
     : { systemMessage: reason };
-};
-
-/** A core approval answer for the call a hook asked about, from the person's decision. */
-const answerFor = (decision: ApprovalDecision, asked: unknown): ApprovalDecision => {
-  if (decision.decision !== "edit") return decision;
-  // The approval hook takes an edit as the call with a new input, the tool unchanged.
-  const call = isObject(asked) ? asked : {};
-  return { ...decision, input: { ...call, input: decision.input } };
 };
 
 /** PermissionDecision (the `permissionRequest` point's answer) as the SDK's PermissionResult. */
@@ -309,7 +302,7 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
   const userRun = options.run;
   if (userRun !== undefined && typeof userRun !== "function" && !isObject(userRun))
     throw new TypeError(`${owner}: run must be run options or a function of the hook event, got ${describeGiven(userRun)}`);
-  const pause = options.pause === undefined ? undefined : pauseOptions(owner, options.pause);
+  const approvals = approvalsOf(owner, stack, options);
 
   // canUseTool is not told the session: the call's PreToolUse was (it fires first), else the latest event's.
   let sessionId = "";
@@ -323,31 +316,23 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
   };
   const calls = new ToolCalls(stack, (event) => runOptionsOf(event as HookInput));
 
-  // Pausing: what hooks asked per call (for `paused`), and the decisions resumed in this process.
-  const asked = new Map<string, { readonly asks: PausedAsk[]; readonly digest: string; readonly input: Record<string, unknown> }>();
-  const decisions = new Map<string, { readonly decision: ApprovalDecision; readonly digest: string }>();
+  // Pausing: the approvals calls paused on (for `paused`), and the claims resumed in this process,
+  // by tool use id. A paused call's approval waits here until its result message is read.
+  const pausedCalls = new Map<string, { readonly call: ToolCall; readonly approval: PendingApproval }>();
+  const claims = new Map<string, ClaimedApproval>();
 
   const approvalsFor = (call: ToolCall): CallApprovals => {
-    if (pause === undefined) return { handler: undefined, deferred: () => false };
-    const inputDigest = digest(call.input);
-    const resumed = decisions.get(call.id);
-    decisions.delete(call.id);
-    const asks: PausedAsk[] = [];
-    let shown: Record<string, unknown> = call.input;
-    const handler: ApprovalHandler = (request) => {
-      if (resumed !== undefined) {
-        if (resumed.digest !== inputDigest)
-          return { decision: "deny", reason: `${call.name}'s input is not the one the decision was made about; refused` };
-        return answerFor(resumed.decision, request.input);
-      }
-      asks.push({ hook: request.hook, ...(request.reason !== undefined ? { reason: request.reason } : {}) });
-      const seen = isObject(request.input) && isObject(request.input.input) ? request.input.input : undefined;
-      if (asks.length === 1 && seen !== undefined) shown = seen;
-      asked.set(call.id, { asks, digest: inputDigest, input: shown });
-      // Approve here so the hooks after it still decide (a deny wins over the pause); Claude Code is then told `defer`.
-      return { decision: "approve" };
-    };
-    return { handler, deferred: () => asks.length > 0 };
+    const claimed = claims.get(call.id);
+    if (claimed === undefined) return approvals === undefined || approvals === stack.options?.approval ? {} : { approval: approvals };
+    claims.delete(call.id);
+    // The view answers the hook that asked, about that same input, with the decision; anything else asks anew.
+    return { approval: claimed.options.approval, runId: claimed.options.runId };
+  };
+  const onPaused = (call: ToolCall, approval: PendingApproval): void => {
+    pausedCalls.set(call.id, { call, approval });
+    // Kept until its result is read with `paused`; an application that never reads them does not
+    // grow this without end (the approval itself stays in the store, and `inspect` shows it).
+    if (pausedCalls.size > maxUnreadPauses) pausedCalls.delete(pausedCalls.keys().next().value as string);
   };
 
   const guarded = async (event: HookInput, work: () => Promise<SyncHookJSONOutput>): Promise<HookJSONOutput> => {
@@ -450,7 +435,7 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
       case "UserPromptSubmit":
         return promptSubmitted(event);
       case "PreToolUse":
-        return calls.pre(event as PreToolUseHookInput, approvalsFor);
+        return calls.pre(event as PreToolUseHookInput, approvalsFor, onPaused);
       case "PostToolUse":
         return calls.post(event as PostToolUseHookInput);
       case "PostToolUseFailure":
@@ -486,7 +471,7 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
     SessionStart: has("sessionStart"),
     // sessionStart runs at the first prompt (see promptSubmitted).
     UserPromptSubmit: has("userPrompt") || has("sessionStart"),
-    PreToolUse: tools || pause !== undefined,
+    PreToolUse: tools,
     PostToolUse: tools,
     PostToolUseFailure: tools,
     PostToolBatch: has("toolBatch"),
@@ -513,6 +498,13 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
     ];
   }
 
+  // Claude Code's permission prompt waits for its answer and has no `defer`: durable approvals
+  // cannot pause it, and a pending approval kept for it could never be resumed.
+  const permissionsCannotPause = isDurableApprover(stack.options?.approval);
+  const cannotPause: ApprovalHandler = (request) => ({
+    decision: "deny",
+    reason: `${request.subject ?? "the tool"} needs a person's permission, and Claude Code's permission prompt cannot pause for durable approvals (allow the tool in allowedTools and ask from a toolCall hook, or answer with a permissionRequest hook)`,
+  });
   const canUseTool: CanUseTool = async (toolName, input, o) => {
     const call: ToolCall = { id: o.toolUseID ?? "", name: toolName, input };
     let result: PermissionResult;
@@ -535,7 +527,7 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
             await ctx.approve({ hook: "canUseTool", reason, input: request.call }),
             request.call.input as Record<string, unknown>,
           ),
-        { ...run, signal: o.signal },
+        { ...run, signal: o.signal, ...(permissionsCannotPause ? { approval: cannotPause } : {}) },
       );
       if (outcome._tag === "Completed" && isPermissionDecision(outcome.value))
         result = toPermissionResult(outcome.value, input, o.toolUseID);
@@ -558,7 +550,7 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
     return result;
   };
 
-  const answersPermissions = has("permissionRequest") || stack.options?.approval !== undefined;
+  const answersPermissions = has("permissionRequest") || (stack.options?.approval !== undefined && !permissionsCannotPause);
   const options_ = (base: Options = {}): Options => {
     if (!isObject(base)) throw new TypeError(`${owner}.options: base must be SDK options, got ${describeGiven(base)}`);
     if (base.canUseTool !== undefined && base.canUseTool !== canUseTool)
@@ -575,56 +567,46 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
   };
 
   const paused = (message: SDKMessage): ClaudePausedApproval | undefined => {
-    if (pause === undefined || message.type !== "result" || message.subtype !== "success") return undefined;
+    if (message.type !== "result" || message.subtype !== "success") return undefined;
     const use = (message as SDKResultMessage & { deferred_tool_use?: { id: string; name: string; input: Record<string, unknown> } })
       .deferred_tool_use;
     if (message.stop_reason !== "tool_deferred" || use === undefined) return undefined;
-    const record = asked.get(use.id);
+    const record = pausedCalls.get(use.id);
     if (record === undefined) return undefined;
-    asked.delete(use.id);
-    const now = Date.now();
-    return signPaused(pause.key, {
-      kind: pausedKind,
-      version: 1,
-      sessionId: message.session_id,
-      toolUse: { id: use.id, name: use.name, input: record.input },
-      inputDigest: record.digest,
-      asks: record.asks,
-      createdAt: now,
-      expiresAt: now + pause.ttlMs,
-    });
+    pausedCalls.delete(use.id);
+    return { ...record.approval, toolUse: { id: use.id, name: use.name, input: record.call.input } };
   };
 
   const resume: ClaudeAgentGuard["resume"] = async (sdk, value, decision, base = {}) => {
-    if (pause === undefined) throw new TypeError(`${owner}.resume: this guard has no pause option, so it has nothing to resume`);
+    if (approvals === undefined)
+      throw new TypeError(
+        `${owner}.resume: this guard has no durable approvals (give approvals: durableApprovals(...), or make it the stack's approver), so it has nothing to resume`,
+      );
     if (typeof sdk?.query !== "function" || typeof sdk.getSessionMessages !== "function")
       throw new TypeError(
         `${owner}.resume: sdk must be the Claude Agent SDK module (with query and getSessionMessages), got ${describeGiven(sdk)}`,
       );
-    const p = verifyPaused(pause.key, value, Date.now());
-    const answer = checkDecision(decision, p.toolUse.name);
+    // Everything below comes from the store's record under the signed token, not from what was handed back.
+    const token = tokenOf(approvals, value);
+    const pending = await approvals.inspect(token);
+    const call = pending.input;
+    if (pending.point !== "toolCall" || !isCall(call) || pending.sessionId === undefined)
+      throw new ClaudeApprovalError("malformed", `approval ${pending.id} is not one of a Claude Code tool call (point ${pending.point})`);
+    const answer = await decisionFor(decision, call);
     const options = options_(base);
-    const transcript = await sdk.getSessionMessages(p.sessionId, {
+    const transcript = await sdk.getSessionMessages(pending.sessionId, {
       ...(base.cwd !== undefined ? { dir: base.cwd } : {}),
       ...(base.sessionStore !== undefined ? { sessionStore: base.sessionStore } : {}),
     });
     // An empty answer is a session the SDK cannot read from here (another CLAUDE_CONFIG_DIR in the
     // options' env than in this process): Claude Code, which can, is left to resume it.
-    if (transcript.length > 0 && !waitsOn(transcript, p.toolUse.id))
-      throw new ClaudeApprovalError(
-        "replayed",
-        `session ${p.sessionId} is not waiting on ${p.toolUse.name} call ${p.toolUse.id} (its transcript has no such call, or its result already): it was resumed before, or is not in this project`,
-      );
-    const claimed = await pause.store.incr(`claude-agent-sdk:resumed:${keyPart(p.sessionId)}:${keyPart(p.toolUse.id)}`, 1, {
-      ttlMs: Math.max(1, p.expiresAt - Date.now()) + 60_000,
-    });
-    if (claimed > 1)
-      throw new ClaudeApprovalError(
-        "replayed",
-        `the paused approval of ${p.toolUse.name} call ${p.toolUse.id} was already resumed; a decision is applied once`,
-      );
-    decisions.set(p.toolUse.id, { decision: answer, digest: p.inputDigest });
-    resumed.add(p.sessionId);
+    if (transcript.length > 0 && !waitsOn(transcript, call.id))
+      throw new ClaudeSessionNotWaitingError(pending.id, pending.sessionId, call.id);
+    // The claim is final: from here the token is spent, in every process sharing the store.
+    const claimed = await approvals.claim(token, answer);
+    claims.set(call.id, claimed);
+    const sessionId = pending.sessionId;
+    resumed.add(sessionId);
     let end!: () => void;
     const ended = new Promise<void>((resolve) => (end = resolve));
     // Claude Code runs a deferred call when the resumed session gets input, and ends when the input
@@ -637,7 +619,7 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
     // before they are registered (seen in about a third of resumes), so it is told to wait too.
     const own = options.pathToClaudeCodeExecutable !== undefined || options.spawnClaudeCodeProcess !== undefined;
     const extraArgs = own ? { extraArgs: { ...options.extraArgs, "await-initialize": null } } : {};
-    return endingAtResult(sdk.query({ prompt, options: { ...options, ...extraArgs, resume: p.sessionId } }), end);
+    return endingAtResult(sdk.query({ prompt, options: { ...options, ...extraArgs, resume: sessionId } }), end);
   };
 
   const prompt = async (text: string, run: Omit<RunOptions, "signal" | "approval"> = {}): Promise<string> => {
@@ -653,17 +635,24 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
   return { hooks, canUseTool, options: options_, prompt, paused, resume };
 };
 
-/** The pause options, checked once. */
-const pauseOptions = (
-  owner: string,
-  pause: ClaudePauseOptions,
-): { readonly store: StateStore; readonly key: Uint8Array; readonly ttlMs: number } => {
-  if (!isObject(pause)) throw new TypeError(`${owner}: pause must be { store, secret, ttlMs? }, got ${describeGiven(pause)}`);
-  const store = pause.store as Partial<StateStore> | undefined;
-  if (!isObject(store) || typeof store.incr !== "function")
-    throw new TypeError(`${owner}: pause.store must be a StateStore (MemoryStore, RedisStore), got ${describeGiven(pause.store)}`);
-  const ttlMs = pause.ttlMs ?? sevenDays;
-  if (typeof ttlMs !== "number" || !Number.isInteger(ttlMs) || ttlMs <= 0)
-    throw new TypeError(`${owner}: pause.ttlMs must be a positive integer of ms, got ${describeGiven(pause.ttlMs)}`);
-  return { store: store as StateStore, key: keyBytes(pause.secret, owner), ttlMs };
+/** The durable approvals of a guard: its option, the deprecated `pause` built into one, or the stack's durable approver. */
+const approvalsOf = (owner: string, stack: ClaudeAgentStack, options: ClaudeAgentGuardOptions): DurableApprovals | undefined => {
+  const { approvals, pause } = options;
+  if (approvals !== undefined && pause !== undefined) throw new TypeError(`${owner}: give approvals or the deprecated pause, not both`);
+  if (approvals !== undefined) {
+    if (!isDurableApprover(approvals) || typeof (approvals as Partial<DurableApprovals>).claim !== "function")
+      throw new TypeError(`${owner}: approvals must be durableApprovals({ store, key }), got ${describeGiven(approvals)}`);
+    return approvals;
+  }
+  if (pause !== undefined) {
+    if (!isObject(pause)) throw new TypeError(`${owner}: pause must be { store, secret, ttlMs? }, got ${describeGiven(pause)}`);
+    try {
+      return durableApprovals({ store: pause.store, key: pause.secret, ttlMs: pause.ttlMs ?? sevenDays, prefix: "claude-agent-sdk" });
+    } catch (error) {
+      const problem = (error as Error).message.replace(/^durableApprovals: key/, "secret").replace(/^durableApprovals: /, "");
+      throw new TypeError(`${owner}: pause.${problem}`);
+    }
+  }
+  const own = stack.options?.approval;
+  return isDurableApprover(own) && typeof (own as Partial<DurableApprovals>).claim === "function" ? (own as DurableApprovals) : undefined;
 };

@@ -1,7 +1,7 @@
 /**
  * `agent-onion/claude-agent-sdk`: one stack guarding a Claude Agent SDK agent through the SDK's
- * `hooks` and `canUseTool` options, with approvals that pause through Claude Code's `defer` and
- * resume in any process. Needs `@anthropic-ai/claude-agent-sdk` (an optional peer dependency).
+ * `hooks` and `canUseTool` options, with durable approvals that pause through Claude Code's `defer`
+ * and resume in any process. Needs `@anthropic-ai/claude-agent-sdk` (an optional peer dependency).
  */
 export {
   claudeAgentGuard,
@@ -13,7 +13,12 @@ export {
   type ClaudePauseOptions,
 } from "./guard.ts";
 export { claudeAgentHooks, claudeCanUseTool } from "./shortcuts.ts";
-export { ClaudeApprovalError, type ClaudeApprovalProblem, type ClaudePausedApproval, type PausedAsk } from "./paused.ts";
+export {
+  ClaudeApprovalError,
+  ClaudeSessionNotWaitingError,
+  type ClaudeApprovalProblem,
+  type ClaudePausedApproval,
+} from "./paused.ts";
 export { ClaudeToolError, ClaudeToolNotRunError, ClaudeToolRerunError } from "./tool-calls.ts";
 export {
   AnthropicApiError,

@@ -1,77 +1,50 @@
 /**
  * A tool call paused for a person's decision, as the application keeps it between the run that
- * asked and the run that resumes: plain JSON, signed with the application's key (HMAC-SHA256), so
- * a decision can only be applied to the session, call and input the person was shown.
+ * asked and the run that resumes: a durable approval (`durableApprovals()`), with the Claude Code
+ * call it stands for. The signed token and the store's record are the durable approvals' own; this
+ * file reads what an application hands back (the pending approval or its token, and a decision)
+ * and refuses what cannot be resumed before anything is claimed.
  *
  * What is paused is Claude Code's own state: a PreToolUse answer of `defer` ends the turn with the
  * call kept in the session's transcript (`stop_reason: "tool_deferred"`), and `resume` of that
- * session fires PreToolUse for the same call again. This record says which call, why it was asked,
- * and until when an answer is taken.
+ * session fires PreToolUse for the same call again.
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { readAnswer } from "../../core/approval-answer.ts";
+import { digestOf } from "../../core/approval-token.ts";
+import type { PendingApproval } from "../../core/approval-types.ts";
 import type { ApprovalDecision } from "../../core/context.ts";
 import { AgentOnionError, brandError, describeGiven } from "../../core/errors.ts";
+import { ApprovalReplayedError, ApprovalTamperedError, type DurableApprovals } from "../../core/interrupt.ts";
 
 /**
- * What `ClaudePausedApproval.kind` holds: a record of this adapter, not some other JSON.
- *
- * @example
- * JSON.parse(saved).kind === pausedKind // a paused approval of this adapter
- */
-export const pausedKind = "agent-onion.claude-agent-sdk.paused-approval";
-
-/**
- * One approval request that paused the call: the hook that asked and what it said.
- *
- * @example
- * paused.asks.map((a: PausedAsk) => `${a.hook}: ${a.reason ?? ""}`) // ["approval: deploy to production?"]
- */
-export interface PausedAsk {
-  readonly hook: string;
-  readonly reason?: string;
-}
-
-/**
- * A tool call waiting for a person's decision; JSON to store, show and send back to `resume`.
+ * A Claude Code tool call waiting for a person: the durable approval (plain JSON; its `token` is
+ * what `resume` needs), and the call Claude Code deferred, for showing it.
  *
  * @example
  * const paused = guard.paused(result) // after a result with stop_reason "tool_deferred"
- * await db.save(paused.toolUse.id, JSON.stringify(paused))
+ * await db.save(paused.id, JSON.stringify(paused)) // show paused.toolUse and paused.reason to a person
  */
-export interface ClaudePausedApproval {
-  readonly kind: typeof pausedKind;
-  readonly version: 1;
-  /** The Claude Code session to resume. */
-  readonly sessionId: string;
-  /** The call: its id and tool, and its input as the hook that asked saw it (what the person decides about). */
+export interface ClaudePausedApproval extends PendingApproval {
+  /** The call: its id and tool, and its input as the model wrote it. */
   readonly toolUse: { readonly id: string; readonly name: string; readonly input: Readonly<Record<string, unknown>> };
-  /** SHA-256 of the input as the model wrote it: a resume applies the decision only to that input. */
-  readonly inputDigest: string;
-  /** Who asked and why, in the order they asked. */
-  readonly asks: readonly PausedAsk[];
-  /** Epoch ms. */
-  readonly createdAt: number;
-  /** Epoch ms after which `resume` refuses it. */
-  readonly expiresAt: number;
-  /** HMAC-SHA256 of the fields above under the application's key, base64url. */
-  readonly signature: string;
 }
 
 /**
- * Why a paused approval or a decision was refused.
+ * Why `resume` refused what it was given before claiming anything: not a pending approval of
+ * this adapter (`malformed`), or a decision that is not a well-formed approve, deny or edit
+ * (`decision`). Token problems (changed, expired, already resumed, unknown to the store) are the
+ * durable approvals' own `ApprovalTokenError`s.
  *
  * @example
- * const problem: ClaudeApprovalProblem = (error as ClaudeApprovalError).problem // "replayed"
+ * const problem: ClaudeApprovalProblem = (error as ClaudeApprovalError).problem // "decision"
  */
-export type ClaudeApprovalProblem = "malformed" | "tampered" | "expired" | "replayed" | "decision";
+export type ClaudeApprovalProblem = "malformed" | "decision";
 
 /**
- * A paused approval that cannot be resumed: not one of ours (`malformed`), changed or signed with
- * another key (`tampered`), past its `expiresAt` (`expired`), already resumed once (`replayed`),
- * or a decision that is not a well-formed approve, deny or edit (`decision`).
+ * What `resume` was given cannot be resumed: see `ClaudeApprovalProblem`. Nothing was claimed.
  *
  * @example
- * try { guard.resume(query, paused, decision) } catch (e) { if (e instanceof ClaudeApprovalError && e.problem === "replayed") ... }
+ * try { await guard.resume(sdk, paused, decision) } catch (e) { if (e instanceof ClaudeApprovalError && e.problem === "decision") ... }
  */
 export class ClaudeApprovalError extends AgentOnionError {
   override name = "ClaudeApprovalError";
@@ -84,127 +57,79 @@ export class ClaudeApprovalError extends AgentOnionError {
 }
 brandError(ClaudeApprovalError);
 
-/** JSON with object keys sorted, so one value always signs the same way. */
-export const stableJson = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.map((v) => stableJson(v === undefined ? null : v)).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const keys = Object.keys(value)
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-};
-
-type Unsigned = Omit<ClaudePausedApproval, "signature">;
-
-const signatureOf = (key: Uint8Array, p: Unsigned): string =>
-  createHmac("sha256", key)
-    .update(stableJson([p.kind, p.version, p.sessionId, p.toolUse, p.inputDigest, p.asks, p.createdAt, p.expiresAt]))
-    .digest("base64url");
-
 /**
- * Sign a paused approval.
+ * The session is no longer waiting on the paused call (its transcript holds the call's result, or
+ * no such call): it was resumed before, or is not in this project. A replay (`kind: "replayed"`);
+ * the token was not claimed by this attempt.
  *
  * @example
- * signPaused(key, { kind: pausedKind, version: 1, sessionId, toolUse, asks, createdAt, expiresAt }).signature // "q3…"
+ * e instanceof ClaudeSessionNotWaitingError && e.sessionId
  */
-export const signPaused = (key: Uint8Array, p: Unsigned): ClaudePausedApproval => ({ ...p, signature: signatureOf(key, p) });
+export class ClaudeSessionNotWaitingError extends ApprovalReplayedError {
+  override name = "ClaudeSessionNotWaitingError";
+  constructor(
+    approvalId: string,
+    readonly sessionId: string,
+    readonly toolUseId: string,
+  ) {
+    super(approvalId);
+    this.message = `session ${sessionId} is not waiting on call ${toolUseId} of approval ${approvalId} (its transcript has no such call, or its result already): it was resumed before, or is not in this project`;
+  }
+}
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** The record's shape, field by field; the first field that does not fit, or undefined. */
-const shapeProblem = (v: unknown): string | undefined => {
-  if (!isObject(v)) return `a paused approval must be an object, got ${describeGiven(v)}`;
-  if (v.kind !== pausedKind) return `kind must be "${pausedKind}", got ${describeGiven(v.kind)}`;
-  if (v.version !== 1) return `version must be 1, got ${describeGiven(v.version)}`;
-  if (typeof v.sessionId !== "string" || v.sessionId === "")
-    return `sessionId must be a non-empty string, got ${describeGiven(v.sessionId)}`;
-  const use = v.toolUse;
-  if (!isObject(use) || typeof use.id !== "string" || typeof use.name !== "string" || !isObject(use.input))
-    return `toolUse must be { id: string, name: string, input: object }, got ${describeGiven(use)}`;
-  if (typeof v.inputDigest !== "string") return `inputDigest must be a string, got ${describeGiven(v.inputDigest)}`;
-  if (
-    !Array.isArray(v.asks) ||
-    !v.asks.every((a) => isObject(a) && typeof a.hook === "string" && (a.reason === undefined || typeof a.reason === "string"))
-  )
-    return `asks must be a list of { hook: string, reason?: string }, got ${describeGiven(v.asks)}`;
-  for (const field of ["createdAt", "expiresAt"] as const)
-    if (typeof v[field] !== "number" || !Number.isFinite(v[field]))
-      return `${field} must be a number (epoch ms), got ${describeGiven(v[field])}`;
-  if (typeof v.signature !== "string") return `signature must be a string, got ${describeGiven(v.signature)}`;
-  return undefined;
+/** A tool call as `toolCall` runs carry it. */
+export const isCall = (v: unknown): v is { id: string; name: string; input: Record<string, unknown> } =>
+  isObject(v) && typeof v.id === "string" && typeof v.name === "string" && isObject(v.input);
+
+/**
+ * The token of what the application handed back: a token itself, or a pending approval whose
+ * shown fields still hash to what the token signs (an approval whose `input` was changed where it
+ * was kept would show a person one call and run another).
+ *
+ * @example
+ * tokenOf(approvals, paused) // "ao1.…"
+ */
+export const tokenOf = (approvals: DurableApprovals, value: unknown): string => {
+  if (typeof value === "string") return value;
+  if (!isObject(value) || typeof value.token !== "string")
+    throw new ClaudeApprovalError(
+      "malformed",
+      `not a paused approval: give guard.paused(result) or its token, got ${describeGiven(value)}`,
+    );
+  const claims = approvals.verify(value.token);
+  if (value.id !== claims.id || value.digest !== claims.digest || digestOf(value.input) !== claims.digest)
+    throw new ApprovalTamperedError(claims.id, "the pending approval's id, input or digest is not what its token signs");
+  return value.token;
 };
 
 /**
- * Check a paused approval that came back from outside: its shape, its signature under `key`, and
- * its expiry at `now`. Returns it typed; throws `ClaudeApprovalError` otherwise.
+ * A person's decision, read as the durable approvals read it, but refused with an error (before
+ * anything is claimed) when it is not a well-formed approve, deny or edit. An edit's `input` is the
+ * tool's new input (an object); the approval hook gets it as the call with that input.
  *
  * @example
- * const paused = verifyPaused(key, JSON.parse(fromDb), Date.now())
+ * await decisionFor({ decision: "edit", input: { command: "ls" }, by: "alice" }, call) // { decision: "edit", input: { ...call, input: { command: "ls" } }, by: "alice" }
  */
-export const verifyPaused = (key: Uint8Array, value: unknown, now: number): ClaudePausedApproval => {
-  const problem = shapeProblem(value);
-  if (problem !== undefined)
-    throw new ClaudeApprovalError("malformed", `not a paused approval of agent-onion's Claude Agent SDK adapter: ${problem}`);
-  const p = value as ClaudePausedApproval;
-  const expected = Buffer.from(signatureOf(key, p));
-  const given = Buffer.from(p.signature);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given))
-    throw new ClaudeApprovalError(
-      "tampered",
-      `the paused approval of ${p.toolUse.name} call ${p.toolUse.id} does not carry a valid signature: it was changed, or signed with another key`,
-    );
-  if (now > p.expiresAt)
-    throw new ClaudeApprovalError(
-      "expired",
-      `the paused approval of ${p.toolUse.name} call ${p.toolUse.id} expired at ${new Date(p.expiresAt).toISOString()}`,
-    );
-  return p;
-};
-
-/**
- * A person's decision, checked: approve, deny with a reason, or edit with a new input object for
- * the same tool. Anything else throws `ClaudeApprovalError` ("decision"), before anything resumes.
- *
- * @example
- * checkDecision({ decision: "edit", input: { command: "ls" } }, "Bash") // the same decision
- */
-export const checkDecision = (decision: unknown, tool: string): ApprovalDecision => {
+export const decisionFor = async (
+  decision: unknown,
+  call: { readonly id: string; readonly name: string; readonly input: unknown },
+): Promise<ApprovalDecision> => {
   const bad = (why: string): never => {
     throw new ClaudeApprovalError(
       "decision",
-      `the decision for ${tool} ${why}; give { decision: "approve" }, { decision: "deny", reason } or { decision: "edit", input }`,
+      `the decision for ${call.name} ${why}; give { decision: "approve" }, { decision: "deny", reason } or { decision: "edit", input }, each with an optional reason and by`,
     );
   };
   if (!isObject(decision)) return bad(`must be an object, got ${describeGiven(decision)}`);
-  const reason = decision.reason;
-  if (reason !== undefined && typeof reason !== "string") return bad(`has a reason that is not a string (${describeGiven(reason)})`);
-  switch (decision.decision) {
-    case "approve":
-      return reason === undefined ? { decision: "approve" } : { decision: "approve", reason };
-    case "deny":
-      return { decision: "deny", reason: reason === undefined || reason === "" ? "denied" : reason };
-    case "edit": {
-      const input = decision.input;
-      if (!isObject(input)) return bad(`is an edit whose input is not an object (${describeGiven(input)})`);
-      return { decision: "edit", input, ...(reason !== undefined ? { reason } : {}) };
-    }
-    default:
-      return bad(`has decision ${describeGiven(decision.decision)}`);
-  }
-};
-
-/**
- * The application's key as bytes: at least 32 of them (a string is read as UTF-8).
- *
- * @example
- * keyBytes(process.env.APPROVAL_KEY!, "claudeAgentGuard") // Uint8Array(32+)
- */
-export const keyBytes = (secret: unknown, owner: string): Uint8Array => {
-  const bytes = typeof secret === "string" ? Buffer.from(secret, "utf8") : secret instanceof Uint8Array ? secret : undefined;
-  if (bytes === undefined) throw new TypeError(`${owner}: pause.secret must be a string or a Uint8Array, got ${describeGiven(secret)}`);
-  if (bytes.length < 32)
-    throw new TypeError(`${owner}: pause.secret must hold at least 32 bytes (a random key, e.g. randomBytes(32)), got ${bytes.length}`);
-  return bytes;
+  if (decision.decision === "edit" && !isObject(decision.input))
+    return bad(`is an edit whose input is not an object (${describeGiven(decision.input)})`);
+  const raw = decision.decision === "edit" ? { ...decision, input: { ...call, input: decision.input } } : decision;
+  const read = await readAnswer(raw);
+  // readAnswer turns anything malformed into a denial; only a deny that was asked for is one here.
+  if (read.decision === "deny" && decision.decision !== "deny") return bad(`is not one: ${read.reason}`);
+  if (read.decision === "deny" && read.reason.startsWith("the approver's answer is not an approval"))
+    return bad(`is not one: ${read.reason}`);
+  return read;
 };

@@ -21,13 +21,14 @@ import type {
 } from "@anthropic-ai/claude-agent-sdk";
 import type { AgentStack } from "../../agent/stack.ts";
 import type { ToolCall, ToolResult } from "../../agent/types.ts";
-import type { ApprovalHandler, RunOptions } from "../../core/context.ts";
+import type { PendingApproval } from "../../core/approval-types.ts";
+import type { Approver, RunOptions } from "../../core/context.ts";
 import { AgentOnionError, brandError, describe } from "../../core/errors.ts";
-import type { Outcome } from "../../core/outcome.ts";
+import { Outcome } from "../../core/outcome.ts";
 import { linkSignal, type LinkedController } from "../../core/signal.ts";
 import { contentText } from "../../agent/content-text.ts";
 import { cleanText } from "../../executors/sanitize.ts";
-import { stableJson } from "./paused.ts";
+import { canonicalJson } from "../../core/approval-token.ts";
 import { fitToolOutput, textInShape } from "./tool-output.ts";
 
 /**
@@ -85,28 +86,15 @@ export class ClaudeToolRerunError extends AgentOnionError {
 brandError(ClaudeToolRerunError);
 
 /**
- * Why a run was ended at the operation without running the tool here (Claude Code was told to defer it).
+ * How the run of one call asks for approval: the approver for its run (a claimed decision's view
+ * of the durable approvals, on a resumed call), and the run id it keeps. Empty: the stack's own.
  *
  * @example
- * event.outcome._tag === "Failed" && (event.outcome.error as RunAbortedError).cause instanceof ClaudeToolDeferred
- */
-export class ClaudeToolDeferred extends Error {
-  constructor(readonly tool: string) {
-    super(`${tool} was deferred for a person's decision; the session resumes with it later`);
-  }
-}
-
-/**
- * What the approvals side of the adapter tells a run about one call.
- *
- * @example
- * const approvals: CallApprovals = { handler: undefined, deferred: () => false } // the stack's own handler answers
+ * const approvals: CallApprovals = { approval: claimed.options.approval, runId: claimed.options.runId }
  */
 export interface CallApprovals {
-  /** The approval handler for this call's run; undefined: the stack's own. */
-  readonly handler: ApprovalHandler | undefined;
-  /** Whether the call's run asked and the answer is to pause (defer) it. */
-  deferred(): boolean;
+  readonly approval?: Approver | undefined;
+  readonly runId?: string | undefined;
 }
 
 /** Claude Code's fields every hook input has, which runs carry as metadata. */
@@ -161,7 +149,7 @@ interface OpenCall {
 }
 
 /** Equal as JSON; the same object (what a run whose hooks changed nothing gives back) is not serialized. */
-const same = (a: unknown, b: unknown): boolean => a === b || stableJson(a) === stableJson(b);
+const same = (a: unknown, b: unknown): boolean => a === b || canonicalJson(a) === canonicalJson(b);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -188,8 +176,16 @@ export class ToolCalls {
     private readonly runOptions: EventRunOptions,
   ) {}
 
-  /** PreToolUse: run the call's `toolCall` run up to its operation, and answer Claude Code. */
-  async pre(event: PreToolUseHookInput, approvals: (call: ToolCall) => CallApprovals): Promise<Output> {
+  /**
+   * PreToolUse: run the call's `toolCall` run up to its operation, and answer Claude Code. A run
+   * that stopped for a person (`Interrupted`: a durable approval) answers `defer`, after `paused`
+   * was told the approval.
+   */
+  async pre(
+    event: PreToolUseHookInput,
+    approvals: (call: ToolCall) => CallApprovals,
+    paused: (call: ToolCall, approval: PendingApproval) => void,
+  ): Promise<Output> {
     const input = event.tool_input;
     if (!isObject(input)) return deny(`agent-onion: ${event.tool_name}'s input is not an object (${typeof input}); refused`);
     const call: ToolCall = { id: event.tool_use_id, name: event.tool_name, input };
@@ -217,20 +213,20 @@ export class ToolCalls {
           context.push(text);
           options.onContext?.(text, hook);
         },
-        ...(asked.handler !== undefined ? { approval: asked.handler } : {}),
+        ...(asked.approval !== undefined ? { approval: asked.approval } : {}),
+        ...(asked.runId !== undefined ? { runId: asked.runId } : {}),
       },
     );
     const open: OpenCall = { call, session: event.session_id, agent: event.agent_id, ran, outcome, context, shownBefore: 0, stop };
     const first = await Promise.race([reached.promise.then((c) => ({ reached: c })), outcome.then((o) => ({ settled: o }))]);
     if ("settled" in first) {
       stop.dispose();
+      if (Outcome.isInterrupted(first.settled)) {
+        // Claude Code ends the turn with the call kept; the session resumes with it, in a new run.
+        paused(call, first.settled.approval);
+        return preAnswer({ permissionDecision: "defer" });
+      }
       return this.refusal(call, first.settled);
-    }
-    if (asked.deferred()) {
-      // Claude Code ends the turn with the call kept; the session resumes with it, in a new run.
-      stop.controller.abort(new ClaudeToolDeferred(call.name));
-      stop.dispose();
-      return preAnswer({ permissionDecision: "defer" });
     }
     this.open.set(call.id, open);
     open.shownBefore = context.length;

@@ -36,6 +36,7 @@ import { ModelStreamError } from "../../agent/stream/errors.ts";
 import { streamThroughStack, type ModelCallStack } from "../../agent/stream/through-stack.ts";
 import type { ModelRequest, ModelResponse, ToolSpec } from "../../agent/types.ts";
 import { CallContext } from "../call-context.ts";
+import { serverOf } from "../model-endpoint.ts";
 import { MappedMessages, copy, textOf, withText } from "./messages.ts";
 import { toAIMessage, toResponse } from "./response.ts";
 import { ChunkMemo, fromChunks, toChunk } from "./stream.ts";
@@ -126,6 +127,59 @@ const withContext = (messages: BaseMessage[], texts: readonly string[]): BaseMes
 };
 
 /**
+ * The provider and endpoint of a LangChain chat model, as the model says them: its LangSmith
+ * `ls_provider` (`openai`, `azure`, `anthropic`, `amazon_bedrock`, `google_vertexai`...; telemetry
+ * maps it to the convention's name) and, for the OpenAI family, the base URL of its client
+ * configuration (`configuration.baseURL`) or its Azure endpoint; for a model of `initChatModel`,
+ * the provider and base URL it was configured with.
+ */
+const originOf = (model: ChatModelLike): Pick<ModelRequest, "provider" | "server"> => {
+  // Read once per model: a model's provider and endpoint are its configuration, and reading them
+  // (ChatOpenAI builds its invocation parameters for getLsParams) would otherwise cost every call.
+  let origin = origins.get(model);
+  if (origin === undefined) origins.set(model, (origin = readOrigin(model)));
+  return origin;
+};
+
+const origins = new WeakMap<ChatModelLike, Pick<ModelRequest, "provider" | "server">>();
+
+const readOrigin = (model: ChatModelLike): Pick<ModelRequest, "provider" | "server"> => {
+  const m = model as unknown as {
+    getLsParams?: (options: unknown) => { ls_provider?: unknown } | undefined;
+    clientConfig?: { baseURL?: unknown };
+    azureOpenAIEndpoint?: unknown;
+    azureOpenAIBasePath?: unknown;
+    azureOpenAIApiInstanceName?: unknown;
+    _defaultConfig?: { modelProvider?: unknown; configuration?: { baseURL?: unknown }; baseUrl?: unknown };
+  };
+  let provider: unknown;
+  let base: unknown;
+  const configured = m._defaultConfig;
+  if (typeof configured === "object" && configured !== null) {
+    // `initChatModel` (and `createAgent({ model: "openai:gpt-4o" })`) makes a ConfigurableModel that
+    // builds the real model on its first call: its provider and endpoint are in its configuration
+    // (its own LangSmith parameters would name the class). Without a provider there, LangChain
+    // infers one from the model id, and so does telemetry.
+    provider = configured.modelProvider;
+    base = configured.configuration?.baseURL ?? configured.baseUrl;
+  } else {
+    try {
+      provider = typeof m.getLsParams === "function" ? m.getLsParams({})?.ls_provider : undefined;
+    } catch {
+      provider = undefined;
+    }
+    const instance =
+      typeof m.azureOpenAIApiInstanceName === "string" ? `https://${m.azureOpenAIApiInstanceName}.openai.azure.com` : undefined;
+    base = m.clientConfig?.baseURL ?? m.azureOpenAIBasePath ?? m.azureOpenAIEndpoint ?? instance;
+  }
+  const server = serverOf(base);
+  return {
+    ...(typeof provider === "string" && provider !== "" ? { provider } : {}),
+    ...(server !== undefined ? { server } : {}),
+  };
+};
+
+/**
  * A chat model whose calls run through the stack's `modelCall` point.
  *
  * @example
@@ -199,6 +253,7 @@ export class GuardedChatModel extends BaseChatModel {
       messages: mapped.messages,
       ...(specs.length > 0 ? { tools: specs } : {}),
       ...(stream ? { stream: true } : {}),
+      ...originOf(this.inner),
     };
     return { request, mapped, specs };
   }

@@ -78,6 +78,18 @@ export const usageMetadata = (usage: Usage): UsageMetadata => ({
 let seq = 0;
 
 /**
+ * The provider's id of a message (`chatcmpl-…` from ChatOpenAI), not one LangChain made up for a
+ * message without one (`run-<run id>`, `lc_run--<uuid>`).
+ *
+ * @example
+ * responseIdOf(new AIMessage({ content: "Hi", id: "chatcmpl-123" })) // "chatcmpl-123"
+ */
+export const responseIdOf = (message: { readonly id?: string | undefined } | undefined): string | undefined => {
+  const id = message?.id;
+  return typeof id === "string" && id !== "" && !/^(run-|lc_run-)/.test(id) ? id : undefined;
+};
+
+/**
  * An answer as hooks see it; `messages` (what the model read) estimate usage it did not report.
  *
  * @example
@@ -86,6 +98,7 @@ let seq = 0;
  */
 export const toResponse = (message: AIMessage, messages: DeepReadonly<readonly Message[]>, model: string): ModelResponse => {
   const calls = message.tool_calls ?? [];
+  const id = responseIdOf(message);
   const toolCalls = calls.map((c) => toToolCall(c, `lc-call-${++seq}`));
   const metadata = message.response_metadata as Record<string, unknown> | undefined;
   const named = metadata?.model_name ?? metadata?.model;
@@ -95,6 +108,7 @@ export const toResponse = (message: AIMessage, messages: DeepReadonly<readonly M
     finishReason: finishReasonOf(metadata, toolCalls.length > 0),
     usage: usageOf(message.usage_metadata),
     model: typeof named === "string" && named !== "" ? named : model,
+    ...(id !== undefined ? { id } : {}),
   };
   return withEstimatedUsage(response as ModelResponse, messages as readonly Message[]);
 };

@@ -20,7 +20,7 @@ import type { StreamPart } from "../../agent/model.ts";
 import { ModelStreamError } from "../../agent/stream/errors.ts";
 import type { Usage } from "../../agent/types.ts";
 import { copy, textOf, toToolCall } from "./messages.ts";
-import { finishReasonOf, usageMetadata, usageOf } from "./response.ts";
+import { finishReasonOf, responseIdOf, usageMetadata, usageOf } from "./response.ts";
 
 /**
  * What the way in remembers for the way out: the provider's chunks of the current stream, concatenated.
@@ -68,7 +68,13 @@ export async function* fromChunks(chunks: AsyncIterable<AIMessageChunk>, memo: C
   for (const call of calls) yield { type: "tool-call", call: toToolCall(call, `lc-call-${++seq}`) };
   // Totals the provider did not report are left out: the machinery estimates them, and says so.
   const usage = usageOf(all?.usage_metadata);
-  yield { type: "finish", finishReason: finishReasonOf(all?.response_metadata, calls.length > 0), usage: usage ?? ({} as Usage) };
+  const responseId = responseIdOf(all);
+  yield {
+    type: "finish",
+    finishReason: finishReasonOf(all?.response_metadata, calls.length > 0),
+    usage: usage ?? ({} as Usage),
+    ...(responseId !== undefined ? { responseId } : {}),
+  };
 }
 
 const chunkOf = (fields: AIMessageChunkFields, text = ""): ChatGenerationChunk =>

@@ -16,7 +16,14 @@
  *   or the failure's error); the model's own errors are rethrown unchanged, so the SDK's retry
  *   policy and error handlers see them, and a run the caller aborted throws the caller's reason.
  */
-import type { Model, ModelProvider, ModelRequest as SdkRequest, ModelResponse as SdkResponse, StreamEvent } from "@openai/agents";
+import {
+  OpenAIChatCompletionsModel,
+  type Model,
+  type ModelProvider,
+  type ModelRequest as SdkRequest,
+  type ModelResponse as SdkResponse,
+  type StreamEvent,
+} from "@openai/agents";
 import type { RunOptions } from "../../core/context.ts";
 import { describeGiven, RunAbortedError } from "../../core/errors.ts";
 import { Outcome, OutcomeRejectedError } from "../../core/outcome.ts";
@@ -26,7 +33,8 @@ import { notAResponse } from "../../agent/response-shape.ts";
 import { holdBackProblem, type HoldBack } from "../../agent/stream/control.ts";
 import { ModelStreamError } from "../../agent/stream/errors.ts";
 import { streamThroughStack, type ModelCallStack } from "../../agent/stream/through-stack.ts";
-import type { ModelResponse } from "../../agent/types.ts";
+import type { ModelRequest, ModelResponse } from "../../agent/types.ts";
+import { openAiClientProvider, serverOf } from "../model-endpoint.ts";
 import { fromRequest, toRequest } from "./request.ts";
 import { fromResponse, toResponse } from "./response.ts";
 import { fromSdkEvents, StreamMemo, toSdkEvents } from "./stream.ts";
@@ -81,6 +89,20 @@ const nameOf = (model: Model): string => {
 };
 
 /**
+ * The provider and endpoint of a model that calls an OpenAI API with the OpenAI client. An
+ * `OpenAIResponsesModel` shows its client (`_client`): an `AzureOpenAI` client is Azure OpenAI,
+ * else the provider of its base URL's host. An `OpenAIChatCompletionsModel` keeps its client
+ * private: it is `openai`, the API it speaks, at an endpoint it does not tell. Nothing for other models.
+ */
+const originOf = (model: Model): Pick<ModelRequest, "provider" | "server"> => {
+  const client = (model as unknown as { _client?: { readonly baseURL?: unknown } })._client;
+  if (typeof client !== "object" || client === null) return model instanceof OpenAIChatCompletionsModel ? { provider: "openai" } : {};
+  const server = serverOf(client.baseURL);
+  const provider = client.constructor?.name === "AzureOpenAI" ? "azure.ai.openai" : openAiClientProvider(server);
+  return server === undefined ? { provider } : { provider, server };
+};
+
+/**
  * Wrap an Agents SDK model so that every call runs through the stack's `modelCall` point.
  *
  * @example
@@ -102,12 +124,13 @@ export const guardModel = (stack: GuardModelStack, model: Model, options: GuardM
   // Stacks are immutable: one with no hook on `modelCall` never will have one.
   if (stack.has?.("modelCall") === false) return model;
   const name = options.name ?? nameOf(model);
+  const origin = originOf(model);
   const runOptions = (request: SdkRequest, stream: boolean): Omit<RunOptions, "signal"> =>
     typeof options.run === "function" ? options.run({ request, stream, model: name }) : (options.run ?? {});
 
   const getResponse = async (sdk: SdkRequest): Promise<SdkResponse> => {
     const run = runOptions(sdk, false);
-    const mapped = toRequest(sdk, name, false);
+    const mapped = toRequest(sdk, name, false, origin);
     const context = new CallContext(run.onContext);
     const attempts = new WeakMap<object, { readonly from: SdkResponse; readonly produced: ModelResponse }>();
     const outcome = await stack.run(
@@ -137,7 +160,7 @@ export const guardModel = (stack: GuardModelStack, model: Model, options: GuardM
 
   async function* getStreamedResponse(sdk: SdkRequest): AsyncGenerator<StreamEvent> {
     const run = runOptions(sdk, true);
-    const mapped = toRequest(sdk, name, true);
+    const mapped = toRequest(sdk, name, true, origin);
     const context = new CallContext(run.onContext);
     const memo = new StreamMemo();
     const call = streamThroughStack(

@@ -120,7 +120,12 @@ const specOf = (tool: SerializedTool | SerializedHandoff): ToolSpec => {
  * toRequest({ systemInstructions: "Be brief", input: "Hi", modelSettings: {}, tools: [], handoffs: [], outputType: "text", tracing: false }, "gpt-4.1", false).request.messages
  * // [{ role: "system", content: "Be brief" }, { role: "user", content: "Hi" }]
  */
-export const toRequest = (sdk: SdkRequest, model: string, stream: boolean): MappedRequest => {
+export const toRequest = (
+  sdk: SdkRequest,
+  model: string,
+  stream: boolean,
+  origin: Pick<ModelRequest, "provider" | "server"> = {},
+): MappedRequest => {
   const inputWasText = typeof sdk.input === "string";
   const items: readonly Item[] = inputWasText ? [{ type: "message", role: "user", content: sdk.input }] : (sdk.input as unknown as Item[]);
   const messages: Message[] = [];
@@ -147,6 +152,7 @@ export const toRequest = (sdk: SdkRequest, model: string, stream: boolean): Mapp
     ...(typeof settings.maxTokens === "number" ? { maxOutputTokens: settings.maxTokens } : {}),
     ...(typeof settings.temperature === "number" ? { temperature: settings.temperature } : {}),
     stream,
+    ...origin,
   };
   return { request, origins, items, messages: byItem, inputWasText };
 };

@@ -57,6 +57,7 @@ export const toResponse = (sdk: SdkResponse, model: string): ModelResponse => {
     finishReason: finishOf(output, toolCalls),
     usage: { inputTokens: sdk.usage?.inputTokens ?? 0, outputTokens: sdk.usage?.outputTokens ?? 0 },
     model,
+    ...(typeof sdk.responseId === "string" && sdk.responseId !== "" ? { id: sdk.responseId } : {}),
   };
 };
 

@@ -69,7 +69,12 @@ export async function* fromSdkEvents(events: AsyncIterable<StreamEvent>, memo: S
       const produced = toResponse(response, model);
       memo.done = { event, response, produced };
       for (const call of produced.toolCalls) yield { type: "tool-call", call };
-      yield { type: "finish", finishReason: produced.finishReason, usage: produced.usage };
+      yield {
+        type: "finish",
+        finishReason: produced.finishReason,
+        usage: produced.usage,
+        ...(produced.id !== undefined ? { responseId: produced.id } : {}),
+      };
     } else {
       yield { type: "raw", value: event };
     }

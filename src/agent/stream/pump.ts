@@ -81,6 +81,9 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
   const checks = [...o.control.checks.values()].reverse();
   const window = o.mode === "all" ? Number.POSITIVE_INFINITY : o.mode === "none" ? 0 : Math.max(0, o.mode.window);
   let ttfc: number | undefined;
+  // When the last chunk arrived, and the gaps between chunks after the first (the convention's time per output chunk).
+  let lastChunkAt = 0;
+  const intervals: number[] = [];
   let pending = "";
   let held: string[] = [];
   let upstreamText = "";
@@ -222,7 +225,10 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
         exhausted = true;
         break;
       }
-      ttfc ??= performance.now() - started;
+      const now = performance.now();
+      if (ttfc === undefined) ttfc = now - started;
+      else intervals.push(now - lastChunkAt);
+      lastChunkAt = now;
       if (r.value.type === "text-delta") upstreamText += r.value.text;
       else if (r.value.type === "tool-call") {
         seenCalls.add(r.value.call.id);
@@ -259,6 +265,10 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
     // out, a plain-JS provider may too): those are estimated, and the call says so, as on generate.
     return reportedOrEstimated(finish?.usage, o.request.messages as never, upstreamText);
   }
+  function streamTimes(): Pick<ModelResponse, "timeToFirstChunkMs" | "chunkIntervalsMs"> {
+    if (ttfc === undefined) return {};
+    return intervals.length === 0 ? { timeToFirstChunkMs: ttfc } : { timeToFirstChunkMs: ttfc, chunkIntervalsMs: intervals };
+  }
   function partial(): ModelResponse {
     const u = usage();
     return {
@@ -267,7 +277,7 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
       finishReason: "error",
       usage: u.usage,
       model: o.request.model,
-      ...(ttfc !== undefined ? { timeToFirstChunkMs: ttfc } : {}),
+      ...streamTimes(),
       ...(u.estimated ? { usageEstimated: true } : {}),
     };
   }
@@ -276,7 +286,8 @@ export const pump = async (o: PumpOptions): Promise<PumpResult> => {
   const common = {
     usage: u.usage,
     model: o.request.model,
-    ...(ttfc !== undefined ? { timeToFirstChunkMs: ttfc } : {}),
+    ...(finish?.responseId !== undefined ? { id: finish.responseId } : {}),
+    ...streamTimes(),
     ...(u.estimated ? { usageEstimated: true } : {}),
     ...(aborted ? { aborted: true } : {}),
   };

@@ -104,6 +104,9 @@ describe("claudeModelGateway: requests", () => {
     expect(requests[0]).toEqual({
       model: "claude-opus-5-5",
       maxOutputTokens: 32_000,
+      // The API the gateway speaks, and its upstream.
+      provider: "anthropic",
+      server: { address: "127.0.0.1", port: Number(new URL(api.url!).port) },
       messages: [
         { role: "system", content: "x-anthropic-billing-header: cc\nYou are a Claude agent." },
         { role: "user", content: "<system-reminder>attribution</system-reminder>" },

@@ -10,6 +10,7 @@ import type { HookInput, HookJSONOutput } from "@anthropic-ai/claude-agent-sdk";
 import { describe, expect, it } from "vitest";
 import {
   claudeAgentGuard,
+  ClaudeSessionNotWaitingError,
   ClaudeToolNotRunError,
   ClaudeToolRerunError,
   type ClaudeAgentGuard,
@@ -18,6 +19,8 @@ import { createAgentStack } from "../../../src/agent/stack.ts";
 import { Continue, Reject, Transform } from "../../../src/core/action.ts";
 import type { RunEvent } from "../../../src/core/context.ts";
 import { MemoryStore } from "../../../src/core/memory-store.ts";
+import { ApprovalReplayedError, durableApprovals } from "../../../src/core/interrupt.ts";
+import { approval } from "../../../src/middleware/approval.ts";
 import { retry } from "../../../src/middleware/retry.ts";
 import { withMiddleware } from "../../../src/middleware/apply.ts";
 
@@ -82,11 +85,23 @@ describe("claudeAgentGuard: registration", () => {
     ],
     [
       () => claudeAgentGuard(createAgentStack(), { pause: { store: new MemoryStore(), secret: "short" } }),
-      "claudeAgentGuard: pause.secret must hold at least 32 bytes",
+      "claudeAgentGuard: pause.secret must be at least 32 bytes",
     ],
     [
       () => claudeAgentGuard(createAgentStack(), { pause: { store: new MemoryStore(), secret: "k".repeat(32), ttlMs: -1 } }),
       "claudeAgentGuard: pause.ttlMs must be a positive integer of ms, got -1",
+    ],
+    [
+      () => claudeAgentGuard(createAgentStack(), { approvals: (() => ({ decision: "approve" })) as never }),
+      "claudeAgentGuard: approvals must be durableApprovals({ store, key })",
+    ],
+    [
+      () =>
+        claudeAgentGuard(createAgentStack(), {
+          approvals: durableApprovals({ store: new MemoryStore(), key: "k".repeat(32) }),
+          pause: { store: new MemoryStore(), secret: "k".repeat(32) },
+        }),
+      "claudeAgentGuard: give approvals or the deprecated pause, not both",
     ],
     [
       () =>
@@ -179,6 +194,96 @@ describe("claudeAgentGuard: tool calls", () => {
         updatedToolOutput: { stdout: "[redacted]", stderr: "", interrupted: false, isImage: false, noOutputExpected: true },
       },
     });
+  });
+});
+
+describe("claudeAgentGuard: durable approvals", () => {
+  const key = "a-test-key-that-is-long-enough-for-hmac-sha256";
+  const deferred = (id: string, input: unknown) =>
+    ({
+      type: "result",
+      subtype: "success",
+      stop_reason: "tool_deferred",
+      session_id: "s",
+      deferred_tool_use: { id, name: "Bash", input },
+    }) as never;
+
+  it("answers PreToolUse with defer when the call's run stops for a person, and gives the pending approval for the result", async () => {
+    const { runs, hook } = settled();
+    const approvals = durableApprovals({ store: new MemoryStore(), key });
+    const stack = withMiddleware(createAgentStack({ approval: approvals }), approval({ match: "Bash" })).use("toolCall", hook);
+    const guard = claudeAgentGuard(stack);
+    const event = recorded("PreToolUse") as HookInput & { tool_use_id: string; tool_input: Record<string, unknown> };
+    expect(await call(guard, event)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "defer" } });
+    await stack.flush();
+    expect(runs.map((r) => r.outcome._tag)).toEqual(["Rejected"]);
+    const paused = guard.paused(deferred(event.tool_use_id, event.tool_input));
+    expect(paused).toMatchObject({
+      point: "toolCall",
+      hook: "approval",
+      subject: "Bash",
+      sessionId: event.session_id,
+      input: { id: event.tool_use_id, name: "Bash", input: event.tool_input },
+      toolUse: { id: event.tool_use_id, name: "Bash", input: event.tool_input },
+    });
+    expect((runs[0]!.outcome as { approval?: { id: string } }).approval?.id).toBe(paused!.id);
+    expect(await approvals.inspect(paused!.token)).toMatchObject({ id: paused!.id });
+    // Given once: another result for the same call is not this guard's pause any more.
+    expect(guard.paused(deferred(event.tool_use_id, event.tool_input))).toBeUndefined();
+  });
+
+  it("takes the guard's approvals over an in-process handler of the stack", async () => {
+    const approvals = durableApprovals({ store: new MemoryStore(), key });
+    const stack = withMiddleware(createAgentStack({ approval: () => ({ decision: "approve" }) }), approval({ match: "Bash" }));
+    const guard = claudeAgentGuard(stack, { approvals });
+    expect(await call(guard, recorded("PreToolUse"))).toEqual({
+      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "defer" },
+    });
+  });
+
+  it("does not set canUseTool for durable approvals alone: Claude Code's permission prompt cannot pause", async () => {
+    const approvals = durableApprovals({ store: new MemoryStore(), key });
+    expect(claudeAgentGuard(createAgentStack({ approval: approvals })).options().canUseTool).toBeUndefined();
+    const guard = claudeAgentGuard(
+      createAgentStack({ approval: approvals }).use("permissionRequest", { name: "look", before: () => Continue }),
+    );
+    const answer = await guard.canUseTool("Bash", { command: "ls" }, {
+      signal: new AbortController().signal,
+      toolUseID: "toolu_x",
+    } as never);
+    expect(answer).toMatchObject({ behavior: "deny", message: expect.stringContaining("cannot pause for durable approvals") });
+  });
+
+  it("refuses to resume a session whose transcript already has the call's result, claiming nothing", async () => {
+    const approvals = durableApprovals({ store: new MemoryStore(), key });
+    const guard = claudeAgentGuard(withMiddleware(createAgentStack({ approval: approvals }), approval({ match: "Bash" })));
+    const event = recorded("PreToolUse") as HookInput & { tool_use_id: string; tool_input: Record<string, unknown> };
+    await call(guard, event);
+    const paused = guard.paused(deferred(event.tool_use_id, event.tool_input))!;
+    // The session's messages as the SDK's getSessionMessages reads them: the call, then its result.
+    const answered = [
+      { type: "assistant", message: { content: [{ type: "tool_use", id: event.tool_use_id, name: "Bash", input: event.tool_input }] } },
+      { type: "user", message: { content: [{ type: "tool_result", tool_use_id: event.tool_use_id, content: "done" }] } },
+    ];
+    const sdk = {
+      getSessionMessages: async () => answered,
+      query: () => {
+        throw new Error("must not start Claude Code");
+      },
+    };
+    const refused = await guard.resume(sdk, paused, { decision: "approve" }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ClaudeSessionNotWaitingError);
+    expect(refused).toBeInstanceOf(ApprovalReplayedError);
+    expect(refused).toMatchObject({ kind: "replayed", sessionId: event.session_id, toolUseId: event.tool_use_id, approvalId: paused.id });
+    expect(await approvals.inspect(paused.token)).toMatchObject({ id: paused.id });
+  });
+
+  it("refuses to resume without durable approvals, or with something that is not the SDK", async () => {
+    await expect(claudeAgentGuard(createAgentStack()).resume({} as never, "ao1.x.y", { decision: "approve" })).rejects.toThrow(
+      "claudeAgentGuard.resume: this guard has no durable approvals",
+    );
+    const guard = claudeAgentGuard(createAgentStack({ approval: durableApprovals({ store: new MemoryStore(), key }) }));
+    await expect(guard.resume({} as never, "ao1.x.y", { decision: "approve" })).rejects.toThrow("sdk must be the Claude Agent SDK module");
   });
 });
 

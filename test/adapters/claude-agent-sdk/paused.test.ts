@@ -1,31 +1,31 @@
 import { describe, expect, it } from "vitest";
-import {
-  checkDecision,
-  ClaudeApprovalError,
-  keyBytes,
-  pausedKind,
-  signPaused,
-  stableJson,
-  verifyPaused,
-  type ClaudePausedApproval,
-} from "../../../src/adapters/claude-agent-sdk/paused.ts";
+import { ClaudeApprovalError, decisionFor, tokenOf } from "../../../src/adapters/claude-agent-sdk/paused.ts";
+import { ApprovalTamperedError, durableApprovals } from "../../../src/core/interrupt.ts";
+import { MemoryStore } from "../../../src/core/memory-store.ts";
 
-const key = keyBytes("a-test-key-that-is-long-enough-for-hmac-sha256", "test");
-const now = 1_800_000_000_000;
-const record = signPaused(key, {
-  kind: pausedKind,
-  version: 1,
-  sessionId: "9d7c3a52-0000-4000-8000-000000000001",
-  toolUse: { id: "toolu_1", name: "Bash", input: { command: "git push", description: "push" } },
-  inputDigest: "digest",
-  asks: [{ hook: "approval", reason: "push to main?" }],
-  createdAt: now,
-  expiresAt: now + 60_000,
-});
+const key = "a-test-key-that-is-long-enough-for-hmac-sha256";
+const call = { id: "toolu_1", name: "Bash", input: { command: "git push", description: "push" } };
+const asked = async () => {
+  const approvals = durableApprovals({ store: new MemoryStore(), key });
+  const answer = await approvals.ask({
+    point: "toolCall",
+    hook: "approval",
+    subject: "Bash",
+    input: call,
+    reason: "push to main?",
+    runInput: call,
+    sessionId: "9d7c3a52-0000-4000-8000-000000000001",
+    runId: "r1",
+    metadata: {},
+    path: [],
+  });
+  if (!("pending" in answer)) throw new Error("expected a pending approval");
+  return { approvals, pending: JSON.parse(JSON.stringify(answer.pending)) };
+};
 
-const problemOf = (f: () => unknown): string | undefined => {
+const problemOf = async (f: () => unknown): Promise<string | undefined> => {
   try {
-    f();
+    await f();
     return undefined;
   } catch (error) {
     expect(error).toBeInstanceOf(ClaudeApprovalError);
@@ -33,72 +33,51 @@ const problemOf = (f: () => unknown): string | undefined => {
   }
 };
 
-describe("paused approvals", () => {
-  it("verify as signed, after a trip through JSON", () => {
-    expect(verifyPaused(key, JSON.parse(JSON.stringify(record)), now + 1)).toEqual(record);
-  });
-
-  it("sign the same whatever the order of the input's keys", () => {
-    const reordered = { ...record, toolUse: { ...record.toolUse, input: { description: "push", command: "git push" } } };
-    expect(verifyPaused(key, reordered, now)).toEqual(reordered);
-    expect(stableJson({ b: 1, a: [{ d: 2, c: 3 }] })).toBe('{"a":[{"c":3,"d":2}],"b":1}');
+describe("the token of a paused approval", () => {
+  it("is the token given, or the token of a pending approval as it was kept", async () => {
+    const { approvals, pending } = await asked();
+    expect(tokenOf(approvals, pending.token)).toBe(pending.token);
+    expect(tokenOf(approvals, pending)).toBe(pending.token);
+    expect(tokenOf(approvals, { ...pending, input: { ...call, input: { description: "push", command: "git push" } } })).toBe(pending.token);
   });
 
   it.each([
-    ["the input", { ...record, toolUse: { ...record.toolUse, input: { command: "git push --force" } } }],
-    ["the tool", { ...record, toolUse: { ...record.toolUse, name: "Write" } }],
-    ["the call id", { ...record, toolUse: { ...record.toolUse, id: "toolu_2" } }],
-    ["the session", { ...record, sessionId: "another" }],
-    ["the digest", { ...record, inputDigest: "other" }],
-    ["the reason", { ...record, asks: [{ hook: "approval", reason: "harmless" }] }],
-    ["the expiry", { ...record, expiresAt: record.expiresAt + 1 }],
-    ["the signature", { ...record, signature: record.signature.replace(/^./, (c) => (c === "A" ? "B" : "A")) }],
-  ])("refuse a record whose %s was changed", (_what, changed) => {
-    expect(problemOf(() => verifyPaused(key, changed, now))).toBe("tampered");
+    ["its input", (p: any) => ({ ...p, input: { ...call, input: { command: "git push --force" } } })],
+    ["its tool", (p: any) => ({ ...p, input: { ...call, name: "Write" } })],
+    ["its digest", (p: any) => ({ ...p, digest: "other" })],
+    ["its id", (p: any) => ({ ...p, id: "00000000-0000-4000-8000-000000000000" })],
+  ])("is refused as tampered when %s was changed where it was kept", async (_what, change) => {
+    const { approvals, pending } = await asked();
+    expect(() => tokenOf(approvals, change(pending))).toThrow(ApprovalTamperedError);
   });
 
-  it("refuse a record signed with another key", () => {
-    const other = keyBytes("another-key-that-is-long-enough-for-hmac-sha256", "test");
-    expect(problemOf(() => verifyPaused(other, record, now))).toBe("tampered");
-  });
-
-  it("refuse a record after its expiry, and take it up to it", () => {
-    expect(problemOf(() => verifyPaused(key, record, record.expiresAt + 1))).toBe("expired");
-    expect(verifyPaused(key, record, record.expiresAt)).toEqual(record);
-  });
-
-  it.each([
-    ["not an object", "paused"],
-    ["another kind", { ...record, kind: "x" }],
-    ["another version", { ...record, version: 2 }],
-    ["no session", { ...record, sessionId: "" }],
-    ["an input that is not an object", { ...record, toolUse: { ...record.toolUse, input: "git push" } }],
-    ["asks that are not a list", { ...record, asks: "approval" }],
-    ["an expiry that is not a number", { ...record, expiresAt: "tomorrow" }],
-    ["no signature", (({ signature: _, ...rest }: ClaudePausedApproval) => rest)(record)],
-  ])("refuse as malformed %s", (_what, value) => {
-    expect(problemOf(() => verifyPaused(key, value, now))).toBe("malformed");
-  });
+  it.each([[null], [42], [{}], [{ token: 42 }], [{ kind: "agent-onion.claude-agent-sdk.paused-approval", signature: "x" }]])(
+    "is refused as malformed for %j",
+    async (value) => {
+      const { approvals } = await asked();
+      expect(await problemOf(() => tokenOf(approvals, value))).toBe("malformed");
+    },
+  );
 });
 
-describe("decisions", () => {
+describe("a person's decision", () => {
   it.each([
     [{ decision: "approve" }, { decision: "approve" }],
     [
-      { decision: "approve", reason: "ok" },
-      { decision: "approve", reason: "ok" },
+      { decision: "approve", reason: "ok", by: "alice" },
+      { decision: "approve", reason: "ok", by: "alice" },
     ],
     [
-      { decision: "deny", reason: "not now" },
-      { decision: "deny", reason: "not now" },
+      { decision: "deny", reason: "not now", by: "bob" },
+      { decision: "deny", reason: "not now", by: "bob" },
     ],
-    [{ decision: "deny" }, { decision: "deny", reason: "denied" }],
+    [{ decision: "deny" }, { decision: "deny", reason: "denied by the approver" }],
     [
-      { decision: "edit", input: { command: "ls" } },
-      { decision: "edit", input: { command: "ls" } },
+      { decision: "edit", input: { command: "ls" }, by: "carol" },
+      { decision: "edit", input: { ...call, input: { command: "ls" } }, by: "carol" },
     ],
-  ])("take %j", (given, taken) => {
-    expect(checkDecision(given, "Bash")).toEqual(taken);
+  ])("takes %j", async (given, taken) => {
+    expect(await decisionFor(given, call)).toEqual(taken);
   });
 
   it.each([
@@ -107,20 +86,14 @@ describe("decisions", () => {
     null,
     {},
     { decision: "reject" },
-    { decision: "yes" },
+    { decision: "Approve" },
     { decision: "approve", reason: 1 },
+    { decision: "approve", input: { command: "ls" } },
+    { decision: "deny", reason: "no", extra: true },
     { decision: "edit" },
     { decision: "edit", input: "rm -rf /" },
     { decision: "edit", input: ["rm"] },
-  ])("refuse %j", (given) => {
-    expect(problemOf(() => checkDecision(given, "Bash"))).toBe("decision");
-  });
-});
-
-describe("keys", () => {
-  it("need at least 32 bytes, as a string or bytes", () => {
-    expect(() => keyBytes("short", "claudeAgentGuard")).toThrow("claudeAgentGuard: pause.secret must hold at least 32 bytes");
-    expect(() => keyBytes(42, "claudeAgentGuard")).toThrow("must be a string or a Uint8Array, got 42");
-    expect(keyBytes(new Uint8Array(32), "x")).toHaveLength(32);
+  ])("refuses %j before anything is claimed", async (given) => {
+    expect(await problemOf(() => decisionFor(given, call))).toBe("decision");
   });
 });

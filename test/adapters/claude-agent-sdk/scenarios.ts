@@ -3,6 +3,9 @@
  * agent-sdk-worker.ts): each builds a stack, guards a real `query` with it, and returns what the
  * test checks: the SDK's messages in brief, the result, and what the stack's observers saw.
  */
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { MemoryStore } from "../../../src/core/memory-store.ts";
 import { Continue, Reject, Replace, Transform } from "../../../src/core/action.ts";
 import type { RunEvent } from "../../../src/core/context.ts";
@@ -23,7 +26,10 @@ import { outputGate } from "../../../src/agent/stream/hooks.ts";
 import { metrics } from "../../../src/middleware/metrics.ts";
 import { retry } from "../../../src/middleware/retry.ts";
 import { meterHarness } from "../../middleware/otel.ts";
-import { signPaused, type ClaudePausedApproval } from "../../../src/adapters/claude-agent-sdk/paused.ts";
+import type { ClaudePausedApproval } from "../../../src/adapters/claude-agent-sdk/paused.ts";
+import { durableApprovals, type DurableApprovals } from "../../../src/core/interrupt.ts";
+import { audit } from "../../../src/middleware/audit.ts";
+import type { Middleware } from "../../../src/middleware/apply.ts";
 import type { Scenario, ScenarioContext } from "../../support/claude-code/agent-sdk-worker.ts";
 
 /** What a stack's observers saw of one run. */
@@ -38,6 +44,8 @@ interface Seen {
   readonly durationMs: number;
   readonly metadata: Readonly<Record<string, unknown>>;
   readonly path: readonly string[];
+  /** The run's approval decisions, as its trace records them. */
+  readonly approvals: readonly { readonly hook: string; readonly action: string; readonly reason: string | undefined }[];
 }
 
 const observed = (seen: Seen[]) => ({
@@ -52,10 +60,11 @@ const observed = (seen: Seen[]) => ({
       durationMs: e.durationMs,
       metadata: e.metadata,
       path: e.path,
+      approvals: e.decisions.filter((d) => d.phase === "approval").map((d) => ({ hook: d.hook, action: d.action, reason: d.reason })),
       ...(o._tag === "Completed"
         ? { output: o.value }
         : o._tag === "Rejected"
-          ? { reason: o.reason }
+          ? { reason: o.reason, ...("approval" in o ? { approval: (o as { approval: { id: string } }).approval.id } : {}) }
           : { error: `${(o.error as Error)?.name}: ${(o.error as Error)?.message}` }),
     });
   },
@@ -239,13 +248,33 @@ export const approvedInProcess: Scenario = async (ctx) => {
   return { ...run, raw: undefined, seen };
 };
 
-/** The stack for pausing: approval on Bash, a policy that refuses `rm`, and the pause store. */
-const pausingStack = (seen: Seen[]) =>
+/** Audit lines of a stack, written to a file of their own and read back once the runs are flushed. */
+const auditLog = () => {
+  const file = join(mkdtempSync(join(tmpdir(), "agent-onion-audit-")), "audit.jsonl");
+  const log = audit({ to: file, redact: false });
+  return {
+    log,
+    read: async (stack: AgentStack) => {
+      await stack.flush();
+      await log.close();
+      return existsSync(file)
+        ? readFileSync(file, "utf8")
+            .split("\n")
+            .filter((l) => l !== "")
+            .map((l) => JSON.parse(l))
+        : [];
+    },
+  };
+};
+
+/** The stack for pausing: durable approvals as its approver, approval on Bash, a policy that refuses `rm`, an audit log. */
+const pausingStack = (seen: Seen[], approvals: DurableApprovals, log: Middleware) =>
   watched(
     withMiddleware(
-      createAgentStack(),
+      createAgentStack({ approval: approvals }),
       toolPolicy({ deny: ["Bash(rm *)"] }),
       approval({ match: "Bash", reason: (c) => `run ${String(c.input.command)}?` }),
+      log,
     ),
     seen,
   );
@@ -259,21 +288,35 @@ const storeOf = async (args: Readonly<Record<string, unknown>>) => {
 
 const secret = "a-test-key-that-is-long-enough-for-hmac-sha256";
 
-/** First process: the approval pauses the run; returns the signed record. */
-export const pause: Scenario = async (ctx) => {
-  const seen: Seen[] = [];
-  const { store, close } = await storeOf(ctx.args);
-  const guard = claudeAgentGuard(pausingStack(seen), { pause: { store, secret } });
-  const run = await drive(ctx, guard);
-  await close();
-  return { ...run, raw: undefined, paused: run.raw === undefined ? undefined : guard.paused(run.raw), seen };
+/** The durable approvals every process of a test shares: the same store (Redis when given a port) and key. */
+const approvalsOf = async (args: Readonly<Record<string, unknown>>) => {
+  const { store, close } = await storeOf(args);
+  return { approvals: durableApprovals({ store, key: (args.secret as string | undefined) ?? secret }), close };
 };
 
-/** Second process: resume the paused record with the decision in args; a replay is tried when asked to. */
+/** First process: the approval pauses the run; returns the pending approval as the application keeps it. */
+export const pause: Scenario = async (ctx) => {
+  const seen: Seen[] = [];
+  const { approvals, close } = await approvalsOf(ctx.args);
+  const { log, read } = auditLog();
+  const stack = pausingStack(seen, approvals, log);
+  const guard = claudeAgentGuard(stack);
+  try {
+    const run = await drive(ctx, guard);
+    const paused = run.raw === undefined ? undefined : guard.paused(run.raw);
+    return { ...run, raw: undefined, paused: JSON.parse(JSON.stringify(paused ?? null)), seen, audit: await read(stack) };
+  } finally {
+    await close();
+  }
+};
+
+/** Second process: resume the paused approval with the decision in args. */
 export const resume: Scenario = async (ctx) => {
   const seen: Seen[] = [];
-  const { store, close } = await storeOf(ctx.args);
-  const guard = claudeAgentGuard(pausingStack(seen), { pause: { store, secret: (ctx.args.secret as string | undefined) ?? secret } });
+  const { approvals, close } = await approvalsOf(ctx.args);
+  const { log, read } = auditLog();
+  const stack = pausingStack(seen, approvals, log);
+  const guard = claudeAgentGuard(stack);
   const messages: Record<string, unknown>[] = [];
   try {
     const query = await guard.resume(ctx.sdk, ctx.args.paused, ctx.args.decision, { ...ctx.options, allowedTools: ["Bash"] });
@@ -281,7 +324,27 @@ export const resume: Scenario = async (ctx) => {
   } finally {
     await close();
   }
-  return { messages, result: messages.findLast((m) => m.type === "result"), seen };
+  return { messages, result: messages.findLast((m) => m.type === "result"), seen, audit: await read(stack) };
+};
+
+/** The deprecated `pause` option: pause and resume in one process, over the durable approvals it builds. */
+export const legacyPause: Scenario = async (ctx) => {
+  const seen: Seen[] = [];
+  const { log, read } = auditLog();
+  const stack = watched(
+    withMiddleware(createAgentStack(), approval({ match: "Bash", reason: (c) => `run ${String(c.input.command)}?` }), log),
+    seen,
+  );
+  const guard = claudeAgentGuard(stack, { pause: { store: new MemoryStore(), secret } });
+  const first = await drive(ctx, guard);
+  const paused = first.raw === undefined ? undefined : guard.paused(first.raw);
+  const messages: Record<string, unknown>[] = [];
+  const query = await guard.resume(ctx.sdk, JSON.parse(JSON.stringify(paused)), ctx.args.decision, {
+    ...ctx.options,
+    allowedTools: ["Bash"],
+  });
+  for await (const m of query) messages.push(brief(m));
+  return { paused, messages, seen, audit: await read(stack) };
 };
 
 /** Session, prompt, stop and batch hooks through the bridge: context for the model, a refused prompt, a stop sent back once. */
@@ -312,64 +375,86 @@ export const lifecycle: Scenario = async (ctx) => {
   return { runs: runs.map((r) => ({ ...r, raw: undefined })), seen, stops };
 };
 
-/** Paused records and decisions that `resume` must refuse before anything resumes. */
-export const refusals: Scenario = async (ctx) => {
-  const store = new MemoryStore();
-  const guard = claudeAgentGuard(createAgentStack(), { pause: { store, secret } });
-  const problems: Record<string, unknown> = {};
-  const attempts: Record<string, [unknown, unknown]> = { ...(ctx.args.attempts as Record<string, [unknown, unknown]>) };
-  // Signed as the pausing process would sign them: past their expiry, and under another key.
-  const { signature: _, ...unsigned } = ctx.args.paused as ClaudePausedApproval;
-  attempts.expired = [signPaused(Buffer.from(secret), { ...unsigned, expiresAt: unsigned.createdAt + 1 }), { decision: "approve" }];
-  attempts.otherKey = [signPaused(Buffer.from("another-key-that-is-long-enough-for-hmac-sha256"), unsigned), { decision: "approve" }];
-  for (const [name, [paused, decision]] of Object.entries(attempts)) {
-    try {
-      await guard.resume(ctx.sdk, paused, decision, ctx.options);
-      problems[name] = "resumed";
-    } catch (error) {
-      problems[name] = {
-        name: (error as Error).name,
-        problem: (error as { problem?: unknown }).problem,
-        message: (error as Error).message,
-      };
-    }
+/** What `resume` threw, in brief; "resumed" when it did not throw. */
+const refusal = async (attempt: () => Promise<unknown>) => {
+  try {
+    await attempt();
+    return "resumed";
+  } catch (error) {
+    const e = error as { name?: string; problem?: string; kind?: string; message?: string };
+    return { name: e.name, problem: e.problem ?? e.kind, message: e.message };
   }
-  return problems;
 };
 
-/** Resume one record twice in one process (the second must be refused), each with the decision given. */
+/** Paused approvals and decisions that `resume` must refuse before anything is claimed; then the token still resumes. */
+export const refusals: Scenario = async (ctx) => {
+  const { approvals, close } = await approvalsOf(ctx.args);
+  const { store: otherStore } = await storeOf({});
+  try {
+    const guard = claudeAgentGuard(createAgentStack({ approval: approvals }));
+    const paused = ctx.args.paused as ClaudePausedApproval & { token: string };
+    const [head, payload, signature] = paused.token.split(".") as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+    const forged = `${head}.${Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 1 })).toString("base64url")}.${signature}`;
+    // Guards made as another process would make them: a clock past the expiry, another key, another store.
+    const later = claudeAgentGuard(createAgentStack(), {
+      approvals: durableApprovals({ store: otherStore, key: secret, now: () => claims.exp + 1 }),
+    });
+    const otherKey = claudeAgentGuard(createAgentStack(), {
+      approvals: durableApprovals({ store: otherStore, key: "another-key-that-is-long-enough-for-hmac-sha256" }),
+    });
+    const elsewhere = claudeAgentGuard(createAgentStack(), { approvals: durableApprovals({ store: otherStore, key: secret }) });
+    const base = { ...ctx.options, allowedTools: ["Bash"] };
+    const problems: Record<string, unknown> = {
+      forgedExpiry: await refusal(() => guard.resume(ctx.sdk, forged, { decision: "approve" }, base)),
+      shownInput: await refusal(() =>
+        guard.resume(
+          ctx.sdk,
+          { ...paused, input: { ...(paused.input as object), input: { command: "touch ran-other" } } },
+          { decision: "approve" },
+          base,
+        ),
+      ),
+      expired: await refusal(() => later.resume(ctx.sdk, paused, { decision: "approve" }, base)),
+      otherKey: await refusal(() => otherKey.resume(ctx.sdk, paused, { decision: "approve" }, base)),
+      unknown: await refusal(() => elsewhere.resume(ctx.sdk, paused, { decision: "approve" }, base)),
+      notPaused: await refusal(() => guard.resume(ctx.sdk, { kind: "something-else" }, { decision: "approve" }, base)),
+      yes: await refusal(() => guard.resume(ctx.sdk, paused, true, base)),
+      reject: await refusal(() => guard.resume(ctx.sdk, paused, { decision: "reject" }, base)),
+      approveWithInput: await refusal(() => guard.resume(ctx.sdk, paused, { decision: "approve", input: {} }, base)),
+      editString: await refusal(() => guard.resume(ctx.sdk, paused, { decision: "edit", input: "rm -rf /" }, base)),
+    };
+    // None of them consumed the token: it is still pending.
+    const still = await approvals.inspect(paused.token);
+    return { problems, stillPending: still.id === paused.id };
+  } finally {
+    await close();
+  }
+};
+
+/** Resume one pending approval twice in one process (the second must be refused), each with the decision given. */
 export const resumeTwice: Scenario = async (ctx) => {
   const seen: Seen[] = [];
-  const guard = claudeAgentGuard(pausingStack(seen), { pause: { store: new MemoryStore(), secret } });
+  const { approvals, close } = await approvalsOf(ctx.args);
+  const { log, read } = auditLog();
+  const stack = pausingStack(seen, approvals, log);
+  const guard = claudeAgentGuard(stack);
   const outcomes: unknown[] = [];
-  for (let i = 0; i < 2; i++) {
-    try {
-      const query = await guard.resume(ctx.sdk, ctx.args.paused, ctx.args.decision, { ...ctx.options, allowedTools: ["Bash"] });
-      const messages: unknown[] = [];
-      for await (const m of query) messages.push(brief(m));
-      outcomes.push({ resumed: true, result: messages.findLast((m) => (m as { type: string }).type === "result") });
-    } catch (error) {
-      outcomes.push({ resumed: false, name: (error as Error).name, problem: (error as { problem?: unknown }).problem });
+  try {
+    for (let i = 0; i < 2; i++) {
+      try {
+        const query = await guard.resume(ctx.sdk, ctx.args.paused, ctx.args.decision, { ...ctx.options, allowedTools: ["Bash"] });
+        const messages: unknown[] = [];
+        for await (const m of query) messages.push(brief(m));
+        outcomes.push({ resumed: true, result: messages.findLast((m) => (m as { type: string }).type === "result") });
+      } catch (error) {
+        outcomes.push({ resumed: false, name: (error as Error).name, kind: (error as { kind?: unknown }).kind });
+      }
     }
+  } finally {
+    await close();
   }
-  return { outcomes, seen };
-};
-
-export const resumeDebug: Scenario = async (ctx) => {
-  const seen: Seen[] = [];
-  const log: unknown[] = [];
-  const guard = claudeAgentGuard(pausingStack(seen), { pause: { store: new MemoryStore(), secret } });
-  for (const [event, matchers] of Object.entries(guard.hooks))
-    for (const m of matchers!)
-      m.hooks = m.hooks.map((h) => async (input: any, id: any, o: any) => {
-        const out = await h(input, id, o);
-        log.push({ event, id, tool_input: input.tool_input, out });
-        return out;
-      });
-  const messages: unknown[] = [];
-  const query = await guard.resume(ctx.sdk, ctx.args.paused, ctx.args.decision, { ...ctx.options, allowedTools: ["Bash"] });
-  for await (const m of query) messages.push(brief(m));
-  return { messages, log, seen };
+  return { outcomes, seen, audit: await read(stack) };
 };
 
 /** Token counts and durations the metrics middleware recorded, read back through the OpenTelemetry SDK. */

@@ -57,7 +57,7 @@ try {
       ok: false,
       error: String((error as Error)?.stack ?? error),
       name: (error as Error)?.name,
-      problem: (error as { problem?: unknown })?.problem,
+      problem: (error as { problem?: unknown; kind?: unknown })?.problem ?? (error as { kind?: unknown })?.kind,
     }),
   );
 }

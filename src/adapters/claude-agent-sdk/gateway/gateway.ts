@@ -27,6 +27,7 @@ import type { RunOptions } from "../../../core/context.ts";
 import { AgentOnionError, brandError, describe, describeGiven } from "../../../core/errors.ts";
 import type { Outcome } from "../../../core/outcome.ts";
 import { CallContext } from "../../call-context.ts";
+import { serverOf } from "../../model-endpoint.ts";
 import { fromRequest, toRequest, type MappedRequest, type MessagesBody } from "./request.ts";
 import { fromResponse, toResponse, type MessagesResponse } from "./response.ts";
 import { AnthropicStreamError, errorBody, fromSse, sseEvents, SseWriter, StreamMemo } from "./stream.ts";
@@ -192,6 +193,9 @@ export const claudeModelGateway = async (stack: GatewayStack, options: ClaudeMod
   if (options.run !== undefined && typeof options.run !== "function" && (typeof options.run !== "object" || options.run === null))
     throw new TypeError(`${owner}: run must be run options or a function of the call, got ${describeGiven(options.run)}`);
   const base = upstream.href.replace(/\/$/, "");
+  // What telemetry names the calls: the Messages API is Anthropic's, at the upstream's endpoint.
+  const upstreamServer = serverOf(upstream);
+  const origin = upstreamServer === undefined ? { provider: "anthropic" } : { provider: "anthropic", server: upstreamServer };
   // Stacks are immutable: one without modelCall hooks never gets one, and its calls pass straight through.
   const idle = stack.has?.("modelCall") === false;
 
@@ -244,7 +248,7 @@ export const claudeModelGateway = async (stack: GatewayStack, options: ClaudeMod
     body: MessagesBody,
     signal: AbortSignal,
   ): Promise<void> => {
-    const mapped = toRequest(body);
+    const mapped = toRequest(body, origin);
     const run = runOptionsOf(req, body);
     const context = new CallContext(run.onContext);
     const produced = new Map<ModelResponse, { json: MessagesResponse; headers: Record<string, string> }>();
@@ -274,7 +278,7 @@ export const claudeModelGateway = async (stack: GatewayStack, options: ClaudeMod
   };
 
   const stream = async (req: IncomingMessage, res: ServerResponse, raw: Buffer, body: MessagesBody, signal: AbortSignal): Promise<void> => {
-    const mapped = toRequest(body);
+    const mapped = toRequest(body, origin);
     const run = runOptionsOf(req, body);
     const context = new CallContext(run.onContext);
     const memo = new StreamMemo();

@@ -8,7 +8,7 @@
  * and a changed message keeps the blocks and metadata of the one at its place.
  */
 import type { Message, ModelRequest, ToolCall, ToolSpec } from "../../../agent/types.ts";
-import { stableJson } from "../paused.ts";
+import { canonicalJson } from "../../../core/approval-token.ts";
 
 /**
  * A content block of the Messages API.
@@ -137,7 +137,7 @@ const partsOf = (raw: RawMessage, toolNames: Map<string, string>): Part[] => {
  * toRequest({ model: "claude-x", system: "Be brief.", messages: [{ role: "user", content: "Hi" }], max_tokens: 100 }).request
  * // { model: "claude-x", messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Hi" }], maxOutputTokens: 100 }
  */
-export const toRequest = (body: MessagesBody): MappedRequest => {
+export const toRequest = (body: MessagesBody, origin: Pick<ModelRequest, "provider" | "server"> = {}): MappedRequest => {
   const toolNames = new Map<string, string>();
   const parts = body.messages.flatMap((m) => partsOf(m, toolNames));
   const hasSystem = body.system !== undefined;
@@ -154,11 +154,12 @@ export const toRequest = (body: MessagesBody): MappedRequest => {
     ...(typeof body.max_tokens === "number" ? { maxOutputTokens: body.max_tokens } : {}),
     ...(typeof body.temperature === "number" ? { temperature: body.temperature } : {}),
     ...(body.stream === true ? { stream: true } : {}),
+    ...origin,
   };
   return { request, body, parts, hasSystem };
 };
 
-const same = (a: unknown, b: unknown): boolean => a === b || stableJson(a) === stableJson(b);
+const same = (a: unknown, b: unknown): boolean => a === b || canonicalJson(a) === canonicalJson(b);
 
 /** The metadata of a block a rewrite keeps (its cache breakpoint). */
 const keptOf = (template: Part | undefined): Record<string, unknown> => {

@@ -113,6 +113,7 @@ export const toResponse = (json: MessagesResponse, model: string): ModelResponse
   finishReason: finishOf(json.stop_reason),
   usage: usageOf(json.usage),
   model: typeof json.model === "string" ? json.model : model,
+  ...(typeof json.id === "string" ? { id: json.id } : {}),
 });
 
 /**

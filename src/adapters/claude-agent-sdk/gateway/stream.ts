@@ -180,7 +180,12 @@ export async function* fromSse(events: AsyncIterable<SseEvent>, memo: StreamMemo
         break;
       }
       case "message_stop":
-        yield { type: "finish", finishReason: finishOf(memo.stopReason), usage: usageOf({ ...startUsage, ...memo.deltaUsage }) };
+        yield {
+          type: "finish",
+          finishReason: finishOf(memo.stopReason),
+          usage: usageOf({ ...startUsage, ...memo.deltaUsage }),
+          ...(typeof memo.start?.id === "string" ? { responseId: memo.start.id } : {}),
+        };
         break;
       case "error": {
         const error = isObject(data.error) ? data.error : {};
