@@ -1,6 +1,6 @@
 /**
  * How fast budgets and limits on Redis admit calls again after the server stalled (SIGSTOP for
- * 1.5 s, then SIGCONT), was killed (SIGKILL, restarted 1.5 s later) or was restarted cleanly, with
+ * 3 s, then SIGCONT), was killed (SIGKILL, restarted 1.5 s later) or was restarted cleanly, with
  * three worker processes keeping calls going (test/stores/redis-faults.ts). Each run is a fresh
  * process with its own redis-server; recovery is the time from SIGCONT, or from the start of the
  * new server, to the first admitted call, for each worker and each of its two stacks (a budget; a

@@ -2,8 +2,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { Continue, createStack, gate, Reject, Replace, RunAbortedError, Transform } from "../../src/core/index.ts";
 import { call, newStack, sleep } from "./helpers.ts";
-
-const activeTimers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+import { timersLeftBy } from "../support/timers.ts";
 
 /** Sleep `ms`, or less when `signal` aborts: an attempt the run gave up on leaves no timer for later tests to count. */
 const sleepUnlessAborted = (ms: number, signal: AbortSignal): Promise<void> =>
@@ -210,7 +209,6 @@ describe("R7 cancellation", () => {
 
   it("tells a timed hook left running in a frame its run left behind, and clears its timer, when the run settles", async () => {
     const told: string[] = [];
-    const timersBefore = activeTimers();
     const stack = newStack()
       .use("tool", {
         name: "cache",
@@ -232,11 +230,13 @@ describe("R7 cancellation", () => {
             }),
           ),
       });
-    const outcome = await stack.run("tool", call(), () => ({ content: "ran" }), { signal: new AbortController().signal });
-    expect(outcome).toEqual({ _tag: "Completed", value: { content: "cached" } });
-    await sleep(5);
+    const left = await timersLeftBy(async () => {
+      const outcome = await stack.run("tool", call(), () => ({ content: "ran" }), { signal: new AbortController().signal });
+      expect(outcome).toEqual({ _tag: "Completed", value: { content: "cached" } });
+      await sleep(5);
+    });
     expect(told).toEqual(["OperationAbandonedError"]);
-    expect(activeTimers()).toBe(timersBefore);
+    expect(left).toBe(0);
   });
 
   it("fails a synchronous hook that blocked past its timeoutMs, as an asynchronous one", async () => {
@@ -388,7 +388,6 @@ describe("R7 cancellation", () => {
   });
 
   it("leaves no timer behind when a timed hook aborts the caller's signal and then answers with a promise", async () => {
-    const before = activeTimers();
     const controller = new AbortController();
     const stack = newStack().use("tool", {
       name: "aborts",
@@ -398,10 +397,12 @@ describe("R7 cancellation", () => {
         return new Promise(() => {});
       },
     });
-    const outcome = await stack.run("tool", call(), () => ({ content: "" }), { signal: controller.signal });
-    await sleep(0);
-    expect(outcome._tag).toBe("Failed");
-    expect(activeTimers()).toBe(before);
+    let outcome: unknown;
+    const left = await timersLeftBy(async () => {
+      outcome = await stack.run("tool", call(), () => ({ content: "" }), { signal: controller.signal });
+    });
+    expect(outcome).toMatchObject({ _tag: "Failed" });
+    expect(left).toBe(0);
   });
 
   it("does not start anything when the signal is already aborted", async () => {
@@ -433,12 +434,13 @@ describe("R7 cancellation", () => {
   });
 
   it("leaves no timer or listener behind after runs with deadlines and hook timeouts", async () => {
-    const before = activeTimers();
     const controller = new AbortController();
     const stack = newStack().use("tool", { name: "timed", timeoutMs: 1000, before: async () => Continue });
-    for (let i = 0; i < 50; i++)
-      await stack.run("tool", call(), async () => ({ content: "" }), { signal: controller.signal, timeoutMs: 5000 });
-    expect(activeTimers()).toBe(before);
+    const left = await timersLeftBy(async () => {
+      for (let i = 0; i < 50; i++)
+        await stack.run("tool", call(), async () => ({ content: "" }), { signal: controller.signal, timeoutMs: 5000 });
+    });
+    expect(left).toBe(0);
   });
 
   it("settles exactly once when a timeout races the result, whatever the interleaving", async () => {

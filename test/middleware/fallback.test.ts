@@ -129,6 +129,11 @@ describe("fallback", () => {
 describe("fallback inside a hook that answered without waiting", () => {
   it("does not call a backup model for the inside the run abandoned: its answer would be dropped, its cost not", async () => {
     const backup = createScriptedModel({ id: "backup", turns: ["from backup"] });
+    // The primary fails only after the deadline answered, however late timers fire on this machine.
+    let answered!: () => void;
+    const deadlinePassed = new Promise<void>((resolve) => (answered = resolve));
+    let primaryFailed!: () => void;
+    const primaryDone = new Promise<void>((resolve) => (primaryFailed = resolve));
     const stack = withMiddleware(createAgentStack(), fallback({ models: [backup] })).use("modelCall", {
       name: "deadline",
       priority: 0,
@@ -136,26 +141,28 @@ describe("fallback inside a hook that answered without waiting", () => {
         Promise.race([
           next(),
           new Promise<Outcome<ModelResponse>>((resolve) =>
-            setTimeout(
-              () =>
-                resolve(
-                  Outcome.completed({
-                    text: "slow, try later",
-                    toolCalls: [],
-                    finishReason: "stop",
-                    usage: { inputTokens: 0, outputTokens: 0 },
-                  }),
-                ),
-              5,
-            ),
+            setTimeout(() => {
+              resolve(
+                Outcome.completed({
+                  text: "slow, try later",
+                  toolCalls: [],
+                  finishReason: "stop",
+                  usage: { inputTokens: 0, outputTokens: 0 },
+                }),
+              );
+              answered();
+            }, 5),
           ),
         ]),
     });
 
     const outcome = await stack.run("modelCall", request, async () => {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await deadlinePassed;
+      setTimeout(primaryFailed, 0);
       throw new Error("primary down, late");
     });
+    // Fallback hears of the late failure after it was thrown; give it time to (wrongly) call the backup.
+    await primaryDone;
     await new Promise((resolve) => setTimeout(resolve, 40));
 
     expect(outcome).toMatchObject({ _tag: "Completed", value: { text: "slow, try later" } });

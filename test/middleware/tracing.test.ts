@@ -300,23 +300,29 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
   it("keeps concurrent runs apart when they share one input object", async () => {
     const { tracer, spans } = tracerHarness();
     const call = { id: "same", name: "T", input: {} };
+    // The slow run's hook ends only after the fast run has ended, however fast timers fire here.
+    let fastEnded!: () => void;
+    const fastDone = new Promise<void>((resolve) => (fastEnded = resolve));
     const stack = withMiddleware(createAgentStack(), tracing({ tracer })).use("toolCall", {
       name: "slow",
-      before: async (_c, ctx) => void (await new Promise((r) => setTimeout(r, ctx.metadata.slow === true ? 20 : 1))),
+      before: async (_c, ctx) => void (ctx.metadata.slow === true ? await fastDone : undefined),
     });
-    await Promise.all([true, false].map((slow) => stack.run("toolCall", call, () => ({ content: "ok" }), { metadata: { slow } })));
+    const slowRun = stack.run("toolCall", call, () => ({ content: "ok" }), { metadata: { slow: true } });
+    await stack.run("toolCall", call, () => ({ content: "ok" }), { metadata: { slow: false } });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    fastEnded();
+    await slowRun;
     await stack.flush();
     const points = spans().filter((s) => s.name === "execute_tool T");
     expect(points).toHaveLength(2);
-    const durations = points.map((p) =>
-      spans()
-        .filter((s) => parentOf(s) === p.spanContext().spanId)
-        .map((c) => ms(c.duration) >= 15),
-    );
-    // Each point's span holds its own run's hook span: the slow one under the longer point span.
-    const longer = ms(points[0]!.duration) > ms(points[1]!.duration) ? 0 : 1;
-    expect(durations[longer]).toEqual([true]);
-    expect(durations[1 - longer]).toEqual([false]);
+    // Each point's span holds one hook span, its own run's, which ended inside it: the slow run's
+    // hook span, had it gone under the fast run's span, would have ended 20 ms or more after that
+    // span (spans anchor their clocks apart: a fraction of a ms is noise).
+    for (const point of points) {
+      const hooks = spans().filter((s) => parentOf(s) === point.spanContext().spanId);
+      expect(hooks).toHaveLength(1);
+      expect(ms(hooks[0]!.endTime)).toBeLessThan(ms(point.endTime) + 5);
+    }
   });
 
   it("never refuses a call when tracing itself breaks", async () => {

@@ -99,9 +99,6 @@ export const writeTally = (file: string): void => {
   writeFileSync(out, JSON.stringify({ ...previous, ...Object.fromEntries(tally) }, null, 2));
 };
 
-/** Count of active timers (`Timeout` resources) right now. */
-export const activeTimers = (): number => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
-
 export { gc } from "../support/gc.ts";
 
 /** True when `text` has no lone surrogate (String.prototype.isWellFormed, Node 20, not in the ES2023 lib types). */

@@ -52,7 +52,10 @@ export interface FaultFigures {
   readonly recoveryMs: readonly number[];
   /** How long a new server took to answer PING (loading its append-only file), in ms; 0 after a stall. */
   readonly serverStartMs: number;
-  /** Calls started at least `graceMs` after the server returned that were refused. */
+  /**
+   * Calls started at least `graceMs` after the server could answer again (SIGCONT, or a new server
+   * answering PING) that were refused. The server's own start-up is not counted against the store.
+   */
   readonly refusedAfterRecovery: number;
   readonly graceMs: number;
   /** Refusal kinds seen (digits as N). */
@@ -102,10 +105,12 @@ export const redisFaults = async ({
   lanes = 8,
   opMs = 5,
   downMs = 1_500,
+  stallMs = 3_000,
   afterMs = 3_000,
   graceMs = 2_000,
   drainTokens = 40_000,
   drainCalls = 500,
+  drainMaxMs = 60_000,
 } = {}): Promise<FaultRunFigures> => {
   const server: RedisServer = await startRedis({ appendOnly: true });
   const keyPrefix = `faults-${randomUUID()}:`;
@@ -177,7 +182,11 @@ export const redisFaults = async ({
       else if (fault === "kill") await server.crash();
       else await server.pause();
       const down = Date.now();
-      await sleep(downMs);
+      // A stall outlasts two of the workers' command timeouts (1 s): a lane whose call in flight was
+      // settling when the server stopped gives up that settle without refusing the call (it is
+      // retried), and only its next call's reserve times out. So every lane is refused at least
+      // once, and starts a call while the server is stopped, wherever its call was at the stop.
+      await sleep(fault === "stall" ? stallMs : downMs);
       // Back from the instant it is sent SIGCONT or started again: its own start-up counts in the recovery.
       const back = Date.now();
       if (fault === "stall") server.thaw();
@@ -204,15 +213,21 @@ export const redisFaults = async ({
         startedWhileDown: calls.filter(([startedAt]) => startedAt > down && startedAt < back).length,
         recoveryMs,
         serverStartMs: answering - back,
-        refusedAfterRecovery: calls.filter(([startedAt, ranAt]) => startedAt >= back + graceMs && ranAt === 0).length,
+        refusedAfterRecovery: calls.filter(([startedAt, ranAt]) => startedAt >= answering + graceMs && ranAt === 0).length,
         graceMs,
         refusals,
         after: await totals(reports),
       });
     }
 
+    // Run both limits dry: each worker stops once it sees both refuse for good, however long its
+    // calls take on this machine (a bound only keeps a broken run from hanging the suite).
+    const allDrained = Promise.all(children.map((c) => next(c, "drained")));
+    allDrained.catch(() => {});
     run("drain");
-    await sleep(3_000);
+    let bound: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([allDrained, new Promise((r) => (bound = setTimeout(r, drainMaxMs)))]);
+    clearTimeout(bound);
     const drained = await quiesce();
     // A process that shares the budget asks for one more call.
     const probe = withMiddleware(createAgentStack({ store }), budget({ name: "drain", limit: drainTokens, maxOutputTokens }));

@@ -23,8 +23,43 @@ const timeRejection = async (operation: () => Promise<unknown>): Promise<{ error
   return { error, ms: performance.now() - start };
 };
 
+/** How long `whileStalled` keeps the server from answering, in ms: far longer than the timeouts under test. */
+const stallMs = 2_000;
+
+/**
+ * The first answer of `operation` once the store has connected: on a loaded machine even a local
+ * connection can take longer than a short `timeoutMs`, which is not what these tests are about.
+ */
+const connected = (operation: () => Promise<unknown>): Promise<unknown> =>
+  expect
+    .poll(
+      () =>
+        operation().then(
+          () => "connected",
+          () => "not yet",
+        ),
+      { timeout: 10_000, interval: 50 },
+    )
+    .toBe("connected");
+
 describeRedisProcess("RedisStore fails closed", () => {
   let server: RedisServer;
+
+  /**
+   * Run `work` while the server answers no client: CLIENT PAUSE answers once the pause is in
+   * effect, so the server is slow before `work` starts, however the machine schedules it.
+   */
+  const whileStalled = async <T>(work: () => Promise<T>): Promise<T> => {
+    const admin = new Redis(server.port, "127.0.0.1");
+    try {
+      await admin.call("CLIENT", "PAUSE", String(stallMs), "ALL");
+      return await work();
+    } finally {
+      // The pause holds back UNPAUSE too: this returns when the pause has ended.
+      await admin.call("CLIENT", "UNPAUSE").catch(() => undefined);
+      admin.disconnect();
+    }
+  };
   beforeAll(async () => {
     server = await startRedis();
   });
@@ -58,30 +93,20 @@ describeRedisProcess("RedisStore fails closed", () => {
 
   it("rejects with StoreUnavailableError after timeoutMs when the server is slow", async () => {
     const store = new RedisStore({ connection: server.url, timeoutMs: 200 });
-    await store.set("k", 1);
-    const blocker = new Redis(server.port, "127.0.0.1");
-    const sleeping = blocker.call("DEBUG", "SLEEP", "1");
-    await new Promise((r) => setTimeout(r, 50));
-    const { error, ms } = await timeRejection(() => store.reserve("b", "r", 1, 10, 1_000));
+    await connected(() => store.set("k", 1));
+    const { error, ms } = await whileStalled(() => timeRejection(() => store.reserve("b", "r", 1, 10, 1_000)));
     expect(error).toBeInstanceOf(StoreUnavailableError);
-    expect(ms).toBeLessThan(700);
-    await sleeping;
-    blocker.disconnect();
+    expect(ms).toBeLessThan(stallMs / 2);
     await store.close();
   });
 
   it("bounds a passed-in client without commandTimeout by timeoutMs too", async () => {
     const client = new Redis({ port: server.port, host: "127.0.0.1", enableOfflineQueue: false });
     const store = new RedisStore({ client, timeoutMs: 200 });
-    await store.set("k", 1);
-    const blocker = new Redis(server.port, "127.0.0.1");
-    const sleeping = blocker.call("DEBUG", "SLEEP", "1");
-    await new Promise((r) => setTimeout(r, 50));
-    const { error, ms } = await timeRejection(() => store.get("k"));
+    await connected(() => store.set("k", 1));
+    const { error, ms } = await whileStalled(() => timeRejection(() => store.get("k")));
     expect(error).toBeInstanceOf(StoreUnavailableError);
-    expect(ms).toBeLessThan(700);
-    await sleeping;
-    blocker.disconnect();
+    expect(ms).toBeLessThan(stallMs / 2);
     client.disconnect();
   });
 });
