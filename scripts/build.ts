@@ -67,8 +67,9 @@ export const chunkOf = (file: string, onHookPath: boolean): string | undefined =
   if (file.startsWith("src/agent/")) return "agent";
   // Shared by the AI SDK, LangChain and OpenAI Agents adapters, and built on the agent layer they all load.
   if (file === "src/adapters/call-context.ts") return "agent";
-  // metrics and tracing import @opentelemetry/api, an optional peer: never in the middleware chunk.
-  if (/^src\/middleware\/(metrics|tracing)\.ts$/.test(file)) return "otel";
+  // metrics and tracing (with its AI SDK tracer) import @opentelemetry/api, an optional peer:
+  // never in the middleware chunk.
+  if (/^src\/middleware\/(metrics|tracing|tracing-ai-sdk)\.ts$/.test(file)) return "otel";
   if (file.startsWith("src/middleware/")) return "middleware";
   if (file.startsWith("src/executors/")) return onHookPath ? "claude-bridge" : "claude";
   if (file.startsWith("src/adapters/ai-sdk")) return "ai-sdk";
