@@ -248,7 +248,7 @@ w(
   `- **What was lost**: ${(load?.lost ?? 1) + (soak?.lost ?? 1) === 0 && (soak?.unhandledRejections ?? 1) === 0 ? "nothing: no run lost, none settled twice, no unhandled rejection." : "see the figures: something was lost."}`,
 );
 w(
-  `- **Checklist**: ${checklist.length} items; ${checklist.filter((i) => i.status === "covered").length} covered, ${checklist.filter((i) => i.status === "partial").length} partly covered, ${checklist.filter((i) => i.status === "gap").length} open gap${checklist.filter((i) => i.status === "gap").length === 1 ? "" : "s"}, ${checklist.filter((i) => i.status === "n/a").length} not applicable. ${findings.length} findings in src/ are listed at the end: ${findings.filter((f) => f.status === "fixed").length} fixed while this suite was written, ${findings.filter((f) => f.status === "open").length} open, each with its test.`,
+  `- **Checklist**: ${checklist.length} items; ${checklist.filter((i) => i.status === "covered").length} covered, ${checklist.filter((i) => i.status === "partial").length} partly covered, ${checklist.filter((i) => i.status === "gap").length} open gap${checklist.filter((i) => i.status === "gap").length === 1 ? "" : "s"}, ${checklist.filter((i) => i.status === "n/a").length} not applicable. ${findings.filter((f) => f.status === "open").length} open findings in src/ are listed at the end, each with its test; ${findings.filter((f) => f.status === "fixed").length} fixed ones keep theirs as regression tests.`,
 );
 w(
   `- **Test run**: ${n(results.numPassedTests)} of ${n(results.numTotalTests)} tests passed (${n(results.numFailedTests)} failed) in ${vitestSeconds.toFixed(0)} s: \`${vitestCommand}\`.`,
@@ -401,18 +401,14 @@ w();
 w("## Findings");
 w();
 w(
-  "What these tests found in src/. Open ones have an expected-failure test that starts failing once they are fixed (the report then flags it); fixed ones keep their test as a plain regression test.",
+  "Limits these tests found in src/ that are still open. Each has an expected-failure test that starts failing once it is fixed (the report then flags it). Faults that were fixed keep their test as a plain regression test; their history is in git and CHANGELOG.md, not here.",
 );
 const finding = (f: (typeof findings)[number], i: number): string =>
   `**${f.kind}: ${current(f.title)}** (${f.items.join(", ")}). Where: ${current(located[i] as string)}. Repro: ${current(f.repro)}.${f.tests.length ? ` Test: ${f.tests.map((t) => `${t.file} › ${t.test}`).join("; ")}.` : ""}`;
-for (const status of ["open", "fixed"] as const) {
-  w();
-  w(status === "open" ? "### Open" : "### Fixed while this suite was written");
-  w();
-  const list = findings.map((f, i) => [f, i] as const).filter(([f]) => f.status === status);
-  if (list.length === 0) w("None.");
-  list.forEach(([f, i], k) => w(`${k + 1}. ${finding(f, i)}`));
-}
+w();
+const open = findings.map((f, i) => [f, i] as const).filter(([f]) => f.status === "open");
+if (open.length === 0) w("None.");
+open.forEach(([f, i], k) => w(`${k + 1}. ${finding(f, i)}`));
 w();
 w("## Not applicable");
 w();
