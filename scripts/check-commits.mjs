@@ -19,12 +19,6 @@ import { pathToFileURL } from "node:url";
  */
 const ENFORCED_AFTER = "d6782d3542cf72d30edda56bd48f111b3526c0fe";
 
-/**
- * Commits that reached main after it without following the convention, and can no longer be
- * reworded without rewriting main. Add one here only for that reason; reword anything else.
- */
-const ACCEPTED = new Set(["318d07b9681dcca96a1c3d6ecf42b1e81d16c305", "7ec2f03b9554b41d9bcdc31f0bda5a001fb84eca"]);
-
 const git = (...args) => execFileSync("git", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
 
 /** Words ending like a past tense, a participle or a third person that are imperatives all the same. */
@@ -100,7 +94,7 @@ const main = () => {
   let count = 0;
   for (const entry of log.split("\x01")) {
     const [hash, message = ""] = entry.replace(/^\n+/, "").split("\x00");
-    if (!hash || ACCEPTED.has(hash)) continue;
+    if (!hash) continue;
     count++;
     const subject = message.split("\n")[0] ?? "";
     const where = `${hash.slice(0, 10)} "${subject.length > 50 ? `${subject.slice(0, 50)}…` : subject}"`;
