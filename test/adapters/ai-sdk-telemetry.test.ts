@@ -8,29 +8,19 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import { SpanKind } from "@opentelemetry/api";
 import { generateText, streamText, wrapLanguageModel } from "ai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { aiSdkMiddleware } from "../../src/adapters/ai-sdk.ts";
 import { createAgentStack } from "../../src/agent/stack.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { aiSdkTracer } from "../../src/middleware/tracing-ai-sdk.ts";
 import { histogramPoints } from "../middleware/otel.ts";
-import { chatCompletionsServer } from "./chat-completions-server.ts";
-import { chatBuckets, idOf, parentOf, telemetry, useContextManager } from "./telemetry-harness.ts";
+import { chatBuckets, idOf, parentOf, telemetry, serveChatCompletions } from "./telemetry-harness.ts";
 
-let server: Awaited<ReturnType<typeof chatCompletionsServer>>;
-let uninstall: () => void;
-beforeAll(async () => {
-  uninstall = useContextManager();
-  server = await chatCompletionsServer({
-    id: "chatcmpl-ai-1",
-    chunks: ["Hel", "lo", " there"],
-    usage: { prompt_tokens: 7, completion_tokens: 3 },
-    chunkDelayMs: 5,
-  });
-});
-afterAll(async () => {
-  uninstall();
-  await server.close();
+const server = serveChatCompletions({
+  id: "chatcmpl-ai-1",
+  chunks: ["Hel", "lo", " there"],
+  usage: { prompt_tokens: 7, completion_tokens: 3 },
+  chunkDelayMs: 5,
 });
 
 const setup = () => {

@@ -7,30 +7,20 @@
 import { SpanKind } from "@opentelemetry/api";
 import { AzureChatOpenAI, ChatOpenAI } from "@langchain/openai";
 import { createAgent, initChatModel } from "langchain";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { langchainMiddleware } from "../../src/adapters/langchain.ts";
 import type { ModelRequest, ModelResponse } from "../../src/agent/types.ts";
 import { createAgentStack } from "../../src/agent/stack.ts";
 import { Replace } from "../../src/core/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { histogramPoints } from "../middleware/otel.ts";
-import { chatCompletionsServer } from "./chat-completions-server.ts";
-import { chatBuckets, idOf, parentOf, telemetry, useContextManager } from "./telemetry-harness.ts";
+import { chatBuckets, idOf, parentOf, telemetry, serveChatCompletions } from "./telemetry-harness.ts";
 
-let server: Awaited<ReturnType<typeof chatCompletionsServer>>;
-let uninstall: () => void;
-beforeAll(async () => {
-  uninstall = useContextManager();
-  server = await chatCompletionsServer({
-    id: "chatcmpl-lc-1",
-    chunks: ["Hel", "lo", " there"],
-    usage: { prompt_tokens: 9, completion_tokens: 3 },
-    chunkDelayMs: 5,
-  });
-});
-afterAll(async () => {
-  uninstall();
-  await server.close();
+const server = serveChatCompletions({
+  id: "chatcmpl-lc-1",
+  chunks: ["Hel", "lo", " there"],
+  usage: { prompt_tokens: 9, completion_tokens: 3 },
+  chunkDelayMs: 5,
 });
 
 const chatModel = (streaming: boolean) =>

@@ -7,30 +7,20 @@
 import { SpanKind } from "@opentelemetry/api";
 import { Agent, OpenAIProvider, Runner, setTracingDisabled } from "@openai/agents";
 import { AzureOpenAI } from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { guardModelProvider } from "../../src/adapters/openai-agents/index.ts";
 import { createAgentStack } from "../../src/agent/stack.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { histogramPoints } from "../middleware/otel.ts";
-import { chatCompletionsServer } from "./chat-completions-server.ts";
-import { chatBuckets, idOf, parentOf, telemetry, useContextManager } from "./telemetry-harness.ts";
+import { chatBuckets, idOf, parentOf, telemetry, serveChatCompletions } from "./telemetry-harness.ts";
 
 setTracingDisabled(true);
 
-let server: Awaited<ReturnType<typeof chatCompletionsServer>>;
-let uninstall: () => void;
-beforeAll(async () => {
-  uninstall = useContextManager();
-  server = await chatCompletionsServer({
-    id: "chatcmpl-oa-1",
-    chunks: ["High", " tide", " at 6."],
-    usage: { prompt_tokens: 12, completion_tokens: 4 },
-    chunkDelayMs: 5,
-  });
-});
-afterAll(async () => {
-  uninstall();
-  await server.close();
+const server = serveChatCompletions({
+  id: "chatcmpl-oa-1",
+  chunks: ["High", " tide", " at 6."],
+  usage: { prompt_tokens: 12, completion_tokens: 4 },
+  chunkDelayMs: 5,
 });
 
 const runnerFor = (stack: Parameters<typeof guardModelProvider>[0], provider: OpenAIProvider) =>
