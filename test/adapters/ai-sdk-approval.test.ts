@@ -245,12 +245,18 @@ describe('wrapAiSdkTools with approval: "ai-sdk" (ai 6)', () => {
       return { out, seen, trace, stack, log, tools };
     };
 
-    it("records a denial as the asking hook's rejection with the person's reason, read from the next provider call", async () => {
-      const { out, trace, stack, log, tools } = setup();
-      const m = wrapLanguageModel({ model: model(["git push origin main"]), middleware: aiSdkMiddleware(stack) });
+    /** A first turn in which the model asks to push and the approval hook asks the person: the SDK's request. */
+    const askToPush = async (m: Parameters<typeof generateText>[0]["model"], tools: ReturnType<typeof setup>["tools"]) => {
       const first = await generateText({ model: m, tools, prompt: "push", stopWhen: stepCountIs(3) });
       const request = first.content.find((p) => p.type === "tool-approval-request");
       if (request === undefined) throw new Error("no approval request");
+      return { first, request };
+    };
+
+    it("records a denial as the asking hook's rejection with the person's reason, read from the next provider call", async () => {
+      const { out, trace, stack, log, tools } = setup();
+      const m = wrapLanguageModel({ model: model(["git push origin main"]), middleware: aiSdkMiddleware(stack) });
+      const { first, request } = await askToPush(m, tools);
       const second = await generateText({
         model: m,
         tools,
@@ -278,9 +284,7 @@ describe('wrapAiSdkTools with approval: "ai-sdk" (ai 6)', () => {
     it("reads a denial from the next call of a wrapped tool when the model does not go through aiSdkMiddleware", async () => {
       const { out, stack, log, tools } = setup();
       const m = model(["git push origin main"]);
-      const first = await generateText({ model: m, tools, prompt: "push", stopWhen: stepCountIs(3) });
-      const request = first.content.find((p) => p.type === "tool-approval-request");
-      if (request === undefined) throw new Error("no approval request");
+      const { first, request } = await askToPush(m, tools);
       // The next turn: the person denied the push, and the model asks for another command.
       const next = new MockLanguageModelV3({
         doGenerate: async () => ({
@@ -309,9 +313,7 @@ describe('wrapAiSdkTools with approval: "ai-sdk" (ai 6)', () => {
     it("runs an approved call once, in the run that asked, and records one completed run with the approval", async () => {
       const { out, seen, trace, stack, log, tools } = setup();
       const m = wrapLanguageModel({ model: model(["git push origin main"]), middleware: aiSdkMiddleware(stack) });
-      const first = await generateText({ model: m, tools, prompt: "push", stopWhen: stepCountIs(3) });
-      const request = first.content.find((p) => p.type === "tool-approval-request");
-      if (request === undefined) throw new Error("no approval request");
+      const { first, request } = await askToPush(m, tools);
       const second = await generateText({
         model: m,
         tools,
