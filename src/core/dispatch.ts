@@ -628,10 +628,9 @@ class AroundCall implements Frame {
     return pending.then(() => this.passOn());
   }
 
-  /** Leave with the inner outcome this hook answered with (see handOn), recorded as its decision. */
-  passOn(): Step {
+  /** Record the inner outcome this hook answered with (see handOn) as its decision. */
+  recordPassOn(): void {
     const { run, layer } = this;
-    if (run.settled) return this.settleLater(this.last);
     if (run.rec !== Rec.none)
       record(
         run,
@@ -641,6 +640,12 @@ class AroundCall implements Frame {
         this.stamp,
         layer.shadow ? "shadow" : describeOutcome(this.last as Outcome),
       );
+  }
+
+  /** Leave with the inner outcome this hook answered with (see handOn), recorded as its decision. */
+  passOn(): Step {
+    if (this.run.settled) return this.settleLater(this.last);
+    this.recordPassOn();
     this.outer.j = this.outer.i;
     return this.leave(this.last as Outcome, this.lastFinal);
   }
@@ -728,16 +733,8 @@ class AroundCall implements Frame {
    * (handOn checked), so unwinding the outer frame would visit no hook: end it at once.
    */
   passOnTail(): void {
-    const { run, layer, outer } = this;
-    if (run.rec !== Rec.none)
-      record(
-        run,
-        layer,
-        "around",
-        layer.shadow ? "Continue" : "Outcome",
-        this.stamp,
-        layer.shadow ? "shadow" : describeOutcome(this.last as Outcome),
-      );
+    const { run, outer } = this;
+    this.recordPassOn();
     outer.j = outer.i;
     outer.outcome = this.last;
     outer.final = this.lastFinal;
