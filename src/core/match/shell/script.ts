@@ -237,6 +237,13 @@ const plainNumber = /^[0-9]+$/;
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
+ * Whether text the grammar gave as one plain token holds an unescaped backtick or a `$` that bash
+ * expands (`${x:-\`cmd\`}` and `[[ x =~ \`cmd\` ]]` are read so): bash runs what the grammar did not read.
+ */
+const hiddenSubstitution = (raw: string): boolean =>
+  /^(?:[^\\`$]|\\[^]|\$(?![A-Za-z0-9_({[@*#?$!'"-]))*(?:`|\$[A-Za-z0-9_({[@*#?$!'"-])/.test(raw);
+
+/**
  * Read `text` into simple commands; `undefined` when it cannot be read with certainty.
  *
  * @example
@@ -562,6 +569,7 @@ class Reader {
       case "variable_name":
       case "regex":
       case "extglob_pattern": {
+        if (hiddenSubstitution(raw)) this.fail("a substitution or expansion the grammar read as plain text");
         // Unquoted text: a backslash quotes the next character; backslash-newline is removed.
         let text = "";
         let bare = "";
@@ -612,6 +620,8 @@ class Reader {
             w.text += "$";
             continue;
           }
+          if (c.type === "string_content" && hiddenSubstitution(this.slice(c)))
+            this.fail("a substitution or expansion the grammar read as plain text");
           if (c.type === "string_content") w.text += this.slice(c).replace(/\\([$`"\\\n])/g, (_m, x: string) => (x === "\n" ? "" : x));
           else {
             this.expansion(c, level, true);
