@@ -51,6 +51,19 @@ export interface ShellAnalysis {
   readonly opaque: boolean;
   /** Why it is opaque, for explanations. */
   readonly reason?: string;
+  /**
+   * Files the command itself opens by name: its redirections (`> f`, `>> f`, `&> f`, `< f`), and the
+   * files git is told to write (`--output`). A path is `literal` when it is known before the command
+   * runs and does not depend on a directory the command changes to (`cd x && echo > f`).
+   */
+  readonly files: readonly ShellFile[];
+}
+
+/** A file a shell command opens by name, and whether it writes it. */
+export interface ShellFile {
+  readonly path: string;
+  readonly literal: boolean;
+  readonly writes: boolean;
 }
 
 /** Shells whose script this analysis reads (bash's grammar covers theirs). */
@@ -226,6 +239,9 @@ class Opaque extends Error {}
 
 class Analysis {
   private readonly calls = new Map<string, ShellCall>();
+  private readonly files: ShellFile[] = [];
+  /** A command changes the working directory (`cd`, `pushd`, `popd`): relative paths are then not known. */
+  private movesDirectory = false;
   private dynamic = false;
 
   script(text: string, depth: number): ShellAnalysis | undefined {
@@ -233,6 +249,7 @@ class Analysis {
     const read = readScript(text, depth);
     if (read === undefined) return undefined;
     try {
+      for (const f of read.files) this.files.push({ path: f.target.text, literal: f.target.literal, writes: f.writes });
       this.read(read.commands, depth, read.opaque, read.dynamic);
     } catch (error) {
       if (error instanceof Opaque) return this.result(error.message);
@@ -246,6 +263,7 @@ class Analysis {
     const calls = [...this.calls.values()];
     return {
       commands: [...new Set(calls.map((c) => c.text))],
+      files: this.files.map((f) => (f.literal && this.movesDirectory && !f.path.startsWith("/") ? { ...f, literal: false } : f)),
       calls,
       dynamic: this.dynamic || reason !== undefined,
       opaque: reason !== undefined,
@@ -283,6 +301,7 @@ class Analysis {
     const inner = new Analysis().script(code.text, depth + 1);
     if (inner === undefined) throw new Unreadable();
     for (const c of inner.calls) this.keep(c);
+    this.files.push(...inner.files);
     this.dynamic ||= inner.dynamic;
     if (inner.opaque) throw new Opaque(inner.reason ?? "opaque");
   }
@@ -404,7 +423,15 @@ class Analysis {
         return;
       }
       case "git":
-        return gitRunsCode(args, context.appended);
+        gitRunsCode(args, context.appended);
+        // git resolves a relative output path against a directory it may change to (`-C`, the top of the work tree).
+        for (const w of gitOutputs(args)) this.files.push({ path: w.text, literal: w.literal && w.text.startsWith("/"), writes: true });
+        return;
+      case "cd":
+      case "pushd":
+      case "popd":
+        this.movesDirectory = true;
+        return;
       case "hash":
         if (args.some((a) => !a.literal || /^-[^-]*p/.test(a.text))) throw new Opaque("hash -p makes a name run another program");
         return;
@@ -624,6 +651,26 @@ const gitRunsCode = (args: readonly Word[], appended: boolean): void => {
     texts.some((r) => runsCommandOption(r, sub));
   if (runs) throw new Opaque(`git ${sub} runs commands it is given`);
   if (sub === "config") gitConfig(rest);
+};
+
+/**
+ * Files git is told to write: `--output=<file>` (diff, log, show, archive) and `--output-directory`
+ * (format-patch), abbreviations included as git's option parser reads them, and `-o` of `archive`
+ * and `format-patch`. A file written so may be one a later git command reads as configuration.
+ */
+const gitOutputs = (args: readonly Word[]): Word[] => {
+  const out: Word[] = [];
+  const sub = args.find((a) => !a.text.startsWith("-"))?.text;
+  for (let i = 0; i < args.length; i++) {
+    const t = args[i]!.text;
+    const long = /^--([a-z-]{3,})(=?)/.exec(t);
+    if (long !== null && ("output".startsWith(long[1]!) || "output-directory".startsWith(long[1]!))) {
+      const value = long[2] === "=" ? { ...args[i]!, text: t.slice(t.indexOf("=") + 1) } : args[i + 1];
+      if (value !== undefined) out.push(value);
+    } else if ((sub === "archive" || sub === "format-patch") && /^-o./.test(t)) out.push({ ...args[i]!, text: t.slice(2) });
+    else if ((sub === "archive" || sub === "format-patch") && t === "-o" && args[i + 1] !== undefined) out.push(args[i + 1]!);
+  }
+  return out;
 };
 
 /** Options of a program whose value is a command line it runs (`tar --to-command`, `zip -TT`, `rsync -e`). */
