@@ -645,10 +645,12 @@ const gitRunsCode = (args: readonly Word[], appended: boolean): void => {
     (sub === "submodule" && texts.includes("foreach")) ||
     (sub === "difftool" && texts.some((r) => r === "-x" || r.startsWith("--extcmd") || r.startsWith("--tool") || /^-[^-]*[xt]/.test(r))) ||
     (sub === "mergetool" && texts.some((r) => r.startsWith("--tool") || /^-[^-]*t/.test(r))) ||
-    (sub === "clone" && texts.some((r) => /^-[^-]*u/.test(r))) ||
+    // clone's -u runs an upload-pack, its -c/--config sets configuration (an alias, a pager) in the new repository.
+    (sub === "clone" && texts.some((r) => /^-[^-]*[uc]/.test(r) || runsCommandOption(r, sub, ["config"]))) ||
+    (sub === "ls-remote" && texts.some((r) => /^-[^-]*u/.test(r))) ||
     (sub === "grep" && texts.some((r) => /^-[^-]*O/.test(r))) ||
     sub === "filter-branch" ||
-    texts.some((r) => runsCommandOption(r, sub));
+    texts.some((r) => runsCommandOption(r, sub, gitCommandOptions, sub !== undefined && gitRunningSubcommands.has(sub) ? 1 : 3));
   if (runs) throw new Opaque(`git ${sub} runs commands it is given`);
   if (sub === "config") gitConfig(rest);
 };
@@ -663,7 +665,7 @@ const gitOutputs = (args: readonly Word[]): Word[] => {
   const sub = args.find((a) => !a.text.startsWith("-"))?.text;
   for (let i = 0; i < args.length; i++) {
     const t = args[i]!.text;
-    const long = /^--([a-z-]{3,})(=?)/.exec(t);
+    const long = /^--([a-z-]+)(=?)/.exec(t);
     if (long !== null && ("output".startsWith(long[1]!) || "output-directory".startsWith(long[1]!))) {
       const value = long[2] === "=" ? { ...args[i]!, text: t.slice(t.indexOf("=") + 1) } : args[i + 1];
       if (value !== undefined) out.push(value);
@@ -702,6 +704,7 @@ const COMMAND_OPTIONS: ReadonlyMap<string, CommandOptions> = new Map([
   ["rsync", { long: ["rsh", "rsync-path"], short: "e" }],
   ["scp", { long: [], short: "S" }],
   ["sftp", { long: [], short: "SD" }],
+  ["start-stop-daemon", { long: ["exec", "startas"], short: "xa" }],
 ]);
 
 /** Whether `args` give one of these options. */
@@ -763,13 +766,23 @@ const gitCommandOptions = [
   "browser",
 ];
 
-/** Whether `word` is such an option, or an abbreviation git would read as one (`--upload-p=…`); `--template` too for `clone` and `init`, whose hooks it installs. */
-const runsCommandOption = (word: string, sub: string | undefined): boolean => {
+/**
+ * Whether `word` is such an option, or an abbreviation git would read as one: git's option parser
+ * takes any unambiguous prefix, however short (`--u=…` is `--upload-pack=…` for ls-remote), so for the
+ * subcommands that have such options (`shortest` 1) every prefix counts, for others three letters or more;
+ * `--template` too for `clone` and `init`, whose hooks it installs.
+ */
+const runsCommandOption = (
+  word: string,
+  sub: string | undefined,
+  options: readonly string[] = gitCommandOptions,
+  shortest = 1,
+): boolean => {
   if (!word.startsWith("--") || word === "--") return false;
   const name = word.slice(2, word.includes("=") ? word.indexOf("=") : undefined);
-  if (name.length < 3) return false;
+  if (name.length < shortest) return false;
   if ((sub === "clone" || sub === "init") && "template".startsWith(name)) return true;
-  return gitCommandOptions.some((option) => option.startsWith(name));
+  return options.some((option) => option.startsWith(name));
 };
 
 /** Keys `git config` may set from a command: none of them names a command git runs (`alias.*`, `core.pager`, `*.command`, `credential.helper` do). */

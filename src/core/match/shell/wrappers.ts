@@ -78,8 +78,7 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
         "--edit",
         "-v",
         "--validate",
-        "-k",
-        "--reset-timestamp",
+        // `-k` with a command runs it (ignoring cached credentials); alone it runs nothing.
         "-K",
         "--remove-timestamp",
         "-V",
@@ -289,6 +288,16 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
     { short: "+", long: long("list list-full install help"), operands: 0, lookup: ["--list", "--list-full", "--install", "--help"] },
   ],
   ["unbuffer", { short: "+p", long: {}, operands: 0 }],
+  // moreutils: ifne runs its command when standard input is not empty; pee hands each word to a shell.
+  ["ifne", { short: "+n", long: {}, operands: 0 }],
+  [
+    "pee",
+    { short: "+", long: long("ignore-sigpipe no-ignore-sigpipe ignore-write-errors no-ignore-write-errors"), operands: 0, viaShell: true },
+  ],
+  // busybox's cttyhack runs its program on the console's terminal.
+  ["cttyhack", { short: "+", long: {}, operands: 0 }],
+  // newgrp starts the user's shell with another group: it reads standard input.
+  ["newgrp", { short: "l", long: {}, operands: 1, permutes: true, dash: "-l", shell: [] }],
   ["chronic", { short: "+evh", long: {}, operands: 0 }],
   [
     "numactl",
