@@ -43,6 +43,9 @@ describe("an allow list and the files a shell command writes", () => {
     "ls -la 2>/dev/null | grep x",
     "cat < README.md",
     "git status > /dev/null",
+    "git log --output=src/a.ts",
+    "git diff --outp=src/lib/b.ts",
+    `git diff --output=${P}/src/lib/b.ts`,
   ];
   it.each(allowed)("allows %s", async (command) => {
     expect(await decide(command, { allow: ALLOW })).toBe("ran");
@@ -66,7 +69,13 @@ describe("an allow list and the files a shell command writes", () => {
     "cd /tmp && echo x > src/a.ts",
     // git told to write a file
     "git log -1 --format=%B --output=.git/config",
-    "git diff --outp=src/a.ts",
+    "git diff --outp=.git/config",
+    "git checkout-index --prefix=.git/ -f config",
+    "git --work-tree=.git checkout HEAD -- config",
+    "git clone -q r /root/.config/git",
+    "git -C src log --output=a.ts",
+    "env -C src git log --output=a.ts",
+    "GIT_WORK_TREE=.git git checkout HEAD -- config",
     // a script run by a shell, with a redirection of its own
     "bash -c 'echo x > README.md'",
   ];

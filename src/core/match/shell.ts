@@ -424,8 +424,7 @@ class Analysis {
       }
       case "git":
         gitRunsCode(args, context.appended);
-        // git resolves a relative output path against a directory it may change to (`-C`, the top of the work tree).
-        for (const w of gitOutputs(args)) this.files.push({ path: w.text, literal: w.literal && w.text.startsWith("/"), writes: true });
+        for (const w of gitOutputs(args)) this.files.push({ path: w.text, literal: w.literal, writes: true });
         return;
       case "cd":
       case "pushd":
@@ -551,6 +550,8 @@ class Analysis {
     const own = words.slice(0, words.length - command.length);
     if (own.some((w) => !w.literal)) throw new Opaque(`${name} with an option computed at run time`);
     const given = (list: readonly string[] | undefined): boolean => call.options.some((o) => list?.includes(o.option) === true);
+    // Paths the command it runs names are then relative to a directory the text does not show.
+    if (syntax.chdir !== undefined && (syntax.chdir.length === 0 || given(syntax.chdir))) this.movesDirectory = true;
     if (given(syntax.lookup)) return undefined;
     const script = call.options.find((o) => syntax.script?.includes(o.option) === true);
     if (script !== undefined) {
@@ -656,23 +657,106 @@ const gitRunsCode = (args: readonly Word[], appended: boolean): void => {
 };
 
 /**
- * Files git is told to write: `--output=<file>` (diff, log, show, archive) and `--output-directory`
- * (format-patch), abbreviations included as git's option parser reads them, and `-o` of `archive`
- * and `format-patch`. A file written so may be one a later git command reads as configuration.
+ * Where git is told to write files: `--output=<file>` (diff, log, show, archive), `--output-directory`
+ * and `-o` (format-patch, archive), abbreviations included as git's option parser reads them;
+ * `checkout-index --prefix`; the work tree given by `--work-tree` (checkout, restore, reset write
+ * there); the directory `clone`, `worktree add` and `submodule add` create, and the file `bundle
+ * create` writes. A file written so may be one a later git command reads as configuration
+ * (`git checkout-index --prefix=.git/ config`). A relative path after `-C` is not known.
  */
 const gitOutputs = (args: readonly Word[]): Word[] => {
   const out: Word[] = [];
-  const sub = args.find((a) => !a.text.startsWith("-"))?.text;
-  for (let i = 0; i < args.length; i++) {
+  const valueOf = (i: number): Word | undefined => {
     const t = args[i]!.text;
-    const long = /^--([a-z-]+)(=?)/.exec(t);
-    if (long !== null && ("output".startsWith(long[1]!) || "output-directory".startsWith(long[1]!))) {
-      const value = long[2] === "=" ? { ...args[i]!, text: t.slice(t.indexOf("=") + 1) } : args[i + 1];
-      if (value !== undefined) out.push(value);
-    } else if ((sub === "archive" || sub === "format-patch") && /^-o./.test(t)) out.push({ ...args[i]!, text: t.slice(2) });
-    else if ((sub === "archive" || sub === "format-patch") && t === "-o" && args[i + 1] !== undefined) out.push(args[i + 1]!);
+    return t.includes("=") ? { ...args[i]!, text: t.slice(t.indexOf("=") + 1) } : args[i + 1];
+  };
+  let moved = false;
+  let i = 0;
+  for (; i < args.length; i++) {
+    const t = args[i]!.text;
+    if (t === "--work-tree" || t.startsWith("--work-tree=")) {
+      const v = valueOf(i);
+      if (v !== undefined) out.push(v);
+      if (!t.includes("=")) i++;
+    } else if (t === "-C") {
+      moved = true;
+      i++;
+    } else if (t === "--git-dir" || t === "--namespace" || t === "--super-prefix") i++;
+    else if (!t.startsWith("-")) break;
   }
-  return out;
+  const sub = args[i]?.text;
+  const rest = args.slice(i + 1);
+  const operands: Word[] = [];
+  for (let j = 0; j < rest.length; j++) {
+    const t = rest[j]!.text;
+    const long = /^--([a-z-]+)(=?)/.exec(t);
+    if (t === "--") {
+      operands.push(...rest.slice(j + 1));
+      break;
+    }
+    if (long !== null) {
+      const name = long[1]!;
+      const writes =
+        "output".startsWith(name) || "output-directory".startsWith(name) || (sub === "checkout-index" && "prefix".startsWith(name));
+      if (writes) {
+        const v = long[2] === "=" ? { ...rest[j]!, text: t.slice(t.indexOf("=") + 1) } : rest[j + 1];
+        if (v !== undefined) out.push(v);
+      }
+      if (long[2] !== "=" && sub === "clone" && cloneValued.has(name)) j++;
+      continue;
+    }
+    if (/^-./.test(t)) {
+      if ((sub === "archive" || sub === "format-patch") && t.startsWith("-o")) {
+        const v = t.length > 2 ? { ...rest[j]!, text: t.slice(2) } : rest[j + 1];
+        if (v !== undefined) out.push(v);
+      }
+      // A short option taking a value as the cluster's last letter takes the next word.
+      if (sub === "clone" && /[obucj]$/.test(t)) j++;
+      continue;
+    }
+    operands.push(rest[j]!);
+  }
+  if (sub === "clone") {
+    const target = operands[1] ?? humanish(operands[0]);
+    if (target !== undefined) out.push(target);
+  } else if (sub === "worktree" && operands[0]?.text === "add" && operands[1] !== undefined) out.push(operands[1]);
+  else if (sub === "submodule" && operands[0]?.text === "add") {
+    const target = operands[2] ?? humanish(operands[1]);
+    if (target !== undefined) out.push(target);
+  } else if (sub === "bundle" && operands[0]?.text === "create" && operands[1] !== undefined) out.push(operands[1]);
+  return moved ? out.map((w) => (w.text.startsWith("/") ? w : { ...w, literal: false })) : out;
+};
+
+/** clone's long options that take a value as the next word. */
+const cloneValued = new Set([
+  "origin",
+  "branch",
+  "upload-pack",
+  "reference",
+  "reference-if-able",
+  "separate-git-dir",
+  "depth",
+  "shallow-since",
+  "shallow-exclude",
+  "config",
+  "server-option",
+  "jobs",
+  "template",
+  "filter",
+  "bundle-uri",
+  "ref-format",
+]);
+
+/** The directory `git clone <repo>` creates without one named: the repository's last path part, without `.git`. */
+const humanish = (repo: Word | undefined): Word | undefined => {
+  if (repo === undefined) return undefined;
+  const name = repo.text
+    .replace(/[/\\]+$/, "")
+    .replace(/[/\\]\.git$/, "")
+    .replace(/\.git$/, "")
+    .split(/[/:\\]/)
+    .pop();
+  return name === undefined || name === "" || name === "." || name === ".." ? { ...repo, literal: false } : { ...repo, text: name };
 };
 
 /** Options of a program whose value is a command line it runs (`tar --to-command`, `zip -TT`, `rsync -e`). */

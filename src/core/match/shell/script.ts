@@ -132,6 +132,8 @@ export const COMMAND_VARIABLES: ReadonlySet<string> = new Set([
   // Where git, shells and most programs find the configuration that names commands they run.
   "HOME",
   "XDG_CONFIG_HOME",
+  // Where git writes the work tree (checkout, restore): into `.git` it rewrites git's configuration.
+  "GIT_WORK_TREE",
 ]);
 /** Pager and editor variables, and the values of them that run nothing of the text's choosing (`GIT_PAGER=cat git log`). */
 const PAGERS = new Set(["GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR"]);

@@ -41,6 +41,8 @@ export interface WrapperSyntax {
   readonly dash?: string;
   /** It takes `NAME=value` words before the command as variables to set (`env`, `sudo`). */
   readonly assigns?: boolean;
+  /** Given one of these options (always when empty) it runs its command in another directory (`env -C`, `sudo -D`). */
+  readonly chdir?: readonly string[];
 }
 
 const long = (spec: string): Record<string, LongValue> => {
@@ -71,6 +73,7 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
       operands: 0,
       shell: ["-s", "-i", "--shell", "--login"],
       assigns: true,
+      chdir: ["-D", "--chdir", "-i", "--login"],
       lookup: [
         "-l",
         "--list",
@@ -100,6 +103,7 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
       script: ["-S", "--split-string"],
       dash: "-i",
       assigns: true,
+      chdir: ["-C", "--chdir"],
       lookup: ["--help", "--version"],
     },
   ],
@@ -180,6 +184,7 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
       ),
       operands: 0,
       shell: [],
+      chdir: ["-w", "--wd", "-R", "--root"],
       lookup: ["-h", "--help", "-V", "--version"],
     },
   ],
@@ -192,12 +197,20 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
       ),
       operands: 0,
       shell: [],
+      chdir: ["-w", "--wd", "-W", "--wdns", "-r", "--root"],
       lookup: ["-h", "--help", "-V", "--version"],
     },
   ],
   [
     "chroot",
-    { short: "+", long: long("groups= userspec= skip-chdir help version"), operands: 1, shell: [], lookup: ["--help", "--version"] },
+    {
+      short: "+",
+      long: long("groups= userspec= skip-chdir help version"),
+      operands: 1,
+      shell: [],
+      chdir: [],
+      lookup: ["--help", "--version"],
+    },
   ],
   [
     "flock",
