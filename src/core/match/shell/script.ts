@@ -91,7 +91,8 @@ export const CODE_VARIABLES: ReadonlySet<string> = new Set([
  * Variables whose value a program runs as a command line or reads as options that run code: git's
  * (`GIT_SSH_COMMAND`, `GIT_EXTERNAL_DIFF`, `GIT_CONFIG_*`, which can define an alias that runs a
  * shell), pagers and editors, askpass helpers, remote shells, interpreters' option variables, and
- * `HOME`/`XDG_CONFIG_HOME` (which move the configuration git and shells read: `HOME=. git x`).
+ * `HOME`/`XDG_CONFIG_HOME` (which move the configuration git and shells read: `HOME=. git x`);
+ * `GIT_TRACE*` set to a file is treated alike, as it makes git write there.
  */
 export const COMMAND_VARIABLES: ReadonlySet<string> = new Set([
   "GIT_SSH",
@@ -149,6 +150,8 @@ const harmlessPager = /^(?:|cat|true|:|less(?: -[A-Za-z]+)*|more)$/;
  */
 export const changesWhatRuns = (name: string, value?: string): boolean => {
   if (CODE_VARIABLES.has(name)) return true;
+  // git's trace variables name a file git appends to (`GIT_TRACE=~/.bashrc`); 0, 1, 2 and true write to stderr or nothing.
+  if (/^GIT_TRACE/.test(name)) return !(value !== undefined && /^(?:|0|1|2|true|false)$/i.test(value));
   if (!COMMAND_VARIABLES.has(name) && !/^GIT_CONFIG_(?:KEY|VALUE)_\d+$/.test(name)) return false;
   return !(value !== undefined && PAGERS.has(name) && harmlessPager.test(value));
 };
