@@ -105,6 +105,8 @@ describe("a deny list and the files a shell command opens", () => {
     "cat < .env",
     "grep x < config/.env",
     "cat < src/../.env",
+    "source .env",
+    ". ./config/.env && echo $X",
   ];
   it.each(denied)("refuses %s", async (command) => {
     expect(await decide(command, { deny: DENY })).toBe("refused");

@@ -52,9 +52,10 @@ export interface ShellAnalysis {
   /** Why it is opaque, for explanations. */
   readonly reason?: string;
   /**
-   * Files the command itself opens by name: its redirections (`> f`, `>> f`, `&> f`, `< f`), and the
-   * files git is told to write (`--output`). A path is `literal` when it is known before the command
-   * runs and does not depend on a directory the command changes to (`cd x && echo > f`).
+   * Files the command itself opens by name: its redirections (`> f`, `>> f`, `&> f`, `< f`), the file
+   * `source` reads, and the files git is told to write (`--output`). A path is `literal` when it is
+   * known before the command runs and does not depend on a directory the command changes to
+   * (`cd x && echo > f`).
    */
   readonly files: readonly ShellFile[];
 }
@@ -367,6 +368,8 @@ class Analysis {
       case ".": {
         if (context.appended) throw new Opaque("source of a file named at run time");
         const file = args[0]?.text === "--" ? args[1] : args[0];
+        // The shell reads the file itself, as it would a redirection's (`source .env` under `Read(**/.env)`).
+        if (file !== undefined) this.files.push({ path: file.text, literal: file.literal, writes: false });
         if (file !== undefined) this.run(scriptFile(file, stdin), depth, context, "source reads a script");
         return;
       }
