@@ -299,8 +299,11 @@ class Analysis {
     if (code === "unseen") throw new Opaque(why);
     if (!code.literal) throw new Opaque(`${why} computed at run time`);
     if (context.filled?.(code.text) === true) throw new Opaque("a script holds text filled in at run time");
-    const inner = new Analysis().script(code.text, depth + 1);
+    const sub = new Analysis();
+    const inner = sub.script(code.text, depth + 1);
     if (inner === undefined) throw new Unreadable();
+    // `eval 'cd /tmp'` and `source` move this shell too.
+    this.movesDirectory ||= sub.movesDirectory;
     for (const c of inner.calls) this.keep(c);
     this.files.push(...inner.files);
     this.dynamic ||= inner.dynamic;

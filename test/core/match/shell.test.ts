@@ -281,6 +281,8 @@ describe("analyseShell", () => {
     const files = (command: string) => analyseShell(command)?.files.map((f) => `${f.path}${f.literal ? "" : " ?"}`);
     expect(files('echo > "$F" > ~/.bashrc > a')).toEqual(["$F ?", "~/.bashrc ?", "a"]);
     expect(files("cd /tmp && echo > a > /b")).toEqual(["a ?", "/b"]);
+    expect(files("eval 'cd /tmp'; echo > a")).toEqual(["a ?"]);
+    expect(files("f() { cd /tmp; }; f; echo > a")).toEqual(["a ?"]);
     expect(files("env -C /tmp git log --output=a")).toEqual(["a ?"]);
   });
 
