@@ -294,6 +294,13 @@ describe("analyseShell", () => {
     expect(files("git worktree add ../w; git bundle create b.bundle --all; git status")).toEqual(["../w", "b.bundle"]);
   });
 
+  it("cannot read a comment glued to a word or a plain word holding a blank, where bash reads words", () => {
+    expect(analyseShell("git --version } }[[# `rm -rf /`")).toBeUndefined();
+    expect(analyseShell("echo } }x")).toBeUndefined();
+    expect(analyseShell("echo a#b # c; echo d")?.commands).toEqual(["echo a#b"]);
+    expect(analyseShell("echo ${x:-a b};#c")?.commands).toEqual(["echo ${x:-a b}"]);
+  });
+
   it("reads backticks and $ kept in a plain token of the grammar as opaque", () => {
     expect(analyseShell("echo ${x:-`rm -rf /`}")).toMatchObject({ opaque: true });
     expect(analyseShell("[[ x =~ `rm -rf /` ]]")).toBeUndefined();
