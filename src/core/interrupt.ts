@@ -297,7 +297,8 @@ export class DurableApprovals implements DurableApprover {
    * await approvals.link(`ai-sdk:${toolCallId}`, outcome.approval.token)
    */
   async link(ref: string, token: string): Promise<void> {
-    if (typeof ref !== "string" || ref === "") throw new TypeError(`approvals.link: ref must be a non-empty string, got ${describeGiven(ref)}`);
+    if (typeof ref !== "string" || ref === "")
+      throw new TypeError(`approvals.link: ref must be a non-empty string, got ${describeGiven(ref)}`);
     const claims = this.verify(token);
     await this.#store.set(linkKey(ref), token, { ttlMs: Math.max(1, claims.exp - this.#now()) });
   }
