@@ -6,8 +6,8 @@
  * whose text is the rejection ("Tool call X was rejected by H: reason"), so the model reads why
  * and the loop goes on; apps tell rejections apart by `error instanceof ToolCallError`. Pass
  * `rejected` to answer with a normal result instead. A tool's own error is rethrown unchanged,
- * so `tool-error` parts carry it. The SDK's tool-approval flow (`needsApproval`) is untouched:
- * it runs before `execute`, and a denied call never reaches the hooks.
+ * so `tool-error` parts carry it. Without `approval: "ai-sdk"`, the SDK's tool-approval flow
+ * (`needsApproval`) is untouched: it runs before `execute`, and a denied call never reaches the hooks.
  *
  * A streaming tool (`async *execute`, whose yields the SDK shows as preliminary results, the
  * last one being the output) stays one: each value it yields passes to the SDK as it comes,
@@ -18,19 +18,33 @@
  * `execute` is a plain function that returns an async iterable is run to its last value inside
  * the point: only that value reaches the SDK.
  *
- * A tool's own `needsApproval` is kept: it runs before `execute`, and a call the person denied
- * never reaches the hooks. With `approval: "ai-sdk"`, a hook that asks for approval
- * (`ctx.approve`, the approval middleware, a Claude Code hook answering `ask`) is asked through
- * the SDK's own flow: the wrapped tool's `needsApproval` runs the `toolCall` point, and when a hook
- * asks, the SDK ends the step with a `tool-approval-request` while the run waits at that hook; the
- * app answers with a `tool-approval-response` in the next call's messages, and the hook gets that
- * answer (see `ai-sdk/approvals.ts` for where a denial is read from). So each call has one run: it
- * completes once the approved tool ran, or ends in the hook's rejection with the person's reason,
- * seen by observers, the audit log and the trace like any decision. A call no hook asks about
- * runs in the very run `needsApproval` started, so its hooks run once (a streaming tool then runs
- * to its last value, without preliminary results). When the answer comes to another process (the
- * run waits in this one), an approval runs the call there through its hooks with the person's
- * answer; a denial is not seen there.
+ * With `approval: "ai-sdk"`, a hook that asks for approval (`ctx.approve`, the approval
+ * middleware, a Claude Code hook answering `ask`) is asked through the SDK's own flow: the wrapped
+ * tool's `needsApproval` runs the `toolCall` point, and when a hook asks, the SDK ends the step with
+ * a `tool-approval-request`; the app answers with a `tool-approval-response` in the next call's
+ * messages, and the hook gets that answer (see `ai-sdk/approvals.ts` for where a denial is read).
+ * A call no hook asks about runs in the very run `needsApproval` started, so its hooks run once (a
+ * streaming tool then runs to its last value, without preliminary results).
+ *
+ * - With an in-process approver (or none), the run waits at the asking hook for the answer, in
+ *   this process: it completes once the approved tool ran, or ends in the hook's rejection with the
+ *   person's reason. An answer that reaches another process (or this one after a restart) runs an
+ *   approved call there through its hooks with the person's answer; a denial of that very call is
+ *   recorded there by a run whose tool is never called, while the waiting run ends when its hook
+ *   stops waiting.
+ * - With durable approvals (`durableApprovals()`, the stack's approver or the run's), the run stops
+ *   `Interrupted` at once and its token is linked to the tool call id in the approvals' store
+ *   (`approvals.link`): the SDK's answer names only the call, and the link lets any process sharing
+ *   the store find the run to resume. An approval resumes it with the real tool in the process the
+ *   SDK executes it; a denial resumes it with the denial wherever it is read first. The store's
+ *   claim makes each answer act once: a replayed one resumes nothing and records nothing (the SDK,
+ *   executing an approved call again, reads a refusal saying it was already answered).
+ * - A tool's own `needsApproval` is asked by a gate hook named "ai-sdk tool approval", innermost on
+ *   the stack (added once, with `stack.use`, when a tool has one), in the run `needsApproval` starts:
+ *   the hooks outside it run first (a guard's refusal is reported without asking anyone), then it
+ *   asks like any hook. A denial ends the call's run `Rejected` by "ai-sdk tool approval" with the
+ *   person's reason, which observers, the audit log and the trace see; the tool never runs. When
+ *   one person's answer is known, every question of the call's run (the gate's and a hook's) gets it.
  */
 import { Continue, Reject, Transform } from "../core/action.ts";
 import { isDurableApprover, type ApprovalAnswer, type ApprovalDecision, type ApprovalRequest } from "../core/approval-types.ts";
@@ -78,7 +92,9 @@ export interface WrapAiSdkToolsOptions {
   readonly rejected?: (reason: string, by: string, call: DeepReadonly<ToolCall>) => unknown;
   /**
    * `"ai-sdk"`: ask a person through the SDK's tool approval (`needsApproval`, answered by a
-   * `tool-approval-response`) whenever a hook asks for approval. Default: hooks ask the stack's approver.
+   * `tool-approval-response`) whenever a hook asks for approval, and let the hooks see a tool's own
+   * `needsApproval` (see the top of this file). With durable approvals as the approver, the asking run
+   * pauses and is resumed wherever the answer comes back. Default: hooks ask the stack's approver.
    */
   readonly approval?: "ai-sdk";
 }
@@ -132,28 +148,11 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
   const held = new Map<string, Held>();
   // Questions waiting for the person, shared with `aiSdkMiddleware` on the same stack (it reads denials).
   const asked = throughSdk ? askedCalls(stack) : undefined;
-  // The person's answers this process knows, by tool call id, while a run for that call goes on: the gate reads them.
-  const known = new Map<string, ApprovalAnswer>();
-  // Calls whose tool's own `needsApproval` said true, while the run `needsApproval` started asks about them.
-  const asking = new Set<string>();
-  // Tools with a `needsApproval` of their own run through `gated`: the stack with the gate innermost.
+  // The person's answers known while a call's run goes on, and the calls whose own rule asks: read by the gate.
+  const known = asked?.known ?? new Map<string, ApprovalAnswer>();
+  // Tools with a `needsApproval` of their own run through the stack with the gate innermost.
   const owns = new Set(Object.entries(tools).flatMap(([name, t]) => (ownRule(t) !== undefined && executes.has(name) ? [name] : [])));
-  const use = (stack as { use?: unknown }).use;
-  const gated =
-    throughSdk && owns.size > 0 && typeof use === "function"
-      ? ((use as (point: string, hook: object) => ToolCallStack).call(stack, "toolCall", {
-          name: sdkApprover,
-          priority: Priority.innermost,
-          // The tool's own question, asked like any hook's: a person's answer known here, or `ctx.approve`.
-          before: async (c: ToolCall, ctx: { approve: (r: { hook: string; reason?: string }) => Promise<ApprovalDecision> }) => {
-            const d =
-              known.get(c.id) ??
-              (asking.has(c.id) ? await ctx.approve({ hook: sdkApprover, reason: `${c.name} asks for approval` }) : undefined);
-            if (d === undefined || d.decision === "approve") return Continue;
-            return d.decision === "deny" ? Reject(d.reason ?? deniedWithoutReason) : Transform(d.input);
-          },
-        }) as ToolCallStack)
-      : undefined;
+  const gated = asked !== undefined && owns.size > 0 ? gatedStack(stack, asked) : undefined;
   const stackOf = (name: string): ToolCallStack => (gated !== undefined && owns.has(name) ? gated : stack);
 
   /** Settle the waiting questions the SDK's messages answer, and hand the denials nobody here waits on to the readers. */
@@ -293,7 +292,6 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
     }
     return work.length === 0 ? undefined : Promise.all(work).then(() => undefined);
   };
-  if (asked !== undefined) asked.read(readDenials);
 
   /**
    * Start the call's run in `needsApproval`. When a hook asks (or the gate, for the tool's own
@@ -346,7 +344,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
         });
       });
     };
-    if (ownSays) asking.add(id);
+    if (ownSays) (asked as AskedCalls).asking.add(id);
     outcome = stackOf(name)
       .run(
         "toolCall",
@@ -359,7 +357,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
         },
         durable !== undefined ? { ...given } : { ...given, approval: ask },
       )
-      .finally(() => asking.delete(id));
+      .finally(() => (asked as AskedCalls).asking.delete(id));
     const first = await Promise.race([reaching, outcome.then(() => "settled" as const)]);
     if (first === "asked") return true;
     if (first === "settled" && durable !== undefined) {
@@ -474,8 +472,34 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
         : { ...t, execute: run };
     }
   }
+  if (asked !== undefined) asked.read(readDenials, wrapped);
   return wrapped as T;
 };
+
+/** The stack with the gate that asks a tool's own question, innermost: one per stack, made on first use. */
+const gatedStack = (stack: ToolCallStack, asked: AskedCalls): ToolCallStack | undefined => {
+  if (gatedStacks.has(stack)) return gatedStacks.get(stack);
+  const use = (stack as { use?: unknown }).use;
+  const gated =
+    typeof use === "function"
+      ? ((use as (point: string, hook: object) => ToolCallStack).call(stack, "toolCall", {
+          name: sdkApprover,
+          priority: Priority.innermost,
+          // The tool's own question, asked like any hook's: the person's answer when it is known here, else `ctx.approve`.
+          before: async (c: ToolCall, ctx: { approve: (r: { hook: string; reason?: string }) => Promise<ApprovalDecision> }) => {
+            const d =
+              asked.known.get(c.id) ??
+              (asked.asking.has(c.id) ? await ctx.approve({ hook: sdkApprover, reason: `${c.name} asks for approval` }) : undefined);
+            if (d === undefined || d.decision === "approve") return Continue;
+            return d.decision === "deny" ? Reject(d.reason ?? deniedWithoutReason) : Transform(d.input);
+          },
+        }) as ToolCallStack)
+      : undefined;
+  gatedStacks.set(stack, gated);
+  return gated;
+};
+
+const gatedStacks = new WeakMap<object, ToolCallStack | undefined>();
 
 /** True for an `async function*`: a tool that streams, which the wrapped tool must be too (the SDK asks the function's result). */
 const isAsyncGeneratorFunction = (fn: unknown): boolean => Object.prototype.toString.call(fn) === "[object AsyncGeneratorFunction]";

@@ -129,7 +129,12 @@ export const deniedIn = (messages: readonly unknown[] | undefined): SdkDenial[] 
  */
 export class AskedCalls {
   private readonly waiting = new Map<string, (answer: ApprovalAnswer) => void>();
-  private readonly readers = new Set<DenialReader>();
+  /** Readers, each with the wrapped tool set it reads for: one no longer reachable is dropped (apps may wrap per request). */
+  private readonly readers = new Map<DenialReader, WeakRef<object>>();
+  /** The person's answers this process knows, by tool call id, while a run for that call goes on (the gate reads them). */
+  readonly known = new Map<string, ApprovalAnswer>();
+  /** Calls whose tool's own `needsApproval` said true, while the run `needsApproval` started asks about them. */
+  readonly asking = new Set<string>();
   /** Calls whose denial this process acted on (settled a question, or gave it to a reader that took it), oldest first. */
   private readonly handled = new Set<string>();
 
@@ -153,9 +158,9 @@ export class AskedCalls {
     this.waiting.delete(toolCallId);
   }
 
-  /** Give denials no question here waits on to `reader` (a wrapped tool set; it picks its own tools). */
-  read(reader: DenialReader): void {
-    this.readers.add(reader);
+  /** Give denials no question here waits on to `reader`, for as long as `owner` (the wrapped tool set it picks its tools from) lives. */
+  read(reader: DenialReader, owner: object): void {
+    this.readers.set(reader, new WeakRef(owner));
   }
 
   /**
@@ -213,7 +218,11 @@ export class AskedCalls {
   give(denials: readonly SdkDenial[]): Promise<void> | undefined {
     if (this.readers.size === 0 || denials.length === 0) return undefined;
     const work: Promise<void>[] = [];
-    for (const reader of this.readers) {
+    for (const [reader, owner] of this.readers) {
+      if (owner.deref() === undefined) {
+        this.readers.delete(reader);
+        continue;
+      }
       const done = reader(denials);
       if (done !== undefined) work.push(done);
     }
