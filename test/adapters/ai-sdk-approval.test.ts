@@ -310,6 +310,26 @@ describe('wrapAiSdkTools with approval: "ai-sdk" (ai 6)', () => {
       ]);
     });
 
+    it("records a denial of this turn that no run here waits on (asked in another process) as the asking hook's rejection", async () => {
+      const asking = setup();
+      const { first, request } = await askToPush(model(["git push origin main"]), asking.tools);
+      const elsewhere = setup();
+      const m = wrapLanguageModel({ model: model(["git push origin main"]), middleware: aiSdkMiddleware(elsewhere.stack) });
+      await generateText({
+        model: m,
+        tools: elsewhere.tools,
+        messages: answered("push", first.response.messages, [{ approvalId: request.approvalId, approved: false, reason: "frozen" }]),
+        stopWhen: stepCountIs(3),
+      });
+      await elsewhere.stack.flush();
+      expect(elsewhere.log).toEqual([]);
+      expect(
+        lines(elsewhere.out)
+          .filter((l) => l.type === "run" && l.point === "toolCall")
+          .map((l) => [l.outcome, l.by, l.reason]),
+      ).toEqual([["Rejected", "approval", "bash was not approved: frozen"]]);
+    });
+
     it("runs an approved call once, in the run that asked, and records one completed run with the approval", async () => {
       const { out, seen, trace, stack, log, tools } = setup();
       const m = wrapLanguageModel({ model: model(["git push origin main"]), middleware: aiSdkMiddleware(stack) });
