@@ -7,9 +7,13 @@
  * "processes" share a MemoryStore; ai-sdk-approval-process.test.ts does the same across OS
  * processes on a real redis-server.
  */
+import { simulateReadableStream, stepCountIs, streamText, wrapLanguageModel } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
+import { aiSdkMiddleware } from "../../src/adapters/ai-sdk.ts";
 import { MemoryStore } from "../../src/core/index.ts";
 import { deployment } from "./ai-sdk-approval-fixture.ts";
+import { textParts } from "./ai-sdk-fixtures.ts";
 
 const runLines = (lines: readonly Record<string, unknown>[]) => lines.filter((l) => l.type === "run" && l.point === "toolCall");
 
@@ -96,6 +100,26 @@ describe('wrapAiSdkTools with approval: "ai-sdk" and durable approvals', () => {
     const again = await third.answer(question, false, "frozen", { middleware: true });
     expect(again.text).toBe('done: {"type":"execution-denied","reason":"frozen"}');
     expect(runLines(third.recorded.lines())).toEqual([]);
+  });
+
+  it("reads a denial from the prompt of a streamed provider call too", async () => {
+    const { store, question } = await asked("git push origin main", "call-push");
+    const second = deployment(store);
+    const streaming = new MockLanguageModelV3({
+      doStream: async () => ({ stream: simulateReadableStream({ chunks: textParts(["ok"]) }) }),
+    });
+    const result = streamText({
+      model: wrapLanguageModel({ model: streaming, middleware: aiSdkMiddleware(second.stack) }),
+      tools: second.tools,
+      messages: [
+        ...question.messages,
+        { role: "tool", content: [{ type: "tool-approval-response", approvalId: question.approvalId, approved: false, reason: "frozen" }] },
+      ],
+      stopWhen: stepCountIs(2),
+    });
+    expect(await result.text).toBe("ok");
+    await second.stack.flush();
+    expect(runLines(second.recorded.lines()).map((l) => [l.outcome, l.reason])).toEqual([["Rejected", "bash was not approved: frozen"]]);
   });
 
   it("reads a denial from the next call of a wrapped tool when the model does not go through aiSdkMiddleware", async () => {
