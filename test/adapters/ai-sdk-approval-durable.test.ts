@@ -106,7 +106,7 @@ describe('wrapAiSdkTools with approval: "ai-sdk" and durable approvals', () => {
     const { store, question } = await asked("git push origin main", "call-push");
     const second = deployment(store);
     const streaming = new MockLanguageModelV3({
-      doStream: async () => ({ stream: simulateReadableStream({ chunks: textParts(["ok"]) }) }),
+      doStream: async () => ({ stream: simulateReadableStream({ chunks: textParts(["ok"]) as never[] }) }),
     });
     const result = streamText({
       model: wrapLanguageModel({ model: streaming, middleware: aiSdkMiddleware(second.stack) }),
