@@ -275,7 +275,13 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
     for (const d of denials) {
       const name = d.toolName;
       if (name === undefined || !executes.has(name)) continue;
-      const { call, given, durable } = begin(name, d.input ?? {}, { toolCallId: d.toolCallId });
+      let begun: ReturnType<typeof begin>;
+      try {
+        begun = begin(name, d.input ?? {}, { toolCallId: d.toolCallId });
+      } catch {
+        continue; // the app's run options threw for this call: nothing to record it with
+      }
+      const { call, given, durable } = begun;
       if (durable === undefined && (!d.fresh || d.input === undefined)) continue;
       if (!(asked as AskedCalls).take(d.toolCallId)) continue;
       const operation: Operation = () => Promise.reject(notExecuted(d.answer.reason));

@@ -223,7 +223,13 @@ export class AskedCalls {
         this.readers.delete(reader);
         continue;
       }
-      const done = reader(denials);
+      let done: Promise<void> | undefined;
+      try {
+        done = reader(denials);
+      } catch {
+        // A reader that fails (the app's run options threw) must not fail the provider call or the tool reading.
+        continue;
+      }
       if (done !== undefined) work.push(done);
     }
     return work.length === 0 ? undefined : Promise.allSettled(work).then(() => undefined);
