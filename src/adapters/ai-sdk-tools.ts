@@ -159,6 +159,8 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
   const answered = (messages: readonly unknown[] | undefined): Promise<void> | undefined => {
     if (asked === undefined || messages === undefined || messages.length === 0) return undefined;
     if (asked.size > 0) asked.answerFrom(messages);
+    // Naming the reader here makes every wrapped tool hold it: it reads for as long as they are in use.
+    asked.read(readDenials);
     return asked.give(deniedIn(messages));
   };
 
@@ -478,7 +480,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
         : { ...t, execute: run };
     }
   }
-  if (asked !== undefined) asked.read(readDenials, wrapped);
+  if (asked !== undefined) asked.read(readDenials);
   return wrapped as T;
 };
 

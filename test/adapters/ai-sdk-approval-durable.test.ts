@@ -7,12 +7,17 @@
  * "processes" share a MemoryStore; ai-sdk-approval-process.test.ts does the same across OS
  * processes on a real redis-server.
  */
-import { simulateReadableStream, stepCountIs, streamText, wrapLanguageModel } from "ai";
+import { generateText, jsonSchema, simulateReadableStream, stepCountIs, streamText, tool, wrapLanguageModel } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { aiSdkMiddleware } from "../../src/adapters/ai-sdk.ts";
-import { MemoryStore } from "../../src/core/index.ts";
-import { deployment } from "./ai-sdk-approval-fixture.ts";
+import { createAgentStack } from "../../src/agent/stack.ts";
+import { durableApprovals, MemoryStore } from "../../src/core/index.ts";
+import { withMiddleware } from "../../src/middleware/apply.ts";
+import { approval } from "../../src/middleware/approval.ts";
+import { wrapAiSdkTools } from "../../src/adapters/ai-sdk-tools.ts";
+import { gc } from "../support/gc.ts";
+import { approvalKey, deployment, scriptedModel } from "./ai-sdk-approval-fixture.ts";
 import { textParts } from "./ai-sdk-fixtures.ts";
 
 const runLines = (lines: readonly Record<string, unknown>[]) => lines.filter((l) => l.type === "run" && l.point === "toolCall");
@@ -120,6 +125,67 @@ describe('wrapAiSdkTools with approval: "ai-sdk" and durable approvals', () => {
     expect(await result.text).toBe("ok");
     await second.stack.flush();
     expect(runLines(second.recorded.lines()).map((l) => [l.outcome, l.reason])).toEqual([["Rejected", "bash was not approved: frozen"]]);
+  });
+
+  it("keeps reading denials for tools in use after the object they were wrapped in is gone", async () => {
+    const { store, question } = await asked("git push origin main", "call-push");
+    const approvals = durableApprovals({ store, key: approvalKey });
+    const settled: unknown[] = [];
+    const stack = withMiddleware(createAgentStack({ approval: approvals }), approval({ match: "bash(git push*)" })).use("toolCall", {
+      name: "watch",
+      observe: (e) => void settled.push(e.outcome),
+    });
+    const ran: string[] = [];
+    const raw = {
+      bash: tool({
+        inputSchema: jsonSchema<{ command: string }>({ type: "object", properties: { command: { type: "string" } } }),
+        execute: async ({ command }) => (ran.push(command), `ran ${command}`),
+      }),
+    };
+    // The tools taken out of their wrapped set, which is then dropped (and collected).
+    const { bash } = wrapAiSdkTools(stack, raw, { approval: "ai-sdk" });
+    // A weak reference made in this job holds its target until the job ends.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    gc();
+    await generateText({
+      model: wrapLanguageModel({ model: scriptedModel("", ""), middleware: aiSdkMiddleware(stack) }),
+      tools: { bash },
+      messages: [
+        ...question.messages,
+        { role: "tool", content: [{ type: "tool-approval-response", approvalId: question.approvalId, approved: false, reason: "frozen" }] },
+      ],
+      stopWhen: stepCountIs(2),
+    });
+    await stack.flush();
+    expect(settled).toEqual([{ _tag: "Rejected", by: "approval", reason: "bash was not approved: frozen" }]);
+    expect(ran).toEqual([]);
+  });
+
+  it("lets a tool set wrapped per request go with it: once collected, it reads nothing", async () => {
+    const { store, question } = await asked("git push origin main", "call-push");
+    const approvals = durableApprovals({ store, key: approvalKey });
+    const settled: unknown[] = [];
+    const stack = withMiddleware(createAgentStack({ approval: approvals }), approval({ match: "bash(git push*)" })).use("toolCall", {
+      name: "watch",
+      observe: (e) => void settled.push(e.outcome),
+    });
+    const raw = {
+      bash: tool({ inputSchema: jsonSchema<{ command: string }>({ type: "object" }), execute: async ({ command }) => `ran ${command}` }),
+    };
+    for (let i = 0; i < 20; i++) wrapAiSdkTools(stack, raw, { approval: "ai-sdk" });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    gc();
+    await generateText({
+      model: wrapLanguageModel({ model: scriptedModel("", ""), middleware: aiSdkMiddleware(stack) }),
+      tools: raw,
+      messages: [
+        ...question.messages,
+        { role: "tool", content: [{ type: "tool-approval-response", approvalId: question.approvalId, approved: false, reason: "frozen" }] },
+      ],
+      stopWhen: stepCountIs(2),
+    });
+    await stack.flush();
+    expect(settled).toEqual([]);
   });
 
   it("reads a denial from the next call of a wrapped tool when the model does not go through aiSdkMiddleware", async () => {

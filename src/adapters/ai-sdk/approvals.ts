@@ -129,8 +129,12 @@ export const deniedIn = (messages: readonly unknown[] | undefined): SdkDenial[] 
  */
 export class AskedCalls {
   private readonly waiting = new Map<string, (answer: ApprovalAnswer) => void>();
-  /** Readers, each with the wrapped tool set it reads for: one no longer reachable is dropped (apps may wrap per request). */
-  private readonly readers = new Map<DenialReader, WeakRef<object>>();
+  /**
+   * Readers, held weakly: a wrapped tool set's tools hold its reader, so it reads for as long as any
+   * of them is in use, and goes with them (apps may wrap their tools per request).
+   */
+  private readonly readers: WeakRef<DenialReader>[] = [];
+  private readonly registered = new WeakSet<DenialReader>();
   /** The person's answers this process knows, by tool call id, while a run for that call goes on (the gate reads them). */
   readonly known = new Map<string, ApprovalAnswer>();
   /** Calls whose tool's own `needsApproval` said true, while the run `needsApproval` started asks about them. */
@@ -145,7 +149,7 @@ export class AskedCalls {
 
   /** True when a question waits, or a wrapped tool set reads denials: the prompt is worth reading. */
   get active(): boolean {
-    return this.waiting.size > 0 || this.readers.size > 0;
+    return this.waiting.size > 0 || this.readers.length > 0;
   }
 
   /** Wait for the answer to the question about `toolCallId`; `answer` is called once, with it. */
@@ -158,9 +162,11 @@ export class AskedCalls {
     this.waiting.delete(toolCallId);
   }
 
-  /** Give denials no question here waits on to `reader`, for as long as `owner` (the wrapped tool set it picks its tools from) lives. */
-  read(reader: DenialReader, owner: object): void {
-    this.readers.set(reader, new WeakRef(owner));
+  /** Give denials no question here waits on to `reader` (a wrapped tool set's; it picks its own tools), while it lives. */
+  read(reader: DenialReader): void {
+    if (this.registered.has(reader)) return;
+    this.registered.add(reader);
+    this.readers.push(new WeakRef(reader));
   }
 
   /**
@@ -206,7 +212,7 @@ export class AskedCalls {
         if (output?.type !== "execution-denied") continue;
         if (this.waiting.has(part.toolCallId))
           this.settle(part.toolCallId, denial(part.toolCallId, undefined, output.reason, fresh).answer);
-        else if (fresh && this.readers.size > 0) others.push([part.toolCallId, output.reason]);
+        else if (fresh && this.readers.length > 0) others.push([part.toolCallId, output.reason]);
       }
     }
     if (others.length === 0) return undefined;
@@ -216,11 +222,12 @@ export class AskedCalls {
 
   /** Hand denials no question here waits on to the readers; settles when they are done, never rejects. */
   give(denials: readonly SdkDenial[]): Promise<void> | undefined {
-    if (this.readers.size === 0 || denials.length === 0) return undefined;
+    if (this.readers.length === 0 || denials.length === 0) return undefined;
     const work: Promise<void>[] = [];
-    for (const [reader, owner] of this.readers) {
-      if (owner.deref() === undefined) {
-        this.readers.delete(reader);
+    for (const ref of [...this.readers]) {
+      const reader = ref.deref();
+      if (reader === undefined) {
+        this.readers.splice(this.readers.indexOf(ref), 1);
         continue;
       }
       let done: Promise<void> | undefined;
