@@ -353,7 +353,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
       });
     };
     if (ownSays) (asked as AskedCalls).asking.add(id);
-    outcome = stackOf(name)
+    outcome = target
       .run(
         "toolCall",
         call,
@@ -385,8 +385,8 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
 
   /** A streaming tool through the point: its values pass on as they come, the output as the hooks left it (see the top). */
   async function* streamTool(name: string, input: unknown, sdk: AiSdkToolExecutionOptions): AsyncGenerator<unknown, void, void> {
-    const { call, given, person, durable } = begin(name, input, sdk);
-    const run = person !== undefined && durable === undefined ? { ...given, approval: () => person } : given;
+    // A call a person answered never streams (see the wrapped `execute`): no answer to pass on here.
+    const { call, given: run } = begin(name, input, sdk);
     const values: unknown[] = [];
     let wake: (() => void) | undefined;
     let outcome: Outcome<DeepReadonly<ToolResult>> | undefined;
