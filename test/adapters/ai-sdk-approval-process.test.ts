@@ -74,13 +74,17 @@ describeRedisProcess("AI SDK tool approvals with durable approvals, answered in 
   });
 
   /** Ask here (process 1): the first turn, paused; its messages and approval id, and the paused run's approval id. */
-  const ask = async (command: string, toolCallId: string) => {
-    const app = deployment(store);
+  const ask = async (command: string, toolCallId: string, ownApproval = false) => {
+    const app = deployment(store, { ownApproval });
     const asked = await app.ask(command, toolCallId);
     await app.stack.flush();
     expect(app.recorded.ran).toEqual([]);
     const [line] = runLines(app.recorded.lines());
-    expect(line).toMatchObject({ outcome: "Rejected", by: "approval", approval: expect.any(String) });
+    expect(line).toMatchObject({
+      outcome: "Rejected",
+      by: ownApproval ? "ai-sdk tool approval" : "approval",
+      approval: expect.any(String),
+    });
     return { messages: asked.messages as ModelMessage[], approvalId: asked.approvalId as string, paused: line?.approval as string };
   };
 
@@ -133,6 +137,20 @@ describeRedisProcess("AI SDK tool approvals with durable approvals, answered in 
     expect(again.error).toBeUndefined();
     expect(again.text).toBe('done: {"type":"execution-denied","reason":"frozen"}');
     expect(runLines(again.lines)).toEqual([]);
+  });
+
+  it("records the denial of a tool's own needsApproval in the process it comes back to, as the call's rejection by ai-sdk tool approval", async () => {
+    const denied = await ask("deploy prod", `call-${randomUUID()}`, true);
+    const report = await workers[1]!.send({ ...denied, approved: false, reason: "not today", ownApproval: true });
+    expect(report.error).toBeUndefined();
+    expect(report.ran).toEqual([]);
+    expect(runLines(report.lines)).toEqual([
+      expect.objectContaining({ outcome: "Rejected", by: "ai-sdk tool approval", reason: "not today" }),
+    ]);
+    const approved = await ask("deploy staging", `call-${randomUUID()}`, true);
+    const ran = await workers[0]!.send({ ...approved, approved: true, reason: "ok", ownApproval: true });
+    expect(ran.ran).toEqual(["deploy staging"]);
+    expect(runLines(ran.lines).map((l) => l.outcome)).toEqual(["Completed"]);
   });
 
   it("acts on an answer handed to two processes at the same moment once: one resumes, the other is silent", async () => {

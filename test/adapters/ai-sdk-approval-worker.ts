@@ -18,6 +18,8 @@ export interface Order {
   readonly approved?: boolean;
   readonly reason?: string;
   readonly middleware?: boolean;
+  /** Whether the bash tool asks for approval itself (for deploys). */
+  readonly ownApproval?: boolean;
   readonly exit?: true;
 }
 
@@ -37,7 +39,7 @@ process.on("message", (order: Order) => {
 process.send!({ ready: true });
 
 async function answer(order: Order) {
-  const app = deployment(store);
+  const app = deployment(store, { ownApproval: order.ownApproval === true });
   const result = await app.answer(
     { messages: order.messages ?? [], approvalId: order.approvalId ?? "" },
     order.approved === true,
