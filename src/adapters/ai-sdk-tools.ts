@@ -212,14 +212,25 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
     given: RunGiven,
     signal: AbortSignal | undefined,
   ): Promise<Outcome<DeepReadonly<ToolResult>>> => {
-    known.set(id, person);
+    // Paused by the gate: it asks again, and the resumed approval answers it (the trace records that).
+    // Paused by a hook outside it: that hook gets the resumed approval, and the gate the same answer.
+    let byGate = false;
+    try {
+      byGate = durable.verify(token).hook === sdkApprover;
+    } catch {
+      // `resume` refuses the token below.
+    }
+    const questions = asked as AskedCalls;
+    if (byGate) questions.asking.add(id);
+    else known.set(id, person);
     try {
       return await durable.resume<DeepReadonly<ToolResult>>(stackOf(name), token, person, operation, { ...given, signal });
     } catch (error) {
       if (error instanceof ApprovalTokenError) return Outcome.rejected(error.message, sdkApprover);
       throw error;
     } finally {
-      known.delete(id);
+      if (byGate) questions.asking.delete(id);
+      else known.delete(id);
     }
   };
 

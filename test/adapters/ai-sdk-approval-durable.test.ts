@@ -231,22 +231,43 @@ describe('wrapAiSdkTools with approval: "ai-sdk" and durable approvals', () => {
     });
 
     it("records a denial in another process as the call's rejection by ai-sdk tool approval with the person's reason; the tool never runs", async () => {
-      const { store, question } = await asked("deploy prod", "call-deploy", { ownApproval: true });
+      const { store, first, question } = await asked("deploy prod", "call-deploy", { ownApproval: true });
       const second = deployment(store, { ownApproval: true });
       await second.answer(question, false, "not today", { middleware: true });
       expect(second.recorded.ran).toEqual([]);
       expect(runLines(second.recorded.lines())).toEqual([
         expect.objectContaining({ outcome: "Rejected", by: "ai-sdk tool approval", reason: "not today" }),
       ]);
+      const id = runLines(first.recorded.lines())[0]?.approval;
+      expect(
+        second.recorded.trace.entries.filter((e) => e.hook === "ai-sdk tool approval").map((e) => [e.phase, e.action, e.reason]),
+      ).toEqual([
+        ["approval", "Reject", `denied by ai-sdk tool approval (resumed approval ${id}): not today`],
+        ["before", "Reject", "not today"],
+      ]);
+    });
+
+    it("answers both questions of a call with one approval: the hook's that paused the run, and the tool's own", async () => {
+      const { store, first, question } = await asked("git push --force", "call-force", { ownApproval: true });
+      // The approval middleware, outside the gate, asked first: it paused the run.
+      expect(runLines(first.recorded.lines())).toEqual([expect.objectContaining({ outcome: "Rejected", by: "approval" })]);
+      const second = deployment(store, { ownApproval: true });
+      await second.answer(question, true, "ok", { middleware: true });
+      expect(second.recorded.ran).toEqual(["git push --force"]);
+      expect(runLines(second.recorded.lines()).map((l) => l.outcome)).toEqual(["Completed"]);
     });
 
     it("runs an approved call once, through its hooks, in the process the approval comes back to", async () => {
-      const { store, question } = await asked("deploy prod", "call-deploy", { ownApproval: true });
+      const { store, first, question } = await asked("deploy prod", "call-deploy", { ownApproval: true });
       const second = deployment(store, { ownApproval: true });
       const answered = await second.answer(question, true, "ok", { middleware: true });
       expect(answered.text).toBe('done: {"type":"text","value":"ran deploy prod"}');
       expect(second.recorded.ran).toEqual(["deploy prod"]);
       expect(runLines(second.recorded.lines()).map((l) => l.outcome)).toEqual(["Completed"]);
+      const id = runLines(first.recorded.lines())[0]?.approval;
+      expect(second.recorded.trace.entries.filter((e) => e.phase === "approval").map((e) => [e.hook, e.reason])).toEqual([
+        ["ai-sdk tool approval", `approved by ai-sdk tool approval (resumed approval ${id}): ok`],
+      ]);
     });
   });
 });

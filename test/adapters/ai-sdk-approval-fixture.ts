@@ -82,7 +82,7 @@ export const deployment = (store: StateStore, options: { readonly ownApproval?: 
       bash: tool({
         inputSchema: jsonSchema<{ command: string }>({ type: "object", properties: { command: { type: "string" } } }),
         ...(options.ownApproval === true
-          ? { needsApproval: async ({ command }: { command: string }) => command.startsWith("deploy") }
+          ? { needsApproval: async ({ command }: { command: string }) => command.startsWith("deploy") || command.endsWith("--force") }
           : {}),
         execute: async ({ command }) => (recorded.ran.push(command), `ran ${command}`),
       }),
