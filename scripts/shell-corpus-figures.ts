@@ -7,7 +7,7 @@
  *   npx tsx scripts/shell-corpus-figures.ts --bash   # and each label against a real bash first
  */
 import { ATTACKS } from "../test/fixtures/shell-corpus/attacks.ts";
-import { bashRuns, figures, missingPrograms, needs, pool } from "../test/fixtures/shell-corpus/evaluate.ts";
+import { ATTACK_ALLOW, bashRuns, figures, missingPrograms, needs, pool } from "../test/fixtures/shell-corpus/evaluate.ts";
 
 const pct = (n: number, of: number): string => `${n} of ${of} (${((100 * n) / of).toFixed(1)} %)`;
 
@@ -24,13 +24,14 @@ if (process.argv.includes("--bash")) {
 const f = figures();
 const limited = ATTACKS.filter((c) => c.runs && c.limit !== undefined).length;
 console.log(`attack commands: ${f.attacks} in ${f.classes} classes; bash runs the stand-in in ${f.runs}`);
-console.log(
-  `allow-list bypasses (allowed by ${JSON.stringify(["Bash(echo *)", "Bash(cat *)", "Bash(test *)", "Bash(printf *)", "Bash(git *)"])}): ${pct(f.allowBypasses.length, f.runs)}`,
-);
+console.log(`allow-list bypasses (allowed by ${JSON.stringify(ATTACK_ALLOW)}): ${pct(f.allowBypasses.length, f.runs)}`);
 console.log(`deny misses (Bash(touch *) not matched) outside the documented limit: ${pct(f.denyMisses.length, f.runs - limited)}`);
-console.log(
-  `deny misses within the documented limit (programs that run code of their own): ${f.denyMissesWithinLimit.length} of ${limited}`,
-);
+const kinds = { interpreter: "programs that run code of their own", configuration: "programs that run what a file the command wrote says" };
+for (const [kind, what] of Object.entries(kinds)) {
+  const cases = ATTACKS.filter((c) => c.runs && c.limit === kind);
+  const missed = cases.filter((c) => f.denyMissesWithinLimit.includes(c.command)).length;
+  console.log(`deny misses within the documented limit (${what}): ${missed} of ${cases.length}`);
+}
 console.log(`everyday commands refused by the everyday allow list: ${pct(f.everydayRefused.length, f.everyday)}`);
 console.log(`everyday commands matched by Bash(touch *): ${pct(f.everydayDenied.length, f.everyday)}`);
 for (const c of [...f.allowBypasses, ...f.denyMisses]) console.log(`  miss: ${JSON.stringify(c)}`);

@@ -20,12 +20,18 @@
  * says: paths normalised against the call's working directory (the run's `metadata.cwd`, else
  * `paths.cwd`, else `process.cwd()`), rules against the project directory; `Read(…)` covers every
  * tool that reads files and `Edit(…)`/`Write(…)` every tool that writes them.
+ *
+ * A shell command's redirections are file accesses of their own: the files it writes (`> f`, `>> f`,
+ * `&> f`, git's `--output`) are checked against the `Edit(…)`/`Write(…)` rules and the files it reads
+ * (`< f`) against the `Read(…)` deny rules. A deny rule matches a redirection to a matching path or to a
+ * path computed at run time; an allow of a shell call also needs every file it writes allowed by an
+ * `Edit`/`Write` rule of the same list (`/dev/null` and the process's descriptors need none).
  */
 import { SHELL_TOOLS, compileCondition, compileShellPattern, type ShellPattern } from "../core/match/condition.ts";
 import { compileMatcher } from "../core/match/matcher.ts";
 import { compilePathRule, pathSettings } from "../core/match/path-rule.ts";
-import { analyseShell } from "../core/match/shell.ts";
-import { coveredTools } from "../core/match/tool-families.ts";
+import { analyseShell, type ShellFile } from "../core/match/shell.ts";
+import { coveredTools, READ_TOOLS, WRITE_TOOLS } from "../core/match/tool-families.ts";
 import type { Matcher, MatchFunction, PathOptions } from "../core/match/types.ts";
 import { toolDetails } from "../agent/points.ts";
 import type { ToolCall } from "../agent/types.ts";
@@ -56,15 +62,49 @@ export const compileDenyRules = (rules: readonly ToolRule[], owner: string, path
       perDetail: typeof rule === "string" ? conditioned.test(rule) : matcher.needsInput && matcher.needsSubject,
     };
   });
+  const fileRules = rules.flatMap((rule) => {
+    const parts = typeof rule === "string" ? conditioned.exec(rule) : null;
+    if (parts === null || SHELL_TOOLS.has(parts[1]!) || parts[2]!.startsWith("domain:")) return [];
+    const family = fileFamily(parts[1]!);
+    if (family === undefined) return [];
+    return [{ source: rule as string, family, path: compilePathRule(parts[2]!, pathSettings(paths)) }];
+  });
   return (call, metadata) => {
     let details: string[] | undefined;
     const all = (): string[] => (details ??= toolDetails(call));
-    return matchers.find(({ matcher, perDetail }) => {
+    const hit = matchers.find(({ matcher, perDetail }) => {
       if (!perDetail || all().length <= 1) return matcher.test(call.name, call, () => all()[0], metadata);
       return all().some((d) => matcher.test(call.name, call, () => d, metadata));
     })?.source;
+    if (hit !== undefined || fileRules.length === 0 || !SHELL_TOOLS.has(call.name)) return hit;
+    for (const file of shellFiles(all())) {
+      const family = file.writes ? "write" : "read";
+      const rule = fileRules.find(
+        (r) => r.family === family && (!file.literal || r.path.matches(file.path, { subject: "Bash", input: call, metadata })),
+      );
+      if (rule !== undefined) return rule.source;
+    }
+    return undefined;
   };
 };
+
+/** Which kind of file access a path rule's tool stands for, if any: `Read(…)` reads, `Edit(…)`/`Write(…)` writes. */
+const fileFamily = (tool: string): "read" | "write" | undefined =>
+  coveredTools(tool).has("Write") || WRITE_TOOLS.has(tool)
+    ? "write"
+    : coveredTools(tool).has("Read") || READ_TOOLS.has(tool)
+      ? "read"
+      : undefined;
+
+/** The files a shell call's redirections open, over every detail; one unreadable detail opens a file not known. */
+const shellFiles = (details: readonly string[]): ShellFile[] =>
+  details.flatMap(
+    (d) =>
+      analyseShell(d)?.files ?? [
+        { path: d, literal: false, writes: true },
+        { path: d, literal: false, writes: false },
+      ],
+  );
 
 interface ShellAllow {
   readonly source: string;
@@ -83,6 +123,12 @@ interface ShellAllow {
 export const compileAllowRules = (rules: readonly ToolRule[], owner: string, paths?: PathOptions): RuleTest => {
   const whole: { source: string; test: (call: ToolCall, metadata?: Readonly<Record<string, unknown>>) => boolean }[] = [];
   const shell: ShellAllow[] = [];
+  /** Rules that allow writing a file, for the files shell calls write: a bare `Edit`/`Write` allows any. */
+  const writes: {
+    source: string;
+    any: boolean;
+    allows: (path: string, call: ToolCall, metadata?: Readonly<Record<string, unknown>>) => boolean;
+  }[] = [];
   for (const rule of rules) {
     const matcher = compileMatcher(rule, owner, paths === undefined ? undefined : { paths }); // validates every rule with the core's messages
     const source = sourceOf(rule, matcher);
@@ -96,6 +142,8 @@ export const compileAllowRules = (rules: readonly ToolRule[], owner: string, pat
           `${owner}: allow rule "${matcher.source}" is a compiled matcher with a condition; give it as a string (with options.paths) so it is read as an allow`,
         );
       whole.push({ source, test: (call, metadata) => matcher.test(call.name, call, () => toolDetails(call)[0], metadata) });
+      if (typeof rule === "string" && fileFamily((parts?.[1] ?? rule).trim()) === "write")
+        writes.push({ source, any: true, allows: () => true });
       continue;
     }
     const tool = parts[1]!;
@@ -115,6 +163,12 @@ export const compileAllowRules = (rules: readonly ToolRule[], owner: string, pat
     } else {
       const path = compilePathRule(pattern, pathSettings(paths));
       const family = coveredTools(tool);
+      if (fileFamily(tool) === "write")
+        writes.push({
+          source,
+          any: false,
+          allows: (file, call, metadata) => path.allows(file, { subject: "Write", input: call, metadata }),
+        });
       whole.push({
         source,
         test: (call, metadata) => {
@@ -147,6 +201,13 @@ export const compileAllowRules = (rules: readonly ToolRule[], owner: string, pat
         covered++;
       }
       if (covered === 0) return undefined;
+      // Every file it writes must be allowed too: a redirection can rewrite what an allowed program runs next.
+      for (const file of analysis.files) {
+        if (!file.writes) continue;
+        const by = file.literal ? writes.find((w) => w.allows(file.path, call, metadata)) : writes.find((w) => w.any);
+        if (by === undefined) return undefined;
+        used.add(by.source);
+      }
     }
     return [...used].join(", ");
   };

@@ -51,6 +51,20 @@ export interface ShellAnalysis {
   readonly opaque: boolean;
   /** Why it is opaque, for explanations. */
   readonly reason?: string;
+  /**
+   * Files the command itself opens by name: its redirections (`> f`, `>> f`, `&> f`, `< f`), the file
+   * `source` reads, and the files git is told to write (`--output`). A path is `literal` when it is
+   * known before the command runs and does not depend on a directory the command changes to
+   * (`cd x && echo > f`).
+   */
+  readonly files: readonly ShellFile[];
+}
+
+/** A file a shell command opens by name, and whether it writes it. */
+export interface ShellFile {
+  readonly path: string;
+  readonly literal: boolean;
+  readonly writes: boolean;
 }
 
 /** Shells whose script this analysis reads (bash's grammar covers theirs). */
@@ -226,6 +240,9 @@ class Opaque extends Error {}
 
 class Analysis {
   private readonly calls = new Map<string, ShellCall>();
+  private readonly files: ShellFile[] = [];
+  /** A command changes the working directory (`cd`, `pushd`, `popd`): relative paths are then not known. */
+  private movesDirectory = false;
   private dynamic = false;
 
   script(text: string, depth: number): ShellAnalysis | undefined {
@@ -233,6 +250,7 @@ class Analysis {
     const read = readScript(text, depth);
     if (read === undefined) return undefined;
     try {
+      for (const f of read.files) this.files.push({ path: f.target.text, literal: f.target.literal, writes: f.writes });
       this.read(read.commands, depth, read.opaque, read.dynamic);
     } catch (error) {
       if (error instanceof Opaque) return this.result(error.message);
@@ -246,6 +264,7 @@ class Analysis {
     const calls = [...this.calls.values()];
     return {
       commands: [...new Set(calls.map((c) => c.text))],
+      files: this.files.map((f) => (f.literal && this.movesDirectory && !f.path.startsWith("/") ? { ...f, literal: false } : f)),
       calls,
       dynamic: this.dynamic || reason !== undefined,
       opaque: reason !== undefined,
@@ -280,9 +299,13 @@ class Analysis {
     if (code === "unseen") throw new Opaque(why);
     if (!code.literal) throw new Opaque(`${why} computed at run time`);
     if (context.filled?.(code.text) === true) throw new Opaque("a script holds text filled in at run time");
-    const inner = new Analysis().script(code.text, depth + 1);
+    const sub = new Analysis();
+    const inner = sub.script(code.text, depth + 1);
     if (inner === undefined) throw new Unreadable();
+    // `eval 'cd /tmp'` and `source` move this shell too.
+    this.movesDirectory ||= sub.movesDirectory;
     for (const c of inner.calls) this.keep(c);
+    this.files.push(...inner.files);
     this.dynamic ||= inner.dynamic;
     if (inner.opaque) throw new Opaque(inner.reason ?? "opaque");
   }
@@ -348,6 +371,8 @@ class Analysis {
       case ".": {
         if (context.appended) throw new Opaque("source of a file named at run time");
         const file = args[0]?.text === "--" ? args[1] : args[0];
+        // The shell reads the file itself, as it would a redirection's (`source .env` under `Read(**/.env)`).
+        if (file !== undefined) this.files.push({ path: file.text, literal: file.literal, writes: false });
         if (file !== undefined) this.run(scriptFile(file, stdin), depth, context, "source reads a script");
         return;
       }
@@ -404,7 +429,14 @@ class Analysis {
         return;
       }
       case "git":
-        return gitRunsCode(args, context.appended);
+        gitRunsCode(args, context.appended);
+        for (const w of gitOutputs(args)) this.files.push({ path: w.text, literal: w.literal, writes: true });
+        return;
+      case "cd":
+      case "pushd":
+      case "popd":
+        this.movesDirectory = true;
+        return;
       case "hash":
         if (args.some((a) => !a.literal || /^-[^-]*p/.test(a.text))) throw new Opaque("hash -p makes a name run another program");
         return;
@@ -524,6 +556,8 @@ class Analysis {
     const own = words.slice(0, words.length - command.length);
     if (own.some((w) => !w.literal)) throw new Opaque(`${name} with an option computed at run time`);
     const given = (list: readonly string[] | undefined): boolean => call.options.some((o) => list?.includes(o.option) === true);
+    // Paths the command it runs names are then relative to a directory the text does not show.
+    if (syntax.chdir !== undefined && (syntax.chdir.length === 0 || given(syntax.chdir))) this.movesDirectory = true;
     if (given(syntax.lookup)) return undefined;
     const script = call.options.find((o) => syntax.script?.includes(o.option) === true);
     if (script !== undefined) {
@@ -618,12 +652,117 @@ const gitRunsCode = (args: readonly Word[], appended: boolean): void => {
     (sub === "submodule" && texts.includes("foreach")) ||
     (sub === "difftool" && texts.some((r) => r === "-x" || r.startsWith("--extcmd") || r.startsWith("--tool") || /^-[^-]*[xt]/.test(r))) ||
     (sub === "mergetool" && texts.some((r) => r.startsWith("--tool") || /^-[^-]*t/.test(r))) ||
-    (sub === "clone" && texts.some((r) => /^-[^-]*u/.test(r))) ||
+    // clone's -u runs an upload-pack, its -c/--config sets configuration (an alias, a pager) in the new repository.
+    (sub === "clone" && texts.some((r) => /^-[^-]*[uc]/.test(r) || runsCommandOption(r, sub, ["config"]))) ||
+    (sub === "ls-remote" && texts.some((r) => /^-[^-]*u/.test(r))) ||
     (sub === "grep" && texts.some((r) => /^-[^-]*O/.test(r))) ||
     sub === "filter-branch" ||
-    texts.some((r) => runsCommandOption(r, sub));
+    texts.some((r) => runsCommandOption(r, sub, gitCommandOptions, sub !== undefined && gitRunningSubcommands.has(sub) ? 1 : 3));
   if (runs) throw new Opaque(`git ${sub} runs commands it is given`);
   if (sub === "config") gitConfig(rest);
+};
+
+/**
+ * Where git is told to write files: `--output=<file>` (diff, log, show, archive), `--output-directory`
+ * and `-o` (format-patch, archive), abbreviations included as git's option parser reads them;
+ * `checkout-index --prefix`; the work tree given by `--work-tree` (checkout, restore, reset write
+ * there); the directory `clone`, `worktree add` and `submodule add` create, and the file `bundle
+ * create` writes. A file written so may be one a later git command reads as configuration
+ * (`git checkout-index --prefix=.git/ config`). A relative path after `-C` is not known.
+ */
+const gitOutputs = (args: readonly Word[]): Word[] => {
+  const out: Word[] = [];
+  const valueOf = (i: number): Word | undefined => {
+    const t = args[i]!.text;
+    return t.includes("=") ? { ...args[i]!, text: t.slice(t.indexOf("=") + 1) } : args[i + 1];
+  };
+  let moved = false;
+  let i = 0;
+  for (; i < args.length; i++) {
+    const t = args[i]!.text;
+    if (t === "--work-tree" || t.startsWith("--work-tree=")) {
+      const v = valueOf(i);
+      if (v !== undefined) out.push(v);
+      if (!t.includes("=")) i++;
+    } else if (t === "-C") {
+      moved = true;
+      i++;
+    } else if (t === "--git-dir" || t === "--namespace" || t === "--super-prefix") i++;
+    else if (!t.startsWith("-")) break;
+  }
+  const sub = args[i]?.text;
+  const rest = args.slice(i + 1);
+  const operands: Word[] = [];
+  for (let j = 0; j < rest.length; j++) {
+    const t = rest[j]!.text;
+    const long = /^--([a-z-]+)(=?)/.exec(t);
+    if (t === "--") {
+      operands.push(...rest.slice(j + 1));
+      break;
+    }
+    if (long !== null) {
+      const name = long[1]!;
+      const writes =
+        "output".startsWith(name) || "output-directory".startsWith(name) || (sub === "checkout-index" && "prefix".startsWith(name));
+      if (writes) {
+        const v = long[2] === "=" ? { ...rest[j]!, text: t.slice(t.indexOf("=") + 1) } : rest[j + 1];
+        if (v !== undefined) out.push(v);
+      }
+      if (long[2] !== "=" && sub === "clone" && cloneValued.has(name)) j++;
+      continue;
+    }
+    if (/^-./.test(t)) {
+      if ((sub === "archive" || sub === "format-patch") && t.startsWith("-o")) {
+        const v = t.length > 2 ? { ...rest[j]!, text: t.slice(2) } : rest[j + 1];
+        if (v !== undefined) out.push(v);
+      }
+      // A short option taking a value as the cluster's last letter takes the next word.
+      if (sub === "clone" && /[obucj]$/.test(t)) j++;
+      continue;
+    }
+    operands.push(rest[j]!);
+  }
+  if (sub === "clone") {
+    const target = operands[1] ?? humanish(operands[0]);
+    if (target !== undefined) out.push(target);
+  } else if (sub === "worktree" && operands[0]?.text === "add" && operands[1] !== undefined) out.push(operands[1]);
+  else if (sub === "submodule" && operands[0]?.text === "add") {
+    const target = operands[2] ?? humanish(operands[1]);
+    if (target !== undefined) out.push(target);
+  } else if (sub === "bundle" && operands[0]?.text === "create" && operands[1] !== undefined) out.push(operands[1]);
+  return moved ? out.map((w) => (w.text.startsWith("/") ? w : { ...w, literal: false })) : out;
+};
+
+/** clone's long options that take a value as the next word. */
+const cloneValued = new Set([
+  "origin",
+  "branch",
+  "upload-pack",
+  "reference",
+  "reference-if-able",
+  "separate-git-dir",
+  "depth",
+  "shallow-since",
+  "shallow-exclude",
+  "config",
+  "server-option",
+  "jobs",
+  "template",
+  "filter",
+  "bundle-uri",
+  "ref-format",
+]);
+
+/** The directory `git clone <repo>` creates without one named: the repository's last path part, without `.git`. */
+const humanish = (repo: Word | undefined): Word | undefined => {
+  if (repo === undefined) return undefined;
+  const name = repo.text
+    .replace(/[/\\]+$/, "")
+    .replace(/[/\\]\.git$/, "")
+    .replace(/\.git$/, "")
+    .split(/[/:\\]/)
+    .pop();
+  return name === undefined || name === "" || name === "." || name === ".." ? { ...repo, literal: false } : { ...repo, text: name };
 };
 
 /** Options of a program whose value is a command line it runs (`tar --to-command`, `zip -TT`, `rsync -e`). */
@@ -655,6 +794,7 @@ const COMMAND_OPTIONS: ReadonlyMap<string, CommandOptions> = new Map([
   ["rsync", { long: ["rsh", "rsync-path"], short: "e" }],
   ["scp", { long: [], short: "S" }],
   ["sftp", { long: [], short: "SD" }],
+  ["start-stop-daemon", { long: ["exec", "startas"], short: "xa" }],
 ]);
 
 /** Whether `args` give one of these options. */
@@ -716,13 +856,23 @@ const gitCommandOptions = [
   "browser",
 ];
 
-/** Whether `word` is such an option, or an abbreviation git would read as one (`--upload-p=…`); `--template` too for `clone` and `init`, whose hooks it installs. */
-const runsCommandOption = (word: string, sub: string | undefined): boolean => {
+/**
+ * Whether `word` is such an option, or an abbreviation git would read as one: git's option parser
+ * takes any unambiguous prefix, however short (`--u=…` is `--upload-pack=…` for ls-remote), so for the
+ * subcommands that have such options (`shortest` 1) every prefix counts, for others three letters or more;
+ * `--template` too for `clone` and `init`, whose hooks it installs.
+ */
+const runsCommandOption = (
+  word: string,
+  sub: string | undefined,
+  options: readonly string[] = gitCommandOptions,
+  shortest = 1,
+): boolean => {
   if (!word.startsWith("--") || word === "--") return false;
   const name = word.slice(2, word.includes("=") ? word.indexOf("=") : undefined);
-  if (name.length < 3) return false;
+  if (name.length < shortest) return false;
   if ((sub === "clone" || sub === "init") && "template".startsWith(name)) return true;
-  return gitCommandOptions.some((option) => option.startsWith(name));
+  return options.some((option) => option.startsWith(name));
 };
 
 /** Keys `git config` may set from a command: none of them names a command git runs (`alias.*`, `core.pager`, `*.command`, `credential.helper` do). */

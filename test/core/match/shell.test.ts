@@ -269,6 +269,44 @@ describe("analyseShell", () => {
     expect(analyseShell("$EDITOR file")).toMatchObject({ dynamic: true, opaque: true });
     expect(analyseShell("echo '$HOME'")).toMatchObject({ dynamic: false, opaque: false });
   });
+  it("lists the files a command's redirections open, in any nesting, and whether it writes them", () => {
+    const files = (command: string) => analyseShell(command)?.files.map((f) => `${f.writes ? "w" : "r"} ${f.path}${f.literal ? "" : " ?"}`);
+    expect(files("echo x >> a; cat < b; { echo; } 2> c")).toEqual(["w a", "r b", "w c"]);
+    expect(files("echo $(echo > a) `echo > b` <(echo > c); f() { :; } > d")).toEqual(["w a", "w b", "w c", "w d"]);
+    expect(files("bash -c 'echo > a'; eval 'echo > b'; sudo sh -c 'echo >| c'")).toEqual(["w a", "w b", "w c"]);
+    expect(files("echo > /dev/null 2>&1 >&2 >&- 3>/dev/fd/3")).toEqual([]);
+  });
+
+  it("marks a path computed at run time, or relative after a change of directory, as not known", () => {
+    const files = (command: string) => analyseShell(command)?.files.map((f) => `${f.path}${f.literal ? "" : " ?"}`);
+    expect(files('echo > "$F" > ~/.bashrc > a')).toEqual(["$F ?", "~/.bashrc ?", "a"]);
+    expect(files("cd /tmp && echo > a > /b")).toEqual(["a ?", "/b"]);
+    expect(files("eval 'cd /tmp'; echo > a")).toEqual(["a ?"]);
+    expect(files("f() { cd /tmp; }; f; echo > a")).toEqual(["a ?"]);
+    expect(files("env -C /tmp git log --output=a")).toEqual(["a ?"]);
+  });
+
+  it("lists the files and directories git is told to write", () => {
+    const files = (command: string) => analyseShell(command)?.files.map((f) => `${f.path}${f.literal ? "" : " ?"}`);
+    expect(files("git log --output=a; git diff --outp b; git format-patch -o c")).toEqual(["a", "b", "c"]);
+    expect(files("git checkout-index --prefix=.git/ -f config; git --work-tree=w checkout .")).toEqual([".git/", "w"]);
+    expect(files("git clone --depth 1 https://h/o/r.git; git clone -b main r s; git -C x clone r t")).toEqual(["r", "s", "t ?"]);
+    expect(files("git worktree add ../w; git bundle create b.bundle --all; git status")).toEqual(["../w", "b.bundle"]);
+  });
+
+  it("cannot read a comment glued to a word or a plain word holding a blank, where bash reads words", () => {
+    expect(analyseShell("git --version } }[[# `rm -rf /`")).toBeUndefined();
+    expect(analyseShell("echo } }x")).toBeUndefined();
+    expect(analyseShell("echo a#b # c; echo d")?.commands).toEqual(["echo a#b"]);
+    expect(analyseShell("echo ${x:-a b};#c")?.commands).toEqual(["echo ${x:-a b}"]);
+  });
+
+  it("reads backticks and $ kept in a plain token of the grammar as opaque", () => {
+    expect(analyseShell("echo ${x:-`rm -rf /`}")).toMatchObject({ opaque: true });
+    expect(analyseShell("[[ x =~ `rm -rf /` ]]")).toBeUndefined();
+    expect(analyseShell("[[ x =~ ^v[0-9]+$ ]] && echo ${x:-'`a`'}")).toMatchObject({ opaque: false });
+  });
+
   it("treats [ and [[ as commands, not globs", () => {
     expect(analyseShell("[ -f x ] && [[ -d y ]]")).toMatchObject({ opaque: false, commands: ["[ -f x ]", "[[ -d y ]]"] });
   });

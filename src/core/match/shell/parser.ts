@@ -141,6 +141,7 @@ const copyTree = (cursor: TreeSitter.TreeCursor, text: string): SyntaxNode | und
     // A token (or a node whose text the grammar keeps whole): check the gap before it.
     const leaf = stack[stack.length - 1]!;
     if (!blankGap(text, last, leaf.start)) return undefined;
+    if (!tokenAsBash(leaf, stack, text)) return undefined;
     last = Math.max(last, leaf.end);
     for (;;) {
       stack.pop();
@@ -154,6 +155,26 @@ const copyTree = (cursor: TreeSitter.TreeCursor, text: string): SyntaxNode | und
     }
   }
 };
+
+/**
+ * Whether a token is one bash would read the same way: a comment starts a word (bash reads `a#b` and
+ * `}[[#` as words, where the grammar can start a comment), and a plain word outside `${…}` holds no
+ * unescaped blank (the grammar reads `} }` as one word; bash as two).
+ */
+const tokenAsBash = (leaf: Building, stack: readonly Building[], text: string): boolean => {
+  if (leaf.type === "comment") return leaf.start === 0 || commentMayFollow(text.charCodeAt(leaf.start - 1));
+  if (leaf.type !== "word" || stack.some((n) => n.type === "expansion")) return true;
+  for (let i = leaf.start; i < leaf.end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 92) i++;
+    else if (c === 32 || c === 9 || c === 10) return false;
+  }
+  return true;
+};
+
+/** What may stand right before a comment for bash to read it as one: a blank, a newline or an operator character. */
+const commentMayFollow = (c: number): boolean =>
+  c === 32 || c === 9 || c === 10 || c === 59 || c === 38 || c === 124 || c === 40 || c === 41 || c === 60 || c === 62;
 
 /**
  * True when `text[from, to)` holds only blanks, newlines and line continuations that follow a blank:

@@ -36,9 +36,17 @@ export interface SimpleCommand {
   readonly syntax?: boolean;
 }
 
+/** A file a redirection opens: `> f`, `>> f`, `&> f`, `>| f` and `<> f` write it, `< f` reads it. */
+export interface FileRedirect {
+  readonly target: Word;
+  readonly writes: boolean;
+}
+
 /** The simple commands of a script, and whether something in it is opaque or computed at run time. */
 export interface Script {
   readonly commands: readonly SimpleCommand[];
+  /** Files the script's redirections open, in the order written (descriptors and `/dev/null` left out). */
+  readonly files: readonly FileRedirect[];
   /** Why the script is opaque, when it is (the first reason found). */
   readonly opaque?: string;
   /** Some word is computed at run time. */
@@ -82,7 +90,9 @@ export const CODE_VARIABLES: ReadonlySet<string> = new Set([
 /**
  * Variables whose value a program runs as a command line or reads as options that run code: git's
  * (`GIT_SSH_COMMAND`, `GIT_EXTERNAL_DIFF`, `GIT_CONFIG_*`, which can define an alias that runs a
- * shell), pagers and editors, askpass helpers, remote shells, interpreters' option variables.
+ * shell), pagers and editors, askpass helpers, remote shells, interpreters' option variables, and
+ * `HOME`/`XDG_CONFIG_HOME` (which move the configuration git and shells read: `HOME=. git x`);
+ * `GIT_TRACE*` set to a file is treated alike, as it makes git write there.
  */
 export const COMMAND_VARIABLES: ReadonlySet<string> = new Set([
   "GIT_SSH",
@@ -120,6 +130,11 @@ export const COMMAND_VARIABLES: ReadonlySet<string> = new Set([
   "JAVA_TOOL_OPTIONS",
   "_JAVA_OPTIONS",
   "JDK_JAVA_OPTIONS",
+  // Where git, shells and most programs find the configuration that names commands they run.
+  "HOME",
+  "XDG_CONFIG_HOME",
+  // Where git writes the work tree (checkout, restore): into `.git` it rewrites git's configuration.
+  "GIT_WORK_TREE",
 ]);
 /** Pager and editor variables, and the values of them that run nothing of the text's choosing (`GIT_PAGER=cat git log`). */
 const PAGERS = new Set(["GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR"]);
@@ -135,6 +150,8 @@ const harmlessPager = /^(?:|cat|true|:|less(?: -[A-Za-z]+)*|more)$/;
  */
 export const changesWhatRuns = (name: string, value?: string): boolean => {
   if (CODE_VARIABLES.has(name)) return true;
+  // git's trace variables name a file git appends to (`GIT_TRACE=~/.bashrc`); 0, 1, 2 and true write to stderr or nothing.
+  if (/^GIT_TRACE/.test(name)) return !(value !== undefined && /^(?:|0|1|2|true|false)$/i.test(value));
   if (!COMMAND_VARIABLES.has(name) && !/^GIT_CONFIG_(?:KEY|VALUE)_\d+$/.test(name)) return false;
   return !(value !== undefined && PAGERS.has(name) && harmlessPager.test(value));
 };
@@ -234,7 +251,16 @@ const arithmeticTokens = new Set([
 const arithmeticTests = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);
 const nameTests = new Set(["-v", "-R"]);
 const plainNumber = /^[0-9]+$/;
+/** Devices a redirection may open without touching a file: the null device, the terminal, the process's own descriptors. */
+const harmlessDevice = /^\/dev\/(?:null|zero|tty|stdout|stderr|stdin|fd\/\d+)$/;
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Whether text the grammar gave as one plain token holds an unescaped backtick or a `$` that bash
+ * expands (`${x:-\`cmd\`}` and `[[ x =~ \`cmd\` ]]` are read so): bash runs what the grammar did not read.
+ */
+const hiddenSubstitution = (raw: string): boolean =>
+  /^(?:[^\\`$]|\\[^]|\$(?![A-Za-z0-9_({[@*#?$!'"-]))*(?:`|\$[A-Za-z0-9_({[@*#?$!'"-])/.test(raw);
 
 /**
  * Read `text` into simple commands; `undefined` when it cannot be read with certainty.
@@ -251,10 +277,15 @@ export const readScript = (text: string, depth = 0): Script | undefined => {
     reader.statements(root.children, { kind: "unseen" }, 0);
   } catch (error) {
     if (error instanceof Unreadable) return undefined;
-    if (error instanceof Opaque) return { commands: reader.commands, opaque: error.message, dynamic: true };
+    if (error instanceof Opaque) return { commands: reader.commands, files: reader.files, opaque: error.message, dynamic: true };
     throw error;
   }
-  return { commands: reader.commands, dynamic: reader.dynamic, ...(reader.opaque === undefined ? {} : { opaque: reader.opaque }) };
+  return {
+    commands: reader.commands,
+    files: reader.files,
+    dynamic: reader.dynamic,
+    ...(reader.opaque === undefined ? {} : { opaque: reader.opaque }),
+  };
 };
 
 /** A word being built from its parts. */
@@ -268,6 +299,7 @@ interface Building {
 
 class Reader {
   readonly commands: SimpleCommand[] = [];
+  readonly files: FileRedirect[] = [];
   dynamic = false;
   opaque: string | undefined;
 
@@ -404,6 +436,13 @@ class Reader {
           level,
         );
         for (const word of targets) if (!word.literal) this.dynamic = true;
+        const target = targets[0];
+        if (target !== undefined) {
+          const dup = op.type === ">&" || op.type === "<&";
+          // `>&word` and `<&word` duplicate a descriptor when the word is a number or `-`; `>& file` writes the file.
+          if (!(dup && target.literal && /^(?:\d+|-)$/.test(target.text)) && !(target.literal && harmlessDevice.test(target.text)))
+            this.files.push({ target, writes: op.type !== "<" && op.type !== "<&" });
+        }
         // The grammar hangs the words after a redirection's target on the redirection
         // (`sudo 2>/dev/null rm -rf /`); bash reads them as the command's arguments.
         extra.push(...targets.slice(1));
@@ -562,6 +601,7 @@ class Reader {
       case "variable_name":
       case "regex":
       case "extglob_pattern": {
+        if (hiddenSubstitution(raw)) this.fail("a substitution or expansion the grammar read as plain text");
         // Unquoted text: a backslash quotes the next character; backslash-newline is removed.
         let text = "";
         let bare = "";
@@ -612,6 +652,8 @@ class Reader {
             w.text += "$";
             continue;
           }
+          if (c.type === "string_content" && hiddenSubstitution(this.slice(c)))
+            this.fail("a substitution or expansion the grammar read as plain text");
           if (c.type === "string_content") w.text += this.slice(c).replace(/\\([$`"\\\n])/g, (_m, x: string) => (x === "\n" ? "" : x));
           else {
             this.expansion(c, level, true);
@@ -700,6 +742,7 @@ class Reader {
     const nested = readScript(body, this.depth + level + 1);
     if (nested === undefined) throw new Unreadable();
     for (const c of nested.commands) this.commands.push({ ...c, stdin: { kind: "unseen" } });
+    this.files.push(...nested.files);
     if (nested.opaque !== undefined) this.fail(nested.opaque);
   }
 

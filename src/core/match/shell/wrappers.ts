@@ -41,6 +41,8 @@ export interface WrapperSyntax {
   readonly dash?: string;
   /** It takes `NAME=value` words before the command as variables to set (`env`, `sudo`). */
   readonly assigns?: boolean;
+  /** Given one of these options (always when empty) it runs its command in another directory (`env -C`, `sudo -D`). */
+  readonly chdir?: readonly string[];
 }
 
 const long = (spec: string): Record<string, LongValue> => {
@@ -71,6 +73,7 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
       operands: 0,
       shell: ["-s", "-i", "--shell", "--login"],
       assigns: true,
+      chdir: ["-D", "--chdir", "-i", "--login"],
       lookup: [
         "-l",
         "--list",
@@ -78,8 +81,7 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
         "--edit",
         "-v",
         "--validate",
-        "-k",
-        "--reset-timestamp",
+        // `-k` with a command runs it (ignoring cached credentials); alone it runs nothing.
         "-K",
         "--remove-timestamp",
         "-V",
@@ -101,6 +103,7 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
       script: ["-S", "--split-string"],
       dash: "-i",
       assigns: true,
+      chdir: ["-C", "--chdir"],
       lookup: ["--help", "--version"],
     },
   ],
@@ -181,6 +184,7 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
       ),
       operands: 0,
       shell: [],
+      chdir: ["-w", "--wd", "-R", "--root"],
       lookup: ["-h", "--help", "-V", "--version"],
     },
   ],
@@ -193,12 +197,20 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
       ),
       operands: 0,
       shell: [],
+      chdir: ["-w", "--wd", "-W", "--wdns", "-r", "--root"],
       lookup: ["-h", "--help", "-V", "--version"],
     },
   ],
   [
     "chroot",
-    { short: "+", long: long("groups= userspec= skip-chdir help version"), operands: 1, shell: [], lookup: ["--help", "--version"] },
+    {
+      short: "+",
+      long: long("groups= userspec= skip-chdir help version"),
+      operands: 1,
+      shell: [],
+      chdir: [],
+      lookup: ["--help", "--version"],
+    },
   ],
   [
     "flock",
@@ -289,6 +301,16 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string
     { short: "+", long: long("list list-full install help"), operands: 0, lookup: ["--list", "--list-full", "--install", "--help"] },
   ],
   ["unbuffer", { short: "+p", long: {}, operands: 0 }],
+  // moreutils: ifne runs its command when standard input is not empty; pee hands each word to a shell.
+  ["ifne", { short: "+n", long: {}, operands: 0 }],
+  [
+    "pee",
+    { short: "+", long: long("ignore-sigpipe no-ignore-sigpipe ignore-write-errors no-ignore-write-errors"), operands: 0, viaShell: true },
+  ],
+  // busybox's cttyhack runs its program on the console's terminal.
+  ["cttyhack", { short: "+", long: {}, operands: 0 }],
+  // newgrp starts the user's shell with another group: it reads standard input.
+  ["newgrp", { short: "l", long: {}, operands: 1, permutes: true, dash: "-l", shell: [] }],
   ["chronic", { short: "+evh", long: {}, operands: 0 }],
   [
     "numactl",

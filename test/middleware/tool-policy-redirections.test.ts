@@ -1,0 +1,126 @@
+/**
+ * A shell command's redirections as file accesses of `toolPolicy`, on a real directory tree with real
+ * symbolic links: the files a command writes (`> f`, `>> f`, `&> f`, git's `--output`) are checked
+ * against `Edit(…)`/`Write(…)` rules, the files it reads (`< f`) against `Read(…)` deny rules.
+ */
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createAgentStack } from "../../src/agent/index.ts";
+import { withMiddleware } from "../../src/middleware/apply.ts";
+import { toolPolicy } from "../../src/middleware/tool-policy.ts";
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), "agent-onion-redirections-")));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const P = join(root, "proj");
+for (const dir of [`${P}/src/lib`, `${P}/config`, `${P}/.git`]) mkdirSync(dir, { recursive: true });
+for (const file of [`${P}/src/a.ts`, `${P}/.env`, `${P}/config/.env`, `${P}/.git/config`]) writeFileSync(file, "x");
+symlinkSync("/etc", `${P}/src/etc`); // a directory link out of the project
+const up = "../".repeat(P.split("/").length + 1);
+
+const ALLOW = ["Bash(echo *)", "Bash(cat *)", "Bash(printf *)", "Bash(git *)", "Bash(ls *)", "Bash(grep *)", "Write(src/**/*.ts)"];
+const DENY = ["Bash(rm *)", "Read(**/.env)", "Write(/etc/**)"];
+
+const decide = async (command: string, rules: { allow?: string[]; deny?: string[] }): Promise<"ran" | "refused"> => {
+  const policy = toolPolicy({ ...rules, paths: { projectDir: P, cwd: P }, onUnknownTool: () => {} });
+  const outcome = await withMiddleware(createAgentStack(), policy).run(
+    "toolCall",
+    { id: "t", name: "Bash", input: { command } },
+    () => ({ content: "ran" }),
+    { metadata: { cwd: P } },
+  );
+  return outcome._tag === "Completed" ? "ran" : "refused";
+};
+
+describe("an allow list and the files a shell command writes", () => {
+  const allowed = [
+    "echo x > src/a.ts",
+    "echo x >> src/lib/new.ts",
+    `printf '%s\\n' x > ${P}/src/lib/b.ts`,
+    "echo x > /dev/null 2>&1",
+    "echo x >&2",
+    "ls -la 2>/dev/null | grep x",
+    "cat < README.md",
+    "git status > /dev/null",
+    "git log --output=src/a.ts",
+    "git diff --outp=src/lib/b.ts",
+    `git diff --output=${P}/src/lib/b.ts`,
+  ];
+  it.each(allowed)("allows %s", async (command) => {
+    expect(await decide(command, { allow: ALLOW })).toBe("ran");
+  });
+
+  const refused = [
+    // a write no rule allows: the repository's configuration, a shell's start-up file, a file out of src
+    "echo '[alias] x = !rm -rf /' >> .git/config && git x",
+    "cat > .git/config <<'EOF'\n[alias]\n x = !rm -rf /\nEOF",
+    "{ echo '[alias]'; echo 'x = !rm -rf /'; } >> .git/config",
+    "f() { echo x; } > README.md; f",
+    "echo x > >(cat > README.md)",
+    "echo 'rm -rf /' > ~/.bashrc",
+    "echo x > src/a.js",
+    // a path that leaves src through a symbolic link, or climbs out of it
+    "echo x > src/etc/x.ts",
+    "echo x > src/../../x.ts",
+    // a path computed at run time, or relative to a directory the command changes to
+    'echo x > "$F"',
+    "echo x > src/$(echo a).ts",
+    "cd /tmp && echo x > src/a.ts",
+    // git told to write a file
+    "git log -1 --format=%B --output=.git/config",
+    "git diff --outp=.git/config",
+    "git checkout-index --prefix=.git/ -f config",
+    "git --work-tree=.git checkout HEAD -- config",
+    "git clone -q r /root/.config/git",
+    "git -C src log --output=a.ts",
+    "env -C src git log --output=a.ts",
+    "GIT_WORK_TREE=.git git checkout HEAD -- config",
+    // a script run by a shell, with a redirection of its own
+    "bash -c 'echo x > README.md'",
+  ];
+  it.each(refused)("refuses %s", async (command) => {
+    expect(await decide(command, { allow: ALLOW })).toBe("refused");
+  });
+
+  it("allows a write to any file to a bare Write or Edit allow rule", async () => {
+    expect(await decide('echo x > "$F"', { allow: ["Bash(echo *)", "Edit"] })).toBe("ran");
+  });
+});
+
+describe("a deny list and the files a shell command opens", () => {
+  const denied = [
+    "echo x > /etc/passwd",
+    `echo x > ${up}etc/passwd`,
+    "echo x > /proc/self/root/etc/passwd",
+    "echo x > src/etc/hosts",
+    "echo x >> /etc//passwd",
+    "echo x &> /etc/passwd",
+    "echo x 2> /etc/x.log",
+    "echo x >| /etc/passwd",
+    "{ echo x; } > /etc/passwd",
+    "sh -c 'echo x > /etc/passwd'",
+    "echo x > $(echo /etc/passwd)",
+    "git diff --output=/etc/passwd",
+    "cat < .env",
+    "grep x < config/.env",
+    "cat < src/../.env",
+    "source .env",
+    ". ./config/.env && echo $X",
+  ];
+  it.each(denied)("refuses %s", async (command) => {
+    expect(await decide(command, { deny: DENY })).toBe("refused");
+  });
+
+  const passed = [
+    "echo x > src/a.ts",
+    "echo x > /dev/null",
+    "cat < README.md",
+    // a program's own file arguments are its own: the shell analysis sees redirections, not what cat opens
+    "cat .env",
+    "echo x | tee /etc/passwd",
+  ];
+  it.each(passed)("lets %s through", async (command) => {
+    expect(await decide(command, { deny: DENY })).toBe("ran");
+  });
+});
