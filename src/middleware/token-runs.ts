@@ -91,33 +91,35 @@ const push = (k: number, start: number, end: number): number => {
   return k + 2;
 };
 
+/** Whether code unit `c` belongs to a run. */
+const inRun = (c: number): boolean => c < 128 && RUN[c] === 1;
+
+/**
+ * Every maximal run of at least `n` characters, found as a string search skips: the window of `n`
+ * characters after the last character known not to be in a run is read from its end backwards.
+ * A character that is not in a run there moves the window past it without reading the rest, and
+ * what was read after it is not read again; only a window read whole is a run, and it starts
+ * where the window does. In code and logs most words are shorter than `n`: a window is usually
+ * left after reading two or three characters of it.
+ */
 const findRuns = (text: string, n: number): Int32Array => {
   const len = text.length;
-  const h = n >> 1;
   let k = 0;
-  let i = n - 1;
-  while (i < len) {
-    let c = text.charCodeAt(i);
-    if (c >= 128 || RUN[c] === 0) {
-      i += n;
+  // The window is [s, s + n): `s` follows a character that is not in a run, and [s, known) are run characters.
+  let s = 0;
+  let known = 0;
+  while (s + n <= len) {
+    let j = s + n - 1;
+    const end = j;
+    while (j >= known && inRun(text.charCodeAt(j))) j--;
+    if (j >= known) {
+      s = j + 1;
+      known = end + 1;
       continue;
     }
-    // A run of n or more holding i holds i - h or i + h (h = n / 2): when neither is a run
-    // character, the word at i is short, and is passed over without walking it.
-    const left = i >= h ? text.charCodeAt(i - h) : 128;
-    const right = i + h < len ? text.charCodeAt(i + h) : 128;
-    if ((left >= 128 || RUN[left] === 0) && (right >= 128 || RUN[right] === 0)) {
-      i += n;
-      continue;
-    }
-    let a = i;
-    while (a > 0 && (c = text.charCodeAt(a - 1)) < 128 && RUN[c] === 1) a--;
-    // A run of n or more holds a + n - 1: looked at first, it passes over most words of code.
-    const last = a + n - 1;
-    if (last >= len || (c = text.charCodeAt(last)) >= 128 || RUN[c] === 0) {
-      i += n;
-      continue;
-    }
+    // [s, s + n) is all run characters, and s starts the run.
+    const a = s;
+    let c: number;
     // One walk from the run's start to its end, noting where a token may start on the way; the
     // run's end, which each place is paired with, is filled in once known. Escapes before a token
     // are made of run characters, so the end is not needed to skip them.
@@ -143,13 +145,11 @@ const findRuns = (text: string, n: number): Int32Array => {
         if ((b - 1 === a || text.charCodeAt(b - 2) !== 61) && assignments++ < MAX_ASSIGNMENTS) k = push(k, b, 1);
       } else if (b > first && PAIR[c * 128 + text.charCodeAt(b + 1)] === 1 && inside++ < MAX_INSIDE) k = push(k, b, -1);
     }
-    if (b - a < n) k = at0;
-    else {
-      // Not the run's last character: no token is one character long.
-      if (k > at0 + 2 && scratch[k - 2] === b - 1) k -= 2;
-      for (let j = at0 + 1; j < k; j += 2) scratch[j] = scratch[j] === -1 ? -b : b;
-    }
-    i = b + n;
+    // Not the run's last character: no token is one character long.
+    if (k > at0 + 2 && scratch[k - 2] === b - 1) k -= 2;
+    for (let j = at0 + 1; j < k; j += 2) scratch[j] = scratch[j] === -1 ? -b : b;
+    // text[b] is not in a run (or is past the end).
+    s = known = b + 1;
   }
   return k === 0 ? NONE : scratch.slice(0, k);
 };

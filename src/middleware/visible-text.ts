@@ -19,8 +19,30 @@ import type { Detector } from "./detectors.ts";
  */
 export const digitGroupSpace = "\u00a0";
 
-/** Whether a text needs a view at all: most text has none of these, and is scanned as it is. */
-const unusual = /[\p{Default_Ignorable_Code_Point}\u1680\u2000-\u200a\u202f\u205f\u3000]/u;
+/** What makes a text need a view: most text has none of these, and is scanned as it is. */
+const unusualSource = "[\\p{Default_Ignorable_Code_Point}\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]";
+const unusualHere = new RegExp(unusualSource, "uy");
+const unusualFrom = new RegExp(unusualSource, "gu");
+/** Every code point `unusualSource` matches is at or above U+00AD (soft hyphen): a test of one range, for text of few such. */
+const beyondAscii = /[\u00ad-\uffff]/g;
+
+/**
+ * Whether a text needs a view at all. The Unicode class costs several comparisons a character on
+ * text that is not all Latin-1, as most tool output with a `—` or an `é` in it is not; a search
+ * for any code unit from U+00AD on costs one, and each one it finds is then tested alone. Text
+ * with many of them (a page in Chinese) is searched with the class from the first few on.
+ */
+const hasUnusual = (text: string): boolean => {
+  beyondAscii.lastIndex = 0;
+  for (let tries = 0; tries < 16; tries++) {
+    const m = beyondAscii.exec(text);
+    if (m === null) return false;
+    unusualHere.lastIndex = m.index;
+    if (unusualHere.test(text)) return true;
+  }
+  unusualFrom.lastIndex = beyondAscii.lastIndex;
+  return unusualFrom.test(text);
+};
 /** An astral default-ignorable code point (tag characters, among others), at the regex's `lastIndex`. */
 const astralInvisible = /\p{Default_Ignorable_Code_Point}/uy;
 
@@ -67,7 +89,7 @@ const viewOf = (text: string): View | undefined => {
 
 // One pass over code units: a regex replace costs ten times as much on text full of invisible characters.
 const build = (text: string): View | undefined => {
-  if (!unusual.test(text)) return undefined;
+  if (!hasUnusual(text)) return undefined;
   const what = table();
   const at = new Int32Array(text.length + 1);
   const units = new Uint16Array(text.length);
