@@ -35,22 +35,20 @@ for (const rule of tokenRules)
 /**
  * What the walk through a run does at a character, by it and the one before (both ASCII, the one
  * before in the run): stop (the run ends), go on, note a place after a `=` (not padding), or see
- * whether a token's prefix starts after a character that is not a letter.
+ * whether a token's prefix starts at the character before (the two are the first two characters
+ * of a prefix; then the character before them must not be a letter or `=`). Most pairs that start
+ * no prefix are passed over with no second look, in hex and random ids too, whose characters are
+ * often a prefix's first.
  */
-const STOP = 0;
-const GO = 1;
+const GO = 0;
+const STOP = 1;
 const ASSIGN = 2;
-const INSIDE = 3;
+const PREFIX = 3;
 const STEP = new Uint8Array(128 * 128);
-{
-  const first = new Uint8Array(128);
-  for (const rule of tokenRules) for (const prefix of rule.prefixes) if (prefix.length >= 2) first[prefix.charCodeAt(0)] = 1;
-  const letter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-  for (let before = 0; before < 128; before++)
-    for (let c = 0; c < 128; c++)
-      STEP[(before << 7) | c] =
-        RUN[c] === 0 ? STOP : before === 61 ? (c === 61 ? GO : ASSIGN) : !letter(before) && first[c] === 1 ? INSIDE : GO;
-}
+for (let before = 0; before < 128; before++)
+  for (let c = 0; c < 128; c++)
+    STEP[(before << 7) | c] = RUN[c] === 0 ? STOP : before === 61 ? (c === 61 ? GO : ASSIGN) : PAIR[before * 128 + c] === 1 ? PREFIX : GO;
+const isLetter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 /** Most `=` and most places inside one run where a token may start that are tried. */
 const MAX_ASSIGNMENTS = 64;
 const MAX_INSIDE = 8;
@@ -130,20 +128,33 @@ const findRuns = (text: string, n: number): Int32Array => {
     // thousands of `=` or `sk-` is no text a tool prints but would cost time by its length squared.
     let assignments = 0;
     let inside = 0;
-    // One table read per character, by it and the one before: most pairs need nothing more.
+    // One table read per character, by it and the one before: most pairs need nothing more, and
+    // are read two at a time, with one test for both.
     c = text.charCodeAt(a);
     let b = a + 1;
-    for (; b < len; b++) {
+    for (;;) {
+      for (; b + 1 < len; b += 2) {
+        const c1 = text.charCodeAt(b);
+        const c2 = text.charCodeAt(b + 1);
+        if ((c1 | c2) >= 128 || ((STEP[(c << 7) | c1] as number) | (STEP[(c1 << 7) | c2] as number)) !== GO) break;
+        c = c2;
+      }
+      if (b >= len) break;
       const before = c;
       c = text.charCodeAt(b);
       if (c >= 128) break;
       const step = STEP[(before << 7) | c] as number;
-      if (step === GO) continue;
       if (step === STOP) break;
       if (step === ASSIGN) {
         // After each `=` that is not padding (`==`, or one at the end).
         if ((b - 1 === a || text.charCodeAt(b - 2) !== 61) && assignments++ < MAX_ASSIGNMENTS) k = push(k, b, 1);
-      } else if (b > first && PAIR[c * 128 + text.charCodeAt(b + 1)] === 1 && inside++ < MAX_INSIDE) k = push(k, b, -1);
+      } else if (step !== GO && b - 1 > first) {
+        // A prefix's first two characters at b - 1, after a character that is not a letter (a
+        // place after a `=` is one already).
+        const p = text.charCodeAt(b - 2);
+        if (!isLetter(p) && p !== 61 && inside++ < MAX_INSIDE) k = push(k, b - 1, -1);
+      }
+      b++;
     }
     // Not the run's last character: no token is one character long.
     if (k > at0 + 2 && scratch[k - 2] === b - 1) k -= 2;
