@@ -324,23 +324,30 @@ const passwordName =
 const notPassword =
   /^(?:string|str|text|none|null|nil|true|false|undefined|required|optional|password|passwd|secret|changeme|example|placeholder|redacted|hidden|masked|\*+|x+|\.+)$/i;
 
-/** Where a password's name may start: `password`, `passwd`, `passphrase`, `pwd`, in any of the usual cases. */
-const passwordAnchor = /[Pp](?:ass(?:w|phrase)|wd)|P(?:ASS(?:W|PHRASE)|WD)/g;
-let idleAnchor: RegExp | undefined = new RegExp(passwordAnchor);
+/**
+ * Where a password's name may start: `password`, `passwd`, `passphrase`, `pwd`, in the usual cases
+ * (`[Pp]assw`, `[Pp]assphrase`, `[Pp]wd`, `PASSW`, `PASSPHRASE`, `PWD`). The long ones by a
+ * regular expression of five characters or more, which the engine searches for by skipping
+ * through the text; `pwd` by a string search for `wd`, which no regular expression of three
+ * characters matches as fast. No two of them overlap.
+ */
+const passAnchor = /[Pp]ass(?:w|phrase)|PASS(?:W|PHRASE)/g;
+const passwordNames = (text: string): number[] => {
+  const starts: number[] = [];
+  passAnchor.lastIndex = 0;
+  for (let hit = passAnchor.exec(text); hit !== null; hit = passAnchor.exec(text)) starts.push(hit.index);
+  for (let at = text.indexOf("wd", 1); at !== -1; at = text.indexOf("wd", at + 2))
+    if ((text.charCodeAt(at - 1) | 32) === 112) starts.push(at - 1);
+  for (let at = text.indexOf("WD", 1); at !== -1; at = text.indexOf("WD", at + 2)) if (text.charCodeAt(at - 1) === 80) starts.push(at - 1);
+  // In order of where they start, as one search would find them.
+  return starts.length > 1 ? starts.sort((x, y) => x - y) : starts;
+};
 
 /** Short passwords after a password's name (too short to judge by entropy): anchored on the name itself. */
 function* passwords(text: string, from: number): Generator<Match> {
-  // The shared regex unless a scan paused at a yield holds it.
-  const anchor = idleAnchor ?? new RegExp(passwordAnchor);
-  idleAnchor = undefined;
-  anchor.lastIndex = 0;
-  try {
-    for (let hit = anchor.exec(text); hit !== null; hit = anchor.exec(text)) {
-      const found = passwordAt(text, hit.index, from);
-      if (found !== undefined) yield found;
-    }
-  } finally {
-    idleAnchor = anchor;
+  for (const start of passwordNames(text)) {
+    const found = passwordAt(text, start, from);
+    if (found !== undefined) yield found;
   }
 }
 

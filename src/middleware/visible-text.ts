@@ -23,24 +23,29 @@ export const digitGroupSpace = "\u00a0";
 const unusualSource = "[\\p{Default_Ignorable_Code_Point}\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]";
 const unusualHere = new RegExp(unusualSource, "uy");
 const unusualFrom = new RegExp(unusualSource, "gu");
-/** Every code point `unusualSource` matches is at or above U+00AD (soft hyphen): a test of one range, for text of few such. */
-const beyondAscii = /[\u00ad-\uffff]/g;
+/**
+ * A code unit beyond Latin-1. Every code point `unusualSource` matches but the soft hyphen (U+00AD)
+ * is one: on text the engine holds as Latin-1 (most tool output) this search fails without
+ * reading it, and on other text it costs one comparison a character.
+ */
+const wide = /[\u0100-\uffff]/g;
 
 /**
- * Whether a text needs a view at all. The Unicode class costs several comparisons a character on
- * text that is not all Latin-1, as most tool output with a `—` or an `é` in it is not; a search
- * for any code unit from U+00AD on costs one, and each one it finds is then tested alone. Text
- * with many of them (a page in Chinese) is searched with the class from the first few on.
+ * Whether a text needs a view at all. The soft hyphen is looked for by a string search; then each
+ * code unit beyond Latin-1 is tested alone, since text that has any (a `—`, an `é` in a two-byte
+ * string) usually has few. Text with many of them (a page in Chinese) is searched with the class
+ * from the first few on.
  */
 const hasUnusual = (text: string): boolean => {
-  beyondAscii.lastIndex = 0;
+  if (text.indexOf("\u00ad") !== -1) return true;
+  wide.lastIndex = 0;
   for (let tries = 0; tries < 16; tries++) {
-    const m = beyondAscii.exec(text);
+    const m = wide.exec(text);
     if (m === null) return false;
     unusualHere.lastIndex = m.index;
     if (unusualHere.test(text)) return true;
   }
-  unusualFrom.lastIndex = beyondAscii.lastIndex;
+  unusualFrom.lastIndex = wide.lastIndex;
   return unusualFrom.test(text);
 };
 /** An astral default-ignorable code point (tag characters, among others), at the regex's `lastIndex`. */
