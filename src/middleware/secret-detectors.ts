@@ -14,14 +14,15 @@ import { isRunChar, runAround, tokenCandidates, tokenStarts } from "./token-runs
 type Match = { readonly start: number; readonly end: number };
 
 type Compiled = { readonly prefixes: readonly string[]; readonly re: RegExp };
-/** Compiled token rules by the first code unit of their prefixes (all ASCII). */
+/** Compiled token rules by the first code unit of their prefixes (all ASCII), for the one-character prefixes. */
 const byFirst: (Compiled[] | undefined)[] = Array.from({ length: 128 }, () => undefined);
 /**
- * The first two code units of every prefix, as `first * 128 + second`, and the first code units of
- * one-character prefixes: most places a token may start hold none, and are passed over on two
- * table reads instead of a comparison with each prefix of the rules for their first character.
+ * Compiled token rules by the first two code units of their prefixes, as `first * 128 + second`:
+ * a place that starts with `sh` (every `sha512-` of a lock file) is compared with the prefixes of
+ * the two rules whose prefixes start so, not with those of the ten that start with `s`.
  */
-const PAIRS = new Uint8Array(128 * 128);
+const byPair: (Compiled[] | undefined)[] = Array.from({ length: 128 * 128 }, () => undefined);
+/** The first code units of one-character prefixes. */
 const SINGLE = new Uint8Array(128);
 for (const rule of tokenRules) {
   const re = new RegExp(rule.token, "y");
@@ -29,10 +30,11 @@ for (const rule of tokenRules) {
     const list = (byFirst[first] ??= []);
     list.push({ prefixes: rule.prefixes.filter((p) => p.charCodeAt(0) === first), re });
   }
-  for (const p of rule.prefixes) {
-    if (p.length === 1) SINGLE[p.charCodeAt(0)] = 1;
-    else PAIRS[p.charCodeAt(0) * 128 + p.charCodeAt(1)] = 1;
+  for (const pair of new Set(rule.prefixes.filter((p) => p.length >= 2).map((p) => p.charCodeAt(0) * 128 + p.charCodeAt(1)))) {
+    const list = (byPair[pair] ??= []);
+    list.push({ prefixes: rule.prefixes.filter((p) => p.length >= 2 && p.charCodeAt(0) * 128 + p.charCodeAt(1) === pair), re });
   }
+  for (const p of rule.prefixes) if (p.length === 1) SINGLE[p.charCodeAt(0)] = 1;
 }
 
 /** Whether one of `prefixes` starts at `at`. */
@@ -45,11 +47,9 @@ const startsWithOne = (text: string, at: number, prefixes: readonly string[]): b
 const rulesAt = (text: string, at: number): Compiled[] | undefined => {
   const first = text.charCodeAt(at);
   if (!(first < 128)) return undefined;
-  if (SINGLE[first] !== 1) {
-    const second = text.charCodeAt(at + 1);
-    if (!(second < 128) || PAIRS[first * 128 + second] !== 1) return undefined;
-  }
-  return byFirst[first];
+  if (SINGLE[first] === 1) return byFirst[first];
+  const second = text.charCodeAt(at + 1);
+  return second < 128 ? byPair[first * 128 + second] : undefined;
 };
 
 /** The end of a known token starting at `at`, if one does. */
