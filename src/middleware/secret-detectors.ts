@@ -39,7 +39,12 @@ for (const rule of tokenRules) {
 
 /** Whether one of `prefixes` starts at `at`. */
 const startsWithOne = (text: string, at: number, prefixes: readonly string[]): boolean => {
-  for (let i = 0; i < prefixes.length; i++) if (text.startsWith(prefixes[i] as string, at)) return true;
+  // The third character tells most prefixes sharing the first two apart, with no call.
+  const third = text.charCodeAt(at + 2);
+  for (let i = 0; i < prefixes.length; i++) {
+    const p = prefixes[i] as string;
+    if ((p.length < 3 || p.charCodeAt(2) === third) && text.startsWith(p, at)) return true;
+  }
   return false;
 };
 
@@ -161,6 +166,10 @@ const notSecretName = new RegExp(`(?:^|[^A-Za-z])(?:${notSecretNames})(?:$|[^A-Z
 const secretFlag = /^--?[A-Za-z0-9-]*(?:password|passwd|token|secret|api-key)$/i;
 const schemes = /^(?:token|basic|digest)$/i;
 
+/** The letters one of which every word `secretKeywords` matches holds, in either case (a test checks each). */
+const KEYWORD_LETTER = new Uint8Array(128);
+for (const c of "kwchKWCH") KEYWORD_LETTER[c.charCodeAt(0)] = 1;
+
 /** The word ending at `end` (name characters), looking back at most to `floor`. */
 const wordBefore = (text: string, end: number, floor: number): string => {
   let j = end;
@@ -248,9 +257,15 @@ const namedSecret = (text: string, at: number): Named => {
       ? SCHEME
       : NONE;
   }
-  const name = wordBefore(text, skipQuotes(text, i, floor), floor);
+  const end = skipQuotes(text, i, floor);
+  let j = end;
+  // Every secret-naming word holds a `k`, `w`, `c` or `h` (`key`, `token`, `pwd`, `secret`,
+  // `passphrase`): a name without one (`version`, `integrity`, `resolved`) is passed over
+  // without a copy of it.
+  let letters = 0;
+  for (let c = text.charCodeAt(j - 1); j > floor && isNameChar(c); c = text.charCodeAt(--j - 1)) letters |= KEYWORD_LETTER[c] as number;
   // Names with a keyword that hold no secret: `token_count`, `public_key`, `secret_name`, `max_tokens`.
-  return name !== "" && namesSecret(name) ? ASSIGNED : NONE;
+  return letters !== 0 && namesSecret(text.slice(j, end)) ? ASSIGNED : NONE;
 };
 
 const counts = new Uint16Array(128);
