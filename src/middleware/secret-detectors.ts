@@ -413,10 +413,14 @@ export const secretAssignment: Detector = {
   minLength: 10,
   *find(text, from = 0) {
     const candidates = tokenCandidates(text);
+    // An AWS secret access key has no name in a credentials CSV or next to its key id: runs of 40
+    // that are one are noted on the way, and reported after the named values.
+    let aws: number[] | undefined;
     for (let k = 0; k < candidates.length; k += 2) {
       const s = candidates[k] as number;
       // Inside a run (`-end`) only a known token may start; a value starts a run or follows `=`.
       const end = candidates[k + 1] as number;
+      if (end - s === 40 && s >= from && awsSecret(text, s)) (aws ??= []).push(s);
       // A value shorter than 12 is none (`duration_ms=12`): known from its run's end, for free.
       // Most runs follow a character that no name comes before (`.`, `(`, `/`): one table read says so.
       if (s < from || end < 0 || end - s < 12 || !mayFollowName(text.charCodeAt(s - 1)) || prefixAt(text, s)) continue;
@@ -433,12 +437,7 @@ export const secretAssignment: Detector = {
       if (e - s < 12 || (named === SCHEME ? placeholder(text, s, e) : !randomValue(text, s, e))) continue;
       yield { start: s, end: e };
     }
-    // An AWS secret access key has no name in a credentials CSV or next to its key id.
-    for (let k = 0; k < candidates.length; k += 2) {
-      const s = candidates[k] as number;
-      const end = candidates[k + 1] as number;
-      if (s >= from && end - s === 40 && awsSecret(text, s)) yield { start: s, end };
-    }
+    if (aws !== undefined) for (const s of aws) yield { start: s, end: s + 40 };
     yield* passwords(text, from);
   },
   partial(text, from = 0) {
