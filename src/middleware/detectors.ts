@@ -387,6 +387,12 @@ export const digitStretches = (text: string): Int32Array => {
   while (s + NINE <= len) {
     let j = s + NINE - 1;
     const end = j;
+    // The window's last character is always unread; most are no part of a stretch (letters).
+    if (!inStretch(text.charCodeAt(j))) {
+      s = known = j + 1;
+      continue;
+    }
+    j--;
     while (j >= known && inStretch(text.charCodeAt(j))) j--;
     if (j >= known) {
       s = j + 1;

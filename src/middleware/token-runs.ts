@@ -109,6 +109,12 @@ const findRuns = (text: string, n: number): Int32Array => {
   while (s + n <= len) {
     let j = s + n - 1;
     const end = j;
+    // The window's last character is always unread: when it is no run character, nothing else is read.
+    if (!inRun(text.charCodeAt(j))) {
+      s = known = j + 1;
+      continue;
+    }
+    j--;
     while (j >= known && inRun(text.charCodeAt(j))) j--;
     if (j >= known) {
       s = j + 1;
