@@ -368,9 +368,9 @@ let lastStretches: { readonly text: string; readonly list: Int32Array } | undefi
  * The stretches of `text` holding at least nine digits (no card or phone number has fewer), as
  * `[start, end)` pairs: each maximal run of digits and separators, from its first digit, when
  * that leaves nine characters or more (what `/\d[\d .()-]{8,}/g` finds). Kept like the view (see
- * `viewOf`) so that the card and phone detectors search them once. A stretch of nine or more
- * holds one of every ninth position, so only those are probed, and a run is walked only where a
- * probe lands in one long enough (its character four before or four after is in it too).
+ * `viewOf`) so that the card and phone detectors search them once. They are searched for as the
+ * long runs of token characters are (see `token-runs.ts`): by windows of nine read from their
+ * end, so that most characters are never read.
  *
  * @example
  * [...digitStretches("call 415 555 0100 now")] // [5, 18]

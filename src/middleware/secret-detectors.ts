@@ -3,7 +3,7 @@
  * a name that says they are secret (`GITHUB_TOKEN=…`, `"password": "…"`, `Authorization: Bearer
  * …`), PEM private keys and passwords in URLs. Each looks only where a cheap search says one may
  * be: a long run of token characters (`token-runs.ts`), an `@`, a `PRIVATE KEY` header, a
- * webhook's host name, so that text holding none costs about one probe in twelve characters.
+ * webhook's host name, so that text holding none costs a few reads in twelve characters.
  * Randomness is judged only in an assignment to such a name, never over any long run: hashes,
  * paths, URLs and ids elsewhere are left alone.
  */

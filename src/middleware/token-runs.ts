@@ -1,9 +1,9 @@
 /**
  * Long runs of token characters, found without looking at every character. Credentials are long
- * unbroken runs (`ghp_…`, `sk-…`, base64, JWTs): a run of at least `n` characters holds one of
- * every `n`-th position, so probing those and widening only where a probe lands in a run finds
- * every such run at a fraction of a full scan. The detectors that need runs share one list per
- * text (see `tokenCandidates`).
+ * unbroken runs (`ghp_…`, `sk-…`, base64, JWTs): the text is searched as a string search skips,
+ * by windows of `n` characters read from their end, so that a character outside a run moves the
+ * search past it and most characters are never read. The detectors that need runs share one list
+ * per text (see `tokenCandidates`).
  */
 
 import { tokenRules } from "./secret-rules.ts";
