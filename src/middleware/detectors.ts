@@ -281,8 +281,11 @@ const dotAfter = (text: string, at: number): boolean => {
 const inUrl = (text: string, start: number): boolean => {
   const before = text.charCodeAt(start - 1);
   if (before !== 58 && before !== 47) return false; // : or /
-  const sep = text.lastIndexOf("://", start);
-  return sep !== -1 && start - sep <= 260 && !/\s/.test(text.slice(sep, start));
+  // Looked for in the 260 characters before only: a search back through the whole text per at sign would cost its length.
+  const lo = Math.max(0, start - 260);
+  const piece = text.slice(lo, start + 3);
+  const sep = piece.lastIndexOf("://", start - lo);
+  return sep !== -1 && !/\s/.test(piece.slice(sep, start - lo));
 };
 
 /**
@@ -365,9 +368,9 @@ let lastStretches: { readonly text: string; readonly list: Int32Array } | undefi
  * The stretches of `text` holding at least nine digits (no card or phone number has fewer), as
  * `[start, end)` pairs: each maximal run of digits and separators, from its first digit, when
  * that leaves nine characters or more (what `/\d[\d .()-]{8,}/g` finds). Kept like the view (see
- * `viewOf`) so that the card and phone detectors search them once. A stretch of nine or more
- * holds one of every ninth position, so only those are probed, and a run is walked only where a
- * probe lands in one long enough (its character four before or four after is in it too).
+ * `viewOf`) so that the card and phone detectors search them once. They are searched for as the
+ * long runs of token characters are (see `token-runs.ts`): by windows of nine read from their
+ * end, so that most characters are never read.
  *
  * @example
  * [...digitStretches("call 415 555 0100 now")] // [5, 18]
@@ -376,20 +379,32 @@ export const digitStretches = (text: string): Int32Array => {
   if (lastStretches?.text === text) return lastStretches.list;
   const found: number[] = [];
   const len = text.length;
-  const h = NINE >> 1;
-  let i = NINE - 1;
-  while (i < len) {
-    if (!inStretch(text.charCodeAt(i)) || (!inStretch(text.charCodeAt(i - h)) && (i + h >= len || !inStretch(text.charCodeAt(i + h))))) {
-      i += NINE;
+  // As the long runs of token characters are found (see `findRuns` in token-runs.ts): the window
+  // of nine after the last character known not to be in a stretch is read from its end back, and
+  // a character outside one moves it past that character; [s, known) are known to be in one.
+  let s = 0;
+  let known = 0;
+  while (s + NINE <= len) {
+    let j = s + NINE - 1;
+    const end = j;
+    // The window's last character is always unread; most are no part of a stretch (letters).
+    if (!inStretch(text.charCodeAt(j))) {
+      s = known = j + 1;
       continue;
     }
-    let a = i;
-    while (a > 0 && inStretch(text.charCodeAt(a - 1))) a--;
-    let b = i + 1;
+    j--;
+    while (j >= known && inStretch(text.charCodeAt(j))) j--;
+    if (j >= known) {
+      s = j + 1;
+      known = end + 1;
+      continue;
+    }
+    // A stretch of nine or more starts at s.
+    let b = s + NINE;
     while (b < len && inStretch(text.charCodeAt(b))) b++;
     let first = -1;
     let digits = 0;
-    for (let k = a; k < b && digits < NINE; k++) {
+    for (let k = s; k < b && digits < NINE; k++) {
       const c = text.charCodeAt(k);
       if (c >= 48 && c <= 57) {
         if (first === -1) first = k;
@@ -397,7 +412,7 @@ export const digitStretches = (text: string): Int32Array => {
       }
     }
     if (digits >= NINE && b - first >= NINE) found.push(first, b);
-    i = b + NINE;
+    s = known = b + 1;
   }
   if (lastStretches === undefined) queueMicrotask(() => (lastStretches = undefined));
   lastStretches = { text, list: Int32Array.from(found) };

@@ -3,7 +3,7 @@
  * a name that says they are secret (`GITHUB_TOKEN=…`, `"password": "…"`, `Authorization: Bearer
  * …`), PEM private keys and passwords in URLs. Each looks only where a cheap search says one may
  * be: a long run of token characters (`token-runs.ts`), an `@`, a `PRIVATE KEY` header, a
- * webhook's host name, so that text holding none costs about one probe in twelve characters.
+ * webhook's host name, so that text holding none costs a few reads in twelve characters.
  * Randomness is judged only in an assignment to such a name, never over any long run: hashes,
  * paths, URLs and ids elsewhere are left alone.
  */
@@ -14,14 +14,15 @@ import { isRunChar, runAround, tokenCandidates, tokenStarts } from "./token-runs
 type Match = { readonly start: number; readonly end: number };
 
 type Compiled = { readonly prefixes: readonly string[]; readonly re: RegExp };
-/** Compiled token rules by the first code unit of their prefixes (all ASCII). */
+/** Compiled token rules by the first code unit of their prefixes (all ASCII), for the one-character prefixes. */
 const byFirst: (Compiled[] | undefined)[] = Array.from({ length: 128 }, () => undefined);
 /**
- * The first two code units of every prefix, as `first * 128 + second`, and the first code units of
- * one-character prefixes: most places a token may start hold none, and are passed over on two
- * table reads instead of a comparison with each prefix of the rules for their first character.
+ * Compiled token rules by the first two code units of their prefixes, as `first * 128 + second`:
+ * a place that starts with `sh` (every `sha512-` of a lock file) is compared with the prefixes of
+ * the two rules whose prefixes start so, not with those of the ten that start with `s`.
  */
-const PAIRS = new Uint8Array(128 * 128);
+const byPair: (Compiled[] | undefined)[] = Array.from({ length: 128 * 128 }, () => undefined);
+/** The first code units of one-character prefixes. */
 const SINGLE = new Uint8Array(128);
 for (const rule of tokenRules) {
   const re = new RegExp(rule.token, "y");
@@ -29,15 +30,21 @@ for (const rule of tokenRules) {
     const list = (byFirst[first] ??= []);
     list.push({ prefixes: rule.prefixes.filter((p) => p.charCodeAt(0) === first), re });
   }
-  for (const p of rule.prefixes) {
-    if (p.length === 1) SINGLE[p.charCodeAt(0)] = 1;
-    else PAIRS[p.charCodeAt(0) * 128 + p.charCodeAt(1)] = 1;
+  for (const pair of new Set(rule.prefixes.filter((p) => p.length >= 2).map((p) => p.charCodeAt(0) * 128 + p.charCodeAt(1)))) {
+    const list = (byPair[pair] ??= []);
+    list.push({ prefixes: rule.prefixes.filter((p) => p.length >= 2 && p.charCodeAt(0) * 128 + p.charCodeAt(1) === pair), re });
   }
+  for (const p of rule.prefixes) if (p.length === 1) SINGLE[p.charCodeAt(0)] = 1;
 }
 
 /** Whether one of `prefixes` starts at `at`. */
 const startsWithOne = (text: string, at: number, prefixes: readonly string[]): boolean => {
-  for (let i = 0; i < prefixes.length; i++) if (text.startsWith(prefixes[i] as string, at)) return true;
+  // The third character tells most prefixes sharing the first two apart, with no call.
+  const third = text.charCodeAt(at + 2);
+  for (let i = 0; i < prefixes.length; i++) {
+    const p = prefixes[i] as string;
+    if ((p.length < 3 || p.charCodeAt(2) === third) && text.startsWith(p, at)) return true;
+  }
   return false;
 };
 
@@ -45,11 +52,9 @@ const startsWithOne = (text: string, at: number, prefixes: readonly string[]): b
 const rulesAt = (text: string, at: number): Compiled[] | undefined => {
   const first = text.charCodeAt(at);
   if (!(first < 128)) return undefined;
-  if (SINGLE[first] !== 1) {
-    const second = text.charCodeAt(at + 1);
-    if (!(second < 128) || PAIRS[first * 128 + second] !== 1) return undefined;
-  }
-  return byFirst[first];
+  if (SINGLE[first] === 1) return byFirst[first];
+  const second = text.charCodeAt(at + 1);
+  return second < 128 ? byPair[first * 128 + second] : undefined;
 };
 
 /** The end of a known token starting at `at`, if one does. */
@@ -161,6 +166,10 @@ const notSecretName = new RegExp(`(?:^|[^A-Za-z])(?:${notSecretNames})(?:$|[^A-Z
 const secretFlag = /^--?[A-Za-z0-9-]*(?:password|passwd|token|secret|api-key)$/i;
 const schemes = /^(?:token|basic|digest)$/i;
 
+/** The letters one of which every word `secretKeywords` matches holds, in either case (a test checks each). */
+const KEYWORD_LETTER = new Uint8Array(128);
+for (const c of "kwchKWCH") KEYWORD_LETTER[c.charCodeAt(0)] = 1;
+
 /** The word ending at `end` (name characters), looking back at most to `floor`. */
 const wordBefore = (text: string, end: number, floor: number): string => {
   let j = end;
@@ -200,6 +209,11 @@ const NONE = 0;
 const ASSIGNED = 1;
 const SCHEME = 2;
 
+/** What can stand right before a named value (see `namedSecret`), by code unit. */
+const BEFORE_NAMED = new Uint8Array(128);
+for (const c of " \t\"'`\\=:>,DdAa") BEFORE_NAMED[c.charCodeAt(0)] = 1;
+const mayFollowName = (c: number): boolean => c < 128 && BEFORE_NAMED[c] === 1;
+
 /**
  * What in the text before `at` names a secret: an assignment to a name holding a keyword
  * (`NAME=`, `"name": "`, `name: `, `name := `, `name => `, `name%3D`), a flag (`--token `), or an
@@ -209,24 +223,7 @@ const SCHEME = 2;
 const namedSecret = (text: string, at: number): Named => {
   // What can stand right before a named value: a quote, a space, an operator (`=`, `:`, `=>`,
   // `,`), or the end of `%3D`/`%3A`. Most runs follow something else (`.`, `(`, `/`): nothing to read.
-  const p = text.charCodeAt(at - 1);
-  if (
-    !(
-      p === 32 ||
-      p === 9 ||
-      p === 34 ||
-      p === 39 ||
-      p === 96 ||
-      p === 92 ||
-      p === 61 ||
-      p === 58 ||
-      p === 62 ||
-      p === 44 ||
-      (p | 32) === 100 ||
-      (p | 32) === 97
-    )
-  )
-    return NONE;
+  if (!mayFollowName(text.charCodeAt(at - 1))) return NONE;
   const floor = Math.max(0, at - ASSIGNMENT_REACH);
   const afterOperator = skipQuotes(text, at, floor);
   let i = afterOperator;
@@ -260,9 +257,15 @@ const namedSecret = (text: string, at: number): Named => {
       ? SCHEME
       : NONE;
   }
-  const name = wordBefore(text, skipQuotes(text, i, floor), floor);
+  const end = skipQuotes(text, i, floor);
+  let j = end;
+  // Every secret-naming word holds a `k`, `w`, `c` or `h` (`key`, `token`, `pwd`, `secret`,
+  // `passphrase`): a name without one (`version`, `integrity`, `resolved`) is passed over
+  // without a copy of it.
+  let letters = 0;
+  for (let c = text.charCodeAt(j - 1); j > floor && isNameChar(c); c = text.charCodeAt(--j - 1)) letters |= KEYWORD_LETTER[c] as number;
   // Names with a keyword that hold no secret: `token_count`, `public_key`, `secret_name`, `max_tokens`.
-  return name !== "" && namesSecret(name) ? ASSIGNED : NONE;
+  return letters !== 0 && namesSecret(text.slice(j, end)) ? ASSIGNED : NONE;
 };
 
 const counts = new Uint16Array(128);
@@ -336,23 +339,30 @@ const passwordName =
 const notPassword =
   /^(?:string|str|text|none|null|nil|true|false|undefined|required|optional|password|passwd|secret|changeme|example|placeholder|redacted|hidden|masked|\*+|x+|\.+)$/i;
 
-/** Where a password's name may start: `password`, `passwd`, `passphrase`, `pwd`, in any of the usual cases. */
-const passwordAnchor = /[Pp](?:ass(?:w|phrase)|wd)|P(?:ASS(?:W|PHRASE)|WD)/g;
-let idleAnchor: RegExp | undefined = new RegExp(passwordAnchor);
+/**
+ * Where a password's name may start: `password`, `passwd`, `passphrase`, `pwd`, in the usual cases
+ * (`[Pp]assw`, `[Pp]assphrase`, `[Pp]wd`, `PASSW`, `PASSPHRASE`, `PWD`). The long ones by a
+ * regular expression of five characters or more, which the engine searches for by skipping
+ * through the text; `pwd` by a string search for `wd`, which no regular expression of three
+ * characters matches as fast. No two of them overlap.
+ */
+const passAnchor = /[Pp]ass(?:w|phrase)|PASS(?:W|PHRASE)/g;
+const passwordNames = (text: string): number[] => {
+  const starts: number[] = [];
+  passAnchor.lastIndex = 0;
+  for (let hit = passAnchor.exec(text); hit !== null; hit = passAnchor.exec(text)) starts.push(hit.index);
+  for (let at = text.indexOf("wd", 1); at !== -1; at = text.indexOf("wd", at + 2))
+    if ((text.charCodeAt(at - 1) | 32) === 112) starts.push(at - 1);
+  for (let at = text.indexOf("WD", 1); at !== -1; at = text.indexOf("WD", at + 2)) if (text.charCodeAt(at - 1) === 80) starts.push(at - 1);
+  // In order of where they start, as one search would find them.
+  return starts.length > 1 ? starts.sort((x, y) => x - y) : starts;
+};
 
 /** Short passwords after a password's name (too short to judge by entropy): anchored on the name itself. */
 function* passwords(text: string, from: number): Generator<Match> {
-  // The shared regex unless a scan paused at a yield holds it.
-  const anchor = idleAnchor ?? new RegExp(passwordAnchor);
-  idleAnchor = undefined;
-  anchor.lastIndex = 0;
-  try {
-    for (let hit = anchor.exec(text); hit !== null; hit = anchor.exec(text)) {
-      const found = passwordAt(text, hit.index, from);
-      if (found !== undefined) yield found;
-    }
-  } finally {
-    idleAnchor = anchor;
+  for (const start of passwordNames(text)) {
+    const found = passwordAt(text, start, from);
+    if (found !== undefined) yield found;
   }
 }
 
@@ -403,12 +413,17 @@ export const secretAssignment: Detector = {
   minLength: 10,
   *find(text, from = 0) {
     const candidates = tokenCandidates(text);
+    // An AWS secret access key has no name in a credentials CSV or next to its key id: runs of 40
+    // that are one are noted on the way, and reported after the named values.
+    let aws: number[] | undefined;
     for (let k = 0; k < candidates.length; k += 2) {
       const s = candidates[k] as number;
       // Inside a run (`-end`) only a known token may start; a value starts a run or follows `=`.
       const end = candidates[k + 1] as number;
+      if (end - s === 40 && s >= from && awsSecret(text, s)) (aws ??= []).push(s);
       // A value shorter than 12 is none (`duration_ms=12`): known from its run's end, for free.
-      if (s < from || end < 0 || end - s < 12 || prefixAt(text, s)) continue;
+      // Most runs follow a character that no name comes before (`.`, `(`, `/`): one table read says so.
+      if (s < from || end < 0 || end - s < 12 || !mayFollowName(text.charCodeAt(s - 1)) || prefixAt(text, s)) continue;
       // The name first: most runs have none before them, and that is a few characters to read.
       const named = namedSecret(text, s);
       if (named === NONE) continue;
@@ -422,12 +437,7 @@ export const secretAssignment: Detector = {
       if (e - s < 12 || (named === SCHEME ? placeholder(text, s, e) : !randomValue(text, s, e))) continue;
       yield { start: s, end: e };
     }
-    // An AWS secret access key has no name in a credentials CSV or next to its key id.
-    for (let k = 0; k < candidates.length; k += 2) {
-      const s = candidates[k] as number;
-      const end = candidates[k + 1] as number;
-      if (s >= from && end - s === 40 && awsSecret(text, s)) yield { start: s, end };
-    }
+    if (aws !== undefined) for (const s of aws) yield { start: s, end: s + 40 };
     yield* passwords(text, from);
   },
   partial(text, from = 0) {

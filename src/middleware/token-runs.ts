@@ -1,9 +1,9 @@
 /**
  * Long runs of token characters, found without looking at every character. Credentials are long
- * unbroken runs (`ghp_…`, `sk-…`, base64, JWTs): a run of at least `n` characters holds one of
- * every `n`-th position, so probing those and widening only where a probe lands in a run finds
- * every such run at a fraction of a full scan. The detectors that need runs share one list per
- * text (see `tokenCandidates`).
+ * unbroken runs (`ghp_…`, `sk-…`, base64, JWTs): the text is searched as a string search skips,
+ * by windows of `n` characters read from their end, so that a character outside a run moves the
+ * search past it and most characters are never read. The detectors that need runs share one list
+ * per text (see `tokenCandidates`).
  */
 
 import { tokenRules } from "./secret-rules.ts";
@@ -35,22 +35,20 @@ for (const rule of tokenRules)
 /**
  * What the walk through a run does at a character, by it and the one before (both ASCII, the one
  * before in the run): stop (the run ends), go on, note a place after a `=` (not padding), or see
- * whether a token's prefix starts after a character that is not a letter.
+ * whether a token's prefix starts at the character before (the two are the first two characters
+ * of a prefix; then the character before them must not be a letter or `=`). Most pairs that start
+ * no prefix are passed over with no second look, in hex and random ids too, whose characters are
+ * often a prefix's first.
  */
-const STOP = 0;
-const GO = 1;
+const GO = 0;
+const STOP = 1;
 const ASSIGN = 2;
-const INSIDE = 3;
+const PREFIX = 3;
 const STEP = new Uint8Array(128 * 128);
-{
-  const first = new Uint8Array(128);
-  for (const rule of tokenRules) for (const prefix of rule.prefixes) if (prefix.length >= 2) first[prefix.charCodeAt(0)] = 1;
-  const letter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-  for (let before = 0; before < 128; before++)
-    for (let c = 0; c < 128; c++)
-      STEP[(before << 7) | c] =
-        RUN[c] === 0 ? STOP : before === 61 ? (c === 61 ? GO : ASSIGN) : !letter(before) && first[c] === 1 ? INSIDE : GO;
-}
+for (let before = 0; before < 128; before++)
+  for (let c = 0; c < 128; c++)
+    STEP[(before << 7) | c] = RUN[c] === 0 ? STOP : before === 61 ? (c === 61 ? GO : ASSIGN) : PAIR[before * 128 + c] === 1 ? PREFIX : GO;
+const isLetter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 /** Most `=` and most places inside one run where a token may start that are tried. */
 const MAX_ASSIGNMENTS = 64;
 const MAX_INSIDE = 8;
@@ -91,33 +89,41 @@ const push = (k: number, start: number, end: number): number => {
   return k + 2;
 };
 
+/** Whether code unit `c` belongs to a run. */
+const inRun = (c: number): boolean => c < 128 && RUN[c] === 1;
+
+/**
+ * Every maximal run of at least `n` characters, found as a string search skips: the window of `n`
+ * characters after the last character known not to be in a run is read from its end backwards.
+ * A character that is not in a run there moves the window past it without reading the rest, and
+ * what was read after it is not read again; only a window read whole is a run, and it starts
+ * where the window does. In code and logs most words are shorter than `n`: a window is usually
+ * left after reading two or three characters of it.
+ */
 const findRuns = (text: string, n: number): Int32Array => {
   const len = text.length;
-  const h = n >> 1;
   let k = 0;
-  let i = n - 1;
-  while (i < len) {
-    let c = text.charCodeAt(i);
-    if (c >= 128 || RUN[c] === 0) {
-      i += n;
+  // The window is [s, s + n): `s` follows a character that is not in a run, and [s, known) are run characters.
+  let s = 0;
+  let known = 0;
+  while (s + n <= len) {
+    let j = s + n - 1;
+    const end = j;
+    // The window's last character is always unread: when it is no run character, nothing else is read.
+    if (!inRun(text.charCodeAt(j))) {
+      s = known = j + 1;
       continue;
     }
-    // A run of n or more holding i holds i - h or i + h (h = n / 2): when neither is a run
-    // character, the word at i is short, and is passed over without walking it.
-    const left = i >= h ? text.charCodeAt(i - h) : 128;
-    const right = i + h < len ? text.charCodeAt(i + h) : 128;
-    if ((left >= 128 || RUN[left] === 0) && (right >= 128 || RUN[right] === 0)) {
-      i += n;
+    j--;
+    while (j >= known && inRun(text.charCodeAt(j))) j--;
+    if (j >= known) {
+      s = j + 1;
+      known = end + 1;
       continue;
     }
-    let a = i;
-    while (a > 0 && (c = text.charCodeAt(a - 1)) < 128 && RUN[c] === 1) a--;
-    // A run of n or more holds a + n - 1: looked at first, it passes over most words of code.
-    const last = a + n - 1;
-    if (last >= len || (c = text.charCodeAt(last)) >= 128 || RUN[c] === 0) {
-      i += n;
-      continue;
-    }
+    // [s, s + n) is all run characters, and s starts the run.
+    const a = s;
+    let c: number;
     // One walk from the run's start to its end, noting where a token may start on the way; the
     // run's end, which each place is paired with, is filled in once known. Escapes before a token
     // are made of run characters, so the end is not needed to skip them.
@@ -128,28 +134,39 @@ const findRuns = (text: string, n: number): Int32Array => {
     // thousands of `=` or `sk-` is no text a tool prints but would cost time by its length squared.
     let assignments = 0;
     let inside = 0;
-    // One table read per character, by it and the one before: most pairs need nothing more.
+    // One table read per character, by it and the one before: most pairs need nothing more, and
+    // are read two at a time, with one test for both.
     c = text.charCodeAt(a);
     let b = a + 1;
-    for (; b < len; b++) {
+    for (;;) {
+      for (; b + 1 < len; b += 2) {
+        const c1 = text.charCodeAt(b);
+        const c2 = text.charCodeAt(b + 1);
+        if ((c1 | c2) >= 128 || ((STEP[(c << 7) | c1] as number) | (STEP[(c1 << 7) | c2] as number)) !== GO) break;
+        c = c2;
+      }
+      if (b >= len) break;
       const before = c;
       c = text.charCodeAt(b);
       if (c >= 128) break;
       const step = STEP[(before << 7) | c] as number;
-      if (step === GO) continue;
       if (step === STOP) break;
       if (step === ASSIGN) {
         // After each `=` that is not padding (`==`, or one at the end).
         if ((b - 1 === a || text.charCodeAt(b - 2) !== 61) && assignments++ < MAX_ASSIGNMENTS) k = push(k, b, 1);
-      } else if (b > first && PAIR[c * 128 + text.charCodeAt(b + 1)] === 1 && inside++ < MAX_INSIDE) k = push(k, b, -1);
+      } else if (step !== GO && b - 1 > first) {
+        // A prefix's first two characters at b - 1, after a character that is not a letter (a
+        // place after a `=` is one already).
+        const p = text.charCodeAt(b - 2);
+        if (!isLetter(p) && p !== 61 && inside++ < MAX_INSIDE) k = push(k, b - 1, -1);
+      }
+      b++;
     }
-    if (b - a < n) k = at0;
-    else {
-      // Not the run's last character: no token is one character long.
-      if (k > at0 + 2 && scratch[k - 2] === b - 1) k -= 2;
-      for (let j = at0 + 1; j < k; j += 2) scratch[j] = scratch[j] === -1 ? -b : b;
-    }
-    i = b + n;
+    // Not the run's last character: no token is one character long.
+    if (k > at0 + 2 && scratch[k - 2] === b - 1) k -= 2;
+    for (let j = at0 + 1; j < k; j += 2) scratch[j] = scratch[j] === -1 ? -b : b;
+    // text[b] is not in a run (or is past the end).
+    s = known = b + 1;
   }
   return k === 0 ? NONE : scratch.slice(0, k);
 };

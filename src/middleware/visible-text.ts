@@ -19,8 +19,35 @@ import type { Detector } from "./detectors.ts";
  */
 export const digitGroupSpace = "\u00a0";
 
-/** Whether a text needs a view at all: most text has none of these, and is scanned as it is. */
-const unusual = /[\p{Default_Ignorable_Code_Point}\u1680\u2000-\u200a\u202f\u205f\u3000]/u;
+/** What makes a text need a view: most text has none of these, and is scanned as it is. */
+const unusualSource = "[\\p{Default_Ignorable_Code_Point}\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]";
+const unusualHere = new RegExp(unusualSource, "uy");
+const unusualFrom = new RegExp(unusualSource, "gu");
+/**
+ * A code unit beyond Latin-1. Every code point `unusualSource` matches but the soft hyphen (U+00AD)
+ * is one: on text the engine holds as Latin-1 (most tool output) this search fails without
+ * reading it, and on other text it costs one comparison a character.
+ */
+const wide = /[\u0100-\uffff]/g;
+
+/**
+ * Whether a text needs a view at all. The soft hyphen is looked for by a string search; then each
+ * code unit beyond Latin-1 is tested alone, since text that has any (a `—`, an `é` in a two-byte
+ * string) usually has few. Text with many of them (a page in Chinese) is searched with the class
+ * from the first few on.
+ */
+const hasUnusual = (text: string): boolean => {
+  if (text.indexOf("\u00ad") !== -1) return true;
+  wide.lastIndex = 0;
+  for (let tries = 0; tries < 16; tries++) {
+    const m = wide.exec(text);
+    if (m === null) return false;
+    unusualHere.lastIndex = m.index;
+    if (unusualHere.test(text)) return true;
+  }
+  unusualFrom.lastIndex = wide.lastIndex;
+  return unusualFrom.test(text);
+};
 /** An astral default-ignorable code point (tag characters, among others), at the regex's `lastIndex`. */
 const astralInvisible = /\p{Default_Ignorable_Code_Point}/uy;
 
@@ -67,7 +94,7 @@ const viewOf = (text: string): View | undefined => {
 
 // One pass over code units: a regex replace costs ten times as much on text full of invisible characters.
 const build = (text: string): View | undefined => {
-  if (!unusual.test(text)) return undefined;
+  if (!hasUnusual(text)) return undefined;
   const what = table();
   const at = new Int32Array(text.length + 1);
   const units = new Uint16Array(text.length);

@@ -87,6 +87,39 @@ describe("the built-in detectors, reading text as a reader sees it", () => {
       );
   });
 
+  it("see every invisible character and unusual space, in text of Latin-1 only, beyond it, or far into a long text", () => {
+    // Every code point that makes a text read differently, from Unicode's own tables: each must be
+    // seen wherever it is, whatever else the text holds (the check for them passes over text that
+    // cannot hold one). An invisible one inside a key leaves it whole; a space between the groups of
+    // a card number separates them as a space does.
+    const invisible = /\p{Default_Ignorable_Code_Point}/u;
+    const space = /[\u1680\u2000-\u200a\u202f\u205f\u3000]/u;
+    const points: number[] = [];
+    for (let c = 0; c <= 0xe0fff; c++)
+      if ((c < 0xd800 || c > 0xdfff) && (invisible.test(String.fromCodePoint(c)) || space.test(String.fromCodePoint(c)))) points.push(c);
+    expect(points.length).toBeGreaterThan(4000);
+    const r = createRedactor();
+    const filler = "x = 1;\n".repeat(3000);
+    const company: readonly (readonly [string, string])[] = [
+      ["Here it is: ", " ok"],
+      ["Here it is, café: ", " ok"],
+      ["Here — 日本 — ", " ok"],
+      [`${"中".repeat(40)} `, " ok"],
+      [filler, ` ${filler}`],
+    ];
+    for (const [i, c] of points.entries()) {
+      const ch = String.fromCodePoint(c);
+      const [secret, kind] = space.test(ch)
+        ? [["4111", "1111", "1111", "1111"].join(ch), "credit_card"]
+        : [`${KEY.slice(0, 20)}${ch}${KEY.slice(20)}`, "api_key"];
+      // The long text for a sample of the astral ones: a scan of 48 KB each.
+      for (const [before, after] of c > 0xffff && i % 64 !== 0 ? company.slice(0, 4) : company)
+        expect(r.text(`${before}${secret}${after}`).value, `U+${c.toString(16)} after ${JSON.stringify(before.slice(0, 12))}`).toBe(
+          `${before}[REDACTED:${kind}]${after}`,
+        );
+    }
+  });
+
   it("leave amounts grouped by no-break spaces alone and a word written right after an address out of it, in the whole text and in a stream", () => {
     const r = createRedactor();
     for (const [text, expected] of bordering) {
