@@ -46,10 +46,18 @@ const STEP = new Uint8Array(128 * 128);
   const first = new Uint8Array(128);
   for (const rule of tokenRules) for (const prefix of rule.prefixes) if (prefix.length >= 2) first[prefix.charCodeAt(0)] = 1;
   const letter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+  // A row depends on the character before only through its class (`=`, a letter, anything else):
+  // three rows, copied, rather than 16,384 entries computed at import.
+  const afterEquals = new Uint8Array(128);
+  const afterLetter = new Uint8Array(128);
+  const afterOther = new Uint8Array(128);
+  for (let c = 0; c < 128; c++) {
+    afterEquals[c] = RUN[c] === 0 ? STOP : c === 61 ? GO : ASSIGN;
+    afterLetter[c] = RUN[c] === 0 ? STOP : GO;
+    afterOther[c] = RUN[c] === 0 ? STOP : first[c] === 1 ? INSIDE : GO;
+  }
   for (let before = 0; before < 128; before++)
-    for (let c = 0; c < 128; c++)
-      STEP[(before << 7) | c] =
-        RUN[c] === 0 ? STOP : before === 61 ? (c === 61 ? GO : ASSIGN) : !letter(before) && first[c] === 1 ? INSIDE : GO;
+    STEP.set(before === 61 ? afterEquals : letter(before) ? afterLetter : afterOther, before << 7);
 }
 /** Most `=` and most places inside one run where a token may start that are tried. */
 const MAX_ASSIGNMENTS = 64;
