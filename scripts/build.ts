@@ -131,6 +131,9 @@ export const builtinsAsLookups = (code: string): string => {
         const [imported, local] = s.split(/\s+as\s+/);
         return [imported!, local ?? imported!] as const;
       });
+    // A class can be constructed through the stand-in, but `instanceof` and its statics would not see it.
+    const aClass = lazyBuiltins.has(spec) ? pairs.find(([i]) => /^[A-Z]/.test(i)) : undefined;
+    if (aClass) throw new Error(`${aClass[0]} from ${spec} is loaded on first use, so it must be a function, not a class`);
     if (!lazyBuiltins.has(spec))
       return `const { ${pairs.map(([i, l]) => (i === l ? i : `${i}: ${l}`)).join(", ")} } = process.getBuiltinModule(${JSON.stringify(spec)});`;
     return pairs
