@@ -6,8 +6,8 @@
  * whose text is the rejection ("Tool call X was rejected by H: reason"), so the model reads why
  * and the loop goes on; apps tell rejections apart by `error instanceof ToolCallError`. Pass
  * `rejected` to answer with a normal result instead. A tool's own error is rethrown unchanged,
- * so `tool-error` parts carry it. The SDK's tool-approval flow (`needsApproval`) is untouched:
- * it runs before `execute`, and a denied call never reaches the hooks.
+ * so `tool-error` parts carry it. Without `approval: "ai-sdk"`, the SDK's tool-approval flow
+ * (`needsApproval`) is untouched: it runs before `execute`, and a denied call never reaches the hooks.
  *
  * A streaming tool (`async *execute`, whose yields the SDK shows as preliminary results, the
  * last one being the output) stays one: each value it yields passes to the SDK as it comes,
@@ -18,21 +18,38 @@
  * `execute` is a plain function that returns an async iterable is run to its last value inside
  * the point: only that value reaches the SDK.
  *
- * A tool's own `needsApproval` is kept: it runs before `execute`, and a call the person denied
- * never reaches the hooks. With `approval: "ai-sdk"`, a hook that asks for approval
- * (`ctx.approve`, the approval middleware, a Claude Code hook answering `ask`) is asked through
- * the SDK's own flow: the wrapped tool's `needsApproval` runs the `toolCall` point, and when a hook
- * asks, the SDK ends the step with a `tool-approval-request` while the run waits at that hook; the
- * app answers with a `tool-approval-response` in the next call's messages, and the hook gets that
- * answer (see `ai-sdk/approvals.ts` for where a denial is read from). So each call has one run: it
- * completes once the approved tool ran, or ends in the hook's rejection with the person's reason,
- * seen by observers, the audit log and the trace like any decision. A call no hook asks about
- * runs in the very run `needsApproval` started, so its hooks run once (a streaming tool then runs
- * to its last value, without preliminary results). When the answer comes to another process (the
- * run waits in this one), an approval runs the call there through its hooks with the person's
- * answer; a denial is not seen there.
+ * With `approval: "ai-sdk"`, a hook that asks for approval (`ctx.approve`, the approval
+ * middleware, a Claude Code hook answering `ask`) is asked through the SDK's own flow: the wrapped
+ * tool's `needsApproval` runs the `toolCall` point, and when a hook asks, the SDK ends the step with
+ * a `tool-approval-request`; the app answers with a `tool-approval-response` in the next call's
+ * messages, and the hook gets that answer (see `ai-sdk/approvals.ts` for where a denial is read).
+ * A call no hook asks about runs in the very run `needsApproval` started, so its hooks run once (a
+ * streaming tool then runs to its last value, without preliminary results).
+ *
+ * - With an in-process approver (or none), the run waits at the asking hook for the answer, in
+ *   this process: it completes once the approved tool ran, or ends in the hook's rejection with the
+ *   person's reason. An answer that reaches another process (or this one after a restart) runs an
+ *   approved call there through its hooks with the person's answer; a denial of that very call is
+ *   recorded there by a run whose tool is never called, while the waiting run ends when its hook
+ *   stops waiting.
+ * - With durable approvals (`durableApprovals()`, the stack's approver or the run's), the run stops
+ *   `Interrupted` at once and its token is linked to the tool call id in the approvals' store
+ *   (`approvals.link`): the SDK's answer names only the call, and the link lets any process sharing
+ *   the store find the run to resume. An approval resumes it with the real tool in the process the
+ *   SDK executes it; a denial resumes it with the denial wherever it is read first. The store's
+ *   claim makes each answer act once: a replayed one resumes nothing and records nothing (the SDK,
+ *   executing an approved call again, reads a refusal saying it was already answered).
+ * - A tool's own `needsApproval` is asked by a gate hook named "ai-sdk tool approval", innermost on
+ *   the stack (added once, with `stack.use`, when a tool has one), in the run `needsApproval` starts:
+ *   the hooks outside it run first (a guard's refusal is reported without asking anyone), then it
+ *   asks like any hook. A denial ends the call's run `Rejected` by "ai-sdk tool approval" with the
+ *   person's reason, which observers, the audit log and the trace see; the tool never runs. When
+ *   one person's answer is known, every question of the call's run (the gate's and a hook's) gets it.
  */
-import type { ApprovalAnswer, ApprovalRequest } from "../core/approval-types.ts";
+import { Continue, Reject, Transform } from "../core/action.ts";
+import { isDurableApprover, type ApprovalAnswer, type ApprovalDecision, type ApprovalRequest } from "../core/approval-types.ts";
+import { ApprovalTokenError, type DurableApprovals } from "../core/interrupt.ts";
+import { Priority } from "../core/priority.ts";
 import type { RunOptions } from "../core/context.ts";
 import { describeGiven, RunAbortedError } from "../core/errors.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
@@ -41,7 +58,7 @@ import { neverAborted } from "../core/signal.ts";
 import { closeQuietly, nextOrAbort } from "../agent/stream/parts.ts";
 import { rejectedResult, ToolCallError, UnknownToolError, type ToolCallStack } from "../agent/wrap-tool.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
-import { askedCalls, sdkAnswer } from "./ai-sdk/approvals.ts";
+import { askedCalls, deniedIn, deniedWithoutReason, sdkAnswer, sdkApprover, type AskedCalls, type SdkDenial } from "./ai-sdk/approvals.ts";
 
 /**
  * What the AI SDK passes to `execute` besides the input (the fields read here; the rest passes through).
@@ -56,6 +73,12 @@ export interface AiSdkToolExecutionOptions {
 
 type Execute = (input: unknown, options: AiSdkToolExecutionOptions) => unknown;
 
+/** The operation of a call's run. */
+type Operation = (call: DeepReadonly<ToolCall>, ctx: { readonly signal: AbortSignal }) => Promise<ToolResult>;
+
+/** Run options the application gives for a call. */
+type RunGiven = Omit<RunOptions, "signal"> | undefined;
+
 /**
  * Options of `wrapAiSdkTools`: run options per call, and how a rejection answers.
  *
@@ -69,7 +92,9 @@ export interface WrapAiSdkToolsOptions {
   readonly rejected?: (reason: string, by: string, call: DeepReadonly<ToolCall>) => unknown;
   /**
    * `"ai-sdk"`: ask a person through the SDK's tool approval (`needsApproval`, answered by a
-   * `tool-approval-response`) whenever a hook asks for approval. Default: hooks ask the stack's approver.
+   * `tool-approval-response`) whenever a hook asks for approval, and let the hooks see a tool's own
+   * `needsApproval` (see the top of this file). With durable approvals as the approver, the asking run
+   * pauses and is resumed wherever the answer comes back. Default: hooks ask the stack's approver.
    */
   readonly approval?: "ai-sdk";
 }
@@ -123,12 +148,23 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
   const held = new Map<string, Held>();
   // Questions waiting for the person, shared with `aiSdkMiddleware` on the same stack (it reads denials).
   const asked = throughSdk ? askedCalls(stack) : undefined;
-  /** Settle the waiting questions the SDK's messages answer, before anything reads `held`. */
-  const answered = (messages: readonly unknown[] | undefined): void => {
-    if (asked !== undefined && asked.size > 0) asked.answerFrom(messages);
+  // The person's answers known while a call's run goes on, and the calls whose own rule asks: read by the gate.
+  const known = asked?.known ?? new Map<string, ApprovalAnswer>();
+  // Tools with a `needsApproval` of their own run through the stack with the gate innermost.
+  const owns = new Set(Object.entries(tools).flatMap(([name, t]) => (ownRule(t) !== undefined && executes.has(name) ? [name] : [])));
+  const gated = asked !== undefined && owns.size > 0 ? gatedStack(stack, asked) : undefined;
+  const stackOf = (name: string): ToolCallStack => (gated !== undefined && owns.has(name) ? gated : stack);
+
+  /** Settle the waiting questions the SDK's messages answer, and hand the denials nobody here waits on to the readers. */
+  const answered = (messages: readonly unknown[] | undefined): Promise<void> | undefined => {
+    if (asked === undefined || messages === undefined || messages.length === 0) return undefined;
+    if (asked.size > 0) asked.answerFrom(messages);
+    // Naming the reader here makes every wrapped tool hold it: it reads for as long as they are in use.
+    asked.read(readDenials);
+    return asked.give(deniedIn(messages));
   };
 
-  /** The call hooks see, and its run options (with the person's answer, after the SDK asked them). */
+  /** The call hooks see, its run options, and the person's answer, once the SDK asked them. */
   const begin = (name: string, input: unknown, sdk: NeedsApprovalOptions) => {
     const call: ToolCall = {
       id: sdk.toolCallId,
@@ -138,7 +174,64 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
     };
     const given = typeof options.run === "function" ? options.run(call) : options.run;
     const person = throughSdk ? sdkAnswer(sdk.messages, sdk.toolCallId) : undefined;
-    return { call, run: person !== undefined ? { ...given, approval: () => person } : given };
+    return { call, given, person, durable: throughSdk ? durableOf(stack, given) : undefined };
+  };
+
+  /**
+   * Run `call` on `target` while `person`'s answer is known to the gate. Without durable approvals
+   * the person's answer also answers any hook that asks (they answered the SDK's question about this call).
+   */
+  const runKnowing = (
+    target: ToolCallStack,
+    call: ToolCall,
+    operation: Operation,
+    given: RunGiven,
+    person: ApprovalAnswer | undefined,
+    durable: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<Outcome<DeepReadonly<ToolResult>>> => {
+    if (person === undefined) return target.run("toolCall", call, operation, { ...given, signal });
+    known.set(call.id, person);
+    return target
+      .run("toolCall", call, operation, { ...given, ...(durable ? {} : { approval: () => person }), signal })
+      .finally(() => known.delete(call.id));
+  };
+
+  /**
+   * Resume the durable approval linked to a call with the person's answer: the paused run goes on
+   * (hooks outside the asker again, the asker with the answer). A token refused (already resumed,
+   * here or elsewhere; expired; unknown) resumes nothing: a `Rejected` that no run recorded.
+   */
+  const resume = async (
+    durable: DurableApprovals,
+    name: string,
+    id: string,
+    token: string,
+    person: ApprovalAnswer,
+    operation: Operation,
+    given: RunGiven,
+    signal: AbortSignal | undefined,
+  ): Promise<Outcome<DeepReadonly<ToolResult>>> => {
+    // Paused by the gate: it asks again, and the resumed approval answers it (the trace records that).
+    // Paused by a hook outside it: that hook gets the resumed approval, and the gate the same answer.
+    let byGate = false;
+    try {
+      byGate = durable.verify(token).hook === sdkApprover;
+    } catch {
+      // `resume` refuses the token below.
+    }
+    const questions = asked as AskedCalls;
+    if (byGate) questions.asking.add(id);
+    else known.set(id, person);
+    try {
+      return await durable.resume<DeepReadonly<ToolResult>>(stackOf(name), token, person, operation, { ...given, signal });
+    } catch (error) {
+      if (error instanceof ApprovalTokenError) return Outcome.rejected(error.message, sdkApprover);
+      throw error;
+    } finally {
+      if (byGate) questions.asking.delete(id);
+      else known.delete(id);
+    }
   };
 
   /** Start the tool a hook left the call naming, with the run's signal. */
@@ -165,58 +258,104 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
   };
 
   const runTool = async (name: string, input: unknown, sdk: AiSdkToolExecutionOptions): Promise<unknown> => {
-    answered((sdk as NeedsApprovalOptions).messages);
-    const { call, run } = begin(name, input, sdk);
+    await answered((sdk as NeedsApprovalOptions).messages);
+    const { call, given, person, durable } = begin(name, input, sdk);
     const waiting = held.get(sdk.toolCallId);
     held.delete(sdk.toolCallId);
     if (waiting !== undefined) {
       waiting.release(sdk);
       return answer(await waiting.outcome, call, sdk);
     }
-    const outcome = await stack.run("toolCall", call, async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk)) }), {
-      ...run,
-      signal: sdk.abortSignal,
-    });
-    return answer(outcome, call, sdk);
+    const operation: Operation = async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk)) });
+    // Approved, and asked with durable approvals (here or in another process): resume that run.
+    if (durable !== undefined && person?.decision === "approve") {
+      const token = await durable.linked(linkOf(call.id));
+      if (token !== undefined)
+        return answer(await resume(durable, name, call.id, token, person, operation, given, sdk.abortSignal), call, sdk);
+    }
+    return answer(await runKnowing(stackOf(name), call, operation, given, person, durable !== undefined, sdk.abortSignal), call, sdk);
   };
 
   /**
-   * Start the call's run with an approver that, when a hook asks, waits for the person's answer
-   * through the SDK: then the SDK asks the person (true), and the run waits at that hook. A run that
-   * reaches the tool waits there for `execute` (false); one that settles otherwise (a guard's
-   * refusal) is reported by `execute` as it is.
+   * Denials no run of this process waits on (the question was asked elsewhere, or before a
+   * restart), for this tool set's tools. With durable approvals, the paused run is resumed with the
+   * denial (the store's claim makes that happen once, whichever process reads it first). Without,
+   * a denial of this very call (not one further back in the conversation) is recorded by a run whose
+   * operation is never called: the hook that asks, or the gate, gets the denial and rejects.
+   */
+  const readDenials = (denials: readonly SdkDenial[]): Promise<void> | undefined => {
+    const work: Promise<unknown>[] = [];
+    for (const d of denials) {
+      const name = d.toolName;
+      if (name === undefined || !executes.has(name)) continue;
+      let begun: ReturnType<typeof begin>;
+      try {
+        begun = begin(name, d.input ?? {}, { toolCallId: d.toolCallId });
+      } catch {
+        continue; // the app's run options threw for this call: nothing to record it with
+      }
+      const { call, given, durable } = begun;
+      if (durable === undefined && (!d.fresh || d.input === undefined)) continue;
+      if (!(asked as AskedCalls).take(d.toolCallId)) continue;
+      const operation: Operation = () => Promise.reject(notExecuted(d.answer.reason));
+      const settled =
+        durable !== undefined
+          ? durable
+              .linked(linkOf(d.toolCallId))
+              .then((token) =>
+                token === undefined ? undefined : resume(durable, name, d.toolCallId, token, d.answer, operation, given, undefined),
+              )
+          : runKnowing(stackOf(name), call, operation, given, d.answer, false, undefined);
+      // A store that cannot be read leaves the approval to expire: the call never runs either way.
+      work.push(settled.catch(() => undefined));
+    }
+    return work.length === 0 ? undefined : Promise.all(work).then(() => undefined);
+  };
+
+  /**
+   * Start the call's run in `needsApproval`. When a hook asks (or the gate, for the tool's own
+   * rule), the SDK asks the person (true): with an in-process approver the run waits at that hook
+   * for the answer through the SDK; with durable approvals it stops `Interrupted` at once, and its
+   * token is linked to the tool call id in the approvals' store, where whoever gets the answer finds
+   * it. A run that reaches the tool waits there for `execute` (false); one that settles otherwise (a
+   * guard's refusal) is reported by `execute` as it is.
    */
   const needsApproval = async (name: string, own: unknown, input: unknown, sdk: NeedsApprovalOptions): Promise<boolean> => {
-    // The tool's own rule asks first; the hooks then run in `execute`, with the person's answer.
-    if (own === true || (typeof own === "function" && (await (own as (i: unknown, o: unknown) => unknown)(input, sdk)) === true))
-      return true;
-    // The SDK asks again before executing an approved call (it executes it only on true): the run
-    // waiting for that answer gets it and goes on to wait for `execute`; without one here (the
-    // question was asked in another process), `execute` runs the call with the person's answer.
-    answered(sdk.messages);
-    if (held.has(sdk.toolCallId) || sdkAnswer(sdk.messages, sdk.toolCallId) !== undefined) return true;
     const id = sdk.toolCallId;
-    const { call, run } = begin(name, input, sdk);
+    await answered(sdk.messages);
+    // The SDK asks again before executing an approved call (it executes it only on true): the run
+    // waiting for that answer got it and waits for `execute`; without one here (the question was
+    // asked in another process, or before a restart), `execute` runs or resumes the call with the answer.
+    if (held.has(id) || sdkAnswer(sdk.messages, id) !== undefined) return true;
+    const ownSays =
+      own === true || (typeof own === "function" && (await (own as (i: unknown, o: unknown) => unknown)(input, sdk)) === true);
+    const target = stackOf(name);
+    // No gate (a stack without `use`): the tool's own rule asks first, and the hooks run in `execute`.
+    if (ownSays && target === stack) return true;
+    const { call, given, durable } = begin(name, input, sdk);
     let reached!: (how: "reached" | "asked") => void;
     const reaching = new Promise<"reached" | "asked">((resolve) => (reached = resolve));
     let release!: (sdk: AiSdkToolExecutionOptions | undefined) => void;
     const released = new Promise<AiSdkToolExecutionOptions | undefined>((resolve) => (release = resolve));
     // The person's answer, once given: a second hook asking in the same run gets it too.
-    let given: ApprovalAnswer | undefined;
+    let person: ApprovalAnswer | undefined;
     let outcome!: Promise<Outcome<DeepReadonly<ToolResult>>>;
     const ask = (request: ApprovalRequest): ApprovalAnswer | Promise<ApprovalAnswer> => {
-      if (given !== undefined) return given;
+      if (person !== undefined) return person;
       reached("asked");
+      const questions = asked as AskedCalls;
       return new Promise<ApprovalAnswer>((resolve) => {
         const gaveUp = (): void => {
-          (asked as NonNullable<typeof asked>).delete(id);
+          questions.delete(id);
+          // An answer that comes later is not acted on: this run already ended with the hook's refusal.
+          questions.take(id);
           resolve({ decision: "deny", reason: "the hook stopped waiting for the person's answer through the AI SDK" });
         };
         if (request.signal.aborted) return gaveUp();
         request.signal.addEventListener("abort", gaveUp, { once: true });
-        (asked as NonNullable<typeof asked>).add(id, (answer) => {
+        questions.add(id, (answer) => {
           request.signal.removeEventListener("abort", gaveUp);
-          given = answer;
+          person = answer;
           // Approved: the run goes on and waits for the SDK's `execute`. Denied: the SDK never executes it.
           if (answer.decision === "approve") held.set(id, { release, outcome });
           else release(undefined);
@@ -224,26 +363,41 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
         });
       });
     };
-    outcome = stack.run(
-      "toolCall",
-      call,
-      async (c, ctx) => {
-        reached("reached");
-        const options = await untilAborted(released, ctx.signal);
-        if (options === undefined) throw notExecuted(given?.reason);
-        return { content: await lastValue(execute(c, ctx.signal, options)) };
-      },
-      { ...run, approval: ask },
-    );
+    if (ownSays) (asked as AskedCalls).asking.add(id);
+    outcome = target
+      .run(
+        "toolCall",
+        call,
+        async (c, ctx) => {
+          reached("reached");
+          const options = await untilAborted(released, ctx.signal);
+          if (options === undefined) throw notExecuted(person?.reason);
+          return { content: await lastValue(execute(c, ctx.signal, options)) };
+        },
+        durable !== undefined ? { ...given } : { ...given, approval: ask },
+      )
+      .finally(() => (asked as AskedCalls).asking.delete(id));
     const first = await Promise.race([reaching, outcome.then(() => "settled" as const)]);
     if (first === "asked") return true;
+    if (first === "settled" && durable !== undefined) {
+      const settled = await outcome;
+      if (Outcome.isInterrupted(settled)) {
+        try {
+          await durable.link(linkOf(id), settled.approval.token);
+          return true;
+        } catch {
+          // Not linked, nobody could find it with the answer: `execute` reports the paused run as the refusal it is.
+        }
+      }
+    }
     held.set(id, { release, outcome });
     return false;
   };
 
   /** A streaming tool through the point: its values pass on as they come, the output as the hooks left it (see the top). */
   async function* streamTool(name: string, input: unknown, sdk: AiSdkToolExecutionOptions): AsyncGenerator<unknown, void, void> {
-    const { call, run } = begin(name, input, sdk);
+    // A call a person answered never streams (see the wrapped `execute`): no answer to pass on here.
+    const { call, given: run } = begin(name, input, sdk);
     const values: unknown[] = [];
     let wake: (() => void) | undefined;
     let outcome: Outcome<DeepReadonly<ToolResult>> | undefined;
@@ -324,18 +478,47 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
       // A streaming tool whose run `needsApproval` holds runs to its last value in that run.
       const run = isAsyncGeneratorFunction((t as { execute: unknown }).execute)
         ? (input: unknown, sdk: AiSdkToolExecutionOptions) => {
-            answered((sdk as NeedsApprovalOptions).messages);
-            return held.has(sdk.toolCallId) ? runTool(name, input, sdk) : streamTool(name, input, sdk);
+            const messages = (sdk as NeedsApprovalOptions).messages;
+            // A call a person answered runs (or resumes) to its last value, as one `needsApproval` held does.
+            return throughSdk && (held.has(sdk.toolCallId) || sdkAnswer(messages, sdk.toolCallId) !== undefined)
+              ? runTool(name, input, sdk)
+              : (void answered(messages), streamTool(name, input, sdk));
           }
         : (input: unknown, sdk: AiSdkToolExecutionOptions) => runTool(name, input, sdk);
-      const own = (t as { needsApproval?: unknown }).needsApproval;
+      const own = ownRule(t);
       wrapped[name] = throughSdk
         ? { ...t, execute: run, needsApproval: (input: unknown, sdk: NeedsApprovalOptions) => needsApproval(name, own, input, sdk) }
         : { ...t, execute: run };
     }
   }
+  if (asked !== undefined) asked.read(readDenials);
   return wrapped as T;
 };
+
+/** The stack with the gate that asks a tool's own question, innermost: one per stack, made on first use. */
+const gatedStack = (stack: ToolCallStack, asked: AskedCalls): ToolCallStack | undefined => {
+  if (gatedStacks.has(stack)) return gatedStacks.get(stack);
+  const use = (stack as { use?: unknown }).use;
+  const gated =
+    typeof use === "function"
+      ? ((use as (point: string, hook: object) => ToolCallStack).call(stack, "toolCall", {
+          name: sdkApprover,
+          priority: Priority.innermost,
+          // The tool's own question, asked like any hook's: the person's answer when it is known here, else `ctx.approve`.
+          before: async (c: ToolCall, ctx: { approve: (r: { hook: string; reason?: string }) => Promise<ApprovalDecision> }) => {
+            const d =
+              asked.known.get(c.id) ??
+              (asked.asking.has(c.id) ? await ctx.approve({ hook: sdkApprover, reason: `${c.name} asks for approval` }) : undefined);
+            if (d === undefined || d.decision === "approve") return Continue;
+            return d.decision === "deny" ? Reject(d.reason ?? deniedWithoutReason) : Transform(d.input);
+          },
+        }) as ToolCallStack)
+      : undefined;
+  gatedStacks.set(stack, gated);
+  return gated;
+};
+
+const gatedStacks = new WeakMap<object, ToolCallStack | undefined>();
 
 /** True for an `async function*`: a tool that streams, which the wrapped tool must be too (the SDK asks the function's result). */
 const isAsyncGeneratorFunction = (fn: unknown): boolean => Object.prototype.toString.call(fn) === "[object AsyncGeneratorFunction]";
@@ -344,6 +527,29 @@ const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
   typeof value === "object" &&
   value !== null &&
   typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function";
+
+/** A tool's own `needsApproval`, unless it can never say yes (absent or `false`). */
+const ownRule = (t: object): unknown => {
+  const own = (t as { needsApproval?: unknown }).needsApproval;
+  return own === undefined || own === false ? undefined : own;
+};
+
+/**
+ * The key a call's durable approval is linked under: the tool call id, which the SDK's answer names.
+ * Providers give each call a fresh random id (`call_…`, `toolu_…`); two conversations sharing one
+ * store and one id (a scripted model's `call-0`) would share the link.
+ */
+const linkOf = (toolCallId: string): string => `ai-sdk:${toolCallId}`;
+
+/** The durable approvals the call's run asks (its own run option, else the stack's), if that is what it asks. */
+const durableOf = (stack: ToolCallStack, given: RunGiven): DurableApprovals | undefined => {
+  const approver: unknown = given?.approval ?? (stack as { options?: { approval?: unknown } }).options?.approval;
+  if (!isDurableApprover(approver)) return undefined;
+  const d = approver as Partial<DurableApprovals>;
+  return typeof d.resume === "function" && typeof d.link === "function" && typeof d.linked === "function"
+    ? (approver as DurableApprovals)
+    : undefined;
+};
 
 /**
  * Refuse a stack without `run`, a tool set that is not an object of tools, an `execute` that is

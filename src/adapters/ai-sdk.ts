@@ -181,7 +181,9 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
     wrap: SdkWrapOptions<P, R, S>,
   ): Promise<R> {
     try {
-      return generate(wrap);
+      // A denial this prompt holds is given to the asking hook first (awaited only when something reads it).
+      const reading = asked.active ? asked.answerFromPrompt(wrap.params.prompt) : undefined;
+      return reading === undefined ? generate(wrap) : reading.then(() => generate(wrap));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -192,7 +194,6 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
     model,
   }: SdkWrapOptions<P, R, S>): Promise<R> {
     const run = runOptions("generate", params, model);
-    if (asked.size > 0) asked.answerFromPrompt(params.prompt);
     // The model directly, as the SDK's `doGenerate` calls it, without that function's own `async` level.
     if (idle) return Promise.resolve(model.doGenerate(params));
     const mapped = toRequest(params, model.modelId, false, model.provider, serverOfModel(model), frozen);
@@ -233,7 +234,7 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
     model,
   }: SdkWrapOptions<P, R, S>): Promise<S> {
     const run = runOptions("stream", params, model);
-    if (asked.size > 0) asked.answerFromPrompt(params.prompt);
+    if (asked.active) await asked.answerFromPrompt(params.prompt);
     if (idle) return doStream();
     const mapped = toRequest(params, model.modelId, true, model.provider, serverOfModel(model), frozen);
     const context = new CallContext(run.onContext);

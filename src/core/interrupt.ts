@@ -288,6 +288,35 @@ export class DurableApprovals implements DurableApprover {
   }
 
   /**
+   * Remember a pending approval's token under a key of the application's own (the id a framework
+   * gave the call), for as long as the approval can be answered, so that whoever receives the
+   * person's answer by that key alone (another process, after a restart) finds the token to
+   * `resume`. A second link under the same key replaces the first.
+   *
+   * @example
+   * await approvals.link(`ai-sdk:${toolCallId}`, outcome.approval.token)
+   */
+  async link(ref: string, token: string): Promise<void> {
+    if (typeof ref !== "string" || ref === "")
+      throw new TypeError(`approvals.link: ref must be a non-empty string, got ${describeGiven(ref)}`);
+    const claims = this.verify(token);
+    await this.#store.set(linkKey(ref), token, { ttlMs: Math.max(1, claims.exp - this.#now()) });
+  }
+
+  /**
+   * The token `link` remembered under `ref`, or undefined (never linked, or expired). The token is
+   * checked as any other when it is claimed or resumed.
+   *
+   * @example
+   * const token = await approvals.linked(`ai-sdk:${toolCallId}`)
+   * if (token !== undefined) await approvals.resume(stack, token, { decision: "deny", reason: "no" }, runTool)
+   */
+  async linked(ref: string): Promise<string | undefined> {
+    const token = await this.#store.get(linkKey(ref));
+    return typeof token === "string" ? token : undefined;
+  }
+
+  /**
    * Sign data the application keeps beside its pending approvals (a paused turn's state) with these
    * approvals' key, for `purpose`; `checkSignature` tells whether it came back unchanged.
    *
@@ -424,6 +453,7 @@ const replaysOf = new WeakMap<ClaimedApproval, readonly Replay[]>();
 
 const pendingKey = (id: string): string => `pending:${id}`;
 const claimKey = (id: string): string => `claimed:${id}`;
+const linkKey = (ref: string): string => `link:${ref}`;
 
 const pendingOf = (r: StoredApproval, token: string): PendingApproval => ({
   token,

@@ -310,6 +310,26 @@ describe('wrapAiSdkTools with approval: "ai-sdk" (ai 6)', () => {
       ]);
     });
 
+    it("records a denial of this turn that no run here waits on (asked in another process) as the asking hook's rejection", async () => {
+      const asking = setup();
+      const { first, request } = await askToPush(model(["git push origin main"]), asking.tools);
+      const elsewhere = setup();
+      const m = wrapLanguageModel({ model: model(["git push origin main"]), middleware: aiSdkMiddleware(elsewhere.stack) });
+      await generateText({
+        model: m,
+        tools: elsewhere.tools,
+        messages: answered("push", first.response.messages, [{ approvalId: request.approvalId, approved: false, reason: "frozen" }]),
+        stopWhen: stepCountIs(3),
+      });
+      await elsewhere.stack.flush();
+      expect(elsewhere.log).toEqual([]);
+      expect(
+        lines(elsewhere.out)
+          .filter((l) => l.type === "run" && l.point === "toolCall")
+          .map((l) => [l.outcome, l.by, l.reason]),
+      ).toEqual([["Rejected", "approval", "bash was not approved: frozen"]]);
+    });
+
     it("runs an approved call once, in the run that asked, and records one completed run with the approval", async () => {
       const { out, seen, trace, stack, log, tools } = setup();
       const m = wrapLanguageModel({ model: model(["git push origin main"]), middleware: aiSdkMiddleware(stack) });
@@ -329,6 +349,122 @@ describe('wrapAiSdkTools with approval: "ai-sdk" (ai 6)', () => {
       expect(trace.entries.filter((e) => e.phase === "approval").map((e) => [e.hook, e.action, e.reason])).toEqual([
         ["approval", "Continue", "approved by ai-sdk tool approval: go"],
       ]);
+    });
+  });
+  describe("a tool's own needsApproval, seen by the hooks, the audit log and the trace", () => {
+    /** A stack with a guard that counts and an audit log, and a bash tool that asks for approval itself for deploys. */
+    const own = () => {
+      const out = new PassThrough();
+      const seen: string[] = [];
+      const settled: unknown[] = [];
+      const trace = new Trace();
+      const stack = withMiddleware(createAgentStack(), audit({ to: out, redact: false }))
+        .use("toolCall", { name: "count", before: (c) => void seen.push(String(c.input.command)) })
+        .use("toolCall", { name: "watch", observe: (e) => void settled.push(e.outcome) });
+      const log: string[] = [];
+      const needy = {
+        bash: tool({
+          inputSchema: jsonSchema<{ command: string }>({ type: "object", properties: { command: { type: "string" } } }),
+          needsApproval: async ({ command }: { command: string }) => command.startsWith("deploy"),
+          execute: async ({ command }) => (log.push(command), `ran ${command}`),
+        }),
+      };
+      const tools = wrapAiSdkTools(stack, needy, { approval: "ai-sdk", run: { trace } });
+      const m = wrapLanguageModel({ model: model(["deploy prod"]), middleware: aiSdkMiddleware(stack) });
+      const runs = () =>
+        String(out.read() ?? "")
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+          .filter((l) => l.type === "run" && l.point === "toolCall");
+      return { seen, settled, trace, stack, log, tools, m, runs };
+    };
+
+    const deny = async (
+      o: ReturnType<typeof own>,
+      first: { readonly content: readonly { type: string; approvalId?: string }[]; readonly response: { messages: ModelMessage[] } },
+      reason: string,
+    ) => {
+      const request = first.content.find((p) => p.type === "tool-approval-request");
+      if (request?.approvalId === undefined) throw new Error("no approval request");
+      return generateText({
+        model: o.m,
+        tools: o.tools,
+        messages: answered("deploy", first.response.messages, [{ approvalId: request.approvalId, approved: false, reason }]),
+        stopWhen: stepCountIs(3),
+      });
+    };
+
+    it("settles the run that waits at the tool with the denial: Rejected by ai-sdk tool approval with the person's reason", async () => {
+      const o = own();
+      const first = await generateText({ model: o.m, tools: o.tools, prompt: "deploy", stopWhen: stepCountIs(3) });
+      // The hooks ran once, before the person was asked; the run waits at the tool's own question.
+      expect(o.seen).toEqual(["deploy prod"]);
+      expect(o.settled).toEqual([]);
+      const second = await deny(o, first, "not today");
+      expect(second.text).toBe('done: {"type":"execution-denied","reason":"not today"}');
+      await o.stack.flush();
+      expect(o.log).toEqual([]);
+      expect(o.seen).toEqual(["deploy prod"]);
+      expect(o.settled).toEqual([{ _tag: "Rejected", by: "ai-sdk tool approval", reason: "not today" }]);
+      expect(o.runs()).toEqual([expect.objectContaining({ outcome: "Rejected", by: "ai-sdk tool approval", reason: "not today" })]);
+      expect(o.trace.entries.filter((e) => e.hook === "ai-sdk tool approval").map((e) => [e.phase, e.action, e.reason])).toEqual([
+        ["approval", "Reject", "denied by ai-sdk tool approval: not today"],
+        ["before", "Reject", "not today"],
+      ]);
+    });
+
+    it("records a denial no run here waits on (asked in another process) by a run whose tool is never called", async () => {
+      const asking = own();
+      const first = await generateText({ model: asking.m, tools: asking.tools, prompt: "deploy", stopWhen: stepCountIs(3) });
+      const elsewhere = own();
+      await deny(elsewhere, first, "not today");
+      await elsewhere.stack.flush();
+      expect(elsewhere.log).toEqual([]);
+      expect(elsewhere.settled).toEqual([{ _tag: "Rejected", by: "ai-sdk tool approval", reason: "not today" }]);
+      expect(elsewhere.runs()).toEqual([expect.objectContaining({ outcome: "Rejected", by: "ai-sdk tool approval" })]);
+      // Further turns of the conversation hold the same denial: it is not recorded again.
+      await deny(elsewhere, first, "not today");
+      await elsewhere.stack.flush();
+      expect(elsewhere.settled).toHaveLength(1);
+    });
+
+    it("runs an approved call once, through its hooks once, in the run needsApproval started", async () => {
+      const o = own();
+      const first = await generateText({ model: o.m, tools: o.tools, prompt: "deploy", stopWhen: stepCountIs(3) });
+      const request = first.content.find((p) => p.type === "tool-approval-request");
+      const second = await generateText({
+        model: o.m,
+        tools: o.tools,
+        messages: answered("deploy", first.response.messages, [{ approvalId: request!.approvalId, approved: true }]),
+        stopWhen: stepCountIs(3),
+      });
+      expect(second.text).toBe('done: {"type":"text","value":"ran deploy prod"}');
+      await o.stack.flush();
+      expect(o.log).toEqual(["deploy prod"]);
+      expect(o.seen).toEqual(["deploy prod"]);
+      expect(o.settled).toEqual([{ _tag: "Completed", value: { content: "ran deploy prod" } }]);
+    });
+
+    it("does not ask the person about a call a guard refuses", async () => {
+      const log: string[] = [];
+      const stack = createAgentStack().use("toolCall", { name: "no-deploy", before: () => Reject("frozen") });
+      const needy = {
+        bash: tool({
+          inputSchema: jsonSchema<{ command: string }>({ type: "object", properties: { command: { type: "string" } } }),
+          needsApproval: true,
+          execute: async ({ command }) => (log.push(command), `ran ${command}`),
+        }),
+      };
+      const result = await generateText({
+        model: model(["deploy prod"]),
+        tools: wrapAiSdkTools(stack, needy, { approval: "ai-sdk" }),
+        prompt: "x",
+        stopWhen: stepCountIs(3),
+      });
+      expect(result.content.filter((p) => p.type === "tool-approval-request")).toEqual([]);
+      expect(result.text).toContain("rejected by no-deploy: frozen");
+      expect(log).toEqual([]);
     });
   });
 });

@@ -100,4 +100,14 @@ describe("approval types", () => {
     expectTypeOf(claimed.decision).toEqualTypeOf<ApprovalDecision>();
     expectTypeOf(claimed.approval).toEqualTypeOf<PendingApproval>();
   });
+
+  it("types link and linked: a string key and a token in, the token (or undefined) back", async () => {
+    const approvals = durableApprovals({ store: new MemoryStore(), key: "k".repeat(32) });
+    expectTypeOf(approvals.link("call-1", "token")).toEqualTypeOf<Promise<void>>();
+    expectTypeOf(await approvals.linked("call-1")).toEqualTypeOf<string | undefined>();
+    // @ts-expect-error the key is a string
+    void approvals.link(1, "token");
+    // @ts-expect-error a token, not a pending approval
+    void approvals.link("call-1", {} as PendingApproval);
+  });
 });

@@ -272,6 +272,33 @@ describe("tokens resume refuses", () => {
   });
 });
 
+describe("a pending approval linked under a key of the application's own", () => {
+  it("is found by that key until it expires, and refuses a token it did not sign or an empty key", async () => {
+    let clock = 1_000;
+    const { approvals, stack, op } = setup({ now: () => clock, ttlMs: 60_000 });
+    const first = await stack.run("tool", call(), op);
+    if (!Outcome.isInterrupted(first)) throw new Error("not interrupted");
+    expect(await approvals.linked("call-1")).toBeUndefined();
+    await approvals.link("call-1", first.approval.token);
+    expect(await approvals.linked("call-1")).toBe(first.approval.token);
+    expect(await approvals.linked("call-2")).toBeUndefined();
+    await expect(approvals.link("call-1", `${first.approval.token}x`)).rejects.toBeInstanceOf(ApprovalTamperedError);
+    await expect(approvals.link("", first.approval.token)).rejects.toThrow(/ref must be a non-empty string/);
+    clock += 60_000;
+    await expect(approvals.link("call-3", first.approval.token)).rejects.toBeInstanceOf(ApprovalExpiredError);
+  });
+
+  it("keeps the link only as long as the approval can be answered", async () => {
+    const store = new MemoryStore();
+    const { approvals, stack, op } = setup({ store, ttlMs: 40 });
+    const first = await stack.run("tool", call(), op);
+    if (!Outcome.isInterrupted(first)) throw new Error("not interrupted");
+    await approvals.link("call-1", first.approval.token);
+    await new Promise((r) => setTimeout(r, 80));
+    expect(await approvals.linked("call-1")).toBeUndefined();
+  });
+});
+
 describe("durableApprovals options", () => {
   it("are checked when made", () => {
     const store = new MemoryStore();

@@ -1,8 +1,7 @@
 /**
- * Questions hooks asked through the AI SDK's tool approval that still wait for the person's
- * answer, per stack. `wrapAiSdkTools` (with `approval: "ai-sdk"`) keeps the run of a call whose
- * hook asked open, waiting at that hook, and records the question here by tool call id; the
- * answer settles it wherever it shows up first:
+ * Where the person's answer to the AI SDK's tool approval is read, per stack. `wrapAiSdkTools`
+ * (with `approval: "ai-sdk"`) asks through the SDK's flow; the answer settles the call wherever it
+ * shows up first:
  *
  * - an approval: in the `tool-approval-response` the SDK hands back to the wrapped tool (its
  *   `needsApproval`, asked again before executing an approved call, or `execute`);
@@ -11,9 +10,10 @@
  *   `aiSdkMiddleware` on the same stack, or the `tool-approval-response` in the messages of the next
  *   call of any wrapped tool of that stack.
  *
- * Either way the asking hook gets the person's decision, and the call's one run settles as any
- * other: a completion once the tool ran, or the hook's rejection with the person's reason, which
- * observers, the audit log and the trace see.
+ * A question a run waits on in this process (an in-process approver) is settled here by tool call
+ * id. Denials no run here waits on go to the readers the wrapped tool sets registered: with durable
+ * approvals they resume the paused run with the denial (once, across processes, by the store's
+ * claim); without, they record the denial by a run whose operation is never called.
  */
 import type { ApprovalAnswer } from "../../core/approval-types.ts";
 
@@ -21,7 +21,7 @@ import type { ApprovalAnswer } from "../../core/approval-types.ts";
 export const sdkApprover = "ai-sdk tool approval";
 
 /** The reason a denial without one gets. */
-const deniedWithoutReason = "denied through the AI SDK's tool approval";
+export const deniedWithoutReason = "denied through the AI SDK's tool approval";
 
 /**
  * The person's answer to a call, from messages the SDK passes to a tool (`ModelMessage`s): the
@@ -51,9 +51,77 @@ export const sdkAnswer = (messages: readonly unknown[] | undefined, toolCallId: 
     : { decision: "deny", by: sdkApprover, reason: reason ?? deniedWithoutReason };
 };
 
+/** A call the person denied, as the SDK's messages or the provider prompt show it. */
+export interface SdkDenial {
+  readonly toolCallId: string;
+  /** True for an answer of this very call (the SDK acts on it now), false for one further back in the conversation. */
+  readonly fresh: boolean;
+  /** The tool's name, and the call's input, when the messages hold the call. */
+  readonly toolName: string | undefined;
+  readonly input: unknown;
+  readonly answer: ApprovalAnswer & { readonly decision: "deny" };
+}
+
+/** Reads denials no run of this process waits on; what it returns is awaited by the reader of the prompt. */
+export type DenialReader = (denials: readonly SdkDenial[]) => Promise<void> | undefined;
+
+/** Tool calls by id, from assistant messages' `tool-call` parts. */
+const callsIn = (messages: readonly unknown[]): Map<unknown, Record<string, unknown>> => {
+  const calls = new Map<unknown, Record<string, unknown>>();
+  for (const m of messages) {
+    const message = m as { role?: unknown; content?: unknown };
+    if (message?.role !== "assistant" || !Array.isArray(message.content)) continue;
+    for (const p of message.content as Record<string, unknown>[]) if (p?.type === "tool-call") calls.set(p.toolCallId, p);
+  }
+  return calls;
+};
+
+const denial = (toolCallId: string, call: Record<string, unknown> | undefined, reason: unknown, fresh: boolean): SdkDenial => ({
+  toolCallId,
+  fresh,
+  toolName: typeof call?.toolName === "string" ? call.toolName : undefined,
+  input: call?.input,
+  answer: { decision: "deny", by: sdkApprover, reason: typeof reason === "string" && reason !== "" ? reason : deniedWithoutReason },
+});
+
 /**
- * The questions waiting on one stack, by tool call id. A class: the middleware reads `size` on
- * every provider call, and only walks the prompt when something waits.
+ * The denials in messages the SDK passes to a tool: each `tool-approval-response` that does not
+ * approve, with the call its request names. Those in the last message, when it is a tool message,
+ * are `fresh`: the answers the SDK acts on in this call (as its own `collectToolApprovals` reads them).
+ *
+ * @example
+ * deniedIn(messages) // [{ toolCallId: "call-1", fresh: true, toolName: "bash", answer: { decision: "deny", by: "ai-sdk tool approval", reason: "frozen" } }]
+ */
+export const deniedIn = (messages: readonly unknown[] | undefined): SdkDenial[] => {
+  if (messages === undefined || messages.length === 0) return [];
+  const contentOf = (m: unknown, role: string): Record<string, unknown>[] => {
+    const message = m as { role?: unknown; content?: unknown };
+    return message?.role === role && Array.isArray(message.content) ? (message.content as Record<string, unknown>[]) : [];
+  };
+  const last = messages.at(-1);
+  const responses = messages.flatMap((m) =>
+    contentOf(m, "tool")
+      .filter((p) => p?.type === "tool-approval-response" && p.approved !== true)
+      .map((p) => [p, m === last] as const),
+  );
+  if (responses.length === 0) return [];
+  const requests = new Map<unknown, string>();
+  for (const m of messages)
+    for (const p of contentOf(m, "assistant"))
+      if (p?.type === "tool-approval-request" && typeof p.toolCallId === "string") requests.set(p.approvalId, p.toolCallId);
+  const calls = callsIn(messages);
+  const out: SdkDenial[] = [];
+  for (const [r, fresh] of responses) {
+    const id = requests.get(r.approvalId);
+    if (id !== undefined) out.push(denial(id, calls.get(id), r.reason, fresh));
+  }
+  return out;
+};
+
+/**
+ * The questions waiting on one stack, by tool call id, and the readers of denials nobody here
+ * waits on. A class: the middleware reads `active` on every provider call, and only walks the
+ * prompt when something listens.
  *
  * @example
  * const asked = askedCalls(stack); asked.add("call-1", (answer) => console.log(answer.decision))
@@ -61,10 +129,27 @@ export const sdkAnswer = (messages: readonly unknown[] | undefined, toolCallId: 
  */
 export class AskedCalls {
   private readonly waiting = new Map<string, (answer: ApprovalAnswer) => void>();
+  /**
+   * Readers, held weakly: a wrapped tool set's tools hold its reader, so it reads for as long as any
+   * of them is in use, and goes with them (apps may wrap their tools per request).
+   */
+  private readonly readers: WeakRef<DenialReader>[] = [];
+  private readonly registered = new WeakSet<DenialReader>();
+  /** The person's answers this process knows, by tool call id, while a run for that call goes on (the gate reads them). */
+  readonly known = new Map<string, ApprovalAnswer>();
+  /** Calls whose tool's own `needsApproval` said true, while the run `needsApproval` started asks about them. */
+  readonly asking = new Set<string>();
+  /** Calls whose denial this process acted on (settled a question, or gave it to a reader that took it), oldest first. */
+  private readonly handled = new Set<string>();
 
   /** How many questions wait. */
   get size(): number {
     return this.waiting.size;
+  }
+
+  /** True when a question waits, or a wrapped tool set reads denials: the prompt is worth reading. */
+  get active(): boolean {
+    return this.waiting.size > 0 || this.readers.length > 0;
   }
 
   /** Wait for the answer to the question about `toolCallId`; `answer` is called once, with it. */
@@ -75,6 +160,25 @@ export class AskedCalls {
   /** Stop waiting (the hook gave up, or the answer came). */
   delete(toolCallId: string): void {
     this.waiting.delete(toolCallId);
+  }
+
+  /** Give denials no question here waits on to `reader` (a wrapped tool set's; it picks its own tools), while it lives. */
+  read(reader: DenialReader): void {
+    if (this.registered.has(reader)) return;
+    this.registered.add(reader);
+    this.readers.push(new WeakRef(reader));
+  }
+
+  /**
+   * True the first time it is asked about a call: whoever reads a denial takes it before acting on
+   * it, so one denial seen by the middleware and by a tool (or twice in the history) is acted on once here.
+   */
+  take(toolCallId: string): boolean {
+    if (this.handled.has(toolCallId)) return false;
+    this.handled.add(toolCallId);
+    // Bounded: a long-lived process forgets the oldest (a durable claim still refuses a second resume).
+    if (this.handled.size > maxHandled) this.handled.delete(this.handled.values().next().value as string);
+    return true;
   }
 
   /** Answer each waiting question the messages a tool was given answer (`tool-approval-response`). */
@@ -88,28 +192,66 @@ export class AskedCalls {
 
   /**
    * Deny each waiting question whose call the provider prompt shows as denied: the SDK turns a
-   * denial into an `execution-denied` tool result, with the person's reason, in the next provider call.
+   * denial into an `execution-denied` tool result, with the person's reason, in the next provider
+   * call. Denials in the prompt's last tool messages (those of this call's answers) that no question
+   * waits on go to the readers; what they do is awaited (it never rejects).
    */
-  answerFromPrompt(prompt: readonly { readonly role: string; readonly content: unknown }[]): void {
-    if (this.waiting.size === 0) return;
-    for (const message of prompt) {
+  answerFromPrompt(prompt: readonly { readonly role: string; readonly content: unknown }[]): Promise<void> | undefined {
+    if (!this.active) return undefined;
+    const others: [string, unknown][] = [];
+    // Walking back from the end: the tool messages after the last assistant message are this call's answers.
+    let fresh = true;
+    for (let i = prompt.length - 1; i >= 0; i--) {
+      const message = prompt[i] as (typeof prompt)[number];
+      if (message.role === "assistant") fresh = false;
       if (message.role !== "tool" || !Array.isArray(message.content)) continue;
+      if (!fresh && this.waiting.size === 0) break;
       for (const part of message.content as Record<string, unknown>[]) {
-        if (part?.type !== "tool-result" || typeof part.toolCallId !== "string" || !this.waiting.has(part.toolCallId)) continue;
+        if (part?.type !== "tool-result" || typeof part.toolCallId !== "string") continue;
         const output = part.output as { type?: unknown; reason?: unknown } | undefined;
         if (output?.type !== "execution-denied") continue;
-        const reason = typeof output.reason === "string" && output.reason !== "" ? output.reason : deniedWithoutReason;
-        this.settle(part.toolCallId, { decision: "deny", by: sdkApprover, reason });
+        if (this.waiting.has(part.toolCallId))
+          this.settle(part.toolCallId, denial(part.toolCallId, undefined, output.reason, fresh).answer);
+        else if (fresh && this.readers.length > 0) others.push([part.toolCallId, output.reason]);
       }
     }
+    if (others.length === 0) return undefined;
+    const calls = callsIn(prompt);
+    return this.give(others.map(([id, reason]) => denial(id, calls.get(id), reason, true)));
+  }
+
+  /** Hand denials no question here waits on to the readers; settles when they are done, never rejects. */
+  give(denials: readonly SdkDenial[]): Promise<void> | undefined {
+    if (this.readers.length === 0 || denials.length === 0) return undefined;
+    const work: Promise<void>[] = [];
+    for (const ref of [...this.readers]) {
+      const reader = ref.deref();
+      if (reader === undefined) {
+        this.readers.splice(this.readers.indexOf(ref), 1);
+        continue;
+      }
+      let done: Promise<void> | undefined;
+      try {
+        done = reader(denials);
+      } catch {
+        // A reader that fails (the app's run options threw) must not fail the provider call or the tool reading.
+        continue;
+      }
+      if (done !== undefined) work.push(done);
+    }
+    return work.length === 0 ? undefined : Promise.allSettled(work).then(() => undefined);
   }
 
   private settle(id: string, answer: ApprovalAnswer): void {
     const waiting = this.waiting.get(id);
     this.waiting.delete(id);
+    this.take(id);
     waiting?.(answer);
   }
 }
+
+/** How many handled calls a process remembers per stack. */
+const maxHandled = 10_000;
 
 const byStack = new WeakMap<object, AskedCalls>();
 

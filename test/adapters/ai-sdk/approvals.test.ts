@@ -1,0 +1,91 @@
+/**
+ * Reading the person's answers to the AI SDK's tool approval from the messages the SDK passes to a
+ * tool and from a provider prompt: which calls are denied, with what reason, and which answers are
+ * this call's own (fresh) rather than further back in the conversation.
+ */
+import { describe, expect, it } from "vitest";
+import { askedCalls, deniedIn, type SdkDenial } from "../../../src/adapters/ai-sdk/approvals.ts";
+
+const asked = (toolCallId: string, approvalId: string, command: string) => ({
+  role: "assistant",
+  content: [
+    { type: "tool-call", toolCallId, toolName: "bash", input: { command } },
+    { type: "tool-approval-request", approvalId, toolCallId },
+  ],
+});
+const answer = (approvalId: string, approved: boolean, reason?: string) => ({
+  role: "tool",
+  content: [{ type: "tool-approval-response", approvalId, approved, ...(reason !== undefined ? { reason } : {}) }],
+});
+
+describe("deniedIn", () => {
+  it("names each denied call with its tool, input and reason, and tells this call's answers from earlier ones", () => {
+    const messages = [
+      { role: "user", content: "go" },
+      asked("c1", "a1", "git push"),
+      answer("a1", false, "frozen"),
+      asked("c2", "a2", "deploy"),
+      asked("c3", "a3", "rm -rf /tmp/x"),
+      { role: "tool", content: [answer("a2", true).content[0], answer("a3", false).content[0]] },
+    ];
+    expect(deniedIn(messages)).toEqual([
+      {
+        toolCallId: "c1",
+        fresh: false,
+        toolName: "bash",
+        input: { command: "git push" },
+        answer: { decision: "deny", by: "ai-sdk tool approval", reason: "frozen" },
+      },
+      {
+        toolCallId: "c3",
+        fresh: true,
+        toolName: "bash",
+        input: { command: "rm -rf /tmp/x" },
+        answer: { decision: "deny", by: "ai-sdk tool approval", reason: "denied through the AI SDK's tool approval" },
+      },
+    ]);
+  });
+
+  it("reads an answer that is not approved: true as a denial, and ignores one whose request is not in the messages", () => {
+    const malformed = { role: "tool", content: [{ type: "tool-approval-response", approvalId: "a1", approved: "yes" }] };
+    expect(deniedIn([asked("c1", "a1", "ls"), malformed]).map((d) => d.toolCallId)).toEqual(["c1"]);
+    expect(deniedIn([answer("a9", false, "no")])).toEqual([]);
+    expect(deniedIn(undefined)).toEqual([]);
+  });
+});
+
+describe("AskedCalls.answerFromPrompt", () => {
+  const prompt = (trailing: boolean) => [
+    { role: "user", content: [{ type: "text", text: "go" }] },
+    { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "bash", input: { command: "git push" } }] },
+    {
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId: "c1", toolName: "bash", output: { type: "execution-denied", reason: "frozen" } }],
+    },
+    ...(trailing ? [] : [{ role: "assistant", content: [{ type: "text", text: "ok" }] }]),
+  ];
+
+  it("settles a waiting question from any denied result, and gives readers only the denials of this call, once each", async () => {
+    const asked = askedCalls({});
+    const read: SdkDenial[] = [];
+    const reader = (denials: readonly SdkDenial[]) => {
+      for (const d of denials) if (asked.take(d.toolCallId)) read.push(d);
+      return undefined;
+    };
+    asked.read(reader);
+    expect(asked.answerFromPrompt(prompt(false))).toBeUndefined();
+    expect(read).toEqual([]);
+    await asked.answerFromPrompt(prompt(true));
+    await asked.answerFromPrompt(prompt(true));
+    expect(read.map((d) => [d.toolCallId, d.toolName, d.input, d.answer.reason])).toEqual([
+      ["c1", "bash", { command: "git push" }, "frozen"],
+    ]);
+
+    const answers: unknown[] = [];
+    const waiting = askedCalls({});
+    waiting.add("c1", (a) => answers.push(a));
+    waiting.answerFromPrompt(prompt(false));
+    expect(answers).toEqual([{ decision: "deny", by: "ai-sdk tool approval", reason: "frozen" }]);
+    expect(waiting.take("c1")).toBe(false);
+  });
+});
