@@ -33,7 +33,9 @@ export const timeProcess = (
   const direct = spawnSync(command, [...args], { cwd: options.cwd, input: options.input ?? "", stdio: ["pipe", "ignore", "pipe"] });
   const wall = Number(process.hrtime.bigint() - started) / 1e6;
   if (direct.status !== 0) throw new Error(`${command} ${args.join(" ")} exited ${direct.status}: ${direct.stderr.toString()}`);
-  const timed = spawnSync("bash", ["-c", '"$0" "$@" >/dev/null; times >&3', command, ...args], {
+  // --norc: a bash whose stdin is a socket (Node's pipes are) and whose SHLVL is below 2 (as under
+  // npm or npx) takes itself for an ssh session and runs ~/.bashrc, whose processes `times` counts.
+  const timed = spawnSync("bash", ["--norc", "-c", '"$0" "$@" >/dev/null; times >&3', command, ...args], {
     cwd: options.cwd,
     input: options.input ?? "",
     stdio: ["pipe", "ignore", "pipe", "pipe"],

@@ -2,8 +2,10 @@
 // The `agent-onion` command. An installed package runs the compiled dist/; a checkout (src/
 // present) runs the TypeScript sources through tsx. Nothing else is loaded here: claude-hook
 // starts once per tool call, and a TypeScript loader is registered only for a TypeScript module.
-import { existsSync, readFileSync } from "node:fs";
-import module from "node:module";
+// Built-ins are looked up rather than imported: an ES module import of node:fs reads every
+// export of it, which loads Node's streams.
+const { existsSync, readFileSync } = process.getBuiltinModule("node:fs");
+const module = process.getBuiltinModule("node:module");
 
 // Node 22.1 and later keep compiled code between runs (a no-op where it is not available):
 // claude-hook starts once per tool call, mostly compiling the same files each time.

@@ -105,6 +105,53 @@ const chunks = [
   "cli-settings",
 ];
 
+/**
+ * Node built-ins the built files load on first use rather than at start-up: what claude-hook and a
+ * hook module importing the root never need to answer an ordinary event (a hash, a socket, a
+ * child process), but costs a few ms to load.
+ */
+const lazyBuiltins = new Set(["node:crypto", "node:net", "node:tty", "node:dns/promises", "node:child_process", "node:http", "node:https"]);
+
+/**
+ * Built-in imports as `process.getBuiltinModule` look-ups. An ES module import of a built-in goes
+ * through the ES module loader and builds a facade of the module that reads every export (for
+ * `node:fs`, that loads Node's streams); the look-up takes the module Node has already loaded.
+ * Named imports from `lazyBuiltins` become functions that load the module on their first call.
+ *
+ * @example
+ * builtinsAsLookups('import { join } from "node:path";') // 'const { join } = process.getBuiltinModule("node:path");'
+ */
+export const builtinsAsLookups = (code: string): string => {
+  let out = code.replace(/^import\s*\{([^}]*)\}\s*from\s*"(node:[^"]+)";?$/gm, (_, names: string, spec: string) => {
+    const pairs = names
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== "")
+      .map((s) => {
+        const [imported, local] = s.split(/\s+as\s+/);
+        return [imported!, local ?? imported!] as const;
+      });
+    // A class can be constructed through the stand-in, but `instanceof` and its statics would not see it.
+    const aClass = lazyBuiltins.has(spec) ? pairs.find(([i]) => /^[A-Z]/.test(i)) : undefined;
+    if (aClass) throw new Error(`${aClass[0]} from ${spec} is loaded on first use, so it must be a function, not a class`);
+    if (!lazyBuiltins.has(spec))
+      return `const { ${pairs.map(([i, l]) => (i === l ? i : `${i}: ${l}`)).join(", ")} } = process.getBuiltinModule(${JSON.stringify(spec)});`;
+    return pairs
+      .map(
+        ([i, l]) =>
+          `function ${l}(...args) {\n\tconst f = process.getBuiltinModule(${JSON.stringify(spec)}).${i};\n\treturn new.target ? new f(...args) : f(...args);\n}`,
+      )
+      .join("\n");
+  });
+  out = out.replace(
+    /^import\s+(?:\*\s+as\s+)?([\w$]+)\s+from\s*"(node:[^"]+)";?$/gm,
+    (_, local: string, spec: string) => `const ${local} = process.getBuiltinModule(${JSON.stringify(spec)});`,
+  );
+  const left = /^(?:import|export)\b[^;]*"node:[^"]+";?$/m.exec(out);
+  if (left) throw new Error(`a built-in import the build cannot turn into a look-up: ${left[0]}`);
+  return out;
+};
+
 /** The bare packages a built file loads, following its static imports through dist/. */
 const packagesLoadedBy = (file: string, seen = new Set<string>()): Set<string> => {
   const found = new Set<string>();
@@ -145,6 +192,7 @@ const main = async (): Promise<void> => {
     external: (id) => !id.startsWith(".") && !isAbsolute(id),
     logLevel: "warn",
     plugins: [
+      { name: "builtins-as-lookups", renderChunk: (code) => builtinsAsLookups(code) },
       {
         name: "claude-hook-path",
         buildEnd() {

@@ -41,7 +41,9 @@ import { noop } from "../core/signal.ts";
 
 // Loaded on the first `fromKoa`: the root entry exports it, and `import "agent-onion"` (every
 // `claude-hook` process) must not pay for a package most programs never call.
-const require = createRequire(import.meta.url);
+// A require made when a dependency is first loaded, not at import: createRequire costs a little
+// in every process that imports this file, and most never load the dependency.
+const require = (id: string): unknown => createRequire(import.meta.url)(id);
 let compose: typeof Compose | undefined;
 
 /**

@@ -2,7 +2,7 @@
  * What a CLI command touches of the outside world, passed in so commands can be tested in
  * process: stdin, stdout, stderr, the working directory.
  */
-import { readSync, writeSync } from "node:fs";
+import { fstatSync, readSync, writeSync } from "node:fs";
 import { isatty } from "node:tty";
 import { brandError } from "../core/errors.ts";
 
@@ -109,6 +109,15 @@ export const flushStdio = (): Promise<void> =>
     ),
   ).then(() => undefined);
 
+/** Whether descriptor `fd` is a character device (or cannot be inspected): a pipe or a file never is a terminal. */
+const mayBeTerminal = (fd: number): boolean => {
+  try {
+    return fstatSync(fd).isCharacterDevice();
+  } catch {
+    return true;
+  }
+};
+
 /**
  * The process's own stdio.
  *
@@ -122,7 +131,9 @@ export const processIo = (): CliIo => {
     out: pipeWriter(1, () => process.stdout),
     err: pipeWriter(2, () => process.stderr),
     readStdin: async () => {
-      if (isatty(0)) return undefined;
+      // A pipe or a file (what Claude Code gives) is not a terminal; only a character device
+      // may be, and only then is tty (which loads Node's networking) asked.
+      if (mayBeTerminal(0) && isatty(0)) return undefined;
       const chunks: Buffer[] = [];
       let size = 0;
       const take = (chunk: Buffer): void => {

@@ -12,21 +12,24 @@ const hrMs = (): number => {
 };
 
 /** `performance.now()` minus `hrMs()`: halfway between the two readings around it, from the closest of a few tries. */
-const offset: number = (() => {
+const measureOffset = (): number => {
   performance.now(); // the first call loads perf_hooks
   let best = Number.POSITIVE_INFINITY;
-  let offset = 0;
+  let found = 0;
   for (let i = 0; i < 5; i++) {
     const a = hrMs();
     const p = performance.now();
     const b = hrMs();
     if (b - a < best) {
       best = b - a;
-      offset = p - (a + b) / 2;
+      found = p - (a + b) / 2;
     }
   }
-  return offset;
-})();
+  return found;
+};
+// Measured on the first reading, not at import: `performance` loads perf_hooks, which a process
+// that never reads the clock (claude-hook allowing a call) should not pay for.
+let offset: number | undefined;
 
 /**
  * Milliseconds on the `performance.now()` timeline.
@@ -35,4 +38,4 @@ const offset: number = (() => {
  * const started = now();
  * const elapsedMs = now() - started;
  */
-export const now = (): number => hrMs() + offset;
+export const now = (): number => hrMs() + (offset ??= measureOffset());

@@ -93,7 +93,14 @@ let callSeq = 0;
  * containers often start every process as the same pid, and run-scoped counters live in a
  * store those processes may share (a `callLimit` per run must not count another process's run).
  */
-const processTag = `${process.pid}-${globalThis.crypto.randomUUID().slice(0, 8)}`;
+let tag: string | undefined;
+// 32 random bits, made on first use. The ids are names, not secrets: Math.random (seeded by V8 from
+// the operating system's entropy in each process) keeps them apart without loading Node's crypto,
+// a few ms that every claude-hook process would pay.
+const processTag = (): string =>
+  (tag ??= `${process.pid}-${Math.floor(Math.random() * 2 ** 32)
+    .toString(16)
+    .padStart(8, "0")}`);
 export const emptyMetadata: Readonly<Record<string, unknown>> = Object.freeze({});
 export const emptyPath: readonly string[] = Object.freeze([]);
 
@@ -318,12 +325,12 @@ export class Run implements Frame, RunView, Recorder {
 
   /** A unique id for this `stack.run` call, made on first use. */
   get callId(): string {
-    return (this.call ??= `call-${processTag}-${++callSeq}`);
+    return (this.call ??= `call-${processTag()}-${++callSeq}`);
   }
 
   /** Run ids are made on first use: most runs never need one. */
   get runId(): string {
-    return (this.id ??= `run-${processTag}-${++runSeq}`);
+    return (this.id ??= `run-${processTag()}-${++runSeq}`);
   }
 
   /**

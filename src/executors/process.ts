@@ -13,7 +13,9 @@ import { limitProblem } from "./limits.ts";
 
 // Loaded on the first process: `claude-hook` loads this file with the bridge, and most of its
 // events run no command hook, so they must not pay for node:child_process (about 1 ms).
-const require = createRequire(import.meta.url);
+// A require made when a dependency is first loaded, not at import: createRequire costs a little
+// in every process that imports this file, and most never load the dependency.
+const require = (id: string): unknown => createRequire(import.meta.url)(id);
 let childProcess: typeof import("node:child_process") | undefined;
 
 /** What `runProcess` runs: the command, its input, environment, limits and deadline. */

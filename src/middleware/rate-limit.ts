@@ -152,9 +152,10 @@ const refusedInside = (answer: Outcome<unknown> | undefined, tally: Tally, refus
   tally.reached === reached &&
   (answer._tag === "Rejected" || (answer._tag === "Failed" && answer.error instanceof LimitExceededError && tally.refusals > refusals));
 
-// Reservation ids: unique across the processes sharing a store (a random part per process), and
-// cheaper than a UUID per call.
-const idPrefix = `${randomUUID()}:`;
+// Reservation ids: unique across the processes sharing a store (a random part per process, made
+// on first use: crypto is not loaded for a process that never limits), and cheaper than a UUID per call.
+let prefix: string | undefined;
+const idPrefix = (): string => (prefix ??= `${randomUUID()}:`);
 let idSeq = 0;
 
 const limiter = (kind: string, options: RateLimitOptions): Middleware => {
@@ -198,7 +199,7 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
       tally.refusals++;
       return refuse(ctx, name, `${name} cannot count this call: ${missingScope(scope, tenant)}`);
     }
-    const id = `${idPrefix}${++idSeq}`;
+    const id = `${idPrefix()}${++idSeq}`;
     let slot: Reservation | undefined;
     try {
       slot = (await Reservation.take(ctx, key, id, 1, limit, settings, counted ? holds : undefined)).hold;

@@ -293,6 +293,11 @@ describe("the installed CLI, as Claude Code runs it", () => {
           "observe-hooks.mjs",
           "export const resolve = async (s, c, next) => { const r = await next(s, c); process.stderr.write(`resolved ${r.url}\\n`); return r; };\n",
         ],
+        // The built-in modules the process loaded, written at exit without opening a stream.
+        [
+          "builtins.mjs",
+          'process.on("exit", () => process.getBuiltinModule("node:fs").writeSync(2, `builtins ${process.moduleLoadList.filter((m) => m.startsWith("NativeModule ")).map((m) => m.slice(13)).join(" ")}\\n`));\n',
+        ],
       ]),
     );
   });
@@ -321,6 +326,22 @@ describe("the installed CLI, as Claude Code runs it", () => {
     expect(ran.stderr).toContain("/hooks-esm/guard.js");
     for (const heavy of ["/node_modules/tsx/", "/node_modules/effect/", "/node_modules/@opentelemetry/"])
       expect(ran.stderr).not.toContain(heavy);
+  });
+
+  it("answers without loading Node's crypto, networking, streams, tty or child processes", async () => {
+    // What an event costs at start-up: each of these is a few ms that claude-hook pays on every tool call.
+    for (const command of ["rm -rf build", "npm test"]) {
+      const ran = await run(
+        process.execPath,
+        ["--import", "../builtins.mjs", at("node_modules", "agent-onion", "bin", "agent-onion.js"), "claude-hook", "guard.js"],
+        at("hooks-esm"),
+        JSON.stringify({ ...JSON.parse(event), tool_input: { command } }),
+      );
+      expect(ran.code).toBe(0);
+      const loaded = (/^builtins (.*)$/m.exec(ran.stderr)?.[1] ?? "").split(" ");
+      expect(loaded).toContain("fs");
+      for (const heavy of ["crypto", "net", "stream", "tty", "child_process", "http", "zlib"]) expect(loaded).not.toContain(heavy);
+    }
   });
 
   it("tries Claude Code settings and explains a module (the commands that load the settings loader)", async () => {

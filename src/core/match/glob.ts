@@ -14,7 +14,9 @@ import { posix } from "node:path";
 import type Picomatch from "picomatch";
 import { wildcard } from "./wildcard.ts";
 
-const require = createRequire(import.meta.url);
+// A require made when a dependency is first loaded, not at import: createRequire costs a little
+// in every process that imports this file, and most never load the dependency.
+const require = (id: string): unknown => createRequire(import.meta.url)(id);
 let picomatch: typeof Picomatch | undefined;
 
 /** picomatch options for bracket classes: dotfiles are ordinary files, braces and extglobs literal, no `!` negation, length capped. */

@@ -34,7 +34,9 @@ interface Engines {
   readonly RE2JS: typeof import("re2js").RE2JS;
 }
 
-const require = createRequire(import.meta.url);
+// A require made when a dependency is first loaded, not at import: createRequire costs a little
+// in every process that imports this file, and most never load the dependency.
+const require = (id: string): unknown => createRequire(import.meta.url)(id);
 let engines: Engines | undefined;
 const load = (): Engines =>
   (engines ??= {

@@ -7,7 +7,9 @@
 import { createRequire } from "node:module";
 import { escapeGlob } from "./glob.ts";
 
-const require = createRequire(import.meta.url);
+// A require made when a dependency is first loaded, not at import: createRequire costs a little
+// in every process that imports this file, and most never load the dependency.
+const require = (id: string): unknown => createRequire(import.meta.url)(id);
 let braces: typeof import("braces") | undefined;
 
 /** At most 2^8 alternatives are expanded; a pattern with more commas is widened instead. */

@@ -56,360 +56,392 @@ const long = (spec: string): Record<string, LongValue> => {
 };
 
 /**
+ * A read-only map whose entries are made when it is first read: the wrapper table is parsed only by
+ * a process that analyses a shell command, not by every process that imports the engine.
+ */
+const builtOnFirstUse = <K, V>(build: () => ReadonlyMap<K, V>): ReadonlyMap<K, V> => {
+  let map: ReadonlyMap<K, V> | undefined;
+  const built = (): ReadonlyMap<K, V> => (map ??= build());
+  return {
+    get: (key) => built().get(key),
+    has: (key) => built().has(key),
+    get size() {
+      return built().size;
+    },
+    forEach: (each, thisArg) => built().forEach(each, thisArg),
+    entries: () => built().entries(),
+    keys: () => built().keys(),
+    values: () => built().values(),
+    [Symbol.iterator]: () => built()[Symbol.iterator](),
+  };
+};
+
+/**
  * Wrapper commands and how they read their words. The command they run is analysed too, so a
  * condition on `rm *` sees `rm` in `sudo -u root nice -n 5 rm -rf /`.
  *
  * @example
  * SHELL_WRAPPERS.get("timeout")?.operands // 1
  */
-export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = new Map<string, WrapperSyntax>([
-  [
-    "sudo",
-    {
-      short: "+Aa:BbC:c:D:Eeg:Hh::iKklNnp:PR:r:SsT:t:U:u:Vv",
-      long: long(
-        "askpass background bell close-from= chdir= preserve-env== edit group= set-home help host= login remove-timestamp reset-timestamp list non-interactive preserve-groups prompt= chroot= role= stdin shell type= command-timeout= other-user= user= version validate",
-      ),
-      operands: 0,
-      shell: ["-s", "-i", "--shell", "--login"],
-      assigns: true,
-      chdir: ["-D", "--chdir", "-i", "--login"],
-      lookup: [
-        "-l",
-        "--list",
-        "-e",
-        "--edit",
-        "-v",
-        "--validate",
-        // `-k` with a command runs it (ignoring cached credentials); alone it runs nothing.
-        "-K",
-        "--remove-timestamp",
-        "-V",
-        "--version",
-        "-h",
-        "--help",
+export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = builtOnFirstUse(
+  () =>
+    new Map<string, WrapperSyntax>([
+      [
+        "sudo",
+        {
+          short: "+Aa:BbC:c:D:Eeg:Hh::iKklNnp:PR:r:SsT:t:U:u:Vv",
+          long: long(
+            "askpass background bell close-from= chdir= preserve-env== edit group= set-home help host= login remove-timestamp reset-timestamp list non-interactive preserve-groups prompt= chroot= role= stdin shell type= command-timeout= other-user= user= version validate",
+          ),
+          operands: 0,
+          shell: ["-s", "-i", "--shell", "--login"],
+          assigns: true,
+          chdir: ["-D", "--chdir", "-i", "--login"],
+          lookup: [
+            "-l",
+            "--list",
+            "-e",
+            "--edit",
+            "-v",
+            "--validate",
+            // `-k` with a command runs it (ignoring cached credentials); alone it runs nothing.
+            "-K",
+            "--remove-timestamp",
+            "-V",
+            "--version",
+            "-h",
+            "--help",
+          ],
+        },
       ],
-    },
-  ],
-  ["doas", { short: "+a:C:Lnsu:", long: {}, operands: 0, shell: ["-s"], lookup: ["-L", "-C"] }],
-  [
-    "env",
-    {
-      short: "+0iC:S:u:v",
-      long: long(
-        "null ignore-environment chdir= split-string= unset= debug block-signal== default-signal== ignore-signal== list-signal-handling help version",
-      ),
-      operands: 0,
-      script: ["-S", "--split-string"],
-      dash: "-i",
-      assigns: true,
-      chdir: ["-C", "--chdir"],
-      lookup: ["--help", "--version"],
-    },
-  ],
-  [
-    "timeout",
-    {
-      short: "+k:s:v",
-      long: long("kill-after= signal= verbose foreground preserve-status help version"),
-      operands: 1,
-      lookup: ["--help", "--version"],
-    },
-  ],
-  ["nice", { short: "+n:", long: long("adjustment= help version"), operands: 0, numeric: true, lookup: ["--help", "--version"] }],
-  ["nohup", { short: "+", long: long("help version"), operands: 0, lookup: ["--help", "--version"] }],
-  // Bash's `time` keyword takes `-p`; the program (`\time`, `/usr/bin/time`) also takes GNU time's options.
-  [
-    "time",
-    {
-      short: "+af:o:pqvV",
-      long: long("append format= output= portability quiet verbose help version"),
-      operands: 0,
-      lookup: ["-V", "--help", "--version"],
-    },
-  ],
-  [
-    "xargs",
-    {
-      short: "+0a:d:E:e::I:i::L:l::n:oP:prs:tx",
-      long: long(
-        "null arg-file= delimiter= eof== replace== max-lines== max-args= open-tty max-procs= interactive process-slot-var= no-run-if-empty max-chars= show-limits verbose exit help version",
-      ),
-      operands: 0,
-      appends: true,
-      lookup: ["--help", "--version", "--show-limits"],
-    },
-  ],
-  ["command", { short: "+pvV", long: {}, operands: 0, lookup: ["-v", "-V"] }],
-  ["builtin", { short: "+", long: {}, operands: 0 }],
-  ["exec", { short: "+cla:", long: {}, operands: 0 }],
-  ["coproc", { short: "+", long: {}, operands: 0 }],
-  ["stdbuf", { short: "+i:o:e:", long: long("input= output= error= help version"), operands: 0, lookup: ["--help", "--version"] }],
-  [
-    "ionice",
-    {
-      short: "+c:n:p:P:tu:hV",
-      long: long("class= classdata= pid= pgid= ignore uid= help version"),
-      operands: 0,
-      lookup: ["-p", "--pid", "-P", "--pgid", "-u", "--uid", "-h", "--help", "-V", "--version"],
-    },
-  ],
-  [
-    "chrt",
-    {
-      short: "+bdfiorRT:P:D:ampvhV",
-      long: long(
-        "batch deadline fifo idle other rr reset-on-fork sched-runtime= sched-period= sched-deadline= all-tasks max pid verbose help version",
-      ),
-      operands: 1,
-      lookup: ["-p", "--pid", "-m", "--max", "-h", "--help", "-V", "--version"],
-    },
-  ],
-  [
-    "taskset",
-    {
-      short: "+apchV",
-      long: long("all-tasks pid cpu-list help version"),
-      operands: 1,
-      lookup: ["-p", "--pid", "-h", "--help", "-V", "--version"],
-    },
-  ],
-  ["setsid", { short: "+cfwhV", long: long("ctty fork wait help version"), operands: 0, lookup: ["-h", "--help", "-V", "--version"] }],
-  [
-    "unshare",
-    {
-      short: "+fhVmuinpCTUrcR:w:S:G:l",
-      long: long(
-        "mount== uts== ipc== net== pid== user== cgroup== time== fork map-user= map-group= map-root-user map-current-user map-auto map-users= map-groups= kill-child== mount-proc== propagation= setgroups= keep-caps root= wd= setuid= setgid= monotonic= boottime= load-interp= help version",
-      ),
-      operands: 0,
-      shell: [],
-      chdir: ["-w", "--wd", "-R", "--root"],
-      lookup: ["-h", "--help", "-V", "--version"],
-    },
-  ],
-  [
-    "nsenter",
-    {
-      short: "+at:m::u::i::n::p::C::U::T::S:G:r::w::W:FZhV",
-      long: long(
-        "all target= mount== uts== ipc== net== pid== cgroup== user== time== setuid= setgid= preserve-credentials root== wd== wdns= no-fork follow-context env help version",
-      ),
-      operands: 0,
-      shell: [],
-      chdir: ["-w", "--wd", "-W", "--wdns", "-r", "--root"],
-      lookup: ["-h", "--help", "-V", "--version"],
-    },
-  ],
-  [
-    "chroot",
-    {
-      short: "+",
-      long: long("groups= userspec= skip-chdir help version"),
-      operands: 1,
-      shell: [],
-      chdir: [],
-      lookup: ["--help", "--version"],
-    },
-  ],
-  [
-    "flock",
-    {
-      short: "+sexnoc:w:E:FuhV",
-      long: long("shared exclusive nonblock nb close command= timeout= wait= conflict-exit-code= no-fork unlock verbose help version"),
-      operands: 1,
-      script: ["-c", "--command"],
-      lookup: ["-u", "--unlock", "-h", "--help", "-V", "--version"],
-    },
-  ],
-  [
-    "su",
-    {
-      short: "lmpc:fg:G:s:w:PhV",
-      long: long(
-        "login preserve-environment command= session-command= fast group= supp-group= shell= whitelist-environment= pty help version",
-      ),
-      operands: 1,
-      permutes: true,
-      dash: "-l",
-      script: ["-c", "--command", "--session-command"],
-      shell: [],
-      lookup: ["-h", "--help", "-V", "--version"],
-    },
-  ],
-  [
-    "runuser",
-    {
-      short: "lmpc:fg:G:s:u:w:PhV",
-      long: long(
-        "login preserve-environment command= session-command= fast group= supp-group= shell= user= whitelist-environment= pty help version",
-      ),
-      operands: 1,
-      permutes: true,
-      dash: "-l",
-      script: ["-c", "--command", "--session-command"],
-      shell: [],
-      direct: ["-u", "--user"],
-      lookup: ["-h", "--help", "-V", "--version"],
-    },
-  ],
-  [
-    "setpriv",
-    {
-      short: "+dhV",
-      long: long(
-        "dump nnp no-new-privs ambient-caps= inh-caps= bounding-set= ruid= euid= rgid= egid= reuid= regid= clear-groups keep-groups init-groups groups= securebits= pdeathsig= selinux-label= apparmor-profile= landlock-access= landlock-rule= reset-env help version",
-      ),
-      operands: 0,
-      lookup: ["-d", "--dump", "-h", "--help", "-V", "--version"],
-    },
-  ],
-  [
-    "prlimit",
-    {
-      short: "+c::d::e::f::i::l::m::n::q::r::s::t::u::v::x::y::p:o:hV",
-      long: long(
-        "core== data== nice== fsize== sigpending== memlock== rss== nofile== msgqueue== rtprio== stack== cpu== nproc== as== locks== rttime== pid= output= noheadings raw verbose help version",
-      ),
-      operands: 0,
-      lookup: ["-p", "--pid", "-h", "--help", "-V", "--version"],
-    },
-  ],
-  [
-    "strace",
-    {
-      short: "+a:Ab:cCdDe:E:fFhiI:kno:O:p:P:qrs:S:tTu:U:vVwxX:yYzZ",
-      long: long(
-        "columns= output-append-mode detach-on= summary-only summary debug daemonize== env= follow-forks output-separately help instruction-pointer interruptible= stack-traces syscall-number output= summary-syscall-overhead= attach= trace-path= quiet== relative-timestamps== string-limit= summary-sort-by= absolute-timestamps== syscall-times== user= summary-columns= no-abbrev version summary-wall-clock strings-in-hex== const-print-style= decode-fds== decode-pids= successful-only failed-only trace= signal= status= abbrev= verbose= raw= read= write= fault= inject= kvm= seccomp-bpf tips==",
-      ),
-      operands: 0,
-      lookup: ["-p", "--attach", "-h", "--help", "-V", "--version"],
-    },
-  ],
-  [
-    "ltrace",
-    {
-      short: "+a:A:bcCDe:E:fF:hiL:l:n:o:p:rs:StTu:Vwx:",
-      long: long("align= demangle debug= help indent= library= output= version no-signals"),
-      operands: 0,
-      lookup: ["-p", "-h", "--help", "-V", "--version"],
-    },
-  ],
-  // busybox runs the applet named by its first word (`busybox sh -c …`).
-  [
-    "busybox",
-    { short: "+", long: long("list list-full install help"), operands: 0, lookup: ["--list", "--list-full", "--install", "--help"] },
-  ],
-  ["unbuffer", { short: "+p", long: {}, operands: 0 }],
-  // moreutils: ifne runs its command when standard input is not empty; pee hands each word to a shell.
-  ["ifne", { short: "+n", long: {}, operands: 0 }],
-  [
-    "pee",
-    { short: "+", long: long("ignore-sigpipe no-ignore-sigpipe ignore-write-errors no-ignore-write-errors"), operands: 0, viaShell: true },
-  ],
-  // busybox's cttyhack runs its program on the console's terminal.
-  ["cttyhack", { short: "+", long: {}, operands: 0 }],
-  // newgrp starts the user's shell with another group: it reads standard input.
-  ["newgrp", { short: "l", long: {}, operands: 1, permutes: true, dash: "-l", shell: [] }],
-  ["chronic", { short: "+evh", long: {}, operands: 0 }],
-  [
-    "numactl",
-    {
-      short: "+abc:di:lm:p:stuw:C:DHI:L:M:N:o:P:S:f:TV",
-      long: long(
-        "all interleave= cpunodebind= cpubind= physcpubind= membind= preferred= preferred-many= localalloc show hardware version huge touch strict shmmode= shmid= shm= file= offset= length= weighted-interleave= balancing",
-      ),
-      operands: 0,
-      lookup: ["-s", "--show", "-H", "--hardware", "-V", "--version"],
-    },
-  ],
-  ["firejail", { short: "+", long: {}, operands: 0 }],
-  // setarch ARCH, and its other names (linux64, x86_64, …), which take no ARCH; without a program they start a shell.
-  ...["setarch", "linux32", "linux64", "i386", "x86_64", "uname26"].map((name): [string, WrapperSyntax] => [
-    name,
-    {
-      short: "+BFILRSTXZ3vhV",
-      long: long(
-        "32bit fdpic-funcptrs short-inode addr-compat-layout addr-no-randomize whole-seconds sticky-timeouts read-implies-exec mmap-page-zero 3gb 4gb uname-2.6 verbose list help version",
-      ),
-      operands: name === "setarch" ? 1 : 0,
-      ...(name === "setarch" ? { permutes: true } : {}),
-      shell: [],
-      lookup: ["--list", "-h", "--help", "-V", "--version"],
-    },
-  ]),
-  ["dbus-run-session", { short: "+", long: long("dbus-daemon= config-file= version help"), operands: 0, lookup: ["--version", "--help"] }],
-  ["ssh-agent", { short: "+a:cDdE:kO:P:st:", long: {}, operands: 0, lookup: ["-k"] }],
-  // valgrind's own options are all `--name=value`: any of them is unknown here, so the call is opaque.
-  ["valgrind", { short: "+qvh", long: {}, operands: 0, lookup: ["-h"] }],
-  ["proxychains", { short: "+qf:", long: {}, operands: 0 }],
-  ["proxychains4", { short: "+qf:", long: {}, operands: 0 }],
-  ["torsocks", { short: "+qiu:p:a:P:d", long: long("isolate user= pass= address= port= help version"), operands: 0 }],
-  ["caffeinate", { short: "+dimsut:w:", long: {}, operands: 0 }],
-  [
-    "dbus-launch",
-    {
-      short: "+",
-      long: long(
-        "version help sh-syntax csh-syntax auto-syntax binary-syntax close-stderr exit-with-session exit-with-x11 autolaunch= config-file=",
-      ),
-      operands: 0,
-      lookup: ["--version", "--help"],
-    },
-  ],
-  // pkexec without a program runs the target user's shell, which reads standard input.
-  [
-    "pkexec",
-    {
-      short: "+",
-      long: long("version disable-internal-agent help user= keep-cwd"),
-      operands: 0,
-      shell: [],
-      lookup: ["--version", "--help"],
-    },
-  ],
-  [
-    "fakeroot",
-    {
-      short: "+l:s:i:uhvb:",
-      long: long("lib= faked= unknown-is-real help version"),
-      operands: 0,
-      lookup: ["-h", "--help", "-v", "--version"],
-    },
-  ],
-  ["systemd-run", { short: "+hrH:M:p:E:tPqGdu", long: {}, operands: 0 }],
-  ["cgexec", { short: "+g:", long: long("sticky"), operands: 0 }],
-  // These hand their words to a shell as one script; what runs is only known by that shell.
-  [
-    "watch",
-    {
-      short: "+bcd::egq:n:ptwxhv",
-      long: long("beep color differences== errexit chgexit equexit= interval= precise no-title no-wrap exec help version no-linewrap"),
-      operands: 0,
-      viaShell: true,
-      exec: ["-x", "--exec"],
-      lookup: ["-h", "--help", "-v", "--version"],
-    },
-  ],
-  ["parallel", { short: "+", long: {}, operands: 0, viaShell: true }],
-  ["sem", { short: "+", long: {}, operands: 0, viaShell: true }],
-  ["ssh", { short: "+", long: {}, operands: 0, viaShell: true }],
-  ["sg", { short: "+", long: {}, operands: 0, viaShell: true }],
-  [
-    "script",
-    {
-      short: "I:O:B:T:t::m:ac:efE:o:qhV",
-      long: long(
-        "log-in= log-out= log-io= log-timing= timing== logging-format= append command= return flush force echo= output-limit= quiet help version",
-      ),
-      operands: 0,
-      permutes: true,
-      script: ["-c", "--command"],
-      shell: [],
-      lookup: ["-h", "--help", "-V", "--version"],
-    },
-  ],
-]);
+      ["doas", { short: "+a:C:Lnsu:", long: {}, operands: 0, shell: ["-s"], lookup: ["-L", "-C"] }],
+      [
+        "env",
+        {
+          short: "+0iC:S:u:v",
+          long: long(
+            "null ignore-environment chdir= split-string= unset= debug block-signal== default-signal== ignore-signal== list-signal-handling help version",
+          ),
+          operands: 0,
+          script: ["-S", "--split-string"],
+          dash: "-i",
+          assigns: true,
+          chdir: ["-C", "--chdir"],
+          lookup: ["--help", "--version"],
+        },
+      ],
+      [
+        "timeout",
+        {
+          short: "+k:s:v",
+          long: long("kill-after= signal= verbose foreground preserve-status help version"),
+          operands: 1,
+          lookup: ["--help", "--version"],
+        },
+      ],
+      ["nice", { short: "+n:", long: long("adjustment= help version"), operands: 0, numeric: true, lookup: ["--help", "--version"] }],
+      ["nohup", { short: "+", long: long("help version"), operands: 0, lookup: ["--help", "--version"] }],
+      // Bash's `time` keyword takes `-p`; the program (`\time`, `/usr/bin/time`) also takes GNU time's options.
+      [
+        "time",
+        {
+          short: "+af:o:pqvV",
+          long: long("append format= output= portability quiet verbose help version"),
+          operands: 0,
+          lookup: ["-V", "--help", "--version"],
+        },
+      ],
+      [
+        "xargs",
+        {
+          short: "+0a:d:E:e::I:i::L:l::n:oP:prs:tx",
+          long: long(
+            "null arg-file= delimiter= eof== replace== max-lines== max-args= open-tty max-procs= interactive process-slot-var= no-run-if-empty max-chars= show-limits verbose exit help version",
+          ),
+          operands: 0,
+          appends: true,
+          lookup: ["--help", "--version", "--show-limits"],
+        },
+      ],
+      ["command", { short: "+pvV", long: {}, operands: 0, lookup: ["-v", "-V"] }],
+      ["builtin", { short: "+", long: {}, operands: 0 }],
+      ["exec", { short: "+cla:", long: {}, operands: 0 }],
+      ["coproc", { short: "+", long: {}, operands: 0 }],
+      ["stdbuf", { short: "+i:o:e:", long: long("input= output= error= help version"), operands: 0, lookup: ["--help", "--version"] }],
+      [
+        "ionice",
+        {
+          short: "+c:n:p:P:tu:hV",
+          long: long("class= classdata= pid= pgid= ignore uid= help version"),
+          operands: 0,
+          lookup: ["-p", "--pid", "-P", "--pgid", "-u", "--uid", "-h", "--help", "-V", "--version"],
+        },
+      ],
+      [
+        "chrt",
+        {
+          short: "+bdfiorRT:P:D:ampvhV",
+          long: long(
+            "batch deadline fifo idle other rr reset-on-fork sched-runtime= sched-period= sched-deadline= all-tasks max pid verbose help version",
+          ),
+          operands: 1,
+          lookup: ["-p", "--pid", "-m", "--max", "-h", "--help", "-V", "--version"],
+        },
+      ],
+      [
+        "taskset",
+        {
+          short: "+apchV",
+          long: long("all-tasks pid cpu-list help version"),
+          operands: 1,
+          lookup: ["-p", "--pid", "-h", "--help", "-V", "--version"],
+        },
+      ],
+      ["setsid", { short: "+cfwhV", long: long("ctty fork wait help version"), operands: 0, lookup: ["-h", "--help", "-V", "--version"] }],
+      [
+        "unshare",
+        {
+          short: "+fhVmuinpCTUrcR:w:S:G:l",
+          long: long(
+            "mount== uts== ipc== net== pid== user== cgroup== time== fork map-user= map-group= map-root-user map-current-user map-auto map-users= map-groups= kill-child== mount-proc== propagation= setgroups= keep-caps root= wd= setuid= setgid= monotonic= boottime= load-interp= help version",
+          ),
+          operands: 0,
+          shell: [],
+          chdir: ["-w", "--wd", "-R", "--root"],
+          lookup: ["-h", "--help", "-V", "--version"],
+        },
+      ],
+      [
+        "nsenter",
+        {
+          short: "+at:m::u::i::n::p::C::U::T::S:G:r::w::W:FZhV",
+          long: long(
+            "all target= mount== uts== ipc== net== pid== cgroup== user== time== setuid= setgid= preserve-credentials root== wd== wdns= no-fork follow-context env help version",
+          ),
+          operands: 0,
+          shell: [],
+          chdir: ["-w", "--wd", "-W", "--wdns", "-r", "--root"],
+          lookup: ["-h", "--help", "-V", "--version"],
+        },
+      ],
+      [
+        "chroot",
+        {
+          short: "+",
+          long: long("groups= userspec= skip-chdir help version"),
+          operands: 1,
+          shell: [],
+          chdir: [],
+          lookup: ["--help", "--version"],
+        },
+      ],
+      [
+        "flock",
+        {
+          short: "+sexnoc:w:E:FuhV",
+          long: long("shared exclusive nonblock nb close command= timeout= wait= conflict-exit-code= no-fork unlock verbose help version"),
+          operands: 1,
+          script: ["-c", "--command"],
+          lookup: ["-u", "--unlock", "-h", "--help", "-V", "--version"],
+        },
+      ],
+      [
+        "su",
+        {
+          short: "lmpc:fg:G:s:w:PhV",
+          long: long(
+            "login preserve-environment command= session-command= fast group= supp-group= shell= whitelist-environment= pty help version",
+          ),
+          operands: 1,
+          permutes: true,
+          dash: "-l",
+          script: ["-c", "--command", "--session-command"],
+          shell: [],
+          lookup: ["-h", "--help", "-V", "--version"],
+        },
+      ],
+      [
+        "runuser",
+        {
+          short: "lmpc:fg:G:s:u:w:PhV",
+          long: long(
+            "login preserve-environment command= session-command= fast group= supp-group= shell= user= whitelist-environment= pty help version",
+          ),
+          operands: 1,
+          permutes: true,
+          dash: "-l",
+          script: ["-c", "--command", "--session-command"],
+          shell: [],
+          direct: ["-u", "--user"],
+          lookup: ["-h", "--help", "-V", "--version"],
+        },
+      ],
+      [
+        "setpriv",
+        {
+          short: "+dhV",
+          long: long(
+            "dump nnp no-new-privs ambient-caps= inh-caps= bounding-set= ruid= euid= rgid= egid= reuid= regid= clear-groups keep-groups init-groups groups= securebits= pdeathsig= selinux-label= apparmor-profile= landlock-access= landlock-rule= reset-env help version",
+          ),
+          operands: 0,
+          lookup: ["-d", "--dump", "-h", "--help", "-V", "--version"],
+        },
+      ],
+      [
+        "prlimit",
+        {
+          short: "+c::d::e::f::i::l::m::n::q::r::s::t::u::v::x::y::p:o:hV",
+          long: long(
+            "core== data== nice== fsize== sigpending== memlock== rss== nofile== msgqueue== rtprio== stack== cpu== nproc== as== locks== rttime== pid= output= noheadings raw verbose help version",
+          ),
+          operands: 0,
+          lookup: ["-p", "--pid", "-h", "--help", "-V", "--version"],
+        },
+      ],
+      [
+        "strace",
+        {
+          short: "+a:Ab:cCdDe:E:fFhiI:kno:O:p:P:qrs:S:tTu:U:vVwxX:yYzZ",
+          long: long(
+            "columns= output-append-mode detach-on= summary-only summary debug daemonize== env= follow-forks output-separately help instruction-pointer interruptible= stack-traces syscall-number output= summary-syscall-overhead= attach= trace-path= quiet== relative-timestamps== string-limit= summary-sort-by= absolute-timestamps== syscall-times== user= summary-columns= no-abbrev version summary-wall-clock strings-in-hex== const-print-style= decode-fds== decode-pids= successful-only failed-only trace= signal= status= abbrev= verbose= raw= read= write= fault= inject= kvm= seccomp-bpf tips==",
+          ),
+          operands: 0,
+          lookup: ["-p", "--attach", "-h", "--help", "-V", "--version"],
+        },
+      ],
+      [
+        "ltrace",
+        {
+          short: "+a:A:bcCDe:E:fF:hiL:l:n:o:p:rs:StTu:Vwx:",
+          long: long("align= demangle debug= help indent= library= output= version no-signals"),
+          operands: 0,
+          lookup: ["-p", "-h", "--help", "-V", "--version"],
+        },
+      ],
+      // busybox runs the applet named by its first word (`busybox sh -c …`).
+      [
+        "busybox",
+        { short: "+", long: long("list list-full install help"), operands: 0, lookup: ["--list", "--list-full", "--install", "--help"] },
+      ],
+      ["unbuffer", { short: "+p", long: {}, operands: 0 }],
+      // moreutils: ifne runs its command when standard input is not empty; pee hands each word to a shell.
+      ["ifne", { short: "+n", long: {}, operands: 0 }],
+      [
+        "pee",
+        {
+          short: "+",
+          long: long("ignore-sigpipe no-ignore-sigpipe ignore-write-errors no-ignore-write-errors"),
+          operands: 0,
+          viaShell: true,
+        },
+      ],
+      // busybox's cttyhack runs its program on the console's terminal.
+      ["cttyhack", { short: "+", long: {}, operands: 0 }],
+      // newgrp starts the user's shell with another group: it reads standard input.
+      ["newgrp", { short: "l", long: {}, operands: 1, permutes: true, dash: "-l", shell: [] }],
+      ["chronic", { short: "+evh", long: {}, operands: 0 }],
+      [
+        "numactl",
+        {
+          short: "+abc:di:lm:p:stuw:C:DHI:L:M:N:o:P:S:f:TV",
+          long: long(
+            "all interleave= cpunodebind= cpubind= physcpubind= membind= preferred= preferred-many= localalloc show hardware version huge touch strict shmmode= shmid= shm= file= offset= length= weighted-interleave= balancing",
+          ),
+          operands: 0,
+          lookup: ["-s", "--show", "-H", "--hardware", "-V", "--version"],
+        },
+      ],
+      ["firejail", { short: "+", long: {}, operands: 0 }],
+      // setarch ARCH, and its other names (linux64, x86_64, …), which take no ARCH; without a program they start a shell.
+      ...["setarch", "linux32", "linux64", "i386", "x86_64", "uname26"].map((name): [string, WrapperSyntax] => [
+        name,
+        {
+          short: "+BFILRSTXZ3vhV",
+          long: long(
+            "32bit fdpic-funcptrs short-inode addr-compat-layout addr-no-randomize whole-seconds sticky-timeouts read-implies-exec mmap-page-zero 3gb 4gb uname-2.6 verbose list help version",
+          ),
+          operands: name === "setarch" ? 1 : 0,
+          ...(name === "setarch" ? { permutes: true } : {}),
+          shell: [],
+          lookup: ["--list", "-h", "--help", "-V", "--version"],
+        },
+      ]),
+      [
+        "dbus-run-session",
+        { short: "+", long: long("dbus-daemon= config-file= version help"), operands: 0, lookup: ["--version", "--help"] },
+      ],
+      ["ssh-agent", { short: "+a:cDdE:kO:P:st:", long: {}, operands: 0, lookup: ["-k"] }],
+      // valgrind's own options are all `--name=value`: any of them is unknown here, so the call is opaque.
+      ["valgrind", { short: "+qvh", long: {}, operands: 0, lookup: ["-h"] }],
+      ["proxychains", { short: "+qf:", long: {}, operands: 0 }],
+      ["proxychains4", { short: "+qf:", long: {}, operands: 0 }],
+      ["torsocks", { short: "+qiu:p:a:P:d", long: long("isolate user= pass= address= port= help version"), operands: 0 }],
+      ["caffeinate", { short: "+dimsut:w:", long: {}, operands: 0 }],
+      [
+        "dbus-launch",
+        {
+          short: "+",
+          long: long(
+            "version help sh-syntax csh-syntax auto-syntax binary-syntax close-stderr exit-with-session exit-with-x11 autolaunch= config-file=",
+          ),
+          operands: 0,
+          lookup: ["--version", "--help"],
+        },
+      ],
+      // pkexec without a program runs the target user's shell, which reads standard input.
+      [
+        "pkexec",
+        {
+          short: "+",
+          long: long("version disable-internal-agent help user= keep-cwd"),
+          operands: 0,
+          shell: [],
+          lookup: ["--version", "--help"],
+        },
+      ],
+      [
+        "fakeroot",
+        {
+          short: "+l:s:i:uhvb:",
+          long: long("lib= faked= unknown-is-real help version"),
+          operands: 0,
+          lookup: ["-h", "--help", "-v", "--version"],
+        },
+      ],
+      ["systemd-run", { short: "+hrH:M:p:E:tPqGdu", long: {}, operands: 0 }],
+      ["cgexec", { short: "+g:", long: long("sticky"), operands: 0 }],
+      // These hand their words to a shell as one script; what runs is only known by that shell.
+      [
+        "watch",
+        {
+          short: "+bcd::egq:n:ptwxhv",
+          long: long("beep color differences== errexit chgexit equexit= interval= precise no-title no-wrap exec help version no-linewrap"),
+          operands: 0,
+          viaShell: true,
+          exec: ["-x", "--exec"],
+          lookup: ["-h", "--help", "-v", "--version"],
+        },
+      ],
+      ["parallel", { short: "+", long: {}, operands: 0, viaShell: true }],
+      ["sem", { short: "+", long: {}, operands: 0, viaShell: true }],
+      ["ssh", { short: "+", long: {}, operands: 0, viaShell: true }],
+      ["sg", { short: "+", long: {}, operands: 0, viaShell: true }],
+      [
+        "script",
+        {
+          short: "I:O:B:T:t::m:ac:efE:o:qhV",
+          long: long(
+            "log-in= log-out= log-io= log-timing= timing== logging-format= append command= return flush force echo= output-limit= quiet help version",
+          ),
+          operands: 0,
+          permutes: true,
+          script: ["-c", "--command"],
+          shell: [],
+          lookup: ["-h", "--help", "-V", "--version"],
+        },
+      ],
+    ]),
+);
 
 /** A wrapper's option as given: its name as written in the table (`-I`, `--replace`), and the value getopt gave it. */
 export interface GivenOption<W> {
