@@ -22,7 +22,7 @@
  *   leading ones (mid-conversation system messages are refused by some providers).
  */
 import type { RunOptions } from "../core/context.ts";
-import { Outcome, OutcomeRejectedError } from "../core/outcome.ts";
+import { type Outcome, OutcomeRejectedError } from "../core/outcome.ts";
 import { RunAbortedError } from "../core/errors.ts";
 import { neverAborted } from "../core/signal.ts";
 import { notAResponse } from "../agent/response-shape.ts";

@@ -92,7 +92,7 @@ describe("agent-onion try", () => {
   it("prints the decision, what Claude Code would receive, and the trace; exits 2 when blocked", async () => {
     const io = memoryIo('{"tool_input":{"command":"rm -rf /"}}');
     expect(await main(["try", ...settings, "--event", "PreToolUse"], io)).toBe(2);
-    expect(io.stdout).toMatch(/^decision: deny\nreason:   Destructive command blocked: rm -rf \//);
+    expect(io.stdout).toMatch(/^decision: deny\nreason: {3}Destructive command blocked: rm -rf \//);
     expect(io.stdout).toMatch(
       /Claude Code receives: exit 0, \{"hookSpecificOutput":\{"hookEventName":"PreToolUse","permissionDecision":"deny"/,
     );

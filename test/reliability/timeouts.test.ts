@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createAgentStack } from "../../src/agent/index.ts";
-import { Continue, HookError, RegistrationError, RunAbortedError, gate } from "../../src/core/index.ts";
+import { Continue, type HookError, RegistrationError, RunAbortedError, gate } from "../../src/core/index.ts";
 import { commandHook } from "../../src/executors/command.ts";
 import { BackgroundQueue } from "../../src/executors/queue.ts";
 import { fromClaudeSettings } from "../../src/executors/settings.ts";

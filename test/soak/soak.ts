@@ -25,7 +25,7 @@ import { pathToFileURL } from "node:url";
 import {
   Continue,
   HookError,
-  Outcome,
+  type Outcome,
   Reject,
   RunAbortedError,
   Transform,

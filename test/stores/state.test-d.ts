@@ -3,7 +3,7 @@ import { MemoryStore, type Admission, type StateStore } from "../../src/core/ind
 import { StateStoreError } from "../../src/core/state.ts";
 import { createScriptedModel } from "../../src/agent/index.ts";
 import { budget } from "../../src/middleware/budget.ts";
-import { RedisStore } from "../../src/stores/redis.ts";
+import type { RedisStore } from "../../src/stores/redis.ts";
 
 describe("store types", () => {
   it("give an admission's settled spend and live reservations apart from its total", () => {

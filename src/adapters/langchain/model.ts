@@ -27,7 +27,7 @@ import type { ChatGenerationChunk, ChatResult } from "@langchain/core/outputs";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import type { RunOptions } from "../../core/context.ts";
 import { RunAbortedError } from "../../core/errors.ts";
-import { Outcome, OutcomeRejectedError } from "../../core/outcome.ts";
+import { type Outcome, OutcomeRejectedError } from "../../core/outcome.ts";
 import type { DeepReadonly } from "../../core/readonly.ts";
 import { neverAborted } from "../../core/signal.ts";
 import { notAResponse } from "../../agent/response-shape.ts";

@@ -26,7 +26,7 @@ import {
 } from "@openai/agents";
 import type { RunOptions } from "../../core/context.ts";
 import { describeGiven, RunAbortedError } from "../../core/errors.ts";
-import { Outcome, OutcomeRejectedError } from "../../core/outcome.ts";
+import { type Outcome, OutcomeRejectedError } from "../../core/outcome.ts";
 import { neverAborted } from "../../core/signal.ts";
 import { CallContext } from "../call-context.ts";
 import { notAResponse } from "../../agent/response-shape.ts";
