@@ -1,6 +1,15 @@
 /** Tools, models and agents for the LangChain adapter tests: the real `langchain` package and its own fake models. */
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
-import { AIMessage, HumanMessage, type createAgent, createMiddleware, fakeModel, tool, type AgentMiddleware, type BaseMessage } from "langchain";
+import {
+  AIMessage,
+  HumanMessage,
+  type createAgent,
+  createMiddleware,
+  fakeModel,
+  tool,
+  type AgentMiddleware,
+  type BaseMessage,
+} from "langchain";
 import { z } from "zod";
 
 /** A bash tool that records what it ran instead of running it. */

@@ -216,7 +216,9 @@ describe("budget: cost in micro-dollars", () => {
       /budget: tenantKey must be a non-empty string, got \[object Object\]/,
     );
     // As for names: a key of spaces is a mistake, not a metadata key anyone sets.
-    expect(() => budget({ limit: 5, scope: "tenant", tenantKey: "  " })).toThrow(/budget: tenantKey must be a non-empty string, got " {2}"/);
+    expect(() => budget({ limit: 5, scope: "tenant", tenantKey: "  " })).toThrow(
+      /budget: tenantKey must be a non-empty string, got " {2}"/,
+    );
     expect(() => budget({ limit: 5, scope: "tenant", tenantKey: "" })).toThrow(/budget: tenantKey/);
     expect(() => budget({ limit: 5_000_000, unit: "cost", price: {} })).toThrow(
       /budget: price must give \{ input, output \} or price at least one model/,
