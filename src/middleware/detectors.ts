@@ -16,6 +16,7 @@ import {
   urlCredentials as urlPassword,
 } from "./secret-detectors.ts";
 import { MIN_RUN, unescapedStart } from "./token-runs.ts";
+import { firstWindow } from "./char-windows.ts";
 import { digitGroupSpace, readingVisible } from "./visible-text.ts";
 
 /** One match: `text.slice(start, end)` is the sensitive part. */
@@ -369,7 +370,7 @@ let lastStretches: { readonly text: string; readonly list: Int32Array } | undefi
  * `[start, end)` pairs: each maximal run of digits and separators, from its first digit, when
  * that leaves nine characters or more (what `/\d[\d .()-]{8,}/g` finds). Kept like the view (see
  * `viewOf`) so that the card and phone detectors search them once. They are searched for as the
- * long runs of token characters are (see `token-runs.ts`): by windows of nine read from their
+ * long runs of token characters are, with `firstWindow`: by windows of nine read from their
  * end, so that most characters are never read.
  *
  * @example
@@ -379,26 +380,7 @@ export const digitStretches = (text: string): Int32Array => {
   if (lastStretches?.text === text) return lastStretches.list;
   const found: number[] = [];
   const len = text.length;
-  // As the long runs of token characters are found (see `findRuns` in token-runs.ts): the window
-  // of nine after the last character known not to be in a stretch is read from its end back, and
-  // a character outside one moves it past that character; [s, known) are known to be in one.
-  let s = 0;
-  let known = 0;
-  while (s + NINE <= len) {
-    let j = s + NINE - 1;
-    const end = j;
-    // The window's last character is always unread; most are no part of a stretch (letters).
-    if (!inStretch(text.charCodeAt(j))) {
-      s = known = j + 1;
-      continue;
-    }
-    j--;
-    while (j >= known && inStretch(text.charCodeAt(j))) j--;
-    if (j >= known) {
-      s = j + 1;
-      known = end + 1;
-      continue;
-    }
+  for (let s = firstWindow(text, 0, NINE, STRETCH); s !== -1; ) {
     // A stretch of nine or more starts at s.
     let b = s + NINE;
     while (b < len && inStretch(text.charCodeAt(b))) b++;
@@ -412,7 +394,7 @@ export const digitStretches = (text: string): Int32Array => {
       }
     }
     if (digits >= NINE && b - first >= NINE) found.push(first, b);
-    s = known = b + 1;
+    s = firstWindow(text, b + 1, NINE, STRETCH);
   }
   if (lastStretches === undefined) queueMicrotask(() => (lastStretches = undefined));
   lastStretches = { text, list: Int32Array.from(found) };

@@ -7,6 +7,7 @@
  */
 
 import { tokenRules } from "./secret-rules.ts";
+import { firstWindow } from "./char-windows.ts";
 
 /** Characters of a run: letters, digits and `_-.+/=~` (base64, base64url, JWT dots, `key=value`). */
 const RUN = new Uint8Array(128);
@@ -89,38 +90,14 @@ const push = (k: number, start: number, end: number): number => {
   return k + 2;
 };
 
-/** Whether code unit `c` belongs to a run. */
-const inRun = (c: number): boolean => c < 128 && RUN[c] === 1;
-
 /**
- * Every maximal run of at least `n` characters, found as a string search skips: the window of `n`
- * characters after the last character known not to be in a run is read from its end backwards.
- * A character that is not in a run there moves the window past it without reading the rest, and
- * what was read after it is not read again; only a window read whole is a run, and it starts
- * where the window does. In code and logs most words are shorter than `n`: a window is usually
- * left after reading two or three characters of it.
+ * Every maximal run of at least `n` characters, found by `firstWindow` (most characters are
+ * never read), each walked once from its start to its end.
  */
 const findRuns = (text: string, n: number): Int32Array => {
   const len = text.length;
   let k = 0;
-  // The window is [s, s + n): `s` follows a character that is not in a run, and [s, known) are run characters.
-  let s = 0;
-  let known = 0;
-  while (s + n <= len) {
-    let j = s + n - 1;
-    const end = j;
-    // The window's last character is always unread: when it is no run character, nothing else is read.
-    if (!inRun(text.charCodeAt(j))) {
-      s = known = j + 1;
-      continue;
-    }
-    j--;
-    while (j >= known && inRun(text.charCodeAt(j))) j--;
-    if (j >= known) {
-      s = j + 1;
-      known = end + 1;
-      continue;
-    }
+  for (let s = firstWindow(text, 0, n, RUN); s !== -1; ) {
     // [s, s + n) is all run characters, and s starts the run.
     const a = s;
     let c: number;
@@ -166,7 +143,7 @@ const findRuns = (text: string, n: number): Int32Array => {
     if (k > at0 + 2 && scratch[k - 2] === b - 1) k -= 2;
     for (let j = at0 + 1; j < k; j += 2) scratch[j] = scratch[j] === -1 ? -b : b;
     // text[b] is not in a run (or is past the end).
-    s = known = b + 1;
+    s = firstWindow(text, b + 1, n, RUN);
   }
   return k === 0 ? NONE : scratch.slice(0, k);
 };
