@@ -20,6 +20,16 @@ import { gc } from "../support/gc.ts";
 import { approvalKey, deployment, scriptedModel } from "./ai-sdk-approval-fixture.ts";
 import { textParts } from "./ai-sdk-fixtures.ts";
 
+/** A stack over `store` that asks before `git push` and keeps every toolCall outcome it settles. */
+const watchedStack = (store: MemoryStore) => {
+  const settled: unknown[] = [];
+  const stack = withMiddleware(
+    createAgentStack({ approval: durableApprovals({ store, key: approvalKey }) }),
+    approval({ match: "bash(git push*)" }),
+  ).use("toolCall", { name: "watch", observe: (e) => void settled.push(e.outcome) });
+  return { stack, settled };
+};
+
 const runLines = (lines: readonly Record<string, unknown>[]) => lines.filter((l) => l.type === "run" && l.point === "toolCall");
 
 /** One store, and a deployment asking in "process 1". */
@@ -129,12 +139,7 @@ describe('wrapAiSdkTools with approval: "ai-sdk" and durable approvals', () => {
 
   it("keeps reading denials for tools in use after the object they were wrapped in is gone", async () => {
     const { store, question } = await asked("git push origin main", "call-push");
-    const approvals = durableApprovals({ store, key: approvalKey });
-    const settled: unknown[] = [];
-    const stack = withMiddleware(createAgentStack({ approval: approvals }), approval({ match: "bash(git push*)" })).use("toolCall", {
-      name: "watch",
-      observe: (e) => void settled.push(e.outcome),
-    });
+    const { stack, settled } = watchedStack(store);
     const ran: string[] = [];
     const raw = {
       bash: tool({
@@ -163,12 +168,7 @@ describe('wrapAiSdkTools with approval: "ai-sdk" and durable approvals', () => {
 
   it("lets a tool set wrapped per request go with it: once collected, it reads nothing", async () => {
     const { store, question } = await asked("git push origin main", "call-push");
-    const approvals = durableApprovals({ store, key: approvalKey });
-    const settled: unknown[] = [];
-    const stack = withMiddleware(createAgentStack({ approval: approvals }), approval({ match: "bash(git push*)" })).use("toolCall", {
-      name: "watch",
-      observe: (e) => void settled.push(e.outcome),
-    });
+    const { stack, settled } = watchedStack(store);
     const raw = {
       bash: tool({ inputSchema: jsonSchema<{ command: string }>({ type: "object" }), execute: async ({ command }) => `ran ${command}` }),
     };
