@@ -62,8 +62,10 @@ const hookEntries = ["src/cli/run.ts", "src/cli/claude-hook.ts", "src/cli/hook-p
  * @example
  * chunkOf("src/middleware/metrics.ts", false) // "otel"
  */
-export const chunkOf = (file: string, onHookPath: boolean, onRootPath = false, loadedLazily = false): string | undefined => {
-  if (file.startsWith("src/core/")) return "core";
+export const chunkOf = (file: string, onHookPath: boolean, onRootPath = false, loadedLazily = false, onCorePath = true): string | undefined => {
+  // What `agent-onion/core` does not load at start-up (shell analysis, path rules, linear-time
+  // regular expressions): loaded on first use, by whichever needs it first.
+  if (file.startsWith("src/core/")) return onCorePath ? "core" : "core-lazy";
   if (file.startsWith("src/agent/")) return "agent";
   // What the root entry loads of the middleware and the adapters: the classes and constants it
   // exports as they are. Their functions load on first call, each from its own file.
@@ -74,6 +76,8 @@ export const chunkOf = (file: string, onHookPath: boolean, onRootPath = false, l
   // would take the middleware its files share with the root, which would then load
   // @opentelemetry/api.)
   if (loadedLazily && file.startsWith("src/middleware/")) return `middleware-${file.slice("src/middleware/".length, -".ts".length)}`;
+  // What only the detectors use goes with them, not into the helpers every middleware loads.
+  if (/^src\/middleware\/(secret-rules|secret-detectors|token-runs|char-windows|visible-text)\.ts$/.test(file)) return "middleware-detectors";
   if (file === "src/middleware/index.ts") return undefined;
   // Shared by the AI SDK, LangChain and OpenAI Agents adapters, and built on the agent layer they all load.
   if (file === "src/adapters/call-context.ts") return "agent";
@@ -100,6 +104,7 @@ const chunks = [
   "agent",
   "claude-bridge",
   "root-values",
+  "core-lazy",
   "middleware",
   "claude",
   "otel",
@@ -286,6 +291,11 @@ export const lazyEntrySource = (
  * be imported there this way.
  */
 const lazyImports: Record<string, readonly string[]> = {
+  // Shell analysis (with its wrapper table and replacement readers) and path rules load with the
+  // first matcher or tool rule that needs them: not for a plain tool name.
+  "src/core/match/condition.ts": ["./path-rule.ts", "./shell.ts"],
+  "src/core/match/matcher.ts": ["./path-rule.ts", "./linear-regexp.ts"],
+  "src/middleware/tool-rules.ts": ["../core/match/path-rule.ts", "../core/match/shell.ts"],
   // StreamRedactor: the detectors and their secret rules load when a stream is first redacted.
   "src/middleware/stream-redactor.ts": ["./detectors.ts"],
 };
@@ -324,6 +334,23 @@ export const lazyImportsOf = (code: string, file: string, specs: readonly string
     lazyFiles.push(from);
   });
   return { code: out, lazyFiles };
+};
+
+/** `files` ordered so that each comes after the files (of `files`) it imports, directly or not. */
+const importsFirst = (files: readonly string[]): string[] => {
+  const order: string[] = [];
+  const seen = new Set<string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const code = readFileSync(join(root, file), "utf8");
+    const lazy = lazyImports[file] ?? [];
+    for (const [, spec] of code.matchAll(/^import\s+(?!type\b)[^;]*?from\s*"(\.[^"]+\.ts)";?$/gm))
+      if (!lazy.includes(spec!)) visit(join(dirname(file), spec!).replace(/\\/g, "/"));
+    if (files.includes(file)) order.push(file);
+  };
+  for (const f of files) visit(f);
+  return order;
 };
 
 /** The bare packages a built file loads, following its static imports through dist/. */
@@ -368,6 +395,7 @@ const main = async (): Promise<void> => {
   const loadedLazily = new Set(Object.values(lazyInputs).map((f) => join(root, f)));
   let hookPath = new Set<string>();
   let rootPath = new Set<string>();
+  let corePath = new Set<string>();
   const bundle = await rolldown({
     cwd: root,
     input: { ...entryPoints(pkg), ...lazyInputs },
@@ -399,16 +427,21 @@ const main = async (): Promise<void> => {
           hookPath = new Set(seen);
           seen.clear();
           visit(join(root, "src/index.ts"));
-          rootPath = seen;
+          rootPath = new Set(seen);
+          seen.clear();
+          visit(join(root, "src/core/index.ts"));
+          corePath = seen;
         },
       },
     ],
   });
-  // One chunk per middleware the root loads on first call, after the shared middleware chunk.
+  // One chunk per middleware the root loads on first call, after the shared middleware chunk; a
+  // file before the files that import it, or its chunk would take it (a group takes what its
+  // files import, unless a group before it took it).
   const at = chunks.indexOf("middleware") + 1;
   const allChunks = [
     ...chunks.slice(0, at),
-    ...[...lazyFiles].filter((f) => f.startsWith("src/middleware/")).map((f) => chunkOf(f, false, false, true)!),
+    ...importsFirst([...lazyFiles].filter((f) => f.startsWith("src/middleware/"))).map((f) => chunkOf(f, false, false, true)!),
     ...chunks.slice(at),
   ];
   await bundle.write({
@@ -422,7 +455,7 @@ const main = async (): Promise<void> => {
         name,
         priority: allChunks.length - i,
         test: (id: string) =>
-          chunkOf(relative(root, id).replace(/\\/g, "/"), hookPath.has(id), rootPath.has(id), loadedLazily.has(id)) === name,
+          chunkOf(relative(root, id).replace(/\\/g, "/"), hookPath.has(id), rootPath.has(id), loadedLazily.has(id), corePath.has(id)) === name,
       })),
     },
   });
