@@ -62,7 +62,13 @@ const hookEntries = ["src/cli/run.ts", "src/cli/claude-hook.ts", "src/cli/hook-p
  * @example
  * chunkOf("src/middleware/metrics.ts", false) // "otel"
  */
-export const chunkOf = (file: string, onHookPath: boolean, onRootPath = false, loadedLazily = false, onCorePath = true): string | undefined => {
+export const chunkOf = (
+  file: string,
+  onHookPath: boolean,
+  onRootPath = false,
+  loadedLazily = false,
+  onCorePath = true,
+): string | undefined => {
   // What `agent-onion/core` does not load at start-up (shell analysis, path rules, linear-time
   // regular expressions): loaded on first use, by whichever needs it first.
   if (file.startsWith("src/core/")) return onCorePath ? "core" : "core-lazy";
@@ -77,7 +83,8 @@ export const chunkOf = (file: string, onHookPath: boolean, onRootPath = false, l
   // @opentelemetry/api.)
   if (loadedLazily && file.startsWith("src/middleware/")) return `middleware-${file.slice("src/middleware/".length, -".ts".length)}`;
   // What only the detectors use goes with them, not into the helpers every middleware loads.
-  if (/^src\/middleware\/(secret-rules|secret-detectors|token-runs|char-windows|visible-text)\.ts$/.test(file)) return "middleware-detectors";
+  if (/^src\/middleware\/(secret-rules|secret-detectors|token-runs|char-windows|visible-text)\.ts$/.test(file))
+    return "middleware-detectors";
   if (file === "src/middleware/index.ts") return undefined;
   // Shared by the AI SDK, LangChain and OpenAI Agents adapters, and built on the agent layer they all load.
   if (file === "src/adapters/call-context.ts") return "agent";
@@ -315,7 +322,10 @@ export const lazyImportsOf = (code: string, file: string, specs: readonly string
     const re = new RegExp(`^import\\s*\\{([^}]*)\\}\\s*from\\s*"${spec.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}";?$`, "m");
     const match = re.exec(out);
     if (!match) throw new Error(`${file} has no import { ... } from "${spec}" to make lazy`);
-    const names = match[1]!.split(",").map((n) => n.trim()).filter((n) => n !== "");
+    const names = match[1]!
+      .split(",")
+      .map((n) => n.trim())
+      .filter((n) => n !== "");
     const types = names.filter((n) => n.startsWith("type "));
     const values = names.filter((n) => !n.startsWith("type "));
     const load = `lazyImport${i}`;
@@ -455,7 +465,8 @@ const main = async (): Promise<void> => {
         name,
         priority: allChunks.length - i,
         test: (id: string) =>
-          chunkOf(relative(root, id).replace(/\\/g, "/"), hookPath.has(id), rootPath.has(id), loadedLazily.has(id), corePath.has(id)) === name,
+          chunkOf(relative(root, id).replace(/\\/g, "/"), hookPath.has(id), rootPath.has(id), loadedLazily.has(id), corePath.has(id)) ===
+          name,
       })),
     },
   });
