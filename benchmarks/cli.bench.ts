@@ -23,7 +23,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { installProject, packTarball, writeFiles } from "../test/package/project.ts";
 import { timeProcess } from "./process-time.ts";
 import { fmt, median, parseArgs, textTable } from "./util.ts";
@@ -116,28 +116,26 @@ const post = (url: string, agent: Agent): Promise<void> =>
   });
 
 /**
- * What each part of claude-hook's start-up costs: processes that import one more part than the
- * step before (the ES module loader, then each chunk of the
- * installed package in the order the command and a hook module load them), then the command
- * itself; each step's median CPU time, and what it adds.
+ * What each part of claude-hook's start-up costs: processes that load one more part than the
+ * step before (each chunk of the installed package in the order the command and a hook module
+ * load them, with require() as the command does), then the command itself; each step's median
+ * CPU time, and what it adds.
  */
 const startupBreakdown = (dir: string, hooks: string, bin: string, runs: number): StartupStep[] => {
-  const dist = pathToFileURL(join(dir, "node_modules", "agent-onion", "dist")).href;
+  const dist = join(dir, "node_modules", "agent-onion", "dist");
   const parts: [string, string[]][] = [
     // The built files look built-ins up (process.getBuiltinModule) rather than import them: what
     // they load is counted with the chunk that asks for it.
-    ["the ES module loader", []],
     ["chunks/core.js (the engine)", [`${dist}/chunks/core.js`]],
     ["chunks/agent.js (agent points and loop)", [`${dist}/chunks/agent.js`]],
     ["chunks/claude-bridge.js (event translation, answers)", [`${dist}/chunks/claude-bridge.js`]],
-    ["chunks/middleware.js (imported by the root entry)", [`${dist}/chunks/middleware.js`]],
-    ["index.js (the root entry: AI SDK, MCP and Koa adapters)", [`${dist}/index.js`]],
+    ["index.js (the root entry: middleware and adapter classes and constants)", [`${dist}/index.js`]],
   ];
   const steps: [string, string, string[]][] = [["node -e 0", process.execPath, ["-e", "0"]]];
-  const imports: string[] = [];
+  const files: string[] = [];
   for (const [name, specs] of parts) {
-    imports.push(...specs);
-    steps.push([name, process.execPath, ["--input-type=module", "-e", imports.map((s) => `import ${JSON.stringify(s)};`).join("") || "0"]]);
+    files.push(...specs);
+    steps.push([name, process.execPath, ["-e", files.map((f) => `require(${JSON.stringify(f)});`).join("")]]);
   }
   steps.push(["claude-hook guard.js (cli/run.js, the module, the answer)", bin, ["claude-hook", "guard.js"]]);
   const cpu = steps.map(() => [] as number[]);

@@ -26,7 +26,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { rolldown, type ModuleInfo } from "rolldown";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -62,9 +62,30 @@ const hookEntries = ["src/cli/run.ts", "src/cli/claude-hook.ts", "src/cli/hook-p
  * @example
  * chunkOf("src/middleware/metrics.ts", false) // "otel"
  */
-export const chunkOf = (file: string, onHookPath: boolean): string | undefined => {
-  if (file.startsWith("src/core/")) return "core";
+export const chunkOf = (
+  file: string,
+  onHookPath: boolean,
+  onRootPath = false,
+  loadedLazily = false,
+  onCorePath = true,
+): string | undefined => {
+  // What `agent-onion/core` does not load at start-up (shell analysis, path rules, linear-time
+  // regular expressions): loaded on first use, by whichever needs it first.
+  if (file.startsWith("src/core/")) return onCorePath ? "core" : "core-lazy";
   if (file.startsWith("src/agent/")) return "agent";
+  // What the root entry loads of the middleware and the adapters: the classes and constants it
+  // exports as they are. Their functions load on first call, each from its own file.
+  if (onRootPath && /^src\/(middleware|adapters)\//.test(file)) return "root-values";
+  // Each middleware of the root loads alone; the subpath entry, which loads them all, stays an
+  // entry rather than taking them into the shared middleware chunk.
+  // (A chunk of its own rather than none: a group takes what its files import, and the otel chunk
+  // would take the middleware its files share with the root, which would then load
+  // @opentelemetry/api.)
+  if (loadedLazily && file.startsWith("src/middleware/")) return `middleware-${file.slice("src/middleware/".length, -".ts".length)}`;
+  // What only the detectors use goes with them, not into the helpers every middleware loads.
+  if (/^src\/middleware\/(secret-rules|secret-detectors|token-runs|char-windows|visible-text)\.ts$/.test(file))
+    return "middleware-detectors";
+  if (file === "src/middleware/index.ts") return undefined;
   // Shared by the AI SDK, LangChain and OpenAI Agents adapters, and built on the agent layer they all load.
   if (file === "src/adapters/call-context.ts") return "agent";
   // metrics and tracing (with its AI SDK tracer) import @opentelemetry/api, an optional peer:
@@ -89,6 +110,8 @@ const chunks = [
   "core",
   "agent",
   "claude-bridge",
+  "root-values",
+  "core-lazy",
   "middleware",
   "claude",
   "otel",
@@ -152,6 +175,194 @@ export const builtinsAsLookups = (code: string): string => {
   return out;
 };
 
+/** Where an entry's lazy stand-ins find the files they load: `dist/lazy/<source path>.js`. */
+const lazyDir = "lazy";
+
+/** A named value export of a source file: `export { a, b as c } from "./x.ts"` (types left out). */
+interface ReExport {
+  readonly name: string;
+  readonly from: string;
+}
+
+/**
+ * The value exports an entry file re-exports by name, following `export * from` into the files
+ * listed in `expand` (the others are kept as `export *`).
+ *
+ * @example
+ * reExportsOf("src/index.ts", ["src/middleware/index.ts"]) // { named: [{ name: "retry", from: "src/middleware/retry.ts" }, ...], stars: ["src/core/index.ts", ...] }
+ */
+export const reExportsOf = (file: string, expand: readonly string[]): { named: ReExport[]; stars: string[] } => {
+  const text = readFileSync(join(root, file), "utf8").replace(/\/\*[\s\S]*?\*\/|^\s*\/\/.*$/gm, "");
+  const named: ReExport[] = [];
+  const stars: string[] = [];
+  const at = (spec: string): string => join(dirname(file), spec).replace(/\\/g, "/");
+  for (const [, star, onlyTypes, names, spec] of text.matchAll(/^export\s+(?:(\*)|(type\s+)?\{([^}]*)\})\s*from\s*"([^"]+)";?$/gm)) {
+    const from = at(spec!);
+    if (star !== undefined) {
+      if (expand.includes(from)) named.push(...reExportsOf(from, expand).named);
+      else stars.push(from);
+      continue;
+    }
+    if (onlyTypes !== undefined) continue;
+    for (const part of names!.split(",").map((n) => n.trim())) {
+      if (part === "" || part.startsWith("type ")) continue;
+      if (/\s+as\s+/.test(part)) throw new Error(`${file}: a renamed export (${part}) the lazy root does not handle`);
+      named.push({ name: part, from });
+    }
+  }
+  return { named, stars };
+};
+
+/**
+ * Where a lazily loaded source file is required from, in the code before it is written: the
+ * build replaces it with the path of `dist/lazy/<file>.js` relative to the file written.
+ */
+const lazyPath = (file: string): string => `"agent-onion-lazy:${file}"`;
+
+/** `lazyPath` placeholders in a written file as paths relative to it (`fileName`, in dist/). */
+export const resolveLazyPaths = (code: string, fileName: string): string =>
+  code.replace(/"agent-onion-lazy:src\/([^"]+)\.ts"/g, (_, path: string) => {
+    const r = relative(dirname(fileName), `${lazyDir}/${path}.js`).replace(/\\/g, "/");
+    return JSON.stringify(r.startsWith(".") ? r : `./${r}`);
+  });
+
+/** The statements that load `file` synchronously on first use, once: `<load>()` returns its namespace. */
+const loader = (load: string, file: string): string =>
+  `let ${load}Module;\nconst ${load} = () => (${load}Module ??= process.getBuiltinModule("node:module").createRequire(import.meta.url)(${lazyPath(file)}));`;
+
+/** A function named `name` that calls `name` of the module `load()` returns. */
+const standIn = (name: string, load: string, length?: number): string =>
+  `function ${name}(...args) {\n\treturn ${load}().${name}.apply(this, args);\n}` +
+  (length === undefined ? "" : `\nObject.defineProperty(${name}, "length", { value: ${length} });`);
+
+/** A plain function (not a class, no properties of its own): a stand-in that loads it on first call behaves the same. */
+const standsIn = (value: unknown): boolean =>
+  typeof value === "function" &&
+  !/^class\b/.test(Function.prototype.toString.call(value)) &&
+  Object.getOwnPropertyNames(value).every((n) => ["length", "name", "prototype", "arguments", "caller"].includes(n));
+
+/**
+ * Exports of the root that are objects of built-in values rather than functions, yet load too
+ * much to be read at start-up: the root exports an object whose properties read the real
+ * module's on first access. Each property is the same value as from `agent-onion/middleware`;
+ * the object holding them is not the same object.
+ */
+const lazyObjects = new Set(["Detectors"]);
+
+/**
+ * The JavaScript of an entry whose function exports load their file on their first call:
+ * synchronously, with `require()` of the built ES module (Node 20.19 and 22.12 on, which the
+ * package's engines ask for), which gives the module `import` would, so there is one copy of
+ * every module and its state. Only functions can stand in for each other: classes (`instanceof`,
+ * `extends`, statics) and other values are imported as they are, from their own file (but
+ * `lazyObjects`).
+ *
+ * `values` is each export's value, read from the sources (the build runs them with tsx).
+ */
+export const lazyEntrySource = (
+  entry: { named: readonly ReExport[]; stars: readonly string[] },
+  values: ReadonlyMap<string, unknown>,
+  entryDir: string,
+): { code: string; lazyFiles: Set<string> } => {
+  const relTo = (file: string): string => {
+    const r = relative(entryDir, file).replace(/\\/g, "/");
+    return r.startsWith(".") ? r : `./${r}`;
+  };
+  const lines = entry.stars.map((s) => `export * from ${JSON.stringify(relTo(s))};`);
+  const eager: ReExport[] = [];
+  const lazy: ReExport[] = [];
+  for (const e of entry.named) (standsIn(values.get(e.name)) || lazyObjects.has(e.name) ? lazy : eager).push(e);
+  const byFile = new Map<string, string[]>();
+  for (const e of eager) byFile.set(e.from, [...(byFile.get(e.from) ?? []), e.name]);
+  for (const [from, names] of byFile) lines.push(`export { ${names.join(", ")} } from ${JSON.stringify(relTo(from))};`);
+  const lazyFiles = new Set(lazy.map((e) => e.from));
+  const loaders = new Map([...lazyFiles].map((f, i) => [f, `load${i}`]));
+  for (const [file, load] of loaders) lines.push(loader(load, file));
+  for (const e of lazy) {
+    const load = loaders.get(e.from)!;
+    const value = values.get(e.name) as Record<string, unknown>;
+    if (lazyObjects.has(e.name))
+      lines.push(
+        `export const ${e.name} = Object.defineProperties({}, {\n${Object.keys(value)
+          .map((k) => `\t${JSON.stringify(k)}: { enumerable: true, get: () => ${load}().${e.name}[${JSON.stringify(k)}] },`)
+          .join("\n")}\n});`,
+      );
+    else lines.push(`export ${standIn(e.name, load, (value as unknown as (...args: unknown[]) => unknown).length)}`);
+  }
+  return { code: `${lines.join("\n")}\n`, lazyFiles };
+};
+
+/**
+ * Imports of a few files that the build makes lazy: the file is needed at start-up (it defines
+ * a class the root exports), but what it imports only when its methods run. Only functions may
+ * be imported there this way.
+ */
+const lazyImports: Record<string, readonly string[]> = {
+  // Shell analysis (with its wrapper table and replacement readers) and path rules load with the
+  // first matcher or tool rule that needs them: not for a plain tool name.
+  "src/core/match/condition.ts": ["./path-rule.ts", "./shell.ts"],
+  "src/core/match/matcher.ts": ["./path-rule.ts", "./linear-regexp.ts"],
+  "src/middleware/tool-rules.ts": ["../core/match/path-rule.ts", "../core/match/shell.ts"],
+  // StreamRedactor: the detectors and their secret rules load when a stream is first redacted.
+  "src/middleware/stream-redactor.ts": ["./detectors.ts"],
+};
+
+/**
+ * `code` of `file` with the named imports of `specs` as functions that load their module on
+ * first call (see lazyEntrySource). Returns the files loaded that way too.
+ *
+ * @example
+ * lazyImportsOf('import { scan, type Detection } from "./detectors.ts";', "src/middleware/stream-redactor.ts", ["./detectors.ts"])
+ */
+export const lazyImportsOf = (code: string, file: string, specs: readonly string[]): { code: string; lazyFiles: string[] } => {
+  const lazyFiles: string[] = [];
+  let out = code;
+  specs.forEach((spec, i) => {
+    const from = join(dirname(file), spec).replace(/\\/g, "/");
+    const re = new RegExp(`^import\\s*\\{([^}]*)\\}\\s*from\\s*"${spec.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}";?$`, "m");
+    const match = re.exec(out);
+    if (!match) throw new Error(`${file} has no import { ... } from "${spec}" to make lazy`);
+    const names = match[1]!
+      .split(",")
+      .map((n) => n.trim())
+      .filter((n) => n !== "");
+    const types = names.filter((n) => n.startsWith("type "));
+    const values = names.filter((n) => !n.startsWith("type "));
+    const load = `lazyImport${i}`;
+    out = out.replace(
+      match[0],
+      [
+        // `import { type T }` would keep the import for its side effects: `import type` does not.
+        ...(types.length > 0 ? [`import type { ${types.map((t) => t.slice("type ".length)).join(", ")} } from "${spec}";`] : []),
+        loader(load, from),
+        ...values.map((name) => {
+          if (/\s+as\s+/.test(name)) throw new Error(`${file}: a renamed import (${name}) the build does not make lazy`);
+          return standIn(name, load);
+        }),
+      ].join("\n"),
+    );
+    lazyFiles.push(from);
+  });
+  return { code: out, lazyFiles };
+};
+
+/** `files` ordered so that each comes after the files (of `files`) it imports, directly or not. */
+const importsFirst = (files: readonly string[]): string[] => {
+  const order: string[] = [];
+  const seen = new Set<string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const code = readFileSync(join(root, file), "utf8");
+    const lazy = lazyImports[file] ?? [];
+    for (const [, spec] of code.matchAll(/^import\s+(?!type\b)[^;]*?from\s*"(\.[^"]+\.ts)";?$/gm))
+      if (!lazy.includes(spec!)) visit(join(dirname(file), spec!).replace(/\\/g, "/"));
+    if (files.includes(file)) order.push(file);
+  };
+  for (const f of files) visit(f);
+  return order;
+};
+
 /** The bare packages a built file loads, following its static imports through dist/. */
 const packagesLoadedBy = (file: string, seen = new Set<string>()): Set<string> => {
   const found = new Set<string>();
@@ -183,15 +394,35 @@ const main = async (): Promise<void> => {
       [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(root, "tsconfig.build.json"), "--outDir", out],
       { stdio: "inherit" },
     );
+  // The root entry as built: its middleware and adapter functions load on first call.
+  const rootEntry = reExportsOf("src/index.ts", ["src/middleware/index.ts"]);
+  const rootValues = new Map(Object.entries((await import(pathToFileURL(join(root, "src/index.ts")).href)) as Record<string, unknown>));
+  const lazyRoot = lazyEntrySource(rootEntry, rootValues, "src");
+  const lazyFiles = new Set(lazyRoot.lazyFiles);
+  for (const [file, specs] of Object.entries(lazyImports))
+    for (const spec of specs) lazyFiles.add(join(dirname(file), spec).replace(/\\/g, "/"));
+  const lazyInputs = Object.fromEntries([...lazyFiles].map((f) => [`${lazyDir}/${f.replace(/^src\//, "").replace(/\.ts$/, "")}`, f]));
+  const loadedLazily = new Set(Object.values(lazyInputs).map((f) => join(root, f)));
   let hookPath = new Set<string>();
+  let rootPath = new Set<string>();
+  let corePath = new Set<string>();
   const bundle = await rolldown({
     cwd: root,
-    input: entryPoints(pkg),
+    input: { ...entryPoints(pkg), ...lazyInputs },
     platform: "node",
     // Dependencies and optional peers stay imports, resolved in the user's node_modules.
     external: (id) => !id.startsWith(".") && !isAbsolute(id),
     logLevel: "warn",
     plugins: [
+      {
+        name: "lazy-loading",
+        load: (id) => (id === join(root, "src/index.ts") ? { code: lazyRoot.code, moduleType: "js" } : null),
+        transform: (code, id) => {
+          const file = relative(root, id).replace(/\\/g, "/");
+          return Object.hasOwn(lazyImports, file) ? { code: lazyImportsOf(code, file, lazyImports[file]!).code } : null;
+        },
+        renderChunk: (code, chunk) => resolveLazyPaths(code, chunk.fileName),
+      },
       { name: "builtins-as-lookups", renderChunk: (code) => builtinsAsLookups(code) },
       {
         name: "claude-hook-path",
@@ -203,11 +434,26 @@ const main = async (): Promise<void> => {
             for (const next of (this.getModuleInfo(id) as ModuleInfo | null)?.importedIds ?? []) visit(next);
           };
           for (const f of hookEntries) visit(join(root, f));
-          hookPath = seen;
+          hookPath = new Set(seen);
+          seen.clear();
+          visit(join(root, "src/index.ts"));
+          rootPath = new Set(seen);
+          seen.clear();
+          visit(join(root, "src/core/index.ts"));
+          corePath = seen;
         },
       },
     ],
   });
+  // One chunk per middleware the root loads on first call, after the shared middleware chunk; a
+  // file before the files that import it, or its chunk would take it (a group takes what its
+  // files import, unless a group before it took it).
+  const at = chunks.indexOf("middleware") + 1;
+  const allChunks = [
+    ...chunks.slice(0, at),
+    ...importsFirst([...lazyFiles].filter((f) => f.startsWith("src/middleware/"))).map((f) => chunkOf(f, false, false, true)!),
+    ...chunks.slice(at),
+  ];
   await bundle.write({
     dir: out,
     format: "esm",
@@ -215,10 +461,12 @@ const main = async (): Promise<void> => {
     chunkFileNames: "chunks/[name].js",
     comments: { legal: false, annotation: true, jsdoc: false },
     codeSplitting: {
-      groups: chunks.map((name, i) => ({
+      groups: allChunks.map((name, i) => ({
         name,
-        priority: chunks.length - i,
-        test: (id: string) => chunkOf(relative(root, id).replace(/\\/g, "/"), hookPath.has(id)) === name,
+        priority: allChunks.length - i,
+        test: (id: string) =>
+          chunkOf(relative(root, id).replace(/\\/g, "/"), hookPath.has(id), rootPath.has(id), loadedLazily.has(id), corePath.has(id)) ===
+          name,
       })),
     },
   });

@@ -65,9 +65,34 @@ const noTsx = (path: string): Error =>
     `cannot load ${path}: a TypeScript module needs tsx, and none was found beside it (install it in the project: npm i -D tsx; or compile the module to .js)`,
   );
 
+/**
+ * Whether this is the built CLI (dist/), which the command loads with `require()`: a JavaScript
+ * module is then loaded the same way. From the sources (through tsx, or in tests), tsx would
+ * compile a required ES module into a second, CommonJS copy of it and of what it imports.
+ */
+const built = import.meta.url.endsWith(".js");
+
+/**
+ * A JavaScript module, read synchronously with `require()` (an ES module too, on the Node
+ * versions the engines allow): `import()` would set up Node's asynchronous module loader, a few
+ * ms per event. What `require()` cannot load (an ES module with top-level await) is imported.
+ */
+const requireModule = async (path: string): Promise<Record<string, unknown>> => {
+  let loaded: unknown;
+  try {
+    loaded = createRequire(path)(path);
+  } catch {
+    // The import says why, as it would have without the require() first.
+    return (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  }
+  const namespace =
+    typeof loaded === "object" && loaded !== null && (loaded as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag] === "Module";
+  return namespace ? (loaded as Record<string, unknown>) : { default: loaded };
+};
+
 /** The module's namespace: an ES module's, or a CommonJS module's `module.exports` as its `default`. */
 const importModule = async (path: string, cwd: string): Promise<Record<string, unknown>> => {
-  if (!typeScript.test(path)) return (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  if (!typeScript.test(path)) return built ? requireModule(path) : ((await import(pathToFileURL(path).href)) as Record<string, unknown>);
   const commonJs = path.endsWith(".cts") || (/\.tsx?$/.test(path) && packageType(dirname(path)) === "commonjs");
   const require = tsxRequire(path, cwd);
   if (require === undefined) {

@@ -1,5 +1,5 @@
 /**
- * The process entry of the CLI (what `bin/agent-onion.js` imports). It exits as soon as the
+ * The process entry of the CLI (what `bin/agent-onion.js` loads). It exits as soon as the
  * command's answer is written: a hook module that leaves a connection or a timer open must not
  * keep Claude Code waiting for the process to end.
  */

@@ -63,3 +63,31 @@ export class GuardStopError extends LimitExceededError {
     super(middleware, reason);
   }
 }
+
+/**
+ * The reason a `block` strategy gives: where, which kinds, which hook (never the data).
+ *
+ * @example
+ * blockedReason("redaction", "user prompt", ["email"]) // "user prompt contains email; blocked by redaction"
+ */
+export const blockedReason = (hook: string, where: string, kinds: readonly string[]): string =>
+  `${where} contains ${kinds.join(", ")}; blocked by ${hook}`;
+
+/**
+ * Sensitive data was found where its strategy is `block`. Carries kinds, never the data.
+ *
+ * @example
+ * outcome._tag === "Failed" && outcome.error instanceof RedactionBlockedError && outcome.error.kinds // ["api_key"]
+ */
+export class RedactionBlockedError extends AgentOnionError {
+  override name = "RedactionBlockedError";
+  constructor(
+    /** The hook that refused. */
+    readonly hook: string,
+    /** Where: `model output` (blocked prompts and tool data are `Rejected` outcomes on their gates, not this error). */
+    readonly where: string,
+    readonly kinds: readonly string[],
+  ) {
+    super(blockedReason(hook, where, kinds));
+  }
+}

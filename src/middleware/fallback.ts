@@ -22,10 +22,9 @@ import { providerError, streamStarted } from "../agent/stream/errors.ts";
 import { withEstimatedUsage } from "../agent/tokens.ts";
 import type { ModelRequest, ModelResponse } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
-import { FallbackExhaustedError, LimitExceededError } from "./errors.ts";
+import { FallbackExhaustedError, LimitExceededError, RedactionBlockedError } from "./errors.ts";
 import { functionOption, nameOption } from "./options.ts";
 import { placement } from "./placement.ts";
-import { RedactionBlockedError } from "./redaction.ts";
 
 /**
  * Options of `fallback`.

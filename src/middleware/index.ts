@@ -13,7 +13,7 @@ export {
   type MiddlewareInput,
   type PointHook,
 } from "./apply.ts";
-export { FallbackExhaustedError, GuardStopError, LimitExceededError, type GuardKind } from "./errors.ts";
+export { FallbackExhaustedError, GuardStopError, LimitExceededError, RedactionBlockedError, type GuardKind } from "./errors.ts";
 export { refuse } from "./refuse.ts";
 export { scopeKey, type Scope, type TenantOptions } from "./scope.ts";
 export { guards, type GuardsOptions } from "./guards.ts";
@@ -44,7 +44,7 @@ export {
 } from "./detectors.ts";
 export { createRedactor, type Redacted, type Redactor, type RedactorOptions, type Strategy } from "./redactor.ts";
 export { StreamRedactor, type StreamRedactorOptions, type StreamStep } from "./stream-redactor.ts";
-export { RedactionBlockedError, redaction, type RedactionOptions } from "./redaction.ts";
+export { redaction, type RedactionOptions } from "./redaction.ts";
 export { approval, type ApprovalOptions } from "./approval.ts";
 export { audit, type AuditDecision, type AuditMiddleware, type AuditOptions, type AuditRun } from "./audit.ts";
 export {

@@ -7,7 +7,6 @@
  */
 import { Continue, Reject, Transform } from "../core/action.ts";
 import { contextKey, type HookContext } from "../core/context.ts";
-import { AgentOnionError } from "../core/errors.ts";
 import { Outcome } from "../core/outcome.ts";
 import { Priority } from "../core/priority.ts";
 import type { StreamPart } from "../agent/model.ts";
@@ -15,33 +14,15 @@ import { streamControl } from "../agent/stream/control.ts";
 import type { ModelRequest, ModelResponse, ToolCall, ToolResult } from "../agent/types.ts";
 import type { Middleware, PointHook } from "./apply.ts";
 import { nameOption, show } from "./options.ts";
+import { blockedReason, RedactionBlockedError } from "./errors.ts";
 import { placement, priorityOption } from "./placement.ts";
 import { redactorFor, type Redactor, type RedactorOptions } from "./redactor.ts";
 import { scrubFailure } from "./scrub-failure.ts";
 import { StreamRedactor, type StreamRedactorOptions } from "./stream-redactor.ts";
 import type { AgentPoints } from "../agent/points.ts";
 
-/**
- * Sensitive data was found where its strategy is `block`. Carries kinds, never the data.
- *
- * @example
- * outcome._tag === "Failed" && outcome.error instanceof RedactionBlockedError && outcome.error.kinds // ["api_key"]
- */
-export class RedactionBlockedError extends AgentOnionError {
-  override name = "RedactionBlockedError";
-  constructor(
-    /** The hook that refused. */
-    readonly hook: string,
-    /** Where: `model output` (blocked prompts and tool data are `Rejected` outcomes on their gates, not this error). */
-    readonly where: string,
-    readonly kinds: readonly string[],
-  ) {
-    super(blockedReason(hook, where, kinds));
-  }
-}
-
-const blockedReason = (hook: string, where: string, kinds: readonly string[]): string =>
-  `${where} contains ${kinds.join(", ")}; blocked by ${hook}`;
+// Defined with the other middleware errors, so the root entry exports it without loading redaction.
+export { RedactionBlockedError } from "./errors.ts";
 
 /** Options of `redaction`: the redactor's policy, the stream hold-back, priorities and where to redact. */
 export interface RedactionOptions extends RedactorOptions, StreamRedactorOptions {

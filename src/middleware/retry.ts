@@ -22,10 +22,9 @@ import { sleep } from "../agent/sleep.ts";
 import { streamShown } from "../agent/stream/control.ts";
 import { providerError, streamStarted } from "../agent/stream/errors.ts";
 import type { Middleware } from "./apply.ts";
-import { LimitExceededError } from "./errors.ts";
+import { LimitExceededError, RedactionBlockedError } from "./errors.ts";
 import { choiceOption, functionOption, integerOption, nameOption, numberOption } from "./options.ts";
 import { placement } from "./placement.ts";
-import { RedactionBlockedError } from "./redaction.ts";
 
 /** What `retryOn` sees about a failed attempt. */
 export interface RetryInfo {

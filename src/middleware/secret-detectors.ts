@@ -9,6 +9,7 @@
  */
 import type { Detector } from "./detectors.ts";
 import { notSecretNames, secretKeywords, tokenRules, urlRules } from "./secret-rules.ts";
+import { ASSIGNMENT_REACH } from "./assignment-reach.ts";
 import { isRunChar, runAround, tokenCandidates, tokenStarts } from "./token-runs.ts";
 
 type Match = { readonly start: number; readonly end: number };
@@ -103,8 +104,7 @@ const webhookAt = (text: string, start: number): Match | undefined => {
   return undefined;
 };
 
-/** Longest look-back a stream must keep for these detectors: the name and operator before a value. */
-export const ASSIGNMENT_REACH = 64;
+export { ASSIGNMENT_REACH };
 
 /**
  * API keys and tokens of known formats: OpenAI and Anthropic (`sk-`), GitHub, GitLab, Slack

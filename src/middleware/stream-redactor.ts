@@ -11,7 +11,7 @@
  */
 import { kindsOf, scan, unfinishedMatch, windowOf, type Detection } from "./detectors.ts";
 import type { Redactor } from "./redactor.ts";
-import { ASSIGNMENT_REACH } from "./secret-detectors.ts";
+import { ASSIGNMENT_REACH } from "./assignment-reach.ts";
 
 /** What one step of a stream redactor lets out. */
 export interface StreamStep {

@@ -251,6 +251,48 @@ describe(`the programs of ${snippets[0]?.where.replace(/:\d+$/, "") ?? "the READ
   );
 });
 
+/**
+ * A preload that writes, at exit, the files the process compiled: every script V8 parsed, as the
+ * inspector reports it, so files loaded by `require()` count as well as imported ones (module
+ * hooks see only the imported ones).
+ */
+const loadedFiles =
+  'const { Session } = require("node:inspector");\nconst session = new Session();\nsession.connect();\nconst urls = [];\nsession.on("Debugger.scriptParsed", (m) => urls.push(m.params.url));\nsession.post("Debugger.enable");\nprocess.on("exit", () => require("node:fs").writeSync(2, `loaded ${urls.filter((u) => /^(file:|\\/)/.test(u)).join(" ")}\\n`));\n';
+/** Every file the process compiled (see loadedFiles). */
+const loadedBy = (ran: Ran): string[] => (/^loaded (.*)$/m.exec(ran.stderr)?.[1] ?? "").split(" ").filter((f) => f !== "");
+/** The package's files the process compiled, as paths in the package (`dist/index.js`). */
+const packageFilesLoadedBy = (ran: Ran): string[] =>
+  loadedBy(ran)
+    .filter((u) => u.includes("/node_modules/agent-onion/"))
+    .map((u) => u.replace(/^.*\/node_modules\/agent-onion\//, ""));
+
+describe("what a module importing the root entry loads", () => {
+  const program = (use: string) =>
+    `import { createAgentStack, Continue${use ? `, withMiddleware, ${use}` : ""} } from "agent-onion";\n` +
+    `const base = createAgentStack().use("toolCall", { name: "guard", match: "Bash", before: () => Continue });\n` +
+    `const stack = ${use ? `withMiddleware(base, ${use}())` : "base"};\n` +
+    'const outcome = await stack.run("toolCall", { id: "t1", name: "Bash", input: { command: "ls" } }, async () => ({ content: "ok" }));\n' +
+    "console.log(outcome._tag);\n";
+  const loads = async (use: string): Promise<string[]> => {
+    writeFiles(dir, { "esm/loaded.cjs": loadedFiles, "esm/uses.mjs": program(use) });
+    const ran = await run(process.execPath, ["--require", "./loaded.cjs", "uses.mjs"], at("esm"));
+    expect({ code: ran.code, stdout: ran.stdout.trim() }).toEqual({ code: 0, stdout: "Completed" });
+    return packageFilesLoadedBy(ran);
+  };
+
+  it("does not load the middleware, the adapters or the shell analysis when it uses none of them", async () => {
+    const files = await loads("");
+    expect(files).toEqual(expect.arrayContaining(["dist/index.js", "dist/chunks/core.js", "dist/chunks/agent.js"]));
+    expect(files.filter((f) => /middleware|lazy\/|ai-sdk|mcp|koa|core-lazy/.test(f))).toEqual([]);
+  });
+
+  it("loads one middleware's own code on its first call, not the others'", async () => {
+    const files = await loads("retry");
+    expect(files).toContain("dist/lazy/middleware/retry.js");
+    expect(files.filter((f) => /redaction|detectors|guards|audit|tool-policy/.test(f))).toEqual([]);
+  });
+});
+
 describe("the installed CLI, as Claude Code runs it", () => {
   const kinds = ["js", "mjs", "cjs", "ts", "mts", "cts"] as const;
   const esm = (ext: string, helper: string) =>
@@ -288,11 +330,7 @@ describe("the installed CLI, as Claude Code runs it", () => {
       Object.fromEntries([
         ...Object.entries(hookProject("module")).map(([f, c]) => [`hooks-esm/${f}`, c]),
         ...Object.entries(hookProject("commonjs")).map(([f, c]) => [`hooks-cjs/${f}`, c]),
-        ["observe.mjs", 'import { register } from "node:module";\nregister("./observe-hooks.mjs", import.meta.url);\n'],
-        [
-          "observe-hooks.mjs",
-          "export const resolve = async (s, c, next) => { const r = await next(s, c); process.stderr.write(`resolved ${r.url}\\n`); return r; };\n",
-        ],
+        ["loaded.cjs", loadedFiles],
         // The built-in modules the process loaded, written at exit without opening a stream.
         [
           "builtins.mjs",
@@ -315,17 +353,35 @@ describe("the installed CLI, as Claude Code runs it", () => {
     60_000,
   );
 
+  it("answers a .js module importing the root without loading the middleware, the adapters or the shell analysis", async () => {
+    writeFiles(dir, {
+      "hooks-esm/plain.js":
+        'import { createAgentStack, Continue } from "agent-onion";\nexport default createAgentStack().use("toolCall", { name: "guard", match: "Bash", before: () => Continue });\n',
+    });
+    const ran = await run(
+      process.execPath,
+      ["--require", "../loaded.cjs", at("node_modules", "agent-onion", "bin", "agent-onion.js"), "claude-hook", "plain.js"],
+      at("hooks-esm"),
+      event,
+    );
+    expect({ code: ran.code, stdout: ran.stdout }).toEqual({ code: 0, stdout: "" });
+    const files = packageFilesLoadedBy(ran);
+    expect(files).toEqual(expect.arrayContaining(["dist/cli/run.js", "dist/index.js", "dist/chunks/claude-bridge.js"]));
+    expect(files.filter((f) => /middleware|lazy\/|ai-sdk|mcp|koa|core-lazy|cli-/.test(f))).toEqual([]);
+  });
+
   it("loads no TypeScript loader, Effect or OpenTelemetry for a .js module", async () => {
     const ran = await run(
       process.execPath,
-      ["--import", "../observe.mjs", at("node_modules", "agent-onion", "bin", "agent-onion.js"), "claude-hook", "guard.js"],
+      ["--require", "../loaded.cjs", at("node_modules", "agent-onion", "bin", "agent-onion.js"), "claude-hook", "guard.js"],
       at("hooks-esm"),
       event,
     );
     expect(ran.code).toBe(0);
-    expect(ran.stderr).toContain("/hooks-esm/guard.js");
+    const files = loadedBy(ran).join(" ");
+    expect(files).toContain("/hooks-esm/guard.js");
     for (const heavy of ["/node_modules/tsx/", "/node_modules/effect/", "/node_modules/@opentelemetry/"])
-      expect(ran.stderr).not.toContain(heavy);
+      expect(files).not.toContain(heavy);
   });
 
   it("answers without loading Node's crypto, networking, streams, tty or child processes", async () => {

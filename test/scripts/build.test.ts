@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { builtinsAsLookups } from "../../scripts/build.ts";
+import { builtinsAsLookups, lazyEntrySource, lazyImportsOf, reExportsOf, resolveLazyPaths } from "../../scripts/build.ts";
 
 /** Run built code that ends with `return ...;` as a function body. */
 const evaluate = (code: string): unknown => new Function(code)();
@@ -39,5 +39,61 @@ describe("builtinsAsLookups", () => {
   it("leaves imports of the package's own files and of packages alone", () => {
     const code = 'import { a } from "./chunks/core.js";\nimport picomatch from "picomatch";\n';
     expect(builtinsAsLookups(code)).toBe(code);
+  });
+});
+
+describe("the root entry as built", () => {
+  const root = reExportsOf("src/index.ts", ["src/middleware/index.ts"]);
+  const values = new Map<string, unknown>([
+    ["retry", (_options?: unknown) => undefined],
+    ["LimitExceededError", class LimitExceededError extends Error {}],
+    ["GenAiAttr", { system: "gen_ai.system" }],
+    ["Detectors", { email: {}, defaults: () => [] }],
+  ]);
+  const entry = {
+    named: [
+      { name: "retry", from: "src/middleware/retry.ts" },
+      { name: "LimitExceededError", from: "src/middleware/errors.ts" },
+      { name: "GenAiAttr", from: "src/middleware/semconv.ts" },
+      { name: "Detectors", from: "src/middleware/detectors.ts" },
+    ],
+    stars: ["src/core/index.ts"],
+  };
+
+  it("re-exports the engine and the agent layer as they are, and names every middleware export with its file", () => {
+    expect(root.stars).toEqual(["src/core/index.ts", "src/agent/index.ts"]);
+    expect(root.named).toContainEqual({ name: "retry", from: "src/middleware/retry.ts" });
+    expect(root.named).toContainEqual({ name: "fromKoa", from: "src/adapters/koa.ts" });
+    expect(root.named.map((e) => e.name)).not.toContain("McpStreamMessage");
+  });
+
+  it("imports classes and constants as they are, and makes functions load their file on first call", () => {
+    const { code, lazyFiles } = lazyEntrySource(entry, values, "src");
+    expect(code).toContain('export * from "./core/index.ts";');
+    expect(code).toContain('export { LimitExceededError } from "./middleware/errors.ts";');
+    expect(code).toContain('export { GenAiAttr } from "./middleware/semconv.ts";');
+    expect(code).toMatch(/export function retry\(\.\.\.args\) \{\n\treturn load\d+\(\)\.retry\.apply\(this, args\);/);
+    expect(code).toContain('Object.defineProperty(retry, "length", { value: 1 });');
+    expect(code).toMatch(/export const Detectors = Object\.defineProperties\(\{\}, \{\n\t"email": \{ enumerable: true, get: /);
+    expect([...lazyFiles]).toEqual(["src/middleware/retry.ts", "src/middleware/detectors.ts"]);
+  });
+
+  it("turns named imports of functions into functions that load the module once, keeping type imports as types", () => {
+    const { code, lazyFiles } = lazyImportsOf(
+      'import { scan, type Detection } from "./detectors.ts";\nexport const f = () => scan();\n',
+      "src/middleware/stream-redactor.ts",
+      ["./detectors.ts"],
+    );
+    expect(code).toContain('import type { Detection } from "./detectors.ts";');
+    expect(code).not.toMatch(/^import \{/m);
+    expect(code).toContain('"agent-onion-lazy:src/middleware/detectors.ts"');
+    expect(lazyFiles).toEqual(["src/middleware/detectors.ts"]);
+    expect(() => lazyImportsOf('import { scan } from "./other.ts";\n', "src/x.ts", ["./detectors.ts"])).toThrow(/no import/);
+  });
+
+  it("points each lazily loaded file at dist/lazy/, relative to the file written", () => {
+    const code = 'require("agent-onion-lazy:src/middleware/retry.ts");';
+    expect(resolveLazyPaths(code, "index.js")).toBe('require("./lazy/middleware/retry.js");');
+    expect(resolveLazyPaths(code, "chunks/core.js")).toBe('require("../lazy/middleware/retry.js");');
   });
 });
