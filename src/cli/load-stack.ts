@@ -75,14 +75,16 @@ const built = import.meta.url.endsWith(".js");
 /**
  * A JavaScript module, read synchronously with `require()` (an ES module too, on the Node
  * versions the engines allow): `import()` would set up Node's asynchronous module loader, a few
- * ms per event. What `require()` cannot load (an ES module with top-level await) is imported.
+ * ms per event. What `require()` refuses to load (an ES module with top-level await) is imported.
  */
 const requireModule = async (path: string): Promise<Record<string, unknown>> => {
   let loaded: unknown;
   try {
     loaded = createRequire(path)(path);
-  } catch {
-    // The import says why, as it would have without the require() first.
+  } catch (error) {
+    // Only what the loader refuses before running anything (ERR_REQUIRE_ASYNC_MODULE for
+    // top-level await) is imported instead: a module that threw while running must not run twice.
+    if (!String((error as { code?: unknown } | null)?.code).startsWith("ERR_REQUIRE_")) throw error;
     return (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   }
   const namespace =

@@ -353,6 +353,23 @@ describe("the installed CLI, as Claude Code runs it", () => {
     60_000,
   );
 
+  it("runs a module with top-level await, and runs a module that throws while loading once, failing closed", async () => {
+    writeFiles(dir, {
+      "hooks-esm/awaits.js":
+        'import { createAgentStack, Reject } from "agent-onion";\nconst reason = await Promise.resolve("no rm (awaited)");\nexport default createAgentStack().use("toolCall", { name: "no-rm", match: "Bash(rm *)", before: () => Reject(reason) });\n',
+      "hooks-cjs/throws.js": 'require("node:fs").appendFileSync("throws.log", "ran\\n");\nthrow new Error("broken guard");\n',
+    });
+    const awaited = await run(bin(), ["claude-hook", "awaits.js"], at("hooks-esm"), event);
+    expect({ code: awaited.code, reason: JSON.parse(awaited.stdout).hookSpecificOutput?.permissionDecisionReason }).toEqual({
+      code: 0,
+      reason: "no rm (awaited)",
+    });
+    const broken = await run(bin(), ["claude-hook", "throws.js"], at("hooks-cjs"), event);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toContain("broken guard");
+    expect(readFileSync(at("hooks-cjs", "throws.log"), "utf8")).toBe("ran\n");
+  });
+
   it("answers a .js module importing the root without loading the middleware, the adapters or the shell analysis", async () => {
     writeFiles(dir, {
       "hooks-esm/plain.js":
