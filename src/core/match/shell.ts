@@ -17,6 +17,7 @@
 import { UNREADABLE_DETAIL } from "./detail.ts";
 import { type FilledIn, fillsIn, findFillsIn } from "./replacement.ts";
 import { changesWhatRuns, declarationProblem, MAX_NESTING, readScript, type SimpleCommand, type Stdin, type Word } from "./shell/script.ts";
+import { readSed } from "./shell/sed.ts";
 import { readWrapper, SHELL_WRAPPERS, UnknownOption, type WrapperSyntax } from "./shell/wrappers.ts";
 
 export { SHELL_WRAPPERS, type WrapperSyntax } from "./shell/wrappers.ts";
@@ -340,6 +341,7 @@ class Analysis {
       if (bashLike.has(name)) this.run(this.shellCode(args, stdin, context), depth, context, "a shell reads a script");
       if (otherShells.has(name)) this.otherShell(args, context);
       if (name === "find") this.find(args, stdin, depth, context);
+      if (name === "sed") this.sed(words, context);
       const commandOptions = COMMAND_OPTIONS.get(name);
       if (commandOptions !== undefined && (context.appended || runsGivenCommand(commandOptions, args)))
         throw new Opaque(`${name} runs a command given in its options`);
@@ -524,10 +526,30 @@ class Analysis {
     }
   }
 
-  /** `find … -exec cmd {} ;` runs `cmd` for each file; a computed word could hide an `-exec`. */
+  /** `sed`'s `e` runs a shell command (opaque); its `w`, `r` and `-i` files are files the command opens. */
+  private sed(words: readonly Word[], context: Context): void {
+    if (context.appended) throw new Opaque("sed given words read at run time");
+    const read = readSed(words);
+    if ("opaque" in read) throw new Opaque(read.opaque);
+    for (const f of read.files) this.files.push({ path: f.path.text, literal: f.path.literal, writes: f.writes });
+  }
+
+  /**
+   * `find … -exec cmd {} ;` runs `cmd` for each file; a computed word could hide an `-exec`.
+   * `-fprint`, `-fprint0`, `-fprintf` and `-fls` write the file they name; `-delete` removes files
+   * known only when it runs, a write of a path that is not known.
+   */
   private find(args: readonly Word[], stdin: Stdin, depth: number, context: Context): void {
     if (args.some((a) => !a.literal)) throw new Opaque("find with a word computed at run time may run anything");
+    if (context.appended) throw new Opaque("find given words read at run time");
     for (let i = 0; i < args.length; i++) {
+      const t = args[i]!.text;
+      if (/^-(?:fprint0?|fprintf|fls)$/.test(t)) {
+        const file = args[i + 1];
+        if (file !== undefined) this.files.push({ path: file.text, literal: true, writes: true });
+        continue;
+      }
+      if (t === "-delete") this.files.push({ path: "-delete", literal: false, writes: true });
       if (!/^-(?:exec|execdir|ok|okdir)$/.test(args[i]!.text)) continue;
       let j = i + 1;
       while (j < args.length && args[j]!.text !== ";" && args[j]!.text !== "+") j++;
