@@ -244,6 +244,11 @@ class Analysis {
   private readonly files: ShellFile[] = [];
   /** A command changes the working directory (`cd`, `pushd`, `popd`): relative paths are then not known. */
   private movesDirectory = false;
+  /** A command that may create a symbolic link or move a file runs (`ln -s /etc src/e`, `git checkout`). */
+  private mayLink = false;
+  /** Simple commands read, and whether one may run more than once or later than written (a loop, a function). */
+  private simple = 0;
+  private repeats = false;
   private dynamic = false;
 
   script(text: string, depth: number): ShellAnalysis | undefined {
@@ -252,7 +257,7 @@ class Analysis {
     if (read === undefined) return undefined;
     try {
       for (const f of read.files) this.files.push({ path: f.target.text, literal: f.target.literal, writes: f.writes });
-      this.read(read.commands, depth, read.opaque, read.dynamic);
+      this.read(read.commands, depth, read.opaque, read.dynamic, read.repeats === true);
     } catch (error) {
       if (error instanceof Opaque) return this.result(error.message);
       if (error instanceof Unreadable) return undefined;
@@ -265,7 +270,11 @@ class Analysis {
     const calls = [...this.calls.values()];
     return {
       commands: [...new Set(calls.map((c) => c.text))],
-      files: this.files.map((f) => (f.literal && this.movesDirectory && !f.path.startsWith("/") ? { ...f, literal: false } : f)),
+      files: this.files.map((f) =>
+        f.literal && ((this.movesDirectory && !f.path.startsWith("/")) || (this.mayLink && (this.simple > 1 || this.repeats)))
+          ? { ...f, literal: false }
+          : f,
+      ),
       calls,
       dynamic: this.dynamic || reason !== undefined,
       opaque: reason !== undefined,
@@ -273,8 +282,10 @@ class Analysis {
     };
   }
 
-  private read(commands: readonly SimpleCommand[], depth: number, opaque: string | undefined, dynamic: boolean): void {
+  private read(commands: readonly SimpleCommand[], depth: number, opaque: string | undefined, dynamic: boolean, repeats: boolean): void {
     this.dynamic ||= dynamic;
+    this.simple += commands.length;
+    this.repeats ||= repeats;
     for (const c of commands) this.visit(c.words, c.stdin, depth, { filled: undefined, appended: false }, c.syntax === true);
     if (opaque !== undefined) throw new Opaque(opaque);
   }
@@ -305,6 +316,9 @@ class Analysis {
     if (inner === undefined) throw new Unreadable();
     // `eval 'cd /tmp'` and `source` move this shell too.
     this.movesDirectory ||= sub.movesDirectory;
+    this.mayLink ||= sub.mayLink;
+    this.simple += sub.simple;
+    this.repeats ||= sub.repeats;
     for (const c of inner.calls) this.keep(c);
     this.files.push(...inner.files);
     this.dynamic ||= inner.dynamic;
@@ -337,8 +351,14 @@ class Analysis {
       const name = head.text.slice(head.text.lastIndexOf("/") + 1);
       if (name !== head.text && name !== "") this.add([{ ...head, text: name }, ...words.slice(1)], "basename");
       const args = words.slice(1);
+      if (!bashLike.has(name) && !leavesLinks(name, args)) this.mayLink = true;
       this.builtin(name, args, stdin, depth, context);
-      if (bashLike.has(name)) this.run(this.shellCode(args, stdin, context), depth, context, "a shell reads a script");
+      if (bashLike.has(name)) {
+        const code = this.shellCode(args, stdin, context);
+        // A script file is not read here: what it runs may make links.
+        if (code === undefined) this.mayLink = true;
+        this.run(code, depth, context, "a shell reads a script");
+      }
       if (otherShells.has(name)) this.otherShell(args, context);
       if (name === "find") this.find(args, stdin, depth, context);
       if (name === "sed") this.sed(words, context);
@@ -639,6 +659,34 @@ class Analysis {
 }
 
 class Unreadable extends Error {}
+
+/**
+ * Programs known to create no symbolic link and move no file (the commands they run are listed, and
+ * judged, on their own). Any other program may (`ln -s /etc src/e`, `cp -a`, `tar x`, `git checkout` of
+ * a committed link), so a path a redirection of the same command opens may then lead elsewhere
+ * (`ln -s /etc src/e && echo x > src/e/f.ts`): the paths are not known before it runs.
+ */
+const linkFree = new Set([
+  ...["echo", "printf", "cat", "test", "[", "true", "false", ":", "ls", "grep", "egrep", "fgrep", "rg", "head", "tail", "wc"],
+  ...["sort", "uniq", "cut", "tr", "pwd", "date", "basename", "dirname", "realpath", "readlink", "stat", "file", "which"],
+  ...["type", "sleep", "seq", "expr", "jq", "diff", "cmp", "mkdir", "touch", "find", "sed", "du", "df", "env", "timeout"],
+  ...["nice", "nohup", "time", "stdbuf", "command", "builtin", "cd", "pushd", "popd", "export", "declare", "typeset", "local"],
+  ...["readonly", "unset", "set", "shopt", "read", "eval", "exit", "return", "shift", "wait", "trap", "hash", "sudo", "xargs"],
+]);
+/** git subcommands that write nothing into the work tree. */
+const gitLinkFree = new Set([
+  ...["status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "describe", "shortlog", "grep", "cat-file", "rev-list"],
+  ...["show-ref", "for-each-ref", "ls-tree", "name-rev", "merge-base", "version", "add", "commit", "branch", "tag", "remote"],
+  ...["fetch", "push", "config", "init", "hash-object", "update-index", "reflog", "count-objects", "fsck", "ls-remote"],
+  ...["format-patch", "archive", "bundle"],
+]);
+const leavesLinks = (name: string, args: readonly Word[]): boolean => {
+  if (name === "git") {
+    const sub = args.find((a, i) => !a.text.startsWith("-") && !/^(?:-C|--git-dir|--work-tree|-c)$/.test(args[i - 1]?.text ?? ""));
+    return sub !== undefined && sub.literal && gitLinkFree.has(sub.text);
+  }
+  return linkFree.has(name);
+};
 
 const either = (a: FilledIn | undefined, b: FilledIn | undefined): FilledIn | undefined =>
   a === undefined ? b : b === undefined ? a : (script) => a(script) || b(script);

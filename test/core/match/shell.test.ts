@@ -289,9 +289,25 @@ describe("analyseShell", () => {
   it("lists the files and directories git is told to write", () => {
     const files = (command: string) => analyseShell(command)?.files.map((f) => `${f.path}${f.literal ? "" : " ?"}`);
     expect(files("git log --output=a; git diff --outp b; git format-patch -o c")).toEqual(["a", "b", "c"]);
-    expect(files("git checkout-index --prefix=.git/ -f config; git --work-tree=w checkout .")).toEqual([".git/", "w"]);
-    expect(files("git clone --depth 1 https://h/o/r.git; git clone -b main r s; git -C x clone r t")).toEqual(["r", "s", "t ?"]);
-    expect(files("git worktree add ../w; git bundle create b.bundle --all; git status")).toEqual(["../w", "b.bundle"]);
+    expect(files("git checkout-index --prefix=.git/ -f config")).toEqual([".git/"]);
+    expect(files("git --work-tree=w checkout .")).toEqual(["w"]);
+    expect(files("git clone --depth 1 https://h/o/r.git")).toEqual(["r"]);
+    expect(files("git clone -b main r s")).toEqual(["s"]);
+    expect(files("git -C x clone r t")).toEqual(["t ?"]);
+    expect(files("git worktree add ../w")).toEqual(["../w"]);
+    expect(files("git bundle create b.bundle --all; git status")).toEqual(["b.bundle"]);
+  });
+
+  it("marks every path as not known when another command of the text may make a link it goes through", () => {
+    const files = (command: string) => analyseShell(command)?.files.map((f) => `${f.path}${f.literal ? "" : " ?"}`);
+    expect(files("ln -s /etc e && echo > e/f")).toEqual(["e/f ?"]);
+    expect(files("git checkout-index -f e; echo > e/f")).toEqual(["e/f ?"]);
+    expect(files("git clone r; git clone r s")).toEqual(["r ?", "s ?"]);
+    expect(files("for i in 1 2; do git checkout . > e/f; done")).toEqual(["e/f ?"]);
+    expect(files("bash ./make-links.sh; echo > e/f")).toEqual(["e/f ?"]);
+    // A single command opens its redirections before it runs; programs that make no link change nothing.
+    expect(files("git checkout . > e/f")).toEqual(["e/f"]);
+    expect(files("mkdir -p e && git status && sed -n p a > e/f && bash -c 'echo > e/g'")).toEqual(["e/f", "e/g"]);
   });
 
   it("cannot read a comment glued to a word or a plain word holding a blank, where bash reads words", () => {

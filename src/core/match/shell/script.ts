@@ -51,6 +51,8 @@ export interface Script {
   readonly opaque?: string;
   /** Some word is computed at run time. */
   readonly dynamic: boolean;
+  /** Some command may run more than once or later than written: a loop's body or a function's. */
+  readonly repeats?: boolean;
 }
 
 /** Deeper nesting than this (substitutions, subshells, groups, scripts in scripts) is unreadable: it bounds recursion on hostile input. */
@@ -284,6 +286,7 @@ export const readScript = (text: string, depth = 0): Script | undefined => {
     commands: reader.commands,
     files: reader.files,
     dynamic: reader.dynamic,
+    ...(reader.repeats ? { repeats: true } : {}),
     ...(reader.opaque === undefined ? {} : { opaque: reader.opaque }),
   };
 };
@@ -301,6 +304,7 @@ class Reader {
   readonly commands: SimpleCommand[] = [];
   readonly files: FileRedirect[] = [];
   dynamic = false;
+  repeats = false;
   opaque: string | undefined;
 
   constructor(
@@ -332,6 +336,7 @@ class Reader {
       return;
     }
     const inner = this.enter(level);
+    if (n.type === "while_statement" || n.type === "for_statement" || n.type === "function_definition") this.repeats = true;
     switch (n.type) {
       case "comment":
         return;
@@ -743,6 +748,7 @@ class Reader {
     if (nested === undefined) throw new Unreadable();
     for (const c of nested.commands) this.commands.push({ ...c, stdin: { kind: "unseen" } });
     this.files.push(...nested.files);
+    if (nested.repeats === true) this.repeats = true;
     if (nested.opaque !== undefined) this.fail(nested.opaque);
   }
 
