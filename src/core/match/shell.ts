@@ -17,6 +17,7 @@
 import { UNREADABLE_DETAIL } from "./detail.ts";
 import { type FilledIn, fillsIn, findFillsIn } from "./replacement.ts";
 import { changesWhatRuns, declarationProblem, MAX_NESTING, readScript, type SimpleCommand, type Stdin, type Word } from "./shell/script.ts";
+import { readNpm } from "./shell/npm.ts";
 import { readSed } from "./shell/sed.ts";
 import { readWrapper, SHELL_WRAPPERS, UnknownOption, type WrapperSyntax } from "./shell/wrappers.ts";
 
@@ -450,6 +451,15 @@ class Analysis {
         if (problem !== undefined) throw new Opaque(problem);
         return;
       }
+      case "npm": {
+        if (context.appended) throw new Opaque("npm given words read at run time");
+        const read = readNpm(args);
+        if (read.opaque !== undefined) throw new Opaque(read.opaque);
+        // A setting npm reads but this reader does not know: only a rule naming npm alone allows it.
+        if (read.unknown)
+          this.keep({ text: ["npm", ...args.map((a) => a.text)].join(" ").replace(/\s+/g, " "), literal: false, role: "command" });
+        return;
+      }
       case "git":
         gitRunsCode(args, context.appended);
         for (const w of gitOutputs(args)) this.files.push({ path: w.text, literal: w.literal, writes: true });
@@ -683,7 +693,7 @@ const gitLinkFree = new Set([
 const leavesLinks = (name: string, args: readonly Word[]): boolean => {
   if (name === "git") {
     const sub = args.find((a, i) => !a.text.startsWith("-") && !/^(?:-C|--git-dir|--work-tree|-c)$/.test(args[i - 1]?.text ?? ""));
-    return sub !== undefined && sub.literal && gitLinkFree.has(sub.text);
+    return sub?.literal === true && gitLinkFree.has(sub.text);
   }
   return linkFree.has(name);
 };

@@ -618,3 +618,69 @@ describe("a Bash(rm *) condition on runuser", () => {
     expect(analyseShell("runuser -u root ls <<< 'rm -rf /'")?.commands).toEqual(["runuser -u root ls", "ls"]);
   });
 });
+
+describe("programs that run or write things by their own options", () => {
+  const opaque = (command: string) => analyseShell(command)?.opaque;
+  const files = (command: string) => analyseShell(command)?.files.map((f) => `${f.writes ? "w" : "r"} ${f.path}${f.literal ? "" : " ?"}`);
+
+  it("reads sed's e command and e flag as running a shell command, however the script is given", () => {
+    for (const command of [
+      "sed '1e rm -rf /' f",
+      "sed -n 's/.*/rm -rf \\//e' f",
+      "sed --expr='$e rm' f",
+      "sed -n f -e 'e rm'",
+      "sed -n ':a e rm' f",
+      "sed -n '1{e rm\n}' f",
+      "sed -f script.sed f",
+      'sed -n "$X" f',
+      "sed --unknown 'p' f",
+      "echo f | xargs sed -n p",
+    ])
+      expect(opaque(command), command).toBe(true);
+  });
+
+  it("lists the files sed writes with w, W, the w flag and -i, and the files r and R read", () => {
+    expect(files("sed -n '1w out' f")).toEqual(["w out"]);
+    expect(files("sed 's/a/b/w out' f")).toEqual(["w out"]);
+    expect(files("sed -i.bak 's/a/b/' f g")).toEqual(["w f", "w g"]);
+    expect(files("sed --in-place -e 's/a/b/' f")).toEqual(["w f"]);
+    expect(files("sed '1r .env' f")).toEqual(["r .env"]);
+    expect(files("sed --sandbox -n '1,20p' f")).toEqual([]);
+  });
+
+  it("leaves everyday sed scripts readable", () => {
+    for (const command of ["sed -n '1,20p' f", "sed 's#/a#/b#g' f", "sed '/^$/d;1d' f", "sed -E 's/(a)/\\1/' f", "sed '$a end' f"])
+      expect(analyseShell(command)).toMatchObject({ opaque: false, files: [] });
+  });
+
+  it("lists the files find writes by -fprint, -fprintf and -fls, and -delete as a write of unknown paths", () => {
+    expect(files("find . -fprint a -fprint0 b -fprintf c '%p' -fls d")).toEqual(["w a", "w b", "w c", "w d"]);
+    expect(files("find . -name '*.o' -delete")).toEqual(["w -delete ?"]);
+  });
+
+  it("reads npm options that set what a script runs as opaque, before -- only", () => {
+    for (const command of [
+      "npm run build --script-shell=./x",
+      "npm run build --script-sh=./x",
+      "npm run --node-options=--import=data:text/javascript,0 build",
+      "npm test --prefix /tmp/p",
+      "npm_config_script_shell=./x npm test",
+      "NPM_CONFIG_NODE_OPTIONS=--require=./x npm test",
+      "env npm_config_node_options=x npm test",
+      "npm run $SCRIPT",
+    ])
+      expect(opaque(command), command).toBe(true);
+    for (const command of ["npm run build -- --script-shell=./x", "npm run build --silent -w packages/a", "npm ci --no-audit", "npm test"])
+      expect(analyseShell(command)?.calls, command).toEqual([{ text: command, literal: true, role: "command" }]);
+  });
+
+  it("counts an npm setting it does not know as computed at run time, which only a rule naming npm alone allows", () => {
+    expect(analyseShell("npm run build --watch")).toMatchObject({
+      opaque: false,
+      calls: [
+        { text: "npm run build --watch", literal: true, role: "command" },
+        { text: "npm run build --watch", literal: false, role: "command" },
+      ],
+    });
+  });
+});

@@ -154,7 +154,8 @@ export const changesWhatRuns = (name: string, value?: string): boolean => {
   if (CODE_VARIABLES.has(name)) return true;
   // git's trace variables name a file git appends to (`GIT_TRACE=~/.bashrc`); 0, 1, 2 and true write to stderr or nothing.
   if (/^GIT_TRACE/.test(name)) return !(value !== undefined && /^(?:|0|1|2|true|false)$/i.test(value));
-  if (!COMMAND_VARIABLES.has(name) && !/^GIT_CONFIG_(?:KEY|VALUE)_\d+$/.test(name)) return false;
+  // npm reads every `npm_config_*` variable (in any case) as a setting: `script_shell`, `node_options`.
+  if (!COMMAND_VARIABLES.has(name) && !/^GIT_CONFIG_(?:KEY|VALUE)_\d+$/.test(name) && !/^npm_config_/i.test(name)) return false;
   return !(value !== undefined && PAGERS.has(name) && harmlessPager.test(value));
 };
 
