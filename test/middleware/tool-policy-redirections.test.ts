@@ -141,6 +141,9 @@ describe("a deny list and the files a shell command opens", () => {
     "sed -i 's/a/b/' /etc/hosts",
     "sed -n 'w /etc/x' src/a.ts",
     "find src -fprint /etc/x",
+    "git init /etc/x",
+    "git config -f /etc/x user.name y",
+    "git config --system user.name y",
   ];
   it.each(denied)("refuses %s", async (command) => {
     expect(await decide(command, { deny: DENY })).toBe("refused");

@@ -783,7 +783,10 @@ const gitOutputs = (args: readonly Word[]): Word[] => {
     if (long !== null) {
       const name = long[1]!;
       const writes =
-        "output".startsWith(name) || "output-directory".startsWith(name) || (sub === "checkout-index" && "prefix".startsWith(name));
+        "output".startsWith(name) ||
+        "output-directory".startsWith(name) ||
+        (sub === "checkout-index" && "prefix".startsWith(name)) ||
+        ((sub === "init" || sub === "clone") && name.length >= 2 && "separate-git-dir".startsWith(name));
       if (writes) {
         const v = long[2] === "=" ? { ...rest[j]!, text: t.slice(t.indexOf("=") + 1) } : rest[j + 1];
         if (v !== undefined) out.push(v);
@@ -810,7 +813,34 @@ const gitOutputs = (args: readonly Word[]): Word[] => {
     const target = operands[2] ?? humanish(operands[1]);
     if (target !== undefined) out.push(target);
   } else if (sub === "bundle" && operands[0]?.text === "create" && operands[1] !== undefined) out.push(operands[1]);
+  else if (sub === "init") out.push(operands[0] ?? { text: ".git", literal: true, quoted: false });
+  else if (sub === "config" && settingConfig(rest)) {
+    // `git config -f f k v` writes f (`-f ~/.bashrc` with a key holding `$(…)` writes shell code there); `--system` writes /etc/gitconfig.
+    for (let j = 0; j < rest.length; j++) {
+      const t = rest[j]!.text;
+      if (t === "-f" || t === "--file") {
+        if (rest[j + 1] !== undefined) out.push(rest[j + 1]!);
+      } else if (t.startsWith("--file=")) out.push({ ...rest[j]!, text: t.slice("--file=".length) });
+      else if (/^-f./.test(t)) out.push({ ...rest[j]!, text: t.slice(2) });
+      else if (t === "--system") out.push({ text: "/etc/gitconfig", literal: true, quoted: false });
+    }
+  }
   return moved ? out.map((w) => (w.text.startsWith("/") ? w : { ...w, literal: false })) : out;
+};
+
+/** Whether `git config`'s words set or change a value, rather than only read one. */
+const settingConfig = (args: readonly Word[]): boolean => {
+  const operands: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const t = args[i]!.text;
+    if (gitConfigReads.test(t) && operands.length === 0) return false;
+    if (t.startsWith("-")) {
+      if (gitConfigValued.has(t)) i++;
+      continue;
+    }
+    operands.push(args[i]!);
+  }
+  return operands.length >= 2 || /^(?:set|unset|rename-section|remove-section|edit)$/.test(operands[0]?.text ?? "");
 };
 
 /** clone's long options that take a value as the next word. */

@@ -296,6 +296,12 @@ describe("analyseShell", () => {
     expect(files("git -C x clone r t")).toEqual(["t ?"]);
     expect(files("git worktree add ../w")).toEqual(["../w"]);
     expect(files("git bundle create b.bundle --all; git status")).toEqual(["b.bundle"]);
+    expect(files("git init /etc/x")).toEqual(["/etc/x"]);
+    expect(files("git init -q")).toEqual([".git"]);
+    expect(files("git init --separate-git-dir=/etc/g r")).toEqual(["/etc/g", "r"]);
+    expect(files("git config -f /etc/x user.name y")).toEqual(["/etc/x"]);
+    expect(files("git config --file=a user.name y; git config --system user.name y")).toEqual(["a", "/etc/gitconfig"]);
+    expect(files("git config -f a --get user.name; git config user.name y")).toEqual([]);
   });
 
   it("marks every path as not known when another command of the text may make a link it goes through", () => {
@@ -656,6 +662,11 @@ describe("programs that run or write things by their own options", () => {
   it("lists the files find writes by -fprint, -fprintf and -fls, and -delete as a write of unknown paths", () => {
     expect(files("find . -fprint a -fprint0 b -fprintf c '%p' -fls d")).toEqual(["w a", "w b", "w c", "w d"]);
     expect(files("find . -name '*.o' -delete")).toEqual(["w -delete ?"]);
+  });
+
+  it("reads variables that move git's repository, index or objects as changing what runs", () => {
+    for (const name of ["GIT_DIR", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES"])
+      expect(opaque(`${name}=/tmp/x git status`), name).toBe(true);
   });
 
   it("reads npm options that set what a script runs as opaque, before -- only", () => {

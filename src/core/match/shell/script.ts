@@ -137,6 +137,12 @@ export const COMMAND_VARIABLES: ReadonlySet<string> = new Set([
   "XDG_CONFIG_HOME",
   // Where git writes the work tree (checkout, restore): into `.git` it rewrites git's configuration.
   "GIT_WORK_TREE",
+  // Where git finds its repository (and so its configuration and hooks), and where it writes the index and objects.
+  "GIT_DIR",
+  "GIT_COMMON_DIR",
+  "GIT_INDEX_FILE",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
 ]);
 /** Pager and editor variables, and the values of them that run nothing of the text's choosing (`GIT_PAGER=cat git log`). */
 const PAGERS = new Set(["GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR"]);
