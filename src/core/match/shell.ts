@@ -737,6 +737,8 @@ const gitRunsCode = (args: readonly Word[], appended: boolean): void => {
     (sub === "ls-remote" && texts.some((r) => /^-[^-]*u/.test(r))) ||
     (sub === "grep" && texts.some((r) => /^-[^-]*O/.test(r))) ||
     sub === "filter-branch" ||
+    // Remote helpers run what their URL says (`git remote-ext o 'cmd'` runs cmd).
+    sub?.startsWith("remote-") === true ||
     texts.some((r) => runsCommandOption(r, sub, gitCommandOptions, sub !== undefined && gitRunningSubcommands.has(sub) ? 1 : 3));
   if (runs) throw new Opaque(`git ${sub} runs commands it is given`);
   if (sub === "config") gitConfig(rest);
@@ -814,7 +816,9 @@ const gitOutputs = (args: readonly Word[]): Word[] => {
     if (target !== undefined) out.push(target);
   } else if (sub === "bundle" && operands[0]?.text === "create" && operands[1] !== undefined) out.push(operands[1]);
   else if (sub === "init") out.push(operands[0] ?? { text: ".git", literal: true, quoted: false });
-  else if (sub === "config" && settingConfig(rest)) {
+  else if (sub === "credential-store") {
+    for (const w of rest) if (w.text.startsWith("--file=")) out.push({ ...w, text: w.text.slice("--file=".length) });
+  } else if (sub === "config" && settingConfig(rest)) {
     // `git config -f f k v` writes f (`-f ~/.bashrc` with a key holding `$(…)` writes shell code there); `--system` writes /etc/gitconfig.
     for (let j = 0; j < rest.length; j++) {
       const t = rest[j]!.text;

@@ -302,6 +302,7 @@ describe("analyseShell", () => {
     expect(files("git config -f /etc/x user.name y")).toEqual(["/etc/x"]);
     expect(files("git config --file=a user.name y; git config --system user.name y")).toEqual(["a", "/etc/gitconfig"]);
     expect(files("git config -f a --get user.name; git config user.name y")).toEqual([]);
+    expect(files("git credential-store --file=/etc/x store")).toEqual(["/etc/x"]);
   });
 
   it("marks every path as not known when another command of the text may make a link it goes through", () => {
@@ -662,6 +663,11 @@ describe("programs that run or write things by their own options", () => {
   it("lists the files find writes by -fprint, -fprintf and -fls, and -delete as a write of unknown paths", () => {
     expect(files("find . -fprint a -fprint0 b -fprintf c '%p' -fls d")).toEqual(["w a", "w b", "w c", "w d"]);
     expect(files("find . -name '*.o' -delete")).toEqual(["w -delete ?"]);
+  });
+
+  it("reads git's remote helpers, which run what their URL says, as opaque", () => {
+    expect(opaque("git remote-ext o 'rm -rf /' <<< 'connect git-upload-pack'")).toBe(true);
+    expect(opaque("git remote-fd o 1")).toBe(true);
   });
 
   it("reads variables that move git's repository, index or objects as changing what runs", () => {
