@@ -909,6 +909,13 @@ const COMMAND_OPTIONS: ReadonlyMap<string, CommandOptions> = new Map([
   ["scp", { long: [], short: "S" }],
   ["sftp", { long: [], short: "SD" }],
   ["start-stop-daemon", { long: ["exec", "startas"], short: "xa" }],
+  // sort pipes its temporary files through the program (`--compress-program=sh` runs the data as a script).
+  ["sort", { long: ["compress-program"], short: "" }],
+  ["sdiff", { long: ["diff-program"], short: "" }],
+  ["diff3", { long: ["diff-program"], short: "" }],
+  ["rg", { long: ["pre"], short: "" }],
+  ["man", { long: ["pager", "html"], short: "PH" }],
+  ["wget", { long: ["use-askpass"], short: "" }],
 ]);
 
 /** Whether `args` give one of these options. */
