@@ -626,6 +626,21 @@ describe("a Bash(rm *) condition on runuser", () => {
   });
 });
 
+describe("quotes inside a double-quoted ${…}", () => {
+  it("are plain characters there, so what they hold expands: opaque", () => {
+    for (const command of [
+      "echo \"${x:-'$(rm -rf /)'}\"",
+      "cat <<EOF\n${x:-'$(rm)'}\nEOF",
+      "echo \"${x:-$'$(rm)'}\"",
+      "echo \"${x:-${y:-'$(rm)'}}\"",
+    ])
+      expect(analyseShell(command)?.opaque, command).toBe(true);
+  });
+  it("are quotes outside double quotes", () => {
+    expect(analyseShell("echo ${x:-'$(rm -rf /)'}")).toMatchObject({ opaque: false, commands: ["echo ${x:-'$(rm -rf /)'}"] });
+  });
+});
+
 describe("programs that run or write things by their own options", () => {
   const opaque = (command: string) => analyseShell(command)?.opaque;
   const files = (command: string) => analyseShell(command)?.files.map((f) => `${f.writes ? "w" : "r"} ${f.path}${f.literal ? "" : " ?"}`);

@@ -271,6 +271,10 @@ const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const hiddenSubstitution = (raw: string): boolean =>
   /^(?:[^\\`$]|\\[^]|\$(?![A-Za-z0-9_({[@*#?$!'"-]))*(?:`|\$[A-Za-z0-9_({[@*#?$!'"-])/.test(raw);
 
+/** Whether a `${…}` holds a single-quoted or `$'…'` string at any depth. */
+const holdsQuotes = (n: SyntaxNode): boolean =>
+  n.children.some((c) => c.type === "raw_string" || c.type === "ansi_c_string" || c.type === "translated_string" || holdsQuotes(c));
+
 /**
  * Read `text` into simple commands; `undefined` when it cannot be read with certainty.
  *
@@ -527,7 +531,7 @@ class Reader {
       if (c.type === "heredoc_content") continue;
       literal = false;
       expansions.push(c);
-      this.expansion(c, level);
+      this.expansion(c, level, true);
     }
     // Every unescaped `$(`, `${`, `$[` and backtick must be one the grammar read: it reads no backticks here.
     const substitution = /\\[^]|(\$[({[]|`)/g;
@@ -738,6 +742,9 @@ class Reader {
       case "arithmetic_expansion":
         return this.arithmetic(n);
       case "expansion":
+        // Inside double quotes (and a here-document), quotes in `${x:-'…'}` are plain characters: bash expands
+        // what they hold (`"${x:-'$(cmd)'}"` runs cmd), where the grammar reads a quoted string.
+        if (inDoubleQuotes && holdsQuotes(n)) this.fail("quotes inside a double-quoted ${…} are plain characters there");
         return this.parameter(n, inner);
       default:
         throw new Unreadable();
