@@ -23,7 +23,7 @@ import { readWrapper, SHELL_WRAPPERS, UnknownOption, type WrapperSyntax } from "
 
 export { SHELL_WRAPPERS, type WrapperSyntax } from "./shell/wrappers.ts";
 export { MAX_NESTING } from "./shell/script.ts";
-export { MAX_COMMAND_LENGTH } from "./shell/parser.ts";
+export { MAX_COMMAND_LENGTH, MAX_HERE_DOCUMENTS } from "./shell/parser.ts";
 
 /**
  * What a listed command is: a command as bash or a wrapper runs it (`"command"`), shell syntax that

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compileMatcher } from "../../../src/core/match/matcher.ts";
-import { analyseShell, MAX_COMMAND_LENGTH, splitShellCommand } from "../../../src/core/match/shell.ts";
+import { analyseShell, MAX_COMMAND_LENGTH, MAX_HERE_DOCUMENTS, splitShellCommand } from "../../../src/core/match/shell.ts";
 import { MAX_NESTING } from "../../../src/core/match/shell/script.ts";
 
 const rmGuard = compileMatcher("Bash(rm *)", "no-rm");
@@ -371,6 +371,15 @@ describe("reading long text", () => {
     const command = `echo ${"a".repeat(MAX_COMMAND_LENGTH)}`;
     expect(analyseShell(command)).toBeUndefined();
     expect(catches(command)).toBe(true);
+  });
+
+  it("reads no command holding more than MAX_HERE_DOCUMENTS here-document operators, whose parse grows with their square", () => {
+    const pending = (n: number) =>
+      `${Array.from({ length: n }, (_, i) => `cat <<E${i}`).join(";")}\n${Array.from({ length: n }, (_, i) => `x\nE${i}`).join("\n")}`;
+    expect(analyseShell(pending(MAX_HERE_DOCUMENTS))).toBeUndefined(); // the grammar cannot read so many at once either
+    expect(analyseShell(pending(2000))).toBeUndefined();
+    expect(catches(pending(2000))).toBe(true);
+    expect(analyseShell("cat <<A\na\nA\ncat <<B\nb\nB")?.commands).toEqual(["cat"]);
   });
 
   it("counts a command stacking more than 16 wrappers as opaque, in a few seconds at most rather than by the square of its length", () => {
