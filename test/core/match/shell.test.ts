@@ -635,6 +635,23 @@ describe("a Bash(rm *) condition on runuser", () => {
   });
 });
 
+describe("declarations", () => {
+  it("read a string value that is or may be a parenthesised list as code: opaque", () => {
+    for (const command of [
+      "declare -a x='($(rm -rf /))'",
+      "x=(); declare x='($(rm))'",
+      'typeset -A x="$v"',
+      "export -a x='($(rm))'",
+      'f() { local x="$1"; }',
+      "BASH_COMPAT=41 ls",
+    ])
+      expect(analyseShell(command)?.opaque, command).toBe(true);
+  });
+  it("read a list the grammar parsed, and export of a string, as before", () => {
+    expect(analyseShell("declare -a x=(a b); export y='(a)'; declare z=1")?.opaque).toBe(false);
+  });
+});
+
 describe("quotes inside a double-quoted ${…}", () => {
   it("are plain characters there, so what they hold expands: opaque", () => {
     for (const command of [

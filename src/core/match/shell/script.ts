@@ -19,6 +19,8 @@ export interface Word {
   readonly quoted: boolean;
   /** For an assignment (`NAME=value` before a command, or an argument of `declare`/`export`…), the variable's name. */
   readonly assigns?: string;
+  /** For an assignment, its value is a parenthesised list the grammar read (`a=(x y)`), not a string. */
+  readonly list?: boolean;
 }
 
 /** What a command reads on standard input, as far as the text tells. */
@@ -76,6 +78,7 @@ export const CODE_VARIABLES: ReadonlySet<string> = new Set([
   "SHELLOPTS",
   "BASHOPTS",
   "POSIXLY_CORRECT",
+  "BASH_COMPAT",
   "EXECIGNORE",
   "LD_PRELOAD",
   "LD_LIBRARY_PATH",
@@ -870,7 +873,14 @@ class Reader {
     const word = value.length === 0 ? { text: "", literal: true, quoted: false } : this.word(value, level);
     if (changesWhatRuns(name, word.literal && op.type === "=" ? word.text : undefined))
       this.fail(`an assignment to ${name} changes what runs`);
-    return { text: `${this.src.slice(n.start, op.end)}${word.text}`, literal: word.literal, quoted: false, assigns: name };
+    const list = value.some((v) => v.type === "array");
+    return {
+      text: `${this.src.slice(n.start, op.end)}${word.text}`,
+      literal: word.literal,
+      quoted: false,
+      assigns: name,
+      ...(list ? { list } : {}),
+    };
   }
 
   /** Elements of `(a b [k]=v)`: a `[k]=` key is evaluated as arithmetic in an indexed array. */
@@ -996,7 +1006,16 @@ class Reader {
  * declarationProblem("declare", [{ text: "-i", literal: true, quoted: false }]) // "declare -i evaluates values or names later"
  */
 export const declarationProblem = (keyword: string, args: readonly Word[]): string | undefined => {
+  // A string value that starts with `(` (or may: computed) is read as a list, its words expanded:
+  // `declare -a x='($(cmd))'` runs cmd. So it does when the variable is already an array, which the
+  // text may not show, for every keyword but `export` without -a/-A.
+  const listFlag = args.some((a) => a.assigns === undefined && /^[-+][^-]*[aA]/.test(a.text));
+  const readsLists = keyword !== "export" || listFlag;
   for (const a of args) {
+    if (a.assigns !== undefined && readsLists && a.list !== true) {
+      const value = a.text.slice(a.text.indexOf("=") + 1);
+      if (!a.literal || value.startsWith("(")) return `${keyword} reads a string value as a list whose words expand`;
+    }
     if (a.assigns !== undefined) {
       if (changesWhatRuns(a.assigns, a.literal ? a.text.slice(a.text.indexOf("=") + 1) : undefined))
         return `${keyword} ${a.assigns} changes what runs`;
