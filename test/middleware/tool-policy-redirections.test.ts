@@ -108,6 +108,8 @@ describe("an allow list and the files a shell command writes", () => {
     "find . -maxdepth 0 -fprintf .git/config '[alias]\\n x = !rm -rf /\\n'",
     "find src -fprint .git/hooks/pre-commit",
     "find src -name '*.ts' -delete",
+    // git writing a file of the tree from another the allow list lets the agent write
+    "git merge-file -q --theirs .git/config /dev/null src/a.ts",
   ];
   it.each(refused)("refuses %s", async (command) => {
     expect(await decide(command, { allow: ALLOW })).toBe("refused");

@@ -775,6 +775,7 @@ const gitOutputs = (args: readonly Word[]): Word[] => {
   const sub = args[i]?.text;
   const rest = args.slice(i + 1);
   const operands: Word[] = [];
+  let mergeToStdout = false;
   for (let j = 0; j < rest.length; j++) {
     const t = rest[j]!.text;
     const long = /^--([a-z-]+)(=?)/.exec(t);
@@ -794,15 +795,22 @@ const gitOutputs = (args: readonly Word[]): Word[] => {
         if (v !== undefined) out.push(v);
       }
       if (long[2] !== "=" && sub === "clone" && cloneValued.has(name)) j++;
+      if ((sub === "fast-export" || sub === "fast-import") && name === "export-marks" && long[2] === "=")
+        out.push({ ...rest[j]!, text: t.slice(t.indexOf("=") + 1) });
+      if (sub === "merge-file" && (name === "stdout" || "stdout".startsWith(name))) mergeToStdout = true;
       continue;
     }
     if (/^-./.test(t)) {
-      if ((sub === "archive" || sub === "format-patch") && t.startsWith("-o")) {
+      if ((sub === "archive" || sub === "format-patch" || sub === "bugreport" || sub === "diagnose") && t.startsWith("-o")) {
         const v = t.length > 2 ? { ...rest[j]!, text: t.slice(2) } : rest[j + 1];
         if (v !== undefined) out.push(v);
       }
       // A short option taking a value as the cluster's last letter takes the next word.
       if (sub === "clone" && /[obucj]$/.test(t)) j++;
+      if (sub === "merge-file") {
+        if (/^-[^-]*p/.test(t)) mergeToStdout = true;
+        if (t === "-L") j++;
+      }
       continue;
     }
     operands.push(rest[j]!);
@@ -816,6 +824,8 @@ const gitOutputs = (args: readonly Word[]): Word[] => {
     if (target !== undefined) out.push(target);
   } else if (sub === "bundle" && operands[0]?.text === "create" && operands[1] !== undefined) out.push(operands[1]);
   else if (sub === "init") out.push(operands[0] ?? { text: ".git", literal: true, quoted: false });
+  // `git merge-file current base other` writes the merge into current (unless -p): `--theirs .git/config /dev/null f` copies f there.
+  else if (sub === "merge-file" && !mergeToStdout && operands[0] !== undefined) out.push(operands[0]);
   else if (sub === "credential-store") {
     for (const w of rest) if (w.text.startsWith("--file=")) out.push({ ...w, text: w.text.slice("--file=".length) });
   } else if (sub === "config" && settingConfig(rest)) {

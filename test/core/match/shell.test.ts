@@ -303,6 +303,10 @@ describe("analyseShell", () => {
     expect(files("git config --file=a user.name y; git config --system user.name y")).toEqual(["a", "/etc/gitconfig"]);
     expect(files("git config -f a --get user.name; git config user.name y")).toEqual([]);
     expect(files("git credential-store --file=/etc/x store")).toEqual(["/etc/x"]);
+    expect(files("git merge-file -q --theirs -L a -L b -L c .git/config /dev/null a.ts")).toEqual([".git/config"]);
+    expect(files("git merge-file -p a b c; git merge-file --stdout a b c")).toEqual([]);
+    expect(files("git fast-export --export-marks=m --all")).toEqual(["m"]);
+    expect(files("git bugreport -o d")).toEqual(["d"]);
   });
 
   it("marks every path as not known when another command of the text may make a link it goes through", () => {
