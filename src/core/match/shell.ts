@@ -737,8 +737,10 @@ const gitRunsCode = (args: readonly Word[], appended: boolean): void => {
     (sub === "ls-remote" && texts.some((r) => /^-[^-]*u/.test(r))) ||
     (sub === "grep" && texts.some((r) => /^-[^-]*O/.test(r))) ||
     sub === "filter-branch" ||
-    // Remote helpers run what their URL says (`git remote-ext o 'cmd'` runs cmd).
+    // Remote helpers run what their URL says (`git remote-ext o 'cmd'` runs cmd); internal helpers
+    // (`submodule--helper foreach`, `bisect--helper --bisect-run`) take the commands of their public forms.
     sub?.startsWith("remote-") === true ||
+    sub?.includes("--") === true ||
     texts.some((r) => runsCommandOption(r, sub, gitCommandOptions, sub !== undefined && gitRunningSubcommands.has(sub) ? 1 : 3));
   if (runs) throw new Opaque(`git ${sub} runs commands it is given`);
   if (sub === "config") gitConfig(rest);

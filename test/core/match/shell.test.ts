@@ -713,6 +713,8 @@ describe("programs that run or write things by their own options", () => {
   it("reads git's remote helpers, which run what their URL says, as opaque", () => {
     expect(opaque("git remote-ext o 'rm -rf /' <<< 'connect git-upload-pack'")).toBe(true);
     expect(opaque("git remote-fd o 1")).toBe(true);
+    expect(opaque("git submodule--helper foreach 'rm -rf /'")).toBe(true);
+    expect(opaque("git bisect--helper --bisect-run rm -rf /")).toBe(true);
   });
 
   it("reads variables that move git's repository, index or objects as changing what runs", () => {
