@@ -462,7 +462,8 @@ class Analysis {
       }
       case "git":
         gitRunsCode(args, context.appended);
-        for (const w of gitOutputs(args)) this.files.push({ path: w.text, literal: w.literal, writes: true });
+        for (const w of gitOutputs(args))
+          this.files.push({ path: w.text, literal: w.literal && context.filled?.(w.text) !== true, writes: true });
         return;
       case "cd":
       case "pushd":
@@ -561,7 +562,9 @@ class Analysis {
     if (context.appended) throw new Opaque("sed given words read at run time");
     const read = readSed(words);
     if ("opaque" in read) throw new Opaque(read.opaque);
-    for (const f of read.files) this.files.push({ path: f.path.text, literal: f.path.literal, writes: f.writes });
+    // A path `find -exec` or `xargs -I` fills in (`{}`) is known only when it runs.
+    for (const f of read.files)
+      this.files.push({ path: f.path.text, literal: f.path.literal && context.filled?.(f.path.text) !== true, writes: f.writes });
   }
 
   /**
