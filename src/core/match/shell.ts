@@ -16,7 +16,16 @@
  */
 import { UNREADABLE_DETAIL } from "./detail.ts";
 import { type FilledIn, fillsIn, findFillsIn } from "./replacement.ts";
-import { changesWhatRuns, declarationProblem, MAX_NESTING, readScript, type SimpleCommand, type Stdin, type Word } from "./shell/script.ts";
+import {
+  changesWhatRuns,
+  declarationProblem,
+  isHarmlessDevice,
+  MAX_NESTING,
+  readScript,
+  type SimpleCommand,
+  type Stdin,
+  type Word,
+} from "./shell/script.ts";
 import { readNpm } from "./shell/npm.ts";
 import { readSed } from "./shell/sed.ts";
 import { readWrapper, SHELL_WRAPPERS, UnknownOption, type WrapperSyntax } from "./shell/wrappers.ts";
@@ -564,7 +573,8 @@ class Analysis {
     if ("opaque" in read) throw new Opaque(read.opaque);
     // A path `find -exec` or `xargs -I` fills in (`{}`) is known only when it runs.
     for (const f of read.files)
-      this.files.push({ path: f.path.text, literal: f.path.literal && context.filled?.(f.path.text) !== true, writes: f.writes });
+      if (!(f.path.literal && isHarmlessDevice(f.path.text)))
+        this.files.push({ path: f.path.text, literal: f.path.literal && context.filled?.(f.path.text) !== true, writes: f.writes });
   }
 
   /**
@@ -579,7 +589,7 @@ class Analysis {
       const t = args[i]!.text;
       if (/^-(?:fprint0?|fprintf|fls)$/.test(t)) {
         const file = args[i + 1];
-        if (file !== undefined) this.files.push({ path: file.text, literal: true, writes: true });
+        if (file !== undefined && !isHarmlessDevice(file.text)) this.files.push({ path: file.text, literal: true, writes: true });
         continue;
       }
       if (t === "-delete") this.files.push({ path: "-delete", literal: false, writes: true });

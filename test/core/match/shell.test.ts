@@ -698,6 +698,7 @@ describe("programs that run or write things by their own options", () => {
     expect(files("sed --in-place -e 's/a/b/' f")).toEqual(["w f"]);
     expect(files("sed '1r .env' f")).toEqual(["r .env"]);
     expect(files("sed --sandbox -n '1,20p' f")).toEqual([]);
+    expect(files("sed -n 's/a/b/w /dev/stdout' f; find . -fprint /dev/stderr")).toEqual([]);
     expect(files("find . -name '*.ts' -exec sed -i 's/a/b/' {} +")).toEqual(["w {} ?"]);
     expect(files("find . -exec git diff --output={}.patch \\;")).toEqual(["w {}.patch ?"]);
   });

@@ -265,6 +265,15 @@ const nameTests = new Set(["-v", "-R"]);
 const plainNumber = /^[0-9]+$/;
 /** Devices a redirection may open without touching a file: the null device, the terminal, the process's own descriptors. */
 const harmlessDevice = /^\/dev\/(?:null|zero|tty|stdout|stderr|stdin|fd\/\d+)$/;
+
+/**
+ * Whether a path is a device a command may open without touching a file: the null device, the
+ * terminal, the process's own descriptors.
+ *
+ * @example
+ * isHarmlessDevice("/dev/stdout") // true
+ */
+export const isHarmlessDevice = (path: string): boolean => harmlessDevice.test(path);
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
