@@ -30,7 +30,7 @@ interface Figures {
  * at `DIST`. Plain JavaScript run by `node` itself, as users run the package, with no TypeScript
  * loader in the process.
  */
-const childSource = String.raw`
+const childSource = `
 const m = await import(process.env.DIST);
 const stackOf = (hooks) => {
   let stack = m.createAgentStack();

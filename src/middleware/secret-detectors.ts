@@ -423,10 +423,10 @@ export const secretAssignment: Detector = {
       if (end - s === 40 && s >= from && awsSecret(text, s)) (aws ??= []).push(s);
       // A value shorter than 12 is none (`duration_ms=12`): known from its run's end, for free.
       // Most runs follow a character that no name comes before (`.`, `(`, `/`): one table read says so.
-      if (s < from || end < 0 || end - s < 12 || !mayFollowName(text.charCodeAt(s - 1)) || prefixAt(text, s)) continue;
+      if (s < from || end < 0 || end - s < 12 || !mayFollowName(text.charCodeAt(s - 1))) continue;
       // The name first: most runs have none before them, and that is a few characters to read.
       const named = namedSecret(text, s);
-      if (named === NONE) continue;
+      if (named === NONE || prefixAt(text, s)) continue;
       // A value ends at the next `=` that is not padding (`a=b=c`).
       let stop = end;
       for (let at = s; at < end - 1; at++) if (text.charCodeAt(at) === 61 && text.charCodeAt(at + 1) !== 61) (stop = at), (at = end);

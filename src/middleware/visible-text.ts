@@ -29,6 +29,8 @@ const unusualFrom = new RegExp(unusualSource, "gu");
  * reading it, and on other text it costs one comparison a character.
  */
 const wide = /[\u0100-\uffff]/g;
+/** Latin-1 code units, from `lastIndex` on: where they end is the next code unit beyond Latin-1 (or the end). */
+const latin1 = /[\0-\xff]*/y;
 
 /**
  * Whether a text needs a view at all. The soft hyphen is looked for by a string search; then each
@@ -39,13 +41,20 @@ const wide = /[\u0100-\uffff]/g;
 const hasUnusual = (text: string): boolean => {
   if (text.indexOf("\u00ad") !== -1) return true;
   wide.lastIndex = 0;
+  const first = wide.exec(text);
+  if (first === null) return false;
+  let at = first.index;
   for (let tries = 0; tries < 16; tries++) {
-    const m = wide.exec(text);
-    if (m === null) return false;
-    unusualHere.lastIndex = m.index;
+    unusualHere.lastIndex = at;
     if (unusualHere.test(text)) return true;
+    // The next code unit beyond Latin-1: a greedy run over Latin-1 ends there, and costs two
+    // thirds of a search for it (which tries each place anew).
+    latin1.lastIndex = at + 1;
+    latin1.test(text);
+    at = latin1.lastIndex;
+    if (at >= text.length) return false;
   }
-  unusualFrom.lastIndex = wide.lastIndex;
+  unusualFrom.lastIndex = at;
   return unusualFrom.test(text);
 };
 /** An astral default-ignorable code point (tag characters, among others), at the regex's `lastIndex`. */

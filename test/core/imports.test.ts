@@ -28,7 +28,7 @@ describe("imports", () => {
       .filter(([file]) => file.startsWith("src/core/"))
       .flatMap(([file, deps]) =>
         (deps ?? [])
-          .filter((d) => d.id !== null && d.id.startsWith("src/") && !d.id.startsWith("src/core/"))
+          .filter((d) => d.id?.startsWith("src/") && !d.id.startsWith("src/core/"))
           .map((d) => `${file} -> ${d.id}`),
       );
     expect(outside).toEqual([]);

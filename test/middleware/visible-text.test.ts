@@ -120,6 +120,22 @@ describe("the built-in detectors, reading text as a reader sees it", () => {
     }
   });
 
+  it("see an invisible character after any number of characters beyond Latin-1, however far apart, up to the end of the text", () => {
+    // The check for invisible characters tests each character beyond Latin-1 it finds, the first
+    // sixteen one by one: before, at and after that count, next to each other or far apart.
+    const r = createRedactor();
+    const secret = `${KEY.slice(0, 20)}\u200b${KEY.slice(20)}`;
+    for (const count of [1, 2, 15, 16, 17, 40])
+      for (const gap of ["", "é", "x = 1;\n", "a".repeat(5000)])
+        for (const wide of ["…", "中", "😀"]) {
+          const before = Array.from({ length: count }, () => `${gap}${wide}`).join("");
+          const label = `${count} × ${JSON.stringify(wide)} ${gap.length} apart`;
+          expect(r.text(`${before} ${secret} ok`).value, label).toBe(`${before} [REDACTED:api_key] ok`);
+          expect(r.text(`${before} ${secret}`).value, `${label}, at the end`).toBe(`${before} [REDACTED:api_key]`);
+          expect(r.text(`${secret} ${before}`).value, `${label}, at the start`).toBe(`[REDACTED:api_key] ${before}`);
+        }
+  });
+
   it("leave amounts grouped by no-break spaces alone and a word written right after an address out of it, in the whole text and in a stream", () => {
     const r = createRedactor();
     for (const [text, expected] of bordering) {

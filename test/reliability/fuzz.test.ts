@@ -779,7 +779,7 @@ describe("6. tool input never reaches a shell as code", () => {
           expect(outcome._tag).toBe("Completed");
           expect(existsSync(marker)).toBe(false);
         }),
-        { numRuns: fuzzRuns(15) > 100 ? 100 : fuzzRuns(15) },
+        { numRuns: Math.min(100, fuzzRuns(15)) },
       );
     },
     fuzzTimeout(Math.min(100, fuzzRuns(15)), 600),

@@ -69,7 +69,7 @@ export const stateStoreContract = (name: string, make: () => StateStore): void =
         await store.set("k", JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}'));
         const read = (await store.get<Record<string, unknown>>("k"))!;
         expect(Object.keys(read)).toEqual(["__proto__", "constructor"]);
-        expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
         expect(Object.getPrototypeOf(read)).toBe(Object.prototype);
       });
 
@@ -82,7 +82,7 @@ export const stateStoreContract = (name: string, make: () => StateStore): void =
       it("set refuses values that JSON cannot encode with a TypeError", async () => {
         const store = make();
         const cycle: Record<string, unknown> = {};
-        cycle["self"] = cycle;
+        cycle.self = cycle;
         for (const bad of [undefined, () => 1, 1n, cycle]) await expect(store.set("k", bad)).rejects.toThrow(TypeError);
         expect(await store.get("k")).toBeUndefined();
       });
