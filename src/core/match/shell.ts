@@ -847,11 +847,15 @@ const gitOutputs = (args: readonly Word[]): Word[] => {
     // `git config -f f k v` writes f (`-f ~/.bashrc` with a key holding `$(…)` writes shell code there); `--system` writes /etc/gitconfig.
     for (let j = 0; j < rest.length; j++) {
       const t = rest[j]!.text;
-      if (t === "-f" || t === "--file") {
+      // git takes any unambiguous prefix of a long option (`--fil=f` is `--file=f`).
+      const long = /^--([a-z-]+)(=?)/.exec(t);
+      const file = long !== null && long[1]!.length >= 3 && "file".startsWith(long[1]!);
+      if (t === "-f" || (file && long[2] === "")) {
         if (rest[j + 1] !== undefined) out.push(rest[j + 1]!);
-      } else if (t.startsWith("--file=")) out.push({ ...rest[j]!, text: t.slice("--file=".length) });
+      } else if (file) out.push({ ...rest[j]!, text: t.slice(t.indexOf("=") + 1) });
       else if (/^-f./.test(t)) out.push({ ...rest[j]!, text: t.slice(2) });
-      else if (t === "--system") out.push({ text: "/etc/gitconfig", literal: true, quoted: false });
+      else if (long !== null && long[1]!.length >= 2 && "system".startsWith(long[1]!))
+        out.push({ text: "/etc/gitconfig", literal: true, quoted: false });
     }
   }
   return moved ? out.map((w) => (w.text.startsWith("/") ? w : { ...w, literal: false })) : out;

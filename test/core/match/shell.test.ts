@@ -302,6 +302,8 @@ describe("analyseShell", () => {
     expect(files("git config -f /etc/x user.name y")).toEqual(["/etc/x"]);
     expect(files("git config --file=a user.name y; git config --system user.name y")).toEqual(["a", "/etc/gitconfig"]);
     expect(files("git config -f a --get user.name; git config user.name y")).toEqual([]);
+    expect(files("git config --fil=/etc/x user.name y")).toEqual(["/etc/x"]);
+    expect(files("git config --syst user.name y")).toEqual(["/etc/gitconfig"]);
     expect(files("git credential-store --file=/etc/x store")).toEqual(["/etc/x"]);
     expect(files("git merge-file -q --theirs -L a -L b -L c .git/config /dev/null a.ts")).toEqual([".git/config"]);
     expect(files("git merge-file -p a b c; git merge-file --stdout a b c")).toEqual([]);
