@@ -810,8 +810,13 @@ const gitOutputs = (args: readonly Word[]): Word[] => {
         if (v !== undefined) out.push(v);
       }
       if (long[2] !== "=" && sub === "clone" && cloneValued.has(name)) j++;
-      if ((sub === "fast-export" || sub === "fast-import") && name === "export-marks" && long[2] === "=")
-        out.push({ ...rest[j]!, text: t.slice(t.indexOf("=") + 1) });
+      if (
+        ((sub === "fast-export" || sub === "fast-import") && name.length >= 3 && "export-marks".startsWith(name)) ||
+        (sub === "credential-store" && name.length >= 2 && "file".startsWith(name))
+      ) {
+        const v = long[2] === "=" ? { ...rest[j]!, text: t.slice(t.indexOf("=") + 1) } : rest[++j];
+        if (v !== undefined) out.push(v);
+      }
       if (sub === "merge-file" && (name === "stdout" || "stdout".startsWith(name))) mergeToStdout = true;
       continue;
     }
@@ -841,9 +846,7 @@ const gitOutputs = (args: readonly Word[]): Word[] => {
   else if (sub === "init") out.push(operands[0] ?? { text: ".git", literal: true, quoted: false });
   // `git merge-file current base other` writes the merge into current (unless -p): `--theirs .git/config /dev/null f` copies f there.
   else if (sub === "merge-file" && !mergeToStdout && operands[0] !== undefined) out.push(operands[0]);
-  else if (sub === "credential-store") {
-    for (const w of rest) if (w.text.startsWith("--file=")) out.push({ ...w, text: w.text.slice("--file=".length) });
-  } else if (sub === "config" && settingConfig(rest)) {
+  else if (sub === "config" && settingConfig(rest)) {
     // `git config -f f k v` writes f (`-f ~/.bashrc` with a key holding `$(…)` writes shell code there); `--system` writes /etc/gitconfig.
     for (let j = 0; j < rest.length; j++) {
       const t = rest[j]!.text;

@@ -305,6 +305,8 @@ describe("analyseShell", () => {
     expect(files("git config --fil=/etc/x user.name y")).toEqual(["/etc/x"]);
     expect(files("git config --syst user.name y")).toEqual(["/etc/gitconfig"]);
     expect(files("git credential-store --file=/etc/x store")).toEqual(["/etc/x"]);
+    expect(files("git credential-store --fi /etc/y store")).toEqual(["/etc/y"]);
+    expect(files("git fast-export --exp m --all")).toEqual(["m"]);
     expect(files("git merge-file -q --theirs -L a -L b -L c .git/config /dev/null a.ts")).toEqual([".git/config"]);
     expect(files("git merge-file -p a b c; git merge-file --stdout a b c")).toEqual([]);
     expect(files("git fast-export --export-marks=m --all")).toEqual(["m"]);
