@@ -808,6 +808,8 @@ const gitOutputs = (args: readonly Word[]): Word[] => {
       if (writes) {
         const v = long[2] === "=" ? { ...rest[j]!, text: t.slice(t.indexOf("=") + 1) } : rest[j + 1];
         if (v !== undefined) out.push(v);
+        // The value given as the next word is not an operand (`init --separate-git-dir g r` creates r).
+        if (long[2] !== "=" && v !== undefined && !(sub === "clone" && cloneValued.has(name))) j++;
       }
       if (long[2] !== "=" && sub === "clone" && cloneValued.has(name)) j++;
       if (

@@ -299,6 +299,7 @@ describe("analyseShell", () => {
     expect(files("git init /etc/x")).toEqual(["/etc/x"]);
     expect(files("git init -q")).toEqual([".git"]);
     expect(files("git init --separate-git-dir=/etc/g r")).toEqual(["/etc/g", "r"]);
+    expect(files("git init --separate-git-dir /etc/g r")).toEqual(["/etc/g", "r"]);
     expect(files("git config -f /etc/x user.name y")).toEqual(["/etc/x"]);
     expect(files("git config --file=a user.name y; git config --system user.name y")).toEqual(["a", "/etc/gitconfig"]);
     expect(files("git config -f a --get user.name; git config user.name y")).toEqual([]);
