@@ -60,7 +60,14 @@ export const plainData = (value: unknown, where = ""): unknown => {
       for (const key of Object.keys(v)) {
         const item = (v as Record<string, unknown>)[key];
         if (item === undefined) continue;
-        out[key] = copy(item, path === "" ? key : `${path}.${key}`, depth + 1);
+        // Defined, not assigned: an own `__proto__` key (as `JSON.parse` makes) stays a key instead of
+        // becoming the copy's prototype, whose fields every reader would then see as the answer's own.
+        Object.defineProperty(out, key, {
+          value: copy(item, path === "" ? key : `${path}.${key}`, depth + 1),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return out;
     } finally {

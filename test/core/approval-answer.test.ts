@@ -30,6 +30,16 @@ describe("plainData", () => {
     expect(reads).toBe(1);
   });
 
+  it("keeps a __proto__ key as a key, so an edited input cannot inherit fields it does not hold", async () => {
+    const copy = plainData(JSON.parse('{"input":{"__proto__":{"command":"rm -rf /"}}}')) as { input: Record<string, unknown> };
+    expect(Object.getPrototypeOf(copy.input)).toBe(Object.prototype);
+    expect(copy.input.command).toBeUndefined();
+    expect(Object.keys(copy.input)).toEqual(["__proto__"]);
+    const answer = await readAnswer(JSON.parse('{"decision":"edit","input":{"__proto__":{"command":"rm -rf /"}}}'));
+    expect(answer.decision === "edit" && (answer.input as Record<string, unknown>).command).toBeUndefined();
+    expect(await readAnswer(JSON.parse('{"__proto__":{"decision":"approve"}}'))).toMatchObject({ decision: "deny" });
+  });
+
   it("bounds the size of what it copies", () => {
     expect(() => plainData(Array.from({ length: 200_000 }, () => 0))).toThrow(/more than 100000 values/);
   });

@@ -173,6 +173,10 @@ const corpus: Case[] = [
   deny("Read covers a search through a link into a denied directory", "Read(/etc/**)", "Grep", { pattern: "root", path: "src/etc" }, true),
   deny("a `..` inside unexpanded braces is opaque", "Read(//nothing/here)", "Glob", { pattern: "{..,x}/secrets/*", path: "src" }, true),
   deny("a Glob of other files is not refused by a file rule", "Read(**/.env)", "Glob", { pattern: "**/*.{ts,tsx}" }, false),
+  deny("Read covers a Glob that escapes a letter of the file", "Read(**/.env)", "Glob", { pattern: ".en\\v" }, true),
+  deny("Read covers a Grep glob that escapes a letter of the file", "Read(**/.env)", "Grep", { pattern: "x", glob: "\\.env" }, true),
+  deny("an extended glob is opaque", "Read(**/.env)", "Glob", { pattern: "@(.env)" }, true),
+  deny("an extended glob deeper down is opaque", "Read(**/.env)", "Glob", { pattern: "src/+(x|.env)" }, true),
   deny("a search without a file pattern is checked by its directory", "Read(**/.env)", "Grep", { pattern: "KEY" }, false),
   deny("a search without a file pattern reads its contents when asked", "Read(**/.env)", "Grep", { pattern: "KEY" }, true, {
     paths: { searchContents: true },

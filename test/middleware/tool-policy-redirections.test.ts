@@ -19,7 +19,18 @@ for (const file of [`${P}/src/a.ts`, `${P}/.env`, `${P}/config/.env`, `${P}/.git
 symlinkSync("/etc", `${P}/src/etc`); // a directory link out of the project
 const up = "../".repeat(P.split("/").length + 1);
 
-const ALLOW = ["Bash(echo *)", "Bash(cat *)", "Bash(printf *)", "Bash(git *)", "Bash(ls *)", "Bash(grep *)", "Write(src/**/*.ts)"];
+const ALLOW = [
+  "Bash(echo *)",
+  "Bash(cat *)",
+  "Bash(printf *)",
+  "Bash(git *)",
+  "Bash(ls *)",
+  "Bash(grep *)",
+  "Bash(sed *)",
+  "Bash(find *)",
+  "Bash(mkdir *)",
+  "Write(src/**/*.ts)",
+];
 const DENY = ["Bash(rm *)", "Read(**/.env)", "Write(/etc/**)"];
 
 const decide = async (command: string, rules: { allow?: string[]; deny?: string[] }): Promise<"ran" | "refused"> => {
@@ -46,6 +57,12 @@ describe("an allow list and the files a shell command writes", () => {
     "git log --output=src/a.ts",
     "git diff --outp=src/lib/b.ts",
     `git diff --output=${P}/src/lib/b.ts`,
+    // earlier commands that make no link: the path is as known as it was
+    "mkdir -p src/lib && echo x > src/lib/c.ts",
+    "git status && git diff > src/lib/d.ts",
+    "sed -i 's/a/b/' src/a.ts",
+    "sed -n '1w src/lib/e.ts' src/a.ts",
+    "find src -name '*.ts' -fprint src/lib/list.ts",
   ];
   it.each(allowed)("allows %s", async (command) => {
     expect(await decide(command, { allow: ALLOW })).toBe("ran");
@@ -78,6 +95,21 @@ describe("an allow list and the files a shell command writes", () => {
     "GIT_WORK_TREE=.git git checkout HEAD -- config",
     // a script run by a shell, with a redirection of its own
     "bash -c 'echo x > README.md'",
+    // a link made by an earlier command of the same call, which the path then goes through
+    "git update-index --add --cacheinfo 120000,$(printf /etc | git hash-object -w --stdin),src/e && git checkout-index -f src/e && echo x > src/e/f.ts",
+    "git checkout HEAD -- src/e; echo x >> src/e/f.ts",
+    "for i in 1 2; do echo x > src/e/f.ts; git checkout-index -f src/e; done",
+    "f() { echo x > src/e/f.ts; }; git checkout-index -f src/e; f",
+    "echo x > src/e/f.ts & git stash pop",
+    // what sed and find write by their own options
+    "sed -i 's/a/b/' .git/config",
+    "printf '[alias]\\n x = !rm -rf /\\n' | sed -n 'w .git/config'",
+    "sed 's/^//w .git/config' src/a.ts",
+    "find . -maxdepth 0 -fprintf .git/config '[alias]\\n x = !rm -rf /\\n'",
+    "find src -fprint .git/hooks/pre-commit",
+    "find src -name '*.ts' -delete",
+    // git writing a file of the tree from another the allow list lets the agent write
+    "git merge-file -q --theirs .git/config /dev/null src/a.ts",
   ];
   it.each(refused)("refuses %s", async (command) => {
     expect(await decide(command, { allow: ALLOW })).toBe("refused");
@@ -107,6 +139,13 @@ describe("a deny list and the files a shell command opens", () => {
     "cat < src/../.env",
     "source .env",
     ". ./config/.env && echo $X",
+    "sed -n '1r .env' src/a.ts",
+    "sed -i 's/a/b/' /etc/hosts",
+    "sed -n 'w /etc/x' src/a.ts",
+    "find src -fprint /etc/x",
+    "git init /etc/x",
+    "git config -f /etc/x user.name y",
+    "git config --system user.name y",
   ];
   it.each(denied)("refuses %s", async (command) => {
     expect(await decide(command, { deny: DENY })).toBe("refused");

@@ -258,10 +258,13 @@ const checkSearch = (
   for (const query of queries) {
     const raw = query.split("/");
     let k = 0;
-    while (k < raw.length && !/[*?[{]/.test(raw[k]!)) k++;
+    // The directory part is escaped with bracket classes, so a backslash belongs to the file pattern,
+    // where it escapes the next character as the search tools read it (`.en\v` is `.env`).
+    while (k < raw.length && !/[*?[{\\]|[@!+]\(/.test(raw[k]!)) k++;
     const rest = raw.slice(k).filter((s) => s !== "." && s !== "");
-    // A `..` after a wildcard (or in braces left unexpanded) can reach anywhere.
-    if (rest.some((s) => s.includes(".."))) return side === "deny";
+    // A `..` after a wildcard (or in braces left unexpanded) can reach anywhere; an extended glob
+    // (`@(.env)`, `+(x)`), which some search tools read, can name what this reading does not follow.
+    if (rest.some((s) => s.includes("..") || /[@!+*?]\(/.test(s))) return side === "deny";
     const start = raw.slice(0, k).join("/");
     const forms = formsOf(start === "" ? (query.startsWith("/") ? "/" : ".") : start, context, input);
     if (forms.opaque) return side === "deny";

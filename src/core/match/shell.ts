@@ -16,12 +16,23 @@
  */
 import { UNREADABLE_DETAIL } from "./detail.ts";
 import { type FilledIn, fillsIn, findFillsIn } from "./replacement.ts";
-import { changesWhatRuns, declarationProblem, MAX_NESTING, readScript, type SimpleCommand, type Stdin, type Word } from "./shell/script.ts";
+import {
+  changesWhatRuns,
+  declarationProblem,
+  isHarmlessDevice,
+  MAX_NESTING,
+  readScript,
+  type SimpleCommand,
+  type Stdin,
+  type Word,
+} from "./shell/script.ts";
+import { readNpm } from "./shell/npm.ts";
+import { readSed } from "./shell/sed.ts";
 import { readWrapper, SHELL_WRAPPERS, UnknownOption, type WrapperSyntax } from "./shell/wrappers.ts";
 
 export { SHELL_WRAPPERS, type WrapperSyntax } from "./shell/wrappers.ts";
 export { MAX_NESTING } from "./shell/script.ts";
-export { MAX_COMMAND_LENGTH } from "./shell/parser.ts";
+export { MAX_COMMAND_LENGTH, MAX_HERE_DOCUMENTS } from "./shell/parser.ts";
 
 /**
  * What a listed command is: a command as bash or a wrapper runs it (`"command"`), shell syntax that
@@ -243,6 +254,11 @@ class Analysis {
   private readonly files: ShellFile[] = [];
   /** A command changes the working directory (`cd`, `pushd`, `popd`): relative paths are then not known. */
   private movesDirectory = false;
+  /** A command that may create a symbolic link or move a file runs (`ln -s /etc src/e`, `git checkout`). */
+  private mayLink = false;
+  /** Simple commands read, and whether one may run more than once or later than written (a loop, a function). */
+  private simple = 0;
+  private repeats = false;
   private dynamic = false;
 
   script(text: string, depth: number): ShellAnalysis | undefined {
@@ -251,7 +267,7 @@ class Analysis {
     if (read === undefined) return undefined;
     try {
       for (const f of read.files) this.files.push({ path: f.target.text, literal: f.target.literal, writes: f.writes });
-      this.read(read.commands, depth, read.opaque, read.dynamic);
+      this.read(read.commands, depth, read.opaque, read.dynamic, read.repeats === true);
     } catch (error) {
       if (error instanceof Opaque) return this.result(error.message);
       if (error instanceof Unreadable) return undefined;
@@ -264,7 +280,11 @@ class Analysis {
     const calls = [...this.calls.values()];
     return {
       commands: [...new Set(calls.map((c) => c.text))],
-      files: this.files.map((f) => (f.literal && this.movesDirectory && !f.path.startsWith("/") ? { ...f, literal: false } : f)),
+      files: this.files.map((f) =>
+        f.literal && ((this.movesDirectory && !f.path.startsWith("/")) || (this.mayLink && (this.simple > 1 || this.repeats)))
+          ? { ...f, literal: false }
+          : f,
+      ),
       calls,
       dynamic: this.dynamic || reason !== undefined,
       opaque: reason !== undefined,
@@ -272,8 +292,10 @@ class Analysis {
     };
   }
 
-  private read(commands: readonly SimpleCommand[], depth: number, opaque: string | undefined, dynamic: boolean): void {
+  private read(commands: readonly SimpleCommand[], depth: number, opaque: string | undefined, dynamic: boolean, repeats: boolean): void {
     this.dynamic ||= dynamic;
+    this.simple += commands.length;
+    this.repeats ||= repeats;
     for (const c of commands) this.visit(c.words, c.stdin, depth, { filled: undefined, appended: false }, c.syntax === true);
     if (opaque !== undefined) throw new Opaque(opaque);
   }
@@ -304,6 +326,9 @@ class Analysis {
     if (inner === undefined) throw new Unreadable();
     // `eval 'cd /tmp'` and `source` move this shell too.
     this.movesDirectory ||= sub.movesDirectory;
+    this.mayLink ||= sub.mayLink;
+    this.simple += sub.simple;
+    this.repeats ||= sub.repeats;
     for (const c of inner.calls) this.keep(c);
     this.files.push(...inner.files);
     this.dynamic ||= inner.dynamic;
@@ -336,10 +361,17 @@ class Analysis {
       const name = head.text.slice(head.text.lastIndexOf("/") + 1);
       if (name !== head.text && name !== "") this.add([{ ...head, text: name }, ...words.slice(1)], "basename");
       const args = words.slice(1);
+      if (!bashLike.has(name) && !leavesLinks(name, args)) this.mayLink = true;
       this.builtin(name, args, stdin, depth, context);
-      if (bashLike.has(name)) this.run(this.shellCode(args, stdin, context), depth, context, "a shell reads a script");
+      if (bashLike.has(name)) {
+        const code = this.shellCode(args, stdin, context);
+        // A script file is not read here: what it runs may make links.
+        if (code === undefined) this.mayLink = true;
+        this.run(code, depth, context, "a shell reads a script");
+      }
       if (otherShells.has(name)) this.otherShell(args, context);
       if (name === "find") this.find(args, stdin, depth, context);
+      if (name === "sed") this.sed(words, context);
       const commandOptions = COMMAND_OPTIONS.get(name);
       if (commandOptions !== undefined && (context.appended || runsGivenCommand(commandOptions, args)))
         throw new Opaque(`${name} runs a command given in its options`);
@@ -428,9 +460,19 @@ class Analysis {
         if (problem !== undefined) throw new Opaque(problem);
         return;
       }
+      case "npm": {
+        if (context.appended) throw new Opaque("npm given words read at run time");
+        const read = readNpm(args);
+        if (read.opaque !== undefined) throw new Opaque(read.opaque);
+        // A setting npm reads but this reader does not know: only a rule naming npm alone allows it.
+        if (read.unknown)
+          this.keep({ text: ["npm", ...args.map((a) => a.text)].join(" ").replace(/\s+/g, " "), literal: false, role: "command" });
+        return;
+      }
       case "git":
         gitRunsCode(args, context.appended);
-        for (const w of gitOutputs(args)) this.files.push({ path: w.text, literal: w.literal, writes: true });
+        for (const w of gitOutputs(args))
+          this.files.push({ path: w.text, literal: w.literal && context.filled?.(w.text) !== true, writes: true });
         return;
       case "cd":
       case "pushd":
@@ -524,10 +566,33 @@ class Analysis {
     }
   }
 
-  /** `find … -exec cmd {} ;` runs `cmd` for each file; a computed word could hide an `-exec`. */
+  /** `sed`'s `e` runs a shell command (opaque); its `w`, `r` and `-i` files are files the command opens. */
+  private sed(words: readonly Word[], context: Context): void {
+    if (context.appended) throw new Opaque("sed given words read at run time");
+    const read = readSed(words);
+    if ("opaque" in read) throw new Opaque(read.opaque);
+    // A path `find -exec` or `xargs -I` fills in (`{}`) is known only when it runs.
+    for (const f of read.files)
+      if (!(f.path.literal && isHarmlessDevice(f.path.text)))
+        this.files.push({ path: f.path.text, literal: f.path.literal && context.filled?.(f.path.text) !== true, writes: f.writes });
+  }
+
+  /**
+   * `find … -exec cmd {} ;` runs `cmd` for each file; a computed word could hide an `-exec`.
+   * `-fprint`, `-fprint0`, `-fprintf` and `-fls` write the file they name; `-delete` removes files
+   * known only when it runs, a write of a path that is not known.
+   */
   private find(args: readonly Word[], stdin: Stdin, depth: number, context: Context): void {
     if (args.some((a) => !a.literal)) throw new Opaque("find with a word computed at run time may run anything");
+    if (context.appended) throw new Opaque("find given words read at run time");
     for (let i = 0; i < args.length; i++) {
+      const t = args[i]!.text;
+      if (/^-(?:fprint0?|fprintf|fls)$/.test(t)) {
+        const file = args[i + 1];
+        if (file !== undefined && !isHarmlessDevice(file.text)) this.files.push({ path: file.text, literal: true, writes: true });
+        continue;
+      }
+      if (t === "-delete") this.files.push({ path: "-delete", literal: false, writes: true });
       if (!/^-(?:exec|execdir|ok|okdir)$/.test(args[i]!.text)) continue;
       let j = i + 1;
       while (j < args.length && args[j]!.text !== ";" && args[j]!.text !== "+") j++;
@@ -618,6 +683,34 @@ class Analysis {
 
 class Unreadable extends Error {}
 
+/**
+ * Programs known to create no symbolic link and move no file (the commands they run are listed, and
+ * judged, on their own). Any other program may (`ln -s /etc src/e`, `cp -a`, `tar x`, `git checkout` of
+ * a committed link), so a path a redirection of the same command opens may then lead elsewhere
+ * (`ln -s /etc src/e && echo x > src/e/f.ts`): the paths are not known before it runs.
+ */
+const linkFree = new Set([
+  ...["echo", "printf", "cat", "test", "[", "true", "false", ":", "ls", "grep", "egrep", "fgrep", "rg", "head", "tail", "wc"],
+  ...["sort", "uniq", "cut", "tr", "pwd", "date", "basename", "dirname", "realpath", "readlink", "stat", "file", "which"],
+  ...["type", "sleep", "seq", "expr", "jq", "diff", "cmp", "mkdir", "touch", "find", "sed", "du", "df", "env", "timeout"],
+  ...["nice", "nohup", "time", "stdbuf", "command", "builtin", "cd", "pushd", "popd", "export", "declare", "typeset", "local"],
+  ...["readonly", "unset", "set", "shopt", "read", "eval", "exit", "return", "shift", "wait", "trap", "hash", "sudo", "xargs"],
+]);
+/** git subcommands that write nothing into the work tree. */
+const gitLinkFree = new Set([
+  ...["status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "describe", "shortlog", "grep", "cat-file", "rev-list"],
+  ...["show-ref", "for-each-ref", "ls-tree", "name-rev", "merge-base", "version", "add", "commit", "branch", "tag", "remote"],
+  ...["fetch", "push", "config", "init", "hash-object", "update-index", "reflog", "count-objects", "fsck", "ls-remote"],
+  ...["format-patch", "archive", "bundle"],
+]);
+const leavesLinks = (name: string, args: readonly Word[]): boolean => {
+  if (name === "git") {
+    const sub = args.find((a, i) => !a.text.startsWith("-") && !/^(?:-C|--git-dir|--work-tree|-c)$/.test(args[i - 1]?.text ?? ""));
+    return sub?.literal === true && gitLinkFree.has(sub.text);
+  }
+  return linkFree.has(name);
+};
+
 const either = (a: FilledIn | undefined, b: FilledIn | undefined): FilledIn | undefined =>
   a === undefined ? b : b === undefined ? a : (script) => a(script) || b(script);
 
@@ -657,6 +750,10 @@ const gitRunsCode = (args: readonly Word[], appended: boolean): void => {
     (sub === "ls-remote" && texts.some((r) => /^-[^-]*u/.test(r))) ||
     (sub === "grep" && texts.some((r) => /^-[^-]*O/.test(r))) ||
     sub === "filter-branch" ||
+    // Remote helpers run what their URL says (`git remote-ext o 'cmd'` runs cmd); internal helpers
+    // (`submodule--helper foreach`, `bisect--helper --bisect-run`) take the commands of their public forms.
+    sub?.startsWith("remote-") === true ||
+    sub?.includes("--") === true ||
     texts.some((r) => runsCommandOption(r, sub, gitCommandOptions, sub !== undefined && gitRunningSubcommands.has(sub) ? 1 : 3));
   if (runs) throw new Opaque(`git ${sub} runs commands it is given`);
   if (sub === "config") gitConfig(rest);
@@ -693,6 +790,7 @@ const gitOutputs = (args: readonly Word[]): Word[] => {
   const sub = args[i]?.text;
   const rest = args.slice(i + 1);
   const operands: Word[] = [];
+  let mergeToStdout = false;
   for (let j = 0; j < rest.length; j++) {
     const t = rest[j]!.text;
     const long = /^--([a-z-]+)(=?)/.exec(t);
@@ -703,21 +801,38 @@ const gitOutputs = (args: readonly Word[]): Word[] => {
     if (long !== null) {
       const name = long[1]!;
       const writes =
-        "output".startsWith(name) || "output-directory".startsWith(name) || (sub === "checkout-index" && "prefix".startsWith(name));
+        "output".startsWith(name) ||
+        "output-directory".startsWith(name) ||
+        (sub === "checkout-index" && "prefix".startsWith(name)) ||
+        ((sub === "init" || sub === "clone") && name.length >= 2 && "separate-git-dir".startsWith(name));
       if (writes) {
         const v = long[2] === "=" ? { ...rest[j]!, text: t.slice(t.indexOf("=") + 1) } : rest[j + 1];
         if (v !== undefined) out.push(v);
+        // The value given as the next word is not an operand (`init --separate-git-dir g r` creates r).
+        if (long[2] !== "=" && v !== undefined && !(sub === "clone" && cloneValued.has(name))) j++;
       }
       if (long[2] !== "=" && sub === "clone" && cloneValued.has(name)) j++;
+      if (
+        ((sub === "fast-export" || sub === "fast-import") && name.length >= 3 && "export-marks".startsWith(name)) ||
+        (sub === "credential-store" && name.length >= 2 && "file".startsWith(name))
+      ) {
+        const v = long[2] === "=" ? { ...rest[j]!, text: t.slice(t.indexOf("=") + 1) } : rest[++j];
+        if (v !== undefined) out.push(v);
+      }
+      if (sub === "merge-file" && (name === "stdout" || "stdout".startsWith(name))) mergeToStdout = true;
       continue;
     }
     if (/^-./.test(t)) {
-      if ((sub === "archive" || sub === "format-patch") && t.startsWith("-o")) {
+      if ((sub === "archive" || sub === "format-patch" || sub === "bugreport" || sub === "diagnose") && t.startsWith("-o")) {
         const v = t.length > 2 ? { ...rest[j]!, text: t.slice(2) } : rest[j + 1];
         if (v !== undefined) out.push(v);
       }
       // A short option taking a value as the cluster's last letter takes the next word.
       if (sub === "clone" && /[obucj]$/.test(t)) j++;
+      if (sub === "merge-file") {
+        if (/^-[^-]*p/.test(t)) mergeToStdout = true;
+        if (t === "-L") j++;
+      }
       continue;
     }
     operands.push(rest[j]!);
@@ -730,7 +845,40 @@ const gitOutputs = (args: readonly Word[]): Word[] => {
     const target = operands[2] ?? humanish(operands[1]);
     if (target !== undefined) out.push(target);
   } else if (sub === "bundle" && operands[0]?.text === "create" && operands[1] !== undefined) out.push(operands[1]);
+  else if (sub === "init") out.push(operands[0] ?? { text: ".git", literal: true, quoted: false });
+  // `git merge-file current base other` writes the merge into current (unless -p): `--theirs .git/config /dev/null f` copies f there.
+  else if (sub === "merge-file" && !mergeToStdout && operands[0] !== undefined) out.push(operands[0]);
+  else if (sub === "config" && settingConfig(rest)) {
+    // `git config -f f k v` writes f (`-f ~/.bashrc` with a key holding `$(…)` writes shell code there); `--system` writes /etc/gitconfig.
+    for (let j = 0; j < rest.length; j++) {
+      const t = rest[j]!.text;
+      // git takes any unambiguous prefix of a long option (`--fil=f` is `--file=f`).
+      const long = /^--([a-z-]+)(=?)/.exec(t);
+      const file = long !== null && long[1]!.length >= 3 && "file".startsWith(long[1]!);
+      if (t === "-f" || (file && long[2] === "")) {
+        if (rest[j + 1] !== undefined) out.push(rest[j + 1]!);
+      } else if (file) out.push({ ...rest[j]!, text: t.slice(t.indexOf("=") + 1) });
+      else if (/^-f./.test(t)) out.push({ ...rest[j]!, text: t.slice(2) });
+      else if (long !== null && long[1]!.length >= 2 && "system".startsWith(long[1]!))
+        out.push({ text: "/etc/gitconfig", literal: true, quoted: false });
+    }
+  }
   return moved ? out.map((w) => (w.text.startsWith("/") ? w : { ...w, literal: false })) : out;
+};
+
+/** Whether `git config`'s words set or change a value, rather than only read one. */
+const settingConfig = (args: readonly Word[]): boolean => {
+  const operands: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const t = args[i]!.text;
+    if (gitConfigReads.test(t) && operands.length === 0) return false;
+    if (t.startsWith("-")) {
+      if (gitConfigValued.has(t)) i++;
+      continue;
+    }
+    operands.push(args[i]!);
+  }
+  return operands.length >= 2 || /^(?:set|unset|rename-section|remove-section|edit)$/.test(operands[0]?.text ?? "");
 };
 
 /** clone's long options that take a value as the next word. */
@@ -795,6 +943,13 @@ const COMMAND_OPTIONS: ReadonlyMap<string, CommandOptions> = new Map([
   ["scp", { long: [], short: "S" }],
   ["sftp", { long: [], short: "SD" }],
   ["start-stop-daemon", { long: ["exec", "startas"], short: "xa" }],
+  // sort pipes its temporary files through the program (`--compress-program=sh` runs the data as a script).
+  ["sort", { long: ["compress-program"], short: "" }],
+  ["sdiff", { long: ["diff-program"], short: "" }],
+  ["diff3", { long: ["diff-program"], short: "" }],
+  ["rg", { long: ["pre"], short: "" }],
+  ["man", { long: ["pager", "html"], short: "PH" }],
+  ["wget", { long: ["use-askpass"], short: "" }],
 ]);
 
 /** Whether `args` give one of these options. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compileMatcher } from "../../../src/core/match/matcher.ts";
-import { analyseShell, MAX_COMMAND_LENGTH, splitShellCommand } from "../../../src/core/match/shell.ts";
+import { analyseShell, MAX_COMMAND_LENGTH, MAX_HERE_DOCUMENTS, splitShellCommand } from "../../../src/core/match/shell.ts";
 import { MAX_NESTING } from "../../../src/core/match/shell/script.ts";
 
 const rmGuard = compileMatcher("Bash(rm *)", "no-rm");
@@ -289,9 +289,41 @@ describe("analyseShell", () => {
   it("lists the files and directories git is told to write", () => {
     const files = (command: string) => analyseShell(command)?.files.map((f) => `${f.path}${f.literal ? "" : " ?"}`);
     expect(files("git log --output=a; git diff --outp b; git format-patch -o c")).toEqual(["a", "b", "c"]);
-    expect(files("git checkout-index --prefix=.git/ -f config; git --work-tree=w checkout .")).toEqual([".git/", "w"]);
-    expect(files("git clone --depth 1 https://h/o/r.git; git clone -b main r s; git -C x clone r t")).toEqual(["r", "s", "t ?"]);
-    expect(files("git worktree add ../w; git bundle create b.bundle --all; git status")).toEqual(["../w", "b.bundle"]);
+    expect(files("git checkout-index --prefix=.git/ -f config")).toEqual([".git/"]);
+    expect(files("git --work-tree=w checkout .")).toEqual(["w"]);
+    expect(files("git clone --depth 1 https://h/o/r.git")).toEqual(["r"]);
+    expect(files("git clone -b main r s")).toEqual(["s"]);
+    expect(files("git -C x clone r t")).toEqual(["t ?"]);
+    expect(files("git worktree add ../w")).toEqual(["../w"]);
+    expect(files("git bundle create b.bundle --all; git status")).toEqual(["b.bundle"]);
+    expect(files("git init /etc/x")).toEqual(["/etc/x"]);
+    expect(files("git init -q")).toEqual([".git"]);
+    expect(files("git init --separate-git-dir=/etc/g r")).toEqual(["/etc/g", "r"]);
+    expect(files("git init --separate-git-dir /etc/g r")).toEqual(["/etc/g", "r"]);
+    expect(files("git config -f /etc/x user.name y")).toEqual(["/etc/x"]);
+    expect(files("git config --file=a user.name y; git config --system user.name y")).toEqual(["a", "/etc/gitconfig"]);
+    expect(files("git config -f a --get user.name; git config user.name y")).toEqual([]);
+    expect(files("git config --fil=/etc/x user.name y")).toEqual(["/etc/x"]);
+    expect(files("git config --syst user.name y")).toEqual(["/etc/gitconfig"]);
+    expect(files("git credential-store --file=/etc/x store")).toEqual(["/etc/x"]);
+    expect(files("git credential-store --fi /etc/y store")).toEqual(["/etc/y"]);
+    expect(files("git fast-export --exp m --all")).toEqual(["m"]);
+    expect(files("git merge-file -q --theirs -L a -L b -L c .git/config /dev/null a.ts")).toEqual([".git/config"]);
+    expect(files("git merge-file -p a b c; git merge-file --stdout a b c")).toEqual([]);
+    expect(files("git fast-export --export-marks=m --all")).toEqual(["m"]);
+    expect(files("git bugreport -o d")).toEqual(["d"]);
+  });
+
+  it("marks every path as not known when another command of the text may make a link it goes through", () => {
+    const files = (command: string) => analyseShell(command)?.files.map((f) => `${f.path}${f.literal ? "" : " ?"}`);
+    expect(files("ln -s /etc e && echo > e/f")).toEqual(["e/f ?"]);
+    expect(files("git checkout-index -f e; echo > e/f")).toEqual(["e/f ?"]);
+    expect(files("git clone r; git clone r s")).toEqual(["r ?", "s ?"]);
+    expect(files("for i in 1 2; do git checkout . > e/f; done")).toEqual(["e/f ?"]);
+    expect(files("bash ./make-links.sh; echo > e/f")).toEqual(["e/f ?"]);
+    // A single command opens its redirections before it runs; programs that make no link change nothing.
+    expect(files("git checkout . > e/f")).toEqual(["e/f"]);
+    expect(files("mkdir -p e && git status && sed -n p a > e/f && bash -c 'echo > e/g'")).toEqual(["e/f", "e/g"]);
   });
 
   it("cannot read a comment glued to a word or a plain word holding a blank, where bash reads words", () => {
@@ -348,6 +380,15 @@ describe("reading long text", () => {
     const command = `echo ${"a".repeat(MAX_COMMAND_LENGTH)}`;
     expect(analyseShell(command)).toBeUndefined();
     expect(catches(command)).toBe(true);
+  });
+
+  it("reads no command holding more than MAX_HERE_DOCUMENTS here-document operators, whose parse grows with their square", () => {
+    const pending = (n: number) =>
+      `${Array.from({ length: n }, (_, i) => `cat <<E${i}`).join(";")}\n${Array.from({ length: n }, (_, i) => `x\nE${i}`).join("\n")}`;
+    expect(analyseShell(pending(MAX_HERE_DOCUMENTS))).toBeUndefined(); // the grammar cannot read so many at once either
+    expect(analyseShell(pending(2000))).toBeUndefined();
+    expect(catches(pending(2000))).toBe(true);
+    expect(analyseShell("cat <<A\na\nA\ncat <<B\nb\nB")?.commands).toEqual(["cat"]);
   });
 
   it("counts a command stacking more than 16 wrappers as opaque, in a few seconds at most rather than by the square of its length", () => {
@@ -600,5 +641,118 @@ describe("a Bash(rm *) condition on runuser", () => {
     expect(catches("runuser -u root rm -rf /")).toBe(true);
     expect(analyseShell("runuser -u root ls -la")).toMatchObject({ opaque: false, commands: ["runuser -u root ls -la", "ls -la"] });
     expect(analyseShell("runuser -u root ls <<< 'rm -rf /'")?.commands).toEqual(["runuser -u root ls", "ls"]);
+  });
+});
+
+describe("declarations", () => {
+  it("read a string value that is or may be a parenthesised list as code: opaque", () => {
+    for (const command of [
+      "declare -a x='($(rm -rf /))'",
+      "x=(); declare x='($(rm))'",
+      'typeset -A x="$v"',
+      "export -a x='($(rm))'",
+      'f() { local x="$1"; }',
+      "BASH_COMPAT=41 ls",
+    ])
+      expect(analyseShell(command)?.opaque, command).toBe(true);
+  });
+  it("read a list the grammar parsed, and export of a string, as before", () => {
+    expect(analyseShell("declare -a x=(a b); export y='(a)'; declare z=1")?.opaque).toBe(false);
+  });
+});
+
+describe("quotes inside a double-quoted ${…}", () => {
+  it("are plain characters there, so what they hold expands: opaque", () => {
+    for (const command of [
+      "echo \"${x:-'$(rm -rf /)'}\"",
+      "cat <<EOF\n${x:-'$(rm)'}\nEOF",
+      "echo \"${x:-$'$(rm)'}\"",
+      "echo \"${x:-${y:-'$(rm)'}}\"",
+    ])
+      expect(analyseShell(command)?.opaque, command).toBe(true);
+  });
+  it("are quotes outside double quotes", () => {
+    expect(analyseShell("echo ${x:-'$(rm -rf /)'}")).toMatchObject({ opaque: false, commands: ["echo ${x:-'$(rm -rf /)'}"] });
+  });
+});
+
+describe("programs that run or write things by their own options", () => {
+  const opaque = (command: string) => analyseShell(command)?.opaque;
+  const files = (command: string) => analyseShell(command)?.files.map((f) => `${f.writes ? "w" : "r"} ${f.path}${f.literal ? "" : " ?"}`);
+
+  it("reads sed's e command and e flag as running a shell command, however the script is given", () => {
+    for (const command of [
+      "sed '1e rm -rf /' f",
+      "sed -n 's/.*/rm -rf \\//e' f",
+      "sed --expr='$e rm' f",
+      "sed -n f -e 'e rm'",
+      "sed -n ':a e rm' f",
+      "sed -n '1{e rm\n}' f",
+      "sed -f script.sed f",
+      'sed -n "$X" f',
+      "sed --unknown 'p' f",
+      "echo f | xargs sed -n p",
+    ])
+      expect(opaque(command), command).toBe(true);
+  });
+
+  it("lists the files sed writes with w, W, the w flag and -i, and the files r and R read", () => {
+    expect(files("sed -n '1w out' f")).toEqual(["w out"]);
+    expect(files("sed 's/a/b/w out' f")).toEqual(["w out"]);
+    expect(files("sed -i.bak 's/a/b/' f g")).toEqual(["w f", "w g"]);
+    expect(files("sed --in-place -e 's/a/b/' f")).toEqual(["w f"]);
+    expect(files("sed '1r .env' f")).toEqual(["r .env"]);
+    expect(files("sed --sandbox -n '1,20p' f")).toEqual([]);
+    expect(files("sed -n 's/a/b/w /dev/stdout' f; find . -fprint /dev/stderr")).toEqual([]);
+    expect(files("find . -name '*.ts' -exec sed -i 's/a/b/' {} +")).toEqual(["w {} ?"]);
+    expect(files("find . -exec git diff --output={}.patch \\;")).toEqual(["w {}.patch ?"]);
+  });
+
+  it("leaves everyday sed scripts readable", () => {
+    for (const command of ["sed -n '1,20p' f", "sed 's#/a#/b#g' f", "sed '/^$/d;1d' f", "sed -E 's/(a)/\\1/' f", "sed '$a end' f"])
+      expect(analyseShell(command)).toMatchObject({ opaque: false, files: [] });
+  });
+
+  it("lists the files find writes by -fprint, -fprintf and -fls, and -delete as a write of unknown paths", () => {
+    expect(files("find . -fprint a -fprint0 b -fprintf c '%p' -fls d")).toEqual(["w a", "w b", "w c", "w d"]);
+    expect(files("find . -name '*.o' -delete")).toEqual(["w -delete ?"]);
+  });
+
+  it("reads git's remote helpers, which run what their URL says, as opaque", () => {
+    expect(opaque("git remote-ext o 'rm -rf /' <<< 'connect git-upload-pack'")).toBe(true);
+    expect(opaque("git remote-fd o 1")).toBe(true);
+    expect(opaque("git submodule--helper foreach 'rm -rf /'")).toBe(true);
+    expect(opaque("git bisect--helper --bisect-run rm -rf /")).toBe(true);
+  });
+
+  it("reads variables that move git's repository, index or objects as changing what runs", () => {
+    for (const name of ["GIT_DIR", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES"])
+      expect(opaque(`${name}=/tmp/x git status`), name).toBe(true);
+  });
+
+  it("reads npm options that set what a script runs as opaque, before -- only", () => {
+    for (const command of [
+      "npm run build --script-shell=./x",
+      "npm run build --script-sh=./x",
+      "npm run --node-options=--import=data:text/javascript,0 build",
+      "npm test --prefix /tmp/p",
+      "npm_config_script_shell=./x npm test",
+      "NPM_CONFIG_NODE_OPTIONS=--require=./x npm test",
+      "env npm_config_node_options=x npm test",
+      "npm run $SCRIPT",
+    ])
+      expect(opaque(command), command).toBe(true);
+    for (const command of ["npm run build -- --script-shell=./x", "npm run build --silent -w packages/a", "npm ci --no-audit", "npm test"])
+      expect(analyseShell(command)?.calls, command).toEqual([{ text: command, literal: true, role: "command" }]);
+  });
+
+  it("counts an npm setting it does not know as computed at run time, which only a rule naming npm alone allows", () => {
+    expect(analyseShell("npm run build --watch")).toMatchObject({
+      opaque: false,
+      calls: [
+        { text: "npm run build --watch", literal: true, role: "command" },
+        { text: "npm run build --watch", literal: false, role: "command" },
+      ],
+    });
   });
 });

@@ -26,6 +26,13 @@ export interface SyntaxNode {
 export const MAX_COMMAND_LENGTH = 64 * 1024;
 
 /**
+ * Most here-document operators (`<<`, counted in the raw text, quotes and all) a command may hold: the
+ * grammar's cost grows with the square of the here-documents pending at once (2,000 on one line take
+ * seconds), and no real command holds this many.
+ */
+export const MAX_HERE_DOCUMENTS = 256;
+
+/**
  * Characters bash reads as ordinary word characters but tree-sitter-bash reads as blanks (`\r`, `\v`,
  * `\f`). Each is replaced, for the parser only, by a private-use character that both read as a word
  * character; texts are always sliced from the original, which has the same length.
@@ -71,12 +78,18 @@ export const loadShellParser = (): void => void load();
  * parseShell("ls && rm x")?.children[0]?.type // "list"
  */
 export const parseShell = (text: string): SyntaxNode | undefined => {
-  if (text.length > MAX_COMMAND_LENGTH || text.includes("\0")) return undefined;
+  if (text.length > MAX_COMMAND_LENGTH || text.includes("\0") || tooManyHereDocuments(text)) return undefined;
   const p = load();
   const tree = p.parse(text.replace(blanksToMask, mask), null, { bufferSize: Math.max(1024, text.length * 2 + 2) });
   if (tree.rootNode.hasError) return undefined;
   const root = copyTree(tree.walk(), text);
   return root === undefined || gluedDescriptor(root, text) ? undefined : root;
+};
+
+const tooManyHereDocuments = (text: string): boolean => {
+  let count = 0;
+  for (let at = text.indexOf("<<"); at >= 0; at = text.indexOf("<<", at + 2)) if (++count > MAX_HERE_DOCUMENTS) return true;
+  return false;
 };
 
 const redirects = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"]);

@@ -19,6 +19,8 @@ export interface Word {
   readonly quoted: boolean;
   /** For an assignment (`NAME=value` before a command, or an argument of `declare`/`export`…), the variable's name. */
   readonly assigns?: string;
+  /** For an assignment, its value is a parenthesised list the grammar read (`a=(x y)`), not a string. */
+  readonly list?: boolean;
 }
 
 /** What a command reads on standard input, as far as the text tells. */
@@ -51,6 +53,8 @@ export interface Script {
   readonly opaque?: string;
   /** Some word is computed at run time. */
   readonly dynamic: boolean;
+  /** Some command may run more than once or later than written: a loop's body or a function's. */
+  readonly repeats?: boolean;
 }
 
 /** Deeper nesting than this (substitutions, subshells, groups, scripts in scripts) is unreadable: it bounds recursion on hostile input. */
@@ -74,6 +78,7 @@ export const CODE_VARIABLES: ReadonlySet<string> = new Set([
   "SHELLOPTS",
   "BASHOPTS",
   "POSIXLY_CORRECT",
+  "BASH_COMPAT",
   "EXECIGNORE",
   "LD_PRELOAD",
   "LD_LIBRARY_PATH",
@@ -135,6 +140,12 @@ export const COMMAND_VARIABLES: ReadonlySet<string> = new Set([
   "XDG_CONFIG_HOME",
   // Where git writes the work tree (checkout, restore): into `.git` it rewrites git's configuration.
   "GIT_WORK_TREE",
+  // Where git finds its repository (and so its configuration and hooks), and where it writes the index and objects.
+  "GIT_DIR",
+  "GIT_COMMON_DIR",
+  "GIT_INDEX_FILE",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
 ]);
 /** Pager and editor variables, and the values of them that run nothing of the text's choosing (`GIT_PAGER=cat git log`). */
 const PAGERS = new Set(["GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR"]);
@@ -152,7 +163,8 @@ export const changesWhatRuns = (name: string, value?: string): boolean => {
   if (CODE_VARIABLES.has(name)) return true;
   // git's trace variables name a file git appends to (`GIT_TRACE=~/.bashrc`); 0, 1, 2 and true write to stderr or nothing.
   if (/^GIT_TRACE/.test(name)) return !(value !== undefined && /^(?:|0|1|2|true|false)$/i.test(value));
-  if (!COMMAND_VARIABLES.has(name) && !/^GIT_CONFIG_(?:KEY|VALUE)_\d+$/.test(name)) return false;
+  // npm reads every `npm_config_*` variable (in any case) as a setting: `script_shell`, `node_options`.
+  if (!COMMAND_VARIABLES.has(name) && !/^GIT_CONFIG_(?:KEY|VALUE)_\d+$/.test(name) && !/^npm_config_/i.test(name)) return false;
   return !(value !== undefined && PAGERS.has(name) && harmlessPager.test(value));
 };
 
@@ -253,6 +265,15 @@ const nameTests = new Set(["-v", "-R"]);
 const plainNumber = /^[0-9]+$/;
 /** Devices a redirection may open without touching a file: the null device, the terminal, the process's own descriptors. */
 const harmlessDevice = /^\/dev\/(?:null|zero|tty|stdout|stderr|stdin|fd\/\d+)$/;
+
+/**
+ * Whether a path is a device a command may open without touching a file: the null device, the
+ * terminal, the process's own descriptors.
+ *
+ * @example
+ * isHarmlessDevice("/dev/stdout") // true
+ */
+export const isHarmlessDevice = (path: string): boolean => harmlessDevice.test(path);
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
@@ -261,6 +282,10 @@ const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
  */
 const hiddenSubstitution = (raw: string): boolean =>
   /^(?:[^\\`$]|\\[^]|\$(?![A-Za-z0-9_({[@*#?$!'"-]))*(?:`|\$[A-Za-z0-9_({[@*#?$!'"-])/.test(raw);
+
+/** Whether a `${…}` holds a single-quoted or `$'…'` string at any depth. */
+const holdsQuotes = (n: SyntaxNode): boolean =>
+  n.children.some((c) => c.type === "raw_string" || c.type === "ansi_c_string" || c.type === "translated_string" || holdsQuotes(c));
 
 /**
  * Read `text` into simple commands; `undefined` when it cannot be read with certainty.
@@ -284,6 +309,7 @@ export const readScript = (text: string, depth = 0): Script | undefined => {
     commands: reader.commands,
     files: reader.files,
     dynamic: reader.dynamic,
+    ...(reader.repeats ? { repeats: true } : {}),
     ...(reader.opaque === undefined ? {} : { opaque: reader.opaque }),
   };
 };
@@ -301,6 +327,7 @@ class Reader {
   readonly commands: SimpleCommand[] = [];
   readonly files: FileRedirect[] = [];
   dynamic = false;
+  repeats = false;
   opaque: string | undefined;
 
   constructor(
@@ -332,6 +359,7 @@ class Reader {
       return;
     }
     const inner = this.enter(level);
+    if (n.type === "while_statement" || n.type === "for_statement" || n.type === "function_definition") this.repeats = true;
     switch (n.type) {
       case "comment":
         return;
@@ -515,7 +543,7 @@ class Reader {
       if (c.type === "heredoc_content") continue;
       literal = false;
       expansions.push(c);
-      this.expansion(c, level);
+      this.expansion(c, level, true);
     }
     // Every unescaped `$(`, `${`, `$[` and backtick must be one the grammar read: it reads no backticks here.
     const substitution = /\\[^]|(\$[({[]|`)/g;
@@ -726,6 +754,9 @@ class Reader {
       case "arithmetic_expansion":
         return this.arithmetic(n);
       case "expansion":
+        // Inside double quotes (and a here-document), quotes in `${x:-'…'}` are plain characters: bash expands
+        // what they hold (`"${x:-'$(cmd)'}"` runs cmd), where the grammar reads a quoted string.
+        if (inDoubleQuotes && holdsQuotes(n)) this.fail("quotes inside a double-quoted ${…} are plain characters there");
         return this.parameter(n, inner);
       default:
         throw new Unreadable();
@@ -743,6 +774,7 @@ class Reader {
     if (nested === undefined) throw new Unreadable();
     for (const c of nested.commands) this.commands.push({ ...c, stdin: { kind: "unseen" } });
     this.files.push(...nested.files);
+    if (nested.repeats === true) this.repeats = true;
     if (nested.opaque !== undefined) this.fail(nested.opaque);
   }
 
@@ -850,7 +882,14 @@ class Reader {
     const word = value.length === 0 ? { text: "", literal: true, quoted: false } : this.word(value, level);
     if (changesWhatRuns(name, word.literal && op.type === "=" ? word.text : undefined))
       this.fail(`an assignment to ${name} changes what runs`);
-    return { text: `${this.src.slice(n.start, op.end)}${word.text}`, literal: word.literal, quoted: false, assigns: name };
+    const list = value.some((v) => v.type === "array");
+    return {
+      text: `${this.src.slice(n.start, op.end)}${word.text}`,
+      literal: word.literal,
+      quoted: false,
+      assigns: name,
+      ...(list ? { list } : {}),
+    };
   }
 
   /** Elements of `(a b [k]=v)`: a `[k]=` key is evaluated as arithmetic in an indexed array. */
@@ -976,7 +1015,16 @@ class Reader {
  * declarationProblem("declare", [{ text: "-i", literal: true, quoted: false }]) // "declare -i evaluates values or names later"
  */
 export const declarationProblem = (keyword: string, args: readonly Word[]): string | undefined => {
+  // A string value that starts with `(` (or may: computed) is read as a list, its words expanded:
+  // `declare -a x='($(cmd))'` runs cmd. So it does when the variable is already an array, which the
+  // text may not show, for every keyword but `export` without -a/-A.
+  const listFlag = args.some((a) => a.assigns === undefined && /^[-+][^-]*[aA]/.test(a.text));
+  const readsLists = keyword !== "export" || listFlag;
   for (const a of args) {
+    if (a.assigns !== undefined && readsLists && a.list !== true) {
+      const value = a.text.slice(a.text.indexOf("=") + 1);
+      if (!a.literal || value.startsWith("(")) return `${keyword} reads a string value as a list whose words expand`;
+    }
     if (a.assigns !== undefined) {
       if (changesWhatRuns(a.assigns, a.literal ? a.text.slice(a.text.indexOf("=") + 1) : undefined))
         return `${keyword} ${a.assigns} changes what runs`;
