@@ -261,7 +261,8 @@ export const toRequest = (
   if (params.temperature !== undefined) request.temperature = params.temperature;
   if (stream) request.stream = stream;
   if (provider !== undefined && provider !== "") request.provider = provider;
-  if (server !== undefined) request.server = frozen ? Object.freeze({ ...server }) : server;
+  // A server frozen already (the middleware freezes each model's once) is shared by every request.
+  if (server !== undefined) request.server = frozen && !Object.isFrozen(server) ? Object.freeze({ ...server }) : server;
   return new MappedRequest(frozen ? markFrozenDeep(node(request)) : request, params.prompt, calls, callParts, sdkTools ?? []);
 };
 
