@@ -56,9 +56,7 @@ export class Attempts<R extends SdkGenerateResult = SdkGenerateResult> {
     }
     // The latest first: a retry's answer is its own, not an earlier attempt's.
     return (
-      findLast(all, (p) => p === answer) ??
-      findLast(all, (p) => sameCalls(p, answer)) ??
-      findLast(all, (p) => p.usage === answer.usage)
+      findLast(all, (p) => p === answer) ?? findLast(all, (p) => sameCalls(p, answer)) ?? findLast(all, (p) => p.usage === answer.usage)
     );
   }
 }
