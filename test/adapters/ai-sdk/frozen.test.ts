@@ -124,5 +124,12 @@ describe("the AI SDK adapter's mapping for a stack that freezes", () => {
     ]);
     expect(servers[0]).toBe(servers[1]);
     expect(Object.isFrozen(servers[0])).toBe(true);
+    const open = createAgentStack({ freeze: false }).use("modelCall", {
+      name: "reader",
+      before: (req: ModelRequest) => void servers.push(req.server),
+    });
+    await generateText({ model: wrapLanguageModel({ model, middleware: aiSdkMiddleware(open) }), prompt: "three" });
+    expect(servers[2]).toEqual({ address: "api.example.com", port: 8443 });
+    expect(Object.isFrozen(servers[2])).toBe(false);
   });
 });
