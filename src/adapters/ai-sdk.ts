@@ -127,6 +127,8 @@ const serverOfModel = (model: object): ModelServer | undefined => {
   } catch {
     server = undefined; // a provider's url() that needs more than a path and a model id
   }
+  // Frozen once here, so that a request that freezes what hooks see shares it rather than copying it per call.
+  if (server !== undefined) Object.freeze(server);
   servers.set(model, server);
   return server;
 };

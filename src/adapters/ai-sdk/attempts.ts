@@ -12,6 +12,7 @@
  */
 import type { ModelResponse } from "../../agent/types.ts";
 import type { DeepReadonly } from "../../core/readonly.ts";
+import { noToolCalls } from "./response.ts";
 import type { SdkGenerateResult } from "./spec.ts";
 
 /** One provider result and the response hooks were shown for it. */
@@ -51,16 +52,18 @@ export class Attempts<R extends SdkGenerateResult = SdkGenerateResult> {
       const first = this.first;
       if (first === undefined) return undefined;
       const p = first.produced;
-      return p === answer || p.toolCalls === answer.toolCalls || p.usage === answer.usage ? first : undefined;
+      return p === answer || sameCalls(p, answer) || p.usage === answer.usage ? first : undefined;
     }
     // The latest first: a retry's answer is its own, not an earlier attempt's.
     return (
-      findLast(all, (p) => p === answer) ??
-      findLast(all, (p) => p.toolCalls === answer.toolCalls) ??
-      findLast(all, (p) => p.usage === answer.usage)
+      findLast(all, (p) => p === answer) ?? findLast(all, (p) => sameCalls(p, answer)) ?? findLast(all, (p) => p.usage === answer.usage)
     );
   }
 }
+
+/** The answer keeps the response's own tool call list (the list every response without calls shares tells nothing). */
+const sameCalls = (produced: ModelResponse, answer: DeepReadonly<ModelResponse>): boolean =>
+  produced.toolCalls === answer.toolCalls && produced.toolCalls !== noToolCalls;
 
 const findLast = <R extends SdkGenerateResult>(
   all: readonly Attempt<R>[],

@@ -261,7 +261,9 @@ export const toRequest = (
   if (params.temperature !== undefined) request.temperature = params.temperature;
   if (stream) request.stream = stream;
   if (provider !== undefined && provider !== "") request.provider = provider;
-  if (server !== undefined) request.server = frozen ? Object.freeze({ ...server }) : server;
+  // A server frozen already (the middleware freezes each model's once) is shared by every frozen
+  // request; a stack that does not freeze gets a copy of its own, which its hooks may change.
+  if (server !== undefined) request.server = !frozen ? { ...server } : Object.isFrozen(server) ? server : Object.freeze({ ...server });
   return new MappedRequest(frozen ? markFrozenDeep(node(request)) : request, params.prompt, calls, callParts, sdkTools ?? []);
 };
 

@@ -124,9 +124,19 @@ const frozenCallOf = (part: SdkToolCall): ToolCall => {
   return Object.freeze(call);
 };
 
+/**
+ * The tool calls of a frozen response without any: one list for every such response (most have
+ * none), rather than a list made and frozen per call. It tells no response apart from another
+ * (see `ai-sdk/attempts.ts`).
+ *
+ * @example
+ * toResponse(result, request, true).toolCalls === noToolCalls // true for a result without tool calls
+ */
+export const noToolCalls: readonly ToolCall[] = Object.freeze([]);
+
 /** A response whose every object was frozen as it was built, recorded so (see `toRequest`). */
 const frozenResponse = (response: ModelResponse): ModelResponse => {
-  Object.freeze(response.toolCalls);
+  if (response.toolCalls !== noToolCalls) Object.freeze(response.toolCalls);
   Object.freeze(response.usage);
   return markFrozenDeep(Object.freeze(response));
 };
@@ -140,11 +150,13 @@ const frozenResponse = (response: ModelResponse): ModelResponse => {
  */
 export const toResponse = (result: SdkGenerateResult, request: DeepReadonly<ModelRequest>, frozen = false): ModelResponse => {
   let text = "";
-  const toolCalls: ToolCall[] = [];
+  let calls: ToolCall[] | undefined;
   for (const part of result.content) {
     if (part.type === "text") text += (part as SdkPart & { text: string }).text;
-    else if (part.type === "tool-call") toolCalls.push(frozen ? frozenCallOf(part as SdkToolCall) : callOf(part as SdkToolCall));
+    else if (part.type === "tool-call") (calls ??= []).push(frozen ? frozenCallOf(part as SdkToolCall) : callOf(part as SdkToolCall));
   }
+  // A stack that does not freeze lets hooks change the list in place: each response gets its own.
+  const toolCalls = calls ?? (frozen ? (noToolCalls as ToolCall[]) : []);
   const finishReason = finishOf(result.finishReason);
   const model = result.response?.modelId ?? request.model;
   const id = result.response?.id;

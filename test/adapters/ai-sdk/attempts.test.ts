@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Attempts } from "../../../src/adapters/ai-sdk/attempts.ts";
+import { noToolCalls } from "../../../src/adapters/ai-sdk/response.ts";
 import type { SdkGenerateResult } from "../../../src/adapters/ai-sdk/spec.ts";
 import type { ModelResponse } from "../../../src/agent/types.ts";
 
@@ -40,5 +41,13 @@ describe("Attempts", () => {
 
   it("knows no attempt before the provider answered (a cache's Replace)", () => {
     expect(new Attempts().of(response("cached"))).toBeUndefined();
+  });
+
+  it("does not take an answer for an attempt's because both have the list every response without tool calls shares", () => {
+    const attempts = new Attempts();
+    const [r, p] = [result("a"), { ...response("a"), toolCalls: noToolCalls }];
+    attempts.add(r, p);
+    expect(attempts.of({ ...response("backup"), toolCalls: noToolCalls })).toBeUndefined();
+    expect(attempts.of({ ...p, text: "A" })?.result).toBe(r);
   });
 });

@@ -8,7 +8,7 @@ import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { aiSdkMiddleware } from "../../../src/adapters/ai-sdk.ts";
 import { toRequest } from "../../../src/adapters/ai-sdk/prompt.ts";
-import { toResponse } from "../../../src/adapters/ai-sdk/response.ts";
+import { noToolCalls, toResponse } from "../../../src/adapters/ai-sdk/response.ts";
 import type { SdkCallOptions, SdkGenerateResult, SdkMessage } from "../../../src/adapters/ai-sdk/spec.ts";
 import { createAgentStack } from "../../../src/agent/stack.ts";
 import type { ModelRequest, ModelResponse } from "../../../src/agent/types.ts";
@@ -97,5 +97,39 @@ describe("the AI SDK adapter's mapping for a stack that freezes", () => {
       await generateText({ model: wrapLanguageModel({ model, middleware: aiSdkMiddleware(stack) }), prompt: "hi" });
     }
     expect(attempts).toEqual(["refused", "refused", "changed", "changed"]);
+  });
+
+  it("shares one frozen tool call list among responses without tool calls, and gives a freeze: false stack a list of its own", () => {
+    const result = generated("ok") as unknown as SdkGenerateResult;
+    const request = { model: "m", messages: [] };
+    expect(toResponse(result, request, true).toolCalls).toBe(noToolCalls);
+    expect(toResponse(result, request, true).toolCalls).toBe(toResponse(result, request, true).toolCalls);
+    const own = toResponse(result, request, false).toolCalls;
+    expect(own).not.toBe(noToolCalls);
+    expect(Object.isFrozen(own)).toBe(false);
+  });
+
+  it("shows every request of a model the same frozen server, copied once from the provider's configuration", async () => {
+    const servers: unknown[] = [];
+    const model = new MockLanguageModelV3({ doGenerate: async () => generated("hello") as never });
+    const config = { url: ({ path }: { path: string }) => `https://api.example.com:8443/v1${path}` };
+    Object.assign(model, { config });
+    const stack = createAgentStack().use("modelCall", { name: "reader", before: (req: ModelRequest) => void servers.push(req.server) });
+    const wrapped = wrapLanguageModel({ model, middleware: aiSdkMiddleware(stack) });
+    await generateText({ model: wrapped, prompt: "one" });
+    await generateText({ model: wrapped, prompt: "two" });
+    expect(servers).toEqual([
+      { address: "api.example.com", port: 8443 },
+      { address: "api.example.com", port: 8443 },
+    ]);
+    expect(servers[0]).toBe(servers[1]);
+    expect(Object.isFrozen(servers[0])).toBe(true);
+    const open = createAgentStack({ freeze: false }).use("modelCall", {
+      name: "reader",
+      before: (req: ModelRequest) => void servers.push(req.server),
+    });
+    await generateText({ model: wrapLanguageModel({ model, middleware: aiSdkMiddleware(open) }), prompt: "three" });
+    expect(servers[2]).toEqual({ address: "api.example.com", port: 8443 });
+    expect(Object.isFrozen(servers[2])).toBe(false);
   });
 });
