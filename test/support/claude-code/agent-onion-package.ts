@@ -47,9 +47,9 @@ export const buildPackage = (dir: string): string => {
     { cwd: root, encoding: "utf8" },
   );
   if (build.status !== 0) throw new Error(`agent-onion-package: the build failed: ${build.stdout}${build.stderr}`);
-  mkdirSync(join(dir, "bin"), { recursive: true });
   copyFileSync(join(root, "package.json"), join(dir, "package.json"));
-  copyFileSync(join(root, "bin", "agent-onion.js"), join(dir, "bin", "agent-onion.js"));
+  // The whole folder: bin/package.json makes the command CommonJS.
+  cpSync(join(root, "bin"), join(dir, "bin"), { recursive: true });
   return dir;
 };
 
