@@ -72,7 +72,15 @@ export const chunkOf = (
 ): string | undefined => {
   // What `agent-onion/core` does not load at start-up (shell analysis, path rules, linear-time
   // regular expressions): loaded on first use, by whichever needs it first.
-  if (file.startsWith("src/core/")) return onCorePath ? "core" : "core-lazy";
+  if (file.startsWith("src/core/")) {
+    if (onCorePath) return "core";
+    // Each in its own file, so that asking for approval does not load the shell analysis, nor a
+    // search tool's detail the approvals.
+    if (/^src\/core\/approval-/.test(file)) return "core-approvals";
+    if (/^src\/core\/match\/(composite|metadata|step-type)\.ts$/.test(file)) return "core-matchers";
+    if (/^src\/core\/match\/(search|glob)\.ts$/.test(file)) return "core-search";
+    return "core-lazy";
+  }
   // What an agent stack answering a tool call does not load at start-up (the agent loop, its
   // sessions, streams and transcripts): loaded with the first function that needs it.
   if (file.startsWith("src/agent/")) return onAgentPath ? "agent" : "agent-lazy";
@@ -114,6 +122,9 @@ const chunks = [
   "agent",
   "claude-bridge",
   "root-values",
+  "core-approvals",
+  "core-matchers",
+  "core-search",
   "core-lazy",
   "agent-lazy",
   "middleware",
@@ -333,8 +344,9 @@ const lazyEntries: Record<string, { readonly expand?: readonly string[]; readonl
 const lazyImports: Record<string, readonly string[]> = {
   // Shell analysis (with its wrapper table and replacement readers) and path rules load with the
   // first matcher or tool rule that needs them: not for a plain tool name.
-  "src/core/match/condition.ts": ["./path-rule.ts", "./shell.ts"],
-  "src/core/match/matcher.ts": ["./path-rule.ts", "./linear-regexp.ts"],
+  "src/core/match/condition.ts": ["./path-rule.ts", "./shell.ts", "./shell/parser.ts"],
+  // Composite, metadata and step-type matchers: with the first hook that matches that way.
+  "src/core/match/matcher.ts": ["./path-rule.ts", "./linear-regexp.ts", "./composite.ts", "./metadata.ts", "./step-type.ts"],
   "src/middleware/tool-rules.ts": ["../core/match/path-rule.ts", "../core/match/shell.ts"],
   // StreamRedactor: the detectors and their secret rules load when a stream is first redacted.
   "src/middleware/stream-redactor.ts": ["./detectors.ts"],
@@ -345,6 +357,8 @@ const lazyImports: Record<string, readonly string[]> = {
   "src/core/interrupt.ts": ["./approval-answer.ts", "./approval-token.ts"],
   // The agent an agent hook runs: when one does.
   "src/executors/agent-hook.ts": ["../agent/agent.ts"],
+  // A search tool's detail as a glob: when a hook first reads one.
+  "src/agent/points.ts": ["../core/match/search.ts"],
   // Permission rules (and the tool rules they compile to): when an agent is given some.
   "src/agent/permissions.ts": ["../middleware/tool-rules.ts"],
   // A session is opened by createAgent, but the root exports its error class: the loop, its
