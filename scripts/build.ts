@@ -103,7 +103,9 @@ export const chunkOf = (
   // never in the middleware chunk.
   if (/^src\/middleware\/(metrics|tracing|tracing-ai-sdk)\.ts$/.test(file)) return "otel";
   if (file.startsWith("src/middleware/")) return "middleware";
-  if (file.startsWith("src/executors/")) return onHookPath ? "claude-bridge" : "claude";
+  // What the bridge loads on first use (running a command hook, combining answers) is apart from the
+  // claude entry's chunk, which would load the settings executors with it.
+  if (file.startsWith("src/executors/")) return onHookPath ? "claude-bridge" : loadedLazily ? "claude-bridge-lazy" : "claude";
   if (file.startsWith("src/adapters/ai-sdk")) return "ai-sdk";
   if (file.startsWith("src/adapters/mcp")) return "mcp";
   if (file.startsWith("src/adapters/koa")) return "koa";
@@ -128,6 +130,7 @@ const chunks = [
   "core-lazy",
   "agent-lazy",
   "middleware",
+  "claude-bridge-lazy",
   "claude",
   "otel",
   "ai-sdk",
@@ -359,6 +362,10 @@ const lazyImports: Record<string, readonly string[]> = {
   "src/executors/agent-hook.ts": ["../agent/agent.ts"],
   // A search tool's detail as a glob: when a hook first reads one.
   "src/agent/points.ts": ["../core/match/search.ts"],
+  // Running an external hook (a command, its session files), reading and combining its answers, and
+  // a tool's output for Claude Code: when the first one runs or answers.
+  "src/executors/external.ts": ["./combine.ts", "./session-files.ts", "./protocol.ts"],
+  "src/executors/bridge.ts": ["./bridge-output.ts"],
   // Permission rules (and the tool rules they compile to): when an agent is given some.
   "src/agent/permissions.ts": ["../middleware/tool-rules.ts"],
   // A session is opened by createAgent, but the root exports its error class: the loop, its
