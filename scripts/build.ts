@@ -358,6 +358,7 @@ const lazyImports: Record<string, readonly string[]> = {
   "src/core/dispatch.ts": ["./approval-ask.ts"],
   // Durable approvals' tokens and answers: when an approval is first signed or read.
   "src/core/interrupt.ts": ["./approval-answer.ts", "./approval-token.ts"],
+  "src/agent/permission.ts": ["../core/approval-answer.ts"],
   // The agent an agent hook runs: when one does.
   "src/executors/agent-hook.ts": ["../agent/agent.ts"],
   // A search tool's detail as a glob: when a hook first reads one.
