@@ -68,11 +68,22 @@ export const chunkOf = (
   onRootPath = false,
   loadedLazily = false,
   onCorePath = true,
+  onAgentPath = true,
 ): string | undefined => {
   // What `agent-onion/core` does not load at start-up (shell analysis, path rules, linear-time
   // regular expressions): loaded on first use, by whichever needs it first.
-  if (file.startsWith("src/core/")) return onCorePath ? "core" : "core-lazy";
-  if (file.startsWith("src/agent/")) return "agent";
+  if (file.startsWith("src/core/")) {
+    if (onCorePath) return "core";
+    // Each in its own file, so that asking for approval does not load the shell analysis, nor a
+    // search tool's detail the approvals.
+    if (/^src\/core\/approval-/.test(file)) return "core-approvals";
+    if (/^src\/core\/match\/(composite|metadata|step-type)\.ts$/.test(file)) return "core-matchers";
+    if (/^src\/core\/match\/(search|glob)\.ts$/.test(file)) return "core-search";
+    return "core-lazy";
+  }
+  // What an agent stack answering a tool call does not load at start-up (the agent loop, its
+  // sessions, streams and transcripts): loaded with the first function that needs it.
+  if (file.startsWith("src/agent/")) return onAgentPath ? "agent" : "agent-lazy";
   // What the root entry loads of the middleware and the adapters: the classes and constants it
   // exports as they are. Their functions load on first call, each from its own file.
   if (onRootPath && /^src\/(middleware|adapters)\//.test(file)) return "root-values";
@@ -92,7 +103,9 @@ export const chunkOf = (
   // never in the middleware chunk.
   if (/^src\/middleware\/(metrics|tracing|tracing-ai-sdk)\.ts$/.test(file)) return "otel";
   if (file.startsWith("src/middleware/")) return "middleware";
-  if (file.startsWith("src/executors/")) return onHookPath ? "claude-bridge" : "claude";
+  // What the bridge loads on first use (running a command hook, combining answers) is apart from the
+  // claude entry's chunk, which would load the settings executors with it.
+  if (file.startsWith("src/executors/")) return onHookPath ? "claude-bridge" : loadedLazily ? "claude-bridge-lazy" : "claude";
   if (file.startsWith("src/adapters/ai-sdk")) return "ai-sdk";
   if (file.startsWith("src/adapters/mcp")) return "mcp";
   if (file.startsWith("src/adapters/koa")) return "koa";
@@ -111,8 +124,13 @@ const chunks = [
   "agent",
   "claude-bridge",
   "root-values",
+  "core-approvals",
+  "core-matchers",
+  "core-search",
   "core-lazy",
+  "agent-lazy",
   "middleware",
+  "claude-bridge-lazy",
   "claude",
   "otel",
   "ai-sdk",
@@ -182,6 +200,8 @@ const lazyDir = "lazy";
 interface ReExport {
   readonly name: string;
   readonly from: string;
+  /** The name in `from`, when it is exported under another one. */
+  readonly imported?: string;
 }
 
 /**
@@ -206,8 +226,8 @@ export const reExportsOf = (file: string, expand: readonly string[]): { named: R
     if (onlyTypes !== undefined) continue;
     for (const part of names!.split(",").map((n) => n.trim())) {
       if (part === "" || part.startsWith("type ")) continue;
-      if (/\s+as\s+/.test(part)) throw new Error(`${file}: a renamed export (${part}) the lazy root does not handle`);
-      named.push({ name: part, from });
+      const [imported, name] = part.split(/\s+as\s+/);
+      named.push(name === undefined ? { name: part, from } : { name, from, imported: imported! });
     }
   }
   return { named, stars };
@@ -230,9 +250,9 @@ export const resolveLazyPaths = (code: string, fileName: string): string =>
 const loader = (load: string, file: string): string =>
   `let ${load}Module;\nconst ${load} = () => (${load}Module ??= process.getBuiltinModule("node:module").createRequire(import.meta.url)(${lazyPath(file)}));`;
 
-/** A function named `name` that calls `name` of the module `load()` returns. */
-const standIn = (name: string, load: string, length?: number): string =>
-  `function ${name}(...args) {\n\treturn ${load}().${name}.apply(this, args);\n}` +
+/** A function named `name` that calls `imported` of the module `load()` returns. */
+const standIn = (name: string, load: string, length?: number, imported = name): string =>
+  `function ${name}(...args) {\n\treturn ${load}().${imported}.apply(this, args);\n}` +
   (length === undefined ? "" : `\nObject.defineProperty(${name}, "length", { value: ${length} });`);
 
 /** A plain function (not a class, no properties of its own): a stand-in that loads it on first call behaves the same. */
@@ -263,6 +283,7 @@ export const lazyEntrySource = (
   entry: { named: readonly ReExport[]; stars: readonly string[] },
   values: ReadonlyMap<string, unknown>,
   entryDir: string,
+  lazyFrom?: ReadonlySet<string>,
 ): { code: string; lazyFiles: Set<string> } => {
   const relTo = (file: string): string => {
     const r = relative(entryDir, file).replace(/\\/g, "/");
@@ -271,9 +292,10 @@ export const lazyEntrySource = (
   const lines = entry.stars.map((s) => `export * from ${JSON.stringify(relTo(s))};`);
   const eager: ReExport[] = [];
   const lazy: ReExport[] = [];
-  for (const e of entry.named) (standsIn(values.get(e.name)) || lazyObjects.has(e.name) ? lazy : eager).push(e);
+  for (const e of entry.named)
+    ((lazyFrom === undefined || lazyFrom.has(e.from)) && (standsIn(values.get(e.name)) || lazyObjects.has(e.name)) ? lazy : eager).push(e);
   const byFile = new Map<string, string[]>();
-  for (const e of eager) byFile.set(e.from, [...(byFile.get(e.from) ?? []), e.name]);
+  for (const e of eager) byFile.set(e.from, [...(byFile.get(e.from) ?? []), e.imported === undefined ? e.name : `${e.imported} as ${e.name}`]);
   for (const [from, names] of byFile) lines.push(`export { ${names.join(", ")} } from ${JSON.stringify(relTo(from))};`);
   const lazyFiles = new Set(lazy.map((e) => e.from));
   const loaders = new Map([...lazyFiles].map((f, i) => [f, `load${i}`]));
@@ -284,12 +306,37 @@ export const lazyEntrySource = (
     if (lazyObjects.has(e.name))
       lines.push(
         `export const ${e.name} = Object.defineProperties({}, {\n${Object.keys(value)
-          .map((k) => `\t${JSON.stringify(k)}: { enumerable: true, get: () => ${load}().${e.name}[${JSON.stringify(k)}] },`)
+          .map((k) => `\t${JSON.stringify(k)}: { enumerable: true, get: () => ${load}().${e.imported ?? e.name}[${JSON.stringify(k)}] },`)
           .join("\n")}\n});`,
       );
-    else lines.push(`export ${standIn(e.name, load, (value as unknown as (...args: unknown[]) => unknown).length)}`);
+    else lines.push(`export ${standIn(e.name, load, (value as unknown as (...args: unknown[]) => unknown).length, e.imported)}`);
   }
   return { code: `${lines.join("\n")}\n`, lazyFiles };
+};
+
+/**
+ * The entries whose function exports load their file on first call (see lazyEntrySource): the
+ * root, for every file (the `export *` of `expand` followed into their files); the engine and the
+ * agent layer, for the files listed, which an answered tool call does not use. Their classes and
+ * constants (errors, `TranscriptWriter`) stay as they are, and with them the files defining them.
+ */
+const lazyEntries: Record<string, { readonly expand?: readonly string[]; readonly lazyFrom?: readonly string[] }> = {
+  "src/index.ts": { expand: ["src/middleware/index.ts"] },
+  // Approval answers and tokens: for a hook that asks for approval, and durable approvals.
+  "src/core/index.ts": { lazyFrom: ["src/core/approval-answer.ts", "src/core/approval-token.ts"] },
+  "src/agent/index.ts": {
+    lazyFrom: [
+      "src/agent/agent.ts",
+      "src/agent/compaction.ts",
+      "src/agent/permissions.ts",
+      "src/agent/tokens.ts",
+      "src/agent/scripted-model.ts",
+      "src/agent/wrap-model.ts",
+      "src/agent/stream/hooks.ts",
+      "src/agent/stream/through-stack.ts",
+      "src/agent/stream/readable.ts",
+    ],
+  },
 };
 
 /**
@@ -300,11 +347,31 @@ export const lazyEntrySource = (
 const lazyImports: Record<string, readonly string[]> = {
   // Shell analysis (with its wrapper table and replacement readers) and path rules load with the
   // first matcher or tool rule that needs them: not for a plain tool name.
-  "src/core/match/condition.ts": ["./path-rule.ts", "./shell.ts"],
-  "src/core/match/matcher.ts": ["./path-rule.ts", "./linear-regexp.ts"],
+  "src/core/match/condition.ts": ["./path-rule.ts", "./shell.ts", "./shell/parser.ts"],
+  // Composite, metadata and step-type matchers: with the first hook that matches that way.
+  "src/core/match/matcher.ts": ["./path-rule.ts", "./linear-regexp.ts", "./composite.ts", "./metadata.ts", "./step-type.ts"],
   "src/middleware/tool-rules.ts": ["../core/match/path-rule.ts", "../core/match/shell.ts"],
   // StreamRedactor: the detectors and their secret rules load when a stream is first redacted.
   "src/middleware/stream-redactor.ts": ["./detectors.ts"],
+  // Asking for approval: when a hook asks.
+  "src/core/run.ts": ["./approval-ask.ts"],
+  "src/core/dispatch.ts": ["./approval-ask.ts"],
+  // Durable approvals' tokens and answers: when an approval is first signed or read.
+  "src/core/interrupt.ts": ["./approval-answer.ts", "./approval-token.ts"],
+  "src/agent/permission.ts": ["../core/approval-answer.ts"],
+  // The agent an agent hook runs: when one does.
+  "src/executors/agent-hook.ts": ["../agent/agent.ts"],
+  // A search tool's detail as a glob: when a hook first reads one.
+  "src/agent/points.ts": ["../core/match/search.ts"],
+  // Running an external hook (a command, its session files), reading and combining its answers, and
+  // a tool's output for Claude Code: when the first one runs or answers.
+  "src/executors/external.ts": ["./combine.ts", "./session-files.ts", "./protocol.ts"],
+  "src/executors/bridge.ts": ["./bridge-output.ts"],
+  // Permission rules (and the tool rules they compile to): when an agent is given some.
+  "src/agent/permissions.ts": ["../middleware/tool-rules.ts"],
+  // A session is opened by createAgent, but the root exports its error class: the loop, its
+  // configuration and compaction load with the first session.
+  "src/agent/session.ts": ["./compaction.ts", "./config.ts", "./loop.ts"],
 };
 
 /**
@@ -314,8 +381,13 @@ const lazyImports: Record<string, readonly string[]> = {
  * @example
  * lazyImportsOf('import { scan, type Detection } from "./detectors.ts";', "src/middleware/stream-redactor.ts", ["./detectors.ts"])
  */
-export const lazyImportsOf = (code: string, file: string, specs: readonly string[]): { code: string; lazyFiles: string[] } => {
+export const lazyImportsOf = (
+  code: string,
+  file: string,
+  specs: readonly string[],
+): { code: string; lazyFiles: string[]; names: ReExport[] } => {
   const lazyFiles: string[] = [];
+  const imported: ReExport[] = [];
   let out = code;
   specs.forEach((spec, i) => {
     const from = join(dirname(file), spec).replace(/\\/g, "/");
@@ -329,6 +401,7 @@ export const lazyImportsOf = (code: string, file: string, specs: readonly string
     const types = names.filter((n) => n.startsWith("type "));
     const values = names.filter((n) => !n.startsWith("type "));
     const load = `lazyImport${i}`;
+    imported.push(...values.map((name) => ({ name, from })));
     out = out.replace(
       match[0],
       [
@@ -343,7 +416,7 @@ export const lazyImportsOf = (code: string, file: string, specs: readonly string
     );
     lazyFiles.push(from);
   });
-  return { code: out, lazyFiles };
+  return { code: out, lazyFiles, names: imported };
 };
 
 /** `files` ordered so that each comes after the files (of `files`) it imports, directly or not. */
@@ -394,18 +467,29 @@ const main = async (): Promise<void> => {
       [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(root, "tsconfig.build.json"), "--outDir", out],
       { stdio: "inherit" },
     );
-  // The root entry as built: its middleware and adapter functions load on first call.
-  const rootEntry = reExportsOf("src/index.ts", ["src/middleware/index.ts"]);
-  const rootValues = new Map(Object.entries((await import(pathToFileURL(join(root, "src/index.ts")).href)) as Record<string, unknown>));
-  const lazyRoot = lazyEntrySource(rootEntry, rootValues, "src");
-  const lazyFiles = new Set(lazyRoot.lazyFiles);
-  for (const [file, specs] of Object.entries(lazyImports))
+  // The entries as built: their function exports (of `lazyEntries`) load on first call.
+  const entrySources = new Map<string, string>();
+  const lazyFiles = new Set<string>();
+  for (const [file, { expand = [], lazyFrom }] of Object.entries(lazyEntries)) {
+    const values = new Map(Object.entries((await import(pathToFileURL(join(root, file)).href)) as Record<string, unknown>));
+    const built = lazyEntrySource(reExportsOf(file, expand), values, dirname(file), lazyFrom && new Set(lazyFrom));
+    entrySources.set(join(root, file), built.code);
+    for (const f of built.lazyFiles) lazyFiles.add(f);
+  }
+  for (const [file, specs] of Object.entries(lazyImports)) {
+    // A stand-in is a function: an import of anything else (a class, a context key) must stay.
+    for (const { name, from } of lazyImportsOf(readFileSync(join(root, file), "utf8"), file, specs).names) {
+      const value = ((await import(pathToFileURL(join(root, from)).href)) as Record<string, unknown>)[name];
+      if (!standsIn(value)) throw new Error(`${file} imports ${name} from ${from}, which is not a plain function: it cannot load lazily`);
+    }
     for (const spec of specs) lazyFiles.add(join(dirname(file), spec).replace(/\\/g, "/"));
+  }
   const lazyInputs = Object.fromEntries([...lazyFiles].map((f) => [`${lazyDir}/${f.replace(/^src\//, "").replace(/\.ts$/, "")}`, f]));
   const loadedLazily = new Set(Object.values(lazyInputs).map((f) => join(root, f)));
   let hookPath = new Set<string>();
   let rootPath = new Set<string>();
   let corePath = new Set<string>();
+  let agentPath = new Set<string>();
   const bundle = await rolldown({
     cwd: root,
     input: { ...entryPoints(pkg), ...lazyInputs },
@@ -416,7 +500,10 @@ const main = async (): Promise<void> => {
     plugins: [
       {
         name: "lazy-loading",
-        load: (id) => (id === join(root, "src/index.ts") ? { code: lazyRoot.code, moduleType: "js" } : null),
+        load: (id) => {
+          const code = entrySources.get(id);
+          return code === undefined ? null : { code, moduleType: "js" };
+        },
         transform: (code, id) => {
           const file = relative(root, id).replace(/\\/g, "/");
           return Object.hasOwn(lazyImports, file) ? { code: lazyImportsOf(code, file, lazyImports[file]!).code } : null;
@@ -440,7 +527,9 @@ const main = async (): Promise<void> => {
           rootPath = new Set(seen);
           seen.clear();
           visit(join(root, "src/core/index.ts"));
-          corePath = seen;
+          corePath = new Set(seen);
+          for (const f of [...hookEntries, "src/index.ts", "src/agent/index.ts"]) visit(join(root, f));
+          agentPath = seen;
         },
       },
     ],
@@ -465,8 +554,14 @@ const main = async (): Promise<void> => {
         name,
         priority: allChunks.length - i,
         test: (id: string) =>
-          chunkOf(relative(root, id).replace(/\\/g, "/"), hookPath.has(id), rootPath.has(id), loadedLazily.has(id), corePath.has(id)) ===
-          name,
+          chunkOf(
+            relative(root, id).replace(/\\/g, "/"),
+            hookPath.has(id),
+            rootPath.has(id),
+            loadedLazily.has(id),
+            corePath.has(id),
+            agentPath.has(id),
+          ) === name,
       })),
     },
   });

@@ -280,10 +280,28 @@ describe("what a module importing the root entry loads", () => {
     return packageFilesLoadedBy(ran);
   };
 
-  it("does not load the middleware, the adapters or the shell analysis when it uses none of them", async () => {
+  it("does not load the middleware, the adapters, the shell analysis, approvals or the agent loop when it uses none of them", async () => {
     const files = await loads("");
     expect(files).toEqual(expect.arrayContaining(["dist/index.js", "dist/chunks/core.js", "dist/chunks/agent.js"]));
-    expect(files.filter((f) => /middleware|lazy\/|ai-sdk|mcp|koa|core-lazy/.test(f))).toEqual([]);
+    expect(files.filter((f) => /middleware|lazy|ai-sdk|mcp|koa|core-/.test(f))).toEqual([]);
+  });
+
+  it("loads the agent loop with the first agent, and not the shell analysis or the approvals with it", async () => {
+    writeFiles(dir, {
+      "esm/loaded.cjs": loadedFiles,
+      "esm/agent.mjs":
+        'import { createAgent, createAgentStack, createScriptedModel } from "agent-onion";\n' +
+        'const agent = createAgent({ model: createScriptedModel({ turns: ["Done."] }), tools: [], stack: createAgentStack() });\n' +
+        "const session = await agent.session({ source: \"startup\" });\n" +
+        'const turn = await session.prompt("Hello");\n' +
+        'await session.close("prompt_input_exit");\n' +
+        "console.log(turn.text);\n",
+    });
+    const ran = await run(process.execPath, ["--require", "./loaded.cjs", "agent.mjs"], at("esm"));
+    expect({ code: ran.code, stdout: ran.stdout.trim(), stderr: ran.code === 0 ? "" : ran.stderr }).toEqual({ code: 0, stdout: "Done.", stderr: "" });
+    const files = packageFilesLoadedBy(ran);
+    expect(files).toEqual(expect.arrayContaining(["dist/lazy/agent/agent.js", "dist/chunks/agent-lazy.js"]));
+    expect(files.filter((f) => /core-lazy|core-approvals|middleware/.test(f))).toEqual([]);
   });
 
   it("loads one middleware's own code on its first call, not the others'", async () => {
@@ -384,7 +402,7 @@ describe("the installed CLI, as Claude Code runs it", () => {
     expect({ code: ran.code, stdout: ran.stdout }).toEqual({ code: 0, stdout: "" });
     const files = packageFilesLoadedBy(ran);
     expect(files).toEqual(expect.arrayContaining(["dist/cli/run.js", "dist/index.js", "dist/chunks/claude-bridge.js"]));
-    expect(files.filter((f) => /middleware|lazy\/|ai-sdk|mcp|koa|core-lazy|cli-/.test(f))).toEqual([]);
+    expect(files.filter((f) => /middleware|lazy|ai-sdk|mcp|koa|core-|cli-/.test(f))).toEqual([]);
   });
 
   it("loads no TypeScript loader, Effect or OpenTelemetry for a .js module", async () => {

@@ -78,8 +78,32 @@ describe("the root entry as built", () => {
     expect([...lazyFiles]).toEqual(["src/middleware/retry.ts", "src/middleware/detectors.ts"]);
   });
 
+  it("makes only the functions of the files it is given load lazily, and keeps a renamed export's name", () => {
+    const agent = {
+      named: [
+        { name: "createAgent", from: "src/agent/agent.ts" },
+        { name: "createAgentStack", from: "src/agent/stack.ts" },
+        { name: "stopFeedback", from: "src/agent/stop.ts", imported: "feedback" },
+      ],
+      stars: [],
+    };
+    const fns = new Map<string, unknown>([
+      ["createAgent", (_options: unknown) => undefined],
+      ["createAgentStack", () => undefined],
+      ["stopFeedback", (_reason: unknown) => undefined],
+    ]);
+    const { code, lazyFiles } = lazyEntrySource(agent, fns, "src/agent", new Set(["src/agent/agent.ts", "src/agent/stop.ts"]));
+    expect(code).toContain('export { createAgentStack } from "./stack.ts";');
+    expect(code).toMatch(/export function createAgent\(\.\.\.args\) \{\n\treturn load\d+\(\)\.createAgent\.apply/);
+    expect(code).toMatch(/export function stopFeedback\(\.\.\.args\) \{\n\treturn load\d+\(\)\.feedback\.apply/);
+    expect([...lazyFiles]).toEqual(["src/agent/agent.ts", "src/agent/stop.ts"]);
+    const eager = lazyEntrySource(agent, fns, "src/agent", new Set());
+    expect(eager.code).toContain('export { feedback as stopFeedback } from "./stop.ts";');
+    expect(eager.lazyFiles.size).toBe(0);
+  });
+
   it("turns named imports of functions into functions that load the module once, keeping type imports as types", () => {
-    const { code, lazyFiles } = lazyImportsOf(
+    const { code, lazyFiles, names } = lazyImportsOf(
       'import { scan, type Detection } from "./detectors.ts";\nexport const f = () => scan();\n',
       "src/middleware/stream-redactor.ts",
       ["./detectors.ts"],
@@ -88,6 +112,7 @@ describe("the root entry as built", () => {
     expect(code).not.toMatch(/^import \{/m);
     expect(code).toContain('"agent-onion-lazy:src/middleware/detectors.ts"');
     expect(lazyFiles).toEqual(["src/middleware/detectors.ts"]);
+    expect(names).toEqual([{ name: "scan", from: "src/middleware/detectors.ts" }]);
     expect(() => lazyImportsOf('import { scan } from "./other.ts";\n', "src/x.ts", ["./detectors.ts"])).toThrow(/no import/);
   });
 
