@@ -127,7 +127,7 @@ const startupBreakdown = (dir: string, hooks: string, bin: string, runs: number)
     // The built files look built-ins up (process.getBuiltinModule) rather than import them: what
     // they load is counted with the chunk that asks for it.
     ["chunks/core.js (the engine)", [`${dist}/chunks/core.js`]],
-    ["chunks/agent.js (agent points and loop)", [`${dist}/chunks/agent.js`]],
+    ["chunks/agent.js (agent points; the loop loads on first use)", [`${dist}/chunks/agent.js`]],
     ["chunks/claude-bridge.js (event translation, answers)", [`${dist}/chunks/claude-bridge.js`]],
     ["index.js (the root entry: middleware and adapter classes and constants)", [`${dist}/index.js`]],
   ];
