@@ -295,7 +295,8 @@ export const lazyEntrySource = (
   for (const e of entry.named)
     ((lazyFrom === undefined || lazyFrom.has(e.from)) && (standsIn(values.get(e.name)) || lazyObjects.has(e.name)) ? lazy : eager).push(e);
   const byFile = new Map<string, string[]>();
-  for (const e of eager) byFile.set(e.from, [...(byFile.get(e.from) ?? []), e.imported === undefined ? e.name : `${e.imported} as ${e.name}`]);
+  for (const e of eager)
+    byFile.set(e.from, [...(byFile.get(e.from) ?? []), e.imported === undefined ? e.name : `${e.imported} as ${e.name}`]);
   for (const [from, names] of byFile) lines.push(`export { ${names.join(", ")} } from ${JSON.stringify(relTo(from))};`);
   const lazyFiles = new Set(lazy.map((e) => e.from));
   const loaders = new Map([...lazyFiles].map((f, i) => [f, `load${i}`]));

@@ -27,9 +27,7 @@ describe("imports", () => {
     const outside = Object.entries(tree)
       .filter(([file]) => file.startsWith("src/core/"))
       .flatMap(([file, deps]) =>
-        (deps ?? [])
-          .filter((d) => d.id?.startsWith("src/") && !d.id.startsWith("src/core/"))
-          .map((d) => `${file} -> ${d.id}`),
+        (deps ?? []).filter((d) => d.id?.startsWith("src/") && !d.id.startsWith("src/core/")).map((d) => `${file} -> ${d.id}`),
       );
     expect(outside).toEqual([]);
   }, 60_000);

@@ -292,13 +292,17 @@ describe("what a module importing the root entry loads", () => {
       "esm/agent.mjs":
         'import { createAgent, createAgentStack, createScriptedModel } from "agent-onion";\n' +
         'const agent = createAgent({ model: createScriptedModel({ turns: ["Done."] }), tools: [], stack: createAgentStack() });\n' +
-        "const session = await agent.session({ source: \"startup\" });\n" +
+        'const session = await agent.session({ source: "startup" });\n' +
         'const turn = await session.prompt("Hello");\n' +
         'await session.close("prompt_input_exit");\n' +
         "console.log(turn.text);\n",
     });
     const ran = await run(process.execPath, ["--require", "./loaded.cjs", "agent.mjs"], at("esm"));
-    expect({ code: ran.code, stdout: ran.stdout.trim(), stderr: ran.code === 0 ? "" : ran.stderr }).toEqual({ code: 0, stdout: "Done.", stderr: "" });
+    expect({ code: ran.code, stdout: ran.stdout.trim(), stderr: ran.code === 0 ? "" : ran.stderr }).toEqual({
+      code: 0,
+      stdout: "Done.",
+      stderr: "",
+    });
     const files = packageFilesLoadedBy(ran);
     expect(files).toEqual(expect.arrayContaining(["dist/lazy/agent/agent.js", "dist/chunks/agent-lazy.js"]));
     expect(files.filter((f) => /core-lazy|core-approvals|middleware/.test(f))).toEqual([]);
