@@ -14,7 +14,7 @@ import { durableApprovals, Trace, type StateStore } from "../../src/core/index.t
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { approval } from "../../src/middleware/approval.ts";
 import { audit } from "../../src/middleware/audit.ts";
-import { generated, usage } from "./ai-sdk-fixtures.ts";
+import { generated, toolResultsIn, usage } from "./ai-sdk-fixtures.ts";
 
 /** The signing key every process of the deployment shares. */
 export const approvalKey = "an-ai-sdk-test-key-of-32-bytes-or-more";
@@ -34,10 +34,7 @@ const callBash = (command: string, toolCallId: string) => ({
 export const scriptedModel = (command: string, toolCallId: string, next?: { readonly command: string; readonly toolCallId: string }) =>
   new MockLanguageModelV3({
     doGenerate: async ({ prompt }) => {
-      const results = prompt
-        .filter((m) => m.role === "tool")
-        .flatMap((m) => m.content)
-        .filter((p) => p.type === "tool-result");
+      const results = toolResultsIn(prompt);
       if (results.length === 0) return callBash(command, toolCallId);
       if (next !== undefined && !results.some((p) => p.toolCallId === next.toolCallId)) return callBash(next.command, next.toolCallId);
       return generated(`done: ${results.map((p) => JSON.stringify(p.output)).join(" | ")}`) as never;

@@ -18,7 +18,7 @@ import { withMiddleware } from "../../src/middleware/apply.ts";
 import { approval } from "../../src/middleware/approval.ts";
 import { audit } from "../../src/middleware/audit.ts";
 import { toolPolicy } from "../../src/middleware/tool-policy.ts";
-import { generated, usage } from "./ai-sdk-fixtures.ts";
+import { generated, toolResultsIn, usage } from "./ai-sdk-fixtures.ts";
 
 const toolCalls = (commands: readonly string[]) => ({
   content: commands.map((command, i) => ({
@@ -36,10 +36,7 @@ const toolCalls = (commands: readonly string[]) => ({
 const model = (commands: readonly string[]) =>
   new MockLanguageModelV3({
     doGenerate: async ({ prompt }) => {
-      const results = prompt
-        .filter((m) => m.role === "tool")
-        .flatMap((m) => m.content)
-        .filter((p) => p.type === "tool-result");
+      const results = toolResultsIn(prompt);
       if (results.length === 0) return toolCalls(commands);
       return generated(`done: ${results.map((p) => JSON.stringify(p.output)).join(" | ")}`) as never;
     },

@@ -2,6 +2,8 @@
  * Provider answers shared by the V3 (ai 6) and V4 (ai 7) adapter tests: the parts and results
  * have the same shape in both specifications.
  */
+import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
+
 export const usage = (input: number, output: number) => ({
   inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },
   outputTokens: { total: output, text: output, reasoning: undefined },
@@ -40,3 +42,15 @@ export const toolParts = (name: string, input: object) => [
 ];
 
 export const SECRET = "sk-live-0123456789";
+
+/**
+ * The tool results a provider prompt holds, in order.
+ *
+ * @example
+ * toolResultsIn(prompt).map((p) => p.toolCallId)
+ */
+export const toolResultsIn = (prompt: LanguageModelV3Prompt) =>
+  prompt
+    .filter((m) => m.role === "tool")
+    .flatMap((m) => m.content)
+    .filter((p) => p.type === "tool-result");
