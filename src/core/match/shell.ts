@@ -27,6 +27,7 @@ import {
   type Word,
 } from "./shell/script.ts";
 import { readNpm } from "./shell/npm.ts";
+import { PROGRAM_OPTIONS, readProgram } from "./shell/programs.ts";
 import { readSed } from "./shell/sed.ts";
 import { readWrapper, SHELL_WRAPPERS, UnknownOption, type WrapperSyntax } from "./shell/wrappers.ts";
 
@@ -372,6 +373,7 @@ class Analysis {
       if (otherShells.has(name)) this.otherShell(args, context);
       if (name === "find") this.find(args, stdin, depth, context);
       if (name === "sed") this.sed(words, context);
+      this.program(name, args, context, start.slice(0, start.length - words.length));
       const commandOptions = COMMAND_OPTIONS.get(name);
       if (commandOptions !== undefined && (context.appended || runsGivenCommand(commandOptions, args)))
         throw new Opaque(`${name} runs a command given in its options`);
@@ -566,6 +568,46 @@ class Analysis {
     }
   }
 
+  /**
+   * A program whose own options run code or write files (`make --eval`, `sort -o`, `tar -x`,
+   * `python3 -m pytest -p`, `npx tsc --outDir`): read with its table in `shell/programs.ts`. `before` are
+   * the words before it in the simple command: assignments there reach make as variables.
+   */
+  private program(name: string, args: readonly Word[], context: Context, before: readonly Word[]): void {
+    let program = name;
+    let rest = args;
+    if (/^python[0-9.]*$/.test(name)) {
+      const at = args.findIndex((a) => !/^-/.test(a.text) || /^-[A-Za-z]*m/.test(a.text));
+      const word = args[at]?.text ?? "";
+      const module = /^-[A-Za-z]*m$/.test(word) ? args[at + 1]?.text : /^-[A-Za-z]*m(.+)$/.exec(word)?.[1];
+      if (module !== "pytest") return;
+      program = "pytest";
+      rest = args.slice(/^-[A-Za-z]*m$/.test(word) ? at + 2 : at + 1);
+    } else if (name === "py.test") program = "pytest";
+    else if (name === "npx") {
+      const at = args.findIndex((a) => !a.text.startsWith("-"));
+      if (at < 0) return;
+      program = args[at]!.text;
+      rest = args.slice(at + 1);
+    }
+    if (program !== "tar" && !PROGRAM_OPTIONS.has(program)) return;
+    if (context.appended) throw new Opaque(`${program} given words read at run time`);
+    if (program === "make")
+      for (const w of before) {
+        if (!/^[A-Za-z_][A-Za-z0-9_]*=/.test(w.text)) continue;
+        const read = readProgram("make", [w.literal ? w : { ...w, literal: true }]);
+        if (read?.opaque !== undefined || !w.literal) throw new Opaque(`a variable set for make holds code: ${read?.opaque ?? "computed"}`);
+      }
+    const read = readProgram(program, rest);
+    if (read === undefined) return;
+    if (read.opaque !== undefined) throw new Opaque(read.opaque);
+    for (const w of read.writes) {
+      const text = w.under ? `${w.path.text.replace(/\/+$/, "")}/**` : w.path.text;
+      if (w.path.literal && isHarmlessDevice(text)) continue;
+      this.files.push({ path: text, literal: w.path.literal && context.filled?.(w.path.text) !== true, writes: true });
+    }
+  }
+
   /** `sed`'s `e` runs a shell command (opaque); its `w`, `r` and `-i` files are files the command opens. */
   private sed(words: readonly Word[], context: Context): void {
     if (context.appended) throw new Opaque("sed given words read at run time");
@@ -624,6 +666,7 @@ class Analysis {
     // Paths the command it runs names are then relative to a directory the text does not show.
     if (syntax.chdir !== undefined && (syntax.chdir.length === 0 || given(syntax.chdir))) this.movesDirectory = true;
     if (given(syntax.lookup)) return undefined;
+    if (syntax.only !== undefined && !given(syntax.only)) return undefined;
     const script = call.options.find((o) => syntax.script?.includes(o.option) === true);
     if (script !== undefined) {
       if (name === "env") throw new Opaque("env -S splits a string into a command");

@@ -146,7 +146,70 @@ export const COMMAND_VARIABLES: ReadonlySet<string> = new Set([
   "GIT_INDEX_FILE",
   "GIT_OBJECT_DIRECTORY",
   "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  // make reads options and makefiles from these (`MAKEFLAGS=--eval=…`).
+  "MAKEFLAGS",
+  "MFLAGS",
+  "GNUMAKEFLAGS",
+  "MAKEFILES",
+  // go reads its flags (`-toolexec`) and its configuration file from these, and fetches the toolchain GOTOOLCHAIN names.
+  "GOFLAGS",
+  "GOENV",
+  "GOTOOLCHAIN",
+  // cargo and rustc: the compiler, a wrapper around it, and flags that pick a linker or load a plugin.
+  "RUSTC",
+  "RUSTC_WRAPPER",
+  "RUSTC_WORKSPACE_WRAPPER",
+  "RUSTDOC",
+  "RUSTFLAGS",
+  "RUSTDOCFLAGS",
+  "RUSTUP_TOOLCHAIN",
+  // pytest reads options (`-p plugin`) and plugins to load from these.
+  "PYTEST_ADDOPTS",
+  "PYTEST_PLUGINS",
 ]);
+/**
+ * Families of variables a program reads as settings, some of which name what it runs: cargo's
+ * `CARGO_*` (every configuration key: `CARGO_BUILD_RUSTC_WRAPPER`, `CARGO_TARGET_<triple>_RUNNER`), and
+ * Python's `PYTHON*` (`PYTHONPATH`, `PYTHONSTARTUP`, `PYTHONWARNINGS` import modules), but the few below.
+ */
+const COMMAND_VARIABLE_FAMILIES = /^(?:CARGO_|PYTHON)/;
+const HARMLESS_IN_FAMILIES = new Set([
+  "CARGO_TERM_COLOR",
+  "CARGO_TERM_VERBOSE",
+  "CARGO_TERM_QUIET",
+  "CARGO_TERM_PROGRESS_WHEN",
+  "CARGO_INCREMENTAL",
+  "CARGO_NET_OFFLINE",
+  "CARGO_BUILD_JOBS",
+  "PYTHONDONTWRITEBYTECODE",
+  "PYTHONUNBUFFERED",
+  "PYTHONHASHSEED",
+  "PYTHONIOENCODING",
+  "PYTHONUTF8",
+  "PYTHONFAULTHANDLER",
+  "PYTHONDEVMODE",
+  "PYTHONSAFEPATH",
+  "PYTHONNOUSERSITE",
+]);
+/**
+ * Variables bash itself holds with the integer attribute: assigning one evaluates the value as arithmetic,
+ * and arithmetic evaluates the subscripts it names (`OPTIND='a[$(cmd)]'` runs cmd), by any assignment
+ * (`read`, `printf -v`, `for`, `declare`, a prefix `X=…`).
+ */
+export const INTEGER_VARIABLES: ReadonlySet<string> = new Set([
+  "OPTIND",
+  "RANDOM",
+  "SRANDOM",
+  "HISTCMD",
+  "SECONDS",
+  "LINENO",
+  "BASHPID",
+  "MAILCHECK",
+  "PPID",
+  "UID",
+  "EUID",
+]);
+
 /** Pager and editor variables, and the values of them that run nothing of the text's choosing (`GIT_PAGER=cat git log`). */
 const PAGERS = new Set(["GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR"]);
 const harmlessPager = /^(?:|cat|true|:|less(?: -[A-Za-z]+)*|more)$/;
@@ -161,9 +224,11 @@ const harmlessPager = /^(?:|cat|true|:|less(?: -[A-Za-z]+)*|more)$/;
  */
 export const changesWhatRuns = (name: string, value?: string): boolean => {
   if (CODE_VARIABLES.has(name)) return true;
+  if (INTEGER_VARIABLES.has(name)) return value === undefined || !plainNumber.test(value);
   // git's trace variables name a file git appends to (`GIT_TRACE=~/.bashrc`); 0, 1, 2 and true write to stderr or nothing.
   if (/^GIT_TRACE/.test(name)) return !(value !== undefined && /^(?:|0|1|2|true|false)$/i.test(value));
   // npm reads every `npm_config_*` variable (in any case) as a setting: `script_shell`, `node_options`.
+  if (COMMAND_VARIABLE_FAMILIES.test(name) && !HARMLESS_IN_FAMILIES.has(name)) return true;
   if (!COMMAND_VARIABLES.has(name) && !/^GIT_CONFIG_(?:KEY|VALUE)_\d+$/.test(name) && !/^npm_config_/i.test(name)) return false;
   return !(value !== undefined && PAGERS.has(name) && harmlessPager.test(value));
 };
@@ -1037,7 +1102,8 @@ export const declarationProblem = (keyword: string, args: readonly Word[]): stri
       } else if (/[in]/.test(a.text.slice(1))) return `${keyword} ${a.text} evaluates values or names later`;
     } else if (!identifier.test(a.text)) {
       return `${keyword} of a name that is not a plain identifier evaluates it`;
-    } else if (changesWhatRuns(a.text) && keyword !== "unset") return `${keyword} ${a.text} changes what runs`;
+    } else if (changesWhatRuns(a.text) && !INTEGER_VARIABLES.has(a.text) && keyword !== "unset")
+      return `${keyword} ${a.text} changes what runs`;
   }
   return undefined;
 };
