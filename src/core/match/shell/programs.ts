@@ -138,17 +138,13 @@ export const readProgram = (name: string, args: readonly Word[]): ProgramReading
   const exact = table.exact ?? [];
   let opaque: string | undefined;
   const found = (option: string, value: Word | undefined): void => {
+    // A one-letter name is a short option, except for Go's flags, which are all long (`-o`).
     const is = (names: OptionNames | undefined): boolean =>
-      option.length === 1 && table.parser !== "go" && table.parser !== "tsc"
-        ? (names?.short ?? "").includes(option)
-        : option.length === 1 && table.parser === "tsc"
-          ? (names?.short ?? "").includes(option)
-          : has(names, option, table.parser, exact);
+      option.length === 1 && table.parser !== "go" ? (names?.short ?? "").includes(option) : has(names, option, table.parser, exact);
     if (is(table.runs)) {
       // pytest's `-p no:name` only disables a plugin; a warning filter naming a builtin category imports nothing.
       if (name === "pytest" && (option === "p" || option === "W" || option === "pythonwarnings")) {
-        if (value !== undefined && value.literal && (option === "p" ? /^no:/.test(value.text) : !/^[^:]*:[^:]*:[^:]*\./.test(value.text)))
-          return;
+        if (value?.literal === true && (option === "p" ? /^no:/.test(value.text) : !/^[^:]*:[^:]*:[^:]*\./.test(value.text))) return;
       }
       if (name === "go" && option === "toolchain") return;
       opaque ??= `${name} ${option.length === 1 ? "-" : "--"}${option} runs or loads code it names`;
