@@ -889,6 +889,19 @@ const gitOutputs = (args: readonly Word[]): Word[] => {
     if (target !== undefined) out.push(target);
   } else if (sub === "bundle" && operands[0]?.text === "create" && operands[1] !== undefined) out.push(operands[1]);
   else if (sub === "init") out.push(operands[0] ?? { text: ".git", literal: true, quoted: false });
+  // Patches name the files they write, so `git apply` writes anywhere under the directory it runs in
+  // (`--unsafe-paths`, anywhere); `git am` anywhere in the work tree, whose top the text does not show.
+  else if (sub === "apply" && appliesPatch(rest)) {
+    const texts = rest.map((w) => w.text);
+    const unsafe = texts.some((t) => t.length >= 4 && t.startsWith("--un") && "--unsafe-paths".startsWith(t));
+    out.push({ text: "./**", literal: !unsafe, quoted: false });
+  } else if (sub === "am" && !rest.some((w) => /^--(?:show-current-patch|abort|quit)/.test(w.text)))
+    out.push({ text: "**", literal: false, quoted: false });
+  // `git checkout-index` writes the paths it is given, or every path of the index (`-a`, `--stdin`).
+  else if (sub === "checkout-index" && !rest.some((w) => w.text.startsWith("--prefix") || w.text === "--temp")) {
+    if (rest.some((w) => /^-[^-]*a|^--all$|^--stdin$/.test(w.text))) out.push({ text: "./**", literal: true, quoted: false });
+    out.push(...operands);
+  }
   // `git merge-file current base other` writes the merge into current (unless -p): `--theirs .git/config /dev/null f` copies f there.
   else if (sub === "merge-file" && !mergeToStdout && operands[0] !== undefined) out.push(operands[0]);
   else if (sub === "config" && settingConfig(rest)) {
@@ -907,6 +920,14 @@ const gitOutputs = (args: readonly Word[]): Word[] => {
     }
   }
   return moved ? out.map((w) => (w.text.startsWith("/") ? w : { ...w, literal: false })) : out;
+};
+
+/** Whether `git apply`'s words change files: not when it only reports (`--check`, `--stat`, …) or applies to the index alone. */
+const appliesPatch = (args: readonly Word[]): boolean => {
+  const texts = args.map((w) => w.text);
+  if (texts.includes("--cached")) return false;
+  const reports = texts.some((t) => /^--(?:check|stat|numstat|summary)$/.test(t));
+  return !reports || texts.includes("--apply");
 };
 
 /** Whether `git config`'s words set or change a value, rather than only read one. */

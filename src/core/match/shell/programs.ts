@@ -307,6 +307,13 @@ const readTar = (args: readonly Word[]): ProgramReading => {
   if (given("--remove-files")) writes.push({ path: unknown, under: true });
   if (extracts && !given("-O", "--to-stdout")) {
     if (given("-P", "--absolute-names")) writes.push({ path: unknown, under: true });
+    // `--one-top-level=DIR` extracts into DIR, read against the directory `-C` names.
+    const top = call.options.find((o) => o.option === "--one-top-level" && o.value !== undefined);
+    if (top !== undefined) {
+      const v = valueOf(top)!;
+      const cd = given("-C", "--directory");
+      writes.push({ path: v.text.startsWith("/") || !cd ? v : unknown, under: true });
+    }
     // Each `-C` is read relative to the one before: only a single one names the directory plainly.
     const dirs = call.options.filter((o) => o.option === "-C" || o.option === "--directory").map(valueOf);
     if (dirs.length === 0) writes.push({ path: { text: ".", literal: true, quoted: false }, under: true });
