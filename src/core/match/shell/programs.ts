@@ -51,12 +51,14 @@ export const PROGRAM_OPTIONS: ReadonlyMap<string, ProgramOptions> = new Map<stri
   ["make", { parser: "getopt", runs: { long: ["eval"], short: "E" }, reads: { long: ["file", "makefile"], short: "f" } }],
   ["sort", { parser: "getopt", runs: { long: ["compress-program"] }, writes: { long: ["output"], short: "o" }, exact: ["check"] }],
   // pytest loads a plugin module named by `-p` (`no:` disables one), imports a warning category's module,
+  // runs Python read from standard input in its debugger,
   // reads `addopts` and plugins from `-o`/`-c`, runs remote interpreters (`--tx`), and removes `--basetemp`.
   [
     "pytest",
     {
       parser: "exact",
-      runs: { long: ["pdbcls", "override-ini", "tx", "rsyncdir", "pythonwarnings"], short: "pWo" },
+      // `--pdb` and `--trace` start the debugger, which runs Python read from standard input.
+      runs: { long: ["pdbcls", "override-ini", "tx", "rsyncdir", "pythonwarnings", "pdb", "trace"], short: "pWo" },
       writes: { long: ["junitxml", "junit-xml", "resultlog", "result-log", "log-file", "report-log", "debug"] },
       writesUnder: { long: ["basetemp"] },
       reads: { long: ["config-file", "inifile"], short: "c" },

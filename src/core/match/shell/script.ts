@@ -166,6 +166,17 @@ export const COMMAND_VARIABLES: ReadonlySet<string> = new Set([
   // pytest reads options (`-p plugin`) and plugins to load from these.
   "PYTEST_ADDOPTS",
   "PYTEST_PLUGINS",
+  // Default options of programs with options that run a command (`TAR_OPTIONS=--to-command=…`, `ZIPOPT=-TT …`, `MANOPT=-P …`).
+  "TAR_OPTIONS",
+  "ZIPOPT",
+  "MANOPT",
+  "RSYNC_CONNECT_PROG",
+  // Where interpreters and the C library find code they load.
+  "PERL5LIB",
+  "PERLLIB",
+  "RUBYLIB",
+  "NODE_PATH",
+  "GCONV_PATH",
 ]);
 /**
  * Families of variables a program reads as settings, some of which name what it runs: cargo's
