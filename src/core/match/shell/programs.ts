@@ -78,12 +78,12 @@ export const PROGRAM_OPTIONS: ReadonlyMap<string, ProgramOptions> = new Map<stri
     },
   ],
   // go: `-exec` runs the test binary through a program, `-toolexec` every tool, `-compiler gccgo`
-  // another compiler; `-overlay` swaps source files; profiles and `-o` are files it writes.
+  // another compiler, `-ldflags=-extld=…` another linker; `-overlay` swaps source files; profiles and `-o` are files it writes.
   [
     "go",
     {
       parser: "go",
-      runs: { long: ["exec", "toolexec", "compiler", "gccgoflags", "test.exec", "toolchain"] },
+      runs: { long: ["exec", "toolexec", "compiler", "gccgoflags", "test.exec", "toolchain", "ldflags"] },
       writes: {
         long: ["o", "coverprofile", "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace", "modfile", "json"].flatMap((n) =>
           n === "json" ? [] : [n, `test.${n}`],
@@ -149,6 +149,8 @@ export const readProgram = (name: string, args: readonly Word[]): ProgramReading
         if (value?.literal === true && (option === "p" ? /^no:/.test(value.text) : !/^[^:]*:[^:]*:[^:]*\./.test(value.text))) return;
       }
       if (name === "go" && option === "toolchain") return;
+      // The linker's flags run a program only through `-extld`/`-extar` (`-ldflags='-linkmode=external -extld=./w'`).
+      if (name === "go" && option === "ldflags" && value?.literal === true && !/ext(?:ld|ar)/.test(value.text)) return;
       opaque ??= `${name} ${option.length === 1 ? "-" : "--"}${option} runs or loads code it names`;
       return;
     }
