@@ -985,6 +985,8 @@ interface CommandOptions {
   readonly short: string;
   /** Options of more than one letter after a single dash (`zip -TT`). */
   readonly words?: readonly string[];
+  /** Long options that are options of their own though a prefix of one above (getopt takes an exact name first). */
+  readonly exact?: readonly string[];
   /** Its first word may be a cluster of letters without a dash (`tar cIf …`). */
   readonly bareCluster?: boolean;
 }
@@ -999,6 +1001,7 @@ const COMMAND_OPTIONS: ReadonlyMap<string, CommandOptions> = new Map([
     {
       long: ["to-command", "checkpoint-action", "use-compress-program", "rsh-command", "info-script", "new-volume-script", "rmt-command"],
       short: "IF",
+      exact: ["checkpoint"],
       bareCluster: true,
     },
   ],
@@ -1024,7 +1027,8 @@ const runsGivenCommand = (options: CommandOptions, args: readonly Word[]): boole
     if (!a.literal) return true;
     if (t.startsWith("--")) {
       const name = t.slice(2, t.includes("=") ? t.indexOf("=") : undefined);
-      return name.length >= 3 && options.long.some((o) => o.startsWith(name));
+      // getopt_long takes any unambiguous prefix, however short (`sort --co=sh`); an exact name wins.
+      return name !== "" && !options.exact?.includes(name) && options.long.some((o) => o.startsWith(name));
     }
     if (options.words?.some((w) => t.startsWith(w)) === true) return true;
     const cluster = t.startsWith("-") ? t.slice(1) : i === 0 && options.bareCluster === true ? t : "";
