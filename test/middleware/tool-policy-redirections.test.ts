@@ -225,6 +225,9 @@ describe("a deny list and the files a shell command opens", () => {
     "git init /etc/x",
     "git config -f /etc/x user.name y",
     "git config --system user.name y",
+    // a path opened after a command that may make a link is not known: every deny rule of its kind matches
+    "ln -s x y; source ./config/env.sh",
+    "source ./config/env.sh | ln -s x y",
     "sort -o /etc/x src/a.ts",
     "tar -xf a.tar -C /etc",
     "npx tsc --outDir /etc",
@@ -241,6 +244,8 @@ describe("a deny list and the files a shell command opens", () => {
     // a program's own file arguments are its own: the shell analysis sees redirections, not what cat opens
     "cat .env",
     "echo x | tee /etc/passwd",
+    // a file the first command opens before anything else of the text runs keeps its path
+    "source ./config/env.sh && echo $X",
   ];
   it.each(passed)("lets %s through", async (command) => {
     expect(await decide(command, { deny: DENY })).toBe("ran");

@@ -261,14 +261,19 @@ class Analysis {
   private simple = 0;
   private repeats = false;
   private dynamic = false;
+  /** Files opened by the text's first command, which runs alone before any other: no link made by the text can lie on their path. */
+  private readonly early = new Set<number>();
 
   script(text: string, depth: number): ShellAnalysis | undefined {
     if (depth > MAX_NESTING) return undefined;
     const read = readScript(text, depth);
     if (read === undefined) return undefined;
     try {
-      for (const f of read.files) this.files.push({ path: f.target.text, literal: f.target.literal, writes: f.writes });
-      this.read(read.commands, depth, read.opaque, read.dynamic, read.repeats === true);
+      for (const [i, f] of read.files.entries()) {
+        if (read.leadingFiles !== undefined && i < read.leadingFiles) this.early.add(this.files.length);
+        this.files.push({ path: f.target.text, literal: f.target.literal, writes: f.writes });
+      }
+      this.read(read.commands, depth, read.opaque, read.dynamic, read.repeats === true, read.leadingFiles !== undefined);
     } catch (error) {
       if (error instanceof Opaque) return this.result(error.message);
       if (error instanceof Unreadable) return undefined;
@@ -281,8 +286,9 @@ class Analysis {
     const calls = [...this.calls.values()];
     return {
       commands: [...new Set(calls.map((c) => c.text))],
-      files: this.files.map((f) =>
-        f.literal && ((this.movesDirectory && !f.path.startsWith("/")) || (this.mayLink && (this.simple > 1 || this.repeats)))
+      files: this.files.map((f, i) =>
+        f.literal &&
+        ((this.movesDirectory && !f.path.startsWith("/")) || (this.mayLink && (this.simple > 1 || this.repeats) && !this.early.has(i)))
           ? { ...f, literal: false }
           : f,
       ),
@@ -293,11 +299,23 @@ class Analysis {
     };
   }
 
-  private read(commands: readonly SimpleCommand[], depth: number, opaque: string | undefined, dynamic: boolean, repeats: boolean): void {
+  private read(
+    commands: readonly SimpleCommand[],
+    depth: number,
+    opaque: string | undefined,
+    dynamic: boolean,
+    repeats: boolean,
+    leads: boolean,
+  ): void {
     this.dynamic ||= dynamic;
     this.simple += commands.length;
     this.repeats ||= repeats;
-    for (const c of commands) this.visit(c.words, c.stdin, depth, { filled: undefined, appended: false }, c.syntax === true);
+    for (const [i, c] of commands.entries()) {
+      const before = this.files.length;
+      this.visit(c.words, c.stdin, depth, { filled: undefined, appended: false }, c.syntax === true);
+      // What the first command opens by its own words (`source f`, `sed -i f`) it opens before any other runs.
+      if (i === 0 && leads) for (let k = before; k < this.files.length; k++) this.early.add(k);
+    }
     if (opaque !== undefined) throw new Opaque(opaque);
   }
 

@@ -317,13 +317,33 @@ describe("analyseShell", () => {
   it("marks every path as not known when another command of the text may make a link it goes through", () => {
     const files = (command: string) => analyseShell(command)?.files.map((f) => `${f.path}${f.literal ? "" : " ?"}`);
     expect(files("ln -s /etc e && echo > e/f")).toEqual(["e/f ?"]);
-    expect(files("git checkout-index -f e; echo > e/f")).toEqual(["e/f ?", "e ?"]);
-    expect(files("git clone r; git clone r s")).toEqual(["r ?", "s ?"]);
+    expect(files("git checkout-index -f e; echo > e/f")).toEqual(["e/f ?", "e"]);
+    expect(files("git clone r; git clone r s")).toEqual(["r", "s ?"]);
     expect(files("for i in 1 2; do git checkout . > e/f; done")).toEqual(["e/f ?"]);
     expect(files("bash ./make-links.sh; echo > e/f")).toEqual(["e/f ?"]);
     // A single command opens its redirections before it runs; programs that make no link change nothing.
     expect(files("git checkout . > e/f")).toEqual(["e/f"]);
     expect(files("mkdir -p e && git status && sed -n p a > e/f && bash -c 'echo > e/g'")).toEqual(["e/f", "e/g"]);
+  });
+
+  it("keeps the paths the text's first command opens when it runs alone before any other", () => {
+    const files = (command: string) => analyseShell(command)?.files.map((f) => `${f.path}${f.literal ? "" : " ?"}`);
+    expect(files("source ./env.sh && npm test")).toEqual(["./env.sh"]);
+    expect(files("source ./env.sh; npm test\nnpm run build")).toEqual(["./env.sh"]);
+    expect(files("echo x > e/f; ln -s /etc e; echo y > e/g")).toEqual(["e/f", "e/g ?"]);
+    // The grammar hangs a redirection after a list of && on the whole list: read so, it is not the first command's.
+    expect(files("echo x > e/f && ln -s /etc e && echo y > e/g")).toEqual(["e/g ?", "e/f ?"]);
+    // Not when something may run before or alongside it: a later command, a pipe, a background job,
+    // a substitution (run before its redirections are opened), a here-document's line going on.
+    expect(files("npm test; source ./env.sh")).toEqual(["./env.sh ?"]);
+    expect(files("source ./env.sh & ln -s /etc e")).toEqual(["./env.sh ?"]);
+    expect(files("source ./env.sh | ln -s /etc e")).toEqual(["./env.sh ?"]);
+    expect(files("source ./env.sh && npm test &")).toEqual(["./env.sh ?"]);
+    expect(files("echo $(ln -s /etc e) > e/f; echo")).toEqual(["e/f ?"]);
+    expect(files("cat <(ln -s /etc e) > e/f; echo")).toEqual(["e/f ?"]);
+    expect(files("source x <<EOF | ln -s /etc e\nbody\nEOF")).toEqual(["x ?"]);
+    expect(files("{ source x; ln -s /etc e; }; cat < e/y")).toEqual(["e/y ?", "x ?"]);
+    expect(files("f() { ln -s /etc e; }; f; echo > e/x")).toEqual(["e/x ?"]);
   });
 
   it("cannot read a comment glued to a word or a plain word holding a blank, where bash reads words", () => {

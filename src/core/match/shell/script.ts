@@ -55,6 +55,12 @@ export interface Script {
   readonly dynamic: boolean;
   /** Some command may run more than once or later than written: a loop's body or a function's. */
   readonly repeats?: boolean;
+  /**
+   * The script's first command runs before anything else in it, alone: a plain command at its start,
+   * followed by `;`, `&&`, `||` or a newline (not `|` or `&`), running no substitution. Its redirections
+   * are `files[0..leadingFiles)`; a file it opens is opened before any other command of the text runs.
+   */
+  readonly leadingFiles?: number;
 }
 
 /** Deeper nesting than this (substitutions, subshells, groups, scripts in scripts) is unreadable: it bounds recursion on hostile input. */
@@ -381,13 +387,50 @@ export const readScript = (text: string, depth = 0): Script | undefined => {
     if (error instanceof Opaque) return { commands: reader.commands, files: reader.files, opaque: error.message, dynamic: true };
     throw error;
   }
+  const leading = leadsAlone(root) ? reader.firstFiles : undefined;
   return {
     commands: reader.commands,
     files: reader.files,
     dynamic: reader.dynamic,
+    ...(leading === undefined ? {} : { leadingFiles: leading }),
     ...(reader.repeats ? { repeats: true } : {}),
     ...(reader.opaque === undefined ? {} : { opaque: reader.opaque }),
   };
+};
+
+/** Node kinds that run a command while the one holding them is still being set up. */
+const runsInside = new Set(["command_substitution", "process_substitution"]);
+const holdsCommands = (n: SyntaxNode): boolean => runsInside.has(n.type) || n.children.some(holdsCommands);
+
+/**
+ * Whether the script's first command runs alone before the rest: the leftmost statement is a plain
+ * command (with redirections), every operator after it on the way up is `;`, `&&`, `||` or a newline,
+ * and nothing in it runs a command of its own (a substitution runs before its redirections are opened).
+ */
+const leadsAlone = (root: SyntaxNode): boolean => {
+  const statements = root.children;
+  let node = statements[0];
+  if (node === undefined) return false;
+  const after = statements[1];
+  if (after !== undefined && after.type !== ";" && after.type !== "\n" && after.named !== true) return false;
+  while (node.type === "list") {
+    const op = node.children[1];
+    if (op === undefined || (op.type !== "&&" && op.type !== "||" && op.type !== ";")) return false;
+    node = node.children[0]!;
+  }
+  if (node.type === "redirected_statement") {
+    const body = node.children.find((c) => c.field === "body");
+    if (body !== undefined && body.type !== "command") return false;
+  } else if (node.type !== "command") return false;
+  // A here-document's operator line may go on (`cat <<EOF | ln …`): the grammar hangs the rest on it.
+  const goesOn = (n: SyntaxNode): boolean =>
+    n.children.some(
+      (c) =>
+        (n.type === "heredoc_redirect" &&
+          !["<<", "<<-", "heredoc_start", "heredoc_body", "heredoc_end", "file_descriptor"].includes(c.type)) ||
+        goesOn(c),
+    );
+  return !holdsCommands(node) && !goesOn(node);
 };
 
 /** A word being built from its parts. */
@@ -402,6 +445,8 @@ interface Building {
 class Reader {
   readonly commands: SimpleCommand[] = [];
   readonly files: FileRedirect[] = [];
+  /** How many files the first simple command read opened. */
+  firstFiles: number | undefined;
   dynamic = false;
   repeats = false;
   opaque: string | undefined;
@@ -654,6 +699,7 @@ class Reader {
     const words = [...assignments, ...this.words(parts, level)];
     const read = this.redirects([...redirects, ...outer], stdin, level);
     this.record([...words, ...read.extra], read.stdin);
+    this.firstFiles ??= this.files.length;
     for (const run of read.after) run();
   }
 
