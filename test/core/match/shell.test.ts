@@ -790,6 +790,9 @@ describe("programs whose own options run code or write files", () => {
       "RUSTFLAGS='-C linker=./w' cargo test",
       "env RUSTC_WRAPPER=./w cargo test",
       "cargo test $ARGS",
+      "RUSTUP_HOME=/tmp/r cargo test",
+      "GOROOT=/tmp/g go test ./...",
+      "GOPROXY=https://example.com go test ./...",
     ])
       expect(unknown(command), command).toBe(true);
     for (const command of [

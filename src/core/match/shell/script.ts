@@ -161,6 +161,17 @@ export const COMMAND_VARIABLES: ReadonlySet<string> = new Set([
   "GOFLAGS",
   "GOENV",
   "GOTOOLCHAIN",
+  // Where go finds its tools, its build cache and the modules it compiles into a test (a proxy, a workspace).
+  "GOROOT",
+  "GOCACHE",
+  "GOPROXY",
+  "GOSUMDB",
+  "GONOSUMDB",
+  "GONOSUMCHECK",
+  "GOINSECURE",
+  "GOWORK",
+  // Where tar writes its archive when no -f names one.
+  "TAPE",
   // cargo and rustc: the compiler, a wrapper around it, and flags that pick a linker or load a plugin.
   "RUSTC",
   "RUSTC_WRAPPER",
@@ -186,10 +197,11 @@ export const COMMAND_VARIABLES: ReadonlySet<string> = new Set([
 ]);
 /**
  * Families of variables a program reads as settings, some of which name what it runs: cargo's
- * `CARGO_*` (every configuration key: `CARGO_BUILD_RUSTC_WRAPPER`, `CARGO_TARGET_<triple>_RUNNER`), and
+ * `CARGO_*` (every configuration key: `CARGO_BUILD_RUSTC_WRAPPER`, `CARGO_TARGET_<triple>_RUNNER`), rustup's
+ * `RUSTUP_*` (where toolchains are found or fetched from), and
  * Python's `PYTHON*` (`PYTHONPATH`, `PYTHONSTARTUP`, `PYTHONWARNINGS` import modules), but the few below.
  */
-const COMMAND_VARIABLE_FAMILIES = /^(?:CARGO_|PYTHON)/;
+const COMMAND_VARIABLE_FAMILIES = /^(?:CARGO_|PYTHON|RUSTUP_)/;
 const HARMLESS_IN_FAMILIES = new Set([
   "CARGO_TERM_COLOR",
   "CARGO_TERM_VERBOSE",
