@@ -263,6 +263,8 @@ class Analysis {
   private dynamic = false;
   /** Files opened by the text's first command, which runs alone before any other: no link made by the text can lie on their path. */
   private readonly early = new Set<number>();
+  /** Scripts and `find -exec` commands read so far: code that may run later (`trap`) or several commands in turn. */
+  private nestedRuns = 0;
 
   script(text: string, depth: number): ShellAnalysis | undefined {
     if (depth > MAX_NESTING) return undefined;
@@ -312,9 +314,11 @@ class Analysis {
     this.repeats ||= repeats;
     for (const [i, c] of commands.entries()) {
       const before = this.files.length;
+      const runs = this.nestedRuns;
       this.visit(c.words, c.stdin, depth, { filled: undefined, appended: false }, c.syntax === true);
-      // What the first command opens by its own words (`source f`, `sed -i f`) it opens before any other runs.
-      if (i === 0 && leads) for (let k = before; k < this.files.length; k++) this.early.add(k);
+      // What the first command opens by its own words (`source f`, `sed -i f`) it opens before any other
+      // runs, unless it runs a script (a trap's runs later) or `find -exec` commands in turn.
+      if (i === 0 && leads && this.nestedRuns === runs) for (let k = before; k < this.files.length; k++) this.early.add(k);
     }
     if (opaque !== undefined) throw new Opaque(opaque);
   }
@@ -340,6 +344,7 @@ class Analysis {
     if (code === "unseen") throw new Opaque(why);
     if (!code.literal) throw new Opaque(`${why} computed at run time`);
     if (context.filled?.(code.text) === true) throw new Opaque("a script holds text filled in at run time");
+    this.nestedRuns++;
     const sub = new Analysis();
     const inner = sub.script(code.text, depth + 1);
     if (inner === undefined) throw new Unreadable();
@@ -654,6 +659,7 @@ class Analysis {
       }
       if (t === "-delete") this.files.push({ path: "-delete", literal: false, writes: true });
       if (!/^-(?:exec|execdir|ok|okdir)$/.test(args[i]!.text)) continue;
+      this.nestedRuns++;
       let j = i + 1;
       while (j < args.length && args[j]!.text !== ";" && args[j]!.text !== "+") j++;
       this.visit(args.slice(i + 1, j), stdin, depth, { filled: either(context.filled, findFillsIn), appended: context.appended }, false);

@@ -344,6 +344,10 @@ describe("analyseShell", () => {
     expect(files("source x <<EOF | ln -s /etc e\nbody\nEOF")).toEqual(["x ?"]);
     expect(files("{ source x; ln -s /etc e; }; cat < e/y")).toEqual(["e/y ?", "x ?"]);
     expect(files("f() { ln -s /etc e; }; f; echo > e/x")).toEqual(["e/x ?"]);
+    // Nor what it opens by running a script that runs later or commands in turn.
+    expect(files("trap 'sed -i s/a/b/ e/x' EXIT; ln -s /etc e")).toEqual(["e/x ?"]);
+    expect(files("find . -exec ln -s /etc e \\; -exec sed -i s/a/b/ e/x \\; ; echo")).toEqual(["e/x ?"]);
+    expect(files("sed -i s/a/b/ e/x && ln -s /etc e")).toEqual(["e/x"]);
   });
 
   it("cannot read a comment glued to a word or a plain word holding a blank, where bash reads words", () => {
