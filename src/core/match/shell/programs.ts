@@ -124,7 +124,12 @@ const has = (names: OptionNames | undefined, name: string, parser: OptionParser,
 
 /** Standard input, a device or a process's file, by any spelling, or a name computed at run time. */
 const unseenFile = (w: Word | undefined): boolean =>
-  w === undefined || !w.literal || w.text === "-" || /(?:^|\/)(?:dev|proc)(?:\/|$)/.test(w.text.replace(/\/+/g, "/"));
+  w === undefined ||
+  !w.literal ||
+  w.text === "-" ||
+  /(?:^|\/)(?:dev|proc)(?:\/|$)/.test(w.text.replace(/\/+/g, "/")) ||
+  // Read from another working directory (an earlier `cd /dev`), these name standard input.
+  (!w.text.startsWith("/") && /(?:^|\/)(?:stdin|0)$/.test(w.text));
 
 /**
  * Read a program's words (after its name) with its table; `undefined` for a program without one.
@@ -166,6 +171,7 @@ export const readProgram = (name: string, args: readonly Word[]): ProgramReading
       if (file !== undefined) writes.push({ path: { text: file, literal: true, quoted: false }, under: false });
     }
   };
+  let ended = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     const t = a.text;
@@ -175,15 +181,16 @@ export const readProgram = (name: string, args: readonly Word[]): ProgramReading
       continue;
     }
     if (t === "--") {
-      if (table.pastDashes === true) continue;
-      break;
+      if (table.pastDashes !== true) ended = true;
+      continue;
     }
-    if (name === "make" && !t.startsWith("-") && t.includes("=")) {
+    // make still reads `NAME=value` after `--` as an assignment (`make -- 'X:=$(shell cmd)'`).
+    if (name === "make" && (ended || !t.startsWith("-")) && t.includes("=")) {
       const why = makeAssignment(t);
       if (why !== undefined) opaque ??= why;
       continue;
     }
-    if (!t.startsWith("-") || t === "-") continue;
+    if (ended || !t.startsWith("-") || t === "-") continue;
     const long = t.startsWith("--") || table.parser === "go" || (table.parser === "tsc" && t.length > 2);
     if (long) {
       const body = t.replace(/^--?/, "");
