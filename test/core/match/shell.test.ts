@@ -872,6 +872,7 @@ describe("programs whose own options run code or write files", () => {
     expect(writes("npx tsc --outDir dist")).toEqual(["dist/**"]);
     expect(writes("tsc -OUTFILE out.js")).toEqual(["out.js"]);
     expect(writes("go test -coverprofile=c.out ./...")).toEqual(["c.out"]);
+    expect(analyseShell("go test -C /tmp -o x ./...")?.files).toEqual([{ path: "x", literal: false, writes: true }]);
     expect(writes("python3 -m pytest --junitxml r.xml --basetemp=tmp")).toEqual(["r.xml", "tmp/**"]);
   });
 });

@@ -217,7 +217,10 @@ export const readProgram = (name: string, args: readonly Word[]): ProgramReading
       break;
     }
   }
-  return opaque === undefined ? { writes } : { opaque, writes };
+  // `go -C dir` runs in dir: a relative path it writes is read from there, which the text does not show.
+  const moved = name === "go" && args.some((a) => /^--?C(?:=|$)/.test(a.text));
+  const placed = moved ? writes.map((w) => (w.path.text.startsWith("/") ? w : { ...w, path: { ...w.path, literal: false } })) : writes;
+  return opaque === undefined ? { writes: placed } : { opaque, writes: placed };
 };
 
 /** Variables make gives a meaning of its own: the shell recipes run in, options, the makefiles read. */
