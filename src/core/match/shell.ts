@@ -610,7 +610,8 @@ class Analysis {
     else if (name === "npx") {
       const at = args.findIndex((a) => !a.text.startsWith("-"));
       if (at < 0) return;
-      program = args[at]!.text;
+      // `npx tsc@5` runs tsc (of version 5); a scoped name keeps its leading `@`.
+      program = args[at]!.text.replace(/(?!^)@[^/]*$/, "");
       rest = args.slice(at + 1);
     }
     if (program !== "tar" && !PROGRAM_OPTIONS.has(program)) return;

@@ -870,6 +870,7 @@ describe("programs whose own options run code or write files", () => {
     expect(writes("tar -tf a.tar")).toEqual([]);
     expect(writes("tar -czf out.tgz src")).toEqual(["out.tgz"]);
     expect(writes("npx tsc --outDir dist")).toEqual(["dist/**"]);
+    expect(writes("npx tsc@5 --outDir dist")).toEqual(["dist/**"]);
     expect(writes("tsc -OUTFILE out.js")).toEqual(["out.js"]);
     expect(writes("go test -coverprofile=c.out ./...")).toEqual(["c.out"]);
     expect(analyseShell("go test -C /tmp -o x ./...")?.files).toEqual([{ path: "x", literal: false, writes: true }]);
