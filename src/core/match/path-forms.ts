@@ -10,7 +10,7 @@
  * open file descriptor, a process's working directory, another process's root) is opaque: it
  * matches every deny rule and no allow rule.
  */
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { win32 } from "node:path";
 
 /** Where a tool call's paths are read from, and how. */
@@ -39,16 +39,18 @@ export interface PathForms {
 }
 
 /**
- * A platform path in the POSIX form rules are matched in: NFC, `/` separators; on Windows, the
+ * A platform path in the POSIX form rules are matched in: on Windows, `\\` read as `/`, the
  * `\\?\` and `\\.\` prefixes dropped and a drive `C:` written `/c`, as Claude Code writes it.
+ * Names keep their bytes: `café` in NFC and in NFD are two names to most file systems.
  *
  * @example
  * toPosixPath("C:\\proj\\src\\a.ts", true) // "/c/proj/src/a.ts"
- * toPosixPath("src\\a.ts", false) // "src/a.ts"
+ * toPosixPath("src\\a.ts", true) // "src/a.ts"
+ * toPosixPath("a\\b", false) // "a\\b": one name on POSIX
  */
 export const toPosixPath = (path: string, windows: boolean): string => {
-  let p = path.normalize("NFC").replaceAll("\\", "/");
-  if (!windows) return p;
+  if (!windows) return path;
+  let p = path.replaceAll("\\", "/");
   if (p.startsWith("//?/") || p.startsWith("//./")) p = p.slice(4);
   if (p.startsWith("UNC/")) p = `//${p.slice(4)}`;
   const drive = /^([A-Za-z]):(?:\/|$)/.exec(p);
@@ -66,26 +68,68 @@ export const toPosixPath = (path: string, windows: boolean): string => {
 export const pathForms = (raw: string, context: PathContext): PathForms => {
   const found = new Set<string>();
   const opens = new Set<string>();
-  let opaque = false;
-  const add = (variant: string): void => {
+  // No file name holds a NUL: a tool written in C stops reading the path there, one in Node refuses it.
+  let opaque = raw.includes("\u0000");
+  const add = (variant: string, opensIt = true): void => {
     const lexical = walk(context, variant);
     opaque ||= lexical.opaque;
     found.add(lexical.path);
     if (!context.symlinks || lexical.opaque) {
-      opens.add(lexical.path);
+      if (opensIt) opens.add(lexical.path);
       return;
     }
     const resolved = resolveLinks(context, variant);
     opaque ||= resolved.opaque;
     found.add(resolved.path);
-    opens.add(resolved.path);
+    if (opensIt) opens.add(resolved.path);
   };
   add(raw);
-  // A tool that does not expand `~` reads a directory named `~`; one that does reads the home directory.
-  if (raw === "~" || raw.startsWith("~/") || (context.windows && raw.startsWith("~\\"))) add(`${context.home}/${raw.slice(2)}`);
-  const fold = (paths: Set<string>): string[] => [...new Set([...paths].map((f) => (context.caseInsensitive ? f.toLowerCase() : f)))];
-  const forms = fold(found);
-  return { forms, parts: forms.map(partsOf), opened: fold(opens).map(partsOf), opaque };
+  // On POSIX a backslash is part of a name, as the kernel reads it; a deny also reads it as a
+  // separator, as a tool written for Windows would.
+  if (!context.windows && raw.includes("\\")) add(raw.replaceAll("\\", "/"), false);
+  // A tool that does not expand `~` (or `$HOME`) reads a directory of that name; one that does reads the home directory.
+  for (const expanded of homeForms(raw, context)) add(expanded);
+  // Names are compared in NFC, as rules are written: a deny also reads the name as given, and links
+  // were resolved on the name as given (an NFD name is another file than its NFC twin on Linux).
+  const fold = (path: string): string => (context.caseInsensitive ? path.toLowerCase() : path);
+  const forms = [...new Set([...found].flatMap((f) => [fold(f), fold(f.normalize("NFC"))]))];
+  const opened = [...new Set([...opens].map((f) => fold(f.normalize("NFC"))))];
+  return { forms, parts: forms.map(partsOf), opened: opened.map(partsOf), opaque };
+};
+
+/**
+ * The paths `raw` stands for when a tool expands the home directory in it: `~`, `~/…`, `$HOME/…`,
+ * `${HOME}/…`, and `~user/…` (that user's home, as a shell or Python's `expanduser` reads it).
+ */
+const homeForms = (raw: string, context: PathContext): string[] => {
+  const lead = (context.windows ? homeLeadWindows : homeLead).exec(raw);
+  if (lead === null) return [];
+  const rest = raw.slice(lead[0].length + 1);
+  const user = lead[1];
+  const home = user === undefined ? context.home : homeOfUser(user);
+  if (home === undefined) return [];
+  return [rest === "" ? home : `${home}/${rest}`];
+};
+
+const homeLead = /^(?:~([A-Za-z0-9_.][A-Za-z0-9_.-]*\$?)?|\$HOME|\$\{HOME\})(?=\/|$)/;
+const homeLeadWindows = /^(?:~([A-Za-z0-9_.][A-Za-z0-9_.-]*\$?)?|\$HOME|\$\{HOME\}|%USERPROFILE%)(?=[\\/]|$)/i;
+
+let passwd: Map<string, string> | undefined;
+
+/** A user's home directory from `/etc/passwd`, or `undefined` when the user is not listed there. */
+const homeOfUser = (user: string): string | undefined => {
+  if (passwd === undefined) {
+    passwd = new Map();
+    try {
+      for (const line of readFileSync("/etc/passwd", "utf8").split("\n")) {
+        const fields = line.split(":");
+        if (fields.length >= 7 && fields[5]!.startsWith("/")) passwd.set(fields[0]!, fields[5]!);
+      }
+    } catch {
+      // no /etc/passwd (Windows, a container without one): no user's home is known
+    }
+  }
+  return passwd.get(user);
 };
 
 /**
@@ -156,13 +200,20 @@ const aliasOf = (stack: readonly string[]): readonly string[] | "opaque" | undef
   return last === "root" && selfNames.has(owner) ? [] : "opaque";
 };
 
-/** True when the path continues past an open file descriptor (`/dev/fd/N/…`, `/proc/<p>/fd/N/…`, `/dev/stdin/…`). */
+/**
+ * True when the path names or goes through an open file descriptor whose file depends on the process
+ * that opens it (`/dev/fd/N`, `/dev/stdin`, `/proc/self/fd/N`, each also with more after it), or
+ * goes on past any process's descriptor (`/proc/<p>/fd/N/…`). The file such a path opens is the
+ * tool's descriptor, which `realpath` in this process cannot know.
+ */
 const throughDescriptor = (stack: readonly string[]): boolean => {
   if (stack[0] === "dev")
-    return (stack[1] === "fd" && stack.length > 3) || (/^std(?:in|out|err)$/.test(stack[1] ?? "") && stack.length > 2);
-  if (stack[0] !== "proc" || stack.length < 5) return false;
+    return (stack[1] === "fd" && stack.length > 2) || (/^std(?:in|out|err)$/.test(stack[1] ?? "") && stack.length > 1);
+  if (stack[0] !== "proc" || stack.length < 4) return false;
   const fd = stack[2] === "fd" ? 3 : stack[2] === "task" && stack[4] === "fd" ? 5 : -1;
-  return fd > 0 && stack.length > fd + 1;
+  if (fd < 0) return false;
+  const own = selfNames.has(stack[1]!) && stack[1] !== String(process.pid);
+  return own ? stack.length > fd : stack.length > fd + 1;
 };
 
 /** How many links one path may go through, as the kernel's ELOOP limit. */
