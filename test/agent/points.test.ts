@@ -27,21 +27,40 @@ describe("toolDetails", () => {
   });
 
   it("reads a search (Grep, Glob, LS) as one glob: its directory, read literally, then its file pattern", () => {
-    expect(toolDetails(call("Glob", { pattern: "/etc/*" }))).toEqual(["/etc/*"]);
+    expect(toolDetails(call("Glob", { pattern: "/etc/*" }))).toEqual(["/etc/**/*"]);
     expect(toolDetails(call("Glob", { pattern: "../secrets/*", path: "src" }))).toEqual(["src/../secrets/*"]);
-    expect(toolDetails(call("Glob", { pattern: "~/.ssh/*", path: "src" }))).toEqual(["~/.ssh/*"]);
+    expect(toolDetails(call("Glob", { pattern: "~/.ssh/*", path: "src" }))).toEqual(["~/.ssh/**/*"]);
     expect(toolDetails(call("Glob", { pattern: "x/../../../etc/*", path: "src" }))).toEqual(["src/x/../../../etc/*"]);
     expect(toolDetails(call("Glob", { pattern: "**/*.ts", path: "src" }))).toEqual(["src/**/*.ts"]);
     expect(toolDetails(call("Glob", { pattern: "**/*.ts" }))).toEqual(["./**/*.ts"]);
-    expect(toolDetails(call("Glob", { pattern: "*", path: "a*b[1]" }))).toEqual(["a[*]b[[]1[]]/*"]);
+    expect(toolDetails(call("Glob", { pattern: "*", path: "a*b[1]" }))).toEqual(["a[*]b[[]1[]]/**/*"]);
     expect(toolDetails(call("Grep", { pattern: "TODO", glob: "*.env" }))).toEqual(["./**/*.env"]);
     expect(toolDetails(call("Grep", { pattern: "TODO", path: "/etc", glob: "ssh/*" }))).toEqual(["/etc/ssh/*"]);
     expect(toolDetails(call("LS", { path: "/etc" }))).toEqual(["/etc"]);
     expect(toolDetails(call("LS", {}))).toEqual(["."]);
   });
 
+  it("reads a file pattern without a slash at any depth, as ripgrep's --glob does", () => {
+    expect(toolDetails(call("Glob", { pattern: "*.pem" }))).toEqual(["./**/*.pem"]);
+    expect(toolDetails(call("Glob", { pattern: "/etc/*.key" }))).toEqual(["/etc/**/*.key"]);
+    expect(toolDetails(call("Glob", { pattern: "/etc/ssl/*/x.key" }))).toEqual(["/etc/ssl/*/x.key"]);
+  });
+
+  it("splits Grep's glob into globs as Claude Code does: on whitespace, then on commas outside braces", () => {
+    expect(toolDetails(call("Grep", { pattern: "x", glob: "*.ts,.env" }))).toEqual(["{./**/*.ts,./**/.env}"]);
+    expect(toolDetails(call("Grep", { pattern: "x", glob: "*.ts  .env" }))).toEqual(["{./**/*.ts,./**/.env}"]);
+    expect(toolDetails(call("Grep", { pattern: "x", glob: "*.{ts,tsx}" }))).toEqual(["{./**/*.ts,./**/*.tsx}"]);
+    expect(toolDetails(call("Grep", { pattern: "x", path: "src", glob: "/a.ts" }))).toEqual(["{/**/a.ts,src/a.ts}"]);
+  });
+
+  it("reads a glob that starts with ! as an exclusion, which narrows nothing", () => {
+    expect(toolDetails(call("Grep", { pattern: "x", path: "src", glob: "!*.ts" }))).toEqual(["src"]);
+    expect(toolDetails(call("Grep", { pattern: "x", path: "src", glob: "!*.ts,*.env" }))).toEqual(["src/**/*.env"]);
+    expect(toolDetails(call("Glob", { pattern: "!*.md" }))).toEqual(["."]);
+  });
+
   it("expands a Glob pattern's braces, so an absolute alternative stands on its own", () => {
-    expect(toolDetails(call("Glob", { pattern: "{/etc,x}/passwd", path: "src" }))).toEqual(["{/etc/passwd,src/x/passwd}"]);
+    expect(toolDetails(call("Glob", { pattern: "{/etc,x}/passwd", path: "src" }))).toEqual(["{/etc/**/passwd,src/x/passwd}"]);
     expect(toolDetails(call("Glob", { pattern: "**/*.{ts,tsx}", path: "src" }))).toEqual(["{src/**/*.ts,src/**/*.tsx}"]);
     expect(toolDetails(call("Glob", { pattern: "{..,x}/secrets/*", path: "src" }))).toEqual(["src/{..,x}/secrets/*"]);
   });

@@ -41,6 +41,10 @@ symlinkSync(`${outside}/new.txt`, `${P}/src/dangling`); // a link to a file that
 symlinkSync(`${outside}/nodir`, `${P}/src/dangdir`); // a link to a directory that does not exist yet
 symlinkSync("loop-b", `${P}/src/loop-a`); // links in a circle
 symlinkSync("loop-a", `${P}/src/loop-b`);
+symlinkSync(outside, `${P}/src/cafe\u0301`); // a link whose name is in NFD: another name than "café" (NFC) on Linux
+symlinkSync(outside, `${P}/src/win\\out`); // a link whose name holds a backslash, one name on POSIX
+mkdirSync(`${P}/src/deep/er`, { recursive: true });
+writeFileSync(`${P}/src/deep/er/key.pem`, "x");
 
 const depth = P.split("/").length - 1;
 const up = "../".repeat(depth + 2); // more than enough to climb to the root from P
@@ -199,6 +203,43 @@ const corpus: Case[] = [
   allow("Read does not allow a Glob through a link out of src", "Read(src/**)", "Glob", { pattern: "src/etc/*" }, false),
   allow("Edit allows MultiEdit in src", "Edit(src/**)", "MultiEdit", file("src/a.ts"), true),
   allow("Edit does not allow Read", "Edit(src/**)", "Read", file("src/a.ts"), false),
+
+  // names as the kernel reads them: bytes, not normalised text; a backslash is part of a name on POSIX
+  allow("an NFD-named link out of src", "Write(src/**)", "Write", file("src/cafe\u0301/x.ts"), false),
+  deny("an NFD-named link to a denied directory", `Write(/${outside}/**)`, "Write", file("src/cafe\u0301/x.ts"), true),
+  allow("an NFC name of a new file in src", "Write(src/**)", "Write", file("src/caf\u00e9.ts"), true),
+  deny("an NFD path to an NFC deny rule", "Read(**/caf\u00e9.env)", "Read", file("cafe\u0301.env"), true),
+  allow("a backslash-named link out of src", "Write(src/**)", "Write", file("src/win\\out/x.ts"), false),
+  deny("a backslash-named link to a denied directory", `Write(/${outside}/**)`, "Write", file("src/win\\out/x.ts"), true),
+  deny("backslashes read as separators by a deny", "Read(**/.env)", "Read", file("config\\.env"), true),
+  allow("a backslash in a new file's name in src", "Write(src/**)", "Write", file("src/a\\b.ts"), true),
+
+  // paths that are no file's name, or that name a descriptor of the tool's own process
+  deny("a NUL in the path", "Read(//nothing/here)", "Read", file(`${P}/.env\u0000.txt`), true),
+  allow("a NUL in the path allows nothing", "Read(**)", "Read", file(`${P}/src/a.ts\u0000`), false),
+  deny("/dev/stdin is the tool's descriptor", "Read(//nothing/here)", "Read", file("/dev/stdin"), true),
+  deny("/proc/self/fd/N is the tool's descriptor", "Read(//nothing/here)", "Read", file("/proc/self/fd/7"), true),
+  deny("/dev/fd/N is the tool's descriptor", "Write(//nothing/here)", "Write", file("/dev/fd/1"), true),
+  allow("/dev/fd/N allows nothing", "Write(**)", "Write", file("/dev/fd/1"), false),
+
+  // home directories as tools and shells expand them
+  deny("$HOME is the home directory", "Read(~/.ssh/**)", "Read", file("$HOME/.ssh/id_rsa"), true, { paths: { home } }),
+  deny("${HOME} is the home directory", "Read(~/.ssh/**)", "Read", file("${HOME}/.ssh/id_rsa"), true, { paths: { home } }),
+  deny("~root is root's home", "Read(//root/**)", "Read", file("~root/.ssh/id_rsa"), true),
+  allow("$HOME allows only what the home directory does", "Read(src/**)", "Read", file("$HOME/.ssh/id_rsa"), false, { paths: { home } }),
+
+  // searches as ripgrep reads their globs
+  deny("Grep's glob is several globs split on commas", "Read(**/.env)", "Grep", { pattern: "x", glob: "*.ts,.env" }, true),
+  deny("Grep's glob is several globs split on spaces", "Read(**/.env)", "Grep", { pattern: "x", glob: "*.ts .env" }, true),
+  deny("a Grep of other files is not refused", "Read(**/.env)", "Grep", { pattern: "x", glob: "*.ts,*.md" }, false),
+  deny("a glob without / names files at any depth", "Read(src/deep/er/*.pem)", "Glob", { pattern: "*.pem" }, true),
+  deny("an absolute Glob reads its file pattern at any depth", "Read(//etc/ssl/private/*.key)", "Glob", { pattern: "/etc/*.key" }, true),
+  deny("only exclusions: an unfiltered search, read when asked", "Read(**/.env)", "Grep", { pattern: "x", glob: "!*.ts" }, true, {
+    paths: { searchContents: true },
+  }),
+  deny("an exclusion names no file", "Read(**/.env)", "Grep", { pattern: "x", glob: "!.env" }, false),
+  allow("Read allows a Grep of src with several globs", "Read(src/**)", "Grep", { pattern: "x", path: "src", glob: "*.ts *.tsx" }, true),
+  allow("Read allows an absolute Glob inside src", "Read(src/**)", "Glob", { pattern: `${P}/src/**/*.ts` }, true),
 ];
 
 const call = (tool: string, input: Record<string, unknown>): ToolCall => ({ id: "t1", name: tool, input });
