@@ -29,6 +29,14 @@ export class RegExpRefusedError extends Error {
 /** RE2's largest repeat count (`{n,m}` with n or m above it does not compile there). */
 export const MAX_REPEAT = 1000;
 
+/**
+ * The most instructions a compiled pattern may have. RE2's time is linear in the subject but also
+ * grows with the program: `(?:.*a){330}` (992 instructions) takes about 50 ms on 10,000 characters,
+ * `(?:.*a){200}` (602) about 15 ms. A matcher tests names; a pattern this long is a list of them,
+ * which a names list (`A|B|C`) says exactly.
+ */
+export const MAX_PROGRAM = 600;
+
 interface Engines {
   readonly RegExpParser: typeof import("@eslint-community/regexpp").RegExpParser;
   readonly RE2JS: typeof import("re2js").RE2JS;
@@ -77,7 +85,19 @@ export const compileLinearRegExp = (source: string): LinearRegExp => {
   } catch (error) {
     throw new RegExpRefusedError(`cannot run in linear time: ${error instanceof Error ? error.message : String(error)}`);
   }
+  const size = programSize(compiled);
+  if (size > MAX_PROGRAM)
+    throw new RegExpRefusedError(
+      `compiles to ${size} instructions, over the limit of ${MAX_PROGRAM} that keeps a match within milliseconds on long subjects; use smaller repeat counts, a names list ("A|B|C"), or several hooks`,
+    );
   return Object.freeze({ source, test: (text: string) => compiled.test(text) });
+};
+
+/** The number of instructions of re2js's compiled program (read from its internals, which the tests pin). */
+export const programSize = (compiled: unknown): number => {
+  const prog = (compiled as { re2Input?: { prog?: { numInst?: () => number } } }).re2Input?.prog;
+  if (typeof prog?.numInst !== "function") throw new RegExpRefusedError("cannot be sized: the re2js in use has no program size to read");
+  return prog.numInst();
 };
 
 const hex = (code: number): string => `\\x{${code.toString(16)}}`;
