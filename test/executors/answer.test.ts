@@ -71,7 +71,7 @@ const unreadable: readonly (readonly [string, string])[] = [
 
 describe("stdout that is not one JSON object, on a gate", () => {
   // A NUL cannot travel in the fixture's arguments: these are read directly.
-  it.each([
+  it.each<readonly [string, string]>([
     ...unreadable,
     ["a NUL after the JSON", '{"decision":"block","reason":"no"}\u0000'],
     ["a NUL before the JSON", '\u0000{"decision":"block","reason":"no"}'],
