@@ -214,6 +214,12 @@ const corpus: Case[] = [
   deny("backslashes read as separators by a deny", "Read(**/.env)", "Read", file("config\\.env"), true),
   allow("a backslash in a new file's name in src", "Write(src/**)", "Write", file("src/a\\b.ts"), true),
 
+  // a tool that normalises the path first (path.resolve) drops `missing/..`, then follows links
+  allow("missing/.. before a link out of src", "Write(src/**)", "Write", file("src/missing/../out/x.ts"), false),
+  deny("missing/.. before a link to a denied directory", `Write(/${outside}/**)`, "Write", file("src/missing/../out/x.ts"), true),
+  allow("missing/.. that stays in src", "Write(src/**)", "Write", file("src/missing/../lib/b.ts"), true),
+  deny("a path with spaces around it, read trimmed", "Read(**/.env)", "Read", file(` ${P}/.env `), true),
+
   // paths that are no file's name, or that name a descriptor of the tool's own process
   deny("a NUL in the path", "Read(//nothing/here)", "Read", file(`${P}/.env\u0000.txt`), true),
   allow("a NUL in the path allows nothing", "Read(**)", "Read", file(`${P}/src/a.ts\u0000`), false),

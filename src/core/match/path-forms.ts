@@ -82,8 +82,23 @@ export const pathForms = (raw: string, context: PathContext): PathForms => {
     opaque ||= resolved.opaque;
     found.add(resolved.path);
     if (opensIt) opens.add(resolved.path);
+    // A tool that normalises the path before opening it (`path.resolve`) drops `missing/..` and
+    // then follows the links the kernel would not have reached: `src/missing/../link/x`.
+    if (!dotDot.test(variant)) return;
+    const normalised = resolveLinks(context, lexical.path);
+    opaque ||= normalised.opaque;
+    found.add(normalised.path);
+    if (opensIt) opens.add(normalised.path);
   };
   add(raw);
+  // `\\x` on Windows starts at the root of the working directory's drive; a tool (or a rule) may mean the `/x` written so.
+  if (context.windows && /^[\\/](?![\\/])/.test(raw)) {
+    const drive = /^([A-Za-z]):/.exec(context.cwd)?.[1];
+    if (drive !== undefined) add(`${drive}:${raw}`);
+  }
+  // A tool may trim the path it is given: a deny also reads it trimmed.
+  const trimmed = raw.trim();
+  if (trimmed !== raw && trimmed !== "") add(trimmed, false);
   // On POSIX a backslash is part of a name, as the kernel reads it; a deny also reads it as a
   // separator, as a tool written for Windows would.
   if (!context.windows && raw.includes("\\")) add(raw.replaceAll("\\", "/"), false);
@@ -145,11 +160,32 @@ interface Walked {
   readonly opaque: boolean;
 }
 
+const dotDot = /(?:^|[\\/])\.\.(?:[\\/]|$)/;
+
 /** `path` made absolute against the context's working directory, in POSIX form, not normalised. */
 const absolute = (context: PathContext, path: string): string => {
-  const p = toPosixPath(path, context.windows);
+  // `C:x` is relative to drive C's own working directory: the call's when it is on C (else opaque, see `walk`).
+  const drive = context.windows ? /^([A-Za-z]):(?![\\/])/.exec(path) : null;
+  const p = toPosixPath(drive === null ? path : path.slice(2), context.windows);
   if (p.startsWith("/")) return p;
   return `${toPosixPath(context.cwd, context.windows)}/${p}`;
+};
+
+/** A drive-relative Windows path (`D:x`) on another drive than the working directory's: which directory it starts from is not known. */
+const otherDrive = (context: PathContext, path: string): boolean => {
+  const drive = /^([A-Za-z]):(?![\\/])/.exec(path);
+  return drive !== null && drive[1]!.toLowerCase() !== /^([A-Za-z]):/.exec(context.cwd)?.[1]?.toLowerCase();
+};
+
+/**
+ * A segment as Windows opens it (except in `\\?\` paths): an alternate data stream (`.env::$DATA`,
+ * `.env:x`) is part of its file, and trailing dots and spaces are dropped (`.env.` is `.env`).
+ */
+const windowsSegment = (segment: string): string => {
+  if (segment === "." || segment === "..") return segment;
+  const stream = segment.indexOf(":");
+  const name = (stream < 0 ? segment : segment.slice(0, stream)).replace(/[. ]+$/, "");
+  return name === "" ? "." : name;
 };
 
 /**
@@ -159,9 +195,11 @@ const absolute = (context: PathContext, path: string): string => {
  */
 const walk = (context: PathContext, path: string, start?: readonly string[]): Walked => {
   const stack: string[] = start === undefined ? [] : [...start];
-  let opaque = start === undefined && context.windows && isUnc(path);
+  let opaque = start === undefined && context.windows && (isUnc(path) || otherDrive(context, path));
   const p = start === undefined ? absolute(context, path) : toPosixPath(path, context.windows);
-  for (const segment of p.split("/")) {
+  const verbatim = /^[\\/]{2}\?[\\/]/.test(path);
+  for (const raw of p.split("/")) {
+    const segment = context.windows && !verbatim ? windowsSegment(raw) : raw;
     if (segment === "" || segment === ".") continue;
     if (segment === "..") {
       stack.pop();
@@ -178,7 +216,12 @@ const walk = (context: PathContext, path: string, start?: readonly string[]): Wa
   return { path: `/${stack.join("/")}`, opaque };
 };
 
-const isUnc = (path: string): boolean => /^[\\/]{2}(?![?.][\\/])/.test(path);
+/**
+ * A Windows path whose target is not a file of a local drive, or not known from its text: a UNC
+ * share (`\\\\server\\share`, `\\\\?\\UNC\\server\\share`), or a device or volume namespace path
+ * that does not start with a drive letter (`\\\\.\\PhysicalDrive0`, `\\\\?\\Volume{…}`, `\\\\?\\GLOBALROOT`).
+ */
+const isUnc = (path: string): boolean => /^[\\/]{2}(?:(?![?.][\\/])|[?.][\\/](?![A-Za-z]:(?:[\\/]|$)))/.test(path);
 
 const digits = /^[0-9]+$/;
 const selfNames = new Set(["self", "thread-self", String(process.pid)]);

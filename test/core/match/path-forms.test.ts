@@ -65,4 +65,34 @@ describe("the forms of a path, without resolving links", () => {
     expect(pathForms("src\\..\\..\\secret", context({ windows: true, cwd: "C:\\proj" })).forms).toEqual(["/c/secret"]);
     expect(pathForms("\\\\server\\share\\x", context({ windows: true, cwd: "C:\\proj" })).opaque).toBe(true);
   });
+
+  const windows = context({ windows: true, cwd: "C:\\proj", home: "C:\\Users\\u" });
+  it.each([
+    ["trailing dots", "C:\\proj\\.env.", ["/c/proj/.env"]],
+    ["trailing spaces", "C:\\proj\\.env  ", ["/c/proj/.env"]],
+    ["the main data stream", "C:\\proj\\.env::$DATA", ["/c/proj/.env"]],
+    ["another stream of the file", "C:\\proj\\.env:hidden", ["/c/proj/.env"]],
+    ["a stream on a directory", "C:\\proj\\secrets::$INDEX_ALLOCATION\\key.pem", ["/c/proj/secrets/key.pem"]],
+    ["a drive-relative path on the working directory's drive", "C:secrets\\key.pem", ["/c/proj/secrets/key.pem"]],
+    ["a root-relative path: both readings", "\\proj\\.env", ["/proj/.env", "/c/proj/.env"]],
+    ["a verbatim path keeps its trailing dot", "\\\\?\\C:\\proj\\.env.", ["/c/proj/.env."]],
+  ])("reads Windows paths as Windows opens them: %s", (_label, path, forms) => {
+    expect(pathForms(path, windows)).toMatchObject({ forms, opaque: false });
+  });
+
+  it.each([
+    ["a UNC path written verbatim", "\\\\?\\UNC\\server\\share\\x"],
+    ["a raw device", "\\\\.\\PhysicalDrive0"],
+    ["a volume by its GUID", "\\\\?\\Volume{26a21bda-a627-11d7-9931-806e6f6e6963}\\x"],
+    ["the object manager's root", "\\\\?\\GLOBALROOT\\Device\\HarddiskVolume1\\x"],
+    ["a drive-relative path on another drive", "D:secrets\\key.pem"],
+  ])("reads a Windows path it cannot place as opaque: %s", (_label, path) => {
+    expect(pathForms(path, windows).opaque).toBe(true);
+  });
+
+  it("also reads a path trimmed, for a deny, as a tool that trims it would", () => {
+    const forms = pathForms(" /etc/passwd\n", context());
+    expect(forms.forms).toContain("/etc/passwd");
+    expect(forms.opened).toEqual([["", "home", "u", "proj", " ", "etc", "passwd\n"]]);
+  });
 });
