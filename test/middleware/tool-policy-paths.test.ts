@@ -12,6 +12,7 @@ import { Reject } from "../../src/core/action.ts";
 import { compileMatcher } from "../../src/core/match/matcher.ts";
 import type { PathOptions } from "../../src/core/match/types.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
+import { approval } from "../../src/middleware/approval.ts";
 import { toolPolicy } from "../../src/middleware/tool-policy.ts";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "agent-onion-paths-")));
@@ -281,6 +282,41 @@ describe("path rules on a real tree with symbolic links", () => {
     expect([...sides].sort()).toEqual(["allow", "deny"]);
     expect(corpus.filter((c) => c.expected).length).toBeGreaterThan(20);
     expect(corpus.filter((c) => !c.expected).length).toBeGreaterThan(20);
+  });
+});
+
+describe("path rules and an approver's edit", () => {
+  const edited = (to: Record<string, unknown>) =>
+    withMiddleware(
+      createAgentStack({ approval: (r) => ({ decision: "edit", input: { ...(r.input as ToolCall), input: to } }) }),
+      toolPolicy({ deny: [`Write(/${outside}/**)`], allow: ["Write(src/**)"], paths: { projectDir: P, cwd: P } }),
+      approval({ match: "Write", timeoutMs: 2_000 }),
+    );
+  const run = async (to: Record<string, unknown>) => {
+    const ran: unknown[] = [];
+    const outcome = await edited(to).run(
+      "toolCall",
+      call("Write", { file_path: "src/a.ts", content: "x" }),
+      (c) => (ran.push(c), { content: "ran" }),
+    );
+    return { outcome, ran };
+  };
+
+  it.each([
+    ["a path through a link out of the project", { file_path: "src/out/x.ts", content: "x" }],
+    ["a path through an NFD-named link", { file_path: "src/cafe\u0301/x.ts", content: "x" }],
+    ["a second path field the tool may read", { file_path: "src/a.ts", path: `${outside}/x.ts`, content: "x" }],
+    ["a path with missing/.. before a link", { file_path: "src/missing/../out/x.ts", content: "x" }],
+  ])("reads the edited path again: %s is refused", async (_label, to) => {
+    const { outcome, ran } = await run(to);
+    expect(outcome._tag).toBe("Rejected");
+    expect(ran).toEqual([]);
+  });
+
+  it("runs an edit to another allowed path", async () => {
+    const { outcome, ran } = await run({ file_path: "src/lib/b.ts", content: "x" });
+    expect(outcome._tag).toBe("Completed");
+    expect(ran).toMatchObject([{ input: { file_path: "src/lib/b.ts" } }]);
   });
 });
 
