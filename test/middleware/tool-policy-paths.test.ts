@@ -221,6 +221,19 @@ const corpus: Case[] = [
   allow("missing/.. that stays in src", "Write(src/**)", "Write", file("src/missing/../lib/b.ts"), true),
   deny("a path with spaces around it, read trimmed", "Read(**/.env)", "Read", file(` ${P}/.env `), true),
 
+  // very long paths and trailing separators
+  deny("a very long path through a link", `Write(/${outside}/**)`, "Write", file(`src/out/${"a/".repeat(3000)}x`), true),
+  allow("a very long path through a link allows nothing", "Write(src/**)", "Write", file(`src/out/${"a/".repeat(3000)}x`), false),
+  deny(
+    "a name longer than any file system allows, after a link",
+    `Write(/${outside}/**)`,
+    "Write",
+    file(`src/out/${"b".repeat(300)}/x`),
+    true,
+  ),
+  deny("a link with a trailing /.", `Read(/${outside}/**)`, "Read", file("src/out/."), true),
+  deny("a link with a trailing /", `Read(/${outside}/**)`, "Read", file("src/out/"), true),
+
   // paths that are no file's name, or that name a descriptor of the tool's own process
   deny("a NUL in the path", "Read(//nothing/here)", "Read", file(`${P}/.env\u0000.txt`), true),
   allow("a NUL in the path allows nothing", "Read(**)", "Read", file(`${P}/src/a.ts\u0000`), false),
@@ -368,6 +381,13 @@ describe("path rules with the default options", () => {
     expect(() => compileMatcher("Read(x)", "h", { paths: { projectDir: 5 as never } })).toThrow(
       /hook "h": match options: paths.projectDir must be a non-empty string/,
     );
+  });
+
+  it("refuse a rule that starts with a home variable, at registration, saying to write ~/", () => {
+    expect(() => toolPolicy({ deny: ["Read($HOME/.ssh/**)"] })).toThrow(
+      /rules do not expand; write ~\/ for the home directory \("~\/.ssh\/\*\*"\)/,
+    );
+    expect(() => compileMatcher("Read(${HOME}/.aws/**)", "guard")).toThrow(/^hook "guard": match .*write ~\//);
   });
 
   it("refuse a rule with .. after a wildcard, at registration", () => {

@@ -165,6 +165,11 @@ const alternatives = (pattern: string, settings: PathSettings): { deny: Segment[
   while (p.length > 1 && p.endsWith("/")) p = p.slice(0, -1);
   while (p.startsWith("./")) p = p.slice(2);
   if (p === "" || p === "." || p === "./") throw new Error("is an empty path pattern");
+  // Claude Code's rules name the home directory `~/`; a variable would be read as a directory of that name.
+  if (/^(?:\$HOME|\$\{HOME\}|%USERPROFILE%)(?:[\\/]|$)/i.test(p))
+    throw new Error(
+      `starts with a variable, which rules do not expand; write ~/ for the home directory ("~/${p.replace(/^[^\\/]*[\\/]?/, "")}")`,
+    );
   const project = toPosixPath(settings.projectDir, settings.windows);
   const home = toPosixPath(settings.home, settings.windows);
   const under = (base: string, rest: string): string => `${escapeGlob(base)}${base.endsWith("/") ? "" : "/"}${rest}`;
