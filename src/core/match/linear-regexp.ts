@@ -30,10 +30,10 @@ export class RegExpRefusedError extends Error {
 export const MAX_REPEAT = 1000;
 
 /**
- * The most instructions a compiled pattern may have. RE2's time is linear in the subject but also
- * grows with the program: `(?:.*a){330}` (992 instructions) takes about 50 ms on 10,000 characters,
- * `(?:.*a){200}` (602) about 15 ms. A matcher tests names; a pattern this long is a list of them,
- * which a names list (`A|B|C`) says exactly.
+ * The largest program (re2js's `programSize`, about one instruction per character matched) a
+ * pattern may compile to. RE2's time is linear in the subject but also grows with the program:
+ * `(?:.*a){330}` (992 instructions) takes about 50 ms on 10,000 characters, `(?:.*a){200}` (602)
+ * about 15 to 30 ms. A 1,024-character pattern (the length limit) of literal names stays under it.
  */
 export const MAX_PROGRAM = 600;
 
@@ -85,19 +85,12 @@ export const compileLinearRegExp = (source: string): LinearRegExp => {
   } catch (error) {
     throw new RegExpRefusedError(`cannot run in linear time: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const size = programSize(compiled);
+  const size = compiled.programSize();
   if (size > MAX_PROGRAM)
     throw new RegExpRefusedError(
       `compiles to ${size} instructions, over the limit of ${MAX_PROGRAM} that keeps a match within milliseconds on long subjects; use smaller repeat counts, a names list ("A|B|C"), or several hooks`,
     );
   return Object.freeze({ source, test: (text: string) => compiled.test(text) });
-};
-
-/** The number of instructions of re2js's compiled program (read from its internals, which the tests pin). */
-export const programSize = (compiled: unknown): number => {
-  const prog = (compiled as { re2Input?: { prog?: { numInst?: () => number } } }).re2Input?.prog;
-  if (typeof prog?.numInst !== "function") throw new RegExpRefusedError("cannot be sized: the re2js in use has no program size to read");
-  return prog.numInst();
 };
 
 const hex = (code: number): string => `\\x{${code.toString(16)}}`;
