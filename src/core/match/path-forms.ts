@@ -244,19 +244,19 @@ const aliasOf = (stack: readonly string[]): readonly string[] | "opaque" | undef
 };
 
 /**
- * True when the path names or goes through an open file descriptor whose file depends on the process
- * that opens it (`/dev/fd/N`, `/dev/stdin`, `/proc/self/fd/N`, each also with more after it), or
- * goes on past any process's descriptor (`/proc/<p>/fd/N/…`). The file such a path opens is the
- * tool's descriptor, which `realpath` in this process cannot know.
+ * True when the path names or goes through an open file descriptor (`/dev/fd/N`, `/dev/stdin`,
+ * `/proc/<p>/fd/N`, each also with more after it) or a process's mapped file (`/proc/<p>/map_files/…`).
+ * What such a path opens depends on the process (`self`) or on another process's state, which
+ * `realpath` here may not be allowed to read, or may read differently from the tool.
  */
 const throughDescriptor = (stack: readonly string[]): boolean => {
   if (stack[0] === "dev")
     return (stack[1] === "fd" && stack.length > 2) || (/^std(?:in|out|err)$/.test(stack[1] ?? "") && stack.length > 1);
   if (stack[0] !== "proc" || stack.length < 4) return false;
-  const fd = stack[2] === "fd" ? 3 : stack[2] === "task" && stack[4] === "fd" ? 5 : -1;
-  if (fd < 0) return false;
-  const own = selfNames.has(stack[1]!) && stack[1] !== String(process.pid);
-  return own ? stack.length > fd : stack.length > fd + 1;
+  const owner = stack[1]!;
+  if (!selfNames.has(owner) && !digits.test(owner)) return false;
+  const at = stack[2] === "task" ? 4 : 2;
+  return (stack[at] === "fd" || stack[at] === "map_files") && stack.length > at + 1;
 };
 
 /** How many links one path may go through, as the kernel's ELOOP limit. */
