@@ -89,6 +89,12 @@ describe("stdout that is not one JSON object, on a gate", () => {
     expect(ran).toBe(false);
   });
 
+  it("a byte order mark before the JSON is trimmed, as Claude Code trims it", () => {
+    expect(readAnswerText("guard", "PreToolUse", '\ufeff{"decision":"block","reason":"no"}')).toEqual({
+      output: { decision: "block", reason: "no" },
+    });
+  });
+
   it("whitespace around one JSON object is fine", () => {
     expect(readAnswerText("guard", "PreToolUse", '\n  {"decision":"block","reason":"no"}\r\n\t')).toEqual({
       output: { decision: "block", reason: "no" },
@@ -98,7 +104,7 @@ describe("stdout that is not one JSON object, on a gate", () => {
 });
 
 describe("one JSON object that gives a key twice", () => {
-  // Claude Code keeps the last (test/claude-code/observed/duplicate-keys.test.ts): so does this reader, with a notice.
+  // Claude Code keeps the last (test/claude-code/observed/answer-text.test.ts): so does this reader, with a notice.
   it.each([
     ["an allow then a deny", "allow", "deny", "deny"],
     ["a deny then an allow", "deny", "allow", "allow"],
