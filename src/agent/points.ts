@@ -101,13 +101,20 @@ export const toolDetails = (call: ToolCall): string[] => {
 
 /**
  * The detail a `Name(pattern)` condition is matched against: the command of shell tools,
- * the path of file tools, the URL of fetch tools; for a tool it does not know, the first of
- * `toolDetails`. Another key in the input never stands in for a known tool's own field.
+ * the path of file tools, the URL of fetch tools; for a tool it does not know, the one string
+ * among its candidate fields. Another key in the input never stands in for a known tool's own
+ * field. When the fields that could be the detail disagree (`{ file_path: "/tmp/ok", path:
+ * "/etc/passwd" }`: which one the tool reads is not known), the detail is `UNREADABLE_DETAIL`,
+ * which a deny condition in a hook's `match` matches, as `toolPolicy`'s deny matches any of them.
  *
  * @example
  * toolDetail({ id: "1", name: "Bash", input: { command: "git push" } }) // "git push"
+ * toolDetail({ id: "2", name: "mcp__fs__read", input: { file_path: "/tmp/ok", path: "/etc/passwd" } }) === UNREADABLE_DETAIL // true
  */
-export const toolDetail = (call: ToolCall): string | undefined => toolDetails(call)[0];
+export const toolDetail = (call: ToolCall): string | undefined => {
+  const details = toolDetails(call);
+  return details.every((d) => d === details[0]) ? details[0] : UNREADABLE_DETAIL;
+};
 
 /**
  * A step's type, for `{ stepType }` matchers (a tool execution or a final response): `"tool"`

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { toolDetail, toolDetails } from "../../src/agent/points.ts";
 import { createAgentStack } from "../../src/agent/index.ts";
+import { Reject } from "../../src/core/action.ts";
 import { UNREADABLE_DETAIL } from "../../src/core/match/detail.ts";
 import { toolPolicy, withMiddleware } from "../../src/middleware/index.ts";
 
@@ -13,6 +14,22 @@ describe("toolDetail", () => {
     expect(toolDetail(call("NotebookEdit", { cmd: "a", notebook_path: "n.ipynb" }))).toBe("n.ipynb");
     expect(toolDetail(call("Grep", { pattern: "TODO", path: "src" }))).toBe("src");
     expect(toolDetail(call("WebFetch", { command: "x", url: "https://example.com" }))).toBe("https://example.com");
+  });
+
+  it("is unreadable when the fields that could be the detail disagree, so a deny hook's condition matches", async () => {
+    expect(toolDetail(call("mcp__fs__read_file", { file_path: "/tmp/ok", path: "/etc/passwd" }))).toBe(UNREADABLE_DETAIL);
+    expect(toolDetail(call("Read", { file_path: "src/a.ts", path: "/etc/passwd" }))).toBe(UNREADABLE_DETAIL);
+    expect(toolDetail(call("Read", { file_path: "src/a.ts", path: "src/a.ts" }))).toBe("src/a.ts");
+    expect(toolDetail(call("Bash", { command: "ls", cmd: "rm -rf /tmp/x" }))).toBe(UNREADABLE_DETAIL);
+    const stack = createAgentStack().use("toolCall", {
+      name: "no-etc",
+      match: "mcp__fs__read_file(/etc/**)",
+      before: () => Reject("not /etc"),
+    });
+    const decoy = call("mcp__fs__read_file", { file_path: "/tmp/ok", path: "/etc/passwd" });
+    expect(await stack.run("toolCall", decoy, () => ({ content: "read" }))).toMatchObject({ _tag: "Rejected" });
+    const plain = call("mcp__fs__read_file", { path: "/tmp/ok" });
+    expect(await stack.run("toolCall", plain, () => ({ content: "read" }))).toMatchObject({ _tag: "Completed" });
   });
 
   it("has nothing for a known tool whose field is missing, even when another key is a string", () => {
