@@ -3,7 +3,7 @@
  * deny case runs through a hook `match` and through `toolPolicy`'s deny list; each allow case
  * through `toolPolicy`'s allow list. `P` is the project directory, the calls' working directory.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -44,6 +44,7 @@ symlinkSync("loop-b", `${P}/src/loop-a`); // links in a circle
 symlinkSync("loop-a", `${P}/src/loop-b`);
 symlinkSync(outside, `${P}/src/cafe\u0301`); // a link whose name is in NFD: another name than "café" (NFC) on Linux
 symlinkSync(outside, `${P}/src/win\\out`); // a link whose name holds a backslash, one name on POSIX
+linkSync(`${outside}/x.ts`, `${P}/src/hard.ts`); // a second name, in src, for a file outside
 mkdirSync(`${P}/src/deep/er`, { recursive: true });
 writeFileSync(`${P}/src/deep/er/key.pem`, "x");
 
@@ -220,6 +221,14 @@ const corpus: Case[] = [
   deny("missing/.. before a link to a denied directory", `Write(/${outside}/**)`, "Write", file("src/missing/../out/x.ts"), true),
   allow("missing/.. that stays in src", "Write(src/**)", "Write", file("src/missing/../lib/b.ts"), true),
   deny("a path with spaces around it, read trimmed", "Read(**/.env)", "Read", file(` ${P}/.env `), true),
+
+  // hard links: a file with another name elsewhere
+  allow("writing a file hard-linked from outside src", "Write(src/**)", "Write", file("src/hard.ts"), false),
+  allow("editing a file hard-linked from outside src", "Edit(src/**)", "Edit", file("src/hard.ts"), false),
+  allow("reading a hard-linked file in src", "Read(src/**)", "Read", file("src/hard.ts"), true),
+  allow("writing a hard-linked file when links are not resolved", "Write(src/**)", "Write", file("src/hard.ts"), true, {
+    paths: { symlinks: false },
+  }),
 
   // very long paths and trailing separators
   deny("a very long path through a link", `Write(/${outside}/**)`, "Write", file(`src/out/${"a/".repeat(3000)}x`), true),

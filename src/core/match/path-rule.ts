@@ -15,14 +15,14 @@
  * directions: a deny matches when ANY form of the path (as given, as resolved) matches, or when the
  * path is opaque; an allow holds only when every form the kernel would open matches and none is opaque.
  */
-import { realpathSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { UNREADABLE_DETAIL } from "./detail.ts";
 import { GLOBSTAR, escapeGlob, globsOverlap, literalPrefix, matchGlob, parseGlob, type Segment } from "./glob.ts";
 import { partsOf, pathForms, toPosixPath, type PathContext, type PathForms } from "./path-forms.ts";
 import { expandBraces } from "./search.ts";
-import { SEARCH_TOOLS } from "./tool-families.ts";
+import { SEARCH_TOOLS, WRITE_TOOLS } from "./tool-families.ts";
 import type { PathOptions } from "./types.ts";
 
 /** `PathOptions` with every default applied, as a rule uses them. */
@@ -111,13 +111,26 @@ export const compilePathRule = (pattern: string, settings: PathSettings): PathRu
       return checkSearch(detail, context, scope.input, alts, files, side, settings.searchContents);
     const forms = formsOf(detail, context, scope?.input);
     if (side === "deny") return forms.opaque || forms.parts.some((parts) => alts.some((a) => matchGlob(a, parts)));
-    return !forms.opaque && forms.opened.every((parts) => alts.some((a) => matchGlob(a, parts)));
+    if (forms.opaque || !forms.opened.every((parts) => alts.some((a) => matchGlob(a, parts)))) return false;
+    // A file with other hard links is also those files, wherever they are: writing it writes them.
+    return !(scope?.subject !== undefined && WRITE_TOOLS.has(scope.subject) && settings.symlinks && hardLinked(forms));
   };
   return Object.freeze({
     matches: (detail: string | undefined, scope?: PathScope) => check(detail, scope, "deny"),
     allows: (detail: string | undefined, scope?: PathScope) => check(detail, scope, "allow"),
   });
 };
+
+/** Whether a form the kernel would open is an existing regular file with more than one name (hard links). */
+const hardLinked = (forms: PathForms): boolean =>
+  forms.opened.some((parts) => {
+    try {
+      const stat = statSync(parts.join("/") || "/", { throwIfNoEntry: false });
+      return stat !== undefined && stat.isFile() && stat.nlink > 1;
+    } catch {
+      return false;
+    }
+  });
 
 /** A path context and the key its forms are cached under. */
 interface KeyedContext extends PathContext {
