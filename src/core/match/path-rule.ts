@@ -126,7 +126,7 @@ const hardLinked = (forms: PathForms): boolean =>
   forms.opened.some((parts) => {
     try {
       const stat = statSync(parts.join("/") || "/", { throwIfNoEntry: false });
-      return stat !== undefined && stat.isFile() && stat.nlink > 1;
+      return stat?.isFile() === true && stat.nlink > 1;
     } catch {
       return false;
     }
