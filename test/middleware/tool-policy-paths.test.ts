@@ -392,6 +392,11 @@ describe("path rules with the default options", () => {
     );
   });
 
+  it("name the rule's list and place when one is refused at registration", () => {
+    expect(() => toolPolicy({ deny: ["Bash", "(.*a){1000}"] })).toThrow(/^hook "toolPolicy": deny\[1\] "\(\.\*a\)\{1000\}" compiles to/);
+    expect(() => toolPolicy({ allow: ["Read(src/*/../x)"] })).toThrow(/^hook "toolPolicy": allow\[0\] .*has "\.\." after a wildcard/);
+  });
+
   it("refuse a rule that starts with a home variable, at registration, saying to write ~/", () => {
     expect(() => toolPolicy({ deny: ["Read($HOME/.ssh/**)"] })).toThrow(
       /rules do not expand; write ~\/ for the home directory \("~\/.ssh\/\*\*"\)/,
