@@ -12,6 +12,7 @@
  */
 import { lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { win32 } from "node:path";
+import { fileURLToPath } from "node:url";
 
 /** Where a tool call's paths are read from, and how. */
 export interface PathContext {
@@ -95,6 +96,15 @@ export const pathForms = (raw: string, context: PathContext): PathForms => {
   if (context.windows && /^[\\/](?![\\/])/.test(raw)) {
     const drive = /^([A-Za-z]):/.exec(context.cwd)?.[1];
     if (drive !== undefined) add(`${drive}:${raw}`);
+  }
+  // A tool may take a `file:` URL (decoding it, `%2e%2e` included); one that does not reads a
+  // relative path named so. A URL that names no local path (another host, an encoded `/`) is opaque.
+  if (/^file:/i.test(raw)) {
+    try {
+      add(fileURLToPath(raw, { windows: context.windows }));
+    } catch {
+      opaque = true;
+    }
   }
   // A tool may trim the path it is given: a deny also reads it trimmed.
   const trimmed = raw.trim();

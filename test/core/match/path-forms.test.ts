@@ -94,6 +94,12 @@ describe("the forms of a path, without resolving links", () => {
     expect(pathForms(path, windows).opaque).toBe(true);
   });
 
+  it("also reads a file: URL as the path it names, decoded", () => {
+    expect(pathForms("file:///etc/%70asswd", context()).forms).toEqual(["/home/u/proj/file:/etc/%70asswd", "/etc/passwd"]);
+    expect(pathForms("file://evil.example/etc/passwd", context()).opaque).toBe(true);
+    expect(pathForms("file:///etc%2fpasswd", context()).opaque).toBe(true);
+  });
+
   it("also reads a path trimmed, for a deny, as a tool that trims it would", () => {
     const forms = pathForms(" /etc/passwd\n", context());
     expect(forms.forms).toContain("/etc/passwd");
