@@ -12,6 +12,7 @@ import {
   mkdtempSync,
   openSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   rmSync,
   symlinkSync,
@@ -39,9 +40,12 @@ symlinkSync(outside, `${P}/src/back\\slash`);
 symlinkSync(`${outside}/gone`, `${P}/src/dangling`);
 symlinkSync(`${P}/docs`, `${P}/src/docs-link`);
 
+// Files that say where they are, for reads.
+for (const dir of [`${P}/src`, `${P}/src/lib`, `${P}/docs`, P, base, outside]) writeFileSync(`${dir}/where.txt`, dir);
+
 const paths = { projectDir: P, cwd: P, home: join(root, "home") };
-const allow = compileAllowRules(["Write(src/**)"], "policy", paths);
-const deny = compileDenyRules([`Write(/${outside}/**)`], "policy", paths);
+const allow = compileAllowRules(["Write(src/**)", "Read(src/**)"], "policy", paths);
+const deny = compileDenyRules([`Write(/${outside}/**)`, `Read(/${outside}/**)`], "policy", paths);
 
 /** Every file under `dir` named `name`, by its real path (links not followed while walking). */
 const findAll = (dir: string, name: string): string[] =>
@@ -81,7 +85,7 @@ describe("path rules against the kernel", () => {
         fc.boolean(),
         (first, rest, absolute, normalise) => {
           const segments = [first, ...rest];
-          const name = `f${n++}.ts`;
+          const name = `f${n++}.txt`;
           const given = `./${[...segments, name].join("/")}`; // relative even when it starts with an empty segment
           const path = absolute ? `${P}/${given}` : given;
           const call = { id: "1", name: "Write", input: { file_path: path, content: "x" } };
@@ -109,5 +113,36 @@ describe("path rules against the kernel", () => {
     expect(landed.src).toBeGreaterThan(20);
     expect(landed.outside).toBeGreaterThan(20);
     expect(landed.project).toBeGreaterThan(5);
+  });
+
+  it("never allow a read of a file outside src, and deny every read of one outside the project", () => {
+    const read = { src: 0, outside: 0 };
+    fc.assert(
+      fc.property(
+        fc.constantFrom("src", "src/out", "."),
+        fc.array(segment, { maxLength: 5 }),
+        fc.boolean(),
+        fc.boolean(),
+        (first, rest, absolute, normalise) => {
+          const given = `./${[first, ...rest, "where.txt"].join("/")}`;
+          const path = absolute ? `${P}/${given}` : given;
+          const call = { id: "1", name: "Read", input: { file_path: path } };
+          let at: string;
+          try {
+            at = readFileSync(normalise ? resolve(P, path) : path.startsWith("/") ? path : `${P}/${path}`, "utf8");
+          } catch {
+            return true; // the kernel opened nothing
+          }
+          if (at === `${P}/src` || at.startsWith(`${P}/src/`)) read.src++;
+          if (at === outside) read.outside++;
+          if (allow(call) !== undefined) expect(at.startsWith(`${P}/src`), `allowed ${JSON.stringify(path)} read ${at}`).toBe(true);
+          if (at === outside) expect(deny(call), `${JSON.stringify(path)} read ${at} and was not denied`).toBeDefined();
+          return true;
+        },
+      ),
+      { numRuns: 1000 },
+    );
+    expect(read.src).toBeGreaterThan(20);
+    expect(read.outside).toBeGreaterThan(20);
   });
 });
