@@ -54,13 +54,14 @@ const load = (): Engines =>
 
 /**
  * Compile `source` as JavaScript reads it into a linear-time matcher; throws `RegExpRefusedError`
- * when it is not a valid JavaScript pattern or uses what no linear-time engine can run.
+ * when it is not a valid JavaScript pattern, uses what no linear-time engine can run, or compiles to
+ * more than `maxProgram` instructions (default `MAX_PROGRAM`).
  *
  * @example
  * compileLinearRegExp("^(a+)+$").test("a".repeat(10_000) + "!") // false, in about a millisecond
  * compileLinearRegExp("mcp__.*__write.*").test("mcp__fs__write_file") // true
  */
-export const compileLinearRegExp = (source: string): LinearRegExp => {
+export const compileLinearRegExp = (source: string, maxProgram: number = MAX_PROGRAM): LinearRegExp => {
   try {
     new RegExp(source);
   } catch (error) {
@@ -86,9 +87,9 @@ export const compileLinearRegExp = (source: string): LinearRegExp => {
     throw new RegExpRefusedError(`cannot run in linear time: ${error instanceof Error ? error.message : String(error)}`);
   }
   const size = compiled.programSize();
-  if (size > MAX_PROGRAM)
+  if (size > maxProgram)
     throw new RegExpRefusedError(
-      `compiles to ${size} instructions, over the limit of ${MAX_PROGRAM} that keeps a match within milliseconds on long subjects; use smaller repeat counts, a names list ("A|B|C"), or several hooks`,
+      `compiles to ${size} instructions, over the limit of ${maxProgram} that keeps a match within milliseconds on long subjects; use smaller repeat counts, a names list ("A|B|C"), or several hooks`,
     );
   return Object.freeze({ source, test: (text: string) => compiled.test(text) });
 };
