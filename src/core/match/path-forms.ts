@@ -114,11 +114,12 @@ export const pathForms = (raw: string, context: PathContext): PathForms => {
   if (!context.windows && raw.includes("\\")) add(raw.replaceAll("\\", "/"), false);
   // A tool that does not expand `~` (or `$HOME`) reads a directory of that name; one that does reads the home directory.
   for (const expanded of homeForms(raw, context)) add(expanded);
-  // Names are compared in NFC, as rules are written: a deny also reads the name as given, and links
-  // were resolved on the name as given (an NFD name is another file than its NFC twin on Linux).
+  // A deny reads names in NFC (as rules are compared) and as given; links were resolved on the name
+  // as given (an NFD name is another file than its NFC twin on Linux).
   const fold = (path: string): string => (context.caseInsensitive ? path.toLowerCase() : path);
   const forms = [...new Set([...found].flatMap((f) => [fold(f), fold(f.normalize("NFC"))]))];
-  const opened = [...new Set([...opens].map((f) => fold(f.normalize("NFC"))))];
+  // An allow reads the bytes the kernel opens, except where the file system ignores the normalisation (macOS, Windows).
+  const opened = [...new Set([...opens].map((f) => fold(context.caseInsensitive ? f.normalize("NFC") : f)))];
   return { forms, parts: forms.map(partsOf), opened: opened.map(partsOf), opaque };
 };
 

@@ -100,7 +100,11 @@ export const pathSettings = (options: PathOptions | undefined = {}): PathSetting
  * rule.allows("/home/u/proj/src/../../../../etc/passwd") // false
  */
 export const compilePathRule = (pattern: string, settings: PathSettings): PathRule => {
-  const { deny, allow, files } = alternatives(pattern, settings);
+  // Names are compared in NFC; an allow also takes the rule's own bytes (an NFD name on Linux is
+  // another file than its NFC twin, and is allowed only by a rule that names it so).
+  const nfc = pattern.normalize("NFC");
+  const { deny, allow: allowNfc, files } = alternatives(nfc, settings);
+  const allow = nfc === pattern ? allowNfc : [...allowNfc, ...alternatives(pattern, settings).allow];
   const last: { context?: KeyedContext } = {};
   const check = (detail: string | undefined, scope: PathScope | undefined, side: "deny" | "allow"): boolean => {
     if (detail === undefined) return false;
@@ -174,7 +178,7 @@ const formsOf = (path: string, context: KeyedContext, input: unknown): PathForms
 
 /** The absolute glob alternatives a pattern stands for, for each side. */
 const alternatives = (pattern: string, settings: PathSettings): { deny: Segment[][]; allow: Segment[][]; files: Segment[][] } => {
-  let p = pattern.normalize("NFC");
+  let p = pattern;
   while (p.length > 1 && p.endsWith("/")) p = p.slice(0, -1);
   while (p.startsWith("./")) p = p.slice(2);
   if (p === "" || p === "." || p === "./") throw new Error("is an empty path pattern");
