@@ -18,6 +18,7 @@ import {
 import { MIN_RUN, unescapedStart } from "./token-runs.ts";
 import { firstWindow } from "./char-windows.ts";
 import { digitGroupSpace, readingVisible } from "./visible-text.ts";
+import { compileLinearSearch, RegExpRefusedError, type LinearSearch } from "../core/match/linear-regexp.ts";
 
 /** One match: `text.slice(start, end)` is the sensitive part. */
 export interface Detection {
@@ -65,38 +66,93 @@ export interface PatternOptions {
 }
 
 /**
- * A detector from a regular expression (the `g` flag is added when missing).
+ * A detector from a regular expression (the `g` flag is added when missing). Your pattern runs on
+ * a linear-time engine (RE2, through re2js), so no text can make it backtrack for seconds: what
+ * RE2 cannot run in linear time (look-arounds, back-references) is refused here, with a
+ * `TypeError` that names the detector and says how to rewrite it. The flags `i`, `m` and
+ * `s` are read as RE2 reads them (`m`: lines end at `\n` only), `u` as JavaScript reads it (Unicode
+ * property escapes included); `v` and `y` are refused. The
+ * built-in detectors run their own patterns, reviewed for linear time, on the JavaScript engine.
  *
  * @example
  * const ticket = pattern("ticket", /TCK-\d{6}/, { window: 10 })
  * scan("see TCK-123456", [ticket]) // [{ kind: "ticket", start: 4, end: 14 }]
  */
 export const pattern = (kind: string, regex: RegExp, options: PatternOptions = {}): Detector => {
+  check(kind, regex, options);
+  const search = linear(kind, regex);
+  const partial = options.partial === undefined ? undefined : linear(kind, options.partial);
+  const validate = options.validate;
+  const unicode = regex.unicode;
+  return {
+    kind,
+    window: options.window ?? 128,
+    *find(text, from = 0) {
+      for (let found = search.find(text, from); found !== undefined; found = search.find(text, from)) {
+        const [start, end] = found;
+        if (end > start && (validate === undefined || validate(text.slice(start, end)))) {
+          yield { start, end };
+          from = end;
+        }
+        // An empty or rejected candidate consumes nothing: the next try starts one character on (a
+        // whole surrogate pair with the u flag), so what is found does not depend on where scanning began.
+        else from = step(text, start, unicode);
+      }
+    },
+    ...(partial === undefined ? {} : { partial: (text: string, from = 0) => partial.find(text, from)?.[0] }),
+  };
+};
+
+/** A user's pattern compiled for linear time, or refused naming the detector. */
+const linear = (kind: string, regex: RegExp): LinearSearch => {
+  try {
+    return compileLinearSearch(regex.source, regex.flags);
+  } catch (error) {
+    // A TypeError, as for pattern()'s other mistakes; the engine's reason is its cause.
+    if (error instanceof RegExpRefusedError)
+      throw new TypeError(`pattern "${kind}": /${regex.source}/${regex.flags} ${error.message}`, { cause: error });
+    throw error;
+  }
+};
+
+/** What `pattern` checks of its arguments, whichever engine runs it. */
+const check = (kind: string, regex: RegExp, options: PatternOptions): void => {
   if (typeof kind !== "string" || kind === "") throw new TypeError("pattern: kind must be a non-empty string");
   if (!(regex instanceof RegExp)) throw new TypeError(`pattern "${kind}": regex must be a RegExp`);
   const window = options.window ?? 128;
   if (!Number.isSafeInteger(window) || window < 1)
     throw new TypeError(`pattern "${kind}": window must be a positive integer, got ${String(window)}`);
+  const partial = options.partial;
+  if (partial !== undefined && !(partial instanceof RegExp && /(?<!\\)\$$/.test(partial.source) && !partial.multiline))
+    throw new TypeError(`pattern "${kind}": partial must be a RegExp ending with $ (and without the m flag)`);
+};
+
+/** One character on from `at`: past a whole surrogate pair for a unicode regex, which would otherwise step back to the pair's start and find the same candidate forever. */
+const step = (text: string, at: number, unicode: boolean): number => {
+  if (unicode) {
+    const code = text.charCodeAt(at);
+    if (code >= 0xd800 && code <= 0xdbff && at + 1 < text.length) return at + 2;
+  }
+  return at + 1;
+};
+
+/**
+ * `pattern` for the built-in detectors: their patterns (reviewed for linear time on the JavaScript
+ * engine, look-behinds included, and tested on hostile input) run on the engine's own regular
+ * expressions, many times faster than re2js.
+ */
+const builtinPattern = (kind: string, regex: RegExp, options: PatternOptions = {}): Detector => {
+  check(kind, regex, options);
+  const window = options.window ?? 128;
   // Our own global copy: a caller's `lastIndex` must never leak into our scans, nor ours into theirs.
   const flags = regex.flags.includes("g") ? regex.flags : `${regex.flags}g`;
   const source = regex.source;
   const validate = options.validate;
   const partial = options.partial;
-  if (partial !== undefined && !(partial instanceof RegExp && /(?<!\\)\$$/.test(partial.source) && !partial.multiline))
-    throw new TypeError(`pattern "${kind}": partial must be a RegExp ending with $ (and without the m flag)`);
   const unfinished =
     partial === undefined ? undefined : new RegExp(partial.source, partial.flags.includes("g") ? partial.flags : `${partial.flags}g`);
   const unicode = regex.unicode || regex.flags.includes("v");
-  // One character on: past a whole surrogate pair for a unicode regex, which would otherwise step
-  // back to the pair's start and find the same candidate forever.
   let idle: RegExp | undefined = new RegExp(source, flags);
-  const step = (text: string, at: number): number => {
-    if (unicode) {
-      const code = text.charCodeAt(at);
-      if (code >= 0xd800 && code <= 0xdbff && at + 1 < text.length) return at + 2;
-    }
-    return at + 1;
-  };
   return {
     kind,
     window,
@@ -109,13 +165,13 @@ export const pattern = (kind: string, regex: RegExp, options: PatternOptions = {
         re.lastIndex = from;
         for (let m = re.exec(text); m !== null; m = re.exec(text)) {
           if (m[0] === "") {
-            re.lastIndex = step(text, m.index); // an empty match would loop forever
+            re.lastIndex = step(text, m.index, unicode); // an empty match would loop forever
             continue;
           }
           if (validate === undefined || validate(m[0])) yield { start: m.index, end: m.index + m[0].length };
           // A rejected candidate consumes nothing: the next try starts one character on, so what is
           // found does not depend on where scanning began (a stream scans from its held text on).
-          else re.lastIndex = step(text, m.index);
+          else re.lastIndex = step(text, m.index, unicode);
         }
       } finally {
         idle = re;
@@ -432,7 +488,7 @@ const inDigitStretches = (inner: Detector): Detector => ({
  */
 export const creditCard: Detector = readingVisible(
   inDigitStretches(
-    pattern("credit_card", new RegExp(`(?<![\\d-])[2-6](?:[ ${digitGroupSpace}-]?\\d){12,18}(?!\\d)`), {
+    builtinPattern("credit_card", new RegExp(`(?<![\\d-])[2-6](?:[ ${digitGroupSpace}-]?\\d){12,18}(?!\\d)`), {
       window: 40,
       validate: (m) => luhn(m) && !thousands.test(m),
     }),
@@ -462,7 +518,7 @@ const dottedNotPhone = (m: string): boolean => /^[\d.]+$/.test(m) && !/^\d{1,4}(
 const dated = /^(?:\d{4}[-.]\d{1,2}[-.]\d{1,2}|\d{1,2}[-.]\d{1,2}[-.]\d{4})(?!\d)/;
 export const phone: Detector = readingVisible(
   inDigitStretches(
-    pattern(
+    builtinPattern(
       "phone",
       new RegExp(
         `(?<![\\w+]|\\d${phoneSeparator}|\\d:)(?:\\+\\d{1,3}${phoneSeparator}?)?(?:\\(\\d{1,4}\\)${phoneSeparator}?)?\\d(?:${phoneSeparator}?\\d){4,14}(?!\\w|${phoneSeparator}\\d)`,
@@ -495,7 +551,7 @@ const octet = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
  * scan("host 10.0.0.1", [ipv4])[0]?.kind // "ip_address"
  */
 export const ipv4: Detector = readingVisible(
-  pattern("ip_address", new RegExp(`(?<![\\w.])${octet}(?:\\.${octet}){3}(?!\\w|\\.\\d)`), {
+  builtinPattern("ip_address", new RegExp(`(?<![\\w.])${octet}(?:\\.${octet}){3}(?!\\w|\\.\\d)`), {
     window: 16,
     // Addresses that name no host: the unspecified address, loopback and broadcast.
     validate: (m) => m !== "0.0.0.0" && m !== "255.255.255.255" && !m.startsWith("127."),
@@ -615,7 +671,7 @@ export const highEntropy = (options: HighEntropyOptions = {}): Detector => {
     throw new TypeError(`highEntropy: minLength must be an integer of at least 8, got ${String(minLength)}`);
   if (!(threshold > 0)) throw new TypeError(`highEntropy: threshold must be a positive number, got ${String(threshold)}`);
   return readingVisible(
-    pattern("secret", new RegExp(`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{${minLength},}={0,2}(?![A-Za-z0-9+/=_-])`), {
+    builtinPattern("secret", new RegExp(`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{${minLength},}={0,2}(?![A-Za-z0-9+/=_-])`), {
       window: minLength + 8,
       // Judged whole: a long token is held until it ends (a random tail can make a dull start a secret).
       partial: new RegExp(`(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{${minLength},}={0,2}$`),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createRedactor } from "../../src/middleware/redactor.ts";
+import { budgetMs, timed } from "../support/timing.ts";
 import {
   apiKey,
   creditCard,
@@ -121,6 +122,30 @@ describe("detectors", () => {
     expect(() => pattern("", /x/)).toThrow(TypeError);
     expect(() => pattern("k", /x/, { window: 0 })).toThrow(/window/);
     expect(() => highEntropy({ minLength: 2 })).toThrow(/minLength/);
+  });
+
+  it("run custom patterns in linear time: a catastrophic pattern scans 10,000 hostile characters in under 50 ms", () => {
+    for (const [regex, subject] of [
+      [/(a+)+b/, `${"a".repeat(10_000)}!`],
+      [/^(\w+\s?)*$/m, `${"word ".repeat(2_000)}!`],
+      [/(x+x+)+y/i, "x".repeat(10_000)],
+    ] as const) {
+      const detector = pattern("hostile", regex);
+      expect(timed(() => scan(subject, [detector]))).toBeLessThan(budgetMs);
+    }
+  });
+
+  it("refuse at registration a custom pattern the linear-time engine cannot run, naming the detector", () => {
+    expect(() => pattern("quoted", /(["'])\w+\1/)).toThrow(TypeError);
+    expect(() => pattern("quoted", /(["'])\w+\1/)).toThrow(/pattern "quoted": .*back-reference/);
+    expect(() => pattern("after", /(?<=id=)\d+/)).toThrow(/pattern "after": .*lookbehind/);
+    expect(() => pattern("sticky", /a/y)).toThrow(/pattern "sticky": .*flag y/);
+  });
+
+  it("read a custom pattern's flags as JavaScript does", () => {
+    expect(found("see tck-123456", [pattern("ticket", /TCK-\d{6}/i)])).toEqual(["ticket:tck-123456"]);
+    expect(found("ok 😀😀 fine", [pattern("emoji", /\p{Extended_Pictographic}+/u)])).toEqual(["emoji:😀😀"]);
+    expect(found("a\nb", [pattern("line", /^b$/m)])).toEqual(["line:b"]);
   });
 
   it("know how much a stream must hold back: the largest window", () => {

@@ -62,8 +62,53 @@ const load = (): Engines =>
  * compileLinearRegExp("mcp__.*__write.*").test("mcp__fs__write_file") // true
  */
 export const compileLinearRegExp = (source: string, maxProgram: number = MAX_PROGRAM): LinearRegExp => {
+  const compiled = compileRe2(source, "", maxProgram);
+  return Object.freeze({ source, test: (text: string) => compiled.test(text) });
+};
+
+/** A compiled pattern that finds where it matches: `find` is `RegExp.prototype.exec` from a place, in linear time. */
+export interface LinearSearch {
+  /** The pattern as the user wrote it. */
+  readonly source: string;
+  /** Its flags, as given. */
+  readonly flags: string;
+  /** The first match starting at or after `from`, as UTF-16 offsets `[start, end)`; undefined when there is none. */
+  find(text: string, from: number): readonly [start: number, end: number] | undefined;
+}
+
+/**
+ * Compile a JavaScript regular expression with its flags into a linear-time search, or throw
+ * `RegExpRefusedError` (see `compileLinearRegExp`). The flags `g` and `d` change nothing here; `i`,
+ * `m` and `s` are read as RE2 reads them (`m`: `^` and `$` at `\n` only, not at `\r`, U+2028 or
+ * U+2029; `i`: Unicode simple case folding), `u` as JavaScript reads it (property escapes are
+ * worked out from the engine's own tables); `v` and `y` are refused.
+ *
+ * @example
+ * const ticket = compileLinearSearch("TCK-\\d{6}", "g");
+ * ticket.find("see TCK-123456", 0) // [4, 14]
+ */
+export const compileLinearSearch = (source: string, flags = "", maxProgram: number = MAX_PROGRAM): LinearSearch => {
+  const compiled = compileRe2(source, flags, maxProgram);
+  return Object.freeze({
+    source,
+    flags,
+    find: (text: string, from: number): readonly [number, number] | undefined => {
+      if (from > text.length) return undefined;
+      const m = compiled.matcher(text);
+      return m.find(from) ? [m.start(), m.end()] : undefined;
+    },
+  });
+};
+
+const compileRe2 = (source: string, flags: string, maxProgram: number): InstanceType<Engines["RE2JS"]> => {
+  const refused = flags.replace(/[gdimsu]/g, "");
+  if (refused !== "")
+    throw new RegExpRefusedError(
+      `has the flag${refused.length > 1 ? "s" : ""} ${refused}, which the linear-time engine does not read; only g, d, i, m, s and u are`,
+    );
+  const unicode = flags.includes("u");
   try {
-    new RegExp(source);
+    new RegExp(source, flags);
   } catch (error) {
     throw new RegExpRefusedError(`is not a valid regular expression: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -71,7 +116,7 @@ export const compileLinearRegExp = (source: string, maxProgram: number = MAX_PRO
   let pattern: AST.Pattern;
   try {
     pattern = new RegExpParser({ ecmaVersion: 2024, strict: false }).parsePattern(source, 0, source.length, {
-      unicode: false,
+      unicode,
       unicodeSets: false,
     });
   } catch (error) {
@@ -79,7 +124,8 @@ export const compileLinearRegExp = (source: string, maxProgram: number = MAX_PRO
       `cannot be read as a JavaScript regular expression: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  const re2 = toRe2(pattern);
+  const modes = `${flags.includes("i") ? "i" : ""}${flags.includes("m") ? "m" : ""}`;
+  const re2 = `${modes === "" ? "" : `(?${modes})`}${toRe2(pattern, flags.includes("s"))}`;
   let compiled: InstanceType<typeof RE2JS>;
   try {
     compiled = RE2JS.compile(re2);
@@ -91,7 +137,7 @@ export const compileLinearRegExp = (source: string, maxProgram: number = MAX_PRO
     throw new RegExpRefusedError(
       `compiles to ${size} instructions, over the limit of ${maxProgram} that keeps a match within milliseconds on long subjects; use smaller repeat counts, a names list ("A|B|C"), or several hooks`,
     );
-  return Object.freeze({ source, test: (text: string) => compiled.test(text) });
+  return compiled;
 };
 
 const hex = (code: number): string => `\\x{${code.toString(16)}}`;
@@ -143,21 +189,56 @@ const classOf = (ranges: readonly Range[]): string =>
     ? `[^${hex(0)}-${hex(MAX)}]`
     : `[${ranges.map(([lo, hi]) => (lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`)).join("")}]`;
 
-const setRanges = (set: AST.CharacterSet): Range[] => {
-  if (set.kind === "property") throw new RegExpRefusedError(`uses a Unicode property escape (${set.raw}), which needs the u flag`);
-  const base = set.kind === "any" ? complement(lineTerminators) : set.kind === "digit" ? digit : set.kind === "word" ? word : space;
+const setRanges = (set: AST.CharacterSet, dotAll = false): Range[] => {
+  if (set.kind === "property") return propertyRanges(set.raw);
+  const base =
+    set.kind === "any"
+      ? dotAll
+        ? [[0, MAX] as const]
+        : complement(lineTerminators)
+      : set.kind === "digit"
+        ? digit
+        : set.kind === "word"
+          ? word
+          : space;
   return "negate" in set && set.negate ? complement(base) : base;
 };
+
+/**
+ * The code points of a Unicode property escape (`\\p{Extended_Pictographic}`, `\\P{L}`), as the
+ * JavaScript engine defines it: RE2 knows only some properties, and by other names. Worked out
+ * once per escape, by testing every code point (about a tenth of a second).
+ */
+const propertyRanges = (raw: string): Range[] => {
+  let ranges = properties.get(raw);
+  if (ranges === undefined) {
+    const re = new RegExp(`^${raw}$`, "u");
+    ranges = [];
+    let lo = -1;
+    for (let cp = 0; cp <= MAX + 1; cp++) {
+      const inside = cp <= MAX && (cp < 0xd800 || cp > 0xdfff) && re.test(String.fromCodePoint(cp));
+      if (inside && lo < 0) lo = cp;
+      else if (!inside && lo >= 0) {
+        ranges.push([lo, cp - 1]);
+        lo = -1;
+      }
+    }
+    properties.set(raw, ranges);
+  }
+  return ranges;
+};
+const properties = new Map<string, Range[]>();
 
 const refuse = (node: AST.Node, what: string, how: string): never => {
   throw new RegExpRefusedError(`uses ${what} (${node.raw}), which RE2, the linear-time engine that runs matchers, cannot match; ${how}`);
 };
 
-const toRe2 = (pattern: AST.Pattern): string => alternatives(pattern.alternatives);
+/** `dotAll`: the s flag, under which `.` matches line terminators too. */
+const toRe2 = (pattern: AST.Pattern, dotAll = false): string => alternatives(pattern.alternatives, dotAll);
 
-const alternatives = (alts: readonly AST.Alternative[]): string => alts.map(sequence).join("|");
+const alternatives = (alts: readonly AST.Alternative[], dotAll: boolean): string => alts.map((alt) => sequence(alt, dotAll)).join("|");
 
-const sequence = (alt: AST.Alternative): string => {
+const sequence = (alt: AST.Alternative, dotAll: boolean): string => {
   let out = "";
   const elements = alt.elements;
   for (let i = 0; i < elements.length; i++) {
@@ -169,12 +250,12 @@ const sequence = (alt: AST.Alternative): string => {
       i++;
       continue;
     }
-    out += element(e);
+    out += element(e, dotAll);
   }
   return out;
 };
 
-const element = (e: AST.Element): string => {
+const element = (e: AST.Element, dotAll: boolean): string => {
   switch (e.type) {
     case "Character":
       if (highSurrogate(e.value) || lowSurrogate(e.value))
@@ -185,19 +266,21 @@ const element = (e: AST.Element): string => {
         );
       return hex(e.value);
     case "CharacterSet":
-      return classOf(setRanges(e));
+      // \W, \D, \S as a negated class, so that RE2 folds case before it negates, as JavaScript does under i.
+      if (e.kind !== "any" && e.kind !== "property" && e.negate) return `[^${classOf(setRanges({ ...e, negate: false }, dotAll)).slice(1)}`;
+      return classOf(setRanges(e, dotAll));
     case "CharacterClass":
       return characterClass(e);
     case "Group":
     case "CapturingGroup":
-      return `(?:${alternatives(e.alternatives)})`;
+      return `(?:${alternatives(e.alternatives, dotAll)})`;
     case "Quantifier": {
       if (e.min > MAX_REPEAT || (e.max !== Infinity && e.max > MAX_REPEAT))
         throw new RegExpRefusedError(
           `repeats ${e.raw} more than ${MAX_REPEAT} times, over the limit of RE2, the linear-time engine that runs matchers`,
         );
       const count = e.max === Infinity ? `{${e.min},}` : e.min === e.max ? `{${e.min}}` : `{${e.min},${e.max}}`;
-      return `${element(e.element)}${count}${e.greedy ? "" : "?"}`;
+      return `${element(e.element, dotAll)}${count}${e.greedy ? "" : "?"}`;
     }
     case "Assertion":
       if (e.kind === "start") return "^";
@@ -224,5 +307,7 @@ const characterClass = (c: AST.CharacterClass): string => {
   for (const [lo, hi] of ranges)
     if (lo <= 0xdfff && hi >= 0xd800 && !(lo < 0xd800 && hi > 0xdfff))
       refuse(c, "a surrogate code unit in a class", "list astral characters outside brackets, as an alternation");
-  return classOf(c.negate ? complement(ranges) : ranges);
+  // Negated as RE2 negates, after folding case under i (JavaScript's reading); `[^]` is any character.
+  if (c.negate) return ranges.length === 0 ? classOf([[0, MAX]]) : `[^${classOf(ranges).slice(1)}`;
+  return classOf(ranges);
 };
