@@ -666,9 +666,12 @@ const cannotHold = (text: string): ((d: Detector) => boolean) | undefined => {
   let operator = false;
   let b = false;
   let dot = false;
+  // `ssw` or `ssp` (of `password`, `passphrase`): a password may follow its name after a blank alone.
+  let pass = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c >= 128) return undefined;
+    if ((c | 32) === 119 || (c | 32) === 112) pass ||= i >= 2 && (text.charCodeAt(i - 1) | 32) === 115 && (text.charCodeAt(i - 2) | 32) === 115;
     if (RUN_CHAR[c] === 1) {
       if (++run > longest) longest = run;
     } else run = 0;
@@ -685,7 +688,7 @@ const cannotHold = (text: string): ((d: Detector) => boolean) | undefined => {
       case apiKey:
         return longest < MIN_RUN;
       case secretAssignment:
-        return longest < MIN_RUN && !operator;
+        return longest < MIN_RUN && !operator && !pass;
       case privateKey:
         return !b;
       case urlCredentials:

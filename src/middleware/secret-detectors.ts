@@ -8,7 +8,7 @@
  * paths, URLs and ids elsewhere are left alone.
  */
 import type { Detector } from "./detectors.ts";
-import { notSecretNames, secretKeywords, tokenRules, urlRules } from "./secret-rules.ts";
+import { notSecretNames, secretKeywords, tokenRules, urlRules, wholeSecretNames } from "./secret-rules.ts";
 import { ASSIGNMENT_REACH } from "./assignment-reach.ts";
 import { isRunChar, runAround, tokenCandidates, tokenStarts } from "./token-runs.ts";
 
@@ -156,11 +156,22 @@ export const apiKey: Detector = {
   },
 };
 
+/**
+ * Quotes beyond ASCII a name or a value may be written in: guillemets (`«password»`), typographic
+ * quotes (`“token”`, `‘key’`, `„…“`), corner brackets and full-width quotes.
+ */
+export const unicodeQuotes = "\u00ab\u00bb\u2039\u203a\u201c\u201d\u201e\u201f\u2018\u2019\u201a\u201b\u300c\u300d\u300e\u300f\uff02\uff07";
+/** Look-alikes of `:` and `=` that read as an assignment's operator (`password：…`, `token＝…`, `key∶ …`). */
+export const unicodeOperators = "\uff1a\uff1d\u2236\ua789\ufe55\ufe13\u02f8\u05c3\u2254\ufe66";
+const UNICODE_QUOTE = new Set([...unicodeQuotes].map((c) => c.charCodeAt(0)));
+const UNICODE_COLON = new Set([...unicodeOperators].map((c) => c.charCodeAt(0)));
 /** Quotes (maybe escaped) and spaces around an assignment's operator. */
-const isQuoteOrSpace = (c: number): boolean => c === 32 || c === 9 || c === 34 || c === 39 || c === 96 || c === 92;
+const isQuoteOrSpace = (c: number): boolean =>
+  c === 32 || c === 9 || c === 34 || c === 39 || c === 96 || c === 92 || (c > 127 && UNICODE_QUOTE.has(c));
 const isNameChar = (c: number): boolean =>
   (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46;
 const keyword = new RegExp(secretKeywords, "i");
+const wholeName = new RegExp(`^(?:${wholeSecretNames})$`, "i");
 const notSecretName = new RegExp(`(?:^|[^A-Za-z])(?:${notSecretNames})(?:$|[^A-Za-z])`, "i");
 /** Flags that take their value after a space: `--password s3cret`, `-token …`. */
 const secretFlag = /^--?[A-Za-z0-9-]*(?:password|passwd|token|secret|api-key)$/i;
@@ -188,7 +199,7 @@ export const namesSecret = (name: string): boolean => {
   // Names repeat (`request_id=`, `"version":` on every line): each is judged once.
   let known = judged.get(name);
   if (known === undefined) {
-    known = keyword.test(name) && !notSecretName.test(name);
+    known = (keyword.test(name) || wholeName.test(name)) && !notSecretName.test(name);
     if (judged.size >= 4096) judged.clear();
     judged.set(name, known);
   }
@@ -212,7 +223,7 @@ const SCHEME = 2;
 /** What can stand right before a named value (see `namedSecret`), by code unit. */
 const BEFORE_NAMED = new Uint8Array(128);
 for (const c of " \t\"'`\\=:>,DdAa") BEFORE_NAMED[c.charCodeAt(0)] = 1;
-const mayFollowName = (c: number): boolean => c < 128 && BEFORE_NAMED[c] === 1;
+const mayFollowName = (c: number): boolean => (c < 128 ? BEFORE_NAMED[c] === 1 : UNICODE_QUOTE.has(c) || UNICODE_COLON.has(c));
 
 /**
  * What in the text before `at` names a secret: an assignment to a name holding a keyword
@@ -232,7 +243,7 @@ const namedSecret = (text: string, at: number): Named => {
     i--; // =, :=, ?=
     const p = text.charCodeAt(i - 1);
     if (p === 58 || p === 63) i--;
-  } else if (c === 58) i--;
+  } else if (c === 58 || (c > 127 && UNICODE_COLON.has(c))) i--;
   else if (c === 62 && text.charCodeAt(i - 2) === 61) i -= 2;
   // A quoted name and its value as a call's arguments: `getenv("api_token", "…")`.
   else if (c === 44 && afterOperator < at && text.charCodeAt(i - 2) !== 32 && isQuoteOrSpace(text.charCodeAt(i - 2))) i--;
@@ -333,9 +344,14 @@ const valueEnd = (text: string, start: number, end: number): number => {
 };
 
 /** What a short password value may be made of, and what makes it one. */
-const passwordValue = /[^\s"'`,;&<>()[\]{}$\\]{6,128}/y;
-const passwordName =
-  /(?<name>(?:passw(?:or)?d|passphrase|pwd)[A-Za-z0-9_.-]{0,24})["'`\\]{0,3}\s{0,3}(?:=|:=|:|=>|%3[DdAa])\s{0,3}["'`\\]{0,3}\s{0,2}/iy;
+const passwordValue = new RegExp(`[^\\s"'\`,;&<>()[\\]{}$\\\\${unicodeQuotes}]{6,128}`, "y");
+const quoteClass = `["'\`\\\\${unicodeQuotes}]`;
+const passwordName = new RegExp(
+  `(?<name>(?:passw(?:or)?d|passphrase|pwd)[A-Za-z0-9_.-]{0,24})${quoteClass}{0,3}\\s{0,3}(?:=|:=|:|=>|%3[DdAa]|[${unicodeOperators}])\\s{0,3}${quoteClass}{0,3}\\s{0,2}`,
+  "iy",
+);
+/** A password after its name and blanks, with no operator, as `.netrc` and prose write one (`password hunter2!`). */
+const passwordSpaced = /(?:passw(?:or)?d|passphrase)[ \t]{1,3}(?=[^\s])/iy;
 const notPassword =
   /^(?:string|str|text|none|null|nil|true|false|undefined|required|optional|password|passwd|secret|changeme|example|placeholder|redacted|hidden|masked|\*+|x+|\.+)$/i;
 
@@ -370,11 +386,20 @@ function* passwords(text: string, from: number): Generator<Match> {
 const passwordAt = (text: string, start: number, from: number): Match | undefined => {
   passwordName.lastIndex = start;
   const named = passwordName.exec(text);
-  if (named === null) return undefined;
+  let s: number;
+  let nameEnd: number;
+  if (named !== null) {
+    s = passwordName.lastIndex;
+    nameEnd = start + (named.groups?.name?.length ?? 0);
+  } else {
+    passwordSpaced.lastIndex = start;
+    if (!passwordSpaced.test(text)) return undefined;
+    s = passwordSpaced.lastIndex;
+    nameEnd = text.slice(start, s).trimEnd().length + start;
+  }
   let nameStart = start;
   while (nameStart > 0 && start - nameStart < 40 && /[A-Za-z0-9_.-]/.test(text[nameStart - 1] as string)) nameStart--;
-  if (notSecretName.test(text.slice(nameStart, start + (named.groups?.name?.length ?? 0)))) return undefined;
-  const s = passwordName.lastIndex;
+  if (notSecretName.test(text.slice(nameStart, nameEnd))) return undefined;
   if (s < from) return undefined;
   // A quoted value ends at its closing quote (it may hold `&`, `;` or spaces); a bare one at the first of them.
   const quote = text[s - 1];
@@ -391,8 +416,13 @@ const passwordAt = (text: string, start: number, from: number): Match | undefine
   }
   const value = text.slice(s, e);
   if (e - s < 6 || notPassword.test(value) || /^(.)\1*$/.test(value)) return undefined;
-  // An identifier, a call or a reference (`getPassword`, `config.db.password`) is code, not a password.
+  // An identifier, a call or a reference (`getPassword`, `config.db.password`, `process.env.DB_PASSWORD`) is code, not a password.
   if (/^[a-z][a-z.]*$/i.test(value) && !/\d/.test(value)) return undefined;
+  if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(value)) return undefined;
+  // A name with nothing after it but a line break, then another setting (`Password: ⏎ password_hash=…`): no password.
+  if (/[\r\n]/.test(text.slice(nameEnd, s)) && /^[A-Za-z_][\w.-]*\s{0,2}(?:=|:)/.test(text.slice(s, s + 64))) return undefined;
+  // Without an operator the value must not be a word of prose (`password protected`, `password reset`).
+  if (named === null && /^[A-Za-z-]+$/.test(value)) return undefined;
   return { start: s, end: e };
 };
 
@@ -513,7 +543,8 @@ export const privateKey: Detector = {
 };
 
 const schemeChar = (c: number): boolean => (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122) || c === 43 || c === 46 || c === 45;
-const userinfo = /[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/(?<user>[^\s:/?#@"'<>]{0,256}):(?<pass>[^\s/?#@"'<>]{1,256})@/y;
+// A password may hold `#` and `@` unencoded (`postgres://app:p@ss#1@db`): it ends at the last `@` before the host.
+const userinfo = /[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/(?<user>[^\s:/?#@"'<>]{0,256}):(?<pass>[^\s/?"'<>]{1,256})@/y;
 
 /**
  * Passwords in URLs (`https://user:pass@host`, `postgres://app:pass@db/x`, `mongodb+srv://…`),
