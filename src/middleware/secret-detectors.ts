@@ -80,25 +80,64 @@ const prefixAt = (text: string, at: number): boolean => {
   return false;
 };
 
-const compiledUrlRules = urlRules.map((rule) => ({ ...rule, re: new RegExp(rule.url, "y") }));
+/**
+ * A URL pattern that also reads slashes escaped as JSON may write them (`https:\/\/hooks…`, as
+ * PHP's `json_encode` does): each `/` may follow a backslash, and each class that holds `/` holds
+ * the backslash too.
+ */
+const slashesEscaped = (source: string): string => {
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i] as string;
+    if (c === "\\") out += c + (source[++i] as string);
+    else if (inClass) {
+      if (c === "]") inClass = false;
+      out += c === "/" ? "/\\\\" : c;
+    } else if (c === "[") (inClass = true), (out += c);
+    else out += c === "/" ? "\\\\?/" : c;
+  }
+  return out;
+};
+const compiledUrlRules = urlRules.map((rule) => ({
+  ...rule,
+  re: new RegExp(rule.url, "y"),
+  escaped: new RegExp(slashesEscaped(rule.url), "y"),
+}));
 
-/** Where the URL whose `//` starts the run at `start` begins (its `http:` or `https:`), if it is one. */
+/**
+ * Where the URL whose `//` starts the run at `start` begins (its `http:` or `https:`), if it is
+ * one. In a URL written with escaped slashes (`https:\/\/host`) the run starts at the second slash.
+ */
 const urlStart = (text: string, start: number): number | undefined => {
-  if (!text.startsWith("//", start)) return undefined;
-  if (text.startsWith("https:", start - 6)) return start - 6;
-  if (text.startsWith("http:", start - 5)) return start - 5;
+  if (text.startsWith("//", start)) {
+    if (text.startsWith("https:", start - 6)) return start - 6;
+    if (text.startsWith("http:", start - 5)) return start - 5;
+    return undefined;
+  }
+  if (text.charCodeAt(start) !== 47 || !text.startsWith(":\\/\\/", start - 4)) return undefined;
+  if (text.startsWith("https", start - 9)) return start - 9;
+  if (text.startsWith("http", start - 8)) return start - 8;
   return undefined;
+};
+
+/** The first characters of the URL whose run starts at `start`, its escaped slashes read as slashes. */
+const urlHead = (text: string, start: number): string => {
+  const head = text.slice(start, start + 56);
+  return text.charCodeAt(start - 1) === 92 ? head.replaceAll("\\/", "/") : head;
 };
 
 /** The end of a webhook URL whose run starts at `start` (with its `//`), if it is one. */
 const webhookAt = (text: string, start: number): Match | undefined => {
   const url = urlStart(text, start);
   if (url === undefined) return undefined;
-  const head = text.slice(start, start + 48);
+  const head = urlHead(text, start);
+  const escaped = text.charCodeAt(start - 1) === 92;
   for (const rule of compiledUrlRules) {
     if (!head.includes(rule.anchor)) continue;
-    rule.re.lastIndex = url;
-    const m = rule.re.exec(text);
+    const re = escaped ? rule.escaped : rule.re;
+    re.lastIndex = url;
+    const m = re.exec(text);
     if (m !== null) return { start: url, end: url + m[0].length };
   }
   return undefined;
@@ -150,7 +189,7 @@ export const apiKey: Detector = {
     const run = runAround(text, last, 8192);
     for (const s of tokenStarts(text, run.start, text.length)) if (s >= from && prefixAt(text, s)) return s;
     const url = urlStart(text, run.start);
-    if (url !== undefined && url >= from && compiledUrlRules.some((rule) => text.slice(run.start, run.start + 48).includes(rule.anchor)))
+    if (url !== undefined && url >= from && compiledUrlRules.some((rule) => urlHead(text, run.start).includes(rule.anchor)))
       return url;
     return undefined;
   },
@@ -210,9 +249,19 @@ const judged = new Map<string, boolean>();
 /** Skip quotes and spaces backwards from `i`, at most 8. */
 const skipQuotes = (text: string, i: number, floor: number): number => {
   let k = 0;
-  while (i > floor && k < 8 && isQuoteOrSpace(text.charCodeAt(i - 1))) i--, k++;
+  for (; i > floor && k < 8; k++) {
+    if (isQuoteOrSpace(text.charCodeAt(i - 1))) i--;
+    else if (text.charCodeAt(i - 1) === 59) {
+      // A quote written as an HTML entity (`token=&quot;…&quot;`, `&#39;`).
+      const entity = htmlQuote.exec(text.slice(Math.max(floor, i - 8), i));
+      if (entity === null) break;
+      i -= entity[0].length;
+    } else break;
+  }
   return i;
 };
+/** A quote written as an HTML entity, at the end of a piece of text. */
+const htmlQuote = /&(?:quot|apos|#0*3[49]|#[xX]0*2[27]);$/;
 
 /** What names a value: nothing, an assignment or a flag, an HTTP authorization scheme. */
 type Named = 0 | 1 | 2;
@@ -222,7 +271,7 @@ const SCHEME = 2;
 
 /** What can stand right before a named value (see `namedSecret`), by code unit. */
 const BEFORE_NAMED = new Uint8Array(128);
-for (const c of " \t\"'`\\=:>,DdAa") BEFORE_NAMED[c.charCodeAt(0)] = 1;
+for (const c of " \t\"'`\\=:>,DdAa;") BEFORE_NAMED[c.charCodeAt(0)] = 1;
 const mayFollowName = (c: number): boolean => (c < 128 ? BEFORE_NAMED[c] === 1 : UNICODE_QUOTE.has(c) || UNICODE_COLON.has(c));
 
 /**
@@ -345,7 +394,7 @@ const valueEnd = (text: string, start: number, end: number): number => {
 
 /** What a short password value may be made of, and what makes it one. */
 const passwordValue = new RegExp(`[^\\s"'\`,;&<>()[\\]{}$\\\\${unicodeQuotes}]{6,128}`, "y");
-const quoteClass = `["'\`\\\\${unicodeQuotes}]`;
+const quoteClass = `(?:["'\`\\\\${unicodeQuotes}]|&(?:quot|apos|#0*3[49]|#[xX]0*2[27]);)`;
 const passwordName = new RegExp(
   `(?<name>(?:passw(?:or)?d|passphrase|pwd)[A-Za-z0-9_.-]{0,24})${quoteClass}{0,3}\\s{0,3}(?:=|:=|:|=>|%3[DdAa]|[${unicodeOperators}])\\s{0,3}${quoteClass}{0,3}\\s{0,2}`,
   "iy",
