@@ -214,7 +214,7 @@ const wholeName = new RegExp(`^(?:${wholeSecretNames})$`, "i");
 const notSecretName = new RegExp(`(?:^|[^A-Za-z])(?:${notSecretNames})(?:$|[^A-Za-z])`, "i");
 /** Flags that take their value after a space: `--password s3cret`, `-token …`. */
 const secretFlag = /^--?[A-Za-z0-9-]*(?:password|passwd|token|secret|api-key)$/i;
-const schemes = /^(?:token|basic|digest)$/i;
+const schemes = /^(?:token|basic|digest|apikey|key)$/i;
 
 /** The letters one of which every word `secretKeywords` matches holds, in either case (a test checks each). */
 const KEYWORD_LETTER = new Uint8Array(128);
@@ -287,6 +287,7 @@ const namedSecret = (text: string, at: number): Named => {
   const floor = Math.max(0, at - ASSIGNMENT_REACH);
   const afterOperator = skipQuotes(text, at, floor);
   let i = afterOperator;
+  let element = false;
   const c = text.charCodeAt(i - 1);
   if (c === 61) {
     i--; // =, :=, ?=
@@ -294,6 +295,8 @@ const namedSecret = (text: string, at: number): Named => {
     if (p === 58 || p === 63) i--;
   } else if (c === 58 || (c > 127 && UNICODE_COLON.has(c))) i--;
   else if (c === 62 && text.charCodeAt(i - 2) === 61) i -= 2;
+  // An XML element's text (`<password>…</password>`, `<apiKey>…`): its name follows a `<`.
+  else if (c === 62 && afterOperator === at && isNameChar(text.charCodeAt(i - 2))) (i--, (element = true));
   // A quoted name and its value as a call's arguments: `getenv("api_token", "…")`.
   else if (c === 44 && afterOperator < at && text.charCodeAt(i - 2) !== 32 && isQuoteOrSpace(text.charCodeAt(i - 2))) i--;
   else if (i >= 3 && text.charCodeAt(i - 3) === 37 && text.charCodeAt(i - 2) === 51 && /[DdAa]/.test(text[i - 1] as string)) i -= 3;
@@ -306,7 +309,11 @@ const namedSecret = (text: string, at: number): Named => {
     const length = afterOperator - j;
     const head = text.charCodeAt(j) | 32;
     const flagged = text.charCodeAt(j) === 45;
-    if (!flagged && !((length === 6 && (head === 98 || head === 100)) || (length === 5 && (head === 116 || head === 98)))) return NONE;
+    if (
+      !flagged &&
+      !((length === 6 && (head === 98 || head === 100 || head === 97)) || (length === 5 && (head === 116 || head === 98)) || (length === 3 && head === 107))
+    )
+      return NONE;
     const word = text.slice(j, afterOperator);
     if (/^bearer$/i.test(word)) return SCHEME;
     if (flagged) return secretFlag.test(word) && text.charCodeAt(j - 1) !== 45 ? ASSIGNED : NONE;
@@ -317,13 +324,22 @@ const namedSecret = (text: string, at: number): Named => {
       ? SCHEME
       : NONE;
   }
-  const end = skipQuotes(text, i, floor);
+  let end = skipQuotes(text, i, floor);
+  // A subscript (`os.environ["API_KEY"] = …`, `config['password']: …`): the name is inside it.
+  if (text.charCodeAt(end - 1) === 93) end = skipQuotes(text, end - 1, floor);
   let j = end;
   // Every secret-naming word holds a `k`, `w`, `c` or `h` (`key`, `token`, `pwd`, `secret`,
   // `passphrase`): a name without one (`version`, `integrity`, `resolved`) is passed over
   // without a copy of it.
   let letters = 0;
   for (let c = text.charCodeAt(j - 1); j > floor && isNameChar(c); c = text.charCodeAt(--j - 1)) letters |= KEYWORD_LETTER[c] as number;
+  // An attribute pair naming a setting (`<add key="ApiKey" value="…" />`): the name is the quoted word before `value=`.
+  if (letters === 0 && end - j === 5 && text.charCodeAt(j - 1) === 32 && /^value$/i.test(text.slice(j, end))) {
+    end = skipQuotes(text, j, floor);
+    if (end === j - 1) return NONE;
+    for (let c = text.charCodeAt((j = end) - 1); j > floor && isNameChar(c); c = text.charCodeAt(--j - 1)) letters |= KEYWORD_LETTER[c] as number;
+  }
+  if (element && text.charCodeAt(j - 1) !== 60) return NONE;
   // Names with a keyword that hold no secret: `token_count`, `public_key`, `secret_name`, `max_tokens`.
   return letters !== 0 && namesSecret(text.slice(j, end)) ? ASSIGNED : NONE;
 };
@@ -396,11 +412,11 @@ const valueEnd = (text: string, start: number, end: number): number => {
 const passwordValue = new RegExp(`[^\\s"'\`,;&<>()[\\]{}$\\\\${unicodeQuotes}]{6,128}`, "y");
 const quoteClass = `(?:["'\`\\\\${unicodeQuotes}]|&(?:quot|apos|#0*3[49]|#[xX]0*2[27]);)`;
 const passwordName = new RegExp(
-  `(?<name>(?:passw(?:or)?d|passphrase|pwd)[A-Za-z0-9_.-]{0,24})${quoteClass}{0,3}\\s{0,3}(?:=|:=|:|=>|%3[DdAa]|[${unicodeOperators}])\\s{0,3}${quoteClass}{0,3}\\s{0,2}`,
+  `(?<name>(?:passw(?:or)?d|passphrase|pwd)[A-Za-z0-9_.-]{0,24})${quoteClass}{0,3}\\]?${quoteClass}{0,3}\\s{0,3}(?<op>=|:=|:|=>|%3[DdAa]|[${unicodeOperators}]|>|value\\s{0,3}=)\\s{0,3}${quoteClass}{0,3}\\s{0,2}`,
   "iy",
 );
 /** A password after its name and blanks, with no operator, as `.netrc` and prose write one (`password hunter2!`). */
-const passwordSpaced = /(?:passw(?:or)?d|passphrase)[ \t]{1,3}(?=[^\s])/iy;
+const passwordSpaced = /(?:passw(?:or)?d|passphrase)[ \t]{1,3}["'`]?(?=[^\s])/iy;
 const notPassword =
   /^(?:string|str|text|none|null|nil|true|false|undefined|required|optional|password|passwd|secret|changeme|example|placeholder|redacted|hidden|masked|\*+|x+|\.+)$/i;
 
@@ -449,6 +465,10 @@ const passwordAt = (text: string, start: number, from: number): Match | undefine
   let nameStart = start;
   while (nameStart > 0 && start - nameStart < 40 && /[A-Za-z0-9_.-]/.test(text[nameStart - 1] as string)) nameStart--;
   if (notSecretName.test(text.slice(nameStart, nameEnd))) return undefined;
+  // `>` ends an XML element's name (`<password>…`), nothing else; `value=` follows a quoted name (`key="Password" value="…"`).
+  const op = named?.groups?.op;
+  if (op === ">" && text.charCodeAt(nameStart - 1) !== 60) return undefined;
+  if (op !== undefined && (op.charCodeAt(0) | 32) === 118 && !/^["'] $/.test(text.slice(nameEnd, nameEnd + 2))) return undefined;
   if (s < from) return undefined;
   // A quoted value ends at its closing quote (it may hold `&`, `;` or spaces); a bare one at the first of them.
   const quote = text[s - 1];
