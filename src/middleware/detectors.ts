@@ -496,7 +496,7 @@ const octet = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
  */
 export const ipv4: Detector = readingVisible(
   // A four-part version after its name (`Version=4.0.0.0`, `FileVersion 1.2.3.4`) is no address.
-  pattern("ip_address", new RegExp(`(?<![\\w.])(?<![Vv][Ee][Rr][Ss][Ii][Oo][Nn][ \\t]?[=:]?[ \\t]?["']?)${octet}(?:\\.${octet}){3}(?!\\w|\\.\\d)`), {
+  pattern("ip_address", new RegExp(`(?<![\\w.])(?<![Vv][Ee][Rr][Ss][Ii][Oo][Nn][ \\t]?[=:(]?[ \\t]?["']?)${octet}(?:\\.${octet}){3}(?!\\w|\\.\\d)`), {
     window: 16,
     // Addresses that name no host: the unspecified address, loopback and broadcast.
     validate: (m) => m !== "0.0.0.0" && m !== "255.255.255.255" && !m.startsWith("127."),
