@@ -189,8 +189,7 @@ export const apiKey: Detector = {
     const run = runAround(text, last, 8192);
     for (const s of tokenStarts(text, run.start, text.length)) if (s >= from && prefixAt(text, s)) return s;
     const url = urlStart(text, run.start);
-    if (url !== undefined && url >= from && compiledUrlRules.some((rule) => urlHead(text, run.start).includes(rule.anchor)))
-      return url;
+    if (url !== undefined && url >= from && compiledUrlRules.some((rule) => urlHead(text, run.start).includes(rule.anchor))) return url;
     return undefined;
   },
 };
@@ -296,7 +295,7 @@ const namedSecret = (text: string, at: number): Named => {
   } else if (c === 58 || (c > 127 && UNICODE_COLON.has(c))) i--;
   else if (c === 62 && text.charCodeAt(i - 2) === 61) i -= 2;
   // An XML element's text (`<password>…</password>`, `<apiKey>…`): its name follows a `<`.
-  else if (c === 62 && afterOperator === at && isNameChar(text.charCodeAt(i - 2))) (i--, (element = true));
+  else if (c === 62 && afterOperator === at && isNameChar(text.charCodeAt(i - 2))) i--, (element = true);
   // A quoted name and its value as a call's arguments: `getenv("api_token", "…")`.
   else if (c === 44 && afterOperator < at && text.charCodeAt(i - 2) !== 32 && isQuoteOrSpace(text.charCodeAt(i - 2))) i--;
   else if (i >= 3 && text.charCodeAt(i - 3) === 37 && text.charCodeAt(i - 2) === 51 && /[DdAa]/.test(text[i - 1] as string)) i -= 3;
@@ -311,7 +310,11 @@ const namedSecret = (text: string, at: number): Named => {
     const flagged = text.charCodeAt(j) === 45;
     if (
       !flagged &&
-      !((length === 6 && (head === 98 || head === 100 || head === 97)) || (length === 5 && (head === 116 || head === 98)) || (length === 3 && head === 107))
+      !(
+        (length === 6 && (head === 98 || head === 100 || head === 97)) ||
+        (length === 5 && (head === 116 || head === 98)) ||
+        (length === 3 && head === 107)
+      )
     )
       return NONE;
     const word = text.slice(j, afterOperator);
@@ -337,7 +340,8 @@ const namedSecret = (text: string, at: number): Named => {
   if (letters === 0 && end - j === 5 && text.charCodeAt(j - 1) === 32 && /^value$/i.test(text.slice(j, end))) {
     end = skipQuotes(text, j, floor);
     if (end === j - 1) return NONE;
-    for (let c = text.charCodeAt((j = end) - 1); j > floor && isNameChar(c); c = text.charCodeAt(--j - 1)) letters |= KEYWORD_LETTER[c] as number;
+    for (let c = text.charCodeAt((j = end) - 1); j > floor && isNameChar(c); c = text.charCodeAt(--j - 1))
+      letters |= KEYWORD_LETTER[c] as number;
   }
   if (element && text.charCodeAt(j - 1) !== 60) return NONE;
   // Names with a keyword that hold no secret: `token_count`, `public_key`, `secret_name`, `max_tokens`.

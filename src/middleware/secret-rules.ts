@@ -477,7 +477,8 @@ export const tokenRules: readonly TokenRule[] = [
     id: "authress-service-client-access-key",
     source: "gitleaks:authress-service-client-access-key",
     prefixes: ["sc_", "ext_", "scauth_", "authress_"],
-    token: "(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\\.[A-Za-z0-9]{4,6}\\.acc[_-][A-Za-z0-9-]{10,32}\\.[A-Za-z0-9+/_=-]{30,}" + tokenTail,
+    token:
+      "(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\\.[A-Za-z0-9]{4,6}\\.acc[_-][A-Za-z0-9-]{10,32}\\.[A-Za-z0-9+/_=-]{30,}" + tokenTail,
   },
   {
     id: "yandex-api-key",
