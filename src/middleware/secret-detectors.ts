@@ -8,7 +8,7 @@
  * paths, URLs and ids elsewhere are left alone.
  */
 import type { Detector } from "./detectors.ts";
-import { notSecretNames, secretKeywords, tokenRules, urlRules, wholeSecretNames } from "./secret-rules.ts";
+import { notSecretNames, runStartRules, secretKeywords, tokenRules, urlRules, wholeSecretNames } from "./secret-rules.ts";
 import { ASSIGNMENT_REACH } from "./assignment-reach.ts";
 import { isRunChar, runAround, tokenCandidates, tokenStarts } from "./token-runs.ts";
 
@@ -38,6 +38,25 @@ for (const rule of tokenRules) {
   for (const p of rule.prefixes) if (p.length === 1) SINGLE[p.charCodeAt(0)] = 1;
 }
 
+/**
+ * The rules for run starts only (`runStartRules`, none with a one-character prefix), by the first
+ * two code units of their prefixes: compared only where a run starts or follows `=`, so that the
+ * places inside runs (every `sha512-` of a lock file) are compared with no more prefixes than before.
+ */
+const startByPair: (Compiled[] | undefined)[] = Array.from({ length: 128 * 128 }, () => undefined);
+for (const rule of runStartRules) {
+  const re = new RegExp(rule.token, "y");
+  for (const pair of new Set(rule.prefixes.map((p) => p.charCodeAt(0) * 128 + p.charCodeAt(1)))) {
+    const list = (startByPair[pair] ??= []);
+    list.push({ prefixes: rule.prefixes.filter((p) => p.charCodeAt(0) * 128 + p.charCodeAt(1) === pair), re });
+  }
+}
+const startRulesAt = (text: string, at: number): Compiled[] | undefined => {
+  const first = text.charCodeAt(at);
+  const second = text.charCodeAt(at + 1);
+  return first < 128 && second < 128 ? startByPair[first * 128 + second] : undefined;
+};
+
 /** Whether one of `prefixes` starts at `at`. */
 const startsWithOne = (text: string, at: number, prefixes: readonly string[]): boolean => {
   // The third character tells most prefixes sharing the first two apart, with no call.
@@ -58,9 +77,14 @@ const rulesAt = (text: string, at: number): Compiled[] | undefined => {
   return second < 128 ? byPair[first * 128 + second] : undefined;
 };
 
-/** The end of a known token starting at `at`, if one does. */
-const tokenAt = (text: string, at: number): number | undefined => {
-  const rules = rulesAt(text, at);
+/** The end of a known token starting at `at`, if one does; `runStart`: `at` starts a run or follows a `=` in one. */
+const tokenAt = (text: string, at: number, runStart: boolean): number | undefined => {
+  const end = tokenOf(rulesAt(text, at), text, at);
+  return end === undefined && runStart ? tokenOf(startRulesAt(text, at), text, at) : end;
+};
+
+/** The end of a token of one of `rules` starting at `at`, if one does. */
+const tokenOf = (rules: Compiled[] | undefined, text: string, at: number): number | undefined => {
   if (rules === undefined) return undefined;
   for (let i = 0; i < rules.length; i++) {
     const { prefixes, re } = rules[i] as Compiled;
@@ -73,8 +97,8 @@ const tokenAt = (text: string, at: number): number | undefined => {
 };
 
 /** Whether a known token's prefix starts at `at` (a stream holds such a run until it ends). */
-const prefixAt = (text: string, at: number): boolean => {
-  const rules = rulesAt(text, at);
+const prefixAt = (text: string, at: number): boolean => prefixOf(rulesAt(text, at), text, at) || prefixOf(startRulesAt(text, at), text, at);
+const prefixOf = (rules: Compiled[] | undefined, text: string, at: number): boolean => {
   if (rules === undefined) return false;
   for (let i = 0; i < rules.length; i++) if (startsWithOne(text, at, (rules[i] as Compiled).prefixes)) return true;
   return false;
@@ -168,7 +192,7 @@ export const apiKey: Detector = {
       const s = candidates[k] as number;
       if (s < from || s < found) continue;
       if ((candidates[k + 1] as number) < 0) {
-        const e = tokenAt(text, s);
+        const e = tokenAt(text, s, false);
         if (e !== undefined) yield { start: s, end: (found = e) };
         continue;
       }
@@ -178,7 +202,7 @@ export const apiKey: Detector = {
         if (hook !== undefined && hook.start >= from) yield hook;
         continue;
       }
-      const e = tokenAt(text, s);
+      const e = tokenAt(text, s, true);
       if (e !== undefined) yield { start: s, end: (found = e) };
     }
   },
