@@ -506,6 +506,12 @@ export const runStartRules: readonly TokenRule[] = [
     token: "AQVN[A-Za-z0-9_-]{35,38}" + tokenTail,
   },
   {
+    id: "stripe-webhook-secret",
+    source: "agent-onion: Stripe's webhook signing secrets",
+    prefixes: ["whsec_"],
+    token: "whsec_[A-Za-z0-9+/]{32,}={0,2}(?![A-Za-z0-9+/=])",
+  },
+  {
     // Base64 of a PEM private key's header, as kubeconfig's `client-key-data` and a Kubernetes
     // secret's `tls.key` hold a key; a certificate's (`LS0tLS1CRUdJTiBDRVJU…`) is left alone.
     id: "base64-private-key",
@@ -553,6 +559,24 @@ export const urlRules: readonly UrlRule[] = [
     source: "agent-onion: Discord's webhook URLs",
     anchor: "discordapp.com/api/webhooks/",
     url: "https?://(?:[a-z]+\\.)?discordapp\\.com/api/webhooks/\\d{5,30}/[A-Za-z0-9_-]{30,}",
+  },
+  {
+    id: "google-chat-webhook",
+    source: "agent-onion: Google Chat's incoming webhook URLs (their key and token are in the query)",
+    anchor: "chat.googleapis.com/v1/spaces/",
+    url: "https://chat\\.googleapis\\.com/v1/spaces/[A-Za-z0-9_-]{6,}/messages\\?[A-Za-z0-9_.~%&=-]{20,}",
+  },
+  {
+    id: "zapier-webhook",
+    source: "agent-onion: Zapier's catch hook URLs",
+    anchor: "hooks.zapier.com/hooks/catch/",
+    url: "https://hooks\\.zapier\\.com/hooks/catch/\\d{3,}/[A-Za-z0-9]{4,}/?",
+  },
+  {
+    id: "ifttt-webhook",
+    source: "agent-onion: IFTTT's webhook URLs (the key is in the path)",
+    anchor: "maker.ifttt.com/trigger/",
+    url: "https://maker\\.ifttt\\.com/trigger/[A-Za-z0-9_-]{1,100}/(?:json/)?with/key/[A-Za-z0-9_-]{16,}",
   },
   {
     id: "microsoft-teams-webhook",
