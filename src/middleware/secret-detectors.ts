@@ -222,9 +222,9 @@ export const apiKey: Detector = {
  * Quotes beyond ASCII a name or a value may be written in: guillemets (`«password»`), typographic
  * quotes (`“token”`, `‘key’`, `„…“`), corner brackets and full-width quotes.
  */
-export const unicodeQuotes = "\u00ab\u00bb\u2039\u203a\u201c\u201d\u201e\u201f\u2018\u2019\u201a\u201b\u300c\u300d\u300e\u300f\uff02\uff07";
+const unicodeQuotes = "\u00ab\u00bb\u2039\u203a\u201c\u201d\u201e\u201f\u2018\u2019\u201a\u201b\u300c\u300d\u300e\u300f\uff02\uff07";
 /** Look-alikes of `:` and `=` that read as an assignment's operator (`password：…`, `token＝…`, `key∶ …`). */
-export const unicodeOperators = "\uff1a\uff1d\u2236\ua789\ufe55\ufe13\u02f8\u05c3\u2254\ufe66";
+const unicodeOperators = "\uff1a\uff1d\u2236\ua789\ufe55\ufe13\u02f8\u05c3\u2254\ufe66";
 const UNICODE_QUOTE = new Set([...unicodeQuotes].map((c) => c.charCodeAt(0)));
 const UNICODE_COLON = new Set([...unicodeOperators].map((c) => c.charCodeAt(0)));
 /** Quotes (maybe escaped) and spaces around an assignment's operator. */

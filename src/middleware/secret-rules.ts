@@ -595,7 +595,12 @@ export const urlRules: readonly UrlRule[] = [
 export const secretKeywords =
   "api[_.-]?key|apikey|api[_.-]?token|access[_.-]?(?:key|token)|account[_.-]?key|shared[_.-]?access[_.-]?key|auth[_.-]?(?:key|token)|secret|token|passw(?:or)?d|passphrase|pwd|credentials?|creds|private[_.-]?key|signing[_.-]?key|encryption[_.-]?key|master[_.-]?key|session[_.-]?key|client[_.-]?key|[_-]key";
 
-/** Names that say their value is secret only when they are the whole name: `.npmrc`'s `_auth`, docker's `"auth"`. */
+/**
+ * Names that say their value is secret only when they are the whole name: `.npmrc`'s `_auth`, docker's `"auth"`.
+ *
+ * @example
+ * new RegExp(`^(?:${wholeSecretNames})$`, "i").test("_auth") // true
+ */
 export const wholeSecretNames = "_?auth";
 
 /**
