@@ -43,27 +43,35 @@ for (const rule of tokenRules) {
  * two code units of their prefixes: compared only where a run starts or follows `=`, so that the
  * places inside runs (every `sha512-` of a lock file) are compared with no more prefixes than before.
  */
-const startByPair: (Compiled[] | undefined)[] = Array.from({ length: 128 * 128 }, () => undefined);
+// With `tokenRules`' own of the same pair first, so that a run start costs one lookup.
+const startByPair: (Compiled[] | undefined)[] = byPair.map((list) => list?.slice());
 for (const rule of runStartRules) {
   const re = new RegExp(rule.token, "y");
   for (const pair of new Set(rule.prefixes.map((p) => p.charCodeAt(0) * 128 + p.charCodeAt(1)))) {
+    if (SINGLE[Math.floor(pair / 128)] === 1)
+      throw new Error(`runStartRules: ${rule.id} shares its first character with a one-character prefix`);
     const list = (startByPair[pair] ??= []);
     list.push({ prefixes: rule.prefixes.filter((p) => p.charCodeAt(0) * 128 + p.charCodeAt(1) === pair), re });
   }
 }
+/** `rulesAt` for a place where a run starts or a `=` is followed: the rules for run starts too. */
 const startRulesAt = (text: string, at: number): Compiled[] | undefined => {
   const first = text.charCodeAt(at);
+  if (!(first < 128)) return undefined;
+  if (SINGLE[first] === 1) return byFirst[first];
   const second = text.charCodeAt(at + 1);
-  return first < 128 && second < 128 ? startByPair[first * 128 + second] : undefined;
+  return second < 128 ? startByPair[first * 128 + second] : undefined;
 };
 
 /** Whether one of `prefixes` starts at `at`. */
 const startsWithOne = (text: string, at: number, prefixes: readonly string[]): boolean => {
-  // The third character tells most prefixes sharing the first two apart, with no call.
+  // The third and fourth characters tell most prefixes sharing the first two apart (`sha256~`
+  // from `sha512-`), with no call.
   const third = text.charCodeAt(at + 2);
+  const fourth = text.charCodeAt(at + 3);
   for (let i = 0; i < prefixes.length; i++) {
     const p = prefixes[i] as string;
-    if ((p.length < 3 || p.charCodeAt(2) === third) && text.startsWith(p, at)) return true;
+    if ((p.length < 3 || p.charCodeAt(2) === third) && (p.length < 4 || p.charCodeAt(3) === fourth) && text.startsWith(p, at)) return true;
   }
   return false;
 };
@@ -78,10 +86,8 @@ const rulesAt = (text: string, at: number): Compiled[] | undefined => {
 };
 
 /** The end of a known token starting at `at`, if one does; `runStart`: `at` starts a run or follows a `=` in one. */
-const tokenAt = (text: string, at: number, runStart: boolean): number | undefined => {
-  const end = tokenOf(rulesAt(text, at), text, at);
-  return end === undefined && runStart ? tokenOf(startRulesAt(text, at), text, at) : end;
-};
+const tokenAt = (text: string, at: number, runStart: boolean): number | undefined =>
+  tokenOf(runStart ? startRulesAt(text, at) : rulesAt(text, at), text, at);
 
 /** The end of a token of one of `rules` starting at `at`, if one does. */
 const tokenOf = (rules: Compiled[] | undefined, text: string, at: number): number | undefined => {
@@ -97,7 +103,7 @@ const tokenOf = (rules: Compiled[] | undefined, text: string, at: number): numbe
 };
 
 /** Whether a known token's prefix starts at `at` (a stream holds such a run until it ends). */
-const prefixAt = (text: string, at: number): boolean => prefixOf(rulesAt(text, at), text, at) || prefixOf(startRulesAt(text, at), text, at);
+const prefixAt = (text: string, at: number): boolean => prefixOf(startRulesAt(text, at), text, at);
 const prefixOf = (rules: Compiled[] | undefined, text: string, at: number): boolean => {
   if (rules === undefined) return false;
   for (let i = 0; i < rules.length; i++) if (startsWithOne(text, at, (rules[i] as Compiled).prefixes)) return true;
@@ -153,15 +159,29 @@ const urlHead = (text: string, start: number): string => {
 
 /** The end of a webhook URL whose run starts at `start` (with its `//`), if it is one. */
 const webhookAt = (text: string, start: number): Match | undefined => {
+  // A URL with escaped slashes (rare) is read by its own patterns.
+  if (text.charCodeAt(start - 1) === 92) return escapedWebhookAt(text, start);
+  const url = urlStart(text, start);
+  if (url === undefined) return undefined;
+  const head = text.slice(start, start + 48);
+  for (const rule of compiledUrlRules) {
+    if (!head.includes(rule.anchor)) continue;
+    rule.re.lastIndex = url;
+    const m = rule.re.exec(text);
+    if (m !== null) return { start: url, end: url + m[0].length };
+  }
+  return undefined;
+};
+
+/** `webhookAt` for a URL written with escaped slashes (`https:\/\/hooks.slack.com\/…`). */
+const escapedWebhookAt = (text: string, start: number): Match | undefined => {
   const url = urlStart(text, start);
   if (url === undefined) return undefined;
   const head = urlHead(text, start);
-  const escaped = text.charCodeAt(start - 1) === 92;
   for (const rule of compiledUrlRules) {
     if (!head.includes(rule.anchor)) continue;
-    const re = escaped ? rule.escaped : rule.re;
-    re.lastIndex = url;
-    const m = re.exec(text);
+    rule.escaped.lastIndex = url;
+    const m = rule.escaped.exec(text);
     if (m !== null) return { start: url, end: url + m[0].length };
   }
   return undefined;
