@@ -20,42 +20,16 @@
  * size (keys scanned too).
  */
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as sources from "../src/middleware/index.ts";
 import { beforeRef, loadDetectorsAt } from "./redaction-baseline.ts";
+import { pick, sized, typical } from "./redaction-inputs.ts";
 import { fmt, median, parseArgs, textTable } from "./util.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const KB = 1024;
-
-/** Every .ts file under `dir`, concatenated. */
-const sourceText = (dir: string): string =>
-  readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && e.name.endsWith(".ts"))
-    .map((e) => readFileSync(join(e.parentPath, e.name), "utf8"))
-    .join("\n");
-
-/** `text` repeated and cut to `size` characters, as a flat string (as a tool's output arrives). */
-const sized = (text: string, size: number): string => Buffer.from(text.repeat(Math.ceil(size / text.length)).slice(0, size)).toString();
-
-let seed = 7;
-const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0), seed / 2 ** 32);
-const pick = (alphabet: string, n: number) => Array.from({ length: n }, () => alphabet[Math.floor(random() * alphabet.length)]).join("");
-const logs = Array.from(
-  { length: 400 },
-  (_, i) =>
-    `2024-05-20T10:${String(i % 60).padStart(2, "0")}:12.${String(i).padStart(3, "0")}Z ${["INFO", "WARN", "DEBUG"][i % 3]} [worker-${i % 8}] request_id=req_${pick("0123456789ABCDEFGHJKMNPQRSTVWXYZ", 26)} GET /api/v1/orders/${pick("0123456789abcdef", 8)}-${pick("0123456789abcdef", 4)}-4${pick("0123456789abcdef", 3)}-a${pick("0123456789abcdef", 3)}-${pick("0123456789abcdef", 12)} status=200 duration_ms=${i % 97} bytes=${1000 + i * 7}`,
-).join("\n");
-
-/** Typical tool output. */
-const typical: Record<string, string> = {
-  code: sourceText(join(root, "src")),
-  json: readFileSync(join(root, "package-lock.json"), "utf8"),
-  logs,
-};
-typical.mixed = [typical.code?.slice(0, 60_000), typical.json?.slice(0, 60_000), logs.slice(0, 60_000)].join("\n");
 
 /** Inputs built to make a detector work hard, by size. */
 const hostile: Record<string, (size: number) => string> = {

@@ -138,6 +138,7 @@ export class HookCtx<I = unknown> implements HookContext<I> {
   local<T>(key: ContextKey<T>, value: T): T;
   local<T>(key: ContextKey<T>, value?: T): T | undefined {
     // The number of arguments, not the value, says which: `local(key, undefined)` clears the slot.
+    // biome-ignore lint/complexity/noArguments: a rest parameter would allocate an array on every read.
     if (arguments.length < 2) return this.#run.getLocal(key) as T | undefined;
     this.#run.setLocal(key, value);
     return value;
