@@ -685,6 +685,10 @@ export const urlCredentials: Detector = {
     for (let at = text.indexOf("@"); at !== -1; at = text.indexOf("@", at + 1)) {
       while (next !== -1 && next < at) (sep = next), (next = text.indexOf("://", next + 3));
       if (sep === -1 || at - sep > 520) continue;
+      // A password may hold `@`: only the last one before the host ends it, and each earlier one
+      // is passed over here (a pattern tried from each would read the rest of the password again).
+      const nextAt = text.indexOf("@", at + 1);
+      if (nextAt !== -1 && nextAt - at <= 256 && !/[\s/?"'<>]/.test(text.slice(at + 1, nextAt))) continue;
       let s = sep;
       while (s > 0 && schemeChar(text.charCodeAt(s - 1)) && sep - s < 30) s--;
       userinfo.lastIndex = s;
