@@ -460,7 +460,7 @@ const valueEnd = (text: string, start: number, end: number): number => {
 const passwordValue = new RegExp(`[^\\s"'\`,;&<>()[\\]{}$\\\\${unicodeQuotes}]{6,128}`, "y");
 const quoteClass = `(?:["'\`\\\\${unicodeQuotes}]|&(?:quot|apos|#0*3[49]|#[xX]0*2[27]);)`;
 const passwordName = new RegExp(
-  `(?<name>(?:passw(?:or)?d|passphrase|pwd)[A-Za-z0-9_.-]{0,24}|pass(?![A-Za-z0-9_.-]))${quoteClass}{0,3}\\]?${quoteClass}{0,3}\\s{0,3}(?<op>=|:=|:|=>|%3[DdAa]|[${unicodeOperators}]|>|value\\s{0,3}=)\\s{0,3}${quoteClass}{0,3}\\s{0,2}`,
+  `(?<name>(?:passw(?:or)?d|passphrase|pwd)[A-Za-z0-9_.-]{0,24})${quoteClass}{0,3}\\]?${quoteClass}{0,3}\\s{0,3}(?<op>=|:=|:|=>|%3[DdAa]|[${unicodeOperators}]|>|value\\s{0,3}=)\\s{0,3}${quoteClass}{0,3}\\s{0,2}`,
   "iy",
 );
 /** A password after its name and blanks, with no operator, as `.netrc` and prose write one (`password hunter2!`). */
@@ -475,7 +475,7 @@ const notPassword =
  * through the text; `pwd` by a string search for `wd`, which no regular expression of three
  * characters matches as fast. No two of them overlap.
  */
-const passAnchor = /[Pp]ass(?:w|phrase|(?=["'`]?[ \t]{0,3}[:=]))|PASS(?:W|PHRASE|(?=["'`]?[ \t]{0,3}[:=]))/g;
+const passAnchor = /[Pp]ass(?:w|phrase)|PASS(?:W|PHRASE)/g;
 const passwordNames = (text: string): number[] => {
   const starts: number[] = [];
   passAnchor.lastIndex = 0;
@@ -510,8 +510,6 @@ const passwordAt = (text: string, start: number, from: number): Match | undefine
     s = passwordSpaced.lastIndex;
     nameEnd = text.slice(start, s).trimEnd().length + start;
   }
-  // `pass` alone ends a name (`DB_PASS=`, `"pass":`, `smtpPass:`), not a word (`bypass: true`).
-  if (nameEnd - start === 4 && text.charCodeAt(start) === 112 && /[A-Za-z]/.test(text[start - 1] ?? "")) return undefined;
   let nameStart = start;
   while (nameStart > 0 && start - nameStart < 40 && /[A-Za-z0-9_.-]/.test(text[nameStart - 1] as string)) nameStart--;
   if (notSecretName.test(text.slice(nameStart, nameEnd))) return undefined;
