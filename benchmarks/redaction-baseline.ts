@@ -46,10 +46,18 @@ export interface DetectorSet {
  */
 export const loadDetectorsAt = async (ref: string): Promise<DetectorSet> => {
   const dir = mkdtempSync(join(tmpdir(), "agent-onion-redaction-before-"));
-  // The detectors' own files: two before the rule table, five since (a file a ref lacks is skipped).
+  // The detectors' own files: two before the rule table, more since (a file a ref lacks is skipped).
   const present = new Set(git("ls-tree", "--name-only", `${ref}:src/middleware`).split("\n"));
-  for (const file of ["detectors.ts", "visible-text.ts", "secret-rules.ts", "secret-detectors.ts", "token-runs.ts"])
-    if (present.has(file)) writeFileSync(join(dir, file), git("show", `${ref}:src/middleware/${file}`) + "\n");
+  const files = [
+    "detectors.ts",
+    "visible-text.ts",
+    "secret-rules.ts",
+    "secret-detectors.ts",
+    "token-runs.ts",
+    "char-windows.ts",
+    "assignment-reach.ts",
+  ];
+  for (const file of files) if (present.has(file)) writeFileSync(join(dir, file), git("show", `${ref}:src/middleware/${file}`) + "\n");
   const module = (await import(pathToFileURL(join(dir, "detectors.ts")).href)) as {
     defaultDetectors: () => readonly Detector[];
     scan: typeof scanNow;

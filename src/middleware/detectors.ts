@@ -551,11 +551,16 @@ const octet = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
  * scan("host 10.0.0.1", [ipv4])[0]?.kind // "ip_address"
  */
 export const ipv4: Detector = readingVisible(
-  builtinPattern("ip_address", new RegExp(`(?<![\\w.])${octet}(?:\\.${octet}){3}(?!\\w|\\.\\d)`), {
-    window: 16,
-    // Addresses that name no host: the unspecified address, loopback and broadcast.
-    validate: (m) => m !== "0.0.0.0" && m !== "255.255.255.255" && !m.startsWith("127."),
-  }),
+  // A four-part version after its name (`Version=4.0.0.0`, `FileVersion 1.2.3.4`) is no address.
+  builtinPattern(
+    "ip_address",
+    new RegExp(`(?<![\\w.])(?<![Vv][Ee][Rr][Ss][Ii][Oo][Nn][ \\t]?[=:(]?[ \\t]?["']?)${octet}(?:\\.${octet}){3}(?!\\w|\\.\\d)`),
+    {
+      window: 16,
+      // Addresses that name no host: the unspecified address, loopback and broadcast.
+      validate: (m) => m !== "0.0.0.0" && m !== "255.255.255.255" && !m.startsWith("127."),
+    },
+  ),
 );
 
 /** An IPv6 address, full or compressed, with the characters around it its look-arounds read. */
@@ -722,9 +727,13 @@ const cannotHold = (text: string): ((d: Detector) => boolean) | undefined => {
   let operator = false;
   let b = false;
   let dot = false;
+  // `ssw` or `ssp` (of `password`, `passphrase`): a password may follow its name after a blank alone.
+  let pass = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c >= 128) return undefined;
+    if ((c | 32) === 119 || (c | 32) === 112)
+      pass ||= i >= 2 && (text.charCodeAt(i - 1) | 32) === 115 && (text.charCodeAt(i - 2) | 32) === 115;
     if (RUN_CHAR[c] === 1) {
       if (++run > longest) longest = run;
     } else run = 0;
@@ -741,7 +750,7 @@ const cannotHold = (text: string): ((d: Detector) => boolean) | undefined => {
       case apiKey:
         return longest < MIN_RUN;
       case secretAssignment:
-        return longest < MIN_RUN && !operator;
+        return longest < MIN_RUN && !operator && !pass;
       case privateKey:
         return !b;
       case urlCredentials:

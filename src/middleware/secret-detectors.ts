@@ -8,7 +8,7 @@
  * paths, URLs and ids elsewhere are left alone.
  */
 import type { Detector } from "./detectors.ts";
-import { notSecretNames, secretKeywords, tokenRules, urlRules } from "./secret-rules.ts";
+import { notSecretNames, runStartRules, secretKeywords, tokenRules, urlRules, wholeSecretNames } from "./secret-rules.ts";
 import { ASSIGNMENT_REACH } from "./assignment-reach.ts";
 import { isRunChar, runAround, tokenCandidates, tokenStarts } from "./token-runs.ts";
 
@@ -38,13 +38,40 @@ for (const rule of tokenRules) {
   for (const p of rule.prefixes) if (p.length === 1) SINGLE[p.charCodeAt(0)] = 1;
 }
 
+/**
+ * The rules for run starts only (`runStartRules`, none with a one-character prefix), by the first
+ * two code units of their prefixes: compared only where a run starts or follows `=`, so that the
+ * places inside runs (every `sha512-` of a lock file) are compared with no more prefixes than before.
+ */
+// With `tokenRules`' own of the same pair first, so that a run start costs one lookup.
+const startByPair: (Compiled[] | undefined)[] = byPair.map((list) => list?.slice());
+for (const rule of runStartRules) {
+  const re = new RegExp(rule.token, "y");
+  for (const pair of new Set(rule.prefixes.map((p) => p.charCodeAt(0) * 128 + p.charCodeAt(1)))) {
+    if (SINGLE[Math.floor(pair / 128)] === 1)
+      throw new Error(`runStartRules: ${rule.id} shares its first character with a one-character prefix`);
+    const list = (startByPair[pair] ??= []);
+    list.push({ prefixes: rule.prefixes.filter((p) => p.charCodeAt(0) * 128 + p.charCodeAt(1) === pair), re });
+  }
+}
+/** `rulesAt` for a place where a run starts or a `=` is followed: the rules for run starts too. */
+const startRulesAt = (text: string, at: number): Compiled[] | undefined => {
+  const first = text.charCodeAt(at);
+  if (!(first < 128)) return undefined;
+  if (SINGLE[first] === 1) return byFirst[first];
+  const second = text.charCodeAt(at + 1);
+  return second < 128 ? startByPair[first * 128 + second] : undefined;
+};
+
 /** Whether one of `prefixes` starts at `at`. */
 const startsWithOne = (text: string, at: number, prefixes: readonly string[]): boolean => {
-  // The third character tells most prefixes sharing the first two apart, with no call.
+  // The third and fourth characters tell most prefixes sharing the first two apart (`sha256~`
+  // from `sha512-`), with no call.
   const third = text.charCodeAt(at + 2);
+  const fourth = text.charCodeAt(at + 3);
   for (let i = 0; i < prefixes.length; i++) {
     const p = prefixes[i] as string;
-    if ((p.length < 3 || p.charCodeAt(2) === third) && text.startsWith(p, at)) return true;
+    if ((p.length < 3 || p.charCodeAt(2) === third) && (p.length < 4 || p.charCodeAt(3) === fourth) && text.startsWith(p, at)) return true;
   }
   return false;
 };
@@ -58,9 +85,12 @@ const rulesAt = (text: string, at: number): Compiled[] | undefined => {
   return second < 128 ? byPair[first * 128 + second] : undefined;
 };
 
-/** The end of a known token starting at `at`, if one does. */
-const tokenAt = (text: string, at: number): number | undefined => {
-  const rules = rulesAt(text, at);
+/** The end of a known token starting at `at`, if one does; `runStart`: `at` starts a run or follows a `=` in one. */
+const tokenAt = (text: string, at: number, runStart: boolean): number | undefined =>
+  tokenOf(runStart ? startRulesAt(text, at) : rulesAt(text, at), text, at);
+
+/** The end of a token of one of `rules` starting at `at`, if one does. */
+const tokenOf = (rules: Compiled[] | undefined, text: string, at: number): number | undefined => {
   if (rules === undefined) return undefined;
   for (let i = 0; i < rules.length; i++) {
     const { prefixes, re } = rules[i] as Compiled;
@@ -73,25 +103,64 @@ const tokenAt = (text: string, at: number): number | undefined => {
 };
 
 /** Whether a known token's prefix starts at `at` (a stream holds such a run until it ends). */
-const prefixAt = (text: string, at: number): boolean => {
-  const rules = rulesAt(text, at);
+const prefixAt = (text: string, at: number): boolean => prefixOf(startRulesAt(text, at), text, at);
+const prefixOf = (rules: Compiled[] | undefined, text: string, at: number): boolean => {
   if (rules === undefined) return false;
   for (let i = 0; i < rules.length; i++) if (startsWithOne(text, at, (rules[i] as Compiled).prefixes)) return true;
   return false;
 };
 
-const compiledUrlRules = urlRules.map((rule) => ({ ...rule, re: new RegExp(rule.url, "y") }));
+/**
+ * A URL pattern that also reads slashes escaped as JSON may write them (`https:\/\/hooks…`, as
+ * PHP's `json_encode` does): each `/` may follow a backslash, and each class that holds `/` holds
+ * the backslash too.
+ */
+const slashesEscaped = (source: string): string => {
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i] as string;
+    if (c === "\\") out += c + (source[++i] as string);
+    else if (inClass) {
+      if (c === "]") inClass = false;
+      out += c === "/" ? "/\\\\" : c;
+    } else if (c === "[") (inClass = true), (out += c);
+    else out += c === "/" ? "\\\\?/" : c;
+  }
+  return out;
+};
+const compiledUrlRules = urlRules.map((rule) => ({
+  ...rule,
+  re: new RegExp(rule.url, "y"),
+  escaped: new RegExp(slashesEscaped(rule.url), "y"),
+}));
 
-/** Where the URL whose `//` starts the run at `start` begins (its `http:` or `https:`), if it is one. */
+/**
+ * Where the URL whose `//` starts the run at `start` begins (its `http:` or `https:`), if it is
+ * one. In a URL written with escaped slashes (`https:\/\/host`) the run starts at the second slash.
+ */
 const urlStart = (text: string, start: number): number | undefined => {
-  if (!text.startsWith("//", start)) return undefined;
-  if (text.startsWith("https:", start - 6)) return start - 6;
-  if (text.startsWith("http:", start - 5)) return start - 5;
+  if (text.startsWith("//", start)) {
+    if (text.startsWith("https:", start - 6)) return start - 6;
+    if (text.startsWith("http:", start - 5)) return start - 5;
+    return undefined;
+  }
+  if (text.charCodeAt(start) !== 47 || !text.startsWith(":\\/\\/", start - 4)) return undefined;
+  if (text.startsWith("https", start - 9)) return start - 9;
+  if (text.startsWith("http", start - 8)) return start - 8;
   return undefined;
+};
+
+/** The first characters of the URL whose run starts at `start`, its escaped slashes read as slashes. */
+const urlHead = (text: string, start: number): string => {
+  const head = text.slice(start, start + 56);
+  return text.charCodeAt(start - 1) === 92 ? head.replaceAll("\\/", "/") : head;
 };
 
 /** The end of a webhook URL whose run starts at `start` (with its `//`), if it is one. */
 const webhookAt = (text: string, start: number): Match | undefined => {
+  // A URL with escaped slashes (rare) is read by its own patterns.
+  if (text.charCodeAt(start - 1) === 92) return escapedWebhookAt(text, start);
   const url = urlStart(text, start);
   if (url === undefined) return undefined;
   const head = text.slice(start, start + 48);
@@ -99,6 +168,20 @@ const webhookAt = (text: string, start: number): Match | undefined => {
     if (!head.includes(rule.anchor)) continue;
     rule.re.lastIndex = url;
     const m = rule.re.exec(text);
+    if (m !== null) return { start: url, end: url + m[0].length };
+  }
+  return undefined;
+};
+
+/** `webhookAt` for a URL written with escaped slashes (`https:\/\/hooks.slack.com\/…`). */
+const escapedWebhookAt = (text: string, start: number): Match | undefined => {
+  const url = urlStart(text, start);
+  if (url === undefined) return undefined;
+  const head = urlHead(text, start);
+  for (const rule of compiledUrlRules) {
+    if (!head.includes(rule.anchor)) continue;
+    rule.escaped.lastIndex = url;
+    const m = rule.escaped.exec(text);
     if (m !== null) return { start: url, end: url + m[0].length };
   }
   return undefined;
@@ -129,7 +212,7 @@ export const apiKey: Detector = {
       const s = candidates[k] as number;
       if (s < from || s < found) continue;
       if ((candidates[k + 1] as number) < 0) {
-        const e = tokenAt(text, s);
+        const e = tokenAt(text, s, false);
         if (e !== undefined) yield { start: s, end: (found = e) };
         continue;
       }
@@ -139,7 +222,7 @@ export const apiKey: Detector = {
         if (hook !== undefined && hook.start >= from) yield hook;
         continue;
       }
-      const e = tokenAt(text, s);
+      const e = tokenAt(text, s, true);
       if (e !== undefined) yield { start: s, end: (found = e) };
     }
   },
@@ -150,21 +233,31 @@ export const apiKey: Detector = {
     const run = runAround(text, last, 8192);
     for (const s of tokenStarts(text, run.start, text.length)) if (s >= from && prefixAt(text, s)) return s;
     const url = urlStart(text, run.start);
-    if (url !== undefined && url >= from && compiledUrlRules.some((rule) => text.slice(run.start, run.start + 48).includes(rule.anchor)))
-      return url;
+    if (url !== undefined && url >= from && compiledUrlRules.some((rule) => urlHead(text, run.start).includes(rule.anchor))) return url;
     return undefined;
   },
 };
 
+/**
+ * Quotes beyond ASCII a name or a value may be written in: guillemets (`«password»`), typographic
+ * quotes (`“token”`, `‘key’`, `„…“`), corner brackets and full-width quotes.
+ */
+const unicodeQuotes = "\u00ab\u00bb\u2039\u203a\u201c\u201d\u201e\u201f\u2018\u2019\u201a\u201b\u300c\u300d\u300e\u300f\uff02\uff07";
+/** Look-alikes of `:` and `=` that read as an assignment's operator (`password：…`, `token＝…`, `key∶ …`). */
+const unicodeOperators = "\uff1a\uff1d\u2236\ua789\ufe55\ufe13\u02f8\u05c3\u2254\ufe66";
+const UNICODE_QUOTE = new Set([...unicodeQuotes].map((c) => c.charCodeAt(0)));
+const UNICODE_COLON = new Set([...unicodeOperators].map((c) => c.charCodeAt(0)));
 /** Quotes (maybe escaped) and spaces around an assignment's operator. */
-const isQuoteOrSpace = (c: number): boolean => c === 32 || c === 9 || c === 34 || c === 39 || c === 96 || c === 92;
+const isQuoteOrSpace = (c: number): boolean =>
+  c === 32 || c === 9 || c === 34 || c === 39 || c === 96 || c === 92 || (c > 127 && UNICODE_QUOTE.has(c));
 const isNameChar = (c: number): boolean =>
   (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46;
 const keyword = new RegExp(secretKeywords, "i");
+const wholeName = new RegExp(`^(?:${wholeSecretNames})$`, "i");
 const notSecretName = new RegExp(`(?:^|[^A-Za-z])(?:${notSecretNames})(?:$|[^A-Za-z])`, "i");
 /** Flags that take their value after a space: `--password s3cret`, `-token …`. */
 const secretFlag = /^--?[A-Za-z0-9-]*(?:password|passwd|token|secret|api-key)$/i;
-const schemes = /^(?:token|basic|digest)$/i;
+const schemes = /^(?:token|basic|digest|apikey|key)$/i;
 
 /** The letters one of which every word `secretKeywords` matches holds, in either case (a test checks each). */
 const KEYWORD_LETTER = new Uint8Array(128);
@@ -188,7 +281,7 @@ export const namesSecret = (name: string): boolean => {
   // Names repeat (`request_id=`, `"version":` on every line): each is judged once.
   let known = judged.get(name);
   if (known === undefined) {
-    known = keyword.test(name) && !notSecretName.test(name);
+    known = (keyword.test(name) || wholeName.test(name)) && !notSecretName.test(name);
     if (judged.size >= 4096) judged.clear();
     judged.set(name, known);
   }
@@ -199,9 +292,19 @@ const judged = new Map<string, boolean>();
 /** Skip quotes and spaces backwards from `i`, at most 8. */
 const skipQuotes = (text: string, i: number, floor: number): number => {
   let k = 0;
-  while (i > floor && k < 8 && isQuoteOrSpace(text.charCodeAt(i - 1))) i--, k++;
+  for (; i > floor && k < 8; k++) {
+    if (isQuoteOrSpace(text.charCodeAt(i - 1))) i--;
+    else if (text.charCodeAt(i - 1) === 59) {
+      // A quote written as an HTML entity (`token=&quot;…&quot;`, `&#39;`).
+      const entity = htmlQuote.exec(text.slice(Math.max(floor, i - 8), i));
+      if (entity === null) break;
+      i -= entity[0].length;
+    } else break;
+  }
   return i;
 };
+/** A quote written as an HTML entity, at the end of a piece of text. */
+const htmlQuote = /&(?:quot|apos|#0*3[49]|#[xX]0*2[27]);$/;
 
 /** What names a value: nothing, an assignment or a flag, an HTTP authorization scheme. */
 type Named = 0 | 1 | 2;
@@ -211,8 +314,8 @@ const SCHEME = 2;
 
 /** What can stand right before a named value (see `namedSecret`), by code unit. */
 const BEFORE_NAMED = new Uint8Array(128);
-for (const c of " \t\"'`\\=:>,DdAa") BEFORE_NAMED[c.charCodeAt(0)] = 1;
-const mayFollowName = (c: number): boolean => c < 128 && BEFORE_NAMED[c] === 1;
+for (const c of " \t\"'`\\=:>,DdAa;") BEFORE_NAMED[c.charCodeAt(0)] = 1;
+const mayFollowName = (c: number): boolean => (c < 128 ? BEFORE_NAMED[c] === 1 : UNICODE_QUOTE.has(c) || UNICODE_COLON.has(c));
 
 /**
  * What in the text before `at` names a secret: an assignment to a name holding a keyword
@@ -227,13 +330,16 @@ const namedSecret = (text: string, at: number): Named => {
   const floor = Math.max(0, at - ASSIGNMENT_REACH);
   const afterOperator = skipQuotes(text, at, floor);
   let i = afterOperator;
+  let element = false;
   const c = text.charCodeAt(i - 1);
   if (c === 61) {
     i--; // =, :=, ?=
     const p = text.charCodeAt(i - 1);
     if (p === 58 || p === 63) i--;
-  } else if (c === 58) i--;
+  } else if (c === 58 || (c > 127 && UNICODE_COLON.has(c))) i--;
   else if (c === 62 && text.charCodeAt(i - 2) === 61) i -= 2;
+  // An XML element's text (`<password>…</password>`, `<apiKey>…`): its name follows a `<`.
+  else if (c === 62 && afterOperator === at && isNameChar(text.charCodeAt(i - 2))) i--, (element = true);
   // A quoted name and its value as a call's arguments: `getenv("api_token", "…")`.
   else if (c === 44 && afterOperator < at && text.charCodeAt(i - 2) !== 32 && isQuoteOrSpace(text.charCodeAt(i - 2))) i--;
   else if (i >= 3 && text.charCodeAt(i - 3) === 37 && text.charCodeAt(i - 2) === 51 && /[DdAa]/.test(text[i - 1] as string)) i -= 3;
@@ -246,7 +352,15 @@ const namedSecret = (text: string, at: number): Named => {
     const length = afterOperator - j;
     const head = text.charCodeAt(j) | 32;
     const flagged = text.charCodeAt(j) === 45;
-    if (!flagged && !((length === 6 && (head === 98 || head === 100)) || (length === 5 && (head === 116 || head === 98)))) return NONE;
+    if (
+      !flagged &&
+      !(
+        (length === 6 && (head === 98 || head === 100 || head === 97)) ||
+        (length === 5 && (head === 116 || head === 98)) ||
+        (length === 3 && head === 107)
+      )
+    )
+      return NONE;
     const word = text.slice(j, afterOperator);
     if (/^bearer$/i.test(word)) return SCHEME;
     if (flagged) return secretFlag.test(word) && text.charCodeAt(j - 1) !== 45 ? ASSIGNED : NONE;
@@ -257,13 +371,23 @@ const namedSecret = (text: string, at: number): Named => {
       ? SCHEME
       : NONE;
   }
-  const end = skipQuotes(text, i, floor);
+  let end = skipQuotes(text, i, floor);
+  // A subscript (`os.environ["API_KEY"] = …`, `config['password']: …`): the name is inside it.
+  if (text.charCodeAt(end - 1) === 93) end = skipQuotes(text, end - 1, floor);
   let j = end;
   // Every secret-naming word holds a `k`, `w`, `c` or `h` (`key`, `token`, `pwd`, `secret`,
   // `passphrase`): a name without one (`version`, `integrity`, `resolved`) is passed over
   // without a copy of it.
   let letters = 0;
   for (let c = text.charCodeAt(j - 1); j > floor && isNameChar(c); c = text.charCodeAt(--j - 1)) letters |= KEYWORD_LETTER[c] as number;
+  // An attribute pair naming a setting (`<add key="ApiKey" value="…" />`): the name is the quoted word before `value=`.
+  if (letters === 0 && end - j === 5 && text.charCodeAt(j - 1) === 32 && /^value$/i.test(text.slice(j, end))) {
+    end = skipQuotes(text, j, floor);
+    if (end === j - 1) return NONE;
+    for (let c = text.charCodeAt((j = end) - 1); j > floor && isNameChar(c); c = text.charCodeAt(--j - 1))
+      letters |= KEYWORD_LETTER[c] as number;
+  }
+  if (element && text.charCodeAt(j - 1) !== 60) return NONE;
   // Names with a keyword that hold no secret: `token_count`, `public_key`, `secret_name`, `max_tokens`.
   return letters !== 0 && namesSecret(text.slice(j, end)) ? ASSIGNED : NONE;
 };
@@ -333,9 +457,14 @@ const valueEnd = (text: string, start: number, end: number): number => {
 };
 
 /** What a short password value may be made of, and what makes it one. */
-const passwordValue = /[^\s"'`,;&<>()[\]{}$\\]{6,128}/y;
-const passwordName =
-  /(?<name>(?:passw(?:or)?d|passphrase|pwd)[A-Za-z0-9_.-]{0,24})["'`\\]{0,3}\s{0,3}(?:=|:=|:|=>|%3[DdAa])\s{0,3}["'`\\]{0,3}\s{0,2}/iy;
+const passwordValue = new RegExp(`[^\\s"'\`,;&<>()[\\]{}$\\\\${unicodeQuotes}]{6,128}`, "y");
+const quoteClass = `(?:["'\`\\\\${unicodeQuotes}]|&(?:quot|apos|#0*3[49]|#[xX]0*2[27]);)`;
+const passwordName = new RegExp(
+  `(?<name>(?:passw(?:or)?d|passphrase|pwd)[A-Za-z0-9_.-]{0,24})${quoteClass}{0,3}\\]?${quoteClass}{0,3}\\s{0,3}(?<op>=|:=|:|=>|%3[DdAa]|[${unicodeOperators}]|>|value\\s{0,3}=)\\s{0,3}${quoteClass}{0,3}\\s{0,2}`,
+  "iy",
+);
+/** A password after its name and blanks, with no operator, as `.netrc` and prose write one (`password hunter2!`). */
+const passwordSpaced = /(?:passw(?:or)?d|passphrase)[ \t]{1,3}["'`]?(?=[^\s])/iy;
 const notPassword =
   /^(?:string|str|text|none|null|nil|true|false|undefined|required|optional|password|passwd|secret|changeme|example|placeholder|redacted|hidden|masked|\*+|x+|\.+)$/i;
 
@@ -370,11 +499,24 @@ function* passwords(text: string, from: number): Generator<Match> {
 const passwordAt = (text: string, start: number, from: number): Match | undefined => {
   passwordName.lastIndex = start;
   const named = passwordName.exec(text);
-  if (named === null) return undefined;
+  let s: number;
+  let nameEnd: number;
+  if (named !== null) {
+    s = passwordName.lastIndex;
+    nameEnd = start + (named.groups?.name?.length ?? 0);
+  } else {
+    passwordSpaced.lastIndex = start;
+    if (!passwordSpaced.test(text)) return undefined;
+    s = passwordSpaced.lastIndex;
+    nameEnd = text.slice(start, s).trimEnd().length + start;
+  }
   let nameStart = start;
   while (nameStart > 0 && start - nameStart < 40 && /[A-Za-z0-9_.-]/.test(text[nameStart - 1] as string)) nameStart--;
-  if (notSecretName.test(text.slice(nameStart, start + (named.groups?.name?.length ?? 0)))) return undefined;
-  const s = passwordName.lastIndex;
+  if (notSecretName.test(text.slice(nameStart, nameEnd))) return undefined;
+  // `>` ends an XML element's name (`<password>…`), nothing else; `value=` follows a quoted name (`key="Password" value="…"`).
+  const op = named?.groups?.op;
+  if (op === ">" && text.charCodeAt(nameStart - 1) !== 60) return undefined;
+  if (op !== undefined && (op.charCodeAt(0) | 32) === 118 && !/^["'] $/.test(text.slice(nameEnd, nameEnd + 2))) return undefined;
   if (s < from) return undefined;
   // A quoted value ends at its closing quote (it may hold `&`, `;` or spaces); a bare one at the first of them.
   const quote = text[s - 1];
@@ -391,8 +533,13 @@ const passwordAt = (text: string, start: number, from: number): Match | undefine
   }
   const value = text.slice(s, e);
   if (e - s < 6 || notPassword.test(value) || /^(.)\1*$/.test(value)) return undefined;
-  // An identifier, a call or a reference (`getPassword`, `config.db.password`) is code, not a password.
+  // An identifier, a call or a reference (`getPassword`, `config.db.password`, `process.env.DB_PASSWORD`) is code, not a password.
   if (/^[a-z][a-z.]*$/i.test(value) && !/\d/.test(value)) return undefined;
+  if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(value)) return undefined;
+  // A name with nothing after it but a line break, then another setting (`Password: ⏎ password_hash=…`): no password.
+  if (/[\r\n]/.test(text.slice(nameEnd, s)) && /^[A-Za-z_][\w.-]*\s{0,2}(?:=|:)/.test(text.slice(s, s + 64))) return undefined;
+  // Without an operator the value must not be a word of prose (`password protected`, `password reset`).
+  if (named === null && /^[A-Za-z-]+$/.test(value)) return undefined;
   return { start: s, end: e };
 };
 
@@ -513,7 +660,8 @@ export const privateKey: Detector = {
 };
 
 const schemeChar = (c: number): boolean => (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122) || c === 43 || c === 46 || c === 45;
-const userinfo = /[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/(?<user>[^\s:/?#@"'<>]{0,256}):(?<pass>[^\s/?#@"'<>]{1,256})@/y;
+// A password may hold `#` and `@` unencoded (`postgres://app:p@ss#1@db`): it ends at the last `@` before the host.
+const userinfo = /[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/(?<user>[^\s:/?#@"'<>]{0,256}):(?<pass>[^\s/?"'<>]{1,256})@/y;
 
 /**
  * Passwords in URLs (`https://user:pass@host`, `postgres://app:pass@db/x`, `mongodb+srv://…`),
@@ -535,6 +683,10 @@ export const urlCredentials: Detector = {
     for (let at = text.indexOf("@"); at !== -1; at = text.indexOf("@", at + 1)) {
       while (next !== -1 && next < at) (sep = next), (next = text.indexOf("://", next + 3));
       if (sep === -1 || at - sep > 520) continue;
+      // A password may hold `@`: only the last one before the host ends it, and each earlier one
+      // is passed over here (a pattern tried from each would read the rest of the password again).
+      const nextAt = text.indexOf("@", at + 1);
+      if (nextAt !== -1 && nextAt - at <= 256 && !/[\s/?"'<>]/.test(text.slice(at + 1, nextAt))) continue;
       let s = sep;
       while (s > 0 && schemeChar(text.charCodeAt(s - 1)) && sep - s < 30) s--;
       userinfo.lastIndex = s;

@@ -68,8 +68,9 @@ export const tokenRules: readonly TokenRule[] = [
   {
     id: "stripe-secret-key",
     source: "secretlint:@secretlint/secretlint-rule-stripe",
-    prefixes: ["sk_live_", "sk_test_", "rk_live_", "rk_test_"],
-    token: "[rs]k_(?:live|test)_[A-Za-z0-9]{16,}(?![A-Za-z0-9])",
+    // gitleaks' stripe-access-token adds the `_prod_` keys.
+    prefixes: ["sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_"],
+    token: "[rs]k_(?:live|test|prod)_[A-Za-z0-9]{16,}(?![A-Za-z0-9])",
   },
   {
     id: "github-app-installation-token",
@@ -92,8 +93,9 @@ export const tokenRules: readonly TokenRule[] = [
   {
     id: "gitlab-token",
     source: "secretlint:@secretlint/secretlint-rule-gitlab",
-    prefixes: ["glpat-", "glptt-", "gldt-", "glrt-", "glcbt-", "glft-", "glimt-", "glagent-", "glsoat-", "gloas-"],
-    token: "gl(?:pat|ptt|dt|rt|cbt|ft|imt|agent|soat|oas)-[A-Za-z0-9_-]{20,}" + tokenTail,
+    // With gitleaks' feature flag client tokens (`glffct-`).
+    prefixes: ["glpat-", "glptt-", "gldt-", "glrt-", "glcbt-", "glft-", "glffct-", "glimt-", "glagent-", "glsoat-", "gloas-"],
+    token: "gl(?:pat|ptt|dt|rt|cbt|ft|ffct|imt|agent|soat|oas)-[A-Za-z0-9_-]{20,}" + tokenTail,
   },
   {
     id: "grafana-cloud-token",
@@ -192,7 +194,8 @@ export const tokenRules: readonly TokenRule[] = [
     id: "jwt",
     source: "gitleaks:jwt",
     prefixes: ["eyJ"],
-    token: "eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}" + tokenTail,
+    // An unsigned token (`"alg": "none"`) ends at its second dot: still a credential wherever it is accepted.
+    token: "eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*",
   },
   {
     id: "digitalocean-token",
@@ -358,6 +361,168 @@ export const tokenRules: readonly TokenRule[] = [
 ];
 
 /**
+ * Token rules looked for only where a run of token characters starts (after a space, a quote, an
+ * operator) or after a `=` in it, not after every character inside a run that is not a letter:
+ * their prefixes start with two characters that are common there (`/api/…`, `/v1/…`, hex ids,
+ * `_AB…`), and looking for them inside every run cost 4 to 6 % on service logs. All from
+ * gitleaks' rules, which `tokenRules` did not cover.
+ *
+ * @example
+ * runStartRules.some((r) => r.id === "perplexity-api-key") // true
+ */
+export const runStartRules: readonly TokenRule[] = [
+  {
+    id: "grafana-api-key",
+    source: "gitleaks:grafana-api-key",
+    prefixes: ["eyJrIjoi"],
+    token: "eyJrIjoi[A-Za-z0-9]{70,}={0,3}(?![A-Za-z0-9+/=])",
+  },
+  {
+    id: "jwt-base64",
+    source: "gitleaks:jwt-base64",
+    prefixes: ["ZXlKaGJHY2lPaU"],
+    token: "ZXlKaGJHY2lPaU[A-Za-z0-9+/]{40,}={0,2}(?![A-Za-z0-9+/=])",
+  },
+  {
+    id: "perplexity-api-key",
+    source: "gitleaks:perplexity-api-key",
+    prefixes: ["pplx-"],
+    token: "pplx-[A-Za-z0-9]{48}(?![A-Za-z0-9])",
+  },
+  {
+    id: "artifactory-api-key",
+    source: "gitleaks:artifactory-api-key",
+    prefixes: ["AKCp"],
+    token: "AKCp[A-Za-z0-9]{69}(?![A-Za-z0-9])",
+  },
+  {
+    id: "artifactory-reference-token",
+    source: "gitleaks:artifactory-reference-token",
+    prefixes: ["cmVmd"],
+    token: "cmVmd[A-Za-z0-9]{59}(?![A-Za-z0-9])",
+  },
+  {
+    id: "huggingface-organization-token",
+    source: "gitleaks:huggingface-organization-api-token",
+    prefixes: ["api_org_"],
+    token: "api_org_[A-Za-z]{34}(?![A-Za-z0-9])",
+  },
+  {
+    id: "sourcegraph-access-token",
+    source: "gitleaks:sourcegraph-access-token",
+    prefixes: ["sgp_"],
+    token: "sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}(?![A-Za-z0-9])",
+  },
+  {
+    id: "openshift-user-token",
+    source: "gitleaks:openshift-user-token",
+    prefixes: ["sha256~"],
+    token: "sha256~[A-Za-z0-9_-]{43}" + tokenTail,
+  },
+  {
+    id: "aws-bedrock-api-key",
+    source: "gitleaks:aws-amazon-bedrock-api-key-long-lived",
+    prefixes: ["ABSK", "bedrock-api-key-"],
+    token: "(?:ABSK[A-Za-z0-9+/]{109,}={0,2}|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=%]*)(?![A-Za-z0-9+/=])",
+  },
+  {
+    id: "octopus-deploy-api-key",
+    source: "gitleaks:octopus-deploy-api-key",
+    prefixes: ["API-"],
+    token: "API-[A-Z0-9]{26}(?![A-Za-z0-9])",
+  },
+  { id: "infracost-api-token", source: "gitleaks:infracost-api-token", prefixes: ["ico-"], token: "ico-[A-Za-z0-9]{32}(?![A-Za-z0-9])" },
+  {
+    id: "duffel-api-token",
+    source: "gitleaks:duffel-api-token",
+    prefixes: ["duffel_test_", "duffel_live_"],
+    token: "duffel_(?:test|live)_[A-Za-z0-9_=-]{43}" + tokenTail,
+  },
+  {
+    id: "flutterwave-secret-key",
+    source: "gitleaks:flutterwave-secret-key",
+    prefixes: ["FLWSECK_TEST-", "FLWSECK-"],
+    token: "FLWSECK(?:_TEST)?-[A-Ha-h0-9]{12,}(?:-X)?(?![A-Za-z0-9])",
+  },
+  {
+    id: "settlemint-access-token",
+    source: "gitleaks:settlemint-personal-access-token",
+    prefixes: ["sm_aat_", "sm_pat_", "sm_sat_"],
+    token: "sm_(?:aat|pat|sat)_[A-Za-z0-9]{16}(?![A-Za-z0-9])",
+  },
+  {
+    id: "clickhouse-cloud-api-secret-key",
+    source: "gitleaks:clickhouse-cloud-api-secret-key",
+    prefixes: ["4b1d"],
+    token: "4b1d[A-Za-z0-9]{38}(?![A-Za-z0-9])",
+  },
+  {
+    id: "cloudflare-origin-ca-key",
+    source: "gitleaks:cloudflare-origin-ca-key",
+    prefixes: ["v1.0-"],
+    token: "v1\\.0-[a-f0-9]{24}-[a-f0-9]{146}(?![A-Za-z0-9])",
+  },
+  {
+    id: "facebook-page-access-token",
+    source: "gitleaks:facebook-page-access-token",
+    prefixes: ["EAAC", "EAAM"],
+    token: "EAA[MC][A-Za-z0-9]{100,}(?![A-Za-z0-9])",
+  },
+  {
+    id: "gitlab-runner-registration-token",
+    source: "gitleaks:gitlab-rrt",
+    prefixes: ["GR1348941"],
+    token: "GR1348941[A-Za-z0-9_-]{20,}" + tokenTail,
+  },
+  {
+    id: "gitlab-session-cookie",
+    source: "gitleaks:gitlab-session-cookie",
+    prefixes: ["_gitlab_session="],
+    token: "_gitlab_session=[0-9a-z]{32}(?![A-Za-z0-9])",
+  },
+  {
+    id: "defined-networking-api-token",
+    source: "gitleaks:defined-networking-api-token",
+    prefixes: ["dnkey-"],
+    token: "dnkey-[A-Za-z0-9=_-]{26}-[A-Za-z0-9=_-]{52}" + tokenTail,
+  },
+  {
+    id: "intra42-client-secret",
+    source: "gitleaks:intra42-client-secret",
+    prefixes: ["s-s4t2ud-", "s-s4t2af-"],
+    token: "s-s4t2(?:ud|af)-[a-fA-F0-9]{64}(?![A-Za-z0-9])",
+  },
+  {
+    id: "authress-service-client-access-key",
+    source: "gitleaks:authress-service-client-access-key",
+    prefixes: ["sc_", "ext_", "scauth_", "authress_"],
+    token:
+      "(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\\.[A-Za-z0-9]{4,6}\\.acc[_-][A-Za-z0-9-]{10,32}\\.[A-Za-z0-9+/_=-]{30,}" + tokenTail,
+  },
+  {
+    id: "yandex-api-key",
+    source: "gitleaks:yandex-api-key",
+    prefixes: ["AQVN"],
+    token: "AQVN[A-Za-z0-9_-]{35,38}" + tokenTail,
+  },
+  {
+    id: "stripe-webhook-secret",
+    source: "agent-onion: Stripe's webhook signing secrets",
+    prefixes: ["whsec_"],
+    token: "whsec_[A-Za-z0-9+/]{32,}={0,2}(?![A-Za-z0-9+/=])",
+  },
+  {
+    // Base64 of a PEM private key's header, as kubeconfig's `client-key-data` and a Kubernetes
+    // secret's `tls.key` hold a key; a certificate's (`LS0tLS1CRUdJTiBDRVJU…`) is left alone.
+    id: "base64-private-key",
+    source: "agent-onion: base64 of gitleaks' private-key header",
+    prefixes: ["LS0tLS1CRUdJTi"],
+    token:
+      "LS0tLS1CRUdJTi(?:BSU0EgUFJJVkFURSBLRVkt|BFQyBQUklWQVRFIEtFWS|BEU0EgUFJJVkFURSBLRVkt|BPUEVOU1NIIFBSSVZBVEUgS0VZ|BQUklWQVRFIEtFWS|BFTkNSWVBURUQgUFJJVkFURSBLRVkt|BQR1AgUFJJVkFURSBLRVkgQkxPQ0st)[A-Za-z0-9+/]*={0,2}(?![A-Za-z0-9+/=])",
+  },
+];
+
+/**
  * Credentials that are whole URLs (the URL is the secret: whoever has it can post): found from the
  * host name, redacted from the scheme to the end of the URL.
  */
@@ -396,6 +561,24 @@ export const urlRules: readonly UrlRule[] = [
     url: "https?://(?:[a-z]+\\.)?discordapp\\.com/api/webhooks/\\d{5,30}/[A-Za-z0-9_-]{30,}",
   },
   {
+    id: "google-chat-webhook",
+    source: "agent-onion: Google Chat's incoming webhook URLs (their key and token are in the query)",
+    anchor: "chat.googleapis.com/v1/spaces/",
+    url: "https://chat\\.googleapis\\.com/v1/spaces/[A-Za-z0-9_-]{6,}/messages\\?[A-Za-z0-9_.~%&=-]{20,}",
+  },
+  {
+    id: "zapier-webhook",
+    source: "agent-onion: Zapier's catch hook URLs",
+    anchor: "hooks.zapier.com/hooks/catch/",
+    url: "https://hooks\\.zapier\\.com/hooks/catch/\\d{3,}/[A-Za-z0-9]{4,}/?",
+  },
+  {
+    id: "ifttt-webhook",
+    source: "agent-onion: IFTTT's webhook URLs (the key is in the path)",
+    anchor: "maker.ifttt.com/trigger/",
+    url: "https://maker\\.ifttt\\.com/trigger/[A-Za-z0-9_-]{1,100}/(?:json/)?with/key/[A-Za-z0-9_-]{16,}",
+  },
+  {
     id: "microsoft-teams-webhook",
     source: "gitleaks:microsoft-teams-webhook",
     anchor: ".webhook.office.com/webhookb2/",
@@ -406,17 +589,26 @@ export const urlRules: readonly UrlRule[] = [
 /**
  * Words that name a secret in an assignment (`GITHUB_TOKEN=`, `"client_secret": "`, `password:`),
  * modeled on gitleaks' `generic-api-key` keywords, with `key` only in compounds that name a
- * secret (`api_key`, `secret_key`, `private_key`, ...).
+ * secret (`api_key`, `secret_key`, `private_key`, ...); `auth` is one only as a whole name (see
+ * `wholeSecretNames`).
  */
 export const secretKeywords =
   "api[_.-]?key|apikey|api[_.-]?token|access[_.-]?(?:key|token)|account[_.-]?key|shared[_.-]?access[_.-]?key|auth[_.-]?(?:key|token)|secret|token|passw(?:or)?d|passphrase|pwd|credentials?|creds|private[_.-]?key|signing[_.-]?key|encryption[_.-]?key|master[_.-]?key|session[_.-]?key|client[_.-]?key|[_-]key";
+
+/**
+ * Names that say their value is secret only when they are the whole name: `.npmrc`'s `_auth`, docker's `"auth"`.
+ *
+ * @example
+ * new RegExp(`^(?:${wholeSecretNames})$`, "i").test("_auth") // true
+ */
+export const wholeSecretNames = "_?auth";
 
 /**
  * Names that hold a keyword but no secret, from gitleaks' allow list of the generic rule: ids,
  * names, lengths, files and public or structural keys.
  */
 export const notSecretNames =
-  "(?:next|prev(?:ious)?)?[_.-]?page[_.-]?token|(?:next|continuation|sync|resume)[_.-]?token|(?:token|secret|key|api|credentials?)[_.-]?(?:ids?|names?|length|size|type|types|count|counts|file|path|ur[il]|endpoint|version|expir\\w*|limit|usage|format|prefix)|(?:csrf|xsrf|public|max|input|output|total|prompt|completion|cache|refresh[_.-]?token[_.-]?expir)[_.-]?tokens?|tokeni[sz]\\w*|(?:bucket|foreign|hot|idx|natural|primary|pub(?:lic)?|schema|sequence|sort|partition|cache|idempotency|object|row|map|hash|dict|lookup|index|composite|unique)[_.-]?key|key[_.-]?(?:alias|board|code|frame|id|length|mesh|name|pair|press(?:ed)?|ring|selector|signature|size|stone|storetype|word|up|down|left|right|vault\\w*|store\\w*|tab\\w*|file|path|type|s)|user[_.-]?secrets?[_.-]?id|secret[_.-]?(?:ref|arn|manager)";
+  "(?:next|prev(?:ious)?)?[_.-]?page[_.-]?token|(?:next|continuation|sync|resume)[_.-]?token|(?:token|secret|key|api|credentials?)[_.-]?(?:ids?|names?|length|size|type|types|count|counts|file|path|ur[il]|endpoint|version|expir\\w*|limit|usage|format|prefix)|(?:csrf|xsrf|public|max|input|output|total|prompt|completion|cache|refresh[_.-]?token[_.-]?expir)[_.-]?tokens?|tokeni[sz]\\w*|pub(?:lic)?[_.-]?key[_.-]?token|(?:passw(?:or)?d|passphrase|pwd)[_.-]?(?:hash\\w*|algorithm|min\\w*|max\\w*|length|policy|policies|reset\\w*|chang\\w*|expir\\w*|hint|prompt|field|label|strength|rules?|history|age|complexity|updated\\w*|last\\w*|less|protected|manager|file|path|ur[il]|endpoint|form|input|required|enabled|attempts|retries|lockout|\\w*_at)|(?:bucket|foreign|hot|idx|natural|primary|pub(?:lic)?|schema|sequence|sort|partition|cache|idempotency|object|row|map|hash|dict|lookup|index|composite|unique)[_.-]?key|key[_.-]?(?:alias|board|code|frame|id|length|mesh|name|pair|press(?:ed)?|ring|selector|signature|size|stone|storetype|word|up|down|left|right|vault\\w*|store\\w*|tab\\w*|file|path|type|s)|user[_.-]?secrets?[_.-]?id|secret[_.-]?(?:ref|arn|manager)";
 
 /**
  * Rules of secretlint's recommended preset that are covered by a detector other than a token
