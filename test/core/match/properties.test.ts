@@ -159,6 +159,12 @@ describe("globs where we differ from picomatch on purpose", () => {
     expect(picomatch("x/*.*", PICOMATCH_OPTIONS)("x/a.")).toBe(true); // picomatch's parser agrees; only its fast path differs
     expect(picomatch("**/*.*", PICOMATCH_OPTIONS)("x/a.")).toBe(false);
   });
+
+  test("a dot is a dot before a segment of three stars", () => {
+    expect(compileGlob("b./**/***")("ba/-")).toBe(false);
+    expect(compileGlob("b./**/***")("b./-")).toBe(true);
+    expect(picomatch("b./**/***", PICOMATCH_OPTIONS)("ba/-")).toBe(true); // picomatch reads the dot as any character there
+  });
 });
 
 describe("globs agree with picomatch", () => {
@@ -175,10 +181,11 @@ describe("globs agree with picomatch", () => {
   // let both match. And picomatch compiles the whole patterns `*.*` and `**/*.*` by a fast path
   // that wants a character after the dot (`a.` fails), while its parser lets `x/*.*` match `x/a.`;
   // we treat `*` alike everywhere, as bash and minimatch do (found by this property, seed -504401265).
+  // Patterns with three stars in a row are left to the example above (picomatch misreads a dot before them).
   const quirk = /(?:^|\/)[^/]*\*\/\*\*(?:\/|$)/;
   const fastPaths = new Set(["*.*", "**/*.*"]);
   test.prop([pattern, path], { numRuns: 2000 })("compileGlob(p)(path) equals picomatch(p, options)(path)", (p, target) => {
-    fc.pre(!quirk.test(p) && !fastPaths.has(p) && !p.split("/").some((s) => s === "." || s === ".."));
+    fc.pre(!quirk.test(p) && !fastPaths.has(p) && !p.includes("***") && !p.split("/").some((s) => s === "." || s === ".."));
     expect(compileGlob(p)(target)).toBe(picomatch(p, PICOMATCH_OPTIONS)(target));
   });
 });
