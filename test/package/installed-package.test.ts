@@ -33,7 +33,12 @@ const docsImports = (): string[] => {
       [...s.code.matchAll(/^import\s[^"']*["']([^"']+)["']/gm)]
         .map((m) => m[1] as string)
         .filter((m) => !m.startsWith("agent-onion") && !m.startsWith("node:") && !m.startsWith("."))
-        .map((m) => m.split("/").slice(0, m.startsWith("@") ? 2 : 1).join("/")),
+        .map((m) =>
+          m
+            .split("/")
+            .slice(0, m.startsWith("@") ? 2 : 1)
+            .join("/"),
+        ),
     ),
   );
   return [...names].sort();
@@ -297,11 +302,14 @@ describe("the programs of the pages of docs/", () => {
   let compiled: Ran | undefined;
   let redisUrl: string | undefined;
   let redis: ReturnType<typeof spawn> | undefined;
-  const hasRedis = existsSync("/usr/bin/redis-server") || (process.env.PATH ?? "").split(":").some((d) => existsSync(join(d, "redis-server")));
+  const hasRedis =
+    existsSync("/usr/bin/redis-server") || (process.env.PATH ?? "").split(":").some((d) => existsSync(join(d, "redis-server")));
   beforeAll(async () => {
     if (hasRedis && docSnippets.some((s) => s.needs === "redis")) {
       const port = await freePort();
-      redis = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+      redis = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+        stdio: "ignore",
+      });
       redisUrl = `redis://127.0.0.1:${port}`;
     }
     // One compilation for every page; each program's test reports the errors in its own file.
@@ -317,11 +325,17 @@ describe("the programs of the pages of docs/", () => {
 
   it("type-check with nothing left over outside the programs", () => {
     expect(docSnippets.length).toBeGreaterThan(0);
-    const outside = (compiled?.stdout ?? "").split("\n").filter((l) => /^\S/.test(l) && !docSnippets.some((s) => l.startsWith(`docs/${s.name}.ts(`)));
+    const outside = (compiled?.stdout ?? "")
+      .split("\n")
+      .filter((l) => /^\S/.test(l) && !docSnippets.some((s) => l.startsWith(`docs/${s.name}.ts(`)));
     expect(outside).toEqual([]);
   });
 
-  it.each(docSnippets.map((s) => [s.where, s.needs === "nothing" ? "runs" : s.needs === "redis" ? "runs with Redis" : "only compiles", s] as const))(
+  it.each(
+    docSnippets.map(
+      (s) => [s.where, s.needs === "nothing" ? "runs" : s.needs === "redis" ? "runs with Redis" : "only compiles", s] as const,
+    ),
+  )(
     "%s type-checks and %s",
     async (_where, _runs, snippet) => {
       expect(conventionProblem(snippet)).toBeUndefined();

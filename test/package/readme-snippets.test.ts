@@ -51,7 +51,7 @@ describe("conventionProblem", () => {
   });
 
   it("names the page and the line of a docs block that imports nothing from agent-onion", () => {
-    const [snippet] = tsSnippets("# Page\n\n```ts compile-only\nimport { z } from \"zod\";\nz.string();\n```\n", "docs/page.md");
+    const [snippet] = tsSnippets('# Page\n\n```ts compile-only\nimport { z } from "zod";\nz.string();\n```\n', "docs/page.md");
     expect(conventionProblem(snippet!)).toMatch(/^docs\/page\.md:3: a ```ts block must be a complete program/);
     expect(tsSnippets(page, "docs/page.md").map(conventionProblem)).toEqual([undefined, undefined, undefined]);
   });
