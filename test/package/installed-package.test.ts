@@ -264,7 +264,8 @@ describe(`the programs of ${snippets[0]?.where.replace(/:\d+$/, "") ?? "the READ
   const projects = ["readme-esm", "readme-bundler", "readme-cjs"] as const;
   const compiled = new Map<string, Ran>();
   beforeAll(async () => {
-    // One compilation per project; each program's test reports the errors in its own file.
+    // One compilation per project; each program's test reports the errors in its own file (tsc names files from its working
+    // directory: `readme-esm/readme-44.ts(3,1): error ...`).
     for (const [project, result] of await Promise.all(projects.map(async (p) => [p, await tsc(dir, join(p, "tsconfig.json"))] as const)))
       compiled.set(project, result);
   }, 120_000);
@@ -278,7 +279,7 @@ describe(`the programs of ${snippets[0]?.where.replace(/:\d+$/, "") ?? "the READ
     "%s type-checks and runs in an ES module, a bundler and a CommonJS project",
     async (_where, snippet) => {
       for (const project of projects) {
-        const errors = (compiled.get(project)?.stdout ?? "").split("\n").filter((l) => l.startsWith(`${snippet.name}.ts(`));
+        const errors = (compiled.get(project)?.stdout ?? "").split("\n").filter((l) => l.startsWith(`${project}/${snippet.name}.ts(`));
         expect({ project, errors }).toEqual({ project, errors: [] });
         const ran = await run(process.execPath, [join(project, "out", `${snippet.name}.js`)], dir, "", 30_000);
         expect({ project, code: ran.code, stderr: ran.stderr }).toEqual({ project, code: 0, stderr: "" });
@@ -323,11 +324,14 @@ describe("the programs of the pages of docs/", () => {
     expect(docsImports().filter((n) => !(n in docsDependencies()))).toEqual([]);
   });
 
-  it("type-check with nothing left over outside the programs", () => {
+  it("type-check with nothing left over outside the programs but in other packages' declarations", () => {
+    // Under these settings (exactOptionalPropertyTypes, no skipLibCheck) the declarations of LangChain, the AI SDK
+    // and the OpenAI Agents SDK have errors of their own; those of agent-onion must have none.
     expect(docSnippets.length).toBeGreaterThan(0);
     const outside = (compiled?.stdout ?? "")
       .split("\n")
-      .filter((l) => /^\S/.test(l) && !docSnippets.some((s) => l.startsWith(`docs/${s.name}.ts(`)));
+      .filter((l) => /^\S/.test(l) && !docSnippets.some((s) => l.startsWith(`docs/${s.name}.ts(`)))
+      .filter((l) => !/^(\.\.\/)?node_modules\//.test(l) || /^(\.\.\/)?node_modules\/agent-onion\//.test(l));
     expect(outside).toEqual([]);
   });
 
