@@ -3,7 +3,7 @@
  */
 import { SHELL_TOOLS } from "../core/match/condition.ts";
 import { readDetail, UNREADABLE_DETAIL } from "../core/match/detail.ts";
-import { searchGlob } from "../core/match/search.ts";
+import { grepGlobs, searchGlob } from "../core/match/search.ts";
 import { gate, observe } from "../core/point.ts";
 import type { Outcome } from "../core/outcome.ts";
 import type {
@@ -47,26 +47,27 @@ const KEYS_BY_TOOL: ReadonlyMap<string, readonly string[]> = new Map<string, rea
 ]);
 
 /**
- * The search tools: the directory they search (default the working directory) and the file pattern
- * that narrows it. Grep's `glob` is matched as ripgrep matches it (a name without `/` at any depth);
- * Glob's `pattern` is relative to its `path` unless absolute.
+ * The search tools: the directory they search (default the working directory) and the file patterns
+ * that narrow it, each matched as ripgrep's `--glob` matches it (a name without `/` at any depth).
+ * Grep's `glob` holds several globs, split as Claude Code splits it; Glob's `pattern` is one,
+ * relative to its `path` unless absolute.
  */
-const SEARCHES: ReadonlyMap<string, { readonly filter?: string; readonly anyDepth: boolean }> = new Map([
-  ["Grep", { filter: "glob", anyDepth: true }],
-  ["Glob", { filter: "pattern", anyDepth: false }],
-  ["LS", { anyDepth: false }],
+const SEARCHES: ReadonlyMap<string, { readonly filter?: string; readonly split: boolean }> = new Map([
+  ["Grep", { filter: "glob", split: true }],
+  ["Glob", { filter: "pattern", split: false }],
+  ["LS", { split: false }],
 ]);
 
 /** A search as one glob (`searchGlob`); unreadable when a field is not a string or holds a NUL (no path can). */
 const searchDetail = (
   input: Record<string, unknown>,
-  search: { readonly filter?: string; readonly anyDepth: boolean },
+  search: { readonly filter?: string; readonly split: boolean },
 ): string | undefined => {
   const dir = readDetail(input.path);
   const filter = search.filter === undefined ? undefined : readDetail(input[search.filter]);
   if (dir === UNREADABLE_DETAIL || filter === UNREADABLE_DETAIL) return UNREADABLE_DETAIL;
   if (dir?.includes("\u0000") || filter?.includes("\u0000")) return UNREADABLE_DETAIL;
-  return searchGlob(dir, filter, search.anyDepth) ?? UNREADABLE_DETAIL;
+  return searchGlob(dir, filter === undefined ? undefined : search.split ? grepGlobs(filter) : [filter], search.split) ?? UNREADABLE_DETAIL;
 };
 
 /**
@@ -100,13 +101,20 @@ export const toolDetails = (call: ToolCall): string[] => {
 
 /**
  * The detail a `Name(pattern)` condition is matched against: the command of shell tools,
- * the path of file tools, the URL of fetch tools; for a tool it does not know, the first of
- * `toolDetails`. Another key in the input never stands in for a known tool's own field.
+ * the path of file tools, the URL of fetch tools; for a tool it does not know, the one string
+ * among its candidate fields. Another key in the input never stands in for a known tool's own
+ * field. When the fields that could be the detail disagree (`{ file_path: "/tmp/ok", path:
+ * "/etc/passwd" }`: which one the tool reads is not known), the detail is `UNREADABLE_DETAIL`,
+ * which a deny condition in a hook's `match` matches, as `toolPolicy`'s deny matches any of them.
  *
  * @example
  * toolDetail({ id: "1", name: "Bash", input: { command: "git push" } }) // "git push"
+ * toolDetail({ id: "2", name: "mcp__fs__read", input: { file_path: "/tmp/ok", path: "/etc/passwd" } }) === UNREADABLE_DETAIL // true
  */
-export const toolDetail = (call: ToolCall): string | undefined => toolDetails(call)[0];
+export const toolDetail = (call: ToolCall): string | undefined => {
+  const details = toolDetails(call);
+  return details.every((d) => d === details[0]) ? details[0] : UNREADABLE_DETAIL;
+};
 
 /**
  * A step's type, for `{ stepType }` matchers (a tool execution or a final response): `"tool"`

@@ -58,10 +58,12 @@ export const plainData = (value: unknown, where = ""): unknown => {
       }
       const out: Record<string, unknown> = {};
       for (const key of Object.keys(v)) {
+        // Kept as a key, it would become a prototype wherever the input is copied by assignment
+        // (`Object.assign`, a JSON round trip into a naive merge): fields the guards never saw.
+        if (key === "__proto__")
+          throw new NotPlainDataError(`${where}${path === "" ? key : `${path}.${key}`}: a __proto__ key is not plain data`);
         const item = (v as Record<string, unknown>)[key];
         if (item === undefined) continue;
-        // Defined, not assigned: an own `__proto__` key (as `JSON.parse` makes) stays a key instead of
-        // becoming the copy's prototype, whose fields every reader would then see as the answer's own.
         Object.defineProperty(out, key, {
           value: copy(item, path === "" ? key : `${path}.${key}`, depth + 1),
           enumerable: true,
@@ -127,7 +129,7 @@ const decode = (
   const fields = schema[decision as Decoded["decision"]];
   const known = Object.keys(fields);
   for (const key of present)
-    if (!(key in fields))
+    if (!Object.hasOwn(fields, key))
       return { ok: false, problem: `${key} is unexpected, expected: ${known.map((k) => JSON.stringify(k)).join(" | ")}` };
   for (const [key, field] of Object.entries(fields)) {
     if (!present.includes(key)) {
@@ -194,10 +196,11 @@ const kindOf = (v: unknown): string =>
 
 /**
  * Why `edited` cannot replace `original` (undefined when it can): it must be of the same JSON kind
- * (an object stays an object), keep every top-level field (a tool call keeps `id`, `name` and
- * `input`), keep the kind of every field both have, at any depth (a tool's `input` object cannot
- * become a string), and keep the point's subject (a call to `Bash` stays a call to `Bash`),
- * since guards already matched on it. Fields may be added or dropped below the top level.
+ * (an object stays an object), keep exactly the top-level fields (a tool call keeps `id`, `name` and
+ * `input`, and gains none), keep the kind of every field both have, at any depth (a tool's `input`
+ * object cannot become a string), and keep the point's subject (a call to `Bash` stays a call to
+ * `Bash`), since guards already matched on it. Fields may be added or dropped below the top level
+ * (every guard outside the asking hook reads the edited input again).
  *
  * @example
  * editProblem({ name: "Bash", input: { command: "ls" } }, { name: "Bash", input: "rm -rf /" }) // "input: the edit turns an object into a string"
@@ -243,5 +246,6 @@ const sameShape = (original: unknown, edited: unknown, path: string, top: boolea
     const problem = sameShape(x[key], y[key], at, false);
     if (problem !== undefined) return problem;
   }
+  if (top) for (const key of Object.keys(y)) if (!Object.hasOwn(x, key) && y[key] !== undefined) return `the edit adds the field "${key}"`;
   return undefined;
 };

@@ -12,7 +12,7 @@
 import { ExecutorError } from "./errors.ts";
 import { agentEvents, type AgentEvent } from "./events.ts";
 import type { HookAnswer } from "./hook-answer.ts";
-import { parseJson } from "./json.ts";
+import { duplicateKeys, parseJson } from "./json.ts";
 import type { ProcessResult } from "./process.ts";
 import { cleanText } from "./sanitize.ts";
 import { malformedMessage, readHookOutput } from "./schemas.ts";
@@ -53,9 +53,11 @@ const textIgnored = (event: AgentEvent): boolean => {
 };
 
 /** A parsed JSON object read against the event's schema: unknown fields ignored, a malformed deciding field unreadable. */
-const readObject = (hook: string, event: AgentEvent, value: unknown): Pick<HookAnswer, "output" | "ignored"> => {
+const readObject = (hook: string, event: AgentEvent, value: unknown, text: string): Pick<HookAnswer, "output" | "ignored"> => {
   const read = readHookOutput(event, value);
   const ignored = [
+    // Claude Code's JSON.parse keeps the last of a key given twice; so does this reader, and says so.
+    ...[...new Set(duplicateKeys(text))].map((path) => `${path}: given more than once; the last is read, as Claude Code reads it`),
     ...read.unknown.map((path) => `${path}: not a field Claude Code reads on ${event}`),
     ...read.malformed.filter((m) => !m.decisive).map((m) => `${m.path}: ${m.message}`),
   ];
@@ -91,7 +93,7 @@ export const readAnswerText = (hook: string, event: AgentEvent, text: string): P
         throw new ExecutorError("invalid-json", `hook "${hook}" printed invalid JSON: ${(error as Error).message}`);
       return { text: cleanText(trimmed) }; // `{WIP} on main`: text that happens to start with a brace
     }
-    return readObject(hook, event, value);
+    return readObject(hook, event, value, trimmed);
   }
   if (objectAtEnd(trimmed))
     throw new ExecutorError(

@@ -17,6 +17,43 @@ const dangerous = new Set(["__proto__", "constructor", "prototype"]);
 export const parseJson = (text: string): unknown => JSON.parse(text, (key, value: unknown) => (dangerous.has(key) ? undefined : value));
 
 /**
+ * The keys a JSON text names twice in one object, as paths (`hookSpecificOutput.permissionDecision`),
+ * in the order met. `JSON.parse` keeps the last of each, as Claude Code does; a hook that prints two
+ * decisions should hear that only one was read. `text` must be valid JSON (it is scanned, not
+ * parsed: one pass, linear in its length).
+ *
+ * @example
+ * duplicateKeys('{"decision":"approve","decision":"block"}') // ["decision"]
+ */
+export const duplicateKeys = (text: string): string[] => {
+  const found: string[] = [];
+  // One entry per open container: the keys of an object so far (and the key being read), or null for an array.
+  const stack: ({ keys: Set<string>; at: string } | null)[] = [];
+  const where = (key: string): string => [...stack.flatMap((s) => (s === null || s.at === "" ? [] : [s.at])).slice(0, -1), key].join(".");
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      const token = text.slice(i, j + 1);
+      i = j;
+      const top = stack.at(-1);
+      if (top === undefined || top === null) continue;
+      let k = j + 1;
+      while (text[k] === " " || text[k] === "\t" || text[k] === "\n" || text[k] === "\r") k++;
+      if (text[k] !== ":") continue;
+      const key = token.includes("\\") ? (JSON.parse(token) as string) : token.slice(1, -1);
+      top.at = key;
+      if (top.keys.has(key)) found.push(where(key));
+      else top.keys.add(key);
+    } else if (c === "{") stack.push({ keys: new Set(), at: "" });
+    else if (c === "[") stack.push(null);
+    else if (c === "}" || c === "]") stack.pop();
+  }
+  return found;
+};
+
+/**
  * Thrown by `stringifyEvent` for a value JSON cannot carry faithfully; `path` names the field.
  *
  * @example

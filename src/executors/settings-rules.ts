@@ -22,8 +22,11 @@ const urlPattern = (pattern: string): LinearRegExp => {
   const path = slash < 0 ? "" : pattern.slice(slash);
   const host = authority.split("*").map(escape).join("[A-Za-z0-9.-]*");
   const rest = path.split("*").map(escape).join(".*");
-  return compileLinearRegExp(`^${host}${rest}$`);
+  // Tested against the settings' own hook URLs, not long text a model wrote: a larger program is fine.
+  return compileLinearRegExp(`^${host}${rest}$`, MAX_URL_PROGRAM);
 };
+
+const MAX_URL_PROGRAM = 20_000;
 
 /**
  * Whether `url` matches `allowedHttpHookUrls` (no list means any URL). A `*` in the host part

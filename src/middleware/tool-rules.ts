@@ -28,6 +28,7 @@
  * `Edit`/`Write` rule of the same list (`/dev/null` and the process's descriptors need none).
  */
 import { SHELL_TOOLS, compileCondition, compileShellPattern, type ShellPattern } from "../core/match/condition.ts";
+import { RegistrationError } from "../core/errors.ts";
 import { compileMatcher } from "../core/match/matcher.ts";
 import { compilePathRule, pathSettings } from "../core/match/path-rule.ts";
 import { analyseShell, type ShellFile } from "../core/match/shell.ts";
@@ -53,8 +54,8 @@ const sourceOf = (rule: ToolRule, matcher: Matcher): string => (typeof rule === 
  * compileDenyRules(["Bash(rm *)"], "policy")({ id: "1", name: "Bash", input: { command: "ls && rm -rf /" } }) // "Bash(rm *)"
  */
 export const compileDenyRules = (rules: readonly ToolRule[], owner: string, paths?: PathOptions): RuleTest => {
-  const matchers = rules.map((rule) => {
-    const matcher = compileMatcher(rule, owner, paths === undefined ? undefined : { paths });
+  const matchers = rules.map((rule, i) => {
+    const matcher = atRule(owner, "deny", i, () => compileMatcher(rule, owner, paths === undefined ? undefined : { paths }));
     // Only a condition reads the detail; a function rule runs once per call.
     return {
       source: sourceOf(rule, matcher),
@@ -86,6 +87,17 @@ export const compileDenyRules = (rules: readonly ToolRule[], owner: string, path
     }
     return undefined;
   };
+};
+
+/** Compile one rule; a registration error names the rule's list and place (`deny[1]`) instead of `match`. */
+const atRule = <T>(owner: string, side: "allow" | "deny", index: number, compile: () => T): T => {
+  try {
+    return compile();
+  } catch (error) {
+    if (!(error instanceof RegistrationError) || error.field !== "match") throw error;
+    const problem = error.message.slice(`hook "${error.hook}": match `.length);
+    throw new RegistrationError(owner, `${side}[${index}]`, problem);
+  }
 };
 
 /** Which kind of file access a path rule's tool stands for, if any: `Read(…)` reads, `Edit(…)`/`Write(…)` writes. */
@@ -129,8 +141,9 @@ export const compileAllowRules = (rules: readonly ToolRule[], owner: string, pat
     any: boolean;
     allows: (path: string, call: ToolCall, metadata?: Readonly<Record<string, unknown>>) => boolean;
   }[] = [];
-  for (const rule of rules) {
-    const matcher = compileMatcher(rule, owner, paths === undefined ? undefined : { paths }); // validates every rule with the core's messages
+  for (const [i, rule] of rules.entries()) {
+    // validates every rule with the core's messages, naming the rule's place in the list
+    const matcher = atRule(owner, "allow", i, () => compileMatcher(rule, owner, paths === undefined ? undefined : { paths }));
     const source = sourceOf(rule, matcher);
     const parts = typeof rule === "string" ? conditioned.exec(rule) : null;
     if (parts === null || parts[2]!.trim() === "*") {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { toolDetail, toolDetails } from "../../src/agent/points.ts";
 import { createAgentStack } from "../../src/agent/index.ts";
+import { Reject } from "../../src/core/action.ts";
 import { UNREADABLE_DETAIL } from "../../src/core/match/detail.ts";
 import { toolPolicy, withMiddleware } from "../../src/middleware/index.ts";
 
@@ -15,6 +16,22 @@ describe("toolDetail", () => {
     expect(toolDetail(call("WebFetch", { command: "x", url: "https://example.com" }))).toBe("https://example.com");
   });
 
+  it("is unreadable when the fields that could be the detail disagree, so a deny hook's condition matches", async () => {
+    expect(toolDetail(call("mcp__fs__read_file", { file_path: "/tmp/ok", path: "/etc/passwd" }))).toBe(UNREADABLE_DETAIL);
+    expect(toolDetail(call("Read", { file_path: "src/a.ts", path: "/etc/passwd" }))).toBe(UNREADABLE_DETAIL);
+    expect(toolDetail(call("Read", { file_path: "src/a.ts", path: "src/a.ts" }))).toBe("src/a.ts");
+    expect(toolDetail(call("Bash", { command: "ls", cmd: "rm -rf /tmp/x" }))).toBe(UNREADABLE_DETAIL);
+    const stack = createAgentStack().use("toolCall", {
+      name: "no-etc",
+      match: "mcp__fs__read_file(/etc/**)",
+      before: () => Reject("not /etc"),
+    });
+    const decoy = call("mcp__fs__read_file", { file_path: "/tmp/ok", path: "/etc/passwd" });
+    expect(await stack.run("toolCall", decoy, () => ({ content: "read" }))).toMatchObject({ _tag: "Rejected" });
+    const plain = call("mcp__fs__read_file", { path: "/tmp/ok" });
+    expect(await stack.run("toolCall", plain, () => ({ content: "read" }))).toMatchObject({ _tag: "Completed" });
+  });
+
   it("has nothing for a known tool whose field is missing, even when another key is a string", () => {
     expect(toolDetail(call("Read", { command: "src/x" }))).toBeUndefined();
   });
@@ -27,21 +44,40 @@ describe("toolDetails", () => {
   });
 
   it("reads a search (Grep, Glob, LS) as one glob: its directory, read literally, then its file pattern", () => {
-    expect(toolDetails(call("Glob", { pattern: "/etc/*" }))).toEqual(["/etc/*"]);
+    expect(toolDetails(call("Glob", { pattern: "/etc/*" }))).toEqual(["/etc/**/*"]);
     expect(toolDetails(call("Glob", { pattern: "../secrets/*", path: "src" }))).toEqual(["src/../secrets/*"]);
-    expect(toolDetails(call("Glob", { pattern: "~/.ssh/*", path: "src" }))).toEqual(["~/.ssh/*"]);
+    expect(toolDetails(call("Glob", { pattern: "~/.ssh/*", path: "src" }))).toEqual(["~/.ssh/**/*"]);
     expect(toolDetails(call("Glob", { pattern: "x/../../../etc/*", path: "src" }))).toEqual(["src/x/../../../etc/*"]);
     expect(toolDetails(call("Glob", { pattern: "**/*.ts", path: "src" }))).toEqual(["src/**/*.ts"]);
     expect(toolDetails(call("Glob", { pattern: "**/*.ts" }))).toEqual(["./**/*.ts"]);
-    expect(toolDetails(call("Glob", { pattern: "*", path: "a*b[1]" }))).toEqual(["a[*]b[[]1[]]/*"]);
+    expect(toolDetails(call("Glob", { pattern: "*", path: "a*b[1]" }))).toEqual(["a[*]b[[]1[]]/**/*"]);
     expect(toolDetails(call("Grep", { pattern: "TODO", glob: "*.env" }))).toEqual(["./**/*.env"]);
     expect(toolDetails(call("Grep", { pattern: "TODO", path: "/etc", glob: "ssh/*" }))).toEqual(["/etc/ssh/*"]);
     expect(toolDetails(call("LS", { path: "/etc" }))).toEqual(["/etc"]);
     expect(toolDetails(call("LS", {}))).toEqual(["."]);
   });
 
+  it("reads a file pattern without a slash at any depth, as ripgrep's --glob does", () => {
+    expect(toolDetails(call("Glob", { pattern: "*.pem" }))).toEqual(["./**/*.pem"]);
+    expect(toolDetails(call("Glob", { pattern: "/etc/*.key" }))).toEqual(["/etc/**/*.key"]);
+    expect(toolDetails(call("Glob", { pattern: "/etc/ssl/*/x.key" }))).toEqual(["/etc/ssl/*/x.key"]);
+  });
+
+  it("splits Grep's glob into globs as Claude Code does: on whitespace, then on commas outside braces", () => {
+    expect(toolDetails(call("Grep", { pattern: "x", glob: "*.ts,.env" }))).toEqual(["{./**/*.ts,./**/.env}"]);
+    expect(toolDetails(call("Grep", { pattern: "x", glob: "*.ts  .env" }))).toEqual(["{./**/*.ts,./**/.env}"]);
+    expect(toolDetails(call("Grep", { pattern: "x", glob: "*.{ts,tsx}" }))).toEqual(["{./**/*.ts,./**/*.tsx}"]);
+    expect(toolDetails(call("Grep", { pattern: "x", path: "src", glob: "/a.ts" }))).toEqual(["{/**/a.ts,src/a.ts}"]);
+  });
+
+  it("reads a glob that starts with ! as an exclusion, which narrows nothing", () => {
+    expect(toolDetails(call("Grep", { pattern: "x", path: "src", glob: "!*.ts" }))).toEqual(["src"]);
+    expect(toolDetails(call("Grep", { pattern: "x", path: "src", glob: "!*.ts,*.env" }))).toEqual(["src/**/*.env"]);
+    expect(toolDetails(call("Glob", { pattern: "!*.md" }))).toEqual(["."]);
+  });
+
   it("expands a Glob pattern's braces, so an absolute alternative stands on its own", () => {
-    expect(toolDetails(call("Glob", { pattern: "{/etc,x}/passwd", path: "src" }))).toEqual(["{/etc/passwd,src/x/passwd}"]);
+    expect(toolDetails(call("Glob", { pattern: "{/etc,x}/passwd", path: "src" }))).toEqual(["{/etc/**/passwd,src/x/passwd}"]);
     expect(toolDetails(call("Glob", { pattern: "**/*.{ts,tsx}", path: "src" }))).toEqual(["{src/**/*.ts,src/**/*.tsx}"]);
     expect(toolDetails(call("Glob", { pattern: "{..,x}/secrets/*", path: "src" }))).toEqual(["src/{..,x}/secrets/*"]);
   });

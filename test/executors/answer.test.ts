@@ -62,10 +62,20 @@ const unreadable: readonly (readonly [string, string])[] = [
   ["a bare word", "OK"],
   ["a number", "2"],
   ["text after the JSON", '{"decision":"block","reason":"no"} done'],
+  ["a reset code after the JSON", '{"decision":"block","reason":"no"}\u001b[0m'],
+  ["two objects split by a carriage return", '{"decision":"approve"}\r{"decision":"block","reason":"no"}'],
+  ["JSON null", "null"],
+  ["JSON true", "true"],
+  ["a JSON array of two objects", '[{"decision":"approve"},{"decision":"block"}]'],
 ];
 
 describe("stdout that is not one JSON object, on a gate", () => {
-  it.each(unreadable)("%s is an unreadable answer", (_what, text) => {
+  // A NUL cannot travel in the fixture's arguments: these are read directly.
+  it.each<readonly [string, string]>([
+    ...unreadable,
+    ["a NUL after the JSON", '{"decision":"block","reason":"no"}\u0000'],
+    ["a NUL before the JSON", '\u0000{"decision":"block","reason":"no"}'],
+  ])("%s is an unreadable answer", (_what, text) => {
     expect(() => readAnswerText("guard", "PreToolUse", text)).toThrow(/hook "guard" printed/);
   });
 
@@ -79,11 +89,37 @@ describe("stdout that is not one JSON object, on a gate", () => {
     expect(ran).toBe(false);
   });
 
+  it("a byte order mark before the JSON is trimmed, as Claude Code trims it", () => {
+    expect(readAnswerText("guard", "PreToolUse", '\ufeff{"decision":"block","reason":"no"}')).toEqual({
+      output: { decision: "block", reason: "no" },
+    });
+  });
+
   it("whitespace around one JSON object is fine", () => {
     expect(readAnswerText("guard", "PreToolUse", '\n  {"decision":"block","reason":"no"}\r\n\t')).toEqual({
       output: { decision: "block", reason: "no" },
     });
     expect(readAnswerText("guard", "PreToolUse", " \n\r\t ")).toEqual({});
+  });
+});
+
+describe("one JSON object that gives a key twice", () => {
+  // Claude Code keeps the last (test/claude-code/observed/answer-text.test.ts): so does this reader, with a notice.
+  it.each([
+    ["an allow then a deny", "allow", "deny", "deny"],
+    ["a deny then an allow", "deny", "allow", "allow"],
+  ])("%s: the last is read, and the notice says the key was given twice", (_what, first, last, read) => {
+    const text = `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"${first}","permissionDecision":"${last}"}}`;
+    expect(readAnswerText("guard", "PreToolUse", text)).toEqual({
+      output: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: read } },
+      ignored: ["hookSpecificOutput.permissionDecision: given more than once; the last is read, as Claude Code reads it"],
+    });
+  });
+
+  it("legacy decision given twice: the last", () => {
+    expect(readAnswerText("guard", "PreToolUse", '{"decision":"approve","decision":"block"}')).toMatchObject({
+      output: { decision: "block" },
+    });
   });
 });
 

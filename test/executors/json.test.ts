@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseJson, SerializeError, stringifyEvent } from "../../src/executors/json.ts";
+import { duplicateKeys, parseJson, SerializeError, stringifyEvent } from "../../src/executors/json.ts";
 
 describe("parseJson", () => {
   it("drops __proto__, constructor and prototype keys at every depth", () => {
@@ -15,6 +15,29 @@ describe("parseJson", () => {
         const text = JSON.stringify({ [key]: { polluted: true }, nested: [{ [key]: value }] });
         const parsed = parseJson(text) as Record<string, unknown>;
         return ({} as Record<string, unknown>).polluted === undefined && !Object.hasOwn(parsed, key);
+      }),
+    );
+  });
+});
+
+describe("duplicateKeys", () => {
+  it("names each key given twice in one object, by its path, however it is escaped", () => {
+    expect(duplicateKeys('{"decision":"approve","decision":"block"}')).toEqual(["decision"]);
+    expect(duplicateKeys('{"a":{"b":1,"b":2},"c":[{"d":1,"d":2}],"x":"\\"y\\":","decisio\\u006e":1,"decision":2}')).toEqual([
+      "a.b",
+      "c.d",
+      "decision",
+    ]);
+    expect(duplicateKeys('{"a":{"k":1},"b":{"k":1},"s":"{\\"k\\":1,\\"k\\":2}"}')).toEqual([]);
+  });
+
+  it("finds none in what JSON.stringify writes, and finds what a repeated key adds", () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.string(), (value, key) => {
+        const text = JSON.stringify(value);
+        if (duplicateKeys(text).length !== 0) return false;
+        const doubled = `{${JSON.stringify(key)}:1,${text.slice(1, -1)}${text === "{}" ? "" : ","}${JSON.stringify(key)}:2}`;
+        return duplicateKeys(doubled).includes(key);
       }),
     );
   });

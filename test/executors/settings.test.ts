@@ -348,6 +348,13 @@ describe("fromClaudeSettings: trust and allowlists", () => {
     expect(load(settings).hooks.length === 1).toBe(loads);
   });
 
+  it("reads a long allowedHttpHookUrls pattern, whose program is larger than a matcher may have", () => {
+    const pattern = `https://${"*a".repeat(250)}.example.com/*`;
+    const url = `https://${"a".repeat(250)}.example.com/pre`;
+    const settings = { allowedHttpHookUrls: [pattern], hooks: { PreToolUse: [{ hooks: [{ type: "http", url }] }] } };
+    expect(load(settings).hooks).toHaveLength(1);
+  });
+
   it("says which HTTP hook the allowlist refused by its host and a hash, never its path or query, which may hold a webhook's credential", () => {
     const url = "https://hooks.example.net/services/T000/B000/sk_live_4eC39HqLyjWDarjtT1zdp7dc?token=abc";
     const { unused } = load({

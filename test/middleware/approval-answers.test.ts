@@ -275,6 +275,26 @@ const corpus: readonly Case[] = [
     answer: () => ({ decision: "edit", input: "rm -rf /" }),
     label: { denied: /the edit turns an object into a string/ },
   },
+  {
+    name: "edit that adds a field to the call",
+    answer: edit((c) => ({ ...c, providerExecuted: true })),
+    label: { denied: /the edit adds the field "providerExecuted"/ },
+  },
+  {
+    name: "edit whose input holds a __proto__ key",
+    answer: () => ({ decision: "edit", input: JSON.parse('{"id":"c1","name":"Bash","input":{"__proto__":{"command":"rm -rf /"}}}') }),
+    label: { denied: /input.input.__proto__: a __proto__ key is not plain data/ },
+  },
+  {
+    name: "approve with a __proto__ key",
+    answer: () => JSON.parse('{"decision":"approve","__proto__":{"decision":"deny"}}'),
+    label: { denied: /__proto__: a __proto__ key is not plain data/ },
+  },
+  {
+    name: "edit that swaps the command for a cmd the guards read too",
+    answer: edit((c) => ({ ...c, input: { cmd: "rm -rf /tmp/x" } })),
+    label: { denied: /Bash\(rm \*\)/ },
+  },
   { name: "edit to null", answer: () => ({ decision: "edit", input: null }), label: { denied: /the edit turns an object into null/ } },
   { name: "edit without an input", answer: () => ({ decision: "edit" }), label: { denied: /input is missing/ } },
   {

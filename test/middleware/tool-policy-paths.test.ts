@@ -3,7 +3,7 @@
  * deny case runs through a hook `match` and through `toolPolicy`'s deny list; each allow case
  * through `toolPolicy`'s allow list. `P` is the project directory, the calls' working directory.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -12,6 +12,7 @@ import { Reject } from "../../src/core/action.ts";
 import { compileMatcher } from "../../src/core/match/matcher.ts";
 import type { PathOptions } from "../../src/core/match/types.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
+import { approval } from "../../src/middleware/approval.ts";
 import { toolPolicy } from "../../src/middleware/tool-policy.ts";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "agent-onion-paths-")));
@@ -41,6 +42,11 @@ symlinkSync(`${outside}/new.txt`, `${P}/src/dangling`); // a link to a file that
 symlinkSync(`${outside}/nodir`, `${P}/src/dangdir`); // a link to a directory that does not exist yet
 symlinkSync("loop-b", `${P}/src/loop-a`); // links in a circle
 symlinkSync("loop-a", `${P}/src/loop-b`);
+symlinkSync(outside, `${P}/src/cafe\u0301`); // a link whose name is in NFD: another name than "café" (NFC) on Linux
+symlinkSync(outside, `${P}/src/win\\out`); // a link whose name holds a backslash, one name on POSIX
+linkSync(`${outside}/x.ts`, `${P}/src/hard.ts`); // a second name, in src, for a file outside
+mkdirSync(`${P}/src/deep/er`, { recursive: true });
+writeFileSync(`${P}/src/deep/er/key.pem`, "x");
 
 const depth = P.split("/").length - 1;
 const up = "../".repeat(depth + 2); // more than enough to climb to the root from P
@@ -199,6 +205,74 @@ const corpus: Case[] = [
   allow("Read does not allow a Glob through a link out of src", "Read(src/**)", "Glob", { pattern: "src/etc/*" }, false),
   allow("Edit allows MultiEdit in src", "Edit(src/**)", "MultiEdit", file("src/a.ts"), true),
   allow("Edit does not allow Read", "Edit(src/**)", "Read", file("src/a.ts"), false),
+
+  // names as the kernel reads them: bytes, not normalised text; a backslash is part of a name on POSIX
+  allow("an NFD-named link out of src", "Write(src/**)", "Write", file("src/cafe\u0301/x.ts"), false),
+  deny("an NFD-named link to a denied directory", `Write(/${outside}/**)`, "Write", file("src/cafe\u0301/x.ts"), true),
+  allow("an NFC name of a new file in src", "Write(src/**)", "Write", file("src/caf\u00e9.ts"), true),
+  allow("an NFD directory is not the NFC one a rule names", "Write(src/na\u00efve/**)", "Write", file("src/nai\u0308ve/a.ts"), false),
+  allow("an NFD directory a rule names in NFD", "Write(src/nai\u0308ve/**)", "Write", file("src/nai\u0308ve/a.ts"), true),
+  allow("an NFC directory a rule names in NFC", "Write(src/na\u00efve/**)", "Write", file("src/na\u00efve/a.ts"), true),
+  deny("an NFD path to an NFC directory deny rule", "Write(src/na\u00efve/**)", "Write", file("src/nai\u0308ve/a.ts"), true),
+  deny("an NFD path to an NFC deny rule", "Read(**/caf\u00e9.env)", "Read", file("cafe\u0301.env"), true),
+  allow("a backslash-named link out of src", "Write(src/**)", "Write", file("src/win\\out/x.ts"), false),
+  deny("a backslash-named link to a denied directory", `Write(/${outside}/**)`, "Write", file("src/win\\out/x.ts"), true),
+  deny("backslashes read as separators by a deny", "Read(**/.env)", "Read", file("config\\.env"), true),
+  allow("a backslash in a new file's name in src", "Write(src/**)", "Write", file("src/a\\b.ts"), true),
+
+  // a tool that normalises the path first (path.resolve) drops `missing/..`, then follows links
+  allow("missing/.. before a link out of src", "Write(src/**)", "Write", file("src/missing/../out/x.ts"), false),
+  deny("missing/.. before a link to a denied directory", `Write(/${outside}/**)`, "Write", file("src/missing/../out/x.ts"), true),
+  allow("missing/.. that stays in src", "Write(src/**)", "Write", file("src/missing/../lib/b.ts"), true),
+  deny("a path with spaces around it, read trimmed", "Read(**/.env)", "Read", file(` ${P}/.env `), true),
+
+  // hard links: a file with another name elsewhere
+  allow("writing a file hard-linked from outside src", "Write(src/**)", "Write", file("src/hard.ts"), false),
+  allow("editing a file hard-linked from outside src", "Edit(src/**)", "Edit", file("src/hard.ts"), false),
+  allow("reading a hard-linked file in src", "Read(src/**)", "Read", file("src/hard.ts"), true),
+  allow("writing a hard-linked file when links are not resolved", "Write(src/**)", "Write", file("src/hard.ts"), true, {
+    paths: { symlinks: false },
+  }),
+
+  // very long paths and trailing separators
+  deny("a very long path through a link", `Write(/${outside}/**)`, "Write", file(`src/out/${"a/".repeat(3000)}x`), true),
+  allow("a very long path through a link allows nothing", "Write(src/**)", "Write", file(`src/out/${"a/".repeat(3000)}x`), false),
+  deny(
+    "a name longer than any file system allows, after a link",
+    `Write(/${outside}/**)`,
+    "Write",
+    file(`src/out/${"b".repeat(300)}/x`),
+    true,
+  ),
+  deny("a link with a trailing /.", `Read(/${outside}/**)`, "Read", file("src/out/."), true),
+  deny("a link with a trailing /", `Read(/${outside}/**)`, "Read", file("src/out/"), true),
+
+  // paths that are no file's name, or that name a descriptor of the tool's own process
+  deny("a NUL in the path", "Read(//nothing/here)", "Read", file(`${P}/.env\u0000.txt`), true),
+  allow("a NUL in the path allows nothing", "Read(**)", "Read", file(`${P}/src/a.ts\u0000`), false),
+  deny("/dev/stdin is the tool's descriptor", "Read(//nothing/here)", "Read", file("/dev/stdin"), true),
+  deny("/proc/self/fd/N is the tool's descriptor", "Read(//nothing/here)", "Read", file("/proc/self/fd/7"), true),
+  deny("/dev/fd/N is the tool's descriptor", "Write(//nothing/here)", "Write", file("/dev/fd/1"), true),
+  allow("/dev/fd/N allows nothing", "Write(**)", "Write", file("/dev/fd/1"), false),
+
+  // home directories as tools and shells expand them
+  deny("$HOME is the home directory", "Read(~/.ssh/**)", "Read", file("$HOME/.ssh/id_rsa"), true, { paths: { home } }),
+  deny("${HOME} is the home directory", "Read(~/.ssh/**)", "Read", file("${HOME}/.ssh/id_rsa"), true, { paths: { home } }),
+  deny("~root is root's home", "Read(//root/**)", "Read", file("~root/.ssh/id_rsa"), true),
+  allow("$HOME allows only what the home directory does", "Read(src/**)", "Read", file("$HOME/.ssh/id_rsa"), false, { paths: { home } }),
+
+  // searches as ripgrep reads their globs
+  deny("Grep's glob is several globs split on commas", "Read(**/.env)", "Grep", { pattern: "x", glob: "*.ts,.env" }, true),
+  deny("Grep's glob is several globs split on spaces", "Read(**/.env)", "Grep", { pattern: "x", glob: "*.ts .env" }, true),
+  deny("a Grep of other files is not refused", "Read(**/.env)", "Grep", { pattern: "x", glob: "*.ts,*.md" }, false),
+  deny("a glob without / names files at any depth", "Read(src/deep/er/*.pem)", "Glob", { pattern: "*.pem" }, true),
+  deny("an absolute Glob reads its file pattern at any depth", "Read(//etc/ssl/private/*.key)", "Glob", { pattern: "/etc/*.key" }, true),
+  deny("only exclusions: an unfiltered search, read when asked", "Read(**/.env)", "Grep", { pattern: "x", glob: "!*.ts" }, true, {
+    paths: { searchContents: true },
+  }),
+  deny("an exclusion names no file", "Read(**/.env)", "Grep", { pattern: "x", glob: "!.env" }, false),
+  allow("Read allows a Grep of src with several globs", "Read(src/**)", "Grep", { pattern: "x", path: "src", glob: "*.ts *.tsx" }, true),
+  allow("Read allows an absolute Glob inside src", "Read(src/**)", "Glob", { pattern: `${P}/src/**/*.ts` }, true),
 ];
 
 const call = (tool: string, input: Record<string, unknown>): ToolCall => ({ id: "t1", name: tool, input });
@@ -234,6 +308,41 @@ describe("path rules on a real tree with symbolic links", () => {
     expect([...sides].sort()).toEqual(["allow", "deny"]);
     expect(corpus.filter((c) => c.expected).length).toBeGreaterThan(20);
     expect(corpus.filter((c) => !c.expected).length).toBeGreaterThan(20);
+  });
+});
+
+describe("path rules and an approver's edit", () => {
+  const edited = (to: Record<string, unknown>) =>
+    withMiddleware(
+      createAgentStack({ approval: (r) => ({ decision: "edit", input: { ...(r.input as ToolCall), input: to } }) }),
+      toolPolicy({ deny: [`Write(/${outside}/**)`], allow: ["Write(src/**)"], paths: { projectDir: P, cwd: P } }),
+      approval({ match: "Write", timeoutMs: 2_000 }),
+    );
+  const run = async (to: Record<string, unknown>) => {
+    const ran: unknown[] = [];
+    const outcome = await edited(to).run(
+      "toolCall",
+      call("Write", { file_path: "src/a.ts", content: "x" }),
+      (c) => (ran.push(c), { content: "ran" }),
+    );
+    return { outcome, ran };
+  };
+
+  it.each([
+    ["a path through a link out of the project", { file_path: "src/out/x.ts", content: "x" }],
+    ["a path through an NFD-named link", { file_path: "src/cafe\u0301/x.ts", content: "x" }],
+    ["a second path field the tool may read", { file_path: "src/a.ts", path: `${outside}/x.ts`, content: "x" }],
+    ["a path with missing/.. before a link", { file_path: "src/missing/../out/x.ts", content: "x" }],
+  ])("reads the edited path again: %s is refused", async (_label, to) => {
+    const { outcome, ran } = await run(to);
+    expect(outcome._tag).toBe("Rejected");
+    expect(ran).toEqual([]);
+  });
+
+  it("runs an edit to another allowed path", async () => {
+    const { outcome, ran } = await run({ file_path: "src/lib/b.ts", content: "x" });
+    expect(outcome._tag).toBe("Completed");
+    expect(ran).toMatchObject([{ input: { file_path: "src/lib/b.ts" } }]);
   });
 });
 
@@ -285,6 +394,18 @@ describe("path rules with the default options", () => {
     expect(() => compileMatcher("Read(x)", "h", { paths: { projectDir: 5 as never } })).toThrow(
       /hook "h": match options: paths.projectDir must be a non-empty string/,
     );
+  });
+
+  it("name the rule's list and place when one is refused at registration", () => {
+    expect(() => toolPolicy({ deny: ["Bash", "(.*a){1000}"] })).toThrow(/^hook "toolPolicy": deny\[1\] "\(\.\*a\)\{1000\}" compiles to/);
+    expect(() => toolPolicy({ allow: ["Read(src/*/../x)"] })).toThrow(/^hook "toolPolicy": allow\[0\] .*has "\.\." after a wildcard/);
+  });
+
+  it("refuse a rule that starts with a home variable, at registration, saying to write ~/", () => {
+    expect(() => toolPolicy({ deny: ["Read($HOME/.ssh/**)"] })).toThrow(
+      /rules do not expand; write ~\/ for the home directory \("~\/.ssh\/\*\*"\)/,
+    );
+    expect(() => compileMatcher("Read(${HOME}/.aws/**)", "guard")).toThrow(/^hook "guard": match .*write ~\//);
   });
 
   it("refuse a rule with .. after a wildcard, at registration", () => {

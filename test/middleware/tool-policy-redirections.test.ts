@@ -116,7 +116,86 @@ describe("an allow list and the files a shell command writes", () => {
   });
 
   it("allows a write to any file to a bare Write or Edit allow rule", async () => {
+    expect(await decide("tar -xf a.tar", { allow: ["Bash(tar *)", "Write"] })).toBe("ran");
     expect(await decide('echo x > "$F"', { allow: ["Bash(echo *)", "Edit"] })).toBe("ran");
+  });
+});
+
+describe("an allow list and the files programs write by their own options", () => {
+  const allow = [
+    ...ALLOW,
+    "Bash(sort *)",
+    "Bash(tar *)",
+    "Bash(npx tsc *)",
+    "Bash(tsc *)",
+    "Bash(python3 -m pytest *)",
+    "Bash(go test *)",
+    "Bash(cargo test *)",
+    "Bash(make *)",
+  ];
+  const allowed = [
+    "sort -o src/lib/sorted.ts src/a.ts",
+    "sort -uo src/lib/sorted.ts src/a.ts",
+    "sort -o /dev/stdout src/a.ts",
+    "tar -tzf a.tgz",
+    "tar -xOf a.tar",
+    "tar -cf - src | cat",
+    "npx tsc --noEmit",
+    "npx tsc -b",
+    "python3 -m pytest -x tests/",
+    "python3 -m pytest -p no:cacheprovider",
+    "go test ./...",
+    "cargo test --workspace",
+    "make test VERBOSE=1",
+    "git apply --check x.patch",
+  ];
+  it.each(allowed)("allows %s", async (command) => {
+    expect(await decide(command, { allow })).toBe("ran");
+  });
+  // Write(src/**/*.ts) covers none of these: each writes a file out of it, or every file of a directory.
+  const refused = [
+    "sort -o .git/config src/a.ts",
+    "sort --out=conftest.py src/a.ts",
+    "sort -mo/etc/x src/a.ts",
+    "tar -xf a.tar",
+    "tar xzf a.tgz",
+    "tar -xf a.tar -C src",
+    "tar -C /etc -xf a.tar",
+    "tar xfC a.tar /etc",
+    "tar --ext --file=a.tar",
+    "tar -xPf a.tar",
+    "tar -xf a.tar --one-top-level=/etc",
+    "tar -cf - src --transform=s,.*,conftest.py, | tar -xf -",
+    "tar -cf .git/config src",
+    "tar czf conftest.py src",
+    "tar -g .git/config -cf /dev/null src",
+    "tar -cf /dev/null --remove-files src",
+    "npx tsc --outDir /etc",
+    "npx tsc -OUTDIR /etc",
+    "npx tsc --outFile conftest.py src/a.ts",
+    "npx tsc --init",
+    "tsc --declarationDir src",
+    "python3 -m pytest --basetemp=src",
+    "python3 -m pytest --junitxml=.git/config",
+    "python3 -m pytest --debug",
+    "go test -o .git/hooks/pre-commit -c .",
+    "go test -coverprofile .git/config ./...",
+    "go test . -args -test.cpuprofile=.git/config",
+    "cargo test --target-dir=src",
+    "cargo test -- --logfile .git/config",
+    "git apply <<< x",
+    "git diff | git apply -R",
+    "git am < x.mbox",
+    "git checkout-index -f conftest.py",
+    "git checkout-index -a -f",
+  ];
+  it.each(refused)("refuses %s", async (command) => {
+    expect(await decide(command, { allow })).toBe("refused");
+  });
+
+  it("allows a directory's files when a rule covers every file under it", async () => {
+    expect(await decide("tar -xf a.tar -C src", { allow: [...allow, "Write(src/**)"] })).toBe("ran");
+    expect(await decide("npx tsc --outDir build", { allow: [...allow, "Edit(build/**)"] })).toBe("ran");
   });
 });
 
@@ -146,6 +225,13 @@ describe("a deny list and the files a shell command opens", () => {
     "git init /etc/x",
     "git config -f /etc/x user.name y",
     "git config --system user.name y",
+    // a path opened after a command that may make a link is not known: every deny rule of its kind matches
+    "ln -s x y; source ./config/env.sh",
+    "source ./config/env.sh | ln -s x y",
+    "sort -o /etc/x src/a.ts",
+    "tar -xf a.tar -C /etc",
+    "npx tsc --outDir /etc",
+    "go test -o /etc/x -c .",
   ];
   it.each(denied)("refuses %s", async (command) => {
     expect(await decide(command, { deny: DENY })).toBe("refused");
@@ -158,6 +244,8 @@ describe("a deny list and the files a shell command opens", () => {
     // a program's own file arguments are its own: the shell analysis sees redirections, not what cat opens
     "cat .env",
     "echo x | tee /etc/passwd",
+    // a file the first command opens before anything else of the text runs keeps its path
+    "source ./config/env.sh && echo $X",
   ];
   it.each(passed)("lets %s through", async (command) => {
     expect(await decide(command, { deny: DENY })).toBe("ran");

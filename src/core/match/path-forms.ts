@@ -10,8 +10,9 @@
  * open file descriptor, a process's working directory, another process's root) is opaque: it
  * matches every deny rule and no allow rule.
  */
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { win32 } from "node:path";
+import { fileURLToPath } from "node:url";
 
 /** Where a tool call's paths are read from, and how. */
 export interface PathContext {
@@ -39,16 +40,18 @@ export interface PathForms {
 }
 
 /**
- * A platform path in the POSIX form rules are matched in: NFC, `/` separators; on Windows, the
+ * A platform path in the POSIX form rules are matched in: on Windows, `\\` read as `/`, the
  * `\\?\` and `\\.\` prefixes dropped and a drive `C:` written `/c`, as Claude Code writes it.
+ * Names keep their bytes: `café` in NFC and in NFD are two names to most file systems.
  *
  * @example
  * toPosixPath("C:\\proj\\src\\a.ts", true) // "/c/proj/src/a.ts"
- * toPosixPath("src\\a.ts", false) // "src/a.ts"
+ * toPosixPath("src\\a.ts", true) // "src/a.ts"
+ * toPosixPath("a\\b", false) // "a\\b": one name on POSIX
  */
 export const toPosixPath = (path: string, windows: boolean): string => {
-  let p = path.normalize("NFC").replaceAll("\\", "/");
-  if (!windows) return p;
+  if (!windows) return path;
+  let p = path.replaceAll("\\", "/");
   if (p.startsWith("//?/") || p.startsWith("//./")) p = p.slice(4);
   if (p.startsWith("UNC/")) p = `//${p.slice(4)}`;
   const drive = /^([A-Za-z]):(?:\/|$)/.exec(p);
@@ -66,26 +69,93 @@ export const toPosixPath = (path: string, windows: boolean): string => {
 export const pathForms = (raw: string, context: PathContext): PathForms => {
   const found = new Set<string>();
   const opens = new Set<string>();
-  let opaque = false;
-  const add = (variant: string): void => {
+  // No file name holds a NUL: a tool written in C stops reading the path there, one in Node refuses it.
+  let opaque = raw.includes("\u0000");
+  const add = (variant: string, opensIt = true): void => {
     const lexical = walk(context, variant);
     opaque ||= lexical.opaque;
     found.add(lexical.path);
     if (!context.symlinks || lexical.opaque) {
-      opens.add(lexical.path);
+      if (opensIt) opens.add(lexical.path);
       return;
     }
     const resolved = resolveLinks(context, variant);
     opaque ||= resolved.opaque;
     found.add(resolved.path);
-    opens.add(resolved.path);
+    if (opensIt) opens.add(resolved.path);
+    // A tool that normalises the path before opening it (`path.resolve`) drops `missing/..` and
+    // then follows the links the kernel would not have reached: `src/missing/../link/x`.
+    if (!dotDot.test(variant)) return;
+    const normalised = resolveLinks(context, lexical.path);
+    opaque ||= normalised.opaque;
+    found.add(normalised.path);
+    if (opensIt) opens.add(normalised.path);
   };
   add(raw);
-  // A tool that does not expand `~` reads a directory named `~`; one that does reads the home directory.
-  if (raw === "~" || raw.startsWith("~/") || (context.windows && raw.startsWith("~\\"))) add(`${context.home}/${raw.slice(2)}`);
-  const fold = (paths: Set<string>): string[] => [...new Set([...paths].map((f) => (context.caseInsensitive ? f.toLowerCase() : f)))];
-  const forms = fold(found);
-  return { forms, parts: forms.map(partsOf), opened: fold(opens).map(partsOf), opaque };
+  // `\\x` on Windows starts at the root of the working directory's drive; a tool (or a rule) may mean the `/x` written so.
+  if (context.windows && /^[\\/](?![\\/])/.test(raw)) {
+    const drive = /^([A-Za-z]):/.exec(context.cwd)?.[1];
+    if (drive !== undefined) add(`${drive}:${raw}`);
+  }
+  // A tool may take a `file:` URL (decoding it, `%2e%2e` included); one that does not reads a
+  // relative path named so. A URL that names no local path (another host, an encoded `/`) is opaque.
+  if (/^file:/i.test(raw)) {
+    try {
+      add(fileURLToPath(raw, { windows: context.windows }));
+    } catch {
+      opaque = true;
+    }
+  }
+  // A tool may trim the path it is given: a deny also reads it trimmed.
+  const trimmed = raw.trim();
+  if (trimmed !== raw && trimmed !== "") add(trimmed, false);
+  // On POSIX a backslash is part of a name, as the kernel reads it; a deny also reads it as a
+  // separator, as a tool written for Windows would.
+  if (!context.windows && raw.includes("\\")) add(raw.replaceAll("\\", "/"), false);
+  // A tool that does not expand `~` (or `$HOME`) reads a directory of that name; one that does reads the home directory.
+  for (const expanded of homeForms(raw, context)) add(expanded);
+  // A deny reads names in NFC (as rules are compared) and as given; links were resolved on the name
+  // as given (an NFD name is another file than its NFC twin on Linux).
+  const fold = (path: string): string => (context.caseInsensitive ? path.toLowerCase() : path);
+  const forms = [...new Set([...found].flatMap((f) => [fold(f), fold(f.normalize("NFC"))]))];
+  // An allow reads the bytes the kernel opens, except where the file system ignores the normalisation (macOS, Windows).
+  const opened = [...new Set([...opens].map((f) => fold(context.caseInsensitive ? f.normalize("NFC") : f)))];
+  return { forms, parts: forms.map(partsOf), opened: opened.map(partsOf), opaque };
+};
+
+/**
+ * The paths `raw` stands for when a tool expands the home directory in it: `~`, `~/…`, `$HOME/…`,
+ * `${HOME}/…`, and `~user/…` (that user's home, as a shell or Python's `expanduser` reads it).
+ */
+const homeForms = (raw: string, context: PathContext): string[] => {
+  const lead = (context.windows ? homeLeadWindows : homeLead).exec(raw);
+  if (lead === null) return [];
+  const rest = raw.slice(lead[0].length + 1);
+  const user = lead[1];
+  const home = user === undefined ? context.home : homeOfUser(user);
+  if (home === undefined) return [];
+  return [rest === "" ? home : `${home}/${rest}`];
+};
+
+const homeLead = /^(?:~([A-Za-z0-9_.][A-Za-z0-9_.-]*\$?)?|\$HOME|\$\{HOME\})(?=\/|$)/;
+const homeLeadWindows = /^(?:~([A-Za-z0-9_.][A-Za-z0-9_.-]*\$?)?|\$HOME|\$\{HOME\}|%USERPROFILE%)(?=[\\/]|$)/i;
+
+let passwd: Map<string, string> | undefined;
+
+/** A user's home directory from `/etc/passwd`, or `undefined` when the user is not listed there. */
+const homeOfUser = (user: string): string | undefined => {
+  if (passwd === undefined) {
+    passwd = new Map();
+    try {
+      for (const line of readFileSync("/etc/passwd", "utf8").split("\n")) {
+        const fields = line.split(":");
+        if (fields.length >= 7 && fields[5]!.startsWith("/")) passwd.set(fields[0]!, fields[5]!);
+      }
+    } catch {
+      // no /etc/passwd (Windows, a container without one): no user's home is known
+    }
+  }
+  return passwd.get(user);
 };
 
 /**
@@ -101,11 +171,32 @@ interface Walked {
   readonly opaque: boolean;
 }
 
+const dotDot = /(?:^|[\\/])\.\.(?:[\\/]|$)/;
+
 /** `path` made absolute against the context's working directory, in POSIX form, not normalised. */
 const absolute = (context: PathContext, path: string): string => {
-  const p = toPosixPath(path, context.windows);
+  // `C:x` is relative to drive C's own working directory: the call's when it is on C (else opaque, see `walk`).
+  const drive = context.windows ? /^([A-Za-z]):(?![\\/])/.exec(path) : null;
+  const p = toPosixPath(drive === null ? path : path.slice(2), context.windows);
   if (p.startsWith("/")) return p;
   return `${toPosixPath(context.cwd, context.windows)}/${p}`;
+};
+
+/** A drive-relative Windows path (`D:x`) on another drive than the working directory's: which directory it starts from is not known. */
+const otherDrive = (context: PathContext, path: string): boolean => {
+  const drive = /^([A-Za-z]):(?![\\/])/.exec(path);
+  return drive !== null && drive[1]!.toLowerCase() !== /^([A-Za-z]):/.exec(context.cwd)?.[1]?.toLowerCase();
+};
+
+/**
+ * A segment as Windows opens it (except in `\\?\` paths): an alternate data stream (`.env::$DATA`,
+ * `.env:x`) is part of its file, and trailing dots and spaces are dropped (`.env.` is `.env`).
+ */
+const windowsSegment = (segment: string): string => {
+  if (segment === "." || segment === "..") return segment;
+  const stream = segment.indexOf(":");
+  const name = (stream < 0 ? segment : segment.slice(0, stream)).replace(/[. ]+$/, "");
+  return name === "" ? "." : name;
 };
 
 /**
@@ -115,9 +206,11 @@ const absolute = (context: PathContext, path: string): string => {
  */
 const walk = (context: PathContext, path: string, start?: readonly string[]): Walked => {
   const stack: string[] = start === undefined ? [] : [...start];
-  let opaque = start === undefined && context.windows && isUnc(path);
+  let opaque = start === undefined && context.windows && (isUnc(path) || otherDrive(context, path));
   const p = start === undefined ? absolute(context, path) : toPosixPath(path, context.windows);
-  for (const segment of p.split("/")) {
+  const verbatim = /^[\\/]{2}\?[\\/]/.test(path);
+  for (const raw of p.split("/")) {
+    const segment = context.windows && !verbatim ? windowsSegment(raw) : raw;
     if (segment === "" || segment === ".") continue;
     if (segment === "..") {
       stack.pop();
@@ -134,7 +227,12 @@ const walk = (context: PathContext, path: string, start?: readonly string[]): Wa
   return { path: `/${stack.join("/")}`, opaque };
 };
 
-const isUnc = (path: string): boolean => /^[\\/]{2}(?![?.][\\/])/.test(path);
+/**
+ * A Windows path whose target is not a file of a local drive, or not known from its text: a UNC
+ * share (`\\\\server\\share`, `\\\\?\\UNC\\server\\share`), or a device or volume namespace path
+ * that does not start with a drive letter (`\\\\.\\PhysicalDrive0`, `\\\\?\\Volume{…}`, `\\\\?\\GLOBALROOT`).
+ */
+const isUnc = (path: string): boolean => /^[\\/]{2}(?:(?![?.][\\/])|[?.][\\/](?![A-Za-z]:(?:[\\/]|$)))/.test(path);
 
 const digits = /^[0-9]+$/;
 const selfNames = new Set(["self", "thread-self", String(process.pid)]);
@@ -156,13 +254,20 @@ const aliasOf = (stack: readonly string[]): readonly string[] | "opaque" | undef
   return last === "root" && selfNames.has(owner) ? [] : "opaque";
 };
 
-/** True when the path continues past an open file descriptor (`/dev/fd/N/…`, `/proc/<p>/fd/N/…`, `/dev/stdin/…`). */
+/**
+ * True when the path names or goes through an open file descriptor (`/dev/fd/N`, `/dev/stdin`,
+ * `/proc/<p>/fd/N`, each also with more after it) or a process's mapped file (`/proc/<p>/map_files/…`).
+ * What such a path opens depends on the process (`self`) or on another process's state, which
+ * `realpath` here may not be allowed to read, or may read differently from the tool.
+ */
 const throughDescriptor = (stack: readonly string[]): boolean => {
   if (stack[0] === "dev")
-    return (stack[1] === "fd" && stack.length > 3) || (/^std(?:in|out|err)$/.test(stack[1] ?? "") && stack.length > 2);
-  if (stack[0] !== "proc" || stack.length < 5) return false;
-  const fd = stack[2] === "fd" ? 3 : stack[2] === "task" && stack[4] === "fd" ? 5 : -1;
-  return fd > 0 && stack.length > fd + 1;
+    return (stack[1] === "fd" && stack.length > 2) || (/^std(?:in|out|err)$/.test(stack[1] ?? "") && stack.length > 1);
+  if (stack[0] !== "proc" || stack.length < 4) return false;
+  const owner = stack[1]!;
+  if (!selfNames.has(owner) && !digits.test(owner)) return false;
+  const at = stack[2] === "task" ? 4 : 2;
+  return (stack[at] === "fd" || stack[at] === "map_files") && stack.length > at + 1;
 };
 
 /** How many links one path may go through, as the kernel's ELOOP limit. */

@@ -15,14 +15,14 @@
  * directions: a deny matches when ANY form of the path (as given, as resolved) matches, or when the
  * path is opaque; an allow holds only when every form the kernel would open matches and none is opaque.
  */
-import { realpathSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { UNREADABLE_DETAIL } from "./detail.ts";
 import { GLOBSTAR, escapeGlob, globsOverlap, literalPrefix, matchGlob, parseGlob, type Segment } from "./glob.ts";
 import { partsOf, pathForms, toPosixPath, type PathContext, type PathForms } from "./path-forms.ts";
 import { expandBraces } from "./search.ts";
-import { SEARCH_TOOLS } from "./tool-families.ts";
+import { SEARCH_TOOLS, WRITE_TOOLS } from "./tool-families.ts";
 import type { PathOptions } from "./types.ts";
 
 /** `PathOptions` with every default applied, as a rule uses them. */
@@ -100,7 +100,11 @@ export const pathSettings = (options: PathOptions | undefined = {}): PathSetting
  * rule.allows("/home/u/proj/src/../../../../etc/passwd") // false
  */
 export const compilePathRule = (pattern: string, settings: PathSettings): PathRule => {
-  const { deny, allow, files } = alternatives(pattern, settings);
+  // Names are compared in NFC; an allow also takes the rule's own bytes (an NFD name on Linux is
+  // another file than its NFC twin, and is allowed only by a rule that names it so).
+  const nfc = pattern.normalize("NFC");
+  const { deny, allow: allowNfc, files } = alternatives(nfc, settings);
+  const allow = nfc === pattern ? allowNfc : [...allowNfc, ...alternatives(pattern, settings).allow];
   const last: { context?: KeyedContext } = {};
   const check = (detail: string | undefined, scope: PathScope | undefined, side: "deny" | "allow"): boolean => {
     if (detail === undefined) return false;
@@ -111,13 +115,26 @@ export const compilePathRule = (pattern: string, settings: PathSettings): PathRu
       return checkSearch(detail, context, scope.input, alts, files, side, settings.searchContents);
     const forms = formsOf(detail, context, scope?.input);
     if (side === "deny") return forms.opaque || forms.parts.some((parts) => alts.some((a) => matchGlob(a, parts)));
-    return !forms.opaque && forms.opened.every((parts) => alts.some((a) => matchGlob(a, parts)));
+    if (forms.opaque || !forms.opened.every((parts) => alts.some((a) => matchGlob(a, parts)))) return false;
+    // A file with other hard links is also those files, wherever they are: writing it writes them.
+    return !(scope?.subject !== undefined && WRITE_TOOLS.has(scope.subject) && settings.symlinks && hardLinked(forms));
   };
   return Object.freeze({
     matches: (detail: string | undefined, scope?: PathScope) => check(detail, scope, "deny"),
     allows: (detail: string | undefined, scope?: PathScope) => check(detail, scope, "allow"),
   });
 };
+
+/** Whether a form the kernel would open is an existing regular file with more than one name (hard links). */
+const hardLinked = (forms: PathForms): boolean =>
+  forms.opened.some((parts) => {
+    try {
+      const stat = statSync(parts.join("/") || "/", { throwIfNoEntry: false });
+      return stat?.isFile() === true && stat.nlink > 1;
+    } catch {
+      return false;
+    }
+  });
 
 /** A path context and the key its forms are cached under. */
 interface KeyedContext extends PathContext {
@@ -161,10 +178,15 @@ const formsOf = (path: string, context: KeyedContext, input: unknown): PathForms
 
 /** The absolute glob alternatives a pattern stands for, for each side. */
 const alternatives = (pattern: string, settings: PathSettings): { deny: Segment[][]; allow: Segment[][]; files: Segment[][] } => {
-  let p = pattern.normalize("NFC");
+  let p = pattern;
   while (p.length > 1 && p.endsWith("/")) p = p.slice(0, -1);
   while (p.startsWith("./")) p = p.slice(2);
   if (p === "" || p === "." || p === "./") throw new Error("is an empty path pattern");
+  // Claude Code's rules name the home directory `~/`; a variable would be read as a directory of that name.
+  if (/^(?:\$HOME|\$\{HOME\}|%USERPROFILE%)(?:[\\/]|$)/i.test(p))
+    throw new Error(
+      `starts with a variable, which rules do not expand; write ~/ for the home directory ("~/${p.replace(/^[^\\/]*[\\/]?/, "")}")`,
+    );
   const project = toPosixPath(settings.projectDir, settings.windows);
   const home = toPosixPath(settings.home, settings.windows);
   const under = (base: string, rest: string): string => `${escapeGlob(base)}${base.endsWith("/") ? "" : "/"}${rest}`;

@@ -44,23 +44,63 @@ export const expandBraces = (glob: string): string[] | undefined => {
 const absolute = /^(?:[/~]|[A-Za-z]:[\\/])/;
 
 /**
- * The glob a search stands for: `dir` (default the working directory, `.`) escaped, then `filter`
- * relative to it (at any depth when `anyDepth` and it has no `/`, as ripgrep reads `--glob`); an
- * absolute filter stands alone. Several brace alternatives become one brace group of whole globs.
- * `undefined` when the filter's alternatives cannot be known.
+ * The globs a Grep `glob` field stands for, split as Claude Code splits it before handing each to
+ * ripgrep's `--glob`: on whitespace, then on commas in a part without braces (`"*.ts,.env"` is two
+ * globs, `"*.{ts,tsx}"` one).
  *
  * @example
- * searchGlob("src", "**\/*.ts", false) // "src/**\/*.ts"
- * searchGlob(undefined, "*.env", true) // "./**\/*.env"
- * searchGlob("src", "{/etc,x}/passwd", false) // "{/etc/passwd,src/x/passwd}"
+ * grepGlobs("*.ts,.env *.md") // ["*.ts", ".env", "*.md"]
  */
-export const searchGlob = (dir: string | undefined, filter: string | undefined, anyDepth: boolean): string | undefined => {
+export const grepGlobs = (field: string): string[] =>
+  field
+    .split(/\s+/)
+    .flatMap((part) => (part.includes("{") && part.includes("}") ? [part] : part.split(",")))
+    .filter((g) => g !== "");
+
+/**
+ * The glob a search stands for: `dir` (default the working directory, `.`) escaped, then each of
+ * `filters` relative to it, as ripgrep's `--glob` reads them: a glob without `/` names a file at any
+ * depth, a glob that starts with `!` excludes files and so narrows nothing (only exclusions: the
+ * search is unfiltered), and an absolute glob is read from the root (its literal directory is where
+ * the search starts, and the rest is read from there) and, for Grep (`grep`), whose `glob` ripgrep
+ * anchors at the search's directory, also from `dir`. Several alternatives (several globs, or braces) become one
+ * brace group of whole globs. `undefined` when the filter's alternatives cannot be known.
+ *
+ * @example
+ * searchGlob("src", "**\/*.ts") // "src/**\/*.ts"
+ * searchGlob(undefined, "*.env") // "./**\/*.env"
+ * searchGlob("src", "{/etc,x}/passwd") // "{/etc/passwd,src/x/passwd}"
+ * searchGlob("src", ["!*.test.ts"]) // "src"
+ */
+export const searchGlob = (dir: string | undefined, filters: string | readonly string[] | undefined, grep = false): string | undefined => {
   const root = escapeGlob((dir === undefined || dir === "" ? "." : dir).replaceAll("\\", "/"));
-  if (filter === undefined || filter === "") return root;
-  const join = (alt: string): string => (absolute.test(alt) ? alt : `${root}/${anyDepth && !alt.includes("/") ? "**/" : ""}${alt}`);
-  if (!filter.includes("{")) return join(filter);
-  const alternatives = expandBraces(filter);
-  if (alternatives === undefined) return undefined;
-  if (alternatives.length === 1) return join(alternatives[0]!);
-  return `{${[...new Set(alternatives.map(join))].map((a) => a.replace(/[,{}\\]/g, "\\$&")).join(",")}}`;
+  const given = filters === undefined ? [] : typeof filters === "string" ? [filters] : filters;
+  const globs: string[] = [];
+  for (const filter of given) {
+    if (filter === "" || filter.startsWith("!")) continue;
+    const alternatives = filter.includes("{") ? expandBraces(filter) : [filter];
+    if (alternatives === undefined) return undefined;
+    for (const alt of alternatives) {
+      globs.push(join(root, alt));
+      // ripgrep reads a leading `/` in Grep's glob as "from the search's directory": both readings.
+      if (grep && alt.startsWith("/")) globs.push(`${root}${alt}`);
+    }
+  }
+  if (globs.length === 0) return root;
+  const unique = [...new Set(globs)];
+  if (unique.length === 1) return unique[0]!;
+  return `{${unique.map((a) => a.replace(/[,{}\\]/g, "\\$&")).join(",")}}`;
+};
+
+/** One filter glob of a search from `root`, as ripgrep reads it. */
+const join = (root: string, alt: string): string => {
+  if (absolute.test(alt)) {
+    // The literal directory in front is where the search starts; the rest is relative to it.
+    const wild = alt.search(/[*?[{\\]/);
+    const slash = wild < 0 ? alt.lastIndexOf("/") : alt.lastIndexOf("/", wild);
+    const base = alt.slice(0, slash + 1);
+    const rest = alt.slice(slash + 1);
+    return rest === "" || rest.includes("/") ? alt : `${base}**/${rest}`;
+  }
+  return `${root}/${alt.includes("/") ? "" : "**/"}${alt}`;
 };

@@ -27,6 +27,7 @@ import {
   type Word,
 } from "./shell/script.ts";
 import { readNpm } from "./shell/npm.ts";
+import { PROGRAM_OPTIONS, readProgram } from "./shell/programs.ts";
 import { readSed } from "./shell/sed.ts";
 import { readWrapper, SHELL_WRAPPERS, UnknownOption, type WrapperSyntax } from "./shell/wrappers.ts";
 
@@ -260,14 +261,21 @@ class Analysis {
   private simple = 0;
   private repeats = false;
   private dynamic = false;
+  /** Files opened by the text's first command, which runs alone before any other: no link made by the text can lie on their path. */
+  private readonly early = new Set<number>();
+  /** Scripts and `find -exec` commands read so far: code that may run later (`trap`) or several commands in turn. */
+  private nestedRuns = 0;
 
   script(text: string, depth: number): ShellAnalysis | undefined {
     if (depth > MAX_NESTING) return undefined;
     const read = readScript(text, depth);
     if (read === undefined) return undefined;
     try {
-      for (const f of read.files) this.files.push({ path: f.target.text, literal: f.target.literal, writes: f.writes });
-      this.read(read.commands, depth, read.opaque, read.dynamic, read.repeats === true);
+      for (const [i, f] of read.files.entries()) {
+        if (read.leadingFiles !== undefined && i < read.leadingFiles) this.early.add(this.files.length);
+        this.files.push({ path: f.target.text, literal: f.target.literal, writes: f.writes });
+      }
+      this.read(read.commands, depth, read.opaque, read.dynamic, read.repeats === true, read.leadingFiles !== undefined);
     } catch (error) {
       if (error instanceof Opaque) return this.result(error.message);
       if (error instanceof Unreadable) return undefined;
@@ -280,8 +288,9 @@ class Analysis {
     const calls = [...this.calls.values()];
     return {
       commands: [...new Set(calls.map((c) => c.text))],
-      files: this.files.map((f) =>
-        f.literal && ((this.movesDirectory && !f.path.startsWith("/")) || (this.mayLink && (this.simple > 1 || this.repeats)))
+      files: this.files.map((f, i) =>
+        f.literal &&
+        ((this.movesDirectory && !f.path.startsWith("/")) || (this.mayLink && (this.simple > 1 || this.repeats) && !this.early.has(i)))
           ? { ...f, literal: false }
           : f,
       ),
@@ -292,11 +301,25 @@ class Analysis {
     };
   }
 
-  private read(commands: readonly SimpleCommand[], depth: number, opaque: string | undefined, dynamic: boolean, repeats: boolean): void {
+  private read(
+    commands: readonly SimpleCommand[],
+    depth: number,
+    opaque: string | undefined,
+    dynamic: boolean,
+    repeats: boolean,
+    leads: boolean,
+  ): void {
     this.dynamic ||= dynamic;
     this.simple += commands.length;
     this.repeats ||= repeats;
-    for (const c of commands) this.visit(c.words, c.stdin, depth, { filled: undefined, appended: false }, c.syntax === true);
+    for (const [i, c] of commands.entries()) {
+      const before = this.files.length;
+      const runs = this.nestedRuns;
+      this.visit(c.words, c.stdin, depth, { filled: undefined, appended: false }, c.syntax === true);
+      // What the first command opens by its own words (`source f`, `sed -i f`) it opens before any other
+      // runs, unless it runs a script (a trap's runs later) or `find -exec` commands in turn.
+      if (i === 0 && leads && this.nestedRuns === runs) for (let k = before; k < this.files.length; k++) this.early.add(k);
+    }
     if (opaque !== undefined) throw new Opaque(opaque);
   }
 
@@ -321,6 +344,7 @@ class Analysis {
     if (code === "unseen") throw new Opaque(why);
     if (!code.literal) throw new Opaque(`${why} computed at run time`);
     if (context.filled?.(code.text) === true) throw new Opaque("a script holds text filled in at run time");
+    this.nestedRuns++;
     const sub = new Analysis();
     const inner = sub.script(code.text, depth + 1);
     if (inner === undefined) throw new Unreadable();
@@ -372,6 +396,7 @@ class Analysis {
       if (otherShells.has(name)) this.otherShell(args, context);
       if (name === "find") this.find(args, stdin, depth, context);
       if (name === "sed") this.sed(words, context);
+      this.program(name, args, context, start.slice(0, start.length - words.length));
       const commandOptions = COMMAND_OPTIONS.get(name);
       if (commandOptions !== undefined && (context.appended || runsGivenCommand(commandOptions, args)))
         throw new Opaque(`${name} runs a command given in its options`);
@@ -566,6 +591,47 @@ class Analysis {
     }
   }
 
+  /**
+   * A program whose own options run code or write files (`make --eval`, `sort -o`, `tar -x`,
+   * `python3 -m pytest -p`, `npx tsc --outDir`): read with its table in `shell/programs.ts`. `before` are
+   * the words before it in the simple command: assignments there reach make as variables.
+   */
+  private program(name: string, args: readonly Word[], context: Context, before: readonly Word[]): void {
+    let program = name;
+    let rest = args;
+    if (/^python[0-9.]*$/.test(name)) {
+      const at = args.findIndex((a) => !/^-/.test(a.text) || /^-[A-Za-z]*m/.test(a.text));
+      const word = args[at]?.text ?? "";
+      const module = /^-[A-Za-z]*m$/.test(word) ? args[at + 1]?.text : /^-[A-Za-z]*m(.+)$/.exec(word)?.[1];
+      if (module !== "pytest") return;
+      program = "pytest";
+      rest = args.slice(/^-[A-Za-z]*m$/.test(word) ? at + 2 : at + 1);
+    } else if (name === "py.test") program = "pytest";
+    else if (name === "npx") {
+      const at = args.findIndex((a) => !a.text.startsWith("-"));
+      if (at < 0) return;
+      // `npx tsc@5` runs tsc (of version 5); a scoped name keeps its leading `@`.
+      program = args[at]!.text.replace(/(?!^)@[^/]*$/, "");
+      rest = args.slice(at + 1);
+    }
+    if (program !== "tar" && !PROGRAM_OPTIONS.has(program)) return;
+    if (context.appended) throw new Opaque(`${program} given words read at run time`);
+    if (program === "make")
+      for (const w of before) {
+        if (!/^[A-Za-z_][A-Za-z0-9_]*=/.test(w.text)) continue;
+        const read = readProgram("make", [w.literal ? w : { ...w, literal: true }]);
+        if (read?.opaque !== undefined || !w.literal) throw new Opaque(`a variable set for make holds code: ${read?.opaque ?? "computed"}`);
+      }
+    const read = readProgram(program, rest);
+    if (read === undefined) return;
+    if (read.opaque !== undefined) throw new Opaque(read.opaque);
+    for (const w of read.writes) {
+      const text = w.under ? `${w.path.text.replace(/\/+$/, "")}/**` : w.path.text;
+      if (w.path.literal && isHarmlessDevice(text)) continue;
+      this.files.push({ path: text, literal: w.path.literal && context.filled?.(w.path.text) !== true, writes: true });
+    }
+  }
+
   /** `sed`'s `e` runs a shell command (opaque); its `w`, `r` and `-i` files are files the command opens. */
   private sed(words: readonly Word[], context: Context): void {
     if (context.appended) throw new Opaque("sed given words read at run time");
@@ -594,6 +660,7 @@ class Analysis {
       }
       if (t === "-delete") this.files.push({ path: "-delete", literal: false, writes: true });
       if (!/^-(?:exec|execdir|ok|okdir)$/.test(args[i]!.text)) continue;
+      this.nestedRuns++;
       let j = i + 1;
       while (j < args.length && args[j]!.text !== ";" && args[j]!.text !== "+") j++;
       this.visit(args.slice(i + 1, j), stdin, depth, { filled: either(context.filled, findFillsIn), appended: context.appended }, false);
@@ -624,6 +691,7 @@ class Analysis {
     // Paths the command it runs names are then relative to a directory the text does not show.
     if (syntax.chdir !== undefined && (syntax.chdir.length === 0 || given(syntax.chdir))) this.movesDirectory = true;
     if (given(syntax.lookup)) return undefined;
+    if (syntax.only !== undefined && !given(syntax.only)) return undefined;
     const script = call.options.find((o) => syntax.script?.includes(o.option) === true);
     if (script !== undefined) {
       if (name === "env") throw new Opaque("env -S splits a string into a command");
@@ -846,6 +914,19 @@ const gitOutputs = (args: readonly Word[]): Word[] => {
     if (target !== undefined) out.push(target);
   } else if (sub === "bundle" && operands[0]?.text === "create" && operands[1] !== undefined) out.push(operands[1]);
   else if (sub === "init") out.push(operands[0] ?? { text: ".git", literal: true, quoted: false });
+  // Patches name the files they write, so `git apply` writes anywhere under the directory it runs in
+  // (`--unsafe-paths`, anywhere); `git am` anywhere in the work tree, whose top the text does not show.
+  else if (sub === "apply" && appliesPatch(rest)) {
+    const texts = rest.map((w) => w.text);
+    const unsafe = texts.some((t) => t.length >= 4 && t.startsWith("--un") && "--unsafe-paths".startsWith(t));
+    out.push({ text: "./**", literal: !unsafe, quoted: false });
+  } else if (sub === "am" && !rest.some((w) => /^--(?:show-current-patch|abort|quit)/.test(w.text)))
+    out.push({ text: "**", literal: false, quoted: false });
+  // `git checkout-index` writes the paths it is given, or every path of the index (`-a`, `--stdin`).
+  else if (sub === "checkout-index" && !rest.some((w) => w.text.startsWith("--prefix") || w.text === "--temp")) {
+    if (rest.some((w) => /^-[^-]*a|^--all$|^--stdin$/.test(w.text))) out.push({ text: "./**", literal: true, quoted: false });
+    out.push(...operands);
+  }
   // `git merge-file current base other` writes the merge into current (unless -p): `--theirs .git/config /dev/null f` copies f there.
   else if (sub === "merge-file" && !mergeToStdout && operands[0] !== undefined) out.push(operands[0]);
   else if (sub === "config" && settingConfig(rest)) {
@@ -864,6 +945,14 @@ const gitOutputs = (args: readonly Word[]): Word[] => {
     }
   }
   return moved ? out.map((w) => (w.text.startsWith("/") ? w : { ...w, literal: false })) : out;
+};
+
+/** Whether `git apply`'s words change files: not when it only reports (`--check`, `--stat`, …) or applies to the index alone. */
+const appliesPatch = (args: readonly Word[]): boolean => {
+  const texts = args.map((w) => w.text);
+  if (texts.includes("--cached")) return false;
+  const reports = texts.some((t) => /^--(?:check|stat|numstat|summary)$/.test(t));
+  return !reports || texts.includes("--apply");
 };
 
 /** Whether `git config`'s words set or change a value, rather than only read one. */
@@ -921,6 +1010,8 @@ interface CommandOptions {
   readonly short: string;
   /** Options of more than one letter after a single dash (`zip -TT`). */
   readonly words?: readonly string[];
+  /** Long options that are options of their own though a prefix of one above (getopt takes an exact name first). */
+  readonly exact?: readonly string[];
   /** Its first word may be a cluster of letters without a dash (`tar cIf …`). */
   readonly bareCluster?: boolean;
 }
@@ -935,6 +1026,7 @@ const COMMAND_OPTIONS: ReadonlyMap<string, CommandOptions> = new Map([
     {
       long: ["to-command", "checkpoint-action", "use-compress-program", "rsh-command", "info-script", "new-volume-script", "rmt-command"],
       short: "IF",
+      exact: ["checkpoint"],
       bareCluster: true,
     },
   ],
@@ -960,7 +1052,8 @@ const runsGivenCommand = (options: CommandOptions, args: readonly Word[]): boole
     if (!a.literal) return true;
     if (t.startsWith("--")) {
       const name = t.slice(2, t.includes("=") ? t.indexOf("=") : undefined);
-      return name.length >= 3 && options.long.some((o) => o.startsWith(name));
+      // getopt_long takes any unambiguous prefix, however short (`sort --co=sh`); an exact name wins.
+      return name !== "" && !options.exact?.includes(name) && options.long.some((o) => o.startsWith(name));
     }
     if (options.words?.some((w) => t.startsWith(w)) === true) return true;
     const cluster = t.startsWith("-") ? t.slice(1) : i === 0 && options.bareCluster === true ? t : "";

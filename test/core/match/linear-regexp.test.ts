@@ -1,7 +1,7 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { RegistrationError } from "../../../src/core/errors.ts";
-import { compileLinearRegExp, MAX_REPEAT } from "../../../src/core/match/linear-regexp.ts";
+import { compileLinearRegExp, MAX_PROGRAM, MAX_REPEAT } from "../../../src/core/match/linear-regexp.ts";
 import { compileMatcher } from "../../../src/core/match/matcher.ts";
 import { createStack } from "../../../src/core/stack.ts";
 import { gate } from "../../../src/core/point.ts";
@@ -24,6 +24,13 @@ describe("a RegExp matcher on a hostile pattern", () => {
     ["^(.*a){20}$", "a".repeat(10_000)],
     ["(\\d+)*\\.", "1".repeat(10_000)],
     ["^(a+)+b(a+)+$", `${"a".repeat(5_000)}b${"a".repeat(4_999)}!`],
+    // Linear in the subject, but with a large program: every instruction is a thread alive at every character.
+    ["(.*a){1000}", `${"a".repeat(10_000)}!`],
+    ["(.*a){330}$", `${"a".repeat(10_000)}!`],
+    ["(.*a){200}$", `${"a".repeat(10_000)}!`],
+    ["[\\s\\S]{1000}", `${"ab".repeat(5_000)}`],
+    ["(?:a?){1000}a{1000}", `${"a".repeat(10_000)}!`],
+    ["(.*.*a){150}", `${"a".repeat(10_000)}!`],
   ];
   it.each(hostile)("%s is refused at registration or matches a 10,000-character adversarial subject in under 50 ms", (pattern, subject) => {
     let matcher;
@@ -39,8 +46,14 @@ describe("a RegExp matcher on a hostile pattern", () => {
 
   it("still answers what JavaScript answers on those shapes, on short subjects", () => {
     for (const [pattern] of hostile) {
+      let matcher;
+      try {
+        matcher = compileMatcher(pattern, "h");
+      } catch {
+        continue; // refused at registration
+      }
       for (const subject of ["aaa", "aab", "xxy", "word word", "a.b@c.de", "111.", "aba"]) {
-        expect(compileMatcher(pattern, "h").matchSubject(subject), `${pattern} on ${subject}`).toBe(new RegExp(pattern).test(subject));
+        expect(matcher.matchSubject(subject), `${pattern} on ${subject}`).toBe(new RegExp(pattern).test(subject));
       }
     }
   });
@@ -54,6 +67,8 @@ describe("a RegExp the linear-time engine cannot run", () => {
     ["(?<=mcp__)write", /uses a lookbehind/],
     ["a{1001}", new RegExp(`more than ${MAX_REPEAT} times`)],
     ["[\\ud800]", /surrogate/],
+    ["(.*a){1000}", new RegExp(`compiles to 3002 instructions, over the limit of ${MAX_PROGRAM}.*a names list`)],
+    ["[\\s\\S]{1000}", /instructions, over the limit/],
   ];
   it.each(refused)("%s is a registration error naming the hook, the field and how to rewrite it", (pattern, message) => {
     let error: unknown;
@@ -80,6 +95,12 @@ describe("a RegExp the linear-time engine cannot run", () => {
     expect(() => fromClaudeSettings([{ file: "user.json", settings }])).toThrow(
       /^user\.json: \/hooks\/PreToolUse\/0\/matcher: .*back-reference/,
     );
+  });
+
+  it("accepts a long list of literal names, and refuses a long counted repeat", () => {
+    const names = Array.from({ length: 40 }, (_, i) => `mcp__srv${i}__tool_${i}`).join("|");
+    expect(compileLinearRegExp(`^(?:${names})$`).test("mcp__srv7__tool_7")).toBe(true);
+    expect(() => compileLinearRegExp("(?:ab){300}")).toThrow(/compiles to \d+ instructions/);
   });
 
   it("keeps JavaScript's syntax errors as they were", () => {

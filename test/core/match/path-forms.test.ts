@@ -17,7 +17,12 @@ describe("the forms of a path, without resolving links", () => {
     ["dot segments", "./src/./lib/../a.ts", ["/home/u/proj/src/a.ts"], false],
     ["repeated separators", "src//lib///a.ts", ["/home/u/proj/src/lib/a.ts"], false],
     ["climbing above the root stays at the root", "../../../../../../etc/passwd", ["/etc/passwd"], false],
-    ["backslashes are separators", "src\\lib\\a.ts", ["/home/u/proj/src/lib/a.ts"], false],
+    [
+      "a backslash is part of a name, and a separator for a deny",
+      "src\\lib\\a.ts",
+      ["/home/u/proj/src\\lib\\a.ts", "/home/u/proj/src/lib/a.ts"],
+      false,
+    ],
     ["a trailing separator", "/etc/", ["/etc"], false],
     ["the root", "/", ["/"], false],
     ["~ as a directory and as the home", "~/.ssh/id_rsa", ["/home/u/proj/~/.ssh/id_rsa", "/home/u/.ssh/id_rsa"], false],
@@ -33,7 +38,21 @@ describe("the forms of a path, without resolving links", () => {
     ["through /dev/fd/N", "/dev/fd/3/etc/passwd", ["/dev/fd/3/etc/passwd"], true],
     ["through /proc/self/fd/N", "/proc/self/fd/3/etc/passwd", ["/proc/self/fd/3/etc/passwd"], true],
     ["through /dev/stdin", "/dev/stdin/x", ["/dev/stdin/x"], true],
-    ["/dev/stdin itself", "/dev/stdin", ["/dev/stdin"], false],
+    ["/dev/stdin itself: the tool's descriptor", "/dev/stdin", ["/dev/stdin"], true],
+    ["/dev/fd/N itself", "/dev/fd/5", ["/dev/fd/5"], true],
+    ["/dev//stdout", "/dev//stdout", ["/dev/stdout"], true],
+    ["/proc/self/fd/N itself", "/proc/self/fd/3", ["/proc/self/fd/3"], true],
+    ["/proc/thread-self/fd/N itself", "/proc/thread-self/fd/3", ["/proc/thread-self/fd/3"], true],
+    ["/proc/self/task/<tid>/fd/N itself", "/proc/self/task/9/fd/3", ["/proc/self/task/9/fd/3"], true],
+    ["another process's descriptor", "/proc/1/fd/3", ["/proc/1/fd/3"], true],
+    ["a mapped file of a process", "/proc/self/map_files/400000-452000", ["/proc/self/map_files/400000-452000"], true],
+    ["a process's descriptor list is a directory", "/proc/self/fd", ["/proc/self/fd"], false],
+    ["a process's descriptor info is text", "/proc/self/fdinfo/3", ["/proc/self/fdinfo/3"], false],
+    ["a NUL in the path", "/home/u/proj/.env\u0000.txt", ["/home/u/proj/.env\u0000.txt"], true],
+    ["$HOME as a directory and as the home", "$HOME/.ssh/id_rsa", ["/home/u/proj/$HOME/.ssh/id_rsa", "/home/u/.ssh/id_rsa"], false],
+    ["${HOME}", "${HOME}/.ssh", ["/home/u/proj/${HOME}/.ssh", "/home/u/.ssh"], false],
+    ["~root, as a shell expands it", "~root/.ssh", ["/home/u/proj/~root/.ssh", "/root/.ssh"], false],
+    ["~ of a user nobody has", "~nosuchuser_x/.ssh", ["/home/u/proj/~nosuchuser_x/.ssh"], false],
     ["/proc/self/root/ itself", "/proc/self/root", ["/"], false],
   ];
   it.each(cases)("%s: %s", (_label, path, forms, opaque) => {
@@ -49,5 +68,41 @@ describe("the forms of a path, without resolving links", () => {
     expect(toPosixPath("\\\\?\\C:\\proj\\a.ts", true)).toBe("/c/proj/a.ts");
     expect(pathForms("src\\..\\..\\secret", context({ windows: true, cwd: "C:\\proj" })).forms).toEqual(["/c/secret"]);
     expect(pathForms("\\\\server\\share\\x", context({ windows: true, cwd: "C:\\proj" })).opaque).toBe(true);
+  });
+
+  const windows = context({ windows: true, cwd: "C:\\proj", home: "C:\\Users\\u" });
+  it.each([
+    ["trailing dots", "C:\\proj\\.env.", ["/c/proj/.env"]],
+    ["trailing spaces", "C:\\proj\\.env  ", ["/c/proj/.env"]],
+    ["the main data stream", "C:\\proj\\.env::$DATA", ["/c/proj/.env"]],
+    ["another stream of the file", "C:\\proj\\.env:hidden", ["/c/proj/.env"]],
+    ["a stream on a directory", "C:\\proj\\secrets::$INDEX_ALLOCATION\\key.pem", ["/c/proj/secrets/key.pem"]],
+    ["a drive-relative path on the working directory's drive", "C:secrets\\key.pem", ["/c/proj/secrets/key.pem"]],
+    ["a root-relative path: both readings", "\\proj\\.env", ["/proj/.env", "/c/proj/.env"]],
+    ["a verbatim path keeps its trailing dot", "\\\\?\\C:\\proj\\.env.", ["/c/proj/.env."]],
+  ])("reads Windows paths as Windows opens them: %s", (_label, path, forms) => {
+    expect(pathForms(path, windows)).toMatchObject({ forms, opaque: false });
+  });
+
+  it.each([
+    ["a UNC path written verbatim", "\\\\?\\UNC\\server\\share\\x"],
+    ["a raw device", "\\\\.\\PhysicalDrive0"],
+    ["a volume by its GUID", "\\\\?\\Volume{26a21bda-a627-11d7-9931-806e6f6e6963}\\x"],
+    ["the object manager's root", "\\\\?\\GLOBALROOT\\Device\\HarddiskVolume1\\x"],
+    ["a drive-relative path on another drive", "D:secrets\\key.pem"],
+  ])("reads a Windows path it cannot place as opaque: %s", (_label, path) => {
+    expect(pathForms(path, windows).opaque).toBe(true);
+  });
+
+  it("also reads a file: URL as the path it names, decoded", () => {
+    expect(pathForms("file:///etc/%70asswd", context()).forms).toEqual(["/home/u/proj/file:/etc/%70asswd", "/etc/passwd"]);
+    expect(pathForms("file://evil.example/etc/passwd", context()).opaque).toBe(true);
+    expect(pathForms("file:///etc%2fpasswd", context()).opaque).toBe(true);
+  });
+
+  it("also reads a path trimmed, for a deny, as a tool that trims it would", () => {
+    const forms = pathForms(" /etc/passwd\n", context());
+    expect(forms.forms).toContain("/etc/passwd");
+    expect(forms.opened).toEqual([["", "home", "u", "proj", " ", "etc", "passwd\n"]]);
   });
 });

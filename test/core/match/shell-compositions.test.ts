@@ -9,6 +9,27 @@ import { ATTACK_ALLOW, allowed, bashRuns, pool } from "../../fixtures/shell-corp
 
 const T = "touch @V";
 const heads = ["echo", "cat", "printf %s", "test -n", "ls", "grep x", "git --version", "echo a"];
+/** Programs of the allow list whose own options run code or write files, to compose with in a second run. */
+const programs = ["make -f /dev/null", "sort", "wc -l", "xargs echo", "tail -n1", "head -n1", "diff /dev/null", "tar -tf /dev/null"];
+const programFragments = [
+  "OPTIND=",
+  "RANDOM=",
+  "'a[$(touch @V)]'",
+  "--eval='x:;touch @V'",
+  "-E",
+  "'X:=$(shell touch @V)'",
+  "Y='; touch @V'",
+  "-o",
+  "--co=sh",
+  "-I",
+  "'touch @V'",
+  "--to-command='touch @V'",
+  "--checkpoint-action=exec='touch @V'",
+  "-f -",
+  "<<< 'x:;touch @V'",
+  "x",
+  "jobs -x",
+];
 const fragments = [
   ...heads,
   `'${T}'`,
@@ -80,15 +101,20 @@ const seeded = (seed: number) => () => {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 };
 
-const compositions = (seed: number, wanted: number): { tried: number; allowedOnes: string[] } => {
+const compositions = (
+  seed: number,
+  wanted: number,
+  starts: readonly string[] = heads,
+  parts: readonly string[] = fragments,
+): { tried: number; allowedOnes: string[] } => {
   const random = seeded(seed);
   const pick = <X>(xs: readonly X[]): X => xs[Math.floor(random() * xs.length)]!;
   const seen = new Set<string>();
   const allowedOnes: string[] = [];
   for (let i = 0; i < 100_000 && allowedOnes.length < wanted; i++) {
-    let command = `${pick(heads)} `;
-    const parts = 2 + Math.floor(random() * 6);
-    for (let k = 0; k < parts; k++) command += pick(fragments) + pick(["", " ", " ", " "]);
+    let command = `${pick(starts)} `;
+    const count = 2 + Math.floor(random() * 6);
+    for (let k = 0; k < count; k++) command += pick(parts) + pick(["", " ", " ", " "]);
     if (!command.includes("touch") || seen.has(command)) continue;
     seen.add(command);
     if (allowed(command)) allowedOnes.push(command);
@@ -104,4 +130,12 @@ describe("random compositions of allowed commands and shell fragments", () => {
     const ran = await pool(allowedOnes, 8, (c) => bashRuns(c));
     expect(allowedOnes.filter((_, i) => ran[i])).toEqual([]);
   }, 120_000);
+
+  it("never run the stand-in through the options, variables and builtins of programs the allow list names", async () => {
+    const { tried, allowedOnes } = compositions(7, 1000, [...programs, ...heads], [...programFragments, ...fragments.slice(0, 40)]);
+    expect(tried).toBeGreaterThan(1000);
+    expect(allowedOnes.length).toBe(1000);
+    const ran = await pool(allowedOnes, 8, (c) => bashRuns(c));
+    expect(allowedOnes.filter((_, i) => ran[i])).toEqual([]);
+  }, 180_000);
 });

@@ -317,13 +317,37 @@ describe("analyseShell", () => {
   it("marks every path as not known when another command of the text may make a link it goes through", () => {
     const files = (command: string) => analyseShell(command)?.files.map((f) => `${f.path}${f.literal ? "" : " ?"}`);
     expect(files("ln -s /etc e && echo > e/f")).toEqual(["e/f ?"]);
-    expect(files("git checkout-index -f e; echo > e/f")).toEqual(["e/f ?"]);
-    expect(files("git clone r; git clone r s")).toEqual(["r ?", "s ?"]);
+    expect(files("git checkout-index -f e; echo > e/f")).toEqual(["e/f ?", "e"]);
+    expect(files("git clone r; git clone r s")).toEqual(["r", "s ?"]);
     expect(files("for i in 1 2; do git checkout . > e/f; done")).toEqual(["e/f ?"]);
     expect(files("bash ./make-links.sh; echo > e/f")).toEqual(["e/f ?"]);
     // A single command opens its redirections before it runs; programs that make no link change nothing.
     expect(files("git checkout . > e/f")).toEqual(["e/f"]);
     expect(files("mkdir -p e && git status && sed -n p a > e/f && bash -c 'echo > e/g'")).toEqual(["e/f", "e/g"]);
+  });
+
+  it("keeps the paths the text's first command opens when it runs alone before any other", () => {
+    const files = (command: string) => analyseShell(command)?.files.map((f) => `${f.path}${f.literal ? "" : " ?"}`);
+    expect(files("source ./env.sh && npm test")).toEqual(["./env.sh"]);
+    expect(files("source ./env.sh; npm test\nnpm run build")).toEqual(["./env.sh"]);
+    expect(files("echo x > e/f; ln -s /etc e; echo y > e/g")).toEqual(["e/f", "e/g ?"]);
+    // The grammar hangs a redirection after a list of && on the whole list: read so, it is not the first command's.
+    expect(files("echo x > e/f && ln -s /etc e && echo y > e/g")).toEqual(["e/g ?", "e/f ?"]);
+    // Not when something may run before or alongside it: a later command, a pipe, a background job,
+    // a substitution (run before its redirections are opened), a here-document's line going on.
+    expect(files("npm test; source ./env.sh")).toEqual(["./env.sh ?"]);
+    expect(files("source ./env.sh & ln -s /etc e")).toEqual(["./env.sh ?"]);
+    expect(files("source ./env.sh | ln -s /etc e")).toEqual(["./env.sh ?"]);
+    expect(files("source ./env.sh && npm test &")).toEqual(["./env.sh ?"]);
+    expect(files("echo $(ln -s /etc e) > e/f; echo")).toEqual(["e/f ?"]);
+    expect(files("cat <(ln -s /etc e) > e/f; echo")).toEqual(["e/f ?"]);
+    expect(files("source x <<EOF | ln -s /etc e\nbody\nEOF")).toEqual(["x ?"]);
+    expect(files("{ source x; ln -s /etc e; }; cat < e/y")).toEqual(["e/y ?", "x ?"]);
+    expect(files("f() { ln -s /etc e; }; f; echo > e/x")).toEqual(["e/x ?"]);
+    // Nor what it opens by running a script that runs later or commands in turn.
+    expect(files("trap 'sed -i s/a/b/ e/x' EXIT; ln -s /etc e")).toEqual(["e/x ?"]);
+    expect(files("find . -exec ln -s /etc e \\; -exec sed -i s/a/b/ e/x \\; ; echo")).toEqual(["e/x ?"]);
+    expect(files("sed -i s/a/b/ e/x && ln -s /etc e")).toEqual(["e/x"]);
   });
 
   it("cannot read a comment glued to a word or a plain word holding a blank, where bash reads words", () => {
@@ -754,5 +778,124 @@ describe("programs that run or write things by their own options", () => {
         { text: "npm run build --watch", literal: false, role: "command" },
       ],
     });
+  });
+});
+
+describe("programs whose own options run code or write files", () => {
+  it("reads cargo's --config and -Z, and the variables cargo and rustc read, as opaque", () => {
+    for (const command of [
+      "cargo test --config 'build.rustc-wrapper=\"./w\"'",
+      "cargo test --config=target.x86_64-unknown-linux-gnu.runner=./w",
+      "cargo test -Z unstable-options",
+      "RUSTC_WRAPPER=./w cargo test",
+      "RUSTC=./w cargo test",
+      "CARGO_BUILD_RUSTC_WRAPPER=./w cargo test",
+      "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER=./w cargo test",
+      "RUSTFLAGS='-C linker=./w' cargo test",
+      "env RUSTC_WRAPPER=./w cargo test",
+      "cargo test $ARGS",
+      "RUSTUP_HOME=/tmp/r cargo test",
+      "GOROOT=/tmp/g go test ./...",
+      "GOPROXY=https://example.com go test ./...",
+    ])
+      expect(unknown(command), command).toBe(true);
+    for (const command of [
+      "cargo test",
+      "cargo test --workspace",
+      "cargo test --release -- --nocapture",
+      "CARGO_TERM_COLOR=always cargo test",
+    ])
+      expect(unknown(command), command).toBe(false);
+  });
+
+  it("reads make's --eval, a makefile from standard input, and variables holding code or naming make's own as opaque", () => {
+    for (const command of [
+      "make --eval='x:;rm -rf /' x",
+      "make --ev='x:;rm -rf /' x",
+      "make -E 'x:;rm -rf /' x",
+      "make -f - x <<< 'x:'",
+      "make -kf /dev/stdin x",
+      "make 'X:=$(shell rm -rf /)'",
+      "make Y='; rm -rf /'",
+      "make 'X!=rm -rf /'",
+      "make SHELL=/bin/sh",
+      "make .SHELLFLAGS='-c rm'",
+      "MAKEFLAGS=--eval=x: make",
+      "Y='$(shell rm -rf /)' make",
+      "echo --eval=x: | xargs make",
+    ])
+      expect(unknown(command), command).toBe(true);
+    for (const command of [
+      "make",
+      "make test",
+      "make -j4 build",
+      "make test VERBOSE=1 CFLAGS=-O2",
+      "make -f Makefile.ci test",
+      "make -C docs html",
+    ])
+      expect(unknown(command), command).toBe(false);
+  });
+
+  it("reads go's -exec, -toolexec and GOFLAGS, and pytest's plugins, overrides and warning modules, as opaque", () => {
+    for (const command of [
+      "go test -exec ./w ./...",
+      "go test --toolexec=./w ./...",
+      "go test . -exec=./w",
+      "GOFLAGS=-toolexec=./w go test ./...",
+      "python3 -m pytest -p evil",
+      "python3 -m pytest -pevil",
+      "python3 -m pytest -W ignore::evil.X",
+      "python3 -m pytest -o addopts='-p evil'",
+      "python3 -m pytest -c /dev/stdin",
+      "PYTEST_ADDOPTS='-p evil' python3 -m pytest",
+      "PYTHONPATH=m python3 -m pytest",
+      "python3 -mpytest -p evil",
+      "pytest -p evil",
+    ])
+      expect(unknown(command), command).toBe(true);
+    for (const command of [
+      "go test ./...",
+      "go test -run TestX -v -count=1 ./pkg/...",
+      "python3 -m pytest -x tests/",
+      "python3 -m pytest -p no:cacheprovider -W ignore::DeprecationWarning",
+    ])
+      expect(unknown(command), command).toBe(false);
+  });
+
+  it("lists the files tar, sort, tsc, go and pytest write, a directory's as every file under it", () => {
+    const writes = (command: string): string[] => (analyseShell(command)?.files ?? []).filter((f) => f.writes).map((f) => f.path);
+    expect(writes("sort -uo out.txt in.txt")).toEqual(["out.txt"]);
+    expect(writes("tar -xzf a.tgz -C vendor")).toEqual(["vendor/**"]);
+    expect(writes("tar xfC a.tar dir")).toEqual(["dir/**"]);
+    expect(writes("tar -tf a.tar")).toEqual([]);
+    expect(writes("tar -czf out.tgz src")).toEqual(["out.tgz"]);
+    expect(writes("npx tsc --outDir dist")).toEqual(["dist/**"]);
+    expect(writes("npx tsc@5 --outDir dist")).toEqual(["dist/**"]);
+    expect(writes("tsc -OUTFILE out.js")).toEqual(["out.js"]);
+    expect(writes("go test -coverprofile=c.out ./...")).toEqual(["c.out"]);
+    expect(analyseShell("go test -C /tmp -o x ./...")?.files).toEqual([{ path: "x", literal: false, writes: true }]);
+    expect(writes("python3 -m pytest --junitxml r.xml --basetemp=tmp")).toEqual(["r.xml", "tmp/**"]);
+  });
+});
+
+describe("variables bash holds as integers", () => {
+  it("reads an assignment of anything but a number to OPTIND, RANDOM, SRANDOM, HISTCMD or SECONDS as opaque", () => {
+    for (const command of [
+      "OPTIND='a[$(rm -rf /)]'; echo",
+      "printf -v OPTIND x",
+      "read RANDOM",
+      "for SECONDS in x; do :; done",
+      "declare HISTCMD=x",
+      "export SRANDOM=x",
+      "OPTIND+=1",
+    ])
+      expect(unknown(command), command).toBe(true);
+    for (const command of ["OPTIND=1; echo", "RANDOM=42; echo $RANDOM", "local OPTIND", "f() { local OPTIND=1; }"])
+      expect(unknown(command), command).toBe(false);
+  });
+
+  it("reads jobs -x as running its words", () => {
+    expect(catches("jobs -x rm -rf /")).toBe(true);
+    expect(catches("jobs -l")).toBe(false);
   });
 });

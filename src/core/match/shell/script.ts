@@ -55,6 +55,12 @@ export interface Script {
   readonly dynamic: boolean;
   /** Some command may run more than once or later than written: a loop's body or a function's. */
   readonly repeats?: boolean;
+  /**
+   * The script's first command runs before anything else in it, alone: a plain command at its start,
+   * followed by `;`, `&&`, `||` or a newline (not `|` or `&`), running no substitution. Its redirections
+   * are `files[0..leadingFiles)`; a file it opens is opened before any other command of the text runs.
+   */
+  readonly leadingFiles?: number;
 }
 
 /** Deeper nesting than this (substitutions, subshells, groups, scripts in scripts) is unreadable: it bounds recursion on hostile input. */
@@ -146,7 +152,93 @@ export const COMMAND_VARIABLES: ReadonlySet<string> = new Set([
   "GIT_INDEX_FILE",
   "GIT_OBJECT_DIRECTORY",
   "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  // make reads options and makefiles from these (`MAKEFLAGS=--eval=…`).
+  "MAKEFLAGS",
+  "MFLAGS",
+  "GNUMAKEFLAGS",
+  "MAKEFILES",
+  // go reads its flags (`-toolexec`) and its configuration file from these, and fetches the toolchain GOTOOLCHAIN names.
+  "GOFLAGS",
+  "GOENV",
+  "GOTOOLCHAIN",
+  // Where go finds its tools, its build cache and the modules it compiles into a test (a proxy, a workspace).
+  "GOROOT",
+  "GOCACHE",
+  "GOPROXY",
+  "GOSUMDB",
+  "GONOSUMDB",
+  "GONOSUMCHECK",
+  "GOINSECURE",
+  "GOWORK",
+  // Where tar writes its archive when no -f names one.
+  "TAPE",
+  // cargo and rustc: the compiler, a wrapper around it, and flags that pick a linker or load a plugin.
+  "RUSTC",
+  "RUSTC_WRAPPER",
+  "RUSTC_WORKSPACE_WRAPPER",
+  "RUSTDOC",
+  "RUSTFLAGS",
+  "RUSTDOCFLAGS",
+  "RUSTUP_TOOLCHAIN",
+  // pytest reads options (`-p plugin`) and plugins to load from these.
+  "PYTEST_ADDOPTS",
+  "PYTEST_PLUGINS",
+  // Default options of programs with options that run a command (`TAR_OPTIONS=--to-command=…`, `ZIPOPT=-TT …`, `MANOPT=-P …`).
+  "TAR_OPTIONS",
+  "ZIPOPT",
+  "MANOPT",
+  "RSYNC_CONNECT_PROG",
+  // Where interpreters and the C library find code they load.
+  "PERL5LIB",
+  "PERLLIB",
+  "RUBYLIB",
+  "NODE_PATH",
+  "GCONV_PATH",
 ]);
+/**
+ * Families of variables a program reads as settings, some of which name what it runs: cargo's
+ * `CARGO_*` (every configuration key: `CARGO_BUILD_RUSTC_WRAPPER`, `CARGO_TARGET_<triple>_RUNNER`), rustup's
+ * `RUSTUP_*` (where toolchains are found or fetched from), and
+ * Python's `PYTHON*` (`PYTHONPATH`, `PYTHONSTARTUP`, `PYTHONWARNINGS` import modules), but the few below.
+ */
+const COMMAND_VARIABLE_FAMILIES = /^(?:CARGO_|PYTHON|RUSTUP_)/;
+const HARMLESS_IN_FAMILIES = new Set([
+  "CARGO_TERM_COLOR",
+  "CARGO_TERM_VERBOSE",
+  "CARGO_TERM_QUIET",
+  "CARGO_TERM_PROGRESS_WHEN",
+  "CARGO_INCREMENTAL",
+  "CARGO_NET_OFFLINE",
+  "CARGO_BUILD_JOBS",
+  "PYTHONDONTWRITEBYTECODE",
+  "PYTHONUNBUFFERED",
+  "PYTHONHASHSEED",
+  "PYTHONIOENCODING",
+  "PYTHONUTF8",
+  "PYTHONFAULTHANDLER",
+  "PYTHONDEVMODE",
+  "PYTHONSAFEPATH",
+  "PYTHONNOUSERSITE",
+]);
+/**
+ * Variables bash itself holds with the integer attribute: assigning one evaluates the value as arithmetic,
+ * and arithmetic evaluates the subscripts it names (`OPTIND='a[$(cmd)]'` runs cmd), by any assignment
+ * (`read`, `printf -v`, `for`, `declare`, a prefix `X=…`).
+ */
+export const INTEGER_VARIABLES: ReadonlySet<string> = new Set([
+  "OPTIND",
+  "RANDOM",
+  "SRANDOM",
+  "HISTCMD",
+  "SECONDS",
+  "LINENO",
+  "BASHPID",
+  "MAILCHECK",
+  "PPID",
+  "UID",
+  "EUID",
+]);
+
 /** Pager and editor variables, and the values of them that run nothing of the text's choosing (`GIT_PAGER=cat git log`). */
 const PAGERS = new Set(["GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR"]);
 const harmlessPager = /^(?:|cat|true|:|less(?: -[A-Za-z]+)*|more)$/;
@@ -161,9 +253,11 @@ const harmlessPager = /^(?:|cat|true|:|less(?: -[A-Za-z]+)*|more)$/;
  */
 export const changesWhatRuns = (name: string, value?: string): boolean => {
   if (CODE_VARIABLES.has(name)) return true;
+  if (INTEGER_VARIABLES.has(name)) return value === undefined || !plainNumber.test(value);
   // git's trace variables name a file git appends to (`GIT_TRACE=~/.bashrc`); 0, 1, 2 and true write to stderr or nothing.
   if (/^GIT_TRACE/.test(name)) return !(value !== undefined && /^(?:|0|1|2|true|false)$/i.test(value));
   // npm reads every `npm_config_*` variable (in any case) as a setting: `script_shell`, `node_options`.
+  if (COMMAND_VARIABLE_FAMILIES.test(name) && !HARMLESS_IN_FAMILIES.has(name)) return true;
   if (!COMMAND_VARIABLES.has(name) && !/^GIT_CONFIG_(?:KEY|VALUE)_\d+$/.test(name) && !/^npm_config_/i.test(name)) return false;
   return !(value !== undefined && PAGERS.has(name) && harmlessPager.test(value));
 };
@@ -305,13 +399,50 @@ export const readScript = (text: string, depth = 0): Script | undefined => {
     if (error instanceof Opaque) return { commands: reader.commands, files: reader.files, opaque: error.message, dynamic: true };
     throw error;
   }
+  const leading = leadsAlone(root) ? reader.firstFiles : undefined;
   return {
     commands: reader.commands,
     files: reader.files,
     dynamic: reader.dynamic,
+    ...(leading === undefined ? {} : { leadingFiles: leading }),
     ...(reader.repeats ? { repeats: true } : {}),
     ...(reader.opaque === undefined ? {} : { opaque: reader.opaque }),
   };
+};
+
+/** Node kinds that run a command while the one holding them is still being set up. */
+const runsInside = new Set(["command_substitution", "process_substitution"]);
+const holdsCommands = (n: SyntaxNode): boolean => runsInside.has(n.type) || n.children.some(holdsCommands);
+
+/**
+ * Whether the script's first command runs alone before the rest: the leftmost statement is a plain
+ * command (with redirections), every operator after it on the way up is `;`, `&&`, `||` or a newline,
+ * and nothing in it runs a command of its own (a substitution runs before its redirections are opened).
+ */
+const leadsAlone = (root: SyntaxNode): boolean => {
+  const statements = root.children;
+  let node = statements[0];
+  if (node === undefined) return false;
+  const after = statements[1];
+  if (after !== undefined && after.type !== ";" && after.type !== "\n" && after.named !== true) return false;
+  while (node.type === "list") {
+    const op = node.children[1];
+    if (op === undefined || (op.type !== "&&" && op.type !== "||" && op.type !== ";")) return false;
+    node = node.children[0]!;
+  }
+  if (node.type === "redirected_statement") {
+    const body = node.children.find((c) => c.field === "body");
+    if (body !== undefined && body.type !== "command") return false;
+  } else if (node.type !== "command") return false;
+  // A here-document's operator line may go on (`cat <<EOF | ln …`): the grammar hangs the rest on it.
+  const goesOn = (n: SyntaxNode): boolean =>
+    n.children.some(
+      (c) =>
+        (n.type === "heredoc_redirect" &&
+          !["<<", "<<-", "heredoc_start", "heredoc_body", "heredoc_end", "file_descriptor"].includes(c.type)) ||
+        goesOn(c),
+    );
+  return !holdsCommands(node) && !goesOn(node);
 };
 
 /** A word being built from its parts. */
@@ -326,6 +457,8 @@ interface Building {
 class Reader {
   readonly commands: SimpleCommand[] = [];
   readonly files: FileRedirect[] = [];
+  /** How many files the first simple command read opened. */
+  firstFiles: number | undefined;
   dynamic = false;
   repeats = false;
   opaque: string | undefined;
@@ -578,6 +711,7 @@ class Reader {
     const words = [...assignments, ...this.words(parts, level)];
     const read = this.redirects([...redirects, ...outer], stdin, level);
     this.record([...words, ...read.extra], read.stdin);
+    this.firstFiles ??= this.files.length;
     for (const run of read.after) run();
   }
 
@@ -1037,7 +1171,8 @@ export const declarationProblem = (keyword: string, args: readonly Word[]): stri
       } else if (/[in]/.test(a.text.slice(1))) return `${keyword} ${a.text} evaluates values or names later`;
     } else if (!identifier.test(a.text)) {
       return `${keyword} of a name that is not a plain identifier evaluates it`;
-    } else if (changesWhatRuns(a.text) && keyword !== "unset") return `${keyword} ${a.text} changes what runs`;
+    } else if (changesWhatRuns(a.text) && !INTEGER_VARIABLES.has(a.text) && keyword !== "unset")
+      return `${keyword} ${a.text} changes what runs`;
   }
   return undefined;
 };

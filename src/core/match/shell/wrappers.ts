@@ -27,6 +27,8 @@ export interface WrapperSyntax {
   readonly shell?: readonly string[];
   /** Given one of these options it runs the command after its options itself, with no operand (`runuser -u root ls`). */
   readonly direct?: readonly string[];
+  /** It runs its words as a command only given one of these options (`jobs -x`); otherwise they are operands. */
+  readonly only?: readonly string[];
   /** Given one of these options it runs nothing (`command -v`, `sudo -l`, `taskset -p`). */
   readonly lookup?: readonly string[];
   /** It also takes `-N` as a number option (`nice -10 make`). */
@@ -167,6 +169,8 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = builtOnFirstUs
       ["builtin", { short: "+", long: {}, operands: 0 }],
       ["exec", { short: "+cla:", long: {}, operands: 0 }],
       ["coproc", { short: "+", long: {}, operands: 0 }],
+      // `jobs -x cmd args` runs cmd with job specs replaced by process group ids.
+      ["jobs", { short: "+lnprsx", long: {}, operands: 0, only: ["-x"] }],
       ["stdbuf", { short: "+i:o:e:", long: long("input= output= error= help version"), operands: 0, lookup: ["--help", "--version"] }],
       [
         "ionice",
