@@ -5,9 +5,11 @@
  * compiled and run, and the CLI run as Claude Code runs it, with hook modules of every kind.
  *
  * The README checked is test/fixtures/package/README.md, which tests the mechanism; CI's package
- * check sets AGENT_ONION_README=README.md to check the real one.
+ * check sets AGENT_ONION_README=README.md to check the real one. The programs of the pages of docs/
+ * are compiled and run too (AGENT_ONION_DOCS names another folder of pages).
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
@@ -18,6 +20,34 @@ import { installProject, packTarball, root, run, tsc, writeFiles, type Ran } fro
 
 const readmePath = ((p) => (isAbsolute(p) ? p : join(root, p)))(process.env.AGENT_ONION_README ?? "test/fixtures/package/README.md");
 const snippets: Snippet[] = tsSnippets(readFileSync(readmePath, "utf8"), readmePath.slice(root.length + 1));
+const docsDir = ((p) => (isAbsolute(p) ? p : join(root, p)))(process.env.AGENT_ONION_DOCS ?? "docs");
+const docSnippets: Snippet[] = readdirSync(docsDir)
+  .filter((f) => f.endsWith(".md"))
+  .sort()
+  .flatMap((f) => tsSnippets(readFileSync(join(docsDir, f), "utf8"), join(docsDir, f).slice(root.length + 1)));
+
+/** The packages the docs programs import besides agent-onion and Node. */
+const docsImports = (): string[] => {
+  const names = new Set(
+    docSnippets.flatMap((s) =>
+      [...s.code.matchAll(/^import\s[^"']*["']([^"']+)["']/gm)]
+        .map((m) => m[1] as string)
+        .filter((m) => !m.startsWith("agent-onion") && !m.startsWith("node:") && !m.startsWith("."))
+        .map((m) =>
+          m
+            .split("/")
+            .slice(0, m.startsWith("@") ? 2 : 1)
+            .join("/"),
+        ),
+    ),
+  );
+  return [...names].sort();
+};
+/** Those packages at the versions this repository tests with (a package that is not a devDependency fails a test below). */
+const docsDependencies = (): Record<string, string> => {
+  const own = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
+  return Object.fromEntries(docsImports().flatMap((n) => (own.devDependencies[n] ? [[n, own.devDependencies[n]]] : [])));
+};
 
 const subpaths = ["core", "agent", "middleware", "claude", "ai-sdk", "mcp", "otel", "redis", "effect", "koa"] as const;
 /** One value each subpath must export, and what it must be. */
@@ -71,6 +101,7 @@ beforeAll(() => {
   const packDir = mkdtempSync(join(tmpdir(), "agent-onion-pack-"));
   const tarball = packTarball(packDir);
   dir = installProject({
+    ...docsDependencies(),
     "agent-onion": tarball,
     "@types/node": "^20.19.0",
     "@opentelemetry/api": "^1.9.0",
@@ -112,6 +143,12 @@ beforeAll(() => {
     ),
     ...project("readme-cjs", "commonjs", { ...strict, module: "nodenext", moduleResolution: "nodenext" }, readme(asCommonJs)),
     ...project(
+      "docs",
+      "module",
+      { ...strict, module: "nodenext", moduleResolution: "nodenext" },
+      Object.fromEntries(docSnippets.map((s) => [`${s.name}.ts`, s.code])),
+    ),
+    ...project(
       "cjs",
       "commonjs",
       { ...strict, module: "nodenext", moduleResolution: "nodenext" },
@@ -147,9 +184,10 @@ beforeAll(() => {
   });
 }, 300_000);
 
+// The SDKs the docs programs import make the project large: removing it takes a while on a busy machine.
 afterAll(() => {
   for (const d of [dir, bare]) if (d) rmSync(d, { recursive: true, force: true });
-});
+}, 300_000);
 
 describe("the installed package in strict TypeScript projects", () => {
   const projects = [
@@ -227,7 +265,8 @@ describe(`the programs of ${snippets[0]?.where.replace(/:\d+$/, "") ?? "the READ
   const projects = ["readme-esm", "readme-bundler", "readme-cjs"] as const;
   const compiled = new Map<string, Ran>();
   beforeAll(async () => {
-    // One compilation per project; each program's test reports the errors in its own file.
+    // One compilation per project; each program's test reports the errors in its own file (tsc names files from its working
+    // directory: `readme-esm/readme-44.ts(3,1): error ...`).
     for (const [project, result] of await Promise.all(projects.map(async (p) => [p, await tsc(dir, join(p, "tsconfig.json"))] as const)))
       compiled.set(project, result);
   }, 120_000);
@@ -241,13 +280,83 @@ describe(`the programs of ${snippets[0]?.where.replace(/:\d+$/, "") ?? "the READ
     "%s type-checks and runs in an ES module, a bundler and a CommonJS project",
     async (_where, snippet) => {
       for (const project of projects) {
-        const errors = (compiled.get(project)?.stdout ?? "").split("\n").filter((l) => l.startsWith(`${snippet.name}.ts(`));
+        const errors = (compiled.get(project)?.stdout ?? "").split("\n").filter((l) => l.startsWith(`${project}/${snippet.name}.ts(`));
         expect({ project, errors }).toEqual({ project, errors: [] });
         const ran = await run(process.execPath, [join(project, "out", `${snippet.name}.js`)], dir, "", 30_000);
         expect({ project, code: ran.code, stderr: ran.stderr }).toEqual({ project, code: 0, stderr: "" });
       }
     },
     120_000,
+  );
+});
+
+/** A free TCP port on 127.0.0.1. */
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer().once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+describe("the programs of the pages of docs/", () => {
+  let compiled: Ran | undefined;
+  let redisUrl: string | undefined;
+  let redis: ReturnType<typeof spawn> | undefined;
+  const hasRedis =
+    existsSync("/usr/bin/redis-server") || (process.env.PATH ?? "").split(":").some((d) => existsSync(join(d, "redis-server")));
+  beforeAll(async () => {
+    if (hasRedis && docSnippets.some((s) => s.needs === "redis")) {
+      const port = await freePort();
+      redis = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+        stdio: "ignore",
+      });
+      redisUrl = `redis://127.0.0.1:${port}`;
+    }
+    // One compilation for every page; each program's test reports the errors in its own file.
+    compiled = await tsc(dir, join("docs", "tsconfig.json"));
+  }, 300_000);
+  afterAll(() => {
+    redis?.kill("SIGTERM");
+  });
+
+  it("import only agent-onion, Node and packages this repository tests with (its devDependencies)", () => {
+    expect(docsImports().filter((n) => !(n in docsDependencies()))).toEqual([]);
+  });
+
+  it("type-check with nothing left over outside the programs but in other packages' declarations", () => {
+    // Under these settings (exactOptionalPropertyTypes, no skipLibCheck) the declarations of LangChain, the AI SDK
+    // and the OpenAI Agents SDK have errors of their own; those of agent-onion must have none.
+    expect(docSnippets.length).toBeGreaterThan(0);
+    const outside = (compiled?.stdout ?? "")
+      .split("\n")
+      .filter((l) => /^\S/.test(l) && !docSnippets.some((s) => l.startsWith(`docs/${s.name}.ts(`)))
+      .filter((l) => !/^(\.\.\/)?node_modules\//.test(l) || /^(\.\.\/)?node_modules\/agent-onion\//.test(l));
+    expect(outside).toEqual([]);
+  });
+
+  it.each(
+    docSnippets.map(
+      (s) => [s.where, s.needs === "nothing" ? "runs" : s.needs === "redis" ? "runs with Redis" : "only compiles", s] as const,
+    ),
+  )(
+    "%s type-checks and %s",
+    async (_where, _runs, snippet) => {
+      expect(conventionProblem(snippet)).toBeUndefined();
+      const errors = (compiled?.stdout ?? "").split("\n").filter((l) => l.startsWith(`docs/${snippet.name}.ts(`));
+      expect(errors).toEqual([]);
+      if (snippet.needs === "compile-only") return;
+      if (snippet.needs === "redis" && !redisUrl) {
+        console.log(`${snippet.where}: not run, redis-server is not installed`);
+        return;
+      }
+      const env = redisUrl ? { REDIS_URL: redisUrl } : {};
+      const ran = await run(process.execPath, [join("docs", "out", `${snippet.name}.js`)], dir, "", 30_000, env);
+      expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: "" });
+      if (snippet.output !== undefined) expect(ran.stdout.trimEnd()).toBe(snippet.output.trimEnd());
+    },
+    60_000,
   );
 });
 

@@ -69,14 +69,21 @@ export interface Ran {
 }
 
 /**
- * Run a command in `cwd` with `input` on stdin.
+ * Run a command in `cwd` with `input` on stdin (and `env` added to the environment).
  *
  * @example
  * const { code, stdout } = await run(process.execPath, ["out/main.js"], dir)
  */
-export const run = (command: string, args: readonly string[], cwd: string, input = "", timeoutMs = 60_000): Promise<Ran> =>
+export const run = (
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  input = "",
+  timeoutMs = 60_000,
+  env: NodeJS.ProcessEnv = {},
+): Promise<Ran> =>
   new Promise((resolve, reject) => {
-    const child = spawn(command, [...args], { cwd, env: npmEnv(), stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(command, [...args], { cwd, env: { ...npmEnv(), ...env }, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);

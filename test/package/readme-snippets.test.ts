@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { asCommonJs, conventionProblem, tsSnippets } from "./readme-snippets.ts";
 
 const fixture = readFileSync(new URL("../fixtures/package/README.md", import.meta.url), "utf8");
+const page = readFileSync(new URL("../fixtures/package/docs/page.md", import.meta.url), "utf8");
 
 describe("tsSnippets", () => {
   it("finds every ```ts and ```typescript block, in lists too, with the line of its fence", () => {
@@ -26,6 +27,20 @@ describe("tsSnippets", () => {
   });
 });
 
+describe("tsSnippets on a docs page", () => {
+  it("names each program after its page and line, and reads what it needs to run from its info string", () => {
+    expect(tsSnippets(page, "docs/page.md").map((s) => [s.where, s.name, s.needs])).toEqual([
+      ["docs/page.md:5", "docs-page-5", "nothing"],
+      ["docs/page.md:19", "docs-page-19", "compile-only"],
+      ["docs/page.md:28", "docs-page-28", "redis"],
+    ]);
+  });
+
+  it("takes the ```text block right after a program as its output, and no ```text block after prose", () => {
+    expect(tsSnippets(page, "docs/page.md").map((s) => s.output)).toEqual(["Rejected\n", undefined, undefined]);
+  });
+});
+
 describe("conventionProblem", () => {
   it("asks each program to import from agent-onion, and says how to mark a partial example", () => {
     const [snippet] = tsSnippets("Text.\n\n```ts\nconst stack = createAgentStack();\n```\n", "README.md");
@@ -33,6 +48,12 @@ describe("conventionProblem", () => {
       'README.md:3: a ```ts block must be a complete program that imports from "agent-onion" (mark a partial example as ```ts fragment)',
     );
     expect(tsSnippets(fixture, "README.md").map(conventionProblem)).toEqual([undefined, undefined]);
+  });
+
+  it("names the page and the line of a docs block that imports nothing from agent-onion", () => {
+    const [snippet] = tsSnippets('# Page\n\n```ts compile-only\nimport { z } from "zod";\nz.string();\n```\n', "docs/page.md");
+    expect(conventionProblem(snippet!)).toMatch(/^docs\/page\.md:3: a ```ts block must be a complete program/);
+    expect(tsSnippets(page, "docs/page.md").map(conventionProblem)).toEqual([undefined, undefined, undefined]);
   });
 });
 
