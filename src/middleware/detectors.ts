@@ -69,10 +69,10 @@ export interface PatternOptions {
  * A detector from a regular expression (the `g` flag is added when missing). Your pattern runs on
  * a linear-time engine (RE2, through re2js), so no text can make it backtrack for seconds: what
  * RE2 cannot run in linear time (look-arounds, back-references) is refused here, with a
- * `TypeError` that names the detector and says how to rewrite it. The flags `i`, `m` and
- * `s` are read as RE2 reads them (`m`: lines end at `\n` only), `u` as JavaScript reads it (Unicode
- * property escapes included); `v` and `y` are refused. The
- * built-in detectors run their own patterns, reviewed for linear time, on the JavaScript engine.
+ * `TypeError` that names the detector and says how to rewrite it. The flags `i`, `m` and `s` are
+ * read as RE2 reads them (`m`: lines end at `\n` only), `u` as JavaScript reads it (Unicode
+ * property escapes included); `v` and `y` are refused. The built-in detectors run their own
+ * patterns, reviewed for linear time, on the JavaScript engine.
  *
  * @example
  * const ticket = pattern("ticket", /TCK-\d{6}/, { window: 10 })

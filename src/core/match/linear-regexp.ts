@@ -205,7 +205,7 @@ const setRanges = (set: AST.CharacterSet, dotAll = false): Range[] => {
 };
 
 /**
- * The code points of a Unicode property escape (`\\p{Extended_Pictographic}`, `\\P{L}`), as the
+ * The code points of a Unicode property escape (`\p{Extended_Pictographic}`, `\P{L}`), as the
  * JavaScript engine defines it: RE2 knows only some properties, and by other names. Worked out
  * once per escape, by testing every code point (about a tenth of a second).
  */
