@@ -159,29 +159,17 @@ const urlHead = (text: string, start: number): string => {
 
 /** The end of a webhook URL whose run starts at `start` (with its `//`), if it is one. */
 const webhookAt = (text: string, start: number): Match | undefined => {
-  // A URL with escaped slashes (rare) is read by its own patterns.
-  if (text.charCodeAt(start - 1) === 92) return escapedWebhookAt(text, start);
   const url = urlStart(text, start);
   if (url === undefined) return undefined;
-  const head = text.slice(start, start + 48);
+  // A URL with escaped slashes (`https:\/\/hooks.slack.com\/…`, rare) is read by its rules' escaped
+  // patterns, and its head with the slashes unescaped.
+  const escaped = text.charCodeAt(start - 1) === 92;
+  const head = escaped ? urlHead(text, start) : text.slice(start, start + 48);
   for (const rule of compiledUrlRules) {
     if (!head.includes(rule.anchor)) continue;
-    rule.re.lastIndex = url;
-    const m = rule.re.exec(text);
-    if (m !== null) return { start: url, end: url + m[0].length };
-  }
-  return undefined;
-};
-
-/** `webhookAt` for a URL written with escaped slashes (`https:\/\/hooks.slack.com\/…`). */
-const escapedWebhookAt = (text: string, start: number): Match | undefined => {
-  const url = urlStart(text, start);
-  if (url === undefined) return undefined;
-  const head = urlHead(text, start);
-  for (const rule of compiledUrlRules) {
-    if (!head.includes(rule.anchor)) continue;
-    rule.escaped.lastIndex = url;
-    const m = rule.escaped.exec(text);
+    const re = escaped ? rule.escaped : rule.re;
+    re.lastIndex = url;
+    const m = re.exec(text);
     if (m !== null) return { start: url, end: url + m[0].length };
   }
   return undefined;
