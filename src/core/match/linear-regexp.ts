@@ -184,23 +184,24 @@ const complement = (ranges: readonly Range[]): Range[] => {
   return out;
 };
 
-const classOf = (ranges: readonly Range[]): string =>
-  ranges.length === 0
-    ? `[^${hex(0)}-${hex(MAX)}]`
-    : `[${ranges.map(([lo, hi]) => (lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`)).join("")}]`;
+const rangesText = (ranges: readonly Range[]): string => ranges.map(([lo, hi]) => (lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`)).join("");
+
+const classOf = (ranges: readonly Range[]): string => (ranges.length === 0 ? `[^${hex(0)}-${hex(MAX)}]` : `[${rangesText(ranges)}]`);
+
+/**
+ * Everything but `ranges`, as a negated class for RE2 to negate: under the i flag RE2 folds case
+ * before it negates, as JavaScript does (`/[^a]/i` does not match `A`); a complement spelled out
+ * would hold `A` and match it.
+ */
+const negatedClassOf = (ranges: readonly Range[]): string => (ranges.length === 0 ? classOf([[0, MAX]]) : `[^${rangesText(ranges)}]`);
+
+/** What `\d`, `\w`, `\s` or `.` stands for, not negated. */
+const baseRanges = (kind: "any" | "digit" | "word" | "space", dotAll: boolean): Range[] =>
+  kind === "any" ? (dotAll ? [[0, MAX]] : complement(lineTerminators)) : kind === "digit" ? digit : kind === "word" ? word : space;
 
 const setRanges = (set: AST.CharacterSet, dotAll = false): Range[] => {
   if (set.kind === "property") return propertyRanges(set.raw);
-  const base =
-    set.kind === "any"
-      ? dotAll
-        ? [[0, MAX] as const]
-        : complement(lineTerminators)
-      : set.kind === "digit"
-        ? digit
-        : set.kind === "word"
-          ? word
-          : space;
+  const base = baseRanges(set.kind, dotAll);
   return "negate" in set && set.negate ? complement(base) : base;
 };
 
@@ -266,8 +267,8 @@ const element = (e: AST.Element, dotAll: boolean): string => {
         );
       return hex(e.value);
     case "CharacterSet":
-      // \W, \D, \S as a negated class, so that RE2 folds case before it negates, as JavaScript does under i.
-      if (e.kind !== "any" && e.kind !== "property" && e.negate) return `[^${classOf(setRanges({ ...e, negate: false }, dotAll)).slice(1)}`;
+      // \W, \D, \S negated by RE2, so that case folds first (see negatedClassOf).
+      if (e.kind !== "any" && e.kind !== "property" && e.negate) return negatedClassOf(baseRanges(e.kind, dotAll));
       return classOf(setRanges(e, dotAll));
     case "CharacterClass":
       return characterClass(e);
@@ -307,7 +308,6 @@ const characterClass = (c: AST.CharacterClass): string => {
   for (const [lo, hi] of ranges)
     if (lo <= 0xdfff && hi >= 0xd800 && !(lo < 0xd800 && hi > 0xdfff))
       refuse(c, "a surrogate code unit in a class", "list astral characters outside brackets, as an alternation");
-  // Negated as RE2 negates, after folding case under i (JavaScript's reading); `[^]` is any character.
-  if (c.negate) return ranges.length === 0 ? classOf([[0, MAX]]) : `[^${classOf(ranges).slice(1)}`;
-  return classOf(ranges);
+  // `[^]` is any character; see negatedClassOf for why RE2 does the negating.
+  return c.negate ? negatedClassOf(ranges) : classOf(ranges);
 };
