@@ -91,14 +91,15 @@ export const compileShellPattern = (pattern: string): ShellPattern => {
   // prefix taken literally (a `*` in it is a plain character): `npm run test:*` matches `npm run test -- -t x`, not
   // `npm run testx` or `npm run test:unit`, and `ls:*` does not match `lsof`.
   const legacy = /^(.+):\*$/s.exec(p)?.[1]?.trimEnd();
-  const full = legacy !== undefined
-    ? (c: string) => c === legacy || c.startsWith(`${legacy} `)
-    : p.endsWith(" *")
-      ? (
-          (whole, bare) => (c: string) =>
-            whole(c) || bare(c)
-        )(matchText(p), matchText(p.slice(0, -2)))
-      : matchText(p);
+  const full =
+    legacy !== undefined
+      ? (c: string) => c === legacy || c.startsWith(`${legacy} `)
+      : p.endsWith(" *")
+        ? (
+            (whole, bare) => (c: string) =>
+              whole(c) || bare(c)
+          )(matchText(p), matchText(p.slice(0, -2)))
+        : matchText(p);
   // Every match starts with the text before the first star: a cheap test first, since one call may
   // meet a thousand conditions.
   const star = p.indexOf("*");

@@ -19,6 +19,7 @@ import { type FilledIn, fillsIn, findFillsIn } from "./replacement.ts";
 import {
   changesWhatRuns,
   declarationProblem,
+  harmlessInEnvironment,
   isHarmlessDevice,
   MAX_NESTING,
   readScript,
@@ -237,6 +238,19 @@ export const firstCommand = (command: string): readonly Word[] | undefined => re
  */
 export const isAssignment = (word: Word): boolean => word.assigns !== undefined;
 
+/** An assignment that leaves what a program does as the text says (see `harmlessInEnvironment`). */
+const harmlessWord = (w: Word): boolean => {
+  const eq = w.text.indexOf("=");
+  const name = w.assigns ?? (eq < 0 ? w.text : w.text.slice(0, eq));
+  return harmlessInEnvironment(name, w.literal && eq >= 0 ? w.text.slice(eq + 1) : undefined);
+};
+
+/** Assignments before a command name (not alone) that hand a program a variable not known to be harmless. */
+const givesEnvironment = (words: readonly Word[]): boolean => {
+  const at = words.findIndex((w) => w.assigns === undefined);
+  return at > 0 && words.slice(0, at).some((w) => !harmlessWord(w));
+};
+
 /** Code a command runs: a script's text, `"unseen"` when the text does not hold it, or `undefined` when it runs no code of its own. */
 type Code = { readonly text: string; readonly literal: boolean } | "unseen" | undefined;
 
@@ -263,6 +277,10 @@ class Analysis {
   private dynamic = false;
   /** Files opened by the text's first command, which runs alone before any other: no link made by the text can lie on their path. */
   private readonly early = new Set<number>();
+  /** `set -a` is given: every assignment is exported to the programs run after it. */
+  private exportsAll = false;
+  /** Assignments standing alone (`X=1;`) to variables not known to be harmless, exported after `set -a`. */
+  private readonly bare: Word[] = [];
   /** Scripts and `find -exec` commands read so far: code that may run later (`trap`) or several commands in turn. */
   private nestedRuns = 0;
 
@@ -285,6 +303,7 @@ class Analysis {
   }
 
   private result(reason: string | undefined): ShellAnalysis {
+    if (this.exportsAll) for (const w of this.bare) this.keep({ text: w.text, literal: w.literal, role: "command" });
     const calls = [...this.calls.values()];
     return {
       commands: [...new Set(calls.map((c) => c.text))],
@@ -351,6 +370,8 @@ class Analysis {
     // `eval 'cd /tmp'` and `source` move this shell too.
     this.movesDirectory ||= sub.movesDirectory;
     this.mayLink ||= sub.mayLink;
+    this.exportsAll ||= sub.exportsAll;
+    this.bare.push(...sub.bare);
     this.simple += sub.simple;
     this.repeats ||= sub.repeats;
     for (const c of inner.calls) this.keep(c);
@@ -367,7 +388,11 @@ class Analysis {
     for (let level = 0; words.length > 0; level++) {
       if (level === maxLevels) throw new Opaque("more wrappers than any real command stacks");
       const head = words[0]!;
-      this.add(words, head.assigns === undefined ? "command" : "prefix");
+      // Variables given to the program that may change what it runs or where it reads and writes
+      // (`DOCKER_HOST=ssh://h docker ps`): an allow rule must name them as written, as in Claude Code.
+      const exposes = level === 0 && head.assigns !== undefined && givesEnvironment(words);
+      if (level === 0 && words.every((w) => w.assigns !== undefined)) this.bare.push(...words.filter((w) => !harmlessWord(w)));
+      this.add(words, head.assigns === undefined || exposes ? "command" : "prefix");
       if (head.assigns !== undefined) {
         words = words.slice(1);
         continue;
@@ -483,6 +508,10 @@ class Analysis {
           ),
         );
         if (problem !== undefined) throw new Opaque(problem);
+        // A variable exported to every later program: an allow rule must name it as written.
+        if (name === "export" || args.some((a) => /^-[^-]*x/.test(a.text)))
+          for (const a of args)
+            if (!a.text.startsWith("-") && !harmlessWord(a)) this.keep({ text: a.text, literal: a.literal, role: "command" });
         return;
       }
       case "npm": {
@@ -518,6 +547,8 @@ class Analysis {
         ) {
           throw new Opaque("set -k makes later words assignments");
         }
+        // Every later assignment is then exported to the programs the text runs.
+        if (args.some((a) => /^-[^-]*a/.test(a.text) || a.text === "allexport")) this.exportsAll = true;
         return;
       default:
     }
@@ -719,6 +750,7 @@ class Analysis {
         rest = rest.slice(1);
       }
       if (rest.length > 0 && rest.length < command.length) this.add(rest, "command");
+      if (rest.length > 0 && command.slice(0, command.length - rest.length).some((w) => !harmlessWord(w))) this.add(command, "command");
     }
     if (given(syntax.direct)) return { words: rest, context };
     if (syntax.shell !== undefined && rest.length === 0) {
