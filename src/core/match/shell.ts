@@ -162,8 +162,11 @@ const safeShopt = new Set([
  */
 const namesOk = (words: readonly Word[]): boolean => words.every((w) => w.literal && !/[[\]]/.test(w.text) && !changesWhatRuns(w.text));
 
-/** Whether a word computed at run time may become several words: unquoted, or an array or the positional parameters (`"$@"`, `"${a[@]}"`). */
-const maySplit = (w: Word): boolean => !w.quoted || /\$\{?[@*]|\[[@*]\]/.test(w.text);
+/** Whether a word computed at run time may become several words: unquoted, with an expansion outside quotes (`"a"$x`), or an array or the positional parameters (`"$@"`, `"${a[@]}"`). */
+const maySplit = (w: Word): boolean => !w.quoted || w.splits === true || /\$\{?[@*]|\[[@*]\]/.test(w.text);
+
+/** Programs read by a reader of their own rather than by `PROGRAM_OPTIONS`. */
+const readByTable = new Set(["tar", "curl", "vitest"]);
 
 /** How many wrappers and assignments one simple command may stack before it counts as opaque. */
 const maxLevels = 16;
@@ -645,7 +648,7 @@ class Analysis {
       program = args[at]!.text.replace(/(?!^)@[^/]*$/, "");
       rest = args.slice(at + 1);
     }
-    if (program !== "tar" && !PROGRAM_OPTIONS.has(program)) return;
+    if (!readByTable.has(program) && !PROGRAM_OPTIONS.has(program)) return;
     if (context.appended) throw new Opaque(`${program} given words read at run time`);
     if (program === "make")
       for (const w of before) {
@@ -656,6 +659,11 @@ class Analysis {
     const read = readProgram(program, rest);
     if (read === undefined) return;
     if (read.opaque !== undefined) throw new Opaque(read.opaque);
+    // An option the table does not know: only a rule naming the program alone allows the call.
+    if (read.unknown !== undefined)
+      this.keep({ text: [name, ...args.map((a) => a.text)].join(" ").replace(/\s+/g, " "), literal: false, role: "command" });
+    for (const w of read.reads ?? [])
+      this.files.push({ path: w.text, literal: w.literal && context.filled?.(w.text) !== true, writes: false });
     for (const w of read.writes) {
       const text = w.under ? `${w.path.text.replace(/\/+$/, "")}/**` : w.path.text;
       if (w.path.literal && isHarmlessDevice(text)) continue;

@@ -766,8 +766,19 @@ describe("programs that run or write things by their own options", () => {
       "npm run $SCRIPT",
     ])
       expect(opaque(command), command).toBe(true);
-    for (const command of ["npm run build -- --script-shell=./x", "npm run build --silent -w packages/a", "npm ci --no-audit", "npm test"])
+    for (const command of ["npm run build --silent -w packages/a", "npm ci --no-audit", "npm test", "npm test -- test/a.test.ts"])
       expect(analyseShell(command)?.calls, command).toEqual([{ text: command, literal: true, role: "command" }]);
+  });
+
+  it("counts an option after npm's -- as an option of what the script runs, which only a rule naming npm alone allows", () => {
+    for (const command of ["npm run build -- --script-shell=./x", "npm run test -- --config ./evil.ts", "npm test -- -c x"])
+      expect(analyseShell(command), command).toMatchObject({
+        opaque: false,
+        calls: [
+          { text: command, literal: true, role: "command" },
+          { text: command, literal: false, role: "command" },
+        ],
+      });
   });
 
   it("counts an npm setting it does not know as computed at run time, which only a rule naming npm alone allows", () => {

@@ -17,6 +17,8 @@ export interface Word {
   readonly literal: boolean;
   /** Some part was quoted or escaped: a quoted reserved word is a plain word. */
   readonly quoted: boolean;
+  /** An expansion outside quotes: the word may split into several words at run time. */
+  readonly splits?: boolean;
   /** For an assignment (`NAME=value` before a command, or an argument of `declare`/`export`…), the variable's name. */
   readonly assigns?: string;
   /** For an assignment, its value is a parenthesised list the grammar read (`a=(x y)`), not a string. */
@@ -533,6 +535,7 @@ interface Building {
   quoted: boolean;
   /** Unquoted characters only: where globs, braces and a tilde would expand. */
   bare: string;
+  splits?: boolean;
 }
 
 class Reader {
@@ -834,7 +837,9 @@ class Reader {
     // Unquoted globs, braces and a leading tilde expand at run time.
     if (/[*?]|\[.*\]|\{[^{}]*(?:,|\.\.)[^{}]*\}|^~|[=:]~/.test(w.bare)) w.literal = false;
     if (!w.literal) this.dynamic = true;
-    return { text: w.text, literal: w.literal, quoted: w.quoted };
+    return w.splits === true
+      ? { text: w.text, literal: w.literal, quoted: w.quoted, splits: true }
+      : { text: w.text, literal: w.literal, quoted: w.quoted };
   }
 
   private part(p: SyntaxNode, w: Building, level: number): void {
@@ -922,6 +927,7 @@ class Reader {
         w.text += raw;
         w.bare += "\u0001";
         w.literal = false;
+        w.splits = true;
         return;
       case "brace_expression":
         w.text += raw;
