@@ -465,15 +465,18 @@ class Analysis {
       case "readarray":
         if (args.some((a) => /^-[^-]*C/.test(a.text)) || !namesOk(args))
           throw new Opaque(`${name} -C runs a callback, and a subscript in its name is evaluated`);
+        this.assigned(args.slice(-1));
         return;
       case "read":
       case "getopts":
         if (!namesOk(args)) throw new Opaque(`${name} evaluates the subscript of the name it assigns`);
+        this.assigned(name === "getopts" ? args.slice(1, 2) : args.filter((a) => !a.text.startsWith("-")));
         return;
       case "printf":
       case "wait": {
         const at = args.findIndex((a) => a.text === (name === "printf" ? "-v" : "-p"));
         if (at >= 0 && !namesOk(args.slice(at + 1, at + 2))) throw new Opaque(`${name} evaluates the subscript of the name it assigns`);
+        if (at >= 0) this.assigned(args.slice(at + 1, at + 2));
         if (
           args.some((a) => !a.literal && /^-/.test(a.text)) ||
           (at < 0 && args.some((a) => /^-[^-]*[vp]/.test(a.text) && a.text !== "--"))
@@ -554,6 +557,14 @@ class Analysis {
         if (args.some((a) => /^-[^-]*a/.test(a.text) || a.text === "allexport")) this.exportsAll = true;
         return;
       default:
+    }
+  }
+
+  /** Names a builtin assigns (`read X`, `printf -v X`): exported to later programs after `set -a`, so kept as assignments. */
+  private assigned(names: readonly Word[]): void {
+    for (const n of names) {
+      const w = { text: `${n.text}=`, literal: n.literal, quoted: false, assigns: n.text };
+      if (!harmlessWord(w)) this.bare.push(w);
     }
   }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compileMatcher } from "../../../src/core/match/matcher.ts";
+import { compileAllowRules } from "../../../src/middleware/tool-rules.ts";
 import { analyseShell, MAX_COMMAND_LENGTH, MAX_HERE_DOCUMENTS, splitShellCommand } from "../../../src/core/match/shell.ts";
 import { MAX_NESTING } from "../../../src/core/match/shell/script.ts";
 
@@ -908,5 +909,67 @@ describe("variables bash holds as integers", () => {
   it("reads jobs -x as running its words", () => {
     expect(catches("jobs -x rm -rf /")).toBe(true);
     expect(catches("jobs -l")).toBe(false);
+  });
+});
+
+describe("variables given to a command", () => {
+  const allow = compileAllowRules(
+    ["Bash(docker ps:*)", "Bash(npm run test:*)", "Bash(env *)", "Bash(export *)", "Bash(set *)", "Bash(read *)"],
+    "test",
+  );
+  const allowed = (command: string): boolean => allow({ id: "1", name: "Bash", input: { command } }) !== undefined;
+
+  it("lets an allow rule accept only the variables known to change nothing about what runs", () => {
+    for (const command of [
+      "NODE_ENV=test npm run test",
+      "CI=1 LANG=C.UTF-8 TZ=UTC npm run test",
+      "env NODE_ENV=test docker ps",
+      "export NODE_ENV=test; npm run test",
+    ])
+      expect(allowed(command), command).toBe(true);
+    for (const command of [
+      "FOO=1 npm run test",
+      "HTTPS_PROXY=http://h npm run test",
+      "LANG=/tmp/x npm run test",
+      "env FOO=1 docker ps",
+      "export FOO=1; docker ps",
+      "declare -x FOO=1; docker ps",
+      "FOO=1; export FOO; docker ps",
+      "set -a; FOO=1; docker ps",
+      "set -o allexport; FOO=1; docker ps",
+      "set -a; read -r FOO <<< 1; docker ps",
+      "set -a; for FOO in 1; do docker ps; done",
+    ])
+      expect(allowed(command), command).toBe(false);
+  });
+
+  it("lets a rule name such a variable as written", () => {
+    const named = compileAllowRules(["Bash(FOO=1 npm run test)", "Bash(npm run test:*)"], "test");
+    expect(named({ id: "1", name: "Bash", input: { command: "FOO=1 npm run test" } })).toBeDefined();
+  });
+
+  it("reads the families of variables that name a program's configuration, code, server or output as opaque", () => {
+    for (const command of [
+      "DOCKER_HOST=ssh://h docker ps",
+      "DOCKER_CONFIG=. docker ps",
+      "GH_CONFIG_DIR=. gh pr view 1",
+      "GH_BROWSER=x gh pr view 1 --web",
+      "CURL_HOME=. curl -s https://x",
+      "XDG_DATA_HOME=. ls",
+      "LESS='+!cmd' git log",
+      "LESSKEY=k git log",
+      "LD_DEBUG_OUTPUT=/tmp/o ls",
+      "LD_AUDIT=./a.so ls",
+      "GIT_NAMESPACE=x git log",
+      "GIT_CEILING_DIRECTORIES=/ git log",
+      "NODE_V8_COVERAGE=/tmp/c npm test",
+      "NODE_EXTRA_CA_CERTS=ca.pem npm test",
+      "export DOCKER_HOST=ssh://h; docker ps",
+      "env DOCKER_HOST=ssh://h docker ps",
+      "sudo DOCKER_HOST=ssh://h docker ps",
+    ])
+      expect(analyseShell(command)?.opaque, command).toBe(true);
+    for (const command of ["GIT_PAGER=cat git log", "GIT_AUTHOR_NAME=a GIT_COMMITTER_EMAIL=a@b git commit -m x", "NODE_ENV=test npm test"])
+      expect(analyseShell(command)?.opaque, command).toBe(false);
   });
 });

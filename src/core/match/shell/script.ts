@@ -1191,7 +1191,10 @@ class Reader {
   private forLoop(n: SyntaxNode, stdin: Stdin, level: number): void {
     for (const c of n.children) {
       if (c.field === "variable") {
-        if (changesWhatRuns(this.slice(c))) this.fail("a loop over a variable that changes what runs");
+        const name = this.slice(c);
+        if (changesWhatRuns(name)) this.fail("a loop over a variable that changes what runs");
+        // Read as the assignment it is (exported to the programs run after `set -a`).
+        this.commands.push({ words: [{ text: `${name}=`, literal: true, quoted: false, assigns: name }], stdin });
       } else if (c.field === "value") this.word([c], level);
       else if (c.field === "body") this.statement(c, stdin, level);
       else if (c.named && c.type !== "comment") throw new Unreadable();
