@@ -48,6 +48,7 @@ const curlShortLong: Readonly<Record<string, string>> = {
   w: "write-out",
   O: "remote-name",
   J: "remote-header-name",
+  g: "globoff",
 };
 /** Options that load code or read options from a file: a configuration file can set any option, an engine is a library. */
 const curlRuns = new Set(["config", "engine"]);
@@ -66,10 +67,12 @@ const curlWrites = new Set([
 ]);
 /** Flags that make curl write a file named by the server, in the working directory or under `--output-dir`. */
 const curlRemoteNames = new Set(["remote-name", "remote-name-all", "remote-header-name"]);
+/** Flags whose names a prefix may also expand to. */
+const curlFlags = ["globoff"];
 
 /** Expand a long option as curl does: an exact name, else the one name it is a prefix of (ambiguous: every candidate). */
 const curlLong = (name: string): string[] => {
-  const all = [...curlValued, ...curlRemoteNames];
+  const all = [...curlValued, ...curlRemoteNames, ...curlFlags];
   if (all.includes(name)) return [name];
   return all.filter((o) => o.startsWith(name));
 };
@@ -78,7 +81,8 @@ const curlLong = (name: string): string[] => {
  * curl: `-K`/`--config` (a file of options, which can write or send any file) and `--engine` are opaque;
  * `-o`, `-D`, `-c`, `--trace`, `--libcurl`, `--stderr`, … are files it writes; `-O`/`-J` write what the
  * server names under `--output-dir` (or the working directory); the files it sends (`-T f`, `-d @f`,
- * `-F x=@f`, `--json @f`, …) are files it reads; `-w` with `%output{…}` writes where the text says later.
+ * `-F x=@f`, `--json @f`, …) and the files `file:` URLs name are files it reads; `-w` with `%output{…}` writes
+ * where the text says later.
  *
  * @example
  * readCurl(["-s", "-o", "out.json", "https://example.com"].map((text) => ({ text, literal: true, quoted: false }))).writes[0]?.path.text // "out.json"
@@ -89,6 +93,8 @@ export const readCurl = (args: readonly Word[]): ProgramReading => {
   let opaque: string | undefined;
   let outputDir: Word | undefined;
   let remoteNames = false;
+  let globoff = false;
+  let localDefault = false;
   const outputs: Word[] = [];
   const found = (option: string, value: Word | undefined): void => {
     if (curlRuns.has(option)) opaque ??= `curl --${option} reads options or code from a file`;
@@ -97,6 +103,9 @@ export const readCurl = (args: readonly Word[]): ProgramReading => {
       if (option === "output") outputs.push(value);
       else writes.push({ path: value, under: false });
     } else if (option === "output-dir") outputDir = value;
+    else if (option === "url" && value !== undefined) urls.push(value);
+    else if (option === "globoff") globoff = true;
+    else if (option === "proto-default" && value !== undefined) localDefault = !value.literal || /^file$/i.test(value.text);
     else if (curlRemoteNames.has(option)) remoteNames = true;
     else if (option === "upload-file" || option === "netrc-file" || option === "variable") {
       if (value !== undefined && value.text !== "-" && value.text !== ".")
@@ -110,14 +119,19 @@ export const readCurl = (args: readonly Word[]): ProgramReading => {
     }
   };
   let ended = false;
+  const urls: Word[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     const t = a.text;
     if (!a.literal) {
       if (!ended && !operandOnly(a)) opaque ??= "curl with a word computed at run time, which may be an option that writes a file";
+      urls.push(a);
       continue;
     }
-    if (ended || !t.startsWith("-") || t === "-") continue;
+    if (ended || !t.startsWith("-") || t === "-") {
+      urls.push(a);
+      continue;
+    }
     if (t === "--") {
       ended = true;
       continue;
@@ -146,10 +160,34 @@ export const readCurl = (args: readonly Word[]): ProgramReading => {
       break;
     }
   }
+  // A `file:` URL (or any URL after `--proto-default file`) reads the file it names, as curl decodes it;
+  // curl's own globbing (`[a-z]`, `{a,b}`) makes the name, and an output's `#1`, known only when it runs.
+  const globbing = !globoff && urls.some((u) => /[[\]{}]/.test(u.text));
+  for (const u of urls) {
+    const local = /^file:/i.test(u.text) || (localDefault && !/^[a-z][a-z0-9+.-]*:/i.test(u.text));
+    if (!local) continue;
+    const path = fileUrlPath(u.text);
+    reads.push(path === undefined || !u.literal || (globbing && /[[\]{}]/.test(u.text)) ? unknownPath : { ...u, text: path });
+  }
   // With `--output-dir`, `-o` names a file under it; `-O` and `-J` write what the server names.
-  for (const o of outputs) writes.push({ path: outputDir === undefined || o.text.startsWith("/") ? o : unknownPath, under: false });
+  for (const o of outputs)
+    writes.push({
+      path: (outputDir === undefined || o.text.startsWith("/")) && !(globbing && /#\d/.test(o.text)) ? o : unknownPath,
+      under: false,
+    });
   if (remoteNames) writes.push({ path: outputDir ?? plain("."), under: true });
   return { writes, reads, ...(opaque === undefined ? {} : { opaque }) };
+};
+
+/** The path a `file:` URL names, percent-decoded as curl decodes it (`file:///a%2eb`, `file://localhost/x`); a bare path as given. */
+const fileUrlPath = (url: string): string | undefined => {
+  const rest = /^file:/i.test(url) ? url.slice(5) : url;
+  const path = rest.startsWith("//") ? rest.slice(2).replace(/^[^/]*/, "") : rest;
+  try {
+    return decodeURIComponent(path.replace(/[?#].*$/s, "")) || "/";
+  } catch {
+    return undefined;
+  }
 };
 
 /** The file a data or form option sends: `@file` (`name@file` for `--data-urlencode`), `name=@file` or `name=<file` for `-F`. */

@@ -56,7 +56,9 @@ describe("curl's options that write files", () => {
   });
 
   it("reads -o under --output-dir as a path not known", () => {
-    expect(analyseShell(`curl -s --output-dir d -o x ${url}`)?.files).toEqual([{ path: "?", literal: false, writes: true }]);
+    expect(analyseShell(`curl -s --output-dir d -o x ${url}`)?.files.filter((f) => f.writes)).toEqual([
+      { path: "?", literal: false, writes: true },
+    ]);
   });
 
   it("reads standard output and no output as no write", () => {
@@ -79,6 +81,37 @@ describe("curl's options that send files", () => {
     ["-b cookies.txt", "cookies.txt"],
   ])("reads curl %s as a read of %s", (options, file) => {
     expect(read(`curl -s https://example.com ${options}`)).toContain(file);
+  });
+
+  it("reads the file a file: URL names, as curl decodes it, and a name curl's globbing makes as not known", () => {
+    const dir = mkdtempSync(join(scratch, "file-url-"));
+    mkdirSync(join(dir, ".ssh"));
+    writeFileSync(join(dir, ".ssh", "id"), "SECRET");
+    const urls: [string, string | undefined][] = [
+      [`FILE://localhost${dir}/%2essh/id`, `${dir}/.ssh/id`],
+      [`'file://${dir}/.ss[g-i]/id'`, undefined],
+      [`--url file://${dir}/.ssh/id`, `${dir}/.ssh/id`],
+      [`--proto-default file ${dir}/.ssh/id`, `${dir}/.ssh/id`],
+    ];
+    for (const [args, path] of urls) {
+      if (hasCurl) expect(spawnSync("bash", ["-c", `curl -s ${args}`], { encoding: "utf8" }).stdout, args).toBe("SECRET");
+      expect(analyseShell(`curl -s ${args}`)?.files, args).toEqual([
+        path === undefined ? { path: "?", literal: false, writes: false } : { path, literal: true, writes: false },
+      ]);
+    }
+    // `-g` turns the globbing off: the brackets are the name's own.
+    expect(read(`curl -sg 'file://${dir}/.ss[g-i]/id'`)).toEqual([`${dir}/.ss[g-i]/id`]);
+  });
+
+  it("reads an output named after curl's globbing (#1) as a path not known", () => {
+    if (hasCurl) {
+      const dir = mkdtempSync(join(scratch, "glob-"));
+      mkdirSync(join(dir, "a"));
+      writeFileSync(join(dir, "a", "f"), "x");
+      spawnSync("bash", ["-c", `curl -s 'file://${dir}/{a,b}/f' -o 'out_#1'`], { cwd: dir });
+      expect(existsSync(join(dir, "out_a"))).toBe(true);
+    }
+    expect(analyseShell("curl -s 'https://x/{a,b}' -o 'src/#1.ts'")?.files).toEqual([{ path: "?", literal: false, writes: true }]);
   });
 
   it("reads data given in the text as no file", () => {
