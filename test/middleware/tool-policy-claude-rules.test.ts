@@ -196,9 +196,8 @@ describe("the prefix syntax read as Claude Code reads it", () => {
 
   it("lets a rule name a variable that is not known to be harmless, as written", async () => {
     expect(await decide("DEPLOY_TARGET=staging npm run test", ["Bash(npm run test:*)"])).toBe("refused");
-    expect(await decide("DEPLOY_TARGET=staging npm run test", ["Bash(npm run test:*)", "Bash(DEPLOY_TARGET=staging npm run test)"])).toBe(
-      "ran",
-    );
+    expect(await decide("DEPLOY_TARGET=staging npm run test", ["Bash(DEPLOY_TARGET=staging npm run test)"])).toBe("ran");
+    expect(await decide("DEPLOY_TARGET=staging npm run test && ls", ["Bash(DEPLOY_TARGET=staging npm run test)"])).toBe("refused");
   });
 });
 

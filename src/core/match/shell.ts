@@ -388,14 +388,18 @@ class Analysis {
     if (syntax) return this.add(start, "syntax");
     let words = start;
     let context = outer;
+    let named = false;
     for (let level = 0; words.length > 0; level++) {
       if (level === maxLevels) throw new Opaque("more wrappers than any real command stacks");
       const head = words[0]!;
       // Variables given to the program that may change what it runs or where it reads and writes
       // (`DOCKER_HOST=ssh://h docker ps`): an allow rule must name them as written, as in Claude Code.
+      // The rule that covers the whole text covers the command it names without them.
       const exposes = level === 0 && head.assigns !== undefined && givesEnvironment(words);
+      if (exposes) named = true;
       if (level === 0 && words.every((w) => w.assigns !== undefined)) this.bare.push(...words.filter((w) => !harmlessWord(w)));
-      this.add(words, head.assigns === undefined || exposes ? "command" : "prefix");
+      this.add(words, exposes || (head.assigns === undefined && !named) ? "command" : "prefix");
+      if (head.assigns === undefined) named = false;
       if (head.assigns !== undefined) {
         words = words.slice(1);
         continue;
