@@ -746,6 +746,31 @@ class Analysis {
     if (syntax.chdir !== undefined && (syntax.chdir.length === 0 || given(syntax.chdir))) this.movesDirectory = true;
     if (given(syntax.lookup)) return undefined;
     if (syntax.only !== undefined && !given(syntax.only)) return undefined;
+    if (given(syntax.runs)) throw new Opaque(`${name} runs a program its options name`);
+    const valueOf = (v: Word | string | undefined): Word | undefined =>
+      typeof v === "string" ? { text: v, literal: true, quoted: false } : v;
+    for (const o of call.options) {
+      const v = valueOf(o.value);
+      if (v === undefined) continue;
+      if (syntax.writes?.includes(o.option) === true && !isHarmlessDevice(v.text))
+        this.files.push({ path: v.text, literal: v.literal && context.filled?.(v.text) !== true, writes: true });
+      if (syntax.setsEnv?.includes(o.option) === true) {
+        const variable = v.text.includes("=") ? v.text.slice(0, v.text.indexOf("=")) : v.text;
+        const value = v.literal && v.text.includes("=") ? v.text.slice(variable.length + 1) : undefined;
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable) || changesWhatRuns(variable, value))
+          throw new Opaque(`${name} ${o.option} ${variable} changes what runs`);
+        // As a variable before the command: an allow rule must name it as written.
+        if (v.text.includes("=") && !harmlessWord(v)) this.add([v, ...command], "command");
+      }
+    }
+    // script writes what the session prints to its file operand, `typescript` by default.
+    if (name === "script" && !given(syntax.lookup)) {
+      const file = command[0] ?? { text: "typescript", literal: true, quoted: false };
+      if (!isHarmlessDevice(file.text)) this.files.push({ path: file.text, literal: file.literal, writes: true });
+    }
+    // flock creates the file it locks.
+    if (name === "flock" && call.operands[0] !== undefined && !isHarmlessDevice(call.operands[0].text))
+      this.files.push({ path: call.operands[0].text, literal: call.operands[0].literal, writes: true });
     const script = call.options.find((o) => syntax.script?.includes(o.option) === true);
     if (script !== undefined) {
       if (name === "env") throw new Opaque("env -S splits a string into a command");

@@ -1,3 +1,7 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compileMatcher } from "../../../src/core/match/matcher.ts";
 import { compileAllowRules } from "../../../src/middleware/tool-rules.ts";
@@ -971,5 +975,45 @@ describe("variables given to a command", () => {
       expect(analyseShell(command)?.opaque, command).toBe(true);
     for (const command of ["GIT_PAGER=cat git log", "GIT_AUTHOR_NAME=a GIT_COMMITTER_EMAIL=a@b git commit -m x", "NODE_ENV=test npm test"])
       expect(analyseShell(command)?.opaque, command).toBe(false);
+  });
+});
+
+describe("files wrappers write and variables they set by their options", () => {
+  const written = (command: string): string[] => (analyseShell(command)?.files ?? []).filter((f) => f.writes).map((f) => f.path);
+  // Each checked against the real program where it is installed.
+  const cases: [string, string, string][] = [
+    ["script", "script -q -c true out", "out"],
+    ["script", "script -qc true", "typescript"],
+    ["script", "script -q -O log -c true", "log"],
+    ["strace", "strace -o out true", "out"],
+    ["strace", "strace -fo out true", "out"],
+    ["ltrace", "ltrace -o out true", "out"],
+    ["time", "command time -o out true", "out"],
+    ["flock", "flock out true", "out"],
+  ];
+  it.each(cases)("reads %s's written file in %s", (program, command, file) => {
+    if (spawnSync("bash", ["-c", `command -v ${program}`]).status === 0) {
+      const dir = mkdtempSync(join(tmpdir(), "agent-onion-wrapper-writes-"));
+      try {
+        spawnSync("bash", ["-c", `${command} >/dev/null 2>&1`], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } });
+        expect(existsSync(join(dir, file)), `${program} wrote ${file}`).toBe(true);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    expect(written(command)).toContain(file);
+  });
+
+  it("reads a variable a wrapper sets as one set before the command", () => {
+    expect(analyseShell("strace -o /dev/null -E BASH_ENV=./x bash -c :")?.opaque).toBe(true);
+    expect(analyseShell("strace -E LD_PRELOAD=./x.so ls")?.opaque).toBe(true);
+    const allow = compileAllowRules(["Bash(strace:*)", "Bash(ls:*)"], "test");
+    expect(allow({ id: "1", name: "Bash", input: { command: "strace -o /dev/null -E FOO=1 ls" } })).toBeUndefined();
+    expect(allow({ id: "1", name: "Bash", input: { command: "strace -o /dev/null -E NODE_ENV=1 ls" } })).toBeDefined();
+  });
+
+  it("reads options that name a program a wrapper runs as opaque", () => {
+    expect(analyseShell("dbus-run-session --dbus-daemon=./x true")?.opaque).toBe(true);
+    expect(analyseShell("systemd-run -p ExecStartPre=/x true")?.opaque).toBe(true);
   });
 });
