@@ -788,7 +788,7 @@ class Analysis {
     let rest = command;
     if (syntax.assigns === true) {
       // Variables to set come first; the command is the first word without `=`.
-      while (rest[0] !== undefined && rest[0].text.includes("=")) {
+      while (rest[0]?.text.includes("=")) {
         const variable = rest[0].text.slice(0, rest[0].text.indexOf("="));
         if (
           !/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable) ||
