@@ -165,6 +165,9 @@ const namesOk = (words: readonly Word[]): boolean => words.every((w) => w.litera
 /** Whether a word computed at run time may become several words: unquoted, with an expansion outside quotes (`"a"$x`), or an array or the positional parameters (`"$@"`, `"${a[@]}"`). */
 const maySplit = (w: Word): boolean => !w.quoted || w.splits === true || /\$\{?[@*]|\[[@*]\]/.test(w.text);
 
+/** Programs that run a package's program named by their first word (after a subcommand for some). */
+const packageRunners = new Set(["npx", "bunx", "pnpx", "pnpm", "yarn", "npm"]);
+
 /** Programs read by a reader of their own rather than by `PROGRAM_OPTIONS`. */
 const readByTable = new Set(["tar", "curl", "vitest"]);
 
@@ -656,8 +659,16 @@ class Analysis {
       program = "pytest";
       rest = args.slice(/^-[A-Za-z]*m$/.test(word) ? at + 2 : at + 1);
     } else if (name === "py.test") program = "pytest";
-    else if (name === "npx") {
-      const at = args.findIndex((a) => !a.text.startsWith("-"));
+    else if (packageRunners.has(name)) {
+      // `npx vitest`, `bunx vitest`, `pnpm exec vitest`, `pnpm vitest`, `yarn dlx vitest`, `npm exec -- vitest`.
+      let from = 0;
+      const sub = args[0]?.text;
+      if (name === "npm") {
+        if (sub !== "exec" && sub !== "x") return;
+        const dashes = args.findIndex((a) => a.text === "--");
+        from = dashes < 0 ? 1 : dashes + 1;
+      } else if (name === "pnpm" || name === "yarn") from = sub === "exec" || sub === "dlx" ? 1 : 0;
+      const at = args.findIndex((a, i) => i >= from && !a.text.startsWith("-"));
       if (at < 0) return;
       // `npx tsc@5` runs tsc (of version 5); a scoped name keeps its leading `@`.
       program = args[at]!.text.replace(/(?!^)@[^/]*$/, "");

@@ -77,6 +77,19 @@ describe("vitest's options", () => {
       expect(allowed(command), command).toBe(false);
   });
 
+  it("reads vitest the same behind every package runner", () => {
+    const runners = compileAllowRules(
+      ["Bash(pnpm vitest run:*)", "Bash(pnpm exec vitest run:*)", "Bash(yarn vitest run:*)", "Bash(bunx vitest run:*)", "Bash(npm exec:*)"],
+      "test",
+    );
+    const through = (command: string): boolean => runners({ id: "1", name: "Bash", input: { command } }) !== undefined;
+    for (const runner of ["pnpm", "pnpm exec", "yarn", "bunx"]) {
+      expect(through(`${runner} vitest run -t parser`), runner).toBe(true);
+      expect(through(`${runner} vitest run --config evil.config.mjs`), runner).toBe(false);
+    }
+    expect(through("npm exec -- vitest run --config evil.config.mjs")).toBe(false);
+  });
+
   it("allows the options of everyday runs", () => {
     for (const command of [
       "npx vitest run",
