@@ -774,14 +774,15 @@ class Analysis {
         if (v.text.includes("=") && !harmlessWord(v)) this.add([v, ...command], "command");
       }
     }
-    // script writes what the session prints to its file operand, `typescript` by default.
-    if (name === "script" && !given(syntax.lookup)) {
-      const file = command[0] ?? { text: "typescript", literal: true, quoted: false };
-      if (!isHarmlessDevice(file.text)) this.files.push({ path: file.text, literal: file.literal, writes: true });
-    }
-    // flock creates the file it locks.
-    if (name === "flock" && call.operands[0] !== undefined && !isHarmlessDevice(call.operands[0].text))
-      this.files.push({ path: call.operands[0].text, literal: call.operands[0].literal, writes: true });
+    // A file its words name that it writes: script's session log, the file flock locks.
+    const file =
+      syntax.writesFirstWord !== undefined
+        ? (command[0] ?? valueOf(syntax.writesFirstWord))
+        : syntax.createsOperand === true
+          ? call.operands[0]
+          : undefined;
+    if (file !== undefined && !isHarmlessDevice(file.text))
+      this.files.push({ path: file.text, literal: file.literal && context.filled?.(file.text) !== true, writes: true });
     const script = call.options.find((o) => syntax.script?.includes(o.option) === true);
     if (script !== undefined) {
       if (name === "env") throw new Opaque("env -S splits a string into a command");

@@ -47,6 +47,10 @@ export interface WrapperSyntax {
   readonly chdir?: readonly string[];
   /** Options whose value is a file it writes (`strace -o`, `time -o`, `script -O`). */
   readonly writes?: readonly string[];
+  /** Its operand is a file it creates (`flock FILE cmd`). */
+  readonly createsOperand?: boolean;
+  /** The first word after its options is a file it writes, this one when there is none (`script [file]`, `typescript`). */
+  readonly writesFirstWord?: string;
   /** Options whose value is a variable it sets for the command, `NAME=value` (`strace -E`, `systemd-run -E`). */
   readonly setsEnv?: readonly string[];
   /** Options whose value is a program it runs, or settings that can name one (`dbus-run-session --dbus-daemon`, `systemd-run -p`). */
@@ -254,6 +258,7 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = builtOnFirstUs
           operands: 1,
           script: ["-c", "--command"],
           lookup: ["-u", "--unlock", "-h", "--help", "-V", "--version"],
+          createsOperand: true,
         },
       ],
       [
@@ -458,8 +463,8 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = builtOnFirstUs
           script: ["-c", "--command"],
           shell: [],
           lookup: ["-h", "--help", "-V", "--version"],
-          // Its file operand (by default `typescript`) is written too: see `shell.ts`.
           writes: ["-I", "--log-in", "-O", "--log-out", "-B", "--log-io", "-T", "--log-timing", "-t", "--timing"],
+          writesFirstWord: "typescript",
         },
       ],
     ]),
