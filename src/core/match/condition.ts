@@ -74,7 +74,8 @@ export interface ShellPattern {
 /**
  * Claude Code's Bash rule syntax, on the whitespace-normalised command: `*` matches anything
  * (spaces and `/` included); a trailing ` *` also matches the bare command (`rm *` matches `rm` but
- * not `rmdir`); the legacy trailing `:*` is a plain prefix match (`npm run test:*` ≡ `npm run test*`).
+ * not `rmdir`); the legacy trailing `:*` matches the literal prefix alone or followed by a blank, as
+ * Claude Code reads it (`npm run test:*` matches `npm run test --watch`, not `npm run testx`).
  * Throws an `Error` for an empty pattern.
  *
  * @example
@@ -86,24 +87,29 @@ export const compileShellPattern = (pattern: string): ShellPattern => {
   if (p === "") throw new Error("has an empty command pattern");
   // Loaded on the first shell condition, so a parser that cannot load is a registration error.
   loadShellParser();
-  const full = p.endsWith(":*")
-    ? matchText(`${p.slice(0, -2)}*`)
-    : p.endsWith(" *")
-      ? (
-          (whole, bare) => (c: string) =>
-            whole(c) || bare(c)
-        )(matchText(p), matchText(p.slice(0, -2)))
-      : matchText(p);
+  // Claude Code reads `prefix:*` as the words of the prefix and nothing or a blank after them, the
+  // prefix taken literally (a `*` in it is a plain character): `npm run test:*` matches `npm run test -- -t x`, not
+  // `npm run testx` or `npm run test:unit`, and `ls:*` does not match `lsof`.
+  const legacy = /^(.+):\*$/s.exec(p)?.[1]?.trimEnd();
+  const full =
+    legacy !== undefined
+      ? (c: string) => c === legacy || c.startsWith(`${legacy} `)
+      : p.endsWith(" *")
+        ? (
+            (whole, bare) => (c: string) =>
+              whole(c) || bare(c)
+          )(matchText(p), matchText(p.slice(0, -2)))
+        : matchText(p);
   // Every match starts with the text before the first star: a cheap test first, since one call may
   // meet a thousand conditions.
   const star = p.indexOf("*");
-  const prefix = star < 0 ? p : p.slice(0, star).replace(/ $/, "").replace(/:$/, "");
+  const prefix = legacy ?? (star < 0 ? p : p.slice(0, star).replace(/ $/, ""));
   // The first character, compared on its own, rules most commands out for less than `startsWith`.
   const first = prefix.charCodeAt(0);
   const test = prefix === "" ? full : (c: string): boolean => c.charCodeAt(0) === first && c.startsWith(prefix) && full(c);
   // As in Claude Code: a pattern that says more than the command name (`git push *`) cannot be
   // ruled out when parts of the command are computed at run time (`$VAR`, `$(…)`, backticks).
-  return { test, prefix, nameOnly: !/[\s*]/.test(p.replace(/(?::\*| \*|\*)$/, "")) };
+  return { test, prefix, nameOnly: !/[\s*]/.test(legacy ?? p.replace(/(?: \*|\*)$/, "")) };
 };
 
 /**

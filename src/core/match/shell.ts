@@ -19,6 +19,7 @@ import { type FilledIn, fillsIn, findFillsIn } from "./replacement.ts";
 import {
   changesWhatRuns,
   declarationProblem,
+  harmlessInEnvironment,
   isHarmlessDevice,
   MAX_NESTING,
   readScript,
@@ -161,8 +162,14 @@ const safeShopt = new Set([
  */
 const namesOk = (words: readonly Word[]): boolean => words.every((w) => w.literal && !/[[\]]/.test(w.text) && !changesWhatRuns(w.text));
 
-/** Whether a word computed at run time may become several words: unquoted, or an array or the positional parameters (`"$@"`, `"${a[@]}"`). */
-const maySplit = (w: Word): boolean => !w.quoted || /\$\{?[@*]|\[[@*]\]/.test(w.text);
+/** Whether a word computed at run time may become several words: unquoted, with an expansion outside quotes (`"a"$x`), or an array or the positional parameters (`"$@"`, `"${a[@]}"`). */
+const maySplit = (w: Word): boolean => !w.quoted || w.splits === true || /\$\{?[@*]|\[[@*]\]/.test(w.text);
+
+/** Programs that run a package's program named by their first word (after a subcommand for some). */
+const packageRunners = new Set(["npx", "bunx", "pnpx", "pnpm", "yarn", "npm"]);
+
+/** Programs read by a reader of their own rather than by `PROGRAM_OPTIONS`. */
+const readByTable = new Set(["tar", "curl", "vitest"]);
 
 /** How many wrappers and assignments one simple command may stack before it counts as opaque. */
 const maxLevels = 16;
@@ -237,6 +244,19 @@ export const firstCommand = (command: string): readonly Word[] | undefined => re
  */
 export const isAssignment = (word: Word): boolean => word.assigns !== undefined;
 
+/** An assignment that leaves what a program does as the text says (see `harmlessInEnvironment`). */
+const harmlessWord = (w: Word): boolean => {
+  const eq = w.text.indexOf("=");
+  const name = w.assigns ?? (eq < 0 ? w.text : w.text.slice(0, eq));
+  return harmlessInEnvironment(name, w.literal && eq >= 0 ? w.text.slice(eq + 1) : undefined);
+};
+
+/** Assignments before a command name (not alone) that hand a program a variable not known to be harmless. */
+const givesEnvironment = (words: readonly Word[]): boolean => {
+  const at = words.findIndex((w) => w.assigns === undefined);
+  return at > 0 && words.slice(0, at).some((w) => !harmlessWord(w));
+};
+
 /** Code a command runs: a script's text, `"unseen"` when the text does not hold it, or `undefined` when it runs no code of its own. */
 type Code = { readonly text: string; readonly literal: boolean } | "unseen" | undefined;
 
@@ -263,6 +283,10 @@ class Analysis {
   private dynamic = false;
   /** Files opened by the text's first command, which runs alone before any other: no link made by the text can lie on their path. */
   private readonly early = new Set<number>();
+  /** `set -a` is given: every assignment is exported to the programs run after it. */
+  private exportsAll = false;
+  /** Assignments standing alone (`X=1;`) to variables not known to be harmless, exported after `set -a`. */
+  private readonly bare: Word[] = [];
   /** Scripts and `find -exec` commands read so far: code that may run later (`trap`) or several commands in turn. */
   private nestedRuns = 0;
 
@@ -285,6 +309,7 @@ class Analysis {
   }
 
   private result(reason: string | undefined): ShellAnalysis {
+    if (this.exportsAll) for (const w of this.bare) this.keep({ text: w.text, literal: w.literal, role: "command" });
     const calls = [...this.calls.values()];
     return {
       commands: [...new Set(calls.map((c) => c.text))],
@@ -351,6 +376,8 @@ class Analysis {
     // `eval 'cd /tmp'` and `source` move this shell too.
     this.movesDirectory ||= sub.movesDirectory;
     this.mayLink ||= sub.mayLink;
+    this.exportsAll ||= sub.exportsAll;
+    this.bare.push(...sub.bare);
     this.simple += sub.simple;
     this.repeats ||= sub.repeats;
     for (const c of inner.calls) this.keep(c);
@@ -364,10 +391,18 @@ class Analysis {
     if (syntax) return this.add(start, "syntax");
     let words = start;
     let context = outer;
+    let named = false;
     for (let level = 0; words.length > 0; level++) {
       if (level === maxLevels) throw new Opaque("more wrappers than any real command stacks");
       const head = words[0]!;
-      this.add(words, head.assigns === undefined ? "command" : "prefix");
+      // Variables given to the program that may change what it runs or where it reads and writes
+      // (`DOCKER_HOST=ssh://h docker ps`): an allow rule must name them as written, as in Claude Code.
+      // The rule that covers the whole text covers the command it names without them.
+      const exposes = level === 0 && head.assigns !== undefined && givesEnvironment(words);
+      if (exposes) named = true;
+      if (level === 0 && words.every((w) => w.assigns !== undefined)) this.bare.push(...words.filter((w) => !harmlessWord(w)));
+      this.add(words, exposes || (head.assigns === undefined && !named) ? "command" : "prefix");
+      if (head.assigns === undefined) named = false;
       if (head.assigns !== undefined) {
         words = words.slice(1);
         continue;
@@ -437,15 +472,18 @@ class Analysis {
       case "readarray":
         if (args.some((a) => /^-[^-]*C/.test(a.text)) || !namesOk(args))
           throw new Opaque(`${name} -C runs a callback, and a subscript in its name is evaluated`);
+        this.assigned(args.slice(-1));
         return;
       case "read":
       case "getopts":
         if (!namesOk(args)) throw new Opaque(`${name} evaluates the subscript of the name it assigns`);
+        this.assigned(name === "getopts" ? args.slice(1, 2) : args.filter((a) => !a.text.startsWith("-")));
         return;
       case "printf":
       case "wait": {
         const at = args.findIndex((a) => a.text === (name === "printf" ? "-v" : "-p"));
         if (at >= 0 && !namesOk(args.slice(at + 1, at + 2))) throw new Opaque(`${name} evaluates the subscript of the name it assigns`);
+        if (at >= 0) this.assigned(args.slice(at + 1, at + 2));
         if (
           args.some((a) => !a.literal && /^-/.test(a.text)) ||
           (at < 0 && args.some((a) => /^-[^-]*[vp]/.test(a.text) && a.text !== "--"))
@@ -483,6 +521,10 @@ class Analysis {
           ),
         );
         if (problem !== undefined) throw new Opaque(problem);
+        // A variable exported to every later program: an allow rule must name it as written.
+        if (name === "export" || args.some((a) => /^-[^-]*x/.test(a.text)))
+          for (const a of args)
+            if (!a.text.startsWith("-") && !harmlessWord(a)) this.keep({ text: a.text, literal: a.literal, role: "command" });
         return;
       }
       case "npm": {
@@ -518,8 +560,18 @@ class Analysis {
         ) {
           throw new Opaque("set -k makes later words assignments");
         }
+        // Every later assignment is then exported to the programs the text runs.
+        if (args.some((a) => /^-[^-]*a/.test(a.text) || a.text === "allexport")) this.exportsAll = true;
         return;
       default:
+    }
+  }
+
+  /** Names a builtin assigns (`read X`, `printf -v X`): exported to later programs after `set -a`, so kept as assignments. */
+  private assigned(names: readonly Word[]): void {
+    for (const n of names) {
+      const w = { text: `${n.text}=`, literal: n.literal, quoted: false, assigns: n.text };
+      if (!harmlessWord(w)) this.bare.push(w);
     }
   }
 
@@ -607,14 +659,22 @@ class Analysis {
       program = "pytest";
       rest = args.slice(/^-[A-Za-z]*m$/.test(word) ? at + 2 : at + 1);
     } else if (name === "py.test") program = "pytest";
-    else if (name === "npx") {
-      const at = args.findIndex((a) => !a.text.startsWith("-"));
+    else if (packageRunners.has(name)) {
+      // `npx vitest`, `bunx vitest`, `pnpm exec vitest`, `pnpm vitest`, `yarn dlx vitest`, `npm exec -- vitest`.
+      let from = 0;
+      const sub = args[0]?.text;
+      if (name === "npm") {
+        if (sub !== "exec" && sub !== "x") return;
+        const dashes = args.findIndex((a) => a.text === "--");
+        from = dashes < 0 ? 1 : dashes + 1;
+      } else if (name === "pnpm" || name === "yarn") from = sub === "exec" || sub === "dlx" ? 1 : 0;
+      const at = args.findIndex((a, i) => i >= from && !a.text.startsWith("-"));
       if (at < 0) return;
       // `npx tsc@5` runs tsc (of version 5); a scoped name keeps its leading `@`.
       program = args[at]!.text.replace(/(?!^)@[^/]*$/, "");
       rest = args.slice(at + 1);
     }
-    if (program !== "tar" && !PROGRAM_OPTIONS.has(program)) return;
+    if (!readByTable.has(program) && !PROGRAM_OPTIONS.has(program)) return;
     if (context.appended) throw new Opaque(`${program} given words read at run time`);
     if (program === "make")
       for (const w of before) {
@@ -625,6 +685,11 @@ class Analysis {
     const read = readProgram(program, rest);
     if (read === undefined) return;
     if (read.opaque !== undefined) throw new Opaque(read.opaque);
+    // An option the table does not know: only a rule naming the program alone allows the call.
+    if (read.unknown !== undefined)
+      this.keep({ text: [name, ...args.map((a) => a.text)].join(" ").replace(/\s+/g, " "), literal: false, role: "command" });
+    for (const w of read.reads ?? [])
+      this.files.push({ path: w.text, literal: w.literal && context.filled?.(w.text) !== true, writes: false });
     for (const w of read.writes) {
       const text = w.under ? `${w.path.text.replace(/\/+$/, "")}/**` : w.path.text;
       if (w.path.literal && isHarmlessDevice(text)) continue;
@@ -692,6 +757,32 @@ class Analysis {
     if (syntax.chdir !== undefined && (syntax.chdir.length === 0 || given(syntax.chdir))) this.movesDirectory = true;
     if (given(syntax.lookup)) return undefined;
     if (syntax.only !== undefined && !given(syntax.only)) return undefined;
+    if (given(syntax.runs)) throw new Opaque(`${name} runs a program its options name`);
+    const valueOf = (v: Word | string | undefined): Word | undefined =>
+      typeof v === "string" ? { text: v, literal: true, quoted: false } : v;
+    for (const o of call.options) {
+      const v = valueOf(o.value);
+      if (v === undefined) continue;
+      if (syntax.writes?.includes(o.option) === true && !isHarmlessDevice(v.text))
+        this.files.push({ path: v.text, literal: v.literal && context.filled?.(v.text) !== true, writes: true });
+      if (syntax.setsEnv?.includes(o.option) === true) {
+        const variable = v.text.includes("=") ? v.text.slice(0, v.text.indexOf("=")) : v.text;
+        const value = v.literal && v.text.includes("=") ? v.text.slice(variable.length + 1) : undefined;
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable) || changesWhatRuns(variable, value))
+          throw new Opaque(`${name} ${o.option} ${variable} changes what runs`);
+        // As a variable before the command: an allow rule must name it as written.
+        if (v.text.includes("=") && !harmlessWord(v)) this.add([v, ...command], "command");
+      }
+    }
+    // A file its words name that it writes: script's session log, the file flock locks.
+    const file =
+      syntax.writesFirstWord !== undefined
+        ? (command[0] ?? valueOf(syntax.writesFirstWord))
+        : syntax.createsOperand === true
+          ? call.operands[0]
+          : undefined;
+    if (file !== undefined && !isHarmlessDevice(file.text))
+      this.files.push({ path: file.text, literal: file.literal && context.filled?.(file.text) !== true, writes: true });
     const script = call.options.find((o) => syntax.script?.includes(o.option) === true);
     if (script !== undefined) {
       if (name === "env") throw new Opaque("env -S splits a string into a command");
@@ -709,7 +800,7 @@ class Analysis {
     let rest = command;
     if (syntax.assigns === true) {
       // Variables to set come first; the command is the first word without `=`.
-      while (rest[0] !== undefined && rest[0].text.includes("=")) {
+      while (rest[0]?.text.includes("=")) {
         const variable = rest[0].text.slice(0, rest[0].text.indexOf("="));
         if (
           !/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable) ||
@@ -719,6 +810,7 @@ class Analysis {
         rest = rest.slice(1);
       }
       if (rest.length > 0 && rest.length < command.length) this.add(rest, "command");
+      if (rest.length > 0 && command.slice(0, command.length - rest.length).some((w) => !harmlessWord(w))) this.add(command, "command");
     }
     if (given(syntax.direct)) return { words: rest, context };
     if (syntax.shell !== undefined && rest.length === 0) {

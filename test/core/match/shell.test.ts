@@ -1,5 +1,10 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compileMatcher } from "../../../src/core/match/matcher.ts";
+import { compileAllowRules } from "../../../src/middleware/tool-rules.ts";
 import { analyseShell, MAX_COMMAND_LENGTH, MAX_HERE_DOCUMENTS, splitShellCommand } from "../../../src/core/match/shell.ts";
 import { MAX_NESTING } from "../../../src/core/match/shell/script.ts";
 
@@ -766,8 +771,19 @@ describe("programs that run or write things by their own options", () => {
       "npm run $SCRIPT",
     ])
       expect(opaque(command), command).toBe(true);
-    for (const command of ["npm run build -- --script-shell=./x", "npm run build --silent -w packages/a", "npm ci --no-audit", "npm test"])
+    for (const command of ["npm run build --silent -w packages/a", "npm ci --no-audit", "npm test", "npm test -- test/a.test.ts"])
       expect(analyseShell(command)?.calls, command).toEqual([{ text: command, literal: true, role: "command" }]);
+  });
+
+  it("counts an option after npm's -- as an option of what the script runs, which only a rule naming npm alone allows", () => {
+    for (const command of ["npm run build -- --script-shell=./x", "npm run test -- --config ./evil.ts", "npm test -- -c x"])
+      expect(analyseShell(command), command).toMatchObject({
+        opaque: false,
+        calls: [
+          { text: command, literal: true, role: "command" },
+          { text: command, literal: false, role: "command" },
+        ],
+      });
   });
 
   it("counts an npm setting it does not know as computed at run time, which only a rule naming npm alone allows", () => {
@@ -897,5 +913,107 @@ describe("variables bash holds as integers", () => {
   it("reads jobs -x as running its words", () => {
     expect(catches("jobs -x rm -rf /")).toBe(true);
     expect(catches("jobs -l")).toBe(false);
+  });
+});
+
+describe("variables given to a command", () => {
+  const allow = compileAllowRules(
+    ["Bash(docker ps:*)", "Bash(npm run test:*)", "Bash(env *)", "Bash(export *)", "Bash(set *)", "Bash(read *)"],
+    "test",
+  );
+  const allowed = (command: string): boolean => allow({ id: "1", name: "Bash", input: { command } }) !== undefined;
+
+  it("lets an allow rule accept only the variables known to change nothing about what runs", () => {
+    for (const command of [
+      "NODE_ENV=test npm run test",
+      "CI=1 LANG=C.UTF-8 TZ=UTC npm run test",
+      "env NODE_ENV=test docker ps",
+      "export NODE_ENV=test; npm run test",
+    ])
+      expect(allowed(command), command).toBe(true);
+    for (const command of [
+      "FOO=1 npm run test",
+      "HTTPS_PROXY=http://h npm run test",
+      "LANG=/tmp/x npm run test",
+      "env FOO=1 docker ps",
+      "export FOO=1; docker ps",
+      "declare -x FOO=1; docker ps",
+      "FOO=1; export FOO; docker ps",
+      "set -a; FOO=1; docker ps",
+      "set -o allexport; FOO=1; docker ps",
+      "set -a; read -r FOO <<< 1; docker ps",
+      "set -a; for FOO in 1; do docker ps; done",
+    ])
+      expect(allowed(command), command).toBe(false);
+  });
+
+  it("lets a rule name such a variable as written", () => {
+    const named = compileAllowRules(["Bash(FOO=1 npm run test)", "Bash(npm run test:*)"], "test");
+    expect(named({ id: "1", name: "Bash", input: { command: "FOO=1 npm run test" } })).toBeDefined();
+  });
+
+  it("reads the families of variables that name a program's configuration, code, server or output as opaque", () => {
+    for (const command of [
+      "DOCKER_HOST=ssh://h docker ps",
+      "DOCKER_CONFIG=. docker ps",
+      "GH_CONFIG_DIR=. gh pr view 1",
+      "GH_BROWSER=x gh pr view 1 --web",
+      "CURL_HOME=. curl -s https://x",
+      "XDG_DATA_HOME=. ls",
+      "LESS='+!cmd' git log",
+      "LESSKEY=k git log",
+      "LD_DEBUG_OUTPUT=/tmp/o ls",
+      "LD_AUDIT=./a.so ls",
+      "GIT_NAMESPACE=x git log",
+      "GIT_CEILING_DIRECTORIES=/ git log",
+      "NODE_V8_COVERAGE=/tmp/c npm test",
+      "NODE_EXTRA_CA_CERTS=ca.pem npm test",
+      "export DOCKER_HOST=ssh://h; docker ps",
+      "env DOCKER_HOST=ssh://h docker ps",
+      "sudo DOCKER_HOST=ssh://h docker ps",
+    ])
+      expect(analyseShell(command)?.opaque, command).toBe(true);
+    for (const command of ["GIT_PAGER=cat git log", "GIT_AUTHOR_NAME=a GIT_COMMITTER_EMAIL=a@b git commit -m x", "NODE_ENV=test npm test"])
+      expect(analyseShell(command)?.opaque, command).toBe(false);
+  });
+});
+
+describe("files wrappers write and variables they set by their options", () => {
+  const written = (command: string): string[] => (analyseShell(command)?.files ?? []).filter((f) => f.writes).map((f) => f.path);
+  // Each checked against the real program where it is installed.
+  const cases: [string, string, string][] = [
+    ["script", "script -q -c true out", "out"],
+    ["script", "script -qc true", "typescript"],
+    ["script", "script -q -O log -c true", "log"],
+    ["strace", "strace -o out true", "out"],
+    ["strace", "strace -fo out true", "out"],
+    ["ltrace", "ltrace -o out true", "out"],
+    ["time", "command time -o out true", "out"],
+    ["flock", "flock out true", "out"],
+  ];
+  it.each(cases)("reads %s's written file in %s", (program, command, file) => {
+    if (spawnSync("bash", ["-c", `command -v ${program}`]).status === 0) {
+      const dir = mkdtempSync(join(tmpdir(), "agent-onion-wrapper-writes-"));
+      try {
+        spawnSync("bash", ["-c", `${command} >/dev/null 2>&1`], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir } });
+        expect(existsSync(join(dir, file)), `${program} wrote ${file}`).toBe(true);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    expect(written(command)).toContain(file);
+  });
+
+  it("reads a variable a wrapper sets as one set before the command", () => {
+    expect(analyseShell("strace -o /dev/null -E BASH_ENV=./x bash -c :")?.opaque).toBe(true);
+    expect(analyseShell("strace -E LD_PRELOAD=./x.so ls")?.opaque).toBe(true);
+    const allow = compileAllowRules(["Bash(strace:*)", "Bash(ls:*)"], "test");
+    expect(allow({ id: "1", name: "Bash", input: { command: "strace -o /dev/null -E FOO=1 ls" } })).toBeUndefined();
+    expect(allow({ id: "1", name: "Bash", input: { command: "strace -o /dev/null -E NODE_ENV=1 ls" } })).toBeDefined();
+  });
+
+  it("reads options that name a program a wrapper runs as opaque", () => {
+    expect(analyseShell("dbus-run-session --dbus-daemon=./x true")?.opaque).toBe(true);
+    expect(analyseShell("systemd-run -p ExecStartPre=/x true")?.opaque).toBe(true);
   });
 });

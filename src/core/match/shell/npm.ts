@@ -5,7 +5,8 @@
  * project's scripts), `--userconfig` (a file of such settings). So `Bash(npm run *)` would allow
  * `npm run build --node-options=--import=data:text/javascript,…`. Options are read with an explicit list
  * of settings that change nothing about what runs; any other option, or a word computed at run time
- * before `--`, makes the command opaque. Words after `--` go to the script, quoted by npm.
+ * before `--`, makes the command opaque. Words after `--` go to the script, quoted by npm: an option
+ * among them counts as a setting this reader does not know, since it is an option of what the script runs.
  */
 import type { Word } from "./script.ts";
 
@@ -114,8 +115,9 @@ export interface NpmReading {
 
 /**
  * Read npm's options before `--` (`args` are the words after `npm`): a setting that names what runs
- * makes it opaque; one not on the list of harmless settings makes the call count as computed at run
- * time, so only a rule naming npm alone (`Bash(npm *)`) allows it.
+ * makes it opaque; one not on the list of harmless settings, or an option after `--` (handed to what the
+ * script runs), makes the call count as computed at run time, so only a rule naming npm alone
+ * (`Bash(npm *)`) allows it.
  *
  * @example
  * readNpm(["run", "build", "--script-shell=./x"].map((text) => ({ text, literal: true, quoted: false }))).opaque
@@ -127,7 +129,9 @@ export const readNpm = (args: readonly Word[]): NpmReading => {
     const a = args[i]!;
     if (!a.literal) return { opaque: "npm with a word computed at run time before --", unknown: true };
     const t = a.text;
-    if (t === "--") break;
+    // After `--`, npm appends the words to the script's command line: an option there is an option of
+    // whatever the script runs (`npm run test -- --config ./x.ts` hands vitest a config that runs code).
+    if (t === "--") return { unknown: unknown || args.slice(i + 1).some((w) => !w.literal || w.text.startsWith("-")) };
     if (!t.startsWith("-")) continue;
     if (t.startsWith("--")) {
       const equals = t.indexOf("=");

@@ -6,8 +6,11 @@
  * input, a device or computed). Options are found conservatively: every word that looks like an option
  * is read as one, so a value that looks like an option can only add a finding, never hide one.
  */
-import { readWrapper, UnknownOption, type WrapperSyntax } from "./wrappers.ts";
+import { readCurl } from "./curl.ts";
+import type { ProgramReading } from "./reading.ts";
 import type { Word } from "./script.ts";
+import { readVitest } from "./vitest.ts";
+import { readWrapper, UnknownOption, type WrapperSyntax } from "./wrappers.ts";
 
 /**
  * How a program's parser reads an option's name: `getopt` (GNU getopt_long: `--name`, any unique
@@ -107,13 +110,7 @@ export const PROGRAM_OPTIONS: ReadonlyMap<string, ProgramOptions> = new Map<stri
   ],
 ]);
 
-/** What a program's options make of a call. */
-export interface ProgramReading {
-  /** Why the call is opaque, if it is. */
-  readonly opaque?: string;
-  /** Files it writes: `under` for a directory whose files it writes. */
-  readonly writes: readonly { readonly path: Word; readonly under: boolean }[];
-}
+export type { ProgramReading } from "./reading.ts";
 
 const has = (names: OptionNames | undefined, name: string, parser: OptionParser, exact: readonly string[]): boolean => {
   const list = names?.long ?? [];
@@ -139,6 +136,8 @@ const unseenFile = (w: Word | undefined): boolean =>
  */
 export const readProgram = (name: string, args: readonly Word[]): ProgramReading | undefined => {
   if (name === "tar") return readTar(args);
+  if (name === "curl") return readCurl(args);
+  if (name === "vitest") return readVitest(args);
   const table = PROGRAM_OPTIONS.get(name);
   if (table === undefined) return undefined;
   const writes: { path: Word; under: boolean }[] = [];

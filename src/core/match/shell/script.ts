@@ -17,6 +17,8 @@ export interface Word {
   readonly literal: boolean;
   /** Some part was quoted or escaped: a quoted reserved word is a plain word. */
   readonly quoted: boolean;
+  /** An expansion outside quotes: the word may split into several words at run time. */
+  readonly splits?: boolean;
   /** For an assignment (`NAME=value` before a command, or an argument of `declare`/`export`…), the variable's name. */
   readonly assigns?: string;
   /** For an assignment, its value is a parenthesised list the grammar read (`a=(x y)`), not a string. */
@@ -196,6 +198,90 @@ export const COMMAND_VARIABLES: ReadonlySet<string> = new Set([
   "GCONV_PATH",
 ]);
 /**
+ * Families of variables a program reads as where to find its configuration, code or server, or as
+ * options: the dynamic loader's `LD_*` (`LD_DEBUG_OUTPUT` writes a file), git's `GIT_*` (but the few
+ * below), docker's `DOCKER_*` (`DOCKER_HOST=ssh://…` runs ssh, `DOCKER_CONFIG` names credential
+ * helpers it runs), gh's `GH_*` (`GH_CONFIG_DIR` holds aliases and a pager, `GH_BROWSER` runs),
+ * less's `LESS*` (`LESS='+!cmd'`, `LESSKEY`), the `XDG_*` directories, and curl's `CURL_HOME`.
+ */
+const PLACE_VARIABLE_FAMILIES = /^(?:LD_|GIT_|DOCKER_|GH_|LESS|XDG_|CURL_HOME$|COMPOSE_|KUBECONFIG$|YARN_|VITEST|NODE_)/;
+/** Git variables that name no command, file or place: an author, a prompt, a date. */
+const HARMLESS_GIT =
+  /^GIT_(?:AUTHOR_(?:NAME|EMAIL|DATE)|COMMITTER_(?:NAME|EMAIL|DATE)|TERMINAL_PROMPT|OPTIONAL_LOCKS|FLUSH|MERGE_AUTOEDIT|ADVICE|PAGER_IN_USE|LITERAL_PATHSPECS|NO_REPLACE_OBJECTS|REDACT_COOKIES)$/;
+
+/**
+ * Variables no program reads as code, as a place to find configuration or code, or as a file to
+ * write: setting one for a command leaves what it runs as the text says. These are Claude Code's
+ * (which strips them before matching a rule) and a few of the same kind.
+ */
+const HARMLESS_ENVIRONMENT: ReadonlySet<string> = new Set([
+  "GOEXPERIMENT",
+  "GOOS",
+  "GOARCH",
+  "CGO_ENABLED",
+  "GO111MODULE",
+  "RUST_BACKTRACE",
+  "RUST_LOG",
+  "NODE_ENV",
+  "PYTHONUNBUFFERED",
+  "PYTHONDONTWRITEBYTECODE",
+  "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
+  "PYTEST_DEBUG",
+  "LANG",
+  "LANGUAGE",
+  "CHARSET",
+  "TERM",
+  "COLORTERM",
+  "NO_COLOR",
+  "FORCE_COLOR",
+  "TZ",
+  "LS_COLORS",
+  "LSCOLORS",
+  "GREP_COLOR",
+  "GREP_COLORS",
+  "GCC_COLORS",
+  "TIME_STYLE",
+  "BLOCK_SIZE",
+  "BLOCKSIZE",
+  "COLUMNS",
+  "LINES",
+  "CLICOLOR",
+  "CLICOLOR_FORCE",
+  "CI",
+  "DEBIAN_FRONTEND",
+  "GIT_TERMINAL_PROMPT",
+  "DEBUG",
+  "VERBOSE",
+  "TERM_PROGRAM",
+  "SOURCE_DATE_EPOCH",
+  "NODE_NO_WARNINGS",
+  "NODE_DEBUG",
+  "DOCKER_BUILDKIT",
+  "DOCKER_DEFAULT_PLATFORM",
+  "BUILDKIT_PROGRESS",
+  "GH_PROMPT_DISABLED",
+  "GH_NO_UPDATE_NOTIFIER",
+]);
+
+/**
+ * Whether a variable given to a program's environment leaves what the program does as the text says:
+ * a name on a short list (`NODE_ENV`, `CI`, `LANG`, `TZ`, …, a locale named by letters alone), git's
+ * author and committer, the harmless settings of the families above, or a pager set to `cat`. Any
+ * other variable may name a configuration, code or a server the program uses (`DOCKER_HOST`,
+ * `CURL_HOME`, `GH_CONFIG_DIR`), so an allow rule must name it as written.
+ *
+ * @example
+ * harmlessInEnvironment("NODE_ENV", "test") // true
+ * harmlessInEnvironment("DOCKER_HOST", "ssh://h") // false
+ */
+export const harmlessInEnvironment = (name: string, value?: string): boolean => {
+  // A locale named by a path is loaded from there.
+  if (name === "LANG" || name === "LANGUAGE" || /^LC_[A-Z]+$/.test(name)) return value !== undefined && /^[A-Za-z0-9_.@:-]*$/.test(value);
+  if (PAGERS.has(name)) return value !== undefined && harmlessPager.test(value);
+  return HARMLESS_ENVIRONMENT.has(name) || HARMLESS_GIT.test(name) || HARMLESS_IN_FAMILIES.has(name);
+};
+
+/**
  * Families of variables a program reads as settings, some of which name what it runs: cargo's
  * `CARGO_*` (every configuration key: `CARGO_BUILD_RUSTC_WRAPPER`, `CARGO_TARGET_<triple>_RUNNER`), rustup's
  * `RUSTUP_*` (where toolchains are found or fetched from), and
@@ -258,6 +344,8 @@ export const changesWhatRuns = (name: string, value?: string): boolean => {
   if (/^GIT_TRACE/.test(name)) return !(value !== undefined && /^(?:|0|1|2|true|false)$/i.test(value));
   // npm reads every `npm_config_*` variable (in any case) as a setting: `script_shell`, `node_options`.
   if (COMMAND_VARIABLE_FAMILIES.test(name) && !HARMLESS_IN_FAMILIES.has(name)) return true;
+  if (PLACE_VARIABLE_FAMILIES.test(name) && !HARMLESS_GIT.test(name) && !PAGERS.has(name) && !harmlessInEnvironment(name, value))
+    return true;
   if (!COMMAND_VARIABLES.has(name) && !/^GIT_CONFIG_(?:KEY|VALUE)_\d+$/.test(name) && !/^npm_config_/i.test(name)) return false;
   return !(value !== undefined && PAGERS.has(name) && harmlessPager.test(value));
 };
@@ -452,6 +540,7 @@ interface Building {
   quoted: boolean;
   /** Unquoted characters only: where globs, braces and a tilde would expand. */
   bare: string;
+  splits?: boolean;
 }
 
 class Reader {
@@ -753,7 +842,9 @@ class Reader {
     // Unquoted globs, braces and a leading tilde expand at run time.
     if (/[*?]|\[.*\]|\{[^{}]*(?:,|\.\.)[^{}]*\}|^~|[=:]~/.test(w.bare)) w.literal = false;
     if (!w.literal) this.dynamic = true;
-    return { text: w.text, literal: w.literal, quoted: w.quoted };
+    return w.splits === true
+      ? { text: w.text, literal: w.literal, quoted: w.quoted, splits: true }
+      : { text: w.text, literal: w.literal, quoted: w.quoted };
   }
 
   private part(p: SyntaxNode, w: Building, level: number): void {
@@ -841,6 +932,7 @@ class Reader {
         w.text += raw;
         w.bare += "\u0001";
         w.literal = false;
+        w.splits = true;
         return;
       case "brace_expression":
         w.text += raw;
@@ -1104,7 +1196,10 @@ class Reader {
   private forLoop(n: SyntaxNode, stdin: Stdin, level: number): void {
     for (const c of n.children) {
       if (c.field === "variable") {
-        if (changesWhatRuns(this.slice(c))) this.fail("a loop over a variable that changes what runs");
+        const name = this.slice(c);
+        if (changesWhatRuns(name)) this.fail("a loop over a variable that changes what runs");
+        // Read as the assignment it is (exported to the programs run after `set -a`).
+        this.commands.push({ words: [{ text: `${name}=`, literal: true, quoted: false, assigns: name }], stdin });
       } else if (c.field === "value") this.word([c], level);
       else if (c.field === "body") this.statement(c, stdin, level);
       else if (c.named && c.type !== "comment") throw new Unreadable();

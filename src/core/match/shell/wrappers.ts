@@ -45,6 +45,16 @@ export interface WrapperSyntax {
   readonly assigns?: boolean;
   /** Given one of these options (always when empty) it runs its command in another directory (`env -C`, `sudo -D`). */
   readonly chdir?: readonly string[];
+  /** Options whose value is a file it writes (`strace -o`, `time -o`, `script -O`). */
+  readonly writes?: readonly string[];
+  /** Its operand is a file it creates (`flock FILE cmd`). */
+  readonly createsOperand?: boolean;
+  /** The first word after its options is a file it writes, this one when there is none (`script [file]`, `typescript`). */
+  readonly writesFirstWord?: string;
+  /** Options whose value is a variable it sets for the command, `NAME=value` (`strace -E`, `systemd-run -E`). */
+  readonly setsEnv?: readonly string[];
+  /** Options whose value is a program it runs, or settings that can name one (`dbus-run-session --dbus-daemon`, `systemd-run -p`). */
+  readonly runs?: readonly string[];
 }
 
 const long = (spec: string): Record<string, LongValue> => {
@@ -151,6 +161,7 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = builtOnFirstUs
           long: long("append format= output= portability quiet verbose help version"),
           operands: 0,
           lookup: ["-V", "--help", "--version"],
+          writes: ["-o", "--output"],
         },
       ],
       [
@@ -247,6 +258,7 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = builtOnFirstUs
           operands: 1,
           script: ["-c", "--command"],
           lookup: ["-u", "--unlock", "-h", "--help", "-V", "--version"],
+          createsOperand: true,
         },
       ],
       [
@@ -311,6 +323,8 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = builtOnFirstUs
           ),
           operands: 0,
           lookup: ["-p", "--attach", "-h", "--help", "-V", "--version"],
+          writes: ["-o", "--output"],
+          setsEnv: ["-E", "--env"],
         },
       ],
       [
@@ -320,6 +334,7 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = builtOnFirstUs
           long: long("align= demangle debug= help indent= library= output= version no-signals"),
           operands: 0,
           lookup: ["-p", "-h", "--help", "-V", "--version"],
+          writes: ["-o", "--output"],
         },
       ],
       // busybox runs the applet named by its first word (`busybox sh -c …`).
@@ -372,7 +387,13 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = builtOnFirstUs
       ]),
       [
         "dbus-run-session",
-        { short: "+", long: long("dbus-daemon= config-file= version help"), operands: 0, lookup: ["--version", "--help"] },
+        {
+          short: "+",
+          long: long("dbus-daemon= config-file= version help"),
+          operands: 0,
+          lookup: ["--version", "--help"],
+          runs: ["--dbus-daemon", "--config-file"],
+        },
       ],
       ["ssh-agent", { short: "+a:cDdE:kO:P:st:", long: {}, operands: 0, lookup: ["-k"] }],
       // valgrind's own options are all `--name=value`: any of them is unknown here, so the call is opaque.
@@ -412,7 +433,7 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = builtOnFirstUs
           lookup: ["-h", "--help", "-v", "--version"],
         },
       ],
-      ["systemd-run", { short: "+hrH:M:p:E:tPqGdu", long: {}, operands: 0 }],
+      ["systemd-run", { short: "+hrH:M:p:E:tPqGdu", long: {}, operands: 0, setsEnv: ["-E"], runs: ["-p"] }],
       ["cgexec", { short: "+g:", long: long("sticky"), operands: 0 }],
       // These hand their words to a shell as one script; what runs is only known by that shell.
       [
@@ -442,6 +463,8 @@ export const SHELL_WRAPPERS: ReadonlyMap<string, WrapperSyntax> = builtOnFirstUs
           script: ["-c", "--command"],
           shell: [],
           lookup: ["-h", "--help", "-V", "--version"],
+          writes: ["-I", "--log-in", "-O", "--log-out", "-B", "--log-io", "-T", "--log-timing", "-t", "--timing"],
+          writesFirstWord: "typescript",
         },
       ],
     ]),
