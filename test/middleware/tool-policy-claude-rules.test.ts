@@ -81,6 +81,9 @@ const everyday = [
   "curl -s https://api.github.com/repos/o/r/pulls",
   "curl -s https://api.github.com/repos/o/r -o src/repo.json",
   "git diff | grep -c '^+' ; ls src",
+  "grep -rn 'two words' src",
+  "git log --format='%h %s' -3",
+  "ls -la 'src'",
 ];
 
 /** Attacks on the same rules, each of which either runs a program the rules do not name or reaches outside them. */
@@ -93,6 +96,16 @@ const attacks = [
   "git diff-tree -p HEAD",
   "git log-evil",
   "ls && touch x",
+  // one word to bash holding a blank, which the rule's text reads as two (bash looks for a program `git diff`)
+  "git' 'diff x",
+  "git\\ diff x",
+  '"git diff" x',
+  "g''it' 'diff",
+  "git\u00a0diff",
+  "ls\u00a0",
+  "ls\u00a0-la",
+  "npm 'run test'",
+  "npx 'vitest run'",
   // options handed to whatever the script runs
   "npm run test -- --config ./evil.config.ts",
   "npm run test -- --inspect=0.0.0.0:9229",
@@ -142,6 +155,10 @@ const attacks = [
   "curl -s https://api.github.com/x -o /etc/passwd",
   "curl -s https://api.github.com/x -o .git/config",
   "curl -s https://api.github.com/x -K cfg",
+  // options the table does not know (a newer curl's `--ssl-sessions` writes a file)
+  "curl -s https://api.github.com/x --ssl-sessions .git/config",
+  "curl -s https://api.github.com/x --expand-output '{{HOME}}/.bashrc'",
+  "curl -s https://api.github.com/x --made-up-option x",
   "curl -s https://api.github.com/x --config cfg",
   "curl -s https://api.github.com/x -K -",
   "curl -s https://api.github.com/x -O",
@@ -198,6 +215,15 @@ describe("the prefix syntax read as Claude Code reads it", () => {
     expect(await decide("DEPLOY_TARGET=staging npm run test", ["Bash(npm run test:*)"])).toBe("refused");
     expect(await decide("DEPLOY_TARGET=staging npm run test", ["Bash(DEPLOY_TARGET=staging npm run test)"])).toBe("ran");
     expect(await decide("DEPLOY_TARGET=staging npm run test && ls", ["Bash(DEPLOY_TARGET=staging npm run test)"])).toBe("refused");
+    // The value bash gives is `staging ` and `1 `, not the rule's.
+    expect(await decide("DEPLOY_TARGET='staging ' npm run test", ["Bash(DEPLOY_TARGET=staging npm run test)"])).toBe("refused");
+    expect(await decide("FOO='1 ' npm test", ["Bash(FOO=1 npm test)"])).toBe("refused");
+    expect(await decide("FOO=1 FOO=2 npm test", ["Bash(FOO=1 npm test)"])).toBe("refused");
+    expect(await decide("FOO=1 BAR=2 npm test", ["Bash(FOO=1 npm test)"])).toBe("refused");
+    expect(await decide("FOO+=1 npm test", ["Bash(FOO=1 npm test)"])).toBe("refused");
+    expect(await decide("Foo=1 npm test", ["Bash(FOO=1 npm test)"])).toBe("refused");
+    expect(await decide("FOO=$(touch x) npm test", ["Bash(FOO=1 npm test)"])).toBe("refused");
+    expect(await decide('FOO="1" npm test', ["Bash(FOO=1 npm test)"])).toBe("ran");
   });
 });
 

@@ -50,6 +50,11 @@ export interface ShellCall {
   /** Every word is known before it runs: nothing in it expands. */
   readonly literal: boolean;
   readonly role: ShellRole;
+  /**
+   * A second text of a call whose words hold a blank (`'git diff' x`), those words quoted: bash reads one
+   * word where the first text reads two, so an allow rule must cover this text too. Not in `commands`.
+   */
+  readonly requoted?: true;
 }
 
 /** The simple commands of a shell text, and what is unknown about it until it runs. */
@@ -312,7 +317,7 @@ class Analysis {
     if (this.exportsAll) for (const w of this.bare) this.keep({ text: w.text, literal: w.literal, role: "command" });
     const calls = [...this.calls.values()];
     return {
-      commands: [...new Set(calls.map((c) => c.text))],
+      commands: [...new Set(calls.filter((c) => c.requoted !== true).map((c) => c.text))],
       files: this.files.map((f, i) =>
         f.literal &&
         ((this.movesDirectory && !f.path.startsWith("/")) || (this.mayLink && (this.simple > 1 || this.repeats) && !this.early.has(i)))
@@ -355,11 +360,22 @@ class Analysis {
       .replace(/\s+/g, " ")
       .trim();
     if (text === "") return;
-    this.keep({ text, literal: words.every((w) => w.literal), role });
+    const literal = words.every((w) => w.literal);
+    this.keep({ text, literal, role });
+    // A known word holding a blank (`'git diff' x`, `git\\ diff`, `FOO='1 '`) is one word to bash but reads
+    // as two in the text a rule matches: the call is kept a second time with that word quoted, so a deny
+    // still matches the first text and an allow must also match the second (`Bash(git diff:*)` does not).
+    if (literal && words.some((w) => /\s/.test(w.text)))
+      this.keep({
+        text: words.map((w) => (/\s/.test(w.text) ? `'${w.text.replaceAll("'", "'\\''")}'` : w.text)).join(" "),
+        literal,
+        role,
+        requoted: true,
+      });
   }
 
   private keep(call: ShellCall): void {
-    const key = `${call.literal ? 1 : 0}${call.role}\u0000${call.text}`;
+    const key = `${call.literal ? 1 : 0}${call.requoted === true ? 1 : 0}${call.role}\u0000${call.text}`;
     if (!this.calls.has(key)) this.calls.set(key, call);
   }
 

@@ -20,7 +20,7 @@ const curlValued = new Set(
     "happy-eyeballs-timeout-ms haproxy-clientip header help hostpubmd5 hostpubsha256 hsts interface ip-tos ipfs-gateway json",
     "keepalive-time keepalive-cnt key key-type krb libcurl limit-rate local-port login-options mail-auth mail-from mail-rcpt",
     "max-filesize max-redirs max-time netrc-file noproxy oauth2-bearer output output-dir parallel-max pass pinnedpubkey",
-    "preproxy proto proto-default proto-redir proxy proxy-cacert proxy-capath proxy-cert proxy-cert-type proxy-ciphers",
+    "preproxy pubkey proto proto-default proto-redir proxy proxy-cacert proxy-capath proxy-cert proxy-cert-type proxy-ciphers",
     "proxy-crlfile proxy-header proxy-key proxy-key-type proxy-pass proxy-pinnedpubkey proxy-service-name proxy-tls13-ciphers",
     "proxy-tlsauthtype proxy-tlspassword proxy-tlsuser proxy-user quote random-file range rate referer request",
     "request-target resolve retry retry-delay retry-max-time sasl-authzid service-name socks4 socks4a socks5 socks5-gssapi-service",
@@ -67,6 +67,27 @@ const curlWrites = new Set([
 ]);
 /** Flags that make curl write a file named by the server, in the working directory or under `--output-dir`. */
 const curlRemoteNames = new Set(["remote-name", "remote-name-all", "remote-header-name"]);
+/** curl's long options that take no value (from `curl --help all`, 7.88, and a few of 8.x): any other is not known. */
+const curlKnownFlags: ReadonlySet<string> = new Set(
+  [
+    "anyauth append basic ca-native cert-status compressed compressed-ssh create-dirs crlf digest disable",
+    "disable-eprt disable-epsv disallow-username-in-url doh-cert-status doh-insecure fail fail-early",
+    "fail-with-body false-start form-escape ftp-create-dirs ftp-pasv ftp-pret ftp-skip-pasv-ip ftp-ssl-ccc",
+    "ftp-ssl-control get globoff haproxy-protocol head http2 http2-prior-knowledge http3 http3-only",
+    "ignore-content-length include insecure ipv4 ipv6 junk-session-cookies list-only location location-trusted",
+    "mail-rcpt-allowfails manual metalink negotiate netrc netrc-optional next no-alpn no-buffer no-clobber",
+    "no-keepalive no-npn no-progress-meter no-sessionid ntlm ntlm-wb parallel parallel-immediate path-as-is",
+    "post301 post302 post303 preproxy progress-bar proxy proxy-anyauth proxy-basic proxy-ca-native proxy-digest",
+    "proxy-insecure proxy-negotiate proxy-ntlm proxy-ssl-allow-beast proxy-ssl-auto-client-cert proxy-tlsv1",
+    "proxytunnel raw remote-header-name remote-name remote-name-all remote-time remove-on-error retry",
+    "retry-all-errors retry-connrefused sasl-ir show-error silent socks5-basic socks5-gssapi socks5-gssapi-nec ssl",
+    "ssl-allow-beast ssl-auto-client-cert ssl-no-revoke ssl-reqd ssl-revoke-best-effort sslv2 sslv3 styled-output",
+    "suppress-connect-headers tcp-fastopen tcp-nodelay tftp-no-options tlsv1 tr-encoding trace-time use-ascii",
+    "verbose version xattr",
+  ]
+    .join(" ")
+    .split(/\s+/),
+);
 /** Flags whose names a prefix may also expand to. */
 const curlFlags = ["globoff"];
 
@@ -91,6 +112,7 @@ export const readCurl = (args: readonly Word[]): ProgramReading => {
   const writes: { path: Word; under: boolean }[] = [];
   const reads: Word[] = [];
   let opaque: string | undefined;
+  let unknown: string | undefined;
   let outputDir: Word | undefined;
   let remoteNames = false;
   let globoff = false;
@@ -140,7 +162,11 @@ export const readCurl = (args: readonly Word[]): ProgramReading => {
       const body = t.slice(2);
       // `--no-x` turns a flag off; curl reads no value after it.
       const names = curlLong(body.replace(/^no-/, ""));
-      if (body.startsWith("no-") || names.length === 0) continue;
+      if (body.startsWith("no-")) continue;
+      // An option missing from the table (a newer curl's `--ssl-sessions f` writes a file) may take the
+      // next word or write a file: only a rule naming curl alone allows the call.
+      if (names.length === 0 && !curlKnownFlags.has(body)) unknown ??= `curl ${t}`;
+      if (names.length === 0) continue;
       const takes = names.some((n) => curlValued.has(n));
       const value = takes ? args[++i] : undefined;
       for (const n of names) found(n, value);
@@ -176,7 +202,7 @@ export const readCurl = (args: readonly Word[]): ProgramReading => {
       under: false,
     });
   if (remoteNames) writes.push({ path: outputDir ?? plain("."), under: true });
-  return { writes, reads, ...(opaque === undefined ? {} : { opaque }) };
+  return { writes, reads, ...(opaque === undefined ? {} : { opaque }), ...(unknown === undefined ? {} : { unknown }) };
 };
 
 /** The path a `file:` URL names, percent-decoded as curl decodes it (`file:///a%2eb`, `file://localhost/x`); a bare path as given. */
