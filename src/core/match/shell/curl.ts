@@ -129,12 +129,11 @@ export const readCurl = (args: readonly Word[]): ProgramReading => {
     else if (option === "globoff") globoff = true;
     else if (option === "proto-default" && value !== undefined) localDefault = !value.literal || /^file$/i.test(value.text);
     else if (curlRemoteNames.has(option)) remoteNames = true;
-    else if (option === "upload-file" || option === "netrc-file" || option === "variable") {
+    else if (option === "upload-file" || option === "netrc-file" || option === "variable" || option === "etag-compare") {
       if (value !== undefined && value.text !== "-" && value.text !== ".")
         reads.push(option === "variable" ? fileOfVariable(value) : value);
     } else if (/^(?:data|data-ascii|data-binary|data-urlencode|json|form|cookie|header|proxy-header|url-query)$/.test(option)) {
-      const file = sentFile(option, value);
-      if (file !== undefined) reads.push(file);
+      reads.push(...sentFiles(option, value));
     } else if (option === "write-out" && value !== undefined) {
       if (!value.literal || value.text.startsWith("@") || value.text.includes("%output{"))
         opaque ??= "curl -w writes to a file named in its format, or reads its format from a file";
@@ -216,17 +215,65 @@ const fileUrlPath = (url: string): string | undefined => {
   }
 };
 
-/** The file a data or form option sends: `@file` (`name@file` for `--data-urlencode`), `name=@file` or `name=<file` for `-F`. */
-const sentFile = (option: string, value: Word | undefined): Word | undefined => {
-  if (value === undefined) return undefined;
+/**
+ * The files a data or form option sends: `@file` (`name@file` for `--data-urlencode`), and for `-F` the
+ * files after `name=@` (a list split by commas, each name quoted or not, each with `;type=…` and the
+ * like) or the one after `name=<`, as curl's form parser reads them.
+ */
+const sentFiles = (option: string, value: Word | undefined): Word[] => {
+  if (value === undefined) return [];
   const t = value.text;
+  if (option === "form") return formFiles(t).map((file) => (file === undefined ? unknownPath : { ...value, text: file }));
   let file: string | undefined;
-  if (option === "form") file = /^[^=]*=[@<]([^;]*)/.exec(t)?.[1];
-  else if (option === "data-urlencode") file = /^[^=@]*@(.*)$/s.exec(t)?.[1];
+  if (option === "data-urlencode") file = /^[^=@]*@(.*)$/s.exec(t)?.[1];
   else if (option !== "cookie" || t.startsWith("@") || !t.includes("="))
     file = t.startsWith("@") ? t.slice(1) : option === "cookie" ? t : undefined;
-  if (file === undefined || file === "-" || file === "") return undefined;
-  return { ...value, text: file };
+  if (file === undefined || file === "-" || file === "") return [];
+  return [{ ...value, text: file }];
+};
+
+/** The files of a `-F name=@a,"b";type=x` or `name=<a` value; `undefined` for one it cannot read (an open quote). */
+const formFiles = (t: string): (string | undefined)[] => {
+  const m = /^[^=]*=([@<])/.exec(t);
+  if (m === null) return [];
+  const list = m[1] === "@";
+  const files: (string | undefined)[] = [];
+  let i = m[0].length;
+  // A quoted text from `i` (at its opening quote); `undefined` if unclosed.
+  const quoted = (): string | undefined => {
+    let out = "";
+    for (i++; i < t.length; i++) {
+      const ch = t.charAt(i);
+      // curl takes a backslash as an escape before a quote or a backslash only.
+      if (ch === "\\" && (t.charAt(i + 1) === '"' || t.charAt(i + 1) === "\\")) out += t.charAt(++i);
+      else if (ch === '"') {
+        i++;
+        return out;
+      } else out += ch;
+    }
+    return undefined;
+  };
+  for (;;) {
+    let file: string | undefined;
+    if (t.charAt(i) === '"') file = quoted();
+    else {
+      const end = t.slice(i).search(list ? /[;,]/ : /;/);
+      file = end < 0 ? t.slice(i) : t.slice(i, i + end);
+      i = end < 0 ? t.length : i + end;
+    }
+    if (file === undefined) return [...files, undefined];
+    if (file !== "-" && file !== "") files.push(file);
+    // Parameters (`;type=a/b`, `;filename="x,y"`) up to the next file of the list.
+    while (t.charAt(i) === ";") {
+      i++;
+      while (i < t.length && t.charAt(i) !== ";" && !(list && t.charAt(i) === ",")) {
+        if (t.charAt(i) !== '"') i++;
+        else if (quoted() === undefined) return [...files, undefined];
+      }
+    }
+    if (!list || t.charAt(i) !== ",") return files;
+    i++;
+  }
 };
 
 /** `--variable name@file` reads the file into a variable. */
