@@ -68,6 +68,7 @@ const everyday = [
   "git log --oneline -20",
   "git log -p -1 -- src/a.ts",
   "GIT_PAGER=cat git log --oneline -5",
+  "GIT_PAGER='less -FRX' git log --oneline -5",
   "ls -la src",
   "ls",
   "grep -rn TODO src --include='*.ts'",
@@ -129,6 +130,10 @@ const attacks = [
   "EDITOR='touch x' git log",
   "VISUAL='touch x' git log",
   "LESSOPEN='|touch x %s' git log",
+  // less writes what it shows to the file after -o or -O (on a terminal)
+  "GIT_PAGER='less -FXOMakefile' git log",
+  "PAGER='less -RFXologf' git log -p",
+  "GIT_PAGER='less -kkeys' git diff",
   "LESS='+!touch x' git log",
   "LD_PRELOAD=./x.so ls",
   "LD_LIBRARY_PATH=. ls",
