@@ -240,6 +240,10 @@ describe("the prefix syntax read as Claude Code reads it", () => {
     expect(await decide("Foo=1 npm test", ["Bash(FOO=1 npm test)"])).toBe("refused");
     expect(await decide("FOO=$(touch x) npm test", ["Bash(FOO=1 npm test)"])).toBe("refused");
     expect(await decide('FOO="1" npm test', ["Bash(FOO=1 npm test)"])).toBe("ran");
+    // A quoted or escaped name is a program's name, not an assignment: bash looks for a program `FOO=1`.
+    expect(await decide("'FOO=1' npm test", ["Bash(FOO=1 npm test)"])).toBe("refused");
+    expect(await decide("\\FOO=1 npm test", ["Bash(FOO=1 npm test)"])).toBe("refused");
+    expect(await decide('"FOO=1" npm test', ["Bash(FOO=1 npm test)"])).toBe("refused");
   });
 });
 

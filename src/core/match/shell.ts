@@ -170,6 +170,9 @@ const namesOk = (words: readonly Word[]): boolean => words.every((w) => w.litera
 /** Whether a word computed at run time may become several words: unquoted, with an expansion outside quotes (`"a"$x`), or an array or the positional parameters (`"$@"`, `"${a[@]}"`). */
 const maySplit = (w: Word): boolean => !w.quoted || w.splits === true || /\$\{?[@*]|\[[@*]\]/.test(w.text);
 
+/** A word that reads as an assignment where it stands before a command name. */
+const looksAssigned = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/;
+
 /** Programs that run a package's program named by their first word (after a subcommand for some). */
 const packageRunners = new Set(["npx", "bunx", "pnpx", "pnpm", "yarn", "npm"]);
 
@@ -363,11 +366,15 @@ class Analysis {
     const literal = words.every((w) => w.literal);
     this.keep({ text, literal, role });
     // A known word holding a blank (`'git diff' x`, `git\\ diff`, `FOO='1 '`) is one word to bash but reads
-    // as two in the text a rule matches: the call is kept a second time with that word quoted, so a deny
-    // still matches the first text and an allow must also match the second (`Bash(git diff:*)` does not).
-    if (literal && words.some((w) => /\s/.test(w.text)))
+    // as two in the text a rule matches, and a quoted or escaped name that looks like an assignment
+    // (`'FOO=1' npm test`, `\\FOO=1 npm test`) is a program's name: the call is kept a second time with those
+    // words quoted, so a deny still matches the first text and an allow must also match the second.
+    if (!literal) return;
+    const name = words.findIndex((w) => w.assigns === undefined);
+    const odd = (w: Word, i: number): boolean => /\s/.test(w.text) || (i === name && looksAssigned.test(w.text));
+    if (words.some(odd))
       this.keep({
-        text: words.map((w) => (/\s/.test(w.text) ? `'${w.text.replaceAll("'", "'\\''")}'` : w.text)).join(" "),
+        text: words.map((w, i) => (odd(w, i) ? `'${w.text.replaceAll("'", "'\\''")}'` : w.text)).join(" "),
         literal,
         role,
         requoted: true,
