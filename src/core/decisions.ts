@@ -145,8 +145,16 @@ export const record = (
   run.trace?.record(entry);
 };
 
+/** What every entry of a run repeats (a recorder, or these read off it once for many entries). */
+interface RunFields {
+  readonly point: string;
+  readonly runId: string;
+  readonly callId: string;
+  readonly origin: number;
+}
+
 const toEntry = (
-  run: Recorder,
+  run: RunFields,
   layer: Layer,
   phase: Phase,
   action: TraceAction,
@@ -213,11 +221,13 @@ export const decisionsOf = (run: Recorder): TraceEntry[] => {
   }
   const entries: TraceEntry[] = [];
   const layers = run.layers;
+  // Read once: on a run they are getters, and a run can have many decisions.
+  const fields: RunFields = { point: run.point, runId: run.runId, callId: run.callId, origin: run.origin };
   for (let x = 0; x < log.length; ) {
     const item = log[x];
     if (typeof item !== "number") {
       const s = item as Single;
-      entries.push(toEntry(run, s.layer, s.phase, s.action, s.reason, times[x] as number, s.ms, s.failMode, s.rejected));
+      entries.push(toEntry(fields, s.layer, s.phase, s.action, s.reason, times[x] as number, s.ms, s.failMode, s.rejected));
       x++;
       continue;
     }
@@ -229,7 +239,7 @@ export const decisionsOf = (run: Recorder): TraceEntry[] => {
     const step = from <= to ? 1 : -1;
     for (let k = from; k !== to + step; k += step) {
       const layer = layers[k] as Layer;
-      if (layer[phase] !== undefined) entries.push(toEntry(run, layer, phase, "Continue", undefined, at, 0, undefined, undefined));
+      if (layer[phase] !== undefined) entries.push(toEntry(fields, layer, phase, "Continue", undefined, at, 0, undefined, undefined));
     }
   }
   return entries;
