@@ -37,8 +37,12 @@ export interface Recorder {
   clock: number;
   /** `now()` (clock.ts) when the run settled. */
   readonly ended: number;
-  /** Compact recording: ranges (four numbers) and single decisions (objects). */
-  log: unknown[] | undefined;
+  /**
+   * Compact recording: ranges (two numbers each) and single decisions (objects), in order; or, for
+   * a run that recorded no more than two ranges of layers under 64, those ranges packed into one
+   * small integer (see `packRange`).
+   */
+  log: unknown[] | number | undefined;
   /** Exact recording: the entries, as the trace got them. */
   decisions: TraceEntry[] | undefined;
   failures: HookError[] | undefined;
@@ -71,26 +75,35 @@ export const recordRange = (run: Recorder, phase: number, from: number, to: numb
   // Two small integers, so the log holds no boxed number; its time is worked out when read (see decisionsOf).
   const code = from * 4 + phase;
   const log = run.log;
-  // The common log is two ranges (the way in, the way out): made with room for both, a quarter of
-  // what growing an empty array allocates; a free pair at its end is `free`.
-  if (log === undefined) run.log = [code, to, free, free];
-  else if (log.length === 4 && log[2] === free) {
-    log[2] = code;
-    log[3] = to;
-  } else log.push(code, to);
+  // The common run records two ranges (the way in, the way out) and nothing else: packed into
+  // one small integer, they cost no allocation at all.
+  if (log === undefined) run.log = from < 64 && to < 64 ? packRange(code, to) : [code, to];
+  else if (typeof log !== "number") log.push(code, to);
+  else if (log < secondRange && from < 64 && to < 64) run.log = log + (packRange(code, to) + 1) * secondRange;
+  else (run.log = unpack(log)).push(code, to);
 };
 
-/** An unused pair of slots at the end of a compact log (see recordRange). */
-const free = -1;
+/**
+ * A range of layers under 64 as a 14-bit integer: its code (first layer times four plus phase)
+ * in the high 8 bits, its last layer in the low 6. A packed log holds the first range as it is
+ * and the second, plus one, above `secondRange`: at most 29 bits, a small integer for V8.
+ */
+const packRange = (code: number, to: number): number => code * 64 + to;
+const secondRange = 1 << 14;
 
-/** Append a single decision to a compact log, after a free pair if there is one. */
+/** A packed log (see `recordRange`) as the list it stands for. */
+const unpack = (packed: number): unknown[] => {
+  const first = packed % secondRange;
+  const second = (packed - first) / secondRange - 1;
+  return second < 0 ? [first >> 6, first & 63] : [first >> 6, first & 63, second >> 6, second & 63];
+};
+
+/** Append a single decision to a compact log. */
 const pushSingle = (run: Recorder, single: Single): void => {
   const log = run.log;
   if (log === undefined) run.log = [single];
-  else if (log.length === 4 && log[2] === free) {
-    log.length = 2;
-    log.push(single);
-  } else log.push(single);
+  else if (typeof log === "number") (run.log = unpack(log)).push(single);
+  else log.push(single);
 };
 
 /** Whether an untimed decision in `phase` is placed at the reading before it (the way in) rather than after it (the way out). */
@@ -132,8 +145,16 @@ export const record = (
   run.trace?.record(entry);
 };
 
+/** What every entry of a run repeats (a recorder, or these read off it once for many entries). */
+interface RunFields {
+  readonly point: string;
+  readonly runId: string;
+  readonly callId: string;
+  readonly origin: number;
+}
+
 const toEntry = (
-  run: Recorder,
+  run: RunFields,
   layer: Layer,
   phase: Phase,
   action: TraceAction,
@@ -167,9 +188,9 @@ const toEntry = (
  */
 export const decisionsOf = (run: Recorder): TraceEntry[] => {
   if (run.decisions !== undefined) return run.decisions.map((d) => ({ ...d }));
-  let log = run.log;
-  if (log === undefined) return [];
-  if (log.length === 4 && log[2] === free) log = log.slice(0, 2);
+  const recorded = run.log;
+  if (recorded === undefined) return [];
+  const log = typeof recorded === "number" ? unpack(recorded) : recorded;
   // A range on the way in is placed at the run's last reading before it (the clock after the last
   // single decision, or the run's start): walk forward. Then untimed decisions on the way out
   // (NaN) take the next reading after them: walk backward from the end.
@@ -200,11 +221,13 @@ export const decisionsOf = (run: Recorder): TraceEntry[] => {
   }
   const entries: TraceEntry[] = [];
   const layers = run.layers;
+  // Read once: on a run they are getters, and a run can have many decisions.
+  const fields: RunFields = { point: run.point, runId: run.runId, callId: run.callId, origin: run.origin };
   for (let x = 0; x < log.length; ) {
     const item = log[x];
     if (typeof item !== "number") {
       const s = item as Single;
-      entries.push(toEntry(run, s.layer, s.phase, s.action, s.reason, times[x] as number, s.ms, s.failMode, s.rejected));
+      entries.push(toEntry(fields, s.layer, s.phase, s.action, s.reason, times[x] as number, s.ms, s.failMode, s.rejected));
       x++;
       continue;
     }
@@ -216,7 +239,7 @@ export const decisionsOf = (run: Recorder): TraceEntry[] => {
     const step = from <= to ? 1 : -1;
     for (let k = from; k !== to + step; k += step) {
       const layer = layers[k] as Layer;
-      if (layer[phase] !== undefined) entries.push(toEntry(run, layer, phase, "Continue", undefined, at, 0, undefined, undefined));
+      if (layer[phase] !== undefined) entries.push(toEntry(fields, layer, phase, "Continue", undefined, at, 0, undefined, undefined));
     }
   }
   return entries;

@@ -145,7 +145,7 @@ export class Run implements Frame, RunView, Recorder {
    * (compact recording, see observers.ts); 0 until then, and when nothing records.
    */
   declare ended: number;
-  declare log: unknown[] | undefined;
+  declare log: unknown[] | number | undefined;
   declare decisions: TraceEntry[] | undefined;
   declare failures: HookError[] | undefined;
   /** The most recent hook failure, read right after `fail` by the dispatcher. */

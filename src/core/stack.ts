@@ -151,6 +151,9 @@ class Stack<P extends Points> implements HookStack<P> {
   /** Per point, once run: its chains (chain.ts), and its layers in order. */
   private readonly chains = new Map<string, PointChains>();
   private readonly ordered = new Map<string, Layer[]>();
+  /** The point `chainsOf` found last, and its chains. */
+  private lastPoint: string | undefined = undefined;
+  private lastChains: PointChains | undefined = undefined;
 
   constructor(
     readonly points: P,
@@ -366,8 +369,12 @@ class Stack<P extends Points> implements HookStack<P> {
     return ordered;
   }
 
-  /** The point's chains (undefined for an unknown point): one Map lookup on the hot path. */
+  /**
+   * The point's chains (undefined for an unknown point): the last point's at once (runs of one
+   * point tend to follow each other), else one Map lookup.
+   */
   private chainsOf(point: string): PointChains | undefined {
+    if (point === this.lastPoint) return this.lastChains;
     let chains = this.chains.get(point);
     if (chains === undefined) {
       const def = this.defs.get(point);
@@ -378,6 +385,8 @@ class Stack<P extends Points> implements HookStack<P> {
       );
       this.chains.set(point, chains);
     }
+    this.lastPoint = point;
+    this.lastChains = chains;
     return chains;
   }
 }

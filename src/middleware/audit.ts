@@ -16,6 +16,7 @@ import { allAgentPoints, observer, onEveryPoint } from "./every-point.ts";
 import { nameOption, stringListOption } from "./options.ts";
 import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
 import { redactOption, scrubbedNamesOf } from "./telemetry-attrs.ts";
+import { wallClockAt } from "./wall-clock.ts";
 
 /** One decision, as written. */
 export interface AuditDecision {
@@ -116,7 +117,7 @@ export const audit = (options: AuditOptions): AuditMiddleware => {
   const sink = new Sink(to);
 
   const lines = (event: RunEvent): string => {
-    const origin = performance.timeOrigin + event.startedAt;
+    const origin = wallClockAt(event.startedAt);
     // A session id may be an email, and a default run id begins with the session id.
     const ids: Ids = { sessionId: scrubId(event.sessionId), runId: scrubId(event.runId) as string, subject: scrub(event.subject) };
     let text = "";

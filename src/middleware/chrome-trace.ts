@@ -13,6 +13,7 @@ import { allAgentPoints, observer, onEveryPoint } from "./every-point.ts";
 import { integerOption, nameOption } from "./options.ts";
 import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
 import { redactOption, scrubbedNamesOf } from "./telemetry-attrs.ts";
+import { wallClockAt } from "./wall-clock.ts";
 
 /** One event of the Chrome trace event format (the subset written here). */
 export type ChromeTraceEvent =
@@ -187,7 +188,7 @@ const traceOf = (
     displayTimeUnit: "ms",
     otherData: {
       generator: "agent-onion",
-      startTime: list.length === 0 ? undefined : new Date(performance.timeOrigin + origin).toISOString(),
+      startTime: list.length === 0 ? undefined : new Date(wallClockAt(origin)).toISOString(),
     },
   };
 };

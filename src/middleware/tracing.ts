@@ -42,6 +42,7 @@ import { nameOption, numberOption } from "./options.ts";
 import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
 import { GenAiAttr, GenAiOperation, OnionAttr } from "./semconv.ts";
 import { sdkModelOperations } from "./tracing-ai-sdk.ts";
+import { wallClockAt } from "./wall-clock.ts";
 import {
   errorTypeOf,
   hookOutcome,
@@ -357,7 +358,8 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
     if (parent === undefined) return;
     handoff.delete(event.callId);
     const parentCtx = otelTrace.setSpanContext(ROOT_CONTEXT, parent);
-    const origin = performance.timeOrigin + event.startedAt;
+    // The point's span started at the wall clock (the SDK reads Date.now()): so do its hooks' spans.
+    const origin = wallClockAt(event.startedAt);
     for (const d of event.decisions) {
       if (d.hook === name) continue; // our own around is the point's span
       // A synchronous Continue the engine did not time (unless `timeHooks: true`) did nothing and

@@ -57,6 +57,29 @@ describe("observers", () => {
     }
   });
 
+  it("read the same decisions from the compact log as a trace records, for chains of up to a hundred hooks", async () => {
+    for (const size of [1, 2, 63, 64, 65, 100])
+      for (const stop of [undefined, 0, Math.floor(size / 2), size - 1])
+        for (const skips of [false, true]) {
+          let base = newStack();
+          for (let i = 0; i < size; i++)
+            base = base.use("tool", {
+              name: `h${i}`,
+              // A condition that needs the input and says no splits a stretch of Continue answers in two.
+              ...(skips && i % 7 === 3 ? { match: "Bash(ls *)" } : {}),
+              before: () => (i === stop ? Reject("no") : Continue),
+              ...(i % 5 === 4 ? {} : { after: () => Continue }),
+            });
+          const events: RunEvent<any, any>[] = [];
+          const stack = base.use("tool", { name: "obs", observe: (e) => void events.push(e) });
+          const trace = new Trace();
+          await stack.run("tool", call("Bash", { command: "rm -rf /" }), () => ({ content: "op" }), { trace });
+          await stack.run("tool", call("Bash", { command: "rm -rf /" }), () => ({ content: "op" }));
+          await stack.flush();
+          expect(events[1]?.decisions.map(said), `${size} hooks, stop at ${stop}, skips ${skips}`).toEqual(trace.entries.map(said));
+        }
+  });
+
   it("place untimed decisions at the nearest reading of the clock, and time those that took a promise", async () => {
     const events: RunEvent<any, any>[] = [];
     const stack = newStack()

@@ -101,6 +101,20 @@ describe("immutable stacks", () => {
     expect((await guarded.run("tool", call(), () => ({ content: "" })))._tag).toBe("Rejected");
   });
 
+  it("runs each point's own hooks when runs of several points interleave", async () => {
+    const stack = createStack({ a: gate<string, string>({ name: "a" }), b: gate<string, string>({ name: "b" }) })
+      .use("a", { name: "onA", after: (o) => Replace(`${o}@a`) })
+      .use("b", { name: "onB", after: (o) => Replace(`${o}@b`) });
+    const said: unknown[] = [];
+    for (const point of ["a", "a", "b", "a", "b", "b", "a"] as const) {
+      const outcome = await stack.run(point, "x", (x) => x);
+      said.push(outcome._tag === "Completed" ? outcome.value : outcome._tag);
+    }
+    expect(said).toEqual(["x@a", "x@a", "x@b", "x@a", "x@b", "x@b", "x@a"]);
+    await expect(stack.run("c" as never, "x" as never, (x: never) => x)).rejects.toThrow(/"c" is not a point of this stack/);
+    expect(await stack.run("a", "y", (x) => x)).toMatchObject({ value: "y@a" });
+  });
+
   it("removes a hook by name with without()", async () => {
     const stack = newStack()
       .use("tool", { name: "deny", before: () => Reject("no") })

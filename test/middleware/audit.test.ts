@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Reject, Transform } from "../../src/core/index.ts";
 import { createAgent, createAgentStack, createScriptedModel, type ToolCall } from "../../src/agent/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
@@ -31,6 +31,24 @@ describe("audit", () => {
   let dir: string;
   beforeEach(async () => void (dir = await mkdtemp(join(tmpdir(), "audit-"))));
   afterEach(async () => rm(dir, { recursive: true, force: true }));
+
+  it("stamps entries with the wall clock of the moment, even when it has moved away from the process's monotonic clock", async () => {
+    const out = collect();
+    const stack = withMiddleware(createAgentStack(), audit({ to: out.stream })).use("toolCall", {
+      name: "no-rm",
+      before: () => Reject("no"),
+    });
+    // As after hours of a long process, or an NTP step: the wall clock a minute ahead.
+    const wall = Date.now;
+    const spy = vi.spyOn(Date, "now").mockImplementation(() => wall() + 60_000);
+    try {
+      await stack.run("toolCall", call, () => "ran");
+      await stack.flush();
+      for (const record of out.records()) expect(Math.abs(Date.parse(record.time) - Date.now())).toBeLessThan(5_000);
+    } finally {
+      spy.mockRestore();
+    }
+  });
 
   it("writes exactly one run line when a hook inside rejects, throws or times out, or the caller aborts", async () => {
     const out = collect();

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { Reject, Transform } from "../../src/core/index.ts";
@@ -121,6 +121,27 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
     expect(flaky.attributes).toMatchObject({ "hook.outcome": "error", "hook.failure_mode": "open", "hook.failure_mode_allowed": true });
     expect(flaky.status.code).toBe(SpanStatusCode.ERROR);
     expect(hooks.find((s) => s.name === "hook shadow-no")!.attributes).toMatchObject({ "hook.outcome": "deny", "hook.shadow": true });
+  });
+
+  it("keeps hook spans inside the point's span when the wall clock has moved away from the process's monotonic clock", async () => {
+    const { tracer, spans } = tracerHarness();
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer })).use("toolCall", {
+      name: "slow",
+      before: async (c) => (await new Promise((r) => setTimeout(r, 5)), Transform(c)),
+    });
+    // As after hours of a long process, or an NTP step: the wall clock a minute ahead.
+    const wall = Date.now;
+    const spy = vi.spyOn(Date, "now").mockImplementation(() => wall() + 60_000);
+    try {
+      await stack.run("toolCall", { id: "c1", name: "Read", input: {} }, () => ({ content: "ok" }));
+      await stack.flush();
+    } finally {
+      spy.mockRestore();
+    }
+    const point = spans().find((s) => s.name === "execute_tool Read")!;
+    const hook = spans().find((s) => s.name === "hook slow")!;
+    expect(ms(hook.startTime)).toBeGreaterThanOrEqual(ms(point.startTime) - 2);
+    expect(ms(hook.endTime)).toBeLessThanOrEqual(ms(point.endTime) + 2);
   });
 
   it("marks a refused tool call as an error of type OutcomeRejectedError, with who refused and why, and a failure with its error's class", async () => {
