@@ -16,7 +16,7 @@ import {
   urlCredentials as urlPassword,
 } from "./secret-detectors.ts";
 import { MIN_RUN, unescapedStart } from "./token-runs.ts";
-import { firstWindow } from "./char-windows.ts";
+import { codeUnits, firstWindowIn } from "./char-windows.ts";
 import { digitGroupSpace, readingVisible } from "./visible-text.ts";
 import { compileLinearSearch, RegExpRefusedError, type LinearSearch } from "../core/match/linear-regexp.ts";
 
@@ -426,7 +426,7 @@ let lastStretches: { readonly text: string; readonly list: Int32Array } | undefi
  * `[start, end)` pairs: each maximal run of digits and separators, from its first digit, when
  * that leaves nine characters or more (what `/\d[\d .()-]{8,}/g` finds). Kept like the view (see
  * `viewOf`) so that the card and phone detectors search them once. They are searched for as the
- * long runs of token characters are, with `firstWindow`: by windows of nine read from their
+ * long runs of token characters are, with `firstWindowIn`: by windows of nine read from their
  * end, so that most characters are never read.
  *
  * @example
@@ -436,21 +436,22 @@ export const digitStretches = (text: string): Int32Array => {
   if (lastStretches?.text === text) return lastStretches.list;
   const found: number[] = [];
   const len = text.length;
-  for (let s = firstWindow(text, 0, NINE, STRETCH); s !== -1; ) {
+  const u = codeUnits(text);
+  for (let s = firstWindowIn(u, len, 0, NINE, STRETCH); s !== -1; ) {
     // A stretch of nine or more starts at s.
     let b = s + NINE;
-    while (b < len && inStretch(text.charCodeAt(b))) b++;
+    while (b < len && inStretch(u[b] as number)) b++;
     let first = -1;
     let digits = 0;
     for (let k = s; k < b && digits < NINE; k++) {
-      const c = text.charCodeAt(k);
+      const c = u[k] as number;
       if (c >= 48 && c <= 57) {
         if (first === -1) first = k;
         digits++;
       }
     }
     if (digits >= NINE && b - first >= NINE) found.push(first, b);
-    s = firstWindow(text, b + 1, NINE, STRETCH);
+    s = firstWindowIn(u, len, b + 1, NINE, STRETCH);
   }
   if (lastStretches === undefined) queueMicrotask(() => (lastStretches = undefined));
   lastStretches = { text, list: Int32Array.from(found) };
