@@ -9,6 +9,8 @@ import { Buffer } from "node:buffer";
 const KEPT = 4 * 1024 * 1024;
 let buffer = Buffer.allocUnsafeSlow(16 * 1024);
 let units = new Uint16Array(buffer.buffer, 0, buffer.length >>> 1);
+/** The same bytes as `units`, two code units a word: `nextWide` tests sixteen words at once. */
+let words = new Int32Array(buffer.buffer, 0, buffer.length >>> 2);
 let copied: string | undefined;
 
 /**
@@ -34,6 +36,7 @@ export const codeUnits = (text: string): Uint16Array => {
     }
     buffer = fresh;
     units = new Uint16Array(buffer.buffer, 0, buffer.length >>> 1);
+    words = new Int32Array(buffer.buffer, 0, buffer.length >>> 2);
   }
   buffer.write(text, 0, "utf16le");
   if (copied === undefined) queueMicrotask(() => (copied = undefined));
@@ -87,4 +90,48 @@ export const firstWindowIn = (units: Uint16Array, len: number, from: number, n: 
     known = end + 1;
   }
   return -1;
+};
+
+/**
+ * The index of the first code unit beyond Latin-1 (above 0xff) in `text` at or after `from`, or
+ * `text.length` when there is none. It reads the copy of the text (see `codeUnits`) sixteen
+ * words (32 code units) at a time, with one test for all of them: a regular expression's search
+ * for such a code unit tests each in turn, and costs about three times as much on a two-byte text.
+ *
+ * @example
+ * nextWide("a…b€", 0) // 1
+ */
+export const nextWide = (text: string, from: number): number => {
+  const u = codeUnits(text);
+  const len = text.length;
+  // A copy too long to keep is a typed array of its own, without a word view: read it by code unit.
+  const w = u.buffer === buffer.buffer ? words : new Int32Array(u.buffer, 0, u.buffer.byteLength >>> 2);
+  let i = from;
+  for (; i < len && (i & 31) !== 0; i++) if ((u[i] as number) > 0xff) return i;
+  for (let k = i >>> 1; i + 32 <= len; i += 32, k += 16) {
+    // A word holds a code unit beyond Latin-1 when one of its two high bytes is not zero.
+    if (
+      (((w[k] as number) |
+        (w[k + 1] as number) |
+        (w[k + 2] as number) |
+        (w[k + 3] as number) |
+        (w[k + 4] as number) |
+        (w[k + 5] as number) |
+        (w[k + 6] as number) |
+        (w[k + 7] as number) |
+        (w[k + 8] as number) |
+        (w[k + 9] as number) |
+        (w[k + 10] as number) |
+        (w[k + 11] as number) |
+        (w[k + 12] as number) |
+        (w[k + 13] as number) |
+        (w[k + 14] as number) |
+        (w[k + 15] as number)) &
+        0xff00ff00) !==
+      0
+    )
+      for (let j = i; j < i + 32; j++) if ((u[j] as number) > 0xff) return j;
+  }
+  for (; i < len; i++) if ((u[i] as number) > 0xff) return i;
+  return len;
 };
