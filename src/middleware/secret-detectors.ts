@@ -651,6 +651,24 @@ const schemeChar = (c: number): boolean => (c >= 48 && c <= 57) || ((c | 32) >= 
 // A password may hold `#` and `@` unencoded (`postgres://app:p@ss#1@db`): it ends at the last `@` before the host.
 const userinfo = /[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/(?<user>[^\s:/?#@"'<>]{0,256}):(?<pass>[^\s/?"'<>]{1,256})@/y;
 
+/** The ASCII code units neither a URL's user nor its password may hold: blanks, `/`, `?`, quotes, `<`, `>`. */
+const NOT_USERINFO = new Uint8Array(128);
+for (const c of "\t\n\v\f\r /?\"'<>") NOT_USERINFO[c.charCodeAt(0)] = 1;
+const blank = /\s/;
+/**
+ * Where the characters a URL's user and password may be made of end, reading back from the at
+ * sign at `at` (at most 518 characters): one past the nearest character they may not hold, 0 when
+ * the text starts within reach, -1 when there is none within it.
+ */
+const userinfoStart = (text: string, at: number): number => {
+  const floor = Math.max(0, at - 518);
+  for (let j = at - 1; j >= floor; j--) {
+    const c = text.charCodeAt(j);
+    if (c < 128 ? NOT_USERINFO[c] === 1 : blank.test(text[j] as string)) return j + 1;
+  }
+  return floor === 0 ? 0 : -1;
+};
+
 /**
  * Passwords in URLs (`https://user:pass@host`, `postgres://app:pass@db/x`, `mongodb+srv://…`),
  * the password only; for GitHub's `https://<token>:x-oauth-basic@github.com`, the token.
@@ -663,14 +681,14 @@ export const urlCredentials: Detector = {
   window: 132,
   minLength: 8,
   *find(text, from = 0) {
-    // The last `://` before each at sign, followed through the text once: a look back from each
-    // at sign would read up to 520 characters per at sign.
-    let sep = -1;
-    let next = text.indexOf("://");
-    if (next === -1) return;
     for (let at = text.indexOf("@"); at !== -1; at = text.indexOf("@", at + 1)) {
-      while (next !== -1 && next < at) (sep = next), (next = text.indexOf("://", next + 3));
-      if (sep === -1 || at - sep > 520) continue;
+      // Neither a URL's user nor its password holds a blank, `/`, `?`, a quote, `<` or `>`: read
+      // back from the at sign to the first of them, which must be the last slash of its `://`
+      // (within 520 characters). Most at signs are in no URL (an address, `@scope/pkg`, a
+      // decorator) and a few characters before them say so; a search for `://` through the whole
+      // text cost more than these reads.
+      const sep = userinfoStart(text, at) - 3;
+      if (sep < 0 || !text.startsWith("://", sep) || at - sep > 520) continue;
       // A password may hold `@`: only the last one before the host ends it, and each earlier one
       // is passed over here (a pattern tried from each would read the rest of the password again).
       const nextAt = text.indexOf("@", at + 1);
