@@ -12,6 +12,8 @@ let units = new Uint16Array(buffer.buffer, 0, buffer.length >>> 1);
 /** The same bytes as `units`, two code units a word: `nextWide` tests sixteen words at once. */
 let words = new Int32Array(buffer.buffer, 0, buffer.length >>> 2);
 let copied: string | undefined;
+/** Texts up to this length are copied by a loop (see `codeUnits`). */
+const SHORT = 256;
 
 /**
  * The code units of `text`, copied into a typed array (valid up to `text.length`) that the next
@@ -38,7 +40,10 @@ export const codeUnits = (text: string): Uint16Array => {
     units = new Uint16Array(buffer.buffer, 0, buffer.length >>> 1);
     words = new Int32Array(buffer.buffer, 0, buffer.length >>> 2);
   }
-  buffer.write(text, 0, "utf16le");
+  // A short text (most keys and values of a structured result) is copied by a loop: the native
+  // write costs more to call than that.
+  if (text.length <= SHORT) for (let i = 0; i < text.length; i++) units[i] = text.charCodeAt(i);
+  else buffer.write(text, 0, "utf16le");
   if (copied === undefined) queueMicrotask(() => (copied = undefined));
   copied = text;
   return units;
