@@ -113,7 +113,9 @@ export const nextWide = (text: string, from: number): number => {
   const w = u.buffer === buffer.buffer ? words : new Int32Array(u.buffer, 0, u.buffer.byteLength >>> 2);
   let i = from;
   for (; i < len && (i & 31) !== 0; i++) if ((u[i] as number) > 0xff) return i;
-  for (let k = i >>> 1; i + 32 <= len; i += 32, k += 16) {
+  const whole = len >>> 1;
+  let k = i >>> 1;
+  for (; k + 16 <= whole; k += 16) {
     // A word holds a code unit beyond Latin-1 when one of its two high bytes is not zero.
     if (
       (((w[k] as number) |
@@ -135,8 +137,8 @@ export const nextWide = (text: string, from: number): number => {
         0xff00ff00) !==
       0
     )
-      for (let j = i; j < i + 32; j++) if ((u[j] as number) > 0xff) return j;
+      for (let j = 2 * k; j < 2 * k + 32; j++) if ((u[j] as number) > 0xff) return j;
   }
-  for (; i < len; i++) if ((u[i] as number) > 0xff) return i;
+  for (i = Math.max(i, 2 * k); i < len; i++) if ((u[i] as number) > 0xff) return i;
   return len;
 };
