@@ -544,6 +544,12 @@ export const phone: Detector = readingVisible(
 );
 
 const octet = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
+// The address alone, searched for through the text (the engine skips to digits), and what may not
+// stand before it, tried only where an address is: a search with the look-behinds first cannot
+// skip, and cost about a fifth more.
+const ipv4Address = new RegExp(`${octet}(?:\\.${octet}){3}(?!\\w|\\.\\d)`, "g");
+// A four-part version after its name (`Version=4.0.0.0`, `FileVersion 1.2.3.4`) is no address.
+const ipv4Before = /(?<![\w.])(?<![Vv][Ee][Rr][Ss][Ii][Oo][Nn][ \t]?[=:(]?[ \t]?["']?)/y;
 /**
  * IPv4 addresses (dotted quad, each octet 0 to 255), but for `0.0.0.0`, `127.x.x.x` and
  * `255.255.255.255`, which name no host.
@@ -551,18 +557,31 @@ const octet = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
  * @example
  * scan("host 10.0.0.1", [ipv4])[0]?.kind // "ip_address"
  */
-export const ipv4: Detector = readingVisible(
-  // A four-part version after its name (`Version=4.0.0.0`, `FileVersion 1.2.3.4`) is no address.
-  builtinPattern(
-    "ip_address",
-    new RegExp(`(?<![\\w.])(?<![Vv][Ee][Rr][Ss][Ii][Oo][Nn][ \\t]?[=:(]?[ \\t]?["']?)${octet}(?:\\.${octet}){3}(?!\\w|\\.\\d)`),
-    {
-      window: 16,
-      // Addresses that name no host: the unspecified address, loopback and broadcast.
-      validate: (m) => m !== "0.0.0.0" && m !== "255.255.255.255" && !m.startsWith("127."),
-    },
-  ),
-);
+export const ipv4: Detector = readingVisible({
+  kind: "ip_address",
+  window: 16,
+  minLength: 7,
+  *find(text, from = 0) {
+    // A fresh copy when the shared one is in use by a scan paused at a yield.
+    const re = ipv4Idle ?? new RegExp(ipv4Address);
+    ipv4Idle = undefined;
+    try {
+      re.lastIndex = from;
+      for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+        ipv4Before.lastIndex = m.index;
+        const a = m[0];
+        // Addresses that name no host: the unspecified address, loopback and broadcast.
+        if (ipv4Before.test(text) && a !== "0.0.0.0" && a !== "255.255.255.255" && !a.startsWith("127."))
+          yield { start: m.index, end: m.index + a.length };
+        // A rejected candidate consumes nothing: the next try starts one character on.
+        else re.lastIndex = m.index + 1;
+      }
+    } finally {
+      ipv4Idle = re;
+    }
+  },
+});
+let ipv4Idle: RegExp | undefined = ipv4Address;
 
 /** An IPv6 address, full or compressed, with the characters around it its look-arounds read. */
 const ipv6Pattern = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?(?![\w:]|\.\d)/g;
