@@ -142,3 +142,32 @@ export const nextWide = (text: string, from: number): number => {
   for (i = Math.max(i, 2 * k); i < len; i++) if ((u[i] as number) > 0xff) return i;
   return len;
 };
+
+/**
+ * `firstWindowIn` for a class most characters are outside of (the stretches of digits), with a
+ * table over every code unit (`table.length` must be 0x10000): while the window's last character
+ * is outside the class, the search moves on by `n` in a loop of one read and one test, which
+ * costs about a fifth less than going through the general case each time.
+ *
+ * @example
+ * const digits = new Uint8Array(0x10000).fill(1, 48, 58); // "0" to "9"
+ * firstSparseWindowIn(codeUnits("call 415555010 now"), 18, 0, 9, digits) // 5
+ */
+export const firstSparseWindowIn = (units: Uint16Array, len: number, from: number, n: number, table: Uint8Array): number => {
+  let s = from;
+  let known = from;
+  for (;;) {
+    let j = s + n - 1;
+    while (j < len && table[units[j] as number] !== 1) j += n;
+    if (j >= len) return -1;
+    // [s, j] is the first window whose last character is in the class: what was skipped is outside it.
+    s = j - n + 1;
+    if (known < s) known = s;
+    const end = j;
+    j--;
+    while (j >= known && table[units[j] as number] === 1) j--;
+    if (j < known) return s;
+    s = j + 1;
+    known = end + 1;
+  }
+};

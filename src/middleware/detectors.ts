@@ -16,7 +16,7 @@ import {
   urlCredentials as urlPassword,
 } from "./secret-detectors.ts";
 import { MIN_RUN, unescapedStart } from "./token-runs.ts";
-import { codeUnits, firstWindowIn } from "./char-windows.ts";
+import { codeUnits, firstSparseWindowIn } from "./char-windows.ts";
 import { digitGroupSpace, readingVisible } from "./visible-text.ts";
 import { compileLinearSearch, RegExpRefusedError, type LinearSearch } from "../core/match/linear-regexp.ts";
 
@@ -415,9 +415,8 @@ const threeByThree = new RegExp(`^\\d{3}[${digitGroupSpace}]\\d{3}[${digitGroupS
 const amountNotPhone = (m: string): boolean => thousands.test(m) && !threeByThree.test(m);
 
 /** Code units of a stretch of digits: digits and the separators numbers are written with (a card's, a phone's). */
-const STRETCH = new Uint8Array(256);
+const STRETCH = new Uint8Array(0x10000);
 for (const c of `0123456789 .()${digitGroupSpace}-`) STRETCH[c.charCodeAt(0)] = 1;
-const inStretch = (c: number): boolean => c < 256 && STRETCH[c] === 1;
 const NINE = 9;
 let lastStretches: { readonly text: string; readonly list: Int32Array } | undefined;
 
@@ -426,7 +425,7 @@ let lastStretches: { readonly text: string; readonly list: Int32Array } | undefi
  * `[start, end)` pairs: each maximal run of digits and separators, from its first digit, when
  * that leaves nine characters or more (what `/\d[\d .()-]{8,}/g` finds). Kept like the view (see
  * `viewOf`) so that the card and phone detectors search them once. They are searched for as the
- * long runs of token characters are, with `firstWindowIn`: by windows of nine read from their
+ * long runs of token characters are, with `firstSparseWindowIn`: by windows of nine read from their
  * end, so that most characters are never read.
  *
  * @example
@@ -437,10 +436,10 @@ export const digitStretches = (text: string): Int32Array => {
   const found: number[] = [];
   const len = text.length;
   const u = codeUnits(text);
-  for (let s = firstWindowIn(u, len, 0, NINE, STRETCH); s !== -1; ) {
+  for (let s = firstSparseWindowIn(u, len, 0, NINE, STRETCH); s !== -1; ) {
     // A stretch of nine or more starts at s.
     let b = s + NINE;
-    while (b < len && inStretch(u[b] as number)) b++;
+    while (b < len && STRETCH[u[b] as number] === 1) b++;
     let first = -1;
     let digits = 0;
     for (let k = s; k < b && digits < NINE; k++) {
@@ -451,7 +450,7 @@ export const digitStretches = (text: string): Int32Array => {
       }
     }
     if (digits >= NINE && b - first >= NINE) found.push(first, b);
-    s = firstWindowIn(u, len, b + 1, NINE, STRETCH);
+    s = firstSparseWindowIn(u, len, b + 1, NINE, STRETCH);
   }
   if (lastStretches === undefined) queueMicrotask(() => (lastStretches = undefined));
   lastStretches = { text, list: Int32Array.from(found) };
