@@ -171,21 +171,3 @@ export const firstSparseWindowIn = (units: Uint16Array, len: number, from: numbe
     known = end + 1;
   }
 };
-
-let lastAts: { readonly text: string; readonly list: Int32Array } | undefined;
-/**
- * Every at sign in `text`, in order. Kept until the current task's microtasks run, as the runs
- * are: the address and URL-password detectors both start from each at sign (and the latter also
- * looks at the next one), and one search of the text serves them all.
- *
- * @example
- * [...atSigns("a@b c@d")] // [1, 5]
- */
-export const atSigns = (text: string): Int32Array => {
-  if (lastAts?.text === text) return lastAts.list;
-  const found: number[] = [];
-  for (let at = text.indexOf("@"); at !== -1; at = text.indexOf("@", at + 1)) found.push(at);
-  if (lastAts === undefined) queueMicrotask(() => (lastAts = undefined));
-  lastAts = { text, list: Int32Array.from(found) };
-  return lastAts.list;
-};

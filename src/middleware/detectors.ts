@@ -16,7 +16,7 @@ import {
   urlCredentials as urlPassword,
 } from "./secret-detectors.ts";
 import { MIN_RUN, unescapedStart } from "./token-runs.ts";
-import { atSigns, codeUnits, firstSparseWindowIn } from "./char-windows.ts";
+import { codeUnits, firstSparseWindowIn } from "./char-windows.ts";
 import { digitGroupSpace, readingVisible } from "./visible-text.ts";
 import { compileLinearSearch, RegExpRefusedError, type LinearSearch } from "../core/match/linear-regexp.ts";
 
@@ -270,7 +270,7 @@ const topLevelDomain = `(?=[\\p{L}\\p{M}]{2})(?:${[
 
 /** The at sign, written as such or encoded: `%40` in a URL, `\u0040` in JSON, `&#64;` or `&#x40;` in HTML. */
 const atSign = "(?:@|%40|\\\\u0040|&#0*64;|&#[xX]0*40;)";
-const encodedAtSigns = ["@", "%40", "\\u0040", "&#"];
+const atSigns = ["@", "%40", "\\u0040", "&#"];
 // Both are built on first use: compiling their Unicode sets costs a few ms, which importing the
 // package (and every `claude-hook` process) must not pay when no text is scanned for addresses.
 let addressPattern: RegExp | undefined;
@@ -363,12 +363,8 @@ export const email: Detector = readingVisible({
   minLength: 6,
   *find(text, from = 0) {
     let done = 0;
-    for (const sign of encodedAtSigns) {
-      // The at signs written as such are searched for once per text (see `atSigns`).
-      const plain = sign === "@" ? atSigns(text) : undefined;
-      const next = (at: number, k: number): number =>
-        plain === undefined ? text.indexOf(sign, at + 1) : k < plain.length ? (plain[k] as number) : -1;
-      for (let k = 0, at = next(-1, 0); at !== -1; at = next(at, ++k)) {
+    for (const sign of atSigns) {
+      for (let at = text.indexOf(sign); at !== -1; at = text.indexOf(sign, at + 1)) {
         if (at < done && sign === "@") continue;
         let s = localStart(text, at);
         if (s === -1 || s === at) continue;

@@ -11,7 +11,7 @@ import type { Detector } from "./detectors.ts";
 import { notSecretNames, runStartRules, secretKeywords, tokenRules, urlRules, wholeSecretNames } from "./secret-rules.ts";
 import { ASSIGNMENT_REACH } from "./assignment-reach.ts";
 import { isRunChar, runAround, tokenCandidates, tokenStarts } from "./token-runs.ts";
-import { atSigns, codeUnits } from "./char-windows.ts";
+import { codeUnits } from "./char-windows.ts";
 
 type Match = { readonly start: number; readonly end: number };
 
@@ -684,9 +684,7 @@ export const urlCredentials: Detector = {
   window: 132,
   minLength: 8,
   *find(text, from = 0) {
-    const ats = atSigns(text);
-    for (let k = 0; k < ats.length; k++) {
-      const at = ats[k] as number;
+    for (let at = text.indexOf("@"); at !== -1; at = text.indexOf("@", at + 1)) {
       // Neither a URL's user nor its password holds a blank, `/`, `?`, a quote, `<` or `>`: read
       // back from the at sign to the first of them, which must be the last slash of its `://`
       // (within 520 characters). Most at signs are in no URL (an address, `@scope/pkg`, a
@@ -696,7 +694,7 @@ export const urlCredentials: Detector = {
       if (sep < 0 || !text.startsWith("://", sep) || at - sep > 520) continue;
       // A password may hold `@`: only the last one before the host ends it, and each earlier one
       // is passed over here (a pattern tried from each would read the rest of the password again).
-      const nextAt = k + 1 < ats.length ? (ats[k + 1] as number) : -1;
+      const nextAt = text.indexOf("@", at + 1);
       if (nextAt !== -1 && nextAt - at <= 256 && !/[\s/?"'<>]/.test(text.slice(at + 1, nextAt))) continue;
       let s = sep;
       while (s > 0 && schemeChar(text.charCodeAt(s - 1)) && sep - s < 30) s--;
