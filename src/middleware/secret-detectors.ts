@@ -661,14 +661,21 @@ const blank = /\s/;
 /**
  * Where the characters a URL's user and password may be made of end, reading back from the at
  * sign at `at` (at most 518 characters): one past the nearest character they may not hold, 0 when
- * the text starts within reach, -1 when there is none within it.
+ * the text starts within reach, -1 when there is none within it. `prev` is the at sign before
+ * (-1 if none) and `prevStart` what this returned for it: at signs in a row with none of those
+ * characters between them (`a@b@c`) are each read back to the one before only, so that the reads
+ * cost the length of the text, not 518 characters an at sign.
  */
-const userinfoStart = (text: string, at: number): number => {
+const userinfoStart = (text: string, at: number, prev: number, prevStart: number): number => {
   const floor = Math.max(0, at - 518);
-  for (let j = at - 1; j >= floor; j--) {
+  const stop = Math.max(floor, prev + 1);
+  for (let j = at - 1; j >= stop; j--) {
     const c = text.charCodeAt(j);
     if (c < 128 ? NOT_USERINFO[c] === 1 : blank.test(text[j] as string)) return j + 1;
   }
+  // Read down to the at sign before (none of those characters after it): the nearest one before
+  // it is the one found for it, if it is still within reach.
+  if (prev >= floor && prevStart > floor) return prevStart;
   return floor === 0 ? 0 : -1;
 };
 
@@ -684,13 +691,20 @@ export const urlCredentials: Detector = {
   window: 132,
   minLength: 8,
   *find(text, from = 0) {
+    // No `://`, no URL (a text full of at signs need not be read back from each).
+    if (text.indexOf("://") === -1) return;
+    let prev = -1;
+    let prevStart = -1;
     for (let at = text.indexOf("@"); at !== -1; at = text.indexOf("@", at + 1)) {
       // Neither a URL's user nor its password holds a blank, `/`, `?`, a quote, `<` or `>`: read
       // back from the at sign to the first of them, which must be the last slash of its `://`
       // (within 520 characters). Most at signs are in no URL (an address, `@scope/pkg`, a
       // decorator) and a few characters before them say so; a search for `://` through the whole
       // text cost more than these reads.
-      const sep = userinfoStart(text, at) - 3;
+      const start = userinfoStart(text, at, prev, prevStart);
+      prev = at;
+      prevStart = start;
+      const sep = start - 3;
       if (sep < 0 || !text.startsWith("://", sep) || at - sep > 520) continue;
       // A password may hold `@`: only the last one before the host ends it, and each earlier one
       // is passed over here (a pattern tried from each would read the rest of the password again).

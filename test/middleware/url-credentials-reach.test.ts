@@ -74,11 +74,14 @@ const pieces = fc.constantFrom(
   "日本",
   "x-oauth-basic",
   "a".repeat(300),
+  "x".repeat(200),
+  "a@b",
+  "@@",
 );
-const texts = fc.array(pieces, { maxLength: 30 }).map((parts) => parts.join(""));
+const texts = fc.array(pieces, { maxLength: 40 }).map((parts) => parts.join(""));
 
 describe("passwords in URLs", () => {
-  test.prop([texts], { numRuns: 1000 })("are what a plain reading from each at sign finds", (text) => {
+  test.prop([texts], { numRuns: 3000 })("are what a plain reading from each at sign finds", (text) => {
     expect(found(text)).toEqual(plainly(text));
   });
 
@@ -93,6 +96,16 @@ describe("passwords in URLs", () => {
     ])
       expect(found(text), text).toEqual(plainly(text));
     expect(scan("日本https://bob:s3cr3t-Pa55@db", [urlCredentials])).toEqual([{ kind: "secret", start: 14, end: 25 }]);
+  });
+
+  it("are found after a chain of at signs with nothing between them that ends a user or password", () => {
+    for (const text of [
+      `https://bob:${"p@".repeat(100)}x@db`,
+      `https://bob:${"a@".repeat(300)}x@db`,
+      `${"a".repeat(70)}@`.repeat(40),
+      `https://bob:s3cr3t${"@x".repeat(5)}@db https://ann:${"a".repeat(250)}@db`,
+    ])
+      expect(found(text), text.slice(0, 40)).toEqual(plainly(text));
   });
 
   it("are not looked for past 520 characters before the at sign", () => {
