@@ -691,11 +691,14 @@ export const urlCredentials: Detector = {
   window: 132,
   minLength: 8,
   *find(text, from = 0) {
-    // No `://`, no URL (a text full of at signs need not be read back from each).
-    if (text.indexOf("://") === -1) return;
     let prev = -1;
     let prevStart = -1;
+    let seen = 0;
     for (let at = text.indexOf("@"); at !== -1; at = text.indexOf("@", at + 1)) {
+      // A text of many at signs (a list of addresses) is read back from each only if a `://` is
+      // within reach of the rest: searching for one costs less than the reads then, and not
+      // before (most texts have few at signs, and their first `://` may be far).
+      if (++seen === 256 && text.indexOf("://", Math.max(0, at - 520)) === -1) return;
       // Neither a URL's user nor its password holds a blank, `/`, `?`, a quote, `<` or `>`: read
       // back from the at sign to the first of them, which must be the last slash of its `://`
       // (within 520 characters). Most at signs are in no URL (an address, `@scope/pkg`, a

@@ -104,6 +104,9 @@ describe("passwords in URLs", () => {
       `https://bob:${"a@".repeat(300)}x@db`,
       `${"a".repeat(70)}@`.repeat(40),
       `https://bob:s3cr3t${"@x".repeat(5)}@db https://ann:${"a".repeat(250)}@db`,
+      `${"a@b ".repeat(300)}https://bob:s3cr3t-Pa55@db`,
+      `https://bob:s3cr3t-Pa55@db ${"a@b ".repeat(300)} https://ann:0th3r-Pa55@db`,
+      `${"a@b ".repeat(300)}`,
     ])
       expect(found(text), text.slice(0, 40)).toEqual(plainly(text));
   });
