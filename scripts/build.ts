@@ -13,6 +13,9 @@
  * sharing a module. The Claude Code code is cut in two: what `claude-hook` runs (the bridge, which
  * must start fast) and the settings loader (which loads Effect).
  *
+ * Every shared or lazily loaded file keeps its exports in a process-wide registry on its first
+ * evaluation (`oneInstance`), so a loader that evaluates it again still leaves one engine.
+ *
  * After the build it checks, on the files written, that the root and claude-hook load no package
  * at start-up (dependencies such as picomatch load on first use: claude-hook starts once per tool
  * call, and the root is what its hook modules import), and that `agent-onion/core` loads neither
@@ -24,6 +27,7 @@
  * declarations.
  */
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -273,7 +277,8 @@ const lazyObjects = new Set(["Detectors"]);
  * The JavaScript of an entry whose function exports load their file on their first call:
  * synchronously, with `require()` of the built ES module (Node 20.19 and 22.12 on, which the
  * package's engines ask for), which gives the module `import` would, so there is one copy of
- * every module and its state. Only functions can stand in for each other: classes (`instanceof`,
+ * every module and its state (and `oneInstance` keeps it so under a loader that compiles what
+ * `require()` loads). Only functions can stand in for each other: classes (`instanceof`,
  * `extends`, statics) and other values are imported as they are, from their own file (but
  * `lazyObjects`).
  *
@@ -420,6 +425,71 @@ export const lazyImportsOf = (
   return { code: out, lazyFiles, names: imported };
 };
 
+/** Where every built module's exports are kept, by `oneInstance`'s key, for the life of the process. */
+const instances = 'globalThis[Symbol.for("agent-onion.modules")] ??= new Map()';
+
+/**
+ * `code` (a built module: its imports, its body, one `export { ... };` at the end) made to
+ * evaluate its body once per process, whatever loads it and however often: the first evaluation
+ * keeps its exports under `key`, a later one exports those. Node's `require()` of an ES module
+ * gives the module `import` gave, but a loader that compiles what `require()` loads itself (tsx
+ * does, for the lazily loaded files) evaluates the file again: without this, a second copy of
+ * the engine, with its own classes (`instanceof` fails across them), symbols and caches.
+ * `key` must change with the code (a hash of it), so that two different builds never share.
+ *
+ * Exports must not be reassigned after the body ran (a live binding would go stale): refused.
+ *
+ * @example
+ * oneInstance('import { a } from "./core.js";\nconst b = a + 1;\nexport { b as t };\n', "chunks/x.js#1f")
+ */
+export const oneInstance = (code: string, key: string): string => {
+  const exportAt = code.search(/^export\s*\{[^}]*\};?\s*$/m);
+  if (exportAt < 0) throw new Error(`${key}: a built module without one export statement at its end`);
+  const exported = code.slice(exportAt);
+  if (/^export\b/m.test(code.slice(0, exportAt)) || exported.trim().split("\n").length > 1)
+    throw new Error(`${key}: an export before the end, which the build cannot keep as one instance`);
+  // Imports are hoisted wherever they stand, so they may all go first, outside the body.
+  const isImport = (line: string): boolean => /^import\b[^;]*;\s*$/.test(line);
+  const lines = code.slice(0, exportAt).split("\n");
+  const body = lines.filter((l) => !isImport(l)).join("\n");
+  if (/^(?:import|export)\b/m.test(body)) throw new Error(`${key}: an import the build cannot move out of the body`);
+  const pairs = (/\{([^}]*)\}/.exec(exported)![1] ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")
+    .map((s) => {
+      const [local, name] = s.split(/\s+as\s+/);
+      return [local!, name ?? local!] as const;
+    });
+  // Only a `let` or `var` at the top can be assigned again (rolldown writes classes as `var X = class`).
+  for (const [local] of pairs) {
+    const name = local.replace(/\$/g, "\\$");
+    if (!new RegExp(`^(?:let|var)\\s+${name}\\b`, "m").test(body)) continue;
+    const assigned = new RegExp(
+      `(?<![\\w$.]|(?:let|var|const)\\s+)${name}\\s*(?:[-+*/%&|^]|\\*\\*|<<|>>>?|\\?\\?|&&|\\|\\|)?=(?![=>])`,
+    ).exec(body);
+    if (assigned !== null) throw new Error(`${key}: ${local} is exported and assigned again: a live binding`);
+  }
+  const k = JSON.stringify(key);
+  return [
+    ...lines.filter(isImport),
+    `const __instances = ${instances};`,
+    `const __exports = __instances.get(${k}) ?? (() => {`,
+    body,
+    `const __own = { ${pairs.map(([local, name], i) => `${JSON.stringify(`${i}:${name}`)}: ${local}`).join(", ")} };`,
+    `__instances.set(${k}, __own);`,
+    "return __own;",
+    "})();",
+    `const { ${pairs.map(([, name], i) => `${JSON.stringify(`${i}:${name}`)}: __e${i}`).join(", ")} } = __exports;`,
+    `export { ${pairs.map(([, name], i) => `__e${i} as ${name}`).join(", ")} };`,
+    "",
+  ].join("\n");
+};
+
+/** A built module that only imports and exports, with no state of its own to keep single. */
+const isReExportsOnly = (code: string): boolean =>
+  code.split("\n").every((l) => l.trim() === "" || /^(?:import|export)\b[^;]*;\s*$/.test(l));
+
 /** `files` ordered so that each comes after the files (of `files`) it imports, directly or not. */
 const importsFirst = (files: readonly string[]): string[] => {
   const order: string[] = [];
@@ -512,6 +582,14 @@ const main = async (): Promise<void> => {
         renderChunk: (code, chunk) => resolveLazyPaths(code, chunk.fileName),
       },
       { name: "builtins-as-lookups", renderChunk: (code) => builtinsAsLookups(code) },
+      {
+        // The files more than one entry or a lazy load reach: one instance each (see oneInstance).
+        name: "one-instance",
+        renderChunk: (code, chunk) =>
+          /^(chunks|lazy)\//.test(chunk.fileName) && !isReExportsOnly(code)
+            ? oneInstance(code, `${chunk.fileName}#${createHash("sha256").update(code).digest("hex").slice(0, 16)}`)
+            : null,
+      },
       {
         name: "claude-hook-path",
         buildEnd() {

@@ -243,6 +243,25 @@ describe("the installed package in strict TypeScript projects", () => {
     expect(same.stdout.trim()).toBe("true true");
   });
 
+  it("shares one engine with the parts it loads on first use under tsx, which compiles what require() loads", async () => {
+    writeFiles(dir, {
+      "esm/one-engine.ts": [
+        'import { Detectors, RegistrationError, toolPolicy } from "agent-onion";',
+        'import * as middleware from "agent-onion/middleware";',
+        "let error: unknown;",
+        "try {",
+        '  toolPolicy({ allow: ["Bash(echo *"] });',
+        "} catch (e) {",
+        "  error = e;",
+        "}",
+        "console.log(Detectors.email === middleware.Detectors.email, error instanceof RegistrationError);",
+        "",
+      ].join("\n"),
+    });
+    const ran = await run(process.execPath, ["--import", "tsx", "one-engine.ts"], at("esm"));
+    expect([ran.stderr, ran.stdout.trim()]).toEqual(["", "true true"]);
+  });
+
   it("loads an optional peer (OpenTelemetry, ioredis) and Effect only through the subpath that needs it", async () => {
     // Resolution is observed through a module hook: every URL the process resolves.
     writeFiles(dir, {

@@ -1,6 +1,10 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { builtinsAsLookups, lazyEntrySource, lazyImportsOf, reExportsOf, resolveLazyPaths } from "../../scripts/build.ts";
+import { builtinsAsLookups, lazyEntrySource, lazyImportsOf, oneInstance, reExportsOf, resolveLazyPaths } from "../../scripts/build.ts";
 
 /** Run built code that ends with `return ...;` as a function body. */
 const evaluate = (code: string): unknown => new Function(code)();
@@ -120,5 +124,53 @@ describe("the root entry as built", () => {
     const code = 'require("agent-onion-lazy:src/middleware/retry.ts");';
     expect(resolveLazyPaths(code, "index.js")).toBe('require("./lazy/middleware/retry.js");');
     expect(resolveLazyPaths(code, "chunks/core.js")).toBe('require("../lazy/middleware/retry.js");');
+  });
+});
+
+describe("oneInstance", () => {
+  /** Import `code` twice as two modules (two URLs), as a loader that compiles require()'d files does. */
+  const importTwice = async (code: string): Promise<[Record<string, unknown>, Record<string, unknown>]> => {
+    const dir = mkdtempSync(join(tmpdir(), "one-instance-"));
+    try {
+      writeFileSync(join(dir, "dep.mjs"), "export const one = 1;\n");
+      writeFileSync(join(dir, "m.mjs"), code);
+      const url = pathToFileURL(join(dir, "m.mjs")).href;
+      return [await import(`${url}?first`), await import(`${url}?second`)];
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  const module = (key: string): string =>
+    oneInstance(
+      'import { one } from "./dep.mjs";\nclass Failure extends Error {}\nconst cache = new WeakMap();\nconst { join } = process.getBuiltinModule("node:path");\nimport { one as uno } from "./dep.mjs";\nexport { Failure as t, cache as n, uno as r, join as default };\n',
+      key,
+    );
+
+  it("gives a module evaluated twice the exports of its first evaluation: one class, one cache", async () => {
+    const [first, second] = await importTwice(module(`chunks/x.js#${randomUUID()}`));
+    expect(second.t).toBe(first.t);
+    expect(second.n).toBe(first.n);
+    expect(first.r).toBe(1);
+    expect(typeof first.default).toBe("function");
+  });
+
+  it("keeps modules of different keys apart, so two different builds never share", async () => {
+    const [a] = await importTwice(module(`chunks/x.js#${randomUUID()}`));
+    const [b] = await importTwice(module(`chunks/x.js#${randomUUID()}`));
+    expect(a.t).not.toBe(b.t);
+  });
+
+  it("refuses an export assigned again after the body ran, whose importers would keep a stale value", () => {
+    expect(() => oneInstance("let n = 0;\nfunction bump() { n += 1; }\nexport { n as a, bump as b };\n", "k")).toThrow(
+      /n is exported and assigned again/,
+    );
+    expect(oneInstance("var C = class {};\nconst f = () => { const C = 1; return C; };\nexport { C as a, f as b };\n", "k")).toContain(
+      "__instances.set",
+    );
+  });
+
+  it("refuses a module whose exports are not one statement at its end", () => {
+    expect(() => oneInstance("export const a = 1;\nconst b = 2;\nexport { b };\n", "k")).toThrow(/an export before the end/);
+    expect(() => oneInstance("const a = 1;\n", "k")).toThrow(/without one export statement/);
   });
 });
