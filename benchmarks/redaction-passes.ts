@@ -21,9 +21,11 @@
  * sum), a case-insensitive search for the secret-naming words to skip the named-value checks (0.2
  * to 0.5 ms alone, more than it saves), string searches for whole password names (slower than the
  * regular expression: their first letters are common), a table over every code unit for the run
- * characters, reading the text from a typed array, and reading four pairs at a time in the walk
- * (no faster), and scanning the text in blocks that fit the first-level cache (no faster: the
- * passes are not bound by memory). Also:
+ * characters (no faster), and scanning the text in blocks that fit the first-level cache (no
+ * faster: the passes are not bound by memory). Reading the text from a typed array, once measured
+ * here as no faster, pays when the copy is made by one native write (`Buffer.write` as UTF-16, a
+ * few µs per 200 KB, shared by every pass that reads code units in JavaScript): it is kept, and
+ * so is reading four characters at a time in the walk through a run from it. Also:
  * a copy of a two-byte text in Latin-1 (the characters beyond it replaced, at the same places) for
  * the passes that look for ASCII only, which would save about 0.06 ms of the two-byte cost
  * (not the check for invisible characters, which must still read the original) but costs 0.12 to
@@ -54,6 +56,23 @@
  * password-name expressions with a look-ahead for a digit or the name first (15 to 40 times
  * slower: the engine then cannot skip); and colons found by a regular expression with the colon
  * first (2 to 8 times slower than the string search).
+ * Since the typed copy: the window of the digit stretches decided by a table over its last two
+ * characters (5 to 20 % slower), or two windows tested at once while both end outside a stretch
+ * (10 to 25 % slower); the loop of one read per window (kept for the digit stretches, where most
+ * windows end outside) for the runs (no faster: most characters of code are in a run); a copy of
+ * the text as Latin-1 made into a string again (`latin1Slice`, 0.10 to 0.15 ms per 200 KB, as
+ * before: allocating the string costs it, not the bytes); colons found by `/:[0-9A-Fa-f:]/` or
+ * with a look-behind (3 to 14 times slower than the string search, which skips by `memchr`);
+ * password names by `/ss(?:w|phrase)|SS(?:W|PHRASE)/`, case-insensitive classes or literals
+ * (no faster), by string searches for `assw`, `assphrase` and their upper case (3 to 6 times
+ * slower), and `wd` and `WD` by one alternation (3 times slower than the two string searches);
+ * IPv4 addresses tried only after `/\d\.\d/` (2.5 to 5 times slower) or `/\.\d{1,3}\.\d{1,3}\./`
+ * (no faster), or only at the start of each stretch of seven digits and dots, found by windows
+ * from the typed copy (no word character or dot may stand before one: 2 to 5 % slower on the
+ * lock file and the logs, no faster on the mix); and the code units beyond Latin-1 counted 8 or 32 words at a time in a loop
+ * rather than 16 unrolled (2 to 3 times slower); one list of at signs shared by the address and
+ * URL-password detectors (5 to 10 µs less per 200 KB of text, but `redactor.value` of the lock
+ * file 15 to 20 % slower: a list and closures for each short key and value).
  */
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";

@@ -11,6 +11,7 @@ import type { Detector } from "./detectors.ts";
 import { notSecretNames, runStartRules, secretKeywords, tokenRules, urlRules, wholeSecretNames } from "./secret-rules.ts";
 import { ASSIGNMENT_REACH } from "./assignment-reach.ts";
 import { isRunChar, runAround, tokenCandidates, tokenStarts } from "./token-runs.ts";
+import { codeUnits } from "./char-windows.ts";
 
 type Match = { readonly start: number; readonly end: number };
 
@@ -252,9 +253,9 @@ const KEYWORD_LETTER = new Uint8Array(128);
 for (const c of "kwchKWCH") KEYWORD_LETTER[c.charCodeAt(0)] = 1;
 
 /** The word ending at `end` (name characters), looking back at most to `floor`. */
-const wordBefore = (text: string, end: number, floor: number): string => {
+const wordBefore = (text: string, u: Uint16Array, end: number, floor: number): string => {
   let j = end;
-  while (j > floor && isNameChar(text.charCodeAt(j - 1))) j--;
+  while (j > floor && isNameChar(u[j - 1] as number)) j--;
   return text.slice(j, end);
 };
 
@@ -278,11 +279,12 @@ export const namesSecret = (name: string): boolean => {
 const judged = new Map<string, boolean>();
 
 /** Skip quotes and spaces backwards from `i`, at most 8. */
-const skipQuotes = (text: string, i: number, floor: number): number => {
+const skipQuotes = (text: string, u: Uint16Array, i: number, floor: number): number => {
   let k = 0;
   for (; i > floor && k < 8; k++) {
-    if (isQuoteOrSpace(text.charCodeAt(i - 1))) i--;
-    else if (text.charCodeAt(i - 1) === 59) {
+    const c = u[i - 1] as number;
+    if (isQuoteOrSpace(c)) i--;
+    else if (c === 59) {
       // A quote written as an HTML entity (`token=&quot;…&quot;`, `&#39;`).
       const entity = htmlQuote.exec(text.slice(Math.max(floor, i - 8), i));
       if (entity === null) break;
@@ -315,31 +317,33 @@ const namedSecret = (text: string, at: number): Named => {
   // What can stand right before a named value: a quote, a space, an operator (`=`, `:`, `=>`,
   // `,`), or the end of `%3D`/`%3A`. Most runs follow something else (`.`, `(`, `/`): nothing to read.
   if (!mayFollowName(text.charCodeAt(at - 1))) return NONE;
+  // Read from the copy of the text's code units (see `codeUnits`), only before `at`.
+  const u = codeUnits(text);
   const floor = Math.max(0, at - ASSIGNMENT_REACH);
-  const afterOperator = skipQuotes(text, at, floor);
+  const afterOperator = skipQuotes(text, u, at, floor);
   let i = afterOperator;
   let element = false;
-  const c = text.charCodeAt(i - 1);
+  const c = u[i - 1] as number;
   if (c === 61) {
     i--; // =, :=, ?=
-    const p = text.charCodeAt(i - 1);
+    const p = u[i - 1] as number;
     if (p === 58 || p === 63) i--;
   } else if (c === 58 || (c > 127 && UNICODE_COLON.has(c))) i--;
-  else if (c === 62 && text.charCodeAt(i - 2) === 61) i -= 2;
+  else if (c === 62 && (u[i - 2] as number) === 61) i -= 2;
   // An XML element's text (`<password>…</password>`, `<apiKey>…`): its name follows a `<`.
-  else if (c === 62 && afterOperator === at && isNameChar(text.charCodeAt(i - 2))) i--, (element = true);
+  else if (c === 62 && afterOperator === at && isNameChar(u[i - 2] as number)) i--, (element = true);
   // A quoted name and its value as a call's arguments: `getenv("api_token", "…")`.
-  else if (c === 44 && afterOperator < at && text.charCodeAt(i - 2) !== 32 && isQuoteOrSpace(text.charCodeAt(i - 2))) i--;
-  else if (i >= 3 && text.charCodeAt(i - 3) === 37 && text.charCodeAt(i - 2) === 51 && /[DdAa]/.test(text[i - 1] as string)) i -= 3;
+  else if (c === 44 && afterOperator < at && (u[i - 2] as number) !== 32 && isQuoteOrSpace(u[i - 2] as number)) i--;
+  else if (i >= 3 && (u[i - 3] as number) === 37 && (u[i - 2] as number) === 51 && /[DdAa]/.test(text[i - 1] as string)) i -= 3;
   else {
     // No operator: a flag or an authorization scheme, then at least one space.
-    if (afterOperator === at || text.charCodeAt(at - 1) !== 32) return NONE;
+    if (afterOperator === at || (u[at - 1] as number) !== 32) return NONE;
     // Most runs follow a space and a word that is none of these: its length and first letter say so.
     let j = afterOperator;
-    while (j > floor && isNameChar(text.charCodeAt(j - 1))) j--;
+    while (j > floor && isNameChar(u[j - 1] as number)) j--;
     const length = afterOperator - j;
-    const head = text.charCodeAt(j) | 32;
-    const flagged = text.charCodeAt(j) === 45;
+    const head = (u[j] as number) | 32;
+    const flagged = (u[j] as number) === 45;
     if (
       !flagged &&
       !(
@@ -351,31 +355,30 @@ const namedSecret = (text: string, at: number): Named => {
       return NONE;
     const word = text.slice(j, afterOperator);
     if (/^bearer$/i.test(word)) return SCHEME;
-    if (flagged) return secretFlag.test(word) && text.charCodeAt(j - 1) !== 45 ? ASSIGNED : NONE;
+    if (flagged) return secretFlag.test(word) && (u[j - 1] as number) !== 45 ? ASSIGNED : NONE;
     if (!schemes.test(word)) return NONE;
-    const before = skipQuotes(text, afterOperator - word.length, floor);
-    const sep = text.charCodeAt(before - 1);
-    return (sep === 58 || sep === 61) && /authorization$/i.test(wordBefore(text, skipQuotes(text, before - 1, floor), floor))
+    const before = skipQuotes(text, u, afterOperator - word.length, floor);
+    const sep = u[before - 1] as number;
+    return (sep === 58 || sep === 61) && /authorization$/i.test(wordBefore(text, u, skipQuotes(text, u, before - 1, floor), floor))
       ? SCHEME
       : NONE;
   }
-  let end = skipQuotes(text, i, floor);
+  let end = skipQuotes(text, u, i, floor);
   // A subscript (`os.environ["API_KEY"] = …`, `config['password']: …`): the name is inside it.
-  if (text.charCodeAt(end - 1) === 93) end = skipQuotes(text, end - 1, floor);
+  if ((u[end - 1] as number) === 93) end = skipQuotes(text, u, end - 1, floor);
   let j = end;
   // Every secret-naming word holds a `k`, `w`, `c` or `h` (`key`, `token`, `pwd`, `secret`,
   // `passphrase`): a name without one (`version`, `integrity`, `resolved`) is passed over
   // without a copy of it.
   let letters = 0;
-  for (let c = text.charCodeAt(j - 1); j > floor && isNameChar(c); c = text.charCodeAt(--j - 1)) letters |= KEYWORD_LETTER[c] as number;
+  for (let c = u[j - 1] as number; j > floor && isNameChar(c); c = u[--j - 1] as number) letters |= KEYWORD_LETTER[c] as number;
   // An attribute pair naming a setting (`<add key="ApiKey" value="…" />`): the name is the quoted word before `value=`.
-  if (letters === 0 && end - j === 5 && text.charCodeAt(j - 1) === 32 && /^value$/i.test(text.slice(j, end))) {
-    end = skipQuotes(text, j, floor);
+  if (letters === 0 && end - j === 5 && (u[j - 1] as number) === 32 && /^value$/i.test(text.slice(j, end))) {
+    end = skipQuotes(text, u, j, floor);
     if (end === j - 1) return NONE;
-    for (let c = text.charCodeAt((j = end) - 1); j > floor && isNameChar(c); c = text.charCodeAt(--j - 1))
-      letters |= KEYWORD_LETTER[c] as number;
+    for (let c = u[(j = end) - 1] as number; j > floor && isNameChar(c); c = u[--j - 1] as number) letters |= KEYWORD_LETTER[c] as number;
   }
-  if (element && text.charCodeAt(j - 1) !== 60) return NONE;
+  if (element && (u[j - 1] as number) !== 60) return NONE;
   // Names with a keyword that hold no secret: `token_count`, `public_key`, `secret_name`, `max_tokens`.
   return letters !== 0 && namesSecret(text.slice(j, end)) ? ASSIGNED : NONE;
 };
@@ -651,6 +654,31 @@ const schemeChar = (c: number): boolean => (c >= 48 && c <= 57) || ((c | 32) >= 
 // A password may hold `#` and `@` unencoded (`postgres://app:p@ss#1@db`): it ends at the last `@` before the host.
 const userinfo = /[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/(?<user>[^\s:/?#@"'<>]{0,256}):(?<pass>[^\s/?"'<>]{1,256})@/y;
 
+/** The ASCII code units neither a URL's user nor its password may hold: blanks, `/`, `?`, quotes, `<`, `>`. */
+const NOT_USERINFO = new Uint8Array(128);
+for (const c of "\t\n\v\f\r /?\"'<>") NOT_USERINFO[c.charCodeAt(0)] = 1;
+const blank = /\s/;
+/**
+ * Where the characters a URL's user and password may be made of end, reading back from the at
+ * sign at `at` (at most 518 characters): one past the nearest character they may not hold, 0 when
+ * the text starts within reach, -1 when there is none within it. `prev` is the at sign before
+ * (-1 if none) and `prevStart` what this returned for it: at signs in a row with none of those
+ * characters between them (`a@b@c`) are each read back to the one before only, so that the reads
+ * cost the length of the text, not 518 characters an at sign.
+ */
+const userinfoStart = (text: string, at: number, prev: number, prevStart: number): number => {
+  const floor = Math.max(0, at - 518);
+  const stop = Math.max(floor, prev + 1);
+  for (let j = at - 1; j >= stop; j--) {
+    const c = text.charCodeAt(j);
+    if (c < 128 ? NOT_USERINFO[c] === 1 : blank.test(text[j] as string)) return j + 1;
+  }
+  // Read down to the at sign before (none of those characters after it): the nearest one before
+  // it is the one found for it, if it is still within reach.
+  if (prev >= floor && prevStart > floor) return prevStart;
+  return floor === 0 ? 0 : -1;
+};
+
 /**
  * Passwords in URLs (`https://user:pass@host`, `postgres://app:pass@db/x`, `mongodb+srv://…`),
  * the password only; for GitHub's `https://<token>:x-oauth-basic@github.com`, the token.
@@ -663,14 +691,24 @@ export const urlCredentials: Detector = {
   window: 132,
   minLength: 8,
   *find(text, from = 0) {
-    // The last `://` before each at sign, followed through the text once: a look back from each
-    // at sign would read up to 520 characters per at sign.
-    let sep = -1;
-    let next = text.indexOf("://");
-    if (next === -1) return;
+    let prev = -1;
+    let prevStart = -1;
+    let seen = 0;
     for (let at = text.indexOf("@"); at !== -1; at = text.indexOf("@", at + 1)) {
-      while (next !== -1 && next < at) (sep = next), (next = text.indexOf("://", next + 3));
-      if (sep === -1 || at - sep > 520) continue;
+      // A text of many at signs (a list of addresses) is read back from each only if a `://` is
+      // within reach of the rest: searching for one costs less than the reads then, and not
+      // before (most texts have few at signs, and their first `://` may be far).
+      if (++seen === 256 && text.indexOf("://", Math.max(0, at - 520)) === -1) return;
+      // Neither a URL's user nor its password holds a blank, `/`, `?`, a quote, `<` or `>`: read
+      // back from the at sign to the first of them, which must be the last slash of its `://`
+      // (within 520 characters). Most at signs are in no URL (an address, `@scope/pkg`, a
+      // decorator) and a few characters before them say so; a search for `://` through the whole
+      // text cost more than these reads.
+      const start = userinfoStart(text, at, prev, prevStart);
+      prev = at;
+      prevStart = start;
+      const sep = start - 3;
+      if (sep < 0 || !text.startsWith("://", sep) || at - sep > 520) continue;
       // A password may hold `@`: only the last one before the host ends it, and each earlier one
       // is passed over here (a pattern tried from each would read the rest of the password again).
       const nextAt = text.indexOf("@", at + 1);

@@ -7,7 +7,7 @@
  */
 
 import { tokenRules } from "./secret-rules.ts";
-import { firstWindow } from "./char-windows.ts";
+import { codeUnits, firstWindowIn } from "./char-windows.ts";
 
 /** Characters of a run: letters, digits and `_-.+/=~` (base64, base64url, JWT dots, `key=value`). */
 const RUN = new Uint8Array(128);
@@ -91,13 +91,15 @@ const push = (k: number, start: number, end: number): number => {
 };
 
 /**
- * Every maximal run of at least `n` characters, found by `firstWindow` (most characters are
- * never read), each walked once from its start to its end.
+ * Every maximal run of at least `n` characters, found by `firstWindowIn` (most characters are
+ * never read), each walked once from its start to its end, reading the text's code units from
+ * their copy (see `codeUnits`).
  */
 const findRuns = (text: string, n: number): Int32Array => {
   const len = text.length;
+  const u = codeUnits(text);
   let k = 0;
-  for (let s = firstWindow(text, 0, n, RUN); s !== -1; ) {
+  for (let s = firstWindowIn(u, len, 0, n, RUN); s !== -1; ) {
     // [s, s + n) is all run characters, and s starts the run.
     const a = s;
     let c: number;
@@ -113,28 +115,45 @@ const findRuns = (text: string, n: number): Int32Array => {
     let inside = 0;
     // One table read per character, by it and the one before: most pairs need nothing more, and
     // are read two at a time, with one test for both.
-    c = text.charCodeAt(a);
+    c = u[a] as number;
     let b = a + 1;
     for (;;) {
+      // Four at a time through the long middle of a run (base64, hashes, URLs), then two.
+      for (; b + 3 < len; b += 4) {
+        const c1 = u[b] as number;
+        const c2 = u[b + 1] as number;
+        const c3 = u[b + 2] as number;
+        const c4 = u[b + 3] as number;
+        if (
+          (c1 | c2 | c3 | c4) >= 128 ||
+          ((STEP[(c << 7) | c1] as number) |
+            (STEP[(c1 << 7) | c2] as number) |
+            (STEP[(c2 << 7) | c3] as number) |
+            (STEP[(c3 << 7) | c4] as number)) !==
+            GO
+        )
+          break;
+        c = c4;
+      }
       for (; b + 1 < len; b += 2) {
-        const c1 = text.charCodeAt(b);
-        const c2 = text.charCodeAt(b + 1);
+        const c1 = u[b] as number;
+        const c2 = u[b + 1] as number;
         if ((c1 | c2) >= 128 || ((STEP[(c << 7) | c1] as number) | (STEP[(c1 << 7) | c2] as number)) !== GO) break;
         c = c2;
       }
       if (b >= len) break;
       const before = c;
-      c = text.charCodeAt(b);
+      c = u[b] as number;
       if (c >= 128) break;
       const step = STEP[(before << 7) | c] as number;
       if (step === STOP) break;
       if (step === ASSIGN) {
         // After each `=` that is not padding (`==`, or one at the end).
-        if ((b - 1 === a || text.charCodeAt(b - 2) !== 61) && assignments++ < MAX_ASSIGNMENTS) k = push(k, b, 1);
+        if ((b - 1 === a || u[b - 2] !== 61) && assignments++ < MAX_ASSIGNMENTS) k = push(k, b, 1);
       } else if (step !== GO && b - 1 > first) {
         // A prefix's first two characters at b - 1, after a character that is not a letter (a
         // place after a `=` is one already).
-        const p = text.charCodeAt(b - 2);
+        const p = u[b - 2] as number;
         if (!isLetter(p) && p !== 61 && inside++ < MAX_INSIDE) k = push(k, b - 1, -1);
       }
       b++;
@@ -143,7 +162,7 @@ const findRuns = (text: string, n: number): Int32Array => {
     if (k > at0 + 2 && scratch[k - 2] === b - 1) k -= 2;
     for (let j = at0 + 1; j < k; j += 2) scratch[j] = scratch[j] === -1 ? -b : b;
     // text[b] is not in a run (or is past the end).
-    s = firstWindow(text, b + 1, n, RUN);
+    s = firstWindowIn(u, len, b + 1, n, RUN);
   }
   return k === 0 ? NONE : scratch.slice(0, k);
 };

@@ -11,6 +11,7 @@
  * characters between them included.
  */
 import type { Detector } from "./detectors.ts";
+import { nextWide } from "./char-windows.ts";
 
 /**
  * What the no-break, thin and narrow no-break spaces (the spaces locales group digits with) read
@@ -29,14 +30,14 @@ const unusualFrom = new RegExp(unusualSource, "gu");
  * reading it, and on other text it costs one comparison a character.
  */
 const wide = /[\u0100-\uffff]/g;
-/** Latin-1 code units, from `lastIndex` on: where they end is the next code unit beyond Latin-1 (or the end). */
-const latin1 = /[\0-\xff]*/y;
 
 /**
  * Whether a text needs a view at all. The soft hyphen is looked for by a string search; then each
  * code unit beyond Latin-1 is tested alone, since text that has any (a `—`, an `é` in a two-byte
- * string) usually has few. Text with many of them (a page in Chinese) is searched with the class
- * from the first few on.
+ * string) usually has few: the first is found by a regular expression (which fails at once on a
+ * text held as Latin-1), the next ones by reading the text's code units sixteen words at a time
+ * (see `nextWide`). Text with many of them (a page in Chinese) is searched with the class from
+ * the first few on.
  */
 const hasUnusual = (text: string): boolean => {
   if (text.indexOf("\u00ad") !== -1) return true;
@@ -47,11 +48,7 @@ const hasUnusual = (text: string): boolean => {
   for (let tries = 0; tries < 16; tries++) {
     unusualHere.lastIndex = at;
     if (unusualHere.test(text)) return true;
-    // The next code unit beyond Latin-1: a greedy run over Latin-1 ends there, and costs two
-    // thirds of a search for it (which tries each place anew).
-    latin1.lastIndex = at + 1;
-    latin1.test(text);
-    at = latin1.lastIndex;
+    at = nextWide(text, at + 1);
     if (at >= text.length) return false;
   }
   unusualFrom.lastIndex = at;

@@ -42,7 +42,7 @@ describe("audit", () => {
     const wall = Date.now;
     const spy = vi.spyOn(Date, "now").mockImplementation(() => wall() + 60_000);
     try {
-      await stack.run("toolCall", call, () => "ran");
+      await stack.run("toolCall", call, () => ({ content: "ran" }));
       await stack.flush();
       for (const record of out.records()) expect(Math.abs(Date.parse(record.time) - Date.now())).toBeLessThan(5_000);
     } finally {
