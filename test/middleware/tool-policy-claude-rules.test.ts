@@ -244,6 +244,11 @@ describe("the prefix syntax read as Claude Code reads it", () => {
     expect(await decide("'FOO=1' npm test", ["Bash(FOO=1 npm test)"])).toBe("refused");
     expect(await decide("\\FOO=1 npm test", ["Bash(FOO=1 npm test)"])).toBe("refused");
     expect(await decide('"FOO=1" npm test', ["Bash(FOO=1 npm test)"])).toBe("refused");
+    // env reads its own assignments, quoted or not; nice and command do not, and run a program `FOO=1`.
+    expect(await decide("env FOO=1 npm test", ["Bash(env:*)", "Bash(npm test)", "Bash(FOO=1 npm test)"])).toBe("ran");
+    expect(await decide("env 'FOO=1' npm test", ["Bash(env:*)", "Bash(npm test)", "Bash(FOO=1 npm test)"])).toBe("ran");
+    expect(await decide("nice FOO=1 npm test", ["Bash(nice:*)", "Bash(npm test)", "Bash(FOO=1 npm test)"])).toBe("refused");
+    expect(await decide("command FOO=1 npm test", ["Bash(command:*)", "Bash(npm test)", "Bash(FOO=1 npm test)"])).toBe("refused");
   });
 });
 

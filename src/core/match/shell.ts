@@ -794,7 +794,7 @@ class Analysis {
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable) || changesWhatRuns(variable, value))
           throw new Opaque(`${name} ${o.option} ${variable} changes what runs`);
         // As a variable before the command: an allow rule must name it as written.
-        if (v.text.includes("=") && !harmlessWord(v)) this.add([v, ...command], "command");
+        if (v.text.includes("=") && !harmlessWord(v)) this.add([{ ...v, assigns: variable }, ...command], "command");
       }
     }
     // A file its words name that it writes: script's session log, the file flock locks.
@@ -833,7 +833,12 @@ class Analysis {
         rest = rest.slice(1);
       }
       if (rest.length > 0 && rest.length < command.length) this.add(rest, "command");
-      if (rest.length > 0 && command.slice(0, command.length - rest.length).some((w) => !harmlessWord(w))) this.add(command, "command");
+      const set = command.length - rest.length;
+      if (rest.length > 0 && command.slice(0, set).some((w) => !harmlessWord(w)))
+        this.add(
+          command.map((w, i) => (i < set ? { ...w, assigns: w.text.slice(0, w.text.indexOf("=")) } : w)),
+          "command",
+        );
     }
     if (given(syntax.direct)) return { words: rest, context };
     if (syntax.shell !== undefined && rest.length === 0) {
