@@ -50,6 +50,11 @@ export interface ShellCall {
   /** Every word is known before it runs: nothing in it expands. */
   readonly literal: boolean;
   readonly role: ShellRole;
+  /**
+   * A second text of a call whose words hold a blank (`'git diff' x`), those words quoted: bash reads one
+   * word where the first text reads two, so an allow rule must cover this text too. Not in `commands`.
+   */
+  readonly requoted?: true;
 }
 
 /** The simple commands of a shell text, and what is unknown about it until it runs. */
@@ -164,6 +169,9 @@ const namesOk = (words: readonly Word[]): boolean => words.every((w) => w.litera
 
 /** Whether a word computed at run time may become several words: unquoted, with an expansion outside quotes (`"a"$x`), or an array or the positional parameters (`"$@"`, `"${a[@]}"`). */
 const maySplit = (w: Word): boolean => !w.quoted || w.splits === true || /\$\{?[@*]|\[[@*]\]/.test(w.text);
+
+/** A word that reads as an assignment where it stands before a command name. */
+const looksAssigned = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/;
 
 /** Programs that run a package's program named by their first word (after a subcommand for some). */
 const packageRunners = new Set(["npx", "bunx", "pnpx", "pnpm", "yarn", "npm"]);
@@ -312,7 +320,7 @@ class Analysis {
     if (this.exportsAll) for (const w of this.bare) this.keep({ text: w.text, literal: w.literal, role: "command" });
     const calls = [...this.calls.values()];
     return {
-      commands: [...new Set(calls.map((c) => c.text))],
+      commands: [...new Set(calls.filter((c) => c.requoted !== true).map((c) => c.text))],
       files: this.files.map((f, i) =>
         f.literal &&
         ((this.movesDirectory && !f.path.startsWith("/")) || (this.mayLink && (this.simple > 1 || this.repeats) && !this.early.has(i)))
@@ -355,11 +363,26 @@ class Analysis {
       .replace(/\s+/g, " ")
       .trim();
     if (text === "") return;
-    this.keep({ text, literal: words.every((w) => w.literal), role });
+    const literal = words.every((w) => w.literal);
+    this.keep({ text, literal, role });
+    // A known word holding a blank (`'git diff' x`, `git\\ diff`, `FOO='1 '`) is one word to bash but reads
+    // as two in the text a rule matches, and a quoted or escaped name that looks like an assignment
+    // (`'FOO=1' npm test`, `\\FOO=1 npm test`) is a program's name: the call is kept a second time with those
+    // words quoted, so a deny still matches the first text and an allow must also match the second.
+    if (!literal) return;
+    const name = words.findIndex((w) => w.assigns === undefined);
+    const odd = (w: Word, i: number): boolean => /\s/.test(w.text) || (i === name && looksAssigned.test(w.text));
+    if (words.some(odd))
+      this.keep({
+        text: words.map((w, i) => (odd(w, i) ? `'${w.text.replaceAll("'", "'\\''")}'` : w.text)).join(" "),
+        literal,
+        role,
+        requoted: true,
+      });
   }
 
   private keep(call: ShellCall): void {
-    const key = `${call.literal ? 1 : 0}${call.role}\u0000${call.text}`;
+    const key = `${call.literal ? 1 : 0}${call.requoted === true ? 1 : 0}${call.role}\u0000${call.text}`;
     if (!this.calls.has(key)) this.calls.set(key, call);
   }
 
@@ -771,7 +794,7 @@ class Analysis {
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable) || changesWhatRuns(variable, value))
           throw new Opaque(`${name} ${o.option} ${variable} changes what runs`);
         // As a variable before the command: an allow rule must name it as written.
-        if (v.text.includes("=") && !harmlessWord(v)) this.add([v, ...command], "command");
+        if (v.text.includes("=") && !harmlessWord(v)) this.add([{ ...v, assigns: variable }, ...command], "command");
       }
     }
     // A file its words name that it writes: script's session log, the file flock locks.
@@ -810,7 +833,12 @@ class Analysis {
         rest = rest.slice(1);
       }
       if (rest.length > 0 && rest.length < command.length) this.add(rest, "command");
-      if (rest.length > 0 && command.slice(0, command.length - rest.length).some((w) => !harmlessWord(w))) this.add(command, "command");
+      const set = command.length - rest.length;
+      if (rest.length > 0 && command.slice(0, set).some((w) => !harmlessWord(w)))
+        this.add(
+          command.map((w, i) => (i < set ? { ...w, assigns: w.text.slice(0, w.text.indexOf("=")) } : w)),
+          "command",
+        );
     }
     if (given(syntax.direct)) return { words: rest, context };
     if (syntax.shell !== undefined && rest.length === 0) {

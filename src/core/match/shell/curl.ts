@@ -20,7 +20,7 @@ const curlValued = new Set(
     "happy-eyeballs-timeout-ms haproxy-clientip header help hostpubmd5 hostpubsha256 hsts interface ip-tos ipfs-gateway json",
     "keepalive-time keepalive-cnt key key-type krb libcurl limit-rate local-port login-options mail-auth mail-from mail-rcpt",
     "max-filesize max-redirs max-time netrc-file noproxy oauth2-bearer output output-dir parallel-max pass pinnedpubkey",
-    "preproxy proto proto-default proto-redir proxy proxy-cacert proxy-capath proxy-cert proxy-cert-type proxy-ciphers",
+    "preproxy pubkey proto proto-default proto-redir proxy proxy-cacert proxy-capath proxy-cert proxy-cert-type proxy-ciphers",
     "proxy-crlfile proxy-header proxy-key proxy-key-type proxy-pass proxy-pinnedpubkey proxy-service-name proxy-tls13-ciphers",
     "proxy-tlsauthtype proxy-tlspassword proxy-tlsuser proxy-user quote random-file range rate referer request",
     "request-target resolve retry retry-delay retry-max-time sasl-authzid service-name socks4 socks4a socks5 socks5-gssapi-service",
@@ -67,6 +67,27 @@ const curlWrites = new Set([
 ]);
 /** Flags that make curl write a file named by the server, in the working directory or under `--output-dir`. */
 const curlRemoteNames = new Set(["remote-name", "remote-name-all", "remote-header-name"]);
+/** curl's long options that take no value (from `curl --help all`, 7.88, and a few of 8.x): any other is not known. */
+const curlKnownFlags: ReadonlySet<string> = new Set(
+  [
+    "anyauth append basic ca-native cert-status compressed compressed-ssh create-dirs crlf digest disable",
+    "disable-eprt disable-epsv disallow-username-in-url doh-cert-status doh-insecure fail fail-early",
+    "fail-with-body false-start form-escape ftp-create-dirs ftp-pasv ftp-pret ftp-skip-pasv-ip ftp-ssl-ccc",
+    "ftp-ssl-control get globoff haproxy-protocol head http2 http2-prior-knowledge http3 http3-only",
+    "ignore-content-length include insecure ipv4 ipv6 junk-session-cookies list-only location location-trusted",
+    "mail-rcpt-allowfails manual metalink negotiate netrc netrc-optional next no-alpn no-buffer no-clobber",
+    "no-keepalive no-npn no-progress-meter no-sessionid ntlm ntlm-wb parallel parallel-immediate path-as-is",
+    "post301 post302 post303 preproxy progress-bar proxy proxy-anyauth proxy-basic proxy-ca-native proxy-digest",
+    "proxy-insecure proxy-negotiate proxy-ntlm proxy-ssl-allow-beast proxy-ssl-auto-client-cert proxy-tlsv1",
+    "proxytunnel raw remote-header-name remote-name remote-name-all remote-time remove-on-error retry",
+    "retry-all-errors retry-connrefused sasl-ir show-error silent socks5-basic socks5-gssapi socks5-gssapi-nec ssl",
+    "ssl-allow-beast ssl-auto-client-cert ssl-no-revoke ssl-reqd ssl-revoke-best-effort sslv2 sslv3 styled-output",
+    "suppress-connect-headers tcp-fastopen tcp-nodelay tftp-no-options tlsv1 tr-encoding trace-time use-ascii",
+    "verbose version xattr",
+  ]
+    .join(" ")
+    .split(/\s+/),
+);
 /** Flags whose names a prefix may also expand to. */
 const curlFlags = ["globoff"];
 
@@ -91,6 +112,7 @@ export const readCurl = (args: readonly Word[]): ProgramReading => {
   const writes: { path: Word; under: boolean }[] = [];
   const reads: Word[] = [];
   let opaque: string | undefined;
+  let unknown: string | undefined;
   let outputDir: Word | undefined;
   let remoteNames = false;
   let globoff = false;
@@ -107,12 +129,11 @@ export const readCurl = (args: readonly Word[]): ProgramReading => {
     else if (option === "globoff") globoff = true;
     else if (option === "proto-default" && value !== undefined) localDefault = !value.literal || /^file$/i.test(value.text);
     else if (curlRemoteNames.has(option)) remoteNames = true;
-    else if (option === "upload-file" || option === "netrc-file" || option === "variable") {
+    else if (option === "upload-file" || option === "netrc-file" || option === "variable" || option === "etag-compare") {
       if (value !== undefined && value.text !== "-" && value.text !== ".")
         reads.push(option === "variable" ? fileOfVariable(value) : value);
     } else if (/^(?:data|data-ascii|data-binary|data-urlencode|json|form|cookie|header|proxy-header|url-query)$/.test(option)) {
-      const file = sentFile(option, value);
-      if (file !== undefined) reads.push(file);
+      reads.push(...sentFiles(option, value));
     } else if (option === "write-out" && value !== undefined) {
       if (!value.literal || value.text.startsWith("@") || value.text.includes("%output{"))
         opaque ??= "curl -w writes to a file named in its format, or reads its format from a file";
@@ -140,7 +161,11 @@ export const readCurl = (args: readonly Word[]): ProgramReading => {
       const body = t.slice(2);
       // `--no-x` turns a flag off; curl reads no value after it.
       const names = curlLong(body.replace(/^no-/, ""));
-      if (body.startsWith("no-") || names.length === 0) continue;
+      if (body.startsWith("no-")) continue;
+      // An option missing from the table (a newer curl's `--ssl-sessions f` writes a file) may take the
+      // next word or write a file: only a rule naming curl alone allows the call.
+      if (names.length === 0 && !curlKnownFlags.has(body)) unknown ??= `curl ${t}`;
+      if (names.length === 0) continue;
       const takes = names.some((n) => curlValued.has(n));
       const value = takes ? args[++i] : undefined;
       for (const n of names) found(n, value);
@@ -176,7 +201,7 @@ export const readCurl = (args: readonly Word[]): ProgramReading => {
       under: false,
     });
   if (remoteNames) writes.push({ path: outputDir ?? plain("."), under: true });
-  return { writes, reads, ...(opaque === undefined ? {} : { opaque }) };
+  return { writes, reads, ...(opaque === undefined ? {} : { opaque }), ...(unknown === undefined ? {} : { unknown }) };
 };
 
 /** The path a `file:` URL names, percent-decoded as curl decodes it (`file:///a%2eb`, `file://localhost/x`); a bare path as given. */
@@ -190,17 +215,65 @@ const fileUrlPath = (url: string): string | undefined => {
   }
 };
 
-/** The file a data or form option sends: `@file` (`name@file` for `--data-urlencode`), `name=@file` or `name=<file` for `-F`. */
-const sentFile = (option: string, value: Word | undefined): Word | undefined => {
-  if (value === undefined) return undefined;
+/**
+ * The files a data or form option sends: `@file` (`name@file` for `--data-urlencode`), and for `-F` the
+ * files after `name=@` (a list split by commas, each name quoted or not, each with `;type=…` and the
+ * like) or the one after `name=<`, as curl's form parser reads them.
+ */
+const sentFiles = (option: string, value: Word | undefined): Word[] => {
+  if (value === undefined) return [];
   const t = value.text;
+  if (option === "form") return formFiles(t).map((file) => (file === undefined ? unknownPath : { ...value, text: file }));
   let file: string | undefined;
-  if (option === "form") file = /^[^=]*=[@<]([^;]*)/.exec(t)?.[1];
-  else if (option === "data-urlencode") file = /^[^=@]*@(.*)$/s.exec(t)?.[1];
+  if (option === "data-urlencode") file = /^[^=@]*@(.*)$/s.exec(t)?.[1];
   else if (option !== "cookie" || t.startsWith("@") || !t.includes("="))
     file = t.startsWith("@") ? t.slice(1) : option === "cookie" ? t : undefined;
-  if (file === undefined || file === "-" || file === "") return undefined;
-  return { ...value, text: file };
+  if (file === undefined || file === "-" || file === "") return [];
+  return [{ ...value, text: file }];
+};
+
+/** The files of a `-F name=@a,"b";type=x` or `name=<a` value; `undefined` for one it cannot read (an open quote). */
+const formFiles = (t: string): (string | undefined)[] => {
+  const m = /^[^=]*=([@<])/.exec(t);
+  if (m === null) return [];
+  const list = m[1] === "@";
+  const files: (string | undefined)[] = [];
+  let i = m[0].length;
+  // A quoted text from `i` (at its opening quote); `undefined` if unclosed.
+  const quoted = (): string | undefined => {
+    let out = "";
+    for (i++; i < t.length; i++) {
+      const ch = t.charAt(i);
+      // curl takes a backslash as an escape before a quote or a backslash only.
+      if (ch === "\\" && (t.charAt(i + 1) === '"' || t.charAt(i + 1) === "\\")) out += t.charAt(++i);
+      else if (ch === '"') {
+        i++;
+        return out;
+      } else out += ch;
+    }
+    return undefined;
+  };
+  for (;;) {
+    let file: string | undefined;
+    if (t.charAt(i) === '"') file = quoted();
+    else {
+      const end = t.slice(i).search(list ? /[;,]/ : /;/);
+      file = end < 0 ? t.slice(i) : t.slice(i, i + end);
+      i = end < 0 ? t.length : i + end;
+    }
+    if (file === undefined) return [...files, undefined];
+    if (file !== "-" && file !== "") files.push(file);
+    // Parameters (`;type=a/b`, `;filename="x,y"`) up to the next file of the list.
+    while (t.charAt(i) === ";") {
+      i++;
+      while (i < t.length && t.charAt(i) !== ";" && !(list && t.charAt(i) === ",")) {
+        if (t.charAt(i) !== '"') i++;
+        else if (quoted() === undefined) return [...files, undefined];
+      }
+    }
+    if (!list || t.charAt(i) !== ",") return files;
+    i++;
+  }
 };
 
 /** `--variable name@file` reads the file into a variable. */

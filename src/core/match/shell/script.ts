@@ -325,9 +325,13 @@ export const INTEGER_VARIABLES: ReadonlySet<string> = new Set([
   "EUID",
 ]);
 
-/** Pager and editor variables, and the values of them that run nothing of the text's choosing (`GIT_PAGER=cat git log`). */
+/**
+ * Pager and editor variables, and the values of them that run nothing of the text's choosing (`GIT_PAGER=cat git log`):
+ * less with letter options, but for the letters of options that name a file (`-o`/`-O` write what it shows
+ * there, `-k` loads key bindings; `-K` goes with them to keep the class simple).
+ */
 const PAGERS = new Set(["GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR"]);
-const harmlessPager = /^(?:|cat|true|:|less(?: -[A-Za-z]+)*|more)$/;
+const harmlessPager = /^(?:|cat|true|:|less(?: -[A-JL-NP-Za-jl-np-z]+)*|more)$/;
 
 /**
  * Whether assigning to `name` changes what runs: a variable a shell reads as code or as where
