@@ -729,65 +729,108 @@ const SHORT = 256;
 const RUN_CHAR = new Uint8Array(128);
 for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=~") RUN_CHAR[c.charCodeAt(0)] = 1;
 
+/** The bit of each built-in detector in what `cannotHold` returns. */
+const bitOf = (d: Detector): number => {
+  switch (d) {
+    case apiKey:
+      return 1;
+    case secretAssignment:
+      return 2;
+    case privateKey:
+      return 4;
+    case urlCredentials:
+      return 8;
+    case email:
+      return 16;
+    case creditCard:
+      return 32;
+    case phone:
+      return 64;
+    case ipv4:
+      return 128;
+    case ipv6:
+      return 256;
+    default:
+      return 0;
+  }
+};
+
+/** Code units of a stretch where a card or phone number can be (see `STRETCH`), ASCII ones only. */
+const ASCII_STRETCH = new Uint8Array(128);
+for (const c of "0123456789 .()-") ASCII_STRETCH[c.charCodeAt(0)] = 1;
+/** Code units after which the value or password of an assignment may be read (see `namedSecret`, `passwordAt`). */
+const NAMING = new Uint8Array(128);
+for (const c of "=:>,% \t") NAMING[c.charCodeAt(0)] = 1;
+/** Code units one of which must stand right before an AWS secret key (see `awsSecret`). */
+const AWS_SEPARATOR = new Uint8Array(128);
+for (const c of " \t\n\v\f\r,;:=\"'|") AWS_SEPARATOR[c.charCodeAt(0)] = 1;
+
 /**
- * For a short ASCII string, which built-in detectors cannot match in it, from one pass over it:
- * its digits, its longest run of token characters, and whether it has an at sign (or the
- * characters an encoded one starts with), a colon, an operator, a `B` (of `BEGIN`). A JSON object
- * is mostly short strings (`"version": "1.2.3"`), and running every detector on each costs far
- * more than this. Text with other characters is left to the detectors (an invisible character
- * may join two runs in what they read).
+ * For a short ASCII string, the built-in detectors that cannot match in it (as bits, see
+ * `bitOf`), from one pass over it, without allocating. Each test is a condition every match of
+ * the detector needs, read from its code: a token needs a run of `MIN_RUN` token characters; a
+ * named value needs such a run and an operator or a blank before it, an AWS secret key a run of
+ * 40 and a separator, a password its name (`passw`, `passphrase`, `pwd`) and an operator or a
+ * blank; a private key a `B` (of `BEGIN`); a password in a URL an at sign and a colon; an address
+ * an at sign (or what an encoded one starts with) and, after it, a dot and a letter; a card 13
+ * digits and a phone 9 in one stretch of digits and separators; an IPv4 address three dots
+ * between digits; an IPv6 address two colons and a digit. A JSON object is mostly short strings
+ * (`"version": "1.2.3"`), and running every detector on each costs far more than this. Text with
+ * other characters gets 0 (an invisible character may join two runs in what they read).
  */
-const cannotHold = (text: string): ((d: Detector) => boolean) | undefined => {
+const cannotHold = (text: string): number => {
   let digits = 0;
   let run = 0;
   let longest = 0;
   let at = false;
-  let colon = false;
-  let operator = false;
+  let dotLetterAfterAt = false;
+  let colons = 0;
+  let naming = false;
+  let awsSeparator = false;
   let b = false;
-  let dot = false;
-  // `ssw` or `ssp` (of `password`, `passphrase`): a password may follow its name after a blank alone.
+  let stretchDigits = 0;
+  let mostStretchDigits = 0;
+  let dotsBetweenDigits = 0;
+  // `ssw`, `ssp` (of `password`, `passphrase`) or `pwd`, in any case: a password's name.
   let pass = false;
+  let before = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c >= 128) return undefined;
-    if ((c | 32) === 119 || (c | 32) === 112)
-      pass ||= i >= 2 && (text.charCodeAt(i - 1) | 32) === 115 && (text.charCodeAt(i - 2) | 32) === 115;
+    if (c >= 128) return 0;
+    const lower = c | 32;
+    if (lower === 119 || lower === 112) pass ||= i >= 2 && (before | 32) === 115 && (text.charCodeAt(i - 2) | 32) === 115;
+    else if (lower === 100) pass ||= i >= 2 && (before | 32) === 119 && (text.charCodeAt(i - 2) | 32) === 112;
     if (RUN_CHAR[c] === 1) {
       if (++run > longest) longest = run;
     } else run = 0;
+    if (ASCII_STRETCH[c] === 1) {
+      if (c >= 48 && c <= 57 && ++stretchDigits > mostStretchDigits) mostStretchDigits = stretchDigits;
+    } else stretchDigits = 0;
+    if (NAMING[c] === 1) naming = true;
+    if (AWS_SEPARATOR[c] === 1) awsSeparator = true;
     if (c >= 48 && c <= 57) digits++;
     else if (c === 64 || c === 37 || c === 92 || c === 38)
       at = true; // @ % \ &
-    else if (c === 58) colon = operator = true;
-    else if (c === 61) operator = true;
+    else if (c === 58) colons++;
     else if (c === 66) b = true;
-    else if (c === 46) dot = true;
-  }
-  return (d) => {
-    switch (d) {
-      case apiKey:
-        return longest < MIN_RUN;
-      case secretAssignment:
-        return longest < MIN_RUN && !operator && !pass;
-      case privateKey:
-        return !b;
-      case urlCredentials:
-        return !at || !colon;
-      case email:
-        return !at;
-      case creditCard:
-        return digits < 13;
-      case phone:
-        return digits < 9;
-      case ipv4:
-        return digits < 4 || !dot;
-      case ipv6:
-        return !colon;
-      default:
-        return false;
+    else if (c === 46) {
+      const next = text.charCodeAt(i + 1);
+      if (at && (next | 32) >= 97 && (next | 32) <= 122) dotLetterAfterAt = true;
+      if (before >= 48 && before <= 57 && next >= 48 && next <= 57) dotsBetweenDigits++;
     }
-  };
+    before = c;
+  }
+  let cannot = 0;
+  if (longest < MIN_RUN) cannot |= 1;
+  if (!(longest >= MIN_RUN && naming) && !(longest >= 40 && awsSeparator) && !(pass && naming)) cannot |= 2;
+  if (!b) cannot |= 4;
+  if (!at || colons === 0) cannot |= 8;
+  if (!dotLetterAfterAt) cannot |= 16;
+  if (digits < 13 || mostStretchDigits < 13) cannot |= 32;
+  if (mostStretchDigits < NINE) cannot |= 64;
+  if (dotsBetweenDigits < 3) cannot |= 128;
+  if (colons < 2 || digits === 0) cannot |= 256;
+  return cannot;
 };
 
 /**
@@ -800,14 +843,15 @@ const cannotHold = (text: string): ((d: Detector) => boolean) | undefined => {
  * scan("call +1 415 555 0100 or mail a@b.io", defaultDetectors()).map((d) => d.kind) // ["phone", "email"]
  */
 export const scan = (text: string, detectors: readonly Detector[], from = 0): Detection[] => {
-  const found: (Detection & { readonly rank: number })[] = [];
-  const cannot = text.length <= SHORT ? cannotHold(text) : undefined;
-  detectors.forEach((d, rank) => {
-    if (d.minLength !== undefined && text.length < d.minLength) return;
-    if (cannot?.(d) === true) return;
-    for (const m of d.find(text, from)) if (m.start >= from) found.push({ kind: d.kind, start: m.start, end: m.end, rank });
-  });
-  if (found.length === 0) return [];
+  let found: (Detection & { readonly rank: number })[] | undefined;
+  const cannot = text.length <= SHORT ? cannotHold(text) : 0;
+  for (let rank = 0; rank < detectors.length; rank++) {
+    const d = detectors[rank] as Detector;
+    if (d.minLength !== undefined && text.length < d.minLength) continue;
+    if (cannot !== 0 && (cannot & bitOf(d)) !== 0) continue;
+    for (const m of d.find(text, from)) if (m.start >= from) (found ??= []).push({ kind: d.kind, start: m.start, end: m.end, rank });
+  }
+  if (found === undefined) return [];
   found.sort((a, b) => a.start - b.start || b.end - a.end || a.rank - b.rank);
   const out: Detection[] = [];
   let last: { kind: string; start: number; end: number; also?: string[] } | undefined;
