@@ -726,8 +726,6 @@ export const defaultDetectors = (): readonly Detector[] => [
 
 /** Strings up to this length are sized up in one pass before any built-in detector runs on them. */
 const SHORT = 256;
-const RUN_CHAR = new Uint8Array(128);
-for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=~") RUN_CHAR[c.charCodeAt(0)] = 1;
 
 /** The bit of each built-in detector in what `cannotHold` returns. */
 const bitOf = (d: Detector): number => {
@@ -755,15 +753,30 @@ const bitOf = (d: Detector): number => {
   }
 };
 
-/** Code units of a stretch where a card or phone number can be (see `STRETCH`), ASCII ones only. */
-const ASCII_STRETCH = new Uint8Array(128);
-for (const c of "0123456789 .()-") ASCII_STRETCH[c.charCodeAt(0)] = 1;
-/** Code units after which the value or password of an assignment may be read (see `namedSecret`, `passwordAt`). */
-const NAMING = new Uint8Array(128);
-for (const c of "=:>,% \t") NAMING[c.charCodeAt(0)] = 1;
-/** Code units one of which must stand right before an AWS secret key (see `awsSecret`). */
-const AWS_SEPARATOR = new Uint8Array(128);
-for (const c of " \t\n\v\f\r,;:=\"'|") AWS_SEPARATOR[c.charCodeAt(0)] = 1;
+/** What `cannotHold` notes of each ASCII code unit, as bits of `ASCII_CLASS`. */
+const IN_RUN = 1;
+/** Of a stretch where a card or phone number can be (see `STRETCH`). */
+const IN_STRETCH = 2;
+const DIGIT = 4;
+/** After which the value or password of an assignment may be read (see `namedSecret`, `passwordAt`). */
+const NAMING = 8;
+/** One of which must stand right before an AWS secret key (see `awsSecret`). */
+const AWS_SEPARATOR = 16;
+/** What an at sign, written as such or encoded, starts with: `@ % \ &`. */
+const AT = 32;
+/** Read one by one: `:`, `.`, `B`, and the last letters of `passw`, `passphrase` and `pwd`. */
+const OTHER = 64;
+const ASCII_CLASS = new Uint8Array(128);
+const mark = (chars: string, bit: number): void => {
+  for (const c of chars) ASCII_CLASS[c.charCodeAt(0)] = (ASCII_CLASS[c.charCodeAt(0)] as number) | bit;
+};
+mark("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=~", IN_RUN);
+mark("0123456789 .()-", IN_STRETCH);
+mark("0123456789", DIGIT);
+mark("=:>,% \t", NAMING);
+mark(" \t\n\v\f\r,;:=\"'|", AWS_SEPARATOR);
+mark("@%\\&", AT);
+mark(":.BwWpPdD", OTHER);
 
 /**
  * For a short ASCII string, the built-in detectors that cannot match in it (as bits, see
@@ -782,44 +795,45 @@ const cannotHold = (text: string): number => {
   let digits = 0;
   let run = 0;
   let longest = 0;
-  let at = false;
+  let seen = 0;
   let dotLetterAfterAt = false;
   let colons = 0;
-  let naming = false;
-  let awsSeparator = false;
   let b = false;
   let stretchDigits = 0;
   let mostStretchDigits = 0;
   let dotsBetweenDigits = 0;
   // `ssw`, `ssp` (of `password`, `passphrase`) or `pwd`, in any case: a password's name.
   let pass = false;
-  let before = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c >= 128) return 0;
-    const lower = c | 32;
-    if (lower === 119 || lower === 112) pass ||= i >= 2 && (before | 32) === 115 && (text.charCodeAt(i - 2) | 32) === 115;
-    else if (lower === 100) pass ||= i >= 2 && (before | 32) === 119 && (text.charCodeAt(i - 2) | 32) === 112;
-    if (RUN_CHAR[c] === 1) {
+    const f = ASCII_CLASS[c] as number;
+    seen |= f;
+    if ((f & IN_RUN) !== 0) {
       if (++run > longest) longest = run;
     } else run = 0;
-    if (ASCII_STRETCH[c] === 1) {
-      if (c >= 48 && c <= 57 && ++stretchDigits > mostStretchDigits) mostStretchDigits = stretchDigits;
-    } else stretchDigits = 0;
-    if (NAMING[c] === 1) naming = true;
-    if (AWS_SEPARATOR[c] === 1) awsSeparator = true;
-    if (c >= 48 && c <= 57) digits++;
-    else if (c === 64 || c === 37 || c === 92 || c === 38)
-      at = true; // @ % \ &
-    else if (c === 58) colons++;
-    else if (c === 66) b = true;
+    if ((f & DIGIT) !== 0) {
+      digits++;
+      if (++stretchDigits > mostStretchDigits) mostStretchDigits = stretchDigits;
+    } else if ((f & IN_STRETCH) === 0) stretchDigits = 0;
+    if ((f & OTHER) === 0) continue;
+    if (c === 58) colons++;
     else if (c === 46) {
       const next = text.charCodeAt(i + 1);
-      if (at && (next | 32) >= 97 && (next | 32) <= 122) dotLetterAfterAt = true;
+      if ((seen & AT) !== 0 && (next | 32) >= 97 && (next | 32) <= 122) dotLetterAfterAt = true;
+      const before = text.charCodeAt(i - 1);
       if (before >= 48 && before <= 57 && next >= 48 && next <= 57) dotsBetweenDigits++;
+    } else if (c === 66) b = true;
+    else if (!pass && i >= 2) {
+      const lower = c | 32;
+      const one = text.charCodeAt(i - 1) | 32;
+      const two = text.charCodeAt(i - 2) | 32;
+      pass = lower === 100 ? one === 119 && two === 112 : one === 115 && two === 115;
     }
-    before = c;
   }
+  const at = (seen & AT) !== 0;
+  const naming = (seen & NAMING) !== 0;
+  const awsSeparator = (seen & AWS_SEPARATOR) !== 0;
   let cannot = 0;
   if (longest < MIN_RUN) cannot |= 1;
   if (!(longest >= MIN_RUN && naming) && !(longest >= 40 && awsSeparator) && !(pass && naming)) cannot |= 2;
