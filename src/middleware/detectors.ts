@@ -847,6 +847,33 @@ const cannotHold = (text: string): number => {
   return cannot;
 };
 
+/** The bits (see `bitOf`) of a list of detectors, each and together (all bits when one is not built in). */
+interface Bits {
+  readonly each: Int32Array;
+  readonly any: number;
+}
+/** The last list asked about, as it was then: a caller may change its own array between scans. */
+let lastList: Detector[] = [];
+let lastBits: Bits = { each: new Int32Array(0), any: 0 };
+/** The bits of `detectors`, kept for the last list: a redactor scans every string with the same one. */
+const bitsOf = (detectors: readonly Detector[]): Bits => {
+  if (detectors.length === lastList.length) {
+    let same = true;
+    for (let i = 0; i < detectors.length && same; i++) same = detectors[i] === lastList[i];
+    if (same) return lastBits;
+  }
+  const each = new Int32Array(detectors.length);
+  let any = 0;
+  detectors.forEach((d, i) => {
+    const bit = bitOf(d);
+    each[i] = bit;
+    any |= bit === 0 ? -1 : bit;
+  });
+  lastList = [...detectors];
+  lastBits = { each, any };
+  return lastBits;
+};
+
 /**
  * Every sensitive span in `text` from `from` on (default 0; earlier text is look-behind context),
  * sorted and without overlaps. Overlapping matches are merged into one span, so no part of
@@ -859,10 +886,13 @@ const cannotHold = (text: string): number => {
 export const scan = (text: string, detectors: readonly Detector[], from = 0): Detection[] => {
   let found: (Detection & { readonly rank: number })[] | undefined;
   const cannot = text.length <= SHORT ? cannotHold(text) : 0;
+  const bits = bitsOf(detectors);
+  // Every detector built in and none able to match: most keys and values of a structured result.
+  if (cannot !== 0 && (bits.any & ~cannot) === 0) return [];
   for (let rank = 0; rank < detectors.length; rank++) {
     const d = detectors[rank] as Detector;
     if (d.minLength !== undefined && text.length < d.minLength) continue;
-    if (cannot !== 0 && (cannot & bitOf(d)) !== 0) continue;
+    if ((cannot & (bits.each[rank] as number)) !== 0) continue;
     for (const m of d.find(text, from)) if (m.start >= from) (found ??= []).push({ kind: d.kind, start: m.start, end: m.end, rank });
   }
   if (found === undefined) return [];

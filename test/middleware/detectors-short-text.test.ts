@@ -4,7 +4,7 @@
  */
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { defaultDetectors, scan, type Detector } from "../../src/middleware/detectors.ts";
+import { defaultDetectors, pattern, scan, type Detector } from "../../src/middleware/detectors.ts";
 
 /** The default detectors as copies: `scan` knows only the built-in ones, so it runs each copy on every text. */
 const everyDetector = (): Detector[] => defaultDetectors().map((d) => ({ ...d }));
@@ -98,5 +98,12 @@ describe("scan on short text", () => {
   it("passes over the keys and values of a lock file with nothing to find", () => {
     for (const text of ["dependencies", "node_modules/@babel/core", "^7.22.13", "sha512-Zq12Ab34Cd56Ef78Gh90==", "MIT"])
       expect(scan(text, defaultDetectors()), text).toEqual([]);
+  });
+
+  it("runs a detector put in place of a built-in one in the same list", () => {
+    const detectors = [...defaultDetectors()];
+    expect(scan("TCK-123456", detectors)).toEqual([]);
+    detectors[0] = pattern("ticket", /TCK-\d{6}/, { window: 10 });
+    expect(scan("TCK-123456", detectors)).toEqual([{ kind: "ticket", start: 0, end: 10 }]);
   });
 });
