@@ -782,8 +782,8 @@ mark(":.BwWpPdD", OTHER);
  * For a short ASCII string, the built-in detectors that cannot match in it (as bits, see
  * `bitOf`), from one pass over it, without allocating. Each test is a condition every match of
  * the detector needs, read from its code: a token needs a run of `MIN_RUN` token characters; a
- * named value needs such a run and an operator or a blank before it, an AWS secret key a run of
- * 40 and a separator, a password its name (`passw`, `passphrase`, `pwd`) and an operator or a
+ * named value as many run characters after an operator or a blank (a `=` inside a run is one),
+ * an AWS secret key 40 after a separator, a password its name (`passw`, `passphrase`, `pwd`) and an operator or a
  * blank; a private key a `B` (of `BEGIN`); a password in a URL an at sign and a colon; an address
  * an at sign (or what an encoded one starts with) and, after it, a dot and a letter; a card 13
  * digits and a phone 9 in one stretch of digits and separators; an IPv4 address three dots
@@ -795,6 +795,11 @@ const cannotHold = (text: string): number => {
   let digits = 0;
   let run = 0;
   let longest = 0;
+  // Run characters since the last `=` or the run's start, and whether as many as a named value
+  // (or an AWS secret key) needs follow what must come before one.
+  let tail = 0;
+  let namedValue = false;
+  let awsValue = false;
   let seen = 0;
   let dotLetterAfterAt = false;
   let colons = 0;
@@ -811,7 +816,11 @@ const cannotHold = (text: string): number => {
     seen |= f;
     if ((f & IN_RUN) !== 0) {
       if (++run > longest) longest = run;
-    } else run = 0;
+      // A value starts after its name's operator or blank, or after a `=` in a run.
+      tail = c === 61 ? 0 : tail + 1;
+      if (tail >= MIN_RUN && (seen & NAMING) !== 0) namedValue = true;
+      if (tail >= 40 && (seen & AWS_SEPARATOR) !== 0) awsValue = true;
+    } else run = tail = 0;
     if ((f & DIGIT) !== 0) {
       digits++;
       if (++stretchDigits > mostStretchDigits) mostStretchDigits = stretchDigits;
@@ -833,10 +842,9 @@ const cannotHold = (text: string): number => {
   }
   const at = (seen & AT) !== 0;
   const naming = (seen & NAMING) !== 0;
-  const awsSeparator = (seen & AWS_SEPARATOR) !== 0;
   let cannot = 0;
   if (longest < MIN_RUN) cannot |= 1;
-  if (!(longest >= MIN_RUN && naming) && !(longest >= 40 && awsSeparator) && !(pass && naming)) cannot |= 2;
+  if (!namedValue && !awsValue && !(pass && naming)) cannot |= 2;
   if (!b) cannot |= 4;
   if (!at || colons === 0) cannot |= 8;
   if (!dotLetterAfterAt) cannot |= 16;

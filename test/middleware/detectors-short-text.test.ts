@@ -74,6 +74,7 @@ const pieces = fc.constantFrom(
   "4111 1111 1111 1111",
   "+1 415 555 0100",
   "AKIAIOSFODNN7EXAMPLE",
+  "AKIAIOSFODNN7EXAMPLE,",
   "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
   "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
   "Qw3rTy7uIo9pAs2d",
@@ -91,6 +92,14 @@ describe("scan on short text", () => {
   it("finds a password after its short name, in an element or URL-encoded", () => {
     for (const text of ["<pwd>hunter22</pwd>", "pwd%3Dhunter22", "x <PWD>hunter22</PWD> and more"]) {
       expect(scan(text, defaultDetectors()).map((d) => d.kind), text).toEqual(["secret"]);
+      expect(scan(text, defaultDetectors())).toEqual(scan(text, everyDetector()));
+    }
+  });
+
+  it("finds an AWS secret key right after its key id", () => {
+    for (const sep of [",", " ", "\t", ";", "|", ":", "="]) {
+      const text = `AKIAIOSFODNN7EXAMPLE${sep}wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`;
+      expect(scan(text, defaultDetectors()).map((d) => d.kind), text).toEqual(["api_key", "secret"]);
       expect(scan(text, defaultDetectors())).toEqual(scan(text, everyDetector()));
     }
   });
