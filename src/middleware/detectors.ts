@@ -782,8 +782,8 @@ mark(":.BwWpPdD", OTHER);
  * For a short ASCII string, the built-in detectors that cannot match in it (as bits, see
  * `bitOf`), from one pass over it, without allocating. Each test is a condition every match of
  * the detector needs, read from its code: a token needs a run of `MIN_RUN` token characters; a
- * named value as many run characters after an operator or a blank (a `=` inside a run is one),
- * an AWS secret key 40 after a separator, a password its name (`passw`, `passphrase`, `pwd`) and an operator or a
+ * named value as many in a run after an operator or a blank, or after a `=` inside the run, an
+ * AWS secret key 40 so after a separator, a password its name (`passw`, `passphrase`, `pwd`) and an operator or a
  * blank; a private key a `B` (of `BEGIN`); a password in a URL an at sign and a colon; an address
  * an at sign (or what an encoded one starts with) and, after it, a dot and a letter; a card 13
  * digits and a phone 9 in one stretch of digits and separators; an IPv4 address three dots
@@ -795,9 +795,11 @@ const cannotHold = (text: string): number => {
   let digits = 0;
   let run = 0;
   let longest = 0;
-  // Run characters since the last `=` or the run's start, and whether as many as a named value
-  // (or an AWS secret key) needs follow what must come before one.
-  let tail = 0;
+  // Whether an operator or a blank (a separator) came before this run, and how many of its
+  // characters follow its first `=`: a named value (an AWS secret key) starts after one of them.
+  let namingBefore = false;
+  let separatorBefore = false;
+  let afterAssign = -1;
   let namedValue = false;
   let awsValue = false;
   let seen = 0;
@@ -813,14 +815,20 @@ const cannotHold = (text: string): number => {
     const c = text.charCodeAt(i);
     if (c >= 128) return 0;
     const f = ASCII_CLASS[c] as number;
-    seen |= f;
     if ((f & IN_RUN) !== 0) {
+      // A value starts a run, after its name's operator or blank, or follows a `=` in a run.
+      if (run === 0) {
+        namingBefore = (seen & NAMING) !== 0;
+        separatorBefore = (seen & AWS_SEPARATOR) !== 0;
+        afterAssign = -1;
+      }
       if (++run > longest) longest = run;
-      // A value starts after its name's operator or blank, or after a `=` in a run.
-      tail = c === 61 ? 0 : tail + 1;
-      if (tail >= MIN_RUN && (seen & NAMING) !== 0) namedValue = true;
-      if (tail >= 40 && (seen & AWS_SEPARATOR) !== 0) awsValue = true;
-    } else run = tail = 0;
+      if (afterAssign >= 0) afterAssign++;
+      else if (c === 61) afterAssign = 0;
+      if ((run >= MIN_RUN && namingBefore) || afterAssign >= MIN_RUN) namedValue = true;
+      if ((run >= 40 && separatorBefore) || afterAssign >= 40) awsValue = true;
+    } else run = 0;
+    seen |= f;
     if ((f & DIGIT) !== 0) {
       digits++;
       if (++stretchDigits > mostStretchDigits) mostStretchDigits = stretchDigits;

@@ -85,12 +85,19 @@ const pieces = fc.constantFrom(
 const texts = fc.array(pieces, { maxLength: 30 }).map((parts) => parts.join(""));
 
 describe("scan on short text", () => {
-  test.prop([texts], { numRuns: 3000 })("finds what every detector run on the text finds", (text) => {
+  test.prop([texts], { numRuns: 10000 })("finds what every detector run on the text finds", (text) => {
     expect(scan(text, defaultDetectors())).toEqual(scan(text, everyDetector()));
   });
 
   it("finds a password after its short name, in an element or URL-encoded", () => {
     for (const text of ["<pwd>hunter22</pwd>", "pwd%3Dhunter22", "x <PWD>hunter22</PWD> and more"]) {
+      expect(scan(text, defaultDetectors()).map((d) => d.kind), text).toEqual(["secret"]);
+      expect(scan(text, defaultDetectors())).toEqual(scan(text, everyDetector()));
+    }
+  });
+
+  it("finds a value whose run goes on past a `=` after its name", () => {
+    for (const text of ["Bearer example.com=", "Bearer Qw3rTy7uIo9p==", "token=Qw3rTy7uIo9pAs2d=="]) {
       expect(scan(text, defaultDetectors()).map((d) => d.kind), text).toEqual(["secret"]);
       expect(scan(text, defaultDetectors())).toEqual(scan(text, everyDetector()));
     }
