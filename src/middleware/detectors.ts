@@ -726,68 +726,168 @@ export const defaultDetectors = (): readonly Detector[] => [
 
 /** Strings up to this length are sized up in one pass before any built-in detector runs on them. */
 const SHORT = 256;
-const RUN_CHAR = new Uint8Array(128);
-for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=~") RUN_CHAR[c.charCodeAt(0)] = 1;
+
+/** The bit of each built-in detector in what `cannotHold` returns. */
+const bitOf = (d: Detector): number => {
+  switch (d) {
+    case apiKey:
+      return 1;
+    case secretAssignment:
+      return 2;
+    case privateKey:
+      return 4;
+    case urlCredentials:
+      return 8;
+    case email:
+      return 16;
+    case creditCard:
+      return 32;
+    case phone:
+      return 64;
+    case ipv4:
+      return 128;
+    case ipv6:
+      return 256;
+    default:
+      return 0;
+  }
+};
+
+/** What `cannotHold` notes of each ASCII code unit, as bits of `ASCII_CLASS`. */
+const IN_RUN = 1;
+/** Of a stretch where a card or phone number can be (see `STRETCH`). */
+const IN_STRETCH = 2;
+const DIGIT = 4;
+/** After which the value or password of an assignment may be read (see `namedSecret`, `passwordAt`). */
+const NAMING = 8;
+/** One of which must stand right before an AWS secret key (see `awsSecret`). */
+const AWS_SEPARATOR = 16;
+/** What an at sign, written as such or encoded, starts with: `@ % \ &`. */
+const AT = 32;
+/** Read one by one: `:`, `.`, `B`, and the last letters of `passw`, `passphrase` and `pwd`. */
+const OTHER = 64;
+const ASCII_CLASS = new Uint8Array(128);
+const mark = (chars: string, bit: number): void => {
+  for (const c of chars) ASCII_CLASS[c.charCodeAt(0)] = (ASCII_CLASS[c.charCodeAt(0)] as number) | bit;
+};
+mark("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=~", IN_RUN);
+mark("0123456789 .()-", IN_STRETCH);
+mark("0123456789", DIGIT);
+mark("=:>,% \t", NAMING);
+mark(" \t\n\v\f\r,;:=\"'|", AWS_SEPARATOR);
+mark("@%\\&", AT);
+mark(":.BwWpPdD", OTHER);
 
 /**
- * For a short ASCII string, which built-in detectors cannot match in it, from one pass over it:
- * its digits, its longest run of token characters, and whether it has an at sign (or the
- * characters an encoded one starts with), a colon, an operator, a `B` (of `BEGIN`). A JSON object
- * is mostly short strings (`"version": "1.2.3"`), and running every detector on each costs far
- * more than this. Text with other characters is left to the detectors (an invisible character
- * may join two runs in what they read).
+ * For a short ASCII string, the built-in detectors that cannot match in it (as bits, see
+ * `bitOf`), from one pass over it, without allocating. Each test is a condition every match of
+ * the detector needs, read from its code: a token needs a run of `MIN_RUN` token characters; a
+ * named value as many in a run after an operator or a blank, or after a `=` inside the run, an
+ * AWS secret key 40 so after a separator, a password its name (`passw`, `passphrase`, `pwd`) and an operator or a
+ * blank; a private key a `B` (of `BEGIN`); a password in a URL an at sign and a colon; an address
+ * an at sign (or what an encoded one starts with) and, after it, a dot and a letter; a card 13
+ * digits and a phone 9 in one stretch of digits and separators; an IPv4 address three dots
+ * between digits; an IPv6 address two colons and a digit. A JSON object is mostly short strings
+ * (`"version": "1.2.3"`), and running every detector on each costs far more than this. Text with
+ * other characters gets 0 (an invisible character may join two runs in what they read).
  */
-const cannotHold = (text: string): ((d: Detector) => boolean) | undefined => {
+const cannotHold = (text: string): number => {
   let digits = 0;
   let run = 0;
   let longest = 0;
-  let at = false;
-  let colon = false;
-  let operator = false;
+  // Whether an operator or a blank (a separator) came before this run, and how many of its
+  // characters follow its first `=`: a named value (an AWS secret key) starts after one of them.
+  let namingBefore = false;
+  let separatorBefore = false;
+  let afterAssign = -1;
+  let namedValue = false;
+  let awsValue = false;
+  let seen = 0;
+  let dotLetterAfterAt = false;
+  let colons = 0;
   let b = false;
-  let dot = false;
-  // `ssw` or `ssp` (of `password`, `passphrase`): a password may follow its name after a blank alone.
+  let stretchDigits = 0;
+  let mostStretchDigits = 0;
+  let dotsBetweenDigits = 0;
+  // `ssw`, `ssp` (of `password`, `passphrase`) or `pwd`, in any case: a password's name.
   let pass = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c >= 128) return undefined;
-    if ((c | 32) === 119 || (c | 32) === 112)
-      pass ||= i >= 2 && (text.charCodeAt(i - 1) | 32) === 115 && (text.charCodeAt(i - 2) | 32) === 115;
-    if (RUN_CHAR[c] === 1) {
+    if (c >= 128) return 0;
+    const f = ASCII_CLASS[c] as number;
+    if ((f & IN_RUN) !== 0) {
+      // A value starts a run, after its name's operator or blank, or follows a `=` in a run.
+      if (run === 0) {
+        namingBefore = (seen & NAMING) !== 0;
+        separatorBefore = (seen & AWS_SEPARATOR) !== 0;
+        afterAssign = -1;
+      }
       if (++run > longest) longest = run;
+      if (afterAssign >= 0) afterAssign++;
+      else if (c === 61) afterAssign = 0;
+      if ((run >= MIN_RUN && namingBefore) || afterAssign >= MIN_RUN) namedValue = true;
+      if ((run >= 40 && separatorBefore) || afterAssign >= 40) awsValue = true;
     } else run = 0;
-    if (c >= 48 && c <= 57) digits++;
-    else if (c === 64 || c === 37 || c === 92 || c === 38)
-      at = true; // @ % \ &
-    else if (c === 58) colon = operator = true;
-    else if (c === 61) operator = true;
-    else if (c === 66) b = true;
-    else if (c === 46) dot = true;
-  }
-  return (d) => {
-    switch (d) {
-      case apiKey:
-        return longest < MIN_RUN;
-      case secretAssignment:
-        return longest < MIN_RUN && !operator && !pass;
-      case privateKey:
-        return !b;
-      case urlCredentials:
-        return !at || !colon;
-      case email:
-        return !at;
-      case creditCard:
-        return digits < 13;
-      case phone:
-        return digits < 9;
-      case ipv4:
-        return digits < 4 || !dot;
-      case ipv6:
-        return !colon;
-      default:
-        return false;
+    seen |= f;
+    if ((f & DIGIT) !== 0) {
+      digits++;
+      if (++stretchDigits > mostStretchDigits) mostStretchDigits = stretchDigits;
+    } else if ((f & IN_STRETCH) === 0) stretchDigits = 0;
+    if ((f & OTHER) === 0) continue;
+    if (c === 58) colons++;
+    else if (c === 46) {
+      const next = text.charCodeAt(i + 1);
+      if ((seen & AT) !== 0 && (next | 32) >= 97 && (next | 32) <= 122) dotLetterAfterAt = true;
+      const before = text.charCodeAt(i - 1);
+      if (before >= 48 && before <= 57 && next >= 48 && next <= 57) dotsBetweenDigits++;
+    } else if (c === 66) b = true;
+    else if (!pass && i >= 2) {
+      const lower = c | 32;
+      const one = text.charCodeAt(i - 1) | 32;
+      const two = text.charCodeAt(i - 2) | 32;
+      pass = lower === 100 ? one === 119 && two === 112 : one === 115 && two === 115;
     }
-  };
+  }
+  const at = (seen & AT) !== 0;
+  const naming = (seen & NAMING) !== 0;
+  let cannot = 0;
+  if (longest < MIN_RUN) cannot |= 1;
+  if (!namedValue && !awsValue && !(pass && naming)) cannot |= 2;
+  if (!b) cannot |= 4;
+  if (!at || colons === 0) cannot |= 8;
+  if (!dotLetterAfterAt) cannot |= 16;
+  if (digits < 13 || mostStretchDigits < 13) cannot |= 32;
+  if (mostStretchDigits < NINE) cannot |= 64;
+  if (dotsBetweenDigits < 3) cannot |= 128;
+  if (colons < 2 || digits === 0) cannot |= 256;
+  return cannot;
+};
+
+/** The bits (see `bitOf`) of a list of detectors, each and together (all bits when one is not built in). */
+interface Bits {
+  readonly each: Int32Array;
+  readonly any: number;
+}
+/** The last list asked about, as it was then: a caller may change its own array between scans. */
+let lastList: Detector[] = [];
+let lastBits: Bits = { each: new Int32Array(0), any: 0 };
+/** The bits of `detectors`, kept for the last list: a redactor scans every string with the same one. */
+const bitsOf = (detectors: readonly Detector[]): Bits => {
+  if (detectors.length === lastList.length) {
+    let same = true;
+    for (let i = 0; i < detectors.length && same; i++) same = detectors[i] === lastList[i];
+    if (same) return lastBits;
+  }
+  const each = new Int32Array(detectors.length);
+  let any = 0;
+  detectors.forEach((d, i) => {
+    const bit = bitOf(d);
+    each[i] = bit;
+    any |= bit === 0 ? -1 : bit;
+  });
+  lastList = [...detectors];
+  lastBits = { each, any };
+  return lastBits;
 };
 
 /**
@@ -800,14 +900,18 @@ const cannotHold = (text: string): ((d: Detector) => boolean) | undefined => {
  * scan("call +1 415 555 0100 or mail a@b.io", defaultDetectors()).map((d) => d.kind) // ["phone", "email"]
  */
 export const scan = (text: string, detectors: readonly Detector[], from = 0): Detection[] => {
-  const found: (Detection & { readonly rank: number })[] = [];
-  const cannot = text.length <= SHORT ? cannotHold(text) : undefined;
-  detectors.forEach((d, rank) => {
-    if (d.minLength !== undefined && text.length < d.minLength) return;
-    if (cannot?.(d) === true) return;
-    for (const m of d.find(text, from)) if (m.start >= from) found.push({ kind: d.kind, start: m.start, end: m.end, rank });
-  });
-  if (found.length === 0) return [];
+  let found: (Detection & { readonly rank: number })[] | undefined;
+  const cannot = text.length <= SHORT ? cannotHold(text) : 0;
+  const bits = bitsOf(detectors);
+  // Every detector built in and none able to match: most keys and values of a structured result.
+  if (cannot !== 0 && (bits.any & ~cannot) === 0) return [];
+  for (let rank = 0; rank < detectors.length; rank++) {
+    const d = detectors[rank] as Detector;
+    if (d.minLength !== undefined && text.length < d.minLength) continue;
+    if ((cannot & (bits.each[rank] as number)) !== 0) continue;
+    for (const m of d.find(text, from)) if (m.start >= from) (found ??= []).push({ kind: d.kind, start: m.start, end: m.end, rank });
+  }
+  if (found === undefined) return [];
   found.sort((a, b) => a.start - b.start || b.end - a.end || a.rank - b.rank);
   const out: Detection[] = [];
   let last: { kind: string; start: number; end: number; also?: string[] } | undefined;

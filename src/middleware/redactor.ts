@@ -219,10 +219,13 @@ export const redactorFor = (hook: string, options: RedactorOptions): Redactor =>
     try {
       if (Array.isArray(value)) {
         let copy: unknown[] | undefined;
-        value.forEach((item, i) => {
+        // A loop, not a callback per item: a lock file has thousands of short arrays and objects.
+        // A hole reads as undefined, which is returned as it is.
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
           const next = walk(item, depth + 1, seen, kinds, blocked);
           if (next !== item) (copy ??= [...value])[i] = next;
-        });
+        }
         return copy ?? value;
       }
       // Keys are data too (an address book keyed by email, a token used as a cache key): each is
@@ -231,17 +234,18 @@ export const redactorFor = (hook: string, options: RedactorOptions): Redactor =>
       const entries = Object.entries(value);
       let keys: string[] | undefined;
       let values: unknown[] | undefined;
-      entries.forEach(([key, item], i) => {
+      for (let i = 0; i < entries.length; i++) {
+        const [key, item] = entries[i] as [string, unknown];
         const newKey = redactString(key, kinds, blocked);
         const next =
-          namesSecret(key) && (typeof item === "string" || typeof item === "number" || typeof item === "bigint")
+          (typeof item === "string" || typeof item === "number" || typeof item === "bigint") && namesSecret(key)
             ? redactNamed(key, item, kinds, blocked)
             : typeof item === "number" && Math.abs(item) >= 1e12
               ? redactNumber(item, kinds, blocked)
               : walk(item, depth + 1, seen, kinds, blocked);
         if (newKey !== key) (keys ??= entries.map(([k]) => k))[i] = newKey;
         if (next !== item) (values ??= entries.map(([, v]) => v))[i] = next;
-      });
+      }
       if (keys === undefined && values === undefined) return value;
       return rebuiltObject(entries, keys, values);
     } finally {

@@ -27,7 +27,9 @@ export const isRunChar = (text: string, i: number): boolean => {
 /** The shortest run the shared list holds: shorter ones hold no credential the detectors look for. */
 export const MIN_RUN = 12;
 
-let last: { readonly text: string; readonly runs: Int32Array } | undefined;
+// Two variables, not an object: a structured result asks about thousands of short strings.
+let lastText: string | undefined;
+let lastRuns: Int32Array = new Int32Array(0);
 
 /** The first two characters of the token rules' prefixes (of two or more), as `first * 128 + second`. */
 const PAIR = new Uint8Array(128 * 128);
@@ -68,11 +70,16 @@ const MAX_INSIDE = 8;
  * [...tokenCandidates("x = Zm9vYmFyQmF6cXV4 ok")] // [4, 20]
  */
 export const tokenCandidates = (text: string): Int32Array => {
-  if (last?.text === text) return last.runs;
+  if (lastText === text) return lastRuns;
   const runs = findRuns(text, MIN_RUN);
-  if (last === undefined) queueMicrotask(() => (last = undefined));
-  last = { text, runs };
+  if (lastText === undefined) queueMicrotask(forget);
+  lastText = text;
+  lastRuns = runs;
   return runs;
+};
+const forget = (): void => {
+  lastText = undefined;
+  lastRuns = NONE;
 };
 
 /** Where candidates are collected before being copied out at their count (most texts have few). */
