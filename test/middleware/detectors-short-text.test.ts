@@ -21,7 +21,7 @@ const pieces = fc.constantFrom(
   "|",
   ">",
   "<",
-  "\"",
+  '"',
   "'",
   "%",
   "&",
@@ -91,14 +91,20 @@ describe("scan on short text", () => {
 
   it("finds a password after its short name, in an element or URL-encoded", () => {
     for (const text of ["<pwd>hunter22</pwd>", "pwd%3Dhunter22", "x <PWD>hunter22</PWD> and more"]) {
-      expect(scan(text, defaultDetectors()).map((d) => d.kind), text).toEqual(["secret"]);
+      expect(
+        scan(text, defaultDetectors()).map((d) => d.kind),
+        text,
+      ).toEqual(["secret"]);
       expect(scan(text, defaultDetectors())).toEqual(scan(text, everyDetector()));
     }
   });
 
   it("finds a value whose run goes on past a `=` after its name", () => {
     for (const text of ["Bearer example.com=", "Bearer Qw3rTy7uIo9p==", "token=Qw3rTy7uIo9pAs2d=="]) {
-      expect(scan(text, defaultDetectors()).map((d) => d.kind), text).toEqual(["secret"]);
+      expect(
+        scan(text, defaultDetectors()).map((d) => d.kind),
+        text,
+      ).toEqual(["secret"]);
       expect(scan(text, defaultDetectors())).toEqual(scan(text, everyDetector()));
     }
   });
@@ -106,7 +112,10 @@ describe("scan on short text", () => {
   it("finds an AWS secret key right after its key id", () => {
     for (const sep of [",", " ", "\t", ";", "|", ":", "="]) {
       const text = `AKIAIOSFODNN7EXAMPLE${sep}wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`;
-      expect(scan(text, defaultDetectors()).map((d) => d.kind), text).toEqual(["api_key", "secret"]);
+      expect(
+        scan(text, defaultDetectors()).map((d) => d.kind),
+        text,
+      ).toEqual(["api_key", "secret"]);
       expect(scan(text, defaultDetectors())).toEqual(scan(text, everyDetector()));
     }
   });
