@@ -9,10 +9,9 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createAgentStack, permissionPolicy } from "../../src/agent/index.ts";
+import { permissionPolicy } from "../../src/agent/index.ts";
 import { fromClaudeSettings } from "../../src/executors/index.ts";
-import { withMiddleware } from "../../src/middleware/apply.ts";
-import { toolPolicy } from "../../src/middleware/tool-policy.ts";
+import { bashDecision } from "./bash-decision.ts";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "agent-onion-claude-rules-")));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -40,16 +39,7 @@ const PREFIX_ALLOW = [
 const WILDCARD_ALLOW = PREFIX_ALLOW.map((r) => r.replace(/:\*\)$/, " *)"));
 const DENY = ["Read(~/.ssh/**)", "Read(./secrets/**)"];
 
-const decide = async (command: string, allow: readonly string[]): Promise<"ran" | "refused"> => {
-  const policy = toolPolicy({ allow: [...allow], deny: DENY, paths: { projectDir: P, cwd: P }, onUnknownTool: () => {} });
-  const outcome = await withMiddleware(createAgentStack(), policy).run(
-    "toolCall",
-    { id: "t", name: "Bash", input: { command } },
-    () => ({ content: "ran" }),
-    { metadata: { cwd: P } },
-  );
-  return outcome._tag === "Completed" ? "ran" : "refused";
-};
+const decide = (command: string, allow: readonly string[]) => bashDecision(command, { allow: [...allow], deny: DENY }, P);
 
 /** Everyday commands of these programs: both syntaxes allow them. */
 const everyday = [

@@ -7,9 +7,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createAgentStack } from "../../src/agent/index.ts";
-import { withMiddleware } from "../../src/middleware/apply.ts";
-import { toolPolicy } from "../../src/middleware/tool-policy.ts";
+import { bashDecision } from "./bash-decision.ts";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "agent-onion-redirections-")));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -33,16 +31,7 @@ const ALLOW = [
 ];
 const DENY = ["Bash(rm *)", "Read(**/.env)", "Write(/etc/**)"];
 
-const decide = async (command: string, rules: { allow?: string[]; deny?: string[] }): Promise<"ran" | "refused"> => {
-  const policy = toolPolicy({ ...rules, paths: { projectDir: P, cwd: P }, onUnknownTool: () => {} });
-  const outcome = await withMiddleware(createAgentStack(), policy).run(
-    "toolCall",
-    { id: "t", name: "Bash", input: { command } },
-    () => ({ content: "ran" }),
-    { metadata: { cwd: P } },
-  );
-  return outcome._tag === "Completed" ? "ran" : "refused";
-};
+const decide = (command: string, rules: { allow?: string[]; deny?: string[] }) => bashDecision(command, rules, P);
 
 describe("an allow list and the files a shell command writes", () => {
   const allowed = [
