@@ -126,7 +126,7 @@ export const wrapMcpClient = <C extends McpToolClient>(stack: ToolCallStack, cli
   checkWrapped(stack, client, options);
   // The client's own methods are read at each call, so one replaced after wrapping (a spy, tracing) is used.
   const raw = client as unknown as Record<PropertyKey, unknown>;
-  const tools = options.unlistedTools === "send" ? undefined : new ListedTools(toolLister(client, raw));
+  const tools = options.unlistedTools === "send" ? undefined : listedTools(client, raw);
   const call = guardedCall(stack, client, options, tools);
   const original = client.callTool;
   const callTool = (params: McpCallToolParams, resultSchema?: unknown, request: McpRequestOptions = {}): Promise<McpCallToolResult> =>
@@ -191,6 +191,15 @@ const checkWrapped = (stack: unknown, client: unknown, options: WrapMcpClientOpt
 
 const checkedRequest: CallShape = { checked: true, streamed: false };
 const plainRequest: CallShape = { checked: false, streamed: false };
+
+/** The tools a client's server listed, one record per client, however many times it is wrapped (a wrapper per request). */
+const listedTools = (client: object, raw: Record<PropertyKey, unknown>): ListedTools => {
+  let tools = listed.get(client);
+  if (tools === undefined) listed.set(client, (tools = new ListedTools(toolLister(client, raw))));
+  return tools;
+};
+
+const listed = new WeakMap<object, ListedTools>();
 
 /** Record the names a `tools/list` answer holds, once it comes; the answer itself is the caller's, unchanged. */
 const seen = (tools: ListedTools, params: unknown, answer: unknown): unknown => {

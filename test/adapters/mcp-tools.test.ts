@@ -114,4 +114,16 @@ describe("wrapMcpClient and the tools the server listed", () => {
     expect(result.content).toEqual([{ type: "text", text: "ran delete_repo" }]);
     expect(ran).toEqual(["delete_repo"]);
   });
+
+  it("lists a client's tools once for every wrapper of it, as an app that wraps the client per request does", async () => {
+    const { client } = await looseServer();
+    const lists: unknown[] = [];
+    const request = client.request.bind(client) as (...args: unknown[]) => unknown;
+    client.request = ((...args: unknown[]) => {
+      if ((args[0] as { method?: unknown }).method === "tools/list") lists.push(args[0]);
+      return request(...args);
+    }) as typeof client.request;
+    for (let i = 0; i < 3; i++) await wrap(client).callTool({ name: "search", arguments: {} });
+    expect(lists).toHaveLength(1);
+  });
 });
