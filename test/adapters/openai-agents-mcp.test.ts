@@ -59,14 +59,15 @@ describe("guardAgent with an agent's MCP servers", () => {
     expect(JSON.stringify(model.lastCall?.request.input)).not.toContain("AKIAIOSFODNN7EXAMPLE");
   });
 
-  it("runs a tool pushed onto the guarded agent's tools after it was guarded through the stack", async () => {
+  it("runs a tool pushed onto a guarded agent's clone after it was guarded through the stack", async () => {
     const stack = withMiddleware(createAgentStack(), toolPolicy({ deny: ["wipe"] }));
     const wiped: string[] = [];
     const model = new ScriptedModel([
       modelResponse({ usage, output: [functionCall("wipe", { disk: "sda" }, { callId: "w1" })] }),
       modelResponse({ usage, output: [assistantMessage("done")] }),
     ]);
-    const agent = guardAgent(stack, new Agent({ name: "ops", instructions: "Run ops.", model }));
+    // A clone of the guarded agent, with a tool of its own pushed after.
+    const agent = guardAgent(stack, new Agent({ name: "ops", instructions: "Run ops.", model })).clone({ tools: [] });
     agent.tools.push(
       tool({
         name: "wipe",

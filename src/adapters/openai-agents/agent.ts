@@ -124,7 +124,7 @@ const guardOne = (
  * Make every tool the runner gets from the agent a `guardTool`: it asks `getAllTools` on every turn
  * (and when it resumes a run), which lists the agent's MCP servers' tools afresh and reads its
  * `tools` as they are then. A tool already guarded by this stack is itself; a tool object the SDK
- * hands out again (a server with `cacheToolsList`) keeps its guarded twin.
+ * hands out again (a server with `cacheToolsList`) keeps its guarded twin. So do its clones.
  */
 const guardRunTools = (stack: GuardAgentStack, copy: Agent<any, any>, options: GuardAgentOptions): void => {
   const own = copy.getAllTools;
@@ -139,6 +139,13 @@ const guardRunTools = (stack: GuardAgentStack, copy: Agent<any, any>, options: G
     const tools = await own.apply(this, args);
     return Array.isArray(tools) ? tools.map(guarded) : tools;
   } as typeof own;
+  // A clone is a new agent of the SDK's (its tools, model and guardrails are this one's): it gets the same.
+  const clone = copy.clone;
+  copy.clone = function (this: Agent<any, any>, ...args: Parameters<typeof clone>) {
+    const cloned = clone.apply(this, args);
+    guardRunTools(stack, cloned, options);
+    return cloned;
+  } as typeof clone;
 };
 
 /** The text of the last user message of a run's input (a string input is one). */
