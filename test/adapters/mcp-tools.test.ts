@@ -126,4 +126,11 @@ describe("wrapMcpClient and the tools the server listed", () => {
     for (let i = 0; i < 3; i++) await wrap(client).callTool({ name: "search", arguments: {} });
     expect(lists).toHaveLength(1);
   });
+
+  it("refuses an unlistedTools it does not know when wrapping, naming the option", async () => {
+    const { client } = await looseServer();
+    expect(() => wrap(client, { unlistedTools: "allow" as never })).toThrow(
+      'wrapMcpClient: unlistedTools must be "refuse" or "send" when given, got "allow"',
+    );
+  });
 });
