@@ -14,7 +14,12 @@ interface ListPage {
   readonly nextCursor?: unknown;
 }
 
-/** Lists one page of the server's tools (the cursor of the page, none for the first). */
+/**
+ * Lists one page of the server's tools (the cursor of the page, none for the first).
+ *
+ * @example
+ * const list: ListTools = (cursor, signal) => client.listTools(cursor === undefined ? undefined : { cursor }, { signal })
+ */
 export type ListTools = (cursor: string | undefined, signal: AbortSignal) => Promise<unknown>;
 
 /** A server that answers page after page is cut off here: its tools are what was read by then. */
