@@ -4,9 +4,10 @@
  * - The `ToolCall` hooks see is `{ id, name, input: args }`; a `Transform` of it reaches the tool
  *   (renamed: the tool of that name runs, as LangChain's `ToolNode` finds tools by name). The
  *   `ToolMessage` keeps answering the call the model made (its `tool_call_id`).
- * - The `ToolResult` hooks see is the tool message's content, with `isError` for
- *   `status: "error"`; unchanged, the tool's own message (or `Command`) goes back; changed, a
- *   new `ToolMessage` with the hooks' content (and the tool's artifact).
+ * - The `ToolResult` hooks see is the tool message's content, its `artifact` when it has one (a
+ *   `content_and_artifact` tool's: the model never reads it, the caller does), and `isError` for
+ *   `status: "error"`; unchanged, the tool's own message (or `Command`) goes back; changed, a new
+ *   `ToolMessage` with the hooks' content and artifact.
  * - A refusal answers the way LangChain's own middleware refuses a call (the human-in-the-loop
  *   middleware's reject, the tool-call limit): a `ToolMessage` with `status: "error"` whose content
  *   says who refused and why, so the model reads it and the run goes on.
@@ -71,8 +72,16 @@ const messageIn = (command: Extract<ToolAnswer, { lg_name: "Command" }>, id: str
 const toResult = (answer: ToolAnswer, id: string | undefined): ToolResult => {
   const message = isCommand(answer) ? messageIn(answer, id) : answer;
   if (message === undefined) return { content: "" };
-  return { content: copy(message.content), ...(message.status === "error" ? { isError: true } : {}) };
+  return {
+    content: copy(message.content),
+    // Beside the content, so that what reads a result (redaction, audit) reads it too.
+    ...(message.artifact !== undefined ? { artifact: copy(message.artifact) } : {}),
+    ...(message.status === "error" ? { isError: true } : {}),
+  };
 };
+
+/** The artifact of a result hooks settled on, if it has one. */
+const artifactOf = (result: DeepReadonly<ToolResult>): unknown => (result as { readonly artifact?: unknown }).artifact;
 
 /** A result's content as LangChain message content: text and content blocks as they are, anything else as JSON. */
 const contentOf = (content: unknown): MessageContent => {
@@ -101,7 +110,8 @@ const toAnswer = (
     tool_call_id: call.id ?? "",
     name: own?.name ?? call.name,
     status: settled.isError === true ? "error" : "success",
-    ...(own?.artifact !== undefined ? { artifact: own.artifact } : {}),
+    // The hooks' artifact, not the tool's: what they settled on replaced it (a redaction rewrote it).
+    ...(artifactOf(settled) !== undefined ? { artifact: copy(artifactOf(settled)) } : {}),
   });
   if (from === undefined || !isCommand(from.answer)) return message;
   // A `Command` keeps its other updates; only the call's message is the hooks'.
