@@ -18,9 +18,9 @@ interface ListPage {
  * Lists one page of the server's tools (the cursor of the page, none for the first).
  *
  * @example
- * const list: ListTools = (cursor, signal) => client.listTools(cursor === undefined ? undefined : { cursor }, { signal })
+ * const list: ListTools = (cursor) => client.listTools(cursor === undefined ? undefined : { cursor })
  */
-export type ListTools = (cursor: string | undefined, signal: AbortSignal) => Promise<unknown>;
+export type ListTools = (cursor: string | undefined) => Promise<unknown>;
 
 /** A server that answers page after page is cut off here: its tools are what was read by then. */
 const maxPages = 100;
@@ -29,7 +29,7 @@ const maxPages = 100;
  * The names of the tools a server listed, as far as the client knows them.
  *
  * @example
- * const tools = new ListedTools((cursor, signal) => client.listTools(cursor === undefined ? undefined : { cursor }, { signal }))
+ * const tools = new ListedTools((cursor) => client.listTools(cursor === undefined ? undefined : { cursor }))
  * await tools.listed("Delete_Repo", signal) // false when the server listed only delete_repo
  */
 export class ListedTools {
@@ -57,25 +57,30 @@ export class ListedTools {
 
   /**
    * Whether the server lists `name`, listing its tools again when the name is not known: false for a
-   * name it does not list, undefined when its tools cannot be listed (no way to list, or the listing failed).
+   * name it does not list, undefined when its tools cannot be listed (no way to list, or the listing
+   * failed). The listing is shared by the calls that wait for it, so none of their signals stops it
+   * (the SDK's request timeout does); each stops waiting when its own aborts, with its reason.
    */
   async listed(name: string, signal: AbortSignal): Promise<boolean | undefined> {
     if (this.known(name)) return true;
     if (this.list === undefined) return undefined;
-    this.listing ??= this.relist(this.list, signal).finally(() => (this.listing = undefined));
-    try {
-      await this.listing;
-    } catch {
-      return undefined;
-    }
-    return this.names === undefined ? undefined : this.names.has(name);
+    this.listing ??= this.relist(this.list).finally(() => (this.listing = undefined));
+    const done = await untilAborted(this.listing, signal).then(
+      () => true,
+      (error: unknown) => {
+        if (signal.aborted) throw error;
+        return false;
+      },
+    );
+    if (!done || this.names === undefined) return undefined;
+    return this.names.has(name);
   }
 
-  private async relist(list: ListTools, signal: AbortSignal): Promise<void> {
+  private async relist(list: ListTools): Promise<void> {
     const names = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < maxPages; page++) {
-      const answer = await list(cursor, signal);
+      const answer = await list(cursor);
       for (const name of namesOf(answer) ?? []) names.add(name);
       const next = (answer as ListPage | undefined)?.nextCursor;
       if (typeof next !== "string" || next === "") break;
@@ -84,6 +89,16 @@ export class ListedTools {
     this.names = names;
   }
 }
+
+/** `promise`, or a rejection with the signal's reason once it aborts. */
+const untilAborted = <T>(promise: Promise<T>, signal: AbortSignal): Promise<T> => {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const abort = (): void => reject(signal.reason);
+    signal.addEventListener("abort", abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+  });
+};
 
 const namesOf = (answer: unknown): string[] | undefined => {
   const tools = (answer as ListPage | undefined)?.tools;

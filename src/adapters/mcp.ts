@@ -218,12 +218,12 @@ const seen = (tools: ListedTools, params: unknown, answer: unknown): unknown => 
  */
 const toolLister = (client: object, raw: Record<PropertyKey, unknown>): ListTools | undefined => {
   if (typeof raw.request !== "function" && typeof raw.listTools !== "function") return undefined;
-  return async (cursor, signal) => {
+  return async (cursor) => {
     const params = cursor === undefined ? undefined : { cursor };
     const schema = (await sdkTypesModule())?.ListToolsResultSchema;
     if (schema !== undefined && typeof raw.request === "function")
-      return (raw.request as (...args: unknown[]) => unknown).call(client, { method: "tools/list", params }, schema, { signal });
-    if (typeof raw.listTools === "function") return (raw.listTools as (...args: unknown[]) => unknown).call(client, params, { signal });
+      return (raw.request as (...args: unknown[]) => unknown).call(client, { method: "tools/list", params }, schema);
+    if (typeof raw.listTools === "function") return (raw.listTools as (...args: unknown[]) => unknown).call(client, params);
     return undefined;
   };
 };

@@ -133,4 +133,22 @@ describe("wrapMcpClient and the tools the server listed", () => {
       'wrapMcpClient: unlistedTools must be "refuse" or "send" when given, got "allow"',
     );
   });
+
+  it("lets a caller's abort end its own call while the tools are being listed, not another call waiting for the listing", async () => {
+    const server = new Server({ name: "slow-list", version: "1.0.0" }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return { tools: [{ name: "search", inputSchema: { type: "object" as const } }] };
+    });
+    server.setRequestHandler(CallToolRequestSchema, async (request) => ({
+      content: [{ type: "text", text: `ran ${request.params.name}` }],
+    }));
+    const wrapped = wrap(await linked(server));
+    const controller = new AbortController();
+    const first = wrapped.callTool({ name: "search", arguments: {} }, undefined, { signal: controller.signal });
+    const second = wrapped.callTool({ name: "search", arguments: {} });
+    setTimeout(() => controller.abort(new Error("user pressed stop")), 10);
+    await expect(first).rejects.toThrow("user pressed stop");
+    expect((await second).content).toEqual([{ type: "text", text: "ran search" }]);
+  });
 });
