@@ -197,6 +197,36 @@ describe("langchainMiddleware on tool calls", () => {
     expect(fakeModelCalls(model).at(-1)?.at(-1)?.text).toBe("pin [masked]");
   });
 
+  it("shows hooks the other messages a tool's Command adds, so redaction reaches what the model reads next", async () => {
+    const { Command } = await import("@langchain/langgraph");
+    const lookup = tool(
+      async (_input, config: { toolCall?: { id?: string } }) =>
+        new Command({
+          update: {
+            messages: [
+              new ToolMessage({ content: "looked up", tool_call_id: config.toolCall?.id ?? "", name: "lookup" }),
+              new HumanMessage({ content: "note: AKIAIOSFODNN7EXAMPLE", id: "note-1" }),
+            ],
+          },
+        }),
+      { name: "lookup", description: "Look up", schema: z.object({}) },
+    );
+    const seen: unknown[] = [];
+    const stack = withMiddleware(createAgentStack(), redaction()).use("toolCall", { name: "watch", after: (r) => void seen.push(r) });
+    const model = toolThenAnswer([{ name: "lookup", args: {} }]);
+    const messages = await ask(createAgent({ model, tools: [lookup], middleware: [langchainMiddleware(stack)] }), "look");
+    expect(seen).toEqual([{ content: "looked up", messages: ["note: [REDACTED:api_key]"] }]);
+    expect(transcript(messages)).toContain("human: note: [REDACTED:api_key]");
+    expect(messages.find((m) => m.id === "note-1")?.getType()).toBe("human");
+    expect(
+      JSON.stringify(
+        fakeModelCalls(model)
+          .at(-1)
+          ?.map((m) => m.content),
+      ),
+    ).not.toContain("AKIAIOSFODNN7EXAMPLE");
+  });
+
   it("throws a tool's own error unchanged, as LangChain does with any wrapToolCall middleware", async () => {
     const thrown = async (middleware: AgentMiddleware[], error: Error) =>
       ask(
