@@ -81,7 +81,10 @@ export class ListedTools {
     let cursor: string | undefined;
     for (let page = 0; page < maxPages; page++) {
       const answer = await list(cursor);
-      for (const name of namesOf(answer) ?? []) names.add(name);
+      const page = namesOf(answer);
+      // Not a listing (a client whose `request` answers something else): the tools cannot be listed.
+      if (page === undefined) throw new TypeError("the client's tools/list answer has no tools");
+      for (const name of page) names.add(name);
       const next = (answer as ListPage | undefined)?.nextCursor;
       if (typeof next !== "string" || next === "") break;
       cursor = next;

@@ -5,7 +5,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CallToolRequestSchema, CallToolResultSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { wrapMcpClient, type WrapMcpClientOptions } from "../../src/adapters/mcp.ts";
+import { type McpCallToolParams, wrapMcpClient, type WrapMcpClientOptions } from "../../src/adapters/mcp.ts";
 import { createAgentStack } from "../../src/agent/stack.ts";
 import { Transform } from "../../src/core/index.ts";
 import { toolPolicy, withMiddleware } from "../../src/middleware/index.ts";
@@ -150,5 +150,16 @@ describe("wrapMcpClient and the tools the server listed", () => {
     setTimeout(() => controller.abort(new Error("user pressed stop")), 10);
     await expect(first).rejects.toThrow("user pressed stop");
     expect((await second).content).toEqual([{ type: "text", text: "ran search" }]);
+  });
+
+  it("sends every call of a client whose request answers no tool list, as it cannot tell the server's tools", async () => {
+    const sent: string[] = [];
+    const client = {
+      callTool: async (params: McpCallToolParams) => (sent.push(params.name), { content: [{ type: "text", text: "ok" }] }),
+      request: async () => ({}),
+    };
+    const result = await wrapMcpClient(noDelete(), client).callTool({ name: "search", arguments: {} });
+    expect(result.content).toEqual([{ type: "text", text: "ok" }]);
+    expect(sent).toEqual(["search"]);
   });
 });
