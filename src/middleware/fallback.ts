@@ -23,7 +23,7 @@ import { withEstimatedUsage } from "../agent/tokens.ts";
 import type { ModelRequest, ModelResponse } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { FallbackExhaustedError, LimitExceededError, RedactionBlockedError } from "./errors.ts";
-import { functionOption, nameOption } from "./options.ts";
+import { functionOption, knownOptions, nameOption } from "./options.ts";
 import { placement } from "./placement.ts";
 
 /**
@@ -61,6 +61,7 @@ const providerAnswer = (response: ModelResponse, request: ModelRequest): ModelRe
  * withMiddleware(stack, fallback({ models: [anthropicHaiku, localLlama] }), retry({ attempts: 2 }))
  */
 export const fallback = (options: FallbackOptions): Middleware => {
+  knownOptions("fallback", options, { models: true, when: true, name: true, priority: true });
   const name = nameOption("fallback", options.name);
   if (!Array.isArray(options.models) || options.models.length === 0)
     throw new TypeError(`${name}: models must be a non-empty list of language models`);

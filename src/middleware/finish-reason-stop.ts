@@ -11,7 +11,7 @@ import { Priority } from "../core/priority.ts";
 import type { FinishReason, StepInput, StepResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { guardRetentionMs, runKey, stopRun } from "./guard-common.ts";
-import { nameOption } from "./options.ts";
+import { knownOptions, nameOption } from "./options.ts";
 import { placement } from "./placement.ts";
 import { forgetAfterRun } from "./run-state.ts";
 
@@ -38,6 +38,7 @@ const known: ReadonlySet<string> = new Set(["stop", "length", "tool-calls", "con
  * withMiddleware(createAgentStack(), finishReasonStop({ reasons: ["length", "content-filter"] }))
  */
 export const finishReasonStop = (options: FinishReasonStopOptions): Middleware => {
+  knownOptions("finishReasonStop", options, { reasons: true, name: true, priority: true });
   const name = nameOption("finishReasonStop", options.name);
   if (!Array.isArray(options.reasons)) throw new TypeError(`${name}: reasons must be a list of finish reasons`);
   for (const r of options.reasons)

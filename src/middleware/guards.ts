@@ -6,7 +6,7 @@
 import type { FinishReason } from "../agent/types.ts";
 import { combineMiddleware, type Middleware } from "./apply.ts";
 import { finishReasonStop } from "./finish-reason-stop.ts";
-import { integerOption, numberOption } from "./options.ts";
+import { integerOption, knownOptions, numberOption } from "./options.ts";
 import { stepLimit } from "./step-limit.ts";
 import { timeLimit } from "./time-limit.ts";
 import { tokenBudget } from "./token-budget.ts";
@@ -36,6 +36,7 @@ export interface GuardsOptions {
  * withMiddleware(createAgentStack(), guards({ maxExecutionTime: null })) // no time limit
  */
 export const guards = (options: GuardsOptions = {}): Middleware => {
+  knownOptions("guards", options, { maxSteps: true, maxTokens: true, maxExecutionTime: true, finishReasons: true });
   const { maxSteps = 20, maxTokens = 32_768, maxExecutionTime = 300, finishReasons = [] } = options;
   // Check here so a mistake names the bundle's own field (guards: maxSteps ...), not the inner guard's.
   if (maxSteps !== null) integerOption("guards", "maxSteps", maxSteps, 0);

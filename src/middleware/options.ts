@@ -98,6 +98,53 @@ export const nameOption = (fallback: string, value: unknown): string => {
 };
 
 /**
+ * Refuse options that are not an object, or that hold a field the middleware does not read: a
+ * misspelt option (`alow` for `allow`, `maxStep` for `maxSteps`) would otherwise be dropped in
+ * silence and the guard run without it. `fields` lists every field of the options type, so the
+ * compiler says when a field is added to the type and not here.
+ *
+ * @example
+ * knownOptions("toolPolicy", { alow: ["Read"] }, { allow: true, deny: true })
+ * // throws TypeError: toolPolicy: unknown option "alow" (did you mean "allow"?); its options are allow, deny
+ */
+export const knownOptions = <T extends object>(middleware: string, options: T, fields: { readonly [K in keyof Required<T>]: true }): T => {
+  if (typeof options !== "object" || options === null || Array.isArray(options))
+    throw new TypeError(`${middleware}: options must be an object, got ${Array.isArray(options) ? "a list" : show(options)}`);
+  for (const key of Object.keys(options)) {
+    if (Object.hasOwn(fields, key)) continue;
+    const names = Object.keys(fields);
+    const near = closest(key, names);
+    throw new TypeError(
+      `${middleware}: unknown option ${JSON.stringify(key)}${near === undefined ? "" : ` (did you mean ${JSON.stringify(near)}?)`}; its options are ${names.join(", ")}`,
+    );
+  }
+  return options;
+};
+
+/** The name nearest `word` by edit distance, when it is near enough to be a misspelling of it. */
+const closest = (word: string, names: readonly string[]): string | undefined => {
+  const lower = word.toLowerCase();
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
+  for (const name of names) {
+    const d = name.toLowerCase() === lower ? 0 : distance(lower, name.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [name, d];
+  }
+  return best;
+};
+
+/** Levenshtein distance (option names are short: the quadratic table costs nothing). */
+const distance = (a: string, b: string): number => {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+};
+
+/**
  * A refused option's value as an error message shows it: strings quoted, functions named as such.
  *
  * @example

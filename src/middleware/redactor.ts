@@ -9,7 +9,7 @@ import { contentText } from "../agent/content-text.ts";
 import { defaultDetectors, kindsOf, scan, type Detection, type Detector } from "./detectors.ts";
 import { rebuiltObject } from "./rebuilt-object.ts";
 import { namesSecret } from "./secret-detectors.ts";
-import { integerOption } from "./options.ts";
+import { integerOption, knownOptions } from "./options.ts";
 
 /**
  * What to do with a match: `block` refuses the whole value, `redact` writes `[REDACTED:<kind>]`,
@@ -73,7 +73,11 @@ const strictness: readonly Strategy[] = ["block", "redact", "hash", "mask"];
  * const r = createRedactor({ strategies: { email: "hash" } })
  * r.text("mail bob@example.com").value // "mail [email:sha256:5ff860bf1190]"
  */
-export const createRedactor = (options: RedactorOptions = {}): Redactor => redactorFor("redaction", options);
+export const createRedactor = (options: RedactorOptions = {}): Redactor =>
+  redactorFor(
+    "redaction",
+    knownOptions("createRedactor", options, { detectors: true, strategy: true, strategies: true, salt: true, maxDepth: true }),
+  );
 
 /**
  * `createRedactor` for the hook named `hook`: an option it refuses is reported under that name.

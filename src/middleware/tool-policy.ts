@@ -16,7 +16,7 @@ import { Priority } from "../core/priority.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
-import { choiceOption, functionOption, nameOption } from "./options.ts";
+import { choiceOption, functionOption, knownOptions, nameOption } from "./options.ts";
 import { placement } from "./placement.ts";
 import { compileAllowRules, compileDenyRules, type RuleTest, type ToolRule } from "./tool-rules.ts";
 
@@ -96,6 +96,18 @@ interface CompiledRules {
  * // { name: "Bash", input: { command: "git push" } } -> Reject('Tool "Bash" is blocked by policy: it matches deny rule "Bash(git push*)"')
  */
 export const toolPolicy = (options: ToolPolicyOptions): Middleware => {
+  knownOptions("toolPolicy", options, {
+    allow: true,
+    deny: true,
+    roles: true,
+    roleKey: true,
+    default: true,
+    recheck: true,
+    onUnknownTool: true,
+    paths: true,
+    name: true,
+    priority: true,
+  });
   const name = nameOption("toolPolicy", options.name);
   const at = placement(name, options.priority, Priority.guard);
   const roleKey = options.roleKey ?? "roles";
@@ -108,6 +120,7 @@ export const toolPolicy = (options: ToolPolicyOptions): Middleware => {
   const compile = (rules: ToolRules | undefined, where: string): CompiledRules => {
     if (rules !== undefined && (typeof rules !== "object" || rules === null))
       throw new TypeError(`${name}: ${where} must be an object { allow?, deny? }`);
+    if (rules !== undefined && rules !== options) knownOptions(`${name}: ${where}`, rules, { allow: true, deny: true });
     for (const side of ["allow", "deny"] as const)
       if (rules?.[side] !== undefined && !Array.isArray(rules[side]))
         throw new TypeError(`${name}: ${where}.${side} must be a list of rules`);
