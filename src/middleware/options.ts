@@ -3,6 +3,7 @@
  * called, so a mistake is a `TypeError` naming the middleware and the field at start-up, not a
  * surprise on the first call in production.
  */
+import { nearestName } from "./nearest-name.ts";
 
 /**
  * Refuse anything but a safe integer in `[min, max]` (budgets and limits are integers: H5).
@@ -113,35 +114,12 @@ export const knownOptions = <T extends object>(middleware: string, options: T, f
   for (const key of Object.keys(options)) {
     if (Object.hasOwn(fields, key)) continue;
     const names = Object.keys(fields);
-    const near = closest(key, names);
+    const near = nearestName(key, names);
     throw new TypeError(
       `${middleware}: unknown option ${JSON.stringify(key)}${near === undefined ? "" : ` (did you mean ${JSON.stringify(near)}?)`}; its options are ${names.join(", ")}`,
     );
   }
   return options;
-};
-
-/** The name nearest `word` by edit distance, when it is near enough to be a misspelling of it. */
-const closest = (word: string, names: readonly string[]): string | undefined => {
-  const lower = word.toLowerCase();
-  let best: string | undefined;
-  let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
-  for (const name of names) {
-    const d = name.toLowerCase() === lower ? 0 : distance(lower, name.toLowerCase());
-    if (d < bestDistance) [best, bestDistance] = [name, d];
-  }
-  return best;
-};
-
-/** Levenshtein distance (option names are short: the quadratic table costs nothing). */
-const distance = (a: string, b: string): number => {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length]!;
 };
 
 /**
