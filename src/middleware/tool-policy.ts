@@ -18,7 +18,7 @@ import type { ToolCall, ToolResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { choiceOption, functionOption, knownOptions, nameOption } from "./options.ts";
 import { placement } from "./placement.ts";
-import { compileAllowRules, compileDenyRules, type RuleTest, type ToolRule } from "./tool-rules.ts";
+import { compileAllowRules, compileDenyRules, type AllowTest, type RuleTest, type ToolRule } from "./tool-rules.ts";
 
 /** A rule of `toolPolicy` (re-exported from `tool-rules.ts`). */
 export type { ToolRule } from "./tool-rules.ts";
@@ -78,7 +78,7 @@ const warnUnknownTool = (n: UnknownTool): void => {
 };
 
 interface CompiledRules {
-  readonly allow: RuleTest;
+  readonly allow: AllowTest;
   readonly deny: RuleTest;
   readonly hasAllow: boolean;
 }
@@ -178,8 +178,10 @@ export const toolPolicy = (options: ToolPolicyOptions): Middleware => {
     for (const role of mine) if (roles.get(role)?.allow(c, meta) !== undefined) return Continue;
     seeUnknown(String(c.name));
     if (fallback === "allow") return Continue;
-    const who = mine.length === 0 ? "the caller has no roles" : `roles: ${mine.join(", ")}`;
-    return blocked(`it matches no allow rule (${who})`);
+    // Roles are named only where the policy has some: "the caller has no roles" would puzzle a policy without any.
+    const who = roles.size === 0 ? "" : mine.length === 0 ? " (the caller has no roles)" : ` (roles: ${mine.join(", ")})`;
+    const why = [global, ...mine.flatMap((r) => roles.get(r) ?? [])].map((r) => r.allow.whyNot(c, meta)).find((w) => w !== undefined);
+    return blocked(`it matches no allow rule${who}${why === undefined ? "" : `: ${why}`}`);
   };
 
   const hook: Hook<ToolCall, ToolResult, "gate"> = { name, ...at, before: decide, ...(options.recheck !== false ? { recheck: true } : {}) };
