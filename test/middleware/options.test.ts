@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { approval } from "../../src/middleware/approval.ts";
 import { audit } from "../../src/middleware/audit.ts";
 import { budget } from "../../src/middleware/budget.ts";
 import { cache } from "../../src/middleware/cache.ts";
@@ -37,6 +38,7 @@ const factories: readonly [string, (options: never) => unknown, Record<string, u
   ["truncateOutput", truncateOutput, { maxChars: 100 }, "maxchars", "maxChars"],
   ["redaction", redaction, {}, "detector", "detectors"],
   ["createRedactor", createRedactor, {}, "stratgy", "strategy"],
+  ["approval", approval, { timeoutMs: 1000 }, "timeout", "timeoutMs"],
   ["audit", audit, { to: process.stdout }, "point", "points"],
   ["metrics", metrics, {}, "maxValue", "maxValues"],
   ["tracing", tracing, {}, "hookSpan", "hookSpans"],
