@@ -4,7 +4,7 @@
 
 /**
  * The name of `names` nearest `word` by edit distance (case aside), when it is near enough to be a
- * misspelling of it: at most 2 edits, or a third of the word's length for longer words.
+ * misspelling of it: at most 2 edits (a third of the word's length for longer words), or the start of it.
  *
  * @example
  * nearestName("alow", ["allow", "deny"]) // "allow"
@@ -15,7 +15,8 @@ export const nearestName = (word: string, names: readonly string[]): string | un
   let best: string | undefined;
   let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
   for (const name of names) {
-    const d = editDistance(lower, name.toLowerCase());
+    // A name cut short (`minLen` for `minLength`) is as likely a slip as a letter swapped.
+    const d = lower.length >= 3 && name.toLowerCase().startsWith(lower) ? 1 : editDistance(lower, name.toLowerCase());
     if (d < bestDistance) [best, bestDistance] = [name, d];
   }
   return best;

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { approval } from "../../src/middleware/approval.ts";
 import { audit } from "../../src/middleware/audit.ts";
 import { budget } from "../../src/middleware/budget.ts";
+import { highEntropy, pattern } from "../../src/middleware/detectors.ts";
 import { cache } from "../../src/middleware/cache.ts";
 import { chromeTraceRecorder, toChromeTrace } from "../../src/middleware/chrome-trace.ts";
 import { fallback } from "../../src/middleware/fallback.ts";
@@ -38,6 +39,8 @@ const factories: readonly [string, (options: never) => unknown, Record<string, u
   ["truncateOutput", truncateOutput, { maxChars: 100 }, "maxchars", "maxChars"],
   ["redaction", redaction, {}, "detector", "detectors"],
   ["createRedactor", createRedactor, {}, "stratgy", "strategy"],
+  ["highEntropy", highEntropy, { minLength: 30 }, "minLen", "minLength"],
+  ['pattern "ticket"', (options: never) => pattern("ticket", /TCK-\d{6}/, options), { window: 10 }, "windw", "window"],
   ["approval", approval, { timeoutMs: 1000 }, "timeout", "timeoutMs"],
   ["audit", audit, { to: process.stdout }, "point", "points"],
   ["metrics", metrics, {}, "maxValue", "maxValues"],
