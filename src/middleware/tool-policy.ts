@@ -112,6 +112,15 @@ export const toolPolicy = (options: ToolPolicyOptions): Middleware => {
   const at = placement(name, options.priority, Priority.guard);
   const roleKey = options.roleKey ?? "roles";
   const paths = options.paths;
+  if (paths !== undefined)
+    knownOptions(`${name}: paths`, paths, {
+      cwd: true,
+      projectDir: true,
+      home: true,
+      symlinks: true,
+      caseInsensitive: true,
+      searchContents: true,
+    });
   try {
     if (paths !== undefined) pathSettings(paths);
   } catch (error) {

@@ -84,6 +84,19 @@ describe("options nested in a middleware's options", () => {
     expect(() => tracing({ redact: createRedactor() })).not.toThrow();
   });
 
+  it("refuses a misspelt field of toolPolicy's paths", () => {
+    expect(() => toolPolicy({ deny: ["Read(~/.ssh/**)"], paths: { projectdir: "/srv/app" } as never })).toThrow(
+      'toolPolicy: paths: unknown option "projectdir" (did you mean "projectDir"?)',
+    );
+  });
+
+  it("refuses a strategy for a kind no detector finds, naming the kind meant", () => {
+    expect(() => redaction({ strategies: { emial: "mask" } as never })).toThrow(
+      /^redaction: strategies\.emial: no detector finds the kind "emial" \(did you mean "email"\?\); the kinds are /,
+    );
+    expect(() => createRedactor({ strategies: { email: "mask" } })).not.toThrow();
+  });
+
   it("refuses a misspelt option of a StreamRedactor", () => {
     expect(() => new StreamRedactor(createRedactor(), { holdback: 4 } as never)).toThrow(
       'StreamRedactor: unknown option "holdback" (did you mean "holdBack"?)',
