@@ -16,6 +16,7 @@ import { Priority } from "../core/priority.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
+import { nearestName } from "./nearest-name.ts";
 import { choiceOption, functionOption, knownOptions, nameOption } from "./options.ts";
 import { placement } from "./placement.ts";
 import { compileAllowRules, compileDenyRules, type AllowTest, type RuleTest, type ToolRule } from "./tool-rules.ts";
@@ -68,13 +69,20 @@ export interface UnknownTool {
   readonly policy: string;
   readonly tool: string;
   readonly decision: "allow" | "deny";
+  /** A tool name a rule gives that is near this one (`bash` for `Bash`): likely the rule meant this tool. */
+  readonly similar?: string;
 }
 
 /** How many distinct unknown tool names a policy remembers: a flood of made-up names cannot grow it. */
 const maxUnknownNames = 1024;
 
 const warnUnknownTool = (n: UnknownTool): void => {
-  process.emitWarning(`${n.policy}: no rule names tool "${n.tool}"; the default (${n.decision}) applies`, "AgentOnionPolicyWarning");
+  process.emitWarning(
+    `${n.policy}: no rule names tool "${n.tool}"; the default (${n.decision}) applies${
+      n.similar === undefined ? "" : `; a rule names "${n.similar}": tool names match exactly, case included`
+    }`,
+    "AgentOnionPolicyWarning",
+  );
 };
 
 interface CompiledRules {
@@ -152,6 +160,10 @@ export const toolPolicy = (options: ToolPolicyOptions): Middleware => {
   const everyRule = [options, ...Object.values(options.roles ?? {})].flatMap((r) => [...(r?.allow ?? []), ...(r?.deny ?? [])]);
   const namers = everyRule.map((rule) => (typeof rule === "function" ? undefined : compileMatcher(rule, name)));
   const known = (tool: string): boolean => namers.some((m) => m === undefined || m.matchSubject(tool));
+  // The tool names string rules give (`Bash` of `Bash(git *)`, each name of `Edit|Write`), to point out a near miss.
+  const ruleNames = [
+    ...new Set(everyRule.flatMap((rule) => (typeof rule === "string" ? (rule.split("(")[0] ?? "").split("|").map((n) => n.trim()) : []))),
+  ].filter((n) => /^[\w.-]+$/.test(n));
   const unknown = new Set<string>();
   // Tools found named, so the rules are not searched again on every call that falls to the default.
   const named = new Set<string>();
@@ -163,7 +175,8 @@ export const toolPolicy = (options: ToolPolicyOptions): Middleware => {
     }
     unknown.add(tool);
     try {
-      onUnknown({ policy: name, tool, decision: fallback });
+      const similar = nearestName(tool, ruleNames);
+      onUnknown({ policy: name, tool, decision: fallback, ...(similar === undefined || similar === tool ? {} : { similar }) });
     } catch {
       // a throwing notice must not change the decision
     }

@@ -166,6 +166,20 @@ describe("toolPolicy: a tool no rule names (B4)", () => {
     expect(notices).toEqual([{ policy: "toolPolicy", tool: "Fetch", decision: "allow" }]);
   });
 
+  it("points out a rule whose tool name is near the one called, as a lower-case bash for Bash", async () => {
+    const { notices, options } = noticed({ deny: ["bash(rm *)", "Read(~/.ssh/**)"] });
+    expect((await decide(options, bash("rm -rf build"))).ran).toHaveLength(1);
+    expect(notices).toEqual([{ policy: "toolPolicy", tool: "Bash", decision: "allow", similar: "bash" }]);
+    await decide({ deny: ["bash(rm *)"] }, bash("rm -rf build"));
+    expect(takeWarnings()).toEqual([
+      {
+        type: "AgentOnionPolicyWarning",
+        message:
+          'toolPolicy: no rule names tool "Bash"; the default (allow) applies; a rule names "bash": tool names match exactly, case included',
+      },
+    ]);
+  });
+
   it("counts a function rule as naming every tool", async () => {
     const { notices, options } = noticed({ allow: [(name) => name === "Read"] });
     await decide(options, toolCall("Anything"));
