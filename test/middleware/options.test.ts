@@ -97,6 +97,13 @@ describe("options nested in a middleware's options", () => {
     expect(() => createRedactor({ strategies: { email: "mask" } })).not.toThrow();
   });
 
+  it("says an AI SDK model given to fallback is not the language model it takes", () => {
+    const sdkModel = { specificationVersion: "v3", provider: "openai", modelId: "gpt-4o-mini", doGenerate: async () => ({}) };
+    expect(() => fallback({ models: [sdkModel as never] })).toThrow(
+      'fallback: models[0] must be a language model { id, generate }, got an AI SDK model (specificationVersion "v3"): fallback takes agent-onion\'s LanguageModel, as createAgent does',
+    );
+  });
+
   it("refuses a misspelt option of a StreamRedactor", () => {
     expect(() => new StreamRedactor(createRedactor(), { holdback: 4 } as never)).toThrow(
       'StreamRedactor: unknown option "holdback" (did you mean "holdBack"?)',
