@@ -5,7 +5,7 @@
  */
 import type { FinishReason } from "../agent/types.ts";
 import { combineMiddleware, type Middleware } from "./apply.ts";
-import { finishReasonStop } from "./finish-reason-stop.ts";
+import { finishReasonStop, finishReasonsOption } from "./finish-reason-stop.ts";
 import { integerOption, knownOptions, numberOption } from "./options.ts";
 import { stepLimit } from "./step-limit.ts";
 import { timeLimit } from "./time-limit.ts";
@@ -44,6 +44,7 @@ export const guards = (options: GuardsOptions = {}): Middleware => {
   if (maxExecutionTime !== null) numberOption("guards", "maxExecutionTime", maxExecutionTime, 0);
   if (finishReasons !== null && !Array.isArray(finishReasons))
     throw new TypeError("guards: finishReasons must be a list of finish reasons or null");
+  if (finishReasons !== null) finishReasonsOption("guards", "finishReasons", finishReasons);
   return combineMiddleware(
     "guards",
     maxSteps !== null && stepLimit({ max: maxSteps }),

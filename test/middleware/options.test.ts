@@ -104,6 +104,15 @@ describe("options nested in a middleware's options", () => {
     );
   });
 
+  it("names guards' own field, and the reason meant, for a misspelt finish reason", () => {
+    expect(() => guards({ finishReasons: ["lenght" as never] })).toThrow(
+      'guards: finishReasons has an unknown finish reason "lenght" (did you mean "length"?) (expected one of stop, length, tool-calls, content-filter, error, other)',
+    );
+    expect(() => finishReasonStop({ reasons: ["stopp" as never] })).toThrow(
+      'finishReasonStop: reasons has an unknown finish reason "stopp" (did you mean "stop"?)',
+    );
+  });
+
   it("refuses a misspelt option of a StreamRedactor", () => {
     expect(() => new StreamRedactor(createRedactor(), { holdback: 4 } as never)).toThrow(
       'StreamRedactor: unknown option "holdback" (did you mean "holdBack"?)',
