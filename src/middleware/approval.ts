@@ -15,7 +15,7 @@ import type { ToolCall } from "../agent/types.ts";
 import type { Middleware, PointHook } from "./apply.ts";
 import type { AgentPoints } from "../agent/points.ts";
 import { maxTimerMs, withDeadline } from "../core/signal.ts";
-import { functionOption, nameOption, numberOption } from "./options.ts";
+import { functionOption, knownOptions, nameOption, numberOption } from "./options.ts";
 import { placement } from "./placement.ts";
 
 /** Options of `approval`: which calls, what the approver reads, how long to wait, and whether anyone can answer. */
@@ -44,6 +44,7 @@ export interface ApprovalOptions {
  * )
  */
 export const approval = (options: ApprovalOptions = {}): Middleware => {
+  knownOptions("approval", options, { name: true, priority: true, match: true, reason: true, timeoutMs: true, nonInteractive: true });
   const name = nameOption("approval", options.name);
   const at = placement(name, options.priority, Priority.approval);
   const timeoutMs = numberOption(name, "timeoutMs", options.timeoutMs ?? 300_000, 1, maxTimerMs);
