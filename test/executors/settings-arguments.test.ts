@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { createAgentStack } from "../../src/agent/stack.ts";
+import { agentHook } from "../../src/executors/agent-hook.ts";
+import { commandHook } from "../../src/executors/command.ts";
+import { httpHook } from "../../src/executors/http.ts";
+import { mcpToolHook } from "../../src/executors/mcp-tool.ts";
+import { promptHook } from "../../src/executors/prompt.ts";
 import { fromClaudePlugin, fromClaudeSettings } from "../../src/executors/settings.ts";
 import { toolPolicy } from "../../src/middleware/tool-policy.ts";
 import { takeWarnings } from "../support/warnings.ts";
@@ -32,6 +37,23 @@ describe("fromClaudeSettings refuses or reports what it would otherwise drop", (
   it("refuses a middleware given where the stack belongs", () => {
     expect(() => fromClaudeSettings({ hooks: {} }, { stack: toolPolicy({ deny: [] }) } as never)).toThrow(
       'fromClaudeSettings: stack must be a stack with run (createAgentStack()), got the middleware "toolPolicy"',
+    );
+  });
+});
+
+/** Each hook factory, its options but one, a misspelling a user would make and the option meant. */
+const factories: readonly [string, (options: never) => unknown, Record<string, unknown>, string, string][] = [
+  ["commandHook", commandHook, { event: "PreToolUse", command: "true" }, "timout", "timeout"],
+  ["httpHook", httpHook, { event: "PreToolUse", url: "http://127.0.0.1:9/" }, "header", "headers"],
+  ["promptHook", promptHook, { event: "Stop", prompt: "Done?" }, "modelid", "modelId"],
+  ["agentHook", agentHook, { event: "Stop", prompt: "Done?" }, "maxStep", "maxSteps"],
+  ["mcpToolHook", mcpToolHook, { event: "PreToolUse", server: "s", tool: "t" }, "inputs", "input"],
+];
+
+describe("every external hook factory", () => {
+  it.each(factories)("%s refuses a misspelt option, naming the option meant", (name, make, good, typo, near) => {
+    expect(() => make({ ...good, [typo]: 1 } as never)).toThrow(
+      new RegExp(`^${name}: unknown option "${typo}" \\(did you mean "${near}"\\?\\); its options are event, name, `),
     );
   });
 });
