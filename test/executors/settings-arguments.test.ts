@@ -5,6 +5,8 @@ import { commandHook } from "../../src/executors/command.ts";
 import { httpHook } from "../../src/executors/http.ts";
 import { mcpToolHook } from "../../src/executors/mcp-tool.ts";
 import { promptHook } from "../../src/executors/prompt.ts";
+import { readOnlyTools } from "../../src/executors/readonly-tools.ts";
+import { loadClaudeSettings } from "../../src/executors/settings-load.ts";
 import { fromClaudePlugin, fromClaudeSettings } from "../../src/executors/settings.ts";
 import { toolPolicy } from "../../src/middleware/tool-policy.ts";
 import { takeWarnings } from "../support/warnings.ts";
@@ -54,6 +56,20 @@ describe("every external hook factory", () => {
   it.each(factories)("%s refuses a misspelt option, naming the option meant", (name, make, good, typo, near) => {
     expect(() => make({ ...good, [typo]: 1 } as never)).toThrow(
       new RegExp(`^${name}: unknown option "${typo}" \\(did you mean "${near}"\\?\\); its options are event, name, `),
+    );
+  });
+});
+
+describe("the other executors' entry points", () => {
+  it("loadClaudeSettings refuses a misspelt option, naming the option meant", () => {
+    expect(() => loadClaudeSettings({ hooks: {} }, { plugin: [] } as never)).toThrow(
+      /^loadClaudeSettings: unknown option "plugin" \(did you mean "plugins"\?\)/,
+    );
+  });
+
+  it("readOnlyTools refuses a misspelt option, naming the option meant", async () => {
+    await expect(readOnlyTools(".", { maxResult: 5 } as never)).rejects.toThrow(
+      /^readOnlyTools: unknown option "maxResult" \(did you mean "maxResults"\?\)/,
     );
   });
 });
