@@ -12,6 +12,7 @@ import {
   NextMisuseError,
   RejectOnObserveError,
   describe,
+  isInstance,
   type HookFailureKind,
   type Phase,
 } from "./errors.ts";
@@ -24,7 +25,17 @@ import { isThenable, noop } from "./signal.ts";
 
 /** A hook failed; carried as a value through the dispatcher. */
 export class Failure {
+  readonly #brand = true;
   constructor(readonly error: HookError) {}
+
+  /**
+   * True for a Failure of ours. A private-field check, not `instanceof`: hooks' answers go through
+   * here, and `instanceof` on a Proxy runs its traps (a revoked one throws), where this reads nothing
+   * of the value, so no answer can throw here or pass itself off as a Failure.
+   */
+  static is(value: unknown): value is Failure {
+    return typeof value === "object" && value !== null && #brand in value;
+  }
 }
 
 const kinds = new Set<string>(["threw", "timeout", "invalid-action", "reject-on-observe", "next-misuse", "aborted"]);
@@ -210,7 +221,7 @@ class TimedCall {
  * failure (invalid shape, or `Reject` on an observation point).
  */
 export const checkAction = (run: Run, layer: Layer, phase: Phase, raw: unknown, started: number): HookAction | undefined => {
-  if (raw instanceof Failure) return failed(run, layer, phase, raw.error, started);
+  if (Failure.is(raw)) return failed(run, layer, phase, raw.error, started);
   const answer = snapshot(raw);
   if (answer === undefined)
     return failed(
@@ -262,7 +273,7 @@ export const failed = (run: Run, layer: Layer, phase: Phase, error: HookError, s
   const open = layer.failMode === "open" || layer.shadow;
   run.fail(error, open);
   if (run.rec !== Rec.none) {
-    const rejected = error.kind === "reject-on-observe" && error.cause instanceof RejectOnObserveError ? error.cause.reason : undefined;
+    const rejected = error.kind === "reject-on-observe" && isInstance(error.cause, RejectOnObserveError) ? error.cause.reason : undefined;
     record(run, layer, phase, "Failed", started, error.message, open ? "open" : "closed", rejected);
   }
   return undefined;

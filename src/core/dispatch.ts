@@ -751,8 +751,8 @@ class AroundCall implements Frame {
       if (run.rec !== Rec.none) record(run, layer, "around", "Outcome", this.stamp, describeOutcome(answer as Outcome));
       return this.leave(answer as Outcome, this.lastFinal);
     }
-    if (this.misuse !== undefined && !(answer instanceof Failure)) return this.failure(answer, "next-misuse", this.misuse);
-    if (answer instanceof Failure) return this.failure(answer, answer.error.kind, answer.error.cause);
+    if (this.misuse !== undefined && !Failure.is(answer)) return this.failure(answer, "next-misuse", this.misuse);
+    if (Failure.is(answer)) return this.failure(answer, answer.error.kind, answer.error.cause);
     if (layer.shadow) {
       if (run.rec !== Rec.none) record(run, layer, "around", "Continue", this.stamp, "shadow");
       return this.passThrough();
@@ -823,7 +823,7 @@ class AroundCall implements Frame {
 
   failure(answer: unknown, kind: HookFailureKind, cause: unknown): Step {
     const { run, layer } = this;
-    const error = answer instanceof Failure ? answer.error : hookError(run, layer, "around", kind, cause, this.started);
+    const error = Failure.is(answer) ? answer.error : hookError(run, layer, "around", kind, cause, this.started);
     failed(run, layer, "around", error, this.stamp);
     if (layer.failMode === "open" || layer.shadow) return this.passThrough();
     // A collecting gate gathers a failed hook's closed "no" like any other veto (as for a `before`).

@@ -8,7 +8,7 @@
  * that answered without waiting), when the run settles, innermost first.
  */
 import { now } from "./clock.ts";
-import { NextMisuseError, OperationAbandonedError, RunAbortedError } from "./errors.ts";
+import { NextMisuseError, OperationAbandonedError, RunAbortedError, isInstance } from "./errors.ts";
 import { Rec } from "./decisions.ts";
 import type { Layer } from "./hook.ts";
 import { observed, observerFailed } from "./observers.ts";
@@ -86,7 +86,7 @@ const callOnSettled = (run: Run, layer: Layer, outcome: Outcome, input: unknown)
 export const settledUnder = (run: Run): Outcome => {
   const settled = run.settledWith;
   if (settled === undefined) return Outcome.failed(new NextMisuseError("run already settled"));
-  return settled._tag === "Failed" && settled.error instanceof RunAbortedError
+  return settled._tag === "Failed" && isInstance(settled.error, RunAbortedError)
     ? settled
     : Outcome.failed(new OperationAbandonedError(run.point));
 };
