@@ -44,7 +44,14 @@ import {
 } from "./answers.ts";
 import { failed, failedMatch, hookError, invoke, mark, snapshot, thrown, whenSettled, Failure } from "./call.ts";
 import { Rec, RangePhase, record, recordRange } from "./decisions.ts";
-import { NextMisuseError, OperationAbandonedError, RejectOnObserveError, describe, type HookFailureKind } from "./errors.ts";
+import {
+  NextMisuseError,
+  OperationAbandonedError,
+  RejectOnObserveError,
+  describe,
+  type HookError,
+  type HookFailureKind,
+} from "./errors.ts";
 import { LayerFlag, type Layer } from "./hook.ts";
 import { HookCtx, noHook } from "./hook-context.ts";
 import { Outcome } from "./outcome.ts";
@@ -541,6 +548,16 @@ class AroundCall implements Frame {
   /** The outcome of the last `next()`, and whether it was final. */
   declare last: Outcome | undefined;
   declare lastFinal: boolean;
+  /**
+   * What the last outcome said when the inside ended, read before the hook could see it: its tag,
+   * its value, reason or error, and its `by` and `cause`. The hook gets that object itself (a
+   * freeze per `next()` would cost more than the layer), so its fields are compared with these
+   * before the engine passes it on (see `tampered`).
+   */
+  declare lastTag: string | undefined;
+  declare lastA: unknown;
+  declare lastB: unknown;
+  declare lastC: unknown;
   declare state: number;
   declare misuse: NextMisuseError | undefined;
   /** A clock reading when the call started (or the run's last one, compact recording); 0 when nothing records. */
@@ -571,6 +588,10 @@ class AroundCall implements Frame {
     this.handed = undefined;
     this.last = undefined;
     this.lastFinal = false;
+    this.lastTag = undefined;
+    this.lastA = undefined;
+    this.lastB = undefined;
+    this.lastC = undefined;
     this.state = deciding;
     this.misuse = undefined;
     this.started = 0;
@@ -645,6 +666,7 @@ class AroundCall implements Frame {
   /** Leave with the inner outcome this hook answered with (see handOn), recorded as its decision. */
   passOn(): Step {
     if (this.run.settled) return this.settleLater(this.last);
+    if (this.tampered()) return this.editedInPlace();
     this.recordPassOn();
     this.outer.j = this.outer.i;
     return this.leave(this.last as Outcome, this.lastFinal);
@@ -722,7 +744,12 @@ class AroundCall implements Frame {
 
   /** The inner frame ended (`ended`); a tail hook passes the outcome on at once. */
   done(): void {
-    this.last = this.outcome;
+    const o = this.outcome as Outcome;
+    this.last = o;
+    this.lastTag = o._tag;
+    if (o._tag === "Completed") this.lastA = o.value;
+    else if (o._tag === "Failed") this.lastA = o.error;
+    else (this.lastA = o.reason), (this.lastB = o.by), (this.lastC = o.cause);
     this.lastFinal = this.final;
     this.pending = undefined;
     if ((this.state & tail) !== 0 && !this.run.settled) this.passOnTail();
@@ -746,6 +773,7 @@ class AroundCall implements Frame {
     this.state |= settled;
     const { run, layer } = this;
     this.outer.j = this.outer.i;
+    if (this.last !== undefined && this.tampered()) return this.editedInPlace();
     // The common answer first: the outcome its next() gave, passed on (`async (ctx, next) => await next()`).
     if (answer === this.last && answer !== undefined && this.misuse === undefined && !layer.shadow) {
       if (run.rec !== Rec.none) record(run, layer, "around", "Outcome", this.stamp, describeOutcome(answer as Outcome));
@@ -818,7 +846,40 @@ class AroundCall implements Frame {
 
   /** Leave when `step` settles (a method of its own, so `passThrough` allocates no closure context). */
   leaveLater(step: Promise<Outcome>): Promise<Outcome> {
-    return step.then((o) => this.leave(o, this.lastFinal));
+    return step.then((o) => (this.tampered() ? this.editedInPlace() : this.leave(o, this.lastFinal)));
+  }
+
+  /** Whether the hook changed the last outcome in place since the inside ended (see `lastTag`). */
+  tampered(): boolean {
+    const o = this.last as Outcome;
+    if (o === undefined) return false;
+    try {
+      if (o._tag !== this.lastTag) return true;
+      if (o._tag === "Completed") return o.value !== this.lastA;
+      if (o._tag === "Failed") return o.error !== this.lastA;
+      return o.reason !== this.lastA || o.by !== this.lastB || o.cause !== this.lastC;
+    } catch {
+      return true; // a getter it defined on it threw
+    }
+  }
+
+  /**
+   * The hook changed the outcome its next() gave in place (R9): a failure of the hook (R6). What
+   * goes on, if it fails open, is the outcome as the inside made it, never the edited object.
+   */
+  editedInPlace(): Step {
+    const tag = this.lastTag;
+    this.last =
+      tag === "Completed"
+        ? toCompleted(this.lastA)
+        : tag === "Failed"
+          ? toFailed(this.lastA)
+          : Outcome.rejected(this.lastA as string, this.lastB as string, this.lastC as HookError | undefined);
+    return this.failure(
+      undefined,
+      "invalid-action",
+      new TypeError("changed the outcome next() gave in place: return Transform, Replace or an Outcome of its own instead"),
+    );
   }
 
   failure(answer: unknown, kind: HookFailureKind, cause: unknown): Step {

@@ -13,6 +13,7 @@ import type { Layer } from "./hook.ts";
 import { HookCtx, type RunView } from "./hook-context.ts";
 import type { Outcome } from "./outcome.ts";
 import type { PointKind } from "./point.ts";
+import { deepFreeze } from "./readonly.ts";
 import { RunSignal } from "./run-signal.ts";
 import { neverAborted } from "./signal.ts";
 import { keyPart, type StateStore } from "./state.ts";
@@ -162,6 +163,8 @@ export class Run implements Frame, RunView, Recorder {
   declare private call: string | undefined;
   declare private sessionStore: StateStore | undefined;
   declare private locals: Map<ContextKey<unknown>, unknown> | undefined;
+  /** The caller's metadata and path were frozen (R9), on their first read. */
+  declare private optionsFrozen: boolean;
   /** The input whose detail `detail` holds (`noDetail` until one was asked for). */
   declare private detailFor: unknown;
   declare private detail: string | undefined;
@@ -221,6 +224,7 @@ export class Run implements Frame, RunView, Recorder {
     this.call = undefined;
     this.sessionStore = undefined;
     this.locals = undefined;
+    this.optionsFrozen = false;
     this.detailFor = noDetail;
     this.detail = undefined;
     this.detailThunk = undefined;
@@ -259,11 +263,32 @@ export class Run implements Frame, RunView, Recorder {
   }
 
   get metadata(): Readonly<Record<string, unknown>> {
-    return this.options?.metadata ?? emptyMetadata;
+    const metadata = this.options?.metadata;
+    if (metadata === undefined) return emptyMetadata;
+    if (!this.optionsFrozen) this.freezeOptions();
+    return metadata;
   }
 
   get path(): readonly string[] {
-    return this.options?.path ?? emptyPath;
+    const path = this.options?.path;
+    if (path === undefined) return emptyPath;
+    if (!this.optionsFrozen) this.freezeOptions();
+    return path;
+  }
+
+  /**
+   * Every hook, matcher and observer of the run reads the caller's metadata and path: frozen like
+   * the input (R9), on their first read, so none of them can change what the others see.
+   */
+  private freezeOptions(): void {
+    this.optionsFrozen = true;
+    if (!this.runtime.freeze) return;
+    try {
+      deepFreeze(this.options?.metadata);
+      deepFreeze(this.options?.path);
+    } catch {
+      // A Proxy that refuses to be frozen stays as it is; it must not crash the run.
+    }
   }
 
   get store(): StateStore {

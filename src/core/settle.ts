@@ -86,8 +86,9 @@ const callOnSettled = (run: Run, layer: Layer, outcome: Outcome, input: unknown)
 export const settledUnder = (run: Run): Outcome => {
   const settled = run.settledWith;
   if (settled === undefined) return Outcome.failed(new NextMisuseError("run already settled"));
+  // A copy: the run's own outcome is the caller's, and a hook must not be able to edit it (R9).
   return settled._tag === "Failed" && isInstance(settled.error, RunAbortedError)
-    ? settled
+    ? Outcome.failed(settled.error)
     : Outcome.failed(new OperationAbandonedError(run.point));
 };
 

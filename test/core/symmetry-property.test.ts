@@ -44,6 +44,8 @@ const aroundKind = fc.constantFrom(
   "twice",
   "never",
   "failed-revoked",
+  "edit-in-place",
+  "edit-late",
 );
 
 const hookSpec = fc.record({
@@ -206,6 +208,17 @@ describe("symmetry under random chains, answers, timeouts and aborts", () => {
                   return next().catch(() => Continue);
                 case "never":
                   await new Promise(() => {});
+                  return Continue;
+                case "edit-in-place": {
+                  const o = (await next()) as { _tag: string; value?: unknown };
+                  o._tag = "Rejected";
+                  return o as Outcome;
+                }
+                case "edit-late":
+                  void next().then(
+                    (o) => void ((o as { _tag: string })._tag = "Rejected"),
+                    () => {},
+                  );
                   return Continue;
                 case "failed-revoked":
                   // An outcome of its own, without waiting for the inside, whose error is a revoked Proxy.
