@@ -103,6 +103,12 @@ const processTag = (): string =>
     .toString(16)
     .padStart(8, "0")}`);
 export const emptyMetadata: Readonly<Record<string, unknown>> = Object.freeze({});
+/**
+ * The metadata and path frozen last: callers often pass the same ones run after run, and this
+ * comparison costs less than `deepFreeze`'s lookup of a value it froze before.
+ */
+let lastMetadata: unknown;
+let lastPath: unknown;
 export const emptyPath: readonly string[] = Object.freeze([]);
 
 /** What no input is: a run that has asked for no detail yet. */
@@ -163,8 +169,6 @@ export class Run implements Frame, RunView, Recorder {
   declare private call: string | undefined;
   declare private sessionStore: StateStore | undefined;
   declare private locals: Map<ContextKey<unknown>, unknown> | undefined;
-  /** The caller's metadata and path were frozen (R9), on their first read. */
-  declare private optionsFrozen: boolean;
   /** The input whose detail `detail` holds (`noDetail` until one was asked for). */
   declare private detailFor: unknown;
   declare private detail: string | undefined;
@@ -182,6 +186,8 @@ export class Run implements Frame, RunView, Recorder {
   declare skipped: number[] | undefined;
   declare outcome: Outcome | undefined;
   declare final: boolean;
+  /** The caller's metadata and path were frozen (R9), on their first read. */
+  declare private optionsFrozen: boolean;
 
   constructor(
     runtime: Runtime,
@@ -224,7 +230,6 @@ export class Run implements Frame, RunView, Recorder {
     this.call = undefined;
     this.sessionStore = undefined;
     this.locals = undefined;
-    this.optionsFrozen = false;
     this.detailFor = noDetail;
     this.detail = undefined;
     this.detailThunk = undefined;
@@ -239,6 +244,8 @@ export class Run implements Frame, RunView, Recorder {
     this.skipped = undefined;
     this.outcome = undefined;
     this.final = false;
+    // Last: the fields above are read on every run, and an object's first fields are kept in it.
+    this.optionsFrozen = false;
   }
 
   /** The last reading of the clock: the start, or the end of the last timed call (see decisions.ts). */
@@ -283,9 +290,11 @@ export class Run implements Frame, RunView, Recorder {
   private freezeOptions(): void {
     this.optionsFrozen = true;
     if (!this.runtime.freeze) return;
+    const metadata = this.options?.metadata;
+    const path = this.options?.path;
     try {
-      deepFreeze(this.options?.metadata);
-      deepFreeze(this.options?.path);
+      if (metadata !== lastMetadata) deepFreeze((lastMetadata = metadata));
+      if (path !== lastPath) deepFreeze((lastPath = path));
     } catch {
       // A Proxy that refuses to be frozen stays as it is; it must not crash the run.
     }
