@@ -16,7 +16,7 @@ import { Rec } from "./decisions.ts";
 import { dispatch } from "./dispatch.ts";
 import { settle } from "./settle.ts";
 import { RecursionLimitError, RegistrationError, RunAbortedError, describe } from "./errors.ts";
-import { compileHook, phasesOf, wraps, type Hook, type Layer } from "./hook.ts";
+import { compileHook, phasesOf, readHookSpec, wraps, type Hook, type Layer } from "./hook.ts";
 import { MemoryStore } from "./memory-store.ts";
 import { ObserverQueue, defaultObserverLimit, observerFailed } from "./observers.ts";
 import { checkOrder, orderLayers } from "./order.ts";
@@ -175,6 +175,8 @@ class Stack<P extends Points> implements HookStack<P> {
     const names = typeof point === "string" ? [point] : point;
     if (!Array.isArray(names) || names.length === 0)
       throw new RegistrationError(nameOf(hook), "point", "must be a point name or a non-empty list of point names");
+    // Read once: what is checked is what is registered, on every point, and a throwing getter is a RegistrationError.
+    const spec = readHookSpec(hook, String(names[0]));
     const registry = this.registry.layers.length === this.size ? this.registry : Registry.of(this.registry.layers.slice(0, this.size));
     let size = this.size;
     let disabled: Set<string> | undefined;
@@ -182,18 +184,18 @@ class Stack<P extends Points> implements HookStack<P> {
       const def = this.defs.get(name);
       if (def === undefined)
         throw new RegistrationError(
-          nameOf(hook),
+          nameOf(spec),
           "point",
           `"${String(name)}" is not a point of this stack (known: ${[...this.defs.keys()].join(", ")})`,
         );
-      const layer = compileHook(hook, def.kind, size, name, def.stepType !== undefined);
+      const layer = compileHook(spec, def.kind, size, name, def.stepType !== undefined);
       if (registry.find(layer.name, name, size) !== undefined)
         throw new RegistrationError(layer.name, "name", `is already registered on point "${name}"`);
       // A name is enabled or disabled as a whole (R12): a second registration may not flip it.
       // Without a flag of its own the layer takes on its name's state (set by disable/enable).
       const elsewhere = registry.first(layer.name, size);
       const isDisabled = (disabled ?? this.disabled).has(layer.name);
-      const flagged = (hook as { disabled?: unknown }).disabled !== undefined;
+      const flagged = spec.disabled !== undefined;
       if (elsewhere !== undefined && flagged && layer.disabled !== isDisabled)
         throw new RegistrationError(
           layer.name,
@@ -391,10 +393,15 @@ class Stack<P extends Points> implements HookStack<P> {
   }
 }
 
-const nameOf = (hook: unknown): string =>
-  typeof hook === "object" && hook !== null && typeof (hook as { name?: unknown }).name === "string"
-    ? (hook as { name: string }).name
-    : "?";
+const nameOf = (hook: unknown): string => {
+  try {
+    return typeof hook === "object" && hook !== null && typeof (hook as { name?: unknown }).name === "string"
+      ? (hook as { name: string }).name
+      : "?";
+  } catch {
+    return "?"; // a getter or a Proxy that throws: the error about the point still names what it can
+  }
+};
 
 /**
  * A run someone can see (hooks, observers, a failed match): its subject for the context and the
