@@ -46,7 +46,13 @@ export interface Runtime {
   /** How deep `path` may grow before a run is refused. */
   readonly maxDepth: number;
   readonly onFailure: ((error: HookError) => void) | undefined;
-  readonly pending: Set<PromiseLike<unknown>>;
+  /**
+   * Background work `stack.flush()` waits for (observer calls, onSettled promises, waitUntil work),
+   * each with the settle number of the run it belongs to (see `Run.workOrder`).
+   */
+  readonly pending: Pending;
+  /** How many runs have settled: numbers them, so flush() can tell the runs settled before it. */
+  settles: number;
   readonly stats: Stats;
   readonly observers: ObserverSink;
 }
@@ -186,6 +192,8 @@ export class Run implements Frame, RunView, Recorder {
   declare skipped: number[] | undefined;
   declare outcome: Outcome | undefined;
   declare final: boolean;
+  /** Its number among the stack's settled runs (see `Runtime.settles`); 0 until it settles. */
+  declare settleNumber: number;
   /** The caller's metadata and path were frozen (R9), on their first read. */
   declare private optionsFrozen: boolean;
 
@@ -246,6 +254,7 @@ export class Run implements Frame, RunView, Recorder {
     this.final = false;
     // Last: the fields above are read on every run, and an object's first fields are kept in it.
     this.optionsFrozen = false;
+    this.settleNumber = 0;
   }
 
   /** The last reading of the clock: the start, or the end of the last timed call (see decisions.ts). */
@@ -388,8 +397,13 @@ export class Run implements Frame, RunView, Recorder {
     return askApproval(this, request, hook, own);
   }
 
+  /** What background work of this run is numbered with: its settle number, or Infinity while it is in flight. */
+  get workOrder(): number {
+    return this.settled && this.settleNumber > 0 ? this.settleNumber : Number.POSITIVE_INFINITY;
+  }
+
   waitUntil(work: PromiseLike<unknown>): void {
-    track(this.runtime.pending, work);
+    track(this.runtime.pending, work, this.workOrder);
   }
 
   getLocal(key: ContextKey<unknown>): unknown {
@@ -465,11 +479,14 @@ export class Run implements Frame, RunView, Recorder {
   }
 }
 
+/** Background work and the settle number of the run it belongs to (Infinity while that run is in flight). */
+export type Pending = Map<PromiseLike<unknown>, number>;
+
 /** Keep `work` in `pending` until it settles (for `stack.flush()`); its rejection is handled here. */
-export const track = (pending: Set<PromiseLike<unknown>>, work: PromiseLike<unknown>): void => {
+export const track = (pending: Pending, work: PromiseLike<unknown>, order: number): void => {
   const tracked = Promise.resolve(work).then(
     () => void pending.delete(tracked),
     () => void pending.delete(tracked),
   );
-  pending.add(tracked);
+  pending.set(tracked, order);
 };

@@ -26,6 +26,7 @@ import { isThenable } from "./signal.ts";
 export const settle = (run: Run, outcome: Outcome, abandon: boolean): void => {
   if (run.settled) return;
   run.settled = true;
+  run.settleNumber = ++run.runtime.settles;
   run.settledWith ??= outcome;
   // Compact recording: the observer queue stamps the end with the next reading (see observers.ts).
   if (run.rec === Rec.exact) run.ended = now();
@@ -70,6 +71,7 @@ const callOnSettled = (run: Run, layer: Layer, outcome: Outcome, input: unknown)
     track(
       run.runtime.pending,
       Promise.resolve(result).then(undefined, (cause) => observerFailed(run, layer, "onSettled", cause)),
+      run.workOrder,
     );
 };
 

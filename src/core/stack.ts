@@ -23,7 +23,7 @@ import { checkOrder, orderLayers } from "./order.ts";
 import { Outcome } from "./outcome.ts";
 import type { Point, Points } from "./point.ts";
 import { deepFreeze } from "./readonly.ts";
-import { Run, type Op, type Runtime, type Stats } from "./run.ts";
+import { Run, type Op, type Pending, type Runtime, type Stats } from "./run.ts";
 import { RunSignal } from "./run-signal.ts";
 import { abortReason, isAbortSignal, isThenable, isTimeoutMs, noop, notASignal, stopListening } from "./signal.ts";
 import type { ExplainOptions, Explanation, HookStack, Operation, StackOptions, StackStats } from "./stack-types.ts";
@@ -56,7 +56,7 @@ export const createStack = <P extends Points>(points: P, options: StackOptions =
   if (!(Number.isSafeInteger(limit) && limit > 0))
     throw new TypeError(`createStack: observerQueue.limit must be a positive integer, got ${describe(limit)}`);
   const stats: Stats = { hookFailures: 0, failOpen: 0, observerErrors: 0, observerDrops: 0 };
-  const pending = new Set<PromiseLike<unknown>>();
+  const pending: Pending = new Map();
   const runtime: Runtime = {
     store: options.store ?? new MemoryStore(),
     approval: options.approval,
@@ -65,6 +65,7 @@ export const createStack = <P extends Points>(points: P, options: StackOptions =
     maxDepth: options.maxDepth ?? 32,
     onFailure: options.onFailure,
     pending,
+    settles: 0,
     stats,
     observers: new ObserverQueue({ stats, pending, onFailure: options.onFailure }, limit),
   };
@@ -234,12 +235,21 @@ class Stack<P extends Points> implements HookStack<P> {
   }
 
   flush(): Promise<void> {
-    const observers = this.runtime.observers as ObserverQueue;
-    observers.deliver();
-    const pending = this.runtime.pending;
-    if (pending.size === 0) return Promise.resolve();
-    // Observers may start more work while we wait: loop until nothing is pending.
-    return Promise.allSettled([...pending]).then(() => this.flush());
+    return this.flushUpTo(this.runtime.settles, true);
+  }
+
+  /**
+   * Wait for the background work pending now (`all`), then for the work that the runs settled up
+   * to number `upTo` start meanwhile (observers and onSettled may start more), until there is none.
+   * Work of runs that settle later is not waited for: under a steady stream of runs, waiting until
+   * nothing at all is pending would never end.
+   */
+  private flushUpTo(upTo: number, all: boolean): Promise<void> {
+    (this.runtime.observers as ObserverQueue).deliver();
+    const waiting: PromiseLike<unknown>[] = [];
+    for (const [work, order] of this.runtime.pending) if (all || order <= upTo) waiting.push(work);
+    if (waiting.length === 0) return Promise.resolve();
+    return Promise.allSettled(waiting).then(() => this.flushUpTo(upTo, false));
   }
 
   explain(point: string, input: unknown, options?: ExplainOptions): readonly Explanation[] {

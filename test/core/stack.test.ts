@@ -375,6 +375,39 @@ describe("R10 observers", () => {
   });
 });
 
+describe("flush() under load", () => {
+  it("resolves once the work of the runs settled before it is done, while new runs keep coming", async () => {
+    const done: number[] = [];
+    const stack = newStack()
+      .use("tool", { name: "slow-observer", observe: () => sleep(5) })
+      .use("tool", {
+        name: "later",
+        before: () => undefined,
+        // Work that starts more work after a while: flush waits for it too, for runs settled before it.
+        onSettled: (_o, input, ctx) =>
+          ctx.waitUntil(sleep(5).then(() => ctx.waitUntil(sleep(5).then(() => void done.push(Number(input.name)))))),
+      });
+    let stop = false;
+    let started = 0;
+    const load = Array.from({ length: 8 }, async () => {
+      while (!stop) {
+        await stack.run("tool", call(String(started++)), () => ({ content: "" }));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    });
+    await sleep(30);
+    const before = started;
+    const flushed = await Promise.race([stack.flush().then(() => "flushed"), sleep(2000).then(() => "still waiting")]);
+    const settledBefore = done.length;
+    stop = true;
+    await Promise.all(load);
+    await stack.flush();
+    expect(flushed).toBe("flushed");
+    // Every run started well before the flush had its work done by then.
+    for (let i = 0; i < before - 8; i++) expect(done.slice(0, settledBefore)).toContain(i);
+  });
+});
+
 describe("R11 decision trace", () => {
   it("reports which hooks ran, in order, what each returned and why", async () => {
     const trace = new Trace();
