@@ -254,6 +254,24 @@ describe("hostile input and answers", () => {
     expect(trace.entries.map((e) => e.action)).toContain("Failed");
   });
 
+  it("reads the reasons of a Rejected an around hook built into reasons of its own, or fails the hook", async () => {
+    const built = (reasons: unknown) =>
+      newStack({ onFailure: () => {} }).use("tool", {
+        name: "maker",
+        around: () => ({ _tag: "Rejected", reason: "no", by: "maker", reasons }) as never,
+      });
+    const outcome = await built([{ reason: 1, by: "a", extra: "dropped" }]).run("tool", call(), () => ({ content: "" }));
+    expect(outcome).toEqual({ _tag: "Rejected", reason: "no", by: "maker", reasons: [{ reason: "1", by: "a" }] });
+    expect(Object.isFrozen(outcome._tag === "Rejected" && outcome.reasons)).toBe(true);
+    const liar = new Proxy([], {
+      get: () => {
+        throw new Error("trap");
+      },
+    });
+    const failed = await built(liar).run("tool", call(), () => ({ content: "" }));
+    expect(failed._tag === "Rejected" && failed.cause?.kind).toBe("invalid-action");
+  });
+
   it("keeps terminal escapes and bidi overrides out of failure reasons", async () => {
     const stack = newStack().use("tool", {
       name: "noisy",
