@@ -226,9 +226,10 @@ class TimedCall {
  * failure (invalid shape, or `Reject` on an observation point).
  */
 export const checkAction = (run: Run, layer: Layer, phase: Phase, raw: unknown, started: number): HookAction | undefined => {
-  if (Failure.is(raw)) return failed(run, layer, phase, raw.error, started);
   const answer = snapshot(raw);
-  if (answer === undefined)
+  if (answer === undefined) {
+    // Not an action: a failure carried as a value (a Failure is never one), or an invalid answer.
+    if (Failure.is(raw)) return failed(run, layer, phase, raw.error, started);
     return failed(
       run,
       layer,
@@ -243,6 +244,7 @@ export const checkAction = (run: Run, layer: Layer, phase: Phase, raw: unknown, 
       ),
       started,
     );
+  }
   if (answer._tag === "Reject" && run.kind === "observe")
     return failed(
       run,

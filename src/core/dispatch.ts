@@ -44,14 +44,7 @@ import {
 } from "./answers.ts";
 import { failed, failedMatch, hookError, invoke, mark, snapshot, thrown, whenSettled, Failure } from "./call.ts";
 import { Rec, RangePhase, record, recordRange } from "./decisions.ts";
-import {
-  NextMisuseError,
-  OperationAbandonedError,
-  RejectOnObserveError,
-  describe,
-  type HookError,
-  type HookFailureKind,
-} from "./errors.ts";
+import { NextMisuseError, OperationAbandonedError, RejectOnObserveError, describe, type HookFailureKind } from "./errors.ts";
 import { LayerFlag, type Layer } from "./hook.ts";
 import { HookCtx, noHook } from "./hook-context.ts";
 import { Outcome } from "./outcome.ts";
@@ -517,6 +510,11 @@ const tail = 2;
 const late = 4;
 /** Inside `begin`: an answer recorded now was given synchronously. */
 const deciding = 8;
+/** The tag of the last outcome of next(), noted when the inside ended (see `AroundCall.lastValue`). */
+const completedTag = 16;
+const rejectedTag = 32;
+const failedTag = 48;
+const tagBits = 48;
 
 /**
  * One call of an around hook. It is also the frame of what runs inside it: `next()` calls are
@@ -549,15 +547,12 @@ class AroundCall implements Frame {
   declare last: Outcome | undefined;
   declare lastFinal: boolean;
   /**
-   * What the last outcome said when the inside ended, read before the hook could see it: its tag,
-   * its value, reason or error, and its `by` and `cause`. The hook gets that object itself (a
-   * freeze per `next()` would cost more than the layer), so its fields are compared with these
-   * before the engine passes it on (see `tampered`).
+   * The last outcome's value, reason or error when the inside ended, read before the hook could
+   * see it (its tag is in `state`). The hook gets that object itself (a freeze per `next()` would
+   * cost more than the layer), so it is compared with these before the engine passes it on (see
+   * `tampered`).
    */
-  declare lastTag: string | undefined;
-  declare lastA: unknown;
-  declare lastB: unknown;
-  declare lastC: unknown;
+  declare lastValue: unknown;
   declare state: number;
   declare misuse: NextMisuseError | undefined;
   /** A clock reading when the call started (or the run's last one, compact recording); 0 when nothing records. */
@@ -588,10 +583,7 @@ class AroundCall implements Frame {
     this.handed = undefined;
     this.last = undefined;
     this.lastFinal = false;
-    this.lastTag = undefined;
-    this.lastA = undefined;
-    this.lastB = undefined;
-    this.lastC = undefined;
+    this.lastValue = undefined;
     this.state = deciding;
     this.misuse = undefined;
     this.started = 0;
@@ -746,13 +738,13 @@ class AroundCall implements Frame {
   done(): void {
     const o = this.outcome as Outcome;
     this.last = o;
-    this.lastTag = o._tag;
-    if (o._tag === "Completed") this.lastA = o.value;
-    else if (o._tag === "Failed") this.lastA = o.error;
-    else (this.lastA = o.reason), (this.lastB = o.by), (this.lastC = o.cause);
     this.lastFinal = this.final;
     this.pending = undefined;
-    if ((this.state & tail) !== 0 && !this.run.settled) this.passOnTail();
+    // A tail hook answered already: the outcome is passed on before it can see it.
+    if ((this.state & tail) !== 0 && !this.run.settled) return this.passOnTail();
+    if (o._tag === "Completed") (this.state = (this.state & ~tagBits) | completedTag), (this.lastValue = o.value);
+    else if (o._tag === "Failed") (this.state = (this.state & ~tagBits) | failedTag), (this.lastValue = o.error);
+    else (this.state = (this.state & ~tagBits) | rejectedTag), (this.lastValue = o.reason);
   }
 
   /**
@@ -849,15 +841,16 @@ class AroundCall implements Frame {
     return step.then((o) => (this.tampered() ? this.editedInPlace() : this.leave(o, this.lastFinal)));
   }
 
-  /** Whether the hook changed the last outcome in place since the inside ended (see `lastTag`). */
+  /** Whether the hook changed the last outcome in place since the inside ended (see `lastValue`). */
   tampered(): boolean {
     const o = this.last as Outcome;
     if (o === undefined) return false;
+    const tag = this.state & tagBits;
+    if (tag === 0) return false; // never noted: a tail hook's, passed on before it could see it
     try {
-      if (o._tag !== this.lastTag) return true;
-      if (o._tag === "Completed") return o.value !== this.lastA;
-      if (o._tag === "Failed") return o.error !== this.lastA;
-      return o.reason !== this.lastA || o.by !== this.lastB || o.cause !== this.lastC;
+      if (o._tag === "Completed") return tag !== completedTag || o.value !== this.lastValue;
+      if (o._tag === "Failed") return tag !== failedTag || o.error !== this.lastValue;
+      return tag !== rejectedTag || o.reason !== this.lastValue;
     } catch {
       return true; // a getter it defined on it threw
     }
@@ -868,13 +861,19 @@ class AroundCall implements Frame {
    * goes on, if it fails open, is the outcome as the inside made it, never the edited object.
    */
   editedInPlace(): Step {
-    const tag = this.lastTag;
+    const tag = this.state & tagBits;
+    let by = "?";
+    try {
+      by = String((this.last as { by?: unknown }).by); // what it says now: only the tag and reason were noted
+    } catch {
+      // a getter it defined threw
+    }
     this.last =
-      tag === "Completed"
-        ? toCompleted(this.lastA)
-        : tag === "Failed"
-          ? toFailed(this.lastA)
-          : Outcome.rejected(this.lastA as string, this.lastB as string, this.lastC as HookError | undefined);
+      tag === completedTag
+        ? toCompleted(this.lastValue)
+        : tag === failedTag
+          ? toFailed(this.lastValue)
+          : Outcome.rejected(this.lastValue as string, by);
     return this.failure(
       undefined,
       "invalid-action",

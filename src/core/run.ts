@@ -110,11 +110,22 @@ const processTag = (): string =>
     .padStart(8, "0")}`);
 export const emptyMetadata: Readonly<Record<string, unknown>> = Object.freeze({});
 /**
- * The metadata and path frozen last: callers often pass the same ones run after run, and this
- * comparison costs less than `deepFreeze`'s lookup of a value it froze before.
+ * The metadata and path frozen last. Every hook, matcher and observer of a run reads the caller's
+ * metadata and path: they are frozen like the input (R9), on their first read, so none of them can
+ * change what the others see. Callers often pass the same ones run after run, and comparing with
+ * these costs less than `deepFreeze`'s lookup of a value it froze before.
  */
 let lastMetadata: unknown;
 let lastPath: unknown;
+
+const freezeLast = (metadata: unknown, path: unknown): void => {
+  try {
+    deepFreeze((lastMetadata = metadata));
+    deepFreeze((lastPath = path));
+  } catch {
+    // A Proxy that refuses to be frozen stays as it is; it must not crash the run.
+  }
+};
 export const emptyPath: readonly string[] = Object.freeze([]);
 
 /** What no input is: a run that has asked for no detail yet. */
@@ -194,8 +205,6 @@ export class Run implements Frame, RunView, Recorder {
   declare final: boolean;
   /** Its number among the stack's settled runs (see `Runtime.settles`); 0 until it settles. */
   declare settleNumber: number;
-  /** The caller's metadata and path were frozen (R9), on their first read. */
-  declare private optionsFrozen: boolean;
 
   constructor(
     runtime: Runtime,
@@ -252,8 +261,6 @@ export class Run implements Frame, RunView, Recorder {
     this.skipped = undefined;
     this.outcome = undefined;
     this.final = false;
-    // Last: the fields above are read on every run, and an object's first fields are kept in it.
-    this.optionsFrozen = false;
     this.settleNumber = 0;
   }
 
@@ -281,32 +288,15 @@ export class Run implements Frame, RunView, Recorder {
   get metadata(): Readonly<Record<string, unknown>> {
     const metadata = this.options?.metadata;
     if (metadata === undefined) return emptyMetadata;
-    if (!this.optionsFrozen) this.freezeOptions();
+    if (metadata !== lastMetadata && this.runtime.freeze) freezeLast(metadata, lastPath);
     return metadata;
   }
 
   get path(): readonly string[] {
     const path = this.options?.path;
     if (path === undefined) return emptyPath;
-    if (!this.optionsFrozen) this.freezeOptions();
+    if (path !== lastPath && this.runtime.freeze) freezeLast(lastMetadata, path);
     return path;
-  }
-
-  /**
-   * Every hook, matcher and observer of the run reads the caller's metadata and path: frozen like
-   * the input (R9), on their first read, so none of them can change what the others see.
-   */
-  private freezeOptions(): void {
-    this.optionsFrozen = true;
-    if (!this.runtime.freeze) return;
-    const metadata = this.options?.metadata;
-    const path = this.options?.path;
-    try {
-      if (metadata !== lastMetadata) deepFreeze((lastMetadata = metadata));
-      if (path !== lastPath) deepFreeze((lastPath = path));
-    } catch {
-      // A Proxy that refuses to be frozen stays as it is; it must not crash the run.
-    }
   }
 
   get store(): StateStore {
