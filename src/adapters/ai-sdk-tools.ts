@@ -110,6 +110,8 @@ interface NeedsApprovalOptions {
  * SDK's `execute` to run it (`release` with `undefined`: the tool must not run, the person denied it).
  */
 interface Held {
+  /** The call as the run began it: `execute` answers for it without copying the input again. */
+  readonly call: ToolCall;
   readonly release: (sdk: AiSdkToolExecutionOptions | undefined) => void;
   readonly outcome: Promise<Outcome<DeepReadonly<ToolResult>>>;
 }
@@ -259,13 +261,13 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
 
   const runTool = async (name: string, input: unknown, sdk: AiSdkToolExecutionOptions): Promise<unknown> => {
     await answered((sdk as NeedsApprovalOptions).messages);
-    const { call, given, person, durable } = begin(name, input, sdk);
     const waiting = held.get(sdk.toolCallId);
     held.delete(sdk.toolCallId);
     if (waiting !== undefined) {
       waiting.release(sdk);
-      return answer(await waiting.outcome, call, sdk);
+      return answer(await waiting.outcome, waiting.call, sdk);
     }
+    const { call, given, person, durable } = begin(name, input, sdk);
     const operation: Operation = async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk)) });
     // Approved, and asked with durable approvals (here or in another process): resume that run.
     if (durable !== undefined && person?.decision === "approve") {
@@ -357,7 +359,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
           request.signal.removeEventListener("abort", gaveUp);
           person = answer;
           // Approved: the run goes on and waits for the SDK's `execute`. Denied: the SDK never executes it.
-          if (answer.decision === "approve") held.set(id, { release, outcome });
+          if (answer.decision === "approve") held.set(id, { call, release, outcome });
           else release(undefined);
           resolve(answer);
         });
@@ -390,7 +392,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
         }
       }
     }
-    held.set(id, { release, outcome });
+    held.set(id, { call, release, outcome });
     return false;
   };
 

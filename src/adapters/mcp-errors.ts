@@ -20,13 +20,22 @@ type McpErrorClass = new (code: number, message: string, data?: unknown) => Erro
 
 // A variable, so that bundlers leave the import alone rather than fail on a package that is not there.
 const sdkTypes = "@modelcontextprotocol/sdk/types.js";
-let loading: Promise<McpErrorClass | undefined> | undefined;
+let loadingTypes: Promise<Readonly<Record<string, unknown>> | undefined> | undefined;
 
-const load = (): Promise<McpErrorClass | undefined> =>
-  (loading ??= import(/* webpackIgnore: true */ /* @vite-ignore */ sdkTypes).then(
-    (types: { McpError?: unknown }) => (typeof types.McpError === "function" ? (types.McpError as McpErrorClass) : undefined),
+/**
+ * The SDK's `types.js` module from the application's copy of the SDK, or undefined where it cannot be loaded.
+ *
+ * @example
+ * const schema = (await sdkTypesModule())?.ListToolsResultSchema
+ */
+export const sdkTypesModule = (): Promise<Readonly<Record<string, unknown>> | undefined> =>
+  (loadingTypes ??= import(/* webpackIgnore: true */ /* @vite-ignore */ sdkTypes).then(
+    (types: Record<string, unknown>) => types,
     () => undefined,
   ));
+
+const load = (): Promise<McpErrorClass | undefined> =>
+  sdkTypesModule().then((types) => (typeof types?.McpError === "function" ? (types.McpError as McpErrorClass) : undefined));
 
 /**
  * An `McpError` as the SDK makes it: message `MCP error <code>: <message>`, `name` "McpError", `code`.

@@ -34,8 +34,9 @@ import { abortReason } from "../core/signal.ts";
 import { contentText } from "../agent/content-text.ts";
 import { rejectedResult, type ToolCallStack } from "../agent/wrap-tool.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
-import { mcpError, McpErrorCode } from "./mcp-errors.ts";
+import { mcpError, McpErrorCode, sdkTypesModule } from "./mcp-errors.ts";
 import { outputProblem, outputValidator } from "./mcp-output.ts";
+import { ListedTools, type ListTools, unknownToolResult } from "./mcp-tools.ts";
 import { guardedStream, type CallShape, type GuardedCall, type McpStreamMessage } from "./mcp-stream.ts";
 
 /**
@@ -98,6 +99,12 @@ export interface WrapMcpClientOptions {
   readonly run?: Omit<RunOptions, "signal"> | ((params: McpCallToolParams) => Omit<RunOptions, "signal">);
   /** The result returned for a rejected call; default: `isError` with "Tool call X was rejected by H: reason". */
   readonly rejected?: (reason: string, by: string, call: DeepReadonly<ToolCall>) => McpCallToolResult;
+  /**
+   * A call to a name the server does not list (after the hooks, listing the tools again first):
+   * `"refuse"` (default) answers it as the SDK's server answers a tool it does not have, without
+   * sending it; `"send"` sends it, for a server with tools it does not list.
+   */
+  readonly unlistedTools?: "refuse" | "send";
 }
 
 /** MCP calls carry no id of their own; hooks and traces want one. */
@@ -117,27 +124,35 @@ let seq = 0;
  */
 export const wrapMcpClient = <C extends McpToolClient>(stack: ToolCallStack, client: C, options: WrapMcpClientOptions = {}): C => {
   checkWrapped(stack, client, options);
-  const call = guardedCall(stack, client, options);
+  // The client's own methods are read at each call, so one replaced after wrapping (a spy, tracing) is used.
+  const raw = client as unknown as Record<PropertyKey, unknown>;
+  const tools = options.unlistedTools === "send" ? undefined : listedTools(client, raw);
+  const call = guardedCall(stack, client, options, tools);
   const original = client.callTool;
   const callTool = (params: McpCallToolParams, resultSchema?: unknown, request: McpRequestOptions = {}): Promise<McpCallToolResult> =>
     call(params, request, (next, options) => original.call(client, next, resultSchema, options), checkedRequest);
   const members = new Map<PropertyKey, () => unknown>([["callTool", () => callTool]]);
   // Other ways to a `tools/call` the SDK offers go through the same call, so none goes around the hooks.
-  // The client's own methods are read at each call, so one replaced after wrapping (a spy, tracing) is used.
-  const raw = client as unknown as Record<PropertyKey, unknown>;
   if (typeof raw.request === "function") {
     const guarded = (req: unknown, schema?: unknown, options?: McpRequestOptions): unknown => {
       const request = raw.request as (...args: unknown[]) => unknown;
-      return isToolCall(req)
-        ? call(
-            req.params,
-            options ?? {},
-            (next, o) => request.call(client, { ...req, params: next }, schema, o) as Promise<McpCallToolResult>,
-            plainRequest,
-          )
-        : request.call(client, req, schema, options);
+      if (isToolCall(req))
+        return call(
+          req.params,
+          options ?? {},
+          (next, o) => request.call(client, { ...req, params: next }, schema, o) as Promise<McpCallToolResult>,
+          plainRequest,
+        );
+      const answer = request.call(client, req, schema, options);
+      return tools !== undefined && isObject(req) && req.method === "tools/list" ? seen(tools, req.params, answer) : answer;
     };
     members.set("request", () => guarded);
+  }
+  // The tools the client lists are the names calls may go to.
+  if (tools !== undefined && typeof raw.listTools === "function") {
+    const listTools = (params?: unknown, ...rest: unknown[]): unknown =>
+      seen(tools, params, (raw.listTools as (...args: unknown[]) => unknown).call(client, params, ...rest));
+    members.set("listTools", () => listTools);
   }
   const streamed = streamedRequest(call, raw, "requestStream");
   if (streamed !== undefined) members.set("requestStream", () => streamed);
@@ -169,14 +184,53 @@ const checkWrapped = (stack: unknown, client: unknown, options: WrapMcpClientOpt
   const rejected: unknown = options?.rejected;
   if (rejected !== undefined && typeof rejected !== "function")
     throw new TypeError(`wrapMcpClient: rejected must be a function when given, got ${describeGiven(rejected)}`);
+  const unlisted: unknown = options?.unlistedTools;
+  if (unlisted !== undefined && unlisted !== "refuse" && unlisted !== "send")
+    throw new TypeError(`wrapMcpClient: unlistedTools must be "refuse" or "send" when given, got ${describeGiven(unlisted)}`);
 };
 
 const checkedRequest: CallShape = { checked: true, streamed: false };
 const plainRequest: CallShape = { checked: false, streamed: false };
 
+/** The tools a client's server listed, one record per client, however many times it is wrapped (a wrapper per request). */
+const listedTools = (client: object, raw: Record<PropertyKey, unknown>): ListedTools => {
+  let tools = listed.get(client);
+  if (tools === undefined) listed.set(client, (tools = new ListedTools(toolLister(client, raw))));
+  return tools;
+};
+
+const listed = new WeakMap<object, ListedTools>();
+
+/** Record the names a `tools/list` answer holds, once it comes; the answer itself is the caller's, unchanged. */
+const seen = (tools: ListedTools, params: unknown, answer: unknown): unknown => {
+  if (answer instanceof Promise)
+    answer.then(
+      (a) => tools.saw(params, a),
+      () => undefined,
+    );
+  return answer;
+};
+
+/**
+ * How the adapter lists the server's tools itself: with the SDK's generic `request` and its own
+ * result schema, which (unlike `listTools`) leaves the client's cached output validators as the
+ * caller's own listing left them; else the client's `listTools`; else not at all.
+ */
+const toolLister = (client: object, raw: Record<PropertyKey, unknown>): ListTools | undefined => {
+  if (typeof raw.request !== "function" && typeof raw.listTools !== "function") return undefined;
+  return async (cursor) => {
+    const params = cursor === undefined ? undefined : { cursor };
+    const schema = (await sdkTypesModule())?.ListToolsResultSchema;
+    if (schema !== undefined && typeof raw.request === "function")
+      return (raw.request as (...args: unknown[]) => unknown).call(client, { method: "tools/list", params }, schema);
+    if (typeof raw.listTools === "function") return (raw.listTools as (...args: unknown[]) => unknown).call(client, params);
+    return undefined;
+  };
+};
+
 /** One tool call through the stack's `toolCall` point, sent to the server by `send` (see GuardedCall). */
 const guardedCall =
-  (stack: ToolCallStack, client: object, options: WrapMcpClientOptions): GuardedCall =>
+  (stack: ToolCallStack, client: object, options: WrapMcpClientOptions, tools: ListedTools | undefined): GuardedCall =>
   async (params, request, send, shape) => {
     const call: ToolCall = {
       id: `mcp-${++seq}`,
@@ -194,6 +248,9 @@ const guardedCall =
       call,
       async (input, ctx) => {
         const next: McpCallToolParams = { ...params, name: input.name, arguments: input.input as Record<string, unknown> };
+        // The name the hooks settled on must be one the server lists, or the server may run a tool they did not judge.
+        if (tools !== undefined && !tools.known(next.name) && (await tools.listed(next.name, ctx.signal)) === false)
+          return unknownToolResult(next.name) as ToolResult;
         const pending = send(next, { ...request, signal: ctx.signal });
         sent = pending;
         const result = await pending;

@@ -122,6 +122,26 @@ const exportOf = (ns: Record<string, unknown>, name: string): unknown => {
   return value;
 };
 
+/** The names a namespace exports, reading through CommonJS's `module.exports`. */
+const exportNames = (ns: Record<string, unknown>): string[] => {
+  const cjs = ns.default;
+  const inner = typeof cjs === "object" && cjs !== null && !isStack(cjs) ? Object.keys(cjs).filter((k) => k !== "__esModule") : [];
+  const own = Object.keys(ns).filter((k) => k !== "default" || (cjs !== undefined && inner.length === 0));
+  return [...new Set([...own, ...inner])];
+};
+
+/** What a value that should have been a stack is, in the words of the mistake that made it. */
+const notAStack = (value: unknown): string => {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value !== "object") return `a ${typeof value}`;
+  const v = value as Record<string, unknown>;
+  if (typeof v.name === "string" && typeof v.hooks === "object" && v.hooks !== null)
+    return `a middleware ("${v.name}"): export withMiddleware(createAgentStack(), it)`;
+  if (["before", "after", "around", "recover", "onSettled", "observe"].some((phase) => typeof v[phase] === "function"))
+    return `a hook${typeof v.name === "string" ? ` ("${v.name}")` : ""}: export createAgentStack().use(point, it)`;
+  return Array.isArray(value) ? "a list" : "an object";
+};
+
 /**
  * Import `file` (relative to `cwd`) and return its stack.
  *
@@ -145,9 +165,25 @@ export const loadStack = async (file: string, cwd: string, exportName: string, f
     throw new Error(message, { cause: error });
   }
   const exported = exportOf(ns, exportName) ?? (exportName === "default" ? exportOf(ns, "stack") : undefined);
-  if (exported === undefined)
-    throw new Error(`${file} has no export "${exportName}" (export default a stack, or a function returning one)`);
-  const value = typeof exported === "function" ? await (exported as (o: StackFactoryOptions) => unknown)(factory) : exported;
-  if (!isStack(value)) throw new Error(`${file}: export "${exportName}" is not a hook stack (expected createAgentStack()...)`);
+  if (exported === undefined) {
+    const names = exportNames(ns);
+    const hint = names.length === 0 ? "it exports nothing" : `its exports: ${names.join(", ")}; name one with --export <name>`;
+    throw new Error(`${file} has no export "${exportName}" (${hint}; or export default a stack, or a function returning one)`);
+  }
+  let value: unknown = exported;
+  if (typeof exported === "function" || typeof (exported as PromiseLike<unknown>).then === "function") {
+    try {
+      // A promise is what `export default makeStack()` gives when makeStack is async.
+      value = await (typeof exported === "function" ? (exported as (o: StackFactoryOptions) => unknown)(factory) : exported);
+    } catch (error) {
+      throw new Error(`${file}: export "${exportName}" failed to make the stack: ${(error as Error)?.message ?? String(error)}`, {
+        cause: error,
+      });
+    }
+  }
+  if (!isStack(value))
+    throw new Error(
+      `${file}: export "${exportName}"${typeof exported === "function" ? " returned" : " is"} ${notAStack(value)}, not a hook stack (expected createAgentStack()...)`,
+    );
   return value;
 };

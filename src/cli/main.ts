@@ -7,6 +7,7 @@
  * whose every exit code Claude Code reads, exits 2, or 1 with `--fail-open`).
  */
 import { describe } from "../core/errors.ts";
+import { nearestName } from "../middleware/nearest-name.ts";
 import { UsageError, type CliIo } from "./io.ts";
 
 /**
@@ -81,8 +82,25 @@ export const main = async (argv: readonly string[], io: CliIo): Promise<number> 
   } catch (error) {
     // parseArgs throws TypeErrors with codes like ERR_PARSE_ARGS_UNKNOWN_OPTION.
     const usage = error instanceof UsageError || String((error as { code?: unknown })?.code ?? "").startsWith("ERR_PARSE_ARGS");
-    io.err(`agent-onion ${name}: ${describe(error)}\n${usage ? `\n${USAGE}` : ""}`);
-    if (hookCommands.has(name)) return rest.includes("--fail-open") ? 1 : 2;
+    const message = usage ? usageMistake(name, error) : describe(error);
+    if (hookCommands.has(name)) {
+      // Claude Code shows a hook's stderr to Claude and the user: one line, not the whole usage.
+      io.err(`agent-onion ${name}: ${message}${usage ? "; agent-onion --help shows the usage" : ""}\n`);
+      return rest.includes("--fail-open") ? 1 : 2;
+    }
+    io.err(`agent-onion ${name}: ${message}\n${usage ? `\n${USAGE}` : ""}`);
     return usage ? 64 : 1;
   }
+};
+
+/**
+ * A usage mistake in a few words: an unknown option with the option of the command it is nearest
+ * (node's own message explains `--` at length and suggests nothing).
+ */
+const usageMistake = (command: string, error: unknown): string => {
+  const unknown = /^Unknown option '([^']+)'/.exec((error as Error)?.message ?? "");
+  if (unknown === null || (error as { code?: unknown }).code !== "ERR_PARSE_ARGS_UNKNOWN_OPTION") return describe(error);
+  const line = USAGE.split("\n").find((l) => l.startsWith(`  ${command} `)) ?? "";
+  const near = nearestName(unknown[1]!, line.match(/--[a-z-]+/g) ?? []);
+  return `unknown option "${unknown[1]}"${near === undefined ? "" : ` (did you mean "${near}"?)`}`;
 };

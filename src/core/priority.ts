@@ -12,11 +12,13 @@ export const Priority = {
   outermost: -Number.MAX_VALUE,
   first: 0,
   guard: 10,
+  /** Hooks that ask someone (`approval`): inside every guard, so a call a guard refuses never bothers a person. */
+  approval: 20,
   telemetry: 50,
   default: 100,
   last: 1000,
   innermost: Number.MAX_VALUE,
 } as const;
 
-/** The name of a priority band: `outermost`, `first`, `guard`, `telemetry`, `default`, `last`, `innermost`. */
+/** The name of a priority band: `outermost`, `first`, `guard`, `approval`, `telemetry`, `default`, `last`, `innermost`. */
 export type PriorityBand = keyof typeof Priority;

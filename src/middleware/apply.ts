@@ -109,9 +109,26 @@ const entries = <P extends Points>(middleware: Middleware<P>): [string, readonly
 /** Catch untyped mistakes at registration, naming the middleware (JavaScript users, configs). */
 const checkMiddleware = (middleware: unknown): void => {
   const m = middleware as Partial<Middleware<Points>> | null;
+  // A factory passed uncalled (`withMiddleware(stack, redaction)`) is the usual way to get a function here.
+  if (typeof m === "function")
+    throw new TypeError(
+      `middleware must be an object { name, hooks }, got a function${(m as () => unknown).name ? `: call it (${(m as () => unknown).name}(...))` : ""}`,
+    );
   if (typeof m !== "object" || m === null)
     throw new TypeError(`middleware must be an object { name, hooks }, got ${m === null ? "null" : typeof m}`);
   if (typeof m.name !== "string" || m.name === "") throw new TypeError("middleware name must be a non-empty string");
   if (typeof m.hooks !== "object" || m.hooks === null)
     throw new TypeError(`middleware "${m.name}": hooks must be an object of hooks by point`);
+  for (const [point, hooks] of Object.entries(m.hooks as Record<string, unknown>)) {
+    if (hooks === undefined) continue;
+    const list = Array.isArray(hooks) ? hooks : [hooks];
+    list.forEach((hook, i) => {
+      if (typeof hook === "object" && hook !== null && !Array.isArray(hook)) return;
+      const where = Array.isArray(hooks) ? `hooks.${point}[${i}]` : `hooks.${point}`;
+      const got = hook === null ? "null" : Array.isArray(hook) ? "a list" : typeof hook === "function" ? "a function" : typeof hook;
+      throw new TypeError(
+        `middleware "${m.name}": ${where} must be a hook { name, before?, after?, around?, ... }, got ${got}${typeof hook === "function" ? ` (a phase goes in a hook: { name: "${m.name}", before: fn })` : ""}`,
+      );
+    });
+  }
 };

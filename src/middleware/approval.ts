@@ -15,13 +15,14 @@ import type { ToolCall } from "../agent/types.ts";
 import type { Middleware, PointHook } from "./apply.ts";
 import type { AgentPoints } from "../agent/points.ts";
 import { maxTimerMs, withDeadline } from "../core/signal.ts";
-import { functionOption, nameOption, numberOption } from "./options.ts";
+import { functionOption, knownOptions, nameOption, numberOption } from "./options.ts";
+import { placement } from "./placement.ts";
 
 /** Options of `approval`: which calls, what the approver reads, how long to wait, and whether anyone can answer. */
 export interface ApprovalOptions {
   /** Hook name; default `approval`. */
   readonly name?: string;
-  /** Default `Priority.guard + 10`: after guards and policy (a call they refuse never bothers a person), before ordinary hooks. */
+  /** Default `Priority.approval`: inside every guard and the policy (a call they refuse never bothers a person), outside ordinary hooks. */
   readonly priority?: number;
   /** Which tool calls need approval, in the matcher grammar (`"Bash|Write"`, `"Bash(git push*)"`); default all. */
   readonly match?: MatchSpec<ToolCall>;
@@ -43,8 +44,9 @@ export interface ApprovalOptions {
  * )
  */
 export const approval = (options: ApprovalOptions = {}): Middleware => {
+  knownOptions("approval", options, { name: true, priority: true, match: true, reason: true, timeoutMs: true, nonInteractive: true });
   const name = nameOption("approval", options.name);
-  const priority = numberOption(name, "priority", options.priority ?? Priority.guard + 10, -Number.MAX_VALUE);
+  const at = placement(name, options.priority, Priority.approval);
   const timeoutMs = numberOption(name, "timeoutMs", options.timeoutMs ?? 300_000, 1, maxTimerMs);
   const nonInteractive = options.nonInteractive ?? false;
   if (typeof nonInteractive !== "boolean") functionOption(name, "nonInteractive", nonInteractive);
@@ -56,7 +58,7 @@ export const approval = (options: ApprovalOptions = {}): Middleware => {
 
   const hook: PointHook<AgentPoints, "toolCall"> = {
     name,
-    priority,
+    ...at,
     // A hook timeout never reached (the wait denies first, and the timer is cleared when the hook
     // settles): it makes the hook one the run tells when it settles without waiting for it (an
     // around answered before the call got here), so the question is withdrawn then. The longest

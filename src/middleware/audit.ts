@@ -13,7 +13,7 @@ import { Outcome } from "../core/outcome.ts";
 import type { TraceEntry } from "../core/trace.ts";
 import type { Middleware } from "./apply.ts";
 import { allAgentPoints, observer, onEveryPoint } from "./every-point.ts";
-import { nameOption, stringListOption } from "./options.ts";
+import { knownOptions, nameOption, stringListOption } from "./options.ts";
 import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
 import { redactOption, scrubbedNamesOf } from "./telemetry-attrs.ts";
 import { wallClockAt } from "./wall-clock.ts";
@@ -88,6 +88,7 @@ export interface AuditMiddleware extends Middleware {
  * await log.close()
  */
 export const audit = (options: AuditOptions): AuditMiddleware => {
+  knownOptions("audit", options, { to: true, name: true, points: true, redact: true, metadata: true });
   const name = nameOption("audit", options.name);
   const to = options.to;
   if (typeof to !== "string" && (typeof to !== "object" || to === null || typeof (to as Writable).write !== "function"))

@@ -24,7 +24,7 @@ import type { ModelRequest, ModelResponse } from "../agent/types.ts";
 import { ModelStreamError, spentPartial } from "../agent/stream/errors.ts";
 import { estimateMessageTokens } from "../agent/tokens.ts";
 import type { Middleware } from "./apply.ts";
-import { choiceOption, functionOption, integerOption, nameOption } from "./options.ts";
+import { choiceOption, functionOption, integerOption, knownOptions, nameOption } from "./options.ts";
 import { placement } from "./placement.ts";
 import { LimitExceededError } from "./errors.ts";
 import { defaultLeaseMs, defaultRetryMs, endOpen, openHolds, Reservation, type ReservationSettings } from "./reservation.ts";
@@ -86,6 +86,22 @@ export interface BudgetOptions {
  * )
  */
 export const budget = (options: BudgetOptions): Middleware => {
+  knownOptions("budget", options, {
+    limit: true,
+    unit: true,
+    price: true,
+    scope: true,
+    tenantKey: true,
+    windowMs: true,
+    maxOutputTokens: true,
+    holdTtlMs: true,
+    retryAccountingMs: true,
+    reserve: true,
+    charge: true,
+    onAccountingError: true,
+    name: true,
+    priority: true,
+  });
   const name = nameOption("budget", options.name);
   const limit = integerOption(name, "limit", options.limit, 0);
   const unit = choiceOption(name, "unit", options.unit ?? "tokens", ["tokens", "cost"]);

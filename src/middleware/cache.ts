@@ -19,7 +19,7 @@ import type { DeepReadonly } from "../core/readonly.ts";
 import { noUsage } from "../agent/model.ts";
 import type { ModelResponse, ToolResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
-import { choiceOption, functionOption, integerOption, nameOption } from "./options.ts";
+import { choiceOption, functionOption, integerOption, knownOptions, nameOption } from "./options.ts";
 import { placement } from "./placement.ts";
 import { scopeKey, type Scope, tenantOption } from "./scope.ts";
 
@@ -78,6 +78,17 @@ const defaultCacheable =
  * withMiddleware(stack, cache({ name: "search-cache", point: "toolCall", match: "WebSearch", ttlMs: 3_600_000, scope: "global" }))
  */
 export const cache = (options: CacheOptions): Middleware => {
+  knownOptions("cache", options, {
+    ttlMs: true,
+    scope: true,
+    tenantKey: true,
+    key: true,
+    cacheable: true,
+    point: true,
+    match: true,
+    name: true,
+    priority: true,
+  });
   const name = nameOption("cache", options.name);
   const ttlMs = integerOption(name, "ttlMs", options.ttlMs, 1);
   if (typeof options.scope !== "function") choiceOption(name, "scope", options.scope, ["tenant", "session", "global"]);

@@ -10,7 +10,7 @@ import type { RunEvent } from "../core/context.ts";
 import type { TraceEntry } from "../core/trace.ts";
 import type { Middleware } from "./apply.ts";
 import { allAgentPoints, observer, onEveryPoint } from "./every-point.ts";
-import { integerOption, nameOption } from "./options.ts";
+import { integerOption, knownOptions, nameOption } from "./options.ts";
 import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
 import { redactOption, scrubbedNamesOf } from "./telemetry-attrs.ts";
 import { wallClockAt } from "./wall-clock.ts";
@@ -97,6 +97,7 @@ const us = (ms: number): number => Math.round(ms * 1000 * 1000) / 1000;
  * await writeFile("run.trace.json", json) // then open it in https://ui.perfetto.dev
  */
 export const toChromeTrace = (runs: readonly (TimelineRun | RunEvent<any, any>)[], options: ChromeTraceOptions = {}): ChromeTrace => {
+  knownOptions("toChromeTrace", options, { hooks: true, redact: true });
   const redactor = redactorOf(options);
   return traceOf(runs, options.hooks !== false, redactor, scrubbedNamesOf(redactor));
 };
@@ -239,6 +240,7 @@ export interface ChromeTraceRecorder extends Middleware {
  * await timeline.write("run.trace.json") // open in https://ui.perfetto.dev
  */
 export const chromeTraceRecorder = (options: ChromeTraceRecorderOptions = {}): ChromeTraceRecorder => {
+  knownOptions("chromeTraceRecorder", options, { name: true, points: true, maxRuns: true, hooks: true, redact: true });
   const name = nameOption("chrome-trace", options.name);
   const maxRuns = integerOption(name, "maxRuns", options.maxRuns ?? 100_000, 1);
   // Made here, so that a bad redact option throws when the recorder is made, not when the trace is written.

@@ -19,6 +19,7 @@ import { MIN_RUN, unescapedStart } from "./token-runs.ts";
 import { codeUnits, firstSparseWindowIn } from "./char-windows.ts";
 import { digitGroupSpace, readingVisible } from "./visible-text.ts";
 import { compileLinearSearch, RegExpRefusedError, type LinearSearch } from "../core/match/linear-regexp.ts";
+import { knownOptions } from "./options.ts";
 
 /** One match: `text.slice(start, end)` is the sensitive part. */
 export interface Detection {
@@ -119,6 +120,7 @@ const linear = (kind: string, regex: RegExp): LinearSearch => {
 const check = (kind: string, regex: RegExp, options: PatternOptions): void => {
   if (typeof kind !== "string" || kind === "") throw new TypeError("pattern: kind must be a non-empty string");
   if (!(regex instanceof RegExp)) throw new TypeError(`pattern "${kind}": regex must be a RegExp`);
+  knownOptions(`pattern "${kind}"`, options, { window: true, validate: true, partial: true });
   const window = options.window ?? 128;
   if (!Number.isSafeInteger(window) || window < 1)
     throw new TypeError(`pattern "${kind}": window must be a positive integer, got ${String(window)}`);
@@ -689,6 +691,7 @@ export interface HighEntropyOptions {
  * scan("token: Zm9vYmFyQmF6cXV4MTIzNDU2Nzg5MGFi", [highEntropy()]).length // 1
  */
 export const highEntropy = (options: HighEntropyOptions = {}): Detector => {
+  knownOptions("highEntropy", options, { minLength: true, threshold: true });
   const minLength = options.minLength ?? 24;
   const threshold = options.threshold ?? 3.5;
   if (!Number.isSafeInteger(minLength) || minLength < 8)

@@ -23,7 +23,7 @@ import { withEstimatedUsage } from "../agent/tokens.ts";
 import type { ModelRequest, ModelResponse } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { FallbackExhaustedError, LimitExceededError, RedactionBlockedError } from "./errors.ts";
-import { functionOption, nameOption } from "./options.ts";
+import { functionOption, knownOptions, nameOption } from "./options.ts";
 import { placement } from "./placement.ts";
 
 /**
@@ -61,12 +61,22 @@ const providerAnswer = (response: ModelResponse, request: ModelRequest): ModelRe
  * withMiddleware(stack, fallback({ models: [anthropicHaiku, localLlama] }), retry({ attempts: 2 }))
  */
 export const fallback = (options: FallbackOptions): Middleware => {
+  knownOptions("fallback", options, { models: true, when: true, name: true, priority: true });
   const name = nameOption("fallback", options.name);
   if (!Array.isArray(options.models) || options.models.length === 0)
     throw new TypeError(`${name}: models must be a non-empty list of language models`);
   options.models.forEach((m, i) => {
-    if (typeof m !== "object" || m === null || typeof m.id !== "string" || typeof m.generate !== "function")
-      throw new TypeError(`${name}: models[${i}] must be a language model { id, generate }`);
+    if (typeof m !== "object" || m === null || typeof m.id !== "string" || typeof m.generate !== "function") {
+      // The AI SDK's models are the usual thing to find here: say what they are and what is wanted instead.
+      const sdk = (m as { specificationVersion?: unknown } | null)?.specificationVersion;
+      throw new TypeError(
+        `${name}: models[${i}] must be a language model { id, generate }${
+          typeof sdk === "string"
+            ? `, got an AI SDK model (specificationVersion ${JSON.stringify(sdk)}): fallback takes agent-onion's LanguageModel, as createAgent does`
+            : ""
+        }`,
+      );
+    }
   });
   const models = [...options.models];
   const when = functionOption(name, "when", options.when);

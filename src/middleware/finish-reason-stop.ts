@@ -11,7 +11,8 @@ import { Priority } from "../core/priority.ts";
 import type { FinishReason, StepInput, StepResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { guardRetentionMs, runKey, stopRun } from "./guard-common.ts";
-import { nameOption } from "./options.ts";
+import { nearestName } from "./nearest-name.ts";
+import { knownOptions, nameOption } from "./options.ts";
 import { placement } from "./placement.ts";
 import { forgetAfterRun } from "./run-state.ts";
 
@@ -32,18 +33,34 @@ export interface FinishReasonStopOptions {
 const known: ReadonlySet<string> = new Set(["stop", "length", "tool-calls", "content-filter", "error", "other"]);
 
 /**
+ * Refuse anything but a list of known finish reasons, naming the middleware and the field it was
+ * given as (`guards` passes its own `finishReasons`), with the reason meant for a misspelt one.
+ *
+ * @example
+ * finishReasonsOption("guards", "finishReasons", ["lenght"]) // throws TypeError: guards: finishReasons has an unknown finish reason "lenght" (did you mean "length"?) ...
+ */
+export const finishReasonsOption = (middleware: string, field: string, reasons: unknown): readonly FinishReason[] => {
+  if (!Array.isArray(reasons)) throw new TypeError(`${middleware}: ${field} must be a list of finish reasons`);
+  for (const r of reasons)
+    if (!known.has(r)) {
+      const near = typeof r === "string" ? nearestName(r, [...known]) : undefined;
+      throw new TypeError(
+        `${middleware}: ${field} has an unknown finish reason ${JSON.stringify(r)}${near === undefined ? "" : ` (did you mean ${JSON.stringify(near)}?)`} (expected one of ${[...known].join(", ")})`,
+      );
+    }
+  return reasons as readonly FinishReason[];
+};
+
+/**
  * Stop a run before the next step once a step ended with one of `reasons`, with `GuardStopError`.
  *
  * @example
  * withMiddleware(createAgentStack(), finishReasonStop({ reasons: ["length", "content-filter"] }))
  */
 export const finishReasonStop = (options: FinishReasonStopOptions): Middleware => {
+  knownOptions("finishReasonStop", options, { reasons: true, name: true, priority: true });
   const name = nameOption("finishReasonStop", options.name);
-  if (!Array.isArray(options.reasons)) throw new TypeError(`${name}: reasons must be a list of finish reasons`);
-  for (const r of options.reasons)
-    if (!known.has(r))
-      throw new TypeError(`${name}: reasons has an unknown finish reason ${JSON.stringify(r)} (expected one of ${[...known].join(", ")})`);
-  const reasons = new Set<string>(options.reasons);
+  const reasons = new Set<string>(finishReasonsOption(name, "reasons", options.reasons));
   const at = placement(name, options.priority, Priority.first);
   if (reasons.size === 0) return { name, hooks: {} };
   const hook: Hook<StepInput, StepResult, "observe"> = {

@@ -5,8 +5,8 @@
  */
 import type { FinishReason } from "../agent/types.ts";
 import { combineMiddleware, type Middleware } from "./apply.ts";
-import { finishReasonStop } from "./finish-reason-stop.ts";
-import { integerOption, numberOption } from "./options.ts";
+import { finishReasonStop, finishReasonsOption } from "./finish-reason-stop.ts";
+import { integerOption, knownOptions, numberOption } from "./options.ts";
 import { stepLimit } from "./step-limit.ts";
 import { timeLimit } from "./time-limit.ts";
 import { tokenBudget } from "./token-budget.ts";
@@ -36,6 +36,7 @@ export interface GuardsOptions {
  * withMiddleware(createAgentStack(), guards({ maxExecutionTime: null })) // no time limit
  */
 export const guards = (options: GuardsOptions = {}): Middleware => {
+  knownOptions("guards", options, { maxSteps: true, maxTokens: true, maxExecutionTime: true, finishReasons: true });
   const { maxSteps = 20, maxTokens = 32_768, maxExecutionTime = 300, finishReasons = [] } = options;
   // Check here so a mistake names the bundle's own field (guards: maxSteps ...), not the inner guard's.
   if (maxSteps !== null) integerOption("guards", "maxSteps", maxSteps, 0);
@@ -43,6 +44,7 @@ export const guards = (options: GuardsOptions = {}): Middleware => {
   if (maxExecutionTime !== null) numberOption("guards", "maxExecutionTime", maxExecutionTime, 0);
   if (finishReasons !== null && !Array.isArray(finishReasons))
     throw new TypeError("guards: finishReasons must be a list of finish reasons or null");
+  if (finishReasons !== null) finishReasonsOption("guards", "finishReasons", finishReasons);
   return combineMiddleware(
     "guards",
     maxSteps !== null && stepLimit({ max: maxSteps }),

@@ -12,7 +12,7 @@ import type { HookError } from "../core/errors.ts";
 import type { ModelRequest, ModelResponse, RunResult, ToolCall } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { allAgentPoints, observer, onEveryPoint } from "./every-point.ts";
-import { integerOption, nameOption } from "./options.ts";
+import { integerOption, knownOptions, nameOption } from "./options.ts";
 import { createRedactor } from "./redactor.ts";
 import { spentBy } from "./budget.ts";
 import {
@@ -109,6 +109,7 @@ const instruments = (meter: Meter): Instruments => {
  * const stack = withMiddleware(createAgentStack(), guards(), metrics({ provider: "anthropic" }))
  */
 export const metrics = (options: MetricsOptions = {}): Middleware => {
+  knownOptions("metrics", options, { name: true, meter: true, provider: true, legacySystemAttribute: true, points: true, maxValues: true });
   const name = nameOption("metrics", options.name);
   const maxValues = integerOption(name, "maxValues", options.maxValues ?? 100, 1);
   const legacy = options.legacySystemAttribute === true;

@@ -1,6 +1,6 @@
 /**
  * Where a built-in's hooks go. Each sits in one of the engine's named bands (`Priority.first`,
- * `guard`, `last`, `innermost`) and says by name which other built-ins it runs inside or outside
+ * `guard`, `approval`, `last`, `innermost`) and says by name which other built-ins it runs inside or outside
  * of ("retry runs inside fallback"), so the order does not depend on the order they were
  * registered in. Those names are optional (see `HookOrder.optional`): a built-in that is absent,
  * or registered later, breaks nothing. A `priority` given to a factory places the hook by that

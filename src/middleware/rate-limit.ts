@@ -38,7 +38,7 @@ import { Priority } from "../core/priority.ts";
 import { keyPart } from "../core/state.ts";
 import type { Middleware } from "./apply.ts";
 import { LimitExceededError } from "./errors.ts";
-import { choiceOption, integerOption, nameOption } from "./options.ts";
+import { choiceOption, integerOption, knownOptions, nameOption } from "./options.ts";
 import { placement, type Placement } from "./placement.ts";
 import { refuse } from "./refuse.ts";
 import { defaultLeaseMs, defaultRetryMs, endOpen, openHolds, Reservation, type ReservationSettings } from "./reservation.ts";
@@ -96,7 +96,23 @@ const week = 7 * 24 * 3_600_000;
  *   rateLimit({ name: "llm-rpm", point: "modelCall", limit: 500, windowMs: 60_000, per: "all" }),
  * )
  */
-export const rateLimit = (options: RateLimitOptions): Middleware => limiter("rateLimit", options);
+export const rateLimit = (options: RateLimitOptions): Middleware =>
+  limiter(
+    "rateLimit",
+    knownOptions("rateLimit", options, {
+      limit: true,
+      windowMs: true,
+      algorithm: true,
+      scope: true,
+      tenantKey: true,
+      point: true,
+      match: true,
+      per: true,
+      retentionMs: true,
+      name: true,
+      priority: true,
+    }),
+  );
 
 /**
  * Options of `callLimit`: those of `rateLimit` without a window, `max` for `limit`, per run by default.
@@ -117,6 +133,17 @@ export interface CallLimitOptions extends Omit<RateLimitOptions, "limit" | "wind
  * withMiddleware(stack, callLimit({ match: "Bash", max: 5 })) // at most 5 Bash calls per run
  */
 export const callLimit = (options: CallLimitOptions): Middleware => {
+  knownOptions("callLimit", options, {
+    max: true,
+    scope: true,
+    tenantKey: true,
+    point: true,
+    match: true,
+    per: true,
+    retentionMs: true,
+    name: true,
+    priority: true,
+  });
   const { max, ...rest } = options;
   return limiter("callLimit", { ...rest, limit: integerOption(options.name ?? "callLimit", "max", max, 1), scope: options.scope ?? "run" });
 };

@@ -13,7 +13,7 @@ import type { StreamPart } from "../agent/model.ts";
 import { streamControl } from "../agent/stream/control.ts";
 import type { ModelRequest, ModelResponse, ToolCall, ToolResult } from "../agent/types.ts";
 import type { Middleware, PointHook } from "./apply.ts";
-import { nameOption, show } from "./options.ts";
+import { knownOptions, nameOption, show } from "./options.ts";
 import { blockedReason, RedactionBlockedError } from "./errors.ts";
 import { placement, priorityOption } from "./placement.ts";
 import { redactorFor, type Redactor, type RedactorOptions } from "./redactor.ts";
@@ -57,6 +57,20 @@ export interface RedactionOptions extends RedactorOptions, StreamRedactorOptions
  * }))
  */
 export const redaction = (options: RedactionOptions = {}): Middleware => {
+  knownOptions("redaction", options, {
+    detectors: true,
+    strategy: true,
+    strategies: true,
+    salt: true,
+    maxDepth: true,
+    holdBack: true,
+    maxHold: true,
+    on: true,
+    redactor: true,
+    name: true,
+    priority: true,
+    outputPriority: true,
+  });
   const name = nameOption("redaction", options.name);
   const outer = placement(name, options.priority, Priority.first);
   const inner = placement(

@@ -9,7 +9,8 @@ import { contentText } from "../agent/content-text.ts";
 import { defaultDetectors, kindsOf, scan, type Detection, type Detector } from "./detectors.ts";
 import { rebuiltObject } from "./rebuilt-object.ts";
 import { namesSecret } from "./secret-detectors.ts";
-import { integerOption } from "./options.ts";
+import { nearestName } from "./nearest-name.ts";
+import { integerOption, knownOptions } from "./options.ts";
 
 /**
  * What to do with a match: `block` refuses the whole value, `redact` writes `[REDACTED:<kind>]`,
@@ -73,7 +74,11 @@ const strictness: readonly Strategy[] = ["block", "redact", "hash", "mask"];
  * const r = createRedactor({ strategies: { email: "hash" } })
  * r.text("mail bob@example.com").value // "mail [email:sha256:5ff860bf1190]"
  */
-export const createRedactor = (options: RedactorOptions = {}): Redactor => redactorFor("redaction", options);
+export const createRedactor = (options: RedactorOptions = {}): Redactor =>
+  redactorFor(
+    "redaction",
+    knownOptions("createRedactor", options, { detectors: true, strategy: true, strategies: true, salt: true, maxDepth: true }),
+  );
 
 /**
  * `createRedactor` for the hook named `hook`: an option it refuses is reported under that name.
@@ -88,8 +93,16 @@ export const redactorFor = (hook: string, options: RedactorOptions): Redactor =>
   const fallback = options.strategy ?? "redact";
   if (!strategies.has(fallback)) throw new TypeError(`${hook}: strategy must be one of block, redact, mask, hash, got ${String(fallback)}`);
   const byKind = new Map<string, Strategy>();
+  const kinds = [...new Set(detectors.map((d) => d.kind))];
   for (const [kind, s] of Object.entries(options.strategies ?? {})) {
     if (!strategies.has(s)) throw new TypeError(`${hook}: strategies.${kind} must be one of block, redact, mask, hash, got ${String(s)}`);
+    // A kind no detector finds would leave the kind meant (`email` for `emial`) under the default strategy, in silence.
+    if (!kinds.includes(kind)) {
+      const near = nearestName(kind, kinds);
+      throw new TypeError(
+        `${hook}: strategies.${kind}: no detector finds the kind ${JSON.stringify(kind)}${near === undefined ? "" : ` (did you mean ${JSON.stringify(near)}?)`}; the kinds are ${kinds.join(", ")}`,
+      );
+    }
     byKind.set(kind, s);
   }
   const salt: unknown = options.salt === undefined ? "" : options.salt;

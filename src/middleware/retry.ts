@@ -23,7 +23,7 @@ import { streamShown } from "../agent/stream/control.ts";
 import { providerError, streamStarted } from "../agent/stream/errors.ts";
 import type { Middleware } from "./apply.ts";
 import { LimitExceededError, RedactionBlockedError } from "./errors.ts";
-import { choiceOption, functionOption, integerOption, nameOption, numberOption } from "./options.ts";
+import { choiceOption, functionOption, integerOption, knownOptions, nameOption, numberOption } from "./options.ts";
 import { placement } from "./placement.ts";
 
 /** What `retryOn` sees about a failed attempt. */
@@ -97,6 +97,19 @@ const isAbort = (error: unknown, ctx: HookContext<any>): boolean =>
  * withMiddleware(stack, retry({ attempts: 4, baseMs: 250, maxMs: 8_000, retryOn: (e) => (e as { status?: number }).status !== 400 }))
  */
 export const retry = (options: RetryOptions = {}): Middleware => {
+  knownOptions("retry", options, {
+    attempts: true,
+    baseMs: true,
+    maxMs: true,
+    jitter: true,
+    retryOn: true,
+    maxElapsedMs: true,
+    point: true,
+    match: true,
+    random: true,
+    name: true,
+    priority: true,
+  });
   const name = nameOption("retry", options.name);
   const attempts = integerOption(name, "attempts", options.attempts ?? 3, 1, 100);
   const baseMs = numberOption(name, "baseMs", options.baseMs ?? 200, 0);

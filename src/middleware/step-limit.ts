@@ -8,7 +8,7 @@ import { Priority } from "../core/priority.ts";
 import type { StepInput, StepResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { stopRun } from "./guard-common.ts";
-import { integerOption, nameOption } from "./options.ts";
+import { integerOption, knownOptions, nameOption } from "./options.ts";
 import { placement } from "./placement.ts";
 
 /**
@@ -32,6 +32,7 @@ export interface StepLimitOptions {
  * withMiddleware(createAgentStack(), stepLimit({ max: 10 }))
  */
 export const stepLimit = (options: StepLimitOptions = {}): Middleware => {
+  knownOptions("stepLimit", options, { max: true, name: true, priority: true });
   const name = nameOption("stepLimit", options.name);
   const max = integerOption(name, "max", options.max ?? 20, 0);
   const hook: Hook<StepInput, StepResult, "observe"> = {

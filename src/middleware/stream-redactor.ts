@@ -11,6 +11,7 @@
  */
 import { kindsOf, scan, unfinishedMatch, windowOf, type Detection } from "./detectors.ts";
 import type { Redactor } from "./redactor.ts";
+import { knownOptions } from "./options.ts";
 import { ASSIGNMENT_REACH } from "./assignment-reach.ts";
 
 /** What one step of a stream redactor lets out. */
@@ -64,6 +65,7 @@ export class StreamRedactor {
     private readonly redactor: Redactor,
     options: StreamRedactorOptions = {},
   ) {
+    knownOptions("StreamRedactor", options, { holdBack: true, maxHold: true });
     this.holdBack = options.holdBack ?? windowOf(redactor.detectors);
     this.maxHold = options.maxHold ?? 4096;
     if (!Number.isSafeInteger(this.holdBack) || this.holdBack < 0)

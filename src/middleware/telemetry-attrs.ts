@@ -8,7 +8,7 @@
 import type { Outcome } from "../core/outcome.ts";
 import type { TraceAction } from "../core/trace.ts";
 import type { Redactor, RedactorOptions } from "./redactor.ts";
-import { show } from "./options.ts";
+import { knownOptions, show } from "./options.ts";
 import { GenAiProvider, otherValue } from "./semconv.ts";
 
 /** How to name the provider of a model: a fixed name, or a function of the model id. */
@@ -49,8 +49,19 @@ export type RedactOption = Redactor | RedactorOptions | false;
  * redactOption("audit", "yes") // throws TypeError: audit: redact must be a redactor, redactor options or false, got "yes"
  */
 export const redactOption = (hook: string, value: unknown): RedactOption | undefined => {
-  if (value === undefined || value === false || (typeof value === "object" && value !== null && !Array.isArray(value)))
-    return value as RedactOption | undefined;
+  if (value === undefined || value === false) return value;
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    // Redactor options (not a redactor) are read as `createRedactor` reads them: name a misspelt field here.
+    if (typeof (value as Partial<Redactor>).scrub !== "function")
+      knownOptions(`${hook}: redact`, value as RedactorOptions, {
+        detectors: true,
+        strategy: true,
+        strategies: true,
+        salt: true,
+        maxDepth: true,
+      });
+    return value as RedactOption;
+  }
   throw new TypeError(
     `${hook}: redact must be a redactor, redactor options or false, got ${Array.isArray(value) ? "a list" : show(value)}`,
   );

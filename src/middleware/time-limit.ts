@@ -10,7 +10,7 @@ import { Priority } from "../core/priority.ts";
 import type { RunInput, RunResult, StepInput, StepResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { runKey, stopRun } from "./guard-common.ts";
-import { functionOption, nameOption, numberOption } from "./options.ts";
+import { functionOption, knownOptions, nameOption, numberOption } from "./options.ts";
 import { placement } from "./placement.ts";
 import { forget } from "./run-state.ts";
 
@@ -37,6 +37,7 @@ export interface TimeLimitOptions {
  * withMiddleware(createAgentStack(), timeLimit({ maxSeconds: 30 }))
  */
 export const timeLimit = (options: TimeLimitOptions = {}): Middleware => {
+  knownOptions("timeLimit", options, { maxSeconds: true, now: true, name: true, priority: true });
   const name = nameOption("timeLimit", options.name);
   const maxSeconds = numberOption(name, "maxSeconds", options.maxSeconds ?? 300, 0);
   const now = functionOption(name, "now", options.now) ?? Date.now;

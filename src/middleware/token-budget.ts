@@ -11,7 +11,7 @@ import type { StepInput, StepResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { spentBy } from "./budget.ts";
 import { guardRetentionMs, runKey, stopRun } from "./guard-common.ts";
-import { integerOption, nameOption } from "./options.ts";
+import { integerOption, knownOptions, nameOption } from "./options.ts";
 import { placement } from "./placement.ts";
 import { forgetAfterRun } from "./run-state.ts";
 
@@ -36,6 +36,7 @@ export interface TokenBudgetOptions {
  * withMiddleware(createAgentStack(), tokenBudget({ max: 5_000 }))
  */
 export const tokenBudget = (options: TokenBudgetOptions = {}): Middleware => {
+  knownOptions("tokenBudget", options, { max: true, name: true, priority: true });
   const name = nameOption("tokenBudget", options.name);
   const max = integerOption(name, "max", options.max ?? 32_768, 0);
   const at = placement(name, options.priority, Priority.guard);

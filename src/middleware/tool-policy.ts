@@ -16,9 +16,10 @@ import { Priority } from "../core/priority.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
-import { choiceOption, functionOption, nameOption } from "./options.ts";
+import { nearestName } from "./nearest-name.ts";
+import { choiceOption, functionOption, knownOptions, nameOption } from "./options.ts";
 import { placement } from "./placement.ts";
-import { compileAllowRules, compileDenyRules, type RuleTest, type ToolRule } from "./tool-rules.ts";
+import { compileAllowRules, compileDenyRules, type AllowTest, type RuleTest, type ToolRule } from "./tool-rules.ts";
 
 /** A rule of `toolPolicy` (re-exported from `tool-rules.ts`). */
 export type { ToolRule } from "./tool-rules.ts";
@@ -68,17 +69,24 @@ export interface UnknownTool {
   readonly policy: string;
   readonly tool: string;
   readonly decision: "allow" | "deny";
+  /** A tool name a rule gives that is near this one (`bash` for `Bash`): likely the rule meant this tool. */
+  readonly similar?: string;
 }
 
 /** How many distinct unknown tool names a policy remembers: a flood of made-up names cannot grow it. */
 const maxUnknownNames = 1024;
 
 const warnUnknownTool = (n: UnknownTool): void => {
-  process.emitWarning(`${n.policy}: no rule names tool "${n.tool}"; the default (${n.decision}) applies`, "AgentOnionPolicyWarning");
+  process.emitWarning(
+    `${n.policy}: no rule names tool "${n.tool}"; the default (${n.decision}) applies${
+      n.similar === undefined ? "" : `; a rule names "${n.similar}": tool names match exactly, case included`
+    }`,
+    "AgentOnionPolicyWarning",
+  );
 };
 
 interface CompiledRules {
-  readonly allow: RuleTest;
+  readonly allow: AllowTest;
   readonly deny: RuleTest;
   readonly hasAllow: boolean;
 }
@@ -96,10 +104,31 @@ interface CompiledRules {
  * // { name: "Bash", input: { command: "git push" } } -> Reject('Tool "Bash" is blocked by policy: it matches deny rule "Bash(git push*)"')
  */
 export const toolPolicy = (options: ToolPolicyOptions): Middleware => {
+  knownOptions("toolPolicy", options, {
+    allow: true,
+    deny: true,
+    roles: true,
+    roleKey: true,
+    default: true,
+    recheck: true,
+    onUnknownTool: true,
+    paths: true,
+    name: true,
+    priority: true,
+  });
   const name = nameOption("toolPolicy", options.name);
   const at = placement(name, options.priority, Priority.guard);
   const roleKey = options.roleKey ?? "roles";
   const paths = options.paths;
+  if (paths !== undefined)
+    knownOptions(`${name}: paths`, paths, {
+      cwd: true,
+      projectDir: true,
+      home: true,
+      symlinks: true,
+      caseInsensitive: true,
+      searchContents: true,
+    });
   try {
     if (paths !== undefined) pathSettings(paths);
   } catch (error) {
@@ -108,6 +137,7 @@ export const toolPolicy = (options: ToolPolicyOptions): Middleware => {
   const compile = (rules: ToolRules | undefined, where: string): CompiledRules => {
     if (rules !== undefined && (typeof rules !== "object" || rules === null))
       throw new TypeError(`${name}: ${where} must be an object { allow?, deny? }`);
+    if (rules !== undefined && rules !== options) knownOptions(`${name}: ${where}`, rules, { allow: true, deny: true });
     for (const side of ["allow", "deny"] as const)
       if (rules?.[side] !== undefined && !Array.isArray(rules[side]))
         throw new TypeError(`${name}: ${where}.${side} must be a list of rules`);
@@ -130,6 +160,10 @@ export const toolPolicy = (options: ToolPolicyOptions): Middleware => {
   const everyRule = [options, ...Object.values(options.roles ?? {})].flatMap((r) => [...(r?.allow ?? []), ...(r?.deny ?? [])]);
   const namers = everyRule.map((rule) => (typeof rule === "function" ? undefined : compileMatcher(rule, name)));
   const known = (tool: string): boolean => namers.some((m) => m === undefined || m.matchSubject(tool));
+  // The tool names string rules give (`Bash` of `Bash(git *)`, each name of `Edit|Write`), to point out a near miss.
+  const ruleNames = [
+    ...new Set(everyRule.flatMap((rule) => (typeof rule === "string" ? (rule.split("(")[0] ?? "").split("|").map((n) => n.trim()) : []))),
+  ].filter((n) => /^[\w.-]+$/.test(n));
   const unknown = new Set<string>();
   // Tools found named, so the rules are not searched again on every call that falls to the default.
   const named = new Set<string>();
@@ -141,7 +175,8 @@ export const toolPolicy = (options: ToolPolicyOptions): Middleware => {
     }
     unknown.add(tool);
     try {
-      onUnknown({ policy: name, tool, decision: fallback });
+      const similar = nearestName(tool, ruleNames);
+      onUnknown({ policy: name, tool, decision: fallback, ...(similar === undefined || similar === tool ? {} : { similar }) });
     } catch {
       // a throwing notice must not change the decision
     }
@@ -165,8 +200,10 @@ export const toolPolicy = (options: ToolPolicyOptions): Middleware => {
     for (const role of mine) if (roles.get(role)?.allow(c, meta) !== undefined) return Continue;
     seeUnknown(String(c.name));
     if (fallback === "allow") return Continue;
-    const who = mine.length === 0 ? "the caller has no roles" : `roles: ${mine.join(", ")}`;
-    return blocked(`it matches no allow rule (${who})`);
+    // Roles are named only where the policy has some: "the caller has no roles" would puzzle a policy without any.
+    const who = roles.size === 0 ? "" : mine.length === 0 ? " (the caller has no roles)" : ` (roles: ${mine.join(", ")})`;
+    const why = [global, ...mine.flatMap((r) => roles.get(r) ?? [])].map((r) => r.allow.whyNot(c, meta)).find((w) => w !== undefined);
+    return blocked(`it matches no allow rule${who}${why === undefined ? "" : `: ${why}`}`);
   };
 
   const hook: Hook<ToolCall, ToolResult, "gate"> = { name, ...at, before: decide, ...(options.recheck !== false ? { recheck: true } : {}) };

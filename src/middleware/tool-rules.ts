@@ -43,6 +43,15 @@ export type ToolRule = string | MatchFunction<ToolCall> | Matcher;
 /** Which rule decided, as written, for the reason the model reads; `metadata` is the run's (its `cwd` is the call's working directory). */
 export type RuleTest = (call: ToolCall, metadata?: Readonly<Record<string, unknown>>) => string | undefined;
 
+/** An allow side's test, with what keeps a shell call from being allowed, for the refusal's reason. */
+export type AllowTest = RuleTest & {
+  /**
+   * Why no rule allows a call of a shell tool that some rule names (the first command or file not
+   * covered), or `undefined` for any other call. Asked only when the call is refused.
+   */
+  readonly whyNot: (call: ToolCall, metadata?: Readonly<Record<string, unknown>>) => string | undefined;
+};
+
 const conditioned = /^([A-Za-z0-9_-]+)\((.*)\)$/s;
 
 const sourceOf = (rule: ToolRule, matcher: Matcher): string => (typeof rule === "string" ? rule : matcher.source);
@@ -132,7 +141,7 @@ interface ShellAllow {
  * allowed({ id: "1", name: "Bash", input: { command: "git status && npm test" } }) // "Bash(git *), Bash(npm test)"
  * allowed({ id: "2", name: "Bash", input: { command: "git status && rm -rf /" } }) // undefined
  */
-export const compileAllowRules = (rules: readonly ToolRule[], owner: string, paths?: PathOptions): RuleTest => {
+export const compileAllowRules = (rules: readonly ToolRule[], owner: string, paths?: PathOptions): AllowTest => {
   const whole: { source: string; test: (call: ToolCall, metadata?: Readonly<Record<string, unknown>>) => boolean }[] = [];
   const shell: ShellAllow[] = [];
   /** Rules that allow writing a file, for the files shell calls write: a bare `Edit`/`Write` allows any. */
@@ -192,7 +201,7 @@ export const compileAllowRules = (rules: readonly ToolRule[], owner: string, pat
       });
     }
   }
-  return (call, metadata) => {
+  const test: RuleTest = (call, metadata) => {
     const hit = whole.find((w) => w.test(call, metadata));
     if (hit !== undefined) return hit.source;
     const mine = shell.filter((s) => s.tool === call.name);
@@ -224,6 +233,28 @@ export const compileAllowRules = (rules: readonly ToolRule[], owner: string, pat
     }
     return [...used].join(", ");
   };
+  // The same walk as the test's, stopping at the first thing not covered, to say it.
+  const whyNot = (call: ToolCall, metadata?: Readonly<Record<string, unknown>>): string | undefined => {
+    const mine = shell.filter((s) => s.tool === call.name);
+    if (mine.length === 0) return undefined;
+    for (const command of toolDetails(call)) {
+      const analysis = analyseShell(command);
+      if (analysis === undefined) return `the command ${JSON.stringify(command)} could not be read`;
+      if (analysis.opaque)
+        return `what ${JSON.stringify(command)} runs is not known before it runs${analysis.reason === undefined ? "" : ` (${analysis.reason})`}`;
+      for (const c of analysis.calls) {
+        if (c.role !== "command" || mine.some((s) => s.pattern.test(c.text) && (c.literal || s.pattern.nameOnly))) continue;
+        return mine.some((s) => s.pattern.test(c.text))
+          ? `the command ${JSON.stringify(c.text)} is not wholly known before it runs (a word that expands, or arguments handed on to a program it starts), which only a rule naming the program alone allows (${call.name}(${c.text.split(" ")[0]} *))`
+          : `no allow rule covers the command ${JSON.stringify(c.text)}`;
+      }
+      for (const file of analysis.files)
+        if (file.writes && !(file.literal ? writes.some((w) => w.allows(file.path, call, metadata)) : writes.some((w) => w.any)))
+          return `no Edit or Write rule allows the file it writes, ${JSON.stringify(file.path)}`;
+    }
+    return undefined;
+  };
+  return Object.assign(test, { whyNot });
 };
 
 const parsesAsUrl = (detail: string): boolean =>

@@ -38,7 +38,7 @@ import { currentInvocation, trackInvocations, type Invocation } from "../agent/i
 import type { ModelRequest, ModelResponse, RunResult, ToolCall } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { allAgentPoints, onEveryPoint } from "./every-point.ts";
-import { nameOption, numberOption } from "./options.ts";
+import { knownOptions, nameOption, numberOption } from "./options.ts";
 import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
 import { GenAiAttr, GenAiOperation, OnionAttr } from "./semconv.ts";
 import { sdkModelOperations } from "./tracing-ai-sdk.ts";
@@ -141,6 +141,17 @@ export interface TracingOptions {
  * const stack = withMiddleware(createAgentStack(), tracing({ provider: "openai" }))
  */
 export const tracing = (options: TracingOptions = {}): Middleware => {
+  knownOptions("tracing", options, {
+    name: true,
+    tracer: true,
+    provider: true,
+    legacySystemAttribute: true,
+    points: true,
+    hookSpans: true,
+    aiSdkSpans: true,
+    redact: true,
+    priority: true,
+  });
   const name = nameOption("tracing", options.name);
   const priority = numberOption(name, "priority", options.priority ?? Priority.outermost, Priority.outermost);
   const legacy = options.legacySystemAttribute === true;

@@ -12,7 +12,7 @@ import { Priority } from "../core/priority.ts";
 import { contentText } from "../agent/content-text.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
-import { choiceOption, integerOption, nameOption } from "./options.ts";
+import { choiceOption, integerOption, knownOptions, nameOption } from "./options.ts";
 import { placement } from "./placement.ts";
 
 /**
@@ -71,6 +71,7 @@ const defaultMarker = (omitted: number, total: number): string => `\n[… trunca
  * withMiddleware(stack, truncateOutput({ maxChars: 20_000, keep: "both" }))
  */
 export const truncateOutput = (options: TruncateOutputOptions): Middleware => {
+  knownOptions("truncateOutput", options, { maxChars: true, marker: true, keep: true, match: true, name: true, priority: true });
   const name = nameOption("truncateOutput", options.name);
   const maxChars = integerOption(name, "maxChars", options.maxChars, 1);
   const keep = choiceOption(name, "keep", options.keep ?? "head", ["head", "tail", "both"]);

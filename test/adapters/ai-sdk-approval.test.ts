@@ -131,6 +131,30 @@ describe('wrapAiSdkTools with approval: "ai-sdk" (ai 6)', () => {
     expect(result.content.filter((p) => p.type === "tool-result").map((p) => p.output)).toEqual(["ran git status"]);
   });
 
+  it("makes each call's copy of the input and its run options once, though the SDK asks needsApproval before execute", async () => {
+    const log: string[] = [];
+    const seen: string[] = [];
+    const runs: string[] = [];
+    const clone = globalThis.structuredClone;
+    let copies = 0;
+    globalThis.structuredClone = ((value, options) => {
+      if ((value as { command?: unknown } | null)?.command === "git status") copies++;
+      return clone(value, options);
+    }) as typeof structuredClone;
+    try {
+      const tools = wrapAiSdkTools(guarded(seen), bash(log), {
+        approval: "ai-sdk",
+        run: (call) => (runs.push(String(call.input.command)), {}),
+      });
+      await generateText({ model: model(["git status"]), tools, prompt: "x", stopWhen: stepCountIs(3) });
+    } finally {
+      globalThis.structuredClone = clone;
+    }
+    expect(log).toEqual(["git status"]);
+    expect(runs).toEqual(["git status"]);
+    expect(copies).toBe(1);
+  });
+
   it("reports a guard's refusal as a tool error without asking anyone", async () => {
     const log: string[] = [];
     const seen: string[] = [];

@@ -144,6 +144,38 @@ describe("langchainMiddleware on tool calls", () => {
     expect(messages.map(strip)).toEqual(plain.map(strip));
   });
 
+  it("shows hooks a tool's artifact beside its content, so redaction reaches what the caller gets", async () => {
+    const retrieve = tool(async ({ q }) => [`found ${q}`, { documents: [{ text: "db password: AKIAIOSFODNN7EXAMPLE" }] }], {
+      name: "retrieve",
+      description: "Retrieve documents",
+      schema: z.object({ q: z.string() }),
+      responseFormat: "content_and_artifact",
+    });
+    const seen: unknown[] = [];
+    const stack = withMiddleware(createAgentStack(), redaction()).use("toolCall", { name: "watch", after: (r) => void seen.push(r) });
+    const model = toolThenAnswer([{ name: "retrieve", args: { q: "config" } }]);
+    const messages = await ask(createAgent({ model, tools: [retrieve], middleware: [langchainMiddleware(stack)] }), "config?");
+    const message = messages.find((m): m is ToolMessage => ToolMessage.isInstance(m));
+    expect(seen).toEqual([{ content: "found config", artifact: { documents: [{ text: "db password: [REDACTED:api_key]" }] } }]);
+    expect(message?.artifact).toEqual({ documents: [{ text: "db password: [REDACTED:api_key]" }] });
+    expect(message?.content).toBe("found config");
+  });
+
+  it("keeps the tool's own artifact when hooks leave the result alone", async () => {
+    const retrieve = tool(async () => ["found", { id: 7 }], {
+      name: "retrieve",
+      description: "Retrieve documents",
+      schema: z.object({}),
+      responseFormat: "content_and_artifact",
+    });
+    const stack = createAgentStack().use("toolCall", { name: "watch", after: () => undefined });
+    const messages = await ask(
+      createAgent({ model: toolThenAnswer([{ name: "retrieve", args: {} }]), tools: [retrieve], middleware: [langchainMiddleware(stack)] }),
+      "find",
+    );
+    expect(messages.find((m): m is ToolMessage => ToolMessage.isInstance(m))?.artifact).toEqual({ id: 7 });
+  });
+
   it("shows hooks the message a tool's Command carries, and keeps the Command around what they change", async () => {
     const { Command } = await import("@langchain/langgraph");
     const lookup = tool(
@@ -163,6 +195,36 @@ describe("langchainMiddleware on tool calls", () => {
     expect(seen).toEqual([{ content: "pin 4242" }]);
     expect(transcript(messages)).toContain("tool: pin [masked]");
     expect(fakeModelCalls(model).at(-1)?.at(-1)?.text).toBe("pin [masked]");
+  });
+
+  it("shows hooks the other messages a tool's Command adds, so redaction reaches what the model reads next", async () => {
+    const { Command } = await import("@langchain/langgraph");
+    const lookup = tool(
+      async (_input, config: { toolCall?: { id?: string } }) =>
+        new Command({
+          update: {
+            messages: [
+              new ToolMessage({ content: "looked up", tool_call_id: config.toolCall?.id ?? "", name: "lookup" }),
+              new HumanMessage({ content: "note: AKIAIOSFODNN7EXAMPLE", id: "note-1" }),
+            ],
+          },
+        }),
+      { name: "lookup", description: "Look up", schema: z.object({}) },
+    );
+    const seen: unknown[] = [];
+    const stack = withMiddleware(createAgentStack(), redaction()).use("toolCall", { name: "watch", after: (r) => void seen.push(r) });
+    const model = toolThenAnswer([{ name: "lookup", args: {} }]);
+    const messages = await ask(createAgent({ model, tools: [lookup], middleware: [langchainMiddleware(stack)] }), "look");
+    expect(seen).toEqual([{ content: "looked up", messages: ["note: [REDACTED:api_key]"] }]);
+    expect(transcript(messages)).toContain("human: note: [REDACTED:api_key]");
+    expect(messages.find((m) => m.id === "note-1")?.getType()).toBe("human");
+    expect(
+      JSON.stringify(
+        fakeModelCalls(model)
+          .at(-1)
+          ?.map((m) => m.content),
+      ),
+    ).not.toContain("AKIAIOSFODNN7EXAMPLE");
   });
 
   it("throws a tool's own error unchanged, as LangChain does with any wrapToolCall middleware", async () => {

@@ -19,6 +19,7 @@ import { createAgentStack } from "../../src/agent/stack.ts";
 import type { ToolCall, ToolResult } from "../../src/agent/types.ts";
 import { ToolCallError, UnknownToolError } from "../../src/agent/wrap-tool.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
+import { callLimit } from "../../src/middleware/rate-limit.ts";
 import { toolPolicy } from "../../src/middleware/tool-policy.ts";
 import { CallNotRunError, guardTool } from "../../src/adapters/openai-agents/index.ts";
 
@@ -137,6 +138,36 @@ describe("guardTool: a refused call reaches the model as the SDK reports refusal
     expect(error).toBeInstanceOf(SdkToolCallError);
     expect((error as SdkToolCallError).error).toBeInstanceOf(ToolCallError);
     expect(String((error as SdkToolCallError).error)).toContain("Tool call quote was rejected by closed: closed");
+  });
+});
+
+describe("guardTool: one run of the SDK is one run of the stack", () => {
+  it("counts the tool calls of one run() together, so a callLimit per run stops the ones past it, and starts again on the next run()", async () => {
+    const sent = recorder();
+    const runIds: string[] = [];
+    const stack = withMiddleware(createAgentStack(), callLimit({ match: "send_email", max: 2 })).use("toolCall", {
+      name: "watch",
+      before: (_call, ctx) => void runIds.push(ctx.runId),
+    });
+    const calls = ["a", "b", "c"].map((to, i) => functionCall("send_email", { to }, { callId: `c${i}` }));
+    const guarded = guardTool(stack, sent.tool);
+    const { model } = await runOnce([guarded], calls);
+    expect(sent.ran).toEqual(["a", "b"]);
+    expect((resultsRead(model)[2]?.output as { text: string }).text).toMatch(/^Tool call send_email was rejected by callLimit/);
+    await runOnce([guarded], [functionCall("send_email", { to: "d" }, { callId: "c9" })]);
+    expect(sent.ran).toEqual(["a", "b", "d"]);
+    expect(new Set(runIds.slice(0, 3)).size).toBe(1);
+    expect(runIds[3]).not.toBe(runIds[0]);
+  });
+
+  it("keeps a runId the run option gives", async () => {
+    const runIds: string[] = [];
+    const stack = createAgentStack().use("toolCall", { name: "watch", before: (_call, ctx) => void runIds.push(ctx.runId) });
+    await runOnce(
+      [guardTool(stack, recorder().tool, { run: { runId: "mine" } })],
+      [functionCall("send_email", { to: "a" }, { callId: "c1" })],
+    );
+    expect(runIds).toEqual(["mine"]);
   });
 });
 

@@ -24,7 +24,12 @@ describe("agent-onion usage", () => {
     [["try", "--event", "PreToolUse"], "{}", /try needs at least one --settings <file>/],
     [["try", "--settings", "x.json", "--event", "PreToolUs"], "{}", /--event PreToolUs is not one of SessionStart/],
     [["try", "--settings", "x.json"], "{}", /--event is required/],
-    [["try", "--settings", "x.json", "--event", "Stop", "--colour"], "{}", /Unknown option '--colour'/],
+    [["try", "--settings", "x.json", "--event", "Stop", "--colour"], "{}", /agent-onion try: unknown option "--colour"\n/],
+    [
+      ["try", "--settings", "x.json", "--event", "Stop", "--jsn"],
+      "{}",
+      /agent-onion try: unknown option "--jsn" \(did you mean "--json"\?\)/,
+    ],
     [["try", "--settings", "x.json", "--event", "Stop"], undefined, /pipe the event JSON on stdin/],
     [["try", "--settings", "x.json", "--event", "Stop"], "{not json", /the event is not valid JSON/],
     [
@@ -58,6 +63,14 @@ describe("agent-onion usage", () => {
   it("claude-hook answers a usage mistake with Claude Code's codes only: 2, or 1 with --fail-open, never 64", async () => {
     expect(await main(["claude-hook", "--colour", "x.ts"], memoryIo("{}"))).toBe(2);
     expect(await main(["claude-hook", "--fail-open", "a.ts", "b.ts"], memoryIo("{}"))).toBe(1);
+  });
+
+  it("claude-hook says a usage mistake in one line, since Claude Code shows its stderr to Claude and the user", async () => {
+    const io = memoryIo("{}");
+    expect(await main(["claude-hook", "--fail-opn", "x.ts"], io)).toBe(2);
+    expect(io.stderr.trimEnd().split("\n")).toEqual([
+      'agent-onion claude-hook: unknown option "--fail-opn" (did you mean "--fail-open"?); agent-onion --help shows the usage',
+    ]);
   });
 });
 

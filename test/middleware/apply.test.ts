@@ -3,6 +3,7 @@ import { createAgentStack } from "../../src/agent/index.ts";
 import { Continue, Outcome, Reject } from "../../src/core/index.ts";
 import { combineMiddleware, defineMiddleware, middlewareHookNames, withMiddleware, type Middleware } from "../../src/middleware/apply.ts";
 import { toolCall } from "./harness.ts";
+import { retry } from "../../src/middleware/retry.ts";
 
 const blocker = (name: string, tool: string): Middleware => ({
   name,
@@ -57,5 +58,23 @@ describe("withMiddleware", () => {
     expect(() =>
       withMiddleware(createAgentStack(), { name: "x", hooks: { nope: { name: "x", before: () => Continue } } } as unknown as Middleware),
     ).toThrow(/"nope" is not a point of this stack/);
+  });
+
+  it("says a factory was passed uncalled, naming it", () => {
+    expect(() => withMiddleware(createAgentStack(), retry as unknown as Middleware)).toThrow(
+      new TypeError("middleware must be an object { name, hooks }, got a function: call it (retry(...))"),
+    );
+  });
+
+  it("refuses a hook that is not a hook object, naming the middleware, the point and the place in the list", () => {
+    const bare = { name: "m", hooks: { toolCall: () => Continue } } as unknown as Middleware;
+    expect(() => defineMiddleware(bare)).toThrow(
+      new TypeError(
+        'middleware "m": hooks.toolCall must be a hook { name, before?, after?, around?, ... }, got a function (a phase goes in a hook: { name: "m", before: fn })',
+      ),
+    );
+    expect(() => withMiddleware(createAgentStack(), bare)).toThrow(/middleware "m": hooks\.toolCall must be a hook/);
+    const listed = { name: "m", hooks: { toolCall: [{ name: "a", before: () => Continue }, "b"] } } as unknown as Middleware;
+    expect(() => withMiddleware(createAgentStack(), listed)).toThrow(/middleware "m": hooks\.toolCall\[1\] must be a hook .*, got string$/);
   });
 });

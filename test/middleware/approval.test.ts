@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { Replace, type ApprovalHandler, type ApprovalRequest } from "../../src/core/index.ts";
+import { Priority, Reject, Replace, type ApprovalHandler, type ApprovalRequest } from "../../src/core/index.ts";
 import { createAgent, createAgentStack, createScriptedModel, type ToolCall } from "../../src/agent/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { approval } from "../../src/middleware/approval.ts";
@@ -199,6 +199,19 @@ describe("approval", () => {
     expect(() => approval({ timeoutMs: 0 })).toThrow(/timeoutMs/);
     expect(() => approval({ nonInteractive: "yes" as never })).toThrow(/nonInteractive/);
     expect(() => approval({ name: "" })).toThrow(/name/);
+    expect(() => approval({ priority: Number.NaN })).toThrow(/approval: priority must be a finite number/);
+  });
+
+  it("sits inside every guard by its band, whatever order they are registered in", async () => {
+    const asked: string[] = [];
+    const stack = withMiddleware(
+      createAgentStack({ approval: ({ input }) => (asked.push((input as ToolCall).input.command as string), { decision: "approve" }) }),
+      approval(),
+    ).use("toolCall", { name: "no-curl", priority: Priority.guard, match: "Bash(curl *)", before: () => Reject("no network") });
+    expect(stack.explain("toolCall", call("curl x")).map((h) => h.hook)).toEqual(["no-curl", "approval"]);
+    expect(await run(stack, call("curl x"))).toMatchObject({ _tag: "Rejected", by: "no-curl" });
+    expect((await run(stack, call("ls")))._tag).toBe("Completed");
+    expect(asked).toEqual(["ls"]);
   });
 });
 

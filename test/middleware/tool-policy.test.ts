@@ -38,10 +38,34 @@ describe("toolPolicy: deny and allow", () => {
   it("with an allow list, refuses what no rule allows and allows what one does", async () => {
     const options = { allow: ["Read", "Bash(git *)"] };
     expect(reasonOf((await decide(options, toolCall("Write", { path: "x" }))).outcome)).toBe(
-      'Tool "Write" is blocked by policy: it matches no allow rule (the caller has no roles)',
+      'Tool "Write" is blocked by policy: it matches no allow rule',
     );
     expect((await decide(options, toolCall("Read", { path: "x" }))).outcome._tag).toBe("Completed");
     expect((await decide(options, bash("git status"))).outcome._tag).toBe("Completed");
+  });
+
+  it("says which command or file of a refused shell call no allow rule covers, and why", async () => {
+    const options = { allow: ["Bash(git status)", "Bash(npm test*)"] };
+    const reason = async (command: string) => reasonOf((await decide(options, bash(command))).outcome);
+    expect(await reason("git status && rm -rf build")).toBe(
+      'Tool "Bash" is blocked by policy: it matches no allow rule: no allow rule covers the command "rm -rf build"',
+    );
+    expect(await reason("npm test -- --watch=false")).toBe(
+      'Tool "Bash" is blocked by policy: it matches no allow rule: the command "npm test -- --watch=false" is not wholly known before it runs (a word that expands, or arguments handed on to a program it starts), which only a rule naming the program alone allows (Bash(npm *))',
+    );
+    expect(await reason("$CMD x")).toBe(
+      'Tool "Bash" is blocked by policy: it matches no allow rule: what "$CMD x" runs is not known before it runs (a command name is computed at run time)',
+    );
+    expect(await reason("git status > notes.txt")).toBe(
+      'Tool "Bash" is blocked by policy: it matches no allow rule: no Edit or Write rule allows the file it writes, "notes.txt"',
+    );
+  });
+
+  it("names the caller's roles in a refusal only when the policy has roles", async () => {
+    const options = { allow: ["Read"], roles: { admin: { allow: ["Write"] } } };
+    expect(reasonOf((await decide(options, toolCall("Write", { path: "x" }))).outcome)).toBe(
+      'Tool "Write" is blocked by policy: it matches no allow rule (the caller has no roles)',
+    );
   });
 
   it("allows a compound command only when every part is allowed, and never one computed at run time", async () => {
@@ -140,6 +164,20 @@ describe("toolPolicy: a tool no rule names (B4)", () => {
     const { notices, options } = noticed({ deny: ["Bash(rm *)"] });
     expect((await decide(options, toolCall("Fetch"))).ran).toHaveLength(1);
     expect(notices).toEqual([{ policy: "toolPolicy", tool: "Fetch", decision: "allow" }]);
+  });
+
+  it("points out a rule whose tool name is near the one called, as a lower-case bash for Bash", async () => {
+    const { notices, options } = noticed({ deny: ["bash(rm *)", "Read(~/.ssh/**)"] });
+    expect((await decide(options, bash("rm -rf build"))).ran).toHaveLength(1);
+    expect(notices).toEqual([{ policy: "toolPolicy", tool: "Bash", decision: "allow", similar: "bash" }]);
+    await decide({ deny: ["bash(rm *)"] }, bash("rm -rf build"));
+    expect(takeWarnings()).toEqual([
+      {
+        type: "AgentOnionPolicyWarning",
+        message:
+          'toolPolicy: no rule names tool "Bash"; the default (allow) applies; a rule names "bash": tool names match exactly, case included',
+      },
+    ]);
   });
 
   it("counts a function rule as naming every tool", async () => {

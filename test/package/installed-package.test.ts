@@ -296,13 +296,16 @@ describe(`the programs of ${snippets[0]?.where.replace(/:\d+$/, "") ?? "the READ
   });
 
   it.each(snippets.map((s) => [s.where, s] as const))(
-    "%s type-checks and runs in an ES module, a bundler and a CommonJS project",
+    "%s type-checks and runs in an ES module, a bundler and a CommonJS project, printing what the page shows",
     async (_where, snippet) => {
       for (const project of projects) {
         const errors = (compiled.get(project)?.stdout ?? "").split("\n").filter((l) => l.startsWith(`${project}/${snippet.name}.ts(`));
         expect({ project, errors }).toEqual({ project, errors: [] });
         const ran = await run(process.execPath, [join(project, "out", `${snippet.name}.js`)], dir, "", 30_000);
         expect({ project, code: ran.code, stderr: ran.stderr }).toEqual({ project, code: 0, stderr: "" });
+        // What the page shows the program prints is part of what it promises.
+        if (snippet.output !== undefined)
+          expect({ project, stdout: ran.stdout.trimEnd() }).toEqual({ project, stdout: snippet.output.trimEnd() });
       }
     },
     120_000,

@@ -12,7 +12,8 @@ const page = readFileSync(new URL("../fixtures/package/docs/page.md", import.met
 describe("tsSnippets", () => {
   it("finds every ```ts and ```typescript block, in lists too, with the line of its fence", () => {
     const found = tsSnippets(fixture, "README.md");
-    expect(found.map((s) => s.where)).toEqual(["README.md:6", "README.md:23"]);
+    expect(found.map((s) => s.where)).toEqual(["README.md:6", "README.md:27"]);
+    expect(found[0]?.output).toBe("blocked: no rm\n");
     expect(found[0]?.code).toMatch(/^import \{ Reject, createAgentStack \} from "agent-onion";\n/);
     expect(found[1]?.code).toMatch(/^import \{ guards \} from "agent-onion\/middleware";\n/);
   });

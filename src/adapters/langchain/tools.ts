@@ -4,9 +4,12 @@
  * - The `ToolCall` hooks see is `{ id, name, input: args }`; a `Transform` of it reaches the tool
  *   (renamed: the tool of that name runs, as LangChain's `ToolNode` finds tools by name). The
  *   `ToolMessage` keeps answering the call the model made (its `tool_call_id`).
- * - The `ToolResult` hooks see is the tool message's content, with `isError` for
- *   `status: "error"`; unchanged, the tool's own message (or `Command`) goes back; changed, a
- *   new `ToolMessage` with the hooks' content (and the tool's artifact).
+ * - The `ToolResult` hooks see is the tool message's content, its `artifact` when it has one (a
+ *   `content_and_artifact` tool's: the model never reads it, the caller does), and `isError` for
+ *   `status: "error"`, and for a `Command` the content of the other messages it adds (`messages`,
+ *   in order: the model reads them next); unchanged, the tool's own message (or `Command`) goes
+ *   back; changed, a new `ToolMessage` with the hooks' content and artifact, and in a `Command`
+ *   the other messages with the content the hooks settled on.
  * - A refusal answers the way LangChain's own middleware refuses a call (the human-in-the-loop
  *   middleware's reject, the tool-call limit): a `ToolMessage` with `status: "error"` whose content
  *   says who refused and why, so the model reads it and the run goes on.
@@ -67,12 +70,46 @@ const messageIn = (command: Extract<ToolAnswer, { lg_name: "Command" }>, id: str
     : undefined;
 };
 
+/** A message of a `Command`'s update: a LangChain message, or a message-like object with `content`. */
+type UpdateMessage = { readonly content?: unknown; readonly lc_kwargs?: Record<string, unknown> };
+
+/** The messages a `Command` adds besides the call's own message. */
+const othersIn = (answer: ToolAnswer, own: ToolMessage | undefined): UpdateMessage[] => {
+  if (!isCommand(answer)) return [];
+  const messages = (answer.update as { messages?: unknown } | undefined)?.messages;
+  if (!Array.isArray(messages)) return [];
+  return (messages as unknown[]).filter((m): m is UpdateMessage => m !== own && typeof m === "object" && m !== null && "content" in m);
+};
+
 /** What hooks see of a tool's answer. */
 const toResult = (answer: ToolAnswer, id: string | undefined): ToolResult => {
   const message = isCommand(answer) ? messageIn(answer, id) : answer;
-  if (message === undefined) return { content: "" };
-  return { content: copy(message.content), ...(message.status === "error" ? { isError: true } : {}) };
+  const others = othersIn(answer, message);
+  // Beside the content, so that what reads a result (redaction, audit) reads them too.
+  const extra = others.length > 0 ? { messages: others.map((m) => copy(m.content)) } : {};
+  if (message === undefined) return { content: "", ...extra } as ToolResult;
+  return {
+    content: copy(message.content),
+    ...(message.artifact !== undefined ? { artifact: copy(message.artifact) } : {}),
+    ...extra,
+    ...(message.status === "error" ? { isError: true } : {}),
+  } as ToolResult;
 };
+
+/**
+ * `message` with the content the hooks settled on: itself while it is the same, else a message of
+ * its class with the same fields (a LangChain message is rebuilt from its constructor's fields).
+ */
+const withContent = (message: UpdateMessage, content: unknown): unknown => {
+  if (JSON.stringify(content) === JSON.stringify(message.content)) return message;
+  const kwargs = message.lc_kwargs;
+  if (kwargs === undefined) return { ...message, content: contentOf(content) };
+  const Message = message.constructor as new (fields: Record<string, unknown>) => unknown;
+  return new Message({ ...kwargs, content: contentOf(content) });
+};
+
+/** The artifact of a result hooks settled on, if it has one. */
+const artifactOf = (result: DeepReadonly<ToolResult>): unknown => (result as { readonly artifact?: unknown }).artifact;
 
 /** A result's content as LangChain message content: text and content blocks as they are, anything else as JSON. */
 const contentOf = (content: unknown): MessageContent => {
@@ -101,13 +138,21 @@ const toAnswer = (
     tool_call_id: call.id ?? "",
     name: own?.name ?? call.name,
     status: settled.isError === true ? "error" : "success",
-    ...(own?.artifact !== undefined ? { artifact: own.artifact } : {}),
+    // The hooks' artifact, not the tool's: what they settled on replaced it (a redaction rewrote it).
+    ...(artifactOf(settled) !== undefined ? { artifact: copy(artifactOf(settled)) } : {}),
   });
   if (from === undefined || !isCommand(from.answer)) return message;
-  // A `Command` keeps its other updates; only the call's message is the hooks'.
+  // A `Command` keeps its other updates; the call's message, and the content of its other messages, are the hooks'.
+  // A result without `messages` (a hook that rebuilt it without them) leaves the others as the tool made them.
   const command = from.answer;
   const update = command.update as { messages?: unknown[] } | undefined;
-  const messages = (update?.messages ?? []).map((m) => (m === own ? message : m));
+  const others = othersIn(command, own);
+  const settledOthers = (settled as { readonly messages?: readonly unknown[] }).messages;
+  const messages = (update?.messages ?? []).map((m) => {
+    if (m === own) return message;
+    const at = others.indexOf(m as UpdateMessage);
+    return at < 0 || settledOthers === undefined || at >= settledOthers.length ? m : withContent(m as UpdateMessage, settledOthers[at]);
+  });
   const Command = command.constructor as new (fields: Record<string, unknown>) => ToolAnswer;
   return new Command({ ...command, update: { ...update, messages: own === undefined ? [...messages, message] : messages } });
 };

@@ -2,7 +2,9 @@
  * `guardAgent`: an Agents SDK agent whose model calls, tool calls and user prompts run through
  * one stack, mapped onto the SDK's own extension points.
  *
- * - Its function tools are `guardTool`s (`toolCall`, approvals through interruptions).
+ * - Its function tools are `guardTool`s (`toolCall`, approvals through interruptions), and so is
+ *   every tool the runner gets from it at run time (`getAllTools`): those of its MCP servers
+ *   (`mcpServers`), and one pushed onto its `tools` after it was guarded.
  * - Its model, when it is a `Model` object, is a `guardModel` (`modelCall`); a model given by
  *   name is resolved by the runner's provider: guard that with `guardModelProvider`.
  * - An input guardrail runs the `userPrompt` point on the run's last user message, blocking
@@ -16,7 +18,7 @@
  *
  * The SDK runs input guardrails for the first agent of a run only, and not again on a resumed run.
  */
-import type { Agent, InputGuardrail, Model, RunContext } from "@openai/agents";
+import type { Agent, InputGuardrail, Model, RunContext, Tool } from "@openai/agents";
 import type { RunOptions } from "../../core/context.ts";
 import { describeGiven } from "../../core/errors.ts";
 import type { Operation } from "../../core/stack-types.ts";
@@ -111,10 +113,39 @@ const guardOne = (
       stack.has?.("userPrompt") === false ? [...agent.inputGuardrails] : [promptGuardrail(stack, options), ...agent.inputGuardrails],
     outputGuardrails: [...agent.outputGuardrails],
   });
+  guardRunTools(stack, copy, options);
   done.set(agent, copy);
   // Set after the copy is known, so that agents handing off to each other end up pointing at each other's copies.
   copy.handoffs = agent.handoffs.map((h) => (isAgent(h) ? guardOne(stack, h, options, done) : h));
   return copy;
+};
+
+/**
+ * Make every tool the runner gets from the agent a `guardTool`: it asks `getAllTools` on every turn
+ * (and when it resumes a run), which lists the agent's MCP servers' tools afresh and reads its
+ * `tools` as they are then. A tool already guarded by this stack is itself; a tool object the SDK
+ * hands out again (a server with `cacheToolsList`) keeps its guarded twin. So do its clones.
+ */
+const guardRunTools = (stack: GuardAgentStack, copy: Agent<any, any>, options: GuardAgentOptions): void => {
+  const own = copy.getAllTools;
+  if (typeof own !== "function") return;
+  const twins = new WeakMap<object, Tool<any>>();
+  const guarded = (tool: Tool<any>): Tool<any> => {
+    let twin = twins.get(tool);
+    if (twin === undefined) twins.set(tool, (twin = guardTool(stack, tool, options.tools)));
+    return twin;
+  };
+  copy.getAllTools = async function (this: Agent<any, any>, ...args: Parameters<typeof own>) {
+    const tools = await own.apply(this, args);
+    return Array.isArray(tools) ? tools.map(guarded) : tools;
+  } as typeof own;
+  // A clone is a new agent of the SDK's (its tools, model and guardrails are this one's): it gets the same.
+  const clone = copy.clone;
+  copy.clone = function (this: Agent<any, any>, ...args: Parameters<typeof clone>) {
+    const cloned = clone.apply(this, args);
+    guardRunTools(stack, cloned, options);
+    return cloned;
+  } as typeof clone;
 };
 
 /** The text of the last user message of a run's input (a string input is one). */

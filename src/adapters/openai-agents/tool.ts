@@ -21,6 +21,7 @@
  *   never bothers a person. See parked.ts for how one run spans `needsApproval` and `invoke`.
  * - Text hooks add with `ctx.addContext` reaches the model after the tool's output.
  */
+import { randomUUID } from "node:crypto";
 import type { FunctionTool, RunContext, Tool, ToolInputGuardrailDefinition } from "@openai/agents";
 import type { ApprovalDecision, ApprovalHandler, RunOptions } from "../../core/context.ts";
 import { describeGiven, RunAbortedError } from "../../core/errors.ts";
@@ -61,6 +62,15 @@ export interface GuardToolOptions {
    */
   readonly approvals?: "interrupt" | "stack";
 }
+
+/** The stack's run id for each run of the SDK, by its run context. */
+const runIds = new WeakMap<object, string>();
+
+const runIdOf = (runContext: RunContext<unknown>): string => {
+  let id = runIds.get(runContext);
+  if (id === undefined) runIds.set(runContext, (id = `openai-agents-run-${randomUUID()}`));
+  return id;
+};
 
 /** Marks a tool this adapter made, so that guarding it again does not run every call twice. */
 const guarded = Symbol.for("agent-onion.openai-agents.guarded-tool");
@@ -113,8 +123,11 @@ export const guardTool = <T extends Tool<any>>(stack: ToolCallStack, tool: T, op
   const parkedFor = (ctx: RunContext<unknown>, callId: string | undefined): ParkedCall | undefined =>
     callId === undefined ? undefined : parked.get(ctx)?.get(callId);
 
-  const runOptions = (call: ToolCall, runContext: RunContext<unknown>) =>
-    typeof options.run === "function" ? options.run({ call, runContext }) : (options.run ?? {});
+  const runOptions = (call: ToolCall, runContext: RunContext<unknown>) => {
+    const given = typeof options.run === "function" ? options.run({ call, runContext }) : options.run;
+    // The SDK's run (one `run()`, one run context) is the stack's run, so what counts per run counts its calls.
+    return given?.runId !== undefined ? given : { ...given, runId: runIdOf(runContext) };
+  };
 
   /** The SDK's decision about this call (true approved, false rejected), or undefined before anyone decided. */
   const decision = (ctx: RunContext<unknown>, callId: string): boolean | undefined => ctx.isToolApproved({ toolName: name, callId });
