@@ -203,6 +203,8 @@ export class Run implements Frame, RunView, Recorder {
   declare skipped: number[] | undefined;
   declare outcome: Outcome | undefined;
   declare final: boolean;
+  /** The caller's metadata and path were frozen (R9), on their first read. */
+  declare private optionsFrozen: boolean;
   /** Its number among the stack's settled runs (see `Runtime.settles`); 0 until it settles. */
   declare settleNumber: number;
 
@@ -262,6 +264,7 @@ export class Run implements Frame, RunView, Recorder {
     this.outcome = undefined;
     this.final = false;
     this.settleNumber = 0;
+    this.optionsFrozen = false;
   }
 
   /** The last reading of the clock: the start, or the end of the last timed call (see decisions.ts). */
@@ -288,14 +291,14 @@ export class Run implements Frame, RunView, Recorder {
   get metadata(): Readonly<Record<string, unknown>> {
     const metadata = this.options?.metadata;
     if (metadata === undefined) return emptyMetadata;
-    if (metadata !== lastMetadata && this.runtime.freeze) freezeLast(metadata, lastPath);
+    if (!this.optionsFrozen) this.freezeOptions();
     return metadata;
   }
 
   get path(): readonly string[] {
     const path = this.options?.path;
     if (path === undefined) return emptyPath;
-    if (path !== lastPath && this.runtime.freeze) freezeLast(lastMetadata, path);
+    if (!this.optionsFrozen) this.freezeOptions();
     return path;
   }
 
@@ -385,6 +388,15 @@ export class Run implements Frame, RunView, Recorder {
 
   approve(request: ApprovalRequestOf, hook: HookInfo, own: RunSignal | undefined): Promise<ApprovalDecision> {
     return askApproval(this, request, hook, own);
+  }
+
+  /** Freeze the caller's metadata and path (see `lastMetadata`), once per run: a read then costs a field's test. */
+  private freezeOptions(): void {
+    this.optionsFrozen = true;
+    if (!this.runtime.freeze) return;
+    const metadata = this.options?.metadata;
+    const path = this.options?.path;
+    if (metadata !== lastMetadata || path !== lastPath) freezeLast(metadata, path);
   }
 
   /** What background work of this run is numbered with: its settle number, or Infinity while it is in flight. */
