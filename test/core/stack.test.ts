@@ -36,6 +36,66 @@ describe("registration", () => {
       expect(() => newStack().use("tool", spec as never)).toThrow(message);
     });
 
+  describe("a spec whose reads throw", () => {
+    const boom = (what: string) => () => {
+      throw new Error(what);
+    };
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const getter = (field: string, rest: Record<string, unknown> = {}) =>
+      Object.defineProperty({ name: "sly", before: () => Continue, ...rest }, field, { get: boom(field), enumerable: true });
+    const cases: [string, unknown, RegExp][] = [
+      ["its name", getter("name"), /hook "\?": name could not be read: it threw name/],
+      ["a phase", getter("before"), /hook "sly": before could not be read: it threw before/],
+      ["its match", getter("match"), /hook "sly": match could not be read: it threw match/],
+      ["its order", getter("order"), /hook "sly": order could not be read: it threw order/],
+      [
+        "a list in its order",
+        { name: "sly", before: () => Continue, order: Object.defineProperty({}, "before", { get: boom("list"), enumerable: true }) },
+        /hook "sly": order could not be read: it threw list/,
+      ],
+      [
+        "a match object's part",
+        { name: "sly", before: () => Continue, match: { all: new Proxy([], { get: boom("part") }) } },
+        /hook "sly": match could not be read: it threw part/,
+      ],
+      ["everything (a revoked Proxy)", proxy, /hook "\?": name could not be read/],
+    ];
+    it.each(cases)("is a RegistrationError naming the hook and the field when %s throws", (_what, spec, message) => {
+      expect(() => newStack().use("tool", spec as never)).toThrow(RegistrationError);
+      expect(() => newStack().use("tool", spec as never)).toThrow(message);
+    });
+
+    it("registers what it read once, even from a getter that answers differently each time", async () => {
+      let reads = 0;
+      const shifty = {
+        name: "shifty",
+        get before() {
+          return ++reads === 1 ? () => Continue : "not a function";
+        },
+      };
+      const stack = newStack().use(["tool", "watch"], shifty as never);
+      expect((await stack.run("tool", call(), () => ({ content: "ok" })))._tag).toBe("Completed");
+      expect(reads).toBe(1);
+    });
+
+    it("still reads a hook's functions from its class", async () => {
+      class Audit {
+        readonly name = "audit";
+        before() {
+          return Continue;
+        }
+      }
+      expect(
+        (
+          await newStack()
+            .use("tool", new Audit() as never)
+            .run("tool", call(), () => ({ content: "ok" }))
+        )._tag,
+      ).toBe("Completed");
+    });
+  });
+
   it("throws for a duplicate name on the same point", () => {
     const stack = newStack().use("tool", { name: "dup", before: () => Continue });
     expect(() => stack.use("tool", { name: "dup", before: () => Continue })).toThrow(/hook "dup": name is already registered/);
@@ -312,6 +372,39 @@ describe("R10 observers", () => {
     expect(done).toBe(false);
     await stack.flush();
     expect(done).toBe(true);
+  });
+});
+
+describe("flush() under load", () => {
+  it("resolves once the work of the runs settled before it is done, while new runs keep coming", async () => {
+    const done: number[] = [];
+    const stack = newStack()
+      .use("tool", { name: "slow-observer", observe: () => sleep(5) })
+      .use("tool", {
+        name: "later",
+        before: () => undefined,
+        // Work that starts more work after a while: flush waits for it too, for runs settled before it.
+        onSettled: (_o, input, ctx) =>
+          ctx.waitUntil(sleep(5).then(() => ctx.waitUntil(sleep(5).then(() => void done.push(Number(input.name)))))),
+      });
+    let stop = false;
+    let started = 0;
+    const load = Array.from({ length: 8 }, async () => {
+      while (!stop) {
+        await stack.run("tool", call(String(started++)), () => ({ content: "" }));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    });
+    await sleep(30);
+    const before = started;
+    const flushed = await Promise.race([stack.flush().then(() => "flushed"), sleep(2000).then(() => "still waiting")]);
+    const settledBefore = done.length;
+    stop = true;
+    await Promise.all(load);
+    await stack.flush();
+    expect(flushed).toBe("flushed");
+    // Every run started well before the flush had its work done by then.
+    for (let i = 0; i < before - 8; i++) expect(done.slice(0, settledBefore)).toContain(i);
   });
 });
 
