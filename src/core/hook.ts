@@ -217,6 +217,14 @@ const orderOf = (name: string, s: Record<string, unknown>): Layer["order"] => {
  * readHookSpec({ name: "audit", after: () => undefined }, "toolCall").name // "audit"
  */
 export const readHookSpec = (spec: unknown, pointName: string): Record<string, unknown> => {
+  if (typeof spec === "function") {
+    const given = typeof spec.name === "string" && spec.name !== "" ? spec.name : "?";
+    throw new RegistrationError(
+      given,
+      "spec",
+      `on point "${pointName}" must be a hook object, got a function: give it a name and a phase, e.g. { name: "${given === "?" ? "my-hook" : given}", before: fn }`,
+    );
+  }
   if (typeof spec !== "object" || spec === null)
     throw new RegistrationError("?", "spec", `on point "${pointName}" must be an object, got ${spec === null ? "null" : typeof spec}`);
   let hook = "?";
@@ -263,6 +271,9 @@ export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointNa
   const name = s.name;
   if (typeof name !== "string" || name.trim() === "")
     throw new RegistrationError(typeof name === "string" ? name : "?", "name", `must be a non-empty string, got ${describeGiven(name)}`);
+  // A middleware (`{ name, hooks }`) handed to `use`: say where it goes rather than which field is wrong.
+  if (s.hooks === true && Object.keys(s).every((key) => key === "name" || key === "hooks"))
+    throw new RegistrationError(name, "hooks", "looks like a middleware, not a hook: add it with withMiddleware(stack, middleware)");
   for (const key of Object.keys(s))
     if (!known.has(key)) throw new RegistrationError(name, key, `is not a hook field (expected one of ${[...known].join(", ")})`);
   const order = reading(name, "order", () => orderOf(name, s));

@@ -28,6 +28,18 @@ import { RunSignal } from "./run-signal.ts";
 import { abortReason, isAbortSignal, isThenable, isTimeoutMs, noop, notASignal, stopListening } from "./signal.ts";
 import type { ExplainOptions, Explanation, HookStack, Operation, StackOptions, StackStats } from "./stack-types.ts";
 
+/** Every field of `StackOptions`: the compiler says when one is added to the type and not here. */
+const stackOptionNames: { readonly [K in keyof Required<StackOptions>]: true } = {
+  store: true,
+  approval: true,
+  freeze: true,
+  strict: true,
+  timeHooks: true,
+  observerQueue: true,
+  maxDepth: true,
+  onFailure: true,
+};
+
 /**
  * Create an empty stack over `points`.
  *
@@ -43,6 +55,14 @@ export const createStack = <P extends Points>(points: P, options: StackOptions =
       throw new TypeError(`createStack: points.${key} is not a point (use gate() or observe())`);
     defs.set(key, point);
   }
+  if (typeof options !== "object" || options === null)
+    throw new TypeError(`createStack: options must be an object, got ${describe(options)}`);
+  // A misspelt option (`freze`) would otherwise be dropped and the stack made without it.
+  for (const key of Object.keys(options))
+    if (!Object.hasOwn(stackOptionNames, key))
+      throw new TypeError(
+        `createStack: unknown option ${JSON.stringify(key)}; its options are ${Object.keys(stackOptionNames).join(", ")}`,
+      );
   if (options.maxDepth !== undefined && !(Number.isSafeInteger(options.maxDepth) && options.maxDepth > 0))
     throw new TypeError(`createStack: maxDepth must be a positive integer, got ${String(options.maxDepth)}`);
   for (const flag of ["freeze", "strict", "timeHooks"] as const)

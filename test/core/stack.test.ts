@@ -29,12 +29,31 @@ describe("registration", () => {
     ["an unknown fail mode", { name: "bad", failMode: "maybe", before: () => Continue }, /hook "bad": failMode must be "open" or "closed"/],
     ["an unknown field", { name: "bad", befor: () => Continue }, /hook "bad": befor is not a hook field/],
     ["an invalid matcher", { name: "bad", match: 42, before: () => Continue }, /hook "bad": match/],
+    [
+      "a middleware given to use",
+      { name: "toolPolicy", hooks: { tool: { name: "toolPolicy", before: () => Continue } } },
+      /hook "toolPolicy": hooks looks like a middleware, not a hook: add it with withMiddleware\(stack, middleware\)/,
+    ],
   ];
   for (const [what, spec, message] of cases)
     it(`throws a TypeError at registration for ${what}`, () => {
       expect(() => newStack().use("tool", spec as never)).toThrow(TypeError);
       expect(() => newStack().use("tool", spec as never)).toThrow(message);
     });
+
+  it("says a plain function given as a hook needs a name and a phase", () => {
+    const noRm = () => Reject("no");
+    expect(() => newStack().use("tool", noRm as never)).toThrow(
+      /hook "noRm": spec on point "tool" must be a hook object, got a function: give it a name and a phase, e\.g\. \{ name: "noRm", before: fn \}/,
+    );
+  });
+
+  it("refuses a misspelt stack option, listing the options", () => {
+    expect(() => createStack({}, { freze: false } as never)).toThrow(
+      /createStack: unknown option "freze"; its options are store, approval, freeze, strict, timeHooks, observerQueue, maxDepth, onFailure/,
+    );
+    expect(() => createStack({}, null as never)).toThrow(/createStack: options must be an object, got null/);
+  });
 
   describe("a spec whose reads throw", () => {
     const boom = (what: string) => () => {
