@@ -50,7 +50,8 @@ export interface AgentTool<I extends Record<string, unknown> = Record<string, un
  */
 export const defineTool = <I extends Record<string, unknown>>(tool: AgentTool<I>): AgentTool => {
   knownOptions("defineTool", tool, TOOL_FIELDS);
-  if (typeof tool.name !== "string" || tool.name.trim() === "") throw new TypeError(`defineTool: name must be a non-empty string, got ${show(tool.name)}`);
+  if (typeof tool.name !== "string" || tool.name.trim() === "")
+    throw new TypeError(`defineTool: name must be a non-empty string, got ${show(tool.name)}`);
   if (typeof tool.execute !== "function")
     throw new TypeError(`defineTool: tool "${tool.name}" needs an execute function, got ${show(tool.execute)}`);
   return tool as unknown as AgentTool;

@@ -37,7 +37,7 @@ describe("the agent's entry points refuse what they would otherwise drop", () =>
 });
 
 describe("a hook that answers a tool call with what is not a tool result", () => {
-  it("fails the call: the model reads an error that says what a tool result is, not the text \"undefined\"", async () => {
+  it('fails the call: the model reads an error that says what a tool result is, not the text "undefined"', async () => {
     const ran: string[] = [];
     const tool = defineTool<{ command?: unknown }>({ name: "Bash", execute: ({ command }) => ran.push(String(command)) });
     const stack = createAgentStack().use("toolCall", { name: "cache", before: () => Replace("cached" as never) });
