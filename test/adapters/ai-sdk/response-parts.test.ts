@@ -70,7 +70,7 @@ describe("the other parts of a generate result, written back", () => {
     });
     const stack = createAgentStack().use("modelCall", {
       name: "summarise",
-      after: (res) => Transform({ ...res, parts: res.parts?.map((p) => ({ ...(p as object), text: "summarised" })) }),
+      after: (res) => Transform({ ...res, parts: (res.parts ?? []).map((p) => ({ ...(p as object), text: "summarised" })) }),
     });
     const out = await generateText({ model: wrapLanguageModel({ model, middleware: aiSdkMiddleware(stack) }), prompt: "x" });
     expect(out.reasoningText).toBe("summarised");
