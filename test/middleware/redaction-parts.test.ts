@@ -1,5 +1,7 @@
 import { generateText, simulateReadableStream, streamText, wrapLanguageModel } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
+import * as ai7 from "ai-v7";
+import { MockLanguageModelV4 } from "ai-v7/test";
 import { describe, expect, it } from "vitest";
 import { aiSdkMiddleware } from "../../src/adapters/ai-sdk.ts";
 import { createAgentStack } from "../../src/agent/stack.ts";
@@ -156,6 +158,50 @@ describe("redaction of the other parts of a generated answer", () => {
         { strategies: { api_key: "block" } },
       ),
     ).rejects.toThrow(/api_key/);
+  });
+});
+
+describe("redaction of the other parts with ai 7 (spec V4)", () => {
+  const v4 = (options: RedactionOptions = {}) =>
+    aiSdkMiddleware(withMiddleware(createAgentStack(), redaction(options)), { specificationVersion: "v4" });
+
+  it("redacts streamed reasoning and a text file's tagged data", async () => {
+    const model = new MockLanguageModelV4({
+      doStream: async () => ({
+        stream: ai7.simulateReadableStream({
+          chunks: [
+            { type: "stream-start", warnings: [] },
+            ...reasoning(["use AKIAIOSF", "ODNN7EXAMPLE now"]),
+            { type: "file", mediaType: "text/plain", data: { type: "data", data: base64(`key ${KEY}`) } },
+            { type: "finish", finishReason: stop, usage: usage(1, 1) },
+          ] as never[],
+        }),
+      }),
+    });
+    const result = ai7.streamText({ model: ai7.wrapLanguageModel({ model, middleware: v4() }), prompt: "x" });
+    const seen: { type: string; [key: string]: unknown }[] = [];
+    for await (const part of result.fullStream) seen.push(part as never);
+    expect(JSON.stringify(seen)).not.toContain(KEY);
+    expect(await result.reasoningText).toBe("use [REDACTED:api_key] now");
+  });
+
+  it("redacts generated reasoning and a reasoning file", async () => {
+    const model = new MockLanguageModelV4({
+      doGenerate: async () => ({
+        content: [
+          { type: "reasoning", text: `key ${KEY}` },
+          { type: "reasoning-file", mediaType: "text/plain", data: { type: "data", data: new TextEncoder().encode(`key ${KEY}`) } },
+          { type: "text", text: "hi" },
+        ] as never[],
+        finishReason: stop,
+        usage: usage(1, 1),
+        warnings: [],
+      }),
+    });
+    const result = await ai7.generateText({ model: ai7.wrapLanguageModel({ model, middleware: v4() }), prompt: "x" });
+    expect(result.reasoningText).toBe("key [REDACTED:api_key]");
+    const file = result.content.find((p) => p.type === "reasoning-file") as unknown as { file: { uint8Array: Uint8Array } };
+    expect(new TextDecoder().decode(file.file.uint8Array)).toBe("key [REDACTED:api_key]");
   });
 });
 
