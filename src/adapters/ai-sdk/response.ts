@@ -134,6 +134,30 @@ const frozenCallOf = (part: SdkToolCall): ToolCall => {
  */
 export const noToolCalls: readonly ToolCall[] = Object.freeze([]);
 
+/**
+ * Freeze the other parts of a response all the way down, plain objects and arrays only (bytes and
+ * class instances are not data to freeze), without `deepFreeze`'s record of each tree: the
+ * response is recorded whole (see `frozenResponse`), and that record costs more than the freezing.
+ * A node someone froze before is handed to `deepFreeze`, which walks what may be under it.
+ */
+const freezeParts = (parts: SdkPart[]): void => {
+  const pending: object[] = [parts];
+  while (pending.length > 0) {
+    const node = pending.pop() as Record<string, unknown>;
+    if (Object.isFrozen(node)) {
+      deepFreeze(node);
+      continue;
+    }
+    Object.freeze(node);
+    for (const key in node) {
+      const child = node[key];
+      if (typeof child !== "object" || child === null) continue;
+      const proto: unknown = Object.getPrototypeOf(child);
+      if (proto === Object.prototype || proto === null || Array.isArray(child)) pending.push(child);
+    }
+  }
+};
+
 /** A response whose every object was frozen as it was built, recorded so (see `toRequest`). */
 const frozenResponse = (response: ModelResponse): ModelResponse => {
   if (response.toolCalls !== noToolCalls) Object.freeze(response.toolCalls);
@@ -159,7 +183,7 @@ export const toResponse = (result: SdkGenerateResult, request: DeepReadonly<Mode
     else if (part.type === "tool-call") (calls ??= []).push(frozen ? frozenCallOf(part as SdkToolCall) : callOf(part as SdkToolCall));
     else (parts ??= []).push(part);
   }
-  if (parts !== undefined && frozen) deepFreeze(parts);
+  if (parts !== undefined && frozen) freezeParts(parts);
   // A stack that does not freeze lets hooks change the list in place: each response gets its own.
   const toolCalls = calls ?? (frozen ? (noToolCalls as ToolCall[]) : []);
   const finishReason = finishOf(result.finishReason);
