@@ -48,7 +48,11 @@ export const Transform = <T>(value: T): Transform<T> => ({ _tag: "Transform", va
  * @example
  * before: () => Reject("Destructive command blocked")
  */
-export const Reject = (reason: string): Reject => ({ _tag: "Reject", reason: String(reason) });
+export const Reject = (reason: string): Reject => ({
+  _tag: "Reject",
+  // Untyped callers may leave it out: the reader then learns that none was given, not "undefined".
+  reason: reason === undefined ? "rejected without a reason" : String(reason),
+});
 
 /**
  * Build a `Replace` action: the operation is skipped and this is its output.

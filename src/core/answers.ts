@@ -137,9 +137,14 @@ export const ownOutcome = (run: Run, o: Outcome): Outcome | undefined => {
   try {
     if (o._tag === "Completed") return toCompleted(freeze(run, o.value));
     if (o._tag === "Failed") return Outcome.failed(o.error);
-    return o.reasons === undefined
+    const reasons = o.reasons;
+    return reasons === undefined
       ? Outcome.rejected(String(o.reason), String(o.by), o.cause)
-      : { ...Outcome.rejected(String(o.reason), String(o.by), o.cause), reasons: o.reasons };
+      : {
+          ...Outcome.rejected(String(o.reason), String(o.by), o.cause),
+          // Copied field by field, as the caller's type says: a hook's list may be anything.
+          reasons: Object.freeze(Array.from(reasons, (r) => Object.freeze({ reason: String(r.reason), by: String(r.by) }))),
+        };
   } catch {
     return undefined;
   }

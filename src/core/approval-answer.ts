@@ -6,7 +6,7 @@
  * wrong. An edit must also keep the shape of what was asked about (`editProblem`).
  */
 import type { ApprovalDecision } from "./approval-types.ts";
-import { describe } from "./errors.ts";
+import { describe, isInstance } from "./errors.ts";
 
 /** Why a value is not plain JSON data, and where. */
 export class NotPlainDataError extends Error {
@@ -79,7 +79,7 @@ export const plainData = (value: unknown, where = ""): unknown => {
   try {
     return copy(value, "", 0);
   } catch (error) {
-    if (error instanceof NotPlainDataError) throw error;
+    if (isInstance(error, NotPlainDataError)) throw error;
     // A getter, a Proxy trap or a length that threw while being read.
     throw new NotPlainDataError(`${where}reading it threw: ${describe(error)}`);
   }

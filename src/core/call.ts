@@ -12,6 +12,7 @@ import {
   NextMisuseError,
   RejectOnObserveError,
   describe,
+  isInstance,
   type HookFailureKind,
   type Phase,
 } from "./errors.ts";
@@ -24,7 +25,22 @@ import { isThenable, noop } from "./signal.ts";
 
 /** A hook failed; carried as a value through the dispatcher. */
 export class Failure {
+  readonly #brand = true;
   constructor(readonly error: HookError) {}
+
+  /**
+   * True for a Failure of ours. Hooks' answers go through here: `instanceof` on a Proxy runs its
+   * `getPrototypeOf` trap, which may lie or (revoked) throw, so a yes is confirmed by the private
+   * field, which reads nothing of the value, and a throw is a no. `instanceof` first: on the plain
+   * objects hooks answer it is several times cheaper than the private-field check.
+   */
+  static is(value: unknown): value is Failure {
+    try {
+      return value instanceof Failure && #brand in value;
+    } catch {
+      return false;
+    }
+  }
 }
 
 const kinds = new Set<string>(["threw", "timeout", "invalid-action", "reject-on-observe", "next-misuse", "aborted"]);
@@ -210,9 +226,10 @@ class TimedCall {
  * failure (invalid shape, or `Reject` on an observation point).
  */
 export const checkAction = (run: Run, layer: Layer, phase: Phase, raw: unknown, started: number): HookAction | undefined => {
-  if (raw instanceof Failure) return failed(run, layer, phase, raw.error, started);
   const answer = snapshot(raw);
-  if (answer === undefined)
+  if (answer === undefined) {
+    // Not an action: a failure carried as a value (a Failure is never one), or an invalid answer.
+    if (Failure.is(raw)) return failed(run, layer, phase, raw.error, started);
     return failed(
       run,
       layer,
@@ -227,6 +244,7 @@ export const checkAction = (run: Run, layer: Layer, phase: Phase, raw: unknown, 
       ),
       started,
     );
+  }
   if (answer._tag === "Reject" && run.kind === "observe")
     return failed(
       run,
@@ -262,7 +280,7 @@ export const failed = (run: Run, layer: Layer, phase: Phase, error: HookError, s
   const open = layer.failMode === "open" || layer.shadow;
   run.fail(error, open);
   if (run.rec !== Rec.none) {
-    const rejected = error.kind === "reject-on-observe" && error.cause instanceof RejectOnObserveError ? error.cause.reason : undefined;
+    const rejected = error.kind === "reject-on-observe" && isInstance(error.cause, RejectOnObserveError) ? error.cause.reason : undefined;
     record(run, layer, phase, "Failed", started, error.message, open ? "open" : "closed", rejected);
   }
   return undefined;

@@ -510,6 +510,11 @@ const tail = 2;
 const late = 4;
 /** Inside `begin`: an answer recorded now was given synchronously. */
 const deciding = 8;
+/** The tag of the last outcome of next(), noted when the inside ended (see `AroundCall.lastValue`). */
+const completedTag = 16;
+const rejectedTag = 32;
+const failedTag = 48;
+const tagBits = 48;
 
 /**
  * One call of an around hook. It is also the frame of what runs inside it: `next()` calls are
@@ -541,6 +546,13 @@ class AroundCall implements Frame {
   /** The outcome of the last `next()`, and whether it was final. */
   declare last: Outcome | undefined;
   declare lastFinal: boolean;
+  /**
+   * The last outcome's value, reason or error when the inside ended, read before the hook could
+   * see it (its tag is in `state`). The hook gets that object itself (a freeze per `next()` would
+   * cost more than the layer), so it is compared with these before the engine passes it on (see
+   * `tampered`).
+   */
+  declare lastValue: unknown;
   declare state: number;
   declare misuse: NextMisuseError | undefined;
   /** A clock reading when the call started (or the run's last one, compact recording); 0 when nothing records. */
@@ -571,6 +583,7 @@ class AroundCall implements Frame {
     this.handed = undefined;
     this.last = undefined;
     this.lastFinal = false;
+    this.lastValue = undefined;
     this.state = deciding;
     this.misuse = undefined;
     this.started = 0;
@@ -645,6 +658,7 @@ class AroundCall implements Frame {
   /** Leave with the inner outcome this hook answered with (see handOn), recorded as its decision. */
   passOn(): Step {
     if (this.run.settled) return this.settleLater(this.last);
+    if (this.tampered()) return this.editedInPlace();
     this.recordPassOn();
     this.outer.j = this.outer.i;
     return this.leave(this.last as Outcome, this.lastFinal);
@@ -722,10 +736,15 @@ class AroundCall implements Frame {
 
   /** The inner frame ended (`ended`); a tail hook passes the outcome on at once. */
   done(): void {
-    this.last = this.outcome;
+    const o = this.outcome as Outcome;
+    this.last = o;
     this.lastFinal = this.final;
     this.pending = undefined;
-    if ((this.state & tail) !== 0 && !this.run.settled) this.passOnTail();
+    // A tail hook answered already: the outcome is passed on before it can see it.
+    if ((this.state & tail) !== 0 && !this.run.settled) return this.passOnTail();
+    if (o._tag === "Completed") (this.state = (this.state & ~tagBits) | completedTag), (this.lastValue = o.value);
+    else if (o._tag === "Failed") (this.state = (this.state & ~tagBits) | failedTag), (this.lastValue = o.error);
+    else (this.state = (this.state & ~tagBits) | rejectedTag), (this.lastValue = o.reason);
   }
 
   /**
@@ -746,13 +765,14 @@ class AroundCall implements Frame {
     this.state |= settled;
     const { run, layer } = this;
     this.outer.j = this.outer.i;
+    if (this.last !== undefined && this.tampered()) return this.editedInPlace();
     // The common answer first: the outcome its next() gave, passed on (`async (ctx, next) => await next()`).
     if (answer === this.last && answer !== undefined && this.misuse === undefined && !layer.shadow) {
       if (run.rec !== Rec.none) record(run, layer, "around", "Outcome", this.stamp, describeOutcome(answer as Outcome));
       return this.leave(answer as Outcome, this.lastFinal);
     }
-    if (this.misuse !== undefined && !(answer instanceof Failure)) return this.failure(answer, "next-misuse", this.misuse);
-    if (answer instanceof Failure) return this.failure(answer, answer.error.kind, answer.error.cause);
+    if (this.misuse !== undefined && !Failure.is(answer)) return this.failure(answer, "next-misuse", this.misuse);
+    if (Failure.is(answer)) return this.failure(answer, answer.error.kind, answer.error.cause);
     if (layer.shadow) {
       if (run.rec !== Rec.none) record(run, layer, "around", "Continue", this.stamp, "shadow");
       return this.passThrough();
@@ -818,12 +838,52 @@ class AroundCall implements Frame {
 
   /** Leave when `step` settles (a method of its own, so `passThrough` allocates no closure context). */
   leaveLater(step: Promise<Outcome>): Promise<Outcome> {
-    return step.then((o) => this.leave(o, this.lastFinal));
+    return step.then((o) => (this.tampered() ? this.editedInPlace() : this.leave(o, this.lastFinal)));
+  }
+
+  /** Whether the hook changed the last outcome in place since the inside ended (see `lastValue`). */
+  tampered(): boolean {
+    const o = this.last as Outcome;
+    if (o === undefined) return false;
+    const tag = this.state & tagBits;
+    if (tag === 0) return false; // never noted: a tail hook's, passed on before it could see it
+    try {
+      if (o._tag === "Completed") return tag !== completedTag || o.value !== this.lastValue;
+      if (o._tag === "Failed") return tag !== failedTag || o.error !== this.lastValue;
+      return tag !== rejectedTag || o.reason !== this.lastValue;
+    } catch {
+      return true; // a getter it defined on it threw
+    }
+  }
+
+  /**
+   * The hook changed the outcome its next() gave in place (R9): a failure of the hook (R6). What
+   * goes on, if it fails open, is the outcome as the inside made it, never the edited object.
+   */
+  editedInPlace(): Step {
+    const tag = this.state & tagBits;
+    let by = "?";
+    try {
+      by = String((this.last as { by?: unknown }).by); // what it says now: only the tag and reason were noted
+    } catch {
+      // a getter it defined threw
+    }
+    this.last =
+      tag === completedTag
+        ? toCompleted(this.lastValue)
+        : tag === failedTag
+          ? toFailed(this.lastValue)
+          : Outcome.rejected(this.lastValue as string, by);
+    return this.failure(
+      undefined,
+      "invalid-action",
+      new TypeError("changed the outcome next() gave in place: return Transform, Replace or an Outcome of its own instead"),
+    );
   }
 
   failure(answer: unknown, kind: HookFailureKind, cause: unknown): Step {
     const { run, layer } = this;
-    const error = answer instanceof Failure ? answer.error : hookError(run, layer, "around", kind, cause, this.started);
+    const error = Failure.is(answer) ? answer.error : hookError(run, layer, "around", kind, cause, this.started);
     failed(run, layer, "around", error, this.stamp);
     if (layer.failMode === "open" || layer.shadow) return this.passThrough();
     // A collecting gate gathers a failed hook's closed "no" like any other veto (as for a `before`).

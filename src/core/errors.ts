@@ -206,6 +206,21 @@ const describeKind = (kind: HookFailureKind): string =>
             : "was aborted";
 
 /**
+ * `value instanceof type` for a value from outside (what a hook or an operation threw or answered):
+ * never throws. `instanceof` runs a Proxy's `getPrototypeOf` trap, and a revoked Proxy throws on it.
+ *
+ * @example
+ * isInstance(new RunAbortedError("toolCall"), RunAbortedError) // true
+ */
+export const isInstance = <T>(value: unknown, type: abstract new (...args: any[]) => T): value is T => {
+  try {
+    return value instanceof type;
+  } catch {
+    return false;
+  }
+};
+
+/**
  * Turn anything thrown into readable text. Hooks may throw `undefined`, strings, symbols or
  * objects with hostile `toString`; none of that may crash the error path.
  *

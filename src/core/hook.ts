@@ -5,7 +5,7 @@
  */
 import type { Continue, Reject, Replace, Transform } from "./action.ts";
 import type { HookContext, HookInfo, RunEvent } from "./context.ts";
-import { RegistrationError, describeGiven } from "./errors.ts";
+import { RegistrationError, describe, describeGiven } from "./errors.ts";
 import { compileHookMatch } from "./match/matcher.ts";
 import type { Matcher, MatchSpec } from "./match/types.ts";
 import type { Outcome } from "./outcome.ts";
@@ -207,17 +207,76 @@ const orderOf = (name: string, s: Record<string, unknown>): Layer["order"] => {
   return Object.freeze({ before: Object.freeze(before), after: Object.freeze(after), optional: o.optional === true });
 };
 
-/** Validate a user's hook spec for a point of `kind`; throws `RegistrationError` naming the hook and the field. */
-export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointName: string, hasStepType = false): Layer => {
+/**
+ * Read a user's hook spec once into a plain object: each hook field (own or inherited, so a class
+ * instance works) and the names of its other own fields (for the typo check). A getter or a Proxy
+ * trap that throws is a `RegistrationError` naming the hook and the field, never a raw error, and
+ * what is checked is what is used, however often a getter would answer differently.
+ *
+ * @example
+ * readHookSpec({ name: "audit", after: () => undefined }, "toolCall").name // "audit"
+ */
+export const readHookSpec = (spec: unknown, pointName: string): Record<string, unknown> => {
+  if (typeof spec === "function") {
+    const given = typeof spec.name === "string" && spec.name !== "" ? spec.name : "?";
+    throw new RegistrationError(
+      given,
+      "spec",
+      `on point "${pointName}" must be a hook object, got a function: give it a name and a phase, e.g. { name: "${given === "?" ? "my-hook" : given}", before: fn }`,
+    );
+  }
   if (typeof spec !== "object" || spec === null)
     throw new RegistrationError("?", "spec", `on point "${pointName}" must be an object, got ${spec === null ? "null" : typeof spec}`);
-  const s = spec as Record<string, unknown>;
+  let hook = "?";
+  const read = (field: string): unknown => {
+    try {
+      return (spec as Record<string, unknown>)[field];
+    } catch (cause) {
+      throw new RegistrationError(hook, field, `could not be read: it threw ${describe(cause)}`);
+    }
+  };
+  const name = read("name");
+  if (typeof name === "string" && name.trim() !== "") hook = name;
+  const out: Record<string, unknown> = Object.create(null);
+  out.name = name;
+  for (const field of known) {
+    if (field === "name") continue;
+    const value = read(field);
+    if (value !== undefined) out[field] = value;
+  }
+  let own: string[];
+  try {
+    own = Object.keys(spec);
+  } catch (cause) {
+    throw new RegistrationError(hook, "spec", `on point "${pointName}" could not be read: it threw ${describe(cause)}`);
+  }
+  // Unknown fields are kept by name only, for compileHook's typo check; their values are never read.
+  for (const key of own) if (!known.has(key)) out[key] = true;
+  return out;
+};
+
+/** Run `check` on a nested part of a spec (`field`): a throw that is not a RegistrationError is one, naming the hook and the field. */
+const reading = <T>(hook: string, field: string, check: () => T): T => {
+  try {
+    return check();
+  } catch (cause) {
+    if (cause instanceof RegistrationError) throw cause;
+    throw new RegistrationError(hook, field, `could not be read: it threw ${describe(cause)}`);
+  }
+};
+
+/** Validate a user's hook spec for a point of `kind`; throws `RegistrationError` naming the hook and the field. */
+export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointName: string, hasStepType = false): Layer => {
+  const s = readHookSpec(spec, pointName);
   const name = s.name;
   if (typeof name !== "string" || name.trim() === "")
-    throw new RegistrationError(String(name ?? "?"), "name", "must be a non-empty string");
+    throw new RegistrationError(typeof name === "string" ? name : "?", "name", `must be a non-empty string, got ${describeGiven(name)}`);
+  // A middleware (`{ name, hooks }`) handed to `use`: say where it goes rather than which field is wrong.
+  if (s.hooks === true && Object.keys(s).every((key) => key === "name" || key === "hooks"))
+    throw new RegistrationError(name, "hooks", "looks like a middleware, not a hook: add it with withMiddleware(stack, middleware)");
   for (const key of Object.keys(s))
     if (!known.has(key)) throw new RegistrationError(name, key, `is not a hook field (expected one of ${[...known].join(", ")})`);
-  const order = orderOf(name, s);
+  const order = reading(name, "order", () => orderOf(name, s));
   let any = false;
   for (const phase of phases) {
     const fn = s[phase];
@@ -268,7 +327,7 @@ export const compileHook = (spec: unknown, kind: PointKind, seq: number, pointNa
         );
   const shadow = s.shadow === true;
   const source = s.source as string | undefined;
-  const matcher = compileHookMatch(s.match, name, { name: pointName, hasStepType });
+  const matcher = reading(name, "match", () => compileHookMatch(s.match, name, { name: pointName, hasStepType }));
   const outcome = matcher.needsOutcome === true;
   if (outcome) {
     // A matcher compiled beforehand (compileMatcher) was not checked against this point.

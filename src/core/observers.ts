@@ -24,14 +24,14 @@ import { decisionsOf } from "./decisions.ts";
 import { HookError, type Phase } from "./errors.ts";
 import type { Layer } from "./hook.ts";
 import type { Interrupted, Outcome, Rejected } from "./outcome.ts";
-import type { Run, Stats } from "./run.ts";
+import type { Pending, Run, Stats } from "./run.ts";
 import { isThenable } from "./signal.ts";
 import type { TraceEntry } from "./trace.ts";
 
 /** What a stack's observer queue shares with the stack. */
 export interface QueueHost {
   readonly stats: Stats;
-  readonly pending: Set<PromiseLike<unknown>>;
+  readonly pending: Pending;
   readonly onFailure: ((error: HookError) => void) | undefined;
 }
 
@@ -148,10 +148,10 @@ export class ObserverQueue {
       () => this.settled(pending, tracked),
       (cause) => (observerFailed(run, layer, "observe", cause), this.settled(pending, tracked)),
     );
-    pending.add(tracked);
+    pending.set(tracked, run.workOrder);
   }
 
-  private settled(pending: Set<PromiseLike<unknown>>, tracked: Promise<void>): void {
+  private settled(pending: Pending, tracked: Promise<void>): void {
     this.running--;
     pending.delete(tracked);
   }

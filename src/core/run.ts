@@ -13,6 +13,7 @@ import type { Layer } from "./hook.ts";
 import { HookCtx, type RunView } from "./hook-context.ts";
 import type { Outcome } from "./outcome.ts";
 import type { PointKind } from "./point.ts";
+import { deepFreeze } from "./readonly.ts";
 import { RunSignal } from "./run-signal.ts";
 import { neverAborted } from "./signal.ts";
 import { keyPart, type StateStore } from "./state.ts";
@@ -45,7 +46,13 @@ export interface Runtime {
   /** How deep `path` may grow before a run is refused. */
   readonly maxDepth: number;
   readonly onFailure: ((error: HookError) => void) | undefined;
-  readonly pending: Set<PromiseLike<unknown>>;
+  /**
+   * Background work `stack.flush()` waits for (observer calls, onSettled promises, waitUntil work),
+   * each with the settle number of the run it belongs to (see `Run.workOrder`).
+   */
+  readonly pending: Pending;
+  /** How many runs have settled: numbers them, so flush() can tell the runs settled before it. */
+  settles: number;
   readonly stats: Stats;
   readonly observers: ObserverSink;
 }
@@ -102,6 +109,23 @@ const processTag = (): string =>
     .toString(16)
     .padStart(8, "0")}`);
 export const emptyMetadata: Readonly<Record<string, unknown>> = Object.freeze({});
+/**
+ * The metadata and path frozen last. Every hook, matcher and observer of a run reads the caller's
+ * metadata and path: they are frozen like the input (R9), on their first read, so none of them can
+ * change what the others see. Callers often pass the same ones run after run, and comparing with
+ * these costs less than `deepFreeze`'s lookup of a value it froze before.
+ */
+let lastMetadata: unknown;
+let lastPath: unknown;
+
+const freezeLast = (metadata: unknown, path: unknown): void => {
+  try {
+    deepFreeze((lastMetadata = metadata));
+    deepFreeze((lastPath = path));
+  } catch {
+    // A Proxy that refuses to be frozen stays as it is; it must not crash the run.
+  }
+};
 export const emptyPath: readonly string[] = Object.freeze([]);
 
 /** What no input is: a run that has asked for no detail yet. */
@@ -179,6 +203,10 @@ export class Run implements Frame, RunView, Recorder {
   declare skipped: number[] | undefined;
   declare outcome: Outcome | undefined;
   declare final: boolean;
+  /** The caller's metadata and path were frozen (R9), on their first read. */
+  declare private optionsFrozen: boolean;
+  /** Its number among the stack's settled runs (see `Runtime.settles`); 0 until it settles. */
+  declare settleNumber: number;
 
   constructor(
     runtime: Runtime,
@@ -235,6 +263,8 @@ export class Run implements Frame, RunView, Recorder {
     this.skipped = undefined;
     this.outcome = undefined;
     this.final = false;
+    this.settleNumber = 0;
+    this.optionsFrozen = false;
   }
 
   /** The last reading of the clock: the start, or the end of the last timed call (see decisions.ts). */
@@ -259,11 +289,17 @@ export class Run implements Frame, RunView, Recorder {
   }
 
   get metadata(): Readonly<Record<string, unknown>> {
-    return this.options?.metadata ?? emptyMetadata;
+    const metadata = this.options?.metadata;
+    if (metadata === undefined) return emptyMetadata;
+    if (!this.optionsFrozen) this.freezeOptions();
+    return metadata;
   }
 
   get path(): readonly string[] {
-    return this.options?.path ?? emptyPath;
+    const path = this.options?.path;
+    if (path === undefined) return emptyPath;
+    if (!this.optionsFrozen) this.freezeOptions();
+    return path;
   }
 
   get store(): StateStore {
@@ -354,8 +390,22 @@ export class Run implements Frame, RunView, Recorder {
     return askApproval(this, request, hook, own);
   }
 
+  /** Freeze the caller's metadata and path (see `lastMetadata`), once per run: a read then costs a field's test. */
+  private freezeOptions(): void {
+    this.optionsFrozen = true;
+    if (!this.runtime.freeze) return;
+    const metadata = this.options?.metadata;
+    const path = this.options?.path;
+    if (metadata !== lastMetadata || path !== lastPath) freezeLast(metadata, path);
+  }
+
+  /** What background work of this run is numbered with: its settle number, or Infinity while it is in flight. */
+  get workOrder(): number {
+    return this.settled && this.settleNumber > 0 ? this.settleNumber : Number.POSITIVE_INFINITY;
+  }
+
   waitUntil(work: PromiseLike<unknown>): void {
-    track(this.runtime.pending, work);
+    track(this.runtime.pending, work, this.workOrder);
   }
 
   getLocal(key: ContextKey<unknown>): unknown {
@@ -431,11 +481,14 @@ export class Run implements Frame, RunView, Recorder {
   }
 }
 
+/** Background work and the settle number of the run it belongs to (Infinity while that run is in flight). */
+export type Pending = Map<PromiseLike<unknown>, number>;
+
 /** Keep `work` in `pending` until it settles (for `stack.flush()`); its rejection is handled here. */
-export const track = (pending: Set<PromiseLike<unknown>>, work: PromiseLike<unknown>): void => {
+export const track = (pending: Pending, work: PromiseLike<unknown>, order: number): void => {
   const tracked = Promise.resolve(work).then(
     () => void pending.delete(tracked),
     () => void pending.delete(tracked),
   );
-  pending.add(tracked);
+  pending.set(tracked, order);
 };

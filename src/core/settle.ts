@@ -8,7 +8,7 @@
  * that answered without waiting), when the run settles, innermost first.
  */
 import { now } from "./clock.ts";
-import { NextMisuseError, OperationAbandonedError, RunAbortedError } from "./errors.ts";
+import { NextMisuseError, OperationAbandonedError, RunAbortedError, isInstance } from "./errors.ts";
 import { Rec } from "./decisions.ts";
 import type { Layer } from "./hook.ts";
 import { observed, observerFailed } from "./observers.ts";
@@ -26,6 +26,7 @@ import { isThenable } from "./signal.ts";
 export const settle = (run: Run, outcome: Outcome, abandon: boolean): void => {
   if (run.settled) return;
   run.settled = true;
+  run.settleNumber = ++run.runtime.settles;
   run.settledWith ??= outcome;
   // Compact recording: the observer queue stamps the end with the next reading (see observers.ts).
   if (run.rec === Rec.exact) run.ended = now();
@@ -70,6 +71,7 @@ const callOnSettled = (run: Run, layer: Layer, outcome: Outcome, input: unknown)
     track(
       run.runtime.pending,
       Promise.resolve(result).then(undefined, (cause) => observerFailed(run, layer, "onSettled", cause)),
+      run.workOrder,
     );
 };
 
@@ -86,8 +88,9 @@ const callOnSettled = (run: Run, layer: Layer, outcome: Outcome, input: unknown)
 export const settledUnder = (run: Run): Outcome => {
   const settled = run.settledWith;
   if (settled === undefined) return Outcome.failed(new NextMisuseError("run already settled"));
-  return settled._tag === "Failed" && settled.error instanceof RunAbortedError
-    ? settled
+  // A copy: the run's own outcome is the caller's, and a hook must not be able to edit it (R9).
+  return settled._tag === "Failed" && isInstance(settled.error, RunAbortedError)
+    ? Outcome.failed(settled.error)
     : Outcome.failed(new OperationAbandonedError(run.point));
 };
 

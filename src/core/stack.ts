@@ -16,17 +16,29 @@ import { Rec } from "./decisions.ts";
 import { dispatch } from "./dispatch.ts";
 import { settle } from "./settle.ts";
 import { RecursionLimitError, RegistrationError, RunAbortedError, describe } from "./errors.ts";
-import { compileHook, phasesOf, wraps, type Hook, type Layer } from "./hook.ts";
+import { compileHook, phasesOf, readHookSpec, wraps, type Hook, type Layer } from "./hook.ts";
 import { MemoryStore } from "./memory-store.ts";
 import { ObserverQueue, defaultObserverLimit, observerFailed } from "./observers.ts";
 import { checkOrder, orderLayers } from "./order.ts";
 import { Outcome } from "./outcome.ts";
 import type { Point, Points } from "./point.ts";
 import { deepFreeze } from "./readonly.ts";
-import { Run, type Op, type Runtime, type Stats } from "./run.ts";
+import { Run, type Op, type Pending, type Runtime, type Stats } from "./run.ts";
 import { RunSignal } from "./run-signal.ts";
 import { abortReason, isAbortSignal, isThenable, isTimeoutMs, noop, notASignal, stopListening } from "./signal.ts";
 import type { ExplainOptions, Explanation, HookStack, Operation, StackOptions, StackStats } from "./stack-types.ts";
+
+/** Every field of `StackOptions`: the compiler says when one is added to the type and not here. */
+const stackOptionNames: { readonly [K in keyof Required<StackOptions>]: true } = {
+  store: true,
+  approval: true,
+  freeze: true,
+  strict: true,
+  timeHooks: true,
+  observerQueue: true,
+  maxDepth: true,
+  onFailure: true,
+};
 
 /**
  * Create an empty stack over `points`.
@@ -43,6 +55,14 @@ export const createStack = <P extends Points>(points: P, options: StackOptions =
       throw new TypeError(`createStack: points.${key} is not a point (use gate() or observe())`);
     defs.set(key, point);
   }
+  if (typeof options !== "object" || options === null)
+    throw new TypeError(`createStack: options must be an object, got ${describe(options)}`);
+  // A misspelt option (`freze`) would otherwise be dropped and the stack made without it.
+  for (const key of Object.keys(options))
+    if (!Object.hasOwn(stackOptionNames, key))
+      throw new TypeError(
+        `createStack: unknown option ${JSON.stringify(key)}; its options are ${Object.keys(stackOptionNames).join(", ")}`,
+      );
   if (options.maxDepth !== undefined && !(Number.isSafeInteger(options.maxDepth) && options.maxDepth > 0))
     throw new TypeError(`createStack: maxDepth must be a positive integer, got ${String(options.maxDepth)}`);
   for (const flag of ["freeze", "strict", "timeHooks"] as const)
@@ -56,7 +76,7 @@ export const createStack = <P extends Points>(points: P, options: StackOptions =
   if (!(Number.isSafeInteger(limit) && limit > 0))
     throw new TypeError(`createStack: observerQueue.limit must be a positive integer, got ${describe(limit)}`);
   const stats: Stats = { hookFailures: 0, failOpen: 0, observerErrors: 0, observerDrops: 0 };
-  const pending = new Set<PromiseLike<unknown>>();
+  const pending: Pending = new Map();
   const runtime: Runtime = {
     store: options.store ?? new MemoryStore(),
     approval: options.approval,
@@ -65,6 +85,7 @@ export const createStack = <P extends Points>(points: P, options: StackOptions =
     maxDepth: options.maxDepth ?? 32,
     onFailure: options.onFailure,
     pending,
+    settles: 0,
     stats,
     observers: new ObserverQueue({ stats, pending, onFailure: options.onFailure }, limit),
   };
@@ -175,6 +196,8 @@ class Stack<P extends Points> implements HookStack<P> {
     const names = typeof point === "string" ? [point] : point;
     if (!Array.isArray(names) || names.length === 0)
       throw new RegistrationError(nameOf(hook), "point", "must be a point name or a non-empty list of point names");
+    // Read once: what is checked is what is registered, on every point, and a throwing getter is a RegistrationError.
+    const spec = readHookSpec(hook, String(names[0]));
     const registry = this.registry.layers.length === this.size ? this.registry : Registry.of(this.registry.layers.slice(0, this.size));
     let size = this.size;
     let disabled: Set<string> | undefined;
@@ -182,18 +205,18 @@ class Stack<P extends Points> implements HookStack<P> {
       const def = this.defs.get(name);
       if (def === undefined)
         throw new RegistrationError(
-          nameOf(hook),
+          nameOf(spec),
           "point",
           `"${String(name)}" is not a point of this stack (known: ${[...this.defs.keys()].join(", ")})`,
         );
-      const layer = compileHook(hook, def.kind, size, name, def.stepType !== undefined);
+      const layer = compileHook(spec, def.kind, size, name, def.stepType !== undefined);
       if (registry.find(layer.name, name, size) !== undefined)
         throw new RegistrationError(layer.name, "name", `is already registered on point "${name}"`);
       // A name is enabled or disabled as a whole (R12): a second registration may not flip it.
       // Without a flag of its own the layer takes on its name's state (set by disable/enable).
       const elsewhere = registry.first(layer.name, size);
       const isDisabled = (disabled ?? this.disabled).has(layer.name);
-      const flagged = (hook as { disabled?: unknown }).disabled !== undefined;
+      const flagged = spec.disabled !== undefined;
       if (elsewhere !== undefined && flagged && layer.disabled !== isDisabled)
         throw new RegistrationError(
           layer.name,
@@ -232,12 +255,21 @@ class Stack<P extends Points> implements HookStack<P> {
   }
 
   flush(): Promise<void> {
-    const observers = this.runtime.observers as ObserverQueue;
-    observers.deliver();
-    const pending = this.runtime.pending;
-    if (pending.size === 0) return Promise.resolve();
-    // Observers may start more work while we wait: loop until nothing is pending.
-    return Promise.allSettled([...pending]).then(() => this.flush());
+    return this.flushUpTo(this.runtime.settles, true);
+  }
+
+  /**
+   * Wait for the background work pending now (`all`), then for the work that the runs settled up
+   * to number `upTo` start meanwhile (observers and onSettled may start more), until there is none.
+   * Work of runs that settle later is not waited for: under a steady stream of runs, waiting until
+   * nothing at all is pending would never end.
+   */
+  private flushUpTo(upTo: number, all: boolean): Promise<void> {
+    (this.runtime.observers as ObserverQueue).deliver();
+    const waiting: PromiseLike<unknown>[] = [];
+    for (const [work, order] of this.runtime.pending) if (all || order <= upTo) waiting.push(work);
+    if (waiting.length === 0) return Promise.resolve();
+    return Promise.allSettled(waiting).then(() => this.flushUpTo(upTo, false));
   }
 
   explain(point: string, input: unknown, options?: ExplainOptions): readonly Explanation[] {
@@ -391,10 +423,15 @@ class Stack<P extends Points> implements HookStack<P> {
   }
 }
 
-const nameOf = (hook: unknown): string =>
-  typeof hook === "object" && hook !== null && typeof (hook as { name?: unknown }).name === "string"
-    ? (hook as { name: string }).name
-    : "?";
+const nameOf = (hook: unknown): string => {
+  try {
+    return typeof hook === "object" && hook !== null && typeof (hook as { name?: unknown }).name === "string"
+      ? (hook as { name: string }).name
+      : "?";
+  } catch {
+    return "?"; // a getter or a Proxy that throws: the error about the point still names what it can
+  }
+};
 
 /**
  * A run someone can see (hooks, observers, a failed match): its subject for the context and the

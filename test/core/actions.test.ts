@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Continue, Outcome, Reject, Replace, Transform } from "../../src/core/index.ts";
-import { call, newStack } from "./helpers.ts";
+import { call, echo, newStack } from "./helpers.ts";
 
 describe("R2 and R3: actions and short-circuits", () => {
   it("hands a Transform to the next hook and to the operation", async () => {
@@ -112,6 +112,15 @@ describe("R2 and R3: actions and short-circuits", () => {
       ["inner", "outer"],
       ["outer", "caller"],
     ]);
+  });
+
+  it('says a Reject built without a reason had none, rather than "undefined"', async () => {
+    const stack = newStack().use("tool", { name: "terse", before: () => (Reject as (reason?: string) => Reject)() });
+    expect(await stack.run("tool", call(), echo)).toMatchObject({
+      _tag: "Rejected",
+      by: "terse",
+      reason: "rejected without a reason",
+    });
   });
 
   it("treats a returned undefined as Continue", async () => {

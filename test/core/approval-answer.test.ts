@@ -12,6 +12,14 @@ describe("plainData", () => {
   it("refuses class instances, functions, non-finite numbers and cycles, naming the path", () => {
     expect(() => plainData({ when: new Date() })).toThrow("when: a Date is not plain data");
     expect(() => plainData({ list: [1, () => 2] })).toThrow("list[1]: a function");
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const sly = {
+      get field() {
+        throw proxy;
+      },
+    };
+    expect(() => plainData(sly)).toThrow(/reading it threw/);
     expect(() => plainData({ n: Number.POSITIVE_INFINITY })).toThrow("n: Infinity is not a JSON number");
     const loop: Record<string, unknown> = {};
     loop.again = loop;

@@ -179,7 +179,7 @@ describe("an around hook whose run settles while its next() is pending, or befor
       await sleep(15);
 
       expect(outcome).toMatchObject({ _tag: "Failed", error: { name: "RunAbortedError" } });
-      expect(await late).toBe(outcome);
+      expect(await late).toEqual(outcome);
       expect(failures).toEqual([]);
       expect(stack.stats).toMatchObject({ hookFailures: 0, failOpen: 0 });
     });
@@ -228,7 +228,7 @@ describe("an around hook whose run settles while its next() is pending, or befor
       });
       await sleep(35);
 
-      expect(seconds[0]).toBe(outcome);
+      expect(seconds[0]).toEqual(outcome);
       expect(seconds[1]).toBeInstanceOf(NextMisuseError);
       expect((seconds[1] as Error).message).toBe('next() called again after the run settled: hook "twice" already has the run\'s outcome');
       expect(ops).toBe(1);

@@ -144,3 +144,97 @@ describe("markFrozenDeep", () => {
     expect(reads).toBe(1);
   });
 });
+
+describe("what a hook saw, no later hook or caller sees changed", () => {
+  const tool = gate<{ name: string }, { content: string }>({ name: "tool" });
+  const stackOf = () => createStack({ tool }, { onFailure: () => {} });
+
+  it("makes an around hook that edits the outcome next() gave in place fail, closed by default, naming it", async () => {
+    const seen: string[] = [];
+    const stack = stackOf()
+      .use("tool", {
+        name: "outer",
+        priority: 1,
+        around: async (_ctx, next) => {
+          const outcome = await next();
+          seen.push(outcome._tag);
+          return outcome;
+        },
+      })
+      .use("tool", {
+        name: "sloppy",
+        priority: 2,
+        around: async (_ctx, next) => {
+          const outcome = (await next()) as { _tag: string; value?: unknown; reason?: string; by?: string };
+          outcome.value = { content: "edited in place" };
+          return outcome as never;
+        },
+      });
+    const outcome = await stack.run("tool", { name: "Read" }, () => ({ content: "real" }));
+    expect(outcome._tag === "Rejected" && outcome.by).toBe("sloppy");
+    expect(outcome._tag === "Rejected" && outcome.cause?.kind).toBe("invalid-action");
+    expect(seen).toEqual(["Rejected"]);
+  });
+
+  it("passes on the outcome as the inside made it when a fail-open hook edits it in place and answers Continue", async () => {
+    const stack = stackOf().use("tool", {
+      name: "sloppy",
+      failMode: "open",
+      around: async (_ctx, next) => {
+        const outcome = (await next()) as { _tag: string; reason?: string; by?: string };
+        outcome._tag = "Rejected";
+        outcome.reason = "made up";
+        outcome.by = "nobody";
+        return undefined;
+      },
+    });
+    const outcome = await stack.run("tool", { name: "Read" }, () => ({ content: "real" }));
+    expect(outcome).toEqual({ _tag: "Completed", value: { content: "real" } });
+    expect(stack.stats.failOpen).toBe(1);
+  });
+
+  it("freezes the run's metadata and path, so a hook cannot change them for later hooks, observers or the caller", async () => {
+    const seen: unknown[] = [];
+    const stack = stackOf()
+      .use("tool", {
+        name: "writer",
+        priority: 1,
+        before: (_input, ctx) => {
+          try {
+            (ctx.metadata as Record<string, unknown>).user = "mallory";
+          } catch {
+            seen.push("metadata frozen");
+          }
+          try {
+            (ctx.path as string[]).push("forged");
+          } catch {
+            seen.push("path frozen");
+          }
+        },
+      })
+      .use("tool", { name: "reader", priority: 2, before: (_input, ctx) => void seen.push(ctx.metadata.user, ctx.path.join("/")) })
+      .use("tool", {
+        name: "o1",
+        observe: (event) => {
+          try {
+            ((event.metadata as Record<string, unknown>).nested as Record<string, unknown>).role = "admin";
+          } catch {
+            seen.push("event metadata frozen");
+          }
+        },
+      })
+      .use("tool", { name: "o2", observe: (event) => void seen.push((event.metadata.nested as { role: string }).role) });
+    const metadata = { user: "alice", nested: { role: "reader" } };
+    await stack.run("tool", { name: "Read" }, () => ({ content: "" }), { metadata, path: ["agent"] });
+    await stack.flush();
+    expect(seen).toEqual(["metadata frozen", "path frozen", "alice", "agent", "event metadata frozen", "reader"]);
+    expect(metadata).toEqual({ user: "alice", nested: { role: "reader" } });
+  });
+
+  it("leaves the metadata alone with freeze: false", async () => {
+    const stack = createStack({ tool }, { freeze: false }).use("tool", { name: "reader", before: (_input, ctx) => void ctx.metadata });
+    const metadata = { user: "alice" };
+    await stack.run("tool", { name: "Read" }, () => ({ content: "" }), { metadata });
+    expect(Object.isFrozen(metadata)).toBe(false);
+  });
+});

@@ -176,6 +176,102 @@ describe("hostile input and answers", () => {
     expect(outcome._tag === "Rejected" && outcome.reason).toContain("[unprintable value]");
   });
 
+  describe("a revoked Proxy returned as an answer", () => {
+    const revoked = (): unknown => {
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+      return proxy;
+    };
+    const phases = ["before", "after", "around"] as const;
+
+    it.each(phases)(
+      "is an invalid action of its hook in %s: a Rejected naming it, and the layer outside is ended with it",
+      async (phase) => {
+        const ended: string[] = [];
+        const stack = newStack()
+          .use("tool", { name: "outer", priority: 1, before: () => Continue, onSettled: (o) => void ended.push(o._tag) })
+          .use("tool", { name: "evil", priority: 2, [phase]: () => revoked() });
+        const outcome = await stack.run("tool", call(), () => ({ content: "ok" }));
+        expect(outcome._tag === "Rejected" && outcome.by).toBe("evil");
+        expect(outcome._tag === "Rejected" && outcome.cause?.kind).toBe("invalid-action");
+        expect(ended).toEqual(["Rejected"]);
+      },
+    );
+
+    it.each(phases)("never rejects stack.run in %s after an asynchronous step, and fails open when told to", async (phase) => {
+      const ended: string[] = [];
+      const stack = newStack()
+        .use("tool", { name: "outer", priority: 1, before: async () => Continue, onSettled: (o) => void ended.push(o._tag) })
+        .use("tool", { name: "evil", priority: 2, failMode: "open", [phase]: () => revoked() });
+      const outcome = await stack.run("tool", call(), async () => ({ content: "ok" }));
+      expect(outcome).toEqual({ _tag: "Completed", value: { content: "ok" } });
+      expect(ended).toEqual(["Completed"]);
+      expect(stack.stats.failOpen).toBe(1);
+    });
+  });
+
+  it("settles, ends the layers inside and tells observers when an around hook answers a Failed whose error is a revoked Proxy", async () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const log: string[] = [];
+    const stack = newStack()
+      .use("tool", {
+        name: "outer",
+        priority: 1,
+        around: async (_ctx, next) => {
+          void next();
+          await sleep(1);
+          return { _tag: "Failed", error: proxy } as never;
+        },
+      })
+      .use("tool", { name: "inner", priority: 2, before: () => Continue, onSettled: (o) => void log.push(`inner ${o._tag}`) })
+      .use("tool", { name: "watch", observe: (e) => void log.push(`observed ${e.outcome._tag}`) });
+    const outcome = await stack.run("tool", call(), () => sleep(20).then(() => ({ content: "late" })));
+    expect(outcome._tag).toBe("Failed");
+    await stack.flush();
+    expect(log).toEqual(["inner Failed", "observed Failed"]);
+  });
+
+  it("records a thrown Proxy that claims a failure kind and traps its prototype, with a trace", async () => {
+    const liar = new Proxy(
+      {},
+      {
+        get: (_t, key) => (key === "hookFailureKind" ? "reject-on-observe" : undefined),
+        getPrototypeOf: () => {
+          throw new Error("trap");
+        },
+      },
+    );
+    const trace = new Trace();
+    const stack = newStack().use("tool", {
+      name: "liar",
+      before: () => {
+        throw liar;
+      },
+    });
+    const outcome = await stack.run("tool", call(), () => ({ content: "" }), { trace });
+    expect(outcome._tag === "Rejected" && outcome.by).toBe("liar");
+    expect(trace.entries.map((e) => e.action)).toContain("Failed");
+  });
+
+  it("reads the reasons of a Rejected an around hook built into reasons of its own, or fails the hook", async () => {
+    const built = (reasons: unknown) =>
+      newStack({ onFailure: () => {} }).use("tool", {
+        name: "maker",
+        around: () => ({ _tag: "Rejected", reason: "no", by: "maker", reasons }) as never,
+      });
+    const outcome = await built([{ reason: 1, by: "a", extra: "dropped" }]).run("tool", call(), () => ({ content: "" }));
+    expect(outcome).toEqual({ _tag: "Rejected", reason: "no", by: "maker", reasons: [{ reason: "1", by: "a" }] });
+    expect(Object.isFrozen(outcome._tag === "Rejected" && outcome.reasons)).toBe(true);
+    const liar = new Proxy([], {
+      get: () => {
+        throw new Error("trap");
+      },
+    });
+    const failed = await built(liar).run("tool", call(), () => ({ content: "" }));
+    expect(failed._tag === "Rejected" && failed.cause?.kind).toBe("invalid-action");
+  });
+
   it("keeps terminal escapes and bidi overrides out of failure reasons", async () => {
     const stack = newStack().use("tool", {
       name: "noisy",

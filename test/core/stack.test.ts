@@ -29,12 +29,91 @@ describe("registration", () => {
     ["an unknown fail mode", { name: "bad", failMode: "maybe", before: () => Continue }, /hook "bad": failMode must be "open" or "closed"/],
     ["an unknown field", { name: "bad", befor: () => Continue }, /hook "bad": befor is not a hook field/],
     ["an invalid matcher", { name: "bad", match: 42, before: () => Continue }, /hook "bad": match/],
+    [
+      "a middleware given to use",
+      { name: "toolPolicy", hooks: { tool: { name: "toolPolicy", before: () => Continue } } },
+      /hook "toolPolicy": hooks looks like a middleware, not a hook: add it with withMiddleware\(stack, middleware\)/,
+    ],
   ];
   for (const [what, spec, message] of cases)
     it(`throws a TypeError at registration for ${what}`, () => {
       expect(() => newStack().use("tool", spec as never)).toThrow(TypeError);
       expect(() => newStack().use("tool", spec as never)).toThrow(message);
     });
+
+  it("says a plain function given as a hook needs a name and a phase", () => {
+    const noRm = () => Reject("no");
+    expect(() => newStack().use("tool", noRm as never)).toThrow(
+      /hook "noRm": spec on point "tool" must be a hook object, got a function: give it a name and a phase, e\.g\. \{ name: "noRm", before: fn \}/,
+    );
+  });
+
+  it("refuses a misspelt stack option, listing the options", () => {
+    expect(() => createStack({}, { freze: false } as never)).toThrow(
+      /createStack: unknown option "freze"; its options are store, approval, freeze, strict, timeHooks, observerQueue, maxDepth, onFailure/,
+    );
+    expect(() => createStack({}, null as never)).toThrow(/createStack: options must be an object, got null/);
+  });
+
+  describe("a spec whose reads throw", () => {
+    const boom = (what: string) => () => {
+      throw new Error(what);
+    };
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const getter = (field: string, rest: Record<string, unknown> = {}) =>
+      Object.defineProperty({ name: "sly", before: () => Continue, ...rest }, field, { get: boom(field), enumerable: true });
+    const cases: [string, unknown, RegExp][] = [
+      ["its name", getter("name"), /hook "\?": name could not be read: it threw name/],
+      ["a phase", getter("before"), /hook "sly": before could not be read: it threw before/],
+      ["its match", getter("match"), /hook "sly": match could not be read: it threw match/],
+      ["its order", getter("order"), /hook "sly": order could not be read: it threw order/],
+      [
+        "a list in its order",
+        { name: "sly", before: () => Continue, order: Object.defineProperty({}, "before", { get: boom("list"), enumerable: true }) },
+        /hook "sly": order could not be read: it threw list/,
+      ],
+      [
+        "a match object's part",
+        { name: "sly", before: () => Continue, match: { all: new Proxy([], { get: boom("part") }) } },
+        /hook "sly": match could not be read: it threw part/,
+      ],
+      ["everything (a revoked Proxy)", proxy, /hook "\?": name could not be read/],
+    ];
+    it.each(cases)("is a RegistrationError naming the hook and the field when %s throws", (_what, spec, message) => {
+      expect(() => newStack().use("tool", spec as never)).toThrow(RegistrationError);
+      expect(() => newStack().use("tool", spec as never)).toThrow(message);
+    });
+
+    it("registers what it read once, even from a getter that answers differently each time", async () => {
+      let reads = 0;
+      const shifty = {
+        name: "shifty",
+        get before() {
+          return ++reads === 1 ? () => Continue : "not a function";
+        },
+      };
+      const stack = newStack().use(["tool", "watch"], shifty as never);
+      expect((await stack.run("tool", call(), () => ({ content: "ok" })))._tag).toBe("Completed");
+      expect(reads).toBe(1);
+    });
+
+    it("still reads a hook's functions from its class", async () => {
+      class Audit {
+        readonly name = "audit";
+        before() {
+          return Continue;
+        }
+      }
+      expect(
+        (
+          await newStack()
+            .use("tool", new Audit() as never)
+            .run("tool", call(), () => ({ content: "ok" }))
+        )._tag,
+      ).toBe("Completed");
+    });
+  });
 
   it("throws for a duplicate name on the same point", () => {
     const stack = newStack().use("tool", { name: "dup", before: () => Continue });
@@ -312,6 +391,39 @@ describe("R10 observers", () => {
     expect(done).toBe(false);
     await stack.flush();
     expect(done).toBe(true);
+  });
+});
+
+describe("flush() under load", () => {
+  it("resolves once the work of the runs settled before it is done, while new runs keep coming", async () => {
+    const done: number[] = [];
+    const stack = newStack()
+      .use("tool", { name: "slow-observer", observe: () => sleep(5) })
+      .use("tool", {
+        name: "later",
+        before: () => undefined,
+        // Work that starts more work after a while: flush waits for it too, for runs settled before it.
+        onSettled: (_o, input, ctx) =>
+          ctx.waitUntil(sleep(5).then(() => ctx.waitUntil(sleep(5).then(() => void done.push(Number(input.name)))))),
+      });
+    let stop = false;
+    let started = 0;
+    const load = Array.from({ length: 8 }, async () => {
+      while (!stop) {
+        await stack.run("tool", call(String(started++)), () => ({ content: "" }));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    });
+    await sleep(30);
+    const before = started;
+    const flushed = await Promise.race([stack.flush().then(() => "flushed"), sleep(2000).then(() => "still waiting")]);
+    const settledBefore = done.length;
+    stop = true;
+    await Promise.all(load);
+    await stack.flush();
+    expect(flushed).toBe("flushed");
+    // Every run started well before the flush had its work done by then.
+    for (let i = 0; i < before - 8; i++) expect(done.slice(0, settledBefore)).toContain(i);
   });
 });
 

@@ -183,7 +183,8 @@ describe("A6: next() called after the chain settled", () => {
     const outcome = await stack.run("tool", call(), () => ({ content: String(++ran) }), { timeoutMs: 10 });
     expect(outcome._tag === "Failed" && outcome.error instanceof RunAbortedError && outcome.error.timedOut).toBe(true);
     await sleep(60);
-    expect(late).toBe(outcome);
+    expect(late).toEqual(outcome);
+    expect(late).not.toBe(outcome); // a copy: the hook cannot edit the outcome the caller holds
     expect(ran).toBe(0);
     expect(failures).toEqual([]);
     expect(stack.stats).toMatchObject({ hookFailures: 0, failOpen: 0 });
