@@ -87,6 +87,12 @@ export interface ModelResponse {
   readonly aborted?: boolean;
   /** True when the provider reported no usage and the numbers are estimates (about 4 characters a token). */
   readonly usageEstimated?: boolean;
+  /**
+   * The answer's other parts, in the model adapter's own shapes and order (the AI SDK's content
+   * parts: reasoning, sources, files, results of tools the provider ran); absent when there are
+   * none. Hooks may rewrite them (`redaction` does); a streamed answer carries them as `raw` parts instead.
+   */
+  readonly parts?: readonly unknown[];
 }
 
 /** A user message entering the agent; hooks may rewrite it. */

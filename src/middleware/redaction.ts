@@ -16,6 +16,7 @@ import type { Middleware, PointHook } from "./apply.ts";
 import { knownOptions, nameOption, show } from "./options.ts";
 import { blockedReason, RedactionBlockedError } from "./errors.ts";
 import { placement, priorityOption } from "./placement.ts";
+import { PartStreamRedactor, redactParts } from "./redaction-parts.ts";
 import { redactorFor, type Redactor, type RedactorOptions } from "./redactor.ts";
 import { scrubFailure } from "./scrub-failure.ts";
 import { StreamRedactor, type StreamRedactorOptions } from "./stream-redactor.ts";
@@ -178,12 +179,24 @@ export const redaction = (options: RedactionOptions = {}): Middleware => {
   const checked = (response: ModelResponse, tail: string | undefined, ctx: HookContext<any>) => {
     // Only tool inputs: ids and names are the protocol (a provider's call id can look like a token).
     const r = redactor.value({ text: response.text + (tail ?? ""), inputs: response.toolCalls.map((c) => c.input) });
-    if (r.blocked.length > 0) return Outcome.failed(new RedactionBlockedError(name, "model output", r.blocked));
-    if (!r.changed && tail === undefined) return pass(ctx, response, Continue);
+    // The other parts (reasoning, sources, files, provider tools' results): their text fields only.
+    const parts = response.parts === undefined ? undefined : redactParts(redactor, response.parts);
+    const blocked = parts === undefined || parts.blocked.length === 0 ? r.blocked : [...new Set([...r.blocked, ...parts.blocked])];
+    if (blocked.length > 0) return Outcome.failed(new RedactionBlockedError(name, "model output", blocked));
+    if (!r.changed && tail === undefined && parts?.changed !== true) return pass(ctx, response, Continue);
     const toolCalls = response.toolCalls.map((c, i) => (r.value.inputs[i] === c.input ? c : { ...c, input: r.value.inputs[i] }));
-    return r.value.text === response.text && !toolCalls.some((c, i) => c !== response.toolCalls[i])
+    return r.value.text === response.text && !toolCalls.some((c, i) => c !== response.toolCalls[i]) && parts?.changed !== true
       ? pass(ctx, response, Continue)
-      : pass(ctx, response, Transform({ ...response, text: r.value.text, toolCalls } as ModelResponse));
+      : pass(
+          ctx,
+          response,
+          Transform({
+            ...response,
+            text: r.value.text,
+            toolCalls,
+            ...(parts?.changed === true && { parts: parts.value as readonly unknown[] }),
+          } as ModelResponse),
+        );
   };
 
   const modelOutput: PointHook<AgentPoints, "modelCall"> = {
@@ -283,7 +296,9 @@ const streamed = (
   const control = streamControl(ctx);
   if (control === undefined) return undefined;
   const stream = new StreamRedactor(redactor, options);
+  const others = new PartStreamRedactor(redactor, options);
   const blocked = new Set<string>();
+  const raw = (value: unknown): StreamPart => ({ type: "raw", value });
   const textPart = (text: string): StreamPart | null => (text === "" ? null : { type: "text-delta", text });
   const take = (step: { readonly text: string; readonly blocked: readonly string[] }): string => {
     for (const kind of step.blocked) blocked.add(kind);
@@ -300,9 +315,19 @@ const streamed = (
         if (blocked.size > 0) return null;
         return r.changed ? { ...part, call: { ...part.call, input: r.value } } : undefined;
       }
+      case "raw": {
+        // Reasoning, sources, files, provider tools' results: as the adapter passes them on.
+        const out = others.push(part.value, blocked);
+        if (blocked.size > 0) return null;
+        if (out === undefined || out === null) return out;
+        return Array.isArray(out) ? out.map(raw) : raw(out);
+      }
       case "finish": {
+        const held = others.end(blocked).map(raw);
         const rest = textPart(take(stream.end()));
-        return rest === null ? undefined : [rest, part];
+        if (blocked.size > 0) return undefined;
+        const out = rest === null ? held : [...held, rest];
+        return out.length === 0 ? undefined : [...out, part];
       }
       default:
         return undefined;

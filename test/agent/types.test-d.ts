@@ -8,6 +8,7 @@ import {
   type SessionStart,
   type ToolExecuteOptions,
 } from "../../src/agent/index.ts";
+import type { ModelResponse } from "../../src/agent/types.ts";
 
 describe("the agent's event types", () => {
   it("name Claude Code's documented values and take the ones it adds later, as the bridge passes them on", () => {
@@ -49,5 +50,17 @@ describe("the agent's options and what it hands over", () => {
       options.env!.PATH = "/tmp";
     };
     void touch;
+  });
+});
+
+describe("a model response's other parts", () => {
+  it("are optional, read-only and of the adapter's own shapes", () => {
+    const bare: ModelResponse = { text: "", toolCalls: [], finishReason: "stop", usage: { inputTokens: 0, outputTokens: 0 } };
+    expectTypeOf(bare.parts).toEqualTypeOf<readonly unknown[] | undefined>();
+    const withParts: ModelResponse = { ...bare, parts: [{ type: "reasoning", text: "hm" }] };
+    // @ts-expect-error the list cannot be changed in place
+    withParts.parts?.push({});
+    // @ts-expect-error a single part is not a list
+    const _single: ModelResponse = { ...bare, parts: { type: "reasoning", text: "hm" } };
   });
 });

@@ -1,8 +1,8 @@
 /**
  * AI SDK generate results ↔ our `ModelResponse`, both ways. A response hooks left alone maps
  * back to the provider's own result object; a changed one is the provider's result with only
- * what changed rewritten (text parts, tool calls, finish reason, usage totals), so reasoning,
- * sources, provider metadata, warnings and response headers survive a redaction.
+ * what changed rewritten (text parts, tool calls, the other parts, finish reason, usage totals), so
+ * provider metadata, warnings and response headers survive a redaction.
  */
 import { estimateMessageTokens, estimateTokens } from "../../agent/tokens.ts";
 import type { FinishReason, Message, ModelRequest, ModelResponse, ToolCall, Usage } from "../../agent/types.ts";
@@ -134,6 +134,30 @@ const frozenCallOf = (part: SdkToolCall): ToolCall => {
  */
 export const noToolCalls: readonly ToolCall[] = Object.freeze([]);
 
+/**
+ * Freeze the other parts of a response all the way down, plain objects and arrays only (bytes and
+ * class instances are not data to freeze), without `deepFreeze`'s record of each tree: the
+ * response is recorded whole (see `frozenResponse`), and that record costs more than the freezing.
+ * A node someone froze before is handed to `deepFreeze`, which walks what may be under it.
+ */
+const freezeParts = (parts: SdkPart[]): void => {
+  const pending: object[] = [parts];
+  while (pending.length > 0) {
+    const node = pending.pop() as Record<string, unknown>;
+    if (Object.isFrozen(node)) {
+      deepFreeze(node);
+      continue;
+    }
+    Object.freeze(node);
+    for (const key in node) {
+      const child = node[key];
+      if (typeof child !== "object" || child === null) continue;
+      const proto: unknown = Object.getPrototypeOf(child);
+      if (proto === Object.prototype || proto === null || Array.isArray(child)) pending.push(child);
+    }
+  }
+};
+
 /** A response whose every object was frozen as it was built, recorded so (see `toRequest`). */
 const frozenResponse = (response: ModelResponse): ModelResponse => {
   if (response.toolCalls !== noToolCalls) Object.freeze(response.toolCalls);
@@ -151,10 +175,15 @@ const frozenResponse = (response: ModelResponse): ModelResponse => {
 export const toResponse = (result: SdkGenerateResult, request: DeepReadonly<ModelRequest>, frozen = false): ModelResponse => {
   let text = "";
   let calls: ToolCall[] | undefined;
+  // The other parts (reasoning, sources, files, provider tools' results), for hooks to scan: a list
+  // only when there are any; the provider's own objects, frozen with the response when it is.
+  let parts: SdkPart[] | undefined;
   for (const part of result.content) {
     if (part.type === "text") text += (part as SdkPart & { text: string }).text;
     else if (part.type === "tool-call") (calls ??= []).push(frozen ? frozenCallOf(part as SdkToolCall) : callOf(part as SdkToolCall));
+    else (parts ??= []).push(part);
   }
+  if (parts !== undefined && frozen) freezeParts(parts);
   // A stack that does not freeze lets hooks change the list in place: each response gets its own.
   const toolCalls = calls ?? (frozen ? (noToolCalls as ToolCall[]) : []);
   const finishReason = finishOf(result.finishReason);
@@ -165,15 +194,25 @@ export const toResponse = (result: SdkGenerateResult, request: DeepReadonly<Mode
   // The usual case, without the estimate's closure: the provider reported both totals.
   if (input !== undefined && output !== undefined) {
     const usage = { inputTokens: input, outputTokens: output };
-    const response =
+    const response: ModelResponse =
       typeof id === "string" ? { text, toolCalls, finishReason, usage, model, id } : { text, toolCalls, finishReason, usage, model };
+    if (parts !== undefined) (response as { parts?: readonly unknown[] }).parts = parts;
     return frozen ? frozenResponse(response) : response;
   }
   const { usage } = usageOf(result.usage, () => ({
     inputTokens: estimateMessageTokens(request.messages as readonly Message[]),
     outputTokens: estimateTokens(text),
   }));
-  const response = { text, toolCalls, finishReason, usage, model, ...(typeof id === "string" ? { id } : {}), usageEstimated: true };
+  const response = {
+    text,
+    toolCalls,
+    finishReason,
+    usage,
+    model,
+    ...(typeof id === "string" ? { id } : {}),
+    usageEstimated: true,
+    ...(parts !== undefined && { parts }),
+  };
   return frozen ? frozenResponse(response) : response;
 };
 
@@ -194,6 +233,7 @@ export const fromResponse = (
   const base = result !== undefined ? produced : undefined;
   if (base === undefined || out.text !== base.text)
     replaceAll(content, "text", out.text === "" ? [] : [{ type: "text", text: out.text } as SdkPart]);
+  if (base === undefined || out.parts !== base.parts) replaceOthers(content, (out.parts ?? []) as readonly SdkPart[]);
   if (base === undefined || out.toolCalls !== base.toolCalls) {
     const originals = new Map(content.filter((p) => p.type === "tool-call").map((p) => [(p as SdkToolCall).toolCallId, p as SdkToolCall]));
     replaceAll(
@@ -217,6 +257,25 @@ export const fromResponse = (
     finishReason: sdkFinish(out.finishReason, result?.finishReason),
     usage: sdkUsage(out.usage as Usage, result?.usage, base?.usage),
   } as SdkGenerateResult;
+};
+
+/**
+ * Put `parts` in place of the parts that are neither text nor tool calls: one for one where each
+ * was while there are as many (a redaction rewrites them in place), else all where the first was.
+ */
+const replaceOthers = (content: SdkPart[], parts: readonly SdkPart[]): void => {
+  const at: number[] = [];
+  content.forEach((p, i) => {
+    if (p.type !== "text" && p.type !== "tool-call") at.push(i);
+  });
+  if (at.length === parts.length) {
+    at.forEach((i, k) => (content[i] = parts[k] as SdkPart));
+    return;
+  }
+  const first = at[0] ?? content.length;
+  const rest = content.filter((p) => p.type === "text" || p.type === "tool-call");
+  content.splice(0, content.length, ...rest);
+  content.splice(Math.min(first, content.length), 0, ...parts);
 };
 
 /** Parts that name one of the result's tool calls, and mean nothing without it. */
