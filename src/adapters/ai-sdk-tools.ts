@@ -59,6 +59,8 @@ import { closeQuietly, nextOrAbort } from "../agent/stream/parts.ts";
 import { rejectedResult, ToolCallError, UnknownToolError, type ToolCallStack } from "../agent/wrap-tool.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
 import { askedCalls, deniedIn, deniedWithoutReason, sdkAnswer, sdkApprover, type AskedCalls, type SdkDenial } from "./ai-sdk/approvals.ts";
+import { stackArgument } from "../agent/stack-argument.ts";
+import { knownOptions } from "../agent/known-options.ts";
 
 /**
  * What the AI SDK passes to `execute` besides the input (the fields read here; the rest passes through).
@@ -139,6 +141,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
   options: WrapAiSdkToolsOptions = {},
 ): T => {
   checkWrapped(stack, tools, options);
+  knownOptions("wrapAiSdkTools", options, { run: true, rejected: true, approval: true });
   const executes = new Map<string, Execute>();
   for (const [name, t] of Object.entries(tools)) {
     const execute = (t as { execute?: unknown }).execute;
@@ -559,8 +562,8 @@ const durableOf = (stack: ToolCallStack, given: RunGiven): DurableApprovals | un
  * would surface as a raw TypeError here or on the first call.
  */
 const checkWrapped = (stack: unknown, tools: unknown, options: WrapAiSdkToolsOptions): void => {
-  if (typeof (stack as Partial<ToolCallStack> | null)?.run !== "function")
-    throw new TypeError(`wrapAiSdkTools: stack must be a stack with run (createAgentStack()), got ${describeGiven(stack)}`);
+  stackArgument("wrapAiSdkTools", stack);
+  if (Array.isArray(tools)) throw new TypeError("wrapAiSdkTools: tools must be an object of AI SDK tools by name, got a list");
   if (typeof tools !== "object" || tools === null)
     throw new TypeError(`wrapAiSdkTools: tools must be an object of AI SDK tools by name, got ${describeGiven(tools)}`);
   for (const [name, t] of Object.entries(tools)) {

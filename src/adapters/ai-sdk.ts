@@ -47,6 +47,8 @@ import {
   type SpecVersion,
 } from "./ai-sdk/spec.ts";
 import { fromSdkParts, StreamMemo, toSdkStream } from "./ai-sdk/stream.ts";
+import { stackArgument } from "../agent/stack-argument.ts";
+import { knownOptions } from "../agent/known-options.ts";
 
 /**
  * One call the middleware is about to run, for per-call run options.
@@ -147,6 +149,8 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
   stack: AiSdkStack,
   options: AiSdkMiddlewareOptions<V> = {},
 ): AiSdkMiddleware<V> => {
+  stackArgument("aiSdkMiddleware", stack);
+  knownOptions("aiSdkMiddleware", options, { specificationVersion: true, run: true, holdBack: true });
   const holdBack = holdBackProblem(options.holdBack);
   if (holdBack !== undefined) throw new TypeError(`aiSdkMiddleware: ${holdBack}`);
   // Stacks are immutable: one with no hook on `modelCall` never will have one, so its calls skip the mapping.

@@ -23,6 +23,7 @@ import type { Continue, Replace } from "../core/action.ts";
 import type { Outcome } from "../core/outcome.ts";
 import type { PointKind } from "../core/point.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
+import { knownOptions } from "../agent/known-options.ts";
 
 /**
  * A fiber running a hook was interrupted by something other than the run's signal.
@@ -138,6 +139,27 @@ const failureOf = ({ Cause, Option }: EffectModule, cause: Cause.Cause<unknown>,
 const hasRunner = <R>(runtime: EffectRuntime<R>): runtime is Exclude<EffectRuntime<R>, Runtime.Runtime<R>> =>
   typeof (runtime as { runPromiseExit?: unknown }).runPromiseExit === "function";
 
+/** Every field of `EffectHookSpec`: a misspelt phase (`befor`) would otherwise leave the hook doing nothing. */
+const EFFECT_HOOK_FIELDS = {
+  before: true,
+  after: true,
+  around: true,
+  recover: true,
+  observe: true,
+  runtime: true,
+  name: true,
+  priority: true,
+  order: true,
+  match: true,
+  timeoutMs: true,
+  failMode: true,
+  shadow: true,
+  recheck: true,
+  disabled: true,
+  source: true,
+  onSettled: true,
+} as const satisfies { readonly [K in keyof Required<EffectHookSpec<unknown, unknown, PointKind>>]: true };
+
 /**
  * Build a hook whose phases are Effect programs.
  *
@@ -153,6 +175,7 @@ const hasRunner = <R>(runtime: EffectRuntime<R>): runtime is Exclude<EffectRunti
 export const effectHook = <I = any, O = any, K extends PointKind = PointKind, R = never>(
   spec: EffectHookSpec<I, O, K, R>,
 ): Hook<I, O, K> => {
+  knownOptions("effectHook", spec, EFFECT_HOOK_FIELDS);
   const { before, after, around, recover, observe, runtime, ...fields } = spec;
   const run = <A>(effect: Effect.Effect<A, unknown, R>, signal?: AbortSignal): Promise<A> => runEffect(effect, signal, runtime);
   return {

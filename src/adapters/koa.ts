@@ -38,6 +38,7 @@ import type { Outcome } from "../core/outcome.ts";
 import type { PointKind } from "../core/point.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 import { noop } from "../core/signal.ts";
+import { knownOptions } from "../agent/known-options.ts";
 
 // Loaded on the first `fromKoa`: the root entry exports it, and `import "agent-onion"` (every
 // `claude-hook` process) must not pay for a package most programs never call.
@@ -108,6 +109,16 @@ export const fromKoa = <I = any, O = any>(
   middleware: KoaMiddleware<I, O> | readonly KoaMiddleware<I, O>[],
   options: FromKoaOptions<I> = {},
 ): Hook<I, O> => {
+  knownOptions("fromKoa", options, {
+    name: true,
+    priority: true,
+    match: true,
+    timeoutMs: true,
+    failMode: true,
+    shadow: true,
+    disabled: true,
+    source: true,
+  });
   const list = Array.isArray(middleware) ? middleware : [middleware];
   // koa-compose's own checks, made here because it composes the wrappers: nested lists are
   // flattened, and an entry that is not a function is a TypeError at mount time.

@@ -33,6 +33,8 @@ import { GuardedChatModel, type ChatModelLike } from "./langchain/model.ts";
 import { toAIMessage, toResponse } from "./langchain/response.ts";
 import { runTool, type LangChainToolCallRequest, type ToolAnswer } from "./langchain/tools.ts";
 import { checkPrompt, checkStop, guardStop, stepIndex, turnIds, type TurnRuntime } from "./langchain/turn.ts";
+import { stackArgument } from "../agent/stack-argument.ts";
+import { knownOptions } from "../agent/known-options.ts";
 
 /**
  * One call the middleware is about to run, for per-call run options.
@@ -111,10 +113,22 @@ const isChatModel = (model: unknown): model is ChatModelLike => {
 
 /** Refuse a stack without `run`, or options of the wrong type, at creation: otherwise the first call would fail with a raw TypeError. */
 const checkOptions = (stack: unknown, options: LangChainMiddlewareOptions): void => {
-  if (typeof (stack as Partial<LangChainStack> | null)?.run !== "function")
-    throw new TypeError(`langchainMiddleware: stack must be a stack with run (createAgentStack()), got ${describeGiven(stack)}`);
+  stackArgument("langchainMiddleware", stack);
   if (typeof options !== "object" || options === null)
     throw new TypeError(`langchainMiddleware: options must be an object, got ${describeGiven(options)}`);
+  knownOptions("langchainMiddleware", options, {
+    name: true,
+    run: true,
+    holdBack: true,
+    approvals: true,
+    store: true,
+    resumeTtlMs: true,
+    rejected: true,
+    promptRejected: true,
+    maxRetries: true,
+    maxStopBlocks: true,
+    modelId: true,
+  });
   if (options.name !== undefined && (typeof options.name !== "string" || options.name === ""))
     throw new TypeError(`langchainMiddleware: name must be a non-empty string when given, got ${describeGiven(options.name)}`);
   for (const key of ["rejected", "promptRejected", "modelId"] as const) {

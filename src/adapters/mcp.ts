@@ -38,6 +38,8 @@ import { mcpError, McpErrorCode, sdkTypesModule } from "./mcp-errors.ts";
 import { outputProblem, outputValidator } from "./mcp-output.ts";
 import { ListedTools, type ListTools, unknownToolResult } from "./mcp-tools.ts";
 import { guardedStream, type CallShape, type GuardedCall, type McpStreamMessage } from "./mcp-stream.ts";
+import { stackArgument } from "../agent/stack-argument.ts";
+import { knownOptions } from "../agent/known-options.ts";
 
 /**
  * The `params` of `tools/call`.
@@ -124,6 +126,7 @@ let seq = 0;
  */
 export const wrapMcpClient = <C extends McpToolClient>(stack: ToolCallStack, client: C, options: WrapMcpClientOptions = {}): C => {
   checkWrapped(stack, client, options);
+  knownOptions("wrapMcpClient", options, { run: true, rejected: true, unlistedTools: true });
   // The client's own methods are read at each call, so one replaced after wrapping (a spy, tracing) is used.
   const raw = client as unknown as Record<PropertyKey, unknown>;
   const tools = options.unlistedTools === "send" ? undefined : listedTools(client, raw);
@@ -175,8 +178,7 @@ export const wrapMcpClient = <C extends McpToolClient>(stack: ToolCallStack, cli
  * member of the client is its own business.
  */
 const checkWrapped = (stack: unknown, client: unknown, options: WrapMcpClientOptions): void => {
-  if (typeof (stack as Partial<ToolCallStack> | null)?.run !== "function")
-    throw new TypeError(`wrapMcpClient: stack must be a stack with run (createAgentStack()), got ${describeGiven(stack)}`);
+  stackArgument("wrapMcpClient", stack);
   if (!isObject(client))
     throw new TypeError(`wrapMcpClient: client must be an MCP client (an object with callTool), got ${describeGiven(client)}`);
   if (typeof client.callTool !== "function")

@@ -17,6 +17,7 @@ import type { AgentTool } from "./tool.ts";
 import { defaultTranscriptDir, type TranscriptWriter } from "./transcript.ts";
 import type { Notification } from "./types.ts";
 import { holdBackProblem } from "./stream/control.ts";
+import { knownOptions } from "./known-options.ts";
 
 /** Resolved agent options. */
 export interface AgentConfig {
@@ -55,6 +56,39 @@ const transcriptOption = (value: AgentOptions["transcript"]): AgentConfig["trans
   return { dir: value.dir, isDefault: false, keep: value.keep ?? true };
 };
 
+/** Every field of `AgentOptions`: a misspelt one is refused rather than dropped. */
+const AGENT_FIELDS = {
+  model: true,
+  tools: true,
+  stack: true,
+  name: true,
+  system: true,
+  maxSteps: true,
+  maxStopBlocks: true,
+  maxRetries: true,
+  contextBudget: true,
+  compact: true,
+  countTokens: true,
+  subagents: true,
+  stream: true,
+  contextRole: true,
+  metadata: true,
+  trace: true,
+  onPart: true,
+  onNotification: true,
+  maxOutputTokens: true,
+  temperature: true,
+  transcript: true,
+  idleNotificationMs: true,
+  permissionNotificationMs: true,
+  permissions: true,
+} as const satisfies { readonly [K in keyof Required<AgentOptions>]: true };
+
+/** Every field of `SubagentSpec`. */
+const SUBAGENT_FIELDS = { name: true, description: true, system: true, tools: true, model: true, maxSteps: true } as const satisfies {
+  readonly [K in keyof Required<SubagentSpec>]: true;
+};
+
 const positiveInt = (name: string, value: number | undefined, fallback: number, min = 1): number => {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < min)
@@ -69,7 +103,7 @@ const positiveInt = (name: string, value: number | undefined, fallback: number, 
  * resolveConfig({ model, stack }).settings.maxSteps // 20
  */
 export const resolveConfig = (options: AgentOptions): AgentConfig => {
-  if (typeof options !== "object" || options === null) throw new TypeError("createAgent: options must be an object");
+  knownOptions("createAgent", options, AGENT_FIELDS);
   const { model, stack } = options;
   if (typeof model?.generate !== "function" || typeof model.id !== "string")
     throw new TypeError("createAgent: model must be a LanguageModel ({ id, generate, stream? })");
@@ -85,6 +119,7 @@ export const resolveConfig = (options: AgentOptions): AgentConfig => {
   for (const t of tools) if (typeof t.execute !== "function") throw new TypeError(`createAgent: tool "${t.name}" has no execute function`);
   // A sub-agent's own settings are checked here too, not when the model first calls it.
   for (const s of subagents) {
+    knownOptions(`createAgent: subagent "${s.name}"`, s, SUBAGENT_FIELDS);
     if (s.maxSteps !== undefined) positiveInt(`subagent "${s.name}": maxSteps`, s.maxSteps, 1);
     for (const t of s.tools ?? [])
       if (typeof t?.execute !== "function")

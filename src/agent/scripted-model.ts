@@ -5,6 +5,7 @@
  * long session does not keep a copy of every conversation it was sent). No network, no keys.
  */
 import type { LanguageModel, ModelCallOptions, StreamPart } from "./model.ts";
+import { knownOptions, show } from "./known-options.ts";
 import { sleep } from "./sleep.ts";
 import { estimateMessageTokens, estimateTokens } from "./tokens.ts";
 import type { FinishReason, ModelRequest, ModelResponse, ToolCall, Usage } from "./types.ts";
@@ -68,6 +69,17 @@ export interface ScriptedModel extends LanguageModel {
   stream(request: ModelRequest, options: ModelCallOptions): AsyncIterable<StreamPart>;
 }
 
+/** Every field of `ScriptedModelOptions`: a misspelt one is refused rather than dropped. */
+const SCRIPTED_MODEL_FIELDS = {
+  id: true,
+  turns: true,
+  chunkSize: true,
+  delayMs: true,
+  firstChunkDelayMs: true,
+  whenDone: true,
+  keepRequests: true,
+} as const satisfies { readonly [K in keyof Required<ScriptedModelOptions>]: true };
+
 /**
  * Create a scripted model.
  *
@@ -77,6 +89,8 @@ export interface ScriptedModel extends LanguageModel {
  * model.requests.length // 1
  */
 export const createScriptedModel = (options: ScriptedModelOptions): ScriptedModel => {
+  knownOptions("createScriptedModel", options, SCRIPTED_MODEL_FIELDS);
+  if (!Array.isArray(options.turns)) throw new TypeError(`createScriptedModel: turns must be a list of turns, got ${show(options.turns)}`);
   const id = options.id ?? "scripted";
   const chunkSize = Math.max(1, Math.floor(options.chunkSize ?? 8));
   const delayMs = options.delayMs ?? 0;

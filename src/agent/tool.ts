@@ -2,6 +2,7 @@
  * The tool interface: a name, what the model reads about it, and an `execute` function. It is
  * what the AI SDK's tools and MCP tools look like once their transport is stripped away.
  */
+import { knownOptions, show } from "./known-options.ts";
 import type { ToolSpec } from "./types.ts";
 
 /** What a tool's `execute` receives besides its input. */
@@ -47,7 +48,19 @@ export interface AgentTool<I extends Record<string, unknown> = Record<string, un
  * @example
  * const add = defineTool<{ a: number; b: number }>({ name: "add", execute: ({ a, b }) => a + b })
  */
-export const defineTool = <I extends Record<string, unknown>>(tool: AgentTool<I>): AgentTool => tool as unknown as AgentTool;
+export const defineTool = <I extends Record<string, unknown>>(tool: AgentTool<I>): AgentTool => {
+  knownOptions("defineTool", tool, TOOL_FIELDS);
+  if (typeof tool.name !== "string" || tool.name.trim() === "")
+    throw new TypeError(`defineTool: name must be a non-empty string, got ${show(tool.name)}`);
+  if (typeof tool.execute !== "function")
+    throw new TypeError(`defineTool: tool "${tool.name}" needs an execute function, got ${show(tool.execute)}`);
+  return tool as unknown as AgentTool;
+};
+
+/** Every field of `AgentTool`: a misspelt one is refused rather than dropped. */
+const TOOL_FIELDS = { name: true, description: true, inputSchema: true, execute: true } as const satisfies {
+  readonly [K in keyof Required<AgentTool>]: true;
+};
 
 /**
  * What the model is told about a tool.

@@ -12,10 +12,18 @@ import { describe } from "../core/errors.ts";
 import { withDeadline } from "../core/signal.ts";
 import { ExecutorError } from "./errors.ts";
 import type { AgentEvent } from "./events.ts";
-import { externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions, type RunnerSpec } from "./external.ts";
+import {
+  EXTERNAL_HOOK_FIELDS,
+  externalHook,
+  resolveTimeoutMs,
+  type ExternalHook,
+  type ExternalHookOptions,
+  type RunnerSpec,
+} from "./external.ts";
 import { readOnlyTools } from "./readonly-tools.ts";
 import { evaluatorPrompt, readVerdict, verdictAnswer } from "./verdict.ts";
 import { checkLimit } from "./limits.ts";
+import { knownOptions } from "../agent/known-options.ts";
 
 export interface AgentHookOptions<E extends AgentEvent = AgentEvent> extends ExternalHookOptions<E> {
   /** What to verify; `$ARGUMENTS` is where the event goes (appended when absent). */
@@ -78,6 +86,18 @@ export const agentRunner = <E extends AgentEvent>(options: AgentHookOptions<E>):
   };
 };
 
+/** Every field of `AgentHookOptions`: a misspelt one is refused rather than dropped. */
+const AGENT_HOOK_FIELDS = {
+  ...EXTERNAL_HOOK_FIELDS,
+  prompt: true,
+  model: true,
+  modelId: true,
+  tools: true,
+  stack: true,
+  maxSteps: true,
+  maxEventChars: true,
+} as const satisfies { readonly [K in keyof Required<AgentHookOptions<AgentEvent>>]: true };
+
 /**
  * A hook that runs a read-only verifier sub-agent on each event.
  *
@@ -85,6 +105,7 @@ export const agentRunner = <E extends AgentEvent>(options: AgentHookOptions<E>):
  * stack.use("stop", agentHook({ event: "Stop", model, prompt: "Verify every TODO in src/ is resolved. $ARGUMENTS", timeout: 120 }))
  */
 export const agentHook = <E extends AgentEvent>(options: AgentHookOptions<E>): ExternalHook<E> => {
+  knownOptions("agentHook", options, AGENT_HOOK_FIELDS);
   const runner = agentRunner(options);
   return externalHook({ ...options, name: runner.name }, runner.timeoutMs, runner.run, runner.backstopMs);
 };

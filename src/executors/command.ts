@@ -11,6 +11,7 @@ import { commandAnswer } from "./answer.ts";
 import { childEnv, inheritedEnv } from "./env.ts";
 import type { AgentEvent } from "./events.ts";
 import {
+  EXTERNAL_HOOK_FIELDS,
   claudeDefaultSeconds,
   externalHook,
   resolveTimeoutMs,
@@ -20,6 +21,7 @@ import {
 } from "./external.ts";
 import { runProcess } from "./process.ts";
 import { checkLimit } from "./limits.ts";
+import { knownOptions } from "../agent/known-options.ts";
 
 export interface CommandHookOptions<E extends AgentEvent = AgentEvent> extends ExternalHookOptions<E> {
   /** Shell form: a command line for `/bin/sh -c`. Exec form (with `args`): the executable, resolved on PATH. */
@@ -123,6 +125,23 @@ export const commandRunner = <E extends AgentEvent>(options: CommandHookOptions<
   };
 };
 
+/** Every field of `CommandHookOptions`: a misspelt one is refused rather than dropped. */
+const COMMAND_HOOK_FIELDS = {
+  ...EXTERNAL_HOOK_FIELDS,
+  command: true,
+  args: true,
+  shell: true,
+  env: true,
+  allowedEnvVars: true,
+  environment: true,
+  projectDir: true,
+  pluginRoot: true,
+  pluginData: true,
+  killGraceMs: true,
+  maxStdoutBytes: true,
+  maxStderrBytes: true,
+} as const satisfies { readonly [K in keyof Required<CommandHookOptions<AgentEvent>>]: true };
+
 /**
  * A hook that runs a shell command (or an executable with `args`) with Claude Code's protocol.
  *
@@ -130,6 +149,7 @@ export const commandRunner = <E extends AgentEvent>(options: CommandHookOptions<
  * stack.use("toolCall", commandHook({ event: "PreToolUse", match: "Bash", command: "node", args: ["hooks/block-rm.mjs"], timeout: 5 }))
  */
 export const commandHook = <E extends AgentEvent>(options: CommandHookOptions<E>): ExternalHook<E> => {
+  knownOptions("commandHook", options, COMMAND_HOOK_FIELDS);
   const runner = commandRunner(options);
   return externalHook({ ...options, name: runner.name }, runner.timeoutMs, runner.run, runner.backstopMs);
 };

@@ -104,6 +104,36 @@ export interface ExternalHookOptions<E extends AgentEvent = AgentEvent> extends 
   readonly recheck?: boolean;
 }
 
+/**
+ * Every field of `ExternalHookOptions`: each hook factory adds its own to these and refuses any
+ * other, so a misspelt option (`timout`) is a TypeError rather than a default in silence.
+ *
+ * @example
+ * knownOptions("commandHook", options, { ...EXTERNAL_HOOK_FIELDS, command: true, args: true })
+ */
+export const EXTERNAL_HOOK_FIELDS = {
+  event: true,
+  name: true,
+  priority: true,
+  match: true,
+  failMode: true,
+  shadow: true,
+  disabled: true,
+  source: true,
+  timeout: true,
+  timeoutMs: true,
+  async: true,
+  queue: true,
+  recheck: true,
+  cwd: true,
+  transcriptPath: true,
+  permissionMode: true,
+  effort: true,
+  envFile: true,
+  maxInputBytes: true,
+  onNotice: true,
+} as const satisfies { readonly [K in keyof Required<ExternalHookOptions>]: true };
+
 /** What a runner is asked to do. */
 export interface RunRequest {
   readonly json: string;

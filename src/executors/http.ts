@@ -11,6 +11,7 @@ import { checkHeader, interpolateHeader } from "./env.ts";
 import { ExecutorError } from "./errors.ts";
 import type { AgentEvent } from "./events.ts";
 import {
+  EXTERNAL_HOOK_FIELDS,
   claudeDefaultSeconds,
   externalHook,
   resolveTimeoutMs,
@@ -21,6 +22,7 @@ import {
 import { postJson } from "./http-client.ts";
 import type { AddressPolicy, Resolver } from "./ssrf.ts";
 import { checkLimit } from "./limits.ts";
+import { knownOptions } from "../agent/known-options.ts";
 
 export interface HttpHookOptions<E extends AgentEvent = AgentEvent> extends ExternalHookOptions<E> {
   /** http or https; no credentials in the URL. */
@@ -116,6 +118,21 @@ export const httpRunner = <E extends AgentEvent>(options: HttpHookOptions<E>): R
   };
 };
 
+/** Every field of `HttpHookOptions`: a misspelt one is refused rather than dropped. */
+const HTTP_HOOK_FIELDS = {
+  ...EXTERNAL_HOOK_FIELDS,
+  url: true,
+  headers: true,
+  allowedEnvVars: true,
+  allow: true,
+  resolver: true,
+  connectTimeoutMs: true,
+  headersTimeoutMs: true,
+  bodyTimeoutMs: true,
+  maxBodyBytes: true,
+  envSource: true,
+} as const satisfies { readonly [K in keyof Required<HttpHookOptions<AgentEvent>>]: true };
+
 /**
  * A hook that POSTs the event to an HTTP endpoint with Claude Code's protocol.
  *
@@ -124,6 +141,7 @@ export const httpRunner = <E extends AgentEvent>(options: HttpHookOptions<E>): R
  *   headers: { Authorization: "Bearer $POLICY_TOKEN" }, allowedEnvVars: ["POLICY_TOKEN"], timeout: 5 }))
  */
 export const httpHook = <E extends AgentEvent>(options: HttpHookOptions<E>): ExternalHook<E> => {
+  knownOptions("httpHook", options, HTTP_HOOK_FIELDS);
   const runner = httpRunner(options);
   return externalHook({ ...options, name: runner.name }, runner.timeoutMs, runner.run, runner.backstopMs);
 };

@@ -10,6 +10,7 @@ import { readAnswerText } from "./answer.ts";
 import { ExecutorError } from "./errors.ts";
 import type { AgentEvent } from "./events.ts";
 import {
+  EXTERNAL_HOOK_FIELDS,
   claudeDefaultSeconds,
   externalHook,
   resolveTimeoutMs,
@@ -18,6 +19,7 @@ import {
   type RunnerSpec,
 } from "./external.ts";
 import { parseJson } from "./json.ts";
+import { knownOptions } from "../agent/known-options.ts";
 
 /**
  * What an MCP tool hook needs of a client: the MCP SDK's `callTool` (a connected `Client`
@@ -117,6 +119,15 @@ export const mcpToolRunner = <E extends AgentEvent>(options: McpToolHookOptions<
   };
 };
 
+/** Every field of `McpToolHookOptions`: a misspelt one is refused rather than dropped. */
+const MCP_TOOL_HOOK_FIELDS = {
+  ...EXTERNAL_HOOK_FIELDS,
+  client: true,
+  server: true,
+  tool: true,
+  input: true,
+} as const satisfies { readonly [K in keyof Required<McpToolHookOptions<AgentEvent>>]: true };
+
 /**
  * A hook that calls a tool on a connected MCP server with Claude Code's protocol.
  *
@@ -124,6 +135,7 @@ export const mcpToolRunner = <E extends AgentEvent>(options: McpToolHookOptions<
  * stack.use("toolCall", mcpToolHook({ event: "PostToolUse", client, server: "scanner", tool: "security_scan", input: { file_path: "${tool_input.file_path}" } }))
  */
 export const mcpToolHook = <E extends AgentEvent>(options: McpToolHookOptions<E>): ExternalHook<E> => {
+  knownOptions("mcpToolHook", options, MCP_TOOL_HOOK_FIELDS);
   const runner = mcpToolRunner(options);
   return externalHook({ ...options, name: runner.name }, runner.timeoutMs, runner.run, runner.backstopMs);
 };

@@ -11,9 +11,17 @@ import { withDeadline } from "../core/signal.ts";
 import type { HookAnswer } from "./answer.ts";
 import { ExecutorError } from "./errors.ts";
 import type { AgentEvent } from "./events.ts";
-import { externalHook, resolveTimeoutMs, type ExternalHook, type ExternalHookOptions, type RunnerSpec } from "./external.ts";
+import {
+  EXTERNAL_HOOK_FIELDS,
+  externalHook,
+  resolveTimeoutMs,
+  type ExternalHook,
+  type ExternalHookOptions,
+  type RunnerSpec,
+} from "./external.ts";
 import { evaluatorPrompt, readVerdict, verdictAnswer } from "./verdict.ts";
 import { checkLimit } from "./limits.ts";
+import { knownOptions } from "../agent/known-options.ts";
 
 export interface PromptHookOptions<E extends AgentEvent = AgentEvent> extends ExternalHookOptions<E> {
   /** What to check; `$ARGUMENTS` is where the event goes (appended when absent). */
@@ -124,6 +132,17 @@ export const promptRunner = <E extends AgentEvent>(options: PromptHookOptions<E>
   };
 };
 
+/** Every field of `PromptHookOptions`: a misspelt one is refused rather than dropped. */
+const PROMPT_HOOK_FIELDS = {
+  ...EXTERNAL_HOOK_FIELDS,
+  prompt: true,
+  model: true,
+  modelId: true,
+  maxEventChars: true,
+  maxOutputTokens: true,
+  cache: true,
+} as const satisfies { readonly [K in keyof Required<PromptHookOptions<AgentEvent>>]: true };
+
 /**
  * A hook that asks a model for a verdict on each event.
  *
@@ -131,6 +150,7 @@ export const promptRunner = <E extends AgentEvent>(options: PromptHookOptions<E>
  * stack.use("stop", promptHook({ event: "Stop", model, prompt: "Are all tasks done? $ARGUMENTS", timeout: 30 }))
  */
 export const promptHook = <E extends AgentEvent>(options: PromptHookOptions<E>): ExternalHook<E> => {
+  knownOptions("promptHook", options, PROMPT_HOOK_FIELDS);
   const runner = promptRunner(options);
   return externalHook({ ...options, name: runner.name }, runner.timeoutMs, runner.run, runner.backstopMs);
 };

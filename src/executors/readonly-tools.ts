@@ -9,6 +9,7 @@ import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { AgentTool } from "../agent/tool.ts";
 import { compileGlob } from "../core/match/glob.ts";
 import { checkLimit } from "./limits.ts";
+import { knownOptions } from "../agent/known-options.ts";
 
 /** Options of `readOnlyTools`: the limits of what `Read`, `Glob` and `Grep` return. */
 export interface ReadOnlyToolsOptions {
@@ -70,6 +71,7 @@ async function* walk(dir: string, root: string): AsyncGenerator<string> {
  * agentHook({ event: "Stop", model, prompt: "Do the tests cover the change?", tools: await readOnlyTools(process.cwd()) })
  */
 export const readOnlyTools = async (root: string, options: ReadOnlyToolsOptions = {}): Promise<AgentTool[]> => {
+  knownOptions("readOnlyTools", options, { maxFileBytes: true, maxResults: true });
   checkLimit("readOnlyTools", "maxFileBytes", options.maxFileBytes, "bytes");
   checkLimit("readOnlyTools", "maxResults", options.maxResults, "count");
   const base = await realpath(root);

@@ -12,6 +12,7 @@ import { parseJson } from "./json.ts";
 import { loadClaudePlugin, type ClaudePlugin, type PluginSource } from "./plugin.ts";
 import { orMatchers, type GroupMatcher } from "./settings-rules.ts";
 import { decodeHookSettings, pointer, SettingsError, type MatcherGroup, type SettingsHandler } from "./settings-schema.ts";
+import { knownOptions } from "../agent/known-options.ts";
 
 /** A settings object with a name for error messages and sources. */
 export interface SettingsLayer {
@@ -146,6 +147,7 @@ const withSessionEndBudget = (entries: HandlerEntry[]): HandlerEntry[] => {
  * loadClaudeSettings(claudeSettingsFiles(process.cwd()), { trustProjectSettings: true }).entries.length
  */
 export const loadClaudeSettings = (input: SettingsInput, options: LoadOptions = {}): LoadedSettings => {
+  knownOptions("loadClaudeSettings", options, { trustProjectSettings: true, home: true, plugins: true });
   const home = options.home ?? homedir();
   const layers = Array.isArray(input)
     ? (input as readonly (string | SettingsLayer)[]).map((entry) => readLayer(entry, home))

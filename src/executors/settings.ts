@@ -40,6 +40,9 @@ import { loadClaudeSettings, type HandlerEntry, type SettingsInput } from "./set
 import { SettingsError } from "./settings-schema.ts";
 import type { AddressPolicy, Resolver } from "./ssrf.ts";
 import { turnStops } from "./turn-stop.ts";
+import { knownOptions } from "../agent/known-options.ts";
+import { nearestName, namesByNearness } from "../agent/nearest-name.ts";
+import { stackArgument } from "../agent/stack-argument.ts";
 
 /**
  * The stop blocks in a row Claude Code honours: observed with its 2.1.328 binary, a Stop hook
@@ -220,7 +223,46 @@ const failing = (name: string, message: string): RunnerSpec => ({
  * const { stack, unused } = fromClaudeSettings(claudeSettingsFiles(process.cwd()), { trustProjectSettings: true, failMode: "closed" })
  * for (const u of unused) console.warn(`not run: ${u.source}: ${u.reason}`)
  */
-export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettingsOptions = {}): ClaudeSettingsResult => {
+export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettingsOptions = {}): ClaudeSettingsResult =>
+  loadSettings("fromClaudeSettings", input, options);
+
+/** Every field of `ClaudeSettingsOptions`: a misspelt one is refused rather than dropped. */
+const SETTINGS_OPTION_FIELDS = {
+  trustProjectSettings: true,
+  home: true,
+  stack: true,
+  stackOptions: true,
+  failMode: true,
+  priority: true,
+  projectDir: true,
+  environment: true,
+  allowedEnvVars: true,
+  http: true,
+  model: true,
+  withoutModel: true,
+  killGraceMs: true,
+  plugins: true,
+  mcpClients: true,
+  stopCap: true,
+  cwd: true,
+  transcriptPath: true,
+  permissionMode: true,
+  effort: true,
+  envFile: true,
+  onNotice: true,
+} as const satisfies { readonly [K in keyof Required<ClaudeSettingsOptions>]: true };
+
+/** Why an event name that is no Claude Code hook event does not run: the event meant, and every event, nearest first. */
+const unknownEventReason = (event: string): string => {
+  const events = namesByNearness(event, Object.keys(claudeHookEvents));
+  const near = nearestName(event, events);
+  return `${event} is not a Claude Code hook event${near === undefined ? "" : ` (did you mean ${near}?)`}; the events are, nearest first: ${events.join(", ")}`;
+};
+
+/** `fromClaudeSettings`, its options checked in the name of the function the caller called. */
+const loadSettings = (owner: string, input: SettingsInput, options: ClaudeSettingsOptions): ClaudeSettingsResult => {
+  knownOptions(owner, options, SETTINGS_OPTION_FIELDS);
+  if (options.stack !== undefined) stackArgument(owner, options.stack);
   if (options.withoutModel !== undefined && options.withoutModel !== "throw" && options.withoutModel !== "skip")
     throw new TypeError(
       `fromClaudeSettings: withoutModel must be "throw" or "skip", got ${JSON.stringify(options.withoutModel) ?? String(options.withoutModel)}`,
@@ -296,11 +338,14 @@ export const fromClaudeSettings = (input: SettingsInput, options: ClaudeSettings
     const skip = (reason: string) =>
       void unused.push({ event, type: handler.type === "unknown" ? handler.declared : handler.type, source: entry.source, reason });
     if (!isAgentEvent(event)) {
-      skip(
-        isClaudeHookEvent(event)
-          ? `agent-onion does not drive ${event}: ${claudeHookEvents[event].unmapped ?? "it has no counterpart in an agent loop"}`
-          : `${event} is not a Claude Code hook event`,
-      );
+      if (isClaudeHookEvent(event))
+        skip(`agent-onion does not drive ${event}: ${claudeHookEvents[event].unmapped ?? "it has no counterpart in an agent loop"}`);
+      else {
+        // Most often a misspelling: a guard that never runs must not be only a line in `unused`.
+        const reason = unknownEventReason(event);
+        skip(reason);
+        warn(entry.source, reason);
+      }
       continue;
     }
     if (handler.type === "unknown") {
@@ -504,7 +549,7 @@ const anyOf = (spec: EventSpec, members: readonly HookMember[], texts: readonly 
  * const { stack } = fromClaudePlugin("./plugins/hookify", { failMode: "closed", cwd: process.cwd() })
  */
 export const fromClaudePlugin = (dir: PluginSource, options: ClaudeSettingsOptions = {}): ClaudeSettingsResult =>
-  fromClaudeSettings([], { ...options, plugins: [dir, ...(options.plugins ?? [])] });
+  loadSettings("fromClaudePlugin", [], { ...options, plugins: [dir, ...(options.plugins ?? [])] });
 
 /** A refused HTTP hook named as `httpHook` names one: its path or query may hold a webhook's credential, and `unused` is printed. */
 const refusedUrlLabel = (raw: string): string => {

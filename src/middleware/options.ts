@@ -3,7 +3,10 @@
  * called, so a mistake is a `TypeError` naming the middleware and the field at start-up, not a
  * surprise on the first call in production.
  */
-import { nearestName } from "./nearest-name.ts";
+import { show } from "../agent/known-options.ts";
+
+/** The generic checks, which live with the agent so that every layer above it can use them. */
+export { knownOptions, show } from "../agent/known-options.ts";
 
 /**
  * Refuse anything but a safe integer in `[min, max]` (budgets and limits are integers: H5).
@@ -97,42 +100,3 @@ export const nameOption = (fallback: string, value: unknown): string => {
     throw new TypeError(`${fallback}: name must be a non-empty string, got ${show(value)}`);
   return value;
 };
-
-/**
- * Refuse options that are not an object, or that hold a field the middleware does not read: a
- * misspelt option (`alow` for `allow`, `maxStep` for `maxSteps`) would otherwise be dropped in
- * silence and the guard run without it. `fields` lists every field of the options type, so the
- * compiler says when a field is added to the type and not here.
- *
- * @example
- * knownOptions("toolPolicy", { alow: ["Read"] }, { allow: true, deny: true })
- * // throws TypeError: toolPolicy: unknown option "alow" (did you mean "allow"?); its options are allow, deny
- */
-export const knownOptions = <T extends object>(middleware: string, options: T, fields: { readonly [K in keyof Required<T>]: true }): T => {
-  if (typeof options !== "object" || options === null || Array.isArray(options))
-    throw new TypeError(`${middleware}: options must be an object, got ${Array.isArray(options) ? "a list" : show(options)}`);
-  for (const key of Object.keys(options)) {
-    if (Object.hasOwn(fields, key)) continue;
-    const names = Object.keys(fields);
-    const near = nearestName(key, names);
-    throw new TypeError(
-      `${middleware}: unknown option ${JSON.stringify(key)}${near === undefined ? "" : ` (did you mean ${JSON.stringify(near)}?)`}; its options are ${names.join(", ")}`,
-    );
-  }
-  return options;
-};
-
-/**
- * A refused option's value as an error message shows it: strings quoted, functions named as such.
- *
- * @example
- * show("yes") // "\"yes\""
- */
-export const show = (value: unknown): string =>
-  typeof value === "string"
-    ? JSON.stringify(value)
-    : typeof value === "bigint"
-      ? `${value}n`
-      : typeof value === "function"
-        ? "a function"
-        : String(value);

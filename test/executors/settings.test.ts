@@ -57,7 +57,12 @@ describe("fromClaudeSettings: loading", () => {
       ["project.json#/hooks/Stop/1/hooks/0", '"if" is only evaluated on tool events; Claude Code never runs this hook on Stop'],
       ["project.json#/hooks/SessionStart/0/hooks/0", "Claude Code does not run http hooks on SessionStart"],
       ["local.json#/hooks/PreToolUse/0/hooks/1", '"if" names Edit, which the matcher "Bash" excludes'],
-      ["local.json#/hooks/PreToolUs/0/hooks/0", "PreToolUs is not a Claude Code hook event"],
+      [
+        "local.json#/hooks/PreToolUs/0/hooks/0",
+        expect.stringMatching(
+          /^PreToolUs is not a Claude Code hook event \(did you mean PreToolUse\?\); the events are, nearest first: PreToolUse, /,
+        ),
+      ],
     ]);
   });
 
@@ -139,7 +144,7 @@ describe("fromClaudeSettings: loading", () => {
         event: "__proto__",
         type: "command",
         source: "settings#/hooks/__proto__/0/hooks/0",
-        reason: "__proto__ is not a Claude Code hook event",
+        reason: expect.stringMatching(/^__proto__ is not a Claude Code hook event; the events are, nearest first: /),
       },
     ]);
     expect(() => load(JSON.parse('{"hooks": {"__proto__": [{"hooks": [{"type": "command"}]}]}}'))).toThrow(

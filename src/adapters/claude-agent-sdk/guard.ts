@@ -51,6 +51,8 @@ import { runBridge } from "../../executors/bridge.ts";
 import { cleanText } from "../../executors/sanitize.ts";
 import { ClaudeApprovalError, ClaudeSessionNotWaitingError, decisionFor, isCall, tokenOf, type ClaudePausedApproval } from "./paused.ts";
 import { ToolCalls, type CallApprovals } from "./tool-calls.ts";
+import { stackArgument } from "../../agent/stack-argument.ts";
+import { knownOptions } from "../../agent/known-options.ts";
 
 /**
  * What the guard needs of a stack: an agent stack (`createAgentStack()` with any middleware).
@@ -292,10 +294,10 @@ const endingAtResult = (query: Query, end: () => void): Query => {
  */
 export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGuardOptions = {}): ClaudeAgentGuard => {
   const owner = "claudeAgentGuard";
-  if (typeof (stack as Partial<AgentStack> | null)?.run !== "function")
-    throw new TypeError(`${owner}: stack must be an agent stack (createAgentStack()), got ${describeGiven(stack)}`);
+  stackArgument(owner, stack);
   if (typeof options !== "object" || options === null)
     throw new TypeError(`${owner}: options must be an object, got ${describeGiven(options)}`);
+  knownOptions(owner, options, { run: true, timeoutSeconds: true, approvals: true, pause: true });
   const timeoutSeconds = options.timeoutSeconds ?? 600;
   if (typeof timeoutSeconds !== "number" || !(timeoutSeconds > 0) || timeoutSeconds * 1000 > maxTimerMs)
     throw new TypeError(`${owner}: timeoutSeconds must be a number of seconds above 0, got ${describeGiven(options.timeoutSeconds)}`);

@@ -27,6 +27,8 @@ import type { UserPrompt } from "../../agent/types.ts";
 import type { ToolCallStack } from "../../agent/wrap-tool.ts";
 import { checkModelOptions, guardModel, type GuardModelOptions, type GuardModelStack } from "./model.ts";
 import { checkToolOptions, guardTool, type GuardToolOptions } from "./tool.ts";
+import { stackArgument } from "../../agent/stack-argument.ts";
+import { knownOptions } from "../../agent/known-options.ts";
 
 /**
  * What `guardAgent` needs of a stack: the points it runs. Every `HookStack` over the agent points is one.
@@ -78,8 +80,8 @@ export const promptGuardrailName = "agent-onion:userPrompt";
  * if (result.interruptions.length > 0) save(result.state.toString()) // a hook asked: a person decides later
  */
 export const guardAgent = <A extends Agent<any, any>>(stack: GuardAgentStack, agent: A, options: GuardAgentOptions = {}): A => {
-  if (typeof (stack as Partial<GuardAgentStack> | null)?.run !== "function")
-    throw new TypeError(`guardAgent: stack must be a stack with run (createAgentStack()), got ${describeGiven(stack)}`);
+  stackArgument("guardAgent", stack);
+  knownOptions("guardAgent", options, { model: true, tools: true, run: true });
   if (!isAgent(agent))
     throw new TypeError(`guardAgent: agent must be an Agents SDK Agent (new Agent({ ... })), got ${describeGiven(agent)}`);
   if (typeof options !== "object" || options === null)

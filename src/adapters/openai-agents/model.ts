@@ -38,6 +38,8 @@ import { openAiClientProvider, serverOf } from "../model-endpoint.ts";
 import { fromRequest, toRequest } from "./request.ts";
 import { fromResponse, toResponse } from "./response.ts";
 import { fromSdkEvents, StreamMemo, toSdkEvents } from "./stream.ts";
+import { stackArgument } from "../../agent/stack-argument.ts";
+import { knownOptions } from "../../agent/known-options.ts";
 
 /**
  * One model call about to run, for per-call run options.
@@ -225,10 +227,7 @@ export const guardModelProvider = (stack: GuardModelStack, provider: ModelProvid
   };
 };
 
-const checkStack = (fn: string, stack: unknown): void => {
-  if (typeof (stack as Partial<ModelCallStack> | null)?.run !== "function")
-    throw new TypeError(`${fn}: stack must be a stack with run (createAgentStack()), got ${describeGiven(stack)}`);
-};
+const checkStack = (fn: string, stack: unknown): void => void stackArgument(fn, stack);
 
 /**
  * Refuse options of `guardModel` of the wrong kind; `where` starts the message ("guardModel: ", "guardAgent: model.").
@@ -239,6 +238,7 @@ const checkStack = (fn: string, stack: unknown): void => {
 export const checkModelOptions = (where: string, options: GuardModelOptions): void => {
   if (typeof options !== "object" || options === null)
     throw new TypeError(`${where}options must be an object when given, got ${describeGiven(options)}`);
+  knownOptions(where.replace(/(: |\.)$/, ""), options, { name: true, run: true, holdBack: true });
   if (options.name !== undefined && (typeof options.name !== "string" || options.name === ""))
     throw new TypeError(`${where}name must be a non-empty string when given, got ${describeGiven(options.name)}`);
   const run: unknown = options.run;

@@ -31,6 +31,8 @@ import { contentText } from "../../agent/content-text.ts";
 import type { ToolCall, ToolResult } from "../../agent/types.ts";
 import { rejectedResult, ToolCallError, UnknownToolError, type ToolCallStack } from "../../agent/wrap-tool.ts";
 import { ApprovalAlreadyUsedError, ParkedCall, pendingApprovalReason, type Execute } from "./parked.ts";
+import { stackArgument } from "../../agent/stack-argument.ts";
+import { knownOptions } from "../../agent/known-options.ts";
 
 /** How long the claim of an approved call is kept: a paused run resumed later than this could run it again. */
 const claimTtlMs = 30 * 24 * 60 * 60 * 1000;
@@ -353,8 +355,7 @@ const withContext = (content: unknown, context: readonly string[], structured: b
  * wrong kind, when wrapping: otherwise each call would fail later with a raw TypeError.
  */
 const checkWrapped = (stack: unknown, tool: unknown, options: GuardToolOptions): void => {
-  if (typeof (stack as Partial<ToolCallStack> | null)?.run !== "function")
-    throw new TypeError(`guardTool: stack must be a stack with run (createAgentStack()), got ${describeGiven(stack)}`);
+  stackArgument("guardTool", stack);
   if (typeof tool !== "object" || tool === null || typeof (tool as { type?: unknown }).type !== "string")
     throw new TypeError(`guardTool: tool must be an Agents SDK tool (tool({ ... })), got ${describeGiven(tool)}`);
   if ((tool as { type: string }).type === "function") {
@@ -377,6 +378,7 @@ const checkWrapped = (stack: unknown, tool: unknown, options: GuardToolOptions):
 export const checkToolOptions = (where: string, options: GuardToolOptions): void => {
   if (typeof options !== "object" || options === null)
     throw new TypeError(`${where}options must be an object when given, got ${describeGiven(options)}`);
+  knownOptions(where.replace(/(: |\.)$/, ""), options, { run: true, approvals: true });
   const run: unknown = options.run;
   if (run !== undefined && (typeof run !== "object" || run === null) && typeof run !== "function")
     throw new TypeError(`${where}run must be run options or a function of the call, got ${describeGiven(run)}`);

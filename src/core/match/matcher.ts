@@ -33,6 +33,10 @@ export const namesOnly = /^[A-Za-z0-9_\- |,]*$/;
 const rule = /^([A-Za-z0-9_-]+)\((.*)\)$/s;
 /** The shape this grammar reads as a condition, `Name(...)` (or refuses, `A|B(...)`): a RegExp of that shape must be written otherwise. */
 export const conditionShape = /^[A-Za-z0-9_\- |,]+\(.*\)$/s;
+/** `Bash (rm *)`: one tool's condition with blanks before its parenthesis. */
+const spacedCondition = /^([A-Za-z0-9_-]+)\s+\((.*)\)$/s;
+/** `Bash(rm *`: one tool's condition whose parenthesis is never closed (a RegExp cannot have that either). */
+const unclosedCondition = /^([A-Za-z0-9_-]+)\s*\(([^)]*)$/s;
 
 /**
  * Compile a `match` spec; throws `RegistrationError(hook, field, …)` when it is invalid, `field` being
@@ -160,6 +164,11 @@ const compileAt = (
       return fail(`"${spec}" ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+  // Slips in writing one condition, said as the condition meant rather than as a list of tools or a bad RegExp.
+  const spaced = spacedCondition.exec(spec);
+  if (spaced !== null) return fail(`"${spec}" has a blank between the tool name and "("; write "${spaced[1]}(${spaced[2]})"`);
+  const unclosed = unclosedCondition.exec(spec);
+  if (unclosed !== null) return fail(`"${spec}" has no closing parenthesis; write "${unclosed[1]}(${unclosed[2]})"`);
   if (conditionShape.test(spec)) {
     return fail(
       `"${spec}" names several tools in one condition; like Claude Code's "if", a condition names one tool (register one hook per tool; Edit(…) already covers Write, MultiEdit and NotebookEdit, and Read(…) covers Grep, Glob, LS and NotebookRead)`,

@@ -70,7 +70,7 @@ describe("claudeAgentGuard: registration", () => {
   });
 
   it.each([
-    [() => claudeAgentGuard({} as never), "claudeAgentGuard: stack must be an agent stack (createAgentStack()), got {}"],
+    [() => claudeAgentGuard({} as never), "claudeAgentGuard: stack must be a stack with run (createAgentStack()), got {}"],
     [
       () => claudeAgentGuard(createAgentStack(), { timeoutSeconds: 0 }),
       "claudeAgentGuard: timeoutSeconds must be a number of seconds above 0, got 0",

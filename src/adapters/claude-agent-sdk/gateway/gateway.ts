@@ -31,6 +31,8 @@ import { serverOf } from "../../model-endpoint.ts";
 import { fromRequest, toRequest, type MappedRequest, type MessagesBody } from "./request.ts";
 import { fromResponse, toResponse, type MessagesResponse } from "./response.ts";
 import { AnthropicStreamError, errorBody, fromSse, sseEvents, SseWriter, StreamMemo } from "./stream.ts";
+import { stackArgument } from "../../../agent/stack-argument.ts";
+import { knownOptions } from "../../../agent/known-options.ts";
 
 /**
  * The API answered a model call with an error status: its status, headers and body as sent, which
@@ -177,8 +179,8 @@ const outcomeError = (outcome: Outcome<unknown>): unknown =>
  */
 export const claudeModelGateway = async (stack: GatewayStack, options: ClaudeModelGatewayOptions = {}): Promise<ClaudeModelGateway> => {
   const owner = "claudeModelGateway";
-  if (typeof (stack as Partial<ModelCallStack> | null)?.run !== "function")
-    throw new TypeError(`${owner}: stack must be an agent stack (createAgentStack()), got ${describeGiven(stack)}`);
+  stackArgument(owner, stack);
+  knownOptions(owner, options, { upstream: true, run: true, holdBack: true, port: true });
   const upstreamText = options.upstream ?? process.env.ANTHROPIC_BASE_URL ?? "https://api.anthropic.com";
   let upstream: URL;
   try {

@@ -22,6 +22,20 @@ export const nearestName = (word: string, names: readonly string[]): string | un
   return best;
 };
 
+/**
+ * `names` ordered by edit distance from `word` (case aside), nearest first; ties keep their order.
+ *
+ * @example
+ * namesByNearness("Stp", ["PreToolUse", "Stop"]) // ["Stop", "PreToolUse"]
+ */
+export const namesByNearness = (word: string, names: readonly string[]): string[] => {
+  const lower = word.toLowerCase();
+  return names
+    .map((name, i) => ({ name, i, d: editDistance(lower, name.toLowerCase()) }))
+    .sort((a, b) => a.d - b.d || a.i - b.i)
+    .map((n) => n.name);
+};
+
 /** Levenshtein distance (names are short: the quadratic table costs nothing). */
 const editDistance = (a: string, b: string): number => {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
