@@ -97,22 +97,22 @@ const week = 7 * 24 * 3_600_000;
  * )
  */
 export const rateLimit = (options: RateLimitOptions): Middleware =>
-  limiter(
-    "rateLimit",
-    knownOptions("rateLimit", options, {
-      limit: true,
-      windowMs: true,
-      algorithm: true,
-      scope: true,
-      tenantKey: true,
-      point: true,
-      match: true,
-      per: true,
-      retentionMs: true,
-      name: true,
-      priority: true,
-    }),
-  );
+  limiter("rateLimit", knownOptions("rateLimit", options, RATE_LIMIT_FIELDS));
+
+/** Every field of `RateLimitOptions`, for the unknown-option check. */
+const RATE_LIMIT_FIELDS: { readonly [K in keyof Required<RateLimitOptions>]: true } = {
+  limit: true,
+  windowMs: true,
+  algorithm: true,
+  scope: true,
+  tenantKey: true,
+  point: true,
+  match: true,
+  per: true,
+  retentionMs: true,
+  name: true,
+  priority: true,
+};
 
 /**
  * Options of `callLimit`: those of `rateLimit` without a window, `max` for `limit`, per run by default.
@@ -125,6 +125,10 @@ export interface CallLimitOptions extends Omit<RateLimitOptions, "limit" | "wind
   readonly max: number;
 }
 
+/** Every field of `CallLimitOptions`: rateLimit's without its window, and `max`. */
+const { limit: _limit, windowMs: _windowMs, algorithm: _algorithm, ...SHARED_FIELDS } = RATE_LIMIT_FIELDS;
+const CALL_LIMIT_FIELDS: { readonly [K in keyof Required<CallLimitOptions>]: true } = { max: true, ...SHARED_FIELDS };
+
 /**
  * Cap the number of calls of each tool per run (or session, tenant...), like seed 000's
  * rate-limit hook but in the store, so it holds across processes.
@@ -133,17 +137,7 @@ export interface CallLimitOptions extends Omit<RateLimitOptions, "limit" | "wind
  * withMiddleware(stack, callLimit({ match: "Bash", max: 5 })) // at most 5 Bash calls per run
  */
 export const callLimit = (options: CallLimitOptions): Middleware => {
-  knownOptions("callLimit", options, {
-    max: true,
-    scope: true,
-    tenantKey: true,
-    point: true,
-    match: true,
-    per: true,
-    retentionMs: true,
-    name: true,
-    priority: true,
-  });
+  knownOptions("callLimit", options, CALL_LIMIT_FIELDS);
   const { max, ...rest } = options;
   return limiter("callLimit", { ...rest, limit: integerOption(options.name ?? "callLimit", "max", max, 1), scope: options.scope ?? "run" });
 };
