@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   Continue,
@@ -8,6 +9,7 @@ import {
   Trace,
   Transform,
   createStack,
+  type Hook,
   gate,
   observe,
   type ValueCheck,
@@ -261,6 +263,56 @@ describe("declaring a point's checks", () => {
     expect(problemOf(text, 1)).toBe("a string, got number");
     expect(refusal({ name: "p", output: text }, "output", "Replace", 1)?.message).toBe(
       "Replace gave p an output it does not take: a string, got number",
+    );
+  });
+});
+
+describe("whatever hooks answer", () => {
+  /** A value a hook may give: one that fits, or one of another shape. */
+  const value = (fitting: unknown) => fc.constantFrom<unknown>(fitting, "text", 42, null, [], {});
+  const answer = (fitting: unknown) =>
+    fc.oneof(
+      fc.constant<unknown>(undefined),
+      value(fitting).map((v) => Transform(v as never)),
+      value(fitting).map((v) => Replace(v as never)),
+      value({ content: "r" }).map((v) => Outcome.completed(v)),
+    );
+  const hook = fc.record({
+    phase: fc.constantFrom("before", "after", "recover", "around", "next"),
+    failMode: fc.constantFrom("open", "closed"),
+    input: value({ name: "Read", input: { path: "b.txt" } }),
+    output: answer({ content: "r" }),
+  });
+
+  const toHook = (h: { phase: string; failMode: string; input: unknown; output: unknown }, i: number): Hook<any, any> => {
+    const base = { name: `h${i}`, failMode: h.failMode as "open" | "closed" };
+    const output = (): never => (Outcome.is(h.output) ? Replace((h.output as unknown as { value: never }).value) : h.output) as never;
+    if (h.phase === "before") return { ...base, before: () => (h.output === undefined ? Transform(h.input as never) : output()) };
+    if (h.phase === "after") return { ...base, after: output };
+    if (h.phase === "recover")
+      return { ...base, recover: () => Replace((h.output as { value?: never } | undefined)?.value ?? ("x" as never)) };
+    if (h.phase === "next") return { ...base, around: (_ctx, next) => next(h.input as never) };
+    return { ...base, around: async (_ctx, next) => (await next(), (h.output ?? Continue) as never) };
+  };
+
+  it("the operation only gets inputs the point takes, and a completed outcome is always an output it takes", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(hook, { maxLength: 6 }), fc.boolean(), async (hooks, fails) => {
+        let stack = createStack(points);
+        hooks.forEach((h, i) => {
+          stack = stack.use("tool", toHook(h, i));
+        });
+        const seen: unknown[] = [];
+        const outcome = await stack.run("tool", call, (c) => {
+          seen.push(c);
+          if (fails) throw new Error("down");
+          return read(c);
+        });
+        for (const input of seen) expect(callCheck(input)).toBeUndefined();
+        if (outcome._tag === "Completed") expect(resultCheck(outcome.value)).toBeUndefined();
+        if (outcome._tag === "Rejected" && outcome.cause !== undefined) expect(outcome.cause).toBeInstanceOf(HookError);
+      }),
+      { numRuns: 300 },
     );
   });
 });
