@@ -36,9 +36,12 @@ export const MAX_EVENT_BYTES = 16 * 1024 * 1024;
 /** The standard streams some code has asked for (`process.stdout` is created on first use). */
 const opened = new Set<NodeJS.WriteStream>();
 let watching = false;
-const watchStdio = (): void => {
+/** The real stdout stream, for the command's own answer when `process.stdout` is reserved. */
+let ownStdout: (() => NodeJS.WriteStream) | undefined;
+const watchStdio = (reserveStdout: boolean): void => {
   if (watching) return;
   watching = true;
+  const getters: Partial<Record<"stdout" | "stderr", () => NodeJS.WriteStream>> = {};
   for (const name of ["stdout", "stderr"] as const) {
     const descriptor = Object.getOwnPropertyDescriptor(process, name);
     const get = descriptor?.get;
@@ -46,14 +49,17 @@ const watchStdio = (): void => {
       opened.add(process[name]);
       continue;
     }
-    Object.defineProperty(process, name, {
-      ...descriptor,
-      get() {
-        const stream = get.call(process) as NodeJS.WriteStream;
-        opened.add(stream);
-        return stream;
-      },
-    });
+    getters[name] = () => {
+      const stream = get.call(process) as NodeJS.WriteStream;
+      opened.add(stream);
+      return stream;
+    };
+  }
+  if (getters.stdout) ownStdout = getters.stdout;
+  for (const name of ["stdout", "stderr"] as const) {
+    const get = name === "stdout" && reserveStdout && getters.stderr ? getters.stderr : getters[name];
+    if (get === undefined) continue;
+    Object.defineProperty(process, name, { ...Object.getOwnPropertyDescriptor(process, name), get });
   }
 };
 
@@ -118,17 +124,26 @@ const mayBeTerminal = (fd: number): boolean => {
   }
 };
 
+/** Options of `processIo`. */
+export interface ProcessIoOptions {
+  /**
+   * Keep stdout for the command's own output: `process.stdout` (and so `console.log`) writes to
+   * stderr instead. Writes straight to descriptor 1 (`fs.writeSync(1, ...)`) still reach stdout.
+   */
+  readonly reserveStdout?: boolean;
+}
+
 /**
  * The process's own stdio.
  *
  * @example
  * process.exitCode = await main(process.argv.slice(2), processIo())
  */
-export const processIo = (): CliIo => {
-  watchStdio();
+export const processIo = (options: ProcessIoOptions = {}): CliIo => {
+  watchStdio(options.reserveStdout === true);
   return {
     cwd: process.cwd(),
-    out: pipeWriter(1, () => process.stdout),
+    out: pipeWriter(1, () => ownStdout?.() ?? process.stdout),
     err: pipeWriter(2, () => process.stderr),
     readStdin: async () => {
       // A pipe or a file (what Claude Code gives) is not a terminal; only a character device
