@@ -98,6 +98,8 @@ export const commandRunner = <E extends AgentEvent>(options: CommandHookOptions<
     name,
     timeoutMs,
     backstopMs: grace + 1500,
+    processEnv: () =>
+      inherit ? { ...inheritedEnv(), ...options.env } : childEnv({ allowedEnvVars: options.allowedEnvVars, env: options.env }),
     run: async ({ json, signal, cwd, env: claude }) => {
       const own: Record<string, string> = {
         ...claude,
@@ -151,5 +153,5 @@ const COMMAND_HOOK_FIELDS = {
 export const commandHook = <E extends AgentEvent>(options: CommandHookOptions<E>): ExternalHook<E> => {
   knownOptions("commandHook", options, COMMAND_HOOK_FIELDS);
   const runner = commandRunner(options);
-  return externalHook({ ...options, name: runner.name }, runner.timeoutMs, runner.run, runner.backstopMs);
+  return externalHook({ ...options, name: runner.name }, runner.timeoutMs, runner.run, runner.backstopMs, runner.processEnv);
 };
