@@ -50,3 +50,23 @@ describe("agent-onion claude-hook when the module writes to stdout", () => {
     expect(r.stderr).toContain('"permissionDecision":"allow"');
   });
 });
+
+describe("agent-onion claude-hook --timeout", () => {
+  it("blocks with exit 2 when the stack has not decided in time, before Claude Code's own timeout lets the call go on", async () => {
+    const started = performance.now();
+    const r = await hook("keeps-waiting.ts", "--timeout", "0.5");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/did not decide within 0\.5 s/);
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it("exits 1 instead with --fail-open", async () => {
+    expect((await hook("keeps-waiting.ts", "--timeout", "0.5", "--fail-open")).code).toBe(1);
+  });
+
+  it("refuses a timeout that is not a positive number of seconds", async () => {
+    const r = await hook("keeps-waiting.ts", "--timeout", "soon");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--timeout must be a positive number of seconds, got "soon"/);
+  });
+});
