@@ -5,6 +5,7 @@
 import { fstatSync, readSync, writeSync } from "node:fs";
 import { isatty } from "node:tty";
 import { brandError } from "../core/errors.ts";
+import { maxTimerMs } from "../core/signal.ts";
 
 export interface CliIo {
   /** All of stdin, or `undefined` when stdin is a terminal (nothing was piped). */
@@ -32,6 +33,29 @@ brandError(UsageError);
  * if (size > MAX_EVENT_BYTES) throw new Error("event too large")
  */
 export const MAX_EVENT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * How long `claude-hook` and `serve` wait for the stack by default, in seconds: under Claude
+ * Code's own default of 600 for command and http hooks, after which it lets the action go on.
+ *
+ * @example
+ * // settings.json, for a hook with "timeout": 30: "args": ["agent-onion", "claude-hook", "--timeout", "25", "hooks/guard.ts"]
+ */
+export const DEFAULT_TIMEOUT_SECONDS = 590;
+
+/**
+ * The `--timeout` option's value in seconds (the default when absent); a UsageError otherwise.
+ *
+ * @example
+ * timeoutSeconds("2.5") // 2.5
+ */
+export const timeoutSeconds = (value: string | undefined): number => {
+  if (value === undefined) return DEFAULT_TIMEOUT_SECONDS;
+  const seconds = Number(value);
+  if (value.trim() === "" || !(seconds > 0 && seconds * 1000 <= maxTimerMs))
+    throw new UsageError(`--timeout must be a positive number of seconds, got ${JSON.stringify(value)}`);
+  return seconds;
+};
 
 /** The standard streams some code has asked for (`process.stdout` is created on first use). */
 const opened = new Set<NodeJS.WriteStream>();
