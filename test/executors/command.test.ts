@@ -24,6 +24,13 @@ const runTool = async (hook: ReturnType<typeof pre>, command = "ls") => {
   return { outcome, ran, stack };
 };
 
+describe("commandHook's default name", () => {
+  it("is its program's, never a variable assigned before it, whose value may be a credential", () => {
+    expect(commandHook({ event: "PreToolUse", command: "API_TOKEN=sk-live-123 ./guard.sh --strict" }).name).toBe("command:guard.sh");
+    expect(commandHook({ event: "PreToolUse", command: "/usr/bin/node", args: ["hooks/guard.mjs"] }).name).toBe("command:node");
+  });
+});
+
 describe("commandHook exit codes", () => {
   it("lets the call through on exit 0 with no output", async () => {
     const { outcome, ran } = await runTool(pre({ event: "PreToolUse", ...node("respond.mjs", "0") }));
