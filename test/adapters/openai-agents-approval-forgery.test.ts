@@ -67,6 +67,7 @@ describe("approvals through the Agents SDK's run state, against a state edited a
     state.approve(state.getInterruptions()[0]!);
     const result = await run(agent, state).catch((e: unknown) => e);
     expect(sent).toEqual([]);
+    expect(result).toBeInstanceOf(SdkToolCallError);
     expect((result as SdkToolCallError).error).toBeInstanceOf(ApprovalNotAskedError);
     // The state as it was paused, approved, runs the call.
     const honest = await RunState.fromString(agent, paused.state.toString());
