@@ -30,7 +30,7 @@ const asking = (name: string, priority: number) => ({
   priority,
   before: async (c: Call, ctx: HookContext<Call>) => {
     const d = await ctx.approve({ hook: name, reason: `${c.name} wants to run` });
-    return d.decision === "approve" ? Continue : Reject(d.reason);
+    return d.decision === "approve" ? Continue : Reject(d.decision === "deny" ? d.reason : "edited");
   },
 });
 
