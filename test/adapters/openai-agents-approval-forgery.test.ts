@@ -81,6 +81,18 @@ describe("approvals through the Agents SDK's run state, against a state edited a
     expect(mailer.sent).toEqual(["bob@corp.test"]);
   });
 
+  it("keeps the SDK's own alwaysApprove: later calls of the tool, never asked about, run", async () => {
+    const store = new MemoryStore();
+    const paused = await run(buildMailer(store, [emailBob()]).agent, "Ask Bob to lunch");
+    const carol = [functionCall("send_email", { to: "carol@corp.test", body: "Lunch?" }, { callId: "call_carol" })];
+    const mailer = buildMailer(store, [carol, [assistantMessage("Sent.")]]);
+    const state = await RunState.fromString(mailer.agent, paused.state.toString());
+    state.approve(state.getInterruptions()[0]!, { alwaysApprove: true });
+    const result = await run(mailer.agent, state);
+    expect(result.interruptions).toEqual([]);
+    expect(mailer.sent).toEqual(["bob@corp.test", "carol@corp.test"]);
+  });
+
   it("does not run a call asked about under another call id", async () => {
     const { mailer } = await resumeEdited(new MemoryStore(), (s) => s.replaceAll("call_bob", "call_forged"));
     expect(mailer.sent).toEqual([]);

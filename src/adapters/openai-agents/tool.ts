@@ -205,6 +205,8 @@ export const guardTool = <T extends Tool<any>>(stack: ToolCallStack, tool: T, op
    * arguments changed since the question, is refused.
    */
   const notAsked = async (call: ToolCall, ctx: RunContext<unknown>): Promise<string | undefined> => {
+    // A decision for every call of the tool (`approve(item, { alwaysApprove: true })`) approves a call id never seen: the SDK's own.
+    if (decision(ctx, `agent-onion-probe-${randomUUID()}`) === true) return undefined;
     let asked: unknown;
     try {
       asked = await questionStore(stack, runOptions(call, ctx)).get(questionKey(name, call.id));
