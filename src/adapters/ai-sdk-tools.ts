@@ -28,17 +28,21 @@
  *
  * - With an in-process approver (or none), the run waits at the asking hook for the answer, in
  *   this process: it completes once the approved tool ran, or ends in the hook's rejection with the
- *   person's reason. An answer that reaches another process (or this one after a restart) runs an
- *   approved call there through its hooks with the person's answer; a denial of that very call is
- *   recorded there by a run whose tool is never called, while the waiting run ends when its hook
- *   stops waiting.
+ *   person's reason. The client writes the conversation (chat apps send it from the browser), so
+ *   an approval counts only as the answer to a question this process asked and still waits on,
+ *   about the same tool and input, once: any other approval the SDK executes (never asked here,
+ *   asked in another process or before a restart, answered already, given after the hook stopped
+ *   waiting, or of another tool or input) is refused by a run whose asking hooks get the refusal
+ *   as a denial and whose gate rejects it, so the trace and the audit log record it. A denial of
+ *   that very call is recorded there by a run whose tool is never called.
  * - With durable approvals (`durableApprovals()`, the stack's approver or the run's), the run stops
  *   `Interrupted` at once and its token is linked to the tool call id in the approvals' store
  *   (`approvals.link`): the SDK's answer names only the call, and the link lets any process sharing
  *   the store find the run to resume. An approval resumes it with the real tool in the process the
  *   SDK executes it; a denial resumes it with the denial wherever it is read first. The store's
  *   claim makes each answer act once: a replayed one resumes nothing and records nothing (the SDK,
- *   executing an approved call again, reads a refusal saying it was already answered).
+ *   executing an approved call again, reads a refusal saying it was already answered). An
+ *   approval with no paused run linked to its call (never asked, or expired) is refused as above.
  * - A tool's own `needsApproval` is asked by a gate hook named "ai-sdk tool approval", innermost on
  *   the stack (added once, with `stack.use`, when a tool has one), in the run `needsApproval` starts:
  *   the hooks outside it run first (a guard's refusal is reported without asking anyone), then it
