@@ -69,6 +69,7 @@ import {
   inputDigest,
   noPausedApproval,
   notAnApproval,
+  notTheQuestion,
   sdkAnswer,
   sdkApprover,
   type AskedCalls,
@@ -304,6 +305,10 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
     const token = durable !== undefined ? await durable.linked(linkOf(call.id)) : undefined;
     if (durable === undefined || token === undefined)
       return answer(await refuse(call, given, (durable ? noPausedApproval : notAnApproval)(name, call.id), sdk.abortSignal), call, sdk);
+    // The resumed run is the paused one, with its own input; the SDK reports it under the call it
+    // executes, so that call must be the one asked about: another tool or input is refused, claiming nothing.
+    if ((await durable.linked(boundLinkOf(call.id, name, input))) !== token)
+      return answer(await refuse(call, given, notTheQuestion(name, call.id), sdk.abortSignal), call, sdk);
     const operation: Operation = async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk)) });
     return answer(await resume(durable, name, call.id, token, person, operation, given, sdk.abortSignal), call, sdk);
   };
@@ -421,6 +426,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
       if (Outcome.isInterrupted(settled)) {
         try {
           await durable.link(linkOf(id), settled.approval.token);
+          await durable.link(boundLinkOf(id, name, input), settled.approval.token);
           return true;
         } catch {
           // Not linked, nobody could find it with the answer: `execute` reports the paused run as the refusal it is.
@@ -577,6 +583,12 @@ const ownRule = (t: object): unknown => {
  * store and one id (a scripted model's `call-0`) would share the link.
  */
 const linkOf = (toolCallId: string): string => `ai-sdk:${toolCallId}`;
+
+/**
+ * The key the same token is linked under for the call as the SDK gave it (tool and input, by
+ * digest): an approval whose call names another tool or input finds no token there.
+ */
+const boundLinkOf = (toolCallId: string, name: string, input: unknown): string => `ai-sdk:${toolCallId}:${inputDigest({ name, input })}`;
 
 /** The durable approvals the call's run asks (its own run option, else the stack's), if that is what it asks. */
 const durableOf = (stack: ToolCallStack, given: RunGiven): DurableApprovals | undefined => {

@@ -257,24 +257,30 @@ describe('wrapAiSdkTools with approval: "ai-sdk" and durable approvals, against 
     expect(a.ran).toEqual([]);
   });
 
-  it("runs what the person was asked about, never the arguments the client edited, and only once", async () => {
+  it("refuses an approval whose call's arguments the client edited, claiming nothing: the unedited approval still runs once", async () => {
     const store = new MemoryStore();
     const asking = app({ durable: store });
     const asked = await asking.ask("bash", "git push origin feature", "call-1");
     const other = app({ durable: store });
-    await other.send(rewritten(answer(asked, true), "call-1", (p) => ({ ...p, input: { command: "git push --force origin main" } })));
-    expect(other.ran).not.toContain("bash git push --force origin main");
+    const text = await other.send(
+      rewritten(answer(asked, true), "call-1", (p) => ({ ...p, input: { command: "git push --force origin main" } })),
+    );
+    expect(other.ran).toEqual([]);
+    expect(text).toMatch(/not an approval.*input/);
+    expect(other.runs()).toEqual([expect.objectContaining({ outcome: "Rejected", reason: expect.stringMatching(notAnApproval) })]);
     await other.send(answer(asked, true));
-    expect(other.ran.length).toBeLessThanOrEqual(1);
+    await other.send(answer(asked, true));
+    expect(other.ran).toEqual(["bash git push origin feature"]);
   });
 
-  it("does not run another tool with an approval of a bash call", async () => {
+  it("refuses an approval of a bash call used for another tool", async () => {
     const store = new MemoryStore();
     const asking = app({ durable: store });
     const asked = await asking.ask("bash", "git push origin main", "call-1");
     const other = app({ durable: store });
-    await other.send(rewritten(answer(asked, true), "call-1", (p) => ({ ...p, toolName: "deploy" })));
-    expect(other.ran.filter((r) => r.startsWith("deploy"))).toEqual([]);
+    const text = await other.send(rewritten(answer(asked, true), "call-1", (p) => ({ ...p, toolName: "deploy" })));
+    expect(other.ran).toEqual([]);
+    expect(text).toMatch(/not an approval.*tool/);
   });
 
   it("does not turn a denial into an approval sent afterwards", async () => {

@@ -333,6 +333,17 @@ export const notAnApproval = (name: string, toolCallId: string): string =>
   "waiting, or the call's tool or input changed since)";
 
 /**
+ * Why `execute` refuses a call approved with durable approvals whose paused run asked about another
+ * tool or input than the call the SDK executes (the conversation's tool call was changed).
+ *
+ * @example
+ * notTheQuestion("bash", "call-1") // "the approval of bash call call-1 in the conversation is not an approval of what ..."
+ */
+export const notTheQuestion = (name: string, toolCallId: string): string =>
+  `the approval of ${name} call ${toolCallId} in the conversation is not an approval of what the person was asked about: ` +
+  "the call's tool or input differs from the call that was paused";
+
+/**
  * Why `execute` refuses a call approved with durable approvals when no paused run is linked to it.
  *
  * @example
