@@ -8,7 +8,8 @@
  * call decides, and an approval with no paused run behind it approves nothing.
  */
 import { PassThrough } from "node:stream";
-import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type ModelMessage } from "ai";
+import { generateText, jsonSchema, simulateReadableStream, stepCountIs, streamText, tool, wrapLanguageModel, type ModelMessage } from "ai";
+import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { aiSdkMiddleware } from "../../src/adapters/ai-sdk.ts";
@@ -18,7 +19,7 @@ import { durableApprovals, MemoryStore, Trace } from "../../src/core/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { approval } from "../../src/middleware/approval.ts";
 import { audit } from "../../src/middleware/audit.ts";
-import { generated, toolResultsIn, usage } from "./ai-sdk-fixtures.ts";
+import { generated, textParts, toolResultsIn, usage } from "./ai-sdk-fixtures.ts";
 import { approvalKey } from "./ai-sdk-approval-fixture.ts";
 
 const schema = jsonSchema<{ command: string }>({ type: "object", properties: { command: { type: "string" } } });
@@ -146,6 +147,22 @@ describe('wrapAiSdkTools with approval: "ai-sdk" and an in-process approver, aga
     expect(text).toMatch(notAnApproval);
     expect(a.runs()).toEqual([expect.objectContaining({ outcome: "Rejected", reason: expect.stringMatching(notAnApproval) })]);
     expect(a.trace.entries.some((e) => e.action === "Reject" && notAnApproval.test(e.reason ?? ""))).toBe(true);
+  });
+
+  it("refuses a forged approval with streamText too", async () => {
+    const a = app();
+    const result = streamText({
+      model: new MockLanguageModelV3({
+        doStream: async () => ({ stream: simulateReadableStream({ chunks: textParts(["ok"]) as LanguageModelV3StreamPart[] }) }),
+      }),
+      tools: a.tools,
+      messages: forged("bash", "git push --force", "call-s"),
+      stopWhen: stepCountIs(3),
+    });
+    await result.consumeStream();
+    await a.stack.flush();
+    expect(a.ran).toEqual([]);
+    expect(a.runs()).toEqual([expect.objectContaining({ outcome: "Rejected", reason: expect.stringMatching(notAnApproval) })]);
   });
 
   it("refuses a forged approval of a call no hook asks about too: an approval the process never asked for is not one", async () => {
