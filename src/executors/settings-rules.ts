@@ -4,7 +4,7 @@
  * defined in several groups, and readable hook names.
  */
 import { compileLinearRegExp, type LinearRegExp } from "../core/match/linear-regexp.ts";
-import { compileMatcher, conditionShape, namesOnly } from "../core/match/matcher.ts";
+import { compileMatcher, conditionShape, listsConditions, namesOnly } from "../core/match/matcher.ts";
 import type { Matcher } from "../core/match/types.ts";
 import { scriptLabel } from "./command-label.ts";
 import { httpHookLabel } from "./http.ts";
@@ -93,7 +93,7 @@ export const orMatchers = (event: string, a: string | undefined, b: string | und
 /**
  * A settings `matcher` written so that our match grammar reads it as Claude Code does. Names and
  * RegExps read the same in both, except two shapes Claude Code reads as a RegExp and ours would
- * not: `Name(...)` (a condition in ours; settings put those in `if`) and, on StopFailure (`narrow`),
+ * not: `Name(...)`, alone or in a `|` list (a condition in ours; settings put those in `if`) and, on StopFailure (`narrow`),
  * a list with `-`, `,` or spaces (names in ours). Those go in a non-capturing group, which matches
  * exactly what the pattern matches.
  *
@@ -101,7 +101,9 @@ export const orMatchers = (event: string, a: string | undefined, b: string | und
  * claudeMatch("Notebook(Edit|Read)", false) // "(?:Notebook(Edit|Read))"
  */
 export const claudeMatch = (pattern: string, narrow: boolean): string =>
-  conditionShape.test(pattern) || (narrow && namesOnly.test(pattern) && !narrowNames.test(pattern)) ? `(?:${pattern})` : pattern;
+  conditionShape.test(pattern) || listsConditions(pattern) || (narrow && namesOnly.test(pattern) && !narrowNames.test(pattern))
+    ? `(?:${pattern})`
+    : pattern;
 
 /** One group's `matcher`, and where it is written: the file and the JSON pointer of the field. */
 export interface GroupMatcher {

@@ -109,6 +109,7 @@ describe("the matcher of a handler defined in several groups", () => {
       matches([at("Bash, Edit"), at("^mcp__"), at("Notebook(Edit|Read)")], ["Bash", "Edit", "mcp__x", "xmcp__", "NotebookRead", "Write"]),
     ).toEqual(["Bash", "Edit", "mcp__x", "NotebookRead"]);
     expect(matches([at("^a$"), at("b$")], ["a", "ab", "b", "ba"])).toEqual(["a", "ab", "b"]);
+    expect(matches([at("Bash(x)|Write")], ["Bash", "Bashx", "Bash(x)", "Write"])).toEqual(["Bashx", "Write"]);
     expect(matches([at("rate_limit"), at("server error")], ["rate_limit", "server error", "server"], true)).toEqual([
       "rate_limit",
       "server error",

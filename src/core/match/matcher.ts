@@ -174,6 +174,12 @@ const compileAt = (
       `"${spec}" names several tools in one condition; like Claude Code's "if", a condition names one tool (register one hook per tool; Edit(…) already covers Write, MultiEdit and NotebookEdit, and Read(…) covers Grep, Glob, LS and NotebookRead)`,
     );
   }
+  if (listsConditions(spec)) {
+    const items = topLevelItems(spec).map((item) => JSON.stringify(item.trim()));
+    return fail(
+      `"${spec}" lists a condition among other matches, which would be read as one regular expression that never matches the condition; give each its own item: { any: [${items.join(", ")}] }`,
+    );
+  }
   let re: LinearRegExp;
   try {
     re = compileLinearRegExp(spec);
@@ -181,6 +187,41 @@ const compileAt = (
     return fail(`"${spec}" ${error instanceof Error ? error.message : String(error)}`);
   }
   return byName(spec, (s) => re.test(s));
+};
+
+/**
+ * Whether `spec` is a `|` or `,` list, outside parentheses, one of whose items is a `Name(pattern)`
+ * condition: `Bash(git push*)|Write` is meant as two matches, not as the RegExp it would be read as.
+ *
+ * @example
+ * listsConditions("Bash(git push*)|Write") // true
+ * listsConditions("mcp__(github|gitlab)__.*") // false
+ */
+export const listsConditions = (spec: string): boolean => {
+  const items = topLevelItems(spec);
+  return items.length > 1 && items.some((item) => rule.test(item.trim()));
+};
+
+/** `spec` split on `|` and `,` outside parentheses and character classes, escapes kept. */
+const topLevelItems = (spec: string): string[] => {
+  const items: string[] = [];
+  let depth = 0;
+  let inClass = false;
+  let start = 0;
+  for (let i = 0; i < spec.length; i++) {
+    const c = spec[i];
+    if (c === "\\") i++;
+    else if (inClass) inClass = c !== "]";
+    else if (c === "[") inClass = true;
+    else if (c === "(") depth++;
+    else if (c === ")") depth = Math.max(0, depth - 1);
+    else if ((c === "|" || c === ",") && depth === 0) {
+      items.push(spec.slice(start, i));
+      start = i + 1;
+    }
+  }
+  items.push(spec.slice(start));
+  return items;
 };
 
 // Matchers this module made: `compileMatcher` hands them back as they are, so a matcher compiled with options can be a hook's `match`.
