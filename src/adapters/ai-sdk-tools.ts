@@ -61,6 +61,7 @@ import type { ToolCall, ToolResult } from "../agent/types.ts";
 import { askedCalls, deniedIn, deniedWithoutReason, sdkAnswer, sdkApprover, type AskedCalls, type SdkDenial } from "./ai-sdk/approvals.ts";
 import { stackArgument } from "../agent/stack-argument.ts";
 import { knownOptions } from "../agent/known-options.ts";
+import { currentRun, scopedOptions, scopedSignal, warnUnscoped } from "./run-scope.ts";
 
 /**
  * What the AI SDK passes to `execute` besides the input (the fields read here; the rest passes through).
@@ -177,7 +178,11 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
       // A copy: strict mode freezes what hooks see, and the SDK keeps the input in its results.
       input: isRecord(input) ? structuredClone(input) : { value: structuredClone(input), [boxed]: true },
     };
-    const given = typeof options.run === "function" ? options.run(call) : options.run;
+    const own = typeof options.run === "function" ? options.run(call) : options.run;
+    // Inside `aiSdkRun`, the call belongs to its run (see `run-scope.ts`).
+    const scope = currentRun();
+    if (scope === undefined) warnUnscoped("wrapAiSdkTools", stack, own?.runId !== undefined);
+    const given = scopedOptions(own, scope);
     const person = throughSdk ? sdkAnswer(sdk.messages, sdk.toolCallId) : undefined;
     return { call, given, person, durable: throughSdk ? durableOf(stack, given) : undefined };
   };
@@ -278,7 +283,8 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
       if (token !== undefined)
         return answer(await resume(durable, name, call.id, token, person, operation, given, sdk.abortSignal), call, sdk);
     }
-    return answer(await runKnowing(stackOf(name), call, operation, given, person, durable !== undefined, sdk.abortSignal), call, sdk);
+    const signal = scopedSignal(sdk.abortSignal, currentRun());
+    return answer(await runKnowing(stackOf(name), call, operation, given, person, durable !== undefined, signal), call, sdk);
   };
 
   /**

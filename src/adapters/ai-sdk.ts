@@ -29,12 +29,14 @@ import { notAResponse } from "../agent/response-shape.ts";
 import { holdBackProblem, type HoldBack } from "../agent/stream/control.ts";
 import { ModelStreamError } from "../agent/stream/errors.ts";
 import type { StartStream } from "../agent/stream/pump.ts";
-import type { ModelServer } from "../agent/types.ts";
+import type { Message, ModelResponse, ModelServer } from "../agent/types.ts";
 import { fromReadableStream } from "../agent/stream/readable.ts";
 import { streamThroughStack, type ModelCallStack } from "../agent/stream/through-stack.ts";
 import { askedCalls } from "./ai-sdk/approvals.ts";
 import { Attempts } from "./ai-sdk/attempts.ts";
 import { CallContext } from "./call-context.ts";
+import { stepsOfScope } from "./ai-sdk/steps.ts";
+import { currentRun, joinSignals, type RunScope, scopedOptions, scopedSignal, warnUnscoped } from "./run-scope.ts";
 import { serverOf } from "./model-endpoint.ts";
 import { fromRequest, toRequest } from "./ai-sdk/prompt.ts";
 import { fromResponse, toResponse } from "./ai-sdk/response.ts";
@@ -199,39 +201,64 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
     params,
     model,
   }: SdkWrapOptions<P, R, S>): Promise<R> {
-    const run = runOptions("generate", params, model);
+    const own = runOptions("generate", params, model);
+    const scope = currentRun();
+    if (scope === undefined) warnUnscoped("aiSdkMiddleware", stack, own.runId !== undefined);
+    const steps = stepsOfScope.get(scope as RunScope);
     // The model directly, as the SDK's `doGenerate` calls it, without that function's own `async` level.
-    if (idle) return Promise.resolve(model.doGenerate(params));
+    if (idle && steps === undefined) {
+      const signal = scopedSignal(params.abortSignal, scope);
+      return Promise.resolve(model.doGenerate(signal === params.abortSignal ? params : { ...params, abortSignal: signal }));
+    }
+    const run = scopedOptions(own, scope) as Omit<RunOptions, "signal">;
     const mapped = toRequest(params, model.modelId, false, model.provider, serverOfModel(model), frozen);
     const context = new CallContext(run.onContext);
     const attempts = new Attempts<R>();
-    return stack
-      .run(
-        "modelCall",
-        mapped.request,
-        (request, ctx) => {
-          const next = fromRequest(params, mapped, request, context.forAttempt());
-          const signal = ctx.signal === neverAborted ? params.abortSignal : ctx.signal;
-          // The model directly, with the params as given when nothing changed.
-          const result = model.doGenerate(next === params && signal === params.abortSignal ? params : { ...next, abortSignal: signal });
-          return result.then((r) => {
-            const produced = toResponse(r, request, frozen);
-            attempts.add(r, produced);
-            return produced;
-          });
-        },
-        callOptions(run, params.abortSignal, context.push),
-      )
-      .then((outcome) => {
-        if (outcome._tag !== "Completed") throw errorOf(outcome, params.abortSignal);
-        // Only an answer that came from a provider result is written into it (see `ai-sdk/attempts.ts`).
-        const from = attempts.of(outcome.value);
-        // The provider's response, left alone: its own result. A response made here needs no check either.
-        if (from !== undefined && from.produced === outcome.value) return from.result;
-        const malformed = notAResponse(outcome.value);
-        if (malformed !== undefined) throw malformed;
-        return fromResponse(from?.result, from?.produced, outcome.value) as R;
-      });
+    // The provider call through `modelCall`, under `signal`: the SDK's result and the response hooks settled on.
+    const call = (signal: AbortSignal | undefined): Promise<readonly [R, ModelResponse]> =>
+      stack
+        .run(
+          "modelCall",
+          mapped.request,
+          (request, ctx) => {
+            const next = fromRequest(params, mapped, request, context.forAttempt());
+            const sent = ctx.signal === neverAborted ? signal : ctx.signal;
+            // The model directly, with the params as given when nothing changed.
+            const result = model.doGenerate(next === params && sent === params.abortSignal ? params : { ...next, abortSignal: sent });
+            return result.then((r) => {
+              const produced = toResponse(r, request, frozen);
+              attempts.add(r, produced);
+              return produced;
+            });
+          },
+          callOptions(run, signal, context.push),
+        )
+        .then((outcome) => {
+          if (outcome._tag !== "Completed") throw errorOf(outcome, params.abortSignal);
+          // Only an answer that came from a provider result is written into it (see `ai-sdk/attempts.ts`).
+          const from = attempts.of(outcome.value);
+          // The provider's response, left alone: its own result. A response made here needs no check either.
+          if (from !== undefined && from.produced === outcome.value) return [from.result, outcome.value] as const;
+          const malformed = notAResponse(outcome.value);
+          if (malformed !== undefined) throw malformed;
+          return [fromResponse(from?.result, from?.produced, outcome.value) as R, outcome.value] as const;
+        });
+    const signal = scopedSignal(params.abortSignal, scope);
+    // Inside a run with step hooks, the call is the run's next step (see `ai-sdk/steps.ts`).
+    let answer: R | undefined;
+    const stepped = steps?.run(mapped.request.messages as readonly Message[], (stepSignal) =>
+      call(joinSignals(stepSignal, params.abortSignal)).then(([r, response]) => {
+        answer = r;
+        return response;
+      }),
+    );
+    if (stepped === undefined) return call(signal).then(([r]) => r);
+    return stepped.then((outcome) => {
+      if (outcome._tag === "Failed") throw outcome.error;
+      if (outcome._tag === "Rejected") throw new OutcomeRejectedError(outcome.reason, outcome.by, outcome.cause);
+      if (answer === undefined) throw new TypeError("aiSdkMiddleware: a step hook answered in place of the provider call");
+      return answer;
+    });
   }
 
   async function wrapStream<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>({
@@ -239,9 +266,16 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
     params,
     model,
   }: SdkWrapOptions<P, R, S>): Promise<S> {
-    const run = runOptions("stream", params, model);
+    const own = runOptions("stream", params, model);
+    const scope = currentRun();
+    if (scope === undefined) warnUnscoped("aiSdkMiddleware", stack, own.runId !== undefined);
     if (asked.active) await asked.answerFromPrompt(params.prompt);
-    if (idle) return doStream();
+    const steps = stepsOfScope.get(scope as RunScope);
+    if (idle && steps === undefined) {
+      const signal = scopedSignal(params.abortSignal, scope);
+      return signal === params.abortSignal ? doStream() : (model.doStream({ ...params, abortSignal: signal }) as PromiseLike<S>);
+    }
+    const run = scopedOptions(own, scope) as Omit<RunOptions, "signal">;
     const mapped = toRequest(params, model.modelId, true, model.provider, serverOfModel(model), frozen);
     const context = new CallContext(run.onContext);
     const memo = new StreamMemo();
@@ -255,26 +289,51 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
         ...fromRequest(params, mapped, request, context.forAttempt()),
         abortSignal: signal,
       });
-      opened(rest);
+      opened(rest as Omit<S, "stream">);
       return fromSdkParts(fromReadableStream(stream), memo);
     };
-    const call = streamThroughStack(stack, mapped.request, start, {
-      ...run,
-      ...(options.holdBack !== undefined ? { holdBack: options.holdBack } : {}),
-      signal: params.abortSignal,
-      onContext: context.push,
+    const begin = (signal: AbortSignal | undefined) => {
+      const call = streamThroughStack(stack, mapped.request, start, {
+        ...run,
+        ...(options.holdBack !== undefined ? { holdBack: options.holdBack } : {}),
+        signal,
+        onContext: context.push,
+      });
+      void call.done.then(() => opened(undefined));
+      return call;
+    };
+    let call: ReturnType<typeof begin> | undefined;
+    // Inside a run with step hooks, the stream is the run's next step, which ends with it (see `ai-sdk/steps.ts`).
+    const stepped = steps?.run(mapped.request.messages as readonly Message[], (stepSignal) => {
+      call = begin(joinSignals(stepSignal, params.abortSignal));
+      return call.outcome.then((outcome) => {
+        if (outcome._tag !== "Completed") throw errorOf(outcome, params.abortSignal);
+        return outcome.value;
+      });
     });
-    void call.done.then(() => opened(undefined));
+    if (stepped === undefined) call = begin(scopedSignal(params.abortSignal, scope));
+    else {
+      // A step its hooks refused never starts the stream: the call fails as `doStream` would.
+      const refused = stepped.then((outcome) => (call === undefined ? outcome : undefined));
+      const first = await Promise.race([started.then(() => undefined), refused]);
+      if (first !== undefined) {
+        opened(undefined);
+        if (first._tag === "Failed") throw first.error;
+        if (first._tag === "Rejected") throw new OutcomeRejectedError(first.reason, first.by, first.cause);
+        throw new TypeError("aiSdkMiddleware: a step hook answered in place of the provider call");
+      }
+    }
+    const running = call as ReturnType<typeof begin>;
     const provider = await started;
     if (provider === undefined) {
       // Settled before any part: fail as `doStream` would, unless a hook answered in its place.
-      const outcome = await call.outcome;
+      const outcome = await running.outcome;
       if (outcome._tag !== "Completed") {
-        call.cancel();
+        running.cancel();
         throw errorOf(outcome, params.abortSignal);
       }
     }
-    return { ...provider, stream: toSdkStream(call.parts, memo, (reason) => call.cancel(reason)) } as unknown as S;
+    return { ...provider, stream: toSdkStream(running.parts, memo, (reason) => running.cancel(reason)) } as unknown as S;
   }
 
   return { specificationVersion: options.specificationVersion ?? ("v3" as V), wrapGenerate, wrapStream };

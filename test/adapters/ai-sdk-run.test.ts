@@ -1,0 +1,267 @@
+import { generateText, jsonSchema, simulateReadableStream, stepCountIs, streamText, tool, wrapLanguageModel } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
+import { describe, expect, it, vi } from "vitest";
+import { aiSdkMiddleware } from "../../src/adapters/ai-sdk.ts";
+import { aiSdkRun } from "../../src/adapters/ai-sdk-run.ts";
+import { wrapAiSdkTools } from "../../src/adapters/ai-sdk-tools.ts";
+import { createAgentStack } from "../../src/agent/stack.ts";
+import type { AgentStack } from "../../src/agent/stack.ts";
+import { withMiddleware } from "../../src/middleware/apply.ts";
+import { GuardStopError } from "../../src/middleware/errors.ts";
+import { guards } from "../../src/middleware/guards.ts";
+import { callLimit } from "../../src/middleware/rate-limit.ts";
+import { takeWarnings } from "../support/warnings.ts";
+import { generated, stop, usage } from "./ai-sdk-fixtures.ts";
+
+/** A model that asks for `bash` on every call (a loop that never ends by itself), unless told to answer. */
+const loopingModel = (answerAfter = Number.POSITIVE_INFINITY) => {
+  let calls = 0;
+  return new MockLanguageModelV3({
+    doGenerate: async () => {
+      const n = calls++;
+      if (n >= answerAfter) return generated("done") as never;
+      return {
+        content: [{ type: "tool-call", toolCallId: `call-${n}`, toolName: "bash", input: JSON.stringify({ command: `echo ${n}` }) }],
+        finishReason: { unified: "tool-calls", raw: "tool_use" },
+        usage: usage(10, 5),
+        warnings: [],
+      };
+    },
+  });
+};
+
+const bash = (ran: string[] = []) => ({
+  bash: tool({
+    inputSchema: jsonSchema<{ command: string }>({ type: "object", properties: { command: { type: "string" } } }),
+    execute: async ({ command }) => {
+      ran.push(command);
+      return `ran ${command}`;
+    },
+  }),
+});
+
+/** Run ids and outcomes each point saw, by point. */
+const watched = (stack: AgentStack) => {
+  const seen = { modelCall: [] as string[], toolCall: [] as string[], step: [] as number[], runs: [] as string[], paths: [] as string[] };
+  const watchedStack = stack
+    .use("modelCall", { name: "watch-model", before: (_r, ctx) => void seen.modelCall.push(ctx.runId) })
+    .use("toolCall", {
+      name: "watch-tool",
+      before: (_c, ctx) => {
+        seen.toolCall.push(ctx.runId);
+        seen.paths.push(ctx.path.join("/"));
+      },
+    })
+    .use("step", { name: "watch-step", before: (s) => void seen.step.push(s.index) })
+    .use("run", { name: "watch-run", onSettled: (o, _i, ctx) => void seen.runs.push(`${ctx.runId}:${o._tag}`) });
+  return { stack: watchedStack, seen };
+};
+
+const toolErrors = (steps: readonly { readonly content: readonly { readonly type: string; readonly error?: unknown }[] }[]) =>
+  steps.flatMap((s) => s.content.filter((p) => p.type === "tool-error").map((p) => String((p.error as Error).message)));
+
+const unscopedWarnings = () => takeWarnings().filter((w) => w.type === "AgentOnionWarning" && w.message.includes("outside aiSdkRun"));
+
+describe("aiSdkRun around generateText", () => {
+  it("makes callLimit({ max: 2 }) refuse the third tool call of one generateText", async () => {
+    const stack = withMiddleware(createAgentStack(), callLimit({ match: "bash", max: 2 }));
+    const ran: string[] = [];
+    const model = wrapLanguageModel({ model: loopingModel(3), middleware: aiSdkMiddleware(stack) });
+    const tools = wrapAiSdkTools(stack, bash(ran));
+    const result = await aiSdkRun(stack, { sessionId: "s1" }, (run) =>
+      generateText({ model, tools, prompt: "go", stopWhen: [stepCountIs(10), run.stopWhen], abortSignal: run.signal }),
+    );
+    expect(ran).toEqual(["echo 0", "echo 1"]);
+    expect(toolErrors(result.steps)).toEqual([expect.stringContaining("callLimit")]);
+    expect(result.text).toBe("done");
+    expect(unscopedWarnings()).toEqual([]);
+  });
+
+  it("gives every provider and tool call of one run the run's id and path", async () => {
+    const { stack, seen } = watched(createAgentStack());
+    const model = wrapLanguageModel({ model: loopingModel(2), middleware: aiSdkMiddleware(stack) });
+    const tools = wrapAiSdkTools(stack, bash());
+    await aiSdkRun(stack, { runId: "r-1", path: ["support"] }, () =>
+      generateText({ model, tools, prompt: "go", stopWhen: stepCountIs(5) }),
+    );
+    expect(seen.modelCall).toEqual(["r-1", "r-1", "r-1"]);
+    expect(seen.toolCall).toEqual(["r-1", "r-1"]);
+    expect(seen.paths).toEqual(["support", "support"]);
+    expect(seen.step).toEqual([0, 1, 2]);
+    expect(seen.runs).toEqual(["r-1:Completed"]);
+  });
+
+  it("stops a looping model cleanly at guards({ maxSteps }) through run.stopWhen", async () => {
+    const stack = withMiddleware(createAgentStack(), guards({ maxSteps: 3 }));
+    const provider = loopingModel();
+    const model = wrapLanguageModel({ model: provider, middleware: aiSdkMiddleware(stack) });
+    let stoppedBy: unknown;
+    const result = await aiSdkRun(stack, {}, async (run) => {
+      const r = await generateText({
+        model,
+        tools: wrapAiSdkTools(stack, bash()),
+        prompt: "go",
+        stopWhen: [stepCountIs(50), run.stopWhen],
+      });
+      stoppedBy = run.stoppedBy;
+      return r;
+    });
+    expect(result.steps).toHaveLength(3);
+    expect(provider.doGenerateCalls).toHaveLength(3);
+    expect(stoppedBy).toMatchObject({ kind: "steps", by: "stepLimit" });
+  });
+
+  it("fails the provider call past guards({ maxSteps }) with the guard's stop when run.stopWhen is not given", async () => {
+    const stack = withMiddleware(createAgentStack(), guards({ maxSteps: 2 }));
+    const provider = loopingModel();
+    const model = wrapLanguageModel({ model: provider, middleware: aiSdkMiddleware(stack) });
+    const call = aiSdkRun(stack, {}, () =>
+      generateText({ model, tools: wrapAiSdkTools(stack, bash()), prompt: "go", stopWhen: stepCountIs(50) }),
+    );
+    await expect(call).rejects.toBeInstanceOf(GuardStopError);
+    expect(provider.doGenerateCalls).toHaveLength(2);
+  });
+
+  it("stops at guards({ maxTokens }) once the run's answers spent the tokens", async () => {
+    // Each answer costs 15 tokens: the third step finds 30 spent.
+    const stack = withMiddleware(createAgentStack(), guards({ maxTokens: 30 }));
+    const model = wrapLanguageModel({ model: loopingModel(), middleware: aiSdkMiddleware(stack) });
+    const result = await aiSdkRun(stack, {}, (run) =>
+      generateText({ model, tools: wrapAiSdkTools(stack, bash()), prompt: "go", stopWhen: [stepCountIs(50), run.stopWhen] }),
+    );
+    expect(result.steps).toHaveLength(2);
+  });
+
+  it("keeps concurrent runs apart: each has its own id and its own per-run count", async () => {
+    const { stack, seen } = watched(withMiddleware(createAgentStack(), callLimit({ match: "bash", max: 2 })));
+    const once = async (runId: string) => {
+      const ran: string[] = [];
+      const model = wrapLanguageModel({ model: loopingModel(2), middleware: aiSdkMiddleware(stack) });
+      await aiSdkRun(stack, { runId }, () =>
+        generateText({ model, tools: wrapAiSdkTools(stack, bash(ran)), prompt: "go", stopWhen: stepCountIs(5) }),
+      );
+      return ran;
+    };
+    const [a, b] = await Promise.all([once("a"), once("b")]);
+    expect([a, b]).toEqual([
+      ["echo 0", "echo 1"],
+      ["echo 0", "echo 1"],
+    ]);
+    expect(seen.toolCall.filter((id) => id === "a")).toHaveLength(2);
+    expect(seen.toolCall.filter((id) => id === "b")).toHaveLength(2);
+    expect(seen.runs.sort()).toEqual(["a:Completed", "b:Completed"]);
+  });
+
+  it("ends a run whose call throws once, Failed, and throws the call's error", async () => {
+    const { stack, seen } = watched(createAgentStack());
+    const failing = new MockLanguageModelV3({
+      doGenerate: async () => {
+        throw new Error("provider down");
+      },
+    });
+    const model = wrapLanguageModel({ model: failing, middleware: aiSdkMiddleware(stack) });
+    await expect(aiSdkRun(stack, { runId: "r-x" }, () => generateText({ model, prompt: "go", maxRetries: 0 }))).rejects.toThrow(
+      "provider down",
+    );
+    expect(seen.runs).toEqual(["r-x:Failed"]);
+  });
+
+  it("ends an aborted run once, and aborts the calls inside with the run's signal", async () => {
+    const { stack, seen } = watched(createAgentStack());
+    const hanging = new MockLanguageModelV3({
+      doGenerate: ({ abortSignal }) =>
+        new Promise((_resolve, reject) => abortSignal?.addEventListener("abort", () => reject(abortSignal.reason), { once: true })),
+    });
+    const model = wrapLanguageModel({ model: hanging, middleware: aiSdkMiddleware(stack) });
+    const controller = new AbortController();
+    // The SDK's own abortSignal is not given: the run's signal reaches the provider call anyway.
+    const call = aiSdkRun(stack, { runId: "r-abort", signal: controller.signal }, () =>
+      generateText({ model, prompt: "go", maxRetries: 0 }),
+    );
+    await vi.waitFor(() => expect(hanging.doGenerateCalls).toHaveLength(1));
+    controller.abort(new Error("user left"));
+    await expect(call).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(seen.runs).toEqual(["r-abort:Failed"]);
+    expect(hanging.doGenerateCalls[0]?.abortSignal?.aborted).toBe(true);
+  });
+
+  it("refuses a bad stack, option or function where given", async () => {
+    await expect(aiSdkRun(undefined as never, {}, () => 1)).rejects.toThrow(/aiSdkRun: stack must be/);
+    await expect(aiSdkRun(createAgentStack(), { sesionId: "s" } as never, () => 1)).rejects.toThrow(/did you mean "sessionId"/);
+    await expect(aiSdkRun(createAgentStack(), {}, undefined as never)).rejects.toThrow(/aiSdkRun: fn must be a function/);
+  });
+});
+
+describe("aiSdkRun around streamText", () => {
+  const streamingModel = (onCancel?: () => void) =>
+    new MockLanguageModelV3({
+      doStream: async () => ({
+        stream: simulateReadableStream({
+          chunks: [
+            { type: "stream-start" as const, warnings: [] },
+            { type: "text-start" as const, id: "t1" },
+            { type: "text-delta" as const, id: "t1", delta: "Hello" },
+            { type: "text-delta" as const, id: "t1", delta: " world" },
+            { type: "text-end" as const, id: "t1" },
+            { type: "finish" as const, finishReason: stop, usage: usage(10, 5) },
+          ],
+          chunkDelayInMs: 5,
+        }).pipeThrough(new TransformStream({ flush: () => void 0, transform: (c, k) => k.enqueue(c) }), {
+          preventCancel: onCancel === undefined,
+        }),
+      }),
+    });
+
+  it("hands the stream back at once and ends the run when the stream ends", async () => {
+    const { stack, seen } = watched(createAgentStack());
+    const model = wrapLanguageModel({ model: streamingModel(), middleware: aiSdkMiddleware(stack) });
+    const result = await aiSdkRun(stack, { runId: "r-s" }, () => streamText({ model, prompt: "go" }));
+    expect(seen.runs).toEqual([]);
+    expect(await result.text).toBe("Hello world");
+    await vi.waitFor(() => expect(seen.runs).toEqual(["r-s:Completed"]));
+    expect(seen.modelCall).toEqual(["r-s"]);
+    expect(seen.step).toEqual([0]);
+  });
+
+  it("ends the run once when the stream is aborted through the run's signal", async () => {
+    const { stack, seen } = watched(createAgentStack());
+    const model = wrapLanguageModel({ model: streamingModel(), middleware: aiSdkMiddleware(stack) });
+    const controller = new AbortController();
+    const result = await aiSdkRun(stack, { runId: "r-c", signal: controller.signal }, (run) =>
+      streamText({ model, prompt: "go", abortSignal: run.signal }),
+    );
+    const reader = result.textStream.getReader();
+    await reader.read();
+    controller.abort(new Error("user left"));
+    await vi.waitFor(() => expect(seen.runs).toEqual(["r-c:Failed"]));
+    await new Promise((r) => setTimeout(r, 30));
+    expect(seen.runs).toEqual(["r-c:Failed"]);
+  });
+});
+
+describe("calls outside aiSdkRun", () => {
+  it("warn once per stack that run and step hooks never run and per-run counts count one call", async () => {
+    const stack = withMiddleware(createAgentStack(), callLimit({ match: "bash", max: 2 }), guards({ maxSteps: 5 }));
+    const model = wrapLanguageModel({ model: loopingModel(3), middleware: aiSdkMiddleware(stack) });
+    const ran: string[] = [];
+    await generateText({ model, tools: wrapAiSdkTools(stack, bash(ran)), prompt: "go", stopWhen: stepCountIs(10) });
+    await generateText({ model, prompt: "again" });
+    // Each call is a run of its own: the limit never stops anything, which the warning says.
+    expect(ran).toHaveLength(3);
+    const ours = unscopedWarnings().map((w) => w.message);
+    expect(ours).toHaveLength(2);
+    expect(ours[0]).toMatch(/^aiSdkMiddleware: .*callLimit.*stepLimit.*counts one call/);
+    expect(ours[1]).toMatch(/^wrapAiSdkTools: /);
+  });
+
+  it("do not warn for a stack without run, step or stop hooks", async () => {
+    const stack = createAgentStack().use("modelCall", { name: "noop", before: () => undefined });
+    const model = wrapLanguageModel({
+      model: new MockLanguageModelV3({ doGenerate: async () => generated("hi") as never }),
+      middleware: aiSdkMiddleware(stack),
+    });
+    await generateText({ model, prompt: "go" });
+    expect(unscopedWarnings()).toEqual([]);
+  });
+});
