@@ -154,9 +154,11 @@ export const warnUnscoped = (entry: string, stack: object, hasRunId: boolean): v
   const counts = hasRunId
     ? ""
     : ', and each call outside a run is a run of its own, so a per-run limit (callLimit, a rateLimit or budget with scope "run") counts one call and never stops anything';
-  emitWarning(
-    `${entry}: this stack has hooks on ${points.join(", ")}${hooks} that never run for calls outside aiSdkRun${counts}. Wrap each generateText, streamText or agent call in aiSdkRun(stack, { sessionId }, (run) => ...).`,
-  );
+  const fix =
+    entry === "wrapMcpClient"
+      ? "Make the calls of one agent run inside aiSdkRun(stack, { sessionId }, () => ...), around the AI SDK call or any function that makes them"
+      : "Wrap each generateText, streamText or agent call in aiSdkRun(stack, { sessionId }, (run) => ...)";
+  emitWarning(`${entry}: this stack has hooks on ${points.join(", ")}${hooks} that never run for calls outside aiSdkRun${counts}. ${fix}.`);
 };
 
 const emitWarning = (message: string): void => {
