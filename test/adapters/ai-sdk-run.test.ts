@@ -92,7 +92,11 @@ describe("aiSdkRun around generateText", () => {
   });
 
   it("stops a looping model cleanly at guards({ maxSteps }) through run.stopWhen", async () => {
-    const stack = withMiddleware(createAgentStack(), guards({ maxSteps: 3 }));
+    const ended: unknown[] = [];
+    const stack = withMiddleware(createAgentStack(), guards({ maxSteps: 3 })).use("run", {
+      name: "watch-end",
+      after: (r) => void ended.push({ steps: r.steps, finishReason: r.finishReason, usage: r.usage, kind: r.stoppedBy?.kind }),
+    });
     const provider = loopingModel();
     const model = wrapLanguageModel({ model: provider, middleware: aiSdkMiddleware(stack) });
     let stoppedBy: unknown;
@@ -109,6 +113,8 @@ describe("aiSdkRun around generateText", () => {
     expect(result.steps).toHaveLength(3);
     expect(provider.doGenerateCalls).toHaveLength(3);
     expect(stoppedBy).toMatchObject({ kind: "steps", by: "stepLimit" });
+    // run hooks see the run's end as the reference loop reports it.
+    expect(ended).toEqual([{ steps: 3, finishReason: "stopped-by-guard", usage: { inputTokens: 30, outputTokens: 15 }, kind: "steps" }]);
   });
 
   it("fails the provider call past guards({ maxSteps }) with the guard's stop when run.stopWhen is not given", async () => {
@@ -237,6 +243,42 @@ describe("aiSdkRun around streamText", () => {
     await vi.waitFor(() => expect(seen.runs).toEqual(["r-c:Failed"]));
     await new Promise((r) => setTimeout(r, 30));
     expect(seen.runs).toEqual(["r-c:Failed"]);
+  });
+});
+
+describe("aiSdkRun around a streamText loop", () => {
+  /** A streaming model that asks for `bash` on every call. */
+  const loopingStream = () => {
+    let calls = 0;
+    return new MockLanguageModelV3({
+      doStream: async () => {
+        const n = calls++;
+        return {
+          stream: simulateReadableStream({
+            chunks: [
+              { type: "stream-start" as const, warnings: [] },
+              { type: "tool-call" as const, toolCallId: `call-${n}`, toolName: "bash", input: JSON.stringify({ command: `echo ${n}` }) },
+              { type: "finish" as const, finishReason: { unified: "tool-calls" as const, raw: "tool_use" }, usage: usage(10, 5) },
+            ],
+          }),
+        };
+      },
+    });
+  };
+
+  it("runs the step point around each streamed step and stops cleanly at guards({ maxSteps })", async () => {
+    const { stack, seen } = watched(withMiddleware(createAgentStack(), guards({ maxSteps: 2 })));
+    const provider = loopingStream();
+    const model = wrapLanguageModel({ model: provider, middleware: aiSdkMiddleware(stack) });
+    const ran: string[] = [];
+    const result = await aiSdkRun(stack, { runId: "r-loop" }, (run) =>
+      streamText({ model, tools: wrapAiSdkTools(stack, bash(ran)), prompt: "go", stopWhen: [stepCountIs(50), run.stopWhen] }),
+    );
+    expect(await result.steps).toHaveLength(2);
+    expect(ran).toEqual(["echo 0", "echo 1"]);
+    expect(provider.doStreamCalls).toHaveLength(2);
+    await vi.waitFor(() => expect(seen.runs).toEqual(["r-loop:Completed"]));
+    expect(seen.step).toEqual([0, 1]);
   });
 });
 
