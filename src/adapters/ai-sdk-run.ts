@@ -17,7 +17,7 @@ import { knownOptions } from "../agent/known-options.ts";
 import { stackArgument } from "../agent/stack-argument.ts";
 import type { FinishReason, RunInput, RunResult, Usage } from "../agent/types.ts";
 import { SdkSteps, stepsOfScope, type StepStack, type StoppedBy } from "./ai-sdk/steps.ts";
-import { RunScope, runInScope, type ScopedRunOptions } from "./run-scope.ts";
+import { currentRun, joinSignals, RunScope, runInScope, type ScopedRunOptions } from "./run-scope.ts";
 
 /**
  * What `aiSdkRun` needs of a stack: running `run` and `step`; `has` (every `HookStack` has it)
@@ -101,7 +101,10 @@ export const aiSdkRun = <T>(
   } catch (error) {
     return Promise.reject(error);
   }
-  const { prompt = "", ...runOptions } = options;
+  const { prompt = "", ...given } = options;
+  // A run opened inside another (a tool that runs its own agent) is its own run, with the outer
+  // run's session, metadata and trace unless given, its path when none is given, and its signal.
+  const runOptions = nested(given, currentRun());
   const withSteps = stack.has?.("step") !== false;
   let called = false;
   let produced: Awaited<T> | undefined;
@@ -159,6 +162,20 @@ export const aiSdkRun = <T>(
   });
   // A stream is handed back as it starts; how its run ends is then the run's (hooks, observers, traces).
   return Promise.race([handedOut, settled]).finally(() => void settled.catch(() => undefined));
+};
+
+/** The options of a run opened inside `outer`: what it does not give, it takes from the outer run. */
+const nested = (given: Omit<RunOptions, "onContext">, outer: RunScope | undefined): RunOptions => {
+  if (outer === undefined) return given;
+  const { sessionId, metadata, path, trace } = outer.options;
+  return {
+    ...(sessionId !== undefined ? { sessionId } : {}),
+    ...(path !== undefined ? { path } : {}),
+    ...(trace !== undefined ? { trace } : {}),
+    ...given,
+    metadata: { ...metadata, ...given.metadata },
+    signal: joinSignals(outer.signal, given.signal),
+  };
 };
 
 /** The SDK's promises of a stream, read once it ended: undefined for one that failed. */

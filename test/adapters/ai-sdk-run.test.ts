@@ -1,5 +1,13 @@
 import { generateText, jsonSchema, simulateReadableStream, stepCountIs, streamText, tool, wrapLanguageModel } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
+import {
+  generateText as generateTextV7,
+  jsonSchema as jsonSchemaV7,
+  stepCountIs as stepCountIsV7,
+  tool as toolV7,
+  wrapLanguageModel as wrapLanguageModelV7,
+} from "ai-v7";
+import { MockLanguageModelV4 } from "ai-v7/test";
 import { describe, expect, it, vi } from "vitest";
 import { aiSdkMiddleware } from "../../src/adapters/ai-sdk.ts";
 import { aiSdkRun } from "../../src/adapters/ai-sdk-run.ts";
@@ -196,6 +204,81 @@ describe("aiSdkRun around generateText", () => {
     await expect(aiSdkRun(undefined as never, {}, () => 1)).rejects.toThrow(/aiSdkRun: stack must be/);
     await expect(aiSdkRun(createAgentStack(), { sesionId: "s" } as never, () => 1)).rejects.toThrow(/did you mean "sessionId"/);
     await expect(aiSdkRun(createAgentStack(), {}, undefined as never)).rejects.toThrow(/aiSdkRun: fn must be a function/);
+  });
+});
+
+describe("aiSdkRun inside another run", () => {
+  it("is a run of its own, with the outer run's session, and its steps and calls do not count in the outer run", async () => {
+    const { stack, seen } = watched(withMiddleware(createAgentStack(), callLimit({ match: "bash", max: 2 })));
+    const sessions: (string | undefined)[] = [];
+    const watchedStack = stack.use("modelCall", { name: "sessions", before: (_r, ctx) => void sessions.push(ctx.sessionId) });
+    const inner = wrapLanguageModel({ model: loopingModel(2), middleware: aiSdkMiddleware(watchedStack) });
+    const innerTools = wrapAiSdkTools(watchedStack, bash());
+    // The outer agent's one tool runs a sub-agent that makes two bash calls of its own.
+    const delegate = tool({
+      inputSchema: jsonSchema<{ task: string }>({ type: "object", properties: { task: { type: "string" } } }),
+      execute: async ({ task }) =>
+        (
+          await aiSdkRun(watchedStack, { runId: "inner", path: ["main", "helper"] }, () =>
+            generateText({ model: inner, tools: innerTools, prompt: task, stopWhen: stepCountIs(5) }),
+          )
+        ).text,
+    });
+    let calls = 0;
+    const outerModel = new MockLanguageModelV3({
+      doGenerate: async () =>
+        calls++ === 0
+          ? {
+              content: [{ type: "tool-call", toolCallId: "d1", toolName: "delegate", input: JSON.stringify({ task: "look" }) }],
+              finishReason: { unified: "tool-calls", raw: "tool_use" },
+              usage: usage(10, 5),
+              warnings: [],
+            }
+          : (generated("all done") as never),
+    });
+    const outer = wrapLanguageModel({ model: outerModel, middleware: aiSdkMiddleware(watchedStack) });
+    const result = await aiSdkRun(watchedStack, { runId: "outer", sessionId: "s-1", path: ["main"] }, () =>
+      generateText({ model: outer, tools: wrapAiSdkTools(watchedStack, { delegate }), prompt: "go", stopWhen: stepCountIs(5) }),
+    );
+    expect(result.text).toBe("all done");
+    expect(seen.modelCall).toEqual(["outer", "inner", "inner", "inner", "outer"]);
+    expect(seen.toolCall).toEqual(["outer", "inner", "inner"]);
+    expect(seen.paths).toEqual(["main", "main/helper", "main/helper"]);
+    expect(sessions).toEqual(["s-1", "s-1", "s-1", "s-1", "s-1"]);
+    expect(seen.runs).toEqual(["inner:Completed", "outer:Completed"]);
+    // Each run's steps are numbered on their own.
+    expect(seen.step).toEqual([0, 0, 1, 2, 1]);
+  });
+});
+
+describe("aiSdkRun with ai 7 (spec V4)", () => {
+  it("makes callLimit({ max: 2 }) refuse the third tool call and guards({ maxSteps }) stop the loop cleanly", async () => {
+    const stack = withMiddleware(createAgentStack(), callLimit({ match: "bash", max: 2 }), guards({ maxSteps: 4 }));
+    let n = 0;
+    const provider = new MockLanguageModelV4({
+      doGenerate: async () => ({
+        content: [{ type: "tool-call", toolCallId: `c${n}`, toolName: "bash", input: JSON.stringify({ command: `echo ${n++}` }) }],
+        finishReason: { unified: "tool-calls", raw: "tool_use" },
+        usage: usage(10, 5),
+        warnings: [],
+      }),
+    });
+    const ran: string[] = [];
+    const tools = wrapAiSdkTools(stack, {
+      bash: toolV7({
+        inputSchema: jsonSchemaV7<{ command: string }>({ type: "object", properties: { command: { type: "string" } } }),
+        execute: async ({ command }) => {
+          ran.push(command);
+          return `ran ${command}`;
+        },
+      }),
+    });
+    const model = wrapLanguageModelV7({ model: provider, middleware: aiSdkMiddleware(stack) });
+    const result = await aiSdkRun(stack, {}, (run) =>
+      generateTextV7({ model, tools, prompt: "go", stopWhen: [stepCountIsV7(50), run.stopWhen] }),
+    );
+    expect(result.steps).toHaveLength(4);
+    expect(ran).toEqual(["echo 0", "echo 1"]);
   });
 });
 
