@@ -197,62 +197,82 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
     }
   }
 
+  /**
+   * The provider call through `modelCall` under `signal` (the SDK's, or joined with the run's and
+   * the step's); `seen` is told the response hooks settled on (a step's result).
+   */
+  function callModel<R extends SdkGenerateResult>(
+    params: SdkCallOptions,
+    model: SdkWrapOptions<SdkCallOptions, R, SdkStreamResult>["model"],
+    run: Omit<RunOptions, "signal">,
+    mapped: ReturnType<typeof toRequest>,
+    signal: AbortSignal | undefined,
+    seen: ((response: ModelResponse) => void) | undefined,
+  ): Promise<R> {
+    const context = new CallContext(run.onContext);
+    const attempts = new Attempts<R>();
+    return stack
+      .run(
+        "modelCall",
+        mapped.request,
+        (request, ctx) => {
+          const next = fromRequest(params, mapped, request, context.forAttempt());
+          const sent = ctx.signal === neverAborted ? signal : ctx.signal;
+          // The model directly, with the params as given when nothing changed.
+          const result = model.doGenerate(next === params && sent === params.abortSignal ? params : { ...next, abortSignal: sent });
+          return result.then((r) => {
+            const produced = toResponse(r as R, request, frozen);
+            attempts.add(r as R, produced);
+            return produced;
+          });
+        },
+        callOptions(run, signal, context.push),
+      )
+      .then((outcome) => {
+        if (outcome._tag !== "Completed") throw errorOf(outcome, params.abortSignal);
+        seen?.(outcome.value);
+        // Only an answer that came from a provider result is written into it (see `ai-sdk/attempts.ts`).
+        const from = attempts.of(outcome.value);
+        // The provider's response, left alone: its own result. A response made here needs no check either.
+        if (from !== undefined && from.produced === outcome.value) return from.result;
+        const malformed = notAResponse(outcome.value);
+        if (malformed !== undefined) throw malformed;
+        return fromResponse(from?.result, from?.produced, outcome.value) as R;
+      });
+  }
+
   function generate<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>({
     params,
     model,
   }: SdkWrapOptions<P, R, S>): Promise<R> {
     const own = runOptions("generate", params, model);
     const scope = currentRun();
-    if (scope === undefined) warnUnscoped("aiSdkMiddleware", stack, own.runId !== undefined);
-    const steps = stepsOfScope.get(scope as RunScope);
-    // The model directly, as the SDK's `doGenerate` calls it, without that function's own `async` level.
-    if (idle && steps === undefined) {
-      const signal = scopedSignal(params.abortSignal, scope);
-      return Promise.resolve(model.doGenerate(signal === params.abortSignal ? params : { ...params, abortSignal: signal }));
+    if (scope === undefined) {
+      warnUnscoped("aiSdkMiddleware", stack, own.runId !== undefined);
+      // The model directly, as the SDK's `doGenerate` calls it, without that function's own `async` level.
+      if (idle) return Promise.resolve(model.doGenerate(params));
+      const mapped = toRequest(params, model.modelId, false, model.provider, serverOfModel(model), frozen);
+      return callModel(params, model, own, mapped, params.abortSignal, undefined);
     }
+    // Inside a run: its options over the adapter's, its signal joined with the SDK's.
+    const steps = stepsOfScope.get(scope);
+    const signal = scopedSignal(params.abortSignal, scope);
+    if (idle && steps === undefined)
+      return Promise.resolve(model.doGenerate(signal === params.abortSignal ? params : { ...params, abortSignal: signal }));
     const run = scopedOptions(own, scope) as Omit<RunOptions, "signal">;
     const mapped = toRequest(params, model.modelId, false, model.provider, serverOfModel(model), frozen);
-    const context = new CallContext(run.onContext);
-    const attempts = new Attempts<R>();
-    // The provider call through `modelCall`, under `signal`: the SDK's result and the response hooks settled on.
-    const call = (signal: AbortSignal | undefined): Promise<readonly [R, ModelResponse]> =>
-      stack
-        .run(
-          "modelCall",
-          mapped.request,
-          (request, ctx) => {
-            const next = fromRequest(params, mapped, request, context.forAttempt());
-            const sent = ctx.signal === neverAborted ? signal : ctx.signal;
-            // The model directly, with the params as given when nothing changed.
-            const result = model.doGenerate(next === params && sent === params.abortSignal ? params : { ...next, abortSignal: sent });
-            return result.then((r) => {
-              const produced = toResponse(r, request, frozen);
-              attempts.add(r, produced);
-              return produced;
-            });
-          },
-          callOptions(run, signal, context.push),
-        )
-        .then((outcome) => {
-          if (outcome._tag !== "Completed") throw errorOf(outcome, params.abortSignal);
-          // Only an answer that came from a provider result is written into it (see `ai-sdk/attempts.ts`).
-          const from = attempts.of(outcome.value);
-          // The provider's response, left alone: its own result. A response made here needs no check either.
-          if (from !== undefined && from.produced === outcome.value) return [from.result, outcome.value] as const;
-          const malformed = notAResponse(outcome.value);
-          if (malformed !== undefined) throw malformed;
-          return [fromResponse(from?.result, from?.produced, outcome.value) as R, outcome.value] as const;
-        });
-    const signal = scopedSignal(params.abortSignal, scope);
-    // Inside a run with step hooks, the call is the run's next step (see `ai-sdk/steps.ts`).
+    if (steps === undefined) return callModel(params, model, run, mapped, signal, undefined);
+    // With step hooks, the call is the run's next step (see `ai-sdk/steps.ts`).
     let answer: R | undefined;
-    const stepped = steps?.run(mapped.request.messages as readonly Message[], (stepSignal) =>
-      call(joinSignals(stepSignal, params.abortSignal)).then(([r, response]) => {
+    const stepped = steps.run(mapped.request.messages as readonly Message[], (stepSignal) => {
+      let response: ModelResponse | undefined;
+      return callModel<R>(params, model, run, mapped, joinSignals(stepSignal, params.abortSignal), (r) => (response = r)).then((r) => {
         answer = r;
-        return response;
-      }),
-    );
-    if (stepped === undefined) return call(signal).then(([r]) => r);
+        return response as ModelResponse;
+      });
+    });
+    // A provider call made while a step's call is under way is part of that step.
+    if (stepped === undefined) return callModel(params, model, run, mapped, signal, undefined);
     return stepped.then((outcome) => {
       if (outcome._tag === "Failed") throw outcome.error;
       if (outcome._tag === "Rejected") throw new OutcomeRejectedError(outcome.reason, outcome.by, outcome.cause);
