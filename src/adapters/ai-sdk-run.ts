@@ -13,6 +13,7 @@
 import type { RunOptions } from "../core/context.ts";
 import { OutcomeRejectedError, type Outcome } from "../core/outcome.ts";
 import type { Operation } from "../core/stack-types.ts";
+import { neverAborted } from "../core/signal.ts";
 import { knownOptions } from "../agent/known-options.ts";
 import { stackArgument } from "../agent/stack-argument.ts";
 import type { FinishReason, RunInput, RunResult, Usage } from "../agent/types.ts";
@@ -127,7 +128,9 @@ export const aiSdkRun = <T>(
     const run: AiSdkRun = {
       runId: ctx.runId,
       sessionId: ctx.sessionId,
-      signal: ctx.signal,
+      // A run nothing can abort still hands out a signal of its own: the engine's shared one would
+      // collect the listeners the SDK adds to it.
+      signal: ctx.signal === neverAborted ? new AbortController().signal : ctx.signal,
       stopWhen: ({ steps: sdkSteps }) => (steps === undefined ? Promise.resolve(false) : steps.shouldStop(sdkSteps)),
       get stoppedBy() {
         return steps?.stopped;

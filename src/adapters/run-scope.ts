@@ -108,14 +108,16 @@ export const scopedSignal = (signal: AbortSignal | undefined, scope: RunScope | 
   scope === undefined ? signal : joinSignals(scope.signal, signal);
 
 /**
- * One signal for two: aborted when either is; either alone when the other can never abort.
+ * One signal for two: aborted when either is; either alone when the other can never abort, and
+ * undefined when neither can (a run is slower given the engine's never-aborted signal than none).
  *
  * @example
  * joinSignals(stepSignal, params.abortSignal)
  */
 export const joinSignals = (outer: AbortSignal | undefined, inner: AbortSignal | undefined): AbortSignal | undefined => {
+  if (inner === neverAborted) inner = undefined;
   if (outer === undefined || outer === neverAborted || outer === inner) return inner;
-  return inner === undefined || inner === neverAborted ? outer : AbortSignal.any([outer, inner]);
+  return inner === undefined ? outer : AbortSignal.any([outer, inner]);
 };
 
 const warned = new WeakMap<object, Set<string>>();

@@ -19,7 +19,7 @@ import { AgentOnionError, brandError } from "../../core/errors.ts";
 import type { Operation } from "../../core/stack-types.ts";
 import type { Message, ModelResponse, StepInput, StepResult, ToolCall } from "../../agent/types.ts";
 import { isStopSignal } from "../../agent/stop-signal.ts";
-import type { RunScope } from "../run-scope.ts";
+import { joinSignals, type RunScope } from "../run-scope.ts";
 
 /** The steps of each scoped run `aiSdkRun` opened on a stack with step hooks. */
 export const stepsOfScope = new WeakMap<RunScope, SdkSteps>();
@@ -206,6 +206,7 @@ export class SdkSteps {
   }
 
   private options(): RunOptions {
-    return { ...this.scope.options, signal: this.scope.signal };
+    const signal = joinSignals(this.scope.signal, undefined);
+    return signal === undefined ? this.scope.options : { ...this.scope.options, signal };
   }
 }
