@@ -152,7 +152,7 @@ export const aiSdkRun = <T>(
         steps?.stopped,
       );
     } finally {
-      steps?.end();
+      await steps?.end();
     }
   };
 

@@ -16,6 +16,7 @@ import { createAgentStack } from "../../src/agent/stack.ts";
 import type { AgentStack } from "../../src/agent/stack.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { GuardStopError } from "../../src/middleware/errors.ts";
+import { OutcomeRejectedError, Reject } from "../../src/core/index.ts";
 import { guards } from "../../src/middleware/guards.ts";
 import { callLimit } from "../../src/middleware/rate-limit.ts";
 import { takeWarnings } from "../support/warnings.ts";
@@ -198,6 +199,47 @@ describe("aiSdkRun around generateText", () => {
     await new Promise((r) => setTimeout(r, 20));
     expect(seen.runs).toEqual(["r-abort:Failed"]);
     expect(hanging.doGenerateCalls[0]?.abortSignal?.aborted).toBe(true);
+  });
+
+  it("aborts the calls inside when the run's timeoutMs passes, and throws the run's timeout", async () => {
+    const { stack, seen } = watched(createAgentStack());
+    const hanging = new MockLanguageModelV3({
+      doGenerate: ({ abortSignal }) =>
+        new Promise((_resolve, reject) => abortSignal?.addEventListener("abort", () => reject(abortSignal.reason), { once: true })),
+    });
+    const model = wrapLanguageModel({ model: hanging, middleware: aiSdkMiddleware(stack) });
+    const call = aiSdkRun(stack, { runId: "r-late", timeoutMs: 30 }, () => generateText({ model, prompt: "go", maxRetries: 0 }));
+    await expect(call).rejects.toMatchObject({ name: "RunAbortedError", timedOut: true });
+    await vi.waitFor(() => expect(hanging.doGenerateCalls[0]?.abortSignal?.aborted).toBe(true));
+    expect(seen.runs).toEqual(["r-late:Failed"]);
+  });
+
+  it("never calls the SDK when a run hook refuses the run, and throws the refusal", async () => {
+    const stack = createAgentStack().use("run", { name: "closed", before: () => Reject("out of hours") });
+    let called = false;
+    const call = aiSdkRun(stack, {}, () => {
+      called = true;
+      return 1;
+    });
+    await expect(call).rejects.toBeInstanceOf(OutcomeRejectedError);
+    await expect(call).rejects.toThrow("out of hours");
+    expect(called).toBe(false);
+  });
+
+  it("fails a step run.stopWhen let through once another stopWhen condition stopped the SDK", async () => {
+    const steps: string[] = [];
+    const stack = withMiddleware(createAgentStack(), guards({ maxSteps: 10 }))
+      .use("step", {
+        name: "watch-steps",
+        onSettled: (o, s) => void steps.push(`${s.index}:${o._tag}:${o._tag === "Failed" ? (o.error as Error).name : ""}`),
+      })
+      .use("run", { name: "watch-run", onSettled: (o) => void steps.push(`run:${o._tag}`) });
+    const model = wrapLanguageModel({ model: loopingModel(), middleware: aiSdkMiddleware(stack) });
+    const result = await aiSdkRun(stack, {}, (run) =>
+      generateText({ model, tools: wrapAiSdkTools(stack, bash()), prompt: "go", stopWhen: [stepCountIs(2), run.stopWhen] }),
+    );
+    expect(result.steps).toHaveLength(2);
+    expect(steps).toEqual(["0:Completed:", "1:Completed:", "2:Failed:StepNotTakenError", "run:Completed"]);
   });
 
   it("refuses a bad stack, option or function where given", async () => {

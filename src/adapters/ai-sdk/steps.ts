@@ -132,10 +132,13 @@ export class SdkSteps {
     return true;
   }
 
-  /** The run ended: a step the stop condition let through that no call took fails as not taken. */
-  end(): void {
-    this.open?.drop();
+  /** The run is ending: a step the stop condition let through that no call took fails as not taken, before the run settles. */
+  async end(): Promise<void> {
+    const open = this.open;
     this.open = undefined;
+    if (open === undefined) return;
+    open.drop();
+    await open.outcome;
   }
 
   private opening(messages: readonly Message[]): OpenStep {
