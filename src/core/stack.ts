@@ -22,6 +22,7 @@ import { ObserverQueue, defaultObserverLimit, observerFailed } from "./observers
 import { checkOrder, orderLayers } from "./order.ts";
 import { Outcome } from "./outcome.ts";
 import type { Point, Points } from "./point.ts";
+import { knownOptions } from "./known-options.ts";
 import { deepFreeze } from "./readonly.ts";
 import { Run, type Op, type Pending, type Runtime, type Stats } from "./run.ts";
 import { RunSignal } from "./run-signal.ts";
@@ -57,12 +58,7 @@ export const createStack = <P extends Points>(points: P, options: StackOptions =
   }
   if (typeof options !== "object" || options === null)
     throw new TypeError(`createStack: options must be an object, got ${describe(options)}`);
-  // A misspelt option (`freze`) would otherwise be dropped and the stack made without it.
-  for (const key of Object.keys(options))
-    if (!Object.hasOwn(stackOptionNames, key))
-      throw new TypeError(
-        `createStack: unknown option ${JSON.stringify(key)}; its options are ${Object.keys(stackOptionNames).join(", ")}`,
-      );
+  knownOptions("createStack", options, stackOptionNames);
   if (options.maxDepth !== undefined && !(Number.isSafeInteger(options.maxDepth) && options.maxDepth > 0))
     throw new TypeError(`createStack: maxDepth must be a positive integer, got ${String(options.maxDepth)}`);
   for (const flag of ["freeze", "strict", "timeHooks"] as const)

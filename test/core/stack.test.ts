@@ -48,9 +48,9 @@ describe("registration", () => {
     );
   });
 
-  it("refuses a misspelt stack option, listing the options", () => {
+  it("refuses a misspelt stack option, naming the one meant and listing them", () => {
     expect(() => createStack({}, { freze: false } as never)).toThrow(
-      /createStack: unknown option "freze"; its options are store, approval, freeze, strict, timeHooks, observerQueue, maxDepth, onFailure/,
+      /createStack: unknown option "freze" \(did you mean "freeze"\?\); its options are store, approval, freeze, strict, timeHooks, observerQueue, maxDepth, onFailure/,
     );
     expect(() => createStack({}, null as never)).toThrow(/createStack: options must be an object, got null/);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nearestName } from "../../src/agent/nearest-name.ts";
+import { nearestName } from "../../src/core/nearest-name.ts";
 
 describe("nearestName", () => {
   it("finds the name a slip was meant to be: a letter missing, swapped, added, the case, or the name cut short", () => {
