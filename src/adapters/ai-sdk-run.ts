@@ -143,12 +143,11 @@ export const aiSdkRun = <T>(
       if (!isStreamResult(result)) return runResult(result, steps?.stopped);
       // A stream: the caller reads it now, and the run goes on until it ends.
       handOut(result);
-      const recorded = await Promise.resolve(result.steps).then(
-        (all) => all,
-        () => undefined,
-      );
+      // The run ends as the SDK reports the stream: `steps` rejecting (no output, an abort) fails it
+      // with the SDK's error, as a call that throws does; a provider error the SDK recorded as a step ends it with that step.
+      const recorded = await result.steps;
       return runResult(
-        { steps: recorded ?? [], text: await settledOr(result.text), totalUsage: await settledOr(result.totalUsage) },
+        { steps: recorded, text: await settledOr(result.text), totalUsage: await settledOr(result.totalUsage) },
         steps?.stopped,
       );
     } finally {

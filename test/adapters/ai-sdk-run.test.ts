@@ -355,6 +355,34 @@ describe("aiSdkRun around streamText", () => {
     expect(seen.step).toEqual([0]);
   });
 
+  it("ends the run of a stream whose provider fails once, as the SDK reports it: finished with reason error", async () => {
+    const ends: unknown[] = [];
+    const { stack, seen } = watched(
+      createAgentStack().use("run", {
+        name: "why",
+        onSettled: (o) => void ends.push(o._tag === "Completed" ? o.value.finishReason : o._tag),
+      }),
+    );
+    const failing = new MockLanguageModelV3({
+      doStream: async () => ({
+        stream: simulateReadableStream({
+          chunks: [
+            { type: "stream-start" as const, warnings: [] },
+            { type: "error" as const, error: new Error("overloaded") },
+          ],
+        }),
+      }),
+    });
+    const model = wrapLanguageModel({ model: failing, middleware: aiSdkMiddleware(stack) });
+    const result = await aiSdkRun(stack, { runId: "r-e" }, () =>
+      streamText({ model, prompt: "go", maxRetries: 0, onError: () => undefined }),
+    );
+    await result.consumeStream();
+    await vi.waitFor(() => expect(seen.runs).toEqual(["r-e:Completed"]));
+    expect(ends).toEqual(["error"]);
+    expect(await result.finishReason).toBe("error");
+  });
+
   it("ends the run once when the stream is aborted through the run's signal", async () => {
     const { stack, seen } = watched(createAgentStack());
     const model = wrapLanguageModel({ model: streamingModel(), middleware: aiSdkMiddleware(stack) });
