@@ -69,6 +69,20 @@ export interface AiSdkRun {
 }
 
 /**
+ * The stop condition of whichever run the SDK's loop runs in (`run.stopWhen` of the current
+ * `aiSdkRun`), for an agent made once at module level, whose `stopWhen` is fixed when it is made;
+ * outside any run it never stops anything.
+ *
+ * @example
+ * const agent = new ToolLoopAgent({ model, tools, stopWhen: [stepCountIs(20), aiSdkStopWhen] })
+ * const result = await aiSdkRun(stack, { sessionId }, (run) => agent.generate({ prompt, abortSignal: run.signal }))
+ */
+export const aiSdkStopWhen = (options: { readonly steps: readonly { readonly content?: readonly unknown[] }[] }): Promise<boolean> => {
+  const steps = stepsOfScope.get(currentRun() as RunScope);
+  return steps === undefined ? Promise.resolve(false) : steps.shouldStop(options.steps);
+};
+
+/**
  * Run `fn` (a `generateText`, `streamText` or agent call) as one run of `stack`.
  *
  * @example

@@ -14,7 +14,7 @@ import {
 import { MockLanguageModelV3 } from "ai/test";
 import { stepCountIs as stepCountIsV7, type StopCondition as StopConditionV7, type ToolSet as ToolSetV7 } from "ai-v7";
 import { describe, expectTypeOf, it } from "vitest";
-import { aiSdkRun, type AiSdkRun, type AiSdkRunStack } from "../../src/adapters/ai-sdk-run.ts";
+import { aiSdkRun, aiSdkStopWhen, type AiSdkRun, type AiSdkRunStack } from "../../src/adapters/ai-sdk-run.ts";
 import { createAgentStack } from "../../src/agent/stack.ts";
 import { createStack, gate } from "../../src/core/index.ts";
 
@@ -31,6 +31,8 @@ describe("aiSdkRun types", () => {
   it("gives a stop condition that ai 6 and ai 7 take next to their own", () => {
     expectTypeOf<AiSdkRun["stopWhen"]>().toExtend<StopCondition<ToolSet>>();
     expectTypeOf<AiSdkRun["stopWhen"]>().toExtend<StopConditionV7<ToolSetV7>>();
+    expectTypeOf(aiSdkStopWhen).toExtend<StopCondition<ToolSet>>();
+    expectTypeOf(aiSdkStopWhen).toExtend<StopConditionV7<ToolSetV7>>();
     void aiSdkRun(stack, {}, (run) =>
       generateText({ model, prompt: "hi", stopWhen: [stepCountIs(5), run.stopWhen], abortSignal: run.signal }),
     );

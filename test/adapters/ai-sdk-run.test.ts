@@ -1,4 +1,4 @@
-import { generateText, jsonSchema, simulateReadableStream, stepCountIs, streamText, tool, wrapLanguageModel } from "ai";
+import { generateText, jsonSchema, simulateReadableStream, stepCountIs, streamText, ToolLoopAgent, tool, wrapLanguageModel } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import {
   generateText as generateTextV7,
@@ -10,7 +10,7 @@ import {
 import { MockLanguageModelV4 } from "ai-v7/test";
 import { describe, expect, it, vi } from "vitest";
 import { aiSdkMiddleware } from "../../src/adapters/ai-sdk.ts";
-import { aiSdkRun } from "../../src/adapters/ai-sdk-run.ts";
+import { aiSdkRun, aiSdkStopWhen } from "../../src/adapters/ai-sdk-run.ts";
 import { wrapAiSdkTools } from "../../src/adapters/ai-sdk-tools.ts";
 import { createAgentStack } from "../../src/agent/stack.ts";
 import type { AgentStack } from "../../src/agent/stack.ts";
@@ -246,6 +246,26 @@ describe("aiSdkRun around generateText", () => {
     await expect(aiSdkRun(undefined as never, {}, () => 1)).rejects.toThrow(/aiSdkRun: stack must be/);
     await expect(aiSdkRun(createAgentStack(), { sesionId: "s" } as never, () => 1)).rejects.toThrow(/did you mean "sessionId"/);
     await expect(aiSdkRun(createAgentStack(), {}, undefined as never)).rejects.toThrow(/aiSdkRun: fn must be a function/);
+  });
+});
+
+describe("aiSdkRun around an agent made once", () => {
+  it("stops the agent's loop at guards({ maxSteps }) through aiSdkStopWhen, and counts each run on its own", async () => {
+    const stack = withMiddleware(createAgentStack(), guards({ maxSteps: 2 }));
+    const provider = loopingModel();
+    const agent = new ToolLoopAgent({
+      model: wrapLanguageModel({ model: provider, middleware: aiSdkMiddleware(stack) }),
+      tools: wrapAiSdkTools(stack, bash()),
+      stopWhen: [stepCountIs(50), aiSdkStopWhen],
+    });
+    const first = await aiSdkRun(stack, {}, (run) => agent.generate({ prompt: "go", abortSignal: run.signal }));
+    const second = await aiSdkRun(stack, {}, (run) => agent.generate({ prompt: "again", abortSignal: run.signal }));
+    expect([first.steps.length, second.steps.length]).toEqual([2, 2]);
+    expect(provider.doGenerateCalls).toHaveLength(4);
+  });
+
+  it("never stops an agent called outside any run", async () => {
+    expect(await aiSdkStopWhen({ steps: [] })).toBe(false);
   });
 });
 
