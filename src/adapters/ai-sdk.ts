@@ -20,6 +20,9 @@
  *   throw the `TypeError` a stream ends with for it (one check, `agent/response-shape.ts`).
  * - `ctx.addContext(text)` in a `before` reaches this very call, as a system message after the
  *   leading ones (mid-conversation system messages are refused by some providers).
+ * - Inside `aiSdkRun` a call takes the run's options and signal, and on a stack with `step` hooks
+ *   is the run's next step (see `ai-sdk-run.ts`); outside any run it warns once when the stack
+ *   has hooks that only a run makes work (see `run-scope.ts`).
  */
 import type { RunOptions } from "../core/context.ts";
 import { type Outcome, OutcomeRejectedError } from "../core/outcome.ts";
