@@ -121,9 +121,11 @@ export const joinSignals = (outer: AbortSignal | undefined, inner: AbortSignal |
 };
 
 const warned = new WeakMap<object, Set<string>>();
+/** The warnings given, by text: an application that makes a stack per request is told once. */
+const said = new Set<string>();
 
 /**
- * Warn once per stack and entry point when a call runs outside any scoped run while the stack has
+ * Warn once per stack and entry point (and once per process for the same words) when a call runs outside any scoped run while the stack has
  * hooks that only a run makes work: hooks on `run`, `step` or `stop` (guards, per-run limits'
  * bookkeeping) never run, and without a `runId` each call is a run of its own, so a per-run count
  * (`callLimit`, a `rateLimit` or `budget` with `scope: "run"`) counts one call.
@@ -160,7 +162,10 @@ export const warnUnscoped = (entry: string, stack: object, hasRunId: boolean): v
     entry === "wrapMcpClient"
       ? "Make the calls of one agent run inside aiSdkRun(stack, { sessionId }, () => ...), around the AI SDK call or any function that makes them"
       : "Wrap each generateText, streamText or agent call in aiSdkRun(stack, { sessionId }, (run) => ...)";
-  emitWarning(`${entry}: this stack has hooks on ${points.join(", ")}${hooks} that never run for calls outside aiSdkRun${counts}. ${fix}.`);
+  const message = `${entry}: this stack has hooks on ${points.join(", ")}${hooks} that never run for calls outside aiSdkRun${counts}. ${fix}.`;
+  if (said.has(message)) return;
+  said.add(message);
+  emitWarning(message);
 };
 
 const emitWarning = (message: string): void => {

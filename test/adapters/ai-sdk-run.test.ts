@@ -470,6 +470,20 @@ describe("calls outside aiSdkRun", () => {
     expect(ours[1]).toMatch(/^wrapAiSdkTools: /);
   });
 
+  it("warn once for stacks made per request with the same hooks", async () => {
+    for (let i = 0; i < 3; i++) {
+      const stack = withMiddleware(createAgentStack(), callLimit({ match: "echo", max: 2 }));
+      const model = wrapLanguageModel({
+        model: new MockLanguageModelV3({ doGenerate: async () => generated("hi") as never }),
+        middleware: aiSdkMiddleware(stack),
+      });
+      await generateText({ model, prompt: "go" });
+    }
+    expect(unscopedWarnings().map((w) => w.message)).toEqual([
+      expect.stringMatching(/^aiSdkMiddleware: this stack has hooks on run \(callLimit\)/),
+    ]);
+  });
+
   it("do not warn for a stack without run, step or stop hooks", async () => {
     const stack = createAgentStack().use("modelCall", { name: "noop", before: () => undefined });
     const model = wrapLanguageModel({
