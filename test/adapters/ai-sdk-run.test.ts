@@ -264,6 +264,32 @@ describe("aiSdkRun around an agent made once", () => {
     expect(provider.doGenerateCalls).toHaveLength(4);
   });
 
+  it("ends the run of an agent's stream when the stream ends", async () => {
+    const { stack, seen } = watched(createAgentStack());
+    const agent = new ToolLoopAgent({
+      model: wrapLanguageModel({
+        model: new MockLanguageModelV3({
+          doStream: async () => ({
+            stream: simulateReadableStream({
+              chunks: [
+                { type: "text-start" as const, id: "t1" },
+                { type: "text-delta" as const, id: "t1", delta: "Hi" },
+                { type: "text-end" as const, id: "t1" },
+                { type: "finish" as const, finishReason: stop, usage: usage(10, 5) },
+              ],
+              chunkDelayInMs: 5,
+            }),
+          }),
+        }),
+        middleware: aiSdkMiddleware(stack),
+      }),
+    });
+    const result = await aiSdkRun(stack, { runId: "r-agent" }, (run) => agent.stream({ prompt: "go", abortSignal: run.signal }));
+    expect(seen.runs).toEqual([]);
+    expect(await result.text).toBe("Hi");
+    await vi.waitFor(() => expect(seen.runs).toEqual(["r-agent:Completed"]));
+  });
+
   it("never stops an agent called outside any run", async () => {
     expect(await aiSdkStopWhen({ steps: [] })).toBe(false);
   });
