@@ -78,6 +78,7 @@ import {
 } from "./ai-sdk/approvals.ts";
 import { stackArgument } from "../agent/stack-argument.ts";
 import { knownOptions } from "../agent/known-options.ts";
+import { currentRun, scopedOptions, scopedSignal, warnUnscoped } from "./run-scope.ts";
 
 /**
  * What the AI SDK passes to `execute` besides the input (the fields read here; the rest passes through).
@@ -183,7 +184,11 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
       // A copy: strict mode freezes what hooks see, and the SDK keeps the input in its results.
       input: isRecord(input) ? structuredClone(input) : { value: structuredClone(input), [boxed]: true },
     };
-    const given = typeof options.run === "function" ? options.run(call) : options.run;
+    const own = typeof options.run === "function" ? options.run(call) : options.run;
+    // Inside `aiSdkRun`, the call belongs to its run (see `run-scope.ts`).
+    const scope = currentRun();
+    if (scope === undefined) warnUnscoped("wrapAiSdkTools", stack, own?.runId !== undefined);
+    const given = scopedOptions(own, scope);
     const person = throughSdk ? sdkAnswer(sdk.messages, sdk.toolCallId) : undefined;
     return { call, given, person, durable: throughSdk ? durableOf(stack, given) : undefined };
   };
@@ -297,7 +302,8 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
     const { call, given, person, durable } = begin(name, input, sdk);
     if (person === undefined) {
       const operation: Operation = async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk)) });
-      return answer(await runKnowing(stackOf(name), call, operation, given, undefined, false, sdk.abortSignal), call, sdk);
+      const signal = scopedSignal(sdk.abortSignal, currentRun());
+      return answer(await runKnowing(stackOf(name), call, operation, given, undefined, false, signal), call, sdk);
     }
     // An answer in the messages is the person's only as the answer to a question asked: with durable
     // approvals, the paused run linked to this call (its signed token decides); without, a run of

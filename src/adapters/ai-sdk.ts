@@ -20,6 +20,9 @@
  *   throw the `TypeError` a stream ends with for it (one check, `agent/response-shape.ts`).
  * - `ctx.addContext(text)` in a `before` reaches this very call, as a system message after the
  *   leading ones (mid-conversation system messages are refused by some providers).
+ * - Inside `aiSdkRun` a call takes the run's options and signal, and on a stack with `step` hooks
+ *   is the run's next step (see `ai-sdk-run.ts`); outside any run it warns once when the stack
+ *   has hooks that only a run makes work (see `run-scope.ts`).
  */
 import type { RunOptions } from "../core/context.ts";
 import { type Outcome, OutcomeRejectedError } from "../core/outcome.ts";
@@ -29,12 +32,14 @@ import { notAResponse } from "../agent/response-shape.ts";
 import { holdBackProblem, type HoldBack } from "../agent/stream/control.ts";
 import { ModelStreamError } from "../agent/stream/errors.ts";
 import type { StartStream } from "../agent/stream/pump.ts";
-import type { ModelServer } from "../agent/types.ts";
+import type { Message, ModelResponse, ModelServer } from "../agent/types.ts";
 import { fromReadableStream } from "../agent/stream/readable.ts";
 import { streamThroughStack, type ModelCallStack } from "../agent/stream/through-stack.ts";
 import { askedCalls } from "./ai-sdk/approvals.ts";
 import { Attempts } from "./ai-sdk/attempts.ts";
 import { CallContext } from "./call-context.ts";
+import { stepsOfScope } from "./ai-sdk/steps.ts";
+import { currentRun, joinSignals, type RunScope, scopedOptions, scopedSignal, warnUnscoped } from "./run-scope.ts";
 import { serverOf } from "./model-endpoint.ts";
 import { fromRequest, toRequest } from "./ai-sdk/prompt.ts";
 import { fromResponse, toResponse } from "./ai-sdk/response.ts";
@@ -195,14 +200,18 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
     }
   }
 
-  function generate<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>({
-    params,
-    model,
-  }: SdkWrapOptions<P, R, S>): Promise<R> {
-    const run = runOptions("generate", params, model);
-    // The model directly, as the SDK's `doGenerate` calls it, without that function's own `async` level.
-    if (idle) return Promise.resolve(model.doGenerate(params));
-    const mapped = toRequest(params, model.modelId, false, model.provider, serverOfModel(model), frozen);
+  /**
+   * The provider call through `modelCall` under `signal` (the SDK's, or joined with the run's and
+   * the step's); `seen` is told the response hooks settled on (a step's result).
+   */
+  function callModel<R extends SdkGenerateResult>(
+    params: SdkCallOptions,
+    model: SdkWrapOptions<SdkCallOptions, R, SdkStreamResult>["model"],
+    run: Omit<RunOptions, "signal">,
+    mapped: ReturnType<typeof toRequest>,
+    signal: AbortSignal | undefined,
+    seen: ((response: ModelResponse) => void) | undefined,
+  ): Promise<R> {
     const context = new CallContext(run.onContext);
     const attempts = new Attempts<R>();
     return stack
@@ -211,19 +220,20 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
         mapped.request,
         (request, ctx) => {
           const next = fromRequest(params, mapped, request, context.forAttempt());
-          const signal = ctx.signal === neverAborted ? params.abortSignal : ctx.signal;
+          const sent = ctx.signal === neverAborted ? signal : ctx.signal;
           // The model directly, with the params as given when nothing changed.
-          const result = model.doGenerate(next === params && signal === params.abortSignal ? params : { ...next, abortSignal: signal });
+          const result = model.doGenerate(next === params && sent === params.abortSignal ? params : { ...next, abortSignal: sent });
           return result.then((r) => {
-            const produced = toResponse(r, request, frozen);
-            attempts.add(r, produced);
+            const produced = toResponse(r as R, request, frozen);
+            attempts.add(r as R, produced);
             return produced;
           });
         },
-        callOptions(run, params.abortSignal, context.push),
+        callOptions(run, signal, context.push),
       )
       .then((outcome) => {
         if (outcome._tag !== "Completed") throw errorOf(outcome, params.abortSignal);
+        seen?.(outcome.value);
         // Only an answer that came from a provider result is written into it (see `ai-sdk/attempts.ts`).
         const from = attempts.of(outcome.value);
         // The provider's response, left alone: its own result. A response made here needs no check either.
@@ -234,14 +244,61 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
       });
   }
 
+  function generate<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>({
+    params,
+    model,
+  }: SdkWrapOptions<P, R, S>): Promise<R> {
+    const own = runOptions("generate", params, model);
+    const scope = currentRun();
+    if (scope === undefined) {
+      warnUnscoped("aiSdkMiddleware", stack, own.runId !== undefined);
+      // The model directly, as the SDK's `doGenerate` calls it, without that function's own `async` level.
+      if (idle) return Promise.resolve(model.doGenerate(params));
+      const mapped = toRequest(params, model.modelId, false, model.provider, serverOfModel(model), frozen);
+      return callModel(params, model, own, mapped, params.abortSignal, undefined);
+    }
+    // Inside a run: its options over the adapter's, its signal joined with the SDK's.
+    const steps = stepsOfScope.get(scope);
+    const signal = scopedSignal(params.abortSignal, scope);
+    if (idle && steps === undefined)
+      return Promise.resolve(model.doGenerate(signal === params.abortSignal ? params : { ...params, abortSignal: signal }));
+    const run = scopedOptions(own, scope) as Omit<RunOptions, "signal">;
+    const mapped = toRequest(params, model.modelId, false, model.provider, serverOfModel(model), frozen);
+    if (steps === undefined) return callModel(params, model, run, mapped, signal, undefined);
+    // With step hooks, the call is the run's next step (see `ai-sdk/steps.ts`).
+    let answer: R | undefined;
+    const stepped = steps.run(mapped.request.messages as readonly Message[], (stepSignal) => {
+      let response: ModelResponse | undefined;
+      return callModel<R>(params, model, run, mapped, joinSignals(stepSignal, params.abortSignal), (r) => (response = r)).then((r) => {
+        answer = r;
+        return response as ModelResponse;
+      });
+    });
+    // A provider call made while a step's call is under way is part of that step.
+    if (stepped === undefined) return callModel(params, model, run, mapped, signal, undefined);
+    return stepped.then((outcome) => {
+      if (outcome._tag === "Failed") throw outcome.error;
+      if (outcome._tag === "Rejected") throw new OutcomeRejectedError(outcome.reason, outcome.by, outcome.cause);
+      if (answer === undefined) throw new TypeError("aiSdkMiddleware: a step hook answered in place of the provider call");
+      return answer;
+    });
+  }
+
   async function wrapStream<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>({
     doStream,
     params,
     model,
   }: SdkWrapOptions<P, R, S>): Promise<S> {
-    const run = runOptions("stream", params, model);
+    const own = runOptions("stream", params, model);
+    const scope = currentRun();
+    if (scope === undefined) warnUnscoped("aiSdkMiddleware", stack, own.runId !== undefined);
     if (asked.active) await asked.answerFromPrompt(params.prompt);
-    if (idle) return doStream();
+    const steps = stepsOfScope.get(scope as RunScope);
+    if (idle && steps === undefined) {
+      const signal = scopedSignal(params.abortSignal, scope);
+      return signal === params.abortSignal ? doStream() : (model.doStream({ ...params, abortSignal: signal }) as PromiseLike<S>);
+    }
+    const run = scopedOptions(own, scope) as Omit<RunOptions, "signal">;
     const mapped = toRequest(params, model.modelId, true, model.provider, serverOfModel(model), frozen);
     const context = new CallContext(run.onContext);
     const memo = new StreamMemo();
@@ -255,26 +312,51 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
         ...fromRequest(params, mapped, request, context.forAttempt()),
         abortSignal: signal,
       });
-      opened(rest);
+      opened(rest as Omit<S, "stream">);
       return fromSdkParts(fromReadableStream(stream), memo);
     };
-    const call = streamThroughStack(stack, mapped.request, start, {
-      ...run,
-      ...(options.holdBack !== undefined ? { holdBack: options.holdBack } : {}),
-      signal: params.abortSignal,
-      onContext: context.push,
+    const begin = (signal: AbortSignal | undefined) => {
+      const call = streamThroughStack(stack, mapped.request, start, {
+        ...run,
+        ...(options.holdBack !== undefined ? { holdBack: options.holdBack } : {}),
+        signal,
+        onContext: context.push,
+      });
+      void call.done.then(() => opened(undefined));
+      return call;
+    };
+    let call: ReturnType<typeof begin> | undefined;
+    // Inside a run with step hooks, the stream is the run's next step, which ends with it (see `ai-sdk/steps.ts`).
+    const stepped = steps?.run(mapped.request.messages as readonly Message[], (stepSignal) => {
+      call = begin(joinSignals(stepSignal, params.abortSignal));
+      return call.outcome.then((outcome) => {
+        if (outcome._tag !== "Completed") throw errorOf(outcome, params.abortSignal);
+        return outcome.value;
+      });
     });
-    void call.done.then(() => opened(undefined));
+    if (stepped === undefined) call = begin(scopedSignal(params.abortSignal, scope));
+    else {
+      // A step its hooks refused never starts the stream: the call fails as `doStream` would.
+      const refused = stepped.then((outcome) => (call === undefined ? outcome : undefined));
+      const first = await Promise.race([started.then(() => undefined), refused]);
+      if (first !== undefined) {
+        opened(undefined);
+        if (first._tag === "Failed") throw first.error;
+        if (first._tag === "Rejected") throw new OutcomeRejectedError(first.reason, first.by, first.cause);
+        throw new TypeError("aiSdkMiddleware: a step hook answered in place of the provider call");
+      }
+    }
+    const running = call as ReturnType<typeof begin>;
     const provider = await started;
     if (provider === undefined) {
       // Settled before any part: fail as `doStream` would, unless a hook answered in its place.
-      const outcome = await call.outcome;
+      const outcome = await running.outcome;
       if (outcome._tag !== "Completed") {
-        call.cancel();
+        running.cancel();
         throw errorOf(outcome, params.abortSignal);
       }
     }
-    return { ...provider, stream: toSdkStream(call.parts, memo, (reason) => call.cancel(reason)) } as unknown as S;
+    return { ...provider, stream: toSdkStream(running.parts, memo, (reason) => running.cancel(reason)) } as unknown as S;
   }
 
   return { specificationVersion: options.specificationVersion ?? ("v3" as V), wrapGenerate, wrapStream };

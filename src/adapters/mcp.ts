@@ -40,6 +40,7 @@ import { ListedTools, type ListTools, unknownToolResult } from "./mcp-tools.ts";
 import { guardedStream, type CallShape, type GuardedCall, type McpStreamMessage } from "./mcp-stream.ts";
 import { stackArgument } from "../agent/stack-argument.ts";
 import { knownOptions } from "../agent/known-options.ts";
+import { currentRun, scopedOptions, scopedSignal, warnUnscoped } from "./run-scope.ts";
 
 /**
  * The `params` of `tools/call`.
@@ -240,7 +241,11 @@ const guardedCall =
       // A copy: strict mode freezes the input, and the arguments are the caller's object.
       input: params.arguments === undefined ? {} : structuredClone(params.arguments),
     };
-    const run = typeof options.run === "function" ? options.run(params) : options.run;
+    const own = typeof options.run === "function" ? options.run(params) : options.run;
+    // Inside `aiSdkRun`, the call belongs to its run (see `run-scope.ts`).
+    const scope = currentRun();
+    if (scope === undefined) warnUnscoped("wrapMcpClient", stack, own?.runId !== undefined);
+    const run = scopedOptions(own, scope);
     // The SDK's call of the last attempt, and the server's result it gave, checked by the SDK as `checkedAs`.
     let sent: Promise<McpCallToolResult> | undefined;
     let served: McpCallToolResult | undefined;
@@ -259,7 +264,7 @@ const guardedCall =
         [served, checkedAs] = [result, next.name];
         return result as ToolResult;
       },
-      { ...run, signal: request.signal },
+      { ...run, signal: scopedSignal(request.signal, scope) },
     );
     if (outcome._tag === "Failed") throw await failure(outcome.error, request.signal, sent, shape);
     const result =
