@@ -26,7 +26,7 @@ import { knownOptions } from "./known-options.ts";
 import { deepFreeze } from "./readonly.ts";
 import { Run, type Op, type Pending, type Runtime, type Stats } from "./run.ts";
 import { RunSignal } from "./run-signal.ts";
-import { abortReason, isAbortSignal, isThenable, isTimeoutMs, noop, notASignal, stopListening } from "./signal.ts";
+import { abortReason, isAbortSignal, isThenable, isTimeoutMs, neverAborted, noop, notASignal, stopListening } from "./signal.ts";
 import type { ExplainOptions, Explanation, HookStack, Operation, StackOptions, StackStats } from "./stack-types.ts";
 
 /** Every field of `StackOptions`: the compiler says when one is added to the type and not here. */
@@ -320,7 +320,10 @@ class Stack<P extends Points> implements HookStack<P> {
     if (typeof operation !== "function") return Promise.reject(new TypeError(`stack.run("${point}"): operation must be a function`));
     // Each option is read once: what is checked is what is used, even behind a getter.
     const runTimeout = options?.timeoutMs;
-    const callerSignal = options?.signal;
+    // The shared never-aborted signal (a signal-less run's, handed on to a nested run) is no signal:
+    // guarding a run against it costs a RunSignal and a listener for nothing.
+    const givenSignal = options?.signal;
+    const callerSignal = givenSignal === neverAborted ? undefined : givenSignal;
     if (runTimeout !== undefined && !isTimeoutMs(runTimeout))
       return Promise.reject(
         new TypeError(`stack.run("${point}"): timeoutMs must be a positive number of ms up to 2147483647, got ${String(runTimeout)}`),

@@ -105,4 +105,16 @@ describe("the signal of a run with no caller signal and no deadline", () => {
     expect(signal?.aborted).toBe(false);
     expect(getEventListeners(signal as AbortSignal, "abort")).toHaveLength(0);
   });
+
+  it("handed on to a nested run, is as no signal there: the nested run gets the same one, not a guard of its own", async () => {
+    const stack = createStack({ tool: gate<string, string>({ name: "tool" }) });
+    let outer: AbortSignal | undefined;
+    let inner: AbortSignal | undefined;
+    await stack.run("tool", "x", async (x, ctx) => {
+      outer = ctx.signal;
+      await stack.run("tool", x, (y, nested) => ((inner = nested.signal), y), { signal: ctx.signal });
+      return x;
+    });
+    expect(inner).toBe(outer);
+  });
 });
