@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { langchainMiddleware } from "../../src/adapters/langchain.ts";
 import { createAgentStack } from "../../src/agent/stack.ts";
 import type { ModelResponse } from "../../src/agent/types.ts";
-import { redaction, withMiddleware } from "../../src/middleware/index.ts";
+import { MemoryStore } from "../../src/core/index.ts";
+import { cache, redaction, withMiddleware } from "../../src/middleware/index.ts";
 import { ask } from "./langchain-fixtures.ts";
 
 const KEY = "AKIAIOSFODNN7EXAMPLE";
@@ -119,5 +120,26 @@ describe("langchainMiddleware and the other parts of a streamed answer", () => {
     expect((rewritten.last?.content as object[])[0]).toEqual({ type: "thinking", thinking: "use [REDACTED:api_key]", index: 0 });
     const clean = await streamed(thinking("use the stairs"));
     expect((clean.last?.content as object[])[0]).toEqual({ type: "thinking", thinking: "use the stairs", signature: "sig-1", index: 0 });
+  });
+
+  it("streams the reasoning of a cached answer as a reasoning block", async () => {
+    const stack = withMiddleware(createAgentStack({ store: new MemoryStore() }), cache({ ttlMs: 60_000, scope: "global" }));
+    const message = new AIMessage({
+      content: [
+        { type: "reasoning", reasoning: "plan first" },
+        { type: "text", text: "ok" },
+      ] as never,
+    });
+    const model = fakeModel().respond(message);
+    const agent = createAgent({ model, tools: [], middleware: [langchainMiddleware(stack)] });
+    await ask(agent, "go");
+    let last: BaseMessage | undefined;
+    for await (const [mode, value] of await agent.stream({ messages: [new HumanMessage("go")] }, { streamMode: ["messages", "values"] }))
+      if (mode === "values") last = (value as { messages: BaseMessage[] }).messages.at(-1);
+    expect(model.callCount).toBe(1);
+    expect(last?.content).toEqual([
+      { type: "reasoning", reasoning: "plan first" },
+      { type: "text", text: "ok" },
+    ]);
   });
 });

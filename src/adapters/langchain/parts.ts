@@ -128,8 +128,13 @@ export const blockWith = (block: Block, part: unknown): Block => {
   return newBlock(part) ?? block;
 };
 
-/** A block for a part that has none to go back to (a hook added or replaced it). */
-const newBlock = (part: unknown): Block | undefined => {
+/**
+ * A block for a part that has none to go back to (a hook added it, a cache replayed it).
+ *
+ * @example
+ * newBlock({ type: "reasoning", text: "plan" }) // { type: "reasoning", reasoning: "plan" }
+ */
+export const newBlock = (part: unknown): Block | undefined => {
   if (!isRecord(part)) return undefined;
   if (part.type === "reasoning" && typeof part.text === "string") {
     const signature = partSignature(part);

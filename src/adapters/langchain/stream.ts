@@ -24,7 +24,7 @@ import type { StreamPart } from "../../agent/model.ts";
 import { ModelStreamError } from "../../agent/stream/errors.ts";
 import type { Usage } from "../../agent/types.ts";
 import { copy, textOf, toToolCall } from "./messages.ts";
-import { blockPart, blockWith } from "./parts.ts";
+import { blockPart, blockWith, newBlock } from "./parts.ts";
 import { finishReasonOf, responseIdOf, usageMetadata, usageOf } from "./response.ts";
 
 /**
@@ -171,6 +171,11 @@ export const toChunk = (part: StreamPart, memo: ChunkMemo): ChatGenerationChunk 
       if (value?.type === "reasoning-delta") return reasoningChunk(value, memo, ids);
       if (value?.type === "file" && typeof value.block === "object" && value.block !== null)
         return chunkOf({ content: [blockWith(value.block as Record<string, unknown>, value)] as MessageContent, ...ids });
+      // A whole part of an answer no stream gave (a cache's): the block it makes.
+      if (value?.type === "reasoning" || value?.type === "file") {
+        const block = newBlock(value);
+        return block === undefined ? undefined : chunkOf({ content: [block] as MessageContent, ...ids });
+      }
       const blocks = value?.blocks;
       return Array.isArray(blocks) ? chunkOf({ content: blocks as MessageContent, ...ids }) : undefined;
     }

@@ -38,6 +38,9 @@ export class StreamMemo {
   done: { readonly event: Event; readonly response: SdkResponse; readonly produced: ModelResponse } | undefined;
 }
 
+/** The parts of an answer no stream gave (a cache's), replayed whole: not SDK events; `response_done` carries them. */
+const answerParts = new Set(["reasoning", "source", "file", "tool-result"]);
+
 /** The field that marks a raw reasoning part as the text of the response's reasoning entry at that place. */
 const slotKey = "openaiAgentsReasoning";
 
@@ -111,7 +114,7 @@ export async function* toSdkEvents(
         if (typeof value?.[slotKey] === "number") {
           const { [slotKey]: k, ...reasoning } = value;
           released.set(k as number, reasoning);
-        } else yield part.value as StreamEvent;
+        } else if (!answerParts.has(String(value?.type))) yield part.value as StreamEvent;
         break;
       }
       case "error":

@@ -306,7 +306,8 @@ export class SseWriter {
           const was = thinkingOf(given) ?? { type: "thinking" };
           const now = thinkingBlock(was, value);
           events = now === was ? given : thinkingEvents(now);
-        } else return "";
+        } else if (value.type === "reasoning") events = thinkingEvents(thinkingBlock({ type: "thinking", thinking: "" }, value));
+        else return "";
         out += this.start() + this.close();
         for (const e of events) out += frame({ ...e, index: this.index });
         this.index++;
