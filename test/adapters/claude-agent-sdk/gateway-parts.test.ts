@@ -18,8 +18,14 @@ afterEach(async () => {
 });
 
 /** An upstream that answers every call with `json`, or with `events` as a stream. */
-const upstream = async (answer: { json?: object; events?: readonly Record<string, unknown>[] }): Promise<string> => {
-  const server = createServer((_req, res) => {
+const upstream = async (
+  answer: { json?: object; events?: readonly Record<string, unknown>[] },
+  bodies: unknown[] = [],
+): Promise<string> => {
+  const server = createServer(async (req, res) => {
+    let text = "";
+    for await (const chunk of req) text += String(chunk);
+    bodies.push(JSON.parse(text));
     if (answer.json !== undefined) {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify(answer.json));
@@ -99,5 +105,29 @@ describe("claudeModelGateway and thinking", () => {
     const client = await redactingClient(await upstream({ events: events(["Check the ", "logs first."]) }));
     const answer = await client.messages.stream(ask).finalMessage();
     expect(answer.content[0]).toEqual({ type: "thinking", thinking: "Check the logs first.", signature: "sig-abc" });
+  });
+
+  it("leaves out of the request a thinking block Claude Code sends back without its signature, which the API refuses", async () => {
+    const bodies: unknown[] = [];
+    const client = await redactingClient(await upstream({ json: message("plain") }, bodies));
+    await client.messages.create({
+      ...ask,
+      messages: [
+        { role: "user", content: "go" },
+        {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "the key is [REDACTED:api_key]" } as never,
+            { type: "thinking", thinking: "then read the logs", signature: "sig-2" },
+            { type: "text", text: "Reading." },
+          ],
+        },
+        { role: "user", content: "and?" },
+      ],
+    });
+    expect((bodies[0] as { messages: { content: unknown }[] }).messages[1]?.content).toEqual([
+      { type: "thinking", thinking: "then read the logs", signature: "sig-2" },
+      { type: "text", text: "Reading." },
+    ]);
   });
 });
