@@ -3,7 +3,8 @@ import { assistantMessage, modelResponse, modelStream, ScriptedModel } from "@op
 import { describe, expect, it } from "vitest";
 import { createAgentStack } from "../../src/agent/stack.ts";
 import type { ModelResponse } from "../../src/agent/types.ts";
-import { redaction, withMiddleware } from "../../src/middleware/index.ts";
+import { MemoryStore } from "../../src/core/index.ts";
+import { cache, redaction, withMiddleware } from "../../src/middleware/index.ts";
 import { guardModel } from "../../src/adapters/openai-agents/index.ts";
 
 setTracingDisabled(true);
@@ -92,5 +93,24 @@ describe("guardModel and the reasoning of an answer", () => {
     const inner = new ScriptedModel([modelResponse(response)]);
     const result = await run(new Agent({ name: "a", model: guardModel(redacting(), inner) }), "go");
     expect(result.newItems.find((i) => i.type === "reasoning_item")?.rawItem).toEqual(response.output[0]);
+  });
+
+  it("gives a streamed run the reasoning of a cached answer, in the response it records", async () => {
+    const stack = withMiddleware(createAgentStack({ store: new MemoryStore() }), cache({ ttlMs: 60_000, scope: "global" }));
+    const inner = new ScriptedModel([
+      modelResponse({ usage: new Usage(usage), output: [reasoningItem("plan", "think first"), assistantMessage("done")] }),
+    ]);
+    const agent = new Agent({ name: "a", model: guardModel(stack, inner) });
+    await run(agent, "go");
+    const streamed = await run(agent, "go", { stream: true });
+    for await (const _ of streamed);
+    await streamed.completed;
+    const item = streamed.newItems.find((i) => i.type === "reasoning_item")?.rawItem as ReturnType<typeof reasoningItem>;
+    // An answer that is not the model's response has only the parts' texts: one reasoning item holds them.
+    expect(item?.content).toEqual([
+      { type: "input_text", text: "plan" },
+      { type: "input_text", text: "think first" },
+    ]);
+    expect(streamed.finalOutput).toBe("done");
   });
 });
