@@ -7,16 +7,17 @@
  * `additional_kwargs.reasoning_content`) is the AI SDK's `reasoning-start`/`-delta`/`-end` raw
  * parts, a block ending when other content comes, and a file given as data a `file` raw part, so
  * hooks such as `redaction` read them as they read the AI SDK's (parts.ts); other content blocks
- * (images by URL, citations) pass as a `raw` part, in place; tool calls are held until the stream ends and go out as whole
- * calls then (the machinery holds tool calls back until checked, and half a call's arguments must
- * not reach the consumer before a gate removed it); the finish carries the usage and finish reason
- * the provider reported in the chunks (missing usage is estimated by the machinery, and said so).
+ * (images by URL, citations) pass as a `raw` part, in place; tool calls are held until the
+ * stream ends and go out as whole calls then (the machinery holds tool calls back until checked,
+ * and half a call's arguments must not reach the consumer before a gate removed it); the finish
+ * carries the usage and finish reason the provider reported in the chunks (missing usage is
+ * estimated by the machinery, and said so).
  *
  * Out: every released part becomes one `ChatGenerationChunk` of an `AIMessageChunk` (text as
  * string content, blocks as array content, reasoning in the block it came in with the released
- * text, a signature only while its delta still carries one, a tool call as one `tool_call_chunk` with its whole
- * arguments, the finish as `usage_metadata` with the provider's `response_metadata`), so what
- * LangChain concatenates is the answer hooks settled on.
+ * text, a signature only while its delta still carries one, a tool call as one
+ * `tool_call_chunk` with its whole arguments, the finish as `usage_metadata` with the provider's
+ * `response_metadata`), so what LangChain concatenates is the answer hooks settled on.
  */
 import { AIMessageChunk, type AIMessageChunkFields, type MessageContent } from "@langchain/core/messages";
 import { ChatGenerationChunk } from "@langchain/core/outputs";
