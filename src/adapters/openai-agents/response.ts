@@ -83,24 +83,26 @@ const lists = ["content", "rawContent"] as const;
  */
 export const reasoningOf = (output: readonly Item[]): { readonly parts: Item[]; readonly slots: Slot[] } | undefined => {
   let found: { parts: Item[]; slots: Slot[] } | undefined;
-  output.forEach((item, i) => {
-    if (item.type !== "reasoning") return;
+  for (let i = 0; i < output.length; i++) {
+    const item = output[i] as Item;
+    if (item.type !== "reasoning") continue;
     const signature = (item.providerData as Item | undefined)?.signature;
     for (const list of lists) {
       const entries = item[list];
       if (!Array.isArray(entries)) continue;
-      (entries as Item[]).forEach((entry, k) => {
-        if (typeof entry?.text !== "string") return;
+      for (let k = 0; k < entries.length; k++) {
+        const text = (entries[k] as Item | undefined)?.text;
+        if (typeof text !== "string") continue;
         found ??= { parts: [], slots: [] };
         found.parts.push(
           typeof signature === "string"
-            ? { type: "reasoning", text: entry.text, providerMetadata: { anthropic: { signature } } }
-            : { type: "reasoning", text: entry.text },
+            ? { type: "reasoning", text, providerMetadata: { anthropic: { signature } } }
+            : { type: "reasoning", text },
         );
         found.slots.push({ item: i, list, entry: k });
-      });
+      }
     }
-  });
+  }
   return found;
 };
 

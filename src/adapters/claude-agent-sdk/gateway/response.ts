@@ -131,6 +131,8 @@ export const thinkingBlock = (b: Block, part: unknown): Block => {
   return { ...rest, thinking: part.text, ...(signature !== undefined ? { signature } : {}) };
 };
 
+const none: readonly unknown[] = [];
+
 const partsOf = (blocks: readonly Block[]): Record<string, unknown>[] | undefined => {
   let parts: Record<string, unknown>[] | undefined;
   for (const b of blocks) if (b.type === "thinking") (parts ??= []).push(thinkingPart(b));
@@ -181,8 +183,9 @@ export const fromResponse = (
     .join("");
   const calls = new Map(final.toolCalls.map((c) => [c.id, c]));
   // The thinking hooks settled on: one for one with the response's thinking blocks, else in their place.
-  const thinking = (final.parts ?? []).filter((p) => isObject(p) && p.type === "reasoning");
-  const thinkingCount = blocks.filter((b) => b.type === "thinking").length;
+  const thinking = final.parts === undefined ? none : final.parts.filter((p) => isObject(p) && p.type === "reasoning");
+  let thinkingCount = 0;
+  for (const b of blocks) if (b.type === "thinking") thinkingCount++;
   const oneForOne = thinking.length === thinkingCount;
   let k = 0;
   const content: Block[] = [];
