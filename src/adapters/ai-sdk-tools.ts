@@ -28,17 +28,21 @@
  *
  * - With an in-process approver (or none), the run waits at the asking hook for the answer, in
  *   this process: it completes once the approved tool ran, or ends in the hook's rejection with the
- *   person's reason. An answer that reaches another process (or this one after a restart) runs an
- *   approved call there through its hooks with the person's answer; a denial of that very call is
- *   recorded there by a run whose tool is never called, while the waiting run ends when its hook
- *   stops waiting.
+ *   person's reason. The client writes the conversation (chat apps send it from the browser), so
+ *   an approval counts only as the answer to a question this process asked and still waits on,
+ *   about the same tool and input, once: any other approval the SDK executes (never asked here,
+ *   asked in another process or before a restart, answered already, given after the hook stopped
+ *   waiting, or of another tool or input) is refused by a run whose asking hooks get the refusal
+ *   as a denial and whose gate rejects it, so the trace and the audit log record it. A denial of
+ *   that very call is recorded there by a run whose tool is never called.
  * - With durable approvals (`durableApprovals()`, the stack's approver or the run's), the run stops
  *   `Interrupted` at once and its token is linked to the tool call id in the approvals' store
  *   (`approvals.link`): the SDK's answer names only the call, and the link lets any process sharing
  *   the store find the run to resume. An approval resumes it with the real tool in the process the
  *   SDK executes it; a denial resumes it with the denial wherever it is read first. The store's
  *   claim makes each answer act once: a replayed one resumes nothing and records nothing (the SDK,
- *   executing an approved call again, reads a refusal saying it was already answered).
+ *   executing an approved call again, reads a refusal saying it was already answered). An
+ *   approval with no paused run linked to its call (never asked, or expired) is refused as above.
  * - A tool's own `needsApproval` is asked by a gate hook named "ai-sdk tool approval", innermost on
  *   the stack (added once, with `stack.use`, when a tool has one), in the run `needsApproval` starts:
  *   the hooks outside it run first (a guard's refusal is reported without asking anyone), then it
@@ -58,7 +62,20 @@ import { neverAborted } from "../core/signal.ts";
 import { closeQuietly, nextOrAbort } from "../agent/stream/parts.ts";
 import { rejectedResult, ToolCallError, UnknownToolError, type ToolCallStack } from "../agent/wrap-tool.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
-import { askedCalls, deniedIn, deniedWithoutReason, sdkAnswer, sdkApprover, type AskedCalls, type SdkDenial } from "./ai-sdk/approvals.ts";
+import {
+  askedCalls,
+  deniedIn,
+  deniedWithoutReason,
+  inputDigest,
+  noPausedApproval,
+  notAnApproval,
+  notTheQuestion,
+  sdkAnswer,
+  sdkApprover,
+  type AskedCalls,
+  type Held,
+  type SdkDenial,
+} from "./ai-sdk/approvals.ts";
 import { stackArgument } from "../agent/stack-argument.ts";
 import { knownOptions } from "../agent/known-options.ts";
 
@@ -107,17 +124,6 @@ interface NeedsApprovalOptions {
   readonly messages?: readonly unknown[];
 }
 
-/**
- * A run `needsApproval` started that reached the tool, or that a person approved: it waits for the
- * SDK's `execute` to run it (`release` with `undefined`: the tool must not run, the person denied it).
- */
-interface Held {
-  /** The call as the run began it: `execute` answers for it without copying the input again. */
-  readonly call: ToolCall;
-  readonly release: (sdk: AiSdkToolExecutionOptions | undefined) => void;
-  readonly outcome: Promise<Outcome<DeepReadonly<ToolResult>>>;
-}
-
 /** What the operation of a run a person denied fails with, should a hook let the call through anyway. */
 const notExecuted = (reason: string | undefined): Error =>
   new Error(`the AI SDK does not execute this call: the person denied it${reason !== undefined ? ` (${reason})` : ""}`);
@@ -149,10 +155,10 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
   }
 
   const throughSdk = options.approval === "ai-sdk";
-  // Runs started by `needsApproval`, by tool call id, until `execute` takes them.
-  const held = new Map<string, Held>();
   // Questions waiting for the person, shared with `aiSdkMiddleware` on the same stack (it reads denials).
   const asked = throughSdk ? askedCalls(stack) : undefined;
+  // Runs started by `needsApproval`, by tool call id, until `execute` takes them (per stack: tools may be wrapped per request).
+  const held = asked?.held ?? new Map<string, Held>();
   // The person's answers known while a call's run goes on, and the calls whose own rule asks: read by the gate.
   const known = asked?.known ?? new Map<string, ApprovalAnswer>();
   // Tools with a `needsApproval` of their own run through the stack with the gate innermost.
@@ -239,6 +245,22 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
     }
   };
 
+  /**
+   * Refuse a call the SDK executes on an answer that is not an approval (see `notAnApproval`): a run
+   * whose hooks that ask get the refusal as a denial, and whose gate rejects it if none asked, so the
+   * trace, the audit log and observers record it; the tool never runs.
+   */
+  const refuse = (
+    call: ToolCall,
+    given: RunGiven,
+    reason: string,
+    signal: AbortSignal | undefined,
+  ): Promise<Outcome<DeepReadonly<ToolResult>>> => {
+    const gate = asked !== undefined ? gatedStack(stack, asked) : undefined;
+    const operation: Operation = () => Promise.reject(new Error(reason));
+    return runKnowing(gate ?? stack, call, operation, given, { decision: "deny", by: sdkApprover, reason }, false, signal);
+  };
+
   /** Start the tool a hook left the call naming, with the run's signal. */
   const execute = (c: DeepReadonly<ToolCall>, signal: AbortSignal, sdk: AiSdkToolExecutionOptions): unknown => {
     // A hook may have renamed the call: run the tool of the new name, as `executeTool` does.
@@ -266,19 +288,29 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
     await answered((sdk as NeedsApprovalOptions).messages);
     const waiting = held.get(sdk.toolCallId);
     held.delete(sdk.toolCallId);
-    if (waiting !== undefined) {
+    // A held run is this call's only when it is of this tool (the question checked the input too).
+    if (waiting !== undefined && waiting.call.name === name) {
       waiting.release(sdk);
       return answer(await waiting.outcome, waiting.call, sdk);
     }
+    waiting?.release(undefined);
     const { call, given, person, durable } = begin(name, input, sdk);
-    const operation: Operation = async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk)) });
-    // Approved, and asked with durable approvals (here or in another process): resume that run.
-    if (durable !== undefined && person?.decision === "approve") {
-      const token = await durable.linked(linkOf(call.id));
-      if (token !== undefined)
-        return answer(await resume(durable, name, call.id, token, person, operation, given, sdk.abortSignal), call, sdk);
+    if (person === undefined) {
+      const operation: Operation = async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk)) });
+      return answer(await runKnowing(stackOf(name), call, operation, given, undefined, false, sdk.abortSignal), call, sdk);
     }
-    return answer(await runKnowing(stackOf(name), call, operation, given, person, durable !== undefined, sdk.abortSignal), call, sdk);
+    // An answer in the messages is the person's only as the answer to a question asked: with durable
+    // approvals, the paused run linked to this call (its signed token decides); without, a run of
+    // this process waiting for it, which would have been held above. Anything else is refused.
+    const token = durable !== undefined ? await durable.linked(linkOf(call.id)) : undefined;
+    if (durable === undefined || token === undefined)
+      return answer(await refuse(call, given, (durable ? noPausedApproval : notAnApproval)(name, call.id), sdk.abortSignal), call, sdk);
+    // The resumed run is the paused one, with its own input; the SDK reports it under the call it
+    // executes, so that call must be the one asked about: another tool or input is refused, claiming nothing.
+    if ((await durable.linked(boundLinkOf(call.id, name, input))) !== token)
+      return answer(await refuse(call, given, notTheQuestion(name, call.id), sdk.abortSignal), call, sdk);
+    const operation: Operation = async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk)) });
+    return answer(await resume(durable, name, call.id, token, person, operation, given, sdk.abortSignal), call, sdk);
   };
 
   /**
@@ -358,13 +390,18 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
         };
         if (request.signal.aborted) return gaveUp();
         request.signal.addEventListener("abort", gaveUp, { once: true });
-        questions.add(id, (answer) => {
-          request.signal.removeEventListener("abort", gaveUp);
-          person = answer;
-          // Approved: the run goes on and waits for the SDK's `execute`. Denied: the SDK never executes it.
-          if (answer.decision === "approve") held.set(id, { call, release, outcome });
-          else release(undefined);
-          resolve(answer);
+        questions.add(id, {
+          name,
+          // What the answer must be about: this tool, this input (the SDK executes the call as the messages hold it).
+          digest: inputDigest(input),
+          answer: (answer) => {
+            request.signal.removeEventListener("abort", gaveUp);
+            person = answer;
+            // Approved: the run goes on and waits for the SDK's `execute`. Denied: the SDK never executes it.
+            if (answer.decision === "approve") held.set(id, { call, release, outcome });
+            else release(undefined);
+            resolve(answer);
+          },
         });
       });
     };
@@ -389,6 +426,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
       if (Outcome.isInterrupted(settled)) {
         try {
           await durable.link(linkOf(id), settled.approval.token);
+          await durable.link(boundLinkOf(id, name, input), settled.approval.token);
           return true;
         } catch {
           // Not linked, nobody could find it with the answer: `execute` reports the paused run as the refusal it is.
@@ -545,6 +583,12 @@ const ownRule = (t: object): unknown => {
  * store and one id (a scripted model's `call-0`) would share the link.
  */
 const linkOf = (toolCallId: string): string => `ai-sdk:${toolCallId}`;
+
+/**
+ * The key the same token is linked under for the call as the SDK gave it (tool and input, by
+ * digest): an approval whose call names another tool or input finds no token there.
+ */
+const boundLinkOf = (toolCallId: string, name: string, input: unknown): string => `ai-sdk:${toolCallId}:${inputDigest({ name, input })}`;
 
 /** The durable approvals the call's run asks (its own run option, else the stack's), if that is what it asks. */
 const durableOf = (stack: ToolCallStack, given: RunGiven): DurableApprovals | undefined => {

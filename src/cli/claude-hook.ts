@@ -6,7 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { answerHookEvent } from "./hook-answer.ts";
-import { UsageError, type CliIo } from "./io.ts";
+import { timeoutSeconds, UsageError, type CliIo } from "./io.ts";
 import { loadStack } from "./load-stack.ts";
 
 /**
@@ -21,14 +21,20 @@ export const claudeHook = async (argv: readonly string[], io: CliIo): Promise<nu
     args: [...argv],
     allowPositionals: true,
     strict: true,
-    options: { export: { type: "string", default: "default" }, "fail-open": { type: "boolean", default: false } },
+    options: {
+      export: { type: "string", default: "default" },
+      "fail-open": { type: "boolean", default: false },
+      timeout: { type: "string" },
+    },
   });
   if (positionals.length !== 1) throw new UsageError("claude-hook takes exactly one module path");
   const file = positionals[0]!;
+  const seconds = timeoutSeconds(values.timeout);
   const answer = await answerHookEvent(await io.readStdin(), (approval) => loadStack(file, io.cwd, values.export!, { approval }), {
     failOpen: values["fail-open"]!,
     who: "agent-onion claude-hook",
     flush: true,
+    deadline: { ms: seconds * 1000, label: values.timeout === undefined ? "the default --timeout" : "--timeout" },
   });
   if (answer.json) io.out(`${JSON.stringify(answer.json)}\n`);
   if (answer.stderr) io.err(`${answer.stderr}\n`);

@@ -37,6 +37,12 @@ export interface AnswerOptions {
   readonly who: string;
   /** Wait for the stack's background work before answering (a process that exits right after must). */
   readonly flush: boolean;
+  /**
+   * Answer "could not decide" when the stack has not answered by then (loading, the run and the
+   * flush together), rather than let the host's own timeout decide: Claude Code lets the action
+   * go on when a hook times out. `label` names the option in the message.
+   */
+  readonly deadline?: { readonly ms: number; readonly label: string } | undefined;
 }
 
 /** The stack to run, loaded on first need; `approval` is the handler a stack factory receives (`bridgeApproval`). */
@@ -111,7 +117,37 @@ const nameIn = (json: unknown): string | undefined => {
  * @example
  * const answer = await answerHookEvent(stdin, (approval) => loadStack(file, cwd, "default", { approval }), { failOpen: false, who: "agent-onion claude-hook", flush: true })
  */
-export const answerHookEvent = async (text: string | undefined, source: StackSource, options: AnswerOptions): Promise<HookAnswer> => {
+export const answerHookEvent = (text: string | undefined, source: StackSource, options: AnswerOptions): Promise<HookAnswer> => {
+  const answering = answerWithin(text, source, options);
+  const deadline = options.deadline;
+  if (deadline === undefined) return answering;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<HookAnswer>((resolve) => {
+    timer = setTimeout(() => {
+      const event = nameIn(tryParse(text));
+      resolve({
+        ...(event !== undefined ? { event } : {}),
+        exitCode: options.failOpen ? 1 : 2,
+        stderr: `${options.who}: the stack did not decide within ${deadline.ms / 1000} s (${deadline.label})`,
+      });
+    }, deadline.ms);
+    // Nothing to wait for but this timer: the stack can no longer decide, and the process ends as
+    // an unanswered one does (run.ts), now rather than at the deadline.
+    timer.unref();
+  });
+  return Promise.race([answering, late]).finally(() => clearTimeout(timer));
+};
+
+/** The event's JSON, when it is JSON. */
+const tryParse = (text: string | undefined): unknown => {
+  try {
+    return text === undefined ? undefined : parseJson(text);
+  } catch {
+    return undefined;
+  }
+};
+
+const answerWithin = async (text: string | undefined, source: StackSource, options: AnswerOptions): Promise<HookAnswer> => {
   const refuse = (message: string, event?: string): HookAnswer => ({
     ...(event !== undefined ? { event } : {}),
     exitCode: options.failOpen ? 1 : 2,

@@ -5,6 +5,7 @@
 import { fstatSync, readSync, writeSync } from "node:fs";
 import { isatty } from "node:tty";
 import { brandError } from "../core/errors.ts";
+import { maxTimerMs } from "../core/signal.ts";
 
 export interface CliIo {
   /** All of stdin, or `undefined` when stdin is a terminal (nothing was piped). */
@@ -33,12 +34,38 @@ brandError(UsageError);
  */
 export const MAX_EVENT_BYTES = 16 * 1024 * 1024;
 
+/**
+ * How long `claude-hook` and `serve` wait for the stack by default, in seconds: under Claude
+ * Code's own default of 600 for command and http hooks, after which it lets the action go on.
+ *
+ * @example
+ * // settings.json, for a hook with "timeout": 30: "args": ["agent-onion", "claude-hook", "--timeout", "25", "hooks/guard.ts"]
+ */
+export const DEFAULT_TIMEOUT_SECONDS = 590;
+
+/**
+ * The `--timeout` option's value in seconds (the default when absent); a UsageError otherwise.
+ *
+ * @example
+ * timeoutSeconds("2.5") // 2.5
+ */
+export const timeoutSeconds = (value: string | undefined): number => {
+  if (value === undefined) return DEFAULT_TIMEOUT_SECONDS;
+  const seconds = Number(value);
+  if (value.trim() === "" || !(seconds > 0 && seconds * 1000 <= maxTimerMs))
+    throw new UsageError(`--timeout must be a positive number of seconds, got ${JSON.stringify(value)}`);
+  return seconds;
+};
+
 /** The standard streams some code has asked for (`process.stdout` is created on first use). */
 const opened = new Set<NodeJS.WriteStream>();
 let watching = false;
-const watchStdio = (): void => {
+/** The real stdout stream, for the command's own answer when `process.stdout` is reserved. */
+let ownStdout: (() => NodeJS.WriteStream) | undefined;
+const watchStdio = (reserveStdout: boolean): void => {
   if (watching) return;
   watching = true;
+  const getters: Partial<Record<"stdout" | "stderr", () => NodeJS.WriteStream>> = {};
   for (const name of ["stdout", "stderr"] as const) {
     const descriptor = Object.getOwnPropertyDescriptor(process, name);
     const get = descriptor?.get;
@@ -46,14 +73,17 @@ const watchStdio = (): void => {
       opened.add(process[name]);
       continue;
     }
-    Object.defineProperty(process, name, {
-      ...descriptor,
-      get() {
-        const stream = get.call(process) as NodeJS.WriteStream;
-        opened.add(stream);
-        return stream;
-      },
-    });
+    getters[name] = () => {
+      const stream = get.call(process) as NodeJS.WriteStream;
+      opened.add(stream);
+      return stream;
+    };
+  }
+  if (getters.stdout) ownStdout = getters.stdout;
+  for (const name of ["stdout", "stderr"] as const) {
+    const get = name === "stdout" && reserveStdout && getters.stderr ? getters.stderr : getters[name];
+    if (get === undefined) continue;
+    Object.defineProperty(process, name, { ...Object.getOwnPropertyDescriptor(process, name), get });
   }
 };
 
@@ -118,17 +148,26 @@ const mayBeTerminal = (fd: number): boolean => {
   }
 };
 
+/** Options of `processIo`. */
+export interface ProcessIoOptions {
+  /**
+   * Keep stdout for the command's own output: `process.stdout` (and so `console.log`) writes to
+   * stderr instead. Writes straight to descriptor 1 (`fs.writeSync(1, ...)`) still reach stdout.
+   */
+  readonly reserveStdout?: boolean;
+}
+
 /**
  * The process's own stdio.
  *
  * @example
  * process.exitCode = await main(process.argv.slice(2), processIo())
  */
-export const processIo = (): CliIo => {
-  watchStdio();
+export const processIo = (options: ProcessIoOptions = {}): CliIo => {
+  watchStdio(options.reserveStdout === true);
   return {
     cwd: process.cwd(),
-    out: pipeWriter(1, () => process.stdout),
+    out: pipeWriter(1, () => ownStdout?.() ?? process.stdout),
     err: pipeWriter(2, () => process.stderr),
     readStdin: async () => {
       // A pipe or a file (what Claude Code gives) is not a terminal; only a character device

@@ -19,11 +19,13 @@ import { UsageError, type CliIo } from "./io.ts";
 export const USAGE = `Usage: agent-onion <command> [options]
 
 Commands:
-  claude-hook <module> [--export <name>] [--fail-open]
+  claude-hook <module> [--export <name>] [--fail-open] [--timeout <seconds>]
       Act as a Claude Code command hook: read the event JSON on stdin, run the stack exported
       by <module> (default export, or a function returning a stack) and answer in the protocol.
       In settings.json: {"type": "command", "command": "npx", "args": ["agent-onion", "claude-hook", "hooks/guard.ts"]}
-  serve <module> [--port <port>] [--host <address>] [--export <name>] [--fail-open] [--no-watch]
+      --timeout (also for serve): seconds to wait for the stack before answering "could not decide"
+      (default 590, under Claude Code's 600); keep it below the hook's "timeout" in settings.
+  serve <module> [--port <port>] [--host <address>] [--export <name>] [--fail-open] [--no-watch] [--timeout <seconds>]
       Answer Claude Code's http hooks from a resident process, with the same decisions as
       claude-hook; reload the module when a file beside it changes. Port 7337, host 127.0.0.1.
       In settings.json: {"type": "http", "url": "http://127.0.0.1:7337/"}

@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { httpAnswer, type HookAnswer } from "./hook-answer.ts";
 import type { FromHookProcess, ToHookProcess } from "./hook-process.ts";
-import { MAX_EVENT_BYTES, UsageError, type CliIo } from "./io.ts";
+import { MAX_EVENT_BYTES, timeoutSeconds, UsageError, type CliIo } from "./io.ts";
 
 /** The port `serve` listens on unless `--port` says otherwise. */
 export const DEFAULT_PORT = 7337;
@@ -57,6 +57,7 @@ class HookProcess {
     args: readonly string[],
     cwd: string,
     private readonly failOpen: boolean,
+    private readonly deadlineMs: number,
     onCrash: (why: string) => void,
   ) {
     this.child = fork(binPath(), ["_hook-process", ...args], {
@@ -96,7 +97,18 @@ class HookProcess {
   ask(id: number, text: string): Promise<HookAnswer> {
     if (this.exited) return Promise.resolve(this.lost());
     return new Promise((answered) => {
-      this.pending.set(id, answered);
+      // Timed here, not in the child: a stack that keeps its process busy cannot hold the answer.
+      const timer = setTimeout(() => {
+        if (!this.pending.delete(id)) return;
+        answered({
+          exitCode: this.failOpen ? 1 : 2,
+          stderr: `agent-onion serve: the stack did not decide within ${this.deadlineMs / 1000} s (--timeout)`,
+        });
+      }, this.deadlineMs);
+      this.pending.set(id, (answer) => {
+        clearTimeout(timer);
+        answered(answer);
+      });
       this.child.send({ id, text } satisfies ToHookProcess);
     });
   }
@@ -164,8 +176,10 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
       export: { type: "string", default: "default" },
       "fail-open": { type: "boolean", default: false },
       "no-watch": { type: "boolean", default: false },
+      timeout: { type: "string" },
     },
   });
+  const deadlineMs = timeoutSeconds(values.timeout) * 1000;
   if (positionals.length !== 1) throw new UsageError("serve takes exactly one module path");
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port ${values.port} is not a port number`);
@@ -179,7 +193,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
   let generation = 0;
   let stopping = false;
   const start = (): HookProcess => {
-    const child: HookProcess = new HookProcess(childArgs, io.cwd, failOpen, (why) => {
+    const child: HookProcess = new HookProcess(childArgs, io.cwd, failOpen, deadlineMs, (why) => {
       if (current !== child || stopping) return;
       log(`the hook process exited (${why}); starting a new one`);
       void replace("restarted");

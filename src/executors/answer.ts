@@ -32,18 +32,49 @@ const looksLikeObject = /^\{\s*(?:["'}]|:[A-Za-z_]|[A-Za-z_$][\w$-]*\s*(?::|=))/
 
 const quote = (text: string): string => JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
 
+/**
+ * Where the object that ends `text` would start: the `{` that matches its last `}`, read backwards
+ * with strings skipped; -1 when the brackets do not match. If any suffix of `text` is a JSON object,
+ * it starts there: reading backwards from its end, its own braces and strings are matched exactly.
+ * One pass: a parse tried from every `{` instead was quadratic, and a hook printing 100 KB of
+ * nested braces held the agent's process for minutes.
+ */
+const objectStartAtEnd = (text: string): number => {
+  let depth = 0;
+  for (let i = text.length - 1; i >= 0; i--) {
+    const c = text[i];
+    if (c === '"') {
+      // Back to the quote that opens this string: one preceded by an even number of backslashes.
+      let j = i - 1;
+      for (;;) {
+        j = j < 0 ? -1 : text.lastIndexOf('"', j);
+        if (j < 0) return -1;
+        let k = j - 1;
+        while (k >= 0 && text[k] === "\\") k--;
+        if ((j - 1 - k) % 2 === 0) break;
+        j--;
+      }
+      i = j;
+    } else if (c === "}" || c === "]") depth++;
+    else if (c === "{" || c === "[") {
+      depth--;
+      if (depth === 0) return c === "{" ? i : -1;
+    }
+  }
+  return -1;
+};
+
 /** A JSON object at the end of `text`, after something else: `checking... {"decision":"block"}`. */
 const objectAtEnd = (text: string): boolean => {
   if (!text.endsWith("}")) return false;
-  for (let i = text.indexOf("{", 1); i > 0; i = text.indexOf("{", i + 1)) {
-    try {
-      const v = JSON.parse(text.slice(i));
-      if (typeof v === "object" && v !== null && !Array.isArray(v)) return true;
-    } catch {
-      // not from here
-    }
+  const start = objectStartAtEnd(text);
+  if (start <= 0) return false;
+  try {
+    const v = JSON.parse(text.slice(start));
+    return typeof v === "object" && v !== null && !Array.isArray(v);
+  } catch {
+    return false;
   }
-  return false;
 };
 
 /** Plain stdout on an event that neither reads it as context nor can be refused is ignored, as Claude Code logs it. */

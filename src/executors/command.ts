@@ -6,7 +6,7 @@
  * an allowlist of our variables (the default here) or all of them (`environment: "inherit"`, as
  * Claude Code does, and as `fromClaudeSettings` does by default).
  */
-import { basename } from "node:path";
+import { programLabel } from "./command-label.ts";
 import { commandAnswer } from "./answer.ts";
 import { childEnv, inheritedEnv } from "./env.ts";
 import type { AgentEvent } from "./events.ts";
@@ -91,13 +91,15 @@ export const commandRunner = <E extends AgentEvent>(options: CommandHookOptions<
   const timeoutMs = resolveTimeoutMs(options, claudeDefaultSeconds(options.event));
   const grace = options.killGraceMs ?? 1000;
   const maxStdoutBytes = options.maxStdoutBytes ?? 1024 * 1024;
-  const label = basename((options.args ? options.args[0] : undefined) ?? options.command.split(/\s+/)[0] ?? "command");
+  const label = programLabel(options.command, options.args);
   const name = options.name ?? `command:${label}`;
   const inherit = options.environment === "inherit";
   return {
     name,
     timeoutMs,
     backstopMs: grace + 1500,
+    processEnv: () =>
+      inherit ? { ...inheritedEnv(), ...options.env } : childEnv({ allowedEnvVars: options.allowedEnvVars, env: options.env }),
     run: async ({ json, signal, cwd, env: claude }) => {
       const own: Record<string, string> = {
         ...claude,
@@ -151,5 +153,5 @@ const COMMAND_HOOK_FIELDS = {
 export const commandHook = <E extends AgentEvent>(options: CommandHookOptions<E>): ExternalHook<E> => {
   knownOptions("commandHook", options, COMMAND_HOOK_FIELDS);
   const runner = commandRunner(options);
-  return externalHook({ ...options, name: runner.name }, runner.timeoutMs, runner.run, runner.backstopMs);
+  return externalHook({ ...options, name: runner.name }, runner.timeoutMs, runner.run, runner.backstopMs, runner.processEnv);
 };

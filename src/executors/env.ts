@@ -81,9 +81,13 @@ brandError(HeaderError);
 
 const token = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const forbidden = /[\r\n\0]/;
+// What else node:http refuses in a value: other control characters, and anything past Latin-1.
+const control = /[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const wide = /[^\u0000-\u00ff]/;
 
 /**
- * Check a header name and value: a valid token, and no CR, LF or NUL anywhere (E7).
+ * Check a header name and value: a valid token, no CR, LF or NUL anywhere (E7), and nothing else
+ * HTTP cannot carry (other control characters, characters outside Latin-1), naming the header.
  *
  * @example
  * checkHeader("X-Id", "a\r\nInjected: 1") // throws HeaderError
@@ -91,6 +95,8 @@ const forbidden = /[\r\n\0]/;
 export const checkHeader = (name: string, value: string): void => {
   if (!token.test(name)) throw new HeaderError(`header name ${JSON.stringify(name)} is not a valid token`);
   if (forbidden.test(value)) throw new HeaderError(`header ${name} contains CR, LF or NUL; refused`);
+  if (control.test(value)) throw new HeaderError(`header ${name} contains a control character; refused`);
+  if (wide.test(value)) throw new HeaderError(`header ${name} contains a character outside Latin-1, which HTTP cannot carry; refused`);
 };
 
 /**

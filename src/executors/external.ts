@@ -29,6 +29,7 @@ import { stringifyEvent } from "./json.ts";
 import { checkLimit } from "./limits.ts";
 import { failureDecision, readDecision, type ExternalNotice, type HookDecision, type NoticeSink, type Notify } from "./protocol.ts";
 import { BackgroundQueue } from "./queue.ts";
+import { childEnv } from "./env.ts";
 import { emptyTranscript, envFileVariables, hasContent, sessionEnvFile } from "./session-files.ts";
 
 /** The agent point each Claude Code event the agent drives runs on. */
@@ -155,6 +156,12 @@ export interface RunnerSpec {
   readonly timeoutMs: number;
   /** How long past its deadline a runner may take to clean up (kill a process tree) before it is abandoned. */
   readonly backstopMs: number;
+  /**
+   * The environment its process inherits, before the event's own variables (a command hook's
+   * allowlist, or all of ours). SessionStart's `CLAUDE_ENV_FILE` is read with it, so the file a
+   * hook writes sees no more than the hook did. None: the runner starts no process.
+   */
+  readonly processEnv?: (() => Readonly<Record<string, string>>) | undefined;
 }
 
 const metaString = (ctx: HookContext, key: string): string | undefined =>
@@ -351,18 +358,34 @@ const preparer = (spec: EventSpec, o: EventOptions) => {
 const envFileOf = (o: EventOptions, session: string): string => o.envFile?.(session) ?? sessionEnvFile(session || "no-session");
 
 /**
- * SessionStart's `after`: the variables its hooks wrote to `CLAUDE_ENV_FILE`, evaluated by bash,
- * on the session's info (`env`, `envFile`) for the tools that run commands later.
+ * What `CLAUDE_ENV_FILE` is read with: the variables every hook that could have written it was
+ * given (with the same value), so that no hook reads through the file what it was not given;
+ * the default allowlist when no hook said (none starts a process of its own).
+ */
+const envFileBase = (runners: readonly RunnerSpec[]): Record<string, string> => {
+  const envs = runners.flatMap((r) => (r.processEnv ? [r.processEnv()] : []));
+  if (envs.length === 0) return childEnv();
+  const [first, ...rest] = envs;
+  const base: Record<string, string> = Object.create(null);
+  for (const [name, value] of Object.entries(first!))
+    if (rest.every((e) => Object.hasOwn(e, name) && e[name] === value)) base[name] = value;
+  return base;
+};
+
+/**
+ * SessionStart's `after`: the variables its hooks wrote to `CLAUDE_ENV_FILE`, evaluated by bash
+ * with what those hooks were given (`envFileBase`), on the session's info (`env`, `envFile`) for
+ * the tools that run commands later.
  */
 const sessionEnvAfter =
-  (o: EventOptions, notify: Notify) =>
+  (o: EventOptions, notify: Notify, runners: readonly RunnerSpec[]) =>
   async (output: unknown, input: unknown, ctx: HookContext): Promise<HookAction> => {
     const session = sessionOf({ input }, ctx);
     const file = envFileOf(o, session);
     if (!hasContent(file)) return Continue;
     const info = output as SessionInfo;
     try {
-      const env = await envFileVariables(file, process.env);
+      const env = await envFileVariables(file, envFileBase(runners), undefined, ctx.signal);
       return Transform({ ...info, env: { ...info.env, ...env }, envFile: file } satisfies SessionInfo);
     } catch (error) {
       notify("hook-error", `the variables written to CLAUDE_ENV_FILE could not be read: ${describe(error)}`);
@@ -428,6 +451,7 @@ export const externalHook = <E extends AgentEvent>(
   timeoutMs: number,
   run: Runner,
   backstopMs = 1500,
+  processEnv?: RunnerSpec["processEnv"],
 ): ExternalHook<E> => {
   const spec = agentEvents[options.event];
   if (!spec) throw new TypeError(`unknown Claude Code event ${JSON.stringify(options.event)}`);
@@ -436,7 +460,7 @@ export const externalHook = <E extends AgentEvent>(
   checkLimit(name, "maxInputBytes", options.maxInputBytes, "count");
   const notify = notifier(options.onNotice, options.event, name, options.source);
   const prepare = preparer(spec, options);
-  const runner: RunnerSpec = { name, run, timeoutMs, backstopMs };
+  const runner: RunnerSpec = { name, run, timeoutMs, backstopMs, processEnv };
   const queue = options.async ? (options.queue ?? new BackgroundQueue()) : undefined;
   const kind = agentPoints[spec.point].kind;
   // An event that cannot be refused (SessionStart...) never fails closed: its failures are let through, and counted.
@@ -488,7 +512,7 @@ export const externalHook = <E extends AgentEvent>(
     // A SessionEnd hook failing closed waits for the hooks inside it, each within the budget.
     timeoutMs: Math.min((sessionEndClosed ? Math.max(timeoutMs, sessionEndBudgetMs(Infinity)) : timeoutMs) + backstopMs, maxTimerMs),
   };
-  attachPhases(hook, spec, (phase, data, ctx) => handle(phase, data, ctx), sessionEndClosed, options, notify);
+  attachPhases(hook, spec, (phase, data, ctx) => handle(phase, data, ctx), sessionEndClosed, options, notify, [runner]);
   return Object.freeze(hook) as unknown as ExternalHook<E>;
 };
 
@@ -500,6 +524,7 @@ const attachPhases = (
   sessionEndClosed: boolean,
   o: EventOptions,
   notify: Notify,
+  runners: readonly RunnerSpec[],
 ): void => {
   if (spec.point === "sessionEnd") hook.around = sideBySide((input, ctx) => handle("before", { input }, ctx), sessionEndClosed);
   else if (spec.phase === "before") hook.before = (input: unknown, ctx: HookContext) => handle("before", { input }, ctx);
@@ -510,7 +535,7 @@ const attachPhases = (
       await handle("recover", { input, error }, ctx);
       return Continue; // a failed call stays failed; what the hook said went to the model as context
     };
-  if (spec.event === "SessionStart") hook.after = sessionEnvAfter(o, notify);
+  if (spec.event === "SessionStart") hook.after = sessionEnvAfter(o, notify, runners);
 };
 
 /** One hook of a set: what to run, when it applies, and what its failure means. */
@@ -644,6 +669,6 @@ export const claudeHookSet = <E extends AgentEvent>(options: HookSetOptions<E>):
     // A round, a recheck of a rewrite, and one of an approver's edit, at most.
     timeoutMs: Math.min(3 * slowest + 1500, maxTimerMs),
   };
-  attachPhases(hook, spec, handle, false, options, notify);
+  attachPhases(hook, spec, handle, false, options, notify, options.members);
   return Object.freeze(hook) as unknown as ExternalHook<E>;
 };

@@ -61,6 +61,9 @@ const parseUrl = (raw: string): URL => {
   return url;
 };
 
+/** Headers the request sets from its body and connection: another value would break its framing. */
+const framing = new Set(["content-length", "transfer-encoding", "connection"]);
+
 /**
  * The default name of an HTTP hook: the host and a short hash of the whole URL. Never the path or
  * the query: webhook URLs (Slack, Discord) carry their credential there, and a hook's name goes
@@ -84,7 +87,11 @@ export const httpRunner = <E extends AgentEvent>(options: HttpHookOptions<E>): R
   for (const field of ["connectTimeoutMs", "headersTimeoutMs", "bodyTimeoutMs"] as const)
     checkLimit("httpHook", field, options[field], "ms");
   const headers = Object.entries(options.headers ?? {});
-  for (const [name, value] of headers) checkHeader(name, value); // refuse CR/LF in the configuration itself
+  for (const [name, value] of headers) {
+    checkHeader(name, value); // refuse CR/LF in the configuration itself
+    if (framing.has(name.toLowerCase()))
+      throw new TypeError(`httpHook: header ${name} is set by the request itself (the JSON body, one connection per request)`);
+  }
   const timeoutMs = resolveTimeoutMs(options, claudeDefaultSeconds(options.event));
   const name = options.name ?? `http:${httpHookLabel(url)}`;
   return {

@@ -19,6 +19,7 @@ import {
   type RunnerSpec,
 } from "./external.ts";
 import { parseJson } from "./json.ts";
+import { checkLimit } from "./limits.ts";
 import { knownOptions } from "../agent/known-options.ts";
 
 /**
@@ -46,6 +47,8 @@ export interface McpToolHookOptions<E extends AgentEvent = AgentEvent> extends E
   readonly tool: string;
   /** Its arguments; `${path}` in a string value is replaced with that field of the event JSON (missing: empty). */
   readonly input?: Readonly<Record<string, unknown>>;
+  /** More text (UTF-8 bytes) in the tool's answer fails the hook: it could not be a meant answer. Default 1 MiB, as a command's stdout. */
+  readonly maxTextBytes?: number;
 }
 
 const placeholder = /\$\{([A-Za-z0-9_.-]+)\}/g;
@@ -96,6 +99,8 @@ export const mcpToolRunner = <E extends AgentEvent>(options: McpToolHookOptions<
   if (typeof options.client?.callTool !== "function")
     throw new TypeError("mcpToolHook: client must have a callTool(params, schema, options) method");
   if (typeof options.tool !== "string" || options.tool === "") throw new TypeError("mcpToolHook: tool must be a non-empty string");
+  checkLimit("mcpToolHook", "maxTextBytes", options.maxTextBytes, "bytes");
+  const maxTextBytes = options.maxTextBytes ?? 1024 * 1024;
   const timeoutMs = resolveTimeoutMs(options, claudeDefaultSeconds(options.event));
   const name = options.name ?? `mcp_tool:${options.server ?? "server"}/${options.tool}`;
   return {
@@ -112,6 +117,8 @@ export const mcpToolRunner = <E extends AgentEvent>(options: McpToolHookOptions<
         throw new ExecutorError("tool-error", `calling ${options.tool} failed: ${describe(error)}`, { cause: error });
       }
       const text = textOf(result.content);
+      if (Buffer.byteLength(text, "utf8") > maxTextBytes)
+        throw new ExecutorError("output-too-large", `${options.tool} answered more than ${maxTextBytes} bytes of text`);
       if (result.isError === true)
         throw new ExecutorError("tool-error", `${options.tool} answered an error${text ? `: ${text.slice(0, 500)}` : ""}`);
       return readAnswerText(name, options.event, text);
@@ -126,6 +133,7 @@ const MCP_TOOL_HOOK_FIELDS = {
   server: true,
   tool: true,
   input: true,
+  maxTextBytes: true,
 } as const satisfies { readonly [K in keyof Required<McpToolHookOptions<AgentEvent>>]: true };
 
 /**

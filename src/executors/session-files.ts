@@ -75,29 +75,35 @@ export const hasContent = (path: string): boolean => {
 
 /**
  * The variables an env file sets, as bash reads it: the file is sourced by a real bash with
- * `set -a` on top of `base`, and every variable whose value it changed or added is returned
- * (`export PATH="$PATH:./node_modules/.bin"` gives the extended PATH). Throws when bash cannot
- * run it.
+ * `set -a` on top of `base` (its whole environment: give it what the hooks that wrote the file
+ * were given, so that the file cannot read what they could not), and every variable whose value
+ * it changed or added is returned (`export PATH="$PATH:./node_modules/.bin"` gives the extended
+ * PATH). Throws when bash cannot run it, it takes longer than `timeoutMs`, or `signal` aborts.
  *
  * @example
- * await envFileVariables("/tmp/s1.env.sh", process.env) // { NODE_ENV: "production" }
+ * await envFileVariables("/tmp/s1.env.sh", childEnv()) // { NODE_ENV: "production" }
  */
 export const envFileVariables = async (
   path: string,
   base: Readonly<Record<string, string | undefined>>,
   timeoutMs = 10_000,
+  signal?: AbortSignal,
 ): Promise<Record<string, string>> => {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(base)) if (typeof v === "string") env[k] = v;
   const r = await runProcess({
     command: "bash",
-    args: ["-c", 'set -a; . "$1" >/dev/null || exit; set +a; env -0', "agent-onion-env", path],
+    // --norc: bash reads ~/.bashrc when its stdin is a socket (Node's pipes are), which would add the
+    // user's own shell set-up to what the file exported.
+    args: ["--norc", "--noprofile", "-c", 'set -a; . "$1" >/dev/null || exit; set +a; env -0', "agent-onion-env", path],
     input: "",
     env,
     cwd: tmpdir(),
     timeoutMs,
+    signal,
   });
   if (r.spawnError) throw new Error(`cannot evaluate ${path}: ${r.spawnError.message}`);
+  if (r.aborted) throw new Error(`cannot evaluate ${path}: the run was cancelled`);
   if (r.timedOut || r.exitCode !== 0)
     throw new Error(
       `cannot evaluate ${path}: bash ${r.timedOut ? "timed out" : `exited with code ${String(r.exitCode)}`}: ${r.stderr.toString("utf8").trim()}`,

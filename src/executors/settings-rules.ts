@@ -3,10 +3,10 @@
  * `allowedHttpHookUrls` wildcard match, how a `matcher` is read, the matcher of a handler
  * defined in several groups, and readable hook names.
  */
-import { basename } from "node:path";
 import { compileLinearRegExp, type LinearRegExp } from "../core/match/linear-regexp.ts";
 import { compileMatcher, conditionShape, namesOnly } from "../core/match/matcher.ts";
 import type { Matcher } from "../core/match/types.ts";
+import { scriptLabel } from "./command-label.ts";
 import { httpHookLabel } from "./http.ts";
 import { SettingsError, type SettingsHandler } from "./settings-schema.ts";
 
@@ -150,8 +150,6 @@ export const anyGroupMatcher = (groups: readonly GroupMatcher[], narrow: boolean
   });
 };
 
-const interpreters = new Set(["node", "bun", "deno", "python", "python3", "bash", "sh", "zsh", "npx", "tsx", "ruby", "perl"]);
-
 /**
  * A short label for a handler: the script a command runs, the host of a URL and a hash of it (its
  * path may hold a credential), the start of a prompt.
@@ -161,12 +159,8 @@ const interpreters = new Set(["node", "bun", "deno", "python", "python3", "bash"
  */
 export const hookLabel = (handler: SettingsHandler): string => {
   switch (handler.type) {
-    case "command": {
-      const words = handler.args ? [handler.command, ...handler.args] : handler.command.trim().split(/\s+/);
-      const exe = basename(words[0] ?? "command");
-      const script = interpreters.has(exe) ? words.slice(1).find((w) => !w.startsWith("-")) : undefined;
-      return basename((script ?? exe).replace(/^["']|["']$/g, ""));
-    }
+    case "command":
+      return scriptLabel(handler.command, handler.args);
     case "http": {
       try {
         return httpHookLabel(new URL(handler.url));

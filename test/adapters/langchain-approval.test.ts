@@ -259,12 +259,14 @@ describe("langchainMiddleware approvals across OS processes", () => {
   beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), "agent-onion-langchain-"))));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  /** Pause in this process with a tool that logs to `log`; the checkpoints go to a file. */
-  const pauseHere = async (name: string) => {
+  /** Pause in this process with a tool that logs to `log`, over `store` if given; the checkpoints go to a file. */
+  const pauseHere = async (name: string, store?: RedisStore) => {
     const log = join(dir, `${name}.log`);
     const file = join(dir, `${name}.json`);
     const checkpointer = new MemorySaver();
-    const { agent } = pushAgent({ checkpointer, tools: [loggingBash(log)] });
+    const stack = withMiddleware(createAgentStack(), approval({ match: "bash" }));
+    const middleware = store !== undefined ? langchainMiddleware(stack, { store }) : undefined;
+    const { agent } = pushAgent({ checkpointer, tools: [loggingBash(log)], ...(middleware !== undefined ? { middleware } : {}) });
     const paused = await start(agent);
     saveCheckpoints(checkpointer, file);
     return { log, file, paused };
@@ -289,7 +291,9 @@ describe("langchainMiddleware approvals across OS processes", () => {
     afterAll(async () => await server?.stop());
 
     it("refuses a second resume of the same pause in another process, and the tool does not run again", async () => {
-      const { log, file } = await pauseHere("claim");
+      // Every process of the deployment shares the store: the one that asks keeps the question there.
+      const asking = new RedisStore({ connection: server.url });
+      const { log, file } = await pauseHere("claim", asking).finally(() => asking.close());
       const approve = JSON.stringify({ decisions: [{ type: "approve" }] });
       const first = await resumeElsewhere([file, log, approve, server.url]);
       expect(first.ok).toBe(true);

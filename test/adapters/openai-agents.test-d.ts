@@ -9,7 +9,8 @@ import { describe, expectTypeOf, it } from "vitest";
 import { createStack } from "../../src/core/stack.ts";
 import { createAgentStack } from "../../src/agent/stack.ts";
 import { agentPoints } from "../../src/agent/points.ts";
-import { guardAgent, guardModel, guardModelProvider, guardTool } from "../../src/adapters/openai-agents/index.ts";
+import { ApprovalNotAskedError, guardAgent, guardModel, guardModelProvider, guardTool } from "../../src/adapters/openai-agents/index.ts";
+import type { AgentOnionError } from "../../src/core/errors.ts";
 
 const stack = createAgentStack();
 const send = tool({ name: "send", description: "Send", parameters: z.object({ to: z.string() }), execute: async ({ to }) => to });
@@ -31,6 +32,16 @@ describe("openai-agents adapter types", () => {
   it("guardModel and guardModelProvider give back an SDK Model and ModelProvider", () => {
     expectTypeOf(guardModel(stack, new ScriptedModel([]))).toEqualTypeOf<Model>();
     expectTypeOf(guardModelProvider(stack, { getModel: () => new ScriptedModel([]) })).toEqualTypeOf<ModelProvider>();
+  });
+
+  it("ApprovalNotAskedError is an AgentOnionError naming the tool, the call id and why", () => {
+    const e = new ApprovalNotAskedError("send", "call_1", "not asked");
+    expectTypeOf(e).toExtend<AgentOnionError>();
+    expectTypeOf(e.tool).toEqualTypeOf<string>();
+    expectTypeOf(e.callId).toEqualTypeOf<string>();
+    expectTypeOf(e.why).toEqualTypeOf<string>();
+    // @ts-expect-error the reason is required
+    new ApprovalNotAskedError("send", "call_1");
   });
 
   it("refuses what is not an agent, a tool, a model, or an approvals mode", () => {

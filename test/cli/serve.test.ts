@@ -238,6 +238,29 @@ describe("agent-onion serve, reloading and stopping", () => {
     }
   }, 60_000);
 
+  it("denies when the stack has not decided within --timeout, even while the stack keeps its process busy", async () => {
+    const server = await startServer(["--no-watch", "--timeout", "0.3", fixture("cli", "busy-stack.ts")]);
+    try {
+      const started = performance.now();
+      const reply = await post(
+        server.url,
+        event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "spin", ms: 4000 }, tool_use_id: "t1" }),
+      );
+      expect(performance.now() - started).toBeLessThan(3000);
+      expect(JSON.parse(reply.body)).toMatchObject({
+        hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: expect.stringMatching(/did not decide within 0\.3 s/) },
+      });
+    } finally {
+      expect(await stop(server)).toBe(0);
+    }
+  }, 30_000);
+
+  it("refuses a timeout that is not a positive number of seconds", async () => {
+    const r = await runChild(process.execPath, [bin, "serve", "--timeout", "0", fixture("cli", "busy-stack.ts")], "");
+    expect(r.code).toBe(64);
+    expect(r.stderr).toMatch(/--timeout must be a positive number of seconds, got "0"/);
+  });
+
   it("stops on SIGTERM after answering the request in flight", async () => {
     const server = await startServer(["--no-watch", fixture("cli", "slow-stack.ts")]);
     const pending = post(

@@ -46,6 +46,30 @@ describe("stdout starting with {", () => {
   });
 });
 
+describe("text before a JSON object", () => {
+  it("is found whatever the object's strings hold: braces, quotes, backslashes", () => {
+    for (const object of ['{"reason":"a } b"}', '{"reason":"say \\"}\\""}', '{"r":"\\\\"}', '{"a":[{"b":"{"}],"c":{}}'])
+      expect(() => readAnswerText("ctx", "UserPromptSubmit", `checking... ${object}`)).toThrow(/printed text before its JSON/);
+  });
+
+  it("is not found where the end only looks like an object", () => {
+    for (const text of ["done: {WIP}", 'note {"a": 1', "a } b }", 'x "}"', "x {}}"])
+      expect(readAnswerText("ctx", "UserPromptSubmit", text)).toEqual({ text });
+  });
+
+  it("is looked for in time linear in the output: a hostile hook cannot stall the agent's process", () => {
+    // Nested braces that almost close: read from every brace, each read would cross the whole text.
+    const n = 40_000;
+    const hostile = ["x", '{"a":'.repeat(n), "1", "}".repeat(n - 1), ",}"].join("");
+    const leading = ["{", '"a":{'.repeat(n), "1", "}".repeat(n)].join("");
+    const started = performance.now();
+    expect(() => readAnswerText("guard", "PreToolUse", hostile)).toThrow(/where its answer must be empty or one JSON object/);
+    expect(() => readAnswerText("guard", "PreToolUse", leading)).toThrow(/printed invalid JSON/);
+    // Quadratic, this takes minutes; linear, a few milliseconds.
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
 /**
  * What stdout may hold on a gate: nothing, or exactly one JSON object once whitespace is trimmed.
  * Each of these holds a block a terminal would show as just the JSON, or more than one answer.

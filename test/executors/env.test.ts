@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkHeader, childEnv, interpolateHeader } from "../../src/executors/env.ts";
+import { httpHook } from "../../src/executors/http.ts";
 
 const source = { PATH: "/bin", HOME: "/home/u", AWS_SECRET_ACCESS_KEY: "secret", TOKEN: "t0k", CI: "true" };
 
@@ -31,5 +32,18 @@ describe("interpolateHeader", () => {
 
   it("refuses a header name that is not a token", () => {
     expect(() => checkHeader("Bad Name", "v")).toThrow(/not a valid token/);
+  });
+
+  it("refuses, naming the header, a value HTTP cannot carry: another control character, or a character outside Latin-1", () => {
+    expect(() => checkHeader("X-Id", "a\u0001b")).toThrow(/header X-Id contains a control character/);
+    expect(() => interpolateHeader("X-Id", "$V", ["V"], { V: "caf\u0113" })).toThrow(/header X-Id contains .*outside Latin-1/);
+    expect(checkHeader("X-Id", "caf\u00e9\tok")).toBeUndefined();
+  });
+
+  it("refuses, when the hook is made, a header that would change how the request is framed", () => {
+    for (const name of ["Content-Length", "transfer-encoding", "Connection"])
+      expect(() => httpHook({ event: "PreToolUse", url: "https://policy.example/", headers: { [name]: "x" } })).toThrow(
+        new RegExp(`httpHook: header ${name} is set by the request itself`),
+      );
   });
 });

@@ -115,6 +115,38 @@ describe("CLAUDE_ENV_FILE", () => {
   });
 });
 
+describe("CLAUDE_ENV_FILE, written by a hook that may be hostile", () => {
+  const writes = (dir: string) =>
+    `cat >> "$CLAUDE_ENV_FILE" <<'EOF'
+export SEEN="$AGENT_ONION_TEST_TOKEN"
+touch "${dir}/ran-with-[$AGENT_ONION_TEST_TOKEN]"
+EOF`;
+  const start = async (stack: ReturnType<typeof agentStack>, run?: { signal?: AbortSignal }) =>
+    stack.run("sessionStart", { sessionId: `s-${Math.random()}`, source: "startup" }, (s) => ({ sessionId: s.sessionId }), run);
+
+  it("is read with the environment the hook was given, so an allowlisted hook cannot reach a secret through it", async () => {
+    const dir = tempDir();
+    const hook = commandHook({ event: "SessionStart", command: writes(dir), timeoutMs: 5000, onNotice: () => {} });
+    const outcome = await start(agentStack().use("sessionStart", hook));
+    expect((outcome as { value: SessionInfo }).value.env).toEqual({ SEEN: "" });
+    expect(existsSync(join(dir, "ran-with-[]"))).toBe(true);
+    expect(existsSync(join(dir, "ran-with-[from-the-parent]"))).toBe(false);
+  });
+
+  it("is read with the allowlist when settings ask for one, and with the whole environment by default, as Claude Code reads it", async () => {
+    for (const [options, seen] of [
+      [{ environment: "allowlist" as const }, ""],
+      [{}, "from-the-parent"],
+    ] as const) {
+      const dir = tempDir();
+      const settings = { hooks: { SessionStart: [{ hooks: [{ type: "command", command: writes(dir) }] }] } };
+      const { stack } = fromClaudeSettings(settings, { cwd: dir, onNotice: () => {}, ...options });
+      const outcome = await start(stack as never);
+      expect((outcome as { value: SessionInfo }).value.env).toEqual({ SEEN: seen });
+    }
+  });
+});
+
 describe("transcript_path", () => {
   const recordEvent = (file: string) => ({ hooks: { PreToolUse: [{ hooks: [{ type: "command", ...node("record-event.mjs", file) }] }] } });
 

@@ -41,6 +41,9 @@ const scanner = async () => {
     content: [{ type: "text", text: "index unavailable" }],
     isError: true,
   }));
+  server.registerTool("flood", { inputSchema: {} }, async () => ({
+    content: [{ type: "text", text: `{"reason":"${"x".repeat(2 * 1024 * 1024)}"}` }],
+  }));
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "agent", version: "1.0.0" });
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
@@ -128,5 +131,28 @@ describe("mcpToolHook used directly", () => {
         event,
       ),
     ).toEqual({ p: "/a", deep: ["/repo/x", { e: '[{"n":1}]' }], gone: "", n: 3 });
+  });
+});
+
+describe("an MCP tool hook whose tool answers too much", () => {
+  it("fails past maxTextBytes (1 MiB by default), as a command hook does past maxStdoutBytes", async () => {
+    const { client } = await scanner();
+    const run = async (maxTextBytes?: number) =>
+      agentStack()
+        .use(
+          "toolCall",
+          mcpToolHook({ event: "PreToolUse", client, tool: "flood", timeoutMs: 10_000, ...(maxTextBytes ? { maxTextBytes } : {}) }),
+        )
+        .run("toolCall", read("/repo/a.ts"), echoTool);
+    const outcome = await run();
+    expect(outcome._tag).toBe("Rejected");
+    expect((outcome as { reason: string }).reason).toMatch(/flood answered more than 1048576 bytes of text/);
+    expect((await run(4 * 1024 * 1024))._tag).toBe("Completed");
+  });
+
+  it("refuses a maxTextBytes that is not a number of bytes", () => {
+    expect(() => mcpToolHook({ event: "PreToolUse", client: { callTool: async () => ({}) }, tool: "t", maxTextBytes: Number.NaN })).toThrow(
+      /mcpToolHook: maxTextBytes must be a finite number of bytes/,
+    );
   });
 });

@@ -73,6 +73,30 @@ describe("names of settings-defined HTTP hooks", () => {
   });
 });
 
+describe("names of settings-defined command hooks", () => {
+  const namesOf = (...commands: (string | { command: string; args: string[] })[]) =>
+    fromClaudeSettings(
+      { hooks: { PreToolUse: [{ hooks: commands.map((c) => ({ type: "command", ...(typeof c === "string" ? { command: c } : c) })) }] } },
+      { cwd: "/tmp" },
+    ).hooks.map((h) => h.name);
+
+  it("carry the script or the program, never a variable assigned before it, whose value may be a credential", () => {
+    expect(namesOf("API_TOKEN=sk-live-123 node .claude/hooks/guard.mjs", "A=1 B=2 ./notify.sh --fast")).toEqual([
+      "PreToolUse:command:guard.mjs",
+      "PreToolUse:command:notify.sh",
+    ]);
+  });
+
+  it("carry the interpreter, not inline code or a URL given to it", () => {
+    const names = namesOf(
+      `node -e "fetch('https://hooks.slack.com/services/T0/B0/secret')"`,
+      `bash -c 'curl -H "Authorization: Bearer sk-live-123" https://example.com/x'`,
+      { command: "python3", args: ["-c", "import os; os.system('curl https://example.com/T0/secret')"] },
+    );
+    expect(names).toEqual(["PreToolUse:command:node", "PreToolUse:command:bash", "PreToolUse:command:python3"]);
+  });
+});
+
 describe("the matcher of a handler defined in several groups", () => {
   const at = (matcher: string | undefined, file = "a.json") => ({ matcher, file, pointer: "/hooks/PreToolUse/0/matcher" });
   const matches = (groups: ReturnType<typeof at>[], subjects: string[], narrow = false) => {

@@ -11,11 +11,19 @@
  *   call of any wrapped tool of that stack.
  *
  * A question a run waits on in this process (an in-process approver) is settled here by tool call
- * id. Denials no run here waits on go to the readers the wrapped tool sets registered: with durable
+ * id, and only by an answer about exactly what it asked: the messages' call to that id must name
+ * the same tool with the same input (by digest), or the answer is a denial. The client writes the
+ * conversation (chat apps send it from the browser), so an approval is honoured only as the answer
+ * to a question this process asked and still waits on, once; `wrapAiSdkTools` refuses any other.
+ * Denials no run here waits on go to the readers the wrapped tool sets registered: with durable
  * approvals they resume the paused run with the denial (once, across processes, by the store's
  * claim); without, they record the denial by a run whose operation is never called.
  */
+import { digestOf } from "../../core/approval-token.ts";
 import type { ApprovalAnswer } from "../../core/approval-types.ts";
+import type { Outcome } from "../../core/outcome.ts";
+import type { DeepReadonly } from "../../core/readonly.ts";
+import type { ToolCall, ToolResult } from "../../agent/types.ts";
 
 /** Who decided, in the trace and the audit log. */
 export const sdkApprover = "ai-sdk tool approval";
@@ -50,6 +58,42 @@ export const sdkAnswer = (messages: readonly unknown[] | undefined, toolCallId: 
     ? { decision: "approve", by: sdkApprover, ...(reason !== undefined ? { reason } : {}) }
     : { decision: "deny", by: sdkApprover, reason: reason ?? deniedWithoutReason };
 };
+
+/**
+ * The assistant's call to `toolCallId` in messages the SDK passes to a tool (`tool-call` part), if any.
+ *
+ * @example
+ * callIn(messages, "call-1") // { type: "tool-call", toolCallId: "call-1", toolName: "bash", input: { command: "ls" } }
+ */
+export const callIn = (messages: readonly unknown[] | undefined, toolCallId: string): Record<string, unknown> | undefined =>
+  callsIn(messages ?? []).get(toolCallId);
+
+/** What a waiting question asked about: the tool, and the digest of the input the SDK gave it. */
+export interface Question {
+  readonly name: string;
+  readonly digest: string;
+  /** Called once, with the person's answer (or a denial saying why an answer was not about this question). */
+  readonly answer: (answer: ApprovalAnswer) => void;
+}
+
+/**
+ * The digest a question binds its answer to: of the call's input as the SDK gives it to the tool.
+ *
+ * @example
+ * inputDigest({ command: "ls" }) === inputDigest({ command: "ls" }) // true
+ */
+export const inputDigest = (input: unknown): string => digestOf(input ?? null);
+
+/**
+ * A run `needsApproval` started that reached the tool, or that a person approved: it waits for the
+ * SDK's `execute` to run it (`release` with `undefined`: the tool must not run).
+ */
+export interface Held {
+  /** The call as the run began it: `execute` answers for it without copying the input again. */
+  readonly call: ToolCall;
+  readonly release: (sdk: { readonly toolCallId: string; readonly abortSignal?: AbortSignal | undefined } | undefined) => void;
+  readonly outcome: Promise<Outcome<DeepReadonly<ToolResult>>>;
+}
 
 /** A call the person denied, as the SDK's messages or the provider prompt show it. */
 export interface SdkDenial {
@@ -128,7 +172,12 @@ export const deniedIn = (messages: readonly unknown[] | undefined): SdkDenial[] 
  * asked.answerFromPrompt(params.prompt) // "deny", if the prompt holds call-1's execution-denied result
  */
 export class AskedCalls {
-  private readonly waiting = new Map<string, (answer: ApprovalAnswer) => void>();
+  private readonly waiting = new Map<string, Question>();
+  /**
+   * Runs `needsApproval` started that wait for the SDK's `execute`, by tool call id: per stack, so
+   * that tools wrapped anew for each request find the run an earlier request's tools started.
+   */
+  readonly held = new Map<string, Held>();
   /**
    * Readers, held weakly: a wrapped tool set's tools hold its reader, so it reads for as long as any
    * of them is in use, and goes with them (apps may wrap their tools per request).
@@ -152,9 +201,9 @@ export class AskedCalls {
     return this.waiting.size > 0 || this.readers.length > 0;
   }
 
-  /** Wait for the answer to the question about `toolCallId`; `answer` is called once, with it. */
-  add(toolCallId: string, answer: (answer: ApprovalAnswer) => void): void {
-    this.waiting.set(toolCallId, answer);
+  /** Wait for the answer to the question about `toolCallId`; its `answer` is called once, with it. */
+  add(toolCallId: string, question: Question): void {
+    this.waiting.set(toolCallId, question);
   }
 
   /** Stop waiting (the hook gave up, or the answer came). */
@@ -181,12 +230,18 @@ export class AskedCalls {
     return true;
   }
 
-  /** Answer each waiting question the messages a tool was given answer (`tool-approval-response`). */
+  /**
+   * Answer each waiting question the messages a tool was given answer (`tool-approval-response`).
+   * An approval counts only when the messages' call to that id names the tool and the input asked
+   * about: the SDK executes the call as the messages hold it, and the client writes them.
+   */
   answerFrom(messages: readonly unknown[] | undefined): void {
     if (this.waiting.size === 0 || messages === undefined) return;
-    for (const id of [...this.waiting.keys()]) {
+    for (const [id, question] of [...this.waiting]) {
       const answer = sdkAnswer(messages, id);
-      if (answer !== undefined) this.settle(id, answer);
+      if (answer === undefined) continue;
+      const mismatch = answer.decision === "approve" ? mismatchOf(question, callIn(messages, id)) : undefined;
+      this.settle(id, mismatch === undefined ? answer : { decision: "deny", by: sdkApprover, reason: mismatch });
     }
   }
 
@@ -246,9 +301,57 @@ export class AskedCalls {
     const waiting = this.waiting.get(id);
     this.waiting.delete(id);
     this.take(id);
-    waiting?.(answer);
+    waiting?.answer(answer);
   }
 }
+
+/** Why an approval whose messages hold `call` is not about `question`, or undefined when it is. */
+const mismatchOf = (question: Question, call: Record<string, unknown> | undefined): string | undefined => {
+  const not = "the approval in the conversation is not an approval of what the person was asked about";
+  if (call === undefined) return `${not}: the conversation holds no call with this id`;
+  if (call.toolName !== question.name)
+    return `${not}: it is for the tool ${JSON.stringify(call.toolName)}, the question was about ${JSON.stringify(question.name)}`;
+  let digest: string | undefined;
+  try {
+    digest = inputDigest(call.input);
+  } catch {
+    // An input that cannot be read as JSON is not the one that was asked about.
+  }
+  return digest === question.digest ? undefined : `${not}: the call's input differs from the input the question was about`;
+};
+
+/**
+ * Why `execute` refuses a call whose messages approve it, when no question of this process waits
+ * on that approval: in-process approvals are honoured only as answers to this process's questions.
+ *
+ * @example
+ * notAnApproval("bash", "call-1") // "the approval of bash call call-1 in the conversation is not an approval: ..."
+ */
+export const notAnApproval = (name: string, toolCallId: string): string =>
+  `the approval of ${name} call ${toolCallId} in the conversation is not an approval: no question of this process waits for it ` +
+  "(it was never asked here, was asked before a restart or in another process, was already answered, its asking hook stopped " +
+  "waiting, or the call's tool or input changed since)";
+
+/**
+ * Why `execute` refuses a call approved with durable approvals whose paused run asked about another
+ * tool or input than the call the SDK executes (the conversation's tool call was changed).
+ *
+ * @example
+ * notTheQuestion("bash", "call-1") // "the approval of bash call call-1 in the conversation is not an approval of what ..."
+ */
+export const notTheQuestion = (name: string, toolCallId: string): string =>
+  `the approval of ${name} call ${toolCallId} in the conversation is not an approval of what the person was asked about: ` +
+  "the call's tool or input differs from the call that was paused";
+
+/**
+ * Why `execute` refuses a call approved with durable approvals when no paused run is linked to it.
+ *
+ * @example
+ * noPausedApproval("bash", "call-1") // "the approval of bash call call-1 in the conversation is not an approval: ..."
+ */
+export const noPausedApproval = (name: string, toolCallId: string): string =>
+  `the approval of ${name} call ${toolCallId} in the conversation is not an approval: no paused approval is linked to this call ` +
+  "(it was never asked, or its pending approval expired)";
 
 /** How many handled calls a process remembers per stack. */
 const maxHandled = 10_000;

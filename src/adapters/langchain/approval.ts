@@ -16,9 +16,15 @@
  * - With a `store`, each answer is claimed once (`incr` on a key of the thread, the task and the
  *   question): a second resume of the same pause, in any process sharing the store, is refused
  *   with `ApprovalResumedError` before the tool runs.
+ * - With a `store`, each answer is also bound to its question: LangGraph hands a resume value to
+ *   whichever interrupt is pending when the graph runs again, also after the thread's state was
+ *   changed (`updateState`) to call the tool with other arguments. The digest of what was asked is
+ *   kept when the call pauses, and an answer is honoured only when the resumed task asks about the
+ *   same input; anything else is a denial that says why.
  */
+import { digestOf } from "../../core/approval-token.ts";
 import type { ApprovalDecision, ApprovalHandler, ApprovalRequest } from "../../core/context.ts";
-import { AgentOnionError } from "../../core/errors.ts";
+import { AgentOnionError, describe } from "../../core/errors.ts";
 import { linkSignal, type LinkedController } from "../../core/signal.ts";
 import { keyPart, type StateStore } from "../../core/state.ts";
 
@@ -53,6 +59,9 @@ export interface InterruptRuntime {
   readonly interrupt?: ((value: unknown) => unknown) | undefined;
   readonly configurable?: { readonly thread_id?: unknown; readonly checkpoint_ns?: unknown; readonly [key: string]: unknown } | undefined;
 }
+
+/** The key under which the digest of the question a claim key answers is kept. */
+const questionKey = (claimKey: string): string => claimKey.replace(/^langchain:resume:/, "langchain:asked:");
 
 /** A LangChain human-in-the-loop request with one action (see `humanInTheLoopMiddleware`). */
 export interface HitlRequest {
@@ -161,17 +170,39 @@ export class Pause {
     if (typeof interrupt !== "function")
       throw new TypeError("langchainMiddleware: LangGraph gave the tool call no interrupt (is this call running inside createAgent?)");
     const index = this.asked++;
+    const key = this.claimKey(index);
+    const asked = key !== undefined ? digestOf(request.input ?? null) : undefined;
     let answer: unknown;
     try {
       answer = interrupt(hitlRequest(request));
     } catch (error) {
+      if (key !== undefined) {
+        // Kept before LangGraph is told, so the answer can be checked against it wherever it comes back.
+        try {
+          await (this.store as StateStore).set(questionKey(key), asked, { ttlMs: this.ttlMs });
+        } catch (failure) {
+          return {
+            decision: "deny",
+            reason: `approval required by ${request.hook}, but the question could not be kept: ${describe(failure)}`,
+          };
+        }
+      }
       // No answer yet (LangGraph's GraphInterrupt), or no checkpointer to pause with: either way
       // LangGraph is told, once the call stopped; nothing more of it runs now.
       return this.stop(error, request.hook);
     }
-    const key = this.claimKey(index);
-    if (key !== undefined && (await (this.store as StateStore).incr(key, 1, { ttlMs: this.ttlMs })) > 1)
-      return this.stop(new ApprovalResumedError(key), request.hook);
+    if (key === undefined) return decisionOf(answer, request);
+    const store = this.store as StateStore;
+    const question = await store.get(questionKey(key));
+    if (question !== asked)
+      return {
+        decision: "deny",
+        reason:
+          question === undefined
+            ? "the resume value is not an approval of this call: no question about it was asked in this task (the thread's state changed since the question, or it was asked longer ago than the store keeps it)"
+            : "the resume value is not an approval of this call: the call differs from the one the person was asked about",
+      };
+    if ((await store.incr(key, 1, { ttlMs: this.ttlMs })) > 1) return this.stop(new ApprovalResumedError(key), request.hook);
     return decisionOf(answer, request);
   }
 

@@ -7,4 +7,4 @@
 export { guardAgent, promptGuardrailName, type GuardAgentOptions, type GuardAgentStack } from "./agent.ts";
 export { guardModel, guardModelProvider, type GuardModelOptions, type GuardModelStack, type ModelCallInfo } from "./model.ts";
 export { guardTool, type GuardToolOptions, type ToolCallInfo } from "./tool.ts";
-export { ApprovalAlreadyUsedError, ApprovalPendingError, CallNotRunError, pendingApprovalReason } from "./parked.ts";
+export { ApprovalAlreadyUsedError, ApprovalNotAskedError, ApprovalPendingError, CallNotRunError, pendingApprovalReason } from "./parked.ts";

@@ -63,6 +63,25 @@ export class ApprovalAlreadyUsedError extends AgentOnionError {
 }
 
 /**
+ * An approval in the Agents SDK's run state that answers no question asked about this call: the
+ * call was never asked about (the run state was edited, or the question was asked by a process
+ * sharing no store with this one), or its arguments changed since the question. The tool does not run.
+ *
+ * @example
+ * outcome._tag === "Failed" && outcome.error instanceof ApprovalNotAskedError // refused: not the call the person approved
+ */
+export class ApprovalNotAskedError extends AgentOnionError {
+  override name = "ApprovalNotAskedError";
+  constructor(
+    readonly tool: string,
+    readonly callId: string,
+    readonly why: string,
+  ) {
+    super(why);
+  }
+}
+
+/**
  * Why a `toolCall` run that had reached its operation ended: the tool's own `needsApproval` asked,
  * and the Agents SDK pauses the run with an interruption for a person to decide. (When a hook
  * asks, the run ends `Rejected` by that hook, with `pendingApprovalReason` as the approver's answer.)

@@ -24,13 +24,16 @@
 import { randomUUID } from "node:crypto";
 import type { FunctionTool, RunContext, Tool, ToolInputGuardrailDefinition } from "@openai/agents";
 import type { ApprovalDecision, ApprovalHandler, RunOptions } from "../../core/context.ts";
-import { describeGiven, RunAbortedError } from "../../core/errors.ts";
+import { digestOf } from "../../core/approval-token.ts";
+import { describe, describeGiven, RunAbortedError } from "../../core/errors.ts";
+import { MemoryStore } from "../../core/memory-store.ts";
+import { keyPart, type StateStore } from "../../core/state.ts";
 import { neverAborted } from "../../core/signal.ts";
 import type { Outcome } from "../../core/outcome.ts";
 import { contentText } from "../../agent/content-text.ts";
 import type { ToolCall, ToolResult } from "../../agent/types.ts";
 import { rejectedResult, ToolCallError, UnknownToolError, type ToolCallStack } from "../../agent/wrap-tool.ts";
-import { ApprovalAlreadyUsedError, ParkedCall, pendingApprovalReason, type Execute } from "./parked.ts";
+import { ApprovalAlreadyUsedError, ApprovalNotAskedError, ParkedCall, pendingApprovalReason, type Execute } from "./parked.ts";
 import { stackArgument } from "../../agent/stack-argument.ts";
 import { knownOptions } from "../../agent/known-options.ts";
 
@@ -64,6 +67,28 @@ export interface GuardToolOptions {
    */
   readonly approvals?: "interrupt" | "stack";
 }
+
+/**
+ * Where the questions asked are kept, by stack, when neither the call's run options nor the stack
+ * name a store: this process only, as the stack's own default store is.
+ */
+const processQuestions = new WeakMap<object, StateStore>();
+
+/**
+ * The store that keeps what each question asked about: the call's run options' store, else the
+ * stack's, else one of this process. An approval in the SDK's run state is honoured only for a
+ * question found there, about the same input.
+ */
+const questionStore = (stack: ToolCallStack, given: { readonly store?: StateStore | undefined } | undefined): StateStore => {
+  const configured = given?.store ?? (stack as { options?: { store?: StateStore } }).options?.store;
+  if (configured !== undefined) return configured;
+  let store = processQuestions.get(stack);
+  if (store === undefined) processQuestions.set(stack, (store = new MemoryStore()));
+  return store;
+};
+
+/** The key of the question asked about one call of one tool. */
+const questionKey = (tool: string, callId: string): string => `openai-agents:asked:${keyPart(tool)}:${keyPart(callId)}`;
 
 /** The stack's run id for each run of the SDK, by its run context. */
 const runIds = new WeakMap<object, string>();
@@ -140,21 +165,63 @@ export const guardTool = <T extends Tool<any>>(stack: ToolCallStack, tool: T, op
    */
   const approver = (
     ctx: RunContext<unknown>,
-    callId: string,
+    call: ToolCall,
     approved: () => void,
     onMissing: ApprovalHandler,
   ): ApprovalHandler | undefined =>
     mode === "stack"
       ? undefined
-      : (request) => {
+      : async (request) => {
+          const callId = call.id;
           const decided = decision(ctx, callId);
           if (decided === true) {
+            const refused = await notAsked(call, ctx);
+            if (refused !== undefined) return { decision: "deny", reason: refused } satisfies ApprovalDecision;
             approved();
             return { decision: "approve", reason: "approved through the Agents SDK run state" } satisfies ApprovalDecision;
           }
           if (decided === false) return { decision: "deny", reason: ctx.getRejectionMessage(name, callId) ?? notApproved };
           return onMissing(request);
         };
+
+  /**
+   * Keep what the question about `call` asks (its input's digest) for as long as a claim is kept,
+   * before the SDK pauses: the run state the answer comes back in is plain JSON that whoever holds
+   * it can edit. Undefined when kept; else why it could not be (nobody could answer it).
+   */
+  const keepQuestion = async (call: ToolCall, ctx: RunContext<unknown>): Promise<string | undefined> => {
+    try {
+      await questionStore(stack, runOptions(call, ctx)).set(questionKey(name, call.id), digestOf(call.input), { ttlMs: claimTtlMs });
+      return undefined;
+    } catch (error) {
+      return `${name} needs approval, but the question could not be kept for a person to answer: ${describe(error)}`;
+    }
+  };
+
+  /**
+   * Why the SDK's approval of `call` is not an approval, or undefined when it answers a question
+   * asked about this very call (tool, call id and input): a call never asked about (a run state
+   * edited or made up, or asked in a process that shares no store with this one), or whose
+   * arguments changed since the question, is refused.
+   */
+  const notAsked = async (call: ToolCall, ctx: RunContext<unknown>): Promise<string | undefined> => {
+    // A decision for every call of the tool (`approve(item, { alwaysApprove: true })`) approves a call id never seen: the SDK's own.
+    if (decision(ctx, `agent-onion-probe-${randomUUID()}`) === true) return undefined;
+    let asked: unknown;
+    try {
+      asked = await questionStore(stack, runOptions(call, ctx)).get(questionKey(name, call.id));
+    } catch (error) {
+      return `the approval of ${name} call ${call.id} could not be checked against the question asked: ${describe(error)}`;
+    }
+    if (asked === undefined)
+      return (
+        `the approval of ${name} call ${call.id} in the run state is not an approval: no question about this call was asked ` +
+        "(the run state was changed, or the question was asked by a process that shares no store with this one, or over 30 days ago)"
+      );
+    if (asked !== digestOf(call.input))
+      return `the approval of ${name} call ${call.id} in the run state is not an approval: the call's arguments differ from those the person was asked about`;
+    return undefined;
+  };
 
   const start = (
     call: ToolCall,
@@ -177,9 +244,11 @@ export const guardTool = <T extends Tool<any>>(stack: ToolCallStack, tool: T, op
     const p: ParkedCall = new ParkedCall(name, { id: callId, name, input: inputOf(input) }, () => unpark(ctx, callId, p));
     const approval = approver(
       ctx,
-      callId,
+      p.call,
       () => void (p.approved = true),
-      (request) => {
+      async (request) => {
+        const unkept = await keepQuestion(p.call, ctx);
+        if (unkept !== undefined) return { decision: "deny", reason: unkept };
         p.ask(request, request.hook);
         return { decision: "deny", reason: pendingApprovalReason };
       },
@@ -196,9 +265,15 @@ export const guardTool = <T extends Tool<any>>(stack: ToolCallStack, tool: T, op
     // (the SDK asks again about an approved call when it resumes a restored run in the process that paused it).
     if (p.waiting && (await original.needsApproval(ctx, input as never, callId))) {
       if (decision(ctx, callId) !== true) {
+        const unkept = await keepQuestion(p.call, ctx);
+        if (unkept !== undefined) {
+          p.drop(unkept);
+          return false;
+        }
         p.ask(undefined, "needsApproval");
         return true;
       }
+      // Approved for the tool's own policy: `execute` checks the approval answers this call's question.
       p.approved = true;
     }
     if (original.inputGuardrails === undefined || original.inputGuardrails.length === 0) p.expectInvokeSoon();
@@ -218,6 +293,9 @@ export const guardTool = <T extends Tool<any>>(stack: ToolCallStack, tool: T, op
       // A call a person approved runs once, however often its paused state is resumed (a retry of this run is not a resume).
       const approved = waiting?.approved ?? (asked.approved || (callId !== undefined && decision(ctx, callId) === true));
       if (approved && !claimed && callId !== undefined) {
+        // Hooks that asked were answered only after the same check; the tool's own policy was not asked through a hook.
+        const refused = asked.approved ? undefined : await notAsked(waiting?.call ?? (fresh as ToolCall), ctx);
+        if (refused !== undefined) throw new ApprovalNotAskedError(name, callId, refused);
         claimed = true;
         if ((await hookCtx.store.incr(`openai-agents:approved:${name}:${callId}`, 1, { ttlMs: claimTtlMs })) > 1)
           throw new ApprovalAlreadyUsedError(name, callId);
@@ -245,7 +323,7 @@ export const guardTool = <T extends Tool<any>>(stack: ToolCallStack, tool: T, op
       context = [];
       const approval = approver(
         ctx,
-        call.id,
+        call,
         () => void (asked.approved = true),
         () => ({
           decision: "deny",

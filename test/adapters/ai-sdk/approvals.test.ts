@@ -4,7 +4,7 @@
  * this call's own (fresh) rather than further back in the conversation.
  */
 import { describe, expect, it } from "vitest";
-import { askedCalls, deniedIn, type SdkDenial } from "../../../src/adapters/ai-sdk/approvals.ts";
+import { askedCalls, deniedIn, inputDigest, type SdkDenial } from "../../../src/adapters/ai-sdk/approvals.ts";
 
 const asked = (toolCallId: string, approvalId: string, command: string) => ({
   role: "assistant",
@@ -83,9 +83,51 @@ describe("AskedCalls.answerFromPrompt", () => {
 
     const answers: unknown[] = [];
     const waiting = askedCalls({});
-    waiting.add("c1", (a) => answers.push(a));
+    waiting.add("c1", { name: "bash", digest: inputDigest({ command: "git push" }), answer: (a) => answers.push(a) });
     waiting.answerFromPrompt(prompt(false));
     expect(answers).toEqual([{ decision: "deny", by: "ai-sdk tool approval", reason: "frozen" }]);
     expect(waiting.take("c1")).toBe(false);
+  });
+});
+
+describe("AskedCalls.answerFrom", () => {
+  /** A question about bash `git push` waiting under c1, and the answers it got. */
+  const waiting = () => {
+    const answers: unknown[] = [];
+    const asked = askedCalls({});
+    asked.add("c1", { name: "bash", digest: inputDigest({ command: "git push" }), answer: (a) => answers.push(a) });
+    return { asked, answers };
+  };
+  const call = (toolName: string, input: unknown) => ({
+    role: "assistant",
+    content: [
+      { type: "tool-call", toolCallId: "c1", toolName, input },
+      { type: "tool-approval-request", approvalId: "a1", toolCallId: "c1" },
+    ],
+  });
+
+  it("settles the question with an approval of exactly the tool and input it asked about, whatever the key order", () => {
+    const { asked, answers } = waiting();
+    asked.answerFrom([call("bash", { command: "git push" }), answer("a1", true, "go")]);
+    expect(answers).toEqual([{ decision: "approve", by: "ai-sdk tool approval", reason: "go" }]);
+    expect(asked.size).toBe(0);
+  });
+
+  it.each([
+    ["another tool", call("deploy", { command: "git push" }), /for the tool "deploy", the question was about "bash"/],
+    ["an edited input", call("bash", { command: "git push --force" }), /input differs/],
+    ["an added field", call("bash", { command: "git push", force: true }), /input differs/],
+    ["no call at all", { role: "assistant", content: [{ type: "tool-approval-request", approvalId: "a1", toolCallId: "c1" }] }, /no call/],
+  ])("denies the question when the approval is of %s, saying why", (_, message, why) => {
+    const { asked, answers } = waiting();
+    asked.answerFrom([message, answer("a1", true, "go")]);
+    expect(answers).toEqual([{ decision: "deny", by: "ai-sdk tool approval", reason: expect.stringMatching(why) }]);
+  });
+
+  it("leaves the question waiting when the messages do not answer it", () => {
+    const { asked, answers } = waiting();
+    asked.answerFrom([call("bash", { command: "git push" })]);
+    expect(answers).toEqual([]);
+    expect(asked.size).toBe(1);
   });
 });

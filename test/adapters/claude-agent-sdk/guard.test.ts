@@ -278,6 +278,30 @@ describe("claudeAgentGuard: durable approvals", () => {
     expect(await approvals.inspect(paused.token)).toMatchObject({ id: paused.id });
   });
 
+  it("answers the re-fired PreToolUse with the claimed approval only for the input asked about; an edited call is asked about anew", async () => {
+    const approvals = durableApprovals({ store: new MemoryStore(), key });
+    const guard = claudeAgentGuard(withMiddleware(createAgentStack({ approval: approvals }), approval({ match: "Bash" })));
+    const event = recorded("PreToolUse") as HookInput & { tool_use_id: string; tool_input: Record<string, unknown> };
+    await call(guard, event);
+    const paused = guard.paused(deferred(event.tool_use_id, event.tool_input))!;
+    const waiting = [
+      { type: "assistant", message: { content: [{ type: "tool_use", id: event.tool_use_id, name: "Bash", input: event.tool_input }] } },
+    ];
+    const query = async function* () {};
+    const sdk = { getSessionMessages: async () => waiting, query: () => query() as never };
+    await guard.resume(sdk, paused, { decision: "approve", by: "alice" });
+    // Claude Code's session was changed between the pause and the resume: the call it re-fires is another one.
+    const edited = { ...event, tool_input: { ...event.tool_input, command: "rm -rf ~" } };
+    expect(await call(guard, edited)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "defer" } });
+    // The token is spent: resuming it again is refused.
+    await expect(guard.resume(sdk, paused, { decision: "approve" })).rejects.toBeInstanceOf(ApprovalReplayedError);
+    // The same pause, resumed with the call as it was asked about, runs.
+    await call(guard, event);
+    const again = guard.paused(deferred(event.tool_use_id, event.tool_input))!;
+    await guard.resume(sdk, again, { decision: "approve", by: "alice" });
+    expect(await call(guard, event)).not.toMatchObject({ hookSpecificOutput: { permissionDecision: "defer" } });
+  });
+
   it("refuses to resume without durable approvals, or with something that is not the SDK", async () => {
     await expect(claudeAgentGuard(createAgentStack()).resume({} as never, "ao1.x.y", { decision: "approve" })).rejects.toThrow(
       "claudeAgentGuard.resume: this guard has no durable approvals",
