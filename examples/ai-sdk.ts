@@ -1,24 +1,30 @@
 /**
  * Wrapping the Vercel AI SDK: every provider call of `generateText` runs through `modelCall`
  * (here token metrics and a redaction of what the user typed), every tool `execute` through
- * `toolCall` (here a guardrail). A mock model stands in for the provider: no network, no keys.
+ * `toolCall` (here a guardrail), and `aiSdkRun` makes the whole call one run, each of the SDK's
+ * steps a `step`. A mock model stands in for the provider: no network, no keys.
  *
  * Run: node --import tsx examples/ai-sdk.ts
  * @expect the model read: Tool call bash was rejected by no-rm-rf: Destructive command blocked
  * @expect answer: The guard blocked rm -rf, so I left the directory alone.
  * @expect model calls: 2, tokens in/out: 24/12
  * @expect the provider saw: I am [email]. Please delete ./build.
+ * @expect runs: 1, steps: 2
  */
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
-import { aiSdkMiddleware, wrapAiSdkTools } from "agent-onion/ai-sdk";
+import { aiSdkMiddleware, aiSdkRun, wrapAiSdkTools } from "agent-onion/ai-sdk";
 import { Priority, Reject, Transform, createAgentStack } from "agent-onion";
 
 let calls = 0;
 let tokensIn = 0;
 let tokensOut = 0;
+let runs = 0;
+let steps = 0;
 
 const stack = createAgentStack()
+  .use("run", { name: "count-runs", after: () => void runs++ })
+  .use("step", { name: "count-steps", after: () => void steps++ })
   .use("toolCall", {
     name: "no-rm-rf",
     priority: Priority.guard,
@@ -78,14 +84,13 @@ const tools = wrapAiSdkTools(stack, {
   }),
 });
 
-const { text } = await generateText({
-  model: wrapLanguageModel({ model: provider, middleware: aiSdkMiddleware(stack, { run: { sessionId: "example" } }) }),
-  tools,
-  stopWhen: stepCountIs(3),
-  prompt: "I am ada@example.com. Please delete ./build.",
-});
+const model = wrapLanguageModel({ model: provider, middleware: aiSdkMiddleware(stack) });
+const { text } = await aiSdkRun(stack, { sessionId: "example" }, (run) =>
+  generateText({ model, tools, stopWhen: [stepCountIs(3), run.stopWhen], prompt: "I am ada@example.com. Please delete ./build." }),
+);
 
 console.log(`answer: ${text}`);
 console.log(`model calls: ${calls}, tokens in/out: ${tokensIn}/${tokensOut}`);
 const first = provider.doGenerateCalls[0]?.prompt.at(-1);
 console.log(`the provider saw: ${first?.role === "user" && first.content[0]?.type === "text" ? first.content[0].text : ""}`);
+console.log(`runs: ${runs}, steps: ${steps}`);

@@ -7,8 +7,11 @@
  *
  * The cache is an optimisation, so it fails open: a store that fails makes it a miss (the call
  * runs, and the failure is recorded and counted, R6). A hit on `modelCall` reports zero usage:
- * no tokens were spent on it.
+ * no tokens were spent on it. An answer's other parts (reasoning, sources, files) are kept, a
+ * file's bytes as base64 (stores keep JSON, which has no bytes; the AI SDK reads either), and a
+ * hit on a streamed call sends them as the stream's.
  */
+import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { Replace } from "../core/action.ts";
 import type { HookContext } from "../core/context.ts";
@@ -71,6 +74,41 @@ const defaultCacheable =
   };
 
 /**
+ * A value with every byte array in it as base64 text: JSON would make one an object of numbered
+ * keys. The value itself when it holds none.
+ *
+ * @example
+ * withBase64Bytes({ type: "file", mediaType: "text/plain", data: new Uint8Array([104, 105]) }) // { type: "file", mediaType: "text/plain", data: "aGk=" }
+ */
+export const withBase64Bytes = (value: unknown): unknown => {
+  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64");
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    value.forEach((item, i) => {
+      const next = withBase64Bytes(item);
+      if (next !== item) (out ??= [...value])[i] = next;
+    });
+    return out ?? value;
+  }
+  let out: Record<string, unknown> | undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const next = withBase64Bytes(item);
+    if (next !== item) (out ??= { ...value })[key] = next;
+  }
+  return out ?? value;
+};
+
+/** What to store of an output: a model answer's parts with their bytes as base64; anything else as it is. */
+const storable = (point: "modelCall" | "toolCall", output: unknown): unknown => {
+  if (point !== "modelCall") return output;
+  const parts = (output as ModelResponse).parts;
+  if (parts === undefined) return output;
+  const kept = withBase64Bytes(parts);
+  return kept === parts ? output : { ...(output as ModelResponse), parts: kept };
+};
+
+/**
  * Serve repeated calls from the store, per tenant, session or globally.
  *
  * @example
@@ -116,7 +154,7 @@ export const cache = (options: CacheOptions): Middleware => {
       const hit = await ctx.store.get<unknown>(key);
       if (hit !== undefined) return Replace(point === "modelCall" ? { ...(hit as ModelResponse), usage: noUsage } : hit);
       const outcome = await next();
-      if (outcome._tag === "Completed" && cacheable(outcome.value)) await ctx.store.set(key, outcome.value, { ttlMs });
+      if (outcome._tag === "Completed" && cacheable(outcome.value)) await ctx.store.set(key, storable(point, outcome.value), { ttlMs });
       return outcome;
     },
   };

@@ -3,12 +3,14 @@
  * hand them over: streamed as `raw` parts, generated in `ModelResponse.parts`, in the AI SDK's
  * shapes (V3 and V4). What a person or a model reads in them is scanned: reasoning, a source's
  * title, URL and file name, a file whose media type is text, the result of a tool the provider
- * ran. The rest (ids, media types, provider metadata such as reasoning signatures, binary files)
- * is protocol or not text, and is left as it is.
+ * ran. The rest (ids, media types, provider metadata, binary files) is protocol or not text, and is
+ * left as it is, but for the signature of reasoning whose text was rewritten: a provider checks it
+ * against the text when the reasoning is sent back and refuses a rewritten one, so it is dropped
+ * (see `unsigned`).
  */
 import { Buffer } from "node:buffer";
 import type { Redactor } from "./redactor.ts";
-import { StreamRedactor, type StreamRedactorOptions } from "./stream-redactor.ts";
+import { StreamRedactor, type StreamRedactorOptions, type StreamStep } from "./stream-redactor.ts";
 
 /** One part scanned: the part itself when nothing changed, else a rewritten copy; kinds that block. */
 export interface PartScan {
@@ -32,8 +34,10 @@ export const redactPart = (redactor: Redactor, part: unknown): PartScan => {
   if (typeof part !== "object" || part === null) return same(part);
   const p = part as Part;
   switch (p.type) {
-    case "reasoning":
-      return fields(redactor, p, reasoningFields);
+    case "reasoning": {
+      const r = fields(redactor, p, reasoningFields);
+      return r.changed ? { ...r, value: unsigned(r.value as Part) } : r;
+    }
     case "source":
       return fields(redactor, p, sourceFields);
     case "file":
@@ -67,6 +71,37 @@ export const redactParts = (redactor: Redactor, parts: readonly unknown[]): Part
 };
 
 const reasoningFields = ["text"] as const;
+
+/** The provider metadata fields that sign a reasoning part's text (Anthropic and Bedrock's `signature`, Google's `thoughtSignature`). */
+const signatures = ["signature", "thoughtSignature"] as const;
+
+/**
+ * A reasoning part without the signatures of its text, for one whose text was rewritten. The
+ * provider's signature covers the text it sent (Anthropic's also carries the whole thinking,
+ * encrypted): sent back with other text, it is refused. Without it, a provider's SDK leaves the
+ * part out of the next request (the AI SDK's Anthropic provider does, with a warning), so the
+ * redacted text is never sent as the model's own. No provider accepts reasoning marked as
+ * redacted by anyone but itself (Anthropic's `redacted_thinking` is data only it can encrypt).
+ *
+ * @example
+ * unsigned({ type: "reasoning", text: "[REDACTED:email]", providerMetadata: { anthropic: { signature: "s" } } }) // { type: "reasoning", text: "[REDACTED:email]" }
+ */
+export const unsigned = <P extends Readonly<Record<string, unknown>>>(p: P): P => {
+  const metadata = p.providerMetadata;
+  if (typeof metadata !== "object" || metadata === null) return p;
+  let out: Record<string, unknown> | undefined;
+  for (const [provider, entry] of Object.entries(metadata as Part)) {
+    if (typeof entry !== "object" || entry === null || !signatures.some((key) => key in entry)) continue;
+    const rest: Record<string, unknown> = { ...(entry as Part) };
+    for (const key of signatures) delete rest[key];
+    out ??= { ...(metadata as Part) };
+    if (Object.keys(rest).length > 0) out[provider] = rest;
+    else delete out[provider];
+  }
+  if (out === undefined) return p;
+  const { providerMetadata: _signed, ...part } = p;
+  return (Object.keys(out).length > 0 ? { ...part, providerMetadata: out } : part) as unknown as P;
+};
 const sourceFields = ["title", "url", "filename"] as const;
 
 /** The part with each of its string `names` redacted. */
@@ -145,7 +180,7 @@ const fileData = (redactor: Redactor, data: unknown): PartScan => {
  * s.push({ type: "reasoning-end", id: "r" }, blocked) // [{ type: "reasoning-delta", id: "r", delta: "key AKIAIOSF" }, { type: "reasoning-end", id: "r" }]
  */
 export class PartStreamRedactor {
-  private readonly blocks = new Map<string, StreamRedactor>();
+  private readonly blocks = new Map<string, Block>();
 
   constructor(
     private readonly redactor: Redactor,
@@ -158,19 +193,29 @@ export class PartStreamRedactor {
     const p = part as Part;
     switch (p.type) {
       case "reasoning-start":
-        if (typeof p.id === "string") this.blocks.set(p.id, new StreamRedactor(this.redactor, this.options));
+        if (typeof p.id === "string") this.blocks.set(p.id, this.open());
         return undefined;
       case "reasoning-delta": {
         if (typeof p.delta !== "string") return undefined;
-        const step = this.block(p.id).push(p.delta);
-        for (const kind of step.blocked) blocked.add(kind);
-        if (step.text === p.delta) return undefined;
-        // A delta that carries metadata (a signature) goes out even with no text released.
-        return step.text === "" && p.providerMetadata === undefined ? null : { ...p, delta: step.text };
+        const block = this.block(p.id);
+        const step = released(block, block.stream.push(p.delta), p.delta, blocked);
+        if (signed(p)) {
+          // A signature comes last in its block: what the block holds is judged now, so that the
+          // signature goes out only with the text it signs.
+          this.blocks.delete(String(p.id));
+          const text = step + released(block, block.stream.end(), "", blocked);
+          const out = text === p.delta ? p : { ...p, delta: text };
+          return block.changed ? unsigned(out) : out === p ? undefined : out;
+        }
+        if (step === p.delta) return undefined;
+        // A delta that carries metadata goes out even with no text released.
+        return step === "" && p.providerMetadata === undefined ? null : { ...p, delta: step };
       }
       case "reasoning-end": {
+        const block = this.blocks.get(String(p.id));
         const rest = this.flush(p.id, blocked);
-        return rest === undefined ? undefined : [rest, p];
+        const end = block?.changed === true && signed(p) ? unsigned(p) : p;
+        return rest === undefined ? (end === p ? undefined : end) : [rest, end];
       }
       default: {
         const r = redactPart(this.redactor, p);
@@ -190,10 +235,14 @@ export class PartStreamRedactor {
     return out;
   }
 
-  private block(id: unknown): StreamRedactor {
+  private open(): Block {
+    return { stream: new StreamRedactor(this.redactor, this.options), unreleased: "", changed: false };
+  }
+
+  private block(id: unknown): Block {
     const key = String(id);
     let block = this.blocks.get(key);
-    if (block === undefined) this.blocks.set(key, (block = new StreamRedactor(this.redactor, this.options)));
+    if (block === undefined) this.blocks.set(key, (block = this.open()));
     return block;
   }
 
@@ -203,8 +252,33 @@ export class PartStreamRedactor {
     const block = this.blocks.get(key);
     if (block === undefined) return undefined;
     this.blocks.delete(key);
-    const step = block.end();
-    for (const kind of step.blocked) blocked.add(kind);
-    return step.text === "" ? undefined : { type: "reasoning-delta", id, delta: step.text };
+    const text = released(block, block.stream.end(), "", blocked);
+    return text === "" ? undefined : { type: "reasoning-delta", id, delta: text };
   }
 }
+
+/** One reasoning block of a stream: its redactor, the text it took and did not release yet, and whether it rewrote any. */
+interface Block {
+  readonly stream: StreamRedactor;
+  unreleased: string;
+  changed: boolean;
+}
+
+/** What a block's step released, noting in the block whether that differs from what it took. */
+const released = (block: Block, step: StreamStep, taken: string, blocked: Set<string>): string => {
+  for (const kind of step.blocked) blocked.add(kind);
+  if (block.changed) return step.text;
+  const pending = block.unreleased + taken;
+  if (pending.startsWith(step.text)) block.unreleased = pending.slice(step.text.length);
+  else (block.changed = true), (block.unreleased = "");
+  return step.text;
+};
+
+/** Whether a part carries a signature of its reasoning in its provider metadata. */
+const signed = (p: Part): boolean => {
+  const metadata = p.providerMetadata;
+  if (typeof metadata !== "object" || metadata === null) return false;
+  for (const entry of Object.values(metadata))
+    if (typeof entry === "object" && entry !== null && signatures.some((key) => key in entry)) return true;
+  return false;
+};

@@ -52,13 +52,35 @@ describe("redaction of reasoning in a stream", () => {
     }
   });
 
-  it("releases what a block held before the block's end, keeping its metadata", async () => {
+  it("releases what a block held before the block's end, dropping the signature of text it rewrote", async () => {
     const signature = { anthropic: { signature: "sig-AAAA" } };
     const seen = await streamed(reasoning(["thinking about ", `key ${KEY}`], signature));
     const kinds = seen.filter((p) => p.type.startsWith("reasoning")).map((p) => p.type);
     expect(kinds.at(-1)).toBe("reasoning-end");
-    expect(seen.find((p) => p.type === "reasoning-end")?.providerMetadata).toEqual(signature);
+    expect(seen.find((p) => p.type === "reasoning-end")?.providerMetadata).toBeUndefined();
     expect(seen.flatMap((p) => (p.type === "reasoning-delta" ? [p.text] : [])).join("")).toBe("thinking about key [REDACTED:api_key]");
+  });
+
+  it("keeps the signature of a block whose text it left alone", async () => {
+    const signature = { anthropic: { signature: "sig-AAAA" } };
+    const seen = await streamed(reasoning(["thinking about ", "the weather"], signature));
+    expect(seen.find((p) => p.type === "reasoning-end")?.providerMetadata).toEqual(signature);
+  });
+
+  it("sends a signature delta only after the text it signs, without the signature when that text was rewritten", async () => {
+    const deltas = (secret: string) => [
+      { type: "reasoning-start", id: "r1" },
+      { type: "reasoning-delta", id: "r1", delta: `use ${secret}` },
+      { type: "reasoning-delta", id: "r1", delta: "", providerMetadata: { anthropic: { signature: "sig-B" } } },
+      { type: "reasoning-end", id: "r1" },
+    ];
+    const rewritten = await streamed(deltas(KEY));
+    const signedPart = (seen: typeof rewritten) => seen.find((p) => p.type === "reasoning-delta" && p.providerMetadata !== undefined);
+    expect(signedPart(rewritten)).toBeUndefined();
+    expect(rewritten.flatMap((p) => (p.type === "reasoning-delta" ? [p.text] : [])).join("")).toBe("use [REDACTED:api_key]");
+    const clean = await streamed(deltas("the stairs"));
+    expect(signedPart(clean)?.providerMetadata).toEqual({ anthropic: { signature: "sig-B" } });
+    expect(clean.flatMap((p) => (p.type === "reasoning-delta" ? [p.text] : [])).join("")).toBe("use the stairs");
   });
 
   it("keeps two interleaved reasoning blocks apart", async () => {
@@ -130,7 +152,8 @@ describe("redaction of the other parts of a generated answer", () => {
       { type: "text", text: "done" },
     ]);
     expect(result.reasoningText).toBe("key [REDACTED:api_key]");
-    expect(result.reasoning[0]?.providerMetadata).toEqual({ anthropic: { signature: "sig" } });
+    // The signature covers the text the provider sent: it would be refused with the redacted text.
+    expect(result.reasoning[0]?.providerMetadata).toBeUndefined();
     expect(result.content.find((p) => p.type === "tool-result")).toMatchObject({ output: { page: "mail [REDACTED:email]" } });
     expect(result.sources[0]).toMatchObject({ title: "key [REDACTED:api_key]", filename: "[REDACTED:email]" });
     expect(new TextDecoder().decode(result.files[0]?.uint8Array)).toBe('{"key":"[REDACTED:api_key]"}');

@@ -265,6 +265,19 @@ const text = (part: TextPart, memo: StreamMemo): StreamPart | undefined => {
   return { type: "text-delta", text: delta };
 };
 
+let replayed = 0;
+
+/** A whole reasoning part as the stream parts of one reasoning block (start, one delta, end with its metadata). */
+const reasoningBlock = (part: Record<string, unknown>): SdkPart[] => {
+  const id = `agent-onion-reasoning-${++replayed}`;
+  const metadata = part.providerMetadata !== undefined ? { providerMetadata: part.providerMetadata } : {};
+  return [
+    { type: "reasoning-start", id },
+    { type: "reasoning-delta", id, delta: typeof part.text === "string" ? part.text : "" },
+    { type: "reasoning-end", id, ...metadata },
+  ] as unknown as SdkPart[];
+};
+
 /**
  * Our parts as the provider's, framed so the SDK accepts them. `onCancel` hears why the consumer
  * cancelled (an iterator's `return()` carries no reason), so the provider's stream ends with it.
@@ -308,8 +321,10 @@ export const toSdkStream = (
       case "raw": {
         const value = part.value as Partial<SdkPart> | null | undefined;
         text.closeEnded(controller);
+        // Whole reasoning (of an answer replayed on a stream, a cache's) goes out framed as a block.
+        if (value?.type === "reasoning") for (const framed of reasoningBlock(value as Record<string, unknown>)) put(controller, framed);
         // A part a hook made up that is not an SDK part has nowhere to go.
-        if (typeof value?.type === "string") put(controller, value as SdkPart);
+        else if (typeof value?.type === "string") put(controller, value as SdkPart);
       }
     }
   };

@@ -6,13 +6,15 @@
  * provider's own field in `response_metadata` (`finish_reason`, `stop_reason`, `finishReason`)
  * or, without one, from whether the model asked for tools. Out: the very message it came from
  * while hooks left the answer alone; otherwise a new `AIMessage` with the hooks' text and tool
- * calls that keeps the original's id, name, metadata and non-text blocks (reasoning, images).
+ * calls that keeps the original's id, name, metadata and non-text blocks (reasoning, images), with
+ * the other parts hooks rewrote written back into their blocks (parts.ts).
  */
 import { AIMessage, type AIMessageFields, type UsageMetadata } from "@langchain/core/messages";
 import type { DeepReadonly } from "../../core/readonly.ts";
 import { withEstimatedUsage } from "../../agent/tokens.ts";
 import type { FinishReason, Message, ModelResponse, ToolCall, Usage } from "../../agent/types.ts";
 import { fromToolCall, textOf, toToolCall, withText } from "./messages.ts";
+import { partsOf, withParts } from "./parts.ts";
 
 const reasons: ReadonlyMap<string, FinishReason> = new Map([
   ["stop", "stop"],
@@ -102,6 +104,7 @@ export const toResponse = (message: AIMessage, messages: DeepReadonly<readonly M
   const toolCalls = calls.map((c) => toToolCall(c, `lc-call-${++seq}`));
   const metadata = message.response_metadata as Record<string, unknown> | undefined;
   const named = metadata?.model_name ?? metadata?.model;
+  const parts = partsOf(message);
   const response = {
     text: textOf(message.content),
     toolCalls,
@@ -109,6 +112,7 @@ export const toResponse = (message: AIMessage, messages: DeepReadonly<readonly M
     usage: usageOf(message.usage_metadata),
     model: typeof named === "string" && named !== "" ? named : model,
     ...(id !== undefined ? { id } : {}),
+    ...(parts !== undefined ? { parts } : {}),
   };
   return withEstimatedUsage(response as ModelResponse, messages as readonly Message[]);
 };
@@ -131,16 +135,26 @@ export const toAIMessage = (
   const original = from?.message;
   if (
     from !== undefined &&
-    (settled === from.response || (settled.text === from.response.text && sameCalls(settled.toolCalls, from.response.toolCalls)))
+    (settled === from.response ||
+      (settled.text === from.response.text &&
+        sameCalls(settled.toolCalls, from.response.toolCalls) &&
+        (settled.parts as readonly unknown[] | undefined) === from.response.parts))
   ) {
     // Usage a hook rewrote (a cost cap rounding it) is the one thing that can differ without a new answer.
     const usage = usageOf(from.message.usage_metadata);
     if (usage === undefined || (usage.inputTokens === settled.usage.inputTokens && usage.outputTokens === settled.usage.outputTokens))
       return from.message;
   }
-  const { tool_calls: _calls, function_call: _call, ...kwargs } = (original?.additional_kwargs ?? {}) as Record<string, unknown>;
+  // The other parts hooks settled on go back into the blocks they came from (see parts.ts).
+  const others =
+    original !== undefined && from !== undefined && (settled.parts as readonly unknown[] | undefined) !== from.response.parts
+      ? withParts(original, settled.parts as readonly unknown[] | undefined)
+      : original !== undefined
+        ? { content: original.content, kwargs: original.additional_kwargs as Record<string, unknown> }
+        : withParts(new AIMessage(""), settled.parts as readonly unknown[] | undefined);
+  const { tool_calls: _calls, function_call: _call, ...kwargs } = others.kwargs;
   return new AIMessage({
-    content: withText(original?.content, settled.text),
+    content: withText(others.content, settled.text),
     ...(settled.toolCalls.length > 0 ? { tool_calls: settled.toolCalls.map(fromToolCall) } : {}),
     ...(settled.usageEstimated === true ? {} : { usage_metadata: usageMetadata(settled.usage) }),
     ...(original?.id !== undefined ? { id: original.id } : {}),

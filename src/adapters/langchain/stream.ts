@@ -3,16 +3,21 @@
  * layer's streaming machinery (which holds text back for output gates and releases it in its
  * own chunks).
  *
- * In: each chunk's text is a text delta; its other content blocks (reasoning, images, citations)
- * pass as a `raw` part, in place; tool calls are held until the stream ends and go out as whole
- * calls then (the machinery holds tool calls back until checked, and half a call's arguments must
- * not reach the consumer before a gate removed it); the finish carries the usage and finish reason
- * the provider reported in the chunks (missing usage is estimated by the machinery, and said so).
+ * In: each chunk's text is a text delta; its reasoning (reasoning and thinking blocks,
+ * `additional_kwargs.reasoning_content`) is the AI SDK's `reasoning-start`/`-delta`/`-end` raw
+ * parts, a block ending when other content comes, and a file given as data a `file` raw part, so
+ * hooks such as `redaction` read them as they read the AI SDK's (parts.ts); other content blocks
+ * (images by URL, citations) pass as a `raw` part, in place; tool calls are held until the
+ * stream ends and go out as whole calls then (the machinery holds tool calls back until checked,
+ * and half a call's arguments must not reach the consumer before a gate removed it); the finish
+ * carries the usage and finish reason the provider reported in the chunks (missing usage is
+ * estimated by the machinery, and said so).
  *
  * Out: every released part becomes one `ChatGenerationChunk` of an `AIMessageChunk` (text as
- * string content, blocks as array content, a tool call as one `tool_call_chunk` with its whole
- * arguments, the finish as `usage_metadata` with the provider's `response_metadata`), so what
- * LangChain concatenates is the answer hooks settled on.
+ * string content, blocks as array content, reasoning in the block it came in with the released
+ * text, a signature only while its delta still carries one, a tool call as one
+ * `tool_call_chunk` with its whole arguments, the finish as `usage_metadata` with the provider's
+ * `response_metadata`), so what LangChain concatenates is the answer hooks settled on.
  */
 import { AIMessageChunk, type AIMessageChunkFields, type MessageContent } from "@langchain/core/messages";
 import { ChatGenerationChunk } from "@langchain/core/outputs";
@@ -20,6 +25,7 @@ import type { StreamPart } from "../../agent/model.ts";
 import { ModelStreamError } from "../../agent/stream/errors.ts";
 import type { Usage } from "../../agent/types.ts";
 import { copy, textOf, toToolCall } from "./messages.ts";
+import { blockPart, blockWith, newBlock } from "./parts.ts";
 import { finishReasonOf, responseIdOf, usageMetadata, usageOf } from "./response.ts";
 
 /**
@@ -33,6 +39,8 @@ export class ChunkMemo {
   aggregate: AIMessageChunk | undefined = undefined;
   /** How many tool calls went out, for the index of the next one's chunk. */
   calls = 0;
+  /** The block each reasoning id of the current stream came in (its text left out), or `kwargs` for `reasoning_content`. */
+  readonly reasoning = new Map<string, Record<string, unknown> | "kwargs">();
 }
 
 const isTextBlock = (block: unknown): boolean =>
@@ -46,6 +54,11 @@ const otherBlocks = (content: MessageContent): unknown[] =>
 
 let seq = 0;
 
+const kwargsId = "lc-reasoning-content";
+
+/** The id of a reasoning block's parts: its content index, as LangChain merges blocks by it. */
+const reasoningId = (block: Record<string, unknown>): string => `lc-reasoning-${String(block.index ?? "")}`;
+
 /**
  * The provider's chunks as our parts.
  *
@@ -55,14 +68,44 @@ let seq = 0;
 export async function* fromChunks(chunks: AsyncIterable<AIMessageChunk>, memo: ChunkMemo): AsyncGenerator<StreamPart> {
   // A new provider stream (a retry's): what the memo knew of the last one is not about this one.
   memo.aggregate = undefined;
+  memo.reasoning.clear();
+  const open = new Set<string>();
+  const raw = (value: unknown): StreamPart => ({ type: "raw", value });
+  function* close(except?: string): Generator<StreamPart> {
+    for (const id of open) if (id !== except) open.delete(id), yield raw({ type: "reasoning-end", id });
+  }
+  function* reasoning(id: string, text: string, template: Record<string, unknown> | "kwargs", metadata?: unknown): Generator<StreamPart> {
+    yield* close(id);
+    if (!open.has(id)) {
+      open.add(id);
+      memo.reasoning.set(id, template);
+      yield raw({ type: "reasoning-start", id });
+    }
+    if (text !== "" || metadata !== undefined)
+      yield raw({ type: "reasoning-delta", id, delta: text, ...(metadata !== undefined ? { providerMetadata: metadata } : {}) });
+  }
   for await (const chunk of chunks) {
     memo.aggregate = memo.aggregate === undefined ? chunk : memo.aggregate.concat(chunk);
+    const said = (chunk.additional_kwargs as Record<string, unknown> | undefined)?.reasoning_content;
+    if (typeof said === "string" && said !== "") yield* reasoning(kwargsId, said, "kwargs");
     const blocks = otherBlocks(chunk.content);
-    // A copy: hooks may see parts frozen, and LangChain merges the chunk's own blocks as it concatenates.
-    if (blocks.length > 0) yield { type: "raw", value: { blocks: copy(blocks) } };
+    let rest: unknown[] | undefined;
+    for (const block of blocks) {
+      const part = blockPart(block);
+      const b = block as Record<string, unknown>;
+      if (part?.type === "reasoning") {
+        yield* reasoning(reasoningId(b), part.text as string, blockWith(b, { type: "reasoning", text: "" }), part.providerMetadata);
+      } else if (part?.type === "file") {
+        yield* close();
+        // A copy: hooks may see parts frozen, and LangChain merges the chunk's own blocks as it concatenates.
+        yield raw({ ...part, block: copy(b) });
+      } else (rest ??= []).push(block);
+    }
+    if (rest !== undefined) yield* close(), yield raw({ blocks: copy(rest) });
     const text = textOf(chunk.content);
-    if (text !== "") yield { type: "text-delta", text };
+    if (text !== "") yield* close(), yield { type: "text-delta", text };
   }
+  yield* close();
   const all = memo.aggregate;
   const calls = all?.tool_calls ?? [];
   for (const call of calls) yield { type: "tool-call", call: toToolCall(call, `lc-call-${++seq}`) };
@@ -103,7 +146,13 @@ export const toChunk = (part: StreamPart, memo: ChunkMemo): ChatGenerationChunk 
         ],
       });
     case "finish": {
-      const { tool_calls: _calls, function_call: _call, ...kwargs } = (memo.aggregate?.additional_kwargs ?? {}) as Record<string, unknown>;
+      // Reasoning went out in its own chunks, as released: the provider's, concatenated, is not sent again.
+      const {
+        tool_calls: _calls,
+        function_call: _call,
+        reasoning_content: _reasoning,
+        ...kwargs
+      } = (memo.aggregate?.additional_kwargs ?? {}) as Record<string, unknown>;
       const usage = part.usage as Partial<Usage> | undefined;
       return chunkOf({
         content: "",
@@ -119,8 +168,33 @@ export const toChunk = (part: StreamPart, memo: ChunkMemo): ChatGenerationChunk 
     case "error":
       throw part.error instanceof ModelStreamError ? part.error.cause : part.error;
     case "raw": {
-      const blocks = (part.value as { blocks?: unknown } | null | undefined)?.blocks;
+      const value = part.value as Record<string, unknown> | null | undefined;
+      if (value?.type === "reasoning-delta") return reasoningChunk(value, memo, ids);
+      if (value?.type === "file" && typeof value.block === "object" && value.block !== null)
+        return chunkOf({ content: [blockWith(value.block as Record<string, unknown>, value)] as MessageContent, ...ids });
+      // A whole part of an answer no stream gave (a cache's): the block it makes.
+      if (value?.type === "reasoning" || value?.type === "file") {
+        const block = newBlock(value);
+        return block === undefined ? undefined : chunkOf({ content: [block] as MessageContent, ...ids });
+      }
+      const blocks = value?.blocks;
       return Array.isArray(blocks) ? chunkOf({ content: blocks as MessageContent, ...ids }) : undefined;
     }
   }
+};
+
+/** A released reasoning delta in the block (or `additional_kwargs` field) it came in; undefined for one with nothing in it. */
+const reasoningChunk = (delta: Record<string, unknown>, memo: ChunkMemo, ids: { id?: string }): ChatGenerationChunk | undefined => {
+  const template = memo.reasoning.get(String(delta.id));
+  const text = typeof delta.delta === "string" ? delta.delta : "";
+  if (template === undefined) return undefined;
+  if (template === "kwargs")
+    return text === "" ? undefined : chunkOf({ content: "", ...ids, additional_kwargs: { reasoning_content: text } });
+  const block = blockWith(template, {
+    type: "reasoning",
+    text,
+    ...(delta.providerMetadata !== undefined ? { providerMetadata: delta.providerMetadata } : {}),
+  });
+  if (text === "" && block.signature === undefined) return undefined;
+  return chunkOf({ content: [block] as MessageContent, ...ids });
 };

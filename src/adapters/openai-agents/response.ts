@@ -3,13 +3,16 @@
  *
  * In: the text is the text of the assistant messages' `output_text` parts, in order (what the
  * SDK streams as `output_text_delta`); each `function_call` item is a tool call; the usage is
- * the response's. The SDK has no finish reason: it is `tool-calls` when the model called a tool,
- * `length` when a message is `incomplete`, else `stop`.
+ * the response's; each text of a `reasoning` item (its summary in `content`, its reasoning in
+ * `rawContent`) is a reasoning part of `parts`, in the AI SDK's shape hooks such as `redaction`
+ * read. The SDK has no finish reason: it is `tool-calls` when the model called a tool, `length`
+ * when a message is `incomplete`, else `stop`.
  *
  * Out: a response hooks left alone is the SDK's own object. A changed one is the SDK's response
  * with only what changed rewritten: the new text goes in the first `output_text` part (the other
- * text parts are dropped), tool calls keep their items unless changed, usage totals are patched;
- * reasoning, hosted tool calls, ids and provider data survive. An answer that did not come from
+ * text parts are dropped), tool calls keep their items unless changed, reasoning a hook rewrote
+ * goes back into the entry it came from (without a `signature` in the item's provider data, which
+ * would not match it), usage totals are patched; hosted tool calls, ids and provider data survive. An answer that did not come from
  * the model's response (a cache's `Replace`, a fallback's) gets a response of its own.
  */
 import { Usage, type ModelResponse as SdkResponse } from "@openai/agents";
@@ -51,6 +54,7 @@ const finishOf = (output: readonly Item[], calls: readonly ToolCall[]): FinishRe
 export const toResponse = (sdk: SdkResponse, model: string): ModelResponse => {
   const output = (sdk.output ?? []) as unknown as Item[];
   const toolCalls = output.filter((item) => item.type === "function_call").map(callOf);
+  const reasoning = reasoningOf(output);
   return {
     text: outputText(output),
     toolCalls,
@@ -58,7 +62,94 @@ export const toResponse = (sdk: SdkResponse, model: string): ModelResponse => {
     usage: { inputTokens: sdk.usage?.inputTokens ?? 0, outputTokens: sdk.usage?.outputTokens ?? 0 },
     model,
     ...(typeof sdk.responseId === "string" && sdk.responseId !== "" ? { id: sdk.responseId } : {}),
+    ...(reasoning !== undefined ? { parts: reasoning.parts } : {}),
   };
+};
+
+/** Where one reasoning text sits in an output: the item's index, its list, the entry's index. */
+interface Slot {
+  readonly item: number;
+  readonly list: "content" | "rawContent";
+  readonly entry: number;
+}
+
+const lists = ["content", "rawContent"] as const;
+
+/**
+ * The reasoning texts of an output as reasoning parts, with where each sits; undefined when it has none.
+ *
+ * @example
+ * reasoningOf([{ type: "reasoning", content: [{ type: "input_text", text: "Plan" }] }])?.parts // [{ type: "reasoning", text: "Plan" }]
+ */
+export const reasoningOf = (output: readonly Item[]): { readonly parts: Item[]; readonly slots: Slot[] } | undefined => {
+  let found: { parts: Item[]; slots: Slot[] } | undefined;
+  for (let i = 0; i < output.length; i++) {
+    const item = output[i] as Item;
+    if (item.type !== "reasoning") continue;
+    const signature = (item.providerData as Item | undefined)?.signature;
+    for (const list of lists) {
+      const entries = item[list];
+      if (!Array.isArray(entries)) continue;
+      for (let k = 0; k < entries.length; k++) {
+        const text = (entries[k] as Item | undefined)?.text;
+        if (typeof text !== "string") continue;
+        found ??= { parts: [], slots: [] };
+        found.parts.push(
+          typeof signature === "string"
+            ? { type: "reasoning", text, providerMetadata: { anthropic: { signature } } }
+            : { type: "reasoning", text },
+        );
+        found.slots.push({ item: i, list, entry: k });
+      }
+    }
+  }
+  return found;
+};
+
+const isReasoning = (part: unknown): part is Item & { text: string } =>
+  typeof part === "object" && part !== null && (part as Item).type === "reasoning" && typeof (part as Item).text === "string";
+
+const signed = (part: Item): boolean => {
+  const anthropic = (part.providerMetadata as Item | undefined)?.anthropic as Item | undefined;
+  return typeof anthropic?.signature === "string";
+};
+
+/**
+ * The output with the reasoning parts hooks settled on: each rewritten one in the entry it came
+ * from, one for one; when hooks removed or added parts, the reasoning items replaced by one item
+ * holding theirs.
+ *
+ * @example
+ * withReasoning([{ type: "reasoning", content: [{ type: "input_text", text: "bob@x.io" }] }], [{ type: "reasoning", text: "[REDACTED:email]" }])
+ */
+export const withReasoning = (output: Item[], parts: readonly unknown[] | undefined): Item[] => {
+  const was = reasoningOf(output);
+  const given = parts ?? [];
+  if (was !== undefined && was.parts.length === given.length) {
+    const next = [...output];
+    was.slots.forEach((slot, k) => {
+      const part = given[k];
+      const before = was.parts[k] as Item;
+      if (!isReasoning(part) || (part.text === before.text && signed(part) === signed(before))) return;
+      const item = next[slot.item] as Item;
+      const entries = [...(item[slot.list] as Item[])];
+      entries[slot.entry] = { ...entries[slot.entry], text: part.text };
+      const data = item.providerData as Item | undefined;
+      const { signature: _signature, ...unsignedData } = data ?? {};
+      next[slot.item] = {
+        ...item,
+        [slot.list]: entries,
+        ...(data !== undefined && !signed(part) && "signature" in data ? { providerData: unsignedData } : {}),
+      };
+    });
+    return next;
+  }
+  const texts = given.filter(isReasoning);
+  const at = output.findIndex((item) => item.type === "reasoning");
+  const next = output.filter((item) => item.type !== "reasoning");
+  if (texts.length > 0)
+    next.splice(at === -1 ? 0 : at, 0, { type: "reasoning", content: texts.map((p) => ({ type: "input_text", text: p.text })) });
+  return next;
 };
 
 const sameCall = (a: DeepReadonly<ToolCall>, b: ToolCall): boolean =>
@@ -80,6 +171,9 @@ export const fromResponse = (
   const base = from !== undefined && produced !== undefined ? { from, produced } : undefined;
   const original = (base?.from.output ?? []) as unknown as Item[];
   let output: Item[] = [...original];
+  // Reasoning first: its places are the original output's.
+  if (base === undefined ? answer.parts !== undefined : (answer.parts as readonly unknown[] | undefined) !== base.produced.parts)
+    output = withReasoning(output, answer.parts as readonly unknown[] | undefined);
   if (base === undefined || answer.text !== base.produced.text) output = withText(output, answer.text);
   if (base === undefined || answer.toolCalls !== base.produced.toolCalls)
     output = withCalls(output, answer.toolCalls, base?.produced.toolCalls ?? []);

@@ -3,12 +3,15 @@
  * streaming machinery (which holds text back for output gates and releases it in its own chunks).
  *
  * In: `output_text_delta` → text; `response_done` (the SDK reads the response from it, not from
- * the deltas) → one tool call per `function_call` item, then the finish with its usage;
+ * the deltas) → one whole `reasoning` raw part per text of its reasoning items (for hooks such as
+ * `redaction` to scan), one tool call per `function_call` item, then the finish with its usage;
  * `response_started`, raw `model` events and anything else pass through as our `raw` part.
  *
  * Out: text → `output_text_delta` (with the provider's item id); raw parts → the provider's own
  * event; the finish → `response_done` carrying the answer hooks settled on, written into the
- * provider's response (see response.ts), so the run records what the output gate let through.
+ * provider's response (see response.ts) with the reasoning as released, so the run records what
+ * the output gate and the redaction let through. The provider's raw `model` events go out as they
+ * came: reasoning deltas among them are not scanned.
  * A provider stream that ended without `response_done` ends without one here too, as the SDK
  * reports that itself; an answer no provider stream gave (a cache's) gets a response of its own.
  */
@@ -34,6 +37,12 @@ export class StreamMemo {
   /** Its `response_done` event, the response in it, and how hooks were shown that response. */
   done: { readonly event: Event; readonly response: SdkResponse; readonly produced: ModelResponse } | undefined;
 }
+
+/** The parts of an answer no stream gave (a cache's), replayed whole: not SDK events; `response_done` carries them. */
+const answerParts = new Set(["reasoning", "source", "file", "tool-result"]);
+
+/** The field that marks a raw reasoning part as the text of the response's reasoning entry at that place. */
+const slotKey = "openaiAgentsReasoning";
 
 /** The response a `response_done` event carries, as the SDK's `ModelResponse` (what `getResponse` returns). */
 const responseOf = (event: Event): SdkResponse => {
@@ -68,6 +77,7 @@ export async function* fromSdkEvents(events: AsyncIterable<StreamEvent>, memo: S
       const response = responseOf(event);
       const produced = toResponse(response, model);
       memo.done = { event, response, produced };
+      for (const [k, part] of (produced.parts ?? []).entries()) yield { type: "raw", value: { ...(part as Event), [slotKey]: k } };
       for (const call of produced.toolCalls) yield { type: "tool-call", call };
       yield {
         type: "finish",
@@ -92,14 +102,21 @@ export async function* toSdkEvents(
   memo: StreamMemo,
   outcome: Promise<Outcome<ModelResponse>>,
 ): AsyncGenerator<StreamEvent> {
+  // The reasoning parts as released, by their place among the response's.
+  const released = new Map<number, Event>();
   for await (const part of parts) {
     switch (part.type) {
       case "text-delta":
         yield { type: "output_text_delta", delta: part.text, ...(memo.itemId !== undefined ? { itemId: memo.itemId } : {}) } as StreamEvent;
         break;
-      case "raw":
-        yield part.value as StreamEvent;
+      case "raw": {
+        const value = part.value as Event;
+        if (typeof value?.[slotKey] === "number") {
+          const { [slotKey]: k, ...reasoning } = value;
+          released.set(k as number, reasoning);
+        } else if (!answerParts.has(String(value?.type))) yield part.value as StreamEvent;
         break;
+      }
       case "error":
         throw part.error;
       case "finish": {
@@ -108,7 +125,7 @@ export async function* toSdkEvents(
         const done = memo.done;
         // The provider's stream ended without its response: the SDK reports that, as without us.
         if (done === undefined && memo.started) break;
-        const response = fromResponse(done?.response, done?.produced, settled.value);
+        const response = fromResponse(done?.response, done?.produced, withReleased(settled.value, done?.produced.parts, released));
         yield (done !== undefined && response === done.response ? done.event : doneEvent(response, done?.event)) as StreamEvent;
         break;
       }
@@ -118,6 +135,22 @@ export async function* toSdkEvents(
     }
   }
 }
+
+/** The settled answer with the response's reasoning as released (the same list when none of it changed). */
+const withReleased = (
+  answer: ModelResponse,
+  parts: readonly unknown[] | undefined,
+  released: ReadonlyMap<number, Event>,
+): ModelResponse => {
+  if (parts === undefined) return answer;
+  let out: unknown[] | undefined;
+  parts.forEach((part, k) => {
+    const now = released.get(k);
+    // A part the stream never released (the call failed before it) keeps nothing back: the answer is not sent.
+    if (now !== undefined && JSON.stringify(now) !== JSON.stringify(part)) (out ??= [...parts])[k] = now;
+  });
+  return { ...answer, parts: out ?? parts };
+};
 
 /** A `response_done` event for a response: the provider's own when the response is its, else one built from it. */
 const doneEvent = (response: SdkResponse, provider: Event | undefined): Event => {

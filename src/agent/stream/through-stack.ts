@@ -241,6 +241,9 @@ const streamNow = (stack: ModelCallStack, request: ModelRequest, start: StartStr
         // What describes the last provider stream (its warnings, its response id), if nothing of it
         // went out yet; only for an answer from that stream, not one given in its place (a fallback's).
         if (fromLast(response)) for (const part of preamble) out.raw(part);
+        // An answer no stream of this call gave (a cache's, a fallback's) carries its other parts
+        // whole (reasoning, sources, files): they go out first, as raw parts, for the adapter to frame.
+        else if (response.parts !== undefined) for (const part of response.parts) out.raw({ type: "raw", value: part });
         const rest = response.text.slice(out.emitted.length);
         if (rest !== "") {
           if (held.join("") === rest) for (const t of held) out.text(t);

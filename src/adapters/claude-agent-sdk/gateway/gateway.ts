@@ -28,7 +28,7 @@ import { AgentOnionError, brandError, describe, describeGiven } from "../../../c
 import type { Outcome } from "../../../core/outcome.ts";
 import { CallContext } from "../../call-context.ts";
 import { serverOf } from "../../model-endpoint.ts";
-import { fromRequest, toRequest, type MappedRequest, type MessagesBody } from "./request.ts";
+import { fromRequest, toRequest, withoutUnsignedThinking, type MappedRequest, type MessagesBody } from "./request.ts";
 import { fromResponse, toResponse, type MessagesResponse } from "./response.ts";
 import { AnthropicStreamError, errorBody, fromSse, sseEvents, SseWriter, StreamMemo } from "./stream.ts";
 import { stackArgument } from "../../../agent/stack-argument.ts";
@@ -339,7 +339,10 @@ export const claudeModelGateway = async (stack: GatewayStack, options: ClaudeMod
       }
     }
     if (!isBody(body)) return passThrough(req, res, raw, cut.signal);
-    return body.stream === true ? stream(req, res, raw, body, cut.signal) : generate(req, res, raw, body, cut.signal);
+    // Thinking a hook rewrote comes back without its signature: the API would refuse the request.
+    const sent = withoutUnsignedThinking(body);
+    const bytes = sent === body ? raw : Buffer.from(JSON.stringify(sent), "utf8");
+    return sent.stream === true ? stream(req, res, bytes, sent, cut.signal) : generate(req, res, bytes, sent, cut.signal);
   };
 
   const server: Server = createServer((req, res) => {

@@ -293,3 +293,25 @@ export const fromRequest = (mapped: MappedRequest, request: ModelRequest, contex
   if (request.model !== original.model) set("model", request.model);
   return next as MessagesBody;
 };
+
+/**
+ * The body without the thinking blocks that have no signature, or the body itself when it has
+ * none. The API refuses an unsigned thinking block; one is what Claude Code sends back of
+ * thinking a hook rewrote (redaction drops the signature, which would not match the new text),
+ * and the API lets a turn's thinking be left out but for the last turn of a tool-use loop.
+ *
+ * @example
+ * withoutUnsignedThinking({ model: "m", max_tokens: 1, messages: [{ role: "assistant", content: [{ type: "thinking", thinking: "[REDACTED:email]" }, { type: "text", text: "Hi" }] }] }).messages[0]?.content // [{ type: "text", text: "Hi" }]
+ */
+export const withoutUnsignedThinking = (body: MessagesBody): MessagesBody => {
+  const unsigned = (b: Block): boolean => b.type === "thinking" && (typeof b.signature !== "string" || b.signature === "");
+  if (!body.messages.some((m) => m.role === "assistant" && Array.isArray(m.content) && m.content.some(unsigned))) return body;
+  return {
+    ...body,
+    messages: body.messages.map((m) =>
+      m.role === "assistant" && Array.isArray(m.content) && m.content.some(unsigned)
+        ? { ...m, content: (m.content as readonly Block[]).filter((b) => !unsigned(b)) }
+        : m,
+    ),
+  };
+};

@@ -1,7 +1,10 @@
 /**
  * A Messages API response as a `ModelResponse`, and back: hooks see the text, the tool calls, why
- * the model stopped and the tokens it used; a response they did not change goes back as the API
- * sent it, a changed one is the API's with its text and tool calls rewritten.
+ * the model stopped, the tokens it used and its thinking (each `thinking` block a reasoning part
+ * of `parts`, its signature as the AI SDK's Anthropic provider carries it); a response they did
+ * not change goes back as the API sent it, a changed one is the API's with its text, tool calls
+ * and thinking rewritten (a rewritten thinking block without its signature, which would not match).
+ * Redacted thinking, citations and server tools' results are not shown to hooks.
  */
 import type { FinishReason, ModelResponse, ToolCall, Usage } from "../../../agent/types.ts";
 import type { Block } from "./request.ts";
@@ -99,22 +102,64 @@ const toolCallsOf = (blocks: readonly Block[]): ToolCall[] =>
     .map((b) => ({ id: String(b.id), name: String(b.name), input: isObject(b.input) ? b.input : {} }));
 
 /**
+ * A thinking block as a reasoning part.
+ *
+ * @example
+ * thinkingPart({ type: "thinking", thinking: "hmm", signature: "s" }) // { type: "reasoning", text: "hmm", providerMetadata: { anthropic: { signature: "s" } } }
+ */
+export const thinkingPart = (b: Block): Record<string, unknown> =>
+  typeof b.signature === "string" && b.signature !== ""
+    ? { type: "reasoning", text: String(b.thinking ?? ""), providerMetadata: { anthropic: { signature: b.signature } } }
+    : { type: "reasoning", text: String(b.thinking ?? "") };
+
+const signatureOf = (part: unknown): string | undefined => {
+  const anthropic = (isObject(part) && isObject(part.providerMetadata) ? part.providerMetadata.anthropic : undefined) as unknown;
+  return isObject(anthropic) && typeof anthropic.signature === "string" ? anthropic.signature : undefined;
+};
+
+/**
+ * A thinking block with a reasoning part's text: its signature only if the part still has one.
+ *
+ * @example
+ * thinkingBlock({ type: "thinking", thinking: "a", signature: "s" }, { type: "reasoning", text: "b" }) // { type: "thinking", thinking: "b" }
+ */
+export const thinkingBlock = (b: Block, part: unknown): Block => {
+  if (!isObject(part) || part.type !== "reasoning" || typeof part.text !== "string") return b;
+  const signature = signatureOf(part);
+  if (part.text === b.thinking && signature === b.signature) return b;
+  const { signature: _signature, ...rest } = b;
+  return { ...rest, thinking: part.text, ...(signature !== undefined ? { signature } : {}) };
+};
+
+const none: readonly unknown[] = [];
+
+const partsOf = (blocks: readonly Block[]): Record<string, unknown>[] | undefined => {
+  let parts: Record<string, unknown>[] | undefined;
+  for (const b of blocks) if (b.type === "thinking") (parts ??= []).push(thinkingPart(b));
+  return parts;
+};
+
+/**
  * What hooks see of a response.
  *
  * @example
  * toResponse({ content: [{ type: "text", text: "Hi" }], stop_reason: "end_turn", usage: { input_tokens: 5, output_tokens: 1 } }, "claude-x").text // "Hi"
  */
-export const toResponse = (json: MessagesResponse, model: string): ModelResponse => ({
-  text: json.content
-    .filter((b) => b.type === "text")
-    .map((b) => String(b.text ?? ""))
-    .join(""),
-  toolCalls: toolCallsOf(json.content),
-  finishReason: finishOf(json.stop_reason),
-  usage: usageOf(json.usage),
-  model: typeof json.model === "string" ? json.model : model,
-  ...(typeof json.id === "string" ? { id: json.id } : {}),
-});
+export const toResponse = (json: MessagesResponse, model: string): ModelResponse => {
+  const parts = partsOf(json.content);
+  return {
+    text: json.content
+      .filter((b) => b.type === "text")
+      .map((b) => String(b.text ?? ""))
+      .join(""),
+    toolCalls: toolCallsOf(json.content),
+    finishReason: finishOf(json.stop_reason),
+    usage: usageOf(json.usage),
+    model: typeof json.model === "string" ? json.model : model,
+    ...(typeof json.id === "string" ? { id: json.id } : {}),
+    ...(parts !== undefined ? { parts } : {}),
+  };
+};
 
 /**
  * The response to send for what hooks made of `produced`: `json` itself when they changed nothing,
@@ -137,7 +182,14 @@ export const fromResponse = (
     .map((b) => String(b.text ?? ""))
     .join("");
   const calls = new Map(final.toolCalls.map((c) => [c.id, c]));
+  // The thinking hooks settled on: one for one with the response's thinking blocks, else in their place.
+  const thinking = final.parts === undefined ? none : final.parts.filter((p) => isObject(p) && p.type === "reasoning");
+  let thinkingCount = 0;
+  for (const b of blocks) if (b.type === "thinking") thinkingCount++;
+  const oneForOne = thinking.length === thinkingCount;
+  let k = 0;
   const content: Block[] = [];
+  if (!oneForOne) for (const part of thinking) content.push(thinkingBlock({ type: "thinking", thinking: "" }, part));
   let wroteText = false;
   for (const b of blocks) {
     if (b.type === "text") {
@@ -149,6 +201,8 @@ export const fromResponse = (
       if (call === undefined) continue;
       calls.delete(call.id);
       content.push({ ...b, name: call.name, input: call.input });
+    } else if (b.type === "thinking") {
+      if (oneForOne) content.push(thinkingBlock(b, thinking[k++]));
     } else content.push(b);
   }
   if (!wroteText && final.text !== "")

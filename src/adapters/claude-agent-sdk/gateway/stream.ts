@@ -2,8 +2,11 @@
  * The Messages API's streamed answer (server-sent events) as our `StreamPart`s, and back.
  *
  * In: text deltas are text; a `tool_use` block is a tool call once its input is whole; a block of
- * another kind (thinking, redacted thinking, a server tool's use and result) is one `raw` part
- * carrying its events, which go out again as they came; `message_start` is a raw part that
+ * another kind (redacted thinking, a server tool's use and result) is one `raw` part carrying its
+ * events, which go out again as they came; a thinking block is one whole `reasoning` raw part in
+ * the AI SDK's shape (its signature in `providerMetadata.anthropic`), for hooks such as
+ * `redaction` to scan, carrying its events too: unchanged, they go out as they came, rewritten, as
+ * one delta of the new text (and the signature only if the part kept it); `message_start` is a raw part that
  * describes the call (it goes out with the first part shown); `message_stop` is the finish, with
  * the usage `message_start` and `message_delta` reported; an `error` event is an error part.
  *
@@ -16,7 +19,7 @@ import type { StreamPart } from "../../../agent/model.ts";
 import type { FinishReason, Usage } from "../../../agent/types.ts";
 import { AgentOnionError, brandError, describe } from "../../../core/errors.ts";
 import type { Block } from "./request.ts";
-import { finishOf, stopOf, usageOf, type ApiUsage } from "./response.ts";
+import { finishOf, stopOf, thinkingBlock, usageOf, type ApiUsage } from "./response.ts";
 
 /**
  * One server-sent event.
@@ -167,7 +170,14 @@ export async function* fromSse(events: AsyncIterable<SseEvent>, memo: StreamMemo
           };
         } else if (open?.kind === "raw") {
           open.events.push(data);
-          yield { type: "raw", value: { type: "anthropic-block", events: open.events } };
+          const thinking = thinkingOf(open.events);
+          yield {
+            type: "raw",
+            value:
+              thinking === undefined
+                ? { type: "anthropic-block", events: open.events }
+                : { ...reasoningOf(thinking), [blockKey]: open.events },
+          };
         }
         open = undefined;
         break;
@@ -203,6 +213,36 @@ export async function* fromSse(events: AsyncIterable<SseEvent>, memo: StreamMemo
     }
   }
 }
+
+/** The field of a reasoning raw part that holds the events of the thinking block it came from. */
+const blockKey = "anthropicBlock";
+
+/** A streamed thinking block, whole: its text and signature, from its events; undefined for another kind of block. */
+const thinkingOf = (events: readonly Record<string, unknown>[]): Block | undefined => {
+  const start = events[0]?.content_block;
+  if (!isObject(start) || start.type !== "thinking") return undefined;
+  let thinking = typeof start.thinking === "string" ? start.thinking : "";
+  let signature = typeof start.signature === "string" ? start.signature : "";
+  for (const e of events) {
+    const delta = isObject(e.delta) ? e.delta : undefined;
+    if (delta?.type === "thinking_delta" && typeof delta.thinking === "string") thinking += delta.thinking;
+    else if (delta?.type === "signature_delta" && typeof delta.signature === "string") signature += delta.signature;
+  }
+  return { type: "thinking", thinking, ...(signature !== "" ? { signature } : {}) };
+};
+
+const reasoningOf = (b: Block): Record<string, unknown> =>
+  typeof b.signature === "string"
+    ? { type: "reasoning", text: b.thinking, providerMetadata: { anthropic: { signature: b.signature } } }
+    : { type: "reasoning", text: b.thinking };
+
+/** The events of a thinking block a hook rewrote: the block's start, one delta of its text, its signature if kept, its stop. */
+const thinkingEvents = (b: Block): Record<string, unknown>[] => [
+  { type: "content_block_start", content_block: { type: "thinking", thinking: "" } },
+  ...(b.thinking !== "" ? [{ type: "content_block_delta", delta: { type: "thinking_delta", thinking: b.thinking } }] : []),
+  ...(typeof b.signature === "string" ? [{ type: "content_block_delta", delta: { type: "signature_delta", signature: b.signature } }] : []),
+  { type: "content_block_stop" },
+];
 
 const frame = (data: Record<string, unknown>): string => `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`;
 
@@ -259,9 +299,17 @@ export class SseWriter {
           if (!this.started && isObject(value.message)) this.memo.start = value.message;
           return this.start();
         }
-        if (value.type !== "anthropic-block" || !Array.isArray(value.events)) return "";
+        let events: Record<string, unknown>[];
+        if (value.type === "anthropic-block" && Array.isArray(value.events)) events = value.events as Record<string, unknown>[];
+        else if (value.type === "reasoning" && Array.isArray(value[blockKey])) {
+          const given = value[blockKey] as Record<string, unknown>[];
+          const was = thinkingOf(given) ?? { type: "thinking" };
+          const now = thinkingBlock(was, value);
+          events = now === was ? given : thinkingEvents(now);
+        } else if (value.type === "reasoning") events = thinkingEvents(thinkingBlock({ type: "thinking", thinking: "" }, value));
+        else return "";
         out += this.start() + this.close();
-        for (const e of value.events as Record<string, unknown>[]) out += frame({ ...e, index: this.index });
+        for (const e of events) out += frame({ ...e, index: this.index });
         this.index++;
         return out;
       }
