@@ -5,6 +5,17 @@ import { SHELL_TOOLS } from "../core/match/condition.ts";
 import { readDetail, UNREADABLE_DETAIL } from "../core/match/detail.ts";
 import { grepGlobs, searchGlob } from "../core/match/search.ts";
 import { gate, observe } from "../core/point.ts";
+import {
+  compactionResultCheck,
+  modelRequestCheck,
+  modelResponseCheck,
+  permissionRequestCheck,
+  runInputCheck,
+  stopDecisionCheck,
+  toolCallCheck,
+  toolResultCheck,
+  userPromptCheck,
+} from "./point-checks.ts";
 import type { Outcome } from "../core/outcome.ts";
 import type {
   CompactionRequest,
@@ -139,14 +150,34 @@ export const stepType = (outcome: Outcome<StepResult>): "tool" | "final" | "erro
  */
 export const agentPoints = {
   sessionStart: gate<SessionStart, SessionInfo>({ name: "sessionStart", subject: (s) => s.source }),
-  userPrompt: gate<UserPrompt, UserPrompt>({ name: "userPrompt" }),
-  run: gate<RunInput, RunResult>({ name: "run" }),
+  userPrompt: gate<UserPrompt, UserPrompt>({ name: "userPrompt", input: userPromptCheck, output: userPromptCheck }),
+  run: gate<RunInput, RunResult>({ name: "run", input: runInputCheck }),
   step: observe<StepInput, StepResult>({ name: "step", subject: (s) => String(s.index), stepType }),
-  modelCall: observe<ModelRequest, ModelResponse>({ name: "modelCall", subject: (r) => r.model }),
-  toolCall: gate<ToolCall, ToolResult>({ name: "toolCall", subject: (c) => c.name, detail: toolDetail }),
-  stop: gate<StopRequest, StopDecision>({ name: "stop", collect: true }),
-  subagentStop: gate<SubagentStopRequest, StopDecision>({ name: "subagentStop", subject: (s) => s.agent, collect: true }),
-  compaction: observe<CompactionRequest, CompactionResult>({ name: "compaction", subject: (c) => c.trigger }),
+  modelCall: observe<ModelRequest, ModelResponse>({
+    name: "modelCall",
+    subject: (r) => r.model,
+    input: modelRequestCheck,
+    output: modelResponseCheck,
+  }),
+  toolCall: gate<ToolCall, ToolResult>({
+    name: "toolCall",
+    subject: (c) => c.name,
+    detail: toolDetail,
+    input: toolCallCheck,
+    output: toolResultCheck,
+  }),
+  stop: gate<StopRequest, StopDecision>({ name: "stop", collect: true, output: stopDecisionCheck }),
+  subagentStop: gate<SubagentStopRequest, StopDecision>({
+    name: "subagentStop",
+    subject: (s) => s.agent,
+    collect: true,
+    output: stopDecisionCheck,
+  }),
+  compaction: observe<CompactionRequest, CompactionResult>({
+    name: "compaction",
+    subject: (c) => c.trigger,
+    output: compactionResultCheck,
+  }),
   error: observe<ErrorEvent, ErrorDecision>({ name: "error", subject: (e) => e.where }),
   sessionEnd: observe<SessionEnd, void>({ name: "sessionEnd", subject: (e) => e.reason }),
   notification: observe<Notification, void>({ name: "notification", subject: (n) => n.type }),
@@ -155,6 +186,7 @@ export const agentPoints = {
     name: "permissionRequest",
     subject: (r) => r.call.name,
     detail: (r) => toolDetail(r.call),
+    input: permissionRequestCheck,
   }),
   /** A sub-agent starting; context hooks add goes to the sub-agent. */
   subagentStart: observe<SubagentStart, void>({ name: "subagentStart", subject: (s) => s.agent }),

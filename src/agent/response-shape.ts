@@ -48,13 +48,19 @@ const answers = (value: unknown): boolean => {
     r !== null &&
     typeof r.text === "string" &&
     Array.isArray(r.toolCalls) &&
-    r.toolCalls.every(isCall) &&
+    r.toolCalls.every(isToolCall) &&
     typeof r.finishReason === "string"
   );
 };
 
-// A call the loop can run and record: a tool and an id to answer, and an input to hand over.
-const isCall = (call: unknown): boolean => {
+/**
+ * True for a tool call the loop can run and record: a string `id` to answer and `name` of the tool,
+ * and an object `input` to hand over.
+ *
+ * @example
+ * isToolCall({ id: "c1", name: "Bash", input: "ls" }) // false
+ */
+export const isToolCall = (call: unknown): call is ToolCall => {
   const c = call as Partial<Record<keyof ToolCall, unknown>> | null | undefined;
   return (
     typeof c === "object" &&

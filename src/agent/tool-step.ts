@@ -7,7 +7,6 @@ import type { PendingApproval, RunOptions } from "../core/context.ts";
 import { Outcome } from "../core/outcome.ts";
 import { AgentRunError, decide } from "./decide.ts";
 import type { LoopEnv } from "./env.ts";
-import { show } from "./known-options.ts";
 import type { ToolCall, ToolResult } from "./types.ts";
 import { executeTool, failedResult, lookupIn, rejectedResult } from "./wrap-tool.ts";
 
@@ -29,23 +28,6 @@ export const waitingResult = (call: ToolCall, approval: PendingApproval): ToolRe
   content: `Tool call ${call.name} waits for a person's approval (approval ${approval.id})`,
   isError: true,
 });
-
-/** The shape every tool call's outcome has (the tool's own return value is wrapped into it). */
-const isToolResult = (value: unknown): value is ToolResult =>
-  typeof value === "object" && value !== null && !Array.isArray(value) && "content" in value;
-
-/**
- * What the model reads when a hook answered a call with something other than a tool result (a
- * JavaScript hook's `Replace("text")`): the call fails and says what a tool result is, rather than
- * the model reading the text "undefined".
- */
-const notAToolResult = (call: ToolCall, value: unknown): ToolResult =>
-  failedResult(
-    call,
-    new TypeError(
-      `a hook answered it with ${show(value)}, which is not a tool result: a tool result is an object { content, isError? }, as Replace({ content: ${show(value)} }) gives`,
-    ),
-  );
 
 /**
  * Run one tool call through the stack, deciding about failures; `approval` answers its approval
@@ -78,7 +60,8 @@ export const callTool = async (
   for (let attempt = 1; ; attempt++) {
     if (attempt > 1) context.next();
     const outcome = await env.stack.run("toolCall", call, operation, run);
-    if (outcome._tag === "Completed") return { result: isToolResult(outcome.value) ? outcome.value : notAToolResult(call, outcome.value) };
+    // A hook's answer that is no tool result is its failure: the point checks it (agentPoints).
+    if (outcome._tag === "Completed") return { result: outcome.value };
     // The root agent's turn stops for it (the loop sees `approval`); a sub-agent's run cannot
     // pause, so its model reads a refusal that says why.
     if (Outcome.isInterrupted(outcome))

@@ -11,6 +11,7 @@ import type { Layer } from "./hook.ts";
 import { Outcome } from "./outcome.ts";
 import { deepFreeze } from "./readonly.ts";
 import type { Frame, Run } from "./run.ts";
+import { refusal } from "./value-check.ts";
 
 /** Apply a `before` answer other than a synchronous Continue. True when the layer short-circuits (Reject, Replace, fail closed). */
 export const applyBefore = (run: Run, f: Frame, layer: Layer, answer: unknown, started: number): boolean => {
@@ -19,7 +20,7 @@ export const applyBefore = (run: Run, f: Frame, layer: Layer, answer: unknown, s
     return false;
   }
   const action = checkAction(run, layer, "before", answer, started);
-  if (action === undefined) return failClosedBefore(run, f, layer);
+  if (action === undefined || refused(run, layer, "before", action, started)) return failClosedBefore(run, f, layer);
   if (run.rec !== Rec.none) record(run, layer, "before", action._tag, started, reasonOf(action));
   if (layer.shadow || action._tag === "Continue") return false;
   if (action._tag === "Transform") {
@@ -37,6 +38,19 @@ export const applyBefore = (run: Run, f: Frame, layer: Layer, answer: unknown, s
     : action._tag === "Reject"
       ? Outcome.rejected(action.reason, layer.name)
       : toCompleted(freeze(run, action.value));
+  return true;
+};
+
+/**
+ * A `Transform` or `Replace` whose value the point's check refuses (a before's Transform is an
+ * input, anything else an output): recorded as the hook's `invalid-action` failure; true then.
+ */
+const refused = (run: Run, layer: Layer, phase: "before" | "after" | "recover", action: HookAction, started: number): boolean => {
+  if (action._tag === "Continue" || action._tag === "Reject") return false;
+  const side = phase === "before" && action._tag === "Transform" ? "input" : "output";
+  const cause = refusal(run.chain.point, side, action._tag, action.value);
+  if (cause === undefined) return false;
+  failed(run, layer, phase, hookError(run, layer, phase, "invalid-action", cause, started), started);
   return true;
 };
 
@@ -118,6 +132,13 @@ export const applyExit = (run: Run, f: Frame, layer: Layer, phase: "after" | "re
     );
     failed(run, layer, phase, error, started);
     if (layer.failMode === "closed" && !layer.shadow) (f.outcome = Outcome.rejected(error.message, layer.name, error)), (f.final = true);
+    return;
+  }
+  if (refused(run, layer, phase, action, started)) {
+    if (layer.failMode === "open" || layer.shadow) return; // the outcome goes on as it was (R6)
+    const error = run.lastFailure as HookError;
+    f.outcome = Outcome.rejected(error.message, layer.name, error);
+    f.final = true;
     return;
   }
   if (run.rec !== Rec.none) record(run, layer, phase, action._tag, started, reasonOf(action));

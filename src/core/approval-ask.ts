@@ -17,6 +17,7 @@
  */
 import { now } from "./clock.ts";
 import { editProblem, readAnswer } from "./approval-answer.ts";
+import { problemOf, type ValueCheck } from "./value-check.ts";
 import { isDurableApprover, type ApprovalDecision, type Approver, type DurableApprover, type PendingApproval } from "./approval-types.ts";
 import type { HookInfo, RunOptions } from "./context.ts";
 import { Rec, record, type Recorder } from "./decisions.ts";
@@ -45,7 +46,9 @@ export interface AskingRun extends Recorder {
   readonly path: readonly string[];
   readonly options: RunOptions | undefined;
   readonly runtime: { readonly approval: Approver | undefined; readonly freeze: boolean };
-  readonly chain: { readonly point: { readonly subject?: ((input: any) => string | undefined) | undefined } };
+  readonly chain: {
+    readonly point: { readonly subject?: ((input: any) => string | undefined) | undefined; readonly input?: ValueCheck | undefined };
+  };
   /** The input of the call being made, and the one the run started with. */
   readonly input: unknown;
   readonly initial: unknown;
@@ -104,7 +107,7 @@ export const askApproval = async (
     const problem =
       run.asked?.rechecking === true
         ? "an edit cannot be taken while the gate hooks check an edited input again"
-        : editProblem(input, decision.input, run.chain.point.subject);
+        : (editProblem(input, decision.input, run.chain.point.subject) ?? problemOf(run.chain.point.input, decision.input));
     if (problem !== undefined)
       decision = {
         decision: "deny",

@@ -53,6 +53,7 @@ import { inputAt, type Frame, type Run } from "./run.ts";
 import { interrupted, type AskState } from "./approval-ask.ts";
 import { RunSignal, type AbortWatcher } from "./run-signal.ts";
 import { isThenable, noop } from "./signal.ts";
+import { refusal } from "./value-check.ts";
 
 /** What walking a frame gives: the outcome now, or later. */
 export type Step = Outcome | Promise<Outcome>;
@@ -480,7 +481,7 @@ const ended = (run: Run, f: Frame): Outcome => {
 // ---------------------------------------------------------------------------------------------
 
 /** A rejected promise for a misused `next()`, handled so that a dangling one is never an unhandled rejection (A5). */
-const rejectedMisuse = (misuse: NextMisuseError): Promise<Outcome> => {
+const rejectedMisuse = (misuse: Error): Promise<Outcome> => {
   const rejected = Promise.reject(misuse);
   rejected.catch(noop);
   return rejected;
@@ -555,6 +556,8 @@ class AroundCall implements Frame {
   declare lastValue: unknown;
   declare state: number;
   declare misuse: NextMisuseError | undefined;
+  /** The hook's failure when it passed `next()` an input the point refuses and it fails closed: that is its answer. */
+  declare refused: Failure | undefined;
   /** A clock reading when the call started (or the run's last one, compact recording); 0 when nothing records. */
   declare started: number;
   declare collectedAtStart: number;
@@ -586,6 +589,7 @@ class AroundCall implements Frame {
     this.lastValue = undefined;
     this.state = deciding;
     this.misuse = undefined;
+    this.refused = undefined;
     this.started = 0;
     this.collectedAtStart = run.collected?.length ?? 0;
     this.scope = undefined;
@@ -697,6 +701,18 @@ class AroundCall implements Frame {
       return rejectedMisuse(misuse);
     }
     if (layer.shadow && this.calls > 0 && this.last !== undefined) return Promise.resolve(this.last);
+    if (input !== undefined && !layer.shadow && run.chain.point.input !== undefined) {
+      const cause = refusal(run.chain.point, "input", "next()", input);
+      if (cause !== undefined) {
+        const error = hookError(run, layer, "around", "invalid-action", cause, 0);
+        if (layer.failMode === "closed") {
+          this.refused ??= new Failure(error);
+          return rejectedMisuse(error);
+        }
+        failed(run, layer, "around", error, 0); // open: the inside runs on the input this hook received
+        input = undefined;
+      }
+    }
     this.calls++;
     // A shadow hook's next() cannot change the input: its decisions are recorded, never enforced (R12).
     const given = input === undefined || layer.shadow ? this.outer.payload : freeze(run, input);
@@ -766,6 +782,7 @@ class AroundCall implements Frame {
     const { run, layer } = this;
     this.outer.j = this.outer.i;
     if (this.last !== undefined && this.tampered()) return this.editedInPlace();
+    if (this.refused !== undefined) return this.failure(this.refused, "invalid-action", undefined);
     // The common answer first: the outcome its next() gave, passed on (`async (ctx, next) => await next()`).
     if (answer === this.last && answer !== undefined && this.misuse === undefined && !layer.shadow) {
       if (run.rec !== Rec.none) record(run, layer, "around", "Outcome", this.stamp, describeOutcome(answer as Outcome));
@@ -787,6 +804,10 @@ class AroundCall implements Frame {
       const outcome = passed ? answer : ownOutcome(run, answer);
       if (outcome === undefined) return this.failure(answer, "invalid-action", new TypeError("around returned an unreadable outcome"));
       if (this.lastFinal && !passed) return this.ignored();
+      if (!passed && outcome._tag === "Completed") {
+        const cause = refusal(run.chain.point, "output", "a Completed outcome", outcome.value);
+        if (cause !== undefined) return this.failure(answer, "invalid-action", cause);
+      }
       if (outcome._tag === "Rejected" && !passed && run.kind === "observe")
         return this.failure(answer, "reject-on-observe", new RejectOnObserveError(outcome.reason, run.point, true));
       if (run.rec !== Rec.none) record(run, layer, "around", "Outcome", this.stamp, describeOutcome(outcome));
@@ -806,6 +827,10 @@ class AroundCall implements Frame {
       return this.failure(answer, "reject-on-observe", new RejectOnObserveError(answer.reason, run.point));
     if (answer._tag === "Continue") return this.recorded("Continue");
     if (this.lastFinal) return this.ignored();
+    if (answer._tag !== "Reject") {
+      const cause = refusal(run.chain.point, "output", answer._tag, answer.value);
+      if (cause !== undefined) return this.failure(answer, "invalid-action", cause);
+    }
     if (run.rec !== Rec.none) record(run, layer, "around", answer._tag, this.stamp, reasonOf(answer));
     // Without next() the hook short-circuited like a `before`: outer post-phases still run (R3).
     // After next() it overrides what came out of the inside, like an `after`: that is final.

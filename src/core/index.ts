@@ -19,6 +19,7 @@ export {
   type PointOptions,
   type Points,
 } from "./point.ts";
+export type { ValueCheck } from "./value-check.ts";
 export { Priority, type PriorityBand } from "./priority.ts";
 export { createStack } from "./stack.ts";
 export type { ExplainOptions, Explanation, HookStack, Operation, PointName, StackOptions, StackStats } from "./stack-types.ts";

@@ -5,6 +5,7 @@
  */
 import type { Outcome } from "./outcome.ts";
 import { isTimeoutMs } from "./signal.ts";
+import type { ValueCheck } from "./value-check.ts";
 
 /** What a point allows: a `gate` may reject, an `observe` point may only change data. */
 export type PointKind = "gate" | "observe";
@@ -30,6 +31,10 @@ export interface Point<I = any, O = any, K extends PointKind = PointKind> {
    * (DESIGN section 4: on `stop`, every hook's reason for continuing is fed back).
    */
   readonly collect?: boolean | undefined;
+  /** What an input a hook gives (a `before`'s `Transform`, `next(input)`, an approver's edit) must look like. */
+  readonly input?: ValueCheck | undefined;
+  /** What an output a hook gives (a `Replace`, an `after`'s or `around`'s `Transform`, an `around`'s own outcome) must look like. */
+  readonly output?: ValueCheck | undefined;
   /** Phantom: the input type. Never present at run time. */
   readonly [inputType]?: I;
   /** Phantom: the output type. Never present at run time. */
@@ -65,11 +70,21 @@ export interface PointOptions<I, O = unknown> {
   readonly stepType?: (outcome: Outcome<O>, input: I) => string | undefined;
   readonly timeoutMs?: number;
   readonly collect?: boolean;
+  /**
+   * Checks an input a hook gives (a `before`'s `Transform`, `next(input)`, an approver's edit):
+   * undefined when it fits, else what is wrong. A refused value is the hook's `invalid-action` failure.
+   */
+  readonly input?: ValueCheck;
+  /**
+   * Checks an output a hook gives (a `Replace`, an `after`'s or `around`'s `Transform`, an outcome
+   * an `around` built): undefined when it fits, else what is wrong. The operation's own value is not checked.
+   */
+  readonly output?: ValueCheck;
 }
 
 const definePoint = <I, O, K extends PointKind>(kind: K, options: PointOptions<I, O>): Point<I, O, K> => {
   if (typeof options?.name !== "string" || options.name === "") throw new TypeError("point: name must be a non-empty string");
-  for (const field of ["subject", "detail", "stepType"] as const) {
+  for (const field of ["subject", "detail", "stepType", "input", "output"] as const) {
     if (options[field] !== undefined && typeof options[field] !== "function")
       throw new TypeError(`point "${options.name}": ${field} must be a function`);
   }

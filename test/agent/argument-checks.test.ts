@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Replace } from "../../src/index.ts";
+import { type HookError, Replace } from "../../src/index.ts";
 import { createAgent, createAgentStack, createScriptedModel, defineTool } from "../../src/agent/index.ts";
 
 const model = () => createScriptedModel({ turns: ["hi"] });
@@ -37,23 +37,38 @@ describe("the agent's entry points refuse what they would otherwise drop", () =>
 });
 
 describe("a hook that answers a tool call with what is not a tool result", () => {
-  it('fails the call: the model reads an error that says what a tool result is, not the text "undefined"', async () => {
+  it("is that hook's invalid-action failure: the model reads a rejection naming the hook and what a tool result is", async () => {
     const ran: string[] = [];
+    const failures: HookError[] = [];
     const tool = defineTool<{ command?: unknown }>({ name: "Bash", execute: ({ command }) => ran.push(String(command)) });
-    const stack = createAgentStack().use("toolCall", { name: "cache", before: () => Replace("cached" as never) });
+    const stack = createAgentStack({ onFailure: (e) => failures.push(e) }).use("toolCall", {
+      name: "cache",
+      before: () => Replace("cached" as never),
+    });
     const scripted = createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: { command: "ls" }, id: "c1" }] }, "Done."] });
 
     await createAgent({ model: scripted, tools: [tool], stack }).run("go");
 
     expect(ran).toEqual([]);
+    expect(failures.map((e) => [e.hook, e.point, e.phase, e.kind])).toEqual([["cache", "toolCall", "before", "invalid-action"]]);
     expect(scripted.requests[1]!.messages.at(-1)).toEqual({
       role: "tool",
       toolCallId: "c1",
       toolName: "Bash",
       isError: true,
       content:
-        'Tool Bash failed: a hook answered it with "cached", which is not a tool result: a tool result is an object { content, isError? }, as Replace({ content: "cached" }) gives',
+        'Tool call Bash was rejected by cache: hook "cache" failed in before on toolCall: returned an invalid action: Replace gave toolCall an output it does not take: a tool result is an object { content, isError? }, as Replace({ content: "cached" }) gives, got "cached"',
     });
+  });
+
+  it("runs the tool instead when the hook fails open", async () => {
+    const stack = createAgentStack().use("toolCall", { name: "cache", failMode: "open", before: () => Replace("cached" as never) });
+    const scripted = createScriptedModel({ turns: [{ toolCalls: [{ name: "Bash", input: { command: "ls" }, id: "c1" }] }, "Done."] });
+
+    await createAgent({ model: scripted, tools: [defineTool({ name: "Bash", execute: () => "ran" })], stack }).run("go");
+
+    expect(scripted.requests[1]!.messages.at(-1)).toMatchObject({ role: "tool", content: "ran" });
+    expect(stack.stats.failOpen).toBe(1);
   });
 
   it("takes a tool result a hook gives in the tool's place", async () => {

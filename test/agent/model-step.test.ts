@@ -51,22 +51,33 @@ describe("the loop's model call checks the response it goes on with", () => {
     }
   }
 
-  it("fails a generated call whose cache hook answers an entry without usage as a model failure, with the TypeError a stream gives", async () => {
+  it("fails a call whose cache hook, failing closed, answers an entry without usage: the same hook failure generated or streamed", async () => {
     const cached = { text: "cached answer", toolCalls: [], finishReason: "stop" };
     const errors: { stream: boolean; where: string; error: unknown }[] = [];
     for (const stream of [false, true]) {
       const stack = createAgentStack()
-        .use("modelCall", { name: "cache", before: () => Replace(cached as never) })
+        .use("modelCall", { name: "cache", failMode: "closed", before: () => Replace(cached as never) })
         .use("error", { name: "watch", before: (event) => void errors.push({ stream, where: event.where, error: event.error }) });
       const turn = await createAgent({ model: createScriptedModel({ turns: ["fresh"] }), stack, stream }).run("go");
       expect(turn.status).toBe("failed");
     }
-    expect(errors.map((e) => [e.stream, e.where, (e.error as Error).name])).toEqual([
-      [false, "model", "TypeError"],
-      [true, "model", "TypeError"],
+    expect(errors.map((e) => [e.stream, e.where, (e.error as Error).name, ((e.error as Error).cause as HookError).kind])).toEqual([
+      [false, "model", "OutcomeRejectedError", "invalid-action"],
+      [true, "model", "OutcomeRejectedError", "invalid-action"],
     ]);
     expect((errors[0]!.error as Error).message).toBe((errors[1]!.error as Error).message);
-    expect((errors[0]!.error as Error).message).toMatch(shapeError);
+    expect((errors[0]!.error as Error).message).toMatch(
+      /Replace gave modelCall an output it does not take: the modelCall response is not a response \(/,
+    );
+  });
+
+  it("goes on with the model's answer when that cache hook fails open (the default on modelCall), generated or streamed", async () => {
+    const cached = { text: "cached answer", toolCalls: [], finishReason: "stop" };
+    for (const stream of [false, true]) {
+      const stack = createAgentStack().use("modelCall", { name: "cache", before: () => Replace(cached as never) });
+      const turn = await createAgent({ model: createScriptedModel({ turns: ["fresh"] }), stack, stream }).run("go");
+      expect([stream, turn.status, turn.text, stack.stats.failOpen]).toEqual([stream, "completed", "fresh", 1]);
+    }
   });
 
   it("lets an error hook that retries model failures retry a malformed response, and goes on with the next answer", async () => {

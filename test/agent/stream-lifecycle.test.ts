@@ -298,9 +298,10 @@ const countingProvider = (n = 1000, delayMs = 2) => {
 };
 
 describe("a stream that ends early or badly", () => {
-  it("ends with an error part and a Failed outcome, never hanging, when a hook answers a malformed response", async () => {
+  it("ends with an error part and a Rejected outcome, never hanging, when a hook that fails closed answers a malformed response", async () => {
     const stack = createAgentStack().use("modelCall", {
       name: "bad-after",
+      failMode: "closed",
       after: (res) => Transform({ ...res, toolCalls: undefined } as never),
     });
     const unhandled: unknown[] = [];
@@ -311,8 +312,8 @@ describe("a stream that ends early or badly", () => {
       const parts = await collect(call.parts);
       const { outcome } = await call.done;
       expect(parts.at(-1)?.type).toBe("error");
-      expect(outcome._tag).toBe("Failed");
-      expect(String((outcome as { error: Error }).error.message)).toMatch(/the modelCall response is not a response/);
+      expect(outcome).toMatchObject({ _tag: "Rejected", by: "bad-after", cause: { kind: "invalid-action" } });
+      expect(String((outcome as { reason: string }).reason)).toMatch(/the modelCall response is not a response/);
       await new Promise((r) => setTimeout(r, 10));
       expect(unhandled).toEqual([]);
     } finally {

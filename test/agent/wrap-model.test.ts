@@ -19,9 +19,9 @@ const errorPart = async (parts: AsyncIterable<StreamPart>): Promise<unknown> => 
 };
 
 describe("wrapModel", () => {
-  it("throws from generate the TypeError its stream ends with when a cache hook answers an entry without usage", async () => {
+  it("throws from generate the error its stream ends with when a cache hook that fails closed answers an entry without usage", async () => {
     const cached = { text: "cached answer", toolCalls: [], finishReason: "stop" };
-    const stack = createAgentStack().use("modelCall", { name: "cache", before: () => Replace(cached as never) });
+    const stack = createAgentStack().use("modelCall", { name: "cache", failMode: "closed", before: () => Replace(cached as never) });
     const model = wrapModel(stack, createScriptedModel({ turns: ["fresh", "fresh"] }));
 
     const generated = await model.generate(request).then(
@@ -30,9 +30,21 @@ describe("wrapModel", () => {
     );
     const streamed = await errorPart(model.stream(request));
 
-    expect(generated).toBeInstanceOf(TypeError);
-    expect((generated as Error).message).toMatch(/^the modelCall response is not a response \(.*usage/);
+    expect(generated).toBeInstanceOf(OutcomeRejectedError);
+    expect((generated as OutcomeRejectedError).cause).toBeInstanceOf(HookError);
+    expect((generated as Error).message).toMatch(
+      /Replace gave modelCall an output it does not take: the modelCall response is not a response \(.*usage/,
+    );
     expect((generated as Error).message).toBe((streamed as Error).message);
+  });
+
+  it("answers from the model when a cache hook that fails open (the default) answers an entry without usage", async () => {
+    const cached = { text: "cached answer", toolCalls: [], finishReason: "stop" };
+    const stack = createAgentStack().use("modelCall", { name: "cache", before: () => Replace(cached as never) });
+    const model = wrapModel(stack, createScriptedModel({ turns: ["fresh", "fresh"] }));
+
+    expect((await model.generate(request)).text).toBe("fresh");
+    expect(stack.stats.failOpen).toBe(1);
   });
 
   it("answers from generate with the usage a provider left out estimated, as its stream does", async () => {

@@ -161,7 +161,7 @@ describe("runBridge on PostToolUse", () => {
 });
 
 describe("runBridge on PreToolUse, rewriting the input", () => {
-  it("blocks when a hook turns the input into something that is not an object, which Claude Code cannot run", async () => {
+  it("denies when a hook turns the input into something that is not an object, naming the hook: the toolCall point refuses it", async () => {
     const stack = createAgentStack().use("toolCall", {
       name: "broken",
       before: (call) => Transform({ ...call, input: "ls" as unknown as Record<string, unknown> }),
@@ -177,9 +177,13 @@ describe("runBridge on PreToolUse, rewriting the input", () => {
         tool_use_id: "t1",
       }),
     );
-    expect([reply.exitCode, reply.stderr]).toEqual([
-      2,
-      "agent-onion: PreToolUse: a hook rewrote the input of Bash into a string; a tool's input is an object",
-    ]);
+    expect(reply).toMatchObject({
+      exitCode: 0,
+      decision: "deny",
+      json: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny" } },
+    });
+    expect(reply.reason).toBe(
+      'hook "broken" failed in before on toolCall: returned an invalid action: Transform gave toolCall an input it does not take: a tool call is an object { id, name, input } with string id and name and an object input, got {"id":"t1","name":"Bash","input":"ls"}',
+    );
   });
 });

@@ -5,7 +5,7 @@ import { aiSdkMiddleware } from "../../../src/adapters/ai-sdk.ts";
 import { createAgentStack } from "../../../src/agent/stack.ts";
 import type { LanguageModel } from "../../../src/agent/model.ts";
 import { outputGate } from "../../../src/agent/stream/hooks.ts";
-import { Continue, Outcome, Reject, Replace, Transform } from "../../../src/core/index.ts";
+import { Continue, Outcome, OutcomeRejectedError, Reject, Replace, Transform } from "../../../src/core/index.ts";
 import { fallback, withMiddleware } from "../../../src/middleware/index.ts";
 import { fromResponse, toResponse } from "../../../src/adapters/ai-sdk/response.ts";
 import { stop, usage } from "../ai-sdk-fixtures.ts";
@@ -205,21 +205,28 @@ describe("a response without usage that a hook settled on, on generateText", () 
     new MockLanguageModelV3({
       doGenerate: async () => ({ content: [{ type: "text" as const, text: "hi" }], finishReason: stop, usage: usage(10, 5), warnings: [] }),
     });
-  const refusal = /the modelCall response is not a response \(.*usage.*\), got \{"text":"(cached|HI)","toolCalls":\[\]\}/;
+  const refusal =
+    /output it does not take: the modelCall response is not a response \(.*usage.*\), got \{"text":"(cached|HI)","toolCalls":\[\]\}/;
 
-  it("is refused as the stream refuses a malformed response, saying what is missing: a cache entry restored without usage", async () => {
-    const stack = createAgentStack().use("modelCall", { name: "cache", before: () => Replace({ text: "cached", toolCalls: [] } as never) });
+  it("is the hook's failure, saying what is missing: a cache entry restored without usage (failing closed)", async () => {
+    const stack = createAgentStack().use("modelCall", {
+      name: "cache",
+      failMode: "closed",
+      before: () => Replace({ text: "cached", toolCalls: [] } as never),
+    });
     const error = await generateText({
       model: wrapLanguageModel({ model: answering(), middleware: aiSdkMiddleware(stack) }),
       prompt: "x",
     }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(TypeError);
+    expect(error).toBeInstanceOf(OutcomeRejectedError);
+    expect((error as Error).cause).toMatchObject({ name: "HookError", hook: "cache", kind: "invalid-action" });
     expect((error as Error).message).toMatch(refusal);
   });
 
-  it("is refused the same when an after hook rebuilt the response without usage", async () => {
+  it("is the hook's failure the same when an after hook rebuilt the response without usage", async () => {
     const stack = createAgentStack().use("modelCall", {
       name: "strip",
+      failMode: "closed",
       after: (res) => Transform({ text: res.text.toUpperCase(), toolCalls: [] } as never),
     });
     const error = await generateText({
@@ -227,7 +234,7 @@ describe("a response without usage that a hook settled on, on generateText", () 
       prompt: "x",
       maxRetries: 0,
     }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(TypeError);
+    expect(error).toBeInstanceOf(OutcomeRejectedError);
     expect((error as Error).message).toMatch(refusal);
   });
 });
@@ -252,8 +259,12 @@ describe("a response whose usage is not token counts, that an after hook settled
     ["NaN", { inputTokens: Number.NaN, outputTokens: 5 }],
     ["negative", { inputTokens: -3, outputTokens: 5 }],
     ["infinite", { inputTokens: Number.POSITIVE_INFINITY, outputTokens: 5 }],
-  ])("is refused on generateText as on streamText, with the same TypeError, when a count is %s", async (_, bad) => {
-    const stack = createAgentStack().use("modelCall", { name: "rebuild", after: (res) => Transform({ ...res, usage: bad }) });
+  ])("is the hook's failure on generateText as on streamText, with the same error, when a count is %s", async (_, bad) => {
+    const stack = createAgentStack().use("modelCall", {
+      name: "rebuild",
+      failMode: "closed",
+      after: (res) => Transform({ ...res, usage: bad }),
+    });
     const model = wrapLanguageModel({ model: provider(), middleware: aiSdkMiddleware(stack) });
 
     const generated = await generateText({ model, prompt: "x", maxRetries: 0 }).catch((e: unknown) => e);
@@ -262,8 +273,10 @@ describe("a response whose usage is not token counts, that an after hook settled
 
     // The same words; what follows "got" is the response, which on a stream has its time to first chunk.
     const said = (error: unknown) => [(error as Error).name, (error as Error).message.split(", got ")[0]];
-    expect(generated).toBeInstanceOf(TypeError);
+    expect(generated).toBeInstanceOf(OutcomeRejectedError);
     expect(errors.map(said)).toEqual([said(generated)]);
-    expect((generated as Error).message).toMatch(/^the modelCall response is not a response \(.*usage .*token counts\), got \{"text":"hi"/);
+    expect((generated as Error).message).toMatch(
+      /^rejected by rebuild: hook "rebuild" failed in after on modelCall: .*: the modelCall response is not a response \(.*usage .*token counts\), got \{"text":"hi"/,
+    );
   });
 });

@@ -62,21 +62,32 @@ describe("streamThroughStack", () => {
     ["without usage (a cache entry restored from JSON)", { text: "cached", toolCalls: [], finishReason: "stop" }],
     ["with a usage that counts no tokens", { text: "cached", toolCalls: [], finishReason: "stop", usage: {} }],
     ["without a finish reason", { text: "cached", toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 } }],
-  ])("fails the call, saying what a response needs, when a hook answers a response %s", async (_, answer) => {
-    const stack = createAgentStack().use("modelCall", { name: "cache", before: () => Replace(answer as unknown as ModelResponse) });
+  ])("fails the hook that answers a response %s, saying what a response needs; open, the model streams", async (_, answer) => {
+    const closed = createAgentStack().use("modelCall", {
+      name: "cache",
+      failMode: "closed",
+      before: () => Replace(answer as unknown as ModelResponse),
+    });
+    const open = createAgentStack().use("modelCall", { name: "cache", before: () => Replace(answer as unknown as ModelResponse) });
 
-    const call = wrapModel(stack, createScriptedModel({ turns: ["fresh"] })).streamWithOutcome(request());
+    const call = wrapModel(closed, createScriptedModel({ turns: ["fresh"] })).streamWithOutcome(request());
     const parts = await collect(call.parts);
     const { outcome } = await call.done;
+    const fresh = await wrapModel(open, createScriptedModel({ turns: ["fresh"] })).streamWithOutcome(request()).done;
 
     expect(parts.map((p) => p.type)).toEqual(["error"]);
     expect(outcome).toMatchObject({
-      _tag: "Failed",
-      error: {
-        name: "TypeError",
-        message: expect.stringMatching(/^the modelCall response is not a response \(.*finishReason a string and usage/),
+      _tag: "Rejected",
+      by: "cache",
+      cause: {
+        name: "HookError",
+        kind: "invalid-action",
+        message: expect.stringMatching(
+          /Replace gave modelCall an output it does not take: the modelCall response is not a response \(.*finishReason a string and usage/,
+        ),
       },
     });
+    expect(fresh.outcome).toMatchObject({ _tag: "Completed", value: { text: "fresh" } });
   });
 
   describe("says what the call spent", () => {
