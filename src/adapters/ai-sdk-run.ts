@@ -14,7 +14,7 @@ import type { RunOptions } from "../core/context.ts";
 import { OutcomeRejectedError, type Outcome } from "../core/outcome.ts";
 import type { Operation } from "../core/stack-types.ts";
 import { neverAborted } from "../core/signal.ts";
-import { knownOptions } from "../agent/known-options.ts";
+import { knownOptions } from "../core/known-options.ts";
 import { stackArgument } from "../agent/stack-argument.ts";
 import type { FinishReason, RunInput, RunResult, Usage } from "../agent/types.ts";
 import { SdkSteps, stepsOfScope, type StepStack, type StoppedBy } from "./ai-sdk/steps.ts";

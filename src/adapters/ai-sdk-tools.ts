@@ -77,7 +77,7 @@ import {
   type SdkDenial,
 } from "./ai-sdk/approvals.ts";
 import { stackArgument } from "../agent/stack-argument.ts";
-import { knownOptions } from "../agent/known-options.ts";
+import { knownOptions } from "../core/known-options.ts";
 import { currentRun, scopedOptions, scopedSignal, warnUnscoped } from "./run-scope.ts";
 
 /**

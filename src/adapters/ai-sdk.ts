@@ -53,7 +53,7 @@ import {
 } from "./ai-sdk/spec.ts";
 import { fromSdkParts, StreamMemo, toSdkStream } from "./ai-sdk/stream.ts";
 import { stackArgument } from "../agent/stack-argument.ts";
-import { knownOptions } from "../agent/known-options.ts";
+import { knownOptions } from "../core/known-options.ts";
 
 /**
  * One call the middleware is about to run, for per-call run options.

@@ -23,7 +23,7 @@ import type { Continue, Replace } from "../core/action.ts";
 import type { Outcome } from "../core/outcome.ts";
 import type { PointKind } from "../core/point.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
-import { knownOptions } from "../agent/known-options.ts";
+import { knownOptions } from "../core/known-options.ts";
 
 /**
  * A fiber running a hook was interrupted by something other than the run's signal.

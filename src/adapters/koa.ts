@@ -38,7 +38,7 @@ import type { Outcome } from "../core/outcome.ts";
 import type { PointKind } from "../core/point.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 import { noop } from "../core/signal.ts";
-import { knownOptions } from "../agent/known-options.ts";
+import { knownOptions } from "../core/known-options.ts";
 
 // Loaded on the first `fromKoa`: the root entry exports it, and `import "agent-onion"` (every
 // `claude-hook` process) must not pay for a package most programs never call.

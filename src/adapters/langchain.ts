@@ -34,7 +34,7 @@ import { toAIMessage, toResponse } from "./langchain/response.ts";
 import { runTool, type LangChainToolCallRequest, type ToolAnswer } from "./langchain/tools.ts";
 import { checkPrompt, checkStop, guardStop, stepIndex, turnIds, type TurnRuntime } from "./langchain/turn.ts";
 import { stackArgument } from "../agent/stack-argument.ts";
-import { knownOptions } from "../agent/known-options.ts";
+import { knownOptions } from "../core/known-options.ts";
 
 /**
  * One call the middleware is about to run, for per-call run options.

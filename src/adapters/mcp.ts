@@ -39,7 +39,7 @@ import { outputProblem, outputValidator } from "./mcp-output.ts";
 import { ListedTools, type ListTools, unknownToolResult } from "./mcp-tools.ts";
 import { guardedStream, type CallShape, type GuardedCall, type McpStreamMessage } from "./mcp-stream.ts";
 import { stackArgument } from "../agent/stack-argument.ts";
-import { knownOptions } from "../agent/known-options.ts";
+import { knownOptions } from "../core/known-options.ts";
 import { currentRun, scopedOptions, scopedSignal, warnUnscoped } from "./run-scope.ts";
 
 /**

@@ -17,7 +17,7 @@ import type { AgentTool } from "./tool.ts";
 import { defaultTranscriptDir, type TranscriptWriter } from "./transcript.ts";
 import type { Notification } from "./types.ts";
 import { holdBackProblem } from "./stream/control.ts";
-import { knownOptions } from "./known-options.ts";
+import { knownOptions } from "../core/known-options.ts";
 
 /** Resolved agent options. */
 export interface AgentConfig {

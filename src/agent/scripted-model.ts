@@ -5,7 +5,7 @@
  * long session does not keep a copy of every conversation it was sent). No network, no keys.
  */
 import type { LanguageModel, ModelCallOptions, StreamPart } from "./model.ts";
-import { knownOptions, show } from "./known-options.ts";
+import { knownOptions, show } from "../core/known-options.ts";
 import { sleep } from "./sleep.ts";
 import { estimateMessageTokens, estimateTokens } from "./tokens.ts";
 import type { FinishReason, ModelRequest, ModelResponse, ToolCall, Usage } from "./types.ts";

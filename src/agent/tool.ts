@@ -2,7 +2,7 @@
  * The tool interface: a name, what the model reads about it, and an `execute` function. It is
  * what the AI SDK's tools and MCP tools look like once their transport is stripped away.
  */
-import { knownOptions, show } from "./known-options.ts";
+import { knownOptions, show } from "../core/known-options.ts";
 import type { ToolSpec } from "./types.ts";
 
 /** What a tool's `execute` receives besides its input. */

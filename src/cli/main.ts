@@ -7,7 +7,7 @@
  * whose every exit code Claude Code reads, exits 2, or 1 with `--fail-open`).
  */
 import { describe } from "../core/errors.ts";
-import { nearestName } from "../agent/nearest-name.ts";
+import { nearestName } from "../core/nearest-name.ts";
 import { UsageError, type CliIo } from "./io.ts";
 
 /**

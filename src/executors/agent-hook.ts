@@ -23,7 +23,7 @@ import {
 import { readOnlyTools } from "./readonly-tools.ts";
 import { evaluatorPrompt, readVerdict, verdictAnswer } from "./verdict.ts";
 import { checkLimit } from "./limits.ts";
-import { knownOptions } from "../agent/known-options.ts";
+import { knownOptions } from "../core/known-options.ts";
 
 export interface AgentHookOptions<E extends AgentEvent = AgentEvent> extends ExternalHookOptions<E> {
   /** What to verify; `$ARGUMENTS` is where the event goes (appended when absent). */

@@ -21,7 +21,7 @@ import {
 } from "./external.ts";
 import { runProcess } from "./process.ts";
 import { checkLimit } from "./limits.ts";
-import { knownOptions } from "../agent/known-options.ts";
+import { knownOptions } from "../core/known-options.ts";
 
 export interface CommandHookOptions<E extends AgentEvent = AgentEvent> extends ExternalHookOptions<E> {
   /** Shell form: a command line for `/bin/sh -c`. Exec form (with `args`): the executable, resolved on PATH. */

@@ -22,7 +22,7 @@ import {
 import { postJson } from "./http-client.ts";
 import type { AddressPolicy, Resolver } from "./ssrf.ts";
 import { checkLimit } from "./limits.ts";
-import { knownOptions } from "../agent/known-options.ts";
+import { knownOptions } from "../core/known-options.ts";
 
 export interface HttpHookOptions<E extends AgentEvent = AgentEvent> extends ExternalHookOptions<E> {
   /** http or https; no credentials in the URL. */

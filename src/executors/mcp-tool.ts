@@ -20,7 +20,7 @@ import {
 } from "./external.ts";
 import { parseJson } from "./json.ts";
 import { checkLimit } from "./limits.ts";
-import { knownOptions } from "../agent/known-options.ts";
+import { knownOptions } from "../core/known-options.ts";
 
 /**
  * What an MCP tool hook needs of a client: the MCP SDK's `callTool` (a connected `Client`

@@ -21,7 +21,7 @@ import {
 } from "./external.ts";
 import { evaluatorPrompt, readVerdict, verdictAnswer } from "./verdict.ts";
 import { checkLimit } from "./limits.ts";
-import { knownOptions } from "../agent/known-options.ts";
+import { knownOptions } from "../core/known-options.ts";
 
 export interface PromptHookOptions<E extends AgentEvent = AgentEvent> extends ExternalHookOptions<E> {
   /** What to check; `$ARGUMENTS` is where the event goes (appended when absent). */

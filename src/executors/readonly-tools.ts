@@ -9,7 +9,7 @@ import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { AgentTool } from "../agent/tool.ts";
 import { compileGlob } from "../core/match/glob.ts";
 import { checkLimit } from "./limits.ts";
-import { knownOptions } from "../agent/known-options.ts";
+import { knownOptions } from "../core/known-options.ts";
 
 /** Options of `readOnlyTools`: the limits of what `Read`, `Glob` and `Grep` return. */
 export interface ReadOnlyToolsOptions {

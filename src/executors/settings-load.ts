@@ -12,7 +12,7 @@ import { parseJson } from "./json.ts";
 import { loadClaudePlugin, type ClaudePlugin, type PluginSource } from "./plugin.ts";
 import { orMatchers, type GroupMatcher } from "./settings-rules.ts";
 import { decodeHookSettings, pointer, SettingsError, type MatcherGroup, type SettingsHandler } from "./settings-schema.ts";
-import { knownOptions } from "../agent/known-options.ts";
+import { knownOptions } from "../core/known-options.ts";
 
 /** A settings object with a name for error messages and sources. */
 export interface SettingsLayer {

@@ -40,8 +40,8 @@ import { loadClaudeSettings, type HandlerEntry, type SettingsInput } from "./set
 import { SettingsError } from "./settings-schema.ts";
 import type { AddressPolicy, Resolver } from "./ssrf.ts";
 import { turnStops } from "./turn-stop.ts";
-import { knownOptions } from "../agent/known-options.ts";
-import { nearestName, namesByNearness } from "../agent/nearest-name.ts";
+import { knownOptions } from "../core/known-options.ts";
+import { nearestName, namesByNearness } from "../core/nearest-name.ts";
 import { stackArgument } from "../agent/stack-argument.ts";
 
 /**

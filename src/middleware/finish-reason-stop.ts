@@ -11,7 +11,7 @@ import { Priority } from "../core/priority.ts";
 import type { FinishReason, StepInput, StepResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { guardRetentionMs, runKey, stopRun } from "./guard-common.ts";
-import { nearestName } from "../agent/nearest-name.ts";
+import { nearestName } from "../core/nearest-name.ts";
 import { knownOptions, nameOption } from "./options.ts";
 import { placement } from "./placement.ts";
 import { forgetAfterRun } from "./run-state.ts";

@@ -3,10 +3,10 @@
  * called, so a mistake is a `TypeError` naming the middleware and the field at start-up, not a
  * surprise on the first call in production.
  */
-import { show } from "../agent/known-options.ts";
+import { show } from "../core/known-options.ts";
 
 /** The generic checks, which live with the agent so that every layer above it can use them. */
-export { knownOptions, show } from "../agent/known-options.ts";
+export { knownOptions, show } from "../core/known-options.ts";
 
 /**
  * Refuse anything but a safe integer in `[min, max]` (budgets and limits are integers: H5).

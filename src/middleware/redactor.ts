@@ -9,7 +9,7 @@ import { contentText } from "../agent/content-text.ts";
 import { defaultDetectors, kindsOf, scan, type Detection, type Detector } from "./detectors.ts";
 import { rebuiltObject } from "./rebuilt-object.ts";
 import { namesSecret } from "./secret-detectors.ts";
-import { nearestName } from "../agent/nearest-name.ts";
+import { nearestName } from "../core/nearest-name.ts";
 import { integerOption, knownOptions } from "./options.ts";
 
 /**

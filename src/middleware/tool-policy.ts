@@ -16,7 +16,7 @@ import { Priority } from "../core/priority.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
-import { nearestName } from "../agent/nearest-name.ts";
+import { nearestName } from "../core/nearest-name.ts";
 import { choiceOption, functionOption, knownOptions, nameOption } from "./options.ts";
 import { placement } from "./placement.ts";
 import { compileAllowRules, compileDenyRules, type AllowTest, type RuleTest, type ToolRule } from "./tool-rules.ts";

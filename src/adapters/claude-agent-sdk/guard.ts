@@ -52,7 +52,7 @@ import { cleanText } from "../../executors/sanitize.ts";
 import { ClaudeApprovalError, ClaudeSessionNotWaitingError, decisionFor, isCall, tokenOf, type ClaudePausedApproval } from "./paused.ts";
 import { ToolCalls, type CallApprovals } from "./tool-calls.ts";
 import { stackArgument } from "../../agent/stack-argument.ts";
-import { knownOptions } from "../../agent/known-options.ts";
+import { knownOptions } from "../../core/known-options.ts";
 
 /**
  * What the guard needs of a stack: an agent stack (`createAgentStack()` with any middleware).

@@ -28,7 +28,7 @@ import type { ToolCallStack } from "../../agent/wrap-tool.ts";
 import { checkModelOptions, guardModel, type GuardModelOptions, type GuardModelStack } from "./model.ts";
 import { checkToolOptions, guardTool, type GuardToolOptions } from "./tool.ts";
 import { stackArgument } from "../../agent/stack-argument.ts";
-import { knownOptions } from "../../agent/known-options.ts";
+import { knownOptions } from "../../core/known-options.ts";
 
 /**
  * What `guardAgent` needs of a stack: the points it runs. Every `HookStack` over the agent points is one.

@@ -39,7 +39,7 @@ import { fromRequest, toRequest } from "./request.ts";
 import { fromResponse, toResponse } from "./response.ts";
 import { fromSdkEvents, StreamMemo, toSdkEvents } from "./stream.ts";
 import { stackArgument } from "../../agent/stack-argument.ts";
-import { knownOptions } from "../../agent/known-options.ts";
+import { knownOptions } from "../../core/known-options.ts";
 
 /**
  * One model call about to run, for per-call run options.

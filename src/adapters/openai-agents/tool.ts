@@ -35,7 +35,7 @@ import type { ToolCall, ToolResult } from "../../agent/types.ts";
 import { rejectedResult, ToolCallError, UnknownToolError, type ToolCallStack } from "../../agent/wrap-tool.ts";
 import { ApprovalAlreadyUsedError, ApprovalNotAskedError, ParkedCall, pendingApprovalReason, type Execute } from "./parked.ts";
 import { stackArgument } from "../../agent/stack-argument.ts";
-import { knownOptions } from "../../agent/known-options.ts";
+import { knownOptions } from "../../core/known-options.ts";
 
 /** How long the claim of an approved call is kept: a paused run resumed later than this could run it again. */
 const claimTtlMs = 30 * 24 * 60 * 60 * 1000;

@@ -32,7 +32,7 @@ import { fromRequest, toRequest, withoutUnsignedThinking, type MappedRequest, ty
 import { fromResponse, toResponse, type MessagesResponse } from "./response.ts";
 import { AnthropicStreamError, errorBody, fromSse, sseEvents, SseWriter, StreamMemo } from "./stream.ts";
 import { stackArgument } from "../../../agent/stack-argument.ts";
-import { knownOptions } from "../../../agent/known-options.ts";
+import { knownOptions } from "../../../core/known-options.ts";
 
 /**
  * The API answered a model call with an error status: its status, headers and body as sent, which
