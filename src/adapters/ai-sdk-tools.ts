@@ -300,9 +300,9 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
     }
     waiting?.release(undefined);
     const { call, given, person, durable } = begin(name, input, sdk);
+    const signal = scopedSignal(sdk.abortSignal, currentRun());
     if (person === undefined) {
       const operation: Operation = async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk)) });
-      const signal = scopedSignal(sdk.abortSignal, currentRun());
       return answer(await runKnowing(stackOf(name), call, operation, given, undefined, false, signal), call, sdk);
     }
     // An answer in the messages is the person's only as the answer to a question asked: with durable
@@ -310,13 +310,13 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
     // this process waiting for it, which would have been held above. Anything else is refused.
     const token = durable !== undefined ? await durable.linked(linkOf(call.id)) : undefined;
     if (durable === undefined || token === undefined)
-      return answer(await refuse(call, given, (durable ? noPausedApproval : notAnApproval)(name, call.id), sdk.abortSignal), call, sdk);
+      return answer(await refuse(call, given, (durable ? noPausedApproval : notAnApproval)(name, call.id), signal), call, sdk);
     // The resumed run is the paused one, with its own input; the SDK reports it under the call it
     // executes, so that call must be the one asked about: another tool or input is refused, claiming nothing.
     if ((await durable.linked(boundLinkOf(call.id, name, input))) !== token)
-      return answer(await refuse(call, given, notTheQuestion(name, call.id), sdk.abortSignal), call, sdk);
+      return answer(await refuse(call, given, notTheQuestion(name, call.id), signal), call, sdk);
     const operation: Operation = async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk)) });
-    return answer(await resume(durable, name, call.id, token, person, operation, given, sdk.abortSignal), call, sdk);
+    return answer(await resume(durable, name, call.id, token, person, operation, given, signal), call, sdk);
   };
 
   /**
@@ -376,6 +376,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
     // No gate (a stack without `use`): the tool's own rule asks first, and the hooks run in `execute`.
     if (ownSays && target === stack) return true;
     const { call, given, durable } = begin(name, input, sdk);
+    const runSignal = scopedSignal(undefined, currentRun());
     let reached!: (how: "reached" | "asked") => void;
     const reaching = new Promise<"reached" | "asked">((resolve) => (reached = resolve));
     let release!: (sdk: AiSdkToolExecutionOptions | undefined) => void;
@@ -422,7 +423,8 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
           if (options === undefined) throw notExecuted(person?.reason);
           return { content: await lastValue(execute(c, ctx.signal, options)) };
         },
-        durable !== undefined ? { ...given } : { ...given, approval: ask },
+        // Inside `aiSdkRun`, the run's signal: its deadline and abort reach a run held for `execute`.
+        durable !== undefined ? { ...given, signal: runSignal } : { ...given, signal: runSignal, approval: ask },
       )
       .finally(() => (asked as AskedCalls).asking.delete(id));
     const first = await Promise.race([reaching, outcome.then(() => "settled" as const)]);
@@ -454,7 +456,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
     let ended = false;
     // The run's signal: the caller's, and the reader leaving.
     const stop = new AbortController();
-    const caller = sdk.abortSignal;
+    const caller = scopedSignal(sdk.abortSignal, currentRun());
     const follow = (): void => stop.abort(caller?.reason);
     if (caller?.aborted === true) follow();
     else caller?.addEventListener("abort", follow, { once: true });

@@ -214,6 +214,27 @@ describe("aiSdkRun around generateText", () => {
     expect(seen.runs).toEqual(["r-late:Failed"]);
   });
 
+  it.each([
+    ["without approvals", {}],
+    ["with approval through the SDK", { approval: "ai-sdk" as const }],
+  ])("gives a tool call's hooks the run's signal, %s: the run's timeoutMs aborts them", async (_how, options) => {
+    let hookSignal: AbortSignal | undefined;
+    const stack = createAgentStack().use("toolCall", {
+      name: "slow",
+      before: (_c, ctx) =>
+        new Promise<void>((resolve) => {
+          hookSignal = ctx.signal;
+          const timer = setTimeout(resolve, 5_000);
+          ctx.signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+        }),
+    });
+    const model = wrapLanguageModel({ model: loopingModel(1), middleware: aiSdkMiddleware(stack) });
+    const tools = wrapAiSdkTools(stack, bash(), options);
+    const call = aiSdkRun(stack, { timeoutMs: 100 }, (run) => generateText({ model, tools, prompt: "go", abortSignal: run.signal }));
+    await expect(call).rejects.toMatchObject({ name: "RunAbortedError", timedOut: true });
+    await vi.waitFor(() => expect(hookSignal?.aborted).toBe(true), { timeout: 1_000 });
+  });
+
   it("never calls the SDK when a run hook refuses the run, and throws the refusal", async () => {
     const stack = createAgentStack().use("run", { name: "closed", before: () => Reject("out of hours") });
     let called = false;

@@ -93,6 +93,31 @@ describe("approvals through the Agents SDK's run state, against a state edited a
     expect(mailer.sent).toEqual(["bob@corp.test", "carol@corp.test"]);
   });
 
+  it("does not run a call asked about whose arguments were edited, even when the state is edited to approve every call", async () => {
+    const alwaysApproved = (saved: string) => {
+      const state = JSON.parse(saved);
+      const visit = (o: unknown): void => {
+        if (typeof o !== "object" || o === null) return;
+        const approvals = (o as { approvals?: Record<string, { approved: unknown }> }).approvals;
+        if (approvals !== undefined) for (const entry of Object.values(approvals)) entry.approved = true;
+        for (const v of Object.values(o)) visit(v);
+      };
+      visit(state);
+      return JSON.stringify(state).replaceAll("bob@corp.test", "everyone@corp.test");
+    };
+    const store = new MemoryStore();
+    const paused = await run(buildMailer(store, [emailBob()]).agent, "Ask Bob to lunch");
+    const mailer = buildMailer(store, [[assistantMessage("Sent.")]]);
+    const approved = await RunState.fromString(mailer.agent, paused.state.toString());
+    for (const item of approved.getInterruptions()) approved.approve(item);
+    await run(mailer.agent, await RunState.fromString(mailer.agent, alwaysApproved(approved.toString())));
+    await mailer.stack.flush();
+    expect(mailer.sent).toEqual([]);
+    expect(mailer.events.map((e) => e.outcome)).toEqual([
+      { _tag: "Rejected", by: "approval", reason: expect.stringMatching(/arguments differ from those the person was asked about/) },
+    ]);
+  });
+
   it("does not run a call asked about under another call id", async () => {
     const { mailer } = await resumeEdited(new MemoryStore(), (s) => s.replaceAll("call_bob", "call_forged"));
     expect(mailer.sent).toEqual([]);

@@ -57,7 +57,12 @@ interface OpenStep {
   drop(): void;
 }
 
-/** Which guard stopped the run, as a `RunResult`'s `stoppedBy` says it. */
+/**
+ * Which guard stopped the run, as a `RunResult`'s `stoppedBy` says it.
+ *
+ * @example
+ * const stopped: StoppedBy = { reason: "step limit of 8 reached", by: "stepLimit", kind: "steps" };
+ */
 export interface StoppedBy {
   readonly reason: string;
   readonly by?: string;
@@ -82,7 +87,11 @@ interface SdkToolPart {
 export class SdkSteps {
   /** Steps completed: the index of the next one. */
   private done = 0;
-  /** A step's provider call is under way: a call made meanwhile (a tool's own model) is part of that step. */
+  /**
+   * A step's provider call is under way: a provider call made meanwhile is part of that step. A
+   * tool's own model is called after its step's provider call, so it is a step of its own unless
+   * the tool opens its own `aiSdkRun`.
+   */
   private busy = false;
   private open: OpenStep | undefined;
   /** The last step's request and answer, from which the next step's messages are told. */

@@ -205,14 +205,16 @@ export const guardTool = <T extends Tool<any>>(stack: ToolCallStack, tool: T, op
    * arguments changed since the question, is refused.
    */
   const notAsked = async (call: ToolCall, ctx: RunContext<unknown>): Promise<string | undefined> => {
-    // A decision for every call of the tool (`approve(item, { alwaysApprove: true })`) approves a call id never seen: the SDK's own.
-    if (decision(ctx, `agent-onion-probe-${randomUUID()}`) === true) return undefined;
     let asked: unknown;
     try {
       asked = await questionStore(stack, runOptions(call, ctx)).get(questionKey(name, call.id));
     } catch (error) {
       return `the approval of ${name} call ${call.id} could not be checked against the question asked: ${describe(error)}`;
     }
+    // A decision for every call of the tool (`approve(item, { alwaysApprove: true })`) approves calls
+    // never asked about, as the SDK means it; a call that was asked about still runs only as asked,
+    // since that decision is plain data in a run state anyone holding it can write.
+    if (asked === undefined && decision(ctx, `agent-onion-probe-${randomUUID()}`) === true) return undefined;
     if (asked === undefined)
       return (
         `the approval of ${name} call ${call.id} in the run state is not an approval: no question about this call was asked ` +
