@@ -154,6 +154,13 @@ export const aiSdkRun = <T>(
       called = true;
       const result = (await runInScope("aiSdkRun", scope, () => fn(run))) as Awaited<T>;
       produced = result;
+      if (typeof Response === "function" && result instanceof Response) {
+        // Made from a stream inside fn, it would let the run end now while the SDK streams on outside it.
+        void result.body?.cancel().catch(() => undefined);
+        throw new TypeError(
+          "aiSdkRun: fn returned a Response, which would end the run before its stream does; return the SDK's result from fn and make the Response from what aiSdkRun returns: (await aiSdkRun(stack, options, (run) => streamText({ ... }))).toUIMessageStreamResponse()",
+        );
+      }
       if (!isStreamResult(result)) return runResult(result, steps?.stopped);
       // A stream: the caller reads it now, and the run goes on until it ends.
       handOut(result);

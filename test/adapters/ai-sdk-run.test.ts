@@ -422,6 +422,15 @@ describe("aiSdkRun around streamText", () => {
     expect(seen.step).toEqual([0]);
   });
 
+  it("refuses a Response returned by fn, which would end the run before its stream, and says what to return", async () => {
+    const { stack, seen } = watched(createAgentStack());
+    const model = wrapLanguageModel({ model: streamingModel(), middleware: aiSdkMiddleware(stack) });
+    const call = aiSdkRun(stack, { runId: "r-response" }, () => streamText({ model, prompt: "go" }).toTextStreamResponse());
+    await expect(call).rejects.toThrow(/aiSdkRun: fn returned a Response.*return the SDK's result/);
+    await expect(call).rejects.toBeInstanceOf(TypeError);
+    expect(seen.runs).toEqual(["r-response:Failed"]);
+  });
+
   it("ends the run of a stream whose provider fails once, as the SDK reports it: finished with reason error", async () => {
     const ends: unknown[] = [];
     const { stack, seen } = watched(
