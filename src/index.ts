@@ -43,7 +43,7 @@ export {
 } from "./adapters/ai-sdk/spec.ts";
 export { wrapAiSdkTools, type AiSdkToolExecutionOptions, type WrapAiSdkToolsOptions } from "./adapters/ai-sdk-tools.ts";
 export { aiSdkRun, aiSdkStopWhen, type AiSdkRun, type AiSdkRunOptions, type AiSdkRunStack } from "./adapters/ai-sdk-run.ts";
-export { StepNotTakenError, type StoppedBy } from "./adapters/ai-sdk/steps.ts";
+export { StepNotTakenError, type StepStack, type StoppedBy } from "./adapters/ai-sdk/steps.ts";
 export {
   wrapMcpClient,
   type McpCallToolParams,

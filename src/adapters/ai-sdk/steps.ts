@@ -24,8 +24,14 @@ import { joinSignals, type RunScope } from "../run-scope.ts";
 /** The steps of each scoped run `aiSdkRun` opened on a stack with step hooks. */
 export const stepsOfScope = new WeakMap<RunScope, SdkSteps>();
 
-/** What the steps need of a stack: running `step`. */
+/**
+ * What `aiSdkRun`'s steps need of a stack: running the `step` point.
+ *
+ * @example
+ * const stack: StepStack = createAgentStack();
+ */
 export interface StepStack {
+  /** Run the `step` point around one of the SDK's steps. */
   run(point: "step", input: StepInput, operation: Operation<StepInput, StepResult>, options?: RunOptions): Promise<OutcomeType<StepResult>>;
 }
 
