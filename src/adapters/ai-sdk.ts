@@ -167,6 +167,14 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
   // Questions `wrapAiSdkTools` asked through the SDK's tool approval on this stack: a denial shows
   // up first in the prompt of the next provider call (see `ai-sdk/approvals.ts`).
   const asked = askedCalls(stack);
+  // Whether a call outside any run has been checked for the warning: the check looks the stack up
+  // in a shared table, which is more than a provider call should pay every time.
+  let toldUnscoped = false;
+  const tellUnscoped = (hasRunId: boolean): void => {
+    toldUnscoped = true;
+    warnUnscoped("aiSdkMiddleware", stack, hasRunId);
+  };
+
   const runOptions = (
     type: AiSdkCallInfo["type"],
     params: SdkCallOptions,
@@ -251,12 +259,22 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
     const own = runOptions("generate", params, model);
     const scope = currentRun();
     if (scope === undefined) {
-      warnUnscoped("aiSdkMiddleware", stack, own.runId !== undefined);
+      if (!toldUnscoped) tellUnscoped(own.runId !== undefined);
       // The model directly, as the SDK's `doGenerate` calls it, without that function's own `async` level.
       if (idle) return Promise.resolve(model.doGenerate(params));
       const mapped = toRequest(params, model.modelId, false, model.provider, serverOfModel(model), frozen);
       return callModel(params, model, own, mapped, params.abortSignal, undefined);
     }
+    return generateInRun<R>(params, model, own, scope);
+  }
+
+  /** A provider call inside `aiSdkRun`: its own function, so that calls outside a run stay a small one. */
+  function generateInRun<R extends SdkGenerateResult>(
+    params: SdkCallOptions,
+    model: SdkWrapOptions<SdkCallOptions, R, SdkStreamResult>["model"],
+    own: Omit<RunOptions, "signal">,
+    scope: RunScope,
+  ): Promise<R> {
     // Inside a run: its options over the adapter's, its signal joined with the SDK's.
     const steps = stepsOfScope.get(scope);
     const signal = scopedSignal(params.abortSignal, scope);
@@ -291,7 +309,7 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
   }: SdkWrapOptions<P, R, S>): Promise<S> {
     const own = runOptions("stream", params, model);
     const scope = currentRun();
-    if (scope === undefined) warnUnscoped("aiSdkMiddleware", stack, own.runId !== undefined);
+    if (scope === undefined && !toldUnscoped) tellUnscoped(own.runId !== undefined);
     if (asked.active) await asked.answerFromPrompt(params.prompt);
     const steps = stepsOfScope.get(scope as RunScope);
     if (idle && steps === undefined) {
