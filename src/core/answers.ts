@@ -114,13 +114,7 @@ export const applyExit = (run: Run, f: Frame, layer: Layer, phase: "after" | "re
     return;
   }
   const action = checkAction(run, layer, phase, answer, started);
-  if (action === undefined) {
-    if (layer.failMode === "open" || layer.shadow) return; // nothing already computed is lost (R6)
-    const error = run.lastFailure as HookError;
-    f.outcome = Outcome.rejected(error.message, layer.name, error);
-    f.final = true;
-    return;
-  }
+  if (action === undefined) return failClosedExit(run, f, layer);
   if (phase === "recover" && (action._tag === "Transform" || action._tag === "Reject")) {
     const error = hookError(
       run,
@@ -131,16 +125,9 @@ export const applyExit = (run: Run, f: Frame, layer: Layer, phase: "after" | "re
       started,
     );
     failed(run, layer, phase, error, started);
-    if (layer.failMode === "closed" && !layer.shadow) (f.outcome = Outcome.rejected(error.message, layer.name, error)), (f.final = true);
-    return;
+    return failClosedExit(run, f, layer);
   }
-  if (refused(run, layer, phase, action, started)) {
-    if (layer.failMode === "open" || layer.shadow) return; // the outcome goes on as it was (R6)
-    const error = run.lastFailure as HookError;
-    f.outcome = Outcome.rejected(error.message, layer.name, error);
-    f.final = true;
-    return;
-  }
+  if (refused(run, layer, phase, action, started)) return failClosedExit(run, f, layer);
   if (run.rec !== Rec.none) record(run, layer, phase, action._tag, started, reasonOf(action));
   if (layer.shadow || action._tag === "Continue") return;
   if (action._tag === "Reject") {
@@ -151,6 +138,14 @@ export const applyExit = (run: Run, f: Frame, layer: Layer, phase: "after" | "re
   f.outcome = toCompleted(freeze(run, action.value));
   // A recovered value flows outward like an operation result; Replace in `after` is final (R3).
   if (phase === "after" && action._tag === "Replace") f.final = true;
+};
+
+/** After a failure in `after` or `recover`: closed makes it the final outcome; open (or shadow) loses nothing already computed (R6). */
+const failClosedExit = (run: Run, f: Frame, layer: Layer): void => {
+  if (layer.failMode === "open" || layer.shadow) return;
+  const error = run.lastFailure as HookError;
+  f.outcome = Outcome.rejected(error.message, layer.name, error);
+  f.final = true;
 };
 
 /** Copy an outcome a hook built, reading each field once (and freezing its value, R9); undefined when a read throws. */
