@@ -11,7 +11,7 @@
  * once.
  */
 import type { RunOptions } from "../core/context.ts";
-import { OutcomeRejectedError, type Outcome } from "../core/outcome.ts";
+import { Outcome } from "../core/outcome.ts";
 import type { Operation } from "../core/stack-types.ts";
 import { neverAborted } from "../core/signal.ts";
 import { knownOptions } from "../core/known-options.ts";
@@ -178,8 +178,7 @@ export const aiSdkRun = <T>(
 
   const outcome = stack.run("run", { prompt, messages: [] }, operation, runOptions);
   const settled = outcome.then((o): Awaited<T> => {
-    if (o._tag === "Failed") throw o.error;
-    if (o._tag === "Rejected") throw new OutcomeRejectedError(o.reason, o.by, o.cause);
+    Outcome.getOrThrow(o);
     if (!called) throw new TypeError("aiSdkRun: a run hook answered in place of the AI SDK call, which aiSdkRun cannot return");
     return produced as Awaited<T>;
   });

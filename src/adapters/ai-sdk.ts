@@ -25,7 +25,7 @@
  *   has hooks that only a run makes work (see `run-scope.ts`).
  */
 import type { RunOptions } from "../core/context.ts";
-import { type Outcome, OutcomeRejectedError } from "../core/outcome.ts";
+import { Outcome, OutcomeRejectedError } from "../core/outcome.ts";
 import { RunAbortedError } from "../core/errors.ts";
 import { neverAborted } from "../core/signal.ts";
 import { notAResponse } from "../agent/response-shape.ts";
@@ -295,8 +295,7 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
     // A provider call made while a step's call is under way is part of that step.
     if (stepped === undefined) return callModel(params, model, run, mapped, signal, undefined);
     return stepped.then((outcome) => {
-      if (outcome._tag === "Failed") throw outcome.error;
-      if (outcome._tag === "Rejected") throw new OutcomeRejectedError(outcome.reason, outcome.by, outcome.cause);
+      Outcome.getOrThrow(outcome);
       if (answer === undefined) throw new TypeError("aiSdkMiddleware: a step hook answered in place of the provider call");
       return answer;
     });
@@ -359,8 +358,7 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
       const first = await Promise.race([started.then(() => undefined), refused]);
       if (first !== undefined) {
         opened(undefined);
-        if (first._tag === "Failed") throw first.error;
-        if (first._tag === "Rejected") throw new OutcomeRejectedError(first.reason, first.by, first.cause);
+        Outcome.getOrThrow(first);
         throw new TypeError("aiSdkMiddleware: a step hook answered in place of the provider call");
       }
     }

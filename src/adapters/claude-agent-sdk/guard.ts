@@ -43,7 +43,7 @@ import { isDurableApprover, type PendingApproval } from "../../core/approval-typ
 import type { ApprovalDecision, ApprovalHandler, RunOptions } from "../../core/context.ts";
 import { describe, describeGiven } from "../../core/errors.ts";
 import { durableApprovals, type ClaimedApproval, type DurableApprovals } from "../../core/interrupt.ts";
-import { OutcomeRejectedError } from "../../core/outcome.ts";
+import { Outcome } from "../../core/outcome.ts";
 import type { StateStore } from "../../core/state.ts";
 import { maxTimerMs } from "../../core/signal.ts";
 import { fromClaudeEvent } from "../../executors/bridge-event.ts";
@@ -627,9 +627,7 @@ export const claudeAgentGuard = (stack: ClaudeAgentStack, options: ClaudeAgentGu
   const prompt = async (text: string, run: Omit<RunOptions, "signal" | "approval"> = {}): Promise<string> => {
     if (typeof text !== "string") throw new TypeError(`${owner}.prompt: text must be a string, got ${describeGiven(text)}`);
     const outcome = await stack.run("userPrompt", { text }, (p) => p, { ...(typeof userRun === "function" ? {} : userRun), ...run });
-    if (outcome._tag === "Rejected") throw new OutcomeRejectedError(outcome.reason, outcome.by, outcome.cause);
-    if (outcome._tag === "Failed") throw outcome.error;
-    const accepted_ = outcome.value.text;
+    const accepted_ = Outcome.getOrThrow(outcome).text;
     accepted.set(accepted_, (accepted.get(accepted_) ?? 0) + 1);
     return accepted_;
   };
