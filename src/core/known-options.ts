@@ -3,6 +3,7 @@
  * the callee, the field and the option meant, not a setting dropped in silence. Shared by
  * `createStack` and every layer above core: the agent, middleware, adapters and executors.
  */
+import { describeGiven } from "./errors.ts";
 import { nearestName } from "./nearest-name.ts";
 
 /**
@@ -30,16 +31,10 @@ export const knownOptions = <T extends object>(middleware: string, options: T, f
 };
 
 /**
- * A refused option's value as an error message shows it: strings quoted, functions named as such.
+ * A refused option's value as an error message shows it: as `describeGiven` shows a value (strings
+ * quoted and cut, objects as JSON), but a function is named as such rather than printed as source.
  *
  * @example
  * show("yes") // "\"yes\""
  */
-export const show = (value: unknown): string =>
-  typeof value === "string"
-    ? JSON.stringify(value)
-    : typeof value === "bigint"
-      ? `${value}n`
-      : typeof value === "function"
-        ? "a function"
-        : String(value);
+export const show = (value: unknown): string => (typeof value === "function" ? "a function" : describeGiven(value));
