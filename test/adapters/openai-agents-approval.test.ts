@@ -205,7 +205,8 @@ describe("approvals through the SDK's interruptions, in one process", () => {
   });
 });
 
-describeRedisProcess("approvals through the SDK's interruptions, resumed in another OS process", () => {
+// Each resume starts a Node process that loads tsx and the SDK: seconds on a loaded machine.
+describeRedisProcess("approvals through the SDK's interruptions, resumed in another OS process", { timeout: 120_000 }, () => {
   let server: RedisServer;
   let store: RedisStore;
   const children: ChildProcess[] = [];
