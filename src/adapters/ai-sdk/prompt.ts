@@ -16,6 +16,7 @@
  * and shared by every request that shows it (`shared`). What tells a message's origin is worked
  * out only when a hook changed the messages.
  */
+import { DeferredInput } from "../../core/deferred.ts";
 import { deepFreeze, markFrozenDeep, type DeepReadonly } from "../../core/readonly.ts";
 import type { Message, ModelRequest, ModelServer, ToolCall, ToolSpec } from "../../agent/types.ts";
 import type { SdkCallOptions, SdkMessage, SdkPart, SdkTool } from "./spec.ts";
@@ -138,6 +139,47 @@ const pairs = <K, V>(keys: readonly K[], values: readonly V[]): Map<K, V> => {
   keys.forEach((key, i) => map.set(key, values[i] as V));
   return map;
 };
+
+/**
+ * The request of one generate call, mapped from its call options only when something reads it:
+ * a hook (`ctx.input`, see `DeferredInput`) or the call itself, to map a request a hook passed to
+ * `next()` back. `model` and `messages` are what `toResponse` reads, `messages` only for an estimate.
+ *
+ * @example
+ * const deferred = new DeferredRequest(params, "gpt", "openai", undefined, true); deferred.read // false until something reads it
+ */
+export class DeferredRequest extends DeferredInput<ModelRequest> {
+  declare readonly model: string;
+  declare private readonly params: SdkCallOptions;
+  declare private readonly provider: string | undefined;
+  declare private readonly server: ModelServer | undefined;
+  declare private readonly frozen: boolean;
+  declare private mapped: MappedRequest | undefined;
+
+  constructor(params: SdkCallOptions, model: string, provider: string | undefined, server: ModelServer | undefined, frozen: boolean) {
+    super(model); // the subject of `modelCall`
+    this.model = model;
+    this.params = params;
+    this.provider = provider;
+    this.server = server;
+    this.frozen = frozen;
+    this.mapped = undefined;
+  }
+
+  protected make(): ModelRequest {
+    return this.mapping().request;
+  }
+
+  /** The request and what maps it back (see `MappedRequest`), made on first use. */
+  mapping(): MappedRequest {
+    return (this.mapped ??= toRequest(this.params, this.model, false, this.provider, this.server, this.frozen));
+  }
+
+  /** The request's messages (builds it). */
+  get messages(): ModelRequest["messages"] {
+    return this.value.messages;
+  }
+}
 
 /**
  * A frozen copy of an SDK object (a tool-call input, a tool's schema), made once per object:
