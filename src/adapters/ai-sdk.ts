@@ -268,7 +268,7 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
       if (!toldUnscoped) tellUnscoped(own.runId !== undefined);
       // The model directly, as the SDK's `doGenerate` calls it, without that function's own `async` level.
       if (idle) return Promise.resolve(model.doGenerate(params));
-      const deferred = new DeferredRequest(params, model.modelId, model.provider, serverOfModel(model), frozen);
+      const deferred = new DeferredRequest(params, model, serverOfModel, frozen);
       return callModel(params, model, own, deferred, params.abortSignal, undefined);
     }
     return generateInRun<R>(params, model, own, scope);
@@ -287,7 +287,7 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
     if (idle && steps === undefined)
       return Promise.resolve(model.doGenerate(signal === params.abortSignal ? params : { ...params, abortSignal: signal }));
     const run = scopedOptions(own, scope) as Omit<RunOptions, "signal">;
-    const deferred = new DeferredRequest(params, model.modelId, model.provider, serverOfModel(model), frozen);
+    const deferred = new DeferredRequest(params, model, serverOfModel, frozen);
     if (steps === undefined) return callModel(params, model, run, deferred, signal, undefined);
     // With step hooks, the call is the run's next step (see `ai-sdk/steps.ts`).
     let answer: R | undefined;

@@ -146,22 +146,30 @@ const pairs = <K, V>(keys: readonly K[], values: readonly V[]): Map<K, V> => {
  * `next()` back. `model` and `messages` are what `toResponse` reads, `messages` only for an estimate.
  *
  * @example
- * const deferred = new DeferredRequest(params, "gpt", "openai", undefined, true); deferred.read // false until something reads it
+ * const deferred = new DeferredRequest(params, { modelId: "gpt", provider: "openai" }, () => undefined, true); deferred.read // false until something reads it
  */
 export class DeferredRequest extends DeferredInput<ModelRequest> {
   declare readonly model: string;
   declare private readonly params: SdkCallOptions;
   declare private readonly provider: string | undefined;
-  declare private readonly server: ModelServer | undefined;
+  /** The SDK's model and how to find its server: looked up only when the request is built. */
+  declare private readonly sdkModel: object;
+  declare private readonly serverOf: (model: object) => ModelServer | undefined;
   declare private readonly frozen: boolean;
   declare private mapped: MappedRequest | undefined;
 
-  constructor(params: SdkCallOptions, model: string, provider: string | undefined, server: ModelServer | undefined, frozen: boolean) {
-    super(model); // the subject of `modelCall`
-    this.model = model;
+  constructor(
+    params: SdkCallOptions,
+    sdkModel: { readonly modelId: string; readonly provider: string },
+    serverOf: (model: object) => ModelServer | undefined,
+    frozen: boolean,
+  ) {
+    super(sdkModel.modelId); // the subject of `modelCall`
+    this.model = sdkModel.modelId;
     this.params = params;
-    this.provider = provider;
-    this.server = server;
+    this.provider = sdkModel.provider;
+    this.sdkModel = sdkModel;
+    this.serverOf = serverOf;
     this.frozen = frozen;
     this.mapped = undefined;
   }
@@ -172,7 +180,7 @@ export class DeferredRequest extends DeferredInput<ModelRequest> {
 
   /** The request and what maps it back (see `MappedRequest`), made on first use. */
   mapping(): MappedRequest {
-    return (this.mapped ??= toRequest(this.params, this.model, false, this.provider, this.server, this.frozen));
+    return (this.mapped ??= toRequest(this.params, this.model, false, this.provider, this.serverOf(this.sdkModel), this.frozen));
   }
 
   /** The request's messages (builds it). */
