@@ -344,9 +344,8 @@ class Stack<P extends Points> implements HookStack<P> {
     let subject: string | undefined;
     let subjectError: unknown;
     if (chain === undefined) {
-      if (input instanceof DeferredInput) input = input.value;
       try {
-        subject = def.subject?.(input);
+        subject = input instanceof DeferredInput ? input.subject : def.subject?.(input);
         chain = chains.of(subject);
       } catch (error) {
         subjectError = error;

@@ -66,11 +66,20 @@ describe("DeferredInput", () => {
     expect(Object.isFrozen((given as { args: number[] }).args)).toBe(true);
   });
 
-  it("is built before a hook that matches on the subject decides", async () => {
-    const stack = createStack(points).use("call", { name: "only-sum", match: "sum", around: (_ctx, next) => next() });
+  it("picks the chain of its subject without building it, and is built where a hook of that chain sees it", async () => {
+    const stack = createStack(points)
+      .use("call", { name: "sum-only", match: "sum", around: (_ctx, next) => next() })
+      .use("call", { name: "max-only", match: "max", before: () => Continue });
     const input = new Counted();
     let given: unknown;
     await stack.run("call", input as never, (i) => ((given = i), "ok"));
+    expect(given).toBe(input);
+    expect(input.builds).toBe(0);
+    const other = new (class extends Counted {
+      override readonly subject = "max";
+    })();
+    await stack.run("call", other as never, (i) => ((given = i), "ok"));
+    expect(other.builds).toBe(1);
     expect(given).toEqual({ name: "sum", args: [1, 2] });
   });
 });
