@@ -32,7 +32,7 @@ import { notAResponse } from "../agent/response-shape.ts";
 import { holdBackProblem, type HoldBack } from "../agent/stream/control.ts";
 import { ModelStreamError } from "../agent/stream/errors.ts";
 import type { StartStream } from "../agent/stream/pump.ts";
-import type { Message, ModelResponse, ModelServer } from "../agent/types.ts";
+import type { Message, ModelRequest, ModelResponse, ModelServer } from "../agent/types.ts";
 import { fromReadableStream } from "../agent/stream/readable.ts";
 import { streamThroughStack, type ModelCallStack } from "../agent/stream/through-stack.ts";
 import { askedCalls } from "./ai-sdk/approvals.ts";
@@ -41,7 +41,7 @@ import { CallContext } from "./call-context.ts";
 import { stepsOfScope } from "./ai-sdk/steps.ts";
 import { currentRun, joinSignals, type RunScope, scopedOptions, scopedSignal, warnUnscoped } from "./run-scope.ts";
 import { serverOf } from "./model-endpoint.ts";
-import { fromRequest, toRequest } from "./ai-sdk/prompt.ts";
+import { DeferredRequest, fromRequest, toRequest } from "./ai-sdk/prompt.ts";
 import { fromResponse, toResponse } from "./ai-sdk/response.ts";
 import {
   specOf,
@@ -216,7 +216,7 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
     params: SdkCallOptions,
     model: SdkWrapOptions<SdkCallOptions, R, SdkStreamResult>["model"],
     run: Omit<RunOptions, "signal">,
-    mapped: ReturnType<typeof toRequest>,
+    deferred: DeferredRequest,
     signal: AbortSignal | undefined,
     seen: ((response: ModelResponse) => void) | undefined,
   ): Promise<R> {
@@ -225,14 +225,20 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
     return stack
       .run(
         "modelCall",
-        mapped.request,
-        (request, ctx) => {
-          const next = fromRequest(params, mapped, request, context.forAttempt());
+        // Mapped only if a hook reads it: one that only calls `next()` never does (see `DeferredInput`).
+        deferred as unknown as ModelRequest,
+        (given: ModelRequest | DeferredRequest, ctx) => {
+          const texts = context.forAttempt();
+          // The request as mapped, which nobody read: the params as given.
+          const next =
+            given === deferred && !deferred.read && texts.length === 0
+              ? params
+              : fromRequest(params, deferred.mapping(), given === deferred ? deferred.value : (given as ModelRequest), texts);
           const sent = ctx.signal === neverAborted ? signal : ctx.signal;
           // The model directly, with the params as given when nothing changed.
           const result = model.doGenerate(next === params && sent === params.abortSignal ? params : { ...next, abortSignal: sent });
           return result.then((r) => {
-            const produced = toResponse(r as R, request, frozen);
+            const produced = toResponse(r as R, given, frozen);
             attempts.add(r as R, produced);
             return produced;
           });
@@ -262,8 +268,8 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
       if (!toldUnscoped) tellUnscoped(own.runId !== undefined);
       // The model directly, as the SDK's `doGenerate` calls it, without that function's own `async` level.
       if (idle) return Promise.resolve(model.doGenerate(params));
-      const mapped = toRequest(params, model.modelId, false, model.provider, serverOfModel(model), frozen);
-      return callModel(params, model, own, mapped, params.abortSignal, undefined);
+      const deferred = new DeferredRequest(params, model, serverOfModel, frozen);
+      return callModel(params, model, own, deferred, params.abortSignal, undefined);
     }
     return generateInRun<R>(params, model, own, scope);
   }
@@ -281,19 +287,19 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
     if (idle && steps === undefined)
       return Promise.resolve(model.doGenerate(signal === params.abortSignal ? params : { ...params, abortSignal: signal }));
     const run = scopedOptions(own, scope) as Omit<RunOptions, "signal">;
-    const mapped = toRequest(params, model.modelId, false, model.provider, serverOfModel(model), frozen);
-    if (steps === undefined) return callModel(params, model, run, mapped, signal, undefined);
+    const deferred = new DeferredRequest(params, model, serverOfModel, frozen);
+    if (steps === undefined) return callModel(params, model, run, deferred, signal, undefined);
     // With step hooks, the call is the run's next step (see `ai-sdk/steps.ts`).
     let answer: R | undefined;
-    const stepped = steps.run(mapped.request.messages as readonly Message[], (stepSignal) => {
+    const stepped = steps.run(deferred.value.messages as readonly Message[], (stepSignal) => {
       let response: ModelResponse | undefined;
-      return callModel<R>(params, model, run, mapped, joinSignals(stepSignal, params.abortSignal), (r) => (response = r)).then((r) => {
+      return callModel<R>(params, model, run, deferred, joinSignals(stepSignal, params.abortSignal), (r) => (response = r)).then((r) => {
         answer = r;
         return response as ModelResponse;
       });
     });
     // A provider call made while a step's call is under way is part of that step.
-    if (stepped === undefined) return callModel(params, model, run, mapped, signal, undefined);
+    if (stepped === undefined) return callModel(params, model, run, deferred, signal, undefined);
     return stepped.then((outcome) => {
       Outcome.getOrThrow(outcome);
       if (answer === undefined) throw new TypeError("aiSdkMiddleware: a step hook answered in place of the provider call");

@@ -15,6 +15,7 @@
  *   (`AskState.edited`, read by the dispatcher), and inner hooks see it as they would any input.
  * - Each answer is recorded as the asking hook's `approval` decision, when the run records.
  */
+import { resolved } from "./deferred.ts";
 import { now } from "./clock.ts";
 import { editProblem, readAnswer } from "./approval-answer.ts";
 import { problemOf, type ValueCheck } from "./value-check.ts";
@@ -87,7 +88,7 @@ export const askApproval = async (
   const approver = (configured as Approver | undefined) ?? run.runtime.approval;
   const at = run.layers.findIndex((l) => l.info === info);
   const layer = at < 0 ? undefined : (run.layers[at] as Layer);
-  const input = request.input ?? run.input;
+  const input = request.input ?? resolved(run.input);
   const started = run.rec === Rec.none ? 0 : now();
   let decision: ApprovalDecision;
   let resumed: string | undefined;
@@ -156,7 +157,7 @@ const askDurable = async (
       subject: run.subject,
       input,
       reason: request.reason,
-      runInput: run.initial,
+      runInput: resolved(run.initial),
       sessionId: run.sessionId,
       runId: run.runId,
       metadata: run.metadata,

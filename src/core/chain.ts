@@ -45,23 +45,39 @@ export interface Chain {
   readonly unknownSubject: readonly Layer[] | undefined;
   /** One chain for every subject: the subject is computed per run, and only when someone can see it. */
   readonly shared: boolean;
+  /**
+   * Only `around` hooks with no condition on the input and nobody observing: a hook sees the input
+   * only through `ctx.input`, so a `DeferredInput` is built when one reads it (see deferred.ts).
+   */
+  readonly defers: boolean;
 }
 
 /** Compile the chain of `live` layers (enabled, in order) that apply. */
 export const compileChain = (point: Point, applying: readonly Layer[], shared: boolean, unknownSubject?: readonly Layer[]): Chain => {
   const layers = applying.filter(wraps);
+  const observers = applying.filter((l) => l.observe !== undefined);
   let last = -1;
   return {
     point,
     layers,
-    observers: applying.filter((l) => l.observe !== undefined),
+    observers,
     settles: layers.some((l) => l.onSettled !== undefined),
     nests: layers.some((l) => l.around !== undefined && l.timeoutMs !== undefined),
     exits: layers.map((l, i) => (l.after !== undefined || l.recover !== undefined || l.onSettled !== undefined ? (last = i) : last)),
     unknownSubject,
     shared,
+    defers: unknownSubject === undefined && observers.length === 0 && layers.every(onlyAround),
   };
 };
+
+/** An `around` and nothing else that sees the input: no before, exit, onSettled, input condition or recheck. */
+const onlyAround = (l: Layer): boolean =>
+  l.around !== undefined &&
+  l.before === undefined &&
+  l.after === undefined &&
+  l.recover === undefined &&
+  l.onSettled === undefined &&
+  (l.flags & (LayerFlag.matchesInput | LayerFlag.matchesOutcome | LayerFlag.recheck)) === 0;
 
 /** Whether `l` applies to an input whose subject could not be computed (what `explain` says too). */
 export const appliesWithoutSubject = (l: Layer): boolean => !l.matcher.needsSubject || (l.failMode === "closed" && wraps(l));

@@ -12,6 +12,7 @@ import type { HookError } from "./errors.ts";
 import type { PointKind } from "./point.ts";
 import type { RunSignal } from "./run-signal.ts";
 import type { StateStore } from "./state.ts";
+import { DeferredInput } from "./deferred.ts";
 
 /** What a context reads from its run (the run implements it). */
 export interface RunView {
@@ -77,8 +78,8 @@ export class HookCtx<I = unknown> implements HookContext<I> {
     return current === undefined ? noHook : current.info;
   }
   get input(): any {
-    const input = this.#input;
-    return input === follows ? this.#run.input : input;
+    const input = this.#input === follows ? this.#run.input : this.#input;
+    return input instanceof DeferredInput ? input.value : input;
   }
   /** The hook's own signal if it has a timeout, else the run's; either is made on first read (see RunSignal). */
   get signal(): AbortSignal {

@@ -24,6 +24,7 @@ import { Outcome } from "./outcome.ts";
 import type { Point, Points } from "./point.ts";
 import { knownOptions } from "./known-options.ts";
 import { deepFreeze } from "./readonly.ts";
+import { DeferredInput } from "./deferred.ts";
 import { Run, type Op, type Pending, type Runtime, type Stats } from "./run.ts";
 import { RunSignal } from "./run-signal.ts";
 import { abortReason, isAbortSignal, isThenable, isTimeoutMs, neverAborted, noop, notASignal, stopListening } from "./signal.ts";
@@ -344,13 +345,15 @@ class Stack<P extends Points> implements HookStack<P> {
     let subjectError: unknown;
     if (chain === undefined) {
       try {
-        subject = def.subject?.(input);
+        subject = input instanceof DeferredInput ? input.subject : def.subject?.(input);
         chain = chains.of(subject);
       } catch (error) {
         subjectError = error;
         chain = chains.ofUnknown();
       }
     }
+    // Built now unless only `around` hooks that may never read it see it (see deferred.ts).
+    if (input instanceof DeferredInput && (!chain.defers || options?.trace !== undefined)) input = input.value;
     const watched = chain.layers.length > 0 || chain.observers.length > 0 || chain.unknownSubject !== undefined;
     const rec =
       options?.trace !== undefined ? Rec.exact : chain.observers.length === 0 ? Rec.none : this.runtime.timeHooks ? Rec.exact : Rec.compact;
@@ -440,13 +443,14 @@ const execute = (run: Run, chain: Chain, input: unknown, subject: string | undef
   const def = chain.point;
   if (chain.shared && def.subject !== undefined) {
     try {
-      run.subject = def.subject(input);
+      run.subject = input instanceof DeferredInput ? input.subject : def.subject(input);
     } catch {
       run.subject = undefined;
     }
   } else run.subject = subject;
   if (chain.unknownSubject !== undefined) reportUnknownSubject(run, chain.unknownSubject, subjectError);
-  if (run.runtime.freeze) {
+  // A deferred input is built frozen when it is built (see deferred.ts).
+  if (run.runtime.freeze && !(input instanceof DeferredInput)) {
     try {
       deepFreeze(input);
     } catch {

@@ -16,6 +16,7 @@
  * and shared by every request that shows it (`shared`). What tells a message's origin is worked
  * out only when a hook changed the messages.
  */
+import { DeferredInput } from "../../core/deferred.ts";
 import { deepFreeze, markFrozenDeep, type DeepReadonly } from "../../core/readonly.ts";
 import type { Message, ModelRequest, ModelServer, ToolCall, ToolSpec } from "../../agent/types.ts";
 import type { SdkCallOptions, SdkMessage, SdkPart, SdkTool } from "./spec.ts";
@@ -138,6 +139,55 @@ const pairs = <K, V>(keys: readonly K[], values: readonly V[]): Map<K, V> => {
   keys.forEach((key, i) => map.set(key, values[i] as V));
   return map;
 };
+
+/**
+ * The request of one generate call, mapped from its call options only when something reads it:
+ * a hook (`ctx.input`, see `DeferredInput`) or the call itself, to map a request a hook passed to
+ * `next()` back. `model` and `messages` are what `toResponse` reads, `messages` only for an estimate.
+ *
+ * @example
+ * const deferred = new DeferredRequest(params, { modelId: "gpt", provider: "openai" }, () => undefined, true); deferred.read // false until something reads it
+ */
+export class DeferredRequest extends DeferredInput<ModelRequest> {
+  declare readonly model: string;
+  declare private readonly params: SdkCallOptions;
+  declare private readonly provider: string | undefined;
+  /** The SDK's model and how to find its server: looked up only when the request is built. */
+  declare private readonly sdkModel: object;
+  declare private readonly serverOf: (model: object) => ModelServer | undefined;
+  declare private readonly frozen: boolean;
+  declare private mapped: MappedRequest | undefined;
+
+  constructor(
+    params: SdkCallOptions,
+    sdkModel: { readonly modelId: string; readonly provider: string },
+    serverOf: (model: object) => ModelServer | undefined,
+    frozen: boolean,
+  ) {
+    super(sdkModel.modelId); // the subject of `modelCall`
+    this.model = sdkModel.modelId;
+    this.params = params;
+    this.provider = sdkModel.provider;
+    this.sdkModel = sdkModel;
+    this.serverOf = serverOf;
+    this.frozen = frozen;
+    this.mapped = undefined;
+  }
+
+  protected make(): ModelRequest {
+    return this.mapping().request;
+  }
+
+  /** The request and what maps it back (see `MappedRequest`), made on first use. */
+  mapping(): MappedRequest {
+    return (this.mapped ??= toRequest(this.params, this.model, false, this.provider, this.serverOf(this.sdkModel), this.frozen));
+  }
+
+  /** The request's messages (builds it). */
+  get messages(): ModelRequest["messages"] {
+    return this.value.messages;
+  }
+}
 
 /**
  * A frozen copy of an SDK object (a tool-call input, a tool's schema), made once per object:

@@ -172,7 +172,11 @@ const frozenResponse = (response: ModelResponse): ModelResponse => {
  * @example
  * toResponse({ content: [{ type: "text", text: "Hi" }], finishReason: { unified: "stop", raw: "stop" }, usage }, request).text // "Hi"
  */
-export const toResponse = (result: SdkGenerateResult, request: DeepReadonly<ModelRequest>, frozen = false): ModelResponse => {
+export const toResponse = (
+  result: SdkGenerateResult,
+  request: Pick<DeepReadonly<ModelRequest>, "model" | "messages">,
+  frozen = false,
+): ModelResponse => {
   let text = "";
   let calls: ToolCall[] | undefined;
   // The other parts (reasoning, sources, files, provider tools' results), for hooks to scan: a list
