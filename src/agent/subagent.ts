@@ -15,6 +15,12 @@ import { withPermissionRequests } from "./permission.ts";
 import { toolSpec, type AgentTool } from "./tool.ts";
 import type { Message, RunInput } from "./types.ts";
 
+/** The run ids a run's metadata says it is part of (`parentRunIds`), outermost first; none for a run of its own. */
+const parentRunIdsOf = (metadata: Readonly<Record<string, unknown>> | undefined): string[] => {
+  const ids = metadata?.parentRunIds;
+  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : [];
+};
+
 const promptSchema = {
   type: "object",
   properties: { prompt: { type: "string", description: "The task for the sub-agent" } },
@@ -58,7 +64,12 @@ export const subagentTool = (parent: LoopEnv, spec: SubagentSpec): AgentTool => 
         onContext: pending.push,
         // Its own: the parent's asks with the parent's run.
         approval: undefined,
-        ...(transcript !== undefined ? { metadata: { ...parent.run.metadata, agentTranscriptPath: transcript.path } } : {}),
+        metadata: {
+          ...parent.run.metadata,
+          // The runs this one is part of, outermost first: per-run limits count a sub-agent's work against them too.
+          ...(parent.run.runId !== undefined ? { parentRunIds: [...parentRunIdsOf(parent.run.metadata), parent.run.runId] } : {}),
+          ...(transcript !== undefined ? { agentTranscriptPath: transcript.path } : {}),
+        },
       },
     );
     const env: LoopEnv = {

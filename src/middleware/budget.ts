@@ -9,9 +9,10 @@
  *    a call that ran but whose charge cannot be computed is charged its reservation and fails closed.
  * A reservation is a lease of `holdTtlMs`, renewed while its call runs, so the hold of a worker that
  * died or gave up is returned within a lease; a settle or refund whose answer was lost is retried
- * (see reservation.ts). Amounts are integers: tokens, or micro-dollars (µ$) for cost. With
- * reservations at the worst case, spend never passes the limit; a `charge` above its `reserve` can
- * overshoot by that call's difference.
+ * (see reservation.ts). Amounts are integers: tokens, or micro-dollars (µ$) for cost. Spend passes
+ * the limit only by what calls used beyond their reservation: the default input estimate (about four
+ * characters a token, tools' definitions not counted) is not a bound, and a `charge` above its
+ * `reserve` overshoots by that call's difference.
  */
 import { randomUUID } from "node:crypto";
 import { Continue, Reject } from "../core/action.ts";

@@ -18,6 +18,20 @@ export const guardRetentionMs = 24 * 3_600_000;
 export const runKey = (name: string, ctx: HookContext<any>): string => `${name}:run:${keyPart(ctx.runId)}`;
 
 /**
+ * The store keys of a guard's state for the runs this run is part of (a sub-agent's run is part of
+ * its parent's, as `metadata.parentRunIds` says, outermost first), then for this run: a per-run
+ * limit counts what a run's sub-agents do against the run too, so they cannot walk past it.
+ *
+ * @example
+ * enclosingRunKeys("tokenBudget", ctx) // ["tokenBudget:run:s1%231", "tokenBudget:run:s1%231%2Fresearcher%3At1"]
+ */
+export const enclosingRunKeys = (name: string, ctx: HookContext<any>): string[] => {
+  const ids = ctx.metadata.parentRunIds;
+  const parents = Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string" && id !== ctx.runId) : [];
+  return [...parents.map((id) => `${name}:run:${keyPart(id)}`), runKey(name, ctx)];
+};
+
+/**
  * The outcome that stops the run before this step: a `Failed` step carrying a `GuardStopError`.
  *
  * @example

@@ -9,7 +9,7 @@ import type { Hook } from "../core/hook.ts";
 import { Priority } from "../core/priority.ts";
 import type { RunInput, RunResult, StepInput, StepResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
-import { runKey, stopRun } from "./guard-common.ts";
+import { enclosingRunKeys, runKey, stopRun } from "./guard-common.ts";
 import { functionOption, knownOptions, nameOption, numberOption } from "./options.ts";
 import { placement } from "./placement.ts";
 import { forget } from "./run-state.ts";
@@ -59,12 +59,14 @@ export const timeLimit = (options: TimeLimitOptions = {}): Middleware => {
     ...at,
     failMode: "closed",
     around: async (ctx, next) => {
-      const started = await ctx.store.get<number>(runKey(name, ctx));
-      if (typeof started !== "number") {
-        await start(ctx);
-        return next();
-      }
-      const elapsed = (now() - started) / 1000;
+      // A sub-agent's run is also timed from the start of each run it is part of: the earliest start counts.
+      const keys = enclosingRunKeys(name, ctx);
+      const starts = await Promise.all(keys.map((k) => ctx.store.get<number>(k)));
+      const own = starts.at(-1);
+      if (typeof own !== "number") await start(ctx);
+      const known = starts.filter((t): t is number => typeof t === "number");
+      if (known.length === 0) return next();
+      const elapsed = (now() - Math.min(...known)) / 1000;
       if (elapsed >= maxSeconds) return stopRun(name, `Time limit reached: ${elapsed.toFixed(1)} s of ${maxSeconds} s`, "time");
       return next();
     },

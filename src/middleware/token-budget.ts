@@ -10,7 +10,7 @@ import { Priority } from "../core/priority.ts";
 import type { StepInput, StepResult } from "../agent/types.ts";
 import type { Middleware } from "./apply.ts";
 import { spentBy } from "./budget.ts";
-import { guardRetentionMs, runKey, stopRun } from "./guard-common.ts";
+import { enclosingRunKeys, guardRetentionMs, runKey, stopRun } from "./guard-common.ts";
 import { integerOption, knownOptions, nameOption } from "./options.ts";
 import { placement } from "./placement.ts";
 import { forgetAfterRun } from "./run-state.ts";
@@ -46,8 +46,10 @@ export const tokenBudget = (options: TokenBudgetOptions = {}): Middleware => {
     // Without its count the guard cannot tell; a broken store stops the run rather than letting it spend unwatched.
     failMode: "closed",
     around: async (ctx, next) => {
-      const key = runKey(name, ctx);
-      const used = (await ctx.store.get<number>(key)) ?? 0;
+      // A sub-agent's steps count against the runs it is part of too, and stop when any of them is spent.
+      const keys = enclosingRunKeys(name, ctx);
+      const counts = await Promise.all(keys.map((k) => ctx.store.get<number>(k)));
+      const used = Math.max(0, ...counts.map((c) => c ?? 0));
       if (used >= max) return stopRun(name, `Token limit reached: ${used}/${max} tokens`, "tokens");
       const outcome = await next();
       // A step whose model stream failed part-way spent what the provider streamed: counted too.
@@ -58,7 +60,7 @@ export const tokenBudget = (options: TokenBudgetOptions = {}): Middleware => {
         const spent = Math.max(0, Math.round(inputTokens)) + Math.max(0, Math.round(outputTokens));
         // A count past the safe integers (or Infinity) is still spent: it uses up the whole budget.
         const counted = Number.isSafeInteger(spent) ? spent : Number.isNaN(spent) ? 0 : Math.max(max, 1);
-        if (counted > 0) await ctx.store.incr(key, counted, { ttlMs: guardRetentionMs });
+        if (counted > 0) await Promise.all(keys.map((k) => ctx.store.incr(k, counted, { ttlMs: guardRetentionMs })));
       }
       return outcome;
     },

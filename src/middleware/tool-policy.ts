@@ -9,7 +9,6 @@
 import { Continue, Reject } from "../core/action.ts";
 import type { HookContext } from "../core/context.ts";
 import type { Hook } from "../core/hook.ts";
-import { compileMatcher } from "../core/match/matcher.ts";
 import { pathSettings } from "../core/match/path-rule.ts";
 import type { PathOptions } from "../core/match/types.ts";
 import { Priority } from "../core/priority.ts";
@@ -19,7 +18,7 @@ import type { Middleware } from "./apply.ts";
 import { nearestName } from "../core/nearest-name.ts";
 import { choiceOption, functionOption, knownOptions, nameOption } from "./options.ts";
 import { placement } from "./placement.ts";
-import { compileAllowRules, compileDenyRules, type AllowTest, type RuleTest, type ToolRule } from "./tool-rules.ts";
+import { compileAllowRules, compileDenyRules, ruleNamesTool, type AllowTest, type RuleTest, type ToolRule } from "./tool-rules.ts";
 
 /** A rule of `toolPolicy` (re-exported from `tool-rules.ts`). */
 export type { ToolRule } from "./tool-rules.ts";
@@ -158,8 +157,8 @@ export const toolPolicy = (options: ToolPolicyOptions): Middleware => {
   const onUnknown = functionOption(name, "onUnknownTool", options.onUnknownTool) ?? warnUnknownTool;
   // A tool is known when some rule names it (by its name part; a function rule may name any).
   const everyRule = [options, ...Object.values(options.roles ?? {})].flatMap((r) => [...(r?.allow ?? []), ...(r?.deny ?? [])]);
-  const namers = everyRule.map((rule) => (typeof rule === "function" ? undefined : compileMatcher(rule, name)));
-  const known = (tool: string): boolean => namers.some((m) => m === undefined || m.matchSubject(tool));
+  const namers = everyRule.map((rule) => ruleNamesTool(rule, name));
+  const known = (tool: string): boolean => namers.some((names) => names(tool));
   // The tool names string rules give (`Bash` of `Bash(git *)`, each name of `Edit|Write`), to point out a near miss.
   const ruleNames = [
     ...new Set(everyRule.flatMap((rule) => (typeof rule === "string" ? (rule.split("(")[0] ?? "").split("|").map((n) => n.trim()) : []))),

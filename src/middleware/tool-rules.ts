@@ -34,6 +34,7 @@ import { compilePathRule, pathSettings } from "../core/match/path-rule.ts";
 import { analyseShell, type ShellFile } from "../core/match/shell.ts";
 import { coveredTools, READ_TOOLS, WRITE_TOOLS } from "../core/match/tool-families.ts";
 import type { Matcher, MatchFunction, PathOptions } from "../core/match/types.ts";
+import { wildcard } from "../core/match/wildcard.ts";
 import { toolDetails } from "../agent/points.ts";
 import type { ToolCall } from "../agent/types.ts";
 
@@ -54,6 +55,107 @@ export type AllowTest = RuleTest & {
 
 const conditioned = /^([A-Za-z0-9_-]+)\((.*)\)$/s;
 
+/** An MCP server rule of Claude Code's permission syntax: the server (`*` for any) and the tool's wildcard (`*` for every tool). */
+interface McpRule {
+  readonly server: string;
+  readonly tool: string;
+}
+
+/**
+ * Claude Code's MCP permission rules: `mcp__server` and `mcp__server__*` name every tool of a
+ * server, `mcp__server__get*` the server's tools matching the wildcard, `mcp__*` every MCP tool.
+ * As a hook `match` the same strings are a name and a RegExp (`mcp__github__*` would be "holds
+ * `mcp__github_`", which a server named `github_evil` passes), so rule lists read them here.
+ * An exact tool name (`mcp__github__get_issue`) is not one of these: it stays a name.
+ *
+ * @example
+ * mcpRule("mcp__github__*") // { server: "github", tool: "*" }
+ * mcpRule("mcp__github__get_issue") // undefined
+ */
+export const mcpRule = (rule: unknown): McpRule | undefined => {
+  if (typeof rule !== "string" || !/^mcp__[A-Za-z0-9_*-]+$/.test(rule)) return undefined;
+  // Split at the first `__` after the prefix, as Claude Code splits a tool's name.
+  const rest = rule.slice("mcp__".length);
+  const at = rest.indexOf("__");
+  const server = at < 0 ? rest : rest.slice(0, at);
+  const tool = at < 0 ? "*" : rest.slice(at + 2);
+  if (server === "" || (server.includes("*") && server !== "*") || !tool.includes("*")) return undefined;
+  return { server, tool };
+};
+
+const mcpToolMatches = (pattern: string, tool: string): boolean =>
+  wildcard(
+    pattern,
+    tool,
+    (a) => a === "*",
+    (a, c) => a === c,
+  );
+
+/**
+ * Whether an MCP rule's deny reading matches a tool name: the name is the server's (`mcp__server`
+ * itself, or anything after `mcp__server__`), its tool part matching the rule's. Any split of a name
+ * that makes it the server's counts, so a name cannot be spelt past it.
+ */
+const mcpDenies = (rule: McpRule, name: string): boolean => {
+  if (!name.startsWith("mcp__")) return false;
+  const rest = name.slice("mcp__".length);
+  if (rule.server !== "*") {
+    if (rest === rule.server) return rule.tool === "*";
+    return rest.startsWith(`${rule.server}__`) && mcpToolMatches(rule.tool, rest.slice(rule.server.length + 2));
+  }
+  if (rule.tool === "*") return rest !== "";
+  for (let at = rest.indexOf("__"); at >= 0; at = rest.indexOf("__", at + 1))
+    if (mcpToolMatches(rule.tool, rest.slice(at + 2))) return true;
+  return false;
+};
+
+/**
+ * Whether an MCP rule's allow reading holds for a tool name: the name splits one way only (its tool
+ * part neither starts with `_` nor holds `__`, so no other server's name could be read into it), the
+ * server is the rule's and the tool part matches. `mcp__github__evil__x` may be server `github__evil`'s
+ * tool `x`, and `mcp__github___x` server `github_`'s: neither is allowed by `mcp__github`.
+ */
+const mcpAllows = (rule: McpRule, name: string): boolean => {
+  if (rule.server !== "*" && rule.tool === "*" && name === `mcp__${rule.server}`) return true;
+  if (!name.startsWith("mcp__")) return false;
+  const rest = name.slice("mcp__".length);
+  const at = rest.indexOf("__");
+  if (at <= 0) return false;
+  const server = rest.slice(0, at);
+  const tool = rest.slice(at + 2);
+  if (tool === "" || tool.startsWith("_") || tool.includes("__")) return false;
+  return (rule.server === "*" || server === rule.server) && mcpToolMatches(rule.tool, tool);
+};
+
+/**
+ * The matcher a rule list compiles a rule to: an MCP server rule (see `mcpRule`) as a function of
+ * the tool's name, read for a deny or an allow; anything else as the core's matcher reads it.
+ *
+ * @example
+ * ruleMatcher("mcp__github", "policy", "deny").matchSubject("mcp__github__delete_repo") // true
+ */
+export const ruleMatcher = (rule: ToolRule, owner: string, side: "allow" | "deny", paths?: PathOptions): Matcher => {
+  const mcp = mcpRule(rule);
+  if (mcp === undefined) return compileMatcher(rule, owner, paths === undefined ? undefined : { paths });
+  const test = side === "deny" ? mcpDenies : mcpAllows;
+  return compileMatcher((name: string | undefined) => name !== undefined && test(mcp, name), owner);
+};
+
+/**
+ * Whether a rule names a tool (by its name part alone, not its condition): for the notice about
+ * tools no rule names. A function rule may name any.
+ *
+ * @example
+ * ruleNamesTool("mcp__github", "policy")("mcp__github__get_issue") // true
+ */
+export const ruleNamesTool = (rule: ToolRule, owner: string): ((tool: string) => boolean) => {
+  if (typeof rule === "function") return () => true;
+  const mcp = mcpRule(rule);
+  if (mcp !== undefined) return (tool) => mcpDenies(mcp, tool);
+  const matcher = compileMatcher(rule, owner);
+  return (tool) => matcher.matchSubject(tool);
+};
+
 const sourceOf = (rule: ToolRule, matcher: Matcher): string => (typeof rule === "string" ? rule : matcher.source);
 
 /**
@@ -64,7 +166,7 @@ const sourceOf = (rule: ToolRule, matcher: Matcher): string => (typeof rule === 
  */
 export const compileDenyRules = (rules: readonly ToolRule[], owner: string, paths?: PathOptions): RuleTest => {
   const matchers = rules.map((rule, i) => {
-    const matcher = atRule(owner, "deny", i, () => compileMatcher(rule, owner, paths === undefined ? undefined : { paths }));
+    const matcher = atRule(owner, "deny", i, () => ruleMatcher(rule, owner, "deny", paths));
     // Only a condition reads the detail; a function rule runs once per call.
     return {
       source: sourceOf(rule, matcher),
@@ -152,7 +254,7 @@ export const compileAllowRules = (rules: readonly ToolRule[], owner: string, pat
   }[] = [];
   for (const [i, rule] of rules.entries()) {
     // validates every rule with the core's messages, naming the rule's place in the list
-    const matcher = atRule(owner, "allow", i, () => compileMatcher(rule, owner, paths === undefined ? undefined : { paths }));
+    const matcher = atRule(owner, "allow", i, () => ruleMatcher(rule, owner, "allow", paths));
     const source = sourceOf(rule, matcher);
     const parts = typeof rule === "string" ? conditioned.exec(rule) : null;
     if (parts === null || parts[2]!.trim() === "*") {

@@ -176,10 +176,19 @@ const domainCondition = (spec: string): Condition => {
   };
 };
 
-// A trailing dot names the same host (`example.com.`), so it must not slip past an exact comparison.
+/**
+ * A URL's host as the connection sees it. WHATWG URL already reads every IPv4 spelling (`2130706433`,
+ * `0x7f.1`, `0177.0.0.1`) as the dotted address and names in lowercase punycode; two more spellings
+ * reach the same place: a trailing dot (`example.com.`), and an IPv4-mapped IPv6 address
+ * (`[::ffff:127.0.0.1]`, which a dual-stack socket connects to 127.0.0.1), read here as the IPv4 one.
+ */
 const hostOf = (url: string): string | undefined => {
   try {
-    return new URL(url).hostname.replace(/\.$/, "");
+    const host = new URL(url).hostname.replace(/\.$/, "");
+    const mapped = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/.exec(host);
+    if (mapped === null) return host;
+    const [high, low] = [Number.parseInt(mapped[1]!, 16), Number.parseInt(mapped[2]!, 16)];
+    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
   } catch {
     return undefined;
   }
