@@ -16,6 +16,7 @@ export {
   ApprovalEvictedError,
   wrapAiSdkTools,
   type AiSdkToolExecutionOptions,
+  type WaitingLimits,
   type WrapAiSdkToolsOptions,
 } from "./adapters/ai-sdk-tools.ts";
 export { aiSdkRun, aiSdkStopWhen, type AiSdkRun, type AiSdkRunOptions, type AiSdkRunStack } from "./adapters/ai-sdk-run.ts";
