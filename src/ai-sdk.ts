@@ -12,6 +12,12 @@ export {
   type AiSdkStack,
 } from "./adapters/ai-sdk.ts";
 export { UnsupportedSpecificationError, type SpecVersion } from "./adapters/ai-sdk/spec.ts";
-export { wrapAiSdkTools, type AiSdkToolExecutionOptions, type WrapAiSdkToolsOptions } from "./adapters/ai-sdk-tools.ts";
+export {
+  ApprovalEvictedError,
+  wrapAiSdkTools,
+  type AiSdkToolExecutionOptions,
+  type WaitingLimits,
+  type WrapAiSdkToolsOptions,
+} from "./adapters/ai-sdk-tools.ts";
 export { aiSdkRun, aiSdkStopWhen, type AiSdkRun, type AiSdkRunOptions, type AiSdkRunStack } from "./adapters/ai-sdk-run.ts";
 export { StepNotTakenError, type StepStack, type StoppedBy } from "./adapters/ai-sdk/steps.ts";

@@ -58,17 +58,22 @@ import type { RunOptions } from "../core/context.ts";
 import { describeGiven, RunAbortedError } from "../core/errors.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 import { Outcome } from "../core/outcome.ts";
-import { neverAborted } from "../core/signal.ts";
+import { maxTimerMs, neverAborted } from "../core/signal.ts";
 import { closeQuietly, nextOrAbort } from "../agent/stream/parts.ts";
 import { rejectedResult, ToolCallError, UnknownToolError, type ToolCallStack } from "../agent/wrap-tool.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
 import {
+  ApprovalEvictedError,
   askedCalls,
+  Bounded,
+  defaultWaiting,
   deniedIn,
   deniedWithoutReason,
+  droppedApproval,
   inputDigest,
   noPausedApproval,
   notAnApproval,
+  notAPersonsAnswer,
   notTheQuestion,
   sdkAnswer,
   sdkApprover,
@@ -76,6 +81,9 @@ import {
   type Held,
   type SdkDenial,
 } from "./ai-sdk/approvals.ts";
+import { joinSignals } from "./run-scope.ts";
+
+export { ApprovalEvictedError, type WaitingLimits } from "./ai-sdk/approvals.ts";
 import { stackArgument } from "../agent/stack-argument.ts";
 import { knownOptions } from "../core/known-options.ts";
 import { currentRun, scopedOptions, scopedSignal, warnUnscoped } from "./run-scope.ts";
@@ -117,6 +125,14 @@ export interface WrapAiSdkToolsOptions {
    * pauses and is resumed wherever the answer comes back. Default: hooks ask the stack's approver.
    */
   readonly approval?: "ai-sdk";
+  /**
+   * With `approval: "ai-sdk"`: bounds on what waits in this process for answers through the SDK,
+   * per stack (the last given applies): at most `max` questions waiting for a person, and as many
+   * runs held for the SDK's `execute` (default 10 000 each), each for at most `ttlMs` (default 30
+   * minutes). The oldest goes first; its run ends `Failed` with a `RunAbortedError` whose cause is
+   * an `ApprovalEvictedError`, and an answer that comes later is refused.
+   */
+  readonly waiting?: { readonly max?: number; readonly ttlMs?: number };
 }
 
 /** What the SDK passes to `needsApproval` (and `execute`) besides the input: the fields read here. */
@@ -148,7 +164,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
   options: WrapAiSdkToolsOptions = {},
 ): T => {
   checkWrapped(stack, tools, options);
-  knownOptions("wrapAiSdkTools", options, { run: true, rejected: true, approval: true });
+  knownOptions("wrapAiSdkTools", options, { run: true, rejected: true, approval: true, waiting: true });
   const executes = new Map<string, Execute>();
   for (const [name, t] of Object.entries(tools)) {
     const execute = (t as { execute?: unknown }).execute;
@@ -158,8 +174,9 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
   const throughSdk = options.approval === "ai-sdk";
   // Questions waiting for the person, shared with `aiSdkMiddleware` on the same stack (it reads denials).
   const asked = throughSdk ? askedCalls(stack) : undefined;
+  if (asked !== undefined && options.waiting !== undefined) asked.limits = { ...defaultWaiting, ...waitingOption(options.waiting) };
   // Runs started by `needsApproval`, by tool call id, until `execute` takes them (per stack: tools may be wrapped per request).
-  const held = asked?.held ?? new Map<string, Held>();
+  const held = asked?.held ?? new Bounded<Held>();
   // The person's answers known while a call's run goes on, and the calls whose own rule asks: read by the gate.
   const known = asked?.known ?? new Map<string, ApprovalAnswer>();
   // Tools with a `needsApproval` of their own run through the stack with the gate innermost.
@@ -167,10 +184,13 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
   const gated = asked !== undefined && owns.size > 0 ? gatedStack(stack, asked) : undefined;
   const stackOf = (name: string): ToolCallStack => (gated !== undefined && owns.has(name) ? gated : stack);
 
-  /** Settle the waiting questions the SDK's messages answer, and hand the denials nobody here waits on to the readers. */
-  const answered = (messages: readonly unknown[] | undefined): Promise<void> | undefined => {
+  /**
+   * Settle the waiting questions of this conversation (`session`, read only when an answer names a
+   * waiting question) the SDK's messages answer, and hand the denials nobody here waits on to the readers.
+   */
+  const answered = (messages: readonly unknown[] | undefined, session: () => string | undefined): Promise<void> | undefined => {
     if (asked === undefined || messages === undefined || messages.length === 0) return undefined;
-    if (asked.size > 0) asked.answerFrom(messages);
+    if (asked.size > 0) asked.answerFrom(messages, session);
     // Naming the reader here makes every wrapped tool hold it: it reads for as long as they are in use.
     asked.read(readDenials);
     return asked.give(deniedIn(messages));
@@ -290,16 +310,22 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
   };
 
   const runTool = async (name: string, input: unknown, sdk: AiSdkToolExecutionOptions): Promise<unknown> => {
-    await answered((sdk as NeedsApprovalOptions).messages);
+    // Made when first needed: a held run of a call no conversation was named for is taken without it.
+    let begun: ReturnType<typeof begin> | undefined;
+    const begin1 = () => (begun ??= begin(name, input, sdk));
+    await answered((sdk as NeedsApprovalOptions).messages, () => begin1().given?.sessionId);
     const waiting = held.get(sdk.toolCallId);
-    held.delete(sdk.toolCallId);
-    // A held run is this call's only when it is of this tool (the question checked the input too).
-    if (waiting !== undefined && waiting.call.name === name) {
-      waiting.release(sdk);
-      return answer(await waiting.outcome, waiting.call, sdk);
+    // A held run is this call's only when it is of this conversation (another's is left alone) and
+    // of this tool (the question checked the input too).
+    if (waiting !== undefined && (waiting.session === undefined || waiting.session === begin1().given?.sessionId)) {
+      held.delete(sdk.toolCallId);
+      if (waiting.call.name === name) {
+        waiting.release(sdk);
+        return answer(await waiting.outcome, waiting.call, sdk);
+      }
+      waiting.release(undefined);
     }
-    waiting?.release(undefined);
-    const { call, given, person, durable } = begin(name, input, sdk);
+    const { call, given, person, durable } = begin1();
     const signal = scopedSignal(sdk.abortSignal, currentRun());
     if (person === undefined) {
       const operation: Operation = async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk)) });
@@ -309,8 +335,16 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
     // approvals, the paused run linked to this call (its signed token decides); without, a run of
     // this process waiting for it, which would have been held above. Anything else is refused.
     const token = durable !== undefined ? await durable.linked(linkOf(call.id)) : undefined;
-    if (durable === undefined || token === undefined)
-      return answer(await refuse(call, given, (durable ? noPausedApproval : notAnApproval)(name, call.id), signal), call, sdk);
+    if (durable === undefined || token === undefined) {
+      const dropped = asked?.droppedWhy(call.id);
+      const reason =
+        durable !== undefined
+          ? noPausedApproval(name, call.id)
+          : dropped !== undefined
+            ? droppedApproval(name, call.id, dropped)
+            : notAnApproval(name, call.id);
+      return answer(await refuse(call, given, reason, signal), call, sdk);
+    }
     // The resumed run is the paused one, with its own input; the SDK reports it under the call it
     // executes, so that call must be the one asked about: another tool or input is refused, claiming nothing.
     if ((await durable.linked(boundLinkOf(call.id, name, input))) !== token)
@@ -348,7 +382,16 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
               .then((token) =>
                 token === undefined ? undefined : resume(durable, name, d.toolCallId, token, d.answer, operation, given, undefined),
               )
-          : runKnowing(stackOf(name), call, operation, given, d.answer, false, undefined);
+          : // Nothing ties this denial to a question a person was asked: the record says so, and the call does not run.
+            runKnowing(
+              stackOf(name),
+              call,
+              operation,
+              given,
+              { decision: "deny", by: sdkApprover, reason: notAPersonsAnswer(name, d.toolCallId, d.answer.reason) },
+              false,
+              undefined,
+            );
       // A store that cannot be read leaves the approval to expire: the call never runs either way.
       work.push(settled.catch(() => undefined));
     }
@@ -365,7 +408,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
    */
   const needsApproval = async (name: string, own: unknown, input: unknown, sdk: NeedsApprovalOptions): Promise<boolean> => {
     const id = sdk.toolCallId;
-    await answered(sdk.messages);
+    await answered(sdk.messages, () => begin(name, input, sdk).given?.sessionId);
     // The SDK asks again before executing an approved call (it executes it only on true): the run
     // waiting for that answer got it and waits for `execute`; without one here (the question was
     // asked in another process, or before a restart), `execute` runs or resumes the call with the answer.
@@ -376,7 +419,11 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
     // No gate (a stack without `use`): the tool's own rule asks first, and the hooks run in `execute`.
     if (ownSays && target === stack) return true;
     const { call, given, durable } = begin(name, input, sdk);
-    const runSignal = scopedSignal(undefined, currentRun());
+    const session = given?.sessionId;
+    // Aborted when the question, or the run held for `execute`, is dropped from memory (`waiting`).
+    const evictor = new AbortController();
+    const evict = (error: ApprovalEvictedError): void => evictor.abort(error);
+    const runSignal = joinSignals(scopedSignal(undefined, currentRun()), evictor.signal);
     let reached!: (how: "reached" | "asked") => void;
     const reaching = new Promise<"reached" | "asked">((resolve) => (reached = resolve));
     let release!: (sdk: AiSdkToolExecutionOptions | undefined) => void;
@@ -399,13 +446,15 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
         request.signal.addEventListener("abort", gaveUp, { once: true });
         questions.add(id, {
           name,
+          session,
+          evict,
           // What the answer must be about: this tool, this input (the SDK executes the call as the messages hold it).
           digest: inputDigest(input),
           answer: (answer) => {
             request.signal.removeEventListener("abort", gaveUp);
             person = answer;
             // Approved: the run goes on and waits for the SDK's `execute`. Denied: the SDK never executes it.
-            if (answer.decision === "approve") held.set(id, { call, release, outcome });
+            if (answer.decision === "approve") held.set(id, { call, session, evict, release, outcome });
             else release(undefined);
             resolve(answer);
           },
@@ -441,7 +490,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
         }
       }
     }
-    held.set(id, { call, release, outcome });
+    held.set(id, { call, session, evict, release, outcome });
     return false;
   };
 
@@ -533,7 +582,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
             // A call a person answered runs (or resumes) to its last value, as one `needsApproval` held does.
             return throughSdk && (held.has(sdk.toolCallId) || sdkAnswer(messages, sdk.toolCallId) !== undefined)
               ? runTool(name, input, sdk)
-              : (void answered(messages), streamTool(name, input, sdk));
+              : (void answered(messages, () => begin(name, input, sdk).given?.sessionId), streamTool(name, input, sdk));
           }
         : (input: unknown, sdk: AiSdkToolExecutionOptions) => runTool(name, input, sdk);
       const own = ownRule(t);
@@ -544,6 +593,24 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
   }
   if (asked !== undefined) asked.read(readDenials);
   return wrapped as T;
+};
+
+/** The `waiting` option, checked: positive whole numbers of entries and ms. */
+const waitingOption = (given: unknown): Partial<{ max: number; ttlMs: number }> => {
+  if (typeof given !== "object" || given === null || Array.isArray(given))
+    throw new TypeError(`wrapAiSdkTools: waiting must be { max?, ttlMs }, got ${describeGiven(given)}`);
+  knownOptions("wrapAiSdkTools waiting", given, { max: true, ttlMs: true });
+  const out: { max?: number; ttlMs?: number } = {};
+  for (const key of ["max", "ttlMs"] as const) {
+    const value: unknown = (given as Record<string, unknown>)[key];
+    if (value === undefined) continue;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || (key === "ttlMs" && value > maxTimerMs))
+      throw new TypeError(
+        `wrapAiSdkTools: waiting.${key} must be a whole number from 1${key === "ttlMs" ? ` to ${maxTimerMs}` : ""}, got ${describeGiven(value)}`,
+      );
+    out[key] = value;
+  }
+  return out;
 };
 
 /** The stack with the gate that asks a tool's own question, innermost: one per stack, made on first use. */

@@ -194,6 +194,13 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
     );
   };
 
+  /** The conversation of a provider call (its run's `sessionId`): only its prompt answers that conversation's questions. */
+  const sessionOfCall = (
+    type: AiSdkCallInfo["type"],
+    params: SdkCallOptions,
+    model: { readonly modelId: string; readonly provider: string; readonly specificationVersion: string },
+  ): string | undefined => scopedOptions(runOptions(type, params, model), currentRun())?.sessionId;
+
   // Promise chains rather than `async` functions on this path: each `async` level costs a promise
   // and a resumption, and this path runs on every provider call (see benchmarks/ai-sdk.bench.ts).
   function wrapGenerate<P extends SdkCallOptions, R extends SdkGenerateResult, S extends SdkStreamResult>(
@@ -201,7 +208,9 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
   ): Promise<R> {
     try {
       // A denial this prompt holds is given to the asking hook first (awaited only when something reads it).
-      const reading = asked.active ? asked.answerFromPrompt(wrap.params.prompt) : undefined;
+      const reading = asked.active
+        ? asked.answerFromPrompt(wrap.params.prompt, () => sessionOfCall("generate", wrap.params, wrap.model))
+        : undefined;
       return reading === undefined ? generate(wrap) : reading.then(() => generate(wrap));
     } catch (error) {
       return Promise.reject(error);
@@ -315,7 +324,7 @@ export const aiSdkMiddleware = <V extends SpecVersion = "v3">(
     const own = runOptions("stream", params, model);
     const scope = currentRun();
     if (scope === undefined && !toldUnscoped) tellUnscoped(own.runId !== undefined);
-    if (asked.active) await asked.answerFromPrompt(params.prompt);
+    if (asked.active) await asked.answerFromPrompt(params.prompt, () => scopedOptions(own, scope)?.sessionId);
     const steps = stepsOfScope.get(scope as RunScope);
     if (idle && steps === undefined) {
       const signal = scopedSignal(params.abortSignal, scope);

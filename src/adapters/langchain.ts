@@ -21,6 +21,7 @@ import { describeGiven, RunAbortedError } from "../core/errors.ts";
 import { OutcomeRejectedError } from "../core/outcome.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 import type { StateStore } from "../core/state.ts";
+import { MemoryStore } from "../core/memory-store.ts";
 import type { AgentStack } from "../agent/stack.ts";
 import { holdBackProblem, type HoldBack } from "../agent/stream/control.ts";
 import { isStopSignal } from "../agent/stop-signal.ts";
@@ -80,7 +81,12 @@ export interface LangChainMiddlewareOptions {
    * human-in-the-loop), `"handler"` asks the stack's approval handler in process.
    */
   readonly approvals?: "interrupt" | "handler";
-  /** Claims every resumed approval once, across the processes sharing it (a `RedisStore`): a second resume of the same pause is refused. */
+  /**
+   * Where each question's digest is kept and each resumed approval claimed once, across the
+   * processes sharing it (a `RedisStore`): a second resume of the same pause is refused, and an answer
+   * counts only for the question it answers. Without it, a store of this process: only the process
+   * that asked can take the answer (one resumed elsewhere, or after a restart, is a denial saying so).
+   */
   readonly store?: StateStore;
   /** How long a claim is kept, in ms; default 7 days. */
   readonly resumeTtlMs?: number;
@@ -182,7 +188,10 @@ export const langchainMiddleware = (stack: LangChainStack, options: LangChainMid
     run,
     rejected: options.rejected,
     interrupts: options.approvals !== "handler",
-    store: options.store,
+    // Without a shared store, the questions of this process are kept here: an answer is bound to its
+    // question all the same, and only the process that asked can take it.
+    store: options.store ?? processStore(stack),
+    shared: options.store !== undefined,
     resumeTtlMs: options.resumeTtlMs ?? weekMs,
     maxRetries,
   });
@@ -305,3 +314,12 @@ export const langchainMiddleware = (stack: LangChainStack, options: LangChainMid
 
 export { ApprovalPendingError, ApprovalResumedError, decisionOf, hitlRequest, type HitlRequest } from "./langchain/approval.ts";
 export { GuardedChatModel, type ChatModelLike, type Invokable, type ModelScope } from "./langchain/model.ts";
+
+/** The questions of this process, per stack, for a middleware given no `store`. */
+const processStores = new WeakMap<object, MemoryStore>();
+
+const processStore = (stack: object): MemoryStore => {
+  let store = processStores.get(stack);
+  if (store === undefined) processStores.set(stack, (store = new MemoryStore()));
+  return store;
+};

@@ -348,7 +348,13 @@ describe('wrapAiSdkTools with approval: "ai-sdk" (ai 6)', () => {
         lines(elsewhere.out)
           .filter((l) => l.type === "run" && l.point === "toolCall")
           .map((l) => [l.outcome, l.by, l.reason]),
-      ).toEqual([["Rejected", "approval", "bash was not approved: frozen"]]);
+      ).toEqual([
+        [
+          "Rejected",
+          "approval",
+          expect.stringMatching(/^bash was not approved: the denial of bash call .* is not a person's answer .*"frozen"/),
+        ],
+      ]);
     });
 
     it("runs an approved call once, in the run that asked, and records one completed run with the approval", async () => {
@@ -442,7 +448,9 @@ describe('wrapAiSdkTools with approval: "ai-sdk" (ai 6)', () => {
       await deny(elsewhere, first, "not today");
       await elsewhere.stack.flush();
       expect(elsewhere.log).toEqual([]);
-      expect(elsewhere.settled).toEqual([{ _tag: "Rejected", by: "ai-sdk tool approval", reason: "not today" }]);
+      expect(elsewhere.settled).toEqual([
+        { _tag: "Rejected", by: "ai-sdk tool approval", reason: expect.stringMatching(/is not a person's answer .*"not today"/) },
+      ]);
       expect(elsewhere.runs()).toEqual([expect.objectContaining({ outcome: "Rejected", by: "ai-sdk tool approval" })]);
       // Further turns of the conversation hold the same denial: it is not recorded again.
       await deny(elsewhere, first, "not today");

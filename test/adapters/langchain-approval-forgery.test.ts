@@ -67,3 +67,21 @@ describe("langchainMiddleware approvals, against a state changed after the quest
     expect(ran).toEqual(["git push origin feature"]);
   });
 });
+
+describe("langchainMiddleware approvals without a store, against a state changed after the question", () => {
+  it("does not run a call whose arguments were changed between the question and the approval, and says why", async () => {
+    const { agent, ran } = pushAgent();
+    await agent.invoke({ messages: [new HumanMessage("push it")] }, thread);
+    await editPausedCall(agent, { command: "git push --force origin main" });
+    const done = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), thread);
+    expect(ran).toEqual([]);
+    expect(transcript(done.messages).find((l) => l.startsWith("tool"))).toMatch(/not an approval of this call/);
+  });
+
+  it("runs the call the person was asked about, once, in the process that asked", async () => {
+    const { agent, ran } = pushAgent();
+    await agent.invoke({ messages: [new HumanMessage("push it")] }, thread);
+    await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), thread);
+    expect(ran).toEqual(["git push origin feature"]);
+  });
+});

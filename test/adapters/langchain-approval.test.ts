@@ -12,6 +12,7 @@ import type { AgentStack } from "../../src/agent/stack.ts";
 import { Continue, Reject } from "../../src/core/index.ts";
 import { approval, withMiddleware } from "../../src/middleware/index.ts";
 import { RedisStore } from "../../src/stores/redis.ts";
+import { MemoryStore } from "../../src/core/memory-store.ts";
 import { describeRedisProcess, startRedis, type RedisServer } from "../support/redis.ts";
 import { answer, bashTool, logged, loggingBash, transcript } from "./langchain-fixtures.ts";
 import { saveCheckpoints } from "./langchain-saver.ts";
@@ -161,6 +162,20 @@ describe("langchainMiddleware approvals through LangGraph interrupts", () => {
     expect(ran).toEqual(["git push"]);
   });
 
+  it("takes each hook's answer once with a shared store too: the task run again replays the earlier answer, which is no second use", async () => {
+    const stack = withMiddleware(
+      createAgentStack(),
+      approval({ name: "lead", match: "bash" }),
+      approval({ name: "security", match: "bash", priority: 30, reason: "security review" }),
+    );
+    const { agent, ran } = pushAgent({ stack, middleware: langchainMiddleware(stack, { store: new MemoryStore() }) });
+    await start(agent);
+    const second = await resume(agent, { decisions: [{ type: "approve" }] });
+    expect(second.__interrupt__).toHaveLength(1);
+    await resume(agent, { decisions: [{ type: "approve" }] });
+    expect(ran).toEqual(["git push"]);
+  });
+
   it("pauses only the calls hooks ask about: a guard's refusal and an allowed call go on", async () => {
     const { bash, ran } = bashTool();
     const stack = withMiddleware(
@@ -272,23 +287,35 @@ describe("langchainMiddleware approvals across OS processes", () => {
     return { log, file, paused };
   };
 
-  it("resumes in a second process with the person's decision, and the tool runs there, once", async () => {
-    const { log, file, paused } = await pauseHere("edit");
+  it("refuses an answer in a second process without a shared store, saying so: only the process that asked can take it", async () => {
+    const { log, file, paused } = await pauseHere("unshared");
     expect(paused.__interrupt__).toHaveLength(1);
+    const report = await resumeElsewhere([file, log, JSON.stringify({ decisions: [{ type: "approve" }] })]);
+    expect(report).toMatchObject({ ok: true });
+    const tool = (report as { transcript: string[] }).transcript.find((l) => l.startsWith("tool"));
+    expect(tool).toMatch(/not an approval of this call: .*no shared store/);
     expect(logged(log)).toEqual([]);
-    const report = await resumeElsewhere([
-      file,
-      log,
-      JSON.stringify({ decisions: [{ type: "edit", editedAction: { name: "bash", args: { command: "git push --dry-run" } } }] }),
-    ]);
-    expect(report).toEqual({ ok: true, transcript: ["human: push it", "ai: push it", "tool: ran: git push --dry-run", "ai: pushed"] });
-    expect(logged(log)).toEqual(["git push --dry-run"]);
   }, 60_000);
 
   describeRedisProcess("with a Redis store claiming each answer", () => {
     let server: RedisServer;
     beforeAll(async () => void (server = await startRedis()));
     afterAll(async () => await server?.stop());
+
+    it("resumes in a second process with the person's decision, and the tool runs there, once", async () => {
+      const asking = new RedisStore({ connection: server.url });
+      const { log, file, paused } = await pauseHere("edit", asking).finally(() => asking.close());
+      expect(paused.__interrupt__).toHaveLength(1);
+      expect(logged(log)).toEqual([]);
+      const report = await resumeElsewhere([
+        file,
+        log,
+        JSON.stringify({ decisions: [{ type: "edit", editedAction: { name: "bash", args: { command: "git push --dry-run" } } }] }),
+        server.url,
+      ]);
+      expect(report).toEqual({ ok: true, transcript: ["human: push it", "ai: push it", "tool: ran: git push --dry-run", "ai: pushed"] });
+      expect(logged(log)).toEqual(["git push --dry-run"]);
+    }, 60_000);
 
     it("refuses a second resume of the same pause in another process, and the tool does not run again", async () => {
       // Every process of the deployment shares the store: the one that asks keeps the question there.

@@ -20,6 +20,7 @@
  * claim); without, they record the denial by a run whose operation is never called.
  */
 import { digestOf } from "../../core/approval-token.ts";
+import { AgentOnionError } from "../../core/errors.ts";
 import type { ApprovalAnswer } from "../../core/approval-types.ts";
 import type { Outcome } from "../../core/outcome.ts";
 import type { DeepReadonly } from "../../core/readonly.ts";
@@ -68,12 +69,114 @@ export const sdkAnswer = (messages: readonly unknown[] | undefined, toolCallId: 
 export const callIn = (messages: readonly unknown[] | undefined, toolCallId: string): Record<string, unknown> | undefined =>
   callsIn(messages ?? []).get(toolCallId);
 
-/** What a waiting question asked about: the tool, and the digest of the input the SDK gave it. */
+/** What a waiting question asked about: the tool, the digest of the input the SDK gave it, and the conversation. */
 export interface Question {
   readonly name: string;
   readonly digest: string;
+  /** The conversation that was asked (the run's `sessionId`): only its messages answer the question. */
+  readonly session: string | undefined;
   /** Called once, with the person's answer (or a denial saying why an answer was not about this question). */
   readonly answer: (answer: ApprovalAnswer) => void;
+  /** Ends the question's run with `error`: it waited too long, or too many others wait. */
+  readonly evict: (error: ApprovalEvictedError) => void;
+}
+
+/**
+ * Why a question (or a run held for the SDK's `execute`) was dropped from memory before its answer
+ * came: it waited longer than `waiting.ttlMs` (`why: "expired"`), or more than `waiting.max` waited
+ * on the stack and it was the oldest (`why: "limit"`). Its run ends `Failed` with a
+ * `RunAbortedError` whose cause is this error; an answer that comes later is refused.
+ *
+ * @example
+ * outcome._tag === "Failed" && outcome.error.cause instanceof ApprovalEvictedError // the user walked away
+ */
+export class ApprovalEvictedError extends AgentOnionError {
+  override name = "ApprovalEvictedError";
+  constructor(
+    readonly toolCallId: string,
+    readonly why: "expired" | "limit",
+    limits: WaitingLimits,
+  ) {
+    super(
+      `the question about tool call ${toolCallId} was dropped: ${
+        why === "expired"
+          ? `no answer within ${limits.ttlMs} ms (waiting.ttlMs)`
+          : `more than ${limits.max} questions and held runs waited on this stack (waiting.max), and it was the oldest`
+      }`,
+    );
+  }
+}
+
+/** Bounds on what waits in memory for answers through the SDK, per stack. */
+export interface WaitingLimits {
+  /** At most this many questions, and as many runs held for `execute`; the oldest goes first. */
+  readonly max: number;
+  /** Each is dropped after this many ms. */
+  readonly ttlMs: number;
+}
+
+/** The bounds a stack's questions get unless `wrapAiSdkTools` is given others. */
+export const defaultWaiting: WaitingLimits = Object.freeze({ max: 10_000, ttlMs: 30 * 60 * 1000 });
+
+/**
+ * A map whose entries each end after `ttlMs`, and whose oldest entry goes when it holds more than
+ * `max`; `onEvict` hears of each entry dropped so.
+ *
+ * @example
+ * const m = new Bounded<string>(() => ({ max: 2, ttlMs: 1000 }), (id, v, why) => console.log(id, why))
+ */
+export class Bounded<V> {
+  private readonly entries = new Map<string, { readonly value: V; readonly timer: ReturnType<typeof setTimeout> }>();
+  constructor(
+    private readonly limits: () => WaitingLimits = () => defaultWaiting,
+    private readonly onEvict: (id: string, value: V, why: "expired" | "limit") => void = () => {},
+  ) {}
+
+  /** How many entries wait. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** True when `id` waits. */
+  has(id: string): boolean {
+    return this.entries.has(id);
+  }
+
+  /** The entry of `id`. */
+  get(id: string): V | undefined {
+    return this.entries.get(id)?.value;
+  }
+
+  /** The entries, oldest first. */
+  *[Symbol.iterator](): IterableIterator<[string, V]> {
+    for (const [id, e] of this.entries) yield [id, e.value];
+  }
+
+  /** Keep `value` under `id` (as the newest), dropping the oldest beyond the limit. */
+  set(id: string, value: V): void {
+    this.delete(id);
+    const { max, ttlMs } = this.limits();
+    const timer = setTimeout(() => this.evict(id, "expired"), ttlMs);
+    // A question nobody answers must not keep the process alive.
+    timer.unref?.();
+    this.entries.set(id, { value, timer });
+    while (this.entries.size > max) this.evict(this.entries.keys().next().value as string, "limit");
+  }
+
+  /** Stop keeping `id`. */
+  delete(id: string): boolean {
+    const e = this.entries.get(id);
+    if (e === undefined) return false;
+    clearTimeout(e.timer);
+    this.entries.delete(id);
+    return true;
+  }
+
+  private evict(id: string, why: "expired" | "limit"): void {
+    const e = this.entries.get(id);
+    if (e === undefined || !this.delete(id)) return;
+    this.onEvict(id, e.value, why);
+  }
 }
 
 /**
@@ -91,6 +194,10 @@ export const inputDigest = (input: unknown): string => digestOf(input ?? null);
 export interface Held {
   /** The call as the run began it: `execute` answers for it without copying the input again. */
   readonly call: ToolCall;
+  /** The conversation whose call it is (the run's `sessionId`): only its `execute` takes it. */
+  readonly session: string | undefined;
+  /** Ends the held run with `error`: it waited too long for `execute`, or too many others wait. */
+  readonly evict: (error: ApprovalEvictedError) => void;
   readonly release: (sdk: { readonly toolCallId: string; readonly abortSignal?: AbortSignal | undefined } | undefined) => void;
   readonly outcome: Promise<Outcome<DeepReadonly<ToolResult>>>;
 }
@@ -172,12 +279,28 @@ export const deniedIn = (messages: readonly unknown[] | undefined): SdkDenial[] 
  * asked.answerFromPrompt(params.prompt) // "deny", if the prompt holds call-1's execution-denied result
  */
 export class AskedCalls {
-  private readonly waiting = new Map<string, Question>();
+  /** The bounds on `waiting` and `held` (set by `wrapAiSdkTools`' `waiting` option; the last given applies). */
+  limits: WaitingLimits = defaultWaiting;
+  private readonly waiting = new Bounded<Question>(
+    () => this.limits,
+    (id, question, why) => {
+      this.dropped(id, why);
+      question.evict(new ApprovalEvictedError(id, why, this.limits));
+    },
+  );
   /**
    * Runs `needsApproval` started that wait for the SDK's `execute`, by tool call id: per stack, so
    * that tools wrapped anew for each request find the run an earlier request's tools started.
    */
-  readonly held = new Map<string, Held>();
+  readonly held = new Bounded<Held>(
+    () => this.limits,
+    (id, held, why) => {
+      this.dropped(id, why);
+      held.evict(new ApprovalEvictedError(id, why, this.limits));
+    },
+  );
+  /** Calls whose question or held run was dropped, and why (bounded as `handled`): a later answer is refused saying so. */
+  private readonly evicted = new Map<string, string>();
   /**
    * Readers, held weakly: a wrapped tool set's tools hold its reader, so it reads for as long as any
    * of them is in use, and goes with them (apps may wrap their tools per request).
@@ -211,6 +334,17 @@ export class AskedCalls {
     this.waiting.delete(toolCallId);
   }
 
+  /** Why the question about `toolCallId` was dropped before its answer came, if it was. */
+  droppedWhy(toolCallId: string): string | undefined {
+    return this.evicted.get(toolCallId);
+  }
+
+  private dropped(id: string, why: "expired" | "limit"): void {
+    this.evicted.set(id, new ApprovalEvictedError(id, why, this.limits).message);
+    if (this.evicted.size > maxHandled) this.evicted.delete(this.evicted.keys().next().value as string);
+    this.take(id);
+  }
+
   /** Give denials no question here waits on to `reader` (a wrapped tool set's; it picks its own tools), while it lives. */
   read(reader: DenialReader): void {
     if (this.registered.has(reader)) return;
@@ -231,15 +365,21 @@ export class AskedCalls {
   }
 
   /**
-   * Answer each waiting question the messages a tool was given answer (`tool-approval-response`).
-   * An approval counts only when the messages' call to that id names the tool and the input asked
-   * about: the SDK executes the call as the messages hold it, and the client writes them.
+   * Answer each waiting question of `session` the messages a tool was given answer
+   * (`tool-approval-response`). An approval counts only when the messages' call to that id names
+   * the tool and the input asked about: the SDK executes the call as the messages hold it, and the
+   * client writes them. Questions of other conversations are not theirs to answer: they go on waiting.
    */
-  answerFrom(messages: readonly unknown[] | undefined): void {
+  answerFrom(messages: readonly unknown[] | undefined, session: () => string | undefined): void {
     if (this.waiting.size === 0 || messages === undefined) return;
+    let conversation: { readonly id: string | undefined } | undefined;
     for (const [id, question] of [...this.waiting]) {
       const answer = sdkAnswer(messages, id);
       if (answer === undefined) continue;
+      conversation ??= sessionOf(session);
+      // An approval only from the conversation that was asked; a denial also from messages of none named.
+      if (conversation === undefined) continue;
+      if (conversation.id !== question.session && (answer.decision === "approve" || conversation.id !== undefined)) continue;
       const mismatch = answer.decision === "approve" ? mismatchOf(question, callIn(messages, id)) : undefined;
       this.settle(id, mismatch === undefined ? answer : { decision: "deny", by: sdkApprover, reason: mismatch });
     }
@@ -251,9 +391,22 @@ export class AskedCalls {
    * call. Denials in the prompt's last tool messages (those of this call's answers) that no question
    * waits on go to the readers; what they do is awaited (it never rejects).
    */
-  answerFromPrompt(prompt: readonly { readonly role: string; readonly content: unknown }[]): Promise<void> | undefined {
+  answerFromPrompt(
+    prompt: readonly { readonly role: string; readonly content: unknown }[],
+    session: () => string | undefined,
+  ): Promise<void> | undefined {
     if (!this.active) return undefined;
     const others: [string, unknown][] = [];
+    let conversation: { readonly id: string | undefined } | undefined;
+    // A denial is this prompt's to give only when the prompt is of the conversation that was asked,
+    // or of none the application named (a model wrapped without a `sessionId`: it cannot tell, and a
+    // denial never lets a call run).
+    const ours = (id: string): boolean => {
+      const question = this.waiting.get(id);
+      if (question === undefined) return false;
+      conversation ??= sessionOf(session);
+      return conversation !== undefined && (conversation.id === undefined || conversation.id === question.session);
+    };
     // Walking back from the end: the tool messages after the last assistant message are this call's answers.
     let fresh = true;
     for (let i = prompt.length - 1; i >= 0; i--) {
@@ -265,8 +418,7 @@ export class AskedCalls {
         if (part?.type !== "tool-result" || typeof part.toolCallId !== "string") continue;
         const output = part.output as { type?: unknown; reason?: unknown } | undefined;
         if (output?.type !== "execution-denied") continue;
-        if (this.waiting.has(part.toolCallId))
-          this.settle(part.toolCallId, denial(part.toolCallId, undefined, output.reason, fresh).answer);
+        if (ours(part.toolCallId)) this.settle(part.toolCallId, denial(part.toolCallId, undefined, output.reason, fresh).answer);
         else if (fresh && this.readers.length > 0) others.push([part.toolCallId, output.reason]);
       }
     }
@@ -305,6 +457,15 @@ export class AskedCalls {
   }
 }
 
+/** The conversation `session` names; undefined when the application's run options throw (no question is then answered). */
+const sessionOf = (session: () => string | undefined): { readonly id: string | undefined } | undefined => {
+  try {
+    return { id: session() };
+  } catch {
+    return undefined;
+  }
+};
+
 /** Why an approval whose messages hold `call` is not about `question`, or undefined when it is. */
 const mismatchOf = (question: Question, call: Record<string, unknown> | undefined): string | undefined => {
   const not = "the approval in the conversation is not an approval of what the person was asked about";
@@ -331,6 +492,28 @@ export const notAnApproval = (name: string, toolCallId: string): string =>
   `the approval of ${name} call ${toolCallId} in the conversation is not an approval: no question of this process waits for it ` +
   "(it was never asked here, was asked before a restart or in another process, was already answered, its asking hook stopped " +
   "waiting, or the call's tool or input changed since)";
+
+/**
+ * Why `execute` refuses a call whose messages approve it after its question was dropped from memory.
+ *
+ * @example
+ * droppedApproval("bash", "call-1", "the question about tool call call-1 was dropped: ...")
+ */
+export const droppedApproval = (name: string, toolCallId: string, why: string): string =>
+  `the approval of ${name} call ${toolCallId} in the conversation is not an approval: its question was dropped before the answer came (${why})`;
+
+/**
+ * The reason a denial is recorded with when no question of this process waits for it (without
+ * durable approvals): nothing ties it to a question a person was asked, so the record does not say a
+ * person denied the call. It still refuses the call: a denial never lets anything run.
+ *
+ * @example
+ * notAPersonsAnswer("bash", "call-1", "frozen") // "the denial of bash call call-1 in the conversation is not a person's answer ..."
+ */
+export const notAPersonsAnswer = (name: string, toolCallId: string, reason: string | undefined): string =>
+  `the denial of ${name} call ${toolCallId} in the conversation is not a person's answer to a question of this process ` +
+  "(none waits for it: it was never asked here, or was asked in another process, before a restart or in another conversation); " +
+  `the call does not run${reason !== undefined && reason !== deniedWithoutReason ? ` (the conversation's reason: ${JSON.stringify(reason)})` : ""}`;
 
 /**
  * Why `execute` refuses a call approved with durable approvals whose paused run asked about another

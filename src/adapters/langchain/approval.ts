@@ -13,14 +13,16 @@
  *   one that asked gets the person's answer instead of a new question. A `HITLResponse`
  *   (`{ decisions: [{ type: "approve" | "edit" | "reject", ... }] }`), one such decision, or an
  *   agent-onion `ApprovalDecision` are read; anything else is a denial that says so.
- * - With a `store`, each answer is claimed once (`incr` on a key of the thread, the task and the
- *   question): a second resume of the same pause, in any process sharing the store, is refused
- *   with `ApprovalResumedError` before the tool runs.
- * - With a `store`, each answer is also bound to its question: LangGraph hands a resume value to
- *   whichever interrupt is pending when the graph runs again, also after the thread's state was
- *   changed (`updateState`) to call the tool with other arguments. The digest of what was asked is
- *   kept when the call pauses, and an answer is honoured only when the resumed task asks about the
- *   same input; anything else is a denial that says why.
+ * - Each answer is claimed once (`incr` on a key of the thread, the task and the question): a
+ *   second resume of the same pause, in any process sharing the store, is refused with
+ *   `ApprovalResumedError` before the tool runs.
+ * - Each answer is also bound to its question: LangGraph hands a resume value to whichever
+ *   interrupt is pending when the graph runs again, also after the thread's state was changed
+ *   (`updateState`) to call the tool with other arguments. The digest of what was asked is kept
+ *   when the call pauses, and an answer is honoured only when the resumed task asks about the same
+ *   input; anything else is a denial that says why.
+ * - The store is the application's (`store`, shared by its processes), else one of this process:
+ *   answers are bound all the same, and only the process that asked can take them.
  */
 import { digestOf } from "../../core/approval-token.ts";
 import type { ApprovalDecision, ApprovalHandler, ApprovalRequest } from "../../core/context.ts";
@@ -142,7 +144,8 @@ const unreadable: ApprovalDecision = Object.freeze({
  */
 export class Pause {
   declare private readonly runtime: InterruptRuntime;
-  declare private readonly store: StateStore | undefined;
+  declare private readonly store: StateStore;
+  declare private readonly shared: boolean;
   declare private readonly ttlMs: number;
   declare private readonly link: LinkedController;
   declare private asked: number;
@@ -150,9 +153,10 @@ export class Pause {
   /** The approval handler for the call's run options. */
   declare readonly handler: ApprovalHandler;
 
-  constructor(runtime: InterruptRuntime, store: StateStore | undefined, ttlMs: number, caller: AbortSignal | undefined) {
+  constructor(runtime: InterruptRuntime, store: StateStore, ttlMs: number, caller: AbortSignal | undefined, shared = true) {
     this.runtime = runtime;
     this.store = store;
+    this.shared = shared;
     this.ttlMs = ttlMs;
     this.link = linkSignal(caller);
     this.asked = 0;
@@ -171,39 +175,48 @@ export class Pause {
       throw new TypeError("langchainMiddleware: LangGraph gave the tool call no interrupt (is this call running inside createAgent?)");
     const index = this.asked++;
     const key = this.claimKey(index);
-    const asked = key !== undefined ? digestOf(request.input ?? null) : undefined;
+    const asked = digestOf(request.input ?? null);
+    // LangGraph runs a resumed task from its start, handing each earlier interrupt the answer it had
+    // (its scratchpad's `resume`) and only the newest one the `Command`'s: an earlier answer is taken
+    // again by this very task (a call two hooks asked about), which is no second use; only the newest is claimed.
+    const replayed = this.answeredBefore() > index;
     let answer: unknown;
     try {
       answer = interrupt(hitlRequest(request));
     } catch (error) {
-      if (key !== undefined) {
-        // Kept before LangGraph is told, so the answer can be checked against it wherever it comes back.
-        try {
-          await (this.store as StateStore).set(questionKey(key), asked, { ttlMs: this.ttlMs });
-        } catch (failure) {
-          return {
-            decision: "deny",
-            reason: `approval required by ${request.hook}, but the question could not be kept: ${describe(failure)}`,
-          };
-        }
+      // Kept before LangGraph is told, so the answer can be checked against it wherever it comes back.
+      try {
+        await this.store.set(questionKey(key), asked, { ttlMs: this.ttlMs });
+      } catch (failure) {
+        return {
+          decision: "deny",
+          reason: `approval required by ${request.hook}, but the question could not be kept: ${describe(failure)}`,
+        };
       }
       // No answer yet (LangGraph's GraphInterrupt), or no checkpointer to pause with: either way
       // LangGraph is told, once the call stopped; nothing more of it runs now.
       return this.stop(error, request.hook);
     }
-    if (key === undefined) return decisionOf(answer, request);
-    const store = this.store as StateStore;
+    const store = this.store;
     const question = await store.get(questionKey(key));
     if (question !== asked)
       return {
         decision: "deny",
         reason:
           question === undefined
-            ? "the resume value is not an approval of this call: no question about it was asked in this task (the thread's state changed since the question, or it was asked longer ago than the store keeps it)"
+            ? this.shared
+              ? "the resume value is not an approval of this call: no question about it was asked in this task (the thread's state changed since the question, or it was asked longer ago than the store keeps it)"
+              : "the resume value is not an approval of this call: no question about it was asked in this task in this process (langchainMiddleware has no shared store, so only the process that asked can take the answer: give every process the same store; or the thread's state changed since the question)"
             : "the resume value is not an approval of this call: the call differs from the one the person was asked about",
       };
-    if ((await store.incr(key, 1, { ttlMs: this.ttlMs })) > 1) return this.stop(new ApprovalResumedError(key), request.hook);
+    if (!replayed && (await store.incr(key, 1, { ttlMs: this.ttlMs })) > 1) return this.stop(new ApprovalResumedError(key), request.hook);
     return decisionOf(answer, request);
+  }
+
+  /** How many interrupts of this task LangGraph already holds answers for from earlier runs of it (0 when it does not say). */
+  private answeredBefore(): number {
+    const scratchpad = this.runtime.configurable?.__pregel_scratchpad as { readonly resume?: unknown } | undefined;
+    return Array.isArray(scratchpad?.resume) ? scratchpad.resume.length : 0;
   }
 
   /** Cancel the call; `error` is what the middleware throws to LangGraph once the call stopped. */
@@ -215,8 +228,7 @@ export class Pause {
   }
 
   /** The key that takes this answer once across every process sharing the store: the thread, the task, the question. */
-  private claimKey(index: number): string | undefined {
-    if (this.store === undefined) return undefined;
+  private claimKey(index: number): string {
     const conf = this.runtime.configurable;
     const part = (value: unknown): string => keyPart(typeof value === "string" ? value : "");
     return `langchain:resume:${part(conf?.thread_id)}:${part(conf?.checkpoint_ns)}:${index}`;

@@ -54,7 +54,10 @@ export interface ToolScope {
   readonly rejected: ((reason: string, by: string, call: DeepReadonly<ToolCall>) => MessageContent) | undefined;
   /** Ask through LangGraph interrupts (true) or the stack's own approval handler (false). */
   readonly interrupts: boolean;
-  readonly store: StateStore | undefined;
+  /** Where questions are kept and answers claimed: the application's, or one of this process. */
+  readonly store: StateStore;
+  /** True when the store is the application's (shared by its processes, as it says). */
+  readonly shared: boolean;
   readonly resumeTtlMs: number;
   readonly maxRetries: number;
 }
@@ -173,7 +176,7 @@ export const runTool = async (
   const caller = request.runtime.signal;
   for (let attempt = 1; ; attempt++) {
     const context = new CallContext(scope.run.onContext);
-    const pause = scope.interrupts ? new Pause(request.runtime, scope.store, scope.resumeTtlMs, caller) : undefined;
+    const pause = scope.interrupts ? new Pause(request.runtime, scope.store, scope.resumeTtlMs, caller, scope.shared) : undefined;
     const produced = new Map<ToolResult, ToolAnswer>();
     let outcome;
     try {

@@ -73,29 +73,44 @@ describe("AskedCalls.answerFromPrompt", () => {
       return undefined;
     };
     asked.read(reader);
-    expect(asked.answerFromPrompt(prompt(false))).toBeUndefined();
+    expect(asked.answerFromPrompt(prompt(false), noSession)).toBeUndefined();
     expect(read).toEqual([]);
-    await asked.answerFromPrompt(prompt(true));
-    await asked.answerFromPrompt(prompt(true));
+    await asked.answerFromPrompt(prompt(true), noSession);
+    await asked.answerFromPrompt(prompt(true), noSession);
     expect(read.map((d) => [d.toolCallId, d.toolName, d.input, d.answer.reason])).toEqual([
       ["c1", "bash", { command: "git push" }, "frozen"],
     ]);
 
     const answers: unknown[] = [];
     const waiting = askedCalls({});
-    waiting.add("c1", { name: "bash", digest: inputDigest({ command: "git push" }), answer: (a) => answers.push(a) });
-    waiting.answerFromPrompt(prompt(false));
+    waiting.add("c1", {
+      name: "bash",
+      digest: inputDigest({ command: "git push" }),
+      session: undefined,
+      evict: () => {},
+      answer: (a) => answers.push(a),
+    });
+    waiting.answerFromPrompt(prompt(false), noSession);
     expect(answers).toEqual([{ decision: "deny", by: "ai-sdk tool approval", reason: "frozen" }]);
     expect(waiting.take("c1")).toBe(false);
   });
 });
+
+/** The conversation of a run given no session. */
+const noSession = (): undefined => undefined;
 
 describe("AskedCalls.answerFrom", () => {
   /** A question about bash `git push` waiting under c1, and the answers it got. */
   const waiting = () => {
     const answers: unknown[] = [];
     const asked = askedCalls({});
-    asked.add("c1", { name: "bash", digest: inputDigest({ command: "git push" }), answer: (a) => answers.push(a) });
+    asked.add("c1", {
+      name: "bash",
+      digest: inputDigest({ command: "git push" }),
+      session: undefined,
+      evict: () => {},
+      answer: (a) => answers.push(a),
+    });
     return { asked, answers };
   };
   const call = (toolName: string, input: unknown) => ({
@@ -108,7 +123,7 @@ describe("AskedCalls.answerFrom", () => {
 
   it("settles the question with an approval of exactly the tool and input it asked about, whatever the key order", () => {
     const { asked, answers } = waiting();
-    asked.answerFrom([call("bash", { command: "git push" }), answer("a1", true, "go")]);
+    asked.answerFrom([call("bash", { command: "git push" }), answer("a1", true, "go")], noSession);
     expect(answers).toEqual([{ decision: "approve", by: "ai-sdk tool approval", reason: "go" }]);
     expect(asked.size).toBe(0);
   });
@@ -120,13 +135,13 @@ describe("AskedCalls.answerFrom", () => {
     ["no call at all", { role: "assistant", content: [{ type: "tool-approval-request", approvalId: "a1", toolCallId: "c1" }] }, /no call/],
   ])("denies the question when the approval is of %s, saying why", (_, message, why) => {
     const { asked, answers } = waiting();
-    asked.answerFrom([message, answer("a1", true, "go")]);
+    asked.answerFrom([message, answer("a1", true, "go")], noSession);
     expect(answers).toEqual([{ decision: "deny", by: "ai-sdk tool approval", reason: expect.stringMatching(why) }]);
   });
 
   it("leaves the question waiting when the messages do not answer it", () => {
     const { asked, answers } = waiting();
-    asked.answerFrom([call("bash", { command: "git push" })]);
+    asked.answerFrom([call("bash", { command: "git push" })], noSession);
     expect(answers).toEqual([]);
     expect(asked.size).toBe(1);
   });
