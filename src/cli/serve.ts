@@ -9,7 +9,8 @@
  * it never answers) and, on loopback, only a `Host` naming loopback (against DNS rebinding); a
  * body over 16 MiB is refused; it never redirects. When a file in the module's directory
  * changes, a new child loads the module afresh and takes over once loaded; requests in flight
- * finish on the old one. SIGINT or SIGTERM stop it after the requests in flight are answered.
+ * finish on the old one. A child that misses `--timeout` is killed and replaced. SIGINT or SIGTERM
+ * stop it after the requests in flight are answered.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { existsSync, watch, type FSWatcher } from "node:fs";
@@ -59,6 +60,7 @@ class HookProcess {
     private readonly failOpen: boolean,
     private readonly deadlineMs: number,
     onCrash: (why: string) => void,
+    private readonly onTimeout: (why: string) => void = () => {},
   ) {
     this.child = fork(binPath(), ["_hook-process", ...args], {
       cwd,
@@ -98,12 +100,15 @@ class HookProcess {
     if (this.exited) return Promise.resolve(this.lost());
     return new Promise((answered) => {
       // Timed here, not in the child: a stack that keeps its process busy cannot hold the answer.
+      // The child is then stopped (a synchronous spin would keep it busy for good; its other calls
+      // in flight fail closed as lost) and, as after a crash, a new one takes its place.
       const timer = setTimeout(() => {
         if (!this.pending.delete(id)) return;
-        answered({
-          exitCode: this.failOpen ? 1 : 2,
-          stderr: `agent-onion serve: the stack did not decide within ${this.deadlineMs / 1000} s (--timeout)`,
-        });
+        const why = `the stack did not decide within ${this.deadlineMs / 1000} s (--timeout)`;
+        answered({ exitCode: this.failOpen ? 1 : 2, stderr: `agent-onion serve: ${why}` });
+        if (this.exited) return;
+        this.onTimeout(`${why}; stopping its hook process`);
+        this.child.kill("SIGKILL");
       }, this.deadlineMs);
       this.pending.set(id, (answer) => {
         clearTimeout(timer);
@@ -193,11 +198,18 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
   let generation = 0;
   let stopping = false;
   const start = (): HookProcess => {
-    const child: HookProcess = new HookProcess(childArgs, io.cwd, failOpen, deadlineMs, (why) => {
-      if (current !== child || stopping) return;
-      log(`the hook process exited (${why}); starting a new one`);
-      void replace("restarted");
-    });
+    const child: HookProcess = new HookProcess(
+      childArgs,
+      io.cwd,
+      failOpen,
+      deadlineMs,
+      (why) => {
+        if (current !== child || stopping) return;
+        log(`the hook process exited (${why}); starting a new one`);
+        void replace("restarted");
+      },
+      log,
+    );
     return child;
   };
   let current = start();

@@ -6,7 +6,7 @@
  * process can end is described in the result, and the caller decides what it means.
  */
 import type { ChildProcess } from "node:child_process";
-import { statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { isAbortSignal, maxTimerMs, notASignal, stopListening } from "../core/signal.ts";
 import { limitProblem } from "./limits.ts";
@@ -61,15 +61,78 @@ export interface ProcessResult {
 // Shell form's program and its flags, by the `shell` field (Claude Code's; `sh` is our default on every platform).
 const shells = { sh: ["/bin/sh", "-c"], bash: ["bash", "-c"], powershell: ["pwsh", "-NoProfile", "-Command"] } as const;
 
-// Process groups still alive; killed if our own process exits first (execa's `cleanup`).
-const live = new Set<number>();
+// Hooks still running, with their marks; killed if our own process exits first (execa's `cleanup`).
+const live = new Map<number, string>();
 let exitHookInstalled = false;
 const installExitHook = (): void => {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once("exit", () => {
-    for (const pid of live) killGroup(pid, "SIGKILL");
+    for (const [pid, mark] of live) killTree(pid, mark, "SIGKILL");
   });
+};
+
+/**
+ * The variable every hook process is started with (and its descendants inherit): a process that
+ * left the hook's process group (`setsid`, a double fork) is still found by it in /proc.
+ */
+export const HOOK_MARK_VARIABLE = "AGENT_ONION_HOOK_RUN";
+let runs = 0;
+
+/**
+ * Every process of one hook run that /proc shows: those under `pid` by parent, and those whose
+ * environment carries the run's mark (a process reparented after its parent exited). Linux only;
+ * elsewhere, and for a process that dropped the variable or changed user, nothing.
+ */
+const hookProcesses = (pid: number, mark: string): Set<number> => {
+  const found = new Set<number>();
+  if (process.platform !== "linux") return found;
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return found;
+  }
+  const needle = Buffer.from(`${HOOK_MARK_VARIABLE}=${mark}\0`);
+  const children = new Map<number, number[]>();
+  for (const name of names) {
+    const p = Number(name);
+    if (!Number.isInteger(p) || p === process.pid) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
+      // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ", 2)[1]);
+      const siblings = children.get(ppid);
+      if (siblings === undefined) children.set(ppid, [p]);
+      else siblings.push(p);
+      const environ = readFileSync(`/proc/${name}/environ`);
+      const at = environ.indexOf(needle);
+      if (at === 0 || (at > 0 && environ[at - 1] === 0)) found.add(p);
+    } catch {
+      // gone meanwhile, or another user's
+    }
+  }
+  const queue = [pid];
+  while (queue.length > 0)
+    for (const child of children.get(queue.pop()!) ?? [])
+      if (!found.has(child)) {
+        found.add(child);
+        queue.push(child);
+      }
+  return found;
+};
+
+/** Signal a hook's process group and every process of its run found outside it (read before the group goes, while parents still link them). */
+const killTree = (pid: number, mark: string, signal: NodeJS.Signals): void => {
+  const others = hookProcesses(pid, mark);
+  killGroup(pid, signal);
+  for (const p of others) {
+    try {
+      process.kill(p, signal);
+    } catch {
+      // gone already
+    }
+  }
 };
 
 /** Signal a whole process group; a group already gone is not an error. */
@@ -170,6 +233,7 @@ const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
     let exited = false;
     const timers: NodeJS.Timeout[] = [];
     let child: ChildProcess | undefined;
+    const mark = `${process.pid}.${++runs}`;
 
     /** `released`: the hook exited in time and every pipe closed, so what it left running is its business. */
     const finish = (spawnError?: Error, released = false): void => {
@@ -180,7 +244,7 @@ const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
       if (child?.pid !== undefined) {
         // Otherwise whatever the hook left behind in its group goes with it (D4): it holds the
         // pipes, or the hook was cut short.
-        if (!released) killGroup(child.pid, "SIGKILL");
+        if (!released) killTree(child.pid, mark, "SIGKILL");
         live.delete(child.pid);
       }
       child?.stdout?.destroy();
@@ -204,8 +268,8 @@ const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
     const terminate = (): void => {
       const pid = child?.pid;
       if (pid === undefined) return finish();
-      killGroup(pid, "SIGTERM");
-      timers.push(setTimeout(() => killGroup(pid, "SIGKILL"), grace));
+      killTree(pid, mark, "SIGTERM");
+      timers.push(setTimeout(() => killTree(pid, mark, "SIGKILL"), grace));
       // Backstop: if even SIGKILL does not produce an exit (uninterruptible sleep), stop waiting.
       timers.push(setTimeout(() => finish(), Math.min(grace + 1000, maxTimerMs)));
     };
@@ -239,7 +303,7 @@ const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
       childProcess ??= require("node:child_process") as typeof import("node:child_process");
       child = childProcess.spawn(shell ? shell[0] : options.command, shell ? [...shell.slice(1), options.command] : [...options.args!], {
         cwd: options.cwd,
-        env: options.env,
+        env: { ...options.env, [HOOK_MARK_VARIABLE]: mark },
         stdio: ["pipe", "pipe", "pipe"],
         // Its own process group (and session: no controlling terminal), so the tree can be killed at once.
         detached: true,
@@ -254,7 +318,7 @@ const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
       if (proc.pid === undefined) finish(spawnFailed(error));
     });
     if (proc.pid === undefined) return; // the 'error' event follows
-    live.add(proc.pid);
+    live.set(proc.pid, mark);
     installExitHook();
 
     proc.stdin!.on("error", () => {
@@ -266,7 +330,7 @@ const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
       if (stdoutOverflow) return;
       if (outBytes + chunk.length > maxOut) {
         stdoutOverflow = true;
-        killGroup(proc.pid!, "SIGKILL");
+        killTree(proc.pid!, mark, "SIGKILL");
         return;
       }
       outBytes += chunk.length;
@@ -292,7 +356,7 @@ const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
       // what is buffered and close; a leftover still holding them then is killed (finish), and
       // we stop waiting (D4). A process put in the background that let go of the pipes
       // (`nohup server >/dev/null 2>&1 &`) keeps running, as under Claude Code.
-      if (cutShort()) killGroup(proc.pid!, "SIGKILL");
+      if (cutShort()) killTree(proc.pid!, mark, "SIGKILL");
       timers.push(setTimeout(() => finish(), Math.min(grace, 200)));
     });
     proc.once("close", () => finish(undefined, exited && !cutShort()));

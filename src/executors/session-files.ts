@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { closeSync, mkdtempSync, openSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runProcess } from "./process.ts";
+import { HOOK_MARK_VARIABLE, runProcess } from "./process.ts";
 
 let dir: string | undefined;
 
@@ -115,7 +115,7 @@ export const envFileVariables = async (
     const name = entry.slice(0, eq);
     const value = entry.slice(eq + 1);
     // bash's own variables are not what the file exported.
-    if (name === "_" || name === "SHLVL" || name === "PWD" || name === "OLDPWD") continue;
+    if (name === "_" || name === "SHLVL" || name === "PWD" || name === "OLDPWD" || name === HOOK_MARK_VARIABLE) continue;
     if (env[name] !== value) out[name] = value;
   }
   return out;

@@ -42,7 +42,7 @@ import { knownOptions, nameOption, numberOption } from "./options.ts";
 import { createRedactor, type Redactor, type RedactorOptions } from "./redactor.ts";
 import { GenAiAttr, GenAiOperation, OnionAttr } from "./semconv.ts";
 import { sdkModelOperations } from "./tracing-ai-sdk.ts";
-import { wallClockAt } from "./wall-clock.ts";
+import { clockAnchor } from "./wall-clock.ts";
 import {
   errorTypeOf,
   hookOutcome,
@@ -56,6 +56,10 @@ import {
 /** An `invoke_agent` span and what its model calls told it: `gen_ai.provider.name` and `gen_ai.request.model` are set from the first. */
 interface AgentSpan {
   readonly span: Span;
+  /** The wall clock at the engine clock's zero, read once: every time of the span is stamped from it. */
+  readonly clock: number;
+  /** Its start, on the engine's clock. */
+  readonly startedAt: number;
   provider: string | undefined;
   /** A model call has told it its provider and model. */
   informed: boolean;
@@ -75,9 +79,20 @@ interface InvocationSpan {
 /** A point's span until its layer settled; `borrowed` spans (the invocation's, the AI SDK's) are ended by their owner. */
 interface OpenSpan {
   readonly span: Span;
+  /** Our own spans' `clock` (see `AgentSpan`) and start on the engine's clock; undefined for a borrowed span, which the SDK stamps. */
+  readonly clock: number | undefined;
+  readonly startedAt: number | undefined;
   readonly borrowed: boolean;
   readonly invocation: InvocationSpan | undefined;
   ended: boolean;
+}
+
+/** What a settled point's span leaves for its hook spans. */
+interface Handoff {
+  readonly parent: SpanContext;
+  readonly clock: number | undefined;
+  readonly from: number;
+  readonly to: number;
 }
 
 /** Where the nearest `invoke_agent` span is kept in an OpenTelemetry context, for its model calls. */
@@ -186,7 +201,10 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
   // The span of each `agent.run()`, by its invocation: gone with it.
   const invocations = new WeakMap<Invocation, InvocationSpan>();
   // The span a settled run's hook spans go under, until its observer runs (off the run's path).
-  const handoff = new Map<string, SpanContext>();
+  // With the clock its times were stamped from and its start and end on the engine's clock: its
+  // hook spans are stamped from the same clock and placed within it (the engine times a hook from
+  // its last clock reading, which can come before the point's span started).
+  const handoff = new Map<string, Handoff>();
 
   const activeContext = (): Context => {
     const active = otelContext.active();
@@ -207,12 +225,20 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
     parent: Context,
     extra: Attributes = {},
   ): { agent: AgentSpan; context: Context } => {
+    const clock = clockAnchor();
+    const startedAt = performance.now();
     const span = tracer().startSpan(
       `${GenAiOperation.invokeAgent} ${agent}`,
-      { kind: SpanKind.INTERNAL, attributes: { ...extra, ...agentAttributes(agent, sessionId) } },
+      { kind: SpanKind.INTERNAL, attributes: { ...extra, ...agentAttributes(agent, sessionId) }, startTime: clock + startedAt },
       parent,
     );
-    const record: AgentSpan = { span, provider: typeof providerChoice === "string" ? providerChoice : undefined, informed: false };
+    const record: AgentSpan = {
+      span,
+      clock,
+      startedAt,
+      provider: typeof providerChoice === "string" ? providerChoice : undefined,
+      informed: false,
+    };
     return { agent: record, context: otelTrace.setSpan(parent, span).setValue(agentSpanKey, record) };
   };
 
@@ -229,13 +255,13 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
       try {
         if (made.outcome !== undefined) finish(made.agent.span, "run", made.outcome);
       } finally {
-        made.agent.span.end();
+        made.agent.span.end(made.agent.clock + performance.now());
       }
     });
     return made;
   };
 
-  const start = (ctx: HookContext<any>, parent: Context): Span => {
+  const start = (ctx: HookContext<any>, parent: Context, clock: number, startedAt: number): Span => {
     const input = ctx.input as unknown;
     const attrs: Attributes = { [OnionAttr.point]: ctx.point };
     if (ctx.subject !== undefined) attrs[OnionAttr.subject] = ctx.subject;
@@ -255,7 +281,7 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
         [GenAiAttr.toolType]: "function",
       });
     }
-    return tracer().startSpan(spanName, { kind, attributes: attrs }, parent);
+    return tracer().startSpan(spanName, { kind, attributes: attrs, startTime: clock + startedAt }, parent);
   };
 
   /** A chat span's attributes at its start; the enclosing agent span learns its provider from the first. */
@@ -322,7 +348,10 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
     const ours = atTop ? invocation : undefined;
     if (ctx.point === "run" && ours !== undefined) {
       // The invocation's span is its run's span.
-      return { entry: { span: ours.agent.span, borrowed: true, invocation: ours, ended: false }, inside: ours.context };
+      return {
+        entry: { span: ours.agent.span, clock: undefined, startedAt: undefined, borrowed: true, invocation: ours, ended: false },
+        inside: ours.context,
+      };
     }
     const sdk = ctx.point === "modelCall" && enrichSdkSpans ? sdkModelSpan(otelTrace.getSpan(parent)) : undefined;
     if (sdk !== undefined) {
@@ -332,14 +361,23 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
         ...(ctx.subject !== undefined ? { [OnionAttr.subject]: ctx.subject } : {}),
         ...chatAttributes(ctx, parent),
       });
-      return { entry: { span: sdk, borrowed: true, invocation: ours, ended: false }, inside: parent };
+      return {
+        entry: { span: sdk, clock: undefined, startedAt: undefined, borrowed: true, invocation: ours, ended: false },
+        inside: parent,
+      };
     }
     if (ctx.point === "run") {
       const opened = openAgentSpan(ctx.path.at(-1) ?? "agent", ctx.sessionId, parent, { [OnionAttr.point]: ctx.point });
-      return { entry: { span: opened.agent.span, borrowed: false, invocation: ours, ended: false }, inside: opened.context };
+      const { clock, startedAt } = opened.agent;
+      return {
+        entry: { span: opened.agent.span, clock, startedAt, borrowed: false, invocation: ours, ended: false },
+        inside: opened.context,
+      };
     }
-    const span = start(ctx, parent);
-    return { entry: { span, borrowed: false, invocation: ours, ended: false }, inside: otelTrace.setSpan(parent, span) };
+    const clock = clockAnchor();
+    const startedAt = performance.now();
+    const span = start(ctx, parent, clock, startedAt);
+    return { entry: { span, clock, startedAt, borrowed: false, invocation: ours, ended: false }, inside: otelTrace.setSpan(parent, span) };
   };
 
   /** End the earliest attempt's span still open, with its layer's outcome. */
@@ -352,25 +390,33 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
     if (invocation !== undefined && (ctx.point === "run" || (invocation.outcome === undefined && outcome._tag !== "Completed")))
       invocation.outcome = outcome;
     // The span ends whatever its attributes make of an odd outcome (a response without usage).
+    const endedAt = performance.now();
     try {
       finish(entry.span, ctx.point, outcome);
     } finally {
-      if (!entry.borrowed) entry.span.end();
+      if (!entry.borrowed) entry.span.end(entry.clock === undefined ? undefined : entry.clock + endedAt);
     }
     if (hookSpans) {
       // The decisions are the run's, whichever attempt made them: under its last span.
       if (handoff.size >= handoffLimit) handoff.delete(handoff.keys().next().value as string);
-      handoff.set(ctx.callId, entry.span.spanContext());
+      const { clock, startedAt } = entry;
+      handoff.set(ctx.callId, {
+        parent: entry.span.spanContext(),
+        clock,
+        from: clock === undefined || startedAt === undefined ? Number.NEGATIVE_INFINITY : startedAt,
+        to: clock === undefined ? Number.POSITIVE_INFINITY : endedAt,
+      });
     }
   };
 
   const hookSpansOf = (event: RunEvent): void => {
-    const parent = handoff.get(event.callId);
-    if (parent === undefined) return;
+    const handed = handoff.get(event.callId);
+    if (handed === undefined) return;
     handoff.delete(event.callId);
-    const parentCtx = otelTrace.setSpanContext(ROOT_CONTEXT, parent);
-    // The point's span started at the wall clock (the SDK reads Date.now()): so do its hooks' spans.
-    const origin = wallClockAt(event.startedAt);
+    const parentCtx = otelTrace.setSpanContext(ROOT_CONTEXT, handed.parent);
+    // Stamped from the clock the point's span was (a borrowed span's SDK reads the wall clock now).
+    const clock = handed.clock ?? clockAnchor();
+    const within = (at: number): number => clock + Math.min(Math.max(at, handed.from), handed.to);
     for (const d of event.decisions) {
       if (d.hook === name) continue; // our own around is the point's span
       // A synchronous Continue the engine did not time (unless `timeHooks: true`) did nothing and
@@ -392,10 +438,11 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
         attrs[OnionAttr.hookFailMode] = d.failMode ?? "closed";
         attrs[OnionAttr.failureModeAllowed] = d.failMode === "open";
       }
-      const span = tracer().startSpan(`hook ${hook}`, { kind: SpanKind.INTERNAL, attributes: attrs, startTime: origin + d.at }, parentCtx);
+      const at = event.startedAt + d.at;
+      const span = tracer().startSpan(`hook ${hook}`, { kind: SpanKind.INTERNAL, attributes: attrs, startTime: within(at) }, parentCtx);
       if (d.action === "Failed")
         span.setStatus({ code: SpanStatusCode.ERROR, message: d.reason === undefined ? "hook failed" : scrub(d.reason) });
-      span.end(origin + d.at + d.ms);
+      span.end(within(at + d.ms));
     }
   };
 

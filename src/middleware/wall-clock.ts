@@ -15,3 +15,14 @@
  * new Date(wallClockAt(started)).toISOString() // about now
  */
 export const wallClockAt = (at: number): number => Date.now() - performance.now() + at;
+
+/**
+ * The wall-clock time, in milliseconds since the epoch, at which the engine's clock read zero, as
+ * known now: `clockAnchor() + at` is `wallClockAt(at)`. Read once and kept, it stamps several times
+ * consistently, which separate reads of the two clocks (a process can wait between them) do not.
+ *
+ * @example
+ * const clock = clockAnchor();
+ * const start = clock + performance.now(); // later: const end = clock + performance.now()
+ */
+export const clockAnchor = (): number => Date.now() - performance.now();

@@ -66,8 +66,9 @@ afterEach(async () => {
   for (const c of open.splice(0)) await c.close();
 });
 
+/** Wait until `check` holds; the test's own timeout bounds the wait, however slow the machine. */
 const waitFor = async (check: () => boolean) => {
-  for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
+  while (!check()) await new Promise((r) => setTimeout(r, 5));
 };
 
 /** What a caller can tell of an error: its class, name, code and message. */
@@ -78,13 +79,17 @@ const seen = (error: unknown) => ({
   message: (error as Error).message,
 });
 
-/** A stack whose before hook takes its time deciding (`ms`), so that an abort lands while hooks still run. */
-const slowGuard = (ms: number) =>
-  createAgentStack().use("toolCall", { name: "slow-guard", before: () => new Promise<void>((resolve) => setTimeout(resolve, ms)) });
+/** Settles once `signal` aborts: a hook still deciding when the caller gives up, however slow the machine. */
+const untilAborted = (signal: AbortSignal) =>
+  new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
 
-/** A stack whose after hook takes its time (`ms`), so that an abort lands after the server answered. */
-const slowCheck = (ms: number) =>
-  createAgentStack().use("toolCall", { name: "slow-check", after: () => new Promise<void>((resolve) => setTimeout(resolve, ms)) });
+/** A stack whose before hook calls `entered` and decides only once the run is aborted: the abort lands while hooks still run. */
+const slowGuard = (entered: () => void) =>
+  createAgentStack().use("toolCall", { name: "slow-guard", before: (_call, ctx) => (entered(), untilAborted(ctx.signal)) });
+
+/** A stack whose after hook calls `entered` and ends only once the run is aborted: the abort lands after the server answered. */
+const slowCheck = (entered: () => void) =>
+  createAgentStack().use("toolCall", { name: "slow-check", after: (_result, _call, ctx) => (entered(), untilAborted(ctx.signal)) });
 
 describe("wrapMcpClient, when the caller aborts", () => {
   it("rejects callTool with the signal's reason when the signal was aborted before the call, as the SDK does", async () => {
@@ -105,11 +110,15 @@ describe("wrapMcpClient, when the caller aborts", () => {
   });
 
   it("rejects callTool with the SDK's own McpError when the request is in flight, and the server is told to cancel", async () => {
-    const { client, cancelled } = await connect();
+    const { client, cancelled, called } = await connect();
+    /** Abort once the server is running the call: the request is in flight then. */
     const abortAfter = async (call: (signal: AbortSignal) => Promise<unknown>) => {
       const controller = new AbortController();
-      setTimeout(() => controller.abort(new Error("user pressed stop")), 20);
-      return call(controller.signal).catch((e: unknown) => e);
+      const before = called.length;
+      const settled = call(controller.signal).catch((e: unknown) => e);
+      await waitFor(() => called.length > before);
+      controller.abort(new Error("user pressed stop"));
+      return settled;
     };
     const direct = await abortAfter((signal) => client.callTool({ name: "hang", arguments: {} }, undefined, { signal }));
     const wrapped = await abortAfter((signal) =>
@@ -127,11 +136,15 @@ describe("wrapMcpClient, when the caller aborts", () => {
   });
 
   it("rejects request() for tools/call the same way as the SDK's own request() when it is in flight", async () => {
-    const { client } = await connect();
+    const { client, called } = await connect();
+    /** Abort once the server is running the call: the request is in flight then. */
     const abortAfter = async (call: (signal: AbortSignal) => Promise<unknown>) => {
       const controller = new AbortController();
-      setTimeout(() => controller.abort(new Error("user pressed stop")), 20);
-      return call(controller.signal).catch((e: unknown) => e);
+      const before = called.length;
+      const settled = call(controller.signal).catch((e: unknown) => e);
+      await waitFor(() => called.length > before);
+      controller.abort(new Error("user pressed stop"));
+      return settled;
     };
     const request = { method: "tools/call" as const, params: { name: "hang", arguments: {} } };
     const direct = await abortAfter((signal) => client.request(request, CallToolResultSchema, { signal }));
@@ -146,8 +159,10 @@ describe("wrapMcpClient, when the caller aborts", () => {
     const { client, called } = await connect();
     const controller = new AbortController();
     const reason = new Error("user pressed stop");
-    setTimeout(() => controller.abort(reason), 10);
-    const error = await wrapMcpClient(slowGuard(200), client)
+    const error = await wrapMcpClient(
+      slowGuard(() => controller.abort(reason)),
+      client,
+    )
       .callTool({ name: "hang", arguments: {} }, undefined, { signal: controller.signal })
       .catch((e: unknown) => e);
     expect(error).toBe(reason);
@@ -157,8 +172,10 @@ describe("wrapMcpClient, when the caller aborts", () => {
   it("rejects with the SDK's cancellation error when it aborts after the server answered, while after hooks run", async () => {
     const { client } = await connect();
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error("user pressed stop")), 30);
-    const error = await wrapMcpClient(slowCheck(300), client)
+    const error = await wrapMcpClient(
+      slowCheck(() => controller.abort(new Error("user pressed stop"))),
+      client,
+    )
       .callTool({ name: "echo", arguments: { text: "hi" } }, undefined, { signal: controller.signal })
       .catch((e: unknown) => e);
     expect(seen(error)).toEqual({
@@ -195,7 +212,7 @@ describe("wrapMcpClient, when the caller aborts", () => {
 
     it("ends with the SDK's own error message, as the SDK's stream does when its caller aborts mid-task", async () => {
       const { client } = await connect();
-      const params = { name: "delay", arguments: { ms: 500 } };
+      const params = { name: "delay", arguments: { ms: 60_000 } }; // completes only if the abort were lost
       const direct = await abortedAtCreation((signal) => client.experimental.tasks.callToolStream(params, undefined, { signal }));
       const wrapped = await abortedAtCreation((signal) =>
         wrapMcpClient(createAgentStack(), client).experimental.tasks.callToolStream(params, undefined, { signal }),
@@ -219,9 +236,11 @@ describe("wrapMcpClient, when the caller aborts", () => {
       for await (const m of client.experimental.tasks.callToolStream(params, undefined, { signal: aborted.signal }))
         direct.push(m as McpStreamMessage);
       const controller = new AbortController();
-      setTimeout(() => controller.abort(reason), 10);
       const wrapped: McpStreamMessage[] = [];
-      for await (const m of wrapMcpClient(slowGuard(200), client).experimental.tasks.callToolStream(params, undefined, {
+      for await (const m of wrapMcpClient(
+        slowGuard(() => controller.abort(reason)),
+        client,
+      ).experimental.tasks.callToolStream(params, undefined, {
         signal: controller.signal,
       }))
         wrapped.push(m as McpStreamMessage);
@@ -234,15 +253,11 @@ describe("wrapMcpClient, when the caller aborts", () => {
       const { client } = await connect();
       const controller = new AbortController();
       const messages: McpStreamMessage[] = [];
-      for await (const m of wrapMcpClient(slowCheck(400), client).experimental.tasks.callToolStream(
-        { name: "delay", arguments: { ms: 1 } },
-        undefined,
-        { signal: controller.signal },
-      )) {
+      for await (const m of wrapMcpClient(
+        slowCheck(() => controller.abort(new Error("user pressed stop"))),
+        client,
+      ).experimental.tasks.callToolStream({ name: "delay", arguments: { ms: 1 } }, undefined, { signal: controller.signal }))
         messages.push(m as McpStreamMessage);
-        if (m.type === "taskStatus" && (m.task as { status?: string }).status === "completed")
-          setTimeout(() => controller.abort(new Error("user pressed stop")), 50);
-      }
       expect(errorOf(messages)).toEqual({
         mcp: true,
         name: "McpError",

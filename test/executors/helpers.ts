@@ -66,8 +66,8 @@ export const alive = (pid: number): boolean => {
 
 export const readPid = (file: string): number => Number(readFileSync(file, "utf8").trim());
 
-/** Wait until `check` is true, polling every 10 ms, at most `ms`. */
-export const eventually = async (check: () => boolean, ms = 2000): Promise<boolean> => {
+/** Wait until `check` is true, polling every 10 ms, at most `ms` (long: a loaded machine is slow, and a true check returns at once). */
+export const eventually = async (check: () => boolean, ms = 15_000): Promise<boolean> => {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (check()) return true;

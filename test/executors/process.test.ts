@@ -1,13 +1,14 @@
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runProcess, type ProcessOptions } from "../../src/executors/process.ts";
+import { HOOK_MARK_VARIABLE, runProcess, type ProcessOptions } from "../../src/executors/process.ts";
 import { alive, eventually, fixture, readPid, tempDir } from "./helpers.ts";
 
 const base = (over: Partial<ProcessOptions> & Pick<ProcessOptions, "command">): ProcessOptions => ({
   input: "",
   env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
   cwd: process.cwd(),
-  timeoutMs: 5000,
+  timeoutMs: 60_000, // only against a hang: a loaded machine can take seconds to start a process
   killGraceMs: 100,
   ...over,
 });
@@ -18,6 +19,18 @@ const stop = (pid: number): void => {
   } catch {
     // already gone
   }
+};
+/** Whether `file` holds a whole line (written, not half-written). */
+const readable = (file: string): boolean => existsSync(file) && readFileSync(file, "utf8").endsWith("\n");
+/** A signal that aborts once `check` holds, polled every 10 ms. */
+const abortWhen = (check: () => boolean): AbortSignal => {
+  const controller = new AbortController();
+  const poll = setInterval(() => {
+    if (!check()) return;
+    clearInterval(poll);
+    controller.abort(new Error("cut short"));
+  }, 10);
+  return controller.signal;
 };
 const nodeScript = (script: string, ...args: string[]) => ({ command: process.execPath, args: [fixture("commands", script), ...args] });
 
@@ -80,7 +93,7 @@ describe("runProcess", () => {
       base({ command: fixture("commands", "ignore-sigterm.sh"), args: [pidFile], timeoutMs: 300, killGraceMs: 100 }),
     );
     expect(r.timedOut).toBe(true);
-    expect(Date.now() - started).toBeLessThan(3000);
+    expect(Date.now() - started).toBeLessThan(20_000); // well short of the 30 s its grandchild would hold out
     const grandchild = readPid(pidFile);
     expect(await eventually(() => !alive(grandchild))).toBe(true);
   });
@@ -90,7 +103,7 @@ describe("runProcess", () => {
     const started = Date.now();
     const r = await runProcess(base({ command: fixture("commands", "leave-grandchild.sh"), args: [pidFile] }));
     expect(r.exitCode).toBe(0);
-    expect(Date.now() - started).toBeLessThan(3000);
+    expect(Date.now() - started).toBeLessThan(20_000); // well short of the 30 s its grandchild would hold out
     expect(await eventually(() => !alive(readPid(pidFile)))).toBe(true);
   });
 
@@ -107,18 +120,53 @@ describe("runProcess", () => {
     }
   });
 
-  it("does not wait for a grandchild in a session of its own (setsid) that keeps stdout open", async () => {
+  it("does not wait for a grandchild in a session of its own (setsid) that keeps stdout open, and kills it", async () => {
     const pidFile = join(tempDir(), "setsid.pid");
-    const started = Date.now();
-    // The pause lets setsid take its own session before the hook exits.
-    const r = await runProcess(base({ command: `setsid sleep 30 & echo $! > '${pidFile}'; sleep 0.2; exit 0` }));
+    // The grandchild writes its own pid once in its session; the hook exits after that.
+    const r = await runProcess(
+      base({
+        command: `setsid sh -c 'echo $$ > "${pidFile}.tmp"; mv "${pidFile}.tmp" "${pidFile}"; exec sleep 30' & while [ ! -s '${pidFile}' ]; do sleep 0.01; done; exit 0`,
+        timeoutMs: 60_000,
+      }),
+    );
     const escaped = readPid(pidFile);
     try {
       expect(r.exitCode).toBe(0);
-      expect(Date.now() - started).toBeLessThan(3000);
+      expect(r.timedOut).toBe(false);
+      expect(await eventually(() => !alive(escaped))).toBe(true);
     } finally {
       stop(escaped);
     }
+  });
+
+  describe("kills what a hook cut short started in a session of its own", () => {
+    // Each escapee writes its pid, then would touch a file a second later: once it is dead it never can.
+    const escapee = (dir: string, name: string) => `sh -c 'echo $$ > "${dir}/${name}.pid"; sleep 1; touch "${dir}/${name}.ran"'`;
+    const cases: [string, (dir: string) => string][] = [
+      ["setsid, the hook still running", (dir) => `setsid ${escapee(dir, "x")} & sleep 60`],
+      ["setsid after a double fork, its parent gone", (dir) => `( setsid ${escapee(dir, "x")} & ) ; sleep 60`],
+      [
+        "setsid in a double fork that let go of the pipes",
+        (dir) => `( setsid ${escapee(dir, "x")} >/dev/null 2>&1 </dev/null & ) ; sleep 60`,
+      ],
+    ];
+    for (const [what, command] of cases)
+      it(`when cut short: ${what}`, async () => {
+        const dir = tempDir();
+        const pidFile = join(dir, "x.pid");
+        // The hook is cut short only once the escapee is known to run in its own session.
+        const r = await runProcess(
+          base({ command: `${command(dir)}`, timeoutMs: 60_000, killGraceMs: 100, signal: abortWhen(() => readable(pidFile)) }),
+        );
+        expect(r.aborted).toBe(true);
+        const pid = readPid(pidFile);
+        try {
+          expect(await eventually(() => !alive(pid))).toBe(true);
+          expect(existsSync(join(dir, "x.ran"))).toBe(false);
+        } finally {
+          stop(pid);
+        }
+      });
   });
 
   it("reports a missing executable and a non-executable file as spawn errors", async () => {
@@ -159,7 +207,7 @@ describe("runProcess", () => {
     expect(r.timedOut).toBe(false);
   });
 
-  it("passes only the environment it is given", async () => {
+  it("passes only the environment it is given, and the mark of its run", async () => {
     const r = await runProcess(base({ command: "env", env: { PATH: process.env.PATH ?? "", ONLY_ME: "1" } }));
     const names = r.stdout
       .toString()
@@ -167,6 +215,6 @@ describe("runProcess", () => {
       .split("\n")
       .map((l) => l.split("=")[0])
       .sort();
-    expect(names.filter((n) => n !== "PWD" && n !== "SHLVL" && n !== "_")).toEqual(["ONLY_ME", "PATH"]);
+    expect(names.filter((n) => n !== "PWD" && n !== "SHLVL" && n !== "_")).toEqual([HOOK_MARK_VARIABLE, "ONLY_ME", "PATH"]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createRedactor } from "../../src/middleware/redactor.ts";
-import { budgetMs, timed } from "../support/timing.ts";
+import { budgetMs, cpuMs, timed } from "../support/timing.ts";
 import {
   apiKey,
   creditCard,
@@ -104,9 +104,7 @@ describe("detectors", () => {
 
   it("scan megabytes in linear time (bounded quantifiers, no ReDoS)", () => {
     const hostile = "a".repeat(1_000_000) + "@" + "b.".repeat(200_000) + " " + "1 ".repeat(200_000) + ":".repeat(100_000);
-    const started = performance.now();
-    scan(hostile, defaultDetectors());
-    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(cpuMs(() => scan(hostile, defaultDetectors()))).toBeLessThan(5_000);
   });
 
   it("reads a phone number only one way in a long run of digit groups (its cost is in benchmarks/)", () => {
@@ -417,9 +415,6 @@ describe("detectors, on text as a reader sees it", () => {
     ];
     const hostile = shapes.map((s) => s.repeat(Math.ceil(100_000 / s.length))).join(" ");
     expect(hostile.length).toBeGreaterThan(1_000_000);
-    const started = performance.now();
-    scan(hostile, defaultDetectors());
-    partialStart(hostile, defaultDetectors());
-    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(cpuMs(() => (scan(hostile, defaultDetectors()), partialStart(hostile, defaultDetectors())))).toBeLessThan(5_000);
   });
 });
