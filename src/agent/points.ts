@@ -6,12 +6,28 @@ import { readDetail, UNREADABLE_DETAIL } from "../core/match/detail.ts";
 import { grepGlobs, searchGlob } from "../core/match/search.ts";
 import { gate, observe } from "../core/point.ts";
 import {
+  compactionRequestCheck,
   compactionResultCheck,
+  errorDecisionCheck,
+  errorEventCheck,
   modelRequestCheck,
   modelResponseCheck,
+  nothingCheck,
+  notificationCheck,
+  permissionDecisionCheck,
   permissionRequestCheck,
   runInputCheck,
+  runResultCheck,
+  sessionEndCheck,
+  sessionInfoCheck,
+  sessionStartCheck,
+  stepInputCheck,
+  stepResultCheck,
   stopDecisionCheck,
+  stopRequestCheck,
+  subagentStartCheck,
+  subagentStopRequestCheck,
+  toolBatchCheck,
   toolCallCheck,
   toolResultCheck,
   userPromptCheck,
@@ -149,10 +165,21 @@ export const stepType = (outcome: Outcome<StepResult>): "tool" | "final" | "erro
  * const stack = createStack(agentPoints).use("toolCall", { name: "log", before: (c) => void console.log(c.name) })
  */
 export const agentPoints = {
-  sessionStart: gate<SessionStart, SessionInfo>({ name: "sessionStart", subject: (s) => s.source }),
+  sessionStart: gate<SessionStart, SessionInfo>({
+    name: "sessionStart",
+    subject: (s) => s.source,
+    input: sessionStartCheck,
+    output: sessionInfoCheck,
+  }),
   userPrompt: gate<UserPrompt, UserPrompt>({ name: "userPrompt", input: userPromptCheck, output: userPromptCheck }),
-  run: gate<RunInput, RunResult>({ name: "run", input: runInputCheck }),
-  step: observe<StepInput, StepResult>({ name: "step", subject: (s) => String(s.index), stepType }),
+  run: gate<RunInput, RunResult>({ name: "run", input: runInputCheck, output: runResultCheck }),
+  step: observe<StepInput, StepResult>({
+    name: "step",
+    subject: (s) => String(s.index),
+    stepType,
+    input: stepInputCheck,
+    output: stepResultCheck,
+  }),
   modelCall: observe<ModelRequest, ModelResponse>({
     name: "modelCall",
     subject: (r) => r.model,
@@ -166,32 +193,45 @@ export const agentPoints = {
     input: toolCallCheck,
     output: toolResultCheck,
   }),
-  stop: gate<StopRequest, StopDecision>({ name: "stop", collect: true, output: stopDecisionCheck }),
+  stop: gate<StopRequest, StopDecision>({ name: "stop", collect: true, input: stopRequestCheck, output: stopDecisionCheck }),
   subagentStop: gate<SubagentStopRequest, StopDecision>({
     name: "subagentStop",
     subject: (s) => s.agent,
     collect: true,
+    input: subagentStopRequestCheck,
     output: stopDecisionCheck,
   }),
   compaction: observe<CompactionRequest, CompactionResult>({
     name: "compaction",
     subject: (c) => c.trigger,
+    input: compactionRequestCheck,
     output: compactionResultCheck,
   }),
-  error: observe<ErrorEvent, ErrorDecision>({ name: "error", subject: (e) => e.where }),
-  sessionEnd: observe<SessionEnd, void>({ name: "sessionEnd", subject: (e) => e.reason }),
-  notification: observe<Notification, void>({ name: "notification", subject: (n) => n.type }),
+  error: observe<ErrorEvent, ErrorDecision>({ name: "error", subject: (e) => e.where, input: errorEventCheck, output: errorDecisionCheck }),
+  sessionEnd: observe<SessionEnd, void>({ name: "sessionEnd", subject: (e) => e.reason, input: sessionEndCheck, output: nothingCheck }),
+  notification: observe<Notification, void>({
+    name: "notification",
+    subject: (n) => n.type,
+    input: notificationCheck,
+    output: nothingCheck,
+  }),
   /** A tool call waiting for a permission decision: a hook may answer it (Replace) or deny it (Reject) before anyone is asked. */
   permissionRequest: gate<PermissionRequest, PermissionDecision>({
     name: "permissionRequest",
     subject: (r) => r.call.name,
     detail: (r) => toolDetail(r.call),
     input: permissionRequestCheck,
+    output: permissionDecisionCheck,
   }),
   /** A sub-agent starting; context hooks add goes to the sub-agent. */
-  subagentStart: observe<SubagentStart, void>({ name: "subagentStart", subject: (s) => s.agent }),
+  subagentStart: observe<SubagentStart, void>({
+    name: "subagentStart",
+    subject: (s) => s.agent,
+    input: subagentStartCheck,
+    output: nothingCheck,
+  }),
   /** A step's tool calls, all resolved, before the next model call; a Reject ends the run (every hook's reason is kept). */
-  toolBatch: gate<ToolBatch, void>({ name: "toolBatch", collect: true }),
+  toolBatch: gate<ToolBatch, void>({ name: "toolBatch", collect: true, input: toolBatchCheck, output: nothingCheck }),
 } as const;
 
 /** The type of `agentPoints`, for stacks and hooks typed over the standard points. */

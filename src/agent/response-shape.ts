@@ -9,7 +9,8 @@ import type { ModelResponse, ToolCall, Usage } from "./types.ts";
 /**
  * The error for a value that is not a model response, or undefined when it is one: `text` a
  * string, `toolCalls` an array of `{ id, name, input }` (strings and an object), `finishReason`
- * a string and `usage` token counts (finite numbers from 0) for `inputTokens` and `outputTokens`.
+ * a string, `parts` (when given) a list of objects with a string `type`, and `usage` token counts
+ * (finite numbers from 0) for `inputTokens` and `outputTokens`.
  *
  * @example
  * notAResponse({ text: "cached", toolCalls: [], finishReason: "stop" })?.message // "the modelCall response is not a response (… usage …), got {…}"
@@ -34,10 +35,14 @@ export const notAnAnswer = (value: unknown): TypeError | undefined => (answers(v
  */
 export const isTokenCount = (n: unknown): n is number => typeof n === "number" && Number.isFinite(n) && n >= 0;
 
+/** One of an answer's other parts, in its adapter's own shape: each adapter's parts (reasoning, files, sources, results of tools the provider ran) say their `type`. */
+const isPart = (part: unknown): boolean =>
+  typeof part === "object" && part !== null && typeof (part as { type?: unknown }).type === "string";
+
 const shapeError = (value: unknown): TypeError =>
   new TypeError(
     "the modelCall response is not a response (text must be a string, toolCalls an array of { id, name, input } with " +
-      "string id and name and an object input, finishReason a string and usage " +
+      "string id and name and an object input, finishReason a string, parts (when given) a list of parts { type, … } and usage " +
       `{ inputTokens, outputTokens } token counts), got ${describe(value)}`,
   );
 
@@ -49,7 +54,8 @@ const answers = (value: unknown): boolean => {
     typeof r.text === "string" &&
     Array.isArray(r.toolCalls) &&
     r.toolCalls.every(isToolCall) &&
-    typeof r.finishReason === "string"
+    typeof r.finishReason === "string" &&
+    (r.parts === undefined || (Array.isArray(r.parts) && r.parts.every(isPart)))
   );
 };
 

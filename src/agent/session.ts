@@ -11,6 +11,7 @@ import type { Rejected } from "../core/outcome.ts";
 import type { DeepReadonly } from "../core/readonly.ts";
 import { noop, sharedLink, stopListening, type LinkedController } from "../core/signal.ts";
 import type { AgentSession, PromptOptions, ResumeOptions, SessionOptions, TurnResult, TurnState } from "./agent-types.ts";
+import { promptOptions, resumeOptions } from "./call-options.ts";
 import { compact } from "./compaction.ts";
 import { notifier, rootEnv, type AgentConfig } from "./config.ts";
 import { ContextQueue } from "./context-queue.ts";
@@ -286,6 +287,11 @@ class Session implements AgentSession {
   prompt(text: string, options: PromptOptions = {}): Promise<TurnResult> {
     if (this.closed) return Promise.reject(new Error(`session ${this.id} is closed`));
     if (typeof text !== "string") return Promise.reject(new TypeError("prompt: text must be a string"));
+    try {
+      promptOptions(options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     // The turn number keeps it readable; the random part keeps it unique when a session is resumed
     // with the same id (the count starts again), since run-scoped guard state is kept under it for days.
     return this.enqueue(runIdOf(this.id, ++this.turns), options, (runId, signal) => this.turnBody(runId, text, options, signal));
@@ -295,6 +301,7 @@ class Session implements AgentSession {
     if (this.closed) return Promise.reject(new Error(`session ${this.id} is closed`));
     let waiting: readonly { readonly call: ToolCall; readonly approval: PendingApproval }[];
     try {
+      resumeOptions("session.resume", options);
       waiting = checkResume(state, decisions, options, this.id);
     } catch (error) {
       return Promise.reject(error);

@@ -26,6 +26,7 @@ import { knownOptions } from "./known-options.ts";
 import { deepFreeze } from "./readonly.ts";
 import { DeferredInput } from "./deferred.ts";
 import { Run, type Op, type Pending, type Runtime, type Stats } from "./run.ts";
+import { runOptionsError } from "./run-options.ts";
 import { RunSignal } from "./run-signal.ts";
 import { abortReason, isAbortSignal, isThenable, isTimeoutMs, neverAborted, noop, notASignal, stopListening } from "./signal.ts";
 import type { ExplainOptions, Explanation, HookStack, Operation, StackOptions, StackStats } from "./stack-types.ts";
@@ -319,6 +320,10 @@ class Stack<P extends Points> implements HookStack<P> {
   private start(point: string, input: unknown, operation: Op, options: RunOptions | undefined): Promise<Outcome<any>> {
     // Caller mistakes reject the returned promise with a TypeError; nothing hooks do ever does.
     if (typeof operation !== "function") return Promise.reject(new TypeError(`stack.run("${point}"): operation must be a function`));
+    if (options !== undefined) {
+      const refused = runOptionsError(point, options);
+      if (refused !== undefined) return Promise.reject(refused);
+    }
     // Each option is read once: what is checked is what is used, even behind a getter.
     const runTimeout = options?.timeoutMs;
     // The shared never-aborted signal (a signal-less run's, handed on to a nested run) is no signal:

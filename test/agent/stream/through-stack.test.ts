@@ -83,7 +83,7 @@ describe("streamThroughStack", () => {
         name: "HookError",
         kind: "invalid-action",
         message: expect.stringMatching(
-          /Replace gave modelCall an output it does not take: the modelCall response is not a response \(.*finishReason a string and usage/,
+          /Replace gave modelCall an output it does not take: the modelCall response is not a response \(.*finishReason a string, .*and usage/,
         ),
       },
     });
