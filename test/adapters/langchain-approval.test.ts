@@ -162,6 +162,19 @@ describe("langchainMiddleware approvals through LangGraph interrupts", () => {
     expect(ran).toEqual(["git push"]);
   });
 
+  it("runs a call approved by interrupt id once, however often that resume is sent at the same time", async () => {
+    const { agent, ran } = pushAgent();
+    const paused = await start(agent);
+    const id = (paused.__interrupt__ as { id: string }[])[0]!.id;
+    const order = () =>
+      resume(agent, { [id]: { decisions: [{ type: "approve" }] } }).then(
+        () => "ok",
+        (e: Error) => e.name,
+      );
+    await Promise.all([order(), order()]);
+    expect(ran).toEqual(["git push"]);
+  });
+
   it("takes each hook's answer once with a shared store too: the task run again replays the earlier answer, which is no second use", async () => {
     const stack = withMiddleware(
       createAgentStack(),
@@ -173,6 +186,25 @@ describe("langchainMiddleware approvals through LangGraph interrupts", () => {
     const second = await resume(agent, { decisions: [{ type: "approve" }] });
     expect(second.__interrupt__).toHaveLength(1);
     await resume(agent, { decisions: [{ type: "approve" }] });
+    expect(ran).toEqual(["git push"]);
+  });
+
+  it("runs a call two hooks approved once, when the last resume is sent twice by interrupt id", async () => {
+    const stack = withMiddleware(
+      createAgentStack(),
+      approval({ name: "lead", match: "bash" }),
+      approval({ name: "security", match: "bash", priority: 30, reason: "security review" }),
+    );
+    const { agent, ran } = pushAgent({ stack, middleware: langchainMiddleware(stack, { store: new MemoryStore() }) });
+    await start(agent);
+    const second = await resume(agent, { decisions: [{ type: "approve" }] });
+    const id = (second.__interrupt__ as { id: string }[])[0]!.id;
+    const order = () =>
+      resume(agent, { [id]: { decisions: [{ type: "approve" }] } }).then(
+        () => "ok",
+        (e: Error) => e.name,
+      );
+    await Promise.all([order(), order()]);
     expect(ran).toEqual(["git push"]);
   });
 

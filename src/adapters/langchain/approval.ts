@@ -150,6 +150,8 @@ export class Pause {
   declare private readonly link: LinkedController;
   declare private asked: number;
   declare private paused: { readonly error: unknown } | undefined;
+  /** The last answer this run of the task took had been claimed before: by which hook, under which key. */
+  declare private reused: { readonly hook: string; readonly key: string } | undefined;
   /** The approval handler for the call's run options. */
   declare readonly handler: ApprovalHandler;
 
@@ -161,6 +163,7 @@ export class Pause {
     this.link = linkSignal(caller);
     this.asked = 0;
     this.paused = undefined;
+    this.reused = undefined;
     this.handler = this.ask.bind(this);
   }
 
@@ -176,10 +179,11 @@ export class Pause {
     const index = this.asked++;
     const key = this.claimKey(index);
     const asked = digestOf(request.input ?? null);
-    // LangGraph runs a resumed task from its start, handing each earlier interrupt the answer it had
-    // (its scratchpad's `resume`) and only the newest one the `Command`'s: an earlier answer is taken
-    // again by this very task (a call two hooks asked about), which is no second use; only the newest is claimed.
-    const replayed = this.answeredBefore() > index;
+    // LangGraph runs a resumed task from its start and hands each earlier hook its answer again, so
+    // an answer claimed before is no second use while a newer answer follows it in this run. Which
+    // answer is the newest cannot be read from LangGraph (one given by interrupt id is already among
+    // the earlier ones), so every answer is claimed and the last one taken must be a first claim
+    // before the tool runs (see `refuseReuse`): a resume sent twice runs the call once.
     let answer: unknown;
     try {
       answer = interrupt(hitlRequest(request));
@@ -209,14 +213,8 @@ export class Pause {
               : "the resume value is not an approval of this call: no question about it was asked in this task in this process (langchainMiddleware has no shared store, so only the process that asked can take the answer: give every process the same store; or the thread's state changed since the question)"
             : "the resume value is not an approval of this call: the call differs from the one the person was asked about",
       };
-    if (!replayed && (await store.incr(key, 1, { ttlMs: this.ttlMs })) > 1) return this.stop(new ApprovalResumedError(key), request.hook);
+    this.reused = (await store.incr(key, 1, { ttlMs: this.ttlMs })) > 1 ? { hook: request.hook, key } : undefined;
     return decisionOf(answer, request);
-  }
-
-  /** How many interrupts of this task LangGraph already holds answers for from earlier runs of it (0 when it does not say). */
-  private answeredBefore(): number {
-    const scratchpad = this.runtime.configurable?.__pregel_scratchpad as { readonly resume?: unknown } | undefined;
-    return Array.isArray(scratchpad?.resume) ? scratchpad.resume.length : 0;
   }
 
   /** Cancel the call; `error` is what the middleware throws to LangGraph once the call stopped. */
@@ -232,6 +230,14 @@ export class Pause {
     const conf = this.runtime.configurable;
     const part = (value: unknown): string => keyPart(typeof value === "string" ? value : "");
     return `langchain:resume:${part(conf?.thread_id)}:${part(conf?.checkpoint_ns)}:${index}`;
+  }
+
+  /**
+   * Called as the tool is about to run: when the last answer this run took was claimed before (the
+   * same resume sent again), the call stops with `ApprovalResumedError` instead of running twice.
+   */
+  refuseReuse(): void {
+    if (this.reused !== undefined) this.stop(new ApprovalResumedError(this.reused.key), this.reused.hook);
   }
 
   /** Stop following the caller's signal. */

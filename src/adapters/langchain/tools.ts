@@ -184,6 +184,7 @@ export const runTool = async (
         "toolCall",
         call,
         async (c) => {
+          pause?.refuseReuse();
           context.forAttempt();
           // The call the model made keeps its id: the tool message must answer it.
           const toolCall = c === call ? lc : { ...lc, name: c.name, args: copy(c.input) as Record<string, unknown> };
