@@ -185,6 +185,17 @@ describe("what waits in memory for answers that never come", () => {
     expect(s.settled.filter((e) => e.error instanceof RunAbortedError && e.error.cause instanceof ApprovalEvictedError)).toHaveLength(3);
   });
 
+  it("ends the run of a question another one under the same call id replaced, and answers the newer one", async () => {
+    const s = server({ asksForever: true });
+    await s.ask("alice", "deploy prod", "call_0");
+    const bob = await s.ask("bob", "deploy staging", "call_0");
+    await s.stack.flush();
+    expect(s.settled).toHaveLength(1);
+    expect((s.settled[0]?.error as RunAbortedError).cause).toMatchObject({ toolCallId: "call_0", why: "replaced" });
+    await s.send("bob", answer(bob, true));
+    expect(s.ran).toEqual(["bob: deploy staging"]);
+  });
+
   it("keeps nothing once the questions are answered", async () => {
     const s = server({ asksForever: true });
     const asked = await s.ask("alice", "deploy prod", "call_d");

@@ -81,10 +81,14 @@ export interface Question {
   readonly evict: (error: ApprovalEvictedError) => void;
 }
 
+/** Why a question or held run was dropped: too old, too many waiting, or another took its call id. */
+export type EvictedWhy = "expired" | "limit" | "replaced";
+
 /**
  * Why a question (or a run held for the SDK's `execute`) was dropped from memory before its answer
- * came: it waited longer than `waiting.ttlMs` (`why: "expired"`), or more than `waiting.max` waited
- * on the stack and it was the oldest (`why: "limit"`). Its run ends `Failed` with a
+ * came: it waited longer than `waiting.ttlMs` (`why: "expired"`), more than `waiting.max` waited
+ * on the stack and it was the oldest (`why: "limit"`), or another question or run of the same tool
+ * call id took its place (`why: "replaced"`: providers that number calls per response reuse ids). Its run ends `Failed` with a
  * `RunAbortedError` whose cause is this error; an answer that comes later is refused.
  *
  * @example
@@ -94,14 +98,16 @@ export class ApprovalEvictedError extends AgentOnionError {
   override name = "ApprovalEvictedError";
   constructor(
     readonly toolCallId: string,
-    readonly why: "expired" | "limit",
+    readonly why: EvictedWhy,
     limits: WaitingLimits,
   ) {
     super(
       `the question about tool call ${toolCallId} was dropped: ${
         why === "expired"
           ? `no answer within ${limits.ttlMs} ms (waiting.ttlMs)`
-          : `more than ${limits.max} questions and held runs waited on this stack (waiting.max), and it was the oldest`
+          : why === "replaced"
+            ? "another question or run of the same tool call id took its place"
+            : `more than ${limits.max} questions and held runs waited on this stack (waiting.max), and it was the oldest`
       }`,
     );
   }
@@ -129,7 +135,7 @@ export class Bounded<V> {
   private readonly entries = new Map<string, { readonly value: V; readonly timer: ReturnType<typeof setTimeout> }>();
   constructor(
     private readonly limits: () => WaitingLimits = () => defaultWaiting,
-    private readonly onEvict: (id: string, value: V, why: "expired" | "limit") => void = () => {},
+    private readonly onEvict: (id: string, value: V, why: EvictedWhy) => void = () => {},
   ) {}
 
   /** How many entries wait. */
@@ -154,7 +160,8 @@ export class Bounded<V> {
 
   /** Keep `value` under `id` (as the newest), dropping the oldest beyond the limit. */
   set(id: string, value: V): void {
-    this.delete(id);
+    // What waited under the same id is ended, not forgotten: its run must settle.
+    this.evict(id, "replaced");
     const { max, ttlMs } = this.limits();
     const timer = setTimeout(() => this.evict(id, "expired"), ttlMs);
     // A question nobody answers must not keep the process alive.
@@ -172,7 +179,7 @@ export class Bounded<V> {
     return true;
   }
 
-  private evict(id: string, why: "expired" | "limit"): void {
+  private evict(id: string, why: EvictedWhy): void {
     const e = this.entries.get(id);
     if (e === undefined || !this.delete(id)) return;
     this.onEvict(id, e.value, why);
@@ -284,7 +291,8 @@ export class AskedCalls {
   private readonly waiting = new Bounded<Question>(
     () => this.limits,
     (id, question, why) => {
-      this.dropped(id, why);
+      // A question replaced by another of the same id ends, but the id is the newer one's now.
+      if (why !== "replaced") this.dropped(id, why);
       question.evict(new ApprovalEvictedError(id, why, this.limits));
     },
   );
@@ -295,7 +303,7 @@ export class AskedCalls {
   readonly held = new Bounded<Held>(
     () => this.limits,
     (id, held, why) => {
-      this.dropped(id, why);
+      if (why !== "replaced") this.dropped(id, why);
       held.evict(new ApprovalEvictedError(id, why, this.limits));
     },
   );
@@ -339,7 +347,7 @@ export class AskedCalls {
     return this.evicted.get(toolCallId);
   }
 
-  private dropped(id: string, why: "expired" | "limit"): void {
+  private dropped(id: string, why: EvictedWhy): void {
     this.evicted.set(id, new ApprovalEvictedError(id, why, this.limits).message);
     if (this.evicted.size > maxHandled) this.evicted.delete(this.evicted.keys().next().value as string);
     this.take(id);
