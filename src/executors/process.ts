@@ -6,6 +6,7 @@
  * process can end is described in the result, and the caller decides what it means.
  */
 import type { ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { isAbortSignal, maxTimerMs, notASignal, stopListening } from "../core/signal.ts";
@@ -77,6 +78,9 @@ const installExitHook = (): void => {
  * left the hook's process group (`setsid`, a double fork) is still found by it in /proc.
  */
 export const HOOK_MARK_VARIABLE = "AGENT_ONION_HOOK_RUN";
+// Random per module copy: a pid is reused by a later process, and two copies of this module in one
+// process count from the same start, so a mark of pid and count alone could name another's hook.
+const nonce = randomBytes(8).toString("hex");
 let runs = 0;
 
 /**
@@ -233,7 +237,7 @@ const spawnAndWait = (options: ProcessOptions): Promise<ProcessResult> =>
     let exited = false;
     const timers: NodeJS.Timeout[] = [];
     let child: ChildProcess | undefined;
-    const mark = `${process.pid}.${++runs}`;
+    const mark = `${process.pid}.${nonce}.${++runs}`;
 
     /** `released`: the hook exited in time and every pipe closed, so what it left running is its business. */
     const finish = (spawnError?: Error, released = false): void => {

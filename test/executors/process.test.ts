@@ -169,6 +169,28 @@ describe("runProcess", () => {
       });
   });
 
+  it("kills only its own hook's processes: a second copy of the module cutting its hook short leaves this one's alone", async () => {
+    // Two copies of the module in one process (two installed versions) count their runs from the same start.
+    const copy = async (n: number) =>
+      (
+        (await import(/* @vite-ignore */ `${new URL("../../src/executors/process.ts", import.meta.url).href}?copy=${n}`)) as {
+          runProcess: typeof runProcess;
+        }
+      ).runProcess;
+    const other = await copy(1);
+    const mine = await copy(2);
+    expect(other).not.toBe(mine);
+    const dir = tempDir();
+    const started = join(dir, "started");
+    const [cut, innocent] = await Promise.all([
+      other(base({ command: "sleep 60", signal: abortWhen(() => existsSync(started)) })),
+      mine(base({ command: `touch '${started}'; sleep 1; echo finished` })),
+    ]);
+    expect(cut.aborted).toBe(true);
+    expect(innocent.exitCode).toBe(0);
+    expect(innocent.stdout.toString()).toBe("finished\n");
+  });
+
   it("reports a missing executable and a non-executable file as spawn errors", async () => {
     const missing = await runProcess(base({ command: fixture("commands", "no-such-hook.sh"), args: [] }));
     expect(missing.spawnError?.message).toMatch(/ENOENT/);
