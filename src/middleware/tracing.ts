@@ -156,6 +156,9 @@ export interface TracingOptions {
  * const stack = withMiddleware(createAgentStack(), tracing({ provider: "openai" }))
  */
 export const tracing = (options: TracingOptions = {}): Middleware => {
+  // One anchor for every span this middleware stamps, as the OpenTelemetry SDK keeps one
+  // (its time origin): read per span, Date.now()'s millisecond steps put a child outside its parent.
+  const anchor = clockAnchor();
   knownOptions("tracing", options, {
     name: true,
     tracer: true,
@@ -225,7 +228,7 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
     parent: Context,
     extra: Attributes = {},
   ): { agent: AgentSpan; context: Context } => {
-    const clock = clockAnchor();
+    const clock = anchor;
     const startedAt = performance.now();
     const span = tracer().startSpan(
       `${GenAiOperation.invokeAgent} ${agent}`,
@@ -374,7 +377,7 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
         inside: opened.context,
       };
     }
-    const clock = clockAnchor();
+    const clock = anchor;
     const startedAt = performance.now();
     const span = start(ctx, parent, clock, startedAt);
     return { entry: { span, clock, startedAt, borrowed: false, invocation: ours, ended: false }, inside: otelTrace.setSpan(parent, span) };
@@ -415,7 +418,7 @@ export const tracing = (options: TracingOptions = {}): Middleware => {
     handoff.delete(event.callId);
     const parentCtx = otelTrace.setSpanContext(ROOT_CONTEXT, handed.parent);
     // Stamped from the clock the point's span was (a borrowed span's SDK reads the wall clock now).
-    const clock = handed.clock ?? clockAnchor();
+    const clock = handed.clock ?? anchor;
     const within = (at: number): number => clock + Math.min(Math.max(at, handed.from), handed.to);
     for (const d of event.decisions) {
       if (d.hook === name) continue; // our own around is the point's span

@@ -85,6 +85,27 @@ describe("tracing, read back through the OpenTelemetry SDK", () => {
     expect(JSON.stringify(all.map((s) => s.attributes))).not.toContain("secret.txt");
   });
 
+  it("puts every child span inside its parent's time, turn after turn", async () => {
+    const { tracer, spans } = tracerHarness();
+    const stack = withMiddleware(createAgentStack(), tracing({ tracer }));
+    for (let turn = 0; turn < 50; turn++) {
+      const model = createScriptedModel({
+        id: "gpt-4o",
+        turns: [{ toolCalls: [{ name: "Bash", input: { command: "ls" }, id: "c1" }] }, "Done."],
+      });
+      await createAgent({ model, stack, tools: [bashTool()], name: "coder" }).run("go", { sessionId: `s${turn}` });
+    }
+    await stack.flush();
+    const all = spans();
+    const byId = new Map(all.map((s) => [s.spanContext().spanId, s]));
+    const outside = all.filter((child) => {
+      const parent = byId.get(parentOf(child) ?? "");
+      return parent !== undefined && (ms(child.startTime) < ms(parent.startTime) || ms(child.endTime) > ms(parent.endTime));
+    });
+    expect(all.length).toBeGreaterThan(300);
+    expect(outside.map((s) => s.name)).toEqual([]);
+  });
+
   it("adds one child span per hook decision, inside the point's span, with what the hook did", async () => {
     const { tracer, spans } = tracerHarness();
     let tagTook = Number.POSITIVE_INFINITY;
