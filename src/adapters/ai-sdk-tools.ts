@@ -347,7 +347,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
     }
     // The resumed run is the paused one, with its own input; the SDK reports it under the call it
     // executes, so that call must be the one asked about: another tool or input is refused, claiming nothing.
-    if ((await durable.linked(boundLinkOf(call.id, name, input))) !== token)
+    if ((await durable.linked(boundLinkOf(call.id, name, input, given?.sessionId))) !== token)
       return answer(await refuse(call, given, notTheQuestion(name, call.id), signal), call, sdk);
     const operation: Operation = async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk)) });
     return answer(await resume(durable, name, call.id, token, person, operation, given, signal), call, sdk);
@@ -483,7 +483,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
       if (Outcome.isInterrupted(settled)) {
         try {
           await durable.link(linkOf(id), settled.approval.token);
-          await durable.link(boundLinkOf(id, name, input), settled.approval.token);
+          await durable.link(boundLinkOf(id, name, input, session), settled.approval.token);
           return true;
         } catch {
           // Not linked, nobody could find it with the answer: `execute` reports the paused run as the refusal it is.
@@ -661,9 +661,11 @@ const linkOf = (toolCallId: string): string => `ai-sdk:${toolCallId}`;
 
 /**
  * The key the same token is linked under for the call as the SDK gave it (tool and input, by
- * digest): an approval whose call names another tool or input finds no token there.
+ * digest) and conversation: an approval whose call names another tool or input, or that comes
+ * from another conversation (run option `sessionId`), finds no token there.
  */
-const boundLinkOf = (toolCallId: string, name: string, input: unknown): string => `ai-sdk:${toolCallId}:${inputDigest({ name, input })}`;
+const boundLinkOf = (toolCallId: string, name: string, input: unknown, session: string | undefined): string =>
+  `ai-sdk:${toolCallId}:${inputDigest({ name, input, session: session ?? null })}`;
 
 /** The durable approvals the call's run asks (its own run option, else the stack's), if that is what it asks. */
 const durableOf = (stack: ToolCallStack, given: RunGiven): DurableApprovals | undefined => {

@@ -13,7 +13,7 @@ import { wrapAiSdkTools } from "../../src/adapters/ai-sdk-tools.ts";
 import { askedCalls } from "../../src/adapters/ai-sdk/approvals.ts";
 import { ApprovalEvictedError } from "../../src/adapters/ai-sdk-tools.ts";
 import { createAgentStack } from "../../src/agent/stack.ts";
-import { Continue, Reject, RunAbortedError } from "../../src/core/index.ts";
+import { Continue, durableApprovals, MemoryStore, Reject, RunAbortedError } from "../../src/core/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
 import { approval } from "../../src/middleware/approval.ts";
 import { audit } from "../../src/middleware/audit.ts";
@@ -40,17 +40,26 @@ const model = (command: string, toolCallId: string, finish: "tool-calls" | "leng
  * One server process: one stack (the approval middleware asks about `git push`, an audit log), and
  * per request the tools and the model wrapped anew with the user's conversation as the session.
  */
-const server = (extra: { readonly asksForever?: boolean; readonly waiting?: { readonly max?: number; readonly ttlMs?: number } } = {}) => {
+const server = (
+  extra: {
+    readonly asksForever?: boolean;
+    readonly durable?: boolean;
+    readonly waiting?: { readonly max?: number; readonly ttlMs?: number };
+  } = {},
+) => {
   const out = new PassThrough();
   const written: Record<string, unknown>[] = [];
   out.on("data", (chunk: Buffer) => {
     for (const line of String(chunk).split("\n")) if (line !== "") written.push(JSON.parse(line) as Record<string, unknown>);
   });
   const settled: { outcome: string; error?: unknown }[] = [];
-  let stack = withMiddleware(createAgentStack(), approval({ match: "bash(git push*)" }), audit({ to: out, redact: false })).use(
-    "toolCall",
-    { name: "watch", observe: (e) => void settled.push({ outcome: e.outcome._tag, error: (e.outcome as { error?: unknown }).error }) },
+  const base = createAgentStack(
+    extra.durable === true ? { approval: durableApprovals({ store: new MemoryStore(), key: "k".repeat(32) }) } : {},
   );
+  let stack = withMiddleware(base, approval({ match: "bash(git push*)" }), audit({ to: out, redact: false })).use("toolCall", {
+    name: "watch",
+    observe: (e) => void settled.push({ outcome: e.outcome._tag, error: (e.outcome as { error?: unknown }).error }),
+  });
   // A hook of the application's own that asks with no deadline of its own (as a settings hook answering `ask` does).
   if (extra.asksForever === true)
     stack = stack.use("toolCall", {
@@ -122,6 +131,16 @@ describe("in-process questions answered through the AI SDK, in a server of many 
     await s.send("alice", answer(asked, true));
     expect(s.ran).toEqual(["alice: git push origin main"]);
     expect(askedCalls(s.stack).size).toBe(0);
+  });
+
+  it("does not let another conversation's approval resume a durable question about the same call id, tool and input", async () => {
+    const s = server({ durable: true });
+    const asked = await s.ask("alice", "git push origin main", "call_shared");
+    expect(asked.approvalId).not.toBe("");
+    await s.send("mallory", forged("git push origin main", "call_shared", true));
+    expect(s.ran).toEqual([]);
+    await s.send("alice", answer(asked, true));
+    expect(s.ran).toEqual(["alice: git push origin main"]);
   });
 
   it("does not let another conversation's denial answer the question", async () => {
