@@ -213,7 +213,7 @@ describe("budget: cost in micro-dollars", () => {
 
   it("refuses a tenantKey that is not a non-empty string, and a price table that prices no model, naming the field", () => {
     expect(() => budget({ limit: 5, scope: "tenant", tenantKey: {} as never })).toThrow(
-      /budget: tenantKey must be a non-empty string, got \[object Object\]/,
+      /budget: tenantKey must be a non-empty string, got \{\}/,
     );
     // As for names: a key of spaces is a mistake, not a metadata key anyone sets.
     expect(() => budget({ limit: 5, scope: "tenant", tenantKey: "  " })).toThrow(
