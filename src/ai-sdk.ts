@@ -16,6 +16,7 @@ export {
   ApprovalEvictedError,
   wrapAiSdkTools,
   type AiSdkToolExecutionOptions,
+  type EvictedWhy,
   type WaitingLimits,
   type WrapAiSdkToolsOptions,
 } from "./adapters/ai-sdk-tools.ts";

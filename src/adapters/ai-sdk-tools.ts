@@ -83,7 +83,7 @@ import {
 } from "./ai-sdk/approvals.ts";
 import { joinSignals } from "./run-scope.ts";
 
-export { ApprovalEvictedError, type WaitingLimits } from "./ai-sdk/approvals.ts";
+export { ApprovalEvictedError, type EvictedWhy, type WaitingLimits } from "./ai-sdk/approvals.ts";
 import { stackArgument } from "../agent/stack-argument.ts";
 import { knownOptions } from "../core/known-options.ts";
 import { currentRun, scopedOptions, scopedSignal, warnUnscoped } from "./run-scope.ts";
