@@ -9,7 +9,13 @@ import { budgetMs, timed } from "../../support/timing.ts";
 const rm = compileMatcher("Bash(rm *)", "no-rm");
 
 // Benign commands: no `rm` word anywhere, arguments plain or quoted.
-const word = fc.stringMatching(/^[a-z0-9._/-]{1,8}$/).filter((w) => (w !== "rm" && !w.startsWith("-")) || w.length > 1);
+// A name that may be standard input or a descriptor from some working directory (`0`, `fd/3`,
+// `-f0`) is left out: `make -f 0` run in /dev/fd reads its makefile from standard input, so the
+// analysis rightly calls it opaque, and an opaque command matches every deny rule.
+const descriptorLike = /(?:^|\/|^-f)(?:stdin|0)$|(?:^|\/|^-f)(?:dev|proc|fd|self|thread-self|\d+)(?:\/|$)/;
+const word = fc
+  .stringMatching(/^[a-z0-9._/-]{1,8}$/)
+  .filter((w) => ((w !== "rm" && !w.startsWith("-")) || w.length > 1) && !descriptorLike.test(w));
 const argument = fc.oneof(
   word,
   word.map((w) => `"${w} ${w}"`),
