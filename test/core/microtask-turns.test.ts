@@ -47,3 +47,153 @@ describe("promise turns per layer", () => {
     expect(await turns(layers(20, sync))).toBe(await turns([]));
   });
 });
+
+/*
+ * Hand-written onions of `async (ctx, next) => await next()` layers, one per way of reading a
+ * layer's answer, with the engine left out: how many turns a layer takes is then down to the
+ * shape alone. Each onion that reads answers turns a hook that throws into a Rejected outcome
+ * before the hook outside resumes (R4, R6); the one that hands promises on unread does not.
+ */
+type Out = { _tag: "Completed"; value: string } | { _tag: "Rejected"; reason: string };
+type Next = () => PromiseLike<Out>;
+type AsyncHook = (next: Next) => Promise<Out>;
+type Onion = (hooks: AsyncHook[]) => () => PromiseLike<Out>;
+
+const read = (answer: unknown): Out => {
+  if (typeof answer !== "object" || answer === null || typeof (answer as Out)._tag !== "string") throw new TypeError("not an outcome");
+  return answer as Out;
+};
+const failed = (cause: unknown): Out => ({ _tag: "Rejected", reason: String(cause) });
+const innermost = async (): Promise<Out> => ({ _tag: "Completed", value: await Promise.resolve("ran") });
+
+/** Each shape, with the turns one of its layers takes. */
+const shapes: Record<string, [turns: number, onion: Onion]> = {
+  /** koa-compose's way: a layer's promise goes outward as it is. */
+  "hands each promise on unread": [
+    1,
+    (hooks) => {
+      const layer = (i: number): Promise<Out> => (i === hooks.length ? innermost() : hooks[i]!(() => layer(i + 1)));
+      return () => layer(0);
+    },
+  ],
+  "reads each answer with one .then": [
+    2,
+    (hooks) => {
+      const layer = (i: number): Promise<Out> =>
+        i === hooks.length
+          ? innermost()
+          : hooks[i]!(() => layer(i + 1)).then(
+              (a) => {
+                try {
+                  return read(a);
+                } catch (e) {
+                  return failed(e);
+                }
+              },
+              (e) => failed(e),
+            );
+      return () => layer(0);
+    },
+  ],
+  "reads each answer with an await of its own": [
+    2,
+    (hooks) => {
+      const layer = async (i: number): Promise<Out> => {
+        if (i === hooks.length) return innermost();
+        try {
+          return read(await hooks[i]!(() => layer(i + 1)));
+        } catch (e) {
+          return failed(e);
+        }
+      };
+      return () => layer(0);
+    },
+  ],
+  "resolves a promise of its own from the reaction": [
+    2,
+    (hooks) => {
+      const layer = (i: number): Promise<Out> =>
+        i === hooks.length
+          ? innermost()
+          : new Promise<Out>((resolve) => {
+              hooks[i]!(() => layer(i + 1)).then(
+                (a) => {
+                  try {
+                    resolve(read(a));
+                  } catch (e) {
+                    resolve(failed(e));
+                  }
+                },
+                (e) => resolve(failed(e)),
+              );
+            });
+      return () => layer(0);
+    },
+  ],
+  "gives next() a thenable of its own, settled by the reaction": [
+    3,
+    (hooks) => {
+      const layer = (i: number): PromiseLike<Out> => {
+        if (i === hooks.length) return innermost();
+        const answer = hooks[i]!(() => layer(i + 1));
+        return {
+          then: (ok, ko) =>
+            answer
+              .then(
+                (a) => {
+                  try {
+                    return read(a);
+                  } catch (e) {
+                    return failed(e);
+                  }
+                },
+                (e) => failed(e),
+              )
+              .then(ok, ko),
+        };
+      };
+      return () => layer(0);
+    },
+  ],
+};
+
+/** Microtask turns until `start()`'s promise settles (see `turns` above). */
+const turnsOf = async (start: () => PromiseLike<Out>): Promise<number> => {
+  let count = 0;
+  let done = false;
+  const tick = (): void => {
+    count++;
+    if (!done) queueMicrotask(tick);
+  };
+  queueMicrotask(tick);
+  await start();
+  done = true;
+  return count;
+};
+
+const awaiting: AsyncHook = async (next) => await next();
+
+describe("the least an async layer can take", () => {
+  it.each(Object.entries(shapes))("%s", async (name, [least, shape]) => {
+    const perLayer = ((await turnsOf(shape(Array(20).fill(awaiting)))) - (await turnsOf(shape([awaiting])))) / 19;
+    // Does a hook that throws inside reach the hook outside as an outcome it can read (R4, R6)?
+    let seen: unknown;
+    const outside: AsyncHook = async (next) => {
+      try {
+        seen = await next();
+      } catch (e) {
+        seen = e;
+      }
+      return seen as Out;
+    };
+    const throwing: AsyncHook = async () => {
+      throw new Error("broken hook");
+    };
+    await Promise.resolve(shape([outside, throwing])()).catch(() => undefined);
+    const reads = (seen as Out | undefined)?._tag === "Rejected";
+    expect(reads).toBe(name !== "hands each promise on unread");
+    // One turn for the hook's own await; whoever reads the answer adds at least one more.
+    expect(perLayer).toBe(least);
+    expect(perLayer).toBeGreaterThanOrEqual(reads ? 2 : 1);
+  });
+});
