@@ -19,6 +19,7 @@ import type { AddressInfo } from "node:net";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { killHookRunsOf } from "../executors/process.ts";
 import { httpAnswer, type HookAnswer } from "./hook-answer.ts";
 import type { FromHookProcess, ToHookProcess } from "./hook-process.ts";
 import { MAX_EVENT_BYTES, timeoutSeconds, UsageError, type CliIo } from "./io.ts";
@@ -138,9 +139,21 @@ class HookProcess {
     return { exitCode: this.failOpen ? 1 : 2, stderr: `agent-onion serve: the hook process exited (${this.exitedWhy}) before it answered` };
   }
 
-  /** Stop it now. */
+  /**
+   * Stop it now, with the command hooks it is running: they are in their own process groups
+   * (process.ts), so they would outlive it until their own timeouts. It is stopped first so that
+   * it starts no hook between the search and its end.
+   */
   private kill(): void {
-    if (!this.exited) this.child.kill("SIGKILL");
+    const pid = this.child.pid;
+    if (this.exited || pid === undefined) return;
+    try {
+      process.kill(pid, "SIGSTOP");
+    } catch {
+      // exited meanwhile; its "exit" is on the way
+    }
+    killHookRunsOf(pid);
+    this.child.kill("SIGKILL");
   }
 
   ask(id: number, text: string): Promise<HookAnswer> {

@@ -301,6 +301,15 @@ describe("agent-onion serve, when the hook process keeps failing", () => {
   const eventually = async (check: () => boolean | Promise<boolean>): Promise<void> => {
     while (!(await check())) await new Promise((r) => setTimeout(r, 50));
   };
+  /** The process is gone (or a zombie, which runs nothing). */
+  const gone = (pid: number): boolean => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+      return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+    } catch {
+      return true;
+    }
+  };
 
   it("keeps serving, blocked, when the hook process dies while it loads the module, and says so", async () => {
     const module = fixture("cli", "exits-on-import.ts");
@@ -351,4 +360,32 @@ describe("agent-onion serve, when the hook process keeps failing", () => {
       expect(await stop(server)).toBe(0);
     }
   }, 180_000);
+
+  it("kills the command hooks of a hook process it stops for --timeout, with what they started outside their group", async () => {
+    const module = join(dir, "hangs.ts");
+    const hookPid = join(dir, "hook.pid");
+    const detachedPid = join(dir, "detached.pid");
+    const command = `setsid sleep 1001 & echo $! > ${detachedPid}; echo $$ > ${hookPid}; wait`;
+    writeFileSync(
+      module,
+      `import { createAgentStack } from ${JSON.stringify(join(root, "src", "index.ts"))};\nimport { commandHook } from ${JSON.stringify(join(root, "src", "executors", "index.ts"))};\nexport default createAgentStack().use("toolCall", commandHook({ event: "PreToolUse", command: ${JSON.stringify(command)}, timeoutMs: 600_000 }));\n`,
+    );
+    const server = await startServer(["--no-watch", "--timeout", "8", module]);
+    const pids: number[] = [];
+    try {
+      expect(await denial(server.url)).toMatch(/did not decide within 8 s/);
+      await eventually(() => /stopping its hook process/.test(server.stderr));
+      pids.push(Number(readFileSync(hookPid, "utf8")), Number(readFileSync(detachedPid, "utf8")));
+      expect(pids.every((pid) => Number.isInteger(pid) && pid > 0)).toBe(true);
+      await eventually(() => pids.every(gone));
+    } finally {
+      for (const pid of pids)
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // gone, as it should be
+        }
+      expect(await stop(server)).toBe(0);
+    }
+  }, 120_000);
 });
