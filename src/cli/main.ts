@@ -25,7 +25,7 @@ Commands:
       In settings.json: {"type": "command", "command": "npx", "args": ["agent-onion", "claude-hook", "hooks/guard.ts"]}
       --timeout (also for serve): seconds to wait for the stack before answering "could not decide"
       (default 590, under Claude Code's 600); keep it below the hook's "timeout" in settings.
-  serve <module> [--port <port>] [--host <address>] [--export <name>] [--fail-open] [--no-watch] [--timeout <seconds>]
+  serve <module> [--port <port>] [--host <address>] [--export <name>] [--fail-open] [--no-watch] [--timeout <seconds>] [--max-restarts <n>]
       Answer Claude Code's http hooks from a resident process, with the same decisions as
       claude-hook; reload the module when a file beside it changes. Port 7337, host 127.0.0.1.
       In settings.json: {"type": "http", "url": "http://127.0.0.1:7337/"}

@@ -19,12 +19,25 @@ import type { AddressInfo } from "node:net";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { killHookRunsOf } from "../executors/process.ts";
 import { httpAnswer, type HookAnswer } from "./hook-answer.ts";
 import type { FromHookProcess, ToHookProcess } from "./hook-process.ts";
 import { MAX_EVENT_BYTES, timeoutSeconds, UsageError, type CliIo } from "./io.ts";
 
 /** The port `serve` listens on unless `--port` says otherwise. */
 export const DEFAULT_PORT = 7337;
+
+/** How many times in a row `serve` starts a new hook process after one died without answering. */
+export const DEFAULT_MAX_RESTARTS = 8;
+
+/** How long a hook process may take to load the module: `--timeout`, and at least two minutes (a loaded machine is slow to start one). */
+const loadDeadlineMs = (deadlineMs: number): number => Math.max(deadlineMs, 120_000);
+
+/** A hook process that ran this long before it died starts the count of restarts in a row afresh. */
+const STEADY_MS = 60_000;
+
+/** The pause before the `n`th restart in a row: none for the first, then 0.1 s, doubling, at most 30 s. */
+const backoffMs = (n: number): number => (n <= 1 ? 0 : Math.min(100 * 2 ** (n - 2), 30_000));
 
 /** The command itself: bin/ is two levels above this file in the sources and in dist/. */
 const binPath = (): string => {
@@ -48,8 +61,18 @@ const hostAllowed = (host: string | undefined, port: number): boolean => {
 class HookProcess {
   private readonly child: ChildProcess;
   private readonly pending = new Map<number, (answer: HookAnswer) => void>();
-  private exited = false;
   private exitedWhy = "";
+  private retiring = false;
+  /** It exited (or never started); `why` says how. */
+  exited = false;
+  /** It sent its ready message (whether or not the module loaded). */
+  started = false;
+  /** Why it was killed while loading, if it was. */
+  stuck: string | undefined;
+  private readonly startedAt = Date.now();
+  private endedAt: number | undefined;
+  /** Serve killed it for missing `--timeout`, not the module. */
+  timedOut = false;
   /** Resolves with the load error, or undefined once the module loaded. */
   readonly ready: Promise<string | undefined>;
   readonly done: Promise<void>;
@@ -59,7 +82,7 @@ class HookProcess {
     cwd: string,
     private readonly failOpen: boolean,
     private readonly deadlineMs: number,
-    onCrash: (why: string) => void,
+    onExit: (child: HookProcess) => void,
     private readonly onTimeout: (why: string) => void = () => {},
   ) {
     this.child = fork(binPath(), ["_hook-process", ...args], {
@@ -69,20 +92,32 @@ class HookProcess {
     });
     let ready!: (error: string | undefined) => void;
     this.ready = new Promise((r) => (ready = r));
+    // Loading is timed too: a module that never finishes loading would otherwise hold serve (or a reload) for good.
+    const loading = setTimeout(() => {
+      this.stuck = `it did not load within ${loadDeadlineMs(this.deadlineMs) / 1000} s`;
+      ready(this.stuck);
+      this.kill();
+    }, loadDeadlineMs(this.deadlineMs));
     this.child.on("message", (message: FromHookProcess) => {
-      if ("ready" in message) return ready(message.error);
+      if ("ready" in message) {
+        clearTimeout(loading);
+        this.started = true;
+        return ready(message.error);
+      }
       const answered = this.pending.get(message.id);
       this.pending.delete(message.id);
       answered?.(message.answer);
     });
     this.done = new Promise((done) =>
       this.child.once("exit", (code, signal) => {
+        clearTimeout(loading);
         this.exited = true;
+        this.endedAt = Date.now();
         this.exitedWhy = signal ?? `code ${code}`;
         ready(`the hook process exited (${this.exitedWhy}) before it loaded the module`);
         for (const answered of this.pending.values()) answered(this.lost());
         this.pending.clear();
-        if (!this.retiring) onCrash(this.exitedWhy);
+        if (!this.retiring) onExit(this);
         done();
       }),
     );
@@ -90,14 +125,43 @@ class HookProcess {
     this.child.on("error", () => {});
   }
 
-  private retiring = false;
+  /** How long it ran (so far). */
+  uptimeMs(): number {
+    return (this.endedAt ?? Date.now()) - this.startedAt;
+  }
+
+  /** How it ended: "code 1", "SIGKILL". */
+  get why(): string {
+    return this.exitedWhy;
+  }
 
   private lost(): HookAnswer {
     return { exitCode: this.failOpen ? 1 : 2, stderr: `agent-onion serve: the hook process exited (${this.exitedWhy}) before it answered` };
   }
 
+  /**
+   * Stop it now, with the command hooks it is running: they are in their own process groups
+   * (process.ts), so they would outlive it until their own timeouts. It is stopped first so that
+   * it starts no hook between the search and its end.
+   */
+  private kill(): void {
+    const pid = this.child.pid;
+    if (this.exited || pid === undefined) return;
+    try {
+      process.kill(pid, "SIGSTOP");
+    } catch {
+      // exited meanwhile; its "exit" is on the way
+    }
+    killHookRunsOf(pid);
+    this.child.kill("SIGKILL");
+  }
+
   ask(id: number, text: string): Promise<HookAnswer> {
-    if (this.exited) return Promise.resolve(this.lost());
+    if (this.exited)
+      return Promise.resolve({
+        exitCode: this.failOpen ? 1 : 2,
+        stderr: `agent-onion serve: no hook process is running (the last one exited: ${this.exitedWhy})`,
+      });
     return new Promise((answered) => {
       // Timed here, not in the child: a stack that keeps its process busy cannot hold the answer.
       // The child is then stopped (a synchronous spin would keep it busy for good; its other calls
@@ -107,8 +171,9 @@ class HookProcess {
         const why = `the stack did not decide within ${this.deadlineMs / 1000} s (--timeout)`;
         answered({ exitCode: this.failOpen ? 1 : 2, stderr: `agent-onion serve: ${why}` });
         if (this.exited) return;
+        this.timedOut = true;
         this.onTimeout(`${why}; stopping its hook process`);
-        this.child.kill("SIGKILL");
+        this.kill();
       }, this.deadlineMs);
       this.pending.set(id, (answer) => {
         clearTimeout(timer);
@@ -123,7 +188,7 @@ class HookProcess {
     this.retiring = true;
     while (this.pending.size > 0 && !this.exited) await new Promise((r) => setTimeout(r, 5));
     if (!this.exited && this.child.connected) this.child.send({ shutdown: true } satisfies ToHookProcess);
-    const timer = setTimeout(() => this.child.kill("SIGKILL"), graceMs);
+    const timer = setTimeout(() => this.kill(), graceMs);
     await this.done;
     clearTimeout(timer);
   }
@@ -182,10 +247,14 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
       "fail-open": { type: "boolean", default: false },
       "no-watch": { type: "boolean", default: false },
       timeout: { type: "string" },
+      "max-restarts": { type: "string", default: String(DEFAULT_MAX_RESTARTS) },
     },
   });
   const deadlineMs = timeoutSeconds(values.timeout) * 1000;
   if (positionals.length !== 1) throw new UsageError("serve takes exactly one module path");
+  const maxRestarts = Number(values["max-restarts"]);
+  if (!Number.isInteger(maxRestarts) || maxRestarts < 0)
+    throw new UsageError(`--max-restarts must be a whole number of restarts, got ${JSON.stringify(values["max-restarts"])}`);
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port ${values.port} is not a port number`);
   const file = positionals[0]!;
@@ -197,35 +266,57 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
 
   let generation = 0;
   let stopping = false;
-  const start = (): HookProcess => {
-    const child: HookProcess = new HookProcess(
-      childArgs,
-      io.cwd,
-      failOpen,
-      deadlineMs,
-      (why) => {
-        if (current !== child || stopping) return;
-        log(`the hook process exited (${why}); starting a new one`);
-        void replace("restarted");
-      },
-      log,
-    );
-    return child;
+  // Set before any child can exit: its exit handler uses it.
+  let current: HookProcess;
+  /** Hook processes that died in a row, each within STEADY_MS of its start; reset by a change to the module. */
+  let crashes = 0;
+  let restart: NodeJS.Timeout | undefined;
+  const start = (): HookProcess => new HookProcess(childArgs, io.cwd, failOpen, deadlineMs, (child) => exited(child), log);
+
+  /** The current child ended on its own or was killed: start another, after a pause if it keeps dying. */
+  const exited = (child: HookProcess): void => {
+    if (current !== child || stopping) return;
+    // Killed for a request that missed --timeout: the module loads and runs, one request did not end.
+    if (child.timedOut) {
+      log(`the hook process exited (${child.why}); starting a new one`);
+      void replace("restarted");
+      return;
+    }
+    crashes = child.uptimeMs() >= STEADY_MS ? 1 : crashes + 1;
+    const what = child.started
+      ? `the hook process exited (${child.why})`
+      : `${file} did not load: ${child.stuck ?? `the hook process exited (${child.why}) while loading it`}`;
+    const answered = failOpen ? "gets a non-blocking error" : "is blocked";
+    if (crashes > maxRestarts) {
+      log(
+        `${what}; it ended ${crashes} times in a row, so no new one is started: every event ${answered} until ${
+          watcher !== undefined ? "a file beside the module changes or " : ""
+        }serve is restarted`,
+      );
+      return;
+    }
+    const delayMs = backoffMs(crashes);
+    log(`${what}; starting a new one${delayMs > 0 ? ` in ${delayMs / 1000} s (meanwhile every event ${answered})` : ""}`);
+    clearTimeout(restart);
+    restart = setTimeout(() => void replace("restarted"), delayMs);
   };
-  let current = start();
+
+  /** Log whether `child` loaded the module (one that died or was stopped while loading is reported by `exited`). */
   const loaded = async (child: HookProcess, what: string): Promise<void> => {
     const error = await child.ready;
+    if (!child.started) return;
     log(
       error === undefined
         ? `${what} ${file}`
         : `${file} did not load, so every event is answered as claude-hook would answer it (${failOpen ? "a non-blocking error" : "blocked"}): ${error}`,
     );
   };
-  await loaded(current, "loaded");
 
   /** Load the module in a new child; it takes over once loaded (or failed to), unless a newer one started. */
   const replace = async (what: string): Promise<void> => {
+    if (stopping) return;
     const mine = ++generation;
+    clearTimeout(restart);
     const next = start();
     await next.ready;
     if (mine !== generation || stopping) {
@@ -235,16 +326,24 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
     const old = current;
     current = next;
     await loaded(next, what);
+    // It died before it took over, so its own exit found it not current yet.
+    if (next.exited) exited(next);
     await old.retire();
   };
 
   let watcher: FSWatcher | undefined;
+  current = start();
+  await loaded(current, "loaded");
   if (!values["no-watch"]) {
     let timer: NodeJS.Timeout | undefined;
     watcher = watch(dirname(path), (_type, name) => {
       if (name !== null && !watched.test(String(name))) return;
       clearTimeout(timer);
-      timer = setTimeout(() => void replace("reloaded"), 100);
+      timer = setTimeout(() => {
+        // A changed module gets a fresh start, however often the last one died.
+        crashes = 0;
+        void replace("reloaded");
+      }, 100);
     });
   }
 
@@ -303,6 +402,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
     const stop = (signal: string): void => {
       if (stopping) return;
       stopping = true;
+      clearTimeout(restart);
       log(`${signal}: finishing ${inFlight} request${inFlight === 1 ? "" : "s"} in flight, then stopping`);
       watcher?.close();
       server.close();

@@ -139,6 +139,41 @@ const killTree = (pid: number, mark: string, signal: NodeJS.Signals): void => {
   }
 };
 
+/**
+ * Kill the hook runs still going in process `owner` (a child of this process that runs hooks, such
+ * as a `serve` hook process, stopped first so it starts no more): each run's first process is a
+ * child of `owner` carrying a mark `owner` made, and goes with its group and every process of
+ * its run (killTree). A finished run's leftovers (a `nohup` server) are no longer under `owner`
+ * and are left alone. Returns the first processes found. Linux only; elsewhere, nothing.
+ */
+export const killHookRunsOf = (owner: number, signal: NodeJS.Signals = "SIGKILL"): number[] => {
+  if (process.platform !== "linux") return [];
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const prefix = `${HOOK_MARK_VARIABLE}=${owner}.`;
+  const runs: [number, string][] = [];
+  for (const name of names) {
+    const p = Number(name);
+    if (!Number.isInteger(p)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ", 2)[1]) !== owner) continue;
+      const entry = readFileSync(`/proc/${name}/environ`, "latin1")
+        .split("\0")
+        .find((e) => e.startsWith(prefix));
+      if (entry !== undefined) runs.push([p, entry.slice(HOOK_MARK_VARIABLE.length + 1)]);
+    } catch {
+      // gone meanwhile, or another user's
+    }
+  }
+  for (const [p, mark] of runs) killTree(p, mark, signal);
+  return runs.map(([p]) => p);
+};
+
 /** Signal a whole process group; a group already gone is not an error. */
 const killGroup = (pid: number, signal: NodeJS.Signals): void => {
   try {

@@ -3,7 +3,7 @@
  * Claude Code calls an `"type": "http"` hook, and compared with `claude-hook` on the same events.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -284,4 +284,108 @@ describe("agent-onion serve, reloading and stopping", () => {
     expect(await server.exited).toBe(0);
     expect(server.stderr).toMatch(/SIGTERM: finishing 1 request in flight, then stopping/);
   }, 30_000);
+});
+
+describe("agent-onion serve, when the hook process keeps failing", () => {
+  const dir = mkdtempSync(join(tmpdir(), "agent-onion-serve-fail-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const pre = event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t1" });
+  const denial = async (url: string): Promise<string> => {
+    const reply = await post(url, pre);
+    expect(reply.status).toBe(200);
+    const answer = JSON.parse(reply.body) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
+    expect(answer.hookSpecificOutput.permissionDecision).toBe("deny");
+    return answer.hookSpecificOutput.permissionDecisionReason;
+  };
+  /** Wait until `check` holds; the test's own timeout bounds the wait, however slow the machine. */
+  const eventually = async (check: () => boolean | Promise<boolean>): Promise<void> => {
+    while (!(await check())) await new Promise((r) => setTimeout(r, 50));
+  };
+  /** The process is gone (or a zombie, which runs nothing). */
+  const gone = (pid: number): boolean => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+      return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+    } catch {
+      return true;
+    }
+  };
+
+  it("keeps serving, blocked, when the hook process dies while it loads the module, and says so", async () => {
+    const module = fixture("cli", "exits-on-import.ts");
+    const server = await startServer(["--no-watch", "--max-restarts", "1", module]);
+    try {
+      await eventually(() => /so no new one is started/.test(server.stderr));
+      expect(server.stderr).toContain(`${module} did not load: the hook process exited (code 0) while loading it; starting a new one\n`);
+      expect(server.stderr).toContain(
+        `${module} did not load: the hook process exited (code 0) while loading it; it ended 2 times in a row, so no new one is started: every event is blocked until serve is restarted\n`,
+      );
+      expect(await denial(server.url)).toMatch(/no hook process is running \(the last one exited: code 0\)/);
+    } finally {
+      expect(await stop(server)).toBe(0);
+    }
+  }, 120_000);
+
+  it("restarts a hook process that keeps dying with growing pauses, gives up after --max-restarts, and blocks meanwhile", async () => {
+    const module = join(dir, "crashes.ts");
+    writeFileSync(
+      module,
+      readFileSync(fixture("cli", "crashes-after-load.ts"), "utf8").replace('"agent-onion"', JSON.stringify(join(root, "src", "index.ts"))),
+    );
+    const server = await startServer([module, "--max-restarts", "3"]);
+    try {
+      // Every event is answered, and blocked, while the hook processes come and go.
+      const answers: Promise<string>[] = [];
+      await eventually(() => {
+        answers.push(denial(server.url));
+        return /so no new one is started/.test(server.stderr);
+      });
+      await Promise.all(answers);
+      const lines = server.stderr.split("\n").filter((line) => line.includes("exited (code 3)"));
+      expect(lines.map((line) => /; (starting a new one(?: in [\d.]+ s)?|it ended \d+ times in a row)/.exec(line)?.[1])).toEqual([
+        "starting a new one",
+        "starting a new one in 0.1 s",
+        "starting a new one in 0.2 s",
+        "it ended 4 times in a row",
+      ]);
+      expect(lines[3]).toMatch(/every event is blocked until a file beside the module changes or serve is restarted$/);
+      expect(await denial(server.url)).toMatch(/no hook process is running \(the last one exited: code 3\)/);
+      // A change to the module starts afresh.
+      writeFileSync(
+        module,
+        `import { createAgentStack, Reject } from ${JSON.stringify(join(root, "src", "index.ts"))};\nexport default createAgentStack().use("toolCall", { name: "g", before: () => Reject("fixed") });\n`,
+      );
+      await eventually(async () => (await denial(server.url)) === "fixed");
+    } finally {
+      expect(await stop(server)).toBe(0);
+    }
+  }, 180_000);
+
+  it("kills the command hooks of a hook process it stops for --timeout, with what they started outside their group", async () => {
+    const module = join(dir, "hangs.ts");
+    const hookPid = join(dir, "hook.pid");
+    const detachedPid = join(dir, "detached.pid");
+    const command = `setsid sleep 1001 & echo $! > ${detachedPid}; echo $$ > ${hookPid}; wait`;
+    writeFileSync(
+      module,
+      `import { createAgentStack } from ${JSON.stringify(join(root, "src", "index.ts"))};\nimport { commandHook } from ${JSON.stringify(join(root, "src", "executors", "index.ts"))};\nexport default createAgentStack().use("toolCall", commandHook({ event: "PreToolUse", command: ${JSON.stringify(command)}, timeoutMs: 600_000 }));\n`,
+    );
+    const server = await startServer(["--no-watch", "--timeout", "8", module]);
+    const pids: number[] = [];
+    try {
+      expect(await denial(server.url)).toMatch(/did not decide within 8 s/);
+      await eventually(() => /stopping its hook process/.test(server.stderr));
+      pids.push(Number(readFileSync(hookPid, "utf8")), Number(readFileSync(detachedPid, "utf8")));
+      expect(pids.every((pid) => Number.isInteger(pid) && pid > 0)).toBe(true);
+      await eventually(() => pids.every(gone));
+    } finally {
+      for (const pid of pids)
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // gone, as it should be
+        }
+      expect(await stop(server)).toBe(0);
+    }
+  }, 120_000);
 });
