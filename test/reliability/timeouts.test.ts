@@ -178,7 +178,8 @@ describe("C4: a fire-and-forget hook outlives its run", () => {
     // Bounded by its 200 ms deadline, not the 30 s its process would sleep.
     expect(await settlesWithin(scaled(15_000), stack.flush())).toBe(true);
     expect(notices.map((n) => n.kind)).toEqual(["background-failure"]);
-    expect(notices[0]!.message).toMatch(/timed out/);
+    // The process runner's message, or its backstop's when a busy machine is slow to reap the process.
+    expect(notices[0]!.message).toMatch(/timed out|did not answer within 200 ms/);
   });
 });
 
