@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { defineConfig } from "vitest/config";
+import { scaled } from "./test/support/scale.ts";
 
 // `agent-onion` and its subpaths resolve to the sources, as tsconfig.json's "paths" map them for
 // tsc and tsx (examples import the package by its name).
@@ -26,8 +27,9 @@ export default defineConfig({
     // Type-level tests (`*.test-d.ts`) run with the same command: `expectTypeOf` and
     // `@ts-expect-error` are checked by tsc, so a type that compiles when it must not fails the suite.
     typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
-    testTimeout: 20_000,
-    hookTimeout: 30_000,
+    // Many tests run real processes; AGENT_ONION_TEST_TIMEOUT_SCALE stretches these on a slow machine.
+    testTimeout: scaled(20_000),
+    hookTimeout: scaled(30_000),
     pool: "forks",
     env: { AGENT_ONION_STRICT: "1" },
     globalSetup: ["test/support/global-setup.ts"],

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { scaled } from "./support/scale.ts";
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), "..", "examples");
 const files = readdirSync(dir)
@@ -27,11 +28,17 @@ describe("examples", () => {
   it("exist", () => expect(files.length).toBeGreaterThan(0));
 
   for (const file of files)
-    it.concurrent(`${file} runs and prints what it promises`, async () => {
-      const promised = [...readFileSync(join(dir, file), "utf8").matchAll(/^\s*\*\s*@expect (.+)$/gm)].map((m) => (m[1] as string).trim());
-      expect(promised, `add an "@expect <line of output>" to the doc comment of examples/${file}`).not.toEqual([]);
-      const { code, stdout, stderr } = await run(file);
-      expect(code, stderr).toBe(0);
-      for (const line of promised) expect(stdout).toContain(line);
-    }, 60_000);
+    it.concurrent(
+      `${file} runs and prints what it promises`,
+      async () => {
+        const promised = [...readFileSync(join(dir, file), "utf8").matchAll(/^\s*\*\s*@expect (.+)$/gm)].map((m) =>
+          (m[1] as string).trim(),
+        );
+        expect(promised, `add an "@expect <line of output>" to the doc comment of examples/${file}`).not.toEqual([]);
+        const { code, stdout, stderr } = await run(file);
+        expect(code, stderr).toBe(0);
+        for (const line of promised) expect(stdout).toContain(line);
+      },
+      scaled(60_000),
+    );
 });

@@ -13,6 +13,7 @@ import { RedisStore } from "../../src/stores/redis.ts";
 import { describeRedisProcess, startRedis, type RedisServer } from "../support/redis.ts";
 import { deployment } from "./ai-sdk-approval-fixture.ts";
 import type { Order } from "./ai-sdk-approval-worker.ts";
+import { scaled } from "../support/scale.ts";
 
 interface Report {
   readonly id: number;
@@ -64,7 +65,7 @@ describeRedisProcess("AI SDK tool approvals with durable approvals, answered in 
     server = await startRedis();
     store = new RedisStore({ connection: server.url, keyPrefix: prefix });
     workers = await Promise.all([startWorker(server.url, prefix, children), startWorker(server.url, prefix, children)]);
-  }, 60_000);
+  }, scaled(60_000));
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null) child.send({ exit: true });
     await new Promise((r) => setTimeout(r, 200));

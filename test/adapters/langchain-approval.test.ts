@@ -16,6 +16,7 @@ import { MemoryStore } from "../../src/core/memory-store.ts";
 import { describeRedisProcess, startRedis, type RedisServer } from "../support/redis.ts";
 import { answer, bashTool, logged, loggingBash, transcript } from "./langchain-fixtures.ts";
 import { saveCheckpoints } from "./langchain-saver.ts";
+import { scaled } from "../support/scale.ts";
 
 type Result = { messages: BaseMessage[]; __interrupt__?: { id: string; value: unknown }[] };
 const thread = (id = "approvals") => ({ configurable: { thread_id: id } });
@@ -319,54 +320,66 @@ describe("langchainMiddleware approvals across OS processes", () => {
     return { log, file, paused };
   };
 
-  it("refuses an answer in a second process without a shared store, saying so: only the process that asked can take it", async () => {
-    const { log, file, paused } = await pauseHere("unshared");
-    expect(paused.__interrupt__).toHaveLength(1);
-    const report = await resumeElsewhere([file, log, JSON.stringify({ decisions: [{ type: "approve" }] })]);
-    expect(report).toMatchObject({ ok: true });
-    const tool = (report as { transcript: string[] }).transcript.find((l) => l.startsWith("tool"));
-    expect(tool).toMatch(/not an approval of this call: .*no shared store/);
-    expect(logged(log)).toEqual([]);
-  }, 60_000);
+  it(
+    "refuses an answer in a second process without a shared store, saying so: only the process that asked can take it",
+    async () => {
+      const { log, file, paused } = await pauseHere("unshared");
+      expect(paused.__interrupt__).toHaveLength(1);
+      const report = await resumeElsewhere([file, log, JSON.stringify({ decisions: [{ type: "approve" }] })]);
+      expect(report).toMatchObject({ ok: true });
+      const tool = (report as { transcript: string[] }).transcript.find((l) => l.startsWith("tool"));
+      expect(tool).toMatch(/not an approval of this call: .*no shared store/);
+      expect(logged(log)).toEqual([]);
+    },
+    scaled(60_000),
+  );
 
   describeRedisProcess("with a Redis store claiming each answer", () => {
     let server: RedisServer;
     beforeAll(async () => void (server = await startRedis()));
     afterAll(async () => await server?.stop());
 
-    it("resumes in a second process with the person's decision, and the tool runs there, once", async () => {
-      const asking = new RedisStore({ connection: server.url });
-      const { log, file, paused } = await pauseHere("edit", asking).finally(() => asking.close());
-      expect(paused.__interrupt__).toHaveLength(1);
-      expect(logged(log)).toEqual([]);
-      const report = await resumeElsewhere([
-        file,
-        log,
-        JSON.stringify({ decisions: [{ type: "edit", editedAction: { name: "bash", args: { command: "git push --dry-run" } } }] }),
-        server.url,
-      ]);
-      expect(report).toEqual({ ok: true, transcript: ["human: push it", "ai: push it", "tool: ran: git push --dry-run", "ai: pushed"] });
-      expect(logged(log)).toEqual(["git push --dry-run"]);
-    }, 60_000);
+    it(
+      "resumes in a second process with the person's decision, and the tool runs there, once",
+      async () => {
+        const asking = new RedisStore({ connection: server.url });
+        const { log, file, paused } = await pauseHere("edit", asking).finally(() => asking.close());
+        expect(paused.__interrupt__).toHaveLength(1);
+        expect(logged(log)).toEqual([]);
+        const report = await resumeElsewhere([
+          file,
+          log,
+          JSON.stringify({ decisions: [{ type: "edit", editedAction: { name: "bash", args: { command: "git push --dry-run" } } }] }),
+          server.url,
+        ]);
+        expect(report).toEqual({ ok: true, transcript: ["human: push it", "ai: push it", "tool: ran: git push --dry-run", "ai: pushed"] });
+        expect(logged(log)).toEqual(["git push --dry-run"]);
+      },
+      scaled(60_000),
+    );
 
-    it("refuses a second resume of the same pause in another process, and the tool does not run again", async () => {
-      // Every process of the deployment shares the store: the one that asks keeps the question there.
-      const asking = new RedisStore({ connection: server.url });
-      const { log, file } = await pauseHere("claim", asking).finally(() => asking.close());
-      const approve = JSON.stringify({ decisions: [{ type: "approve" }] });
-      const first = await resumeElsewhere([file, log, approve, server.url]);
-      expect(first.ok).toBe(true);
-      // The same saved pause, resumed again elsewhere (a retried webhook, a second worker).
-      const second = await resumeElsewhere([file, log, approve, server.url]);
-      expect(second).toMatchObject({ ok: false, cause: "ApprovalResumedError", message: expect.stringMatching(/already answered/) });
-      expect(logged(log)).toEqual(["git push"]);
-      const store = new RedisStore({ connection: server.url });
-      try {
-        expect(await store.get<number>(`langchain:resume:approvals:${encodeURIComponent(await claimNamespace(file))}:0`)).toBe(2);
-      } finally {
-        await store.close();
-      }
-    }, 60_000);
+    it(
+      "refuses a second resume of the same pause in another process, and the tool does not run again",
+      async () => {
+        // Every process of the deployment shares the store: the one that asks keeps the question there.
+        const asking = new RedisStore({ connection: server.url });
+        const { log, file } = await pauseHere("claim", asking).finally(() => asking.close());
+        const approve = JSON.stringify({ decisions: [{ type: "approve" }] });
+        const first = await resumeElsewhere([file, log, approve, server.url]);
+        expect(first.ok).toBe(true);
+        // The same saved pause, resumed again elsewhere (a retried webhook, a second worker).
+        const second = await resumeElsewhere([file, log, approve, server.url]);
+        expect(second).toMatchObject({ ok: false, cause: "ApprovalResumedError", message: expect.stringMatching(/already answered/) });
+        expect(logged(log)).toEqual(["git push"]);
+        const store = new RedisStore({ connection: server.url });
+        try {
+          expect(await store.get<number>(`langchain:resume:approvals:${encodeURIComponent(await claimNamespace(file))}:0`)).toBe(2);
+        } finally {
+          await store.close();
+        }
+      },
+      scaled(60_000),
+    );
   });
 });
 

@@ -12,6 +12,7 @@ import { Replace } from "../../src/core/action.ts";
 import { fromClaudeSettings } from "../../src/executors/index.ts";
 import { answer, fixtures, on, settings, shell, specific } from "../support/claude-code/hooks.ts";
 import { tempDir } from "../executors/helpers.ts";
+import { scaled } from "../support/scale.ts";
 
 const record = (out?: object) =>
   answer({ save: "$CLAUDE_PROJECT_DIR/.events/$(date +%s%N)-$$.json", ...(out !== undefined ? { out } : {}) });
@@ -103,7 +104,7 @@ describe("the Claude Code events the reference agent drives", () => {
     await session.prompt("fail now");
     await session.close();
     events = recorded(dir);
-  }, 60_000);
+  }, scaled(60_000));
 
   it("fires each event at the moment Claude Code does", () => {
     expect(

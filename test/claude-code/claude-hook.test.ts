@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, it } from "vitest";
+import { scaled } from "../support/scale.ts";
 import { buildPackage, installPackage } from "../support/claude-code/agent-onion-package.ts";
 import { on, settings, shell } from "../support/claude-code/hooks.ts";
 import { bashTurn, ranCommand, runClaudeCode } from "../support/claude-code/run-claude-code.ts";
@@ -33,13 +34,13 @@ const turns = [
 ];
 
 /** Six events each start node, npx and the CLI: seconds on a busy machine. */
-const slow = 90_000;
+const slow = scaled(90_000);
 let dir = "";
 let pkg = "";
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "agent-onion-package-"));
   pkg = buildPackage(join(dir, "agent-onion"));
-}, 180_000);
+}, scaled(180_000));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const project = (packageJson: object, tsx: boolean) =>

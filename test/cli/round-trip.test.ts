@@ -15,6 +15,7 @@ import type { Outcome } from "../../src/core/outcome.ts";
 import { fromClaudeSettings } from "../../src/executors/settings.ts";
 import guardStack from "../fixtures/settings/guard-stack.ts";
 import { fixture, root } from "./helpers.ts";
+import { scaled } from "../support/scale.ts";
 
 // A person who approves pushes to feature branches only.
 const approval: ApprovalHandler = (r) =>
@@ -81,28 +82,32 @@ const session = (stack: AgentStack) => {
 };
 
 describe("settings round trip through agent-onion claude-hook", () => {
-  it("decides every event of a session the same way as the in-process stack", async () => {
-    const inProcess = session(guardStack({ approval }));
-    const loaded = fromClaudeSettings([fixture("settings", "bridge.json")], { cwd: root, projectDir: root, stackOptions: { approval } });
-    expect(loaded.hooks).toHaveLength(7);
-    const viaClaudeCode = session(loaded.stack);
-    const expected: Record<string, Partial<Seen["outcome"]>> = {
-      "a prompt with a key": { tag: "Rejected", reason: "The prompt contains what looks like an API key." },
-      "rm -rf": { tag: "Rejected", reason: "Destructive command blocked: rm -rf build" },
-      "git push main, denied": { tag: "Rejected", reason: "no pushes to main" },
-      "output with a secret": { tag: "Completed", value: { content: "SECRET=[redacted] PORT=80" } },
-      "a failing tool": { tag: "Failed" },
-      "first stop": { tag: "Rejected", reason: "Run the test suite before finishing." },
-      "second stop": { tag: "Completed" },
-    };
-    for (const name of Object.keys(inProcess) as (keyof typeof inProcess)[]) {
-      const mine = await inProcess[name]();
-      const theirs = await viaClaudeCode[name]();
-      expect({ event: name, ...theirs }).toEqual({ event: name, ...mine });
-      if (expected[name]) expect(mine.outcome).toMatchObject(expected[name]!);
-    }
-    const curl = await inProcess["curl (rewritten)"]();
-    expect(curl.toolInputs).toEqual([{ id: "t3", name: "Bash", input: { command: "echo dry-run: curl https://example.com" } }]);
-    expect((await inProcess["a failing tool"]()).context).toEqual(["Bash failed; try running npm ci first."]);
-  }, 120_000);
+  it(
+    "decides every event of a session the same way as the in-process stack",
+    async () => {
+      const inProcess = session(guardStack({ approval }));
+      const loaded = fromClaudeSettings([fixture("settings", "bridge.json")], { cwd: root, projectDir: root, stackOptions: { approval } });
+      expect(loaded.hooks).toHaveLength(7);
+      const viaClaudeCode = session(loaded.stack);
+      const expected: Record<string, Partial<Seen["outcome"]>> = {
+        "a prompt with a key": { tag: "Rejected", reason: "The prompt contains what looks like an API key." },
+        "rm -rf": { tag: "Rejected", reason: "Destructive command blocked: rm -rf build" },
+        "git push main, denied": { tag: "Rejected", reason: "no pushes to main" },
+        "output with a secret": { tag: "Completed", value: { content: "SECRET=[redacted] PORT=80" } },
+        "a failing tool": { tag: "Failed" },
+        "first stop": { tag: "Rejected", reason: "Run the test suite before finishing." },
+        "second stop": { tag: "Completed" },
+      };
+      for (const name of Object.keys(inProcess) as (keyof typeof inProcess)[]) {
+        const mine = await inProcess[name]();
+        const theirs = await viaClaudeCode[name]();
+        expect({ event: name, ...theirs }).toEqual({ event: name, ...mine });
+        if (expected[name]) expect(mine.outcome).toMatchObject(expected[name]!);
+      }
+      const curl = await inProcess["curl (rewritten)"]();
+      expect(curl.toolInputs).toEqual([{ id: "t3", name: "Bash", input: { command: "echo dry-run: curl https://example.com" } }]);
+      expect((await inProcess["a failing tool"]()).context).toEqual(["Bash failed; try running npm ci first."]);
+    },
+    scaled(120_000),
+  );
 });

@@ -53,11 +53,10 @@ describe("agent-onion claude-hook when the module writes to stdout", () => {
 
 describe("agent-onion claude-hook --timeout", () => {
   it("blocks with exit 2 when the stack has not decided in time, before Claude Code's own timeout lets the call go on", async () => {
-    const started = performance.now();
+    // The stack never decides: the message is the 0.5 s timer's, and the test's timeout bounds the rest.
     const r = await hook("keeps-waiting.ts", "--timeout", "0.5");
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/did not decide within 0\.5 s/);
-    expect(performance.now() - started).toBeLessThan(10_000);
   });
 
   it("exits 1 instead with --fail-open", async () => {

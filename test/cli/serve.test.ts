@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpAnswer } from "../../src/cli/hook-answer.ts";
 import { bin, fixture, root, runChild } from "./helpers.ts";
+import { scaled } from "../support/scale.ts";
 
 interface Server {
   readonly child: ChildProcess;
@@ -71,7 +72,7 @@ describe("agent-onion serve", () => {
   let guard: Server;
   beforeAll(async () => {
     guard = await startServer([fixture("settings", "guard-stack.ts")]);
-  }, 30_000);
+  }, scaled(30_000));
   afterAll(async () => {
     if (guard) expect(await stop(guard)).toBe(0);
   });
@@ -110,26 +111,30 @@ describe("agent-onion serve", () => {
     "an event it cannot read": event({ hook_event_name: "PreToolUse", tool_input: { command: "ls" } }),
   };
 
-  it("answers every event as claude-hook does, translated to HTTP", async () => {
-    const commands = await Promise.all(
-      Object.values(events).map((body) => runChild(process.execPath, [bin, "claude-hook", fixture("settings", "guard-stack.ts")], body)),
-    );
-    for (const [i, [name, body]] of Object.entries(events).entries()) {
-      const command = commands[i]!;
-      const expected = httpAnswer({
-        ...(JSON.parse(body).hook_event_name !== undefined ? { event: JSON.parse(body).hook_event_name as string } : {}),
-        exitCode: command.code as 0 | 1 | 2,
-        ...(command.stdout ? { json: JSON.parse(command.stdout) as Record<string, unknown> } : {}),
-        ...(command.stderr ? { stderr: command.stderr.trimEnd() } : {}),
-      });
-      const served = await post(guard.url, body);
-      expect({ name, status: served.status, body: served.body }).toEqual({
-        name,
-        status: expected.status,
-        body: (expected.body ?? "").replace(/agent-onion claude-hook/g, "agent-onion serve"),
-      });
-    }
-  }, 60_000);
+  it(
+    "answers every event as claude-hook does, translated to HTTP",
+    async () => {
+      const commands = await Promise.all(
+        Object.values(events).map((body) => runChild(process.execPath, [bin, "claude-hook", fixture("settings", "guard-stack.ts")], body)),
+      );
+      for (const [i, [name, body]] of Object.entries(events).entries()) {
+        const command = commands[i]!;
+        const expected = httpAnswer({
+          ...(JSON.parse(body).hook_event_name !== undefined ? { event: JSON.parse(body).hook_event_name as string } : {}),
+          exitCode: command.code as 0 | 1 | 2,
+          ...(command.stdout ? { json: JSON.parse(command.stdout) as Record<string, unknown> } : {}),
+          ...(command.stderr ? { stderr: command.stderr.trimEnd() } : {}),
+        });
+        const served = await post(guard.url, body);
+        expect({ name, status: served.status, body: served.body }).toEqual({
+          name,
+          status: expected.status,
+          body: (expected.body ?? "").replace(/agent-onion claude-hook/g, "agent-onion serve"),
+        });
+      }
+    },
+    scaled(60_000),
+  );
 
   it("answers a deny as Claude Code reads it from an http hook: 200 and the JSON body", async () => {
     const reply = await post(guard.url, events["a destructive command"]);
@@ -197,74 +202,91 @@ describe("agent-onion serve, reloading and stopping", () => {
     while (!(await check())) await new Promise((r) => setTimeout(r, 50));
   };
 
-  it("loads the module afresh when it changes, and answers as claude-hook would when the new version does not load", async () => {
-    const module = join(dir, "guard.ts");
-    writeFileSync(module, guardWith("first version"));
-    const server = await startServer([module]);
-    try {
-      expect(await reasonOf(server.url)).toBe("first version");
-      writeFileSync(module, guardWith("second version"));
-      await eventually(async () => (await reasonOf(server.url)) === "second version");
-      expect(await reasonOf(server.url)).toBe("second version");
-      expect(server.stderr).toContain(`reloaded ${module}`);
-      writeFileSync(module, "export default {;\n");
-      await eventually(async () => /cannot load/.test(await reasonOf(server.url)));
-      expect(await reasonOf(server.url)).toMatch(/^agent-onion serve: cannot load .*guard\.ts/);
-    } finally {
-      expect(await stop(server)).toBe(0);
-    }
-  }, 60_000);
+  it(
+    "loads the module afresh when it changes, and answers as claude-hook would when the new version does not load",
+    async () => {
+      const module = join(dir, "guard.ts");
+      writeFileSync(module, guardWith("first version"));
+      const server = await startServer([module]);
+      try {
+        expect(await reasonOf(server.url)).toBe("first version");
+        writeFileSync(module, guardWith("second version"));
+        await eventually(async () => (await reasonOf(server.url)) === "second version");
+        expect(await reasonOf(server.url)).toBe("second version");
+        expect(server.stderr).toContain(`reloaded ${module}`);
+        writeFileSync(module, "export default {;\n");
+        await eventually(async () => /cannot load/.test(await reasonOf(server.url)));
+        expect(await reasonOf(server.url)).toMatch(/^agent-onion serve: cannot load .*guard\.ts/);
+      } finally {
+        expect(await stop(server)).toBe(0);
+      }
+    },
+    scaled(60_000),
+  );
 
-  it("starts a new hook process when its hook process dies, and answers as before", async () => {
-    const server = await startServer(["--no-watch", fixture("settings", "guard-stack.ts")]);
-    try {
-      const deny = event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -rf build" }, tool_use_id: "t1" });
-      const reason = async () =>
-        (JSON.parse((await post(server.url, deny)).body) as { hookSpecificOutput: { permissionDecisionReason: string } }).hookSpecificOutput
-          .permissionDecisionReason;
-      expect(await reason()).toBe("Destructive command blocked: rm -rf build");
-      const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(server.child.pid)], { encoding: "utf8" })
-        .trim()
-        .split(/\s+/)
-        .map(Number);
-      expect(children).toHaveLength(1);
-      process.kill(children[0]!, "SIGKILL");
-      await eventually(
-        async () => /starting a new one/.test(server.stderr) && (await reason()) === "Destructive command blocked: rm -rf build",
-      );
-      expect(server.stderr).toContain("the hook process exited (SIGKILL); starting a new one");
-      expect(await reason()).toBe("Destructive command blocked: rm -rf build");
-    } finally {
-      expect(await stop(server)).toBe(0);
-    }
-  }, 60_000);
-
-  it("denies when the stack has not decided within --timeout, and restarts a hook process the stack keeps busy for good", async () => {
-    const server = await startServer(["--no-watch", "--timeout", "2", fixture("cli", "busy-stack.ts")]);
-    try {
-      // A spin of a day: only a new hook process can answer anything after it.
-      const reply = await post(
-        server.url,
-        event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "spin", ms: 86_400_000 }, tool_use_id: "t1" }),
-      );
-      expect(JSON.parse(reply.body)).toMatchObject({
-        hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: expect.stringMatching(/did not decide within 2 s/) },
-      });
-      // The next event is decided, by the hook process started in place of the busy one.
-      await eventually(async () => {
-        const next = await post(
-          server.url,
-          event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls", ms: 0 }, tool_use_id: "t2" }),
+  it(
+    "starts a new hook process when its hook process dies, and answers as before",
+    async () => {
+      const server = await startServer(["--no-watch", fixture("settings", "guard-stack.ts")]);
+      try {
+        const deny = event({
+          hook_event_name: "PreToolUse",
+          tool_name: "Bash",
+          tool_input: { command: "rm -rf build" },
+          tool_use_id: "t1",
+        });
+        const reason = async () =>
+          (JSON.parse((await post(server.url, deny)).body) as { hookSpecificOutput: { permissionDecisionReason: string } })
+            .hookSpecificOutput.permissionDecisionReason;
+        expect(await reason()).toBe("Destructive command blocked: rm -rf build");
+        const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(server.child.pid)], { encoding: "utf8" })
+          .trim()
+          .split(/\s+/)
+          .map(Number);
+        expect(children).toHaveLength(1);
+        process.kill(children[0]!, "SIGKILL");
+        await eventually(
+          async () => /starting a new one/.test(server.stderr) && (await reason()) === "Destructive command blocked: rm -rf build",
         );
-        return next.status === 200 && !next.body.includes("did not decide") && !next.body.includes("exited");
-      });
-      expect(server.stderr).toMatch(
-        /did not decide within 2 s \(--timeout\); stopping its hook process\n.*exited \(SIGKILL\); starting a new one/,
-      );
-    } finally {
-      expect(await stop(server)).toBe(0);
-    }
-  }, 120_000);
+        expect(server.stderr).toContain("the hook process exited (SIGKILL); starting a new one");
+        expect(await reason()).toBe("Destructive command blocked: rm -rf build");
+      } finally {
+        expect(await stop(server)).toBe(0);
+      }
+    },
+    scaled(60_000),
+  );
+
+  it(
+    "denies when the stack has not decided within --timeout, and restarts a hook process the stack keeps busy for good",
+    async () => {
+      const server = await startServer(["--no-watch", "--timeout", "2", fixture("cli", "busy-stack.ts")]);
+      try {
+        // A spin of a day: only a new hook process can answer anything after it.
+        const reply = await post(
+          server.url,
+          event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "spin", ms: 86_400_000 }, tool_use_id: "t1" }),
+        );
+        expect(JSON.parse(reply.body)).toMatchObject({
+          hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: expect.stringMatching(/did not decide within 2 s/) },
+        });
+        // The next event is decided, by the hook process started in place of the busy one.
+        await eventually(async () => {
+          const next = await post(
+            server.url,
+            event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls", ms: 0 }, tool_use_id: "t2" }),
+          );
+          return next.status === 200 && !next.body.includes("did not decide") && !next.body.includes("exited");
+        });
+        expect(server.stderr).toMatch(
+          /did not decide within 2 s \(--timeout\); stopping its hook process\n.*exited \(SIGKILL\); starting a new one/,
+        );
+      } finally {
+        expect(await stop(server)).toBe(0);
+      }
+    },
+    scaled(120_000),
+  );
 
   it("refuses a timeout that is not a positive number of seconds", async () => {
     const r = await runChild(process.execPath, [bin, "serve", "--timeout", "0", fixture("cli", "busy-stack.ts")], "");
@@ -272,18 +294,22 @@ describe("agent-onion serve, reloading and stopping", () => {
     expect(r.stderr).toMatch(/--timeout must be a positive number of seconds, got "0"/);
   });
 
-  it("stops on SIGTERM after answering the request in flight", async () => {
-    const server = await startServer(["--no-watch", fixture("cli", "slow-stack.ts")]);
-    const pending = post(
-      server.url,
-      event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "sleep", ms: 800 }, tool_use_id: "t1" }),
-    );
-    await new Promise((r) => setTimeout(r, 200));
-    server.child.kill("SIGTERM");
-    expect(await pending).toEqual({ status: 200, body: "", type: undefined });
-    expect(await server.exited).toBe(0);
-    expect(server.stderr).toMatch(/SIGTERM: finishing 1 request in flight, then stopping/);
-  }, 30_000);
+  it(
+    "stops on SIGTERM after answering the request in flight",
+    async () => {
+      const server = await startServer(["--no-watch", fixture("cli", "slow-stack.ts")]);
+      const pending = post(
+        server.url,
+        event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "sleep", ms: 800 }, tool_use_id: "t1" }),
+      );
+      while (!server.stderr.includes("slow guard: started")) await new Promise((r) => setTimeout(r, 10));
+      server.child.kill("SIGTERM");
+      expect(await pending).toEqual({ status: 200, body: "", type: undefined });
+      expect(await server.exited).toBe(0);
+      expect(server.stderr).toMatch(/SIGTERM: finishing 1 request in flight, then stopping/);
+    },
+    scaled(30_000),
+  );
 });
 
 describe("agent-onion serve, when the hook process keeps failing", () => {

@@ -13,6 +13,7 @@ import { Outcome } from "../../src/core/outcome.ts";
 import { guardedStack } from "../fixtures/approvals/guarded-stack.ts";
 import { tempDir } from "../executors/helpers.ts";
 import { describeRedisProcess, startRedis, type RedisServer } from "../support/redis.ts";
+import { scaled } from "../support/scale.ts";
 
 const worker = fileURLToPath(new URL("../fixtures/approvals/resume-worker.ts", import.meta.url));
 const spawnWorker = (args: string[]): ChildProcess =>
@@ -43,40 +44,44 @@ describeRedisProcess("durable approvals across OS processes", () => {
     await server?.stop();
   });
 
-  it("two processes resuming the same 25 paused calls from either end resume each exactly once", async () => {
-    const file = join(tempDir(), "runs.log");
-    writeFileSync(file, "");
-    const here = guardedStack(server.url, file);
-    const tokens: string[] = [];
-    for (let i = 0; i < 25; i++) {
-      const call: ToolCall = { id: `c${i}`, name: "Bash", input: { command: `git push origin topic-${i}` } };
-      const outcome = await here.stack.run("toolCall", call, here.run, { sessionId: `s${i}` });
-      if (!Outcome.isInterrupted(outcome)) throw new Error(`call ${i} did not pause: ${JSON.stringify(outcome)}`);
-      tokens.push(outcome.approval.token);
-    }
-    expect(readFileSync(file, "utf8")).toBe("");
-    const workers = [spawnWorker([server.url, file, "forward"]), spawnWorker([server.url, file, "backward"])];
-    children.push(...workers);
-    await Promise.all(workers.map((w) => next(w, "ready")));
-    const done = workers.map((w) => next<Done>(w, "done"));
-    const startAt = Date.now() + 500;
-    for (const w of workers) w.send({ tokens, startAt });
-    const [a, b] = await Promise.all(done);
-    for (const [i, token] of tokens.entries()) {
-      const mine = [a!.results[i]!, b!.results[i]!];
-      expect(mine.map((r) => r.token)).toEqual([token, token]);
-      expect(mine.filter((r) => r.won).map((r) => r.outcome)).toEqual(["Completed"]);
-      expect(mine.filter((r) => !r.won).map((r) => r.error)).toEqual(["ApprovalReplayedError"]);
-    }
-    const runs = readFileSync(file, "utf8").split("\n").filter(Boolean);
-    expect(runs).toHaveLength(25);
-    expect(new Set(runs.map((line) => line.split(" ").slice(1).join(" "))).size).toBe(25);
-    // Both processes won some: they worked from either end and met on the same tokens.
-    expect(new Set(runs.map((line) => line.split(" ")[0])).size).toBe(2);
-    // A third resume, from here, is refused too.
-    await expect(here.approvals.resume(here.stack, tokens[0]!, { decision: "approve" }, here.run)).rejects.toMatchObject({
-      name: "ApprovalReplayedError",
-    });
-    await here.store.close();
-  }, 60_000);
+  it(
+    "two processes resuming the same 25 paused calls from either end resume each exactly once",
+    async () => {
+      const file = join(tempDir(), "runs.log");
+      writeFileSync(file, "");
+      const here = guardedStack(server.url, file);
+      const tokens: string[] = [];
+      for (let i = 0; i < 25; i++) {
+        const call: ToolCall = { id: `c${i}`, name: "Bash", input: { command: `git push origin topic-${i}` } };
+        const outcome = await here.stack.run("toolCall", call, here.run, { sessionId: `s${i}` });
+        if (!Outcome.isInterrupted(outcome)) throw new Error(`call ${i} did not pause: ${JSON.stringify(outcome)}`);
+        tokens.push(outcome.approval.token);
+      }
+      expect(readFileSync(file, "utf8")).toBe("");
+      const workers = [spawnWorker([server.url, file, "forward"]), spawnWorker([server.url, file, "backward"])];
+      children.push(...workers);
+      await Promise.all(workers.map((w) => next(w, "ready")));
+      const done = workers.map((w) => next<Done>(w, "done"));
+      const startAt = Date.now() + 500;
+      for (const w of workers) w.send({ tokens, startAt });
+      const [a, b] = await Promise.all(done);
+      for (const [i, token] of tokens.entries()) {
+        const mine = [a!.results[i]!, b!.results[i]!];
+        expect(mine.map((r) => r.token)).toEqual([token, token]);
+        expect(mine.filter((r) => r.won).map((r) => r.outcome)).toEqual(["Completed"]);
+        expect(mine.filter((r) => !r.won).map((r) => r.error)).toEqual(["ApprovalReplayedError"]);
+      }
+      const runs = readFileSync(file, "utf8").split("\n").filter(Boolean);
+      expect(runs).toHaveLength(25);
+      expect(new Set(runs.map((line) => line.split(" ").slice(1).join(" "))).size).toBe(25);
+      // Both processes won some: they worked from either end and met on the same tokens.
+      expect(new Set(runs.map((line) => line.split(" ")[0])).size).toBe(2);
+      // A third resume, from here, is refused too.
+      await expect(here.approvals.resume(here.stack, tokens[0]!, { decision: "approve" }, here.run)).rejects.toMatchObject({
+        name: "ApprovalReplayedError",
+      });
+      await here.store.close();
+    },
+    scaled(60_000),
+  );
 });

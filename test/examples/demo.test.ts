@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { userEmail } from "../../examples/demo/script.ts";
 import { registryToken } from "../../examples/demo/workspace.ts";
+import { scaled } from "../support/scale.ts";
 
 const demo = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "examples", "demo.ts");
 const dir = mkdtempSync(join(tmpdir(), "agent-onion-demo-"));
@@ -40,7 +41,7 @@ beforeAll(async () => {
   });
   expect(result.code, result.stderr).toBe(0);
   stdout = result.stdout;
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -6,6 +6,7 @@ import { readAnswerText } from "../../src/executors/answer.ts";
 import { commandHook } from "../../src/executors/command.ts";
 import { node } from "./helpers.ts";
 import { agentStack } from "./stack-helpers.ts";
+import { cpuMs } from "../support/timing.ts";
 
 describe("stdout starting with {", () => {
   it("reads stdout that starts with { but is not JSON as plain text", async () => {
@@ -62,11 +63,12 @@ describe("text before a JSON object", () => {
     const n = 40_000;
     const hostile = ["x", '{"a":'.repeat(n), "1", "}".repeat(n - 1), ",}"].join("");
     const leading = ["{", '"a":{'.repeat(n), "1", "}".repeat(n)].join("");
-    const started = performance.now();
-    expect(() => readAnswerText("guard", "PreToolUse", hostile)).toThrow(/where its answer must be empty or one JSON object/);
-    expect(() => readAnswerText("guard", "PreToolUse", leading)).toThrow(/printed invalid JSON/);
-    // Quadratic, this takes minutes; linear, a few milliseconds.
-    expect(performance.now() - started).toBeLessThan(2000);
+    // Quadratic, this takes minutes of CPU; linear, a few milliseconds.
+    const used = cpuMs(() => {
+      expect(() => readAnswerText("guard", "PreToolUse", hostile)).toThrow(/where its answer must be empty or one JSON object/);
+      expect(() => readAnswerText("guard", "PreToolUse", leading)).toThrow(/printed invalid JSON/);
+    });
+    expect(used).toBeLessThan(2000);
   });
 });
 

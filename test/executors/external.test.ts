@@ -6,6 +6,12 @@ import { commandHook } from "../../src/executors/command.ts";
 import { fromClaudeSettings } from "../../src/executors/settings.ts";
 import { tempDir } from "./helpers.ts";
 
+/**
+ * What a hook with a 1-second timeout is told to have done: the process runner's own message, or,
+ * when a busy machine is slow to reap the killed process, its backstop's, 1.5 s later.
+ */
+const timedOutAfter1s = /(timed out after|did not answer within) 1000 ms/;
+
 /** SessionEnd command handlers from one settings file; run the point once and say how long it took and what the hooks wrote. */
 const endSession = async (handlers: readonly Record<string, unknown>[], options: Parameters<typeof fromClaudeSettings>[1] = {}) => {
   const dir = tempDir();
@@ -26,30 +32,31 @@ describe("SessionEnd hooks", () => {
     else process.env.CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS = saved;
   });
 
-  it("share one 1.5-second budget: three that hang end the session in about 1.5 s, not 4.5 s", async () => {
+  it("share one 1.5-second budget: six that hang end the session in about 1.5 s, not 9 s", async () => {
     const sleep = (name: string) => ({ type: "command", command: `sleep 10; echo ${name} >> LOG` });
-    const { outcome, ms, wrote } = await endSession([sleep("a"), sleep("b"), sleep("c")]);
+    const { outcome, ms, wrote } = await endSession(["a", "b", "c", "d", "e", "f"].map(sleep));
     expect(outcome._tag).toBe("Completed");
     expect(wrote).toEqual([]);
-    expect(ms).toBeLessThan(3000);
+    // One after another, each given the budget, they would take 9 s or more, however idle the
+    // machine; side by side, a busy one adds its delay once.
+    expect(ms).toBeLessThan(9_000);
   });
 
   it("get a budget raised to the longest per-hook timeout in the settings, hooks without one included", async () => {
     const { wrote } = await endSession([
       { type: "command", command: "sleep 2; echo slow >> LOG" },
-      { type: "command", command: "echo quick >> LOG", timeout: 3 },
+      { type: "command", command: "echo quick >> LOG", timeout: 5 },
     ]);
     expect(wrote).toEqual(["quick", "slow"]);
   });
 
   it("run side by side, as Claude Code runs them: a cleanup hook after one that hangs still runs", async () => {
-    const { outcome, ms, wrote } = await endSession([
+    const { outcome, wrote } = await endSession([
       { type: "command", command: "sleep 10; echo hung >> LOG" },
       { type: "command", command: "echo cleaned >> LOG" },
     ]);
     expect(outcome._tag).toBe("Completed");
     expect(wrote).toEqual(["cleaned"]);
-    expect(ms).toBeLessThan(3000);
   });
 
   it("each have their own timeout inside the budget: a 1-second hook after a 2-second one still runs", async () => {
@@ -65,13 +72,13 @@ describe("SessionEnd hooks", () => {
     const { outcome, wrote } = await endSession(
       [
         { type: "command", command: "sleep 10", timeout: 1 },
-        { type: "command", command: "sleep 2; echo late >> LOG", timeout: 3 },
+        { type: "command", command: "sleep 2; echo late >> LOG", timeout: 5 },
       ],
       { failMode: "closed", onNotice: (n) => void told.push(`${n.kind}: ${n.hook}: ${n.message}`) },
     );
     expect(outcome._tag).toBe("Completed");
     expect(wrote).toEqual(["late"]);
-    expect(told).toEqual([expect.stringMatching(/^hook-error: SessionEnd:command:sleep: timed out after 1000 ms/)]);
+    expect(told).toEqual([expect.stringMatching(new RegExp(`^hook-error: SessionEnd:command:sleep: ${timedOutAfter1s.source}`))]);
   });
 
   it("let a hook that needs longer than another's timeout finish, and name the one that timed out", async () => {
@@ -84,7 +91,7 @@ describe("SessionEnd hooks", () => {
       { failMode: "closed", onNotice: (n) => void told.push(n.message) },
     );
     expect(outcome._tag).toBe("Completed");
-    expect(told).toEqual([expect.stringMatching(/timed out after 1000 ms/)]);
+    expect(told).toEqual([expect.stringMatching(timedOutAfter1s)]);
     expect(wrote).toEqual(["cleaned"]);
   });
 
@@ -110,7 +117,7 @@ describe("SessionEnd hooks", () => {
   });
 
   it("take their budget from CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS when it is set", async () => {
-    process.env.CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS = "3000";
+    process.env.CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS = "5000";
     const { wrote } = await endSession([{ type: "command", command: "sleep 2; echo slow >> LOG" }]);
     expect(wrote).toEqual(["slow"]);
   });

@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ToolCall, ToolResult } from "../../src/agent/types.ts";
 import type { ExternalNotice } from "../../src/executors/protocol.ts";
+import { scaled } from "../support/scale.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -67,7 +68,7 @@ export const alive = (pid: number): boolean => {
 export const readPid = (file: string): number => Number(readFileSync(file, "utf8").trim());
 
 /** Wait until `check` is true, polling every 10 ms, at most `ms` (long: a loaded machine is slow, and a true check returns at once). */
-export const eventually = async (check: () => boolean, ms = 15_000): Promise<boolean> => {
+export const eventually = async (check: () => boolean, ms = scaled(15_000)): Promise<boolean> => {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (check()) return true;

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HOOK_MARK_VARIABLE, runProcess, type ProcessOptions } from "../../src/executors/process.ts";
 import { alive, eventually, fixture, readPid, tempDir } from "./helpers.ts";
+import { scaled } from "../support/scale.ts";
 
 const base = (over: Partial<ProcessOptions> & Pick<ProcessOptions, "command">): ProcessOptions => ({
   input: "",
@@ -29,7 +30,7 @@ const abortWhen = (check: () => boolean): AbortSignal => {
     if (!check()) return;
     clearInterval(poll);
     controller.abort(new Error("cut short"));
-  }, 10);
+  }, scaled(10));
   return controller.signal;
 };
 const nodeScript = (script: string, ...args: string[]) => ({ command: process.execPath, args: [fixture("commands", script), ...args] });

@@ -76,7 +76,6 @@ describe("E8: a fire-and-forget endpoint that hangs while events arrive fast", (
     const stack = createAgentStack().use("toolCall", hook);
     gc();
     const heapBefore = process.memoryUsage().heapUsed;
-    const start = performance.now();
     let maxSize = 0;
     for (let burst = 0; burst < 20; burst++) {
       const outcomes = await Promise.all(
@@ -85,8 +84,9 @@ describe("E8: a fire-and-forget endpoint that hangs while events arrive fast", (
       expect(outcomes.every((o) => o._tag === "Completed")).toBe(true);
       maxSize = Math.max(maxSize, queue.size);
     }
-    const chainTime = performance.now() - start;
-    expect(chainTime).toBeLessThan(3000); // 2 000 runs against a 200 ms endpoint, never waited for
+    // The runs of a burst settled while its hooks still waited on the endpoint: never waited for.
+    // (Had each burst waited, the queue would be empty when its runs settle.)
+    expect(maxSize).toBeGreaterThan(0);
     expect(maxSize).toBeLessThanOrEqual(20);
     await stack.flush();
     expect(queue.size).toBe(0);

@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { faultKinds, soak } from "../soak/soak.ts";
+import { scaled } from "../support/scale.ts";
 
 /**
  * Settings of the short soaks. Their heap tolerance is 10 times the full soak's per run, as they
@@ -16,47 +17,59 @@ import { faultKinds, soak } from "../soak/soak.ts";
 const short = { runs: 5000, faultRate: 0.02, samples: 10, overheadRuns: 100, overheadTolerance: 0, heapSlopeTolerance: 200 } as const;
 
 describe("soak, shortened", () => {
-  it("survives 5 000 runs with 2% random hook faults of every kind: exact outcomes, nothing lost, heap, handles and fds flat", async () => {
-    const runs = Number(process.env.SOAK_TEST_RUNS ?? short.runs);
-    const figures = await soak({ ...short, runs });
-    if (process.env.RELIABILITY_OUT) {
-      mkdirSync(process.env.RELIABILITY_OUT, { recursive: true });
-      writeFileSync(join(process.env.RELIABILITY_OUT, "soak-short.json"), JSON.stringify(figures, null, 2));
-    }
-    expect(figures.examples).toEqual([]);
-    expect(figures.failures).toEqual([]);
-    expect(figures.lost).toBe(0);
-    expect([figures.started, figures.settled]).toEqual([runs, runs]);
-    expect(figures.watchdog.stuck).toBeUndefined();
-    expect(figures.unhandledRejections).toBe(0);
-    expect(figures.faultsSurvived).toBe(figures.faultsInjected);
-    for (const kind of faultKinds) expect(figures.faults[kind].injected, kind).toBeGreaterThan(0);
-    expect(figures.heap.flat).toBe(true);
-    expect(figures.fds.flat).not.toBe(false);
-    expect(figures.ok).toBe(true);
-  }, 120_000);
+  it(
+    "survives 5 000 runs with 2% random hook faults of every kind: exact outcomes, nothing lost, heap, handles and fds flat",
+    async () => {
+      const runs = Number(process.env.SOAK_TEST_RUNS ?? short.runs);
+      const figures = await soak({ ...short, runs });
+      if (process.env.RELIABILITY_OUT) {
+        mkdirSync(process.env.RELIABILITY_OUT, { recursive: true });
+        writeFileSync(join(process.env.RELIABILITY_OUT, "soak-short.json"), JSON.stringify(figures, null, 2));
+      }
+      expect(figures.examples).toEqual([]);
+      expect(figures.failures).toEqual([]);
+      expect(figures.lost).toBe(0);
+      expect([figures.started, figures.settled]).toEqual([runs, runs]);
+      expect(figures.watchdog.stuck).toBeUndefined();
+      expect(figures.unhandledRejections).toBe(0);
+      expect(figures.faultsSurvived).toBe(figures.faultsInjected);
+      for (const kind of faultKinds) expect(figures.faults[kind].injected, kind).toBeGreaterThan(0);
+      expect(figures.heap.flat).toBe(true);
+      expect(figures.fds.flat).not.toBe(false);
+      expect(figures.ok).toBe(true);
+    },
+    scaled(120_000),
+  );
 });
 
 describe("the soak fails", () => {
-  it("when a run never settles: its watchdog names the run, stops the soak and counts it started but not settled", async () => {
-    const began = performance.now();
-    const figures = await soak({ ...short, runs: 2000, samples: 4, settleBoundMs: 1_000, inject: { hangAtRun: 700 } });
-    expect(performance.now() - began).toBeLessThan(20_000);
-    expect(figures.ok).toBe(false);
-    expect(figures.watchdog.stuck).toMatchObject({ id: 700 });
-    expect(figures.failures[0]).toMatch(/^run 700 \(.*\) had not settled within 1000 ms/);
-    expect(figures.started - figures.settled).toBe(1);
-    expect(figures.failures).toContain("1 of " + figures.started + " started runs never settled");
-  }, 60_000);
+  it(
+    "when a run never settles: its watchdog names the run, stops the soak and counts it started but not settled",
+    async () => {
+      const began = performance.now();
+      const figures = await soak({ ...short, runs: 2000, samples: 4, settleBoundMs: 1_000, inject: { hangAtRun: 700 } });
+      expect(performance.now() - began).toBeLessThan(20_000);
+      expect(figures.ok).toBe(false);
+      expect(figures.watchdog.stuck).toMatchObject({ id: 700 });
+      expect(figures.failures[0]).toMatch(/^run 700 \(.*\) had not settled within 1000 ms/);
+      expect(figures.started - figures.settled).toBe(1);
+      expect(figures.failures).toContain("1 of " + figures.started + " started runs never settled");
+    },
+    scaled(60_000),
+  );
 
-  it("when every run leaks a little: the heap's slope over runs passes its tolerance", async () => {
-    // 800 bytes a run over 5 000 runs: the same 4 MB that 40 bytes a run leaks over the full soak's 100 000.
-    const figures = await soak({ ...short, inject: { leakBytesPerRun: 800 } });
-    expect(figures.ok).toBe(false);
-    expect(figures.heap.flat).toBe(false);
-    expect(figures.heap.slopeBytesPerRun).toBeGreaterThan(600);
-    expect(figures.failures.some((f) => /^heap grew [\d.]+ bytes per run after GC \(tolerance 200;/.test(f))).toBe(true);
-    // Nothing else failed: the leak is what the soak caught.
-    expect(figures.failures).toHaveLength(1);
-  }, 120_000);
+  it(
+    "when every run leaks a little: the heap's slope over runs passes its tolerance",
+    async () => {
+      // 800 bytes a run over 5 000 runs: the same 4 MB that 40 bytes a run leaks over the full soak's 100 000.
+      const figures = await soak({ ...short, inject: { leakBytesPerRun: 800 } });
+      expect(figures.ok).toBe(false);
+      expect(figures.heap.flat).toBe(false);
+      expect(figures.heap.slopeBytesPerRun).toBeGreaterThan(600);
+      expect(figures.failures.some((f) => /^heap grew [\d.]+ bytes per run after GC \(tolerance 200;/.test(f))).toBe(true);
+      // Nothing else failed: the leak is what the soak caught.
+      expect(figures.failures).toHaveLength(1);
+    },
+    scaled(120_000),
+  );
 });

@@ -14,10 +14,13 @@ import { BackgroundQueue } from "../../src/executors/queue.ts";
 import { fromClaudeSettings } from "../../src/executors/settings.ts";
 import type { ExternalNotice } from "../../src/executors/protocol.ts";
 import { call, newStack, sleep } from "./helpers.ts";
-import { timersLeftBy } from "../support/timers.ts";
+import { scaled } from "../support/scale.ts";
+import { settlesWithin, timersLeftBy } from "../support/timers.ts";
 import { alive, eventually, fixture, tempDir } from "../executors/helpers.ts";
 
-const epsilon = 1_000; // ms of slack over a deadline on a shared, busy machine (a hook that hangs takes forever)
+// A deadline under test must beat a timer this much later. Timers fire in the order they are due,
+// however late a busy event loop runs them, so this is no race against the machine's load.
+const epsilon = 1_000;
 
 describe("C1: a hook that never settles", () => {
   it("fails a gate closed within its timeout, aborts its signal, and leaves no timer behind", async () => {
@@ -34,38 +37,45 @@ describe("C1: a hook that never settles", () => {
     let ran = false;
     const run = () => stack.run("tool", call(), () => ((ran = true), { content: "" }));
     let outcome!: Awaited<ReturnType<typeof run>>;
+    let inTime = false;
     const left = await timersLeftBy(async () => {
-      outcome = await run();
+      inTime = await settlesWithin(
+        30 + epsilon,
+        run().then((o) => (outcome = o)),
+      );
     });
     const took = performance.now() - start;
+    expect(inTime).toBe(true);
     expect(outcome._tag).toBe("Rejected");
     expect((outcome as { cause: HookError }).cause.kind).toBe("timeout");
     expect(ran).toBe(false);
     expect(hookSignal?.aborted).toBe(true);
-    expect(took).toBeGreaterThanOrEqual(29);
-    expect(took).toBeLessThan(30 + epsilon);
+    expect(took).toBeGreaterThanOrEqual(29); // not before its deadline: a busy machine only makes it later
     expect(left).toBe(0);
   });
 
   it("drops an observer-point hook (fail open) within its timeout, keeping the operation's result", async () => {
     const stack = newStack().use("watch", { name: "stuck-after", timeoutMs: 30, after: () => new Promise(() => {}) });
-    const start = performance.now();
     let outcome: unknown;
+    let inTime = false;
     const left = await timersLeftBy(async () => {
-      outcome = await stack.run("watch", call(), () => ({ content: "kept" }));
+      inTime = await settlesWithin(
+        30 + epsilon,
+        stack.run("watch", call(), () => ({ content: "kept" })).then((o) => (outcome = o)),
+      );
     });
+    expect(inTime).toBe(true);
     expect(outcome).toEqual({ _tag: "Completed", value: { content: "kept" } });
-    expect(performance.now() - start).toBeLessThan(30 + epsilon);
     expect(stack.stats.failOpen).toBe(1);
     expect(left).toBe(0);
   });
 
   it("settles a run whose untimed hook never settles at the run's own deadline", async () => {
     const stack = newStack().use("tool", { name: "stuck", before: () => new Promise(() => {}) });
-    const start = performance.now();
-    const outcome = await stack.run("tool", call(), () => ({ content: "" }), { timeoutMs: 30 });
+    const running = stack.run("tool", call(), () => ({ content: "" }), { timeoutMs: 30 });
+    expect(await settlesWithin(30 + epsilon, running)).toBe(true);
+    const outcome = await running;
     expect(outcome._tag === "Failed" && outcome.error instanceof RunAbortedError && outcome.error.timedOut).toBe(true);
-    expect(performance.now() - start).toBeLessThan(30 + epsilon);
   });
 });
 
@@ -140,12 +150,12 @@ describe("C2: the caller aborts mid-chain", () => {
       signal: controller.signal,
     });
     const { existsSync, readFileSync } = await import("node:fs");
-    expect(await eventually(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", 5000)).toBe(true);
+    expect(await eventually(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "")).toBe(true);
     const pid = Number(readFileSync(pidFile, "utf8").trim());
     controller.abort();
     const outcome = await running;
     expect(outcome._tag).toBe("Failed");
-    expect(await eventually(() => !alive(pid), 3000)).toBe(true);
+    expect(await eventually(() => !alive(pid))).toBe(true);
   });
 });
 
@@ -162,14 +172,14 @@ describe("C4: a fire-and-forget hook outlives its run", () => {
       onNotice: (n) => notices.push(n),
     });
     const stack = createAgentStack().use("toolCall", hook);
-    const start = performance.now();
     const outcome = await stack.run("toolCall", { id: "c", name: "Bash", input: { command: "ls" } }, () => ({ content: "ran" }));
     expect(outcome._tag).toBe("Completed");
-    expect(performance.now() - start).toBeLessThan(150);
-    await stack.flush();
-    expect(performance.now() - start).toBeLessThan(200 + 50 + 1500 + epsilon);
+    expect(notices).toEqual([]); // the run did not wait for the hook's deadline, which tells of its end
+    // Bounded by its 200 ms deadline, not the 30 s its process would sleep.
+    expect(await settlesWithin(scaled(15_000), stack.flush())).toBe(true);
     expect(notices.map((n) => n.kind)).toEqual(["background-failure"]);
-    expect(notices[0]!.message).toMatch(/timed out/);
+    // The process runner's message, or its backstop's when a busy machine is slow to reap the process.
+    expect(notices[0]!.message).toMatch(/timed out|did not answer within 200 ms/);
   });
 });
 
@@ -198,15 +208,18 @@ describe("C4: cancelled on shutdown", () => {
     );
     const { existsSync, readFileSync } = await import("node:fs");
     const pidFile = (n: number) => join(dir, `pid-${n}`);
-    expect(await eventually(() => existsSync(pidFile(1)) || existsSync(pidFile(2)), 5000)).toBe(true);
+    expect(await eventually(() => existsSync(pidFile(1)) || existsSync(pidFile(2)))).toBe(true);
     const first = existsSync(pidFile(1)) ? 1 : 2;
-    await eventually(() => readFileSync(pidFile(first), "utf8").trim() !== "", 2000);
+    await eventually(() => readFileSync(pidFile(first), "utf8").trim() !== "");
     const pid = Number(readFileSync(pidFile(first), "utf8").trim());
-    const start = performance.now();
-    await queue.cancel(new Error("shutting down"));
-    await stack.flush();
-    expect(performance.now() - start).toBeLessThan(2000);
-    expect(await eventually(() => !alive(pid), 3000)).toBe(true);
+    // Stops the process at once, not at its 20 s deadline or the 30 s it would sleep.
+    expect(
+      await settlesWithin(
+        scaled(10_000),
+        queue.cancel(new Error("shutting down")).then(() => stack.flush()),
+      ),
+    ).toBe(true);
+    expect(await eventually(() => !alive(pid))).toBe(true);
     expect(existsSync(pidFile(3 - first))).toBe(false); // the waiting one never started
     expect(queue.cancelled).toBe(2);
     expect(notices.map((n) => [n.hook, n.kind, n.message])).toEqual([[`bg-${first}`, "cancelled", "cancelled: shutting down"]]);
@@ -232,11 +245,14 @@ describe("C4: cancelled on shutdown", () => {
         ),
     );
     await sleep(5); // the job has started and listens
-    const start = performance.now();
     const cancelled = queue.cancel();
-    void queue.push("pushed-after", () => sleep(300));
+    let afterDone = false;
+    void queue.push("pushed-after", async () => {
+      await sleep(300);
+      afterDone = true;
+    });
     await cancelled;
-    expect(performance.now() - start).toBeLessThan(250); // not held up by the 300 ms job pushed after
+    expect(afterDone).toBe(false); // not held up by the 300 ms job pushed after (its timer is due later than the 20 ms stop)
     expect(late?.aborted).toBe(false);
     expect(queue.cancelled).toBe(1);
     await queue.idle();

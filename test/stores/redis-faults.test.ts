@@ -7,6 +7,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { describeRedisProcess } from "../support/redis.ts";
 import { redisFaults, type FaultRunFigures, type Totals } from "./redis-faults.ts";
+import { scaled } from "../support/scale.ts";
 
 // Each check names the totals it read, so a failure on a loaded machine says what was off.
 const exact = (totals: Totals): void => {
@@ -22,7 +23,7 @@ describeRedisProcess("budgets and limits across processes while redis-server fai
   let figures: FaultRunFigures;
   beforeAll(async () => {
     figures = await redisFaults({ faults: ["stall", "kill", "restart"] });
-  }, 120_000);
+  }, scaled(120_000));
 
   it("count exactly what three processes were admitted and spent before any fault", () => {
     expect(figures.before.budget.spent).toBeGreaterThan(0);

@@ -25,3 +25,20 @@ export const timersLeftBy = async (work: () => Promise<unknown>): Promise<number
     hook.disable();
   }
 };
+
+/**
+ * Whether `work` settles before a timer of `ms`, started now, fires. Timers due earlier fire
+ * first however late the event loop runs them, so a deadline shorter than `ms` that the code sets
+ * after this call beats it on a busy machine as on an idle one; only a deadline that is too long,
+ * or missing, loses.
+ *
+ * @example
+ * expect(await settlesWithin(1_000, stack.run("tool", call(), op, { timeoutMs: 30 }))).toBe(true)
+ */
+export const settlesWithin = (ms: number, work: Promise<unknown>): Promise<boolean> => {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  return Promise.race([work.then(() => true as const), late]).finally(() => clearTimeout(timer));
+};

@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { claudeCodeBinary, claudeCodeProblem, unshareFlags } from "./availability.ts";
 import { startMockAnthropic, type MessagesRequest, type MockTurn, type RecordedRequest } from "./mock-anthropic.ts";
 import { conversationText, toolExchanges, type ToolExchange } from "./model-view.ts";
-import { executedIn, makeRunDirs, writeFiles, type FileSpec, type Forward } from "./run-claude-code.ts";
+import { executedIn, makeRunDirs, runDeadlineMs, writeFiles, type FileSpec, type Forward } from "./run-claude-code.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const entry = join(here, "netns-entry.mjs");
@@ -45,7 +45,7 @@ export interface AgentSdkRunOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** More sockets the namespace should reach (a Redis server's). */
   readonly forwards?: readonly Forward[];
-  /** Default 60 s. */
+  /** Default `runDeadlineMs` (60 s, scaled). */
   readonly timeoutMs?: number;
 }
 
@@ -158,7 +158,7 @@ export const runAgentSdk = async (options: AgentSdkRunOptions): Promise<AgentSdk
       env,
       cwd: dirs.project,
       stdin: null,
-      timeoutMs: options.timeoutMs ?? 60_000,
+      timeoutMs: options.timeoutMs ?? runDeadlineMs,
     }),
   );
   const started = Date.now();

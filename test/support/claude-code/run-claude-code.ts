@@ -11,10 +11,14 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { scaled } from "../scale.ts";
 import { claudeCodeBinary, claudeCodeProblem, unshareFlags } from "./availability.ts";
 import { hookRuns, type HookRun } from "./debug-log.ts";
 import { startMockAnthropic, type MockTurn, type RecordedRequest } from "./mock-anthropic.ts";
 import { conversationText, toolExchanges, type ToolExchange } from "./model-view.ts";
+
+/** How long one run of the binary may take before the rig kills it (scaled: a busy machine starts it slowly). */
+export const runDeadlineMs: number = scaled(60_000);
 
 const entry = join(dirname(fileURLToPath(import.meta.url)), "netns-entry.mjs");
 /** The loopback port of the mock API inside the namespace (each run has a namespace of its own). */
@@ -47,7 +51,7 @@ export interface ClaudeCodeRunOptions {
   /** More command-line arguments. */
   readonly args?: readonly string[];
   readonly forwards?: readonly Forward[];
-  /** Default 60 s. */
+  /** Default `runDeadlineMs` (60 s, scaled). */
   readonly timeoutMs?: number;
   /** Called with the project and HOME once the files are written, before Claude Code starts. */
   readonly prepare?: (dirs: { readonly project: string; readonly home: string }) => void;
@@ -234,7 +238,7 @@ export const runClaudeCode = async (options: ClaudeCodeRunOptions): Promise<Clau
       env,
       cwd: project,
       stdin: null,
-      timeoutMs: options.timeoutMs ?? 60_000,
+      timeoutMs: options.timeoutMs ?? runDeadlineMs,
     }),
   );
   const started = Date.now();
