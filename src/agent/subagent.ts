@@ -12,14 +12,9 @@ import { ContextQueue } from "./context-queue.ts";
 import type { LoopEnv } from "./env.ts";
 import { promptInMessages, runLoop } from "./loop.ts";
 import { withPermissionRequests } from "./permission.ts";
+import { enclosingRunIds, linkRuns } from "./run-links.ts";
 import { toolSpec, type AgentTool } from "./tool.ts";
 import type { Message, RunInput } from "./types.ts";
-
-/** The run ids a run's metadata says it is part of (`parentRunIds`), outermost first; none for a run of its own. */
-const parentRunIdsOf = (metadata: Readonly<Record<string, unknown>> | undefined): string[] => {
-  const ids = metadata?.parentRunIds;
-  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : [];
-};
 
 const promptSchema = {
   type: "object",
@@ -48,6 +43,16 @@ export const subagentTool = (parent: LoopEnv, spec: SubagentSpec): AgentTool => 
     const link = options.signal === undefined ? undefined : sharedLink(options.signal);
     const signal = link?.controller.signal;
     const transcript = parent.transcript?.sidechain(`${spec.name}-${options.toolCallId}`);
+    // The runs this one is part of, outermost first, from the engine's link of the parent's run,
+    // never from its metadata: per-run limits count a sub-agent's work against them too.
+    const parentId = parent.run.runId;
+    const enclosing = [...enclosingRunIds(parent.run.metadata), ...(parentId !== undefined ? [parentId] : [])];
+    const metadata = {
+      ...parent.run.metadata,
+      // For people to read (hooks, logs); guards read the link, which a caller cannot write.
+      parentRunIds: enclosing,
+      ...(transcript !== undefined ? { agentTranscriptPath: transcript.path } : {}),
+    };
     const run = withPermissionRequests(
       {
         stack: parent.stack,
@@ -64,12 +69,7 @@ export const subagentTool = (parent: LoopEnv, spec: SubagentSpec): AgentTool => 
         onContext: pending.push,
         // Its own: the parent's asks with the parent's run.
         approval: undefined,
-        metadata: {
-          ...parent.run.metadata,
-          // The runs this one is part of, outermost first: per-run limits count a sub-agent's work against them too.
-          ...(parent.run.runId !== undefined ? { parentRunIds: [...parentRunIdsOf(parent.run.metadata), parent.run.runId] } : {}),
-          ...(transcript !== undefined ? { agentTranscriptPath: transcript.path } : {}),
-        },
+        metadata: linkRuns(metadata, enclosing),
       },
     );
     const env: LoopEnv = {

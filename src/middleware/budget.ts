@@ -30,7 +30,7 @@ import { placement } from "./placement.ts";
 import { LimitExceededError } from "./errors.ts";
 import { defaultLeaseMs, defaultRetryMs, endOpen, openHolds, Reservation, type ReservationSettings } from "./reservation.ts";
 import { forget, leftByRunEnd } from "./run-state.ts";
-import { missingScope, scopeKey, scopeOption, type Scope, tenantOption } from "./scope.ts";
+import { missingScope, scopeKey, scopeKeys, scopeOption, type Scope, tenantOption } from "./scope.ts";
 
 /** Prices in micro-dollars (µ$) per million tokens: `$3 / MTok` is `3_000_000`. */
 export interface TokenPrice {
@@ -51,7 +51,7 @@ export interface BudgetOptions {
   readonly unit?: "tokens" | "cost";
   /** For `unit: "cost"`: one price, or prices by model id (`"*"` for the rest). A model without a price is refused. */
   readonly price?: TokenPrice | Readonly<Record<string, TokenPrice>>;
-  /** Who shares the budget (default `"global"`). */
+  /** Who shares the budget (default `"global"`; `"run"`: a run with the sub-agents it starts). */
   readonly scope?: Scope;
   readonly tenantKey?: string;
   /** The budget resets this many ms after its first use (a daily budget: 86_400_000); omitted: never. */
@@ -153,14 +153,17 @@ export const budget = (options: BudgetOptions): Middleware => {
         : units(response.model ?? request.model, response.usage.inputTokens, response.usage.outputTokens),
     );
 
-  /** The budget's store key for this run, or a reason it has none; the window is started on first use. */
-  const keyFor = async (ctx: HookContext<any>): Promise<string | Reject> => {
-    const partition = scopeKey(ctx, scope, tenant);
-    if (partition === undefined) return Reject(`${name} cannot account for this call: ${missingScope(scope, tenant)}`);
-    const key = `${name}:${partition}`;
+  /**
+   * The budget's store keys for this run (for `scope: "run"`, those of the runs it is part of
+   * first, then its own), or a reason it has none; the window is started on first use.
+   */
+  const keysFor = async (ctx: HookContext<any>): Promise<string[] | Reject> => {
+    const partitions = scopeKeys(ctx, scope, tenant);
+    if (partitions === undefined) return Reject(`${name} cannot account for this call: ${missingScope(scope, tenant)}`);
+    const keys = partitions.map((partition) => `${name}:${partition}`);
     // Create the counter with the window's TTL (a no-op once it exists): the budget resets when it expires.
-    if (windowMs !== undefined) await ctx.store.incr(key, 0, { ttlMs: windowMs });
-    return key;
+    if (windowMs !== undefined) await Promise.all(keys.map((key) => ctx.store.incr(key, 0, { ttlMs: windowMs })));
+    return keys;
   };
   // What was really spent, and apart from it what calls under way hold, never one sum called "used".
   const exhausted = (settled: number, reserved: number, need?: number): string =>
@@ -177,11 +180,12 @@ export const budget = (options: BudgetOptions): Middleware => {
     // A budget whose store fails must refuse, not spend unaccounted (H3).
     failMode: "closed",
     around: async (ctx, next) => {
-      const key = await keyFor(ctx);
+      const keys = await keysFor(ctx);
       // modelCall is an observation point: no Reject there, a typed failure instead.
-      if (typeof key !== "string") return Outcome.failed(new LimitExceededError(name, key.reason));
+      if (!Array.isArray(keys)) return Outcome.failed(new LimitExceededError(name, keys.reason));
       const need = hold(ctx.input, ctx);
-      const { admission, hold: reservation } = await Reservation.take(ctx, key, randomUUID(), need, limit, settings, holds);
+      // A sub-agent's call reserves in the runs it is part of too (scope "run"): admitted only if all admit it.
+      const { admission, holds: reservation } = await Reservation.takeAll(ctx, keys, randomUUID(), need, limit, settings, holds);
       if (reservation === undefined)
         return Outcome.failed(new LimitExceededError(name, exhausted(admission.settled, admission.reserved, need)));
       let settled = false;
@@ -213,9 +217,10 @@ export const budget = (options: BudgetOptions): Middleware => {
     name,
     ...placement(name, options.priority, Priority.guard),
     before: async (_input, ctx) => {
-      const key = await keyFor(ctx);
-      if (typeof key !== "string") return key;
-      const settled = Number((await ctx.store.get<number>(key)) ?? 0);
+      const keys = await keysFor(ctx);
+      if (!Array.isArray(keys)) return keys;
+      const spent = await Promise.all(keys.map((key) => ctx.store.get<number>(key)));
+      const settled = Math.max(...spent.map((n) => Number(n ?? 0)));
       return settled >= limit ? Reject(exhausted(settled, 0)) : Continue;
     },
     // A budget per run ends with its run (see run-state.ts).

@@ -4,6 +4,7 @@
 import type { HookContext } from "../core/context.ts";
 import { Outcome } from "../core/outcome.ts";
 import { keyPart } from "../core/state.ts";
+import { enclosingRunIds } from "../agent/run-links.ts";
 import { GuardStopError, type GuardKind } from "./errors.ts";
 
 /** Per-run guard state is kept this long (ms) after it was written, so finished runs leave nothing behind. */
@@ -19,17 +20,19 @@ export const runKey = (name: string, ctx: HookContext<any>): string => `${name}:
 
 /**
  * The store keys of a guard's state for the runs this run is part of (a sub-agent's run is part of
- * its parent's, as `metadata.parentRunIds` says, outermost first), then for this run: a per-run
- * limit counts what a run's sub-agents do against the run too, so they cannot walk past it.
+ * its parent's, outermost first, as the agent linked them: `metadata.parentRunIds` is only for
+ * reading and is never trusted), then for this run: a per-run limit counts what a run's sub-agents
+ * do against the run too, so they cannot walk past it.
  *
  * @example
  * enclosingRunKeys("tokenBudget", ctx) // ["tokenBudget:run:s1%231", "tokenBudget:run:s1%231%2Fresearcher%3At1"]
  */
-export const enclosingRunKeys = (name: string, ctx: HookContext<any>): string[] => {
-  const ids = ctx.metadata.parentRunIds;
-  const parents = Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string" && id !== ctx.runId) : [];
-  return [...parents.map((id) => `${name}:run:${keyPart(id)}`), runKey(name, ctx)];
-};
+export const enclosingRunKeys = (name: string, ctx: HookContext<any>): string[] => [
+  ...enclosingRunIds(ctx.metadata)
+    .filter((id) => id !== ctx.runId)
+    .map((id) => `${name}:run:${keyPart(id)}`),
+  runKey(name, ctx),
+];
 
 /**
  * The outcome that stops the run before this step: a `Failed` step carrying a `GuardStopError`.

@@ -23,7 +23,8 @@
  * when a limit inside refused, `release` gives it back. A slot counted by a counter is held as a
  * lease renewed while the call runs; a reserve, settle or release whose answer was lost is released
  * or retried (reservation.ts), so a store fault leaves no slot taken by a call that never happened.
- * Counts of `scope: "run"` are deleted when the run ends (run-state.ts). The count hooks of one call keep a
+ * Counts of `scope: "run"` are deleted when the run ends (run-state.ts); a sub-agent's call counts
+ * in its own run and in every run it is part of (scope.ts), and is admitted only if all admit it. The count hooks of one call keep a
  * `Tally` (below) of refusals and of attempts that got through, and each compares it before and
  * after its own next(): with a `retry` between two limits, a slot is given back only for an
  * attempt that was refused inside, never for one that reached the model, before or after.
@@ -41,9 +42,10 @@ import { LimitExceededError } from "./errors.ts";
 import { choiceOption, integerOption, knownOptions, nameOption } from "./options.ts";
 import { placement, type Placement } from "./placement.ts";
 import { refuse } from "./refuse.ts";
-import { defaultLeaseMs, defaultRetryMs, endOpen, openHolds, Reservation, type ReservationSettings } from "./reservation.ts";
+import { enclosingRunIds } from "../agent/run-links.ts";
+import { defaultLeaseMs, defaultRetryMs, endOpen, type Holds, openHolds, Reservation, type ReservationSettings } from "./reservation.ts";
 import { forget, leftByRunEnd } from "./run-state.ts";
-import { missingScope, scopeKey, scopeOption, type Scope, tenantOption } from "./scope.ts";
+import { missingScope, scopeKeys, scopeOption, type Scope, tenantOption } from "./scope.ts";
 
 /** The points a rate limit can sit on (`"toolCall"` or `"modelCall"`). */
 export type LimitedPoint = "toolCall" | "modelCall";
@@ -215,15 +217,16 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
     next: () => Promise<Outcome<unknown>>,
     tally: Tally,
   ): Promise<Reject | Outcome<unknown>> => {
-    const key = keyOf(ctx);
-    if (key === undefined) {
+    const keys = keysOf(ctx);
+    if (keys === undefined) {
       tally.refusals++;
       return refuse(ctx, name, `${name} cannot count this call: ${missingScope(scope, tenant)}`);
     }
     const id = `${idPrefix()}${++idSeq}`;
-    let slot: Reservation | undefined;
+    let slot: Holds | undefined;
     try {
-      slot = (await Reservation.take(ctx, key, id, 1, limit, settings, counted ? holds : undefined)).hold;
+      // A sub-agent's call takes a slot in the runs it is part of too (scope "run"): admitted only if all admit it.
+      slot = (await Reservation.takeAll(ctx, keys, id, 1, limit, settings, counted ? holds : undefined)).holds;
     } catch (error) {
       tally.refusals++; // a store that fails refuses (closed) as surely as a limit used up
       throw error;
@@ -236,7 +239,9 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
         refusal.replace("%WHAT%", () => what(ctx)),
       );
     }
-    if (scope === "run") runKeys.get(ctx.runId)?.add(key);
+    // Each run deletes the keys counted in its name when it ends, a parent's those its sub-agents counted in too.
+    if (scope === "run")
+      for (const [i, key] of keys.entries()) runKeys.get(i === keys.length - 1 ? ctx.runId : (runIdsOf(ctx)[i] as string))?.add(key);
     const { refusals, reached } = tally;
     let answer: Outcome<unknown> | undefined;
     try {
@@ -256,10 +261,14 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
   const refusal = `Rate limit: %WHAT% may be called at most ${limit} time${limit === 1 ? "" : "s"}${span}${where}; this call was refused (${name})`;
   const what = (ctx: HookContext<any>): string =>
     per === "all" ? (point === "toolCall" ? "matching tools" : "model calls") : `"${ctx.subject ?? "?"}"`;
-  const keyOf = (ctx: HookContext<any>): string | undefined => {
-    const partition = scopeKey(ctx, scope, tenant);
-    return partition === undefined ? undefined : `${name}:${partition}:${per === "all" ? "*" : keyPart(ctx.subject ?? "")}`;
+  /** The keys a call counts in: for `scope: "run"`, those of the runs it is part of first, then its own (see `scopeKeys`). */
+  const keysOf = (ctx: HookContext<any>): string[] | undefined => {
+    const partitions = scopeKeys(ctx, scope, tenant);
+    const subject = per === "all" ? "*" : keyPart(ctx.subject ?? "");
+    return partitions?.map((partition) => `${name}:${partition}:${subject}`);
   };
+  /** The enclosing run ids, in the order of `scopeKeys`'s parents. */
+  const runIdsOf = (ctx: HookContext<any>): readonly string[] => enclosingRunIds(ctx.metadata).filter((id) => id !== ctx.runId);
   const shared = {
     // A store that fails must not let calls through unlimited (H3): the hooks fail closed everywhere.
     failMode: "closed" as const,
@@ -312,9 +321,10 @@ const limiter = (kind: string, options: RateLimitOptions): Middleware => {
     ...at,
     ...shared,
     around: async (ctx, next) => {
-      const key = keyOf(ctx);
-      if (key === undefined) return refuse(ctx, name, `${name} cannot count this call: ${missingScope(scope, tenant)}`);
-      if ((await ctx.store.used(key)) < limit) return next();
+      const keys = keysOf(ctx);
+      if (keys === undefined) return refuse(ctx, name, `${name} cannot count this call: ${missingScope(scope, tenant)}`);
+      const used = await Promise.all(keys.map((key) => ctx.store.used(key)));
+      if (used.every((n) => n < limit)) return next();
       return refuse(
         ctx,
         name,

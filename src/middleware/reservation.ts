@@ -108,6 +108,43 @@ export class Reservation {
     return admission.ok ? { admission, hold: new Reservation(ctx, key, id, settings, holds) } : { admission };
   }
 
+  /**
+   * `take` on each of `keys` in turn (a run-scoped limit: the run's own key and those of the runs
+   * it is part of), all under `id`: admitted only when every key admits it; the holds already
+   * taken are released when one refuses or fails. `admission` is the refusing key's, or the last's.
+   *
+   * @example
+   * const { admission, holds } = await Reservation.takeAll(ctx, ["budget:run:outer", "budget:run:inner"], id, 500, 10_000, settings);
+   */
+  static async takeAll(
+    ctx: HookContext<any>,
+    keys: readonly string[],
+    id: string,
+    amount: number,
+    limit: number,
+    settings: ReservationSettings,
+    holds?: OpenHolds,
+  ): Promise<{ admission: Admission; holds?: Holds }> {
+    const taken: Reservation[] = [];
+    let admission: Admission | undefined;
+    try {
+      for (const key of keys) {
+        const one = await Reservation.take(ctx, key, id, amount, limit, settings, holds);
+        admission = one.admission;
+        if (one.hold === undefined) {
+          await Promise.all(taken.map((hold) => hold.release()));
+          return { admission };
+        }
+        taken.push(one.hold);
+      }
+    } catch (error) {
+      await Promise.all(taken.map((hold) => hold.release()));
+      throw error;
+    }
+    if (admission === undefined) throw new TypeError("Reservation.takeAll: no key to reserve on");
+    return { admission, holds: new Holds(taken) };
+  }
+
   /** True once it was settled or released. */
   get ended(): boolean {
     return this.#done;
@@ -169,6 +206,26 @@ export class Reservation {
     );
     // A call under way keeps the process alive by itself; its lease must not.
     this.#timer.unref?.();
+  }
+}
+
+/**
+ * The holds of one call on several keys (see `Reservation.takeAll`), settled or released together.
+ *
+ * @example
+ * const { holds } = await Reservation.takeAll(ctx, keys, id, 1, 5, settings); await holds?.settle(1)
+ */
+export class Holds {
+  constructor(readonly each: readonly Reservation[]) {}
+
+  /** Settle every hold with `actual` (see `Reservation.settle`). */
+  async settle(actual: number, options: SetOptions = {}): Promise<void> {
+    await Promise.all(this.each.map((hold) => hold.settle(actual, options)));
+  }
+
+  /** Release every hold (see `Reservation.release`). */
+  async release(): Promise<void> {
+    await Promise.all(this.each.map((hold) => hold.release()));
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import type { HookContext } from "../core/context.ts";
 import { keyPart } from "../core/state.ts";
+import { enclosingRunIds } from "../agent/run-links.ts";
 import { stringOption } from "./options.ts";
 
 /** Who shares a counter or a cache entry. A function returns its own partition key (or `undefined`: no key, see `scopeKey`). */
@@ -41,6 +42,22 @@ export const scopeKey = (ctx: HookContext<any>, scope: Scope, options: TenantOpt
       return typeof tenant === "string" && tenant !== "" ? `tenant:${keyPart(tenant)}` : undefined;
     }
   }
+};
+
+/**
+ * The store-key prefixes a call of this run counts in: `scopeKey`'s, and for `scope: "run"` first
+ * those of the runs this one is part of (a sub-agent's parents, outermost first, as the agent
+ * linked them), so that a run-scoped limit bounds a run with its sub-agents. Undefined as `scopeKey`.
+ *
+ * @example
+ * scopeKeys(ctx, "run") // ["run:s1%231", "run:s1%231%2Fresearcher%3At1"] in a sub-agent of run "s1#1"
+ */
+export const scopeKeys = (ctx: HookContext<any>, scope: Scope, options: TenantOptions = {}): string[] | undefined => {
+  const own = scopeKey(ctx, scope, options);
+  if (own === undefined) return undefined;
+  if (scope !== "run") return [own];
+  const parents = enclosingRunIds(ctx.metadata).filter((id) => id !== ctx.runId);
+  return parents.length === 0 ? [own] : [...parents.map((id) => `run:${keyPart(id)}`), own];
 };
 
 /**

@@ -6,9 +6,13 @@
 import { describe, expect, it } from "vitest";
 import { createAgent, createAgentStack, createScriptedModel, type ModelRequest } from "../../src/agent/index.ts";
 import { withMiddleware } from "../../src/middleware/apply.ts";
+import { budget } from "../../src/middleware/budget.ts";
 import { guards } from "../../src/middleware/guards.ts";
+import { callLimit, rateLimit } from "../../src/middleware/rate-limit.ts";
+import { stepLimit } from "../../src/middleware/step-limit.ts";
 import { timeLimit } from "../../src/middleware/time-limit.ts";
 import { tokenBudget } from "../../src/middleware/token-budget.ts";
+import { recordingTool } from "./harness.ts";
 
 const isChild = (r: ModelRequest) => r.messages[0]?.content === "You research.";
 const researcher = { name: "researcher", system: "You research." };
@@ -75,6 +79,54 @@ describe("per-run limits count a run's sub-agents", () => {
       const turn = await createAgent({ model, stack, name: "main", subagents: [researcher] }).run("go");
       expect(turn.result?.stoppedBy?.kind).toBe("tokens");
       expect(childSteps()).toBe(3);
+    }
+  });
+});
+
+describe("run-scoped limits count a run's sub-agents", () => {
+  it("stepLimit: a run with a 4-step limit takes 4 steps with its sub-agents, not 4 each", async () => {
+    const { model, childSteps } = delegating(2);
+    const stack = withMiddleware(createAgentStack(), stepLimit({ max: 4 }));
+    const turn = await createAgent({ model, stack, name: "main", subagents: [researcher] }).run("go");
+    expect(turn).toMatchObject({ status: "completed", finishReason: "stopped-by-guard", result: { stoppedBy: { kind: "steps" } } });
+    // The parent's first step, then three of the researcher's; the researcher's fourth is refused.
+    expect(childSteps()).toBe(3);
+  });
+
+  it("callLimit (scope run): a sub-agent's tool calls count against its parent's run", async () => {
+    const read = recordingTool("Read");
+    const model = createScriptedModel({
+      turns: [],
+      whenDone: (r) =>
+        isChild(r)
+          ? r.messages.length < 8
+            ? { toolCalls: [{ name: "Read", input: { n: r.messages.length }, id: `c${r.messages.length}` }] }
+            : "read enough"
+          : r.messages.length < 3
+            ? { toolCalls: [{ name: "Read", input: { n: 0 }, id: "p0" }] }
+            : r.messages.length < 7
+              ? { toolCalls: [{ name: "researcher", input: { prompt: "go" }, id: `p${r.messages.length}` }] }
+              : "done",
+    });
+    const stack = withMiddleware(createAgentStack(), callLimit({ match: "Read", max: 3 }));
+    const subagents = [{ ...researcher, tools: [read] }];
+    const turn = await createAgent({ model, stack, name: "main", tools: [read], subagents }).run("go");
+    expect(turn.status).toBe("completed");
+    // One Read of the parent's own and two of the first researcher's; every Read after that is refused, the second researcher's too.
+    expect(read.calls).toHaveLength(3);
+  });
+
+  it("rateLimit and budget (scope run): a sub-agent's model calls count against its parent's run", async () => {
+    for (const middleware of [
+      rateLimit({ point: "modelCall", per: "all", limit: 3, scope: "run" }),
+      budget({ limit: 300, scope: "run", reserve: () => 100, charge: (r) => r.usage.inputTokens + r.usage.outputTokens }),
+    ]) {
+      const { model, childSteps } = delegating(100);
+      const stack = withMiddleware(createAgentStack(), middleware);
+      const turn = await createAgent({ model, stack, name: "main", subagents: [researcher] }).run("go");
+      expect(turn.status).not.toBe("running");
+      // The parent's first call, then two of the researcher's: its third is refused (the run's fourth call; 310 of 300 tokens).
+      expect(childSteps()).toBe(2);
     }
   });
 });

@@ -140,7 +140,7 @@ describe("guards()", () => {
       ["timeLimit", 10],
     ]);
     // On run: each guard that keeps per-run state deletes it when the run settles.
-    expect(stack.explain("run", { prompt: "", messages: [] }).map((e) => e.hook)).toEqual(["tokenBudget", "timeLimit"]);
+    expect(stack.explain("run", { prompt: "", messages: [] }).map((e) => e.hook)).toEqual(["stepLimit", "tokenBudget", "timeLimit"]);
   });
 
   it("switches a guard off with null and adds the finish-reason guard when reasons are given", () => {

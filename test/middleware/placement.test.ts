@@ -63,7 +63,7 @@ describe("where the built-ins go", () => {
     );
     expect(orderOn(stack)).toEqual({
       userPrompt: ["redaction (before)", "metrics (observe)"],
-      run: ["tokenBudget (onSettled)", "timeLimit (before, onSettled)", "metrics (observe)"],
+      run: ["stepLimit (onSettled)", "tokenBudget (onSettled)", "timeLimit (before, onSettled)", "metrics (observe)"],
       step: ["stepLimit (around)", "tokenBudget (around)", "timeLimit (around)", "metrics (observe)"],
       // The observers run after the run settled; they are listed at their priority (the default).
       modelCall: ["redaction:unscanned (around)", "retry (around)", "metrics (observe)", "redaction (around)"],
