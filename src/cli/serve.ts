@@ -69,7 +69,8 @@ class HookProcess {
   started = false;
   /** Why it was killed while loading, if it was. */
   stuck: string | undefined;
-  private readonly startedAt = Date.now();
+  /** When it finished loading; a child that never did has no steady time to count. */
+  private startedAt: number | undefined;
   private endedAt: number | undefined;
   /** Serve killed it for missing `--timeout`, not the module. */
   timedOut = false;
@@ -102,32 +103,38 @@ class HookProcess {
       if ("ready" in message) {
         clearTimeout(loading);
         this.started = true;
+        this.startedAt = Date.now();
         return ready(message.error);
       }
       const answered = this.pending.get(message.id);
       this.pending.delete(message.id);
       answered?.(message.answer);
     });
-    this.done = new Promise((done) =>
-      this.child.once("exit", (code, signal) => {
+    this.done = new Promise((done) => {
+      const ended = (why: string): void => {
+        if (this.exited) return;
         clearTimeout(loading);
         this.exited = true;
         this.endedAt = Date.now();
-        this.exitedWhy = signal ?? `code ${code}`;
+        this.exitedWhy = why;
         ready(`the hook process exited (${this.exitedWhy}) before it loaded the module`);
         for (const answered of this.pending.values()) answered(this.lost());
         this.pending.clear();
         if (!this.retiring) onExit(this);
         done();
-      }),
-    );
-    // A failed spawn also emits "exit"; the error itself says why.
-    this.child.on("error", () => {});
+      };
+      this.child.once("exit", (code, signal) => ended(signal ?? `code ${code}`));
+      // A process that could not be started (EMFILE, a missing working directory) emits "error"
+      // and never "exit": it ended before it began.
+      this.child.on("error", (error: NodeJS.ErrnoException) => {
+        if (this.child.pid === undefined) ended(`it could not be started: ${error.code ?? error.message}`);
+      });
+    });
   }
 
-  /** How long it ran (so far). */
+  /** How long it ran after it loaded the module (so far); 0 for one that never loaded it. */
   uptimeMs(): number {
-    return (this.endedAt ?? Date.now()) - this.startedAt;
+    return this.startedAt === undefined ? 0 : (this.endedAt ?? Date.now()) - this.startedAt;
   }
 
   /** How it ended: "code 1", "SIGKILL". */
@@ -144,7 +151,7 @@ class HookProcess {
    * (process.ts), so they would outlive it until their own timeouts. It is stopped first so that
    * it starts no hook between the search and its end.
    */
-  private kill(): void {
+  kill(): void {
     const pid = this.child.pid;
     if (this.exited || pid === undefined) return;
     try {
@@ -179,7 +186,18 @@ class HookProcess {
         clearTimeout(timer);
         answered(answer);
       });
-      this.child.send({ id, text } satisfies ToHookProcess);
+      // A channel already closed (the process is ending) loses the request: answer it as lost now.
+      const lose = (): void => {
+        const waiting = this.pending.get(id);
+        this.pending.delete(id);
+        waiting?.(this.lost());
+      };
+      try {
+        if (!this.child.connected) lose();
+        else this.child.send({ id, text } satisfies ToHookProcess, (error) => error && lose());
+      } catch {
+        lose();
+      }
     });
   }
 
@@ -271,7 +289,14 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
   /** Hook processes that died in a row, each within STEADY_MS of its start; reset by a change to the module. */
   let crashes = 0;
   let restart: NodeJS.Timeout | undefined;
-  const start = (): HookProcess => new HookProcess(childArgs, io.cwd, failOpen, deadlineMs, (child) => exited(child), log);
+  /** Every hook process not yet ended: one still loading for a reload or restart is killed when serve stops. */
+  const live = new Set<HookProcess>();
+  const start = (): HookProcess => {
+    const child = new HookProcess(childArgs, io.cwd, failOpen, deadlineMs, (ended) => exited(ended), log);
+    live.add(child);
+    void child.done.then(() => live.delete(child));
+    return child;
+  };
 
   /** The current child ended on its own or was killed: start another, after a pause if it keeps dying. */
   const exited = (child: HookProcess): void => {
@@ -407,6 +432,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
       watcher?.close();
       server.close();
       server.closeIdleConnections();
+      for (const child of live) if (child !== current) child.kill();
       void (async () => {
         while (inFlight > 0) await new Promise((r) => setTimeout(r, 5));
         await current.retire();

@@ -20,9 +20,9 @@ interface Server {
 }
 
 /** Start `agent-onion serve` on a free port and wait for its "listening on" line. */
-const startServer = (args: readonly string[]): Promise<Server> =>
+const startServer = (args: readonly string[], cwd = root): Promise<Server> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, "serve", "--port", "0", ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bin, "serve", "--port", "0", ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
     const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
     const server = { child, url: "", stderr: "", exited };
     child.stderr.on("data", (c: Buffer) => (server.stderr += c.toString()));
@@ -386,6 +386,60 @@ describe("agent-onion serve, when the hook process keeps failing", () => {
       expect(await stop(server)).toBe(0);
     }
   }, 180_000);
+
+  it("blocks at once, and restarts with pauses, when a new hook process cannot even be started", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "agent-onion-serve-cwd-"));
+    const module = join(dir, "unstartable.ts");
+    const guard = (reason: string) =>
+      `import { createAgentStack, Reject } from ${JSON.stringify(join(root, "src", "index.ts"))};\nexport default createAgentStack().use("toolCall", { name: "g", before: () => Reject(${JSON.stringify(reason)}) });\n`;
+    writeFileSync(module, guard("first"));
+    const server = await startServer([module, "--max-restarts", "1"], cwd);
+    try {
+      expect(await denial(server.url)).toBe("first");
+      // The reload's hook process is started in a working directory that is gone: it never runs.
+      rmSync(cwd, { recursive: true, force: true });
+      writeFileSync(module, guard("second"));
+      await eventually(() => /so no new one is started/.test(server.stderr));
+      expect(server.stderr).toContain(`${module} did not load: the hook process exited (it could not be started: ENOENT) while loading it`);
+      expect(await denial(server.url)).toMatch(/no hook process is running \(the last one exited: it could not be started: ENOENT\)/);
+    } finally {
+      expect(await stop(server)).toBe(0);
+    }
+  }, 120_000);
+
+  it("kills a hook process still loading a reload when it stops", async () => {
+    const module = join(dir, "reloads-to-a-spin.ts");
+    const spinPid = join(dir, "spin.pid");
+    writeFileSync(
+      module,
+      `import { createAgentStack, Reject } from ${JSON.stringify(join(root, "src", "index.ts"))};\nexport default createAgentStack().use("toolCall", { name: "g", before: () => Reject("first") });\n`,
+    );
+    const server = await startServer([module]);
+    let pid = 0;
+    try {
+      expect(await denial(server.url)).toBe("first");
+      writeFileSync(
+        module,
+        `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(spinPid)}, String(process.pid));\nwhile (true) {}\n`,
+      );
+      await eventually(() => {
+        try {
+          pid = Number(readFileSync(spinPid, "utf8"));
+        } catch {
+          return false;
+        }
+        return pid > 0;
+      });
+      expect(await stop(server)).toBe(0);
+      await eventually(() => gone(pid));
+    } finally {
+      try {
+        if (pid > 0) process.kill(pid, "SIGKILL");
+      } catch {
+        // gone, as it should be
+      }
+    }
+  }, 120_000);
 
   it("kills the command hooks of a hook process it stops for --timeout, with what they started outside their group", async () => {
     const module = join(dir, "hangs.ts");
