@@ -142,8 +142,13 @@ class HookProcess {
     return this.exitedWhy;
   }
 
+  /** "Could not decide", as claude-hook answers it: blocked (exit 2), or a non-blocking error (1) with `--fail-open`. */
+  private undecided(why: string): HookAnswer {
+    return { exitCode: this.failOpen ? 1 : 2, stderr: `agent-onion serve: ${why}` };
+  }
+
   private lost(): HookAnswer {
-    return { exitCode: this.failOpen ? 1 : 2, stderr: `agent-onion serve: the hook process exited (${this.exitedWhy}) before it answered` };
+    return this.undecided(`the hook process exited (${this.exitedWhy}) before it answered`);
   }
 
   /**
@@ -164,11 +169,7 @@ class HookProcess {
   }
 
   ask(id: number, text: string): Promise<HookAnswer> {
-    if (this.exited)
-      return Promise.resolve({
-        exitCode: this.failOpen ? 1 : 2,
-        stderr: `agent-onion serve: no hook process is running (the last one exited: ${this.exitedWhy})`,
-      });
+    if (this.exited) return Promise.resolve(this.undecided(`no hook process is running (the last one exited: ${this.exitedWhy})`));
     return new Promise((answered) => {
       // Timed here, not in the child: a stack that keeps its process busy cannot hold the answer.
       // The child is then stopped (a synchronous spin would keep it busy for good; its other calls
@@ -176,7 +177,7 @@ class HookProcess {
       const timer = setTimeout(() => {
         if (!this.pending.delete(id)) return;
         const why = `the stack did not decide within ${this.deadlineMs / 1000} s (--timeout)`;
-        answered({ exitCode: this.failOpen ? 1 : 2, stderr: `agent-onion serve: ${why}` });
+        answered(this.undecided(why));
         if (this.exited) return;
         this.timedOut = true;
         this.onTimeout(`${why}; stopping its hook process`);
