@@ -132,6 +132,26 @@ describe("guardAgent: the user prompt as an input guardrail", () => {
     expect(seen).toEqual(["second"]);
   });
 
+  it("checks every user message the prompt ends with, so a secret in the first of two never reaches the model", async () => {
+    const key = "sk-proj-4fQx9T2mLr8VbN3kW7yZpA1cE6hJ0sDg";
+    const seen: string[] = [];
+    const stack = withMiddleware(createAgentStack(), redaction({ strategies: { api_key: "block" } })).use("userPrompt", {
+      name: "see",
+      before: (p) => void seen.push(p.text),
+    });
+    const model = new ScriptedModel([[assistantMessage("never")]]);
+    const error = await run(guardAgent(stack, new Agent({ name: "a", model })), [
+      { role: "user", content: "earlier" },
+      { role: "assistant", status: "completed", content: [{ type: "output_text", text: "yes?" }] },
+      { role: "user", content: `my key is ${key}` },
+      { role: "user", content: [{ type: "input_text", text: "summarize" }] },
+    ]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InputGuardrailTripwireTriggered);
+    expect((error as InputGuardrailTripwireTriggered).result.output.outputInfo).toMatchObject({ point: "userPrompt", by: "redaction" });
+    expect(model.calls).toHaveLength(0);
+    expect(seen).toEqual([]);
+  });
+
   it("adds no guardrail when the stack has no userPrompt hook", () => {
     const agent = guardAgent(createAgentStack(), new Agent({ name: "a", model: new ScriptedModel([]) }));
     expect(agent.inputGuardrails).toEqual([]);

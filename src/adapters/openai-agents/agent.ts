@@ -7,7 +7,8 @@
  *   (`mcpServers`), and one pushed onto its `tools` after it was guarded.
  * - Its model, when it is a `Model` object, is a `guardModel` (`modelCall`); a model given by
  *   name is resolved by the runner's provider: guard that with `guardModelProvider`.
- * - An input guardrail runs the `userPrompt` point on the run's last user message, blocking
+ * - An input guardrail runs the `userPrompt` point on the run's prompt (its last user message and
+ *   the user messages right before it, each a run of the point), blocking
  *   (`runInParallel: false`), so a hook that rejects stops the run before the model is called,
  *   as the SDK reports a tripped guardrail (`InputGuardrailTripwireTriggered`, whose
  *   `result.output.outputInfo` says which hook and why). The SDK cannot rewrite a run's input from
@@ -150,21 +151,31 @@ const guardRunTools = (stack: GuardAgentStack, copy: Agent<any, any>, options: G
   } as typeof clone;
 };
 
-/** The text of the last user message of a run's input (a string input is one). */
-const promptOf = (input: unknown): string => {
-  if (typeof input === "string") return input;
-  if (!Array.isArray(input)) return "";
-  for (let i = input.length - 1; i >= 0; i--) {
-    const item = input[i] as Record<string, unknown>;
-    if ((item.type ?? "message") !== "message" || item.role !== "user") continue;
-    if (typeof item.content === "string") return item.content;
-    if (Array.isArray(item.content))
-      return (item.content as Record<string, unknown>[])
-        .filter((p) => p.type === "input_text")
-        .map((p) => String(p.text ?? ""))
-        .join("");
-  }
+/** The text of an input item when it is a user message, else undefined. */
+const userText = (item: Record<string, unknown>): string | undefined => {
+  if ((item.type ?? "message") !== "message" || item.role !== "user") return undefined;
+  if (typeof item.content === "string") return item.content;
+  if (Array.isArray(item.content))
+    return (item.content as Record<string, unknown>[])
+      .filter((p) => p.type === "input_text")
+      .map((p) => String(p.text ?? ""))
+      .join("");
   return "";
+};
+
+/**
+ * The texts of a run's prompt: a string input, or the last user message of an input list with the
+ * user messages right before it (a caller may send several at once, and the model reads them all).
+ */
+const promptsOf = (input: unknown): string[] => {
+  if (typeof input === "string") return [input];
+  if (!Array.isArray(input)) return [""];
+  let last = input.length - 1;
+  while (last >= 0 && userText(input[last] as Record<string, unknown>) === undefined) last--;
+  if (last < 0) return [""];
+  let first = last;
+  while (first > 0 && userText(input[first - 1] as Record<string, unknown>) !== undefined) first--;
+  return input.slice(first, last + 1).map((item) => userText(item as Record<string, unknown>) as string);
 };
 
 /** The input guardrail that runs `userPrompt` (see the top of this file). */
@@ -172,22 +183,23 @@ const promptGuardrail = (stack: GuardAgentStack, options: GuardAgentOptions): In
   name: promptGuardrailName,
   runInParallel: false,
   execute: async ({ input, context }) => {
-    const text = promptOf(input);
     const run = typeof options.run === "function" ? options.run(context) : (options.run ?? {});
-    const outcome = await stack.run("userPrompt", { text }, (prompt) => prompt as UserPrompt, run);
-    if (outcome._tag === "Failed") throw outcome.error;
-    if (outcome._tag === "Rejected")
-      return { tripwireTriggered: true, outputInfo: { point: "userPrompt", reason: outcome.reason, by: outcome.by } };
-    if (outcome.value.text !== text)
-      return {
-        tripwireTriggered: true,
-        outputInfo: {
-          point: "userPrompt",
-          reason:
-            "a userPrompt hook rewrote the prompt, and an Agents SDK input guardrail cannot change a run's input; rewrite it before run()",
-          by: promptGuardrailName,
-        },
-      };
+    for (const text of promptsOf(input)) {
+      const outcome = await stack.run("userPrompt", { text }, (prompt) => prompt as UserPrompt, run);
+      if (outcome._tag === "Failed") throw outcome.error;
+      if (outcome._tag === "Rejected")
+        return { tripwireTriggered: true, outputInfo: { point: "userPrompt", reason: outcome.reason, by: outcome.by } };
+      if (outcome.value.text !== text)
+        return {
+          tripwireTriggered: true,
+          outputInfo: {
+            point: "userPrompt",
+            reason:
+              "a userPrompt hook rewrote the prompt, and an Agents SDK input guardrail cannot change a run's input; rewrite it before run()",
+            by: promptGuardrailName,
+          },
+        };
+    }
     return { tripwireTriggered: false, outputInfo: undefined };
   },
 });
