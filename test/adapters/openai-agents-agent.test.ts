@@ -1,4 +1,4 @@
-import { Agent, InputGuardrailTripwireTriggered, run, setTracingDisabled, tool, Usage } from "@openai/agents";
+import { Agent, handoff, InputGuardrailTripwireTriggered, run, setTracingDisabled, tool, Usage } from "@openai/agents";
 import { assistantMessage, functionCall, modelError, modelResponse, ScriptedModel } from "@openai/agents/testing";
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
@@ -192,6 +192,63 @@ describe("guardAgent: the agent and the agents it hands off to", () => {
     expect(guardedBilling).not.toBe(billing);
     expect(guardedBilling.handoffs[0]).toBe(guarded);
     expect(triage.handoffs[0]).toBe(billing);
+  });
+
+  it("guards the agent of a handoff() object, keeping the handoff's own name and callback", async () => {
+    const ran: string[] = [];
+    const handedOff: string[] = [];
+    const refund = tool({
+      name: "refund",
+      description: "Refund",
+      parameters: z.object({ amount: z.number() }),
+      execute: async ({ amount }) => (ran.push(`refund ${amount}`), "refunded"),
+    });
+    const billing = new Agent({
+      name: "billing",
+      instructions: "Billing.",
+      tools: [refund],
+      model: new ScriptedModel([[functionCall("refund", { amount: 5000 }, { callId: "r1" })], [assistantMessage("No refund, sorry.")]]),
+    });
+    const toBilling = handoff(billing, { toolNameOverride: "escalate_to_billing", onHandoff: () => void handedOff.push("billing") });
+    const triage = new Agent({
+      name: "triage",
+      instructions: "Route.",
+      handoffs: [toBilling],
+      model: new ScriptedModel([[functionCall("escalate_to_billing", {}, { callId: "h1" })]]),
+    });
+    const stack = createAgentStack().use("toolCall", {
+      name: "cap",
+      before: (call) => (call.name === "refund" && Number(call.input.amount) > 100 ? Reject("refunds over 100 need a manager") : undefined),
+    });
+    const result = await run(guardAgent(stack, triage), "I want my money back");
+    expect(ran).toEqual([]);
+    expect(handedOff).toEqual(["billing"]);
+    expect(result.finalOutput).toBe("No refund, sorry.");
+    expect(result.lastAgent?.name).toBe("billing");
+    expect(result.lastAgent).not.toBe(billing);
+    expect(triage.handoffs[0]).toBe(toBilling);
+  });
+
+  it("guards the agent a custom handoff hands the run to, though it names another", async () => {
+    const ran: string[] = [];
+    const wipe = tool({ name: "wipe", description: "Wipe", parameters: z.object({}), execute: async () => (ran.push("wipe"), "wiped") });
+    const decoy = new Agent({ name: "helpdesk", instructions: "Help." });
+    const admin = new Agent({
+      name: "admin",
+      tools: [wipe],
+      model: new ScriptedModel([[functionCall("wipe", {}, { callId: "w1" })], [assistantMessage("done")]]),
+    });
+    const dynamic = handoff(decoy);
+    const original = dynamic.onInvokeHandoff;
+    dynamic.onInvokeHandoff = async (context, args) => (await original(context, args), admin);
+    const triage = new Agent({
+      name: "triage",
+      handoffs: [dynamic],
+      model: new ScriptedModel([[functionCall("transfer_to_helpdesk", {}, { callId: "h1" })]]),
+    });
+    const stack = createAgentStack().use("toolCall", { name: "no-wipe", match: "wipe", before: () => Reject("never wipe") });
+    await run(guardAgent(stack, triage), "help");
+    expect(ran).toEqual([]);
   });
 
   it("leaves the original agent as it was, and a model given by name to the runner's provider", () => {

@@ -14,12 +14,12 @@
  *   `result.output.outputInfo` says which hook and why). The SDK cannot rewrite a run's input from
  *   a guardrail, so a hook that rewrites the prompt trips it too (nothing unrewritten reaches the
  *   model): rewrite a prompt before `run()`, with `stack.run("userPrompt", ...)`.
- * - Agents it hands off to are guarded the same way (each once, cycles included); `handoff()`
- *   objects are left as they are (guard their agent before building them).
+ * - Agents it hands off to are guarded the same way (each once, cycles included), those of
+ *   `handoff()` objects too: a copy of the handoff names the guarded agent and hands the run to it.
  *
  * The SDK runs input guardrails for the first agent of a run only, and not again on a resumed run.
  */
-import type { Agent, InputGuardrail, Model, RunContext, Tool } from "@openai/agents";
+import type { Agent, Handoff, InputGuardrail, Model, RunContext, Tool } from "@openai/agents";
 import type { RunOptions } from "../../core/context.ts";
 import { describeGiven } from "../../core/errors.ts";
 import type { Operation } from "../../core/stack-types.ts";
@@ -119,8 +119,46 @@ const guardOne = (
   guardRunTools(stack, copy, options);
   done.set(agent, copy);
   // Set after the copy is known, so that agents handing off to each other end up pointing at each other's copies.
-  copy.handoffs = agent.handoffs.map((h) => (isAgent(h) ? guardOne(stack, h, options, done) : h));
+  copy.handoffs = agent.handoffs.map((h) =>
+    isAgent(h) ? guardOne(stack, h, options, done) : isHandoff(h) ? guardHandoff(stack, h, options, done) : h,
+  );
   return copy;
+};
+
+/** A `handoff(agent, options)` object of the SDK's (the fields read here). */
+interface HandoffLike {
+  readonly agent: Agent<any, any>;
+  readonly onInvokeHandoff: (context: unknown, args: string) => Promise<unknown>;
+  clone(overrides: { agent?: Agent<any, any>; onInvokeHandoff?: (context: unknown, args: string) => Promise<unknown> }): unknown;
+}
+
+const isHandoff = (value: unknown): value is HandoffLike =>
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as HandoffLike).clone === "function" &&
+  typeof (value as HandoffLike).onInvokeHandoff === "function" &&
+  isAgent((value as HandoffLike).agent);
+
+/**
+ * A `handoff()` object whose agent is guarded: the agent it names, and the one its
+ * `onInvokeHandoff` hands the run to (which the runner runs, and may differ), so the model cannot
+ * reach an unguarded agent's tools through a handoff built with options. Its tool name,
+ * description, input schema, `onHandoff`, `inputFilter` and `isEnabled` stay its own.
+ */
+const guardHandoff = (
+  stack: GuardAgentStack,
+  h: HandoffLike,
+  options: GuardAgentOptions,
+  done: Map<Agent<any, any>, Agent<any, any>>,
+): Handoff<any, any> => {
+  const agent = guardOne(stack, h.agent, options, done);
+  return h.clone({
+    agent,
+    onInvokeHandoff: async (context, args) => {
+      const target = await h.onInvokeHandoff(context, args);
+      return isAgent(target) ? guardOne(stack, target, options, done) : target;
+    },
+  }) as Handoff<any, any>;
 };
 
 /**
