@@ -933,3 +933,25 @@ describe("langchainMiddleware with the standard middleware", () => {
     ]);
   });
 });
+
+describe("langchainMiddleware and LangChain's callbacks on tool calls", () => {
+  // A hole that needs a design decision: the tool runs inside the `toolCall` point with the
+  // graph's callbacks, so its own run reports `on_tool_end` (streamEvents, LangSmith) with the
+  // tool's raw output before the `after` hooks (redaction) settle on what the model reads. What
+  // would fix it: hand ToolNode a stand-in for the tool that calls it with its run's end held back
+  // (a callback manager whose tool-run manager defers handleToolEnd, handleToolError and
+  // handleToolEvent) and ends that run with the settled answer once the stack has decided, so that
+  // nested runs inside the tool keep their parent. Until then, `redaction()` keeps a tool's secrets
+  // from the model and the thread, not from callbacks given to `invoke`, `stream` or `streamEvents`.
+  it.fails("reports a tool's run to callbacks with the output the hooks settled on", async () => {
+    const key = "sk-proj-4fQx9T2mLr8VbN3kW7yZpA1cE6hJ0sDg";
+    const stack = withMiddleware(createAgentStack(), redaction());
+    const model = toolThenAnswer([{ name: "read", args: { path: ".env" } }], "ok");
+    const agent = createAgent({ model, tools: [readTool(`token=${key}`)], middleware: [langchainMiddleware(stack)] });
+    const ends: string[] = [];
+    for await (const event of agent.streamEvents({ messages: [new HumanMessage("read")] }, { version: "v2" }))
+      if (event.event === "on_tool_end") ends.push(JSON.stringify(event.data.output));
+    expect(ends).toHaveLength(1);
+    expect(ends[0]).not.toContain(key);
+  });
+});
