@@ -251,6 +251,30 @@ describe("guardAgent: the agent and the agents it hands off to", () => {
     expect(ran).toEqual([]);
   });
 
+  // A hole that needs a design decision: `agent.asTool()` runs the agent it was made from (the SDK
+  // keeps it in a closure, and its registry of agent tools is not exported), so guarding the outer
+  // agent guards the call to the agent tool, not the tools of the agent inside. What would fix it:
+  // an entry point that guards the agent before it becomes a tool (`guardAgent(stack,
+  // inner).asTool(options)`, offered as one function), or guarding agent tools through the SDK's
+  // registry once it is public.
+  it.fails("guards the tools of an agent used as a tool", async () => {
+    const ran: string[] = [];
+    const wipe = tool({ name: "wipe", description: "Wipe", parameters: z.object({}), execute: async () => (ran.push("wipe"), "wiped") });
+    const inner = new Agent({
+      name: "janitor",
+      tools: [wipe],
+      model: new ScriptedModel([[functionCall("wipe", {}, { callId: "w1" })], [assistantMessage("done")]]),
+    });
+    const outer = new Agent({
+      name: "boss",
+      tools: [inner.asTool({ toolName: "janitor", toolDescription: "Cleans up" })],
+      model: new ScriptedModel([[functionCall("janitor", { input: "clean" }, { callId: "j1" })], [assistantMessage("ok")]]),
+    });
+    const stack = createAgentStack().use("toolCall", { name: "no-wipe", match: "wipe", before: () => Reject("never wipe") });
+    await run(guardAgent(stack, outer), "clean up");
+    expect(ran).toEqual([]);
+  });
+
   it("leaves the original agent as it was, and a model given by name to the runner's provider", () => {
     const t = tool({ name: "x", description: "x", parameters: z.object({}), execute: async () => "" });
     const original = new Agent({ name: "a", model: "gpt-4.1", tools: [t] });
