@@ -62,6 +62,7 @@ import { maxTimerMs, neverAborted } from "../core/signal.ts";
 import { closeQuietly, nextOrAbort } from "../agent/stream/parts.ts";
 import { rejectedResult, ToolCallError, UnknownToolError, type ToolCallStack } from "../agent/wrap-tool.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
+import { boxInput, isBoxedInput } from "../agent/tool-input.ts";
 import {
   ApprovalEvictedError,
   askedCalls,
@@ -147,9 +148,6 @@ const notExecuted = (reason: string | undefined): Error =>
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** Inputs that are not objects travel as `{ value }`, because a `ToolCall`'s input is a record. */
-const boxed = Symbol("agent-onion.boxed-input");
-
 /**
  * Wrap every tool of an AI SDK tool set so that its `execute` runs through the stack's
  * `toolCall` point (tools without `execute` are returned as they are).
@@ -202,7 +200,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
       id: sdk.toolCallId,
       name,
       // A copy: strict mode freezes what hooks see, and the SDK keeps the input in its results.
-      input: isRecord(input) ? structuredClone(input) : { value: structuredClone(input), [boxed]: true },
+      input: isRecord(input) ? structuredClone(input) : boxInput(structuredClone(input)),
     };
     const own = typeof options.run === "function" ? options.run(call) : options.run;
     // Inside `aiSdkRun`, the call belongs to its run (see `run-scope.ts`).
@@ -291,7 +289,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
     // A hook may have renamed the call: run the tool of the new name, as `executeTool` does.
     const run = executes.get(c.name);
     if (run === undefined) throw new UnknownToolError(c.name);
-    const args = (c.input as Record<string | symbol, unknown>)[boxed] === true ? c.input.value : c.input;
+    const args = isBoxedInput(c.input) ? c.input.value : c.input;
     return run(args, { ...sdk, abortSignal: signal === neverAborted ? sdk.abortSignal : signal });
   };
 

@@ -51,6 +51,32 @@ const noRm = createAgentStack().use("toolCall", {
 });
 
 describe("wrapAiSdkTools with generateText (ai 6)", () => {
+  it("matches a rule on the command of a tool whose input is a bare string", async () => {
+    const ran: string[] = [];
+    const tools = {
+      bash: tool({
+        inputSchema: jsonSchema<string>({ type: "string" }),
+        execute: async (command: string) => (ran.push(command), `ran ${command}`),
+      }),
+    };
+    let turn = 0;
+    const model = new MockLanguageModelV3({
+      doGenerate: async () =>
+        turn++ < 2
+          ? {
+              content: [
+                { type: "tool-call", toolCallId: `c${turn}`, toolName: "bash", input: JSON.stringify(turn === 1 ? "rm -rf /" : "ls") },
+              ],
+              finishReason: { unified: "tool-calls", raw: "tool_use" },
+              usage: usage(5, 5),
+              warnings: [],
+            }
+          : (generated("done") as never),
+    });
+    await generateText({ model, tools: wrapAiSdkTools(noRm, tools), prompt: "clean", stopWhen: stepCountIs(4) });
+    expect(ran).toEqual(["ls"]);
+  });
+
   it("runs execute through toolCall with the tool name as subject and the SDK's call id", async () => {
     const seen: unknown[] = [];
     const stack = createAgentStack().use("toolCall", { name: "watch", before: (c, ctx) => void seen.push(ctx.subject, c.id, c.input) });

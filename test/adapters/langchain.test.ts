@@ -47,6 +47,46 @@ describe("langchainMiddleware on tool calls", () => {
     expect(read?.text).toBe("Tool call bash was rejected by no-rm-rf: Destructive command blocked");
   });
 
+  it("shows hooks arguments that are not an object, as the tool gets them, so a rule on the command holds", async () => {
+    const ran: unknown[] = [];
+    const seen: unknown[] = [];
+    // A tool with a string schema runs the bare string a model may send as a call's arguments.
+    const bash = tool(async (command: string) => (ran.push(command), `ran: ${command}`), {
+      name: "bash",
+      description: "Run",
+      schema: z.string(),
+    });
+    const stack = withMiddleware(createAgentStack(), toolPolicy({ deny: ["bash(rm *)"] })).use("toolCall", {
+      name: "see",
+      before: (c) => void seen.push(c.input.value),
+    });
+    const model = fakeModel()
+      .respond(new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "bash", args: "rm -rf /" as never }] }))
+      .respond(new AIMessage({ content: "", tool_calls: [{ id: "c2", name: "bash", args: "ls" as never }] }))
+      .respond(new AIMessage("done"));
+    const messages = await ask(createAgent({ model, tools: [bash], middleware: [langchainMiddleware(stack)] }), "clean up");
+    expect(ran).toEqual(["ls"]);
+    expect(seen).toEqual(["ls"]);
+    expect(transcript(messages).filter((m) => m.startsWith("tool"))).toEqual([
+      'tool(error): Tool call bash was rejected by toolPolicy: Tool "bash" is blocked by policy: it matches deny rule "bash(rm *)"',
+      "tool: ran: ls",
+    ]);
+  });
+
+  it("hands the tool the value of a rewritten input that was not an object", async () => {
+    const ran: unknown[] = [];
+    const bash = tool(async (command: string) => (ran.push(command), "ok"), { name: "bash", description: "Run", schema: z.string() });
+    const stack = createAgentStack().use("toolCall", {
+      name: "dry",
+      before: (c) => Transform({ ...c, input: { value: `${String(c.input.value)} --dry-run` } }),
+    });
+    const model = fakeModel()
+      .respond(new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "bash", args: "make" as never }] }))
+      .respond(new AIMessage("done"));
+    await ask(createAgent({ model, tools: [bash], middleware: [langchainMiddleware(stack)] }), "build");
+    expect(ran).toEqual(["make --dry-run"]);
+  });
+
   it("refuses a call in the shape LangChain's own tool-call limit refuses one", async () => {
     const refusal = async (middleware: AgentMiddleware[]) => {
       const { bash } = bashTool();
