@@ -62,7 +62,7 @@ import { maxTimerMs, neverAborted } from "../core/signal.ts";
 import { closeQuietly, nextOrAbort } from "../agent/stream/parts.ts";
 import { rejectedResult, ToolCallError, UnknownToolError, type ToolCallStack } from "../agent/wrap-tool.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
-import { boxInput, isBoxedInput } from "../agent/tool-input.ts";
+import { boxInput, isBoxedInput, unboxInput } from "../agent/tool-input.ts";
 import {
   ApprovalEvictedError,
   askedCalls,
@@ -285,11 +285,12 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
   };
 
   /** Start the tool a hook left the call naming, with the run's signal. */
-  const execute = (c: DeepReadonly<ToolCall>, signal: AbortSignal, sdk: AiSdkToolExecutionOptions): unknown => {
+  const execute = (c: DeepReadonly<ToolCall>, signal: AbortSignal, sdk: AiSdkToolExecutionOptions, boxed: boolean): unknown => {
     // A hook may have renamed the call: run the tool of the new name, as `executeTool` does.
     const run = executes.get(c.name);
     if (run === undefined) throw new UnknownToolError(c.name);
-    const args = isBoxedInput(c.input) ? c.input.value : c.input;
+    // An input that was not an object goes back as the value, also when a hook (a redaction) rewrote its box.
+    const args = unboxInput(c.input, boxed);
     return run(args, { ...sdk, abortSignal: signal === neverAborted ? sdk.abortSignal : signal });
   };
 
@@ -326,7 +327,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
     const { call, given, person, durable } = begin1();
     const signal = scopedSignal(sdk.abortSignal, currentRun());
     if (person === undefined) {
-      const operation: Operation = async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk)) });
+      const operation: Operation = async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk, isBoxedInput(call.input))) });
       return answer(await runKnowing(stackOf(name), call, operation, given, undefined, false, signal), call, sdk);
     }
     // An answer in the messages is the person's only as the answer to a question asked: with durable
@@ -347,7 +348,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
     // executes, so that call must be the one asked about: another tool or input is refused, claiming nothing.
     if ((await durable.linked(boundLinkOf(call.id, name, input, given?.sessionId))) !== token)
       return answer(await refuse(call, given, notTheQuestion(name, call.id), signal), call, sdk);
-    const operation: Operation = async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk)) });
+    const operation: Operation = async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk, isBoxedInput(call.input))) });
     return answer(await resume(durable, name, call.id, token, person, operation, given, signal), call, sdk);
   };
 
@@ -468,7 +469,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
           reached("reached");
           const options = await untilAborted(released, ctx.signal);
           if (options === undefined) throw notExecuted(person?.reason);
-          return { content: await lastValue(execute(c, ctx.signal, options)) };
+          return { content: await lastValue(execute(c, ctx.signal, options, isBoxedInput(call.input))) };
         },
         // Inside `aiSdkRun`, the run's signal: its deadline and abort reach a run held for `execute`.
         durable !== undefined ? { ...given, signal: runSignal } : { ...given, signal: runSignal, approval: ask },
@@ -517,7 +518,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
         "toolCall",
         call,
         async (c, ctx) => {
-          const result = execute(c, ctx.signal, sdk);
+          const result = execute(c, ctx.signal, sdk, isBoxedInput(call.input));
           if (!isAsyncIterable(result)) return { content: await result };
           const iterator = result[Symbol.asyncIterator]();
           let last: unknown;
