@@ -62,6 +62,7 @@ import { maxTimerMs, neverAborted } from "../core/signal.ts";
 import { closeQuietly, nextOrAbort } from "../agent/stream/parts.ts";
 import { rejectedResult, ToolCallError, UnknownToolError, type ToolCallStack } from "../agent/wrap-tool.ts";
 import type { ToolCall, ToolResult } from "../agent/types.ts";
+import { boxInput, isBoxedInput, unboxInput } from "../agent/tool-input.ts";
 import {
   ApprovalEvictedError,
   askedCalls,
@@ -147,9 +148,6 @@ const notExecuted = (reason: string | undefined): Error =>
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** Inputs that are not objects travel as `{ value }`, because a `ToolCall`'s input is a record. */
-const boxed = Symbol("agent-onion.boxed-input");
-
 /**
  * Wrap every tool of an AI SDK tool set so that its `execute` runs through the stack's
  * `toolCall` point (tools without `execute` are returned as they are).
@@ -202,7 +200,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
       id: sdk.toolCallId,
       name,
       // A copy: strict mode freezes what hooks see, and the SDK keeps the input in its results.
-      input: isRecord(input) ? structuredClone(input) : { value: structuredClone(input), [boxed]: true },
+      input: isRecord(input) ? structuredClone(input) : boxInput(structuredClone(input)),
     };
     const own = typeof options.run === "function" ? options.run(call) : options.run;
     // Inside `aiSdkRun`, the call belongs to its run (see `run-scope.ts`).
@@ -287,11 +285,12 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
   };
 
   /** Start the tool a hook left the call naming, with the run's signal. */
-  const execute = (c: DeepReadonly<ToolCall>, signal: AbortSignal, sdk: AiSdkToolExecutionOptions): unknown => {
+  const execute = (c: DeepReadonly<ToolCall>, signal: AbortSignal, sdk: AiSdkToolExecutionOptions, boxed: boolean): unknown => {
     // A hook may have renamed the call: run the tool of the new name, as `executeTool` does.
     const run = executes.get(c.name);
     if (run === undefined) throw new UnknownToolError(c.name);
-    const args = (c.input as Record<string | symbol, unknown>)[boxed] === true ? c.input.value : c.input;
+    // An input that was not an object goes back as the value, also when a hook (a redaction) rewrote its box.
+    const args = unboxInput(c.input, boxed);
     return run(args, { ...sdk, abortSignal: signal === neverAborted ? sdk.abortSignal : signal });
   };
 
@@ -328,7 +327,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
     const { call, given, person, durable } = begin1();
     const signal = scopedSignal(sdk.abortSignal, currentRun());
     if (person === undefined) {
-      const operation: Operation = async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk)) });
+      const operation: Operation = async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk, isBoxedInput(call.input))) });
       return answer(await runKnowing(stackOf(name), call, operation, given, undefined, false, signal), call, sdk);
     }
     // An answer in the messages is the person's only as the answer to a question asked: with durable
@@ -349,7 +348,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
     // executes, so that call must be the one asked about: another tool or input is refused, claiming nothing.
     if ((await durable.linked(boundLinkOf(call.id, name, input, given?.sessionId))) !== token)
       return answer(await refuse(call, given, notTheQuestion(name, call.id), signal), call, sdk);
-    const operation: Operation = async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk)) });
+    const operation: Operation = async (c, ctx) => ({ content: await lastValue(execute(c, ctx.signal, sdk, isBoxedInput(call.input))) });
     return answer(await resume(durable, name, call.id, token, person, operation, given, signal), call, sdk);
   };
 
@@ -470,7 +469,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
           reached("reached");
           const options = await untilAborted(released, ctx.signal);
           if (options === undefined) throw notExecuted(person?.reason);
-          return { content: await lastValue(execute(c, ctx.signal, options)) };
+          return { content: await lastValue(execute(c, ctx.signal, options, isBoxedInput(call.input))) };
         },
         // Inside `aiSdkRun`, the run's signal: its deadline and abort reach a run held for `execute`.
         durable !== undefined ? { ...given, signal: runSignal } : { ...given, signal: runSignal, approval: ask },
@@ -519,7 +518,7 @@ export const wrapAiSdkTools = <T extends Record<string, object>>(
         "toolCall",
         call,
         async (c, ctx) => {
-          const result = execute(c, ctx.signal, sdk);
+          const result = execute(c, ctx.signal, sdk, isBoxedInput(call.input));
           if (!isAsyncIterable(result)) return { content: await result };
           const iterator = result[Symbol.asyncIterator]();
           let last: unknown;

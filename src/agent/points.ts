@@ -3,6 +3,7 @@
  */
 import { SHELL_TOOLS } from "../core/match/condition.ts";
 import { readDetail, UNREADABLE_DETAIL } from "../core/match/detail.ts";
+import { isBoxedInput } from "./tool-input.ts";
 import { grepGlobs, searchGlob } from "../core/match/search.ts";
 import { gate, observe } from "../core/point.ts";
 import {
@@ -105,7 +106,8 @@ const searchDetail = (
  * `notebook_path`, `url`, `pattern`, `query`). Policies deny when ANY of them matches and allow
  * only when EVERY one does, so a decoy key cannot decide a rule. A field that is there but not a
  * string (`command: ["rm", "-rf", "/"]`) gives `UNREADABLE_DETAIL`, which a deny condition matches
- * and no allow condition accepts; a missing or `null` field gives nothing.
+ * and no allow condition accepts; a missing or `null` field gives nothing. An input that was not
+ * an object (`boxInput`: the model sent a bare string) is read as the detail itself.
  *
  * @example
  * toolDetails({ id: "1", name: "mcp__fs__read", input: { path: "/etc/shadow", query: "src/x" } }) // ["/etc/shadow", "src/x"]
@@ -113,6 +115,11 @@ const searchDetail = (
  */
 export const toolDetails = (call: ToolCall): string[] => {
   const input = call.input ?? {};
+  // An input that was not an object (a bare string the model sent) is the detail itself, whatever the tool.
+  if (isBoxedInput(input)) {
+    const detail = readDetail(input.value);
+    return detail === undefined ? [] : [detail];
+  }
   const search = SEARCHES.get(call.name);
   if (search !== undefined) {
     const detail = searchDetail(input, search);

@@ -5,6 +5,7 @@ import { wrapAiSdkTools } from "../../src/adapters/ai-sdk-tools.ts";
 import { createAgentStack } from "../../src/agent/stack.ts";
 import { ToolCallError } from "../../src/agent/wrap-tool.ts";
 import { Reject, Replace, Transform } from "../../src/core/index.ts";
+import { redaction, withMiddleware } from "../../src/middleware/index.ts";
 import { generated, stop, toolParts, usage } from "./ai-sdk-fixtures.ts";
 
 /** A model that calls `name` with `input` once, then answers with text; it records every prompt it got. */
@@ -51,6 +52,57 @@ const noRm = createAgentStack().use("toolCall", {
 });
 
 describe("wrapAiSdkTools with generateText (ai 6)", () => {
+  it("hands a tool whose input is a bare string the string a redaction rewrote, not its box", async () => {
+    const ran: unknown[] = [];
+    const tools = {
+      note: tool({ inputSchema: jsonSchema<string>({ type: "string" }), execute: async (text: string) => (ran.push(text), "noted") }),
+    };
+    const model = new MockLanguageModelV3({
+      doGenerate: async (options) =>
+        options.prompt.some((m) => m.role === "tool")
+          ? (generated("done") as never)
+          : {
+              content: [{ type: "tool-call", toolCallId: "c1", toolName: "note", input: JSON.stringify("key AKIAIOSFODNN7EXAMPLE") }],
+              finishReason: { unified: "tool-calls", raw: "tool_use" },
+              usage: usage(5, 5),
+              warnings: [],
+            },
+    });
+    await generateText({
+      model,
+      tools: wrapAiSdkTools(withMiddleware(createAgentStack(), redaction()), tools),
+      prompt: "note",
+      stopWhen: stepCountIs(3),
+    });
+    expect(ran).toEqual(["key [REDACTED:api_key]"]);
+  });
+
+  it("matches a rule on the command of a tool whose input is a bare string", async () => {
+    const ran: string[] = [];
+    const tools = {
+      bash: tool({
+        inputSchema: jsonSchema<string>({ type: "string" }),
+        execute: async (command: string) => (ran.push(command), `ran ${command}`),
+      }),
+    };
+    let turn = 0;
+    const model = new MockLanguageModelV3({
+      doGenerate: async () =>
+        turn++ < 2
+          ? {
+              content: [
+                { type: "tool-call", toolCallId: `c${turn}`, toolName: "bash", input: JSON.stringify(turn === 1 ? "rm -rf /" : "ls") },
+              ],
+              finishReason: { unified: "tool-calls", raw: "tool_use" },
+              usage: usage(5, 5),
+              warnings: [],
+            }
+          : (generated("done") as never),
+    });
+    await generateText({ model, tools: wrapAiSdkTools(noRm, tools), prompt: "clean", stopWhen: stepCountIs(4) });
+    expect(ran).toEqual(["ls"]);
+  });
+
   it("runs execute through toolCall with the tool name as subject and the SDK's call id", async () => {
     const seen: unknown[] = [];
     const stack = createAgentStack().use("toolCall", { name: "watch", before: (c, ctx) => void seen.push(ctx.subject, c.id, c.input) });

@@ -1,4 +1,4 @@
-import { Agent, InputGuardrailTripwireTriggered, run, setTracingDisabled, tool, Usage } from "@openai/agents";
+import { Agent, handoff, InputGuardrailTripwireTriggered, run, setTracingDisabled, tool, Usage } from "@openai/agents";
 import { assistantMessage, functionCall, modelError, modelResponse, ScriptedModel } from "@openai/agents/testing";
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
@@ -132,6 +132,26 @@ describe("guardAgent: the user prompt as an input guardrail", () => {
     expect(seen).toEqual(["second"]);
   });
 
+  it("checks every user message the prompt ends with, so a secret in the first of two never reaches the model", async () => {
+    const key = "sk-proj-4fQx9T2mLr8VbN3kW7yZpA1cE6hJ0sDg";
+    const seen: string[] = [];
+    const stack = withMiddleware(createAgentStack(), redaction({ strategies: { api_key: "block" } })).use("userPrompt", {
+      name: "see",
+      before: (p) => void seen.push(p.text),
+    });
+    const model = new ScriptedModel([[assistantMessage("never")]]);
+    const error = await run(guardAgent(stack, new Agent({ name: "a", model })), [
+      { role: "user", content: "earlier" },
+      { role: "assistant", status: "completed", content: [{ type: "output_text", text: "yes?" }] },
+      { role: "user", content: `my key is ${key}` },
+      { role: "user", content: [{ type: "input_text", text: "summarize" }] },
+    ]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InputGuardrailTripwireTriggered);
+    expect((error as InputGuardrailTripwireTriggered).result.output.outputInfo).toMatchObject({ point: "userPrompt", by: "redaction" });
+    expect(model.calls).toHaveLength(0);
+    expect(seen).toEqual([]);
+  });
+
   it("adds no guardrail when the stack has no userPrompt hook", () => {
     const agent = guardAgent(createAgentStack(), new Agent({ name: "a", model: new ScriptedModel([]) }));
     expect(agent.inputGuardrails).toEqual([]);
@@ -172,6 +192,87 @@ describe("guardAgent: the agent and the agents it hands off to", () => {
     expect(guardedBilling).not.toBe(billing);
     expect(guardedBilling.handoffs[0]).toBe(guarded);
     expect(triage.handoffs[0]).toBe(billing);
+  });
+
+  it("guards the agent of a handoff() object, keeping the handoff's own name and callback", async () => {
+    const ran: string[] = [];
+    const handedOff: string[] = [];
+    const refund = tool({
+      name: "refund",
+      description: "Refund",
+      parameters: z.object({ amount: z.number() }),
+      execute: async ({ amount }) => (ran.push(`refund ${amount}`), "refunded"),
+    });
+    const billing = new Agent({
+      name: "billing",
+      instructions: "Billing.",
+      tools: [refund],
+      model: new ScriptedModel([[functionCall("refund", { amount: 5000 }, { callId: "r1" })], [assistantMessage("No refund, sorry.")]]),
+    });
+    const toBilling = handoff(billing, { toolNameOverride: "escalate_to_billing", onHandoff: () => void handedOff.push("billing") });
+    const triage = new Agent({
+      name: "triage",
+      instructions: "Route.",
+      handoffs: [toBilling],
+      model: new ScriptedModel([[functionCall("escalate_to_billing", {}, { callId: "h1" })]]),
+    });
+    const stack = createAgentStack().use("toolCall", {
+      name: "cap",
+      before: (call) => (call.name === "refund" && Number(call.input.amount) > 100 ? Reject("refunds over 100 need a manager") : undefined),
+    });
+    const result = await run(guardAgent(stack, triage), "I want my money back");
+    expect(ran).toEqual([]);
+    expect(handedOff).toEqual(["billing"]);
+    expect(result.finalOutput).toBe("No refund, sorry.");
+    expect(result.lastAgent?.name).toBe("billing");
+    expect(result.lastAgent).not.toBe(billing);
+    expect(triage.handoffs[0]).toBe(toBilling);
+  });
+
+  it("guards the agent a custom handoff hands the run to, though it names another", async () => {
+    const ran: string[] = [];
+    const wipe = tool({ name: "wipe", description: "Wipe", parameters: z.object({}), execute: async () => (ran.push("wipe"), "wiped") });
+    const decoy = new Agent({ name: "helpdesk", instructions: "Help." });
+    const admin = new Agent({
+      name: "admin",
+      tools: [wipe],
+      model: new ScriptedModel([[functionCall("wipe", {}, { callId: "w1" })], [assistantMessage("done")]]),
+    });
+    const dynamic = handoff(decoy);
+    const original = dynamic.onInvokeHandoff;
+    dynamic.onInvokeHandoff = async (context, args) => (await original(context, args), admin);
+    const triage = new Agent({
+      name: "triage",
+      handoffs: [dynamic],
+      model: new ScriptedModel([[functionCall("transfer_to_helpdesk", {}, { callId: "h1" })]]),
+    });
+    const stack = createAgentStack().use("toolCall", { name: "no-wipe", match: "wipe", before: () => Reject("never wipe") });
+    await run(guardAgent(stack, triage), "help");
+    expect(ran).toEqual([]);
+  });
+
+  // A hole that needs a design decision: `agent.asTool()` runs the agent it was made from (the SDK
+  // keeps it in a closure, and its registry of agent tools is not exported), so guarding the outer
+  // agent guards the call to the agent tool, not the tools of the agent inside. What would fix it:
+  // an entry point that guards the agent before it becomes a tool (`guardAgent(stack,
+  // inner).asTool(options)`, offered as one function), or guarding agent tools through the SDK's
+  // registry once it is public.
+  it.fails("guards the tools of an agent used as a tool", async () => {
+    const ran: string[] = [];
+    const wipe = tool({ name: "wipe", description: "Wipe", parameters: z.object({}), execute: async () => (ran.push("wipe"), "wiped") });
+    const inner = new Agent({
+      name: "janitor",
+      tools: [wipe],
+      model: new ScriptedModel([[functionCall("wipe", {}, { callId: "w1" })], [assistantMessage("done")]]),
+    });
+    const outer = new Agent({
+      name: "boss",
+      tools: [inner.asTool({ toolName: "janitor", toolDescription: "Cleans up" })],
+      model: new ScriptedModel([[functionCall("janitor", { input: "clean" }, { callId: "j1" })], [assistantMessage("ok")]]),
+    });
+    const stack = createAgentStack().use("toolCall", { name: "no-wipe", match: "wipe", before: () => Reject("never wipe") });
+    await run(guardAgent(stack, outer), "clean up");
+    expect(ran).toEqual([]);
   });
 
   it("leaves the original agent as it was, and a model given by name to the runner's provider", () => {

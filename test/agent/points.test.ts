@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { toolDetail, toolDetails } from "../../src/agent/points.ts";
+import { boxInput } from "../../src/agent/tool-input.ts";
 import { createAgentStack } from "../../src/agent/index.ts";
 import { Reject } from "../../src/core/action.ts";
 import { UNREADABLE_DETAIL } from "../../src/core/match/detail.ts";
@@ -41,6 +42,18 @@ describe("toolDetails", () => {
   it("lists every candidate field of a tool it does not know, and only the kind's fields of one it does", () => {
     expect(toolDetails(call("mcp__x", { path: "/etc/shadow", query: "src/x", n: 1 }))).toEqual(["/etc/shadow", "src/x"]);
     expect(toolDetails(call("Read", { file_path: "/etc/shadow", command: "src/x" }))).toEqual(["/etc/shadow"]);
+  });
+
+  it("reads an input that was not an object as the detail itself, for any tool", async () => {
+    expect(toolDetails(call("bash", boxInput("rm -rf /")))).toEqual(["rm -rf /"]);
+    expect(toolDetails(call("Read", boxInput("/etc/shadow")))).toEqual(["/etc/shadow"]);
+    expect(toolDetails(call("mcp__x", boxInput(["rm", "-rf", "/"])))).toEqual([UNREADABLE_DETAIL]);
+    expect(toolDetails(call("bash", boxInput(null)))).toEqual([]);
+    // The mark is a symbol: a model's JSON holding `{ value }` is an ordinary input.
+    expect(toolDetails(call("bash", { value: "rm -rf /" }))).toEqual([]);
+    const stack = withMiddleware(createAgentStack(), toolPolicy({ deny: ["bash(rm *)"] }));
+    expect(await stack.run("toolCall", call("bash", boxInput("rm -rf /")), () => ({ content: "ran" }))).toMatchObject({ _tag: "Rejected" });
+    expect(await stack.run("toolCall", call("bash", boxInput("ls")), () => ({ content: "ran" }))).toMatchObject({ _tag: "Completed" });
   });
 
   it("reads a search (Grep, Glob, LS) as one glob: its directory, read literally, then its file pattern", () => {

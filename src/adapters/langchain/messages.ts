@@ -12,6 +12,7 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage, type MessageContent } from "@langchain/core/messages";
 import type { DeepReadonly } from "../../core/readonly.ts";
 import type { Message, ToolCall } from "../../agent/types.ts";
+import { boxInput, unboxInput } from "../../agent/tool-input.ts";
 
 /**
  * Messages mapped for hooks, with what each came from.
@@ -115,7 +116,8 @@ export const toToolCall = (
 ): ToolCall => ({
   id: call.id ?? fallbackId,
   name: call.name,
-  input: isRecord(call.args) ? copy(call.args) : {},
+  // Arguments that are not an object (a bare string the model sent) still reach the tool: hooks see them boxed.
+  input: isRecord(call.args) ? copy(call.args) : call.args === undefined ? {} : boxInput(copy(call.args)),
 });
 
 /**
@@ -129,7 +131,7 @@ export const fromToolCall = (
 ): { id: string; name: string; args: Record<string, unknown>; type: "tool_call" } => ({
   id: call.id,
   name: call.name,
-  args: copy(call.input) as Record<string, unknown>,
+  args: copy(unboxInput(call.input, false)) as Record<string, unknown>,
   type: "tool_call",
 });
 

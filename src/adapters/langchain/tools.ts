@@ -29,6 +29,7 @@ import { Pause, type InterruptRuntime } from "./approval.ts";
 import { CallContext } from "../call-context.ts";
 import { decide, type ErrorStack } from "./decide.ts";
 import { copy, toToolCall } from "./messages.ts";
+import { isBoxedInput, unboxInput } from "../../agent/tool-input.ts";
 
 /** A LangChain tool call as `wrapToolCall` gets it (the fields read here). */
 export interface LangChainToolCallRequest {
@@ -187,7 +188,8 @@ export const runTool = async (
           pause?.refuseReuse();
           context.forAttempt();
           // The call the model made keeps its id: the tool message must answer it.
-          const toolCall = c === call ? lc : { ...lc, name: c.name, args: copy(c.input) as Record<string, unknown> };
+          const toolCall =
+            c === call ? lc : { ...lc, name: c.name, args: copy(unboxInput(c.input, isBoxedInput(call.input))) as Record<string, unknown> };
           const answer = await handler({ ...request, toolCall, tool: c.name === lc.name ? request.tool : undefined } as never);
           const result = toResult(answer, lc.id);
           produced.set(result, answer);

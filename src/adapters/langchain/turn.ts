@@ -88,9 +88,20 @@ const failure = (outcome: Outcome<unknown>, caller: AbortSignal | undefined): un
 };
 
 /**
- * `beforeAgent`: the new prompt through the `userPrompt` gate. A rewrite replaces the prompt's
- * text in the thread (its other blocks kept); hook context joins the thread as a human message
- * after it; a refusal removes the prompt from the thread, answers with an AI message saying who
+ * The turn's prompts: the human messages at the end of the thread that are not ours. A caller may
+ * send several at once (`invoke({ messages: [a, b] })`), and the model reads every one of them.
+ */
+const newPrompts = (messages: readonly BaseMessage[]): BaseMessage[] => {
+  let i = messages.length;
+  while (i > 0 && (messages[i - 1] as BaseMessage).getType() === "human" && !isOwn(messages[i - 1])) i--;
+  return messages.slice(i);
+};
+
+/**
+ * `beforeAgent`: each new prompt through the `userPrompt` gate, in order (every human message the
+ * turn added, not only the last: the model reads them all). A rewrite replaces that prompt's text
+ * in the thread (its other blocks kept); hook context joins the thread as a human message after
+ * them; a refusal of any removes them all from the thread, answers with an AI message saying who
  * refused and why, and ends the run.
  *
  * @example
@@ -103,23 +114,28 @@ export const checkPrompt = async (
   runtime: TurnRuntime | undefined,
   refusal: (reason: string, by: string) => string,
 ): Promise<NodeUpdate> => {
-  const prompt = messages.at(-1);
   // Only a new turn has a prompt to check: a resumed one, or a run started without one, has none.
-  if (prompt === undefined || prompt.getType() !== "human" || isOwn(prompt)) return undefined;
-  const input: UserPrompt = { text: textOf(prompt.content) };
+  const prompts = newPrompts(messages);
+  if (prompts.length === 0) return undefined;
   const context = new CallContext(run.onContext);
   const caller = runtime?.signal;
-  const outcome = await stack.run("userPrompt", input, (p) => p, { ...run, signal: caller, onContext: context.push });
-  if (outcome._tag === "Failed") throw failure(outcome, caller);
-  if (outcome._tag === "Rejected") {
-    const removed = prompt.id !== undefined ? [new RemoveMessage({ id: prompt.id })] : [];
-    return { messages: [...removed, new AIMessage({ id: ownId("refusal"), content: refusal(outcome.reason, outcome.by) })], jumpTo: "end" };
-  }
   const updates: BaseMessage[] = [];
-  if (outcome.value.text !== input.text)
-    updates.push(
-      new HumanMessage({ content: withText(prompt.content, outcome.value.text), ...(prompt.id !== undefined ? { id: prompt.id } : {}) }),
-    );
+  for (const prompt of prompts) {
+    const input: UserPrompt = { text: textOf(prompt.content) };
+    const outcome = await stack.run("userPrompt", input, (p) => p, { ...run, signal: caller, onContext: context.push });
+    if (outcome._tag === "Failed") throw failure(outcome, caller);
+    if (outcome._tag === "Rejected") {
+      const removed = prompts.flatMap((p) => (p.id !== undefined ? [new RemoveMessage({ id: p.id })] : []));
+      return {
+        messages: [...removed, new AIMessage({ id: ownId("refusal"), content: refusal(outcome.reason, outcome.by) })],
+        jumpTo: "end",
+      };
+    }
+    if (outcome.value.text !== input.text)
+      updates.push(
+        new HumanMessage({ content: withText(prompt.content, outcome.value.text), ...(prompt.id !== undefined ? { id: prompt.id } : {}) }),
+      );
+  }
   const texts = context.current();
   if (texts.length > 0) updates.push(new HumanMessage({ id: ownId("context"), content: texts.join("\n\n") }));
   return updates.length === 0 ? undefined : { messages: updates };

@@ -7,18 +7,19 @@
  *   (`mcpServers`), and one pushed onto its `tools` after it was guarded.
  * - Its model, when it is a `Model` object, is a `guardModel` (`modelCall`); a model given by
  *   name is resolved by the runner's provider: guard that with `guardModelProvider`.
- * - An input guardrail runs the `userPrompt` point on the run's last user message, blocking
+ * - An input guardrail runs the `userPrompt` point on the run's prompt (its last user message and
+ *   the user messages right before it, each a run of the point), blocking
  *   (`runInParallel: false`), so a hook that rejects stops the run before the model is called,
  *   as the SDK reports a tripped guardrail (`InputGuardrailTripwireTriggered`, whose
  *   `result.output.outputInfo` says which hook and why). The SDK cannot rewrite a run's input from
  *   a guardrail, so a hook that rewrites the prompt trips it too (nothing unrewritten reaches the
  *   model): rewrite a prompt before `run()`, with `stack.run("userPrompt", ...)`.
- * - Agents it hands off to are guarded the same way (each once, cycles included); `handoff()`
- *   objects are left as they are (guard their agent before building them).
+ * - Agents it hands off to are guarded the same way (each once, cycles included), those of
+ *   `handoff()` objects too: a copy of the handoff names the guarded agent and hands the run to it.
  *
  * The SDK runs input guardrails for the first agent of a run only, and not again on a resumed run.
  */
-import type { Agent, InputGuardrail, Model, RunContext, Tool } from "@openai/agents";
+import type { Agent, Handoff, InputGuardrail, Model, RunContext, Tool } from "@openai/agents";
 import type { RunOptions } from "../../core/context.ts";
 import { describeGiven } from "../../core/errors.ts";
 import type { Operation } from "../../core/stack-types.ts";
@@ -118,8 +119,46 @@ const guardOne = (
   guardRunTools(stack, copy, options);
   done.set(agent, copy);
   // Set after the copy is known, so that agents handing off to each other end up pointing at each other's copies.
-  copy.handoffs = agent.handoffs.map((h) => (isAgent(h) ? guardOne(stack, h, options, done) : h));
+  copy.handoffs = agent.handoffs.map((h) =>
+    isAgent(h) ? guardOne(stack, h, options, done) : isHandoff(h) ? guardHandoff(stack, h, options, done) : h,
+  );
   return copy;
+};
+
+/** A `handoff(agent, options)` object of the SDK's (the fields read here). */
+interface HandoffLike {
+  readonly agent: Agent<any, any>;
+  readonly onInvokeHandoff: (context: unknown, args: string) => Promise<unknown>;
+  clone(overrides: { agent?: Agent<any, any>; onInvokeHandoff?: (context: unknown, args: string) => Promise<unknown> }): unknown;
+}
+
+const isHandoff = (value: unknown): value is HandoffLike =>
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as HandoffLike).clone === "function" &&
+  typeof (value as HandoffLike).onInvokeHandoff === "function" &&
+  isAgent((value as HandoffLike).agent);
+
+/**
+ * A `handoff()` object whose agent is guarded: the agent it names, and the one its
+ * `onInvokeHandoff` hands the run to (which the runner runs, and may differ), so the model cannot
+ * reach an unguarded agent's tools through a handoff built with options. Its tool name,
+ * description, input schema, `onHandoff`, `inputFilter` and `isEnabled` stay its own.
+ */
+const guardHandoff = (
+  stack: GuardAgentStack,
+  h: HandoffLike,
+  options: GuardAgentOptions,
+  done: Map<Agent<any, any>, Agent<any, any>>,
+): Handoff<any, any> => {
+  const agent = guardOne(stack, h.agent, options, done);
+  return h.clone({
+    agent,
+    onInvokeHandoff: async (context, args) => {
+      const target = await h.onInvokeHandoff(context, args);
+      return isAgent(target) ? guardOne(stack, target, options, done) : target;
+    },
+  }) as Handoff<any, any>;
 };
 
 /**
@@ -150,21 +189,31 @@ const guardRunTools = (stack: GuardAgentStack, copy: Agent<any, any>, options: G
   } as typeof clone;
 };
 
-/** The text of the last user message of a run's input (a string input is one). */
-const promptOf = (input: unknown): string => {
-  if (typeof input === "string") return input;
-  if (!Array.isArray(input)) return "";
-  for (let i = input.length - 1; i >= 0; i--) {
-    const item = input[i] as Record<string, unknown>;
-    if ((item.type ?? "message") !== "message" || item.role !== "user") continue;
-    if (typeof item.content === "string") return item.content;
-    if (Array.isArray(item.content))
-      return (item.content as Record<string, unknown>[])
-        .filter((p) => p.type === "input_text")
-        .map((p) => String(p.text ?? ""))
-        .join("");
-  }
+/** The text of an input item when it is a user message, else undefined. */
+const userText = (item: Record<string, unknown>): string | undefined => {
+  if ((item.type ?? "message") !== "message" || item.role !== "user") return undefined;
+  if (typeof item.content === "string") return item.content;
+  if (Array.isArray(item.content))
+    return (item.content as Record<string, unknown>[])
+      .filter((p) => p.type === "input_text")
+      .map((p) => String(p.text ?? ""))
+      .join("");
   return "";
+};
+
+/**
+ * The texts of a run's prompt: a string input, or the last user message of an input list with the
+ * user messages right before it (a caller may send several at once, and the model reads them all).
+ */
+const promptsOf = (input: unknown): string[] => {
+  if (typeof input === "string") return [input];
+  if (!Array.isArray(input)) return [""];
+  let last = input.length - 1;
+  while (last >= 0 && userText(input[last] as Record<string, unknown>) === undefined) last--;
+  if (last < 0) return [""];
+  let first = last;
+  while (first > 0 && userText(input[first - 1] as Record<string, unknown>) !== undefined) first--;
+  return input.slice(first, last + 1).map((item) => userText(item as Record<string, unknown>) as string);
 };
 
 /** The input guardrail that runs `userPrompt` (see the top of this file). */
@@ -172,22 +221,23 @@ const promptGuardrail = (stack: GuardAgentStack, options: GuardAgentOptions): In
   name: promptGuardrailName,
   runInParallel: false,
   execute: async ({ input, context }) => {
-    const text = promptOf(input);
     const run = typeof options.run === "function" ? options.run(context) : (options.run ?? {});
-    const outcome = await stack.run("userPrompt", { text }, (prompt) => prompt as UserPrompt, run);
-    if (outcome._tag === "Failed") throw outcome.error;
-    if (outcome._tag === "Rejected")
-      return { tripwireTriggered: true, outputInfo: { point: "userPrompt", reason: outcome.reason, by: outcome.by } };
-    if (outcome.value.text !== text)
-      return {
-        tripwireTriggered: true,
-        outputInfo: {
-          point: "userPrompt",
-          reason:
-            "a userPrompt hook rewrote the prompt, and an Agents SDK input guardrail cannot change a run's input; rewrite it before run()",
-          by: promptGuardrailName,
-        },
-      };
+    for (const text of promptsOf(input)) {
+      const outcome = await stack.run("userPrompt", { text }, (prompt) => prompt as UserPrompt, run);
+      if (outcome._tag === "Failed") throw outcome.error;
+      if (outcome._tag === "Rejected")
+        return { tripwireTriggered: true, outputInfo: { point: "userPrompt", reason: outcome.reason, by: outcome.by } };
+      if (outcome.value.text !== text)
+        return {
+          tripwireTriggered: true,
+          outputInfo: {
+            point: "userPrompt",
+            reason:
+              "a userPrompt hook rewrote the prompt, and an Agents SDK input guardrail cannot change a run's input; rewrite it before run()",
+            by: promptGuardrailName,
+          },
+        };
+    }
     return { tripwireTriggered: false, outputInfo: undefined };
   },
 });
