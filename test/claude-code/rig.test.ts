@@ -151,6 +151,7 @@ describe("reading what the model was sent", () => {
         event: "PreToolUse",
         command: "sleep 5",
         status: "timeout",
+        timeoutMs: 1000,
         ms: 1030,
         at: Date.parse("2026-01-01T00:00:00.000Z"),
       },

@@ -405,6 +405,7 @@ export const soak = async (options: SoakOptions = {}): Promise<SoakFigures> => {
       const pendingMs = performance.now() - at;
       if (pendingMs <= settleBoundMs) return;
       stuck = { id, fault, pendingMs: Math.round(pendingMs) };
+      log(`watchdog: run ${id} (${fault}) has not settled after ${stuck.pendingMs} ms; stopping`);
       trip();
     },
     Math.max(10, Math.min(250, settleBoundMs / 4)),

@@ -5,8 +5,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { StateStore } from "../../src/core/state.ts";
+import { scaled } from "../support/scale.ts";
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/**
+ * A TTL that the few store calls right after a write must beat before the test waits it out: on
+ * a busy machine a Redis round trip can take far longer than the tens of ms the expiry tests use.
+ */
+const shortTtlMs = scaled(400);
 
 /**
  * Amounts no store may accept: NaN, infinities, negatives, fractions, unsafe integers.
@@ -89,11 +95,11 @@ export const stateStoreContract = (name: string, make: () => StateStore): void =
 
       it("a value set with ttlMs disappears after it, and a later set without ttlMs keeps it", async () => {
         const store = make();
-        await store.set("short", 1, { ttlMs: 40 });
-        await store.set("kept", 1, { ttlMs: 40 });
+        await store.set("short", 1, { ttlMs: shortTtlMs });
+        await store.set("kept", 1, { ttlMs: shortTtlMs });
         await store.set("kept", 2);
         expect(await store.get("short")).toBe(1);
-        await sleep(120);
+        await sleep(shortTtlMs + 80);
         expect(await store.get("short")).toBeUndefined();
         expect(await store.get("kept")).toBe(2);
       });
@@ -131,11 +137,11 @@ export const stateStoreContract = (name: string, make: () => StateStore): void =
 
       it("incr applies its TTL only when it creates the key", async () => {
         const store = make();
-        await store.incr("n", 1, { ttlMs: 60 });
+        await store.incr("n", 1, { ttlMs: shortTtlMs });
         await store.incr("n", 1, { ttlMs: 60_000 });
         await store.set("plain", 1);
         await store.incr("plain", 1, { ttlMs: 40 });
-        await sleep(150);
+        await sleep(shortTtlMs + 90);
         expect(await store.get("n")).toBeUndefined();
         expect(await store.get("plain")).toBe(2);
       });
@@ -248,10 +254,10 @@ export const stateStoreContract = (name: string, make: () => StateStore): void =
 
       it("renew keeps a live reservation past its first ttlMs, and says false for one settled, released or unknown", async () => {
         const store = make();
-        await store.reserve("b", "r1", 40, 100, 300);
+        await store.reserve("b", "r1", 40, 100, shortTtlMs);
         await sleep(100);
-        expect(await store.renew("b", "r1", 1_000)).toBe(true);
-        await sleep(350);
+        expect(await store.renew("b", "r1", 3 * shortTtlMs)).toBe(true);
+        await sleep(shortTtlMs);
         expect(await store.used("b")).toBe(40);
         await store.reserve("b", "r2", 10, 100, 60_000);
         await store.settle("b", "r2", 10);

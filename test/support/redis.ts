@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe } from "vitest";
 import { redisAvailable, redisBinary, redisUrl, required } from "./redis-availability.ts";
+import { scaled } from "./scale.ts";
 
 /**
  * A running redis-server.
@@ -137,14 +138,16 @@ const launch = async (binary: string, port: number, dir: string, options: RedisS
   );
   let stderr = "";
   child.stderr?.on("data", (chunk) => (stderr += chunk.toString()));
-  const deadline = Date.now() + 5_000;
+  // Only against a server that never answers: a loaded machine can take seconds to start one.
+  const waitMs = scaled(5_000);
+  const deadline = Date.now() + waitMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}: ${stderr}`);
     if (await pong(port)) return child;
     await new Promise((r) => setTimeout(r, 25));
   }
   child.kill("SIGKILL");
-  throw new Error(`redis-server did not answer PING on port ${port} within 5 s: ${stderr}`);
+  throw new Error(`redis-server did not answer PING on port ${port} within ${waitMs} ms: ${stderr}`);
 };
 
 const halt = async (child: ChildProcess): Promise<void> => {

@@ -76,11 +76,14 @@ describeClaudeCode("the answer forms Claude Code reads on PreToolUse", () => {
     expect(run.modelSaw("LEGACY-DENY-MARKER")).toBe(false);
   });
 
-  it.concurrent("a hook killed by its timeout is reported in the debug log; the call runs", async ({ expect }) => {
+  it.concurrent("a hook killed by its timeout is reported in the debug log, with the timeout it was given; the call runs", async ({
+    expect,
+  }) => {
     const run = await once(pre(answer({ sleep: 5 }, { timeout: 1 })));
     expect(run.executed).toEqual(["1"]);
-    expect(run.hookRuns).toMatchObject([{ event: "PreToolUse", status: "timeout" }]);
+    // The log names the timeout that killed the hook: the hook's own second, not a default. How
+    // long the kill took on top of it depends on the machine's load.
+    expect(run.hookRuns).toMatchObject([{ event: "PreToolUse", status: "timeout", timeoutMs: 1000 }]);
     expect(run.hookRuns[0]!.ms).toBeGreaterThanOrEqual(1000);
-    expect(run.hookRuns[0]!.ms).toBeLessThan(4000);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Reading Claude Code's debug log (`--debug-file`): which hook commands ran, with what exit
  * status and wall time. One line per finished command hook:
- * `Hooks: PreToolUse:Bash [<command>] finished with status 0 (15ms)`.
+ * `Hooks: PreToolUse:Bash [<command>] finished with status 0 (15ms)`, or, for one it killed,
+ * `Hooks: PreToolUse:Bash [<command>] timed out after 1000ms (1030ms)`.
  */
 
 /** A command hook run, as the debug log records it. */
@@ -12,12 +13,14 @@ export interface HookRun {
   readonly command: string;
   /** The exit status, or `"timeout"` when Claude Code killed it. */
   readonly status: number | "timeout";
+  /** The timeout Claude Code applied, in ms, as its line names it when it killed the hook. */
+  readonly timeoutMs?: number;
   readonly ms: number;
   /** The log's timestamp of the line, in ms since the epoch. */
   readonly at: number;
 }
 
-const line = /^(\S+) \[DEBUG\] Hooks: (\S+) \[(.*)\] (?:finished with status (-?\d+)|timed out after \d+ms) \((\d+)ms\)$/;
+const line = /^(\S+) \[DEBUG\] Hooks: (\S+) \[(.*)\] (?:finished with status (-?\d+)|timed out after (\d+)ms) \((\d+)ms\)$/;
 
 /**
  * The finished command hooks in a debug log, in log order.
@@ -37,7 +40,8 @@ export const hookRuns = (log: string): HookRun[] => {
       event: label.split(":")[0]!,
       command: m[3]!,
       status: m[4] === undefined ? "timeout" : Number(m[4]),
-      ms: Number(m[5]),
+      ...(m[5] === undefined ? {} : { timeoutMs: Number(m[5]) }),
+      ms: Number(m[6]),
       at: Date.parse(m[1]!),
     });
   }

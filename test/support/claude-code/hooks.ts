@@ -22,6 +22,8 @@ export interface AnswerSpec {
   readonly out?: object | string;
   readonly err?: string;
   readonly exit?: number;
+  /** Wait until this file exists (shell syntax allowed) before sleeping and answering. */
+  readonly waitFor?: string;
   /** Seconds to wait before answering. */
   readonly sleep?: number;
   /** Answer only the first time: this file marks that it did (shell syntax allowed). */
@@ -40,6 +42,7 @@ export const answer = (spec: AnswerSpec, extra: Record<string, unknown> = {}): H
   const args: string[] = [];
   if (spec.once !== undefined) args.push("--once", `"${spec.once}"`);
   if (spec.save !== undefined) args.push("--save", `"${spec.save}"`);
+  if (spec.waitFor !== undefined) args.push("--wait-for", `"${spec.waitFor}"`);
   if (spec.sleep !== undefined) args.push("--sleep", String(spec.sleep));
   if (spec.out !== undefined) args.push("--out", b64(typeof spec.out === "string" ? spec.out : JSON.stringify(spec.out)));
   if (spec.err !== undefined) args.push("--err", b64(spec.err));
