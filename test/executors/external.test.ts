@@ -48,7 +48,8 @@ const endSession = (handlers: readonly Handler[], options: Parameters<typeof fro
  */
 const held = (name: string, extra: Handler = {}): Handler => ({
   type: "command",
-  command: `echo ${name} >> STARTED; until [ -e RELEASE ]; do sleep 0.01; done; echo ${name} >> LOG`,
+  // Bounded (about five minutes), so a test that fails before releasing it leaves no loop behind.
+  command: `echo ${name} >> STARTED; i=0; until [ -e RELEASE ] || [ $i -ge 30000 ]; do sleep 0.01; i=$((i + 1)); done; echo ${name} >> LOG`,
   ...extra,
 });
 
