@@ -48,6 +48,9 @@ const binPath = (): string => {
 /** Files whose change reloads the module: scripts and JSON beside it. */
 const watched = /\.(?:[cm]?[jt]sx?|json)$/;
 
+/** A flag's value written as a whole number in decimal digits ("8", not "", " 8", "8.0", "1e3", "0x8"); undefined otherwise. */
+const wholeNumber = (value: string): number | undefined => (/^\d{1,15}$/.test(value) ? Number(value) : undefined);
+
 const loopback = new Set(["127.0.0.1", "::1", "localhost"]);
 
 /** The `Host` header names this server on loopback (a DNS-rebound name would not). */
@@ -271,11 +274,12 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
   });
   const deadlineMs = timeoutSeconds(values.timeout) * 1000;
   if (positionals.length !== 1) throw new UsageError("serve takes exactly one module path");
-  const maxRestarts = Number(values["max-restarts"]);
-  if (!Number.isInteger(maxRestarts) || maxRestarts < 0)
+  const maxRestarts = wholeNumber(values["max-restarts"]!);
+  if (maxRestarts === undefined)
     throw new UsageError(`--max-restarts must be a whole number of restarts, got ${JSON.stringify(values["max-restarts"])}`);
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port ${values.port} is not a port number`);
+  const port = wholeNumber(values.port!);
+  if (port === undefined || port > 65_535)
+    throw new UsageError(`--port must be a port number (0 to 65535), got ${JSON.stringify(values.port)}`);
   const file = positionals[0]!;
   const path = resolve(io.cwd, file);
   const host = values.host!;

@@ -295,6 +295,30 @@ describe("agent-onion serve, reloading and stopping", () => {
   });
 
   it(
+    "refuses --max-restarts and --port values that are not whole numbers, the empty one too, naming the flag",
+    async () => {
+      const cases: [string, string, RegExp][] = [
+        ["--max-restarts", "", /--max-restarts must be a whole number of restarts, got ""/],
+        ["--max-restarts", " ", /--max-restarts must be a whole number of restarts, got " "/],
+        ["--max-restarts", "2.5", /--max-restarts must be a whole number of restarts, got "2.5"/],
+        ["--max-restarts", "1e3", /--max-restarts must be a whole number of restarts, got "1e3"/],
+        ["--max-restarts", "-1", /--max-restarts must be a whole number of restarts, got "-1"/],
+        ["--port", "", /--port must be a port number \(0 to 65535\), got ""/],
+        ["--port", "0x50", /--port must be a port number \(0 to 65535\), got "0x50"/],
+        ["--port", "65536", /--port must be a port number \(0 to 65535\), got "65536"/],
+      ];
+      const results = await Promise.all(
+        cases.map(([flag, value]) => runChild(process.execPath, [bin, "serve", `${flag}=${value}`, fixture("cli", "busy-stack.ts")], "")),
+      );
+      results.forEach((r, i) => {
+        expect({ flag: cases[i]![0], value: cases[i]![1], code: r.code }).toEqual({ flag: cases[i]![0], value: cases[i]![1], code: 64 });
+        expect(r.stderr).toMatch(cases[i]![2]);
+      });
+    },
+    scaled(60_000),
+  );
+
+  it(
     "stops on SIGTERM after answering the request in flight",
     async () => {
       const server = await startServer(["--no-watch", fixture("cli", "slow-stack.ts")]);
