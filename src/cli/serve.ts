@@ -7,7 +7,8 @@
  * Guarantees: it listens on 127.0.0.1 unless told otherwise; it takes only `POST` with
  * `Content-Type: application/json` (which a web page cannot send to it without a CORS preflight
  * it never answers) and, on loopback, only a `Host` naming loopback (against DNS rebinding); a
- * body over 16 MiB is refused; it never redirects. When a file in the module's directory
+ * body over 16 MiB is refused; it never redirects. It listens from the start: an event that
+ * comes while the module loads waits for it (within `--timeout`). When a file in the module's directory
  * changes, a new child loads the module afresh and takes over once loaded; requests in flight
  * finish on the old one. A child that misses `--timeout` is killed and replaced. SIGINT or SIGTERM
  * stop it after the requests in flight are answered.
@@ -171,8 +172,32 @@ class HookProcess {
     this.child.kill("SIGKILL");
   }
 
+  /**
+   * Answer one event within `--timeout`. While the module is still loading, the event waits for
+   * the load (within the same deadline): the port is open from the start, and a refused
+   * connection would let Claude Code's action through unguarded.
+   */
   ask(id: number, text: string): Promise<HookAnswer> {
     if (this.exited) return Promise.resolve(this.undecided(`no hook process is running (the last one exited: ${this.exitedWhy})`));
+    if (!this.started) return this.askOnceLoaded(id, text);
+    return this.send(id, text, this.deadlineMs);
+  }
+
+  private async askOnceLoaded(id: number, text: string): Promise<HookAnswer> {
+    const since = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<true>((r) => (timer = setTimeout(() => r(true), this.deadlineMs)));
+    const error = await Promise.race([this.ready, late]);
+    clearTimeout(timer);
+    if (error === true) return this.undecided(`the module did not load within ${this.deadlineMs / 1000} s (--timeout)`);
+    // It died or was stopped while loading; a module that threw is answered by the child, as claude-hook answers it.
+    if (this.exited || !this.started)
+      return this.undecided(error ?? `the hook process exited (${this.exitedWhy}) before it loaded the module`);
+    return this.send(id, text, Math.max(1, this.deadlineMs - (Date.now() - since)));
+  }
+
+  private send(id: number, text: string, deadlineMs: number): Promise<HookAnswer> {
+    if (this.exited) return Promise.resolve(this.lost());
     return new Promise((answered) => {
       // Timed here, not in the child: a stack that keeps its process busy cannot hold the answer.
       // The child is then stopped (a synchronous spin would keep it busy for good; its other calls
@@ -185,7 +210,7 @@ class HookProcess {
         this.timedOut = true;
         this.onTimeout(`${why}; stopping its hook process`);
         this.kill();
-      }, this.deadlineMs);
+      }, deadlineMs);
       this.pending.set(id, (answer) => {
         clearTimeout(timer);
         answered(answer);
@@ -362,8 +387,8 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
   };
 
   let watcher: FSWatcher | undefined;
+  // Loaded while the port opens: requests that come meanwhile wait for it (ask).
   current = start();
-  await loaded(current, "loaded");
   if (!values["no-watch"]) {
     let timer: NodeJS.Timeout | undefined;
     watcher = watch(dirname(path), (_type, name) => {
@@ -420,13 +445,16 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
     });
   }).catch(async (error: unknown) => {
     watcher?.close();
-    await current.retire();
+    stopping = true;
+    for (const child of live) child.kill();
+    await Promise.all([...live].map((child) => child.done));
     throw new Error(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
   });
   const address = server.address() as AddressInfo;
   const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
   io.out(`listening on http://${shown}:${address.port}/\n`);
   if (!loopback.has(host)) log(`listening on ${host}: anyone who can reach this address can run your hooks`);
+  void loaded(current, "loaded");
 
   return new Promise<number>((stopped) => {
     const stop = (signal: string): void => {
@@ -437,7 +465,8 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
       watcher?.close();
       server.close();
       server.closeIdleConnections();
-      for (const child of live) if (child !== current) child.kill();
+      // One still loading (a reload, or the first load) is stopped: the requests waiting for it are blocked.
+      for (const child of live) if (child !== current || !child.started) child.kill();
       void (async () => {
         while (inFlight > 0) await new Promise((r) => setTimeout(r, 5));
         await current.retire();

@@ -262,6 +262,8 @@ describe("agent-onion serve, reloading and stopping", () => {
     async () => {
       const server = await startServer(["--no-watch", "--timeout", "2", fixture("cli", "busy-stack.ts")]);
       try {
+        // Loaded first: a request that waits for the load within --timeout is not the case here.
+        while (!/loaded .*busy-stack/.test(server.stderr)) await new Promise((r) => setTimeout(r, 50));
         // A spin of a day: only a new hook process can answer anything after it.
         const reply = await post(
           server.url,
@@ -477,6 +479,7 @@ describe("agent-onion serve, when the hook process keeps failing", () => {
     const server = await startServer(["--no-watch", "--timeout", "8", module]);
     const pids: number[] = [];
     try {
+      await eventually(() => /loaded .*hangs\.ts/.test(server.stderr));
       expect(await denial(server.url)).toMatch(/did not decide within 8 s/);
       await eventually(() => /stopping its hook process/.test(server.stderr));
       pids.push(Number(readFileSync(hookPid, "utf8")), Number(readFileSync(detachedPid, "utf8")));
@@ -492,4 +495,113 @@ describe("agent-onion serve, when the hook process keeps failing", () => {
       expect(await stop(server)).toBe(0);
     }
   }, 120_000);
+});
+
+describe("agent-onion serve, while the module loads", () => {
+  const dir = mkdtempSync(join(tmpdir(), "agent-onion-serve-load-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const src = join(root, "src", "index.ts");
+  const pre = event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t1" });
+  /** A module whose load holds its process (as a slow synchronous import does) until `gate` exists, then runs `then`. */
+  const gated = (name: string, gate: string, then: string): string => {
+    const module = join(dir, name);
+    writeFileSync(
+      module,
+      `import { existsSync } from "node:fs";\nimport { createAgentStack, Reject } from ${JSON.stringify(src)};\nprocess.stderr.write("loading ${name}\\n");\nconst nap = new Int32Array(new SharedArrayBuffer(4));\nwhile (!existsSync(${JSON.stringify(gate)})) Atomics.wait(nap, 0, 0, 20);\n${then}\n`,
+    );
+    return module;
+  };
+  /** POST `body` and resolve `sent` once the request is on its way (connected and written). */
+  const postAndSend = (url: string, body: string): { sent: Promise<void>; reply: Promise<Reply> } => {
+    let sent!: () => void;
+    const onItsWay = new Promise<void>((r) => (sent = r));
+    const reply = new Promise<Reply>((resolve, reject) => {
+      const req = request(url, { method: "POST", headers: { "content-type": "application/json" } }, (res) => {
+        let text = "";
+        res.on("data", (c: Buffer) => (text += c.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text, type: res.headers["content-type"] }));
+      });
+      req.on("error", reject);
+      req.end(body, () => sent());
+    });
+    return { sent: onItsWay, reply };
+  };
+  const decision = (reply: Reply): { permissionDecision: string; permissionDecisionReason: string } => {
+    expect(reply.status).toBe(200);
+    return (JSON.parse(reply.body) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } })
+      .hookSpecificOutput;
+  };
+
+  it(
+    "listens before the module has loaded, and answers what came meanwhile once it has: with the module, or blocked",
+    async () => {
+      const cases = {
+        loads: {
+          then: `export default createAgentStack().use("toolCall", { name: "g", before: () => Reject("the slow module decided") });`,
+        },
+        throws: { then: `throw new Error("broken on purpose");\nexport default createAgentStack();` },
+        exits: { then: `process.exit(7);\nexport default createAgentStack();` },
+      };
+      const servers = await Promise.all(
+        Object.entries(cases).map(async ([name, { then }]) => {
+          const gate = join(dir, `${name}.gate`);
+          const server = await startServer(["--no-watch", "--max-restarts", "0", gated(`${name}.ts`, gate, then)]);
+          return { name, gate, server };
+        }),
+      );
+      try {
+        const replies = await Promise.all(
+          servers.map(async ({ gate, server }) => {
+            // The module cannot have loaded before the request is on its way: its gate opens only then.
+            const { sent, reply } = postAndSend(server.url, pre);
+            await sent;
+            expect(server.stderr).not.toMatch(/loaded|did not load/);
+            writeFileSync(gate, "");
+            return decision(await reply);
+          }),
+        );
+        expect(replies[0]).toMatchObject({ permissionDecision: "deny", permissionDecisionReason: "the slow module decided" });
+        expect(replies[1]).toMatchObject({
+          permissionDecision: "deny",
+          permissionDecisionReason: expect.stringMatching(/cannot load .*broken on purpose/),
+        });
+        expect(replies[2]).toMatchObject({
+          permissionDecision: "deny",
+          permissionDecisionReason: expect.stringMatching(/the hook process exited \(code 7\) before it loaded the module/),
+        });
+      } finally {
+        for (const { server } of servers) expect(await stop(server)).toBe(0);
+      }
+    },
+    scaled(90_000),
+  );
+
+  it(
+    "blocks an event that waited --timeout for a module still loading, and keeps loading it",
+    async () => {
+      const gate = join(dir, "late.gate");
+      const server = await startServer([
+        "--no-watch",
+        "--timeout",
+        "1",
+        gated(
+          "late.ts",
+          gate,
+          `export default createAgentStack().use("toolCall", { name: "g", before: () => Reject("late but loaded") });`,
+        ),
+      ]);
+      try {
+        expect(decision(await post(server.url, pre))).toMatchObject({
+          permissionDecision: "deny",
+          permissionDecisionReason: "agent-onion serve: the module did not load within 1 s (--timeout)",
+        });
+        writeFileSync(gate, "");
+        while (!/loaded .*late\.ts/.test(server.stderr)) await new Promise((r) => setTimeout(r, 50));
+        expect(decision(await post(server.url, pre)).permissionDecisionReason).toBe("late but loaded");
+      } finally {
+        expect(await stop(server)).toBe(0);
+      }
+    },
+    scaled(60_000),
+  );
 });
