@@ -11,12 +11,13 @@
  * comes while the module loads waits for it (within `--timeout`). When a file in the module's directory
  * changes, a new child loads the module afresh and takes over once loaded; requests in flight
  * finish on the old one. A child that misses `--timeout` is killed and replaced. SIGINT or SIGTERM
- * stop it after the requests in flight are answered.
+ * stop it after the requests in flight are answered; a second one stops it at once (exit 128 + signal).
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { existsSync, watch, type FSWatcher } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { constants as osConstants } from "node:os";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -457,8 +458,26 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
   void loaded(current, "loaded");
 
   return new Promise<number>((stopped) => {
-    const stop = (signal: string): void => {
-      if (stopping) return;
+    let forced = false;
+    /** A second signal while draining: stop now, as supervisors and users expect of a second Ctrl-C. */
+    const stopNow = async (signal: NodeJS.Signals): Promise<void> => {
+      forced = true;
+      log(`${signal} again: stopping now; the requests in flight are blocked`);
+      // Their command hooks go with them (kill); the requests they held are answered as lost: blocked.
+      for (const child of live) child.kill();
+      await Promise.all([...live].map((child) => child.done));
+      const until = Date.now() + 1000;
+      while (inFlight > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+      server.closeAllConnections();
+      process.off("SIGINT", onInt);
+      process.off("SIGTERM", onTerm);
+      stopped(128 + (osConstants.signals[signal] ?? 0));
+    };
+    const stop = (signal: NodeJS.Signals): void => {
+      if (stopping) {
+        if (!forced) void stopNow(signal);
+        return;
+      }
       stopping = true;
       clearTimeout(restart);
       log(`${signal}: finishing ${inFlight} request${inFlight === 1 ? "" : "s"} in flight, then stopping`);
@@ -470,6 +489,8 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
       void (async () => {
         while (inFlight > 0) await new Promise((r) => setTimeout(r, 5));
         await current.retire();
+        // A second signal came meanwhile: stopNow says how it ended.
+        if (forced) return;
         process.off("SIGINT", onInt);
         process.off("SIGTERM", onTerm);
         stopped(0);

@@ -497,6 +497,74 @@ describe("agent-onion serve, when the hook process keeps failing", () => {
   }, 120_000);
 });
 
+describe("agent-onion serve, stopped twice", () => {
+  const dir = mkdtempSync(join(tmpdir(), "agent-onion-serve-stop-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  /** The process is gone (or a zombie, which runs nothing). */
+  const gone = (pid: number): boolean => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+      return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+    } catch {
+      return true;
+    }
+  };
+  const until = async (check: () => boolean): Promise<void> => {
+    while (!check()) await new Promise((r) => setTimeout(r, 50));
+  };
+
+  for (const signal of ["SIGTERM", "SIGINT"] as const)
+    it(
+      `stops at once on a second ${signal} while draining: kills the command hooks, blocks what was in flight, exits non-zero`,
+      async () => {
+        const module = join(dir, `waits-${signal}.ts`);
+        const hookPid = join(dir, `hook-${signal}.pid`);
+        writeFileSync(
+          module,
+          `import { createAgentStack } from ${JSON.stringify(join(root, "src", "index.ts"))};\nimport { commandHook } from ${JSON.stringify(join(root, "src", "executors", "index.ts"))};\nexport default createAgentStack().use("toolCall", commandHook({ event: "PreToolUse", command: ${JSON.stringify(`echo $$ > ${hookPid}; sleep 1001`)}, timeoutMs: 600_000 }));\n`,
+        );
+        const server = await startServer(["--no-watch", module]);
+        let pid = 0;
+        try {
+          const pending = post(
+            server.url,
+            event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t1" }),
+          );
+          await until(() => {
+            try {
+              pid = Number(readFileSync(hookPid, "utf8"));
+            } catch {
+              return false;
+            }
+            return pid > 0;
+          });
+          server.child.kill(signal);
+          await until(() => server.stderr.includes(`${signal}: finishing 1 request in flight, then stopping`));
+          server.child.kill(signal);
+          expect(await server.exited).toBe(signal === "SIGTERM" ? 143 : 130);
+          const reply = await pending;
+          expect(reply.status).toBe(200);
+          expect(JSON.parse(reply.body)).toMatchObject({
+            hookSpecificOutput: {
+              permissionDecision: "deny",
+              permissionDecisionReason: expect.stringMatching(/exited \(SIGKILL\) before it answered/),
+            },
+          });
+          expect(server.stderr).toContain(`${signal} again: stopping now`);
+          await until(() => gone(pid));
+        } finally {
+          server.child.kill("SIGKILL");
+          try {
+            if (pid > 0) process.kill(pid, "SIGKILL");
+          } catch {
+            // gone, as it should be
+          }
+        }
+      },
+      scaled(60_000),
+    );
+});
+
 describe("agent-onion serve, while the module loads", () => {
   const dir = mkdtempSync(join(tmpdir(), "agent-onion-serve-load-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
