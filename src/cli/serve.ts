@@ -21,7 +21,7 @@ import { constants as osConstants } from "node:os";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { killHookRunsOf } from "../executors/process.ts";
+import { killHookRunsLeftBy, killHookRunsOf } from "../executors/process.ts";
 import { httpAnswer, type HookAnswer } from "./hook-answer.ts";
 import type { FromHookProcess, ToHookProcess } from "./hook-process.ts";
 import { MAX_EVENT_BYTES, timeoutSeconds, UsageError, type CliIo } from "./io.ts";
@@ -89,6 +89,7 @@ class HookProcess {
     private readonly failOpen: boolean,
     private readonly deadlineMs: number,
     onExit: (child: HookProcess) => void,
+    /** Says on stderr what serve did to it (stopped for --timeout, killed what it left). */
     private readonly onTimeout: (why: string) => void = () => {},
   ) {
     this.child = fork(binPath(), ["_hook-process", ...args], {
@@ -128,7 +129,17 @@ class HookProcess {
         if (!this.retiring) onExit(this);
         done();
       };
-      this.child.once("exit", (code, signal) => ended(signal ?? `code ${code}`));
+      this.child.once("exit", (code, signal) => {
+        // Killed by a signal (the OOM killer, kill -9) it could not end its command hooks: they
+        // would run on, unwatched, until their own timeouts.
+        const pid = this.child.pid;
+        if (signal !== null && pid !== undefined) {
+          const left = killHookRunsLeftBy(pid).length;
+          if (left > 0)
+            this.onTimeout(`the hook process exited (${signal}); killed the ${left} command hook${left === 1 ? "" : "s"} it was running`);
+        }
+        ended(signal ?? `code ${code}`);
+      });
       // A process that could not be started (EMFILE, a missing working directory) emits "error"
       // and never "exit": it ended before it began.
       this.child.on("error", (error: NodeJS.ErrnoException) => {

@@ -565,6 +565,81 @@ describe("agent-onion serve, stopped twice", () => {
     );
 });
 
+describe("agent-onion serve, when its hook process is killed from outside", () => {
+  const dir = mkdtempSync(join(tmpdir(), "agent-onion-serve-oom-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const gone = (pid: number): boolean => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+      return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+    } catch {
+      return true;
+    }
+  };
+  const until = async (check: () => boolean): Promise<void> => {
+    while (!check()) await new Promise((r) => setTimeout(r, 50));
+  };
+  const pidIn = (file: string): number => {
+    try {
+      return Number(readFileSync(file, "utf8"));
+    } catch {
+      return 0;
+    }
+  };
+
+  it(
+    "kills the command hooks it was running, with what they started in a session of their own, not what a finished one left",
+    async () => {
+      const module = join(dir, "runs-long.ts");
+      const hookPid = join(dir, "hook.pid");
+      const detachedPid = join(dir, "detached.pid");
+      const leftoverPid = join(dir, "leftover.pid");
+      // The first run ends at once and leaves a server behind (in its session, as `nohup ... &` does); the second runs on.
+      const command = `if [ ! -e ${leftoverPid} ]; then nohup sleep 1004 >/dev/null 2>&1 & echo $! > ${leftoverPid}; exit 0; fi; setsid sleep 1003 & echo $! > ${detachedPid}; echo $$ > ${hookPid}; wait`;
+      writeFileSync(
+        module,
+        `import { createAgentStack } from ${JSON.stringify(join(root, "src", "index.ts"))};\nimport { commandHook } from ${JSON.stringify(join(root, "src", "executors", "index.ts"))};\nexport default createAgentStack().use("toolCall", commandHook({ event: "PreToolUse", command: ${JSON.stringify(command)}, timeoutMs: 600_000 }));\n`,
+      );
+      const server = await startServer(["--no-watch", module]);
+      const pids: number[] = [];
+      try {
+        const pre = event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t1" });
+        expect((await post(server.url, pre)).status).toBe(200);
+        const leftover = pidIn(leftoverPid);
+        expect(leftover).toBeGreaterThan(0);
+        pids.push(leftover);
+        const pending = post(server.url, pre);
+        await until(() => pidIn(hookPid) > 0 && pidIn(detachedPid) > 0);
+        pids.push(pidIn(hookPid), pidIn(detachedPid));
+        // The hook process is the command hook's parent (serve may have other children: tsx's esbuild).
+        const stat = readFileSync(`/proc/${pids[1]}/stat`, "latin1");
+        const hookProcess = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+        expect(execFileSync("ps", ["-o", "ppid=", "-p", String(hookProcess)], { encoding: "utf8" }).trim()).toBe(String(server.child.pid));
+        process.kill(hookProcess, "SIGKILL");
+        expect(JSON.parse((await pending).body)).toMatchObject({
+          hookSpecificOutput: {
+            permissionDecision: "deny",
+            permissionDecisionReason: expect.stringMatching(/exited \(SIGKILL\) before it answered/),
+          },
+        });
+        await until(() => pids.slice(1).every(gone));
+        expect(server.stderr).toContain("the hook process exited (SIGKILL); killed the 1 command hook it was running");
+        // What a finished run left behind is the user's, as when the hook process ends normally.
+        expect(gone(leftover)).toBe(false);
+      } finally {
+        for (const pid of pids)
+          try {
+            process.kill(pid, "SIGKILL");
+          } catch {
+            // gone, as it should be
+          }
+        expect(await stop(server)).toBe(0);
+      }
+    },
+    scaled(60_000),
+  );
+});
+
 describe("agent-onion serve, while the module loads", () => {
   const dir = mkdtempSync(join(tmpdir(), "agent-onion-serve-load-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
