@@ -7,7 +7,8 @@
  * Guarantees: it listens on 127.0.0.1 unless told otherwise; it takes only `POST` with
  * `Content-Type: application/json` (which a web page cannot send to it without a CORS preflight
  * it never answers) and, on loopback, only a `Host` naming loopback (against DNS rebinding); a
- * body over 16 MiB is refused; it never redirects. It listens from the start: an event that
+ * body over 16 MiB is refused, and one that would take the bodies read at once past
+ * `--max-buffered` is dropped as it comes and answered "could not decide"; it never redirects. It listens from the start: an event that
  * comes while the module loads waits for it (within `--timeout`). When a file in the module's directory
  * changes, a new child loads the module afresh and takes over once loaded; requests in flight
  * finish on the old one. A child that misses `--timeout` is killed and replaced. SIGINT or SIGTERM
@@ -31,6 +32,12 @@ export const DEFAULT_PORT = 7337;
 
 /** How many times in a row `serve` starts a new hook process after one died without answering. */
 export const DEFAULT_MAX_RESTARTS = 8;
+
+/**
+ * How many MiB of request bodies `serve` holds at once, over all connections, unless
+ * `--max-buffered` says otherwise: four events of the largest size.
+ */
+export const DEFAULT_MAX_BUFFERED_MIB = 64;
 
 /** How long a hook process may take to load the module: `--timeout`, and at least two minutes (a loaded machine is slow to start one). */
 const loadDeadlineMs = (deadlineMs: number): number => Math.max(deadlineMs, 120_000);
@@ -253,24 +260,73 @@ class HookProcess {
   }
 }
 
+/** What `readBody` read: the text, or why it kept none. */
+type Body =
+  | { readonly text: string }
+  | { readonly tooLarge: true }
+  /** Taking it would have passed `--max-buffered`: dropped, with the event's name if its start gave it. */
+  | { readonly overBound: true; readonly event: string | undefined };
+
+/** Bytes of request bodies held by all requests of one server, against `--max-buffered`. */
+interface Buffered {
+  bytes: number;
+  readonly limit: number;
+}
+
+/** The event's name, read from the start of its body (Claude Code sends it among the first fields). */
+const eventNameAtStart = (chunks: readonly Buffer[]): string | undefined => {
+  const head = Buffer.concat(chunks)
+    .subarray(0, 16 * 1024)
+    .toString("utf8");
+  return /"hook_event_name"\s*:\s*"([A-Za-z]+)"/.exec(head)?.[1];
+};
+
 /**
- * Read a request body of at most `limit` bytes; undefined when it is larger. The rest of a larger
- * body is read and dropped, so the client gets the 413 rather than a reset while still sending
- * (up to four times the limit; past that the connection is cut).
+ * Read a request body of at most `limit` bytes, holding its bytes against `pool` (released by
+ * `release`, once the request is answered). A larger body, or one that would take `pool` past
+ * its limit, is read on and dropped as it comes (so the client gets an answer rather than a reset
+ * while still sending; past four times `limit` the connection is cut). Without `pool`, every byte
+ * is dropped (a request refused before its body is read).
  */
-const readBody = (req: IncomingMessage, limit: number): Promise<string | undefined> =>
-  new Promise((resolvePromise, reject) => {
-    const chunks: Buffer[] = [];
+const readBody = (req: IncomingMessage, limit: number, pool?: Buffered): { body: Promise<Body>; release(): void } => {
+  let held = 0;
+  const release = (): void => {
+    if (pool) pool.bytes -= held;
+    held = 0;
+  };
+  const body = new Promise<Body>((resolvePromise, reject) => {
+    let chunks: Buffer[] = [];
     let size = 0;
+    let overBound: { event: string | undefined } | undefined;
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > 4 * limit) req.destroy();
-      else if (size <= limit) chunks.push(chunk);
-      else chunks.length = 0;
+      if (pool === undefined || overBound !== undefined || size > limit) {
+        chunks = [];
+        release();
+      } else if (pool.bytes + chunk.length > pool.limit) {
+        overBound = { event: eventNameAtStart([...chunks, chunk]) };
+        chunks = [];
+        release();
+      } else {
+        chunks.push(chunk);
+        held += chunk.length;
+        pool.bytes += chunk.length;
+      }
     });
-    req.on("end", () => resolvePromise(size > limit ? undefined : Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
+    req.on("end", () => {
+      if (size > limit) resolvePromise({ tooLarge: true });
+      else if (overBound !== undefined) resolvePromise({ overBound: true, ...overBound });
+      else resolvePromise({ text: Buffer.concat(chunks).toString("utf8") });
+      chunks = [];
+    });
+    req.on("error", (error) => {
+      release();
+      reject(error);
+    });
   });
+  return { body, release };
+};
 
 const plain = (res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void => {
   res.writeHead(status, { "content-type": "text/plain; charset=utf-8", ...headers });
@@ -307,6 +363,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
       "no-watch": { type: "boolean", default: false },
       timeout: { type: "string" },
       "max-restarts": { type: "string", default: String(DEFAULT_MAX_RESTARTS) },
+      "max-buffered": { type: "string", default: String(DEFAULT_MAX_BUFFERED_MIB) },
     },
   });
   const deadlineMs = timeoutSeconds(values.timeout) * 1000;
@@ -314,6 +371,10 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
   const maxRestarts = wholeNumber(values["max-restarts"]!);
   if (maxRestarts === undefined)
     throw new UsageError(`--max-restarts must be a whole number of restarts, got ${JSON.stringify(values["max-restarts"])}`);
+  const maxBufferedMiB = wholeNumber(values["max-buffered"]!);
+  if (maxBufferedMiB === undefined || maxBufferedMiB < 1 || maxBufferedMiB > 1024 * 1024)
+    throw new UsageError(`--max-buffered must be a whole number of MiB, at least 1, got ${JSON.stringify(values["max-buffered"])}`);
+  const buffered: Buffered = { bytes: 0, limit: maxBufferedMiB * 1024 * 1024 };
   const port = wholeNumber(values.port!);
   if (port === undefined || port > 65_535)
     throw new UsageError(`--port must be a port number (0 to 65535), got ${JSON.stringify(values.port)}`);
@@ -427,8 +488,19 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
         return refuse(res, 403, "agent-onion serve answers requests addressed to loopback only");
       if (!/^application\/json(?:\s*;|$)/i.test(req.headers["content-type"] ?? ""))
         return refuse(res, 415, "the event must be sent as application/json");
-      const text = await readBody(req, MAX_EVENT_BYTES);
-      if (text === undefined) return plain(res, 413, `events are limited to ${MAX_EVENT_BYTES} bytes`, { connection: "close" });
+      const reading = readBody(req, MAX_EVENT_BYTES, buffered);
+      res.once("close", reading.release);
+      const body = await reading.body;
+      if ("tooLarge" in body) return plain(res, 413, `events are limited to ${MAX_EVENT_BYTES} bytes`, { connection: "close" });
+      if ("overBound" in body) {
+        // Refusing would let Claude Code's action through: answer "could not decide" instead, without the stack.
+        const why = `agent-onion serve: more than ${maxBufferedMiB} MiB of events are being read at once (--max-buffered); this one was dropped unread`;
+        log(why);
+        const http = httpAnswer({ exitCode: failOpen ? 1 : 2, stderr: why, ...withEvent(body.event) });
+        res.writeHead(http.status, http.contentType ? { "content-type": http.contentType } : {});
+        return res.end(http.body);
+      }
+      const text = body.text;
       const answer = await current.ask(++ids, text);
       const http = httpAnswer(
         answer.event === undefined && answer.exitCode === 2 ? { ...answer, ...withEvent(eventNameIn(text)) } : answer,
@@ -444,7 +516,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
   });
   const refuse = async (res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): Promise<void> => {
     // Answer once the body is read (and dropped): an answer sent before makes Node close the connection under the client.
-    if ((await readBody(res.req, MAX_EVENT_BYTES)) === undefined) headers = { ...headers, connection: "close" };
+    if ("tooLarge" in (await readBody(res.req, MAX_EVENT_BYTES).body)) headers = { ...headers, connection: "close" };
     plain(res, status, text, headers);
   };
   const withEvent = (event: string | undefined): { event?: string } => (event !== undefined ? { event } : {});

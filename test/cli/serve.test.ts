@@ -640,6 +640,63 @@ describe("agent-onion serve, when its hook process is killed from outside", () =
   );
 });
 
+describe("agent-onion serve, flooded", () => {
+  it(
+    "answers blocked at once, not refused, an event that would take the bodies being read past --max-buffered",
+    async () => {
+      const server = await startServer(["--no-watch", "--max-buffered", "1", fixture("settings", "guard-stack.ts")]);
+      try {
+        const pre = event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t1" });
+        const padded = (bytes: number): [string, string] => {
+          const start = `{"session_id":"s1","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t2","tool_input":{"command":"ls","pad":"`;
+          return [start + "x".repeat(bytes), `"}}`];
+        };
+        // A: 900 KiB sent, the rest held back, so the server holds it while B comes.
+        const [startA, endA] = padded(900 * 1024);
+        let replyA!: Promise<Reply>;
+        const a = await new Promise<ReturnType<typeof request>>((sent) => {
+          replyA = new Promise<Reply>((resolve, reject) => {
+            const req = request(server.url, { method: "POST", headers: { "content-type": "application/json" } }, (res) => {
+              let text = "";
+              res.on("data", (c: Buffer) => (text += c.toString()));
+              res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text, type: res.headers["content-type"] }));
+            });
+            req.on("error", reject);
+            req.write(startA, () => sent(req));
+          });
+        });
+        // B alone fits; once the server has read A's bytes it does not, and is blocked.
+        const [startB, endB] = padded(200 * 1024);
+        let b: Reply;
+        do b = await post(server.url, startB + endB);
+        while (b.body === "");
+        expect(b.status).toBe(200);
+        expect(JSON.parse(b.body)).toMatchObject({
+          hookSpecificOutput: {
+            hookEventName: "PreToolUse",
+            permissionDecision: "deny",
+            permissionDecisionReason: expect.stringMatching(/more than 1 MiB of events are being read at once \(--max-buffered\)/),
+          },
+        });
+        // A itself is answered by the stack, and what it held is given back.
+        a.end(endA);
+        expect(await replyA).toEqual({ status: 200, body: "", type: undefined });
+        expect(await post(server.url, startB + endB)).toEqual({ status: 200, body: "", type: undefined });
+        expect(await post(server.url, pre)).toEqual({ status: 200, body: "", type: undefined });
+      } finally {
+        expect(await stop(server)).toBe(0);
+      }
+    },
+    scaled(60_000),
+  );
+
+  it("refuses a --max-buffered that is not a whole number of MiB", async () => {
+    const r = await runChild(process.execPath, [bin, "serve", "--max-buffered", "0", fixture("cli", "busy-stack.ts")], "");
+    expect(r.code).toBe(64);
+    expect(r.stderr).toMatch(/--max-buffered must be a whole number of MiB, at least 1, got "0"/);
+  });
+});
+
 describe("agent-onion serve, while the module loads", () => {
   const dir = mkdtempSync(join(tmpdir(), "agent-onion-serve-load-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
