@@ -8,18 +8,21 @@
  * `Content-Type: application/json` (which a web page cannot send to it without a CORS preflight
  * it never answers) and, on loopback, only a `Host` naming loopback (against DNS rebinding); a
  * body over 16 MiB is refused, and one that would take the bodies read at once past
- * `--max-buffered` is dropped as it comes and answered "could not decide"; it never redirects. It listens from the start: an event that
- * comes while the module loads waits for it (within `--timeout`). When a file in the module's directory
- * changes, a new child loads the module afresh and takes over once loaded; requests in flight
- * finish on the old one. A child that misses `--timeout` is killed and replaced. SIGINT or SIGTERM
- * stop it after the requests in flight are answered; a second one stops it at once (exit 128 + signal).
+ * `--max-buffered` is dropped as it comes and answered "could not decide"; it never redirects.
+ * It listens from the start: an event that comes while the module loads waits for it (within
+ * `--timeout`). When the module, or a file beside it that it imports, changes, a new child loads
+ * the module afresh and takes over once loaded; requests in flight finish on the old one. A child
+ * that misses `--timeout` is killed and replaced; one killed from outside has its command hooks
+ * killed. SIGINT or SIGTERM stop it after the requests in flight are answered; a second one stops
+ * it at once (exit 128 + the signal's number).
  */
 import { fork, type ChildProcess } from "node:child_process";
-import { existsSync, watch, type FSWatcher } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, watch, type FSWatcher } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { constants as osConstants } from "node:os";
-import { dirname, resolve } from "node:path";
+import { basename, dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { killHookRunsLeftBy, killHookRunsOf } from "../executors/process.ts";
@@ -54,8 +57,61 @@ const binPath = (): string => {
   return existsSync(path) ? path : (process.argv[1] as string);
 };
 
-/** Files whose change reloads the module: scripts and JSON beside it. */
+/** Files whose change may reload the module: scripts and JSON beside it. */
 const watched = /\.(?:[cm]?[jt]sx?|json)$/;
+
+const scripts = [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"];
+/** What a relative specifier may name: itself, its TypeScript source (`./x.js` for x.ts), or itself with an extension. */
+const candidates = (spec: string): string[] => {
+  const ext = extname(spec);
+  if (ext === "") return [...scripts, ".json"].map((e) => spec + e);
+  const ts = { ".js": ".ts", ".jsx": ".tsx", ".mjs": ".mts", ".cjs": ".cts" }[ext];
+  return ts ? [spec, spec.slice(0, -ext.length) + ts] : [spec];
+};
+
+/**
+ * The module and the files beside it that it imports, directly or through each other, by a
+ * relative specifier written in the source (`from "./x.ts"`, `import("./x.js")`, `require("./x")`):
+ * the files whose change is a change of the module. A file it writes beside itself (a log, its
+ * state) is not one of them.
+ */
+const moduleFiles = (path: string): Set<string> => {
+  const dir = dirname(path);
+  const found = new Set<string>([basename(path)]);
+  const queue = [basename(path)];
+  while (queue.length > 0) {
+    const name = queue.pop()!;
+    if (!scripts.includes(extname(name))) continue;
+    let source: string;
+    try {
+      source = readFileSync(join(dir, name), "utf8");
+    } catch {
+      continue;
+    }
+    for (const match of source.matchAll(/(?:\bfrom|\bimport|\brequire)\s*\(?\s*["'](\.\.?\/[^"'\n]+)["']/g))
+      for (const candidate of candidates(resolve(dir, match[1]!))) {
+        if (dirname(candidate) !== dir || found.has(basename(candidate)) || !existsSync(candidate)) continue;
+        found.add(basename(candidate));
+        queue.push(basename(candidate));
+      }
+  }
+  return found;
+};
+
+/** The content of the module's files, to tell a change from a write of the same bytes. */
+const moduleVersion = (path: string): string => {
+  const hash = createHash("sha256");
+  for (const name of [...moduleFiles(path)].sort()) {
+    hash.update(`${name}\0`);
+    try {
+      hash.update(readFileSync(join(dirname(path), name)));
+    } catch {
+      hash.update("\0missing");
+    }
+    hash.update("\0");
+  }
+  return hash.digest("hex");
+};
 
 /** A flag's value written as a whole number in decimal digits ("8", not "", " 8", "8.0", "1e3", "0x8"); undefined otherwise. */
 const wholeNumber = (value: string): number | undefined => (/^\d{1,15}$/.test(value) ? Number(value) : undefined);
@@ -418,7 +474,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
     if (crashes > maxRestarts) {
       log(
         `${what}; it ended ${crashes} times in a row, so no new one is started: every event ${answered} until ${
-          watcher !== undefined ? "a file beside the module changes or " : ""
+          watcher !== undefined ? "the module (or a file beside it that it imports) changes or " : ""
         }serve is restarted`,
       );
       return;
@@ -464,10 +520,16 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
   current = start();
   if (!values["no-watch"]) {
     let timer: NodeJS.Timeout | undefined;
+    let version = moduleVersion(path);
     watcher = watch(dirname(path), (_type, name) => {
       if (name !== null && !watched.test(String(name))) return;
       clearTimeout(timer);
       timer = setTimeout(() => {
+        // Only a change of the module's own files counts: a module that writes a file beside itself
+        // (or saves the same bytes) would otherwise reload itself, and reset the count, for good.
+        const now = moduleVersion(path);
+        if (now === version) return;
+        version = now;
         // A changed module gets a fresh start, however often the last one died.
         crashes = 0;
         void replace("reloaded");

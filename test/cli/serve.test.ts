@@ -400,7 +400,9 @@ describe("agent-onion serve, when the hook process keeps failing", () => {
         "starting a new one in 0.2 s",
         "it ended 4 times in a row",
       ]);
-      expect(lines[3]).toMatch(/every event is blocked until a file beside the module changes or serve is restarted$/);
+      expect(lines[3]).toMatch(
+        /every event is blocked until the module \(or a file beside it that it imports\) changes or serve is restarted$/,
+      );
       expect(await denial(server.url)).toMatch(/no hook process is running \(the last one exited: code 3\)/);
       // A change to the module starts afresh.
       writeFileSync(
@@ -410,6 +412,34 @@ describe("agent-onion serve, when the hook process keeps failing", () => {
       await eventually(async () => (await denial(server.url)) === "fixed");
     } finally {
       expect(await stop(server)).toBe(0);
+    }
+  }, 180_000);
+
+  it("does not count a file the module writes beside itself as a change: it still gives up; a change of a file it imports counts", async () => {
+    const own = mkdtempSync(join(tmpdir(), "agent-onion-serve-writes-"));
+    try {
+      const module = join(own, "writes-state.ts");
+      const helper = join(own, "reason.ts");
+      const helperWith = (crash: boolean, reason: string) =>
+        `export const crash = ${crash};\nexport const reason = ${JSON.stringify(reason)};\n`;
+      writeFileSync(helper, helperWith(true, "crashing"));
+      writeFileSync(
+        module,
+        `import { writeFileSync } from "node:fs";\nimport { createAgentStack, Reject } from ${JSON.stringify(join(root, "src", "index.ts"))};\nimport { crash, reason } from "./reason.js";\n// State beside the module, different at every load.\nwriteFileSync(${JSON.stringify(join(own, "state.json"))}, JSON.stringify({ pid: process.pid }));\nif (crash) setTimeout(() => process.exit(3), 100);\nexport default createAgentStack().use("toolCall", { name: "g", before: () => Reject(reason) });\n`,
+      );
+      const server = await startServer([module, "--max-restarts", "2"]);
+      try {
+        await eventually(() => /so no new one is started/.test(server.stderr));
+        expect(server.stderr).not.toContain("reloaded");
+        expect(await denial(server.url)).toMatch(/no hook process is running \(the last one exited: code 3\)/);
+        writeFileSync(helper, helperWith(false, "fixed in the helper"));
+        await eventually(async () => (await denial(server.url)) === "fixed in the helper");
+        expect(server.stderr).toContain(`reloaded ${module}`);
+      } finally {
+        expect(await stop(server)).toBe(0);
+      }
+    } finally {
+      rmSync(own, { recursive: true, force: true });
     }
   }, 180_000);
 
