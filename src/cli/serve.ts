@@ -331,7 +331,14 @@ interface Buffered {
 
 /** The event's name, read from the start of its body (Claude Code sends it among the first fields). */
 const eventNameAtStart = (chunks: readonly Buffer[]): string | undefined => {
-  const head = Buffer.concat(chunks)
+  const first: Buffer[] = [];
+  let size = 0;
+  for (const chunk of chunks) {
+    if (size >= 16 * 1024) break;
+    first.push(chunk);
+    size += chunk.length;
+  }
+  const head = Buffer.concat(first)
     .subarray(0, 16 * 1024)
     .toString("utf8");
   return /"hook_event_name"\s*:\s*"([A-Za-z]+)"/.exec(head)?.[1];
