@@ -7,19 +7,25 @@
  * Guarantees: it listens on 127.0.0.1 unless told otherwise; it takes only `POST` with
  * `Content-Type: application/json` (which a web page cannot send to it without a CORS preflight
  * it never answers) and, on loopback, only a `Host` naming loopback (against DNS rebinding); a
- * body over 16 MiB is refused; it never redirects. When a file in the module's directory
- * changes, a new child loads the module afresh and takes over once loaded; requests in flight
- * finish on the old one. A child that misses `--timeout` is killed and replaced. SIGINT or SIGTERM
- * stop it after the requests in flight are answered.
+ * body over 16 MiB is refused, and one that would take the bodies read at once past
+ * `--max-buffered` is dropped as it comes and answered "could not decide"; it never redirects.
+ * It listens from the start: an event that comes while the module loads waits for it (within
+ * `--timeout`). When the module, or a file beside it that it imports, changes, a new child loads
+ * the module afresh and takes over once loaded; requests in flight finish on the old one. A child
+ * that misses `--timeout` is killed and replaced; one killed from outside has its command hooks
+ * killed. SIGINT or SIGTERM stop it after the requests in flight are answered; a second one stops
+ * it at once (exit 128 + the signal's number).
  */
 import { fork, type ChildProcess } from "node:child_process";
-import { existsSync, watch, type FSWatcher } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, watch, type FSWatcher } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { dirname, resolve } from "node:path";
+import { constants as osConstants } from "node:os";
+import { basename, dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { killHookRunsOf } from "../executors/process.ts";
+import { killHookRunsLeftBy, killHookRunsOf } from "../executors/process.ts";
 import { httpAnswer, type HookAnswer } from "./hook-answer.ts";
 import type { FromHookProcess, ToHookProcess } from "./hook-process.ts";
 import { MAX_EVENT_BYTES, timeoutSeconds, UsageError, type CliIo } from "./io.ts";
@@ -29,6 +35,12 @@ export const DEFAULT_PORT = 7337;
 
 /** How many times in a row `serve` starts a new hook process after one died without answering. */
 export const DEFAULT_MAX_RESTARTS = 8;
+
+/**
+ * How many MiB of request bodies `serve` holds at once, over all connections, unless
+ * `--max-buffered` says otherwise: four events of the largest size.
+ */
+export const DEFAULT_MAX_BUFFERED_MIB = 64;
 
 /** How long a hook process may take to load the module: `--timeout`, and at least two minutes (a loaded machine is slow to start one). */
 const loadDeadlineMs = (deadlineMs: number): number => Math.max(deadlineMs, 120_000);
@@ -45,8 +57,64 @@ const binPath = (): string => {
   return existsSync(path) ? path : (process.argv[1] as string);
 };
 
-/** Files whose change reloads the module: scripts and JSON beside it. */
+/** Files whose change may reload the module: scripts and JSON beside it. */
 const watched = /\.(?:[cm]?[jt]sx?|json)$/;
+
+const scripts = [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"];
+/** What a relative specifier may name: itself, its TypeScript source (`./x.js` for x.ts), or itself with an extension. */
+const candidates = (spec: string): string[] => {
+  const ext = extname(spec);
+  if (ext === "") return [...scripts, ".json"].map((e) => spec + e);
+  const ts = { ".js": ".ts", ".jsx": ".tsx", ".mjs": ".mts", ".cjs": ".cts" }[ext];
+  return ts ? [spec, spec.slice(0, -ext.length) + ts] : [spec];
+};
+
+/**
+ * The module and the files beside it that it imports, directly or through each other, by a
+ * relative specifier written in the source (`from "./x.ts"`, `import("./x.js")`, `require("./x")`):
+ * the files whose change is a change of the module. A file it writes beside itself (a log, its
+ * state) is not one of them.
+ */
+const moduleFiles = (path: string): Set<string> => {
+  const dir = dirname(path);
+  const found = new Set<string>([basename(path)]);
+  const queue = [basename(path)];
+  while (queue.length > 0) {
+    const name = queue.pop()!;
+    if (!scripts.includes(extname(name))) continue;
+    let source: string;
+    try {
+      source = readFileSync(join(dir, name), "utf8");
+    } catch {
+      continue;
+    }
+    for (const match of source.matchAll(/(?:\bfrom|\bimport|\brequire)\s*\(?\s*["'](\.\.?\/[^"'\n]+)["']/g))
+      for (const candidate of candidates(resolve(dir, match[1]!))) {
+        if (dirname(candidate) !== dir || found.has(basename(candidate)) || !existsSync(candidate)) continue;
+        found.add(basename(candidate));
+        queue.push(basename(candidate));
+      }
+  }
+  return found;
+};
+
+/** The content of the module's files, to tell a change from a write of the same bytes. */
+const moduleVersion = (path: string): string => {
+  const hash = createHash("sha256");
+  for (const name of [...moduleFiles(path)].sort()) {
+    hash.update(`${name}\0`);
+    try {
+      hash.update(readFileSync(join(dirname(path), name)));
+    } catch {
+      hash.update("\0missing");
+    }
+    hash.update("\0");
+  }
+  return hash.digest("hex");
+};
+
+/** A flag's value written as a whole number in decimal digits ("8", not "", " 8", "8.0", "1e3", "0x8"); undefined otherwise. */
+const wholeNumber = (value: string): number | undefined => (/^\d{1,15}$/.test(value) ? Number(value) : undefined);
 
 const loopback = new Set(["127.0.0.1", "::1", "localhost"]);
 
@@ -84,6 +152,7 @@ class HookProcess {
     private readonly failOpen: boolean,
     private readonly deadlineMs: number,
     onExit: (child: HookProcess) => void,
+    /** Says on stderr what serve did to it (stopped for --timeout, killed what it left). */
     private readonly onTimeout: (why: string) => void = () => {},
   ) {
     this.child = fork(binPath(), ["_hook-process", ...args], {
@@ -123,7 +192,17 @@ class HookProcess {
         if (!this.retiring) onExit(this);
         done();
       };
-      this.child.once("exit", (code, signal) => ended(signal ?? `code ${code}`));
+      this.child.once("exit", (code, signal) => {
+        // Killed by a signal (the OOM killer, kill -9) it could not end its command hooks: they
+        // would run on, unwatched, until their own timeouts.
+        const pid = this.child.pid;
+        if (signal !== null && pid !== undefined) {
+          const left = killHookRunsLeftBy(pid).length;
+          if (left > 0)
+            this.onTimeout(`the hook process exited (${signal}); killed the ${left} command hook${left === 1 ? "" : "s"} it was running`);
+        }
+        ended(signal ?? `code ${code}`);
+      });
       // A process that could not be started (EMFILE, a missing working directory) emits "error"
       // and never "exit": it ended before it began.
       this.child.on("error", (error: NodeJS.ErrnoException) => {
@@ -168,8 +247,32 @@ class HookProcess {
     this.child.kill("SIGKILL");
   }
 
+  /**
+   * Answer one event within `--timeout`. While the module is still loading, the event waits for
+   * the load (within the same deadline): the port is open from the start, and a refused
+   * connection would let Claude Code's action through unguarded.
+   */
   ask(id: number, text: string): Promise<HookAnswer> {
     if (this.exited) return Promise.resolve(this.undecided(`no hook process is running (the last one exited: ${this.exitedWhy})`));
+    if (!this.started) return this.askOnceLoaded(id, text);
+    return this.send(id, text, this.deadlineMs);
+  }
+
+  private async askOnceLoaded(id: number, text: string): Promise<HookAnswer> {
+    const since = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<true>((r) => (timer = setTimeout(() => r(true), this.deadlineMs)));
+    const error = await Promise.race([this.ready, late]);
+    clearTimeout(timer);
+    if (error === true) return this.undecided(`the module did not load within ${this.deadlineMs / 1000} s (--timeout)`);
+    // It died or was stopped while loading; a module that threw is answered by the child, as claude-hook answers it.
+    if (this.exited || !this.started)
+      return this.undecided(error ?? `the hook process exited (${this.exitedWhy}) before it loaded the module`);
+    return this.send(id, text, Math.max(1, this.deadlineMs - (Date.now() - since)));
+  }
+
+  private send(id: number, text: string, deadlineMs: number): Promise<HookAnswer> {
+    if (this.exited) return Promise.resolve(this.lost());
     return new Promise((answered) => {
       // Timed here, not in the child: a stack that keeps its process busy cannot hold the answer.
       // The child is then stopped (a synchronous spin would keep it busy for good; its other calls
@@ -182,7 +285,7 @@ class HookProcess {
         this.timedOut = true;
         this.onTimeout(`${why}; stopping its hook process`);
         this.kill();
-      }, this.deadlineMs);
+      }, deadlineMs);
       this.pending.set(id, (answer) => {
         clearTimeout(timer);
         answered(answer);
@@ -213,24 +316,80 @@ class HookProcess {
   }
 }
 
+/** What `readBody` read: the text, or why it kept none. */
+type Body =
+  | { readonly text: string }
+  | { readonly tooLarge: true }
+  /** Taking it would have passed `--max-buffered`: dropped, with the event's name if its start gave it. */
+  | { readonly overBound: true; readonly event: string | undefined };
+
+/** Bytes of request bodies held by all requests of one server, against `--max-buffered`. */
+interface Buffered {
+  bytes: number;
+  readonly limit: number;
+}
+
+/** The event's name, read from the start of its body (Claude Code sends it among the first fields). */
+const eventNameAtStart = (chunks: readonly Buffer[]): string | undefined => {
+  const first: Buffer[] = [];
+  let size = 0;
+  for (const chunk of chunks) {
+    if (size >= 16 * 1024) break;
+    first.push(chunk);
+    size += chunk.length;
+  }
+  const head = Buffer.concat(first)
+    .subarray(0, 16 * 1024)
+    .toString("utf8");
+  return /"hook_event_name"\s*:\s*"([A-Za-z]+)"/.exec(head)?.[1];
+};
+
 /**
- * Read a request body of at most `limit` bytes; undefined when it is larger. The rest of a larger
- * body is read and dropped, so the client gets the 413 rather than a reset while still sending
- * (up to four times the limit; past that the connection is cut).
+ * Read a request body of at most `limit` bytes, holding its bytes against `pool` (released by
+ * `release`, once the request is answered). A larger body, or one that would take `pool` past
+ * its limit, is read on and dropped as it comes (so the client gets an answer rather than a reset
+ * while still sending; past four times `limit` the connection is cut). Without `pool`, every byte
+ * is dropped (a request refused before its body is read).
  */
-const readBody = (req: IncomingMessage, limit: number): Promise<string | undefined> =>
-  new Promise((resolvePromise, reject) => {
-    const chunks: Buffer[] = [];
+const readBody = (req: IncomingMessage, limit: number, pool?: Buffered): { body: Promise<Body>; release(): void } => {
+  let held = 0;
+  const release = (): void => {
+    if (pool) pool.bytes -= held;
+    held = 0;
+  };
+  const body = new Promise<Body>((resolvePromise, reject) => {
+    let chunks: Buffer[] = [];
     let size = 0;
+    let overBound: { event: string | undefined } | undefined;
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > 4 * limit) req.destroy();
-      else if (size <= limit) chunks.push(chunk);
-      else chunks.length = 0;
+      if (pool === undefined || overBound !== undefined || size > limit) {
+        chunks = [];
+        release();
+      } else if (pool.bytes + chunk.length > pool.limit) {
+        overBound = { event: eventNameAtStart([...chunks, chunk]) };
+        chunks = [];
+        release();
+      } else {
+        chunks.push(chunk);
+        held += chunk.length;
+        pool.bytes += chunk.length;
+      }
     });
-    req.on("end", () => resolvePromise(size > limit ? undefined : Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
+    req.on("end", () => {
+      if (size > limit) resolvePromise({ tooLarge: true });
+      else if (overBound !== undefined) resolvePromise({ overBound: true, ...overBound });
+      else resolvePromise({ text: Buffer.concat(chunks).toString("utf8") });
+      chunks = [];
+    });
+    req.on("error", (error) => {
+      release();
+      reject(error);
+    });
   });
+  return { body, release };
+};
 
 const plain = (res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void => {
   res.writeHead(status, { "content-type": "text/plain; charset=utf-8", ...headers });
@@ -267,15 +426,21 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
       "no-watch": { type: "boolean", default: false },
       timeout: { type: "string" },
       "max-restarts": { type: "string", default: String(DEFAULT_MAX_RESTARTS) },
+      "max-buffered": { type: "string", default: String(DEFAULT_MAX_BUFFERED_MIB) },
     },
   });
   const deadlineMs = timeoutSeconds(values.timeout) * 1000;
   if (positionals.length !== 1) throw new UsageError("serve takes exactly one module path");
-  const maxRestarts = Number(values["max-restarts"]);
-  if (!Number.isInteger(maxRestarts) || maxRestarts < 0)
+  const maxRestarts = wholeNumber(values["max-restarts"]!);
+  if (maxRestarts === undefined)
     throw new UsageError(`--max-restarts must be a whole number of restarts, got ${JSON.stringify(values["max-restarts"])}`);
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port ${values.port} is not a port number`);
+  const maxBufferedMiB = wholeNumber(values["max-buffered"]!);
+  if (maxBufferedMiB === undefined || maxBufferedMiB < 1 || maxBufferedMiB > 1024 * 1024)
+    throw new UsageError(`--max-buffered must be a whole number of MiB, at least 1, got ${JSON.stringify(values["max-buffered"])}`);
+  const buffered: Buffered = { bytes: 0, limit: maxBufferedMiB * 1024 * 1024 };
+  const port = wholeNumber(values.port!);
+  if (port === undefined || port > 65_535)
+    throw new UsageError(`--port must be a port number (0 to 65535), got ${JSON.stringify(values.port)}`);
   const file = positionals[0]!;
   const path = resolve(io.cwd, file);
   const host = values.host!;
@@ -316,7 +481,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
     if (crashes > maxRestarts) {
       log(
         `${what}; it ended ${crashes} times in a row, so no new one is started: every event ${answered} until ${
-          watcher !== undefined ? "a file beside the module changes or " : ""
+          watcher !== undefined ? "the module (or a file beside it that it imports) changes or " : ""
         }serve is restarted`,
       );
       return;
@@ -358,14 +523,20 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
   };
 
   let watcher: FSWatcher | undefined;
+  // Loaded while the port opens: requests that come meanwhile wait for it (ask).
   current = start();
-  await loaded(current, "loaded");
   if (!values["no-watch"]) {
     let timer: NodeJS.Timeout | undefined;
+    let version = moduleVersion(path);
     watcher = watch(dirname(path), (_type, name) => {
       if (name !== null && !watched.test(String(name))) return;
       clearTimeout(timer);
       timer = setTimeout(() => {
+        // Only a change of the module's own files counts: a module that writes a file beside itself
+        // (or saves the same bytes) would otherwise reload itself, and reset the count, for good.
+        const now = moduleVersion(path);
+        if (now === version) return;
+        version = now;
         // A changed module gets a fresh start, however often the last one died.
         crashes = 0;
         void replace("reloaded");
@@ -386,8 +557,19 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
         return refuse(res, 403, "agent-onion serve answers requests addressed to loopback only");
       if (!/^application\/json(?:\s*;|$)/i.test(req.headers["content-type"] ?? ""))
         return refuse(res, 415, "the event must be sent as application/json");
-      const text = await readBody(req, MAX_EVENT_BYTES);
-      if (text === undefined) return plain(res, 413, `events are limited to ${MAX_EVENT_BYTES} bytes`, { connection: "close" });
+      const reading = readBody(req, MAX_EVENT_BYTES, buffered);
+      res.once("close", reading.release);
+      const body = await reading.body;
+      if ("tooLarge" in body) return plain(res, 413, `events are limited to ${MAX_EVENT_BYTES} bytes`, { connection: "close" });
+      if ("overBound" in body) {
+        // Refusing would let Claude Code's action through: answer "could not decide" instead, without the stack.
+        const why = `agent-onion serve: more than ${maxBufferedMiB} MiB of events are being read at once (--max-buffered); this one was dropped unread`;
+        log(why);
+        const http = httpAnswer({ exitCode: failOpen ? 1 : 2, stderr: why, ...withEvent(body.event) });
+        res.writeHead(http.status, http.contentType ? { "content-type": http.contentType } : {});
+        return res.end(http.body);
+      }
+      const text = body.text;
       const answer = await current.ask(++ids, text);
       const http = httpAnswer(
         answer.event === undefined && answer.exitCode === 2 ? { ...answer, ...withEvent(eventNameIn(text)) } : answer,
@@ -403,7 +585,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
   });
   const refuse = async (res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): Promise<void> => {
     // Answer once the body is read (and dropped): an answer sent before makes Node close the connection under the client.
-    if ((await readBody(res.req, MAX_EVENT_BYTES)) === undefined) headers = { ...headers, connection: "close" };
+    if ("tooLarge" in (await readBody(res.req, MAX_EVENT_BYTES).body)) headers = { ...headers, connection: "close" };
     plain(res, status, text, headers);
   };
   const withEvent = (event: string | undefined): { event?: string } => (event !== undefined ? { event } : {});
@@ -416,27 +598,51 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
     });
   }).catch(async (error: unknown) => {
     watcher?.close();
-    await current.retire();
+    stopping = true;
+    for (const child of live) child.kill();
+    await Promise.all([...live].map((child) => child.done));
     throw new Error(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
   });
   const address = server.address() as AddressInfo;
   const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
   io.out(`listening on http://${shown}:${address.port}/\n`);
   if (!loopback.has(host)) log(`listening on ${host}: anyone who can reach this address can run your hooks`);
+  void loaded(current, "loaded");
 
   return new Promise<number>((stopped) => {
-    const stop = (signal: string): void => {
-      if (stopping) return;
+    let forced = false;
+    /** A second signal while draining: stop now, as supervisors and users expect of a second Ctrl-C. */
+    const stopNow = async (signal: NodeJS.Signals): Promise<void> => {
+      forced = true;
+      log(`${signal} again: stopping now; the requests in flight are blocked`);
+      // Their command hooks go with them (kill); the requests they held are answered as lost: blocked.
+      for (const child of live) child.kill();
+      await Promise.all([...live].map((child) => child.done));
+      const until = Date.now() + 1000;
+      while (inFlight > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+      server.closeAllConnections();
+      process.off("SIGINT", onInt);
+      process.off("SIGTERM", onTerm);
+      stopped(128 + (osConstants.signals[signal] ?? 0));
+    };
+    const stop = (signal: NodeJS.Signals): void => {
+      if (stopping) {
+        if (!forced) void stopNow(signal);
+        return;
+      }
       stopping = true;
       clearTimeout(restart);
       log(`${signal}: finishing ${inFlight} request${inFlight === 1 ? "" : "s"} in flight, then stopping`);
       watcher?.close();
       server.close();
       server.closeIdleConnections();
-      for (const child of live) if (child !== current) child.kill();
+      // One still loading (a reload, or the first load) is stopped: the requests waiting for it are blocked.
+      for (const child of live) if (child !== current || !child.started) child.kill();
       void (async () => {
         while (inFlight > 0) await new Promise((r) => setTimeout(r, 5));
         await current.retire();
+        // A second signal came meanwhile: stopNow says how it ended.
+        if (forced) return;
         process.off("SIGINT", onInt);
         process.off("SIGTERM", onTerm);
         stopped(0);

@@ -174,6 +174,56 @@ export const killHookRunsOf = (owner: number, signal: NodeJS.Signals = "SIGKILL"
   return runs.map(([p]) => p);
 };
 
+/**
+ * Kill the hook runs still going of process `owner` after it died without ending them (killed by
+ * the OOM killer, `kill -9`): its runs' first processes were moved to another parent then, so they
+ * are found by their mark and by leading a session of their own (each run is started in one), and
+ * go with their group and every process of their run (killTree). A finished run's leftovers stay
+ * in its session and are left alone, unless one started a session of its own (`setsid server &`),
+ * which cannot be told from a run still going. Returns each run's first process (the first started
+ * of its session leaders). Linux only; elsewhere, nothing.
+ */
+export const killHookRunsLeftBy = (owner: number, signal: NodeJS.Signals = "SIGKILL"): number[] => {
+  if (process.platform !== "linux") return [];
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const prefix = `${HOOK_MARK_VARIABLE}=${owner}.`;
+  // By mark: the session leaders of each run (its first process, and any that started a session of
+  // its own), the first started first.
+  const runs = new Map<string, [start: number, pid: number][]>();
+  for (const name of names) {
+    const p = Number(name);
+    if (!Number.isInteger(p) || p === process.pid) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
+      // "pid (comm) state ppid pgrp session ... starttime (the 22nd field)": a run's first process leads its session.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 20);
+      if (Number(fields[3]) !== p) continue;
+      const entry = readFileSync(`/proc/${name}/environ`, "latin1")
+        .split("\0")
+        .find((e) => e.startsWith(prefix));
+      if (entry === undefined) continue;
+      const mark = entry.slice(HOOK_MARK_VARIABLE.length + 1);
+      const leaders = runs.get(mark) ?? [];
+      leaders.push([Number(fields[19]), p]);
+      runs.set(mark, leaders);
+    } catch {
+      // gone meanwhile, or another user's
+    }
+  }
+  const first: number[] = [];
+  for (const [mark, leaders] of runs) {
+    leaders.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    first.push(leaders[0]![1]);
+    for (const [, p] of leaders) killTree(p, mark, signal);
+  }
+  return first;
+};
+
 /** Signal a whole process group; a group already gone is not an error. */
 const killGroup = (pid: number, signal: NodeJS.Signals): void => {
   try {

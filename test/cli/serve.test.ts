@@ -262,6 +262,8 @@ describe("agent-onion serve, reloading and stopping", () => {
     async () => {
       const server = await startServer(["--no-watch", "--timeout", "2", fixture("cli", "busy-stack.ts")]);
       try {
+        // Loaded first: a request that waits for the load within --timeout is not the case here.
+        while (!/loaded .*busy-stack/.test(server.stderr)) await new Promise((r) => setTimeout(r, 50));
         // A spin of a day: only a new hook process can answer anything after it.
         const reply = await post(
           server.url,
@@ -293,6 +295,30 @@ describe("agent-onion serve, reloading and stopping", () => {
     expect(r.code).toBe(64);
     expect(r.stderr).toMatch(/--timeout must be a positive number of seconds, got "0"/);
   });
+
+  it(
+    "refuses --max-restarts and --port values that are not whole numbers, the empty one too, naming the flag",
+    async () => {
+      const cases: [string, string, RegExp][] = [
+        ["--max-restarts", "", /--max-restarts must be a whole number of restarts, got ""/],
+        ["--max-restarts", " ", /--max-restarts must be a whole number of restarts, got " "/],
+        ["--max-restarts", "2.5", /--max-restarts must be a whole number of restarts, got "2.5"/],
+        ["--max-restarts", "1e3", /--max-restarts must be a whole number of restarts, got "1e3"/],
+        ["--max-restarts", "-1", /--max-restarts must be a whole number of restarts, got "-1"/],
+        ["--port", "", /--port must be a port number \(0 to 65535\), got ""/],
+        ["--port", "0x50", /--port must be a port number \(0 to 65535\), got "0x50"/],
+        ["--port", "65536", /--port must be a port number \(0 to 65535\), got "65536"/],
+      ];
+      const results = await Promise.all(
+        cases.map(([flag, value]) => runChild(process.execPath, [bin, "serve", `${flag}=${value}`, fixture("cli", "busy-stack.ts")], "")),
+      );
+      results.forEach((r, i) => {
+        expect({ flag: cases[i]![0], value: cases[i]![1], code: r.code }).toEqual({ flag: cases[i]![0], value: cases[i]![1], code: 64 });
+        expect(r.stderr).toMatch(cases[i]![2]);
+      });
+    },
+    scaled(60_000),
+  );
 
   it(
     "stops on SIGTERM after answering the request in flight",
@@ -374,7 +400,9 @@ describe("agent-onion serve, when the hook process keeps failing", () => {
         "starting a new one in 0.2 s",
         "it ended 4 times in a row",
       ]);
-      expect(lines[3]).toMatch(/every event is blocked until a file beside the module changes or serve is restarted$/);
+      expect(lines[3]).toMatch(
+        /every event is blocked until the module \(or a file beside it that it imports\) changes or serve is restarted$/,
+      );
       expect(await denial(server.url)).toMatch(/no hook process is running \(the last one exited: code 3\)/);
       // A change to the module starts afresh.
       writeFileSync(
@@ -384,6 +412,34 @@ describe("agent-onion serve, when the hook process keeps failing", () => {
       await eventually(async () => (await denial(server.url)) === "fixed");
     } finally {
       expect(await stop(server)).toBe(0);
+    }
+  }, 180_000);
+
+  it("does not count a file the module writes beside itself as a change: it still gives up; a change of a file it imports counts", async () => {
+    const own = mkdtempSync(join(tmpdir(), "agent-onion-serve-writes-"));
+    try {
+      const module = join(own, "writes-state.ts");
+      const helper = join(own, "reason.ts");
+      const helperWith = (crash: boolean, reason: string) =>
+        `export const crash = ${crash};\nexport const reason = ${JSON.stringify(reason)};\n`;
+      writeFileSync(helper, helperWith(true, "crashing"));
+      writeFileSync(
+        module,
+        `import { writeFileSync } from "node:fs";\nimport { createAgentStack, Reject } from ${JSON.stringify(join(root, "src", "index.ts"))};\nimport { crash, reason } from "./reason.js";\n// State beside the module, different at every load.\nwriteFileSync(${JSON.stringify(join(own, "state.json"))}, JSON.stringify({ pid: process.pid }));\nif (crash) setTimeout(() => process.exit(3), 100);\nexport default createAgentStack().use("toolCall", { name: "g", before: () => Reject(reason) });\n`,
+      );
+      const server = await startServer([module, "--max-restarts", "2"]);
+      try {
+        await eventually(() => /so no new one is started/.test(server.stderr));
+        expect(server.stderr).not.toContain("reloaded");
+        expect(await denial(server.url)).toMatch(/no hook process is running \(the last one exited: code 3\)/);
+        writeFileSync(helper, helperWith(false, "fixed in the helper"));
+        await eventually(async () => (await denial(server.url)) === "fixed in the helper");
+        expect(server.stderr).toContain(`reloaded ${module}`);
+      } finally {
+        expect(await stop(server)).toBe(0);
+      }
+    } finally {
+      rmSync(own, { recursive: true, force: true });
     }
   }, 180_000);
 
@@ -453,6 +509,7 @@ describe("agent-onion serve, when the hook process keeps failing", () => {
     const server = await startServer(["--no-watch", "--timeout", "8", module]);
     const pids: number[] = [];
     try {
+      await eventually(() => /loaded .*hangs\.ts/.test(server.stderr));
       expect(await denial(server.url)).toMatch(/did not decide within 8 s/);
       await eventually(() => /stopping its hook process/.test(server.stderr));
       pids.push(Number(readFileSync(hookPid, "utf8")), Number(readFileSync(detachedPid, "utf8")));
@@ -468,4 +525,313 @@ describe("agent-onion serve, when the hook process keeps failing", () => {
       expect(await stop(server)).toBe(0);
     }
   }, 120_000);
+});
+
+describe("agent-onion serve, stopped twice", () => {
+  const dir = mkdtempSync(join(tmpdir(), "agent-onion-serve-stop-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  /** The process is gone (or a zombie, which runs nothing). */
+  const gone = (pid: number): boolean => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+      return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+    } catch {
+      return true;
+    }
+  };
+  const until = async (check: () => boolean): Promise<void> => {
+    while (!check()) await new Promise((r) => setTimeout(r, 50));
+  };
+
+  for (const signal of ["SIGTERM", "SIGINT"] as const)
+    it(
+      `stops at once on a second ${signal} while draining: kills the command hooks, blocks what was in flight, exits non-zero`,
+      async () => {
+        const module = join(dir, `waits-${signal}.ts`);
+        const hookPid = join(dir, `hook-${signal}.pid`);
+        writeFileSync(
+          module,
+          `import { createAgentStack } from ${JSON.stringify(join(root, "src", "index.ts"))};\nimport { commandHook } from ${JSON.stringify(join(root, "src", "executors", "index.ts"))};\nexport default createAgentStack().use("toolCall", commandHook({ event: "PreToolUse", command: ${JSON.stringify(`echo $$ > ${hookPid}; sleep 1001`)}, timeoutMs: 600_000 }));\n`,
+        );
+        const server = await startServer(["--no-watch", module]);
+        let pid = 0;
+        try {
+          const pending = post(
+            server.url,
+            event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t1" }),
+          );
+          await until(() => {
+            try {
+              pid = Number(readFileSync(hookPid, "utf8"));
+            } catch {
+              return false;
+            }
+            return pid > 0;
+          });
+          server.child.kill(signal);
+          await until(() => server.stderr.includes(`${signal}: finishing 1 request in flight, then stopping`));
+          server.child.kill(signal);
+          expect(await server.exited).toBe(signal === "SIGTERM" ? 143 : 130);
+          const reply = await pending;
+          expect(reply.status).toBe(200);
+          expect(JSON.parse(reply.body)).toMatchObject({
+            hookSpecificOutput: {
+              permissionDecision: "deny",
+              permissionDecisionReason: expect.stringMatching(/exited \(SIGKILL\) before it answered/),
+            },
+          });
+          expect(server.stderr).toContain(`${signal} again: stopping now`);
+          await until(() => gone(pid));
+        } finally {
+          server.child.kill("SIGKILL");
+          try {
+            if (pid > 0) process.kill(pid, "SIGKILL");
+          } catch {
+            // gone, as it should be
+          }
+        }
+      },
+      scaled(60_000),
+    );
+});
+
+describe("agent-onion serve, when its hook process is killed from outside", () => {
+  const dir = mkdtempSync(join(tmpdir(), "agent-onion-serve-oom-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const gone = (pid: number): boolean => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+      return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+    } catch {
+      return true;
+    }
+  };
+  const until = async (check: () => boolean): Promise<void> => {
+    while (!check()) await new Promise((r) => setTimeout(r, 50));
+  };
+  const pidIn = (file: string): number => {
+    try {
+      return Number(readFileSync(file, "utf8"));
+    } catch {
+      return 0;
+    }
+  };
+
+  it(
+    "kills the command hooks it was running, with what they started in a session of their own, not what a finished one left",
+    async () => {
+      const module = join(dir, "runs-long.ts");
+      const hookPid = join(dir, "hook.pid");
+      const detachedPid = join(dir, "detached.pid");
+      const leftoverPid = join(dir, "leftover.pid");
+      // The first run ends at once and leaves a server behind (in its session, as `nohup ... &` does); the second runs on.
+      const command = `if [ ! -e ${leftoverPid} ]; then nohup sleep 1004 >/dev/null 2>&1 & echo $! > ${leftoverPid}; exit 0; fi; setsid sleep 1003 & echo $! > ${detachedPid}; echo $$ > ${hookPid}; wait`;
+      writeFileSync(
+        module,
+        `import { createAgentStack } from ${JSON.stringify(join(root, "src", "index.ts"))};\nimport { commandHook } from ${JSON.stringify(join(root, "src", "executors", "index.ts"))};\nexport default createAgentStack().use("toolCall", commandHook({ event: "PreToolUse", command: ${JSON.stringify(command)}, timeoutMs: 600_000 }));\n`,
+      );
+      const server = await startServer(["--no-watch", module]);
+      const pids: number[] = [];
+      try {
+        const pre = event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t1" });
+        expect((await post(server.url, pre)).status).toBe(200);
+        const leftover = pidIn(leftoverPid);
+        expect(leftover).toBeGreaterThan(0);
+        pids.push(leftover);
+        const pending = post(server.url, pre);
+        await until(() => pidIn(hookPid) > 0 && pidIn(detachedPid) > 0);
+        pids.push(pidIn(hookPid), pidIn(detachedPid));
+        // The hook process is the command hook's parent (serve may have other children: tsx's esbuild).
+        const stat = readFileSync(`/proc/${pids[1]}/stat`, "latin1");
+        const hookProcess = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+        expect(execFileSync("ps", ["-o", "ppid=", "-p", String(hookProcess)], { encoding: "utf8" }).trim()).toBe(String(server.child.pid));
+        process.kill(hookProcess, "SIGKILL");
+        expect(JSON.parse((await pending).body)).toMatchObject({
+          hookSpecificOutput: {
+            permissionDecision: "deny",
+            permissionDecisionReason: expect.stringMatching(/exited \(SIGKILL\) before it answered/),
+          },
+        });
+        await until(() => pids.slice(1).every(gone));
+        expect(server.stderr).toContain("the hook process exited (SIGKILL); killed the 1 command hook it was running");
+        // What a finished run left behind is the user's, as when the hook process ends normally.
+        expect(gone(leftover)).toBe(false);
+      } finally {
+        for (const pid of pids)
+          try {
+            process.kill(pid, "SIGKILL");
+          } catch {
+            // gone, as it should be
+          }
+        expect(await stop(server)).toBe(0);
+      }
+    },
+    scaled(60_000),
+  );
+});
+
+describe("agent-onion serve, flooded", () => {
+  it(
+    "answers blocked at once, not refused, an event that would take the bodies being read past --max-buffered",
+    async () => {
+      const server = await startServer(["--no-watch", "--max-buffered", "1", fixture("settings", "guard-stack.ts")]);
+      try {
+        const pre = event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t1" });
+        const padded = (bytes: number): [string, string] => {
+          const start = `{"session_id":"s1","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t2","tool_input":{"command":"ls","pad":"`;
+          return [start + "x".repeat(bytes), `"}}`];
+        };
+        // A: 900 KiB sent, the rest held back, so the server holds it while B comes.
+        const [startA, endA] = padded(900 * 1024);
+        let replyA!: Promise<Reply>;
+        const a = await new Promise<ReturnType<typeof request>>((sent) => {
+          replyA = new Promise<Reply>((resolve, reject) => {
+            const req = request(server.url, { method: "POST", headers: { "content-type": "application/json" } }, (res) => {
+              let text = "";
+              res.on("data", (c: Buffer) => (text += c.toString()));
+              res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text, type: res.headers["content-type"] }));
+            });
+            req.on("error", reject);
+            req.write(startA, () => sent(req));
+          });
+        });
+        // B alone fits; once the server has read A's bytes it does not, and is blocked.
+        const [startB, endB] = padded(200 * 1024);
+        let b: Reply;
+        do b = await post(server.url, startB + endB);
+        while (b.body === "");
+        expect(b.status).toBe(200);
+        expect(JSON.parse(b.body)).toMatchObject({
+          hookSpecificOutput: {
+            hookEventName: "PreToolUse",
+            permissionDecision: "deny",
+            permissionDecisionReason: expect.stringMatching(/more than 1 MiB of events are being read at once \(--max-buffered\)/),
+          },
+        });
+        // A itself is answered by the stack, and what it held is given back.
+        a.end(endA);
+        expect(await replyA).toEqual({ status: 200, body: "", type: undefined });
+        expect(await post(server.url, startB + endB)).toEqual({ status: 200, body: "", type: undefined });
+        expect(await post(server.url, pre)).toEqual({ status: 200, body: "", type: undefined });
+      } finally {
+        expect(await stop(server)).toBe(0);
+      }
+    },
+    scaled(60_000),
+  );
+
+  it("refuses a --max-buffered that is not a whole number of MiB", async () => {
+    const r = await runChild(process.execPath, [bin, "serve", "--max-buffered", "0", fixture("cli", "busy-stack.ts")], "");
+    expect(r.code).toBe(64);
+    expect(r.stderr).toMatch(/--max-buffered must be a whole number of MiB, at least 1, got "0"/);
+  });
+});
+
+describe("agent-onion serve, while the module loads", () => {
+  const dir = mkdtempSync(join(tmpdir(), "agent-onion-serve-load-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const src = join(root, "src", "index.ts");
+  const pre = event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t1" });
+  /** A module whose load holds its process (as a slow synchronous import does) until `gate` exists, then runs `then`. */
+  const gated = (name: string, gate: string, then: string): string => {
+    const module = join(dir, name);
+    writeFileSync(
+      module,
+      `import { existsSync } from "node:fs";\nimport { createAgentStack, Reject } from ${JSON.stringify(src)};\nprocess.stderr.write("loading ${name}\\n");\nconst nap = new Int32Array(new SharedArrayBuffer(4));\nwhile (!existsSync(${JSON.stringify(gate)})) Atomics.wait(nap, 0, 0, 20);\n${then}\n`,
+    );
+    return module;
+  };
+  /** POST `body` and resolve `sent` once the request is on its way (connected and written). */
+  const postAndSend = (url: string, body: string): { sent: Promise<void>; reply: Promise<Reply> } => {
+    let sent!: () => void;
+    const onItsWay = new Promise<void>((r) => (sent = r));
+    const reply = new Promise<Reply>((resolve, reject) => {
+      const req = request(url, { method: "POST", headers: { "content-type": "application/json" } }, (res) => {
+        let text = "";
+        res.on("data", (c: Buffer) => (text += c.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text, type: res.headers["content-type"] }));
+      });
+      req.on("error", reject);
+      req.end(body, () => sent());
+    });
+    return { sent: onItsWay, reply };
+  };
+  const decision = (reply: Reply): { permissionDecision: string; permissionDecisionReason: string } => {
+    expect(reply.status).toBe(200);
+    return (JSON.parse(reply.body) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } })
+      .hookSpecificOutput;
+  };
+
+  it(
+    "listens before the module has loaded, and answers what came meanwhile once it has: with the module, or blocked",
+    async () => {
+      const cases = {
+        loads: {
+          then: `export default createAgentStack().use("toolCall", { name: "g", before: () => Reject("the slow module decided") });`,
+        },
+        throws: { then: `throw new Error("broken on purpose");\nexport default createAgentStack();` },
+        exits: { then: `process.exit(7);\nexport default createAgentStack();` },
+      };
+      const servers = await Promise.all(
+        Object.entries(cases).map(async ([name, { then }]) => {
+          const gate = join(dir, `${name}.gate`);
+          const server = await startServer(["--no-watch", "--max-restarts", "0", gated(`${name}.ts`, gate, then)]);
+          return { name, gate, server };
+        }),
+      );
+      try {
+        const replies = await Promise.all(
+          servers.map(async ({ gate, server }) => {
+            // The module cannot have loaded before the request is on its way: its gate opens only then.
+            const { sent, reply } = postAndSend(server.url, pre);
+            await sent;
+            expect(server.stderr).not.toMatch(/loaded|did not load/);
+            writeFileSync(gate, "");
+            return decision(await reply);
+          }),
+        );
+        expect(replies[0]).toMatchObject({ permissionDecision: "deny", permissionDecisionReason: "the slow module decided" });
+        expect(replies[1]).toMatchObject({
+          permissionDecision: "deny",
+          permissionDecisionReason: expect.stringMatching(/cannot load .*broken on purpose/),
+        });
+        expect(replies[2]).toMatchObject({
+          permissionDecision: "deny",
+          permissionDecisionReason: expect.stringMatching(/the hook process exited \(code 7\) before it loaded the module/),
+        });
+      } finally {
+        for (const { server } of servers) expect(await stop(server)).toBe(0);
+      }
+    },
+    scaled(90_000),
+  );
+
+  it(
+    "blocks an event that waited --timeout for a module still loading, and keeps loading it",
+    async () => {
+      const gate = join(dir, "late.gate");
+      const server = await startServer([
+        "--no-watch",
+        "--timeout",
+        "1",
+        gated(
+          "late.ts",
+          gate,
+          `export default createAgentStack().use("toolCall", { name: "g", before: () => Reject("late but loaded") });`,
+        ),
+      ]);
+      try {
+        expect(decision(await post(server.url, pre))).toMatchObject({
+          permissionDecision: "deny",
+          permissionDecisionReason: "agent-onion serve: the module did not load within 1 s (--timeout)",
+        });
+        writeFileSync(gate, "");
+        while (!/loaded .*late\.ts/.test(server.stderr)) await new Promise((r) => setTimeout(r, 50));
+        expect(decision(await post(server.url, pre)).permissionDecisionReason).toBe("late but loaded");
+      } finally {
+        expect(await stop(server)).toBe(0);
+      }
+    },
+    scaled(60_000),
+  );
 });
