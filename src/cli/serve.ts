@@ -649,11 +649,13 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
       watcher?.close();
       server.close();
       server.closeIdleConnections();
-      // One still loading (a reload, or the first load) is stopped: the requests waiting for it are blocked.
-      for (const child of live) if (child !== current || !child.started) child.kill();
+      // One still loading (a reload, or the first load) is stopped: the requests waiting for it are
+      // blocked. One a reload replaced is retiring already and finishes what it is answering.
+      for (const child of live) if (!child.started) child.kill();
       void (async () => {
         while (inFlight > 0) await new Promise((r) => setTimeout(r, 5));
         await current.retire();
+        await Promise.all([...live].map((child) => child.done));
         // A second signal came meanwhile: stopNow says how it ended.
         if (forced) return;
         process.off("SIGINT", onInt);

@@ -948,6 +948,33 @@ describe("agent-onion serve, among its supervisor's signals", () => {
     scaled(60_000),
   );
 
+  it(
+    "lets a hook process a reload replaced finish the request it is answering when it stops",
+    async () => {
+      const module = join(dir, "slow.ts");
+      const source = (version: number): string =>
+        `import { Continue, createAgentStack } from ${JSON.stringify(join(root, "src", "index.ts"))};\n` +
+        `export default createAgentStack().use("toolCall", { name: "slow${version}", before: async (call) => {\n` +
+        `  process.stderr.write("slow guard: started\\n");\n` +
+        `  await new Promise((r) => setTimeout(r, Number(call.input.ms ?? 0)));\n  return Continue;\n} });\n`;
+      writeFileSync(module, source(1));
+      const server = await startServer([module]);
+      try {
+        await eventually(() => server.stderr.includes(`loaded ${module}`));
+        const pending = post(server.url, slow(4000, "t1"));
+        await started(server, 1);
+        writeFileSync(module, source(2));
+        await eventually(() => server.stderr.includes(`reloaded ${module}`));
+        server.child.kill("SIGTERM");
+        expect(await pending).toEqual({ status: 200, body: "", type: undefined });
+        expect(await server.exited).toBe(0);
+      } finally {
+        server.child.kill("SIGKILL");
+      }
+    },
+    scaled(60_000),
+  );
+
   const eventually = async (check: () => boolean): Promise<void> => {
     while (!check()) await new Promise((r) => setTimeout(r, 20));
   };
