@@ -240,10 +240,12 @@ describe("agent-onion serve, reloading and stopping", () => {
           (JSON.parse((await post(server.url, deny)).body) as { hookSpecificOutput: { permissionDecisionReason: string } })
             .hookSpecificOutput.permissionDecisionReason;
         expect(await reason()).toBe("Destructive command blocked: rm -rf build");
-        const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(server.child.pid)], { encoding: "utf8" })
+        // Its hook process only: tsx may have started a helper process beside it.
+        const children = execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(server.child.pid)], { encoding: "utf8" })
           .trim()
-          .split(/\s+/)
-          .map(Number);
+          .split("\n")
+          .filter((line) => line.includes("_hook-process"))
+          .map((line) => Number(line.trim().split(/\s+/)[0]));
         expect(children).toHaveLength(1);
         process.kill(children[0]!, "SIGKILL");
         await eventually(
