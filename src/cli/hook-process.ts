@@ -8,6 +8,9 @@ import { describe } from "../core/errors.ts";
 import { answerHookEvent, bridgeApproval, type HookAnswer } from "./hook-answer.ts";
 import { loadStack } from "./load-stack.ts";
 
+/** How long the stack's background work may go on once serve is gone. */
+const orphanGraceMs = 10_000;
+
 /** What the serving process sends: an event to answer, or the order to finish. */
 export type ToHookProcess = { readonly id: number; readonly text: string } | { readonly shutdown: true };
 
@@ -31,11 +34,26 @@ export interface HookProcessOptions {
 export const hookProcess = async (options: HookProcessOptions): Promise<number> => {
   const send = process.send?.bind(process);
   if (send === undefined) throw new Error("_hook-process is started by agent-onion serve, over IPC");
+  // Serve decides when this process ends (shutdown, disconnect, or SIGKILL): a Ctrl-C that reaches
+  // the terminal's whole process group, or a supervisor's SIGTERM to the whole control group, must
+  // not cut off the answers serve is still waiting for while it drains.
+  process.on("SIGINT", () => {});
+  process.on("SIGTERM", () => {});
+  // Serve gone while the module loads (killed with SIGKILL): nothing will be asked, and a load that
+  // hangs would otherwise keep this process alive for good.
+  let ready = false;
+  process.once("disconnect", () => {
+    if (!ready) process.exit(0);
+  });
+  // Gone already, while this process was still starting.
+  if (!process.connected) process.exit(0);
   const loading = loadStack(options.file, options.cwd, options.exportName, { approval: bridgeApproval });
   const loaded = await loading.then(
     () => undefined,
     (error: unknown) => describe(error),
   );
+  ready = true;
+  if (!process.connected) return 0;
   send({ ready: true, ...(loaded !== undefined ? { error: loaded } : {}) } satisfies FromHookProcess);
   return new Promise<number>((resolve) => {
     let finishing = false;
@@ -65,7 +83,11 @@ export const hookProcess = async (options: HookProcessOptions): Promise<number> 
       );
     };
     process.on("message", onMessage);
-    // The server went away without saying so: nothing more will come.
-    process.once("disconnect", () => void finish());
+    // The server went away without saying so: nothing more will come. Its background work gets a
+    // while to end, no more: nobody is left to stop this process (it does not heed SIGTERM).
+    process.once("disconnect", () => {
+      setTimeout(() => process.exit(0), orphanGraceMs).unref();
+      void finish();
+    });
   });
 };

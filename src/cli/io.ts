@@ -52,7 +52,8 @@ export const DEFAULT_TIMEOUT_SECONDS = 590;
 export const timeoutSeconds = (value: string | undefined): number => {
   if (value === undefined) return DEFAULT_TIMEOUT_SECONDS;
   const seconds = Number(value);
-  if (value.trim() === "" || !(seconds > 0 && seconds * 1000 <= maxTimerMs))
+  // Decimal only: `Number` would also take "0x3c" or "1e-3", which nobody means as a timeout.
+  if (!/^\d+(?:\.\d+)?$/.test(value) || !(seconds > 0 && seconds * 1000 <= maxTimerMs))
     throw new UsageError(`--timeout must be a positive number of seconds, got ${JSON.stringify(value)}`);
   return seconds;
 };

@@ -444,6 +444,9 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
   const file = positionals[0]!;
   const path = resolve(io.cwd, file);
   const host = values.host!;
+  // An unset variable (`--host "$HOST"`) would bind every interface and drop the loopback Host check.
+  if (host.trim() === "") throw new UsageError("--host must be an address, got an empty string");
+  if (values.export!.trim() === "") throw new UsageError("--export must name an export of the module, got an empty string");
   const failOpen = values["fail-open"]!;
   const childArgs = [file, "--export", values.export!, ...(failOpen ? ["--fail-open"] : [])];
   const log = (text: string): void => io.err(`agent-onion serve: ${text}\n`);
@@ -546,14 +549,18 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
 
   let ids = 0;
   let inFlight = 0;
+  // The port bound (for --port 0): `server.address()` is null once a stop has closed the listener,
+  // while requests on open connections are still answered.
+  let boundPort = port;
   const server = createServer((req, res) => {
     inFlight++;
     res.once("close", () => inFlight--);
+    let text: string | undefined;
     void (async () => {
       // An answer before the body is read: drop the body, so the connection can serve the next request.
       if (req.method !== "POST")
         return refuse(res, 405, "agent-onion serve takes POST requests (Claude Code's http hooks)", { allow: "POST" });
-      if (loopback.has(host) && !hostAllowed(req.headers.host, port === 0 ? (server.address() as AddressInfo).port : port))
+      if (loopback.has(host) && !hostAllowed(req.headers.host, boundPort))
         return refuse(res, 403, "agent-onion serve answers requests addressed to loopback only");
       if (!/^application\/json(?:\s*;|$)/i.test(req.headers["content-type"] ?? ""))
         return refuse(res, 415, "the event must be sent as application/json");
@@ -569,7 +576,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
         res.writeHead(http.status, http.contentType ? { "content-type": http.contentType } : {});
         return res.end(http.body);
       }
-      const text = body.text;
+      text = body.text;
       const answer = await current.ask(++ids, text);
       const http = httpAnswer(
         answer.event === undefined && answer.exitCode === 2 ? { ...answer, ...withEvent(eventNameIn(text)) } : answer,
@@ -579,8 +586,13 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
       res.end(http.body);
     })().catch((error: unknown) => {
       log(`request failed: ${String(error)}`);
-      if (!res.headersSent) plain(res, 500, "agent-onion serve failed to answer");
-      else res.destroy();
+      if (res.headersSent) return res.destroy();
+      // A 500 would let Claude Code's action through: a failure of serve's own is "could not decide".
+      const event = text === undefined ? undefined : eventNameIn(text);
+      const why = `agent-onion serve failed to answer: ${String(error)}`;
+      const http = httpAnswer({ exitCode: failOpen ? 1 : 2, stderr: why, ...withEvent(event) });
+      res.writeHead(http.status, http.contentType ? { "content-type": http.contentType } : {});
+      res.end(http.body);
     });
   });
   const refuse = async (res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): Promise<void> => {
@@ -604,6 +616,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
     throw new Error(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
   });
   const address = server.address() as AddressInfo;
+  boundPort = address.port;
   const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
   io.out(`listening on http://${shown}:${address.port}/\n`);
   if (!loopback.has(host)) log(`listening on ${host}: anyone who can reach this address can run your hooks`);
@@ -636,11 +649,13 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
       watcher?.close();
       server.close();
       server.closeIdleConnections();
-      // One still loading (a reload, or the first load) is stopped: the requests waiting for it are blocked.
-      for (const child of live) if (child !== current || !child.started) child.kill();
+      // One still loading (a reload, or the first load) is stopped: the requests waiting for it are
+      // blocked. One a reload replaced is retiring already and finishes what it is answering.
+      for (const child of live) if (!child.started) child.kill();
       void (async () => {
         while (inFlight > 0) await new Promise((r) => setTimeout(r, 5));
         await current.retire();
+        await Promise.all([...live].map((child) => child.done));
         // A second signal came meanwhile: stopNow says how it ended.
         if (forced) return;
         process.off("SIGINT", onInt);

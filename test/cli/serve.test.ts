@@ -5,6 +5,7 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -239,10 +240,12 @@ describe("agent-onion serve, reloading and stopping", () => {
           (JSON.parse((await post(server.url, deny)).body) as { hookSpecificOutput: { permissionDecisionReason: string } })
             .hookSpecificOutput.permissionDecisionReason;
         expect(await reason()).toBe("Destructive command blocked: rm -rf build");
-        const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(server.child.pid)], { encoding: "utf8" })
+        // Its hook process only: tsx may have started a helper process beside it.
+        const children = execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(server.child.pid)], { encoding: "utf8" })
           .trim()
-          .split(/\s+/)
-          .map(Number);
+          .split("\n")
+          .filter((line) => line.includes("_hook-process"))
+          .map((line) => Number(line.trim().split(/\s+/)[0]));
         expect(children).toHaveLength(1);
         process.kill(children[0]!, "SIGKILL");
         await eventually(
@@ -297,7 +300,7 @@ describe("agent-onion serve, reloading and stopping", () => {
   });
 
   it(
-    "refuses --max-restarts and --port values that are not whole numbers, the empty one too, naming the flag",
+    "refuses --max-restarts, --port and --timeout values that are not plain numbers, and an empty --host or --export, naming the flag",
     async () => {
       const cases: [string, string, RegExp][] = [
         ["--max-restarts", "", /--max-restarts must be a whole number of restarts, got ""/],
@@ -308,6 +311,10 @@ describe("agent-onion serve, reloading and stopping", () => {
         ["--port", "", /--port must be a port number \(0 to 65535\), got ""/],
         ["--port", "0x50", /--port must be a port number \(0 to 65535\), got "0x50"/],
         ["--port", "65536", /--port must be a port number \(0 to 65535\), got "65536"/],
+        ["--timeout", "0x3c", /--timeout must be a positive number of seconds, got "0x3c"/],
+        ["--timeout", "1e-3", /--timeout must be a positive number of seconds, got "1e-3"/],
+        ["--host", "", /--host must be an address, got an empty string/],
+        ["--export", "", /--export must name an export of the module, got an empty string/],
       ];
       const results = await Promise.all(
         cases.map(([flag, value]) => runChild(process.execPath, [bin, "serve", `${flag}=${value}`, fixture("cli", "busy-stack.ts")], "")),
@@ -834,4 +841,143 @@ describe("agent-onion serve, while the module loads", () => {
     },
     scaled(60_000),
   );
+});
+
+describe("agent-onion serve, among its supervisor's signals", () => {
+  const dir = mkdtempSync(join(tmpdir(), "agent-onion-serve-signals-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const slow = (ms: number, id: string): string =>
+    event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "sleep", ms }, tool_use_id: id });
+  const started = async (server: Server, times: number): Promise<void> => {
+    while ((server.stderr.match(/slow guard: started/g) ?? []).length < times) await new Promise((r) => setTimeout(r, 10));
+  };
+  /** The pid of serve's hook process (tsx may start a helper beside it). */
+  const hookProcessOf = (server: Server): number => {
+    const lines = execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(server.child.pid)], { encoding: "utf8" })
+      .trim()
+      .split("\n");
+    const line = lines.find((l) => l.includes("_hook-process"));
+    expect(line).toBeDefined();
+    return Number(line!.trim().split(/\s+/)[0]);
+  };
+  const gone = (pid: number): boolean => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+      return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+    } catch {
+      return true;
+    }
+  };
+
+  it(
+    "answers a request that comes on an open connection while it drains, from the module, never with a 500",
+    async () => {
+      const server = await startServer(["--no-watch", fixture("cli", "slow-stack.ts")]);
+      const { port } = new URL(server.url);
+      const body = slow(3000, "t1");
+      const plainCommand = event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t2" });
+      const framed = (text: string): string =>
+        `POST / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`;
+      // A client's kept-alive connection: its next request comes after the stop began, while the first is in flight.
+      const socket = connect(Number(port), "127.0.0.1");
+      let received = "";
+      socket.on("data", (c: Buffer) => (received += c.toString()));
+      const closed = new Promise((r) => socket.once("close", r));
+      socket.write(framed(body));
+      await started(server, 1);
+      server.child.kill("SIGTERM");
+      await eventually(() => /SIGTERM: finishing 1 request in flight/.test(server.stderr));
+      socket.write(framed(plainCommand));
+      await eventually(() => (received.match(/^HTTP\/1\.1 \d+/gm) ?? []).length === 2 || socket.destroyed);
+      socket.destroy();
+      await closed;
+      expect(received.match(/^HTTP\/1\.1 \d+/gm)).toEqual(["HTTP/1.1 200", "HTTP/1.1 200"]);
+      expect(await server.exited).toBe(0);
+      expect(server.stderr).not.toMatch(/request failed/);
+    },
+    scaled(60_000),
+  );
+
+  it(
+    "keeps answering when a Ctrl-C or a supervisor's SIGTERM reaches the hook process too",
+    async () => {
+      const server = await startServer(["--no-watch", fixture("cli", "slow-stack.ts")]);
+      try {
+        const pending = post(server.url, slow(800, "t1"));
+        await started(server, 1);
+        const child = hookProcessOf(server);
+        process.kill(child, "SIGINT");
+        process.kill(child, "SIGTERM");
+        expect(await pending).toEqual({ status: 200, body: "", type: undefined });
+        expect(gone(child)).toBe(false);
+        expect(server.stderr).not.toMatch(/exited \(SIG(INT|TERM)\)/);
+      } finally {
+        expect(await stop(server)).toBe(0);
+      }
+    },
+    scaled(60_000),
+  );
+
+  it(
+    "leaves no hook process behind when it is killed while the module is still loading",
+    async () => {
+      // .mts: an ES module, so its top-level await hangs the load rather than failing it.
+      const module = join(dir, "never-loads.mts");
+      // A timer keeps the process alive: only the loss of serve can end it.
+      writeFileSync(module, "setInterval(() => {}, 1000);\nawait new Promise(() => {});\nexport default {};\n");
+      const server = await startServer(["--no-watch", module]);
+      let child = 0;
+      try {
+        await eventually(() => {
+          try {
+            child = hookProcessOf(server);
+            return true;
+          } catch {
+            return false;
+          }
+        });
+        server.child.kill("SIGKILL");
+        await server.exited.catch(() => undefined);
+        await eventually(() => gone(child));
+      } finally {
+        try {
+          if (child > 0) process.kill(child, "SIGKILL");
+        } catch {
+          // gone, as it should be
+        }
+      }
+    },
+    scaled(60_000),
+  );
+
+  it(
+    "lets a hook process a reload replaced finish the request it is answering when it stops",
+    async () => {
+      const module = join(dir, "slow.ts");
+      const source = (version: number): string =>
+        `import { Continue, createAgentStack } from ${JSON.stringify(join(root, "src", "index.ts"))};\n` +
+        `export default createAgentStack().use("toolCall", { name: "slow${version}", before: async (call) => {\n` +
+        `  process.stderr.write("slow guard: started\\n");\n` +
+        `  await new Promise((r) => setTimeout(r, Number(call.input.ms ?? 0)));\n  return Continue;\n} });\n`;
+      writeFileSync(module, source(1));
+      const server = await startServer([module]);
+      try {
+        await eventually(() => server.stderr.includes(`loaded ${module}`));
+        const pending = post(server.url, slow(4000, "t1"));
+        await started(server, 1);
+        writeFileSync(module, source(2));
+        await eventually(() => server.stderr.includes(`reloaded ${module}`));
+        server.child.kill("SIGTERM");
+        expect(await pending).toEqual({ status: 200, body: "", type: undefined });
+        expect(await server.exited).toBe(0);
+      } finally {
+        server.child.kill("SIGKILL");
+      }
+    },
+    scaled(60_000),
+  );
+
+  const eventually = async (check: () => boolean): Promise<void> => {
+    while (!check()) await new Promise((r) => setTimeout(r, 20));
+  };
 });
