@@ -67,6 +67,21 @@ const stop = async (server: Server): Promise<number | null> => {
   return server.exited;
 };
 
+/** Wait until `check` holds, however long a busy machine needs (the test's own timeout bounds it). */
+const eventually = async (check: () => boolean | Promise<boolean>): Promise<void> => {
+  while (!(await check())) await new Promise((r) => setTimeout(r, 20));
+};
+
+/** The process is gone (or a zombie, which runs nothing). */
+const gone = (pid: number): boolean => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true;
+  }
+};
+
 const event = (fields: Record<string, unknown>): string => JSON.stringify({ session_id: "s1", cwd: "/tmp", ...fields });
 
 describe("agent-onion serve", () => {
@@ -199,9 +214,6 @@ describe("agent-onion serve, reloading and stopping", () => {
       .permissionDecisionReason;
   };
   /** Wait until `check` holds; the test's own timeout bounds the wait, however slow the machine. */
-  const eventually = async (check: () => Promise<boolean>): Promise<void> => {
-    while (!(await check())) await new Promise((r) => setTimeout(r, 50));
-  };
 
   it(
     "loads the module afresh when it changes, and answers as claude-hook would when the new version does not load",
@@ -357,18 +369,6 @@ describe("agent-onion serve, when the hook process keeps failing", () => {
     return answer.hookSpecificOutput.permissionDecisionReason;
   };
   /** Wait until `check` holds; the test's own timeout bounds the wait, however slow the machine. */
-  const eventually = async (check: () => boolean | Promise<boolean>): Promise<void> => {
-    while (!(await check())) await new Promise((r) => setTimeout(r, 50));
-  };
-  /** The process is gone (or a zombie, which runs nothing). */
-  const gone = (pid: number): boolean => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-      return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-    } catch {
-      return true;
-    }
-  };
 
   it("keeps serving, blocked, when the hook process dies while it loads the module, and says so", async () => {
     const module = fixture("cli", "exits-on-import.ts");
@@ -537,18 +537,6 @@ describe("agent-onion serve, when the hook process keeps failing", () => {
 describe("agent-onion serve, stopped twice", () => {
   const dir = mkdtempSync(join(tmpdir(), "agent-onion-serve-stop-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  /** The process is gone (or a zombie, which runs nothing). */
-  const gone = (pid: number): boolean => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-      return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-    } catch {
-      return true;
-    }
-  };
-  const until = async (check: () => boolean): Promise<void> => {
-    while (!check()) await new Promise((r) => setTimeout(r, 50));
-  };
 
   for (const signal of ["SIGTERM", "SIGINT"] as const)
     it(
@@ -567,7 +555,7 @@ describe("agent-onion serve, stopped twice", () => {
             server.url,
             event({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t1" }),
           );
-          await until(() => {
+          await eventually(() => {
             try {
               pid = Number(readFileSync(hookPid, "utf8"));
             } catch {
@@ -576,7 +564,7 @@ describe("agent-onion serve, stopped twice", () => {
             return pid > 0;
           });
           server.child.kill(signal);
-          await until(() => server.stderr.includes(`${signal}: finishing 1 request in flight, then stopping`));
+          await eventually(() => server.stderr.includes(`${signal}: finishing 1 request in flight, then stopping`));
           server.child.kill(signal);
           expect(await server.exited).toBe(signal === "SIGTERM" ? 143 : 130);
           const reply = await pending;
@@ -588,7 +576,7 @@ describe("agent-onion serve, stopped twice", () => {
             },
           });
           expect(server.stderr).toContain(`${signal} again: stopping now`);
-          await until(() => gone(pid));
+          await eventually(() => gone(pid));
         } finally {
           server.child.kill("SIGKILL");
           try {
@@ -605,17 +593,6 @@ describe("agent-onion serve, stopped twice", () => {
 describe("agent-onion serve, when its hook process is killed from outside", () => {
   const dir = mkdtempSync(join(tmpdir(), "agent-onion-serve-oom-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const gone = (pid: number): boolean => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-      return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-    } catch {
-      return true;
-    }
-  };
-  const until = async (check: () => boolean): Promise<void> => {
-    while (!check()) await new Promise((r) => setTimeout(r, 50));
-  };
   const pidIn = (file: string): number => {
     try {
       return Number(readFileSync(file, "utf8"));
@@ -646,7 +623,7 @@ describe("agent-onion serve, when its hook process is killed from outside", () =
         expect(leftover).toBeGreaterThan(0);
         pids.push(leftover);
         const pending = post(server.url, pre);
-        await until(() => pidIn(hookPid) > 0 && pidIn(detachedPid) > 0);
+        await eventually(() => pidIn(hookPid) > 0 && pidIn(detachedPid) > 0);
         pids.push(pidIn(hookPid), pidIn(detachedPid));
         // The hook process is the command hook's parent (serve may have other children: tsx's esbuild).
         const stat = readFileSync(`/proc/${pids[1]}/stat`, "latin1");
@@ -659,7 +636,7 @@ describe("agent-onion serve, when its hook process is killed from outside", () =
             permissionDecisionReason: expect.stringMatching(/exited \(SIGKILL\) before it answered/),
           },
         });
-        await until(() => pids.slice(1).every(gone));
+        await eventually(() => pids.slice(1).every(gone));
         expect(server.stderr).toContain("the hook process exited (SIGKILL); killed the 1 command hook it was running");
         // What a finished run left behind is the user's, as when the hook process ends normally.
         expect(gone(leftover)).toBe(false);
@@ -860,14 +837,6 @@ describe("agent-onion serve, among its supervisor's signals", () => {
     expect(line).toBeDefined();
     return Number(line!.trim().split(/\s+/)[0]);
   };
-  const gone = (pid: number): boolean => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-      return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-    } catch {
-      return true;
-    }
-  };
 
   it(
     "answers a request that comes on an open connection while it drains, from the module, never with a 500",
@@ -976,8 +945,4 @@ describe("agent-onion serve, among its supervisor's signals", () => {
     },
     scaled(60_000),
   );
-
-  const eventually = async (check: () => boolean): Promise<void> => {
-    while (!check()) await new Promise((r) => setTimeout(r, 20));
-  };
 });
