@@ -140,6 +140,42 @@ const killTree = (pid: number, mark: string, signal: NodeJS.Signals): void => {
 };
 
 /**
+ * The processes /proc shows whose stat fields (those after `(comm)`: state, ppid, pgrp, session, ...)
+ * pass `keep` and whose environment carries a mark `owner` made, with that mark. Linux only.
+ */
+const markedBy = (
+  owner: number,
+  keep: (pid: number, fields: readonly string[]) => boolean,
+): { pid: number; mark: string; fields: string[] }[] => {
+  const found: { pid: number; mark: string; fields: string[] }[] = [];
+  if (process.platform !== "linux") return found;
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return found;
+  }
+  const prefix = `${HOOK_MARK_VARIABLE}=${owner}.`;
+  for (const name of names) {
+    const p = Number(name);
+    if (!Number.isInteger(p) || p === process.pid) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
+      // "pid (comm) state ppid pgrp session ... starttime (the 22nd field)": comm may hold spaces and parentheses.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 20);
+      if (!keep(p, fields)) continue;
+      const entry = readFileSync(`/proc/${name}/environ`, "latin1")
+        .split("\0")
+        .find((e) => e.startsWith(prefix));
+      if (entry !== undefined) found.push({ pid: p, mark: entry.slice(HOOK_MARK_VARIABLE.length + 1), fields });
+    } catch {
+      // gone meanwhile, or another user's
+    }
+  }
+  return found;
+};
+
+/**
  * Kill the hook runs still going in process `owner` (a child of this process that runs hooks, such
  * as a `serve` hook process, stopped first so it starts no more): each run's first process is a
  * child of `owner` carrying a mark `owner` made, and goes with its group and every process of
@@ -147,31 +183,9 @@ const killTree = (pid: number, mark: string, signal: NodeJS.Signals): void => {
  * and are left alone. Returns the first processes found. Linux only; elsewhere, nothing.
  */
 export const killHookRunsOf = (owner: number, signal: NodeJS.Signals = "SIGKILL"): number[] => {
-  if (process.platform !== "linux") return [];
-  let names: string[];
-  try {
-    names = readdirSync("/proc");
-  } catch {
-    return [];
-  }
-  const prefix = `${HOOK_MARK_VARIABLE}=${owner}.`;
-  const runs: [number, string][] = [];
-  for (const name of names) {
-    const p = Number(name);
-    if (!Number.isInteger(p)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ", 2)[1]) !== owner) continue;
-      const entry = readFileSync(`/proc/${name}/environ`, "latin1")
-        .split("\0")
-        .find((e) => e.startsWith(prefix));
-      if (entry !== undefined) runs.push([p, entry.slice(HOOK_MARK_VARIABLE.length + 1)]);
-    } catch {
-      // gone meanwhile, or another user's
-    }
-  }
-  for (const [p, mark] of runs) killTree(p, mark, signal);
-  return runs.map(([p]) => p);
+  const runs = markedBy(owner, (_p, fields) => Number(fields[1]) === owner);
+  for (const { pid, mark } of runs) killTree(pid, mark, signal);
+  return runs.map(({ pid }) => pid);
 };
 
 /**
@@ -184,36 +198,13 @@ export const killHookRunsOf = (owner: number, signal: NodeJS.Signals = "SIGKILL"
  * of its session leaders). Linux only; elsewhere, nothing.
  */
 export const killHookRunsLeftBy = (owner: number, signal: NodeJS.Signals = "SIGKILL"): number[] => {
-  if (process.platform !== "linux") return [];
-  let names: string[];
-  try {
-    names = readdirSync("/proc");
-  } catch {
-    return [];
-  }
-  const prefix = `${HOOK_MARK_VARIABLE}=${owner}.`;
   // By mark: the session leaders of each run (its first process, and any that started a session of
   // its own), the first started first.
   const runs = new Map<string, [start: number, pid: number][]>();
-  for (const name of names) {
-    const p = Number(name);
-    if (!Number.isInteger(p) || p === process.pid) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
-      // "pid (comm) state ppid pgrp session ... starttime (the 22nd field)": a run's first process leads its session.
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 20);
-      if (Number(fields[3]) !== p) continue;
-      const entry = readFileSync(`/proc/${name}/environ`, "latin1")
-        .split("\0")
-        .find((e) => e.startsWith(prefix));
-      if (entry === undefined) continue;
-      const mark = entry.slice(HOOK_MARK_VARIABLE.length + 1);
-      const leaders = runs.get(mark) ?? [];
-      leaders.push([Number(fields[19]), p]);
-      runs.set(mark, leaders);
-    } catch {
-      // gone meanwhile, or another user's
-    }
+  for (const { pid, mark, fields } of markedBy(owner, (p, fields) => Number(fields[3]) === p)) {
+    const leaders = runs.get(mark) ?? [];
+    leaders.push([Number(fields[19]), pid]);
+    runs.set(mark, leaders);
   }
   const first: number[] = [];
   for (const [mark, leaders] of runs) {
