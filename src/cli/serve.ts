@@ -26,7 +26,7 @@ import { basename, dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { killHookRunsLeftBy, killHookRunsOf } from "../executors/process.ts";
-import { httpAnswer, type HookAnswer } from "./hook-answer.ts";
+import { httpAnswer, type HookAnswer, type HttpAnswer } from "./hook-answer.ts";
 import type { FromHookProcess, ToHookProcess } from "./hook-process.ts";
 import { MAX_EVENT_BYTES, timeoutSeconds, UsageError, type CliIo } from "./io.ts";
 
@@ -223,7 +223,7 @@ class HookProcess {
 
   /** "Could not decide", as claude-hook answers it: blocked (exit 2), or a non-blocking error (1) with `--fail-open`. */
   private undecided(why: string): HookAnswer {
-    return { exitCode: this.failOpen ? 1 : 2, stderr: `agent-onion serve: ${why}` };
+    return couldNotDecide(this.failOpen, `agent-onion serve: ${why}`);
   }
 
   private lost(): HookAnswer {
@@ -389,6 +389,15 @@ const readBody = (req: IncomingMessage, limit: number, pool?: Buffered): { body:
     });
   });
   return { body, release };
+};
+
+/** "Could not decide", as claude-hook answers it: blocked (exit 2), or a non-blocking error (1) with `--fail-open`. */
+const couldNotDecide = (failOpen: boolean, stderr: string): HookAnswer => ({ exitCode: failOpen ? 1 : 2, stderr });
+
+/** Write an answer translated to HTTP. */
+const reply = (res: ServerResponse, http: HttpAnswer): void => {
+  res.writeHead(http.status, http.contentType ? { "content-type": http.contentType } : {});
+  res.end(http.body);
 };
 
 const plain = (res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void => {
@@ -572,9 +581,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
         // Refusing would let Claude Code's action through: answer "could not decide" instead, without the stack.
         const why = `agent-onion serve: more than ${maxBufferedMiB} MiB of events are being read at once (--max-buffered); this one was dropped unread`;
         log(why);
-        const http = httpAnswer({ exitCode: failOpen ? 1 : 2, stderr: why, ...withEvent(body.event) });
-        res.writeHead(http.status, http.contentType ? { "content-type": http.contentType } : {});
-        return res.end(http.body);
+        return reply(res, httpAnswer({ ...couldNotDecide(failOpen, why), ...withEvent(body.event) }));
       }
       text = body.text;
       const answer = await current.ask(++ids, text);
@@ -582,17 +589,14 @@ export const serveCommand = async (argv: readonly string[], io: CliIo): Promise<
         answer.event === undefined && answer.exitCode === 2 ? { ...answer, ...withEvent(eventNameIn(text)) } : answer,
       );
       if (http.status !== 200 && answer.stderr) log(answer.stderr);
-      res.writeHead(http.status, http.contentType ? { "content-type": http.contentType } : {});
-      res.end(http.body);
+      reply(res, http);
     })().catch((error: unknown) => {
       log(`request failed: ${String(error)}`);
       if (res.headersSent) return res.destroy();
       // A 500 would let Claude Code's action through: a failure of serve's own is "could not decide".
       const event = text === undefined ? undefined : eventNameIn(text);
       const why = `agent-onion serve failed to answer: ${String(error)}`;
-      const http = httpAnswer({ exitCode: failOpen ? 1 : 2, stderr: why, ...withEvent(event) });
-      res.writeHead(http.status, http.contentType ? { "content-type": http.contentType } : {});
-      res.end(http.body);
+      reply(res, httpAnswer({ ...couldNotDecide(failOpen, why), ...withEvent(event) }));
     });
   });
   const refuse = async (res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): Promise<void> => {
