@@ -159,7 +159,8 @@ describe("guardAgent: the user prompt as an input guardrail", () => {
 });
 
 describe("guardAgent: the agent and the agents it hands off to", () => {
-  it("guards the tools of agents it hands off to, each agent once even when they hand off to each other", async () => {
+  /** A billing agent whose model asks for a refund of 5000, and the refunds its tool ran. */
+  const billingAgent = (): { ran: string[]; billing: Agent } => {
     const ran: string[] = [];
     const refund = tool({
       name: "refund",
@@ -173,6 +174,11 @@ describe("guardAgent: the agent and the agents it hands off to", () => {
       tools: [refund],
       model: new ScriptedModel([[functionCall("refund", { amount: 5000 }, { callId: "r1" })], [assistantMessage("No refund, sorry.")]]),
     });
+    return { ran, billing };
+  };
+
+  it("guards the tools of agents it hands off to, each agent once even when they hand off to each other", async () => {
+    const { ran, billing } = billingAgent();
     const triage = new Agent({
       name: "triage",
       instructions: "Route.",
@@ -195,20 +201,8 @@ describe("guardAgent: the agent and the agents it hands off to", () => {
   });
 
   it("guards the agent of a handoff() object, keeping the handoff's own name and callback", async () => {
-    const ran: string[] = [];
+    const { ran, billing } = billingAgent();
     const handedOff: string[] = [];
-    const refund = tool({
-      name: "refund",
-      description: "Refund",
-      parameters: z.object({ amount: z.number() }),
-      execute: async ({ amount }) => (ran.push(`refund ${amount}`), "refunded"),
-    });
-    const billing = new Agent({
-      name: "billing",
-      instructions: "Billing.",
-      tools: [refund],
-      model: new ScriptedModel([[functionCall("refund", { amount: 5000 }, { callId: "r1" })], [assistantMessage("No refund, sorry.")]]),
-    });
     const toBilling = handoff(billing, { toolNameOverride: "escalate_to_billing", onHandoff: () => void handedOff.push("billing") });
     const triage = new Agent({
       name: "triage",

@@ -64,6 +64,14 @@ const read = (answer: unknown): Out => {
   return answer as Out;
 };
 const failed = (cause: unknown): Out => ({ _tag: "Rejected", reason: String(cause) });
+/** An answer read, or the failure of one that is not an outcome (the synchronous part of each reaction). */
+const readOrFail = (answer: unknown): Out => {
+  try {
+    return read(answer);
+  } catch (e) {
+    return failed(e);
+  }
+};
 const innermost = async (): Promise<Out> => ({ _tag: "Completed", value: await Promise.resolve("ran") });
 
 /** Each shape, with the turns one of its layers takes. */
@@ -80,18 +88,7 @@ const shapes: Record<string, [turns: number, onion: Onion]> = {
     2,
     (hooks) => {
       const layer = (i: number): Promise<Out> =>
-        i === hooks.length
-          ? innermost()
-          : hooks[i]!(() => layer(i + 1)).then(
-              (a) => {
-                try {
-                  return read(a);
-                } catch (e) {
-                  return failed(e);
-                }
-              },
-              (e) => failed(e),
-            );
+        i === hooks.length ? innermost() : hooks[i]!(() => layer(i + 1)).then(readOrFail, (e) => failed(e));
       return () => layer(0);
     },
   ],
@@ -117,13 +114,7 @@ const shapes: Record<string, [turns: number, onion: Onion]> = {
           ? innermost()
           : new Promise<Out>((resolve) => {
               hooks[i]!(() => layer(i + 1)).then(
-                (a) => {
-                  try {
-                    resolve(read(a));
-                  } catch (e) {
-                    resolve(failed(e));
-                  }
-                },
+                (a) => resolve(readOrFail(a)),
                 (e) => resolve(failed(e)),
               );
             });
@@ -137,19 +128,7 @@ const shapes: Record<string, [turns: number, onion: Onion]> = {
         if (i === hooks.length) return innermost();
         const answer = hooks[i]!(() => layer(i + 1));
         return {
-          then: (ok, ko) =>
-            answer
-              .then(
-                (a) => {
-                  try {
-                    return read(a);
-                  } catch (e) {
-                    return failed(e);
-                  }
-                },
-                (e) => failed(e),
-              )
-              .then(ok, ko),
+          then: (ok, ko) => answer.then(readOrFail, (e) => failed(e)).then(ok, ko),
         };
       };
       return () => layer(0);
